@@ -1,0 +1,61 @@
+"""Turn pydantic's validation errors into messages that say what was found and what was expected."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from knowledgepulse.records import Problem, Record
+
+_PATTERN_MEANINGS = {
+    r"^kp:trace:.+": "an id of the form 'kp:trace:<anything>'",
+    r"^kp:skill:[^:]+:[^:]+$": "a skill of the form 'kp:skill:<name>:<version>'",
+}
+_MAX_PREVIEW = 60
+
+
+def preview(value: Any) -> str:
+    """A short JSON rendering of a value for an error message."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _MAX_PREVIEW else text[: _MAX_PREVIEW - 1] + "…"
+
+
+def describe(error: ErrorDetails) -> str:
+    """One readable sentence for one pydantic error: what it holds and what was expected."""
+    kind = error["type"]
+    message = error["msg"]
+    found = preview(error.get("input"))
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        return "unknown field; remove it or check its spelling"
+    if kind == "string_pattern_mismatch":
+        pattern = str(error.get("ctx", {}).get("pattern", ""))
+        expected = _PATTERN_MEANINGS.get(pattern, f"a string matching {pattern!r}")
+        return f"got {found}; expected {expected}"
+    if kind in {"model_type", "model_attributes_type", "dict_type"}:
+        return f"got {found}; expected a JSON object"
+    if kind == "finite_number":
+        return "NaN and infinite numbers are not allowed; use a finite number"
+    if message.startswith("Value error, "):
+        return f"got {found}; {message.removeprefix('Value error, ')}"
+    if message.startswith("Input should be "):
+        return f"got {found}; expected {message.removeprefix('Input should be ')}"
+    if message.startswith("Input "):
+        return f"got {found}; {message.removeprefix('Input ')}"
+    return f"{message} (got {found})"
+
+
+def problems_from(error: ValidationError, record: Record) -> list[Problem]:
+    """Every error of a pydantic validation, located in its record by JSON path."""
+    return [record.problem(tuple(item["loc"]), describe(item)) for item in error.errors()]

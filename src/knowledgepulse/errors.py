@@ -1,0 +1,74 @@
+"""Every error knowledgepulse raises on purpose derives from :class:`KnowledgePulseError`.
+
+Each message says what is wrong, where (file, line, JSON path) and how to fix it; the CLI turns
+these into one-line messages and exit codes in one place (``knowledgepulse.cli.main``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from knowledgepulse.records import Problem
+
+
+class KnowledgePulseError(Exception):
+    """Base class of every error knowledgepulse raises on purpose."""
+
+
+class InputFileError(KnowledgePulseError):
+    """Raised when an input file cannot be read at all (missing, unreadable, unknown format)."""
+
+
+class ProblemsError(KnowledgePulseError):
+    """Base for errors that carry several located problems, reported together.
+
+    Attributes:
+        problems: every problem found, each with its location and JSON path.
+    """
+
+    def __init__(self, summary: str, problems: Sequence[Problem]) -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        lines = [summary, *(f"  {problem}" for problem in self.problems)]
+        super().__init__("\n".join(lines))
+
+
+class TraceValidationError(ProblemsError, ValueError):
+    """Raised when a document is not a valid ``ReasoningTrace`` (each problem names its path)."""
+
+
+class CaseValidationError(ProblemsError, ValueError):
+    """Raised when an evaluation case is malformed (each problem names its path)."""
+
+
+class SuiteError(ProblemsError):
+    """Raised before any case runs when a suite file has errors; all of them are listed."""
+
+
+class UnknownScorerError(KnowledgePulseError, LookupError):
+    """Raised when a scorer type name is not registered; the message lists the known names."""
+
+
+class ScorerParameterError(KnowledgePulseError, ValueError):
+    """Raised when a scorer is given parameters it does not accept or values out of range."""
+
+
+class ProfileError(KnowledgePulseError, ValueError):
+    """Raised when a weight profile is invalid (weights outside [0, 1] or not summing to 1)."""
+
+
+class VectorError(KnowledgePulseError, ValueError):
+    """Raised when a vector has the wrong length or holds NaN or infinity."""
+
+
+class CacheFileError(KnowledgePulseError):
+    """Raised when a saved vector cache cannot be loaded or does not fit the scorer's embedder."""
+
+
+class EmbedderUnavailableError(KnowledgePulseError):
+    """Raised when the embedder cannot be loaded (extra not installed, model file missing or bad).
+
+    Scoring catches it and falls back to novelty 0.5; it reaches users only when they ask for the
+    embedder explicitly.
+    """

@@ -1,0 +1,159 @@
+"""Pages, blocks, operations and cases: the data the evaluation scorers compare.
+
+The running example is a bulk-edit workflow: a model sees pages made of blocks and an
+instruction, and answers with edit operations. A case holds the original pages, the model's
+actual operations and what was expected.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
+
+Position = Literal["before", "after"]
+KNOWN_OPERATION_TYPES: tuple[str, ...] = ("insert", "update", "delete")
+
+
+class _CaseModel(BaseModel):
+    """Case files are written by people: unknown keys are typos, so they are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class Block(_CaseModel):
+    """One block of a page: a paragraph, a heading, a list item..."""
+
+    id: StrictStr = Field(description="The block's id, unique within its page.")
+    type: StrictStr = Field(description="The block's kind, e.g. 'paragraph' or 'heading'.")
+    content: StrictStr = Field(description="The block's text.")
+
+
+class Page(_CaseModel):
+    """A page as the model saw it: an ordered list of blocks."""
+
+    id: StrictStr = Field(description="The page's id, unique within its case.")
+    title: StrictStr | None = Field(default=None, description="The page's title.")
+    blocks: list[Block] = Field(description="The page's blocks, in order.")
+
+    @model_validator(mode="after")
+    def _unique_block_ids(self) -> Page:
+        repeated = sorted(block_id for block_id, n in Counter(b.id for b in self.blocks).items() if n > 1)
+        if repeated:
+            raise ValueError(f"block ids must be unique within a page; repeated: {', '.join(repeated)}")
+        return self
+
+    @property
+    def content(self) -> str:
+        """The page's blocks' contents joined with newlines."""
+        return "\n".join(block.content for block in self.blocks)
+
+
+class Operation(BaseModel):
+    """One edit operation, as a model produced it or as a case expects it.
+
+    An operation of an unknown ``type`` is kept as data: it is never applicable and never
+    matches. Extra keys (a model's ``reason``, say) are kept and ignored.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
+
+    type: StrictStr = Field(description="'insert', 'update' or 'delete'.")
+    page_id: StrictStr | None = Field(
+        default=None, alias="pageId", description="The page; optional when the case has one page."
+    )
+    target_block_id: StrictStr | None = Field(
+        default=None, alias="targetBlockId", description="The target block's id."
+    )
+    target_index: StrictInt | None = Field(
+        default=None,
+        alias="targetIndex",
+        description="0-based index into the page's ORIGINAL blocks.",
+    )
+    position: Position | None = Field(
+        default=None, description="Insert only: 'before' or 'after' the target (default 'after')."
+    )
+    content: StrictStr | None = Field(default=None, description="New content (insert, update).")
+
+    @property
+    def effective_position(self) -> Position:
+        """Where an insert goes relative to its target: ``after`` unless it says ``before``."""
+        return self.position or "after"
+
+    @property
+    def has_target(self) -> bool:
+        """Whether the operation names a target block at all."""
+        return self.target_block_id is not None or self.target_index is not None
+
+    def to_json(self) -> dict[str, Any]:
+        """The operation as it appears in case files (camelCase keys, unset fields left out)."""
+        return self.model_dump(by_alias=True, exclude_none=True)
+
+
+class ExpectedOperation(Operation):
+    """An operation a case expects; written by people, so unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class ActualOutput(_CaseModel):
+    """What the workflow produced for the case."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True)
+
+    operations: list[Operation] = Field(default_factory=list, description="The model's operations.")
+    duration_ms: Annotated[float, Field(ge=0, strict=True)] | None = Field(
+        default=None, alias="durationMs", description="How long the workflow took, in ms."
+    )
+
+
+ContentPatterns = dict[str, list[StrictStr]] | list[StrictStr]
+
+
+class ExpectedOutput(_CaseModel):
+    """What the case expects."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True)
+
+    operations: list[ExpectedOperation] = Field(default_factory=list)
+    content_patterns: ContentPatterns | None = Field(
+        default=None,
+        alias="contentPatterns",
+        description="Regexes searched in each page's content after the actual operations: "
+        "{pageId: [regex, ...]}, or a plain list when the case has one page.",
+    )
+
+
+class Case(_CaseModel):
+    """One evaluation case: the original pages, the actual output and the expected output."""
+
+    id: StrictStr = Field(description="The case's id, shown in every report.")
+    description: StrictStr | None = None
+    pages: Annotated[list[Page], Field(min_length=1)] = Field(description="The original input.")
+    actual: ActualOutput
+    expected: ExpectedOutput
+    metadata: dict[str, Any] | None = Field(default=None, description="Free-form, kept as is.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Case:
+        repeated = sorted(page_id for page_id, n in Counter(p.id for p in self.pages).items() if n > 1)
+        if repeated:
+            raise ValueError(f"page ids must be unique within a case; repeated: {', '.join(repeated)}")
+        if len(self.pages) > 1:
+            if isinstance(self.expected.content_patterns, list):
+                raise ValueError(
+                    "expected.contentPatterns is a list but the case has several pages; "
+                    "use {pageId: [patterns]}"
+                )
+            missing = [i for i, op in enumerate(self.expected.operations) if op.page_id is None]
+            if missing:
+                where = ", ".join(f"expected.operations[{i}]" for i in missing)
+                raise ValueError(f"the case has several pages, so every expected operation needs a pageId: {where}")
+        return self
+
+    def page_of(self, operation: Operation) -> Page | None:
+        """The page an operation is on: its ``pageId``, or the only page when it gives none."""
+        if operation.page_id is None:
+            return self.pages[0] if len(self.pages) == 1 else None
+        return next((page for page in self.pages if page.id == operation.page_id), None)

@@ -1,0 +1,1 @@
+"""The built-in scorers; importing this package registers them."""

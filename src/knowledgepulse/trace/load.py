@@ -1,0 +1,69 @@
+"""Loading traces from files, standard input or parsed JSON, with path-precise errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from knowledgepulse._util.pydantic_errors import problems_from
+from knowledgepulse.errors import TraceValidationError
+from knowledgepulse.records import Location, Problem, Record, read_records
+from knowledgepulse.trace.models import ReasoningTrace
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedTrace:
+    """A valid trace and the record it was read from (kept for ``--annotate``)."""
+
+    record: Record
+    trace: ReasoningTrace
+
+
+def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
+    """Validate parsed JSON as a :class:`ReasoningTrace`.
+
+    Raises:
+        TraceValidationError: listing every problem with its JSON path, the value found and what
+            was expected.
+    """
+    if isinstance(value, ReasoningTrace):
+        return value
+    record = Record(Location(source), value)
+    result = validate_record(record)
+    if isinstance(result, LoadedTrace):
+        return result.trace
+    raise TraceValidationError(f"{source}: not a valid ReasoningTrace", result)
+
+
+def validate_record(record: Record) -> LoadedTrace | list[Problem]:
+    """A record as a valid trace, or the list of everything wrong with it."""
+    try:
+        trace = ReasoningTrace.model_validate(record.value)
+    except ValidationError as error:
+        return problems_from(error, record)
+    return LoadedTrace(record, trace)
+
+
+def load_traces(sources: Iterable[str | Path]) -> Iterator[LoadedTrace | Problem]:
+    """Read traces from JSON files (one trace or a list), JSON Lines files or ``-`` (stdin).
+
+    Yields each valid trace and each problem in input order; a bad record never stops the
+    records after it.
+
+    Raises:
+        InputFileError: a file cannot be read at all.
+    """
+    for source in sources:
+        for item in read_records(source, formats=("json", "jsonl")):
+            if isinstance(item, Problem):
+                yield item
+                continue
+            result = validate_record(item)
+            if isinstance(result, LoadedTrace):
+                yield result
+            else:
+                yield from result
