@@ -39,9 +39,13 @@ class Page(_CaseModel):
 
     @model_validator(mode="after")
     def _unique_block_ids(self) -> Page:
-        repeated = sorted(block_id for block_id, n in Counter(b.id for b in self.blocks).items() if n > 1)
+        repeated = sorted(
+            block_id for block_id, n in Counter(b.id for b in self.blocks).items() if n > 1
+        )
         if repeated:
-            raise ValueError(f"block ids must be unique within a page; repeated: {', '.join(repeated)}")
+            raise ValueError(
+                f"block ids must be unique within a page; repeated: {', '.join(repeated)}"
+            )
         return self
 
     @property
@@ -100,7 +104,9 @@ class ExpectedOperation(Operation):
 class ActualOutput(_CaseModel):
     """What the workflow produced for the case."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True
+    )
 
     operations: list[Operation] = Field(default_factory=list, description="The model's operations.")
     duration_ms: Annotated[float, Field(ge=0, strict=True)] | None = Field(
@@ -114,7 +120,9 @@ ContentPatterns = dict[str, list[StrictStr]] | list[StrictStr]
 class ExpectedOutput(_CaseModel):
     """What the case expects."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True
+    )
 
     operations: list[ExpectedOperation] = Field(default_factory=list)
     content_patterns: ContentPatterns | None = Field(
@@ -137,9 +145,13 @@ class Case(_CaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> Case:
-        repeated = sorted(page_id for page_id, n in Counter(p.id for p in self.pages).items() if n > 1)
+        repeated = sorted(
+            page_id for page_id, n in Counter(p.id for p in self.pages).items() if n > 1
+        )
         if repeated:
-            raise ValueError(f"page ids must be unique within a case; repeated: {', '.join(repeated)}")
+            raise ValueError(
+                f"page ids must be unique within a case; repeated: {', '.join(repeated)}"
+            )
         if len(self.pages) > 1:
             if isinstance(self.expected.content_patterns, list):
                 raise ValueError(
@@ -149,7 +161,10 @@ class Case(_CaseModel):
             missing = [i for i, op in enumerate(self.expected.operations) if op.page_id is None]
             if missing:
                 where = ", ".join(f"expected.operations[{i}]" for i in missing)
-                raise ValueError(f"the case has several pages, so every expected operation needs a pageId: {where}")
+                raise ValueError(
+                    "the case has several pages, so every expected operation needs a pageId: "
+                    f"{where}"
+                )
         return self
 
     def page_of(self, operation: Operation) -> Page | None:

@@ -41,7 +41,9 @@ def register_scorer(type_name: str) -> Callable[[S], S]:
         ValueError: the name is empty or taken by a different class.
     """
     if not type_name or type_name != type_name.strip():
-        raise ValueError(f"scorer type names must be non-empty without spaces around: {type_name!r}")
+        raise ValueError(
+            f"scorer type names must be non-empty without spaces around: {type_name!r}"
+        )
 
     def decorate(cls: S) -> S:
         with _lock:
@@ -115,7 +117,7 @@ def _load_entry_points() -> None:
             continue
         try:
             loaded = entry_point.load()
-        except Exception as error:  # noqa: BLE001 - a broken plugin must not break the others
+        except Exception as error:  # a broken plugin must not break the others
             _log.warning("scorer plugin %r could not be loaded: %s", entry_point.value, error)
             continue
         if not (isinstance(loaded, type) and issubclass(loaded, Scorer)):

@@ -15,8 +15,8 @@ from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from knowledgepulse._util.pydantic_errors import describe
 from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse._util.pydantic_errors import describe
 from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
 

@@ -1,0 +1,359 @@
+"""Applying edit operations to pages: pure functions, the spec's "Applying operations" exactly.
+
+Operations apply in order to a copy of the original pages. A target is resolved against the
+ORIGINAL pages (``targetBlockId`` if given, else ``targetIndex``; a negative or out-of-range index
+names no block) and must still exist when the operation runs. An operation that is not
+applicable is skipped, with the reason recorded, and the following ones still apply.
+
+Inserted blocks get the id ``kp:inserted:<i>`` (``i`` is the operation's index in the list) and
+the block type ``"inserted"``. Should an original block anywhere in the input already use that
+id, ``:<n>`` is appended with the smallest ``n`` that makes it unique, so an inserted block can
+never be mistaken for an original one. Targets always resolve against the original pages, so an
+inserted block can never be the target of a later operation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from knowledgepulse.evals.models import KNOWN_OPERATION_TYPES, Block, Operation, Page
+
+INSERTED_BLOCK_TYPE = "inserted"
+
+
+class Inapplicable(StrEnum):
+    """Why an operation could not be applied (the first condition it fails, in this order)."""
+
+    NO_PAGE_ID = "no pageId in a case with several pages"
+    PAGE_NOT_FOUND = "page not found"
+    UNKNOWN_TYPE = "unknown type"
+    NO_TARGET = "update or delete without a target"
+    TARGET_NOT_FOUND = "target does not resolve"
+    TARGET_DELETED = "target deleted by an earlier operation"
+    NO_CONTENT = "insert or update without content"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class BlockRef:
+    """A block's identity: the pair (page id, block id)."""
+
+    page_id: str
+    block_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class OperationOutcome:
+    """What happened to one operation.
+
+    Attributes:
+        index: the operation's position in the list that was applied.
+        operation: the operation itself.
+        reason: why it was skipped, or ``None`` when it was applied.
+        page_id: the page it resolved to, or ``None``.
+        target: the original block its target resolved to, or ``None`` (no target, or none found).
+        inserted: the block an applied insert created, or ``None``.
+    """
+
+    index: int
+    operation: Operation
+    reason: Inapplicable | None
+    page_id: str | None
+    target: BlockRef | None
+    inserted: BlockRef | None = None
+
+    @property
+    def applicable(self) -> bool:
+        """Whether the operation was applied."""
+        return self.reason is None
+
+    def explain(self) -> str:
+        """Why the operation was skipped, naming the page and target ("" when it was applied)."""
+        op, page = self.operation, self.page_id
+        match self.reason:
+            case None:
+                text = ""
+            case Inapplicable.NO_PAGE_ID:
+                text = "it gives no pageId and the case has several pages; add pageId"
+            case Inapplicable.PAGE_NOT_FOUND:
+                text = f"page '{op.page_id}' is not in the input"
+            case Inapplicable.UNKNOWN_TYPE:
+                known = ", ".join(KNOWN_OPERATION_TYPES)
+                text = f"type '{op.type}' is unknown (known types: {known})"
+            case Inapplicable.NO_TARGET:
+                text = f"'{op.type}' needs targetBlockId or targetIndex"
+            case Inapplicable.TARGET_NOT_FOUND if op.target_block_id is not None:
+                text = f"block '{op.target_block_id}' is not on page '{page}'"
+            case Inapplicable.TARGET_NOT_FOUND:
+                text = f"targetIndex {op.target_index} is outside page '{page}' (original blocks)"
+            case Inapplicable.TARGET_DELETED:
+                block = self.target.block_id if self.target else "?"
+                text = f"its target block '{block}' on page '{page}' was deleted earlier"
+            case Inapplicable.NO_CONTENT:
+                text = f"'{op.type}' needs content"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedBlock:
+    """An original block still present after the operations, whose content differs.
+
+    Attributes:
+        ref: the block.
+        before: its original content.
+        after: its content after the operations.
+        operation_indices: the applied updates that set it, in order.
+    """
+
+    ref: BlockRef
+    before: str
+    after: str
+    operation_indices: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DeletedBlock:
+    """An original block that an applied ``delete`` removed."""
+
+    ref: BlockRef
+    content: str
+    operation_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class InsertedBlock:
+    """A block an applied ``insert`` created."""
+
+    ref: BlockRef
+    content: str
+    operation_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class ApplicationResult:
+    """The pages after the operations, and what each operation did.
+
+    Attributes:
+        pages: the final pages, in the input's order.
+        outcomes: one per operation, in order.
+        inserted: the blocks applied inserts created, per page id (operation order), every
+            input page present.
+        deleted: the original blocks removed, in page then original block order.
+        changed: the original blocks still present whose content changed, same order.
+    """
+
+    pages: tuple[Page, ...]
+    outcomes: tuple[OperationOutcome, ...]
+    inserted: dict[str, tuple[InsertedBlock, ...]] = field(default_factory=dict)
+    deleted: tuple[DeletedBlock, ...] = ()
+    changed: tuple[ChangedBlock, ...] = ()
+
+    @property
+    def applicable_count(self) -> int:
+        """How many operations were applied."""
+        return sum(outcome.applicable for outcome in self.outcomes)
+
+    def page(self, page_id: str) -> Page | None:
+        """The final page with this id, or ``None``."""
+        return next((page for page in self.pages if page.id == page_id), None)
+
+
+def resolve_page(operation: Operation, pages: Sequence[Page]) -> Page | None:
+    """The page an operation is on: its ``pageId``, or the only page when it gives none."""
+    if operation.page_id is None:
+        return pages[0] if len(pages) == 1 else None
+    return next((page for page in pages if page.id == operation.page_id), None)
+
+
+def page_key(operation: Operation, pages: Sequence[Page]) -> str | None:
+    """The id of the page an operation names: its ``pageId``, the only page's id, or ``None``.
+
+    Unlike :func:`resolve_page` this keeps a ``pageId`` that is not in the input, so two
+    operations naming the same missing page still share a key.
+    """
+    if operation.page_id is not None:
+        return operation.page_id
+    return pages[0].id if len(pages) == 1 else None
+
+
+def resolve_block(operation: Operation, page: Page) -> Block | None:
+    """The ORIGINAL block an operation targets on ``page``, or ``None``.
+
+    ``targetBlockId`` wins when given (even if it names no block); else ``targetIndex`` is an
+    index into the original blocks, and a negative or out-of-range index names no block.
+    """
+    if operation.target_block_id is not None:
+        return next((b for b in page.blocks if b.id == operation.target_block_id), None)
+    index = operation.target_index
+    if index is not None and 0 <= index < len(page.blocks):
+        return page.blocks[index]
+    return None
+
+
+def resolve_target(operation: Operation, pages: Sequence[Page]) -> BlockRef | None:
+    """The original block an operation targets, as (page id, block id), or ``None``."""
+    page = resolve_page(operation, pages)
+    if page is None:
+        return None
+    block = resolve_block(operation, page)
+    return BlockRef(page.id, block.id) if block is not None else None
+
+
+def target_key(operation: Operation, pages: Sequence[Page]) -> Hashable:
+    """What "the same target" means when comparing two operations.
+
+    Two operations have the same target when they resolve to the same original block; when
+    neither names a target and both are on the same page (an insert at the page's start or end);
+    or, when a target does not resolve, when both name it with the same page, ``targetBlockId``
+    and ``targetIndex`` (so an operation always has the same target as an identical one).
+    """
+    page = page_key(operation, pages)
+    if not operation.has_target:
+        return (page, "no target")
+    ref = resolve_target(operation, pages)
+    if ref is not None:
+        return (ref.page_id, "block", ref.block_id)
+    return (page, "unresolved", operation.target_block_id, operation.target_index)
+
+
+def inserted_block_id(index: int, taken: set[str]) -> str:
+    """The id of the block inserted by operation ``index``, avoiding every id in ``taken``."""
+    base = f"kp:inserted:{index}"
+    if base not in taken:
+        return base
+    suffix = 1
+    while f"{base}:{suffix}" in taken:
+        suffix += 1
+    return f"{base}:{suffix}"
+
+
+@dataclass(slots=True)
+class _Slot:
+    """A block on a page being edited, and where inserts were anchored."""
+
+    block: Block
+    original: bool
+    # ("after", block id) / ("start",) for inserted blocks: later inserts go after these.
+    anchor: tuple[str, ...] | None = None
+
+
+def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> ApplicationResult:
+    """Apply ``operations`` in order to a copy of ``pages`` (the inputs are not modified).
+
+    Returns:
+        The final pages, each operation's outcome, and the inserted, deleted and changed blocks.
+    """
+    work: dict[str, list[_Slot]] = {
+        page.id: [_Slot(block, original=True) for block in page.blocks] for page in pages
+    }
+    taken = {block.id for page in pages for block in page.blocks}
+    originals = {BlockRef(p.id, b.id): b for p in pages for b in p.blocks}
+    outcomes: list[OperationOutcome] = []
+    deleted: dict[BlockRef, int] = {}
+    updates: dict[BlockRef, list[int]] = {}
+    inserted: dict[str, list[InsertedBlock]] = {page.id: [] for page in pages}
+
+    for index, operation in enumerate(operations):
+        outcome = _check(index, operation, pages, deleted)
+        if outcome.reason is None and outcome.page_id is not None:
+            slots = work[outcome.page_id]
+            content = operation.content or ""
+            if operation.type == "insert":
+                block_id = inserted_block_id(index, taken)
+                taken.add(block_id)
+                new = Block(id=block_id, type=INSERTED_BLOCK_TYPE, content=content)
+                _insert(slots, new, operation, outcome.target)
+                ref = BlockRef(outcome.page_id, block_id)
+                inserted[outcome.page_id].append(InsertedBlock(ref, content, index))
+                outcome = OperationOutcome(index, operation, None, outcome.page_id, None, ref)
+            elif outcome.target is not None:
+                at = _find(slots, outcome.target.block_id)
+                if operation.type == "update":
+                    slots[at].block = slots[at].block.model_copy(update={"content": content})
+                    updates.setdefault(outcome.target, []).append(index)
+                else:
+                    del slots[at]
+                    deleted[outcome.target] = index
+        outcomes.append(outcome)
+
+    final = tuple(
+        page.model_copy(update={"blocks": [slot.block for slot in work[page.id]]}) for page in pages
+    )
+    changed = []
+    for ref, indices in updates.items():
+        after = _content_of(work[ref.page_id], ref.block_id)
+        if after is not None and after != originals[ref].content:
+            changed.append(ChangedBlock(ref, originals[ref].content, after, tuple(indices)))
+    order = {ref: n for n, ref in enumerate(originals)}
+    return ApplicationResult(
+        pages=final,
+        outcomes=tuple(outcomes),
+        inserted={page_id: tuple(blocks) for page_id, blocks in inserted.items()},
+        deleted=tuple(
+            DeletedBlock(ref, originals[ref].content, deleted[ref])
+            for ref in sorted(deleted, key=order.__getitem__)
+        ),
+        changed=tuple(sorted(changed, key=lambda c: order[c.ref])),
+    )
+
+
+def _check(
+    index: int, operation: Operation, pages: Sequence[Page], deleted: dict[BlockRef, int]
+) -> OperationOutcome:
+    """The operation's outcome if it were applied now: its reason is set when it cannot be."""
+    page = resolve_page(operation, pages)
+    target: BlockRef | None = None
+    reason: Inapplicable | None = None
+    if page is None:
+        missing = operation.page_id is None
+        reason = Inapplicable.NO_PAGE_ID if missing else Inapplicable.PAGE_NOT_FOUND
+    elif operation.type not in KNOWN_OPERATION_TYPES:
+        reason = Inapplicable.UNKNOWN_TYPE
+    elif operation.has_target:
+        block = resolve_block(operation, page)
+        target = BlockRef(page.id, block.id) if block is not None else None
+        if target is None:
+            reason = Inapplicable.TARGET_NOT_FOUND
+        elif target in deleted:
+            reason = Inapplicable.TARGET_DELETED
+    elif operation.type != "insert":
+        reason = Inapplicable.NO_TARGET
+    if reason is None and operation.type != "delete" and operation.content is None:
+        reason = Inapplicable.NO_CONTENT
+    return OperationOutcome(index, operation, reason, page.id if page else None, target)
+
+
+def _insert(slots: list[_Slot], new: Block, operation: Operation, target: BlockRef | None) -> None:
+    """Put ``new`` where the spec says, remembering its anchor for later inserts."""
+    before = operation.effective_position == "before"
+    if target is None:
+        anchor: tuple[str, ...] = ("start",)
+        if before:
+            # After the blocks earlier target-less "before" inserts put at the start.
+            at = 0
+            while at < len(slots) and slots[at].anchor == anchor:
+                at += 1
+        else:
+            at = len(slots)
+        slots.insert(at, _Slot(new, original=False, anchor=anchor if before else None))
+        return
+    at = _find(slots, target.block_id)
+    if before:
+        slots.insert(at, _Slot(new, original=False))
+        return
+    anchor = ("after", target.block_id)
+    at += 1
+    while at < len(slots) and slots[at].anchor == anchor:
+        at += 1
+    slots.insert(at, _Slot(new, original=False, anchor=anchor))
+
+
+def _find(slots: list[_Slot], original_id: str) -> int:
+    """The position of the original block ``original_id`` (the caller knows it is there)."""
+    return next(n for n, slot in enumerate(slots) if slot.original and slot.block.id == original_id)
+
+
+def _content_of(slots: list[_Slot], original_id: str) -> str | None:
+    """The current content of an original block, or ``None`` when it was deleted."""
+    return next((s.block.content for s in slots if s.original and s.block.id == original_id), None)

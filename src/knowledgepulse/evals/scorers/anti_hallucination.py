@@ -1,0 +1,170 @@
+"""``anti-hallucination``: 1 when the model added, removed and changed only what was asked.
+
+Three conditions, all required (the spec's wording):
+
+1. no new content: no actual operation, of any type and applicable or not, names a page or a
+   block id that is not in the input (block ids counted over all pages; an out-of-range
+   ``targetIndex`` names nothing, so it is not new content), and no page has more blocks
+   actually inserted than the expected operations insert there;
+2. no deleted blocks except expected deletions (the original blocks expected deletes target);
+3. only specified changes: every original block whose content changed is the target of an
+   expected update.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Operation, Page
+from knowledgepulse.evals.operations import (
+    ApplicationResult,
+    BlockRef,
+    apply_operations,
+    page_key,
+    resolve_target,
+)
+from knowledgepulse.evals.registry import register_scorer
+from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.evals.scorers._common import quote
+
+
+def hallucinated_ids(
+    operations: Sequence[Operation], pages: Sequence[Page]
+) -> list[dict[str, Any]]:
+    """Each ``pageId`` or ``targetBlockId`` an operation names that is not in the input."""
+    page_ids = {page.id for page in pages}
+    block_ids = {block.id for page in pages for block in page.blocks}
+    found: list[dict[str, Any]] = []
+    for index, op in enumerate(operations):
+        if op.page_id is not None and op.page_id not in page_ids:
+            found.append({"operationIndex": index, "field": "pageId", "id": op.page_id})
+        if op.target_block_id is not None and op.target_block_id not in block_ids:
+            found.append(
+                {"operationIndex": index, "field": "targetBlockId", "id": op.target_block_id}
+            )
+    return found
+
+
+def unexpected_inserts(
+    applied: ApplicationResult, expected: Sequence[Operation], pages: Sequence[Page]
+) -> list[dict[str, Any]]:
+    """The pages where more blocks were inserted than the expected operations insert."""
+    allowed = Counter(page_key(op, pages) for op in expected if op.type == "insert")
+    found = []
+    for page_id, blocks in applied.inserted.items():
+        if len(blocks) > allowed[page_id]:
+            found.append(
+                {
+                    "pageId": page_id,
+                    "inserted": len(blocks),
+                    "expectedInserts": allowed[page_id],
+                    "blocks": [
+                        {
+                            "blockId": block.ref.block_id,
+                            "operationIndex": block.operation_index,
+                            "content": block.content,
+                        }
+                        for block in blocks
+                    ],
+                }
+            )
+    return found
+
+
+def _expected_targets(
+    expected: Sequence[Operation], kind: str, pages: Sequence[Page]
+) -> set[BlockRef]:
+    targets = (resolve_target(op, pages) for op in expected if op.type == kind)
+    return {ref for ref in targets if ref is not None}
+
+
+@register_scorer("anti-hallucination")
+class AntiHallucination(Scorer):
+    """1 when nothing was invented, deleted or changed beyond what was expected, else 0."""
+
+    default_threshold = 1.0
+
+    def evaluate(
+        self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
+    ) -> ScoreResult:
+        """Diff the input with the output of the actual operations, against what was expected."""
+        applied = apply_operations(pages, actual.operations)
+        invented = hallucinated_ids(actual.operations, pages)
+        inserts = unexpected_inserts(applied, expected.operations, pages)
+        may_delete = _expected_targets(expected.operations, "delete", pages)
+        may_change = _expected_targets(expected.operations, "update", pages)
+        deletions = [
+            {
+                "pageId": block.ref.page_id,
+                "blockId": block.ref.block_id,
+                "content": block.content,
+                "operationIndex": block.operation_index,
+            }
+            for block in applied.deleted
+            if block.ref not in may_delete
+        ]
+        changes = [
+            {
+                "pageId": block.ref.page_id,
+                "blockId": block.ref.block_id,
+                "before": block.before,
+                "after": block.after,
+                "operationIndices": list(block.operation_indices),
+            }
+            for block in applied.changed
+            if block.ref not in may_change
+        ]
+        details = {
+            "noNewContent": not invented and not inserts,
+            "noDeletedBlocks": not deletions,
+            "onlySpecifiedChanges": not changes,
+            "hallucinatedIds": invented,
+            "unexpectedInserts": inserts,
+            "unexpectedDeletions": deletions,
+            "unexpectedChanges": changes,
+        }
+        clean = not (invented or inserts or deletions or changes)
+        return ScoreResult(1.0 if clean else 0.0, details)
+
+    def diagnose(self, result: ScoreResult) -> list[str]:
+        """The diff of input and output: what was invented, added, deleted and changed."""
+        if result.score is None:
+            return []
+        details = result.details
+        lines = []
+        for item in details["hallucinatedIds"]:
+            what = "page" if item["field"] == "pageId" else "block"
+            where = "the input" if what == "page" else "any input page"
+            lines.append(
+                f"actual.operations[{item['operationIndex']}] names {what} '{item['id']}' "
+                f"({item['field']}), which is not in {where}"
+            )
+        for item in details["unexpectedInserts"]:
+            added = "; ".join(
+                f"actual.operations[{b['operationIndex']}] added {quote(b['content'])}"
+                for b in item["blocks"]
+            )
+            lines.append(
+                f"page '{item['pageId']}': {_blocks(item['inserted'])} inserted, but the "
+                f"expected operations insert {item['expectedInserts']}: {added}"
+            )
+        for item in details["unexpectedDeletions"]:
+            lines.append(
+                f"actual.operations[{item['operationIndex']}] deleted block '{item['blockId']}' "
+                f"on page '{item['pageId']}' ({quote(item['content'])}), "
+                "which no expected delete targets"
+            )
+        for item in details["unexpectedChanges"]:
+            by = ", ".join(f"actual.operations[{i}]" for i in item["operationIndices"])
+            lines.append(
+                f"block '{item['blockId']}' on page '{item['pageId']}' was changed by {by} "
+                f"but no expected update targets it: before {quote(item['before'])}, "
+                f"after {quote(item['after'])}"
+            )
+        return lines
+
+
+def _blocks(n: int) -> str:
+    return "1 block" if n == 1 else f"{n} blocks"

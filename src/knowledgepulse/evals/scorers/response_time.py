@@ -1,0 +1,86 @@
+"""``response-time``: the guide's custom-scorer example; full marks up to a limit, then less.
+
+``1.0`` when ``durationMs <= max_acceptable_ms``, else ``max(0, 1 - (durationMs - max) / max)``:
+the score falls linearly to 0 at twice the limit. There is no default limit; a suite must give
+``max_acceptable_ms``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from knowledgepulse.errors import ScorerParameterError
+from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
+from knowledgepulse.evals.registry import register_scorer
+from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.evals.scorers._common import PositiveMs
+
+
+class ResponseTimeParams(BaseModel):
+    """Parameters of ``response-time``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_acceptable_ms: PositiveMs = Field(
+        description="The longest acceptable duration in ms (> 0); no default, a suite gives it."
+    )
+
+
+def response_time_score(duration_ms: float, max_acceptable_ms: float) -> float:
+    """1.0 up to the limit, then ``max(0, 1 - (duration - max) / max)``."""
+    if duration_ms <= max_acceptable_ms:
+        return 1.0
+    return max(0.0, 1 - (duration_ms - max_acceptable_ms) / max_acceptable_ms)
+
+
+@register_scorer("response-time")
+class ResponseTime(Scorer):
+    """Whether the workflow answered within ``max_acceptable_ms``."""
+
+    default_threshold = 1.0
+    Params: ClassVar[type[BaseModel]] = ResponseTimeParams
+    params: ResponseTimeParams
+
+    def __init__(self, params: BaseModel | None = None) -> None:
+        if params is None:
+            # Unlike other scorers there is no sensible default limit: say so at construction.
+            raise ScorerParameterError(
+                "response-time needs max_acceptable_ms; build it with "
+                "ResponseTime.from_params({'max_acceptable_ms': 2000}) or "
+                "ResponseTime(ResponseTimeParams(max_acceptable_ms=2000))"
+            )
+        super().__init__(params)
+
+    def evaluate(
+        self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
+    ) -> ScoreResult:
+        """Compare the case's ``durationMs`` with the limit; an error result when it has none."""
+        limit = self.params.max_acceptable_ms
+        if actual.duration_ms is None:
+            return ScoreResult.failed(
+                "the case has no actual.durationMs; record how long the workflow took in ms, "
+                "or leave response-time out of the suite",
+                {"maxAcceptableMs": limit},
+            )
+        duration = actual.duration_ms
+        details = {
+            "responseTimeMs": duration,
+            "maxAcceptableMs": limit,
+            "passed": duration <= limit,
+        }
+        return ScoreResult(response_time_score(duration, limit), details)
+
+    def diagnose(self, result: ScoreResult) -> list[str]:
+        """How far over the limit the workflow was."""
+        if result.score is None or result.details["passed"]:
+            return []
+        duration = result.details["responseTimeMs"]
+        limit = result.details["maxAcceptableMs"]
+        over = duration - limit
+        return [
+            f"took {duration:g} ms, {over:g} ms ({over / limit:.0%}) over max_acceptable_ms "
+            f"{limit:g}; the score reaches 0 at {2 * limit:g} ms"
+        ]

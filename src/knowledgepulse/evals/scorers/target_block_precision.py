@@ -1,0 +1,164 @@
+"""``target-block-precision``: how often the model picked the right block to operate on.
+
+Pairing (the spec's Decision): the k-th expected operation of a type on a page is paired with
+the k-th actual operation of that type on that page; every operation of that type counts for k,
+targeted or not. The page of an operation is its ``pageId`` (or the only page); an operation on
+no page (several pages, no ``pageId``) is paired with nothing. A pair is correct when
+``targetBlockId`` is equal, or ``targetIndex`` is equal, or both resolve to the same original
+block; a field is equal only when both sides give it. Expected operations without a target are
+not counted; extra actual operations do not lower the score.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Operation, Page
+from knowledgepulse.evals.operations import page_key, resolve_target
+from knowledgepulse.evals.registry import register_scorer
+from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.evals.scorers._common import ordinal
+
+
+@dataclass(frozen=True, slots=True)
+class TargetPair:
+    """An expected operation with a target, and the actual operation paired with it.
+
+    Attributes:
+        expected_index: index in ``expected.operations``.
+        actual_index: index in ``actual.operations``, or ``None`` when there is no k-th one.
+        ordinal: k, from 1: the expected operation is the k-th of its type on its page.
+        correct: whether the targets agree.
+    """
+
+    expected_index: int
+    actual_index: int | None
+    ordinal: int
+    correct: bool
+
+
+def same_target(expected: Operation, actual: Operation, pages: Sequence[Page]) -> bool:
+    """Equal ``targetBlockId``, equal ``targetIndex`` (both given), or the same original block."""
+    if expected.target_block_id is not None and expected.target_block_id == actual.target_block_id:
+        return True
+    if expected.target_index is not None and expected.target_index == actual.target_index:
+        return True
+    resolved = resolve_target(expected, pages)
+    return resolved is not None and resolved == resolve_target(actual, pages)
+
+
+def pair_targets(
+    expected: Sequence[Operation], actual: Sequence[Operation], pages: Sequence[Page]
+) -> list[TargetPair]:
+    """Pair each targeted expected operation with the k-th actual one of its page and type."""
+    by_group: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for index, op in enumerate(actual):
+        page = page_key(op, pages)
+        if page is not None:
+            by_group[(page, op.type)].append(index)
+    seen: dict[tuple[str | None, str], int] = defaultdict(int)
+    pairs = []
+    for index, op in enumerate(expected):
+        page = page_key(op, pages)
+        seen[(page, op.type)] += 1
+        k = seen[(page, op.type)]
+        if not op.has_target:
+            continue
+        candidates = by_group.get((page, op.type), []) if page is not None else []
+        paired = candidates[k - 1] if k <= len(candidates) else None
+        correct = paired is not None and same_target(op, actual[paired], pages)
+        pairs.append(TargetPair(index, paired, k, correct))
+    return pairs
+
+
+def _target_json(op: Operation) -> dict[str, Any]:
+    return {"targetBlockId": op.target_block_id, "targetIndex": op.target_index}
+
+
+def _resolved(op: Operation, pages: Sequence[Page]) -> str | None:
+    ref = resolve_target(op, pages)
+    return ref.block_id if ref is not None else None
+
+
+@register_scorer("target-block-precision")
+class TargetBlockPrecision(Scorer):
+    """The share of expected targets the paired actual operations hit."""
+
+    default_threshold = 0.75
+
+    def evaluate(
+        self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
+    ) -> ScoreResult:
+        """Pair operations by page, type and rank, and compare their targets."""
+        pairs = pair_targets(expected.operations, actual.operations, pages)
+        correct = sum(pair.correct for pair in pairs)
+        incorrect = []
+        for pair in pairs:
+            if pair.correct:
+                continue
+            exp = expected.operations[pair.expected_index]
+            act = None if pair.actual_index is None else actual.operations[pair.actual_index]
+            incorrect.append(
+                {
+                    "expected": _target_json(exp),
+                    "actual": None if act is None else _target_json(act),
+                    "pageId": page_key(exp, pages),
+                    "type": exp.type,
+                    "ordinal": pair.ordinal,
+                    "expectedIndex": pair.expected_index,
+                    "actualIndex": pair.actual_index,
+                    "expectedBlock": _resolved(exp, pages),
+                    "actualBlock": None if act is None else _resolved(act, pages),
+                }
+            )
+        details = {
+            "correctTargets": correct,
+            "totalTargets": len(pairs),
+            "incorrectTargets": incorrect,
+        }
+        # Nothing to check is not a failure of targeting: 1.0.
+        score = correct / len(pairs) if pairs else 1.0
+        return ScoreResult(score, details)
+
+    def diagnose(self, result: ScoreResult) -> list[str]:
+        """Each incorrect target: what was expected, and what the paired actual operation did."""
+        if result.score is None:
+            return []
+        details = result.details
+        lines = []
+        if details["incorrectTargets"]:
+            lines.append(
+                f"{details['correctTargets']} of {details['totalTargets']} targets correct; "
+                "operations are paired by page and type in order (the k-th expected update "
+                "on a page with the k-th actual update there)"
+            )
+        for item in details["incorrectTargets"]:
+            nth = f"{ordinal(item['ordinal'])} {item['type']}"
+            where = f"page '{item['pageId']}'" if item["pageId"] is not None else "no page"
+            wanted = _describe(item["expected"], item["expectedBlock"])
+            head = (
+                f"expected.operations[{item['expectedIndex']}] ({nth} on {where}) targets {wanted}"
+            )
+            if item["actual"] is None:
+                lines.append(f"{head}, but the actual operations have no {nth} on {where}")
+            else:
+                got = _describe(item["actual"], item["actualBlock"])
+                lines.append(f"{head}, but actual.operations[{item['actualIndex']}] targets {got}")
+        return lines
+
+
+def _describe(target: dict[str, Any], resolved: str | None) -> str:
+    block_id, index = target["targetBlockId"], target["targetIndex"]
+    if block_id is None and index is None:
+        return "no block (it gives neither targetBlockId nor targetIndex)"
+    named = f"block '{block_id}'" if block_id is not None else f"targetIndex {index}"
+    if block_id is not None and index is not None:
+        named += f" (targetIndex {index})"
+    if resolved is None:
+        return f"{named}, which names no block of the original page"
+    if block_id is None:
+        return f"{named} = block '{resolved}'"
+    return named

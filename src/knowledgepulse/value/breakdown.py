@@ -1,0 +1,173 @@
+"""The explanation of a score: every number that went into it, as data and as text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Literal
+
+from knowledgepulse.value.dimensions import TraceFeatures, complexity, outcome_confidence, tool_diversity
+from knowledgepulse.value.overrides import AppliedOverride, apply_overrides
+from knowledgepulse.value.profiles import ScoringWeights
+
+NoveltySource = Literal["embedding", "empty_cache", "no_embedder"]
+
+
+@dataclass(frozen=True, slots=True)
+class Dimensions:
+    """The four dimension values, each in [0, 1]."""
+
+    complexity: float
+    novelty: float
+    tool_diversity: float
+    outcome_confidence: float
+
+    def to_dict(self) -> dict[str, float]:
+        """The values by dimension name, in the formula's order."""
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class NoveltyOrigin:
+    """Where the novelty value came from.
+
+    Attributes:
+        source: ``embedding`` (compared with the cache), ``empty_cache`` (nothing to compare
+            with: 0.5) or ``no_embedder`` (no embedder available: 0.5).
+        nearest_id: with an embedding, the id of the most similar trace in the cache.
+        similarity: with an embedding, the cosine similarity to that trace (novelty is
+            ``1 - similarity`` clamped to [0, 1]).
+        reason: with ``no_embedder``, why there is none.
+    """
+
+    source: NoveltySource
+    nearest_id: str | None = None
+    similarity: float | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ValueBreakdown:
+    """A trace's value score and everything that explains it.
+
+    Attributes:
+        trace_id: the trace's ``id``.
+        domain: its ``metadata.task_domain``.
+        profile: the weight profile used (``default`` when no profile matches the domain).
+        weights: that profile's weights.
+        dimensions: the four dimension values.
+        weighted_sum: ``C*wC + N*wN + D*wD + O*wO``, before the overrides.
+        overrides: each override that fired, in order, with the score before and after.
+        score: the final score in [0, 1].
+        novelty: where the novelty value came from.
+        threshold: the sharing threshold the scorer applies.
+    """
+
+    trace_id: str
+    domain: str
+    profile: str
+    weights: ScoringWeights
+    dimensions: Dimensions
+    weighted_sum: float
+    overrides: tuple[AppliedOverride, ...]
+    score: float
+    novelty: NoveltyOrigin
+    threshold: float
+
+    @property
+    def shareable(self) -> bool:
+        """Whether the score reaches the sharing threshold."""
+        return self.score >= self.threshold
+
+    @property
+    def contributions(self) -> Dimensions:
+        """Each dimension times its weight: the four terms of the weighted sum."""
+        d, w = self.dimensions, self.weights
+        return Dimensions(
+            d.complexity * w.complexity,
+            d.novelty * w.novelty,
+            d.tool_diversity * w.tool_diversity,
+            d.outcome_confidence * w.outcome_confidence,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able data, keys in a fixed order (the CLI's JSON rows)."""
+        return {
+            "id": self.trace_id,
+            "score": self.score,
+            "shareable": self.shareable,
+            "threshold": self.threshold,
+            "domain": self.domain,
+            "profile": self.profile,
+            "dimensions": self.dimensions.to_dict(),
+            "weights": self.weights.to_dict(),
+            "weighted_sum": self.weighted_sum,
+            "overrides": [override.name for override in self.overrides],
+            "override_effects": [override.to_dict() for override in self.overrides],
+            "novelty_source": self.novelty.source,
+            "nearest_trace": self.novelty.nearest_id,
+            "nearest_similarity": self.novelty.similarity,
+        }
+
+    def explain(self) -> str:
+        """The breakdown as a few lines of text a person can check by hand."""
+        d, w, c = self.dimensions, self.weights, self.contributions
+        lines = [
+            f"{self.trace_id}: score {self.score:.4f} "
+            f"({'reaches' if self.shareable else 'below'} the sharing threshold {self.threshold})",
+            f"  profile {self.profile!r} (domain {self.domain!r})",
+            f"  complexity         {d.complexity:.4f} x {w.complexity:.2f} = {c.complexity:.4f}",
+            f"  novelty            {d.novelty:.4f} x {w.novelty:.2f} = {c.novelty:.4f}"
+            f"   [{_novelty_words(self.novelty)}]",
+            f"  tool diversity     {d.tool_diversity:.4f} x {w.tool_diversity:.2f} = {c.tool_diversity:.4f}",
+            f"  outcome confidence {d.outcome_confidence:.4f} x {w.outcome_confidence:.2f} = "
+            f"{c.outcome_confidence:.4f}",
+            f"  weighted sum {self.weighted_sum:.4f}",
+        ]
+        lines += [
+            f"  override {o.name}: {o.before:.4f} -> {o.after:.4f} ({o.reason})" for o in self.overrides
+        ]
+        return "\n".join(lines)
+
+
+def _novelty_words(origin: NoveltyOrigin) -> str:
+    if origin.source == "embedding":
+        return f"most similar: {origin.nearest_id} at cosine {origin.similarity:.4f}"
+    if origin.source == "empty_cache":
+        return "empty cache: nothing to compare with"
+    return f"no embedder{': ' + origin.reason if origin.reason else ''}"
+
+
+def compose(
+    *,
+    trace_id: str,
+    domain: str,
+    features: TraceFeatures,
+    novelty_value: float,
+    novelty_origin: NoveltyOrigin,
+    profile: str,
+    weights: ScoringWeights,
+    threshold: float,
+) -> ValueBreakdown:
+    """Join the dimensions into the score: weighted sum, overrides in order, clamp to [0, 1]."""
+    dimensions = Dimensions(
+        complexity(features), novelty_value, tool_diversity(features), outcome_confidence(features)
+    )
+    weighted_sum = (
+        dimensions.complexity * weights.complexity
+        + dimensions.novelty * weights.novelty
+        + dimensions.tool_diversity * weights.tool_diversity
+        + dimensions.outcome_confidence * weights.outcome_confidence
+    )
+    score, overrides = apply_overrides(weighted_sum, features)
+    return ValueBreakdown(
+        trace_id=trace_id,
+        domain=domain,
+        profile=profile,
+        weights=weights,
+        dimensions=dimensions,
+        weighted_sum=weighted_sum,
+        overrides=overrides,
+        score=min(1.0, max(0.0, score)),
+        novelty=novelty_origin,
+        threshold=threshold,
+    )

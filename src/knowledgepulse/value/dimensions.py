@@ -1,0 +1,100 @@
+"""The four dimensions of a trace's value, each a pure function of numbers taken from the trace.
+
+The formulas never see the embedder: novelty takes the similarity it was given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from knowledgepulse.trace.models import ReasoningTrace
+
+STEP_COUNT_CAP = 20
+"""Steps beyond this add nothing to complexity (the seeds' factor table: "capped at 20")."""
+
+EMPTY_CACHE_NOVELTY = 0.5
+"""Novelty of the first trace a cache sees: nothing to compare with, so neither novel nor not."""
+
+NO_EMBEDDER_NOVELTY = 0.5
+"""Novelty when no embedder is available: the neutral middle, so other dimensions decide."""
+
+FAILED_OUTCOME_FACTOR = 0.3
+"""How much of its confidence a failed trace keeps in the outcome dimension."""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceFeatures:
+    """The counts the formulas and overrides read, taken once from a trace.
+
+    Attributes:
+        step_count: ``len(steps)``.
+        unique_step_types: distinct step types (1-4).
+        error_recoveries: number of ``error_recovery`` steps.
+        unique_tools: distinct ``tool.name`` values over every step that carries a tool.
+        uses_tools: whether any step carries a tool.
+        single_thought: the trace is one ``thought`` step and nothing else.
+        success: ``metadata.success``.
+        confidence: ``outcome.confidence``.
+    """
+
+    step_count: int
+    unique_step_types: int
+    error_recoveries: int
+    unique_tools: int
+    uses_tools: bool
+    single_thought: bool
+    success: bool
+    confidence: float
+
+    @classmethod
+    def of(cls, trace: ReasoningTrace) -> TraceFeatures:
+        """Count what the formulas need from a trace."""
+        steps = trace.steps
+        tools = {step.tool.name for step in steps if step.tool is not None}
+        return cls(
+            step_count=len(steps),
+            unique_step_types=len({step.type for step in steps}),
+            error_recoveries=sum(1 for step in steps if step.type == "error_recovery"),
+            unique_tools=len(tools),
+            uses_tools=any(step.tool is not None for step in steps),
+            single_thought=len(steps) == 1 and steps[0].type == "thought",
+            success=trace.metadata.success,
+            confidence=trace.outcome.confidence,
+        )
+
+
+def complexity(features: TraceFeatures) -> float:
+    """``C = min(1, uniqueTypes/4 * 0.5 + (errorRecovery > 0 ? 0.3 : 0) + min(steps, 20)/20 * 0.2)``.
+
+    The step-count factor stops at 0.2 (20 steps), as the seeds' factor table says; the
+    TypeScript reference lets it grow past that for longer traces.
+    """
+    type_variety = features.unique_step_types / 4 * 0.5
+    recovery = 0.3 if features.error_recoveries > 0 else 0.0
+    length = min(features.step_count, STEP_COUNT_CAP) / STEP_COUNT_CAP * 0.2
+    return min(1.0, type_variety + recovery + length)
+
+
+def novelty(max_similarity: float) -> float:
+    """``N = 1 - maxCosineSimilarity``, clamped to [0, 1].
+
+    Cosine similarity can be negative (the reference then returns N > 1) or, through float
+    rounding, slightly above 1; the clamp keeps N a proportion.
+    """
+    return min(1.0, max(0.0, 1.0 - max_similarity))
+
+
+def tool_diversity(features: TraceFeatures) -> float:
+    """``D = min(1, uniqueTools / max(1, steps) * 3)``."""
+    return min(1.0, features.unique_tools / max(1, features.step_count) * 3)
+
+
+def outcome_confidence(features: TraceFeatures) -> float:
+    """``O = confidence * (1.0 if success else 0.3)``."""
+    return features.confidence * (1.0 if features.success else FAILED_OUTCOME_FACTOR)
+
+
+def embedding_text(trace: ReasoningTrace) -> str:
+    """The text whose embedding stands for the trace: the objective, then every step's content."""
+    contents = " ".join(step.content or "" for step in trace.steps)
+    return f"{trace.task.objective} {contents}"

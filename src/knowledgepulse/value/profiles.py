@@ -1,0 +1,139 @@
+"""Weight profiles: how much each dimension counts, chosen by ``metadata.task_domain``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from knowledgepulse.errors import ProfileError
+
+DEFAULT_PROFILE = "default"
+WEIGHT_SUM_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringWeights:
+    """The weight of each dimension in the composite score; each in [0, 1], summing to 1.
+
+    Raises:
+        ProfileError: a weight is outside [0, 1], not a finite number, or the sum is not 1.
+    """
+
+    complexity: float
+    novelty: float
+    tool_diversity: float
+    outcome_confidence: float
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ProfileError(f"weight {field.name!r} must be a number, got {value!r}")
+            if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+                raise ProfileError(f"weight {field.name!r} must be in [0, 1], got {value!r}")
+        total = math.fsum(self.as_tuple())
+        if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
+            raise ProfileError(
+                f"weights must sum to 1.0, these sum to {total!r} "
+                f"({self.complexity} + {self.novelty} + {self.tool_diversity} + "
+                f"{self.outcome_confidence})"
+            )
+
+    def as_tuple(self) -> tuple[float, float, float, float]:
+        """``(complexity, novelty, tool_diversity, outcome_confidence)``."""
+        return (self.complexity, self.novelty, self.tool_diversity, self.outcome_confidence)
+
+    def to_dict(self) -> dict[str, float]:
+        """The weights by dimension name."""
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], *, name: str = "profile") -> ScoringWeights:
+        """Build weights from a mapping with exactly the four dimension names.
+
+        Raises:
+            ProfileError: a name is missing or unknown, or the weights are invalid.
+        """
+        expected = [field.name for field in fields(cls)]
+        missing = [key for key in expected if key not in data]
+        unknown = sorted(str(key) for key in data if key not in expected)
+        if missing or unknown:
+            parts = []
+            if missing:
+                parts.append(f"missing {', '.join(missing)}")
+            if unknown:
+                parts.append(f"unknown {', '.join(unknown)}")
+            raise ProfileError(
+                f"{name}: {'; '.join(parts)} (a profile gives exactly {', '.join(expected)})"
+            )
+        try:
+            return cls(**{key: data[key] for key in expected})
+        except ProfileError as error:
+            raise ProfileError(f"{name}: {error}") from None
+
+
+BUILTIN_PROFILES: Mapping[str, ScoringWeights] = {
+    "default": ScoringWeights(0.25, 0.35, 0.15, 0.25),
+    "finance": ScoringWeights(0.20, 0.25, 0.10, 0.45),
+    "code": ScoringWeights(0.20, 0.30, 0.30, 0.20),
+    "medical": ScoringWeights(0.15, 0.20, 0.10, 0.55),
+    "customer_service": ScoringWeights(0.20, 0.30, 0.20, 0.30),
+}
+
+
+class ProfileRegistry:
+    """The profiles one scorer knows: the five built-ins plus any the user registers.
+
+    Selection is an exact match on the domain string; any other domain uses ``default``,
+    silently (``code-review`` is not ``code``).
+    """
+
+    def __init__(self, profiles: Mapping[str, ScoringWeights] | None = None) -> None:
+        self._profiles: dict[str, ScoringWeights] = dict(BUILTIN_PROFILES)
+        for domain, weights in (profiles or {}).items():
+            self.register(domain, weights, replace=True)
+
+    def register(self, domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False) -> ScoringWeights:
+        """Add a profile for ``domain`` (weights validated); returns the weights stored.
+
+        Raises:
+            ProfileError: the weights are invalid, the domain is empty, or the profile exists and
+                ``replace`` is false.
+        """
+        if not isinstance(domain, str) or not domain:
+            raise ProfileError(f"a profile needs a non-empty domain name, got {domain!r}")
+        if not isinstance(weights, ScoringWeights):
+            weights = ScoringWeights.from_mapping(weights, name=domain)
+        if domain in self._profiles and not replace and self._profiles[domain] != weights:
+            raise ProfileError(
+                f"profile {domain!r} already exists; pass replace=True to change its weights"
+            )
+        self._profiles[domain] = weights
+        return weights
+
+    def select(self, domain: str) -> tuple[str, ScoringWeights]:
+        """The profile name and weights for a domain (``default`` when none matches exactly)."""
+        name = domain if domain in self._profiles else DEFAULT_PROFILE
+        return name, self._profiles[name]
+
+    def __getitem__(self, name: str) -> ScoringWeights:
+        return self._profiles[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._profiles
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._profiles)
+
+    def __len__(self) -> int:
+        return len(self._profiles)
+
+    def items(self) -> list[tuple[str, ScoringWeights]]:
+        """Every profile, built-ins first in the seeds' order, then the user's in registration order."""
+        return list(self._profiles.items())
+
+    def copy(self) -> ProfileRegistry:
+        """An independent registry with the same profiles."""
+        return ProfileRegistry(self._profiles)

@@ -1,0 +1,166 @@
+"""``kp score``, ``kp validate`` and ``kp profiles`` as a user runs them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.builders import trace_json
+from tests.cli.conftest import KpRunner
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "traces"
+TRACES = str(EXAMPLES / "traces.jsonl")
+INVALID = str(EXAMPLES / "invalid.jsonl")
+ROW_KEYS = {"id", "score", "domain", "profile", "dimensions", "overrides", "novelty_source"}
+
+
+def jsonl(text: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_jsonl_rows_for_every_trace_in_input_order(kp: KpRunner) -> None:
+    """--format jsonl prints one row per trace, in order, with the documented fields."""
+    run = kp("score", TRACES, "--no-embedder", "--format", "jsonl")
+    assert run.code == 0
+    rows = jsonl(run.out)
+    ids = [json.loads(line)["id"] for line in Path(TRACES).read_text().splitlines()]
+    assert [r["id"] for r in rows] == ids
+    assert all(ROW_KEYS <= r.keys() for r in rows)
+    assert set(rows[0]["dimensions"]) == {"complexity", "novelty", "tool_diversity", "outcome_confidence"}  # type: ignore[arg-type]
+    assert {r["novelty_source"] for r in rows} == {"no_embedder"}
+
+
+def test_overrides_are_named_in_the_order_they_fired(kp: KpRunner) -> None:
+    """The single-thought example fires single_thought; the failover one gets the recovery bonus."""
+    rows = {r["id"]: r for r in jsonl(kp("score", TRACES, "--no-embedder", "-f", "jsonl").out)}
+    assert rows["kp:trace:note-single-thought-9"]["overrides"] == ["single_thought"]
+    assert rows["kp:trace:note-single-thought-9"]["score"] == 0.1
+    assert rows["kp:trace:ops-db-failover-5"]["overrides"] == ["error_recovery_bonus"]
+    assert rows["kp:trace:code-review-auth-pr-311"]["profile"] == "default"
+
+
+def test_bad_records_are_reported_and_the_rest_scored(kp: KpRunner) -> None:
+    """Each bad record is one FILE:LINE: PATH: message on stderr; the valid one is scored; exit 1."""
+    run = kp("score", INVALID, "--no-embedder", "-f", "jsonl")
+    assert run.code == 1
+    assert [r["id"] for r in jsonl(run.out)] == ["kp:trace:ops-db-failover-5"]
+    assert f'{INVALID}:1: steps[3].type: got "action"; expected' in run.err
+    assert f"{INVALID}:2: metadata.success: got \"yes\"; expected a valid boolean" in run.err
+    assert f"{INVALID}:2: outcome.confidence: got 1.4; expected" in run.err
+    assert f"{INVALID}:3: invalid JSON" in run.err
+    assert f"{INVALID}:4: outcome.confidence: NaN and infinite numbers are not valid JSON" in run.err
+    assert f"{INVALID}:5: task: required field is missing" in run.err
+    assert "5 invalid records skipped" in run.err
+
+
+def test_stdin_is_read_with_a_dash(kp: KpRunner) -> None:
+    """- reads traces from standard input."""
+    run = kp("score", "-", "--no-embedder", "-f", "jsonl", stdin=json.dumps(trace_json()) + "\n")
+    assert run.code == 0
+    assert jsonl(run.out)[0]["score"] == pytest.approx(0.57625)
+
+
+def test_json_format_has_summary_traces_and_problems(kp: KpRunner) -> None:
+    """--format json is one document with a summary, the rows and the problems."""
+    document = json.loads(kp("score", INVALID, TRACES, "--no-embedder", "-f", "json").out)
+    assert document["summary"]["scored"] == 9
+    assert document["summary"]["invalid"] == 5
+    assert len(document["traces"]) == 9
+    assert {p["line"] for p in document["problems"]} == {1, 2, 3, 4, 5}
+
+
+def test_csv_has_a_header_and_a_row_per_trace(kp: KpRunner) -> None:
+    """--format csv is a table with the dimensions flattened into columns."""
+    rows = list(csv.DictReader(io.StringIO(kp("score", TRACES, "--no-embedder", "-f", "csv").out)))
+    assert len(rows) == 8
+    assert {"id", "score", "complexity", "novelty", "overrides"} <= set(rows[0])
+
+
+def test_min_score_reports_which_traces_reach_it(kp: KpRunner) -> None:
+    """--min-score sets the sharing threshold each row is judged against."""
+    strict = jsonl(kp("score", TRACES, "--no-embedder", "-f", "jsonl", "--min-score", "0.99").out)
+    lenient = jsonl(kp("score", TRACES, "--no-embedder", "-f", "jsonl", "--min-score", "0.0").out)
+    assert not any(r["shareable"] for r in strict)
+    assert all(r["shareable"] for r in lenient)
+
+
+def test_annotate_writes_traces_back_with_their_scores(kp: KpRunner, tmp_path: Path) -> None:
+    """--annotate writes each valid trace with metadata.quality_score set, everything else intact."""
+    scores = {r["id"]: r["score"] for r in jsonl(kp("score", TRACES, "--no-embedder", "-f", "jsonl").out)}
+    out = tmp_path / "annotated.jsonl"
+    assert kp("score", TRACES, "--no-embedder", "--annotate", "-o", str(out)).code == 0
+    originals = [json.loads(line) for line in Path(TRACES).read_text().splitlines()]
+    annotated = jsonl(out.read_text())
+    for original, written in zip(originals, annotated, strict=True):
+        assert written["metadata"]["quality_score"] == scores[original["id"]]
+        written["metadata"]["quality_score"] = original["metadata"]["quality_score"]
+        assert written == original
+
+
+def test_output_is_byte_identical_across_runs(kp: KpRunner) -> None:
+    """The same inputs give the same bytes."""
+    first = kp("score", TRACES, "--no-embedder", "-f", "json").out
+    assert kp("score", TRACES, "--no-embedder", "-f", "json").out == first
+
+
+def test_table_view_and_explanations(kp: KpRunner) -> None:
+    """The table names every trace; --explain adds the arithmetic behind each score."""
+    run = kp("score", TRACES, "--no-embedder", "-f", "table", "--explain")
+    assert run.code == 0
+    assert "kp:trace:finance-tsmc-q4-001" in run.out
+    assert "weighted sum" in run.out
+    assert "override single_thought" in run.out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--frozen"], "--frozen scores against a saved cache"),
+        (["--no-embedder", "--cache", "c.npz"], "--cache holds embeddings"),
+        (["--annotate", "-f", "csv"], "--annotate writes traces"),
+        (["-f", "yaml"], "Invalid value for '-f' / '--format'"),
+        (["--min-score", "1.5"], "1.5 is not in the range"),
+    ],
+)
+def test_usage_errors_exit_2(kp: KpRunner, args: list[str], message: str) -> None:
+    """Contradictory or invalid options are usage errors: exit 2 and a message."""
+    run = kp("score", TRACES, *args)
+    assert run.code == 2
+    assert message in run.err
+
+
+def test_missing_file_exits_2(kp: KpRunner, tmp_path: Path) -> None:
+    """A path that does not exist is a one-line error, exit 2."""
+    run = kp("score", str(tmp_path / "nope.jsonl"), "--no-embedder")
+    assert run.code == 2
+    assert "nope.jsonl: no such file" in run.err
+
+
+def test_profiles_file_adds_a_domain(kp: KpRunner, tmp_path: Path) -> None:
+    """--profiles FILE registers profiles that traces of that domain then use."""
+    profiles = tmp_path / "p.yaml"
+    profiles.write_text("devops:\n  complexity: 0.4\n  novelty: 0.1\n  tool_diversity: 0.2\n  outcome_confidence: 0.3\n")
+    rows = {r["id"]: r for r in jsonl(kp("score", TRACES, "--no-embedder", "-f", "jsonl", "--profiles", str(profiles)).out)}
+    assert rows["kp:trace:ops-db-failover-5"]["profile"] == "devops"
+
+
+def test_validate_reports_problems_without_scoring(kp: KpRunner) -> None:
+    """kp validate lists the bad records and exits 1; valid input exits 0."""
+    bad = kp("validate", INVALID)
+    assert bad.code == 1
+    assert f"{INVALID}:3: invalid JSON" in bad.err
+    assert "1 valid trace; 5 invalid records" in bad.err
+    good = kp("validate", TRACES, "-f", "json")
+    assert good.code == 0
+    assert json.loads(good.out) == {"valid": 8, "invalid": 0, "problems": []}
+
+
+def test_profiles_command_prints_the_weight_table(kp: KpRunner) -> None:
+    """kp profiles --format json is the spec's table."""
+    data = json.loads(kp("profiles", "-f", "json").out)
+    assert data["finance"] == {"complexity": 0.2, "novelty": 0.25, "tool_diversity": 0.1, "outcome_confidence": 0.45}
+    assert list(data) == ["default", "finance", "code", "medical", "customer_service"]

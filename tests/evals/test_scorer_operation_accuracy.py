@@ -1,0 +1,267 @@
+"""operation-accuracy: matching expected to actual operations, and why some do not match."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given
+
+from knowledgepulse.evals.models import Case
+from knowledgepulse.evals.registry import get_scorer_class
+from knowledgepulse.evals.scorer import ScoreResult
+from tests.evals.builders import cases, diagnose, evaluate, make_case, op, page
+
+PAGES = [page("p1", b1="one", b2="two", b3="three")]
+TWO_PAGES = [page("p1", b1="one", b2="two"), page("p2", b1="uno", b2="dos")]
+
+
+def _score(
+    actual: list[dict[str, Any]],
+    expected: list[dict[str, Any]],
+    pages: list[dict[str, Any]] | None = None,
+) -> ScoreResult:
+    return evaluate(
+        "operation-accuracy", make_case(pages or PAGES, actual=actual, expected=expected)
+    )
+
+
+def _reasons(result: ScoreResult) -> list[tuple[str, int | None]]:
+    return [(u["reason"], u["actualIndex"]) for u in result.details["unmatchedOperations"]]
+
+
+def test_default_threshold_is_0_8() -> None:
+    """The guide's threshold: 80%."""
+    assert get_scorer_class("operation-accuracy").default_threshold == 0.8
+
+
+def test_identical_operations_score_one(cart_case: Case) -> None:
+    """Every expected operation made exactly: 1.0 and nothing unmatched or unexpected."""
+    result = evaluate("operation-accuracy", cart_case)
+    assert result.score == 1.0
+    assert result.details == {
+        "matchedOperations": 2,
+        "totalExpectedOperations": 2,
+        "unmatchedOperations": [],
+        "unexpectedOperations": [],
+        "unexpectedOperationIndices": [],
+    }
+
+
+def test_score_is_matched_over_expected() -> None:
+    """Two of three expected operations matched: 2/3."""
+    result = _score(
+        [op("update", "b1", content="x"), op("delete", "b3")],
+        [op("update", "b1", content="x"), op("delete", "b3"), op("delete", "b2")],
+    )
+    assert result.score == 2 / 3
+
+
+def test_content_does_not_matter_for_matching() -> None:
+    """Type and target decide; the content of an update does not."""
+    assert _score([op("update", "b1", content="a")], [op("update", "b1", content="b")]).score == 1.0
+
+
+def test_target_by_id_matches_target_by_index_of_the_same_block() -> None:
+    """Targets are compared as resolved original blocks."""
+    assert _score([op("delete", index=1)], [op("delete", "b2")]).score == 1.0
+
+
+def test_inapplicable_operation_still_matches() -> None:
+    """An update without content cannot be applied but still names the expected target."""
+    assert _score([op("update", "b1")], [op("update", "b1", content="x")]).score == 1.0
+
+
+def test_insert_position_defaults_to_after() -> None:
+    """An insert without position is an insert after."""
+    result = _score(
+        [op("insert", "b1", position="after", content="x")], [op("insert", "b1", content="x")]
+    )
+    assert result.score == 1.0
+
+
+def test_each_actual_operation_matches_at_most_once() -> None:
+    """Two expected deletes of b1 and one actual: one match, one missing."""
+    result = _score([op("delete", "b1")], [op("delete", "b1"), op("delete", "b1")])
+    assert result.score == 0.5
+    assert _reasons(result) == [("missing", None)]
+
+
+def test_type_mismatch_when_closest_has_same_target_other_type() -> None:
+    """Expected update of b1, actual delete of b1: type mismatch, and it is not 'unexpected'."""
+    result = _score([op("delete", "b1")], [op("update", "b1", content="x")])
+    assert result.score == 0.0
+    assert _reasons(result) == [("type mismatch", 0)]
+    assert result.details["unmatchedOperations"][0]["actual"] == {
+        "type": "delete",
+        "targetBlockId": "b1",
+    }
+    assert result.details["unexpectedOperations"] == []
+
+
+def test_target_mismatch_when_closest_has_same_type_other_target() -> None:
+    """Expected update of b1, actual update of b2: target mismatch."""
+    result = _score([op("update", "b2", content="x")], [op("update", "b1", content="x")])
+    assert _reasons(result) == [("target mismatch", 0)]
+
+
+def test_position_mismatch_when_insert_has_other_position() -> None:
+    """Expected insert after b1, actual insert before b1: position mismatch."""
+    result = _score(
+        [op("insert", "b1", position="before", content="x")], [op("insert", "b1", content="x")]
+    )
+    assert _reasons(result) == [("position mismatch", 0)]
+
+
+def test_missing_when_no_actual_operations() -> None:
+    """Nothing done: every expected operation is missing."""
+    result = _score([], [op("delete", "b1"), op("insert", content="x")])
+    assert result.score == 0.0
+    assert _reasons(result) == [("missing", None), ("missing", None)]
+
+
+def test_unrelated_actual_explains_nothing_and_stays_unexpected() -> None:
+    """An actual sharing neither type nor target: expected is missing, actual is unexpected."""
+    result = _score([op("delete", "b3")], [op("update", "b1", content="x")])
+    assert _reasons(result) == [("missing", None)]
+    assert result.details["unexpectedOperations"] == [{"type": "delete", "targetBlockId": "b3"}]
+    assert result.details["unexpectedOperationIndices"] == [0]
+
+
+def test_position_beats_type_beats_target_as_closest() -> None:
+    """Among unused actuals, the position mismatch is chosen over type and target ones."""
+    actual = [
+        op("insert", "b2", content="x"),  # same type, other target
+        op("delete", "b1"),  # same target, other type
+        op("insert", "b1", position="before", content="x"),  # same type and target
+    ]
+    result = _score(actual, [op("insert", "b1", content="x")])
+    assert _reasons(result) == [("position mismatch", 2)]
+    assert result.details["unexpectedOperationIndices"] == [0, 1]
+
+
+def test_type_beats_target_as_closest() -> None:
+    """Same target with another type is closer than same type with another target."""
+    result = _score(
+        [op("update", "b2", content="x"), op("delete", "b1")], [op("update", "b1", content="x")]
+    )
+    assert _reasons(result) == [("type mismatch", 1)]
+
+
+def test_closer_reasons_are_assigned_first_over_all_expected() -> None:
+    """A later expected operation's position mismatch wins over an earlier one's type mismatch."""
+    result = _score(
+        [op("insert", "b1", position="before", content="x")],
+        [op("update", "b1", content="x"), op("insert", "b1", content="x")],
+    )
+    assert _reasons(result) == [("missing", None), ("position mismatch", 0)]
+
+
+def test_target_mismatch_prefers_an_actual_on_the_same_page() -> None:
+    """Of two same-type actuals with other targets, the one on the expected page is closest."""
+    result = _score(
+        [op("delete", "b2", page="p2"), op("delete", "b2", page="p1")],
+        [op("delete", "b1", page="p1")],
+        TWO_PAGES,
+    )
+    assert _reasons(result) == [("target mismatch", 1)]
+
+
+def test_same_block_id_on_another_page_is_another_target() -> None:
+    """Block identity is (page, block id): b1 on p2 is not b1 on p1."""
+    result = _score([op("delete", "b1", page="p2")], [op("delete", "b1", page="p1")], TWO_PAGES)
+    assert _reasons(result) == [("target mismatch", 0)]
+
+
+def test_unknown_type_never_matches() -> None:
+    """An unknown type matches nothing, not even an identical operation; reason: type."""
+    result = _score([op("replace", "b1", content="x")], [op("replace", "b1", content="x")])
+    assert result.score == 0.0
+    assert _reasons(result) == [("type mismatch", 0)]
+
+
+def test_no_expected_and_no_actual_scores_one() -> None:
+    """Nothing expected and nothing done: 1.0."""
+    assert _score([], []).score == 1.0
+
+
+def test_no_expected_but_some_actual_scores_zero() -> None:
+    """Nothing expected but something done: 0.0, with the operations listed as unexpected."""
+    result = _score([op("delete", "b1")], [])
+    assert result.score == 0.0
+    assert result.details["unexpectedOperations"] == [{"type": "delete", "targetBlockId": "b1"}]
+
+
+def test_details_are_plain_json() -> None:
+    """Details survive a JSON round trip unchanged."""
+    result = _score(
+        [op("insert", "b1", position="before", content="x", reason="model note")],
+        [op("insert", "b1", content="x"), op("delete", "b3")],
+    )
+    assert json.loads(json.dumps(result.details)) == result.details
+    assert result.details["unmatchedOperations"][0] == {
+        "expected": {"type": "insert", "targetBlockId": "b1", "content": "x"},
+        "reason": "position mismatch",
+        "expectedIndex": 0,
+        "actual": {
+            "type": "insert",
+            "targetBlockId": "b1",
+            "position": "before",
+            "content": "x",
+            "reason": "model note",
+        },
+        "actualIndex": 0,
+    }
+
+
+def test_diagnosis_counts_reasons_and_names_each_operation() -> None:
+    """The diagnosis counts unmatched by reason and points at both operation lists."""
+    case = make_case(
+        PAGES,
+        actual=[
+            op("delete", "b1"),
+            op("insert", "b2", position="before", content="x"),
+            op("delete", "b3"),
+        ],
+        expected=[
+            op("update", "b1", content="x"),
+            op("insert", "b2", content="x"),
+            op("update", "b3", content="y"),
+            op("delete", "b2"),
+        ],
+    )
+    lines = diagnose("operation-accuracy", case)
+    assert lines[0] == (
+        "0 of 4 expected operations matched; unmatched: 1 position mismatch, 2 type mismatch, "
+        "1 missing"
+    )
+    assert lines[1] == (
+        "expected.operations[0] (update block 'b1'): type mismatch; "
+        "closest is actual.operations[0] (delete block 'b1')"
+    )
+    assert lines[2] == (
+        "expected.operations[1] (insert after block 'b2'): position mismatch; "
+        "closest is actual.operations[1] (insert before block 'b2')"
+    )
+    assert lines[4] == (
+        "expected.operations[3] (delete block 'b2'): missing; "
+        "no unused actual operation has its type or target"
+    )
+
+
+def test_diagnosis_lists_unexpected_operations() -> None:
+    """Unexpected actual operations are named with their index."""
+    case = make_case(PAGES, actual=[op("delete", "b1", page="p1")], expected=[])
+    assert diagnose("operation-accuracy", case) == [
+        "no operations were expected, but the model made 1",
+        "actual.operations[0] (delete block 'b1' on page 'p1'): unexpected; nothing asks for it",
+    ]
+
+
+@given(cases(known_types_only=True))
+def test_actual_equal_to_expected_scores_one(case: Case) -> None:
+    """Whatever the operations, doing exactly what was expected scores 1.0."""
+    same = case.model_copy(
+        update={"actual": case.actual.model_copy(update={"operations": case.expected.operations})}
+    )
+    assert evaluate("operation-accuracy", same).score == 1.0

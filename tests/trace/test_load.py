@@ -1,0 +1,57 @@
+"""Loading traces from files: valid ones in order, bad records reported and skipped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from knowledgepulse.records import Problem
+from knowledgepulse.trace import LoadedTrace, load_traces
+from tests.builders import trace_json
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "traces"
+
+
+def test_bad_records_do_not_stop_the_good_ones(tmp_path: Path) -> None:
+    """A schema error and broken JSON are reported at their lines; the valid traces around load."""
+    bad = trace_json(trace_id="kp:trace:bad")
+    bad["steps"][0]["type"] = "plan"
+    lines = [
+        json.dumps(trace_json(trace_id="kp:trace:a")),
+        json.dumps(bad),
+        '{"@context": ',
+        json.dumps(trace_json(trace_id="kp:trace:b")),
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    items = list(load_traces([path]))
+    assert [i.trace.id for i in items if isinstance(i, LoadedTrace)] == ["kp:trace:a", "kp:trace:b"]
+    assert [str(i).split(": ")[0] for i in items if isinstance(i, Problem)] == [f"{path}:2", f"{path}:3"]
+    assert str(items[1]) == f'{path}:2: steps[0].type: got "plan"; expected ' + (
+        "'thought', 'tool_call', 'observation' or 'error_recovery'"
+    )
+
+
+def test_json_list_file_loads_every_trace(tmp_path: Path) -> None:
+    """A JSON file holding a list of traces yields each, with the line it starts on."""
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps([trace_json(trace_id="kp:trace:1"), trace_json(trace_id="kp:trace:2")], indent=1))
+    items = list(load_traces([path]))
+    assert [i.trace.id for i in items if isinstance(i, LoadedTrace)] == ["kp:trace:1", "kp:trace:2"]
+    assert all(isinstance(i, LoadedTrace) and i.record.location.line for i in items)
+
+
+def test_the_bundled_examples_are_valid() -> None:
+    """Every trace in examples/traces/traces.jsonl validates."""
+    items = list(load_traces([EXAMPLES / "traces.jsonl", EXAMPLES / "finance-tsmc.json"]))
+    assert items
+    assert not [i for i in items if isinstance(i, Problem)]
+
+
+def test_the_bundled_invalid_examples_are_each_reported() -> None:
+    """examples/traces/invalid.jsonl has five bad records and one valid trace."""
+    items = list(load_traces([EXAMPLES / "invalid.jsonl"]))
+    valid = [i for i in items if isinstance(i, LoadedTrace)]
+    bad_lines = {i.location.line for i in items if isinstance(i, Problem)}
+    assert len(valid) == 1
+    assert bad_lines == {1, 2, 3, 4, 5}

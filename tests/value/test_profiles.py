@@ -1,0 +1,112 @@
+"""Weight profiles: the built-in table, selection by domain, validated registration."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from knowledgepulse.errors import ProfileError
+from knowledgepulse.value.profile_file import load_profiles
+from knowledgepulse.value.profiles import BUILTIN_PROFILES, ProfileRegistry, ScoringWeights
+
+SPEC_TABLE = {
+    "default": (0.25, 0.35, 0.15, 0.25),
+    "finance": (0.20, 0.25, 0.10, 0.45),
+    "code": (0.20, 0.30, 0.30, 0.20),
+    "medical": (0.15, 0.20, 0.10, 0.55),
+    "customer_service": (0.20, 0.30, 0.20, 0.30),
+}
+
+
+def test_builtin_profiles_are_the_spec_table() -> None:
+    """The five built-in profiles hold exactly the spec's weights, in its order."""
+    assert {name: w.as_tuple() for name, w in BUILTIN_PROFILES.items()} == SPEC_TABLE
+    assert list(BUILTIN_PROFILES) == list(SPEC_TABLE)
+
+
+@pytest.mark.parametrize(
+    ("domain", "profile"),
+    [("finance", "finance"), ("code", "code"), ("code-review", "default"), ("Finance", "default"), ("", "default")],
+)
+def test_selection_is_an_exact_match_else_default(domain: str, profile: str) -> None:
+    """code-review is not code, Finance is not finance: unknown domains use default."""
+    name, weights = ProfileRegistry().select(domain)
+    assert name == profile
+    assert weights == BUILTIN_PROFILES[profile]
+
+
+def test_registered_profile_is_selected_by_its_domain() -> None:
+    """A user profile is used for its domain."""
+    registry = ProfileRegistry()
+    registry.register("legal", {"complexity": 0.4, "novelty": 0.2, "tool_diversity": 0.1, "outcome_confidence": 0.3})
+    assert registry.select("legal") == ("legal", ScoringWeights(0.4, 0.2, 0.1, 0.3))
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        ((0.5, 0.5, 0.5, 0.5), "sum to 1.0"),
+        ((1.2, -0.2, 0.0, 0.0), "in \\[0, 1\\]"),
+        ((math.nan, 0.5, 0.25, 0.25), "in \\[0, 1\\]"),
+        ((True, 0.0, 0.0, 0.0), "must be a number"),
+    ],
+)
+def test_invalid_weights_are_refused(weights: tuple[float, float, float, float], message: str) -> None:
+    """Weights outside [0, 1], not numbers, or not summing to 1 fail with a clear error."""
+    with pytest.raises(ProfileError, match=message):
+        ScoringWeights(*weights)
+
+
+def test_sum_tolerance_is_one_in_a_billion() -> None:
+    """A sum off by less than 1e-9 is accepted; off by 1e-8 is not."""
+    ScoringWeights(0.1, 0.2, 0.3, 0.4 + 5e-10)
+    with pytest.raises(ProfileError):
+        ScoringWeights(0.1, 0.2, 0.3, 0.4 + 1e-8)
+
+
+def test_mapping_with_a_misspelt_name_is_refused() -> None:
+    """A profile mapping must name exactly the four dimensions."""
+    with pytest.raises(ProfileError, match="missing novelty; unknown noveltty"):
+        ScoringWeights.from_mapping({"complexity": 0.25, "noveltty": 0.35, "tool_diversity": 0.15, "outcome_confidence": 0.25})
+
+
+def test_changing_an_existing_profile_needs_replace() -> None:
+    """Registering different weights for an existing domain needs replace=True."""
+    registry = ProfileRegistry()
+    new = ScoringWeights(0.25, 0.25, 0.25, 0.25)
+    with pytest.raises(ProfileError, match="replace=True"):
+        registry.register("finance", new)
+    registry.register("finance", new, replace=True)
+    assert registry["finance"] == new
+
+
+def test_registries_are_independent() -> None:
+    """A profile registered on one registry does not leak into another or the built-ins."""
+    first = ProfileRegistry()
+    first.register("legal", ScoringWeights(0.25, 0.25, 0.25, 0.25))
+    assert "legal" not in ProfileRegistry()
+    assert "legal" not in BUILTIN_PROFILES
+
+
+def test_profiles_file_reports_every_bad_profile_with_its_line(tmp_path: Path) -> None:
+    """A profiles file with two bad entries lists both, each with file and line."""
+    path = tmp_path / "profiles.yaml"
+    path.write_text(
+        "legal:\n  complexity: 0.4\n  novelty: 0.2\n  tool_diversity: 0.1\n  outcome_confidence: 0.3\n"
+        "bad_sum:\n  complexity: 0.5\n  novelty: 0.5\n  tool_diversity: 0.5\n  outcome_confidence: 0.5\n"
+        "typo:\n  complexity: 0.25\n  novelty: 0.25\n  tool_diversty: 0.25\n  outcome_confidence: 0.25\n"
+    )
+    with pytest.raises(ProfileError) as caught:
+        load_profiles(path)
+    lines = str(caught.value).splitlines()
+    assert lines[0].startswith(f"{path}:6: bad_sum: weights must sum to 1.0")
+    assert lines[1].startswith(f"{path}:11: typo: missing tool_diversity; unknown tool_diversty")
+
+
+def test_profiles_file_loads_valid_profiles(tmp_path: Path) -> None:
+    """A valid profiles file gives validated weights by domain."""
+    path = tmp_path / "profiles.json"
+    path.write_text('{"legal": {"complexity": 0.4, "novelty": 0.2, "tool_diversity": 0.1, "outcome_confidence": 0.3}}')
+    assert load_profiles(path) == {"legal": ScoringWeights(0.4, 0.2, 0.1, 0.3)}

@@ -1,0 +1,249 @@
+"""TraceValueScorer: the composite, novelty against the cache, modes, batches and breakdowns."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from numpy.typing import NDArray
+
+from knowledgepulse.errors import EmbedderUnavailableError, VectorError
+from knowledgepulse.novelty import VectorCache
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.value import ScoringWeights, TraceValueScorer
+from tests.builders import make_trace, step, steps
+
+
+def test_worked_example_without_embedder_scores_0_57625() -> None:
+    """The spec's worked example: default weights, N = 0.5, rule 3 fires: 0.57625."""
+    breakdown = TraceValueScorer(embedder=None).score(make_trace())
+    assert breakdown.score == pytest.approx(0.57625, abs=1e-12)
+    assert breakdown.profile == "default"
+    assert breakdown.dimensions.to_dict() == pytest.approx(
+        {"complexity": 0.405, "novelty": 0.5, "tool_diversity": 1.0, "outcome_confidence": 1.0}
+    )
+    assert breakdown.weighted_sum == pytest.approx(0.67625)
+    assert [(o.name, o.before, o.after) for o in breakdown.overrides] == [
+        ("low_tool_diversity", pytest.approx(0.67625), pytest.approx(0.57625))
+    ]
+    assert breakdown.novelty.source == "no_embedder"
+
+
+def test_first_trace_of_an_empty_cache_has_novelty_one_half() -> None:
+    """With an embedder but an empty cache, N = 0.5 and the source says so."""
+    breakdown = TraceValueScorer(embedder=HashingEmbedder()).score(make_trace())
+    assert breakdown.dimensions.novelty == 0.5
+    assert breakdown.novelty.source == "empty_cache"
+
+
+def test_scoring_the_same_trace_twice_lowers_novelty_online() -> None:
+    """Online mode: the trace joins the cache, so the second time N is ~0 and names the first."""
+    scorer = TraceValueScorer(embedder=HashingEmbedder())
+    scorer.score(make_trace(trace_id="kp:trace:first"))
+    second = scorer.score(make_trace(trace_id="kp:trace:again"))
+    assert second.novelty.source == "embedding"
+    assert second.novelty.nearest_id == "kp:trace:first"
+    assert second.novelty.similarity == pytest.approx(1.0, abs=1e-6)
+    assert second.dimensions.novelty == pytest.approx(0.0, abs=1e-6)
+    assert scorer.cache.size == 2
+
+
+def test_frozen_mode_leaves_the_cache_unchanged() -> None:
+    """Frozen mode scores against the cache without adding to it, so order does not matter."""
+    embedder = HashingEmbedder()
+    cache = VectorCache(dimensions=embedder.dimensions)
+    cache.add(embedder.embed_batch(["Find the cheapest flight from Lisbon to Oslo step 0: thought"])[0], id="kp:trace:known")
+    scorer = TraceValueScorer(embedder=embedder, cache=cache, mode="frozen")
+    a = make_trace(trace_id="kp:trace:a")
+    b = make_trace(trace_id="kp:trace:b", objective="Summarise the quarterly sales report")
+    forward = [scorer.score(t).to_dict() for t in (a, b)]
+    backward = [scorer.score(t).to_dict() for t in (b, a)]
+    assert cache.size == 1
+    assert forward == backward[::-1]
+    assert forward[0]["nearest_trace"] == "kp:trace:known"
+
+
+def test_similar_traces_are_less_novel_than_unrelated_ones() -> None:
+    """Against the same cache, a near-duplicate objective gets lower novelty than a new topic."""
+    embedder = HashingEmbedder()
+    scorer = TraceValueScorer(embedder=embedder, mode="online")
+    scorer.score(make_trace(objective="Book a flight from New York to Seattle on May 20"))
+    frozen = TraceValueScorer(embedder=embedder, cache=scorer.cache, mode="frozen")
+    near = frozen.score(make_trace(objective="Book a flight from New York to Seattle on May 21"))
+    far = frozen.score(make_trace(objective="Diagnose the memory leak in the image resizer"))
+    assert near.dimensions.novelty < far.dimensions.novelty
+
+
+def test_profile_follows_the_domain() -> None:
+    """finance traces use finance weights; an unknown domain uses default."""
+    scorer = TraceValueScorer(embedder=None)
+    assert scorer.score(make_trace(domain="finance")).weights == ScoringWeights(0.20, 0.25, 0.10, 0.45)
+    assert scorer.score(make_trace(domain="code-review")).profile == "default"
+
+
+def test_scorer_profiles_are_its_own() -> None:
+    """A profile registered on one scorer does not change another."""
+    legal = ScoringWeights(0.1, 0.1, 0.1, 0.7)
+    one, other = TraceValueScorer(embedder=None), TraceValueScorer(embedder=None)
+    one.register_profile("legal", legal)
+    assert one.score(make_trace(domain="legal")).profile == "legal"
+    assert other.score(make_trace(domain="legal")).profile == "default"
+
+
+def test_shareable_follows_the_threshold() -> None:
+    """A score of 0.57625 is below 0.75 but reaches a threshold of 0.5."""
+    assert not TraceValueScorer(embedder=None).score(make_trace()).shareable
+    assert TraceValueScorer(embedder=None, threshold=0.5).score(make_trace()).shareable
+
+
+def test_a_mapping_is_validated_before_scoring() -> None:
+    """Parsed JSON can be scored directly; invalid JSON raises with the path."""
+    from knowledgepulse.errors import TraceValidationError
+    from tests.builders import trace_json
+
+    scorer = TraceValueScorer(embedder=None)
+    assert scorer.score(trace_json()).score == pytest.approx(0.57625)
+    bad = trace_json()
+    bad["outcome"]["confidence"] = 2
+    with pytest.raises(TraceValidationError, match="outcome.confidence"):
+        scorer.score(bad)
+
+
+class _UnavailableEmbedder:
+    dimensions = 384
+    model_id = "missing"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        self.calls += 1
+        raise EmbedderUnavailableError('the embedder needs: pip install "knowledgepulse[embeddings]"')
+
+
+def test_unavailable_embedder_falls_back_once_with_one_log_line(caplog: pytest.LogCaptureFixture) -> None:
+    """If the model cannot load, N = 0.5 for every trace, one warning says why, no retry storm."""
+    embedder = _UnavailableEmbedder()
+    scorer = TraceValueScorer(embedder=embedder)
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        results = scorer.score_many([make_trace(trace_id=f"kp:trace:{i}") for i in range(5)])
+    assert {r.novelty.source for r in results} == {"no_embedder"}
+    assert {r.dimensions.novelty for r in results} == {0.5}
+    assert results[0].novelty.reason is not None
+    assert "pip install" in results[0].novelty.reason
+    assert embedder.calls == 1
+    assert len([r for r in caplog.records if "novelty is 0.5" in r.getMessage()]) == 1
+
+
+class _WrongSizeEmbedder:
+    dimensions = 384
+    model_id = "wrong"
+
+    def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return np.ones((len(texts), 12), dtype=np.float32)
+
+
+def test_embedder_of_the_wrong_size_is_a_clear_error() -> None:
+    """Vectors that do not fit the cache raise, naming both shapes."""
+    with pytest.raises(VectorError, match=r"shape \(1, 12\).*expected \(1, 384\)"):
+        TraceValueScorer(embedder=_WrongSizeEmbedder()).score(make_trace())
+
+
+def test_expired_vectors_make_a_topic_novel_again() -> None:
+    """With a TTL, a trace seen longer ago than the TTL no longer lowers novelty."""
+    now = [0.0]
+    cache = VectorCache(dimensions=384, ttl_ms=1000, clock=lambda: now[0])
+    scorer = TraceValueScorer(embedder=HashingEmbedder(), cache=cache)
+    scorer.score(make_trace(trace_id="kp:trace:old"))
+    now[0] = 500.0
+    assert scorer.score(make_trace(trace_id="kp:trace:soon")).novelty.source == "embedding"
+    now[0] = 10_000.0
+    assert scorer.score(make_trace(trace_id="kp:trace:later")).novelty.source == "empty_cache"
+
+
+def test_output_is_byte_identical_for_the_same_inputs() -> None:
+    """Two scorers fed the same traces in the same order give identical JSON."""
+    traces = [make_trace(trace_id=f"kp:trace:{i}", objective=f"task {i % 3}") for i in range(6)]
+
+    def run() -> str:
+        scorer = TraceValueScorer(embedder=HashingEmbedder())
+        return json.dumps([scorer.score(t).to_dict() for t in traces])
+
+    assert run() == run()
+
+
+def test_explanation_names_every_number() -> None:
+    """The text breakdown shows each dimension, weight, contribution and override."""
+    text = TraceValueScorer(embedder=None).score(make_trace()).explain()
+    assert "complexity         0.4050 x 0.25 = 0.1013" in text
+    assert "novelty            0.5000 x 0.35 = 0.1750" in text
+    assert "override low_tool_diversity: 0.6763 -> 0.5763" in text
+    assert "no embedder" in text
+
+
+# --- laws over many traces --------------------------------------------------------------
+
+KINDS = ["thought", "tool_call", "observation", "error_recovery"]
+WORDS = ["flight", "refund", "search", "invoice", "python", "error", "dose", "margin", "retry", "seattle"]
+
+
+@st.composite
+def traces(draw: st.DrawFn, index: int = 0) -> object:
+    n = draw(st.integers(min_value=1, max_value=25))
+    step_list = []
+    for i in range(n):
+        kind = draw(st.sampled_from(KINDS))
+        tool = draw(st.one_of(st.none(), st.sampled_from(["search", "calc", "sql", "http"])))
+        content = " ".join(draw(st.lists(st.sampled_from(WORDS), max_size=6)))
+        step_list.append(step(i, kind, content, tool))
+    return make_trace(
+        trace_id=f"kp:trace:{draw(st.integers(0, 10**6))}",
+        domain=draw(st.sampled_from(["default", "finance", "code", "medical", "customer_service", "other"])),
+        success=draw(st.booleans()),
+        confidence=draw(st.floats(min_value=0.0, max_value=1.0)),
+        objective=" ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=5))),
+        step_list=step_list,
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(traces(), min_size=1, max_size=12), st.integers(min_value=1, max_value=5))
+def test_batch_scoring_equals_one_by_one(batch: list[object], batch_size: int) -> None:
+    """score_many in batches of any size gives exactly what score gives one by one, in order."""
+    one_by_one = TraceValueScorer(embedder=HashingEmbedder())
+    batched = TraceValueScorer(embedder=HashingEmbedder(), batch_size=batch_size)
+    expected = [one_by_one.score(t).to_dict() for t in batch]  # type: ignore[arg-type]
+    assert [b.to_dict() for b in batched.score_many(batch)] == expected  # type: ignore[arg-type]
+
+
+class _RandomEmbedder:
+    """Vectors pointing anywhere, so cosines can be negative."""
+
+    dimensions = 8
+    model_id = "random"
+
+    def __init__(self, seed: int) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return self._rng.normal(size=(len(texts), 8)).astype(np.float32)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(traces(), min_size=1, max_size=8), st.integers(0, 2**32 - 1))
+def test_every_score_and_dimension_is_in_unit_range(batch: list[object], seed: int) -> None:
+    """Whatever the trace and the cosines, every dimension and score lies in [0, 1]."""
+    scorer = TraceValueScorer(embedder=_RandomEmbedder(seed))
+    for breakdown in scorer.score_many(batch):  # type: ignore[arg-type]
+        assert 0.0 <= breakdown.score <= 1.0
+        assert all(0.0 <= value <= 1.0 for value in breakdown.dimensions.to_dict().values())
+
+
+def test_steps_builder_makes_numbered_steps() -> None:
+    """The test builder numbers steps from 0 (guards the other tests' assumptions)."""
+    assert [s["step_id"] for s in steps("thought", "thought")] == [0, 1]
