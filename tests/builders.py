@@ -8,7 +8,9 @@ from typing import Any
 from knowledgepulse.trace.models import ReasoningTrace
 
 
-def step(step_id: int, kind: str, content: str | None = None, tool: str | None = None) -> dict[str, Any]:
+def step(
+    step_id: int, kind: str, content: str | None = None, tool: str | None = None
+) -> dict[str, Any]:
     """One step as JSON."""
     data: dict[str, Any] = {"step_id": step_id, "type": kind}
     if content is not None:

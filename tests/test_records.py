@@ -18,7 +18,10 @@ def parsed(text: str, fmt: str, name: str = "in") -> list[Record | Problem]:
 def test_json_list_elements_know_their_lines() -> None:
     """Each element of a top-level JSON list is a record that starts on its own line."""
     items = parsed('[\n  {"a": 1},\n\n  {"b": 2}\n]\n', "json")
-    assert [(r.location.line, r.location.index) for r in items if isinstance(r, Record)] == [(2, 0), (4, 1)]
+    assert [(r.location.line, r.location.index) for r in items if isinstance(r, Record)] == [
+        (2, 0),
+        (4, 1),
+    ]
 
 
 def test_json_single_document_is_one_record() -> None:

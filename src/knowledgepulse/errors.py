@@ -50,6 +50,10 @@ class UnknownScorerError(KnowledgePulseError, LookupError):
     """Raised when a scorer type name is not registered; the message lists the known names."""
 
 
+class UnknownPresetError(KnowledgePulseError, LookupError):
+    """Raised when a suite preset name is not built in; the message lists the presets."""
+
+
 class ScorerParameterError(KnowledgePulseError, ValueError):
     """Raised when a scorer is given parameters it does not accept or values out of range."""
 

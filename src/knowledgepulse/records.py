@@ -34,7 +34,7 @@ _SUFFIX_FORMATS: Mapping[str, Format] = {
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """Where a record starts: its file, 1-based line and 0-based position among the file's records."""
+    """Where a record starts: its file, 1-based line, and 0-based index among the file's records."""
 
     file: str
     line: int | None = None
@@ -61,8 +61,10 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.location}: {self.path}: {self.message}" if self.path else (
-            f"{self.location}: {self.message}"
+        return (
+            f"{self.location}: {self.path}: {self.message}"
+            if self.path
+            else (f"{self.location}: {self.message}")
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -117,7 +119,9 @@ def read_text(source: str | Path) -> tuple[str, str]:
     except IsADirectoryError:
         raise InputFileError(f"{source}: is a directory; pass the files inside it") from None
     except UnicodeDecodeError as error:
-        raise InputFileError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+        raise InputFileError(
+            f"{source}: not UTF-8 text ({error.reason} at byte {error.start})"
+        ) from None
     except OSError as error:
         raise InputFileError(f"{source}: cannot be read ({error.strerror})") from None
 
@@ -174,7 +178,9 @@ def parse_records(text: str, name: str, fmt: Format) -> Iterator[Record | Proble
 def _checked(record: Record) -> Record | Problem:
     """The record itself, or a problem at its first NaN or infinite number."""
     for loc in non_finite_numbers(record.value):
-        return record.problem(loc, "NaN and infinite numbers are not valid JSON; use a finite number")
+        return record.problem(
+            loc, "NaN and infinite numbers are not valid JSON; use a finite number"
+        )
     return record
 
 
@@ -232,7 +238,11 @@ def _parse_json(text: str, name: str) -> Iterator[Record | Problem]:
         if position < len(text) and text[position] == ",":
             position = _skip_space(text, position + 1)
             continue
-        if position < len(text) and text[position] == "]" and _skip_space(text, position + 1) == len(text):
+        if (
+            position < len(text)
+            and text[position] == "]"
+            and _skip_space(text, position + 1) == len(text)
+        ):
             return
         error = json.JSONDecodeError("Expecting ',' or ']' after a list element", text, position)
         yield _json_problem(name, error)
@@ -272,7 +282,9 @@ def _parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
                     index += 1
                     yield _checked(Record(location, value[position], item_lines))
             else:
-                yield _checked(Record(Location(name, node.start_mark.line + 1, index), value, lines))
+                yield _checked(
+                    Record(Location(name, node.start_mark.line + 1, index), value, lines)
+                )
                 index += 1
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
@@ -284,7 +296,9 @@ def _parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
         loader.dispose()
 
 
-def _node_lines(node: yaml.Node, loc: tuple[str | int, ...], lines: dict[tuple[str | int, ...], int]) -> None:
+def _node_lines(
+    node: yaml.Node, loc: tuple[str | int, ...], lines: dict[tuple[str | int, ...], int]
+) -> None:
     lines[loc] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:

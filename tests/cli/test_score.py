@@ -29,8 +29,13 @@ def test_jsonl_rows_for_every_trace_in_input_order(kp: KpRunner) -> None:
     rows = jsonl(run.out)
     ids = [json.loads(line)["id"] for line in Path(TRACES).read_text().splitlines()]
     assert [r["id"] for r in rows] == ids
-    assert all(ROW_KEYS <= r.keys() for r in rows)
-    assert set(rows[0]["dimensions"]) == {"complexity", "novelty", "tool_diversity", "outcome_confidence"}  # type: ignore[arg-type]
+    assert all(r.keys() >= ROW_KEYS for r in rows)
+    assert set(rows[0]["dimensions"]) == {
+        "complexity",
+        "novelty",
+        "tool_diversity",
+        "outcome_confidence",
+    }  # type: ignore[arg-type]
     assert {r["novelty_source"] for r in rows} == {"no_embedder"}
 
 
@@ -49,10 +54,12 @@ def test_bad_records_are_reported_and_the_rest_scored(kp: KpRunner) -> None:
     assert run.code == 1
     assert [r["id"] for r in jsonl(run.out)] == ["kp:trace:ops-db-failover-5"]
     assert f'{INVALID}:1: steps[3].type: got "action"; expected' in run.err
-    assert f"{INVALID}:2: metadata.success: got \"yes\"; expected a valid boolean" in run.err
+    assert f'{INVALID}:2: metadata.success: got "yes"; expected a valid boolean' in run.err
     assert f"{INVALID}:2: outcome.confidence: got 1.4; expected" in run.err
     assert f"{INVALID}:3: invalid JSON" in run.err
-    assert f"{INVALID}:4: outcome.confidence: NaN and infinite numbers are not valid JSON" in run.err
+    assert (
+        f"{INVALID}:4: outcome.confidence: NaN and infinite numbers are not valid JSON" in run.err
+    )
     assert f"{INVALID}:5: task: required field is missing" in run.err
     assert "5 invalid records skipped" in run.err
 
@@ -90,7 +97,9 @@ def test_min_score_reports_which_traces_reach_it(kp: KpRunner) -> None:
 
 def test_annotate_writes_traces_back_with_their_scores(kp: KpRunner, tmp_path: Path) -> None:
     """--annotate writes each valid trace with metadata.quality_score set, everything else intact."""
-    scores = {r["id"]: r["score"] for r in jsonl(kp("score", TRACES, "--no-embedder", "-f", "jsonl").out)}
+    scores = {
+        r["id"]: r["score"] for r in jsonl(kp("score", TRACES, "--no-embedder", "-f", "jsonl").out)
+    }
     out = tmp_path / "annotated.jsonl"
     assert kp("score", TRACES, "--no-embedder", "--annotate", "-o", str(out)).code == 0
     originals = [json.loads(line) for line in Path(TRACES).read_text().splitlines()]
@@ -143,8 +152,15 @@ def test_missing_file_exits_2(kp: KpRunner, tmp_path: Path) -> None:
 def test_profiles_file_adds_a_domain(kp: KpRunner, tmp_path: Path) -> None:
     """--profiles FILE registers profiles that traces of that domain then use."""
     profiles = tmp_path / "p.yaml"
-    profiles.write_text("devops:\n  complexity: 0.4\n  novelty: 0.1\n  tool_diversity: 0.2\n  outcome_confidence: 0.3\n")
-    rows = {r["id"]: r for r in jsonl(kp("score", TRACES, "--no-embedder", "-f", "jsonl", "--profiles", str(profiles)).out)}
+    profiles.write_text(
+        "devops:\n  complexity: 0.4\n  novelty: 0.1\n  tool_diversity: 0.2\n  outcome_confidence: 0.3\n"
+    )
+    rows = {
+        r["id"]: r
+        for r in jsonl(
+            kp("score", TRACES, "--no-embedder", "-f", "jsonl", "--profiles", str(profiles)).out
+        )
+    }
     assert rows["kp:trace:ops-db-failover-5"]["profile"] == "devops"
 
 
@@ -162,5 +178,10 @@ def test_validate_reports_problems_without_scoring(kp: KpRunner) -> None:
 def test_profiles_command_prints_the_weight_table(kp: KpRunner) -> None:
     """kp profiles --format json is the spec's table."""
     data = json.loads(kp("profiles", "-f", "json").out)
-    assert data["finance"] == {"complexity": 0.2, "novelty": 0.25, "tool_diversity": 0.1, "outcome_confidence": 0.45}
+    assert data["finance"] == {
+        "complexity": 0.2,
+        "novelty": 0.25,
+        "tool_diversity": 0.1,
+        "outcome_confidence": 0.45,
+    }
     assert list(data) == ["default", "finance", "code", "medical", "customer_service"]

@@ -3,7 +3,8 @@
 ``page("p1", b1="Intro", b2="Body")`` is a page with blocks ``b1`` and ``b2``;
 ``op("update", "b1", content="New")`` an operation targeting block ``b1``;
 ``make_case(pages, actual=[...], expected=[...])`` a validated :class:`Case`.
-Random valid cases for hypothesis laws are drawn by :func:`cases`.
+``make_suite({"type": "content-quality"})`` a resolved suite. Random valid cases for
+hypothesis laws are drawn by :func:`cases`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from knowledgepulse.evals.models import Case, Page
 from knowledgepulse.evals.registry import get_scorer_class
 from knowledgepulse.evals.scorer import ScoreResult
+from knowledgepulse.evals.suite import Suite, suite_from_dict
 
 Json = dict[str, Any]
 
@@ -152,3 +154,8 @@ def cases(draw: st.DrawFn, *, known_types_only: bool = False) -> Case:
     return make_case(
         pages, actual=actual, expected=expected, patterns=patterns, duration_ms=duration
     )
+
+
+def make_suite(*entries: Json, **top: Any) -> Suite:
+    """A resolved suite from scorer entries (``{"type": ...}``) and top-level keys."""
+    return suite_from_dict({**top, "scorers": list(entries)})

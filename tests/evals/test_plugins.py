@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from knowledgepulse.errors import UnknownScorerError
+from knowledgepulse.errors import SuiteError, UnknownScorerError
 from knowledgepulse.evals import registry
+from knowledgepulse.evals.runner import evaluate_case
 from knowledgepulse.evals.scorers import OperationAccuracy
+from knowledgepulse.evals.suite import load_suite
 from tests.evals.builders import make_case, op, page
 
 PLUGIN_SOURCE = '''
@@ -128,3 +130,54 @@ def test_plugin_cannot_shadow_a_built_in(plugin_dir: Path) -> None:
     )
     assert "operation-accuracy" in registry.scorer_types()
     assert registry.get_scorer_class("operation-accuracy") is OperationAccuracy
+
+
+PARAM_PLUGIN_SOURCE = '''
+from pydantic import BaseModel, ConfigDict
+
+from knowledgepulse.evals.scorer import Scorer, ScoreResult
+
+
+class MaxOpsParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    at_most: int
+
+
+class MaxOps(Scorer):
+    """1.0 when the model made at most ``at_most`` operations."""
+
+    Params = MaxOpsParams
+
+    def evaluate(self, actual, expected, pages):
+        n = len(actual.operations)
+        return ScoreResult(1.0 if n <= self.params.at_most else 0.0, {"operations": n})
+
+    def diagnose(self, result):
+        return [f"made {result.details['operations']} operations"]
+'''
+
+
+def test_entry_point_scorer_is_usable_from_a_suite_file_with_validated_params(
+    plugin_dir: Path,
+) -> None:
+    """A plugin's type works in YAML by name; its params are checked; its hint is reported."""
+    _install(
+        plugin_dir,
+        "kp-test-plugin-params",
+        "kp_test_plugin_params",
+        PARAM_PLUGIN_SOURCE,
+        {"max-ops": "kp_test_plugin_params:MaxOps"},
+    )
+    suite_file = plugin_dir / "suite.yaml"
+    suite_file.write_text("scorers:\n  - type: max-ops\n    params: {at_most: 1}\n")
+    suite = load_suite(suite_file)
+    case = make_case([page("p1", b1="x")], actual=[op("delete", "b1"), op("delete", "b1")])
+    [outcome] = evaluate_case(suite, case).outcomes
+    assert (outcome.key, outcome.score, outcome.threshold) == ("max-ops", 0.0, 1.0)
+    assert outcome.diagnosis == ("made 2 operations",)
+
+    suite_file.write_text("scorers:\n  - type: max-ops\n    params: {at_most: many}\n")
+    with pytest.raises(SuiteError) as raised:
+        load_suite(suite_file)
+    [problem] = raised.value.problems
+    assert str(problem).startswith(f'{suite_file}:3: scorers[0].params.at_most: got "many"')

@@ -26,7 +26,10 @@ def test_bad_records_do_not_stop_the_good_ones(tmp_path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
     items = list(load_traces([path]))
     assert [i.trace.id for i in items if isinstance(i, LoadedTrace)] == ["kp:trace:a", "kp:trace:b"]
-    assert [str(i).split(": ")[0] for i in items if isinstance(i, Problem)] == [f"{path}:2", f"{path}:3"]
+    assert [str(i).split(": ")[0] for i in items if isinstance(i, Problem)] == [
+        f"{path}:2",
+        f"{path}:3",
+    ]
     assert str(items[1]) == f'{path}:2: steps[0].type: got "plan"; expected ' + (
         "'thought', 'tool_call', 'observation' or 'error_recovery'"
     )
@@ -35,7 +38,9 @@ def test_bad_records_do_not_stop_the_good_ones(tmp_path: Path) -> None:
 def test_json_list_file_loads_every_trace(tmp_path: Path) -> None:
     """A JSON file holding a list of traces yields each, with the line it starts on."""
     path = tmp_path / "t.json"
-    path.write_text(json.dumps([trace_json(trace_id="kp:trace:1"), trace_json(trace_id="kp:trace:2")], indent=1))
+    path.write_text(
+        json.dumps([trace_json(trace_id="kp:trace:1"), trace_json(trace_id="kp:trace:2")], indent=1)
+    )
     items = list(load_traces([path]))
     assert [i.trace.id for i in items if isinstance(i, LoadedTrace)] == ["kp:trace:1", "kp:trace:2"]
     assert all(isinstance(i, LoadedTrace) and i.record.location.line for i in items)

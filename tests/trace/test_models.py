@@ -61,7 +61,10 @@ def test_string_is_not_coerced_to_bool_or_number() -> None:
     data = trace_json()
     data["metadata"]["success"] = "true"
     data["steps"][0]["step_id"] = "1"
-    assert sorted(m.split(":", 1)[0] for m in problems_of(data)) == ["metadata.success", "steps[0].step_id"]
+    assert sorted(m.split(":", 1)[0] for m in problems_of(data)) == [
+        "metadata.success",
+        "steps[0].step_id",
+    ]
 
 
 def test_id_must_have_the_trace_prefix() -> None:
@@ -105,7 +108,10 @@ def test_created_at_must_be_an_iso_string() -> None:
 
 def test_source_skill_has_name_and_version() -> None:
     """source_skill is kp:skill:<name>:<version>."""
-    assert parse_trace(trace_json(source_skill="kp:skill:search:1.0")).source_skill == "kp:skill:search:1.0"
+    assert (
+        parse_trace(trace_json(source_skill="kp:skill:search:1.0")).source_skill
+        == "kp:skill:search:1.0"
+    )
     (message,) = problems_of(trace_json(source_skill="kp:skill:search"))
     assert message.startswith("source_skill:")
 

@@ -9,9 +9,9 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pytest
+from knowledgepulse.testing import HashingEmbedder
 from numpy.typing import NDArray
 
-from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import (
     TraceValueScorer,
     default_scorer,
@@ -46,7 +46,10 @@ def test_module_state_persists_across_calls() -> None:
 
 def test_register_profile_reaches_the_default_scorer() -> None:
     """register_profile adds a profile evaluate_value uses."""
-    register_profile("legal", {"complexity": 0.1, "novelty": 0.1, "tool_diversity": 0.1, "outcome_confidence": 0.7})
+    register_profile(
+        "legal",
+        {"complexity": 0.1, "novelty": 0.1, "tool_diversity": 0.1, "outcome_confidence": 0.7},
+    )
     assert score_trace(make_trace(domain="legal")).profile == "legal"
     assert default_scorer().profiles.select("legal")[0] == "legal"
 
@@ -55,7 +58,10 @@ def test_concurrent_calls_each_join_the_cache_once() -> None:
     """50 concurrent evaluate_value calls give 50 scores and 50 cache entries, none lost."""
 
     async def run() -> list[float]:
-        traces = [make_trace(trace_id=f"kp:trace:{i}", objective=f"objective number {i}") for i in range(50)]
+        traces = [
+            make_trace(trace_id=f"kp:trace:{i}", objective=f"objective number {i}")
+            for i in range(50)
+        ]
         return await asyncio.gather(*(evaluate_value(t) for t in traces))
 
     scores = asyncio.run(run())
@@ -93,7 +99,9 @@ def test_embedding_does_not_block_the_event_loop() -> None:
                 await asyncio.sleep(0.005)
 
         task = asyncio.create_task(ticker())
-        await asyncio.gather(*(evaluate_value(make_trace(trace_id=f"kp:trace:{i}")) for i in range(4)))
+        await asyncio.gather(
+            *(evaluate_value(make_trace(trace_id=f"kp:trace:{i}")) for i in range(4))
+        )
         done.set()
         await task
         return ticks

@@ -29,7 +29,9 @@ def test_worked_example_complexity() -> None:
 def test_error_recovery_adds_a_flat_point_three() -> None:
     """Any error_recovery step adds 0.3, however many there are."""
     one = features(step_list=steps("thought", "error_recovery"))
-    three = features(step_list=steps("thought", "error_recovery", "error_recovery", "error_recovery"))
+    three = features(
+        step_list=steps("thought", "error_recovery", "error_recovery", "error_recovery")
+    )
     assert complexity(one) == pytest.approx(2 / 4 * 0.5 + 0.3 + 2 / 20 * 0.2)
     assert complexity(three) == pytest.approx(2 / 4 * 0.5 + 0.3 + 4 / 20 * 0.2)
 
@@ -50,7 +52,11 @@ def test_complexity_reaches_one_at_most() -> None:
 def test_tools_count_on_any_step_type() -> None:
     """uniqueTools counts tool names on every step that carries one, whatever its type."""
     f = features(
-        step_list=[step(0, "thought", tool="a"), step(1, "observation", tool="b"), step(2, "tool_call", tool="a")]
+        step_list=[
+            step(0, "thought", tool="a"),
+            step(1, "observation", tool="b"),
+            step(2, "tool_call", tool="a"),
+        ]
     )
     assert f.unique_tools == 2
     assert tool_diversity(f) == pytest.approx(min(1.0, 2 / 3 * 3))
@@ -74,10 +80,15 @@ def test_outcome_confidence_keeps_thirty_percent_on_failure(
     success: bool, confidence: float, expected: float
 ) -> None:
     """O = confidence, times 0.3 when the task failed."""
-    assert outcome_confidence(features(success=success, confidence=confidence)) == pytest.approx(expected)
+    assert outcome_confidence(features(success=success, confidence=confidence)) == pytest.approx(
+        expected
+    )
 
 
-@pytest.mark.parametrize(("similarity", "expected"), [(-0.4, 1.0), (0.0, 1.0), (0.25, 0.75), (1.0, 0.0), (1.0000001, 0.0)])
+@pytest.mark.parametrize(
+    ("similarity", "expected"),
+    [(-0.4, 1.0), (0.0, 1.0), (0.25, 0.75), (1.0, 0.0), (1.0000001, 0.0)],
+)
 def test_novelty_is_one_minus_similarity_clamped(similarity: float, expected: float) -> None:
     """N = 1 - cos, clamped to [0, 1]: a negative cosine gives 1, not more."""
     assert novelty(similarity) == pytest.approx(expected)
@@ -91,5 +102,12 @@ def test_novelty_is_always_a_proportion(similarity: float) -> None:
 
 def test_embedding_text_joins_objective_and_every_step() -> None:
     """The embedded text is the objective, a space, and the step contents joined by spaces."""
-    trace = make_trace(objective="Goal", step_list=[step(0, "thought", "a"), step(1, "tool_call", None, "t"), step(2, "observation", "c")])
+    trace = make_trace(
+        objective="Goal",
+        step_list=[
+            step(0, "thought", "a"),
+            step(1, "tool_call", None, "t"),
+            step(2, "observation", "c"),
+        ],
+    )
     assert embedding_text(trace) == "Goal a  c"

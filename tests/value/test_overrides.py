@@ -36,7 +36,9 @@ def test_no_override_when_no_condition_holds() -> None:
 
 def test_single_thought_sets_the_score_to_point_one() -> None:
     """One thought step: 0.1 whatever the weighted sum."""
-    score, fired = apply_overrides(0.9, features(step_count=1, single_thought=True, uses_tools=False, unique_tools=0))
+    score, fired = apply_overrides(
+        0.9, features(step_count=1, single_thought=True, uses_tools=False, unique_tools=0)
+    )
     assert score == 0.1
     assert [(o.name, o.before, o.after) for o in fired] == [("single_thought", 0.9, 0.1)]
 

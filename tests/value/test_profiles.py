@@ -28,7 +28,13 @@ def test_builtin_profiles_are_the_spec_table() -> None:
 
 @pytest.mark.parametrize(
     ("domain", "profile"),
-    [("finance", "finance"), ("code", "code"), ("code-review", "default"), ("Finance", "default"), ("", "default")],
+    [
+        ("finance", "finance"),
+        ("code", "code"),
+        ("code-review", "default"),
+        ("Finance", "default"),
+        ("", "default"),
+    ],
 )
 def test_selection_is_an_exact_match_else_default(domain: str, profile: str) -> None:
     """code-review is not code, Finance is not finance: unknown domains use default."""
@@ -40,7 +46,10 @@ def test_selection_is_an_exact_match_else_default(domain: str, profile: str) -> 
 def test_registered_profile_is_selected_by_its_domain() -> None:
     """A user profile is used for its domain."""
     registry = ProfileRegistry()
-    registry.register("legal", {"complexity": 0.4, "novelty": 0.2, "tool_diversity": 0.1, "outcome_confidence": 0.3})
+    registry.register(
+        "legal",
+        {"complexity": 0.4, "novelty": 0.2, "tool_diversity": 0.1, "outcome_confidence": 0.3},
+    )
     assert registry.select("legal") == ("legal", ScoringWeights(0.4, 0.2, 0.1, 0.3))
 
 
@@ -53,7 +62,9 @@ def test_registered_profile_is_selected_by_its_domain() -> None:
         ((True, 0.0, 0.0, 0.0), "must be a number"),
     ],
 )
-def test_invalid_weights_are_refused(weights: tuple[float, float, float, float], message: str) -> None:
+def test_invalid_weights_are_refused(
+    weights: tuple[float, float, float, float], message: str
+) -> None:
     """Weights outside [0, 1], not numbers, or not summing to 1 fail with a clear error."""
     with pytest.raises(ProfileError, match=message):
         ScoringWeights(*weights)
@@ -69,7 +80,14 @@ def test_sum_tolerance_is_one_in_a_billion() -> None:
 def test_mapping_with_a_misspelt_name_is_refused() -> None:
     """A profile mapping must name exactly the four dimensions."""
     with pytest.raises(ProfileError, match="missing novelty; unknown noveltty"):
-        ScoringWeights.from_mapping({"complexity": 0.25, "noveltty": 0.35, "tool_diversity": 0.15, "outcome_confidence": 0.25})
+        ScoringWeights.from_mapping(
+            {
+                "complexity": 0.25,
+                "noveltty": 0.35,
+                "tool_diversity": 0.15,
+                "outcome_confidence": 0.25,
+            }
+        )
 
 
 def test_changing_an_existing_profile_needs_replace() -> None:
@@ -108,5 +126,7 @@ def test_profiles_file_reports_every_bad_profile_with_its_line(tmp_path: Path) -
 def test_profiles_file_loads_valid_profiles(tmp_path: Path) -> None:
     """A valid profiles file gives validated weights by domain."""
     path = tmp_path / "profiles.json"
-    path.write_text('{"legal": {"complexity": 0.4, "novelty": 0.2, "tool_diversity": 0.1, "outcome_confidence": 0.3}}')
+    path.write_text(
+        '{"legal": {"complexity": 0.4, "novelty": 0.2, "tool_diversity": 0.1, "outcome_confidence": 0.3}}'
+    )
     assert load_profiles(path) == {"legal": ScoringWeights(0.4, 0.2, 0.1, 0.3)}

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from knowledgepulse.testing import HashingEmbedder
 from numpy.typing import NDArray
 
 from knowledgepulse.errors import EmbedderUnavailableError, VectorError
 from knowledgepulse.novelty import VectorCache
-from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import ScoringWeights, TraceValueScorer
 from tests.builders import make_trace, step, steps
 
@@ -57,7 +57,10 @@ def test_frozen_mode_leaves_the_cache_unchanged() -> None:
     """Frozen mode scores against the cache without adding to it, so order does not matter."""
     embedder = HashingEmbedder()
     cache = VectorCache(dimensions=embedder.dimensions)
-    cache.add(embedder.embed_batch(["Find the cheapest flight from Lisbon to Oslo step 0: thought"])[0], id="kp:trace:known")
+    cache.add(
+        embedder.embed_batch(["Find the cheapest flight from Lisbon to Oslo step 0: thought"])[0],
+        id="kp:trace:known",
+    )
     scorer = TraceValueScorer(embedder=embedder, cache=cache, mode="frozen")
     a = make_trace(trace_id="kp:trace:a")
     b = make_trace(trace_id="kp:trace:b", objective="Summarise the quarterly sales report")
@@ -82,7 +85,9 @@ def test_similar_traces_are_less_novel_than_unrelated_ones() -> None:
 def test_profile_follows_the_domain() -> None:
     """finance traces use finance weights; an unknown domain uses default."""
     scorer = TraceValueScorer(embedder=None)
-    assert scorer.score(make_trace(domain="finance")).weights == ScoringWeights(0.20, 0.25, 0.10, 0.45)
+    assert scorer.score(make_trace(domain="finance")).weights == ScoringWeights(
+        0.20, 0.25, 0.10, 0.45
+    )
     assert scorer.score(make_trace(domain="code-review")).profile == "default"
 
 
@@ -123,10 +128,14 @@ class _UnavailableEmbedder:
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
         self.calls += 1
-        raise EmbedderUnavailableError('the embedder needs: pip install "knowledgepulse[embeddings]"')
+        raise EmbedderUnavailableError(
+            'the embedder needs: pip install "knowledgepulse[embeddings]"'
+        )
 
 
-def test_unavailable_embedder_falls_back_once_with_one_log_line(caplog: pytest.LogCaptureFixture) -> None:
+def test_unavailable_embedder_falls_back_once_with_one_log_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """If the model cannot load, N = 0.5 for every trace, one warning says why, no retry storm."""
     embedder = _UnavailableEmbedder()
     scorer = TraceValueScorer(embedder=embedder)
@@ -189,7 +198,18 @@ def test_explanation_names_every_number() -> None:
 # --- laws over many traces --------------------------------------------------------------
 
 KINDS = ["thought", "tool_call", "observation", "error_recovery"]
-WORDS = ["flight", "refund", "search", "invoice", "python", "error", "dose", "margin", "retry", "seattle"]
+WORDS = [
+    "flight",
+    "refund",
+    "search",
+    "invoice",
+    "python",
+    "error",
+    "dose",
+    "margin",
+    "retry",
+    "seattle",
+]
 
 
 @st.composite
@@ -203,7 +223,9 @@ def traces(draw: st.DrawFn, index: int = 0) -> object:
         step_list.append(step(i, kind, content, tool))
     return make_trace(
         trace_id=f"kp:trace:{draw(st.integers(0, 10**6))}",
-        domain=draw(st.sampled_from(["default", "finance", "code", "medical", "customer_service", "other"])),
+        domain=draw(
+            st.sampled_from(["default", "finance", "code", "medical", "customer_service", "other"])
+        ),
         success=draw(st.booleans()),
         confidence=draw(st.floats(min_value=0.0, max_value=1.0)),
         objective=" ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=5))),

@@ -29,7 +29,9 @@ def format_path(loc: Loc) -> str:
     return "".join(parts) or "$"
 
 
-def non_finite_numbers(value: Any, loc: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
+def non_finite_numbers(
+    value: Any, loc: tuple[str | int, ...] = ()
+) -> Iterator[tuple[str | int, ...]]:
     """Yield the location of every NaN or infinite float inside a parsed JSON value.
 
     Python's ``json`` accepts ``NaN``, ``Infinity`` and overflowing literals such as ``1e999``;

@@ -45,6 +45,9 @@ def describe(error: ErrorDetails) -> str:
         return f"got {found}; expected {expected}"
     if kind in {"model_type", "model_attributes_type", "dict_type"}:
         return f"got {found}; expected a JSON object"
+    if kind == "too_short":
+        least = error.get("ctx", {}).get("min_length", 1)
+        return f"got {found}; expected at least {least} item{'s' if least != 1 else ''}"
     if kind == "finite_number":
         return "NaN and infinite numbers are not allowed; use a finite number"
     if message.startswith("Value error, "):

@@ -1,9 +1,12 @@
-"""The consoles every command writes through: reports on stdout, diagnostics on stderr."""
+"""The consoles every command writes through: reports on stdout or --output, problems on stderr."""
 
 from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from rich.console import Console
 
@@ -22,3 +25,22 @@ def stdout_is_terminal() -> bool:
 def stderr_is_terminal() -> bool:
     """Whether progress bars are worth drawing."""
     return sys.stderr.isatty()
+
+
+def write_output(text: str, output: Path | None) -> None:
+    """A rendered report to stdout, or to the ``--output`` file (UTF-8)."""
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+@contextmanager
+def output_console(output: Path | None) -> Iterator[Console]:
+    """A console on stdout, or on the ``--output`` file (no colours, 120 columns)."""
+    if output is None:
+        yield Console(highlight=False)
+        return
+    with output.open("w", encoding="utf-8") as file:
+        yield Console(file=file, width=120, no_color=True, color_system=None, highlight=False)

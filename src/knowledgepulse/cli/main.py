@@ -39,7 +39,13 @@ def _register_commands() -> None:
     from knowledgepulse.cli.schema import schema_command  # noqa: PLC0415
     from knowledgepulse.cli.score import score_command, validate_command  # noqa: PLC0415
 
-    for command in (score_command, validate_command, profiles_command, eval_command, schema_command):
+    for command in (
+        score_command,
+        validate_command,
+        profiles_command,
+        eval_command,
+        schema_command,
+    ):
         cli.add_command(command)
 
 

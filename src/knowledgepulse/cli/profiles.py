@@ -32,8 +32,13 @@ def registry_from(profiles_file: Path | None) -> ProfileRegistry:
 
 @click.command("profiles")
 @click.option(
-    "-f", "--format", "output_format", type=click.Choice(["table", "json"]), default="table",
-    show_default=True, help="Output format.",
+    "-f",
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
 )
 @profiles_file_option
 def profiles_command(output_format: str, profiles_file: Path | None) -> int:

@@ -17,9 +17,25 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from knowledgepulse.cli._console import stderr_console, stderr_is_terminal, stdout_is_terminal
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
-from knowledgepulse.novelty import Embedder, MiniLMEmbedder, VectorCache, default_embedder
+from knowledgepulse.novelty import (
+    Embedder,
+    MiniLMEmbedder,
+    VectorCache,
+    default_embedder,
+    dimensions_of,
+    model_id_of,
+)
+from knowledgepulse.novelty.cache import DEFAULT_DIMENSIONS
 from knowledgepulse.records import STDIN, Problem
-from knowledgepulse.reports.value import ScoredTrace, ValueReport, summary_line, to_csv, to_json, to_jsonl, to_table
+from knowledgepulse.reports.value import (
+    ScoredTrace,
+    ValueReport,
+    summary_line,
+    to_csv,
+    to_json,
+    to_jsonl,
+    to_table,
+)
 from knowledgepulse.trace.load import LoadedTrace, load_traces
 from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
@@ -55,31 +71,54 @@ def _load(paths: Sequence[str]) -> tuple[list[LoadedTrace], list[Problem]]:
 @click.command("score")
 @paths_argument
 @click.option(
-    "-f", "--format", "output_format", type=click.Choice(["table", "json", "jsonl", "csv"]),
+    "-f",
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "json", "jsonl", "csv"]),
     help="Output format [default: table on a terminal, jsonl otherwise].",
 )
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
-@click.option("--no-embedder", is_flag=True, help="Score without an embedder: novelty is 0.5 for every trace.")
 @click.option(
-    "--model", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write here instead of stdout.",
+)
+@click.option(
+    "--no-embedder", is_flag=True, help="Score without an embedder: novelty is 0.5 for every trace."
+)
+@click.option(
+    "--model",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
 )
 @click.option(
-    "--min-score", type=click.FloatRange(0.0, 1.0), default=DEFAULT_THRESHOLD, show_default=True,
+    "--min-score",
+    type=click.FloatRange(0.0, 1.0),
+    default=DEFAULT_THRESHOLD,
+    show_default=True,
     help="The sharing threshold: report which traces reach it.",
 )
 @click.option(
-    "--annotate", is_flag=True,
-    help="Write the traces back (JSONL, or a JSON list with --format json) with metadata.quality_score filled in.",
+    "--annotate",
+    is_flag=True,
+    help="Write the traces back with metadata.quality_score filled in (JSONL, or a JSON list "
+    "with --format json).",
 )
 @click.option(
-    "--cache", "cache_path", type=click.Path(dir_okay=False, path_type=Path),
+    "--cache",
+    "cache_path",
+    type=click.Path(dir_okay=False, path_type=Path),
     help="A saved vector cache: loaded before scoring (if it exists) and saved after.",
 )
-@click.option("--frozen", is_flag=True, help="Score against the cache without adding to it (order-independent).")
+@click.option(
+    "--frozen",
+    is_flag=True,
+    help="Score against the cache without adding to it (order-independent).",
+)
 @click.option("--explain", is_flag=True, help="With the table: explain every score in words.")
 @profiles_file_option
 def score_command(
+    *,
     paths: tuple[str, ...],
     output_format: str | None,
     output: Path | None,
@@ -98,15 +137,28 @@ def score_command(
     standard input. Bad records are reported on stderr as FILE:LINE: PATH: message and
     skipped; exit code 1 when there were any.
     """
-    output_format = output_format or ("table" if stdout_is_terminal() and output is None else "jsonl")
-    _check_options(output_format, no_embedder, model, annotate, cache_path, frozen, explain)
+    output_format = output_format or (
+        "table" if stdout_is_terminal() and output is None else "jsonl"
+    )
+    _check_options(
+        output_format=output_format,
+        no_embedder=no_embedder,
+        model=model,
+        annotate=annotate,
+        cache_path=cache_path,
+        frozen=frozen,
+        explain=explain,
+    )
     registry = registry_from(profiles_file)
     traces, problems = _load(paths)
 
     embedder = _embedder(no_embedder, model)
     cache = _load_cache(cache_path, embedder)
     scorer = TraceValueScorer(
-        embedder=embedder, cache=cache, profiles=registry, threshold=min_score,
+        embedder=embedder,
+        cache=cache,
+        profiles=registry,
+        threshold=min_score,
         mode="frozen" if frozen else "online",
     )
     breakdowns = list(_with_progress(scorer.iter_scores(t.trace for t in traces), len(traces)))
@@ -132,8 +184,13 @@ def score_command(
 @click.command("validate")
 @paths_argument
 @click.option(
-    "-f", "--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-    show_default=True, help="text: problems on stderr; json: a report on stdout.",
+    "-f",
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: problems on stderr; json: a report on stdout.",
 )
 def validate_command(paths: tuple[str, ...], output_format: str) -> int:
     """Check traces against the ReasoningTrace schema, without scoring.
@@ -159,19 +216,31 @@ def validate_command(paths: tuple[str, ...], output_format: str) -> int:
 
 
 def _check_options(
-    output_format: str, no_embedder: bool, model: Path | None, annotate: bool,
-    cache_path: Path | None, frozen: bool, explain: bool,
+    *,
+    output_format: str,
+    no_embedder: bool,
+    model: Path | None,
+    annotate: bool,
+    cache_path: Path | None,
+    frozen: bool,
+    explain: bool,
 ) -> None:
     if no_embedder and model is not None:
         raise click.UsageError("--model and --no-embedder contradict each other; give one")
     if no_embedder and cache_path is not None:
-        raise click.UsageError("--cache holds embeddings, so it needs an embedder; drop --no-embedder")
+        raise click.UsageError(
+            "--cache holds embeddings, so it needs an embedder; drop --no-embedder"
+        )
     if frozen and cache_path is None:
         raise click.UsageError("--frozen scores against a saved cache; give it with --cache PATH")
     if annotate and output_format not in ("json", "jsonl"):
-        raise click.UsageError("--annotate writes traces as JSONL (default) or a JSON list (--format json)")
+        raise click.UsageError(
+            "--annotate writes traces as JSONL (default) or a JSON list (--format json)"
+        )
     if explain and output_format != "table":
-        raise click.UsageError("--explain is for the table view; the JSON formats carry the whole breakdown")
+        raise click.UsageError(
+            "--explain is for the table view; the JSON formats carry the whole breakdown"
+        )
 
 
 def _embedder(no_embedder: bool, model: Path | None) -> Embedder | None:
@@ -187,16 +256,20 @@ def _load_cache(cache_path: Path | None, embedder: Embedder | None) -> VectorCac
         return None
     if cache_path.exists():
         return VectorCache.load(
-            cache_path, expected_model_id=embedder.model_id, expected_dimensions=embedder.dimensions
+            cache_path,
+            expected_model_id=model_id_of(embedder),
+            expected_dimensions=dimensions_of(embedder),
         )
-    return VectorCache(dimensions=embedder.dimensions)
+    return VectorCache(dimensions=dimensions_of(embedder) or DEFAULT_DIMENSIONS)
 
 
 def _save_cache(scorer: TraceValueScorer, cache_path: Path) -> None:
     if scorer.embedder is None:
-        stderr_console().print(f"kp: the cache was not saved to {cache_path}: no embedder was available", markup=False)
+        stderr_console().print(
+            f"kp: the cache was not saved to {cache_path}: no embedder was available", markup=False
+        )
         return
-    scorer.cache.save(cache_path, model_id=scorer.embedder.model_id)
+    scorer.cache.save(cache_path, model_id=model_id_of(scorer.embedder))
 
 
 def _with_progress(breakdowns: Iterator[ValueBreakdown], total: int) -> Iterator[ValueBreakdown]:
@@ -211,7 +284,9 @@ def _with_progress(breakdowns: Iterator[ValueBreakdown], total: int) -> Iterator
             yield breakdown
 
 
-def _annotated(traces: Sequence[LoadedTrace], breakdowns: Sequence[ValueBreakdown], *, as_list: bool) -> str:
+def _annotated(
+    traces: Sequence[LoadedTrace], breakdowns: Sequence[ValueBreakdown], *, as_list: bool
+) -> str:
     documents: list[Any] = []
     for loaded, breakdown in zip(traces, breakdowns, strict=True):
         document = copy.deepcopy(loaded.record.value)

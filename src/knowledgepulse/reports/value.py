@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
@@ -41,7 +42,16 @@ class ValueReport:
     @property
     def invalid_records(self) -> int:
         """How many records were rejected (a record may have several problems)."""
-        return len({(p.location.file, p.location.index, p.location.line if p.location.index is None else None) for p in self.problems})
+        return len(
+            {
+                (
+                    p.location.file,
+                    p.location.index,
+                    p.location.line if p.location.index is None else None,
+                )
+                for p in self.problems
+            }
+        )
 
     def summary(self) -> dict[str, Any]:
         """Counts for the whole run."""
@@ -111,39 +121,51 @@ def to_csv(report: ValueReport) -> str:
     return buffer.getvalue()
 
 
-_SOURCE_MARKS = {"embedding": "", "empty_cache": "first", "no_embedder": "n/a"}
+# Novelty that did not come from a comparison is marked, and the caption says what it means.
+_SOURCE_MARKS = {"embedding": "", "empty_cache": "°", "no_embedder": "*"}
+_SOURCE_LEGEND = {
+    "empty_cache": "° first trace: empty cache, N = 0.5",
+    "no_embedder": "* no embedder: N = 0.5",
+}
 
 
 def to_table(report: ValueReport) -> Table:
-    """A rich table for people: one row per trace, the dimensions, overrides and the verdict."""
+    """A rich table for people: one row per trace, the verdict, the dimensions and overrides."""
+    sources = {result.breakdown.novelty.source for result in report.results}
+    legend = [_SOURCE_LEGEND[source] for source in sorted(sources) if source in _SOURCE_LEGEND]
     table = Table(
         title=f"Trace value (sharing threshold {report.threshold:g})",
         title_justify="left",
+        caption="C complexity, N novelty, D tool diversity, O outcome confidence"
+        + "".join(f"; {line}" for line in legend),
+        caption_justify="left",
         header_style="bold",
-        show_edge=False,
+        box=box.SIMPLE_HEAD,
         pad_edge=False,
+        collapse_padding=True,
     )
-    table.add_column("trace")
-    table.add_column("profile")
+    # Ids are what people copy from the table: keep them whole, squeeze the other columns.
+    longest_id = max((len(r.breakdown.trace_id) for r in report.results), default=5)
+    table.add_column("trace", no_wrap=True, min_width=min(longest_id, 48))
+    table.add_column("score", justify="right", no_wrap=True, min_width=5)
+    table.add_column("share", justify="center", no_wrap=True, min_width=5)
     for name in ("C", "N", "D", "O"):
-        table.add_column(name, justify="right")
-    table.add_column("overrides")
-    table.add_column("score", justify="right")
-    table.add_column("share", justify="center")
+        table.add_column(name, justify="right", no_wrap=True, min_width=5)
+    table.add_column("overrides", overflow="fold", min_width=14)
+    table.add_column("profile", no_wrap=True, overflow="ellipsis", max_width=16)
     for result in report.results:
         b = result.breakdown
         d = b.dimensions
-        mark = _SOURCE_MARKS[b.novelty.source]
         table.add_row(
             b.trace_id,
-            b.profile if b.profile == b.domain else f"{b.profile} ({b.domain})",
-            f"{d.complexity:.3f}",
-            f"{d.novelty:.3f}" + (f" {mark}" if mark else ""),
-            f"{d.tool_diversity:.3f}",
-            f"{d.outcome_confidence:.3f}",
-            ", ".join(o.name for o in b.overrides),
             Text(f"{b.score:.3f}", style="bold"),
             Text("yes", style="green") if b.shareable else Text("no", style="dim"),
+            f"{d.complexity:.2f}",
+            f"{d.novelty:.2f}{_SOURCE_MARKS[b.novelty.source]}",
+            f"{d.tool_diversity:.2f}",
+            f"{d.outcome_confidence:.2f}",
+            ", ".join(o.name for o in b.overrides),
+            b.profile,
         )
     return table
 
@@ -157,5 +179,7 @@ def summary_line(report: ValueReport) -> str:
         f"the sharing threshold {report.threshold:g}",
     ]
     if summary["invalid"]:
-        parts.append(f"{summary['invalid']} invalid record{'s' if summary['invalid'] != 1 else ''} skipped")
+        parts.append(
+            f"{summary['invalid']} invalid record{'s' if summary['invalid'] != 1 else ''} skipped"
+        )
     return "; ".join(parts)

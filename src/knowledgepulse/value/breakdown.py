@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from knowledgepulse.value.dimensions import TraceFeatures, complexity, outcome_confidence, tool_diversity
+from knowledgepulse.value.dimensions import (
+    TraceFeatures,
+    complexity,
+    outcome_confidence,
+    tool_diversity,
+)
 from knowledgepulse.value.overrides import AppliedOverride, apply_overrides
 from knowledgepulse.value.profiles import ScoringWeights
 
@@ -118,13 +123,15 @@ class ValueBreakdown:
             f"  complexity         {d.complexity:.4f} x {w.complexity:.2f} = {c.complexity:.4f}",
             f"  novelty            {d.novelty:.4f} x {w.novelty:.2f} = {c.novelty:.4f}"
             f"   [{_novelty_words(self.novelty)}]",
-            f"  tool diversity     {d.tool_diversity:.4f} x {w.tool_diversity:.2f} = {c.tool_diversity:.4f}",
+            f"  tool diversity     {d.tool_diversity:.4f} x {w.tool_diversity:.2f} = "
+            f"{c.tool_diversity:.4f}",
             f"  outcome confidence {d.outcome_confidence:.4f} x {w.outcome_confidence:.2f} = "
             f"{c.outcome_confidence:.4f}",
             f"  weighted sum {self.weighted_sum:.4f}",
         ]
         lines += [
-            f"  override {o.name}: {o.before:.4f} -> {o.after:.4f} ({o.reason})" for o in self.overrides
+            f"  override {o.name}: {o.before:.4f} -> {o.after:.4f} ({o.reason})"
+            for o in self.overrides
         ]
         return "\n".join(lines)
 

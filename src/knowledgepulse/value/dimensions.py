@@ -64,7 +64,9 @@ class TraceFeatures:
 
 
 def complexity(features: TraceFeatures) -> float:
-    """``C = min(1, uniqueTypes/4 * 0.5 + (errorRecovery > 0 ? 0.3 : 0) + min(steps, 20)/20 * 0.2)``.
+    """Complexity: variety of step types, any error recovery, and length.
+
+    ``C = min(1, uniqueTypes/4*0.5 + (errorRecovery > 0 ? 0.3 : 0) + min(steps, 20)/20*0.2)``.
 
     The step-count factor stops at 0.2 (20 steps), as the seeds' factor table says; the
     TypeScript reference lets it grow past that for longer traces.

@@ -33,7 +33,12 @@ class AppliedOverride:
 
     def to_dict(self) -> dict[str, object]:
         """Plain data for reports."""
-        return {"name": self.name, "before": self.before, "after": self.after, "reason": self.reason}
+        return {
+            "name": self.name,
+            "before": self.before,
+            "after": self.after,
+            "reason": self.reason,
+        }
 
 
 def apply_overrides(
@@ -50,7 +55,9 @@ def apply_overrides(
     applied: list[AppliedOverride] = []
     if features.single_thought:
         applied.append(
-            AppliedOverride("single_thought", score, SINGLE_THOUGHT_SCORE, "the trace is a single thought")
+            AppliedOverride(
+                "single_thought", score, SINGLE_THOUGHT_SCORE, "the trace is a single thought"
+            )
         )
         score = SINGLE_THOUGHT_SCORE
     if features.error_recoveries >= RECOVERY_BONUS_MIN_RECOVERIES and features.success:

@@ -33,7 +33,9 @@ def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:
     for record in records[:1]:
         for domain, weights in record.value.items():
             if not isinstance(weights, dict):
-                problems.append(record.problem((str(domain),), "expected a mapping of the four weights"))
+                problems.append(
+                    record.problem((str(domain),), "expected a mapping of the four weights")
+                )
                 continue
             try:
                 profiles[str(domain)] = ScoringWeights.from_mapping(weights, name=str(domain))

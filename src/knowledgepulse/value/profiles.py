@@ -95,7 +95,9 @@ class ProfileRegistry:
         for domain, weights in (profiles or {}).items():
             self.register(domain, weights, replace=True)
 
-    def register(self, domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False) -> ScoringWeights:
+    def register(
+        self, domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False
+    ) -> ScoringWeights:
         """Add a profile for ``domain`` (weights validated); returns the weights stored.
 
         Raises:
@@ -131,7 +133,7 @@ class ProfileRegistry:
         return len(self._profiles)
 
     def items(self) -> list[tuple[str, ScoringWeights]]:
-        """Every profile, built-ins first in the seeds' order, then the user's in registration order."""
+        """Every profile: the built-ins in the seeds' order, then the user's as registered."""
         return list(self._profiles.items())
 
     def copy(self) -> ProfileRegistry:

@@ -17,7 +17,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse.errors import EmbedderUnavailableError, VectorError
-from knowledgepulse.novelty import Embedder, VectorCache, default_embedder
+from knowledgepulse.novelty import Embedder, VectorCache, default_embedder, dimensions_of
+from knowledgepulse.novelty.cache import DEFAULT_DIMENSIONS
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown, compose
@@ -33,7 +34,6 @@ from knowledgepulse.value.profiles import ProfileRegistry, ScoringWeights
 CacheMode = Literal["online", "frozen"]
 DEFAULT_THRESHOLD = 0.75
 DEFAULT_BATCH_SIZE = 32
-DEFAULT_DIMENSIONS = 384
 
 _log = logging.getLogger("knowledgepulse")
 
@@ -51,9 +51,10 @@ class TraceValueScorer:
     """Scores traces 0.0-1.0 and explains every score.
 
     Args:
-        embedder: what turns trace texts into vectors: by default the bundled all-MiniLM-L6-v2
-            (when the ``embeddings`` extra is installed), any object with ``embed_batch``,
-            ``dimensions`` and ``model_id``, or ``None`` for no embedder (novelty 0.5).
+        embedder: what turns trace texts into vectors: by default the process-wide
+            all-MiniLM-L6-v2 (novelty falls back to 0.5, with one log line, when the
+            ``embeddings`` extra is not installed), any object with ``embed_batch(texts)`` (see
+            :class:`~knowledgepulse.novelty.Embedder`), or ``None`` for no embedder (novelty 0.5).
         cache: the vectors novelty is measured against (default: an empty
             ``VectorCache(1000, embedder dimensions)``).
         profiles: weight profiles by domain (default: the five built-ins).
@@ -87,7 +88,9 @@ class TraceValueScorer:
             None if self._embedder is not None else "scoring without an embedder, as configured"
         )
         self._cache = cache
-        self.profiles = profiles if isinstance(profiles, ProfileRegistry) else ProfileRegistry(profiles)
+        self.profiles = (
+            profiles if isinstance(profiles, ProfileRegistry) else ProfileRegistry(profiles)
+        )
         self.threshold = threshold
         self.mode: CacheMode = mode
         self.batch_size = batch_size
@@ -100,12 +103,18 @@ class TraceValueScorer:
 
     @property
     def cache(self) -> VectorCache:
-        """The vector cache novelty is measured against."""
+        """The vector cache novelty is measured against.
+
+        Created on first use, as long as the embedder's vectors: its declared ``dimensions``,
+        else the width of its first output, else 384.
+        """
+        return self._cache_for(dimensions_of(self._embedder) if self._embedder else None)
+
+    def _cache_for(self, dimensions: int | None) -> VectorCache:
         if self._cache is None:
             with self._lock:
                 if self._cache is None:
-                    dims = self._embedder.dimensions if self._embedder is not None else DEFAULT_DIMENSIONS
-                    self._cache = VectorCache(dimensions=dims)
+                    self._cache = VectorCache(dimensions=dimensions or DEFAULT_DIMENSIONS)
         return self._cache
 
     def register_profile(
@@ -160,11 +169,13 @@ class TraceValueScorer:
         except EmbedderUnavailableError as error:
             self._give_up_embedding(embedder, str(error))
             return None
-        expected = (len(texts), self.cache.dimensions)
+        width = vectors.shape[-1] if vectors.ndim == 2 else None
+        cache = self._cache_for(dimensions_of(embedder) or width)
+        expected = (len(texts), cache.dimensions)
         if vectors.shape != expected:
             raise VectorError(
                 f"the embedder returned an array of shape {vectors.shape} for {len(texts)} texts; "
-                f"expected {expected} (a cache of {self.cache.dimensions} dimensions)"
+                f"expected {expected} (a cache of {cache.dimensions} dimensions)"
             )
         return vectors
 
@@ -191,9 +202,13 @@ class TraceValueScorer:
             threshold=self.threshold,
         )
 
-    def _novelty(self, trace_id: str, vector: NDArray[np.float32] | None) -> tuple[float, NoveltyOrigin]:
+    def _novelty(
+        self, trace_id: str, vector: NDArray[np.float32] | None
+    ) -> tuple[float, NoveltyOrigin]:
         if vector is None:
-            return NO_EMBEDDER_NOVELTY, NoveltyOrigin("no_embedder", reason=self._no_embedder_reason)
+            return NO_EMBEDDER_NOVELTY, NoveltyOrigin(
+                "no_embedder", reason=self._no_embedder_reason
+            )
         cache = self.cache
         with self._lock:
             nearest = cache.nearest(vector)

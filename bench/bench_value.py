@@ -1,0 +1,239 @@
+"""Trace value scoring benchmark: prints medians measured on this machine; asserts nothing.
+
+    python bench/bench_value.py                  # everything (a few minutes on 2 cores)
+    python bench/bench_value.py --batch-limit 40 # a quicker batch section
+
+Figures: one evaluation without embedder; one with the embedder (after warm-up) against the
+model's own time on the same text, as a ratio; the first call in a fresh process; a
+VectorCache scan of 1,000 x 384; batch throughput with and without the embedder; peak memory.
+Timings interleave the things they compare, so a noisy neighbour hits both alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from knowledgepulse.novelty import MiniLMEmbedder, VectorCache
+from knowledgepulse.trace import ReasoningTrace
+from knowledgepulse.value import TraceValueScorer, embedding_text
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPORA = [
+    ROOT.parent / "shared" / "corpora" / "reflexion_hotpotqa.jsonl",
+    ROOT.parent / "shared" / "corpora" / "taubench.jsonl",
+]
+FALLBACK = ROOT / "examples" / "traces" / "traces.jsonl"
+
+
+def load_traces(paths: list[Path]) -> list[ReasoningTrace]:
+    found = [path for path in paths if path.exists()] or [FALLBACK]
+    return [
+        ReasoningTrace.model_validate_json(line)
+        for path in found
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+
+
+def median_seconds(action: Callable[[], object], repeats: int, number: int = 1) -> float:
+    """Median over ``repeats`` of the mean time of ``number`` calls."""
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            action()
+        samples.append((time.perf_counter() - start) / number)
+    return statistics.median(samples)
+
+
+def interleaved(
+    first: Callable[[], object], second: Callable[[], object], repeats: int
+) -> tuple[float, float]:
+    """Medians of two actions timed alternately (A B A B ...)."""
+    a, b = [], []
+    for _ in range(repeats):
+        for action, samples in ((first, a), (second, b)):
+            start = time.perf_counter()
+            action()
+            samples.append(time.perf_counter() - start)
+    return statistics.median(a), statistics.median(b)
+
+
+def bench_no_embedder(traces: list[ReasoningTrace]) -> dict[str, float]:
+    scorer = TraceValueScorer(embedder=None)
+    sample = traces[:200]
+    per_trace = median_seconds(lambda: [scorer.score(t) for t in sample], 15) / len(sample)
+    raw = [t.model_dump(mode="json", by_alias=True) for t in sample]
+    with_validation = median_seconds(lambda: [scorer.score(r) for r in raw], 5) / len(sample)
+    return {
+        "no_embedder_us_per_trace": per_trace * 1e6,
+        "no_embedder_with_validation_us_per_trace": with_validation * 1e6,
+    }
+
+
+def bench_one_with_embedder(traces: list[ReasoningTrace]) -> dict[str, float]:
+    embedder = MiniLMEmbedder()
+    embedder.load()
+    # A typical trace: the median by text length.
+    trace = sorted(traces, key=lambda t: len(embedding_text(t)))[len(traces) // 2]
+    text = embedding_text(trace)
+    cache = VectorCache()
+    rng = np.random.default_rng(0)
+    for i in range(1000):
+        cache.add(rng.normal(size=384).astype(np.float32), id=f"kp:trace:filler-{i}")
+    scorer = TraceValueScorer(embedder=embedder, cache=cache, mode="frozen")
+    for _ in range(3):
+        scorer.score(trace)
+    score_s, model_s = interleaved(
+        lambda: scorer.score(trace), lambda: embedder.embed_batch([text]), 21
+    )
+    pieces = len(embedder._tokenizer.encode(text, add_special_tokens=False).ids)
+    return {
+        "typical_trace_pieces": pieces,
+        "with_embedder_ms": score_s * 1e3,
+        "model_alone_ms": model_s * 1e3,
+        "with_embedder_over_model": score_s / model_s,
+    }
+
+
+FIRST_CALL = """
+import time
+start = time.perf_counter()
+from knowledgepulse.value import TraceValueScorer
+from tests.builders import make_trace
+imported = time.perf_counter()
+TraceValueScorer().score(make_trace())
+print(imported - start, time.perf_counter() - imported)
+"""
+
+
+def bench_first_call() -> dict[str, float]:
+    imports, firsts = [], []
+    for _ in range(3):
+        out = subprocess.run(
+            [sys.executable, "-c", FIRST_CALL], capture_output=True, text=True, check=True, cwd=ROOT
+        ).stdout.split()
+        imports.append(float(out[0]))
+        firsts.append(float(out[1]))
+    return {
+        "import_ms": statistics.median(imports) * 1e3,
+        "first_call_ms": statistics.median(firsts) * 1e3,
+    }
+
+
+def bench_cache_scan() -> dict[str, float]:
+    rng = np.random.default_rng(1)
+    cache = VectorCache(max_elements=1000, dimensions=384)
+    timed = VectorCache(max_elements=1000, dimensions=384, ttl_ms=3_600_000)
+    for _ in range(1000):
+        vector = rng.normal(size=384).astype(np.float32)
+        cache.add(vector)
+        timed.add(vector)
+    query = rng.normal(size=384).astype(np.float32)
+    matrix = rng.normal(size=(1000, 384)).astype(np.float32)
+    return {
+        "cache_scan_1000x384_us": median_seconds(
+            lambda: cache.max_cosine_similarity(query), 50, 200
+        )
+        * 1e6,
+        "cache_scan_with_ttl_us": median_seconds(
+            lambda: timed.max_cosine_similarity(query), 50, 200
+        )
+        * 1e6,
+        "bare_numpy_matvec_us": median_seconds(lambda: matrix @ query, 50, 200) * 1e6,
+        "cache_bytes": cache.max_elements * cache.dimensions * 4,
+    }
+
+
+def bench_batches(traces: list[ReasoningTrace], limit: int) -> dict[str, float]:
+    batch = traces[:: max(1, len(traces) // limit)][:limit]
+    plain = TraceValueScorer(embedder=None)
+    no_embedder_s = median_seconds(lambda: plain.score_many(batch), 5)
+    embedder = MiniLMEmbedder()
+    embedder.load()
+    texts = [embedding_text(t) for t in batch]
+    embedder.embed_batch(texts)  # warm-up: onnxruntime's first call on each shape is slower
+    scored_s, model_s = interleaved(
+        lambda: TraceValueScorer(embedder=embedder).score_many(batch),
+        lambda: embedder.embed_batch(texts),
+        3,
+    )
+    pieces = sum(len(e.ids) for e in embedder._tokenizer.encode_batch(texts))
+    return {
+        "batch_traces": len(batch),
+        "batch_pieces": pieces,
+        "batch_no_embedder_traces_per_s": len(batch) / no_embedder_s,
+        "batch_with_embedder_traces_per_s": len(batch) / scored_s,
+        "batch_model_alone_traces_per_s": len(batch) / model_s,
+        "batch_with_embedder_over_model": scored_s / model_s,
+        "batch_ms_per_piece": scored_s * 1e3 / pieces,
+    }
+
+
+PEAK = """
+import resource, sys
+from knowledgepulse.trace import ReasoningTrace
+from knowledgepulse.value import TraceValueScorer
+lines = [l for p in sys.argv[2:] for l in open(p, encoding="utf-8") if l.strip()][:int(sys.argv[1])]
+traces = [ReasoningTrace.model_validate_json(l) for l in lines]
+scorer = TraceValueScorer() if "{embedder}" == "yes" else TraceValueScorer(embedder=None)
+scorer.score_many(traces)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def bench_peak_memory(limit: int) -> dict[str, float]:
+    paths = [str(p) for p in CORPORA if p.exists()] or [str(FALLBACK)]
+    result = {}
+    for embedder in ("no", "yes"):
+        out = subprocess.run(
+            [sys.executable, "-c", PEAK.format(embedder=embedder), str(limit), *paths],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        ).stdout
+        result[f"peak_rss_mb_{'with' if embedder == 'yes' else 'no'}_embedder"] = float(out)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--batch-limit", type=int, default=120, help="traces in the batch runs")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+
+    traces = load_traces(CORPORA)
+    figures: dict[str, float] = {"traces_loaded": len(traces)}
+    # Peak memory first: a child process inherits its parent's high-water mark on Linux.
+    for section in (
+        lambda: bench_peak_memory(args.batch_limit),
+        lambda: bench_no_embedder(traces),
+        bench_cache_scan,
+        lambda: bench_one_with_embedder(traces),
+        bench_first_call,
+        lambda: bench_batches(traces, args.batch_limit),
+    ):
+        figures.update(section())
+    figures["bench_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}")
+    for name, value in figures.items():
+        print(f"{name:45s} {value:12.3f}" if isinstance(value, float) else f"{name:45s} {value:12d}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,334 @@
+"""Running a suite over cases: verdicts, weighted scores and run statistics, as plain data.
+
+Verdicts and scores are orthogonal: a case passes when every scorer's score reaches its
+threshold (within :data:`TOLERANCE`); its weighted score is ``Σ score·weight / Σ weight`` over
+the scorers that gave a score. Weights never change a verdict, thresholds never change a score.
+An error result (no score) fails the case and is left out of both sums. Scorers run
+independently: one that raises becomes an error result naming the exception, the others still
+run. Nothing here reads a clock, so equal inputs give equal results.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from knowledgepulse.evals.cases import CaseInput, LoadedCase, MalformedCase
+from knowledgepulse.evals.diagnosis import diagnose
+from knowledgepulse.evals.models import Case
+from knowledgepulse.evals.scorer import ScoreResult
+from knowledgepulse.evals.suite import Suite, SuiteScorer
+from knowledgepulse.records import Location, Problem
+
+TOLERANCE = 1e-9
+"""Scores this close below a threshold still pass (14/15·0.6 + 0.6·0.4 reaches 0.8)."""
+
+_log = logging.getLogger("knowledgepulse")
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerOutcome:
+    """One scorer's result on one case, with how it counts.
+
+    Attributes:
+        key: the suite entry's key (its ``name``, else its ``type``).
+        type: the scorer's type name.
+        name: the suite entry's ``name``, or ``None``.
+        weight: its weight in the weighted score.
+        threshold: its lowest passing score.
+        result: the score (or ``None``), details and error.
+        diagnosis: what to check, when it fell below its threshold; empty otherwise.
+    """
+
+    key: str
+    type: str
+    name: str | None
+    weight: float
+    threshold: float
+    result: ScoreResult
+    diagnosis: tuple[str, ...] = ()
+
+    @property
+    def score(self) -> float | None:
+        """The score in [0, 1], or ``None`` when the scorer could not compute."""
+        return self.result.score
+
+    @property
+    def error(self) -> str | None:
+        """Why there is no score, or ``None``."""
+        return self.result.error
+
+    @property
+    def passed(self) -> bool:
+        """Whether the score reaches the threshold (an error result never passes)."""
+        return passes(self.score, self.threshold)
+
+    @property
+    def margin(self) -> float | None:
+        """``score - threshold``, or ``None`` with no score.
+
+        0.0 within the tolerance, and rounded to 12 decimals so that 1.0 - 0.8 reads 0.2, not
+        0.19999999999999996; both are far finer than any threshold is written.
+        """
+        if self.score is None:
+            return None
+        margin = self.score - self.threshold
+        return 0.0 if abs(margin) <= TOLERANCE else round(margin, 12)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The outcome as the JSON report gives it."""
+        return {
+            "type": self.type,
+            **({"name": self.name} if self.name is not None else {}),
+            "score": self.score,
+            "threshold": self.threshold,
+            "weight": self.weight,
+            "passed": self.passed,
+            "margin": self.margin,
+            "details": dict(self.result.details),
+            "error": self.error,
+            "diagnosis": list(self.diagnosis),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    """One case's verdict: every scorer's outcome, or the problems that made it malformed.
+
+    Attributes:
+        case_id: the case's id (``None`` for a malformed record without one).
+        location: where the case was read from.
+        outcomes: one per suite scorer, in suite order; empty for a malformed case.
+        problems: why the case is malformed; empty for a valid one.
+        description: the case's description, if any.
+    """
+
+    case_id: str | None
+    location: Location
+    outcomes: tuple[ScorerOutcome, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    description: str | None = None
+
+    @property
+    def malformed(self) -> bool:
+        """Whether the case could not be read (it never passes)."""
+        return bool(self.problems)
+
+    @property
+    def passed(self) -> bool:
+        """Whether the case is valid and every scorer reached its threshold."""
+        return not self.problems and all(outcome.passed for outcome in self.outcomes)
+
+    @property
+    def failing(self) -> tuple[ScorerOutcome, ...]:
+        """Every scorer below its threshold (or without a score), in suite order."""
+        return tuple(outcome for outcome in self.outcomes if not outcome.passed)
+
+    @property
+    def weighted_score(self) -> float | None:
+        """``Σ score·weight / Σ weight`` over scored outcomes; ``None`` when that weight is 0."""
+        return weighted_score([(o.score, o.weight) for o in self.outcomes])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The case as the JSON report gives it."""
+        return {
+            "id": self.case_id,
+            "file": self.location.file,
+            "line": self.location.line,
+            "passed": self.passed,
+            "weighted_score": self.weighted_score,
+            "scorers": [outcome.to_dict() for outcome in self.outcomes],
+            "error": [p.to_dict() for p in self.problems] if self.problems else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerStats:
+    """One scorer over a run.
+
+    Attributes:
+        mean: mean score over the cases it scored, or ``None`` when it scored none.
+        stderr: the mean's standard error (sample std / √n), or ``None`` when n < 2.
+        n: how many cases it scored.
+        errors: how many cases it could not score.
+    """
+
+    mean: float | None
+    stderr: float | None
+    n: int
+    errors: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the JSON report."""
+        return {"mean": self.mean, "stderr": self.stderr, "n": self.n, "errors": self.errors}
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """Totals for a run.
+
+    Attributes:
+        cases: every case, malformed ones included.
+        passed: the cases that passed.
+        failed: the cases that did not pass (malformed ones included).
+        malformed: the cases that could not be read.
+        pass_rate: ``passed / cases``, or ``None`` with no cases.
+        weighted_mean: the mean of the cases' weighted scores that are not ``None``.
+        scorers: per suite key, in suite order.
+    """
+
+    cases: int
+    passed: int
+    failed: int
+    malformed: int
+    pass_rate: float | None
+    weighted_mean: float | None
+    scorers: Mapping[str, ScorerStats]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the JSON report."""
+        return {
+            "cases": self.cases,
+            "passed": self.passed,
+            "failed": self.failed,
+            "malformed": self.malformed,
+            "pass_rate": self.pass_rate,
+            "weighted_mean": self.weighted_mean,
+            "scorers": {key: stats.to_dict() for key, stats in self.scorers.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class EvalRun:
+    """A suite run over cases: the suite, each case's result in input order, and the totals."""
+
+    suite: Suite
+    cases: tuple[CaseResult, ...]
+    summary: RunSummary
+
+    @property
+    def passed(self) -> bool:
+        """Whether every case passed (and none was malformed)."""
+        return self.summary.failed == 0
+
+
+def passes(score: float | None, threshold: float) -> bool:
+    """``score >= threshold`` within :data:`TOLERANCE`; no score never passes."""
+    return score is not None and score >= threshold - TOLERANCE
+
+
+def weighted_score(scores: Sequence[tuple[float | None, float]]) -> float | None:
+    """``Σ score·weight / Σ weight`` over the (score, weight) pairs that have a score.
+
+    ``None`` when no pair with a weight above 0 has a score: there is nothing to average, and a
+    0 would read as a bad score. The result is kept within the scores' range, which rounding
+    could otherwise leave by an ulp.
+    """
+    scored = [(s, w) for s, w in scores if s is not None and w > 0]
+    total = math.fsum(w for _, w in scored)
+    if total == 0:
+        return None
+    average = math.fsum(s * w for s, w in scored) / total
+    return min(max(average, min(s for s, _ in scored)), max(s for s, _ in scored))
+
+
+def mean_and_stderr(values: Sequence[float]) -> tuple[float | None, float | None]:
+    """The mean (``None`` when empty) and its standard error (``None`` when n < 2)."""
+    if not values:
+        return None, None
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, None
+    return mean, statistics.stdev(values) / math.sqrt(len(values))
+
+
+def run_scorer(entry: SuiteScorer, case: Case) -> ScorerOutcome:
+    """One suite scorer on one case; an exception or an invalid result becomes an error result."""
+    try:
+        result = entry.scorer.evaluate(case.actual, case.expected, case.pages)
+    except Exception as error:  # scorers are independent: a crash is one failure row
+        _log.debug("scorer %r raised on case %r", entry.key, case.id, exc_info=True)
+        result = ScoreResult.failed(f"the scorer raised {type(error).__name__}: {error}")
+    result = _checked(result)
+    outcome = ScorerOutcome(
+        entry.key, entry.type, entry.name, entry.weight, entry.threshold, result
+    )
+    if outcome.passed:
+        return outcome
+    return ScorerOutcome(
+        entry.key,
+        entry.type,
+        entry.name,
+        entry.weight,
+        entry.threshold,
+        result,
+        diagnose(entry.scorer, result),
+    )
+
+
+def _checked(result: Any) -> ScoreResult:
+    """A scorer's result, or an error result saying why it is not a valid one."""
+    if not isinstance(result, ScoreResult):
+        return ScoreResult.failed(f"the scorer returned {type(result).__name__}, not a ScoreResult")
+    score = result.score
+    if score is None:
+        if result.error is None:
+            return ScoreResult(None, result.details, "the scorer returned no score and no error")
+        return result
+    if isinstance(score, bool) or not isinstance(score, numbers.Real) or not 0 <= score <= 1:
+        return ScoreResult.failed(
+            f"the scorer returned score {score!r}, which is not a number in [0, 1]",
+            result.details,
+        )
+    return ScoreResult(float(score), result.details, result.error)
+
+
+def evaluate_case(suite: Suite, case: Case, location: Location | None = None) -> CaseResult:
+    """Every suite scorer on one case, and its verdict."""
+    outcomes = tuple(run_scorer(entry, case) for entry in suite.scorers)
+    return CaseResult(
+        case.id, location or Location("<case>"), outcomes, description=case.description
+    )
+
+
+def summarize(suite: Suite, results: Sequence[CaseResult]) -> RunSummary:
+    """Pass rate, each scorer's mean and standard error, and the weighted mean."""
+    passed = sum(result.passed for result in results)
+    stats = {}
+    for entry in suite.scorers:
+        outcomes = [o for r in results for o in r.outcomes if o.key == entry.key]
+        scores = [o.score for o in outcomes if o.score is not None]
+        mean, stderr = mean_and_stderr(scores)
+        stats[entry.key] = ScorerStats(mean, stderr, len(scores), len(outcomes) - len(scores))
+    weighted = [s for s in (r.weighted_score for r in results) if s is not None]
+    return RunSummary(
+        cases=len(results),
+        passed=passed,
+        failed=len(results) - passed,
+        malformed=sum(result.malformed for result in results),
+        pass_rate=passed / len(results) if results else None,
+        weighted_mean=statistics.fmean(weighted) if weighted else None,
+        scorers=stats,
+    )
+
+
+def run_suite(suite: Suite, cases: Iterable[Case | CaseInput]) -> EvalRun:
+    """Run every scorer of ``suite`` on every case, in order; malformed cases fail.
+
+    ``cases`` are :class:`Case` models, or what :func:`~knowledgepulse.evals.cases.load_cases`
+    returns (valid and malformed cases with their locations).
+    """
+    results = []
+    for item in cases:
+        if isinstance(item, MalformedCase):
+            results.append(CaseResult(item.case_id, item.location, problems=item.problems))
+        elif isinstance(item, LoadedCase):
+            results.append(evaluate_case(suite, item.case, item.location))
+        else:
+            results.append(evaluate_case(suite, item))
+    return EvalRun(suite, tuple(results), summarize(suite, results))

@@ -1,0 +1,369 @@
+"""Suites: which scorers judge each case, with what weight and threshold.
+
+A suite file (YAML or JSON) is read into strict models, where an unknown key is an error, then
+resolved: each entry's ``type`` is looked up in the registry and its ``params`` validated by that
+scorer's ``Params``. Every problem is collected, located by file, line and path, and raised once
+as :class:`~knowledgepulse.errors.SuiteError` before any case runs.
+
+Results are keyed by an entry's ``name``, else its ``type``; the same type may appear twice only
+when every entry of that type has a name, all keys distinct.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
+from pydantic_core import ErrorDetails
+
+from knowledgepulse._util.pydantic_errors import describe
+from knowledgepulse.errors import KnowledgePulseError, SuiteError
+from knowledgepulse.evals.registry import get_scorer_class, unknown_scorer_message
+from knowledgepulse.evals.scorer import Scorer
+from knowledgepulse.records import Location, Problem, Record, read_records
+
+Weight = Annotated[float, Field(ge=0, strict=True, allow_inf_nan=False)]
+Threshold = Annotated[float, Field(ge=0, le=1, strict=True, allow_inf_nan=False)]
+
+BUILTIN_SCORER_TYPES: tuple[str, ...] = (
+    "operation-accuracy",
+    "target-block-precision",
+    "content-quality",
+    "operation-result",
+    "anti-hallucination",
+    "response-time",
+)
+
+
+class ScorerEntry(BaseModel):
+    """One scorer of a suite file, as written."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="Scorer")
+
+    type: StrictStr = Field(
+        min_length=1,
+        description="The scorer's registered type name (a built-in, your own, or a plugin's).",
+        examples=list(BUILTIN_SCORER_TYPES),
+    )
+    name: StrictStr | None = Field(
+        default=None,
+        min_length=1,
+        description="Key of this scorer's results; needed when a type appears more than once.",
+    )
+    weight: Weight = Field(
+        default=1.0,
+        description="Weight in the case's weighted score (>= 0); never changes a verdict.",
+    )
+    threshold: Threshold | None = Field(
+        default=None,
+        description="Lowest passing score, in [0, 1]; the scorer's default when left out.",
+    )
+    params: dict[str, Any] = Field(
+        default_factory=dict, description="The scorer's parameters, validated by the scorer."
+    )
+
+
+class SuiteFile(BaseModel):
+    """A suite file, as written: a name, a description and the scorers."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, title="knowledgepulse evaluation suite"
+    )
+
+    schema_ref: StrictStr | None = Field(
+        default=None,
+        alias="$schema",
+        title="JSON Schema",
+        description="The JSON Schema editors validate this file with.",
+    )
+    name: StrictStr | None = Field(default=None, description="The suite's name, shown in reports.")
+    description: StrictStr | None = Field(default=None, description="What the suite checks.")
+    scorers: list[ScorerEntry] = Field(
+        min_length=1, description="The scorers; a case passes when every one reaches its threshold."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteScorer:
+    """One resolved scorer of a suite: a built scorer and how it counts.
+
+    Attributes:
+        key: what its results are keyed by: the entry's ``name``, else its ``type``.
+        type: the registered type name.
+        name: the entry's ``name``, or ``None``.
+        weight: its weight in the weighted score.
+        threshold: its lowest passing score (the scorer's default when the entry gives none).
+        scorer: the scorer, built from the entry's validated ``params``.
+    """
+
+    key: str
+    type: str
+    name: str | None
+    weight: float
+    threshold: float
+    scorer: Scorer
+
+    def to_dict(self) -> dict[str, Any]:
+        """The scorer as resolved: key, type, name, weight, threshold and every parameter."""
+        return {
+            "key": self.key,
+            "type": self.type,
+            **({"name": self.name} if self.name is not None else {}),
+            "weight": self.weight,
+            "threshold": self.threshold,
+            "params": self.scorer.params.model_dump(mode="json"),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Suite:
+    """A resolved suite: its scorers built and ready to run.
+
+    Attributes:
+        scorers: in the order the suite gives them.
+        name: the suite's name, or ``None``.
+        description: what it checks, or ``None``.
+        source: where it came from (a file, or ``preset 'standard'``).
+    """
+
+    scorers: tuple[SuiteScorer, ...]
+    name: str | None = None
+    description: str | None = None
+    source: str = "<suite>"
+
+    @property
+    def keys(self) -> list[str]:
+        """The scorers' keys, in order."""
+        return [entry.key for entry in self.scorers]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The resolved suite as plain data (what ``kp eval --dry-run`` prints)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "source": self.source,
+            "scorers": [entry.to_dict() for entry in self.scorers],
+        }
+
+
+def load_suite(path: str | Path) -> Suite:
+    """Read a suite file (YAML or JSON) and build its scorers.
+
+    Raises:
+        InputFileError: the file cannot be read.
+        SuiteError: listing every problem in the file, each with its line and path.
+    """
+    items = list(read_records(path, formats=("yaml", "json")))
+    problems = [item for item in items if isinstance(item, Problem)]
+    records = [item for item in items if isinstance(item, Record)]
+    name = str(path)
+    if problems:
+        raise SuiteError(f"{name}: the suite file cannot be parsed", problems)
+    if len(records) != 1:
+        found = "nothing" if not records else f"{len(records)} documents"
+        raise SuiteError(
+            f"{name}: not a suite",
+            [
+                Problem(
+                    Location(name, records[1].location.line if len(records) > 1 else None),
+                    "",
+                    f"a suite file holds one mapping with a 'scorers' list; found {found}",
+                )
+            ],
+        )
+    return resolve_suite(records[0], source=name)
+
+
+def suite_from_dict(data: Mapping[str, Any], *, source: str = "<suite>") -> Suite:
+    """Build a suite from data shaped like a suite file (``{"scorers": [...]}``).
+
+    Raises:
+        SuiteError: listing every problem, each with its path.
+    """
+    return resolve_suite(Record(Location(source), dict(data)), source=source)
+
+
+def resolve_suite(record: Record, *, source: str) -> Suite:
+    """Validate a parsed suite file and build its scorers, collecting every problem.
+
+    Raises:
+        SuiteError: listing every problem, each with its location and path.
+    """
+    value = record.value
+    if not isinstance(value, Mapping):
+        problem = record.problem((), "a suite is a mapping with a 'scorers' list of scorers")
+        raise SuiteError(f"{source}: not a suite", [problem])
+    problems: list[Problem] = []
+    model: SuiteFile | None = None
+    try:
+        model = SuiteFile.model_validate(value)
+    except ValidationError as error:
+        problems.extend(_structure_problem(item, record) for item in error.errors())
+    raw_entries = value.get("scorers")
+    entries = list(raw_entries) if isinstance(raw_entries, list) else []
+    built: dict[int, Scorer] = {}
+    for index, raw in enumerate(entries):
+        if isinstance(raw, Mapping):
+            scorer = _build_scorer(index, raw, record, problems)
+            if scorer is not None:
+                built[index] = scorer
+    problems.extend(_key_problems(entries, record))
+    problems.extend(_weight_problems(entries, record))
+    if problems or model is None:
+        # Structural and semantic checks run in two passes; report them in file order.
+        problems.sort(key=lambda problem: problem.location.line or 0)
+        count = len(problems)
+        raise SuiteError(
+            f"{source}: {count} problem{'s' if count != 1 else ''} in the suite", problems
+        )
+    scorers = tuple(
+        SuiteScorer(
+            key=entry.name or entry.type,
+            type=entry.type,
+            name=entry.name,
+            weight=float(entry.weight),
+            threshold=float(
+                entry.threshold if entry.threshold is not None else built[i].default_threshold
+            ),
+            scorer=built[i],
+        )
+        for i, entry in enumerate(model.scorers)
+    )
+    return Suite(scorers, name=model.name, description=model.description, source=source)
+
+
+_ENTRY_FIELDS = tuple(ScorerEntry.model_fields)
+_SUITE_FIELDS = ("name", "description", "scorers")
+
+
+def _structure_problem(item: ErrorDetails, record: Record) -> Problem:
+    loc = tuple(item["loc"])
+    if item["type"] == "extra_forbidden" and loc:
+        allowed = _ENTRY_FIELDS if len(loc) == 3 and loc[0] == "scorers" else _SUITE_FIELDS
+        what = "a scorer entry takes" if allowed is _ENTRY_FIELDS else "a suite takes"
+        return record.problem(loc, _unknown_key(str(loc[-1]), allowed, what))
+    if item["type"] == "missing" and loc == ("scorers",):
+        return record.problem(loc, "required field is missing; list the scorers to run")
+    if item["type"] == "too_short" and loc == ("scorers",):
+        return record.problem(loc, "a suite needs at least one scorer")
+    return record.problem(loc, describe(item))
+
+
+def _unknown_key(key: str, allowed: tuple[str, ...], what: str) -> str:
+    closest = difflib.get_close_matches(key, allowed, n=1)
+    guess = f"did you mean {closest[0]!r}? " if closest else ""
+    return f"unknown key; {guess}{what}: {', '.join(allowed)}"
+
+
+def _build_scorer(
+    index: int, raw: Mapping[str, Any], record: Record, problems: list[Problem]
+) -> Scorer | None:
+    """The entry's scorer built from its params, or ``None`` with the problems recorded."""
+    type_name = raw.get("type")
+    if not isinstance(type_name, str) or not type_name:
+        return None  # the structural validation already reports it
+    try:
+        cls = get_scorer_class(type_name)
+    except KnowledgePulseError:
+        problems.append(
+            record.problem(("scorers", index, "type"), unknown_scorer_message(type_name))
+        )
+        return None
+    default = cls.default_threshold
+    if raw.get("threshold") is None and not 0 <= default <= 1:
+        problems.append(
+            record.problem(
+                ("scorers", index),
+                f"{type_name}'s default threshold {default!r} is outside [0, 1]; give a threshold",
+            )
+        )
+    raw_params = raw.get("params", {})
+    if not isinstance(raw_params, Mapping):
+        return None  # reported by the structural validation
+    try:
+        params = cls.Params.model_validate(dict(raw_params))
+    except ValidationError as error:
+        accepted = ", ".join(cls.Params.model_fields) or "no params"
+        for item in error.errors():
+            loc = ("scorers", index, "params", *item["loc"])
+            if item["type"] == "extra_forbidden":
+                key = str(item["loc"][-1])
+                message = _unknown_key(key, tuple(cls.Params.model_fields), f"{type_name} takes")
+                if not cls.Params.model_fields:
+                    message = f"unknown key; {type_name} takes no params"
+            else:
+                message = f"{describe(item)} ({type_name} takes: {accepted})"
+            problems.append(record.problem(loc, message))
+        return None
+    try:
+        return cls(params)
+    except Exception as error:  # a user's constructor may raise anything; report it with the rest
+        problems.append(
+            record.problem(
+                ("scorers", index), f"{type_name} cannot be built: {type(error).__name__}: {error}"
+            )
+        )
+        return None
+
+
+def _key_problems(entries: list[Any], record: Record) -> list[Problem]:
+    """A type given twice needs names on every entry of it, and every key must be distinct."""
+    problems = []
+    by_type: dict[str, list[int]] = defaultdict(list)
+    keys: dict[str, list[int]] = defaultdict(list)
+    for index, raw in enumerate(entries):
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("type"), str):
+            continue
+        by_type[raw["type"]].append(index)
+        name = raw.get("name")
+        keys[name if isinstance(name, str) else raw["type"]].append(index)
+    unnamed_repeats: set[int] = set()
+    for type_name, indices in by_type.items():
+        if len(indices) < 2:
+            continue
+        where = ", ".join(f"scorers[{i}]" for i in indices)
+        for i in indices:
+            if not isinstance(entries[i].get("name"), str):
+                unnamed_repeats.add(i)
+                problems.append(
+                    record.problem(
+                        ("scorers", i),
+                        f"type {type_name!r} appears {len(indices)} times ({where}); give each "
+                        "of them a distinct 'name' (results are keyed by it)",
+                    )
+                )
+    for key, indices in keys.items():
+        # Unnamed repeats of a type are reported above; naming them may clear this clash too.
+        reportable = [i for i in indices if i not in unnamed_repeats]
+        if len(indices) < 2 or not reportable:
+            continue
+        where = ", ".join(f"scorers[{i}]" for i in indices)
+        for i in reportable[1:] or reportable:
+            problems.append(
+                record.problem(
+                    ("scorers", i, "name") if "name" in entries[i] else ("scorers", i),
+                    f"key {key!r} is used by {where}; results are keyed by 'name' (else "
+                    "'type'), so every key must be distinct",
+                )
+            )
+    return problems
+
+
+def _weight_problems(entries: list[Any], record: Record) -> list[Problem]:
+    """All weights 0 leave no weighted score; say so when every weight is a valid number."""
+    weights = [raw.get("weight", 1.0) if isinstance(raw, Mapping) else None for raw in entries]
+    numbers = [w for w in weights if isinstance(w, int | float) and not isinstance(w, bool)]
+    if entries and len(numbers) == len(entries) and all(w == 0 for w in numbers):
+        return [
+            record.problem(
+                ("scorers",),
+                "every weight is 0, so no case could have a weighted score; give at least one "
+                "scorer a weight above 0",
+            )
+        ]
+    return []

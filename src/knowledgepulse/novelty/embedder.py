@@ -1,0 +1,53 @@
+"""What an embedder is: one method, ``embed_batch``; and the process-wide default one."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything that turns texts into vectors.
+
+    Only :meth:`embed_batch` is required. An embedder may also say its ``dimensions`` (then the
+    cache is sized before the first text is embedded) and a ``model_id`` (saved caches record
+    it, so vectors of different models are never compared); see :func:`dimensions_of` and
+    :func:`model_id_of` for what is assumed when it does not.
+    """
+
+    def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """One vector per text, as a (len(texts), dimensions) array, in the texts' order."""
+        ...
+
+
+def dimensions_of(embedder: Embedder) -> int | None:
+    """The embedder's declared vector length, or ``None`` when it does not declare one."""
+    dimensions = getattr(embedder, "dimensions", None)
+    return dimensions if isinstance(dimensions, int) and not isinstance(dimensions, bool) else None
+
+
+def model_id_of(embedder: Embedder) -> str:
+    """The embedder's ``model_id``, or its class's qualified name when it has none."""
+    model_id = getattr(embedder, "model_id", None)
+    if isinstance(model_id, str) and model_id:
+        return model_id
+    kind = type(embedder)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+@functools.cache
+def default_embedder() -> MiniLMEmbedder:
+    """The process-wide all-MiniLM-L6-v2 embedder (created once; loaded on first use).
+
+    It is returned even when the ``embeddings`` extra is missing: the first embedding then
+    raises :class:`~knowledgepulse.errors.EmbedderUnavailableError` with the install command,
+    and scoring falls back to novelty 0.5 with one log line.
+    """
+    return MiniLMEmbedder()

@@ -1,0 +1,82 @@
+"""Evaluation runs as JUnit XML, which CI systems show as test results.
+
+One ``<testsuite>`` (inside ``<testsuites>``), one ``<testcase>`` per case: ``classname`` is the
+file the case came from and ``name`` its id. A failing case has one ``<failure>`` whose message
+names every failing scorer and whose text holds each one's score, threshold, margin and
+diagnosis, so the CI page shows why. A malformed case is an ``<error>`` listing its problems.
+The suite's scorers are ``<properties>``. No timestamps or durations: equal runs, equal bytes.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from knowledgepulse.evals.runner import CaseResult, EvalRun
+from knowledgepulse.reports.evals import number, outcome_line
+
+_XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
+
+
+def to_junit(run: EvalRun) -> str:
+    """The run as a JUnit XML document."""
+    summary = run.summary
+    name = run.suite.name or run.suite.source
+    counts = {
+        "tests": str(summary.cases),
+        "failures": str(summary.failed - summary.malformed),
+        "errors": str(summary.malformed),
+        "skipped": "0",
+    }
+    root = ET.Element("testsuites", {"name": "kp eval", **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": name, **counts})
+    properties = ET.SubElement(suite, "properties")
+    _property(properties, "suite.source", run.suite.source)
+    if run.suite.description:
+        _property(properties, "suite.description", run.suite.description)
+    for entry in run.suite.scorers:
+        _property(
+            properties,
+            f"scorer.{entry.key}",
+            f"type={entry.type} weight={entry.weight:g} threshold={entry.threshold:g}",
+        )
+    _property(properties, "pass_rate", number(summary.pass_rate, 4))
+    _property(properties, "weighted_mean", number(summary.weighted_mean, 4))
+    for result in run.cases:
+        suite.append(_testcase(result))
+    ET.indent(root)
+    return _XML_DECLARATION + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _property(parent: ET.Element, name: str, value: str) -> None:
+    ET.SubElement(parent, "property", {"name": name, "value": value})
+
+
+def _testcase(result: CaseResult) -> ET.Element:
+    case_id = result.case_id if result.case_id is not None else f"(no id) {result.location}"
+    testcase = ET.Element("testcase", {"classname": result.location.file, "name": case_id})
+    if result.malformed:
+        error = ET.SubElement(
+            testcase,
+            "error",
+            {"message": f"malformed case at {result.location}", "type": "MalformedCase"},
+        )
+        error.text = "\n".join(str(problem) for problem in result.problems)
+        return testcase
+    failing = result.failing
+    if not failing:
+        return testcase
+    message = "; ".join(
+        f"{o.key}: {number(o.score)} < {number(o.threshold)}"
+        if o.score is not None
+        else f"{o.key}: no score"
+        for o in failing
+    )
+    summary = f"{len(failing)} scorer(s) below threshold: {message}"
+    failure = ET.SubElement(testcase, "failure", {"message": summary, "type": "BelowThreshold"})
+    lines = [f"{result.location}: case '{case_id}'"]
+    for outcome in failing:
+        named = f"{outcome.key} ({outcome.type})" if outcome.name is not None else outcome.key
+        lines.append(f"{named}: {outcome_line(outcome)}")
+        lines.extend(f"  {hint}" for hint in outcome.diagnosis)
+    failure.text = "\n".join(lines)
+    return testcase

@@ -1,0 +1,100 @@
+"""Evaluation runs as Markdown, for a CI job summary or a pull-request comment.
+
+A summary table (cases, pass rate, weighted mean), a table of the scorers, then each failing case
+with its failing scorers and their diagnosis lines, then the malformed cases. Text from cases
+and models is escaped so it cannot turn into Markdown.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from knowledgepulse.evals.runner import CaseResult, EvalRun
+from knowledgepulse.evals.suite import Suite
+from knowledgepulse.reports.evals import number, outcome_line, percent
+
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$])")
+
+
+def escape(text: str) -> str:
+    """Text with Markdown's special characters backslash-escaped, newlines shown escaped."""
+    return _SPECIAL.sub(r"\\\1", text).replace("\n", "\\n")
+
+
+def code(text: str) -> str:
+    """Inline code that survives backticks in the text."""
+    fence = "``" if "`" in text else "`"
+    pad = " " if "`" in text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def to_markdown(run: EvalRun) -> str:
+    """The run as Markdown: summary, scorers, failing cases with diagnosis, malformed cases."""
+    s = run.summary
+    title = run.suite.name or run.suite.source
+    lines = [
+        f"## Evaluation: {escape(title)}",
+        "",
+        "| cases | passed | failed | malformed | pass rate | weighted mean |",
+        "|---:|---:|---:|---:|---:|---:|",
+        f"| {s.cases} | {s.passed} | {s.failed} | {s.malformed} | {percent(s.pass_rate)} "
+        f"| {number(s.weighted_mean)} |",
+        "",
+        "| scorer | weight | threshold | mean | ± stderr | n | errors |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for entry in run.suite.scorers:
+        stats = s.scorers[entry.key]
+        named = _scorer_name(entry.key, entry.type, entry.name)
+        lines.append(
+            f"| {escape(named)} | {entry.weight:g} | {entry.threshold:g} | {number(stats.mean)} "
+            f"| {number(stats.stderr)} | {stats.n} | {stats.errors} |"
+        )
+    failing = [r for r in run.cases if not r.passed and not r.malformed]
+    malformed = [r for r in run.cases if r.malformed]
+    if failing:
+        lines += ["", f"### Failing cases ({len(failing)})"]
+        for result in failing:
+            lines += ["", *_failing_case(result)]
+    if malformed:
+        lines += ["", f"### Malformed cases ({len(malformed)})", ""]
+        for result in malformed:
+            name = code(result.case_id) if result.case_id is not None else "(no id)"
+            lines.append(f"- {name} at {code(str(result.location))}")
+            lines.extend(f"  - {escape(str(problem))}" for problem in result.problems)
+    if not failing and not malformed and s.cases:
+        lines += ["", "Every case passed."]
+    return "\n".join(lines) + "\n"
+
+
+def _failing_case(result: CaseResult) -> list[str]:
+    head = (
+        f"#### {code(result.case_id or '')} ({code(str(result.location))}), "
+        f"weighted {number(result.weighted_score)}"
+    )
+    lines = [head, ""]
+    for outcome in result.failing:
+        lines.append(f"- **{escape(outcome.key)}**: {escape(outcome_line(outcome))}")
+        lines.extend(f"  - {escape(hint)}" for hint in outcome.diagnosis)
+    return lines
+
+
+def suite_to_markdown(suite: Suite) -> str:
+    """The resolved suite as a Markdown table (``kp eval --dry-run --format markdown``)."""
+    lines = [f"## Suite: {escape(suite.name or suite.source)}", ""]
+    if suite.description:
+        lines += [escape(suite.description), ""]
+    lines += ["| scorer | weight | threshold | params |", "|---|---:|---:|---|"]
+    for entry in suite.scorers:
+        params = entry.scorer.params.model_dump(mode="json")
+        shown = code(json.dumps(params, ensure_ascii=False)) if params else "—"
+        lines.append(
+            f"| {escape(_scorer_name(entry.key, entry.type, entry.name))} | {entry.weight:g} | "
+            f"{entry.threshold:g} | {shown} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _scorer_name(key: str, type_name: str, name: str | None) -> str:
+    return f"{key} ({type_name})" if name is not None else key

@@ -1,0 +1,97 @@
+"""``kp score`` with the real embedder: novelty sources, a saved cache, frozen mode, no extra."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import KpRunner
+
+pytestmark = pytest.mark.embedder
+
+TRACES = Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl"
+
+
+def rows(text: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_novelty_comes_from_the_model(kp: KpRunner) -> None:
+    """The first trace meets an empty cache; each later one names its nearest earlier trace."""
+    run = kp("score", str(TRACES), "-f", "jsonl")
+    assert run.code == 0
+    scored = rows(run.out)
+    assert scored[0]["novelty_source"] == "empty_cache"
+    assert {r["novelty_source"] for r in scored[1:]} == {"embedding"}
+    earlier = {r["id"] for r in scored}
+    assert all(r["nearest_trace"] in earlier for r in scored[1:])
+
+
+def test_a_cache_file_carries_novelty_across_runs(kp: KpRunner, tmp_path: Path) -> None:
+    """--cache is loaded before and saved after: the second run finds every trace already seen."""
+    cache = tmp_path / "session.kpcache.npz"
+    assert kp("score", str(TRACES), "-f", "jsonl", "--cache", str(cache)).code == 0
+    assert cache.exists()
+    again = rows(kp("score", str(TRACES), "-f", "jsonl", "--cache", str(cache)).out)
+    for row in again:
+        assert row["nearest_trace"] == row["id"]
+        assert row["dimensions"]["novelty"] == pytest.approx(0.0, abs=1e-5)  # type: ignore[index]
+
+
+def test_frozen_scoring_leaves_the_cache_file_and_ignores_order(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """--frozen scores against the saved cache without changing it; input order does not matter."""
+    cache = tmp_path / "known.kpcache.npz"
+    lines = TRACES.read_text().splitlines()
+    seen = tmp_path / "seen.jsonl"
+    seen.write_text("\n".join(lines[:3]) + "\n")
+    kp("score", str(seen), "-f", "jsonl", "--cache", str(cache))
+    before = cache.read_bytes()
+
+    new = tmp_path / "new.jsonl"
+    new.write_text("\n".join(lines[3:]) + "\n")
+    backwards = tmp_path / "backwards.jsonl"
+    backwards.write_text("\n".join(reversed(lines[3:])) + "\n")
+    forward = rows(kp("score", str(new), "-f", "jsonl", "--cache", str(cache), "--frozen").out)
+    reverse = rows(kp("score", str(backwards), "-f", "jsonl", "--cache", str(cache), "--frozen").out)
+
+    assert cache.read_bytes() == before
+    by_id = {r["id"]: (r["score"], r["nearest_trace"]) for r in reverse}
+    assert {r["id"]: (r["score"], r["nearest_trace"]) for r in forward} == by_id
+    first_three = {json.loads(line)["id"] for line in lines[:3]}
+    assert {r["nearest_trace"] for r in forward} <= first_three
+
+
+def test_a_cache_of_another_model_is_refused(kp: KpRunner, tmp_path: Path) -> None:
+    """Vectors of another model are not comparable: exit 2 with both model names."""
+    from knowledgepulse.novelty import VectorCache
+
+    cache = tmp_path / "other.kpcache.npz"
+    VectorCache().save(cache, model_id="some-other-model")
+    run = kp("score", str(TRACES), "-f", "jsonl", "--cache", str(cache))
+    assert run.code == 2
+    assert "'some-other-model'" in run.err
+    assert "all-MiniLM-L6-v2-onnx-int8" in run.err
+
+
+def test_without_the_extra_novelty_is_one_half_and_one_line_says_why() -> None:
+    """No onnxruntime: every trace is scored with N = 0.5 and stderr says why, once."""
+    code = (
+        "import sys; sys.modules['onnxruntime'] = None\n"
+        "from knowledgepulse.cli.main import main\n"
+        f"sys.exit(main(['score', {str(TRACES)!r}, '-f', 'jsonl']))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert run.returncode == 0
+    scored = rows(run.stdout)
+    assert len(scored) == 8
+    assert {r["novelty_source"] for r in scored} == {"no_embedder"}
+    assert {r["dimensions"]["novelty"] for r in scored} == {0.5}  # type: ignore[index]
+    warnings = [line for line in run.stderr.splitlines() if "novelty is 0.5" in line]
+    assert len(warnings) == 1
+    assert 'pip install "knowledgepulse[embeddings]"' in warnings[0]

@@ -1,0 +1,372 @@
+"""Running suites: verdicts, weighted scores, independence of scorers, and run statistics."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.evals.cases import MalformedCase
+from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
+from knowledgepulse.evals.registry import register_scorer
+from knowledgepulse.evals.runner import (
+    TOLERANCE,
+    evaluate_case,
+    mean_and_stderr,
+    passes,
+    run_suite,
+    weighted_score,
+)
+from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.records import Location, Problem
+from tests.evals.builders import cases, make_case, make_suite, op, page
+
+LAW_TYPES: list[dict[str, Any]] = [
+    {"type": "operation-accuracy"},
+    {"type": "target-block-precision"},
+    {"type": "content-quality"},
+    {"type": "operation-result"},
+    {"type": "anti-hallucination"},
+    {"type": "response-time", "params": {"max_acceptable_ms": 2000}},
+]
+weights = st.lists(st.floats(0, 5, allow_nan=False), min_size=6, max_size=6).filter(
+    lambda ws: any(w > 0 for w in ws)
+)
+thresholds = st.lists(st.floats(0, 1, allow_nan=False), min_size=6, max_size=6)
+
+
+def law_suite(ws: Sequence[float], ts: Sequence[float]) -> Any:
+    return make_suite(
+        *(
+            {**entry, "weight": w, "threshold": t}
+            for entry, w, t in zip(LAW_TYPES, ws, ts, strict=True)
+        )
+    )
+
+
+class Fixed(Scorer):
+    """A test scorer returning whatever result it was built with."""
+
+    def __init__(self, result: Any) -> None:
+        super().__init__()
+        self.result = result
+
+    def evaluate(
+        self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
+    ) -> ScoreResult:
+        return self.result  # type: ignore[no-any-return]
+
+
+class Raises(Scorer):
+    """A test scorer that always raises."""
+
+    def evaluate(
+        self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
+    ) -> ScoreResult:
+        raise RuntimeError("boom")
+
+
+def cart_rename(**overrides: Any) -> Case:
+    pages = [page("p1", b1="Add to Cart", b2="Your Cart is empty", b3="Checkout")]
+    renames = [
+        op("update", "b1", content="Add to Basket"),
+        op("update", "b2", content="Your Basket"),
+    ]
+    args: dict[str, Any] = {"actual": renames, "expected": renames, "patterns": ["Basket.*Basket"]}
+    return make_case(pages, **{**args, **overrides})
+
+
+# --- verdict laws ----------------------------------------------------------------------------
+
+
+def test_a_score_a_hair_below_its_threshold_still_passes() -> None:
+    """14/15·0.6 + 0.6·0.4 reaches 0.8 thanks to the 1e-9 tolerance; 0.8 - 2e-9 does not."""
+    score = 14 / 15 * 0.6 + 0.6 * 0.4
+    assert score < 0.8
+    assert passes(score, 0.8)
+    assert not passes(0.8 - 2 * TOLERANCE, 0.8)
+    assert not passes(None, 0.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=cases(), first=weights, second=weights, ts=thresholds)
+def test_weights_never_change_a_verdict(
+    case: Case, first: list[float], second: list[float], ts: list[float]
+) -> None:
+    """Two suites that differ only in weights give the same verdicts, case and scorer."""
+    a = evaluate_case(law_suite(first, ts), case)
+    b = evaluate_case(law_suite(second, ts), case)
+    assert a.passed == b.passed
+    assert [o.passed for o in a.outcomes] == [o.passed for o in b.outcomes]
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=cases(), ws=weights, first=thresholds, second=thresholds)
+def test_thresholds_never_change_a_score(
+    case: Case, ws: list[float], first: list[float], second: list[float]
+) -> None:
+    """Two suites that differ only in thresholds give the same scores and weighted score."""
+    a = evaluate_case(law_suite(ws, first), case)
+    b = evaluate_case(law_suite(ws, second), case)
+    assert [o.score for o in a.outcomes] == [o.score for o in b.outcomes]
+    assert a.weighted_score == b.weighted_score
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=cases(), ws=weights, ts=thresholds)
+def test_weighted_score_lies_between_the_lowest_and_highest_score(
+    case: Case, ws: list[float], ts: list[float]
+) -> None:
+    """The weighted score is within [min, max] of the weighted-in scores, or None without any."""
+    result = evaluate_case(law_suite(ws, ts), case)
+    counted = [o.score for o in result.outcomes if o.score is not None and o.weight > 0]
+    if not counted:
+        assert result.weighted_score is None
+    else:
+        assert result.weighted_score is not None
+        assert min(counted) <= result.weighted_score <= max(counted)
+
+
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 10)), min_size=1, max_size=8))
+def test_weighted_score_is_the_weighted_average(pairs: list[tuple[float, float]]) -> None:
+    """Σ score·weight / Σ weight, or None when every weight is 0."""
+    total = math.fsum(w for _, w in pairs)
+    expected = None if total == 0 else math.fsum(s * w for s, w in pairs) / total
+    got = weighted_score(pairs)
+    assert (got is None) == (expected is None)
+    if got is not None and expected is not None:
+        assert got == pytest.approx(expected, abs=1e-12)
+
+
+# --- error results and independence ----------------------------------------------------------
+
+
+def test_error_result_fails_the_case_and_leaves_the_weighted_average() -> None:
+    """response-time on a case without durationMs is an error: no score, failed, not averaged."""
+    suite = make_suite(
+        {"type": "operation-accuracy", "weight": 1},
+        {"type": "content-quality", "weight": 3},
+        {"type": "response-time", "weight": 100, "params": {"max_acceptable_ms": 10}},
+    )
+    result = evaluate_case(suite, cart_rename(patterns=["Basket", "nowhere"]))
+    accuracy, content, timing = result.outcomes
+    assert (accuracy.score, content.score) == (1.0, 0.5)
+    assert timing.score is None
+    assert timing.error is not None
+    assert "durationMs" in timing.error
+    assert (timing.passed, timing.margin) == (False, None)
+    assert result.weighted_score == pytest.approx((1.0 * 1 + 0.5 * 3) / 4)
+    assert not result.passed
+
+
+def test_weighted_score_is_none_when_only_errors_have_weight() -> None:
+    """With the only weighted scorer in error, there is no weighted score (not a 0)."""
+    suite = make_suite(
+        {"type": "operation-accuracy", "weight": 0},
+        {"type": "response-time", "params": {"max_acceptable_ms": 10}},
+    )
+    assert evaluate_case(suite, cart_rename()).weighted_score is None
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_raising_scorer_becomes_an_error_row_and_the_others_still_run() -> None:
+    """An exception in one scorer is recorded with its type and message; the rest score."""
+    register_scorer("kp-test-raises")(Raises)
+    suite = make_suite(
+        {"type": "operation-accuracy"}, {"type": "kp-test-raises"}, {"type": "content-quality"}
+    )
+    result = evaluate_case(suite, cart_rename())
+    first, broken, last = result.outcomes
+    assert (first.score, last.score) == (1.0, 1.0)
+    assert broken.score is None
+    assert broken.error == "the scorer raised RuntimeError: boom"
+    assert not result.passed
+    assert result.failing == (broken,)
+
+
+@pytest.mark.parametrize(
+    ("returned", "reason"),
+    [
+        (ScoreResult(1.5), "score 1.5, which is not a number in [0, 1]"),
+        (ScoreResult(math.nan), "score nan, which is not a number in [0, 1]"),
+        (ScoreResult(True), "score True"),
+        (0.7, "returned float, not a ScoreResult"),
+        (ScoreResult(None), "no score and no error"),
+    ],
+)
+def test_an_invalid_result_becomes_an_error_result(returned: Any, reason: str) -> None:
+    """A scorer that returns something other than a score in [0, 1] gets an error, not a number."""
+    suite = make_suite({"type": "operation-accuracy"})
+    entry = suite.scorers[0]
+    object.__setattr__(entry, "scorer", Fixed(returned))
+    [outcome] = evaluate_case(suite, cart_rename()).outcomes
+    assert outcome.score is None
+    assert outcome.error is not None
+    assert reason in outcome.error
+
+
+def test_every_failing_scorer_is_listed_with_score_threshold_and_margin() -> None:
+    """Not just the first or the last: each scorer below its threshold, with its margin."""
+    suite = make_suite(
+        {"type": "operation-accuracy"},
+        {"type": "target-block-precision"},
+        {"type": "content-quality"},
+        {"type": "anti-hallucination"},
+    )
+    case = cart_rename(actual=[op("update", "b3", content="Basket")])
+    failing = evaluate_case(suite, case).failing
+    assert [(o.key, o.score, o.threshold, o.margin) for o in failing] == [
+        ("operation-accuracy", 0.0, 0.8, -0.8),
+        ("target-block-precision", 0.0, 0.75, -0.75),
+        ("content-quality", 0.0, 0.6, -0.6),
+        ("anti-hallucination", 0.0, 1.0, -1.0),
+    ]
+
+
+def test_multi_page_case_is_scored_per_page() -> None:
+    """Operations and patterns on two pages are matched by pageId."""
+    pages = [page("en", a1="View Cart"), page("ja", j1="カートを見る")]
+    ops = [
+        op("update", "a1", page="en", content="View Basket"),
+        op("update", "j1", page="ja", content="バスケットを見る"),
+    ]
+    case = make_case(
+        pages, actual=ops, expected=ops, patterns={"en": ["Basket"], "ja": ["バスケット"]}
+    )
+    suite = make_suite(
+        {"type": "operation-accuracy"}, {"type": "content-quality"}, {"type": "anti-hallucination"}
+    )
+    assert [o.score for o in evaluate_case(suite, case).outcomes] == [1.0, 1.0, 1.0]
+    wrong_page = make_case(
+        pages, actual=[ops[0], op("update", "j1", page="en", content="x")], expected=ops
+    )
+    accuracy = evaluate_case(suite, wrong_page).outcomes[0]
+    assert accuracy.score == 0.5
+
+
+# --- diagnosis -------------------------------------------------------------------------------
+
+
+def test_failing_builtin_gets_the_guides_check_then_its_own_lines() -> None:
+    """operation-accuracy below threshold: the guide's question, then the unmatched operations."""
+    suite = make_suite({"type": "operation-accuracy"})
+    [outcome] = evaluate_case(suite, cart_rename(actual=[])).outcomes
+    assert outcome.diagnosis[0].startswith("check unmatchedOperations")
+    assert "0 of 2 expected operations matched; unmatched: 2 missing" in outcome.diagnosis[1]
+
+
+def test_passing_scorer_has_no_diagnosis() -> None:
+    """Diagnosis is only for scorers below their threshold."""
+    [outcome] = evaluate_case(make_suite({"type": "operation-accuracy"}), cart_rename()).outcomes
+    assert outcome.passed
+    assert outcome.diagnosis == ()
+
+
+class WordLimit(Scorer):
+    """A user's scorer with its own hint: 0 when any content is over 10 characters."""
+
+    default_threshold = 1.0
+
+    def evaluate(
+        self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
+    ) -> ScoreResult:
+        long = [o.content for o in actual.operations if len(o.content or "") > 10]
+        return ScoreResult(0.0 if long else 1.0, {"long": long})
+
+    def diagnose(self, result: ScoreResult) -> list[str]:
+        return [f"shorten: {text}" for text in result.details["long"]]
+
+
+class BrokenHint(WordLimit):
+    """A user's scorer whose diagnose raises."""
+
+    def diagnose(self, result: ScoreResult) -> list[str]:
+        raise KeyError("oops")
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_custom_scorer_hint_appears_in_the_diagnosis() -> None:
+    """A user's diagnose lines are the diagnosis, without a built-in's guide line."""
+    register_scorer("kp-test-word-limit")(WordLimit)
+    suite = make_suite({"type": "kp-test-word-limit"})
+    [outcome] = evaluate_case(suite, cart_rename()).outcomes
+    assert outcome.diagnosis == ("shorten: Add to Basket", "shorten: Your Basket")
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_raising_diagnose_does_not_break_the_report() -> None:
+    """diagnose() raising becomes a line that says so; the result stands."""
+    register_scorer("kp-test-broken-hint")(BrokenHint)
+    suite = make_suite({"type": "kp-test-broken-hint"}, {"type": "operation-accuracy"})
+    broken, accuracy = evaluate_case(suite, cart_rename()).outcomes
+    assert broken.score == 0.0
+    assert broken.diagnosis == ("kp-test-broken-hint.diagnose() raised KeyError: 'oops'",)
+    assert accuracy.score == 1.0
+
+
+def test_catastrophic_pattern_times_out_quickly_through_a_suite() -> None:
+    """(a|aa)+$ on 5000 a's and a b stops at timeout_ms and is reported as a timeout issue."""
+    suite = make_suite(
+        {"type": "content-quality", "params": {"timeout_ms": 50}},
+        {"type": "operation-result", "params": {"timeout_ms": 50}},
+    )
+    case = make_case([page("p1", b1="a" * 5000 + "b")], patterns=["(a|aa)+$", "b"])
+    started = time.perf_counter()
+    result = evaluate_case(suite, case)
+    elapsed = time.perf_counter() - started
+    content, _ = result.outcomes
+    assert elapsed < 2.0
+    assert content.score == 0.5
+    [issue] = content.result.details["contentIssues"]
+    assert "timed out after 50 ms" in issue
+    assert any("timed out" in line for line in content.diagnosis)
+
+
+# --- runs and statistics ---------------------------------------------------------------------
+
+
+def test_mean_and_standard_error() -> None:
+    """Sample standard deviation over √n; no standard error below two values, no mean at none."""
+    mean, stderr = mean_and_stderr([0.0, 1.0, 0.5, 0.5])
+    assert mean == 0.5
+    assert stderr == pytest.approx(math.sqrt(1 / 6) / 2)
+    assert mean_and_stderr([0.3]) == (0.3, None)
+    assert mean_and_stderr([]) == (None, None)
+
+
+def test_run_summary_counts_malformed_cases_as_failed() -> None:
+    """Pass rate, per-scorer means and the weighted mean; a malformed case fails, unscored."""
+    suite = make_suite(
+        {"type": "operation-accuracy"},
+        {"type": "response-time", "weight": 0.5, "params": {"max_acceptable_ms": 1000}},
+    )
+    good = cart_rename(duration_ms=500)
+    half = cart_rename(actual=[op("update", "b1", content="Add to Basket")], duration_ms=1500)
+    no_time = cart_rename()
+    bad = MalformedCase(Location("x.jsonl", 4, 3), (Problem(Location("x.jsonl", 4), "id", "bad"),))
+    run = run_suite(suite, [good, half, no_time, bad])
+    s = run.summary
+    assert (s.cases, s.passed, s.failed, s.malformed) == (4, 1, 3, 1)
+    assert s.pass_rate == 0.25
+    accuracy, timing = s.scorers["operation-accuracy"], s.scorers["response-time"]
+    assert accuracy.mean == pytest.approx(2.5 / 3)
+    assert (accuracy.n, accuracy.errors) == (3, 0)
+    assert accuracy.stderr == pytest.approx(math.sqrt(1 / 12) / math.sqrt(3))
+    assert (timing.mean, timing.n, timing.errors) == (0.75, 2, 1)
+    weighted = [1.0, (0.5 + 0.5 * 0.5) / 1.5, 1.0]
+    assert s.weighted_mean == pytest.approx(sum(weighted) / 3)
+    assert [r.case_id for r in run.cases] == ["case-1", "case-1", "case-1", None]
+    assert run.cases[3].malformed
+    assert not run.passed
+
+
+def test_run_with_no_cases_has_no_rates() -> None:
+    """Zero cases: pass rate and means are None, not 0 or a division error."""
+    s = run_suite(make_suite({"type": "operation-accuracy"}), []).summary
+    assert (s.cases, s.pass_rate, s.weighted_mean) == (0, None, None)
+    assert s.scorers["operation-accuracy"].mean is None

@@ -1,0 +1,272 @@
+"""Suite files: loading, defaults, and every suite error, collected and located."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from knowledgepulse.errors import InputFileError, SuiteError
+from knowledgepulse.evals.suite import Suite, load_suite, suite_from_dict
+from tests.evals.builders import make_suite
+
+EXAMPLE_SUITE = Path(__file__).parents[2] / "examples" / "evals" / "suite.yaml"
+
+
+def write(tmp_path: Path, text: str, name: str = "suite.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def problems_of(path: Path) -> list[str]:
+    with pytest.raises(SuiteError) as raised:
+        load_suite(path)
+    return [str(problem) for problem in raised.value.problems]
+
+
+def test_weight_and_threshold_default_to_one_and_the_scorers_default() -> None:
+    """An entry with only a type gets weight 1.0 and its scorer's default threshold."""
+    suite = make_suite({"type": "target-block-precision"}, {"type": "content-quality"})
+    assert [(s.key, s.weight, s.threshold) for s in suite.scorers] == [
+        ("target-block-precision", 1.0, 0.75),
+        ("content-quality", 1.0, 0.6),
+    ]
+
+
+def test_yaml_suite_loads_with_name_description_and_params(tmp_path: Path) -> None:
+    """Top-level name and description are kept; params reach the scorer validated."""
+    path = write(
+        tmp_path,
+        """
+        name: mine
+        description: checks things
+        scorers:
+          - type: response-time
+            weight: 0.5
+            params: {max_acceptable_ms: 2000}
+        """,
+    )
+    suite = load_suite(path)
+    assert (suite.name, suite.description, suite.source) == ("mine", "checks things", str(path))
+    entry = suite.scorers[0]
+    assert (entry.weight, entry.threshold) == (0.5, 1.0)
+    assert entry.scorer.params.model_dump() == {"max_acceptable_ms": 2000.0}
+
+
+def test_json_suite_files_load_too(tmp_path: Path) -> None:
+    """A suite may be written as JSON, with a $schema key for editors."""
+    path = write(
+        tmp_path,
+        '{"$schema": "suite.schema.json", "scorers": [{"type": "operation-accuracy"}]}',
+        "suite.json",
+    )
+    assert load_suite(path).keys == ["operation-accuracy"]
+
+
+def test_resolved_suite_lists_every_parameter_with_defaults_filled_in() -> None:
+    """to_dict gives key, type, weight, threshold and all params, defaults included."""
+    suite = make_suite(
+        {"type": "content-quality", "name": "cq", "params": {"ignore_case": True}}, name="s"
+    )
+    assert suite.to_dict() == {
+        "name": "s",
+        "description": None,
+        "source": "<suite>",
+        "scorers": [
+            {
+                "key": "cq",
+                "type": "content-quality",
+                "name": "cq",
+                "weight": 1.0,
+                "threshold": 0.6,
+                "params": {"ignore_case": True, "timeout_ms": 1000.0},
+            }
+        ],
+    }
+
+
+def test_thresholds_zero_and_one_and_weight_zero_are_legal() -> None:
+    """The ends of the ranges are allowed, as long as some weight is above 0."""
+    suite = make_suite(
+        {"type": "operation-accuracy", "threshold": 0, "weight": 0},
+        {"type": "content-quality", "threshold": 1},
+    )
+    assert [(s.threshold, s.weight) for s in suite.scorers] == [(0.0, 0.0), (1.0, 1.0)]
+
+
+def test_misspelt_key_is_an_error_with_its_line_and_the_closest_key(tmp_path: Path) -> None:
+    """'treshold' is not silently ignored: it is reported at its line with 'did you mean'."""
+    path = write(
+        tmp_path,
+        """
+        scorers:
+          - type: operation-accuracy
+            treshold: 0.9
+        """,
+    )
+    [problem] = problems_of(path)
+    assert problem.startswith(f"{path}:3: scorers[0].treshold: unknown key; did you mean")
+    assert "'threshold'" in problem
+
+
+def test_unknown_top_level_key_is_an_error(tmp_path: Path) -> None:
+    """A misspelt top-level key is reported too."""
+    path = write(tmp_path, "scorer:\n  - type: operation-accuracy\n")
+    problems = problems_of(path)
+    assert any(
+        p.startswith(f"{path}:1: scorer: unknown key; did you mean 'scorers'?") for p in problems
+    )
+    assert any("scorers: required field is missing" in p for p in problems)
+
+
+def test_unknown_type_lists_the_known_types_and_the_closest(tmp_path: Path) -> None:
+    """An unknown type names the closest type and every known one, at its line."""
+    path = write(tmp_path, "scorers:\n  - type: operation-acuracy\n")
+    [problem] = problems_of(path)
+    assert problem.startswith(f"{path}:2: scorers[0].type: unknown scorer type")
+    assert "Did you mean 'operation-accuracy'?" in problem
+    assert "anti-hallucination, content-quality, operation-accuracy" in problem
+
+
+def test_every_suite_error_is_reported_together_in_file_order(tmp_path: Path) -> None:
+    """Typos, bad types, bad values and missing params come out in one error, by line."""
+    path = write(
+        tmp_path,
+        """
+        scorers:
+          - type: operation-accuracy
+            treshold: 0.9
+          - type: content-qualty
+          - type: anti-hallucination
+            weight: -1
+          - type: target-block-precision
+            threshold: 1.5
+          - type: response-time
+        """,
+    )
+    problems = problems_of(path)
+    assert [p.split(": ", 2)[:2] for p in problems] == [
+        [f"{path}:3", "scorers[0].treshold"],
+        [f"{path}:4", "scorers[1].type"],
+        [f"{path}:6", "scorers[2].weight"],
+        [f"{path}:8", "scorers[3].threshold"],
+        [f"{path}:9", "scorers[4].params.max_acceptable_ms"],
+    ]
+    assert "got -1; expected greater than or equal to 0" in problems[2]
+    assert "got 1.5; expected less than or equal to 1" in problems[3]
+    assert "required field is missing" in problems[4]
+
+
+def test_negative_threshold_is_an_error() -> None:
+    """A threshold below 0 is outside [0, 1]."""
+    with pytest.raises(SuiteError, match=r"scorers\[0\]\.threshold: got -0.1"):
+        make_suite({"type": "operation-accuracy", "threshold": -0.1})
+
+
+def test_all_weights_zero_is_an_error() -> None:
+    """With every weight 0 no case could have a weighted score."""
+    with pytest.raises(SuiteError, match="every weight is 0"):
+        make_suite(
+            {"type": "operation-accuracy", "weight": 0}, {"type": "content-quality", "weight": 0}
+        )
+
+
+def test_bad_parameter_is_reported_with_its_path_and_what_the_scorer_takes() -> None:
+    """A parameter the scorer does not take names the scorer's parameters."""
+    with pytest.raises(SuiteError) as raised:
+        make_suite({"type": "content-quality", "params": {"ignore_cse": True}})
+    [problem] = raised.value.problems
+    assert problem.path == "scorers[0].params.ignore_cse"
+    assert problem.message == (
+        "unknown key; did you mean 'ignore_case'? content-quality takes: ignore_case, timeout_ms"
+    )
+
+
+def test_parameter_of_a_scorer_without_params_is_reported() -> None:
+    """A scorer that takes no params says so."""
+    with pytest.raises(SuiteError, match="operation-accuracy takes no params"):
+        make_suite({"type": "operation-accuracy", "params": {"strict": True}})
+
+
+def test_same_type_twice_without_names_is_an_error() -> None:
+    """Two entries of one type need names, since results are keyed by them."""
+    with pytest.raises(SuiteError) as raised:
+        make_suite({"type": "content-quality"}, {"type": "content-quality", "name": "cq-2"})
+    [problem] = raised.value.problems
+    assert problem.path == "scorers[0]"
+    assert "type 'content-quality' appears 2 times (scorers[0], scorers[1])" in problem.message
+
+
+def test_same_type_twice_with_distinct_names_is_keyed_by_name() -> None:
+    """Named entries of one type resolve, keyed by their names."""
+    suite = make_suite(
+        {"type": "content-quality", "name": "strict-case"},
+        {"type": "content-quality", "name": "any-case", "params": {"ignore_case": True}},
+    )
+    assert suite.keys == ["strict-case", "any-case"]
+
+
+def test_name_equal_to_another_entrys_type_is_an_error() -> None:
+    """A name may not take the key of another entry (here, its type)."""
+    with pytest.raises(SuiteError) as raised:
+        make_suite(
+            {"type": "operation-accuracy"},
+            {"type": "content-quality", "name": "operation-accuracy"},
+        )
+    [problem] = raised.value.problems
+    assert problem.path == "scorers[1].name"
+    assert "key 'operation-accuracy' is used by scorers[0], scorers[1]" in problem.message
+
+
+def test_two_equal_names_are_an_error() -> None:
+    """Two entries with the same name clash."""
+    with pytest.raises(SuiteError, match="key 'x' is used by scorers"):
+        make_suite(
+            {"type": "content-quality", "name": "x"}, {"type": "operation-accuracy", "name": "x"}
+        )
+
+
+def test_empty_scorer_list_is_an_error() -> None:
+    """A suite needs at least one scorer."""
+    with pytest.raises(SuiteError, match="at least one scorer"):
+        suite_from_dict({"scorers": []})
+
+
+def test_suite_that_is_not_a_mapping_is_an_error(tmp_path: Path) -> None:
+    """A bare string is not a suite."""
+    path = write(tmp_path, "just text\n")
+    assert problems_of(path) == [f"{path}:1: a suite is a mapping with a 'scorers' list of scorers"]
+
+
+def test_empty_suite_file_is_an_error(tmp_path: Path) -> None:
+    """An empty file says it found nothing."""
+    path = write(tmp_path, "# nothing yet\n")
+    assert "found nothing" in problems_of(path)[0]
+
+
+def test_invalid_yaml_is_reported_with_its_line(tmp_path: Path) -> None:
+    """A YAML syntax error is a suite error at its line."""
+    path = write(tmp_path, "scorers:\n  - type: [unclosed\n")
+    [problem] = problems_of(path)
+    assert problem.startswith(f"{path}:3: invalid YAML")
+
+
+def test_missing_suite_file_is_an_input_error(tmp_path: Path) -> None:
+    """A suite file that does not exist is not a suite error but an unreadable input."""
+    with pytest.raises(InputFileError, match="no such file"):
+        load_suite(tmp_path / "missing.yaml")
+
+
+def test_suite_yaml_cannot_construct_python_objects(tmp_path: Path) -> None:
+    """YAML tags that would build Python objects are refused (safe loading)."""
+    path = write(tmp_path, "scorers: !!python/object/apply:os.system ['echo hacked']\n")
+    assert "invalid YAML" in problems_of(path)[0]
+
+
+def test_example_suite_loads() -> None:
+    """The shipped example suite is valid and uses anti-hallucination and response-time."""
+    suite = load_suite(EXAMPLE_SUITE)
+    assert isinstance(suite, Suite)
+    assert {"anti-hallucination", "response-time"} <= set(suite.keys)

@@ -1,0 +1,238 @@
+"""VectorCache: exact cosine search, ids, oldest-first eviction, TTL, and saving to a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from knowledgepulse.errors import CacheFileError, VectorError
+from knowledgepulse.novelty import VectorCache
+
+
+def unit(*values: float) -> np.ndarray:
+    return np.array(values, dtype=np.float32)
+
+
+class FakeClock:
+    """A clock the test moves by hand, in milliseconds."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_empty_cache_has_similarity_zero_and_no_nearest() -> None:
+    """Nothing held: max_cosine_similarity is 0.0 and nearest is None."""
+    cache = VectorCache(dimensions=3)
+    assert cache.max_cosine_similarity(unit(1, 0, 0)) == 0.0
+    assert cache.nearest(unit(1, 0, 0)) is None
+    assert cache.size == 0
+
+
+def test_similarity_is_the_cosine_whatever_the_lengths() -> None:
+    """Vectors are compared by angle: scaling either side changes nothing."""
+    cache = VectorCache(dimensions=2)
+    cache.add(unit(3, 4), id="a")
+    assert cache.max_cosine_similarity(unit(6, 8)) == pytest.approx(1.0, abs=1e-6)
+    assert cache.max_cosine_similarity(unit(4, -3)) == pytest.approx(0.0, abs=1e-6)
+    assert cache.max_cosine_similarity(unit(-3, -4)) == pytest.approx(-1.0, abs=1e-6)
+
+
+def test_nearest_names_the_most_similar_id() -> None:
+    """The breakdown's nearest trace is the held vector with the largest cosine."""
+    cache = VectorCache(dimensions=2)
+    cache.add(unit(1, 0), id="east")
+    cache.add(unit(0, 1), id="north")
+    found = cache.nearest(unit(0.1, 1))
+    assert found is not None
+    assert found.id == "north"
+    assert found.similarity == pytest.approx(1 / np.sqrt(1.01), abs=1e-6)
+
+
+def test_exact_ties_go_to_the_oldest_vector() -> None:
+    """Two identical vectors: the one added first is named, wherever the ring holds it."""
+    cache = VectorCache(max_elements=2, dimensions=2)
+    cache.add(unit(0, 1), id="old-other")
+    cache.add(unit(1, 0), id="first")
+    cache.add(unit(1, 0), id="second")  # evicts old-other: the ring now holds second before first
+    found = cache.nearest(unit(1, 0))
+    assert found is not None
+    assert found.id == "first"
+
+
+def test_zero_vectors_have_similarity_zero() -> None:
+    """A zero query, or a zero vector held, is similar to nothing (similarity 0)."""
+    cache = VectorCache(dimensions=2)
+    cache.add(unit(0, 0), id="zero")
+    assert cache.max_cosine_similarity(unit(1, 0)) == 0.0
+    cache.add(unit(1, 0), id="x")
+    assert cache.max_cosine_similarity(unit(0, 0)) == 0.0
+
+
+def test_wrong_length_is_rejected_with_both_shapes() -> None:
+    """Adding or querying a vector of the wrong length says what it got and what fits."""
+    cache = VectorCache(dimensions=3)
+    with pytest.raises(VectorError, match=r"shape \(2,\).*3 dimensions"):
+        cache.add(unit(1, 0))
+    with pytest.raises(VectorError, match=r"query has shape \(4,\)"):
+        cache.nearest(unit(1, 0, 0, 0))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_values_are_rejected(bad: float) -> None:
+    """NaN and infinity would poison every similarity, so they are refused."""
+    cache = VectorCache(dimensions=2)
+    with pytest.raises(VectorError, match="NaN or infinite"):
+        cache.add(unit(1, bad))
+    assert cache.size == 0
+
+
+def test_the_oldest_vector_goes_first_when_full() -> None:
+    """Past max_elements, each new vector evicts the oldest one."""
+    cache = VectorCache(max_elements=3, dimensions=4)
+    for i in range(5):
+        vector = np.zeros(4, dtype=np.float32)
+        vector[i % 4] = 1.0
+        cache.add(vector, id=f"v{i}")
+    assert cache.size == 3
+    assert [entry.id for entry in cache.entries()] == ["v2", "v3", "v4"]
+    assert cache.max_cosine_similarity(unit(0, 1, 0, 0)) == pytest.approx(0.0)  # v1 is gone
+    assert cache.max_cosine_similarity(unit(1, 0, 0, 0)) == pytest.approx(1.0)  # v4 is e0
+
+
+def test_expired_vectors_no_longer_count() -> None:
+    """With ttl_ms, a vector older than the TTL leaves size, search and entries."""
+    clock = FakeClock()
+    cache = VectorCache(dimensions=2, ttl_ms=1000, clock=clock)
+    cache.add(unit(1, 0), id="old")
+    clock.now = 600
+    cache.add(unit(0, 1), id="new")
+    assert cache.size == 2
+    clock.now = 1200  # "old" is 1200 ms old, "new" 600 ms
+    assert cache.size == 1
+    assert cache.max_cosine_similarity(unit(1, 0)) == pytest.approx(0.0, abs=1e-6)
+    assert [entry.id for entry in cache.entries()] == ["new"]
+    clock.now = 5000
+    assert cache.nearest(unit(0, 1)) is None
+    assert cache.max_cosine_similarity(unit(0, 1)) == 0.0
+
+
+def test_clear_empties_the_cache() -> None:
+    """clear() forgets every vector."""
+    cache = VectorCache(dimensions=2)
+    cache.add(unit(1, 0))
+    cache.clear()
+    assert cache.size == 0
+    assert cache.nearest(unit(1, 0)) is None
+    cache.add(unit(0, 1), id="again")
+    assert [entry.id for entry in cache.entries()] == ["again"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"max_elements": 0}, "max_elements"),
+        ({"dimensions": 0}, "dimensions"),
+        ({"ttl_ms": -5}, "ttl_ms"),
+        ({"ttl_ms": float("nan")}, "ttl_ms"),
+    ],
+)
+def test_bad_settings_are_rejected(kwargs: dict[str, float], message: str) -> None:
+    """A cache that could hold nothing, or a TTL that is not positive, is an error."""
+    with pytest.raises(ValueError, match=message):
+        VectorCache(**kwargs)  # type: ignore[arg-type]
+
+
+vectors_3d = arrays(
+    np.float32,
+    3,
+    elements=st.floats(-10, 10, allow_nan=False, width=32),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(vectors_3d, min_size=1, max_size=20), vectors_3d)
+def test_search_equals_a_plain_cosine_loop(held: list[np.ndarray], query: np.ndarray) -> None:
+    """The numpy scan finds the same maximum as the textbook cosine over every vector."""
+    cache = VectorCache(max_elements=50, dimensions=3)
+    for vector in held:
+        cache.add(vector)
+
+    def cosine(a: np.ndarray, b: np.ndarray) -> float:
+        na, nb = np.linalg.norm(a.astype(np.float64)), np.linalg.norm(b.astype(np.float64))
+        return 0.0 if na == 0 or nb == 0 else float(a.astype(np.float64) @ b / (na * nb))
+
+    expected = max(cosine(vector, query) for vector in held)
+    found = cache.max_cosine_similarity(query)
+    assert found == pytest.approx(expected, abs=1e-5)
+    assert -1.0 <= found <= 1.0
+
+
+def test_save_and_load_keep_vectors_ids_and_times(tmp_path: Path) -> None:
+    """A saved cache loads with the same vectors, ids, ages and settings."""
+    clock = FakeClock()
+    cache = VectorCache(max_elements=4, dimensions=2, ttl_ms=10_000, clock=clock)
+    cache.add(unit(1, 0), id="a")
+    clock.now = 5
+    cache.add(unit(0, 2), id="b")
+    path = tmp_path / "traces.kpcache.npz"
+    cache.save(path, model_id="model-x")
+
+    loaded = VectorCache.load(path, expected_model_id="model-x", expected_dimensions=2, clock=clock)
+    assert (loaded.max_elements, loaded.dimensions, loaded.ttl_ms) == (4, 2, 10_000)
+    assert [(e.id, e.added_at_ms) for e in loaded.entries()] == [("a", 0.0), ("b", 5.0)]
+    assert loaded.nearest(unit(0, 1)) == cache.nearest(unit(0, 1))
+    clock.now = 10_002  # "a" expires in the loaded cache too: its age was kept
+    assert [e.id for e in loaded.entries()] == ["b"]
+
+
+def test_saving_replaces_the_file_without_leaving_temporaries(tmp_path: Path) -> None:
+    """Saving twice leaves exactly one file: written beside the target, then renamed over it."""
+    path = tmp_path / "c.kpcache.npz"
+    cache = VectorCache(dimensions=2)
+    cache.save(path)
+    cache.add(unit(1, 1), id="x")
+    cache.save(path)
+    assert [p.name for p in tmp_path.iterdir()] == ["c.kpcache.npz"]
+    assert VectorCache.load(path).size == 1
+
+
+def test_loading_a_cache_of_another_model_is_refused(tmp_path: Path) -> None:
+    """Vectors of different models are not comparable: the error names both models."""
+    path = tmp_path / "c.npz"
+    VectorCache(dimensions=2).save(path, model_id="model-a")
+    with pytest.raises(CacheFileError, match="model 'model-a'.*'model-b'"):
+        VectorCache.load(path, expected_model_id="model-b")
+    with pytest.raises(CacheFileError, match="2-dimensional.*384-dimensional"):
+        VectorCache.load(path, expected_dimensions=384)
+
+
+def test_loading_something_else_says_it_is_not_a_cache(tmp_path: Path) -> None:
+    """A missing file or a file of another kind is a clear CacheFileError."""
+    with pytest.raises(CacheFileError, match="no such cache file"):
+        VectorCache.load(tmp_path / "missing.npz")
+    junk = tmp_path / "junk.npz"
+    junk.write_text("not numpy")
+    with pytest.raises(CacheFileError, match="not a knowledgepulse vector cache"):
+        VectorCache.load(junk)
+    other = tmp_path / "other.npz"
+    np.savez(other, header=np.array('{"format": "something-else"}'))
+    with pytest.raises(CacheFileError, match="not a knowledgepulse vector cache"):
+        VectorCache.load(other)
+
+
+def test_loading_into_a_smaller_cache_keeps_the_newest(tmp_path: Path) -> None:
+    """max_elements on load bounds the cache; the oldest saved vectors are the ones dropped."""
+    cache = VectorCache(dimensions=2)
+    for i in range(5):
+        cache.add(unit(1, i), id=f"v{i}")
+    path = tmp_path / "c.npz"
+    cache.save(path)
+    assert [e.id for e in VectorCache.load(path, max_elements=2).entries()] == ["v3", "v4"]

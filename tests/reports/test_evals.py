@@ -1,0 +1,239 @@
+"""Rendering evaluation runs: JSON, JUnit XML, Markdown and the console view."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+from rich.console import Console
+
+from knowledgepulse.evals.cases import LoadedCase, MalformedCase
+from knowledgepulse.evals.runner import EvalRun, run_suite
+from knowledgepulse.records import Location, Problem
+from knowledgepulse.reports.evals import suite_table, suite_to_json, to_console, to_json
+from knowledgepulse.reports.junit import to_junit
+from knowledgepulse.reports.markdown import escape, suite_to_markdown, to_markdown
+from tests.evals.builders import make_case, make_suite, op, page
+
+CASES_FILE = "cases.jsonl"
+
+
+def build_run() -> EvalRun:
+    """Three cases: one passing, one failing two scorers, one malformed."""
+    suite = make_suite(
+        {"type": "operation-accuracy"},
+        {"type": "content-quality", "name": "content", "weight": 2},
+        {"type": "anti-hallucination"},
+        name="demo",
+    )
+    pages = [page("p1", b1="Add to Cart", b2="Your Cart | total")]
+    renames = [op("update", "b1", content="Add to Basket"), op("update", "b2", content="Basket")]
+    good = make_case(pages, actual=renames, expected=renames, patterns=["Basket"], case_id="good")
+    bad = make_case(
+        pages,
+        actual=[op("update", "b2", content="Basket *now*")],
+        expected=[op("update", "b1")],
+        patterns=["Add to Basket"],
+        case_id="bad",
+    )
+    problem = Problem(Location(CASES_FILE, 3, 2), "pages[0].id", "required field is missing")
+    return run_suite(
+        suite,
+        [
+            LoadedCase(good, Location(CASES_FILE, 1, 0)),
+            LoadedCase(bad, Location(CASES_FILE, 2, 1)),
+            MalformedCase(Location(CASES_FILE, 3, 2), (problem,), "broken"),
+        ],
+    )
+
+
+@pytest.fixture
+def run() -> EvalRun:
+    """A small run with a passing, a failing and a malformed case."""
+    return build_run()
+
+
+# --- JSON ------------------------------------------------------------------------------------
+
+
+def test_json_has_summary_and_cases_in_input_order(run: EvalRun) -> None:
+    """One object: suite, summary (counts, rates, per-scorer stats by key) and cases."""
+    document = json.loads(to_json(run))
+    assert list(document) == ["suite", "summary", "cases"]
+    summary = document["summary"]
+    assert {k: summary[k] for k in ("cases", "passed", "failed", "malformed")} == {
+        "cases": 3,
+        "passed": 1,
+        "failed": 2,
+        "malformed": 1,
+    }
+    assert summary["pass_rate"] == pytest.approx(1 / 3)
+    assert list(summary["scorers"]) == ["operation-accuracy", "content", "anti-hallucination"]
+    assert set(summary["scorers"]["content"]) == {"mean", "stderr", "n", "errors"}
+    assert [c["id"] for c in document["cases"]] == ["good", "bad", "broken"]
+
+
+def test_json_scorer_rows_have_the_documented_fields(run: EvalRun) -> None:
+    """Each scorer row: type, name only when named, score, threshold, weight, verdict, margin..."""
+    bad = json.loads(to_json(run))["cases"][1]
+    assert (bad["passed"], bad["file"], bad["line"]) == (False, CASES_FILE, 2)
+    accuracy, content, _ = bad["scorers"]
+    assert list(accuracy) == [
+        "type",
+        "score",
+        "threshold",
+        "weight",
+        "passed",
+        "margin",
+        "details",
+        "error",
+        "diagnosis",
+    ]
+    assert content["name"] == "content"
+    assert (accuracy["score"], accuracy["margin"], accuracy["passed"]) == (0.0, -0.8, False)
+    assert accuracy["details"]["totalExpectedOperations"] == 1
+    assert accuracy["diagnosis"][0].startswith("check unmatchedOperations")
+
+
+def test_json_lists_a_malformed_case_as_failed_with_its_problems(run: EvalRun) -> None:
+    """A malformed case: passed false, no scorers, and its problems with file, line and path."""
+    broken = json.loads(to_json(run))["cases"][2]
+    assert broken["passed"] is False
+    assert broken["scorers"] == []
+    assert broken["weighted_score"] is None
+    assert broken["error"] == [
+        {
+            "file": CASES_FILE,
+            "line": 3,
+            "index": 2,
+            "path": "pages[0].id",
+            "message": "required field is missing",
+        }
+    ]
+
+
+def test_json_is_byte_identical_across_runs() -> None:
+    """The same inputs give the same bytes: no clocks, no reordering."""
+    assert to_json(build_run()) == to_json(build_run())
+
+
+def test_dry_run_json_is_the_resolved_suite(run: EvalRun) -> None:
+    """suite_to_json gives each scorer's key, type, weight, threshold and params."""
+    suite = json.loads(suite_to_json(run.suite))
+    assert suite["scorers"][1] == {
+        "key": "content",
+        "type": "content-quality",
+        "name": "content",
+        "weight": 2.0,
+        "threshold": 0.6,
+        "params": {"ignore_case": False, "timeout_ms": 1000.0},
+    }
+
+
+# --- JUnit -----------------------------------------------------------------------------------
+
+
+def test_junit_has_one_testsuite_and_one_testcase_per_case(run: EvalRun) -> None:
+    """The XML parses; classname is the cases file and name the case id; counts add up."""
+    root = ET.fromstring(to_junit(run))
+    [suite] = root.findall("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "1", "1")
+    cases = suite.findall("testcase")
+    assert [(c.get("classname"), c.get("name")) for c in cases] == [
+        (CASES_FILE, "good"),
+        (CASES_FILE, "bad"),
+        (CASES_FILE, "broken"),
+    ]
+    assert list(cases[0]) == []
+
+
+def test_junit_failure_holds_every_failing_scorers_diagnosis(run: EvalRun) -> None:
+    """The failure names each failing scorer; its text has all their diagnosis lines."""
+    bad_result = run.cases[1]
+    root = ET.fromstring(to_junit(run))
+    failure = root.find("testsuite/testcase[@name='bad']/failure")
+    assert failure is not None
+    message, text = failure.get("message") or "", failure.text or ""
+    for outcome in bad_result.failing:
+        assert outcome.key in message
+        for line in outcome.diagnosis:
+            assert line in text
+    assert len(bad_result.failing) == 3
+
+
+def test_junit_malformed_case_is_an_error_with_its_problems(run: EvalRun) -> None:
+    """A malformed case is <error>, not <failure>, and lists FILE:LINE: PATH: message."""
+    root = ET.fromstring(to_junit(run))
+    error = root.find("testsuite/testcase[@name='broken']/error")
+    assert error is not None
+    assert error.text == f"{CASES_FILE}:3: pages[0].id: required field is missing"
+
+
+def test_junit_properties_describe_the_suite(run: EvalRun) -> None:
+    """Each scorer's type, weight and threshold is a property."""
+    root = ET.fromstring(to_junit(run))
+    props = {p.get("name"): p.get("value") for p in root.iterfind("testsuite/properties/property")}
+    assert props["scorer.content"] == "type=content-quality weight=2 threshold=0.6"
+
+
+# --- Markdown --------------------------------------------------------------------------------
+
+
+def test_markdown_has_a_summary_table_then_failing_then_malformed_cases(run: EvalRun) -> None:
+    """Summary table first; each failing case with its failing scorers and diagnosis lines."""
+    text = to_markdown(run)
+    lines = text.splitlines()
+    assert lines[0] == "## Evaluation: demo"
+    assert lines[2] == "| cases | passed | failed | malformed | pass rate | weighted mean |"
+    assert lines[4].startswith("| 3 | 1 | 2 | 1 | 33.3% |")
+    assert "| content (content-quality) | 2 | 0.6 |" in text
+    failing_at = text.index("### Failing cases (1)")
+    malformed_at = text.index("### Malformed cases (1)")
+    assert failing_at < text.index("#### `bad`") < malformed_at
+    for outcome in run.cases[1].failing:
+        assert f"- **{escape(outcome.key)}**: score" in text
+        for line in outcome.diagnosis:
+            assert f"  - {escape(line)}" in text
+    assert "`good`" not in text
+
+
+def test_markdown_escapes_text_from_cases() -> None:
+    """Pipes, stars, dollars and angle brackets from content cannot break the Markdown."""
+    assert escape("a|b *c* $5 <x>") == r"a\|b \*c\* \$5 \<x\>"
+
+
+def test_dry_run_markdown_lists_the_scorers(run: EvalRun) -> None:
+    """The suite as a Markdown table, params as inline code."""
+    text = suite_to_markdown(run.suite)
+    assert '| content (content-quality) | 2 | 0.6 | `{"ignore_case": false' in text
+
+
+# --- console ---------------------------------------------------------------------------------
+
+
+def render(renderable: object) -> str:
+    buffer = io.StringIO()
+    Console(file=buffer, width=200, no_color=True, color_system=None).print(renderable)
+    return buffer.getvalue()
+
+
+def test_console_shows_failing_cases_first_then_passing_then_the_summary(run: EvalRun) -> None:
+    """FAIL and MALFORMED cases with diagnosis, then the passing table, then the totals."""
+    text = render(to_console(run))
+    fail_at = text.index("FAIL bad")
+    malformed_at = text.index("MALFORMED broken")
+    passing_at = text.index("Passing cases")
+    summary_at = text.index("1 of 3 cases passed (33.3%); 1 malformed")
+    assert fail_at < malformed_at < passing_at < summary_at
+    assert text.index("good", passing_at) > passing_at
+    assert "✗ operation-accuracy  score 0.000 < threshold 0.800 (margin -0.800)" in text
+    assert "check unmatchedOperations" in text
+
+
+def test_dry_run_table_shows_named_entries_with_their_type(run: EvalRun) -> None:
+    """The suite table names each scorer, its weight, threshold and params."""
+    text = render(suite_table(run.suite))
+    assert "content (content-quality)" in text
+    assert '"timeout_ms": 1000.0' in text

@@ -1,0 +1,110 @@
+"""Trace value scoring end to end on the real all-MiniLM-L6-v2: novelty means what it says."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from knowledgepulse.novelty import MiniLMEmbedder, VectorCache
+from knowledgepulse.trace import ReasoningTrace
+from knowledgepulse.value import TraceValueScorer, evaluate_value, set_default_scorer
+from tests.builders import make_trace, step
+
+pytestmark = pytest.mark.embedder
+
+CORPUS = Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl"
+
+
+@pytest.fixture(scope="module")
+def minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+def flight(trace_id: str, city: str) -> ReasoningTrace:
+    return make_trace(
+        trace_id=trace_id,
+        objective=f"Book a flight from New York to {city} on May 20",
+        step_list=[
+            step(0, "thought", "I need the user's id and the travel dates."),
+            step(1, "tool_call", f"search_flights JFK to {city} on 2024-05-20", "search_flights"),
+            step(2, "observation", "Three direct flights are available in economy."),
+        ],
+    )
+
+
+def test_same_trace_twice_is_not_novel(minilm: MiniLMEmbedder) -> None:
+    """Online: the second time a trace is scored its novelty is about 0 and names the first."""
+    scorer = TraceValueScorer(embedder=minilm)
+    first = scorer.score(flight("kp:trace:a", "Seattle"))
+    second = scorer.score(flight("kp:trace:b", "Seattle"))
+    assert first.novelty.source == "empty_cache"
+    assert second.novelty.nearest_id == "kp:trace:a"
+    assert second.dimensions.novelty == pytest.approx(0.0, abs=1e-5)
+
+
+def test_similar_traces_are_less_novel_than_unrelated_ones(minilm: MiniLMEmbedder) -> None:
+    """Against the same cache, a near-duplicate trace gets lower novelty than a new topic."""
+    known = TraceValueScorer(embedder=minilm)
+    known.score(flight("kp:trace:seen", "Seattle"))
+    frozen = TraceValueScorer(embedder=minilm, cache=known.cache, mode="frozen")
+    near = frozen.score(flight("kp:trace:near", "Portland"))
+    far = frozen.score(
+        make_trace(
+            trace_id="kp:trace:far",
+            objective="Find why the nightly ETL job drops rows with null customer ids",
+            step_list=[
+                step(0, "thought", "Check the join conditions in the warehouse loader."),
+                step(1, "tool_call", "run_sql SELECT count(*) FROM staging", "run_sql"),
+            ],
+        )
+    )
+    assert near.dimensions.novelty < 0.2
+    assert far.dimensions.novelty > 0.6
+    assert near.dimensions.novelty < far.dimensions.novelty
+
+
+def test_batch_scoring_matches_one_by_one_within_float32_rounding(minilm: MiniLMEmbedder) -> None:
+    """score_many (batched inference) gives the one-by-one numbers to 1e-6."""
+    traces = [ReasoningTrace.model_validate_json(line) for line in CORPUS.read_text().splitlines()]
+    single = TraceValueScorer(embedder=minilm)
+    batched = TraceValueScorer(embedder=minilm, batch_size=8)
+    expected = [single.score(trace) for trace in traces]
+    got = batched.score_many(traces)
+    for one, many in zip(expected, got, strict=True):
+        assert many.score == pytest.approx(one.score, abs=1e-6)
+        assert many.novelty.nearest_id == one.novelty.nearest_id
+        assert [o.name for o in many.overrides] == [o.name for o in one.overrides]
+
+
+def test_concurrent_evaluate_value_on_the_real_model(minilm: MiniLMEmbedder) -> None:
+    """Concurrent evaluate_value calls each score and join the cache exactly once."""
+    scorer = TraceValueScorer(embedder=minilm)
+    set_default_scorer(scorer)
+    try:
+
+        async def run() -> list[float]:
+            traces = [flight(f"kp:trace:{i}", city) for i, city in enumerate(["Oslo", "Lima"] * 4)]
+            return await asyncio.gather(*(evaluate_value(trace) for trace in traces))
+
+        scores = asyncio.run(run())
+    finally:
+        set_default_scorer(None)
+    assert len(scores) == 8
+    assert all(0.0 <= score <= 1.0 for score in scores)
+    assert scorer.cache.size == 8
+
+
+def test_a_saved_cache_remembers_across_scorers(minilm: MiniLMEmbedder, tmp_path: Path) -> None:
+    """Save the cache, load it into a new scorer: the trace seen before is not novel there."""
+    first = TraceValueScorer(embedder=minilm)
+    first.score(flight("kp:trace:yesterday", "Seattle"))
+    path = tmp_path / "session.kpcache.npz"
+    first.cache.save(path, model_id=minilm.model_id)
+    cache = VectorCache.load(path, expected_model_id=minilm.model_id, expected_dimensions=384)
+    later = TraceValueScorer(embedder=minilm, cache=cache).score(flight("kp:trace:today", "Seattle"))
+    assert later.novelty.nearest_id == "kp:trace:yesterday"
+    assert later.dimensions.novelty == pytest.approx(0.0, abs=1e-5)
+    assert json.dumps(later.to_dict())  # the breakdown stays plain data
