@@ -61,7 +61,8 @@ def interleaved(
     first: Callable[[], object], second: Callable[[], object], repeats: int
 ) -> tuple[float, float]:
     """Medians of two actions timed alternately (A B A B ...)."""
-    a, b = [], []
+    a: list[float] = []
+    b: list[float] = []
     for _ in range(repeats):
         for action, samples in ((first, a), (second, b)):
             start = time.perf_counter()
@@ -217,14 +218,15 @@ def main() -> None:
     traces = load_traces(CORPORA)
     figures: dict[str, float] = {"traces_loaded": len(traces)}
     # Peak memory first: a child process inherits its parent's high-water mark on Linux.
-    for section in (
+    sections: tuple[Callable[[], dict[str, float]], ...] = (
         lambda: bench_peak_memory(args.batch_limit),
         lambda: bench_no_embedder(traces),
         bench_cache_scan,
         lambda: bench_one_with_embedder(traces),
         bench_first_call,
         lambda: bench_batches(traces, args.batch_limit),
-    ):
+    )
+    for section in sections:
         figures.update(section())
     figures["bench_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if args.json:
@@ -232,7 +234,9 @@ def main() -> None:
         return
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}")
     for name, value in figures.items():
-        print(f"{name:45s} {value:12.3f}" if isinstance(value, float) else f"{name:45s} {value:12d}")
+        print(
+            f"{name:45s} {value:12.3f}" if isinstance(value, float) else f"{name:45s} {value:12d}"
+        )
 
 
 if __name__ == "__main__":

@@ -47,7 +47,8 @@ def test_non_finite_numbers_are_problems_with_their_path(literal: str) -> None:
     """NaN, infinities and overflowing literals are rejected with the JSON path that holds them."""
     items = parsed(f'{{"steps": [{{"latency_ms": {literal}}}]}}\n', "jsonl", "t.jsonl")
     assert [str(i) for i in items] == [
-        "t.jsonl:1: steps[0].latency_ms: NaN and infinite numbers are not valid JSON; use a finite number"
+        "t.jsonl:1: steps[0].latency_ms: "
+        "NaN and infinite numbers are not valid JSON; use a finite number"
     ]
 
 

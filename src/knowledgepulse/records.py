@@ -244,8 +244,10 @@ def _parse_json(text: str, name: str) -> Iterator[Record | Problem]:
             and _skip_space(text, position + 1) == len(text)
         ):
             return
-        error = json.JSONDecodeError("Expecting ',' or ']' after a list element", text, position)
-        yield _json_problem(name, error)
+        unexpected = json.JSONDecodeError(
+            "Expecting ',' or ']' after a list element", text, position
+        )
+        yield _json_problem(name, unexpected)
         return
 
 

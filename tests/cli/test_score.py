@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ INVALID = str(EXAMPLES / "invalid.jsonl")
 ROW_KEYS = {"id", "score", "domain", "profile", "dimensions", "overrides", "novelty_source"}
 
 
-def jsonl(text: str) -> list[dict[str, object]]:
+def jsonl(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines()]
 
 
@@ -35,7 +36,7 @@ def test_jsonl_rows_for_every_trace_in_input_order(kp: KpRunner) -> None:
         "novelty",
         "tool_diversity",
         "outcome_confidence",
-    }  # type: ignore[arg-type]
+    }
     assert {r["novelty_source"] for r in rows} == {"no_embedder"}
 
 
@@ -49,7 +50,7 @@ def test_overrides_are_named_in_the_order_they_fired(kp: KpRunner) -> None:
 
 
 def test_bad_records_are_reported_and_the_rest_scored(kp: KpRunner) -> None:
-    """Each bad record is one FILE:LINE: PATH: message on stderr; the valid one is scored; exit 1."""
+    """Each bad record is a FILE:LINE: PATH: message on stderr; the valid one is scored; exit 1."""
     run = kp("score", INVALID, "--no-embedder", "-f", "jsonl")
     assert run.code == 1
     assert [r["id"] for r in jsonl(run.out)] == ["kp:trace:ops-db-failover-5"]
@@ -96,7 +97,7 @@ def test_min_score_reports_which_traces_reach_it(kp: KpRunner) -> None:
 
 
 def test_annotate_writes_traces_back_with_their_scores(kp: KpRunner, tmp_path: Path) -> None:
-    """--annotate writes each valid trace with metadata.quality_score set, everything else intact."""
+    """--annotate writes each valid trace with metadata.quality_score set, all else intact."""
     scores = {
         r["id"]: r["score"] for r in jsonl(kp("score", TRACES, "--no-embedder", "-f", "jsonl").out)
     }
@@ -153,7 +154,8 @@ def test_profiles_file_adds_a_domain(kp: KpRunner, tmp_path: Path) -> None:
     """--profiles FILE registers profiles that traces of that domain then use."""
     profiles = tmp_path / "p.yaml"
     profiles.write_text(
-        "devops:\n  complexity: 0.4\n  novelty: 0.1\n  tool_diversity: 0.2\n  outcome_confidence: 0.3\n"
+        "devops:\n  complexity: 0.4\n  novelty: 0.1\n"
+        "  tool_diversity: 0.2\n  outcome_confidence: 0.3\n"
     )
     rows = {
         r["id"]: r

@@ -58,7 +58,9 @@ def test_frozen_scoring_leaves_the_cache_file_and_ignores_order(
     backwards = tmp_path / "backwards.jsonl"
     backwards.write_text("\n".join(reversed(lines[3:])) + "\n")
     forward = rows(kp("score", str(new), "-f", "jsonl", "--cache", str(cache), "--frozen").out)
-    reverse = rows(kp("score", str(backwards), "-f", "jsonl", "--cache", str(cache), "--frozen").out)
+    reverse = rows(
+        kp("score", str(backwards), "-f", "jsonl", "--cache", str(cache), "--frozen").out
+    )
 
     assert cache.read_bytes() == before
     by_id = {r["id"]: (r["score"], r["nearest_trace"]) for r in reverse}

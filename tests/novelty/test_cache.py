@@ -208,9 +208,9 @@ def test_loading_a_cache_of_another_model_is_refused(tmp_path: Path) -> None:
     """Vectors of different models are not comparable: the error names both models."""
     path = tmp_path / "c.npz"
     VectorCache(dimensions=2).save(path, model_id="model-a")
-    with pytest.raises(CacheFileError, match="model 'model-a'.*'model-b'"):
+    with pytest.raises(CacheFileError, match=r"model 'model-a'.*'model-b'"):
         VectorCache.load(path, expected_model_id="model-b")
-    with pytest.raises(CacheFileError, match="2-dimensional.*384-dimensional"):
+    with pytest.raises(CacheFileError, match=r"2-dimensional.*384-dimensional"):
         VectorCache.load(path, expected_dimensions=384)
 
 

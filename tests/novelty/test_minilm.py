@@ -158,7 +158,7 @@ def test_a_damaged_model_file_is_refused_with_its_hash(tmp_path: Path) -> None:
     bad = tmp_path / "model.onnx"
     bad.write_bytes(b"not a model")
     embedder = MiniLMEmbedder(bad, sha256="0" * 64)
-    with pytest.raises(EmbedderUnavailableError, match="sha256 .* expected 0000"):
+    with pytest.raises(EmbedderUnavailableError, match=r"sha256 .* expected 0000"):
         embedder.embed_batch(["x"])
     with pytest.raises(EmbedderUnavailableError, match="sha256"):  # the failure is remembered
         embedder.load()
@@ -181,7 +181,9 @@ def test_an_onnx_file_that_is_not_a_model_is_a_clear_error(tmp_path: Path) -> No
 def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without onnxruntime the error gives the pip command for the extra."""
     monkeypatch.setitem(__import__("sys").modules, "onnxruntime", None)
-    with pytest.raises(EmbedderUnavailableError, match=r'pip install "knowledgepulse\[embeddings\]"'):
+    with pytest.raises(
+        EmbedderUnavailableError, match=r'pip install "knowledgepulse\[embeddings\]"'
+    ):
         MiniLMEmbedder().load()
 
 

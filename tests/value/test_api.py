@@ -9,9 +9,9 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pytest
-from knowledgepulse.testing import HashingEmbedder
 from numpy.typing import NDArray
 
+from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import (
     TraceValueScorer,
     default_scorer,

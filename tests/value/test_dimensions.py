@@ -18,7 +18,7 @@ from tests.builders import make_trace, step, steps
 
 
 def features(**kwargs: object) -> TraceFeatures:
-    return TraceFeatures.of(make_trace(**kwargs))  # type: ignore[arg-type]
+    return TraceFeatures.of(make_trace(**kwargs))
 
 
 def test_worked_example_complexity() -> None:

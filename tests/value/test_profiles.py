@@ -112,9 +112,12 @@ def test_profiles_file_reports_every_bad_profile_with_its_line(tmp_path: Path) -
     """A profiles file with two bad entries lists both, each with file and line."""
     path = tmp_path / "profiles.yaml"
     path.write_text(
-        "legal:\n  complexity: 0.4\n  novelty: 0.2\n  tool_diversity: 0.1\n  outcome_confidence: 0.3\n"
-        "bad_sum:\n  complexity: 0.5\n  novelty: 0.5\n  tool_diversity: 0.5\n  outcome_confidence: 0.5\n"
-        "typo:\n  complexity: 0.25\n  novelty: 0.25\n  tool_diversty: 0.25\n  outcome_confidence: 0.25\n"
+        "legal:\n  complexity: 0.4\n  novelty: 0.2\n"
+        "  tool_diversity: 0.1\n  outcome_confidence: 0.3\n"
+        "bad_sum:\n  complexity: 0.5\n  novelty: 0.5\n"
+        "  tool_diversity: 0.5\n  outcome_confidence: 0.5\n"
+        "typo:\n  complexity: 0.25\n  novelty: 0.25\n"
+        "  tool_diversty: 0.25\n  outcome_confidence: 0.25\n"
     )
     with pytest.raises(ProfileError) as caught:
         load_profiles(path)
@@ -127,6 +130,7 @@ def test_profiles_file_loads_valid_profiles(tmp_path: Path) -> None:
     """A valid profiles file gives validated weights by domain."""
     path = tmp_path / "profiles.json"
     path.write_text(
-        '{"legal": {"complexity": 0.4, "novelty": 0.2, "tool_diversity": 0.1, "outcome_confidence": 0.3}}'
+        '{"legal": {"complexity": 0.4, "novelty": 0.2, '
+        '"tool_diversity": 0.1, "outcome_confidence": 0.3}}'
     )
     assert load_profiles(path) == {"legal": ScoringWeights(0.4, 0.2, 0.1, 0.3)}

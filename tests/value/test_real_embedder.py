@@ -104,7 +104,9 @@ def test_a_saved_cache_remembers_across_scorers(minilm: MiniLMEmbedder, tmp_path
     path = tmp_path / "session.kpcache.npz"
     first.cache.save(path, model_id=minilm.model_id)
     cache = VectorCache.load(path, expected_model_id=minilm.model_id, expected_dimensions=384)
-    later = TraceValueScorer(embedder=minilm, cache=cache).score(flight("kp:trace:today", "Seattle"))
+    later = TraceValueScorer(embedder=minilm, cache=cache).score(
+        flight("kp:trace:today", "Seattle")
+    )
     assert later.novelty.nearest_id == "kp:trace:yesterday"
     assert later.dimensions.novelty == pytest.approx(0.0, abs=1e-5)
     assert json.dumps(later.to_dict())  # the breakdown stays plain data

@@ -109,7 +109,8 @@ def eval_command(
         _print(to_console(run), output)
     else:
         write_output(renderers[output_format](run), output)
-    if not quiet:
+    # The table ends with the summary already; other formats get it on stderr.
+    if not quiet and not (output_format == "table" and output is None):
         stderr_console().print(summary_line(run), markup=False)
     return EXIT_OK if run.passed else EXIT_FINDINGS
 

@@ -6,15 +6,19 @@ import copy
 import json
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from knowledgepulse.cli._console import stderr_console, stderr_is_terminal, stdout_is_terminal
+from knowledgepulse.cli._console import (
+    output_console,
+    stderr_console,
+    stderr_is_terminal,
+    stdout_is_terminal,
+    write_output,
+)
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
 from knowledgepulse.novelty import (
@@ -171,12 +175,12 @@ def score_command(
         min_score,
     )
     if annotate:
-        _write(_annotated(traces, breakdowns, as_list=output_format == "json"), output)
+        write_output(_annotated(traces, breakdowns, as_list=output_format == "json"), output)
     elif output_format == "table":
         _print_table(report, output, explain)
     else:
         renderers = {"json": to_json, "jsonl": to_jsonl, "csv": to_csv}
-        _write(renderers[output_format](report), output)
+        write_output(renderers[output_format](report), output)
     stderr_console().print(summary_line(report), markup=False)
     return EXIT_FINDINGS if problems else EXIT_OK
 
@@ -297,28 +301,10 @@ def _annotated(
     return "".join(json.dumps(document, ensure_ascii=False) + "\n" for document in documents)
 
 
-def _write(text: str, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        output.write_text(text, encoding="utf-8")
-
-
 def _print_table(report: ValueReport, output: Path | None, explain: bool) -> None:
-    with _console_for(output) as console:
+    with output_console(output) as console:
         console.print(to_table(report))
         if explain:
             for result in report.results:
                 console.print()
                 console.print(result.breakdown.explain(), markup=False, highlight=False)
-
-
-@contextmanager
-def _console_for(output: Path | None) -> Iterator[Console]:
-    """A console on stdout, or on a file (no colours) when ``--output`` is given."""
-    if output is None:
-        yield Console()
-        return
-    with output.open("w", encoding="utf-8") as file:
-        yield Console(file=file, width=120, no_color=True, color_system=None)
