@@ -2,9 +2,9 @@
 
 Editors validate YAML and JSON against these (``# yaml-language-server: $schema=...``). The
 suite schema also holds each built-in scorer's ``params`` schema, from its ``Params`` model, so
-a missing ``max_acceptable_ms`` is flagged while typing. The same text ships as package data
-(``knowledgepulse/schemas/``) and at ``schemas/`` in the repository; a test keeps both equal to
-what this module generates (regenerate with ``kp schema suite > schemas/suite.schema.json``).
+a missing ``max_acceptable_ms`` is flagged while typing. ``kp schema suite`` prints it; the
+repository keeps a copy at ``schemas/suite.schema.json`` for editors, which a test keeps equal
+to what this module generates (regenerate with ``kp schema suite > schemas/suite.schema.json``).
 """
 
 from __future__ import annotations
