@@ -29,7 +29,6 @@ from knowledgepulse.novelty import (
     dimensions_of,
     model_id_of,
 )
-from knowledgepulse.novelty.cache import DEFAULT_DIMENSIONS
 from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.reports.value import (
     ScoredTrace,
@@ -202,15 +201,14 @@ def validate_command(paths: tuple[str, ...], output_format: str) -> int:
     Every problem is reported as FILE:LINE: PATH: message; exit code 1 when there were any.
     """
     traces, problems = _load(paths)
-    report = ValueReport([], problems, DEFAULT_THRESHOLD)
+    invalid = ValueReport([], problems, DEFAULT_THRESHOLD).invalid_records
     if output_format == "json":
         document = {
             "valid": len(traces),
-            "invalid": report.invalid_records,
+            "invalid": invalid,
             "problems": [problem.to_dict() for problem in problems],
         }
         click.echo(json.dumps(document, ensure_ascii=False, indent=2))
-    invalid = report.invalid_records
     stderr_console().print(
         f"{len(traces)} valid trace{'s' if len(traces) != 1 else ''}"
         + (f"; {invalid} invalid record{'s' if invalid != 1 else ''}" if invalid else ""),
@@ -256,15 +254,14 @@ def _embedder(no_embedder: bool, model: Path | None) -> Embedder | None:
 
 
 def _load_cache(cache_path: Path | None, embedder: Embedder | None) -> VectorCache | None:
-    if cache_path is None or embedder is None:
+    """The saved cache, if there is one; else ``None`` and the scorer makes a fresh one."""
+    if cache_path is None or embedder is None or not cache_path.exists():
         return None
-    if cache_path.exists():
-        return VectorCache.load(
-            cache_path,
-            expected_model_id=model_id_of(embedder),
-            expected_dimensions=dimensions_of(embedder),
-        )
-    return VectorCache(dimensions=dimensions_of(embedder) or DEFAULT_DIMENSIONS)
+    return VectorCache.load(
+        cache_path,
+        expected_model_id=model_id_of(embedder),
+        expected_dimensions=dimensions_of(embedder),
+    )
 
 
 def _save_cache(scorer: TraceValueScorer, cache_path: Path) -> None:

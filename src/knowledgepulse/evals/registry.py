@@ -88,6 +88,13 @@ def scorer_types() -> list[str]:
     return sorted(_registry)
 
 
+def builtin_scorer_types() -> tuple[str, ...]:
+    """The type names of the scorers that ship with knowledgepulse, in registration order."""
+    _load_builtins()
+    prefix = f"{_BUILTIN_MODULE}."
+    return tuple(name for name, cls in _registry.items() if cls.__module__.startswith(prefix))
+
+
 def unknown_scorer_message(type_name: str) -> str:
     """Say that a type is unknown, which exist, which is closest, and how to add one."""
     known = scorer_types()

@@ -22,7 +22,7 @@ from knowledgepulse.evals.cases import CaseInput, LoadedCase, MalformedCase
 from knowledgepulse.evals.diagnosis import diagnose
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.scorer import ScoreResult
-from knowledgepulse.evals.suite import Suite, SuiteScorer
+from knowledgepulse.evals.suite import Suite, SuiteScorer, scorer_label
 from knowledgepulse.records import Location, Problem
 
 TOLERANCE = 1e-9
@@ -52,6 +52,11 @@ class ScorerOutcome:
     threshold: float
     result: ScoreResult
     diagnosis: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """How reports name the scorer (see :func:`~knowledgepulse.evals.suite.scorer_label`)."""
+        return scorer_label(self.key, self.type, self.name)
 
     @property
     def score(self) -> float | None:
@@ -255,19 +260,9 @@ def run_scorer(entry: SuiteScorer, case: Case) -> ScorerOutcome:
         _log.debug("scorer %r raised on case %r", entry.key, case.id, exc_info=True)
         result = ScoreResult.failed(f"the scorer raised {type(error).__name__}: {error}")
     result = _checked(result)
-    outcome = ScorerOutcome(
-        entry.key, entry.type, entry.name, entry.weight, entry.threshold, result
-    )
-    if outcome.passed:
-        return outcome
+    diagnosis = () if passes(result.score, entry.threshold) else diagnose(entry.scorer, result)
     return ScorerOutcome(
-        entry.key,
-        entry.type,
-        entry.name,
-        entry.weight,
-        entry.threshold,
-        result,
-        diagnose(entry.scorer, result),
+        entry.key, entry.type, entry.name, entry.weight, entry.threshold, result, diagnosis
     )
 
 

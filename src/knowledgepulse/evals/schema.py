@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from knowledgepulse.evals.models import Case
-from knowledgepulse.evals.registry import get_scorer_class
-from knowledgepulse.evals.suite import BUILTIN_SCORER_TYPES, SuiteFile
+from knowledgepulse.evals.registry import builtin_scorer_types, get_scorer_class
+from knowledgepulse.evals.suite import SuiteFile
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -24,7 +24,9 @@ def suite_json_schema() -> dict[str, Any]:
     """The JSON Schema of suite files, with the built-in scorers' ``params`` filled in."""
     schema = SuiteFile.model_json_schema(by_alias=True)
     entry = schema["$defs"]["ScorerEntry"]
-    entry["allOf"] = [_params_rule(type_name) for type_name in BUILTIN_SCORER_TYPES]
+    builtins = builtin_scorer_types()
+    entry["properties"]["type"]["examples"] = list(builtins)
+    entry["allOf"] = [_params_rule(type_name) for type_name in builtins]
     return {"$schema": JSON_SCHEMA_DIALECT, **schema}
 
 

@@ -63,6 +63,9 @@ class Scorer(ABC):
     type_name: ClassVar[str] = ""
     default_threshold: ClassVar[float] = 1.0
     Params: ClassVar[type[BaseModel]] = NoParams
+    diagnosis_check: ClassVar[str | None] = None
+    """What to check first when a score falls below its threshold (the guide's ``check``);
+    reports put it before the lines of :meth:`diagnose`."""
 
     def __init__(self, params: BaseModel | None = None) -> None:
         self.params = params if params is not None else self.Params()

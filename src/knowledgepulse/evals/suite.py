@@ -30,15 +30,6 @@ from knowledgepulse.records import Location, Problem, Record, read_records
 Weight = Annotated[float, Field(ge=0, strict=True, allow_inf_nan=False)]
 Threshold = Annotated[float, Field(ge=0, le=1, strict=True, allow_inf_nan=False)]
 
-BUILTIN_SCORER_TYPES: tuple[str, ...] = (
-    "operation-accuracy",
-    "target-block-precision",
-    "content-quality",
-    "operation-result",
-    "anti-hallucination",
-    "response-time",
-)
-
 
 class ScorerEntry(BaseModel):
     """One scorer of a suite file, as written."""
@@ -48,7 +39,6 @@ class ScorerEntry(BaseModel):
     type: StrictStr = Field(
         min_length=1,
         description="The scorer's registered type name (a built-in, your own, or a plugin's).",
-        examples=list(BUILTIN_SCORER_TYPES),
     )
     name: StrictStr | None = Field(
         default=None,
@@ -88,6 +78,11 @@ class SuiteFile(BaseModel):
     )
 
 
+def scorer_label(key: str, type_name: str, name: str | None) -> str:
+    """How reports name a suite scorer: its key, with the type when the key is a name."""
+    return f"{key} ({type_name})" if name is not None else key
+
+
 @dataclass(frozen=True, slots=True)
 class SuiteScorer:
     """One resolved scorer of a suite: a built scorer and how it counts.
@@ -108,6 +103,16 @@ class SuiteScorer:
     threshold: float
     scorer: Scorer
 
+    @property
+    def params(self) -> dict[str, Any]:
+        """Every parameter of the scorer, defaults filled in, as plain data."""
+        return self.scorer.params.model_dump(mode="json")
+
+    @property
+    def label(self) -> str:
+        """How reports name it (see :func:`scorer_label`)."""
+        return scorer_label(self.key, self.type, self.name)
+
     def to_dict(self) -> dict[str, Any]:
         """The scorer as resolved: key, type, name, weight, threshold and every parameter."""
         return {
@@ -116,7 +121,7 @@ class SuiteScorer:
             **({"name": self.name} if self.name is not None else {}),
             "weight": self.weight,
             "threshold": self.threshold,
-            "params": self.scorer.params.model_dump(mode="json"),
+            "params": self.params,
         }
 
 

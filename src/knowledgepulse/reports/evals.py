@@ -26,15 +26,10 @@ DASH = "—"
 def run_to_dict(run: EvalRun) -> dict[str, Any]:
     """The run as one JSON object: ``suite``, ``summary`` and ``cases`` (input order)."""
     return {
-        "suite": suite_to_dict(run.suite),
+        "suite": run.suite.to_dict(),
         "summary": run.summary.to_dict(),
         "cases": [result.to_dict() for result in run.cases],
     }
-
-
-def suite_to_dict(suite: Suite) -> dict[str, Any]:
-    """The resolved suite as plain data: each scorer with its defaults filled in."""
-    return suite.to_dict()
 
 
 def to_json(run: EvalRun) -> str:
@@ -44,7 +39,7 @@ def to_json(run: EvalRun) -> str:
 
 def suite_to_json(suite: Suite) -> str:
     """The resolved suite as an indented JSON document (``kp eval --dry-run``)."""
-    return _dumps(suite_to_dict(suite))
+    return _dumps(suite.to_dict())
 
 
 def _dumps(document: Any) -> str:
@@ -60,11 +55,6 @@ def number(value: float | None, digits: int = 3) -> str:
 def percent(value: float | None) -> str:
     """A rate for people: ``42.9%``, or a dash."""
     return DASH if value is None else f"{value:.1%}"
-
-
-def location_text(result: CaseResult) -> str:
-    """Where a case was read from: ``file:line`` (or ``file[index]``)."""
-    return str(result.location)
 
 
 def outcome_line(outcome: ScorerOutcome) -> str:
@@ -113,7 +103,7 @@ def _case_head(label: str, style: str, result: CaseResult) -> Text:
     head = Text()
     head.append(f"{label} ", style=f"bold {style}")
     head.append(result.case_id if result.case_id is not None else "(no id)", style="bold")
-    head.append(f"  {location_text(result)}", style="dim")
+    head.append(f"  {result.location!s}", style="dim")
     if not result.malformed:
         head.append(f"  weighted {number(result.weighted_score)}")
     return head
@@ -151,7 +141,7 @@ def _passing_table(passing: list[CaseResult]) -> Table:
     for result in passing:
         table.add_row(
             Text(result.case_id or ""),
-            location_text(result),
+            str(result.location),
             Text(number(result.weighted_score), style="bold"),
         )
     return table
@@ -192,11 +182,10 @@ def suite_table(suite: Suite) -> Table:
         table.add_column(column, justify="right")
     table.add_column("params")
     for entry in suite.scorers:
-        params = entry.scorer.params.model_dump(mode="json")
         table.add_row(
-            f"{entry.key} ({entry.type})" if entry.name is not None else entry.key,
+            entry.label,
             f"{entry.weight:g}",
             f"{entry.threshold:g}",
-            Text(json.dumps(params, ensure_ascii=False) if params else DASH),
+            Text(json.dumps(entry.params, ensure_ascii=False) if entry.params else DASH),
         )
     return table

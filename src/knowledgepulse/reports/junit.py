@@ -75,8 +75,7 @@ def _testcase(result: CaseResult) -> ET.Element:
     failure = ET.SubElement(testcase, "failure", {"message": summary, "type": "BelowThreshold"})
     lines = [f"{result.location}: case '{case_id}'"]
     for outcome in failing:
-        named = f"{outcome.key} ({outcome.type})" if outcome.name is not None else outcome.key
-        lines.append(f"{named}: {outcome_line(outcome)}")
+        lines.append(f"{outcome.label}: {outcome_line(outcome)}")
         lines.extend(f"  {hint}" for hint in outcome.diagnosis)
     failure.text = "\n".join(lines)
     return testcase

@@ -46,10 +46,9 @@ def to_markdown(run: EvalRun) -> str:
     ]
     for entry in run.suite.scorers:
         stats = s.scorers[entry.key]
-        named = _scorer_name(entry.key, entry.type, entry.name)
         lines.append(
-            f"| {escape(named)} | {entry.weight:g} | {entry.threshold:g} | {number(stats.mean)} "
-            f"| {number(stats.stderr)} | {stats.n} | {stats.errors} |"
+            f"| {escape(entry.label)} | {entry.weight:g} | {entry.threshold:g} "
+            f"| {number(stats.mean)} | {number(stats.stderr)} | {stats.n} | {stats.errors} |"
         )
     failing = [r for r in run.cases if not r.passed and not r.malformed]
     malformed = [r for r in run.cases if r.malformed]
@@ -87,14 +86,8 @@ def suite_to_markdown(suite: Suite) -> str:
         lines += [escape(suite.description), ""]
     lines += ["| scorer | weight | threshold | params |", "|---|---:|---:|---|"]
     for entry in suite.scorers:
-        params = entry.scorer.params.model_dump(mode="json")
-        shown = code(json.dumps(params, ensure_ascii=False)) if params else "—"
+        shown = code(json.dumps(entry.params, ensure_ascii=False)) if entry.params else "—"
         lines.append(
-            f"| {escape(_scorer_name(entry.key, entry.type, entry.name))} | {entry.weight:g} | "
-            f"{entry.threshold:g} | {shown} |"
+            f"| {escape(entry.label)} | {entry.weight:g} | {entry.threshold:g} | {shown} |"
         )
     return "\n".join(lines) + "\n"
-
-
-def _scorer_name(key: str, type_name: str, name: str | None) -> str:
-    return f"{key} ({type_name})" if name is not None else key

@@ -85,6 +85,9 @@ class AntiHallucination(Scorer):
     """1 when nothing was invented, deleted or changed beyond what was expected, else 0."""
 
     default_threshold = 1.0
+    diagnosis_check = (
+        "check the input/output diff: what was added, deleted or changed that nothing asked for?"
+    )
 
     def evaluate(
         self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]

@@ -57,6 +57,9 @@ class ContentQuality(Scorer):
     """The share of expected content patterns found in the edited pages."""
 
     default_threshold = 0.6
+    diagnosis_check = (
+        "check contentIssues: is a pattern too strict, is it a valid regular expression?"
+    )
     Params: ClassVar[type[BaseModel]] = PatternParams
     params: PatternParams
 

@@ -152,6 +152,9 @@ class OperationAccuracy(Scorer):
     """The share of expected operations the model made (same type, target and position)."""
 
     default_threshold = 0.8
+    diagnosis_check = (
+        "check unmatchedOperations: is it the type, the target or the position that does not match?"
+    )
 
     def evaluate(
         self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]

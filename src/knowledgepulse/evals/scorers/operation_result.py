@@ -41,6 +41,10 @@ class OperationResult(Scorer):
     """Whether the actual operations apply, and how good the content they produce is."""
 
     default_threshold = 0.8
+    diagnosis_check = (
+        "check inapplicableOperations and contentIssues: could the "
+        "operations be applied, and is the resulting content right?"
+    )
     Params: ClassVar[type[BaseModel]] = PatternParams
     params: PatternParams
 

@@ -41,6 +41,7 @@ class ResponseTime(Scorer):
     """Whether the workflow answered within ``max_acceptable_ms``."""
 
     default_threshold = 1.0
+    diagnosis_check = "check responseTimeMs against maxAcceptableMs"
     Params: ClassVar[type[BaseModel]] = ResponseTimeParams
     params: ResponseTimeParams
 

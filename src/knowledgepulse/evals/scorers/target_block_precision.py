@@ -88,6 +88,9 @@ class TargetBlockPrecision(Scorer):
     """The share of expected targets the paired actual operations hit."""
 
     default_threshold = 0.75
+    diagnosis_check = (
+        "check incorrectTargets: why did the model not find the block it was meant to edit?"
+    )
 
     def evaluate(
         self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
