@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.evals.cases import MalformedCase
@@ -133,10 +134,16 @@ def test_weighted_score_lies_between_the_lowest_and_highest_score(
 
 
 @given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 10)), min_size=1, max_size=8))
+@example([(0.5, 5e-324), (1.0, 5e-324)])  # products of subnormal weights underflow
 def test_weighted_score_is_the_weighted_average(pairs: list[tuple[float, float]]) -> None:
-    """Σ score·weight / Σ weight, or None when every weight is 0."""
-    total = math.fsum(w for _, w in pairs)
-    expected = None if total == 0 else math.fsum(s * w for s, w in pairs) / total
+    """Σ score·weight / Σ weight, or None when every weight is 0.
+
+    The expectation is computed exactly (with fractions), so a tiny weight whose float product
+    underflows, say 0.5 x 5e-324, still averages to its score.
+    """
+    total = sum(Fraction(w) for _, w in pairs)
+    exact = sum(Fraction(s) * Fraction(w) for s, w in pairs) / total if total else None
+    expected = None if exact is None else float(exact)
     got = weighted_score(pairs)
     assert (got is None) == (expected is None)
     if got is not None and expected is not None:

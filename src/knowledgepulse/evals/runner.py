@@ -235,10 +235,12 @@ def weighted_score(scores: Sequence[tuple[float | None, float]]) -> float | None
     could otherwise leave by an ulp.
     """
     scored = [(s, w) for s, w in scores if s is not None and w > 0]
-    total = math.fsum(w for _, w in scored)
-    if total == 0:
+    if not scored:
         return None
-    average = math.fsum(s * w for s, w in scored) / total
+    # Weights relative to the largest, so tiny (subnormal) weights do not underflow to 0.
+    top = max(w for _, w in scored)
+    relative = [(s, w / top) for s, w in scored]
+    average = math.fsum(s * w for s, w in relative) / math.fsum(w for _, w in relative)
     return min(max(average, min(s for s, _ in scored)), max(s for s, _ in scored))
 
 
