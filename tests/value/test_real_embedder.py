@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import pytest
@@ -109,4 +108,3 @@ def test_a_saved_cache_remembers_across_scorers(minilm: MiniLMEmbedder, tmp_path
     )
     assert later.novelty.nearest_id == "kp:trace:yesterday"
     assert later.dimensions.novelty == pytest.approx(0.0, abs=1e-5)
-    assert json.dumps(later.to_dict())  # the breakdown stays plain data
