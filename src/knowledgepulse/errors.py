@@ -21,6 +21,14 @@ class InputFileError(KnowledgePulseError):
     """Raised when an input file cannot be read at all (missing, unreadable, unknown format)."""
 
 
+class OutputError(KnowledgePulseError):
+    """Raised when an output file (report, annotated traces, cache) cannot be written.
+
+    Commands check their destinations before any work, so this reaches users before, not after,
+    a long run.
+    """
+
+
 class ProblemsError(KnowledgePulseError):
     """Base for errors that carry several located problems, reported together.
 

@@ -110,6 +110,7 @@ def test_json_lists_a_malformed_case_as_failed_with_its_problems(run: EvalRun) -
             "index": 2,
             "path": "pages[0].id",
             "message": "required field is missing",
+            "severity": "error",
         }
     ]
 

@@ -1,0 +1,151 @@
+"""Writing files so that an interrupted run never leaves a truncated one behind.
+
+Every file we write (reports, annotated traces, the vector cache) goes to a temporary file beside
+its destination, is flushed to disk, gets the mode the user's umask gives new files, and then
+replaces the destination in one rename. A temporary left by a process that was killed mid-save
+is removed by the next save to the same destination.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+from knowledgepulse.errors import OutputError
+
+_SUFFIX = ".kp-tmp"
+
+
+def check_destination(path: Path, *, what: str = "output") -> None:
+    """Fail fast, before any work, when ``path`` cannot be written.
+
+    Raises:
+        OutputError: the directory is missing or not writable, or the path is a directory.
+    """
+    directory = path.parent if str(path.parent) else Path()
+    if path.is_dir():
+        raise OutputError(f"{what} {path} is a directory; give a file path")
+    if not directory.is_dir():
+        raise OutputError(
+            f"cannot write the {what} {path}: the directory {directory} does not exist; "
+            "create it first"
+        )
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write the {what} {path}: no permission to write in {directory}")
+
+
+@contextmanager
+def atomic_text(path: Path) -> Iterator[IO[str]]:
+    r"""A text file (UTF-8, ``\n`` line endings) that replaces ``path`` when the block succeeds.
+
+    On an exception the destination is left as it was and the temporary is removed.
+
+    Raises:
+        OutputError: the temporary file cannot be created.
+    """
+    with atomic_binary(path) as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8", newline="\n", write_through=False)
+        yield text
+        text.flush()
+        text.detach()
+
+
+@contextmanager
+def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
+    """A binary file that replaces ``path`` when the ``with`` block succeeds (see atomic_text).
+
+    Raises:
+        OutputError: the temporary file cannot be created.
+    """
+    remove_stale_temporaries(path)
+    try:
+        descriptor, temporary = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name}.", suffix=f".{os.getpid()}{_SUFFIX}"
+        )
+    except OSError as error:
+        raise OutputError(f"cannot write {path}: {error.strerror}") from None
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            yield file
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, _new_file_mode())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _sync_directory(path.parent)
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) atomically.
+
+    Raises:
+        OutputError: as :func:`atomic_binary`.
+    """
+    with atomic_text(path) as file:
+        file.write(text)
+
+
+def remove_stale_temporaries(path: Path) -> int:
+    """Remove the temporaries of saves to ``path`` whose process is gone; return how many."""
+    removed = 0
+    try:
+        candidates = list(path.parent.glob(f".{glob_escape(path.name)}.*{_SUFFIX}"))
+    except OSError:
+        return 0
+    for candidate in candidates:
+        pid = _pid_of(candidate.name)
+        if pid is None or pid == os.getpid() or _alive(pid):
+            continue
+        with contextlib.suppress(OSError):
+            candidate.unlink()
+            removed += 1
+    return removed
+
+
+def glob_escape(name: str) -> str:
+    """``name`` with glob's special characters matched literally."""
+    return "".join(f"[{char}]" if char in "*?[" else char for char in name)
+
+
+def _pid_of(name: str) -> int | None:
+    stem = name.removesuffix(_SUFFIX)
+    _, _, pid = stem.rpartition(".")
+    return int(pid) if pid.isdigit() else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
+@functools.cache
+def _new_file_mode() -> int:
+    # The only portable way to read the umask is to set it and put it back, once per process.
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _sync_directory(directory: Path) -> None:
+    # Make the rename itself durable; not every platform lets a directory be opened.
+    with contextlib.suppress(OSError):
+        descriptor = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)

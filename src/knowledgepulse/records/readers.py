@@ -1,0 +1,232 @@
+"""The three readers: JSON Lines line by line, a JSON document or list, YAML documents."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from knowledgepulse.errors import InputFileError
+from knowledgepulse.records import strict_json
+from knowledgepulse.records.model import Location, Problem, Record
+from knowledgepulse.records.source import Format, ReadError, Source, lines, read_all
+from knowledgepulse.records.yaml import parse_yaml
+
+
+def read_stream(source: Source, allowed: tuple[Format, ...]) -> Iterator[Record | Problem]:
+    """Every record of an open source, in order (see :func:`knowledgepulse.records.read_records`).
+
+    Raises:
+        InputFileError: the format is not among ``allowed``.
+    """
+    fmt = source.suffix_format
+    if fmt is not None:
+        _check_format(source.name, fmt, allowed)
+        if fmt == "jsonl":
+            yield from _read_jsonl(lines(source.stream), source.name)
+            return
+        yield from _read_whole(source, fmt)
+        return
+    # No telling name: sniff the first line, then go on with the right reader.
+    line_iter = lines(source.stream)
+    try:
+        first = next(line_iter, None)
+    except ReadError as failure:
+        yield Problem(Location(source.name), "", str(failure))
+        return
+    if first is None:
+        return
+    fmt = _sniff(first, allowed)
+    _check_format(source.name, fmt, allowed)
+    if fmt == "jsonl":
+        yield from _read_jsonl(_chain(first, line_iter), source.name)
+        return
+    try:
+        rest = b"\n".join(line_iter)
+    except ReadError as failure:
+        yield Problem(Location(source.name), "", str(failure))
+        return
+    yield from _parse_bytes(first + b"\n" + rest, source.name, fmt)
+
+
+def parse_records(text: str, name: str, fmt: Format) -> Iterator[Record | Problem]:
+    """Parse text already read into records and problems."""
+    if fmt == "jsonl":
+        yield from _read_jsonl(
+            (line.encode("utf-8", "surrogatepass") for line in text.split("\n")), name
+        )
+    elif fmt == "json":
+        yield from _parse_json(text, name)
+    else:
+        yield from parse_yaml(text, name)
+
+
+def _check_format(name: str, fmt: Format, allowed: tuple[Format, ...]) -> None:
+    if fmt not in allowed:
+        expected = ", ".join(allowed)
+        raise InputFileError(f"{name}: {fmt.upper()} input is not accepted here (use {expected})")
+
+
+def _chain(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    yield first
+    yield from rest
+
+
+def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
+    """Guess the format from the first line: JSON, JSON Lines or (if allowed) YAML."""
+    stripped = first_line.lstrip()
+    if stripped.startswith(b"["):
+        return "json"
+    if stripped.startswith(b"{"):
+        try:
+            json.loads(stripped)
+        except ValueError:
+            return "json"  # a pretty-printed document spans several lines
+        return "jsonl" if "jsonl" in allowed else "json"
+    if not stripped.strip():
+        # Blank first line: JSON Lines skips it; JSON and YAML are read whole.
+        return "jsonl" if "jsonl" in allowed else ("yaml" if "yaml" in allowed else "json")
+    return "yaml" if "yaml" in allowed else "json"
+
+
+def _read_jsonl(raw_lines: Iterator[bytes], name: str) -> Iterator[Record | Problem]:
+    index = 0
+    line_number = 0
+    try:
+        for raw in raw_lines:
+            line_number += 1
+            if not raw.strip():
+                continue
+            location = Location(name, line_number, index)
+            index += 1
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                yield Problem(location, "", _utf8_message(raw, error))
+                continue
+            try:
+                value = strict_json.loads(text)
+            except strict_json.JsonError as problem:
+                yield Problem(location, problem.path, problem.message)
+                continue
+            yield Record(location, value)
+    except ReadError as failure:
+        yield Problem(Location(name, line_number + 1), "", str(failure))
+
+
+def _utf8_message(raw: bytes, error: UnicodeDecodeError) -> str:
+    column = len(raw[: error.start].decode("utf-8", "replace")) + 1
+    return (
+        f"not UTF-8 text: byte 0x{raw[error.start]:02x} at column {column} ({error.reason}); "
+        "save the file as UTF-8"
+    )
+
+
+def _read_whole(source: Source, fmt: Format) -> Iterator[Record | Problem]:
+    try:
+        data = read_all(source.stream)
+    except ReadError as failure:
+        yield Problem(Location(source.name), "", str(failure))
+        return
+    yield from _parse_bytes(data, source.name, fmt)
+
+
+def _parse_bytes(data: bytes, name: str, fmt: Format) -> Iterator[Record | Problem]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        line_start = data.rfind(b"\n", 0, error.start) + 1
+        yield Problem(
+            Location(name, line), "", _utf8_message(data[line_start:], _shifted(error, line_start))
+        )
+        return
+    if fmt == "json":
+        yield from _parse_json(text, name)
+    else:
+        yield from parse_yaml(text, name)
+
+
+def _shifted(error: UnicodeDecodeError, offset: int) -> UnicodeDecodeError:
+    return UnicodeDecodeError(
+        error.encoding,
+        error.object[offset:],
+        error.start - offset,
+        error.end - offset,
+        error.reason,
+    )
+
+
+def _parse_json(text: str, name: str) -> Iterator[Record | Problem]:
+    """A JSON document; a top-level list yields one record per element, each with its line."""
+    start = _skip_space(text, 0)
+    if start == len(text):
+        return
+    if text[start] != "[":
+        try:
+            value = strict_json.loads(text[start:])
+        except strict_json.JsonError as problem:
+            line = text.count("\n", 0, start) + (problem.line or 1)
+            yield Problem(Location(name, line, 0), problem.path, problem.message)
+            return
+        yield Record(Location(name, text.count("\n", 0, start) + 1, 0), value)
+        return
+    # Decode the list element by element so that each record knows the line it starts on; the
+    # line count advances with the position, so a long list costs linear time.
+    position = _skip_space(text, start + 1)
+    line = text.count("\n", 0, position) + 1
+    index = 0
+    if position < len(text) and text[position] == "]":
+        return
+    while True:
+        location = Location(name, line, index)
+        try:
+            value, end = strict_json.raw_decode(text, position)
+        except strict_json.JsonError as problem:
+            if problem.path or problem.line is None:
+                # The element is well-formed JSON with a bad value: skip just it.
+                yield Problem(location, problem.path, problem.message)
+                skipped = _element_end(text, position)
+                if skipped is None:
+                    return
+                end = skipped
+            else:
+                yield Problem(Location(name, problem.line), "", problem.message)
+                return
+        else:
+            yield Record(location, value)
+        index += 1
+        after = _skip_space(text, end)
+        line += text.count("\n", position, after)
+        position = after
+        if position < len(text) and text[position] == ",":
+            after = _skip_space(text, position + 1)
+            line += text.count("\n", position, after)
+            position = after
+            continue
+        if (
+            position < len(text)
+            and text[position] == "]"
+            and _skip_space(text, position + 1) == len(text)
+        ):
+            return
+        found = "the end of the file" if position >= len(text) else repr(text[position])
+        yield Problem(
+            Location(name, line),
+            "",
+            f"invalid JSON: expected ',' or ']' after a list element, found {found}",
+        )
+        return
+
+
+def _element_end(text: str, position: int) -> int | None:
+    """Where a syntactically valid element ends, parsing leniently (used after a value problem)."""
+    try:
+        return json.JSONDecoder(parse_constant=float).raw_decode(text, position)[1]
+    except (ValueError, RecursionError):
+        return None
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\r\n":
+        position += 1
+    return position

@@ -1,0 +1,134 @@
+r"""Opening an input as bytes: a file, a gzip file, or standard input, with its display name.
+
+Everything downstream reads bytes, so a JSON Lines file can be split on ``\\n`` alone (a raw
+U+2028 inside a string is not a line break in JSON), one bad UTF-8 byte costs one line, and a
+gzip stream is read as it is decompressed, never whole.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Literal
+
+from knowledgepulse.errors import InputFileError
+
+Format = Literal["json", "jsonl", "yaml"]
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+BOM = b"\xef\xbb\xbf"
+_GZIP_MAGIC = b"\x1f\x8b"
+
+SUFFIX_FORMATS: dict[str, Format] = {
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """An open input: its display name, its (decompressed) bytes, and the format its name says."""
+
+    name: str
+    stream: BinaryIO
+    suffix_format: Format | None
+
+
+def format_from_name(name: str) -> Format | None:
+    """The format a file name announces, looking through a ``.gz`` suffix."""
+    path = Path(name)
+    if path.suffix.lower() == ".gz":
+        path = path.with_suffix("")
+    return SUFFIX_FORMATS.get(path.suffix.lower())
+
+
+@contextmanager
+def open_source(source: str | Path) -> Iterator[Source]:
+    """Open a path (``-`` is standard input) for reading bytes, decompressing gzip by its magic.
+
+    Raises:
+        InputFileError: the file is missing, a directory, or cannot be opened.
+    """
+    if str(source) == STDIN:
+        raw: BinaryIO = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else _text_stdin()
+        yield Source(STDIN_NAME, _maybe_gunzip(raw), None)
+        return
+    name = str(source)
+    try:
+        file = Path(source).open("rb")  # noqa: SIM115 - closed below, after the caller is done
+    except FileNotFoundError:
+        raise InputFileError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{name}: is a directory; pass the files inside it") from None
+    except OSError as error:
+        raise InputFileError(f"{name}: cannot be read ({error.strerror})") from None
+    with file:
+        yield Source(name, _maybe_gunzip(file), format_from_name(name))
+
+
+def _text_stdin() -> BinaryIO:
+    # A replaced sys.stdin (tests, embedding applications) may be text only.
+    return io.BytesIO(sys.stdin.read().encode("utf-8", "surrogatepass"))
+
+
+def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
+    buffered: io.BufferedReader = (
+        stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)  # type: ignore[arg-type]
+    )
+    if buffered.peek(2)[:2] == _GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
+    return buffered
+
+
+class ReadError(Exception):
+    """Raised by :func:`lines` when the stream breaks mid-way (a truncated gzip, an I/O error)."""
+
+
+def lines(stream: BinaryIO) -> Iterator[bytes]:
+    r"""The stream's lines split on ``\\n`` only, each without its line ending; BOM dropped.
+
+    Raises:
+        ReadError: the bytes cannot be read past some point; the lines before were yielded.
+    """
+    first = True
+    iterator = iter(stream)
+    while True:
+        try:
+            line = next(iterator)
+        except StopIteration:
+            return
+        except Exception as error:
+            raise ReadError(_reason(error)) from None
+        if first:
+            line = line.removeprefix(BOM)
+            first = False
+        yield line.removesuffix(b"\n").removesuffix(b"\r")
+
+
+def read_all(stream: BinaryIO) -> bytes:
+    """The whole stream, BOM dropped.
+
+    Raises:
+        ReadError: the bytes cannot be read.
+    """
+    try:
+        data = stream.read()
+    except Exception as error:
+        raise ReadError(_reason(error)) from None
+    return data.removeprefix(BOM)
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, EOFError):
+        return "the compressed stream ends early (a truncated .gz file?)"
+    if isinstance(error, gzip.BadGzipFile | OSError) and not isinstance(error, FileNotFoundError):
+        return f"cannot be read further ({error})"
+    return f"cannot be read further ({type(error).__name__}: {error})"

@@ -1,0 +1,190 @@
+"""Strict JSON: what RFC 8259 allows and nothing that would silently change a record's meaning.
+
+Python's ``json`` accepts ``NaN`` and ``Infinity``, turns ``1e999`` into infinity, lets the last
+of two equal keys win, and raises ``RecursionError`` or a bare ``ValueError`` on absurd input.
+Here each of those is a :class:`JsonError` with a message, found while parsing (no second walk
+over the document) and located by JSON path afterwards, on the rare record that has one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from knowledgepulse._util.jsonpath import format_path
+
+MAX_NESTING = 100
+"""Objects and lists nested deeper than this are refused: no trace or case needs it, and every
+recursive consumer downstream (validation, rendering, copying) is safe below it."""
+
+
+class JsonError(ValueError):
+    """Raised when text is not strict JSON; ``path`` is the JSON path when one is known."""
+
+    def __init__(self, message: str, *, path: str = "", line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+
+
+class _DuplicateKeyError(Exception):
+    """Raised by the object hook on a repeated key."""
+
+
+class _NonFiniteError(Exception):
+    """Raised by the number hooks on NaN, Infinity or an overflowing literal."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise _DuplicateKeyError
+    return value
+
+
+def _constant(name: str) -> float:
+    raise _NonFiniteError(name)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _NonFiniteError(text)
+    return value
+
+
+_STRICT = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant, parse_float=_float)
+
+
+def loads(text: str) -> Any:
+    """Parse one JSON document strictly.
+
+    Raises:
+        JsonError: the text is not strict JSON, is nested too deep, or repeats a key.
+    """
+    value, end = raw_decode(text, 0)
+    end = _skip_space(text, end)
+    if end != len(text):
+        raise JsonError(
+            f"invalid JSON: extra data after the document (column {end + 1})",
+            line=text.count("\n", 0, end) + 1,
+        )
+    return value
+
+
+def raw_decode(text: str, position: int) -> tuple[Any, int]:
+    """Parse one strict JSON value starting at ``position``; return it and where it ends.
+
+    Raises:
+        JsonError: as :func:`loads`.
+    """
+    try:
+        value, end = _STRICT.raw_decode(text, position)
+    except json.JSONDecodeError as error:
+        raise JsonError(
+            f"invalid JSON: {error.msg} (column {error.colno})", line=error.lineno
+        ) from None
+    except _DuplicateKeyError:
+        path, key = _find_duplicate(text, position)
+        raise JsonError(
+            f"the key {key!r} appears twice in one object; keep one (which one was meant "
+            "is unknowable)",
+            path=path,
+        ) from None
+    except _NonFiniteError:
+        raise JsonError(
+            "NaN and infinite numbers are not valid JSON; use a finite number",
+            path=_find_non_finite(text, position),
+        ) from None
+    except RecursionError:
+        raise JsonError(f"nested deeper than {MAX_NESTING} levels; flatten the document") from None
+    except ValueError as error:  # only int() past sys.get_int_max_str_digits() raises this
+        raise JsonError(
+            f"a number too long to read ({_first_line(error)}); write it as a string"
+        ) from None
+    if _may_nest_deeper(text, position, end):
+        deep = _too_deep(value)
+        if deep is not None:
+            raise JsonError(
+                f"nested deeper than {MAX_NESTING} levels; flatten the document", path=deep
+            )
+    return value, end
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).split(";", 1)[0].split("\n", 1)[0]
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\r\n":
+        position += 1
+    return position
+
+
+def _may_nest_deeper(text: str, start: int, end: int) -> bool:
+    # Counting brackets is C-fast and bounds the depth from above; only a document with more
+    # than MAX_NESTING of them is walked for its real depth.
+    return text.count("{", start, end) + text.count("[", start, end) > MAX_NESTING
+
+
+def _too_deep(value: Any) -> str | None:
+    """The path of the first value nested past ``MAX_NESTING``, walking without recursion."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        item, loc = stack.pop()
+        if len(loc) > MAX_NESTING:
+            return format_path(loc[:MAX_NESTING])
+        if isinstance(item, dict):
+            stack.extend((child, (*loc, key)) for key, child in item.items())
+        elif isinstance(item, list):
+            stack.extend((child, (*loc, index)) for index, child in enumerate(item))
+    return None
+
+
+# The slow paths below run only for a document already known to be bad, to say where.
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """An object as parsed, duplicates kept."""
+
+
+class _NonFiniteMark:
+    pass
+
+
+def _permissive(text: str, position: int) -> Any:
+    decoder = json.JSONDecoder(object_pairs_hook=_Pairs, parse_constant=lambda _: _NonFiniteMark())
+    return decoder.raw_decode(text, position)[0]
+
+
+def _walk(
+    value: Any, loc: tuple[str | int, ...] = ()
+) -> Iterator[tuple[Any, tuple[str | int, ...]]]:
+    yield value, loc
+    if isinstance(value, _Pairs):
+        for key, child in value:
+            yield from _walk(child, (*loc, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _walk(child, (*loc, index))
+
+
+def _find_duplicate(text: str, position: int) -> tuple[str, str]:
+    for item, loc in _walk(_permissive(text, position)):
+        if isinstance(item, _Pairs):
+            seen: set[str] = set()
+            for key, _ in item:
+                if key in seen:
+                    return format_path((*loc, key)), key
+                seen.add(key)
+    return "", "?"
+
+
+def _find_non_finite(text: str, position: int) -> str:
+    for item, loc in _walk(_permissive(text, position)):
+        if isinstance(item, _NonFiniteMark) or (isinstance(item, float) and math.isinf(item)):
+            return format_path(loc) if loc else ""
+    return ""
