@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import gzip
 import io
+import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import Problem, Record, parse_records, read_records
+from knowledgepulse.records.strict_json import MAX_NESTING
 
 
 def parsed(text: str, fmt: str, name: str = "in") -> list[Record | Problem]:
@@ -103,3 +108,180 @@ def test_yaml_is_refused_where_only_json_is_accepted(tmp_path: Path) -> None:
     path.write_text("a: 1\n")
     with pytest.raises(InputFileError, match="use json, jsonl"):
         list(read_records(path, formats=("json", "jsonl")))
+
+
+def read_file(tmp_path: Path, name: str, data: bytes) -> list[Record | Problem]:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return list(read_records(path))
+
+
+def shown(items: list[Record | Problem]) -> list[str]:
+    """Each item as the user sees it: a problem's text, or a record's line and value."""
+    return [
+        str(item).split(": ", 1)[1]
+        if isinstance(item, Problem)
+        else f"{item.location.line}:{item.value}"
+        for item in items
+    ]
+
+
+def test_a_utf8_bom_does_not_cost_the_first_record(tmp_path: Path) -> None:
+    """A byte-order mark before the first record is dropped, in JSON Lines and JSON alike."""
+    assert shown(read_file(tmp_path, "t.jsonl", b'\xef\xbb\xbf{"a": 1}\n{"a": 2}\n')) == [
+        "1:{'a': 1}",
+        "2:{'a': 2}",
+    ]
+    assert shown(read_file(tmp_path, "t.json", b'\xef\xbb\xbf[{"a": 1}]')) == ["1:{'a': 1}"]
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085"])
+def test_json_lines_split_on_newline_only(tmp_path: Path, separator: str) -> None:
+    """A raw U+2028, NEL or form feed inside a string is part of the string, not a line break."""
+    text = f'{{"a": "x{separator}y"}}\n{{"a": 2}}\n'
+    items = read_file(tmp_path, "t.jsonl", text.encode("utf-8"))
+    assert [item.value for item in items if isinstance(item, Record)] == [
+        {"a": f"x{separator}y"},
+        {"a": 2},
+    ]
+
+
+def test_an_invalid_utf8_byte_costs_only_its_line(tmp_path: Path) -> None:
+    """A bad byte rejects its own line, located by column; the lines around it are read."""
+    items = read_file(tmp_path, "t.jsonl", b'{"a": 1}\n{"a": "caf\xe9"}\n{"a": 3}\n')
+    assert shown(items) == [
+        "1:{'a': 1}",
+        "not UTF-8 text: byte 0xe9 at column 11 (invalid continuation byte); save the file as UTF-8",
+        "3:{'a': 3}",
+    ]
+    assert isinstance(items[1], Problem)
+    assert items[1].location.line == 2
+
+
+def test_gzip_files_are_read_transparently(tmp_path: Path) -> None:
+    """A .jsonl.gz file is decompressed as it is read, its lines numbered as in the original."""
+    data = gzip.compress(b'{"a": 1}\n\n{"a": 3}\n')
+    assert shown(read_file(tmp_path, "t.jsonl.gz", data)) == ["1:{'a': 1}", "3:{'a': 3}"]
+
+
+def test_gzipped_stdin_is_recognised_by_its_magic(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gzipped standard input is decompressed and sniffed like plain input."""
+    stdin = io.TextIOWrapper(io.BytesIO(gzip.compress(b'{"a": 1}\n{"a": 2}\n')))
+    monkeypatch.setattr("sys.stdin", stdin)
+    assert [str(i.location) for i in read_records("-")] == ["<stdin>:1", "<stdin>:2"]
+
+
+def test_a_truncated_gzip_keeps_the_records_before_the_break(tmp_path: Path) -> None:
+    """A .gz file cut short yields its readable records, then one problem saying so."""
+    lines = b"".join(b'{"n": %d, "pad": "%s"}\n' % (n, b"x" * 200) for n in range(200))
+    data = gzip.compress(lines)
+    items = read_file(tmp_path, "t.jsonl.gz", data[: len(data) // 2])
+    records = [item for item in items if isinstance(item, Record)]
+    assert records
+    assert [r.value["n"] for r in records] == list(range(len(records)))
+    assert isinstance(items[-1], Problem)
+    assert "ends early" in items[-1].message
+
+
+def test_a_duplicate_key_is_a_problem_at_its_path(tmp_path: Path) -> None:
+    """Which of two equal keys was meant is unknowable: the record is refused, at the key's path."""
+    items = read_file(tmp_path, "t.jsonl", b'{"steps": [{"type": "a", "type": "b"}]}\n{"a": 1}\n')
+    assert shown(items)[0] == (
+        "steps[0].type: the key 'type' appears twice in one object; keep one "
+        "(which one was meant is unknowable)"
+    )
+    assert isinstance(items[1], Record)
+
+
+def test_an_overlong_integer_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    """An integer of 5,000 digits (past Python's int conversion limit) is one record's problem."""
+    items = read_file(tmp_path, "t.jsonl", b'{"a": ' + b"9" * 5000 + b'}\n{"a": 2}\n')
+    assert isinstance(items[0], Problem)
+    assert "a number too long to read" in items[0].message
+    assert len(str(items[0])) < 300
+    assert isinstance(items[1], Record)
+
+
+@pytest.mark.parametrize("depth", [MAX_NESTING + 1, 5000])
+def test_deep_nesting_is_a_problem_not_a_crash(tmp_path: Path, depth: int) -> None:
+    """Nesting past the limit (or past the parser's recursion) is refused; the next line is read."""
+    deep = b'{"a": ' + b"[" * depth + b"]" * depth + b"}\n"
+    items = read_file(tmp_path, "t.jsonl", deep + b'{"a": 2}\n')
+    assert isinstance(items[0], Problem)
+    assert f"nested deeper than {MAX_NESTING} levels" in items[0].message
+    assert isinstance(items[1], Record)
+
+
+def test_nesting_up_to_the_limit_is_read(tmp_path: Path) -> None:
+    """A document exactly MAX_NESTING levels deep is valid."""
+    depth = MAX_NESTING - 1
+    items = read_file(tmp_path, "t.jsonl", b'{"a": ' + b"[" * depth + b"]" * depth + b"}\n")
+    assert isinstance(items[0], Record)
+
+
+def test_a_bad_value_in_a_json_list_costs_only_its_element(tmp_path: Path) -> None:
+    """In a JSON list, an element with NaN or a repeated key is skipped; the others are read."""
+    data = b'[\n{"a": 1},\n{"a": NaN},\n{"b": 1, "b": 2},\n{"a": 4}\n]\n'
+    items = read_file(tmp_path, "t.json", data)
+    assert [(type(i).__name__, i.location.line) for i in items] == [
+        ("Record", 2),
+        ("Problem", 3),
+        ("Problem", 4),
+        ("Record", 5),
+    ]
+
+
+def test_a_long_json_list_keeps_every_line_number(tmp_path: Path) -> None:
+    """Each element of a 5,000-element list knows its own line (counted incrementally)."""
+    data = "[\n" + ",\n".join('{"n": %d}' % n for n in range(5000)) + "\n]\n"
+    items = read_file(tmp_path, "t.json", data.encode())
+    assert [i.location.line for i in items] == list(range(2, 5002))
+
+
+def test_crlf_line_endings_are_read(tmp_path: Path) -> None:
+    """Windows line endings do not leave a carriage return in the record."""
+    assert shown(read_file(tmp_path, "t.jsonl", b'{"a": 1}\r\n{"a": 2}\r\n')) == [
+        "1:{'a': 1}",
+        "2:{'a': 2}",
+    ]
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    data=st.binary(max_size=400),
+    suffix=st.sampled_from(["t.jsonl", "t.json", "t.txt", "t.jsonl.gz"]),
+)
+def test_any_bytes_give_records_or_problems_only(tmp_path: Path, data: bytes, suffix: str) -> None:
+    """Whatever the bytes, reading yields records and located problems, never another exception."""
+    if suffix.endswith(".gz") and data[:1] != b"\x1f":
+        data = gzip.compress(data)
+    for item in read_file(tmp_path, suffix, data):
+        assert isinstance(item, Record | Problem)
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(values=st.lists(json_values, min_size=1, max_size=5))
+def test_valid_json_lines_round_trip(tmp_path: Path, values: list[object]) -> None:
+    """Any JSON values written one a line (raw, not ASCII-escaped) are read back equal, in order."""
+    data = "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values).encode(
+        "utf-8", "surrogatepass"
+    )
+    items = read_file(tmp_path, "t.jsonl", data)
+    assert [i.value for i in items if isinstance(i, Record)] == values

@@ -2,32 +2,79 @@
 
 Two halves share one package: trace value scoring (:mod:`knowledgepulse.value`, how valuable a
 ``ReasoningTrace`` is to share) and evaluation scorers (:mod:`knowledgepulse.evals`, how an LLM
-workflow's output compares with the expected one). The most used names are re-exported here.
+workflow's output compares with the expected one). The most used names are re-exported here,
+imported on first use so that ``kp score`` does not pay for the evaluation half and vice versa.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from knowledgepulse._version import __version__
 from knowledgepulse.errors import KnowledgePulseError
-from knowledgepulse.evals import (
-    Scorer,
-    ScoreResult,
-    load_cases,
-    load_suite,
-    preset,
-    register_scorer,
-    run_suite,
-)
-from knowledgepulse.novelty import Embedder, MiniLMEmbedder, VectorCache
-from knowledgepulse.trace import ReasoningTrace, load_traces, parse_trace
-from knowledgepulse.value import (
-    DEFAULT_THRESHOLD,
-    ScoringWeights,
-    TraceValueScorer,
-    ValueBreakdown,
-    evaluate_value,
-    register_profile,
-    score_trace,
-    score_traces,
-)
+
+if TYPE_CHECKING:
+    from knowledgepulse.evals import (
+        Scorer,
+        ScoreResult,
+        load_cases,
+        load_suite,
+        preset,
+        register_scorer,
+        run_suite,
+    )
+    from knowledgepulse.novelty import Embedder, MiniLMEmbedder, VectorCache
+    from knowledgepulse.trace import ReasoningTrace, load_traces, parse_trace
+    from knowledgepulse.value import (
+        DEFAULT_THRESHOLD,
+        ScoringWeights,
+        TraceValueScorer,
+        ValueBreakdown,
+        evaluate_value,
+        register_profile,
+        score_trace,
+        score_traces,
+    )
+
+_HOMES = {
+    "knowledgepulse.evals": (
+        "ScoreResult",
+        "Scorer",
+        "load_cases",
+        "load_suite",
+        "preset",
+        "register_scorer",
+        "run_suite",
+    ),
+    "knowledgepulse.novelty": ("Embedder", "MiniLMEmbedder", "VectorCache"),
+    "knowledgepulse.trace": ("ReasoningTrace", "load_traces", "parse_trace"),
+    "knowledgepulse.value": (
+        "DEFAULT_THRESHOLD",
+        "ScoringWeights",
+        "TraceValueScorer",
+        "ValueBreakdown",
+        "evaluate_value",
+        "register_profile",
+        "score_trace",
+        "score_traces",
+    ),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'knowledgepulse' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOME_OF])
+
 
 __all__ = [
     "DEFAULT_THRESHOLD",

@@ -53,7 +53,7 @@ def test_bad_records_are_reported_and_the_rest_scored(kp: KpRunner) -> None:
     """Each bad record is a FILE:LINE: PATH: message on stderr; the valid one is scored; exit 1."""
     run = kp("score", INVALID, "--no-embedder", "-f", "jsonl")
     assert run.code == 1
-    assert [r["id"] for r in jsonl(run.out)] == ["kp:trace:ops-db-failover-5"]
+    assert [r["id"] for r in jsonl(run.out)] == ["kp:trace:ops-db-failover-6"]
     assert f'{INVALID}:1: steps[3].type: got "action"; expected' in run.err
     assert f'{INVALID}:2: metadata.success: got "yes"; expected a valid boolean' in run.err
     assert f"{INVALID}:2: outcome.confidence: got 1.4; expected" in run.err
@@ -174,7 +174,7 @@ def test_validate_reports_problems_without_scoring(kp: KpRunner) -> None:
     assert "1 valid trace; 5 invalid records" in bad.err
     good = kp("validate", TRACES, "-f", "json")
     assert good.code == 0
-    assert json.loads(good.out) == {"valid": 8, "invalid": 0, "problems": []}
+    assert json.loads(good.out) == {"valid": 8, "invalid": 0, "warnings": 0, "problems": []}
 
 
 def test_profiles_command_prints_the_weight_table(kp: KpRunner) -> None:

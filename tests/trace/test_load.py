@@ -47,10 +47,11 @@ def test_json_list_file_loads_every_trace(tmp_path: Path) -> None:
 
 
 def test_the_bundled_examples_are_valid() -> None:
-    """Every trace in examples/traces/traces.jsonl validates."""
-    items = list(load_traces([EXAMPLES / "traces.jsonl", EXAMPLES / "finance-tsmc.json"]))
-    assert items
-    assert not [i for i in items if isinstance(i, Problem)]
+    """Every trace in examples/traces/traces.jsonl and finance-tsmc.json validates."""
+    for example in ("traces.jsonl", "finance-tsmc.json"):
+        items = list(load_traces([EXAMPLES / example]))
+        assert items
+        assert not [i for i in items if isinstance(i, Problem)]
 
 
 def test_the_bundled_invalid_examples_are_each_reported() -> None:
@@ -60,3 +61,31 @@ def test_the_bundled_invalid_examples_are_each_reported() -> None:
     bad_lines = {i.location.line for i in items if isinstance(i, Problem)}
     assert len(valid) == 1
     assert bad_lines == {1, 2, 3, 4, 5}
+
+
+def test_a_repeated_id_is_a_located_warning_and_both_traces_load(tmp_path: Path) -> None:
+    """A duplicate trace id is said (a warning at the second one's line), not hidden or dropped."""
+    path = tmp_path / "t.jsonl"
+    same = json.dumps(trace_json(trace_id="kp:trace:same"))
+    path.write_text(f"{same}\n{json.dumps(trace_json(trace_id='kp:trace:other'))}\n{same}\n")
+    items = list(load_traces([path]))
+    warnings = [i for i in items if isinstance(i, Problem)]
+    assert [i.trace.id for i in items if isinstance(i, LoadedTrace)] == [
+        "kp:trace:same",
+        "kp:trace:other",
+        "kp:trace:same",
+    ]
+    assert [(w.warning, w.location.line, w.path) for w in warnings] == [(True, 3, "id")]
+    assert str(warnings[0]).startswith(f"{path}:3: warning: id: the id 'kp:trace:same' appeared")
+
+
+def test_progress_counts_every_byte_read(tmp_path: Path) -> None:
+    """The progress callback sees the whole file, record by record."""
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        "".join(json.dumps(trace_json(trace_id=f"kp:trace:{n}")) + "\n" for n in range(3))
+    )
+    seen: list[int] = []
+    assert len(list(load_traces([path], progress=seen.append))) == 3
+    assert len(seen) == 3
+    assert sum(seen) == path.stat().st_size

@@ -101,22 +101,105 @@ def test_nan_passed_from_python_is_rejected() -> None:
     assert message.startswith("outcome.confidence:")
 
 
-def test_created_at_must_be_an_iso_string() -> None:
-    """A Unix timestamp is not an ISO 8601 date-time."""
+@pytest.mark.parametrize(
+    "created_at",
+    [1767225600, "2026-01-31", "2026-01-31T12:00:00", "1767225600", "2026-01-31 12:00:00Z"],
+)
+def test_created_at_must_be_an_rfc3339_date_time_with_a_zone(created_at: object) -> None:
+    """A timestamp, a date alone, a time without a zone or a number in a string is refused."""
     data = trace_json()
-    data["metadata"]["created_at"] = 1767225600
+    data["metadata"]["created_at"] = created_at
     (message,) = problems_of(data)
-    assert message.startswith("metadata.created_at: got 1767225600; expected an ISO 8601")
+    assert message.startswith("metadata.created_at: got ")
+    assert "expected an RFC 3339 date-time with Z or an offset" in message
 
 
-def test_source_skill_has_name_and_version() -> None:
-    """source_skill is kp:skill:<name>:<version>."""
-    assert (
-        parse_trace(trace_json(source_skill="kp:skill:search:1.0")).source_skill
-        == "kp:skill:search:1.0"
+@pytest.mark.parametrize("created_at", ["2026-01-31T12:00:00Z", "2026-01-31T13:00:00.25+01:00"])
+def test_created_at_takes_z_or_an_offset(created_at: str) -> None:
+    """Z and a numeric offset are the same kind of instant (Python's isoformat writes one)."""
+    data = trace_json()
+    data["metadata"]["created_at"] = created_at
+    assert parse_trace(data).metadata.created_at.utcoffset() is not None
+
+
+def test_source_skill_is_any_string() -> None:
+    """The kp:skill:<name>:<version> form is a convention; the reference takes any string."""
+    assert parse_trace(trace_json(source_skill="search")).source_skill == "search"
+
+
+def test_empty_tool_name_is_a_tool_name() -> None:
+    """An empty tool name validates, as in the reference schema."""
+    data = trace_json()
+    data["steps"][1]["tool"] = {"name": ""}
+    assert parse_trace(data).steps[1].tool is not None
+
+
+def test_integral_float_step_id_reads_as_an_int() -> None:
+    """1.0 is 1 (JavaScript producers cannot tell them apart); 1.5 is refused."""
+    data = trace_json()
+    data["steps"][0]["step_id"] = 1.0
+    assert parse_trace(data).steps[0].step_id == 1
+    assert isinstance(parse_trace(data).steps[0].step_id, int)
+    data["steps"][0]["step_id"] = 1.5
+    (message,) = problems_of(data)
+    assert message.startswith("steps[0].step_id:")
+
+
+@pytest.mark.parametrize(
+    ("section", "field", "value"),
+    [
+        ("outcome", "confidence", "0.9"),
+        ("outcome", "confidence", True),
+        ("metadata", "quality_score", "0.5"),
+        ("metadata", "quality_score", False),
+        ("metadata", "success", 1),
+    ],
+)
+def test_numbers_and_booleans_are_never_coerced(section: str, field: str, value: object) -> None:
+    """A string or a boolean where a number belongs (and a number for a boolean) is refused."""
+    data = trace_json()
+    data[section][field] = value
+    (message,) = problems_of(data)
+    assert message.startswith(f"{section}.{field}: got ")
+
+
+def test_latency_must_be_a_json_number() -> None:
+    """latency_ms "120" is a string, not a number."""
+    data = trace_json()
+    data["steps"][0]["latency_ms"] = "120"
+    (message,) = problems_of(data)
+    assert message.startswith("steps[0].latency_ms: got ")
+
+
+def test_context_and_type_are_read_only_under_their_json_ld_keys() -> None:
+    """ "context" and "type" are unknown fields, not stand-ins for "@context" and "@type"."""
+    data = trace_json()
+    data["context"] = data.pop("@context")
+    data["type"] = data.pop("@type")
+    assert sorted(m.split(":", 1)[0] for m in problems_of(data)) == ["@context", "@type"]
+
+
+def test_null_for_an_optional_field_means_absent() -> None:
+    """Python producers write None; for an optional field that is the same as leaving it out."""
+    data = trace_json()
+    data["source_skill"] = None
+    data["knowledge_graph_delta"] = None
+    data["steps"][0]["tool"] = None
+    data["steps"][0]["latency_ms"] = None
+    trace = parse_trace(data)
+    assert (trace.source_skill, trace.knowledge_graph_delta, trace.steps[0].tool) == (
+        None,
+        None,
+        None,
     )
-    (message,) = problems_of(trace_json(source_skill="kp:skill:search"))
-    assert message.startswith("source_skill:")
+
+
+def test_knowledge_graph_delta_needs_both_lists() -> None:
+    """A delta with entities but no relationships is refused, as in the reference schema."""
+    data = trace_json()
+    data["knowledge_graph_delta"] = {"entities": []}
+    (message,) = problems_of(data)
+    assert message == "knowledge_graph_delta.relationships: required field is missing"
 
 
 def test_a_validated_trace_passes_through_parse_trace() -> None:

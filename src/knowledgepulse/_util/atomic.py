@@ -42,16 +42,17 @@ def check_destination(path: Path, *, what: str = "output") -> None:
 
 
 @contextmanager
-def atomic_text(path: Path) -> Iterator[IO[str]]:
+def atomic_text(path: Path, *, errors: str = "strict") -> Iterator[IO[str]]:
     r"""A text file (UTF-8, ``\n`` line endings) that replaces ``path`` when the block succeeds.
 
-    On an exception the destination is left as it was and the temporary is removed.
+    On an exception the destination is left as it was and the temporary is removed. ``errors``
+    is the encoding error handler (``backslashreplace`` writes a lone surrogate as ``\\ud800``).
 
     Raises:
         OutputError: the temporary file cannot be created.
     """
     with atomic_binary(path) as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8", newline="\n", write_through=False)
+        text = io.TextIOWrapper(raw, encoding="utf-8", errors=errors, newline="\n")
         yield text
         text.flush()
         text.detach()

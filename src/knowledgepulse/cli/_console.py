@@ -1,20 +1,41 @@
-"""The consoles every command writes through: reports on stdout or --output, problems on stderr."""
+r"""The consoles and streams every command writes through.
+
+Reports go to stdout or, atomically, to ``--output``; problems go to stderr. Data never goes
+through rich markup or emoji codes: a trace id such as ``[bold]x`` or a file name holding
+``:100:`` is printed as it is. Text that cannot be encoded (a lone surrogate from a ``\ud800``
+escape) is written as a backslash escape, which inside JSON strings is exactly JSON's own
+escape, instead of crashing the run.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from rich.console import Console
 
+from knowledgepulse._util.atomic import atomic_text
 
-@functools.cache
+ENCODING_ERRORS = "backslashreplace"
+
+
 def stderr_console() -> Console:
     """Problems, progress and summaries: never mixed into the report on stdout."""
-    return Console(stderr=True, soft_wrap=True, highlight=False)
+    return _console_on(sys.stderr)
+
+
+@functools.lru_cache(maxsize=4)
+def _console_on(stream: IO[str]) -> Console:
+    # Keyed on the stream, so a replaced sys.stderr (pytest's capture) gets its own console.
+    return Console(
+        file=_text_stream(stream), stderr=True, soft_wrap=True, highlight=False, emoji=False
+    )
 
 
 def stdout_is_terminal() -> bool:
@@ -27,20 +48,61 @@ def stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-def write_output(text: str, output: Path | None) -> None:
-    """A rendered report to stdout, or to the ``--output`` file (UTF-8)."""
+@contextmanager
+def open_output(output: Path | None) -> Iterator[IO[str]]:
+    """A text stream for a report: stdout, or a file that replaces ``output`` atomically.
+
+    The file appears only when the block completes, so an interrupted run leaves the previous
+    file as it was; stdout is written as the report goes, for pipes.
+    """
     if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        output.write_text(text, encoding="utf-8")
+        stream = _text_stream(sys.stdout)
+        try:
+            yield stream
+        finally:
+            stream.flush()
+        return
+    with atomic_text(output, errors=ENCODING_ERRORS) as file:
+        yield file
+
+
+def write_output(text: str, output: Path | None) -> None:
+    """A rendered report to stdout, or atomically to the ``--output`` file (UTF-8)."""
+    with open_output(output) as stream:
+        stream.write(text)
 
 
 @contextmanager
 def output_console(output: Path | None) -> Iterator[Console]:
     """A console on stdout, or on the ``--output`` file (no colours, 120 columns)."""
-    if output is None:
-        yield Console(highlight=False)
-        return
-    with output.open("w", encoding="utf-8") as file:
-        yield Console(file=file, width=120, no_color=True, color_system=None, highlight=False)
+    with open_output(output) as stream:
+        if output is None:
+            yield Console(file=stream, highlight=False, emoji=False)
+        else:
+            yield Console(
+                file=stream,
+                width=120,
+                no_color=True,
+                color_system=None,
+                highlight=False,
+                emoji=False,
+            )
+
+
+def _text_stream(stream: IO[str]) -> IO[str]:
+    """The same stream, UTF-8 and never failing on an unencodable character."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a replaced sys.stdout (tests, notebooks) takes str as it is
+        return stream
+    return _Unclosable(buffer, encoding="utf-8", errors=ENCODING_ERRORS, line_buffering=True)
+
+
+class _Unclosable(io.TextIOWrapper):
+    """Wraps stdout/stderr's buffer without closing it when collected."""
+
+    def close(self) -> None:
+        self.flush()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.flush()

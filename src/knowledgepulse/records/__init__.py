@@ -9,7 +9,7 @@ standard input) are decompressed as they are read.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from knowledgepulse.records.model import Location, Problem, Record
@@ -29,18 +29,22 @@ __all__ = [
 
 
 def read_records(
-    source: str | Path, *, formats: Iterable[Format] = ("json", "jsonl")
+    source: str | Path,
+    *,
+    formats: Iterable[Format] = ("json", "jsonl"),
+    progress: Callable[[int], object] | None = None,
 ) -> Iterator[Record | Problem]:
     """Read every record of a file (or ``-`` for standard input), in order, as it is read.
 
     A JSON file holds one document or a list of them; a JSON Lines file one document a line
     (blank lines are skipped); a YAML file one document, a list, or several ``---`` documents.
     The format comes from the suffix (through ``.gz``), and is sniffed from the first line for
-    standard input and unknown suffixes.
+    standard input and unknown suffixes. ``progress``, when given, is called with the number of
+    (decompressed) bytes consumed as reading goes on.
 
     Raises:
         InputFileError: the file cannot be opened, or its format is not among ``formats``.
     """
     allowed = tuple(formats)
     with open_source(source) as opened:
-        yield from read_stream(opened, allowed)
+        yield from read_stream(opened, allowed, progress)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import strict_json
@@ -11,8 +11,12 @@ from knowledgepulse.records.model import Location, Problem, Record
 from knowledgepulse.records.source import Format, ReadError, Source, lines, read_all
 from knowledgepulse.records.yaml import parse_yaml
 
+Progress = Callable[[int], object]
 
-def read_stream(source: Source, allowed: tuple[Format, ...]) -> Iterator[Record | Problem]:
+
+def read_stream(
+    source: Source, allowed: tuple[Format, ...], progress: Progress | None = None
+) -> Iterator[Record | Problem]:
     """Every record of an open source, in order (see :func:`knowledgepulse.records.read_records`).
 
     Raises:
@@ -22,9 +26,9 @@ def read_stream(source: Source, allowed: tuple[Format, ...]) -> Iterator[Record 
     if fmt is not None:
         _check_format(source.name, fmt, allowed)
         if fmt == "jsonl":
-            yield from _read_jsonl(lines(source.stream), source.name)
+            yield from _read_jsonl(lines(source.stream), source.name, progress)
             return
-        yield from _read_whole(source, fmt)
+        yield from _read_whole(source, fmt, progress)
         return
     # No telling name: sniff the first line, then go on with the right reader.
     line_iter = lines(source.stream)
@@ -38,13 +42,15 @@ def read_stream(source: Source, allowed: tuple[Format, ...]) -> Iterator[Record 
     fmt = _sniff(first, allowed)
     _check_format(source.name, fmt, allowed)
     if fmt == "jsonl":
-        yield from _read_jsonl(_chain(first, line_iter), source.name)
+        yield from _read_jsonl(_chain(first, line_iter), source.name, progress)
         return
     try:
         rest = b"\n".join(line_iter)
     except ReadError as failure:
         yield Problem(Location(source.name), "", str(failure))
         return
+    if progress is not None:
+        progress(len(first) + 1 + len(rest))
     yield from _parse_bytes(first + b"\n" + rest, source.name, fmt)
 
 
@@ -88,12 +94,16 @@ def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
     return "yaml" if "yaml" in allowed else "json"
 
 
-def _read_jsonl(raw_lines: Iterator[bytes], name: str) -> Iterator[Record | Problem]:
+def _read_jsonl(
+    raw_lines: Iterator[bytes], name: str, progress: Progress | None = None
+) -> Iterator[Record | Problem]:
     index = 0
     line_number = 0
     try:
         for raw in raw_lines:
             line_number += 1
+            if progress is not None:
+                progress(len(raw) + 1)
             if not raw.strip():
                 continue
             location = Location(name, line_number, index)
@@ -121,12 +131,16 @@ def _utf8_message(raw: bytes, error: UnicodeDecodeError) -> str:
     )
 
 
-def _read_whole(source: Source, fmt: Format) -> Iterator[Record | Problem]:
+def _read_whole(
+    source: Source, fmt: Format, progress: Progress | None
+) -> Iterator[Record | Problem]:
     try:
         data = read_all(source.stream)
     except ReadError as failure:
         yield Problem(Location(source.name), "", str(failure))
         return
+    if progress is not None:
+        progress(len(data))
     yield from _parse_bytes(data, source.name, fmt)
 
 

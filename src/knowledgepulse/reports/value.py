@@ -1,19 +1,23 @@
 """Trace value reports as data, and their renderings (JSON, JSON Lines, CSV, a rich table).
 
-The report is plain data (:class:`ValueReport`); each renderer is a function of it, testable
-without a terminal. Floats are written at full precision, so equal inputs give byte-identical
-output; the table rounds for reading.
+Reports stream: a writer takes each scored trace as it comes and a :class:`RunTally` counts for
+the summary, so a run over a million traces holds a few counters, not a million rows (the table,
+meant for people, keeps its rows). :class:`ValueReport` and the ``to_*`` functions render a
+finished run in one call, for library users.
+
+Numbers are written rounded to 12 decimal places, which removes binary float noise
+(``0.7240000000000001`` is written ``0.724``) and keeps far more precision than any weight or
+score has; equal inputs still give byte-identical output. The table rounds further for reading.
 """
 
 from __future__ import annotations
 
 import csv
-import io
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import IO, Any, Protocol
 
 from rich import box
 from rich.table import Table
@@ -21,6 +25,8 @@ from rich.text import Text
 
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.value.breakdown import ValueBreakdown
+
+DECIMALS = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,62 +37,126 @@ class ScoredTrace:
     location: Location
 
 
-@dataclass(frozen=True, slots=True)
-class ValueReport:
-    """Everything one ``kp score`` run found: the scored traces and the bad records, in order."""
+@dataclass(slots=True)
+class RunTally:
+    """The counts of a run, kept as results and problems stream past.
 
-    results: Sequence[ScoredTrace]
-    problems: Sequence[Problem]
+    Attributes:
+        threshold: the sharing threshold.
+        scored: traces scored.
+        shareable: traces that reach the threshold.
+        invalid: records rejected (a record with several problems counts once).
+        warnings: warnings (e.g. a repeated trace id); they reject nothing.
+        novelty_sources: how many traces got their novelty from each source.
+    """
+
     threshold: float
+    scored: int = 0
+    shareable: int = 0
+    invalid: int = 0
+    warnings: int = 0
+    novelty_sources: Counter[str] = field(default_factory=Counter)
+    _last_invalid: tuple[object, ...] | None = None
 
-    @property
-    def invalid_records(self) -> int:
-        """How many records were rejected (a record may have several problems)."""
-        return len(
-            {
-                (
-                    p.location.file,
-                    p.location.index,
-                    p.location.line if p.location.index is None else None,
-                )
-                for p in self.problems
-            }
-        )
+    def add(self, result: ScoredTrace) -> None:
+        """Count one scored trace."""
+        self.scored += 1
+        self.shareable += result.breakdown.shareable
+        self.novelty_sources[result.breakdown.novelty.source] += 1
+
+    def add_problem(self, problem: Problem) -> None:
+        """Count one problem: a warning, or (once per record) an invalid record."""
+        if problem.warning:
+            self.warnings += 1
+            return
+        # A record's problems arrive together, so comparing with the last one counts records.
+        location = problem.location
+        key = (location.file, location.index, location.line if location.index is None else None)
+        if key != self._last_invalid:
+            self.invalid += 1
+            self._last_invalid = key
 
     def summary(self) -> dict[str, Any]:
         """Counts for the whole run."""
-        sources = Counter(result.breakdown.novelty.source for result in self.results)
         return {
-            "scored": len(self.results),
-            "invalid": self.invalid_records,
-            "shareable": sum(1 for result in self.results if result.breakdown.shareable),
+            "scored": self.scored,
+            "invalid": self.invalid,
+            "warnings": self.warnings,
+            "shareable": self.shareable,
             "threshold": self.threshold,
-            "novelty_sources": {source: sources[source] for source in sorted(sources)},
+            "novelty_sources": {s: self.novelty_sources[s] for s in sorted(self.novelty_sources)},
         }
+
+
+def tidy(value: Any) -> Any:
+    """``value`` with every float rounded to :data:`DECIMALS` places (no binary noise)."""
+    kind = type(value)  # exact types: this runs for every number of every row
+    if kind is float:
+        return round(value, DECIMALS)
+    if kind is dict:
+        return {key: tidy(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [tidy(item) for item in value]
+    return value
 
 
 def row(result: ScoredTrace) -> dict[str, Any]:
     """One trace's JSON row: the breakdown, then where it was read from."""
     return {
-        **result.breakdown.to_dict(),
+        **tidy(result.breakdown.to_dict()),
         "file": result.location.file,
         "line": result.location.line,
     }
 
 
-def to_jsonl(report: ValueReport) -> str:
+class ReportWriter(Protocol):
+    """Writes a report as the run goes: each result, then the ending."""
+
+    def write(self, result: ScoredTrace) -> None:
+        """Write one scored trace."""
+
+    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
+        """Finish the report (summary, problems) once every result is written."""
+
+
+class JsonLinesWriter:
     """One JSON object a line, one line per valid trace, in input order."""
-    return "".join(json.dumps(row(result), ensure_ascii=False) + "\n" for result in report.results)
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, result: ScoredTrace) -> None:
+        """Write one trace's line."""
+        self._stream.write(json.dumps(row(result), ensure_ascii=False) + "\n")
+
+    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
+        """Nothing to add: problems and the summary go to stderr."""
 
 
-def to_json(report: ValueReport) -> str:
-    """One JSON document: ``summary``, ``traces`` (rows in input order) and ``problems``."""
-    document = {
-        "summary": report.summary(),
-        "traces": [row(result) for result in report.results],
-        "problems": [problem.to_dict() for problem in report.problems],
-    }
-    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+class JsonWriter:
+    """One JSON document: ``traces`` (one row a line, in input order), ``problems``, ``summary``.
+
+    The summary comes last because it is known last: the rows are written as they are scored.
+    """
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._first = True
+        stream.write('{\n  "traces": [')
+
+    def write(self, result: ScoredTrace) -> None:
+        """Write one trace's row."""
+        self._stream.write(("\n    " if self._first else ",\n    ") + _compact(row(result)))
+        self._first = False
+
+    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
+        """Close the list, then the problems and the summary."""
+        stream = self._stream
+        stream.write("\n  ],\n" if not self._first else "],\n")
+        items = ",\n    ".join(_compact(problem.to_dict()) for problem in problems)
+        stream.write(f'  "problems": [\n    {items}\n  ],\n' if items else '  "problems": [],\n')
+        summary = json.dumps(tidy(tally.summary()), ensure_ascii=False)
+        stream.write(f'  "summary": {summary}\n}}\n')
 
 
 CSV_COLUMNS = (
@@ -109,16 +179,110 @@ CSV_COLUMNS = (
 )
 
 
-def to_csv(report: ValueReport) -> str:
-    """A CSV table, one row per valid trace; overrides joined with ``;``."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    for result in report.results:
+class CsvWriter:
+    """A CSV table, one row per valid trace; overrides joined with ``;``, booleans lower-case."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._writer = csv.DictWriter(stream, fieldnames=CSV_COLUMNS, lineterminator="\n")
+        self._writer.writeheader()
+
+    def write(self, result: ScoredTrace) -> None:
+        """Write one trace's row."""
         data = row(result)
         flat = {**data, **data["dimensions"], "overrides": ";".join(data["overrides"])}
-        writer.writerow({column: flat[column] for column in CSV_COLUMNS})
+        self._writer.writerow({column: _csv_cell(flat[column]) for column in CSV_COLUMNS})
+
+    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
+        """Nothing to add: problems and the summary go to stderr."""
+
+
+def _csv_cell(value: Any) -> Any:
+    # JSON's spelling, which every CSV reader's users expect more than Python's True/False.
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def _compact(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False)
+
+
+class TableCollector:
+    """Keeps the rows for :func:`to_table` (a table is for people, so it is rendered at the end)."""
+
+    def __init__(self) -> None:
+        self.results: list[ScoredTrace] = []
+
+    def write(self, result: ScoredTrace) -> None:
+        """Keep one trace's row."""
+        self.results.append(result)
+
+    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
+        """Nothing to do: the caller renders :attr:`results`."""
+
+
+def annotated_line(document: dict[str, Any], score: float) -> str:
+    """A trace document with ``metadata.quality_score`` set, as one JSON line."""
+    metadata = document.get("metadata")
+    # The record was parsed for this run alone, so it can be changed in place (no deep copy,
+    # which would recurse as deep as the document nests).
+    if isinstance(metadata, dict):
+        metadata["quality_score"] = round(score, DECIMALS)
+    return json.dumps(document, ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ValueReport:
+    """Everything one ``kp score`` run found: the scored traces and the problems, in order."""
+
+    results: Sequence[ScoredTrace]
+    problems: Sequence[Problem]
+    threshold: float
+
+    def tally(self) -> RunTally:
+        """The run's counts."""
+        tally = RunTally(self.threshold)
+        for result in self.results:
+            tally.add(result)
+        for problem in self.problems:
+            tally.add_problem(problem)
+        return tally
+
+    @property
+    def invalid_records(self) -> int:
+        """How many records were rejected (a record may have several problems)."""
+        return self.tally().invalid
+
+    def summary(self) -> dict[str, Any]:
+        """Counts for the whole run."""
+        return self.tally().summary()
+
+
+def render(report: ValueReport, writer_type: type[JsonLinesWriter | JsonWriter | CsvWriter]) -> str:
+    """A finished report rendered by one of the streaming writers."""
+    import io  # noqa: PLC0415 - only the one-call renderers need a string buffer
+
+    buffer = io.StringIO()
+    writer = writer_type(buffer)
+    for result in report.results:
+        writer.write(result)
+    writer.close(report.tally(), report.problems)
     return buffer.getvalue()
+
+
+def to_jsonl(report: ValueReport) -> str:
+    """One JSON object a line, one line per valid trace, in input order."""
+    return render(report, JsonLinesWriter)
+
+
+def to_json(report: ValueReport) -> str:
+    """One JSON document: ``traces`` (rows in input order), ``problems`` and ``summary``."""
+    return render(report, JsonWriter)
+
+
+def to_csv(report: ValueReport) -> str:
+    """A CSV table, one row per valid trace."""
+    return render(report, CsvWriter)
 
 
 # Novelty that did not come from a comparison is marked, and the caption says what it means.
@@ -127,14 +291,37 @@ _SOURCE_LEGEND = {
     "empty_cache": "° first trace: empty cache, N = 0.5",
     "no_embedder": "* no embedder: N = 0.5",
 }
+# Override names are long; narrow tables show these marks, explained in the caption.
+_OVERRIDE_MARKS = {
+    "single_thought": "1T",
+    "error_recovery_bonus": "+ER",
+    "low_tool_diversity": "-TD",
+}
+WIDE_TABLE_COLUMNS = 110
 
 
-def to_table(report: ValueReport) -> Table:
-    """A rich table for people: one row per trace, the verdict, the dimensions and overrides."""
-    sources = {result.breakdown.novelty.source for result in report.results}
+def to_table(
+    results: ValueReport | Sequence[ScoredTrace],
+    threshold: float | None = None,
+    *,
+    width: int = WIDE_TABLE_COLUMNS,
+) -> Table:
+    """A rich table for people: one row per trace, the verdict, the dimensions and overrides.
+
+    Below :data:`WIDE_TABLE_COLUMNS` columns the table drops the profile column, marks
+    overrides with short codes and lets long ids wrap, so it stays readable at 80 columns.
+    """
+    if isinstance(results, ValueReport):
+        threshold = results.threshold if threshold is None else threshold
+        results = results.results
+    wide = width >= WIDE_TABLE_COLUMNS
+    sources = {result.breakdown.novelty.source for result in results}
     legend = [_SOURCE_LEGEND[source] for source in sorted(sources) if source in _SOURCE_LEGEND]
+    fired = sorted({o.name for r in results for o in r.breakdown.overrides})
+    if not wide:
+        legend += [f"{_OVERRIDE_MARKS[name]} {name}" for name in fired]
     table = Table(
-        title=f"Trace value (sharing threshold {report.threshold:g})",
+        title=f"Trace value (sharing threshold {threshold if threshold is not None else 0.75:g})",
         title_justify="left",
         caption="C complexity, N novelty, D tool diversity, O outcome confidence"
         + "".join(f"; {line}" for line in legend),
@@ -144,42 +331,51 @@ def to_table(report: ValueReport) -> Table:
         pad_edge=False,
         collapse_padding=True,
     )
-    # Ids are what people copy from the table: keep them whole, squeeze the other columns.
-    longest_id = max((len(r.breakdown.trace_id) for r in report.results), default=5)
-    table.add_column("trace", no_wrap=True, min_width=min(longest_id, 48))
+    # Ids are what people copy from the table: keep them whole where there is room.
+    longest_id = max((len(r.breakdown.trace_id) for r in results), default=5)
+    if wide:
+        table.add_column("trace", no_wrap=True, min_width=min(longest_id, 48))
+    else:
+        table.add_column("trace", overflow="fold", min_width=min(longest_id, 24))
     table.add_column("score", justify="right", no_wrap=True, min_width=5)
     table.add_column("share", justify="center", no_wrap=True, min_width=5)
     for name in ("C", "N", "D", "O"):
-        table.add_column(name, justify="right", no_wrap=True, min_width=5)
-    table.add_column("overrides", overflow="fold", min_width=14)
-    table.add_column("profile", no_wrap=True, overflow="ellipsis", max_width=16)
-    for result in report.results:
+        table.add_column(name, justify="right", no_wrap=True, min_width=4 if not wide else 5)
+    if wide:
+        table.add_column("overrides", overflow="fold", min_width=14)
+        table.add_column("profile", no_wrap=True, overflow="ellipsis", max_width=16)
+    else:
+        table.add_column("ovr", no_wrap=True)
+    for result in results:
         b = result.breakdown
         d = b.dimensions
-        table.add_row(
-            b.trace_id,
+        cells: list[Text | str] = [
+            Text(b.trace_id),
             Text(f"{b.score:.3f}", style="bold"),
             Text("yes", style="green") if b.shareable else Text("no", style="dim"),
             f"{d.complexity:.2f}",
             f"{d.novelty:.2f}{_SOURCE_MARKS[b.novelty.source]}",
             f"{d.tool_diversity:.2f}",
             f"{d.outcome_confidence:.2f}",
-            ", ".join(o.name for o in b.overrides),
-            b.profile,
-        )
+        ]
+        if wide:
+            cells += [Text(", ".join(o.name for o in b.overrides)), Text(b.profile)]
+        else:
+            cells.append(" ".join(_OVERRIDE_MARKS[o.name] for o in b.overrides))
+        table.add_row(*cells)
     return table
 
 
-def summary_line(report: ValueReport) -> str:
-    """One line for stderr: how many were scored, shareable and rejected."""
-    summary = report.summary()
+def summary_line(report: ValueReport | RunTally) -> str:
+    """One line for stderr: how many were scored, shareable, rejected, and warned about."""
+    tally = report.tally() if isinstance(report, ValueReport) else report
     parts = [
-        f"{summary['scored']} trace{'s' if summary['scored'] != 1 else ''} scored",
-        f"{summary['shareable']} reach{'es' if summary['shareable'] == 1 else ''} "
-        f"the sharing threshold {report.threshold:g}",
+        f"{tally.scored} trace{'s' if tally.scored != 1 else ''} scored",
+        f"{tally.shareable} reach{'es' if tally.shareable == 1 else ''} "
+        f"the sharing threshold {tally.threshold:g}",
     ]
-    if summary["invalid"]:
-        parts.append(
-            f"{summary['invalid']} invalid record{'s' if summary['invalid'] != 1 else ''} skipped"
-        )
+    if tally.invalid:
+        parts.append(f"{tally.invalid} invalid record{'s' if tally.invalid != 1 else ''} skipped")
+    if tally.warnings:
+        parts.append(f"{tally.warnings} warning{'s' if tally.warnings != 1 else ''}")
     return "; ".join(parts)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from knowledgepulse._util.pydantic_errors import problems_from
+from knowledgepulse._util.seen import SeenIds
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Location, Problem, Record, read_records
 from knowledgepulse.trace.models import ReasoningTrace
@@ -48,22 +49,34 @@ def validate_record(record: Record) -> LoadedTrace | list[Problem]:
     return LoadedTrace(record, trace)
 
 
-def load_traces(sources: Iterable[str | Path]) -> Iterator[LoadedTrace | Problem]:
+def load_traces(
+    sources: Iterable[str | Path], *, progress: Callable[[int], object] | None = None
+) -> Iterator[LoadedTrace | Problem]:
     """Read traces from JSON files (one trace or a list), JSON Lines files or ``-`` (stdin).
 
-    Yields each valid trace and each problem in input order; a bad record never stops the
-    records after it.
+    Yields each valid trace and each problem in input order, as the input is read (a JSON Lines
+    file is never held whole); a bad record never stops the records after it. A trace whose id
+    appeared earlier in the input is still yielded, after a warning (a :class:`Problem` with
+    ``warning=True``) that says so. ``progress`` is called with the bytes read as reading goes.
 
     Raises:
-        InputFileError: a file cannot be read at all.
+        InputFileError: a file cannot be opened at all.
     """
+    seen = SeenIds()
     for source in sources:
-        for item in read_records(source, formats=("json", "jsonl")):
+        for item in read_records(source, formats=("json", "jsonl"), progress=progress):
             if isinstance(item, Problem):
                 yield item
                 continue
             result = validate_record(item)
             if isinstance(result, LoadedTrace):
+                if seen.add(result.trace.id):
+                    yield item.problem(
+                        ("id",),
+                        f"the id {result.trace.id!r} appeared earlier in the input; "
+                        "both traces are scored (give each trace its own id)",
+                        warning=True,
+                    )
                 yield result
             else:
                 yield from result

@@ -1,15 +1,29 @@
 """The ``ReasoningTrace`` JSON-LD document as typed, validated models.
 
 Unknown fields are kept (JSON-LD documents grow as producers add to them); known fields are
-checked strictly: a string where a boolean belongs, a NaN, a negative ``step_id`` are errors.
+checked strictly: a string where a boolean or a number belongs, a NaN, a negative ``step_id``, a
+date-time without a zone are errors. What the reference schema (the SDK's zod
+``ReasoningTraceSchema``) accepts, we accept, except where ``spec/trace-value.md`` decides
+otherwise ("Parity with the reference schema"); ``null`` for an optional field means absent.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    field_validator,
+)
 
 CONTEXT_URLS: tuple[str, ...] = (
     "https://openknowledgepulse.org/schema/v1",
@@ -21,7 +35,22 @@ StepType = Literal["thought", "tool_call", "observation", "error_recovery"]
 STEP_TYPES: tuple[StepType, ...] = ("thought", "tool_call", "observation", "error_recovery")
 
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
-UnitFloat = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False, strict=False)]
+# StrictFloat takes JSON integers (1 is a number) but never "0.9" or true.
+UnitFloat = Annotated[StrictFloat, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+NonNegativeFloat = Annotated[StrictFloat, Field(ge=0.0, allow_inf_nan=False)]
+
+# RFC 3339 section 5.6: a full date, "T", a time, and a zone ("Z" or an offset).
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$")
+
+
+def _integral(value: Any) -> Any:
+    # JavaScript producers cannot tell 1.0 from 1, and the reference schema takes both.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+StepId = Annotated[StrictInt, Field(ge=0), BeforeValidator(_integral)]
 
 
 class _JsonLdModel(BaseModel):
@@ -30,7 +59,9 @@ class _JsonLdModel(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         allow_inf_nan=False,
-        populate_by_name=True,
+        # "@context" and "@type" are JSON-LD keywords: "context" is just an unknown field.
+        validate_by_alias=True,
+        validate_by_name=False,
         frozen=True,
         str_strip_whitespace=False,
     )
@@ -39,20 +70,22 @@ class _JsonLdModel(BaseModel):
 class Tool(_JsonLdModel):
     """The tool a step used."""
 
-    name: NonEmptyStr = Field(description="The tool's name; distinct names count for diversity.")
+    name: StrictStr = Field(
+        description='The tool\'s name; distinct names ("" included) count for diversity.'
+    )
     mcp_server: StrictStr | None = Field(default=None, description="The MCP server, if any.")
 
 
 class Step(_JsonLdModel):
     """One step of the agent: a thought, a tool call, an observation or an error recovery."""
 
-    step_id: Annotated[StrictInt, Field(ge=0)] = Field(description="The step's number, >= 0.")
+    step_id: StepId = Field(description="The step's number, >= 0 (1.0 reads as 1).")
     type: StepType = Field(description="What kind of step this is.")
     content: StrictStr | None = Field(default=None, description="The step's text.")
     tool: Tool | None = Field(default=None, description="The tool used, if any.")
     input: dict[str, Any] | None = Field(default=None, description="The tool's input.")
     output_summary: StrictStr | None = Field(default=None, description="A summary of the output.")
-    latency_ms: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] | None = Field(
+    latency_ms: NonNegativeFloat | None = Field(
         default=None, description="How long the step took, in milliseconds."
     )
 
@@ -60,7 +93,9 @@ class Step(_JsonLdModel):
 class Metadata(_JsonLdModel):
     """Who produced the trace, when, in which domain, and whether it succeeded."""
 
-    created_at: datetime = Field(description="ISO 8601 date-time the trace was made.")
+    created_at: datetime = Field(
+        description="When the trace was made: an RFC 3339 date-time with Z or an offset."
+    )
     agent_id: StrictStr | None = None
     framework: StrictStr | None = None
     task_domain: NonEmptyStr = Field(description="Selects the weight profile (exact match).")
@@ -72,12 +107,17 @@ class Metadata(_JsonLdModel):
 
     @field_validator("created_at", mode="before")
     @classmethod
-    def _iso_string(cls, value: Any) -> Any:
-        # pydantic would also take a Unix timestamp; the schema says an ISO 8601 string.
+    def _rfc3339(cls, value: Any) -> Any:
+        # pydantic alone would take a Unix timestamp, a date, or a time without a zone.
         if isinstance(value, datetime):
+            if value.tzinfo is None:
+                raise ValueError("expected a date-time with a time zone")
             return value
-        if not isinstance(value, str):
-            raise ValueError("expected an ISO 8601 date-time string such as 2025-01-31T12:00:00Z")
+        if not isinstance(value, str) or not _RFC3339.match(value):
+            raise ValueError(
+                "expected an RFC 3339 date-time with Z or an offset, "
+                "such as 2026-11-23T08:00:00Z or 2026-11-23T09:00:00+01:00"
+            )
         return value
 
 
@@ -112,8 +152,8 @@ class Relationship(_JsonLdModel):
 class KnowledgeGraphDelta(_JsonLdModel):
     """What the trace adds to a knowledge graph."""
 
-    entities: list[Entity] = Field(default_factory=list)
-    relationships: list[Relationship] = Field(default_factory=list)
+    entities: list[Entity] = Field(description="Entities; required, possibly empty.")
+    relationships: list[Relationship] = Field(description="Facts; required, possibly empty.")
 
 
 class ReasoningTrace(_JsonLdModel):
@@ -130,8 +170,9 @@ class ReasoningTrace(_JsonLdModel):
     id: Annotated[StrictStr, Field(pattern=r"^kp:trace:.+")] = Field(
         description="The trace's id, `kp:trace:<anything non-empty>`."
     )
-    source_skill: Annotated[StrictStr, Field(pattern=r"^kp:skill:[^:]+:[^:]+$")] | None = Field(
-        default=None, description="The skill that produced it, `kp:skill:<name>:<version>`."
+    source_skill: StrictStr | None = Field(
+        default=None,
+        description="The skill that produced it, by convention `kp:skill:<name>:<version>`.",
     )
     metadata: Metadata
     task: Task
