@@ -2,11 +2,18 @@
 
     python bench/bench_value.py                  # everything (a few minutes on 2 cores)
     python bench/bench_value.py --batch-limit 40 # a quicker batch section
+    python bench/bench_value.py --windows-study  # what max_windows changes (about 2 minutes)
 
 Figures: one evaluation without embedder; one with the embedder (after warm-up) against the
 model's own time on the same text, as a ratio; the first call in a fresh process; a
-VectorCache scan of 1,000 x 384; batch throughput with and without the embedder; peak memory.
+VectorCache scan of 1,000 x 384; batch throughput with and without the embedder; peak memory;
+one huge trace (1 MB and 50 MB of text) with the default cap on windows.
 Timings interleave the things they compare, so a noisy neighbour hits both alike.
+
+The windows study measures the figures behind the default ``max_windows``: windows per trace
+on the corpora, and, for sampled traces embedded window by window, how close an embedding of
+the first K windows (or the first K-1 and the last, or K evenly spaced) is to the whole text's,
+and how much novelty against the other sampled traces moves.
 """
 
 from __future__ import annotations
@@ -23,8 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
-from knowledgepulse.novelty import MiniLMEmbedder, VectorCache
+from knowledgepulse.novelty import DEFAULT_MAX_WINDOWS, MiniLMEmbedder, VectorCache
+from knowledgepulse.novelty.windows import WINDOW_PIECES, batches_by_length, split_windows
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer, embedding_text
 
@@ -209,11 +218,156 @@ def bench_peak_memory(limit: int) -> dict[str, float]:
     return result
 
 
+HUGE = """
+import resource, sys, time
+from knowledgepulse.trace import ReasoningTrace
+from knowledgepulse.value import TraceValueScorer
+sys.path.insert(0, "bench")
+from bench_value import huge_trace
+trace = huge_trace(int(sys.argv[1]), sys.argv[2:])
+scorer = TraceValueScorer()
+scorer.score(trace)  # loads the model and fills the cache, so the next call is a comparison
+start = time.perf_counter()
+breakdown = scorer.score(trace)
+elapsed = time.perf_counter() - start
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(elapsed, rss, breakdown.novelty.windows, breakdown.novelty.capped)
+"""
+
+
+def huge_trace(chars: int, paths: list[str]) -> ReasoningTrace:
+    """A valid trace of about ``chars`` characters of real step text, in 10 kB steps."""
+    texts = [embedding_text(t) for t in load_traces([Path(p) for p in paths])]
+    text = " ".join(texts)
+    body = (text * (chars // len(text) + 1))[:chars]
+    size = 10_000
+    steps = [
+        {"step_id": i, "type": "observation", "content": body[start : start + size]}
+        for i, start in enumerate(range(0, len(body), size))
+    ]
+    return ReasoningTrace.model_validate(
+        {
+            "@context": "https://openknowledgepulse.org/schema/v1",
+            "@type": "ReasoningTrace",
+            "id": "kp:trace:huge",
+            "metadata": {
+                "created_at": "2026-01-31T12:00:00Z",
+                "task_domain": "code",
+                "success": True,
+                "quality_score": 0.5,
+                "visibility": "network",
+                "privacy_level": "aggregated",
+            },
+            "task": {"objective": "A huge trace"},
+            "steps": steps,
+            "outcome": {"result_summary": "done", "confidence": 0.9},
+        }
+    )
+
+
+def bench_huge_trace() -> dict[str, float]:
+    """One huge trace scored with the default cap, each size in a fresh process (for its RSS)."""
+    paths = [str(p) for p in CORPORA if p.exists()] or [str(FALLBACK)]
+    result: dict[str, float] = {"default_max_windows": DEFAULT_MAX_WINDOWS}
+    for label, chars in (("1mb", 1_000_000), ("50mb", 50_000_000)):
+        out = subprocess.run(
+            [sys.executable, "-c", HUGE, str(chars), *paths],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        ).stdout.split()
+        result[f"huge_{label}_score_s"] = float(out[0])
+        result[f"huge_{label}_peak_rss_mb"] = float(out[1])
+        result[f"huge_{label}_windows_embedded"] = int(out[2])
+    return result
+
+
+def windows_study(sample_per_corpus: int) -> None:
+    """Print what capping the windows changes on the corpora (see the module docstring)."""
+    embedder = MiniLMEmbedder(max_windows=None)
+    embedder.load()
+    tokenizer = embedder._tokenizer
+    rng = np.random.default_rng(0)
+    texts: list[str] = []
+    for path in (p for p in CORPORA if p.exists()):
+        corpus = [embedding_text(t) for t in load_traces([path])]
+        pieces = [len(e.ids) for e in tokenizer.encode_batch(corpus, add_special_tokens=False)]
+        counts = np.maximum(1, -(-np.array(pieces) // WINDOW_PIECES))
+        p50, p95 = np.percentile(counts, [50, 95])
+        capped = ", ".join(f"{k}: {np.mean(counts > k):.1%}" for k in (4, 8, 16, 32))
+        print(
+            f"{path.name}: {len(corpus)} traces, {sum(map(len, corpus)) / sum(pieces):.2f} "
+            f"chars/piece; windows p50 {p50:.0f} p95 {p95:.1f} max {counts.max()}; "
+            f"capped at {capped}"
+        )
+        chosen = rng.choice(len(corpus), size=min(sample_per_corpus, len(corpus)), replace=False)
+        texts += [corpus[int(i)] for i in sorted(chosen)]
+
+    ids = [e.ids for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
+    windows = split_windows(ids)
+    embeddings = np.zeros((len(windows), 384), dtype=np.float32)
+    start = time.perf_counter()
+    for batch in batches_by_length(windows, max_tokens=512, max_batch=64):
+        embeddings[batch] = embedder._run([windows[i].pieces for i in batch])
+    per_window = (time.perf_counter() - start) / len(windows)
+    owner = np.array([w.text for w in windows])
+    weight = np.array([len(w.pieces) for w in windows], dtype=np.float64)
+    rows = [np.flatnonzero(owner == t) for t in range(len(texts))]
+    counts = np.array([len(r) for r in rows])
+    print(
+        f"sample: {len(texts)} traces, {len(windows)} windows, "
+        f"{per_window * 1e3:.1f} ms a window embedded"
+    )
+
+    def combine(chosen: NDArray[np.int64]) -> NDArray[np.float64]:
+        total = (embeddings[chosen] * weight[chosen, None]).sum(axis=0)
+        return np.asarray(total / np.linalg.norm(total))
+
+    def novelties(vectors: NDArray[np.float64]) -> NDArray[np.float64]:
+        similarity = vectors @ vectors.T
+        np.fill_diagonal(similarity, -np.inf)
+        return np.asarray(1 - similarity.max(axis=1))
+
+    whole = np.stack([combine(r) for r in rows])
+    whole_novelty = novelties(whole)
+    strategies: dict[str, Callable[[NDArray[np.int64], int], NDArray[np.int64]]] = {
+        "first": lambda r, k: r[:k],
+        "first+last": lambda r, k: np.r_[r[: k - 1], r[-1:]],
+        "spread": lambda r, k: r[np.unique(np.round(np.linspace(0, len(r) - 1, k)).astype(int))],
+    }
+    for k in (4, 8, 16, 32):
+        cut = counts > k
+        cost = np.minimum(counts, k).mean() * per_window * 1e3
+        for name, keep in strategies.items():
+            capped_vectors = np.stack([combine(keep(r, k) if len(r) > k else r) for r in rows])
+            cosine = (capped_vectors * whole).sum(axis=1)[cut]
+            moved = np.abs(novelties(capped_vectors) - whole_novelty)
+            print(
+                f"cap {k:2d} {name:10s} capped {cut.sum():2d}/{len(texts)}  cosine to whole "
+                f"min {cosine.min() if cut.any() else 1:.4f} median "
+                f"{np.median(cosine) if cut.any() else 1:.4f}  novelty moved median "
+                f"{np.median(moved):.4f} max {moved.max():.4f}  ~{cost:.0f} ms a trace"
+            )
+    print(f"uncapped: ~{counts.mean() * per_window * 1e3:.0f} ms a trace")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--batch-limit", type=int, default=120, help="traces in the batch runs")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--windows-study",
+        nargs="?",
+        const=30,
+        type=int,
+        metavar="N",
+        help="only measure what max_windows changes, on N sampled traces a corpus (30)",
+    )
     args = parser.parse_args()
+    if args.windows_study:
+        windows_study(args.windows_study)
+        return
 
     traces = load_traces(CORPORA)
     figures: dict[str, float] = {"traces_loaded": len(traces)}
@@ -225,6 +379,7 @@ def main() -> None:
         lambda: bench_one_with_embedder(traces),
         bench_first_call,
         lambda: bench_batches(traces, args.batch_limit),
+        bench_huge_trace,
     )
     for section in sections:
         figures.update(section())

@@ -151,7 +151,8 @@ def test_an_invalid_utf8_byte_costs_only_its_line(tmp_path: Path) -> None:
     items = read_file(tmp_path, "t.jsonl", b'{"a": 1}\n{"a": "caf\xe9"}\n{"a": 3}\n')
     assert shown(items) == [
         "1:{'a': 1}",
-        "not UTF-8 text: byte 0xe9 at column 11 (invalid continuation byte); save the file as UTF-8",
+        "not UTF-8 text: byte 0xe9 at column 11 (invalid continuation byte); "
+        "save the file as UTF-8",
         "3:{'a': 3}",
     ]
     assert isinstance(items[1], Problem)
@@ -233,7 +234,7 @@ def test_a_bad_value_in_a_json_list_costs_only_its_element(tmp_path: Path) -> No
 
 def test_a_long_json_list_keeps_every_line_number(tmp_path: Path) -> None:
     """Each element of a 5,000-element list knows its own line (counted incrementally)."""
-    data = "[\n" + ",\n".join('{"n": %d}' % n for n in range(5000)) + "\n]\n"
+    data = "[\n" + ",\n".join(f'{{"n": {n}}}' for n in range(5000)) + "\n]\n"
     items = read_file(tmp_path, "t.json", data.encode())
     assert [i.location.line for i in items] == list(range(2, 5002))
 
@@ -285,3 +286,14 @@ def test_valid_json_lines_round_trip(tmp_path: Path, values: list[object]) -> No
     )
     items = read_file(tmp_path, "t.jsonl", data)
     assert [i.value for i in items if isinstance(i, Record)] == values
+
+
+def test_half_a_surrogate_pair_is_read_as_a_replacement_character(tmp_path: Path) -> None:
+    """\\ud800 alone names no character: it becomes U+FFFD, with a warning at its path."""
+    items = read_file(tmp_path, "t.jsonl", b'{"a": ["ok", "x\\ud800"], "b": "\\ud83d\\ude00"}\n')
+    warning, record = items
+    assert isinstance(warning, Problem)
+    assert warning.warning
+    assert warning.path == "a[1]"
+    assert isinstance(record, Record)
+    assert record.value == {"a": ["ok", "x\ufffd"], "b": "\U0001f600"}

@@ -2,21 +2,37 @@
 
 from __future__ import annotations
 
-import sys
+import json
+from collections.abc import Callable
+from typing import Any
 
 import click
 
-from knowledgepulse.evals.schema import SCHEMAS, schema_text
+from knowledgepulse.cli._console import write_output
+
+NAMES = ("trace", "suite", "case")
+
+
+def _generator(name: str) -> Callable[[], dict[str, Any]]:
+    # Each schema's module loads only when asked for: `kp schema trace` needs no evals code.
+    if name == "trace":
+        from knowledgepulse.trace.schema import trace_json_schema  # noqa: PLC0415
+
+        return trace_json_schema
+    from knowledgepulse.evals.schema import SCHEMAS  # noqa: PLC0415
+
+    return SCHEMAS[name]
 
 
 @click.command("schema")
-@click.argument("name", type=click.Choice(tuple(SCHEMAS)))
+@click.argument("name", type=click.Choice(NAMES))
 def schema_command(name: str) -> int:
-    """Print the JSON Schema of NAME: 'suite' (suite files) or 'case' (one evaluation case).
+    """Print the JSON Schema of NAME: 'trace' (a ReasoningTrace), 'suite' (suite files) or
+    'case' (one evaluation case).
 
     Point an editor at it to check files while typing, e.g. put
     '# yaml-language-server: $schema=suite.schema.json' at the top of a suite.
     """
-    sys.stdout.write(schema_text(name))
-    sys.stdout.flush()
+    schema = _generator(name)()
+    write_output(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", None)
     return 0

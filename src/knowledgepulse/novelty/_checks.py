@@ -33,10 +33,15 @@ def optional_duration_ms(value: object, name: str) -> float | None:
     """
     if value is None:
         return None
-    # NaN fails every comparison, so "not value > 0" refuses it along with 0 and negatives.
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        if isinstance(value, int) or math.isfinite(value):
-            return value
+    # NaN fails every comparison, so "value > 0" refuses it along with 0 and negatives; an int
+    # is finite (and math.isfinite would overflow on a huge one).
+    if (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and value > 0
+        and (isinstance(value, int) or math.isfinite(value))
+    ):
+        return value
     raise ScorerParameterError(
         f"{name} must be a positive number of milliseconds, or None for no expiry; got {value!r}"
     )

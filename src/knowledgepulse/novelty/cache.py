@@ -9,28 +9,46 @@ it was added (for the TTL). Time comes from an injectable clock, in milliseconds
 
 from __future__ import annotations
 
-import json
-import math
-import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from knowledgepulse.errors import CacheFileError, VectorError
+from knowledgepulse.errors import CacheFileError, ScorerParameterError, VectorError
+from knowledgepulse.novelty._checks import optional_duration_ms, positive_int
+from knowledgepulse.novelty.cache_file import (
+    FRESH_START,
+    CacheFileContents,
+    read_cache_file,
+    write_cache_file,
+)
 
 Clock = Callable[[], float]
 """Returns the current time in milliseconds."""
 
 DEFAULT_MAX_ELEMENTS = 1000
 DEFAULT_DIMENSIONS = 384
-CACHE_FILE_FORMAT = "knowledgepulse-vector-cache/1"
+MAX_CACHE_BYTES = 4 << 30
+"""The most memory a cache's vectors may take (about 2.8 million 384-d vectors): a bound that
+keeps a mistyped size, or a damaged cache file, from exhausting memory."""
+
+
+def check_cache_size(max_elements: int, dimensions: int) -> None:
+    """Refuse a cache whose vectors would take more than :data:`MAX_CACHE_BYTES`.
+
+    Raises:
+        ScorerParameterError: saying how much it would take and what to lower.
+    """
+    if max_elements * dimensions * 4 > MAX_CACHE_BYTES:
+        raise ScorerParameterError(
+            f"a cache of {max_elements} vectors of {dimensions} dimensions would take "
+            f"{max_elements * dimensions * 4 / 2**30:.1f} GiB; the limit is "
+            f"{MAX_CACHE_BYTES >> 30} GiB, so give a smaller cache size (max_elements)"
+        )
 
 
 def wall_clock_ms() -> float:
@@ -71,6 +89,10 @@ class VectorCache:
         clock: the current time in milliseconds (default: wall-clock time); inject one in tests.
 
     Thread-safe: every method takes the cache's lock.
+
+    Raises:
+        ScorerParameterError: a size that is not a positive whole number, vectors that would
+            take more than 4 GiB, or a TTL that is not a positive number.
     """
 
     def __init__(
@@ -81,12 +103,10 @@ class VectorCache:
         *,
         clock: Clock = wall_clock_ms,
     ) -> None:
-        if isinstance(max_elements, bool) or not isinstance(max_elements, int) or max_elements < 1:
-            raise ValueError(f"max_elements must be a positive integer, got {max_elements!r}")
-        if isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 1:
-            raise ValueError(f"dimensions must be a positive integer, got {dimensions!r}")
-        if ttl_ms is not None and not (math.isfinite(ttl_ms) and ttl_ms > 0):
-            raise ValueError(f"ttl_ms must be a positive number of milliseconds, got {ttl_ms!r}")
+        positive_int(max_elements, "max_elements")
+        positive_int(dimensions, "dimensions")
+        ttl_ms = optional_duration_ms(ttl_ms, "ttl_ms")
+        check_cache_size(max_elements, dimensions)
         self._max_elements = max_elements
         self._dimensions = dimensions
         self._ttl_ms = ttl_ms
@@ -180,7 +200,8 @@ class VectorCache:
     def clear(self) -> None:
         """Forget every vector."""
         with self._lock:
-            self._vectors.fill(0.0)
+            # Only filled slots are ever read; touching the rest would commit their memory.
+            self._vectors[: self._filled] = 0.0
             self._ids = [None] * self._max_elements
             self._filled = 0
             self._next = 0
@@ -212,34 +233,27 @@ class VectorCache:
     def save(self, path: str | Path, *, model_id: str | None = None) -> None:
         """Write the live vectors, their ids and times to ``path`` (``.npz``), atomically.
 
-        The file is written next to ``path`` and renamed over it, so a crash never leaves half a
-        cache behind. ``model_id`` names the embedder that made the vectors: vectors of another
-        model are not comparable, and :meth:`load` can refuse them.
+        The file is written beside ``path``, flushed to disk and renamed over it, so a crash
+        never leaves half a cache behind; temporaries of saves that crashed are removed, and the
+        file gets the mode the user's umask gives. ``model_id`` names the embedder that made the
+        vectors: vectors of another model are not comparable, and :meth:`load` can refuse them.
+
+        Raises:
+            OutputError: the file cannot be created.
         """
         entries = list(self.entries())
-        header = {
-            "format": CACHE_FILE_FORMAT,
-            "model_id": model_id,
-            "dimensions": self._dimensions,
-            "max_elements": self._max_elements,
-            "ttl_ms": self._ttl_ms,
-            "ids": [entry.id for entry in entries],
-        }
-        vectors = np.array([e.vector for e in entries], dtype=np.float32).reshape(
-            len(entries), self._dimensions
+        contents = CacheFileContents(
+            model_id=model_id,
+            dimensions=self._dimensions,
+            max_elements=self._max_elements,
+            ttl_ms=self._ttl_ms,
+            ids=[entry.id for entry in entries],
+            vectors=np.array([e.vector for e in entries], dtype=np.float32).reshape(
+                len(entries), self._dimensions
+            ),
+            added_at=np.array([entry.added_at_ms for entry in entries], dtype=np.float64),
         )
-        added_at = np.array([entry.added_at_ms for entry in entries], dtype=np.float64)
-        target = Path(path)
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-        try:
-            with os.fdopen(handle, "wb") as file:
-                np.savez(
-                    file, header=np.array(json.dumps(header)), vectors=vectors, added_at=added_at
-                )
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_cache_file(Path(path), contents)
 
     @classmethod
     def load(
@@ -254,6 +268,9 @@ class VectorCache:
     ) -> VectorCache:
         """Read a cache written by :meth:`save`.
 
+        Whatever the file holds (truncated, empty, bit-flipped, another program's), the result
+        is a valid cache or a :class:`~knowledgepulse.errors.CacheFileError`.
+
         Args:
             path: the ``.npz`` file.
             expected_model_id: refuse a cache whose vectors another model made.
@@ -264,31 +281,52 @@ class VectorCache:
             clock: the loaded cache's clock.
 
         Raises:
-            CacheFileError: the file is missing, not a cache, or does not fit the expectations.
+            CacheFileError: the file is missing, not a cache, damaged, or does not fit the
+                expectations; the message names the file, the fault and the fix.
+            ScorerParameterError: ``max_elements`` or ``ttl_ms`` is not a valid setting.
         """
-        header, vectors, added_at = _read_cache_file(Path(path))
-        saved_model = header.get("model_id")
-        if expected_model_id is not None and saved_model != expected_model_id:
+        if max_elements is not None:
+            positive_int(max_elements, "max_elements")
+        ttl_ms = optional_duration_ms(ttl_ms, "ttl_ms")
+        saved = read_cache_file(Path(path))
+        if expected_model_id is not None and saved.model_id != expected_model_id:
             raise CacheFileError(
-                f"{path}: the cache holds vectors of model {saved_model!r}, but the embedder is "
-                f"{expected_model_id!r}; their similarities mean nothing together. Use another "
-                "--cache file, or delete this one to start afresh"
+                f"{path}: the cache holds vectors of model {saved.model_id!r}, but the embedder "
+                f"is {expected_model_id!r}; their similarities mean nothing together. Use "
+                "another cache file, or delete this one to start a fresh cache"
             )
-        dimensions = int(header["dimensions"])
-        if expected_dimensions is not None and dimensions != expected_dimensions:
+        if expected_dimensions is not None and saved.dimensions != expected_dimensions:
             raise CacheFileError(
-                f"{path}: the cache holds {dimensions}-dimensional vectors, but the embedder "
-                f"makes {expected_dimensions}-dimensional ones"
+                f"{path}: the cache holds {saved.dimensions}-dimensional vectors, but the "
+                f"embedder makes {expected_dimensions}-dimensional ones; {FRESH_START}"
             )
-        cache = cls(
-            max_elements=max_elements or int(header["max_elements"]),
-            dimensions=dimensions,
-            ttl_ms=ttl_ms if ttl_ms is not None else header.get("ttl_ms"),
-            clock=clock,
-        )
-        for entry_id, vector, added in zip(header["ids"], vectors, added_at, strict=True):
-            cache.restore(CachedVector(entry_id, vector, float(added)))
+        try:
+            cache = cls(
+                max_elements=max_elements or saved.max_elements,
+                dimensions=saved.dimensions,
+                ttl_ms=ttl_ms if ttl_ms is not None else saved.ttl_ms,
+                clock=clock,
+            )
+        except ScorerParameterError as error:
+            if max_elements is not None:
+                raise
+            raise CacheFileError(
+                f"{path}: the vector cache is damaged or too large to load: {error}; {FRESH_START}"
+            ) from None
+        cache._fill(saved.ids, saved.vectors, saved.added_at)
         return cache
+
+    def _fill(
+        self,
+        ids: list[str | None],
+        vectors: NDArray[np.float32],
+        added_at: NDArray[np.float64],
+    ) -> None:
+        """Hold saved vectors (oldest first) with their times, keeping the newest that fit."""
+        first = max(0, len(ids) - self._max_elements)
+        kept = zip(ids[first:], vectors[first:], added_at[first:], strict=True)
+        for entry_id, vector, added in kept:
+            self.restore(CachedVector(entry_id, vector, float(added)))
 
     def _live_mask(self) -> NDArray[np.bool_]:
         """Which filled slots are younger than the TTL (call with the lock held, TTL set)."""
@@ -309,27 +347,3 @@ class VectorCache:
         wide = array.astype(np.float64)
         norm = float(np.linalg.norm(wide))
         return array if norm == 0.0 else (wide / norm).astype(np.float32)
-
-
-def _read_cache_file(path: Path) -> tuple[dict[str, Any], NDArray[np.float32], NDArray[np.float64]]:
-    """The header, vectors and times of a saved cache, checked for consistency."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            header = json.loads(str(data["header"]))
-            vectors = np.asarray(data["vectors"], dtype=np.float32)
-            added_at = np.asarray(data["added_at"], dtype=np.float64)
-    except FileNotFoundError:
-        raise CacheFileError(f"{path}: no such cache file") from None
-    except (OSError, ValueError, KeyError) as error:
-        raise CacheFileError(
-            f"{path}: not a knowledgepulse vector cache ({error}); delete it to start afresh"
-        ) from None
-    if not isinstance(header, dict) or header.get("format") != CACHE_FILE_FORMAT:
-        raise CacheFileError(
-            f"{path}: not a knowledgepulse vector cache (expected format {CACHE_FILE_FORMAT!r})"
-        )
-    ids = header.get("ids")
-    count = len(ids) if isinstance(ids, list) else -1
-    if vectors.ndim != 2 or count != vectors.shape[0] or added_at.shape != (count,):
-        raise CacheFileError(f"{path}: the cache file is damaged (its parts disagree in length)")
-    return header, vectors, added_at

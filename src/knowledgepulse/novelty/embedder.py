@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
+from knowledgepulse.novelty.windows import WindowedEmbeddings
 
 
 @runtime_checkable
@@ -24,6 +25,19 @@ class Embedder(Protocol):
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One vector per text, as a (len(texts), dimensions) array, in the texts' order."""
+        ...
+
+
+@runtime_checkable
+class WindowedEmbedder(Embedder, Protocol):
+    """An embedder that also says how much of each text it read (the breakdown reports it).
+
+    :class:`~knowledgepulse.novelty.MiniLMEmbedder` is one: it reads at most ``max_windows``
+    windows of a text.
+    """
+
+    def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
+        """The vectors of :meth:`embed_batch`, with the windows read of each text."""
         ...
 
 

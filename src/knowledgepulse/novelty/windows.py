@@ -113,9 +113,9 @@ def split_windows(
 
 
 def replace_unencodable(text: str) -> str:
-    """``text`` with each lone surrogate replaced by U+FFFD.
+    r"""``text`` with each lone surrogate replaced by U+FFFD.
 
-    Lone surrogates (from JSON escapes such as ``"\\ud800"``) are the only code points a Python
+    Lone surrogates (from JSON escapes such as ``"\ud800"``) are the only code points a Python
     string can hold that UTF-8 cannot encode, and tokenizers refuse such a string outright.
     """
     return _SURROGATE.sub("\ufffd", text)

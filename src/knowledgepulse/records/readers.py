@@ -113,14 +113,26 @@ def _read_jsonl(
             except UnicodeDecodeError as error:
                 yield Problem(location, "", _utf8_message(raw, error))
                 continue
+            notes: list[str] = []
             try:
-                value = strict_json.loads(text)
+                value = strict_json.loads(text, notes)
             except strict_json.JsonError as problem:
                 yield Problem(location, problem.path, problem.message)
                 continue
+            yield from _surrogate_warnings(location, notes)
             yield Record(location, value)
     except ReadError as failure:
         yield Problem(Location(name, line_number + 1), "", str(failure))
+
+
+def _surrogate_warnings(location: Location, paths: list[str]) -> Iterator[Problem]:
+    for path in paths:
+        yield Problem(
+            location,
+            path,
+            "a \\ud800-\\udfff escape without its pair names no character; read as U+FFFD",
+            warning=True,
+        )
 
 
 def _utf8_message(raw: bytes, error: UnicodeDecodeError) -> str:
@@ -176,13 +188,16 @@ def _parse_json(text: str, name: str) -> Iterator[Record | Problem]:
     if start == len(text):
         return
     if text[start] != "[":
+        notes: list[str] = []
         try:
-            value = strict_json.loads(text[start:])
+            value = strict_json.loads(text[start:], notes)
         except strict_json.JsonError as problem:
             line = text.count("\n", 0, start) + (problem.line or 1)
             yield Problem(Location(name, line, 0), problem.path, problem.message)
             return
-        yield Record(Location(name, text.count("\n", 0, start) + 1, 0), value)
+        location = Location(name, text.count("\n", 0, start) + 1, 0)
+        yield from _surrogate_warnings(location, notes)
+        yield Record(location, value)
         return
     # Decode the list element by element so that each record knows the line it starts on; the
     # line count advances with the position, so a long list costs linear time.
@@ -193,8 +208,9 @@ def _parse_json(text: str, name: str) -> Iterator[Record | Problem]:
         return
     while True:
         location = Location(name, line, index)
+        notes = []
         try:
-            value, end = strict_json.raw_decode(text, position)
+            value, end = strict_json.raw_decode(text, position, notes)
         except strict_json.JsonError as problem:
             if problem.path or problem.line is None:
                 # The element is well-formed JSON with a bad value: skip just it.
@@ -207,6 +223,7 @@ def _parse_json(text: str, name: str) -> Iterator[Record | Problem]:
                 yield Problem(Location(name, problem.line), "", problem.message)
                 return
         else:
+            yield from _surrogate_warnings(location, notes)
             yield Record(location, value)
         index += 1
         after = _skip_space(text, end)

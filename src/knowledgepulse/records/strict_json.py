@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -59,13 +60,13 @@ def _float(text: str) -> float:
 _STRICT = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant, parse_float=_float)
 
 
-def loads(text: str) -> Any:
-    """Parse one JSON document strictly.
+def loads(text: str, notes: list[str] | None = None) -> Any:
+    """Parse one JSON document strictly (see :func:`raw_decode`).
 
     Raises:
         JsonError: the text is not strict JSON, is nested too deep, or repeats a key.
     """
-    value, end = raw_decode(text, 0)
+    value, end = raw_decode(text, 0, notes)
     end = _skip_space(text, end)
     if end != len(text):
         raise JsonError(
@@ -75,8 +76,12 @@ def loads(text: str) -> Any:
     return value
 
 
-def raw_decode(text: str, position: int) -> tuple[Any, int]:
-    """Parse one strict JSON value starting at ``position``; return it and where it ends.
+def raw_decode(text: str, position: int, notes: list[str] | None = None) -> tuple[Any, int]:
+    r"""Parse one strict JSON value starting at ``position``; return it and where it ends.
+
+    A ``\ud800``-style escape of half a surrogate pair is valid JSON syntax but names no
+    character, so no UTF-8 output or validator can carry it: such a string gets U+FFFD in its
+    place, and the string's JSON path is appended to ``notes`` (for a warning).
 
     Raises:
         JsonError: as :func:`loads`.
@@ -105,6 +110,11 @@ def raw_decode(text: str, position: int) -> tuple[Any, int]:
         raise JsonError(
             f"a number too long to read ({_first_line(error)}); write it as a string"
         ) from None
+    if "\\ud" in text or "\\uD" in text:
+        found: list[str] = []
+        value = _without_lone_surrogates(value, (), found)
+        if notes is not None:
+            notes.extend(found)
     if _may_nest_deeper(text, position, end):
         deep = _too_deep(value)
         if deep is not None:
@@ -112,6 +122,31 @@ def raw_decode(text: str, position: int) -> tuple[Any, int]:
                 f"nested deeper than {MAX_NESTING} levels; flatten the document", path=deep
             )
     return value, end
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_lone_surrogates(value: Any, loc: tuple[str | int, ...], found: list[str]) -> Any:
+    # json has already joined every valid pair, so any surrogate left is a lone one.
+    if isinstance(value, str):
+        if _LONE_SURROGATE.search(value) is None:
+            return value
+        found.append(format_path(loc) if loc else "$")
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {
+            _without_lone_surrogates(key, loc, found): _without_lone_surrogates(
+                child, (*loc, key), found
+            )
+            for key, child in value.items()
+        }
+    if isinstance(value, list):
+        return [
+            _without_lone_surrogates(child, (*loc, index), found)
+            for index, child in enumerate(value)
+        ]
+    return value
 
 
 def _first_line(error: Exception) -> str:

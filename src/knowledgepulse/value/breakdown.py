@@ -6,6 +6,9 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from knowledgepulse.value.dimensions import (
+    FAILED_OUTCOME_FACTOR,
+    STEP_COUNT_CAP,
+    STEP_TYPES,
     TraceFeatures,
     complexity,
     outcome_confidence,
@@ -42,12 +45,28 @@ class NoveltyOrigin:
         similarity: with an embedding, the cosine similarity to that trace (novelty is
             ``1 - similarity`` clamped to [0, 1]).
         reason: with ``no_embedder``, why there is none.
+        windows: with an embedding, how many 254-piece windows of the trace's text were
+            embedded (``None`` when the embedder does not say).
+        capped: with an embedding, whether the text had more windows than were embedded (the
+            embedder's ``max_windows``); ``None`` when the embedder does not say.
     """
 
     source: NoveltySource
     nearest_id: str | None = None
     similarity: float | None = None
     reason: str | None = None
+    windows: int | None = None
+    capped: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The novelty's inputs by name."""
+        return {
+            "source": self.source,
+            "nearest_trace": self.nearest_id,
+            "similarity": self.similarity,
+            "windows_embedded": self.windows,
+            "capped": self.capped,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +84,7 @@ class ValueBreakdown:
         score: the final score in [0, 1].
         novelty: where the novelty value came from.
         threshold: the sharing threshold the scorer applies.
+        features: the counts the other three dimensions and the overrides were computed from.
     """
 
     trace_id: str
@@ -77,6 +97,7 @@ class ValueBreakdown:
     score: float
     novelty: NoveltyOrigin
     threshold: float
+    features: TraceFeatures
 
     @property
     def shareable(self) -> bool:
@@ -94,8 +115,33 @@ class ValueBreakdown:
             d.outcome_confidence * w.outcome_confidence,
         )
 
+    @property
+    def inputs(self) -> dict[str, dict[str, Any]]:
+        """What each dimension was computed from, by dimension (the formulas' operands)."""
+        f = self.features
+        return {
+            "complexity": {
+                "step_types": f.unique_step_types,
+                "step_types_possible": STEP_TYPES,
+                "error_recoveries": f.error_recoveries,
+                "steps": f.step_count,
+                "steps_counted": min(f.step_count, STEP_COUNT_CAP),
+                "step_cap": STEP_COUNT_CAP,
+            },
+            "novelty": self.novelty.to_dict(),
+            "tool_diversity": {"distinct_tools": f.unique_tools, "steps": f.step_count},
+            "outcome_confidence": {
+                "confidence": f.confidence,
+                "success": f.success,
+                "success_factor": 1.0 if f.success else FAILED_OUTCOME_FACTOR,
+            },
+        }
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able data, keys in a fixed order (the CLI's JSON rows)."""
+        """Plain JSON-able data, keys in a fixed order (the CLI's JSON rows).
+
+        ``inputs`` (last) holds what each dimension was computed from (see :attr:`inputs`).
+        """
         return {
             "id": self.trace_id,
             "score": self.score,
@@ -111,22 +157,32 @@ class ValueBreakdown:
             "novelty_source": self.novelty.source,
             "nearest_trace": self.novelty.nearest_id,
             "nearest_similarity": self.novelty.similarity,
+            "inputs": self.inputs,
         }
 
     def explain(self) -> str:
-        """The breakdown as a few lines of text a person can check by hand."""
+        """The breakdown as lines of text a person can check by hand.
+
+        Each dimension's line (value x weight = contribution) is followed by the inputs it was
+        computed from; then the weighted sum and each override that fired.
+        """
         d, w, c = self.dimensions, self.weights, self.contributions
         lines = [
             f"{self.trace_id}: score {self.score:.4f} "
             f"({'reaches' if self.shareable else 'below'} the sharing threshold {self.threshold})",
             f"  profile {self.profile!r} (domain {self.domain!r})",
             f"  complexity         {d.complexity:.4f} x {w.complexity:.2f} = {c.complexity:.4f}",
-            f"  novelty            {d.novelty:.4f} x {w.novelty:.2f} = {c.novelty:.4f}"
-            f"   [{_novelty_words(self.novelty)}]",
+            f"    {_complexity_words(self.features)}",
+            f"  novelty            {d.novelty:.4f} x {w.novelty:.2f} = {c.novelty:.4f}",
+            f"    {_novelty_words(self.novelty)}",
             f"  tool diversity     {d.tool_diversity:.4f} x {w.tool_diversity:.2f} = "
             f"{c.tool_diversity:.4f}",
+            f"    {_plural(self.features.unique_tools, 'distinct tool')} over "
+            f"{_plural(self.features.step_count, 'step')}: "
+            f"min(1, {self.features.unique_tools}/{max(1, self.features.step_count)} x 3)",
             f"  outcome confidence {d.outcome_confidence:.4f} x {w.outcome_confidence:.2f} = "
             f"{c.outcome_confidence:.4f}",
+            f"    {_outcome_words(self.features)}",
             f"  weighted sum {self.weighted_sum:.4f}",
         ]
         lines += [
@@ -136,12 +192,48 @@ class ValueBreakdown:
         return "\n".join(lines)
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _complexity_words(f: TraceFeatures) -> str:
+    counted = min(f.step_count, STEP_COUNT_CAP)
+    n = f.error_recoveries
+    recovery = (
+        f"{n} error recover{'y' if n == 1 else 'ies'}: +0.3" if n else "no error recovery: +0"
+    )
+    return (
+        f"{f.unique_step_types} of {STEP_TYPES} step types: {f.unique_step_types}/{STEP_TYPES} "
+        f"x 0.5 = {f.unique_step_types / STEP_TYPES * 0.5:.4f}; {recovery}; "
+        f"{_plural(f.step_count, 'step')} (counted up to {STEP_COUNT_CAP}): "
+        f"{counted}/{STEP_COUNT_CAP} x 0.2 = {counted / STEP_COUNT_CAP * 0.2:.4f}"
+    )
+
+
 def _novelty_words(origin: NoveltyOrigin) -> str:
     if origin.source == "embedding":
-        return f"most similar: {origin.nearest_id} at cosine {origin.similarity:.4f}"
-    if origin.source == "empty_cache":
-        return "empty cache: nothing to compare with"
-    return f"no embedder{': ' + origin.reason if origin.reason else ''}"
+        words = (
+            f"most similar: {origin.nearest_id} at cosine {origin.similarity:.4f}; "
+            "novelty = 1 - cosine, clamped to [0, 1]"
+        )
+    elif origin.source == "empty_cache":
+        words = "empty cache: nothing to compare with, so 0.5"
+    else:
+        return f"no embedder, so 0.5{': ' + origin.reason if origin.reason else ''}"
+    if origin.capped:
+        words += (
+            f"; capped: only the text's first {_plural(origin.windows or 0, 'window')} "
+            "embedded (max_windows)"
+        )
+    elif origin.windows is not None:
+        words += f"; {_plural(origin.windows, 'window')} of the text embedded"
+    return words
+
+
+def _outcome_words(f: TraceFeatures) -> str:
+    if f.success:
+        return f"confidence {f.confidence:.4f} x 1.0 (succeeded)"
+    return f"confidence {f.confidence:.4f} x {FAILED_OUTCOME_FACTOR} (failed)"
 
 
 def compose(
@@ -177,4 +269,5 @@ def compose(
         score=min(1.0, max(0.0, score)),
         novelty=novelty_origin,
         threshold=threshold,
+        features=features,
     )

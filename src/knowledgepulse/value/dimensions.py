@@ -9,6 +9,9 @@ from dataclasses import dataclass
 
 from knowledgepulse.trace.models import ReasoningTrace
 
+STEP_TYPES = 4
+"""How many step types there are (thought, tool_call, observation, error_recovery)."""
+
 STEP_COUNT_CAP = 20
 """Steps beyond this add nothing to complexity (the seeds' factor table: "capped at 20")."""
 
@@ -71,7 +74,7 @@ def complexity(features: TraceFeatures) -> float:
     The step-count factor stops at 0.2 (20 steps), as the seeds' factor table says; the
     TypeScript reference lets it grow past that for longer traces.
     """
-    type_variety = features.unique_step_types / 4 * 0.5
+    type_variety = features.unique_step_types / STEP_TYPES * 0.5
     recovery = 0.3 if features.error_recoveries > 0 else 0.0
     length = min(features.step_count, STEP_COUNT_CAP) / STEP_COUNT_CAP * 0.2
     return min(1.0, type_variety + recovery + length)

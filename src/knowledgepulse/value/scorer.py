@@ -8,17 +8,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.errors import EmbedderUnavailableError, VectorError
-from knowledgepulse.novelty import Embedder, VectorCache, default_embedder, dimensions_of
-from knowledgepulse.novelty.cache import DEFAULT_DIMENSIONS
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, VectorError
+from knowledgepulse.novelty import (
+    Embedder,
+    VectorCache,
+    WindowedEmbedder,
+    default_embedder,
+    dimensions_of,
+)
+from knowledgepulse.novelty._checks import optional_duration_ms, optional_positive_int, positive_int
+from knowledgepulse.novelty.cache import DEFAULT_DIMENSIONS, DEFAULT_MAX_ELEMENTS, check_cache_size
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown, compose
@@ -47,6 +56,15 @@ DEFAULT_EMBEDDER: Any = _DefaultEmbedder()
 TraceInput = ReasoningTrace | Mapping[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class _Embedded:
+    """A batch's vectors, with the windows read of each text when the embedder says."""
+
+    vectors: NDArray[np.float32]
+    windows: Sequence[int] | None
+    capped: Sequence[bool] | None
+
+
 class TraceValueScorer:
     """Scores traces 0.0-1.0 and explains every score.
 
@@ -55,14 +73,25 @@ class TraceValueScorer:
             all-MiniLM-L6-v2 (novelty falls back to 0.5, with one log line, when the
             ``embeddings`` extra is not installed), any object with ``embed_batch(texts)`` (see
             :class:`~knowledgepulse.novelty.Embedder`), or ``None`` for no embedder (novelty 0.5).
-        cache: the vectors novelty is measured against (default: an empty
-            ``VectorCache(1000, embedder dimensions)``).
+        cache: the vectors novelty is measured against (default: an empty cache of
+            ``cache_size`` vectors as long as the embedder's, made on first use).
+        cache_size: how many vectors the cache the scorer makes holds (default 1000); the
+            oldest goes first when it is full.
+        ttl_ms: how long a vector in the cache the scorer makes counts, in milliseconds
+            (default: for ever). With ``cache`` given, set these two on that cache instead
+            (``VectorCache(max_elements=..., ttl_ms=...)`` or ``VectorCache.load(...)``).
         profiles: weight profiles by domain (default: the five built-ins).
         threshold: the sharing threshold a score must reach (default 0.75).
         mode: ``online`` (the seed's behaviour: each scored trace joins the cache, so scoring the
             same trace twice gives a lower novelty the second time) or ``frozen`` (score against
             the cache as it is, without changing it, so results do not depend on order).
-        batch_size: how many traces :meth:`score_many` embeds per call.
+        batch_size: how many traces :meth:`score_many` and :meth:`iter_scores` give the
+            embedder per ``embed_batch`` call (default 32). Larger batches sort more windows by
+            length (less padding) but hold more texts in memory and yield results later.
+
+    Raises:
+        ScorerParameterError: a setting out of range, or ``cache_size``/``ttl_ms`` together
+            with ``cache``.
     """
 
     def __init__(
@@ -70,19 +99,38 @@ class TraceValueScorer:
         *,
         embedder: Embedder | None = DEFAULT_EMBEDDER,
         cache: VectorCache | None = None,
+        cache_size: int | None = None,
+        ttl_ms: float | None = None,
         profiles: ProfileRegistry | Mapping[str, ScoringWeights] | None = None,
         threshold: float = DEFAULT_THRESHOLD,
         mode: CacheMode = "online",
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> None:
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must be in [0, 1], got {threshold!r}")
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, int | float)
+            or not (math.isfinite(threshold) and 0.0 <= threshold <= 1.0)
+        ):
+            raise ScorerParameterError(f"threshold must be a number in [0, 1], got {threshold!r}")
         if mode not in ("online", "frozen"):
-            raise ValueError(f"mode must be 'online' or 'frozen', got {mode!r}")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {batch_size!r}")
+            raise ScorerParameterError(f"mode must be 'online' or 'frozen', got {mode!r}")
+        positive_int(batch_size, "batch_size")
+        optional_positive_int(cache_size, "cache_size", none_means="the default of 1000")
+        optional_duration_ms(ttl_ms, "ttl_ms")
+        if cache is not None and (cache_size is not None or ttl_ms is not None):
+            raise ScorerParameterError(
+                "cache_size and ttl_ms shape the cache the scorer makes, but a cache was given; "
+                "set them on that cache: VectorCache(max_elements=..., ttl_ms=...) or "
+                "VectorCache.load(path, max_elements=..., ttl_ms=...)"
+            )
         self._embedder: Embedder | None = (
             default_embedder() if isinstance(embedder, _DefaultEmbedder) else embedder
+        )
+        self._cache_size = cache_size or DEFAULT_MAX_ELEMENTS
+        self._ttl_ms = ttl_ms
+        # A size too large for memory is refused now, not after the first batch is embedded.
+        check_cache_size(
+            self._cache_size, (dimensions_of(self._embedder) if self._embedder else None) or 1
         )
         self._no_embedder_reason: str | None = (
             None if self._embedder is not None else "scoring without an embedder, as configured"
@@ -114,7 +162,11 @@ class TraceValueScorer:
         if self._cache is None:
             with self._lock:
                 if self._cache is None:
-                    self._cache = VectorCache(dimensions=dimensions or DEFAULT_DIMENSIONS)
+                    self._cache = VectorCache(
+                        max_elements=self._cache_size,
+                        dimensions=dimensions or DEFAULT_DIMENSIONS,
+                        ttl_ms=self._ttl_ms,
+                    )
         return self._cache
 
     def register_profile(
@@ -130,8 +182,7 @@ class TraceValueScorer:
             TraceValidationError: ``trace`` is a mapping that is not a valid trace.
         """
         valid = parse_trace(trace)
-        vectors = self._embed([embedding_text(valid)])
-        return self._finish(valid, None if vectors is None else vectors[0])
+        return self._finish(valid, self._embed([embedding_text(valid)]), 0)
 
     def score_many(self, traces: Iterable[TraceInput]) -> list[ValueBreakdown]:
         """Score traces in order, embedding them in batches.
@@ -145,9 +196,9 @@ class TraceValueScorer:
         """Like :meth:`score_many`, yielding each breakdown as soon as its batch is scored."""
         valid = (parse_trace(trace) for trace in traces)
         while chunk := list(islice(valid, self.batch_size)):
-            vectors = self._embed([embedding_text(trace) for trace in chunk])
+            embedded = self._embed([embedding_text(trace) for trace in chunk])
             for position, trace in enumerate(chunk):
-                yield self._finish(trace, None if vectors is None else vectors[position])
+                yield self._finish(trace, embedded, position)
 
     async def evaluate(self, trace: TraceInput) -> ValueBreakdown:
         """Score one trace without blocking the event loop (embedding runs in a worker thread).
@@ -155,17 +206,24 @@ class TraceValueScorer:
         Safe under concurrent calls: each trace's cache lookup and insertion happen together.
         """
         valid = parse_trace(trace)
-        vectors = None
+        embedded = None
         if self._embedder is not None:
-            vectors = await asyncio.to_thread(self._embed, [embedding_text(valid)])
-        return self._finish(valid, None if vectors is None else vectors[0])
+            embedded = await asyncio.to_thread(self._embed, [embedding_text(valid)])
+        return self._finish(valid, embedded, 0)
 
-    def _embed(self, texts: Sequence[str]) -> NDArray[np.float32] | None:
+    def _embed(self, texts: Sequence[str]) -> _Embedded | None:
         embedder = self._embedder
         if embedder is None:
             return None
+        windows: Sequence[int] | None = None
+        capped: Sequence[bool] | None = None
         try:
-            vectors = np.asarray(embedder.embed_batch(texts), dtype=np.float32)
+            if isinstance(embedder, WindowedEmbedder):
+                result = embedder.embed_windowed(texts)
+                raw, windows, capped = result.vectors, result.windows, result.capped
+            else:
+                raw = embedder.embed_batch(texts)
+            vectors = np.asarray(raw, dtype=np.float32)
         except EmbedderUnavailableError as error:
             self._give_up_embedding(embedder, str(error))
             return None
@@ -177,7 +235,9 @@ class TraceValueScorer:
                 f"the embedder returned an array of shape {vectors.shape} for {len(texts)} texts; "
                 f"expected {expected} (a cache of {cache.dimensions} dimensions)"
             )
-        return vectors
+        if windows is not None and capped is not None and len(windows) == len(capped) == len(texts):
+            return _Embedded(vectors, windows, capped)
+        return _Embedded(vectors, None, None)
 
     def _give_up_embedding(self, embedder: Embedder, reason: str) -> None:
         with self._lock:
@@ -187,9 +247,11 @@ class TraceValueScorer:
             self._no_embedder_reason = reason
         _log.warning("novelty is %s for every trace: %s", NO_EMBEDDER_NOVELTY, reason)
 
-    def _finish(self, trace: ReasoningTrace, vector: NDArray[np.float32] | None) -> ValueBreakdown:
+    def _finish(
+        self, trace: ReasoningTrace, embedded: _Embedded | None, position: int
+    ) -> ValueBreakdown:
         features = TraceFeatures.of(trace)
-        value, origin = self._novelty(trace.id, vector)
+        value, origin = self._novelty(trace.id, embedded, position)
         profile, weights = self.profiles.select(trace.metadata.task_domain)
         return compose(
             trace_id=trace.id,
@@ -203,19 +265,26 @@ class TraceValueScorer:
         )
 
     def _novelty(
-        self, trace_id: str, vector: NDArray[np.float32] | None
+        self, trace_id: str, embedded: _Embedded | None, position: int
     ) -> tuple[float, NoveltyOrigin]:
-        if vector is None:
+        if embedded is None:
             return NO_EMBEDDER_NOVELTY, NoveltyOrigin(
                 "no_embedder", reason=self._no_embedder_reason
             )
+        vector = embedded.vectors[position]
+        windows = None if embedded.windows is None else embedded.windows[position]
+        capped = None if embedded.capped is None else embedded.capped[position]
         cache = self.cache
         with self._lock:
             nearest = cache.nearest(vector)
             if self.mode == "online":
                 cache.add(vector, id=trace_id)
         if nearest is None:
-            return EMPTY_CACHE_NOVELTY, NoveltyOrigin("empty_cache")
+            return EMPTY_CACHE_NOVELTY, NoveltyOrigin("empty_cache", windows=windows, capped=capped)
         return novelty(nearest.similarity), NoveltyOrigin(
-            "embedding", nearest_id=nearest.id, similarity=nearest.similarity
+            "embedding",
+            nearest_id=nearest.id,
+            similarity=nearest.similarity,
+            windows=windows,
+            capped=capped,
         )

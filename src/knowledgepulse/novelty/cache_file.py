@@ -1,0 +1,219 @@
+"""The saved vector cache: an uncompressed ``.npz`` written atomically and read with suspicion.
+
+A cache file outlives the run that wrote it: a crash, a full disk, a copy cut short or another
+program can leave anything at its path. Reading therefore never trusts a declared size before
+checking it against the bytes that are there, never unpickles, checks the zip's CRCs, and checks
+every part of the header, so that whatever the file holds, loading gives a valid cache or one
+:class:`~knowledgepulse.errors.CacheFileError` that names the file, what is wrong and the fix.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeGuard
+
+import numpy as np
+from numpy.lib import format as npy_format
+from numpy.typing import NDArray
+
+from knowledgepulse._util.atomic import atomic_binary
+from knowledgepulse.errors import CacheFileError
+
+CACHE_FILE_FORMAT = "knowledgepulse-vector-cache/1"
+MAX_DIMENSIONS = 65_536
+"""No embedding model comes near this; a larger declared width is damage, not a model."""
+
+FRESH_START = "delete it to start a fresh cache (or give another cache file)"
+_PARTS = ("header", "vectors", "added_at")
+
+
+@dataclass(frozen=True, slots=True)
+class CacheFileContents:
+    """What a cache file holds, checked for consistency.
+
+    Attributes:
+        model_id: the embedder that made the vectors (``None``: not recorded).
+        dimensions: the length of every vector.
+        max_elements: the saved cache's bound.
+        ttl_ms: the saved cache's TTL (``None``: none).
+        ids: each vector's id, oldest first.
+        vectors: (len(ids), dimensions), finite.
+        added_at: when each vector was added, in ms since the epoch, finite.
+    """
+
+    model_id: str | None
+    dimensions: int
+    max_elements: int
+    ttl_ms: float | None
+    ids: list[str | None]
+    vectors: NDArray[np.float32]
+    added_at: NDArray[np.float64]
+
+
+def write_cache_file(path: Path, contents: CacheFileContents) -> None:
+    """Write ``contents`` to ``path`` atomically (temporary file, fsync, umask mode, rename).
+
+    Raises:
+        OutputError: the file cannot be created.
+    """
+    header = {
+        "format": CACHE_FILE_FORMAT,
+        "model_id": contents.model_id,
+        "dimensions": contents.dimensions,
+        "max_elements": contents.max_elements,
+        "ttl_ms": contents.ttl_ms,
+        "ids": contents.ids,
+    }
+    with atomic_binary(path) as file:
+        np.savez(
+            file,
+            header=np.array(json.dumps(header)),
+            vectors=contents.vectors,
+            added_at=contents.added_at,
+        )
+
+
+def read_cache_file(path: Path) -> CacheFileContents:
+    """Read and check a file written by :func:`write_cache_file`.
+
+    Raises:
+        CacheFileError: the file is missing, unreadable, not a cache, or damaged in any way.
+    """
+    try:
+        size = path.stat().st_size
+        if path.is_dir():
+            raise CacheFileError(f"{path}: is a directory, not a cache file; give a file path")
+        if size == 0:
+            raise _not_a_cache(path, "the file is empty")
+        with zipfile.ZipFile(path) as archive:
+            parts = {name: _read_part(path, archive, name, size) for name in _PARTS}
+    except FileNotFoundError:
+        raise CacheFileError(
+            f"{path}: no such cache file (a cache is saved there once traces are scored)"
+        ) from None
+    except CacheFileError:
+        raise
+    except OSError as error:
+        raise CacheFileError(
+            f"{path}: cannot read the cache file ({error.strerror or error}); check that it is a "
+            "readable file"
+        ) from None
+    except Exception as error:  # zipfile raises a dozen kinds of error on damaged archives
+        raise _not_a_cache(path, f"not a readable .npz archive: {_one_line(error)}") from None
+    return _check(path, _header(path, parts["header"]), parts["vectors"], parts["added_at"])
+
+
+def _read_part(path: Path, archive: zipfile.ZipFile, name: str, size: int) -> NDArray[Any]:
+    """One ``.npy`` member, its declared shape checked against its bytes before any allocation."""
+    try:
+        info = archive.getinfo(f"{name}.npy")
+    except KeyError:
+        raise _not_a_cache(path, f"it has no {name!r} array") from None
+    if info.compress_type != zipfile.ZIP_STORED:
+        raise _not_a_cache(path, f"its {name!r} array is compressed; knowledgepulse never does")
+    if info.file_size > size or info.compress_size > size:
+        claimed = max(info.file_size, info.compress_size)
+        raise _damaged(path, f"its {name!r} array claims {claimed} bytes in a file of {size}")
+    with archive.open(info) as member:
+        data = member.read()  # zipfile checks the CRC once the member is read to its end
+    buffer = io.BytesIO(data)
+    version = npy_format.read_magic(buffer)
+    if version == (1, 0):
+        shape, fortran_order, dtype = npy_format.read_array_header_1_0(buffer)
+    elif version == (2, 0):
+        shape, fortran_order, dtype = npy_format.read_array_header_2_0(buffer)
+    else:
+        raise _not_a_cache(path, f"its {name!r} array is in .npy format {version}, not 1.0 or 2.0")
+    if dtype.hasobject:
+        raise _not_a_cache(
+            path, f"its {name!r} array holds pickled Python objects, which are never loaded"
+        )
+    count = math.prod(shape)
+    if any(length < 0 for length in shape) or count * dtype.itemsize != len(data) - buffer.tell():
+        raise _damaged(
+            path,
+            f"its {name!r} array declares shape {shape} of {dtype} but holds "
+            f"{len(data) - buffer.tell()} bytes",
+        )
+    flat = np.frombuffer(data, dtype=dtype, count=count, offset=buffer.tell())
+    return flat.reshape(shape, order="F" if fortran_order else "C")
+
+
+def _header(path: Path, array: NDArray[Any]) -> dict[str, Any]:
+    if array.dtype.kind != "U" or array.shape != ():
+        raise _not_a_cache(path, f"its header is a {array.dtype} array, not a JSON string")
+    try:
+        header = json.loads(str(array[()]))
+    except (ValueError, RecursionError) as error:
+        raise _damaged(path, f"its header is not JSON: {_one_line(error)}") from None
+    if not isinstance(header, dict) or header.get("format") != CACHE_FILE_FORMAT:
+        raise _not_a_cache(path, f"its header does not say format {CACHE_FILE_FORMAT!r}")
+    return header
+
+
+def _check(
+    path: Path, header: dict[str, Any], vectors: NDArray[Any], added_at: NDArray[Any]
+) -> CacheFileContents:
+    """Every header field of the right type and range, and the arrays agreeing with them."""
+    model_id = header.get("model_id")
+    dimensions = header.get("dimensions")
+    max_elements = header.get("max_elements")
+    ttl_ms = header.get("ttl_ms")
+    ids = header.get("ids")
+    if model_id is not None and not isinstance(model_id, str):
+        raise _damaged(path, f"its model_id is {model_id!r}, not a string")
+    if not _is_int(dimensions) or not 1 <= dimensions <= MAX_DIMENSIONS:
+        raise _damaged(path, f"its dimensions is {dimensions!r}, not a width from 1 to 65536")
+    if not _is_int(max_elements) or max_elements < 1:
+        raise _damaged(path, f"its max_elements is {max_elements!r}, not a positive integer")
+    if ttl_ms is not None and not (
+        isinstance(ttl_ms, int | float)
+        and not isinstance(ttl_ms, bool)
+        and ttl_ms > 0
+        and (isinstance(ttl_ms, int) or math.isfinite(ttl_ms))
+    ):
+        raise _damaged(path, f"its ttl_ms is {ttl_ms!r}, not a positive number of milliseconds")
+    if not isinstance(ids, list) or not all(i is None or isinstance(i, str) for i in ids):
+        raise _damaged(path, "its ids are not a list of strings")
+    if len(ids) > max_elements:
+        raise _damaged(path, f"it holds {len(ids)} vectors but max_elements is {max_elements}")
+    if vectors.dtype.kind != "f" or vectors.shape != (len(ids), dimensions):
+        raise _damaged(
+            path,
+            f"its vectors are a {vectors.dtype} array of shape {vectors.shape}, expected float32 "
+            f"of shape ({len(ids)}, {dimensions})",
+        )
+    if added_at.dtype.kind != "f" or added_at.shape != (len(ids),):
+        raise _damaged(
+            path,
+            f"its times are a {added_at.dtype} array of shape {added_at.shape}, expected float64 "
+            f"of shape ({len(ids)},)",
+        )
+    wide_vectors = vectors.astype(np.float32)
+    wide_times = added_at.astype(np.float64)
+    if not (np.isfinite(wide_vectors).all() and np.isfinite(wide_times).all()):
+        raise _damaged(path, "it holds NaN or infinite numbers")
+    return CacheFileContents(
+        model_id, dimensions, max_elements, ttl_ms, ids, wide_vectors, wide_times
+    )
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def _not_a_cache(path: Path, what: str) -> CacheFileError:
+    return CacheFileError(f"{path}: not a knowledgepulse vector cache: {what}; {FRESH_START}")
+
+
+def _damaged(path: Path, what: str) -> CacheFileError:
+    return CacheFileError(f"{path}: the vector cache is damaged: {what}; {FRESH_START}")

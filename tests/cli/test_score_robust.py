@@ -1,0 +1,215 @@
+"""``kp score`` never loses a run: checks before work, atomic output, odd records, no tracebacks."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledgepulse.cli.main import EXIT_INTERNAL
+from tests.builders import trace_json
+from tests.cli.conftest import KpRunner
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "traces"
+TRACES = EXAMPLES / "traces.jsonl"
+
+
+def write_jsonl(path: Path, documents: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in documents), "utf-8")
+    return path
+
+
+def test_output_in_a_missing_directory_fails_before_any_work(kp: KpRunner, tmp_path: Path) -> None:
+    """-o into a directory that does not exist is one line, exit 2, before reading anything."""
+    run = kp("score", "--no-embedder", "-o", str(tmp_path / "nope" / "out.jsonl"), "missing.jsonl")
+    assert run.code == 2
+    assert run.err.startswith("kp: error: cannot write the output ")
+    assert "does not exist; create it first" in run.err
+    assert "Traceback" not in run.err
+    assert "missing.jsonl" not in run.err  # the input was never opened
+
+
+def test_cache_in_a_missing_directory_fails_before_any_work(kp: KpRunner, tmp_path: Path) -> None:
+    """--cache into a directory that does not exist fails at once, not after all the scoring."""
+    run = kp("score", str(TRACES), "--cache", str(tmp_path / "nope" / "c.npz"))
+    assert run.code == 2
+    assert "cannot write the cache" in run.err
+
+
+def test_frozen_with_a_cache_that_does_not_exist_is_a_usage_error(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """--frozen against a missing cache would score every novelty 0.5: refuse it instead."""
+    run = kp("score", str(TRACES), "--frozen", "--cache", str(tmp_path / "c.npz"))
+    assert run.code == 2
+    assert "does not exist" in run.err
+    assert "--frozen" in run.err
+
+
+def test_an_explicit_model_that_cannot_load_is_an_error(kp: KpRunner, tmp_path: Path) -> None:
+    """--model naming a file that is not a model fails with exit 2, not a silent N = 0.5."""
+    model = tmp_path / "model.onnx"
+    model.write_bytes(b"not a model")
+    run = kp("score", str(TRACES), "--model", str(model), "-f", "jsonl")
+    assert run.code == 2
+    assert run.err.startswith("kp: error:")
+    assert run.out == ""
+
+
+def test_output_replaces_the_file_only_when_the_run_completes(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An interrupted run leaves the previous --output file whole, and no temporary behind."""
+    out = tmp_path / "out.jsonl"
+    out.write_text("previous report\n")
+    from knowledgepulse.reports import value
+
+    def interrupted(self: object, result: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(value.JsonLinesWriter, "write", interrupted)
+    run = kp("score", str(TRACES), "--no-embedder", "-f", "jsonl", "-o", str(out))
+    assert run.code == 130
+    assert "interrupted" in run.err
+    assert out.read_text() == "previous report\n"
+    assert os.listdir(tmp_path) == ["out.jsonl"]
+
+
+def test_output_file_gets_the_umask_mode(kp: KpRunner, tmp_path: Path) -> None:
+    """Reports are created with the mode the user's umask gives, not 0600."""
+    out = tmp_path / "out.csv"
+    old = os.umask(0o022)
+    try:
+        assert kp("score", str(TRACES), "--no-embedder", "-f", "csv", "-o", str(out)).code == 0
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644
+
+
+def test_csv_has_no_float_noise_and_json_booleans(kp: KpRunner) -> None:
+    """Scores are written without binary noise (0.724, not 0.7240000000000001); true/false."""
+    run = kp("score", str(TRACES), "--no-embedder", "-f", "csv")
+    rows = list(csv.DictReader(io.StringIO(run.out)))
+    assert {row["shareable"] for row in rows} <= {"true", "false"}
+    for row in rows:
+        for column in ("score", "complexity", "novelty", "weighted_sum"):
+            assert len(row[column].split(".")[-1]) <= 12, row[column]
+    assert rows[0]["score"] == "0.724"
+
+
+@pytest.mark.parametrize("output_format", ["jsonl", "json", "csv", "table"])
+@pytest.mark.parametrize("to_file", [False, True])
+def test_odd_records_render_in_every_format_and_destination(
+    kp: KpRunner, tmp_path: Path, output_format: str, to_file: bool
+) -> None:
+    """Lone surrogates, markup, emoji codes and control characters never crash a report."""
+    # (exit 0: replacing a lone surrogate is a warning, not a rejection)
+    odd_ids = [
+        "kp:trace:\ud800lone",
+        "kp:trace:[bold]x[/bold]",
+        "kp:trace::100:",
+        "kp:trace:\x1b[31m",
+    ]
+    documents = [trace_json(trace_id=trace_id, domain="[red]d:fire:") for trace_id in odd_ids]
+    documents[0]["steps"][0]["content"] = "x\udfff"
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(
+        "".join(json.dumps(d) + "\n" for d in documents).encode("utf-8")  # ASCII escapes
+    )
+    out = tmp_path / "report.out"
+    args = ["score", str(path), "--no-embedder", "-f", output_format]
+    run = kp(*args, *(["-o", str(out)] if to_file else []))
+    assert run.code == 0, run.err
+    text = out.read_text("utf-8") if to_file else run.out
+    assert "[bold]x[/bold]" in text
+    assert ":100:" in text
+    if output_format in ("jsonl", "json"):
+        rows = jsonl(text) if output_format == "jsonl" else json.loads(text)["traces"]
+        # Half a surrogate pair names no character: it is read as U+FFFD, with a warning.
+        assert [r["id"] for r in rows] == [odd_ids[0].replace("\ud800", "\ufffd"), *odd_ids[1:]]
+    assert "read as U+FFFD" in run.err
+
+
+def jsonl(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_annotate_output_reads_back(kp: KpRunner, tmp_path: Path) -> None:
+    """kp reads its own --annotate output: raw U+2028 and deep (allowed) nesting included."""
+    document = trace_json(trace_id="kp:trace:sep")
+    document["steps"][0]["content"] = "a\u2028b\u0085c"
+    depth = 90
+    document["steps"][0]["input"] = json.loads('{"x": ' + "[" * depth + "]" * depth + "}")
+    source = write_jsonl(tmp_path / "in.jsonl", [document])
+    annotated = tmp_path / "annotated.jsonl"
+    first = kp("score", str(source), "--no-embedder", "--annotate", "-o", str(annotated))
+    assert first.code == 0, first.err
+    again = kp("score", str(annotated), "--no-embedder", "-f", "jsonl")
+    assert again.code == 0, again.err
+    (row,) = jsonl(again.out)
+    written = json.loads(annotated.read_text("utf-8"))
+    assert written["metadata"]["quality_score"] == row["score"]
+    assert written["steps"][0]["content"] == "a\u2028b\u0085c"
+
+
+def test_gzipped_traces_are_scored(kp: KpRunner, tmp_path: Path) -> None:
+    """A .jsonl.gz file scores exactly as the plain file does."""
+    gz = tmp_path / "traces.jsonl.gz"
+    gz.write_bytes(gzip.compress(TRACES.read_bytes()))
+    plain = kp("score", str(TRACES), "--no-embedder", "-f", "jsonl")
+    zipped = kp("score", str(gz), "--no-embedder", "-f", "jsonl")
+    assert [r["score"] for r in jsonl(zipped.out)] == [r["score"] for r in jsonl(plain.out)]
+
+
+def test_table_stays_readable_at_80_columns(tmp_path: Path) -> None:
+    """At 80 columns every score and the whole of every id is on screen."""
+    env = {**os.environ, "COLUMNS": "80", "TERM": "dumb"}
+    script = (
+        "import sys; from knowledgepulse.cli.main import main; "
+        "from knowledgepulse.cli import _console; _console.stdout_is_terminal = lambda: True; "
+        f"sys.exit(main(['score', {str(TRACES)!r}, '--no-embedder']))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines), max(lines, key=len)
+    ids = [json.loads(line)["id"] for line in TRACES.read_text().splitlines()]
+    flat = result.stdout.replace("\n", "")
+    for trace_id in ids:
+        assert trace_id.split(":")[-1][:12] in flat
+    assert "0.724" in result.stdout
+    assert "+ER error_recovery_bonus" in result.stdout
+
+
+def test_an_internal_error_is_one_line_with_its_own_exit_code(
+    kp: KpRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in kp prints one line saying how to see the traceback, and exits 3."""
+    from knowledgepulse.value.scorer import TraceValueScorer
+
+    def broken(self: object, traces: object) -> object:
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(TraceValueScorer, "iter_scores", broken)
+    monkeypatch.delenv("KP_TRACEBACK", raising=False)
+    run = kp("score", str(TRACES), "--no-embedder", "-f", "jsonl")
+    assert run.code == EXIT_INTERNAL
+    assert "kp: internal error: ZeroDivisionError: boom" in run.err
+    assert "KP_TRACEBACK=1" in run.err
+    assert "Traceback" not in run.err
+
+
+def test_explain_shows_every_dimension_input(kp: KpRunner) -> None:
+    """--explain says what went into each dimension, not only the weighted sum."""
+    run = kp("score", str(TRACES), "--no-embedder", "--explain", "-f", "table")
+    assert run.code == 0
+    assert "distinct" in run.err + run.out
