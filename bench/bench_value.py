@@ -13,7 +13,8 @@ Timings interleave the things they compare, so a noisy neighbour hits both alike
 The windows study measures the figures behind the default ``max_windows``: windows per trace
 on the corpora, and, for sampled traces embedded window by window, how close an embedding of
 the first K windows (or the first K-1 and the last, or K evenly spaced) is to the whole text's,
-and how much novelty against the other sampled traces moves.
+and how much novelty against the other sampled traces moves. The sample is N traces a corpus
+drawn with a fixed seed, plus every trace of more than 32 windows.
 """
 
 from __future__ import annotations
@@ -302,7 +303,9 @@ def windows_study(sample_per_corpus: int) -> None:
             f"capped at {capped}"
         )
         chosen = rng.choice(len(corpus), size=min(sample_per_corpus, len(corpus)), replace=False)
-        texts += [corpus[int(i)] for i in sorted(chosen)]
+        # Every trace over the largest cap studied joins the sample: only they show its effect.
+        longest = np.flatnonzero(counts > 32)
+        texts += [corpus[int(i)] for i in sorted({*chosen.tolist(), *longest.tolist()})]
 
     ids = [e.ids for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
     windows = split_windows(ids)
@@ -362,7 +365,8 @@ def main() -> None:
         const=30,
         type=int,
         metavar="N",
-        help="only measure what max_windows changes, on N sampled traces a corpus (30)",
+        help="only measure what max_windows changes, on N sampled traces a corpus (30) and the "
+        "longest ones",
     )
     args = parser.parse_args()
     if args.windows_study:

@@ -17,9 +17,30 @@ from typing import Any
 DOMAINS = ("finance", "code", "medical", "customer_service", "testing", "research")
 TOOLS = ("search", "sql", "python", "browser", "calculator", "email", "calendar", "")
 WORDS = (
-    "revenue margin latency refund patient dosage invoice cluster query index customer order "
-    "shipment ticket deploy rollback failover budget forecast schema migration test flaky"
-).split()
+    "revenue",
+    "margin",
+    "latency",
+    "refund",
+    "patient",
+    "dosage",
+    "invoice",
+    "cluster",
+    "query",
+    "index",
+    "customer",
+    "order",
+    "shipment",
+    "ticket",
+    "deploy",
+    "rollback",
+    "failover",
+    "budget",
+    "forecast",
+    "schema",
+    "migration",
+    "test",
+    "flaky",
+)
 
 
 def _sentence(rng: random.Random, words: int) -> str:

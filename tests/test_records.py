@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import InputFileError
-from knowledgepulse.records import Problem, Record, parse_records, read_records
+from knowledgepulse.records import Problem, Record, parse_records, read_records, strict_json
 from knowledgepulse.records.strict_json import MAX_NESTING
 
 
@@ -297,3 +297,37 @@ def test_half_a_surrogate_pair_is_read_as_a_replacement_character(tmp_path: Path
     assert warning.path == "a[1]"
     assert isinstance(record, Record)
     assert record.value == {"a": ["ok", "x\ufffd"], "b": "\U0001f600"}
+
+
+def _object_text(pairs: list[tuple[str, str]]) -> str:
+    return "{" + ",".join(f"{json.dumps(key)}:{value}" for key, value in pairs) + "}"
+
+
+json_texts = st.recursive(
+    st.sampled_from(["1", "-0", "2.5", "1e5", "true", "null", '"a:b"', '"\\u003a"', '"\\\\u003a"'])
+    | st.text(max_size=6).map(json.dumps)
+    | st.integers(min_value=-(10**30), max_value=10**30).map(str),
+    lambda children: (
+        st.lists(children, max_size=4).map(lambda items: "[" + ",".join(items) + "]")
+        | st.lists(
+            st.tuples(st.sampled_from(["a", "b", "a:", "\u00e9"]), children), max_size=4
+        ).map(_object_text)
+    ),
+    max_leaves=16,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=json_texts)
+def test_the_fast_path_agrees_with_the_strict_parser(text: str) -> None:
+    """orjson's fast path gives exactly the strict parser's value, or defers to its error."""
+    try:
+        expected: object = strict_json.loads(text)
+    except strict_json.JsonError as error:
+        expected = ("error", error.message)
+    try:
+        got: object = strict_json.loads_bytes(text.encode("utf-8"))
+    except strict_json.JsonError as error:
+        got = ("error", error.message)
+    assert got == expected
+    assert json.dumps(got) == json.dumps(expected)  # same int/float types, same key order

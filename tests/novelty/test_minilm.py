@@ -3,16 +3,21 @@ embeds long texts whole, and fails with a clear, actionable error."""
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer
 
-from knowledgepulse.errors import EmbedderUnavailableError
-from knowledgepulse.novelty import MiniLMEmbedder, default_embedder
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.novelty import WINDOW_PIECES, MiniLMEmbedder, default_embedder
 from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, bundled_tokenizer_path
+from knowledgepulse.novelty.windows import leading_pieces
 
 pytestmark = pytest.mark.embedder
 
@@ -193,3 +198,84 @@ def test_the_bundled_tokenizer_does_not_truncate() -> None:
     assert data["truncation"] is None
     assert data["padding"] is None
     assert data["model"]["type"] == "WordPiece"
+
+
+def test_lone_surrogates_embed_as_replacement_characters(minilm: MiniLMEmbedder) -> None:
+    """A lone surrogate (a bad JSON escape) is read as U+FFFD instead of failing the batch."""
+    bad, replaced = minilm.embed_batch(["refund the \ud800 order", "refund the \ufffd order"])
+    np.testing.assert_allclose(bad, replaced, atol=1e-6)
+
+
+def test_the_default_cap_embeds_32_windows_and_says_so() -> None:
+    """MiniLMEmbedder() reads at most 32 windows a text unless told max_windows=None."""
+    assert MiniLMEmbedder().max_windows == 32
+    assert MiniLMEmbedder(max_windows=None).max_windows is None
+
+
+def test_a_huge_text_is_capped_and_reported(minilm: MiniLMEmbedder) -> None:
+    """A 2 MB text with a 2-window cap embeds like its own first 2 windows, and says capped."""
+    capped = MiniLMEmbedder(max_windows=2)
+    huge = "The agent checked the fare and issued a refund to the card. " * 35_000
+    result = capped.embed_windowed([huge, "a short text"])
+    assert result.windows == (2, 1)
+    assert result.capped == (True, False)
+    start = capped.embed_batch([huge[:5000]])[0]
+    np.testing.assert_allclose(result.vectors[0], start, atol=1e-6)
+    np.testing.assert_allclose(
+        result.vectors[1], minilm.embed_batch(["a short text"])[0], atol=1e-6
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"max_windows": 0},
+        {"max_windows": True},
+        {"max_windows": 2.5},
+        {"max_batch_tokens": 0},
+        {"max_batch_windows": -1},
+        {"threads": 0},
+        {"dimensions": 0},
+    ],
+)
+def test_bad_counts_are_refused_when_constructed(kwargs: dict[str, object]) -> None:
+    """Each count must be a positive whole number (max_windows may be None: no cap)."""
+    name = next(iter(kwargs))
+    with pytest.raises(ScorerParameterError, match=f"{name} must be a positive whole number"):
+        MiniLMEmbedder(**kwargs)  # type: ignore[arg-type]
+
+
+@functools.cache
+def bundled_tokenizer() -> Tokenizer:
+    tokenizer = Tokenizer.from_file(str(bundled_tokenizer_path()))
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+real_texts = st.text(
+    alphabet=st.sampled_from(
+        list("abcxyz AB.,!-'\n\t\u00e9e\u0301\u4e2d\u6587\u00a0\u3000\u03a3\x00")
+    ),
+    max_size=3000,
+) | st.builds(
+    " ".join,
+    st.lists(st.text(alphabet="qwertyu.", min_size=1, max_size=160), max_size=40),
+)
+
+
+@settings(max_examples=50, deadline=None)
+@given(real_texts, st.integers(1, 2))
+def test_the_real_tokenizer_gives_a_prefix_the_whole_texts_first_pieces(
+    text: str, max_windows: int
+) -> None:
+    """Cutting mid-word, mid-accent or amid CJK never changes the pieces that are kept."""
+
+    def encode(texts: list[str]) -> list[list[int]]:
+        encodings = bundled_tokenizer().encode_batch(texts, add_special_tokens=False)
+        return [e.ids for e in encodings]
+
+    kept = max_windows * WINDOW_PIECES
+    whole = encode([text])[0]
+    assert leading_pieces([text], encode, max_windows=max_windows) == [
+        (whole[:kept], len(whole) > kept)
+    ]

@@ -4,17 +4,34 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.novelty.windows import (
+    DEFAULT_MAX_WINDOWS,
     WINDOW_PIECES,
+    WORD_PIECES_MARGIN,
     Window,
     batches_by_length,
     combine_windows,
+    leading_pieces,
     mean_pool,
+    replace_unencodable,
     split_windows,
 )
+
+
+def word_pieces(texts: list[str]) -> list[list[int]]:
+    """A WordPiece-like tokenizer: a piece per character of each word, [UNK] past 100 chars.
+
+    Like tokenizers, it refuses text that UTF-8 cannot encode.
+    """
+    result = []
+    for text in texts:
+        text.encode("utf-8")
+        words = text.split()
+        result.append([c for w in words for c in (w.encode() if len(w) <= 100 else [0])])
+    return result
 
 
 def test_a_window_is_256_positions_with_cls_and_sep() -> None:
@@ -85,3 +102,66 @@ def test_bad_window_settings_are_rejected() -> None:
         split_windows([[1]], window_pieces=0)
     with pytest.raises(ValueError, match="max_windows"):
         split_windows([[1]], max_windows=0)
+
+
+def test_the_default_cap_is_32_windows() -> None:
+    """The measured default (see the windows module docstring) stays what was measured."""
+    assert DEFAULT_MAX_WINDOWS == 32
+
+
+texts_of_words = st.text(alphabet="ab \n", max_size=4000) | st.builds(
+    lambda words, gaps: "".join(w + " " * g for w, g in zip(words, gaps, strict=False)),
+    st.lists(st.text(alphabet="xyz", min_size=1, max_size=150), max_size=60),
+    st.lists(st.integers(0, 200), max_size=60),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(texts_of_words, min_size=1, max_size=4), st.integers(1, 3), st.integers(1, 40))
+def test_a_capped_prefix_gives_exactly_the_whole_texts_first_pieces(
+    texts: list[str], max_windows: int, window_pieces: int
+) -> None:
+    """Tokenizing a prefix keeps the very pieces (and capped flag) tokenizing everything gives."""
+    kept = max_windows * window_pieces
+    expected = [(ids[:kept], len(ids) > kept) for ids in word_pieces(texts)]
+    found = leading_pieces(texts, word_pieces, max_windows=max_windows, window_pieces=window_pieces)
+    assert found == expected
+
+
+def test_only_a_bounded_prefix_of_a_huge_text_is_tokenized() -> None:
+    """With a cap, a 20-million-character text is never handed to the tokenizer whole."""
+    seen: list[int] = []
+
+    def recording(texts: list[str]) -> list[list[int]]:
+        seen.extend(len(text) for text in texts)
+        return word_pieces(texts)
+
+    ((ids, capped),) = leading_pieces(["word " * 4_000_000], recording, max_windows=2)
+    assert len(ids) == 2 * WINDOW_PIECES
+    assert capped
+    assert max(seen) < 50 * (2 * WINDOW_PIECES + WORD_PIECES_MARGIN)
+
+
+def test_a_sparse_text_grows_its_prefix_until_the_windows_are_full() -> None:
+    """Mostly whitespace: the first prefix falls short, a longer one is read, nothing is lost."""
+    text = ("w" + " " * 99) * 1000
+    ((ids, capped),) = leading_pieces([text], word_pieces, max_windows=1)
+    assert ids == word_pieces([text])[0][:WINDOW_PIECES]
+    assert capped
+
+
+def test_without_a_cap_every_piece_is_kept() -> None:
+    """max_windows=None tokenizes the whole text and never says capped."""
+    text = "abc " * 1000
+    assert leading_pieces([text], word_pieces, max_windows=None) == [
+        (word_pieces([text])[0], False)
+    ]
+
+
+def test_lone_surrogates_are_read_as_replacement_characters() -> None:
+    """A lone surrogate (which UTF-8 cannot encode) becomes U+FFFD before tokenizing."""
+    assert replace_unencodable("a\ud800b\udfff") == "a\ufffdb\ufffd"
+    assert replace_unencodable("ok \U0001f600") == "ok \U0001f600"  # a real pair is kept
+    for cap in (None, 1):
+        ((ids, _),) = leading_pieces(["bad \ud83d text"], word_pieces, max_windows=cap)
+        assert ids == word_pieces(["bad \ufffd text"])[0]

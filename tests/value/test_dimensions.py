@@ -62,6 +62,21 @@ def test_tools_count_on_any_step_type() -> None:
     assert tool_diversity(f) == pytest.approx(min(1.0, 2 / 3 * 3))
 
 
+def test_an_empty_tool_name_is_a_tool_name_like_any_other() -> None:
+    """``""`` counts as one distinct tool for uniqueTools, as the reference schema has it."""
+    f = features(
+        step_list=[
+            step(0, "tool_call", tool=""),
+            step(1, "tool_call", tool="search"),
+            step(2, "tool_call", tool=""),
+        ]
+    )
+    assert (f.unique_tools, f.uses_tools) == (2, True)
+    only_empty = features(step_list=[step(0, "tool_call", tool=""), step(1, "observation")])
+    assert (only_empty.unique_tools, only_empty.uses_tools) == (1, True)
+    assert tool_diversity(only_empty) == 1.0  # min(1, 1/2 * 3)
+
+
 def test_tool_diversity_of_a_long_single_tool_trace() -> None:
     """One tool over 12 steps: 1/12*3 = 0.25."""
     f = features(step_list=steps(*[("tool_call", "search")] * 12))

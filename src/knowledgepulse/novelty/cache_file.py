@@ -194,12 +194,13 @@ def _check(
             f"its times are a {added_at.dtype} array of shape {added_at.shape}, expected float64 "
             f"of shape ({len(ids)},)",
         )
-    wide_vectors = vectors.astype(np.float32)
-    wide_times = added_at.astype(np.float64)
-    if not (np.isfinite(wide_vectors).all() and np.isfinite(wide_times).all()):
+    with np.errstate(over="ignore"):  # a value past float32's range becomes inf, refused below
+        vectors32 = vectors.astype(np.float32)
+    times64 = added_at.astype(np.float64)
+    if not (np.isfinite(vectors32).all() and np.isfinite(times64).all()):
         raise _damaged(path, "it holds NaN or infinite numbers")
     return CacheFileContents(
-        model_id, dimensions, max_elements, ttl_ms, ids, wide_vectors, wide_times
+        model_id, dimensions, max_elements, ttl_ms, ids, vectors32, times64
     )
 
 

@@ -108,14 +108,12 @@ def _read_jsonl(
                 continue
             location = Location(name, line_number, index)
             index += 1
+            notes: list[str] = []
             try:
-                text = raw.decode("utf-8")
+                value = strict_json.loads_bytes(raw, notes)
             except UnicodeDecodeError as error:
                 yield Problem(location, "", _utf8_message(raw, error))
                 continue
-            notes: list[str] = []
-            try:
-                value = strict_json.loads(text, notes)
             except strict_json.JsonError as problem:
                 yield Problem(location, problem.path, problem.message)
                 continue

@@ -1,57 +1,425 @@
-"""YAML input: parsed safely (no object construction), keeping the line of every key and item."""
+"""YAML input: JSON data written as YAML, parsed safely, within bounds, every line remembered.
+
+YAML here holds what JSON holds (strings, numbers, booleans, null, lists, mappings with string
+keys); nothing else is constructed (timestamps stay strings; other tags are refused). What would
+silently change a record's meaning, or cost far more than the file's size, is refused with the
+line and JSON path: a repeated key, a key that is not a string, NaN or infinity, an integer of
+more than 4,300 digits, nesting past :data:`MAX_NESTING`, aliases expanding past
+:data:`ALIAS_FACTOR` times the nodes the file writes (at least :data:`MIN_ALIAS_BUDGET`), and
+any control character in the text.
+
+A top-level list is read item by item, each item a record as soon as it is composed: a syntax
+error loses only what follows it, and a long list is never held whole as nodes. A problem inside
+one record rejects that record only; the others are still read.
+"""
 
 from __future__ import annotations
 
+import bisect
+import math
+import re
 from collections.abc import Iterator
+from typing import Any
 
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.events import (
+    AliasEvent,
+    MappingStartEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.parser import Parser
+from yaml.reader import Reader
+from yaml.resolver import Resolver
+from yaml.scanner import Scanner
 
+from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.records.model import Location, Problem, Record
-from knowledgepulse.records.strict_json import _too_deep  # noqa: F401 - the helper hardening YAML may use it
+from knowledgepulse.records.strict_json import MAX_NESTING
+
+MIN_ALIAS_BUDGET = 10_000
+"""Nodes a file may always expand to through aliases, however small it is."""
+ALIAS_FACTOR = 10
+"""A larger file may expand to this many times the nodes it writes: reuse, not a bomb."""
+MAX_INT_DIGITS = 4300
+"""Python's own limit on reading and printing integers; a longer one should be a string."""
+
+_TAG = "tag:yaml.org,2002:"
+_STR, _INT, _FLOAT, _SEQ, _MAP, _MERGE = (
+    _TAG + name for name in ("str", "int", "float", "seq", "map", "merge")
+)
+# Plain 2024-01-01 resolves to a timestamp and a lone '=' to 'value'; JSON keeps both as text.
+_AS_TEXT = {_STR, _TAG + "timestamp", _TAG + "value"}
+_SCALARS = {*_AS_TEXT, _INT, _FLOAT, _TAG + "bool", _TAG + "null"}
+_MAX_INT_BITS = math.ceil(MAX_INT_DIGITS * math.log2(10))
+_CONTROL = re.compile(Reader.NON_PRINTABLE.pattern)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_WARNING = "a \\ud800-\\udfff escape without its pair names no character; read as U+FFFD"
+_NOT_JSON = (
+    "this file holds JSON data (strings, numbers, true/false, null, lists and mappings); "
+    "remove the tag"
+)
+
+
+class _Refused(yaml.MarkedYAMLError):
+    """Raised while composing when the file passes a bound; the message is ours, not PyYAML's."""
+
+    def __init__(self, message: str, mark: Any) -> None:
+        super().__init__(problem=message, problem_mark=mark)
+
+
+class _Constructor(SafeConstructor):
+    """Safe construction of JSON values only (the walk has refused every other tag)."""
+
+
+_Constructor.add_constructor(_TAG + "timestamp", SafeConstructor.construct_yaml_str)
+_Constructor.add_constructor(_TAG + "value", SafeConstructor.construct_yaml_str)
+
+
+class _Loader(Reader, Scanner, Parser, Composer, _Constructor, Resolver):  # type: ignore[misc]
+    """PyYAML's safe loader, composing within bounds and handing out records one by one."""
+
+    def __init__(self, text: str) -> None:
+        Reader.__init__(self, text)
+        Scanner.__init__(self)
+        Parser.__init__(self)
+        Composer.__init__(self)
+        _Constructor.__init__(self)
+        Resolver.__init__(self)
+        self.written = 0
+        self.expanded = 0
+        self.depth = 0
+        self.sizes: dict[str, int] = {}
+
+    def record_nodes(self) -> Iterator[Node]:
+        """Each document's node, or each item of a document that is a plain list."""
+        self.get_event()  # stream start
+        while not self.check_event(StreamEndEvent):
+            self.get_event()  # document start
+            event = self.peek_event()
+            if (
+                isinstance(event, SequenceStartEvent)
+                and event.anchor is None
+                and event.tag in (None, "!", _SEQ)
+            ):
+                yield from self._items()
+            else:
+                yield self.compose_node(None, None)
+            self.get_event()  # document end
+            self.anchors = {}
+            self.sizes = {}
+
+    def _items(self) -> Iterator[Node]:
+        start = self.get_event()
+        # Stands in for the list as the parent of its items; the items are never kept in it.
+        root = SequenceNode(_SEQ, [], start.start_mark, None, flow_style=start.flow_style)
+        index = 0
+        while not self.check_event(SequenceEndEvent):
+            yield self.compose_node(root, index)
+            index += 1
+        self.get_event()
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node:
+        """PyYAML's composition, counting depth, written nodes and what aliases expand to."""
+        event = self.peek_event()
+        if isinstance(event, AliasEvent):
+            anchor = event.anchor
+            if anchor in self.anchors and anchor not in self.sizes:
+                raise _Refused(
+                    f"the alias *{anchor} is inside its own anchor &{anchor}, which makes an "
+                    "endless structure that JSON cannot hold; copy the part you meant instead",
+                    event.start_mark,
+                )
+            self.expanded += self.sizes.get(anchor, 0)
+            budget = max(MIN_ALIAS_BUDGET, ALIAS_FACTOR * self.written)
+            if self.expanded > budget:
+                raise _Refused(
+                    f"too many alias expansions: the aliases so far expand to "
+                    f"{self.expanded:,} nodes, more than the {budget:,} allowed "
+                    f"({ALIAS_FACTOR} times the {self.written:,} nodes written, at least "
+                    f"{MIN_ALIAS_BUDGET:,}); write the repeated parts out, or alias less",
+                    event.start_mark,
+                )
+            node: Node = super().compose_node(parent, index)
+            return node
+        container = isinstance(event, SequenceStartEvent | MappingStartEvent)
+        if container and self.depth >= MAX_NESTING:
+            raise _Refused(
+                f"nested deeper than {MAX_NESTING} levels; flatten the document",
+                event.start_mark,
+            )
+        self.depth += container
+        self.written += 1
+        self.expanded += 1
+        before = self.expanded
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self.depth -= container
+        if event.anchor is not None:
+            self.sizes[event.anchor] = self.expanded - before + 1
+        return node
+
+
+class _Controls:
+    """The control characters of a text, each replaced by one stand-in PyYAML accepts.
+
+    PyYAML refuses the whole text on the first one; with stand-ins the text parses, and only
+    the record whose span holds one is refused (in a comment between records: the file).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.positions = [match.start() for match in _CONTROL.finditer(text)]
+        self.originals = {position: text[position] for position in self.positions}
+        self.reported: set[int] = set()
+        self.text = text
+        self._line_starts: list[int] | None = None
+        if self.positions:
+            stand_in = next(chr(code) for code in range(0xF0000, 0xFFFFE) if chr(code) not in text)
+            self.text = _CONTROL.sub(stand_in, text)
+
+    def within(self, start: int, end: int) -> list[int]:
+        """The positions in ``[start, end)``, marked as reported."""
+        low = bisect.bisect_left(self.positions, start)
+        high = bisect.bisect_left(self.positions, end)
+        found = self.positions[low:high]
+        self.reported.update(found)
+        return found
+
+    def line(self, position: int) -> int:
+        """The 1-based line of a position."""
+        if self._line_starts is None:
+            self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
+        return bisect.bisect_right(self._line_starts, position)
+
+    def message(self, position: int, more: int = 0) -> str:
+        """Why the character at ``position`` is refused, and how to write it instead."""
+        line_start = self._line_starts[self.line(position) - 1] if self._line_starts else 0
+        code = ord(self.originals[position])
+        escape = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+        others = f" (and {more} more)" if more else ""
+        return (
+            f"control character U+{code:04X} at column {position - line_start + 1}{others} is "
+            f'not allowed in YAML; remove it, or write it as "{escape}" in a double-quoted string'
+        )
+
+    def unreported(self) -> list[int]:
+        """The positions no record's span held."""
+        return [position for position in self.positions if position not in self.reported]
+
+
+class _Walk:
+    """Check one record's nodes for what JSON cannot hold, and note the line of every path.
+
+    The walk follows aliases (they become copies in the value), so it costs what the record
+    expands to, which the composer has bounded.
+    """
+
+    def __init__(self, loader: _Loader) -> None:
+        self.loader = loader
+        self.lines: dict[tuple[str | int, ...], int] = {}
+        self.problems: list[tuple[tuple[str | int, ...], int, str]] = []
+        self.warnings: list[tuple[tuple[str | int, ...], int]] = []
+
+    def visit(self, node: Node, loc: tuple[str | int, ...], depth: int) -> None:
+        line = node.start_mark.line + 1
+        self.lines[loc] = line
+        if depth > MAX_NESTING:
+            self.problems.append(
+                (loc, line, f"nested deeper than {MAX_NESTING} levels; flatten the document")
+            )
+        elif isinstance(node, ScalarNode):
+            self._scalar(node, loc, line)
+        elif isinstance(node, SequenceNode):
+            if self._json_tag(node, _SEQ, loc, line):
+                for position, item in enumerate(node.value):
+                    self.visit(item, (*loc, position), depth + 1)
+        elif isinstance(node, MappingNode) and self._json_tag(node, _MAP, loc, line):
+            self._mapping(node, loc, depth)
+
+    def _json_tag(self, node: Node, expected: str, loc: tuple[str | int, ...], line: int) -> bool:
+        if node.tag == expected:
+            return True
+        self.problems.append(
+            (loc, line, f"the tag {_short(node.tag)} is not supported: {_NOT_JSON}")
+        )
+        return False
+
+    def _scalar(self, node: ScalarNode, loc: tuple[str | int, ...], line: int) -> None:
+        tag = node.tag
+        if tag in _AS_TEXT:
+            if _LONE_SURROGATE.search(node.value):
+                node.value = _LONE_SURROGATE.sub("\ufffd", node.value)
+                self.warnings.append((loc, line))
+        elif tag == _INT:
+            try:
+                number = self.loader.construct_yaml_int(node)
+            except ValueError:
+                number = None
+            if number is None or number.bit_length() > _MAX_INT_BITS:
+                self.problems.append(
+                    (
+                        loc,
+                        line,
+                        f"a number too long to read (more than {MAX_INT_DIGITS} digits); "
+                        "write it as a string",
+                    )
+                )
+        elif tag == _FLOAT:
+            if not math.isfinite(self.loader.construct_yaml_float(node)):
+                self.problems.append(
+                    (loc, line, "NaN and infinite numbers are not valid JSON; use a finite number")
+                )
+        elif tag not in _SCALARS:
+            self.problems.append(
+                (loc, line, f"the tag {_short(tag)} is not supported: {_NOT_JSON}")
+            )
+
+    def _mapping(self, node: MappingNode, loc: tuple[str | int, ...], depth: int) -> None:
+        # Merged keys first, so that the mapping's own keys (which override them) keep their lines.
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                self._merge(value_node, loc, depth)
+        seen: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                continue
+            line = key_node.start_mark.line + 1
+            if not isinstance(key_node, ScalarNode) or key_node.tag not in _AS_TEXT:
+                self.problems.append((loc, line, _key_message(key_node)))
+                continue
+            self._scalar(key_node, loc, line)
+            key = key_node.value
+            if key in seen:
+                self.problems.append(
+                    (
+                        (*loc, key),
+                        line,
+                        f"the key {key!r} appears twice in one mapping (lines {seen[key]} and "
+                        f"{line}); keep one (which one was meant is unknowable)",
+                    )
+                )
+                continue
+            seen[key] = line
+            self.visit(value_node, (*loc, key), depth + 1)
+            self.lines[(*loc, key)] = line
+
+    def _merge(self, value: Node, loc: tuple[str | int, ...], depth: int) -> None:
+        line = value.start_mark.line + 1
+        sources = value.value if isinstance(value, SequenceNode) else [value]
+        if depth >= MAX_NESTING:
+            self.problems.append(
+                (loc, line, f"merges ('<<') nested deeper than {MAX_NESTING} levels; flatten them")
+            )
+            return
+        for source in sources:
+            if isinstance(source, MappingNode) and source.tag == _MAP:
+                self._mapping(source, loc, depth + 1)
+            else:
+                self.problems.append(
+                    (
+                        loc,
+                        source.start_mark.line + 1,
+                        "a merge ('<<') takes a mapping or a list of mappings",
+                    )
+                )
+
+
+def _short(tag: str | None) -> str:
+    return "!!" + tag.removeprefix(_TAG) if tag and tag.startswith(_TAG) else repr(tag)
+
+
+def _key_message(node: Node) -> str:
+    if isinstance(node, ScalarNode):
+        text = node.value if len(node.value) <= 40 else node.value[:39] + "…"
+        return (
+            f"the key {text} is read as {_short(node.tag)}, not a string; JSON keys are "
+            f"strings, so quote it: '{text}'"
+        )
+    return "a key must be a string, not a list or a mapping; JSON keys are strings"
 
 
 def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
-    """Parse YAML safely (no object construction), keeping the line of every key and item."""
-    loader = yaml.SafeLoader(text)
+    """Parse YAML safely (no object construction), keeping the line of every key and item.
+
+    A document that is a list gives one record per item; any other document is one record.
+    A problem inside a record (a repeated key, NaN, a control character...) replaces that
+    record; a syntax error or a passed bound ends the file with a problem at its line (index
+    ``None``), after the records before it.
+    """
+    controls = _Controls(text)
+    loader = _Loader(controls.text)
     index = 0
     try:
-        while loader.check_node():
-            node = loader.get_node()
-            if node is None:
-                continue
-            value = loader.construct_document(node)
-            lines: dict[tuple[str | int, ...], int] = {}
-            _node_lines(node, (), lines)
-            if isinstance(node, yaml.SequenceNode):
-                for position, item in enumerate(node.value):
-                    item_lines = {
-                        path[1:]: line for path, line in lines.items() if path[:1] == (position,)
-                    }
-                    location = Location(name, item.start_mark.line + 1, index)
-                    index += 1
-                    yield (Record(location, value[position], item_lines))
-            else:
-                yield (Record(Location(name, node.start_mark.line + 1, index), value, lines))
-                index += 1
+        for node in loader.record_nodes():
+            yield from _record(
+                loader, node, Location(name, node.start_mark.line + 1, index), controls
+            )
+            index += 1
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = mark.line + 1 if mark is not None else None
-        yield Problem(Location(name, line), "", f"invalid YAML: {error.problem or error}")
+        yield _file_problem(error, name, controls)
     except yaml.YAMLError as error:
         yield Problem(Location(name), "", f"invalid YAML: {error}")
+    except RecursionError:
+        yield Problem(
+            Location(name), "", f"nested deeper than {MAX_NESTING} levels; flatten the document"
+        )
     finally:
         loader.dispose()
+    stray = controls.unreported()
+    if stray:
+        yield Problem(
+            Location(name, controls.line(stray[0])), "", controls.message(stray[0], len(stray) - 1)
+        )
+        controls.reported.update(stray)
 
 
-def _node_lines(
-    node: yaml.Node, loc: tuple[str | int, ...], lines: dict[tuple[str | int, ...], int]
-) -> None:
-    lines[loc] = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            key = (*loc, str(key_node.value))
-            _node_lines(value_node, key, lines)
-            lines[key] = key_node.start_mark.line + 1
-    elif isinstance(node, yaml.SequenceNode):
-        for position, item in enumerate(node.value):
-            _node_lines(item, (*loc, position), lines)
+def _record(
+    loader: _Loader, node: Node, location: Location, controls: _Controls
+) -> Iterator[Record | Problem]:
+    found = controls.within(node.start_mark.index, node.end_mark.index)
+    if found:
+        yield Problem(
+            location.at_line(controls.line(found[0])),
+            "",
+            controls.message(found[0], len(found) - 1),
+        )
+        return
+    walk = _Walk(loader)
+    walk.visit(node, (), 0)
+    if walk.problems:
+        for loc, line, message in walk.problems:
+            yield Problem(location.at_line(line), format_path(loc) if loc else "", message)
+        return
+    try:
+        value = loader.construct_document(node)
+    except (yaml.YAMLError, ValueError, RecursionError) as error:
+        # The walk refuses what construction would fail on; this is the backstop.
+        yield Problem(location, "", f"cannot be read as JSON data: {error}")
+        return
+    for loc, line in walk.warnings:
+        yield Problem(
+            location.at_line(line), format_path(loc) if loc else "$", _SURROGATE_WARNING, True
+        )
+    yield Record(location, value, walk.lines)
+
+
+def _file_problem(error: yaml.MarkedYAMLError, name: str, controls: _Controls) -> Problem:
+    mark = error.problem_mark or error.context_mark
+    if mark is None:
+        return Problem(Location(name), "", f"invalid YAML: {error.problem or error}")
+    line = mark.line + 1
+    at_control = controls.within(mark.index, mark.index + 1)
+    if at_control:
+        return Problem(Location(name, line), "", controls.message(at_control[0]))
+    if isinstance(error, _Refused):
+        return Problem(Location(name, line), "", str(error.problem))
+    message = f"invalid YAML: {error.problem}"
+    context = error.context_mark
+    if error.context and context is not None and context.line != mark.line:
+        message += f" ({error.context} on line {context.line + 1})"
+    return Problem(Location(name, line), "", message)

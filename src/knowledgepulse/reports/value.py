@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
+import orjson
 from rich import box
 from rich.table import Table
 from rich.text import Text
@@ -90,14 +91,32 @@ class RunTally:
 
 def tidy(value: Any) -> Any:
     """``value`` with every float rounded to :data:`DECIMALS` places (no binary noise)."""
-    kind = type(value)  # exact types: this runs for every number of every row
+    # Exact types, and leaves handled inline: this runs for every number of every row.
+    kind = type(value)
+    if kind is dict:
+        return {
+            key: item
+            if type(item) in _PLAIN
+            else round(item, DECIMALS)
+            if type(item) is float
+            else tidy(item)
+            for key, item in value.items()
+        }
+    if kind is list or kind is tuple:
+        return [
+            item
+            if type(item) in _PLAIN
+            else round(item, DECIMALS)
+            if type(item) is float
+            else tidy(item)
+            for item in value
+        ]
     if kind is float:
         return round(value, DECIMALS)
-    if kind is dict:
-        return {key: tidy(item) for key, item in value.items()}
-    if kind is list or kind is tuple:
-        return [tidy(item) for item in value]
     return value
+
+
+_PLAIN = frozenset({str, int, bool, type(None)})
 
 
 def row(result: ScoredTrace) -> dict[str, Any]:
@@ -127,7 +146,7 @@ class JsonLinesWriter:
 
     def write(self, result: ScoredTrace) -> None:
         """Write one trace's line."""
-        self._stream.write(json.dumps(row(result), ensure_ascii=False) + "\n")
+        self._stream.write(dumps(row(result)) + "\n")
 
     def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
         """Nothing to add: problems and the summary go to stderr."""
@@ -146,16 +165,16 @@ class JsonWriter:
 
     def write(self, result: ScoredTrace) -> None:
         """Write one trace's row."""
-        self._stream.write(("\n    " if self._first else ",\n    ") + _compact(row(result)))
+        self._stream.write(("\n    " if self._first else ",\n    ") + dumps(row(result)))
         self._first = False
 
     def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
         """Close the list, then the problems and the summary."""
         stream = self._stream
         stream.write("\n  ],\n" if not self._first else "],\n")
-        items = ",\n    ".join(_compact(problem.to_dict()) for problem in problems)
+        items = ",\n    ".join(dumps(problem.to_dict()) for problem in problems)
         stream.write(f'  "problems": [\n    {items}\n  ],\n' if items else '  "problems": [],\n')
-        summary = json.dumps(tidy(tally.summary()), ensure_ascii=False)
+        summary = dumps(tidy(tally.summary()))
         stream.write(f'  "summary": {summary}\n}}\n')
 
 
@@ -203,8 +222,12 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
-def _compact(data: dict[str, Any]) -> str:
-    return json.dumps(data, ensure_ascii=False)
+def dumps(data: Any) -> str:
+    """Compact JSON, UTF-8 as is; orjson's speed, the standard library's reach as a fallback."""
+    try:
+        return orjson.dumps(data).decode("utf-8")
+    except (TypeError, orjson.JSONEncodeError):  # an integer past 64 bits, a lone surrogate
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 class TableCollector:
@@ -228,7 +251,7 @@ def annotated_line(document: dict[str, Any], score: float) -> str:
     # which would recurse as deep as the document nests).
     if isinstance(metadata, dict):
         metadata["quality_score"] = round(score, DECIMALS)
-    return json.dumps(document, ensure_ascii=False)
+    return dumps(document)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,143 @@
+"""ValueBreakdown: every dimension's inputs, as data (to_dict) and as text (explain)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from knowledgepulse.novelty import WindowedEmbeddings
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.value import TraceValueScorer
+from tests.builders import make_trace, step, steps
+
+KEYS_BEFORE_INPUTS = [
+    "id",
+    "score",
+    "shareable",
+    "threshold",
+    "domain",
+    "profile",
+    "dimensions",
+    "weights",
+    "weighted_sum",
+    "overrides",
+    "override_effects",
+    "novelty_source",
+    "nearest_trace",
+    "nearest_similarity",
+]
+
+
+class WindowCounting(HashingEmbedder):
+    """The hashing embedder, reporting a window per 10 words and a cap at 3 windows."""
+
+    def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
+        windows = [len(text.split()) // 10 + 1 for text in texts]
+        return WindowedEmbeddings(
+            self.embed_batch(texts),
+            tuple(min(n, 3) for n in windows),
+            tuple(n > 3 for n in windows),
+        )
+
+
+def recovering_trace() -> object:
+    return make_trace(
+        success=False,
+        confidence=0.8,
+        step_list=steps(
+            "thought",
+            ("tool_call", "search"),
+            "error_recovery",
+            ("tool_call", "sql"),
+            "observation",
+        ),
+    )
+
+
+def test_to_dict_keeps_its_keys_and_adds_the_inputs_last() -> None:
+    """JSON and CSV users keep every key they had; the inputs come after them."""
+    data = TraceValueScorer(embedder=None).score(make_trace()).to_dict()
+    assert list(data) == [*KEYS_BEFORE_INPUTS, "inputs"]
+
+
+def test_inputs_hold_what_each_dimension_was_computed_from() -> None:
+    """Step types, recoveries, steps, distinct tools, confidence and success factor, by name."""
+    inputs = TraceValueScorer(embedder=None).score(recovering_trace()).to_dict()["inputs"]  # type: ignore[arg-type]
+    assert inputs == {
+        "complexity": {
+            "step_types": 4,
+            "step_types_possible": 4,
+            "error_recoveries": 1,
+            "steps": 5,
+            "steps_counted": 5,
+            "step_cap": 20,
+        },
+        "novelty": {
+            "source": "no_embedder",
+            "nearest_trace": None,
+            "similarity": None,
+            "windows_embedded": None,
+            "capped": None,
+        },
+        "tool_diversity": {"distinct_tools": 2, "steps": 5},
+        "outcome_confidence": {"confidence": 0.8, "success": False, "success_factor": 0.3},
+    }
+
+
+def test_steps_past_twenty_are_reported_but_not_counted() -> None:
+    """The complexity inputs show both the steps there are and the 20 that count."""
+    long = make_trace(step_list=[step(i, "thought", f"step {i}") for i in range(25)])
+    complexity = TraceValueScorer(embedder=None).score(long).inputs["complexity"]
+    assert (complexity["steps"], complexity["steps_counted"]) == (25, 20)
+
+
+def test_explain_shows_every_dimensions_inputs() -> None:
+    """Under each dimension's line are the numbers its formula took, checkable by hand."""
+    text = TraceValueScorer(embedder=None).score(recovering_trace()).explain()  # type: ignore[arg-type]
+    assert (
+        "    4 of 4 step types: 4/4 x 0.5 = 0.5000; 1 error recovery: +0.3; "
+        "5 steps (counted up to 20): 5/20 x 0.2 = 0.0500" in text
+    )
+    assert "    2 distinct tools over 5 steps: min(1, 2/5 x 3)" in text
+    assert "    confidence 0.8000 x 0.3 (failed)" in text
+    assert "    no embedder, so 0.5" in text
+
+
+def test_explain_names_the_nearest_trace_and_the_windows_read() -> None:
+    """With an embedding: the most similar trace, its cosine, and how many windows were read."""
+    scorer = TraceValueScorer(embedder=WindowCounting())
+    first = scorer.score(make_trace(trace_id="kp:trace:first"))
+    assert "empty cache: nothing to compare with, so 0.5; 2 windows of the text embedded" in (
+        first.explain()
+    )
+    second = scorer.score(make_trace(trace_id="kp:trace:second")).explain()
+    assert "most similar: kp:trace:first at cosine 1.0000" in second
+
+
+def test_a_capped_trace_says_so_in_both_forms() -> None:
+    """A trace longer than the embedder's cap is flagged in to_dict and in explain."""
+    long = make_trace(objective="word " * 100)
+    breakdown = TraceValueScorer(embedder=WindowCounting()).score(long)
+    assert breakdown.to_dict()["inputs"]["novelty"] == {
+        "source": "empty_cache",
+        "nearest_trace": None,
+        "similarity": None,
+        "windows_embedded": 3,
+        "capped": True,
+    }
+    assert "capped: only the text's first 3 windows embedded (max_windows)" in breakdown.explain()
+
+
+def test_an_embedder_that_does_not_window_leaves_the_windows_unknown() -> None:
+    """A plain embed_batch embedder gives windows None, not a made-up count."""
+
+    class Plain:
+        dimensions = 4
+
+        def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
+            return np.ones((len(texts), 4), dtype=np.float32)
+
+    origin = TraceValueScorer(embedder=Plain()).score(make_trace()).novelty
+    assert (origin.source, origin.windows, origin.capped) == ("empty_cache", None, None)
