@@ -213,3 +213,18 @@ def test_explain_shows_every_dimension_input(kp: KpRunner) -> None:
     run = kp("score", str(TRACES), "--no-embedder", "--explain", "-f", "table")
     assert run.code == 0
     assert "distinct" in run.err + run.out
+
+
+def test_an_eof_error_inside_a_command_is_not_mistaken_for_ctrl_c(
+    kp: KpRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """click turns EOFError into Abort; kp still reports it as the internal error it is."""
+    from knowledgepulse.value.scorer import TraceValueScorer
+
+    def broken(self: object, traces: object) -> object:
+        raise EOFError("truncated")
+
+    monkeypatch.setattr(TraceValueScorer, "iter_scores", broken)
+    run = kp("score", str(TRACES), "--no-embedder", "-f", "jsonl")
+    assert run.code == EXIT_INTERNAL
+    assert "EOFError: truncated" in run.err

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from knowledgepulse.errors import CacheFileError, VectorError
+from knowledgepulse.errors import CacheFileError, ScorerParameterError, VectorError
 from knowledgepulse.novelty import VectorCache
 
 
@@ -140,13 +140,15 @@ def test_clear_empties_the_cache() -> None:
     [
         ({"max_elements": 0}, "max_elements"),
         ({"dimensions": 0}, "dimensions"),
+        ({"max_elements": True}, "max_elements"),
         ({"ttl_ms": -5}, "ttl_ms"),
         ({"ttl_ms": float("nan")}, "ttl_ms"),
+        ({"max_elements": 10**12}, r"would take 1430511\.5 GiB; the limit is 4 GiB"),
     ],
 )
 def test_bad_settings_are_rejected(kwargs: dict[str, float], message: str) -> None:
-    """A cache that could hold nothing, or a TTL that is not positive, is an error."""
-    with pytest.raises(ValueError, match=message):
+    """A cache that could hold nothing or not fit in memory, or a bad TTL, is an error."""
+    with pytest.raises(ScorerParameterError, match=message):
         VectorCache(**kwargs)  # type: ignore[arg-type]
 
 

@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 
 from knowledgepulse.novelty import WindowedEmbeddings
 from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import make_trace, step, steps
 
@@ -42,7 +43,7 @@ class WindowCounting(HashingEmbedder):
         )
 
 
-def recovering_trace() -> object:
+def recovering_trace() -> ReasoningTrace:
     return make_trace(
         success=False,
         confidence=0.8,
@@ -64,7 +65,7 @@ def test_to_dict_keeps_its_keys_and_adds_the_inputs_last() -> None:
 
 def test_inputs_hold_what_each_dimension_was_computed_from() -> None:
     """Step types, recoveries, steps, distinct tools, confidence and success factor, by name."""
-    inputs = TraceValueScorer(embedder=None).score(recovering_trace()).to_dict()["inputs"]  # type: ignore[arg-type]
+    inputs = TraceValueScorer(embedder=None).score(recovering_trace()).to_dict()["inputs"]
     assert inputs == {
         "complexity": {
             "step_types": 4,
@@ -95,7 +96,7 @@ def test_steps_past_twenty_are_reported_but_not_counted() -> None:
 
 def test_explain_shows_every_dimensions_inputs() -> None:
     """Under each dimension's line are the numbers its formula took, checkable by hand."""
-    text = TraceValueScorer(embedder=None).score(recovering_trace()).explain()  # type: ignore[arg-type]
+    text = TraceValueScorer(embedder=None).score(recovering_trace()).explain()
     assert (
         "    4 of 4 step types: 4/4 x 0.5 = 0.5000; 1 error recovery: +0.3; "
         "5 steps (counted up to 20): 5/20 x 0.2 = 0.0500" in text

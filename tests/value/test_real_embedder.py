@@ -108,3 +108,27 @@ def test_a_saved_cache_remembers_across_scorers(minilm: MiniLMEmbedder, tmp_path
     )
     assert later.novelty.nearest_id == "kp:trace:yesterday"
     assert later.dimensions.novelty == pytest.approx(0.0, abs=1e-5)
+
+
+def test_a_lone_surrogate_in_step_content_is_scored(minilm: MiniLMEmbedder) -> None:
+    """Text UTF-8 cannot encode (a bad JSON escape) is read as U+FFFD; the run goes on."""
+    broken = make_trace(step_list=[step(0, "thought", "check the \ud800 invoice")])
+    clean = make_trace(step_list=[step(0, "thought", "check the \ufffd invoice")])
+    scorer = TraceValueScorer(embedder=minilm)
+    assert scorer.score(broken).novelty.source == "empty_cache"
+    assert scorer.score(clean).novelty.similarity == pytest.approx(1.0, abs=1e-5)
+
+
+def test_the_breakdown_says_when_the_model_read_only_part_of_a_trace() -> None:
+    """A trace past max_windows is flagged capped, with the windows embedded, in both forms."""
+    scorer = TraceValueScorer(embedder=MiniLMEmbedder(max_windows=1))
+    short, long = scorer.score_many(
+        [
+            make_trace(trace_id="kp:trace:short"),
+            make_trace(trace_id="kp:trace:long", objective="refund the order " * 200),
+        ]
+    )
+    assert (short.novelty.windows, short.novelty.capped) == (1, False)
+    assert (long.novelty.windows, long.novelty.capped) == (1, True)
+    assert long.to_dict()["inputs"]["novelty"]["capped"] is True
+    assert "capped: only the text's first 1 window embedded" in long.explain()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -12,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from knowledgepulse.errors import EmbedderUnavailableError, VectorError
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, VectorError
 from knowledgepulse.novelty import VectorCache
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import ScoringWeights, TraceValueScorer
@@ -194,6 +195,62 @@ def test_explanation_names_every_number() -> None:
     assert "novelty            0.5000 x 0.35 = 0.1750" in text
     assert "override low_tool_diversity: 0.6763 -> 0.5763" in text
     assert "no embedder" in text
+
+
+def test_cache_size_and_ttl_shape_the_cache_the_scorer_makes() -> None:
+    """cache_size bounds the scorer's own cache (oldest out first); ttl_ms becomes its TTL."""
+    scorer = TraceValueScorer(embedder=HashingEmbedder(), cache_size=2, ttl_ms=60_000)
+    for i in range(3):
+        scorer.score(make_trace(trace_id=f"kp:trace:{i}", objective=f"task number {i}"))
+    assert (scorer.cache.max_elements, scorer.cache.size, scorer.cache.ttl_ms) == (2, 2, 60_000)
+    assert [entry.id for entry in scorer.cache.entries()] == ["kp:trace:1", "kp:trace:2"]
+
+
+def test_cache_settings_beside_a_given_cache_are_refused() -> None:
+    """cache_size/ttl_ms with cache= would be silently ignored, so they are an error instead."""
+    with pytest.raises(ScorerParameterError, match=r"set them on that cache"):
+        TraceValueScorer(embedder=HashingEmbedder(), cache=VectorCache(), cache_size=5)
+    with pytest.raises(ScorerParameterError, match=r"set them on that cache"):
+        TraceValueScorer(embedder=HashingEmbedder(), cache=VectorCache(), ttl_ms=5.0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"batch_size": 0}, "batch_size must be a positive whole number, got 0"),
+        ({"batch_size": True}, "batch_size must be a positive whole number, got True"),
+        ({"batch_size": 2.5}, "batch_size must be a positive whole number, got 2.5"),
+        ({"cache_size": 0}, "cache_size must be a positive whole number"),
+        ({"cache_size": 10**9}, "would take 1430.5 GiB; the limit is 4 GiB"),
+        ({"ttl_ms": 0}, "ttl_ms must be a positive number of milliseconds"),
+        ({"ttl_ms": float("nan")}, "ttl_ms must be a positive number of milliseconds"),
+        ({"ttl_ms": "60"}, "ttl_ms must be a positive number of milliseconds"),
+        ({"threshold": float("nan")}, "threshold must be a number in"),
+        ({"threshold": 1.5}, "threshold must be a number in"),
+        ({"mode": "live"}, "mode must be 'online' or 'frozen'"),
+    ],
+)
+def test_bad_settings_are_refused_with_what_was_given(
+    kwargs: dict[str, object], message: str
+) -> None:
+    """Each setting is checked when the scorer is made, naming it and the bad value."""
+    with pytest.raises(ScorerParameterError, match=re.escape(message)):
+        TraceValueScorer(embedder=HashingEmbedder(), **kwargs)  # type: ignore[arg-type]
+
+
+def test_batch_size_is_the_number_of_texts_per_embedder_call() -> None:
+    """iter_scores hands the embedder batch_size traces at a time (the CLI's --batch-size)."""
+    sizes: list[int] = []
+
+    class Recording(HashingEmbedder):
+        def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
+            sizes.append(len(texts))
+            return super().embed_batch(texts)
+
+    scorer = TraceValueScorer(embedder=Recording(), batch_size=3)
+    traces = [make_trace(trace_id=f"kp:trace:{i}") for i in range(7)]
+    assert len(list(scorer.iter_scores(traces))) == 7
+    assert sizes == [3, 3, 1]
 
 
 # --- laws over many traces --------------------------------------------------------------

@@ -88,7 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         result: Any = cli.main(args=argv, prog_name="kp", standalone_mode=False)
     except click.exceptions.Exit as done:
         return done.exit_code
-    except (click.Abort, KeyboardInterrupt):
+    except (click.Abort, KeyboardInterrupt) as stop:
+        # click turns an EOFError raised anywhere into Abort too: that one is a bug, not Ctrl-C.
+        if isinstance(stop.__cause__, EOFError):
+            return _internal_error(stop.__cause__)
         _say("kp: interrupted; nothing was written to --output or --cache")
         return EXIT_INTERRUPTED
     except click.ClickException as error:
@@ -104,13 +107,17 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # the one place a bug becomes a message
         if os.environ.get(TRACEBACK_VARIABLE):
             raise
-        _say(
-            f"kp: internal error: {type(error).__name__}: {_one_line(error)}\n"
-            f"kp: this is a bug in kp, not in your input; rerun with {TRACEBACK_VARIABLE}=1 "
-            "to see the traceback, and report it"
-        )
-        return EXIT_INTERNAL
+        return _internal_error(error)
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _internal_error(error: BaseException) -> int:
+    _say(
+        f"kp: internal error: {type(error).__name__}: {_one_line(error)}\n"
+        f"kp: this is a bug in kp, not in your input; rerun with {TRACEBACK_VARIABLE}=1 "
+        "to see the traceback, and report it"
+    )
+    return EXIT_INTERNAL
 
 
 def _one_line(error: BaseException) -> str:
