@@ -104,6 +104,11 @@ def main(argv: list[str] | None = None) -> int:
         # `kp score ... | head` closes our stdout early; that is not an error.
         _silence_stdout()
         return EXIT_OK
+    except OSError as error:
+        # The system refused something the user can fix: a full disk, a permission.
+        where = f" ({error.filename})" if error.filename else ""
+        _say(f"kp: error: {error.strerror or error}{where}")
+        return EXIT_USAGE
     except Exception as error:  # the one place a bug becomes a message
         if os.environ.get(TRACEBACK_VARIABLE):
             raise
