@@ -63,7 +63,10 @@ class UnknownPresetError(KnowledgePulseError, LookupError):
 
 
 class ScorerParameterError(KnowledgePulseError, ValueError):
-    """Raised when a scorer is given parameters it does not accept or values out of range."""
+    """Raised when a scorer, embedder or vector cache gets a setting it does not take.
+
+    Also for a value out of range; the message names the setting and the value given.
+    """
 
 
 class ProfileError(KnowledgePulseError, ValueError):

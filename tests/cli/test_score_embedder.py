@@ -97,3 +97,34 @@ def test_without_the_extra_novelty_is_one_half_and_one_line_says_why() -> None:
     warnings = [line for line in run.stderr.splitlines() if "novelty is 0.5" in line]
     assert len(warnings) == 1
     assert 'pip install "knowledgepulse[embeddings]"' in warnings[0]
+
+
+def test_cache_size_and_ttl_shape_the_saved_cache(kp: KpRunner, tmp_path: Path) -> None:
+    """--cache-size keeps only the newest N vectors; --ttl is saved with the cache."""
+    from knowledgepulse.novelty import VectorCache
+
+    cache = tmp_path / "small.npz"
+    args = ("score", str(TRACES), "-f", "jsonl", "--cache", str(cache))
+    assert kp(*args, "--cache-size", "3", "--ttl", "60").code == 0
+    loaded = VectorCache.load(cache)
+    assert (loaded.max_elements, loaded.size, loaded.ttl_ms) == (3, 3, 60_000)
+
+
+def test_max_windows_caps_long_traces_and_says_so(kp: KpRunner, tmp_path: Path) -> None:
+    """--max-windows 1 embeds only the first window of a long trace; the row says it was capped."""
+    document = json.loads(TRACES.read_text().splitlines()[0])
+    document["steps"][0]["content"] = "word " * 2000
+    path = tmp_path / "long.jsonl"
+    path.write_text(json.dumps(document) + "\n")
+    capped = rows(kp("score", str(path), "-f", "jsonl", "--max-windows", "1").out)[0]
+    whole = rows(kp("score", str(path), "-f", "jsonl", "--max-windows", "none").out)[0]
+    assert capped["inputs"]["novelty"]["capped"] is True  # type: ignore[index]
+    assert capped["inputs"]["novelty"]["windows_embedded"] == 1  # type: ignore[index]
+    assert whole["inputs"]["novelty"]["capped"] is False  # type: ignore[index]
+
+
+def test_max_windows_must_be_a_count_or_none(kp: KpRunner) -> None:
+    """A --max-windows that is neither a positive integer nor 'none' is a usage error."""
+    run = kp("score", str(TRACES), "--max-windows", "lots")
+    assert run.code == 2
+    assert "'lots' is not a number of windows" in run.err

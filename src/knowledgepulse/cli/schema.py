@@ -27,8 +27,7 @@ def _generator(name: str) -> Callable[[], dict[str, Any]]:
 @click.command("schema")
 @click.argument("name", type=click.Choice(NAMES))
 def schema_command(name: str) -> int:
-    """Print the JSON Schema of NAME: 'trace' (a ReasoningTrace), 'suite' (suite files) or
-    'case' (one evaluation case).
+    """Print the JSON Schema of NAME: 'trace', 'suite' (suite files) or 'case' (one case).
 
     Point an editor at it to check files while typing, e.g. put
     '# yaml-language-server: $schema=suite.schema.json' at the top of a suite.

@@ -144,13 +144,13 @@ def _valid_traces(
 @click.option(
     "--cache-size",
     type=click.IntRange(min=1),
-    help="How many vectors a new cache holds; the oldest is evicted first [default: 1000].",
+    help="How many vectors the cache holds; the oldest is evicted first [default: 1000].",
 )
 @click.option(
     "--ttl",
     "ttl_seconds",
     type=click.FloatRange(min=0.0, min_open=True),
-    help="A new cache's time-to-live in seconds: older vectors no longer count [default: none].",
+    help="The cache's time-to-live in seconds: older vectors no longer count [default: none].",
 )
 @click.option(
     "--batch-size",
@@ -163,8 +163,8 @@ def _valid_traces(
     "--max-windows",
     "max_windows",
     metavar="N|none",
-    help="Embed at most N windows of 254 word pieces per trace; 'none' for no cap "
-    "[default: the embedder's].",
+    help="Embed at most the first N windows of 254 word pieces per trace; 'none' for no cap "
+    "[default: 32].",
 )
 @click.option("--explain", is_flag=True, help="With the table: explain every score in words.")
 @profiles_file_option
@@ -222,6 +222,9 @@ def score_command(
     scorer = TraceValueScorer(
         embedder=embedder,
         cache=cache,
+        # A loaded cache took these already; a new one is made by the scorer.
+        cache_size=cache_size if cache is None else None,
+        ttl_ms=_ttl_ms(ttl_seconds) if cache is None else None,
         profiles=registry,
         threshold=min_score,
         mode="frozen" if frozen else "online",
@@ -374,30 +377,22 @@ def _cache(
     cache_size: int | None,
     ttl_seconds: float | None,
 ) -> VectorCache | None:
-    """The saved cache, if there is one; a new one when sized; else ``None`` (the default)."""
+    """The saved cache, resized or given a TTL when asked; ``None`` when there is none yet."""
     from knowledgepulse.novelty import VectorCache, dimensions_of, model_id_of  # noqa: PLC0415
 
-    if embedder is None:
+    if embedder is None or cache_path is None or not cache_path.exists():
         return None
-    if cache_path is not None and cache_path.exists():
-        cache = VectorCache.load(
-            cache_path,
-            expected_model_id=model_id_of(embedder),
-            expected_dimensions=dimensions_of(embedder),
-        )
-        if cache_size is not None or ttl_seconds is not None:
-            raise click.UsageError(
-                f"--cache-size and --ttl size a new cache; {cache_path} already has its own "
-                f"({cache.max_elements} vectors)"
-            )
-        return cache
-    if cache_size is None and ttl_seconds is None:
-        return None
-    return VectorCache(
-        max_elements=cache_size or 1000,
-        dimensions=dimensions_of(embedder) or 384,
-        ttl_ms=ttl_seconds * 1000 if ttl_seconds is not None else None,
+    return VectorCache.load(
+        cache_path,
+        expected_model_id=model_id_of(embedder),
+        expected_dimensions=dimensions_of(embedder),
+        max_elements=cache_size,
+        ttl_ms=_ttl_ms(ttl_seconds),
     )
+
+
+def _ttl_ms(ttl_seconds: float | None) -> float | None:
+    return None if ttl_seconds is None else ttl_seconds * 1000
 
 
 def _save_cache(scorer: TraceValueScorer, cache_path: Path) -> None:

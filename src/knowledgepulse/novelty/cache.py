@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from knowledgepulse._util.settings import optional_duration_ms, positive_int
 from knowledgepulse.errors import CacheFileError, ScorerParameterError, VectorError
-from knowledgepulse.novelty._checks import optional_duration_ms, positive_int
 from knowledgepulse.novelty.cache_file import (
     FRESH_START,
     CacheFileContents,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,26 +86,29 @@ def read_cache_file(path: Path) -> CacheFileContents:
         CacheFileError: the file is missing, unreadable, not a cache, or damaged in any way.
     """
     try:
-        size = path.stat().st_size
         if path.is_dir():
             raise CacheFileError(f"{path}: is a directory, not a cache file; give a file path")
-        if size == 0:
-            raise _not_a_cache(path, "the file is empty")
-        with zipfile.ZipFile(path) as archive:
-            parts = {name: _read_part(path, archive, name, size) for name in _PARTS}
+        file = path.open("rb")
     except FileNotFoundError:
         raise CacheFileError(
             f"{path}: no such cache file (a cache is saved there once traces are scored)"
         ) from None
-    except CacheFileError:
-        raise
     except OSError as error:
         raise CacheFileError(
-            f"{path}: cannot read the cache file ({error.strerror or error}); check that it is a "
-            "readable file"
+            f"{path}: cannot open the cache file ({error.strerror or error}); check its "
+            "permissions, or give another cache file"
         ) from None
-    except Exception as error:  # zipfile raises a dozen kinds of error on damaged archives
-        raise _not_a_cache(path, f"not a readable .npz archive: {_one_line(error)}") from None
+    with file:
+        size = os.fstat(file.fileno()).st_size
+        if size == 0:
+            raise _not_a_cache(path, "the file is empty")
+        try:
+            with zipfile.ZipFile(file) as archive:
+                parts = {name: _read_part(path, archive, name, size) for name in _PARTS}
+        except CacheFileError:
+            raise
+        except Exception as error:  # zipfile raises a dozen kinds of error on damaged archives
+            raise _not_a_cache(path, f"not a readable .npz archive: {_one_line(error)}") from None
     return _check(path, _header(path, parts["header"]), parts["vectors"], parts["added_at"])
 
 
@@ -122,13 +126,18 @@ def _read_part(path: Path, archive: zipfile.ZipFile, name: str, size: int) -> ND
     with archive.open(info) as member:
         data = member.read()  # zipfile checks the CRC once the member is read to its end
     buffer = io.BytesIO(data)
-    version = npy_format.read_magic(buffer)
-    if version == (1, 0):
-        shape, fortran_order, dtype = npy_format.read_array_header_1_0(buffer)
-    elif version == (2, 0):
-        shape, fortran_order, dtype = npy_format.read_array_header_2_0(buffer)
-    else:
-        raise _not_a_cache(path, f"its {name!r} array is in .npy format {version}, not 1.0 or 2.0")
+    try:
+        version = npy_format.read_magic(buffer)
+        if version not in ((1, 0), (2, 0)):
+            raise ValueError(f".npy format {version}, not 1.0 or 2.0")
+        read_header = npy_format.read_array_header_1_0
+        if version == (2, 0):
+            read_header = npy_format.read_array_header_2_0
+        shape, fortran_order, dtype = read_header(buffer)
+    except ValueError as error:
+        raise _damaged(
+            path, f"its {name!r} array is not a .npy array: {_one_line(error)}"
+        ) from None
     if dtype.hasobject:
         raise _not_a_cache(
             path, f"its {name!r} array holds pickled Python objects, which are never loaded"
@@ -199,9 +208,7 @@ def _check(
     times64 = added_at.astype(np.float64)
     if not (np.isfinite(vectors32).all() and np.isfinite(times64).all()):
         raise _damaged(path, "it holds NaN or infinite numbers")
-    return CacheFileContents(
-        model_id, dimensions, max_elements, ttl_ms, ids, vectors32, times64
-    )
+    return CacheFileContents(model_id, dimensions, max_elements, ttl_ms, ids, vectors32, times64)
 
 
 def _is_int(value: object) -> TypeGuard[int]:

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse._util.settings import optional_positive_int, positive_int
 from knowledgepulse.errors import EmbedderUnavailableError
-from knowledgepulse.novelty._checks import optional_positive_int, positive_int
 from knowledgepulse.novelty.windows import (
     DEFAULT_MAX_WINDOWS,
     WindowedEmbeddings,

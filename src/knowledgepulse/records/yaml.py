@@ -19,14 +19,16 @@ import bisect
 import math
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.events import (
     AliasEvent,
+    Event,
     MappingStartEvent,
+    NodeEvent,
     SequenceEndEvent,
     SequenceStartEvent,
     StreamEndEvent,
@@ -75,12 +77,13 @@ class _Refused(yaml.MarkedYAMLError):
 class _Constructor(SafeConstructor):
     """Safe construction of JSON values only (the walk has refused every other tag)."""
 
+    yaml_constructors = {  # noqa: RUF012 - PyYAML's own class-level registry
+        **SafeConstructor.yaml_constructors,
+        **dict.fromkeys(_AS_TEXT, SafeConstructor.construct_yaml_str),
+    }
 
-_Constructor.add_constructor(_TAG + "timestamp", SafeConstructor.construct_yaml_str)
-_Constructor.add_constructor(_TAG + "value", SafeConstructor.construct_yaml_str)
 
-
-class _Loader(Reader, Scanner, Parser, Composer, _Constructor, Resolver):  # type: ignore[misc]
+class _Loader(Reader, Scanner, Parser, Composer, _Constructor, Resolver):
     """PyYAML's safe loader, composing within bounds and handing out records one by one."""
 
     def __init__(self, text: str) -> None:
@@ -95,12 +98,18 @@ class _Loader(Reader, Scanner, Parser, Composer, _Constructor, Resolver):  # typ
         self.depth = 0
         self.sizes: dict[str, int] = {}
 
+    def _next(self) -> Event:
+        return cast(Event, self.get_event())  # type: ignore[no-untyped-call] # untyped in stubs
+
+    def _peek(self) -> Event:
+        return cast(Event, self.peek_event())  # type: ignore[no-untyped-call] # untyped in stubs
+
     def record_nodes(self) -> Iterator[Node]:
         """Each document's node, or each item of a document that is a plain list."""
-        self.get_event()  # stream start
+        self._next()  # stream start
         while not self.check_event(StreamEndEvent):
-            self.get_event()  # document start
-            event = self.peek_event()
+            self._next()  # document start
+            event = self._peek()
             if (
                 isinstance(event, SequenceStartEvent)
                 and event.anchor is None
@@ -108,26 +117,29 @@ class _Loader(Reader, Scanner, Parser, Composer, _Constructor, Resolver):  # typ
             ):
                 yield from self._items()
             else:
-                yield self.compose_node(None, None)
-            self.get_event()  # document end
+                node = self.compose_node(None, None)
+                if isinstance(node, SequenceNode) and node.tag == _SEQ:
+                    yield from node.value  # a list with an anchor or a tag on it
+                else:
+                    yield node
+            self._next()  # document end
             self.anchors = {}
             self.sizes = {}
 
     def _items(self) -> Iterator[Node]:
-        start = self.get_event()
-        # Stands in for the list as the parent of its items; the items are never kept in it.
-        root = SequenceNode(_SEQ, [], start.start_mark, None, flow_style=start.flow_style)
+        self._next()  # the list's start; its items are handed out, never kept in it
         index = 0
         while not self.check_event(SequenceEndEvent):
-            yield self.compose_node(root, index)
+            # The parent matters only to path resolvers, which a safe loader has none of.
+            yield self.compose_node(None, index)
             index += 1
-        self.get_event()
+        self._next()
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
         """PyYAML's composition, counting depth, written nodes and what aliases expand to."""
-        event = self.peek_event()
+        event = self._peek()
         if isinstance(event, AliasEvent):
-            anchor = event.anchor
+            anchor = str(event.anchor)
             if anchor in self.anchors and anchor not in self.sizes:
                 raise _Refused(
                     f"the alias *{anchor} is inside its own anchor &{anchor}, which makes an "
@@ -144,8 +156,7 @@ class _Loader(Reader, Scanner, Parser, Composer, _Constructor, Resolver):  # typ
                     f"{MIN_ALIAS_BUDGET:,}); write the repeated parts out, or alias less",
                     event.start_mark,
                 )
-            node: Node = super().compose_node(parent, index)
-            return node
+            return cast(Node, super().compose_node(parent, index))
         container = isinstance(event, SequenceStartEvent | MappingStartEvent)
         if container and self.depth >= MAX_NESTING:
             raise _Refused(
@@ -157,10 +168,10 @@ class _Loader(Reader, Scanner, Parser, Composer, _Constructor, Resolver):  # typ
         self.expanded += 1
         before = self.expanded
         try:
-            node = super().compose_node(parent, index)
+            node = cast(Node, super().compose_node(parent, index))
         finally:
             self.depth -= container
-        if event.anchor is not None:
+        if isinstance(event, NodeEvent) and event.anchor is not None:
             self.sizes[event.anchor] = self.expanded - before + 1
         return node
 
@@ -178,9 +189,12 @@ class _Controls:
         self.reported: set[int] = set()
         self.text = text
         self._line_starts: list[int] | None = None
+        self.stand_in = ""
         if self.positions:
-            stand_in = next(chr(code) for code in range(0xF0000, 0xFFFFE) if chr(code) not in text)
-            self.text = _CONTROL.sub(stand_in, text)
+            self.stand_in = next(
+                chr(code) for code in range(0xF0000, 0xFFFFE) if chr(code) not in text
+            )
+            self.text = _CONTROL.sub(self.stand_in, text)
 
     def within(self, start: int, end: int) -> list[int]:
         """The positions in ``[start, end)``, marked as reported."""
@@ -198,7 +212,8 @@ class _Controls:
 
     def message(self, position: int, more: int = 0) -> str:
         """Why the character at ``position`` is refused, and how to write it instead."""
-        line_start = self._line_starts[self.line(position) - 1] if self._line_starts else 0
+        line = self.line(position)
+        line_start = self._line_starts[line - 1] if self._line_starts else 0
         code = ord(self.originals[position])
         escape = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
         others = f" (and {more} more)" if more else ""
@@ -219,8 +234,9 @@ class _Walk:
     expands to, which the composer has bounded.
     """
 
-    def __init__(self, loader: _Loader) -> None:
+    def __init__(self, loader: _Loader, stand_in: str) -> None:
         self.loader = loader
+        self.stand_in = stand_in
         self.lines: dict[tuple[str | int, ...], int] = {}
         self.problems: list[tuple[tuple[str | int, ...], int, str]] = []
         self.warnings: list[tuple[tuple[str | int, ...], int]] = []
@@ -251,7 +267,17 @@ class _Walk:
 
     def _scalar(self, node: ScalarNode, loc: tuple[str | int, ...], line: int) -> None:
         tag = node.tag
-        if tag in _AS_TEXT:
+        if self.stand_in and self.stand_in in node.value:
+            # Reached through an alias from the record whose span holds the character.
+            self.problems.append(
+                (
+                    loc,
+                    line,
+                    "reaches, through an alias, a value that holds a control character, "
+                    "which YAML does not allow",
+                )
+            )
+        elif tag in _AS_TEXT:
             if _LONE_SURROGATE.search(node.value):
                 node.value = _LONE_SURROGATE.sub("\ufffd", node.value)
                 self.warnings.append((loc, line))
@@ -389,7 +415,7 @@ def _record(
             controls.message(found[0], len(found) - 1),
         )
         return
-    walk = _Walk(loader)
+    walk = _Walk(loader, controls.stand_in)
     walk.visit(node, (), 0)
     if walk.problems:
         for loc, line, message in walk.problems:
@@ -419,6 +445,8 @@ def _file_problem(error: yaml.MarkedYAMLError, name: str, controls: _Controls) -
     if isinstance(error, _Refused):
         return Problem(Location(name, line), "", str(error.problem))
     message = f"invalid YAML: {error.problem}"
+    if "'\\t'" in str(error.problem):
+        message += "; indent with spaces (YAML does not allow tabs there)"
     context = error.context_mark
     if error.context and context is not None and context.line != mark.line:
         message += f" ({error.context} on line {context.line + 1})"

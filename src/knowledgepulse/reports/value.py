@@ -195,6 +195,8 @@ CSV_COLUMNS = (
     "novelty_source",
     "nearest_trace",
     "nearest_similarity",
+    "novelty_windows",
+    "novelty_capped",
 )
 
 
@@ -208,7 +210,14 @@ class CsvWriter:
     def write(self, result: ScoredTrace) -> None:
         """Write one trace's row."""
         data = row(result)
-        flat = {**data, **data["dimensions"], "overrides": ";".join(data["overrides"])}
+        novelty = data.get("inputs", {}).get("novelty", {})
+        flat = {
+            **data,
+            **data["dimensions"],
+            "overrides": ";".join(data["overrides"]),
+            "novelty_windows": novelty.get("windows_embedded"),
+            "novelty_capped": novelty.get("capped"),
+        }
         self._writer.writerow({column: _csv_cell(flat[column]) for column in CSV_COLUMNS})
 
     def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse._util.settings import optional_duration_ms, optional_positive_int, positive_int
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, VectorError
 from knowledgepulse.novelty import (
     Embedder,
@@ -26,7 +27,6 @@ from knowledgepulse.novelty import (
     default_embedder,
     dimensions_of,
 )
-from knowledgepulse.novelty._checks import optional_duration_ms, optional_positive_int, positive_int
 from knowledgepulse.novelty.cache import DEFAULT_DIMENSIONS, DEFAULT_MAX_ELEMENTS, check_cache_size
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.models import ReasoningTrace

@@ -1,4 +1,4 @@
-"""Checks of the numbers novelty and scoring are configured with, raising one clear error."""
+"""Checks of the numbers a scorer, cache or embedder is configured with, raising one clear error."""
 
 from __future__ import annotations
 
