@@ -4,16 +4,22 @@ Patterns come from suite and case files, content from a model, so a pattern that
 catastrophically on long content must not hang a run: matching uses the ``regex`` package's
 ``timeout``, and a timeout is reported as an issue on that pattern (counted as not matched).
 Patterns are *searched* (not full-matched) with DOTALL, so ``.`` matches the newlines that join
-blocks and a pattern can span blocks; IGNORECASE is optional. Each pattern is compiled once.
+blocks and a pattern can span blocks; IGNORECASE is optional.
+
+Compiling is bounded too: ``regex`` unrolls a fixed repeat when it compiles, so
+``(?:(?:a{1000}){1000}){100}b`` would take gigabytes before matching anything. A pattern is
+refused, before it is compiled, when it is longer than :data:`MAX_PATTERN_LENGTH`, nests groups
+deeper than :data:`MAX_GROUP_DEPTH`, or unrolls past :data:`MAX_PATTERN_UNITS` (see
+:func:`pattern_cost`). Compiled patterns are cached within a total cost, not a count.
 """
 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 from typing import Any
 
 import regex
@@ -21,6 +27,18 @@ import regex
 from knowledgepulse.evals.models import ContentPatterns, Page
 
 DEFAULT_TIMEOUT_MS = 1000.0
+MAX_TIMEOUT_MS = 60_000.0
+"""The most a suite may allow one pattern to search one page: beyond it a catastrophic
+pattern would hold a run for hours (and ``regex`` reads a huge timeout as none at all)."""
+MAX_PATTERN_LENGTH = 10_000
+"""Characters in one pattern; compiling costs about 4 µs a character."""
+MAX_PATTERN_UNITS = 100_000
+"""What a pattern may unroll to when compiled: about 0.03 s, 30 MB while compiling and 15 MB
+kept (measured with regex 2026.11). ``(?:ab|cd){300000}`` crashes the interpreter, and
+``(?:(?:a{1000}){1000}){100}b`` takes 10 GB."""
+MAX_GROUP_DEPTH = 100
+"""Nested groups; ``regex`` parses them recursively and overflows Python's stack near 200."""
+_CACHE_UNITS = 1_000_000
 PREVIEW_CHARS = 100
 PATTERN_ADVICE = (
     "prefer alternatives ('要約|まとめ|サマリー'), a partial match ('.*after.*') or a repeated "
@@ -183,14 +201,143 @@ def check_pattern(
     return result(PatternStatus.MATCHED)
 
 
-@lru_cache(maxsize=1024)
 def compile_pattern(pattern: str, ignore_case: bool) -> regex.Pattern[str] | str:
-    """The compiled pattern (DOTALL, optionally IGNORECASE), or why it is not a valid regex."""
+    """The compiled pattern (DOTALL, optionally IGNORECASE), or why it is refused.
+
+    Refused: not a valid regular expression, or past the bounds of :func:`pattern_problem`.
+    """
+    key = (pattern, ignore_case)
+    cached = _cache.get(key)
+    if cached is not None:
+        _cache.move_to_end(key)
+        return cached[0]
+    refused = pattern_problem(pattern)
+    if refused is not None:
+        return refused
     flags = regex.DOTALL | (regex.IGNORECASE if ignore_case else 0)
     try:
-        return regex.compile(pattern, flags)
+        compiled: regex.Pattern[str] | str = regex.compile(pattern, flags)
     except regex.error as error:
-        return str(error)
+        compiled = str(error)
+    except (RecursionError, MemoryError, OverflowError, ValueError) as error:
+        # Past the bounds checked above these should not happen; say so rather than crash.
+        compiled = f"cannot be compiled ({type(error).__name__}); simplify the pattern"
+    _remember(key, compiled)
+    return compiled
+
+
+_cache: OrderedDict[tuple[str, bool], tuple[regex.Pattern[str] | str, int]] = OrderedDict()
+_cached_units = 0
+
+
+def _remember(key: tuple[str, bool], compiled: regex.Pattern[str] | str) -> None:
+    # Weighed by cost, not counted: a thousand patterns near the bound would keep 15 GB.
+    global _cached_units  # noqa: PLW0603 - one process-wide cache, like functools' caches
+    units = max(1, pattern_cost(key[0])[0])
+    _cache[key] = (compiled, units)
+    _cached_units += units
+    while _cached_units > _CACHE_UNITS and len(_cache) > 1:
+        _, (_, dropped) = _cache.popitem(last=False)
+        _cached_units -= dropped
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why a pattern is refused before compiling (too long, too deep, unrolls too far), or None."""
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        return (
+            f"the pattern has {len(pattern):,} characters, more than the {MAX_PATTERN_LENGTH:,} "
+            "allowed; split it into several patterns"
+        )
+    units, depth = pattern_cost(pattern)
+    if depth > MAX_GROUP_DEPTH:
+        return (
+            f"groups nested {depth} deep, more than the {MAX_GROUP_DEPTH} allowed; "
+            "flatten the pattern"
+        )
+    if units > MAX_PATTERN_UNITS:
+        shown = f"{units:,}" if units < 10**15 else "more than 10^15"
+        return (
+            f"the pattern's repeats unroll to {shown} units when compiled, more than the "
+            f"{MAX_PATTERN_UNITS:,} allowed; lower the repeat counts, or nest fewer repeats "
+            "(nested counts multiply: '(?:a{100}){100}' is 10,000 units)"
+        )
+    return None
+
+
+_COUNT = re.compile(r"\{(\d*)(,(\d*))?\}")
+_BRACED_ESCAPES = frozenset("xuUNpPg")
+
+
+def _repeat_count(pattern: str, position: int) -> re.Match[str] | None:
+    # '{}' and '{x}' are literal text to regex; '{,5}' is a count from 0.
+    count = _COUNT.match(pattern, position)
+    return count if count is not None and (count.group(1) or count.group(2)) else None
+
+
+def pattern_cost(pattern: str) -> tuple[int, int]:
+    """What a pattern unrolls to when compiled, in units, and how deep its groups nest.
+
+    A unit is a character of the pattern; a repeat ``{m}`` or ``{m,n}`` multiplies what it
+    repeats by ``m`` (``regex`` unrolls the fixed minimum, not the optional rest), and nested
+    repeats multiply. The count errs high (inline comments and verbose whitespace count), never
+    low, so a pattern under the bound compiles within it.
+    """
+    frames = [[0, 0]]  # per open group: units so far, units of the last atom
+    depth = deepest = 0
+    position = 0
+    end = len(pattern)
+
+    def atom(units: int) -> None:
+        frames[-1][0] += units
+        frames[-1][1] = units
+
+    while position < end:
+        char = pattern[position]
+        if char == "\\":
+            after = position + 2
+            if (
+                pattern[position + 1 : position + 2] in _BRACED_ESCAPES
+                and pattern[after : after + 1] == "{"
+            ):
+                close = pattern.find("}", after)
+                after = end if close < 0 else close + 1
+            atom(after - position)
+            position = after
+        elif char == "[":
+            after = position + 1
+            after += pattern[after : after + 1] == "^"
+            after += pattern[after : after + 1] == "]"  # a leading ] is literal
+            while after < end and pattern[after] != "]":
+                after += 2 if pattern[after] == "\\" else 1
+            after = min(after + 1, end)
+            atom(after - position)
+            position = after
+        elif char == "(":
+            frames.append([0, 0])
+            depth += 1
+            deepest = max(deepest, depth)
+            position += 1
+        elif char == ")" and len(frames) > 1:
+            units = frames.pop()[0] + 2
+            depth -= 1
+            atom(units)
+            position += 1
+        elif char == "{" and (count := _repeat_count(pattern, position)) is not None:
+            digits = count.group(1)
+            # regex refuses counts past 2**32 itself; no need to read a longer one exactly.
+            least = int(digits) if 0 < len(digits) <= 10 else (0 if not digits else 10**10)
+            if least > 1:
+                frames[-1][0] += frames[-1][1] * (least - 1)
+                frames[-1][1] *= least
+            position = count.end()
+        elif char in "*+?":
+            position += 1
+        else:
+            atom(1)
+            position += 1
+    while len(frames) > 1:
+        frames[-2][0] += frames.pop()[0]
+    return frames[0][0], deepest
 
 
 def is_anchored(pattern: str) -> bool:

@@ -15,10 +15,10 @@ import math
 import numbers
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from knowledgepulse.evals.cases import CaseInput, LoadedCase, MalformedCase
+from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase
 from knowledgepulse.evals.diagnosis import diagnose
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.scorer import ScoreResult
@@ -111,6 +111,8 @@ class CaseResult:
         outcomes: one per suite scorer, in suite order; empty for a malformed case.
         problems: why the case is malformed; empty for a valid one.
         description: the case's description, if any.
+        warnings: located warnings about the case (its id used before, say); they change no
+            verdict.
     """
 
     case_id: str | None
@@ -118,6 +120,7 @@ class CaseResult:
     outcomes: tuple[ScorerOutcome, ...] = ()
     problems: tuple[Problem, ...] = ()
     description: str | None = None
+    warnings: tuple[Problem, ...] = ()
 
     @property
     def malformed(self) -> bool:
@@ -149,6 +152,7 @@ class CaseResult:
             "weighted_score": self.weighted_score,
             "scorers": [outcome.to_dict() for outcome in self.outcomes],
             "error": [p.to_dict() for p in self.problems] if self.problems else None,
+            "warnings": [p.to_dict() for p in self.warnings],
         }
 
 
@@ -185,6 +189,9 @@ class RunSummary:
         pass_rate: ``passed / cases``, or ``None`` with no cases.
         weighted_mean: the mean of the cases' weighted scores that are not ``None``.
         scorers: per suite key, in suite order.
+        unreadable_files: the files that could not be read in full (a syntax error, say); the
+            cases lost in them are not counted, since nobody knows how many there were.
+        warnings: every warning, on cases and on files.
     """
 
     cases: int
@@ -194,6 +201,8 @@ class RunSummary:
     pass_rate: float | None
     weighted_mean: float | None
     scorers: Mapping[str, ScorerStats]
+    unreadable_files: int = 0
+    warnings: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the JSON report."""
@@ -204,22 +213,35 @@ class RunSummary:
             "malformed": self.malformed,
             "pass_rate": self.pass_rate,
             "weighted_mean": self.weighted_mean,
+            "unreadable_files": self.unreadable_files,
+            "warnings": self.warnings,
             "scorers": {key: stats.to_dict() for key, stats in self.scorers.items()},
         }
 
 
 @dataclass(frozen=True, slots=True)
 class EvalRun:
-    """A suite run over cases: the suite, each case's result in input order, and the totals."""
+    """A suite run over cases: the suite, each case's result in input order, and the totals.
+
+    ``file_problems`` are the parts of case files that could not be read as cases (errors) and
+    the warnings about files, in the order found.
+    """
 
     suite: Suite
     cases: tuple[CaseResult, ...]
     summary: RunSummary
+    file_problems: tuple[Problem, ...] = ()
 
     @property
     def passed(self) -> bool:
-        """Whether every case passed (and none was malformed)."""
-        return self.summary.failed == 0
+        """Whether every case passed, none was malformed, and every file was read in full."""
+        return self.summary.failed == 0 and self.summary.unreadable_files == 0
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        """Every warning of the run: on files, then on cases, in input order."""
+        on_files = tuple(problem for problem in self.file_problems if problem.warning)
+        return on_files + tuple(w for result in self.cases for w in result.warnings)
 
 
 def passes(score: float | None, threshold: float) -> bool:
@@ -293,8 +315,10 @@ def evaluate_case(suite: Suite, case: Case, location: Location | None = None) ->
     )
 
 
-def summarize(suite: Suite, results: Sequence[CaseResult]) -> RunSummary:
-    """Pass rate, each scorer's mean and standard error, and the weighted mean."""
+def summarize(
+    suite: Suite, results: Sequence[CaseResult], file_problems: Sequence[Problem] = ()
+) -> RunSummary:
+    """Pass rate, each scorer's mean and standard error, the weighted mean, and what was lost."""
     passed = sum(result.passed for result in results)
     stats = {}
     for entry in suite.scorers:
@@ -311,21 +335,35 @@ def summarize(suite: Suite, results: Sequence[CaseResult]) -> RunSummary:
         pass_rate=passed / len(results) if results else None,
         weighted_mean=statistics.fmean(weighted) if weighted else None,
         scorers=stats,
+        unreadable_files=len({p.location.file for p in file_problems if not p.warning}),
+        warnings=sum(p.warning for p in file_problems)
+        + sum(len(result.warnings) for result in results),
     )
 
 
 def run_suite(suite: Suite, cases: Iterable[Case | CaseInput]) -> EvalRun:
-    """Run every scorer of ``suite`` on every case, in order; malformed cases fail.
+    """Run every scorer of ``suite`` on every case, in order, as the cases are read.
 
-    ``cases`` are :class:`Case` models, or what :func:`~knowledgepulse.evals.cases.load_cases`
-    returns (valid and malformed cases with their locations).
+    ``cases`` are :class:`Case` models, or what :func:`~knowledgepulse.evals.cases.iter_cases`
+    yields (valid and malformed cases with their locations, and file problems). Only the results
+    are kept, so an iterator of cases is never held whole. Malformed cases fail.
     """
     results = []
+    file_problems = []
     for item in cases:
-        if isinstance(item, MalformedCase):
-            results.append(CaseResult(item.case_id, item.location, problems=item.problems))
+        if isinstance(item, FileProblem):
+            file_problems.append(item.problem)
+        elif isinstance(item, MalformedCase):
+            results.append(
+                CaseResult(
+                    item.case_id, item.location, problems=item.problems, warnings=item.warnings
+                )
+            )
         elif isinstance(item, LoadedCase):
-            results.append(evaluate_case(suite, item.case, item.location))
+            result = evaluate_case(suite, item.case, item.location)
+            results.append(replace(result, warnings=item.warnings) if item.warnings else result)
         else:
             results.append(evaluate_case(suite, item))
-    return EvalRun(suite, tuple(results), summarize(suite, results))
+    return EvalRun(
+        suite, tuple(results), summarize(suite, results, file_problems), tuple(file_problems)
+    )

@@ -4,12 +4,17 @@ The run itself is plain data (:class:`~knowledgepulse.evals.runner.EvalRun`); ea
 function of it, testable without a terminal. JSON keeps input order and full float precision and
 holds no clock readings, so equal inputs give byte-identical output. The console view puts the
 failing cases first, each with its failing scorers and their diagnosis, then the passing ones,
-then the summary.
+then what could not be read and the warnings, then the summary.
+
+Text from cases reaches terminals, files and XML: :func:`printable` shows control characters as
+escapes and unpaired surrogates as U+FFFD, and the console view holds data only in ``Text``
+objects, so an id like ``[bold]`` or ``:100:`` is shown as written, never as markup or emoji.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -19,8 +24,27 @@ from rich.text import Text
 
 from knowledgepulse.evals.runner import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.evals.suite import Suite
+from knowledgepulse.records import Problem
 
 DASH = "—"
+# C0 and C1 controls but tab and newline, unpaired surrogates, and the two XML non-characters.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    r"""Text safe for a terminal, a UTF-8 file and XML: controls as ``\x1b``, surrogates U+FFFD."""
+    if _UNPRINTABLE.search(text) is None:
+        return text
+    return _UNPRINTABLE.sub(_shown, text)
+
+
+def _shown(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if 0xD800 <= code <= 0xDFFF:
+        return "\ufffd"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def run_to_dict(run: EvalRun) -> dict[str, Any]:
@@ -28,6 +52,7 @@ def run_to_dict(run: EvalRun) -> dict[str, Any]:
     return {
         "suite": run.suite.to_dict(),
         "summary": run.summary.to_dict(),
+        "problems": [problem.to_dict() for problem in run.file_problems],
         "cases": [result.to_dict() for result in run.cases],
     }
 
@@ -44,7 +69,9 @@ def suite_to_json(suite: Suite) -> str:
 
 def _dumps(document: Any) -> str:
     # A custom scorer's details may hold values JSON has no type for; show them as text.
-    return json.dumps(document, ensure_ascii=False, indent=2, default=str) + "\n"
+    text = json.dumps(document, ensure_ascii=False, indent=2, default=str) + "\n"
+    # An unpaired surrogate cannot be written as UTF-8, but JSON can escape it.
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def number(value: float | None, digits: int = 3) -> str:
@@ -70,17 +97,27 @@ def outcome_line(outcome: ScorerOutcome) -> str:
 
 
 def summary_line(run: EvalRun) -> str:
-    """One line for people: how many passed, failed and were malformed; the weighted mean."""
+    """One line for people: passed, malformed, files not read in full, warnings, weighted mean."""
     s = run.summary
+    parts = lost_and_warned(s.unreadable_files, s.warnings)
     if s.cases == 0:
-        return "no cases to evaluate"
-    parts = [f"{s.passed} of {s.cases} case{'s' if s.cases != 1 else ''} passed"]
+        return "; ".join(["no cases to evaluate", *parts])
+    head = f"{s.passed} of {s.cases} case{'s' if s.cases != 1 else ''} passed"
     if s.pass_rate is not None:
-        parts[0] += f" ({percent(s.pass_rate)})"
-    if s.malformed:
-        parts.append(f"{s.malformed} malformed")
-    parts.append(f"weighted mean {number(s.weighted_mean)}")
-    return "; ".join(parts)
+        head += f" ({percent(s.pass_rate)})"
+    malformed = [f"{s.malformed} malformed"] if s.malformed else []
+    return "; ".join([head, *malformed, *parts, f"weighted mean {number(s.weighted_mean)}"])
+
+
+def lost_and_warned(unreadable_files: int, warnings: int) -> list[str]:
+    """``1 file could not be read in full``, ``2 warnings``: the parts that are not zero."""
+    parts = []
+    if unreadable_files:
+        plural = "s" if unreadable_files != 1 else ""
+        parts.append(f"{unreadable_files} file{plural} could not be read in full")
+    if warnings:
+        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    return parts
 
 
 def to_console(run: EvalRun) -> Group:
@@ -94,16 +131,30 @@ def to_console(run: EvalRun) -> Group:
     if passing:
         parts.append(_passing_table(passing))
         parts.append(Text())
+    unreadable = [problem for problem in run.file_problems if not problem.warning]
+    if unreadable:
+        parts.append(Text("Not read in full", style="bold magenta"))
+        parts.extend(_indented(_problem_text(problem), 2) for problem in unreadable)
+        parts.append(Text())
+    warnings = run.warnings
+    if warnings:
+        parts.append(Text(f"Warnings ({len(warnings)})", style="bold yellow"))
+        parts.extend(_indented(_problem_text(problem), 2) for problem in warnings)
+        parts.append(Text())
     parts.append(summary_table(run))
     parts.append(Text(summary_line(run), style="bold"))
     return Group(*parts)
 
 
+def _problem_text(problem: Problem) -> Text:
+    return Text(printable(str(problem)))
+
+
 def _case_head(label: str, style: str, result: CaseResult) -> Text:
     head = Text()
     head.append(f"{label} ", style=f"bold {style}")
-    head.append(result.case_id if result.case_id is not None else "(no id)", style="bold")
-    head.append(f"  {result.location!s}", style="dim")
+    head.append(printable(result.case_id) if result.case_id is not None else "(no id)", "bold")
+    head.append(f"  {printable(str(result.location))}", style="dim")
     if not result.malformed:
         head.append(f"  weighted {number(result.weighted_score)}")
     return head
@@ -112,19 +163,21 @@ def _case_head(label: str, style: str, result: CaseResult) -> Text:
 def _failing_case(result: CaseResult) -> list[RenderableType]:
     if result.malformed:
         lines: list[RenderableType] = [_case_head("MALFORMED", "magenta", result)]
-        lines.extend(_indented(Text(str(problem)), 4) for problem in result.problems)
+        lines.extend(_indented(_problem_text(problem), 4) for problem in result.problems)
         return lines
     lines = [_case_head("FAIL", "red", result)]
     for outcome in result.failing:
         line = Text("✗ ", style="red")
-        line.append(outcome.key, style="bold")
-        line.append(f"  {outcome_line(outcome)}")
+        line.append(printable(outcome.key), style="bold")
+        line.append(f"  {printable(outcome_line(outcome))}")
         lines.append(_indented(line, 2))
-        lines.extend(_indented(Text(hint, style="yellow"), 6) for hint in outcome.diagnosis)
+        lines.extend(
+            _indented(Text(printable(hint), style="yellow"), 6) for hint in outcome.diagnosis
+        )
     passed = [o for o in result.outcomes if o.passed]
     if passed:
         scores = ", ".join(f"{o.key} {number(o.score)}" for o in passed)
-        lines.append(_indented(Text(f"✓ {scores}", style="dim"), 2))
+        lines.append(_indented(Text(f"✓ {printable(scores)}", style="dim"), 2))
     return lines
 
 
@@ -134,14 +187,16 @@ def _indented(text: Text, width: int) -> Padding:
 
 
 def _passing_table(passing: list[CaseResult]) -> Table:
-    table = Table(title="Passing cases", title_justify="left", header_style="bold", show_edge=False)
+    table = Table(
+        title=Text("Passing cases"), title_justify="left", header_style="bold", show_edge=False
+    )
     table.add_column("case", no_wrap=True)
     table.add_column("where", style="dim", no_wrap=True)
     table.add_column("weighted", justify="right")
     for result in passing:
         table.add_row(
-            Text(result.case_id or ""),
-            str(result.location),
+            Text(printable(result.case_id or "")),
+            Text(printable(str(result.location))),
             Text(number(result.weighted_score), style="bold"),
         )
     return table
@@ -149,7 +204,7 @@ def _passing_table(passing: list[CaseResult]) -> Table:
 
 def summary_table(run: EvalRun) -> Table:
     """Each scorer's weight, threshold, mean ± standard error and counts over the run."""
-    title = f"Suite {run.suite.name or run.suite.source}"
+    title = Text(printable(f"Suite {run.suite.name or run.suite.source}"))
     table = Table(title=title, title_justify="left", header_style="bold", show_edge=False)
     named = any(entry.name is not None for entry in run.suite.scorers)
     columns = ("scorer", *(("type",) if named else ()), "weight", "threshold", "mean")
@@ -159,8 +214,8 @@ def summary_table(run: EvalRun) -> Table:
     for entry in run.suite.scorers:
         stats = run.summary.scorers[entry.key]
         table.add_row(
-            entry.key,
-            *((entry.type,) if named else ()),
+            Text(printable(entry.key)),
+            *((Text(printable(entry.type)),) if named else ()),
             f"{entry.weight:g}",
             f"{entry.threshold:g}",
             number(stats.mean),
@@ -173,8 +228,11 @@ def summary_table(run: EvalRun) -> Table:
 
 def suite_table(suite: Suite) -> Table:
     """The resolved suite for people (``kp eval --dry-run``): every scorer and its parameters."""
-    title = f"Suite {suite.name or suite.source}" + (
-        f": {suite.description}" if suite.description else ""
+    title = Text(
+        printable(
+            f"Suite {suite.name or suite.source}"
+            + (f": {suite.description}" if suite.description else "")
+        )
     )
     table = Table(title=title, title_justify="left", header_style="bold", show_edge=False)
     table.add_column("scorer", no_wrap=True)
@@ -183,9 +241,9 @@ def suite_table(suite: Suite) -> Table:
     table.add_column("params")
     for entry in suite.scorers:
         table.add_row(
-            entry.label,
+            Text(printable(entry.label)),
             f"{entry.weight:g}",
             f"{entry.threshold:g}",
-            Text(json.dumps(entry.params, ensure_ascii=False) if entry.params else DASH),
+            Text(printable(json.dumps(entry.params, ensure_ascii=False)) if entry.params else DASH),
         )
     return table

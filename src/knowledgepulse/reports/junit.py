@@ -3,8 +3,13 @@
 One ``<testsuite>`` (inside ``<testsuites>``), one ``<testcase>`` per case: ``classname`` is the
 file the case came from and ``name`` its id. A failing case has one ``<failure>`` whose message
 names every failing scorer and whose text holds each one's score, threshold, margin and
-diagnosis, so the CI page shows why. A malformed case is an ``<error>`` listing its problems.
-The suite's scorers are ``<properties>``. No timestamps or durations: equal runs, equal bytes.
+diagnosis, so the CI page shows why. A malformed case is an ``<error>`` listing its problems;
+so is each part of a file that could not be read (a ``<testcase>`` named after the file), so CI
+never counts a broken file as nothing. Warnings go to the ``<system-err>`` of their testcase
+(file warnings to the testsuite's). The suite's scorers are ``<properties>``. No timestamps or
+durations: equal runs, equal bytes. Every text goes through
+:func:`~knowledgepulse.reports.evals.printable`, so the document stays well-formed XML whatever
+the cases hold.
 """
 
 from __future__ import annotations
@@ -12,7 +17,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from knowledgepulse.evals.runner import CaseResult, EvalRun
-from knowledgepulse.reports.evals import number, outcome_line
+from knowledgepulse.records import Problem
+from knowledgepulse.reports.evals import number, outcome_line, printable
 
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
@@ -21,10 +27,11 @@ def to_junit(run: EvalRun) -> str:
     """The run as a JUnit XML document."""
     summary = run.summary
     name = run.suite.name or run.suite.source
+    unreadable = [problem for problem in run.file_problems if not problem.warning]
     counts = {
-        "tests": str(summary.cases),
+        "tests": str(summary.cases + len(unreadable)),
         "failures": str(summary.failed - summary.malformed),
-        "errors": str(summary.malformed),
+        "errors": str(summary.malformed + len(unreadable)),
         "skipped": "0",
     }
     root = ET.Element("testsuites", {"name": "kp eval", **counts})
@@ -41,10 +48,38 @@ def to_junit(run: EvalRun) -> str:
         )
     _property(properties, "pass_rate", number(summary.pass_rate, 4))
     _property(properties, "weighted_mean", number(summary.weighted_mean, 4))
+    _property(properties, "warnings", str(summary.warnings))
+    for problem in unreadable:
+        testcase = ET.SubElement(
+            suite,
+            "testcase",
+            {"classname": problem.location.file, "name": f"(not read in full) {problem.location}"},
+        )
+        error = ET.SubElement(
+            testcase,
+            "error",
+            {"message": f"cannot be read at {problem.location}", "type": "UnreadableFile"},
+        )
+        error.text = str(problem)
     for result in run.cases:
         suite.append(_testcase(result))
+    _warnings(suite, [problem for problem in run.file_problems if problem.warning])
+    _printable(root)
     ET.indent(root)
     return _XML_DECLARATION + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _warnings(parent: ET.Element, warnings: list[Problem]) -> None:
+    if warnings:
+        ET.SubElement(parent, "system-err").text = "\n".join(str(w) for w in warnings)
+
+
+def _printable(element: ET.Element) -> None:
+    # XML 1.0 has no way to write most control characters, even escaped.
+    for node in element.iter():
+        node.attrib.update({key: printable(value) for key, value in node.attrib.items()})
+        if node.text:
+            node.text = printable(node.text)
 
 
 def _property(parent: ET.Element, name: str, value: str) -> None:
@@ -61,9 +96,11 @@ def _testcase(result: CaseResult) -> ET.Element:
             {"message": f"malformed case at {result.location}", "type": "MalformedCase"},
         )
         error.text = "\n".join(str(problem) for problem in result.problems)
+        _warnings(testcase, list(result.warnings))
         return testcase
     failing = result.failing
     if not failing:
+        _warnings(testcase, list(result.warnings))
         return testcase
     message = "; ".join(
         f"{o.key}: {number(o.score)} < {number(o.threshold)}"
@@ -78,4 +115,5 @@ def _testcase(result: CaseResult) -> ET.Element:
         lines.append(f"{outcome.label}: {outcome_line(outcome)}")
         lines.extend(f"  {hint}" for hint in outcome.diagnosis)
     failure.text = "\n".join(lines)
+    _warnings(testcase, list(result.warnings))
     return testcase

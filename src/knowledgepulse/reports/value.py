@@ -97,7 +97,7 @@ def tidy(value: Any) -> Any:
         return {
             key: item
             if type(item) in _PLAIN
-            else round(item, DECIMALS)
+            else _rounded(item)
             if type(item) is float
             else tidy(item)
             for key, item in value.items()
@@ -106,17 +106,27 @@ def tidy(value: Any) -> Any:
         return [
             item
             if type(item) in _PLAIN
-            else round(item, DECIMALS)
+            else _rounded(item)
             if type(item) is float
             else tidy(item)
             for item in value
         ]
     if kind is float:
-        return round(value, DECIMALS)
+        return _rounded(value)
     return value
 
 
 _PLAIN = frozenset({str, int, bool, type(None)})
+_SCALE = 10.0**DECIMALS
+
+
+def _rounded(number: float) -> float:
+    # round(x, 12) goes through a decimal string (about 1 µs); for the scores, weights and
+    # similarities of a row (|x| <= 1, so x * 1e12 is within 1e-4 of an integer below 2**53)
+    # the nearest double to k / 1e12 is the same kind of clean number, twenty times faster.
+    if -1.0 <= number <= 1.0:
+        return round(number * _SCALE) / _SCALE
+    return round(number, DECIMALS)
 
 
 def row(result: ScoredTrace) -> dict[str, Any]:
@@ -259,7 +269,7 @@ def annotated_line(document: dict[str, Any], score: float) -> str:
     # The record was parsed for this run alone, so it can be changed in place (no deep copy,
     # which would recurse as deep as the document nests).
     if isinstance(metadata, dict):
-        metadata["quality_score"] = round(score, DECIMALS)
+        metadata["quality_score"] = _rounded(score)
     return dumps(document)
 
 

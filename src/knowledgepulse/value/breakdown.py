@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from knowledgepulse.value.dimensions import (
@@ -31,7 +31,12 @@ class Dimensions:
 
     def to_dict(self) -> dict[str, float]:
         """The values by dimension name, in the formula's order."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        return {
+            "complexity": self.complexity,
+            "novelty": self.novelty,
+            "tool_diversity": self.tool_diversity,
+            "outcome_confidence": self.outcome_confidence,
+        }
 
 
 @dataclass(frozen=True, slots=True)

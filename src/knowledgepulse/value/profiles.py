@@ -46,8 +46,13 @@ class ScoringWeights:
         return (self.complexity, self.novelty, self.tool_diversity, self.outcome_confidence)
 
     def to_dict(self) -> dict[str, float]:
-        """The weights by dimension name."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        """The weights by dimension name, in the formula's order."""
+        return {
+            "complexity": self.complexity,
+            "novelty": self.novelty,
+            "tool_diversity": self.tool_diversity,
+            "outcome_confidence": self.outcome_confidence,
+        }
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], *, name: str = "profile") -> ScoringWeights:

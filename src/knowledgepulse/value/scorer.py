@@ -196,7 +196,11 @@ class TraceValueScorer:
         """Like :meth:`score_many`, yielding each breakdown as soon as its batch is scored."""
         valid = (parse_trace(trace) for trace in traces)
         while chunk := list(islice(valid, self.batch_size)):
-            embedded = self._embed([embedding_text(trace) for trace in chunk])
+            embedded = (
+                self._embed([embedding_text(trace) for trace in chunk])
+                if self._embedder is not None
+                else None
+            )
             for position, trace in enumerate(chunk):
                 yield self._finish(trace, embedded, position)
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
-from knowledgepulse.evals.patterns import DEFAULT_TIMEOUT_MS, preview
+from knowledgepulse.evals.patterns import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, preview
 
 PositiveMs = Annotated[float, Field(gt=0, strict=True, allow_inf_nan=False)]
 
@@ -26,9 +26,21 @@ class PatternParams(BaseModel):
     )
     timeout_ms: PositiveMs = Field(
         default=DEFAULT_TIMEOUT_MS,
-        description="Longest time one pattern may search one page, in ms; past it the pattern "
-        "counts as not matched and an issue says it timed out.",
+        description="Longest time one pattern may search one page, in ms (at most "
+        f"{MAX_TIMEOUT_MS:g}); past it the pattern counts as not matched and an issue says it "
+        "timed out.",
     )
+
+    @field_validator("timeout_ms")
+    @classmethod
+    def _bounded(cls, value: float) -> float:
+        # The bound is what keeps a catastrophic pattern from hanging a run: it cannot be lifted.
+        if value > MAX_TIMEOUT_MS:
+            raise ValueError(
+                f"at most {MAX_TIMEOUT_MS:g} ms (one minute) per pattern and page; the bound keeps "
+                "a catastrophic pattern from hanging the run, so it cannot be switched off"
+            )
+        return value
 
 
 def ordinal(n: int) -> str:
