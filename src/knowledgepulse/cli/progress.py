@@ -51,6 +51,16 @@ class ReadProgress:
             total = (total or 0) + path.stat().st_size
         return cls(total, enabled=enabled)
 
+    @property
+    def total_bytes(self) -> int | None:
+        """What the bar measures against: the inputs' size, or ``None`` (a count of traces)."""
+        return self._total
+
+    @property
+    def drawing(self) -> bool:
+        """Whether a bar is on screen."""
+        return self._progress is not None
+
     def __enter__(self) -> ReadProgress:
         if self._enabled:
             columns = [TextColumn("{task.fields[done]} traces"), BarColumn(), TimeElapsedColumn()]
