@@ -238,3 +238,17 @@ def test_loading_into_a_smaller_cache_keeps_the_newest(tmp_path: Path) -> None:
     path = tmp_path / "c.npz"
     cache.save(path)
     assert [e.id for e in VectorCache.load(path, max_elements=2).entries()] == ["v3", "v4"]
+
+
+def test_nearest_can_leave_out_an_id() -> None:
+    """exclude_id skips every vector held under that id; nothing left means no neighbour."""
+    cache = VectorCache(max_elements=4, dimensions=3)
+    cache.add([1.0, 0.0, 0.0], id="self")
+    cache.add([0.8, 0.6, 0.0], id="other")
+    assert cache.nearest([1.0, 0.0, 0.0]).id == "self"  # type: ignore[union-attr]
+    found = cache.nearest([1.0, 0.0, 0.0], exclude_id="self")
+    assert found is not None
+    assert (found.id, found.similarity) == ("other", pytest.approx(0.8))
+    alone = VectorCache(max_elements=4, dimensions=3)
+    alone.add([1.0, 0.0, 0.0], id="self")
+    assert alone.nearest([1.0, 0.0, 0.0], exclude_id="self") is None

@@ -79,8 +79,13 @@ def test_similar_traces_are_less_novel_than_unrelated_ones() -> None:
     scorer = TraceValueScorer(embedder=embedder, mode="online")
     scorer.score(make_trace(objective="Book a flight from New York to Seattle on May 20"))
     frozen = TraceValueScorer(embedder=embedder, cache=scorer.cache, mode="frozen")
-    near = frozen.score(make_trace(objective="Book a flight from New York to Seattle on May 21"))
-    far = frozen.score(make_trace(objective="Diagnose the memory leak in the image resizer"))
+    near_trace = make_trace(
+        trace_id="kp:trace:near", objective="Book a flight from New York to Seattle on May 21"
+    )
+    far_trace = make_trace(
+        trace_id="kp:trace:far", objective="Diagnose the memory leak in the image resizer"
+    )
+    near, far = frozen.score(near_trace), frozen.score(far_trace)
     assert near.dimensions.novelty < far.dimensions.novelty
 
 
@@ -327,3 +332,27 @@ def test_every_score_and_dimension_is_in_unit_range(batch: list[object], seed: i
 def test_steps_builder_makes_numbered_steps() -> None:
     """The test builder numbers steps from 0 (guards the other tests' assumptions)."""
     assert [s["step_id"] for s in steps("thought", "thought")] == [0, 1]
+
+
+def test_frozen_scoring_never_matches_a_trace_with_itself() -> None:
+    """A corpus scored frozen against its own cache gets novelty from the *other* traces."""
+    traces = [make_trace(trace_id=f"kp:trace:{n}", objective=f"task number {n}") for n in range(3)]
+    embedder = HashingEmbedder()
+    builder = TraceValueScorer(embedder=embedder)
+    builder.score_many(traces)
+    frozen = TraceValueScorer(embedder=embedder, cache=builder.cache, mode="frozen")
+    for breakdown in frozen.score_many(traces):
+        assert breakdown.novelty.source == "embedding"
+        assert breakdown.novelty.nearest_id != breakdown.trace_id
+        assert breakdown.dimensions.novelty > 0.0
+
+
+def test_embed_traces_gives_one_unit_vector_per_trace_and_leaves_the_cache() -> None:
+    """embed_traces is for comparing traces among themselves: the cache is not touched."""
+    scorer = TraceValueScorer(embedder=HashingEmbedder())
+    vectors = scorer.embed_traces([make_trace(trace_id=f"kp:trace:{n}") for n in range(3)])
+    assert vectors is not None
+    assert vectors.shape == (3, scorer.cache.dimensions)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert scorer.cache.size == 0
+    assert TraceValueScorer(embedder=None).embed_traces([make_trace()]) is None

@@ -163,11 +163,12 @@ class VectorCache:
             self._next = (slot + 1) % self._max_elements
             self._filled = min(self._filled + 1, self._max_elements)
 
-    def nearest(self, query: ArrayLike) -> Nearest | None:
+    def nearest(self, query: ArrayLike, *, exclude_id: str | None = None) -> Nearest | None:
         """The held vector most similar to ``query``, or ``None`` when nothing is held.
 
         A zero vector (query or held) has similarity 0 with everything. Exact ties go to the
-        vector added first.
+        vector added first. ``exclude_id`` leaves out the vectors held under that id, so a trace
+        scored against a cache that already holds it is not compared with itself.
 
         Raises:
             VectorError: the query has the wrong length, or holds NaN or infinity.
@@ -182,6 +183,17 @@ class VectorCache:
                 if not live.any():
                     return None
                 similarities = np.where(live, similarities, -np.inf)
+            if exclude_id is not None:
+                own = [
+                    slot
+                    for slot, held in enumerate(self._ids[: self._filled])
+                    if held == exclude_id
+                ]
+                if own:
+                    similarities = similarities.copy()
+                    similarities[own] = -np.inf
+                    if not np.isfinite(similarities).any():
+                        return None
             best = float(similarities.max())
             ties = np.flatnonzero(similarities == best)
             slot = int(ties[np.argmin(self._sequence[ties])]) if len(ties) > 1 else int(ties[0])

@@ -215,6 +215,18 @@ class TraceValueScorer:
             embedded = await asyncio.to_thread(self._embed, [embedding_text(valid)])
         return self._finish(valid, embedded, 0)
 
+    def embed_traces(self, traces: Iterable[TraceInput]) -> NDArray[np.float32] | None:
+        """The unit vectors novelty compares, one row per trace; ``None`` without an embedder.
+
+        The cache is neither read nor changed: this is for callers that compare traces among
+        themselves (selection, de-duplication, corpus novelty).
+        """
+        valid = [parse_trace(trace) for trace in traces]
+        if self._embedder is None:
+            return None
+        embedded = self._embed([embedding_text(trace) for trace in valid])
+        return None if embedded is None else embedded.vectors
+
     def _embed(self, texts: Sequence[str]) -> _Embedded | None:
         embedder = self._embedder
         if embedder is None:
@@ -280,9 +292,13 @@ class TraceValueScorer:
         capped = None if embedded.capped is None else embedded.capped[position]
         cache = self.cache
         with self._lock:
-            nearest = cache.nearest(vector)
             if self.mode == "online":
+                nearest = cache.nearest(vector)
                 cache.add(vector, id=trace_id)
+            else:
+                # A frozen cache built from this very corpus holds the trace itself: novelty
+                # is measured against the others.
+                nearest = cache.nearest(vector, exclude_id=trace_id)
         if nearest is None:
             return EMPTY_CACHE_NOVELTY, NoveltyOrigin("empty_cache", windows=windows, capped=capped)
         return novelty(nearest.similarity), NoveltyOrigin(
