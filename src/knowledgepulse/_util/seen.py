@@ -19,7 +19,7 @@ class SeenIds:
         size = 1
         while size < capacity * 2:
             size *= 2
-        self._table = array("Q", bytes(8 * size))
+        self._table = array("Q", [_EMPTY]) * size
         self._count = 0
 
     def __len__(self) -> int:
@@ -58,10 +58,12 @@ class SeenIds:
         return False
 
     def _grow(self) -> None:
-        old = [digest for digest in self._table if digest != _EMPTY]
-        self._table = array("Q", bytes(16 * len(self._table)))
+        old = self._table
+        self._table = array("Q", [_EMPTY]) * (2 * len(old))
         mask = len(self._table) - 1
-        for digest in old:
+        for digest in old:  # one int at a time: no list of a million ints while growing
+            if digest == _EMPTY:
+                continue
             slot = digest & mask
             while self._table[slot] != _EMPTY:
                 slot = (slot + 1) & mask
