@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import time
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -222,3 +224,217 @@ def test_schema_suite_prints_the_committed_schema(kp: KpRunner) -> None:
     run = kp("schema", "suite")
     assert run.code == 0
     assert run.out == (ROOT / "schemas" / "suite.schema.json").read_text(encoding="utf-8")
+
+
+# --- never lose a run ------------------------------------------------------------------------
+
+ODD_TEXT = "[bold]x[/bold] [/oops] :100: \x1b[31mred\x00\x07\r\ufffe"
+
+
+def write_cases(path: Path, *cases: Mapping[str, object]) -> str:
+    path.write_text("".join(json.dumps(case) + "\n" for case in cases), encoding="utf-8")
+    return str(path)
+
+
+def with_patterns(case_id: str, *patterns: str) -> dict[str, object]:
+    expected = {**PASSING_CASE["expected"], "contentPatterns": list(patterns)}  # type: ignore[dict-item]
+    return {**PASSING_CASE, "id": case_id, "expected": expected}
+
+
+def test_an_output_in_a_missing_directory_fails_before_any_work(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """One line, exit 2, and no case is read (a missing case file would say so otherwise)."""
+    report = tmp_path / "missing" / "report.json"
+    run = kp("eval", str(tmp_path / "nope.jsonl"), "--preset", "standard", "-o", str(report))
+    assert run.code == 2
+    assert run.err == (
+        f"kp: error: cannot write the report {report}: the directory {report.parent} does not "
+        "exist; create it first\n"
+    )
+
+
+def test_a_missing_case_file_fails_before_the_others_are_scored(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Every case file is opened before scoring: no half run ending in an error."""
+    cases = write_cases(tmp_path / "ok.jsonl", PASSING_CASE)
+    run = kp("eval", cases, str(tmp_path / "nope.jsonl"), "--preset", "standard", "-f", "json")
+    assert run.code == 2
+    assert run.out == ""
+    assert run.err.strip() == f"kp: error: {tmp_path / 'nope.jsonl'}: no such file"
+
+
+def test_a_report_replaces_the_old_one_only_when_complete(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rendering that fails leaves the previous report as it was, and no temporary behind."""
+    report = tmp_path / "report.md"
+    report.write_text("previous\n")
+
+    def broken(run: object) -> str:
+        raise RuntimeError("renderer broke")
+
+    monkeypatch.setattr("knowledgepulse.cli.eval.to_markdown", broken)
+    cases = write_cases(tmp_path / "ok.jsonl", PASSING_CASE)
+    run = kp("eval", cases, "--preset", "standard", "-o", str(report))
+    assert "renderer broke" in run.err
+    assert report.read_text() == "previous\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.jsonl", "report.md"]
+
+
+def test_cases_are_scored_as_they_are_read(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kp eval scores each case before reading the next: inputs are never all held in memory."""
+    from knowledgepulse.evals import (
+        Scorer,
+        ScoreResult,
+        iter_cases,
+        register_scorer,
+        unregister_scorer,
+    )
+
+    events: list[str] = []
+
+    class Logs(Scorer):
+        def evaluate(self, actual: object, expected: object, pages: object) -> ScoreResult:
+            events.append("scored")
+            return ScoreResult(1.0)
+
+    register_scorer("kp-test-logs")(Logs)
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("scorers: [{type: kp-test-logs}]\n")
+
+    def logged(paths: object) -> Iterator[object]:
+        for item in iter_cases(paths):  # type: ignore[arg-type]
+            events.append("read")
+            yield item
+
+    monkeypatch.setattr("knowledgepulse.cli.eval.iter_cases", logged)
+    cases = write_cases(tmp_path / "c.jsonl", *({**PASSING_CASE, "id": f"c{i}"} for i in range(3)))
+    try:
+        assert kp("eval", cases, "--suite", str(suite), "-f", "json").code == 0
+    finally:
+        unregister_scorer("kp-test-logs")
+    assert events == ["read", "scored"] * 3
+
+
+def test_a_compile_bomb_is_a_located_problem_in_well_under_a_second(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """The pattern that took 10 GB is refused by its path; the other case still runs."""
+    cases = write_cases(
+        tmp_path / "c.jsonl",
+        with_patterns("bomb", "(?:(?:a{1000}){1000}){100}b"),
+        with_patterns("fine", "Basket"),
+    )
+    started = time.perf_counter()
+    run = kp("eval", cases, "--preset", "standard", "-f", "json")
+    assert time.perf_counter() - started < 1
+    assert run.code == 1
+    assert f"{cases}:1: expected.contentPatterns[0]: pattern refused: " in run.err
+    verdicts = [(c["id"], c["passed"]) for c in json.loads(run.out)["cases"]]
+    assert verdicts == [("bomb", False), ("fine", True)]
+
+
+@pytest.mark.parametrize("output_format", ["table", "json", "junit", "markdown"])
+def test_an_invalid_regex_shows_in_every_format(
+    kp: KpRunner, tmp_path: Path, output_format: str
+) -> None:
+    """Not only in the JSON details of a passing case: every report, and stderr, name it."""
+    cases = write_cases(tmp_path / "c.jsonl", with_patterns("regex", "Basket", "(unclosed"))
+    run = kp("eval", cases, "--preset", "standard", "-f", output_format)
+    assert run.code == 1
+    path, message = "expected.contentPatterns[1]", "not a valid regular expression: missing )"
+    assert f"{path}: {message}" in run.err
+    if output_format == "json":
+        [problem] = json.loads(run.out)["cases"][0]["error"]
+        assert (problem["path"], problem["line"]) == (path, 1)
+        assert problem["message"].startswith(message)
+    else:
+        assert message in run.out
+
+
+@pytest.mark.parametrize("output_format", ["table", "json", "markdown"])
+def test_dry_run_compiles_every_pattern(kp: KpRunner, tmp_path: Path, output_format: str) -> None:
+    """--dry-run scores nothing but reports an invalid pattern, with a count, and exits 1."""
+    cases = write_cases(tmp_path / "c.jsonl", with_patterns("regex", "(unclosed"))
+    run = kp("eval", cases, "--preset", "standard", "--dry-run", "-f", output_format)
+    assert run.code == 1
+    assert f"{cases}:1: expected.contentPatterns[0]: not a valid regular expression" in run.err
+    assert run.err.endswith("checked 1 case: 1 malformed\n")
+
+
+def test_a_yaml_syntax_error_is_a_file_that_could_not_be_read(kp: KpRunner, tmp_path: Path) -> None:
+    """One file-level problem with its line, "could not be read", exit 1; not "0 of 1 passed"."""
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("- id: a\n  pages: [\n")
+    cases = write_cases(tmp_path / "ok.jsonl", PASSING_CASE)
+    run = kp("eval", str(broken), cases, "--preset", "standard", "-f", "json")
+    assert run.code == 1
+    assert run.err.splitlines() == [
+        f"{broken}:3: invalid YAML: expected the node content, but found '<stream end>'",
+        "1 of 1 case passed (100.0%); 1 file could not be read in full; weighted mean 1.000",
+    ]
+    document = json.loads(run.out)
+    assert document["summary"]["unreadable_files"] == 1
+    assert [p["line"] for p in document["problems"]] == [3]
+
+
+@pytest.mark.parametrize("output_format", ["table", "json", "junit", "markdown"])
+def test_duplicate_case_ids_are_warned_counted_and_shown_in_every_format(
+    kp: KpRunner, tmp_path: Path, output_format: str
+) -> None:
+    """Each repeat is a located warning on stderr, in the summary and in the report."""
+    cases = write_cases(tmp_path / "c.jsonl", PASSING_CASE, PASSING_CASE, PASSING_CASE)
+    run = kp("eval", cases, "--preset", "standard", "-f", output_format)
+    assert run.code == 0
+    warning = f"{cases}:2: warning: id: the case id 'ok' is also used at {cases}:1"
+    assert warning in run.err
+    assert "3 of 3 cases passed (100.0%); 2 warnings" in run.err + run.out
+    if output_format == "junit":
+        assert "warning: id: the case id" in run.out
+    elif output_format == "json":
+        assert json.loads(run.out)["summary"]["warnings"] == 2
+    else:
+        assert "Warnings (2)" in run.out
+        assert "warning: id: the case id 'ok' is also used at" in " ".join(run.out.split())
+
+
+@pytest.mark.parametrize("output_format", ["table", "json", "junit", "markdown"])
+@pytest.mark.parametrize("to_file", [False, True], ids=["stdout", "file"])
+def test_odd_text_in_cases_never_breaks_a_report(
+    kp: KpRunner, tmp_path: Path, output_format: str, to_file: bool
+) -> None:
+    """Markup, emoji codes, controls, unpaired surrogates, long strings: shown, never fatal."""
+    odd = {
+        **with_patterns(ODD_TEXT + "\ud800", "(?!)" + ODD_TEXT.replace("[", "\\[")),
+        "description": ODD_TEXT,
+    }
+    long = {**PASSING_CASE, "id": "L" * 50_000}
+    malformed = {"id": ODD_TEXT, "pages": 5}
+    cases = write_cases(tmp_path / "c.jsonl", odd, long, malformed)
+    report = tmp_path / "report.out"
+    args = ("-o", str(report)) if to_file else ()
+    run = kp("eval", cases, "--preset", "standard", "-f", output_format, *args)
+    assert run.code == 1
+    text = report.read_text(encoding="utf-8") if to_file else run.out
+    assert "\x1b" not in text
+    assert "💯" not in text + run.err
+    if output_format == "json":
+        assert json.loads(text)["cases"][2]["id"] == ODD_TEXT
+    elif output_format == "junit":
+        names = [case.get("name") for case in ET.fromstring(text).iter("testcase")]
+        assert "[bold]x[/bold] [/oops] :100: \\x1b[31mred\\x00\\x07\\x0d\\ufffe" in names
+    elif output_format == "table":
+        assert "[bold]x[/bold] [/oops] :100: \\x1b[31mred" in text
+
+
+def test_a_bounded_timeout_is_enforced_on_the_suite(kp: KpRunner, tmp_path: Path) -> None:
+    """A suite asking for a timeout past one minute is a suite error, exit 2, no case run."""
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("scorers:\n  - type: content-quality\n    params: {timeout_ms: 1e12}\n")
+    run = kp("eval", CASES_YAML, "--suite", str(suite), "-f", "json")
+    assert run.code == 2
+    assert "at most 60000 ms (one minute)" in run.err

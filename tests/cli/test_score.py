@@ -133,7 +133,7 @@ def test_table_view_and_explanations(kp: KpRunner) -> None:
         (["--no-embedder", "--cache", "c.npz"], "--cache holds embeddings"),
         (["--annotate", "-f", "csv"], "--annotate writes traces"),
         (["-f", "yaml"], "Invalid value for '-f' / '--format'"),
-        (["--min-score", "1.5"], "1.5 is not in the range"),
+        (["--min-score", "1.5"], "is not a minimum score; give a number in [0, 1]"),
     ],
 )
 def test_usage_errors_exit_2(kp: KpRunner, args: list[str], message: str) -> None:

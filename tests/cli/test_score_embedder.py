@@ -116,8 +116,9 @@ def test_max_windows_caps_long_traces_and_says_so(kp: KpRunner, tmp_path: Path) 
     document["steps"][0]["content"] = "word " * 2000
     path = tmp_path / "long.jsonl"
     path.write_text(json.dumps(document) + "\n")
-    capped = rows(kp("score", str(path), "-f", "jsonl", "--max-windows", "1").out)[0]
-    whole = rows(kp("score", str(path), "-f", "jsonl", "--max-windows", "none").out)[0]
+    windows = ("score", str(path), "-f", "jsonl", "--novelty-text", "windows")
+    capped = rows(kp(*windows, "--max-windows", "1").out)[0]
+    whole = rows(kp(*windows, "--max-windows", "none").out)[0]
     assert capped["inputs"]["novelty"]["capped"] is True  # type: ignore[index]
     assert capped["inputs"]["novelty"]["windows_embedded"] == 1  # type: ignore[index]
     assert whole["inputs"]["novelty"]["capped"] is False  # type: ignore[index]
@@ -128,3 +129,17 @@ def test_max_windows_must_be_a_count_or_none(kp: KpRunner) -> None:
     run = kp("score", str(TRACES), "--max-windows", "lots")
     assert run.code == 2
     assert "'lots' is not a number of windows" in run.err
+
+
+def test_a_cache_saved_under_one_novelty_text_is_refused_under_another(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Vectors of different representations cannot be compared: the second run says so."""
+    cache = tmp_path / "c.npz"
+    assert kp("score", str(TRACES), "-f", "jsonl", "--cache", str(cache)).code == 0
+    run = kp(
+        "score", str(TRACES), "-f", "jsonl", "--cache", str(cache), "--novelty-text", "windows"
+    )
+    assert run.code == 2
+    assert run.err.startswith("kp: error:")
+    assert "novelty-text" in run.err

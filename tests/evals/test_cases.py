@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.errors import CaseValidationError
-from knowledgepulse.evals.cases import LoadedCase, MalformedCase, load_cases, parse_case
+from knowledgepulse.evals.cases import (
+    FileProblem,
+    LoadedCase,
+    MalformedCase,
+    load_cases,
+    parse_case,
+)
 from tests.evals.builders import op, page
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "evals"
@@ -114,3 +120,102 @@ def test_example_case_files_load_and_the_invalid_one_has_four_malformed_cases() 
         "MalformedCase",
         "MalformedCase",
     ]
+
+
+# --- patterns, duplicate ids, unreadable files -----------------------------------------------
+
+
+def write_jsonl(path: Path, *cases: dict[str, object]) -> Path:
+    path.write_text("".join(json.dumps(case) + "\n" for case in cases), encoding="utf-8")
+    return path
+
+
+def test_an_invalid_regex_makes_its_case_malformed_at_the_patterns_path(tmp_path: Path) -> None:
+    """An invalid pattern is a located problem before the case runs, not a hidden detail."""
+    path = tmp_path / "cases.yaml"
+    path.write_text(
+        textwrap.dedent(
+            """
+            - id: c1
+              pages: [{id: p1, blocks: [{id: b1, type: p, content: Cart}]}]
+              actual: {operations: []}
+              expected:
+                contentPatterns:
+                  - Cart
+                  - (unclosed
+            """
+        ).lstrip("\n")
+    )
+    [malformed] = load_cases(path)
+    assert isinstance(malformed, MalformedCase)
+    assert malformed.case_id == "c1"
+    [problem] = malformed.problems
+    assert str(problem) == (
+        f"{path}:7: expected.contentPatterns[1]: not a valid regular expression: missing ) at "
+        "position 9; fix the pattern (a backslash makes a special character literal, as in '\\(')"
+    )
+
+
+def test_a_compile_bomb_makes_its_case_malformed_quickly(tmp_path: Path) -> None:
+    """The bound refuses the pattern by its page's path; the next case still loads."""
+    bomb = case_json(
+        "bomb",
+        expected={"operations": [], "contentPatterns": {"p1": ["(?:(?:a{1000}){1000}){100}b"]}},
+    )
+    path = write_jsonl(tmp_path / "cases.jsonl", bomb, case_json("ok"))
+    malformed, loaded = load_cases(path)
+    assert isinstance(malformed, MalformedCase)
+    assert malformed.problems[0].path == "expected.contentPatterns.p1[0]"
+    assert malformed.problems[0].message.startswith("pattern refused: the pattern's repeats")
+    assert isinstance(loaded, LoadedCase)
+
+
+def test_a_repeated_case_id_is_a_warning_on_the_later_case_even_across_files(
+    tmp_path: Path,
+) -> None:
+    """Duplicate ids are said, located at the later id, and reject nothing."""
+    first = write_jsonl(tmp_path / "a.jsonl", case_json("same"), case_json("other"))
+    second = write_jsonl(tmp_path / "b.jsonl", case_json("same"))
+    loaded = load_cases([first, second])
+    assert all(isinstance(item, LoadedCase) for item in loaded)
+    assert [len(item.warnings) for item in loaded] == [0, 0, 1]  # type: ignore[union-attr]
+    [warning] = loaded[2].warnings  # type: ignore[union-attr]
+    assert warning.warning
+    assert str(warning) == (
+        f"{second}:1: warning: id: the case id 'same' is also used at {first}:1; give each case "
+        "its own id so that reports can tell them apart"
+    )
+
+
+def test_a_yaml_syntax_error_is_a_file_problem_not_a_case(tmp_path: Path) -> None:
+    """The file could not be read: that is not "a malformed case", and the cases before stay."""
+    path = tmp_path / "cases.yaml"
+    path.write_text(
+        "- id: ok\n  pages: [{id: p, blocks: []}]\n  actual: {}\n  expected: {}\n- id: [\n"
+    )
+    loaded, problem = load_cases(path)
+    assert isinstance(loaded, LoadedCase)
+    assert isinstance(problem, FileProblem)
+    assert (problem.location.line, problem.location.index) == (6, None)
+    assert problem.problem.message.startswith("invalid YAML: ")
+
+
+def test_every_problem_of_one_yaml_record_makes_one_malformed_case(tmp_path: Path) -> None:
+    """A repeated key and a NaN in the same record: one case, two problems."""
+    path = tmp_path / "cases.yaml"
+    path.write_text("- id: a\n  id: b\n  x: .nan\n- id: c\n  y: .inf\n")
+    first, second = load_cases(path)
+    assert isinstance(first, MalformedCase)
+    assert [p.path for p in first.problems] == ["id", "x"]
+    assert isinstance(second, MalformedCase)
+    assert [p.path for p in second.problems] == ["y"]
+
+
+def test_a_readers_warning_rides_with_its_case(tmp_path: Path) -> None:
+    r"""An unpaired ``\ud800`` escape is read as U+FFFD; the case carries the warning."""
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(case_json("x\ud800")) + "\n")
+    [loaded] = load_cases(path)
+    assert isinstance(loaded, LoadedCase)
+    assert loaded.case.id == "x\ufffd"
+    assert [w.path for w in loaded.warnings] == ["id"]

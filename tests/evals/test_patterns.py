@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-import pytest
+import time
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.evals import patterns as patterns_module
 from knowledgepulse.evals.models import ContentPatterns, Page
 from knowledgepulse.evals.patterns import (
+    MAX_PATTERN_LENGTH,
     PatternStatus,
     check_pattern,
     check_patterns,
     compile_pattern,
     is_anchored,
+    pattern_cost,
+    pattern_problem,
     patterns_by_page,
     preview,
 )
@@ -160,3 +168,115 @@ def test_report_score_is_matched_over_total() -> None:
     """The report's score is the share of patterns found."""
     report = check_patterns(["Cart", "cart", "Basket", "("], [PAGE])
     assert report.score == 0.5
+
+
+# --- bounded compiling -----------------------------------------------------------------------
+
+
+def test_a_compile_bomb_is_refused_before_compiling() -> None:
+    """``(?:(?:a{1000}){1000}){100}b`` took 10 GB to compile; now it is refused at once."""
+    started = time.perf_counter()
+    refused = compile_pattern("(?:(?:a{1000}){1000}){100}b", False)
+    assert time.perf_counter() - started < 0.1
+    assert isinstance(refused, str)
+    assert refused.startswith("the pattern's repeats unroll to 100,300,301 units when compiled")
+    check = check_pattern("p1", "(?:(?:a{1000}){1000}){100}b", "aaa")
+    assert check.status is PatternStatus.INVALID
+
+
+def test_a_repeat_that_crashes_the_interpreter_is_refused() -> None:
+    """``(?:ab|cd){300000}`` makes regex's compiler overflow the C stack; it is over the bound."""
+    assert pattern_problem("(?:ab|cd){300000}") is not None
+
+
+@pytest.mark.parametrize(
+    ("pattern", "start"),
+    [
+        ("(" * 500 + "a" + ")" * 500, "groups nested 500 deep, more than the 100 allowed"),
+        ("a" * (MAX_PATTERN_LENGTH + 1), f"the pattern has {MAX_PATTERN_LENGTH + 1:,} characters"),
+        ("a{4294967296}", "the pattern's repeats unroll to"),
+    ],
+)
+def test_patterns_past_a_bound_are_refused_with_why(pattern: str, start: str) -> None:
+    """Deep groups (a RecursionError in regex's parser), length, and huge counts are refused."""
+    refused = compile_pattern(pattern, False)
+    assert isinstance(refused, str)
+    assert refused.startswith(start)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "units"),
+    [
+        ("abc", 3),
+        ("a{1000}", 1000),
+        ("(?:ab){10}", 50),
+        ("(?:a{10}){10}", 130),
+        ("a{0,1000}", 1),
+        ("(?:a{1,1000}){1000}", 4000),
+        (r"\{1000}", 7),
+        ("[{1000}]{3}", 24),
+        (r"\p{L}{3}", 15),
+        ("a{}", 3),
+    ],
+)
+def test_pattern_cost_counts_what_the_compiler_unrolls(pattern: str, units: int) -> None:
+    """A fixed minimum repeat multiplies what it repeats; literal braces, optional counts don't."""
+    assert pattern_cost(pattern)[0] == units
+
+
+def test_patterns_near_the_bound_still_compile() -> None:
+    """Ordinary heavy patterns are well inside the bound."""
+    for pattern in (
+        r"\d{4}-\d{2}-\d{2}",
+        "(要約|まとめ|サマリー).*30日",
+        "(?:[^\\n]{0,500}\\n){3}",
+    ):
+        assert not isinstance(compile_pattern(pattern, False), str)
+
+
+def test_the_compiled_cache_is_bounded_by_cost_not_count() -> None:
+    """Thirty patterns near the bound do not all stay cached (each keeps ~15 MB)."""
+    for i in range(30):
+        compile_pattern(f"(?:a{{1000}}){{40}}{i}", False)
+    assert patterns_module._cached_units <= patterns_module._CACHE_UNITS
+
+
+_REGEX_PIECES = st.sampled_from(
+    [
+        "a",
+        "(",
+        ")",
+        "(?:",
+        "[",
+        "]",
+        "^",
+        "\\",
+        "{",
+        "}",
+        ",",
+        "9",
+        "99999",
+        "*",
+        "+",
+        "?",
+        "|",
+        ".",
+        "\\p{L}",
+        "(?i)",
+        "(?P<n>",
+        "(?=",
+        "\\1",
+        "\x00",
+        "\ud800",
+        "{2,}",
+        "{,3}",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_REGEX_PIECES, max_size=30).map("".join) | st.text(max_size=60))
+def test_compiling_any_text_gives_a_pattern_or_a_reason(pattern: str) -> None:
+    """Whatever a case file holds, compiling it never raises (and stays within the bounds)."""
+    compiled = compile_pattern(pattern, False)
+    assert isinstance(compiled, str) or compiled.pattern == pattern

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.evals.cases import MalformedCase
+from knowledgepulse.evals.cases import FileProblem, LoadedCase, MalformedCase
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.runner import (
@@ -377,3 +377,38 @@ def test_run_with_no_cases_has_no_rates() -> None:
     s = run_suite(make_suite({"type": "operation-accuracy"}), []).summary
     assert (s.cases, s.pass_rate, s.weighted_mean) == (0, None, None)
     assert s.scorers["operation-accuracy"].mean is None
+
+
+def test_an_unreadable_file_fails_the_run_and_is_counted_by_file() -> None:
+    """Cases lost to a syntax error are not "0 of 1 passed": the file counts, the run fails."""
+    suite = make_suite({"type": "operation-accuracy"})
+    broken = Problem(Location("b.yaml", 7), "", "invalid YAML: oops")
+    stray = Problem(Location("c.yaml", 2), "", "odd", warning=True)
+    run = run_suite(
+        suite,
+        [
+            LoadedCase(cart_rename(), Location("a.jsonl", 1, 0)),
+            FileProblem(broken),
+            FileProblem(Problem(Location("b.yaml", 9), "", "again")),
+            FileProblem(stray),
+        ],
+    )
+    s = run.summary
+    assert (s.cases, s.passed, s.failed, s.malformed) == (1, 1, 0, 0)
+    assert (s.unreadable_files, s.warnings) == (1, 1)
+    assert run.file_problems[0] is broken
+    assert not run.passed
+
+
+def test_warnings_are_counted_and_change_no_verdict() -> None:
+    """A duplicate id's warning rides on its case result; the case still passes."""
+    warning = Problem(Location("a.jsonl", 2, 1), "id", "used before", warning=True)
+    run = run_suite(
+        make_suite({"type": "operation-accuracy"}),
+        [LoadedCase(cart_rename(), Location("a.jsonl", 2, 1), (warning,))],
+    )
+    assert run.cases[0].warnings == (warning,)
+    assert run.cases[0].passed
+    assert run.passed
+    assert run.summary.warnings == 1
+    assert run.warnings == (warning,)

@@ -262,7 +262,7 @@ def test_missing_suite_file_is_an_input_error(tmp_path: Path) -> None:
 def test_suite_yaml_cannot_construct_python_objects(tmp_path: Path) -> None:
     """YAML tags that would build Python objects are refused (safe loading)."""
     path = write(tmp_path, "scorers: !!python/object/apply:os.system ['echo hacked']\n")
-    assert "invalid YAML" in problems_of(path)[0]
+    assert "the tag !!python/object/apply:os.system is not supported" in problems_of(path)[0]
 
 
 def test_example_suite_loads() -> None:
@@ -270,3 +270,38 @@ def test_example_suite_loads() -> None:
     suite = load_suite(EXAMPLE_SUITE)
     assert isinstance(suite, Suite)
     assert {"anti-hallucination", "response-time"} <= set(suite.keys)
+
+
+@pytest.mark.parametrize("scorer_type", ["content-quality", "operation-result"])
+def test_a_timeout_past_the_maximum_is_a_suite_error_saying_why(
+    tmp_path: Path, scorer_type: str
+) -> None:
+    """``timeout_ms: 1e12`` would switch the regex bound off; it is refused before any case."""
+    path = write(
+        tmp_path,
+        f"""
+        scorers:
+          - type: {scorer_type}
+            params: {{timeout_ms: 1e12}}
+        """,
+    )
+    [problem] = problems_of(path)
+    assert problem.startswith(
+        f"{path}:3: scorers[0].params.timeout_ms: got 1000000000000.0; at most 60000 ms "
+        "(one minute) per pattern and page; the bound keeps a catastrophic pattern from hanging "
+        "the run, so it cannot be switched off"
+    )
+
+
+def test_the_maximum_timeout_itself_is_accepted(tmp_path: Path) -> None:
+    """The bound is inclusive: one minute is allowed."""
+    path = write(tmp_path, "scorers: [{type: content-quality, params: {timeout_ms: 60000}}]\n")
+    assert load_suite(path).scorers[0].params["timeout_ms"] == 60000
+
+
+def test_a_suite_with_an_alias_bomb_is_a_located_suite_error(tmp_path: Path) -> None:
+    """The suite loader gets the YAML budget too: one problem at the alias, no gigabytes."""
+    aliases = "\n".join(f"x{i}: &x{i} [{','.join([f'*x{i - 1}'] * 9)}]" for i in range(1, 9))
+    path = write(tmp_path, f"x0: &x0 [a,a,a,a,a,a,a,a,a]\n{aliases}\nscorers: []\n")
+    [problem] = problems_of(path)
+    assert "too many alias expansions" in problem

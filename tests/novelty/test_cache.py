@@ -248,7 +248,8 @@ def test_nearest_can_leave_out_an_id() -> None:
     assert cache.nearest([1.0, 0.0, 0.0]).id == "self"  # type: ignore[union-attr]
     found = cache.nearest([1.0, 0.0, 0.0], exclude_id="self")
     assert found is not None
-    assert (found.id, found.similarity) == ("other", pytest.approx(0.8))
+    assert found.id == "other"
+    assert found.similarity == pytest.approx(0.8)
     alone = VectorCache(max_elements=4, dimensions=3)
     alone.add([1.0, 0.0, 0.0], id="self")
     assert alone.nearest([1.0, 0.0, 0.0], exclude_id="self") is None

@@ -9,10 +9,19 @@ import xml.etree.ElementTree as ET
 import pytest
 from rich.console import Console
 
-from knowledgepulse.evals.cases import LoadedCase, MalformedCase
+from knowledgepulse.evals.cases import FileProblem, LoadedCase, MalformedCase
 from knowledgepulse.evals.runner import EvalRun, run_suite
 from knowledgepulse.records import Location, Problem
-from knowledgepulse.reports.evals import suite_table, suite_to_json, to_console, to_json
+from knowledgepulse.reports.evals import (
+    _dumps,
+    json_chunks,
+    run_to_dict,
+    suite_table,
+    suite_to_json,
+    summary_line,
+    to_console,
+    to_json,
+)
 from knowledgepulse.reports.junit import to_junit
 from knowledgepulse.reports.markdown import escape, suite_to_markdown, to_markdown
 from tests.evals.builders import make_case, make_suite, op, page
@@ -59,9 +68,9 @@ def run() -> EvalRun:
 
 
 def test_json_has_summary_and_cases_in_input_order(run: EvalRun) -> None:
-    """One object: suite, summary (counts, rates, per-scorer stats by key) and cases."""
+    """One object: suite, summary (counts, rates, per-scorer stats by key), file problems, cases."""
     document = json.loads(to_json(run))
-    assert list(document) == ["suite", "summary", "cases"]
+    assert list(document) == ["suite", "summary", "problems", "cases"]
     summary = document["summary"]
     assert {k: summary[k] for k in ("cases", "passed", "failed", "malformed")} == {
         "cases": 3,
@@ -187,8 +196,12 @@ def test_markdown_has_a_summary_table_then_failing_then_malformed_cases(run: Eva
     text = to_markdown(run)
     lines = text.splitlines()
     assert lines[0] == "## Evaluation: demo"
-    assert lines[2] == "| cases | passed | failed | malformed | pass rate | weighted mean |"
+    assert lines[2] == (
+        "| cases | passed | failed | malformed | pass rate | weighted mean "
+        "| files not read in full | warnings |"
+    )
     assert lines[4].startswith("| 3 | 1 | 2 | 1 | 33.3% |")
+    assert lines[4].endswith("| 0 | 0 |")
     assert "| content (content-quality) | 2 | 0.6 |" in text
     failing_at = text.index("### Failing cases (1)")
     malformed_at = text.index("### Malformed cases (1)")
@@ -238,3 +251,88 @@ def test_dry_run_table_shows_named_entries_with_their_type(run: EvalRun) -> None
     text = render(suite_table(run.suite))
     assert "content (content-quality)" in text
     assert '"timeout_ms": 1000.0' in text
+
+
+# --- odd text, file problems and warnings ----------------------------------------------------
+
+ODD = "[bold]x[/bold] [/oops] :100: \x1b[31m\x00\x0c\ufffe"
+ODD_RAW = ODD + "\ud800"  # pydantic refuses a lone surrogate, but a malformed record keeps it
+
+
+def odd_run() -> EvalRun:
+    """A case whose id and problems hold markup, emoji codes, controls and a lone surrogate."""
+    suite = make_suite({"type": "operation-accuracy", "name": ODD}, name=ODD)
+    pages = [page("p1", b1="Cart")]
+    case = make_case(pages, actual=[], expected=[op("update", "b1")], case_id=ODD)
+    warning = Problem(Location(CASES_FILE, 1, 0), "id", f"used before: {ODD}", warning=True)
+    problem = Problem(Location(CASES_FILE, 2, 1), "pages", f"bad {ODD_RAW}")
+    unreadable = Problem(Location("broken.yaml", 7), "", f"invalid YAML: {ODD_RAW}")
+    return run_suite(
+        suite,
+        [
+            LoadedCase(case, Location(CASES_FILE, 1, 0), (warning,)),
+            MalformedCase(Location(CASES_FILE, 2, 1), (problem,), ODD_RAW),
+            FileProblem(unreadable),
+        ],
+    )
+
+
+def test_junit_stays_well_formed_xml_whatever_the_cases_hold() -> None:
+    """Characters XML 1.0 cannot hold are written as visible escapes, so CI can parse it."""
+    root = ET.fromstring(to_junit(odd_run()))
+    names = [case.get("name") for case in root.iter("testcase")]
+    shown = "[bold]x[/bold] [/oops] :100: \\x1b[31m\\x00\\x0c\\ufffe"
+    assert names == ["(not read in full) broken.yaml:7", shown, shown + "\ufffd"]
+    assert root.get("errors") == "2"
+    unreadable = root.find("testsuite/testcase/error[@type='UnreadableFile']")
+    assert unreadable is not None
+    assert (unreadable.text or "").startswith("broken.yaml:7: invalid YAML: ")
+    warnings = root.find("testsuite/testcase/system-err")
+    assert warnings is not None
+    assert (warnings.text or "").startswith(f"{CASES_FILE}:1: warning: id: used before: ")
+
+
+def test_json_escapes_an_unpaired_surrogate_and_keeps_every_problem() -> None:
+    r"""A lone surrogate cannot be UTF-8; JSON writes it as ``\ud800`` and reads it back."""
+    text = to_json(odd_run())
+    text.encode("utf-8")
+    document = json.loads(text)
+    assert [case["id"] for case in document["cases"]] == [ODD, ODD_RAW]
+    assert document["cases"][0]["warnings"][0]["severity"] == "warning"
+    assert [p["file"] for p in document["problems"]] == ["broken.yaml"]
+    assert (document["summary"]["unreadable_files"], document["summary"]["warnings"]) == (1, 1)
+
+
+def test_json_is_the_same_text_in_pieces_and_whole(run: EvalRun) -> None:
+    """The report streamed case by case is byte for byte the document it always was."""
+    assert "".join(json_chunks(run)) == _dumps(run_to_dict(run))
+
+
+def test_the_console_view_shows_markup_and_emoji_codes_as_written() -> None:
+    """Even on a console with markup and emoji on, ids are data, never formatting."""
+    out = io.StringIO()
+    Console(file=out, width=200, markup=True, emoji=True).print(to_console(odd_run()))
+    text = out.getvalue()
+    assert "MALFORMED [bold]x[/bold] [/oops] :100: \\x1b[31m\\x00\\x0c\\ufffe\ufffd" in text
+    assert "💯" not in text
+    assert "Not read in full" in text
+    assert "Warnings (1)" in text
+    assert "1 file could not be read in full; 1 warning" in text
+
+
+def test_markdown_lists_unreadable_files_and_warnings() -> None:
+    """Both get their own section, and the summary table counts them."""
+    text = to_markdown(odd_run())
+    assert "### Not read in full (1)" in text
+    assert "### Warnings (1)" in text
+    assert text.splitlines()[4].endswith("| 1 | 1 |")
+    assert "\x1b" not in text
+    text.encode("utf-8")
+
+
+def test_the_summary_line_counts_files_not_read_even_with_no_cases() -> None:
+    """A run whose only file could not be read says so; it is not "no cases" and nothing else."""
+    lost = FileProblem(Problem(Location("broken.yaml", 3), "", "invalid YAML: x"))
+    run = run_suite(make_suite({"type": "operation-accuracy"}), [lost])
+    assert summary_line(run) == "no cases to evaluate; 1 file could not be read in full"
+    assert not run.passed

@@ -81,6 +81,7 @@ def test_inputs_hold_what_each_dimension_was_computed_from() -> None:
             "similarity": None,
             "windows_embedded": None,
             "capped": None,
+            "novelty_text": "objective-actions",
         },
         "tool_diversity": {"distinct_tools": 2, "steps": 5},
         "outcome_confidence": {"confidence": 0.8, "success": False, "success_factor": 0.3},
@@ -108,7 +109,7 @@ def test_explain_shows_every_dimensions_inputs() -> None:
 
 def test_explain_names_the_nearest_trace_and_the_windows_read() -> None:
     """With an embedding: the most similar trace, its cosine, and how many windows were read."""
-    scorer = TraceValueScorer(embedder=WindowCounting())
+    scorer = TraceValueScorer(embedder=WindowCounting(), novelty_text="windows")
     first = scorer.score(make_trace(trace_id="kp:trace:first"))
     assert "empty cache: nothing to compare with, so 0.5; 2 windows of the text embedded" in (
         first.explain()
@@ -120,13 +121,14 @@ def test_explain_names_the_nearest_trace_and_the_windows_read() -> None:
 def test_a_capped_trace_says_so_in_both_forms() -> None:
     """A trace longer than the embedder's cap is flagged in to_dict and in explain."""
     long = make_trace(objective="word " * 100)
-    breakdown = TraceValueScorer(embedder=WindowCounting()).score(long)
+    breakdown = TraceValueScorer(embedder=WindowCounting(), novelty_text="windows").score(long)
     assert breakdown.to_dict()["inputs"]["novelty"] == {
         "source": "empty_cache",
         "nearest_trace": None,
         "similarity": None,
         "windows_embedded": 3,
         "capped": True,
+        "novelty_text": "windows",
     }
     assert "capped: only the text's first 3 windows embedded (max_windows)" in breakdown.explain()
 

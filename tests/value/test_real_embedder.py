@@ -101,8 +101,10 @@ def test_a_saved_cache_remembers_across_scorers(minilm: MiniLMEmbedder, tmp_path
     first = TraceValueScorer(embedder=minilm)
     first.score(flight("kp:trace:yesterday", "Seattle"))
     path = tmp_path / "session.kpcache.npz"
-    first.cache.save(path, model_id=minilm.model_id)
-    cache = VectorCache.load(path, expected_model_id=minilm.model_id, expected_dimensions=384)
+    first.cache.save(path, model_id=first.cache_model_id)
+    cache = VectorCache.load(
+        path, expected_model_id=first.cache_model_id, expected_dimensions=first.cache_dimensions
+    )
     later = TraceValueScorer(embedder=minilm, cache=cache).score(
         flight("kp:trace:today", "Seattle")
     )
@@ -121,7 +123,7 @@ def test_a_lone_surrogate_in_step_content_is_scored(minilm: MiniLMEmbedder) -> N
 
 def test_the_breakdown_says_when_the_model_read_only_part_of_a_trace() -> None:
     """A trace past max_windows is flagged capped, with the windows embedded, in both forms."""
-    scorer = TraceValueScorer(embedder=MiniLMEmbedder(max_windows=1))
+    scorer = TraceValueScorer(embedder=MiniLMEmbedder(max_windows=1), novelty_text="windows")
     short, long = scorer.score_many(
         [
             make_trace(trace_id="kp:trace:short"),
@@ -132,3 +134,43 @@ def test_the_breakdown_says_when_the_model_read_only_part_of_a_trace() -> None:
     assert (long.novelty.windows, long.novelty.capped) == (1, True)
     assert long.to_dict()["inputs"]["novelty"]["capped"] is True
     assert "capped: only the text's first 1 window embedded" in long.explain()
+
+
+def support_call(
+    trace_id: str, greeting: str, user: str, reservation: str, ask: str
+) -> ReasoningTrace:
+    """A templated customer-service conversation: the task lies in the user, ids and request."""
+    return make_trace(
+        trace_id=trace_id,
+        objective=f"{greeting} {ask}",
+        step_list=[
+            step(0, "tool_call", "Could you please provide your user ID?", "respond"),
+            step(1, "observation", f"Sure, my user ID is {user}.", "respond"),
+            step(2, "tool_call", f'get_user_details {{"user_id":"{user}"}}', "get_user_details"),
+            step(3, "observation", '{"name": {"first_name": "A"}, "membership": "gold"}'),
+            step(4, "tool_call", f'get_reservation_details {{"id":"{reservation}"}}', "get_res"),
+            step(5, "observation", '{"status": "confirmed", "cabin": "economy"}'),
+            step(6, "tool_call", "Is there anything else I can help you with?", "respond"),
+        ],
+    )
+
+
+def test_default_novelty_text_puts_a_repeat_below_a_new_task(minilm: MiniLMEmbedder) -> None:
+    """objective-actions: another trial of a seen task is less novel than a new task."""
+    scorer = TraceValueScorer(embedder=minilm)
+    scorer.score(
+        support_call("kp:trace:t0", "Hi!", "mia_li_3668", "XK92LM", "Cancel my trip to Seattle.")
+    )
+    frozen = TraceValueScorer(embedder=minilm, cache=scorer.cache, mode="frozen")
+    repeat = frozen.score(
+        support_call(
+            "kp:trace:t1", "Hello.", "mia_li_3668", "XK92LM", "I need to cancel my Seattle trip."
+        )
+    )
+    new = frozen.score(
+        support_call(
+            "kp:trace:n", "Hi!", "omar_ali_1201", "QP44ZZ", "Add two checked bags to my flight."
+        )
+    )
+    assert repeat.dimensions.novelty < new.dimensions.novelty
+    assert new.novelty.novelty_text == "objective-actions"

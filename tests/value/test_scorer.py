@@ -63,7 +63,7 @@ def test_frozen_mode_leaves_the_cache_unchanged() -> None:
         embedder.embed_batch(["Find the cheapest flight from Lisbon to Oslo step 0: thought"])[0],
         id="kp:trace:known",
     )
-    scorer = TraceValueScorer(embedder=embedder, cache=cache, mode="frozen")
+    scorer = TraceValueScorer(embedder=embedder, cache=cache, mode="frozen", novelty_text="windows")
     a = make_trace(trace_id="kp:trace:a")
     b = make_trace(trace_id="kp:trace:b", objective="Summarise the quarterly sales report")
     forward = [scorer.score(t).to_dict() for t in (a, b)]
@@ -167,13 +167,13 @@ class _WrongSizeEmbedder:
 def test_embedder_of_the_wrong_size_is_a_clear_error() -> None:
     """Vectors that do not fit the cache raise, naming both shapes."""
     with pytest.raises(VectorError, match=r"shape \(1, 12\).*expected \(1, 384\)"):
-        TraceValueScorer(embedder=_WrongSizeEmbedder()).score(make_trace())
+        TraceValueScorer(embedder=_WrongSizeEmbedder(), novelty_text="windows").score(make_trace())
 
 
 def test_expired_vectors_make_a_topic_novel_again() -> None:
     """With a TTL, a trace seen longer ago than the TTL no longer lowers novelty."""
     now = [0.0]
-    cache = VectorCache(dimensions=384, ttl_ms=1000, clock=lambda: now[0])
+    cache = VectorCache(dimensions=768, ttl_ms=1000, clock=lambda: now[0])
     scorer = TraceValueScorer(embedder=HashingEmbedder(), cache=cache)
     scorer.score(make_trace(trace_id="kp:trace:old"))
     now[0] = 500.0
@@ -226,7 +226,7 @@ def test_cache_settings_beside_a_given_cache_are_refused() -> None:
         ({"batch_size": True}, "batch_size must be a positive whole number, got True"),
         ({"batch_size": 2.5}, "batch_size must be a positive whole number, got 2.5"),
         ({"cache_size": 0}, "cache_size must be a positive whole number"),
-        ({"cache_size": 10**9}, "would take 1430.5 GiB; the limit is 4 GiB"),
+        ({"cache_size": 10**9}, "would take 2861.0 GiB; the limit is 4 GiB"),
         ({"ttl_ms": 0}, "ttl_ms must be a positive number of milliseconds"),
         ({"ttl_ms": float("nan")}, "ttl_ms must be a positive number of milliseconds"),
         ({"ttl_ms": "60"}, "ttl_ms must be a positive number of milliseconds"),
@@ -252,7 +252,7 @@ def test_batch_size_is_the_number_of_texts_per_embedder_call() -> None:
             sizes.append(len(texts))
             return super().embed_batch(texts)
 
-    scorer = TraceValueScorer(embedder=Recording(), batch_size=3)
+    scorer = TraceValueScorer(embedder=Recording(), batch_size=3, novelty_text="windows")
     traces = [make_trace(trace_id=f"kp:trace:{i}") for i in range(7)]
     assert len(list(scorer.iter_scores(traces))) == 7
     assert sizes == [3, 3, 1]

@@ -1,30 +1,40 @@
-"""``kp eval``: run a suite of scorers over evaluation cases and report the verdicts."""
+"""``kp eval``: run a suite of scorers over evaluation cases and report the verdicts.
+
+Cases are scored as they are read, so a long case file is never held in memory; only the
+results are kept for the report. Problems are printed on stderr as they are found. The report
+destination and the case files are checked before any work, and the report is written
+atomically: an interrupted run leaves the previous report, never half of a new one.
+"""
 
 from __future__ import annotations
 
+import io
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
-from rich.console import RenderableType
+from rich.console import Console, RenderableType
 
-from knowledgepulse.cli._console import (
-    output_console,
-    stderr_console,
-    stdout_is_terminal,
-    write_output,
-)
+from knowledgepulse._util.atomic import atomic_text, check_destination
+from knowledgepulse.cli._console import stdout_is_terminal
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
-from knowledgepulse.evals.cases import CaseInput, MalformedCase, iter_cases
+from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, iter_cases
 from knowledgepulse.evals.presets import PRESET_NAMES, preset
-from knowledgepulse.evals.runner import run_suite
+from knowledgepulse.evals.runner import EvalRun, run_suite
 from knowledgepulse.evals.suite import Suite, load_suite
+from knowledgepulse.records import STDIN, Problem
+from knowledgepulse.records.source import open_source
 from knowledgepulse.reports.evals import (
+    json_chunks,
+    lost_and_warned,
+    printable,
     suite_table,
     suite_to_json,
     summary_line,
     to_console,
-    to_json,
 )
 from knowledgepulse.reports.junit import to_junit
 from knowledgepulse.reports.markdown import suite_to_markdown, to_markdown
@@ -82,9 +92,12 @@ def eval_command(
     """Score evaluation CASES (JSON, JSONL or YAML files, or - for stdin) with a suite.
 
     A case passes when every scorer reaches its threshold. Failing scorers come with a
-    diagnosis; malformed cases are reported as FILE:LINE: PATH: message and count as failed.
-    Exit code 0 when every case passes, 1 when any fails or is malformed, 2 for usage or
-    suite errors.
+    diagnosis; malformed cases (an invalid content pattern included) are reported as
+    FILE:LINE: PATH: message and count as failed; a part of a file that cannot be read (a
+    syntax error) is reported with its line and counted as a file. Warnings (a case id used
+    twice) are reported and counted but fail nothing. Exit code 0 when every case passes, 1
+    when any fails or is malformed or a file could not be read in full, 2 for usage or suite
+    errors.
     """
     if (suite_path is None) == (preset_name is None):
         raise click.UsageError("give exactly one of --suite FILE or --preset NAME")
@@ -93,25 +106,30 @@ def eval_command(
     output_format = output_format or _default_format(output)
     if dry_run and output_format == "junit":
         raise click.UsageError("--dry-run prints the suite; use --format table, json or markdown")
+    if output is not None:
+        check_destination(output, what="report")
+    _check_readable(cases)
     try:
         suite = load_suite(suite_path) if suite_path is not None else preset(preset_name or "")
     except SuiteError as error:
         _print_suite_error(error)
         return EXIT_USAGE
-    inputs = _load_cases(cases, quiet)
-    malformed = sum(isinstance(item, MalformedCase) for item in inputs)
+    tally = _Tally()
+    inputs = tally.count(iter_cases(cases), quiet)
     if dry_run:
+        for _ in inputs:
+            pass  # reading validates every case and compiles every pattern
         _emit_suite(suite, output_format, output)
-        return EXIT_FINDINGS if malformed else EXIT_OK
+        if not quiet and cases:
+            _stderr(tally.line())
+        return EXIT_FINDINGS if tally.malformed or tally.unreadable else EXIT_OK
     run = run_suite(suite, inputs)
-    renderers = {"json": to_json, "junit": to_junit, "markdown": to_markdown}
-    if output_format == "table":
-        _print(to_console(run), output)
-    else:
-        write_output(renderers[output_format](run), output)
+    if not run.cases and not run.file_problems and not quiet:
+        _stderr("kp: warning: the case files hold no cases")
+    _emit_run(run, output_format, output)
     # The table ends with the summary already; other formats get it on stderr.
     if not quiet and not (output_format == "table" and output is None):
-        stderr_console().print(summary_line(run), markup=False)
+        _stderr(summary_line(run))
     return EXIT_OK if run.passed else EXIT_FINDINGS
 
 
@@ -121,38 +139,132 @@ def _default_format(output: Path | None) -> str:
     return _SUFFIX_FORMATS.get(output.suffix.lower(), "json")
 
 
+def _check_readable(paths: Iterable[str]) -> None:
+    """Fail before any work when a case file cannot be opened (missing, a directory...).
+
+    Raises:
+        InputFileError: naming the file and why.
+    """
+    for path in paths:
+        if path != STDIN:
+            with open_source(path):
+                pass
+
+
+def _stderr(line: str) -> None:
+    # Plain text: a case id such as '[bold]' or ':100:' is printed as written.
+    click.echo(printable(line), err=True)
+
+
 def _print_suite_error(error: SuiteError) -> None:
     """Every suite problem on its own line, ``FILE:LINE: PATH: message``, then what it means."""
-    console = stderr_console()
     for problem in error.problems:
-        console.print(str(problem), markup=False, highlight=False)
+        _stderr(str(problem))
     summary = str(error).split("\n", 1)[0]
-    console.print(f"kp: error: {summary}; no case was run", markup=False, highlight=False)
+    _stderr(f"kp: error: {summary}; no case was run")
 
 
-def _load_cases(paths: tuple[str, ...], quiet: bool) -> list[CaseInput]:
-    """Every case, printing each malformed one's problems to stderr as it is found."""
-    inputs: list[CaseInput] = []
-    console = stderr_console()
-    for item in iter_cases(paths):
-        inputs.append(item)
-        if isinstance(item, MalformedCase) and not quiet:
-            for problem in item.problems:
-                console.print(str(problem), markup=False, highlight=False)
-    if not inputs and not quiet and paths:
-        console.print("kp: warning: the case files hold no cases", markup=False)
-    return inputs
+@dataclass
+class _Tally:
+    """What reading the cases found, counted as they stream past (for ``--dry-run``)."""
+
+    cases: int = 0
+    malformed: int = 0
+    unreadable: int = 0
+    warnings: int = 0
+
+    def count(self, items: Iterable[CaseInput], quiet: bool) -> Iterator[CaseInput]:
+        """The items unchanged, each one's problems and warnings printed on stderr as it passes."""
+        unreadable_files: set[str] = set()
+        for item in items:
+            shown: tuple[Problem, ...]
+            if isinstance(item, FileProblem):
+                shown = (item.problem,)
+                if item.problem.warning:
+                    self.warnings += 1
+                else:
+                    unreadable_files.add(item.location.file)
+                    self.unreadable = len(unreadable_files)
+            else:
+                self.cases += 1
+                self.warnings += len(item.warnings)
+                problems = item.problems if isinstance(item, MalformedCase) else ()
+                self.malformed += bool(problems)
+                shown = (*problems, *item.warnings)
+            if not quiet:
+                for problem in shown:
+                    _stderr(str(problem))
+            yield item
+
+    def line(self) -> str:
+        """``checked 9 cases: 1 malformed; 2 warnings``."""
+        plural = "s" if self.cases != 1 else ""
+        parts = [f"{self.malformed} malformed"] if self.malformed else []
+        parts += lost_and_warned(self.unreadable, self.warnings)
+        return f"checked {self.cases} case{plural}" + (f": {'; '.join(parts)}" if parts else "")
+
+
+def _emit_run(run: EvalRun, output_format: str, output: Path | None) -> None:
+    if output_format == "table":
+        _print(to_console(run), output)
+    elif output_format == "json":
+        _write(json_chunks(run), output)
+    else:
+        _write((to_junit if output_format == "junit" else to_markdown)(run), output)
 
 
 def _emit_suite(suite: Suite, output_format: str, output: Path | None) -> None:
     if output_format == "table":
         _print(suite_table(suite), output)
     elif output_format == "markdown":
-        write_output(suite_to_markdown(suite), output)
+        _write(suite_to_markdown(suite), output)
     else:
-        write_output(suite_to_json(suite), output)
+        _write(suite_to_json(suite), output)
+
+
+def _write(text: str | Iterable[str], output: Path | None) -> None:
+    chunks = [text] if isinstance(text, str) else text
+    if output is None:
+        # JSON, JUnit (which says so in its header) and Markdown are UTF-8 whatever the locale.
+        sys.stdout.flush()
+        binary = getattr(sys.stdout, "buffer", None)
+        for chunk in chunks:
+            if binary is None:
+                sys.stdout.write(chunk)
+            else:
+                binary.write(chunk.encode("utf-8"))
+        (binary or sys.stdout).flush()
+        return
+    with atomic_text(output) as file:
+        for chunk in chunks:
+            file.write(chunk)
 
 
 def _print(renderable: RenderableType, output: Path | None) -> None:
-    with output_console(output) as console:
-        console.print(renderable)
+    # Markup and emoji off: the report's data is shown as written, whatever it holds.
+    if output is None:
+        binary = getattr(sys.stdout, "buffer", None)
+        if binary is None:
+            Console(highlight=False, markup=False, emoji=False).print(renderable)
+            return
+        # A terminal whose encoding lacks a character gets '?', not a crash mid-report.
+        sys.stdout.flush()
+        stream = io.TextIOWrapper(
+            binary, encoding=sys.stdout.encoding or "utf-8", errors="replace", write_through=True
+        )
+        try:
+            Console(file=stream, highlight=False, markup=False, emoji=False).print(renderable)
+        finally:
+            stream.flush()
+            stream.detach()
+        return
+    with atomic_text(output) as file:
+        Console(
+            file=file,
+            width=120,
+            no_color=True,
+            color_system=None,
+            highlight=False,
+            markup=False,
+            emoji=False,
+        ).print(renderable)

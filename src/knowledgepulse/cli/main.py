@@ -39,6 +39,8 @@ _COMMANDS = {
     "profiles": ("knowledgepulse.cli.profiles", "profiles_command", "Show the weight profiles."),
     "eval": ("knowledgepulse.cli.eval", "eval_command", "Run evaluation scorers over cases."),
     "schema": ("knowledgepulse.cli.schema", "schema_command", "Print a file format's JSON Schema."),
+    "select": ("knowledgepulse.cli.select", "select_command", "Pick the best diverse traces."),
+    "dedupe": ("knowledgepulse.cli.dedupe", "dedupe_command", "Group near-duplicate traces."),
 }
 
 

@@ -1,22 +1,26 @@
 """``kp score`` and ``kp validate``: read traces, report bad records, score the rest.
 
-Both stream: a record is read, validated, scored (in batches of ``--batch-size`` when an
+Both stream by default: a record is read, validated, scored (in batches of ``--batch-size`` when an
 embedder is on) and written before the next batch is read, so memory stays flat and the first
 line of a JSON Lines report appears at once. Everything that can fail for a reason the user can
 fix (an output directory that does not exist, a model that does not load, a ``--frozen`` cache
 that is not there) is checked before the first record is read.
+
+``--order time``, ``--corpus``, a percentile ``--min-score`` and ``--format html`` need every
+trace before the first score is final, so they read the whole input into memory first.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import sys
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol, TypeVar
 
 import click
 
@@ -31,6 +35,7 @@ from knowledgepulse.cli._console import (
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
 from knowledgepulse.cli.progress import ReadProgress
+from knowledgepulse.curation import MinScore, ThresholdSpecError, score_corpus, time_order
 from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.reports.value import (
     CsvWriter,
@@ -41,6 +46,7 @@ from knowledgepulse.reports.value import (
     ScoredTrace,
     TableCollector,
     annotated_line,
+    percentile_table,
     summary_line,
     to_table,
 )
@@ -55,7 +61,7 @@ if TYPE_CHECKING:
 paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...")
 
 
-def _sources(paths: Sequence[str]) -> list[str]:
+def sources(paths: Sequence[str]) -> list[str]:
     """The inputs: the paths given, or standard input when it is piped and no path is given."""
     if paths:
         return list(paths)
@@ -64,7 +70,7 @@ def _sources(paths: Sequence[str]) -> list[str]:
     return [STDIN]
 
 
-class _ProblemSink:
+class ProblemSink:
     """Prints each problem on stderr as it is found, counts it, and keeps it if asked."""
 
     def __init__(self, tally: RunTally, *, keep: bool) -> None:
@@ -74,6 +80,7 @@ class _ProblemSink:
         self._console = stderr_console()
 
     def __call__(self, problem: Problem) -> None:
+        """Report, count and maybe keep one problem."""
         self.tally.add_problem(problem)
         if self._keep:
             self.kept.append(problem)
@@ -81,17 +88,83 @@ class _ProblemSink:
 
     @property
     def errors(self) -> bool:
+        """Whether any record was rejected."""
         return self.tally.invalid > 0
 
 
-def _valid_traces(
-    paths: Sequence[str], sink: _ProblemSink, progress: ReadProgress
+def valid_traces(
+    paths: Sequence[str], sink: ProblemSink, progress: ReadProgress
 ) -> Iterator[LoadedTrace]:
-    for item in load_traces(_sources(paths), progress=progress.advance):
+    """The valid traces of ``paths``, in order; every problem goes to ``sink`` as it is met."""
+    for item in load_traces(sources(paths), progress=progress.advance):
         if isinstance(item, Problem):
             sink(item)
         else:
             yield item
+
+
+class _MinScoreType(click.ParamType):  # type: ignore[type-arg]
+    name = "X|pNN"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, MinScore):
+            return value
+        try:
+            return MinScore.parse(str(value))
+        except ThresholdSpecError as error:
+            self.fail(str(error), param, ctx)
+
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+
+def min_score_option(
+    *,
+    default: str | None,
+    help: str,
+) -> Callable[[_Command], _Command]:
+    """``--min-score X|pNN``: a score in [0, 1] or a percentile of the run's scores."""
+    return click.option(
+        "--min-score",
+        type=_MinScoreType(),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def model_options(command: _Command) -> _Command:
+    """``--no-embedder``, ``--model`` and ``--batch-size``, shared by the commands that embed."""
+    for option in reversed(
+        [
+            click.option(
+                "--no-embedder",
+                is_flag=True,
+                help="Score without an embedder: novelty is 0.5 for every trace.",
+            ),
+            click.option(
+                "--model",
+                type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
+            ),
+            click.option(
+                "--batch-size",
+                type=click.IntRange(min=1),
+                default=DEFAULT_BATCH_SIZE,
+                show_default=True,
+                help="Traces embedded per batch (more: faster, more memory).",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def embedder_from(no_embedder: bool, model: Path | None) -> Embedder | None:
+    """The embedder ``--no-embedder``/``--model`` ask for (a named model is loaded now)."""
+    if no_embedder and model is not None:
+        raise click.UsageError("--model and --no-embedder contradict each other; give one")
+    return _embedder(no_embedder, model, "default")
 
 
 @click.command("score")
@@ -100,8 +173,9 @@ def _valid_traces(
     "-f",
     "--format",
     "output_format",
-    type=click.Choice(["table", "json", "jsonl", "csv"]),
-    help="Output format [default: table on a terminal, jsonl otherwise].",
+    type=click.Choice(["table", "json", "jsonl", "csv", "html"]),
+    help="Output format [default: table on a terminal, jsonl otherwise]; html: a "
+    "self-contained report page.",
 )
 @click.option(
     "-o",
@@ -117,12 +191,10 @@ def _valid_traces(
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
 )
-@click.option(
-    "--min-score",
-    type=click.FloatRange(0.0, 1.0),
-    default=DEFAULT_THRESHOLD,
-    show_default=True,
-    help="The sharing threshold: report which traces reach it.",
+@min_score_option(
+    default=str(DEFAULT_THRESHOLD),
+    help="The sharing threshold: a score, or pNN, the NNth percentile of this run's scores "
+    "(reads the whole input first).",
 )
 @click.option(
     "--annotate",
@@ -166,6 +238,28 @@ def _valid_traces(
     help="Embed at most the first N windows of 254 word pieces per trace; 'none' for no cap "
     "[default: 32].",
 )
+@click.option(
+    "--novelty-text",
+    type=click.Choice(["objective-actions", "windows", "truncate"]),
+    default="objective-actions",
+    show_default=True,
+    help="What stands for a trace in novelty: its objective and actions (two short model calls), "
+    "every window of its text, or its first 510 word pieces (see docs/novelty.md).",
+)
+@click.option(
+    "--order",
+    type=click.Choice(["input", "time"]),
+    default="input",
+    show_default=True,
+    help="time: score in metadata.created_at order (ties by id), whatever the file order "
+    "(reads the whole input first; rows come out in that order).",
+)
+@click.option(
+    "--corpus",
+    is_flag=True,
+    help="Novelty against every other trace of the input (leave-one-out): order-free, and both "
+    "traces of a near-duplicate pair get a low novelty (reads the whole input first).",
+)
 @click.option("--explain", is_flag=True, help="With the table: explain every score in words.")
 @profiles_file_option
 def score_command(
@@ -175,7 +269,7 @@ def score_command(
     output: Path | None,
     no_embedder: bool,
     model: Path | None,
-    min_score: float,
+    min_score: MinScore,
     annotate: bool,
     cache_path: Path | None,
     frozen: bool,
@@ -183,6 +277,9 @@ def score_command(
     ttl_seconds: float | None,
     batch_size: int,
     max_windows: str | None,
+    novelty_text: str,
+    order: str,
+    corpus: bool,
     explain: bool,
     profiles_file: Path | None,
 ) -> int:
@@ -205,6 +302,14 @@ def score_command(
         explain=explain,
         tuning=cache_size is not None or ttl_seconds is not None or max_windows is not None,
     )
+    if corpus and (cache_path is not None or no_embedder):
+        raise click.UsageError(
+            "--corpus compares the input's traces with each other by their embeddings: it needs "
+            "an embedder and takes no --cache"
+        )
+    if corpus and order == "time":
+        raise click.UsageError("--corpus does not depend on order; drop --order time")
+    threshold = min_score.value if min_score.value is not None else DEFAULT_THRESHOLD
     window_cap = _window_cap(max_windows)
     # Everything a user can get wrong fails here, before the first record is read.
     if output is not None:
@@ -218,7 +323,9 @@ def score_command(
             )
     registry = registry_from(profiles_file)
     embedder = _embedder(no_embedder, model, window_cap)
-    cache = _cache(cache_path, embedder, cache_size, ttl_seconds)
+    # The cache's identity (model and novelty text) and width come from the scorer's settings.
+    identity = TraceValueScorer(embedder=embedder, novelty_text=novelty_text)
+    cache = _cache(cache_path, identity, cache_size, ttl_seconds)
     scorer = TraceValueScorer(
         embedder=embedder,
         cache=cache,
@@ -226,28 +333,36 @@ def score_command(
         cache_size=cache_size if cache is None else None,
         ttl_ms=_ttl_ms(ttl_seconds) if cache is None else None,
         profiles=registry,
-        threshold=min_score,
+        threshold=threshold,
         mode="frozen" if frozen else "online",
         batch_size=batch_size,
+        novelty_text=novelty_text,
     )
 
     _settle_memory()
-    tally = RunTally(min_score)
-    sink = _ProblemSink(tally, keep=output_format == "json" and not annotate)
+    tally = RunTally(threshold)
+    sink = ProblemSink(tally, keep=output_format in ("json", "html") and not annotate)
     collector = TableCollector()
-    with (
-        ReadProgress.for_sources(_sources(paths), enabled=stderr_is_terminal()) as progress,
-        _report_stream(output, output_format) as stream,
-    ):
-        writer = _writer(output_format, stream, annotate, collector)
-        for loaded, breakdown in _scored(scorer, _valid_traces(paths, sink, progress)):
-            result = ScoredTrace(breakdown, loaded.record.location)
-            tally.add(result)
-            progress.scored(tally.scored)
-            writer.emit(loaded, result)
-        writer.close(tally, sink.kept)
+    whole = order == "time" or corpus or min_score.percentile is not None
+    whole = whole or output_format == "html"
+    with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
+        traces = valid_traces(paths, sink, progress)
+        scored = (
+            _scored_whole(scorer, list(traces), order=order, corpus=corpus, min_score=min_score)
+            if whole
+            else _scored(scorer, traces)
+        )
+        with _report_stream(output, output_format) as stream:
+            writer = _writer(output_format, stream, annotate, collector)
+            for loaded, breakdown in scored:
+                result = ScoredTrace(breakdown, loaded.record.location)
+                tally.threshold = breakdown.threshold
+                tally.add(result)
+                progress.scored(tally.scored)
+                writer.emit(loaded, result)
+            writer.close(tally, sink.kept)
     if output_format == "table" and not annotate:
-        _print_table(collector.results, min_score, output, explain)
+        _print_table(collector.results, tally, output, explain)
     if cache_path is not None and not frozen:
         _save_cache(scorer, cache_path)
     stderr_console().print(summary_line(tally), markup=False, highlight=False)
@@ -272,10 +387,10 @@ def validate_command(paths: tuple[str, ...], output_format: str) -> int:
     """
     _settle_memory()
     tally = RunTally(DEFAULT_THRESHOLD)
-    sink = _ProblemSink(tally, keep=output_format == "json")
+    sink = ProblemSink(tally, keep=output_format == "json")
     valid = 0
-    with ReadProgress.for_sources(_sources(paths), enabled=stderr_is_terminal()) as progress:
-        for _ in _valid_traces(paths, sink, progress):
+    with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
+        for _ in valid_traces(paths, sink, progress):
             valid += 1
             progress.scored(valid)
     if output_format == "json":
@@ -330,6 +445,8 @@ def _check_options(
         raise click.UsageError(
             "--annotate writes traces as JSONL (default) or a JSON list (--format json)"
         )
+    if annotate and output_format == "html":
+        raise click.UsageError("--annotate writes traces, not a report; drop --format html")
     if explain and output_format != "table":
         raise click.UsageError(
             "--explain is for the table view; the JSON formats carry the whole breakdown"
@@ -373,19 +490,22 @@ def _embedder(
 
 def _cache(
     cache_path: Path | None,
-    embedder: Embedder | None,
+    identity: TraceValueScorer,
     cache_size: int | None,
     ttl_seconds: float | None,
 ) -> VectorCache | None:
-    """The saved cache, resized or given a TTL when asked; ``None`` when there is none yet."""
-    from knowledgepulse.novelty import VectorCache, dimensions_of, model_id_of  # noqa: PLC0415
+    """The saved cache, resized or given a TTL when asked; ``None`` when there is none yet.
 
-    if embedder is None or cache_path is None or not cache_path.exists():
+    A cache made under another model or novelty text is refused (``CacheFileError``).
+    """
+    from knowledgepulse.novelty import VectorCache  # noqa: PLC0415
+
+    if identity.embedder is None or cache_path is None or not cache_path.exists():
         return None
     return VectorCache.load(
         cache_path,
-        expected_model_id=model_id_of(embedder),
-        expected_dimensions=dimensions_of(embedder),
+        expected_model_id=identity.cache_model_id,
+        expected_dimensions=identity.cache_dimensions,
         max_elements=cache_size,
         ttl_ms=_ttl_ms(ttl_seconds),
     )
@@ -396,14 +516,12 @@ def _ttl_ms(ttl_seconds: float | None) -> float | None:
 
 
 def _save_cache(scorer: TraceValueScorer, cache_path: Path) -> None:
-    from knowledgepulse.novelty import model_id_of  # noqa: PLC0415
-
     if scorer.embedder is None:
         stderr_console().print(
             f"kp: the cache was not saved to {cache_path}: no embedder was available", markup=False
         )
         return
-    scorer.cache.save(cache_path, model_id=model_id_of(scorer.embedder))
+    scorer.cache.save(cache_path, model_id=scorer.cache_model_id)
 
 
 def _scored(
@@ -419,6 +537,28 @@ def _scored(
 
     for breakdown in scorer.iter_scores(feed()):
         yield pending.popleft(), breakdown
+
+
+def _scored_whole(
+    scorer: TraceValueScorer,
+    traces: list[LoadedTrace],
+    *,
+    order: str,
+    corpus: bool,
+    min_score: MinScore,
+) -> list[tuple[LoadedTrace, ValueBreakdown]]:
+    """Every trace with its breakdown, for the modes that need the whole input first."""
+    if corpus:
+        breakdowns = score_corpus(scorer, traces).breakdowns
+    else:
+        if order == "time":
+            traces = [traces[i] for i in time_order(traces)]
+        breakdowns = scorer.score_many(loaded.trace for loaded in traces)
+    if min_score.percentile is not None:
+        # The threshold is known only now: the verdicts are recomputed against it.
+        threshold = min_score.resolve([b.score for b in breakdowns])
+        breakdowns = [dataclasses.replace(b, threshold=threshold) for b in breakdowns]
+    return list(zip(traces, breakdowns, strict=True))
 
 
 class _Emitter(Protocol):
@@ -476,6 +616,10 @@ def _writer(
 ) -> _Emitter:
     if stream is None:
         return _ReportEmitter(collector)
+    if output_format == "html":
+        from knowledgepulse.reports.html import HtmlWriter  # noqa: PLC0415 - only for html
+
+        return _ReportEmitter(HtmlWriter(stream))
     if annotate:
         return _AnnotateEmitter(stream, as_list=output_format == "json")
     writers: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
@@ -487,10 +631,12 @@ def _writer(
 
 
 def _print_table(
-    results: Sequence[ScoredTrace], threshold: float, output: Path | None, explain: bool
+    results: Sequence[ScoredTrace], tally: RunTally, output: Path | None, explain: bool
 ) -> None:
     with output_console(output) as console:
-        console.print(to_table(results, threshold, width=console.width))
+        console.print(to_table(results, tally.threshold, width=console.width))
+        if len(results) > 1:
+            console.print(percentile_table(tally))
         if explain:
             for result in results:
                 console.print()

@@ -11,6 +11,7 @@ In five lines::
 
 from knowledgepulse.evals.cases import (
     CaseInput,
+    FileProblem,
     LoadedCase,
     MalformedCase,
     iter_cases,
@@ -59,6 +60,7 @@ __all__ = [
     "EvalRun",
     "ExpectedOperation",
     "ExpectedOutput",
+    "FileProblem",
     "LoadedCase",
     "MalformedCase",
     "NoParams",

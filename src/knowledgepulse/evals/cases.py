@@ -161,38 +161,45 @@ def _file_cases(
     for item in items:
         # A reader's problem without an index is about the file, not one record.
         if isinstance(item, Problem) and item.location.index is None:
-            yield from pending.flush()
+            yield from pending.flush(end=True)
             yield FileProblem(item)
         elif isinstance(item, Problem):
-            if not item.warning and pending.problems and pending.index != item.location.index:
-                yield from pending.flush()
+            if pending.index != item.location.index:
+                yield from pending.flush(end=True)
             (pending.warnings if item.warning else pending.problems).append(item)
             pending.index = item.location.index
         else:
-            yield from pending.flush()
+            yield from pending.flush(end=pending.index != item.location.index)
             result = validate_case(item)
-            warnings = [*pending.warnings, *_duplicate_id(result, item, first_seen)]
-            pending.warnings = []
+            warnings = [*pending.take_warnings(), *_duplicate_id(result, item, first_seen)]
             yield replace(result, warnings=tuple(warnings)) if warnings else result
-    yield from pending.flush()
+    yield from pending.flush(end=True)
 
 
 class _Pending:
-    """The problems and warnings read so far for a record not yet complete."""
+    """The problems and warnings read so far for one record (``index``) not yet complete."""
 
     def __init__(self) -> None:
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
         self.index: int | None = None
 
-    def flush(self) -> Iterator[CaseInput]:
+    def take_warnings(self) -> list[Problem]:
+        warnings, self.warnings = self.warnings, []
+        return warnings
+
+    def flush(self, *, end: bool) -> Iterator[CaseInput]:
+        """The malformed case, if the record had problems; its warnings go with it.
+
+        Warnings without problems wait for their record, unless ``end`` (the file ends, or the
+        next item is another record's): then they stand on their own.
+        """
         if self.problems:
             location = self.problems[0].location
-            yield MalformedCase(location, tuple(self.problems), None, tuple(self.warnings))
-        else:
-            # Warnings with no record after them (the file ended) stand on their own.
-            yield from (FileProblem(warning) for warning in self.warnings)
-        self.problems, self.warnings = [], []
+            yield MalformedCase(location, tuple(self.problems), None, tuple(self.take_warnings()))
+            self.problems = []
+        elif end:
+            yield from (FileProblem(warning) for warning in self.take_warnings())
 
 
 def _duplicate_id(

@@ -164,7 +164,8 @@ def load_suite(path: str | Path) -> Suite:
         SuiteError: listing every problem in the file, each with its line and path.
     """
     items = list(read_records(path, formats=("yaml", "json")))
-    problems = [item for item in items if isinstance(item, Problem)]
+    # A warning (an unpaired surrogate escape, read as U+FFFD) rejects nothing.
+    problems = [item for item in items if isinstance(item, Problem) and not item.warning]
     records = [item for item in items if isinstance(item, Record)]
     name = str(path)
     if problems:

@@ -9,6 +9,13 @@ from knowledgepulse.novelty.embedder import (
     model_id_of,
 )
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
+from knowledgepulse.novelty.representation import (
+    DEFAULT_NOVELTY_TEXT,
+    NOVELTY_TEXTS,
+    LeadingEmbedder,
+    NoveltyText,
+    novelty_text,
+)
 from knowledgepulse.novelty.windows import (
     DEFAULT_MAX_WINDOWS,
     MODEL_POSITIONS,
@@ -18,17 +25,22 @@ from knowledgepulse.novelty.windows import (
 
 __all__ = [
     "DEFAULT_MAX_WINDOWS",
+    "DEFAULT_NOVELTY_TEXT",
     "MODEL_POSITIONS",
+    "NOVELTY_TEXTS",
     "WINDOW_PIECES",
     "CachedVector",
     "Clock",
     "Embedder",
+    "LeadingEmbedder",
     "MiniLMEmbedder",
     "Nearest",
+    "NoveltyText",
     "VectorCache",
     "WindowedEmbedder",
     "WindowedEmbeddings",
     "default_embedder",
     "dimensions_of",
     "model_id_of",
+    "novelty_text",
 ]

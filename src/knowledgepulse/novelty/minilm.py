@@ -217,6 +217,30 @@ class MiniLMEmbedder:
             tuple(capped for _, capped in pieces),
         )
 
+    def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
+        """Embed each text's first ``max_pieces`` word pieces as one window; (len(texts), dims).
+
+        Only a prefix of each text is tokenized, so the cost is bounded whatever the text's
+        length. The model reads at most 512 positions (``max_pieces`` 510 with [CLS] and [SEP]);
+        ``max_pieces`` 254 reads what the model card reads.
+
+        Raises:
+            EmbedderUnavailableError: the model cannot be loaded (see :meth:`load`).
+            ScorerParameterError: ``max_pieces`` is not a positive whole number.
+        """
+        positive_int(max_pieces, "max_pieces")
+        self.load()
+        if not texts:
+            return np.zeros((0, self._dimensions), dtype=np.float32)
+        pieces = leading_pieces(texts, self._encode, max_windows=1, window_pieces=max_pieces)
+        windows = split_windows([ids for ids, _ in pieces], window_pieces=max_pieces, max_windows=1)
+        embeddings = np.zeros((len(windows), self._dimensions), dtype=np.float32)
+        for batch in batches_by_length(
+            windows, max_tokens=self._max_batch_tokens, max_batch=self._max_batch_windows
+        ):
+            embeddings[batch] = self._run([windows[i].pieces for i in batch])
+        return embeddings
+
     def _encode(self, texts: list[str]) -> list[list[int]]:
         encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
         return [encoding.ids for encoding in encodings]

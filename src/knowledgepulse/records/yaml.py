@@ -83,7 +83,21 @@ class _Constructor(SafeConstructor):
     }
 
 
-class _Loader(Reader, Scanner, Parser, Composer, _Constructor, Resolver):
+class _Resolver(Resolver):
+    """YAML 1.1's resolver, plus the floats YAML 1.2 and JSON write without a dot or a sign.
+
+    YAML 1.1 reads ``1e12`` and ``1.0e12`` as strings; everyone who writes them means numbers.
+    """
+
+
+_Resolver.add_implicit_resolver(
+    _FLOAT,
+    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
+class _Loader(Reader, Scanner, Parser, Composer, _Constructor, _Resolver):
     """PyYAML's safe loader, composing within bounds and handing out records one by one."""
 
     def __init__(self, text: str) -> None:
@@ -92,7 +106,7 @@ class _Loader(Reader, Scanner, Parser, Composer, _Constructor, Resolver):
         Parser.__init__(self)
         Composer.__init__(self)
         _Constructor.__init__(self)
-        Resolver.__init__(self)
+        _Resolver.__init__(self)
         self.written = 0
         self.expanded = 0
         self.depth = 0
@@ -407,7 +421,7 @@ def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
 def _record(
     loader: _Loader, node: Node, location: Location, controls: _Controls
 ) -> Iterator[Record | Problem]:
-    found = controls.within(node.start_mark.index, node.end_mark.index)
+    found = controls.within(node.start_mark.index, _content_end(node, node))
     if found:
         yield Problem(
             location.at_line(controls.line(found[0])),
@@ -432,6 +446,22 @@ def _record(
             location.at_line(line), format_path(loc) if loc else "$", _SURROGATE_WARNING, True
         )
     yield Record(location, value, walk.lines)
+
+
+def _content_end(node: Node, record: Node) -> int:
+    """Where a node's own text ends: a block collection's end mark lies past trailing comments."""
+    if isinstance(node, ScalarNode) or getattr(node, "flow_style", False):
+        return int(node.end_mark.index)
+    parts: list[Node] = (
+        node.value
+        if isinstance(node, SequenceNode)
+        else [part for pair in node.value for part in pair]
+    )
+    for part in reversed(parts):
+        # An alias's node was written elsewhere (its anchor), outside this record's text.
+        if record.start_mark.index <= part.start_mark.index <= record.end_mark.index:
+            return _content_end(part, record)
+    return int(node.end_mark.index)
 
 
 def _file_problem(error: yaml.MarkedYAMLError, name: str, controls: _Controls) -> Problem:

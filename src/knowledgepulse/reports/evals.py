@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -39,6 +40,12 @@ def printable(text: str) -> str:
     return _UNPRINTABLE.sub(_shown, text)
 
 
+def short(text: str, limit: int = 120) -> str:
+    """Printable text cut to ``limit`` characters (``…`` when cut), for a console column."""
+    text = printable(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _shown(match: re.Match[str]) -> str:
     char = match.group()
     code = ord(char)
@@ -59,7 +66,21 @@ def run_to_dict(run: EvalRun) -> dict[str, Any]:
 
 def to_json(run: EvalRun) -> str:
     """The run as an indented JSON document (see :func:`run_to_dict`)."""
-    return _dumps(run_to_dict(run))
+    return "".join(json_chunks(run))
+
+
+def json_chunks(run: EvalRun) -> Iterator[str]:
+    """:func:`to_json`'s text in pieces, one case at a time, so a long run is never one string."""
+    if not run.cases:
+        yield _dumps(run_to_dict(run))
+        return
+    head = {**run_to_dict(EvalRun(run.suite, (), run.summary, run.file_problems)), "cases": [0]}
+    # The document with one placeholder case: the text before and after it frames the cases.
+    before, after = _dumps(head).rsplit("0", 1)
+    for position, result in enumerate(run.cases):
+        case = _dumps(result.to_dict()).rstrip("\n").replace("\n", "\n    ")
+        yield (before if position == 0 else ",\n    ") + case
+    yield after
 
 
 def suite_to_json(suite: Suite) -> str:
@@ -153,7 +174,7 @@ def _problem_text(problem: Problem) -> Text:
 def _case_head(label: str, style: str, result: CaseResult) -> Text:
     head = Text()
     head.append(f"{label} ", style=f"bold {style}")
-    head.append(printable(result.case_id) if result.case_id is not None else "(no id)", "bold")
+    head.append(short(result.case_id) if result.case_id is not None else "(no id)", "bold")
     head.append(f"  {printable(str(result.location))}", style="dim")
     if not result.malformed:
         head.append(f"  weighted {number(result.weighted_score)}")
@@ -195,7 +216,7 @@ def _passing_table(passing: list[CaseResult]) -> Table:
     table.add_column("weighted", justify="right")
     for result in passing:
         table.add_row(
-            Text(printable(result.case_id or "")),
+            Text(short(result.case_id or "")),
             Text(printable(str(result.location))),
             Text(number(result.weighted_score), style="bold"),
         )

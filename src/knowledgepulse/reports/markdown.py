@@ -1,8 +1,9 @@
 """Evaluation runs as Markdown, for a CI job summary or a pull-request comment.
 
 A summary table (cases, pass rate, weighted mean), a table of the scorers, then each failing case
-with its failing scorers and their diagnosis lines, then the malformed cases. Text from cases
-and models is escaped so it cannot turn into Markdown.
+with its failing scorers and their diagnosis lines, then the malformed cases, the parts of files
+that could not be read, and the warnings. Text from cases and models is escaped so it cannot
+turn into Markdown, and passed through :func:`~knowledgepulse.reports.evals.printable`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 
 from knowledgepulse.evals.runner import CaseResult, EvalRun
 from knowledgepulse.evals.suite import Suite
-from knowledgepulse.reports.evals import number, outcome_line, percent
+from knowledgepulse.reports.evals import number, outcome_line, percent, printable
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$])")
 
@@ -36,10 +37,11 @@ def to_markdown(run: EvalRun) -> str:
     lines = [
         f"## Evaluation: {escape(title)}",
         "",
-        "| cases | passed | failed | malformed | pass rate | weighted mean |",
-        "|---:|---:|---:|---:|---:|---:|",
+        "| cases | passed | failed | malformed | pass rate | weighted mean "
+        "| files not read in full | warnings |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
         f"| {s.cases} | {s.passed} | {s.failed} | {s.malformed} | {percent(s.pass_rate)} "
-        f"| {number(s.weighted_mean)} |",
+        f"| {number(s.weighted_mean)} | {s.unreadable_files} | {s.warnings} |",
         "",
         "| scorer | weight | threshold | mean | ± stderr | n | errors |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -62,9 +64,17 @@ def to_markdown(run: EvalRun) -> str:
             name = code(result.case_id) if result.case_id is not None else "(no id)"
             lines.append(f"- {name} at {code(str(result.location))}")
             lines.extend(f"  - {escape(str(problem))}" for problem in result.problems)
-    if not failing and not malformed and s.cases:
+    unreadable = [problem for problem in run.file_problems if not problem.warning]
+    if unreadable:
+        lines += ["", f"### Not read in full ({len(unreadable)})", ""]
+        lines.extend(f"- {escape(str(problem))}" for problem in unreadable)
+    warnings = run.warnings
+    if warnings:
+        lines += ["", f"### Warnings ({len(warnings)})", ""]
+        lines.extend(f"- {escape(str(problem))}" for problem in warnings)
+    if not failing and not malformed and not unreadable and s.cases:
         lines += ["", "Every case passed."]
-    return "\n".join(lines) + "\n"
+    return printable("\n".join(lines) + "\n")
 
 
 def _failing_case(result: CaseResult) -> list[str]:
@@ -90,4 +100,4 @@ def suite_to_markdown(suite: Suite) -> str:
         lines.append(
             f"| {escape(entry.label)} | {entry.weight:g} | {entry.threshold:g} | {shown} |"
         )
-    return "\n".join(lines) + "\n"
+    return printable("\n".join(lines) + "\n")

@@ -54,6 +54,8 @@ class NoveltyOrigin:
             embedded (``None`` when the embedder does not say).
         capped: with an embedding, whether the text had more windows than were embedded (the
             embedder's ``max_windows``); ``None`` when the embedder does not say.
+        novelty_text: the representation the trace's vector was made with (the scorer's
+            ``novelty_text``); ``None`` when not recorded.
     """
 
     source: NoveltySource
@@ -62,6 +64,7 @@ class NoveltyOrigin:
     reason: str | None = None
     windows: int | None = None
     capped: bool | None = None
+    novelty_text: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The novelty's inputs by name."""
@@ -71,6 +74,7 @@ class NoveltyOrigin:
             "similarity": self.similarity,
             "windows_embedded": self.windows,
             "capped": self.capped,
+            "novelty_text": self.novelty_text,
         }
 
 

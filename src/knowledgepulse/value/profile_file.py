@@ -25,7 +25,8 @@ def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:
         InputFileError: the file cannot be read.
     """
     items = list(read_records(path, formats=("yaml", "json")))
-    problems = [item for item in items if isinstance(item, Problem)]
+    # A warning (an unpaired surrogate escape, read as U+FFFD) rejects nothing.
+    problems = [item for item in items if isinstance(item, Problem) and not item.warning]
     records = [item for item in items if not isinstance(item, Problem)]
     if not problems and (len(records) != 1 or not isinstance(records[0].value, dict)):
         raise ProfileError(f"{path}: expected one mapping of domain names to weights")

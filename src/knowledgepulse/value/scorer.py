@@ -23,11 +23,16 @@ from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty import (
     Embedder,
     VectorCache,
-    WindowedEmbedder,
     default_embedder,
     dimensions_of,
 )
 from knowledgepulse.novelty.cache import DEFAULT_DIMENSIONS, DEFAULT_MAX_ELEMENTS, check_cache_size
+from knowledgepulse.novelty.representation import (
+    DEFAULT_NOVELTY_TEXT,
+    NoveltyText,
+    RepresentedVectors,
+)
+from knowledgepulse.novelty.representation import novelty_text as novelty_text_named
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown, compose
@@ -35,7 +40,6 @@ from knowledgepulse.value.dimensions import (
     EMPTY_CACHE_NOVELTY,
     NO_EMBEDDER_NOVELTY,
     TraceFeatures,
-    embedding_text,
     novelty,
 )
 from knowledgepulse.value.profiles import ProfileRegistry, ScoringWeights
@@ -85,13 +89,19 @@ class TraceValueScorer:
         mode: ``online`` (the seed's behaviour: each scored trace joins the cache, so scoring the
             same trace twice gives a lower novelty the second time) or ``frozen`` (score against
             the cache as it is, without changing it, so results do not depend on order).
+        novelty_text: which text stands for a trace and how it is embedded (see
+            :data:`~knowledgepulse.novelty.representation.NOVELTY_TEXTS`): ``objective-actions``
+            (default: the objective and the trace's actions, two parts weighted 0.5 each, one
+            vector twice the embedder's length), ``windows`` (all the text, windows averaged)
+            or ``truncate`` (all the text, its first 510 word pieces). A saved cache records it
+            (:attr:`cache_model_id`).
         batch_size: how many traces :meth:`score_many` and :meth:`iter_scores` give the
             embedder per ``embed_batch`` call (default 32). Larger batches sort more windows by
             length (less padding) but hold more texts in memory and yield results later.
 
     Raises:
-        ScorerParameterError: a setting out of range, or ``cache_size``/``ttl_ms`` together
-            with ``cache``.
+        ScorerParameterError: a setting out of range, an unknown ``novelty_text``, or
+            ``cache_size``/``ttl_ms`` together with ``cache``.
     """
 
     def __init__(
@@ -105,6 +115,7 @@ class TraceValueScorer:
         threshold: float = DEFAULT_THRESHOLD,
         mode: CacheMode = "online",
         batch_size: int = DEFAULT_BATCH_SIZE,
+        novelty_text: str = DEFAULT_NOVELTY_TEXT,
     ) -> None:
         if (
             isinstance(threshold, bool)
@@ -123,15 +134,14 @@ class TraceValueScorer:
                 "set them on that cache: VectorCache(max_elements=..., ttl_ms=...) or "
                 "VectorCache.load(path, max_elements=..., ttl_ms=...)"
             )
+        self._novelty_text: NoveltyText = novelty_text_named(novelty_text)
         self._embedder: Embedder | None = (
             default_embedder() if isinstance(embedder, _DefaultEmbedder) else embedder
         )
         self._cache_size = cache_size or DEFAULT_MAX_ELEMENTS
         self._ttl_ms = ttl_ms
         # A size too large for memory is refused now, not after the first batch is embedded.
-        check_cache_size(
-            self._cache_size, (dimensions_of(self._embedder) if self._embedder else None) or 1
-        )
+        check_cache_size(self._cache_size, self.cache_dimensions or 1)
         self._no_embedder_reason: str | None = (
             None if self._embedder is not None else "scoring without an embedder, as configured"
         )
@@ -150,13 +160,38 @@ class TraceValueScorer:
         return self._embedder
 
     @property
+    def novelty_text(self) -> str:
+        """The name of the representation novelty compares (see the ``novelty_text`` argument)."""
+        return self._novelty_text.name
+
+    @property
+    def cache_dimensions(self) -> int | None:
+        """The length of this scorer's vectors, when the embedder declares its ``dimensions``.
+
+        A representation may join several parts, each as long as the embedder's vectors;
+        ``None`` when the embedder does not declare its length.
+        """
+        declared = dimensions_of(self._embedder) if self._embedder else None
+        return None if declared is None else self._novelty_text.dimensions(declared)
+
+    @property
+    def cache_model_id(self) -> str | None:
+        """The model id to save a cache with and to expect when loading one (``None``: no embedder).
+
+        It names the embedder and, for representations other than ``windows``, the
+        representation, so ``VectorCache.load(path, expected_model_id=scorer.cache_model_id)``
+        refuses a cache made under another model or representation.
+        """
+        return self._novelty_text.cache_model_id(self._embedder) if self._embedder else None
+
+    @property
     def cache(self) -> VectorCache:
         """The vector cache novelty is measured against.
 
-        Created on first use, as long as the embedder's vectors: its declared ``dimensions``,
-        else the width of its first output, else 384.
+        Created on first use, as long as this scorer's vectors: :attr:`cache_dimensions`, else
+        the width of its first vectors, else 384.
         """
-        return self._cache_for(dimensions_of(self._embedder) if self._embedder else None)
+        return self._cache_for(self.cache_dimensions)
 
     def _cache_for(self, dimensions: int | None) -> VectorCache:
         if self._cache is None:
@@ -182,7 +217,7 @@ class TraceValueScorer:
             TraceValidationError: ``trace`` is a mapping that is not a valid trace.
         """
         valid = parse_trace(trace)
-        return self._finish(valid, self._embed([embedding_text(valid)]), 0)
+        return self._finish(valid, self._embed([valid]), 0)
 
     def score_many(self, traces: Iterable[TraceInput]) -> list[ValueBreakdown]:
         """Score traces in order, embedding them in batches.
@@ -196,11 +231,7 @@ class TraceValueScorer:
         """Like :meth:`score_many`, yielding each breakdown as soon as its batch is scored."""
         valid = (parse_trace(trace) for trace in traces)
         while chunk := list(islice(valid, self.batch_size)):
-            embedded = (
-                self._embed([embedding_text(trace) for trace in chunk])
-                if self._embedder is not None
-                else None
-            )
+            embedded = self._embed(chunk) if self._embedder is not None else None
             for position, trace in enumerate(chunk):
                 yield self._finish(trace, embedded, position)
 
@@ -212,7 +243,7 @@ class TraceValueScorer:
         valid = parse_trace(trace)
         embedded = None
         if self._embedder is not None:
-            embedded = await asyncio.to_thread(self._embed, [embedding_text(valid)])
+            embedded = await asyncio.to_thread(self._embed, [valid])
         return self._finish(valid, embedded, 0)
 
     def embed_traces(self, traces: Iterable[TraceInput]) -> NDArray[np.float32] | None:
@@ -224,34 +255,33 @@ class TraceValueScorer:
         valid = [parse_trace(trace) for trace in traces]
         if self._embedder is None:
             return None
-        embedded = self._embed([embedding_text(trace) for trace in valid])
+        embedded = self._embed(valid)
         return None if embedded is None else embedded.vectors
 
-    def _embed(self, texts: Sequence[str]) -> _Embedded | None:
+    def _embed(self, traces: Sequence[ReasoningTrace]) -> _Embedded | None:
         embedder = self._embedder
         if embedder is None:
             return None
-        windows: Sequence[int] | None = None
-        capped: Sequence[bool] | None = None
         try:
-            if isinstance(embedder, WindowedEmbedder):
-                result = embedder.embed_windowed(texts)
-                raw, windows, capped = result.vectors, result.windows, result.capped
-            else:
-                raw = embedder.embed_batch(texts)
-            vectors = np.asarray(raw, dtype=np.float32)
+            result: RepresentedVectors = self._novelty_text.embed(embedder, traces)
         except EmbedderUnavailableError as error:
             self._give_up_embedding(embedder, str(error))
             return None
+        vectors, windows, capped = result.vectors, result.windows, result.capped
         width = vectors.shape[-1] if vectors.ndim == 2 else None
-        cache = self._cache_for(dimensions_of(embedder) or width)
-        expected = (len(texts), cache.dimensions)
+        cache = self._cache_for(self.cache_dimensions or width)
+        expected = (len(traces), cache.dimensions)
         if vectors.shape != expected:
             raise VectorError(
-                f"the embedder returned an array of shape {vectors.shape} for {len(texts)} texts; "
-                f"expected {expected} (a cache of {cache.dimensions} dimensions)"
+                f"the {self._novelty_text.name!r} novelty text gave an array of shape "
+                f"{vectors.shape} for {len(traces)} traces; expected {expected} (a cache of "
+                f"{cache.dimensions} dimensions)"
             )
-        if windows is not None and capped is not None and len(windows) == len(capped) == len(texts):
+        if (
+            windows is not None
+            and capped is not None
+            and len(windows) == len(capped) == len(traces)
+        ):
             return _Embedded(vectors, windows, capped)
         return _Embedded(vectors, None, None)
 
@@ -285,7 +315,7 @@ class TraceValueScorer:
     ) -> tuple[float, NoveltyOrigin]:
         if embedded is None:
             return NO_EMBEDDER_NOVELTY, NoveltyOrigin(
-                "no_embedder", reason=self._no_embedder_reason
+                "no_embedder", reason=self._no_embedder_reason, novelty_text=self.novelty_text
             )
         vector = embedded.vectors[position]
         windows = None if embedded.windows is None else embedded.windows[position]
@@ -300,11 +330,14 @@ class TraceValueScorer:
                 # is measured against the others.
                 nearest = cache.nearest(vector, exclude_id=trace_id)
         if nearest is None:
-            return EMPTY_CACHE_NOVELTY, NoveltyOrigin("empty_cache", windows=windows, capped=capped)
+            return EMPTY_CACHE_NOVELTY, NoveltyOrigin(
+                "empty_cache", windows=windows, capped=capped, novelty_text=self.novelty_text
+            )
         return novelty(nearest.similarity), NoveltyOrigin(
             "embedding",
             nearest_id=nearest.id,
             similarity=nearest.similarity,
             windows=windows,
             capped=capped,
+            novelty_text=self.novelty_text,
         )

@@ -26,9 +26,8 @@ class PatternParams(BaseModel):
     )
     timeout_ms: PositiveMs = Field(
         default=DEFAULT_TIMEOUT_MS,
-        description="Longest time one pattern may search one page, in ms (at most "
-        f"{MAX_TIMEOUT_MS:g}); past it the pattern counts as not matched and an issue says it "
-        "timed out.",
+        description="Longest time one pattern may search one page, in ms; past it the pattern "
+        "counts as not matched and an issue says it timed out.",
     )
 
     @field_validator("timeout_ms")

@@ -1,0 +1,110 @@
+"""Novelty representations on real traces: do repeats get lower novelty than new tasks?
+
+For each corpus and each named representation (``TraceValueScorer(novelty_text=...)``), every
+trace is embedded once, one trace per call (timed: the p50 and p95 cost per trace), and then,
+for each of several random orders, every trace is compared with all the traces before it (an
+online cache holding everything): its novelty is ``1 - max cosine``. A trace is a *repeat* when
+a trace of the same task came before it. The AUC is the chance that a new task's novelty is
+above a repeat's (ties count half), averaged over the orders.
+
+Task groups (see ``shared/corpora/README.md``): tau-bench's task index (in the trace id) and
+Reflexion's question (the objective).
+
+    python bench/bench_novelty.py [--names windows truncate objective-actions] [--orders 10]
+        [--sample N]
+
+Figures only; nothing here fails on a timing. Timings on a shared machine are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from knowledgepulse.novelty import NOVELTY_TEXTS, MiniLMEmbedder
+from knowledgepulse.trace import ReasoningTrace
+from knowledgepulse.value import TraceValueScorer
+
+CORPORA = Path(__file__).parents[1] / ".." / "shared" / "corpora"
+SHARED_CORPORA = Path("/work/shared/corpora")
+
+
+def load(name: str) -> tuple[list[ReasoningTrace], NDArray[np.int64]]:
+    """The corpus's traces and each one's task group."""
+    root = SHARED_CORPORA if SHARED_CORPORA.is_dir() else CORPORA
+    lines = (root / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    traces = [ReasoningTrace.model_validate(json.loads(line)) for line in lines if line.strip()]
+    groups: dict[str, int] = {}
+    keys = []
+    for trace in traces:
+        found = re.search(r"task(\d+)-", trace.id) if name == "taubench" else None
+        keys.append(found.group(1) if found else trace.task.objective)
+    return traces, np.array([groups.setdefault(key, len(groups)) for key in keys])
+
+
+def separation(
+    similarity: NDArray[np.float32], groups: NDArray[np.int64], orders: int
+) -> tuple[float, float, float]:
+    """Mean AUC over random orders, and the median novelty of new tasks and of repeats."""
+    rng = np.random.default_rng(0)
+    aucs: list[float] = []
+    new_all: list[float] = []
+    repeat_all: list[float] = []
+    for _ in range(orders):
+        order = rng.permutation(len(groups))
+        sims, seen_groups = similarity[np.ix_(order, order)], groups[order]
+        novelty = np.clip(1 - np.array([sims[k, :k].max() for k in range(1, len(order))]), 0, 1)
+        repeat = np.array(
+            [seen_groups[k] in set(seen_groups[:k].tolist()) for k in range(1, len(order))]
+        )
+        new, old = novelty[~repeat], novelty[repeat]
+        wins = (new[:, None] > old[None, :]).sum() + 0.5 * (new[:, None] == old[None, :]).sum()
+        aucs.append(float(wins / (len(new) * len(old))))
+        new_all += new.tolist()
+        repeat_all += old.tolist()
+    return float(np.mean(aucs)), float(np.median(new_all)), float(np.median(repeat_all))
+
+
+def main() -> None:
+    """Print one row per corpus and representation."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--names", nargs="+", default=sorted(NOVELTY_TEXTS))
+    parser.add_argument("--corpora", nargs="+", default=["taubench", "reflexion_hotpotqa"])
+    parser.add_argument("--orders", type=int, default=10)
+    parser.add_argument("--sample", type=int, default=None, help="traces a corpus (seeded)")
+    args = parser.parse_args()
+    embedder = MiniLMEmbedder()
+    embedder.load()
+    print("corpus | novelty_text | AUC | median N new / repeat | cost p50 / p95 ms a trace")
+    for corpus in args.corpora:
+        traces, groups = load(corpus)
+        if args.sample is not None and args.sample < len(traces):
+            keep = np.sort(np.random.default_rng(1).choice(len(traces), args.sample, False))
+            traces, groups = [traces[i] for i in keep], groups[keep]
+        for name in args.names:
+            scorer = TraceValueScorer(embedder=embedder, novelty_text=name)
+            scorer.embed_traces(traces[:1])  # warm up: the first call pays one-off costs
+            rows, costs = [], []
+            for trace in traces:
+                start = time.perf_counter()
+                vectors = scorer.embed_traces([trace])
+                costs.append((time.perf_counter() - start) * 1000)
+                assert vectors is not None
+                rows.append(vectors[0])
+            matrix = np.stack(rows)
+            auc, new, repeat = separation(matrix @ matrix.T, groups, args.orders)
+            p50, p95 = np.percentile(costs, [50, 95])
+            print(
+                f"{corpus} | {name} | {auc:.3f} | {new:.2f} / {repeat:.2f} | {p50:.0f} / {p95:.0f}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,244 @@
+"""``kp select``: the best traces under a budget, without near-duplicates, balanced by domain.
+
+Selection compares every trace with every other, so the whole input is held in memory (the
+parsed traces, and 1.5 KB of vector per trace with MiniLM). Traces are scored in corpus mode
+(each trace's novelty against all the others), so no verdict depends on input order, and the
+selection is written best first, which does not depend on it either.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from knowledgepulse._util.atomic import check_destination
+from knowledgepulse.cli._console import open_output, stderr_console, stderr_is_terminal
+from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
+from knowledgepulse.cli.profiles import profiles_file_option, registry_from
+from knowledgepulse.cli.progress import ReadProgress
+from knowledgepulse.cli.score import (
+    ProblemSink,
+    embedder_from,
+    min_score_option,
+    model_options,
+    paths_argument,
+    sources,
+    valid_traces,
+)
+from knowledgepulse.curation import (
+    Candidate,
+    MinScore,
+    Rejection,
+    Selection,
+    budget_for_top,
+    content_digest,
+    score_corpus,
+    select,
+)
+from knowledgepulse.reports.value import RunTally, annotated_line, dumps, tidy
+from knowledgepulse.trace.load import LoadedTrace
+from knowledgepulse.value.breakdown import ValueBreakdown
+from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredCorpus:
+    """Every valid trace of the input with its corpus-mode breakdown and vector."""
+
+    traces: list[LoadedTrace]
+    breakdowns: list[ValueBreakdown]
+    candidates: list[Candidate]
+    vectors: Any
+    sink: ProblemSink
+
+
+def read_and_score(
+    paths: Sequence[str], scorer: TraceValueScorer, *, keep_problems: bool = False
+) -> ScoredCorpus:
+    """Read every trace (bad records reported on stderr as they are met), then score them all."""
+    sink = ProblemSink(RunTally(scorer.threshold), keep=keep_problems)
+    with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
+        traces = list(valid_traces(paths, sink, progress))
+    scored = score_corpus(scorer, traces)
+    candidates = [
+        Candidate(
+            key=b.trace_id,
+            score=b.score,
+            domain=b.domain,
+            tiebreak=content_digest(t.record.value),
+        )
+        for t, b in zip(traces, scored.breakdowns, strict=True)
+    ]
+    return ScoredCorpus(traces, scored.breakdowns, candidates, scored.vectors, sink)
+
+
+def _top_percent(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        percent = float(value.strip().removesuffix("%"))
+    except ValueError:
+        percent = float("nan")
+    if not 0 < percent <= 100:
+        raise click.BadParameter(
+            f"{value!r}: give a percentage in (0, 100], such as 10%", param_hint="--top"
+        )
+    return percent
+
+
+@click.command("select")
+@paths_argument
+@click.option("--budget", type=click.IntRange(min=0), help="Select at most N traces.")
+@click.option("--top", "top", metavar="P%", help="Select at most the top P% of the valid traces.")
+@click.option(
+    "--per-domain",
+    is_flag=True,
+    help="Share the budget evenly across domains (a domain short of good traces leaves its "
+    "share to the others).",
+)
+@min_score_option(
+    default=None,
+    help="Reject traces scoring below X (a score, or pNN: the NNth "
+    "percentile of this input's scores).",
+)
+@click.option(
+    "--max-similarity",
+    type=click.FloatRange(-1.0, 1.0),
+    help="Reject a trace whose cosine with an already selected trace reaches S.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the selected traces here (JSONL, atomically) instead of stdout.",
+)
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every rejected trace with its reason here (JSONL).",
+)
+@model_options
+@profiles_file_option
+def select_command(
+    *,
+    paths: tuple[str, ...],
+    budget: int | None,
+    top: str | None,
+    per_domain: bool,
+    min_score: MinScore | None,
+    max_similarity: float | None,
+    output: Path | None,
+    report_path: Path | None,
+    no_embedder: bool,
+    model: Path | None,
+    batch_size: int,
+    profiles_file: Path | None,
+) -> int:
+    """Select the best traces: score first, then skip near-duplicates, within a budget.
+
+    Traces are scored in corpus mode (novelty against every other trace of the input) and
+    ranked by score, then id. Walking down the ranking, a trace is rejected when it is below
+    --min-score, when its cosine with a selected trace reaches --max-similarity, or when the
+    budget is spent. The selected traces are written best first as JSON Lines, each with
+    metadata.quality_score set; --report lists the rejected ones with their reasons.
+    """
+    percent = _top_percent(top)
+    if budget is not None and percent is not None:
+        raise click.UsageError("--budget and --top both set the budget; give one")
+    if max_similarity is not None and no_embedder:
+        raise click.UsageError(
+            "--max-similarity compares embeddings, so it needs an embedder; drop --no-embedder"
+        )
+    for path in (output, report_path):
+        if path is not None:
+            check_destination(path, what="output")
+    scorer = TraceValueScorer(
+        embedder=embedder_from(no_embedder, model),
+        profiles=registry_from(profiles_file),
+        threshold=DEFAULT_THRESHOLD,
+        batch_size=batch_size,
+    )
+    corpus = read_and_score(paths, scorer)
+    if max_similarity is not None and corpus.vectors is None and corpus.traces:
+        raise click.UsageError(
+            "--max-similarity needs an embedder, and none could be loaded "
+            "(install knowledgepulse[embeddings] or give --model)"
+        )
+    if percent is not None:
+        budget = budget_for_top(percent, len(corpus.traces))
+    threshold = (
+        None if min_score is None else min_score.resolve([b.score for b in corpus.breakdowns])
+    )
+    selection = select(
+        corpus.candidates,
+        corpus.vectors,
+        budget=budget,
+        min_score=threshold,
+        max_similarity=max_similarity,
+        per_domain=per_domain,
+    )
+    with open_output(output) as stream:
+        for index in selection.selected:
+            traced = corpus.traces[index]
+            stream.write(annotated_line(traced.record.value, corpus.breakdowns[index].score) + "\n")
+    if report_path is not None:
+        with open_output(report_path) as stream:
+            for rejection in selection.rejected:
+                stream.write(dumps(tidy(_rejection_row(corpus, rejection))) + "\n")
+    stderr_console().print(
+        _summary(corpus, selection, budget, min_score), markup=False, highlight=False
+    )
+    return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
+
+
+def _rejection_row(corpus: ScoredCorpus, rejection: Rejection) -> dict[str, Any]:
+    traced = corpus.traces[rejection.index]
+    breakdown = corpus.breakdowns[rejection.index]
+    row: dict[str, Any] = {
+        "id": breakdown.trace_id,
+        "score": breakdown.score,
+        "domain": breakdown.domain,
+        "reason": rejection.reason,
+    }
+    if rejection.duplicate_of is not None:
+        row["duplicate_of"] = corpus.breakdowns[rejection.duplicate_of].trace_id
+        row["similarity"] = rejection.similarity
+    row["file"] = traced.record.location.file
+    row["line"] = traced.record.location.line
+    return row
+
+
+def _summary(
+    corpus: ScoredCorpus, selection: Selection, budget: int | None, min_score: MinScore | None
+) -> str:
+    count = len(corpus.traces)
+    domains = Counter(corpus.breakdowns[i].domain for i in selection.selected)
+    picked = ", ".join(f"{domain} {n}" for domain, n in sorted(domains.items()))
+    parts = [
+        f"{count} trace{'s' if count != 1 else ''} scored",
+        f"{len(selection.selected)} selected"
+        + (f" (budget {budget})" if budget is not None else "")
+        + (f": {picked}" if picked else ""),
+    ]
+    reasons = Counter(r.reason for r in selection.rejected)
+    if min_score is not None and selection.min_score is not None:
+        shown = (
+            f"{min_score} = {selection.min_score:.4f}"
+            if min_score.percentile is not None
+            else f"{min_score}"
+        )
+        parts.append(f"{reasons['below_min_score']} below the minimum score {shown}")
+    if reasons["near_duplicate"]:
+        parts.append(f"{reasons['near_duplicate']} near-duplicates")
+    if reasons["over_budget"]:
+        parts.append(f"{reasons['over_budget']} over budget")
+    if corpus.sink.tally.invalid:
+        n = corpus.sink.tally.invalid
+        parts.append(f"{n} invalid record{'s' if n != 1 else ''} skipped")
+    return "; ".join(parts)

@@ -1,0 +1,43 @@
+"""Curation: order-free corpus scoring, score-first diverse selection, near-duplicate groups."""
+
+from knowledgepulse.curation.corpus import CorpusScores, score_corpus
+from knowledgepulse.curation.dedupe import DuplicateGroup, dedupe
+from knowledgepulse.curation.ordering import canonical_order, content_digest, time_order
+from knowledgepulse.curation.percentiles import (
+    MinScore,
+    ThresholdSpecError,
+    domain_percentiles,
+    percentiles,
+)
+from knowledgepulse.curation.select import (
+    Candidate,
+    Rejection,
+    RejectionReason,
+    Selection,
+    budget_for_top,
+    ranking,
+    select,
+)
+from knowledgepulse.curation.similarity import leave_one_out_nearest
+
+__all__ = [
+    "Candidate",
+    "CorpusScores",
+    "DuplicateGroup",
+    "MinScore",
+    "Rejection",
+    "RejectionReason",
+    "Selection",
+    "ThresholdSpecError",
+    "budget_for_top",
+    "canonical_order",
+    "content_digest",
+    "dedupe",
+    "domain_percentiles",
+    "leave_one_out_nearest",
+    "percentiles",
+    "ranking",
+    "score_corpus",
+    "select",
+    "time_order",
+]

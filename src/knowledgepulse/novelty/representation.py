@@ -1,0 +1,193 @@
+"""Which text stands for a trace in novelty, and how it becomes one unit vector.
+
+Novelty stays ``N = 1 - max cosine(trace, cache)`` with one vector per trace, so the cache stays
+an exact scan. A representation may join several parts (say the objective and the actions): the
+vector ``[sqrt(w1)*u1, sqrt(w2)*u2, ...]`` of unit part vectors has cosine
+``w1*cos1 + w2*cos2 + ...`` with another such vector (the weights sum to 1), so it is a unit
+vector of ``parts x dimensions`` numbers whose cosine is a weighted sum of the parts' cosines.
+
+The names (see :data:`NOVELTY_TEXTS`; measured in ``docs/novelty.md``):
+
+- ``objective-actions`` (the default): the objective, weight 0.5, and the trace's actions (the
+  content of its ``tool_call`` and ``error_recovery`` steps), their first 254 word pieces, 0.5.
+- ``windows``: the objective and every step's content, cut into 254-piece windows whose
+  embeddings are averaged by length (the specification's first definition).
+- ``truncate``: the same text's first 510 word pieces in one window (the TypeScript SDK's).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from knowledgepulse.errors import ScorerParameterError
+from knowledgepulse.novelty.embedder import Embedder, WindowedEmbedder, model_id_of
+from knowledgepulse.novelty.windows import WINDOW_PIECES, normalize
+
+if TYPE_CHECKING:
+    from knowledgepulse.trace.models import ReasoningTrace
+
+TRUNCATE_PIECES = 510
+"""The TypeScript SDK's cut: 512 positions with [CLS] and [SEP]."""
+
+ACTION_STEP_TYPES = frozenset({"tool_call", "error_recovery"})
+"""The step types whose content is what the agent did (rather than read or thought)."""
+
+
+@runtime_checkable
+class LeadingEmbedder(Embedder, Protocol):
+    """An embedder that can read only the start of each text (a bounded cost per text).
+
+    :class:`~knowledgepulse.novelty.MiniLMEmbedder` is one. An embedder without it reads each
+    part the way its ``embed_batch`` does.
+    """
+
+    def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
+        """Each text's first ``max_pieces`` word pieces embedded as one window."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class RepresentedVectors:
+    """Traces' novelty vectors, with how much of each text the windowed reading embedded.
+
+    Attributes:
+        vectors: one unit vector per trace, (traces, parts x dimensions).
+        windows: windows embedded of each trace's text, when the representation reads windows
+            and the embedder says (else ``None``).
+        capped: whether each text had more windows than were embedded (as ``windows``).
+    """
+
+    vectors: NDArray[np.float32]
+    windows: tuple[int, ...] | None = None
+    capped: tuple[bool, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One part of a representation: a text taken from the trace and how it is read.
+
+    Attributes:
+        text: the part's text of a trace.
+        weight: its share of the cosine (the weights of a representation sum to 1).
+        max_pieces: read only the text's first this many word pieces in one window (``None``:
+            every 254-piece window, averaged by length).
+    """
+
+    text: Callable[[ReasoningTrace], str]
+    weight: float
+    max_pieces: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class NoveltyText:
+    """A named way to turn a trace into the vector novelty compares.
+
+    Attributes:
+        name: what ``TraceValueScorer(novelty_text=...)`` and ``--novelty-text`` take.
+        description: one line on what it reads.
+        parts: the texts it embeds, with their weights.
+    """
+
+    name: str
+    description: str
+    parts: tuple[Part, ...]
+
+    def dimensions(self, embedder_dimensions: int) -> int:
+        """The length of its vectors for an embedder of ``embedder_dimensions``."""
+        return embedder_dimensions * len(self.parts)
+
+    def cache_model_id(self, embedder: Embedder) -> str:
+        """The model id a cache of these vectors records: the embedder's, and this name.
+
+        ``windows`` keeps the bare model id, so caches saved before representations had
+        names (all of them ``windows``) still load.
+        """
+        model_id = model_id_of(embedder)
+        return model_id if self.name == "windows" else f"{model_id}+novelty-text:{self.name}"
+
+    def embed(self, embedder: Embedder, traces: Sequence[ReasoningTrace]) -> RepresentedVectors:
+        """One unit vector per trace (a zero part is left out and the rest renormalised)."""
+        blocks: list[NDArray[np.float32]] = []
+        windows: tuple[int, ...] | None = None
+        capped: tuple[bool, ...] | None = None
+        for part in self.parts:
+            texts = [part.text(trace) for trace in traces]
+            if part.max_pieces is not None and isinstance(embedder, LeadingEmbedder):
+                raw = embedder.embed_leading(texts, part.max_pieces)
+            elif part.max_pieces is None and isinstance(embedder, WindowedEmbedder):
+                result = embedder.embed_windowed(texts)
+                raw, windows, capped = result.vectors, result.windows, result.capped
+            else:
+                raw = embedder.embed_batch(texts)
+            vectors = np.asarray(raw, dtype=np.float32)
+            if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+                return RepresentedVectors(vectors)  # the scorer reports the wrong shape
+            blocks.append(normalize(vectors) * np.float32(math.sqrt(part.weight)))
+        if len(blocks) == 1:
+            return RepresentedVectors(blocks[0], windows, capped)
+        return RepresentedVectors(normalize(np.concatenate(blocks, axis=1)), windows, capped)
+
+
+def objective_text(trace: ReasoningTrace) -> str:
+    """The trace's ``task.objective``."""
+    return trace.task.objective
+
+
+def whole_text(trace: ReasoningTrace) -> str:
+    """The objective, then every step's content (the specification's text)."""
+    contents = " ".join(step.content or "" for step in trace.steps)
+    return f"{trace.task.objective} {contents}"
+
+
+def actions_text(trace: ReasoningTrace) -> str:
+    """The content of the steps that act (``tool_call``, ``error_recovery``), in order."""
+    return " ".join(step.content or "" for step in trace.steps if step.type in ACTION_STEP_TYPES)
+
+
+DEFAULT_NOVELTY_TEXT = "objective-actions"
+
+NOVELTY_TEXTS: dict[str, NoveltyText] = {
+    text.name: text
+    for text in (
+        NoveltyText(
+            "objective-actions",
+            "the objective (0.5) and the first 254 word pieces of the actions (0.5)",
+            (Part(objective_text, 0.5, WINDOW_PIECES), Part(actions_text, 0.5, WINDOW_PIECES)),
+        ),
+        NoveltyText(
+            "windows",
+            "objective and all step content, 254-piece windows averaged by length",
+            (Part(whole_text, 1.0, None),),
+        ),
+        NoveltyText(
+            "truncate",
+            "objective and all step content, the first 510 word pieces in one window",
+            (Part(whole_text, 1.0, TRUNCATE_PIECES),),
+        ),
+    )
+}
+"""The representations by name."""
+
+
+def novelty_text(name: str) -> NoveltyText:
+    """The representation called ``name``.
+
+    Raises:
+        ScorerParameterError: no representation has that name; the message lists them.
+    """
+    found = NOVELTY_TEXTS.get(name) if isinstance(name, str) else None
+    if found is not None:
+        return found
+    names = sorted(NOVELTY_TEXTS)
+    close = difflib.get_close_matches(str(name), names, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise ScorerParameterError(
+        f"unknown novelty text {name!r}; the names are {', '.join(map(repr, names))}.{hint}"
+    )

@@ -1,0 +1,130 @@
+"""``kp select`` and ``kp dedupe`` as a curator runs them (fake embedder: fast, deterministic)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledgepulse.testing import HashingEmbedder
+from tests.builders import trace_json
+from tests.cli.conftest import KpRunner
+
+
+@pytest.fixture(autouse=True)
+def hashing_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands embed with the fast fake instead of MiniLM."""
+    monkeypatch.setattr("knowledgepulse.novelty.default_embedder", HashingEmbedder, raising=True)
+
+
+def write(path: Path, traces: list[dict[str, Any]]) -> str:
+    path.write_text("".join(json.dumps(t) + "\n" for t in traces))
+    return str(path)
+
+
+def corpus(tmp_path: Path, *, reverse: bool = False) -> str:
+    traces = [
+        trace_json(trace_id="kp:trace:flight-a", objective="cheapest flight Lisbon Oslo"),
+        trace_json(trace_id="kp:trace:flight-b", objective="cheapest flight Lisbon Oslo"),
+        trace_json(
+            trace_id="kp:trace:code-1",
+            domain="code",
+            objective="fix the flaky payment test in the integration suite",
+            confidence=0.5,
+        ),
+        trace_json(
+            trace_id="kp:trace:code-2",
+            domain="code",
+            objective="rename the logger module and update every import",
+            confidence=0.6,
+        ),
+    ]
+    return write(tmp_path / "t.jsonl", traces[::-1] if reverse else traces)
+
+
+def test_select_writes_the_best_traces_annotated_and_rejects_the_near_duplicate(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """One of the two flight copies is kept; the other is reported as its near-duplicate."""
+    report = tmp_path / "rejected.jsonl"
+    run = kp("select", corpus(tmp_path), "--max-similarity", "0.95", "--report", str(report))
+    assert run.code == 0, run.err
+    selected = [json.loads(line) for line in run.out.splitlines()]
+    ids = [t["id"] for t in selected]
+    assert len(ids) == 3
+    assert ("kp:trace:flight-a" in ids) != ("kp:trace:flight-b" in ids)
+    assert all(0 < t["metadata"]["quality_score"] <= 1 for t in selected)
+    scores = [t["metadata"]["quality_score"] for t in selected]
+    assert scores == sorted(scores, reverse=True)
+    [rejected] = [json.loads(line) for line in report.read_text().splitlines()]
+    assert rejected["reason"] == "near_duplicate"
+    assert rejected["duplicate_of"] in ids
+    assert rejected["similarity"] >= 0.95
+    assert "1 near-duplicates" in run.err
+
+
+def test_select_output_does_not_depend_on_input_order(kp: KpRunner, tmp_path: Path) -> None:
+    """The same file reversed gives byte-identical output."""
+    forward = kp("select", corpus(tmp_path), "--budget", "2", "--max-similarity", "0.9").out
+    backward = kp(
+        "select", corpus(tmp_path, reverse=True), "--budget", "2", "--max-similarity", "0.9"
+    ).out
+    assert forward == backward
+    assert len(forward.splitlines()) == 2
+
+
+def test_select_per_domain_shares_the_budget(kp: KpRunner, tmp_path: Path) -> None:
+    """Budget 2 per domain: one testing trace and one code trace, whatever the scores."""
+    run = kp("select", corpus(tmp_path), "--budget", "2", "--per-domain")
+    domains = sorted(json.loads(line)["metadata"]["task_domain"] for line in run.out.splitlines())
+    assert domains == ["code", "testing"]
+
+
+def test_select_min_score_as_a_percentile(kp: KpRunner, tmp_path: Path) -> None:
+    """--min-score p50 keeps the upper half and says what p50 came to."""
+    run = kp("select", corpus(tmp_path), "--min-score", "p50")
+    assert run.code == 0
+    assert len(run.out.splitlines()) == 2
+    assert "below the minimum score p50 = 0." in run.err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--budget", "2", "--top", "10%"], "give one"),
+        (["--top", "0%"], "percentage"),
+        (["--min-score", "p200"], "p0 to p100"),
+        (["--max-similarity", "0.9", "--no-embedder"], "needs an embedder"),
+    ],
+)
+def test_select_usage_errors_are_one_line_and_exit_2(
+    kp: KpRunner, tmp_path: Path, args: list[str], message: str
+) -> None:
+    """Contradictory or malformed options: one message, no traceback, exit code 2."""
+    run = kp("select", corpus(tmp_path), *args)
+    assert run.code == 2
+    assert message in run.err
+    assert "Traceback" not in run.err
+
+
+def test_select_reports_bad_records_with_file_and_line(kp: KpRunner, tmp_path: Path) -> None:
+    """A broken line is reported as FILE:LINE and the rest is still selected; exit 1."""
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(json.dumps(trace_json()) + "\n{broken\n")
+    run = kp("select", str(path))
+    assert run.code == 1
+    assert f"{path}:2: invalid JSON" in run.err
+    assert len(run.out.splitlines()) == 1
+
+
+def test_dedupe_groups_near_duplicates_under_their_best_trace(kp: KpRunner, tmp_path: Path) -> None:
+    """The two flight copies form one group; the representative is the smaller id on a tie."""
+    run = kp("dedupe", corpus(tmp_path), "--threshold", "0.95")
+    assert run.code == 0, run.err
+    [group] = [json.loads(line) for line in run.out.splitlines()]
+    assert group["representative"]["id"] == "kp:trace:flight-a"
+    assert [m["id"] for m in group["members"]] == ["kp:trace:flight-b"]
+    assert group["size"] == 2
+    assert "1 near-duplicate group at cosine >= 0.95; 1 trace would go, 3 kept" in run.err

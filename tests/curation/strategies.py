@@ -1,0 +1,48 @@
+"""Hypothesis strategies for curation: candidates with vectors that are often near-duplicates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from hypothesis import strategies as st
+from numpy.typing import NDArray
+
+from knowledgepulse.curation import Candidate
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Candidates and their unit vectors (row i for candidate i)."""
+
+    candidates: list[Candidate]
+    vectors: NDArray[np.float32]
+
+    def permuted(self, order: list[int]) -> Pool:
+        return Pool([self.candidates[i] for i in order], self.vectors[order])
+
+
+# Few distinct directions, so equal and near-equal vectors are common.
+_components = st.integers(min_value=-2, max_value=2)
+_vector = st.tuples(_components, _components, _components).filter(any)
+
+
+@st.composite
+def pools(draw: st.DrawFn, max_size: int = 16) -> Pool:
+    """Up to ``max_size`` candidates: repeated ids, tied scores, three domains."""
+    size = draw(st.integers(min_value=0, max_value=max_size))
+    raw = [draw(_vector) for _ in range(size)]
+    vectors = np.array(raw, dtype=np.float32).reshape(size, 3)
+    if size:
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    candidates = [
+        Candidate(
+            key=f"kp:trace:{draw(st.integers(min_value=0, max_value=size + 2))}",
+            score=draw(st.sampled_from([0.1, 0.4, 0.4, 0.6, 0.9])),
+            domain=draw(st.sampled_from(["code", "finance", "qa"])),
+            # As a content digest would: equal vectors, equal tiebreak.
+            tiebreak=vectors[row].tobytes(),
+        )
+        for row in range(size)
+    ]
+    return Pool(candidates, vectors)

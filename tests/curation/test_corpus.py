@@ -1,0 +1,89 @@
+"""Corpus scoring: leave-one-out novelty, the same whatever the order of the traces."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.curation import score_corpus
+from knowledgepulse.records import Location, Record
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.trace.load import LoadedTrace, validate_record
+from knowledgepulse.value.scorer import TraceValueScorer
+from tests.builders import trace_json
+
+OBJECTIVES = [
+    "Find the cheapest flight from Lisbon to Oslo",
+    "Find the cheapest flight from Lisbon to Oslo tomorrow",
+    "Refactor the flaky payment integration test",
+    "Summarise the quarterly revenue of the chip maker",
+]
+
+
+def loaded(trace_id: str, objective: str) -> LoadedTrace:
+    result = validate_record(
+        Record(Location("t.jsonl"), trace_json(trace_id=trace_id, objective=objective))
+    )
+    assert isinstance(result, LoadedTrace)
+    return result
+
+
+def scorer() -> TraceValueScorer:
+    return TraceValueScorer(embedder=HashingEmbedder())
+
+
+def test_both_traces_of_a_near_duplicate_pair_get_a_low_novelty() -> None:
+    """Unlike online scoring, the first of two copies is not novel either."""
+    traces = [
+        loaded("kp:trace:a", OBJECTIVES[0]),
+        loaded("kp:trace:b", OBJECTIVES[0]),
+        loaded("kp:trace:c", OBJECTIVES[2]),
+    ]
+    breakdowns = score_corpus(scorer(), traces).breakdowns
+    assert [b.novelty.nearest_id for b in breakdowns[:2]] == ["kp:trace:b", "kp:trace:a"]
+    assert breakdowns[0].dimensions.novelty < 1e-6
+    assert breakdowns[1].dimensions.novelty < 1e-6
+    assert breakdowns[2].dimensions.novelty > 0.1
+    online = scorer().score_many([t.trace for t in traces])
+    assert online[0].novelty.source == "empty_cache"
+
+
+def test_a_second_copy_of_the_same_id_does_not_count_as_another_trace() -> None:
+    """A trace listed twice is compared with the others, not with its own copy."""
+    traces = [loaded("kp:trace:a", OBJECTIVES[0]), loaded("kp:trace:a", OBJECTIVES[0])]
+    breakdowns = score_corpus(scorer(), traces).breakdowns
+    assert {b.novelty.source for b in breakdowns} == {"empty_cache"}
+
+
+def test_without_an_embedder_novelty_is_half_and_says_why() -> None:
+    """No embedder: 0.5 with a reason that names corpus novelty."""
+    breakdowns = score_corpus(
+        TraceValueScorer(embedder=None), [loaded("kp:trace:a", OBJECTIVES[0])]
+    ).breakdowns
+    assert breakdowns[0].dimensions.novelty == 0.5
+    assert "corpus" in (breakdowns[0].novelty.reason or "")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.sampled_from(OBJECTIVES)), max_size=8),
+    st.randoms(),
+)
+def test_scores_do_not_depend_on_input_order(
+    specs: list[tuple[int, str]], rng: random.Random
+) -> None:
+    """Shuffling the input gives each trace exactly the same breakdown."""
+    traces = [loaded(f"kp:trace:{n}", objective) for n, objective in specs]
+    shuffled = traces[:]
+    rng.shuffle(shuffled)
+
+    def by_content(items: list[LoadedTrace]) -> list[tuple[str, str, object]]:
+        rows = score_corpus(scorer(), items).breakdowns
+        return sorted(
+            (t.trace.id, t.trace.task.objective, repr(b.to_dict()))
+            for t, b in zip(items, rows, strict=True)
+        )
+
+    assert by_content(traces) == by_content(shuffled)

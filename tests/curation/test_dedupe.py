@@ -1,0 +1,71 @@
+"""Near-duplicate groups: representatives, members, and independence from order."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from knowledgepulse.curation import Candidate, dedupe
+from tests.curation.strategies import Pool, pools
+
+thresholds = st.sampled_from([0.5, 0.9, 1.0])
+
+
+@given(pools(), thresholds)
+def test_members_are_close_to_their_representative_and_representatives_are_not(
+    pool: Pool, threshold: float
+) -> None:
+    """Each member reaches the threshold with its representative, which outscores it."""
+    groups = dedupe(pool.candidates, pool.vectors, threshold=threshold)
+    representatives = [g.representative for g in groups]
+    for group in groups:
+        kept = pool.candidates[group.representative]
+        for index, similarity in group.members:
+            assert similarity >= threshold
+            assert (-kept.score, kept.key) <= (
+                -pool.candidates[index].score,
+                pool.candidates[index].key,
+            )
+    if len(representatives) > 1:
+        rows = pool.vectors[representatives]
+        matrix = rows @ rows.T
+        np.fill_diagonal(matrix, -1.0)
+        assert matrix.max() < threshold + 1e-6
+
+
+@given(pools(), thresholds, st.randoms())
+def test_groups_do_not_depend_on_input_order(
+    pool: Pool, threshold: float, rng: random.Random
+) -> None:
+    """Shuffled input, same groups with the same representatives."""
+    order = list(range(len(pool.candidates)))
+    rng.shuffle(order)
+    shuffled = pool.permuted(order)
+
+    def described(p: Pool) -> list[object]:
+        def who(i: int) -> tuple[str, bytes]:
+            return p.candidates[i].key, p.candidates[i].tiebreak
+
+        return [
+            (who(g.representative), [(who(i), s) for i, s in g.members])
+            for g in dedupe(p.candidates, p.vectors, threshold=threshold)
+        ]
+
+    assert described(pool) == described(shuffled)
+
+
+def test_the_best_scored_copy_represents_its_group() -> None:
+    """Three copies of one text: the highest score is kept, the others are its members."""
+    vectors = np.array([[1.0, 0.0]] * 3 + [[0.0, 1.0]], dtype=np.float32)
+    pool = [
+        Candidate("kp:trace:a", 0.3),
+        Candidate("kp:trace:b", 0.8),
+        Candidate("kp:trace:c", 0.8),
+        Candidate("kp:trace:d", 0.9),
+    ]
+    [group] = dedupe(pool, vectors, threshold=0.95)
+    assert group.representative == 1  # 0.8 ties with c; b is the smaller id
+    assert [index for index, _ in group.members] == [2, 0]

@@ -1,0 +1,94 @@
+"""Novelty texts: which text stands for a trace, and how its parts become one unit vector."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from knowledgepulse.errors import ScorerParameterError
+from knowledgepulse.novelty import NOVELTY_TEXTS, novelty_text
+from knowledgepulse.novelty.representation import actions_text, objective_text, whole_text
+from knowledgepulse.testing import HashingEmbedder
+from tests.builders import make_trace, step
+
+WORDS = st.lists(st.sampled_from(["flight", "hotel", "refund", "oslo", "lisbon", "cancel"]))
+
+
+def test_the_names_are_the_default_windows_and_truncate() -> None:
+    """The three representations are registered under the names the CLI and docs use."""
+    assert sorted(NOVELTY_TEXTS) == ["objective-actions", "truncate", "windows"]
+
+
+def test_an_unknown_name_lists_the_names_and_the_closest() -> None:
+    """A typo is refused with every valid name and a suggestion."""
+    with pytest.raises(ScorerParameterError, match=r"'objective-actions'.*Did you mean 'windows'"):
+        novelty_text("window")
+
+
+def test_actions_are_the_tool_calls_and_recoveries_in_order() -> None:
+    """Thoughts and observations are left out of the actions text; the objective stands alone."""
+    trace = make_trace(
+        objective="Refund order 7",
+        step_list=[
+            step(0, "thought", "think"),
+            step(1, "tool_call", "get_order 7", "get_order"),
+            step(2, "observation", "order 7: shipped"),
+            step(3, "error_recovery", "retry get_order 7", "get_order"),
+        ],
+    )
+    assert objective_text(trace) == "Refund order 7"
+    assert actions_text(trace) == "get_order 7 retry get_order 7"
+    assert (
+        whole_text(trace) == "Refund order 7 think get_order 7 order 7: shipped retry get_order 7"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(NOVELTY_TEXTS))
+def test_every_representation_gives_unit_vectors(name: str) -> None:
+    """One unit vector per trace, as long as the parts times the embedder's dimensions."""
+    representation = novelty_text(name)
+    traces = [make_trace(objective=f"task {i}") for i in range(3)]
+    vectors = representation.embed(HashingEmbedder(dimensions=16), traces).vectors
+    assert vectors.shape == (3, representation.dimensions(16))
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+
+
+@given(WORDS, WORDS, WORDS, WORDS)
+def test_two_part_cosine_is_the_weighted_sum_of_part_cosines(
+    objective_a: list[str], actions_a: list[str], objective_b: list[str], actions_b: list[str]
+) -> None:
+    """cos(a, b) = 0.5 cos(objectives) + 0.5 cos(actions) whenever no part is a zero vector."""
+    embedder = HashingEmbedder(dimensions=32)
+    traces = [
+        make_trace(
+            objective=" ".join(["go", *objective]),
+            step_list=[step(0, "tool_call", " ".join(["act", *actions]), "t")],
+        )
+        for objective, actions in ((objective_a, actions_a), (objective_b, actions_b))
+    ]
+    a, b = novelty_text("objective-actions").embed(embedder, traces).vectors
+    objectives = embedder.embed_batch([objective_text(t) for t in traces])
+    actions = embedder.embed_batch([actions_text(t) for t in traces])
+    # Hashed words can cancel out; a zero part is left out, so the law does not apply to it.
+    assume(np.linalg.norm(objectives, axis=1).min() > 0.5)
+    assume(np.linalg.norm(actions, axis=1).min() > 0.5)
+    expected = 0.5 * (objectives[0] @ objectives[1]) + 0.5 * (actions[0] @ actions[1])
+    assert float(a @ b) == pytest.approx(float(expected), abs=1e-5)
+
+
+def test_a_trace_without_actions_is_still_a_unit_vector() -> None:
+    """An empty part is left out (the objective then carries the whole vector)."""
+    trace = make_trace(step_list=[step(0, "thought", "only thinking")])
+    vector = novelty_text("objective-actions").embed(HashingEmbedder(), [trace]).vectors[0]
+    assert float(np.linalg.norm(vector)) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_cache_model_id_names_the_representation_except_windows() -> None:
+    """Caches of different representations are told apart; windows keeps the old model id."""
+    embedder = HashingEmbedder()
+    ids = {name: novelty_text(name).cache_model_id(embedder) for name in NOVELTY_TEXTS}
+    assert ids["windows"] == "hashing-384"
+    assert ids["truncate"] == "hashing-384+novelty-text:truncate"
+    assert len(set(ids.values())) == 3
