@@ -13,9 +13,9 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse.cli._console import open_output, stderr_console
+from knowledgepulse.cli._traces import embedder_from, model_options, paths_argument
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
-from knowledgepulse.cli.score import embedder_from, model_options, paths_argument
 from knowledgepulse.cli.select import ScoredCorpus, read_and_score
 from knowledgepulse.curation import dedupe
 from knowledgepulse.reports.value import dumps, tidy

@@ -15,12 +15,10 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
-import sys
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING
 
 import click
 
@@ -32,139 +30,34 @@ from knowledgepulse.cli._console import (
     stderr_is_terminal,
     stdout_is_terminal,
 )
+from knowledgepulse.cli._emit import emitter_for, report_stream
+from knowledgepulse.cli._traces import (
+    ProblemSink,
+    build_embedder,
+    min_score_option,
+    paths_argument,
+    sources,
+    valid_traces,
+)
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
 from knowledgepulse.cli.progress import ReadProgress
-from knowledgepulse.curation import MinScore, ThresholdSpecError, score_corpus, time_order
-from knowledgepulse.records import STDIN, Problem
+from knowledgepulse.curation import MinScore, score_corpus, time_order
 from knowledgepulse.reports.value import (
-    CsvWriter,
-    JsonLinesWriter,
-    JsonWriter,
-    ReportWriter,
     RunTally,
     ScoredTrace,
     TableCollector,
-    annotated_line,
     percentile_table,
     summary_line,
     to_table,
 )
-from knowledgepulse.trace.load import LoadedTrace, load_traces
+from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE, DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
-    from knowledgepulse.novelty import Embedder, VectorCache
+    from knowledgepulse.novelty import VectorCache
     from knowledgepulse.trace.models import ReasoningTrace
     from knowledgepulse.value.breakdown import ValueBreakdown
-
-paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...")
-
-
-def sources(paths: Sequence[str]) -> list[str]:
-    """The inputs: the paths given, or standard input when it is piped and no path is given."""
-    if paths:
-        return list(paths)
-    if sys.stdin.isatty():
-        raise click.UsageError("give trace files (JSON or JSONL), or - to read standard input")
-    return [STDIN]
-
-
-class ProblemSink:
-    """Prints each problem on stderr as it is found, counts it, and keeps it if asked."""
-
-    def __init__(self, tally: RunTally, *, keep: bool) -> None:
-        self.tally = tally
-        self.kept: list[Problem] = []
-        self._keep = keep
-        self._console = stderr_console()
-
-    def __call__(self, problem: Problem) -> None:
-        """Report, count and maybe keep one problem."""
-        self.tally.add_problem(problem)
-        if self._keep:
-            self.kept.append(problem)
-        self._console.print(str(problem), markup=False, highlight=False)
-
-    @property
-    def errors(self) -> bool:
-        """Whether any record was rejected."""
-        return self.tally.invalid > 0
-
-
-def valid_traces(
-    paths: Sequence[str], sink: ProblemSink, progress: ReadProgress
-) -> Iterator[LoadedTrace]:
-    """The valid traces of ``paths``, in order; every problem goes to ``sink`` as it is met."""
-    for item in load_traces(sources(paths), progress=progress.advance):
-        if isinstance(item, Problem):
-            sink(item)
-        else:
-            yield item
-
-
-class _MinScoreType(click.ParamType):  # type: ignore[type-arg]
-    name = "X|pNN"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, MinScore):
-            return value
-        try:
-            return MinScore.parse(str(value))
-        except ThresholdSpecError as error:
-            self.fail(str(error), param, ctx)
-
-
-_Command = TypeVar("_Command", bound=Callable[..., Any])
-
-
-def min_score_option(
-    *,
-    default: str | None,
-    help: str,
-) -> Callable[[_Command], _Command]:
-    """``--min-score X|pNN``: a score in [0, 1] or a percentile of the run's scores."""
-    return click.option(
-        "--min-score",
-        type=_MinScoreType(),
-        default=default,
-        show_default=default is not None,
-        help=help,
-    )
-
-
-def model_options(command: _Command) -> _Command:
-    """``--no-embedder``, ``--model`` and ``--batch-size``, shared by the commands that embed."""
-    for option in reversed(
-        [
-            click.option(
-                "--no-embedder",
-                is_flag=True,
-                help="Score without an embedder: novelty is 0.5 for every trace.",
-            ),
-            click.option(
-                "--model",
-                type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
-            ),
-            click.option(
-                "--batch-size",
-                type=click.IntRange(min=1),
-                default=DEFAULT_BATCH_SIZE,
-                show_default=True,
-                help="Traces embedded per batch (more: faster, more memory).",
-            ),
-        ]
-    ):
-        command = option(command)
-    return command
-
-
-def embedder_from(no_embedder: bool, model: Path | None) -> Embedder | None:
-    """The embedder ``--no-embedder``/``--model`` ask for (a named model is loaded now)."""
-    if no_embedder and model is not None:
-        raise click.UsageError("--model and --no-embedder contradict each other; give one")
-    return _embedder(no_embedder, model, "default")
 
 
 @click.command("score")
@@ -322,7 +215,7 @@ def score_command(
                 "build it first with --cache without --frozen"
             )
     registry = registry_from(profiles_file)
-    embedder = _embedder(no_embedder, model, window_cap)
+    embedder = build_embedder(no_embedder, model, window_cap)
     # The cache's identity (model and novelty text) and width come from the scorer's settings.
     identity = TraceValueScorer(embedder=embedder, novelty_text=novelty_text)
     cache = _cache(cache_path, identity, cache_size, ttl_seconds)
@@ -352,8 +245,8 @@ def score_command(
             if whole
             else _scored(scorer, traces)
         )
-        with _report_stream(output, output_format) as stream:
-            writer = _writer(output_format, stream, annotate, collector)
+        with report_stream(output, output_format) as stream:
+            writer = emitter_for(output_format, stream, annotate, collector)
             for loaded, breakdown in scored:
                 result = ScoredTrace(breakdown, loaded.record.location)
                 tally.threshold = breakdown.threshold
@@ -471,23 +364,6 @@ def _window_cap(value: str | None) -> int | str | None:
     return count
 
 
-def _embedder(
-    no_embedder: bool, model: Path | None, window_cap: int | str | None
-) -> Embedder | None:
-    from knowledgepulse.novelty import MiniLMEmbedder, default_embedder  # noqa: PLC0415
-
-    if no_embedder:
-        return None
-    if model is None and window_cap == "default":
-        return default_embedder()
-    options = {} if window_cap == "default" else {"max_windows": window_cap}
-    embedder = MiniLMEmbedder(model_path=model, **options)  # type: ignore[arg-type]
-    if model is not None:
-        # The user named this model: one that cannot load is an error now, not a silent 0.5.
-        embedder.load()
-    return embedder
-
-
 def _cache(
     cache_path: Path | None,
     identity: TraceValueScorer,
@@ -559,75 +435,6 @@ def _scored_whole(
         threshold = min_score.resolve([b.score for b in breakdowns])
         breakdowns = [dataclasses.replace(b, threshold=threshold) for b in breakdowns]
     return list(zip(traces, breakdowns, strict=True))
-
-
-class _Emitter(Protocol):
-    def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None: ...
-
-    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None: ...
-
-
-class _ReportEmitter:
-    """Writes the report's row for each trace."""
-
-    def __init__(self, writer: ReportWriter) -> None:
-        self._writer = writer
-
-    def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None:
-        self._writer.write(result)
-
-    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
-        self._writer.close(tally, problems)
-
-
-class _AnnotateEmitter:
-    """Writes the traces themselves back, each with its score in ``metadata.quality_score``."""
-
-    def __init__(self, stream: IO[str], *, as_list: bool) -> None:
-        self._stream = stream
-        self._as_list = as_list
-        self._first = True
-        if as_list:
-            stream.write("[")
-
-    def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None:
-        line = annotated_line(loaded.record.value, result.breakdown.score)
-        if self._as_list:
-            line = ("\n  " if self._first else ",\n  ") + line
-        else:
-            line += "\n"
-        self._first = False
-        self._stream.write(line)
-
-    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
-        if self._as_list:
-            self._stream.write("\n]\n" if not self._first else "]\n")
-
-
-def _report_stream(
-    output: Path | None, output_format: str
-) -> AbstractContextManager[IO[str] | None]:
-    # The table is rendered by rich at the end, through its own console.
-    return nullcontext(None) if output_format == "table" else open_output(output)
-
-
-def _writer(
-    output_format: str, stream: IO[str] | None, annotate: bool, collector: TableCollector
-) -> _Emitter:
-    if stream is None:
-        return _ReportEmitter(collector)
-    if output_format == "html":
-        from knowledgepulse.reports.html import HtmlWriter  # noqa: PLC0415 - only for html
-
-        return _ReportEmitter(HtmlWriter(stream))
-    if annotate:
-        return _AnnotateEmitter(stream, as_list=output_format == "json")
-    writers: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
-        "json": JsonWriter,
-        "jsonl": JsonLinesWriter,
-        "csv": CsvWriter,
-    }
-    return _ReportEmitter(writers[output_format](stream))
 
 
 def _print_table(

@@ -18,10 +18,7 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse.cli._console import open_output, stderr_console, stderr_is_terminal
-from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.cli.profiles import profiles_file_option, registry_from
-from knowledgepulse.cli.progress import ReadProgress
-from knowledgepulse.cli.score import (
+from knowledgepulse.cli._traces import (
     ProblemSink,
     embedder_from,
     min_score_option,
@@ -30,6 +27,9 @@ from knowledgepulse.cli.score import (
     sources,
     valid_traces,
 )
+from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
+from knowledgepulse.cli.profiles import profiles_file_option, registry_from
+from knowledgepulse.cli.progress import ReadProgress
 from knowledgepulse.curation import (
     Candidate,
     MinScore,

@@ -1,0 +1,96 @@
+"""Writing ``kp score``'s output as it is scored: report rows, or the annotated traces."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Protocol
+
+from knowledgepulse.cli._console import (
+    open_output,
+)
+from knowledgepulse.records import Problem
+from knowledgepulse.reports.value import (
+    CsvWriter,
+    JsonLinesWriter,
+    JsonWriter,
+    ReportWriter,
+    RunTally,
+    ScoredTrace,
+    TableCollector,
+    annotated_line,
+)
+from knowledgepulse.trace.load import LoadedTrace
+
+if TYPE_CHECKING:
+    pass
+
+
+class Emitter(Protocol):
+    def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None: ...
+
+    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None: ...
+
+
+class _ReportEmitter:
+    """Writes the report's row for each trace."""
+
+    def __init__(self, writer: ReportWriter) -> None:
+        self._writer = writer
+
+    def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None:
+        self._writer.write(result)
+
+    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
+        self._writer.close(tally, problems)
+
+
+class _AnnotateEmitter:
+    """Writes the traces themselves back, each with its score in ``metadata.quality_score``."""
+
+    def __init__(self, stream: IO[str], *, as_list: bool) -> None:
+        self._stream = stream
+        self._as_list = as_list
+        self._first = True
+        if as_list:
+            stream.write("[")
+
+    def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None:
+        line = annotated_line(loaded.record.value, result.breakdown.score)
+        if self._as_list:
+            line = ("\n  " if self._first else ",\n  ") + line
+        else:
+            line += "\n"
+        self._first = False
+        self._stream.write(line)
+
+    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
+        if self._as_list:
+            self._stream.write("\n]\n" if not self._first else "]\n")
+
+
+def report_stream(
+    output: Path | None, output_format: str
+) -> AbstractContextManager[IO[str] | None]:
+    # The table is rendered by rich at the end, through its own console.
+    return nullcontext(None) if output_format == "table" else open_output(output)
+
+
+def emitter_for(
+    output_format: str, stream: IO[str] | None, annotate: bool, collector: TableCollector
+) -> Emitter:
+    if stream is None:
+        return _ReportEmitter(collector)
+    if output_format == "html":
+        from knowledgepulse.reports.html import HtmlWriter  # noqa: PLC0415 - only for html
+
+        return _ReportEmitter(HtmlWriter(stream))
+    if annotate:
+        return _AnnotateEmitter(stream, as_list=output_format == "json")
+    writers: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
+        "json": JsonWriter,
+        "jsonl": JsonLinesWriter,
+        "csv": CsvWriter,
+    }
+    return _ReportEmitter(writers[output_format](stream))

@@ -1,0 +1,155 @@
+"""What the trace commands share: their inputs, problem reporting and model options.
+
+``kp score``, ``kp validate``, ``kp select`` and ``kp dedupe`` read traces the same way (paths
+or standard input, bad records printed as they are found and counted) and take the same model
+and threshold options.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from knowledgepulse.cli._console import (
+    stderr_console,
+)
+from knowledgepulse.cli.progress import ReadProgress
+from knowledgepulse.curation import MinScore, ThresholdSpecError
+from knowledgepulse.records import STDIN, Problem
+from knowledgepulse.reports.value import (
+    RunTally,
+)
+from knowledgepulse.trace.load import LoadedTrace, load_traces
+from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE
+
+if TYPE_CHECKING:
+    from knowledgepulse.novelty import Embedder
+
+paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...")
+
+
+def sources(paths: Sequence[str]) -> list[str]:
+    """The inputs: the paths given, or standard input when it is piped and no path is given."""
+    if paths:
+        return list(paths)
+    if sys.stdin.isatty():
+        raise click.UsageError("give trace files (JSON or JSONL), or - to read standard input")
+    return [STDIN]
+
+
+class ProblemSink:
+    """Prints each problem on stderr as it is found, counts it, and keeps it if asked."""
+
+    def __init__(self, tally: RunTally, *, keep: bool) -> None:
+        self.tally = tally
+        self.kept: list[Problem] = []
+        self._keep = keep
+        self._console = stderr_console()
+
+    def __call__(self, problem: Problem) -> None:
+        """Report, count and maybe keep one problem."""
+        self.tally.add_problem(problem)
+        if self._keep:
+            self.kept.append(problem)
+        self._console.print(str(problem), markup=False, highlight=False)
+
+    @property
+    def errors(self) -> bool:
+        """Whether any record was rejected."""
+        return self.tally.invalid > 0
+
+
+def valid_traces(
+    paths: Sequence[str], sink: ProblemSink, progress: ReadProgress
+) -> Iterator[LoadedTrace]:
+    """The valid traces of ``paths``, in order; every problem goes to ``sink`` as it is met."""
+    for item in load_traces(sources(paths), progress=progress.advance):
+        if isinstance(item, Problem):
+            sink(item)
+        else:
+            yield item
+
+
+class _MinScoreType(click.ParamType):  # type: ignore[type-arg]
+    name = "X|pNN"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, MinScore):
+            return value
+        try:
+            return MinScore.parse(str(value))
+        except ThresholdSpecError as error:
+            self.fail(str(error), param, ctx)
+
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+
+def min_score_option(
+    *,
+    default: str | None,
+    help: str,
+) -> Callable[[_Command], _Command]:
+    """``--min-score X|pNN``: a score in [0, 1] or a percentile of the run's scores."""
+    return click.option(
+        "--min-score",
+        type=_MinScoreType(),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def model_options(command: _Command) -> _Command:
+    """``--no-embedder``, ``--model`` and ``--batch-size``, shared by the commands that embed."""
+    for option in reversed(
+        [
+            click.option(
+                "--no-embedder",
+                is_flag=True,
+                help="Score without an embedder: novelty is 0.5 for every trace.",
+            ),
+            click.option(
+                "--model",
+                type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
+            ),
+            click.option(
+                "--batch-size",
+                type=click.IntRange(min=1),
+                default=DEFAULT_BATCH_SIZE,
+                show_default=True,
+                help="Traces embedded per batch (more: faster, more memory).",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def embedder_from(no_embedder: bool, model: Path | None) -> Embedder | None:
+    """The embedder ``--no-embedder``/``--model`` ask for (a named model is loaded now)."""
+    if no_embedder and model is not None:
+        raise click.UsageError("--model and --no-embedder contradict each other; give one")
+    return build_embedder(no_embedder, model, "default")
+
+
+def build_embedder(
+    no_embedder: bool, model: Path | None, window_cap: int | str | None
+) -> Embedder | None:
+    from knowledgepulse.novelty import MiniLMEmbedder, default_embedder  # noqa: PLC0415
+
+    if no_embedder:
+        return None
+    if model is None and window_cap == "default":
+        return default_embedder()
+    options = {} if window_cap == "default" else {"max_windows": window_cap}
+    embedder = MiniLMEmbedder(model_path=model, **options)  # type: ignore[arg-type]
+    if model is not None:
+        # The user named this model: one that cannot load is an error now, not a silent 0.5.
+        embedder.load()
+    return embedder
