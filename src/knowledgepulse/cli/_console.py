@@ -74,27 +74,41 @@ def write_output(text: str, output: Path | None) -> None:
 
 @contextmanager
 def output_console(output: Path | None) -> Iterator[Console]:
-    """A console on stdout, or on the ``--output`` file (no colours, 120 columns)."""
-    with open_output(output) as stream:
-        if output is None:
-            yield Console(file=stream, highlight=False, emoji=False)
-        else:
-            yield Console(
-                file=stream,
-                width=120,
-                no_color=True,
-                color_system=None,
-                highlight=False,
-                emoji=False,
-            )
+    """A console for tables meant for people, on stdout or the ``--output`` file.
+
+    Markup and emoji are off, so data is shown as written. On stdout it writes in the terminal's
+    own encoding, with ``?`` for what that lacks (a table is for reading, not parsing); a file
+    gets UTF-8, no colours and 120 columns.
+    """
+    if output is None:
+        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+        stream = _text_stream(sys.stdout, encoding=encoding, errors="replace")
+        try:
+            yield Console(file=stream, highlight=False, markup=False, emoji=False)
+        finally:
+            stream.flush()
+        return
+    with atomic_text(output, errors=ENCODING_ERRORS) as file:
+        yield Console(
+            file=file,
+            width=120,
+            no_color=True,
+            color_system=None,
+            highlight=False,
+            markup=False,
+            emoji=False,
+        )
 
 
-def _text_stream(stream: IO[str]) -> IO[str]:
-    """The same stream, UTF-8 and never failing on an unencodable character."""
+def _text_stream(
+    stream: IO[str], *, encoding: str = "utf-8", errors: str = ENCODING_ERRORS
+) -> IO[str]:
+    """The same stream, in ``encoding``, never failing on an unencodable character."""
     buffer = getattr(stream, "buffer", None)
     if buffer is None:  # a replaced sys.stdout (tests, notebooks) takes str as it is
         return stream
-    return _Unclosable(buffer, encoding="utf-8", errors=ENCODING_ERRORS, line_buffering=True)
+    stream.flush()  # what was written through the original stream comes first
+    return _Unclosable(buffer, encoding=encoding, errors=errors, line_buffering=True)
 
 
 class _Unclosable(io.TextIOWrapper):

@@ -8,17 +8,15 @@ atomically: an interrupted run leaves the previous report, never half of a new o
 
 from __future__ import annotations
 
-import io
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
-from rich.console import Console, RenderableType
+from rich.console import RenderableType
 
-from knowledgepulse._util.atomic import atomic_text, check_destination
-from knowledgepulse.cli._console import stdout_is_terminal
+from knowledgepulse._util.atomic import check_destination
+from knowledgepulse.cli._console import open_output, output_console, stdout_is_terminal
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, iter_cases
@@ -223,48 +221,12 @@ def _emit_suite(suite: Suite, output_format: str, output: Path | None) -> None:
 
 
 def _write(text: str | Iterable[str], output: Path | None) -> None:
-    chunks = [text] if isinstance(text, str) else text
-    if output is None:
-        # JSON, JUnit (which says so in its header) and Markdown are UTF-8 whatever the locale.
-        sys.stdout.flush()
-        binary = getattr(sys.stdout, "buffer", None)
-        for chunk in chunks:
-            if binary is None:
-                sys.stdout.write(chunk)
-            else:
-                binary.write(chunk.encode("utf-8"))
-        (binary or sys.stdout).flush()
-        return
-    with atomic_text(output) as file:
-        for chunk in chunks:
-            file.write(chunk)
+    # JSON, JUnit (which says so in its header) and Markdown are UTF-8 whatever the locale.
+    with open_output(output) as stream:
+        for chunk in [text] if isinstance(text, str) else text:
+            stream.write(chunk)
 
 
 def _print(renderable: RenderableType, output: Path | None) -> None:
-    # Markup and emoji off: the report's data is shown as written, whatever it holds.
-    if output is None:
-        binary = getattr(sys.stdout, "buffer", None)
-        if binary is None:
-            Console(highlight=False, markup=False, emoji=False).print(renderable)
-            return
-        # A terminal whose encoding lacks a character gets '?', not a crash mid-report.
-        sys.stdout.flush()
-        stream = io.TextIOWrapper(
-            binary, encoding=sys.stdout.encoding or "utf-8", errors="replace", write_through=True
-        )
-        try:
-            Console(file=stream, highlight=False, markup=False, emoji=False).print(renderable)
-        finally:
-            stream.flush()
-            stream.detach()
-        return
-    with atomic_text(output) as file:
-        Console(
-            file=file,
-            width=120,
-            no_color=True,
-            color_system=None,
-            highlight=False,
-            markup=False,
-            emoji=False,
-        ).print(renderable)
+    with output_console(output) as console:
+        console.print(renderable)
