@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from knowledgepulse._util.text import counted
 from knowledgepulse.records import Problem, Record
 
 _PATTERN_MEANINGS = {
@@ -47,7 +48,7 @@ def describe(error: ErrorDetails) -> str:
         return f"got {found}; expected a JSON object"
     if kind == "too_short":
         least = error.get("ctx", {}).get("min_length", 1)
-        return f"got {found}; expected at least {least} item{'s' if least != 1 else ''}"
+        return f"got {found}; expected at least {counted(least, 'item')}"
     if kind == "finite_number":
         return "NaN and infinite numbers are not allowed; use a finite number"
     if message.startswith("Value error, "):

@@ -7,16 +7,16 @@ representative of a group is its best trace (highest score, then smallest id).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
 from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, stderr_console
 from knowledgepulse.cli._traces import embedder_from, model_options, paths_argument
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
-from knowledgepulse.cli.select import ScoredCorpus, read_and_score
+from knowledgepulse.cli.select import read_and_score, require_vectors, trace_row
 from knowledgepulse.curation import dedupe
 from knowledgepulse.reports.value import dumps, tidy
 from knowledgepulse.value.scorer import TraceValueScorer
@@ -64,22 +64,19 @@ def dedupe_command(
         batch_size=batch_size,
     )
     corpus = read_and_score(paths, scorer)
-    if corpus.vectors is None:
-        if corpus.traces:
-            raise click.UsageError(
-                "kp dedupe needs an embedder, and none could be loaded "
-                "(install knowledgepulse[embeddings] or give --model)"
-            )
-        groups = []
-    else:
-        groups = dedupe(corpus.candidates, corpus.vectors, threshold=threshold)
+    require_vectors(corpus, "kp dedupe")
+    groups = (
+        []
+        if corpus.vectors is None
+        else dedupe(corpus.candidates, corpus.vectors, threshold=threshold)
+    )
     with open_output(output) as stream:
         for group in groups:
             row = {
-                "representative": _trace(corpus, group.representative),
+                "representative": trace_row(corpus, group.representative),
                 "size": 1 + len(group.members),
                 "members": [
-                    {**_trace(corpus, index), "similarity": similarity}
+                    {**trace_row(corpus, index), "similarity": similarity}
                     for index, similarity in group.members
                 ],
             }
@@ -87,23 +84,11 @@ def dedupe_command(
     duplicates = sum(len(g.members) for g in groups)
     count = len(corpus.traces)
     stderr_console().print(
-        f"{count} trace{'s' if count != 1 else ''} scored; {len(groups)} near-duplicate "
-        f"group{'s' if len(groups) != 1 else ''} at cosine >= {threshold:g}; "
-        f"{duplicates} trace{'s' if duplicates != 1 else ''} would go, "
+        f"{counted(count, 'trace')} scored; {counted(len(groups), 'near-duplicate group')} "
+        f"at cosine >= {threshold:g}; "
+        f"{counted(duplicates, 'trace')} would go, "
         f"{count - duplicates} kept",
         markup=False,
         highlight=False,
     )
     return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
-
-
-def _trace(corpus: ScoredCorpus, index: int) -> dict[str, Any]:
-    breakdown = corpus.breakdowns[index]
-    location = corpus.traces[index].record.location
-    return {
-        "id": breakdown.trace_id,
-        "score": breakdown.score,
-        "domain": breakdown.domain,
-        "file": location.file,
-        "line": location.line,
-    }

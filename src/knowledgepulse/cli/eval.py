@@ -16,6 +16,7 @@ import click
 from rich.console import RenderableType
 
 from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, output_console, stdout_is_terminal
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
@@ -196,10 +197,9 @@ class _Tally:
 
     def line(self) -> str:
         """``checked 9 cases: 1 malformed; 2 warnings``."""
-        plural = "s" if self.cases != 1 else ""
         parts = [f"{self.malformed} malformed"] if self.malformed else []
         parts += lost_and_warned(self.unreadable, self.warnings)
-        return f"checked {self.cases} case{plural}" + (f": {'; '.join(parts)}" if parts else "")
+        return f"checked {counted(self.cases, 'case')}" + (f": {'; '.join(parts)}" if parts else "")
 
 
 def _emit_run(run: EvalRun, output_format: str, output: Path | None) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import click
 
 from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import (
     open_output,
     output_console,
@@ -295,11 +296,11 @@ def validate_command(paths: tuple[str, ...], output_format: str) -> int:
         }
         with open_output(None) as stream:
             stream.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
-    message = f"{valid} valid trace{'s' if valid != 1 else ''}"
+    message = counted(valid, "valid trace")
     if tally.invalid:
-        message += f"; {tally.invalid} invalid record{'s' if tally.invalid != 1 else ''}"
+        message += f"; {counted(tally.invalid, 'invalid record')}"
     if tally.warnings:
-        message += f"; {tally.warnings} warning{'s' if tally.warnings != 1 else ''}"
+        message += f"; {counted(tally.warnings, 'warning')}"
     stderr_console().print(message, markup=False, highlight=False)
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 

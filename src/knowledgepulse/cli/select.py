@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, stderr_console, stderr_is_terminal
 from knowledgepulse.cli._traces import (
     ProblemSink,
@@ -165,11 +166,8 @@ def select_command(
         batch_size=batch_size,
     )
     corpus = read_and_score(paths, scorer)
-    if max_similarity is not None and corpus.vectors is None and corpus.traces:
-        raise click.UsageError(
-            "--max-similarity needs an embedder, and none could be loaded "
-            "(install knowledgepulse[embeddings] or give --model)"
-        )
+    if max_similarity is not None:
+        require_vectors(corpus, "--max-similarity")
     if percent is not None:
         budget = budget_for_top(percent, len(corpus.traces))
     threshold = (
@@ -197,20 +195,37 @@ def select_command(
     return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
 
 
-def _rejection_row(corpus: ScoredCorpus, rejection: Rejection) -> dict[str, Any]:
-    traced = corpus.traces[rejection.index]
-    breakdown = corpus.breakdowns[rejection.index]
-    row: dict[str, Any] = {
+def trace_row(corpus: ScoredCorpus, index: int) -> dict[str, Any]:
+    """One trace of the corpus as a report row: id, score, domain, and where it was read."""
+    breakdown = corpus.breakdowns[index]
+    location = corpus.traces[index].record.location
+    return {
         "id": breakdown.trace_id,
         "score": breakdown.score,
         "domain": breakdown.domain,
-        "reason": rejection.reason,
+        "file": location.file,
+        "line": location.line,
     }
+
+
+def require_vectors(corpus: ScoredCorpus, option: str) -> None:
+    """Refuse to go on when ``option`` needs embeddings and no embedder could be loaded.
+
+    Raises:
+        click.UsageError: with how to get an embedder.
+    """
+    if corpus.vectors is None and corpus.traces:
+        raise click.UsageError(
+            f"{option} needs an embedder, and none could be loaded "
+            "(install knowledgepulse[embeddings] or give --model)"
+        )
+
+
+def _rejection_row(corpus: ScoredCorpus, rejection: Rejection) -> dict[str, Any]:
+    row = trace_row(corpus, rejection.index) | {"reason": rejection.reason}
     if rejection.duplicate_of is not None:
         row["duplicate_of"] = corpus.breakdowns[rejection.duplicate_of].trace_id
         row["similarity"] = rejection.similarity
-    row["file"] = traced.record.location.file
-    row["line"] = traced.record.location.line
     return row
 
 
@@ -221,7 +236,7 @@ def _summary(
     domains = Counter(corpus.breakdowns[i].domain for i in selection.selected)
     picked = ", ".join(f"{domain} {n}" for domain, n in sorted(domains.items()))
     parts = [
-        f"{count} trace{'s' if count != 1 else ''} scored",
+        f"{counted(count, 'trace')} scored",
         f"{len(selection.selected)} selected"
         + (f" (budget {budget})" if budget is not None else "")
         + (f": {picked}" if picked else ""),
@@ -240,5 +255,5 @@ def _summary(
         parts.append(f"{reasons['over_budget']} over budget")
     if corpus.sink.tally.invalid:
         n = corpus.sink.tally.invalid
-        parts.append(f"{n} invalid record{'s' if n != 1 else ''} skipped")
+        parts.append(f"{counted(n, 'invalid record')} skipped")
     return "; ".join(parts)

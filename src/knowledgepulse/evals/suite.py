@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from pydantic_core import ErrorDetails
 
 from knowledgepulse._util.pydantic_errors import describe
+from knowledgepulse._util.text import counted
 from knowledgepulse.errors import KnowledgePulseError, SuiteError
 from knowledgepulse.evals.registry import get_scorer_class, unknown_scorer_message
 from knowledgepulse.evals.scorer import Scorer
@@ -224,9 +225,7 @@ def resolve_suite(record: Record, *, source: str) -> Suite:
         # Structural and semantic checks run in two passes; report them in file order.
         problems.sort(key=lambda problem: problem.location.line or 0)
         count = len(problems)
-        raise SuiteError(
-            f"{source}: {count} problem{'s' if count != 1 else ''} in the suite", problems
-        )
+        raise SuiteError(f"{source}: {counted(count, 'problem')} in the suite", problems)
     scorers = tuple(
         SuiteScorer(
             key=entry.name or entry.type,

@@ -23,6 +23,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from knowledgepulse._util.text import counted
 from knowledgepulse.evals.runner import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.records import Problem
@@ -123,7 +124,7 @@ def summary_line(run: EvalRun) -> str:
     parts = lost_and_warned(s.unreadable_files, s.warnings)
     if s.cases == 0:
         return "; ".join(["no cases to evaluate", *parts])
-    head = f"{s.passed} of {s.cases} case{'s' if s.cases != 1 else ''} passed"
+    head = f"{s.passed} of {counted(s.cases, 'case')} passed"
     if s.pass_rate is not None:
         head += f" ({percent(s.pass_rate)})"
     malformed = [f"{s.malformed} malformed"] if s.malformed else []
@@ -134,10 +135,9 @@ def lost_and_warned(unreadable_files: int, warnings: int) -> list[str]:
     """``1 file could not be read in full``, ``2 warnings``: the parts that are not zero."""
     parts = []
     if unreadable_files:
-        plural = "s" if unreadable_files != 1 else ""
-        parts.append(f"{unreadable_files} file{plural} could not be read in full")
+        parts.append(f"{counted(unreadable_files, 'file')} could not be read in full")
     if warnings:
-        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+        parts.append(counted(warnings, "warning"))
     return parts
 
 

@@ -25,6 +25,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from knowledgepulse._util.text import counted
 from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES, domain_percentiles
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.value.breakdown import ValueBreakdown
@@ -417,14 +418,14 @@ def summary_line(report: ValueReport | RunTally) -> str:
     """One line for stderr: how many were scored, shareable, rejected, and warned about."""
     tally = report.tally() if isinstance(report, ValueReport) else report
     parts = [
-        f"{tally.scored} trace{'s' if tally.scored != 1 else ''} scored",
+        f"{counted(tally.scored, 'trace')} scored",
         f"{tally.shareable} reach{'es' if tally.shareable == 1 else ''} "
         f"the sharing threshold {tally.threshold:g}",
     ]
     if tally.invalid:
-        parts.append(f"{tally.invalid} invalid record{'s' if tally.invalid != 1 else ''} skipped")
+        parts.append(f"{counted(tally.invalid, 'invalid record')} skipped")
     if tally.warnings:
-        parts.append(f"{tally.warnings} warning{'s' if tally.warnings != 1 else ''}")
+        parts.append(counted(tally.warnings, "warning"))
     return "; ".join(parts)
 
 
