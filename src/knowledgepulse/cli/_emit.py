@@ -5,11 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Protocol
+from typing import IO, Protocol
 
-from knowledgepulse.cli._console import (
-    open_output,
-)
+from knowledgepulse.cli._console import open_output
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.value import (
     CsvWriter,
@@ -23,11 +21,10 @@ from knowledgepulse.reports.value import (
 )
 from knowledgepulse.trace.load import LoadedTrace
 
-if TYPE_CHECKING:
-    pass
-
 
 class Emitter(Protocol):
+    """Takes each scored trace as it comes, then closes the output."""
+
     def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None: ...
 
     def close(self, tally: RunTally, problems: Sequence[Problem]) -> None: ...

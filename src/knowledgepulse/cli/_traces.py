@@ -14,15 +14,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from knowledgepulse.cli._console import (
-    stderr_console,
-)
+from knowledgepulse.cli._console import stderr_console
 from knowledgepulse.cli.progress import ReadProgress
 from knowledgepulse.curation import MinScore, ThresholdSpecError
 from knowledgepulse.records import STDIN, Problem
-from knowledgepulse.reports.value import (
-    RunTally,
-)
+from knowledgepulse.reports.value import RunTally
 from knowledgepulse.trace.load import LoadedTrace, load_traces
 from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE
 

@@ -36,6 +36,7 @@ from knowledgepulse.cli._traces import (
     ProblemSink,
     build_embedder,
     min_score_option,
+    model_options,
     paths_argument,
     sources,
     valid_traces,
@@ -53,7 +54,7 @@ from knowledgepulse.reports.value import (
     to_table,
 )
 from knowledgepulse.trace.load import LoadedTrace
-from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE, DEFAULT_THRESHOLD, TraceValueScorer
+from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.novelty import VectorCache
@@ -77,14 +78,7 @@ if TYPE_CHECKING:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write here instead of stdout (atomically: the file appears when the run completes).",
 )
-@click.option(
-    "--no-embedder", is_flag=True, help="Score without an embedder: novelty is 0.5 for every trace."
-)
-@click.option(
-    "--model",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
-)
+@model_options
 @min_score_option(
     default=str(DEFAULT_THRESHOLD),
     help="The sharing threshold: a score, or pNN, the NNth percentile of this run's scores "
@@ -117,13 +111,6 @@ if TYPE_CHECKING:
     "ttl_seconds",
     type=click.FloatRange(min=0.0, min_open=True),
     help="The cache's time-to-live in seconds: older vectors no longer count [default: none].",
-)
-@click.option(
-    "--batch-size",
-    type=click.IntRange(min=1),
-    default=DEFAULT_BATCH_SIZE,
-    show_default=True,
-    help="Traces embedded per batch (more: faster, more memory).",
 )
 @click.option(
     "--max-windows",
