@@ -22,8 +22,8 @@ from knowledgepulse.reports.value import (
     JsonWriter,
     RunTally,
     ScoredTrace,
-    to_table,
 )
+from knowledgepulse.reports.value_table import to_table
 from knowledgepulse.trace import LoadedTrace, load_traces
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import trace_json

@@ -49,10 +49,9 @@ from knowledgepulse.reports.value import (
     RunTally,
     ScoredTrace,
     TableCollector,
-    percentile_table,
     summary_line,
-    to_table,
 )
+from knowledgepulse.reports.value_table import percentile_table, to_table
 from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
