@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty import NOVELTY_TEXTS, novelty_text
-from knowledgepulse.novelty.representation import actions_text, objective_text, whole_text
 from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.trace.text import actions_text, objective_text, whole_text
 from tests.builders import make_trace, step
 
 WORDS = st.lists(st.sampled_from(["flight", "hotel", "refund", "oslo", "lisbon", "cancel"]))

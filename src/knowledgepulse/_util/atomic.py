@@ -86,16 +86,6 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
     _sync_directory(path.parent)
 
 
-def write_text_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8) atomically.
-
-    Raises:
-        OutputError: as :func:`atomic_binary`.
-    """
-    with atomic_text(path) as file:
-        file.write(text)
-
-
 def remove_stale_temporaries(path: Path) -> int:
     """Remove the temporaries of saves to ``path`` whose process is gone; return how many."""
     removed = 0

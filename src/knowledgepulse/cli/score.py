@@ -45,6 +45,7 @@ from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
 from knowledgepulse.cli.progress import ReadProgress
 from knowledgepulse.curation import MinScore, score_corpus, time_order
+from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
 from knowledgepulse.reports.value import (
     RunTally,
     ScoredTrace,
@@ -120,8 +121,8 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--novelty-text",
-    type=click.Choice(["objective-actions", "windows", "truncate"]),
-    default="objective-actions",
+    type=click.Choice(tuple(NOVELTY_TEXTS)),
+    default=DEFAULT_NOVELTY_TEXT,
     show_default=True,
     help="What stands for a trace in novelty: its objective and actions (two short model calls), "
     "every window of its text, or its first 510 word pieces (see docs/novelty.md).",

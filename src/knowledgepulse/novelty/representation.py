@@ -29,15 +29,13 @@ from numpy.typing import NDArray
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty.embedder import Embedder, WindowedEmbedder, model_id_of
 from knowledgepulse.novelty.windows import WINDOW_PIECES, normalize
+from knowledgepulse.trace.text import actions_text, objective_text, whole_text
 
 if TYPE_CHECKING:
     from knowledgepulse.trace.models import ReasoningTrace
 
 TRUNCATE_PIECES = 510
 """The TypeScript SDK's cut: 512 positions with [CLS] and [SEP]."""
-
-ACTION_STEP_TYPES = frozenset({"tool_call", "error_recovery"})
-"""The step types whose content is what the agent did (rather than read or thought)."""
 
 
 @runtime_checkable
@@ -133,22 +131,6 @@ class NoveltyText:
         if len(blocks) == 1:
             return RepresentedVectors(blocks[0], windows, capped)
         return RepresentedVectors(normalize(np.concatenate(blocks, axis=1)), windows, capped)
-
-
-def objective_text(trace: ReasoningTrace) -> str:
-    """The trace's ``task.objective``."""
-    return trace.task.objective
-
-
-def whole_text(trace: ReasoningTrace) -> str:
-    """The objective, then every step's content (the specification's text)."""
-    contents = " ".join(step.content or "" for step in trace.steps)
-    return f"{trace.task.objective} {contents}"
-
-
-def actions_text(trace: ReasoningTrace) -> str:
-    """The content of the steps that act (``tool_call``, ``error_recovery``), in order."""
-    return " ".join(step.content or "" for step in trace.steps if step.type in ACTION_STEP_TYPES)
 
 
 DEFAULT_NOVELTY_TEXT = "objective-actions"

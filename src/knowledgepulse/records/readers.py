@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from itertools import chain
 
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import strict_json
@@ -42,7 +43,7 @@ def read_stream(
     fmt = _sniff(first, allowed)
     _check_format(source.name, fmt, allowed)
     if fmt == "jsonl":
-        yield from _read_jsonl(_chain(first, line_iter), source.name, progress)
+        yield from _read_jsonl(chain([first], line_iter), source.name, progress)
         return
     try:
         rest = b"\n".join(line_iter)
@@ -70,11 +71,6 @@ def _check_format(name: str, fmt: Format, allowed: tuple[Format, ...]) -> None:
     if fmt not in allowed:
         expected = ", ".join(allowed)
         raise InputFileError(f"{name}: {fmt.upper()} input is not accepted here (use {expected})")
-
-
-def _chain(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
-    yield first
-    yield from rest
 
 
 def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from knowledgepulse.trace.models import ReasoningTrace
+from knowledgepulse.trace.text import whole_text
 
 STEP_TYPES = 4
 """How many step types there are (thought, tool_call, observation, error_recovery)."""
@@ -99,7 +100,6 @@ def outcome_confidence(features: TraceFeatures) -> float:
     return features.confidence * (1.0 if features.success else FAILED_OUTCOME_FACTOR)
 
 
-def embedding_text(trace: ReasoningTrace) -> str:
-    """The text whose embedding stands for the trace: the objective, then every step's content."""
-    contents = " ".join(step.content or "" for step in trace.steps)
-    return f"{trace.task.objective} {contents}"
+# The specification's text of a trace (objective, then every step's content), kept here under
+# its first name; novelty representations take their texts from knowledgepulse.trace.text.
+embedding_text = whole_text
