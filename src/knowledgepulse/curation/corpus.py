@@ -18,11 +18,10 @@ from numpy.typing import NDArray
 from knowledgepulse.curation.ordering import canonical_order
 from knowledgepulse.curation.similarity import leave_one_out_nearest
 from knowledgepulse.trace.load import LoadedTrace
-from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown, compose
+from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown
 from knowledgepulse.value.dimensions import (
     EMPTY_CACHE_NOVELTY,
     NO_EMBEDDER_NOVELTY,
-    TraceFeatures,
     novelty,
 )
 from knowledgepulse.value.scorer import TraceValueScorer
@@ -73,20 +72,8 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[LoadedTrace]) -> Cor
                         "embedding", nearest_id=ids[order[nearest[rank]]], similarity=cosine
                     ),
                 )
-    breakdowns = []
-    for loaded, (value, origin) in zip(traces, origins, strict=True):
-        trace = loaded.trace
-        profile, weights = scorer.profiles.select(trace.metadata.task_domain)
-        breakdowns.append(
-            compose(
-                trace_id=trace.id,
-                domain=trace.metadata.task_domain,
-                features=TraceFeatures.of(trace),
-                novelty_value=value,
-                novelty_origin=origin,
-                profile=profile,
-                weights=weights,
-                threshold=scorer.threshold,
-            )
-        )
+    breakdowns = [
+        scorer.breakdown_with_novelty(loaded.trace, value, origin)
+        for loaded, (value, origin) in zip(traces, origins, strict=True)
+    ]
     return CorpusScores(breakdowns, vectors)

@@ -231,7 +231,7 @@ class TraceValueScorer:
         """Like :meth:`score_many`, yielding each breakdown as soon as its batch is scored."""
         valid = (parse_trace(trace) for trace in traces)
         while chunk := list(islice(valid, self.batch_size)):
-            embedded = self._embed(chunk) if self._embedder is not None else None
+            embedded = self._embed(chunk)
             for position, trace in enumerate(chunk):
                 yield self._finish(trace, embedded, position)
 
@@ -252,10 +252,7 @@ class TraceValueScorer:
         The cache is neither read nor changed: this is for callers that compare traces among
         themselves (selection, de-duplication, corpus novelty).
         """
-        valid = [parse_trace(trace) for trace in traces]
-        if self._embedder is None:
-            return None
-        embedded = self._embed(valid)
+        embedded = self._embed([parse_trace(trace) for trace in traces])
         return None if embedded is None else embedded.vectors
 
     def _embed(self, traces: Sequence[ReasoningTrace]) -> _Embedded | None:
@@ -296,14 +293,22 @@ class TraceValueScorer:
     def _finish(
         self, trace: ReasoningTrace, embedded: _Embedded | None, position: int
     ) -> ValueBreakdown:
-        features = TraceFeatures.of(trace)
         value, origin = self._novelty(trace.id, embedded, position)
+        return self.breakdown_with_novelty(trace, value, origin)
+
+    def breakdown_with_novelty(
+        self, trace: ReasoningTrace, novelty_value: float, origin: NoveltyOrigin
+    ) -> ValueBreakdown:
+        """The trace's breakdown with a novelty measured elsewhere (corpus scoring, say).
+
+        The other dimensions, the profile, the overrides and the threshold are this scorer's.
+        """
         profile, weights = self.profiles.select(trace.metadata.task_domain)
         return compose(
             trace_id=trace.id,
             domain=trace.metadata.task_domain,
-            features=features,
-            novelty_value=value,
+            features=TraceFeatures.of(trace),
+            novelty_value=novelty_value,
             novelty_origin=origin,
             profile=profile,
             weights=weights,
