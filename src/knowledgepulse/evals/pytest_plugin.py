@@ -1,0 +1,1 @@
+"""pytest plugin: evaluation suites as test items (being written)."""
