@@ -87,3 +87,19 @@ class EmbedderUnavailableError(KnowledgePulseError):
     Scoring catches it and falls back to novelty 0.5; it reaches users only when they ask for the
     embedder explicitly.
     """
+
+
+class MissingDependencyError(KnowledgePulseError, ImportError):
+    """Raised when a live collector is used without its framework; the message names the extra.
+
+    Reading a framework's files never needs it: only the live hooks (a LangChain tracer, an
+    Agents SDK processor, an OpenTelemetry span processor) import the framework.
+    """
+
+
+def missing_extra(package: str, extra: str, error: ImportError) -> MissingDependencyError:
+    """The error for a live collector whose framework is not installed."""
+    return MissingDependencyError(
+        f"this needs {package}, which is not installed ({error}); "
+        f'install it with: pip install "knowledgepulse[{extra}]"'
+    )

@@ -1,0 +1,56 @@
+"""Traces from real agent frameworks: file readers, live collectors, and ``capture``.
+
+One source per module, each importing its framework only when a live hook is used::
+
+    import knowledgepulse as kp
+
+    graph.invoke(inputs, config={"callbacks": [kp.integrations.langchain.tracer(domain="code")]})
+    trace = kp.integrations.pydantic_ai.to_trace(result.all_messages()).trace
+
+The rules every source follows (step types, the error rule, order, envelope, domain and
+confidence, bounds) are in ``_steps.py`` and ``_envelope.py``; ``spec/integrations.md`` is the
+contract.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from knowledgepulse.integrations._collector import CapturedTrace, Collector, OnTrace
+from knowledgepulse.integrations._envelope import (
+    CONFIDENCE_KEY,
+    DOMAIN_KEY,
+    ConversionError,
+    ConvertedTrace,
+    TraceOptions,
+)
+from knowledgepulse.integrations._steps import StepBuilder
+from knowledgepulse.integrations.convert import SOURCE_CHOICES, SOURCES, convert_file, recognise
+
+_SUBMODULES = ("otel", "langchain", "openai_agents", "smolagents", "pydantic_ai", "capture")
+
+
+def __getattr__(name: str) -> Any:
+    # `kp.integrations.langchain` works without an import line; the framework itself is still
+    # imported only when a live hook is made.
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "CONFIDENCE_KEY",
+    "DOMAIN_KEY",
+    "SOURCES",
+    "SOURCE_CHOICES",
+    "CapturedTrace",
+    "Collector",
+    "ConversionError",
+    "ConvertedTrace",
+    "OnTrace",
+    "StepBuilder",
+    "TraceOptions",
+    "convert_file",
+    "recognise",
+]

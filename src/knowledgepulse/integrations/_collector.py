@@ -1,0 +1,130 @@
+"""What every live collector shares: score each finished trace, keep it, hand it on, never fail.
+
+A collector sits inside the user's agent run (a LangChain callback, an Agents SDK processor, an
+OpenTelemetry span processor). Whatever goes wrong in it — a payload shape we did not expect, a
+scorer error, the user's own ``on_trace`` raising — is logged and swallowed: the agent's run goes
+on and returns what it returned (``spec/integrations.md``, rule 8).
+
+``kp.capture`` switches on every importable live hook for the duration of one call. For that,
+each live module (``langchain``, ``openai_agents``, ``otel``) offers
+``activate(collector) -> ContextManager``: while inside, runs *started in this context* (a
+:mod:`contextvars` context, so threads and asyncio tasks started from it too) are converted and
+given to ``collector.finish``; outside, the hook does nothing. A module whose framework is not
+installed raises :class:`~knowledgepulse.errors.MissingDependencyError` from ``activate``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
+from knowledgepulse.trace import ReasoningTrace
+from knowledgepulse.value import TraceValueScorer, ValueBreakdown, default_scorer
+
+logger = logging.getLogger("knowledgepulse.integrations")
+
+DEFAULT_KEEP = 1000
+"""How many finished traces a collector keeps (the oldest go first); ``on_trace`` sees all."""
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedTrace:
+    """A finished run, converted and scored.
+
+    Attributes:
+        trace: the trace, its ``metadata.quality_score`` set to the score.
+        breakdown: the score and everything that explains it.
+        warnings: what the conversion lost or guessed (no message text recorded, say).
+    """
+
+    trace: ReasoningTrace
+    breakdown: ValueBreakdown
+    warnings: tuple[str, ...] = ()
+
+
+OnTrace = Callable[[CapturedTrace], object]
+
+
+class Collector:
+    """Scores the traces a live hook finishes, keeps the last ``keep`` of them, calls ``on_trace``.
+
+    Args:
+        domain: the ``task_domain`` of every trace (else the root's ``kp.task_domain``, else
+            ``default``).
+        confidence: the outcome confidence of every trace (else ``kp.confidence``, else 0.8 on
+            success and 0.2 on failure).
+        scorer: scores each trace; the process-wide default scorer when ``None``.
+        on_trace: called with each :class:`CapturedTrace`; an exception in it is logged.
+        keep: how many captured traces :attr:`captured` keeps (the oldest dropped first).
+    """
+
+    def __init__(
+        self,
+        *,
+        domain: str | None = None,
+        confidence: float | None = None,
+        scorer: TraceValueScorer | None = None,
+        on_trace: OnTrace | None = None,
+        keep: int = DEFAULT_KEEP,
+    ) -> None:
+        self.options = TraceOptions(domain=domain, confidence=confidence)
+        self._scorer = scorer
+        self._on_trace = on_trace
+        self._captured: deque[CapturedTrace] = deque(maxlen=max(1, keep))
+        self._lock = threading.Lock()
+        self._warned_no_text = False
+
+    @property
+    def captured(self) -> list[CapturedTrace]:
+        """The traces captured so far (the last ``keep``), oldest first."""
+        with self._lock:
+            return list(self._captured)
+
+    @property
+    def traces(self) -> list[ReasoningTrace]:
+        """The captured traces, oldest first."""
+        return [item.trace for item in self.captured]
+
+    @property
+    def breakdowns(self) -> list[ValueBreakdown]:
+        """The captured traces' breakdowns, oldest first."""
+        return [item.breakdown for item in self.captured]
+
+    def clear(self) -> None:
+        """Forget the captured traces."""
+        with self._lock:
+            self._captured.clear()
+
+    def finish(self, build: Callable[[], ConvertedTrace], *, content_hint: str = "") -> None:
+        """Convert, score, keep and hand on one finished trace; log (never raise) any failure."""
+        try:
+            converted = build()
+            captured = self._score(converted)
+        except Exception:
+            logger.exception("knowledgepulse could not capture a trace; the agent run goes on")
+            return
+        if not converted.has_text and content_hint and not self._warned_no_text:
+            self._warned_no_text = True
+            logger.warning("knowledgepulse: the trace holds no message text; %s", content_hint)
+        with self._lock:
+            self._captured.append(captured)
+        if self._on_trace is not None:
+            try:
+                self._on_trace(captured)
+            except Exception:
+                logger.exception("knowledgepulse: on_trace raised; the agent run goes on")
+
+    def _score(self, converted: ConvertedTrace) -> CapturedTrace:
+        breakdown = (self._scorer or default_scorer()).score(converted.trace)
+        trace = converted.trace.model_copy(
+            update={
+                "metadata": converted.trace.metadata.model_copy(
+                    update={"quality_score": breakdown.score}
+                )
+            }
+        )
+        return CapturedTrace(trace=trace, breakdown=breakdown, warnings=converted.warnings)

@@ -1,0 +1,277 @@
+"""The step rules every source shares: order, merging by call id, the error rule, bounds.
+
+A source reader (OTel spans, LangChain runs, Agents spans, smolagents steps, Pydantic AI
+messages) tells a :class:`StepBuilder` what happened, in any order: thoughts, tool calls the model
+requested, tool executions and their results, the final answer. The builder turns that into the
+``steps`` of a ``ReasoningTrace`` by the rules of ``spec/integrations.md``:
+
+* order by start time; ties, and events with no time, keep the order they were told in (tree
+  order), an event with no time sitting after the event told before it;
+* a requested tool call and its execution are one ``tool_call`` step, matched by call id, else by
+  tool name in order; a request that never ran is still a ``tool_call``;
+* a failed tool call's result is an ``observation`` carrying the error text, and the next tool
+  call after it is an ``error_recovery`` (it keeps its tool). The failure itself is never typed
+  ``error_recovery``: that would reward failing;
+* step content is cut at 8 KB, ``output_summary`` at 500 characters; ``input`` is a JSON object
+  when one can be read, else ``{"_raw": "<text>"}``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+MAX_CONTENT_BYTES = 8192
+"""Step content is cut to this many UTF-8 bytes (the corpora's bound)."""
+MAX_OUTPUT_SUMMARY = 500
+"""``output_summary`` is cut to this many characters."""
+_CUT_MARK = "…"
+
+Timestamp = datetime | float | None
+"""When an event started: a datetime, Unix seconds, or unknown."""
+
+
+def bounded(text: str, max_bytes: int = MAX_CONTENT_BYTES) -> str:
+    """``text`` cut to at most ``max_bytes`` UTF-8 bytes, on a character boundary, marked ``…``."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    if len(encoded) <= max_bytes:
+        return text
+    room = max_bytes - len(_CUT_MARK.encode())
+    return encoded[:room].decode("utf-8", "ignore") + _CUT_MARK
+
+
+def summary(text: str, max_chars: int = MAX_OUTPUT_SUMMARY) -> str:
+    """``text`` cut to at most ``max_chars`` characters, marked ``…`` when cut."""
+    return text if len(text) <= max_chars else text[: max_chars - 1] + _CUT_MARK
+
+
+def as_text(value: Any) -> str:
+    """A tool output or message content as text: strings as they are, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes | bytearray):
+        return ""  # binary parts are dropped
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def as_input(value: Any) -> dict[str, Any] | None:
+    """A tool's arguments as a JSON object: a dict as it is, JSON text parsed, else ``_raw``."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return _jsonable(value)
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return {"_raw": value} if value else None
+        return _jsonable(parsed) if isinstance(parsed, dict) else {"_raw": value}
+    return {"_raw": as_text(value)}
+
+
+def _jsonable(value: dict[Any, Any]) -> dict[str, Any]:
+    # Live objects may hold anything (datetimes, pydantic models): keep what JSON can say.
+    loaded: dict[str, Any] = json.loads(json.dumps(value, ensure_ascii=False, default=str))
+    return loaded
+
+
+def _seconds(at: Timestamp) -> float | None:
+    if isinstance(at, datetime):
+        return at.timestamp()
+    return at
+
+
+@dataclass(slots=True)
+class _ToolEvent:
+    name: str
+    call_id: str | None
+    arguments: Any = None
+    output: Any = None
+    error: str | None = None
+    latency_ms: float | None = None
+    mcp_server: str | None = None
+    requested: bool = False
+    executed: bool = False
+
+
+@dataclass(slots=True)
+class _Event:
+    at: float | None
+    seq: int
+    text: str | None = None
+    tool: _ToolEvent | None = None
+
+
+@dataclass
+class StepBuilder:
+    """Collects what a source recorded and turns it into ``ReasoningTrace`` steps."""
+
+    _events: list[_Event] = field(default_factory=list)
+    _answer: str | None = None
+    _answer_at: float | None = None
+    _seen_text: bool = False
+
+    def thought(self, text: str | None, *, at: Timestamp = None) -> None:
+        """Model reasoning, a plan, or assistant text that is not the final answer."""
+        if text and text.strip():
+            self._seen_text = True
+            self._events.append(_Event(_seconds(at), len(self._events), text=text))
+
+    def answer(self, text: str | None, *, at: Timestamp = None) -> None:
+        """The final answer: the last ``thought`` step and the outcome's ``result_summary``.
+
+        A later call replaces an earlier one (the last answer is the final one).
+        """
+        if text and text.strip():
+            self._seen_text = True
+            self._answer, self._answer_at = text, _seconds(at)
+
+    @property
+    def final_answer(self) -> str | None:
+        """The final answer told so far, if any."""
+        return self._answer
+
+    @property
+    def saw_text(self) -> bool:
+        """Whether any message text (not just names and timings) was recorded."""
+        return self._seen_text
+
+    def tool_request(
+        self, name: str, arguments: Any = None, *, call_id: str | None = None, at: Timestamp = None
+    ) -> None:
+        """A tool call the model asked for; merged with its execution when one is told."""
+        event = self._matching(name, call_id, flag="requested")
+        if event is None:
+            event = self._new_tool(name, call_id, at)
+        tool = _tool(event)
+        tool.requested = True
+        if tool.arguments is None:
+            tool.arguments = arguments
+
+    def tool_result(
+        self,
+        name: str,
+        *,
+        arguments: Any = None,
+        output: Any = None,
+        error: str | None = None,
+        call_id: str | None = None,
+        at: Timestamp = None,
+        latency_ms: float | None = None,
+        mcp_server: str | None = None,
+    ) -> None:
+        """A tool's execution and its result (``error``: the failure's text, when it failed).
+
+        It joins the request with the same call id, else the first request of that name not yet
+        executed; its own start time, when known, places the merged step.
+        """
+        if output is not None or error:
+            self._seen_text = True
+        event = self._matching(name, call_id, flag="executed")
+        if event is None:
+            event = self._new_tool(name, call_id, at)
+        elif at is not None:
+            event.at = _seconds(at)
+        tool = _tool(event)
+        tool.executed = True
+        tool.name = name or tool.name
+        if arguments is not None:
+            tool.arguments = arguments
+        if output is not None:
+            tool.output = output
+        if error:
+            tool.error = error
+        if latency_ms is not None:
+            tool.latency_ms = max(0.0, latency_ms)
+        if mcp_server:
+            tool.mcp_server = mcp_server
+
+    def _new_tool(self, name: str, call_id: str | None, at: Timestamp) -> _Event:
+        event = _Event(_seconds(at), len(self._events), tool=_ToolEvent(name, call_id))
+        self._events.append(event)
+        return event
+
+    def _matching(self, name: str, call_id: str | None, *, flag: str) -> _Event | None:
+        """The tool event a request or an execution joins: same call id, else same name.
+
+        By name, only an event not yet ``flag`` (requested, or executed) and whose call id does
+        not differ from ``call_id`` qualifies, the earliest first.
+        """
+        tools = [event for event in self._events if event.tool is not None]
+        if call_id is not None:
+            for event in tools:
+                if _tool(event).call_id == call_id:
+                    return event
+        for event in tools:
+            tool = _tool(event)
+            differs = tool.call_id is not None and call_id is not None
+            if tool.name == name and not getattr(tool, flag) and not differs:
+                return event
+        return None
+
+    def steps(self) -> list[dict[str, Any]]:
+        """The ``steps`` array, numbered from 0, the final answer last."""
+        steps: list[dict[str, Any]] = []
+        after_error = False
+        for event in self._ordered():
+            if event.tool is None:
+                steps.append({"type": "thought", "content": bounded(event.text or "")})
+                continue
+            tool = event.tool
+            steps.append(_tool_step(tool, recovery=after_error))
+            after_error = False
+            if tool.error or tool.output is not None:
+                steps.append(_observation(tool))
+                after_error = bool(tool.error)
+        if self._answer is not None:
+            steps.append({"type": "thought", "content": bounded(self._answer)})
+        return [{"step_id": number, **step} for number, step in enumerate(steps)]
+
+    def _ordered(self) -> list[_Event]:
+        """Events by start time; an event with no time keeps its place after the one before."""
+        keyed: list[tuple[float, int, _Event]] = []
+        last = float("-inf")
+        for event in self._events:
+            if event.at is not None:
+                last = event.at
+            keyed.append((event.at if event.at is not None else last, event.seq, event))
+        keyed.sort(key=lambda item: (item[0], item[1]))
+        return [event for _, _, event in keyed]
+
+
+def _tool(event: _Event) -> _ToolEvent:
+    if event.tool is None:
+        raise TypeError("not a tool event")  # the callers only pass tool events
+    return event.tool
+
+
+def _tool_step(tool: _ToolEvent, *, recovery: bool) -> dict[str, Any]:
+    step: dict[str, Any] = {"type": "error_recovery" if recovery else "tool_call"}
+    arguments = as_input(tool.arguments)
+    compact = json.dumps(arguments, ensure_ascii=False, separators=(",", ":")) if arguments else ""
+    step["content"] = bounded(f"{tool.name} {compact}".rstrip())
+    step["tool"] = {"name": tool.name}
+    if tool.mcp_server:
+        step["tool"]["mcp_server"] = tool.mcp_server
+    if arguments is not None:
+        step["input"] = arguments
+    if tool.error or tool.output is not None:
+        step["output_summary"] = summary(tool.error or as_text(tool.output))
+    if tool.latency_ms is not None:
+        step["latency_ms"] = float(tool.latency_ms)
+    return step
+
+
+def _observation(tool: _ToolEvent) -> dict[str, Any]:
+    text = as_text(tool.output) if tool.output is not None else ""
+    if tool.error:
+        text = tool.error if not text or tool.error in text else f"{tool.error}\n{text}"
+    step: dict[str, Any] = {"type": "observation", "content": bounded(text)}
+    step["tool"] = {"name": tool.name}
+    step["output_summary"] = summary(text)
+    return step

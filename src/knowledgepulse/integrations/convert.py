@@ -1,0 +1,121 @@
+"""Files written by agent frameworks, converted to ``ReasoningTrace`` documents.
+
+Each source module (``otel``, ``langchain``, ``openai_agents``, ``smolagents``, ``pydantic_ai``)
+reads the records of one file and gives a :class:`ConvertedTrace` per source trace, or a located
+:class:`~knowledgepulse.records.Problem` for what it cannot read; the rest of the file goes on.
+``auto`` picks the source from the file's first record. Reading files needs no framework.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Iterator
+from itertools import chain
+from pathlib import Path
+from typing import Any, Protocol, cast
+
+from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
+from knowledgepulse.records import Problem, Record, read_records
+
+SOURCES: dict[str, str] = {
+    "otlp": "knowledgepulse.integrations.otel",
+    "langsmith": "knowledgepulse.integrations.langchain",
+    "openai-agents": "knowledgepulse.integrations.openai_agents",
+    "smolagents": "knowledgepulse.integrations.smolagents",
+    "pydantic-ai": "knowledgepulse.integrations.pydantic_ai",
+}
+"""Each file format ``kp convert --from`` takes, and the module that reads it."""
+
+SOURCE_CHOICES: tuple[str, ...] = ("auto", *SOURCES)
+
+
+class SourceReader(Protocol):
+    """What a source module offers for files (module-level names)."""
+
+    CONTENT_HINT: str
+    """How to make the framework record message text, for when a file holds none."""
+
+    def recognises(self, value: Any) -> bool:
+        """Whether a file's first record is in this source's shape."""
+
+    def convert_records(
+        self, records: Iterable[Record | Problem], options: TraceOptions
+    ) -> Iterator[ConvertedTrace | Problem]:
+        """Every trace in one file's records, and a located problem for each part it cannot read."""
+
+
+def reader(source: str) -> SourceReader:
+    """The reader module of a source format (``otlp``, ``langsmith``...).
+
+    Raises:
+        ValueError: ``source`` is not one of :data:`SOURCES`.
+    """
+    if source not in SOURCES:
+        raise ValueError(f"unknown source {source!r}; choose one of {', '.join(SOURCES)}")
+    return cast(SourceReader, importlib.import_module(SOURCES[source]))
+
+
+def recognise(value: Any) -> str | None:
+    """The source format a record is in, or ``None`` when no reader recognises it."""
+    for source in SOURCES:
+        if reader(source).recognises(value):
+            return source
+    return None
+
+
+def convert_file(
+    path: str | Path, *, source: str = "auto", options: TraceOptions | None = None
+) -> Iterator[ConvertedTrace | Problem]:
+    """Every trace in a framework's file (or ``-``, standard input), in the file's order.
+
+    Args:
+        path: a JSON, JSON Lines (``.gz`` too) file, or ``-``.
+        source: a key of :data:`SOURCES`, or ``auto`` to recognise it from the first record.
+        options: the domain and confidence to give every trace.
+
+    Raises:
+        InputFileError: the file cannot be opened.
+        ValueError: ``source`` is unknown.
+    """
+    options = options or TraceOptions()
+    items = read_records(path)
+    if source != "auto":
+        yield from reader(source).convert_records(items, options)
+        return
+    lead: list[Record | Problem] = []
+    for item in items:
+        lead.append(item)
+        if isinstance(item, Record):
+            break
+    first = lead[-1] if lead else None
+    if not isinstance(first, Record):
+        yield from cast(list[Problem], lead)  # nothing but problems, or an empty file
+        return
+    found = recognise(first.value)
+    if found is None:
+        yield from (item for item in lead if isinstance(item, Problem))
+        yield first.problem((), _unrecognised(first.value))
+        return
+    yield from reader(found).convert_records(chain(lead, items), options)
+
+
+def _unrecognised(value: Any) -> str:
+    shape = (
+        f"an object with keys {', '.join(sorted(value)[:6])}"
+        if isinstance(value, dict)
+        else (f"a JSON {type(value).__name__}")
+    )
+    return (
+        f"not a trace file this tool knows: {shape}; give --from with one of "
+        f"{', '.join(SOURCES)} (see `kp convert --help` for the shapes each takes)"
+    )
+
+
+__all__ = [
+    "SOURCES",
+    "SOURCE_CHOICES",
+    "SourceReader",
+    "convert_file",
+    "reader",
+    "recognise",
+]
