@@ -28,6 +28,7 @@ KEYS_BEFORE_INPUTS = [
     "novelty_source",
     "nearest_trace",
     "nearest_similarity",
+    "domain_source",
 ]
 
 
@@ -84,7 +85,12 @@ def test_inputs_hold_what_each_dimension_was_computed_from() -> None:
             "novelty_text": "objective-actions",
         },
         "tool_diversity": {"distinct_tools": 2, "steps": 5},
-        "outcome_confidence": {"confidence": 0.8, "success": False, "success_factor": 0.3},
+        "outcome_confidence": {
+            "confidence": 0.8,
+            "confidence_source": "trace",
+            "success": False,
+            "success_factor": 0.3,
+        },
     }
 
 

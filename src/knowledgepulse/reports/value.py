@@ -211,6 +211,8 @@ CSV_COLUMNS = (
     "nearest_similarity",
     "novelty_windows",
     "novelty_capped",
+    "domain_source",
+    "confidence_source",
 )
 
 
@@ -231,6 +233,7 @@ class CsvWriter:
             "overrides": ";".join(data["overrides"]),
             "novelty_windows": novelty.get("windows_embedded"),
             "novelty_capped": novelty.get("capped"),
+            "confidence_source": data["inputs"]["outcome_confidence"]["confidence_source"],
         }
         self._writer.writerow({column: _csv_cell(flat[column]) for column in CSV_COLUMNS})
 

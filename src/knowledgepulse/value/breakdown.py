@@ -141,6 +141,7 @@ class ValueBreakdown:
             "tool_diversity": {"distinct_tools": f.unique_tools, "steps": f.step_count},
             "outcome_confidence": {
                 "confidence": f.confidence,
+                "confidence_source": f.confidence_source,
                 "success": f.success,
                 "success_factor": 1.0 if f.success else FAILED_OUTCOME_FACTOR,
             },
@@ -166,6 +167,7 @@ class ValueBreakdown:
             "novelty_source": self.novelty.source,
             "nearest_trace": self.novelty.nearest_id,
             "nearest_similarity": self.novelty.similarity,
+            "domain_source": self.features.domain_source,
             "inputs": self.inputs,
         }
 
@@ -179,7 +181,8 @@ class ValueBreakdown:
         lines = [
             f"{self.trace_id}: score {self.score:.4f} "
             f"({'reaches' if self.shareable else 'below'} the sharing threshold {self.threshold})",
-            f"  profile {self.profile!r} (domain {self.domain!r})",
+            f"  profile {self.profile!r} (domain {self.domain!r}"
+            f"{_ORIGIN_WORDS[self.features.domain_source]})",
             f"  complexity         {d.complexity:.4f} x {w.complexity:.2f} = {c.complexity:.4f}",
             f"    {_complexity_words(self.features)}",
             f"  novelty            {d.novelty:.4f} x {w.novelty:.2f} = {c.novelty:.4f}",
@@ -239,10 +242,19 @@ def _novelty_words(origin: NoveltyOrigin) -> str:
     return words
 
 
+_ORIGIN_WORDS = {
+    "trace": "",
+    "argument": ", as given",
+    "metadata": ", from the run's metadata",
+    "default": ", the default: the source records none",
+}
+
+
 def _outcome_words(f: TraceFeatures) -> str:
+    given = _ORIGIN_WORDS[f.confidence_source]
     if f.success:
-        return f"confidence {f.confidence:.4f} x 1.0 (succeeded)"
-    return f"confidence {f.confidence:.4f} x {FAILED_OUTCOME_FACTOR} (failed)"
+        return f"confidence {f.confidence:.4f}{given} x 1.0 (succeeded)"
+    return f"confidence {f.confidence:.4f}{given} x {FAILED_OUTCOME_FACTOR} (failed)"
 
 
 def compose(

@@ -6,6 +6,7 @@ The formulas never see the embedder: novelty takes the similarity it was given.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.trace.text import whole_text
@@ -25,6 +26,16 @@ NO_EMBEDDER_NOVELTY = 0.5
 FAILED_OUTCOME_FACTOR = 0.3
 """How much of its confidence a failed trace keeps in the outcome dimension."""
 
+ValueOrigin = Literal["trace", "argument", "metadata", "default"]
+"""Where a trace's domain or confidence came from.
+
+``trace`` for a trace written as it is; a trace converted from a framework's telemetry says in
+``metadata.source`` whether the user gave it (``argument``), the run's metadata named it
+(``metadata``, the ``kp.task_domain`` / ``kp.confidence`` keys) or it is the documented
+``default`` (no framework records either).
+"""
+_ORIGINS: frozenset[str] = frozenset(("argument", "metadata", "default"))
+
 
 @dataclass(frozen=True, slots=True)
 class TraceFeatures:
@@ -39,6 +50,8 @@ class TraceFeatures:
         single_thought: the trace is one ``thought`` step and nothing else.
         success: ``metadata.success``.
         confidence: ``outcome.confidence``.
+        domain_source: where ``metadata.task_domain`` came from.
+        confidence_source: where ``outcome.confidence`` came from.
     """
 
     step_count: int
@@ -49,12 +62,15 @@ class TraceFeatures:
     single_thought: bool
     success: bool
     confidence: float
+    domain_source: ValueOrigin = "trace"
+    confidence_source: ValueOrigin = "trace"
 
     @classmethod
     def of(cls, trace: ReasoningTrace) -> TraceFeatures:
         """Count what the formulas need from a trace."""
         steps = trace.steps
         tools = {step.tool.name for step in steps if step.tool is not None}
+        source = getattr(trace.metadata, "source", None)
         return cls(
             step_count=len(steps),
             unique_step_types=len({step.type for step in steps}),
@@ -64,7 +80,15 @@ class TraceFeatures:
             single_thought=len(steps) == 1 and steps[0].type == "thought",
             success=trace.metadata.success,
             confidence=trace.outcome.confidence,
+            domain_source=_origin(source, "domain_source"),
+            confidence_source=_origin(source, "confidence_source"),
         )
+
+
+def _origin(source: Any, key: str) -> ValueOrigin:
+    """The origin a converted trace records under ``metadata.source``, else ``trace``."""
+    value = source.get(key) if isinstance(source, dict) else None
+    return value if value in _ORIGINS else "trace"
 
 
 def complexity(features: TraceFeatures) -> float:
