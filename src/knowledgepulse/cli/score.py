@@ -32,6 +32,7 @@ from knowledgepulse.cli._console import (
     stdout_is_terminal,
 )
 from knowledgepulse.cli._emit import emitter_for, report_stream
+from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
 from knowledgepulse.cli._traces import (
     ProblemSink,
     build_embedder,
@@ -143,6 +144,7 @@ if TYPE_CHECKING:
 )
 @click.option("--explain", is_flag=True, help="With the table: explain every score in words.")
 @profiles_file_option
+@source_options(required=False)
 def score_command(
     *,
     paths: tuple[str, ...],
@@ -163,13 +165,18 @@ def score_command(
     corpus: bool,
     explain: bool,
     profiles_file: Path | None,
+    source: str | None,
+    domain: str | None,
+    confidence: float | None,
 ) -> int:
     """Score reasoning traces 0.0-1.0 for how valuable they are to share.
 
     PATH is a JSON file (one trace or a list), a JSONL file (one trace a line), either of them
     gzipped (.gz), or - for standard input. Bad records are reported on stderr as
-    FILE:LINE: PATH: message and skipped; exit code 1 when there were any.
+    FILE:LINE: PATH: message and skipped; exit code 1 when there were any. With --from, PATH is
+    an agent framework's file (see kp convert), converted as it is read.
     """
+    convert_options = trace_options(source, domain, confidence)
     output_format = output_format or (
         "table" if stdout_is_terminal() and output is None else "jsonl"
     )
@@ -227,7 +234,11 @@ def score_command(
     whole = order == "time" or corpus or min_score.percentile is not None
     whole = whole or output_format == "html"
     with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
-        traces = valid_traces(paths, sink, progress)
+        traces = (
+            valid_traces(paths, sink, progress)
+            if source is None
+            else converted_traces(paths, source, convert_options, sink)
+        )
         scored = (
             _scored_whole(scorer, list(traces), order=order, corpus=corpus, min_score=min_score)
             if whole

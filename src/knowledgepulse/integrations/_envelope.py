@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.integrations._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
+from knowledgepulse.records import Location
 from knowledgepulse.trace import ReasoningTrace, parse_trace
 
 DOMAIN_KEY = "kp.task_domain"
@@ -64,6 +65,7 @@ class ConvertedTrace:
         confidence_source: where ``outcome.confidence`` came from.
         has_text: whether the source recorded any message text (not only names and timings).
         warnings: what was lost or guessed, in words.
+        location: where in a file the source trace starts, when read from one.
     """
 
     trace: ReasoningTrace
@@ -71,6 +73,13 @@ class ConvertedTrace:
     confidence_source: Origin
     has_text: bool
     warnings: tuple[str, ...] = ()
+    location: Location | None = None
+
+    @property
+    def source_format(self) -> str:
+        """The source format it was converted from (``otlp``, ``langsmith``...)."""
+        source = getattr(self.trace.metadata, "source", None)
+        return str(source.get("format", "")) if isinstance(source, dict) else ""
 
 
 def assemble(

@@ -8,14 +8,16 @@ reads the records of one file and gives a :class:`ConvertedTrace` per source tra
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from knowledgepulse._util.seen import SeenIds
 from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
-from knowledgepulse.records import Problem, Record, read_records
+from knowledgepulse.records import Location, Problem, Record, read_records
 
 SOURCES: dict[str, str] = {
     "otlp": "knowledgepulse.integrations.otel",
@@ -78,7 +80,38 @@ def convert_file(
         ValueError: ``source`` is unknown.
     """
     options = options or TraceOptions()
-    items = read_records(path)
+    here = Location(str(path))
+    for item in _converted(read_records(path), source, options):
+        located = isinstance(item, Problem) or item.location is not None
+        yield item if located else dataclasses.replace(item, location=here)
+
+
+def convert_files(
+    paths: Sequence[str | Path], *, source: str = "auto", options: TraceOptions | None = None
+) -> Iterator[ConvertedTrace | Problem]:
+    """Every trace in several files, in order; a trace id seen before gets a warning first.
+
+    Raises:
+        InputFileError: a file cannot be opened (checked as its turn comes).
+        ValueError: ``source`` is unknown.
+    """
+    seen = SeenIds()
+    for path in paths:
+        for item in convert_file(path, source=source, options=options):
+            if isinstance(item, ConvertedTrace) and seen.add(item.trace.id):
+                yield Problem(
+                    item.location or Location(str(path)),
+                    "id",
+                    f"the trace {item.trace.id!r} appeared earlier in the input (the same run "
+                    "exported twice?); both are kept",
+                    warning=True,
+                )
+            yield item
+
+
+def _converted(
+    items: Iterator[Record | Problem], source: str, options: TraceOptions
+) -> Iterator[ConvertedTrace | Problem]:
     if source != "auto":
         yield from reader(source).convert_records(items, options)
         return
@@ -116,6 +149,7 @@ __all__ = [
     "SOURCE_CHOICES",
     "SourceReader",
     "convert_file",
+    "convert_files",
     "reader",
     "recognise",
 ]

@@ -1,0 +1,73 @@
+"""``kp convert``: agent frameworks' telemetry files to ``ReasoningTrace`` JSON Lines.
+
+One trace a line, valid under ``spec/trace-value.md``, written as the files are read (a run of
+the OTel file exporter can be long). ``metadata.quality_score`` is 0.0 until the traces are
+scored; ``kp score --from`` converts and scores in one go.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import orjson
+
+from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.text import counted
+from knowledgepulse.cli._console import open_output, stderr_console
+from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
+from knowledgepulse.cli._traces import ProblemSink, paths_argument, sources
+from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
+from knowledgepulse.records.source import open_source
+from knowledgepulse.reports.value import RunTally
+from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
+
+
+@click.command("convert")
+@paths_argument
+@source_options(required=True)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the traces here instead of stdout (atomically: the file appears when done).",
+)
+def convert_command(
+    *,
+    paths: tuple[str, ...],
+    source: str,
+    domain: str | None,
+    confidence: float | None,
+    output: Path | None,
+) -> int:
+    """Convert agent frameworks' files to ReasoningTrace JSON Lines, one trace per run.
+
+    The files: OpenTelemetry (OTLP JSON), LangSmith runs, OpenAI Agents SDK spans, smolagents
+    steps or Pydantic AI messages (see --from).
+
+    PATH is a JSON or JSON Lines file (.gz too), or - for standard input. A record that cannot
+    be read is reported on stderr as FILE:LINE: message and the others go on; exit code 1 when
+    there was any.
+    """
+    options = trace_options(source, domain, confidence)
+    inputs = sources(paths)
+    for path in inputs:
+        if path != "-":
+            with open_source(path):  # a missing file fails now, before any output
+                pass
+    if output is not None:
+        check_destination(output, what="output")
+    tally = RunTally(DEFAULT_THRESHOLD)
+    sink = ProblemSink(tally, keep=False)
+    written = 0
+    with open_output(output) as stream:
+        for loaded in converted_traces(inputs, source, options, sink):
+            stream.write(orjson.dumps(loaded.record.value).decode() + "\n")
+            written += 1
+    message = f"converted {counted(written, 'trace')}"
+    if tally.invalid:
+        message += f"; {counted(tally.invalid, 'record')} could not be read"
+    if tally.warnings:
+        message += f"; {counted(tally.warnings, 'warning')}"
+    stderr_console().print(message, markup=False, highlight=False)
+    return EXIT_FINDINGS if sink.errors else EXIT_OK
