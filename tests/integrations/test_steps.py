@@ -43,11 +43,32 @@ def test_a_failed_call_is_an_observation_and_the_next_call_the_recovery() -> Non
 
 
 def test_a_terminal_error_gives_no_recovery() -> None:
-    """An error with no later tool call leaves nothing typed error_recovery."""
+    """An error with nothing after it leaves nothing typed error_recovery."""
     builder = StepBuilder()
+    builder.thought("Fetch the page.")
     builder.tool_result("fetch", error="HTTP 500", at=1.0)
-    builder.answer("I could not fetch it.")
-    assert kinds(builder.steps()) == ["tool_call", "observation", "thought"]
+    assert kinds(builder.steps()) == ["thought", "tool_call", "observation"]
+
+
+def test_with_no_later_tool_call_the_reply_after_the_error_is_the_recovery() -> None:
+    """The research's Agents SDK run: bad JSON, then the model answers 'done' (spec rule 2)."""
+    builder = StepBuilder()
+    builder.thought("a_message")
+    builder.tool_result("foo", arguments="bad_json", error="Error running tool")
+    builder.answer("done")
+    steps = builder.steps()
+    assert kinds(steps) == ["thought", "tool_call", "observation", "error_recovery"]
+    assert steps[3]["content"] == "done"
+    assert "tool" not in steps[3]
+
+
+def test_an_error_outside_any_tool_call_is_an_observation_then_recovered() -> None:
+    """A parse error or rejected output (StepBuilder.error) follows the same rule."""
+    builder = StepBuilder()
+    builder.error("Could not parse the model output")
+    builder.thought("Let me format it properly.")
+    builder.tool_result("search", output="ok")
+    assert kinds(builder.steps()) == ["observation", "thought", "error_recovery", "observation"]
 
 
 def test_requests_merge_with_executions_by_call_id_whatever_the_order() -> None:

@@ -105,6 +105,8 @@ class _Event:
     seq: int
     text: str | None = None
     tool: _ToolEvent | None = None
+    error: str | None = None
+    terminal: bool = False
 
 
 @dataclass
@@ -130,6 +132,18 @@ class StepBuilder:
         if text and text.strip():
             self._seen_text = True
             self._answer, self._answer_at = text, _seconds(at)
+
+    def error(self, text: str | None, *, at: Timestamp = None, terminal: bool = False) -> None:
+        """An evident error that belongs to no tool call (a parse error, a rejected output).
+
+        It is an ``observation`` carrying the text, and the next action is its
+        ``error_recovery``. A ``terminal`` error (out of steps, say) ends the run: what follows
+        it (a forced final answer) recovers nothing.
+        """
+        if text and text.strip():
+            self._seen_text = True
+            event = _Event(_seconds(at), len(self._events), error=text, terminal=terminal)
+            self._events.append(event)
 
     @property
     def final_answer(self) -> str | None:
@@ -215,21 +229,34 @@ class StepBuilder:
         return None
 
     def steps(self) -> list[dict[str, Any]]:
-        """The ``steps`` array, numbered from 0, the final answer last."""
+        """The ``steps`` array, numbered from 0, the final answer last.
+
+        The action after an evident error is its ``error_recovery``: the next tool call, or,
+        when no tool call follows, the next thought (the final answer included). An error with
+        nothing after it is terminal: no step is a recovery.
+        """
         steps: list[dict[str, Any]] = []
         after_error = False
+        reply: int | None = None  # the first thought after the pending error
         for event in self._ordered():
-            if event.tool is None:
+            if event.error is not None:
+                steps.append(_error_observation(event.error))
+                after_error, reply = not event.terminal, None
+            elif event.tool is None:
+                reply = len(steps) if after_error and reply is None else reply
                 steps.append({"type": "thought", "content": bounded(event.text or "")})
-                continue
-            tool = event.tool
-            steps.append(_tool_step(tool, recovery=after_error))
-            after_error = False
-            if tool.error or tool.output is not None:
-                steps.append(_observation(tool))
-                after_error = bool(tool.error)
+            else:
+                tool = event.tool
+                steps.append(_tool_step(tool, recovery=after_error))
+                after_error, reply = False, None
+                if tool.error or tool.output is not None:
+                    steps.append(_observation(tool))
+                    after_error = bool(tool.error)
         if self._answer is not None:
+            reply = len(steps) if after_error and reply is None else reply
             steps.append({"type": "thought", "content": bounded(self._answer)})
+        if after_error and reply is not None:
+            steps[reply]["type"] = "error_recovery"
         return [{"step_id": number, **step} for number, step in enumerate(steps)]
 
     def _ordered(self) -> list[_Event]:
@@ -265,6 +292,10 @@ def _tool_step(tool: _ToolEvent, *, recovery: bool) -> dict[str, Any]:
     if tool.latency_ms is not None:
         step["latency_ms"] = float(tool.latency_ms)
     return step
+
+
+def _error_observation(text: str) -> dict[str, Any]:
+    return {"type": "observation", "content": bounded(text), "output_summary": summary(text)}
 
 
 def _observation(tool: _ToolEvent) -> dict[str, Any]:
