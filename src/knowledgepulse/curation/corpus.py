@@ -5,6 +5,8 @@ looks novel and the second does not, and shuffling the file changes the verdicts
 a low novelty, and nothing depends on order: the traces are embedded in a canonical order (by
 id, then content, so even batched inference sees the same batches) and each is compared with
 all the others (leave-one-out; a second copy of the same id is the same trace, not another).
+The comparison is the frozen cache's blocked one (exact similarities, see
+:func:`~knowledgepulse.novelty.banded.frozen_nearest`), every trace held and its own id left out.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse.curation.ordering import canonical_order
-from knowledgepulse.curation.similarity import leave_one_out_nearest
+from knowledgepulse.novelty.banded import frozen_nearest
 from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown
 from knowledgepulse.value.dimensions import (
@@ -59,7 +61,11 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[LoadedTrace]) -> Cor
         vectors = np.empty_like(embedded)
         vectors[order] = embedded
         ids = [loaded.trace.id for loaded in traces]
-        nearest, similarity = leave_one_out_nearest(embedded, [ids[i] for i in order])
+        # Canonical order sorts by id, so the lowest row among equals has the smallest id too.
+        _, codes = np.unique(np.asarray([ids[i] for i in order], dtype=object), return_inverse=True)
+        keys = codes.astype(np.intp).reshape(-1)
+        found = frozen_nearest(embedded, embedded, held_keys=keys, query_keys=keys)
+        nearest, similarity = found.index, found.similarity
         origins = [(0.0, NoveltyOrigin("empty_cache"))] * len(traces)
         for rank, index in enumerate(order):
             if nearest[rank] < 0:

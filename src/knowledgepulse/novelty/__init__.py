@@ -1,5 +1,6 @@
 """Novelty: embedders, and the vector cache a trace's embedding is compared with."""
 
+from knowledgepulse.novelty.banded import Neighbours, frozen_nearest, online_nearest
 from knowledgepulse.novelty.cache import CachedVector, Clock, Nearest, VectorCache
 from knowledgepulse.novelty.embedder import (
     Embedder,
@@ -35,12 +36,15 @@ __all__ = [
     "LeadingEmbedder",
     "MiniLMEmbedder",
     "Nearest",
+    "Neighbours",
     "NoveltyText",
     "VectorCache",
     "WindowedEmbedder",
     "WindowedEmbeddings",
     "default_embedder",
     "dimensions_of",
+    "frozen_nearest",
     "model_id_of",
     "novelty_text",
+    "online_nearest",
 ]

@@ -5,13 +5,18 @@ so a query is a single matrix-vector product (1,000 x 384 is about 1.5 MB and a 
 microseconds) and the oldest vector is overwritten first when the cache is full. Each vector
 keeps the id it was added with (the breakdown names the most similar earlier trace) and the time
 it was added (for the TTL). Time comes from an injectable clock, in milliseconds.
+
+Similarities are the order-independent ones of :mod:`knowledgepulse.novelty.exact`, so the batch
+methods (:meth:`VectorCache.nearest_then_add_many`, :meth:`VectorCache.nearest_many`), which
+compute blocks of queries at once (:mod:`knowledgepulse.novelty.banded`), give the same bits as
+one query at a time.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,12 +25,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from knowledgepulse._util.settings import optional_duration_ms, positive_int
 from knowledgepulse.errors import CacheFileError, ScorerParameterError, VectorError
+from knowledgepulse.novelty.banded import Neighbours, frozen_nearest, online_nearest
 from knowledgepulse.novelty.cache_file import (
     FRESH_START,
     CacheFileContents,
     read_cache_file,
     write_cache_file,
 )
+from knowledgepulse.novelty.exact import select_nearest, unit_rows
 
 Clock = Callable[[], float]
 """Returns the current time in milliseconds."""
@@ -177,28 +184,94 @@ class VectorCache:
         with self._lock:
             if self._filled == 0:
                 return None
-            similarities = self._vectors[: self._filled] @ unit
+            held = self._vectors[: self._filled]
+            similarities = (held @ unit)[None, :]
             if self._ttl_ms:
-                live = self._live_mask()
-                if not live.any():
-                    return None
-                similarities = np.where(live, similarities, -np.inf)
+                expired = ~self._live_mask()
+                np.copyto(similarities, np.float32(-np.inf), where=expired[None, :])
             if exclude_id is not None:
-                own = [
-                    slot
-                    for slot, held in enumerate(self._ids[: self._filled])
-                    if held == exclude_id
-                ]
-                if own:
-                    similarities = similarities.copy()
-                    similarities[own] = -np.inf
-                    if not np.isfinite(similarities).any():
-                        return None
-            best = float(similarities.max())
-            ties = np.flatnonzero(similarities == best)
-            slot = int(ties[np.argmin(self._sequence[ties])]) if len(ties) > 1 else int(ties[0])
-            # Rounding can push the dot product of two unit vectors just past +-1.
-            return Nearest(self._ids[slot], min(1.0, max(-1.0, best)))
+                for slot, held_id in enumerate(self._ids[: self._filled]):
+                    if held_id == exclude_id:
+                        similarities[0, slot] = -np.inf
+            found, best = select_nearest(
+                similarities, unit[None, :], held, tie_rank=self._sequence[: self._filled]
+            )
+            slot = int(found[0])
+            return None if slot < 0 else Nearest(self._ids[slot], float(best[0]))
+
+    def nearest_then_add_many(
+        self, vectors: ArrayLike, *, ids: Sequence[str | None] | None = None
+    ) -> list[Nearest | None]:
+        """For each vector in turn, its nearest held vector, and then hold it (online scoring).
+
+        The same as ``nearest(v)`` then ``add(v, id=i)`` for each pair in order, to the bit,
+        the state afterwards included, but computed in blocks (see
+        :func:`~knowledgepulse.novelty.banded.online_nearest`). The clock is read as often
+        and in the same order as those calls would read it.
+
+        Raises:
+            VectorError: ``vectors`` is not a matrix of this cache's width, holds NaN or
+                infinity, or ``ids`` has another length; nothing is added then.
+        """
+        units = self._units(vectors, "vectors")
+        names = self._batch_ids(ids, len(units))
+        with self._lock:
+            order = np.argsort(self._sequence[: self._filled], kind="stable")
+            held_ids = [self._ids[slot] for slot in order]
+            query_times = np.full(len(units), np.nan)
+            add_times = np.empty(len(units))
+            for i in range(len(units)):
+                # One by one, a query reads the clock (for the TTL) once anything is held.
+                if self._ttl_ms and (self._filled or i):
+                    query_times[i] = self._clock()
+                add_times[i] = self._clock()
+            found = online_nearest(
+                self._vectors[order],
+                units,
+                max_elements=self._max_elements,
+                held_added_at=self._added_at[order],
+                query_times=query_times,
+                add_times=add_times,
+                ttl_ms=self._ttl_ms,
+            )
+            self._append(units, names, add_times)
+        return self._as_nearest(found, [*held_ids, *names])
+
+    def nearest_many(
+        self, queries: ArrayLike, *, exclude_ids: Sequence[str | None] | None = None
+    ) -> list[Nearest | None]:
+        """Each query's nearest held vector, leaving the cache as it is (frozen scoring).
+
+        The same as ``nearest(q, exclude_id=e)`` for each pair in order, to the bit, computed in
+        blocks (see :func:`~knowledgepulse.novelty.banded.frozen_nearest`).
+
+        Raises:
+            VectorError: ``queries`` is not a matrix of this cache's width, holds NaN or
+                infinity, or ``exclude_ids`` has another length.
+        """
+        units = self._units(queries, "queries")
+        excluded = self._batch_ids(exclude_ids, len(units))
+        with self._lock:
+            if self._filled == 0:
+                return [None] * len(units)
+            query_times = None
+            if self._ttl_ms:
+                query_times = np.array([self._clock() for _ in units], dtype=np.float64)
+            held_ids = self._ids[: self._filled]
+            codes: dict[str | None, int] = {}
+            held_keys = np.array([codes.setdefault(i, len(codes)) for i in held_ids])
+            query_keys = np.array([-1 if e is None else codes.get(e, -1) for e in excluded])
+            found = frozen_nearest(
+                self._vectors[: self._filled],
+                units,
+                held_added_at=self._added_at[: self._filled],
+                query_times=query_times,
+                ttl_ms=self._ttl_ms,
+                held_keys=held_keys.astype(np.intp),
+                query_keys=query_keys.astype(np.intp),
+                tie_rank=self._sequence[: self._filled],
+            )
+            return self._as_nearest(found, list(held_ids))
 
     def max_cosine_similarity(self, query: ArrayLike) -> float:
         """The largest cosine similarity between ``query`` and any held vector; 0.0 when empty.
@@ -355,7 +428,54 @@ class VectorCache:
             )
         if not np.isfinite(array).all():
             raise VectorError(f"the {what} holds NaN or infinite values; embeddings must be finite")
-        # In float64, so tiny (subnormal) float32 vectors still have a direction.
-        wide = array.astype(np.float64)
-        norm = float(np.linalg.norm(wide))
-        return array if norm == 0.0 else (wide / norm).astype(np.float32)
+        # The batch methods normalise with the same function, so both give the same bits.
+        unit: NDArray[np.float32] = unit_rows(array[None, :])[0]
+        return unit
+
+    def _units(self, vectors: ArrayLike, what: str) -> NDArray[np.float32]:
+        """The rows as float32 unit vectors, or a VectorError naming the first bad row."""
+        array = np.asarray(vectors, dtype=np.float32)
+        if array.ndim != 2 or array.shape[1] != self._dimensions:
+            raise VectorError(
+                f"the {what} have shape {array.shape}; this cache holds vectors of "
+                f"{self._dimensions} dimensions (shape (n, {self._dimensions}))"
+            )
+        finite = np.isfinite(array).all(axis=1)
+        if not finite.all():
+            row = int(np.argmin(finite))
+            raise VectorError(
+                f"the {what} hold NaN or infinite values (row {row}); embeddings must be finite"
+            )
+        return unit_rows(array)
+
+    @staticmethod
+    def _batch_ids(ids: Sequence[str | None] | None, count: int) -> list[str | None]:
+        names: list[str | None] = [None] * count if ids is None else list(ids)
+        if len(names) != count:
+            raise VectorError(f"{len(names)} ids were given for {count} vectors; give one each")
+        return names
+
+    def _append(
+        self, units: NDArray[np.float32], ids: list[str | None], times: NDArray[np.float64]
+    ) -> None:
+        """Hold ``units`` as ``add`` would one by one (call with the lock held)."""
+        count = len(units)
+        kept = np.arange(max(0, count - self._max_elements), count)  # the rest are overwritten
+        slots = (self._next + kept) % self._max_elements
+        self._vectors[slots] = units[kept]
+        self._added_at[slots] = times[kept]
+        self._sequence[slots] = self._added + kept
+        for slot, position in zip(slots.tolist(), kept.tolist(), strict=True):
+            self._ids[slot] = ids[position]
+        self._added += count
+        self._next = (self._next + count) % self._max_elements
+        self._filled = min(self._filled + count, self._max_elements)
+
+    @staticmethod
+    def _as_nearest(found: Neighbours, ids: list[str | None]) -> list[Nearest | None]:
+        return [
+            None if index < 0 else Nearest(ids[index], similarity)
+            for index, similarity in zip(
+                found.index.tolist(), found.similarity.tolist(), strict=True
+            )
+        ]

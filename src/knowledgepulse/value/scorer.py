@@ -26,7 +26,12 @@ from knowledgepulse.novelty import (
     default_embedder,
     dimensions_of,
 )
-from knowledgepulse.novelty.cache import DEFAULT_DIMENSIONS, DEFAULT_MAX_ELEMENTS, check_cache_size
+from knowledgepulse.novelty.cache import (
+    DEFAULT_DIMENSIONS,
+    DEFAULT_MAX_ELEMENTS,
+    Nearest,
+    check_cache_size,
+)
 from knowledgepulse.novelty.representation import (
     DEFAULT_NOVELTY_TEXT,
     NoveltyText,
@@ -223,7 +228,10 @@ class TraceValueScorer:
         """Score traces in order, embedding them in batches.
 
         Gives the same breakdowns as calling :meth:`score` on each in turn (exactly, given the
-        same embeddings; batched float32 inference may differ from single by about 1e-7).
+        same embeddings; batched float32 inference may differ from single by about 1e-7). Each
+        batch's novelty is computed at once, in blocked matrix products
+        (:meth:`VectorCache.nearest_then_add_many`, or :meth:`VectorCache.nearest_many` when
+        frozen), which give the same bits as one trace at a time.
         """
         return list(self.iter_scores(traces))
 
@@ -232,8 +240,9 @@ class TraceValueScorer:
         valid = (parse_trace(trace) for trace in traces)
         while chunk := list(islice(valid, self.batch_size)):
             embedded = self._embed(chunk)
-            for position, trace in enumerate(chunk):
-                yield self._finish(trace, embedded, position)
+            novelties = self._novelty_many([trace.id for trace in chunk], embedded)
+            for trace, (value, origin) in zip(chunk, novelties, strict=True):
+                yield self.breakdown_with_novelty(trace, value, origin)
 
     async def evaluate(self, trace: TraceInput) -> ValueBreakdown:
         """Score one trace without blocking the event loop (embedding runs in a worker thread).
@@ -334,6 +343,32 @@ class TraceValueScorer:
                 # A frozen cache built from this very corpus holds the trace itself: novelty
                 # is measured against the others.
                 nearest = cache.nearest(vector, exclude_id=trace_id)
+        return self._origin(nearest, windows, capped)
+
+    def _novelty_many(
+        self, trace_ids: list[str], embedded: _Embedded | None
+    ) -> list[tuple[float, NoveltyOrigin]]:
+        """:meth:`_novelty` for every trace of a batch, in order, with one blocked computation."""
+        if embedded is None:
+            return [self._novelty(trace_id, None, 0) for trace_id in trace_ids]
+        cache = self.cache
+        with self._lock:
+            if self.mode == "online":
+                found = cache.nearest_then_add_many(embedded.vectors, ids=trace_ids)
+            else:
+                found = cache.nearest_many(embedded.vectors, exclude_ids=trace_ids)
+        return [
+            self._origin(
+                nearest,
+                None if embedded.windows is None else embedded.windows[position],
+                None if embedded.capped is None else embedded.capped[position],
+            )
+            for position, nearest in enumerate(found)
+        ]
+
+    def _origin(
+        self, nearest: Nearest | None, windows: int | None, capped: bool | None
+    ) -> tuple[float, NoveltyOrigin]:
         if nearest is None:
             return EMPTY_CACHE_NOVELTY, NoveltyOrigin(
                 "empty_cache", windows=windows, capped=capped, novelty_text=self.novelty_text

@@ -1,0 +1,366 @@
+"""Banded batch novelty: the same answers as the cache one query at a time, to the bit."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from numpy.typing import NDArray
+
+from knowledgepulse.errors import VectorError
+from knowledgepulse.novelty import Nearest, VectorCache
+from knowledgepulse.novelty.banded import frozen_nearest, online_nearest
+from knowledgepulse.novelty.exact import exact_dots, on_grid, screening_tolerance, unit_rows
+
+FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+class TickingClock:
+    """Moves on by ``step`` ms at every reading, unless ``stopped_at`` is set."""
+
+    def __init__(self, step: float) -> None:
+        self.step = step
+        self.readings = 0
+        self.stopped_at: float | None = None
+
+    def __call__(self) -> float:
+        if self.stopped_at is not None:
+            return self.stopped_at
+        self.readings += 1
+        return (self.readings - 1) * self.step
+
+
+@dataclass
+class Scenario:
+    """A cache's settings, what it held before, and a batch to score."""
+
+    dimensions: int
+    max_elements: int
+    ttl_ms: float | None
+    clock_step: float
+    prior: NDArray[np.float32]
+    batch: NDArray[np.float32]
+    batch_ids: list[str | None]
+    block_size: int
+
+    def cache(self) -> VectorCache:
+        """A cache holding the prior vectors, with a clock that moves on at every reading."""
+        cache = VectorCache(
+            max_elements=self.max_elements,
+            dimensions=self.dimensions,
+            ttl_ms=self.ttl_ms,
+            clock=TickingClock(self.clock_step),
+        )
+        for position, vector in enumerate(self.prior):
+            cache.add(vector, id=f"prior-{position % 4}")
+        return cache
+
+
+@st.composite
+def scenarios(draw: st.DrawFn, max_dimensions: int = 24) -> Scenario:
+    """Vectors drawn from a small pool, rescaled and zeroed, so exact and near ties are common."""
+    dimensions = draw(st.integers(1, max_dimensions))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    pool = rng.normal(size=(draw(st.integers(1, 6)), dimensions)).astype(np.float32)
+
+    def vectors(count: int) -> NDArray[np.float32]:
+        rows = pool[rng.integers(0, len(pool), count)]
+        rows = rows * rng.choice(np.array([1, 2, 3, 0.5, -1], dtype=np.float32), size=(count, 1))
+        jitter = rng.random(count) < 0.3
+        rows[jitter] += rng.normal(scale=1e-3, size=(int(jitter.sum()), dimensions))
+        rows[rng.random(count) < 0.05] = 0.0
+        return np.asarray(rows, dtype=np.float32)
+
+    count = draw(st.integers(0, 70))
+    return Scenario(
+        dimensions=dimensions,
+        max_elements=draw(st.integers(1, 30)),
+        ttl_ms=draw(st.one_of(st.none(), st.floats(0.5, 40.0))),
+        clock_step=draw(st.sampled_from([0.0, 0.25, 1.0, 3.0])),
+        prior=vectors(draw(st.integers(0, 40))),
+        batch=vectors(count),
+        batch_ids=[draw(st.sampled_from([None, "a", "b", "prior-1"])) for _ in range(count)],
+        block_size=draw(st.integers(1, 40)),
+    )
+
+
+def clocks(cache: VectorCache) -> TickingClock:
+    """The scenario clock a cache reads."""
+    clock = cache._clock  # the cache keeps no public handle on its clock
+    assert isinstance(clock, TickingClock)
+    return clock
+
+
+def one_by_one(cache: VectorCache, scenario: Scenario) -> list[Nearest | None]:
+    """The sequential path: nearest, then add, for each vector in turn."""
+    found = []
+    for vector, vector_id in zip(scenario.batch, scenario.batch_ids, strict=True):
+        found.append(cache.nearest(vector))
+        cache.add(vector, id=vector_id)
+    return found
+
+
+def state(cache: VectorCache, clock: TickingClock) -> list[tuple[str | None, float, bytes]]:
+    """Everything the cache holds, oldest first, vectors as bytes (expired ones too)."""
+    clock.stopped_at = -math.inf  # seen from the distant past, nothing has expired
+    return [(e.id, e.added_at_ms, e.vector.tobytes()) for e in cache.entries()]
+
+
+# --- online -------------------------------------------------------------------------------
+
+
+@FAST
+@given(scenarios())
+def test_online_batch_equals_one_by_one_to_the_bit(scenario: Scenario) -> None:
+    """nearest_then_add_many gives the sequential answers exactly and leaves the same cache."""
+    sequential, batched = scenario.cache(), scenario.cache()
+    expected = one_by_one(sequential, scenario)
+    assert batched.nearest_then_add_many(scenario.batch, ids=scenario.batch_ids) == expected
+    assert clocks(batched).readings == clocks(sequential).readings
+    assert state(batched, clocks(batched)) == state(sequential, clocks(sequential))
+
+
+@FAST
+@given(scenarios(), st.sampled_from(["float32", "float64"]))
+def test_block_size_does_not_change_the_answer(scenario: Scenario, accumulate: str) -> None:
+    """Blocks of 1, of B and of the whole batch give the same neighbours."""
+    held = unit_rows(scenario.prior)
+    batch = unit_rows(scenario.batch)
+
+    def run(block_size: int) -> NDArray[np.float64]:
+        found = online_nearest(
+            held,
+            batch,
+            max_elements=scenario.max_elements,
+            block_size=block_size,
+            accumulate=accumulate,  # type: ignore[arg-type]
+        )
+        return np.column_stack([found.index, found.similarity])
+
+    whole = run(max(1, len(batch)))
+    if accumulate == "float64":
+        np.testing.assert_array_equal(run(1), whole)
+        np.testing.assert_array_equal(run(scenario.block_size), whole)
+    else:
+        # float32 products of other shapes may round differently: only the values are close.
+        np.testing.assert_allclose(run(1)[:, 1], whole[:, 1], atol=1e-6, rtol=0)
+
+
+def reference_online(
+    held: NDArray[np.float32],
+    batch: NDArray[np.float32],
+    window: int,
+    similarity: Callable[[NDArray[np.float32], NDArray[np.float32]], float],
+) -> tuple[list[int], list[float]]:
+    """A plain loop over a Python list: the window, the maximum, ties to the oldest."""
+    seen = list(held)
+    first = len(seen)
+    indexes, values = [], []
+    for position, query in enumerate(batch):
+        start = max(0, first + position - window)
+        candidates = [(similarity(query, key), -k) for k, key in enumerate(seen) if k >= start]
+        if candidates:
+            best, oldest = max(candidates)
+            indexes.append(-oldest)
+            values.append(min(1.0, max(-1.0, best)))
+        else:
+            indexes.append(-1)
+            values.append(float("nan"))
+        seen.append(query)
+    return indexes, values
+
+
+def grid_dot(query: NDArray[np.float32], key: NDArray[np.float32]) -> float:
+    """The float64 similarity, one pair at a time, in the dot product's own order."""
+    return float(np.dot(on_grid(query), on_grid(key)))
+
+
+@FAST
+@given(scenarios())
+def test_float64_mode_equals_a_float64_loop_to_the_bit(scenario: Scenario) -> None:
+    """The banded float64 answer is a float64 one-by-one loop's, bit for bit."""
+    held, batch = unit_rows(scenario.prior), unit_rows(scenario.batch)
+    found = online_nearest(held, batch, max_elements=scenario.max_elements)
+    indexes, values = reference_online(held, batch, scenario.max_elements, grid_dot)
+    assert found.index.tolist() == indexes
+    np.testing.assert_array_equal(found.similarity, np.array(values))
+
+
+@FAST
+@given(scenarios(max_dimensions=400))
+def test_float32_mode_is_within_1e_6_of_one_by_one(scenario: Scenario) -> None:
+    """float32 similarities are within 1e-6; a different neighbour is only ever a near tie."""
+    held, batch = unit_rows(scenario.prior), unit_rows(scenario.batch)
+    exact = online_nearest(held, batch, max_elements=scenario.max_elements)
+    fast = online_nearest(held, batch, max_elements=scenario.max_elements, accumulate="float32")
+    np.testing.assert_array_equal(fast.index < 0, exact.index < 0)
+    np.testing.assert_allclose(fast.similarity, exact.similarity, atol=1e-6, rtol=0)
+    keys = np.concatenate([held, batch])
+    for position in np.flatnonzero((fast.index != exact.index) & (exact.index >= 0)):
+        chosen = grid_dot(batch[position], keys[fast.index[position]])
+        assert chosen == pytest.approx(exact.similarity[position], abs=2e-6)
+
+
+def test_a_full_window_of_384_dimensions_matches_one_by_one() -> None:
+    """At the real scale (W = 1,000, d = 384, blocks of 256), repeats included: bit for bit."""
+    rng = np.random.default_rng(7)
+    pool = rng.normal(size=(300, 384)).astype(np.float32)
+    vectors = pool[rng.integers(0, 300, 2_600)]
+    ids = [f"t{i}" for i in range(len(vectors))]
+    sequential, batched = VectorCache(), VectorCache()
+    expected = []
+    for vector, vector_id in zip(vectors, ids, strict=True):
+        expected.append(sequential.nearest(vector))
+        sequential.add(vector, id=vector_id)
+    assert batched.nearest_then_add_many(vectors, ids=ids) == expected
+    assert [e.id for e in batched.entries()] == [e.id for e in sequential.entries()]
+
+
+def test_exact_ties_go_to_the_oldest_copy() -> None:
+    """Copies of one direction, held and in the batch, always name the first one added."""
+    cache = VectorCache(max_elements=10, dimensions=3)
+    cache.add([1.0, 0.0, 0.0], id="old")
+    cache.add([0.0, 1.0, 0.0], id="other")
+    found = cache.nearest_then_add_many(
+        [[2.0, 0.0, 0.0], [4.0, 0.0, 0.0], [0.0, 3.0, 0.0]], ids=["x", "y", "z"]
+    )
+    assert [n.id if n else None for n in found] == ["old", "old", "other"]
+    assert all(n is not None and n.similarity == 1.0 for n in found)
+
+
+def test_the_window_counts_what_was_held_before_the_batch() -> None:
+    """With room for two, the third vector of a run no longer sees the first held one."""
+    cache = VectorCache(max_elements=2, dimensions=2)
+    cache.add([1.0, 0.0], id="first")
+    found = cache.nearest_then_add_many([[0.0, 1.0], [0.0, -1.0], [1.0, 0.1]], ids=["a", "b", "c"])
+    assert [n.id if n else None for n in found] == ["first", "first", "a"]
+    assert [e.id for e in cache.entries()] == ["b", "c"]
+
+
+def test_expired_vectors_do_not_count_at_each_vectors_own_time() -> None:
+    """With a TTL, each query sees only what is younger than the TTL at its own clock reading."""
+    readings = iter([0.0, 10.0, 11.0, 50.0, 51.0])  # add, query+add, query+add
+    cache = VectorCache(max_elements=5, dimensions=2, ttl_ms=20.0, clock=lambda: next(readings))
+    cache.add([1.0, 0.0], id="early")
+    found = cache.nearest_then_add_many([[1.0, 0.0], [1.0, 0.0]], ids=["mid", "late"])
+    assert [n.id if n else None for n in found] == ["early", None]
+
+
+def test_an_empty_batch_changes_nothing() -> None:
+    """No vectors: no answers, and the cache is as it was."""
+    cache = VectorCache(max_elements=3, dimensions=2)
+    cache.add([1.0, 0.0], id="kept")
+    assert cache.nearest_then_add_many(np.zeros((0, 2), dtype=np.float32)) == []
+    assert [e.id for e in cache.entries()] == ["kept"]
+
+
+# --- frozen -------------------------------------------------------------------------------
+
+
+@FAST
+@given(scenarios())
+def test_frozen_batch_equals_one_by_one_to_the_bit(scenario: Scenario) -> None:
+    """nearest_many gives what nearest(q, exclude_id=e) gives for each query in turn."""
+    sequential, batched = scenario.cache(), scenario.cache()
+    expected = [
+        sequential.nearest(query, exclude_id=query_id)
+        for query, query_id in zip(scenario.batch, scenario.batch_ids, strict=True)
+    ]
+    assert batched.nearest_many(scenario.batch, exclude_ids=scenario.batch_ids) == expected
+    assert clocks(batched).readings == clocks(sequential).readings
+    assert state(batched, clocks(batched)) == state(sequential, clocks(sequential))
+
+
+@FAST
+@given(scenarios(), st.integers(1, 4096))
+def test_frozen_blocks_of_any_size_agree(scenario: Scenario, block_bytes: int) -> None:
+    """However the queries are blocked, leave-one-out answers are the same."""
+    held = unit_rows(scenario.prior)
+    keys = np.arange(len(held)) % 3
+
+    def run(size: int) -> list[int]:
+        found = frozen_nearest(
+            held, held, held_keys=keys, query_keys=keys, block_size=size, block_bytes=block_bytes
+        )
+        return [int(i) for i in found.index]
+
+    whole = run(max(1, len(held)))
+    assert run(1) == whole
+    assert all(i < 0 or keys[i] != keys[q] for q, i in enumerate(whole))
+
+
+# --- arithmetic ---------------------------------------------------------------------------
+
+
+@FAST
+@given(st.integers(1, 800), st.integers(0, 2**32 - 1))
+def test_the_float32_product_is_within_the_screening_tolerance(dimensions: int, seed: int) -> None:
+    """The float32 product errs by less than half the tolerance the screen keeps contenders by."""
+    rng = np.random.default_rng(seed)
+    queries = unit_rows(rng.normal(size=(20, dimensions)).astype(np.float32))
+    keys = unit_rows(rng.normal(size=(30, dimensions)).astype(np.float32))
+    keys[:10] = queries[:10]  # the largest products, where rounding is largest
+    fast = (queries @ keys.T).astype(np.float64)
+    rows, columns = np.divmod(np.arange(fast.size), keys.shape[0])
+    exact = exact_dots(queries[rows], keys[columns]).reshape(fast.shape)
+    assert np.abs(fast - exact).max() <= screening_tolerance(dimensions) / 2
+
+
+@FAST
+@given(st.integers(1, 1000), st.integers(0, 2**32 - 1))
+def test_grid_similarities_are_exact_sums(dimensions: int, seed: int) -> None:
+    """Summed in any order (here: forwards, backwards, by BLAS), the grid products agree."""
+    rng = np.random.default_rng(seed)
+    pair = unit_rows(rng.normal(size=(2, dimensions)).astype(np.float32))
+    products = on_grid(pair[:1])[0] * on_grid(pair[1:])[0]
+    exact = math.fsum(products.tolist())
+    assert exact_dots(pair[:1], pair[1:])[0] == exact
+    assert float(on_grid(pair[:1])[0] @ on_grid(pair[1:])[0]) == exact
+    assert sum(products[::-1].tolist()) == exact
+
+
+@FAST
+@given(st.integers(1, 600), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_a_row_is_normalised_the_same_alone_or_in_a_batch(
+    dimensions: int, rows: int, seed: int
+) -> None:
+    """unit_rows treats each row on its own, so single and batch paths start from equal bits."""
+    rng = np.random.default_rng(seed)
+    matrix = (rng.normal(size=(rows, dimensions)) * rng.lognormal(0, 8, (rows, 1))).astype(
+        np.float32
+    )
+    whole = unit_rows(matrix)
+    for row in range(rows):
+        np.testing.assert_array_equal(whole[row], unit_rows(matrix[row : row + 1])[0])
+
+
+# --- errors -------------------------------------------------------------------------------
+
+
+def test_a_bad_batch_names_the_row_and_adds_nothing() -> None:
+    """NaN in row 1, a wrong width or a wrong number of ids: a VectorError, cache untouched."""
+    cache = VectorCache(max_elements=3, dimensions=2)
+    with pytest.raises(VectorError, match=r"row 1"):
+        cache.nearest_then_add_many([[1.0, 0.0], [np.nan, 0.0]])
+    with pytest.raises(VectorError, match=r"shape \(1, 3\).*shape \(n, 2\)"):
+        cache.nearest_many([[1.0, 0.0, 0.0]])
+    with pytest.raises(VectorError, match="2 ids were given for 1 vectors"):
+        cache.nearest_then_add_many([[1.0, 0.0]], ids=["a", "b"])
+    assert cache.size == 0
+
+
+def test_the_pure_functions_refuse_inconsistent_inputs() -> None:
+    """A TTL without times, unequal widths or a bad mode are ValueErrors saying which."""
+    held = np.zeros((2, 3), dtype=np.float32)
+    with pytest.raises(ValueError, match="with ttl_ms"):
+        online_nearest(held, held, max_elements=2, ttl_ms=5.0)
+    with pytest.raises(ValueError, match="equal width"):
+        frozen_nearest(held, np.zeros((1, 2), dtype=np.float32))
+    with pytest.raises(ValueError, match="accumulate must be one of"):
+        online_nearest(held, held, max_elements=2, accumulate="float16")  # type: ignore[arg-type]
