@@ -15,6 +15,7 @@ from knowledgepulse._version import __version__
 from knowledgepulse.errors import KnowledgePulseError
 
 if TYPE_CHECKING:
+    from knowledgepulse import integrations
     from knowledgepulse.evals import (
         Scorer,
         ScoreResult,
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
         register_scorer,
         run_suite,
     )
+    from knowledgepulse.integrations.capture import capture
     from knowledgepulse.novelty import Embedder, MiniLMEmbedder, VectorCache
     from knowledgepulse.trace import ReasoningTrace, load_traces, parse_trace
     from knowledgepulse.value import (
@@ -47,6 +49,7 @@ _HOMES = {
         "register_scorer",
         "run_suite",
     ),
+    "knowledgepulse.integrations.capture": ("capture",),
     "knowledgepulse.novelty": ("Embedder", "MiniLMEmbedder", "VectorCache"),
     "knowledgepulse.trace": ("ReasoningTrace", "load_traces", "parse_trace"),
     "knowledgepulse.value": (
@@ -61,9 +64,12 @@ _HOMES = {
     ),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+_SUBPACKAGES = ("integrations",)
 
 
 def __getattr__(name: str) -> Any:
+    if name in _SUBPACKAGES:  # `kp.integrations.langchain` with no import line
+        return importlib.import_module(f"{__name__}.{name}")
     module = _HOME_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'knowledgepulse' has no attribute {name!r}")
@@ -73,7 +79,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOME_OF])
+    return sorted([*globals(), *_HOME_OF, *_SUBPACKAGES])
 
 
 __all__ = [
@@ -89,7 +95,9 @@ __all__ = [
     "ValueBreakdown",
     "VectorCache",
     "__version__",
+    "capture",
     "evaluate_value",
+    "integrations",
     "load_cases",
     "load_suite",
     "load_traces",

@@ -1,0 +1,298 @@
+"""``kp.capture``: score the real steps of any agent function, through the live collectors.
+
+The TypeScript SDK's ``KPCapture.wrap(fn)`` records two made-up steps around the call, which can
+never reach the sharing threshold (``spec/integrations.md``, "Why step-level capture"). This one
+has the same shape — a decorator, also usable as ``with`` / ``async with`` — but records what the
+agent really did: for the duration of the call it switches on every live collector whose framework
+is installed (``langchain``, ``openai_agents``, ``otel``: each module's ``activate(collector)``,
+see ``_collector.py``), so each run the function makes is converted, scored and handed to
+``on_trace``::
+
+    @kp.capture(domain="code", on_trace=print)
+    def solve(task): ...
+
+    with kp.capture() as cap:
+        graph.invoke(inputs)
+    cap.traces
+
+It never changes what the function returns or raises; a collector that fails is logged. When a
+call ends and no collector caught a run, it says so once, naming what to install or switch on; it
+never invents steps.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import importlib
+import inspect
+import threading
+from collections.abc import AsyncIterator, Callable, Generator
+from contextlib import AbstractContextManager
+from types import TracebackType
+from typing import Any, ParamSpec, TypeVar, cast, overload
+
+from knowledgepulse.errors import MissingDependencyError
+from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace, logger
+from knowledgepulse.value import TraceValueScorer
+
+HOOKS: tuple[str, ...] = ("langchain", "openai_agents", "otel")
+"""The live modules ``capture`` switches on, each through its ``activate(collector)``."""
+
+NOTHING_CAUGHT = (
+    "kp.capture: no trace was captured during %s. It records the runs of a framework it hooks "
+    'into: LangChain / LangGraph (pip install "knowledgepulse[langchain]"), the OpenAI Agents '
+    'SDK ("knowledgepulse[openai-agents]"), or OpenTelemetry GenAI spans '
+    '("knowledgepulse[otel]"; Pydantic AI: Agent.instrument_all()). For smolagents or Pydantic '
+    "AI results, call kp.integrations.smolagents.to_trace / pydantic_ai.to_trace. Hooks active: %s"
+)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class Capture(Collector):
+    """Collects, scores and keeps the runs made inside a call or a ``with`` block.
+
+    Use it as a decorator (sync or async functions, generators), as a context manager, or through
+    :meth:`wrap` (the TS SDK's name). The traces stay on it: :attr:`traces`, :attr:`breakdowns`,
+    :attr:`captured`. Arguments as :class:`~knowledgepulse.integrations.Collector`.
+    """
+
+    def __init__(
+        self,
+        *,
+        domain: str | None = None,
+        confidence: float | None = None,
+        scorer: TraceValueScorer | None = None,
+        on_trace: OnTrace | None = None,
+        keep: int = DEFAULT_KEEP,
+        hooks: tuple[str, ...] = HOOKS,
+    ) -> None:
+        super().__init__(
+            domain=domain, confidence=confidence, scorer=scorer, on_trace=self._caught, keep=keep
+        )
+        self._user_on_trace = on_trace
+        self._hooks = hooks
+        self._count = 0
+        self._count_lock = threading.Lock()
+        self._warned_nothing = False
+        self._open: contextvars.ContextVar[tuple[_Session, ...]] = contextvars.ContextVar(
+            f"kp_capture_{id(self)}", default=()
+        )
+
+    def _caught(self, captured: Any) -> None:
+        with self._count_lock:
+            self._count += 1
+        if self._user_on_trace is not None:
+            self._user_on_trace(captured)  # the collector logs what it raises
+
+    def __enter__(self) -> Capture:
+        session = _Session(self, "the with block")
+        self._open.set((*self._open.get(), session))
+        session.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        sessions = self._open.get()
+        if sessions:
+            self._open.set(sessions[:-1])
+            sessions[-1].stop(kind, error, traceback)
+
+    async def __aenter__(self) -> Capture:
+        return self.__enter__()
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.__exit__(kind, error, traceback)
+
+    def __call__(self, function: Callable[P, R]) -> Callable[P, R]:
+        """``function``, recording the runs of each call; it returns and raises as before."""
+        label = f"{getattr(function, '__qualname__', function)!s}()"
+        wrapper: Callable[..., Any]
+        if inspect.isasyncgenfunction(function):
+
+            async def agen_wrapper(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+                with _Session(self, label).running():
+                    async for item in function(*args, **kwargs):
+                        yield item
+
+            wrapper = agen_wrapper
+        elif inspect.iscoroutinefunction(function):
+
+            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                with _Session(self, label).running():
+                    return await function(*args, **kwargs)
+
+            wrapper = async_wrapper
+        elif inspect.isgeneratorfunction(function):
+
+            def gen_wrapper(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+                with _Session(self, label).running():
+                    inner: Generator[Any, Any, Any] = function(*args, **kwargs)
+                    result = yield from inner
+                    return result
+
+            wrapper = gen_wrapper
+        else:
+
+            def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
+                with _Session(self, label).running():
+                    return function(*args, **kwargs)
+
+            wrapper = sync_wrapper
+        wrapped = functools.wraps(function)(wrapper)
+        wrapped.kp_capture = self  # type: ignore[attr-defined]
+        return cast(Callable[P, R], wrapped)
+
+    def wrap(self, function: Callable[P, R]) -> Callable[P, R]:
+        """The TS SDK's ``KPCapture.wrap``: the same as decorating ``function``."""
+        return self(function)
+
+
+class _Session:
+    """One call (or ``with`` block): the hooks it switched on, and the traces count at its start."""
+
+    def __init__(self, capture: Capture, label: str) -> None:
+        self._capture = capture
+        self._label = label
+        self._entered: list[tuple[str, AbstractContextManager[Any]]] = []
+        self._count_at_start = 0
+
+    def start(self) -> None:
+        self._count_at_start = self._capture._count
+        for name in self._capture._hooks:
+            manager = _activate(name, self._capture)
+            if manager is None:
+                continue
+            try:
+                manager.__enter__()
+            except Exception:
+                logger.exception("kp.capture: the %s hook failed to start; the call goes on", name)
+                continue
+            self._entered.append((name, manager))
+
+    def stop(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        # Each hook is closed even if another fails; what a hook returns is ignored, so it can
+        # never swallow the user's exception.
+        active = [name for name, _ in self._entered]
+        for name, manager in reversed(self._entered):
+            try:
+                manager.__exit__(kind, error, traceback)
+            except Exception:
+                logger.exception("kp.capture: the %s hook failed to stop; the call goes on", name)
+        self._entered.clear()
+        self._warn_if_nothing(active)
+
+    def _warn_if_nothing(self, active: list[str]) -> None:
+        capture = self._capture
+        if capture._count > self._count_at_start or capture._warned_nothing:
+            return
+        capture._warned_nothing = True
+        logger.warning(NOTHING_CAUGHT, self._label, ", ".join(active) or "none")
+
+    def running(self) -> _Running:
+        return _Running(self)
+
+
+class _Running:
+    """``with`` for one wrapped call (a fresh session per call, so calls may overlap)."""
+
+    def __init__(self, session: _Session) -> None:
+        self._session = session
+
+    def __enter__(self) -> None:
+        self._session.start()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._session.stop(kind, error, traceback)
+
+
+def _activate(name: str, collector: Collector) -> AbstractContextManager[Any] | None:
+    """The hook ``name`` switched on for ``collector``, or ``None`` when it cannot be."""
+    try:
+        module = importlib.import_module(f"knowledgepulse.integrations.{name}")
+    except ImportError:
+        return None  # this knowledgepulse has no such hook
+    activate = getattr(module, "activate", None)
+    if activate is None:
+        return None
+    try:
+        return cast(AbstractContextManager[Any], activate(collector))
+    except MissingDependencyError:
+        return None  # its framework is not installed: nothing of it can run
+    except Exception:
+        logger.exception("kp.capture: the %s hook could not be made; the call goes on", name)
+        return None
+
+
+@overload
+def capture(function: Callable[P, R], /) -> Callable[P, R]: ...
+
+
+@overload
+def capture(
+    function: None = None,
+    /,
+    *,
+    domain: str | None = None,
+    confidence: float | None = None,
+    scorer: TraceValueScorer | None = None,
+    on_trace: OnTrace | None = None,
+    keep: int = DEFAULT_KEEP,
+) -> Capture: ...
+
+
+def capture(
+    function: Callable[P, R] | None = None,
+    /,
+    *,
+    domain: str | None = None,
+    confidence: float | None = None,
+    scorer: TraceValueScorer | None = None,
+    on_trace: OnTrace | None = None,
+    keep: int = DEFAULT_KEEP,
+) -> Capture | Callable[P, R]:
+    """Record, score and keep the real steps of the agent runs made inside a call or block.
+
+    ``@kp.capture`` or ``@kp.capture(domain="code")`` on a function (sync, async, generator);
+    ``with kp.capture() as cap:`` (or ``async with``) around code; ``kp.capture().wrap(fn)`` as
+    the TS SDK. The captured traces are on the returned :class:`Capture` (``cap.traces``; for a
+    decorated function, ``fn.kp_capture.traces``).
+
+    Args:
+        function: the function to wrap, when used as ``@kp.capture`` without arguments.
+        domain: the ``task_domain`` of every trace (else the run's ``kp.task_domain``, else
+            ``default``).
+        confidence: the outcome confidence (else ``kp.confidence``, else 0.8 / 0.2).
+        scorer: scores each trace; the process-wide default scorer when ``None``.
+        on_trace: called with each :class:`~knowledgepulse.integrations.CapturedTrace`; what it
+            raises is logged.
+        keep: how many captured traces are kept (the oldest dropped first).
+    """
+    made = Capture(
+        domain=domain, confidence=confidence, scorer=scorer, on_trace=on_trace, keep=keep
+    )
+    return made if function is None else made(function)
+
+
+__all__ = ["HOOKS", "Capture", "capture"]

@@ -1,0 +1,27 @@
+"""Fixtures for the whole suite."""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from collections.abc import Iterator
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_event_loop() -> Iterator[None]:
+    """Close an event loop a framework left set on the thread (the Agents SDK's run_sync does).
+
+    Left open, it is collected during some later test as an unclosed-loop ResourceWarning,
+    which ``filterwarnings = error`` turns into that unrelated test's failure.
+    """
+    yield
+    policy = asyncio.get_event_loop_policy()
+    loop = getattr(getattr(policy, "_local", None), "_loop", None)  # never creates one
+    if isinstance(loop, asyncio.AbstractEventLoop) and not loop.is_running():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ResourceWarning)
+            if not loop.is_closed():
+                loop.close()
+        asyncio.set_event_loop(None)

@@ -1,0 +1,325 @@
+"""kp.capture: real steps through the live hooks, and the user's function left exactly as it was."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import types
+from collections.abc import AsyncIterator, Coroutine, Generator, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TypeVar
+
+import pytest
+
+import knowledgepulse as kp
+from knowledgepulse.errors import MissingDependencyError
+from knowledgepulse.integrations import CapturedTrace, Collector, StepBuilder, TraceOptions
+from knowledgepulse.integrations._envelope import assemble
+from knowledgepulse.integrations.capture import Capture, capture
+
+HOOK = "knowledgepulse.integrations.langchain"
+
+T = TypeVar("T")
+
+
+def run_fresh(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run on a new event loop, then close it, leaving the thread's default loop alone.
+
+    Not asyncio.run nor run_sync: the Agents SDK's Runner.run_sync leaves the thread's default
+    loop open on purpose, and replacing or reusing it raises ResourceWarnings here.
+    """
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
+class FakeFramework:
+    """A framework with a live hook: runs made while a collector is active are handed to it."""
+
+    def __init__(self) -> None:
+        self.active: ContextVar[Collector | None] = ContextVar("fake_active", default=None)
+        self.entered = 0
+
+    @contextmanager
+    def activate(self, collector: Collector) -> Iterator[None]:
+        self.entered += 1
+        token = self.active.set(collector)
+        try:
+            yield
+        finally:
+            self.active.reset(token)
+
+    def run(self, task: str) -> str:
+        """An agent run: a failing tool, a retry, an answer; reported to the active collector."""
+        collector = self.active.get()
+        if collector is not None:
+            options = collector.options
+            collector.finish(lambda: build(task, options), content_hint="switch X on")
+        return f"done: {task}"
+
+
+def build(task: str, options: TraceOptions) -> Any:
+    steps = StepBuilder()
+    steps.thought("I will search.", at=1.0)
+    steps.tool_result("search", arguments={"q": task}, error="timeout", at=2.0)
+    steps.tool_result("search", arguments={"q": task}, output="3 hits", at=3.0)
+    steps.answer("Found 3.")
+    return assemble(
+        steps, source="fake", source_id=task, success=True, options=options, objective=task
+    )
+
+
+def install(monkeypatch: pytest.MonkeyPatch, framework: Any, name: str = HOOK) -> None:
+    module = types.ModuleType(name)
+    module.activate = framework.activate  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, name, module)
+
+
+@pytest.fixture
+def framework(monkeypatch: pytest.MonkeyPatch) -> FakeFramework:
+    """A fake framework hooked in as the langchain module; the other hooks switched off."""
+    fake = FakeFramework()
+    install(monkeypatch, fake)
+    for other in ("openai_agents", "otel"):
+        monkeypatch.setitem(
+            sys.modules, f"knowledgepulse.integrations.{other}", types.ModuleType(other)
+        )
+    return fake
+
+
+def test_a_decorated_function_returns_as_before_and_its_run_is_captured(
+    framework: FakeFramework,
+) -> None:
+    """The return value is unchanged; the run's real steps are scored and kept."""
+    seen: list[CapturedTrace] = []
+
+    @kp.capture(domain="code", on_trace=seen.append)
+    def solve(task: str) -> str:
+        return framework.run(task)
+
+    assert solve("find x") == "done: find x"
+    cap: Capture = solve.kp_capture  # type: ignore[attr-defined]
+    assert [trace.id for trace in cap.traces] == ["kp:trace:find x"]
+    trace = cap.traces[0]
+    assert [step.type for step in trace.steps] == [
+        "thought",
+        "tool_call",
+        "observation",
+        "error_recovery",
+        "observation",
+        "thought",
+    ]
+    assert trace.metadata.task_domain == "code"
+    assert trace.metadata.quality_score == cap.breakdowns[0].score > 0
+    assert [item.trace for item in seen] == cap.traces
+    assert solve.__name__ == "solve"
+
+
+def test_runs_outside_the_call_are_not_captured(framework: FakeFramework) -> None:
+    """The hook is on only for the duration of the call."""
+    cap = capture()
+    wrapped = cap.wrap(framework.run)
+    framework.run("before")
+    wrapped("during")
+    framework.run("after")
+    assert [trace.task.objective for trace in cap.traces] == ["during"]
+
+
+def test_an_exception_propagates_unchanged_and_the_run_is_still_kept(
+    framework: FakeFramework,
+) -> None:
+    """The very exception the function raised reaches the caller."""
+    error = KeyError("boom")
+
+    @capture
+    def solve() -> None:
+        framework.run("partial")
+        raise error
+
+    with pytest.raises(KeyError) as raised:
+        solve()
+    assert raised.value is error
+    assert len(solve.kp_capture.traces) == 1  # type: ignore[attr-defined]
+
+
+def test_async_functions_are_awaited_and_captured(framework: FakeFramework) -> None:
+    """An async function stays async; concurrent calls each get their run captured."""
+    cap = capture()
+
+    @cap
+    async def solve(task: str) -> str:
+        await asyncio.sleep(0)
+        return framework.run(task)
+
+    async def main() -> list[str]:
+        return list(await asyncio.gather(solve("a"), solve("b")))
+
+    assert asyncio.iscoroutinefunction(solve)
+    assert run_fresh(main()) == ["done: a", "done: b"]
+    assert sorted(trace.task.objective for trace in cap.traces) == ["a", "b"]
+
+
+def test_generators_yield_and_return_as_before(framework: FakeFramework) -> None:
+    """A generator keeps its items and its return value; the runs it makes are captured."""
+    cap = capture()
+
+    @cap
+    def steps(n: int) -> Generator[str, None, str]:
+        for index in range(n):
+            yield framework.run(f"t{index}")
+        return "finished"
+
+    def drive() -> tuple[list[str], Any]:
+        generator = steps(2)
+        items = []
+        while True:
+            try:
+                items.append(next(generator))
+            except StopIteration as stop:
+                return items, stop.value
+
+    assert drive() == (["done: t0", "done: t1"], "finished")
+    assert len(cap.traces) == 2
+
+
+def test_async_generators_are_not_broken(framework: FakeFramework) -> None:
+    """An async generator still yields its items."""
+    cap = capture()
+
+    @cap
+    async def stream() -> AsyncIterator[str]:
+        yield framework.run("s")
+
+    async def main() -> list[str]:
+        return [item async for item in stream()]
+
+    assert run_fresh(main()) == ["done: s"]
+    assert len(cap.traces) == 1
+
+
+def test_with_and_async_with_capture_the_block(framework: FakeFramework) -> None:
+    """The context manager forms capture the runs made in the block."""
+    with kp.capture(domain="finance") as cap:
+        framework.run("sync block")
+    assert [trace.metadata.task_domain for trace in cap.traces] == ["finance"]
+
+    async def main() -> Capture:
+        async with capture() as inner:
+            framework.run("async block")
+        return inner
+
+    assert [trace.task.objective for trace in run_fresh(main()).traces] == ["async block"]
+
+
+def test_when_nothing_is_caught_it_says_so_once(
+    framework: FakeFramework, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No run made: one warning naming what to install; no synthetic steps are invented."""
+
+    @capture
+    def plain() -> int:
+        return 1
+
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse.integrations"):
+        assert plain() == 1
+        assert plain() == 1
+    warnings = [record.getMessage() for record in caplog.records]
+    assert len(warnings) == 1
+    assert "no trace was captured during" in warnings[0]
+    assert "knowledgepulse[langchain]" in warnings[0]
+    assert "Hooks active: langchain" in warnings[0]
+    assert plain.kp_capture.traces == []  # type: ignore[attr-defined]
+
+
+def test_a_hook_whose_framework_is_missing_is_skipped(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """activate raising MissingDependencyError: the call runs, the warning lists no hook."""
+    for name in ("langchain", "openai_agents", "otel"):
+        module = types.ModuleType(name)
+
+        def activate(collector: Collector) -> Any:
+            raise MissingDependencyError("not installed")
+
+        module.activate = activate  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, f"knowledgepulse.integrations.{name}", module)
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse.integrations"):
+        assert capture(lambda: 5)() == 5
+    assert "Hooks active: none" in caplog.records[-1].getMessage()
+
+
+class BrokenHook:
+    """A hook that fails in a chosen place."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def activate(self, collector: Collector) -> Any:
+        if self.where == "make":
+            raise RuntimeError("cannot make")
+        return self
+
+    def __enter__(self) -> None:
+        if self.where == "enter":
+            raise RuntimeError("cannot enter")
+
+    def __exit__(self, *args: object) -> bool:
+        if self.where == "exit":
+            raise RuntimeError("cannot exit")
+        return self.where == "swallow"  # a hook that would swallow the user's exception
+
+
+@pytest.mark.parametrize("where", ["make", "enter", "exit"])
+def test_a_failing_hook_is_logged_and_the_call_goes_on(
+    framework: FakeFramework,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    where: str,
+) -> None:
+    """A hook that raises is logged; the other hooks and the function still work."""
+    install(monkeypatch, BrokenHook(where), "knowledgepulse.integrations.otel")
+    cap = capture()
+    with caplog.at_level(logging.ERROR, logger="knowledgepulse.integrations"):
+        assert cap.wrap(framework.run)("x") == "done: x"
+    assert len(cap.traces) == 1
+    assert any("otel hook" in record.getMessage() for record in caplog.records)
+
+
+def test_a_hook_cannot_swallow_the_users_exception(
+    framework: FakeFramework, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever a hook's __exit__ returns, the exception reaches the caller."""
+    install(monkeypatch, BrokenHook("swallow"), "knowledgepulse.integrations.otel")
+
+    @capture
+    def solve() -> None:
+        raise ValueError("mine")
+
+    with pytest.raises(ValueError, match="mine"):
+        solve()
+
+
+def test_an_on_trace_that_raises_is_logged_not_raised(
+    framework: FakeFramework, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The user's callback failing never breaks the call."""
+
+    def explode(item: CapturedTrace) -> None:
+        raise RuntimeError("callback bug")
+
+    with caplog.at_level(logging.ERROR, logger="knowledgepulse.integrations"):
+        assert capture(on_trace=explode).wrap(framework.run)("x") == "done: x"
+    assert any("on_trace raised" in record.getMessage() for record in caplog.records)
+
+
+def test_kp_capture_and_kp_integrations_are_at_the_top_level() -> None:
+    """kp.capture is the decorator; kp.integrations the subpackage."""
+    assert kp.capture is capture
+    assert kp.integrations.capture.Capture is Capture
+    assert "capture" in kp.__all__
+    assert "integrations" in dir(kp)

@@ -1,0 +1,138 @@
+"""kp.capture with a real framework: a Pydantic AI agent's OpenTelemetry spans, offline."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import pytest
+
+pytest.importorskip("opentelemetry.sdk")
+pytest.importorskip("pydantic_ai")
+
+from pydantic_ai import Agent, ModelRetry
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+import knowledgepulse as kp
+from knowledgepulse.integrations import CapturedTrace
+
+T = TypeVar("T")
+
+
+def run_fresh(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run on a new event loop, then close it, leaving the thread's default loop alone.
+
+    Not asyncio.run nor run_sync: the Agents SDK's Runner.run_sync leaves the thread's default
+    loop open on purpose, and replacing or reusing it raises ResourceWarnings here.
+    """
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
+def scripted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    turn = sum(1 for message in messages if message.kind == "response")
+    if turn < 2:
+        return ModelResponse(parts=[ToolCallPart("lookup", {"sku": "A1"}, tool_call_id=f"c{turn}")])
+    return ModelResponse(parts=[TextPart("A1 is in stock.")])
+
+
+def instrumented_agent() -> Agent[None, str]:
+    agent: Agent[None, str] = Agent(FunctionModel(scripted), system_prompt="Check stock.")
+    agent.instrument = True  # this agent only: no global switch left behind
+    calls = {"count": 0}
+
+    @agent.tool_plain
+    def lookup(sku: str) -> str:
+        """Stock of a product."""
+        calls["count"] += 1
+        if calls["count"] == 1:
+            raise ModelRetry("inventory service busy, try again")
+        return f"{sku}: 12 in stock"
+
+    return agent
+
+
+def test_capture_records_a_pydantic_ai_run_through_its_otel_spans() -> None:
+    """One line (the decorator) turns the agent's run into a scored trace with its recovery."""
+    seen: list[CapturedTrace] = []
+    agent = instrumented_agent()
+
+    @kp.capture(domain="customer_service", on_trace=seen.append)
+    async def ask(question: str) -> str:
+        return (await agent.run(question)).output
+
+    # A fresh loop: run_sync reuses the thread's, which other frameworks may leave shut down.
+    assert run_fresh(ask("Is A1 in stock?")) == "A1 is in stock."
+
+    assert len(seen) == 1
+    trace = seen[0].trace
+    types = [step.type for step in trace.steps]
+    assert types.count("error_recovery") == 1
+    recovery = trace.steps[types.index("error_recovery")]
+    assert recovery.tool is not None
+    assert recovery.tool.name == "lookup"
+    assert trace.task.objective == "Is A1 in stock?"
+    assert trace.outcome.result_summary == "A1 is in stock."
+    assert trace.metadata.task_domain == "customer_service"
+    assert trace.metadata.quality_score == seen[0].breakdown.score
+    assert ask.kp_capture.traces == [trace]  # type: ignore[attr-defined]
+
+
+def test_runs_after_the_call_are_not_captured() -> None:
+    """The OTel hook routes only runs started inside the call."""
+    agent = instrumented_agent()
+    cap = kp.capture()
+    run_fresh(cap.wrap(agent.run)("Is A1 in stock?"))
+    run_fresh(agent.run("Is A1 in stock?"))
+    assert len(cap.traces) == 1
+
+
+def test_capture_records_an_openai_agents_run_through_its_trace_processor() -> None:
+    """The Agents SDK hook: a scripted model, a tool failing once; only our processor runs."""
+    pytest.importorskip("agents")
+    from agents import Agent as AgentsAgent
+    from agents import Runner, function_tool, set_trace_processors
+    from agents.testing import ScriptedModel, assistant_message, function_call
+    from agents.tracing.setup import get_trace_provider
+
+    multi = getattr(get_trace_provider(), "_multi_processor", None)
+    before = tuple(getattr(multi, "_processors", ()))
+    set_trace_processors([])  # never the SDK's OpenAI exporter: no network
+    try:
+        calls = {"count": 0}
+
+        @function_tool
+        def lookup(sku: str) -> str:
+            """Stock of a product."""
+            calls["count"] += 1
+            if calls["count"] == 1:
+                raise TimeoutError("inventory service busy")
+            return f"{sku}: 12 in stock"
+
+        script = [
+            [function_call("lookup", {"sku": "A1"}, call_id="c1")],
+            [function_call("lookup", {"sku": "A1"}, call_id="c2")],
+            [assistant_message("A1 is in stock.", item_id="m1")],
+        ]
+        agent = AgentsAgent(name="stock", model=ScriptedModel(script), tools=[lookup])
+
+        @kp.capture(domain="customer_service")
+        async def ask(question: str) -> str:
+            return str((await Runner.run(agent, question)).final_output)
+
+        assert run_fresh(ask("Is A1 in stock?")) == "A1 is in stock."
+    finally:
+        set_trace_processors(list(before))
+
+    (trace,) = ask.kp_capture.traces  # type: ignore[attr-defined]
+    kinds = [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+    assert ("error_recovery", "lookup") in kinds
+    assert kinds.index(("error_recovery", "lookup")) > kinds.index(("observation", "lookup"))
+    assert trace.metadata.agent_id == "stock"
+    assert trace.metadata.task_domain == "customer_service"

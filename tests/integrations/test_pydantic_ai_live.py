@@ -1,0 +1,157 @@
+"""Real Pydantic AI agents, driven offline by FunctionModel and TestModel, converted in one line."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import pytest
+
+pytest.importorskip("pydantic_ai")
+
+from pydantic import BaseModel
+from pydantic_ai import Agent, AgentRunResult, ModelRetry
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelResponse,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.test import TestModel
+
+import knowledgepulse as kp
+from knowledgepulse.integrations import pydantic_ai as pai
+
+T = TypeVar("T")
+
+
+def run_fresh(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run on a new event loop, then close it, leaving the thread's default loop alone.
+
+    Not asyncio.run nor run_sync: the Agents SDK's Runner.run_sync leaves the thread's default
+    loop open on purpose, and replacing or reusing it raises ResourceWarnings here.
+    """
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
+def flaky_agent(model: Any, **kwargs: Any) -> Agent[None, Any]:
+    """An agent whose get_weather tool asks for a retry on its first call."""
+    agent: Agent[None, Any] = Agent(model, system_prompt="Answer weather questions.", **kwargs)
+    calls = {"count": 0}
+
+    @agent.tool_plain
+    def get_weather(city: str) -> str:
+        """Today's weather in a city."""
+        calls["count"] += 1
+        if calls["count"] == 1:
+            raise ModelRetry("the weather service timed out, try again")
+        return f"sunny in {city}"
+
+    return agent
+
+
+def run(agent: Agent[None, Any], prompt: str) -> AgentRunResult[Any]:
+    """agent.run on a fresh event loop: run_sync reuses the thread's loop, which other
+    frameworks' sync runners may leave half shut down."""
+    return run_fresh(agent.run(prompt))
+
+
+def scripted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    turn = sum(1 for message in messages if message.kind == "response")
+    if turn == 0:
+        return ModelResponse(
+            parts=[
+                ThinkingPart("I need the weather tool."),
+                ToolCallPart("get_weather", {"city": "Paris"}, tool_call_id="call_1"),
+            ]
+        )
+    if turn == 1:
+        return ModelResponse(
+            parts=[ToolCallPart("get_weather", {"city": "Paris"}, tool_call_id="call_2")]
+        )
+    return ModelResponse(parts=[TextPart("Sunny in Paris.")])
+
+
+def test_a_function_model_run_with_model_retry_gives_error_recovery() -> None:
+    """FunctionModel: the retried call is an observation with the error, the next call recovers."""
+    result = run(flaky_agent(FunctionModel(scripted)), "What is the weather in Paris?")
+
+    converted = pai.to_trace(result.all_messages(), domain="customer_service")
+
+    trace = converted.trace
+    assert [step.type for step in trace.steps] == [
+        "thought",
+        "tool_call",
+        "observation",
+        "error_recovery",
+        "observation",
+        "thought",
+    ]
+    assert trace.steps[0].content == "I need the weather tool."
+    assert trace.steps[2].content == "the weather service timed out, try again"
+    assert trace.steps[3].input == {"city": "Paris"}
+    assert trace.steps[4].content == "sunny in Paris"
+    assert trace.task.objective == "What is the weather in Paris?"
+    assert trace.outcome.result_summary == "Sunny in Paris."
+    assert trace.metadata.success is True
+    assert trace.metadata.task_domain == "customer_service"
+    assert trace.id == f"kp:trace:pydantic-ai-{result.all_messages()[-1].run_id}"
+    breakdown = kp.score_trace(trace)
+    # C = 4 types / 4 * 0.5 + 0.3 (a recovery) + 6 steps / 20 * 0.2
+    assert breakdown.dimensions.complexity == pytest.approx(0.86)
+    # The result, its JSON bytes and the live messages are one trace.
+    assert pai.to_trace(result).trace.steps == trace.steps
+    dumped = ModelMessagesTypeAdapter.dump_json(result.all_messages())
+    assert pai.to_trace(dumped, domain="customer_service").trace == trace
+
+
+def test_a_test_model_run_with_model_retry_gives_error_recovery() -> None:
+    """TestModel calls every tool; the retry it makes after ModelRetry is the recovery."""
+    result = run(flaky_agent(TestModel()), "Weather?")
+
+    trace = pai.to_trace(result.all_messages()).trace
+
+    types = [step.type for step in trace.steps]
+    assert types.count("error_recovery") == 1
+    recovery = types.index("error_recovery")
+    assert types[recovery - 2 : recovery] == ["tool_call", "observation"]
+    retried = trace.steps[recovery].tool
+    assert retried is not None
+    assert retried.name == "get_weather"
+    assert trace.metadata.success is True
+
+
+def test_structured_output_is_the_answer() -> None:
+    """A structured output arrives through the final_result tool: the answer, not a tool step."""
+
+    class Forecast(BaseModel):
+        city: str
+        sky: str
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if not any(message.kind == "response" for message in messages):
+            return ModelResponse(
+                parts=[ToolCallPart("get_weather", {"city": "Lyon"}, tool_call_id="w")]
+            )
+        name = info.output_tools[0].name
+        return ModelResponse(
+            parts=[ToolCallPart(name, {"city": "Lyon", "sky": "clear"}, tool_call_id="o")]
+        )
+
+    agent = flaky_agent(FunctionModel(model), output_type=Forecast, retries=2)
+    result = run(agent, "Forecast for Lyon?")
+
+    trace = pai.to_trace(result).trace
+
+    assert {step.tool.name for step in trace.steps if step.tool} == {"get_weather"}
+    assert trace.outcome.result_summary == '{"city": "Lyon", "sky": "clear"}'
+    assert trace.metadata.success is True
