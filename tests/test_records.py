@@ -331,3 +331,23 @@ def test_the_fast_path_agrees_with_the_strict_parser(text: str) -> None:
         got = ("error", error.message)
     assert got == expected
     assert json.dumps(got) == json.dumps(expected)  # same int/float types, same key order
+
+
+def test_objects_back_to_back_in_a_json_file_are_one_record_each(tmp_path: Path) -> None:
+    """Pretty-printing exporters write one indented object after another: each is a record."""
+    path = tmp_path / "spans.json"
+    path.write_text('{\n  "a": 1\n}\n{\n  "b": 2\n}\n')
+    items = list(read_records(path))
+    assert [(item.value, item.location.line, item.location.index) for item in items] == [  # type: ignore[union-attr]
+        ({"a": 1}, 1, 0),
+        ({"b": 2}, 4, 1),
+    ]
+
+
+def test_anything_but_an_object_after_a_document_is_still_extra_data(tmp_path: Path) -> None:
+    """A JSON text sequence is objects only; trailing garbage is located."""
+    path = tmp_path / "bad.json"
+    path.write_text('{"a": 1}\n  x')
+    items = list(read_records(path))
+    assert isinstance(items[1], Problem)
+    assert str(items[1]) == f"{path}:2: invalid JSON: extra data after the document (column 3)"

@@ -182,16 +182,7 @@ def _parse_json(text: str, name: str) -> Iterator[Record | Problem]:
     if start == len(text):
         return
     if text[start] != "[":
-        notes: list[str] = []
-        try:
-            value = strict_json.loads(text[start:], notes)
-        except strict_json.JsonError as problem:
-            line = text.count("\n", 0, start) + (problem.line or 1)
-            yield Problem(Location(name, line, 0), problem.path, problem.message)
-            return
-        location = Location(name, text.count("\n", 0, start) + 1, 0)
-        yield from _surrogate_warnings(location, notes)
-        yield Record(location, value)
+        yield from _parse_documents(text, start, name)
         return
     # Decode the list element by element so that each record knows the line it starts on; the
     # line count advances with the position, so a long list costs linear time.
@@ -202,7 +193,7 @@ def _parse_json(text: str, name: str) -> Iterator[Record | Problem]:
         return
     while True:
         location = Location(name, line, index)
-        notes = []
+        notes: list[str] = []
         try:
             value, end = strict_json.raw_decode(text, position, notes)
         except strict_json.JsonError as problem:
@@ -241,6 +232,43 @@ def _parse_json(text: str, name: str) -> Iterator[Record | Problem]:
             f"invalid JSON: expected ',' or ']' after a list element, found {found}",
         )
         return
+
+
+def _parse_documents(text: str, start: int, name: str) -> Iterator[Record | Problem]:
+    """One JSON document, or several objects one after another (a JSON text sequence).
+
+    Pretty-printing exporters (OpenTelemetry's console exporter, say) write one indented object
+    per span with nothing between them but a newline: each object is a record.
+    """
+    position, index = start, 0
+    while True:
+        notes: list[str] = []
+        line = text.count("\n", 0, position) + 1
+        try:
+            value, end = strict_json.raw_decode(text, position, notes)
+        except strict_json.JsonError as problem:
+            yield Problem(
+                Location(name, problem.line or line, index), problem.path, problem.message
+            )
+            return
+        location = Location(name, line, index)
+        yield from _surrogate_warnings(location, notes)
+        yield Record(location, value)
+        after = _skip_space(text, end)
+        if after == len(text):
+            return
+        if not isinstance(value, dict) or text[after] != "{":
+            yield Problem(
+                Location(name, text.count("\n", 0, after) + 1),
+                "",
+                f"invalid JSON: extra data after the document (column {_column(text, after)})",
+            )
+            return
+        position, index = after, index + 1
+
+
+def _column(text: str, position: int) -> int:
+    return position - (text.rfind("\n", 0, position) + 1) + 1
 
 
 def _element_end(text: str, position: int) -> int | None:

@@ -1,0 +1,172 @@
+"""The live hook: a LangChain tracer that scores each finished root run, and ``activate``.
+
+LangChain's ``BaseTracer`` builds the run tree and hands over the finished root run, with its
+``child_runs``, once; the run is dumped to the JSON LangSmith keeps and converted by the same
+reader as files, so a live run and its saved file give the same steps. Open runs live in the
+tracer's ``run_map`` only until they end; a root run left open longer than
+:data:`MAX_TRACE_AGE_S` (a crashed worker) is dropped when the next trace starts. Nothing here
+raises into LangChain: every error is logged and the run goes on.
+
+This module imports ``langchain_core``; the package imports it only when a live hook is made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from langchain_core.tracers.base import BaseTracer
+from langchain_core.tracers.context import register_configure_hook
+from langchain_core.tracers.schemas import Run
+
+from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
+from knowledgepulse.integrations._envelope import ConversionError, ConvertedTrace, TraceOptions
+from knowledgepulse.integrations.langchain._files import CONTENT_HINT, dump_run, trees
+from knowledgepulse.integrations.langchain._runs import convert_tree
+from knowledgepulse.value import TraceValueScorer
+
+logger = logging.getLogger("knowledgepulse.integrations")
+
+MAX_TRACE_AGE_S = 3600.0
+"""A root run still open after this many seconds is dropped (with its children)."""
+
+
+class _Recorder(BaseTracer):
+    """A tracer that gives each finished root run, dumped to plain data, to its collectors."""
+
+    # Callbacks run in order, in the caller's thread, even under asyncio (as LangSmith's own
+    # tracer does): a tracer that sees an end before its start loses the run.
+    run_inline = True
+
+    def __init__(self, *, max_trace_age_s: float = MAX_TRACE_AGE_S) -> None:
+        # "original+chat": chat model runs keep their input messages (LangSmith's shape).
+        BaseTracer.__init__(self, _schema_format="original+chat")
+        self._max_age = timedelta(seconds=max_trace_age_s)
+        self.last_run: dict[str, Any] | None = None
+        """The last finished root run as LangSmith JSON, ``child_runs`` nested (to save it)."""
+
+    def _collectors(self) -> tuple[Collector, ...]:
+        raise NotImplementedError
+
+    def _start_trace(self, run: Run) -> None:
+        if run.parent_run_id is None:
+            self._drop_stale(run.start_time)
+        super()._start_trace(run)
+
+    def _drop_stale(self, now: datetime) -> None:
+        try:
+            cutoff = (now if now.tzinfo else now.replace(tzinfo=UTC)) - self._max_age
+            # A snapshot: graph nodes in worker threads may add runs meanwhile.
+            open_runs = list(self.run_map.items())
+            stale = {
+                open_run.trace_id
+                for _, open_run in open_runs
+                if open_run.parent_run_id is None and _aware(open_run.start_time) < cutoff
+            }
+            for key, open_run in open_runs:
+                if open_run.trace_id in stale:
+                    self.run_map.pop(key, None)
+            for trace_id in stale:
+                logger.warning("knowledgepulse dropped unfinished LangChain trace %s", trace_id)
+        except Exception:
+            logger.exception("knowledgepulse: could not prune open LangChain runs")
+
+    def _persist_run(self, run: Run) -> None:
+        try:
+            dumped = dump_run(run, serialized=False)
+            self.last_run = dumped
+        except Exception:
+            logger.exception("knowledgepulse could not read a LangChain run; the run goes on")
+            return
+        for collector in self._collectors():
+            collector.finish(_builder(dumped, collector.options), content_hint=CONTENT_HINT)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _builder(dumped: dict[str, Any], options: TraceOptions) -> Callable[[], ConvertedTrace]:
+    def build() -> ConvertedTrace:
+        found, problems = trees(dumped)
+        if len(found) != 1:
+            raise ConversionError("; ".join(problems) or "the run holds no trace")
+        return convert_tree(found[0], options)
+
+    return build
+
+
+class KPTracer(Collector, _Recorder):
+    """A LangChain tracer that converts and scores every finished root run.
+
+    Pass it in ``config={"callbacks": [tracer]}`` (any runnable, chain, LangGraph graph); the
+    traces it made are in :attr:`captured`, :attr:`traces` and :attr:`breakdowns`. See
+    :class:`~knowledgepulse.integrations.Collector` for the arguments every live hook shares.
+
+    Args:
+        domain: the ``task_domain`` of every trace.
+        confidence: the outcome confidence of every trace.
+        scorer: scores each trace; the default scorer when ``None``.
+        on_trace: called with each captured trace.
+        keep: how many captured traces to keep.
+        max_trace_age_s: a root run still open after this many seconds is dropped.
+    """
+
+    def __init__(
+        self,
+        *,
+        domain: str | None = None,
+        confidence: float | None = None,
+        scorer: TraceValueScorer | None = None,
+        on_trace: OnTrace | None = None,
+        keep: int = DEFAULT_KEEP,
+        max_trace_age_s: float = MAX_TRACE_AGE_S,
+    ) -> None:
+        Collector.__init__(
+            self,
+            domain=domain,
+            confidence=confidence,
+            scorer=scorer,
+            on_trace=on_trace,
+            keep=keep,
+        )
+        _Recorder.__init__(self, max_trace_age_s=max_trace_age_s)
+
+    def _collectors(self) -> tuple[Collector, ...]:
+        return (self,)
+
+
+class _ContextTracer(_Recorder):
+    """The tracer ``activate`` puts in the context: it hands runs to the active collectors."""
+
+    def __init__(self, collectors: tuple[Collector, ...]) -> None:
+        super().__init__()
+        self.collectors = collectors
+
+    def _collectors(self) -> tuple[Collector, ...]:
+        return self.collectors
+
+
+_ACTIVE: ContextVar[_ContextTracer | None] = ContextVar("kp_langchain_tracer", default=None)
+# Every callback manager LangChain configures while the variable holds a tracer adds it, and
+# hands it down to child runs (inheritable): the user passes no ``callbacks=``.
+register_configure_hook(_ACTIVE, True)
+
+
+@contextlib.contextmanager
+def activate(collector: Collector) -> Iterator[None]:
+    """Give ``collector`` every LangChain run started in this context while inside."""
+    current = _ACTIVE.get()
+    collectors = (*(current.collectors if current is not None else ()), collector)
+    token = _ACTIVE.set(_ContextTracer(collectors))
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+__all__ = ["MAX_TRACE_AGE_S", "KPTracer", "activate"]

@@ -1,0 +1,251 @@
+"""Chat messages in the GenAI shape, from every way instrumentations write them.
+
+The GenAI conventions write ``[{"role", "parts": [{"type": "text"|"reasoning"|"tool_call"|
+"tool_call_response"|"server_tool_call"|..., ...}]}]``, as a JSON string (Python) or a structured
+value. OpenLLMetry and LangSmith write OpenAI-style ``{"role", "content", "tool_calls"}`` JSON,
+older OpenLLMetry flattened names (``gen_ai.prompt.0.content``), OpenInference its own flattened
+names (``llm.input_messages.0.message.content``). All become the GenAI shape here: a list of
+``{"role": str, "parts": [dict]}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+Message = dict[str, Any]
+
+
+def loads(value: Any) -> Any:
+    """A JSON string parsed (anything else as it is); text that is not JSON stays text."""
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped[:1] in ("[", "{"):
+            try:
+                return json.loads(stripped)
+            except ValueError:
+                return value
+    return value
+
+
+def messages(value: Any) -> list[Message]:
+    """Messages in the GenAI shape from a GenAI or OpenAI-style list (or its JSON text)."""
+    loaded = loads(value)
+    if isinstance(loaded, dict):
+        loaded = loaded.get("messages", [loaded])
+    if not isinstance(loaded, list):
+        return []
+    return [_message(item) for item in loaded if isinstance(item, dict)]
+
+
+def _message(item: Mapping[str, Any]) -> Message:
+    role = str(item.get("role") or item.get("type") or "")
+    parts: list[dict[str, Any]] = []
+    raw_parts = item.get("parts")
+    if isinstance(raw_parts, list):
+        parts.extend(part for part in (_part(raw) for raw in raw_parts) if part)
+    content = item.get("content")
+    if isinstance(content, str) and content:
+        if role == "tool":
+            parts.append(
+                {"type": "tool_call_response", "id": item.get("tool_call_id"), "response": content}
+            )
+        else:
+            parts.append({"type": "text", "content": content})
+    elif isinstance(content, list):
+        parts.extend(part for part in (_block(raw) for raw in content) if part)
+    for call in item.get("tool_calls") or []:
+        if isinstance(call, dict):
+            inner = call.get("function")
+            function: Mapping[str, Any] = inner if isinstance(inner, dict) else call
+            parts.append(
+                {
+                    "type": "tool_call",
+                    "id": call.get("id"),
+                    "name": function.get("name"),
+                    "arguments": function.get("arguments", function.get("args")),
+                }
+            )
+    return {"role": role, "parts": parts}
+
+
+def _part(raw: Any) -> dict[str, Any] | None:
+    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+        return None
+    return dict(raw)
+
+
+def _block(raw: Any) -> dict[str, Any] | None:
+    """An OpenAI / Anthropic content block as a GenAI part."""
+    if isinstance(raw, str):
+        return {"type": "text", "content": raw}
+    if not isinstance(raw, dict):
+        return None
+    kind = raw.get("type")
+    if kind == "text":
+        return {"type": "text", "content": raw.get("text", raw.get("content"))}
+    if kind in ("reasoning", "thinking"):
+        text = raw.get("thinking", raw.get("text", raw.get("content", raw.get("reasoning"))))
+        return {"type": "reasoning", "content": text}
+    if kind == "tool_use":
+        return {
+            "type": "tool_call",
+            "id": raw.get("id"),
+            "name": raw.get("name"),
+            "arguments": raw.get("input"),
+        }
+    if kind == "tool_result":
+        return {
+            "type": "tool_call_response",
+            "id": raw.get("tool_use_id"),
+            "response": raw.get("content"),
+        }
+    return _part(raw)
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested dicts and lists as dotted keys (``a.0.b``), the way span attributes are flattened."""
+    if isinstance(value, dict):
+        found: dict[str, Any] = {}
+        for key, item in value.items():
+            found.update(flatten(item, f"{prefix}.{key}" if prefix else str(key)))
+        return found
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        found = {}
+        for index, item in enumerate(value):
+            found.update(flatten(item, f"{prefix}.{index}" if prefix else str(index)))
+        return found
+    return {prefix: value} if prefix else {}
+
+
+def indexed(flat: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """The entries ``prefix.{i}.rest`` of flattened attributes, as ``[{rest: value}]`` by ``i``.
+
+    A structured value under ``prefix`` itself (a list of objects) is read the same way.
+    """
+    groups: dict[int, dict[str, Any]] = {}
+    nested = flat.get(prefix)
+    if isinstance(nested, list):
+        for index, item in enumerate(nested):
+            if isinstance(item, dict):
+                groups.setdefault(index, {}).update(flatten(item))
+    pattern = re.compile(rf"{re.escape(prefix)}\.(\d+)\.(.+)")
+    for key, item in flat.items():
+        match = pattern.fullmatch(key)
+        if match:
+            groups.setdefault(int(match.group(1)), {})[match.group(2)] = item
+    return [groups[index] for index in sorted(groups)]
+
+
+def legacy_messages(flat: Mapping[str, Any], prefix: str) -> list[Message]:
+    """OpenLLMetry's flattened ``gen_ai.prompt.{i}.*`` / ``gen_ai.completion.{i}.*``."""
+    found: list[Message] = []
+    for entry in indexed(flat, prefix):
+        item: dict[str, Any] = {
+            "role": entry.get("role") or ("assistant" if "completion" in prefix else "user"),
+            "content": entry.get("content"),
+            "tool_call_id": entry.get("tool_call_id"),
+        }
+        item["tool_calls"] = [
+            {"id": call.get("id"), "name": call.get("name"), "arguments": call.get("arguments")}
+            for call in indexed(entry, "tool_calls")
+        ]
+        found.append(_message(item))
+    return found
+
+
+def openinference_messages(flat: Mapping[str, Any], prefix: str) -> list[Message]:
+    """OpenInference's ``llm.{input,output}_messages.{i}.message.*``."""
+    found: list[Message] = []
+    for entry in indexed(flat, prefix):
+        role = str(entry.get("message.role") or "")
+        parts: list[dict[str, Any]] = []
+        for content in indexed(entry, "message.contents"):
+            kind = content.get("message_content.type")
+            if "tool_call.function.name" in content:
+                parts.append(_oi_call(content))
+            elif kind in ("text", "reasoning"):
+                parts.append({"type": kind, "content": content.get("message_content.text")})
+        text = entry.get("message.content")
+        if isinstance(text, str) and text:
+            if role == "tool":
+                call_id = entry.get("message.tool_call_id")
+                parts.append({"type": "tool_call_response", "id": call_id, "response": text})
+            else:
+                parts.append({"type": "text", "content": text})
+        parts.extend(_oi_call(call) for call in indexed(entry, "message.tool_calls"))
+        found.append({"role": role, "parts": parts})
+    return found
+
+
+def _oi_call(entry: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "tool_call",
+        "id": entry.get("tool_call.id"),
+        "name": entry.get("tool_call.function.name"),
+        "arguments": entry.get("tool_call.function.arguments"),
+    }
+
+
+def first_user_text(found: list[Message]) -> str | None:
+    """The text of the first user message."""
+    for message in found:
+        if message["role"] in ("user", "human"):
+            text = message_text(message)
+            if text:
+                return text
+    return None
+
+
+def message_text(message: Message) -> str:
+    """A message's text parts, joined."""
+    texts = [
+        part.get("content")
+        for part in message["parts"]
+        if part.get("type") == "text" and isinstance(part.get("content"), str)
+    ]
+    return "\n".join(text for text in texts if text and text.strip())
+
+
+def last_assistant_text(found: list[Message]) -> str | None:
+    """The text of the last assistant message that has any."""
+    for message in reversed(found):
+        if message["role"] in ("assistant", "ai", "model"):
+            text = message_text(message)
+            if text:
+                return text
+    return None
+
+
+def input_text(value: Any) -> str | None:
+    """A user's input from a free-form ``input.value``: text, or the question inside JSON."""
+    loaded = loads(value)
+    if isinstance(loaded, str):
+        return loaded.strip() or None
+    if isinstance(loaded, dict):
+        if "messages" in loaded:
+            text = first_user_text(messages(loaded["messages"])) or _last_text(loaded["messages"])
+            if text:
+                return text
+        for key in ("input", "query", "question", "task", "prompt", "user_prompt"):
+            if isinstance(loaded.get(key), str) and loaded[key].strip():
+                return str(loaded[key])
+        for item in loaded.values():
+            if isinstance(item, str) and item.strip():
+                return item
+    if isinstance(loaded, list):
+        return first_user_text(messages(loaded))
+    return None
+
+
+def _last_text(value: Any) -> str | None:
+    # LangChain serialises messages as [["human", "text"]] or {"content": ...} objects.
+    if isinstance(value, list):
+        for item in value:
+            if isinstance(item, list) and len(item) == 2 and isinstance(item[1], str):
+                return item[1]
+            if isinstance(item, dict) and isinstance(item.get("content"), str):
+                return str(item["content"])
+    return None

@@ -1,0 +1,351 @@
+"""Spans in one shape, whatever wrote them: OTLP JSON, the SDK's console JSON, live SDK spans.
+
+OTLP JSON (``opentelemetry-proto``'s "JSON Protobuf Encoding") is what the OTel file exporter and
+collectors write: ids in hex (some hand-rolled exporters write base64), 64-bit integers as
+decimal strings, enums as integers, attribute values as tagged ``AnyValue`` objects. The Python
+SDK's ``ConsoleSpanExporter`` writes another shape (``context.trace_id`` as ``0x…``, enums by
+name, plain attribute values, ISO times), which OpenInference's spec also uses. A live
+``ReadableSpan`` is read by duck typing, so this module never imports OpenTelemetry.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from knowledgepulse._util.jsonpath import Loc
+
+
+class SpanError(ValueError):
+    """A span that cannot be read, and where in its record the fault is."""
+
+    def __init__(self, loc: Loc, message: str) -> None:
+        super().__init__(message)
+        self.loc = tuple(loc)
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class SpanEvent:
+    """An event on a span (``exception``, say): its name, attributes, and time in nanoseconds."""
+
+    name: str
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+    time_ns: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """One span, read from any of the shapes this package accepts.
+
+    Attributes:
+        trace_id: the trace id, lowercase hex when it was hex or base64.
+        span_id: the span id, likewise.
+        parent_id: the parent's span id, ``None`` for a root.
+        name: the span's name.
+        start_ns: start, nanoseconds since the Unix epoch.
+        end_ns: end, likewise.
+        error: whether the status is ERROR.
+        status_message: the status description.
+        attributes: the span's attributes, as plain Python values.
+        events: its events.
+        resource: the resource's attributes.
+        scope: the instrumentation scope's name (``pydantic-ai``...).
+    """
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start_ns: int | None = None
+    end_ns: int | None = None
+    error: bool = False
+    status_message: str | None = None
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+    events: tuple[SpanEvent, ...] = ()
+    resource: Mapping[str, Any] = field(default_factory=dict)
+    scope: str | None = None
+
+
+_HEX = re.compile(r"(?:0x)?([0-9a-fA-F]+)")
+_STATUS_ERROR = {2, "2", "ERROR", "STATUS_CODE_ERROR", "StatusCode.ERROR"}
+
+
+def is_otlp(value: Any) -> bool:
+    """Whether a record is an OTLP ``TracesData`` object (``resourceSpans``)."""
+    return isinstance(value, dict) and (
+        isinstance(value.get("resourceSpans"), list)
+        or isinstance(value.get("resource_spans"), list)
+    )
+
+
+def is_console_span(value: Any) -> bool:
+    """Whether a record is one span in the SDK console / OpenInference shape."""
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return False
+    context = value.get("context")
+    return isinstance(context, dict) and "trace_id" in context and "span_id" in context
+
+
+def otlp_spans(value: Mapping[str, Any]) -> Iterator[tuple[Span, Loc] | SpanError]:
+    """Each span of an OTLP ``TracesData`` object with its path, or a :class:`SpanError`."""
+    key = "resourceSpans" if "resourceSpans" in value else "resource_spans"
+    for r, resource_spans in enumerate(_list(value.get(key))):
+        where: Loc = (key, r)
+        if not isinstance(resource_spans, dict):
+            yield SpanError(where, "expected an object with scopeSpans")
+            continue
+        resource = _attributes(_pick(_dict(resource_spans.get("resource")), "attributes"))
+        scope_key = "scopeSpans" if "scopeSpans" in resource_spans else "scope_spans"
+        if scope_key not in resource_spans:  # OTLP before 0.15 called them instrumentation spans
+            scope_key = (
+                "instrumentationLibrarySpans"
+                if "instrumentationLibrarySpans" in resource_spans
+                else scope_key
+            )
+        if not isinstance(resource_spans.get(scope_key, []), list):
+            yield SpanError((*where, scope_key), "expected a list of scope spans")
+            continue
+        for s, scope_spans in enumerate(_list(resource_spans.get(scope_key))):
+            if not isinstance(scope_spans, dict):
+                yield SpanError((*where, scope_key, s), "expected an object with spans")
+                continue
+            scope_value = _dict(
+                _pick(scope_spans, "scope", "instrumentationLibrary", "instrumentation_library")
+            )
+            scope = scope_value.get("name") if isinstance(scope_value.get("name"), str) else None
+            if not isinstance(scope_spans.get("spans", []), list):
+                yield SpanError((*where, scope_key, s, "spans"), "expected a list of spans")
+                continue
+            for n, raw in enumerate(_list(scope_spans.get("spans"))):
+                loc: Loc = (*where, scope_key, s, "spans", n)
+                try:
+                    yield _otlp_span(raw, resource, scope), loc
+                except SpanError as error:
+                    yield SpanError((*loc, *error.loc), error.message)
+
+
+def console_span(value: Mapping[str, Any]) -> Span:
+    """A span in the SDK console / OpenInference shape.
+
+    Raises:
+        SpanError: its ids are missing or unreadable.
+    """
+    context = _dict(value.get("context"))
+    trace_id = _id(context.get("trace_id"), ("context", "trace_id"), 16)
+    span_id = _id(context.get("span_id"), ("context", "span_id"), 8)
+    parent = value.get("parent_id")
+    parent_id = None if parent in (None, "") else _id(parent, ("parent_id",), 8)
+    status = _dict(value.get("status"))
+    code = status.get("status_code", value.get("status_code"))
+    message = status.get("description", value.get("status_message"))
+    attributes = dict(_dict(value.get("attributes")))
+    kind = value.get("span_kind")
+    if isinstance(kind, str) and not kind.startswith("SPAN_KIND_"):
+        # OpenInference's spec puts its own kind (CHAIN, LLM...) where OTel puts the span kind.
+        attributes.setdefault("openinference.span.kind", kind)
+    events = tuple(
+        SpanEvent(
+            str(event.get("name", "")),
+            dict(_dict(event.get("attributes"))),
+            _iso_ns(event.get("timestamp")),
+        )
+        for event in _list(value.get("events"))
+        if isinstance(event, dict)
+    )
+    return Span(
+        trace_id=trace_id,
+        span_id=span_id,
+        parent_id=parent_id,
+        name=str(value.get("name") or ""),
+        start_ns=_iso_ns(value.get("start_time")),
+        end_ns=_iso_ns(value.get("end_time")),
+        error=code in _STATUS_ERROR,
+        status_message=message if isinstance(message, str) and message else None,
+        attributes=attributes,
+        events=events,
+        resource=dict(_dict(_dict(value.get("resource")).get("attributes"))),
+        scope=None,
+    )
+
+
+def live_span(span: Any) -> Span:
+    """A span from the SDK (a ``ReadableSpan``), read by duck typing."""
+    context = span.context
+    parent = span.parent
+    status = span.status
+    code = getattr(getattr(status, "status_code", None), "name", None)
+    scope = getattr(span, "instrumentation_scope", None)
+    resource = getattr(span, "resource", None)
+    return Span(
+        trace_id=f"{context.trace_id:032x}",
+        span_id=f"{context.span_id:016x}",
+        parent_id=None if parent is None else f"{parent.span_id:016x}",
+        name=str(span.name),
+        start_ns=span.start_time,
+        end_ns=span.end_time,
+        error=code == "ERROR",
+        status_message=getattr(status, "description", None) or None,
+        attributes=_plain(span.attributes),
+        events=tuple(
+            SpanEvent(event.name, _plain(event.attributes), event.timestamp)
+            for event in span.events
+        ),
+        resource=_plain(getattr(resource, "attributes", None)),
+        scope=getattr(scope, "name", None),
+    )
+
+
+def _plain(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
+    # SDK attribute values are str/bool/int/float or tuples of them; JSON wants lists.
+    return {
+        key: list(value) if isinstance(value, tuple) else value
+        for key, value in (attributes or {}).items()
+    }
+
+
+def _otlp_span(raw: Any, resource: Mapping[str, Any], scope: str | None) -> Span:
+    if not isinstance(raw, dict):
+        raise SpanError((), f"expected a span object, found {type(raw).__name__}")
+    trace_key = "trace_id" if "trace_id" in raw else "traceId"
+    span_key = "span_id" if "span_id" in raw else "spanId"
+    parent_key = "parent_span_id" if "parent_span_id" in raw else "parentSpanId"
+    parent = raw.get(parent_key)
+    status = _dict(raw.get("status"))
+    message = status.get("message")
+    return Span(
+        trace_id=_id(raw.get(trace_key), (trace_key,), 16),
+        span_id=_id(raw.get(span_key), (span_key,), 8),
+        parent_id=None if parent in (None, "") else _id(parent, (parent_key,), 8),
+        name=str(raw.get("name") or ""),
+        start_ns=_nanos(_pick(raw, "startTimeUnixNano", "start_time_unix_nano")),
+        end_ns=_nanos(_pick(raw, "endTimeUnixNano", "end_time_unix_nano")),
+        error=status.get("code") in _STATUS_ERROR,
+        status_message=message if isinstance(message, str) and message else None,
+        attributes=_attributes(raw.get("attributes")),
+        events=tuple(
+            SpanEvent(
+                str(event.get("name", "")),
+                _attributes(event.get("attributes")),
+                _nanos(_pick(event, "timeUnixNano", "time_unix_nano")),
+            )
+            for event in _list(raw.get("events"))
+            if isinstance(event, dict)
+        ),
+        resource=resource,
+        scope=scope,
+    )
+
+
+def _id(value: Any, loc: Loc, size: int) -> str:
+    """An id as lowercase hex: hex as written (``0x`` too), base64 decoded; other text kept."""
+    if not isinstance(value, str) or not value.strip():
+        raise SpanError(loc, f"expected a {size * 2}-digit hex id, found {value!r}")
+    text = value.strip()
+    hex_match = _HEX.fullmatch(text)
+    if hex_match and len(hex_match.group(1)) == size * 2:
+        return hex_match.group(1).lower()
+    try:
+        decoded = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        decoded = b""
+    if len(decoded) == size:
+        return decoded.hex()
+    return text  # OpenInference's spec writes UUIDs; they still group spans
+
+
+def _nanos(value: Any) -> int | None:
+    """A 64-bit time: OTLP writes it as a decimal string, some writers as a number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value or None  # 0 means unset in OTLP
+    if isinstance(value, float) and math.isfinite(value):
+        return int(value) or None
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value) or None
+    return None
+
+
+def _iso_ns(value: Any) -> int | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None
+    seconds = int(moment.timestamp())
+    return seconds * 1_000_000_000 + moment.microsecond * 1000
+
+
+def _attributes(value: Any) -> dict[str, Any]:
+    """OTLP ``KeyValue`` list → a dict of plain values (a bad entry is skipped, not fatal)."""
+    found: dict[str, Any] = {}
+    for entry in _list(value):
+        if isinstance(entry, dict) and isinstance(entry.get("key"), str):
+            found[entry["key"]] = any_value(entry.get("value"))
+    return found
+
+
+def any_value(value: Any) -> Any:
+    """An OTLP ``AnyValue`` as a plain value: string, int, float, bool, list, dict or bytes."""
+    if not isinstance(value, dict) or not value:
+        return None
+    for key, item in value.items():
+        kind = key.replace("_", "").lower()
+        if kind == "stringvalue":
+            return item
+        if kind == "boolvalue":
+            return bool(item)
+        if kind == "intvalue":
+            return _int(item)
+        if kind == "doublevalue":
+            return _float(item)
+        if kind == "arrayvalue":
+            return [any_value(element) for element in _list(_dict(item).get("values"))]
+        if kind == "kvlistvalue":
+            return _attributes(_dict(item).get("values"))
+        if kind == "bytesvalue":
+            try:
+                return base64.b64decode(str(item))
+            except (binascii.Error, ValueError):
+                return b""
+    return None
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _float(value: Any) -> float | None:
+    try:
+        number = float(value)  # "NaN", "Infinity" as the proto JSON mapping writes them
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _pick(value: Mapping[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if key in value:
+            return value[key]
+    return None
+
+
+def _dict(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []

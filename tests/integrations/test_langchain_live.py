@@ -1,0 +1,302 @@
+"""A real LangGraph agent with a scripted chat model, traced live, offline."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import logging
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langgraph")
+
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage
+
+import knowledgepulse as kp
+from knowledgepulse.errors import MissingDependencyError
+from knowledgepulse.integrations import CapturedTrace, Collector, ConvertedTrace
+from knowledgepulse.integrations import langchain as lc
+from knowledgepulse.integrations.convert import convert_file
+from knowledgepulse.value import TraceValueScorer
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "integrations" / "langgraph" / "weather_agent.py"
+EXPECTED = [
+    ("thought", None),
+    ("tool_call", "get_weather"),
+    ("observation", "get_weather"),
+    ("thought", None),
+    ("error_recovery", "get_weather"),
+    ("observation", "get_weather"),
+    ("thought", None),
+]
+
+
+def load_example() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("langgraph_weather_agent", EXAMPLE)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+EXAMPLE_MODULE = load_example()
+
+
+def invoke(config: dict[str, Any] | None = None) -> dict[str, Any]:
+    graph = EXAMPLE_MODULE.build_graph()
+    result: dict[str, Any] = graph.invoke(
+        {"messages": [("user", EXAMPLE_MODULE.TASK)]}, config=config or {}
+    )
+    return result
+
+
+def shape(trace: Any) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def scorer() -> TraceValueScorer:
+    return TraceValueScorer(embedder=None)
+
+
+def test_a_langgraph_agent_with_a_failing_tool_gives_a_scored_trace() -> None:
+    """One line (a callback) turns the run into a trace: failure, recovery, answer, score."""
+    tracer = lc.tracer(domain="weather", scorer=scorer())
+    result = invoke({"callbacks": [tracer]})
+    assert result["messages"][-1].content == "It is sunny in Paris today, 21 °C."
+    (captured,) = tracer.captured
+    trace = captured.trace
+    assert shape(trace) == EXPECTED
+    assert trace.steps[0].content == (
+        "The user wants today's weather in Paris; the weather tool knows it."
+    )
+    assert trace.steps[1].input == {"city": "Pariss"}
+    assert "ValueError" in (trace.steps[2].content or "")
+    assert trace.steps[4].input == {"city": "Paris"}
+    assert trace.steps[5].content == "sunny, 21 °C"
+    assert trace.task.objective == EXAMPLE_MODULE.TASK
+    assert trace.outcome.result_summary == "It is sunny in Paris today, 21 °C."
+    assert trace.metadata.success is True
+    assert trace.metadata.framework == "langgraph"
+    assert trace.metadata.task_domain == "weather"
+    assert trace.metadata.quality_score == captured.breakdown.score > 0.1
+    assert tracer.last_run is not None
+    assert trace.id == f"kp:trace:{tracer.last_run['trace_id']}"
+    assert trace.steps[1].latency_ms is not None
+
+
+def test_the_saved_run_reads_back_to_the_same_trace(tmp_path: Path) -> None:
+    """The tracer's run, saved as LangSmith JSON and converted from the file, gives its trace."""
+    tracer = lc.tracer(scorer=scorer())
+    invoke({"callbacks": [tracer]})
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(tracer.last_run), "utf-8")
+    (item,) = convert_file(path)
+    assert isinstance(item, ConvertedTrace)
+    live = tracer.captured[0].trace
+    assert item.trace.steps == live.steps
+    assert item.trace.id == live.id
+    assert item.trace.task == live.task
+
+
+def test_the_metadata_keys_set_domain_and_confidence() -> None:
+    """``config={"metadata": {"kp.task_domain": ..., "kp.confidence": ...}}`` is read."""
+    tracer = lc.tracer(scorer=scorer())
+    invoke({"callbacks": [tracer], "metadata": {"kp.task_domain": "code", "kp.confidence": 0.9}})
+    trace = tracer.traces[0]
+    assert trace.metadata.task_domain == "code"
+    assert trace.outcome.confidence == 0.9
+
+
+def test_a_run_that_raises_is_a_failed_trace_and_the_error_reaches_the_caller() -> None:
+    """Without handle_tool_errors the graph raises; the trace is kept with success false."""
+    tracer = lc.tracer(scorer=scorer())
+    model = FakeMessagesListChatModel(
+        responses=[
+            AIMessage(
+                content="",
+                tool_calls=[{"name": "get_weather", "args": {"city": "Pariss"}, "id": "c1"}],
+            )
+        ]
+    )
+    from langchain_core.tools import tool
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Weather."""
+        raise ValueError(f"unknown city {city!r}")
+
+    def agent(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("agent", agent)
+    graph.add_node("tools", ToolNode([get_weather], handle_tool_errors=False))
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge("tools", "agent")
+    compiled: Any = graph.compile()
+    with pytest.raises(ValueError, match="unknown city"):
+        compiled.invoke({"messages": [("user", "Weather?")]}, {"callbacks": [tracer]})
+    (trace,) = tracer.traces
+    assert shape(trace) == [("tool_call", "get_weather"), ("observation", "get_weather")]
+    assert trace.metadata.success is False
+    assert trace.outcome.confidence == 0.2
+
+
+def test_async_runs_are_traced_too() -> None:
+    """``ainvoke`` gives the same steps (the tracer runs inline, in order)."""
+    tracer = lc.tracer(scorer=scorer())
+    graph = EXAMPLE_MODULE.build_graph()
+    coroutine = graph.ainvoke(
+        {"messages": [("user", EXAMPLE_MODULE.TASK)]}, config={"callbacks": [tracer]}
+    )
+    asyncio.run(coroutine)
+    assert shape(tracer.traces[0]) == EXPECTED
+
+
+def test_activate_traces_runs_in_its_context_without_callbacks() -> None:
+    """``activate`` (what ``kp.capture`` uses) needs no ``callbacks=``; outside, nothing."""
+    collector = Collector(scorer=scorer())
+    with lc.activate(collector):
+        invoke()
+    assert len(collector.captured) == 1
+    assert shape(collector.traces[0]) == EXPECTED
+    invoke()
+    assert len(collector.captured) == 1
+
+
+def test_kp_capture_records_a_langgraph_run_through_this_hook() -> None:
+    """``with kp.capture()`` around a plain ``invoke`` gives the graph's scored trace."""
+    from knowledgepulse.integrations.capture import capture
+
+    with capture(domain="weather", scorer=scorer()) as captured:
+        invoke()
+    (trace,) = captured.traces
+    assert shape(trace) == EXPECTED
+    assert trace.metadata.task_domain == "weather"
+
+
+def test_nested_activations_give_each_collector_the_run() -> None:
+    """An inner activation keeps the outer one: both collectors get the trace once."""
+    outer, inner = Collector(scorer=scorer()), Collector(scorer=scorer())
+    with lc.activate(outer), lc.activate(inner):
+        invoke()
+    assert len(outer.captured) == len(inner.captured) == 1
+
+
+def test_an_on_trace_that_raises_never_breaks_the_run(caplog: pytest.LogCaptureFixture) -> None:
+    """A failing ``on_trace`` is logged; the agent's result comes back as usual."""
+
+    def broken(_: CapturedTrace) -> None:
+        raise RuntimeError("boom")
+
+    tracer = lc.tracer(scorer=scorer(), on_trace=broken)
+    with caplog.at_level(logging.ERROR, logger="knowledgepulse.integrations"):
+        result = invoke({"callbacks": [tracer]})
+    assert result["messages"][-1].content.startswith("It is sunny")
+    assert "on_trace raised" in caplog.text
+    assert len(tracer.captured) == 1
+
+
+def nothing(_: int) -> None:
+    return None
+
+
+def test_a_conversion_failure_is_logged_not_raised(caplog: pytest.LogCaptureFixture) -> None:
+    """A run with nothing in it cannot be a trace: logged, and the runnable still returns."""
+    from langchain_core.runnables import RunnableLambda
+
+    tracer = lc.tracer(scorer=scorer())
+    with caplog.at_level(logging.ERROR, logger="knowledgepulse.integrations"):
+        assert RunnableLambda(nothing).invoke(1, {"callbacks": [tracer]}) is None
+    assert tracer.captured == []
+    assert "could not capture a trace" in caplog.text
+
+
+def test_a_root_run_left_open_too_long_is_dropped() -> None:
+    """A run that never ended (a crashed worker) is let go when a later trace starts."""
+    from uuid import uuid4
+
+    from knowledgepulse.integrations.langchain._live import KPTracer
+
+    tracer = KPTracer(scorer=scorer(), max_trace_age_s=0)  # every older open trace is stale
+    tracer.on_chain_start({}, {"input": "never ends"}, run_id=uuid4())
+    assert len(tracer.run_map) == 1
+    invoke({"callbacks": [tracer]})
+    assert tracer.run_map == {}
+    assert shape(tracer.traces[0]) == EXPECTED
+
+
+def test_a_tool_error_message_alone_fails_an_unknown_tool_call() -> None:
+    """A call to a tool the graph lacks: ToolNode's error message is the evident error."""
+    tracer = lc.tracer(scorer=scorer())
+    model = FakeMessagesListChatModel(
+        responses=[
+            AIMessage(content="", tool_calls=[{"name": "wether", "args": {}, "id": "c1"}]),
+            AIMessage(content="Sorry, I cannot tell."),
+        ]
+    )
+    from langchain_core.tools import tool
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Weather."""
+        return "sunny"
+
+    def agent(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("agent", agent)
+    graph.add_node("tools", ToolNode([get_weather]))
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge("tools", "agent")
+    compiled: Any = graph.compile()
+    compiled.invoke({"messages": [("user", "Weather?")]}, {"callbacks": [tracer]})
+    trace = tracer.traces[0]
+    # The reply after the error is its recovery (spec rule 2: no later tool call).
+    assert shape(trace) == [
+        ("tool_call", "wether"),
+        ("observation", "wether"),
+        ("error_recovery", None),
+    ]
+    assert "wether" in (trace.steps[1].content or "")
+
+
+def test_the_example_prints_a_scored_trace_and_saves_its_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``examples/integrations/langgraph/weather_agent.py`` runs offline and saves a file."""
+    path = tmp_path / "runs.json"
+    assert EXAMPLE_MODULE.main(["--save", str(path)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert [step["type"] for step in printed["steps"]] == [kind for kind, _ in EXPECTED]
+    (item,) = convert_file(path)
+    assert isinstance(item, ConvertedTrace)
+    assert item.trace.id == printed["id"]
+
+
+def test_a_missing_langchain_core_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without langchain-core, ``tracer()`` names the extra to install."""
+    monkeypatch.setitem(sys.modules, "langchain_core.tracers.base", None)
+    with pytest.raises(MissingDependencyError, match=r"knowledgepulse\[langchain\]"):
+        lc.tracer()
+
+
+def test_the_package_reaches_the_module_without_an_import_line() -> None:
+    """``kp.integrations.langchain`` is the module these tests use."""
+    assert kp.integrations.langchain is lc

@@ -1,0 +1,245 @@
+"""The live span processor, fed by the real OpenTelemetry SDK and a real Pydantic AI agent."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry import trace as trace_api
+from pydantic_ai import Agent, ModelRetry
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.instrumented import InstrumentationSettings
+
+from knowledgepulse.errors import MissingDependencyError
+from knowledgepulse.integrations import Collector, ConvertedTrace, convert_file
+from knowledgepulse.integrations.otel import activate, install, to_trace
+from knowledgepulse.integrations.otel.live import KPSpanProcessor
+from knowledgepulse.trace import ReasoningTrace
+from tests.integrations.otel_helpers import USER_TASK, provider, run_weather_agent, write_jsonl
+
+RETRY_SHAPE = [
+    ("thought", None),
+    ("tool_call", "get_weather"),
+    ("observation", "get_weather"),
+    ("thought", None),
+    ("error_recovery", "get_weather"),
+    ("observation", "get_weather"),
+    ("thought", None),
+]
+
+
+def shape(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def unscored(trace: ReasoningTrace) -> ReasoningTrace:
+    metadata = trace.metadata.model_copy(update={"quality_score": 0.0})
+    return trace.model_copy(update={"metadata": metadata})
+
+
+def test_hand_made_genai_spans_become_a_scored_trace() -> None:
+    """invoke_agent → chat → failing execute_tool → chat → retry → answer, captured live."""
+    tracer_provider, _ = provider()
+    collector = install(domain="code", tracer_provider=tracer_provider)
+    run_weather_agent(tracer_provider.get_tracer("test"))
+    (captured,) = collector.captured
+    trace = captured.trace
+    assert shape(trace) == RETRY_SHAPE
+    assert trace.steps[2].content == "weather service timed out"
+    assert trace.steps[4].input == {"city": "Paris"}
+    assert trace.task.objective == USER_TASK
+    assert trace.outcome.result_summary == "It is rainy in Paris, 57°F."
+    assert (trace.metadata.task_domain, trace.metadata.agent_id) == ("code", "weather")
+    assert trace.metadata.quality_score == captured.breakdown.score > 0
+    assert collector.breakdowns == [captured.breakdown]
+
+
+def test_file_written_from_the_same_spans_gives_the_same_trace(tmp_path: Path) -> None:
+    """Live and file (OTLP JSON Lines, one span a line) agree step for step."""
+    tracer_provider, exporter = provider()
+    collector = install(tracer_provider=tracer_provider)
+    run_weather_agent(tracer_provider.get_tracer("test"))
+    path = write_jsonl(tmp_path / "spans.jsonl", exporter.get_finished_spans())
+    (from_file,) = [item for item in convert_file(path) if isinstance(item, ConvertedTrace)]
+    assert from_file.trace == unscored(collector.traces[0])
+
+
+def _weather_agent(tracer_provider: Any) -> tuple[Agent[None, str], list[int]]:
+    attempts: list[int] = []
+
+    def scripted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        last = messages[-1].parts[-1]
+        if last.part_kind == "tool-return" and last.outcome == "success":
+            return ModelResponse(parts=[TextPart(f"It is {last.content} in Paris.")])
+        call = ToolCallPart("get_weather", {"city": "Paris"}, tool_call_id=f"c{len(messages)}")
+        return ModelResponse(parts=[TextPart("Asking the weather service."), call])
+
+    agent: Agent[None, str] = Agent(FunctionModel(scripted), name="weather_agent")
+    agent.instrument = InstrumentationSettings(tracer_provider=tracer_provider)
+
+    @agent.tool_plain
+    def get_weather(city: str) -> str:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise ModelRetry("the weather service is busy")
+        return "rainy"
+
+    return agent, attempts
+
+
+def test_pydantic_ai_agent_with_a_retried_tool(tmp_path: Path) -> None:
+    """A real Pydantic AI run: ModelRetry once → observation, then error_recovery; file agrees."""
+    tracer_provider, exporter = provider()
+    collector = install(tracer_provider=tracer_provider)
+    agent, attempts = _weather_agent(tracer_provider)
+    result = agent.run_sync("Weather in Paris?")
+    assert result.output == "It is rainy in Paris."
+    assert len(attempts) == 2
+    (trace,) = collector.traces
+    assert shape(trace) == RETRY_SHAPE
+    assert trace.steps[2].content == "the weather service is busy"
+    assert trace.task.objective == "Weather in Paris?"
+    assert trace.outcome.result_summary == "It is rainy in Paris."
+    assert (trace.metadata.framework, trace.metadata.agent_id) == ("pydantic-ai", "weather_agent")
+    assert trace.metadata.success is True
+    path = write_jsonl(tmp_path / "pydantic.jsonl", exporter.get_finished_spans())
+    (from_file,) = [item for item in convert_file(path) if isinstance(item, ConvertedTrace)]
+    assert from_file.trace == unscored(trace)
+    assert to_trace(exporter.get_finished_spans()).trace == unscored(trace)
+
+
+def test_spans_past_the_limit_are_dropped_and_said() -> None:
+    """``max_spans_per_trace`` bounds memory; the trace says how many spans it lost."""
+    tracer_provider, _ = provider()
+    collector: Collector = Collector()
+    processor = KPSpanProcessor(lambda: collector, max_spans_per_trace=3)
+    tracer_provider.add_span_processor(processor)
+    run_weather_agent(tracer_provider.get_tracer("test"))
+    (captured,) = collector.captured
+    assert captured.warnings[-1] == "3 span(s) past the limit of 3 were dropped"
+    assert processor.open_traces == 0
+
+
+def test_unfinished_traces_are_dropped_after_the_age_limit() -> None:
+    """A root that never ends does not hold its spans for ever, nor do too many open traces."""
+    now = [0.0]
+    tracer_provider, _ = provider()
+    processor = KPSpanProcessor(Collector, max_age_s=10, max_open_traces=2, clock=lambda: now[0])
+    tracer_provider.add_span_processor(processor)
+    tracer = tracer_provider.get_tracer("test")
+    stuck = tracer.start_span("invoke_agent a")
+    assert processor.open_traces == 1
+    now[0] = 11.0
+    other = tracer.start_span("invoke_agent b")
+    assert processor.open_traces == 1  # the stuck one went
+    spans = [tracer.start_span(f"invoke_agent {n}") for n in range(3)]
+    assert processor.open_traces == 2
+    for span in (stuck, other, *spans):
+        span.end()
+
+
+def test_a_trace_with_no_genai_span_is_ignored(caplog: pytest.LogCaptureFixture) -> None:
+    """An HTTP request's trace is not an agent run: nothing captured, nothing logged."""
+    tracer_provider, _ = provider()
+    collector = install(tracer_provider=tracer_provider)
+    with tracer_provider.get_tracer("test").start_as_current_span("GET /health"):
+        pass
+    assert collector.captured == []
+    assert not [record for record in caplog.records if record.levelno >= logging.WARNING]
+
+
+def test_failures_in_the_hook_never_reach_the_agent(caplog: pytest.LogCaptureFixture) -> None:
+    """``on_trace`` raising, or a span the processor cannot read: logged, the run goes on."""
+
+    def explode(_: object) -> None:
+        raise RuntimeError("user callback broke")
+
+    tracer_provider, _ = provider()
+    collector = install(tracer_provider=tracer_provider, on_trace=explode)
+    agent, _ = _weather_agent(tracer_provider)
+    assert agent.run_sync("Weather in Paris?").output == "It is rainy in Paris."
+    assert len(collector.captured) == 1
+    assert "on_trace raised" in caplog.text
+    collector.processor.on_start(object())
+    collector.processor.on_end(object())  # type: ignore[arg-type]
+    assert "span processor failed" in caplog.text
+
+
+def test_close_stops_capturing() -> None:
+    """After ``close()`` the processor goes idle."""
+    tracer_provider, _ = provider()
+    collector = install(tracer_provider=tracer_provider)
+    collector.close()
+    run_weather_agent(tracer_provider.get_tracer("test"))
+    assert collector.captured == []
+
+
+def test_activate_captures_only_runs_started_inside() -> None:
+    """``activate`` (``kp.capture``'s hook) routes traces started in its context, on the global
+    provider; a run outside it is not captured."""
+    collector = Collector()
+    tracer = trace_api.get_tracer("test")
+    with activate(collector):
+        tracer = trace_api.get_tracer("test")  # the global SDK provider, set up when none was
+        run_weather_agent(tracer)
+    run_weather_agent(tracer)
+    (captured,) = collector.captured
+    assert shape(captured.trace) == RETRY_SHAPE
+
+
+def test_install_without_the_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No ``opentelemetry-sdk``: ``pip install "knowledgepulse[otel]"`` is the message."""
+    monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)
+    monkeypatch.delitem(sys.modules, "knowledgepulse.integrations.otel.live", raising=False)
+    with pytest.raises(MissingDependencyError, match=r"knowledgepulse\[otel\]"):
+        install()
+    with pytest.raises(MissingDependencyError, match=r"knowledgepulse\[otel\]"):
+        activate(Collector())
+
+
+def test_the_example_runs_offline_and_prints_a_scored_trace() -> None:
+    """``examples/integrations/otel/pydantic_ai_agent.py`` (own process: it sets global state)."""
+    import json
+    import subprocess
+
+    example = (
+        Path(__file__).parents[2] / "examples" / "integrations" / "otel" / "pydantic_ai_agent.py"
+    )
+    done = subprocess.run(
+        [sys.executable, str(example)], capture_output=True, text=True, check=True, timeout=120
+    )
+    document, _, last = done.stdout.rpartition("}\n")
+    trace = json.loads(document + "}")
+    assert [step["type"] for step in trace["steps"]] == [kind for kind, _ in RETRY_SHAPE]
+    assert last.startswith("score 0.")
+
+
+def test_console_exporter_lines_give_the_same_trace(tmp_path: Path) -> None:
+    """The SDK's ``ConsoleSpanExporter`` with a one-line formatter writes a file kp reads."""
+    import io
+
+    from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
+
+    tracer_provider, _ = provider()
+    out = io.StringIO()
+    console = ConsoleSpanExporter(out=out, formatter=lambda span: span.to_json(indent=None) + "\n")
+    tracer_provider.add_span_processor(SimpleSpanProcessor(console))
+    collector = install(tracer_provider=tracer_provider)
+    run_weather_agent(tracer_provider.get_tracer("test"))
+    path = tmp_path / "console.jsonl"
+    path.write_text(out.getvalue(), encoding="utf-8")
+    (from_file,) = [item for item in convert_file(path) if isinstance(item, ConvertedTrace)]
+    live = unscored(collector.traces[0])
+    # The console shape keeps microseconds, so latencies agree to the microsecond only.
+    for read, made in zip(from_file.trace.steps, live.steps, strict=True):
+        assert read.model_copy(update={"latency_ms": None}) == made.model_copy(
+            update={"latency_ms": None}
+        )
+        assert (read.latency_ms is None) == (made.latency_ms is None)
+        assert abs((read.latency_ms or 0) - (made.latency_ms or 0)) <= 0.002
+    assert from_file.trace.task == live.task
+    assert from_file.trace.id == live.id
