@@ -243,3 +243,25 @@ def test_console_exporter_lines_give_the_same_trace(tmp_path: Path) -> None:
         assert abs((read.latency_ms or 0) - (made.latency_ms or 0)) <= 0.002
     assert from_file.trace.task == live.task
     assert from_file.trace.id == live.id
+
+
+def test_the_real_otel_file_exporter_writes_what_kp_convert_reads(tmp_path: Path) -> None:
+    """opentelemetry-exporter-otlp-json-file's output converts to the live trace, via the CLI."""
+    from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    from knowledgepulse.cli.main import main
+
+    tracer_provider, _ = provider()
+    path = tmp_path / "traces.jsonl"
+    file_exporter = FileSpanExporter(path=path)
+    tracer_provider.add_span_processor(SimpleSpanProcessor(file_exporter))
+    collector = install(tracer_provider=tracer_provider)
+    agent, _ = _weather_agent(tracer_provider)
+    agent.run_sync("Weather in Paris?")
+    file_exporter.shutdown()
+    converted = tmp_path / "converted.jsonl"
+    assert main(["convert", str(path), "-o", str(converted)]) == 0
+    (line,) = converted.read_text("utf-8").splitlines()
+    assert ReasoningTrace.model_validate_json(line) == unscored(collector.traces[0])
+    assert shape(collector.traces[0]) == RETRY_SHAPE
