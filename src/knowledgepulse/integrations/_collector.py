@@ -8,7 +8,8 @@ on and returns what it returned (``spec/integrations.md``, rule 8).
 ``kp.capture`` switches on every importable live hook for the duration of one call. For that,
 each live module (``langchain``, ``openai_agents``, ``otel``) offers
 ``activate(collector) -> ContextManager``: while inside, runs *started in this context* (a
-:mod:`contextvars` context, so threads and asyncio tasks started from it too) are converted and
+:mod:`contextvars` context: asyncio tasks started from it too, but not a plain
+``threading.Thread``, which does not inherit the context) are converted and
 given to ``collector.finish``; outside, the hook does nothing. A module whose framework is not
 installed raises :class:`~knowledgepulse.errors.MissingDependencyError` from ``activate``.
 """
