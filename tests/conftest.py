@@ -24,4 +24,6 @@ def _no_leaked_event_loop() -> Iterator[None]:
             warnings.simplefilter("ignore", ResourceWarning)
             if not loop.is_closed():
                 loop.close()
-        asyncio.set_event_loop(None)
+        # A fresh default policy forgets the closed loop; set_event_loop(None) would instead make
+        # the next asyncio.get_event_loop() raise instead of making a loop.
+        asyncio.set_event_loop_policy(None)

@@ -54,12 +54,28 @@ class SuiteError(ProblemsError):
     """Raised before any case runs when a suite file has errors; all of them are listed."""
 
 
+class ReportFileError(ProblemsError):
+    """Raised when a file given as a ``kp eval`` JSON report (a baseline) is not one.
+
+    ``kp compare`` and ``kp eval --baseline`` raise it before comparing; each problem names the
+    JSON path that is wrong.
+    """
+
+
 class UnknownScorerError(KnowledgePulseError, LookupError):
     """Raised when a scorer type name is not registered; the message lists the known names."""
 
 
 class UnknownPresetError(KnowledgePulseError, LookupError):
     """Raised when a suite preset name is not built in; the message lists the presets."""
+
+
+class PluginLoadError(KnowledgePulseError, ImportError):
+    """Raised when a task or scorer plugin (``--task``, ``--plugin``) cannot be loaded.
+
+    The module or file is missing, raises when imported, or has no such callable; the message
+    names the spec as given and how to fix it.
+    """
 
 
 class ScorerParameterError(KnowledgePulseError, ValueError):

@@ -1,8 +1,10 @@
-"""Helpers for testing code that uses knowledgepulse: a fast, deterministic fake embedder.
+"""Helpers for testing code that uses knowledgepulse: a fake embedder and ``assert_passes``.
 
 Use :class:`HashingEmbedder` in unit tests instead of the real model: no extra to install, no
 model to load, the same vectors in every process, and texts that share words get similar
 vectors, so novelty behaves as it would (a repeated text is not novel, an unrelated one is).
+:func:`assert_passes` fails a test with an evaluation case's diagnosis (see
+:mod:`knowledgepulse.evals.assertions`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,10 @@ from collections.abc import Sequence
 import numpy as np
 import regex
 from numpy.typing import NDArray
+
+from knowledgepulse.evals.assertions import assert_passes
+
+__all__ = ["HashingEmbedder", "assert_passes"]
 
 _WORD = regex.compile(r"\w+")
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from knowledgepulse.evals.models import Case, Page
+from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 from knowledgepulse.evals.registry import get_scorer_class
-from knowledgepulse.evals.scorer import ScoreResult
+from knowledgepulse.evals.scorer import CaseContext, ScoreResult
 from knowledgepulse.evals.suite import Suite, suite_from_dict
 
 Json = dict[str, Any]
@@ -82,15 +82,31 @@ def make_case(
 
 
 def evaluate(type_name: str, case: Case, **params: Any) -> ScoreResult:
-    """Build the registered scorer from ``params`` and evaluate it on ``case``."""
+    """Build the registered scorer from ``params`` and score ``case`` as the runner does."""
     scorer = get_scorer_class(type_name).from_params(params)
-    return scorer.evaluate(case.actual, case.expected, case.pages)
+    return scorer.score_case(CaseContext.of(case))
 
 
 def diagnose(type_name: str, case: Case, **params: Any) -> list[str]:
     """The registered scorer's diagnosis of its own result on ``case``."""
     scorer = get_scorer_class(type_name).from_params(params)
-    return scorer.diagnose(scorer.evaluate(case.actual, case.expected, case.pages))
+    return scorer.diagnose(scorer.score_case(CaseContext.of(case)))
+
+
+def actual_of(case: Case) -> ActualOutput:
+    """The case's ``actual`` in the bulk-edit form."""
+    return ActualOutput.model_validate(case.actual)
+
+
+def expected_of(case: Case) -> ExpectedOutput:
+    """The case's ``expected`` in the bulk-edit form."""
+    return ExpectedOutput.model_validate(case.expected)
+
+
+def bulk(case: Case) -> tuple[ActualOutput, ExpectedOutput, list[Page]]:
+    """The case's parts in the bulk-edit form: ``scorer.evaluate(*bulk(case))``."""
+    context = CaseContext.of(case)
+    return context.bulk_actual, context.bulk_expected, case.pages
 
 
 def contents(page_model: Page) -> list[str]:

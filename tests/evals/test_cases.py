@@ -10,15 +10,23 @@ import pytest
 
 from knowledgepulse.errors import CaseValidationError
 from knowledgepulse.evals.cases import (
+    CaseInput,
     FileProblem,
     LoadedCase,
     MalformedCase,
     load_cases,
     parse_case,
 )
+from knowledgepulse.evals.needs import fit_cases
+from knowledgepulse.evals.presets import preset
 from tests.evals.builders import op, page
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "evals"
+
+
+def bulk_cases(paths: Path | list[Path]) -> list[CaseInput]:
+    """The cases of the files, checked against a suite that reads the bulk-edit form."""
+    return list(fit_cases(load_cases(paths), preset("standard")))
 
 
 def case_json(case_id: str = "c1", **changes: object) -> dict[str, object]:
@@ -51,7 +59,7 @@ def test_malformed_line_is_reported_with_file_line_and_path_and_others_load(
     path = tmp_path / "cases.jsonl"
     bad = case_json("bad", actual={"operations": [op("insert", "b1", position="inside")]})
     path.write_text(f"{json.dumps(bad)}\n{{not json\n{json.dumps(case_json('good'))}\n")
-    first, second, third = load_cases([path])
+    first, second, third = bulk_cases([path])
     assert isinstance(first, MalformedCase)
     assert first.case_id == "bad"
     assert [str(p) for p in first.problems] == [
@@ -81,7 +89,7 @@ def test_yaml_problems_point_at_the_line_of_the_bad_key(tmp_path: Path) -> None:
             """
         ).lstrip()
     )
-    [malformed] = load_cases(path)
+    [malformed] = bulk_cases(path)
     assert isinstance(malformed, MalformedCase)
     assert [str(p) for p in malformed.problems] == [
         f"{path}:7: actual.durationMs: got -5; expected greater than or equal to 0"
@@ -101,18 +109,25 @@ def test_json_list_of_cases_loads_each(tmp_path: Path) -> None:
 def test_parse_case_raises_with_every_problem() -> None:
     """parse_case on bad data lists each problem with its path."""
     with pytest.raises(CaseValidationError) as raised:
-        parse_case({"id": 3, "pages": []})
-    paths = [p.path for p in raised.value.problems]
-    assert paths[:2] == ["id", "pages"]
-    assert "actual" in paths
+        parse_case({"id": 3, "pages": "p1", "expect": {}})
+    assert [p.path for p in raised.value.problems] == ["id", "pages", "expect"]
+
+
+def test_any_json_output_and_expectation_make_a_valid_case() -> None:
+    """Without a suite that reads the bulk-edit form, a text output and no pages are fine."""
+    case = parse_case(
+        {"id": "s1", "instruction": "Summarise", "input": "Long text.", "actual": "Short."}
+    )
+    assert (case.actual, case.expected, case.pages, case.has_actual) == ("Short.", None, [], True)
+    assert not parse_case({"id": "s2"}).has_actual
 
 
 def test_example_case_files_load_and_the_invalid_one_has_four_malformed_cases() -> None:
     """The shipped examples: all valid in cases.*, four malformed in invalid-cases.jsonl."""
-    valid = load_cases([EXAMPLES / "cases.yaml", EXAMPLES / "cases.jsonl"])
+    valid = bulk_cases([EXAMPLES / "cases.yaml", EXAMPLES / "cases.jsonl"])
     assert len(valid) == 9
     assert all(isinstance(item, LoadedCase) for item in valid)
-    invalid = load_cases(EXAMPLES / "invalid-cases.jsonl")
+    invalid = bulk_cases(EXAMPLES / "invalid-cases.jsonl")
     assert [type(item).__name__ for item in invalid] == [
         "LoadedCase",
         "MalformedCase",

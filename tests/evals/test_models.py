@@ -1,4 +1,8 @@
-"""The case data: what is valid, what is malformed, and what is kept as data."""
+"""The case data: what is valid, what is malformed, and what is kept as data.
+
+A case's ``actual`` and ``expected`` may be any JSON; the bulk-edit form is checked only for a
+suite whose scorers read it (:func:`bulk_problems` uses one that reads every part).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,9 @@ import pytest
 from pydantic import ValidationError
 
 from knowledgepulse.evals.models import Case, ExpectedOperation, Operation, Page
-from tests.evals.builders import block, make_case, op, page
+from knowledgepulse.evals.needs import check_case
+from knowledgepulse.records import Location
+from tests.evals.builders import actual_of, block, make_case, make_suite, op, page
 
 ONE_PAGE = [page("p1", b1="one", b2="two")]
 
@@ -30,6 +36,15 @@ def _error(data: dict[str, Any]) -> str:
     return str(raised.value)
 
 
+BULK_SUITE = make_suite({"type": "operation-accuracy"}, {"type": "anti-hallucination"})
+
+
+def bulk_problems(data: dict[str, Any]) -> list[str]:
+    """What a suite reading every part in the bulk-edit form finds wrong with a valid case."""
+    case = Case.model_validate(data)
+    return [str(p) for p in check_case(case, BULK_SUITE, Location("c.jsonl", 1)).problems]
+
+
 def test_page_content_joins_blocks_with_newlines() -> None:
     """A page's content is its blocks' contents joined with '\\n'."""
     assert Page.model_validate(page("p1", b1="a", b2="", b3="c")).content == "a\n\nc"
@@ -46,9 +61,12 @@ def test_page_ids_must_be_unique_within_a_case() -> None:
     assert "repeated: p1" in _error(_case_json(pages=[page("p1"), page("p1")]))
 
 
-def test_a_case_needs_at_least_one_page() -> None:
-    """No pages is malformed."""
-    assert "pages" in _error(_case_json(pages=[]))
+def test_a_bulk_edit_case_needs_at_least_one_page() -> None:
+    """No pages is malformed for the bulk-edit scorers, and fine for a case of any kind."""
+    assert bulk_problems(_case_json(pages=[])) == [
+        "c.jsonl:1: pages: got a list of 0; expected at least 1 item"
+    ]
+    assert Case.model_validate(_case_json(pages=[])).pages == []
 
 
 def test_list_patterns_with_several_pages_are_malformed() -> None:
@@ -56,7 +74,9 @@ def test_list_patterns_with_several_pages_are_malformed() -> None:
     data = _case_json(
         pages=[page("p1"), page("p2")], expected={"operations": [], "contentPatterns": ["x"]}
     )
-    assert "use {pageId: [patterns]}" in _error(data)
+    [problem] = bulk_problems(data)
+    assert problem.startswith("c.jsonl:1: expected.contentPatterns: a list, but")
+    assert problem.endswith("use {pageId: [patterns]}")
 
 
 def test_expected_operations_need_page_id_with_several_pages() -> None:
@@ -65,13 +85,14 @@ def test_expected_operations_need_page_id_with_several_pages() -> None:
         pages=[page("p1", b1="a"), page("p2")],
         expected={"operations": [op("delete", "b1", page="p1"), op("delete", "b1")]},
     )
-    assert "expected.operations[1]" in _error(data)
+    [problem] = bulk_problems(data)
+    assert problem.startswith("c.jsonl:1: expected.operations[1].pageId: required field is")
 
 
 def test_actual_operations_may_omit_page_id_with_several_pages() -> None:
     """A model's operation without pageId is data (it is on no page), not a malformed case."""
     case = make_case([page("p1"), page("p2")], actual=[op("delete", "b1")])
-    assert case.page_of(case.actual.operations[0]) is None
+    assert case.page_of(actual_of(case).operations[0]) is None
 
 
 @pytest.mark.parametrize(
@@ -89,21 +110,26 @@ def test_actual_operations_may_omit_page_id_with_several_pages() -> None:
 )
 def test_malformed_operations_make_the_case_malformed(bad: dict[str, Any]) -> None:
     """Bad position, non-integer index, missing or non-string type, non-string id or content."""
-    with pytest.raises(ValidationError):
-        Case.model_validate(_case_json(actual={"operations": [bad]}))
+    [problem] = bulk_problems(_case_json(actual={"operations": [bad]}))
+    assert problem.startswith("c.jsonl:1: actual.operations[0].")
 
 
-@pytest.mark.parametrize("duration", [-1, "100", float("nan"), True])
+@pytest.mark.parametrize("duration", [-1, "100", True])
 def test_duration_must_be_a_number_at_least_zero(duration: Any) -> None:
-    """durationMs: a number >= 0, not a string, NaN or boolean."""
-    with pytest.raises(ValidationError):
-        Case.model_validate(_case_json(actual={"operations": [], "durationMs": duration}))
+    """durationMs: a number >= 0, not a string or boolean."""
+    [problem] = bulk_problems(_case_json(actual={"operations": [], "durationMs": duration}))
+    assert problem.startswith("c.jsonl:1: actual.durationMs: got")
+
+
+def test_nan_is_refused_anywhere_in_a_case() -> None:
+    """NaN is not JSON: refused in any case, whatever the suite."""
+    assert "actual" in _error(_case_json(actual={"operations": [], "durationMs": float("nan")}))
 
 
 def test_unknown_operation_type_is_data() -> None:
     """An unknown type is kept as data, not rejected."""
     case = make_case(ONE_PAGE, actual=[op("rename", "b1")], expected=[op("rename", "b1")])
-    assert case.actual.operations[0].type == "rename"
+    assert actual_of(case).operations[0].type == "rename"
 
 
 def test_actual_operations_keep_extra_keys_and_expected_reject_them() -> None:
@@ -144,6 +170,6 @@ def test_has_target_when_either_field_is_given() -> None:
 def test_page_of_resolves_page_id_or_the_only_page() -> None:
     """page_of: the named page, the only page, or None."""
     case = make_case(ONE_PAGE, actual=[op("delete", "b1"), op("delete", "b1", page="zz")])
-    first, second = case.actual.operations
+    first, second = actual_of(case).operations
     assert case.page_of(first) is case.pages[0]
     assert case.page_of(second) is None

@@ -14,7 +14,7 @@ from knowledgepulse.evals.operations import (
     resolve_target,
     target_key,
 )
-from tests.evals.builders import block, cases, contents, make_case, op, page
+from tests.evals.builders import actual_of, block, cases, contents, make_case, op, page
 
 
 def _pages(*raw: dict[str, object]) -> list[Page]:
@@ -279,7 +279,7 @@ def test_applying_no_operations_leaves_any_pages_unchanged(case: Case) -> None:
 @given(cases())
 def test_block_count_follows_applied_inserts_and_deletes(case: Case) -> None:
     """Final blocks = original blocks + applied inserts - applied deletes, per case."""
-    result = apply_operations(case.pages, case.actual.operations)
+    result = apply_operations(case.pages, actual_of(case).operations)
     applied = [o.operation.type for o in result.outcomes if o.applicable]
     before = sum(len(p.blocks) for p in case.pages)
     after = sum(len(p.blocks) for p in result.pages)
@@ -297,5 +297,5 @@ def test_inserts_after_the_last_block_read_in_operation_order(texts: list[str]) 
 def test_original_case_is_not_modified() -> None:
     """Applying operations works on a copy: the case's pages are as before."""
     case = make_case([page("p1", b1="one")], actual=[op("update", "b1", content="x")])
-    apply_operations(case.pages, case.actual.operations)
+    apply_operations(case.pages, actual_of(case).operations)
     assert case.pages[0].blocks[0].content == "one"

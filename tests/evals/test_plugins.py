@@ -19,7 +19,7 @@ from knowledgepulse.evals import registry
 from knowledgepulse.evals.runner import evaluate_case
 from knowledgepulse.evals.scorers import OperationAccuracy
 from knowledgepulse.evals.suite import load_suite
-from tests.evals.builders import make_case, op, page
+from tests.evals.builders import bulk, make_case, op, page
 
 PLUGIN_SOURCE = '''
 from knowledgepulse.evals.scorer import Scorer, ScoreResult
@@ -87,7 +87,7 @@ def test_entry_point_scorer_is_found_and_usable_by_name(plugin_dir: Path) -> Non
     case = make_case(
         [page("p1", b1="x")], actual=[op("update", "b1", content="a long piece of text")]
     )
-    result = scorer.evaluate(case.actual, case.expected, case.pages)
+    result = scorer.evaluate(*bulk(case))
     assert (result.score, result.details) == (0.0, {"longOperations": 1})
     assert scorer.diagnose(result) == ["1 operations are too long"]
     assert "short-edits" in registry.scorer_types()

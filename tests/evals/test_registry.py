@@ -18,7 +18,7 @@ from knowledgepulse.evals.registry import (
 )
 from knowledgepulse.evals.scorer import Scorer, ScoreResult
 from knowledgepulse.evals.scorers import OperationAccuracy
-from tests.evals.builders import make_case, op, page
+from tests.evals.builders import bulk, make_case, op, page
 
 BUILT_IN_NAMES = [
     "anti-hallucination",
@@ -83,9 +83,9 @@ def test_user_scorer_registers_with_the_decorator_and_is_usable_by_name() -> Non
     assert "op-count" in scorer_types()
     scorer = get_scorer_class("op-count").from_params({"at_most": 1})
     case = make_case([page("p1", b1="x")], actual=[op("delete", "b1"), op("delete", "b1")])
-    assert scorer.score(case.actual, case.expected, case.pages) == 0.0
-    assert scorer.details(case.actual, case.expected, case.pages) == {"operations": 2}
-    assert scorer.diagnose(scorer.evaluate(case.actual, case.expected, case.pages)) == []
+    assert scorer.score(*bulk(case)) == 0.0
+    assert scorer.details(*bulk(case)) == {"operations": 2}
+    assert scorer.diagnose(scorer.evaluate(*bulk(case))) == []
 
 
 @pytest.mark.usefixtures("isolated_registry")

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.registry import get_scorer_class
-from tests.evals.builders import cases
+from tests.evals.builders import actual_of, bulk, cases
 
 BUILT_INS: dict[str, dict[str, Any]] = {
     "operation-accuracy": {},
@@ -28,10 +28,10 @@ BUILT_INS: dict[str, dict[str, Any]] = {
 def test_every_score_is_in_unit_interval(name: str, case: Case) -> None:
     """Any valid case scores in [0, 1], or (response-time without durationMs) says why not."""
     scorer = get_scorer_class(name).from_params(BUILT_INS[name])
-    result = scorer.evaluate(case.actual, case.expected, case.pages)
+    result = scorer.evaluate(*bulk(case))
     if result.score is None:
         assert name == "response-time"
-        assert case.actual.duration_ms is None
+        assert actual_of(case).duration_ms is None
         assert result.error
     else:
         assert 0.0 <= result.score <= 1.0
@@ -44,8 +44,8 @@ def test_every_score_is_in_unit_interval(name: str, case: Case) -> None:
 def test_details_are_json_and_deterministic(name: str, case: Case) -> None:
     """Details are plain JSON and the same inputs give byte-identical details and diagnoses."""
     scorer = get_scorer_class(name).from_params(BUILT_INS[name])
-    first = scorer.evaluate(case.actual, case.expected, case.pages)
-    again = scorer.evaluate(case.actual, case.expected, case.pages)
+    first = scorer.evaluate(*bulk(case))
+    again = scorer.evaluate(*bulk(case))
     text = json.dumps(first.details, ensure_ascii=False)
     assert text == json.dumps(again.details, ensure_ascii=False)
     assert json.loads(text) == first.details
@@ -60,7 +60,7 @@ def test_details_are_json_and_deterministic(name: str, case: Case) -> None:
 def test_a_perfect_score_needs_no_diagnosis(name: str, case: Case) -> None:
     """At 1.0 a diagnosis flags no fault, only advice: strict patterns, extra operations."""
     scorer = get_scorer_class(name).from_params(BUILT_INS[name])
-    result = scorer.evaluate(case.actual, case.expected, case.pages)
+    result = scorer.evaluate(*bulk(case))
     if result.score == 1.0:
         for line in scorer.diagnose(result):
             assert line.startswith("too strict?") or ": unexpected; nothing asks for it" in line

@@ -9,7 +9,7 @@ from knowledgepulse.evals.registry import get_scorer_class
 from knowledgepulse.evals.scorer import ScorerError
 from knowledgepulse.evals.scorers import ResponseTime, ResponseTimeParams
 from knowledgepulse.evals.scorers.response_time import response_time_score
-from tests.evals.builders import diagnose, evaluate, make_case, page
+from tests.evals.builders import bulk, diagnose, evaluate, make_case, page
 
 PAGES = [page("p1", b1="one")]
 
@@ -39,12 +39,12 @@ def test_missing_duration_is_an_error_result_not_a_number() -> None:
     """No durationMs: score None with a reason saying what to do."""
     scorer = get_scorer_class("response-time").from_params({"max_acceptable_ms": 2000})
     case = make_case(PAGES)
-    result = scorer.evaluate(case.actual, case.expected, case.pages)
+    result = scorer.evaluate(*bulk(case))
     assert result.score is None
     assert result.error is not None
     assert "no actual.durationMs" in result.error
     with pytest.raises(ScorerError, match=r"response-time: the case has no actual\.durationMs"):
-        scorer.score(case.actual, case.expected, case.pages)
+        scorer.score(*bulk(case))
     assert scorer.diagnose(result) == []
 
 
@@ -77,7 +77,7 @@ def test_integer_and_float_limits_are_accepted() -> None:
     assert ResponseTime(ResponseTimeParams(max_acceptable_ms=2000)).params.max_acceptable_ms == 2000
     scorer = get_scorer_class("response-time").from_params({"max_acceptable_ms": 1.5})
     case = make_case(PAGES, duration_ms=1.5)
-    assert scorer.score(case.actual, case.expected, case.pages) == 1.0
+    assert scorer.score(*bulk(case)) == 1.0
 
 
 def test_diagnosis_says_how_far_over() -> None:

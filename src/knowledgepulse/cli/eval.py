@@ -4,28 +4,47 @@ Cases are scored as they are read, so a long case file is never held in memory; 
 results are kept for the report. Problems are printed on stderr as they are found. The report
 destination and the case files are checked before any work, and the report is written
 atomically: an interrupted run leaves the previous report, never half of a new one.
+
+With ``--task MODULE:FUNCTION`` the outputs come from calling the workflow on each case's
+input (see :func:`knowledgepulse.evals.evaluate`), and ``--plugin`` imports the modules that
+register custom scorers; a spec that cannot be loaded is a one-line error (exit 2).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
+from rich.text import Text
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, output_console, stdout_is_terminal
-from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from knowledgepulse.cli.compare import tolerance_option
+from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
+from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, iter_cases
+from knowledgepulse.evals.compare import Comparison, compare_runs
+from knowledgepulse.evals.evaluate import DEFAULT_CONCURRENCY, evaluate
+from knowledgepulse.evals.loading import load_plugin, load_task
+from knowledgepulse.evals.needs import fit_cases
 from knowledgepulse.evals.presets import PRESET_NAMES, preset
 from knowledgepulse.evals.runner import EvalRun, run_suite
+from knowledgepulse.evals.snapshot import load_report
 from knowledgepulse.evals.suite import Suite, load_suite
+from knowledgepulse.evals.tasks import Task
 from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.records.source import open_source
+from knowledgepulse.reports.compare import (
+    comparison_line,
+    comparison_to_console,
+    comparison_to_markdown,
+    with_comparison,
+)
 from knowledgepulse.reports.evals import (
     json_chunks,
     lost_and_warned,
@@ -38,8 +57,15 @@ from knowledgepulse.reports.evals import (
 from knowledgepulse.reports.junit import to_junit
 from knowledgepulse.reports.markdown import suite_to_markdown, to_markdown
 
-FORMATS = ("table", "json", "junit", "markdown")
-_SUFFIX_FORMATS = {".json": "json", ".xml": "junit", ".md": "markdown", ".markdown": "markdown"}
+FORMATS = ("table", "json", "junit", "markdown", "html")
+_SUFFIX_FORMATS = {
+    ".json": "json",
+    ".xml": "junit",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+}
 
 
 @click.command("eval")
@@ -64,7 +90,7 @@ _SUFFIX_FORMATS = {".json": "json", ".xml": "junit", ".md": "markdown", ".markdo
     "output_format",
     type=click.Choice(FORMATS),
     help="Output format [default: table on a terminal; else from the --output suffix "
-    "(.json, .xml, .md), else json].",
+    "(.json, .xml, .md, .html), else json]. html: one self-contained page.",
 )
 @click.option(
     "-o",
@@ -77,6 +103,60 @@ _SUFFIX_FORMATS = {".json": "json", ".xml": "junit", ".md": "markdown", ".markdo
     is_flag=True,
     help="Print the resolved suite (defaults filled in) and check the cases, without scoring.",
 )
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A kp eval JSON report of an earlier run: add the comparison with it to the report, "
+    "and exit 4 when a case that passed there fails now.",
+)
+@tolerance_option
+@click.option(
+    "--plugin",
+    "plugins",
+    multiple=True,
+    metavar="MODULE|FILE.py",
+    help="Import a module or .py file that registers custom scorers (repeatable).",
+)
+@click.option(
+    "--task",
+    "task_spec",
+    metavar="MODULE:FUNCTION",
+    help="Call this function (or path/to/file.py:FUNCTION) on each case's input and score "
+    "what it returns, instead of the cases' recorded actual outputs.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    help=f"With --task: calls in flight at once [default: {DEFAULT_CONCURRENCY}].",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="With --task: the longest one call may take; past it the case is an error.",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    help="With --task: retries of a call that raised or timed out, with backoff [default: 0].",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    metavar="K",
+    help="With --task: call K times per case; report each scorer's mean ± stderr and pass@K.",
+)
+@click.option(
+    "--task-version",
+    help="With --task: cache outputs under this version (change it when the task changes); "
+    "a rerun then calls only for new inputs.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="With --task-version: where outputs are cached [default: .kp-cache/outputs].",
+)
+@click.option("--no-cache", is_flag=True, help="With --task: neither read nor write the cache.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
 def eval_command(
     *,
@@ -86,6 +166,17 @@ def eval_command(
     output_format: str | None,
     output: Path | None,
     dry_run: bool,
+    baseline: Path | None,
+    tolerance: float,
+    plugins: tuple[str, ...],
+    task_spec: str | None,
+    concurrency: int | None,
+    timeout: float | None,
+    retries: int | None,
+    repeat: int | None,
+    task_version: str | None,
+    cache_dir: Path | None,
+    no_cache: bool,
     quiet: bool,
 ) -> int:
     """Score evaluation CASES (JSON, JSONL or YAML files, or - for stdin) with a suite.
@@ -96,14 +187,32 @@ def eval_command(
     syntax error) is reported with its line and counted as a file. Warnings (a case id used
     twice) are reported and counted but fail nothing. Exit code 0 when every case passes, 1
     when any fails or is malformed or a file could not be read in full, 2 for usage or suite
-    errors.
+    errors (or a --baseline that is not a kp eval JSON report), 4 when a case that passed in
+    the --baseline fails now.
+
+    With --task, the cases' inputs (instruction, input, pages) go to the task and its outputs
+    are scored; a call that raises or times out is that case's error. --plugin loads custom
+    scorers first.
     """
+    runner = _TaskRunner.load(
+        plugins,
+        task_spec,
+        {
+            "--concurrency": concurrency,
+            "--timeout": timeout,
+            "--retries": retries,
+            "--repeat": repeat,
+            "--task-version": task_version,
+            "--cache-dir": cache_dir,
+            "--no-cache": no_cache or None,
+        },
+    )
     if (suite_path is None) == (preset_name is None):
         raise click.UsageError("give exactly one of --suite FILE or --preset NAME")
     if not cases and not dry_run:
         raise click.UsageError("give case files (JSON, JSONL or YAML), or - to read stdin")
     output_format = output_format or _default_format(output)
-    if dry_run and output_format == "junit":
+    if dry_run and output_format in ("junit", "html"):
         raise click.UsageError("--dry-run prints the suite; use --format table, json or markdown")
     if output is not None:
         check_destination(output, what="report")
@@ -113,8 +222,12 @@ def eval_command(
     except SuiteError as error:
         _print_suite_error(error)
         return EXIT_USAGE
+    # Read before any case runs: a bad baseline should not cost a whole run.
+    base = load_report(baseline) if baseline is not None else None
     tally = _Tally()
-    inputs = tally.count(iter_cases(cases), quiet)
+    inputs = tally.count(
+        fit_cases(iter_cases(cases), suite, before_task=runner.task is not None), quiet
+    )
     if dry_run:
         for _ in inputs:
             pass  # reading validates every case and compiles every pattern
@@ -122,14 +235,90 @@ def eval_command(
         if not quiet and cases:
             _stderr(tally.line())
         return EXIT_FINDINGS if tally.malformed or tally.unreadable else EXIT_OK
-    run = run_suite(suite, inputs)
+    run = runner.run(suite, inputs, quiet=quiet)
     if not run.cases and not run.file_problems and not quiet:
         _stderr("kp: warning: the case files hold no cases")
-    _emit_run(run, output_format, output)
+    comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
+    _emit_run(run, output_format, output, comparison)
     # The table ends with the summary already; other formats get it on stderr.
     if not quiet and not (output_format == "table" and output is None):
         _stderr(summary_line(run))
+        if comparison is not None:
+            _stderr(comparison_line(comparison))
+    if comparison is not None and comparison.regressed:
+        return EXIT_REGRESSION
     return EXIT_OK if run.passed else EXIT_FINDINGS
+
+
+@dataclass(frozen=True)
+class _TaskRunner:
+    """How the outputs are had: the cases' recorded ones, or a task's (with its settings)."""
+
+    task: Task | None = None
+    settings: Mapping[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def load(
+        cls, plugins: Iterable[str], task_spec: str | None, settings: Mapping[str, object]
+    ) -> _TaskRunner:
+        """Import the plugins and the task, first of all, so a bad spec costs nothing.
+
+        Raises:
+            click.UsageError: a task setting without --task.
+            PluginLoadError: a plugin or the task cannot be loaded.
+        """
+        given = [name for name, value in settings.items() if value is not None]
+        if task_spec is None and given:
+            raise click.UsageError(f"{', '.join(given)} only apply with --task MODULE:FUNCTION")
+        for plugin in plugins:
+            load_plugin(plugin)
+        return cls(load_task(task_spec) if task_spec is not None else None, settings)
+
+    def run(self, suite: Suite, inputs: Iterable[CaseInput], *, quiet: bool) -> EvalRun:
+        """Score the recorded outputs, or call the task and score its outputs."""
+        if self.task is None:
+            return run_suite(suite, inputs)
+        given = self.settings
+        run = evaluate(
+            self.task,
+            inputs,
+            suite,
+            concurrency=_int(given["--concurrency"], DEFAULT_CONCURRENCY),
+            timeout=_float(given["--timeout"]),
+            retries=_int(given["--retries"], 0),
+            repeat=_int(given["--repeat"], 1),
+            task_version=None if given["--no-cache"] else _str(given["--task-version"]),
+            cache_dir=Path(str(given["--cache-dir"] or DEFAULT_CACHE_DIR)),
+            progress=False if quiet else None,
+        )
+        if not quiet:
+            for line in _task_failures(run):
+                _stderr(line)
+        return run
+
+
+def _int(value: object, default: int) -> int:
+    return value if isinstance(value, int) else default
+
+
+def _float(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _task_failures(run: EvalRun) -> Iterator[str]:
+    """``FILE:LINE: case 'x': the task raised ...`` for each run whose task gave no output."""
+    for result in run.cases:
+        for number, one in enumerate(result.runs or (result,), start=1):
+            if one.task is not None and one.task.failed:
+                which = f" (run {number})" if result.runs else ""
+                yield (
+                    f"{result.location}: case {result.case_id!r}{which}: the task raised "
+                    f"{one.task.error}"
+                )
 
 
 def _default_format(output: Path | None) -> str:
@@ -202,13 +391,27 @@ class _Tally:
         return f"checked {counted(self.cases, 'case')}" + (f": {'; '.join(parts)}" if parts else "")
 
 
-def _emit_run(run: EvalRun, output_format: str, output: Path | None) -> None:
+def _emit_run(
+    run: EvalRun, output_format: str, output: Path | None, comparison: Comparison | None = None
+) -> None:
+    """The run's report; with a baseline, the comparison joins it (JUnit has no place for it)."""
     if output_format == "table":
-        _print(to_console(run), output)
+        view = to_console(run)
+        if comparison is not None:
+            view = Group(view, Text(), comparison_to_console(comparison))
+        _print(view, output)
     elif output_format == "json":
-        _write(json_chunks(run), output)
+        chunks = json_chunks(run)
+        _write(chunks if comparison is None else with_comparison(chunks, comparison), output)
+    elif output_format == "html":
+        from knowledgepulse.reports.evals_html import to_html  # noqa: PLC0415 - only for html
+
+        _write(to_html(run, comparison), output)
+    elif output_format == "markdown":
+        extra = "\n" + comparison_to_markdown(comparison) if comparison is not None else ""
+        _write(to_markdown(run) + extra, output)
     else:
-        _write((to_junit if output_format == "junit" else to_markdown)(run), output)
+        _write(to_junit(run), output)
 
 
 def _emit_suite(suite: Suite, output_format: str, output: Path | None) -> None:

@@ -8,6 +8,8 @@ exit codes, in one place:
 - 1: the run completed but found bad records or failing cases;
 - 2: usage errors, unreadable files, suite errors, destinations that cannot be written;
 - 3: an internal error (a bug in kp): one line says what, ``KP_TRACEBACK=1`` shows the traceback;
+- 4: a regression (``kp compare``, ``kp eval --baseline``): a case that passed in the baseline
+  fails now;
 - 130: interrupted (Ctrl-C); an output file being written is left as it was.
 """
 
@@ -28,6 +30,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_REGRESSION = 4
 EXIT_INTERRUPTED = 130
 
 TRACEBACK_VARIABLE = "KP_TRACEBACK"
@@ -38,6 +41,7 @@ _COMMANDS = {
     "validate": ("knowledgepulse.cli.score", "validate_command", "Check traces, no scoring."),
     "profiles": ("knowledgepulse.cli.profiles", "profiles_command", "Show the weight profiles."),
     "eval": ("knowledgepulse.cli.eval", "eval_command", "Run evaluation scorers over cases."),
+    "compare": ("knowledgepulse.cli.compare", "compare_command", "Compare two kp eval reports."),
     "schema": ("knowledgepulse.cli.schema", "schema_command", "Print a file format's JSON Schema."),
     "select": ("knowledgepulse.cli.select", "select_command", "Pick the best diverse traces."),
     "dedupe": ("knowledgepulse.cli.dedupe", "dedupe_command", "Group near-duplicate traces."),
@@ -73,7 +77,8 @@ class _LazyGroup(click.Group):
     cls=_LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog="Exit codes: 0 clean; 1 bad records or failed cases; 2 usage or unreadable input; "
-    f"3 internal error (set {TRACEBACK_VARIABLE}=1 for the traceback); 130 interrupted.",
+    f"3 internal error (set {TRACEBACK_VARIABLE}=1 for the traceback); 4 a regression against "
+    "a baseline (kp compare, kp eval --baseline); 130 interrupted.",
 )
 @click.version_option(__version__, "-V", "--version", prog_name="kp")
 @click.option("-v", "--verbose", count=True, help="Log more (-v info, -vv debug) on stderr.")

@@ -7,8 +7,12 @@ In five lines::
     suite = load_suite("suite.yaml")  # or preset("standard")
     run = run_suite(suite, load_cases(["cases.jsonl"]))
     print(run.summary.pass_rate, [c.case_id for c in run.cases if not c.passed])
+
+Or call the workflow under test on each case first: ``evaluate(task, "cases.jsonl", suite)``.
 """
 
+from knowledgepulse.evals.assertions import assert_passes
+from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR, OutputCache
 from knowledgepulse.evals.cases import (
     CaseInput,
     FileProblem,
@@ -18,6 +22,16 @@ from knowledgepulse.evals.cases import (
     load_cases,
     parse_case,
 )
+from knowledgepulse.evals.compare import (
+    CaseComparison,
+    Comparison,
+    ComparisonSummary,
+    ScoreDelta,
+    ScorerChange,
+    compare_runs,
+)
+from knowledgepulse.evals.evaluate import evaluate, evaluate_async
+from knowledgepulse.evals.loading import load_plugin, load_task
 from knowledgepulse.evals.models import (
     ActualOutput,
     Block,
@@ -27,6 +41,7 @@ from knowledgepulse.evals.models import (
     Operation,
     Page,
 )
+from knowledgepulse.evals.needs import fit_cases
 from knowledgepulse.evals.presets import PRESET_NAMES, preset
 from knowledgepulse.evals.registry import (
     get_scorer_class,
@@ -34,6 +49,7 @@ from knowledgepulse.evals.registry import (
     scorer_types,
     unregister_scorer,
 )
+from knowledgepulse.evals.repeats import RepeatStats, RepeatSummary, ScorerRepeat
 from knowledgepulse.evals.runner import (
     TOLERANCE,
     CaseResult,
@@ -46,17 +62,43 @@ from knowledgepulse.evals.runner import (
     weighted_score,
 )
 from knowledgepulse.evals.schema import case_json_schema, suite_json_schema
-from knowledgepulse.evals.scorer import NoParams, Scorer, ScorerError, ScoreResult
+from knowledgepulse.evals.scorer import (
+    BULK_EDIT,
+    CaseContext,
+    CasePart,
+    NoParams,
+    Scorer,
+    ScorerError,
+    ScoreResult,
+)
+from knowledgepulse.evals.snapshot import (
+    CaseSnapshot,
+    RunSnapshot,
+    ScorerSpec,
+    ScoreSnapshot,
+    load_report,
+    report_snapshot,
+    run_snapshot,
+)
 from knowledgepulse.evals.suite import Suite, SuiteScorer, load_suite, suite_from_dict
+from knowledgepulse.evals.tasks import Task, TaskInput, TaskRecord, TaskSummary
 
 __all__ = [
+    "BULK_EDIT",
+    "DEFAULT_CACHE_DIR",
     "PRESET_NAMES",
     "TOLERANCE",
     "ActualOutput",
     "Block",
     "Case",
+    "CaseComparison",
+    "CaseContext",
     "CaseInput",
+    "CasePart",
     "CaseResult",
+    "CaseSnapshot",
+    "Comparison",
+    "ComparisonSummary",
     "EvalRun",
     "ExpectedOperation",
     "ExpectedOutput",
@@ -65,24 +107,47 @@ __all__ = [
     "MalformedCase",
     "NoParams",
     "Operation",
+    "OutputCache",
     "Page",
+    "RepeatStats",
+    "RepeatSummary",
+    "RunSnapshot",
     "RunSummary",
+    "ScoreDelta",
     "ScoreResult",
+    "ScoreSnapshot",
     "Scorer",
+    "ScorerChange",
     "ScorerError",
     "ScorerOutcome",
+    "ScorerRepeat",
+    "ScorerSpec",
     "ScorerStats",
     "Suite",
     "SuiteScorer",
+    "Task",
+    "TaskInput",
+    "TaskRecord",
+    "TaskSummary",
+    "assert_passes",
     "case_json_schema",
+    "compare_runs",
+    "evaluate",
+    "evaluate_async",
     "evaluate_case",
+    "fit_cases",
     "get_scorer_class",
     "iter_cases",
     "load_cases",
+    "load_plugin",
+    "load_report",
     "load_suite",
+    "load_task",
     "parse_case",
     "preset",
     "register_scorer",
+    "report_snapshot",
+    "run_snapshot",
     "run_suite",
     "scorer_types",
     "suite_from_dict",

@@ -4,6 +4,8 @@ A malformed case becomes a :class:`MalformedCase` carrying every problem found i
 line or index, JSON path, message); the cases around it are still read and run. A content
 pattern that is not a valid regular expression, or that would cost too much to compile, makes
 its case malformed: the case file is wrong, and a score around it would measure the file.
+What the bulk-edit scorers read (operations, at least one page) depends on the suite, so it is
+checked against one later (:func:`knowledgepulse.evals.needs.fit_cases`, and every run).
 
 A part of a file that cannot be read at all (a syntax error, a file cut short) is a
 :class:`FileProblem`, not a case: the records before it were read, those after it are lost.
@@ -103,6 +105,8 @@ def validate_case(record: Record) -> LoadedCase | MalformedCase:
         case = Case.model_validate(record.value)
     except ValidationError as error:
         return MalformedCase(record.location, tuple(problems_from(error, record)), case_id)
+    # Kept on the case, so a problem found later (against a suite) points at its own line.
+    case._lines = record.lines
     bad_patterns = tuple(_pattern_problems(case, record))
     if bad_patterns:
         return MalformedCase(record.location, bad_patterns, case_id)
@@ -110,19 +114,24 @@ def validate_case(record: Record) -> LoadedCase | MalformedCase:
 
 
 def _pattern_problems(case: Case, record: Record) -> Iterator[Problem]:
-    patterns = case.expected.content_patterns
-    if patterns is None:
-        return
-    located: Iterable[tuple[tuple[str | int, ...], str]]
+    """Each content pattern that cannot be compiled; the patterns' shape is checked elsewhere."""
+    expected = case.expected
+    patterns = expected.get("contentPatterns") if isinstance(expected, dict) else None
+    located: Iterable[tuple[tuple[str | int, ...], object]]
     if isinstance(patterns, list):
         located = ((("expected", "contentPatterns", i), p) for i, p in enumerate(patterns))
-    else:
+    elif isinstance(patterns, dict):
         located = (
             (("expected", "contentPatterns", page_id, i), p)
             for page_id, items in patterns.items()
+            if isinstance(items, list)
             for i, p in enumerate(items)
         )
+    else:
+        return
     for loc, pattern in located:
+        if not isinstance(pattern, str):
+            continue
         refused = pattern_problem(pattern)
         if refused is not None:
             yield record.problem(loc, f"pattern refused: {refused}")

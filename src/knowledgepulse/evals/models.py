@@ -1,16 +1,28 @@
 """Pages, blocks, operations and cases: the data the evaluation scorers compare.
 
 The running example is a bulk-edit workflow: a model sees pages made of blocks and an
-instruction, and answers with edit operations. A case holds the original pages, the model's
-actual operations and what was expected.
+instruction, and answers with edit operations. A case holds its input (an instruction, pages,
+any other JSON), the workflow's actual output and what was expected; the output and the
+expectation may be any JSON value, and :class:`ActualOutput` and :class:`ExpectedOutput` are
+how the bulk-edit scorers read them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    PrivateAttr,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
 
 Position = Literal["before", "after"]
 KNOWN_OPERATION_TYPES: tuple[str, ...] = ("insert", "update", "delete")
@@ -134,17 +146,43 @@ class ExpectedOutput(_CaseModel):
 
 
 class Case(_CaseModel):
-    """One evaluation case: the original pages, the actual output and the expected output."""
+    """One evaluation case: the input the workflow sees, its actual output and what was expected.
+
+    ``actual`` and ``expected`` may be any JSON value: a text, a number, an object. The
+    bulk-edit scorers read them as :class:`ActualOutput` and :class:`ExpectedOutput` (and need
+    ``pages``); that form is checked only for the scorers of a suite that read it (see
+    :mod:`knowledgepulse.evals.needs`). ``actual`` is left out of cases that a task answers.
+    """
 
     id: StrictStr = Field(description="The case's id, shown in every report.")
     description: StrictStr | None = None
-    pages: Annotated[list[Page], Field(min_length=1)] = Field(description="The original input.")
-    actual: ActualOutput
-    expected: ExpectedOutput
+    instruction: StrictStr | None = Field(
+        default=None, description="What the workflow is asked to do; a task receives it."
+    )
+    input: JsonValue = Field(
+        default=None,
+        description="The workflow's input besides the pages, any JSON value (a text, say); a "
+        "task receives it.",
+    )
+    pages: list[Page] = Field(
+        default_factory=list,
+        description="The original pages; the bulk-edit scorers need at least one.",
+    )
+    actual: JsonValue = Field(
+        default=None,
+        description="The workflow's output, any JSON value; the bulk-edit scorers read "
+        "{operations, durationMs}. Left out when a task produces it.",
+    )
+    expected: JsonValue = Field(
+        default=None,
+        description="What was expected, any JSON value; the bulk-edit scorers read "
+        "{operations, contentPatterns}.",
+    )
     metadata: dict[str, Any] | None = Field(default=None, description="Free-form, kept as is.")
+    _lines: Mapping[tuple[str | int, ...], int] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
-    def _consistent(self) -> Case:
+    def _unique_pages(self) -> Case:
         repeated = sorted(
             page_id for page_id, n in Counter(p.id for p in self.pages).items() if n > 1
         )
@@ -152,23 +190,54 @@ class Case(_CaseModel):
             raise ValueError(
                 f"page ids must be unique within a case; repeated: {', '.join(repeated)}"
             )
-        if len(self.pages) > 1:
-            if isinstance(self.expected.content_patterns, list):
-                raise ValueError(
-                    "expected.contentPatterns is a list but the case has several pages; "
-                    "use {pageId: [patterns]}"
-                )
-            missing = [i for i, op in enumerate(self.expected.operations) if op.page_id is None]
-            if missing:
-                where = ", ".join(f"expected.operations[{i}]" for i in missing)
-                raise ValueError(
-                    "the case has several pages, so every expected operation needs a pageId: "
-                    f"{where}"
-                )
         return self
+
+    @property
+    def source_lines(self) -> Mapping[tuple[str | int, ...], int]:
+        """The line of each path inside the case, when its file was YAML (to locate problems)."""
+        return self._lines
+
+    @property
+    def has_actual(self) -> bool:
+        """Whether the case gives an ``actual`` output (``null`` included)."""
+        return "actual" in self.model_fields_set
+
+    def with_actual(self, actual: JsonValue) -> Case:
+        """The same case with another actual output (a task's), keeping where it was read."""
+        return self.model_copy(update={"actual": actual})
 
     def page_of(self, operation: Operation) -> Page | None:
         """The page an operation is on: its ``pageId``, or the only page when it gives none."""
         if operation.page_id is None:
             return self.pages[0] if len(self.pages) == 1 else None
         return next((page for page in self.pages if page.id == operation.page_id), None)
+
+
+def bulk_expected_problems(
+    expected: ExpectedOutput, pages: Sequence[Page]
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """What an expectation that is valid on its own gets wrong about a case with several pages.
+
+    With several pages, a plain pattern list cannot say which page it is for, and every
+    expected operation must name its page. Each problem is a (path inside ``expected``, message).
+    """
+    if len(pages) <= 1:
+        return []
+    problems: list[tuple[tuple[str | int, ...], str]] = []
+    if isinstance(expected.content_patterns, list):
+        problems.append(
+            (
+                ("contentPatterns",),
+                "a list, but the case has several pages; use {pageId: [patterns]}",
+            )
+        )
+    problems.extend(
+        (
+            ("operations", i, "pageId"),
+            "required field is missing; the case has several pages, so every expected "
+            "operation needs a pageId",
+        )
+        for i, op in enumerate(expected.operations)
+        if op.page_id is None
+    )
+    return problems

@@ -165,9 +165,14 @@ def check_pattern(
     *,
     ignore_case: bool = False,
     timeout_ms: float = DEFAULT_TIMEOUT_MS,
+    subject: str | None = None,
 ) -> PatternCheck:
-    """Search one pattern in one page's content (``None``: the page does not exist)."""
-    where = f"Page '{page_id}': Pattern '{pattern}'"
+    """Search one pattern in one page's content (``None``: the page does not exist).
+
+    ``subject`` is how issues name what was searched (``Output``), when not a page.
+    """
+    label = subject if subject is not None else f"Page '{page_id}'"
+    where = f"{label}: Pattern '{pattern}'"
     warning = (
         f"{where} is anchored to the whole content (^...$), which rarely holds once a "
         f"page has several blocks; {PATTERN_ADVICE}"

@@ -1,289 +1,75 @@
-"""Running a suite over cases: verdicts, weighted scores and run statistics, as plain data.
+"""Running a suite over cases: each scorer on each case, the verdicts, and the run's totals.
 
-Verdicts and scores are orthogonal: a case passes when every scorer's score reaches its
-threshold (within :data:`TOLERANCE`); its weighted score is ``Σ score·weight / Σ weight`` over
-the scorers that gave a score. Weights never change a verdict, thresholds never change a score.
-An error result (no score) fails the case and is left out of both sums. Scorers run
-independently: one that raises becomes an error result naming the exception, the others still
-run. Nothing here reads a clock, so equal inputs give equal results.
+Scorers run independently: one that raises becomes an error result naming the exception, the
+others still run. A case is first checked against what the suite's scorers read (see
+:mod:`knowledgepulse.evals.needs`); one that misses it is malformed for this suite. Nothing here
+reads a clock, so equal inputs give equal results. The results are plain data
+(:mod:`knowledgepulse.evals.results`, whose names this module also exports).
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import numbers
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase
 from knowledgepulse.evals.diagnosis import diagnose
 from knowledgepulse.evals.models import Case
-from knowledgepulse.evals.scorer import ScoreResult
-from knowledgepulse.evals.suite import Suite, SuiteScorer, scorer_label
+from knowledgepulse.evals.needs import check_case, fit_cases
+from knowledgepulse.evals.repeats import RepeatStats, RepeatSummary, ScorerRepeat
+from knowledgepulse.evals.results import (
+    TOLERANCE,
+    CaseResult,
+    EvalRun,
+    RunSummary,
+    ScorerOutcome,
+    ScorerStats,
+    mean_and_stderr,
+    passes,
+    weighted_score,
+)
+from knowledgepulse.evals.scorer import CaseContext, ScoreResult
+from knowledgepulse.evals.suite import Suite, SuiteScorer
+from knowledgepulse.evals.tasks import TaskRecord, TaskSummary
 from knowledgepulse.records import Location, Problem
 
-TOLERANCE = 1e-9
-"""Scores this close below a threshold still pass (14/15·0.6 + 0.6·0.4 reaches 0.8)."""
+__all__ = [
+    "TOLERANCE",
+    "CaseResult",
+    "EvalRun",
+    "RunSummary",
+    "ScorerOutcome",
+    "ScorerStats",
+    "combine_runs",
+    "evaluate_case",
+    "mean_and_stderr",
+    "passes",
+    "run_scorer",
+    "run_suite",
+    "score_context",
+    "summarize",
+    "weighted_score",
+]
 
 _log = logging.getLogger("knowledgepulse")
 
 
-@dataclass(frozen=True, slots=True)
-class ScorerOutcome:
-    """One scorer's result on one case, with how it counts.
-
-    Attributes:
-        key: the suite entry's key (its ``name``, else its ``type``).
-        type: the scorer's type name.
-        name: the suite entry's ``name``, or ``None``.
-        weight: its weight in the weighted score.
-        threshold: its lowest passing score.
-        result: the score (or ``None``), details and error.
-        diagnosis: what to check, when it fell below its threshold; empty otherwise.
-    """
-
-    key: str
-    type: str
-    name: str | None
-    weight: float
-    threshold: float
-    result: ScoreResult
-    diagnosis: tuple[str, ...] = ()
-
-    @property
-    def label(self) -> str:
-        """How reports name the scorer (see :func:`~knowledgepulse.evals.suite.scorer_label`)."""
-        return scorer_label(self.key, self.type, self.name)
-
-    @property
-    def score(self) -> float | None:
-        """The score in [0, 1], or ``None`` when the scorer could not compute."""
-        return self.result.score
-
-    @property
-    def error(self) -> str | None:
-        """Why there is no score, or ``None``."""
-        return self.result.error
-
-    @property
-    def passed(self) -> bool:
-        """Whether the score reaches the threshold (an error result never passes)."""
-        return passes(self.score, self.threshold)
-
-    @property
-    def margin(self) -> float | None:
-        """``score - threshold``, or ``None`` with no score.
-
-        0.0 within the tolerance, and rounded to 12 decimals so that 1.0 - 0.8 reads 0.2, not
-        0.19999999999999996; both are far finer than any threshold is written.
-        """
-        if self.score is None:
-            return None
-        margin = self.score - self.threshold
-        return 0.0 if abs(margin) <= TOLERANCE else round(margin, 12)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The outcome as the JSON report gives it."""
-        return {
-            "type": self.type,
-            **({"name": self.name} if self.name is not None else {}),
-            "score": self.score,
-            "threshold": self.threshold,
-            "weight": self.weight,
-            "passed": self.passed,
-            "margin": self.margin,
-            "details": dict(self.result.details),
-            "error": self.error,
-            "diagnosis": list(self.diagnosis),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class CaseResult:
-    """One case's verdict: every scorer's outcome, or the problems that made it malformed.
-
-    Attributes:
-        case_id: the case's id (``None`` for a malformed record without one).
-        location: where the case was read from.
-        outcomes: one per suite scorer, in suite order; empty for a malformed case.
-        problems: why the case is malformed; empty for a valid one.
-        description: the case's description, if any.
-        warnings: located warnings about the case (its id used before, say); they change no
-            verdict.
-    """
-
-    case_id: str | None
-    location: Location
-    outcomes: tuple[ScorerOutcome, ...] = ()
-    problems: tuple[Problem, ...] = ()
-    description: str | None = None
-    warnings: tuple[Problem, ...] = ()
-
-    @property
-    def malformed(self) -> bool:
-        """Whether the case could not be read (it never passes)."""
-        return bool(self.problems)
-
-    @property
-    def passed(self) -> bool:
-        """Whether the case is valid and every scorer reached its threshold."""
-        return not self.problems and all(outcome.passed for outcome in self.outcomes)
-
-    @property
-    def failing(self) -> tuple[ScorerOutcome, ...]:
-        """Every scorer below its threshold (or without a score), in suite order."""
-        return tuple(outcome for outcome in self.outcomes if not outcome.passed)
-
-    @property
-    def weighted_score(self) -> float | None:
-        """``Σ score·weight / Σ weight`` over scored outcomes; ``None`` when that weight is 0."""
-        return weighted_score([(o.score, o.weight) for o in self.outcomes])
-
-    def to_dict(self) -> dict[str, Any]:
-        """The case as the JSON report gives it."""
-        return {
-            "id": self.case_id,
-            "file": self.location.file,
-            "line": self.location.line,
-            "passed": self.passed,
-            "weighted_score": self.weighted_score,
-            "scorers": [outcome.to_dict() for outcome in self.outcomes],
-            "error": [p.to_dict() for p in self.problems] if self.problems else None,
-            "warnings": [p.to_dict() for p in self.warnings],
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ScorerStats:
-    """One scorer over a run.
-
-    Attributes:
-        mean: mean score over the cases it scored, or ``None`` when it scored none.
-        stderr: the mean's standard error (sample std / √n), or ``None`` when n < 2.
-        n: how many cases it scored.
-        errors: how many cases it could not score.
-    """
-
-    mean: float | None
-    stderr: float | None
-    n: int
-    errors: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for the JSON report."""
-        return {"mean": self.mean, "stderr": self.stderr, "n": self.n, "errors": self.errors}
-
-
-@dataclass(frozen=True, slots=True)
-class RunSummary:
-    """Totals for a run.
-
-    Attributes:
-        cases: every case, malformed ones included.
-        passed: the cases that passed.
-        failed: the cases that did not pass (malformed ones included).
-        malformed: the cases that could not be read.
-        pass_rate: ``passed / cases``, or ``None`` with no cases.
-        weighted_mean: the mean of the cases' weighted scores that are not ``None``.
-        scorers: per suite key, in suite order.
-        unreadable_files: the files that could not be read in full (a syntax error, say); the
-            cases lost in them are not counted, since nobody knows how many there were.
-        warnings: every warning, on cases and on files.
-    """
-
-    cases: int
-    passed: int
-    failed: int
-    malformed: int
-    pass_rate: float | None
-    weighted_mean: float | None
-    scorers: Mapping[str, ScorerStats]
-    unreadable_files: int = 0
-    warnings: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for the JSON report."""
-        return {
-            "cases": self.cases,
-            "passed": self.passed,
-            "failed": self.failed,
-            "malformed": self.malformed,
-            "pass_rate": self.pass_rate,
-            "weighted_mean": self.weighted_mean,
-            "unreadable_files": self.unreadable_files,
-            "warnings": self.warnings,
-            "scorers": {key: stats.to_dict() for key, stats in self.scorers.items()},
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class EvalRun:
-    """A suite run over cases: the suite, each case's result in input order, and the totals.
-
-    ``file_problems`` are the parts of case files that could not be read as cases (errors) and
-    the warnings about files, in the order found.
-    """
-
-    suite: Suite
-    cases: tuple[CaseResult, ...]
-    summary: RunSummary
-    file_problems: tuple[Problem, ...] = ()
-
-    @property
-    def passed(self) -> bool:
-        """Whether every case passed, none was malformed, and every file was read in full."""
-        return self.summary.failed == 0 and self.summary.unreadable_files == 0
-
-    @property
-    def warnings(self) -> tuple[Problem, ...]:
-        """Every warning of the run: on files, then on cases, in input order."""
-        on_files = tuple(problem for problem in self.file_problems if problem.warning)
-        return on_files + tuple(w for result in self.cases for w in result.warnings)
-
-
-def passes(score: float | None, threshold: float) -> bool:
-    """``score >= threshold`` within :data:`TOLERANCE`; no score never passes."""
-    return score is not None and score >= threshold - TOLERANCE
-
-
-def weighted_score(scores: Sequence[tuple[float | None, float]]) -> float | None:
-    """``Σ score·weight / Σ weight`` over the (score, weight) pairs that have a score.
-
-    ``None`` when no pair with a weight above 0 has a score: there is nothing to average, and a
-    0 would read as a bad score. The result is kept within the scores' range, which rounding
-    could otherwise leave by an ulp.
-    """
-    scored = [(s, w) for s, w in scores if s is not None and w > 0]
-    if not scored:
-        return None
-    # Weights relative to the largest, so tiny (subnormal) weights do not underflow to 0.
-    top = max(w for _, w in scored)
-    relative = [(s, w / top) for s, w in scored]
-    average = math.fsum(s * w for s, w in relative) / math.fsum(w for _, w in relative)
-    return min(max(average, min(s for s, _ in scored)), max(s for s, _ in scored))
-
-
-def mean_and_stderr(values: Sequence[float]) -> tuple[float | None, float | None]:
-    """The mean (``None`` when empty) and its standard error (``None`` when n < 2)."""
-    if not values:
-        return None, None
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, None
-    return mean, statistics.stdev(values) / math.sqrt(len(values))
-
-
-def run_scorer(entry: SuiteScorer, case: Case) -> ScorerOutcome:
+def run_scorer(entry: SuiteScorer, case: Case | CaseContext) -> ScorerOutcome:
     """One suite scorer on one case; an exception or an invalid result becomes an error result."""
+    context = case if isinstance(case, CaseContext) else CaseContext.of(case)
     try:
-        result = entry.scorer.evaluate(case.actual, case.expected, case.pages)
+        result = entry.scorer.score_case(context)
     except Exception as error:  # scorers are independent: a crash is one failure row
-        _log.debug("scorer %r raised on case %r", entry.key, case.id, exc_info=True)
+        _log.debug("scorer %r raised on case %r", entry.key, context.case.id, exc_info=True)
         result = ScoreResult.failed(f"the scorer raised {type(error).__name__}: {error}")
-    result = _checked(result)
+    return _outcome(entry, _checked(result))
+
+
+def _outcome(entry: SuiteScorer, result: ScoreResult) -> ScorerOutcome:
     diagnosis = () if passes(result.score, entry.threshold) else diagnose(entry.scorer, result)
     return ScorerOutcome(
         entry.key, entry.type, entry.name, entry.weight, entry.threshold, result, diagnosis
@@ -308,17 +94,125 @@ def _checked(result: Any) -> ScoreResult:
 
 
 def evaluate_case(suite: Suite, case: Case, location: Location | None = None) -> CaseResult:
-    """Every suite scorer on one case, and its verdict."""
-    outcomes = tuple(run_scorer(entry, case) for entry in suite.scorers)
-    return CaseResult(
-        case.id, location or Location("<case>"), outcomes, description=case.description
+    """Every suite scorer on one case's recorded output, and its verdict.
+
+    A case that misses what the suite's scorers read (an ``actual`` at all, and the bulk-edit
+    form where a scorer reads it) is malformed for this suite: its result lists the problems.
+    """
+    where = location or Location("<case>")
+    problems = check_case(case, suite, where).problems
+    if problems:
+        return CaseResult(case.id, where, problems=problems, description=case.description)
+    return score_context(suite, CaseContext.of(case), where)
+
+
+def score_context(
+    suite: Suite,
+    context: CaseContext,
+    location: Location,
+    *,
+    unfit: Mapping[str, Sequence[Problem]] | None = None,
+) -> CaseResult:
+    """Every suite scorer on one case as it is, and its verdict.
+
+    ``unfit`` maps a scorer's key to the problems that keep it from reading this output (a
+    task's answer that is not bulk-edit output, say): that scorer gets an error result saying
+    them, and the others still score.
+    """
+    outcomes = []
+    for entry in suite.scorers:
+        problems = (unfit or {}).get(entry.key)
+        if problems:
+            said = "; ".join(f"{p.path}: {p.message}" if p.path else p.message for p in problems)
+            outcomes.append(_outcome(entry, ScoreResult.failed(f"cannot read the output: {said}")))
+        else:
+            outcomes.append(run_scorer(entry, context))
+    case = context.case
+    return CaseResult(case.id, location, tuple(outcomes), description=case.description)
+
+
+def task_failed(suite: Suite, case: Case, location: Location, record: TaskRecord) -> CaseResult:
+    """The result of a case whose task gave no output: every scorer without a score, saying why."""
+    hint = (
+        "; give the task more time (timeout) or make it faster"
+        if record.timed_out
+        else "; fix the task, or retry it (retries) if the failure comes and goes"
     )
+    result = ScoreResult.failed(f"no output to score: the task raised {record.error}{hint}")
+    outcomes = tuple(_outcome(entry, result) for entry in suite.scorers)
+    return CaseResult(case.id, location, outcomes, description=case.description, task=record)
+
+
+def combine_runs(suite: Suite, runs: Sequence[CaseResult]) -> CaseResult:
+    """One result for a case run several times: each scorer's mean, the runs kept beside it.
+
+    See :mod:`knowledgepulse.evals.repeats`. Every run must hold an outcome for every scorer
+    (a failed task gives error outcomes).
+    """
+    first = runs[0]
+    outcomes = []
+    per_scorer = {}
+    for entry in suite.scorers:
+        own = [next(o for o in run.outcomes if o.key == entry.key) for run in runs]
+        scores = [o.score for o in own]
+        valued = [score for score in scores if score is not None]
+        mean, stderr = mean_and_stderr(valued)
+        stats = ScorerRepeat(mean, stderr, len(valued), len(scores) - len(valued), 0)
+        stats = replace(stats, passed_runs=sum(o.passed for o in own))
+        per_scorer[entry.key] = stats
+        details = {
+            "runs": len(runs),
+            "scores": scores,
+            "mean": mean,
+            "stderr": stderr,
+            "passedRuns": stats.passed_runs,
+        }
+        error = None if valued else f"no run gave a score; the first said: {own[0].error}"
+        result = ScoreResult(mean, details, error)
+        diagnosis = () if passes(mean, entry.threshold) else _repeat_diagnosis(own, stats)
+        outcomes.append(
+            ScorerOutcome(
+                entry.key, entry.type, entry.name, entry.weight, entry.threshold, result, diagnosis
+            )
+        )
+    durations = [run.duration_ms for run in runs if run.duration_ms is not None]
+    return CaseResult(
+        first.case_id,
+        first.location,
+        tuple(outcomes),
+        description=first.description,
+        duration_ms=statistics.fmean(durations) if durations else None,
+        repeat=RepeatStats(len(runs), sum(run.passed for run in runs), per_scorer),
+        runs=tuple(runs),
+    )
+
+
+def _repeat_diagnosis(own: Sequence[ScorerOutcome], stats: ScorerRepeat) -> tuple[str, ...]:
+    """The spread over the runs, then the diagnosis of the lowest-scoring run."""
+    spread = "" if stats.stderr is None else f" ± {stats.stderr:.3f}"
+    mean = "no score" if stats.mean is None else f"mean {stats.mean:.3f}{spread}"
+    lines = [
+        f"{mean} over {stats.n} of {len(own)} runs; {stats.passed_runs} of {len(own)} runs "
+        "reached the threshold"
+    ]
+    if stats.errors:
+        first = next(o for o in own if o.score is None)
+        lines.append(f"{stats.errors} runs gave no score; the first said: {first.error}")
+    scored = [(o.score, i, o) for i, o in enumerate(own) if o.score is not None]
+    if scored:
+        score, index, lowest = min(scored, key=lambda item: (item[0], item[1]))
+        lines.append(f"lowest: run {index + 1}, score {score:.3f}")
+        lines.extend(f"  {line}" for line in lowest.diagnosis)
+    return tuple(lines)
 
 
 def summarize(
     suite: Suite, results: Sequence[CaseResult], file_problems: Sequence[Problem] = ()
 ) -> RunSummary:
-    """Pass rate, each scorer's mean and standard error, the weighted mean, and what was lost."""
+    """Pass rate, each scorer's mean and standard error, the weighted mean, and what was lost.
+
+    With a task, also how its calls went; with repeated runs, pass@K and the pass rate of runs.
+    """
     passed = sum(result.passed for result in results)
     stats = {}
     for entry in suite.scorers:
@@ -327,6 +221,13 @@ def summarize(
         mean, stderr = mean_and_stderr(scores)
         stats[entry.key] = ScorerStats(mean, stderr, len(scores), len(outcomes) - len(scores))
     weighted = [s for s in (r.weighted_score for r in results) if s is not None]
+    calls = [
+        (run.task, run.duration_ms)
+        for result in results
+        for run in (result.runs or (result,))
+        if run.task is not None
+    ]
+    repeated = [result.repeat for result in results if result.repeat is not None]
     return RunSummary(
         cases=len(results),
         passed=passed,
@@ -338,19 +239,23 @@ def summarize(
         unreadable_files=len({p.location.file for p in file_problems if not p.warning}),
         warnings=sum(p.warning for p in file_problems)
         + sum(len(result.warnings) for result in results),
+        task=TaskSummary.of(calls) if calls else None,
+        repeat=RepeatSummary.of(repeated, len(results)) if repeated else None,
     )
 
 
 def run_suite(suite: Suite, cases: Iterable[Case | CaseInput]) -> EvalRun:
-    """Run every scorer of ``suite`` on every case, in order, as the cases are read.
+    """Run every scorer of ``suite`` on every case's recorded output, in order, as they are read.
 
     ``cases`` are :class:`Case` models, or what :func:`~knowledgepulse.evals.cases.iter_cases`
     yields (valid and malformed cases with their locations, and file problems). Only the results
-    are kept, so an iterator of cases is never held whole. Malformed cases fail.
+    are kept, so an iterator of cases is never held whole. Malformed cases fail, and so do the
+    cases that miss what the suite's scorers read (see :func:`evaluate_case`).
     """
     results = []
     file_problems = []
-    for item in cases:
+    loaded = (LoadedCase(c, Location("<case>")) if isinstance(c, Case) else c for c in cases)
+    for item in fit_cases(loaded, suite):
         if isinstance(item, FileProblem):
             file_problems.append(item.problem)
         elif isinstance(item, MalformedCase):
@@ -359,11 +264,9 @@ def run_suite(suite: Suite, cases: Iterable[Case | CaseInput]) -> EvalRun:
                     item.case_id, item.location, problems=item.problems, warnings=item.warnings
                 )
             )
-        elif isinstance(item, LoadedCase):
-            result = evaluate_case(suite, item.case, item.location)
-            results.append(replace(result, warnings=item.warnings) if item.warnings else result)
         else:
-            results.append(evaluate_case(suite, item))
+            result = score_context(suite, CaseContext.of(item.case), item.location)
+            results.append(replace(result, warnings=item.warnings) if item.warnings else result)
     return EvalRun(
         suite, tuple(results), summarize(suite, results, file_problems), tuple(file_problems)
     )

@@ -4,21 +4,35 @@ A scorer implements one method, :meth:`Scorer.evaluate`, which returns the score
 details from a single computation; the guide's ``score(actual, expected)`` and
 ``details(actual, expected)`` are derived from it. The case's original pages are the third
 argument, for scorers (anti-hallucination, content quality) that need them.
+
+A scorer declares which parts of a case it reads in the bulk-edit form (:attr:`Scorer.reads`):
+those reach :meth:`~Scorer.evaluate` as :class:`ActualOutput` and :class:`ExpectedOutput`, and
+are checked only for the suites that hold such a scorer; the others arrive as the case's JSON
+values, whatever they are. A scorer that needs more of the case (its input, how long the task
+took) overrides :meth:`Scorer.score_case` instead, which the runner calls.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self
+from functools import cached_property
+from typing import Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse._util.pydantic_errors import describe
 from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
-from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
+from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
+
+CasePart = Literal["pages", "actual", "expected"]
+"""A part of a case a scorer may read in the bulk-edit form: ``pages`` (at least one page),
+``actual`` (an :class:`ActualOutput`) or ``expected`` (an :class:`ExpectedOutput`)."""
+BULK_EDIT: frozenset[CasePart] = frozenset({"pages", "actual", "expected"})
+"""Every part: what a scorer that declares nothing reads (as every scorer did before cases
+could hold any JSON)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,12 +66,61 @@ class ScorerError(KnowledgePulseError):
     """Raised by :meth:`Scorer.score` when the scorer could not compute a score."""
 
 
-class Scorer(ABC):
+@dataclass(frozen=True)
+class CaseContext:
+    """One case as a scorer sees it: the case, whose ``actual`` is the output being scored.
+
+    Attributes:
+        case: the case; its ``actual`` is the recorded output, or the task's.
+        duration_ms: how long producing the output took, in ms: the task's measured time, or
+            the case's ``actual.durationMs``; ``None`` when unknown.
+    """
+
+    case: Case
+    duration_ms: float | None = None
+
+    @classmethod
+    def of(cls, case: Case, duration_ms: float | None = None) -> CaseContext:
+        """The context of a case, its duration taken from ``actual.durationMs`` unless given."""
+        return cls(case, duration_ms if duration_ms is not None else recorded_duration(case.actual))
+
+    @cached_property
+    def bulk_actual(self) -> ActualOutput:
+        """``actual`` read as bulk-edit output.
+
+        Raises:
+            pydantic.ValidationError: it is not one (the runner checks first, so its scorers
+                never see this).
+        """
+        return ActualOutput.model_validate(self.case.actual)
+
+    @cached_property
+    def bulk_expected(self) -> ExpectedOutput:
+        """``expected`` read as a bulk-edit expectation.
+
+        Raises:
+            pydantic.ValidationError: it is not one.
+        """
+        return ExpectedOutput.model_validate(self.case.expected)
+
+
+def recorded_duration(actual: JsonValue) -> float | None:
+    """``actual.durationMs`` when the output is an object holding a finite number >= 0."""
+    if not isinstance(actual, Mapping):
+        return None
+    value = actual.get("durationMs")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
+
+
+class Scorer:
     """Base class of every scorer, built-in or user-defined.
 
     Subclasses set ``type_name`` (the name used in suites, given by :func:`register_scorer`),
-    ``default_threshold``, and ``Params`` (a pydantic model with ``extra="forbid"``; its fields
-    are the scorer's YAML ``params``), and implement :meth:`evaluate`.
+    ``default_threshold``, ``Params`` (a pydantic model with ``extra="forbid"``; its fields
+    are the scorer's YAML ``params``) and ``reads``, and implement :meth:`evaluate` (or
+    :meth:`score_case`, to see the whole case).
     """
 
     type_name: ClassVar[str] = ""
@@ -66,8 +129,15 @@ class Scorer(ABC):
     diagnosis_check: ClassVar[str | None] = None
     """What to check first when a score falls below its threshold (the guide's ``check``);
     reports put it before the lines of :meth:`diagnose`."""
+    reads: ClassVar[frozenset[CasePart]] = BULK_EDIT
+    """The parts of a case this scorer reads in the bulk-edit form; the runner checks them
+    (and says which case lacks what) before the scorer runs. Set ``frozenset()`` for a scorer of
+    any kind of output: it then gets ``actual`` and ``expected`` as the case's JSON values."""
 
     def __init__(self, params: BaseModel | None = None) -> None:
+        cls = type(self)
+        if cls.evaluate is Scorer.evaluate and cls.score_case is Scorer.score_case:
+            raise TypeError(f"{cls.__qualname__} must implement evaluate() or score_case()")
         self.params = params if params is not None else self.Params()
 
     @classmethod
@@ -86,15 +156,34 @@ class Scorer(ABC):
             raise ScorerParameterError(f"{cls.type_name or cls.__name__}: {reasons}") from None
         return cls(params)
 
-    @abstractmethod
-    def evaluate(
-        self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
-    ) -> ScoreResult:
-        """Score one case: the actual output against the expected one, given the original pages."""
+    def evaluate(self, actual: Any, expected: Any, pages: Sequence[Page]) -> ScoreResult:
+        """Score one case: the actual output against the expected one, given the original pages.
 
-    def score(
-        self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page] = ()
-    ) -> float:
+        ``actual`` and ``expected`` are :class:`ActualOutput` and :class:`ExpectedOutput` when
+        :attr:`reads` names them, else the case's JSON values as they are.
+        """
+        raise NotImplementedError(f"{type(self).__qualname__} implements score_case() only")
+
+    def parts_read(self, actual: JsonValue) -> frozenset[CasePart]:
+        """The parts read in the bulk-edit form when scoring this output: :attr:`reads`.
+
+        A scorer that adapts to the kind of output overrides it (``content-quality`` reads a
+        text as it is, and anything else as bulk-edit operations).
+        """
+        return self.reads
+
+    def score_case(self, context: CaseContext) -> ScoreResult:
+        """Score one case as the runner does: :meth:`evaluate` on the parts in their form.
+
+        Override it instead of :meth:`evaluate` to read more of the case: its ``input``,
+        ``instruction`` or ``metadata``, or ``context.duration_ms``.
+        """
+        reads = self.parts_read(context.case.actual)
+        actual = context.bulk_actual if "actual" in reads else context.case.actual
+        expected = context.bulk_expected if "expected" in reads else context.case.expected
+        return self.evaluate(actual, expected, context.case.pages)
+
+    def score(self, actual: Any, expected: Any, pages: Sequence[Page] = ()) -> float:
         """The score alone, in [0, 1] (the guide's interface).
 
         Raises:
@@ -105,9 +194,7 @@ class Scorer(ABC):
             raise ScorerError(f"{self.type_name}: {result.error}")
         return result.score
 
-    def details(
-        self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page] = ()
-    ) -> Mapping[str, Any]:
+    def details(self, actual: Any, expected: Any, pages: Sequence[Page] = ()) -> Mapping[str, Any]:
         """The details that explain the score, for debugging (the guide's interface)."""
         return self.evaluate(actual, expected, pages).details
 

@@ -147,7 +147,7 @@ def to_console(run: EvalRun) -> Group:
     passing = [result for result in run.cases if result.passed]
     parts: list[RenderableType] = []
     for result in failing:
-        parts.extend(_failing_case(result))
+        parts.extend(failing_case(result))
         parts.append(Text())
     if passing:
         parts.append(_passing_table(passing))
@@ -181,7 +181,8 @@ def _case_head(label: str, style: str, result: CaseResult) -> Text:
     return head
 
 
-def _failing_case(result: CaseResult) -> list[RenderableType]:
+def failing_case(result: CaseResult) -> list[RenderableType]:
+    """A failing or malformed case as the console view shows it (also the pytest plugin's text)."""
     if result.malformed:
         lines: list[RenderableType] = [_case_head("MALFORMED", "magenta", result)]
         lines.extend(_indented(_problem_text(problem), 4) for problem in result.problems)

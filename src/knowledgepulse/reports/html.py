@@ -4,12 +4,12 @@ The page shows, per domain, the distribution of the score and of each dimension 
 histogram and the percentiles), how often each override fired, the near-duplicate groups (traces
 linked by a nearest-neighbour cosine of at least :data:`DUPLICATE_SIMILARITY`), and the top and
 bottom traces with their explanations. Like the other writers it takes the rows as they come;
-being for people, it is written at the end.
+being for people, it is written at the end. The page shell, style, escaping and histograms are
+:mod:`knowledgepulse.reports.html_page`'s, shared with the evaluation report.
 """
 
 from __future__ import annotations
 
-import html
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import IO
@@ -17,20 +17,13 @@ from typing import IO
 import numpy as np
 
 from knowledgepulse.records import Problem
+from knowledgepulse.reports.html_page import histogram, page, text
 from knowledgepulse.reports.value import RunTally, ScoredTrace
 
 DUPLICATE_SIMILARITY = 0.95
 SHOWN_AT_EACH_END = 10
 _BINS = 20
 _DIMENSIONS = ("score", "complexity", "novelty", "tool_diversity", "outcome_confidence")
-_STYLE = """
-body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em}
-td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}
-td:first-child,th:first-child{text-align:left}
-pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap}
-svg rect{fill:#4a78c2}
-"""
 
 
 class HtmlWriter:
@@ -51,10 +44,7 @@ class HtmlWriter:
 
 def to_html(results: Sequence[ScoredTrace], tally: RunTally, problems: Sequence[Problem]) -> str:
     """The report page for a finished run."""
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        "<title>knowledgepulse trace value report</title>",
-        f"<style>{_STYLE}</style></head><body>",
+    sections = [
         "<h1>Trace value report</h1>",
         f"<p>{tally.scored} traces scored; {tally.shareable} reach the sharing threshold "
         f"{tally.threshold:g}; {tally.invalid} invalid records; {tally.warnings} warnings.</p>",
@@ -63,25 +53,13 @@ def to_html(results: Sequence[ScoredTrace], tally: RunTally, problems: Sequence[
         _duplicates(results),
         _ends(results),
         _problems(problems),
-        "</body></html>\n",
     ]
-    return "\n".join(parts)
+    return page("knowledgepulse trace value report", sections)
 
 
 def _values(result: ScoredTrace, name: str) -> float:
     b = result.breakdown
     return b.score if name == "score" else float(b.dimensions.to_dict()[name])
-
-
-def _histogram(values: Sequence[float]) -> str:
-    counts, _ = np.histogram(np.asarray(values), bins=_BINS, range=(0.0, 1.0))
-    top = max(1, int(counts.max()))
-    bars = "".join(
-        f"<rect x='{i * 6}' y='{30 - 30 * c / top:.1f}' width='5' height='{30 * c / top:.1f}'>"
-        f"<title>{i / _BINS:.2f}-{(i + 1) / _BINS:.2f}: {c}</title></rect>"
-        for i, c in enumerate(counts)
-    )
-    return f"<svg width='{_BINS * 6}' height='30' role='img'>{bars}</svg>"
 
 
 def _distributions(results: Sequence[ScoredTrace]) -> str:
@@ -91,14 +69,14 @@ def _distributions(results: Sequence[ScoredTrace]) -> str:
     rows = ["<h2>Distributions by domain</h2>"]
     for domain in sorted(by_domain):
         group = by_domain[domain]
-        rows.append(f"<h3>{html.escape(domain)} ({len(group)} traces)</h3><table>")
+        rows.append(f"<h3>{text(domain)} ({len(group)} traces)</h3><table>")
         rows.append("<tr><th>value</th><th>histogram 0-1</th><th>p10</th><th>p50</th>")
         rows.append("<th>p90</th><th>max</th></tr>")
         for name in _DIMENSIONS:
             values = [_values(r, name) for r in group]
             p10, p50, p90 = np.percentile(values, [10, 50, 90])
             rows.append(
-                f"<tr><td>{name}</td><td>{_histogram(values)}</td><td>{p10:.3f}</td>"
+                f"<tr><td>{name}</td><td>{histogram(values, bins=_BINS)}</td><td>{p10:.3f}</td>"
                 f"<td>{p50:.3f}</td><td>{p90:.3f}</td><td>{max(values):.3f}</td></tr>"
             )
         rows.append("</table>")
@@ -109,7 +87,7 @@ def _overrides(results: Sequence[ScoredTrace]) -> str:
     fired = Counter(o.name for r in results for o in r.breakdown.overrides)
     total = max(1, len(results))
     rows = "".join(
-        f"<tr><td>{html.escape(name)}</td><td>{n}</td><td>{100 * n / total:.1f}%</td></tr>"
+        f"<tr><td>{text(name)}</td><td>{n}</td><td>{100 * n / total:.1f}%</td></tr>"
         for name, n in sorted(fired.items())
     )
     body = rows or "<tr><td>none fired</td><td></td><td></td></tr>"
@@ -134,7 +112,7 @@ def _duplicates(results: Sequence[ScoredTrace]) -> str:
     for key in list(parent):
         groups[root(key)].add(key)
     listed = sorted((sorted(g) for g in groups.values() if len(g) > 1), key=lambda g: (-len(g), g))
-    items = "".join(f"<li>{html.escape(', '.join(g))}</li>" for g in listed)
+    items = "".join(f"<li>{text(', '.join(g))}</li>" for g in listed)
     return f"<h2>Near-duplicate groups (cosine &ge; {DUPLICATE_SIMILARITY})</h2>" + (
         f"<ol>{items}</ol>" if items else "<p>none</p>"
     )
@@ -146,7 +124,7 @@ def _ends(results: Sequence[ScoredTrace]) -> str:
     bottom = ranked[-SHOWN_AT_EACH_END:][::-1] if len(ranked) > SHOWN_AT_EACH_END else []
 
     def listing(title: str, chosen: Sequence[ScoredTrace]) -> str:
-        blocks = "".join(f"<pre>{html.escape(r.breakdown.explain())}</pre>" for r in chosen)
+        blocks = "".join(f"<pre>{text(r.breakdown.explain())}</pre>" for r in chosen)
         return f"<h2>{title}</h2>{blocks}"
 
     return listing("Top traces", top) + (listing("Bottom traces", bottom) if bottom else "")
@@ -155,5 +133,5 @@ def _ends(results: Sequence[ScoredTrace]) -> str:
 def _problems(problems: Sequence[Problem]) -> str:
     if not problems:
         return ""
-    items = "".join(f"<li>{html.escape(str(p))}</li>" for p in problems)
+    items = "".join(f"<li>{text(p)}</li>" for p in problems)
     return f"<h2>Problems</h2><ul>{items}</ul>"

@@ -3,6 +3,10 @@
 Each pattern is a regular expression searched (not full-matched) in its page's content after the
 actual operations are applied; ``.`` matches the newlines between blocks. Matching is bounded in
 time (see :mod:`knowledgepulse.evals.patterns`).
+
+An output that is a text (a summary, an answer) is searched as it is: the patterns are the
+list ``expected.contentPatterns``, and the expectation's other keys are left to other scorers.
+Its issues say ``Output:`` where a page's say ``Page 'X':``.
 """
 
 from __future__ import annotations
@@ -14,10 +18,13 @@ from pydantic import BaseModel
 
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
 from knowledgepulse.evals.operations import apply_operations
-from knowledgepulse.evals.patterns import PatternReport, check_patterns
+from knowledgepulse.evals.patterns import PatternReport, check_pattern, check_patterns
 from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, CaseContext, CasePart, Scorer, ScoreResult
 from knowledgepulse.evals.scorers._common import PatternParams
+
+TEXT_OUTPUT = "output"
+"""How issues name a text output, where they name a page for bulk-edit output."""
 
 
 def content_report(
@@ -37,15 +44,45 @@ def content_report(
     )
 
 
+def text_report(text: str, expected: Any, params: PatternParams) -> PatternReport | str:
+    """Check the patterns ``expected.contentPatterns`` (a list) in a text output.
+
+    Returns the report, or why the expectation holds no pattern list (then nothing was checked).
+    """
+    patterns = expected.get("contentPatterns") if isinstance(expected, Mapping) else None
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        found = "no expected.contentPatterns" if patterns is None else "expected.contentPatterns"
+        return (
+            f"the output is a text, and {found} is not a list of regular expressions; give "
+            "expected: {contentPatterns: [regex, ...]} (an empty list checks nothing)"
+        )
+    checks = tuple(
+        check_pattern(
+            TEXT_OUTPUT,
+            pattern,
+            text,
+            ignore_case=params.ignore_case,
+            timeout_ms=params.timeout_ms,
+            subject="Output",
+        )
+        for pattern in patterns
+    )
+    return PatternReport(checks)
+
+
 def content_lines(details: Mapping[str, Any]) -> list[str]:
     """The content part of a diagnosis: the issues, then advice on too-strict patterns."""
     issues = details["contentIssues"]
     lines = []
     if issues:
+        where = (
+            "the output text"
+            if details.get("searchedIn") == TEXT_OUTPUT
+            else "its page's content after the actual operations, blocks joined with newlines"
+        )
         lines.append(
             f"{details['matchedPatterns']} of {details['totalPatterns']} content patterns "
-            "matched (each is searched in its page's content after the actual operations, "
-            "blocks joined with newlines)"
+            f"matched (each is searched in {where})"
         )
     lines.extend(issues)
     lines.extend(f"too strict? {warning}" for warning in details["patternWarnings"])
@@ -61,7 +98,22 @@ class ContentQuality(Scorer):
         "check contentIssues: is a pattern too strict, is it a valid regular expression?"
     )
     Params: ClassVar[type[BaseModel]] = PatternParams
+    reads: ClassVar[frozenset[CasePart]] = frozenset()
     params: PatternParams
+
+    def parts_read(self, actual: Any) -> frozenset[CasePart]:
+        """Nothing for a text output; the bulk-edit form of every part for anything else."""
+        return frozenset() if isinstance(actual, str) else BULK_EDIT
+
+    def score_case(self, context: CaseContext) -> ScoreResult:
+        """Search the patterns in a text output as it is, or in the pages after the operations."""
+        actual = context.case.actual
+        if not isinstance(actual, str):
+            return super().score_case(context)
+        report = text_report(actual, context.case.expected, self.params)
+        if isinstance(report, str):
+            return ScoreResult.failed(report)
+        return ScoreResult(report.score, {**report.to_details(), "searchedIn": TEXT_OUTPUT})
 
     def evaluate(
         self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]

@@ -2,20 +2,21 @@
 
 ``1.0`` when ``durationMs <= max_acceptable_ms``, else ``max(0, 1 - (durationMs - max) / max)``:
 the score falls linearly to 0 at twice the limit. There is no default limit; a suite must give
-``max_acceptable_ms``.
+``max_acceptable_ms``. The duration is the task's measured time when a task produced the output,
+else the case's ``actual.durationMs``; any kind of output will do.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
 from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.evals.scorer import CaseContext, CasePart, Scorer, ScoreResult
 from knowledgepulse.evals.scorers._common import PositiveMs
 
 
@@ -43,6 +44,7 @@ class ResponseTime(Scorer):
     default_threshold = 1.0
     diagnosis_check = "check responseTimeMs against maxAcceptableMs"
     Params: ClassVar[type[BaseModel]] = ResponseTimeParams
+    reads: ClassVar[frozenset[CasePart]] = frozenset()
     params: ResponseTimeParams
 
     def __init__(self, params: BaseModel | None = None) -> None:
@@ -59,14 +61,25 @@ class ResponseTime(Scorer):
         self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
     ) -> ScoreResult:
         """Compare the case's ``durationMs`` with the limit; an error result when it has none."""
+        return self._judge(actual.duration_ms, None)
+
+    def score_case(self, context: CaseContext) -> ScoreResult:
+        """Compare how long the output took with the limit; an error result when unknown."""
+        actual = context.case.actual
+        given = actual.get("durationMs") if isinstance(actual, Mapping) else None
+        return self._judge(context.duration_ms, given)
+
+    def _judge(self, duration: float | None, given: Any) -> ScoreResult:
         limit = self.params.max_acceptable_ms
-        if actual.duration_ms is None:
-            return ScoreResult.failed(
-                "the case has no actual.durationMs; record how long the workflow took in ms, "
-                "or leave response-time out of the suite",
-                {"maxAcceptableMs": limit},
+        if duration is None:
+            reason = (
+                f"actual.durationMs is {given!r}, not a number >= 0; fix it"
+                if given is not None
+                else "the case has no actual.durationMs; record how long the workflow took in ms"
             )
-        duration = actual.duration_ms
+            return ScoreResult.failed(
+                f"{reason}, or leave response-time out of the suite", {"maxAcceptableMs": limit}
+            )
         details = {
             "responseTimeMs": duration,
             "maxAcceptableMs": limit,

@@ -1,0 +1,287 @@
+"""Comparing two evaluation runs: score deltas, pass/fail flips, cases added and removed.
+
+Each run is a :class:`~knowledgepulse.evals.snapshot.RunSnapshot`, taken from an
+:class:`~knowledgepulse.evals.runner.EvalRun` in memory or read back from a ``kp eval -f json``
+report (:func:`~knowledgepulse.evals.snapshot.load_report`). Cases are matched by id; an id used
+twice is matched by occurrence (the second ``x`` of one run with the second ``x`` of the
+other), and a malformed case without an id cannot be matched, so it is only counted. Scores
+are matched by the suite key (the entry's ``name``, else its ``type``).
+
+A *regression* is a case that passed in the base run and fails in the new one; an *improvement*
+the reverse. A case whose verdict held but whose scores moved by more than the tolerance is
+*changed*; the rest are *unchanged*. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal
+
+from knowledgepulse.evals.runner import TOLERANCE, EvalRun
+from knowledgepulse.evals.snapshot import (
+    CaseSnapshot,
+    RunSnapshot,
+    ScorerSpec,
+    ScoreSnapshot,
+    run_snapshot,
+)
+
+DEFAULT_TOLERANCE = TOLERANCE
+"""Score deltas at most this large count as unchanged: by default only float noise."""
+
+CaseChange = Literal["regressed", "improved", "changed", "unchanged", "added", "removed"]
+Flip = Literal["regressed", "improved"]
+ScorerStatus = Literal["added", "removed", "changed", "same"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreDelta:
+    """One scorer on one case, base against new.
+
+    Attributes:
+        key: the suite key.
+        base: the base run's result, or ``None`` when that side has none (a malformed case).
+        new: the new run's result, or ``None``.
+        delta: ``new - base`` when both have a score, else ``None``.
+        flip: ``regressed`` (passed, now fails), ``improved`` (the reverse), or ``None``.
+        changed: whether the verdict flipped, a score appeared or vanished, or the score moved
+            by more than the tolerance.
+    """
+
+    key: str
+    base: ScoreSnapshot | None
+    new: ScoreSnapshot | None
+    delta: float | None
+    flip: Flip | None
+    changed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CaseComparison:
+    """One case, base against new.
+
+    Attributes:
+        label: the case id (with ``#n`` for a repeated id).
+        change: ``regressed``, ``improved``, ``changed``, ``unchanged``, ``added`` or ``removed``.
+        base: the case in the base run, or ``None`` when it was added.
+        new: the case in the new run, or ``None`` when it was removed.
+        scores: per scorer both suites have, in the new suite's order (empty for an added or
+            removed case).
+        weighted_delta: the change of the weighted score, when both sides have one.
+    """
+
+    label: str
+    change: CaseChange
+    base: CaseSnapshot | None
+    new: CaseSnapshot | None
+    scores: tuple[ScoreDelta, ...]
+    weighted_delta: float | None
+
+    @property
+    def changed_scores(self) -> tuple[ScoreDelta, ...]:
+        """The scores that flipped, moved beyond the tolerance, or appeared or vanished."""
+        return tuple(score for score in self.scores if score.changed)
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerChange:
+    """One suite entry, base against new.
+
+    Attributes:
+        key: the suite key.
+        status: ``added``, ``removed``, ``changed`` (type, weight or threshold) or ``same``.
+        base: the base suite's entry, or ``None``.
+        new: the new suite's entry, or ``None``.
+        base_mean: its mean score in the base run, or ``None``.
+        new_mean: its mean score in the new run, or ``None``.
+    """
+
+    key: str
+    status: ScorerStatus
+    base: ScorerSpec | None
+    new: ScorerSpec | None
+    base_mean: float | None
+    new_mean: float | None
+
+    @property
+    def mean_delta(self) -> float | None:
+        """``new_mean - base_mean`` when both exist."""
+        return difference(self.base_mean, self.new_mean)
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonSummary:
+    """How many cases regressed, improved, changed, held, appeared and went away."""
+
+    regressions: int
+    improvements: int
+    changed: int
+    unchanged: int
+    added: int
+    removed: int
+
+    def to_dict(self) -> dict[str, int]:
+        """Plain data for the JSON report."""
+        return {
+            "regressions": self.regressions,
+            "improvements": self.improvements,
+            "changed": self.changed,
+            "unchanged": self.unchanged,
+            "added": self.added,
+            "removed": self.removed,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Two runs compared: every case and scorer, and the counts.
+
+    Attributes:
+        base: the baseline run.
+        new: the run compared with it.
+        tolerance: score deltas at most this large counted as unchanged.
+        cases: the new run's cases in its order, then the removed ones in the base run's order.
+        scorers: the new suite's entries in order, then the removed ones.
+        summary: the counts.
+    """
+
+    base: RunSnapshot
+    new: RunSnapshot
+    tolerance: float
+    cases: tuple[CaseComparison, ...]
+    scorers: tuple[ScorerChange, ...]
+    summary: ComparisonSummary
+
+    @property
+    def regressed(self) -> bool:
+        """Whether any case passed in the base run and fails in the new one."""
+        return self.summary.regressions > 0
+
+    def of(self, change: CaseChange) -> tuple[CaseComparison, ...]:
+        """The cases with that change, in :attr:`cases` order."""
+        return tuple(case for case in self.cases if case.change == change)
+
+
+def difference(base: float | None, new: float | None) -> float | None:
+    """``new - base`` rounded to 12 decimals (0.9 - 0.8 reads 0.1), or ``None`` if either is."""
+    if base is None or new is None:
+        return None
+    return round(new - base, 12)
+
+
+def compare_runs(
+    base: EvalRun | RunSnapshot,
+    new: EvalRun | RunSnapshot,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> Comparison:
+    """Compare a new run with a base run, case by case and scorer by scorer.
+
+    Args:
+        base: the baseline: a run, or a snapshot (:func:`load_report` reads one from a file).
+        new: the run to judge against it.
+        tolerance: score deltas whose size is at most this count as unchanged; verdict flips
+            always count.
+
+    Raises:
+        ValueError: the tolerance is negative or not finite.
+    """
+    if not math.isfinite(tolerance) or tolerance < 0:
+        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
+    before = run_snapshot(base, "base run") if isinstance(base, EvalRun) else base
+    after = run_snapshot(new) if isinstance(new, EvalRun) else new
+    base_keys = {spec.key for spec in before.scorers}
+    shared = [spec.key for spec in after.scorers if spec.key in base_keys]
+    base_cases = {(c.case_id, c.occurrence): c for c in before.cases}
+    new_ids = {(c.case_id, c.occurrence) for c in after.cases}
+    cases = [
+        _compare_case(base_cases.get((c.case_id, c.occurrence)), c, shared, tolerance)
+        for c in after.cases
+    ]
+    cases += [
+        _compare_case(c, None, shared, tolerance)
+        for c in before.cases
+        if (c.case_id, c.occurrence) not in new_ids
+    ]
+    counts = Counter(case.change for case in cases)
+    summary = ComparisonSummary(
+        regressions=counts["regressed"],
+        improvements=counts["improved"],
+        changed=counts["changed"],
+        unchanged=counts["unchanged"],
+        added=counts["added"],
+        removed=counts["removed"],
+    )
+    return Comparison(
+        before, after, tolerance, tuple(cases), _compare_scorers(before, after), summary
+    )
+
+
+def _compare_case(
+    base: CaseSnapshot | None, new: CaseSnapshot | None, keys: list[str], tolerance: float
+) -> CaseComparison:
+    if base is None or new is None:
+        case = new if base is None else base
+        assert case is not None  # one side is always there
+        return CaseComparison(
+            case.label, "added" if base is None else "removed", base, new, (), None
+        )
+    scores = tuple(
+        _compare_score(key, base.scores.get(key), new.scores.get(key), tolerance)
+        for key in keys
+        if key in base.scores or key in new.scores
+    )
+    weighted = difference(base.weighted_score, new.weighted_score)
+    change: CaseChange
+    if base.passed and not new.passed:
+        change = "regressed"
+    elif new.passed and not base.passed:
+        change = "improved"
+    elif (
+        any(score.changed for score in scores)
+        or base.malformed != new.malformed
+        or (base.weighted_score is None) != (new.weighted_score is None)
+        or (weighted is not None and abs(weighted) > tolerance)
+    ):
+        change = "changed"
+    else:
+        change = "unchanged"
+    return CaseComparison(new.label, change, base, new, scores, weighted)
+
+
+def _compare_score(
+    key: str, base: ScoreSnapshot | None, new: ScoreSnapshot | None, tolerance: float
+) -> ScoreDelta:
+    delta = difference(base.score if base else None, new.score if new else None)
+    flip: Flip | None = None
+    if base is not None and new is not None and base.passed != new.passed:
+        flip = "regressed" if base.passed else "improved"
+    changed = (
+        flip is not None
+        or (base is None) != (new is None)
+        or (base is not None and new is not None and (base.score is None) != (new.score is None))
+        or (delta is not None and abs(delta) > tolerance)
+    )
+    return ScoreDelta(key, base, new, delta, flip, changed)
+
+
+def _compare_scorers(base: RunSnapshot, new: RunSnapshot) -> tuple[ScorerChange, ...]:
+    before = {spec.key: spec for spec in base.scorers}
+    after = {spec.key: spec for spec in new.scorers}
+    changes = []
+    for key, spec in after.items():
+        old = before.get(key)
+        status: ScorerStatus = "added" if old is None else "same" if old == spec else "changed"
+        changes.append(
+            ScorerChange(
+                key, status, old, spec, base.scorer_means.get(key), new.scorer_means.get(key)
+            )
+        )
+    changes += [
+        ScorerChange(key, "removed", spec, None, base.scorer_means.get(key), None)
+        for key, spec in before.items()
+        if key not in after
+    ]
+    return tuple(changes)

@@ -1,0 +1,279 @@
+"""Evaluation files: a suite and the case files it judges, named together (the pytest plugin's).
+
+An evaluation file (``*.kp.yaml``) names a suite file or a preset and the case files to run it
+on; relative paths are relative to the evaluation file, and a case entry may be a glob pattern::
+
+    suite: ../evals/suite.yaml      # or: preset: standard
+    cases:
+      - ../evals/cases.yaml
+      - ../evals/*.jsonl
+    task: workflow:rename_cart      # optional: call it for each case's output
+    timeout: 30                     # (task only) seconds per call; also retries, repeat
+
+Without ``task`` each case's recorded ``actual`` is scored; with it, the task is called on each
+case's input (see :func:`~knowledgepulse.evals.evaluate.evaluate`). Every problem (an unknown
+key, a file that is missing, a pattern that matches nothing, a task that cannot be imported, the
+suite's own problems) is collected and raised once, before any case runs, as for a suite file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import glob
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
+
+from knowledgepulse._util.pydantic_errors import describe
+from knowledgepulse._util.text import counted
+from knowledgepulse.errors import InputFileError, PluginLoadError, SuiteError
+from knowledgepulse.evals.loading import load_task
+from knowledgepulse.evals.presets import PRESET_NAMES, preset
+from knowledgepulse.evals.suite import Suite, load_suite
+from knowledgepulse.evals.tasks import Task
+from knowledgepulse.records import Location, Problem, Record, read_records
+from knowledgepulse.records.source import open_source
+
+_GLOB_CHARACTERS = frozenset("*?[")
+_RELATIVE = "paths in an evaluation file are relative to the file"
+
+
+class EvalFileModel(BaseModel):
+    """An evaluation file, as written."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="knowledgepulse evaluation file")
+
+    description: StrictStr | None = Field(default=None, description="What the evaluation checks.")
+    suite: StrictStr | None = Field(
+        default=None, min_length=1, description="A suite file, relative to this file."
+    )
+    preset: StrictStr | None = Field(
+        default=None, min_length=1, description="A built-in suite, instead of a suite file."
+    )
+    cases: list[StrictStr] = Field(
+        min_length=1,
+        description="Case files (JSON, JSONL or YAML) or glob patterns, relative to this file.",
+    )
+    task: StrictStr | None = Field(
+        default=None,
+        min_length=1,
+        description="The workflow to call for each case's output: module:function, or "
+        "path/to/file.py:function relative to this file. Without it, `actual` is scored.",
+    )
+    timeout: float | None = Field(
+        default=None, gt=0, strict=True, allow_inf_nan=False, description="Seconds per task call."
+    )
+    retries: StrictInt = Field(default=0, ge=0, description="Retries of a task call that failed.")
+    repeat: StrictInt = Field(default=1, ge=1, description="Task calls per case (pass@K above 1).")
+
+    @field_validator("cases", mode="before")
+    @classmethod
+    def _one_file(cls, value: Any) -> Any:
+        # `cases: cases.yaml` reads as naturally as a list of one.
+        return [value] if isinstance(value, str) else value
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSpec:
+    """A resolved evaluation file: its suite built and its case files found.
+
+    Attributes:
+        source: the evaluation file, as given.
+        suite: the suite to run.
+        case_files: every case file, in the order written (a glob's matches sorted), each once.
+        description: what the evaluation checks, or ``None``.
+        task: the workflow called for each case's output, or ``None`` to score ``actual``.
+        timeout: seconds one task call may take, or ``None``.
+        retries: how many times a failed task call is tried again.
+        repeat: task calls per case.
+    """
+
+    source: str
+    suite: Suite
+    case_files: tuple[str, ...]
+    description: str | None = None
+    task: Task | None = None
+    timeout: float | None = None
+    retries: int = 0
+    repeat: int = 1
+
+
+def load_eval_file(path: str | Path) -> EvalSpec:
+    """Read an evaluation file, build its suite and find its case files.
+
+    Paths inside it are joined to the evaluation file's directory, so they are shown (and
+    opened) relative to wherever ``path`` is relative to.
+
+    Raises:
+        InputFileError: the evaluation file cannot be opened.
+        SuiteError: listing every problem in the evaluation file and in its suite.
+    """
+    name = str(path)
+    items = list(read_records(path, formats=("yaml", "json")))
+    unreadable = [item for item in items if isinstance(item, Problem) and not item.warning]
+    if unreadable:
+        raise SuiteError(f"{name}: the evaluation file cannot be parsed", unreadable)
+    records = [item for item in items if isinstance(item, Record)]
+    if len(records) != 1 or not isinstance(records[0].value, Mapping):
+        line = records[1].location.line if len(records) > 1 else None
+        raise SuiteError(
+            f"{name}: not an evaluation file",
+            [Problem(Location(name, line), "", f"{_SHAPE}; found {_found(records)}")],
+        )
+    record = records[0]
+    try:
+        model = EvalFileModel.model_validate(record.value)
+    except ValidationError as error:
+        problems = [_model_problem(item, record) for item in error.errors()]
+        problems.sort(key=lambda problem: problem.location.line or 0)
+        raise SuiteError(f"{name}: {counted(len(problems), 'problem')}", problems) from None
+    base = Path(name).parent
+    problems = []
+    suite = _suite(model, base, record, problems)
+    case_files = _case_files(model.cases, base, record, problems)
+    task = _task(model, base, record, problems)
+    if problems or suite is None:
+        summary = f"{name}: {counted(len(problems), 'problem')} in the evaluation file or its suite"
+        raise SuiteError(summary, problems)
+    return EvalSpec(
+        name,
+        suite,
+        case_files,
+        model.description,
+        task,
+        model.timeout,
+        model.retries,
+        model.repeat,
+    )
+
+
+_SHAPE = (
+    "an evaluation file holds one mapping with 'suite' (a suite file) or 'preset', and 'cases' "
+    "(the case files)"
+)
+_FIELDS = tuple(EvalFileModel.model_fields)
+
+
+def _found(records: list[Record]) -> str:
+    if not records:
+        return "nothing"
+    if len(records) > 1:
+        return f"{len(records)} documents"
+    return type(records[0].value).__name__
+
+
+def _model_problem(item: Any, record: Record) -> Problem:
+    loc = tuple(item["loc"])
+    if item["type"] == "extra_forbidden" and len(loc) == 1:
+        key = str(loc[0])
+        if key == "scorers":
+            return record.problem(
+                loc,
+                "unknown key; an evaluation file does not list scorers: put them in a suite file "
+                "and name it with 'suite: FILE' (or use 'preset: standard')",
+            )
+        closest = difflib.get_close_matches(key, _FIELDS, n=1)
+        guess = f"did you mean {closest[0]!r}? " if closest else ""
+        return record.problem(
+            loc, f"unknown key; {guess}an evaluation file takes: {', '.join(_FIELDS)}"
+        )
+    if item["type"] == "missing" and loc == ("cases",):
+        return record.problem(loc, "required field is missing; list the case files to evaluate")
+    return record.problem(loc, describe(item))
+
+
+def _suite(
+    model: EvalFileModel, base: Path, record: Record, problems: list[Problem]
+) -> Suite | None:
+    """The suite the file names, or ``None`` with its problems recorded."""
+    if (model.suite is None) == (model.preset is None):
+        problems.append(
+            record.problem(
+                (),
+                "give exactly one of 'suite' (a suite file) or 'preset' "
+                f"({', '.join(PRESET_NAMES)})",
+            )
+        )
+        return None
+    if model.preset is not None:
+        if model.preset in PRESET_NAMES:
+            return preset(model.preset)
+        closest = difflib.get_close_matches(model.preset, PRESET_NAMES, n=1)
+        guess = f"did you mean {closest[0]!r}? " if closest else ""
+        problems.append(
+            record.problem(
+                ("preset",),
+                f"unknown preset {model.preset!r}; {guess}the presets are "
+                f"{', '.join(PRESET_NAMES)}, or name your own suite file with 'suite'",
+            )
+        )
+        return None
+    try:
+        return load_suite(_joined(base, model.suite or ""))
+    except InputFileError as error:
+        problems.append(record.problem(("suite",), f"{error}; {_RELATIVE}"))
+    except SuiteError as error:
+        problems.extend(error.problems)
+    return None
+
+
+def _task(model: EvalFileModel, base: Path, record: Record, problems: list[Problem]) -> Task | None:
+    """The task the file names, imported, or ``None`` (with the problems recorded)."""
+    if model.task is None:
+        problems.extend(
+            record.problem((key,), f"'{key}' applies to a task's calls; name the task with 'task'")
+            for key in ("timeout", "retries", "repeat")
+            if key in model.model_fields_set
+        )
+        return None
+    where, colon, function = model.task.rpartition(":")
+    if colon and (where.endswith(".py") or "/" in where):
+        where = _joined(base, where)  # a file, like every path here, is relative to this file
+    try:
+        return load_task(f"{where}{colon}{function}")
+    except PluginLoadError as error:
+        problems.append(record.problem(("task",), str(error)))
+        return None
+
+
+def _case_files(
+    written: list[str], base: Path, record: Record, problems: list[Problem]
+) -> tuple[str, ...]:
+    """Every case file the entries name, each once; a missing one is a problem at its entry."""
+    found: dict[str, None] = {}
+    for index, entry in enumerate(written):
+        path = _joined(base, entry)
+        if _GLOB_CHARACTERS.isdisjoint(entry) or os.path.exists(path):
+            matches = [path]
+        else:
+            matches = sorted(p for p in glob.glob(path, recursive=True) if os.path.isfile(p))
+            if not matches:
+                problems.append(
+                    record.problem(("cases", index), f"no file matches {path!r}; {_RELATIVE}")
+                )
+        for match in matches:
+            try:
+                with open_source(match):
+                    pass
+            except InputFileError as error:
+                problems.append(record.problem(("cases", index), f"{error}; {_RELATIVE}"))
+            else:
+                found.setdefault(match, None)
+    return tuple(found)
+
+
+def _joined(base: Path, written: str) -> str:
+    """A path written in the file, joined to the file's directory and tidied (``a/../b`` is b)."""
+    return os.path.normpath(base / written)

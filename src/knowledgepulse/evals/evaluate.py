@@ -1,0 +1,230 @@
+"""Running a task over cases, then the suite over its outputs: ``evaluate(task, cases, suite)``.
+
+The task is called once per case (``repeat`` times with repeats), at most ``concurrency`` calls
+at a time, each bounded by ``timeout`` and retried ``retries`` times; a call that still fails
+is that case's error result, and the others go on. Results come in the cases' order, whatever
+finishes first. Each output is scored when every call is done, in order, so the scores are the
+same as ``run_suite`` gives for the same outputs.
+
+Before any call, each case is checked for what the suite reads of its input, so a case that
+cannot be scored never costs a model call. With ``task_version`` the outputs are cached on disk
+(see :mod:`knowledgepulse.evals.cache`): a rerun after changing only the suite, or the expected
+outputs, calls nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR, OutputCache
+from knowledgepulse.evals.cases import (
+    CaseInput,
+    FileProblem,
+    LoadedCase,
+    MalformedCase,
+    iter_cases,
+    validate_case,
+)
+from knowledgepulse.evals.models import Case
+from knowledgepulse.evals.needs import check_case, fit_cases
+from knowledgepulse.evals.progress import TaskProgress
+from knowledgepulse.evals.results import CaseResult, EvalRun
+from knowledgepulse.evals.runner import combine_runs, score_context, summarize, task_failed
+from knowledgepulse.evals.scorer import CaseContext, recorded_duration
+from knowledgepulse.evals.suite import Suite, load_suite
+from knowledgepulse.evals.tasks import (
+    Task,
+    TaskAnswer,
+    TaskInput,
+    TaskRecord,
+    call_task,
+    check_options,
+    task_name,
+)
+from knowledgepulse.records import Location, Problem, Record
+
+DEFAULT_CONCURRENCY = 8
+"""Task calls in flight at once, unless told otherwise."""
+
+Cases = str | Path | Iterable[Case | CaseInput | Mapping[str, Any]]
+"""Case files (a path, or ``-`` for stdin), or cases: models, loaded ones, or plain dicts."""
+
+
+def evaluate(
+    task: Task,
+    cases: Cases,
+    suite: Suite | str | Path,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    timeout: float | None = None,
+    retries: int = 0,
+    retry_delay: float = 1.0,
+    repeat: int = 1,
+    task_version: str | None = None,
+    cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
+    progress: bool | None = None,
+) -> EvalRun:
+    """Call ``task`` on every case and score its outputs with ``suite``; see the module docs.
+
+    Runs its own event loop; from async code (a notebook cell, say) await
+    :func:`evaluate_async` instead.
+
+    Args:
+        task: a function, sync or async, taking a :class:`~knowledgepulse.evals.tasks.TaskInput`
+            and returning the output (any JSON value, or a pydantic model).
+        cases: case files, or cases (see :data:`Cases`); their ``actual`` is ignored.
+        suite: a suite, or the path of a suite file.
+        concurrency: the most task calls in flight at once.
+        timeout: seconds one call may take (``None``: no limit); past it the call is abandoned.
+        retries: how many times a call that raised or timed out is tried again.
+        retry_delay: seconds before the first retry; each later one waits twice as long.
+        repeat: calls per case; above 1, each scorer's mean ± standard error and pass@K.
+        task_version: your name for this version of the task; given, outputs are cached under
+            it, so change it when the task changes. ``None``: nothing is cached.
+        cache_dir: where outputs are cached; ``None`` turns the cache off.
+        progress: draw a progress bar on stderr (``None``: when stderr is a terminal).
+
+    Raises:
+        ValueError: a setting out of range.
+        SuiteError: the suite file has errors (before any call).
+        InputFileError: a case file cannot be read at all.
+        OutputError: the cache directory cannot be written (before any call).
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError(
+            "evaluate() runs its own event loop, and one is running already; in async code "
+            "(a notebook, say) use: await evaluate_async(...)"
+        )
+    return asyncio.run(
+        evaluate_async(
+            task,
+            cases,
+            suite,
+            concurrency=concurrency,
+            timeout=timeout,
+            retries=retries,
+            retry_delay=retry_delay,
+            repeat=repeat,
+            task_version=task_version,
+            cache_dir=cache_dir,
+            progress=progress,
+        )
+    )
+
+
+async def evaluate_async(
+    task: Task,
+    cases: Cases,
+    suite: Suite | str | Path,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    timeout: float | None = None,
+    retries: int = 0,
+    retry_delay: float = 1.0,
+    repeat: int = 1,
+    task_version: str | None = None,
+    cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
+    progress: bool | None = None,
+) -> EvalRun:
+    """:func:`evaluate` in the running event loop (same arguments, same result)."""
+    check_options(
+        concurrency=concurrency,
+        timeout=timeout,
+        retries=retries,
+        retry_delay=retry_delay,
+        repeat=repeat,
+    )
+    resolved = suite if isinstance(suite, Suite) else load_suite(suite)
+    inputs = list(fit_cases(case_inputs(cases), resolved, before_task=True))
+    cache = None
+    if task_version is not None and cache_dir is not None:
+        cache = OutputCache(cache_dir, task=task_name(task), task_version=task_version)
+        cache.prepare()
+    jobs = [
+        (index, run)
+        for index, item in enumerate(inputs)
+        if isinstance(item, LoadedCase)
+        for run in range(repeat)
+    ]
+    answers: dict[tuple[int, int], TaskAnswer] = {}
+    limit = asyncio.Semaphore(concurrency)
+
+    async def answer(index: int, run: int, bar: TaskProgress) -> None:
+        item = inputs[index]
+        assert isinstance(item, LoadedCase)
+        task_input = TaskInput.of(item.case, run)
+        hit = cache.get(task_input) if cache is not None else None
+        if hit is not None:
+            record = TaskRecord(attempts=0, cached=True)
+            answers[index, run] = TaskAnswer(hit.output, hit.duration_ms, record)
+        else:
+            async with limit:
+                got = await call_task(
+                    task, task_input, timeout=timeout, retries=retries, retry_delay=retry_delay
+                )
+            if cache is not None and not got.record.failed:
+                # Off the loop: a save syncs to disk, which would stall the other calls.
+                await asyncio.to_thread(cache.put, task_input, got.output, got.duration_ms)
+            answers[index, run] = got
+        bar.advance(cached=hit is not None)
+
+    with TaskProgress.auto(len(jobs), progress) as bar:
+        await asyncio.gather(*(answer(index, run, bar) for index, run in jobs))
+    results: list[CaseResult] = []
+    file_problems: list[Problem] = []
+    for index, item in enumerate(inputs):
+        if isinstance(item, FileProblem):
+            file_problems.append(item.problem)
+        elif isinstance(item, MalformedCase):
+            results.append(
+                CaseResult(
+                    item.case_id, item.location, problems=item.problems, warnings=item.warnings
+                )
+            )
+        else:
+            runs = [score_answer(resolved, item, answers[index, run]) for run in range(repeat)]
+            result = runs[0] if repeat == 1 else combine_runs(resolved, runs)
+            results.append(replace(result, warnings=item.warnings) if item.warnings else result)
+    summary = summarize(resolved, results, file_problems)
+    return EvalRun(resolved, tuple(results), summary, tuple(file_problems))
+
+
+def score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseResult:
+    """One run's result: the suite on the task's output, or the task's error.
+
+    A scorer that cannot read the output in the form it needs (the task did not answer with
+    bulk-edit operations, say) gets an error result saying why; the others still score. The
+    duration scored is the output's own ``durationMs`` when it gives one, else the time the
+    task took.
+    """
+    case, location = item.case, item.location
+    if answer.record.failed:
+        return task_failed(suite, case, location, answer.record)
+    scored = case.with_actual(answer.output)
+    fit = check_case(scored, suite, location, require_actual=False)
+    duration = recorded_duration(answer.output)
+    context = CaseContext(scored, duration if duration is not None else answer.duration_ms)
+    result = score_context(suite, context, location, unfit=fit.by_scorer)
+    return replace(result, duration_ms=answer.duration_ms, task=answer.record)
+
+
+def case_inputs(cases: Cases) -> Iterator[CaseInput]:
+    """Cases in any form :func:`evaluate` takes, as loaded cases (files are read as they go)."""
+    if isinstance(cases, str | Path):
+        yield from iter_cases(cases)
+        return
+    for index, item in enumerate(cases):
+        if isinstance(item, Case):
+            yield LoadedCase(item, Location("<cases>", index=index))
+        elif isinstance(item, LoadedCase | MalformedCase | FileProblem):
+            yield item
+        else:
+            yield validate_case(Record(Location("<cases>", index=index), dict(item)))

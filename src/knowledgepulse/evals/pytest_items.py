@@ -1,0 +1,240 @@
+"""The pytest plugin's collectors and items: one item per evaluation case.
+
+A failing case fails with its diagnosis as ``kp eval``'s table shows it, never a traceback; a
+malformed case, and each part of a file that cannot be read, is a failing item with its located
+problems; a bad evaluation file or suite is a collection error listing every problem. A case's
+warnings (its id used twice) are :class:`~knowledgepulse.pytest_plugin.EvalWarning`
+warnings at the case file's line. Cases are scored (and a task called) when their item runs,
+so ``-k`` and ``--collect-only`` score nothing, through ``run_suite`` or ``evaluate`` as
+``kp eval`` does, so a case gets the same verdict here as there.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledgepulse.errors import KnowledgePulseError, SuiteError
+from knowledgepulse.evals.assertions import failure_message
+from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase, iter_cases
+from knowledgepulse.evals.eval_file import EvalSpec, load_eval_file
+from knowledgepulse.evals.evaluate import evaluate
+from knowledgepulse.evals.loading import load_task
+from knowledgepulse.evals.presets import preset
+from knowledgepulse.evals.results import CaseResult, EvalRun
+from knowledgepulse.evals.runner import run_suite, summarize
+from knowledgepulse.evals.suite import Suite, load_suite
+from knowledgepulse.pytest_plugin import OPTIONS_KEY, TALLIES_KEY, EvalWarning
+from knowledgepulse.records import Location, Problem
+from knowledgepulse.records.source import format_from_name
+from knowledgepulse.reports.evals import number, printable, summary_line
+
+
+def from_options(suite_path: str | None, preset_name: str | None, task: str | None) -> EvalSpec:
+    """What ``--kp-suite FILE`` (or ``--kp-preset NAME``) and ``--kp-task`` ask for.
+
+    Raises:
+        pytest.UsageError: the suite or the task cannot be used; every problem is listed.
+    """
+    try:
+        suite = load_suite(suite_path) if suite_path is not None else preset(preset_name or "")
+        loaded = load_task(task) if task is not None else None
+    except SuiteError as error:
+        raise pytest.UsageError(f"{error}\nfix the suite; no case was run") from None
+    except KnowledgePulseError as error:
+        raise pytest.UsageError(str(error)) from None
+    return EvalSpec("--kp-suite", suite, (), task=loaded)
+
+
+def case_file(parent: pytest.Collector, path: Path) -> CaseFile | None:
+    """A collector for a case file named with ``--kp-suite``; ``None`` for other files."""
+    return CaseFile.from_parent(parent, path=path) if format_from_name(path.name) else None
+
+
+def summary_lines(tallies: dict[str, Tally]) -> Iterator[str]:
+    """Two lines per evaluation: the run's summary line, then each scorer's mean."""
+    for source, tally in tallies.items():
+        run = tally.run()
+        yield printable(f"{source}: {summary_line(run)}")
+        means = ", ".join(f"{key} {number(s.mean)}" for key, s in run.summary.scorers.items())
+        yield printable(f"  scorer means: {means}")
+
+
+class EvalFile(pytest.File):
+    """An evaluation file: its suite and case files, one item per case."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        """Every case of the case files; a bad evaluation file or suite fails collection."""
+        try:
+            spec = load_eval_file(_shown(self.path))
+        except SuiteError as error:
+            lines = [str(problem) for problem in error.problems]
+            summary = str(error).split("\n", 1)[0]
+            raise self.CollectError("\n".join([*lines, f"{summary}; no case was run"])) from None
+        except KnowledgePulseError as error:
+            raise self.CollectError(str(error)) from None
+        return _items(self, spec, iter_cases(spec.case_files))
+
+
+class CaseFile(pytest.File):
+    """A case file named on the command line with ``--kp-suite``: one item per case."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        """Every case of the file, judged by the ``--kp-suite`` suite."""
+        shown = _shown(self.path)
+        spec = replace(self.config.stash[OPTIONS_KEY], source=shown, case_files=(shown,))
+        return _items(self, spec, iter_cases(shown))
+
+
+class CaseItem(pytest.Item):
+    """One case judged by a suite (or a malformed case, or a part of a file that is lost)."""
+
+    def __init__(self, *, entry: CaseInput, spec: EvalSpec, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.entry = entry
+        self.spec = spec
+        location = entry.location
+        self._where = (Path(location.file).absolute(), location.line)
+        # Not the bare name: pytest shows a '.' in a domain that ends the node id as '::'.
+        lost = isinstance(entry, FileProblem)
+        self._domain = f"{location}, not read in full" if lost else f"case {self.name}"
+
+    def runtest(self) -> None:
+        """Score the case; fail with its diagnosis when it does not pass."""
+        entry = self.entry
+        tally = self.config.stash.setdefault(TALLIES_KEY, {}).setdefault(
+            self.spec.source, Tally(self.spec.suite)
+        )
+        if isinstance(entry, FileProblem):
+            tally.file_problems.append(entry.problem)
+            pytest.fail(
+                "the file cannot be read past this point; the cases after it were not run\n"
+                f"{entry.problem}",
+                pytrace=False,
+            )
+        try:
+            for warning in entry.warnings:
+                _warn(warning)
+        except EvalWarning as warning:  # promoted to an error with -W error
+            pytest.fail(str(warning), pytrace=False)
+        result = judge(self.spec, entry)
+        tally.results.append(result)
+        self.user_properties.extend(_properties(result))
+        if not result.passed:
+            pytest.fail(failure_message(result), pytrace=False)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """The case's own file and line, so pytest points at the case, not at the plugin."""
+        path, line = self._where
+        return path, None if line is None else line - 1, self._domain
+
+
+def judge(spec: EvalSpec, entry: LoadedCase | MalformedCase) -> CaseResult:
+    """One case's result: its recorded output scored, or its task called and the answer scored.
+
+    Through the same functions as ``kp eval``, one case at a time: a case the suite cannot
+    read is malformed for it, a task that raises or times out is that case's error result.
+    """
+    if spec.task is None:
+        run = run_suite(spec.suite, [entry])
+    else:
+        run = evaluate(
+            spec.task,
+            [entry],
+            spec.suite,
+            timeout=spec.timeout,
+            retries=spec.retries,
+            repeat=spec.repeat,
+            cache_dir=None,
+            progress=False,
+        )
+    return run.cases[0]
+
+
+@dataclass
+class Tally:
+    """What the items of one evaluation ran, for the summary at the end of the session."""
+
+    suite: Suite
+    results: list[CaseResult] = field(default_factory=list)
+    file_problems: list[Problem] = field(default_factory=list)
+
+    def run(self) -> EvalRun:
+        """The results as a run, with its summary."""
+        results = tuple(self.results)
+        summary = summarize(self.suite, results, self.file_problems)
+        return EvalRun(self.suite, results, summary, tuple(self.file_problems))
+
+
+def _items(
+    parent: pytest.File, spec: EvalSpec, inputs: Iterable[CaseInput]
+) -> Iterator[pytest.Item]:
+    """One item per case and per part of a file that cannot be read, named uniquely."""
+    names: set[str] = set()
+    count = 0
+    try:
+        for entry in inputs:
+            if isinstance(entry, FileProblem) and entry.problem.warning:
+                _warn(entry.problem)
+                continue
+            count += 1
+            name = _unique(_name(entry), names)
+            yield CaseItem.from_parent(parent, name=name, entry=entry, spec=spec)
+        if count == 0:
+            _warn(Problem(Location(spec.source), "", "the case files hold no cases"))
+    except EvalWarning as warning:  # -W error made a warning an exception: the file fails
+        raise parent.CollectError(str(warning)) from None
+
+
+def _name(entry: CaseInput) -> str:
+    location = entry.location
+    where = Path(location.file).name + (
+        f":{location.line}" if location.line is not None else f"[{location.index}]"
+    )
+    if isinstance(entry, FileProblem):
+        return f"(not read in full) {where}"
+    case_id = entry.case.id if isinstance(entry, LoadedCase) else entry.case_id
+    return case_id if case_id is not None else f"(no id) {where}"
+
+
+def _unique(name: str, names: set[str]) -> str:
+    """``name``, or ``name[2]``, ``name[3]``... when a case id is used again."""
+    unique, n = name, 1
+    while unique in names:
+        n += 1
+        unique = f"{name}[{n}]"
+    names.add(unique)
+    return unique
+
+
+def _properties(result: CaseResult) -> list[tuple[str, object]]:
+    """Scores as test properties (JUnit ``<properties>``): the weighted score and each scorer's."""
+    if result.malformed:
+        return []
+    scores = [(f"kp.score.{o.key}", _or_null(o.score)) for o in result.outcomes]
+    return [("kp.weighted_score", _or_null(result.weighted_score)), *scores]
+
+
+def _or_null(score: float | None) -> object:
+    return "null" if score is None else score
+
+
+def _warn(problem: Problem) -> None:
+    """A located warning, which pytest shows at the case file's line."""
+    message = f"{problem.path}: {problem.message}" if problem.path else problem.message
+    warnings.warn_explicit(
+        EvalWarning(message), EvalWarning, problem.location.file, problem.location.line or 0
+    )
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when it is inside it, as messages show it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

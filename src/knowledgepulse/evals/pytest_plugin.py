@@ -1,1 +1,0 @@
-"""pytest plugin: evaluation suites as test items (being written)."""

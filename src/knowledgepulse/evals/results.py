@@ -1,0 +1,302 @@
+"""The results of a run, as plain data: each scorer's outcome, each case's verdict, the totals.
+
+Verdicts and scores are orthogonal: a case passes when every scorer's score reaches its
+threshold (within :data:`TOLERANCE`); its weighted score is ``Σ score·weight / Σ weight`` over
+the scorers that gave a score. Weights never change a verdict, thresholds never change a score.
+An error result (no score) fails the case and is left out of both sums.
+
+A case a task answered also carries how the task went (:class:`~knowledgepulse.evals.tasks.
+TaskRecord`) and how long it took; a case run several times carries each run's own result and
+the statistics over them (:class:`~knowledgepulse.evals.repeats.RepeatStats`). Their keys are
+added to the JSON form only when present, so a run over recorded outputs reads as before.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from knowledgepulse.evals.repeats import RepeatStats, RepeatSummary
+from knowledgepulse.evals.scorer import ScoreResult
+from knowledgepulse.evals.suite import Suite, scorer_label
+from knowledgepulse.evals.tasks import TaskRecord, TaskSummary
+from knowledgepulse.records import Location, Problem
+
+TOLERANCE = 1e-9
+"""Scores this close below a threshold still pass (14/15·0.6 + 0.6·0.4 reaches 0.8)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerOutcome:
+    """One scorer's result on one case, with how it counts.
+
+    Attributes:
+        key: the suite entry's key (its ``name``, else its ``type``).
+        type: the scorer's type name.
+        name: the suite entry's ``name``, or ``None``.
+        weight: its weight in the weighted score.
+        threshold: its lowest passing score.
+        result: the score (or ``None``), details and error.
+        diagnosis: what to check, when it fell below its threshold; empty otherwise.
+    """
+
+    key: str
+    type: str
+    name: str | None
+    weight: float
+    threshold: float
+    result: ScoreResult
+    diagnosis: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """How reports name the scorer (see :func:`~knowledgepulse.evals.suite.scorer_label`)."""
+        return scorer_label(self.key, self.type, self.name)
+
+    @property
+    def score(self) -> float | None:
+        """The score in [0, 1], or ``None`` when the scorer could not compute."""
+        return self.result.score
+
+    @property
+    def error(self) -> str | None:
+        """Why there is no score, or ``None``."""
+        return self.result.error
+
+    @property
+    def passed(self) -> bool:
+        """Whether the score reaches the threshold (an error result never passes)."""
+        return passes(self.score, self.threshold)
+
+    @property
+    def margin(self) -> float | None:
+        """``score - threshold``, or ``None`` with no score.
+
+        0.0 within the tolerance, and rounded to 12 decimals so that 1.0 - 0.8 reads 0.2, not
+        0.19999999999999996; both are far finer than any threshold is written.
+        """
+        if self.score is None:
+            return None
+        margin = self.score - self.threshold
+        return 0.0 if abs(margin) <= TOLERANCE else round(margin, 12)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The outcome as the JSON report gives it."""
+        return {
+            "type": self.type,
+            **({"name": self.name} if self.name is not None else {}),
+            "score": self.score,
+            "threshold": self.threshold,
+            "weight": self.weight,
+            "passed": self.passed,
+            "margin": self.margin,
+            "details": dict(self.result.details),
+            "error": self.error,
+            "diagnosis": list(self.diagnosis),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    """One case's verdict: every scorer's outcome, or the problems that made it malformed.
+
+    Attributes:
+        case_id: the case's id (``None`` for a malformed record without one).
+        location: where the case was read from.
+        outcomes: one per suite scorer, in suite order; empty for a malformed case.
+        problems: why the case is malformed; empty for a valid one.
+        description: the case's description, if any.
+        warnings: located warnings about the case (its id used before, say); they change no
+            verdict.
+        duration_ms: how long the task took to answer, in ms (the mean over the runs when
+            repeated); ``None`` for recorded outputs.
+        task: how the task call went (attempts, cache, error); ``None`` for recorded outputs
+            and for a repeated case (each run has its own).
+        repeat: statistics over the runs of a repeated case; then ``outcomes`` hold each
+            scorer's mean score, and the verdict is taken on them.
+        runs: each run's own result, when repeated.
+    """
+
+    case_id: str | None
+    location: Location
+    outcomes: tuple[ScorerOutcome, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    description: str | None = None
+    warnings: tuple[Problem, ...] = ()
+    duration_ms: float | None = None
+    task: TaskRecord | None = None
+    repeat: RepeatStats | None = None
+    runs: tuple[CaseResult, ...] = ()
+
+    @property
+    def malformed(self) -> bool:
+        """Whether the case could not be read (it never passes)."""
+        return bool(self.problems)
+
+    @property
+    def passed(self) -> bool:
+        """Whether the case is valid and every scorer reached its threshold."""
+        return not self.problems and all(outcome.passed for outcome in self.outcomes)
+
+    @property
+    def failing(self) -> tuple[ScorerOutcome, ...]:
+        """Every scorer below its threshold (or without a score), in suite order."""
+        return tuple(outcome for outcome in self.outcomes if not outcome.passed)
+
+    @property
+    def weighted_score(self) -> float | None:
+        """``Σ score·weight / Σ weight`` over scored outcomes; ``None`` when that weight is 0."""
+        return weighted_score([(o.score, o.weight) for o in self.outcomes])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The case as the JSON report gives it (task and repeat keys only when present)."""
+        document: dict[str, Any] = {
+            "id": self.case_id,
+            "file": self.location.file,
+            "line": self.location.line,
+            "passed": self.passed,
+            "weighted_score": self.weighted_score,
+            "scorers": [outcome.to_dict() for outcome in self.outcomes],
+            "error": [p.to_dict() for p in self.problems] if self.problems else None,
+            "warnings": [p.to_dict() for p in self.warnings],
+        }
+        if self.duration_ms is not None:
+            document["duration_ms"] = self.duration_ms
+        if self.task is not None:
+            document["task"] = self.task.to_dict()
+        if self.repeat is not None:
+            document["repeat"] = self.repeat.to_dict()
+            document["runs"] = [run.to_dict() for run in self.runs]
+        return document
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerStats:
+    """One scorer over a run.
+
+    Attributes:
+        mean: mean score over the cases it scored, or ``None`` when it scored none.
+        stderr: the mean's standard error (sample std / √n), or ``None`` when n < 2.
+        n: how many cases it scored.
+        errors: how many cases it could not score.
+    """
+
+    mean: float | None
+    stderr: float | None
+    n: int
+    errors: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the JSON report."""
+        return {"mean": self.mean, "stderr": self.stderr, "n": self.n, "errors": self.errors}
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """Totals for a run.
+
+    Attributes:
+        cases: every case, malformed ones included.
+        passed: the cases that passed.
+        failed: the cases that did not pass (malformed ones included).
+        malformed: the cases that could not be read.
+        pass_rate: ``passed / cases``, or ``None`` with no cases.
+        weighted_mean: the mean of the cases' weighted scores that are not ``None``.
+        scorers: per suite key, in suite order.
+        unreadable_files: the files that could not be read in full (a syntax error, say); the
+            cases lost in them are not counted, since nobody knows how many there were.
+        warnings: every warning, on cases and on files.
+        task: how the task calls went, when a task answered the cases.
+        repeat: pass@K and the pass rate over runs, when each case ran several times.
+    """
+
+    cases: int
+    passed: int
+    failed: int
+    malformed: int
+    pass_rate: float | None
+    weighted_mean: float | None
+    scorers: Mapping[str, ScorerStats]
+    unreadable_files: int = 0
+    warnings: int = 0
+    task: TaskSummary | None = None
+    repeat: RepeatSummary | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the JSON report (task and repeat keys only when present)."""
+        document: dict[str, Any] = {
+            "cases": self.cases,
+            "passed": self.passed,
+            "failed": self.failed,
+            "malformed": self.malformed,
+            "pass_rate": self.pass_rate,
+            "weighted_mean": self.weighted_mean,
+            "unreadable_files": self.unreadable_files,
+            "warnings": self.warnings,
+            "scorers": {key: stats.to_dict() for key, stats in self.scorers.items()},
+        }
+        if self.task is not None:
+            document["task"] = self.task.to_dict()
+        if self.repeat is not None:
+            document["repeat"] = self.repeat.to_dict()
+        return document
+
+
+@dataclass(frozen=True, slots=True)
+class EvalRun:
+    """A suite run over cases: the suite, each case's result in input order, and the totals.
+
+    ``file_problems`` are the parts of case files that could not be read as cases (errors) and
+    the warnings about files, in the order found.
+    """
+
+    suite: Suite
+    cases: tuple[CaseResult, ...]
+    summary: RunSummary
+    file_problems: tuple[Problem, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        """Whether every case passed, none was malformed, and every file was read in full."""
+        return self.summary.failed == 0 and self.summary.unreadable_files == 0
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        """Every warning of the run: on files, then on cases, in input order."""
+        on_files = tuple(problem for problem in self.file_problems if problem.warning)
+        return on_files + tuple(w for result in self.cases for w in result.warnings)
+
+
+def passes(score: float | None, threshold: float) -> bool:
+    """``score >= threshold`` within :data:`TOLERANCE`; no score never passes."""
+    return score is not None and score >= threshold - TOLERANCE
+
+
+def weighted_score(scores: Sequence[tuple[float | None, float]]) -> float | None:
+    """``Σ score·weight / Σ weight`` over the (score, weight) pairs that have a score.
+
+    ``None`` when no pair with a weight above 0 has a score: there is nothing to average, and a
+    0 would read as a bad score. The result is kept within the scores' range, which rounding
+    could otherwise leave by an ulp.
+    """
+    scored = [(s, w) for s, w in scores if s is not None and w > 0]
+    if not scored:
+        return None
+    # Weights relative to the largest, so tiny (subnormal) weights do not underflow to 0.
+    top = max(w for _, w in scored)
+    relative = [(s, w / top) for s, w in scored]
+    average = math.fsum(s * w for s, w in relative) / math.fsum(w for _, w in relative)
+    return min(max(average, min(s for s, _ in scored)), max(s for s, _ in scored))
+
+
+def mean_and_stderr(values: Sequence[float]) -> tuple[float | None, float | None]:
+    """The mean (``None`` when empty) and its standard error (``None`` when n < 2)."""
+    if not values:
+        return None, None
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, None
+    return mean, statistics.stdev(values) / math.sqrt(len(values))

@@ -1,0 +1,268 @@
+"""A run as a comparison sees it: from an :class:`EvalRun` in memory or a JSON report on disk.
+
+:func:`run_snapshot` takes the verdicts and scores of a run just made; :func:`load_report` reads
+them back from a ``kp eval -f json`` report (a baseline), refusing with located problems a file
+that is not one. Fields a report carries that are not needed here (those newer versions add
+included) are ignored. Cases are numbered by occurrence of their id, so a repeated id is still
+matched one to one; a malformed case without an id cannot be matched and is only counted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
+
+from knowledgepulse._util.pydantic_errors import problems_from
+from knowledgepulse.errors import ReportFileError
+from knowledgepulse.evals.runner import EvalRun
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.source import BOM, open_source
+from knowledgepulse.records.strict_json import JsonError, loads_bytes
+
+_HOW_TO_WRITE = "write one with: kp eval CASES --suite SUITE -f json -o FILE"
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerSpec:
+    """One suite entry as a comparison sees it: its key, type, weight and threshold."""
+
+    key: str
+    type: str
+    weight: float
+    threshold: float
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreSnapshot:
+    """One scorer's result on one case: the score (``None`` for an error result) and verdict."""
+
+    score: float | None
+    passed: bool
+    threshold: float
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSnapshot:
+    """One case's verdict and scores.
+
+    Attributes:
+        case_id: the case's id.
+        occurrence: 1 for the first case with this id in its run, 2 for the second...
+        passed: whether the case passed.
+        malformed: whether the case could not be read (then ``scores`` is empty).
+        weighted_score: the case's weighted score, or ``None``.
+        scores: per suite key, in suite order.
+    """
+
+    case_id: str
+    occurrence: int
+    passed: bool
+    malformed: bool
+    weighted_score: float | None
+    scores: Mapping[str, ScoreSnapshot]
+
+    @property
+    def label(self) -> str:
+        """The id, with ``#2`` on its second occurrence in the run, ``#3`` on the third..."""
+        return self.case_id if self.occurrence == 1 else f"{self.case_id} #{self.occurrence}"
+
+
+@dataclass(frozen=True, slots=True)
+class RunSnapshot:
+    """What a comparison needs of a run.
+
+    Attributes:
+        source: where the run came from (a report file, or ``this run``).
+        suite_name: the suite's name, if any.
+        scorers: the suite's entries, in suite order.
+        cases: the cases that have an id, in run order.
+        without_id: how many malformed cases had no id (they cannot be matched).
+        pass_rate: the run's pass rate, or ``None`` with no cases.
+        weighted_mean: the mean of the cases' weighted scores, or ``None``.
+        scorer_means: each scorer's mean score over the run, per key.
+    """
+
+    source: str
+    suite_name: str | None
+    scorers: tuple[ScorerSpec, ...]
+    cases: tuple[CaseSnapshot, ...]
+    without_id: int
+    pass_rate: float | None
+    weighted_mean: float | None
+    scorer_means: Mapping[str, float | None]
+
+
+def run_snapshot(run: EvalRun, source: str = "this run") -> RunSnapshot:
+    """The part of a run in memory that a comparison needs."""
+    numbered = _occurrences(result.case_id for result in run.cases)
+    cases = tuple(
+        CaseSnapshot(
+            result.case_id,
+            occurrence,
+            result.passed,
+            result.malformed,
+            result.weighted_score,
+            {
+                o.key: ScoreSnapshot(o.score, o.passed, o.threshold, o.error)
+                for o in result.outcomes
+            },
+        )
+        for result, occurrence in zip(run.cases, numbered, strict=True)
+        if result.case_id is not None and occurrence is not None
+    )
+    return RunSnapshot(
+        source=source,
+        suite_name=run.suite.name,
+        scorers=tuple(ScorerSpec(e.key, e.type, e.weight, e.threshold) for e in run.suite.scorers),
+        cases=cases,
+        without_id=sum(result.case_id is None for result in run.cases),
+        pass_rate=run.summary.pass_rate,
+        weighted_mean=run.summary.weighted_mean,
+        scorer_means={key: stats.mean for key, stats in run.summary.scorers.items()},
+    )
+
+
+def _occurrences(ids: Iterable[str | None]) -> list[int | None]:
+    seen: Counter[str] = Counter()
+    numbered: list[int | None] = []
+    for case_id in ids:
+        if case_id is None:
+            numbered.append(None)
+        else:
+            seen[case_id] += 1
+            numbered.append(seen[case_id])
+    return numbered
+
+
+# --- Reading a report back ---------------------------------------------------------------------
+
+
+class _Lenient(BaseModel):
+    """A report may carry fields newer versions add: they are ignored, not errors."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
+
+
+class _SuiteEntry(_Lenient):
+    key: StrictStr
+    type: StrictStr
+    weight: float
+    threshold: float
+
+
+class _Suite(_Lenient):
+    name: StrictStr | None = None
+    scorers: list[_SuiteEntry]
+
+
+class _Stats(_Lenient):
+    mean: float | None = None
+
+
+class _Summary(_Lenient):
+    pass_rate: float | None = None
+    weighted_mean: float | None = None
+    scorers: dict[str, _Stats] = {}
+
+
+class _Outcome(_Lenient):
+    type: StrictStr
+    name: StrictStr | None = None
+    score: float | None
+    threshold: float
+    passed: StrictBool
+    error: StrictStr | None = None
+
+
+class _Case(_Lenient):
+    id: StrictStr | None
+    passed: StrictBool
+    weighted_score: float | None = None
+    scorers: list[_Outcome]
+    error: list[Any] | None = None
+
+
+class _Report(_Lenient):
+    suite: _Suite
+    summary: _Summary
+    cases: list[_Case]
+
+
+def load_report(path: str | Path) -> RunSnapshot:
+    """Read a ``kp eval -f json`` report back (``-`` reads standard input; ``.gz`` works too).
+
+    Raises:
+        InputFileError: the file cannot be opened.
+        ReportFileError: the file is not a ``kp eval`` JSON report; each problem says where.
+    """
+    with open_source(path) as source:
+        data = source.stream.read()
+        name = source.name
+    try:
+        document = loads_bytes(data.removeprefix(BOM))
+    except (JsonError, UnicodeDecodeError) as error:
+        if isinstance(error, JsonError):
+            problem = Problem(Location(name, error.line), error.path, error.message)
+        else:
+            line = data.count(b"\n", 0, error.start) + 1
+            byte = error.object[error.start]
+            message = f"not UTF-8 text: byte 0x{byte:02x} ({error.reason}); save it as UTF-8"
+            problem = Problem(Location(name, line), "", message)
+        summary = f"{name} is not a kp eval JSON report; {_HOW_TO_WRITE}"
+        raise ReportFileError(summary, [problem]) from None
+    return report_snapshot(document, name)
+
+
+def report_snapshot(document: Any, source: str) -> RunSnapshot:
+    """A snapshot of a ``kp eval`` JSON report already parsed (``source`` names it in errors).
+
+    Raises:
+        ReportFileError: the document is not a ``kp eval`` JSON report; each problem says where.
+    """
+    summary = f"{source} is not a kp eval JSON report; {_HOW_TO_WRITE}"
+    if not isinstance(document, dict):
+        found = "a list" if isinstance(document, list) else f"a JSON {type(document).__name__}"
+        problem = Problem(
+            Location(source), "", f"got {found}; expected an object with suite, summary and cases"
+        )
+        raise ReportFileError(summary, [problem])
+    try:
+        report = _Report.model_validate(document)
+    except ValidationError as error:
+        raise ReportFileError(
+            summary, problems_from(error, Record(Location(source), document))
+        ) from None
+    ids = _occurrences(case.id for case in report.cases)
+    cases = tuple(
+        CaseSnapshot(
+            case.id,
+            occurrence,
+            case.passed,
+            case.error is not None,
+            case.weighted_score,
+            {
+                o.name or o.type: ScoreSnapshot(o.score, o.passed, o.threshold, o.error)
+                for o in case.scorers
+            },
+        )
+        for case, occurrence in zip(report.cases, ids, strict=True)
+        if case.id is not None and occurrence is not None
+    )
+    return RunSnapshot(
+        source=source,
+        suite_name=report.suite.name,
+        scorers=tuple(
+            ScorerSpec(e.key, e.type, e.weight, e.threshold) for e in report.suite.scorers
+        ),
+        cases=cases,
+        without_id=sum(case.id is None for case in report.cases),
+        pass_rate=report.summary.pass_rate,
+        weighted_mean=report.summary.weighted_mean,
+        scorer_means={key: stats.mean for key, stats in report.summary.scorers.items()},
+    )

@@ -1,0 +1,322 @@
+"""Calling the workflow under test: one case's input in, its output out, timed, bounded, retried.
+
+A task is a plain function, sync or async, that takes a :class:`TaskInput` (the case's
+instruction, input, pages and metadata, never what is expected) and returns the output: any
+JSON value, or a pydantic model (an :class:`~knowledgepulse.evals.models.ActualOutput`, say),
+which is dumped as the case files write it.
+
+A sync task runs in a thread of its own, so the event loop keeps other calls and their
+timeouts going. The thread is a daemon: a call past its timeout is abandoned (its answer, if
+one ever comes, is dropped), and it cannot keep the process from exiting. An exception or a
+timeout is retried, after ``retry_delay``, then twice that, and so on; after the last attempt
+it becomes the case's error, never the run's. Only the successful attempt is timed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import math
+import statistics
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, JsonValue
+from pydantic_core import PydanticSerializationError, to_jsonable_python
+
+from knowledgepulse.evals.models import Case, Page
+
+Task = Callable[["TaskInput"], Any]
+"""A workflow under test: ``TaskInput -> output``, or ``TaskInput -> Awaitable[output]``."""
+
+MAX_RETRY_DELAY_S = 60.0
+"""The longest wait between two attempts, however many retries came before."""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskInput:
+    """What a task receives for one case: its input, never its expected output.
+
+    Attributes:
+        case_id: the case's id (for logs; a cached output is keyed by it too).
+        instruction: what the workflow is asked to do, or ``None``.
+        input: the case's ``input``, any JSON value (``None`` when it gives none).
+        pages: the original pages, maybe none.
+        metadata: the case's free-form metadata, or ``None``.
+        run: which repetition this is, from 0 (see ``repeat``).
+    """
+
+    case_id: str
+    instruction: str | None
+    input: JsonValue
+    pages: tuple[Page, ...]
+    metadata: Mapping[str, Any] | None
+    run: int = 0
+
+    @classmethod
+    def of(cls, case: Case, run: int = 0) -> TaskInput:
+        """The input a case gives its task, for repetition ``run``."""
+        return cls(case.id, case.instruction, case.input, tuple(case.pages), case.metadata, run)
+
+    def to_json(self) -> dict[str, Any]:
+        """The input as JSON, the repetition left out (what a cached output is keyed by)."""
+        return {
+            "id": self.case_id,
+            "instruction": self.instruction,
+            "input": self.input,
+            "pages": [page.model_dump(by_alias=True, exclude_none=True) for page in self.pages],
+            "metadata": self.metadata,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRecord:
+    """How the task call for one case (one run) went.
+
+    Attributes:
+        attempts: calls made (0 when the output came from the cache).
+        cached: whether the output came from the output cache.
+        error_type: the exception's type name when every attempt failed (``TimeoutError`` for a
+            timeout), else ``None``.
+        error_message: what it said, or ``None``.
+        timed_out: whether the last attempt ran out of time.
+    """
+
+    attempts: int
+    cached: bool = False
+    error_type: str | None = None
+    error_message: str | None = None
+    timed_out: bool = False
+
+    @property
+    def failed(self) -> bool:
+        """Whether the task gave no output."""
+        return self.error_type is not None
+
+    @property
+    def error(self) -> str | None:
+        """``Type: message`` (with the attempts when there were several), or ``None``."""
+        if self.error_type is None:
+            return None
+        text = f"{self.error_type}: {self.error_message}" if self.error_message else self.error_type
+        return text + (f" (after {self.attempts} attempts)" if self.attempts > 1 else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the JSON report."""
+        error = (
+            {"type": self.error_type, "message": self.error_message}
+            if self.error_type is not None
+            else None
+        )
+        return {
+            "attempts": self.attempts,
+            "cached": self.cached,
+            "timed_out": self.timed_out,
+            "error": error,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TaskSummary:
+    """The task calls of a run, counted (one per case and run).
+
+    Attributes:
+        runs: outputs asked for.
+        cached: of those, answered from the output cache.
+        errors: of those, without an output (timeouts included).
+        timeouts: of the errors, the calls that ran out of time.
+        mean_duration_ms: the mean time of the outputs that came, in ms, or ``None``.
+        max_duration_ms: the longest, or ``None``.
+    """
+
+    runs: int
+    cached: int
+    errors: int
+    timeouts: int
+    mean_duration_ms: float | None
+    max_duration_ms: float | None
+
+    @classmethod
+    def of(cls, calls: Sequence[tuple[TaskRecord, float | None]]) -> TaskSummary:
+        """The summary of (record, duration) pairs."""
+        durations = [duration for _, duration in calls if duration is not None]
+        return cls(
+            runs=len(calls),
+            cached=sum(record.cached for record, _ in calls),
+            errors=sum(record.failed for record, _ in calls),
+            timeouts=sum(record.timed_out for record, _ in calls),
+            mean_duration_ms=statistics.fmean(durations) if durations else None,
+            max_duration_ms=max(durations) if durations else None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the JSON report."""
+        return {
+            "runs": self.runs,
+            "cached": self.cached,
+            "errors": self.errors,
+            "timeouts": self.timeouts,
+            "mean_duration_ms": self.mean_duration_ms,
+            "max_duration_ms": self.max_duration_ms,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TaskAnswer:
+    """A task's answer for one case and run: the output (``None`` on an error) and its record."""
+
+    output: JsonValue
+    duration_ms: float | None
+    record: TaskRecord
+
+
+def task_name(task: Callable[..., Any]) -> str:
+    """``module:qualified.name`` of a task (part of what a cached output is keyed by)."""
+    module = getattr(task, "__module__", None) or type(task).__module__
+    name = getattr(task, "__qualname__", None) or type(task).__qualname__
+    return f"{module}:{name}"
+
+
+def output_json(value: Any) -> JsonValue:
+    """A task's return value as JSON data; a pydantic model as its file form (aliases, no nulls).
+
+    Raises:
+        TypeError: the value is not JSON (a set, an object of an unknown class...), or holds NaN
+            or an infinity.
+    """
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    try:
+        plain = to_jsonable_python(value)
+        json.dumps(plain, allow_nan=False)
+    except (PydanticSerializationError, ValueError, TypeError) as error:
+        raise TypeError(
+            f"the task returned {type(value).__name__}, which is not JSON data: {error}; "
+            "return a str, number, bool, None, list or dict (or a pydantic model)"
+        ) from None
+    return plain  # type: ignore[no-any-return]
+
+
+async def call_task(
+    task: Task,
+    task_input: TaskInput,
+    *,
+    timeout: float | None = None,
+    retries: int = 0,
+    retry_delay: float = 1.0,
+) -> TaskAnswer:
+    """Call the task on one input: timed, bounded by ``timeout`` seconds, retried on failure.
+
+    Never raises for the task's failures (they become the answer's record); cancellation, and
+    ``KeyboardInterrupt``, pass through.
+    """
+    attempts = 0
+    while True:
+        attempts += 1
+        deadline = asyncio.timeout(timeout)
+        try:
+            async with deadline:
+                returned, duration = await _called(task, task_input)
+                output = output_json(returned)
+        except TimeoutError as error:
+            if not deadline.expired():  # the task's own TimeoutError, not our limit
+                failure = TaskRecord(attempts, error_type="TimeoutError", error_message=str(error))
+            else:
+                message = f"no answer within {timeout:g} s"
+                failure = TaskRecord(
+                    attempts, error_type="TimeoutError", error_message=message, timed_out=True
+                )
+        except Exception as error:  # a task's failure is its case's error, never the run's
+            kind = type(error).__name__
+            failure = TaskRecord(attempts, error_type=kind, error_message=str(error))
+        else:
+            return TaskAnswer(output, duration, TaskRecord(attempts))
+        if attempts > retries:
+            return TaskAnswer(None, None, failure)
+        await asyncio.sleep(min(retry_delay * 2 ** (attempts - 1), MAX_RETRY_DELAY_S))
+
+
+async def _called(task: Task, task_input: TaskInput) -> tuple[Any, float]:
+    """The task's return value and how long it took in ms (awaited when async, else threaded).
+
+    A sync task is timed in its own thread, so the time it waited for the event loop to hear
+    back (other calls' answers being handled) is not counted; an async one shares the loop, so
+    its time is the await's.
+    """
+    started = time.perf_counter()
+    if inspect.iscoroutinefunction(task) or inspect.iscoroutinefunction(
+        getattr(task, "__call__", None)  # noqa: B004 - an object whose __call__ is async
+    ):
+        result = task(task_input)
+        elapsed = None
+    else:
+        result, elapsed = await _in_thread(task, task_input)
+    if inspect.isawaitable(result):
+        while inspect.isawaitable(result):
+            result = await result
+        elapsed = None
+    if elapsed is None:
+        elapsed = time.perf_counter() - started
+    return result, elapsed * 1000
+
+
+async def _in_thread(task: Task, task_input: TaskInput) -> tuple[Any, float]:
+    """``task(task_input)`` in a daemon thread, and its time in s; the thread outlives a timeout.
+
+    Not ``asyncio.to_thread``: its pool threads are joined when the event loop closes, so one
+    call stuck past its timeout would hold ``evaluate()`` (and the process) until it returns.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[tuple[Any, float]] = loop.create_future()
+
+    def settle(result: tuple[Any, float], failure: BaseException | None) -> None:
+        if future.done():  # abandoned after a timeout: drop the answer
+            return
+        if failure is None:
+            future.set_result(result)
+        else:
+            future.set_exception(failure)
+
+    def work() -> None:
+        result: tuple[Any, float] = (None, 0.0)
+        failure: BaseException | None = None
+        started = time.perf_counter()
+        try:
+            result = (task(task_input), time.perf_counter() - started)
+        except StopIteration as error:  # a future refuses StopIteration itself
+            failure = RuntimeError(f"StopIteration: {error}")
+        except BaseException as error:  # handed to the awaiting coroutine, which decides
+            failure = error
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody is waiting
+            loop.call_soon_threadsafe(settle, result, failure)
+
+    threading.Thread(target=work, name="kp-task", daemon=True).start()
+    return await future
+
+
+def check_options(
+    *, concurrency: int, timeout: float | None, retries: int, retry_delay: float, repeat: int
+) -> None:
+    """Refuse settings no run can use.
+
+    Raises:
+        ValueError: naming the setting, the value and what it takes.
+    """
+    problems = []
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        problems.append(f"concurrency must be an integer >= 1, not {concurrency!r}")
+    if timeout is not None and not (isinstance(timeout, int | float) and 0 < timeout < math.inf):
+        problems.append(f"timeout must be a number of seconds > 0 (or None), not {timeout!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        problems.append(f"retries must be an integer >= 0, not {retries!r}")
+    if not (isinstance(retry_delay, int | float) and 0 <= retry_delay < math.inf):
+        problems.append(f"retry_delay must be a number of seconds >= 0, not {retry_delay!r}")
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        problems.append(f"repeat must be an integer >= 1, not {repeat!r}")
+    if problems:
+        raise ValueError("; ".join(problems))

@@ -1,0 +1,129 @@
+"""pytest plugin: evaluation cases as test items, so pytest gives the exit code and the reports.
+
+Loaded in every pytest session (the ``pytest11`` entry point), it does nothing unless asked:
+
+- an evaluation file (``*.kp.yaml``, or the ``kp_eval_files`` ini patterns) naming a suite and
+  case files (see :mod:`knowledgepulse.evals.eval_file`) becomes one test item per case;
+- ``pytest --kp-suite FILE`` (or ``--kp-preset NAME``) evaluates the case files given as
+  arguments, one item per case; ``--kp-task MODULE:FUNCTION`` calls a workflow for each output.
+
+These hooks only look at names and options; the collectors and items live in
+:mod:`knowledgepulse.evals.pytest_items`, imported when there is something to evaluate.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from knowledgepulse.evals.eval_file import EvalSpec
+    from knowledgepulse.evals.pytest_items import Tally
+
+EVAL_FILE_PATTERNS = ("*.kp.yaml", "*.kp.yml")
+OPTIONS_KEY: pytest.StashKey[EvalSpec] = pytest.StashKey()
+"""The ``--kp-suite``/``--kp-preset`` suite (and ``--kp-task`` task), once loaded."""
+TALLIES_KEY: pytest.StashKey[dict[str, Tally]] = pytest.StashKey()
+"""What the items of each evaluation ran, by evaluation, for the session's summary."""
+
+
+class EvalWarning(UserWarning):
+    """A warning about a case or a case file (a case id used twice); it fails nothing.
+
+    Shown in pytest's warnings summary at the case file's line;
+    ``-W error::knowledgepulse.pytest_plugin.EvalWarning`` makes it fail the case.
+    """
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """The ``--kp-suite``/``--kp-preset`` options and the ``kp_eval_files`` ini patterns."""
+    group = parser.getgroup("knowledgepulse", "knowledgepulse evaluations")
+    group.addoption(
+        "--kp-suite",
+        metavar="FILE",
+        help="Evaluate the case files (JSON, JSONL or YAML) given as arguments with this suite "
+        "file: one test per case.",
+    )
+    group.addoption(
+        "--kp-preset",
+        metavar="NAME",
+        help="As --kp-suite, with a built-in suite: standard, strict or operation-focused.",
+    )
+    group.addoption(
+        "--kp-task",
+        metavar="MODULE:FUNCTION",
+        help="With --kp-suite or --kp-preset: call this workflow for each case's output "
+        "(module:function or path/to/file.py:function) instead of scoring its `actual`.",
+    )
+    parser.addini(
+        "kp_eval_files",
+        type="args",
+        default=list(EVAL_FILE_PATTERNS),
+        help="File name patterns of knowledgepulse evaluation files (a suite and case files).",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Load the ``--kp-suite``/``--kp-preset`` suite (and ``--kp-task``) once, before collection.
+
+    Raises:
+        pytest.UsageError: a wrong mix of options, or a suite or task that cannot be used
+            (every problem listed).
+    """
+    config = session.config
+    suite_path, preset_name = config.getoption("kp_suite"), config.getoption("kp_preset")
+    task = config.getoption("kp_task")
+    if suite_path is None and preset_name is None:
+        if task is not None:
+            raise pytest.UsageError("--kp-task needs a suite: give --kp-suite FILE or --kp-preset")
+        return
+    if suite_path is not None and preset_name is not None:
+        raise pytest.UsageError("give one of --kp-suite FILE or --kp-preset NAME, not both")
+    from knowledgepulse.evals.pytest_items import from_options  # noqa: PLC0415 - on demand
+
+    config.stash[OPTIONS_KEY] = from_options(suite_path, preset_name, task)
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """Which suite ``--kp-suite``/``--kp-preset`` evaluates the case files with."""
+    spec = config.stash.get(OPTIONS_KEY, None)
+    if spec is None:
+        return None
+    suite = spec.suite
+    called = f", calling {config.getoption('kp_task')}" if spec.task is not None else ""
+    return (
+        f"knowledgepulse: suite {suite.name or suite.source} ({len(suite.scorers)} scorers) "
+        f"for the case files given as arguments{called}"
+    )
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """An evaluation file, or (with ``--kp-suite``) a case file named on the command line."""
+    config = parent.config
+    is_eval_file = any(fnmatch.fnmatch(file_path.name, p) for p in config.getini("kp_eval_files"))
+    named_case_file = OPTIONS_KEY in config.stash and parent.session.isinitpath(file_path)
+    if not is_eval_file and not named_case_file:
+        return None
+    from knowledgepulse.evals import pytest_items  # noqa: PLC0415 - on demand
+
+    if is_eval_file:
+        return pytest_items.EvalFile.from_parent(parent, path=file_path)
+    return pytest_items.case_file(parent, file_path)
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
+    """Per evaluation: pass rate, weighted mean and each scorer's mean over the cases run."""
+    tallies = config.stash.get(TALLIES_KEY, None)
+    if not tallies:
+        return
+    from knowledgepulse.evals.pytest_items import summary_lines  # noqa: PLC0415 - on demand
+
+    terminalreporter.section("knowledgepulse evaluations")
+    for line in summary_lines(tallies):
+        terminalreporter.line(line)

@@ -1,0 +1,400 @@
+"""Comparisons of two evaluation runs as JSON, a rich console view and Markdown.
+
+The comparison is plain data (:class:`~knowledgepulse.evals.compare.Comparison`); each renderer
+is a function of it. Every view puts regressions first. The Markdown is meant for a pull-request
+comment: the counts and totals up front, the regressions as a table, everything else folded
+into ``<details>``, and each table cut at :data:`MARKDOWN_ROWS` rows so the comment stays
+within what a code host accepts (the JSON report has every case).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from knowledgepulse._util.text import counted
+from knowledgepulse.evals.compare import (
+    CaseChange,
+    CaseComparison,
+    Comparison,
+    ScoreDelta,
+    ScorerChange,
+    difference,
+)
+from knowledgepulse.evals.snapshot import CaseSnapshot, RunSnapshot, ScorerSpec, ScoreSnapshot
+from knowledgepulse.reports.evals import DASH, number, percent, printable, short
+from knowledgepulse.reports.markdown import escape
+
+MARKDOWN_ROWS = 50
+_SURROGATE = re.compile("[\ud800-\udfff]")
+ARROW = "→"
+# Sections in the order every view shows them, with their headings.
+SECTIONS: tuple[tuple[CaseChange, str], ...] = (
+    ("regressed", "Regressions"),
+    ("improved", "Improvements"),
+    ("changed", "Scores changed, verdict held"),
+    ("added", "Added cases"),
+    ("removed", "Removed cases"),
+)
+_STYLES = {
+    "regressed": "bold red",
+    "improved": "bold green",
+    "changed": "bold yellow",
+    "added": "bold cyan",
+    "removed": "bold magenta",
+}
+
+
+# --- Words shared by every view ----------------------------------------------------------------
+
+
+def signed(delta: float | None, digits: int = 3) -> str:
+    """``+0.100``, ``-0.250``, or a dash when there is no delta."""
+    return DASH if delta is None else f"{delta:+.{digits}f}"
+
+
+def verdict(passed: bool) -> str:
+    """``pass`` or ``fail``."""
+    return "pass" if passed else "fail"
+
+
+def _score(snapshot: ScoreSnapshot | None) -> str:
+    if snapshot is None:
+        return "absent"
+    return "no score" if snapshot.score is None else number(snapshot.score)
+
+
+def score_change(delta: ScoreDelta) -> str:
+    """``anti-hallucination 1.000 → 0.000 (-1.000), pass → fail``; errors say so."""
+    text = f"{delta.key} {_score(delta.base)} {ARROW} {_score(delta.new)}"
+    if delta.delta is not None:
+        text += f" ({signed(delta.delta)})"
+    if delta.flip is not None and delta.base is not None and delta.new is not None:
+        text += f", {verdict(delta.base.passed)} {ARROW} {verdict(delta.new.passed)}"
+    if delta.new is not None and delta.new.error is not None:
+        text += f": {delta.new.error}"
+    return text
+
+
+def case_detail(case: CaseComparison) -> str:
+    """What moved in a case: each changed score, or the verdict of an added or removed case."""
+    if case.change in ("added", "removed"):
+        present = case.new if case.new is not None else case.base
+        assert present is not None  # one side is always there
+        return _verdict_of(present)
+    if case.base is not None and case.new is not None and case.new.malformed != case.base.malformed:
+        return "now malformed" if case.new.malformed else "no longer malformed"
+    return "; ".join(score_change(score) for score in case.changed_scores) or DASH
+
+
+def _verdict_of(case: CaseSnapshot) -> str:
+    if case.malformed:
+        return "malformed"
+    failing = [key for key, score in case.scores.items() if not score.passed]
+    return "pass" if case.passed else "fail: " + ", ".join(failing)
+
+
+def weighted_change(case: CaseComparison) -> str:
+    """``0.950 → 0.600 (-0.350)``: the weighted score on each side."""
+    base = number(case.base.weighted_score) if case.base is not None else DASH
+    new = number(case.new.weighted_score) if case.new is not None else DASH
+    suffix = f" ({signed(case.weighted_delta)})" if case.weighted_delta is not None else ""
+    return f"{base} {ARROW} {new}{suffix}"
+
+
+def counts_line(comparison: Comparison) -> str:
+    """``1 regression, 2 improvements, 0 changed, 5 unchanged, 1 added, 0 removed``."""
+    s = comparison.summary
+    return ", ".join(
+        [
+            counted(s.regressions, "regression"),
+            counted(s.improvements, "improvement"),
+            f"{s.changed} changed",
+            f"{s.unchanged} unchanged",
+            f"{s.added} added",
+            f"{s.removed} removed",
+        ]
+    )
+
+
+def comparison_line(comparison: Comparison) -> str:
+    """One line for stderr: the counts, then the pass rate and weighted mean on each side."""
+    base, new = comparison.base, comparison.new
+    parts = [
+        f"against {base.source}: {counts_line(comparison)}",
+        f"pass rate {percent(base.pass_rate)} {ARROW} {percent(new.pass_rate)}",
+        f"weighted mean {number(base.weighted_mean)} {ARROW} {number(new.weighted_mean)}",
+    ]
+    unmatched = base.without_id + new.without_id
+    if unmatched:
+        parts.append(f"{counted(unmatched, 'malformed case')} without an id not compared")
+    return "; ".join(parts)
+
+
+def points(base: float | None, new: float | None) -> str:
+    """A change of rate in percentage points, ``+25.0 pts``, or a dash."""
+    delta = difference(base, new)
+    return DASH if delta is None else f"{100 * delta:+.1f} pts"
+
+
+def scorer_note(change: ScorerChange) -> str:
+    """``threshold 0.8 → 0.9``: what changed in a suite entry; ``added``/``removed``."""
+    if change.status in ("added", "removed"):
+        return change.status
+    if change.status == "same" or change.base is None or change.new is None:
+        return ""
+    notes = []
+    for field in ("type", "weight", "threshold"):
+        before, after = getattr(change.base, field), getattr(change.new, field)
+        if before != after:
+            shown = (f"{before:g}", f"{after:g}") if field != "type" else (before, after)
+            notes.append(f"{field} {shown[0]} {ARROW} {shown[1]}")
+    return ", ".join(notes)
+
+
+# --- JSON --------------------------------------------------------------------------------------
+
+
+def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
+    """The comparison as one JSON object: both runs' totals, counts, scorers and every case."""
+    return {
+        "base": _run_dict(comparison.base),
+        "new": _run_dict(comparison.new),
+        "tolerance": comparison.tolerance,
+        "summary": {
+            **comparison.summary.to_dict(),
+            "pass_rate_delta": difference(comparison.base.pass_rate, comparison.new.pass_rate),
+            "weighted_mean_delta": difference(
+                comparison.base.weighted_mean, comparison.new.weighted_mean
+            ),
+        },
+        "scorers": [_scorer_dict(change) for change in comparison.scorers],
+        "cases": [_case_dict(case) for case in comparison.cases],
+    }
+
+
+def comparison_to_json(comparison: Comparison) -> str:
+    """The comparison as an indented JSON document (see :func:`comparison_to_dict`)."""
+    return _dumps(comparison_to_dict(comparison))
+
+
+def with_comparison(run_chunks: Iterable[str], comparison: Comparison) -> Iterator[str]:
+    """A ``kp eval`` JSON report's text with a ``comparison`` member added at its end.
+
+    The report stays a report (it can be the next baseline); the comparison is one more key.
+    """
+    last = None
+    for chunk in run_chunks:
+        if last is not None:
+            yield last
+        last = chunk
+    body = (last or "").rstrip()
+    if not body.endswith("}"):
+        raise ValueError("the report's JSON text does not end with an object")
+    member = _dumps(comparison_to_dict(comparison)).rstrip("\n").replace("\n", "\n  ")
+    yield body[:-1].rstrip() + f',\n  "comparison": {member}\n}}\n'
+
+
+def _dumps(document: Any) -> str:
+    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    # An unpaired surrogate cannot be written as UTF-8, but JSON can escape it.
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def _run_dict(run: RunSnapshot) -> dict[str, Any]:
+    return {
+        "source": run.source,
+        "suite": run.suite_name,
+        "cases": len(run.cases) + run.without_id,
+        "cases_without_id": run.without_id,
+        "pass_rate": run.pass_rate,
+        "weighted_mean": run.weighted_mean,
+    }
+
+
+def _spec_dict(spec: ScorerSpec | None) -> dict[str, Any] | None:
+    if spec is None:
+        return None
+    return {"type": spec.type, "weight": spec.weight, "threshold": spec.threshold}
+
+
+def _scorer_dict(change: ScorerChange) -> dict[str, Any]:
+    return {
+        "key": change.key,
+        "status": change.status,
+        "base": _spec_dict(change.base),
+        "new": _spec_dict(change.new),
+        "base_mean": change.base_mean,
+        "new_mean": change.new_mean,
+        "mean_delta": change.mean_delta,
+    }
+
+
+def _side(case: CaseSnapshot | None) -> dict[str, Any] | None:
+    if case is None:
+        return None
+    return {
+        "passed": case.passed,
+        "malformed": case.malformed,
+        "weighted_score": case.weighted_score,
+        "scores": {key: score.score for key, score in case.scores.items()},
+    }
+
+
+def _case_dict(case: CaseComparison) -> dict[str, Any]:
+    present = case.new if case.new is not None else case.base
+    assert present is not None  # one side is always there
+    return {
+        "id": present.case_id,
+        "occurrence": present.occurrence,
+        "change": case.change,
+        "base": _side(case.base),
+        "new": _side(case.new),
+        "weighted_delta": case.weighted_delta,
+        "scores": [
+            {
+                "scorer": score.key,
+                "base": score.base.score if score.base is not None else None,
+                "new": score.new.score if score.new is not None else None,
+                "delta": score.delta,
+                "base_passed": score.base.passed if score.base is not None else None,
+                "new_passed": score.new.passed if score.new is not None else None,
+                "flip": score.flip,
+                "changed": score.changed,
+                "error": score.new.error if score.new is not None else None,
+            }
+            for score in case.scores
+        ],
+    }
+
+
+# --- Console -----------------------------------------------------------------------------------
+
+
+def comparison_to_console(comparison: Comparison) -> Group:
+    """The console view: regressions, improvements, other changes, scorers, then the totals."""
+    parts: list[RenderableType] = [
+        Text(printable(f"Comparison: {comparison.base.source} {ARROW} {comparison.new.source}"))
+    ]
+    for change, heading in SECTIONS:
+        cases = comparison.of(change)
+        if cases:
+            parts += [Text(), _case_table(f"{heading} ({len(cases)})", _STYLES[change], cases)]
+    parts += [Text(), _scorer_table(comparison), Text()]
+    totals = Table(show_edge=False, header_style="bold")
+    for column in ("", "base", "new", "change"):
+        totals.add_column(column, justify="left" if not column else "right")
+    base, new = comparison.base, comparison.new
+    totals.add_row(
+        "pass rate",
+        percent(base.pass_rate),
+        percent(new.pass_rate),
+        points(base.pass_rate, new.pass_rate),
+    )
+    totals.add_row(
+        "weighted mean",
+        number(base.weighted_mean),
+        number(new.weighted_mean),
+        signed(difference(base.weighted_mean, new.weighted_mean)),
+    )
+    style = "bold red" if comparison.regressed else "bold"
+    parts += [totals, Text(printable(comparison_line(comparison)), style=style)]
+    return Group(*parts)
+
+
+def _case_table(title: str, style: str, cases: Sequence[CaseComparison]) -> Table:
+    table = Table(
+        title=Text(title, style=style), title_justify="left", header_style="bold", show_edge=False
+    )
+    table.add_column("case", no_wrap=True)
+    table.add_column("what changed")
+    table.add_column("weighted", justify="right", no_wrap=True)
+    for case in cases:
+        table.add_row(
+            Text(short(case.label)), Text(printable(case_detail(case))), weighted_change(case)
+        )
+    return table
+
+
+def _scorer_table(comparison: Comparison) -> Table:
+    table = Table(title=Text("Scorers"), title_justify="left", header_style="bold", show_edge=False)
+    for column in ("scorer", "base mean", "new mean", "change", "suite change"):
+        left = column in ("scorer", "suite change")
+        table.add_column(column, justify="left" if left else "right", no_wrap=column == "scorer")
+    for change in comparison.scorers:
+        table.add_row(
+            Text(printable(change.key)),
+            number(change.base_mean),
+            number(change.new_mean),
+            signed(change.mean_delta),
+            Text(printable(scorer_note(change))),
+        )
+    return table
+
+
+# --- Markdown ----------------------------------------------------------------------------------
+
+
+def comparison_to_markdown(comparison: Comparison) -> str:
+    """The comparison as Markdown for a pull-request comment: regressions first, rest folded."""
+    base, new = comparison.base, comparison.new
+    title = new.suite_name or base.suite_name or "evaluation"
+    counts = counts_line(comparison)
+    if comparison.regressed:
+        # The regression count leads the line; bold, so a reviewer cannot miss it.
+        first, rest = counts.split(", ", 1)
+        counts = f"**{first}** (passed in the base run, fail now), {rest}"
+    lines = [
+        f"## Comparison: {escape(title)}",
+        "",
+        f"{counts}.",
+        "",
+        f"Base {escape(base.source)}, new {escape(new.source)}; "
+        f"score changes of at most {comparison.tolerance:g} count as unchanged.",
+        "",
+        "| | base | new | change |",
+        "|---|---:|---:|---:|",
+        f"| pass rate | {percent(base.pass_rate)} | {percent(new.pass_rate)} "
+        f"| {points(base.pass_rate, new.pass_rate)} |",
+        f"| weighted mean | {number(base.weighted_mean)} | {number(new.weighted_mean)} "
+        f"| {signed(difference(base.weighted_mean, new.weighted_mean))} |",
+    ]
+    for change, heading in SECTIONS:
+        cases = comparison.of(change)
+        if not cases:
+            continue
+        table = _markdown_cases(cases)
+        if change == "regressed":
+            lines += ["", f"### {heading} ({len(cases)})", "", *table]
+        else:
+            lines += ["", *_folded(f"{heading} ({len(cases)})", table)]
+    scorer_rows = [
+        f"| {escape(c.key)} | {number(c.base_mean)} | {number(c.new_mean)} "
+        f"| {signed(c.mean_delta)} | {escape(scorer_note(c)) or DASH} |"
+        for c in comparison.scorers
+    ]
+    head = ["| scorer | base mean | new mean | change | suite change |", "|---|---:|---:|---:|---|"]
+    lines += ["", *_folded("Scorers", [*head, *scorer_rows])]
+    return printable("\n".join(lines) + "\n")
+
+
+def _markdown_cases(cases: Sequence[CaseComparison]) -> list[str]:
+    rows = ["| case | what changed | weighted |", "|---|---|---:|"]
+    rows += [
+        f"| {escape(case.label)} | {escape(case_detail(case))} | {weighted_change(case)} |"
+        for case in cases[:MARKDOWN_ROWS]
+    ]
+    if len(cases) > MARKDOWN_ROWS:
+        rows += ["", f"… and {len(cases) - MARKDOWN_ROWS} more (the JSON report has them all)."]
+    return rows
+
+
+def _folded(summary: str, body: list[str]) -> list[str]:
+    # GitHub renders Markdown inside <details> only with a blank line after <summary>.
+    return ["<details>", f"<summary>{summary}</summary>", "", *body, "", "</details>"]

@@ -1,0 +1,286 @@
+"""evaluate(): a task over cases, then the suite over its outputs; errors, order, cache, repeats."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledgepulse.evals import evaluate, evaluate_async
+from knowledgepulse.evals.models import Case
+from knowledgepulse.evals.results import EvalRun
+from knowledgepulse.evals.runner import evaluate_case
+from knowledgepulse.evals.tasks import TaskInput
+from knowledgepulse.reports.evals import run_to_dict, to_json
+from knowledgepulse.reports.junit import to_junit
+from knowledgepulse.reports.markdown import to_markdown
+from tests.evals.builders import make_suite, op, page
+
+TEXT_SUITE = make_suite(
+    {"type": "content-quality", "threshold": 1.0},
+    {"type": "response-time", "params": {"max_acceptable_ms": 60_000}},
+)
+
+
+def text_case(case_id: str, text: str, *patterns: str) -> dict[str, Any]:
+    return {
+        "id": case_id,
+        "instruction": "Repeat the input",
+        "input": text,
+        "expected": {"contentPatterns": list(patterns)},
+    }
+
+
+CASES = [text_case(f"c{i}", f"fact {i}", f"fact {i}") for i in range(6)]
+
+
+def echo(task: TaskInput) -> str:
+    return str(task.input)
+
+
+def slow_echo(seconds: float) -> Any:
+    """A task that takes ``seconds`` to echo its input."""
+
+    def task(task_input: TaskInput) -> str:
+        time.sleep(seconds)
+        return str(task_input.input)
+
+    return task
+
+
+class Counting:
+    """A sync task that counts its calls (from any thread)."""
+
+    def __init__(self, answer: Any = None) -> None:
+        self.calls: list[tuple[str, int]] = []
+        self.lock = threading.Lock()
+        self.answer = answer
+
+    def __call__(self, task: TaskInput) -> Any:
+        with self.lock:
+            self.calls.append((task.case_id, task.run))
+        return str(task.input) if self.answer is None else self.answer
+
+
+def run(task: Any, cases: Any = CASES, suite: Any = TEXT_SUITE, **options: Any) -> EvalRun:
+    return evaluate(task, cases, suite, progress=False, retry_delay=0, **options)
+
+
+def test_the_tasks_outputs_are_scored_and_the_verdicts_reported() -> None:
+    """Each case's output is the task's answer to its input; the suite judges it."""
+    result = run(lambda task: "fact 1" if task.case_id == "c1" else "nothing")
+    assert [(c.case_id, c.passed) for c in result.cases] == [(f"c{i}", i == 1) for i in range(6)]
+    assert result.summary.passed == 1
+    assert result.summary.task is not None
+    assert (result.summary.task.runs, result.summary.task.errors) == (6, 0)
+
+
+def test_results_keep_the_cases_order_whatever_finishes_first() -> None:
+    """Later cases answer first here; the run still lists c0..c5 in order."""
+
+    async def task(task_input: TaskInput) -> str:
+        await asyncio.sleep(0.01 * (6 - int(task_input.case_id[1:])))
+        return str(task_input.input)
+
+    assert [c.case_id for c in run(task, concurrency=6).cases] == [f"c{i}" for i in range(6)]
+
+
+def test_no_more_calls_than_the_concurrency_run_at_once() -> None:
+    """With concurrency 2, at most two sync calls are in flight."""
+    running = 0
+    most = 0
+    lock = threading.Lock()
+
+    def task(task_input: TaskInput) -> str:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        time.sleep(0.02)
+        with lock:
+            running -= 1
+        return str(task_input.input)
+
+    run(task, concurrency=2)
+    assert most == 2
+
+
+def test_calls_run_concurrently() -> None:
+    """Six calls of 0.1 s with concurrency 6 take well under 0.6 s."""
+    started = time.perf_counter()
+    run(slow_echo(0.1), concurrency=6)
+    assert time.perf_counter() - started < 0.45
+
+
+def test_a_task_error_is_that_cases_error_result_and_the_run_goes_on() -> None:
+    """c2 raises: its scorers have no score and say why; the other cases pass."""
+
+    def task(task_input: TaskInput) -> str:
+        if task_input.case_id == "c2":
+            raise RuntimeError("rate limited")
+        return str(task_input.input)
+
+    result = run(task)
+    failed = result.cases[2]
+    assert not failed.passed
+    assert not failed.malformed
+    assert failed.task is not None
+    assert failed.task.error == "RuntimeError: rate limited"
+    for outcome in failed.outcomes:
+        assert outcome.score is None
+        assert str(outcome.error).startswith("no output to score: the task raised RuntimeError")
+    assert all(c.passed for i, c in enumerate(result.cases) if i != 2)
+    assert result.summary.task is not None
+    assert result.summary.task.errors == 1
+
+
+def test_a_timeout_is_that_cases_error_and_suggests_more_time() -> None:
+    """A call past the timeout fails its case with a hint; the others are scored."""
+    result = run(
+        lambda task: time.sleep(1) if task.case_id == "c0" else str(task.input), timeout=0.05
+    )
+    first = result.cases[0]
+    assert first.task is not None
+    assert first.task.timed_out
+    assert "give the task more time" in str(first.outcomes[0].error)
+    assert [c.passed for c in result.cases[1:]] == [True] * 5
+
+
+def test_retries_are_counted_per_case() -> None:
+    """A call that fails once and then answers passes, with two attempts on record."""
+    failed_once: set[str] = set()
+
+    def task(task_input: TaskInput) -> str:
+        if task_input.case_id not in failed_once:
+            failed_once.add(task_input.case_id)
+            raise ConnectionError("blip")
+        return str(task_input.input)
+
+    result = run(task, retries=1)
+    assert result.passed
+    assert [c.task.attempts for c in result.cases if c.task] == [2] * 6
+
+
+def test_durations_are_measured_and_scored_by_response_time() -> None:
+    """Each case records how long its call took; response-time scores that duration."""
+    result = run(slow_echo(0.03), concurrency=6)
+    for case in result.cases:
+        assert case.duration_ms is not None
+        assert case.duration_ms >= 30
+        time_outcome = case.outcomes[1]
+        assert time_outcome.result.details["responseTimeMs"] == case.duration_ms
+
+
+def test_an_output_giving_its_own_duration_is_scored_by_it() -> None:
+    """A bulk-edit output with durationMs: response-time reads that, not the wall time."""
+    suite = make_suite({"type": "response-time", "params": {"max_acceptable_ms": 1000}})
+    cases = [{"id": "c", "pages": [page("p", b1="x")], "expected": {"operations": []}}]
+    result = run(lambda task: {"operations": [], "durationMs": 1500}, cases, suite)
+    assert result.cases[0].outcomes[0].score == 0.5
+
+
+def test_cases_the_suite_cannot_score_never_cost_a_call() -> None:
+    """A case without the pages a bulk-edit scorer needs is malformed before any call."""
+    task = Counting(answer={"operations": []})
+    suite = make_suite({"type": "operation-accuracy"})
+    good = {"id": "good", "pages": [page("p", b1="x")], "expected": {"operations": []}}
+    bad = {"id": "bad", "input": "no pages", "expected": {"operations": []}}
+    result = run(task, [good, bad], suite)
+    assert task.calls == [("good", 0)]
+    assert [(c.case_id, c.passed, c.malformed) for c in result.cases] == [
+        ("good", True, False),
+        ("bad", False, True),
+    ]
+    assert str(result.cases[1].problems[0]) == ("<cases>[1]: pages: required field is missing")
+
+
+def test_an_output_a_scorer_cannot_read_fails_only_that_scorer() -> None:
+    """A text answer to a mixed suite: operation-accuracy cannot read it, content-quality can."""
+    suite = make_suite({"type": "operation-accuracy"}, {"type": "content-quality"})
+    cases = [
+        {
+            "id": "c",
+            "pages": [page("p", b1="x")],
+            "expected": {"operations": [], "contentPatterns": ["Basket"]},
+        }
+    ]
+    [result] = run(lambda task: "Basket", cases, suite).cases
+    accuracy, content = result.outcomes
+    assert accuracy.score is None
+    assert accuracy.error == (
+        'cannot read the output: actual: got "Basket"; expected a JSON object '
+        "(needed by operation-accuracy)"
+    )
+    assert content.score == 1.0
+
+
+def test_a_bulk_edit_task_is_scored_like_recorded_outputs() -> None:
+    """A task answering with operations gets the scores those operations get from a file."""
+    pages = [page("p", b1="Cart", b2="Checkout")]
+    expected = {"operations": [op("update", "b1")], "contentPatterns": ["Basket"]}
+    answer = {"operations": [op("update", "b1", content="Basket")]}
+    suite = make_suite({"type": "operation-accuracy"}, {"type": "content-quality"})
+    from_task = run(lambda task: answer, [{"id": "c", "pages": pages, "expected": expected}], suite)
+    recorded = Case.model_validate(
+        {"id": "c", "pages": pages, "expected": expected, "actual": answer}
+    )
+    assert [o.score for o in from_task.cases[0].outcomes] == [
+        o.score for o in evaluate_case(suite, recorded).outcomes
+    ]
+
+
+def test_the_run_goes_through_every_renderer() -> None:
+    """JSON (with the task's fields), Markdown and JUnit render a task run with an error."""
+
+    def task(task_input: TaskInput) -> str:
+        if task_input.case_id == "c0":
+            raise ValueError("no")
+        return str(task_input.input)
+
+    result = run(task)
+    document = json.loads(to_json(result))
+    assert document == run_to_dict(result)
+    first, second = document["cases"][:2]
+    assert first["task"]["error"] == {"type": "ValueError", "message": "no"}
+    assert "duration_ms" not in first
+    assert second["task"] == {"attempts": 1, "cached": False, "timed_out": False, "error": None}
+    assert second["duration_ms"] >= 0
+    assert document["summary"]["task"]["errors"] == 1
+    assert "no output to score: the task raised ValueError: no" in to_markdown(result)
+    assert ET.fromstring(to_junit(result)).get("failures") == "1"
+
+
+def test_evaluate_async_runs_in_the_callers_loop() -> None:
+    """In async code, await evaluate_async; evaluate() says so instead of failing obscurely."""
+
+    async def main() -> EvalRun:
+        with pytest.raises(RuntimeError, match="await evaluate_async"):
+            evaluate(echo, CASES, TEXT_SUITE)
+        return await evaluate_async(echo, CASES, TEXT_SUITE, progress=False)
+
+    assert asyncio.run(main()).passed
+
+
+def test_cases_and_suite_may_be_files(tmp_path: Path) -> None:
+    """A case file and a suite file by path; locations point into the case file."""
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("".join(json.dumps(c) + "\n" for c in CASES[:2]))
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("scorers:\n  - type: content-quality\n")
+    result = run(echo, cases, suite)
+    assert [str(c.location) for c in result.cases] == [f"{cases}:1", f"{cases}:2"]
+    assert result.passed
+
+
+def test_a_malformed_record_is_reported_and_the_others_run() -> None:
+    """A case with an unknown key is malformed; the task still answers the valid ones."""
+    task = Counting()
+    result = run(task, [CASES[0], {"id": "typo", "inptu": "x"}])
+    assert [c.malformed for c in result.cases] == [False, True]
+    assert task.calls == [("c0", 0)]

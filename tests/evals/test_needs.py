@@ -1,0 +1,224 @@
+"""Any kind of case: the bulk-edit form is checked only for the scorers that read it."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from knowledgepulse.evals.cases import LoadedCase, MalformedCase, load_cases
+from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
+from knowledgepulse.evals.registry import register_scorer
+from knowledgepulse.evals.runner import evaluate_case, run_suite
+from knowledgepulse.evals.scorer import CasePart, Scorer, ScoreResult
+from knowledgepulse.evals.suite import Suite
+from tests.evals.builders import make_suite, op, page
+
+BULK = {
+    "pages": [page("p1", b1="Cart")],
+    "actual": {"operations": [op("update", "b1", content="Basket")]},
+    "expected": {"operations": [op("update", "b1")], "contentPatterns": ["Basket"]},
+}
+
+
+@pytest.fixture
+def json_scorers(isolated_registry: None) -> None:
+    """``exact-answer`` reads any JSON; ``expected-ops`` reads only ``expected`` in bulk form."""
+
+    @register_scorer("exact-answer")
+    class ExactAnswer(Scorer):
+        reads: ClassVar[frozenset[CasePart]] = frozenset()
+
+        def evaluate(self, actual: Any, expected: Any, pages: Sequence[Page]) -> ScoreResult:
+            return ScoreResult(1.0 if actual == expected else 0.0, {"actual": actual})
+
+    @register_scorer("expected-ops")
+    class ExpectedOps(Scorer):
+        reads: ClassVar[frozenset[CasePart]] = frozenset({"expected"})
+
+        def evaluate(self, actual: Any, expected: Any, pages: Sequence[Page]) -> ScoreResult:
+            assert isinstance(expected, ExpectedOutput)
+            assert not isinstance(actual, ActualOutput)
+            return ScoreResult(1.0, {"expected": len(expected.operations)})
+
+
+def write_jsonl(path: Path, *cases: dict[str, Any]) -> str:
+    path.write_text("".join(json.dumps(case, ensure_ascii=False) + "\n" for case in cases))
+    return str(path)
+
+
+def problems(suite: Suite, path: str) -> list[str]:
+    [result] = run_suite(suite, load_cases(path)).cases
+    return [str(problem) for problem in result.problems]
+
+
+@pytest.mark.usefixtures("json_scorers")
+@pytest.mark.parametrize("answer", ["42", 42, [1, "two"], {"any": ["thing"]}, None, True])
+def test_a_json_scorer_takes_any_output_and_needs_no_pages(answer: Any) -> None:
+    """Text, number, list, object, null: a scorer reading no bulk-edit part scores them all."""
+    suite = make_suite({"type": "exact-answer"})
+    [result] = run_suite(suite, [_case(actual=answer, expected=answer)]).cases
+    assert result.passed
+    assert result.outcomes[0].result.details == {"actual": answer}
+
+
+@pytest.mark.usefixtures("json_scorers")
+def test_a_mixed_suite_says_which_case_lacks_what_and_for_whom(tmp_path: Path) -> None:
+    """FILE:LINE: PATH: message (needed by ...): only the scorers that read the part are named."""
+    path = write_jsonl(
+        tmp_path / "cases.jsonl",
+        {"id": "fine", **BULK},
+        {"id": "text", "pages": BULK["pages"], "actual": "Basket", "expected": BULK["expected"]},
+    )
+    suite = make_suite({"type": "exact-answer"}, {"type": "operation-accuracy"})
+    fine, text = run_suite(suite, load_cases(path)).cases
+    assert not fine.malformed
+    assert [str(p) for p in text.problems] == [
+        f'{path}:2: actual: got "Basket"; expected a JSON object (needed by operation-accuracy)'
+    ]
+
+
+@pytest.mark.usefixtures("json_scorers")
+def test_a_scorer_reading_only_expected_in_bulk_form_leaves_actual_alone(tmp_path: Path) -> None:
+    """reads={'expected'}: the expectation is checked (and typed), the output is any JSON."""
+    suite = make_suite({"type": "expected-ops"})
+    good = _case(actual="anything", expected={"operations": [op("delete", "b1")]})
+    assert run_suite(suite, [good]).cases[0].outcomes[0].result.details == {"expected": 1}
+    path = write_jsonl(
+        tmp_path / "c.jsonl", {"id": "c", "actual": 1, "expected": {"operations": "all"}}
+    )
+    assert problems(suite, path) == [
+        f'{path}:1: expected.operations: got "all"; expected a valid list'
+    ]
+
+
+def test_a_bulk_only_suite_keeps_its_messages_without_a_needed_by(tmp_path: Path) -> None:
+    """When every scorer reads the part, naming them all would add nothing."""
+    path = write_jsonl(tmp_path / "c.jsonl", {"id": "c", **BULK, "actual": "text"})
+    assert problems(make_suite({"type": "operation-accuracy"}), path) == [
+        f'{path}:1: actual: got "text"; expected a JSON object'
+    ]
+
+
+def test_yaml_needs_problems_point_at_their_own_line(tmp_path: Path) -> None:
+    """A problem found against the suite names the line of the bad key, as load problems do."""
+    path = tmp_path / "cases.yaml"
+    path.write_text(
+        textwrap.dedent(
+            """
+            - id: c1
+              pages:
+                - id: p1
+                  blocks: [{id: b1, type: p, content: Cart}]
+              actual:
+                operations:
+                  - {type: insert, targetBlockId: b1, position: inside}
+              expected: {}
+            """
+        ).lstrip()
+    )
+    assert problems(make_suite({"type": "anti-hallucination"}), str(path)) == [
+        f"{path}:7: actual.operations[0].position: got \"inside\"; expected 'before' or 'after'"
+    ]
+
+
+@pytest.mark.usefixtures("json_scorers")
+def test_scoring_recorded_outputs_needs_an_actual_in_every_case(tmp_path: Path) -> None:
+    """A case without actual has nothing to score (null is an output); the message says so."""
+    path = write_jsonl(tmp_path / "c.jsonl", {"id": "c", "expected": 1})
+    [message] = problems(make_suite({"type": "exact-answer"}), path)
+    assert message.startswith(f"{path}:1: actual: required field is missing; record")
+    assert message.endswith("or give a task that produces it (kp eval --task)")
+    assert run_suite(make_suite({"type": "exact-answer"}), [_case(actual=None)]).passed
+
+
+def test_the_fit_check_also_guards_evaluate_case() -> None:
+    """evaluate_case (the pytest plugin's path) reports a case the suite cannot read."""
+    result = evaluate_case(make_suite({"type": "operation-accuracy"}), _case(actual="x"))
+    assert result.malformed
+    assert result.outcomes == ()
+
+
+# --- content-quality on a text -----------------------------------------------------------------
+
+
+def test_content_quality_searches_a_text_output_as_it_is() -> None:
+    """A string output: the expected patterns are searched in it; no pages needed."""
+    suite = make_suite({"type": "content-quality", "params": {"ignore_case": True}})
+    case = _case(actual="Refunds take 10 days.", expected={"contentPatterns": ["refund", "30"]})
+    [result] = run_suite(suite, [case]).cases
+    [outcome] = result.outcomes
+    assert outcome.score == 0.5
+    assert outcome.result.details["contentIssues"] == [
+        "Output: Pattern '30' not found in content: 'Refunds take 10 days.'"
+    ]
+    assert "each is searched in the output text" in outcome.diagnosis[1]
+
+
+def test_content_quality_ignores_the_keys_other_scorers_read() -> None:
+    """In a text case, expected may hold more than the patterns."""
+    suite = make_suite({"type": "content-quality"})
+    case = _case(actual="a b", expected={"contentPatterns": ["a"], "maxWords": 3})
+    assert run_suite(suite, [case]).passed
+
+
+@pytest.mark.parametrize(
+    "expected", [None, {"contentPatterns": {"p1": ["a"]}}, {"patterns": ["a"]}, "a"]
+)
+def test_content_quality_on_a_text_without_a_pattern_list_cannot_score(expected: Any) -> None:
+    """No list of patterns for a text: an error result saying what to give, never a 1.0."""
+    [result] = run_suite(make_suite({"type": "content-quality"}), [_case("x", expected)]).cases
+    [outcome] = result.outcomes
+    assert outcome.score is None
+    assert "give expected: {contentPatterns: [regex, ...]}" in str(outcome.error)
+
+
+def test_an_invalid_pattern_in_any_expectation_is_malformed_when_read(tmp_path: Path) -> None:
+    """Patterns are compiled when the case is read, whatever the output's kind."""
+    path = write_jsonl(
+        tmp_path / "c.jsonl", {"id": "c", "actual": "x", "expected": {"contentPatterns": ["("]}}
+    )
+    [malformed] = load_cases(path)
+    assert isinstance(malformed, MalformedCase)
+    assert malformed.problems[0].path == "expected.contentPatterns[0]"
+
+
+def test_content_quality_on_bulk_edit_output_still_needs_pages(tmp_path: Path) -> None:
+    """An object output is read as operations: then the pages are needed, and said so."""
+    path = write_jsonl(
+        tmp_path / "c.jsonl", {"id": "c", "actual": {"operations": []}, "expected": {}}
+    )
+    assert problems(make_suite({"type": "content-quality"}), path) == [
+        f"{path}:1: pages: required field is missing"
+    ]
+
+
+def test_response_time_reads_any_output_with_a_duration() -> None:
+    """durationMs in an object output is enough; a text output has none to read."""
+    suite = make_suite({"type": "response-time", "params": {"max_acceptable_ms": 100}})
+    timed, text = run_suite(
+        suite, [_case(actual={"answer": 1, "durationMs": 50}), _case(actual="x", case_id="t")]
+    ).cases
+    assert timed.passed
+    assert text.outcomes[0].error == (
+        "the case has no actual.durationMs; record how long the workflow took in ms, or leave "
+        "response-time out of the suite"
+    )
+    [bad] = run_suite(suite, [_case(actual={"durationMs": "fast"})]).cases
+    assert str(bad.outcomes[0].error).startswith("actual.durationMs is 'fast', not a number")
+
+
+def test_loaded_text_cases_are_valid_without_a_suite(tmp_path: Path) -> None:
+    """Reading alone accepts any JSON output: the suite decides what it needs."""
+    path = write_jsonl(tmp_path / "c.jsonl", {"id": "c", "input": "q", "actual": ["a"]})
+    [loaded] = load_cases(path)
+    assert isinstance(loaded, LoadedCase)
+    assert loaded.case.actual == ["a"]
+
+
+def _case(actual: Any = "x", expected: Any = None, *, case_id: str = "c") -> Case:
+    return Case.model_validate({"id": case_id, "actual": actual, "expected": expected})

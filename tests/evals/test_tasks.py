@@ -1,0 +1,228 @@
+"""Calling a task: sync or async, timed, bounded by a timeout, retried, failures recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from knowledgepulse.evals.models import ActualOutput, Case
+from knowledgepulse.evals.tasks import (
+    TaskAnswer,
+    TaskInput,
+    TaskRecord,
+    TaskSummary,
+    call_task,
+    check_options,
+    output_json,
+    task_name,
+)
+from tests.evals.builders import page
+
+INPUT = TaskInput("c1", "Summarise", "Some text.", (), None)
+
+
+def call(task: Any, **options: Any) -> TaskAnswer:
+    return asyncio.run(call_task(task, INPUT, **options))
+
+
+def test_task_input_carries_the_input_and_never_the_expectation() -> None:
+    """instruction, input, pages and metadata reach the task; actual and expected do not."""
+    case = Case.model_validate(
+        {
+            "id": "c1",
+            "instruction": "Summarise",
+            "input": {"text": "x"},
+            "pages": [page("p1", b1="one")],
+            "metadata": {"lang": "en"},
+            "actual": "old",
+            "expected": "secret",
+        }
+    )
+    task_input = TaskInput.of(case, run=2)
+    assert (task_input.instruction, task_input.input, task_input.run) == (
+        "Summarise",
+        {"text": "x"},
+        2,
+    )
+    assert task_input.to_json() == {
+        "id": "c1",
+        "instruction": "Summarise",
+        "input": {"text": "x"},
+        "pages": [{"id": "p1", "blocks": [{"id": "b1", "type": "paragraph", "content": "one"}]}],
+        "metadata": {"lang": "en"},
+    }
+    assert "secret" not in repr(task_input)
+
+
+def test_a_sync_task_answers_with_its_time() -> None:
+    """A plain function's return value is the output; the attempt is timed."""
+    answer = call(lambda task: task.input.upper())
+    assert answer.output == "SOME TEXT."
+    assert answer.record == TaskRecord(attempts=1)
+    assert answer.duration_ms is not None
+    assert answer.duration_ms >= 0
+
+
+def test_an_async_task_is_awaited() -> None:
+    """A coroutine function is awaited on the loop."""
+
+    async def task(task_input: TaskInput) -> dict[str, Any]:
+        await asyncio.sleep(0)
+        return {"summary": task_input.input}
+
+    assert call(task).output == {"summary": "Some text."}
+
+
+def test_a_sync_task_runs_off_the_event_loop() -> None:
+    """A sync task runs in a thread of its own, not the loop's."""
+    seen: list[str] = []
+
+    def task(task_input: TaskInput) -> str:
+        seen.append(threading.current_thread().name)
+        return "ok"
+
+    call(task)
+    assert seen == ["kp-task"]
+
+
+def test_an_exception_is_the_answers_error_with_type_and_message() -> None:
+    """A task that raises gives no output and a record saying what it raised."""
+
+    def task(task_input: TaskInput) -> str:
+        raise ValueError("the model refused")
+
+    answer = call(task)
+    assert answer.output is None
+    assert answer.record.failed
+    assert answer.record.error == "ValueError: the model refused"
+    assert not answer.record.timed_out
+
+
+def test_a_slow_task_times_out_and_is_abandoned() -> None:
+    """Past the timeout the call is an error (timed_out), long before the task would end."""
+    started = time.perf_counter()
+    answer = call(lambda task: time.sleep(2), timeout=0.05)
+    assert time.perf_counter() - started < 1.5
+    assert answer.record.timed_out
+    assert answer.record.error == "TimeoutError: no answer within 0.05 s"
+
+
+def test_a_tasks_own_timeout_error_is_not_ours() -> None:
+    """A TimeoutError the task raises itself keeps its message and is not a timeout of ours."""
+
+    def task(task_input: TaskInput) -> str:
+        raise TimeoutError("upstream gateway")
+
+    record = call(task, timeout=5).record
+    assert (record.error, record.timed_out) == ("TimeoutError: upstream gateway", False)
+
+
+def test_failures_are_retried_until_one_attempt_succeeds() -> None:
+    """Each exception is retried, up to ``retries`` times; the record counts the attempts."""
+    calls: list[int] = []
+
+    def flaky(task_input: TaskInput) -> str:
+        calls.append(1)
+        if len(calls) < 3:
+            raise ConnectionError("try again")
+        return "fine"
+
+    answer = call(flaky, retries=2, retry_delay=0)
+    assert (answer.output, answer.record.attempts, len(calls)) == ("fine", 3, 3)
+
+
+def test_retries_give_up_with_the_last_error_and_the_attempt_count() -> None:
+    """After 1 + retries failed attempts, the error says how many there were."""
+    calls: list[int] = []
+
+    def broken(task_input: TaskInput) -> str:
+        calls.append(1)
+        raise ConnectionError(f"attempt {len(calls)}")
+
+    record = call(broken, retries=2, retry_delay=0).record
+    assert len(calls) == 3
+    assert record.error == "ConnectionError: attempt 3 (after 3 attempts)"
+
+
+def test_retries_wait_longer_each_time() -> None:
+    """The backoff doubles: 0.02 s, then 0.04 s, before the second and third attempts."""
+    times: list[float] = []
+
+    def broken(task_input: TaskInput) -> str:
+        times.append(time.perf_counter())
+        raise ConnectionError
+
+    call(broken, retries=2, retry_delay=0.02)
+    first, second = times[1] - times[0], times[2] - times[1]
+    assert first >= 0.02
+    assert second >= 0.04
+
+
+def test_a_pydantic_model_is_dumped_as_the_case_files_write_it() -> None:
+    """ActualOutput becomes {operations, durationMs} with camelCase keys and no nulls."""
+    output = ActualOutput.model_validate(
+        {"operations": [{"type": "delete", "targetBlockId": "b1"}]}
+    )
+    assert output_json(output) == {"operations": [{"type": "delete", "targetBlockId": "b1"}]}
+
+
+@pytest.mark.parametrize("bad", [object(), float("nan"), {"x": float("inf")}])
+def test_an_output_that_is_not_json_is_the_tasks_error(bad: Any) -> None:
+    """An arbitrary object or NaN cannot be scored or cached: the call fails, saying so."""
+    record = call(lambda task: bad).record
+    assert record.error_type == "TypeError"
+    assert "not JSON data" in str(record.error_message)
+
+
+def test_task_name_is_module_and_qualified_name() -> None:
+    """What the cache keys outputs by, besides the version."""
+    assert task_name(call) == f"{__name__}:call"
+
+
+def test_summary_counts_calls_errors_timeouts_and_the_cache() -> None:
+    """Durations of the outputs that came; errors and timeouts counted."""
+    summary = TaskSummary.of(
+        [
+            (TaskRecord(1), 10.0),
+            (TaskRecord(0, cached=True), 30.0),
+            (TaskRecord(2, error_type="TimeoutError", error_message="x", timed_out=True), None),
+        ]
+    )
+    assert summary.to_dict() == {
+        "runs": 3,
+        "cached": 1,
+        "errors": 1,
+        "timeouts": 1,
+        "mean_duration_ms": 20.0,
+        "max_duration_ms": 30.0,
+    }
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("concurrency", 0),
+        ("concurrency", True),
+        ("timeout", 0),
+        ("timeout", float("inf")),
+        ("retries", -1),
+        ("retry_delay", -1),
+        ("repeat", 0),
+    ],
+)
+def test_settings_no_run_can_use_are_refused(setting: str, value: Any) -> None:
+    """Each setting out of range is named in the error."""
+    options: dict[str, Any] = {
+        "concurrency": 1,
+        "timeout": None,
+        "retries": 0,
+        "retry_delay": 0,
+        "repeat": 1,
+        setting: value,
+    }
+    with pytest.raises(ValueError, match=setting):
+        check_options(**options)

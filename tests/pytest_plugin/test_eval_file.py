@@ -1,0 +1,100 @@
+"""Evaluation files: the suite and case files they name, and every problem in them at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knowledgepulse.errors import SuiteError
+from knowledgepulse.evals.eval_file import load_eval_file
+from tests.pytest_plugin.conftest import SUITE, rename_case, write_jsonl
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``suite.yaml`` and case files under ``data/``, the evaluation file to go in ``evals/``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "suite.yaml").write_text(SUITE, encoding="utf-8")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "evals").mkdir()
+    for name in ("b.jsonl", "a.jsonl", "c.yaml"):
+        write_jsonl(tmp_path / "data" / name, [rename_case(name)])
+    return tmp_path
+
+
+def write(text: str) -> str:
+    """The evaluation file ``evals/e.kp.yaml`` (relative to the working directory)."""
+    path = Path("evals/e.kp.yaml")
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def problems(text: str) -> list[str]:
+    """Every problem reported for an evaluation file with ``text``."""
+    with pytest.raises(SuiteError) as raised:
+        load_eval_file(write(text))
+    return [str(problem) for problem in raised.value.problems]
+
+
+def test_paths_are_relative_to_the_evaluation_file_and_shown_tidy(tree: Path) -> None:
+    """../data/a.jsonl from evals/ is data/a.jsonl; the suite is built from its file."""
+    spec = load_eval_file(write("suite: ../suite.yaml\ncases: ../data/a.jsonl\n"))
+    assert spec.case_files == ("data/a.jsonl",)
+    assert spec.suite.name == "rename"
+    assert spec.suite.keys == ["operation-accuracy", "content-quality"]
+
+
+def test_a_glob_matches_files_sorted_and_a_file_named_twice_is_read_once(tree: Path) -> None:
+    """Globs expand in name order; a file a later entry names again is not repeated."""
+    spec = load_eval_file(
+        write("preset: strict\ncases: ['../data/*.jsonl', ../data/a.jsonl, ../data/c.yaml]\n")
+    )
+    assert spec.case_files == ("data/a.jsonl", "data/b.jsonl", "data/c.yaml")
+    assert spec.suite.name == "strict"
+
+
+def test_every_problem_is_reported_at_once_at_its_line(tree: Path) -> None:
+    """A missing file, an empty glob and a misspelt preset: three problems, in one error."""
+    found = problems("preset: strct\ncases:\n  - ../data/none.jsonl\n  - '../data/*.csv'\n")
+    assert found == [
+        "evals/e.kp.yaml:1: preset: unknown preset 'strct'; did you mean 'strict'? the presets "
+        "are standard, strict, operation-focused, or name your own suite file with 'suite'",
+        "evals/e.kp.yaml:3: cases[0]: data/none.jsonl: no such file; paths in an evaluation "
+        "file are relative to the file",
+        "evals/e.kp.yaml:4: cases[1]: no file matches 'data/*.csv'; paths in an evaluation "
+        "file are relative to the file",
+    ]
+
+
+def test_the_suites_own_problems_are_reported_with_the_evaluation_files(tree: Path) -> None:
+    """A bad suite's problems point into the suite file, next to the evaluation file's own."""
+    (tree / "suite.yaml").write_text("scorers:\n  - type: nope\n", encoding="utf-8")
+    found = problems("suite: ../suite.yaml\ncases: [../data/missing.jsonl]\n")
+    assert found[0].startswith("suite.yaml:2: scorers[0].type: unknown scorer type 'nope'")
+    assert found[1].startswith("evals/e.kp.yaml:2: cases[0]: data/missing.jsonl: no such file")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("cases: [x]\n", "give exactly one of 'suite' (a suite file) or 'preset'"),
+        ("suite: s.yaml\npreset: strict\ncases: [x]\n", "give exactly one of 'suite'"),
+        ("preset: strict\n", "cases: required field is missing; list the case files"),
+        ("preset: strict\ncases: []\n", "cases: got a list of 0; expected at least 1 item"),
+        ("preset: strict\ncase: [x]\n", "case: unknown key; did you mean 'cases'?"),
+        (
+            "scorers: []\npreset: strict\ncases: [x]\n",
+            "scorers: unknown key; an evaluation "
+            "file does not list scorers: put them in a suite file",
+        ),
+        ("just a sentence\n", "holds one mapping with 'suite' (a suite file) or 'preset'"),
+        ("preset: [\n", "invalid YAML"),
+    ],
+    ids=["neither", "both", "no-cases", "empty-cases", "typo", "scorers", "a-scalar", "syntax"],
+)
+def test_a_malformed_evaluation_file_says_what_to_write(
+    tree: Path, text: str, expected: str
+) -> None:
+    """Each mistake gets a message saying what the file should hold."""
+    assert any(expected in problem for problem in problems(text))

@@ -1,0 +1,153 @@
+"""Rendering comparisons: JSON, the console view, Markdown for a pull request, one stderr line."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from knowledgepulse.evals.compare import Comparison, compare_runs
+from knowledgepulse.evals.snapshot import load_report
+from knowledgepulse.reports.compare import (
+    MARKDOWN_ROWS,
+    comparison_line,
+    comparison_to_console,
+    comparison_to_dict,
+    comparison_to_json,
+    comparison_to_markdown,
+    with_comparison,
+)
+from knowledgepulse.reports.evals import json_chunks
+from tests.evals.test_compare import timed_run
+
+
+def build_comparison() -> Comparison:
+    """One regression, one improvement, one changed, one unchanged, one added, one removed."""
+    base = timed_run({"ok": 100, "worse": 900, "better": 1900, "moved": 1200, "gone": 100})
+    new = timed_run({"ok": 100, "worse": 1900, "better": 900, "moved": 1400, "fresh": 100})
+    return compare_runs(base, new)
+
+
+def render(comparison: Comparison) -> str:
+    """The console view as plain text, 160 columns wide."""
+    console = Console(file=io.StringIO(), width=160, color_system=None)
+    console.print(comparison_to_console(comparison))
+    output = console.file
+    assert isinstance(output, io.StringIO)
+    return output.getvalue()
+
+
+def test_json_has_totals_counts_scorers_and_every_case() -> None:
+    """Each case once with its change and per-scorer deltas; counts and totals on top."""
+    document = json.loads(comparison_to_json(build_comparison()))
+    assert list(document) == ["base", "new", "tolerance", "summary", "scorers", "cases"]
+    assert document["summary"] | {"pass_rate_delta": None} == {
+        "regressions": 1,
+        "improvements": 1,
+        "changed": 1,
+        "unchanged": 1,
+        "added": 1,
+        "removed": 1,
+        "pass_rate_delta": None,
+        "weighted_mean_delta": document["summary"]["weighted_mean_delta"],
+    }
+    changes = {case["id"]: case["change"] for case in document["cases"]}
+    assert changes == {
+        "ok": "unchanged",
+        "worse": "regressed",
+        "better": "improved",
+        "moved": "changed",
+        "fresh": "added",
+        "gone": "removed",
+    }
+    worse = next(case for case in document["cases"] if case["id"] == "worse")
+    (score,) = worse["scores"]
+    assert score["scorer"] == "response-time"
+    assert (score["base"], score["new"], score["flip"]) == (1.0, pytest.approx(0.1), "regressed")
+    assert score["delta"] == -0.9  # rounded to 12 decimals, not 1 - 0.09999999999999998
+    assert next(c for c in document["cases"] if c["id"] == "fresh")["base"] is None
+
+
+def test_with_comparison_adds_one_member_and_stays_a_report(tmp_path: Path) -> None:
+    """The run's report gains 'comparison'; read back, it is still a valid baseline."""
+    comparison = build_comparison()
+    new = timed_run({"ok": 100, "worse": 1900, "better": 900, "moved": 1400, "fresh": 100})
+    text = "".join(with_comparison(json_chunks(new), comparison))
+    document = json.loads(text)
+    assert list(document) == ["suite", "summary", "problems", "cases", "comparison"]
+    assert document["comparison"] == comparison_to_dict(comparison)
+    path = tmp_path / "new.json"
+    path.write_text(text, encoding="utf-8")
+    assert len(load_report(path).cases) == 5
+
+
+def test_console_puts_regressions_first_and_ends_with_the_totals() -> None:
+    """Sections in order: regressions, improvements, changed, added, removed; then the line."""
+    text = render(build_comparison())
+    headings = [
+        "Regressions (1)",
+        "Improvements (1)",
+        "Scores changed, verdict held (1)",
+        "Added cases (1)",
+        "Removed cases (1)",
+        "Scorers",
+    ]
+    positions = [text.index(heading) for heading in headings]
+    assert positions == sorted(positions)
+    assert "response-time 1.000 → 0.100 (-0.900), pass → fail" in text
+    # Means of 1, 1, 0.1, 0.8, 1 and of 1, 0.1, 1, 0.6, 1.
+    assert text.rstrip().endswith("weighted mean 0.780 → 0.740")
+
+
+def test_the_stderr_line_names_the_base_and_every_count() -> None:
+    """One line: what it was compared against, the six counts, both pass rates."""
+    line = comparison_line(build_comparison())
+    assert line.startswith(
+        "against base run: 1 regression, 1 improvement, 1 changed, 1 unchanged, 1 added, "
+        "1 removed; pass rate 80.0% → 80.0%"
+    )
+    assert "\n" not in line
+
+
+def test_markdown_shows_regressions_as_a_table_and_folds_the_rest() -> None:
+    """The regression table is outside any <details>; every other section is inside one."""
+    text = comparison_to_markdown(build_comparison())
+    assert text.startswith("## Comparison: timed\n")
+    assert "**1 regression** (passed in the base run, fail now)" in text
+    regressions = text.index("### Regressions (1)")
+    first_fold = text.index("<details>")
+    assert regressions < first_fold
+    assert "| worse | response-time 1.000 → 0.100 (-0.900), pass → fail |" in text
+    for summary in ("Improvements (1)", "Added cases (1)", "Removed cases (1)", "Scorers"):
+        assert f"<details>\n<summary>{summary}</summary>\n\n" in text
+    assert text.count("<details>") == text.count("</details>") == 5
+
+
+def test_markdown_without_regressions_says_so_plainly() -> None:
+    """No bold warning when nothing regressed."""
+    run = timed_run({"a": 100})
+    text = comparison_to_markdown(compare_runs(run, run))
+    assert "**" not in text
+    assert "0 regressions, 0 improvements, 0 changed, 1 unchanged, 0 added, 0 removed." in text
+
+
+def test_markdown_escapes_case_ids_so_a_table_cannot_break() -> None:
+    """An id with a pipe, markup and HTML stays one table cell, shown as written."""
+    weird = "a|b <script>*x*</script>"
+    text = comparison_to_markdown(compare_runs(timed_run({weird: 100}), timed_run({weird: 1900})))
+    assert "| a\\|b \\<script\\>\\*x\\*\\</script\\> |" in text
+    assert "<script>" not in text
+
+
+def test_markdown_cuts_long_tables_and_says_how_many_more() -> None:
+    """Past MARKDOWN_ROWS rows a section ends with '… and N more'."""
+    count = MARKDOWN_ROWS + 7
+    ids = {f"case-{n}": 100.0 for n in range(count)}
+    text = comparison_to_markdown(compare_runs(timed_run(ids), timed_run(dict.fromkeys(ids, 1900))))
+    rows = re.findall(r"^\| case-\d+ \|", text, flags=re.MULTILINE)
+    assert len(rows) == MARKDOWN_ROWS
+    assert "… and 7 more (the JSON report has them all)." in text

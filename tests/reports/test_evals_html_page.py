@@ -1,0 +1,74 @@
+"""The HTML shell both reports share: escaping, histograms, the page, and the trace report on it."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from knowledgepulse.records import Location, Problem
+from knowledgepulse.reports import html as trace_html
+from knowledgepulse.reports.html_page import POLICY, STYLE, histogram, page, table, text
+from knowledgepulse.reports.value import RunTally
+
+
+def test_text_escapes_markup_quotes_and_controls() -> None:
+    """<, >, &, both quotes; a control character as a visible escape; a surrogate as U+FFFD."""
+    assert (
+        text("<a href=\"x\">'&'</a>") == "&lt;a href=&quot;x&quot;&gt;&#x27;&amp;&#x27;&lt;/a&gt;"
+    )
+    assert text("bell\x07 esc\x1b") == "bell\\x07 esc\\x1b"
+    assert text("half \ud800") == "half \ufffd"
+    assert text("tab\tnew\nline") == "tab\tnew\nline"
+
+
+@given(st.text())
+def test_escaped_text_never_opens_a_tag_or_leaves_an_attribute(value: str) -> None:
+    """Whatever the data, it holds no raw <, > or quote."""
+    assert not set(text(value)) & {"<", ">", '"', "'"}
+
+
+def test_a_histogram_counts_each_value_in_its_bin() -> None:
+    """Ten bins over [0, 1]; 1.0 falls in the last bin; the tooltips carry the counts."""
+    svg = histogram([0.0, 0.05, 0.55, 1.0, 1.0], bins=10, bar_width=10, height=20)
+    counts = [int(n) for n in re.findall(r": (\d+)</title>", svg)]
+    assert counts == [2, 0, 0, 0, 0, 1, 0, 0, 0, 2]
+    assert svg.startswith("<svg width='100' height='20' role='img'>")
+
+
+def test_a_histogram_of_nothing_has_empty_bars() -> None:
+    """No values: every bar has height 0, nothing divides by zero."""
+    svg = histogram([], bins=4)
+    assert svg.count("height='0.0'") == 4
+
+
+def test_page_wraps_sections_in_one_document_with_the_shared_style() -> None:
+    """Doctype, the escaped title, the shared style then the page's own, the sections."""
+    document = page("a <b>", ["<p>one</p>", "<p>two</p>"], style="p{color:red}")
+    assert document.startswith("<!DOCTYPE html>")
+    assert "<title>a &lt;b&gt;</title>" in document
+    assert f"<style>{STYLE}p{{color:red}}</style>" in document
+    assert document.index("<p>one</p>") < document.index("<p>two</p>")
+    assert document.endswith("</body></html>\n")
+    assert "Content-Security-Policy" not in document
+    assert POLICY in page("t", [], policy=True)
+
+
+def test_table_escapes_the_header_and_takes_cells_as_html() -> None:
+    """Header text is data; cells are already HTML (so a renderer can put an SVG in one)."""
+    built = table(["a<b"], [["<svg></svg>"]], css_class="matrix")
+    assert (
+        built
+        == "<table class='matrix'><tr><th>a&lt;b</th></tr><tr><td><svg></svg></td></tr></table>"
+    )
+
+
+def test_the_trace_value_report_is_built_on_the_shared_shell() -> None:
+    """kp score -f html uses the same head, style and escaping."""
+    problem = Problem(Location("t.jsonl", 3), "steps[0]", "<bad>")
+    document = trace_html.to_html([], RunTally(threshold=0.75), [problem])
+    shell = page("knowledgepulse trace value report", [])
+    assert document.startswith(shell.removesuffix("\n</body></html>\n"))
+    assert document.endswith("</body></html>\n")
+    assert "t.jsonl:3: steps[0]: &lt;bad&gt;" in document
