@@ -259,7 +259,7 @@ def test_the_real_otel_file_exporter_writes_what_kp_convert_reads(tmp_path: Path
     collector = install(tracer_provider=tracer_provider)
     agent, _ = _weather_agent(tracer_provider)
     agent.run_sync("Weather in Paris?")
-    file_exporter.shutdown()
+    file_exporter.force_flush()
     converted = tmp_path / "converted.jsonl"
     assert main(["convert", str(path), "-o", str(converted)]) == 0
     (line,) = converted.read_text("utf-8").splitlines()
