@@ -12,8 +12,8 @@ register custom scorers; a spec that cannot be loaded is a one-line error (exit 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -23,20 +23,17 @@ from rich.text import Text
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, output_console, stdout_is_terminal
+from knowledgepulse.cli._eval_task import TaskRunner, TaskSettings, task_options
 from knowledgepulse.cli.compare import tolerance_option
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
-from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, iter_cases
 from knowledgepulse.evals.compare import Comparison, compare_runs
-from knowledgepulse.evals.evaluate import DEFAULT_CONCURRENCY, evaluate
-from knowledgepulse.evals.loading import load_plugin, load_task
 from knowledgepulse.evals.needs import fit_cases
 from knowledgepulse.evals.presets import PRESET_NAMES, preset
-from knowledgepulse.evals.runner import EvalRun, run_suite
+from knowledgepulse.evals.runner import EvalRun
 from knowledgepulse.evals.snapshot import load_report
 from knowledgepulse.evals.suite import Suite, load_suite
-from knowledgepulse.evals.tasks import Task
 from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.records.source import open_source
 from knowledgepulse.reports.compare import (
@@ -110,53 +107,7 @@ _SUFFIX_FORMATS = {
     "and exit 4 when a case that passed there fails now.",
 )
 @tolerance_option
-@click.option(
-    "--plugin",
-    "plugins",
-    multiple=True,
-    metavar="MODULE|FILE.py",
-    help="Import a module or .py file that registers custom scorers (repeatable).",
-)
-@click.option(
-    "--task",
-    "task_spec",
-    metavar="MODULE:FUNCTION",
-    help="Call this function (or path/to/file.py:FUNCTION) on each case's input and score "
-    "what it returns, instead of the cases' recorded actual outputs.",
-)
-@click.option(
-    "--concurrency",
-    type=click.IntRange(min=1),
-    help=f"With --task: calls in flight at once [default: {DEFAULT_CONCURRENCY}].",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    metavar="SECONDS",
-    help="With --task: the longest one call may take; past it the case is an error.",
-)
-@click.option(
-    "--retries",
-    type=click.IntRange(min=0),
-    help="With --task: retries of a call that raised or timed out, with backoff [default: 0].",
-)
-@click.option(
-    "--repeat",
-    type=click.IntRange(min=1),
-    metavar="K",
-    help="With --task: call K times per case; report each scorer's mean ± stderr and pass@K.",
-)
-@click.option(
-    "--task-version",
-    help="With --task: cache outputs under this version (change it when the task changes); "
-    "a rerun then calls only for new inputs.",
-)
-@click.option(
-    "--cache-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="With --task-version: where outputs are cached [default: .kp-cache/outputs].",
-)
-@click.option("--no-cache", is_flag=True, help="With --task: neither read nor write the cache.")
+@task_options
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
 def eval_command(
     *,
@@ -194,18 +145,10 @@ def eval_command(
     are scored; a call that raises or times out is that case's error. --plugin loads custom
     scorers first.
     """
-    runner = _TaskRunner.load(
+    runner = TaskRunner.load(
         plugins,
         task_spec,
-        {
-            "--concurrency": concurrency,
-            "--timeout": timeout,
-            "--retries": retries,
-            "--repeat": repeat,
-            "--task-version": task_version,
-            "--cache-dir": cache_dir,
-            "--no-cache": no_cache or None,
-        },
+        TaskSettings(concurrency, timeout, retries, repeat, task_version, cache_dir, no_cache),
     )
     if (suite_path is None) == (preset_name is None):
         raise click.UsageError("give exactly one of --suite FILE or --preset NAME")
@@ -235,7 +178,7 @@ def eval_command(
         if not quiet and cases:
             _stderr(tally.line())
         return EXIT_FINDINGS if tally.malformed or tally.unreadable else EXIT_OK
-    run = runner.run(suite, inputs, quiet=quiet)
+    run = runner.run(suite, inputs, quiet=quiet, report=_stderr)
     if not run.cases and not run.file_problems and not quiet:
         _stderr("kp: warning: the case files hold no cases")
     comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
@@ -248,77 +191,6 @@ def eval_command(
     if comparison is not None and comparison.regressed:
         return EXIT_REGRESSION
     return EXIT_OK if run.passed else EXIT_FINDINGS
-
-
-@dataclass(frozen=True)
-class _TaskRunner:
-    """How the outputs are had: the cases' recorded ones, or a task's (with its settings)."""
-
-    task: Task | None = None
-    settings: Mapping[str, object] = field(default_factory=dict)
-
-    @classmethod
-    def load(
-        cls, plugins: Iterable[str], task_spec: str | None, settings: Mapping[str, object]
-    ) -> _TaskRunner:
-        """Import the plugins and the task, first of all, so a bad spec costs nothing.
-
-        Raises:
-            click.UsageError: a task setting without --task.
-            PluginLoadError: a plugin or the task cannot be loaded.
-        """
-        given = [name for name, value in settings.items() if value is not None]
-        if task_spec is None and given:
-            raise click.UsageError(f"{', '.join(given)} only apply with --task MODULE:FUNCTION")
-        for plugin in plugins:
-            load_plugin(plugin)
-        return cls(load_task(task_spec) if task_spec is not None else None, settings)
-
-    def run(self, suite: Suite, inputs: Iterable[CaseInput], *, quiet: bool) -> EvalRun:
-        """Score the recorded outputs, or call the task and score its outputs."""
-        if self.task is None:
-            return run_suite(suite, inputs)
-        given = self.settings
-        run = evaluate(
-            self.task,
-            inputs,
-            suite,
-            concurrency=_int(given["--concurrency"], DEFAULT_CONCURRENCY),
-            timeout=_float(given["--timeout"]),
-            retries=_int(given["--retries"], 0),
-            repeat=_int(given["--repeat"], 1),
-            task_version=None if given["--no-cache"] else _str(given["--task-version"]),
-            cache_dir=Path(str(given["--cache-dir"] or DEFAULT_CACHE_DIR)),
-            progress=False if quiet else None,
-        )
-        if not quiet:
-            for line in _task_failures(run):
-                _stderr(line)
-        return run
-
-
-def _int(value: object, default: int) -> int:
-    return value if isinstance(value, int) else default
-
-
-def _float(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) else None
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _task_failures(run: EvalRun) -> Iterator[str]:
-    """``FILE:LINE: case 'x': the task raised ...`` for each run whose task gave no output."""
-    for result in run.cases:
-        for number, one in enumerate(result.runs or (result,), start=1):
-            if one.task is not None and one.task.failed:
-                which = f" (run {number})" if result.runs else ""
-                yield (
-                    f"{result.location}: case {result.case_id!r}{which}: the task raised "
-                    f"{one.task.error}"
-                )
 
 
 def _default_format(output: Path | None) -> str:
