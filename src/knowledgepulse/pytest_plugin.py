@@ -5,7 +5,8 @@ Loaded in every pytest session (the ``pytest11`` entry point), it does nothing u
 - an evaluation file (``*.kp.yaml``, or the ``kp_eval_files`` ini patterns) naming a suite and
   case files (see :mod:`knowledgepulse.evals.eval_file`) becomes one test item per case;
 - ``pytest --kp-suite FILE`` (or ``--kp-preset NAME``) evaluates the case files given as
-  arguments, one item per case; ``--kp-task MODULE:FUNCTION`` calls a workflow for each output.
+  arguments, one item per case; ``--kp-task MODULE:FUNCTION`` calls a workflow for each output
+  and ``--kp-plugin MODULE`` (repeatable) imports custom scorers first.
 
 These hooks only look at names and options; the collectors and items live in
 :mod:`knowledgepulse.evals.pytest_items`, imported when there is something to evaluate.
@@ -58,6 +59,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="With --kp-suite or --kp-preset: call this workflow for each case's output "
         "(module:function or path/to/file.py:function) instead of scoring its `actual`.",
     )
+    group.addoption(
+        "--kp-plugin",
+        metavar="MODULE",
+        action="append",
+        default=[],
+        help="With --kp-suite: import this scorer plugin (a module or path/to/file.py) before "
+        "the suite is read, so its custom scorer types can be used; repeatable.",
+    )
     parser.addini(
         "kp_eval_files",
         type="args",
@@ -76,16 +85,20 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """
     config = session.config
     suite_path, preset_name = config.getoption("kp_suite"), config.getoption("kp_preset")
-    task = config.getoption("kp_task")
+    task, plugins = config.getoption("kp_task"), config.getoption("kp_plugin")
     if suite_path is None and preset_name is None:
         if task is not None:
             raise pytest.UsageError("--kp-task needs a suite: give --kp-suite FILE or --kp-preset")
+        if plugins:
+            raise pytest.UsageError(
+                "--kp-plugin needs --kp-suite FILE; in an evaluation file, list it under 'plugins'"
+            )
         return
     if suite_path is not None and preset_name is not None:
         raise pytest.UsageError("give one of --kp-suite FILE or --kp-preset NAME, not both")
     from knowledgepulse.evals.pytest_items import from_options  # noqa: PLC0415 - on demand
 
-    config.stash[OPTIONS_KEY] = from_options(suite_path, preset_name, task)
+    config.stash[OPTIONS_KEY] = from_options(suite_path, preset_name, task, plugins)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

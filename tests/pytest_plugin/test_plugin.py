@@ -328,13 +328,14 @@ def test_importing_the_plugin_imports_no_renderer() -> None:
 
 
 def test_the_shipped_examples_run_as_the_docs_say(pytester: pytest.Pytester) -> None:
-    """examples/pytest: five of the bulk-edit cases fail on purpose; the rest pass."""
+    """examples/pytest: five bulk-edit cases and one summary fail on purpose; the rest pass."""
     examples = Path(__file__).parents[2] / "examples" / "pytest"
     result = pytester.runpytest("-p", "no:cacheprovider", str(examples))
-    result.assert_outcomes(passed=7, failed=5)
+    result.assert_outcomes(passed=10, failed=6)
     result.stdout.fnmatch_lines(
         [
             "*bulk_edit.kp.yaml: 4 of 9 cases passed (44.4%)*",
             "*rename.kp.yaml: 2 of 2 cases passed (100.0%)*",
+            "*summaries.kp.yaml: 3 of 4 cases passed (75.0%)*",
         ]
     )

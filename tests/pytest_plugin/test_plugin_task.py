@@ -76,9 +76,7 @@ def test_a_task_that_raises_fails_that_case_only(workflow: pytest.Pytester) -> N
     )
     result = workflow.runpytest()
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(
-        ["*operation-accuracy  no score: no output to score: the task raised RuntimeError*"]
-    )
+    result.stdout.fnmatch_lines(["*the task raised RuntimeError: the model is down*"])
     assert "Traceback" not in result.stdout.str()
 
 

@@ -8,6 +8,7 @@ on; relative paths are relative to the evaluation file, and a case entry may be 
       - ../evals/cases.yaml
       - ../evals/*.jsonl
     task: workflow:rename_cart      # optional: call it for each case's output
+    plugins: [my_scorers.py]        # optional: custom scorers, loaded before the suite
     timeout: 30                     # (task only) seconds per call; also retries, repeat
 
 Without ``task`` each case's recorded ``actual`` is scored; with it, the task is called on each
@@ -39,7 +40,7 @@ from pydantic import (
 from knowledgepulse._util.pydantic_errors import describe
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import InputFileError, PluginLoadError, SuiteError
-from knowledgepulse.evals.loading import load_task
+from knowledgepulse.evals.loading import load_plugin, load_task
 from knowledgepulse.evals.presets import PRESET_NAMES, preset
 from knowledgepulse.evals.suite import Suite, load_suite
 from knowledgepulse.evals.tasks import Task
@@ -66,6 +67,11 @@ class EvalFileModel(BaseModel):
         min_length=1,
         description="Case files (JSON, JSONL or YAML) or glob patterns, relative to this file.",
     )
+    plugins: list[StrictStr] = Field(
+        default_factory=list,
+        description="Scorer plugins loaded before the suite is built: module names, or .py "
+        "files relative to this file.",
+    )
     task: StrictStr | None = Field(
         default=None,
         min_length=1,
@@ -78,7 +84,7 @@ class EvalFileModel(BaseModel):
     retries: StrictInt = Field(default=0, ge=0, description="Retries of a task call that failed.")
     repeat: StrictInt = Field(default=1, ge=1, description="Task calls per case (pass@K above 1).")
 
-    @field_validator("cases", mode="before")
+    @field_validator("cases", "plugins", mode="before")
     @classmethod
     def _one_file(cls, value: Any) -> Any:
         # `cases: cases.yaml` reads as naturally as a list of one.
@@ -141,6 +147,7 @@ def load_eval_file(path: str | Path) -> EvalSpec:
         raise SuiteError(f"{name}: {counted(len(problems), 'problem')}", problems) from None
     base = Path(name).parent
     problems = []
+    _plugins(model.plugins, base, record, problems)
     suite = _suite(model, base, record, problems)
     case_files = _case_files(model.cases, base, record, problems)
     task = _task(model, base, record, problems)
@@ -227,6 +234,16 @@ def _suite(
     except SuiteError as error:
         problems.extend(error.problems)
     return None
+
+
+def _plugins(written: list[str], base: Path, record: Record, problems: list[Problem]) -> None:
+    """Import each plugin, so the suite can name its scorers; a failure is a problem at it."""
+    for index, entry in enumerate(written):
+        spec = _joined(base, entry) if entry.endswith(".py") or "/" in entry else entry
+        try:
+            load_plugin(spec)
+        except PluginLoadError as error:
+            problems.append(record.problem(("plugins", index), str(error)))
 
 
 def _task(model: EvalFileModel, base: Path, record: Record, problems: list[Problem]) -> Task | None:

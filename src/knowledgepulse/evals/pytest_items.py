@@ -24,7 +24,7 @@ from knowledgepulse.evals.assertions import failure_message
 from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase, iter_cases
 from knowledgepulse.evals.eval_file import EvalSpec, load_eval_file
 from knowledgepulse.evals.evaluate import evaluate
-from knowledgepulse.evals.loading import load_task
+from knowledgepulse.evals.loading import load_plugin, load_task
 from knowledgepulse.evals.presets import preset
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import run_suite, summarize
@@ -35,13 +35,22 @@ from knowledgepulse.records.source import format_from_name
 from knowledgepulse.reports.evals import number, printable, summary_line
 
 
-def from_options(suite_path: str | None, preset_name: str | None, task: str | None) -> EvalSpec:
-    """What ``--kp-suite FILE`` (or ``--kp-preset NAME``) and ``--kp-task`` ask for.
+def from_options(
+    suite_path: str | None,
+    preset_name: str | None,
+    task: str | None,
+    plugins: Iterable[str] = (),
+) -> EvalSpec:
+    """What ``--kp-suite FILE`` (or ``--kp-preset``), ``--kp-task`` and ``--kp-plugin`` ask for.
+
+    Plugins are imported first, so the suite may name the scorers they register.
 
     Raises:
-        pytest.UsageError: the suite or the task cannot be used; every problem is listed.
+        pytest.UsageError: a plugin, the suite or the task cannot be used.
     """
     try:
+        for plugin in plugins:
+            load_plugin(plugin)
         suite = load_suite(suite_path) if suite_path is not None else preset(preset_name or "")
         loaded = load_task(task) if task is not None else None
     except SuiteError as error:

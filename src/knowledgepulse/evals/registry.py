@@ -48,7 +48,10 @@ def register_scorer(type_name: str) -> Callable[[S], S]:
     def decorate(cls: S) -> S:
         with _lock:
             existing = _registry.get(type_name)
-            if existing is not None and existing is not cls:
+            # The same class imported again (its module forgotten and re-imported, as pytester
+            # and notebooks do) replaces itself; another class under the name is a clash.
+            reimported = existing is not None and _same_name(existing, cls)
+            if existing is not None and existing is not cls and not reimported:
                 raise ValueError(
                     f"scorer type {type_name!r} is already registered by "
                     f"{existing.__module__}.{existing.__qualname__}"
@@ -58,6 +61,10 @@ def register_scorer(type_name: str) -> Callable[[S], S]:
         return cls
 
     return decorate
+
+
+def _same_name(a: type, b: type) -> bool:
+    return (a.__module__, a.__qualname__) == (b.__module__, b.__qualname__)
 
 
 def unregister_scorer(type_name: str) -> None:

@@ -118,6 +118,79 @@ def outcome_line(outcome: ScorerOutcome) -> str:
     )
 
 
+def task_failure(result: CaseResult) -> str | None:
+    """``the task raised ValueError: boom (2 attempts)``: why a case has no output, or None.
+
+    Shown once as the case's reason, in place of one "no score" line per scorer.
+    """
+    record = result.task
+    if record is None or not record.failed:
+        return None
+    verb = "timed out" if record.timed_out else "raised"
+    said = f": {record.error_message}" if record.error_message else ""
+    return f"the task {verb} {record.error_type}{said} ({counted(record.attempts, 'attempt')})"
+
+
+def repeat_line(result: CaseResult) -> str | None:
+    """``passed 3 of 5 runs (60.0%), pass@5 yes``, or ``None`` for a case run once."""
+    stats = result.repeat
+    if stats is None:
+        return None
+    return (
+        f"passed {stats.passed_runs} of {counted(stats.runs, 'run')} ({percent(stats.pass_rate)}), "
+        f"pass@{stats.runs} {'yes' if stats.pass_at_k else 'no'}"
+    )
+
+
+def scorer_repeat(result: CaseResult, key: str) -> str | None:
+    """``0.840 ± 0.030 (n=5)`` for one scorer of a repeated case, or ``None``."""
+    stats = result.repeat.scorers.get(key) if result.repeat is not None else None
+    if stats is None:
+        return None
+    spread = f" ± {number(stats.stderr)}" if stats.stderr is not None else ""
+    errors = f", {stats.errors} without score" if stats.errors else ""
+    return f"{number(stats.mean)}{spread} (n={stats.n}{errors})"
+
+
+def duration(ms: float | None) -> str:
+    """``412 ms`` or ``2.3 s``, or a dash."""
+    if ms is None:
+        return DASH
+    if ms < 10:
+        return f"{ms:.1f} ms"
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
+def task_summary_line(run: EvalRun) -> str | None:
+    """``task: 10 runs, 2 cached, 1 error (1 timeout), mean 412 ms, max 2.3 s``, or ``None``."""
+    t = run.summary.task
+    if t is None:
+        return None
+    errors = counted(t.errors, "error") + (
+        f" ({counted(t.timeouts, 'timeout')})" if t.timeouts else ""
+    )
+    return (
+        f"task: {counted(t.runs, 'run')}, {t.cached} cached, {errors}, "
+        f"mean {duration(t.mean_duration_ms)}, max {duration(t.max_duration_ms)}"
+    )
+
+
+def repeat_summary_line(run: EvalRun) -> str | None:
+    """``repeat: 5 runs per case, pass@5 80.0%, run pass rate 64.0%``, or ``None``."""
+    r = run.summary.repeat
+    if r is None:
+        return None
+    return (
+        f"repeat: {counted(r.runs_per_case, 'run')} per case, pass@{r.runs_per_case} "
+        f"{percent(r.pass_at_k)}, run pass rate {percent(r.run_pass_rate)}"
+    )
+
+
+def workflow_lines(run: EvalRun) -> list[str]:
+    """The task and repeat summary lines that apply (none for recorded outputs run once)."""
+    return [line for line in (task_summary_line(run), repeat_summary_line(run)) if line]
+
+
 def summary_line(run: EvalRun) -> str:
     """One line for people: passed, malformed, files not read in full, warnings, weighted mean."""
     s = run.summary
@@ -164,6 +237,7 @@ def to_console(run: EvalRun) -> Group:
         parts.append(Text())
     parts.append(summary_table(run))
     parts.append(Text(summary_line(run), style="bold"))
+    parts.extend(Text(line) for line in workflow_lines(run))
     return Group(*parts)
 
 
@@ -178,6 +252,8 @@ def _case_head(label: str, style: str, result: CaseResult) -> Text:
     head.append(f"  {printable(str(result.location))}", style="dim")
     if not result.malformed:
         head.append(f"  weighted {number(result.weighted_score)}")
+    if result.duration_ms is not None:
+        head.append(f"  {duration(result.duration_ms)}", style="dim")
     return head
 
 
@@ -188,6 +264,16 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
         lines.extend(_indented(_problem_text(problem), 4) for problem in result.problems)
         return lines
     lines = [_case_head("FAIL", "red", result)]
+    reason = task_failure(result)
+    if reason is not None:
+        line = Text("✗ ", style="red")
+        line.append(printable(reason), style="bold")
+        line.append("  no output, so no scorer ran", style="dim")
+        lines.append(_indented(line, 2))
+        return lines
+    repeated = repeat_line(result)
+    if repeated is not None:
+        lines.append(_indented(Text(repeated), 2))
     for outcome in result.failing:
         line = Text("✗ ", style="red")
         line.append(printable(outcome.key), style="bold")
@@ -198,7 +284,9 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
         )
     passed = [o for o in result.outcomes if o.passed]
     if passed:
-        scores = ", ".join(f"{o.key} {number(o.score)}" for o in passed)
+        scores = ", ".join(
+            f"{o.key} {scorer_repeat(result, o.key) or number(o.score)}" for o in passed
+        )
         lines.append(_indented(Text(f"✓ {printable(scores)}", style="dim"), 2))
     return lines
 
@@ -215,11 +303,24 @@ def _passing_table(passing: list[CaseResult]) -> Table:
     table.add_column("case", no_wrap=True)
     table.add_column("where", style="dim", no_wrap=True)
     table.add_column("weighted", justify="right")
+    timed = any(result.duration_ms is not None for result in passing)
+    repeated = any(result.repeat is not None for result in passing)
+    if repeated:
+        table.add_column("runs passed", justify="right")
+    if timed:
+        table.add_column("duration", justify="right")
     for result in passing:
+        extra = []
+        if repeated:
+            stats = result.repeat
+            extra.append(f"{stats.passed_runs}/{stats.runs}" if stats is not None else DASH)
+        if timed:
+            extra.append(duration(result.duration_ms))
         table.add_row(
             Text(short(result.case_id or "")),
             Text(printable(str(result.location))),
             Text(number(result.weighted_score), style="bold"),
+            *extra,
         )
     return table
 

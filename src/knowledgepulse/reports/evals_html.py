@@ -29,7 +29,18 @@ from knowledgepulse.reports.compare import (
     signed,
     weighted_change,
 )
-from knowledgepulse.reports.evals import DASH, number, outcome_line, percent, summary_line
+from knowledgepulse.reports.evals import (
+    DASH,
+    duration,
+    number,
+    outcome_line,
+    percent,
+    repeat_line,
+    scorer_repeat,
+    summary_line,
+    task_failure,
+    workflow_lines,
+)
 from knowledgepulse.reports.html_page import histogram, page, table, text
 
 _BINS = 10
@@ -76,6 +87,7 @@ def _summary(run: EvalRun) -> str:
     s = run.summary
     banner = "ok" if run.passed else "bad"
     parts = [f"<p class='banner {banner}'>{text(summary_line(run))}</p>"]
+    parts.extend(f"<p class='workflow'>{text(line)}</p>" for line in workflow_lines(run))
     if run.suite.description:
         parts.append(f"<p>{text(run.suite.description)}</p>")
     parts.append(f"<p class='where'>suite {text(run.suite.source)}</p>")
@@ -118,9 +130,13 @@ def _matrix(run: EvalRun) -> str:
         name = text(result.case_id) if result.case_id is not None else "(no id)"
         if not result.passed:
             name = f"<a href='#case-{index}'>{name}</a>"
+        reason = task_failure(result)
         if result.malformed:
             first = text(result.problems[0].message) if result.problems else ""
             cells = [f"<td class='m' colspan='{len(keys)}'>malformed: {first}</td>"]
+        elif reason is not None:
+            # One cell for the case: the task's error, not the same "no score" per scorer.
+            cells = [f"<td class='e' colspan='{len(keys)}'>{text(reason)}</td>"]
         else:
             outcomes = {o.key: o for o in result.outcomes}
             cells = [_cell(outcomes.get(key)) for key in keys]
@@ -169,8 +185,18 @@ def _failing_case(index: int, result: CaseResult) -> str:
         f"<h3>{label} {name}</h3>",
         f"<p class='where'>{text(result.location)}"
         + ("" if result.malformed else f", weighted {number(result.weighted_score)}")
+        + (f", {duration(result.duration_ms)}" if result.duration_ms is not None else "")
         + "</p>",
     ]
+    reason = task_failure(result)
+    if reason is not None:
+        parts.append(
+            f"<p class='bad task-error'>{text(reason)}: no output, so no scorer ran</p></section>"
+        )
+        return "\n".join(parts)
+    repeated = repeat_line(result)
+    if repeated is not None:
+        parts.append(f"<p class='repeat'>{text(repeated)}</p>")
     if result.description:
         parts.append(f"<p>{text(result.description)}</p>")
     if result.malformed:
@@ -183,10 +209,15 @@ def _failing_case(index: int, result: CaseResult) -> str:
             parts.append(input_output_diff(outcome.result.details))
     passed = [o for o in result.outcomes if o.passed]
     if passed:
-        shown = ", ".join(f"{o.key} {number(o.score)}" for o in passed)
+        shown = ", ".join(f"{o.key} {_score(result, o)}" for o in passed)
         parts.append(f"<p class='where'>passed: {text(shown)}</p>")
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _score(result: CaseResult, outcome: ScorerOutcome) -> str:
+    """The score, or for a repeated case its mean ± stderr over the runs."""
+    return scorer_repeat(result, outcome.key) or number(outcome.score)
 
 
 def _list(items: Iterable[str]) -> str:

@@ -6,8 +6,11 @@ names every failing scorer and whose text holds each one's score, threshold, mar
 diagnosis, so the CI page shows why. A malformed case is an ``<error>`` listing its problems;
 so is each part of a file that could not be read (a ``<testcase>`` named after the file), so CI
 never counts a broken file as nothing. Warnings go to the ``<system-err>`` of their testcase
-(file warnings to the testsuite's). The suite's scorers are ``<properties>``. No timestamps or
-durations: equal runs, equal bytes. Every text goes through
+(file warnings to the testsuite's). The suite's scorers are ``<properties>``. A case whose task
+raised or timed out is an ``<error>`` typed by the exception; with a task, the case's duration
+is its ``time``; with repeats, its pass rate, pass@K and each scorer's mean ± stderr are its
+``<properties>``. No timestamps, and no durations over recorded outputs: equal runs, equal bytes.
+Every text goes through
 :func:`~knowledgepulse.reports.evals.printable`, so the document stays well-formed XML whatever
 the cases hold.
 """
@@ -18,7 +21,13 @@ import xml.etree.ElementTree as ET
 
 from knowledgepulse.evals.runner import CaseResult, EvalRun
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.evals import number, outcome_line, printable
+from knowledgepulse.reports.evals import (
+    number,
+    outcome_line,
+    printable,
+    scorer_repeat,
+    task_failure,
+)
 
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
@@ -28,10 +37,12 @@ def to_junit(run: EvalRun) -> str:
     summary = run.summary
     name = run.suite.name or run.suite.source
     unreadable = [problem for problem in run.file_problems if not problem.warning]
+    # A case whose task gave no output is an error (the workflow broke), not a low score.
+    task_errors = sum(task_failure(result) is not None for result in run.cases)
     counts = {
         "tests": str(summary.cases + len(unreadable)),
-        "failures": str(summary.failed - summary.malformed),
-        "errors": str(summary.malformed + len(unreadable)),
+        "failures": str(summary.failed - summary.malformed - task_errors),
+        "errors": str(summary.malformed + task_errors + len(unreadable)),
         "skipped": "0",
     }
     root = ET.Element("testsuites", {"name": "kp eval", **counts})
@@ -49,6 +60,19 @@ def to_junit(run: EvalRun) -> str:
     _property(properties, "pass_rate", number(summary.pass_rate, 4))
     _property(properties, "weighted_mean", number(summary.weighted_mean, 4))
     _property(properties, "warnings", str(summary.warnings))
+    if summary.task is not None:
+        t = summary.task
+        _property(properties, "task.runs", str(t.runs))
+        _property(properties, "task.cached", str(t.cached))
+        _property(properties, "task.errors", str(t.errors))
+        _property(properties, "task.timeouts", str(t.timeouts))
+        _property(properties, "task.mean_duration_ms", number(t.mean_duration_ms, 1))
+        _property(properties, "task.max_duration_ms", number(t.max_duration_ms, 1))
+    if summary.repeat is not None:
+        r = summary.repeat
+        _property(properties, "repeat.runs_per_case", str(r.runs_per_case))
+        _property(properties, "repeat.pass_at_k", number(r.pass_at_k, 4))
+        _property(properties, "repeat.run_pass_rate", number(r.run_pass_rate, 4))
     for problem in unreadable:
         testcase = ET.SubElement(
             suite,
@@ -88,7 +112,11 @@ def _property(parent: ET.Element, name: str, value: str) -> None:
 
 def _testcase(result: CaseResult) -> ET.Element:
     case_id = result.case_id if result.case_id is not None else f"(no id) {result.location}"
-    testcase = ET.Element("testcase", {"classname": result.location.file, "name": case_id})
+    attributes = {"classname": result.location.file, "name": case_id}
+    if result.duration_ms is not None:
+        attributes["time"] = f"{result.duration_ms / 1000:.3f}"
+    testcase = ET.Element("testcase", attributes)
+    _repeat_properties(testcase, result)
     if result.malformed:
         error = ET.SubElement(
             testcase,
@@ -96,6 +124,17 @@ def _testcase(result: CaseResult) -> ET.Element:
             {"message": f"malformed case at {result.location}", "type": "MalformedCase"},
         )
         error.text = "\n".join(str(problem) for problem in result.problems)
+        _warnings(testcase, list(result.warnings))
+        return testcase
+    reason = task_failure(result)
+    if reason is not None and result.task is not None:
+        error = ET.SubElement(
+            testcase, "error", {"message": reason, "type": result.task.error_type or "TaskError"}
+        )
+        error.text = (
+            f"{result.location}: case '{case_id}'\n{reason}\n"
+            f"attempts: {result.task.attempts}; no output, so no scorer ran"
+        )
         _warnings(testcase, list(result.warnings))
         return testcase
     failing = result.failing
@@ -117,3 +156,16 @@ def _testcase(result: CaseResult) -> ET.Element:
     failure.text = "\n".join(lines)
     _warnings(testcase, list(result.warnings))
     return testcase
+
+
+def _repeat_properties(testcase: ET.Element, result: CaseResult) -> None:
+    stats = result.repeat
+    if stats is None:
+        return
+    properties = ET.SubElement(testcase, "properties")
+    _property(properties, "repeat.runs", str(stats.runs))
+    _property(properties, "repeat.passed_runs", str(stats.passed_runs))
+    _property(properties, "repeat.pass_rate", number(stats.pass_rate, 4))
+    _property(properties, "repeat.pass_at_k", "true" if stats.pass_at_k else "false")
+    for key in stats.scorers:
+        _property(properties, f"repeat.scorer.{key}", scorer_repeat(result, key) or "")

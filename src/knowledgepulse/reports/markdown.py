@@ -13,7 +13,17 @@ import re
 
 from knowledgepulse.evals.runner import CaseResult, EvalRun
 from knowledgepulse.evals.suite import Suite
-from knowledgepulse.reports.evals import number, outcome_line, percent, printable
+from knowledgepulse.reports.evals import (
+    duration,
+    number,
+    outcome_line,
+    percent,
+    printable,
+    repeat_line,
+    scorer_repeat,
+    task_failure,
+    workflow_lines,
+)
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$])")
 
@@ -52,6 +62,9 @@ def to_markdown(run: EvalRun) -> str:
             f"| {escape(entry.label)} | {entry.weight:g} | {entry.threshold:g} "
             f"| {number(stats.mean)} | {number(stats.stderr)} | {stats.n} | {stats.errors} |"
         )
+    workflow = workflow_lines(run)
+    if workflow:
+        lines += ["", *(f"- {escape(line)}" for line in workflow)]
     failing = [r for r in run.cases if not r.passed and not r.malformed]
     malformed = [r for r in run.cases if r.malformed]
     if failing:
@@ -81,11 +94,23 @@ def _failing_case(result: CaseResult) -> list[str]:
     head = (
         f"#### {code(result.case_id or '')} ({code(str(result.location))}), "
         f"weighted {number(result.weighted_score)}"
+        + (f", {duration(result.duration_ms)}" if result.duration_ms is not None else "")
     )
     lines = [head, ""]
+    reason = task_failure(result)
+    if reason is not None:
+        return [*lines, f"- **{escape(reason)}**: no output, so no scorer ran"]
+    repeated = repeat_line(result)
+    if repeated is not None:
+        lines.append(f"- {escape(repeated)}")
     for outcome in result.failing:
+        # A repeated case's diagnosis opens with the mean ± stderr over the runs.
         lines.append(f"- **{escape(outcome.key)}**: {escape(outcome_line(outcome))}")
         lines.extend(f"  - {escape(hint)}" for hint in outcome.diagnosis)
+    passed = [o for o in result.outcomes if o.passed]
+    if result.repeat is not None and passed:
+        shown = ", ".join(f"{o.key} {scorer_repeat(result, o.key)}" for o in passed)
+        lines.append(f"- passed: {escape(shown)}")
     return lines
 
 
