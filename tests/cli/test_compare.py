@@ -169,3 +169,10 @@ def test_help_documents_the_regression_exit_code(kp: KpRunner) -> None:
     assert "4 a regression against a baseline (kp compare, kp eval --baseline)" in top
     assert "Exit code 0 when no case regressed, 4 when one did" in words("compare", "--help")
     assert "4 when a case that passed in the --baseline fails now" in words("eval", "--help")
+
+
+def test_tolerance_without_a_baseline_is_a_usage_error(kp: KpRunner) -> None:
+    """An option that would change nothing is refused rather than silently ignored."""
+    run = kp("eval", CASES, "--suite", SUITE, "--tolerance", "0.1", "-f", "json")
+    assert run.code == 2
+    assert "--tolerance applies to the comparison with --baseline" in run.err

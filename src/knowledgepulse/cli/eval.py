@@ -150,10 +150,7 @@ def eval_command(
         task_spec,
         TaskSettings(concurrency, timeout, retries, repeat, task_version, cache_dir, no_cache),
     )
-    if (suite_path is None) == (preset_name is None):
-        raise click.UsageError("give exactly one of --suite FILE or --preset NAME")
-    if not cases and not dry_run:
-        raise click.UsageError("give case files (JSON, JSONL or YAML), or - to read stdin")
+    _check_usage(suite_path is not None, preset_name is not None, bool(cases) or dry_run, baseline)
     output_format = output_format or _default_format(output)
     if dry_run and output_format in ("junit", "html"):
         raise click.UsageError("--dry-run prints the suite; use --format table, json or markdown")
@@ -191,6 +188,17 @@ def eval_command(
     if comparison is not None and comparison.regressed:
         return EXIT_REGRESSION
     return EXIT_OK if run.passed else EXIT_FINDINGS
+
+
+def _check_usage(suite: bool, preset: bool, has_cases: bool, baseline: Path | None) -> None:
+    """The combinations of options that cannot work, refused before anything is read."""
+    if suite == preset:
+        raise click.UsageError("give exactly one of --suite FILE or --preset NAME")
+    given = click.get_current_context().get_parameter_source("tolerance")
+    if baseline is None and given is not click.core.ParameterSource.DEFAULT:
+        raise click.UsageError("--tolerance applies to the comparison with --baseline FILE")
+    if not has_cases:
+        raise click.UsageError("give case files (JSON, JSONL or YAML), or - to read stdin")
 
 
 def _default_format(output: Path | None) -> str:
