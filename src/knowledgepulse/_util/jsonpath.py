@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z_@$][\w@$-]*$")
@@ -27,6 +27,15 @@ def format_path(loc: Loc) -> str:
         else:
             parts.append(f"[{key!r}]")
     return "".join(parts) or "$"
+
+
+def describe_value(value: Any) -> str:
+    """What a parsed JSON value is, for a message: ``an object with keys a, b``, ``a JSON int``."""
+    if value is None:
+        return "null"
+    if isinstance(value, Mapping):
+        return f"an object with keys {', '.join(sorted(map(str, value))[:6])}"
+    return f"a JSON {type(value).__name__}"
 
 
 def non_finite_numbers(

@@ -35,6 +35,15 @@ class ConversionError(ValueError):
     """A source trace holds too little to make a ``ReasoningTrace`` of (no step at all, say)."""
 
 
+class PathError(ValueError):
+    """A part of a source record a reader cannot read, with its JSON path inside the record."""
+
+    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
 @dataclass(frozen=True, slots=True)
 class TraceOptions:
     """What the user says about every trace a source gives (``None``: not said).

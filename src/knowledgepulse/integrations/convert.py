@@ -15,6 +15,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.seen import SeenIds
 from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
 from knowledgepulse.records import Location, Problem, Record, read_records
@@ -133,13 +134,8 @@ def _converted(
 
 
 def _unrecognised(value: Any) -> str:
-    shape = (
-        f"an object with keys {', '.join(sorted(value)[:6])}"
-        if isinstance(value, dict)
-        else (f"a JSON {type(value).__name__}")
-    )
     return (
-        f"not a trace file this tool knows: {shape}; give --from with one of "
+        f"not a trace file this tool knows: {describe_value(value)}; give --from with one of "
         f"{', '.join(SOURCES)} (see `kp convert --help` for the shapes each takes)"
     )
 

@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from knowledgepulse._util.jsonpath import describe_value, format_path
 from knowledgepulse.integrations._envelope import (
     ConversionError,
     ConvertedTrace,
+    PathError,
     TraceOptions,
     assemble,
 )
@@ -47,15 +49,6 @@ _KINDS = frozenset({"request", "response"})
 _FAILED_OUTCOMES = frozenset({"failed", "retried", "denied", "interrupted"})
 
 Loc = tuple[str | int, ...]
-
-
-class _BadMessageError(ValueError):
-    """A message or part this reader cannot read, with its JSON path."""
-
-    def __init__(self, path: Loc, message: str) -> None:
-        super().__init__(message)
-        self.path = path
-        self.message = message
 
 
 @dataclass
@@ -120,13 +113,15 @@ def to_trace(
         messages, success = messages.all_messages(), True if success is None else success
     loaded = _as_json(messages)
     if not isinstance(loaded, list):
-        raise ConversionError(f"expected a list of Pydantic AI messages, not {_kind(loaded)}")
+        raise ConversionError(
+            f"expected a list of Pydantic AI messages, not {describe_value(loaded)}"
+        )
     run = _Run()
     for index, message in enumerate(loaded):
         try:
             _tell(run, message, (index,))
-        except _BadMessageError as error:
-            raise ConversionError(f"{_path(error.path)}: {error.message}") from error
+        except PathError as error:
+            raise ConversionError(f"{format_path(error.path)}: {error.message}") from error
     return _finish(run, TraceOptions(domain=domain, confidence=confidence), agent_id, success)
 
 
@@ -150,13 +145,13 @@ def convert_records(
             for index, message in enumerate(item.value):
                 try:
                     _tell(run, message, (index,))
-                except _BadMessageError as error:
+                except PathError as error:
                     yield item.problem(error.path, error.message)
             yield _finish_record(run, options, item)
             continue
         try:
             _tell(shared, item.value, ())
-        except _BadMessageError as error:
+        except PathError as error:
             yield item.problem(error.path, error.message)
         else:
             shared_first = shared_first or item
@@ -194,10 +189,12 @@ def _as_json(messages: Any) -> Any:
 def _tell(run: _Run, message: Any, path: Loc) -> None:
     """Tell the builder what one message holds."""
     if not isinstance(message, Mapping) or message.get("kind") not in _KINDS:
-        raise _BadMessageError(path, _not_a_message(message))
+        raise PathError(path, _not_a_message(message))
     parts = message.get("parts")
     if not isinstance(parts, list):
-        raise _BadMessageError((*path, "parts"), f"expected a list of parts, found {_kind(parts)}")
+        raise PathError(
+            (*path, "parts"), f"expected a list of parts, found {describe_value(parts)}"
+        )
     run.digest.update(json.dumps(message, sort_keys=True, default=str).encode("utf-8", "replace"))
     at = _time(message.get("timestamp"))
     first_part = parts[0] if parts and isinstance(parts[0], Mapping) else {}
@@ -212,7 +209,7 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
     run.last_kind = message["kind"]
     for index, part in enumerate(parts):
         if not isinstance(part, Mapping) or not isinstance(part.get("part_kind"), str):
-            raise _BadMessageError((*path, "parts", index), "a part needs a part_kind, a string")
+            raise PathError((*path, "parts", index), "a part needs a part_kind, a string")
     # A response's text is the answer only when it calls no tool and no message follows it.
     if run.last_text is not None:
         run.builder.thought(run.last_text, at=run.last_text_at)
@@ -320,7 +317,7 @@ def _finish(
 def _name(part: Mapping[str, Any], path: Loc) -> str:
     name = part.get("tool_name")
     if not isinstance(name, str) or not name:
-        raise _BadMessageError((*path, "tool_name"), f"expected a tool name, found {_kind(name)}")
+        raise PathError((*path, "tool_name"), f"expected a tool name, found {describe_value(name)}")
     return name
 
 
@@ -373,23 +370,11 @@ def _time(value: Any) -> datetime | None:
     return None
 
 
-def _path(path: Loc) -> str:
-    return "".join(f"[{item}]" if isinstance(item, int) else f".{item}" for item in path)
-
-
-def _kind(value: Any) -> str:
-    return "null" if value is None else f"a JSON {type(value).__name__}"
-
-
 def _not_a_message(value: Any) -> str:
-    shape = (
-        f"an object with keys {', '.join(sorted(map(str, value))[:6])}"
-        if isinstance(value, Mapping)
-        else _kind(value)
-    )
     return (
-        f"not a Pydantic AI message: {shape}; expected {{kind: request|response, parts: [...]}}, "
-        "as ModelMessagesTypeAdapter.dump_json(result.all_messages()) writes them"
+        f"not a Pydantic AI message: {describe_value(value)}; expected "
+        "{kind: request|response, parts: [...]}, as "
+        "ModelMessagesTypeAdapter.dump_json(result.all_messages()) writes them"
     )
 
 

@@ -24,9 +24,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.integrations._envelope import (
     ConversionError,
     ConvertedTrace,
+    PathError,
     TraceOptions,
     assemble,
 )
@@ -51,15 +53,6 @@ _RUN_KEYS = frozenset({"steps", "state"})
 _QUOTED_TOOL = re.compile(r"tool '([^']+)'")
 
 Loc = tuple[str | int, ...]
-
-
-class _BadStepError(ValueError):
-    """A step this reader cannot read, with the JSON path inside the run."""
-
-    def __init__(self, path: Loc, message: str) -> None:
-        super().__init__(message)
-        self.path = path
-        self.message = message
 
 
 @dataclass
@@ -124,7 +117,7 @@ def to_trace(
     for index, step in enumerate(steps):
         try:
             _tell(run_data, step, (index,))
-        except _BadStepError as error:
+        except PathError as error:
             raise ConversionError(f"steps[{index}]: {error.message}") from error
     return _finish(
         run_data,
@@ -158,7 +151,7 @@ def convert_records(
         elif isinstance(value, dict):
             try:
                 _tell(shared, value, ())
-            except _BadStepError as error:
+            except PathError as error:
                 yield item.problem(error.path, error.message)
             else:
                 shared_first = shared_first or item
@@ -184,7 +177,7 @@ def _convert_record_run(
         started = _number((value.get("timing") or {}).get("start_time"))
         prefix = ("steps",)
         if not isinstance(steps, list):
-            yield record.problem(prefix, f"expected a list of steps, found {_kind(steps)}")
+            yield record.problem(prefix, f"expected a list of steps, found {describe_value(steps)}")
             return
     else:
         steps = value
@@ -192,7 +185,7 @@ def _convert_record_run(
     for index, step in enumerate(steps):
         try:
             _tell(run, step, (*prefix, index))
-        except _BadStepError as error:
+        except PathError as error:
             yield record.problem(error.path, error.message)
     try:
         yield _finish(run, options, state=state, output=output, agent_id=None, trace_id=None)
@@ -226,7 +219,7 @@ def _tell(run: _Run, step: Any, path: Loc) -> None:
     if hasattr(step, "dict") and not isinstance(step, Mapping):
         step = step.dict()  # a live memory step: its JSON shape
     if not isinstance(step, Mapping):
-        raise _BadStepError(path, _not_a_step(step))
+        raise PathError(path, _not_a_step(step))
     run.canonical.append(_canonical(step))
     if "task" in step and step.keys() <= _TASK_KEYS:
         if run.objective is None and isinstance(step["task"], str):
@@ -237,7 +230,7 @@ def _tell(run: _Run, step: Any, path: Loc) -> None:
         run.answered = True
         return
     if "timing" not in step:
-        raise _BadStepError(path, _not_a_step(step))
+        raise PathError(path, _not_a_step(step))
     at = _start(step.get("timing"), (*path, "timing"))
     if run.started is None:
         run.started = at
@@ -286,13 +279,15 @@ def _calls(step: Mapping[str, Any], path: Loc) -> list[tuple[str, Any, str | Non
         if isinstance(message, Mapping):
             key, calls = "model_output_message", message.get("tool_calls") or []
     if not isinstance(calls, list):
-        raise _BadStepError((*path, key), f"expected a list of tool calls, found {_kind(calls)}")
+        raise PathError(
+            (*path, key), f"expected a list of tool calls, found {describe_value(calls)}"
+        )
     found = []
     for index, call in enumerate(calls):
         where = (*path, key, index) if key == "tool_calls" else (*path, key, "tool_calls", index)
         function = call.get("function") if isinstance(call, Mapping) else None
         if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
-            raise _BadStepError(where, "a tool call needs function.name, a string")
+            raise PathError(where, "a tool call needs function.name, a string")
         name = function["name"]
         call_id = call.get("id")
         found.append(
@@ -337,15 +332,15 @@ def _error(value: Any, path: Loc) -> tuple[str, str] | None:
         return (kind if isinstance(kind, str) else ""), _text(message) or str(kind or "error")
     if isinstance(value, BaseException):  # a live AgentError
         return type(value).__name__, str(value)
-    raise _BadStepError(path, f"expected {{type, message}} or null, found {_kind(value)}")
+    raise PathError(path, f"expected {{type, message}} or null, found {describe_value(value)}")
 
 
 def _start(timing: Any, path: Loc) -> float | None:
     if timing is None:
         return None
     if not isinstance(timing, Mapping):
-        raise _BadStepError(
-            path, f"expected {{start_time, end_time, duration}}, found {_kind(timing)}"
+        raise PathError(
+            path, f"expected {{start_time, end_time, duration}}, found {describe_value(timing)}"
         )
     return _number(timing.get("start_time"))
 
@@ -424,19 +419,11 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def _kind(value: Any) -> str:
-    return "null" if value is None else f"a JSON {type(value).__name__}"
-
-
 def _not_a_step(value: Any) -> str:
-    shape = (
-        f"an object with keys {', '.join(sorted(value)[:6])}"
-        if isinstance(value, Mapping)
-        else _kind(value)
-    )
     return (
-        f"not a smolagents step: {shape}; expected a TaskStep {{task}}, a PlanningStep "
-        "{plan, timing}, an ActionStep {step_number, timing, ...} or a FinalAnswerStep {output}, "
+        f"not a smolagents step: {describe_value(value)}; expected a TaskStep {{task}}, "
+        "a PlanningStep {plan, timing}, an ActionStep {step_number, timing, ...} or a "
+        "FinalAnswerStep {output}, "
         "as agent.memory.get_full_steps() gives them"
     )
 

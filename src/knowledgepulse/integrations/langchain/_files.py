@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from knowledgepulse._util.jsonpath import describe_value, format_path
 from knowledgepulse.integrations._envelope import ConversionError, ConvertedTrace, TraceOptions
 from knowledgepulse.integrations.langchain._runs import RunNode, convert_tree, run_time
 from knowledgepulse.records import Location, Problem, Record
@@ -101,7 +102,9 @@ class _Pool:
         for key in _BATCH_KEYS:
             runs = batch.get(key, [])
             if not isinstance(runs, list):
-                yield record.problem((key,), f"expected a list of runs, found {_kind(runs)}")
+                yield record.problem(
+                    (key,), f"expected a list of runs, found {describe_value(runs)}"
+                )
                 continue
             for index, run in enumerate(runs):
                 if key == "post":
@@ -109,7 +112,9 @@ class _Pool:
                 elif isinstance(run, Mapping):
                     self.patches.append((record, (key, index), run))
                 else:
-                    yield record.problem((key, index), f"expected a run, found {_kind(run)}")
+                    yield record.problem(
+                        (key, index), f"expected a run, found {describe_value(run)}"
+                    )
 
     def add_run(
         self, record: Record, run: Any, path: Loc, *, parent: str | None
@@ -241,7 +246,7 @@ def trees(value: Any) -> tuple[list[RunNode], list[str]]:
     found: list[RunNode] = []
     for tree, entry, _ in pool.roots():
         if tree is None:
-            problems.append(f"{_where(entry.path)}: its parent_run_id links form a cycle")
+            problems.append(f"{format_path(entry.path)}: its parent_run_id links form a cycle")
         else:
             found.append(tree)
     return found, problems
@@ -296,23 +301,10 @@ def _string(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _kind(value: Any) -> str:
-    return "null" if value is None else f"a JSON {type(value).__name__}"
-
-
-def _where(path: Loc) -> str:
-    return "".join(f"[{item}]" if isinstance(item, int) else f".{item}" for item in path) or "$"
-
-
 def _not_a_run(value: Any) -> str:
-    shape = (
-        f"an object with keys {', '.join(sorted(map(str, value))[:6])}"
-        if isinstance(value, Mapping)
-        else _kind(value)
-    )
     return (
-        f"not a LangSmith run: {shape}; expected an object with run_type, inputs, outputs "
-        '(and child_runs), or a {"post": [...], "patch": [...]} batch'
+        f"not a LangSmith run: {describe_value(value)}; expected an object with run_type, "
+        'inputs, outputs (and child_runs), or a {"post": [...], "patch": [...]} batch'
     )
 
 
