@@ -33,7 +33,12 @@ from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.needs import check_case, fit_cases
 from knowledgepulse.evals.progress import TaskProgress
 from knowledgepulse.evals.results import CaseResult, EvalRun
-from knowledgepulse.evals.runner import combine_runs, score_context, summarize, task_failed
+from knowledgepulse.evals.runner import (
+    collect_run,
+    combine_runs,
+    score_context,
+    task_failed,
+)
 from knowledgepulse.evals.scorer import CaseContext, recorded_duration
 from knowledgepulse.evals.suite import Suite, load_suite
 from knowledgepulse.evals.tasks import (
@@ -45,7 +50,7 @@ from knowledgepulse.evals.tasks import (
     check_options,
     task_name,
 )
-from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records import Location, Record
 
 DEFAULT_CONCURRENCY = 8
 """Task calls in flight at once, unless told otherwise."""
@@ -178,23 +183,12 @@ async def evaluate_async(
 
     with TaskProgress.auto(len(jobs), progress) as bar:
         await asyncio.gather(*(answer(index, run, bar) for index, run in jobs))
-    results: list[CaseResult] = []
-    file_problems: list[Problem] = []
-    for index, item in enumerate(inputs):
-        if isinstance(item, FileProblem):
-            file_problems.append(item.problem)
-        elif isinstance(item, MalformedCase):
-            results.append(
-                CaseResult(
-                    item.case_id, item.location, problems=item.problems, warnings=item.warnings
-                )
-            )
-        else:
-            runs = [score_answer(resolved, item, answers[index, run]) for run in range(repeat)]
-            result = runs[0] if repeat == 1 else combine_runs(resolved, runs)
-            results.append(replace(result, warnings=item.warnings) if item.warnings else result)
-    summary = summarize(resolved, results, file_problems)
-    return EvalRun(resolved, tuple(results), summary, tuple(file_problems))
+
+    def scored(index: int, item: LoadedCase) -> CaseResult:
+        runs = [score_answer(resolved, item, answers[index, run]) for run in range(repeat)]
+        return runs[0] if repeat == 1 else combine_runs(resolved, runs)
+
+    return collect_run(resolved, inputs, scored)
 
 
 def score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseResult:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import numbers
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -252,10 +252,27 @@ def run_suite(suite: Suite, cases: Iterable[Case | CaseInput]) -> EvalRun:
     are kept, so an iterator of cases is never held whole. Malformed cases fail, and so do the
     cases that miss what the suite's scorers read (see :func:`evaluate_case`).
     """
-    results = []
-    file_problems = []
     loaded = (LoadedCase(c, Location("<case>")) if isinstance(c, Case) else c for c in cases)
-    for item in fit_cases(loaded, suite):
+    return collect_run(
+        suite,
+        fit_cases(loaded, suite),
+        lambda _, item: score_context(suite, CaseContext.of(item.case), item.location),
+    )
+
+
+def collect_run(
+    suite: Suite,
+    items: Iterable[CaseInput],
+    score: Callable[[int, LoadedCase], CaseResult],
+) -> EvalRun:
+    """The run of ``items``: each valid case scored by ``score(index, case)``, in order.
+
+    Malformed cases are failed results carrying their problems, file problems are kept for the
+    report, and each case's warnings ride with its result.
+    """
+    results: list[CaseResult] = []
+    file_problems: list[Problem] = []
+    for index, item in enumerate(items):
         if isinstance(item, FileProblem):
             file_problems.append(item.problem)
         elif isinstance(item, MalformedCase):
@@ -265,7 +282,7 @@ def run_suite(suite: Suite, cases: Iterable[Case | CaseInput]) -> EvalRun:
                 )
             )
         else:
-            result = score_context(suite, CaseContext.of(item.case), item.location)
+            result = score(index, item)
             results.append(replace(result, warnings=item.warnings) if item.warnings else result)
     return EvalRun(
         suite, tuple(results), summarize(suite, results, file_problems), tuple(file_problems)
