@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from knowledgepulse.evals import registry
 from tests.cli.conftest import KpRunner
+from tests.user_code import user_code_forgotten
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "summaries"
@@ -40,21 +39,10 @@ NOT_A_FUNCTION = 42
 
 
 @pytest.fixture(autouse=True)
-def user_code(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def user_code() -> Iterator[None]:
     """Each test imports the example's modules afresh and leaves the registry as it found it."""
-    registry.get_scorer_class("operation-accuracy")
-    saved = dict(registry._registry)
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        # Forget the tasks and plugins the test imported, never a library it happened to load
-        # first (numpy cannot be imported twice in one process).
-        origin = str(getattr(sys.modules[name], "__file__", None) or "")
-        if "site-packages" not in origin and f"src{os.sep}knowledgepulse" not in origin:
-            del sys.modules[name]
-    registry._registry.clear()
-    registry._registry.update(saved)
+    with user_code_forgotten():
+        yield
 
 
 @pytest.fixture

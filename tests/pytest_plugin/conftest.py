@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from knowledgepulse.evals import registry
 from tests.evals.builders import op, page
+from tests.user_code import user_code_forgotten
 
 Json = dict[str, Any]
 SUITE = """\
@@ -49,20 +47,10 @@ Project = Callable[..., Path]
 
 
 @pytest.fixture(autouse=True)
-def user_code(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def user_code() -> Iterator[None]:
     """Forget the tasks and scorer plugins a test imported; leave the registry as it was."""
-    registry.get_scorer_class("operation-accuracy")  # the built-ins are in the snapshot
-    saved = dict(registry._registry)
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        # Never a library the test happened to load first (numpy cannot be imported twice).
-        origin = str(getattr(sys.modules[name], "__file__", None) or "")
-        if "site-packages" not in origin and f"src{os.sep}knowledgepulse" not in origin:
-            del sys.modules[name]
-    registry._registry.clear()
-    registry._registry.update(saved)
+    with user_code_forgotten():
+        yield
 
 
 @pytest.fixture

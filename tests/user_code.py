@@ -1,0 +1,33 @@
+"""Undoing what a test's user code did to the process: imported modules, sys.path, scorers."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from knowledgepulse.evals import registry
+
+
+@contextmanager
+def user_code_forgotten() -> Iterator[None]:
+    """Afterwards, the tasks and plugins imported inside are forgotten and the registry restored.
+
+    Only modules from outside the installed packages and this project's source are forgotten:
+    a library the test happened to import first stays (numpy cannot be imported twice).
+    """
+    registry.get_scorer_class("operation-accuracy")  # the built-ins are in the snapshot
+    saved = dict(registry._registry)
+    path = list(sys.path)
+    before = set(sys.modules)
+    try:
+        yield
+    finally:
+        for name in set(sys.modules) - before:
+            origin = str(getattr(sys.modules[name], "__file__", None) or "")
+            if "site-packages" not in origin and f"src{os.sep}knowledgepulse" not in origin:
+                del sys.modules[name]
+        sys.path[:] = path
+        registry._registry.clear()
+        registry._registry.update(saved)
