@@ -6,11 +6,6 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-import pytest
-
-pytest.importorskip("opentelemetry.sdk")
-pytest.importorskip("pydantic_ai")
-
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -95,7 +90,6 @@ def test_runs_after_the_call_are_not_captured() -> None:
 
 def test_capture_records_an_openai_agents_run_through_its_trace_processor() -> None:
     """The Agents SDK hook: a scripted model, a tool failing once; only our processor runs."""
-    pytest.importorskip("agents")
     from agents import Agent as AgentsAgent
     from agents import Runner, function_tool, set_trace_processors
     from agents.testing import ScriptedModel, assistant_message, function_call

@@ -12,9 +12,6 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-
-pytest.importorskip("langgraph")
-
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage
 

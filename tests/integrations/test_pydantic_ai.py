@@ -144,8 +144,9 @@ def test_a_legacy_retry_prompt_with_validation_errors_is_an_evident_error() -> N
 
 def test_the_legacy_payload_is_one_pydantic_ai_itself_loads() -> None:
     """The hand-kept 1.x payload is real: the installed pydantic_ai reads it."""
-    adapter = pytest.importorskip("pydantic_ai.messages").ModelMessagesTypeAdapter
-    loaded = adapter.validate_json((DATA / "legacy_retry_prompt.json").read_text())
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    loaded = ModelMessagesTypeAdapter.validate_json((DATA / "legacy_retry_prompt.json").read_text())
     live = pai.to_trace(loaded)
     assert kinds(live) == kinds(pai.to_trace(load("legacy_retry_prompt.json")))
 

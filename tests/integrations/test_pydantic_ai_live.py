@@ -7,9 +7,6 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import pytest
-
-pytest.importorskip("pydantic_ai")
-
 from pydantic import BaseModel
 from pydantic_ai import Agent, AgentRunResult, ModelRetry
 from pydantic_ai.messages import (

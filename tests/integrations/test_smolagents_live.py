@@ -5,20 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
-
-smolagents = pytest.importorskip("smolagents")
-
-from smolagents import CodeAgent, Model, ToolCallingAgent, tool  # noqa: E402
-from smolagents.models import (  # noqa: E402
+from smolagents import CodeAgent, Model, ToolCallingAgent, tool
+from smolagents.models import (
     ChatMessage,
     ChatMessageToolCall,
     ChatMessageToolCallFunction,
     MessageRole,
 )
 
-import knowledgepulse as kp  # noqa: E402
-from knowledgepulse.integrations import smolagents as smol  # noqa: E402
+import knowledgepulse as kp
+from knowledgepulse.integrations import smolagents as smol
 
 
 class ScriptedModel(Model):  # type: ignore[misc]
