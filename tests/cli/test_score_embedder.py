@@ -143,3 +143,20 @@ def test_a_cache_saved_under_one_novelty_text_is_refused_under_another(
     assert run.code == 2
     assert run.err.startswith("kp: error:")
     assert "novelty-text" in run.err
+
+
+def test_the_scores_are_the_same_for_any_number_of_workers(kp: KpRunner) -> None:
+    """--workers 2 runs the model in two processes and changes no score, novelty or neighbour."""
+    one = kp("score", str(TRACES), "-f", "jsonl", "--workers", "1")
+    two = kp("score", str(TRACES), "-f", "jsonl", "--workers", "2")
+    assert one.code == two.code == 0
+    assert rows(two.out) == rows(one.out)
+    assert {r["novelty_source"] for r in rows(two.out)[1:]} == {"embedding"}
+
+
+def test_workers_or_a_device_without_an_embedder_is_a_usage_error(kp: KpRunner) -> None:
+    """--no-embedder has no model to run: --workers and --device make no sense with it."""
+    for option in (["--workers", "2"], ["--device", "cuda"]):
+        run = kp("score", str(TRACES), "--no-embedder", *option)
+        assert run.code == 2
+        assert "--no-embedder" in run.err

@@ -18,7 +18,9 @@ from tests.cli.conftest import KpRunner
 @pytest.fixture(autouse=True)
 def hashing_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     """Score with the fast fake embedder instead of MiniLM."""
-    monkeypatch.setattr("knowledgepulse.novelty.default_embedder", HashingEmbedder)
+    monkeypatch.setattr(
+        "knowledgepulse.novelty.shared_embedder", lambda *_, **__: HashingEmbedder(), raising=True
+    )
 
 
 def traces() -> list[dict[str, Any]]:

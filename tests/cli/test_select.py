@@ -16,7 +16,9 @@ from tests.cli.conftest import KpRunner
 @pytest.fixture(autouse=True)
 def hashing_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     """The commands embed with the fast fake instead of MiniLM."""
-    monkeypatch.setattr("knowledgepulse.novelty.default_embedder", HashingEmbedder, raising=True)
+    monkeypatch.setattr(
+        "knowledgepulse.novelty.shared_embedder", lambda *_, **__: HashingEmbedder(), raising=True
+    )
 
 
 def write(path: Path, traces: list[dict[str, Any]]) -> str:

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from knowledgepulse.errors import VectorError
 from knowledgepulse.novelty import Nearest, VectorCache
-from knowledgepulse.novelty.banded import frozen_nearest, online_nearest
+from knowledgepulse.novelty.banded import BLOCK_BYTES, frozen_nearest, online_nearest
 from knowledgepulse.novelty.exact import exact_dots, on_grid, screening_tolerance, unit_rows
 
 FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -47,14 +47,25 @@ class Scenario:
     batch: NDArray[np.float32]
     batch_ids: list[str | None]
     block_size: int
+    block_bytes: int | None
+    """A budget so small that the keys are scanned a few at a time (``None``: the default)."""
 
-    def cache(self) -> VectorCache:
-        """A cache holding the prior vectors, with a clock that moves on at every reading."""
+    @property
+    def scan_bytes(self) -> int:
+        """The drawn budget, or the default one."""
+        return BLOCK_BYTES if self.block_bytes is None else self.block_bytes
+
+    def cache(self, *, blocked: bool = False) -> VectorCache:
+        """A cache holding the prior vectors, with a clock that moves on at every reading.
+
+        ``blocked`` gives it the drawn scan budget; otherwise it scans everything at once.
+        """
         cache = VectorCache(
             max_elements=self.max_elements,
             dimensions=self.dimensions,
             ttl_ms=self.ttl_ms,
             clock=TickingClock(self.clock_step),
+            block_bytes=self.scan_bytes if blocked else BLOCK_BYTES,
         )
         for position, vector in enumerate(self.prior):
             cache.add(vector, id=f"prior-{position % 4}")
@@ -87,6 +98,7 @@ def scenarios(draw: st.DrawFn, max_dimensions: int = 24) -> Scenario:
         batch=vectors(count),
         batch_ids=[draw(st.sampled_from([None, "a", "b", "prior-1"])) for _ in range(count)],
         block_size=draw(st.integers(1, 40)),
+        block_bytes=draw(st.one_of(st.none(), st.integers(1, 64))),
     )
 
 
@@ -118,8 +130,8 @@ def state(cache: VectorCache, clock: TickingClock) -> list[tuple[str | None, flo
 @FAST
 @given(scenarios())
 def test_online_batch_equals_one_by_one_to_the_bit(scenario: Scenario) -> None:
-    """nearest_then_add_many gives the sequential answers exactly and leaves the same cache."""
-    sequential, batched = scenario.cache(), scenario.cache()
+    """nearest_then_add_many, its keys scanned in slices or not, gives the sequential answers."""
+    sequential, batched = scenario.cache(), scenario.cache(blocked=True)
     expected = one_by_one(sequential, scenario)
     assert batched.nearest_then_add_many(scenario.batch, ids=scenario.batch_ids) == expected
     assert clocks(batched).readings == clocks(sequential).readings
@@ -129,16 +141,17 @@ def test_online_batch_equals_one_by_one_to_the_bit(scenario: Scenario) -> None:
 @FAST
 @given(scenarios(), st.sampled_from(["float32", "float64"]))
 def test_block_size_does_not_change_the_answer(scenario: Scenario, accumulate: str) -> None:
-    """Blocks of 1, of B and of the whole batch give the same neighbours."""
+    """Blocks of 1, of B and of the whole batch (keys sliced or not) give the same neighbours."""
     held = unit_rows(scenario.prior)
     batch = unit_rows(scenario.batch)
 
-    def run(block_size: int) -> NDArray[np.float64]:
+    def run(block_size: int, block_bytes: int = BLOCK_BYTES) -> NDArray[np.float64]:
         found = online_nearest(
             held,
             batch,
             max_elements=scenario.max_elements,
             block_size=block_size,
+            block_bytes=block_bytes,
             accumulate=accumulate,  # type: ignore[arg-type]
         )
         return np.column_stack([found.index, found.similarity])
@@ -146,7 +159,7 @@ def test_block_size_does_not_change_the_answer(scenario: Scenario, accumulate: s
     whole = run(max(1, len(batch)))
     if accumulate == "float64":
         np.testing.assert_array_equal(run(1), whole)
-        np.testing.assert_array_equal(run(scenario.block_size), whole)
+        np.testing.assert_array_equal(run(scenario.block_size, scenario.scan_bytes), whole)
     else:
         # float32 products of other shapes may round differently: only the values are close.
         np.testing.assert_allclose(run(1)[:, 1], whole[:, 1], atol=1e-6, rtol=0)
@@ -184,9 +197,11 @@ def grid_dot(query: NDArray[np.float32], key: NDArray[np.float32]) -> float:
 @FAST
 @given(scenarios())
 def test_float64_mode_equals_a_float64_loop_to_the_bit(scenario: Scenario) -> None:
-    """The banded float64 answer is a float64 one-by-one loop's, bit for bit."""
+    """The banded float64 answer, keys sliced or not, is a float64 loop's, ties to the oldest."""
     held, batch = unit_rows(scenario.prior), unit_rows(scenario.batch)
-    found = online_nearest(held, batch, max_elements=scenario.max_elements)
+    found = online_nearest(
+        held, batch, max_elements=scenario.max_elements, block_bytes=scenario.scan_bytes
+    )
     indexes, values = reference_online(held, batch, scenario.max_elements, grid_dot)
     assert found.index.tolist() == indexes
     np.testing.assert_array_equal(found.similarity, np.array(values))
@@ -266,8 +281,8 @@ def test_an_empty_batch_changes_nothing() -> None:
 @FAST
 @given(scenarios())
 def test_frozen_batch_equals_one_by_one_to_the_bit(scenario: Scenario) -> None:
-    """nearest_many gives what nearest(q, exclude_id=e) gives for each query in turn."""
-    sequential, batched = scenario.cache(), scenario.cache()
+    """nearest_many, keys sliced or not, gives what nearest(q, exclude_id=e) gives in turn."""
+    sequential, batched = scenario.cache(), scenario.cache(blocked=True)
     expected = [
         sequential.nearest(query, exclude_id=query_id)
         for query, query_id in zip(scenario.batch, scenario.batch_ids, strict=True)

@@ -11,7 +11,12 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from knowledgepulse.errors import CacheFileError, ScorerParameterError, VectorError
-from knowledgepulse.novelty import VectorCache
+from knowledgepulse.novelty import Nearest, VectorCache
+from knowledgepulse.novelty.banded import BLOCK_BYTES
+from knowledgepulse.novelty.exact import exact_dots, unit_rows
+
+scan_budgets = st.one_of(st.none(), st.integers(1, 64))
+"""Scan budgets small enough that the keys are read a few at a time (``None``: the default)."""
 
 
 def unit(*values: float) -> np.ndarray:
@@ -56,9 +61,10 @@ def test_nearest_names_the_most_similar_id() -> None:
     assert found.similarity == pytest.approx(1 / np.sqrt(1.01), abs=1e-6)
 
 
-def test_exact_ties_go_to_the_oldest_vector() -> None:
+@pytest.mark.parametrize("block_bytes", [BLOCK_BYTES, 1, 8])
+def test_exact_ties_go_to_the_oldest_vector(block_bytes: int) -> None:
     """Two identical vectors: the one added first is named, wherever the ring holds it."""
-    cache = VectorCache(max_elements=2, dimensions=2)
+    cache = VectorCache(max_elements=2, dimensions=2, block_bytes=block_bytes)
     cache.add(unit(0, 1), id="old-other")
     cache.add(unit(1, 0), id="first")
     cache.add(unit(1, 0), id="second")  # evicts old-other: the ring now holds second before first
@@ -160,10 +166,12 @@ vectors_3d = arrays(
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(vectors_3d, min_size=1, max_size=20), vectors_3d)
-def test_search_equals_a_plain_cosine_loop(held: list[np.ndarray], query: np.ndarray) -> None:
-    """The numpy scan finds the same maximum as the textbook cosine over every vector."""
-    cache = VectorCache(max_elements=50, dimensions=3)
+@given(st.lists(vectors_3d, min_size=1, max_size=20), vectors_3d, scan_budgets)
+def test_search_equals_a_plain_cosine_loop(
+    held: list[np.ndarray], query: np.ndarray, block_bytes: int | None
+) -> None:
+    """The numpy scan, in slices or not, finds the textbook cosine's maximum over every vector."""
+    cache = VectorCache(max_elements=50, dimensions=3, block_bytes=block_bytes or BLOCK_BYTES)
     for vector in held:
         cache.add(vector)
 
@@ -253,3 +261,48 @@ def test_nearest_can_leave_out_an_id() -> None:
     alone = VectorCache(max_elements=4, dimensions=3)
     alone.add([1.0, 0.0, 0.0], id="self")
     assert alone.nearest([1.0, 0.0, 0.0], exclude_id="self") is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    dimensions=st.integers(1, 8),
+    seed=st.integers(0, 2**32 - 1),
+    picks=st.lists(st.integers(0, 3), min_size=1, max_size=30),
+    max_elements=st.integers(1, 12),
+    block_bytes=scan_budgets,
+    data=st.data(),
+)
+def test_a_sliced_scan_names_the_oldest_of_the_most_similar(
+    *,
+    dimensions: int,
+    seed: int,
+    picks: list[int],
+    max_elements: int,
+    block_bytes: int | None,
+    data: st.DataObject,
+) -> None:
+    """However the keys are sliced, nearest gives the unsliced answer: the oldest top match."""
+    rng = np.random.default_rng(seed)
+    pool = rng.normal(size=(4, dimensions)).astype(np.float32)
+    scales = rng.choice(np.array([1.0, 2.0, 0.5, -1.0, 0.0], dtype=np.float32), len(picks))
+    vectors = pool[picks] * scales[:, None]  # repeated directions: exact ties are common
+    sliced = VectorCache(max_elements, dimensions, block_bytes=block_bytes or BLOCK_BYTES)
+    whole = VectorCache(max_elements, dimensions)
+    for position, vector in enumerate(vectors):  # past max_elements the ring wraps
+        sliced.add(vector, id=f"v{position}")
+        whole.add(vector, id=f"v{position}")
+    held = list(whole.entries())
+    query = pool[data.draw(st.integers(0, 3))] * data.draw(st.sampled_from([1.0, -2.0]))
+    excluded = data.draw(st.sampled_from([None, *(e.id for e in held)]))
+
+    found = sliced.nearest(query, exclude_id=excluded)
+    assert found == whole.nearest(query, exclude_id=excluded)
+    kept = [e for e in held if e.id != excluded]
+    if not kept:
+        assert found is None
+        return
+    units = unit_rows(np.array([query] * len(kept), dtype=np.float32))
+    exact = exact_dots(units, np.array([e.vector for e in kept]))
+    oldest = int(np.argmax(exact))  # argmax takes the first of equal maxima
+    assert found == Nearest(kept[oldest].id, min(1.0, max(-1.0, float(exact[oldest]))))
+    assert sliced.nearest_many([query], exclude_ids=[excluded]) == [found]

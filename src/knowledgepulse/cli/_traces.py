@@ -100,8 +100,14 @@ def min_score_option(
     )
 
 
+DEVICES = ("cpu", "cuda", "auto")
+
+
 def model_options(command: _Command) -> _Command:
-    """``--no-embedder``, ``--model`` and ``--batch-size``, shared by the commands that embed."""
+    """``--no-embedder``, ``--model``, ``--batch-size``, ``--workers`` and ``--device``.
+
+    Shared by the commands that embed.
+    """
     for option in reversed(
         [
             click.option(
@@ -121,31 +127,70 @@ def model_options(command: _Command) -> _Command:
                 show_default=True,
                 help="Traces embedded per batch (more: faster, more memory).",
             ),
+            click.option(
+                "--workers",
+                type=click.IntRange(min=1),
+                help="Processes that run the embedding model on the CPU, one thread each; the "
+                "embeddings are the same for any count [default: the cores].",
+            ),
+            click.option(
+                "--device",
+                type=click.Choice(DEVICES),
+                default="cpu",
+                show_default=True,
+                help="Where the model runs: cpu (the bundled int8 model), cuda (a GPU, fp16: "
+                'needs "knowledgepulse[gpu]"), auto (cuda when there is one).',
+            ),
         ]
     ):
         command = option(command)
     return command
 
 
-def embedder_from(no_embedder: bool, model: Path | None) -> Embedder | None:
-    """The embedder ``--no-embedder``/``--model`` ask for (a named model is loaded now)."""
+def embedder_from(
+    no_embedder: bool, model: Path | None, *, workers: int | None, device: str
+) -> Embedder | None:
+    """The embedder ``--no-embedder``/``--model``/``--workers``/``--device`` ask for."""
     if no_embedder and model is not None:
         raise click.UsageError("--model and --no-embedder contradict each other; give one")
-    return build_embedder(no_embedder, model, "default")
+    return build_embedder(no_embedder, model, "default", workers=workers, device=device)
 
 
 def build_embedder(
-    no_embedder: bool, model: Path | None, window_cap: int | str | None
+    no_embedder: bool,
+    model: Path | None,
+    window_cap: int | str | None,
+    *,
+    workers: int | None,
+    device: str,
 ) -> Embedder | None:
-    from knowledgepulse.novelty import MiniLMEmbedder, default_embedder  # noqa: PLC0415
+    """The embedder the options ask for; a named model or device that cannot load fails now.
+
+    ``window_cap`` is ``"default"`` or the ``max_windows`` to use. The bundled model on the CPU
+    is shared within the process (see :func:`~knowledgepulse.novelty.shared_embedder`).
+    """
+    from knowledgepulse import novelty  # noqa: PLC0415 - the model is loaded lazily
 
     if no_embedder:
+        if workers is not None or device != "cpu":
+            raise click.UsageError(
+                "--workers and --device choose how the model runs; with --no-embedder there is "
+                "no model: drop them"
+            )
         return None
-    if model is None and window_cap == "default":
-        return default_embedder()
+    workers = workers if workers is not None else novelty.minilm.available_threads()
     options = {} if window_cap == "default" else {"max_windows": window_cap}
-    embedder = MiniLMEmbedder(model_path=model, **options)  # type: ignore[arg-type]
-    if model is not None:
-        # The user named this model: one that cannot load is an error now, not a silent 0.5.
-        embedder.load()
+    if model is None and device == "cpu":
+        return novelty.shared_embedder(workers, **options)
+    from knowledgepulse.backends.devices import embedder_for  # noqa: PLC0415 - torch is heavy
+
+    embedder = embedder_for(device, workers=workers, model_path=model, **options)  # type: ignore[arg-type]
+    # The user named this model or device: one that cannot load is an error now, not a silent
+    # novelty of 0.5.
+    load = getattr(embedder, "load", None)
+    if callable(load):
+        load()
+    close = getattr(embedder, "close", None)
+    if callable(close):
+        click.get_current_context().call_on_close(close)
     return embedder

@@ -47,6 +47,8 @@ def dedupe_command(
     no_embedder: bool,
     model: Path | None,
     batch_size: int,
+    workers: int | None,
+    device: str,
     profiles_file: Path | None,
 ) -> int:
     """Group near-duplicate traces; each group names the trace it keeps.
@@ -59,7 +61,7 @@ def dedupe_command(
     if output is not None:
         check_destination(output, what="output")
     scorer = TraceValueScorer(
-        embedder=embedder_from(False, model),
+        embedder=embedder_from(False, model, workers=workers, device=device),
         profiles=registry_from(profiles_file),
         batch_size=batch_size,
     )

@@ -95,7 +95,9 @@ if TYPE_CHECKING:
     "--cache",
     "cache_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="A saved vector cache: loaded before scoring (if it exists) and saved after.",
+    help="A saved vector cache: opened before scoring (made if missing) and saved after. A "
+    "ring file, memory-mapped and saved atomically under a file lock (docs/cache-file.md), "
+    "unless the name ends in .npz or the file is an .npz cache.",
 )
 @click.option(
     "--frozen",
@@ -105,7 +107,9 @@ if TYPE_CHECKING:
 @click.option(
     "--cache-size",
     type=click.IntRange(min=1),
-    help="How many vectors the cache holds; the oldest is evicted first [default: 1000].",
+    help="How many vectors the cache holds; the oldest is evicted first [default: 1000; a "
+    "ring file keeps its own, and is rewritten when given another]. Millions are fine in a "
+    "ring file.",
 )
 @click.option(
     "--ttl",
@@ -159,6 +163,8 @@ def score_command(
     cache_size: int | None,
     ttl_seconds: float | None,
     batch_size: int,
+    workers: int | None,
+    device: str,
     max_windows: str | None,
     novelty_text: str,
     order: str,
@@ -210,10 +216,10 @@ def score_command(
                 "build it first with --cache without --frozen"
             )
     registry = registry_from(profiles_file)
-    embedder = build_embedder(no_embedder, model, window_cap)
+    embedder = build_embedder(no_embedder, model, window_cap, workers=workers, device=device)
     # The cache's identity (model and novelty text) and width come from the scorer's settings.
     identity = TraceValueScorer(embedder=embedder, novelty_text=novelty_text)
-    cache = _cache(cache_path, identity, cache_size, ttl_seconds)
+    cache = _cache(cache_path, identity, cache_size, ttl_seconds, frozen=frozen)
     scorer = TraceValueScorer(
         embedder=embedder,
         cache=cache,
@@ -368,21 +374,26 @@ def _cache(
     identity: TraceValueScorer,
     cache_size: int | None,
     ttl_seconds: float | None,
+    *,
+    frozen: bool = False,
 ) -> VectorCache | None:
-    """The saved cache, resized or given a TTL when asked; ``None`` when there is none yet.
+    """The cache bound to its file, resized or given a TTL when asked; ``None``: none yet.
 
     A cache made under another model or novelty text is refused (``CacheFileError``).
     """
     from knowledgepulse.novelty import VectorCache  # noqa: PLC0415
 
-    if identity.embedder is None or cache_path is None or not cache_path.exists():
+    if identity.embedder is None or cache_path is None:
         return None
-    return VectorCache.load(
+    if not cache_path.exists() and identity.cache_dimensions is None:
+        return None  # the scorer makes it once the first vectors give the width
+    return VectorCache.open(
         cache_path,
-        expected_model_id=identity.cache_model_id,
-        expected_dimensions=identity.cache_dimensions,
+        model_id=identity.cache_model_id,
+        dimensions=identity.cache_dimensions,
         max_elements=cache_size,
         ttl_ms=_ttl_ms(ttl_seconds),
+        read_only=frozen,
     )
 
 
@@ -396,7 +407,10 @@ def _save_cache(scorer: TraceValueScorer, cache_path: Path) -> None:
             f"kp: the cache was not saved to {cache_path}: no embedder was available", markup=False
         )
         return
-    scorer.cache.save(cache_path, model_id=scorer.cache_model_id)
+    if scorer.cache.path is not None:
+        scorer.cache.flush()  # opened from cache_path: append what this run added
+    else:
+        scorer.cache.save(cache_path, model_id=scorer.cache_model_id)
 
 
 def _scored(

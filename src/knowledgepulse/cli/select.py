@@ -139,6 +139,8 @@ def select_command(
     no_embedder: bool,
     model: Path | None,
     batch_size: int,
+    workers: int | None,
+    device: str,
     profiles_file: Path | None,
 ) -> int:
     """Select the best traces: score first, then skip near-duplicates, within a budget.
@@ -160,7 +162,7 @@ def select_command(
         if path is not None:
             check_destination(path, what="output")
     scorer = TraceValueScorer(
-        embedder=embedder_from(no_embedder, model),
+        embedder=embedder_from(no_embedder, model, workers=workers, device=device),
         profiles=registry_from(profiles_file),
         threshold=DEFAULT_THRESHOLD,
         batch_size=batch_size,

@@ -8,6 +8,7 @@ from knowledgepulse.novelty.embedder import (
     default_embedder,
     dimensions_of,
     model_id_of,
+    shared_embedder,
 )
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.novelty.representation import (
@@ -47,4 +48,5 @@ __all__ = [
     "model_id_of",
     "novelty_text",
     "online_nearest",
+    "shared_embedder",
 ]

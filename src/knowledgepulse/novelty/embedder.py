@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
-from knowledgepulse.novelty.windows import WindowedEmbeddings
+from knowledgepulse.novelty.windows import DEFAULT_MAX_WINDOWS, WindowedEmbeddings
 
 
 @runtime_checkable
@@ -56,7 +56,6 @@ def model_id_of(embedder: Embedder) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
-@functools.cache
 def default_embedder() -> MiniLMEmbedder:
     """The process-wide all-MiniLM-L6-v2 embedder (created once; loaded on first use).
 
@@ -64,4 +63,16 @@ def default_embedder() -> MiniLMEmbedder:
     raises :class:`~knowledgepulse.errors.EmbedderUnavailableError` with the install command,
     and scoring falls back to novelty 0.5 with one log line.
     """
-    return MiniLMEmbedder()
+    return shared_embedder()
+
+
+@functools.cache
+def shared_embedder(
+    workers: int | None = None, max_windows: int | None = DEFAULT_MAX_WINDOWS
+) -> MiniLMEmbedder:
+    """The process-wide bundled embedder with these settings (created once; loaded on first use).
+
+    Sharing keeps one model (and one set of worker processes) per process however many runs use
+    it; the worker processes end with the process. See :class:`MiniLMEmbedder` for the settings.
+    """
+    return MiniLMEmbedder(workers=workers, max_windows=max_windows)

@@ -90,6 +90,7 @@ def select_nearest(
     *,
     accumulate: Accumulate = "float64",
     tie_rank: NDArray[np.int64] | None = None,
+    clip: bool = True,
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
     """Each query's nearest key, from a block of float32 similarities.
 
@@ -101,6 +102,8 @@ def select_nearest(
         accumulate: ``float64`` recomputes the contenders exactly (see the module);
             ``float32`` takes the float32 scores as they are.
         tie_rank: each key's age (smaller is older); default: the column order.
+        clip: clamp the similarity to [-1, 1]; a scan in blocks of keys compares the unclamped
+            values across blocks, and clamps once at the end.
 
     Returns:
         ``(index, similarity)``: the column of the most similar key, exact ties going to the
@@ -121,6 +124,7 @@ def select_nearest(
             accumulate=accumulate,
             tolerance=tolerance,
             tie_rank=tie_rank,
+            clip=clip,
         )
     best = scores.max(axis=1)
     # A row with no key that counts gets a threshold nothing reaches.
@@ -141,7 +145,10 @@ def select_nearest(
     first[1:] = ordered_rows[1:] != ordered_rows[:-1]
     chosen = order[first]
     index[contender_rows[chosen]] = columns[chosen]
-    similarity[contender_rows[chosen]] = np.clip(values[chosen], -1.0, 1.0)
+    chosen_values = values[chosen]
+    similarity[contender_rows[chosen]] = (
+        np.clip(chosen_values, -1.0, 1.0) if clip else chosen_values
+    )
     return index, similarity
 
 
@@ -153,6 +160,7 @@ def _select_one(
     accumulate: Accumulate,
     tolerance: float,
     tie_rank: NDArray[np.int64] | None,
+    clip: bool,
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
     """:func:`select_nearest` for one query, in fewer numpy calls (the one-by-one path)."""
     index = np.full(1, -1, dtype=np.intp)
@@ -172,7 +180,8 @@ def _select_one(
         age = columns[top] if tie_rank is None else tie_rank[columns[top]]
         chosen = int(top[np.argmin(age)])
     index[0] = columns[chosen]
-    similarity[0] = min(1.0, max(-1.0, float(values[chosen])))
+    value = float(values[chosen])
+    similarity[0] = min(1.0, max(-1.0, value)) if clip else value
     return index, similarity
 
 

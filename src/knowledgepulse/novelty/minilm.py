@@ -7,10 +7,10 @@ downloaded at run time. Long texts are embedded in 256-position windows, at most
 default (see :mod:`knowledgepulse.novelty.windows` for the windows and the measured cap). Lone
 surrogates in a text are read as U+FFFD, so no text makes embedding fail.
 
-Measured on a 2-core machine, onnxruntime's defaults cost a lot: its worker threads spin while
-idle (about 2x slower when the other core is busy), its memory arena grows to the largest batch
-ever seen (5 GB after one 128 x 256 batch) and unsorted batches are mostly padding. So spinning
-and the arena are off, windows are batched by length, and a batch is capped in positions.
+Unsorted batches are mostly padding, so windows are batched by length and a batch is capped
+in positions. The batches are planned here, once; a backend (:mod:`knowledgepulse.backends`)
+only runs them: this process (``workers=None`` or 1) or ``workers`` processes of one thread each.
+Every backend therefore gets the same batches and gives the same embeddings.
 """
 
 from __future__ import annotations
@@ -27,15 +27,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import optional_positive_int, positive_int
+from knowledgepulse.backends.batches import BatchRunner, pad_batch
 from knowledgepulse.errors import EmbedderUnavailableError
 from knowledgepulse.novelty.windows import (
     DEFAULT_MAX_WINDOWS,
+    Window,
     WindowedEmbeddings,
     batches_by_length,
     combine_windows,
     leading_pieces,
-    mean_pool,
-    normalize,
     split_windows,
 )
 
@@ -75,8 +75,8 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 sentence embeddings (384-d, mean pooling, L2-normalised) on onnxruntime.
 
     Nothing is imported or loaded until the first :meth:`embed_batch` (or :meth:`load`); the
-    session is then kept for the life of the object. Calls from several threads are safe and
-    run one batch at a time (the model already uses every core it is given).
+    model is then kept until :meth:`close` (or the end of the process). Calls from several
+    threads are safe and run one batch at a time (the model already uses every core it is given).
 
     Args:
         model_path: an ONNX export of all-MiniLM-L6-v2 (or a compatible BERT model) taking
@@ -87,7 +87,13 @@ class MiniLMEmbedder:
         sha256: the model file's expected sha256 (default: pinned for the bundled model, not
             checked for your own unless given).
         dimensions: the model's embedding size.
-        threads: onnxruntime intra-op threads (default: the cores this process may use).
+        threads: onnxruntime intra-op threads of each process running the model (default: the
+            cores this process may use when ``workers`` is ``None``, else 1).
+        workers: ``None``: the model runs in this process on ``threads`` threads. N: it runs in
+            N processes of ``threads`` threads each (1: this process; more: worker processes
+            ``spawn``-ed on first use, each batch going to whichever is free; a script using them
+            needs the ``if __name__ == "__main__":`` guard, as with any ``multiprocessing``).
+            The embeddings are the same whatever the count: the batches are planned here.
         max_windows: embed at most this many 254-piece windows of each text, its first ones
             (default 32, which bounds the cost of a huge text; ``None``: every window).
         max_batch_tokens: cap on positions (windows x padded length) per model call.
@@ -108,9 +114,11 @@ class MiniLMEmbedder:
         max_windows: int | None = DEFAULT_MAX_WINDOWS,
         max_batch_tokens: int = DEFAULT_MAX_BATCH_TOKENS,
         max_batch_windows: int = DEFAULT_MAX_BATCH_WINDOWS,
+        workers: int | None = None,
     ) -> None:
         positive_int(dimensions, "dimensions")
         optional_positive_int(threads, "threads", none_means="every core this process may use")
+        optional_positive_int(workers, "workers", none_means="this process")
         optional_positive_int(max_windows, "max_windows", none_means="no cap")
         positive_int(max_batch_tokens, "max_batch_tokens")
         positive_int(max_batch_windows, "max_batch_windows")
@@ -121,16 +129,15 @@ class MiniLMEmbedder:
             sha256.lower() if sha256 else (BUNDLED_MODEL_SHA256 if self._bundled else None)
         )
         self._dimensions = dimensions
-        self._threads = threads or available_threads()
+        self._workers = workers or 1
+        self._threads = threads or (available_threads() if workers is None else 1)
         self._max_windows = max_windows
         self._max_batch_tokens = max_batch_tokens
         self._max_batch_windows = max_batch_windows
         self._model_id: str | None = BUNDLED_MODEL_ID if self._bundled else None
         self._load_lock = threading.Lock()
-        self._run_lock = threading.Lock()
-        self._session: Any = None
+        self._runner: BatchRunner | None = None
         self._tokenizer: Any = None
-        self._input_names: frozenset[str] = frozenset()
         self._special: tuple[int, int] = (101, 102)
         self._failure: EmbedderUnavailableError | None = None
 
@@ -161,9 +168,14 @@ class MiniLMEmbedder:
         return self._max_windows
 
     @property
+    def workers(self) -> int:
+        """How many processes run the model (1: this one)."""
+        return self._workers
+
+    @property
     def loaded(self) -> bool:
         """Whether the model is loaded."""
-        return self._session is not None
+        return self._runner is not None
 
     def load(self) -> None:
         """Load the tokenizer and the model now instead of on first use.
@@ -172,19 +184,32 @@ class MiniLMEmbedder:
             EmbedderUnavailableError: the extra is not installed, or the model file is missing,
                 damaged or not the one expected; the message says how to fix it.
         """
-        if self._session is not None:
+        if self._runner is not None:
             return
         with self._load_lock:
             if self._failure is not None:
                 raise self._failure
-            if self._session is not None:
+            if self._runner is not None:
                 return
             try:
                 self._tokenizer, self._special = self._load_tokenizer()
-                self._session = self._load_session()
+                self._runner = self._open_runner()
             except EmbedderUnavailableError as error:
                 self._failure = error
                 raise
+
+    def close(self) -> None:
+        """Release the model (and stop the worker processes); the next call loads it again."""
+        with self._load_lock:
+            runner, self._runner = self._runner, None
+        if runner is not None:
+            runner.close()
+
+    def __enter__(self) -> MiniLMEmbedder:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Embed texts; returns a (len(texts), 384) float32 array of unit vectors.
@@ -205,11 +230,7 @@ class MiniLMEmbedder:
             return WindowedEmbeddings(np.zeros((0, self._dimensions), dtype=np.float32), (), ())
         pieces = leading_pieces(texts, self._encode, max_windows=self._max_windows)
         windows = split_windows([ids for ids, _ in pieces])
-        embeddings = np.zeros((len(windows), self._dimensions), dtype=np.float32)
-        for batch in batches_by_length(
-            windows, max_tokens=self._max_batch_tokens, max_batch=self._max_batch_windows
-        ):
-            embeddings[batch] = self._run([windows[i].pieces for i in batch])
+        embeddings = self._embed_windows(windows)
         counts = np.bincount([window.text for window in windows], minlength=len(texts))
         return WindowedEmbeddings(
             combine_windows(windows, embeddings, len(texts)),
@@ -234,37 +255,33 @@ class MiniLMEmbedder:
             return np.zeros((0, self._dimensions), dtype=np.float32)
         pieces = leading_pieces(texts, self._encode, max_windows=1, window_pieces=max_pieces)
         windows = split_windows([ids for ids, _ in pieces], window_pieces=max_pieces, max_windows=1)
-        embeddings = np.zeros((len(windows), self._dimensions), dtype=np.float32)
-        for batch in batches_by_length(
-            windows, max_tokens=self._max_batch_tokens, max_batch=self._max_batch_windows
-        ):
-            embeddings[batch] = self._run([windows[i].pieces for i in batch])
-        return embeddings
+        return self._embed_windows(windows)
 
     def _encode(self, texts: list[str]) -> list[list[int]]:
         encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
         return [encoding.ids for encoding in encodings]
 
+    def _embed_windows(self, windows: Sequence[Window]) -> NDArray[np.float32]:
+        """Every window's embedding, (windows, dimensions), the batches run by the backend."""
+        plan = batches_by_length(
+            windows, max_tokens=self._max_batch_tokens, max_batch=self._max_batch_windows
+        )
+        runner = self._runner
+        if runner is None:  # closed by another thread meanwhile
+            self.load()
+            runner = self._runner
+            assert runner is not None
+        padded = [pad_batch([windows[i].pieces for i in batch], self._special) for batch in plan]
+        embeddings = np.zeros((len(windows), self._dimensions), dtype=np.float32)
+        for batch, vectors in zip(plan, runner.run_batches(padded), strict=True):
+            embeddings[batch] = vectors
+        return embeddings
+
     def _run(self, windows: Sequence[Sequence[int]]) -> NDArray[np.float32]:
-        """One model call: the windows as ``[CLS] pieces [SEP]``, padded; their embeddings."""
-        cls_id, sep_id = self._special
-        length = max(len(pieces) for pieces in windows) + 2
-        input_ids = np.zeros((len(windows), length), dtype=np.int64)
-        attention_mask = np.zeros((len(windows), length), dtype=np.int64)
-        for row, pieces in enumerate(windows):
-            input_ids[row, : len(pieces) + 2] = [cls_id, *pieces, sep_id]
-            attention_mask[row, : len(pieces) + 2] = 1
-        feeds = {"input_ids": input_ids, "attention_mask": attention_mask}
-        if "token_type_ids" in self._input_names:
-            feeds["token_type_ids"] = np.zeros_like(input_ids)
-        with self._run_lock:
-            output = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
-        if output.shape[-1] != self._dimensions:
-            raise EmbedderUnavailableError(
-                f"the model gives {output.shape[-1]}-dimensional outputs, not {self._dimensions}; "
-                "pass dimensions= to match it"
-            )
-        return mean_pool(output, attention_mask) if output.ndim == 3 else normalize(output)
+        """One model call on ``windows`` (word-piece ids): their embeddings."""
+        self.load()
+        assert self._runner is not None
+        return self._runner.run_batches([pad_batch(windows, self._special)])[0]
 
     def _resolved_model_path(self) -> Path:
         if self._model_path is not None:
@@ -301,13 +318,26 @@ class MiniLMEmbedder:
             )
         return tokenizer, (cls_id, sep_id)
 
-    def _load_session(self) -> Any:
+    def _open_runner(self) -> BatchRunner:
+        """The backend that runs the batches: this process, or the worker processes."""
+        # The backends import this module's package: imported here, not at the top.
+        from knowledgepulse.backends.onnx import OnnxModelSettings, OnnxRunner  # noqa: PLC0415
+        from knowledgepulse.backends.workers import WorkerPool  # noqa: PLC0415
+
+        settings = OnnxModelSettings(self._checked_model_path(), self._dimensions, self._threads)
+        if self._workers == 1:
+            return OnnxRunner(settings)
+        pool = WorkerPool(settings, self._workers)
         try:
-            import onnxruntime  # noqa: PLC0415 - heavy optional dependency
-        except ImportError:
-            raise EmbedderUnavailableError(
-                f"the embedder needs the onnxruntime package: {INSTALL_HINT}"
-            ) from None
+            # One tiny batch: a model the workers cannot open fails here, not mid-run.
+            pool.run_batches([pad_batch([[]], self._special)])
+        except EmbedderUnavailableError:
+            pool.close()
+            raise
+        return pool
+
+    def _checked_model_path(self) -> Path:
+        """The model file, once it is known to exist and to have the expected sha256."""
         path = self._resolved_model_path()
         if not path.is_file():
             raise EmbedderUnavailableError(f"the model file {path} does not exist")
@@ -319,24 +349,4 @@ class MiniLMEmbedder:
                     f"damaged or not the expected model. Reinstall it: {INSTALL_HINT} "
                     "--force-reinstall"
                 )
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = self._threads
-        options.inter_op_num_threads = 1
-        options.enable_cpu_mem_arena = False
-        options.log_severity_level = 3
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-        try:
-            session = onnxruntime.InferenceSession(
-                str(path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as error:  # onnxruntime raises its own untyped errors
-            raise EmbedderUnavailableError(f"cannot load the model {path}: {error}") from None
-        self._input_names = frozenset(item.name for item in session.get_inputs())
-        missing = {"input_ids", "attention_mask"} - self._input_names
-        if missing:
-            raise EmbedderUnavailableError(
-                f"the model {path} does not take {', '.join(sorted(missing))}; it is not a "
-                "BERT-style sentence encoder"
-            )
-        return session
+        return path

@@ -264,6 +264,44 @@ class TraceValueScorer:
         embedded = self._embed([parse_trace(trace) for trace in traces])
         return None if embedded is None else embedded.vectors
 
+    def score_embedded(
+        self,
+        traces: Sequence[TraceInput],
+        vectors: NDArray[np.float32],
+        *,
+        windows: Sequence[int] | None = None,
+        capped: Sequence[bool] | None = None,
+    ) -> list[ValueBreakdown]:
+        """Score traces in order with novelty vectors made elsewhere (on a Ray cluster, say).
+
+        ``vectors`` are what :meth:`embed_traces` gives for ``traces`` (this scorer's novelty
+        text, one row per trace); ``windows`` and ``capped`` what the windowed reading said, if
+        known. The novelty pass (the cache, its window and TTL, the mode) and the breakdowns are
+        those of :meth:`score_many`, so the same vectors give the same breakdowns. This scorer's
+        embedder is not run.
+
+        Raises:
+            TraceValidationError: a trace is a mapping that is not a valid trace.
+            VectorError: ``vectors`` is not one row per trace, as long as the cache's vectors.
+        """
+        valid = [parse_trace(trace) for trace in traces]
+        array = np.asarray(vectors, dtype=np.float32)
+        cache = self._cache_for(self.cache_dimensions or (array.shape[-1] if array.ndim else None))
+        if array.shape != (len(valid), cache.dimensions):
+            raise VectorError(
+                f"score_embedded got vectors of shape {array.shape} for {len(valid)} traces; "
+                f"expected {(len(valid), cache.dimensions)} (a cache of {cache.dimensions} "
+                "dimensions)"
+            )
+        known = windows is not None and capped is not None
+        known = known and len(windows or ()) == len(capped or ()) == len(valid)
+        embedded = _Embedded(array, windows if known else None, capped if known else None)
+        novelties = self._novelty_many([trace.id for trace in valid], embedded)
+        return [
+            self.breakdown_with_novelty(trace, value, origin)
+            for trace, (value, origin) in zip(valid, novelties, strict=True)
+        ]
+
     def _embed(self, traces: Sequence[ReasoningTrace]) -> _Embedded | None:
         embedder = self._embedder
         if embedder is None:

@@ -1,0 +1,45 @@
+"""Embedding backends: where the model runs (one process, worker processes, PyTorch on a device).
+
+The texts' word pieces are planned into batches once, in :class:`~knowledgepulse.novelty.
+MiniLMEmbedder`; a backend only runs them. So every backend sees the same batches and gives the
+same window embeddings, whichever runs them. :func:`embedder_for` picks the embedder for a device.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from knowledgepulse.backends.batches import BatchRunner, PaddedBatch, pad_batch
+
+if TYPE_CHECKING:
+    from knowledgepulse.backends.devices import DEVICES, embedder_for, resolve_device
+    from knowledgepulse.backends.torch_minilm import TorchMiniLMEmbedder
+
+# Imported on first use: they import knowledgepulse.novelty, which imports this package.
+_HOME_OF = {
+    "DEVICES": "knowledgepulse.backends.devices",
+    "TorchMiniLMEmbedder": "knowledgepulse.backends.torch_minilm",
+    "embedder_for": "knowledgepulse.backends.devices",
+    "resolve_device": "knowledgepulse.backends.devices",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "DEVICES",
+    "BatchRunner",
+    "PaddedBatch",
+    "TorchMiniLMEmbedder",
+    "embedder_for",
+    "pad_batch",
+    "resolve_device",
+]

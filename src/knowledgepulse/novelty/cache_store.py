@@ -1,0 +1,208 @@
+"""Where a :class:`~knowledgepulse.novelty.VectorCache` keeps its vectors: memory or a ring file.
+
+Both stores show the held vectors oldest first, as at most a few contiguous parts (a ring's two
+halves; a file's live slots followed by the vectors added since the last save), so a scan reads
+them in place, in blocks, without copying the cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import numpy as np
+from numpy.typing import NDArray
+
+from knowledgepulse.novelty.cache_ring import RingFile
+from knowledgepulse.novelty.cache_types import CachedVector
+from knowledgepulse.novelty.ring_file import id_hash, ring_slots, stored_id
+
+
+class MemoryRing:
+    """Vectors in preallocated arrays used as a ring buffer (pages are touched only once used)."""
+
+    def __init__(self, capacity: int, dimensions: int) -> None:
+        self.capacity = capacity
+        self.vectors = np.zeros((capacity, dimensions), dtype=np.float32)
+        self.added_at = np.zeros(capacity, dtype=np.float64)
+        self.ids: list[str | None] = [None] * capacity
+        self.filled = 0  # how many slots hold vectors
+        self.next = 0  # the slot the next vector goes to (the oldest once full)
+
+    @property
+    def count(self) -> int:
+        """How many vectors are held."""
+        return self.filled
+
+    @contextlib.contextmanager
+    def view(self) -> Iterator[None]:
+        """Nothing to lock or refresh in memory."""
+        yield
+
+    def _runs(self) -> list[tuple[int, int]]:
+        return ring_slots(self.next - self.filled, self.filled, self.capacity)
+
+    def vector_parts(self) -> list[NDArray[np.float32]]:
+        """The held vectors, oldest first, as views."""
+        return [self.vectors[a:b] for a, b in self._runs()] or [self.vectors[:0]]
+
+    def time_parts(self) -> list[NDArray[np.float64]]:
+        """When each was added, oldest first, as views."""
+        return [self.added_at[a:b] for a, b in self._runs()] or [self.added_at[:0]]
+
+    def id_at(self, index: int) -> str | None:
+        """The id of the ``index``-th oldest vector."""
+        return self.ids[(self.next - self.filled + index) % self.capacity]
+
+    def exclusion_keys(
+        self, excluded: list[str | None]
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """Integer keys per held vector and per query: equal keys mean the same id."""
+        codes: dict[str | None, int] = {}
+        held = [codes.setdefault(self.id_at(i), len(codes)) for i in range(self.filled)]
+        queries = [-1 if e is None else codes.get(e, -1) for e in excluded]
+        return np.array(held, dtype=np.intp), np.array(queries, dtype=np.intp)
+
+    def append(
+        self, units: NDArray[np.float32], ids: list[str | None], times: NDArray[np.float64]
+    ) -> None:
+        """Hold ``units`` (oldest first), overwriting the oldest when full."""
+        count = len(units)
+        kept = np.arange(max(0, count - self.capacity), count)  # the rest are overwritten
+        slots = (self.next + kept) % self.capacity
+        self.vectors[slots] = units[kept]
+        self.added_at[slots] = times[kept]
+        for slot, position in zip(slots.tolist(), kept.tolist(), strict=True):
+            self.ids[slot] = ids[position]
+        self.next = (self.next + count) % self.capacity
+        self.filled = min(self.filled + count, self.capacity)
+
+    def clear(self) -> None:
+        """Forget every vector."""
+        # Only filled slots are ever read; touching the rest would commit their memory.
+        for a, b in self._runs():
+            self.vectors[a:b] = 0.0
+        self.ids = [None] * self.capacity
+        self.filled = 0
+        self.next = 0
+
+
+class FileRing:
+    """A ring file's last save, followed by the vectors added since (in memory until saved)."""
+
+    def __init__(self, ring: RingFile) -> None:
+        self.ring = ring
+        layout = ring.layout
+        self.capacity = layout.capacity
+        self.pending = MemoryRing(layout.capacity, layout.dimensions)
+        self.pending_total = 0  # added since the last save, including those evicted since
+        self.cleared = False
+
+    @property
+    def _file_kept(self) -> int:
+        held = 0 if self.cleared else self.ring.header.count
+        return max(0, held - max(0, held + self.pending_total - self.capacity))
+
+    @property
+    def _skip(self) -> int:
+        return (0 if self.cleared else self.ring.header.count) - self._file_kept
+
+    @property
+    def count(self) -> int:
+        """How many vectors are held (valid inside :meth:`view`)."""
+        return self._file_kept + self.pending.count
+
+    @contextlib.contextmanager
+    def view(self) -> Iterator[None]:
+        """Hold the file's shared lock, on its latest save, its live chunks checked."""
+        with self.ring.reading():
+            if not self.cleared:
+                self.ring.verify(self._skip)
+            yield
+
+    def _runs(self) -> list[tuple[int, int]]:
+        return [] if self.cleared else self.ring.live_slots(self._skip)
+
+    def vector_parts(self) -> list[NDArray[np.float32]]:
+        """The held vectors, oldest first: mapped slots, then the unsaved ones."""
+        return [*(self.ring.vectors[a:b] for a, b in self._runs()), *self.pending.vector_parts()]
+
+    def time_parts(self) -> list[NDArray[np.float64]]:
+        """When each was added, oldest first."""
+        return [*(self.ring.added_at[a:b] for a, b in self._runs()), *self.pending.time_parts()]
+
+    def id_at(self, index: int) -> str | None:
+        """The id of the ``index``-th oldest vector (a too-long id in its long-id form)."""
+        kept = self._file_kept
+        if index >= kept:
+            return self.pending.id_at(index - kept)
+        return self.ring.id_at((self.ring.header.head - kept + index) % self.capacity)
+
+    def exclusion_keys(
+        self, excluded: list[str | None]
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """As :meth:`MemoryRing.exclusion_keys`, finding the file's slots by id hash."""
+        width = self.ring.layout.id_bytes
+        codes: dict[str | None, int] = {}
+        queries = np.array(
+            [-1 if e is None else codes.setdefault(e, len(codes)) for e in excluded],
+            dtype=np.intp,
+        )
+        held = np.full(self.count, -1, dtype=np.intp)
+        wanted = {stored_id(e, width): code for e, code in codes.items()}
+        hashes = np.array([id_hash(e) for e in wanted], dtype=np.uint64)
+        offset = 0
+        for a, b in self._runs():
+            for slot in np.flatnonzero(np.isin(self.ring.hashes[a:b], hashes)).tolist():
+                code = wanted.get(self.ring.id_at(a + slot))
+                if code is not None:
+                    held[offset + slot] = code
+            offset += b - a
+        for index in range(self.pending.count):
+            held[offset + index] = codes.get(self.pending.id_at(index), -1)
+        return held, queries
+
+    def append(
+        self, units: NDArray[np.float32], ids: list[str | None], times: NDArray[np.float64]
+    ) -> None:
+        """Hold vectors until the next save."""
+        self.pending.append(units, ids, times)
+        self.pending_total += len(units)
+
+    def clear(self) -> None:
+        """Forget every vector (the file forgets them at the next save)."""
+        self.pending.clear()
+        self.pending_total = 0
+        self.cleared = True
+
+    def commit(self, ttl_ms: float | None) -> None:
+        """Save the vectors added since the last save into the file, atomically."""
+        pending = self.pending
+        vectors = np.concatenate(pending.vector_parts())
+        times = np.concatenate(pending.time_parts())
+        ids = [pending.id_at(i) for i in range(pending.count)]
+        self.ring.commit(
+            vectors,
+            times,
+            ids,
+            dropped=self.pending_total - pending.count,
+            clear=self.cleared,
+            ttl_ms=ttl_ms,
+        )
+        pending.clear()
+        self.pending_total = 0
+        self.cleared = False
+
+
+def live_entries(store: MemoryRing | FileRing, due: float | None) -> list[CachedVector]:
+    """Copies of the held vectors added after ``due`` (all when ``None``), oldest first."""
+    times = np.concatenate(store.time_parts())
+    snapshot = []
+    index = 0
+    for part in store.vector_parts():
+        for row in part:
+            added = float(times[index])
+            if due is None or added > due:
+                snapshot.append(CachedVector(store.id_at(index), np.array(row), added))
+            index += 1
+    return snapshot

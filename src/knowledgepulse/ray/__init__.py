@@ -1,0 +1,35 @@
+"""Scoring on a Ray cluster (extra ``ray``: ``pip install "knowledgepulse[ray]"``).
+
+:class:`RayEmbedder` is an embedder whose calls run on a pool of Ray actors, for any scorer
+(``kp score --engine ray``); :func:`score_dataset` scores a ``ray.data.Dataset`` of traces.
+Ray itself is imported on first use, so importing this package never needs it. See
+``docs/ray.md``.
+"""
+
+from knowledgepulse.ray._cluster import INSTALL_HINT, RayClusterError, check_reachable
+from knowledgepulse.ray.actor import TRACE_COLUMN, EmbedWorker, TraceBatchEmbedder
+from knowledgepulse.ray.dataset import (
+    DatasetScores,
+    ScoredRow,
+    iter_dataset_scores,
+    score_dataset,
+)
+from knowledgepulse.ray.embedder import RayEmbedder, contiguous_shards
+from knowledgepulse.ray.factory import EmbedderFactory, MiniLMFactory
+
+__all__ = [
+    "INSTALL_HINT",
+    "TRACE_COLUMN",
+    "DatasetScores",
+    "EmbedWorker",
+    "EmbedderFactory",
+    "MiniLMFactory",
+    "RayClusterError",
+    "RayEmbedder",
+    "ScoredRow",
+    "TraceBatchEmbedder",
+    "check_reachable",
+    "contiguous_shards",
+    "iter_dataset_scores",
+    "score_dataset",
+]

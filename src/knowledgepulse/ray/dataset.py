@@ -1,0 +1,253 @@
+"""Scoring a ``ray.data.Dataset`` of traces: embedding on an actor pool, novelty in the driver.
+
+A row is a trace in one of two shapes (the first is the robust one):
+
+- a column (``trace`` by default) holding the trace as a JSON string (or bytes, or a struct):
+  Arrow stores each string as it is, so every trace reaches the scorer exactly as written;
+- no such column: the row itself is the trace (its columns are the JSON-LD keys). Arrow gives
+  every row the union of all rows' fields, filling absent ones with null, which can make a
+  valid trace invalid: use it only for traces of one shape.
+
+Order: novelty is online, so the result depends on the order the traces are scored in. Ray Data
+does not keep rows in order by default; here the rows are scored in the dataset's order (Ray's
+``preserve_order``: its blocks in order, each block's rows in order), or, with ``order_by``, in
+the order of that column (a sequence number, a timestamp), which does not depend on how the
+blocks were read or shuffled. The embedding runs in parallel on the actors; the novelty pass
+and the breakdowns run in the driver, batch after batch, as :meth:`TraceValueScorer.score_many`
+does, so the results equal the local ones.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
+from knowledgepulse.novelty.embedder import model_id_of
+from knowledgepulse.ray._cluster import RayClusterError, import_ray
+from knowledgepulse.ray.actor import (
+    CAPPED,
+    ID,
+    KEY,
+    PROBLEMS,
+    TRACE_COLUMN,
+    TRACE_JSON,
+    VECTOR,
+    WINDOWS,
+    TraceBatchEmbedder,
+)
+from knowledgepulse.ray.factory import EmbedderFactory, MiniLMFactory
+from knowledgepulse.records import Location, Problem
+from knowledgepulse.value.breakdown import ValueBreakdown
+from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE, TraceValueScorer
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredRow:
+    """One row's result: its breakdown, or why it could not be scored.
+
+    Attributes:
+        position: the row's 0-based place in the order it was scored in.
+        trace_id: the row's ``id`` when it has one (a bad row may not).
+        breakdown: the breakdown, or ``None`` for a bad row.
+        problems: what is wrong with a bad row, each with its JSON path (empty when scored).
+        key: the row's ``order_by`` value (``None`` without ``order_by``).
+    """
+
+    position: int
+    trace_id: str | None
+    breakdown: ValueBreakdown | None
+    problems: tuple[Problem, ...] = ()
+    key: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetScores:
+    """Every row's result, in the order scored (see :func:`score_dataset`).
+
+    Attributes:
+        rows: one :class:`ScoredRow` per input row.
+    """
+
+    rows: tuple[ScoredRow, ...]
+
+    @property
+    def breakdowns(self) -> list[ValueBreakdown]:
+        """The breakdowns of the rows that were scored, in order."""
+        return [row.breakdown for row in self.rows if row.breakdown is not None]
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every problem of the bad rows, in order."""
+        return [problem for row in self.rows for problem in row.problems]
+
+
+def score_dataset(
+    dataset: Any,
+    *,
+    scorer: TraceValueScorer | None = None,
+    factory: EmbedderFactory | None = None,
+    column: str = TRACE_COLUMN,
+    order_by: str | None = None,
+    concurrency: int | None = None,
+    num_cpus: float = 1.0,
+    num_gpus: float = 0.0,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> DatasetScores:
+    """Score every row of a Ray Dataset of traces; the results in the order scored.
+
+    See :func:`iter_dataset_scores` for the arguments; this collects its rows.
+    """
+    return DatasetScores(
+        tuple(
+            iter_dataset_scores(
+                dataset,
+                scorer=scorer,
+                factory=factory,
+                column=column,
+                order_by=order_by,
+                concurrency=concurrency,
+                num_cpus=num_cpus,
+                num_gpus=num_gpus,
+                batch_size=batch_size,
+            )
+        )
+    )
+
+
+def iter_dataset_scores(
+    dataset: Any,
+    *,
+    scorer: TraceValueScorer | None = None,
+    factory: EmbedderFactory | None = None,
+    column: str = TRACE_COLUMN,
+    order_by: str | None = None,
+    concurrency: int | None = None,
+    num_cpus: float = 1.0,
+    num_gpus: float = 0.0,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> Iterator[ScoredRow]:
+    """Score a Ray Dataset of traces, yielding each row's result in order as it is ready.
+
+    Args:
+        dataset: a ``ray.data.Dataset`` whose rows are traces (see the module docstring).
+        scorer: the scorer whose cache, mode, profiles, threshold and novelty text apply
+            (default: a new one). Its embedder only names the model: it must be the factory's
+            model (the cache records it); the actors do the embedding.
+        factory: makes each actor's embedder (default: the bundled MiniLM, one thread each).
+        column: the column holding each trace; rows without it are read as the trace itself.
+        order_by: score in the order of this column instead of the dataset's order.
+        concurrency: how many embedding actors (default: as many as the cluster's CPUs, or
+            GPUs with ``num_gpus``, allow).
+        num_cpus: CPUs per actor.
+        num_gpus: GPUs per actor (give a factory of a GPU embedder with it).
+        batch_size: rows per actor call and per novelty pass.
+
+    Raises:
+        MissingDependencyError: Ray is not installed.
+        ScorerParameterError: the scorer's embedder is not the factory's model.
+        EmbedderUnavailableError: the model cannot be loaded on the cluster.
+    """
+    ray = import_ray()
+    factory = factory or MiniLMFactory()
+    scorer = scorer or TraceValueScorer(embedder=factory())
+    _check_same_model(scorer, factory)
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False)
+    if concurrency is None:
+        free = ray.cluster_resources()
+        concurrency = max(
+            1,
+            int(free.get("GPU", 0) // num_gpus)
+            if num_gpus > 0
+            else int(free.get("CPU", 1) // max(num_cpus, 1e-9)),
+        )
+    ordered = dataset.sort(order_by) if order_by is not None else dataset
+    mapped = ordered.map_batches(
+        TraceBatchEmbedder,
+        fn_constructor_args=(factory, scorer.novelty_text, column, order_by),
+        batch_size=batch_size,
+        batch_format="pyarrow",
+        compute=ray.data.ActorPoolStrategy(size=concurrency),
+        num_cpus=num_cpus,
+        num_gpus=num_gpus,
+    )
+    # The novelty pass needs the rows in order; the actors still embed blocks in parallel.
+    mapped.context.execution_options.preserve_order = True
+    position = 0
+    batches = mapped.iter_batches(batch_size=batch_size, batch_format="numpy")
+    for batch in _unwrapped_errors(ray, batches):
+        rows = _score_batch(scorer, batch, position)
+        position += len(rows)
+        yield from rows
+
+
+def _check_same_model(scorer: TraceValueScorer, factory: EmbedderFactory) -> None:
+    if scorer.embedder is None:
+        return
+    expected, found = model_id_of(factory()), model_id_of(scorer.embedder)
+    if expected != found:
+        raise ScorerParameterError(
+            f"the scorer's embedder is {found!r} but the actors embed with {expected!r}; give "
+            "the scorer the same model (its cache records it), or embedder=None"
+        )
+
+
+def _unwrapped_errors(ray: Any, batches: Any) -> Iterator[dict[str, Any]]:
+    """The batches; an actor's own error (a model that does not load) reaches the caller as is."""
+    try:
+        yield from batches
+    except ray.exceptions.RayError as error:
+        cause: BaseException | None = error
+        while cause is not None:
+            if isinstance(cause, KnowledgePulseError):
+                raise cause from None
+            cause = getattr(cause, "cause", None) or cause.__cause__
+        raise RayClusterError(
+            f"scoring the dataset failed on the cluster: {str(error).strip().splitlines()[0]}"
+        ) from error
+
+
+def _score_batch(scorer: TraceValueScorer, batch: dict[str, Any], start: int) -> list[ScoredRow]:
+    """One batch's rows, scored in order (novelty of the valid ones in one pass)."""
+    size = len(batch[ID])
+    keys = batch.get(KEY)
+    problems = [str(text) for text in batch[PROBLEMS]]
+    valid = [row for row in range(size) if not problems[row]]
+    vectors = np.asarray(batch[VECTOR], dtype=np.float32).reshape(size, -1)
+    windows = [int(batch[WINDOWS][row]) for row in valid]
+    capped = [int(batch[CAPPED][row]) for row in valid]
+    known = all(count >= 0 for count in windows) and all(flag >= 0 for flag in capped)
+    breakdowns = iter(
+        scorer.score_embedded(
+            [json.loads(str(batch[TRACE_JSON][row])) for row in valid],
+            vectors[valid],
+            windows=windows if known else None,
+            capped=[bool(flag) for flag in capped] if known else None,
+        )
+        if valid
+        else []
+    )
+    rows = []
+    for row in range(size):
+        position = start + row
+        trace_id = str(batch[ID][row]) or None
+        key = None if keys is None else _plain_key(keys[row])
+        if problems[row]:
+            where = Location(f"row {position}" + (f" ({trace_id})" if trace_id else ""))
+            found = tuple(
+                Problem(where, path, message) for path, message in json.loads(problems[row])
+            )
+            rows.append(ScoredRow(position, trace_id, None, found, key))
+        else:
+            rows.append(ScoredRow(position, trace_id, next(breakdowns), (), key))
+    return rows
+
+
+def _plain_key(value: Any) -> Any:
+    item = getattr(value, "item", None)
+    return item() if callable(item) else value

@@ -1,0 +1,49 @@
+"""What an embedding actor builds its embedder from: a picklable callable, sent to each actor.
+
+An actor cannot receive a loaded model (an onnxruntime session does not pickle, and each actor
+wants its own), so it receives a recipe and builds the embedder itself, once, when it starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from knowledgepulse.novelty.embedder import Embedder
+from knowledgepulse.novelty.windows import DEFAULT_MAX_WINDOWS
+
+
+@runtime_checkable
+class EmbedderFactory(Protocol):
+    """A picklable callable that makes an :class:`~knowledgepulse.novelty.Embedder`.
+
+    Each actor calls it once. Any module-level function or a dataclass such as
+    :class:`MiniLMFactory` will do; a lambda will not (it does not pickle by reference).
+    """
+
+    def __call__(self) -> Embedder:
+        """A new embedder (it may load its model lazily, on first use)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class MiniLMFactory:
+    """Makes the bundled all-MiniLM-L6-v2 embedder (or another ONNX model) in each actor.
+
+    Attributes:
+        model_path: an ONNX model to use instead of the bundled one; it must exist at this path
+            on every node of the cluster.
+        max_windows: embed at most this many 254-piece windows of a text (``None``: all).
+        threads: onnxruntime threads per actor. One: N actors x 1 thread beat one process x N
+            threads on CPU (measured for issue 9), and Ray gives each actor one CPU.
+    """
+
+    model_path: str | None = None
+    max_windows: int | None = DEFAULT_MAX_WINDOWS
+    threads: int = 1
+
+    def __call__(self) -> Embedder:
+        """A new, not yet loaded :class:`~knowledgepulse.novelty.MiniLMEmbedder`."""
+        from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415
+
+        return MiniLMEmbedder(self.model_path, threads=self.threads, max_windows=self.max_windows)

@@ -1,0 +1,111 @@
+"""Which embedder each ``--device`` gives, and the one-line errors when it cannot be had."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from knowledgepulse.backends import TorchMiniLMEmbedder, devices, embedder_for, resolve_device
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.novelty import MiniLMEmbedder
+
+
+@pytest.fixture
+def no_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+
+
+@pytest.fixture
+def one_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch sees one GPU (nothing is run on it)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(devices, "cuda_available", lambda: True)
+
+
+@pytest.mark.usefixtures("no_gpu")
+def test_cpu_and_auto_without_a_gpu_give_the_onnx_embedder() -> None:
+    """``cpu``, and ``auto`` with no GPU, are the bundled int8 model in ``workers`` processes."""
+    for device in ("cpu", "auto"):
+        embedder = embedder_for(device, workers=2, max_windows=None)
+        assert type(embedder) is MiniLMEmbedder
+        assert (embedder.workers, embedder.max_windows) == (2, None)
+        assert not embedder.loaded
+
+
+@pytest.mark.usefixtures("no_gpu")
+def test_cpu_takes_your_own_onnx_model(tmp_path: Path) -> None:
+    """``--model`` goes to the ONNX embedder, which names it by its hash."""
+    model = tmp_path / "model.onnx"
+    model.write_bytes(b"not really a model")
+    assert embedder_for("cpu", model_path=model).model_id.startswith("onnx:")
+
+
+@pytest.mark.usefixtures("one_gpu")
+def test_cuda_gives_the_torch_embedder_in_fp16_with_gpu_sized_batches() -> None:
+    """``cuda`` and ``auto`` with a GPU: PyTorch, fp16, 262,144 positions a batch."""
+    for device in ("cuda", "auto", "cuda:0"):
+        embedder = embedder_for(device, workers=4, max_windows=8)
+        assert isinstance(embedder, TorchMiniLMEmbedder)
+        assert embedder.device.startswith("cuda")
+        assert (embedder.dtype, embedder.max_windows) == ("float16", 8)
+        assert embedder._max_batch_tokens == 262_144
+        assert not embedder.loaded
+
+
+@pytest.mark.usefixtures("one_gpu")
+def test_an_onnx_model_on_cuda_is_refused(tmp_path: Path) -> None:
+    """``--model`` is an ONNX file: on a GPU that is a clear error, not a silent other model."""
+    with pytest.raises(ScorerParameterError, match="runs on the CPU only"):
+        embedder_for("cuda", model_path=tmp_path / "model.onnx")
+
+
+@pytest.mark.usefixtures("one_gpu")
+def test_a_gpu_index_that_does_not_exist_is_refused() -> None:
+    """``cuda:3`` on a one-GPU machine names the GPUs there are."""
+    with pytest.raises(EmbedderUnavailableError, match=r"no GPU 3; torch sees 1 \(cuda:0"):
+        resolve_device("cuda:3")
+
+
+@pytest.mark.usefixtures("no_gpu")
+def test_cuda_without_a_gpu_is_refused_with_the_fix() -> None:
+    """No GPU: ``cuda`` fails at once and says to use ``--device cpu``."""
+    with pytest.raises(EmbedderUnavailableError, match="no CUDA GPU found") as error:
+        embedder_for("cuda")
+    assert "--device cpu" in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_cuda_without_torch_gives_the_install_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch not installed: the error is the ``gpu`` extra's pip line; ``auto`` falls to CPU."""
+    monkeypatch.setitem(sys.modules, "torch", None)  # makes `import torch` fail
+    with pytest.raises(EmbedderUnavailableError, match=r'pip install "knowledgepulse\[gpu\]"'):
+        embedder_for("cuda")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert type(embedder_for("auto")) is MiniLMEmbedder
+
+
+@pytest.mark.parametrize("device", ["gpu", "CUDA", "cuda:", "cuda:x", "", "mps"])
+def test_unknown_devices_list_the_valid_ones(device: str) -> None:
+    """A misspelt device names every valid one."""
+    with pytest.raises(ScorerParameterError, match="auto, cpu, cuda or cuda:N"):
+        embedder_for(device)
+
+
+def test_without_the_nvidia_driver_auto_does_not_import_torch() -> None:
+    """On Linux with no NVIDIA driver, ``auto`` decides without the cost of importing torch."""
+    import subprocess
+
+    code = (
+        "import sys; from knowledgepulse.backends import devices; "
+        "print(devices.resolve_device('auto'), 'torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    if Path("/proc/driver/nvidia").exists() or sys.platform != "linux":
+        assert out.stdout.split()[0] in {"cpu", "cuda"}
+    else:
+        assert out.stdout.split() == ["cpu", "False"]

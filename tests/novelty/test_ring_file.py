@@ -1,0 +1,305 @@
+"""Ring-file caches: memory's answers, atomic saves under kill -9, one clear error on damage."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.errors import CacheFileError
+from knowledgepulse.novelty import VectorCache
+from knowledgepulse.novelty.ring_file import LONG_ID_PREFIX, REGIONS_OFFSET, RingLayout
+
+FAST = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def vectors(seed: int, count: int, dimensions: int = 4) -> np.ndarray:
+    """Vectors from a small pool, so exact ties are common."""
+    rng = np.random.default_rng(seed)
+    pool = rng.normal(size=(3, dimensions)).astype(np.float32)
+    rows = pool[rng.integers(0, 3, count)] * rng.choice([1.0, 2.0, 0.5], size=(count, 1))
+    return np.asarray(rows, dtype=np.float32)
+
+
+def state(cache: VectorCache) -> list[tuple[str | None, float, bytes]]:
+    return [(e.id, e.added_at_ms, e.vector.tobytes()) for e in cache.entries()]
+
+
+@FAST
+@given(
+    st.integers(0, 2**32 - 1),
+    st.lists(st.integers(0, 9), min_size=1, max_size=5),
+    st.integers(1, 7),
+    st.integers(1, 64),
+)
+def test_a_ring_file_cache_answers_as_the_memory_cache_does(
+    tmp_path: Path, seed: int, batches: list[int], capacity: int, block_bytes: int
+) -> None:
+    """Online batches, saves between them and frozen queries equal memory's, bit for bit."""
+    path = tmp_path / f"{uuid.uuid4().hex}.kpcache"
+    memory = VectorCache(capacity, 4, clock=lambda: 1.0)
+    ring = VectorCache.open(
+        path, dimensions=4, max_elements=capacity, block_bytes=block_bytes, clock=lambda: 1.0
+    )
+    data = vectors(seed, sum(batches) + 5)
+    at = 0
+    for number, count in enumerate(batches):
+        batch, ids = data[at : at + count], [f"t{(at + i) % 5}" for i in range(count)]
+        assert ring.nearest_then_add_many(batch, ids=ids) == memory.nearest_then_add_many(
+            batch, ids=ids
+        )
+        at += count
+        if number % 2 == 0:
+            ring.flush()
+    queries, excluded = data[-5:], ["t0", None, "t3", "t1", "zz"]
+    assert ring.nearest_many(queries, exclude_ids=excluded) == memory.nearest_many(
+        queries, exclude_ids=excluded
+    )
+    ring.flush()
+    ring.close()
+    reopened = VectorCache.open(path, block_bytes=block_bytes, clock=lambda: 1.0)
+    assert state(reopened) == state(memory)
+    assert reopened.nearest(data[0]) == memory.nearest(data[0])
+    reopened.close()
+
+
+def test_a_new_cache_file_is_a_ring_file_unless_named_npz(tmp_path: Path) -> None:
+    """Format by content, name only when new: .npz stays .npz, anything else is a ring file."""
+    ring = VectorCache.open(tmp_path / "c.kpcache", dimensions=2, model_id="m")
+    ring.add([1.0, 0.0], id="a")
+    ring.flush()
+    assert (tmp_path / "c.kpcache").read_bytes().startswith(b"KPRING1\n")
+    npz = VectorCache.open(tmp_path / "c.npz", dimensions=2, model_id="m")
+    npz.add([1.0, 0.0], id="a")
+    npz.flush()
+    assert (tmp_path / "c.npz").read_bytes().startswith(b"PK")
+    for name in ("c.kpcache", "c.npz"):
+        loaded = VectorCache.load(tmp_path / name, expected_model_id="m")
+        assert [e.id for e in loaded.entries()] == ["a"]
+
+
+def test_another_model_or_width_is_refused(tmp_path: Path) -> None:
+    """The model-id and width checks hold for ring files too."""
+    path = tmp_path / "c.kpcache"
+    VectorCache.open(path, dimensions=2, model_id="model-a").close()
+    with pytest.raises(CacheFileError, match=r"model 'model-a'.*'model-b'"):
+        VectorCache.open(path, model_id="model-b")
+    with pytest.raises(CacheFileError, match=r"2-dimensional.*3-dimensional"):
+        VectorCache.open(path, dimensions=3)
+
+
+def test_a_long_id_is_stored_in_its_visible_long_id_form(tmp_path: Path) -> None:
+    """An id longer than its slot is never truncated: it becomes kp:long-id:sha256:..."""
+    path = tmp_path / "c.kpcache"
+    cache = VectorCache.open(path, dimensions=2)
+    long_id = "kp:trace:" + "x" * 300
+    cache.add([1.0, 0.0], id=long_id)
+    cache.flush()
+    cache.close()
+    found = VectorCache.open(path).nearest([1.0, 0.0])
+    assert found is not None
+    assert found.id is not None
+    assert found.id.startswith(LONG_ID_PREFIX)
+    assert VectorCache.open(path).nearest([1.0, 0.0], exclude_id=long_id) is None
+
+
+def test_another_size_rewrites_the_file_keeping_the_newest(tmp_path: Path) -> None:
+    """--cache-size on an existing ring file of another capacity keeps its newest vectors."""
+    path = tmp_path / "c.kpcache"
+    cache = VectorCache.open(path, dimensions=2, max_elements=5)
+    cache.nearest_then_add_many(np.eye(2, dtype=np.float32)[[0, 1, 0, 1]], ids=list("abcd"))
+    cache.flush()
+    cache.close()
+    smaller = VectorCache.open(path, max_elements=2)
+    assert (smaller.max_elements, [e.id for e in smaller.entries()]) == (2, ["c", "d"])
+
+
+def test_two_writers_both_keep_their_vectors(tmp_path: Path) -> None:
+    """A second writer's save appends after the first's; each sees the other after a save."""
+    path = tmp_path / "c.kpcache"
+    one = VectorCache.open(path, dimensions=2, max_elements=10)
+    two = VectorCache.open(path, dimensions=2)
+    one.add([1.0, 0.0], id="one")
+    two.add([0.0, 1.0], id="two")
+    one.flush()
+    two.flush()
+    assert [e.id for e in VectorCache.open(path).entries()] == ["one", "two"]
+    assert [e.id for e in one.entries()] == ["one", "two"]
+
+
+@pytest.mark.parametrize("step", ["journal", "region", "slots", "header"])
+def test_a_save_cut_at_any_step_gives_the_state_before_or_after(tmp_path: Path, step: str) -> None:
+    """A crash injected between the steps of a save: reopening gives one whole state."""
+    path = tmp_path / "c.kpcache"
+    cache = VectorCache.open(path, dimensions=3, max_elements=4, clock=lambda: 2.0)
+    cache.nearest_then_add_many(vectors(1, 3, 3), ids=["a", "b", "c"])
+    cache.flush()
+    before = state(VectorCache.open(path))
+    cache.nearest_then_add_many(vectors(2, 3, 3), ids=["d", "e", "f"])
+
+    def crash(name: str) -> None:
+        if name == step:
+            raise KeyboardInterrupt  # stands for SIGKILL: nothing after this runs
+
+    ring = cache._store.ring  # type: ignore[union-attr]
+    ring.step = crash
+    with pytest.raises(KeyboardInterrupt):
+        cache.flush()
+    after = [e[0] for e in state(VectorCache.open(path))]
+    # The journal is durable from the first step on, so every cut is finished on open.
+    assert after == ["c", "d", "e", "f"]
+    assert [e[0] for e in before] == ["a", "b", "c"]
+    assert VectorCache.open(path).size == 4
+
+
+def test_a_torn_journal_is_ignored(tmp_path: Path) -> None:
+    """A journal cut short (killed while writing it) leaves the state before the save."""
+    path = tmp_path / "c.kpcache"
+    cache = VectorCache.open(path, dimensions=3, max_elements=4)
+    cache.add([1.0, 0.0, 0.0], id="a")
+    cache.flush()
+    end = RingLayout(3, 4).journal_offset
+    with path.open("r+b") as file:
+        file.seek(end)
+        file.write(b"KPJOURN1" + b"\x07" * 50)
+    assert [e.id for e in VectorCache.open(path).entries()] == ["a"]
+    assert path.stat().st_size == end  # the writable open cut it off
+
+
+SAVER = """
+import sys, numpy as np
+from knowledgepulse.novelty import VectorCache
+path = sys.argv[1]
+cache = VectorCache.open(path, dimensions=8, max_elements=50)
+rng = np.random.default_rng(int(sys.argv[2]))
+round = 0
+print("ready", flush=True)
+while True:
+    round += 1
+    cache.nearest_then_add_many(
+        rng.normal(size=(37, 8)).astype(np.float32), ids=[f"r{round}-{i}" for i in range(37)]
+    )
+    cache.flush()
+"""
+
+
+def test_kill_9_during_saves_never_leaves_a_mix_or_damage(tmp_path: Path) -> None:
+    """A process saving in a loop, SIGKILLed at random moments: each open is one whole save."""
+    path = tmp_path / "c.kpcache"
+    rng = np.random.default_rng(7)
+    for attempt in range(6):
+        process = subprocess.Popen(
+            [sys.executable, "-c", SAVER, str(path), str(attempt)],
+            stdout=subprocess.PIPE,
+            env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
+        )
+        assert process.stdout is not None
+        process.stdout.readline()
+        time.sleep(float(rng.uniform(0.0, 0.3)))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        process.stdout.close()
+        cache = VectorCache.open(path)
+        ids = [e.id for e in cache.entries()]
+        rounds = [tuple(i.split("-")) for i in ids if i is not None]
+        # Whole saves only: every save of 37 appends r<k>-0..36, so the newest round is whole.
+        assert len(ids) in (0, 50)
+        if ids:
+            newest = rounds[-1][0]
+            assert [r[1] for r in rounds if r[0] == newest] == [str(i) for i in range(37)]
+        cache.close()
+
+
+READER = """
+import sys, time
+from knowledgepulse.novelty import VectorCache
+cache = VectorCache.open(sys.argv[1], read_only=True)
+seen = set()
+deadline = time.time() + 1.5
+while time.time() < deadline:
+    ids = [e.id for e in cache.entries()]
+    assert len(ids) in (0, 20), len(ids)
+    rounds = {i.split("-")[0] for i in ids}
+    assert len(rounds) <= 2, rounds
+    seen.add(len(ids))
+print("ok", sorted(seen))
+"""
+
+
+def test_readers_see_whole_saves_while_a_writer_saves(tmp_path: Path) -> None:
+    """Reader processes under the shared lock never see a save in progress."""
+    path = tmp_path / "c.kpcache"
+    writer = VectorCache.open(path, dimensions=4, max_elements=20)
+    readers = [
+        subprocess.Popen(
+            [sys.executable, "-c", READER, str(path)], stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    deadline = time.time() + 2.0
+    round = 0
+    while time.time() < deadline:
+        round += 1
+        writer.nearest_then_add_many(vectors(round, 20), ids=[f"r{round}-{i}" for i in range(20)])
+        writer.flush()
+    for reader in readers:
+        out, _ = reader.communicate(timeout=30)
+        assert reader.returncode == 0
+        assert out.startswith("ok")
+
+
+def damaged_file(tmp_path: Path) -> Path:
+    path = tmp_path / f"{uuid.uuid4().hex}.kpcache"
+    cache = VectorCache.open(path, dimensions=3, max_elements=4, model_id="m")
+    cache.nearest_then_add_many(vectors(3, 5, 3), ids=list("abcde"))
+    cache.flush()
+    cache.close()
+    return path
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.data())
+def test_any_damage_gives_a_valid_cache_or_one_clear_error(
+    tmp_path: Path, data: st.DataObject
+) -> None:
+    """Bit flips in headers or regions, truncation: the saved cache, or one CacheFileError."""
+    path = damaged_file(tmp_path)
+    original = state(VectorCache.open(path))
+    raw = bytearray(path.read_bytes())
+    kind = data.draw(st.sampled_from(["flip-header", "flip-region", "truncate", "zero-page"]))
+    if kind == "truncate":
+        raw = raw[: data.draw(st.integers(0, len(raw) - 1))]
+    elif kind == "zero-page":
+        page = data.draw(st.integers(0, len(raw) // 4096 - 1))
+        raw[page * 4096 : (page + 1) * 4096] = bytes(4096)
+    else:
+        low, high = (0, REGIONS_OFFSET) if kind == "flip-header" else (REGIONS_OFFSET, len(raw))
+        for _ in range(data.draw(st.integers(1, 3))):
+            at = data.draw(st.integers(low, high - 1))
+            raw[at] ^= 1 << data.draw(st.integers(0, 7))
+    path.write_bytes(bytes(raw))
+    try:
+        cache = VectorCache.open(path)
+        got = state(cache)
+        cache.nearest_many(vectors(4, 2, 3), exclude_ids=["a", None])
+    except CacheFileError as error:
+        message = str(error)
+        assert "\n" not in message
+        assert str(path) in message
+        assert "delete it" in message or "another cache file" in message
+        return
+    # Not detected: only bytes no state depends on (the unused slots, the spare commit copy).
+    assert got == original
