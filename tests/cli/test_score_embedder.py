@@ -160,3 +160,30 @@ def test_workers_or_a_device_without_an_embedder_is_a_usage_error(kp: KpRunner) 
         run = kp("score", str(TRACES), "--no-embedder", *option)
         assert run.code == 2
         assert "--no-embedder" in run.err
+
+
+def test_device_auto_without_a_gpu_scores_like_the_cpu(kp: KpRunner) -> None:
+    """No GPU here: --device auto is the bundled CPU model, and gives the same rows."""
+    cpu = kp("score", str(TRACES), "-f", "jsonl", "--device", "cpu")
+    auto = kp("score", str(TRACES), "-f", "jsonl", "--device", "auto")
+    assert cpu.code == auto.code == 0
+    assert rows(auto.out) == rows(cpu.out)
+
+
+@pytest.mark.parametrize(
+    ("device", "message"),
+    [
+        ("gpu", "device must be one of auto, cpu, cuda or cuda:N"),
+        ("cuda", "no CUDA GPU found"),
+        ("cuda:3", "no CUDA GPU found"),
+    ],
+)
+def test_a_device_that_cannot_run_is_one_line_before_any_work(
+    kp: KpRunner, device: str, message: str
+) -> None:
+    """An unknown device, or a GPU this machine lacks: exit 2, what to do, no traceback."""
+    run = kp("score", str(TRACES), "--device", device)
+    assert run.code == 2
+    assert message in run.err
+    assert "Traceback" not in run.err
+    assert run.out == ""

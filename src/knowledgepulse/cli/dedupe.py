@@ -13,7 +13,12 @@ import click
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, stderr_console
-from knowledgepulse.cli._traces import embedder_from, model_options, paths_argument
+from knowledgepulse.cli._traces import (
+    batch_size_for,
+    embedder_from,
+    model_options,
+    paths_argument,
+)
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
 from knowledgepulse.cli.select import read_and_score, require_vectors, trace_row
@@ -46,7 +51,7 @@ def dedupe_command(
     output: Path | None,
     no_embedder: bool,
     model: Path | None,
-    batch_size: int,
+    batch_size: int | None,
     workers: int | None,
     device: str,
     profiles_file: Path | None,
@@ -60,10 +65,11 @@ def dedupe_command(
         raise click.UsageError("kp dedupe compares embeddings; drop --no-embedder")
     if output is not None:
         check_destination(output, what="output")
+    embedder = embedder_from(False, model, workers=workers, device=device)
     scorer = TraceValueScorer(
-        embedder=embedder_from(False, model, workers=workers, device=device),
+        embedder=embedder,
         profiles=registry_from(profiles_file),
-        batch_size=batch_size,
+        batch_size=batch_size_for(batch_size, embedder),
     )
     corpus = read_and_score(paths, scorer)
     require_vectors(corpus, "kp dedupe")

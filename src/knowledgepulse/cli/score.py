@@ -32,9 +32,11 @@ from knowledgepulse.cli._console import (
     stdout_is_terminal,
 )
 from knowledgepulse.cli._emit import emitter_for, report_stream
+from knowledgepulse.cli._engine import check_engine_options, engine_options, ray_embedder
 from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
 from knowledgepulse.cli._traces import (
     ProblemSink,
+    batch_size_for,
     build_embedder,
     min_score_option,
     model_options,
@@ -80,6 +82,7 @@ if TYPE_CHECKING:
     help="Write here instead of stdout (atomically: the file appears when the run completes).",
 )
 @model_options
+@engine_options
 @min_score_option(
     default=str(DEFAULT_THRESHOLD),
     help="The sharing threshold: a score, or pNN, the NNth percentile of this run's scores "
@@ -162,9 +165,11 @@ def score_command(
     frozen: bool,
     cache_size: int | None,
     ttl_seconds: float | None,
-    batch_size: int,
+    batch_size: int | None,
     workers: int | None,
     device: str,
+    engine: str,
+    address: str | None,
     max_windows: str | None,
     novelty_text: str,
     order: str,
@@ -196,6 +201,7 @@ def score_command(
         explain=explain,
         tuning=cache_size is not None or ttl_seconds is not None or max_windows is not None,
     )
+    check_engine_options(engine, address, no_embedder=no_embedder)
     if corpus and (cache_path is not None or no_embedder):
         raise click.UsageError(
             "--corpus compares the input's traces with each other by their embeddings: it needs "
@@ -216,7 +222,11 @@ def score_command(
                 "build it first with --cache without --frozen"
             )
     registry = registry_from(profiles_file)
-    embedder = build_embedder(no_embedder, model, window_cap, workers=workers, device=device)
+    embedder = (
+        ray_embedder(address, model=model, window_cap=window_cap, workers=workers, device=device)
+        if engine == "ray"
+        else build_embedder(no_embedder, model, window_cap, workers=workers, device=device)
+    )
     # The cache's identity (model and novelty text) and width come from the scorer's settings.
     identity = TraceValueScorer(embedder=embedder, novelty_text=novelty_text)
     cache = _cache(cache_path, identity, cache_size, ttl_seconds, frozen=frozen)
@@ -229,7 +239,7 @@ def score_command(
         profiles=registry,
         threshold=threshold,
         mode="frozen" if frozen else "online",
-        batch_size=batch_size,
+        batch_size=batch_size_for(batch_size, embedder),
         novelty_text=novelty_text,
     )
 

@@ -21,6 +21,7 @@ from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, stderr_console, stderr_is_terminal
 from knowledgepulse.cli._traces import (
     ProblemSink,
+    batch_size_for,
     embedder_from,
     min_score_option,
     model_options,
@@ -138,7 +139,7 @@ def select_command(
     report_path: Path | None,
     no_embedder: bool,
     model: Path | None,
-    batch_size: int,
+    batch_size: int | None,
     workers: int | None,
     device: str,
     profiles_file: Path | None,
@@ -161,11 +162,12 @@ def select_command(
     for path in (output, report_path):
         if path is not None:
             check_destination(path, what="output")
+    embedder = embedder_from(no_embedder, model, workers=workers, device=device)
     scorer = TraceValueScorer(
-        embedder=embedder_from(no_embedder, model, workers=workers, device=device),
+        embedder=embedder,
         profiles=registry_from(profiles_file),
         threshold=DEFAULT_THRESHOLD,
-        batch_size=batch_size,
+        batch_size=batch_size_for(batch_size, embedder),
     )
     corpus = read_and_score(paths, scorer)
     if max_similarity is not None:

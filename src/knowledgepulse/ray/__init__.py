@@ -15,12 +15,13 @@ from knowledgepulse.ray.dataset import (
     score_dataset,
 )
 from knowledgepulse.ray.embedder import RayEmbedder, contiguous_shards
-from knowledgepulse.ray.factory import EmbedderFactory, MiniLMFactory
+from knowledgepulse.ray.factory import DeviceFactory, EmbedderFactory, MiniLMFactory
 
 __all__ = [
     "INSTALL_HINT",
     "TRACE_COLUMN",
     "DatasetScores",
+    "DeviceFactory",
     "EmbedWorker",
     "EmbedderFactory",
     "MiniLMFactory",

@@ -74,7 +74,7 @@ class RayConnection:
     """A connection to Ray that shuts down only what it started.
 
     When Ray is already initialised in this process (a notebook, a test fixture) it is used as
-    it is and left running; otherwise ``ray.init`` is called (joining ``address``, or starting a
+    it is (``address`` is then only checked to be reachable) and left running; otherwise ``ray.init`` is called (joining ``address``, or starting a
     local Ray) and :meth:`close` shuts it down, so no local Ray outlives the caller.
 
     Args:
@@ -96,10 +96,12 @@ class RayConnection:
             RayClusterError: ``address`` cannot be reached.
         """
         ray = self.ray
-        if ray.is_initialized():
-            return ray
+        # Checked even when Ray is initialised: a mistyped address must not silently run on
+        # whatever this process is connected to.
         if self._address is not None:
             check_reachable(self._address)
+        if ray.is_initialized():
+            return ray
         options: dict[str, Any] = {
             "include_dashboard": False,
             "log_to_driver": False,

@@ -166,8 +166,7 @@ def iter_dataset_scores(
             if num_gpus > 0
             else int(free.get("CPU", 1) // max(num_cpus, 1e-9)),
         )
-    ordered = dataset.sort(order_by) if order_by is not None else dataset
-    mapped = ordered.map_batches(
+    mapped = dataset.map_batches(
         TraceBatchEmbedder,
         fn_constructor_args=(factory, scorer.novelty_text, column, order_by),
         batch_size=batch_size,
@@ -176,6 +175,10 @@ def iter_dataset_scores(
         num_cpus=num_cpus,
         num_gpus=num_gpus,
     )
+    if order_by is not None:
+        # Sorted after embedding, not before: a sort before it would wait for CPUs the actor
+        # pool already holds (it deadlocks a 2-CPU Ray), while this one runs once they are free.
+        mapped = mapped.sort(KEY)
     # The novelty pass needs the rows in order; the actors still embed blocks in parallel.
     mapped.context.execution_options.preserve_order = True
     position = 0

@@ -47,3 +47,26 @@ class MiniLMFactory:
         from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415
 
         return MiniLMEmbedder(self.model_path, threads=self.threads, max_windows=self.max_windows)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceFactory:
+    """Makes the embedder for a device in each actor (``kp score --engine ray --device``).
+
+    ``cuda`` gives the fp16 PyTorch model (the ``gpu`` extra must be installed on the nodes):
+    give the actors ``num_gpus`` so that Ray gives each its own GPU, which it then sees as
+    ``cuda``. ``cpu`` is :class:`MiniLMFactory`'s model.
+
+    Attributes:
+        device: ``cpu``, ``cuda``, ``cuda:N`` or ``auto``, resolved on the actor's node.
+        max_windows: embed at most this many 254-piece windows of a text (``None``: all).
+    """
+
+    device: str = "cuda"
+    max_windows: int | None = DEFAULT_MAX_WINDOWS
+
+    def __call__(self) -> Embedder:
+        """A new embedder for the device (its model loads on first use)."""
+        from knowledgepulse.backends.devices import embedder_for  # noqa: PLC0415 - torch is heavy
+
+        return embedder_for(self.device, max_windows=self.max_windows)

@@ -1,0 +1,104 @@
+"""``--engine local|ray`` and ``--address``: where ``kp score`` runs the embedding model.
+
+``ray`` gives the scorer a :class:`~knowledgepulse.ray.RayEmbedder` in place of the local
+embedder; everything else (streaming, ``--cache``, ``--frozen``, ``--corpus``, ``--order``)
+runs as it does locally, with the same results. Ray is imported only when ``--engine ray`` is
+given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from knowledgepulse.novelty import Embedder
+
+ENGINES = ("local", "ray")
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+
+def engine_options(command: _Command) -> _Command:
+    """``--engine`` and ``--address``."""
+    for option in reversed(
+        [
+            click.option(
+                "--engine",
+                type=click.Choice(ENGINES),
+                default="local",
+                show_default=True,
+                help="ray: embed on a Ray cluster's actors, --workers of them (needs \"knowledge"
+                'pulse[ray]"; see docs/ray.md). Same scores as local.',
+            ),
+            click.option(
+                "--address",
+                metavar="HOST:PORT",
+                help="With --engine ray: the running Ray cluster to join (or auto) [default: "
+                "start a local Ray for this run].",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def check_engine_options(engine: str, address: str | None, *, no_embedder: bool) -> None:
+    """Usage errors of ``--engine``/``--address``, found before anything starts."""
+    if address is not None and engine != "ray":
+        raise click.UsageError("--address names a Ray cluster; it needs --engine ray")
+    if engine == "ray" and no_embedder:
+        raise click.UsageError(
+            "--engine ray runs the embedding model on Ray; with --no-embedder there is nothing "
+            "to run: drop one of them"
+        )
+
+
+def ray_embedder(
+    address: str | None,
+    *,
+    model: Path | None,
+    window_cap: int | str | None,
+    workers: int | None,
+    device: str,
+) -> Embedder:
+    """A started :class:`~knowledgepulse.ray.RayEmbedder`, closed when the command ends.
+
+    ``workers`` is the number of actors (default: what the cluster's free CPUs allow, or one
+    per GPU with a CUDA ``device``).
+
+    Raises:
+        MissingDependencyError: Ray is not installed (the message names the extra).
+        RayClusterError: the cluster cannot be reached or cannot start the actors.
+        EmbedderUnavailableError: the model cannot be loaded on the cluster.
+    """
+    from knowledgepulse.ray import (  # noqa: PLC0415 - Ray loads only for --engine ray
+        DeviceFactory,
+        MiniLMFactory,
+        RayEmbedder,
+    )
+    from knowledgepulse.ray.factory import EmbedderFactory  # noqa: PLC0415
+
+    options: dict[str, Any] = {} if window_cap == "default" else {"max_windows": window_cap}
+    factory: EmbedderFactory
+    if device == "cpu":
+        factory = MiniLMFactory(str(model) if model is not None else None, **options)
+    elif model is not None:
+        raise click.UsageError(
+            f"--model is an ONNX file, which runs on the CPU only; drop it or --device {device}"
+        )
+    else:
+        factory = DeviceFactory(device, **options)
+    embedder = RayEmbedder(
+        factory,
+        concurrency=workers,
+        # "auto" is resolved on each node; a GPU is reserved only when one is asked for.
+        num_gpus=1.0 if device.startswith("cuda") else 0.0,
+        address=address,
+    )
+    click.get_current_context().call_on_close(embedder.close)
+    embedder.start()
+    return embedder

@@ -1,0 +1,77 @@
+"""One local Ray for the whole session, the shared corpora's traces, and ``kp`` in-process."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import ray
+
+from knowledgepulse.cli.main import main
+
+# The shared corpora sit beside the work tree, as for tests/novelty/test_minilm_workers.py.
+CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[None]:
+    """A local Ray of 2 CPUs, started once (about 3 s) and shut down after the last test."""
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        object_store_memory=200 * 1024 * 1024,
+        log_to_driver=False,
+        logging_level="error",
+    )
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def corpus_lines() -> list[str]:
+    """A few dozen real traces (both shared corpora, interleaved), one JSON text each."""
+    lines = []
+    for name, count in (("taubench.jsonl", 10), ("reflexion_hotpotqa.jsonl", 10)):
+        with (CORPORA / name).open(encoding="utf-8") as file:
+            lines.extend(line.strip() for _, line in zip(range(count), file, strict=False))
+    # A near-duplicate pair, so some novelty is measured against a close neighbour.
+    twin = json.loads(lines[3])
+    twin["id"] = twin["id"] + "-twin"
+    lines.append(json.dumps(twin))
+    random.Random(9).shuffle(lines)
+    return lines
+
+
+@dataclass(frozen=True)
+class Run:
+    """The outcome of one ``kp`` invocation."""
+
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def kp(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Run]:
+    """Call ``kp ARGS...`` in-process."""
+
+    def run(*args: str, stdin: str | None = None) -> Run:
+        if stdin is not None:
+            monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return run
+
+
+def records(text: str) -> list[dict[str, Any]]:
+    """The JSON Lines of a report."""
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
