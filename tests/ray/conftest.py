@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -11,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import ray
 
+import ray
 from knowledgepulse.cli.main import main
 
 # The shared corpora sit beside the work tree, as for tests/novelty/test_minilm_workers.py.
@@ -27,7 +28,7 @@ def ray_cluster() -> Iterator[None]:
         include_dashboard=False,
         object_store_memory=200 * 1024 * 1024,
         log_to_driver=False,
-        logging_level="error",
+        logging_level=logging.ERROR,
     )
     yield
     ray.shutdown()
@@ -36,8 +37,8 @@ def ray_cluster() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def corpus_lines() -> list[str]:
     """A few dozen real traces (both shared corpora, interleaved), one JSON text each."""
-    lines = []
-    for name, count in (("taubench.jsonl", 10), ("reflexion_hotpotqa.jsonl", 10)):
+    lines: list[str] = []
+    for name, count in (("taubench.jsonl", 8), ("reflexion_hotpotqa.jsonl", 8)):
         with (CORPORA / name).open(encoding="utf-8") as file:
             lines.extend(line.strip() for _, line in zip(range(count), file, strict=False))
     # A near-duplicate pair, so some novelty is measured against a close neighbour.

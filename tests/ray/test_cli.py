@@ -22,14 +22,16 @@ def traces_file(tmp_path: Path, corpus_lines: list[str]) -> Path:
 
 
 @pytest.mark.embedder
-def test_engine_ray_gives_the_local_report(kp: Callable[..., Run], traces_file: Path) -> None:
+def test_engine_ray_gives_the_local_report(
+    kp: Callable[..., Run], traces_file: Path, corpus_lines: list[str]
+) -> None:
     """Same rows, scores within 1e-6, same nearest ids and windows, exit 0."""
     options = ("-f", "jsonl", "--max-windows", "2", "--batch-size", "8")
     local = kp("score", str(traces_file), *options, "--workers", "1")
     remote = kp("score", str(traces_file), *options, "--engine", "ray", "--workers", "2")
     assert (local.code, remote.code) == (0, 0), remote.err
     ours, theirs = records(remote.out), records(local.out)
-    assert len(ours) == len(theirs) == 21
+    assert len(ours) == len(theirs) == len(corpus_lines)
     for mine, expected in zip(ours, theirs, strict=True):
         assert mine["id"] == expected["id"]
         assert mine["score"] == pytest.approx(expected["score"], abs=1e-6)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
-import ray
 
+import ray
+from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty import MiniLMEmbedder
 from knowledgepulse.ray import MiniLMFactory, score_dataset
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown
@@ -22,10 +25,11 @@ pytestmark = [
 FACTORY = MiniLMFactory(max_windows=2)
 
 
-def local_breakdowns(lines: list[str]) -> list[ValueBreakdown]:
-    """The traces scored one process, in order, by the same model."""
+@pytest.fixture(scope="module")
+def local_breakdowns(corpus_lines: list[str]) -> list[ValueBreakdown]:
+    """The traces scored in one process, in order, by the same model."""
     scorer = TraceValueScorer(embedder=MiniLMEmbedder(max_windows=2), batch_size=8)
-    return scorer.score_many(json.loads(line) for line in lines)
+    return scorer.score_many(json.loads(line) for line in corpus_lines)
 
 
 def assert_same(ours: list[ValueBreakdown], theirs: list[ValueBreakdown]) -> None:
@@ -37,24 +41,24 @@ def assert_same(ours: list[ValueBreakdown], theirs: list[ValueBreakdown]) -> Non
 
 
 def test_a_shuffled_dataset_scores_in_order_as_locally_and_reports_bad_rows(
-    corpus_lines: list[str],
+    corpus_lines: list[str], local_breakdowns: list[ValueBreakdown]
 ) -> None:
     """Blocks read in random order, sorted back by ``order_by``: the local results; bad rows
     are reported with their place, id, JSON path and message, and the run goes on."""
     broken = json.loads(corpus_lines[0])
     broken["id"] = "kp:trace:broken"
     broken["steps"][0]["type"] = "daydream"
-    rows = [{"seq": i, "trace": line} for i, line in enumerate(corpus_lines)]
+    rows: list[dict[str, Any]] = [{"seq": i, "trace": line} for i, line in enumerate(corpus_lines)]
     rows.insert(5, {"seq": 4.5, "trace": json.dumps(broken)})
     rows.insert(9, {"seq": 7.5, "trace": "{not json"})
-    dataset = ray.data.from_items(rows, override_num_blocks=7).randomize_block_order(seed=11)
+    dataset = ray.data.from_items(rows, override_num_blocks=4).randomize_block_order(seed=11)
     scorer = TraceValueScorer(embedder=FACTORY(), batch_size=8)
 
     result = score_dataset(
         dataset, scorer=scorer, factory=FACTORY, order_by="seq", concurrency=2, batch_size=4
     )
 
-    assert_same(result.breakdowns, local_breakdowns(corpus_lines))
+    assert_same(result.breakdowns, local_breakdowns)
     assert [row.key for row in result.rows] == sorted(row["seq"] for row in rows)
     bad = [row for row in result.rows if row.breakdown is None]
     assert [(row.position, row.trace_id) for row in bad] == [(5, "kp:trace:broken"), (9, None)]
@@ -63,7 +67,9 @@ def test_a_shuffled_dataset_scores_in_order_as_locally_and_reports_bad_rows(
     assert "not JSON" in str(bad[1].problems[0])
 
 
-def test_rows_that_are_trace_dicts_score_in_the_datasets_order(corpus_lines: list[str]) -> None:
+def test_rows_that_are_trace_dicts_score_in_the_datasets_order(
+    corpus_lines: list[str], local_breakdowns: list[ValueBreakdown]
+) -> None:
     """Without a trace column each row is the trace; without ``order_by``, the dataset's order."""
     dataset = ray.data.from_items(
         [json.loads(line) for line in corpus_lines], override_num_blocks=5
@@ -72,4 +78,13 @@ def test_rows_that_are_trace_dicts_score_in_the_datasets_order(corpus_lines: lis
     result = score_dataset(dataset, factory=FACTORY, concurrency=2, batch_size=4)
 
     assert result.problems == []
-    assert_same(result.breakdowns, local_breakdowns(corpus_lines))
+    assert_same(result.breakdowns, local_breakdowns)
+
+
+def test_a_scorer_of_another_model_is_refused_before_any_work(tmp_path: Path) -> None:
+    """The cache records the model: a scorer naming another one would mix vectors."""
+    other = tmp_path / "other.onnx"
+    other.write_bytes(b"not the bundled model")
+    scorer = TraceValueScorer(embedder=MiniLMEmbedder(other))
+    with pytest.raises(ScorerParameterError, match="the actors embed with"):
+        score_dataset(ray.data.from_items([]), scorer=scorer, factory=FACTORY)

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-import ray
 
+import ray
 from knowledgepulse.novelty import MiniLMEmbedder
 from knowledgepulse.ray import MiniLMFactory, RayClusterError, RayEmbedder
 from knowledgepulse.trace import parse_trace

@@ -74,8 +74,9 @@ class RayConnection:
     """A connection to Ray that shuts down only what it started.
 
     When Ray is already initialised in this process (a notebook, a test fixture) it is used as
-    it is (``address`` is then only checked to be reachable) and left running; otherwise ``ray.init`` is called (joining ``address``, or starting a
-    local Ray) and :meth:`close` shuts it down, so no local Ray outlives the caller.
+    it is (``address`` is then only checked to be reachable) and left running; otherwise
+    ``ray.init`` is called (joining ``address``, or starting a local Ray) and :meth:`close`
+    shuts it down, so no local Ray outlives the caller.
 
     Args:
         address: a running cluster's address (``HOST:PORT``, ``ray://HOST:PORT`` or ``auto``);

@@ -55,7 +55,7 @@ class DeviceFactory:
 
     ``cuda`` gives the fp16 PyTorch model (the ``gpu`` extra must be installed on the nodes):
     give the actors ``num_gpus`` so that Ray gives each its own GPU, which it then sees as
-    ``cuda``. ``cpu`` is :class:`MiniLMFactory`'s model.
+    ``cuda``. ``cpu`` (and ``auto`` on an actor without a GPU) is :class:`MiniLMFactory`'s.
 
     Attributes:
         device: ``cpu``, ``cuda``, ``cuda:N`` or ``auto``, resolved on the actor's node.
@@ -66,7 +66,17 @@ class DeviceFactory:
     max_windows: int | None = DEFAULT_MAX_WINDOWS
 
     def __call__(self) -> Embedder:
-        """A new embedder for the device (its model loads on first use)."""
-        from knowledgepulse.backends.devices import embedder_for  # noqa: PLC0415 - torch is heavy
+        """A new embedder for the device (its model loads on first use).
 
-        return embedder_for(self.device, max_windows=self.max_windows)
+        Ray hides the GPUs from an actor that reserved none, so ``auto`` there is the CPU:
+        the bundled model on one thread, as :class:`MiniLMFactory` makes it.
+        """
+        from knowledgepulse.backends.devices import (  # noqa: PLC0415 - torch is heavy
+            embedder_for,
+            resolve_device,
+        )
+
+        device = resolve_device(self.device)
+        if device == "cpu":
+            return MiniLMFactory(max_windows=self.max_windows)()
+        return embedder_for(device, max_windows=self.max_windows)
