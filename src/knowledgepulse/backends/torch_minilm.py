@@ -13,16 +13,10 @@ overlap, so the vectors are too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-from numpy.typing import NDArray
-
-from knowledgepulse._util.settings import optional_positive_int, positive_int
-from knowledgepulse.backends.batches import BatchRunner, PaddedBatch, pad_batch
+from knowledgepulse._util.settings import optional_positive_int
+from knowledgepulse.backends.batches import BatchRunner
 from knowledgepulse.backends.devices import check_device, parse_device
 from knowledgepulse.backends.torch_runner import (
     DTYPES,
@@ -35,13 +29,6 @@ from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty.minilm import MINILM_DIMENSIONS, MiniLMEmbedder, file_sha256
 from knowledgepulse.novelty.windows import (
     DEFAULT_MAX_WINDOWS,
-    WINDOW_PIECES,
-    Window,
-    WindowedEmbeddings,
-    batches_by_length,
-    combine_windows,
-    leading_pieces,
-    split_windows,
 )
 
 CUDA_MAX_BATCH_TOKENS = 262_144
@@ -63,17 +50,6 @@ first chunk of a call cannot overlap anything, so a call should hold many chunks
 --batch-size 8192`` or more on a GPU)."""
 
 CPU_CHUNK_TEXTS = 256
-
-
-@dataclass(frozen=True, slots=True)
-class _Chunk:
-    """A chunk's model inputs, planned on the host."""
-
-    texts: int
-    windows: list[Window]
-    capped: tuple[bool, ...]
-    plan: list[list[int]]
-    padded: list[PaddedBatch]
 
 
 class TorchMiniLMEmbedder(MiniLMEmbedder):
@@ -143,14 +119,12 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
             or (CUDA_MAX_BATCH_TOKENS if on_cuda else CPU_MAX_BATCH_TOKENS),
             max_batch_windows=max_batch_windows
             or (CUDA_MAX_BATCH_WINDOWS if on_cuda else CPU_MAX_BATCH_WINDOWS),
+            chunk_texts=chunk_texts or (CUDA_CHUNK_TEXTS if on_cuda else CPU_CHUNK_TEXTS),
+            overlap=on_cuda if overlap is None else overlap,
         )
         self._device = device
         self._dtype = dtype or ("float16" if on_cuda else "float32")
         self._model_dir = Path(model_dir) if model_dir is not None else None
-        self._chunk_texts = positive_int(
-            chunk_texts or (CUDA_CHUNK_TEXTS if on_cuda else CPU_CHUNK_TEXTS), "chunk_texts"
-        )
-        self._overlap = on_cuda if overlap is None else overlap
         if self._model_dir is not None:
             self._model_id = None  # not the bundled model: named by its weights (see model_id)
 
@@ -182,91 +156,6 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
     def backend(self) -> str:
         """Where and how the vectors are made, for reports: ``torch-cuda-float16`` and so on."""
         return f"torch-{self._device.split(':')[0]}-{self._dtype}"
-
-    def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
-        """Embed texts, saying how many windows of each were read and whether it was capped.
-
-        Raises:
-            EmbedderUnavailableError: the model cannot be loaded (see :meth:`load`).
-        """
-        self.load()
-        if not texts:
-            return WindowedEmbeddings(np.zeros((0, self.dimensions), dtype=np.float32), (), ())
-        vectors: list[NDArray[np.float32]] = []
-        counts: list[int] = []
-        capped: list[bool] = []
-
-        def prepare(chunk: Sequence[str]) -> _Chunk:
-            return self._prepare(chunk, WINDOW_PIECES, self._max_windows)
-
-        for chunk, embeddings in self._pipeline(texts, prepare):
-            vectors.append(combine_windows(chunk.windows, embeddings, chunk.texts))
-            windows = np.bincount([w.text for w in chunk.windows], minlength=chunk.texts)
-            counts.extend(int(count) for count in windows)
-            capped.extend(chunk.capped)
-        return WindowedEmbeddings(np.concatenate(vectors), tuple(counts), tuple(capped))
-
-    def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
-        """Embed each text's first ``max_pieces`` word pieces as one window; (len(texts), dims).
-
-        Raises:
-            EmbedderUnavailableError: the model cannot be loaded (see :meth:`load`).
-            ScorerParameterError: ``max_pieces`` is not a positive whole number.
-        """
-        positive_int(max_pieces, "max_pieces")
-        self.load()
-        if not texts:
-            return np.zeros((0, self.dimensions), dtype=np.float32)
-
-        def prepare(chunk: Sequence[str]) -> _Chunk:
-            return self._prepare(chunk, max_pieces, 1)
-
-        # One window a text, in text order: the window embeddings are the texts'.
-        return np.concatenate([vectors for _, vectors in self._pipeline(texts, prepare)])
-
-    def _prepare(self, texts: Sequence[str], window_pieces: int, max_windows: int | None) -> _Chunk:
-        """Tokenize, cut and pad a chunk: all the host's work before the model."""
-        pieces = leading_pieces(
-            texts, self._encode, max_windows=max_windows, window_pieces=window_pieces
-        )
-        windows = split_windows(
-            [ids for ids, _ in pieces], window_pieces=window_pieces, max_windows=max_windows
-        )
-        plan = batches_by_length(
-            windows, max_tokens=self._max_batch_tokens, max_batch=self._max_batch_windows
-        )
-        padded = [pad_batch([windows[i].pieces for i in batch], self._special) for batch in plan]
-        return _Chunk(len(texts), windows, tuple(capped for _, capped in pieces), plan, padded)
-
-    def _pipeline(
-        self, texts: Sequence[str], prepare: Callable[[Sequence[str]], _Chunk]
-    ) -> list[tuple[_Chunk, NDArray[np.float32]]]:
-        """Each chunk with its windows' embeddings, the next chunk prepared meanwhile."""
-        size = self._chunk_texts
-        chunks = [texts[start : start + size] for start in range(0, len(texts), size)]
-        if not self._overlap or len(chunks) == 1:
-            return [(chunk, self._run_chunk(chunk)) for chunk in map(prepare, chunks)]
-        results: list[tuple[_Chunk, NDArray[np.float32]]] = []
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kp-tokenize") as host:
-            pending: Future[_Chunk] = host.submit(prepare, chunks[0])
-            for following in [*chunks[1:], None]:
-                current = pending.result()
-                if following is not None:
-                    pending = host.submit(prepare, following)
-                results.append((current, self._run_chunk(current)))
-        return results
-
-    def _run_chunk(self, chunk: _Chunk) -> NDArray[np.float32]:
-        """The chunk's window embeddings, (windows, dimensions), in window order."""
-        runner = self._runner
-        if runner is None:  # closed by another thread meanwhile
-            self.load()
-            runner = self._runner
-            assert runner is not None
-        embeddings = np.zeros((len(chunk.windows), self.dimensions), dtype=np.float32)
-        for batch, vectors in zip(chunk.plan, runner.run_batches(chunk.padded), strict=True):
-            embeddings[batch] = vectors
-        return embeddings
 
     def _open_runner(self) -> BatchRunner:
         """The PyTorch model on the device (checked to exist first)."""

@@ -29,15 +29,14 @@ from numpy.typing import NDArray
 from knowledgepulse._util.settings import optional_positive_int, positive_int
 from knowledgepulse.backends.batches import BatchRunner, pad_batch
 from knowledgepulse.errors import EmbedderUnavailableError
-from knowledgepulse.novelty.windows import (
-    DEFAULT_MAX_WINDOWS,
-    Window,
-    WindowedEmbeddings,
-    batches_by_length,
-    combine_windows,
-    leading_pieces,
-    split_windows,
+from knowledgepulse.novelty.chunks import (
+    ChunkPlan,
+    Planner,
+    run_chunks,
+    text_embeddings,
+    window_embeddings,
 )
+from knowledgepulse.novelty.windows import DEFAULT_MAX_WINDOWS, WINDOW_PIECES, WindowedEmbeddings
 
 INSTALL_HINT = 'pip install "knowledgepulse[embeddings]"'
 MINILM_DIMENSIONS = 384
@@ -98,6 +97,9 @@ class MiniLMEmbedder:
             (default 32, which bounds the cost of a huge text; ``None``: every window).
         max_batch_tokens: cap on positions (windows x padded length) per model call.
         max_batch_windows: cap on windows per model call.
+        chunk_texts: plan a call's texts this many at a time (``None``: all at once).
+        overlap: plan the next chunk in a background thread while the model runs the current
+            one (the vectors are the same either way; see :mod:`knowledgepulse.novelty.chunks`).
 
     Raises:
         ScorerParameterError: a count that is not a positive whole number.
@@ -115,8 +117,11 @@ class MiniLMEmbedder:
         max_batch_tokens: int = DEFAULT_MAX_BATCH_TOKENS,
         max_batch_windows: int = DEFAULT_MAX_BATCH_WINDOWS,
         workers: int | None = None,
+        chunk_texts: int | None = None,
+        overlap: bool = False,
     ) -> None:
         positive_int(dimensions, "dimensions")
+        optional_positive_int(chunk_texts, "chunk_texts", none_means="a whole call at once")
         optional_positive_int(threads, "threads", none_means="every core this process may use")
         optional_positive_int(workers, "workers", none_means="this process")
         optional_positive_int(max_windows, "max_windows", none_means="no cap")
@@ -134,6 +139,8 @@ class MiniLMEmbedder:
         self._max_windows = max_windows
         self._max_batch_tokens = max_batch_tokens
         self._max_batch_windows = max_batch_windows
+        self._chunk_texts = chunk_texts
+        self._overlap = overlap
         self._model_id: str | None = BUNDLED_MODEL_ID if self._bundled else None
         self._load_lock = threading.Lock()
         self._runner: BatchRunner | None = None
@@ -225,17 +232,9 @@ class MiniLMEmbedder:
         Raises:
             EmbedderUnavailableError: the model cannot be loaded (see :meth:`load`).
         """
-        self.load()
-        if not texts:
-            return WindowedEmbeddings(np.zeros((0, self._dimensions), dtype=np.float32), (), ())
-        pieces = leading_pieces(texts, self._encode, max_windows=self._max_windows)
-        windows = split_windows([ids for ids, _ in pieces])
-        embeddings = self._embed_windows(windows)
-        counts = np.bincount([window.text for window in windows], minlength=len(texts))
-        return WindowedEmbeddings(
-            combine_windows(windows, embeddings, len(texts)),
-            tuple(int(count) for count in counts),
-            tuple(capped for _, capped in pieces),
+        return text_embeddings(
+            self._embed_chunks(texts, window_pieces=WINDOW_PIECES, max_windows=self._max_windows),
+            self._dimensions,
         )
 
     def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
@@ -250,38 +249,44 @@ class MiniLMEmbedder:
             ScorerParameterError: ``max_pieces`` is not a positive whole number.
         """
         positive_int(max_pieces, "max_pieces")
-        self.load()
-        if not texts:
+        found = self._embed_chunks(texts, window_pieces=max_pieces, max_windows=1)
+        # One window a text, in text order: the window embeddings are the texts'.
+        if not found:
             return np.zeros((0, self._dimensions), dtype=np.float32)
-        pieces = leading_pieces(texts, self._encode, max_windows=1, window_pieces=max_pieces)
-        windows = split_windows([ids for ids, _ in pieces], window_pieces=max_pieces, max_windows=1)
-        return self._embed_windows(windows)
+        return np.concatenate([embeddings for _, embeddings in found])
 
     def _encode(self, texts: list[str]) -> list[list[int]]:
         encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
         return [encoding.ids for encoding in encodings]
 
-    def _embed_windows(self, windows: Sequence[Window]) -> NDArray[np.float32]:
-        """Every window's embedding, (windows, dimensions), the batches run by the backend."""
-        plan = batches_by_length(
-            windows, max_tokens=self._max_batch_tokens, max_batch=self._max_batch_windows
+    def _embed_chunks(
+        self, texts: Sequence[str], *, window_pieces: int, max_windows: int | None
+    ) -> list[tuple[ChunkPlan, NDArray[np.float32]]]:
+        """Each chunk's plan and window embeddings, the batches run by the backend."""
+        self.load()
+        planner = Planner(
+            self._encode, self._special, self._max_batch_tokens, self._max_batch_windows
         )
+        return run_chunks(
+            texts,
+            lambda chunk: planner.plan(chunk, window_pieces=window_pieces, max_windows=max_windows),
+            lambda plan: window_embeddings(plan, self._loaded_runner(), self._dimensions),
+            chunk_texts=self._chunk_texts,
+            overlap=self._overlap,
+        )
+
+    def _loaded_runner(self) -> BatchRunner:
         runner = self._runner
         if runner is None:  # closed by another thread meanwhile
             self.load()
             runner = self._runner
             assert runner is not None
-        padded = [pad_batch([windows[i].pieces for i in batch], self._special) for batch in plan]
-        embeddings = np.zeros((len(windows), self._dimensions), dtype=np.float32)
-        for batch, vectors in zip(plan, runner.run_batches(padded), strict=True):
-            embeddings[batch] = vectors
-        return embeddings
+        return runner
 
     def _run(self, windows: Sequence[Sequence[int]]) -> NDArray[np.float32]:
         """One model call on ``windows`` (word-piece ids): their embeddings."""
         self.load()
-        assert self._runner is not None
-        return self._runner.run_batches([pad_batch(windows, self._special)])[0]
+        return self._loaded_runner().run_batches([pad_batch(windows, self._special)])[0]
 
     def _resolved_model_path(self) -> Path:
         if self._model_path is not None:
