@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import ray
+
 from knowledgepulse.novelty import MiniLMEmbedder
 from knowledgepulse.ray import MiniLMFactory, RayEmbedder, score_dataset
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import ray
+
 from knowledgepulse.cli.main import main
 
 # The shared corpora sit beside the work tree, as for tests/novelty/test_minilm_workers.py.

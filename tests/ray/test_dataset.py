@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import ray
+
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty import MiniLMEmbedder
 from knowledgepulse.ray import MiniLMFactory, score_dataset

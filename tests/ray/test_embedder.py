@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
-
 import ray
+
 from knowledgepulse.novelty import MiniLMEmbedder
 from knowledgepulse.ray import MiniLMFactory, RayClusterError, RayEmbedder
 from knowledgepulse.trace import parse_trace
@@ -85,8 +86,12 @@ def test_closing_stops_the_actors_and_leaves_a_ray_it_did_not_start(
     with RayEmbedder(MiniLMFactory(), concurrency=1, num_cpus=0) as short_lived:
         actor = short_lived._actors[0]
     assert ray.is_initialized()
-    with pytest.raises(ray.exceptions.RayActorError):
-        ray.get(actor.describe.remote(), timeout=30)
+    # ray.kill is asynchronous: a call sent at once may still be served; the actor must die soon.
+    deadline = time.monotonic() + 30
+    with pytest.raises(ray.exceptions.RayActorError):  # noqa: PT012 - poll until it is gone
+        while time.monotonic() < deadline:
+            ray.get(actor.describe.remote(), timeout=30)
+            time.sleep(0.2)
 
 
 def test_an_address_with_nothing_listening_fails_at_once() -> None:
