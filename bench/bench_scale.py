@@ -15,8 +15,8 @@ Sections (each a whole process or the library as a user runs it; medians where r
 4. Ray, local, 2 workers, against the plain process (``bench/bench_ray.py``).
 5. The ring-file cache: open, scan and save at 1M vectors (``bench/bench_cache_file.py``).
 
-Each section's script prints its figures and, last, one JSON line; this script runs them in
-turn and prints all of them together at the end.
+Each section's script prints its own figures (run one alone for its options); the first
+section's figures end the output as one JSON line.
 """
 
 from __future__ import annotations
@@ -58,24 +58,12 @@ def no_embedder(count: int, repeats: int, scratch: Path) -> dict[str, float]:
     }
 
 
-def section(script: str, *args: str) -> dict[str, object]:
-    """Run another benchmark script, echoing its output; its figures from its last line."""
-    print(f"\n== {script} {' '.join(args)}", flush=True)
-    run = subprocess.run(
-        [sys.executable, str(BENCH / script), *args],
-        stdout=subprocess.PIPE,
-        text=True,
-        check=False,
-    )
-    print(run.stdout, end="", flush=True)
+def section(script: str, *args: str) -> None:
+    """Run another benchmark script, its output shown as it comes."""
+    print(f"\n== python bench/{script} {' '.join(args)}", flush=True)
+    run = subprocess.run([sys.executable, str(BENCH / script), *args], check=False)
     if run.returncode != 0:
-        return {f"{script}_failed": f"exit code {run.returncode}"}
-    lines = run.stdout.strip().splitlines()
-    try:
-        figures = json.loads(lines[-1]) if lines else {}
-    except json.JSONDecodeError:
-        return {f"{script}_failed": "no JSON figures on its last line"}
-    return {f"{Path(script).stem}.{name}": value for name, value in figures.items()}
+        print(f"(bench/{script} failed: exit code {run.returncode})", flush=True)
 
 
 def main() -> None:
@@ -94,15 +82,15 @@ def main() -> None:
             for name, value in found.items():
                 print(f"{name:40} {value:,.1f}", flush=True)
             figures |= found
-    figures |= section("bench_banded_novelty.py", *(["--n", "20000"] if args.quick else []))
-    embedding = ["--traces", "64" if args.quick else "256", "--device", args.device]
-    figures |= section("bench_embedding.py", *embedding)
-    figures |= section("bench_ray.py", *(["--traces", "200"] if args.quick else []))
-    figures |= section("bench_cache_file.py", *(["--size", "100000"] if args.quick else []))
-    print("\n== all figures")
-    for name, figure in figures.items():
-        shown = f"{figure:,.3f}" if isinstance(figure, float) else figure
-        print(f"{name:56} {shown}")
+    section("bench_banded_novelty.py", *(["--n", "20000"] if args.quick else []))
+    embedding = ["--traces", "64" if args.quick else "120", "--batch-size", "128"]
+    section(
+        "bench_embedding.py",
+        *embedding,
+        *(["--device", args.device, "--no-onnx"] if args.device != "cpu" else []),
+    )
+    section("bench_ray.py", *(["--traces", "200"] if args.quick else []))
+    section("bench_cache_file.py", *(["--size", "100000"] if args.quick else []))
     print(json.dumps(figures))
 
 

@@ -12,6 +12,8 @@ PACKAGES = [
     "knowledgepulse.value",
     "knowledgepulse.novelty",
     "knowledgepulse.evals",
+    "knowledgepulse.backends",
+    "knowledgepulse.ray",
 ]
 
 

@@ -24,6 +24,7 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
+from knowledgepulse.cli._cache import open_cache_file, save_cache_file, ttl_ms
 from knowledgepulse.cli._console import (
     open_output,
     output_console,
@@ -60,7 +61,6 @@ from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
-    from knowledgepulse.novelty import VectorCache
     from knowledgepulse.trace.models import ReasoningTrace
     from knowledgepulse.value.breakdown import ValueBreakdown
 
@@ -229,13 +229,13 @@ def score_command(
     )
     # The cache's identity (model and novelty text) and width come from the scorer's settings.
     identity = TraceValueScorer(embedder=embedder, novelty_text=novelty_text)
-    cache = _cache(cache_path, identity, cache_size, ttl_seconds, frozen=frozen)
+    cache = open_cache_file(cache_path, identity, cache_size, ttl_seconds, frozen=frozen)
     scorer = TraceValueScorer(
         embedder=embedder,
         cache=cache,
         # A loaded cache took these already; a new one is made by the scorer.
         cache_size=cache_size if cache is None else None,
-        ttl_ms=_ttl_ms(ttl_seconds) if cache is None else None,
+        ttl_ms=ttl_ms(ttl_seconds) if cache is None else None,
         profiles=registry,
         threshold=threshold,
         mode="frozen" if frozen else "online",
@@ -272,7 +272,7 @@ def score_command(
     if output_format == "table" and not annotate:
         _print_table(collector.results, tally, output, explain)
     if cache_path is not None and not frozen:
-        _save_cache(scorer, cache_path)
+        save_cache_file(scorer, cache_path)
     stderr_console().print(summary_line(tally), markup=False, highlight=False)
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 
@@ -377,50 +377,6 @@ def _window_cap(value: str | None) -> int | str | None:
     if count < 1:
         raise click.BadParameter("give a positive integer or 'none'", param_hint="--max-windows")
     return count
-
-
-def _cache(
-    cache_path: Path | None,
-    identity: TraceValueScorer,
-    cache_size: int | None,
-    ttl_seconds: float | None,
-    *,
-    frozen: bool = False,
-) -> VectorCache | None:
-    """The cache bound to its file, resized or given a TTL when asked; ``None``: none yet.
-
-    A cache made under another model or novelty text is refused (``CacheFileError``).
-    """
-    from knowledgepulse.novelty import VectorCache  # noqa: PLC0415
-
-    if identity.embedder is None or cache_path is None:
-        return None
-    if not cache_path.exists() and identity.cache_dimensions is None:
-        return None  # the scorer makes it once the first vectors give the width
-    return VectorCache.open(
-        cache_path,
-        model_id=identity.cache_model_id,
-        dimensions=identity.cache_dimensions,
-        max_elements=cache_size,
-        ttl_ms=_ttl_ms(ttl_seconds),
-        read_only=frozen,
-    )
-
-
-def _ttl_ms(ttl_seconds: float | None) -> float | None:
-    return None if ttl_seconds is None else ttl_seconds * 1000
-
-
-def _save_cache(scorer: TraceValueScorer, cache_path: Path) -> None:
-    if scorer.embedder is None:
-        stderr_console().print(
-            f"kp: the cache was not saved to {cache_path}: no embedder was available", markup=False
-        )
-        return
-    if scorer.cache.path is not None:
-        scorer.cache.flush()  # opened from cache_path: append what this run added
-    else:
-        scorer.cache.save(cache_path, model_id=scorer.cache_model_id)
 
 
 def _scored(
