@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import random
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import ray
 
-from knowledgepulse.cli.main import main
+from tests.cli.conftest import kp  # the same in-process runner as the CLI tests
 
 # The shared corpora sit beside the work tree, as for tests/novelty/test_minilm_workers.py.
 CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
@@ -49,30 +47,9 @@ def corpus_lines() -> list[str]:
     return lines
 
 
-@dataclass(frozen=True)
-class Run:
-    """The outcome of one ``kp`` invocation."""
-
-    code: int
-    out: str
-    err: str
-
-
-@pytest.fixture
-def kp(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Run]:
-    """Call ``kp ARGS...`` in-process."""
-
-    def run(*args: str, stdin: str | None = None) -> Run:
-        if stdin is not None:
-            monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-        capsys.readouterr()
-        code = main(list(args))
-        captured = capsys.readouterr()
-        return Run(code, captured.out, captured.err)
-
-    return run
-
-
 def records(text: str) -> list[dict[str, Any]]:
     """The JSON Lines of a report."""
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+__all__ = ["corpus_lines", "kp", "ray_cluster", "records"]

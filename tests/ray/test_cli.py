@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.ray.conftest import Run, records
+from tests.cli.conftest import KpRunner
+from tests.ray.conftest import records
 
 pytestmark = pytest.mark.usefixtures("ray_cluster")
 
@@ -23,7 +23,7 @@ def traces_file(tmp_path: Path, corpus_lines: list[str]) -> Path:
 
 @pytest.mark.embedder
 def test_engine_ray_gives_the_local_report(
-    kp: Callable[..., Run], traces_file: Path, corpus_lines: list[str]
+    kp: KpRunner, traces_file: Path, corpus_lines: list[str]
 ) -> None:
     """Same rows, scores within 1e-6, same nearest ids and windows, exit 0."""
     options = ("-f", "jsonl", "--max-windows", "2", "--batch-size", "8")
@@ -44,7 +44,7 @@ def test_engine_ray_gives_the_local_report(
 
 
 def test_an_address_with_nothing_listening_is_one_line_and_exit_2(
-    kp: Callable[..., Run], traces_file: Path
+    kp: KpRunner, traces_file: Path
 ) -> None:
     run = kp("score", str(traces_file), "--engine", "ray", "--address", "127.0.0.1:1")
     assert run.code == 2
@@ -53,24 +53,20 @@ def test_an_address_with_nothing_listening_is_one_line_and_exit_2(
     assert run.out == ""
 
 
-def test_address_without_engine_ray_is_a_usage_error(
-    kp: Callable[..., Run], traces_file: Path
-) -> None:
+def test_address_without_engine_ray_is_a_usage_error(kp: KpRunner, traces_file: Path) -> None:
     run = kp("score", str(traces_file), "--address", "127.0.0.1:6379")
     assert run.code == 2
     assert "--address names a Ray cluster; it needs --engine ray" in run.err
 
 
-def test_engine_ray_without_an_embedder_is_a_usage_error(
-    kp: Callable[..., Run], traces_file: Path
-) -> None:
+def test_engine_ray_without_an_embedder_is_a_usage_error(kp: KpRunner, traces_file: Path) -> None:
     run = kp("score", str(traces_file), "--engine", "ray", "--no-embedder")
     assert run.code == 2
     assert "nothing to run" in run.err
 
 
 def test_engine_ray_without_ray_installed_names_the_extra(
-    kp: Callable[..., Run], traces_file: Path, monkeypatch: pytest.MonkeyPatch
+    kp: KpRunner, traces_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No traceback: one line with the pip command, exit 2."""
     monkeypatch.setitem(sys.modules, "ray", None)  # makes `import ray` fail as if absent
