@@ -210,18 +210,15 @@ def build_embedder(
             )
         return None
     workers = workers if workers is not None else novelty.minilm.available_threads()
-    options = {} if window_cap == "default" else {"max_windows": window_cap}
+    max_windows = novelty.DEFAULT_MAX_WINDOWS if window_cap == "default" else window_cap
+    assert not isinstance(max_windows, str)  # "default" is the only word _window_cap gives
     if model is None and device == "cpu":
-        return novelty.shared_embedder(workers, **options)
+        return novelty.shared_embedder(workers, max_windows)
     from knowledgepulse.backends.devices import embedder_for  # noqa: PLC0415 - torch is heavy
 
-    embedder = embedder_for(device, workers=workers, model_path=model, **options)  # type: ignore[arg-type]
+    embedder = embedder_for(device, workers=workers, model_path=model, max_windows=max_windows)
     # The user named this model or device: one that cannot load is an error now, not a silent
     # novelty of 0.5.
-    load = getattr(embedder, "load", None)
-    if callable(load):
-        load()
-    close = getattr(embedder, "close", None)
-    if callable(close):
-        click.get_current_context().call_on_close(close)
+    embedder.load()
+    click.get_current_context().call_on_close(embedder.close)
     return embedder
