@@ -6,10 +6,10 @@ import asyncio
 import logging
 import sys
 import types
-from collections.abc import AsyncIterator, Coroutine, Generator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -18,24 +18,9 @@ from knowledgepulse.errors import MissingDependencyError
 from knowledgepulse.integrations import CapturedTrace, Collector, StepBuilder, TraceOptions
 from knowledgepulse.integrations._envelope import assemble
 from knowledgepulse.integrations.capture import Capture, capture
+from tests.integrations.loops import run_fresh
 
 HOOK = "knowledgepulse.integrations.langchain"
-
-T = TypeVar("T")
-
-
-def run_fresh(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run on a new event loop, then close it, leaving the thread's default loop alone.
-
-    Not asyncio.run nor run_sync: the Agents SDK's Runner.run_sync leaves the thread's default
-    loop open on purpose, and replacing or reusing it raises ResourceWarnings here.
-    """
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(coroutine)
-    finally:
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()
 
 
 class FakeFramework:

@@ -2,32 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Coroutine
-from typing import Any, TypeVar
-
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 import knowledgepulse as kp
 from knowledgepulse.integrations import CapturedTrace
-
-T = TypeVar("T")
-
-
-def run_fresh(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run on a new event loop, then close it, leaving the thread's default loop alone.
-
-    Not asyncio.run nor run_sync: the Agents SDK's Runner.run_sync leaves the thread's default
-    loop open on purpose, and replacing or reusing it raises ResourceWarnings here.
-    """
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(coroutine)
-    finally:
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()
+from tests.integrations.loops import run_fresh
 
 
 def scripted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:

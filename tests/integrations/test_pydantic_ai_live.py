@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -22,22 +20,7 @@ from pydantic_ai.models.test import TestModel
 
 import knowledgepulse as kp
 from knowledgepulse.integrations import pydantic_ai as pai
-
-T = TypeVar("T")
-
-
-def run_fresh(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run on a new event loop, then close it, leaving the thread's default loop alone.
-
-    Not asyncio.run nor run_sync: the Agents SDK's Runner.run_sync leaves the thread's default
-    loop open on purpose, and replacing or reusing it raises ResourceWarnings here.
-    """
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(coroutine)
-    finally:
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()
+from tests.integrations.loops import run_fresh
 
 
 def flaky_agent(model: Any, **kwargs: Any) -> Agent[None, Any]:
