@@ -16,6 +16,7 @@ from knowledgepulse.integrations import langchain as lc
 from knowledgepulse.integrations.convert import convert_file, recognise
 from knowledgepulse.records import Problem
 from knowledgepulse.value import TraceValueScorer
+from tests.integrations.weather import RETRY_SHAPE
 
 DATA = Path(__file__).parent / "data" / "langchain"
 EXAMPLE_RUNS = Path(__file__).parents[2] / "examples" / "integrations" / "langgraph" / "runs.json"
@@ -128,15 +129,7 @@ def flatten(run: dict[str, Any]) -> list[dict[str, Any]]:
 def test_example_run_file_converts_to_the_graph_steps() -> None:
     """The saved LangGraph run: the failed call, the recovery, the answer, in order."""
     item = only_trace(EXAMPLE_RUNS, domain="weather")
-    assert shape(item) == [
-        ("thought", None),
-        ("tool_call", "get_weather"),
-        ("observation", "get_weather"),
-        ("thought", None),
-        ("error_recovery", "get_weather"),
-        ("observation", "get_weather"),
-        ("thought", None),
-    ]
+    assert shape(item) == RETRY_SHAPE
     trace = item.trace
     assert "unknown city 'Pariss'" in (trace.steps[2].content or "")
     assert trace.steps[4].input == {"city": "Paris"}

@@ -21,17 +21,9 @@ from knowledgepulse.integrations import CapturedTrace, Collector, ConvertedTrace
 from knowledgepulse.integrations import langchain as lc
 from knowledgepulse.integrations.convert import convert_file
 from knowledgepulse.value import TraceValueScorer
+from tests.integrations.weather import RETRY_SHAPE, step_shape
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "integrations" / "langgraph" / "weather_agent.py"
-EXPECTED = [
-    ("thought", None),
-    ("tool_call", "get_weather"),
-    ("observation", "get_weather"),
-    ("thought", None),
-    ("error_recovery", "get_weather"),
-    ("observation", "get_weather"),
-    ("thought", None),
-]
 
 
 def load_example() -> ModuleType:
@@ -54,10 +46,6 @@ def invoke(config: dict[str, Any] | None = None) -> dict[str, Any]:
     return result
 
 
-def shape(trace: Any) -> list[tuple[str, str | None]]:
-    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
-
-
 def scorer() -> TraceValueScorer:
     return TraceValueScorer(embedder=None)
 
@@ -69,7 +57,7 @@ def test_a_langgraph_agent_with_a_failing_tool_gives_a_scored_trace() -> None:
     assert result["messages"][-1].content == "It is sunny in Paris today, 21 °C."
     (captured,) = tracer.captured
     trace = captured.trace
-    assert shape(trace) == EXPECTED
+    assert step_shape(trace) == RETRY_SHAPE
     assert trace.steps[0].content == (
         "The user wants today's weather in Paris; the weather tool knows it."
     )
@@ -144,7 +132,7 @@ def test_a_run_that_raises_is_a_failed_trace_and_the_error_reaches_the_caller() 
     with pytest.raises(ValueError, match="unknown city"):
         compiled.invoke({"messages": [("user", "Weather?")]}, {"callbacks": [tracer]})
     (trace,) = tracer.traces
-    assert shape(trace) == [("tool_call", "get_weather"), ("observation", "get_weather")]
+    assert step_shape(trace) == [("tool_call", "get_weather"), ("observation", "get_weather")]
     assert trace.metadata.success is False
     assert trace.outcome.confidence == 0.2
 
@@ -157,7 +145,7 @@ def test_async_runs_are_traced_too() -> None:
         {"messages": [("user", EXAMPLE_MODULE.TASK)]}, config={"callbacks": [tracer]}
     )
     asyncio.run(coroutine)
-    assert shape(tracer.traces[0]) == EXPECTED
+    assert step_shape(tracer.traces[0]) == RETRY_SHAPE
 
 
 def test_activate_traces_runs_in_its_context_without_callbacks() -> None:
@@ -166,7 +154,7 @@ def test_activate_traces_runs_in_its_context_without_callbacks() -> None:
     with lc.activate(collector):
         invoke()
     assert len(collector.captured) == 1
-    assert shape(collector.traces[0]) == EXPECTED
+    assert step_shape(collector.traces[0]) == RETRY_SHAPE
     invoke()
     assert len(collector.captured) == 1
 
@@ -178,7 +166,7 @@ def test_kp_capture_records_a_langgraph_run_through_this_hook() -> None:
     with capture(domain="weather", scorer=scorer()) as captured:
         invoke()
     (trace,) = captured.traces
-    assert shape(trace) == EXPECTED
+    assert step_shape(trace) == RETRY_SHAPE
     assert trace.metadata.task_domain == "weather"
 
 
@@ -230,7 +218,7 @@ def test_a_root_run_left_open_too_long_is_dropped() -> None:
     assert len(tracer.run_map) == 1
     invoke({"callbacks": [tracer]})
     assert tracer.run_map == {}
-    assert shape(tracer.traces[0]) == EXPECTED
+    assert step_shape(tracer.traces[0]) == RETRY_SHAPE
 
 
 def test_a_tool_error_message_alone_fails_an_unknown_tool_call() -> None:
@@ -264,7 +252,7 @@ def test_a_tool_error_message_alone_fails_an_unknown_tool_call() -> None:
     compiled.invoke({"messages": [("user", "Weather?")]}, {"callbacks": [tracer]})
     trace = tracer.traces[0]
     # The reply after the error is its recovery (spec rule 2: no later tool call).
-    assert shape(trace) == [
+    assert step_shape(trace) == [
         ("tool_call", "wether"),
         ("observation", "wether"),
         ("error_recovery", None),
@@ -279,7 +267,7 @@ def test_the_example_prints_a_scored_trace_and_saves_its_run(
     path = tmp_path / "runs.json"
     assert EXAMPLE_MODULE.main(["--save", str(path)]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert [step["type"] for step in printed["steps"]] == [kind for kind, _ in EXPECTED]
+    assert [step["type"] for step in printed["steps"]] == [kind for kind, _ in RETRY_SHAPE]
     (item,) = convert_file(path)
     assert isinstance(item, ConvertedTrace)
     assert item.trace.id == printed["id"]

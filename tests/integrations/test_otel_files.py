@@ -17,6 +17,7 @@ from knowledgepulse.integrations.otel import CONTENT_HINT, convert_records, reco
 from knowledgepulse.integrations.otel.spans import any_value
 from knowledgepulse.records import Problem, read_records
 from knowledgepulse.trace import ReasoningTrace
+from tests.integrations.weather import RETRY_SHAPE, step_shape
 
 DATA = Path(__file__).parent / "data" / "otel"
 EXAMPLE = Path(__file__).parents[2] / "examples" / "integrations" / "otel"
@@ -114,15 +115,7 @@ def test_file_exporter_output_of_the_example_agent_converts() -> None:
     """The example's spans, as the OTel file exporter wrote them: the retry is error_recovery."""
     (item,) = traces(EXAMPLE / "pydantic_ai_weather.otlp.jsonl")
     trace = item.trace
-    assert [(step.type, step.tool.name if step.tool else None) for step in trace.steps] == [
-        ("thought", None),
-        ("tool_call", "get_weather"),
-        ("observation", "get_weather"),
-        ("thought", None),
-        ("error_recovery", "get_weather"),
-        ("observation", "get_weather"),
-        ("thought", None),
-    ]
+    assert step_shape(trace) == RETRY_SHAPE
     assert trace.steps[2].content == "the weather service is busy, try again"
     assert trace.outcome.result_summary == "It is rainy, 14 °C in Paris today."
     assert trace.task.objective == "What is the weather in Paris?"

@@ -20,20 +20,7 @@ from knowledgepulse.integrations.otel import activate, install, to_trace
 from knowledgepulse.integrations.otel.live import KPSpanProcessor
 from knowledgepulse.trace import ReasoningTrace
 from tests.integrations.otel_helpers import USER_TASK, provider, run_weather_agent, write_jsonl
-
-RETRY_SHAPE = [
-    ("thought", None),
-    ("tool_call", "get_weather"),
-    ("observation", "get_weather"),
-    ("thought", None),
-    ("error_recovery", "get_weather"),
-    ("observation", "get_weather"),
-    ("thought", None),
-]
-
-
-def shape(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
-    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+from tests.integrations.weather import RETRY_SHAPE, step_shape
 
 
 def unscored(trace: ReasoningTrace) -> ReasoningTrace:
@@ -48,7 +35,7 @@ def test_hand_made_genai_spans_become_a_scored_trace() -> None:
     run_weather_agent(tracer_provider.get_tracer("test"))
     (captured,) = collector.captured
     trace = captured.trace
-    assert shape(trace) == RETRY_SHAPE
+    assert step_shape(trace) == RETRY_SHAPE
     assert trace.steps[2].content == "weather service timed out"
     assert trace.steps[4].input == {"city": "Paris"}
     assert trace.task.objective == USER_TASK
@@ -100,7 +87,7 @@ def test_pydantic_ai_agent_with_a_retried_tool(tmp_path: Path) -> None:
     assert result.output == "It is rainy in Paris."
     assert len(attempts) == 2
     (trace,) = collector.traces
-    assert shape(trace) == RETRY_SHAPE
+    assert step_shape(trace) == RETRY_SHAPE
     assert trace.steps[2].content == "the weather service is busy"
     assert trace.task.objective == "Weather in Paris?"
     assert trace.outcome.result_summary == "It is rainy in Paris."
@@ -188,7 +175,7 @@ def test_activate_captures_only_runs_started_inside() -> None:
         run_weather_agent(tracer)
     run_weather_agent(tracer)
     (captured,) = collector.captured
-    assert shape(captured.trace) == RETRY_SHAPE
+    assert step_shape(captured.trace) == RETRY_SHAPE
 
 
 def test_install_without_the_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -264,4 +251,4 @@ def test_the_real_otel_file_exporter_writes_what_kp_convert_reads(tmp_path: Path
     assert main(["convert", str(path), "-o", str(converted)]) == 0
     (line,) = converted.read_text("utf-8").splitlines()
     assert ReasoningTrace.model_validate_json(line) == unscored(collector.traces[0])
-    assert shape(collector.traces[0]) == RETRY_SHAPE
+    assert step_shape(collector.traces[0]) == RETRY_SHAPE
