@@ -67,9 +67,7 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
     """
     remove_stale_temporaries(path)
     try:
-        descriptor, temporary = tempfile.mkstemp(
-            dir=path.parent, prefix=f".{path.name}.", suffix=f".{os.getpid()}{_SUFFIX}"
-        )
+        descriptor, temporary = temporary_beside(path)
     except OSError as error:
         raise OutputError(f"cannot write {path}: {error.strerror}") from None
     try:
@@ -77,13 +75,28 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
             yield file
             file.flush()
             os.fsync(file.fileno())
-        os.chmod(temporary, _new_file_mode())
+        os.chmod(temporary, new_file_mode())
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-    _sync_directory(path.parent)
+    fsync_path(path.parent)
+
+
+def temporary_beside(path: Path) -> tuple[int, Path]:
+    """A new temporary file beside ``path``: its descriptor and name.
+
+    The name carries this process's id, so that :func:`remove_stale_temporaries` removes it
+    once the process is gone.
+
+    Raises:
+        OSError: the file cannot be created.
+    """
+    descriptor, name = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=f".{os.getpid()}{_SUFFIX}"
+    )
+    return descriptor, Path(name)
 
 
 def remove_stale_temporaries(path: Path) -> int:
@@ -125,17 +138,19 @@ def _alive(pid: int) -> bool:
 
 
 @functools.cache
-def _new_file_mode() -> int:
-    # The only portable way to read the umask is to set it and put it back, once per process.
+def new_file_mode() -> int:
+    """The mode the user's umask gives a new file (read once per process)."""
+    # The only portable way to read the umask is to set it and put it back.
     umask = os.umask(0o022)
     os.umask(umask)
     return 0o666 & ~umask
 
 
-def _sync_directory(directory: Path) -> None:
-    # Make the rename itself durable; not every platform lets a directory be opened.
+def fsync_path(path: Path) -> None:
+    """Flush a file, or a directory's entries (making a rename durable), to disk; best effort."""
+    # Not every platform lets a directory be opened.
     with contextlib.suppress(OSError):
-        descriptor = os.open(directory, os.O_RDONLY)
+        descriptor = os.open(path, os.O_RDONLY)
         try:
             os.fsync(descriptor)
         finally:

@@ -30,6 +30,7 @@ from knowledgepulse.errors import CacheFileError
 from knowledgepulse.novelty.banded import BLOCK_BYTES
 from knowledgepulse.novelty.cache_input import batch_ids, unit_matrix, unit_vector
 from knowledgepulse.novelty.cache_io import load_cache, same_file, write_entries
+from knowledgepulse.novelty.cache_open import open_cache
 from knowledgepulse.novelty.cache_ring import RingFile
 from knowledgepulse.novelty.cache_search import frozen_search, nearest_then_add
 from knowledgepulse.novelty.cache_store import FileRing, MemoryRing, live_entries
@@ -305,8 +306,8 @@ class VectorCache:
             CacheFileError: the ring file cannot be written.
         """
         target = Path(path)
-        owned = self._path is not None and isinstance(self._store, FileRing)
-        if owned and self._path is not None and same_file(target, self._path):
+        own_file = self._path if isinstance(self._store, FileRing) else None
+        if own_file is not None and same_file(target, own_file):
             self.flush()
             return
         write_entries(
@@ -357,8 +358,6 @@ class VectorCache:
                 ``read_only``, or cannot be made; the message names the file and the fix.
             ScorerParameterError: a setting out of range.
         """
-        from knowledgepulse.novelty.cache_open import open_cache  # noqa: PLC0415
-
         return open_cache(
             cls,
             Path(path),

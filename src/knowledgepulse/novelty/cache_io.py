@@ -45,15 +45,8 @@ def write_entries(
         OutputError: the file cannot be created.
         CacheFileError: the ring file cannot be written.
     """
-    vectors = np.array([e.vector for e in entries], dtype=np.float32).reshape(
-        len(entries), dimensions
-    )
-    added_at = np.array([entry.added_at_ms for entry in entries], dtype=np.float64)
-    ids = [entry.id for entry in entries]
+    contents = _as_contents(entries, model_id, dimensions, max_elements, ttl_ms)
     if wants_npz(path):
-        contents = CacheFileContents(
-            model_id, dimensions, max_elements, ttl_ms, ids, vectors, added_at
-        )
         write_cache_file(path, contents)
         return
     RingFile.create(
@@ -62,9 +55,29 @@ def write_entries(
         model_id=model_id,
         ttl_ms=ttl_ms,
         replace=True,
-        vectors=vectors,
-        added_at=added_at,
-        ids=ids,
+        vectors=contents.vectors,
+        added_at=contents.added_at,
+        ids=contents.ids,
+    )
+
+
+def _as_contents(
+    entries: list[CachedVector],
+    model_id: str | None,
+    dimensions: int,
+    max_elements: int,
+    ttl_ms: float | None,
+) -> CacheFileContents:
+    """Entries (oldest first) as the columns a cache file holds."""
+    vectors = np.array([e.vector for e in entries], dtype=np.float32)
+    return CacheFileContents(
+        model_id,
+        dimensions,
+        max_elements,
+        ttl_ms,
+        [e.id for e in entries],
+        vectors.reshape(len(entries), dimensions),
+        np.array([e.added_at_ms for e in entries], dtype=np.float64),
     )
 
 
@@ -113,19 +126,14 @@ def read_ring_contents(cls: type[VectorCache], path: Path, clock: Clock) -> Cach
     """A ring file's entries, read whole for :meth:`VectorCache.load` (which applies the TTL)."""
     ring = RingFile(path, writable=False)
     try:
-        cache = cls._from_ring(ring, None, clock, BLOCK_BYTES)
-        header = ring.header
-        entries = list(cache.entries())
-        return CacheFileContents(
+        entries = list(cls._from_ring(ring, None, clock, BLOCK_BYTES).entries())
+        layout = ring.layout
+        return _as_contents(
+            entries,
             ring.superblock.model_id,
-            ring.layout.dimensions,
-            ring.layout.capacity,
-            header.ttl_ms,
-            [e.id for e in entries],
-            np.array([e.vector for e in entries], dtype=np.float32).reshape(
-                len(entries), ring.layout.dimensions
-            ),
-            np.array([e.added_at_ms for e in entries], dtype=np.float64),
+            layout.dimensions,
+            layout.capacity,
+            ring.header.ttl_ms,
         )
     finally:
         ring.close()

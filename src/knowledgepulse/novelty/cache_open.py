@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from knowledgepulse._util.settings import optional_duration_ms, positive_int
 from knowledgepulse.errors import CacheFileError
+from knowledgepulse.novelty.cache_file import FRESH_START
 from knowledgepulse.novelty.cache_io import check_identity, is_ring_file, wants_npz
 from knowledgepulse.novelty.cache_ring import RingFile
 from knowledgepulse.novelty.cache_types import DEFAULT_DIMENSIONS, DEFAULT_MAX_ELEMENTS, Clock
@@ -38,7 +39,9 @@ def open_cache(
     positive_int(block_bytes, "block_bytes")
     ttl_ms = optional_duration_ms(ttl_ms, "ttl_ms")
     exists = path.exists()
-    if (exists and not is_ring_file(path) and wants_npz(path)) or (not exists and wants_npz(path)):
+    if not exists and read_only:
+        raise CacheFileError(f"{path}: no such cache file (it is made by a run that adds)")
+    if wants_npz(path) and not is_ring_file(path):  # a missing file is no ring file
         return _npz_cache(
             cls,
             path,
@@ -50,8 +53,6 @@ def open_cache(
             clock=clock,
         )
     if not exists:
-        if read_only:
-            raise CacheFileError(f"{path}: no such cache file (it is made by a run that adds)")
         if dimensions is None:
             raise CacheFileError(f"{path}: a new cache file needs the vectors' dimensions")
         layout = RingLayout(dimensions, max_elements or DEFAULT_MAX_ELEMENTS)
@@ -59,7 +60,7 @@ def open_cache(
     elif not is_ring_file(path):
         raise CacheFileError(
             f"{path}: not a knowledgepulse vector cache (neither a ring file nor an .npz); "
-            "delete it to start a fresh cache (or give another cache file)"
+            f"{FRESH_START}"
         )
     ring = RingFile(path, writable=not read_only)
     try:
@@ -105,8 +106,6 @@ def _npz_cache(
             ttl_ms=ttl_ms,
             clock=clock,
         )
-    elif read_only:
-        raise CacheFileError(f"{path}: no such cache file (it is made by a run that adds)")
     else:
         cache = cls(
             max_elements or DEFAULT_MAX_ELEMENTS,

@@ -21,7 +21,6 @@ import fcntl
 import mmap
 import os
 import shutil
-import tempfile
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,8 +29,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse._util.atomic import remove_stale_temporaries
+from knowledgepulse._util.atomic import (
+    fsync_path,
+    new_file_mode,
+    remove_stale_temporaries,
+    temporary_beside,
+)
 from knowledgepulse.errors import CacheFileError
+from knowledgepulse.novelty.cache_file import FRESH_START
 from knowledgepulse.novelty.ring_file import (
     COMMIT_OFFSETS,
     JOURNAL_HEADER_BYTES,
@@ -53,7 +58,6 @@ from knowledgepulse.novelty.ring_file import (
     ring_slots,
 )
 
-FRESH_START = "delete it to start a fresh cache (or give another cache file)"
 Step = Callable[[str], None]
 """Called between the steps of a save with the step's name; tests inject crashes with it."""
 
@@ -108,12 +112,9 @@ class RingFile:
                     f"{layout.journal_offset / 2**30:.2f} GiB and the disk has "
                     f"{free / 2**30:.2f} GiB free; give a smaller --cache-size or another disk"
                 )
-            descriptor, name = tempfile.mkstemp(
-                dir=path.parent, prefix=f".{path.name}.", suffix=f".{os.getpid()}.kp-tmp"
-            )
+            descriptor, temporary = temporary_beside(path)
         except OSError as error:
             raise CacheFileError(f"{path}: cannot create the cache file ({error})") from None
-        temporary = Path(name)
         try:
             superblock = encode_superblock(Superblock(layout, model_id)).ljust(PAGE, b"\0")
             os.pwrite(descriptor, superblock, 0)
@@ -129,8 +130,8 @@ class RingFile:
                     ring.commit(vectors, times, ids or [None] * len(vectors), ttl_ms=ttl_ms)
                 finally:
                     ring.close()
-            _fsync_path(temporary)
-            os.chmod(temporary, _new_file_mode())
+            fsync_path(temporary)
+            os.chmod(temporary, new_file_mode())
             if replace:
                 os.replace(temporary, path)
             else:
@@ -141,7 +142,7 @@ class RingFile:
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
-        _fsync_path(path.parent if str(path.parent) else Path())
+        fsync_path(path.parent if str(path.parent) else Path())
 
     def _open(self) -> None:
         try:
@@ -449,19 +450,3 @@ class RingFile:
         view, done = memoryview(data), 0
         while done < len(view):
             done += os.pwrite(self._fd, view[done:], offset + done)
-
-
-def _fsync_path(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        descriptor = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-
-
-def _new_file_mode() -> int:
-    # The only portable way to read the umask is to set it and put it back.
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return 0o666 & ~umask

@@ -114,10 +114,6 @@ class RingLayout:
         """The end of the regions: a file is at least this long; a save's journal goes here."""
         return _aligned(self.checksums_offset + self.chunks * 16)
 
-    def journal_bytes(self, entries: int) -> int:
-        """The size of a journal of ``entries`` new entries."""
-        return JOURNAL_HEADER_BYTES + entries * self.entry_bytes
-
     @property
     def entry_bytes(self) -> int:
         """The bytes of one entry across the regions (vector, time, sequence, hash, id)."""
