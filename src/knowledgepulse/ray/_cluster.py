@@ -40,6 +40,23 @@ def import_ray() -> ModuleType:
     return ray
 
 
+def first_line(error: BaseException) -> str:
+    """The first line of ``error``'s message (Ray's run to pages), or its repr when it has none."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else repr(error)
+
+
+def actors_allowed(resources: dict[str, float], num_cpus: float, num_gpus: float) -> int:
+    """How many actors of ``num_cpus`` CPUs and ``num_gpus`` GPUs ``resources`` hold (at least 1).
+
+    Counted by GPUs when the actors ask for any, else by CPUs; an actor asking for no CPU
+    counts as needing a sliver of one (no division by zero).
+    """
+    if num_gpus > 0:
+        return max(1, int(resources.get("GPU", 0) // num_gpus))
+    return max(1, int(resources.get("CPU", 1) // max(num_cpus, 1e-9)))
+
+
 def check_reachable(address: str, *, timeout: float = CONNECT_TIMEOUT_S) -> None:
     """Fail fast when nothing listens at a ``host:port`` (or ``ray://host:port``) address.
 
@@ -114,7 +131,7 @@ class RayConnection:
         except (ConnectionError, RuntimeError, ValueError) as error:
             raise RayClusterError(
                 f"cannot start or join Ray{f' at {self._address}' if self._address else ''}: "
-                f"{str(error).strip().splitlines()[0] if str(error).strip() else error!r}"
+                f"{first_line(error)}"
             ) from None
         self._owned = True
         return ray

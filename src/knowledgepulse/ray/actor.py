@@ -14,7 +14,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.novelty.embedder import Embedder, dimensions_of, model_id_of
+from knowledgepulse.novelty.embedder import (
+    Embedder,
+    WindowedEmbedder,
+    dimensions_of,
+    model_id_of,
+)
 from knowledgepulse.novelty.representation import LeadingEmbedder, novelty_text
 from knowledgepulse.novelty.windows import WindowedEmbeddings
 from knowledgepulse.ray.factory import EmbedderFactory
@@ -66,10 +71,8 @@ class EmbedWorker:
 
     def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
         """The embedder's ``embed_windowed``; without one, its vectors and no window counts."""
-        windowed = getattr(self._embedder, "embed_windowed", None)
-        if callable(windowed):
-            result: WindowedEmbeddings = windowed(texts)
-            return result
+        if isinstance(self._embedder, WindowedEmbedder):
+            return self._embedder.embed_windowed(texts)
         # Empty counts: the scorer then reports no windows, as it does for a plain embedder.
         return WindowedEmbeddings(self.embed_batch(texts), (), ())
 

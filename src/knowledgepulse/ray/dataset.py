@@ -28,7 +28,7 @@ import numpy as np
 
 from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
 from knowledgepulse.novelty.embedder import model_id_of
-from knowledgepulse.ray._cluster import RayClusterError, import_ray
+from knowledgepulse.ray._cluster import RayClusterError, actors_allowed, first_line, import_ray
 from knowledgepulse.ray.actor import (
     CAPPED,
     ID,
@@ -154,18 +154,14 @@ def iter_dataset_scores(
     """
     ray = import_ray()
     factory = factory or MiniLMFactory()
-    scorer = scorer or TraceValueScorer(embedder=factory())
-    _check_same_model(scorer, factory)
+    if scorer is None:
+        scorer = TraceValueScorer(embedder=factory())
+    else:
+        _check_same_model(scorer, factory)
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False)
     if concurrency is None:
-        free = ray.cluster_resources()
-        concurrency = max(
-            1,
-            int(free.get("GPU", 0) // num_gpus)
-            if num_gpus > 0
-            else int(free.get("CPU", 1) // max(num_cpus, 1e-9)),
-        )
+        concurrency = actors_allowed(ray.cluster_resources(), num_cpus, num_gpus)
     mapped = dataset.map_batches(
         TraceBatchEmbedder,
         fn_constructor_args=(factory, scorer.novelty_text, column, order_by),
@@ -211,7 +207,7 @@ def _unwrapped_errors(ray: Any, batches: Any) -> Iterator[dict[str, Any]]:
                 raise cause from None
             cause = getattr(cause, "cause", None) or cause.__cause__
         raise RayClusterError(
-            f"scoring the dataset failed on the cluster: {str(error).strip().splitlines()[0]}"
+            f"scoring the dataset failed on the cluster: {first_line(error)}"
         ) from error
 
 

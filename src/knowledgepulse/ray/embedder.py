@@ -19,7 +19,12 @@ from numpy.typing import NDArray
 from knowledgepulse._util.settings import optional_positive_int
 from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
 from knowledgepulse.novelty.windows import WindowedEmbeddings
-from knowledgepulse.ray._cluster import RayClusterError, RayConnection
+from knowledgepulse.ray._cluster import (
+    RayClusterError,
+    RayConnection,
+    actors_allowed,
+    first_line,
+)
 from knowledgepulse.ray.actor import EmbedWorker
 from knowledgepulse.ray.factory import EmbedderFactory, MiniLMFactory
 
@@ -173,7 +178,9 @@ class RayEmbedder:
         if self._actors:
             return self._actors
         ray = self._connection.open()
-        count = self._concurrency or self._default_concurrency(ray)
+        count = self._concurrency or actors_allowed(
+            ray.available_resources(), self._num_cpus, self._num_gpus
+        )
         worker = ray.remote(num_cpus=self._num_cpus, num_gpus=self._num_gpus)(EmbedWorker)
         self._actors = [worker.remote(self._factory) for _ in range(count)]
         return self._actors
@@ -197,12 +204,6 @@ class RayEmbedder:
         descriptions = self._gather(refs)
         self._description = descriptions[0]
         return self._description
-
-    def _default_concurrency(self, ray: Any) -> int:
-        free = ray.available_resources()
-        if self._num_gpus > 0:
-            return max(1, int(free.get("GPU", 0) // self._num_gpus))
-        return max(1, int(free.get("CPU", 1) // max(self._num_cpus, 1e-9)))
 
     def _spread(
         self, method: str, texts: Sequence[str], *args: Any, weights: Sequence[int] | None = None
@@ -230,7 +231,7 @@ class RayEmbedder:
             ) from None
         except ray.exceptions.RayActorError as error:
             raise RayClusterError(
-                f"an embedding actor died ({str(error).strip().splitlines()[0]}); a node may "
+                f"an embedding actor died ({first_line(error)}); a node may "
                 "have run out of memory: ask for fewer workers or a smaller --batch-size"
             ) from None
 
