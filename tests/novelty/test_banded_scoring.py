@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.curation import score_corpus
-from knowledgepulse.novelty import VectorCache
+from knowledgepulse.novelty import DEFAULT_NOVELTY_TEXT, VectorCache, novelty_text
 from knowledgepulse.novelty.exact import on_grid
 from knowledgepulse.records import Location, Record
 from knowledgepulse.testing import HashingEmbedder
@@ -19,6 +19,9 @@ from tests.builders import make_trace, trace_json
 
 TOPICS = ["flight refund", "invoice margin", "python retry error", "dose seattle", "search"]
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+DEFAULT_DIMENSIONS = novelty_text(DEFAULT_NOVELTY_TEXT).dimensions(HashingEmbedder().dimensions)
+"""The default representation's vector length with the test embedder."""
 
 
 def corpus(specs: list[tuple[int, int]]) -> list[ReasoningTrace]:
@@ -52,7 +55,9 @@ def test_online_batches_score_as_one_by_one_with_a_window_and_a_ttl(
     traces = corpus(items)
 
     def scorer(size: int) -> TraceValueScorer:
-        cache = VectorCache(max_elements=window, dimensions=768, ttl_ms=ttl_ms, clock=Ticking())
+        cache = VectorCache(
+            max_elements=window, dimensions=DEFAULT_DIMENSIONS, ttl_ms=ttl_ms, clock=Ticking()
+        )
         return TraceValueScorer(embedder=HashingEmbedder(), cache=cache, batch_size=size)
 
     sequential, batched = scorer(1), scorer(batch_size)

@@ -8,17 +8,24 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import ScorerParameterError
-from knowledgepulse.novelty import NOVELTY_TEXTS, novelty_text
+from knowledgepulse.novelty import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS, novelty_text
+from knowledgepulse.novelty.terms import TERM_DIMENSIONS, term_vectors
 from knowledgepulse.testing import HashingEmbedder
-from knowledgepulse.trace.text import actions_text, objective_text, whole_text
+from knowledgepulse.trace.text import action_terms, actions_text, objective_text, whole_text
 from tests.builders import make_trace, step
 
 WORDS = st.lists(st.sampled_from(["flight", "hotel", "refund", "oslo", "lisbon", "cancel"]))
 
 
-def test_the_names_are_the_default_windows_and_truncate() -> None:
-    """The three representations are registered under the names the CLI and docs use."""
-    assert sorted(NOVELTY_TEXTS) == ["objective-actions", "truncate", "windows"]
+def test_the_names_are_the_default_and_the_earlier_ones() -> None:
+    """The representations are registered under the names the CLI and docs use."""
+    assert sorted(NOVELTY_TEXTS) == [
+        "objective-actions",
+        "objective-actions-terms",
+        "truncate",
+        "windows",
+    ]
+    assert DEFAULT_NOVELTY_TEXT == "objective-actions-terms"
 
 
 def test_an_unknown_name_lists_the_names_and_the_closest() -> None:
@@ -91,4 +98,34 @@ def test_cache_model_id_names_the_representation_except_windows() -> None:
     ids = {name: novelty_text(name).cache_model_id(embedder) for name in NOVELTY_TEXTS}
     assert ids["windows"] == "hashing-384"
     assert ids["truncate"] == "hashing-384+novelty-text:truncate"
-    assert len(set(ids.values())) == 3
+    assert len(set(ids.values())) == len(NOVELTY_TEXTS)
+
+
+@given(WORDS, WORDS, WORDS, WORDS)
+def test_three_part_cosine_weighs_objective_actions_and_terms_equally(
+    objective_a: list[str], actions_a: list[str], objective_b: list[str], actions_b: list[str]
+) -> None:
+    """The default: cos = (cos objectives + cos actions + cos term vectors) / 3, no part zero."""
+    embedder = HashingEmbedder(dimensions=32)
+    traces = [
+        make_trace(
+            objective=" ".join(["go", *objective]),
+            step_list=[
+                {
+                    **step(0, "tool_call", " ".join(["act", *actions]), "t"),
+                    "input": {"q": " ".join(["id7", *actions])},
+                }
+            ],
+        )
+        for objective, actions in ((objective_a, actions_a), (objective_b, actions_b))
+    ]
+    a, b = novelty_text("objective-actions-terms").embed(embedder, traces).vectors
+    objectives = embedder.embed_batch([objective_text(t) for t in traces])
+    actions = embedder.embed_batch([actions_text(t) for t in traces])
+    terms = term_vectors([action_terms(t) for t in traces])
+    assume(np.linalg.norm(objectives, axis=1).min() > 0.5)
+    assume(np.linalg.norm(actions, axis=1).min() > 0.5)
+    assume(np.linalg.norm(terms, axis=1).min() > 0.5)
+    expected = (objectives[0] @ objectives[1] + actions[0] @ actions[1] + terms[0] @ terms[1]) / 3
+    assert float(a @ b) == pytest.approx(float(expected), abs=1e-5)
+    assert a.shape == (32 + 32 + TERM_DIMENSIONS,)

@@ -82,7 +82,7 @@ def test_inputs_hold_what_each_dimension_was_computed_from() -> None:
             "similarity": None,
             "windows_embedded": None,
             "capped": None,
-            "novelty_text": "objective-actions",
+            "novelty_text": "objective-actions-terms",
         },
         "tool_diversity": {"distinct_tools": 2, "steps": 5},
         "outcome_confidence": {

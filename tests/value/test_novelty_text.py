@@ -7,25 +7,25 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
-from knowledgepulse.novelty import VectorCache
+from knowledgepulse.novelty import NOVELTY_TEXTS, VectorCache
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import make_trace
 
 
-def test_the_default_is_objective_actions_and_is_recorded() -> None:
+def test_the_default_is_objective_actions_terms_and_is_recorded() -> None:
     """The breakdown's novelty inputs end with the representation's name."""
     breakdown = TraceValueScorer(embedder=HashingEmbedder()).score(make_trace())
     inputs = breakdown.to_dict()["inputs"]["novelty"]
     assert list(inputs)[-1] == "novelty_text"
-    assert inputs["novelty_text"] == "objective-actions"
+    assert inputs["novelty_text"] == "objective-actions-terms"
 
 
-def test_the_default_cache_holds_two_parts() -> None:
-    """objective-actions vectors are twice the embedder's length, and the cache is sized so."""
-    scorer = TraceValueScorer(embedder=HashingEmbedder())
-    assert scorer.cache_dimensions == 768
-    assert scorer.cache.dimensions == 768
+def test_the_default_cache_holds_three_parts() -> None:
+    """Two embedded parts and 384 hashed buckets of terms; the cache is sized so."""
+    scorer = TraceValueScorer(embedder=HashingEmbedder(dimensions=16))
+    assert scorer.cache_dimensions == 16 + 16 + 384
+    assert scorer.cache.dimensions == 16 + 16 + 384
 
 
 def test_unknown_novelty_text_is_refused_when_the_scorer_is_made() -> None:
@@ -52,7 +52,7 @@ def test_no_embedder_has_no_cache_model_id() -> None:
     assert TraceValueScorer(embedder=None).cache_model_id is None
 
 
-@pytest.mark.parametrize("name", ["objective-actions", "windows", "truncate"])
+@pytest.mark.parametrize("name", sorted(NOVELTY_TEXTS))
 def test_batches_equal_one_by_one_for_every_representation(name: str) -> None:
     """score_many gives what score gives trace by trace, in order."""
     traces = [make_trace(trace_id=f"kp:trace:{i}", objective=f"task {i % 3}") for i in range(7)]

@@ -156,7 +156,7 @@ def support_call(
 
 
 def test_default_novelty_text_puts_a_repeat_below_a_new_task(minilm: MiniLMEmbedder) -> None:
-    """objective-actions: another trial of a seen task is less novel than a new task."""
+    """The default: another trial of a seen task is less novel than a new task."""
     scorer = TraceValueScorer(embedder=minilm)
     scorer.score(
         support_call("kp:trace:t0", "Hi!", "mia_li_3668", "XK92LM", "Cancel my trip to Seattle.")
@@ -173,4 +173,4 @@ def test_default_novelty_text_puts_a_repeat_below_a_new_task(minilm: MiniLMEmbed
         )
     )
     assert repeat.dimensions.novelty < new.dimensions.novelty
-    assert new.novelty.novelty_text == "objective-actions"
+    assert new.novelty.novelty_text == "objective-actions-terms"

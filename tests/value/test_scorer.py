@@ -14,10 +14,13 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, VectorError
-from knowledgepulse.novelty import VectorCache
+from knowledgepulse.novelty import DEFAULT_NOVELTY_TEXT, VectorCache, novelty_text
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import ScoringWeights, TraceValueScorer
 from tests.builders import make_trace, step, steps
+
+DEFAULT_DIMENSIONS = novelty_text(DEFAULT_NOVELTY_TEXT).dimensions(HashingEmbedder().dimensions)
+"""The default representation's vector length with the test embedder."""
 
 
 def test_worked_example_without_embedder_scores_0_57625() -> None:
@@ -173,7 +176,7 @@ def test_embedder_of_the_wrong_size_is_a_clear_error() -> None:
 def test_expired_vectors_make_a_topic_novel_again() -> None:
     """With a TTL, a trace seen longer ago than the TTL no longer lowers novelty."""
     now = [0.0]
-    cache = VectorCache(dimensions=768, ttl_ms=1000, clock=lambda: now[0])
+    cache = VectorCache(dimensions=DEFAULT_DIMENSIONS, ttl_ms=1000, clock=lambda: now[0])
     scorer = TraceValueScorer(embedder=HashingEmbedder(), cache=cache)
     scorer.score(make_trace(trace_id="kp:trace:old"))
     now[0] = 500.0
@@ -226,7 +229,7 @@ def test_cache_settings_beside_a_given_cache_are_refused() -> None:
         ({"batch_size": True}, "batch_size must be a positive whole number, got True"),
         ({"batch_size": 2.5}, "batch_size must be a positive whole number, got 2.5"),
         ({"cache_size": 0}, "cache_size must be a positive whole number"),
-        ({"cache_size": 10**9}, "would take 2861.0 GiB; the limit is 4 GiB"),
+        ({"cache_size": 10**9}, "would take 4291.5 GiB; the limit is 4 GiB"),
         ({"ttl_ms": 0}, "ttl_ms must be a positive number of milliseconds"),
         ({"ttl_ms": float("nan")}, "ttl_ms must be a positive number of milliseconds"),
         ({"ttl_ms": "60"}, "ttl_ms must be a positive number of milliseconds"),

@@ -6,10 +6,16 @@ vector ``[sqrt(w1)*u1, sqrt(w2)*u2, ...]`` of unit part vectors has cosine
 ``w1*cos1 + w2*cos2 + ...`` with another such vector (the weights sum to 1), so it is a unit
 vector of ``parts x dimensions`` numbers whose cosine is a weighted sum of the parts' cosines.
 
+A part is either a text the embedder reads or a set of terms hashed into a vector
+(:mod:`knowledgepulse.novelty.terms`), whose cosine measures exact overlap.
+
 The names (see :data:`NOVELTY_TEXTS`; measured in ``docs/novelty.md``):
 
-- ``objective-actions`` (the default): the objective, weight 0.5, and the trace's actions (the
-  content of its ``tool_call`` and ``error_recovery`` steps), their first 254 word pieces, 0.5.
+- ``objective-actions-terms`` (the default): the objective, the trace's actions (the content
+  of its ``tool_call`` and ``error_recovery`` steps, their first 254 word pieces) and the
+  terms they act on (the words of the tools' arguments, the identifiers of the objective and
+  the actions), a third each.
+- ``objective-actions``: the objective, 0.5, and the actions, 0.5 (the default before).
 - ``windows``: the objective and every step's content, cut into 254-piece windows whose
   embeddings are averaged by length (the specification's first definition).
 - ``truncate``: the same text's first 510 word pieces in one window (the TypeScript SDK's).
@@ -28,8 +34,9 @@ from numpy.typing import NDArray
 
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty.embedder import Embedder, WindowedEmbedder, model_id_of
+from knowledgepulse.novelty.terms import TERM_DIMENSIONS, term_vectors
 from knowledgepulse.novelty.windows import WINDOW_PIECES, normalize
-from knowledgepulse.trace.text import actions_text, objective_text, whole_text
+from knowledgepulse.trace.text import action_terms, actions_text, objective_text, whole_text
 
 if TYPE_CHECKING:
     from knowledgepulse.trace.models import ReasoningTrace
@@ -84,22 +91,40 @@ class Part:
 
 
 @dataclass(frozen=True, slots=True)
+class TermsPart:
+    """One part of a representation: a set of terms taken from the trace, hashed, no model.
+
+    Attributes:
+        terms: the part's terms of a trace.
+        weight: its share of the cosine.
+        dimensions: the length of its vectors, whatever the embedder.
+    """
+
+    terms: Callable[[ReasoningTrace], set[str]]
+    weight: float
+    dimensions: int = TERM_DIMENSIONS
+
+
+@dataclass(frozen=True, slots=True)
 class NoveltyText:
     """A named way to turn a trace into the vector novelty compares.
 
     Attributes:
         name: what ``TraceValueScorer(novelty_text=...)`` and ``--novelty-text`` take.
         description: one line on what it reads.
-        parts: the texts it embeds, with their weights.
+        parts: the texts it embeds and the term sets it hashes, with their weights.
     """
 
     name: str
     description: str
-    parts: tuple[Part, ...]
+    parts: tuple[Part | TermsPart, ...]
 
     def dimensions(self, embedder_dimensions: int) -> int:
         """The length of its vectors for an embedder of ``embedder_dimensions``."""
-        return embedder_dimensions * len(self.parts)
+        return sum(
+            part.dimensions if isinstance(part, TermsPart) else embedder_dimensions
+            for part in self.parts
+        )
 
     def cache_model_id(self, embedder: Embedder) -> str:
         """The model id a cache of these vectors records: the embedder's, and this name.
@@ -116,6 +141,10 @@ class NoveltyText:
         windows: tuple[int, ...] | None = None
         capped: tuple[bool, ...] | None = None
         for part in self.parts:
+            if isinstance(part, TermsPart):
+                hashed = term_vectors([part.terms(trace) for trace in traces], part.dimensions)
+                blocks.append(hashed * np.float32(math.sqrt(part.weight)))
+                continue
             texts = [part.text(trace) for trace in traces]
             if part.max_pieces is not None and isinstance(embedder, LeadingEmbedder):
                 raw = embedder.embed_leading(texts, part.max_pieces)
@@ -133,11 +162,21 @@ class NoveltyText:
         return RepresentedVectors(normalize(np.concatenate(blocks, axis=1)), windows, capped)
 
 
-DEFAULT_NOVELTY_TEXT = "objective-actions"
+DEFAULT_NOVELTY_TEXT = "objective-actions-terms"
 
 NOVELTY_TEXTS: dict[str, NoveltyText] = {
     text.name: text
     for text in (
+        NoveltyText(
+            "objective-actions-terms",
+            "the objective, the first 254 word pieces of the actions and the terms they act on"
+            " (a third each)",
+            (
+                Part(objective_text, 1 / 3, WINDOW_PIECES),
+                Part(actions_text, 1 / 3, WINDOW_PIECES),
+                TermsPart(action_terms, 1 / 3),
+            ),
+        ),
         NoveltyText(
             "objective-actions",
             "the objective (0.5) and the first 254 word pieces of the actions (0.5)",

@@ -1,6 +1,10 @@
-"""The texts taken from a trace for novelty: its objective, its actions, all of it."""
+"""The texts taken from a trace for novelty: its objective, its actions, all of it, its terms."""
 
 from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
 
 from knowledgepulse.trace.models import ReasoningTrace
 
@@ -22,3 +26,43 @@ def whole_text(trace: ReasoningTrace) -> str:
 def actions_text(trace: ReasoningTrace) -> str:
     """The content of the steps that act (``tool_call``, ``error_recovery``), in order."""
     return " ".join(step.content or "" for step in trace.steps if step.type in ACTION_STEP_TYPES)
+
+
+_WORD = re.compile(r"\w+")
+# An identifier-like token: letters, digits and the joiners ids use, with at least one digit
+# (a user id, an order number, a flight, a date), three characters or more.
+_IDENTIFIER = re.compile(r"[\w\-.@:/]*\d[\w\-.@:/]*")
+
+
+def action_terms(trace: ReasoningTrace) -> set[str]:
+    """The specifics the trace acted on, as lowercase terms.
+
+    The words of every string, number and boolean in the ``input`` of its ``tool_call`` and
+    ``error_recovery`` steps (the arguments the agent passed: a search query, a user id, a
+    date), and the identifier-like tokens (with a digit, three characters or more) of the
+    objective and of those steps' content. Two runs of the same task share them even when
+    their wording differs; two tasks with templated wording usually do not.
+    """
+    terms: set[str] = set()
+    contents = [trace.task.objective]
+    for step in trace.steps:
+        if step.type not in ACTION_STEP_TYPES:
+            continue
+        contents.append(step.content or "")
+        for value in _leaf_values(step.input):
+            terms.update(word.lower() for word in _WORD.findall(value))
+    for content in contents:
+        terms.update(token.lower() for token in _IDENTIFIER.findall(content) if len(token) >= 3)
+    return terms
+
+
+def _leaf_values(value: Any) -> Iterator[str]:
+    """Every scalar under a JSON value, as text (keys are the tool's schema, not the task's)."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _leaf_values(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaf_values(item)
+    elif value is not None:
+        yield str(value)
