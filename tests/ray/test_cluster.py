@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from knowledgepulse.novelty.embedder import model_id_of
+from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, MiniLMEmbedder
+from knowledgepulse.ray import DeviceFactory, MiniLMFactory
 from knowledgepulse.ray._cluster import actors_allowed, first_line
+from knowledgepulse.ray.factory import NamesItsModel
 
 
 def test_actors_are_counted_by_gpus_when_they_ask_for_any() -> None:
@@ -24,3 +28,13 @@ def test_first_line_of_a_many_line_error_and_of_an_empty_one() -> None:
     """Ray's errors run to pages: one line is kept; an empty message falls back to the repr."""
     assert first_line(RuntimeError("\n  head failed\nTraceback ...\n")) == "head failed"
     assert first_line(ConnectionError()) == "ConnectionError()"
+
+
+def test_a_gpu_factory_names_the_bundled_model_on_any_machine() -> None:
+    """DeviceFactory's naming embedder: the bundled model's id, not loaded, no GPU needed."""
+    naming = DeviceFactory("cuda:3").naming_embedder()
+    assert isinstance(DeviceFactory(), NamesItsModel)
+    assert not isinstance(MiniLMFactory(), NamesItsModel)
+    assert model_id_of(naming) == BUNDLED_MODEL_ID
+    assert isinstance(naming, MiniLMEmbedder)
+    assert naming.dimensions == 384

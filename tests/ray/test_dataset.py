@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,7 @@ import pytest
 import ray
 
 from knowledgepulse.errors import ScorerParameterError
-from knowledgepulse.novelty import MiniLMEmbedder
+from knowledgepulse.novelty import Embedder, MiniLMEmbedder
 from knowledgepulse.ray import MiniLMFactory, score_dataset
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown
 
@@ -23,6 +25,21 @@ pytestmark = [
 ]
 
 FACTORY = MiniLMFactory(max_windows=2)
+
+
+@dataclass(frozen=True)
+class ActorOnlyFactory:
+    """Like a GPU factory on a driver without a GPU: its embedder cannot be made in the driver."""
+
+    driver_pid: int
+
+    def __call__(self) -> Embedder:
+        if os.getpid() == self.driver_pid:
+            raise AssertionError("the driver made the actors' embedder")
+        return FACTORY()
+
+    def naming_embedder(self) -> Embedder:
+        return FACTORY()
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +95,19 @@ def test_rows_that_are_trace_dicts_score_in_the_datasets_order(
     result = score_dataset(dataset, factory=FACTORY, concurrency=2, batch_size=4)
 
     assert result.problems == []
+    assert_same(result.breakdowns, local_breakdowns)
+
+
+def test_the_driver_names_the_model_without_making_the_actors_embedder(
+    corpus_lines: list[str], local_breakdowns: list[ValueBreakdown]
+) -> None:
+    """A factory that names its model (DeviceFactory does) is only ever called in the actors."""
+    dataset = ray.data.from_items(
+        [json.loads(line) for line in corpus_lines], override_num_blocks=2
+    )
+
+    result = score_dataset(dataset, factory=ActorOnlyFactory(os.getpid()), concurrency=1)
+
     assert_same(result.breakdowns, local_breakdowns)
 
 

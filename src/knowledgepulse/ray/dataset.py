@@ -20,14 +20,14 @@ does, so the results equal the local ones.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
-from knowledgepulse.novelty.embedder import model_id_of
+from knowledgepulse.novelty.embedder import Embedder, model_id_of
 from knowledgepulse.ray._cluster import RayClusterError, actors_allowed, first_line, import_ray
 from knowledgepulse.ray.actor import (
     CAPPED,
@@ -40,7 +40,7 @@ from knowledgepulse.ray.actor import (
     WINDOWS,
     TraceBatchEmbedder,
 )
-from knowledgepulse.ray.factory import EmbedderFactory, MiniLMFactory
+from knowledgepulse.ray.factory import EmbedderFactory, MiniLMFactory, NamesItsModel
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE, TraceValueScorer
@@ -154,10 +154,12 @@ def iter_dataset_scores(
     """
     ray = import_ray()
     factory = factory or MiniLMFactory()
+    # The driver may have no GPU: it names the model without making the actors' embedder.
+    naming = factory.naming_embedder if isinstance(factory, NamesItsModel) else factory
     if scorer is None:
-        scorer = TraceValueScorer(embedder=factory())
+        scorer = TraceValueScorer(embedder=naming())
     else:
-        _check_same_model(scorer, factory)
+        _check_same_model(scorer, naming)
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False)
     if concurrency is None:
@@ -185,10 +187,10 @@ def iter_dataset_scores(
         yield from rows
 
 
-def _check_same_model(scorer: TraceValueScorer, factory: EmbedderFactory) -> None:
+def _check_same_model(scorer: TraceValueScorer, naming: Callable[[], Embedder]) -> None:
     if scorer.embedder is None:
         return
-    expected, found = model_id_of(factory()), model_id_of(scorer.embedder)
+    expected, found = model_id_of(naming()), model_id_of(scorer.embedder)
     if expected != found:
         raise ScorerParameterError(
             f"the scorer's embedder is {found!r} but the actors embed with {expected!r}; give "

@@ -26,6 +26,20 @@ class EmbedderFactory(Protocol):
         ...
 
 
+@runtime_checkable
+class NamesItsModel(Protocol):
+    """A factory that can name its model on a machine that cannot run it (the driver).
+
+    The driver's scorer needs an embedder only for its model id and dimensions (the cache
+    records them); when the factory's own embedder needs what only the actors have (a GPU),
+    this gives one of the same model that any machine can make. It is never run.
+    """
+
+    def naming_embedder(self) -> Embedder:
+        """An embedder of the same model id and dimensions, not loaded."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class MiniLMFactory:
     """Makes the bundled all-MiniLM-L6-v2 embedder (or another ONNX model) in each actor.
@@ -80,3 +94,11 @@ class DeviceFactory:
         if device == "cpu":
             return MiniLMFactory(max_windows=self.max_windows)()
         return embedder_for(device, max_windows=self.max_windows)
+
+    def naming_embedder(self) -> Embedder:
+        """The bundled CPU model, not loaded: the GPU model's id and dimensions, on any machine.
+
+        The fp16 PyTorch model shares the bundled model's id (the same weights), so a cache
+        made with either is the other's.
+        """
+        return MiniLMFactory(max_windows=self.max_windows)()
