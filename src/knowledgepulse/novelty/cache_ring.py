@@ -12,6 +12,9 @@ into their slots and the touched chunks re-checksummed, fsynced; (3) the new hea
 to the commit slot the current one is not in, fsynced; (4) the journal is cut off. Killed before
 (1) is durable, the journal fails its checksum and the file is as before the save; killed after,
 the next open replays the journal (whatever (2) had done) and the file is as after it.
+
+This module holds the mapping, the lock and the order of those steps; the steps' I/O is
+:mod:`.ring_journal`, and making a new file :mod:`.ring_create`.
 """
 
 from __future__ import annotations
@@ -20,46 +23,39 @@ import contextlib
 import fcntl
 import mmap
 import os
-import shutil
-import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse._util.atomic import (
-    fsync_path,
-    new_file_mode,
-    remove_stale_temporaries,
-    temporary_beside,
-)
 from knowledgepulse.errors import CacheFileError
 from knowledgepulse.novelty.cache_file import FRESH_START
+from knowledgepulse.novelty.ring_create import create_ring_file
 from knowledgepulse.novelty.ring_file import (
     COMMIT_OFFSETS,
-    JOURNAL_HEADER_BYTES,
     PAGE,
     CommitHeader,
-    JournalHeader,
     RingFormatError,
     RingLayout,
-    Superblock,
     check_sequence,
     current_commit,
     decode_id,
-    decode_journal,
     decode_superblock,
-    encode_commit,
     encode_ids,
-    encode_journal,
-    encode_superblock,
     ring_slots,
 )
+from knowledgepulse.novelty.ring_journal import (
+    Payload,
+    Step,
+    apply_journal,
+    chunk_crc,
+    read_journal,
+    write_journal,
+)
 
-Step = Callable[[str], None]
-"""Called between the steps of a save with the step's name; tests inject crashes with it."""
+__all__ = ["RingFile", "Step"]
 
 
 def _no_step(name: str) -> None:
@@ -103,46 +99,24 @@ class RingFile:
         Raises:
             CacheFileError: the directory is not writable or the disk too full for the file.
         """
-        remove_stale_temporaries(path)
-        try:
-            free = shutil.disk_usage(path.parent if str(path.parent) else ".").free
-            if free < layout.journal_offset:
-                raise CacheFileError(
-                    f"{path}: a cache of {layout.capacity} vectors needs "
-                    f"{layout.journal_offset / 2**30:.2f} GiB and the disk has "
-                    f"{free / 2**30:.2f} GiB free; give a smaller --cache-size or another disk"
-                )
-            descriptor, temporary = temporary_beside(path)
-        except OSError as error:
-            raise CacheFileError(f"{path}: cannot create the cache file ({error})") from None
-        try:
-            superblock = encode_superblock(Superblock(layout, model_id)).ljust(PAGE, b"\0")
-            os.pwrite(descriptor, superblock, 0)
-            for generation, offset in enumerate(COMMIT_OFFSETS):
-                empty = CommitHeader(generation, 0, 0, 0, ttl_ms)
-                os.pwrite(descriptor, encode_commit(empty), offset)
-            os.ftruncate(descriptor, layout.journal_offset)
-            os.close(descriptor)
-            if vectors is not None and len(vectors):
-                ring = cls(temporary, writable=True)
-                try:
-                    times = np.zeros(len(vectors)) if added_at is None else added_at
-                    ring.commit(vectors, times, ids or [None] * len(vectors), ttl_ms=ttl_ms)
-                finally:
-                    ring.close()
-            fsync_path(temporary)
-            os.chmod(temporary, new_file_mode())
-            if replace:
-                os.replace(temporary, path)
-            else:
-                with contextlib.suppress(FileExistsError):
-                    os.link(temporary, path)
-        except OSError as error:
-            raise CacheFileError(f"{path}: cannot write the cache file ({error})") from None
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-        fsync_path(path.parent if str(path.parent) else Path())
+
+        def fill(temporary: Path) -> None:
+            assert vectors is not None  # only passed when there are vectors
+            ring = cls(temporary, writable=True)
+            try:
+                times = np.zeros(len(vectors)) if added_at is None else added_at
+                ring.commit(vectors, times, ids or [None] * len(vectors), ttl_ms=ttl_ms)
+            finally:
+                ring.close()
+
+        create_ring_file(
+            path,
+            layout,
+            model_id=model_id,
+            ttl_ms=ttl_ms,
+            replace=replace,
+            fill=fill if vectors is not None and len(vectors) else None,
+        )
 
     def _open(self) -> None:
         try:
@@ -227,13 +201,13 @@ class RingFile:
 
     def verify(self, skip: int = 0) -> None:
         """Check the checksum of every chunk with a live slot, once per save that wrote it."""
-        chunk = self.layout.chunk
+        chunk, regions = self.layout.chunk, self._regions()
         for start, stop in self.live_slots(skip):
             for index in range(start // chunk, -(-stop // chunk)):
                 generation = int(self.checksums[2 * index])
                 if self._verified.get(index) == generation:
                     continue
-                if self._chunk_crc(index) != int(self.checksums[2 * index + 1]):
+                if chunk_crc(regions, self.layout, index) != int(self.checksums[2 * index + 1]):
                     raise self.damaged(f"slots {index * chunk}.. fail their checksum")
                 self._verified[index] = generation
 
@@ -275,24 +249,18 @@ class RingFile:
             new = CommitHeader(base.generation + 1, head, live, added, ttl_ms)
             first = (head - count) % layout.capacity
             sequence = np.arange(added - count, added, dtype=np.int64)
-            payload: list[NDArray[Any]] = [
+            payload: Payload = [
                 np.ascontiguousarray(vectors, dtype=np.float32),
                 np.ascontiguousarray(added_at, dtype=np.float64),
                 sequence,
                 hashes,
                 slots,
             ]
-            crc = 0
-            for part in payload:
-                crc = zlib.crc32(part.data, crc)
-            journal = JournalHeader(base.generation, first, count, new, crc)
-            self._write(
-                b"".join([encode_journal(journal), *(part.tobytes() for part in payload)]),
-                layout.journal_offset,
-            )
-            os.fsync(self._fd)
+            journal = write_journal(self._fd, layout, payload, base=base, first_slot=first, new=new)
             self.step("journal")
-            self._apply(journal, payload)
+            apply_journal(
+                self._fd, layout, journal, payload, regions=self._regions(), step=self.step
+            )
             self.header = new
         except OSError as error:
             raise CacheFileError(
@@ -303,71 +271,14 @@ class RingFile:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
         return new
 
-    def _apply(self, journal: JournalHeader, payload: list[NDArray[Any]]) -> None:
-        """Copy a durable journal's entries into their slots, then publish its header."""
-        layout = self.layout
-        offsets = [
-            (layout.vectors_offset, layout.dimensions * 4),
-            (layout.added_at_offset, 8),
-            (layout.sequence_offset, 8),
-            (layout.hash_offset, 8),
-            (layout.ids_offset, layout.id_bytes),
-        ]
-        runs = ring_slots(journal.first_slot, journal.entries, layout.capacity)
-        for (offset, width), part in zip(offsets, payload, strict=True):
-            done = 0
-            for start, stop in runs:
-                self._write(part[done : done + stop - start].tobytes(), offset + start * width)
-                done += stop - start
-            self.step("region")
-        chunk = layout.chunk
-        touched = sorted({i for a, b in runs for i in range(a // chunk, -(-b // chunk))})
-        generation = journal.commit.generation
-        for index in touched:
-            pair = np.array([generation, self._chunk_crc(index)], dtype=np.uint64)
-            self._write(pair.tobytes(), layout.checksums_offset + 16 * index)
-        os.fsync(self._fd)
-        self.step("slots")
-        self._write(encode_commit(journal.commit), COMMIT_OFFSETS[generation % 2])
-        os.fsync(self._fd)
-        self.step("header")
-        os.ftruncate(self._fd, layout.journal_offset)
-
     def _replay(self) -> bool:
         """Finish a save whose journal is durable (exclusive lock held); whether there was one."""
         layout = self.layout
         size = os.fstat(self._fd).st_size
         if size <= layout.journal_offset:
             return False
-        journal = decode_journal(
-            os.pread(self._fd, JOURNAL_HEADER_BYTES, layout.journal_offset), layout
-        )
-        base = self.header
-        stale = (
-            journal is None
-            or journal.base_generation != base.generation
-            or journal.commit.generation != base.generation + 1
-        )
-        payload: list[NDArray[Any]] = []
-        if journal is not None and not stale:
-            entries = journal.entries
-            raw = os.pread(
-                self._fd, entries * layout.entry_bytes, layout.journal_offset + JOURNAL_HEADER_BYTES
-            )
-            if len(raw) == entries * layout.entry_bytes and zlib.crc32(raw) == journal.payload_crc:
-                buffer, at = memoryview(raw), 0
-                shapes = [
-                    (np.float32, (entries, layout.dimensions)),
-                    (np.float64, (entries,)),
-                    (np.int64, (entries,)),
-                    (np.uint64, (entries,)),
-                    (np.uint8, (entries, layout.id_bytes)),
-                ]
-                for dtype, shape in shapes:
-                    part = np.frombuffer(buffer, dtype, int(np.prod(shape)), at).reshape(shape)
-                    payload.append(part)
-                    at += part.nbytes
-        if not payload or journal is None:
+        found = read_journal(self._fd, layout, self.header)
+        if found is None:
             if self.writable:
                 os.ftruncate(self._fd, layout.journal_offset)  # a save that never became durable
             return False
@@ -377,7 +288,7 @@ class RingFile:
                 "process that may write the file; open it once with write permission (for "
                 "example kp score --cache without --frozen)"
             )
-        self._apply(journal, payload)
+        apply_journal(self._fd, layout, *found, regions=self._regions(), step=self.step)
         return True
 
     # --- machinery ------------------------------------------------------------------------
@@ -438,15 +349,6 @@ class RingFile:
             if kind != fcntl.LOCK_EX:
                 fcntl.flock(self._fd, kind)
 
-    def _chunk_crc(self, index: int) -> int:
-        chunk = self.layout.chunk
-        start, stop = index * chunk, min(self.layout.capacity, (index + 1) * chunk)
-        crc = 0
-        for region in (self.vectors, self.added_at, self.sequence, self.hashes, self.ids):
-            crc = zlib.crc32(np.ascontiguousarray(region[start:stop]).data, crc)
-        return crc
-
-    def _write(self, data: bytes, offset: int) -> None:
-        view, done = memoryview(data), 0
-        while done < len(view):
-            done += os.pwrite(self._fd, view[done:], offset + done)
+    def _regions(self) -> tuple[NDArray[Any], ...]:
+        """The mapped regions a chunk's checksum covers, in the journal's order."""
+        return (self.vectors, self.added_at, self.sequence, self.hashes, self.ids)

@@ -14,8 +14,9 @@ A ring file is one file that a cache maps into memory instead of reading::
 
 The slots form a ring: ``head`` is where the next vector goes, the ``count`` slots before it hold
 the live vectors, oldest first, and their sequence numbers run ``added - count .. added - 1``.
-Everything here is pure (bytes in, values or :class:`RingFormatError` out); the I/O, locking and
-commit order are in :mod:`knowledgepulse.novelty.cache_ring`.
+Everything here is pure (bytes in, values or :class:`RingFormatError` out); the locking and
+commit order are in :mod:`knowledgepulse.novelty.cache_ring`, the journal's I/O in
+:mod:`knowledgepulse.novelty.ring_journal`.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import socket
 from types import ModuleType
 from typing import Any
 
+from knowledgepulse._util.optional import import_optional
 from knowledgepulse.errors import KnowledgePulseError, MissingDependencyError
 
 INSTALL_HINT = 'pip install "knowledgepulse[ray]"'
@@ -31,13 +32,12 @@ def import_ray() -> ModuleType:
     Raises:
         MissingDependencyError: Ray is not installed; the message gives the install command.
     """
-    try:
-        import ray  # noqa: PLC0415 - heavy optional dependency, imported on first use
-    except ImportError as error:
-        raise MissingDependencyError(
+    return import_optional(
+        "ray",
+        lambda error: MissingDependencyError(
             f"Ray is not installed ({error}); install it with: {INSTALL_HINT}"
-        ) from None
-    return ray
+        ),
+    )
 
 
 def first_line(error: BaseException) -> str:

@@ -11,376 +11,34 @@ any control character in the text.
 A top-level list is read item by item, each item a record as soon as it is composed: a syntax
 error loses only what follows it, and a long list is never held whole as nodes. A problem inside
 one record rejects that record only; the others are still read.
+
+This module reads a file into records; composing within bounds is :mod:`.yaml_loader`, the
+checks of one record's nodes :mod:`.yaml_walk`, and control characters :mod:`.yaml_controls`.
 """
 
 from __future__ import annotations
 
-import bisect
-import math
-import re
 from collections.abc import Iterator
-from typing import Any, cast
 
 import yaml
-from yaml.composer import Composer
-from yaml.constructor import SafeConstructor
-from yaml.events import (
-    AliasEvent,
-    Event,
-    MappingStartEvent,
-    NodeEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-    StreamEndEvent,
-)
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from yaml.parser import Parser
-from yaml.reader import Reader
-from yaml.resolver import Resolver
-from yaml.scanner import Scanner
+from yaml.nodes import Node, ScalarNode, SequenceNode
 
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.records.model import Location, Problem, Record
 from knowledgepulse.records.strict_json import MAX_NESTING
-
-MIN_ALIAS_BUDGET = 10_000
-"""Nodes a file may always expand to through aliases, however small it is."""
-ALIAS_FACTOR = 10
-"""A larger file may expand to this many times the nodes it writes: reuse, not a bomb."""
-MAX_INT_DIGITS = 4300
-"""Python's own limit on reading and printing integers; a longer one should be a string."""
-
-_TAG = "tag:yaml.org,2002:"
-_STR, _INT, _FLOAT, _SEQ, _MAP, _MERGE = (
-    _TAG + name for name in ("str", "int", "float", "seq", "map", "merge")
+from knowledgepulse.records.yaml_controls import Controls
+from knowledgepulse.records.yaml_loader import (
+    ALIAS_FACTOR,
+    MIN_ALIAS_BUDGET,
+    RecordLoader,
+    Refused,
 )
-# Plain 2024-01-01 resolves to a timestamp and a lone '=' to 'value'; JSON keeps both as text.
-_AS_TEXT = {_STR, _TAG + "timestamp", _TAG + "value"}
-_SCALARS = {*_AS_TEXT, _INT, _FLOAT, _TAG + "bool", _TAG + "null"}
-_MAX_INT_BITS = math.ceil(MAX_INT_DIGITS * math.log2(10))
-_CONTROL = re.compile(Reader.NON_PRINTABLE.pattern)
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+from knowledgepulse.records.yaml_walk import MAX_INT_DIGITS, RecordWalk
+
+# The bounds are kept where they are enforced; they stay importable from here, where they began.
+__all__ = ["ALIAS_FACTOR", "MAX_INT_DIGITS", "MIN_ALIAS_BUDGET", "parse_yaml"]
+
 _SURROGATE_WARNING = "a \\ud800-\\udfff escape without its pair names no character; read as U+FFFD"
-_NOT_JSON = (
-    "this file holds JSON data (strings, numbers, true/false, null, lists and mappings); "
-    "remove the tag"
-)
-
-
-class _Refused(yaml.MarkedYAMLError):
-    """Raised while composing when the file passes a bound; the message is ours, not PyYAML's."""
-
-    def __init__(self, message: str, mark: Any) -> None:
-        super().__init__(problem=message, problem_mark=mark)
-
-
-class _Constructor(SafeConstructor):
-    """Safe construction of JSON values only (the walk has refused every other tag)."""
-
-    yaml_constructors = {  # noqa: RUF012 - PyYAML's own class-level registry
-        **SafeConstructor.yaml_constructors,
-        **dict.fromkeys(_AS_TEXT, SafeConstructor.construct_yaml_str),
-    }
-
-
-class _Resolver(Resolver):
-    """YAML 1.1's resolver, plus the floats YAML 1.2 and JSON write without a dot or a sign.
-
-    YAML 1.1 reads ``1e12`` and ``1.0e12`` as strings; everyone who writes them means numbers.
-    """
-
-
-_Resolver.add_implicit_resolver(
-    _FLOAT,
-    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789"),
-)
-
-
-class _Loader(Reader, Scanner, Parser, Composer, _Constructor, _Resolver):
-    """PyYAML's safe loader, composing within bounds and handing out records one by one."""
-
-    def __init__(self, text: str) -> None:
-        Reader.__init__(self, text)
-        Scanner.__init__(self)
-        Parser.__init__(self)
-        Composer.__init__(self)
-        _Constructor.__init__(self)
-        _Resolver.__init__(self)
-        self.written = 0
-        self.expanded = 0
-        self.depth = 0
-        self.sizes: dict[str, int] = {}
-
-    def _next(self) -> Event:
-        return cast(Event, self.get_event())  # type: ignore[no-untyped-call] # untyped in stubs
-
-    def _peek(self) -> Event:
-        return cast(Event, self.peek_event())  # type: ignore[no-untyped-call] # untyped in stubs
-
-    def record_nodes(self) -> Iterator[Node]:
-        """Each document's node, or each item of a document that is a plain list."""
-        self._next()  # stream start
-        while not self.check_event(StreamEndEvent):
-            self._next()  # document start
-            event = self._peek()
-            if (
-                isinstance(event, SequenceStartEvent)
-                and event.anchor is None
-                and event.tag in (None, "!", _SEQ)
-            ):
-                yield from self._items()
-            else:
-                node = self.compose_node(None, None)
-                if isinstance(node, SequenceNode) and node.tag == _SEQ:
-                    yield from node.value  # a list with an anchor or a tag on it
-                else:
-                    yield node
-            self._next()  # document end
-            self.anchors = {}
-            self.sizes = {}
-
-    def _items(self) -> Iterator[Node]:
-        self._next()  # the list's start; its items are handed out, never kept in it
-        index = 0
-        while not self.check_event(SequenceEndEvent):
-            # The parent matters only to path resolvers, which a safe loader has none of.
-            yield self.compose_node(None, index)
-            index += 1
-        self._next()
-
-    def compose_node(self, parent: Node | None, index: Any) -> Node:
-        """PyYAML's composition, counting depth, written nodes and what aliases expand to."""
-        event = self._peek()
-        if isinstance(event, AliasEvent):
-            anchor = str(event.anchor)
-            if anchor in self.anchors and anchor not in self.sizes:
-                raise _Refused(
-                    f"the alias *{anchor} is inside its own anchor &{anchor}, which makes an "
-                    "endless structure that JSON cannot hold; copy the part you meant instead",
-                    event.start_mark,
-                )
-            self.expanded += self.sizes.get(anchor, 0)
-            budget = max(MIN_ALIAS_BUDGET, ALIAS_FACTOR * self.written)
-            if self.expanded > budget:
-                raise _Refused(
-                    f"too many alias expansions: the aliases so far expand to "
-                    f"{self.expanded:,} nodes, more than the {budget:,} allowed "
-                    f"({ALIAS_FACTOR} times the {self.written:,} nodes written, at least "
-                    f"{MIN_ALIAS_BUDGET:,}); write the repeated parts out, or alias less",
-                    event.start_mark,
-                )
-            return cast(Node, super().compose_node(parent, index))
-        container = isinstance(event, SequenceStartEvent | MappingStartEvent)
-        if container and self.depth >= MAX_NESTING:
-            raise _Refused(
-                f"nested deeper than {MAX_NESTING} levels; flatten the document",
-                event.start_mark,
-            )
-        self.depth += container
-        self.written += 1
-        self.expanded += 1
-        before = self.expanded
-        try:
-            node = cast(Node, super().compose_node(parent, index))
-        finally:
-            self.depth -= container
-        if isinstance(event, NodeEvent) and event.anchor is not None:
-            self.sizes[event.anchor] = self.expanded - before + 1
-        return node
-
-
-class _Controls:
-    """The control characters of a text, each replaced by one stand-in PyYAML accepts.
-
-    PyYAML refuses the whole text on the first one; with stand-ins the text parses, and only
-    the record whose span holds one is refused (in a comment between records: the file).
-    """
-
-    def __init__(self, text: str) -> None:
-        self.positions = [match.start() for match in _CONTROL.finditer(text)]
-        self.originals = {position: text[position] for position in self.positions}
-        self.reported: set[int] = set()
-        self.text = text
-        self._line_starts: list[int] | None = None
-        self.stand_in = ""
-        if self.positions:
-            self.stand_in = next(
-                chr(code) for code in range(0xF0000, 0xFFFFE) if chr(code) not in text
-            )
-            self.text = _CONTROL.sub(self.stand_in, text)
-
-    def within(self, start: int, end: int) -> list[int]:
-        """The positions in ``[start, end)``, marked as reported."""
-        low = bisect.bisect_left(self.positions, start)
-        high = bisect.bisect_left(self.positions, end)
-        found = self.positions[low:high]
-        self.reported.update(found)
-        return found
-
-    def line(self, position: int) -> int:
-        """The 1-based line of a position."""
-        if self._line_starts is None:
-            self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
-        return bisect.bisect_right(self._line_starts, position)
-
-    def message(self, position: int, more: int = 0) -> str:
-        """Why the character at ``position`` is refused, and how to write it instead."""
-        line = self.line(position)
-        line_start = self._line_starts[line - 1] if self._line_starts else 0
-        code = ord(self.originals[position])
-        escape = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-        others = f" (and {more} more)" if more else ""
-        return (
-            f"control character U+{code:04X} at column {position - line_start + 1}{others} is "
-            f'not allowed in YAML; remove it, or write it as "{escape}" in a double-quoted string'
-        )
-
-    def unreported(self) -> list[int]:
-        """The positions no record's span held."""
-        return [position for position in self.positions if position not in self.reported]
-
-
-class _Walk:
-    """Check one record's nodes for what JSON cannot hold, and note the line of every path.
-
-    The walk follows aliases (they become copies in the value), so it costs what the record
-    expands to, which the composer has bounded.
-    """
-
-    def __init__(self, loader: _Loader, stand_in: str) -> None:
-        self.loader = loader
-        self.stand_in = stand_in
-        self.lines: dict[tuple[str | int, ...], int] = {}
-        self.problems: list[tuple[tuple[str | int, ...], int, str]] = []
-        self.warnings: list[tuple[tuple[str | int, ...], int]] = []
-
-    def visit(self, node: Node, loc: tuple[str | int, ...], depth: int) -> None:
-        line = node.start_mark.line + 1
-        self.lines[loc] = line
-        if depth > MAX_NESTING:
-            self.problems.append(
-                (loc, line, f"nested deeper than {MAX_NESTING} levels; flatten the document")
-            )
-        elif isinstance(node, ScalarNode):
-            self._scalar(node, loc, line)
-        elif isinstance(node, SequenceNode):
-            if self._json_tag(node, _SEQ, loc, line):
-                for position, item in enumerate(node.value):
-                    self.visit(item, (*loc, position), depth + 1)
-        elif isinstance(node, MappingNode) and self._json_tag(node, _MAP, loc, line):
-            self._mapping(node, loc, depth)
-
-    def _json_tag(self, node: Node, expected: str, loc: tuple[str | int, ...], line: int) -> bool:
-        if node.tag == expected:
-            return True
-        self.problems.append(
-            (loc, line, f"the tag {_short(node.tag)} is not supported: {_NOT_JSON}")
-        )
-        return False
-
-    def _scalar(self, node: ScalarNode, loc: tuple[str | int, ...], line: int) -> None:
-        tag = node.tag
-        if self.stand_in and self.stand_in in node.value:
-            # Reached through an alias from the record whose span holds the character.
-            self.problems.append(
-                (
-                    loc,
-                    line,
-                    "reaches, through an alias, a value that holds a control character, "
-                    "which YAML does not allow",
-                )
-            )
-        elif tag in _AS_TEXT:
-            if _LONE_SURROGATE.search(node.value):
-                node.value = _LONE_SURROGATE.sub("\ufffd", node.value)
-                self.warnings.append((loc, line))
-        elif tag == _INT:
-            try:
-                number = self.loader.construct_yaml_int(node)
-            except ValueError:
-                number = None
-            if number is None or number.bit_length() > _MAX_INT_BITS:
-                self.problems.append(
-                    (
-                        loc,
-                        line,
-                        f"a number too long to read (more than {MAX_INT_DIGITS} digits); "
-                        "write it as a string",
-                    )
-                )
-        elif tag == _FLOAT:
-            if not math.isfinite(self.loader.construct_yaml_float(node)):
-                self.problems.append(
-                    (loc, line, "NaN and infinite numbers are not valid JSON; use a finite number")
-                )
-        elif tag not in _SCALARS:
-            self.problems.append(
-                (loc, line, f"the tag {_short(tag)} is not supported: {_NOT_JSON}")
-            )
-
-    def _mapping(self, node: MappingNode, loc: tuple[str | int, ...], depth: int) -> None:
-        # Merged keys first, so that the mapping's own keys (which override them) keep their lines.
-        for key_node, value_node in node.value:
-            if key_node.tag == _MERGE:
-                self._merge(value_node, loc, depth)
-        seen: dict[str, int] = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == _MERGE:
-                continue
-            line = key_node.start_mark.line + 1
-            if not isinstance(key_node, ScalarNode) or key_node.tag not in _AS_TEXT:
-                self.problems.append((loc, line, _key_message(key_node)))
-                continue
-            self._scalar(key_node, loc, line)
-            key = key_node.value
-            if key in seen:
-                self.problems.append(
-                    (
-                        (*loc, key),
-                        line,
-                        f"the key {key!r} appears twice in one mapping (lines {seen[key]} and "
-                        f"{line}); keep one (which one was meant is unknowable)",
-                    )
-                )
-                continue
-            seen[key] = line
-            self.visit(value_node, (*loc, key), depth + 1)
-            self.lines[(*loc, key)] = line
-
-    def _merge(self, value: Node, loc: tuple[str | int, ...], depth: int) -> None:
-        line = value.start_mark.line + 1
-        sources = value.value if isinstance(value, SequenceNode) else [value]
-        if depth >= MAX_NESTING:
-            self.problems.append(
-                (loc, line, f"merges ('<<') nested deeper than {MAX_NESTING} levels; flatten them")
-            )
-            return
-        for source in sources:
-            if isinstance(source, MappingNode) and source.tag == _MAP:
-                self._mapping(source, loc, depth + 1)
-            else:
-                self.problems.append(
-                    (
-                        loc,
-                        source.start_mark.line + 1,
-                        "a merge ('<<') takes a mapping or a list of mappings",
-                    )
-                )
-
-
-def _short(tag: str | None) -> str:
-    return "!!" + tag.removeprefix(_TAG) if tag and tag.startswith(_TAG) else repr(tag)
-
-
-def _key_message(node: Node) -> str:
-    if isinstance(node, ScalarNode):
-        text = node.value if len(node.value) <= 40 else node.value[:39] + "…"
-        return (
-            f"the key {text} is read as {_short(node.tag)}, not a string; JSON keys are "
-            f"strings, so quote it: '{text}'"
-        )
-    return "a key must be a string, not a list or a mapping; JSON keys are strings"
 
 
 def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
@@ -391,8 +49,8 @@ def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
     record; a syntax error or a passed bound ends the file with a problem at its line (index
     ``None``), after the records before it.
     """
-    controls = _Controls(text)
-    loader = _Loader(controls.text)
+    controls = Controls(text)
+    loader = RecordLoader(controls.text)
     index = 0
     try:
         for node in loader.record_nodes():
@@ -419,7 +77,7 @@ def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
 
 
 def _record(
-    loader: _Loader, node: Node, location: Location, controls: _Controls
+    loader: RecordLoader, node: Node, location: Location, controls: Controls
 ) -> Iterator[Record | Problem]:
     found = controls.within(node.start_mark.index, _content_end(node, node))
     if found:
@@ -429,7 +87,7 @@ def _record(
             controls.message(found[0], len(found) - 1),
         )
         return
-    walk = _Walk(loader, controls.stand_in)
+    walk = RecordWalk(loader, controls.stand_in)
     walk.visit(node, (), 0)
     if walk.problems:
         for loc, line, message in walk.problems:
@@ -464,7 +122,7 @@ def _content_end(node: Node, record: Node) -> int:
     return int(node.end_mark.index)
 
 
-def _file_problem(error: yaml.MarkedYAMLError, name: str, controls: _Controls) -> Problem:
+def _file_problem(error: yaml.MarkedYAMLError, name: str, controls: Controls) -> Problem:
     mark = error.problem_mark or error.context_mark
     if mark is None:
         return Problem(Location(name), "", f"invalid YAML: {error.problem or error}")
@@ -472,7 +130,7 @@ def _file_problem(error: yaml.MarkedYAMLError, name: str, controls: _Controls) -
     at_control = controls.within(mark.index, mark.index + 1)
     if at_control:
         return Problem(Location(name, line), "", controls.message(at_control[0]))
-    if isinstance(error, _Refused):
+    if isinstance(error, Refused):
         return Problem(Location(name, line), "", str(error.problem))
     message = f"invalid YAML: {error.problem}"
     if "'\\t'" in str(error.problem):
