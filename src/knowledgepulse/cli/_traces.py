@@ -16,7 +16,6 @@ import click
 
 from knowledgepulse.cli._console import stderr_console
 from knowledgepulse.cli.progress import ReadProgress
-from knowledgepulse.curation import MinScore, ThresholdSpecError
 from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.trace.load import LoadedTrace, load_traces
@@ -74,6 +73,9 @@ class _MinScoreType(click.ParamType):  # type: ignore[type-arg]
     name = "X|pNN"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        # curation (and numpy) load only when a --min-score is given.
+        from knowledgepulse.curation import MinScore, ThresholdSpecError  # noqa: PLC0415
+
         if isinstance(value, MinScore):
             return value
         try:
@@ -89,8 +91,16 @@ def min_score_option(
     *,
     default: str | None,
     help: str,
+    shown_default: str | None = None,
 ) -> Callable[[_Command], _Command]:
-    """``--min-score X|pNN``: a score in [0, 1] or a percentile of the run's scores."""
+    """``--min-score X|pNN``: a score in [0, 1] or a percentile of the run's scores.
+
+    ``shown_default`` is a default the help shows but the command applies itself (it gets
+    ``None`` when the option is not given), so nothing is parsed on a run without it.
+    """
+    if shown_default is not None:
+        # click's own wording, which it gives a string default in parentheses instead.
+        help = f"{help}  [default: {shown_default}]"
     return click.option(
         "--min-score",
         type=_MinScoreType(),

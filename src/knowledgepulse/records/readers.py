@@ -10,7 +10,6 @@ from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import strict_json
 from knowledgepulse.records.model import Location, Problem, Record
 from knowledgepulse.records.source import Format, ReadError, Source, lines, read_all
-from knowledgepulse.records.yaml import parse_yaml
 
 Progress = Callable[[int], object]
 
@@ -64,7 +63,7 @@ def parse_records(text: str, name: str, fmt: Format) -> Iterator[Record | Proble
     elif fmt == "json":
         yield from _parse_json(text, name)
     else:
-        yield from parse_yaml(text, name)
+        yield from _parse_yaml(text, name)
 
 
 def _check_format(name: str, fmt: Format, allowed: tuple[Format, ...]) -> None:
@@ -163,7 +162,15 @@ def _parse_bytes(data: bytes, name: str, fmt: Format) -> Iterator[Record | Probl
     if fmt == "json":
         yield from _parse_json(text, name)
     else:
-        yield from parse_yaml(text, name)
+        yield from _parse_yaml(text, name)
+
+
+def _parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
+    # PyYAML takes longer to import than a one-trace run of ``kp score`` takes to score: it
+    # loads only for YAML input.
+    from knowledgepulse.records.yaml import parse_yaml  # noqa: PLC0415
+
+    yield from parse_yaml(text, name)
 
 
 def _shifted(error: UnicodeDecodeError, offset: int) -> UnicodeDecodeError:

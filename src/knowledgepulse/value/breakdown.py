@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -19,6 +20,18 @@ from knowledgepulse.value.profiles import ScoringWeights
 
 NoveltySource = Literal["embedding", "empty_cache", "no_embedder"]
 
+Rounding = Callable[[float], float]
+"""What :meth:`ValueBreakdown.to_dict` applies to each number it writes (the reports round)."""
+
+
+def _unchanged(number: float) -> float:
+    return number
+
+
+def _numbers(data: Mapping[str, Any], rounding: Rounding) -> dict[str, Any]:
+    """A flat mapping with ``rounding`` applied to its floats."""
+    return {key: rounding(value) if type(value) is float else value for key, value in data.items()}
+
 
 @dataclass(frozen=True, slots=True)
 class Dimensions:
@@ -29,13 +42,13 @@ class Dimensions:
     tool_diversity: float
     outcome_confidence: float
 
-    def to_dict(self) -> dict[str, float]:
-        """The values by dimension name, in the formula's order."""
+    def to_dict(self, *, rounding: Rounding = _unchanged) -> dict[str, float]:
+        """The values by dimension name, in the formula's order (each through ``rounding``)."""
         return {
-            "complexity": self.complexity,
-            "novelty": self.novelty,
-            "tool_diversity": self.tool_diversity,
-            "outcome_confidence": self.outcome_confidence,
+            "complexity": rounding(self.complexity),
+            "novelty": rounding(self.novelty),
+            "tool_diversity": rounding(self.tool_diversity),
+            "outcome_confidence": rounding(self.outcome_confidence),
         }
 
 
@@ -66,12 +79,12 @@ class NoveltyOrigin:
     capped: bool | None = None
     novelty_text: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """The novelty's inputs by name."""
+    def to_dict(self, *, rounding: Rounding = _unchanged) -> dict[str, Any]:
+        """The novelty's inputs by name (the similarity through ``rounding``)."""
         return {
             "source": self.source,
             "nearest_trace": self.nearest_id,
-            "similarity": self.similarity,
+            "similarity": None if self.similarity is None else rounding(self.similarity),
             "windows_embedded": self.windows,
             "capped": self.capped,
             "novelty_text": self.novelty_text,
@@ -127,6 +140,9 @@ class ValueBreakdown:
     @property
     def inputs(self) -> dict[str, dict[str, Any]]:
         """What each dimension was computed from, by dimension (the formulas' operands)."""
+        return self._inputs(_unchanged)
+
+    def _inputs(self, rounding: Rounding) -> dict[str, dict[str, Any]]:
         f = self.features
         return {
             "complexity": {
@@ -137,38 +153,44 @@ class ValueBreakdown:
                 "steps_counted": min(f.step_count, STEP_COUNT_CAP),
                 "step_cap": STEP_COUNT_CAP,
             },
-            "novelty": self.novelty.to_dict(),
+            "novelty": self.novelty.to_dict(rounding=rounding),
             "tool_diversity": {"distinct_tools": f.unique_tools, "steps": f.step_count},
             "outcome_confidence": {
-                "confidence": f.confidence,
+                "confidence": rounding(f.confidence),
                 "confidence_source": f.confidence_source,
                 "success": f.success,
-                "success_factor": 1.0 if f.success else FAILED_OUTCOME_FACTOR,
+                "success_factor": rounding(1.0 if f.success else FAILED_OUTCOME_FACTOR),
             },
         }
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, rounding: Rounding = _unchanged) -> dict[str, Any]:
         """Plain JSON-able data, keys in a fixed order (the CLI's JSON rows).
 
         ``inputs`` (last) holds what each dimension was computed from (see :attr:`inputs`).
+
+        Args:
+            rounding: applied to every number of the result that can be fractional (the
+                reports pass one that rounds away binary noise); by default they are exact.
+                It must leave anything but a ``float`` as it is.
         """
+        similarity = self.novelty.similarity
         return {
             "id": self.trace_id,
-            "score": self.score,
+            "score": rounding(self.score),
             "shareable": self.shareable,
-            "threshold": self.threshold,
+            "threshold": rounding(self.threshold),
             "domain": self.domain,
             "profile": self.profile,
-            "dimensions": self.dimensions.to_dict(),
-            "weights": self.weights.to_dict(),
-            "weighted_sum": self.weighted_sum,
+            "dimensions": self.dimensions.to_dict(rounding=rounding),
+            "weights": _numbers(self.weights.to_dict(), rounding),
+            "weighted_sum": rounding(self.weighted_sum),
             "overrides": [override.name for override in self.overrides],
-            "override_effects": [override.to_dict() for override in self.overrides],
+            "override_effects": [_numbers(o.to_dict(), rounding) for o in self.overrides],
             "novelty_source": self.novelty.source,
             "nearest_trace": self.novelty.nearest_id,
-            "nearest_similarity": self.novelty.similarity,
+            "nearest_similarity": None if similarity is None else rounding(similarity),
             "domain_source": self.features.domain_source,
-            "inputs": self.inputs,
+            "inputs": self._inputs(rounding),
         }
 
     def explain(self) -> str:

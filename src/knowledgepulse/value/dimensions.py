@@ -68,15 +68,28 @@ class TraceFeatures:
     @classmethod
     def of(cls, trace: ReasoningTrace) -> TraceFeatures:
         """Count what the formulas need from a trace."""
+        # One pass over the steps: this runs for every trace scored.
         steps = trace.steps
-        tools = {step.tool.name for step in steps if step.tool is not None}
-        source = getattr(trace.metadata, "source", None)
+        types: set[str] = set()
+        tools: set[str] = set()
+        recoveries = 0
+        for step in steps:
+            types.add(step.type)
+            if step.type == "error_recovery":
+                recoveries += 1
+            if step.tool is not None:
+                tools.add(step.tool.name)
+        # metadata.source is not a declared field; reading the extras directly spares pydantic's
+        # attribute fallback, which raises and catches an error for every trace without one.
+        extra = trace.metadata.model_extra
+        source = extra.get("source") if extra else None
         return cls(
             step_count=len(steps),
-            unique_step_types=len({step.type for step in steps}),
-            error_recoveries=sum(1 for step in steps if step.type == "error_recovery"),
+            unique_step_types=len(types),
+            error_recoveries=recoveries,
             unique_tools=len(tools),
-            uses_tools=any(step.tool is not None for step in steps),
+            # Every tool adds its name ("" included), so any tool leaves the set non-empty.
+            uses_tools=bool(tools),
             single_thought=len(steps) == 1 and steps[0].type == "thought",
             success=trace.metadata.success,
             confidence=trace.outcome.confidence,
