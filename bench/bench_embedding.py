@@ -41,8 +41,8 @@ from knowledgepulse.backends.onnx import OnnxModelSettings, OnnxRunner
 from knowledgepulse.backends.torch_minilm import TorchMiniLMEmbedder
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS, TermsPart
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.novelty.windows import (
-    DEFAULT_MAX_WINDOWS,
     batches_by_length,
     leading_pieces,
     split_windows,

@@ -34,7 +34,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse.novelty import DEFAULT_MAX_WINDOWS, MiniLMEmbedder, VectorCache
-from knowledgepulse.novelty.windows import WINDOW_PIECES, batches_by_length, split_windows
+from knowledgepulse.novelty.settings import WINDOW_PIECES
+from knowledgepulse.novelty.windows import batches_by_length, split_windows
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer, embedding_text
 

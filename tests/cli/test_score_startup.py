@@ -21,8 +21,10 @@ sys.exit(code)
 """
 
 # Each is a tenth of a one-trace run or more, or brings numpy: loaded only by the runs that
-# need them (YAML input, the async API, --min-score, --order time or --corpus, the table).
+# need them (an embedder or a cache, YAML input, the async API, --min-score, --order time or
+# --corpus, the table).
 NOT_NEEDED = (
+    "numpy",
     "yaml",
     "asyncio",
     "knowledgepulse.curation",
@@ -39,7 +41,7 @@ def _loaded(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
     return done, modules
 
 
-def test_scoring_json_lines_without_an_embedder_loads_no_yaml_asyncio_or_curation(
+def test_scoring_json_lines_without_an_embedder_loads_no_numpy_yaml_asyncio_or_curation(
     tmp_path: Path,
 ) -> None:
     """One trace, --no-embedder, JSON Lines out: none of the modules that run does not use."""

@@ -7,9 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
 from knowledgepulse.novelty.windows import (
-    DEFAULT_MAX_WINDOWS,
-    WINDOW_PIECES,
     WORD_PIECES_MARGIN,
     Window,
     batches_by_length,

@@ -10,15 +10,18 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from knowledgepulse.backends.batches import BatchRunner, PaddedBatch, pad_batch
-
 if TYPE_CHECKING:
+    from knowledgepulse.backends.batches import BatchRunner, PaddedBatch, pad_batch
     from knowledgepulse.backends.devices import DEVICES, embedder_for, resolve_device
     from knowledgepulse.backends.torch_minilm import TorchMiniLMEmbedder
 
-# Imported on first use: they import knowledgepulse.novelty, which imports this package.
+# Imported on first use: numpy and torch load only for a run that embeds, and the devices
+# module imports knowledgepulse.novelty, which imports this package.
 _HOME_OF = {
+    "BatchRunner": "knowledgepulse.backends.batches",
     "DEVICES": "knowledgepulse.backends.devices",
+    "PaddedBatch": "knowledgepulse.backends.batches",
+    "pad_batch": "knowledgepulse.backends.batches",
     "TorchMiniLMEmbedder": "knowledgepulse.backends.torch_minilm",
     "embedder_for": "knowledgepulse.backends.devices",
     "resolve_device": "knowledgepulse.backends.devices",

@@ -14,11 +14,16 @@ import importlib.util
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from knowledgepulse.backends.torch_runner import GPU_INSTALL_HINT, import_torch
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
-from knowledgepulse.novelty.minilm import MiniLMEmbedder
-from knowledgepulse.novelty.windows import DEFAULT_MAX_WINDOWS
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
+
+if TYPE_CHECKING:  # parse_device runs for every command with --device: keep it light
+    from knowledgepulse.novelty.minilm import MiniLMEmbedder
+
+GPU_INSTALL_HINT = 'pip install "knowledgepulse[gpu]"'
+"""What installs the GPU backend (torch, transformers and the float weights)."""
 
 DEVICES = ("auto", "cpu", "cuda")
 """The device names; ``cuda:N`` (a GPU's index) is taken too."""
@@ -49,6 +54,8 @@ def cuda_available() -> bool:
         return False
     if sys.platform == "linux" and not Path("/proc/driver/nvidia").exists():
         return False
+    from knowledgepulse.backends.torch_runner import import_torch  # noqa: PLC0415 - heavy
+
     return bool(import_torch().cuda.is_available())
 
 
@@ -59,6 +66,8 @@ def check_device(device: str) -> None:
         EmbedderUnavailableError: torch is missing, it sees no GPU, or not the one named; the
             message says how to fix it.
     """
+    from knowledgepulse.backends.torch_runner import import_torch  # noqa: PLC0415 - heavy
+
     torch = import_torch()
     if not device.startswith("cuda"):
         return
@@ -114,6 +123,8 @@ def embedder_for(
         EmbedderUnavailableError: a CUDA device was named and torch, the weights or the GPU is
             missing; the message says which and how to fix it.
     """
+    from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415 - see the imports
+
     resolved = resolve_device(device)
     if resolved == "cpu":
         return MiniLMEmbedder(model_path, workers=workers, max_windows=max_windows)

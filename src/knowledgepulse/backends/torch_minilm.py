@@ -27,9 +27,7 @@ from knowledgepulse.backends.torch_runner import (
 )
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty.minilm import MINILM_DIMENSIONS, MiniLMEmbedder, file_sha256
-from knowledgepulse.novelty.windows import (
-    DEFAULT_MAX_WINDOWS,
-)
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 
 CUDA_MAX_BATCH_TOKENS = 262_144
 """Positions per model call on a GPU: the issue's best on an H100 (4,100 traces/s in fp16,

@@ -21,12 +21,12 @@ from numpy.typing import NDArray
 
 from knowledgepulse._util.optional import import_optional
 from knowledgepulse.backends.batches import PaddedBatch
+from knowledgepulse.backends.devices import GPU_INSTALL_HINT
 from knowledgepulse.errors import EmbedderUnavailableError
 
 if TYPE_CHECKING:
     import torch
 
-GPU_INSTALL_HINT = 'pip install "knowledgepulse[gpu]"'
 DTYPES = ("float16", "bfloat16", "float32")
 
 

@@ -24,12 +24,12 @@ def open_cache_file(
 
     A cache made under another model or novelty text is refused (``CacheFileError``).
     """
-    from knowledgepulse.novelty import VectorCache  # noqa: PLC0415
-
     if identity.embedder is None or cache_path is None:
         return None
     if not cache_path.exists() and identity.cache_dimensions is None:
         return None  # the scorer makes it once the first vectors give the width
+    from knowledgepulse.novelty import VectorCache  # noqa: PLC0415 - numpy, only with a cache
+
     return VectorCache.open(
         cache_path,
         model_id=identity.cache_model_id,

@@ -219,7 +219,9 @@ def build_embedder(
                 "no model: drop them"
             )
         return None
-    workers = workers if workers is not None else novelty.minilm.available_threads()
+    from knowledgepulse.novelty.minilm import available_threads  # noqa: PLC0415 - numpy
+
+    workers = workers if workers is not None else available_threads()
     max_windows = novelty.DEFAULT_MAX_WINDOWS if window_cap == "default" else window_cap
     assert not isinstance(max_windows, str)  # "default" is the only word _window_cap gives
     if model is None and device == "cpu":

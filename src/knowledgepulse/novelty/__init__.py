@@ -1,7 +1,14 @@
-"""Novelty: embedders, and the vector cache a trace's embedding is compared with."""
+"""Novelty: embedders, and the vector cache a trace's embedding is compared with.
 
-from knowledgepulse.novelty.banded import Neighbours, frozen_nearest, online_nearest
-from knowledgepulse.novelty.cache import CachedVector, Clock, Nearest, VectorCache
+The names are imported on first use: a run without an embedder looks up a novelty text's name
+or a cache default but never embeds or searches, and should not pay for numpy to do so.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from knowledgepulse.novelty.embedder import (
     Embedder,
     WindowedEmbedder,
@@ -10,7 +17,6 @@ from knowledgepulse.novelty.embedder import (
     model_id_of,
     shared_embedder,
 )
-from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.novelty.representation import (
     DEFAULT_NOVELTY_TEXT,
     NOVELTY_TEXTS,
@@ -18,12 +24,40 @@ from knowledgepulse.novelty.representation import (
     NoveltyText,
     novelty_text,
 )
-from knowledgepulse.novelty.windows import (
-    DEFAULT_MAX_WINDOWS,
-    MODEL_POSITIONS,
-    WINDOW_PIECES,
-    WindowedEmbeddings,
-)
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, MODEL_POSITIONS, WINDOW_PIECES
+
+if TYPE_CHECKING:
+    from knowledgepulse.novelty.banded import Neighbours, frozen_nearest, online_nearest
+    from knowledgepulse.novelty.cache import CachedVector, Clock, Nearest, VectorCache
+    from knowledgepulse.novelty.minilm import MiniLMEmbedder
+    from knowledgepulse.novelty.windows import WindowedEmbeddings
+
+# These import numpy (and the model's runtime): imported on first use.
+_HOME_OF = {
+    "CachedVector": "knowledgepulse.novelty.cache",
+    "Clock": "knowledgepulse.novelty.cache",
+    "MiniLMEmbedder": "knowledgepulse.novelty.minilm",
+    "Nearest": "knowledgepulse.novelty.cache",
+    "Neighbours": "knowledgepulse.novelty.banded",
+    "VectorCache": "knowledgepulse.novelty.cache",
+    "WindowedEmbeddings": "knowledgepulse.novelty.windows",
+    "frozen_nearest": "knowledgepulse.novelty.banded",
+    "online_nearest": "knowledgepulse.novelty.banded",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOME_OF])
+
 
 __all__ = [
     "DEFAULT_MAX_WINDOWS",

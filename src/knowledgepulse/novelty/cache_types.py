@@ -14,32 +14,26 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.errors import ScorerParameterError
+from knowledgepulse.novelty.settings import (
+    DEFAULT_DIMENSIONS,
+    DEFAULT_MAX_ELEMENTS,
+    MAX_CACHE_BYTES,
+    check_cache_size,
+)
+
+__all__ = [
+    "DEFAULT_DIMENSIONS",
+    "DEFAULT_MAX_ELEMENTS",
+    "MAX_CACHE_BYTES",
+    "CachedVector",
+    "Clock",
+    "Nearest",
+    "check_cache_size",
+    "wall_clock_ms",
+]
 
 Clock = Callable[[], float]
 """Returns the current time in milliseconds."""
-
-DEFAULT_MAX_ELEMENTS = 1000
-DEFAULT_DIMENSIONS = 384
-MAX_CACHE_BYTES = 4 << 30
-"""The most memory an in-memory cache's vectors may take (about 2.8 million 384-d vectors): a
-bound that keeps a mistyped size, or a damaged ``.npz`` file, from exhausting memory. A ring file
-(:meth:`VectorCache.open`) is mapped, not loaded, and is bounded by the disk instead."""
-
-
-def check_cache_size(max_elements: int, dimensions: int) -> None:
-    """Refuse a cache whose vectors would take more than :data:`MAX_CACHE_BYTES`.
-
-    Raises:
-        ScorerParameterError: saying how much it would take and what to lower.
-    """
-    if max_elements * dimensions * 4 > MAX_CACHE_BYTES:
-        raise ScorerParameterError(
-            f"a cache of {max_elements} vectors of {dimensions} dimensions would take "
-            f"{max_elements * dimensions * 4 / 2**30:.1f} GiB; the limit is "
-            f"{MAX_CACHE_BYTES >> 30} GiB in memory, so give a smaller cache size (max_elements), "
-            "or keep the cache in a ring file (VectorCache.open, kp score --cache FILE)"
-        )
 
 
 def wall_clock_ms() -> float:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import numpy as np
-from numpy.typing import NDArray
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 
-from knowledgepulse.novelty.minilm import MiniLMEmbedder
-from knowledgepulse.novelty.windows import DEFAULT_MAX_WINDOWS, WindowedEmbeddings
+if TYPE_CHECKING:  # numpy and the model load only when something is embedded
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from knowledgepulse.novelty.minilm import MiniLMEmbedder
+    from knowledgepulse.novelty.windows import WindowedEmbeddings
 
 
 @runtime_checkable
@@ -75,4 +78,6 @@ def shared_embedder(
     Sharing keeps one model (and one set of worker processes) per process however many runs use
     it; the worker processes end with the process. See :class:`MiniLMEmbedder` for the settings.
     """
+    from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415 - see above
+
     return MiniLMEmbedder(workers=workers, max_windows=max_windows)

@@ -36,7 +36,10 @@ from knowledgepulse.novelty.chunks import (
     text_embeddings,
     window_embeddings,
 )
-from knowledgepulse.novelty.windows import DEFAULT_MAX_WINDOWS, WINDOW_PIECES, WindowedEmbeddings
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
+from knowledgepulse.novelty.windows import (
+    WindowedEmbeddings,
+)
 
 INSTALL_HINT = 'pip install "knowledgepulse[embeddings]"'
 MINILM_DIMENSIONS = 384

@@ -29,16 +29,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import numpy as np
-from numpy.typing import NDArray
-
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty.embedder import Embedder, WindowedEmbedder, model_id_of
-from knowledgepulse.novelty.terms import TERM_DIMENSIONS, term_vectors
-from knowledgepulse.novelty.windows import WINDOW_PIECES, normalize
+from knowledgepulse.novelty.settings import TERM_DIMENSIONS, WINDOW_PIECES
 from knowledgepulse.trace.text import action_terms, actions_text, objective_text, whole_text
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # numpy loads when something is embedded, not when a name is looked up
+    import numpy as np
+    from numpy.typing import NDArray
+
     from knowledgepulse.trace.models import ReasoningTrace
 
 TRUNCATE_PIECES = 510
@@ -137,6 +136,11 @@ class NoveltyText:
 
     def embed(self, embedder: Embedder, traces: Sequence[ReasoningTrace]) -> RepresentedVectors:
         """One unit vector per trace (a zero part is left out and the rest renormalised)."""
+        import numpy as np  # noqa: PLC0415 - see the imports
+
+        from knowledgepulse.novelty.terms import term_vectors  # noqa: PLC0415
+        from knowledgepulse.novelty.windows import normalize  # noqa: PLC0415
+
         blocks: list[NDArray[np.float32]] = []
         windows: tuple[int, ...] | None = None
         capped: tuple[bool, ...] | None = None

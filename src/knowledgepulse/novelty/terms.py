@@ -16,9 +16,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-TERM_DIMENSIONS = 384
-"""Buckets of a term vector (as many as the bundled model's dimensions; the study in
-``docs/novelty.md`` found 384 and 1,024 within 0.001 of each other)."""
+from knowledgepulse.novelty.settings import TERM_DIMENSIONS
 
 
 def term_vector(terms: Iterable[str], dimensions: int = TERM_DIMENSIONS) -> NDArray[np.float32]:

@@ -38,14 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-MODEL_POSITIONS = 256
-"""The model card's max_seq_length."""
-
-WINDOW_PIECES = MODEL_POSITIONS - 2
-"""Word pieces per window: the rest of the positions are [CLS] and [SEP]."""
-
-DEFAULT_MAX_WINDOWS = 32
-"""Windows embedded per text unless told otherwise (measured: see the module docstring)."""
+from knowledgepulse.novelty.settings import WINDOW_PIECES
 
 WORD_PIECES_MARGIN = 100
 """The most pieces the last word of a cut text can differ by.

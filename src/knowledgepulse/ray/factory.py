@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from knowledgepulse.novelty.embedder import Embedder
-from knowledgepulse.novelty.windows import DEFAULT_MAX_WINDOWS
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 
 
 @runtime_checkable

@@ -12,31 +12,18 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, Literal
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any, Literal
 
 from knowledgepulse._util.settings import optional_duration_ms, optional_positive_int, positive_int
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, VectorError
-from knowledgepulse.novelty import (
-    Embedder,
-    VectorCache,
-    default_embedder,
-    dimensions_of,
-)
-from knowledgepulse.novelty.cache import (
+from knowledgepulse.novelty.embedder import Embedder, default_embedder, dimensions_of
+from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NoveltyText
+from knowledgepulse.novelty.representation import novelty_text as novelty_text_named
+from knowledgepulse.novelty.settings import (
     DEFAULT_DIMENSIONS,
     DEFAULT_MAX_ELEMENTS,
-    Nearest,
     check_cache_size,
 )
-from knowledgepulse.novelty.representation import (
-    DEFAULT_NOVELTY_TEXT,
-    NoveltyText,
-    RepresentedVectors,
-)
-from knowledgepulse.novelty.representation import novelty_text as novelty_text_named
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown, compose
@@ -47,6 +34,13 @@ from knowledgepulse.value.dimensions import (
     novelty,
 )
 from knowledgepulse.value.profiles import ProfileRegistry, ScoringWeights
+
+if TYPE_CHECKING:  # numpy and the cache load when a trace is first embedded
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from knowledgepulse.novelty.cache import Nearest, VectorCache
+    from knowledgepulse.novelty.representation import RepresentedVectors
 
 CacheMode = Literal["online", "frozen"]
 DEFAULT_THRESHOLD = 0.75
@@ -201,6 +195,8 @@ class TraceValueScorer:
         if self._cache is None:
             with self._lock:
                 if self._cache is None:
+                    from knowledgepulse.novelty.cache import VectorCache  # noqa: PLC0415
+
                     self._cache = VectorCache(
                         max_elements=self._cache_size,
                         dimensions=dimensions or DEFAULT_DIMENSIONS,
@@ -285,6 +281,8 @@ class TraceValueScorer:
             TraceValidationError: a trace is a mapping that is not a valid trace.
             VectorError: ``vectors`` is not one row per trace, as long as the cache's vectors.
         """
+        import numpy as np  # noqa: PLC0415 - loaded with the vectors, not with the scorer
+
         valid = [parse_trace(trace) for trace in traces]
         array = np.asarray(vectors, dtype=np.float32)
         cache = self._cache_for(self.cache_dimensions or (array.shape[-1] if array.ndim else None))

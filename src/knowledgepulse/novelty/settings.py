@@ -1,0 +1,51 @@
+"""The novelty package's sizes and limits, in a module that imports nothing heavy.
+
+A run without an embedder (``kp score --no-embedder`` on one trace) reads these defaults but
+never embeds or searches, so it should not pay for numpy; the modules that do the work
+(:mod:`~knowledgepulse.novelty.windows`, :mod:`~knowledgepulse.novelty.cache_types`) take their
+numbers from here.
+"""
+
+from __future__ import annotations
+
+from knowledgepulse.errors import ScorerParameterError
+
+MODEL_POSITIONS = 256
+"""The model card's max_seq_length."""
+
+WINDOW_PIECES = MODEL_POSITIONS - 2
+"""Word pieces per window: the rest of the positions are [CLS] and [SEP]."""
+
+DEFAULT_MAX_WINDOWS = 32
+"""Windows embedded per text unless told otherwise (measured: see
+:mod:`knowledgepulse.novelty.windows`)."""
+
+TERM_DIMENSIONS = 384
+"""Buckets of a term vector (:mod:`knowledgepulse.novelty.terms`): as many as the bundled model's
+dimensions; the study in ``docs/novelty.md`` found 384 and 1,024 within 0.003 of each other."""
+
+DEFAULT_MAX_ELEMENTS = 1000
+"""Vectors a new cache holds unless told otherwise."""
+
+DEFAULT_DIMENSIONS = 384
+"""A new cache's vector length unless told otherwise (all-MiniLM-L6-v2's)."""
+
+MAX_CACHE_BYTES = 4 << 30
+"""The most memory an in-memory cache's vectors may take (about 2.8 million 384-d vectors): a
+bound that keeps a mistyped size, or a damaged ``.npz`` file, from exhausting memory. A ring file
+(:meth:`VectorCache.open`) is mapped, not loaded, and is bounded by the disk instead."""
+
+
+def check_cache_size(max_elements: int, dimensions: int) -> None:
+    """Refuse a cache whose vectors would take more than :data:`MAX_CACHE_BYTES`.
+
+    Raises:
+        ScorerParameterError: saying how much it would take and what to lower.
+    """
+    if max_elements * dimensions * 4 > MAX_CACHE_BYTES:
+        raise ScorerParameterError(
+            f"a cache of {max_elements} vectors of {dimensions} dimensions would take "
+            f"{max_elements * dimensions * 4 / 2**30:.1f} GiB; the limit is "
+            f"{MAX_CACHE_BYTES >> 30} GiB in memory, so give a smaller cache size (max_elements), "
+            "or keep the cache in a ring file (VectorCache.open, kp score --cache FILE)"
+        )
