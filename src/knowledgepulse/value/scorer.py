@@ -88,11 +88,12 @@ class TraceValueScorer:
             same trace twice gives a lower novelty the second time) or ``frozen`` (score against
             the cache as it is, without changing it, so results do not depend on order).
         novelty_text: which text stands for a trace and how it is embedded (see
-            :data:`~knowledgepulse.novelty.representation.NOVELTY_TEXTS`): ``objective-actions``
-            (default: the objective and the trace's actions, two parts weighted 0.5 each, one
-            vector twice the embedder's length), ``windows`` (all the text, windows averaged)
-            or ``truncate`` (all the text, its first 510 word pieces). A saved cache records it
-            (:attr:`cache_model_id`).
+            :data:`~knowledgepulse.novelty.representation.NOVELTY_TEXTS`):
+            ``objective-actions-terms`` (default: the objective, the trace's actions and the
+            hashed terms they act on, a third of the cosine each), ``objective-actions`` (the
+            objective and the actions, half each), ``windows`` (all the text, windows
+            averaged) or ``truncate`` (all the text, its first 510 word pieces). A saved cache
+            records it (:attr:`cache_model_id`).
         batch_size: how many traces :meth:`score_many` and :meth:`iter_scores` give the
             embedder per ``embed_batch`` call (default 32). Larger batches sort more windows by
             length (less padding) but hold more texts in memory and yield results later.
