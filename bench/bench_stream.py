@@ -2,6 +2,7 @@
 
     python bench/bench_stream.py                 # 20k side by side, one trace, memory to 1M
     python bench/bench_stream.py --big 200000    # a quicker memory section
+    python bench/bench_stream.py --memory-only   # only the memory section (about 8 minutes)
 
 Every figure is a whole process, as a user runs it, medians of interleaved runs:
 
@@ -10,7 +11,7 @@ Every figure is a whole process, as a user runs it, medians of interleaved runs:
   bench/reference/evaluate_value.mjs``: JSON.parse and evaluateValue, no validation);
 - one trace, end to end (start-up and imports included);
 - peak RSS of ``kp score --no-embedder -`` fed 10k and ``--big`` traces through a pipe, and how
-  long the first output line takes.
+  long the first output line takes (medians of ``--memory-repeats`` runs of each).
 """
 
 from __future__ import annotations
@@ -110,14 +111,19 @@ def one_trace(path: Path, repeats: int) -> dict[str, float]:
     return figures
 
 
-def memory(big: int) -> dict[str, float]:
+def memory(big: int, repeats: int) -> dict[str, float]:
     figures: dict[str, float] = {}
-    for count in (10_000, big):
-        rss, first = peak_rss_kib(
-            [*KP, "score", "--no-embedder", "-f", "jsonl", "-"], [*GENERATE, str(count)]
-        )
-        figures[f"peak_mib_at_{count}"] = rss / 1024
-        figures[f"first_line_s_at_{count}"] = first
+    samples: dict[int, list[tuple[int, float]]] = {10_000: [], big: []}
+    for _ in range(repeats):
+        for count, runs in samples.items():
+            runs.append(
+                peak_rss_kib(
+                    [*KP, "score", "--no-embedder", "-f", "jsonl", "-"], [*GENERATE, str(count)]
+                )
+            )
+    for count, runs in samples.items():
+        figures[f"peak_mib_at_{count}"] = statistics.median(rss for rss, _ in runs) / 1024
+        figures[f"first_line_s_at_{count}"] = statistics.median(first for _, first in runs)
     figures["peak_ratio_big_over_10k"] = (
         figures[f"peak_mib_at_{big}"] / figures["peak_mib_at_10000"]
     )
@@ -129,7 +135,14 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=20_000, help="traces side by side")
     parser.add_argument("--big", type=int, default=1_000_000, help="traces for the memory run")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--memory-repeats", type=int, default=3, help="runs of each size")
+    parser.add_argument(
+        "--memory-only", action="store_true", help="only the peak RSS at 10k and --big"
+    )
     args = parser.parse_args()
+    if args.memory_only:
+        show({"machine": _machine()} | memory(args.big, args.memory_repeats))
+        return
     with tempfile.TemporaryDirectory() as scratch:
         traces = Path(scratch) / "traces.jsonl"
         with traces.open("wb") as out:
@@ -137,17 +150,25 @@ def main() -> None:
         one = Path(scratch) / "one.jsonl"
         one.write_bytes(traces.read_bytes().split(b"\n", 1)[0] + b"\n")
         figures: dict[str, float | str] = {
-            "machine": f"{os.cpu_count()} cores, Python {sys.version.split()[0]}",
+            "machine": _machine(),
             "traces": args.count,
             "mean_trace_bytes": round(traces.stat().st_size / args.count),
         }
         figures |= side_by_side(traces, args.repeats)
         figures |= one_trace(one, args.repeats)
-    figures |= memory(args.big)
+    figures |= memory(args.big, args.memory_repeats)
+    show(figures)
+
+
+def show(figures: dict[str, float | str]) -> None:
     for name, value in figures.items():
         shown = f"{value:.3f}" if isinstance(value, float) else value
         print(f"{name:32} {shown}")
     print(json.dumps(figures))
+
+
+def _machine() -> str:
+    return f"{os.cpu_count()} cores, Python {sys.version.split()[0]}"
 
 
 if __name__ == "__main__":

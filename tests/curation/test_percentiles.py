@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
+import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledgepulse._util import order_stats
+from knowledgepulse._util.spill import SpilledValues
 from knowledgepulse.curation import MinScore, ThresholdSpecError, domain_percentiles
+from knowledgepulse.curation.percentiles import (
+    interpolate,
+    percentile_ranks,
+    spilled_percentiles,
+)
 
 unit = st.floats(min_value=0.0, max_value=1.0)
+# Scores as reports print them (12 decimals), ties, and any float at all (the law is numpy's).
+scores = st.one_of(
+    unit.map(lambda score: round(score, 12)),
+    st.sampled_from([0.0, 0.25, 0.5, 0.7240000000000001, 1.0]),
+    st.floats(allow_nan=False),
+)
 
 
 def test_a_number_and_a_percentile_are_both_accepted() -> None:
@@ -42,3 +58,57 @@ def test_percentiles_per_domain_and_over_all() -> None:
     assert summary["all"]["count"] == 3
     assert summary["all"]["max"] == 0.9
     assert domain_percentiles({}) == {"all": None, "by_domain": {}}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(scores, min_size=1, max_size=60),
+    percentile=st.one_of(st.integers(0, 100), st.floats(min_value=0.0, max_value=100.0)),
+)
+def test_the_two_ranks_and_their_weight_give_numpys_percentile(
+    values: list[float], percentile: float
+) -> None:
+    """interpolate() between the values percentile_ranks() names is np.percentile, to the bit."""
+    ordered = sorted(values)
+    below, above, weight = percentile_ranks(len(values), percentile)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN in both, said quietly
+        expected = np.percentile(np.asarray(values), [percentile])[0]
+    found = interpolate(ordered[below], ordered[above], weight)
+    assert found == expected or (np.isnan(expected) and np.isnan(found))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    by_domain=st.dictionaries(
+        st.sampled_from(["qa", "code", "finance", ""]), st.lists(scores, max_size=40), max_size=4
+    ),
+    chunk=st.sampled_from([1, 5, 64]),
+    gather=st.sampled_from([2, 7, 1000]),
+)
+def test_spilled_percentiles_are_domain_percentiles(
+    by_domain: dict[str, list[float]], chunk: int, gather: int
+) -> None:
+    """The streaming summary equals numpy's on the same scores, whatever the chunking."""
+    spilled = SpilledValues(chunk=chunk)
+    longest = max((len(v) for v in by_domain.values()), default=0)
+    for index in range(longest):  # interleaved, as a run's domains come
+        for domain, values in by_domain.items():
+            if index < len(values):
+                spilled.append(domain, values[index])
+    with mock.patch.object(order_stats, "GATHER", gather):
+        found = spilled_percentiles(spilled)
+    with np.errstate(invalid="ignore", over="ignore"):
+        expected = domain_percentiles(by_domain)
+    assert _nan_named(found) == _nan_named(expected)
+
+
+def _nan_named(value: object) -> object:
+    # inf - inf is NaN in both; NaN != NaN, so it is compared by name.
+    if isinstance(value, dict):
+        return {key: _nan_named(item) for key, item in value.items()}
+    return "nan" if isinstance(value, float) and np.isnan(value) else value
+
+
+def test_no_scores_have_no_percentiles() -> None:
+    """Nothing spilled: no ``all``, no domains, as domain_percentiles({}) says."""
+    assert spilled_percentiles(SpilledValues()) == domain_percentiles({})

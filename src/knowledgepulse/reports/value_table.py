@@ -11,7 +11,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES, domain_percentiles
+from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES
 from knowledgepulse.reports.value import RunTally, ScoredTrace, ValueReport
 
 # Novelty that did not come from a comparison is marked, and the caption says what it means.
@@ -97,7 +97,7 @@ def to_table(
 
 def percentile_table(tally: RunTally) -> Table:
     """The score's percentiles per domain and over all: where a sharing threshold would cut."""
-    summary = domain_percentiles(tally.scores_by_domain)
+    summary = tally.percentiles()
     table = Table(
         title="Score percentiles by domain (--min-score pNN takes a threshold from them)",
         title_justify="left",
