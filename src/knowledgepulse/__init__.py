@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from knowledgepulse._util.lazy import lazy_exports
 from knowledgepulse._version import __version__
 from knowledgepulse.errors import KnowledgePulseError
 
@@ -67,19 +68,17 @@ _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 _SUBPACKAGES = ("integrations",)
 
 
+_exported, _listed = lazy_exports(__name__, _HOME_OF, globals())
+
+
 def __getattr__(name: str) -> Any:
     if name in _SUBPACKAGES:  # `kp.integrations.langchain` with no import line
         return importlib.import_module(f"{__name__}.{name}")
-    module = _HOME_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'knowledgepulse' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return _exported(name)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOME_OF, *_SUBPACKAGES])
+    return sorted([*_listed(), *_SUBPACKAGES])
 
 
 __all__ = [

@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS, novelty_text
-from knowledgepulse.novelty.settings import TERM_DIMENSIONS
 from knowledgepulse.novelty.terms import term_vectors
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace.text import action_terms, actions_text, objective_text, whole_text
@@ -63,29 +62,6 @@ def test_every_representation_gives_unit_vectors(name: str) -> None:
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
 
 
-@given(WORDS, WORDS, WORDS, WORDS)
-def test_two_part_cosine_is_the_weighted_sum_of_part_cosines(
-    objective_a: list[str], actions_a: list[str], objective_b: list[str], actions_b: list[str]
-) -> None:
-    """cos(a, b) = 0.5 cos(objectives) + 0.5 cos(actions) whenever no part is a zero vector."""
-    embedder = HashingEmbedder(dimensions=32)
-    traces = [
-        make_trace(
-            objective=" ".join(["go", *objective]),
-            step_list=[step(0, "tool_call", " ".join(["act", *actions]), "t")],
-        )
-        for objective, actions in ((objective_a, actions_a), (objective_b, actions_b))
-    ]
-    a, b = novelty_text("objective-actions").embed(embedder, traces).vectors
-    objectives = embedder.embed_batch([objective_text(t) for t in traces])
-    actions = embedder.embed_batch([actions_text(t) for t in traces])
-    # Hashed words can cancel out; a zero part is left out, so the law does not apply to it.
-    assume(np.linalg.norm(objectives, axis=1).min() > 0.5)
-    assume(np.linalg.norm(actions, axis=1).min() > 0.5)
-    expected = 0.5 * (objectives[0] @ objectives[1]) + 0.5 * (actions[0] @ actions[1])
-    assert float(a @ b) == pytest.approx(float(expected), abs=1e-5)
-
-
 def test_a_trace_without_actions_is_still_a_unit_vector() -> None:
     """An empty part is left out (the objective then carries the whole vector)."""
     trace = make_trace(step_list=[step(0, "thought", "only thinking")])
@@ -102,11 +78,18 @@ def test_cache_model_id_names_the_representation_except_windows() -> None:
     assert len(set(ids.values())) == len(NOVELTY_TEXTS)
 
 
-@given(WORDS, WORDS, WORDS, WORDS)
-def test_three_part_cosine_weighs_objective_actions_and_terms_equally(
-    objective_a: list[str], actions_a: list[str], objective_b: list[str], actions_b: list[str]
+@pytest.mark.parametrize(
+    ("name", "weights"),
+    [("objective-actions", (0.5, 0.5, 0.0)), ("objective-actions-terms", (1 / 3, 1 / 3, 1 / 3))],
+)
+@given(st.tuples(WORDS, WORDS), st.tuples(WORDS, WORDS))
+def test_the_cosine_is_the_weighted_sum_of_the_part_cosines(
+    name: str,
+    weights: tuple[float, float, float],
+    words_a: tuple[list[str], list[str]],
+    words_b: tuple[list[str], list[str]],
 ) -> None:
-    """The default: cos = (cos objectives + cos actions + cos term vectors) / 3, no part zero."""
+    """cos(a, b) = the weighted sum of objective, actions and terms cosines, no part zero."""
     embedder = HashingEmbedder(dimensions=32)
     traces = [
         make_trace(
@@ -118,15 +101,17 @@ def test_three_part_cosine_weighs_objective_actions_and_terms_equally(
                 }
             ],
         )
-        for objective, actions in ((objective_a, actions_a), (objective_b, actions_b))
+        for objective, actions in (words_a, words_b)
     ]
-    a, b = novelty_text("objective-actions-terms").embed(embedder, traces).vectors
-    objectives = embedder.embed_batch([objective_text(t) for t in traces])
-    actions = embedder.embed_batch([actions_text(t) for t in traces])
-    terms = term_vectors([action_terms(t) for t in traces])
-    assume(np.linalg.norm(objectives, axis=1).min() > 0.5)
-    assume(np.linalg.norm(actions, axis=1).min() > 0.5)
-    assume(np.linalg.norm(terms, axis=1).min() > 0.5)
-    expected = (objectives[0] @ objectives[1] + actions[0] @ actions[1] + terms[0] @ terms[1]) / 3
-    assert float(a @ b) == pytest.approx(float(expected), abs=1e-5)
-    assert a.shape == (32 + 32 + TERM_DIMENSIONS,)
+    representation = novelty_text(name)
+    a, b = representation.embed(embedder, traces).vectors
+    parts = [
+        embedder.embed_batch([objective_text(t) for t in traces]),
+        embedder.embed_batch([actions_text(t) for t in traces]),
+        term_vectors([action_terms(t) for t in traces]),
+    ]
+    # Hashed words can cancel out; a zero part is left out, so the law does not apply to it.
+    assume(all(np.linalg.norm(part, axis=1).min() > 0.5 for part in parts))
+    expected = sum(w * float(part[0] @ part[1]) for w, part in zip(weights, parts, strict=True))
+    assert float(a @ b) == pytest.approx(expected, abs=1e-5)
+    assert a.shape == (representation.dimensions(32),)

@@ -7,8 +7,9 @@ same window embeddings, whichever runs them. :func:`embedder_for` picks the embe
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from knowledgepulse._util.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from knowledgepulse.backends.batches import BatchRunner, PaddedBatch, pad_batch
@@ -28,14 +29,7 @@ _HOME_OF = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _HOME_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
+__getattr__, __dir__ = lazy_exports(__name__, _HOME_OF, globals())
 
 __all__ = [
     "DEVICES",

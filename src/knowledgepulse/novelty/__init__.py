@@ -6,9 +6,9 @@ or a cache default but never embeds or searches, and should not pay for numpy to
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from knowledgepulse._util.lazy import lazy_exports
 from knowledgepulse.novelty.embedder import (
     Embedder,
     WindowedEmbedder,
@@ -46,18 +46,7 @@ _HOME_OF = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _HOME_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOME_OF])
-
+__getattr__, __dir__ = lazy_exports(__name__, _HOME_OF, globals())
 
 __all__ = [
     "DEFAULT_MAX_WINDOWS",

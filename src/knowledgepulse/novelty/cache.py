@@ -34,18 +34,16 @@ from knowledgepulse.novelty.cache_open import open_cache
 from knowledgepulse.novelty.cache_ring import RingFile
 from knowledgepulse.novelty.cache_search import frozen_search, nearest_then_add
 from knowledgepulse.novelty.cache_store import FileRing, MemoryRing, live_entries
-from knowledgepulse.novelty.cache_types import (
+from knowledgepulse.novelty.cache_types import CachedVector, Clock, Nearest, wall_clock_ms
+from knowledgepulse.novelty.settings import (
     DEFAULT_DIMENSIONS,
     DEFAULT_MAX_ELEMENTS,
     MAX_CACHE_BYTES,
-    CachedVector,
-    Clock,
-    Nearest,
     check_cache_size,
-    wall_clock_ms,
 )
 
-# The shared values live in cache_types; they stay importable from here, where they began.
+# The shared values live in cache_types and settings; they stay importable from here, where
+# they began.
 __all__ = [
     "DEFAULT_DIMENSIONS",
     "DEFAULT_MAX_ELEMENTS",

@@ -10,8 +10,9 @@ from knowledgepulse.errors import CacheFileError
 from knowledgepulse.novelty.cache_file import FRESH_START
 from knowledgepulse.novelty.cache_io import check_identity, is_ring_file, wants_npz
 from knowledgepulse.novelty.cache_ring import RingFile
-from knowledgepulse.novelty.cache_types import DEFAULT_DIMENSIONS, DEFAULT_MAX_ELEMENTS, Clock
+from knowledgepulse.novelty.cache_types import Clock
 from knowledgepulse.novelty.ring_file import MAX_CAPACITY, RingLayout
+from knowledgepulse.novelty.settings import DEFAULT_DIMENSIONS, DEFAULT_MAX_ELEMENTS
 
 if TYPE_CHECKING:
     from knowledgepulse.novelty.cache import VectorCache

@@ -1,8 +1,9 @@
 """The values a :class:`~knowledgepulse.novelty.VectorCache` is set up with and gives back.
 
-Its settings' defaults and the in-memory size bound, its clock, and the results of a search
-(:class:`Nearest`) and of a listing (:class:`CachedVector`). They live apart from the cache so
-that the modules it is built from (the store, the search, saving and loading) share them.
+Its clock, and the results of a search (:class:`Nearest`) and of a listing
+(:class:`CachedVector`); its defaults and size bound are in
+:mod:`knowledgepulse.novelty.settings`. They live apart from the cache so that the modules it
+is built from (the store, the search, saving and loading) share them.
 """
 
 from __future__ import annotations
@@ -13,24 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-
-from knowledgepulse.novelty.settings import (
-    DEFAULT_DIMENSIONS,
-    DEFAULT_MAX_ELEMENTS,
-    MAX_CACHE_BYTES,
-    check_cache_size,
-)
-
-__all__ = [
-    "DEFAULT_DIMENSIONS",
-    "DEFAULT_MAX_ELEMENTS",
-    "MAX_CACHE_BYTES",
-    "CachedVector",
-    "Clock",
-    "Nearest",
-    "check_cache_size",
-    "wall_clock_ms",
-]
 
 Clock = Callable[[], float]
 """Returns the current time in milliseconds."""
