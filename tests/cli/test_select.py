@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from knowledgepulse.testing import HashingEmbedder
-from tests.builders import trace_json
+from tests.builders import step, trace_json
 from tests.cli.conftest import KpRunner
 
 
@@ -130,3 +130,26 @@ def test_dedupe_groups_near_duplicates_under_their_best_trace(kp: KpRunner, tmp_
     assert [m["id"] for m in group["members"]] == ["kp:trace:flight-b"]
     assert group["size"] == 2
     assert "1 near-duplicate group at cosine >= 0.95; 1 trace would go, 3 kept" in run.err
+
+
+@pytest.mark.parametrize(
+    ("novelty_text", "groups"), [("objective-actions-terms", 0), ("windows", 1)]
+)
+def test_dedupe_compares_the_representation_it_is_given(
+    kp: KpRunner, tmp_path: Path, novelty_text: str, groups: int
+) -> None:
+    """Same words, different users: alike as text, apart once the arguments' terms count."""
+    traces = [
+        trace_json(
+            trace_id=f"kp:trace:{user}",
+            objective="look up the customer",
+            step_list=[
+                {**step(0, "tool_call", "get user details", "get_user"), "input": {"id": user}},
+                step(1, "observation", "found"),
+            ],
+        )
+        for user in ("mia_li_3668", "omar_rossi_1241")
+    ]
+    run = kp("dedupe", write(tmp_path / "t.jsonl", traces), "--novelty-text", novelty_text)
+    assert run.code == 0, run.err
+    assert len(run.out.splitlines()) == groups

@@ -16,6 +16,7 @@ import click
 
 from knowledgepulse.cli._console import stderr_console
 from knowledgepulse.cli.progress import ReadProgress
+from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
 from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.trace.load import LoadedTrace, load_traces
@@ -129,6 +130,18 @@ def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
         return parse_device(value)
     except ScorerParameterError as error:
         raise click.BadParameter(str(error), ctx, param) from None
+
+
+novelty_text_option = click.option(
+    "--novelty-text",
+    type=click.Choice(tuple(NOVELTY_TEXTS)),
+    default=DEFAULT_NOVELTY_TEXT,
+    show_default=True,
+    help="What stands for a trace in novelty: its objective, actions and the terms they act on "
+    "(two short model calls and hashed ids), its objective and actions, every window of its "
+    "text, or its first 510 word pieces (see docs/novelty.md).",
+)
+"""``--novelty-text``: the representation novelty compares (``TraceValueScorer(novelty_text=)``)."""
 
 
 def model_options(command: _Command) -> _Command:

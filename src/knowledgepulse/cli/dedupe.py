@@ -17,6 +17,7 @@ from knowledgepulse.cli._traces import (
     batch_size_for,
     embedder_from,
     model_options,
+    novelty_text_option,
     paths_argument,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
@@ -43,6 +44,7 @@ from knowledgepulse.value.scorer import TraceValueScorer
     help="Write the groups here (JSONL, atomically) instead of stdout.",
 )
 @model_options
+@novelty_text_option
 @profiles_file_option
 def dedupe_command(
     *,
@@ -54,6 +56,7 @@ def dedupe_command(
     batch_size: int | None,
     workers: int | None,
     device: str,
+    novelty_text: str,
     profiles_file: Path | None,
 ) -> int:
     """Group near-duplicate traces; each group names the trace it keeps.
@@ -68,6 +71,7 @@ def dedupe_command(
     embedder = embedder_from(False, model, workers=workers, device=device)
     scorer = TraceValueScorer(
         embedder=embedder,
+        novelty_text=novelty_text,
         profiles=registry_from(profiles_file),
         batch_size=batch_size_for(batch_size, embedder),
     )

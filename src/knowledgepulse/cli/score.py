@@ -41,6 +41,7 @@ from knowledgepulse.cli._traces import (
     build_embedder,
     min_score_option,
     model_options,
+    novelty_text_option,
     paths_argument,
     sources,
     valid_traces,
@@ -48,7 +49,6 @@ from knowledgepulse.cli._traces import (
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
 from knowledgepulse.cli.progress import ReadProgress
-from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
 from knowledgepulse.reports.value import (
     RunTally,
     ScoredTrace,
@@ -127,14 +127,7 @@ if TYPE_CHECKING:
     help="Embed at most the first N windows of 254 word pieces per trace; 'none' for no cap "
     "[default: 32].",
 )
-@click.option(
-    "--novelty-text",
-    type=click.Choice(tuple(NOVELTY_TEXTS)),
-    default=DEFAULT_NOVELTY_TEXT,
-    show_default=True,
-    help="What stands for a trace in novelty: its objective and actions (two short model calls), "
-    "every window of its text, or its first 510 word pieces (see docs/novelty.md).",
-)
+@novelty_text_option
 @click.option(
     "--order",
     type=click.Choice(["input", "time"]),

@@ -25,6 +25,7 @@ from knowledgepulse.cli._traces import (
     embedder_from,
     min_score_option,
     model_options,
+    novelty_text_option,
     paths_argument,
     sources,
     valid_traces,
@@ -126,6 +127,7 @@ def _top_percent(value: str | None) -> float | None:
     help="Write every rejected trace with its reason here (JSONL).",
 )
 @model_options
+@novelty_text_option
 @profiles_file_option
 def select_command(
     *,
@@ -142,6 +144,7 @@ def select_command(
     batch_size: int | None,
     workers: int | None,
     device: str,
+    novelty_text: str,
     profiles_file: Path | None,
 ) -> int:
     """Select the best traces: score first, then skip near-duplicates, within a budget.
@@ -165,6 +168,7 @@ def select_command(
     embedder = embedder_from(no_embedder, model, workers=workers, device=device)
     scorer = TraceValueScorer(
         embedder=embedder,
+        novelty_text=novelty_text,
         profiles=registry_from(profiles_file),
         threshold=DEFAULT_THRESHOLD,
         batch_size=batch_size_for(batch_size, embedder),
