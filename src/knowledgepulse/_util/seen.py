@@ -51,12 +51,9 @@ class SeenIds:
         index, high, low = self._place(item)
         highs = self._highs[index]
         lows = self._lows[index]
-        at = bisect_left(highs, high)
-        if at < len(highs) and highs[at] == high:
-            end = bisect_right(highs, high, at)
-            at = bisect_left(lows, low, at, end)
-            if at < end and lows[at] == low:
-                return True
+        at, found = _search(highs, lows, high, low)
+        if found:
+            return True
         self._highs[index] = _inserted(highs, at, high)
         self._lows[index] = _inserted(lows, at, low)
         self._count += 1
@@ -68,12 +65,7 @@ class SeenIds:
         if not isinstance(item, str):
             return False
         index, high, low = self._place(item)
-        highs = self._highs[index]
-        start = bisect_left(highs, high)
-        end = bisect_right(highs, high, start)
-        lows = self._lows[index]
-        at = bisect_left(lows, low, start, end)
-        return at < end and lows[at] == low
+        return _search(self._highs[index], self._lows[index], high, low)[1]
 
     def _place(self, item: str) -> tuple[int, int, int]:
         """The bucket, the stored high half (16 bits) and low half (32 bits) of ``item``."""
@@ -99,6 +91,16 @@ class SeenIds:
             self._lows += (lows[:middle], lows[middle:])
         self._extra += 1
         self._limit = self._fill * len(self._highs)
+
+
+def _search(highs: array[int], lows: array[int], high: int, low: int) -> tuple[int, bool]:
+    """Where (high, low) is in a bucket sorted by (high, low), or would go; whether it is."""
+    start = bisect_left(highs, high)
+    if start == len(highs) or highs[start] != high:  # the common case: no id shares the half
+        return start, False
+    end = bisect_right(highs, high, start)
+    at = bisect_left(lows, low, start, end)
+    return at, at < end and lows[at] == low
 
 
 def _inserted(values: array[int], at: int, value: int) -> array[int]:
