@@ -145,10 +145,21 @@ def test_a_cache_saved_under_one_novelty_text_is_refused_under_another(
     assert "novelty-text" in run.err
 
 
-def test_the_scores_are_the_same_for_any_number_of_workers(kp: KpRunner) -> None:
-    """--workers 2 runs the model in two processes and changes no score, novelty or neighbour."""
-    one = kp("score", str(TRACES), "-f", "jsonl", "--workers", "1")
-    two = kp("score", str(TRACES), "-f", "jsonl", "--workers", "2")
+@pytest.mark.parametrize(
+    ("option", "first", "second"),
+    [
+        # Two processes run the model: no score, novelty or neighbour changes.
+        ("--workers", "1", "2"),
+        # No GPU here: auto is the bundled CPU model.
+        ("--device", "cpu", "auto"),
+    ],
+)
+def test_how_the_model_runs_changes_no_row(
+    kp: KpRunner, option: str, first: str, second: str
+) -> None:
+    """The same rows whichever way the embeddings are computed."""
+    one = kp("score", str(TRACES), "-f", "jsonl", option, first)
+    two = kp("score", str(TRACES), "-f", "jsonl", option, second)
     assert one.code == two.code == 0
     assert rows(two.out) == rows(one.out)
     assert {r["novelty_source"] for r in rows(two.out)[1:]} == {"embedding"}
@@ -160,14 +171,6 @@ def test_workers_or_a_device_without_an_embedder_is_a_usage_error(kp: KpRunner) 
         run = kp("score", str(TRACES), "--no-embedder", *option)
         assert run.code == 2
         assert "--no-embedder" in run.err
-
-
-def test_device_auto_without_a_gpu_scores_like_the_cpu(kp: KpRunner) -> None:
-    """No GPU here: --device auto is the bundled CPU model, and gives the same rows."""
-    cpu = kp("score", str(TRACES), "-f", "jsonl", "--device", "cpu")
-    auto = kp("score", str(TRACES), "-f", "jsonl", "--device", "auto")
-    assert cpu.code == auto.code == 0
-    assert rows(auto.out) == rows(cpu.out)
 
 
 @pytest.mark.parametrize(
