@@ -22,9 +22,11 @@ sys.exit(code)
 
 # Each is a tenth of a one-trace run or more, or brings numpy: loaded only by the runs that
 # need them (an embedder or a cache, YAML input, the async API, --min-score, --order time or
-# --corpus, the table).
+# --corpus, the table; pydantic for a record the compiled check leaves to the models).
 NOT_NEEDED = (
     "numpy",
+    "pydantic",
+    "knowledgepulse.trace.models",
     "yaml",
     "asyncio",
     "knowledgepulse.curation",
@@ -41,7 +43,7 @@ def _loaded(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
     return done, modules
 
 
-def test_scoring_json_lines_without_an_embedder_loads_no_numpy_yaml_asyncio_or_curation(
+def test_scoring_json_lines_without_an_embedder_loads_no_numpy_pydantic_yaml_or_curation(
     tmp_path: Path,
 ) -> None:
     """One trace, --no-embedder, JSON Lines out: none of the modules that run does not use."""
@@ -51,6 +53,16 @@ def test_scoring_json_lines_without_an_embedder_loads_no_numpy_yaml_asyncio_or_c
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["threshold"] == 0.75  # the default, applied by the command
     assert [name for name in NOT_NEEDED if name in modules] == []
+
+
+def test_an_invalid_record_loads_the_models_for_its_message(tmp_path: Path) -> None:
+    """pydantic loads when a record needs the models: here, to say what is wrong with it."""
+    done, modules = _loaded(
+        "score", "--no-embedder", "-f", "jsonl", str(EXAMPLES / "invalid.jsonl")
+    )
+    assert done.returncode == 1
+    assert "knowledgepulse.trace.models" in modules
+    assert "invalid.jsonl:" in done.stderr
 
 
 def test_a_percentile_min_score_still_loads_curation(tmp_path: Path) -> None:

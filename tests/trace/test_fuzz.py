@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -27,52 +26,12 @@ from knowledgepulse.reports.value_table import to_table
 from knowledgepulse.trace import LoadedTrace, load_traces
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import trace_json
-
-json_leaves = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(10**25), max_value=10**25)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8)
-    | st.sampled_from(["", "thought", "kp:trace:x", "2026-11-23T08:00:00Z", "\u2028", "[b]:1:"])
-)
-json_values = st.recursive(
-    json_leaves,
-    lambda children: (
-        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3)
-    ),
-    max_leaves=10,
-)
-
-
-def _paths(value: Any, loc: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [loc]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += _paths(item, (*loc, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found += _paths(item, (*loc, index))
-    return found
+from tests.trace.strategies import mutated_documents
 
 
 @st.composite
 def mutated_traces(draw: st.DrawFn) -> str:
-    document = trace_json(trace_id="kp:trace:fuzz")
-    locs = [loc for loc in _paths(document) if loc]
-    for _ in range(draw(st.integers(min_value=1, max_value=3))):
-        loc = draw(st.sampled_from(locs))
-        parent: Any = document
-        try:
-            for key in loc[:-1]:
-                parent = parent[key]
-            if draw(st.booleans()) and isinstance(parent, dict):
-                parent.pop(loc[-1], None)
-            else:
-                parent[loc[-1]] = draw(json_values)
-        except (KeyError, IndexError, TypeError):
-            continue
-    text = json.dumps(document, ensure_ascii=draw(st.booleans()))
+    text = json.dumps(draw(mutated_documents()), ensure_ascii=draw(st.booleans()))
     if draw(st.booleans()):
         # A repeated key, which json.dumps cannot write.
         text = text.replace('"task": {', '"task": {"objective": "x", ', 1)
@@ -95,9 +54,10 @@ def test_any_mutated_trace_is_scored_or_reported(tmp_path: Path, record: str) ->
     problems = [item for item in items if isinstance(item, Problem)]
     assert all(str(problem).startswith(f"{path}:2: ") for problem in problems)
     scorer = TraceValueScorer(embedder=None)
+    breakdowns = scorer.iter_scores(item.scorable for item in loaded)
     results = [
         ScoredTrace(breakdown, item.record.location)
-        for item, breakdown in zip(loaded, scorer.iter_scores(i.trace for i in loaded), strict=True)
+        for item, breakdown in zip(loaded, breakdowns, strict=True)
     ]
     assert all(0.0 <= result.breakdown.score <= 1.0 for result in results)
     tally = RunTally(0.75)

@@ -9,16 +9,18 @@ Agents SDK spans, smolagents steps, Pydantic AI messages) through
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from knowledgepulse.cli._console import stderr_console
 from knowledgepulse.cli._traces import ProblemSink, sources
-from knowledgepulse.integrations import SOURCE_CHOICES, ConvertedTrace, TraceOptions
-from knowledgepulse.integrations.convert import convert_files, reader
+from knowledgepulse.integrations.names import SOURCE_CHOICES
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.trace.load import LoadedTrace
+
+if TYPE_CHECKING:  # the converters bring pydantic: loaded for --from only
+    from knowledgepulse.integrations import ConvertedTrace, TraceOptions
 
 _Command = TypeVar("_Command", bound=Callable[..., Any])
 
@@ -64,8 +66,10 @@ def source_options(*, required: bool) -> Callable[[_Command], _Command]:
     return decorate
 
 
-def trace_options(source: str | None, domain: str | None, confidence: float | None) -> TraceOptions:
-    """The options for the converted traces; ``--domain``/``--confidence`` need ``--from``."""
+def trace_options(
+    source: str | None, domain: str | None, confidence: float | None
+) -> TraceOptions | None:
+    """The options for the converted traces (``None`` without ``--from``, which they need)."""
     if source is None and (domain is not None or confidence is not None):
         raise click.UsageError(
             "--domain and --confidence set what a framework's file does not record; they go "
@@ -73,13 +77,17 @@ def trace_options(source: str | None, domain: str | None, confidence: float | No
         )
     if domain is not None and not domain.strip():
         raise click.UsageError("--domain must not be empty")
+    if source is None:
+        return None
+    from knowledgepulse.integrations import TraceOptions  # noqa: PLC0415
+
     return TraceOptions(domain=domain, confidence=confidence)
 
 
 def converted_traces(
     paths: Sequence[str],
     source: str,
-    options: TraceOptions,
+    options: TraceOptions | None,
     sink: ProblemSink,
 ) -> Iterator[LoadedTrace]:
     """The traces converted from a framework's files, in order; problems go to ``sink``.
@@ -87,8 +95,13 @@ def converted_traces(
     A source whose files hold no message text (only names and timings) is told once, with the
     switch that turns content capture on.
     """
+    from knowledgepulse.integrations.convert import convert_files  # noqa: PLC0415
+
     hinted: set[str] = set()
     warned: set[str] = set()
+    from knowledgepulse.integrations import TraceOptions  # noqa: PLC0415
+
+    options = options or TraceOptions()
     for item in convert_files(sources(paths), source=source, options=options):
         if isinstance(item, Problem):
             sink(item)
@@ -108,6 +121,8 @@ def _hint_once(item: ConvertedTrace, hinted: set[str]) -> None:
     if found in hinted:
         return
     hinted.add(found)
+    from knowledgepulse.integrations.convert import reader  # noqa: PLC0415
+
     hint = reader(found).CONTENT_HINT if found else ""
     stderr_console().print(
         f"kp: warning: {item.location}: the {found} traces hold no message text, only names and "

@@ -61,6 +61,7 @@ from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 if TYPE_CHECKING:
     from knowledgepulse.curation import MinScore
     from knowledgepulse.trace.models import ReasoningTrace
+    from knowledgepulse.trace.views import TraceView
     from knowledgepulse.value.breakdown import ValueBreakdown
 
 
@@ -391,10 +392,11 @@ def _scored(
     """Each trace with its breakdown, in order; at most one batch is held at a time."""
     pending: deque[LoadedTrace] = deque()
 
-    def feed() -> Iterator[ReasoningTrace]:
+    def feed() -> Iterator[ReasoningTrace | TraceView]:
         for loaded in traces:
             pending.append(loaded)
-            yield loaded.trace
+            # Without an embedder the scorer reads counts only, which the view has.
+            yield loaded.trace if scorer.embedder is not None else loaded.scorable
 
     for breakdown in scorer.iter_scores(feed()):
         yield pending.popleft(), breakdown

@@ -15,20 +15,36 @@ contract.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from knowledgepulse.integrations._collector import CapturedTrace, Collector, OnTrace
-from knowledgepulse.integrations._envelope import (
-    CONFIDENCE_KEY,
-    DOMAIN_KEY,
-    ConversionError,
-    ConvertedTrace,
-    TraceOptions,
-)
-from knowledgepulse.integrations._steps import StepBuilder
-from knowledgepulse.integrations.convert import SOURCE_CHOICES, SOURCES, convert_file, recognise
+from knowledgepulse._util.lazy import lazy_exports
+from knowledgepulse.integrations.names import SOURCE_CHOICES, SOURCES
 
+if TYPE_CHECKING:
+    from knowledgepulse.integrations._collector import CapturedTrace, Collector, OnTrace
+    from knowledgepulse.integrations._envelope import (
+        CONFIDENCE_KEY,
+        DOMAIN_KEY,
+        ConversionError,
+        ConvertedTrace,
+        TraceOptions,
+    )
+    from knowledgepulse.integrations._steps import StepBuilder
+    from knowledgepulse.integrations.convert import convert_file, recognise
+
+# The names below bring the trace models (and pydantic): imported on first use, so that the
+# CLI can name the sources at start-up for free.
+_HOME_OF = {
+    **dict.fromkeys(("CapturedTrace", "Collector", "OnTrace"), f"{__name__}._collector"),
+    **dict.fromkeys(
+        ("CONFIDENCE_KEY", "DOMAIN_KEY", "ConversionError", "ConvertedTrace", "TraceOptions"),
+        f"{__name__}._envelope",
+    ),
+    "StepBuilder": f"{__name__}._steps",
+    **dict.fromkeys(("convert_file", "recognise"), f"{__name__}.convert"),
+}
 _SUBMODULES = ("otel", "langchain", "openai_agents", "smolagents", "pydantic_ai", "capture")
+_exported, __dir__ = lazy_exports(__name__, _HOME_OF, globals())
 
 
 def __getattr__(name: str) -> Any:
@@ -36,7 +52,7 @@ def __getattr__(name: str) -> Any:
     # imported only when a live hook is made.
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _exported(name)
 
 
 __all__ = [

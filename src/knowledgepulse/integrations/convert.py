@@ -18,18 +18,8 @@ from typing import Any, Protocol, cast
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.seen import SeenIds
 from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
+from knowledgepulse.integrations.names import SOURCE_CHOICES, SOURCES
 from knowledgepulse.records import Location, Problem, Record, read_records
-
-SOURCES: dict[str, str] = {
-    "otlp": "knowledgepulse.integrations.otel",
-    "langsmith": "knowledgepulse.integrations.langchain",
-    "openai-agents": "knowledgepulse.integrations.openai_agents",
-    "smolagents": "knowledgepulse.integrations.smolagents",
-    "pydantic-ai": "knowledgepulse.integrations.pydantic_ai",
-}
-"""Each file format ``kp convert --from`` takes, and the module that reads it."""
-
-SOURCE_CHOICES: tuple[str, ...] = ("auto", *SOURCES)
 
 
 class SourceReader(Protocol):

@@ -3,25 +3,66 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+import msgspec
 
-from knowledgepulse._util.pydantic_errors import problems_from
 from knowledgepulse._util.seen import SeenIds
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Location, Problem, Record, read_records
-from knowledgepulse.trace.models import ReasoningTrace
+from knowledgepulse.trace.views import TraceView, trace_view
+
+if TYPE_CHECKING:
+    from knowledgepulse.trace.models import ReasoningTrace
 
 
-@dataclass(frozen=True, slots=True)
 class LoadedTrace:
-    """A valid trace and the record it was read from (kept for ``--annotate``)."""
+    """A valid trace and the record it was read from (kept for ``--annotate``).
 
-    record: Record
-    trace: ReasoningTrace
+    :func:`load_traces` checks a record with the compiled :func:`trace_view` first; the model
+    (:attr:`trace`) is then built from the record on first use, and scoring without an embedder
+    reads the view (:attr:`scorable`) and never needs it.
+    """
+
+    __slots__ = ("_trace", "_view", "record")
+
+    def __init__(
+        self,
+        record: Record,
+        trace: ReasoningTrace | None = None,
+        *,
+        view: TraceView | None = None,
+    ) -> None:
+        if trace is None and view is None:
+            raise ValueError("a LoadedTrace needs its trace or its view")
+        self.record = record
+        self._trace = trace
+        self._view = view
+
+    @property
+    def trace(self) -> ReasoningTrace:
+        """The trace as a validated model."""
+        if self._trace is None:
+            # The view's check accepts only what the models accept, so this cannot fail.
+            self._trace = _model().model_validate(self.record.value)
+        return self._trace
+
+    @property
+    def scorable(self) -> ReasoningTrace | TraceView:
+        """What scoring without an embedder reads: the view when there is one, else the model."""
+        return self._view if self._view is not None else self.trace
+
+    def __repr__(self) -> str:
+        return f"LoadedTrace({self.record.location}, {self.scorable.id!r})"
+
+
+def _model() -> type[ReasoningTrace]:
+    # pydantic and the models load with the first record the compiled check leaves to them: a
+    # run over valid traces without an embedder never needs them (a tenth of a second).
+    from knowledgepulse.trace.models import ReasoningTrace  # noqa: PLC0415
+
+    return ReasoningTrace
 
 
 def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
@@ -31,8 +72,10 @@ def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
         TraceValidationError: listing every problem with its JSON path, the value found and what
             was expected.
     """
-    if isinstance(value, ReasoningTrace):
+    if isinstance(value, _model()):
         return value
+    if isinstance(value, TraceView):
+        value = msgspec.to_builtins(value)
     record = Record(Location(source), value)
     result = validate_record(record)
     if isinstance(result, LoadedTrace):
@@ -42,11 +85,23 @@ def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
 
 def validate_record(record: Record) -> LoadedTrace | list[Problem]:
     """A record as a valid trace, or the list of everything wrong with it."""
+    from pydantic import ValidationError  # noqa: PLC0415 - see _model
+
+    from knowledgepulse._util.pydantic_errors import problems_from  # noqa: PLC0415
+
     try:
-        trace = ReasoningTrace.model_validate(record.value)
+        trace = _model().model_validate(record.value)
     except ValidationError as error:
         return problems_from(error, record)
     return LoadedTrace(record, trace)
+
+
+def _checked_record(record: Record) -> LoadedTrace | list[Problem]:
+    """:func:`validate_record`, the compiled check first (see :mod:`knowledgepulse.trace.views`)."""
+    view = trace_view(record.value)
+    if view is not None:
+        return LoadedTrace(record, view=view)
+    return validate_record(record)
 
 
 def load_traces(
@@ -68,12 +123,13 @@ def load_traces(
             if isinstance(item, Problem):
                 yield item
                 continue
-            result = validate_record(item)
+            result = _checked_record(item)
             if isinstance(result, LoadedTrace):
-                if seen.add(result.trace.id):
+                trace_id = result.scorable.id
+                if seen.add(trace_id):
                     yield item.problem(
                         ("id",),
-                        f"the id {result.trace.id!r} appeared earlier in the input; "
+                        f"the id {trace_id!r} appeared earlier in the input; "
                         "both traces are scored (give each trace its own id)",
                         warning=True,
                     )

@@ -25,14 +25,7 @@ from pydantic import (
     field_validator,
 )
 
-CONTEXT_URLS: tuple[str, ...] = (
-    "https://openknowledgepulse.org/schema/v1",
-    "https://knowledgepulse.dev/schema/v1",
-)
-"""Both ``@context`` URLs the seeds use; either validates."""
-
-StepType = Literal["thought", "tool_call", "observation", "error_recovery"]
-STEP_TYPES: tuple[StepType, ...] = ("thought", "tool_call", "observation", "error_recovery")
+from knowledgepulse.trace.vocabulary import StepType
 
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
 # StrictFloat takes JSON integers (1 is a number) but never "0.9" or true.

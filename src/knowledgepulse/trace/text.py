@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from knowledgepulse.trace.models import ReasoningTrace
+if TYPE_CHECKING:
+    from knowledgepulse.trace.models import ReasoningTrace
 
 ACTION_STEP_TYPES = frozenset({"tool_call", "error_recovery"})
 """The step types whose content is what the agent did (rather than read or thought)."""

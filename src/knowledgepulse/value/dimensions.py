@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.trace.text import whole_text
+from knowledgepulse.trace.views import ScorableTrace, metadata_source
 
 STEP_TYPES = 4
 """How many step types there are (thought, tool_call, observation, error_recovery)."""
@@ -66,8 +66,8 @@ class TraceFeatures:
     confidence_source: ValueOrigin = "trace"
 
     @classmethod
-    def of(cls, trace: ReasoningTrace) -> TraceFeatures:
-        """Count what the formulas need from a trace."""
+    def of(cls, trace: ScorableTrace) -> TraceFeatures:
+        """Count what the formulas need from a trace (a model or a view)."""
         # One pass over the steps: this runs for every trace scored.
         steps = trace.steps
         types: set[str] = set()
@@ -79,10 +79,7 @@ class TraceFeatures:
                 recoveries += 1
             if step.tool is not None:
                 tools.add(step.tool.name)
-        # metadata.source is not a declared field; reading the extras directly spares pydantic's
-        # attribute fallback, which raises and catches an error for every trace without one.
-        extra = trace.metadata.model_extra
-        source = extra.get("source") if extra else None
+        source = metadata_source(trace.metadata)
         return cls(
             step_count=len(steps),
             unique_step_types=len(types),

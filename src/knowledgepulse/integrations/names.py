@@ -1,0 +1,14 @@
+"""The file formats ``--from`` takes, by name: light enough for the CLI to import at start-up."""
+
+from __future__ import annotations
+
+SOURCES: dict[str, str] = {
+    "otlp": "knowledgepulse.integrations.otel",
+    "langsmith": "knowledgepulse.integrations.langchain",
+    "openai-agents": "knowledgepulse.integrations.openai_agents",
+    "smolagents": "knowledgepulse.integrations.smolagents",
+    "pydantic-ai": "knowledgepulse.integrations.pydantic_ai",
+}
+"""Each file format ``kp convert --from`` takes, and the module that reads it."""
+
+SOURCE_CHOICES: tuple[str, ...] = ("auto", *SOURCES)

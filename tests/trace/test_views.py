@@ -1,0 +1,109 @@
+"""The compiled check agrees with the models: what it accepts, they accept, and scoring agrees."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from pydantic import ValidationError
+
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.trace import LoadedTrace, load_traces
+from knowledgepulse.trace.models import ReasoningTrace
+from knowledgepulse.trace.views import TraceView, trace_view
+from knowledgepulse.value import TraceValueScorer
+from knowledgepulse.value.dimensions import TraceFeatures
+from tests.builders import trace_json
+from tests.trace.strategies import mutated_documents, nearly_valid_documents
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "traces" / "traces.jsonl"
+
+
+def _model_or_none(document: Any) -> ReasoningTrace | None:
+    try:
+        return ReasoningTrace.model_validate(document)
+    except ValidationError:
+        return None
+
+
+@settings(max_examples=400, deadline=None)
+@given(document=nearly_valid_documents() | mutated_documents())
+def test_a_view_is_made_only_of_what_the_models_accept(document: dict[str, Any]) -> None:
+    """Whenever the check accepts a document, the models do, and both score it the same."""
+    view = trace_view(document)
+    if view is None:
+        return
+    model = _model_or_none(document)
+    assert model is not None, "the compiled check accepted a trace the models refuse"
+    assert TraceFeatures.of(view) == TraceFeatures.of(model)
+    assert (view.id, view.metadata.task_domain) == (model.id, model.metadata.task_domain)
+
+
+def test_ordinary_traces_get_a_view() -> None:
+    """The bundled examples take the compiled path (else it would save nothing)."""
+    documents = [json.loads(line) for line in EXAMPLES.read_text("utf-8").splitlines()]
+    assert all(trace_view(document) is not None for document in documents)
+
+
+@pytest.mark.parametrize(
+    ("changes", "models_accept"),
+    [
+        ({"steps": [{"step_id": 1.0, "type": "thought"}]}, True),  # integral float id
+        ({"metadata": {"created_at": "2026-11-23t08:00:00z"}}, True),  # lower-case T and Z
+        ({"metadata": {"created_at": "2026-11-23T08:00:00.1234567Z"}}, None),  # 7 digits
+        ({"metadata": {"created_at": "2026-02-30T08:00:00Z"}}, False),  # no such day
+        ({"metadata": {"created_at": "2026-11-23T08:00:00"}}, False),  # no zone
+    ],
+)
+def test_what_the_check_leaves_goes_to_the_models(
+    changes: dict[str, Any], models_accept: bool | None
+) -> None:
+    """Valid in a rarer way or invalid: no view; the models decide (and explain)."""
+    document = trace_json()
+    for key, value in changes.items():
+        if key == "metadata":
+            document["metadata"].update(value)
+        else:
+            document[key] = value
+    assert trace_view(document) is None
+    if models_accept is not None:
+        assert (_model_or_none(document) is not None) is models_accept
+
+
+def test_metadata_source_is_read_from_a_view_as_from_the_model() -> None:
+    """A converted trace's recorded origins reach the breakdown by either path."""
+    document = trace_json()
+    document["metadata"]["source"] = {"domain_source": "argument", "confidence_source": "default"}
+    view = trace_view(document)
+    model = ReasoningTrace.model_validate(document)
+    assert view is not None
+    features = TraceFeatures.of(view)
+    assert (features.domain_source, features.confidence_source) == ("argument", "default")
+    assert features == TraceFeatures.of(model)
+
+
+def test_loaded_traces_build_their_model_on_demand(tmp_path: Path) -> None:
+    """load_traces keeps the view for scoring; .trace still gives the full model, extras kept."""
+    document = trace_json(note="kept")
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(document) + "\n", "utf-8")
+    (loaded,) = load_traces([path])
+    assert isinstance(loaded, LoadedTrace)
+    assert isinstance(loaded.scorable, TraceView)
+    assert loaded.trace.model_extra == {"note": "kept"}
+    assert loaded.trace is loaded.trace
+
+
+def test_a_view_scores_as_its_model_with_and_without_an_embedder() -> None:
+    """iter_scores takes views: the same breakdowns as the models give."""
+    documents = [json.loads(line) for line in EXAMPLES.read_text("utf-8").splitlines()]
+    views = [trace_view(document) for document in documents]
+    models = [ReasoningTrace.model_validate(document) for document in documents]
+    assert all(view is not None for view in views)
+    for embedder in (None, HashingEmbedder()):
+        by_view = TraceValueScorer(embedder=embedder).score_many([v for v in views if v])
+        by_model = TraceValueScorer(embedder=embedder).score_many(models)
+        assert by_view == by_model
