@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from knowledgepulse.records.strict_json import loads_bytes
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import LoadedTrace, load_traces
 from knowledgepulse.trace.models import ReasoningTrace
-from knowledgepulse.trace.views import TraceView, trace_view
+from knowledgepulse.trace.views import TraceView, decode_view, trace_view
 from knowledgepulse.value import TraceValueScorer
 from knowledgepulse.value.dimensions import TraceFeatures
 from tests.builders import trace_json
@@ -42,10 +44,67 @@ def test_a_view_is_made_only_of_what_the_models_accept(document: dict[str, Any])
     assert (view.id, view.metadata.task_domain) == (model.id, model.metadata.task_domain)
 
 
+@st.composite
+def trace_lines(draw: st.DrawFn) -> bytes:
+    """A near-valid or mutated trace as one JSON Lines line, written in one of several ways."""
+    document = draw(nearly_valid_documents() | mutated_documents())
+    text = json.dumps(document, ensure_ascii=draw(st.booleans()))
+    twist = draw(st.sampled_from(["none", "repeat", "escape", "null", "nest"]))
+    if twist == "repeat":  # a repeated key, which json.dumps cannot write
+        text = text.replace('"task": {', '"task": {"objective": "x", ', 1)
+    elif twist == "escape":  # a colon written as an escape
+        text = text.replace('"kp:trace:', '"kp\\u003atrace:', 1)
+    elif twist == "null":  # an optional field given as null
+        text = text.replace('"type": "thought"', '"type": "thought", "content": null', 1)
+    elif twist == "nest":
+        text = text.replace('"Lisbon"', "[" * 120 + "]" * 120, 1)
+    return text.encode("utf-8", "surrogatepass")
+
+
+@settings(max_examples=400, deadline=None)
+@given(line=trace_lines())
+def test_a_line_decoded_in_one_pass_is_read_as_the_usual_path_reads_it(line: bytes) -> None:
+    """decode_view accepts a line only if strict parsing, the check and the models agree."""
+    view = decode_view(line)
+    if view is None:
+        return
+    notes: list[str] = []
+    value = loads_bytes(line, notes)  # raises if the usual path would refuse the line
+    assert notes == []
+    assert trace_view(value) == view
+    assert _model_or_none(value) is not None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"id": "kp:trace:a", "id": "kp:trace:b"}',
+        json.dumps(trace_json()).replace('"task": {', '"task": {"objective": "x", ').encode(),
+        json.dumps(trace_json(note="an extra")).encode(),
+        json.dumps(trace_json()).replace('"done"', '"\\ud800"').encode(),
+        json.dumps(trace_json()).replace('"confidence": 1.0', '"confidence": 1e999').encode(),
+    ],
+    ids=["repeated-id", "repeated-key", "extra", "lone-surrogate", "overflow"],
+)
+def test_lines_the_one_pass_leaves_to_the_usual_path(line: bytes) -> None:
+    """Repeated keys, extras, lone surrogates, overflowing numbers: not decoded in one pass."""
+    assert decode_view(line) is None
+
+
+def test_an_extra_field_is_read_through_the_usual_path_and_kept(tmp_path: Path) -> None:
+    """A line the one pass leaves is still a trace, its extras in the record and the model."""
+    path = tmp_path / "extra.jsonl"
+    path.write_text(json.dumps(trace_json(note="kept")) + "\n", "utf-8")
+    (loaded,) = load_traces([path])
+    assert isinstance(loaded, LoadedTrace)
+    assert loaded.record.value["note"] == "kept"
+
+
 def test_ordinary_traces_get_a_view() -> None:
-    """The bundled examples take the compiled path (else it would save nothing)."""
-    documents = [json.loads(line) for line in EXAMPLES.read_text("utf-8").splitlines()]
-    assert all(trace_view(document) is not None for document in documents)
+    """The bundled examples take the one pass (else it would save nothing)."""
+    lines = EXAMPLES.read_bytes().splitlines()
+    assert all(decode_view(line) is not None for line in lines)
+    assert all(trace_view(json.loads(line)) is not None for line in lines)
 
 
 @pytest.mark.parametrize(
@@ -85,16 +144,21 @@ def test_metadata_source_is_read_from_a_view_as_from_the_model() -> None:
     assert features == TraceFeatures.of(model)
 
 
-def test_loaded_traces_build_their_model_on_demand(tmp_path: Path) -> None:
-    """load_traces keeps the view for scoring; .trace still gives the full model, extras kept."""
-    document = trace_json(note="kept")
+@pytest.mark.parametrize("extra", [{}, {"note": "kept"}], ids=["one-pass", "usual-path"])
+def test_loaded_traces_build_their_record_and_model_on_demand(
+    tmp_path: Path, extra: dict[str, str]
+) -> None:
+    """load_traces keeps the view for scoring; .record and .trace give the whole document."""
+    document = trace_json(**extra)
     path = tmp_path / "one.jsonl"
     path.write_text(json.dumps(document) + "\n", "utf-8")
     (loaded,) = load_traces([path])
     assert isinstance(loaded, LoadedTrace)
     assert isinstance(loaded.scorable, TraceView)
-    assert loaded.trace.model_extra == {"note": "kept"}
+    assert loaded.record.value == document
+    assert (loaded.trace.model_extra or {}) == extra
     assert loaded.trace is loaded.trace
+    assert str(loaded.location) == f"{path}:1"
 
 
 def test_a_view_scores_as_its_model_with_and_without_an_embedder() -> None:

@@ -260,7 +260,7 @@ def score_command(
         with report_stream(output, output_format) as stream:
             writer = emitter_for(output_format, stream, annotate, collector)
             for loaded, breakdown in scored:
-                result = ScoredTrace(breakdown, loaded.record.location)
+                result = ScoredTrace(breakdown, loaded.location)
                 tally.threshold = breakdown.threshold
                 tally.add(result)
                 progress.scored(tally.scored)

@@ -206,7 +206,7 @@ def select_command(
 def trace_row(corpus: ScoredCorpus, index: int) -> dict[str, Any]:
     """One trace of the corpus as a report row: id, score, domain, and where it was read."""
     breakdown = corpus.breakdowns[index]
-    location = corpus.traces[index].record.location
+    location = corpus.traces[index].location
     return {
         "id": breakdown.trace_id,
         "score": breakdown.score,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from knowledgepulse._util.jsonpath import Loc, format_path
+from knowledgepulse.records.strict_json import loads_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,3 +87,24 @@ class Record:
     def problem(self, loc: Loc, message: str, *, warning: bool = False) -> Problem:
         """A problem at a path inside this record."""
         return Problem(self.locate(loc), format_path(loc) if loc else "", message, warning)
+
+
+DecodedValue = TypeVar("DecodedValue")
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded(Generic[DecodedValue]):
+    """A JSON Lines record a caller's decoder took whole from its bytes.
+
+    See :func:`knowledgepulse.records.read_records_decoding`: the decoder saw the line first
+    and returned ``value``; the line is parsed as a :class:`Record` only when asked
+    (:meth:`record`).
+    """
+
+    location: Location
+    raw: bytes
+    value: DecodedValue
+
+    def record(self) -> Record:
+        """The line parsed as any other record (a decoder takes only lines that parse cleanly)."""
+        return Record(self.location, loads_bytes(self.raw))

@@ -5,18 +5,24 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from itertools import chain
+from typing import Any, overload
 
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import strict_json
-from knowledgepulse.records.model import Location, Problem, Record
+from knowledgepulse.records.model import Decoded, Location, Problem, Record
 from knowledgepulse.records.source import Format, ReadError, Source, lines, read_all
 
 Progress = Callable[[int], object]
+Decode = Callable[[bytes], Any]
+"""A JSON Lines line's bytes to a value, or ``None`` to have the line parsed as usual."""
 
 
 def read_stream(
-    source: Source, allowed: tuple[Format, ...], progress: Progress | None = None
-) -> Iterator[Record | Problem]:
+    source: Source,
+    allowed: tuple[Format, ...],
+    progress: Progress | None = None,
+    decode: Decode | None = None,
+) -> Iterator[Record | Problem | Decoded[Any]]:
     """Every record of an open source, in order (see :func:`knowledgepulse.records.read_records`).
 
     Raises:
@@ -26,7 +32,7 @@ def read_stream(
     if fmt is not None:
         _check_format(source.name, fmt, allowed)
         if fmt == "jsonl":
-            yield from _read_jsonl(lines(source.stream), source.name, progress)
+            yield from _read_jsonl(lines(source.stream), source.name, progress, decode)
             return
         yield from _read_whole(source, fmt, progress)
         return
@@ -42,7 +48,7 @@ def read_stream(
     fmt = _sniff(first, allowed)
     _check_format(source.name, fmt, allowed)
     if fmt == "jsonl":
-        yield from _read_jsonl(chain([first], line_iter), source.name, progress)
+        yield from _read_jsonl(chain([first], line_iter), source.name, progress, decode)
         return
     try:
         rest = b"\n".join(line_iter)
@@ -89,9 +95,27 @@ def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
     return "yaml" if "yaml" in allowed else "json"
 
 
+@overload
 def _read_jsonl(
-    raw_lines: Iterator[bytes], name: str, progress: Progress | None = None
-) -> Iterator[Record | Problem]:
+    raw_lines: Iterator[bytes],
+    name: str,
+    progress: Progress | None = None,
+    decode: None = None,
+) -> Iterator[Record | Problem]: ...
+
+
+@overload
+def _read_jsonl(
+    raw_lines: Iterator[bytes], name: str, progress: Progress | None, decode: Decode | None
+) -> Iterator[Record | Problem | Decoded[Any]]: ...
+
+
+def _read_jsonl(
+    raw_lines: Iterator[bytes],
+    name: str,
+    progress: Progress | None = None,
+    decode: Decode | None = None,
+) -> Iterator[Record | Problem | Decoded[Any]]:
     index = 0
     line_number = 0
     try:
@@ -103,6 +127,11 @@ def _read_jsonl(
                 continue
             location = Location(name, line_number, index)
             index += 1
+            if decode is not None:
+                decoded = decode(raw)
+                if decoded is not None:
+                    yield Decoded(location, raw, decoded)
+                    continue
             notes: list[str] = []
             try:
                 value = strict_json.loads_bytes(raw, notes)

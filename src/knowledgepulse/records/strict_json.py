@@ -82,7 +82,7 @@ def loads_bytes(data: bytes, notes: list[str] | None = None) -> Any:
         pass
     else:
         if not _has_long_digit_run(data) and _no_key_was_dropped(data, value):
-            if data.count(b"{") + data.count(b"[") > MAX_NESTING and _too_deep(value) is not None:
+            if too_nested_to_tell(data) and _too_deep(value) is not None:
                 return loads(data.decode("utf-8"), notes)  # for the located message
             return value
     return loads(data.decode("utf-8"), notes)
@@ -103,17 +103,26 @@ def _has_long_digit_run(data: bytes) -> bool:
 _ESCAPED_COLON = re.compile(rb"\\u003[aA]")
 
 
-def _no_key_was_dropped(data: bytes, value: Any) -> bool:
-    r"""Whether parsing kept every key: no object repeated one.
+def kept_colons(data: bytes) -> int:
+    r"""The colons a re-serialisation of ``data`` that kept every key would write.
 
     Every key is followed by one colon outside strings, and re-serialising writes every colon of
-    every kept string raw, so without a dropped key the output has exactly the source's raw
-    colons plus its escaped ones (``:``); a dropped key (and its value) can only lower that.
-    An over-count of escapes (``\u003a`` is not one) only sends a valid document to the strict
-    path, never the other way.
+    every kept string raw, so without a dropped key (a repeated one, say) the output has exactly
+    the source's raw colons plus its escaped ones (``\u003a``); a dropped key (and its value) can
+    only lower that. An over-count of escapes (``\\u003a`` is not one) only makes a kept
+    document look changed, never the other way.
     """
-    expected = data.count(b":") + len(_ESCAPED_COLON.findall(data))
-    return orjson.dumps(value).count(b":") == expected
+    return data.count(b":") + len(_ESCAPED_COLON.findall(data))
+
+
+def too_nested_to_tell(data: bytes) -> bool:
+    """Whether ``data`` may nest deeper than :data:`MAX_NESTING` (it opens that many containers)."""
+    return data.count(b"{") + data.count(b"[") > MAX_NESTING
+
+
+def _no_key_was_dropped(data: bytes, value: Any) -> bool:
+    """Whether parsing kept every key: no object repeated one (see :func:`kept_colons`)."""
+    return orjson.dumps(value).count(b":") == kept_colons(data)
 
 
 def loads(text: str, notes: list[str] | None = None) -> Any:

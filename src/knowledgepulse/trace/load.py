@@ -10,8 +10,8 @@ import msgspec
 
 from knowledgepulse._util.seen import SeenIds
 from knowledgepulse.errors import TraceValidationError
-from knowledgepulse.records import Location, Problem, Record, read_records
-from knowledgepulse.trace.views import TraceView, trace_view
+from knowledgepulse.records import Decoded, Location, Problem, Record, read_records_decoding
+from knowledgepulse.trace.views import TraceView, decode_view, trace_view
 
 if TYPE_CHECKING:
     from knowledgepulse.trace.models import ReasoningTrace
@@ -20,31 +20,45 @@ if TYPE_CHECKING:
 class LoadedTrace:
     """A valid trace and the record it was read from (kept for ``--annotate``).
 
-    :func:`load_traces` checks a record with the compiled :func:`trace_view` first; the model
-    (:attr:`trace`) is then built from the record on first use, and scoring without an embedder
-    reads the view (:attr:`scorable`) and never needs it.
+    :func:`load_traces` checks a trace with the compiled check of
+    :mod:`knowledgepulse.trace.views` first, from a JSON Lines line's bytes when it can. The
+    record (:attr:`record`) and the model (:attr:`trace`) are then made on first use: scoring
+    without an embedder reads the view (:attr:`scorable`) and needs neither.
     """
 
-    __slots__ = ("_trace", "_view", "record")
+    __slots__ = ("_decoded", "_record", "_trace", "_view", "location")
 
-    def __init__(
-        self,
-        record: Record,
-        trace: ReasoningTrace | None = None,
-        *,
-        view: TraceView | None = None,
-    ) -> None:
-        if trace is None and view is None:
-            raise ValueError("a LoadedTrace needs its trace or its view")
-        self.record = record
-        self._trace = trace
-        self._view = view
+    def __init__(self, record: Record, trace: ReasoningTrace) -> None:
+        self.location = record.location
+        self._record: Record | None = record
+        self._decoded: Decoded[TraceView] | None = None
+        self._trace: ReasoningTrace | None = trace
+        self._view: TraceView | None = None
+
+    @classmethod
+    def viewed(cls, source: Record | Decoded[TraceView], view: TraceView) -> LoadedTrace:
+        """A trace the compiled check accepted, from a parsed record or a decoded line."""
+        loaded = cls.__new__(cls)
+        loaded.location = source.location
+        loaded._record = source if isinstance(source, Record) else None
+        loaded._decoded = source if isinstance(source, Decoded) else None
+        loaded._trace = None
+        loaded._view = view
+        return loaded
+
+    @property
+    def record(self) -> Record:
+        """The parsed document and where it was read from."""
+        if self._record is None:
+            assert self._decoded is not None  # one of the two is always there
+            self._record = self._decoded.record()
+        return self._record
 
     @property
     def trace(self) -> ReasoningTrace:
         """The trace as a validated model."""
         if self._trace is None:
-            # The view's check accepts only what the models accept, so this cannot fail.
+            # The compiled check accepts only what the models accept, so this cannot fail.
             self._trace = _model().model_validate(self.record.value)
         return self._trace
 
@@ -54,7 +68,7 @@ class LoadedTrace:
         return self._view if self._view is not None else self.trace
 
     def __repr__(self) -> str:
-        return f"LoadedTrace({self.record.location}, {self.scorable.id!r})"
+        return f"LoadedTrace({self.location}, {self.scorable.id!r})"
 
 
 def _model() -> type[ReasoningTrace]:
@@ -100,7 +114,7 @@ def _checked_record(record: Record) -> LoadedTrace | list[Problem]:
     """:func:`validate_record`, the compiled check first (see :mod:`knowledgepulse.trace.views`)."""
     view = trace_view(record.value)
     if view is not None:
-        return LoadedTrace(record, view=view)
+        return LoadedTrace.viewed(record, view)
     return validate_record(record)
 
 
@@ -119,16 +133,24 @@ def load_traces(
     """
     seen = SeenIds()
     for source in sources:
-        for item in read_records(source, formats=("json", "jsonl"), progress=progress):
+        items = read_records_decoding(
+            source, decode_view, formats=("json", "jsonl"), progress=progress
+        )
+        for item in items:
             if isinstance(item, Problem):
                 yield item
                 continue
-            result = _checked_record(item)
+            result = (
+                LoadedTrace.viewed(item, item.value)
+                if isinstance(item, Decoded)
+                else _checked_record(item)
+            )
             if isinstance(result, LoadedTrace):
                 trace_id = result.scorable.id
                 if seen.add(trace_id):
-                    yield item.problem(
-                        ("id",),
+                    yield Problem(
+                        result.location,
+                        "id",
                         f"the id {trace_id!r} appeared earlier in the input; "
                         "both traces are scored (give each trace its own id)",
                         warning=True,
