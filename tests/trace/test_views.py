@@ -149,7 +149,7 @@ def test_loaded_traces_build_their_record_and_model_on_demand(
     tmp_path: Path, extra: dict[str, str]
 ) -> None:
     """load_traces keeps the view for scoring; .record and .trace give the whole document."""
-    document = trace_json(**extra)
+    document = trace_json() | extra
     path = tmp_path / "one.jsonl"
     path.write_text(json.dumps(document) + "\n", "utf-8")
     (loaded,) = load_traces([path])
