@@ -8,7 +8,10 @@ Every figure is a whole process, as a user runs it, medians of interleaved runs:
 
 - 20,000 generated traces (``bench/generate_traces.py``, about 2.4 KB each) scored without
   the embedder, against the reference SDK's work on the same file (``node
-  bench/reference/evaluate_value.mjs``: JSON.parse and evaluateValue, no validation);
+  bench/reference/evaluate_value.mjs``: JSON.parse and evaluateValue, no validation) and
+  against CPython's floor for that work, validation included
+  (``bench/reference/python_floor.py``: msgspec's one-pass parse and check, the formula,
+  nothing else);
 - one trace, end to end (start-up and imports included);
 - peak RSS of ``kp score --no-embedder -`` fed 10k and ``--big`` traces through a pipe, and how
   long the first output line takes (medians of ``--memory-repeats`` runs of each).
@@ -32,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GENERATE = [sys.executable, str(ROOT / "bench" / "generate_traces.py")]
 KP = [sys.executable, "-m", "knowledgepulse.cli.main"]
 NODE_REFERENCE = ROOT / "bench" / "reference" / "evaluate_value.mjs"
+PYTHON_FLOOR = [sys.executable, str(ROOT / "bench" / "reference" / "python_floor.py")]
 
 
 def timed(command: list[str], stdin_path: Path | None = None) -> tuple[float, int]:
@@ -71,6 +75,7 @@ def side_by_side(traces: Path, repeats: int) -> dict[str, float]:
     commands = {
         "kp_score": [*KP, "score", "--no-embedder", "-f", "jsonl", str(traces)],
         "kp_validate": [*KP, "validate", str(traces)],
+        "python_floor": [*PYTHON_FLOOR, str(traces)],
     }
     if shutil.which("node"):
         commands["reference_node"] = ["node", str(NODE_REFERENCE), str(traces)]
@@ -86,6 +91,9 @@ def side_by_side(traces: Path, repeats: int) -> dict[str, float]:
     figures |= {f"{name}_peak_mib": kib / 1024 for name, kib in memory.items()}
     if "reference_node_s" in figures:
         figures["kp_score_over_reference"] = figures["kp_score_s"] / figures["reference_node_s"]
+        figures["python_floor_over_reference"] = (
+            figures["python_floor_s"] / figures["reference_node_s"]
+        )
     return figures
 
 

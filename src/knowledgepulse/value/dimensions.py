@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from knowledgepulse.trace.shapes import ScorableTrace, metadata_source
 from knowledgepulse.trace.text import whole_text
-from knowledgepulse.trace.views import ScorableTrace, metadata_source
 
 STEP_TYPES = 4
 """How many step types there are (thought, tool_call, observation, error_recovery)."""

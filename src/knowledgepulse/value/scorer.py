@@ -25,7 +25,8 @@ from knowledgepulse.novelty.settings import (
     check_cache_size,
 )
 from knowledgepulse.trace.load import parse_trace
-from knowledgepulse.trace.views import ScorableTrace, TraceView
+from knowledgepulse.trace.shapes import ScorableTrace
+from knowledgepulse.trace.views import TraceView
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown, compose
 from knowledgepulse.value.dimensions import (
     EMPTY_CACHE_NOVELTY,
