@@ -158,6 +158,8 @@ def test_loaded_traces_build_their_record_and_model_on_demand(
     assert loaded.record.value == document
     assert (loaded.trace.model_extra or {}) == extra
     assert loaded.trace is loaded.trace
+    # Once the model is made it is what scores: a run holding every trace keeps one of the two.
+    assert loaded.scorable is loaded.trace
     assert str(loaded.location) == f"{path}:1"
 
 

@@ -395,11 +395,15 @@ def _scored(
     def feed() -> Iterator[ReasoningTrace | TraceView]:
         for loaded in traces:
             pending.append(loaded)
-            # Without an embedder the scorer reads counts only, which the view has.
-            yield loaded.trace if scorer.embedder is not None else loaded.scorable
+            yield _scorer_input(scorer, loaded)
 
     for breakdown in scorer.iter_scores(feed()):
         yield pending.popleft(), breakdown
+
+
+def _scorer_input(scorer: TraceValueScorer, loaded: LoadedTrace) -> ReasoningTrace | TraceView:
+    # Without an embedder the scorer reads counts only, which the view has: no model is built.
+    return loaded.trace if scorer.embedder is not None else loaded.scorable
 
 
 def _scored_whole(
@@ -418,7 +422,7 @@ def _scored_whole(
     else:
         if order == "time":
             traces = [traces[i] for i in time_order(traces)]
-        breakdowns = scorer.score_many(loaded.trace for loaded in traces)
+        breakdowns = scorer.score_many(_scorer_input(scorer, loaded) for loaded in traces)
     if min_score is not None and min_score.percentile is not None:
         # The threshold is known only now: the verdicts are recomputed against it.
         threshold = min_score.resolve([b.score for b in breakdowns])

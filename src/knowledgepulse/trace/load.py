@@ -52,6 +52,7 @@ class LoadedTrace:
         if self._record is None:
             assert self._decoded is not None  # one of the two is always there
             self._record = self._decoded.record()
+            self._decoded = None  # the bytes, once parsed, are not needed again
         return self._record
 
     @property
@@ -60,6 +61,7 @@ class LoadedTrace:
         if self._trace is None:
             # The compiled check accepts only what the models accept, so this cannot fail.
             self._trace = _model().model_validate(self.record.value)
+            self._view = None  # the model scores the same; a run holding every trace keeps one
         return self._trace
 
     @property
