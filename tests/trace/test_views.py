@@ -159,7 +159,8 @@ def test_loaded_traces_build_their_record_and_model_on_demand(
     assert (loaded.trace.model_extra or {}) == extra
     assert loaded.trace is loaded.trace
     # Once the model is made it is what scores: a run holding every trace keeps one of the two.
-    assert loaded.scorable is loaded.trace
+    scorable: object = loaded.scorable  # no longer the view narrowed above
+    assert scorable is loaded.trace
     assert str(loaded.location) == f"{path}:1"
 
 

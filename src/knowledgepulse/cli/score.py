@@ -12,11 +12,9 @@ trace before the first score is final, so they read the whole input into memory 
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import json
-from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +32,7 @@ from knowledgepulse.cli._console import (
 )
 from knowledgepulse.cli._emit import emitter_for, report_stream
 from knowledgepulse.cli._engine import check_engine_options, engine_options, ray_embedder
+from knowledgepulse.cli._scoring import scored_stream, scored_whole
 from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
 from knowledgepulse.cli._traces import (
     ProblemSink,
@@ -55,14 +54,10 @@ from knowledgepulse.reports.value import (
     TableCollector,
     summary_line,
 )
-from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.curation import MinScore
-    from knowledgepulse.trace.models import ReasoningTrace
-    from knowledgepulse.trace.views import TraceView
-    from knowledgepulse.value.breakdown import ValueBreakdown
 
 
 @click.command("score")
@@ -253,9 +248,9 @@ def score_command(
             else converted_traces(paths, source, convert_options, sink)
         )
         scored = (
-            _scored_whole(scorer, list(traces), order=order, corpus=corpus, min_score=min_score)
+            scored_whole(scorer, list(traces), order=order, corpus=corpus, min_score=min_score)
             if whole
-            else _scored(scorer, traces)
+            else scored_stream(scorer, traces)
         )
         with report_stream(output, output_format) as stream:
             writer = emitter_for(output_format, stream, annotate, collector)
@@ -384,50 +379,6 @@ def _window_cap(value: str | None) -> int | str | None:
     if count < 1:
         raise click.BadParameter("give a positive integer or 'none'", param_hint="--max-windows")
     return count
-
-
-def _scored(
-    scorer: TraceValueScorer, traces: Iterator[LoadedTrace]
-) -> Iterator[tuple[LoadedTrace, ValueBreakdown]]:
-    """Each trace with its breakdown, in order; at most one batch is held at a time."""
-    pending: deque[LoadedTrace] = deque()
-
-    def feed() -> Iterator[ReasoningTrace | TraceView]:
-        for loaded in traces:
-            pending.append(loaded)
-            yield _scorer_input(scorer, loaded)
-
-    for breakdown in scorer.iter_scores(feed()):
-        yield pending.popleft(), breakdown
-
-
-def _scorer_input(scorer: TraceValueScorer, loaded: LoadedTrace) -> ReasoningTrace | TraceView:
-    # Without an embedder the scorer reads counts only, which the view has: no model is built.
-    return loaded.trace if scorer.embedder is not None else loaded.scorable
-
-
-def _scored_whole(
-    scorer: TraceValueScorer,
-    traces: list[LoadedTrace],
-    *,
-    order: str,
-    corpus: bool,
-    min_score: MinScore | None,
-) -> list[tuple[LoadedTrace, ValueBreakdown]]:
-    """Every trace with its breakdown, for the modes that need the whole input first."""
-    from knowledgepulse.curation import score_corpus, time_order  # noqa: PLC0415 - numpy
-
-    if corpus:
-        breakdowns = score_corpus(scorer, traces).breakdowns
-    else:
-        if order == "time":
-            traces = [traces[i] for i in time_order(traces)]
-        breakdowns = scorer.score_many(_scorer_input(scorer, loaded) for loaded in traces)
-    if min_score is not None and min_score.percentile is not None:
-        # The threshold is known only now: the verdicts are recomputed against it.
-        threshold = min_score.resolve([b.score for b in breakdowns])
-        breakdowns = [dataclasses.replace(b, threshold=threshold) for b in breakdowns]
-    return list(zip(traces, breakdowns, strict=True))
 
 
 def _print_table(
