@@ -1,4 +1,4 @@
-"""A compiled check of the common trace: the fields scoring reads, validated in C.
+"""A compiled check of the common trace: the models' rules as msgspec structs, run in C.
 
 pydantic's validation of a :class:`~knowledgepulse.trace.models.ReasoningTrace` takes about
 30 µs, the largest cost of scoring a trace without an embedder. The same rules written as
@@ -94,7 +94,10 @@ class _KnowledgeGraphDelta(_Struct, frozen=True):
 
 
 class TraceView(_Struct, frozen=True):
-    """A trace the models accept, with the fields scoring reads (see :func:`trace_view`)."""
+    """A trace the models accept, as msgspec structs: its declared fields, no extras.
+
+    Made by :func:`trace_view` or :func:`decode_view`; scoring reads it as it reads a model.
+    """
 
     context: Literal[
         "https://openknowledgepulse.org/schema/v1", "https://knowledgepulse.dev/schema/v1"
