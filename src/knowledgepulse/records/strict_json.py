@@ -112,7 +112,10 @@ def kept_colons(data: bytes) -> int:
     only lower that. An over-count of escapes (``\\u003a`` is not one) only makes a kept
     document look changed, never the other way.
     """
-    return data.count(b":") + len(_ESCAPED_COLON.findall(data))
+    colons = data.count(b":")
+    if b"\\u003" in data:  # rare: a plain search is ten times cheaper than the pattern's
+        colons += len(_ESCAPED_COLON.findall(data))
+    return colons
 
 
 def too_nested_to_tell(data: bytes) -> bool:
