@@ -75,6 +75,14 @@ def test_a_line_decoded_in_one_pass_is_read_as_the_usual_path_reads_it(line: byt
     assert _model_or_none(value) is not None
 
 
+def _with_input(document: dict[str, Any], value: Any, *, depth: int) -> bytes:
+    """The trace with ``value`` as its second step's input, wrapped in lists to ``depth``."""
+    for _ in range(depth):
+        value = [value]
+    document["steps"][1]["input"] = {"query": value}
+    return json.dumps(document).encode()
+
+
 @pytest.mark.parametrize(
     "line",
     [
@@ -83,12 +91,26 @@ def test_a_line_decoded_in_one_pass_is_read_as_the_usual_path_reads_it(line: byt
         json.dumps(trace_json(note="an extra")).encode(),
         json.dumps(trace_json()).replace('"done"', '"\\ud800"').encode(),
         json.dumps(trace_json()).replace('"confidence": 1.0', '"confidence": 1e999').encode(),
+        _with_input(trace_json(), [[[["deep"]]]], depth=100),
     ],
-    ids=["repeated-id", "repeated-key", "extra", "lone-surrogate", "overflow"],
+    ids=["repeated-id", "repeated-key", "extra", "lone-surrogate", "overflow", "too-deep"],
 )
 def test_lines_the_one_pass_leaves_to_the_usual_path(line: bytes) -> None:
     """Repeated keys, extras, lone surrogates, overflowing numbers: not decoded in one pass."""
     assert decode_view(line) is None
+
+
+def test_a_long_shallow_trace_takes_the_one_pass() -> None:
+    """Over a hundred objects and lists, none deep: one pass, read as the usual path reads it."""
+    document = trace_json(step_list=[])
+    document["steps"] = [
+        {"step_id": i, "type": "tool_call", "tool": {"name": "sql"}, "input": {"q": [i]}}
+        for i in range(60)
+    ]
+    line = json.dumps(document).encode()
+    view = decode_view(line)
+    assert view is not None
+    assert trace_view(loads_bytes(line)) == view
 
 
 def test_an_extra_field_is_read_through_the_usual_path_and_kept(tmp_path: Path) -> None:

@@ -82,7 +82,7 @@ def loads_bytes(data: bytes, notes: list[str] | None = None) -> Any:
         pass
     else:
         if not _has_long_digit_run(data) and _no_key_was_dropped(data, value):
-            if too_nested_to_tell(data) and _too_deep(value) is not None:
+            if too_nested_to_tell(data) and too_deep(value) is not None:
                 return loads(data.decode("utf-8"), notes)  # for the located message
             return value
     return loads(data.decode("utf-8"), notes)
@@ -184,7 +184,7 @@ def raw_decode(text: str, position: int, notes: list[str] | None = None) -> tupl
         if notes is not None:
             notes.extend(found)
     if _may_nest_deeper(text, position, end):
-        deep = _too_deep(value)
+        deep = too_deep(value)
         if deep is not None:
             raise JsonError(
                 f"nested deeper than {MAX_NESTING} levels; flatten the document", path=deep
@@ -233,9 +233,12 @@ def _may_nest_deeper(text: str, start: int, end: int) -> bool:
     return text.count("{", start, end) + text.count("[", start, end) > MAX_NESTING
 
 
-def _too_deep(value: Any) -> str | None:
-    """The path of the first value nested past ``MAX_NESTING``, walking without recursion."""
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+def too_deep(value: Any, at: tuple[str | int, ...] = ()) -> str | None:
+    """The path of the first value nested past ``MAX_NESTING``, walking without recursion.
+
+    ``at`` is where ``value`` sits in its document, for a part checked on its own.
+    """
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, at)]
     while stack:
         item, loc = stack.pop()
         if len(loc) > MAX_NESTING:

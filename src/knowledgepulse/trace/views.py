@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from knowledgepulse.records.strict_json import kept_colons, too_nested_to_tell
+from knowledgepulse.records.strict_json import kept_colons, too_deep, too_nested_to_tell
 from knowledgepulse.trace.vocabulary import StepType
 
 _NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
@@ -139,15 +139,25 @@ def decode_view(line: bytes) -> TraceView | None:
     an explicit ``null``) goes that way too, which costs time, not correctness: re-encoding the
     view writes one colon a key, so it matches the line's only when every key was kept.
     """
-    if too_nested_to_tell(line):
-        return None
     try:
         view = _DECODER.decode(line)
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         return None
     if _ENCODER.encode(view).count(b":") != kept_colons(line):
         return None
+    if too_nested_to_tell(line) and _too_deep(view):
+        return None
     return view if _real_date(view) else None
+
+
+def _too_deep(view: TraceView) -> bool:
+    # The structs nest four levels at most: only their free-form values can go deeper.
+    free: list[tuple[Any, tuple[str | int, ...]]] = [
+        (view.task.input_schema, ("task", "input_schema")),
+        (view.metadata.source, ("metadata", "source")),
+    ]
+    free += [(step.input, ("steps", index, "input")) for index, step in enumerate(view.steps)]
+    return any(value is not None and too_deep(value, at) is not None for value, at in free)
 
 
 def _real_date(view: TraceView) -> bool:
