@@ -8,8 +8,7 @@ imported on first use so that ``kp score`` does not pay for the evaluation half 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from knowledgepulse._util.lazy import lazy_exports
 from knowledgepulse._version import __version__
@@ -65,20 +64,8 @@ _HOMES = {
     ),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
-_SUBPACKAGES = ("integrations",)
-
-
-_exported, _listed = lazy_exports(__name__, _HOME_OF, globals())
-
-
-def __getattr__(name: str) -> Any:
-    if name in _SUBPACKAGES:  # `kp.integrations.langchain` with no import line
-        return importlib.import_module(f"{__name__}.{name}")
-    return _exported(name)
-
-
-def __dir__() -> list[str]:
-    return sorted([*_listed(), *_SUBPACKAGES])
+# `kp.integrations.langchain` with no import line.
+__getattr__, __dir__ = lazy_exports(__name__, _HOME_OF, globals(), submodules=("integrations",))
 
 
 __all__ = [

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 
 def lazy_exports(
-    package: str, home_of: Mapping[str, str], namespace: dict[str, Any]
+    package: str,
+    home_of: Mapping[str, str],
+    namespace: dict[str, Any],
+    *,
+    submodules: Sequence[str] = (),
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """A package's ``__getattr__`` and ``__dir__`` for names that live in other modules.
 
@@ -17,9 +21,13 @@ def lazy_exports(
         home_of: each lazily exported name and the module that defines it.
         namespace: the package's ``globals()``: a name, once imported, is kept there, so that
             the next lookup is an ordinary one.
+        submodules: the package's own modules that ``package.name`` gives without an import
+            line (``kp.integrations.langchain``).
     """
 
     def exported(name: str) -> Any:
+        if name in submodules:
+            return importlib.import_module(f"{package}.{name}")
         module = home_of.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
@@ -28,6 +36,6 @@ def lazy_exports(
         return value
 
     def listed() -> list[str]:
-        return sorted([*namespace, *home_of])
+        return sorted({*namespace, *home_of, *submodules})
 
     return exported, listed

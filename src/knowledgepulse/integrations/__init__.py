@@ -14,8 +14,7 @@ contract.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from knowledgepulse._util.lazy import lazy_exports
 from knowledgepulse.integrations.names import SOURCE_CHOICES, SOURCES
@@ -43,16 +42,10 @@ _HOME_OF = {
     "StepBuilder": f"{__name__}._steps",
     **dict.fromkeys(("convert_file", "recognise"), f"{__name__}.convert"),
 }
+# `kp.integrations.langchain` works without an import line; the framework itself is still
+# imported only when a live hook is made.
 _SUBMODULES = ("otel", "langchain", "openai_agents", "smolagents", "pydantic_ai", "capture")
-_exported, __dir__ = lazy_exports(__name__, _HOME_OF, globals())
-
-
-def __getattr__(name: str) -> Any:
-    # `kp.integrations.langchain` works without an import line; the framework itself is still
-    # imported only when a live hook is made.
-    if name in _SUBMODULES:
-        return importlib.import_module(f"{__name__}.{name}")
-    return _exported(name)
+__getattr__, __dir__ = lazy_exports(__name__, _HOME_OF, globals(), submodules=_SUBMODULES)
 
 
 __all__ = [
