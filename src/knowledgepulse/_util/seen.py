@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
+
+from knowledgepulse._util.digest import stable_hash64
 
 _MASK = 0xFFFF_FFFF_FFFF_FFFF
 _PAGE_BITS = 10
@@ -120,10 +121,5 @@ def _python_hash(item: str) -> int:
     return hash(item) & _MASK
 
 
-def _blake2b(item: str) -> int:
-    # Where Python's hash has fewer than 64 bits (32-bit builds), collisions would not be rare.
-    data = item.encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
-
-
-_digest = _python_hash if sys.hash_info.width >= 64 else _blake2b
+# Where Python's hash has fewer than 64 bits (32-bit builds), collisions would not be rare.
+_digest = _python_hash if sys.hash_info.width >= 64 else stable_hash64

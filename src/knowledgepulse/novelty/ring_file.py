@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse._util.digest import stable_hash64
+
 RING_MAGIC = b"KPRING1\n"
 RING_VERSION = 1
 PAGE = 4096
@@ -345,8 +347,7 @@ def id_hash(trace_id: str | None) -> int:
     """A 64-bit hash of an id as stored (0 for none), to find an id's slots without decoding all."""
     if trace_id is None:
         return 0
-    raw = hashlib.blake2b(trace_id.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(raw, "little") | 1  # never 0, the hash of no id
+    return stable_hash64(trace_id) | 1  # never 0, the hash of no id
 
 
 def check_sequence(sequence: NDArray[np.int64], header: CommitHeader) -> None:

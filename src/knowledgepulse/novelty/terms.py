@@ -10,12 +10,12 @@ process, any machine, any order of the terms gives the same vector.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse._util.digest import stable_hash64
 from knowledgepulse.novelty.settings import TERM_DIMENSIONS
 
 
@@ -28,10 +28,7 @@ def term_vector(terms: Iterable[str], dimensions: int = TERM_DIMENSIONS) -> NDAr
     """
     vector = np.zeros(dimensions, dtype=np.float32)
     for term in set(terms):
-        digest = int.from_bytes(
-            hashlib.blake2b(term.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
-            "little",
-        )
+        digest = stable_hash64(term)
         vector[digest % dimensions] += 1.0 if digest >> 63 else -1.0
     norm = float(np.linalg.norm(vector))
     return vector / np.float32(norm) if norm > 0 else vector
