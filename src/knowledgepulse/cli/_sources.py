@@ -95,13 +95,12 @@ def converted_traces(
     A source whose files hold no message text (only names and timings) is told once, with the
     switch that turns content capture on.
     """
+    from knowledgepulse.integrations import TraceOptions  # noqa: PLC0415 - see the imports
     from knowledgepulse.integrations.convert import convert_files  # noqa: PLC0415
 
+    options = options or TraceOptions()
     hinted: set[str] = set()
     warned: set[str] = set()
-    from knowledgepulse.integrations import TraceOptions  # noqa: PLC0415
-
-    options = options or TraceOptions()
     for item in convert_files(sources(paths), source=source, options=options):
         if isinstance(item, Problem):
             sink(item)

@@ -37,9 +37,7 @@ from knowledgepulse.novelty.chunks import (
     window_embeddings,
 )
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
-from knowledgepulse.novelty.windows import (
-    WindowedEmbeddings,
-)
+from knowledgepulse.novelty.windows import WindowedEmbeddings
 
 INSTALL_HINT = 'pip install "knowledgepulse[embeddings]"'
 MINILM_DIMENSIONS = 384
