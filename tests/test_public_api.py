@@ -12,7 +12,6 @@ PACKAGES = [
     "knowledgepulse.value",
     "knowledgepulse.novelty",
     "knowledgepulse.evals",
-    "knowledgepulse.backends",
     "knowledgepulse.ray",
 ]
 

@@ -16,6 +16,7 @@ import click
 
 from knowledgepulse.cli._console import stderr_console
 from knowledgepulse.cli.progress import ReadProgress
+from knowledgepulse.novelty.embedder import embedder_for
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
 from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.reports.value import RunTally
@@ -123,8 +124,8 @@ work on the previous one only within a call, so a call must hold many chunks."""
 
 
 def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from knowledgepulse.backends.devices import parse_device  # noqa: PLC0415 - lazy backends
     from knowledgepulse.errors import ScorerParameterError  # noqa: PLC0415
+    from knowledgepulse.novelty.backends.devices import parse_device  # noqa: PLC0415 - lazy backends
 
     try:
         return parse_device(value)
@@ -239,8 +240,6 @@ def build_embedder(
     assert not isinstance(max_windows, str)  # "default" is the only word _window_cap gives
     if model is None and device == "cpu":
         return novelty.shared_embedder(workers, max_windows)
-    from knowledgepulse.backends.devices import embedder_for  # noqa: PLC0415 - torch is heavy
-
     embedder = embedder_for(device, workers=workers, model_path=model, max_windows=max_windows)
     # The user named this model or device: one that cannot load is an error now, not a silent
     # novelty of 0.5.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.backends.batches import BatchRunner, PaddedBatch, pad_batch
+from knowledgepulse.novelty.backends.batches import BatchRunner, PaddedBatch, pad_batch
 from knowledgepulse.novelty.windows import (
     Window,
     WindowedEmbeddings,

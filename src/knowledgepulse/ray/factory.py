@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from knowledgepulse.novelty.embedder import Embedder
+from knowledgepulse.novelty.backends.devices import resolve_device
+from knowledgepulse.novelty.embedder import Embedder, embedder_for
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 
 
@@ -85,11 +86,6 @@ class DeviceFactory:
         Ray hides the GPUs from an actor that reserved none, so ``auto`` there is the CPU:
         the bundled model on one thread, as :class:`MiniLMFactory` makes it.
         """
-        from knowledgepulse.backends.devices import (  # noqa: PLC0415 - torch is heavy
-            embedder_for,
-            resolve_device,
-        )
-
         device = resolve_device(self.device)
         if device == "cpu":
             return MiniLMFactory(max_windows=self.max_windows)()

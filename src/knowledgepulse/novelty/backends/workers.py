@@ -20,9 +20,9 @@ from concurrent.futures.process import BrokenProcessPool
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.backends.batches import PaddedBatch
-from knowledgepulse.backends.onnx import OnnxModelSettings, OnnxRunner, require_onnxruntime
 from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.novelty.backends.batches import PaddedBatch
+from knowledgepulse.novelty.backends.onnx import OnnxModelSettings, OnnxRunner, require_onnxruntime
 
 # One per worker process: the runner its initializer opened, or why it could not.
 _runner: OnnxRunner | None = None

@@ -20,9 +20,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.optional import import_optional
-from knowledgepulse.backends.batches import PaddedBatch
-from knowledgepulse.backends.devices import GPU_INSTALL_HINT
 from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.novelty.backends.batches import PaddedBatch
+from knowledgepulse.novelty.backends.devices import GPU_INSTALL_HINT, import_torch
 
 if TYPE_CHECKING:
     import torch
@@ -60,21 +60,6 @@ def bundled_weights_dir() -> Path:
         ),
     )
     return Path(weights.get_model_path())
-
-
-def import_torch() -> Any:
-    """The ``torch`` module.
-
-    Raises:
-        EmbedderUnavailableError: torch is not installed; the message has the install line.
-    """
-    return import_optional(
-        "torch",
-        lambda _: EmbedderUnavailableError(
-            f"the PyTorch backend needs torch, which is not installed: {GPU_INSTALL_HINT} "
-            "(on a CPU-only machine install the CPU build of torch first)"
-        ),
-    )
 
 
 class TorchRunner:

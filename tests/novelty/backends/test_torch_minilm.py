@@ -12,16 +12,16 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.backends import TorchMiniLMEmbedder
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty import MiniLMEmbedder
+from knowledgepulse.novelty.backends.torch_minilm import TorchMiniLMEmbedder
 from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.text import actions_text, objective_text
 
 pytestmark = pytest.mark.embedder
 
-DATA = Path(__file__).parent.parent / "data"
+DATA = Path(__file__).parents[2] / "data"
 REFERENCE = json.loads((DATA / "minilm_reference.json").read_text(encoding="utf-8"))
 CORPORA = Path("/work/shared/corpora")
 

@@ -16,16 +16,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from knowledgepulse._util.settings import optional_positive_int
-from knowledgepulse.backends.batches import BatchRunner
-from knowledgepulse.backends.devices import check_device, parse_device
-from knowledgepulse.backends.torch_runner import (
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.novelty.backends.batches import BatchRunner
+from knowledgepulse.novelty.backends.devices import check_device, import_torch, parse_device
+from knowledgepulse.novelty.backends.torch_runner import (
     DTYPES,
     TorchModelSettings,
     TorchRunner,
     bundled_weights_dir,
-    import_torch,
 )
-from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty.minilm import MINILM_DIMENSIONS, MiniLMEmbedder, file_sha256
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 
