@@ -4,7 +4,7 @@
     python bench/bench_embedding.py --traces 22050 --device cuda  # on a GPU machine
     python bench/bench_embedding.py --novelty-text windows        # every window, as the issue
 
-The traces are the shared corpora (``/work/shared/corpora/*.jsonl``, or ``--corpus``), shuffled
+The traces are the shared corpora (``corpora/*.jsonl``, or ``--corpus``), shuffled
 with a fixed seed and repeated to ``--traces``. Each figure is the median of ``--runs`` runs,
 after one warm-up call:
 
@@ -51,7 +51,7 @@ from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer
 
-CORPORA = Path("/work/shared/corpora")
+CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 OVERLAP = {True: "tokenizing overlapped", False: "no overlap"}
 
 

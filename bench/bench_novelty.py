@@ -7,7 +7,7 @@ online cache holding everything): its novelty is ``1 - max cosine``. A trace is 
 a trace of the same task came before it. The AUC is the chance that a new task's novelty is
 above a repeat's (ties count half), averaged over the orders.
 
-Task groups (see ``shared/corpora/README.md``): tau-bench's task index (in the trace id) and
+Task groups (see ``corpora/README.md``): tau-bench's task index (in the trace id) and
 Reflexion's question (the objective).
 
     python bench/bench_novelty.py [--names windows truncate objective-actions] [--orders 10]
@@ -31,13 +31,12 @@ from knowledgepulse.novelty import NOVELTY_TEXTS, MiniLMEmbedder
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer
 
-CORPORA = Path(__file__).parents[1] / ".." / "shared" / "corpora"
-SHARED_CORPORA = Path("/work/shared/corpora")
+CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 
 
 def load(name: str) -> tuple[list[ReasoningTrace], NDArray[np.int64]]:
     """The corpus's traces and each one's task group."""
-    root = SHARED_CORPORA if SHARED_CORPORA.is_dir() else CORPORA
+    root = CORPORA
     lines = (root / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
     traces = [ReasoningTrace.model_validate(json.loads(line)) for line in lines if line.strip()]
     groups: dict[str, int] = {}

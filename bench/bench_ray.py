@@ -31,8 +31,8 @@ from typing import Any
 
 import ray
 
+from knowledgepulse.engines.ray_engine import MiniLMFactory, RayEmbedder, score_dataset
 from knowledgepulse.novelty import MiniLMEmbedder
-from knowledgepulse.ray import MiniLMFactory, RayEmbedder, score_dataset
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

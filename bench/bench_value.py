@@ -41,8 +41,8 @@ from knowledgepulse.value import TraceValueScorer, embedding_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = [
-    ROOT.parent / "shared" / "corpora" / "reflexion_hotpotqa.jsonl",
-    ROOT.parent / "shared" / "corpora" / "taubench.jsonl",
+    ROOT / "corpora" / "reflexion_hotpotqa.jsonl",
+    ROOT / "corpora" / "taubench.jsonl",
 ]
 FALLBACK = ROOT / "examples" / "traces" / "traces.jsonl"
 

@@ -12,7 +12,7 @@ PACKAGES = [
     "knowledgepulse.value",
     "knowledgepulse.novelty",
     "knowledgepulse.evals",
-    "knowledgepulse.ray",
+    "knowledgepulse.engines.ray_engine",
 ]
 
 

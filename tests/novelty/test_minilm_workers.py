@@ -18,10 +18,9 @@ from knowledgepulse.errors import EmbedderUnavailableError
 from knowledgepulse.novelty import MiniLMEmbedder
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer
+from tests.paths import CORPORA
 
 pytestmark = pytest.mark.embedder
-
-CORPORA = Path(__file__).parents[3] / "shared" / "corpora"
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,9 @@
 """``--engine local|ray`` and ``--address``: where ``kp score`` runs the embedding model.
 
-``ray`` gives the scorer a :class:`~knowledgepulse.ray.RayEmbedder` in place of the local
-embedder; everything else (streaming, ``--cache``, ``--frozen``, ``--corpus``, ``--order``)
-runs as it does locally, with the same results. Ray is imported only when ``--engine ray`` is
-given.
+``ray`` gives the scorer a :class:`~knowledgepulse.engines.ray_engine.RayEmbedder` in place of
+the local embedder; everything else (streaming, ``--cache``, ``--frozen``, ``--corpus``,
+``--order``) runs as it does locally, with the same results. Ray is imported only when
+``--engine ray`` is given.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def ray_embedder(
     workers: int | None,
     device: str,
 ) -> Embedder:
-    """A started :class:`~knowledgepulse.ray.RayEmbedder`, closed when the command ends.
+    """A started :class:`~knowledgepulse.engines.ray_engine.RayEmbedder`, closed at the end.
 
     ``workers`` is the number of actors (default: what the cluster's free CPUs allow, or one
     per GPU with a CUDA ``device``).
@@ -75,12 +75,12 @@ def ray_embedder(
         RayClusterError: the cluster cannot be reached or cannot start the actors.
         EmbedderUnavailableError: the model cannot be loaded on the cluster.
     """
-    from knowledgepulse.ray import (  # noqa: PLC0415 - Ray loads only for --engine ray
+    from knowledgepulse.engines.ray_engine import (  # noqa: PLC0415 - Ray loads only for --engine ray
         DeviceFactory,
         MiniLMFactory,
         RayEmbedder,
     )
-    from knowledgepulse.ray.factory import EmbedderFactory  # noqa: PLC0415
+    from knowledgepulse.engines.ray_engine.factory import EmbedderFactory  # noqa: PLC0415
 
     options: dict[str, Any] = {} if window_cap == "default" else {"max_windows": window_cap}
     factory: EmbedderFactory

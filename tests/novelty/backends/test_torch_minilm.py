@@ -18,12 +18,12 @@ from knowledgepulse.novelty.backends.torch_minilm import TorchMiniLMEmbedder
 from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.text import actions_text, objective_text
+from tests.paths import CORPORA
 
 pytestmark = pytest.mark.embedder
 
 DATA = Path(__file__).parents[2] / "data"
 REFERENCE = json.loads((DATA / "minilm_reference.json").read_text(encoding="utf-8"))
-CORPORA = Path("/work/shared/corpora")
 
 
 def corpus_texts() -> list[str]:

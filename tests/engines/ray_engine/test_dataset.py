@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import ray
 
+from knowledgepulse.engines.ray_engine import MiniLMFactory, score_dataset
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty import Embedder, MiniLMEmbedder
-from knowledgepulse.ray import MiniLMFactory, score_dataset
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown
 
 pytestmark = [

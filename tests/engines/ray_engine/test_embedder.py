@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import ray
 
+from knowledgepulse.engines.ray_engine import MiniLMFactory, RayClusterError, RayEmbedder
 from knowledgepulse.novelty import MiniLMEmbedder
-from knowledgepulse.ray import MiniLMFactory, RayClusterError, RayEmbedder
 from knowledgepulse.trace import parse_trace
 from knowledgepulse.trace.text import actions_text, objective_text, whole_text
 from knowledgepulse.value import TraceValueScorer

@@ -1,8 +1,8 @@
 """The two kinds of embedding actor: one serving :class:`RayEmbedder`, one for ``map_batches``.
 
 Both are plain classes (Ray makes them actors at run time), each holding one embedder built by
-its :class:`~knowledgepulse.ray.factory.EmbedderFactory` when the actor starts and kept for the
-actor's life, so no call pays for loading the model.
+its :class:`~knowledgepulse.engines.ray_engine.factory.EmbedderFactory` when the actor starts
+and kept for the actor's life, so no call pays for loading the model.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse.engines.ray_engine.factory import EmbedderFactory
 from knowledgepulse.novelty.embedder import (
     Embedder,
     WindowedEmbedder,
@@ -22,12 +23,11 @@ from knowledgepulse.novelty.embedder import (
 )
 from knowledgepulse.novelty.representation import LeadingEmbedder, novelty_text
 from knowledgepulse.novelty.windows import WindowedEmbeddings
-from knowledgepulse.ray.factory import EmbedderFactory
 from knowledgepulse.records import Location, Record
 from knowledgepulse.trace.load import LoadedTrace, validate_record
 
 TRACE_COLUMN = "trace"
-"""The column :func:`~knowledgepulse.ray.score_dataset` reads a row's trace from by default."""
+"""The column :func:`~knowledgepulse.engines.ray_engine.score_dataset` reads a trace from."""
 
 # The columns the embedding stage gives the driver (prefixed: they never clash with the user's).
 ID = "_kp_id"
@@ -40,7 +40,7 @@ KEY = "_kp_key"
 
 
 class EmbedWorker:
-    """Serves one embedder's calls for a :class:`~knowledgepulse.ray.RayEmbedder`.
+    """Serves one embedder's calls for a :class:`~knowledgepulse.engines.ray_engine.RayEmbedder`.
 
     Args:
         factory: makes the embedder, once, in the actor.

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from knowledgepulse.engines.ray_engine import DeviceFactory, MiniLMFactory
+from knowledgepulse.engines.ray_engine._cluster import actors_allowed, first_line
+from knowledgepulse.engines.ray_engine.factory import NamesItsModel
 from knowledgepulse.novelty.embedder import model_id_of
 from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, MiniLMEmbedder
-from knowledgepulse.ray import DeviceFactory, MiniLMFactory
-from knowledgepulse.ray._cluster import actors_allowed, first_line
-from knowledgepulse.ray.factory import NamesItsModel
 
 
 def test_actors_are_counted_by_gpus_when_they_ask_for_any() -> None:

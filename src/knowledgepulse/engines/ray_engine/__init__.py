@@ -6,16 +6,20 @@ Ray itself is imported on first use, so importing this package never needs it. S
 ``docs/ray.md``.
 """
 
-from knowledgepulse.ray._cluster import INSTALL_HINT, RayClusterError, check_reachable
-from knowledgepulse.ray.actor import TRACE_COLUMN, EmbedWorker, TraceBatchEmbedder
-from knowledgepulse.ray.dataset import (
+from knowledgepulse.engines.ray_engine._cluster import (
+    INSTALL_HINT,
+    RayClusterError,
+    check_reachable,
+)
+from knowledgepulse.engines.ray_engine.actor import TRACE_COLUMN, EmbedWorker, TraceBatchEmbedder
+from knowledgepulse.engines.ray_engine.dataset import (
     DatasetScores,
     ScoredRow,
     iter_dataset_scores,
     score_dataset,
 )
-from knowledgepulse.ray.embedder import RayEmbedder, contiguous_shards
-from knowledgepulse.ray.factory import DeviceFactory, EmbedderFactory, MiniLMFactory
+from knowledgepulse.engines.ray_engine.embedder import RayEmbedder, contiguous_shards
+from knowledgepulse.engines.ray_engine.factory import DeviceFactory, EmbedderFactory, MiniLMFactory
 
 __all__ = [
     "INSTALL_HINT",

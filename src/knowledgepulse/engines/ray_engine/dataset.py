@@ -26,10 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
-from knowledgepulse.novelty.embedder import Embedder, model_id_of
-from knowledgepulse.ray._cluster import RayClusterError, actors_allowed, first_line, import_ray
-from knowledgepulse.ray.actor import (
+from knowledgepulse.engines.ray_engine._cluster import (
+    RayClusterError,
+    actors_allowed,
+    first_line,
+    import_ray,
+)
+from knowledgepulse.engines.ray_engine.actor import (
     CAPPED,
     ID,
     KEY,
@@ -40,7 +43,9 @@ from knowledgepulse.ray.actor import (
     WINDOWS,
     TraceBatchEmbedder,
 )
-from knowledgepulse.ray.factory import EmbedderFactory, MiniLMFactory, NamesItsModel
+from knowledgepulse.engines.ray_engine.factory import EmbedderFactory, MiniLMFactory, NamesItsModel
+from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
+from knowledgepulse.novelty.embedder import Embedder, model_id_of
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE, TraceValueScorer

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.ray import contiguous_shards
+from knowledgepulse.engines.ray_engine import contiguous_shards
 
 
 @given(st.lists(st.integers(min_value=0, max_value=10_000), max_size=60), st.integers(1, 9))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import KpRunner
-from tests.ray.conftest import records
+from tests.engines.ray_engine.conftest import records
 
 pytestmark = pytest.mark.usefixtures("ray_cluster")
 
@@ -82,7 +82,7 @@ def test_engine_ray_without_ray_installed_names_the_extra(
 def test_kp_and_the_package_never_import_ray() -> None:
     """``import knowledgepulse``, ``kp --help`` and ``kp score --help`` leave Ray unloaded."""
     code = (
-        "import sys, knowledgepulse, knowledgepulse.ray\n"
+        "import sys, knowledgepulse, knowledgepulse.engines.ray_engine\n"
         "from knowledgepulse.cli.main import main\n"
         "main(['--help']); main(['score', '--help'])\n"
         "assert 'ray' not in sys.modules, 'ray was imported'\n"

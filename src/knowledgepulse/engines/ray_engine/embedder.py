@@ -17,16 +17,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import optional_positive_int
-from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
-from knowledgepulse.novelty.windows import WindowedEmbeddings
-from knowledgepulse.ray._cluster import (
+from knowledgepulse.engines.ray_engine._cluster import (
     RayClusterError,
     RayConnection,
     actors_allowed,
     first_line,
 )
-from knowledgepulse.ray.actor import EmbedWorker
-from knowledgepulse.ray.factory import EmbedderFactory, MiniLMFactory
+from knowledgepulse.engines.ray_engine.actor import EmbedWorker
+from knowledgepulse.engines.ray_engine.factory import EmbedderFactory, MiniLMFactory
+from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
+from knowledgepulse.novelty.windows import WindowedEmbeddings
 
 DEFAULT_START_TIMEOUT_S = 120.0
 

@@ -6,16 +6,13 @@ import json
 import logging
 import random
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import ray
 
 from tests.cli.conftest import kp  # the same in-process runner as the CLI tests
-
-# The shared corpora sit beside the work tree, as for tests/novelty/test_minilm_workers.py.
-CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
+from tests.paths import CORPORA
 
 
 @pytest.fixture(scope="session")
