@@ -2,7 +2,8 @@
 
 from typing import Any
 
-from knowledgepulse.evals import assert_passes, evaluate_case, parse_case, preset
+from knowledgepulse.evals import evaluate_case, parse_case, preset
+from knowledgepulse.testing import assert_passes
 
 PAGE = {
     "id": "shop-help",

@@ -5,12 +5,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from knowledgepulse import testing
-from knowledgepulse.evals import assert_passes, evaluate_case, preset, run_suite
-from knowledgepulse.evals.assertions import failure_message
+from knowledgepulse.evals import evaluate_case, preset, run_suite
 from knowledgepulse.evals.cases import FileProblem, MalformedCase
 from knowledgepulse.evals.models import Case
 from knowledgepulse.records import Location, Problem
+from knowledgepulse.testing import assert_passes, failure_message
 from tests.evals.builders import cases, make_case, op, page
 
 STRICT = preset("strict")
@@ -82,11 +81,6 @@ def test_anything_but_a_result_is_a_type_error() -> None:
     """A score or a case is not something to assert on; the message says what is."""
     with pytest.raises(TypeError, match="takes a CaseResult or an EvalRun, got Case"):
         assert_passes(renamed("Your Basket"))  # type: ignore[arg-type]
-
-
-def test_the_testing_module_offers_the_same_helper() -> None:
-    """knowledgepulse.testing re-exports assert_passes for users' test helpers."""
-    assert testing.assert_passes is assert_passes
 
 
 @settings(max_examples=40, deadline=None)

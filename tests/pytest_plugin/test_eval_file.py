@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.errors import SuiteError
-from knowledgepulse.evals.eval_file import load_eval_file
+from knowledgepulse.pytest_plugin.eval_file import load_eval_file
 from tests.pytest_plugin.conftest import SUITE, rename_case, write_jsonl
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.evals import evaluate_case, load_suite, parse_case
-from knowledgepulse.evals.assertions import failure_message
 from knowledgepulse.evals.presets import PRESET_NAMES
 from knowledgepulse.records import Location
+from knowledgepulse.testing import failure_message
 from tests.pytest_plugin.conftest import SUITE, Project, literal, rename_case, write_jsonl
 
 # Enabled here rather than in conftest.py: pytest refuses `pytest_plugins` in a conftest
@@ -170,7 +170,8 @@ def test_assert_passes_fails_a_users_test_with_the_diagnosis(pytester: pytest.Py
     """In a user's test the AssertionError carries the diagnosis; the helper's frame is hidden."""
     pytester.makepyfile(
         test_model="""
-        from knowledgepulse.evals import assert_passes, evaluate_case, parse_case, preset
+        from knowledgepulse.evals import evaluate_case, parse_case, preset
+        from knowledgepulse.testing import assert_passes
 
         def test_model_output():
             case = parse_case({

@@ -11,7 +11,6 @@ In five lines::
 Or call the workflow under test on each case first: ``evaluate(task, "cases.jsonl", suite)``.
 """
 
-from knowledgepulse.evals.assertions import assert_passes
 from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR, OutputCache
 from knowledgepulse.evals.cases import (
     CaseInput,
@@ -129,7 +128,6 @@ __all__ = [
     "TaskInput",
     "TaskRecord",
     "TaskSummary",
-    "assert_passes",
     "case_json_schema",
     "compare_runs",
     "evaluate",

@@ -20,19 +20,19 @@ from typing import Any
 import pytest
 
 from knowledgepulse.errors import KnowledgePulseError, SuiteError
-from knowledgepulse.evals.assertions import failure_message
 from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase, iter_cases
-from knowledgepulse.evals.eval_file import EvalSpec, load_eval_file
 from knowledgepulse.evals.evaluate import evaluate
 from knowledgepulse.evals.loading import load_plugin, load_task
 from knowledgepulse.evals.presets import preset
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import run_suite, summarize
 from knowledgepulse.evals.suite import Suite, load_suite
-from knowledgepulse.pytest_plugin import OPTIONS_KEY, TALLIES_KEY, EvalWarning
+from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
+from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.records.source import format_from_name
 from knowledgepulse.reports.evals import number, printable, summary_line
+from knowledgepulse.testing import failure_message
 
 
 def from_options(

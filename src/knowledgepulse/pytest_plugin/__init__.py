@@ -3,40 +3,30 @@
 Loaded in every pytest session (the ``pytest11`` entry point), it does nothing unless asked:
 
 - an evaluation file (``*.kp.yaml``, or the ``kp_eval_files`` ini patterns) naming a suite and
-  case files (see :mod:`knowledgepulse.evals.eval_file`) becomes one test item per case;
+  case files (see :mod:`knowledgepulse.pytest_plugin.eval_file`) becomes one test item per case;
 - ``pytest --kp-suite FILE`` (or ``--kp-preset NAME``) evaluates the case files given as
   arguments, one item per case; ``--kp-task MODULE:FUNCTION`` calls a workflow for each output
   and ``--kp-plugin MODULE`` (repeatable) imports custom scorers first.
 
 These hooks only look at names and options; the collectors and items live in
-:mod:`knowledgepulse.evals.pytest_items`, imported when there is something to evaluate.
+:mod:`knowledgepulse.pytest_plugin.items`, imported when there is something to evaluate.
 """
 
 from __future__ import annotations
 
 import fnmatch
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 
-if TYPE_CHECKING:
-    from knowledgepulse.evals.eval_file import EvalSpec
-    from knowledgepulse.evals.pytest_items import Tally
+from knowledgepulse.pytest_plugin.keys import (
+    EVAL_FILE_PATTERNS,
+    OPTIONS_KEY,
+    TALLIES_KEY,
+    EvalWarning,
+)
 
-EVAL_FILE_PATTERNS = ("*.kp.yaml", "*.kp.yml")
-OPTIONS_KEY: pytest.StashKey[EvalSpec] = pytest.StashKey()
-"""The ``--kp-suite``/``--kp-preset`` suite (and ``--kp-task`` task), once loaded."""
-TALLIES_KEY: pytest.StashKey[dict[str, Tally]] = pytest.StashKey()
-"""What the items of each evaluation ran, by evaluation, for the session's summary."""
-
-
-class EvalWarning(UserWarning):
-    """A warning about a case or a case file (a case id used twice); it fails nothing.
-
-    Shown in pytest's warnings summary at the case file's line;
-    ``-W error::knowledgepulse.pytest_plugin.EvalWarning`` makes it fail the case.
-    """
+__all__ = ["EvalWarning"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -96,7 +86,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         return
     if suite_path is not None and preset_name is not None:
         raise pytest.UsageError("give one of --kp-suite FILE or --kp-preset NAME, not both")
-    from knowledgepulse.evals.pytest_items import from_options  # noqa: PLC0415 - on demand
+    from knowledgepulse.pytest_plugin.items import from_options  # noqa: PLC0415 - on demand
 
     config.stash[OPTIONS_KEY] = from_options(suite_path, preset_name, task, plugins)
 
@@ -121,11 +111,11 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     named_case_file = OPTIONS_KEY in config.stash and parent.session.isinitpath(file_path)
     if not is_eval_file and not named_case_file:
         return None
-    from knowledgepulse.evals import pytest_items  # noqa: PLC0415 - on demand
+    from knowledgepulse.pytest_plugin import items  # noqa: PLC0415 - on demand
 
     if is_eval_file:
-        return pytest_items.EvalFile.from_parent(parent, path=file_path)
-    return pytest_items.case_file(parent, file_path)
+        return items.EvalFile.from_parent(parent, path=file_path)
+    return items.case_file(parent, file_path)
 
 
 def pytest_terminal_summary(
@@ -135,7 +125,7 @@ def pytest_terminal_summary(
     tallies = config.stash.get(TALLIES_KEY, None)
     if not tallies:
         return
-    from knowledgepulse.evals.pytest_items import summary_lines  # noqa: PLC0415 - on demand
+    from knowledgepulse.pytest_plugin.items import summary_lines  # noqa: PLC0415 - on demand
 
     terminalreporter.section("knowledgepulse evaluations")
     for line in summary_lines(tallies):
