@@ -38,10 +38,10 @@ from pathlib import Path
 from knowledgepulse.novelty.backends.batches import BatchRunner, PaddedBatch, pad_batch
 from knowledgepulse.novelty.backends.devices import resolve_device
 from knowledgepulse.novelty.backends.onnx import OnnxModelSettings, OnnxRunner
-from knowledgepulse.novelty.backends.torch_minilm import TorchMiniLMEmbedder
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS, TermsPart
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
+from knowledgepulse.novelty.torch_minilm import TorchMiniLMEmbedder
 from knowledgepulse.novelty.windows import (
     batches_by_length,
     leading_pieces,

@@ -109,8 +109,8 @@ def embedder_for(
             missing; the message says which and how to fix it.
     """
     # numpy, the model's runtime and (for a GPU) torch load only for a run that embeds.
-    from knowledgepulse.novelty.backends.torch_minilm import TorchMiniLMEmbedder  # noqa: PLC0415
     from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415
+    from knowledgepulse.novelty.torch_minilm import TorchMiniLMEmbedder  # noqa: PLC0415
 
     resolved = resolve_device(device)
     if resolved == "cpu":

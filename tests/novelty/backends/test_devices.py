@@ -13,8 +13,8 @@ from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty import MiniLMEmbedder
 from knowledgepulse.novelty.backends import devices
 from knowledgepulse.novelty.backends.devices import resolve_device
-from knowledgepulse.novelty.backends.torch_minilm import TorchMiniLMEmbedder
 from knowledgepulse.novelty.embedder import embedder_for
+from knowledgepulse.novelty.torch_minilm import TorchMiniLMEmbedder
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 - ``cpu``: the bundled int8 ONNX model on onnxruntime, in ``workers`` processes
   (:class:`~knowledgepulse.novelty.MiniLMEmbedder`). It needs only the ``embeddings`` extra.
 - ``cuda`` (or ``cuda:N``): the float model on PyTorch in fp16
-  (:class:`~knowledgepulse.novelty.backends.torch_minilm.TorchMiniLMEmbedder`); needs the
+  (:class:`~knowledgepulse.novelty.torch_minilm.TorchMiniLMEmbedder`); needs the
   ``gpu`` extra and a GPU that torch can see, else a one-line error says which is missing.
 - ``auto``: ``cuda`` when torch is installed and sees a GPU, else ``cpu``.
 """

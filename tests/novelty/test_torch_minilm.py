@@ -14,15 +14,15 @@ from hypothesis import strategies as st
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty import MiniLMEmbedder
-from knowledgepulse.novelty.backends.torch_minilm import TorchMiniLMEmbedder
 from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID
+from knowledgepulse.novelty.torch_minilm import TorchMiniLMEmbedder
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.text import actions_text, objective_text
 from tests.paths import CORPORA
 
 pytestmark = pytest.mark.embedder
 
-DATA = Path(__file__).parents[2] / "data"
+DATA = Path(__file__).parents[1] / "data"
 REFERENCE = json.loads((DATA / "minilm_reference.json").read_text(encoding="utf-8"))
 
 
