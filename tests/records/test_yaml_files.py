@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.errors import ProfileError
-from knowledgepulse.value.profile_file import load_profiles
+from knowledgepulse.value.profiles import load_profiles
 
 WEIGHTS = "{complexity: 0.25, novelty: 0.25, tool_diversity: 0.25, outcome_confidence: 0.25}"
 

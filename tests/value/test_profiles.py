@@ -8,8 +8,12 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.errors import ProfileError
-from knowledgepulse.value.profile_file import load_profiles
-from knowledgepulse.value.profiles import BUILTIN_PROFILES, ProfileRegistry, ScoringWeights
+from knowledgepulse.value.profiles import (
+    BUILTIN_PROFILES,
+    ProfileRegistry,
+    ScoringWeights,
+    load_profiles,
+)
 
 SPEC_TABLE = {
     "default": (0.25, 0.35, 0.15, 0.25),

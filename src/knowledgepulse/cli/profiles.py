@@ -9,8 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from knowledgepulse.value.profile_file import load_profiles
-from knowledgepulse.value.profiles import ProfileRegistry
+from knowledgepulse.value.profiles import ProfileRegistry, load_profiles
 
 profiles_file_option = click.option(
     "--profiles",

@@ -17,7 +17,6 @@ from dataclasses import replace
 from typing import Any
 
 from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase
-from knowledgepulse.evals.diagnosis import diagnose
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.needs import check_case, fit_cases
 from knowledgepulse.evals.repeats import RepeatStats, RepeatSummary, ScorerRepeat
@@ -32,7 +31,7 @@ from knowledgepulse.evals.results import (
     passes,
     weighted_score,
 )
-from knowledgepulse.evals.scorer import CaseContext, ScoreResult
+from knowledgepulse.evals.scorer import CaseContext, Scorer, ScoreResult
 from knowledgepulse.evals.suite import Suite, SuiteScorer
 from knowledgepulse.evals.tasks import TaskRecord, TaskSummary
 from knowledgepulse.records import Location, Problem
@@ -287,3 +286,20 @@ def collect_run(
     return EvalRun(
         suite, tuple(results), summarize(suite, results, file_problems), tuple(file_problems)
     )
+
+
+def diagnose(scorer: Scorer, result: ScoreResult) -> tuple[str, ...]:
+    """The guide's diagnosis flow for a result below its threshold; never raises.
+
+    The scorer's ``diagnosis_check`` (the guide's question) comes first, when there is a score
+    to diagnose; then the scorer's own lines.
+    """
+    lines: list[str] = []
+    if result.score is not None and scorer.diagnosis_check:
+        lines.append(scorer.diagnosis_check)
+    try:
+        hints = scorer.diagnose(result)
+        lines.extend(str(hint) for hint in hints)
+    except Exception as error:  # a broken hint must not break the report
+        lines.append(f"{scorer.type_name}.diagnose() raised {type(error).__name__}: {error}")
+    return tuple(lines)
