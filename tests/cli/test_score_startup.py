@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import subprocess
 import sys
 from pathlib import Path
-
-from tests.cli.conftest import KpRunner
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "traces"
 
@@ -74,11 +71,3 @@ def test_a_percentile_min_score_still_loads_curation(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "knowledgepulse.curation" in modules
-
-
-def test_an_in_process_run_leaves_the_garbage_collector_as_it_found_it(kp: KpRunner) -> None:
-    """kp tunes collection for its run; called from Python, the caller's settings come back."""
-    before = gc.get_threshold()
-    assert kp("score", str(EXAMPLES / "traces.jsonl"), "--no-embedder", "-f", "jsonl").code == 0
-    assert kp("validate", str(EXAMPLES / "traces.jsonl")).code == 0
-    assert gc.get_threshold() == before
