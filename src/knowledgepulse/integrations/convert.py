@@ -15,8 +15,8 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from knowledgepulse._util.digest import stable_hash64
 from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.seen import SeenIds
 from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
 from knowledgepulse.integrations.names import SOURCE_CHOICES, SOURCES
 from knowledgepulse.records import Location, Problem, Record, read_records
@@ -86,20 +86,17 @@ def convert_files(
         InputFileError: a file cannot be opened (checked as its turn comes).
         ValueError: ``source`` is unknown.
     """
-    seen: set[int] = set()  # each id's 64-bit hash: two ids share one with odds ~n²/2⁶⁵
+    seen = SeenIds()
     for path in paths:
         for item in convert_file(path, source=source, options=options):
-            if isinstance(item, ConvertedTrace):
-                digest = stable_hash64(item.trace.id)
-                if digest in seen:
-                    yield Problem(
-                        item.location or Location(str(path)),
-                        "id",
-                        f"the trace {item.trace.id!r} appeared earlier in the input (the same "
-                        "run exported twice?); both are kept",
-                        warning=True,
-                    )
-                seen.add(digest)
+            if isinstance(item, ConvertedTrace) and seen.add(item.trace.id):
+                yield Problem(
+                    item.location or Location(str(path)),
+                    "id",
+                    f"the trace {item.trace.id!r} appeared earlier in the input (the same run "
+                    "exported twice?); both are kept",
+                    warning=True,
+                )
             yield item
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from knowledgepulse._util.digest import stable_hash64
+from knowledgepulse._util.seen import SeenIds
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Decoded, Location, Problem, Record, read_records_decoding
 from knowledgepulse.trace.views import TraceView, decode_view, trace_view
@@ -133,7 +133,7 @@ def load_traces(
     Raises:
         InputFileError: a file cannot be opened at all.
     """
-    seen: set[int] = set()  # each id's 64-bit hash: two ids share one with odds ~n²/2⁶⁵
+    seen = SeenIds()
     for source in sources:
         items = read_records_decoding(
             source, decode_view, formats=("json", "jsonl"), progress=progress
@@ -149,8 +149,7 @@ def load_traces(
             )
             if isinstance(result, LoadedTrace):
                 trace_id = result.scorable.id
-                digest = stable_hash64(trace_id)
-                if digest in seen:
+                if seen.add(trace_id):
                     yield Problem(
                         result.location,
                         "id",
@@ -158,7 +157,6 @@ def load_traces(
                         "both traces are scored (give each trace its own id)",
                         warning=True,
                     )
-                seen.add(digest)
                 yield result
             else:
                 yield from result
