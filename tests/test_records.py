@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import Problem, Record, parse_records, read_records, strict_json
-from knowledgepulse.records.strict_json import MAX_NESTING
+from knowledgepulse.records.model import MAX_NESTING
 
 
 def parsed(text: str, fmt: str, name: str = "in") -> list[Record | Problem]:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import subprocess
 import sys
 from pathlib import Path
-
-from tests.cli.conftest import KpRunner
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "traces"
 
@@ -22,11 +19,9 @@ sys.exit(code)
 
 # Each is a tenth of a one-trace run or more, or brings numpy: loaded only by the runs that
 # need them (an embedder or a cache, YAML input, the async API, --min-score, --order time or
-# --corpus, the table; pydantic for a record the compiled check leaves to the models).
+# --corpus, the table). The trace models (and pydantic) load with knowledgepulse.trace.
 NOT_NEEDED = (
     "numpy",
-    "pydantic",
-    "knowledgepulse.trace.models",
     "yaml",
     "asyncio",
     "knowledgepulse.curation",
@@ -43,7 +38,7 @@ def _loaded(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
     return done, modules
 
 
-def test_scoring_json_lines_without_an_embedder_loads_no_numpy_pydantic_yaml_or_curation(
+def test_scoring_json_lines_without_an_embedder_loads_no_numpy_yaml_or_curation(
     tmp_path: Path,
 ) -> None:
     """One trace, --no-embedder, JSON Lines out: none of the modules that run does not use."""
@@ -55,8 +50,8 @@ def test_scoring_json_lines_without_an_embedder_loads_no_numpy_pydantic_yaml_or_
     assert [name for name in NOT_NEEDED if name in modules] == []
 
 
-def test_an_invalid_record_loads_the_models_for_its_message(tmp_path: Path) -> None:
-    """pydantic loads when a record needs the models: here, to say what is wrong with it."""
+def test_an_invalid_record_is_reported_by_the_models(tmp_path: Path) -> None:
+    """The models say what is wrong with an invalid record."""
     done, modules = _loaded(
         "score", "--no-embedder", "-f", "jsonl", str(EXAMPLES / "invalid.jsonl")
     )
@@ -74,11 +69,3 @@ def test_a_percentile_min_score_still_loads_curation(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "knowledgepulse.curation" in modules
-
-
-def test_an_in_process_run_leaves_the_garbage_collector_as_it_found_it(kp: KpRunner) -> None:
-    """kp tunes collection for its run; called from Python, the caller's settings come back."""
-    before = gc.get_threshold()
-    assert kp("score", str(EXAMPLES / "traces.jsonl"), "--no-embedder", "-f", "jsonl").code == 0
-    assert kp("validate", str(EXAMPLES / "traces.jsonl")).code == 0
-    assert gc.get_threshold() == before

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from unittest import mock
+from array import array
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse._util import order_stats
-from knowledgepulse._util.spill import SpilledValues
 from knowledgepulse.curation import MinScore, ThresholdSpecError, domain_percentiles
-from knowledgepulse.curation.percentiles import (
-    interpolate,
-    percentile_ranks,
-    spilled_percentiles,
-)
 
 unit = st.floats(min_value=0.0, max_value=1.0)
 # Scores as reports print them (12 decimals), ties, and any float at all (the law is numpy's).
@@ -60,55 +53,36 @@ def test_percentiles_per_domain_and_over_all() -> None:
     assert domain_percentiles({}) == {"all": None, "by_domain": {}}
 
 
-@settings(max_examples=200, deadline=None)
-@given(
-    values=st.lists(scores, min_size=1, max_size=60),
-    percentile=st.one_of(st.integers(0, 100), st.floats(min_value=0.0, max_value=100.0)),
-)
-def test_the_two_ranks_and_their_weight_give_numpys_percentile(
-    values: list[float], percentile: float
-) -> None:
-    """interpolate() between the values percentile_ranks() names is np.percentile, to the bit."""
-    ordered = sorted(values)
-    below, above, weight = percentile_ranks(len(values), percentile)
-    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN in both, said quietly
-        expected = np.percentile(np.asarray(values), [percentile])[0]
-    found = interpolate(ordered[below], ordered[above], weight)
-    assert found == expected or (np.isnan(expected) and np.isnan(found))
-
-
 @settings(max_examples=150, deadline=None)
 @given(
     by_domain=st.dictionaries(
         st.sampled_from(["qa", "code", "finance", ""]), st.lists(scores, max_size=40), max_size=4
-    ),
-    chunk=st.sampled_from([1, 5, 64]),
-    gather=st.sampled_from([2, 7, 1000]),
+    )
 )
-def test_spilled_percentiles_are_domain_percentiles(
-    by_domain: dict[str, list[float]], chunk: int, gather: int
+def test_domain_percentiles_are_numpys_on_each_domain_and_on_all(
+    by_domain: dict[str, list[float]],
 ) -> None:
-    """The streaming summary equals numpy's on the same scores, whatever the chunking."""
-    spilled = SpilledValues(chunk=chunk)
-    longest = max((len(v) for v in by_domain.values()), default=0)
-    for index in range(longest):  # interleaved, as a run's domains come
-        for domain, values in by_domain.items():
-            if index < len(values):
-                spilled.append(domain, values[index])
-    with mock.patch.object(order_stats, "GATHER", gather):
-        found = spilled_percentiles(spilled)
-    with np.errstate(invalid="ignore", over="ignore"):
-        expected = domain_percentiles(by_domain)
-    assert _nan_named(found) == _nan_named(expected)
+    """Each summary is np.percentile of its scores, to the bit, however they are held."""
+    held = {domain: array("d", values) for domain, values in by_domain.items()}
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN in both, said quietly
+        found = domain_percentiles(held)
+        every = [v for domain in sorted(by_domain) for v in by_domain[domain]]
+        expected_all = np.percentile(np.asarray(every), [10, 25, 50, 75, 90, 99]) if every else None
+        expected_p50 = {d: np.percentile(np.asarray(v), 50) for d, v in by_domain.items() if v}
+    assert sorted(found["by_domain"]) == sorted(expected_p50)
+    for domain, p50 in expected_p50.items():
+        assert _nan_named(found["by_domain"][domain]["p50"]) == _nan_named(float(p50))
+        assert found["by_domain"][domain]["count"] == len(by_domain[domain])
+    if expected_all is None:
+        assert found["all"] is None
+    else:
+        assert _nan_named([found["all"][f"p{p}"] for p in (10, 25, 50, 75, 90, 99)]) == _nan_named(
+            [float(v) for v in expected_all]
+        )
 
 
 def _nan_named(value: object) -> object:
     # inf - inf is NaN in both; NaN != NaN, so it is compared by name.
-    if isinstance(value, dict):
-        return {key: _nan_named(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_nan_named(item) for item in value]
     return "nan" if isinstance(value, float) and np.isnan(value) else value
-
-
-def test_no_scores_have_no_percentiles() -> None:
-    """Nothing spilled: no ``all``, no domains, as domain_percentiles({}) says."""
-    assert spilled_percentiles(SpilledValues()) == domain_percentiles({})

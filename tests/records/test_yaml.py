@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem, Record, read_records
-from knowledgepulse.records.strict_json import MAX_NESTING
+from knowledgepulse.records import yaml as yaml_module
+from knowledgepulse.records.model import MAX_NESTING
 from knowledgepulse.records.yaml import MIN_ALIAS_BUDGET, parse_yaml
 
 
@@ -238,6 +241,32 @@ def test_tags_beyond_json_are_refused(tag: str) -> None:
     [problem] = parsed(f"a: {tag}\n")
     assert isinstance(problem, Problem)
     assert "is not supported: this file holds JSON data" in problem.message
+
+
+@pytest.mark.parametrize("value", ["!!float", "!!float abc", "!!bool maybe", "!!int x"])
+def test_a_scalar_tag_on_text_that_is_no_such_scalar_is_a_problem(value: str) -> None:
+    """``!!float abc`` names a type its text is not: a located problem, not an exception."""
+    [problem] = parsed(f"a: 1\nb: {value}\n")
+    assert isinstance(problem, Problem)
+    assert (problem.location.line, problem.path) == (2, "b")
+    assert "cannot be read as !!" in problem.message
+
+
+def test_libyaml_and_pyyamls_own_parser_read_the_same_records() -> None:
+    """The parser is libyaml's when PyYAML has it; a surrogate escape takes PyYAML's own."""
+    text = "- {a: 1, b: [x, 'y'], c: 2024-01-01, d: 0x1f}\n- e: &v {f: 1.5}\n  g: *v\n"
+    fast = parsed(text)
+    with mock.patch.object(yaml_module, "_SURROGATE_ESCAPE", re.compile("")):
+        own = parsed(text)
+    assert (
+        shown(fast)
+        == shown(own)
+        == [
+            {"a": 1, "b": ["x", "y"], "c": "2024-01-01", "d": 31},
+            {"e": {"f": 1.5}, "g": {"f": 1.5}},
+        ]
+    )
+    assert [item.lines for item in fast] == [item.lines for item in own]  # type: ignore[union-attr]
 
 
 def test_python_object_tags_are_refused() -> None:

@@ -12,7 +12,6 @@ trace before the first score is final, so they read the whole input into memory 
 
 from __future__ import annotations
 
-import gc
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -234,7 +233,6 @@ def score_command(
         novelty_text=novelty_text,
     )
 
-    _settle_memory()
     tally = RunTally(threshold)
     sink = ProblemSink(tally, keep=output_format in ("json", "html") and not annotate)
     collector = TableCollector()
@@ -285,7 +283,6 @@ def validate_command(paths: tuple[str, ...], output_format: str) -> int:
 
     Every problem is reported as FILE:LINE: PATH: message; exit code 1 when there were any.
     """
-    _settle_memory()
     tally = RunTally(DEFAULT_THRESHOLD)
     sink = ProblemSink(tally, keep=output_format == "json")
     valid = 0
@@ -309,22 +306,6 @@ def validate_command(paths: tuple[str, ...], output_format: str) -> int:
         message += f"; {counted(tally.warnings, 'warning')}"
     stderr_console().print(message, markup=False, highlight=False)
     return EXIT_FINDINGS if sink.errors else EXIT_OK
-
-
-def _settle_memory() -> None:
-    # Everything imported so far lives as long as the process: moving it out of the collector's
-    # generations makes each collection during the run cheaper (about 15% of a 20k-trace run).
-    gc.freeze()
-    # A trace makes a few hundred containers that die young; collecting every 700 allocations
-    # (the default) moves the ones alive at that moment into the older generations, walked
-    # again and again. Every 10,000: 5% less time, the same flat memory.
-    thresholds = gc.get_threshold()
-    gc.set_threshold(_YOUNG_COLLECTION, *thresholds[1:])
-    # kp run from Python (tests, a notebook) leaves the process's collector as it found it.
-    click.get_current_context().call_on_close(lambda: gc.set_threshold(*thresholds))
-
-
-_YOUNG_COLLECTION = 10_000
 
 
 def _check_options(

@@ -3,23 +3,18 @@
 The fixed sharing threshold 0.75 is almost never reached on real traces, so a curator asks for
 "the top 10%" instead: ``p90`` is the 90th percentile of the run's own scores (numpy's default
 linear interpolation, like a spreadsheet's PERCENTILE.INC), and the traces at or above it pass.
-
-A streaming run's summary comes from :func:`spilled_percentiles`: the scores wait on disk and
-only the few that percentiles interpolate between are read back, so memory stays flat over a
-million traces, with the numbers of :func:`domain_percentiles` to the last bit.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from knowledgepulse._util.spill import SpilledValues
 from knowledgepulse.errors import KnowledgePulseError
 
 SUMMARY_PERCENTILES = (10, 25, 50, 75, 90, 99)
@@ -83,8 +78,8 @@ class MinScore:
         return f"{self.value:g}"
 
 
-def percentiles(scores: Sequence[float]) -> dict[str, float | int]:
-    """``count``, ``min``, ``p10`` ... ``p99`` and ``max`` of a non-empty list of scores."""
+def percentiles(scores: ArrayLike) -> dict[str, float | int]:
+    """``count``, ``min``, ``p10``...``p99`` and ``max`` of a non-empty list or array of scores."""
     values = np.asarray(scores, dtype=np.float64)
     points = np.percentile(values, SUMMARY_PERCENTILES)
     summary: dict[str, float | int] = {"count": len(values), "min": float(values.min())}
@@ -101,70 +96,11 @@ def domain_percentiles(
     ``all`` is ``None`` when there are no scores (nothing to rank).
     """
     by_domain: dict[str, dict[str, float | int]] = {}
-    everything: list[float] = []
+    every: list[np.ndarray[Any, np.dtype[np.float64]]] = []
     for domain in sorted(scores_by_domain):
-        scores = list(scores_by_domain[domain])
-        if scores:
+        scores = np.fromiter(scores_by_domain[domain], dtype=np.float64)
+        if len(scores):
             by_domain[domain] = percentiles(scores)
-            everything += scores
-    return {"all": percentiles(everything) if everything else None, "by_domain": by_domain}
-
-
-def spilled_percentiles(scores: SpilledValues) -> dict[str, Any]:
-    """:func:`domain_percentiles` of scores kept by domain in a :class:`SpilledValues`.
-
-    Reads back only the scores each percentile interpolates between (a few passes over the
-    spilled file, in bounded memory), and gives the same numbers as :func:`domain_percentiles`
-    on the same scores, to the last bit.
-    """
-    counts: dict[str | None, int] = {None: len(scores)}
-    counts |= {domain: count for domain, count in sorted(scores.groups().items()) if count}
-    found = scores.order_statistics({group: _ranks(n) for group, n in counts.items() if n})
-    by_domain = {
-        domain: _summary(n, found[domain]) for domain, n in counts.items() if domain is not None
-    }
-    everything = _summary(len(scores), found[None]) if len(scores) else None
+            every.append(scores)
+    everything = percentiles(np.concatenate(every)) if every else None
     return {"all": everything, "by_domain": by_domain}
-
-
-def percentile_ranks(count: int, percentile: float) -> tuple[int, int, float]:
-    """The ranks (0: the smallest) that the ``percentile`` of ``count`` values lies between.
-
-    Returns:
-        The rank below, the rank above, and the weight of the value above, exactly as numpy's
-        default (linear) method computes them, so :func:`interpolate` gives numpy's result.
-    """
-    virtual = (count - 1) * (percentile / 100)
-    if virtual >= count - 1:  # the largest value: numpy takes it alone (both ranks the last)
-        return count - 1, count - 1, 0.0
-    below = math.floor(virtual)
-    return below, below + 1, virtual - below
-
-
-def interpolate(below: float, above: float, weight: float) -> float:
-    """``below`` + ``weight`` of the way to ``above``, with numpy's rounding.
-
-    From whichever end is nearer, as numpy does, so the result is the same float to the bit.
-    """
-    step = above - below
-    if weight >= 0.5:
-        return above - step * (1 - weight)
-    return below + step * weight
-
-
-def _ranks(count: int) -> list[int]:
-    ranks = {0, count - 1}
-    for percentile in SUMMARY_PERCENTILES:
-        below, above, _ = percentile_ranks(count, percentile)
-        ranks |= {below, above}
-    return sorted(ranks)
-
-
-def _summary(count: int, at: Mapping[int, float]) -> dict[str, float | int]:
-    """:func:`percentiles`' result, from the values at the ranks :func:`_ranks` names."""
-    summary: dict[str, float | int] = {"count": count, "min": at[0]}
-    for percentile in SUMMARY_PERCENTILES:
-        below, above, weight = percentile_ranks(count, percentile)
-        summary[f"p{percentile}"] = interpolate(at[below], at[above], weight)
-    summary["max"] = at[count - 1]
-    return summary

@@ -14,39 +14,27 @@ contract.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from knowledgepulse._util.lazy import lazy_exports
+# Each source module imports its framework only when a live hook is made, so importing them
+# here costs no framework; `kp.integrations.langchain` then works without an import line.
+from knowledgepulse.integrations import (
+    capture,
+    langchain,
+    openai_agents,
+    otel,
+    pydantic_ai,
+    smolagents,
+)
+from knowledgepulse.integrations._collector import CapturedTrace, Collector, OnTrace
+from knowledgepulse.integrations._envelope import (
+    CONFIDENCE_KEY,
+    DOMAIN_KEY,
+    ConversionError,
+    ConvertedTrace,
+    TraceOptions,
+)
+from knowledgepulse.integrations._steps import StepBuilder
+from knowledgepulse.integrations.convert import convert_file, recognise
 from knowledgepulse.integrations.names import SOURCE_CHOICES, SOURCES
-
-if TYPE_CHECKING:
-    from knowledgepulse.integrations._collector import CapturedTrace, Collector, OnTrace
-    from knowledgepulse.integrations._envelope import (
-        CONFIDENCE_KEY,
-        DOMAIN_KEY,
-        ConversionError,
-        ConvertedTrace,
-        TraceOptions,
-    )
-    from knowledgepulse.integrations._steps import StepBuilder
-    from knowledgepulse.integrations.convert import convert_file, recognise
-
-# The names below bring the trace models (and pydantic): imported on first use, so that the
-# CLI can name the sources at start-up for free.
-_HOME_OF = {
-    **dict.fromkeys(("CapturedTrace", "Collector", "OnTrace"), f"{__name__}._collector"),
-    **dict.fromkeys(
-        ("CONFIDENCE_KEY", "DOMAIN_KEY", "ConversionError", "ConvertedTrace", "TraceOptions"),
-        f"{__name__}._envelope",
-    ),
-    "StepBuilder": f"{__name__}._steps",
-    **dict.fromkeys(("convert_file", "recognise"), f"{__name__}.convert"),
-}
-# `kp.integrations.langchain` works without an import line; the framework itself is still
-# imported only when a live hook is made.
-_SUBMODULES = ("otel", "langchain", "openai_agents", "smolagents", "pydantic_ai", "capture")
-__getattr__, __dir__ = lazy_exports(__name__, _HOME_OF, globals(), submodules=_SUBMODULES)
-
 
 __all__ = [
     "CONFIDENCE_KEY",
@@ -60,6 +48,12 @@ __all__ = [
     "OnTrace",
     "StepBuilder",
     "TraceOptions",
+    "capture",
     "convert_file",
+    "langchain",
+    "openai_agents",
+    "otel",
+    "pydantic_ai",
     "recognise",
+    "smolagents",
 ]

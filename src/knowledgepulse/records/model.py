@@ -7,7 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from knowledgepulse._util.jsonpath import Loc, format_path
-from knowledgepulse.records.strict_json import loads_bytes
+from knowledgepulse.records import strict_json
+
+MAX_NESTING = 100
+"""Objects and lists nested deeper than this are refused: no trace or case needs it, and every
+recursive consumer downstream (validation, rendering, copying) is safe below it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,4 +111,4 @@ class Decoded(Generic[DecodedValue]):
 
     def record(self) -> Record:
         """The line parsed as any other record (a decoder takes only lines that parse cleanly)."""
-        return Record(self.location, loads_bytes(self.raw))
+        return Record(self.location, strict_json.loads_bytes(self.raw))

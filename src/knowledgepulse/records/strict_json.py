@@ -18,9 +18,8 @@ import orjson
 
 from knowledgepulse._util.jsonpath import format_path
 
-MAX_NESTING = 100
-"""Objects and lists nested deeper than this are refused: no trace or case needs it, and every
-recursive consumer downstream (validation, rendering, copying) is safe below it."""
+# model.MAX_NESTING is read when used: records.model imports this module (Decoded.record).
+from knowledgepulse.records import model
 
 
 class JsonError(ValueError):
@@ -119,8 +118,8 @@ def kept_colons(data: bytes) -> int:
 
 
 def too_nested_to_tell(data: bytes) -> bool:
-    """Whether ``data`` may nest deeper than :data:`MAX_NESTING` (it opens that many containers)."""
-    return data.count(b"{") + data.count(b"[") > MAX_NESTING
+    """Whether ``data`` may nest deeper than ``MAX_NESTING`` (it opens that many containers)."""
+    return data.count(b"{") + data.count(b"[") > model.MAX_NESTING
 
 
 def _no_key_was_dropped(data: bytes, value: Any) -> bool:
@@ -173,7 +172,9 @@ def raw_decode(text: str, position: int, notes: list[str] | None = None) -> tupl
             path=_find_non_finite(text, position),
         ) from None
     except RecursionError:
-        raise JsonError(f"nested deeper than {MAX_NESTING} levels; flatten the document") from None
+        raise JsonError(
+            f"nested deeper than {model.MAX_NESTING} levels; flatten the document"
+        ) from None
     except ValueError as error:  # only int() past sys.get_int_max_str_digits() raises this
         raise JsonError(
             f"a number too long to read ({_first_line(error)}); write it as a string"
@@ -187,7 +188,7 @@ def raw_decode(text: str, position: int, notes: list[str] | None = None) -> tupl
         deep = too_deep(value)
         if deep is not None:
             raise JsonError(
-                f"nested deeper than {MAX_NESTING} levels; flatten the document", path=deep
+                f"nested deeper than {model.MAX_NESTING} levels; flatten the document", path=deep
             )
     return value, end
 
@@ -230,7 +231,7 @@ def _skip_space(text: str, position: int) -> int:
 def _may_nest_deeper(text: str, start: int, end: int) -> bool:
     # Counting brackets is C-fast and bounds the depth from above; only a document with more
     # than MAX_NESTING of them is walked for its real depth.
-    return text.count("{", start, end) + text.count("[", start, end) > MAX_NESTING
+    return text.count("{", start, end) + text.count("[", start, end) > model.MAX_NESTING
 
 
 def too_deep(value: Any, at: tuple[str | int, ...] = ()) -> str | None:
@@ -241,8 +242,8 @@ def too_deep(value: Any, at: tuple[str | int, ...] = ()) -> str | None:
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, at)]
     while stack:
         item, loc = stack.pop()
-        if len(loc) > MAX_NESTING:
-            return format_path(loc[:MAX_NESTING])
+        if len(loc) > model.MAX_NESTING:
+            return format_path(loc[: model.MAX_NESTING])
         if isinstance(item, dict):
             stack.extend((child, (*loc, key)) for key, child in item.items())
         elif isinstance(item, list):

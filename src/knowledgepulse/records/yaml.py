@@ -6,39 +6,79 @@ silently change a record's meaning, or cost far more than the file's size, is re
 line and JSON path: a repeated key, a key that is not a string, NaN or infinity, an integer of
 more than 4,300 digits, nesting past :data:`MAX_NESTING`, aliases expanding past
 :data:`ALIAS_FACTOR` times the nodes the file writes (at least :data:`MIN_ALIAS_BUDGET`), and
-any control character in the text.
+any control character in the text. A key given twice is refused, not "last wins" as in JSON
+input: YAML files are written by hand (suites, cases, profiles), where a repeated key is a typo.
 
-A top-level list is read item by item, each item a record as soon as it is composed: a syntax
-error loses only what follows it, and a long list is never held whole as nodes. A problem inside
-one record rejects that record only; the others are still read.
-
-This module reads a file into records; composing within bounds is :mod:`.yaml_loader`, the
-checks of one record's nodes :mod:`.yaml_walk`, and control characters :mod:`.yaml_controls`.
+PyYAML's parser (libyaml's, when PyYAML was built with it) gives the events; composing them
+into nodes is PyYAML's composer with the bounds added, and a top-level list is read item by
+item, each item a record as soon as it is composed: a syntax error loses only what follows it,
+and a long list is never held whole. Values are built from the nodes by one walk that checks
+them and notes the line of every path (:attr:`Record.lines`).
 """
 
 from __future__ import annotations
 
+import bisect
+import math
+import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
-from yaml.nodes import Node, ScalarNode, SequenceNode
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.events import (
+    AliasEvent,
+    Event,
+    MappingStartEvent,
+    NodeEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.parser import Parser
+from yaml.reader import Reader
+from yaml.resolver import Resolver
+from yaml.scanner import Scanner
 
 from knowledgepulse._util.jsonpath import format_path
-from knowledgepulse.records.model import Location, Problem, Record
-from knowledgepulse.records.strict_json import MAX_NESTING
-from knowledgepulse.records.yaml_controls import Controls
-from knowledgepulse.records.yaml_loader import (
-    ALIAS_FACTOR,
-    MIN_ALIAS_BUDGET,
-    RecordLoader,
-    Refused,
-)
-from knowledgepulse.records.yaml_walk import MAX_INT_DIGITS, RecordWalk
+from knowledgepulse.records.model import MAX_NESTING, Location, Problem, Record
 
-# The bounds are kept where they are enforced; they stay importable from here, where they began.
 __all__ = ["ALIAS_FACTOR", "MAX_INT_DIGITS", "MIN_ALIAS_BUDGET", "parse_yaml"]
 
+MIN_ALIAS_BUDGET = 10_000
+"""Nodes a file may always expand to through aliases, however small it is."""
+ALIAS_FACTOR = 10
+"""A larger file may expand to this many times the nodes it writes: reuse, not a bomb."""
+MAX_INT_DIGITS = 4300
+"""Python's own limit on reading and printing integers; a longer one should be a string."""
+
+_MAX_INT_BITS = math.ceil(MAX_INT_DIGITS * math.log2(10))
+_TAG = "tag:yaml.org,2002:"
+_STR, _INT, _FLOAT, _BOOL, _NULL, _SEQ, _MAP, _MERGE = (
+    _TAG + name for name in ("str", "int", "float", "bool", "null", "seq", "map", "merge")
+)
+# Plain 2024-01-01 resolves to a timestamp and a lone '=' to 'value'; JSON keeps both as text.
+_AS_TEXT = {_STR, _TAG + "timestamp", _TAG + "value"}
+_CONTROL = re.compile(Reader.NON_PRINTABLE.pattern)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# libyaml refuses a \ud800-\udfff escape as a syntax error; PyYAML's own parser reads it.
+_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
+_NESTED = f"nested deeper than {MAX_NESTING} levels; flatten the document"
+_NOT_JSON = (
+    "this file holds JSON data (strings, numbers, true/false, null, lists and mappings); "
+    "remove the tag"
+)
 _SURROGATE_WARNING = "a \\ud800-\\udfff escape without its pair names no character; read as U+FFFD"
+
+Loc = tuple[str | int, ...]
+# How each non-text scalar is read, in every YAML 1.1 spelling (0x1f, 1_000, 1:30, yes/no).
+_READERS = {
+    _INT: SafeConstructor.construct_yaml_int,
+    _FLOAT: SafeConstructor.construct_yaml_float,
+    _BOOL: SafeConstructor.construct_yaml_bool,
+}
 
 
 def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
@@ -49,36 +89,164 @@ def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
     record; a syntax error or a passed bound ends the file with a problem at its line (index
     ``None``), after the records before it.
     """
-    controls = Controls(text)
-    loader = RecordLoader(controls.text)
+    controls = _Controls(text)
+    loader = _loader(controls.text)
     index = 0
     try:
         for node in loader.record_nodes():
-            yield from _record(
-                loader, node, Location(name, node.start_mark.line + 1, index), controls
-            )
+            yield from _record(node, Location(name, node.start_mark.line + 1, index), controls)
             index += 1
     except yaml.MarkedYAMLError as error:
         yield _file_problem(error, name, controls)
     except yaml.YAMLError as error:
         yield Problem(Location(name), "", f"invalid YAML: {error}")
-    except RecursionError:
-        yield Problem(
-            Location(name), "", f"nested deeper than {MAX_NESTING} levels; flatten the document"
-        )
     finally:
         loader.dispose()
-    stray = controls.unreported()
+    stray = [at for at in controls.positions if at not in controls.reported]
     if stray:
         yield Problem(
             Location(name, controls.line(stray[0])), "", controls.message(stray[0], len(stray) - 1)
         )
-        controls.reported.update(stray)
 
 
-def _record(
-    loader: RecordLoader, node: Node, location: Location, controls: Controls
-) -> Iterator[Record | Problem]:
+class _Refused(yaml.MarkedYAMLError):
+    """Raised while composing when the file passes a bound; the message is ours, not PyYAML's."""
+
+    def __init__(self, message: str, mark: Any) -> None:
+        super().__init__(problem=message, problem_mark=mark)
+
+
+class _Resolver(Resolver):
+    """YAML 1.1's resolver, plus the floats YAML 1.2 and JSON write without a dot or a sign.
+
+    YAML 1.1 reads ``1e12`` and ``1.0e12`` as strings; everyone who writes them means numbers.
+    """
+
+
+_Resolver.add_implicit_resolver(
+    _FLOAT,
+    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
+class _BoundedComposer(Composer, SafeConstructor, _Resolver):
+    """PyYAML's composer, counting depth, written nodes and what aliases expand to.
+
+    The parser (events) comes from the class it is mixed with; the constructor is only used for
+    its scalar readers (ints in every YAML 1.1 spelling, floats, booleans).
+    """
+
+    if TYPE_CHECKING:  # given by the parser the composer is mixed with
+
+        def get_event(self) -> Event | None: ...
+        def peek_event(self) -> Event | None: ...
+        def check_event(self, *choices: type[Event]) -> bool: ...
+        def dispose(self) -> None: ...
+
+    def _start(self) -> None:
+        Composer.__init__(self)
+        SafeConstructor.__init__(self)
+        _Resolver.__init__(self)
+        self.written = 0
+        self.expanded = 0
+        self.depth = 0
+        self.sizes: dict[str, int] = {}
+
+    def record_nodes(self) -> Iterator[Node]:
+        """Each document's node, or each item of a document that is a plain list."""
+        self.get_event()  # stream start
+        while not self.check_event(StreamEndEvent):
+            self.get_event()  # document start
+            event = self.peek_event()
+            if (
+                isinstance(event, SequenceStartEvent)
+                and event.anchor is None
+                and event.tag in (None, "!", _SEQ)
+            ):
+                self.get_event()  # the list's start; its items are handed out, never kept in it
+                index = 0
+                while not self.check_event(SequenceEndEvent):
+                    # The parent matters only to path resolvers, which a safe loader has none of.
+                    yield self.compose_node(None, index)
+                    index += 1
+                self.get_event()
+            else:
+                node = self.compose_node(None, None)
+                if isinstance(node, SequenceNode) and node.tag == _SEQ:
+                    yield from node.value  # a list with an anchor or a tag on it
+                else:
+                    yield node
+            self.get_event()  # document end
+            self.anchors = {}
+            self.sizes = {}
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node:
+        """PyYAML's composition within the nesting and alias bounds."""
+        event = self.peek_event()
+        if isinstance(event, AliasEvent):
+            anchor = str(event.anchor)
+            if anchor in self.anchors and anchor not in self.sizes:
+                raise _Refused(
+                    f"the alias *{anchor} is inside its own anchor &{anchor}, which makes an "
+                    "endless structure that JSON cannot hold; copy the part you meant instead",
+                    event.start_mark,
+                )
+            self.expanded += self.sizes.get(anchor, 0)
+            budget = max(MIN_ALIAS_BUDGET, ALIAS_FACTOR * self.written)
+            if self.expanded > budget:
+                raise _Refused(
+                    f"too many alias expansions: the aliases so far expand to "
+                    f"{self.expanded:,} nodes, more than the {budget:,} allowed "
+                    f"({ALIAS_FACTOR} times the {self.written:,} nodes written, at least "
+                    f"{MIN_ALIAS_BUDGET:,}); write the repeated parts out, or alias less",
+                    event.start_mark,
+                )
+            return cast(Node, super().compose_node(parent, index))
+        container = isinstance(event, SequenceStartEvent | MappingStartEvent)
+        if container and self.depth >= MAX_NESTING:
+            raise _Refused(_NESTED, cast(Event, event).start_mark)
+        self.depth += container
+        self.written += 1
+        self.expanded += 1
+        before = self.expanded
+        try:
+            node = cast(Node, super().compose_node(parent, index))
+        finally:
+            self.depth -= container
+        if isinstance(event, NodeEvent) and event.anchor is not None:
+            self.sizes[event.anchor] = self.expanded - before + 1
+        return node
+
+
+class _PyLoader(Reader, Scanner, Parser, _BoundedComposer):
+    """PyYAML's own (pure Python) parser under the bounded composer."""
+
+    def __init__(self, text: str) -> None:
+        Reader.__init__(self, text)
+        Scanner.__init__(self)
+        Parser.__init__(self)
+        self._start()
+
+
+if yaml.__with_libyaml__:  # PyYAML was built with libyaml
+    from yaml._yaml import CParser
+
+    class _LibLoader(CParser, _BoundedComposer):
+        """libyaml's parser (several times faster) under the bounded composer."""
+
+        def __init__(self, text: str) -> None:
+            CParser.__init__(self, text)
+            self._start()
+
+
+def _loader(text: str) -> _BoundedComposer:
+    if yaml.__with_libyaml__ and not _SURROGATE_ESCAPE.search(text):
+        return _LibLoader(text)
+    return _PyLoader(text)
+
+
+def _record(node: Node, location: Location, controls: _Controls) -> Iterator[Record | Problem]:
     found = controls.within(node.start_mark.index, _content_end(node, node))
     if found:
         yield Problem(
@@ -87,23 +255,203 @@ def _record(
             controls.message(found[0], len(found) - 1),
         )
         return
-    walk = RecordWalk(loader, controls.stand_in)
-    walk.visit(node, (), 0)
+    walk = _Walk(controls.stand_in)
+    value = walk.value(node, (), 0)
     if walk.problems:
         for loc, line, message in walk.problems:
             yield Problem(location.at_line(line), format_path(loc) if loc else "", message)
-        return
-    try:
-        value = loader.construct_document(node)
-    except (yaml.YAMLError, ValueError, RecursionError) as error:
-        # The walk refuses what construction would fail on; this is the backstop.
-        yield Problem(location, "", f"cannot be read as JSON data: {error}")
         return
     for loc, line in walk.warnings:
         yield Problem(
             location.at_line(line), format_path(loc) if loc else "$", _SURROGATE_WARNING, True
         )
     yield Record(location, value, walk.lines)
+
+
+class _Walk:
+    """One record's value built from its nodes, checked for what JSON cannot hold.
+
+    The walk follows aliases (each becomes a copy in the value), so it costs what the record
+    expands to, which the composer has bounded. Every path's line is noted on the way.
+    """
+
+    _scalars = SafeConstructor()  # reads ints, floats and booleans as YAML 1.1 spells them
+
+    def __init__(self, stand_in: str) -> None:
+        self.stand_in = stand_in
+        self.lines: dict[Loc, int] = {}
+        self.problems: list[tuple[Loc, int, str]] = []
+        self.warnings: list[tuple[Loc, int]] = []
+
+    def value(self, node: Node, loc: Loc, depth: int) -> Any:
+        """The JSON value of ``node`` (at ``loc``, ``depth`` deep); problems are noted."""
+        line = node.start_mark.line + 1
+        self.lines[loc] = line
+        if depth > MAX_NESTING:
+            self.problems.append((loc, line, _NESTED))
+            return None
+        if isinstance(node, ScalarNode):
+            return self._scalar(node, loc, line)
+        if node.tag not in (_SEQ, _MAP):
+            self.problems.append(
+                (loc, line, f"the tag {_short(node.tag)} is not supported: {_NOT_JSON}")
+            )
+            return None
+        if isinstance(node, SequenceNode):
+            return [self.value(item, (*loc, at), depth + 1) for at, item in enumerate(node.value)]
+        mapping: dict[str, Any] = {}
+        self._mapping(cast(MappingNode, node), loc, depth, mapping)
+        return mapping
+
+    def _scalar(self, node: ScalarNode, loc: Loc, line: int) -> Any:
+        tag, text = node.tag, node.value
+        if self.stand_in and self.stand_in in text:
+            # Reached through an alias from the record whose span holds the character.
+            self.problems.append(
+                (
+                    loc,
+                    line,
+                    "reaches, through an alias, a value that holds a control character, "
+                    "which YAML does not allow",
+                )
+            )
+            return None
+        if tag in _AS_TEXT:
+            if _LONE_SURROGATE.search(text):
+                self.warnings.append((loc, line))
+                return _LONE_SURROGATE.sub("\ufffd", text)
+            return text
+        if tag == _NULL:
+            return None
+        read = _READERS.get(tag)
+        if read is None:
+            self.problems.append(
+                (loc, line, f"the tag {_short(tag)} is not supported: {_NOT_JSON}")
+            )
+            return None
+        value: Any
+        try:
+            value = read(self._scalars, node)
+        except (ValueError, KeyError, IndexError):  # a tag on text that is no such scalar
+            value = None
+        # Past 4,300 digits int() refuses decimal text, and a hex one is read but too long.
+        too_long = tag == _INT and (
+            len(text) > MAX_INT_DIGITS if value is None else value.bit_length() > _MAX_INT_BITS
+        )
+        if isinstance(value, float) and not math.isfinite(value):
+            self.problems.append(
+                (loc, line, "NaN and infinite numbers are not valid JSON; use a finite number")
+            )
+        elif too_long:
+            self.problems.append(
+                (
+                    loc,
+                    line,
+                    f"a number too long to read (more than {MAX_INT_DIGITS} digits); "
+                    "write it as a string",
+                )
+            )
+        elif value is None:
+            self.problems.append((loc, line, f"{text!r} cannot be read as {_short(tag)}"))
+        return value
+
+    def _mapping(self, node: MappingNode, loc: Loc, depth: int, into: dict[str, Any]) -> None:
+        # Merged keys first, so that the mapping's own keys override them (and keep their lines).
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                self._merge(value_node, loc, depth, into)
+        own: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                continue
+            line = key_node.start_mark.line + 1
+            if not isinstance(key_node, ScalarNode) or key_node.tag not in _AS_TEXT:
+                self.problems.append((loc, line, _key_message(key_node)))
+                continue
+            key = self._scalar(key_node, loc, line)
+            if key in own:
+                self.problems.append(
+                    (
+                        (*loc, key),
+                        line,
+                        f"the key {key!r} appears twice in one mapping (lines {own[key]} and "
+                        f"{line}); keep one (which one was meant is unknowable)",
+                    )
+                )
+                continue
+            own[key] = line
+            into[key] = self.value(value_node, (*loc, key), depth + 1)
+            self.lines[(*loc, key)] = line
+
+    def _merge(self, value: Node, loc: Loc, depth: int, into: dict[str, Any]) -> None:
+        if depth >= MAX_NESTING:
+            self.problems.append(
+                (
+                    loc,
+                    value.start_mark.line + 1,
+                    f"merges ('<<') nested deeper than {MAX_NESTING} levels; flatten them",
+                )
+            )
+            return
+        sources = value.value if isinstance(value, SequenceNode) else [value]
+        # In a list of merges the first mapping wins, as in PyYAML: merge the last one first.
+        for source in reversed(sources):
+            if isinstance(source, MappingNode) and source.tag == _MAP:
+                self._mapping(source, loc, depth + 1, into)
+            else:
+                self.problems.append(
+                    (
+                        loc,
+                        source.start_mark.line + 1,
+                        "a merge ('<<') takes a mapping or a list of mappings",
+                    )
+                )
+
+
+class _Controls:
+    """The control characters of a text, each replaced by one stand-in PyYAML accepts.
+
+    PyYAML refuses the whole text on the first one; with stand-ins the text parses, and only
+    the record whose span holds one is refused (in a comment between records: the file).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.positions = [match.start() for match in _CONTROL.finditer(text)]
+        self.originals = {position: text[position] for position in self.positions}
+        self.reported: set[int] = set()
+        self.text = text
+        self.stand_in = ""
+        if self.positions:
+            self.stand_in = next(
+                chr(code) for code in range(0xF0000, 0xFFFFE) if chr(code) not in text
+            )
+            self.text = _CONTROL.sub(self.stand_in, text)
+        self._line_starts: list[int] | None = None
+
+    def within(self, start: int, end: int) -> list[int]:
+        """The positions in ``[start, end)``, marked as reported."""
+        low = bisect.bisect_left(self.positions, start)
+        found = self.positions[low : bisect.bisect_left(self.positions, end)]
+        self.reported.update(found)
+        return found
+
+    def line(self, position: int) -> int:
+        """The 1-based line of a position."""
+        if self._line_starts is None:
+            self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
+        return bisect.bisect_right(self._line_starts, position)
+
+    def message(self, position: int, more: int = 0) -> str:
+        """Why the character at ``position`` is refused, and how to write it instead."""
+        line = self.line(position)
+        line_start = self._line_starts[line - 1] if self._line_starts else 0
+        code = ord(self.originals[position])
+        escape = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+        others = f" (and {more} more)" if more else ""
+        return (
+            f"control character U+{code:04X} at column {position - line_start + 1}{others} is "
+            f'not allowed in YAML; remove it, or write it as "{escape}" in a double-quoted string'
+        )
 
 
 def _content_end(node: Node, record: Node) -> int:
@@ -122,7 +470,7 @@ def _content_end(node: Node, record: Node) -> int:
     return int(node.end_mark.index)
 
 
-def _file_problem(error: yaml.MarkedYAMLError, name: str, controls: Controls) -> Problem:
+def _file_problem(error: yaml.MarkedYAMLError, name: str, controls: _Controls) -> Problem:
     mark = error.problem_mark or error.context_mark
     if mark is None:
         return Problem(Location(name), "", f"invalid YAML: {error.problem or error}")
@@ -130,12 +478,28 @@ def _file_problem(error: yaml.MarkedYAMLError, name: str, controls: Controls) ->
     at_control = controls.within(mark.index, mark.index + 1)
     if at_control:
         return Problem(Location(name, line), "", controls.message(at_control[0]))
-    if isinstance(error, Refused):
+    if isinstance(error, _Refused):
         return Problem(Location(name, line), "", str(error.problem))
+    if error.problem == "exceeded maximum nesting depth":  # libyaml's bound, looking ahead
+        return Problem(Location(name, line), "", _NESTED)
     message = f"invalid YAML: {error.problem}"
-    if "'\\t'" in str(error.problem):
+    if controls.text[mark.index : mark.index + 1] == "\t":
         message += "; indent with spaces (YAML does not allow tabs there)"
     context = error.context_mark
     if error.context and context is not None and context.line != mark.line:
         message += f" ({error.context} on line {context.line + 1})"
     return Problem(Location(name, line), "", message)
+
+
+def _short(tag: str | None) -> str:
+    return "!!" + tag.removeprefix(_TAG) if tag and tag.startswith(_TAG) else repr(tag)
+
+
+def _key_message(node: Node) -> str:
+    if isinstance(node, ScalarNode):
+        text = node.value if len(node.value) <= 40 else node.value[:39] + "…"
+        return (
+            f"the key {text} is read as {_short(node.tag)}, not a string; JSON keys are "
+            f"strings, so quote it: '{text}'"
+        )
+    return "a key must be a string, not a list or a mapping; JSON keys are strings"
