@@ -31,7 +31,7 @@ from typing import Any
 
 import ray
 
-from knowledgepulse.novelty import MiniLMEmbedder
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.ray import MiniLMFactory, RayEmbedder, score_dataset
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown
 

@@ -11,7 +11,7 @@ import torch
 
 from knowledgepulse.backends import TorchMiniLMEmbedder, devices, embedder_for, resolve_device
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
-from knowledgepulse.novelty import MiniLMEmbedder
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
 
 
 @pytest.fixture

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.backends import TorchMiniLMEmbedder
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
-from knowledgepulse.novelty import MiniLMEmbedder
-from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID
+from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, MiniLMEmbedder
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.text import actions_text, objective_text
 

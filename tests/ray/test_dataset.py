@@ -12,7 +12,8 @@ import pytest
 import ray
 
 from knowledgepulse.errors import ScorerParameterError
-from knowledgepulse.novelty import Embedder, MiniLMEmbedder
+from knowledgepulse.novelty import Embedder
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.ray import MiniLMFactory, score_dataset
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown
 

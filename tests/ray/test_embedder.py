@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import ray
 
-from knowledgepulse.novelty import MiniLMEmbedder
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.ray import MiniLMFactory, RayClusterError, RayEmbedder
 from knowledgepulse.trace import parse_trace
 from knowledgepulse.trace.text import actions_text, objective_text, whole_text
