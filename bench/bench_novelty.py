@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.novelty import NOVELTY_TEXTS, MiniLMEmbedder
+from knowledgepulse.novelty import NOVELTY_TEXTS
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer
 

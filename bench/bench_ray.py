@@ -32,7 +32,7 @@ from typing import Any
 import ray
 
 from knowledgepulse.engines.ray_engine import MiniLMFactory, RayEmbedder, score_dataset
-from knowledgepulse.novelty import MiniLMEmbedder
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -8,7 +8,7 @@ Sections (each a whole process or the library as a user runs it; medians where r
 
 1. ``kp score --no-embedder`` on 100k and 1M generated traces (``bench/generate_traces.py``,
    about 2.4 KB each): traces/s and peak RSS.
-2. Exact batch novelty: banded against one by one (``bench/bench_banded_novelty.py``).
+2. Batch novelty: plain float scans against one by one (``bench/bench_nearest.py``).
 3. The embedder on the CPU, ``--workers 1`` and 2, against the model's own rate on the same
    texts; the PyTorch backend on the CPU, or on ``--device cuda`` against its model-only rate
    (``bench/bench_embedding.py``).
@@ -82,7 +82,7 @@ def main() -> None:
             for name, value in found.items():
                 print(f"{name:40} {value:,.1f}", flush=True)
             figures |= found
-    section("bench_banded_novelty.py", *(["--n", "20000"] if args.quick else []))
+    section("bench_nearest.py", *(["--n", "20000"] if args.quick else []))
     embedding = ["--traces", "64" if args.quick else "120", "--batch-size", "128"]
     section(
         "bench_embedding.py",

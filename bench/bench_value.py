@@ -33,7 +33,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.novelty import DEFAULT_MAX_WINDOWS, MiniLMEmbedder, VectorCache
+from knowledgepulse.novelty import DEFAULT_MAX_WINDOWS
+from knowledgepulse.novelty.cache import VectorCache
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.novelty.settings import WINDOW_PIECES
 from knowledgepulse.novelty.windows import batches_by_length, split_windows
 from knowledgepulse.trace import ReasoningTrace
@@ -164,7 +166,7 @@ def bench_cache_scan() -> dict[str, float]:
         )
         * 1e6,
         "bare_numpy_matvec_us": median_seconds(lambda: matrix @ query, 50, 200) * 1e6,
-        "cache_bytes": cache.max_elements * cache.dimensions * 4,
+        "cache_bytes": cache.max_elements * (cache.dimensions or 0) * 4,
     }
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
+
 from knowledgepulse.trace.models import ReasoningTrace
 
 
@@ -65,3 +67,27 @@ def trace_json(
 def make_trace(**kwargs: Any) -> ReasoningTrace:
     """A validated trace (see :func:`trace_json` for the arguments)."""
     return ReasoningTrace.model_validate(trace_json(**kwargs))
+
+
+def assert_scored_alike(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> None:
+    """Equal breakdowns, numbers within 1e-6; the nearest trace may be another of a near tie.
+
+    Which neighbour a scan names among near-equal ones is pinned in tests/novelty/test_search.py.
+    """
+    assert len(got) == len(want)
+    for one, other in zip(got, want, strict=True):
+        flat_one, flat_other = flatten(one), flatten(other)
+        assert flat_one.keys() == flat_other.keys()
+        for key, value in flat_one.items():
+            if isinstance(value, float) and isinstance(flat_other[key], float):
+                assert value == pytest.approx(flat_other[key], abs=1e-6), key
+            elif not key.endswith("nearest_trace"):
+                assert value == flat_other[key], key
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested dicts and lists as one dict of dotted paths."""
+    if isinstance(value, dict | list):
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        return {k: v for key, item in items for k, v in flatten(item, f"{prefix}{key}.").items()}
+    return {prefix.rstrip("."): value}

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
         run_suite,
     )
     from knowledgepulse.integrations.capture import capture
-    from knowledgepulse.novelty import Embedder, MiniLMEmbedder, VectorCache
+    from knowledgepulse.novelty import Embedder
+    from knowledgepulse.novelty.cache import VectorCache
+    from knowledgepulse.novelty.minilm import MiniLMEmbedder
     from knowledgepulse.trace import ReasoningTrace, load_traces, parse_trace
     from knowledgepulse.value import (
         DEFAULT_THRESHOLD,
@@ -50,7 +52,9 @@ _HOMES = {
         "run_suite",
     ),
     "knowledgepulse.integrations.capture": ("capture",),
-    "knowledgepulse.novelty": ("Embedder", "MiniLMEmbedder", "VectorCache"),
+    "knowledgepulse.novelty": ("Embedder",),
+    "knowledgepulse.novelty.cache": ("VectorCache",),
+    "knowledgepulse.novelty.minilm": ("MiniLMEmbedder",),
     "knowledgepulse.trace": ("ReasoningTrace", "load_traces", "parse_trace"),
     "knowledgepulse.value": (
         "DEFAULT_THRESHOLD",

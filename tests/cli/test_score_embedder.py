@@ -71,7 +71,7 @@ def test_frozen_scoring_leaves_the_cache_file_and_ignores_order(
 
 def test_a_cache_of_another_model_is_refused(kp: KpRunner, tmp_path: Path) -> None:
     """Vectors of another model are not comparable: exit 2 with both model names."""
-    from knowledgepulse.novelty import VectorCache
+    from knowledgepulse.novelty.cache import VectorCache
 
     cache = tmp_path / "other.kpcache.npz"
     VectorCache().save(cache, model_id="some-other-model")
@@ -101,7 +101,7 @@ def test_without_the_extra_novelty_is_one_half_and_one_line_says_why() -> None:
 
 def test_cache_size_and_ttl_shape_the_saved_cache(kp: KpRunner, tmp_path: Path) -> None:
     """--cache-size keeps only the newest N vectors; --ttl is saved with the cache."""
-    from knowledgepulse.novelty import VectorCache
+    from knowledgepulse.novelty.cache import VectorCache
 
     cache = tmp_path / "small.npz"
     args = ("score", str(TRACES), "-f", "jsonl", "--cache", str(cache))

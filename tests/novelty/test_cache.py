@@ -1,4 +1,4 @@
-"""VectorCache: exact cosine search, ids, oldest-first eviction, TTL, and saving to a file."""
+"""VectorCache: cosine search, ids, oldest-first eviction, TTL, and saving to a file."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from knowledgepulse.errors import CacheFileError, ScorerParameterError, VectorError
-from knowledgepulse.novelty import Nearest, VectorCache
-from knowledgepulse.novelty.banded import BLOCK_BYTES
-from knowledgepulse.novelty.exact import exact_dots, unit_rows
+from knowledgepulse.novelty.cache import VectorCache
+from knowledgepulse.novelty.cache.search import BLOCK_BYTES, unit_rows
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.value import TraceValueScorer
+from tests.builders import make_trace
 
 scan_budgets = st.one_of(st.none(), st.integers(1, 64))
 """Scan budgets small enough that the keys are read a few at a time (``None``: the default)."""
@@ -62,15 +64,16 @@ def test_nearest_names_the_most_similar_id() -> None:
 
 
 @pytest.mark.parametrize("block_bytes", [BLOCK_BYTES, 1, 8])
-def test_exact_ties_go_to_the_oldest_vector(block_bytes: int) -> None:
-    """Two identical vectors: the one added first is named, wherever the ring holds it."""
+def test_exact_copies_name_either_copy(block_bytes: int) -> None:
+    """Two identical vectors: one of them is named, wherever the ring holds it."""
     cache = VectorCache(max_elements=2, dimensions=2, block_bytes=block_bytes)
     cache.add(unit(0, 1), id="old-other")
     cache.add(unit(1, 0), id="first")
     cache.add(unit(1, 0), id="second")  # evicts old-other: the ring now holds second before first
     found = cache.nearest(unit(1, 0))
     assert found is not None
-    assert found.id == "first"
+    assert found.id in {"first", "second"}
+    assert found.similarity == pytest.approx(1.0, abs=1e-6)
 
 
 def test_zero_vectors_have_similarity_zero() -> None:
@@ -149,7 +152,8 @@ def test_clear_empties_the_cache() -> None:
         ({"max_elements": True}, "max_elements"),
         ({"ttl_ms": -5}, "ttl_ms"),
         ({"ttl_ms": float("nan")}, "ttl_ms"),
-        ({"max_elements": 10**12}, r"would take 1430511\.5 GiB; the limit is 4 GiB"),
+        ({"max_elements": 10**12, "dimensions": 384}, r"would take 1430511\.5 GiB; the limit is 4"),
+        ({"max_elements": 10**13}, r"would take 37252\.9 GiB; the limit is 4 GiB"),
     ],
 )
 def test_bad_settings_are_rejected(kwargs: dict[str, float], message: str) -> None:
@@ -272,7 +276,7 @@ def test_nearest_can_leave_out_an_id() -> None:
     block_bytes=scan_budgets,
     data=st.data(),
 )
-def test_a_sliced_scan_names_the_oldest_of_the_most_similar(
+def test_a_sliced_scan_names_one_of_the_most_similar(
     *,
     dimensions: int,
     seed: int,
@@ -281,7 +285,7 @@ def test_a_sliced_scan_names_the_oldest_of_the_most_similar(
     block_bytes: int | None,
     data: st.DataObject,
 ) -> None:
-    """However the keys are sliced, nearest gives the unsliced answer: the oldest top match."""
+    """However the keys are sliced, nearest names a top match within 1e-6, its own id left out."""
     rng = np.random.default_rng(seed)
     pool = rng.normal(size=(4, dimensions)).astype(np.float32)
     scales = rng.choice(np.array([1.0, 2.0, 0.5, -1.0, 0.0], dtype=np.float32), len(picks))
@@ -296,13 +300,42 @@ def test_a_sliced_scan_names_the_oldest_of_the_most_similar(
     excluded = data.draw(st.sampled_from([None, *(e.id for e in held)]))
 
     found = sliced.nearest(query, exclude_id=excluded)
-    assert found == whole.nearest(query, exclude_id=excluded)
     kept = [e for e in held if e.id != excluded]
     if not kept:
         assert found is None
+        assert whole.nearest(query, exclude_id=excluded) is None
         return
-    units = unit_rows(np.array([query] * len(kept), dtype=np.float32))
-    exact = exact_dots(units, np.array([e.vector for e in kept]))
-    oldest = int(np.argmax(exact))  # argmax takes the first of equal maxima
-    assert found == Nearest(kept[oldest].id, min(1.0, max(-1.0, float(exact[oldest]))))
-    assert sliced.nearest_many([query], exclude_ids=[excluded]) == [found]
+    assert found is not None
+    cosines = {
+        e.id: float(e.vector.astype(np.float64) @ unit_rows(query[None, :])[0]) for e in kept
+    }
+    best = min(1.0, max(-1.0, *cosines.values()))
+    assert found.similarity == pytest.approx(best, abs=1e-6)
+    assert cosines[found.id] == pytest.approx(best, abs=1e-6)
+    again = sliced.nearest_many([query], exclude_ids=[excluded])[0]
+    assert again is not None
+    assert again.similarity == pytest.approx(found.similarity, abs=1e-6)
+
+
+def test_the_width_is_taken_from_the_first_vector() -> None:
+    """Without dimensions, the first vector sets them; a vector of another width is refused."""
+    cache = VectorCache(max_elements=3)
+    assert (cache.dimensions, cache.nearest(unit(1, 0, 0, 0)), cache.size) == (None, None, 0)
+    cache.add(unit(1, 0, 0, 0), id="a")
+    assert cache.dimensions == 4
+    with pytest.raises(VectorError, match=r"shape \(2,\).*4 dimensions"):
+        cache.add(unit(1, 0))
+    found = cache.nearest_then_add_many(np.eye(4, dtype=np.float32)[[0, 1]], ids=["b", "c"])
+    assert [n.id if n else None for n in found] == ["a", "a"]
+
+
+def test_the_seeds_cache_of_25_scores_the_default_novelty_text() -> None:
+    """TraceValueScorer(cache=VectorCache(max_elements=25)): the 1,152-d default text fits."""
+    cache = VectorCache(max_elements=25)
+    scorer = TraceValueScorer(embedder=HashingEmbedder(), cache=cache)
+    first = scorer.score(make_trace(trace_id="kp:trace:1", objective="refund a flight"))
+    second = scorer.score(make_trace(trace_id="kp:trace:2", objective="refund a flight"))
+    assert cache.dimensions == 3 * HashingEmbedder().dimensions
+    assert first.novelty.source == "empty_cache"
+    assert second.novelty.nearest_id == "kp:trace:1"
+    assert [e.id for e in cache.entries()] == ["kp:trace:1", "kp:trace:2"]

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
-from knowledgepulse.novelty import VectorCache
-from knowledgepulse.novelty.cache_file import CACHE_FILE_FORMAT
+from knowledgepulse.novelty.cache import VectorCache
+from knowledgepulse.novelty.cache.npz import CACHE_FILE_FORMAT
 
 fuzz = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

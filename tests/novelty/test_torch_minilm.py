@@ -13,8 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
-from knowledgepulse.novelty import MiniLMEmbedder
-from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID
+from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, MiniLMEmbedder
 from knowledgepulse.novelty.torch_minilm import TorchMiniLMEmbedder
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.text import actions_text, objective_text

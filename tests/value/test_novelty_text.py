@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
-from knowledgepulse.novelty import NOVELTY_TEXTS, VectorCache
+from knowledgepulse.novelty import NOVELTY_TEXTS
+from knowledgepulse.novelty.cache import VectorCache
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
-from tests.builders import make_trace
+from tests.builders import assert_scored_alike, make_trace
 
 
 def test_the_default_is_objective_actions_terms_and_is_recorded() -> None:
@@ -54,10 +55,10 @@ def test_no_embedder_has_no_cache_model_id() -> None:
 
 @pytest.mark.parametrize("name", sorted(NOVELTY_TEXTS))
 def test_batches_equal_one_by_one_for_every_representation(name: str) -> None:
-    """score_many gives what score gives trace by trace, in order."""
+    """score_many gives what score gives trace by trace, in order (within 1e-6)."""
     traces = [make_trace(trace_id=f"kp:trace:{i}", objective=f"task {i % 3}") for i in range(7)]
     one = TraceValueScorer(embedder=HashingEmbedder(), novelty_text=name)
     many = TraceValueScorer(embedder=HashingEmbedder(), novelty_text=name, batch_size=3)
-    assert [one.score(t).to_dict() for t in traces] == [
-        b.to_dict() for b in many.score_many(traces)
-    ]
+    assert_scored_alike(
+        [b.to_dict() for b in many.score_many(traces)], [one.score(t).to_dict() for t in traces]
+    )

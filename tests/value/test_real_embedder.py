@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from knowledgepulse.novelty import MiniLMEmbedder, VectorCache
+from knowledgepulse.novelty.cache import VectorCache
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer, evaluate_value, set_default_scorer
 from tests.builders import make_trace, step

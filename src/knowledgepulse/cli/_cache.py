@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from knowledgepulse.cli._console import stderr_console
 
 if TYPE_CHECKING:
-    from knowledgepulse.novelty import VectorCache
+    from knowledgepulse.novelty.cache import VectorCache
     from knowledgepulse.value.scorer import TraceValueScorer
 
 
@@ -28,7 +28,7 @@ def open_cache_file(
         return None
     if not cache_path.exists() and identity.cache_dimensions is None:
         return None  # the scorer makes it once the first vectors give the width
-    from knowledgepulse.novelty import VectorCache  # noqa: PLC0415 - numpy, only with a cache
+    from knowledgepulse.novelty.cache import VectorCache  # noqa: PLC0415 - numpy, only with a cache
 
     return VectorCache.open(
         cache_path,

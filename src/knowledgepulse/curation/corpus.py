@@ -5,8 +5,8 @@ looks novel and the second does not, and shuffling the file changes the verdicts
 a low novelty, and nothing depends on order: the traces are embedded in a canonical order (by
 id, then content, so even batched inference sees the same batches) and each is compared with
 all the others (leave-one-out; a second copy of the same id is the same trace, not another).
-The comparison is the frozen cache's blocked one (exact similarities, see
-:func:`~knowledgepulse.novelty.banded.frozen_nearest`), every trace held and its own id left out.
+The comparison is the frozen cache's blocked scan (see
+:func:`~knowledgepulse.novelty.cache.frozen_nearest`), every trace held and its own id left out.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse.curation.ordering import canonical_order
-from knowledgepulse.novelty.banded import frozen_nearest
+from knowledgepulse.novelty.cache import frozen_nearest
 from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown
 from knowledgepulse.value.dimensions import (

@@ -2,7 +2,7 @@
 
 A run without an embedder (``kp score --no-embedder`` on one trace) reads these defaults but
 never embeds or searches, so it should not pay for numpy; the modules that do the work
-(:mod:`~knowledgepulse.novelty.windows`, :mod:`~knowledgepulse.novelty.cache_types`) take their
+(:mod:`~knowledgepulse.novelty.windows`, :mod:`~knowledgepulse.novelty.cache`) take their
 numbers from here.
 """
 

@@ -20,7 +20,6 @@ from knowledgepulse.novelty.embedder import Embedder, default_embedder, dimensio
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NoveltyText
 from knowledgepulse.novelty.representation import novelty_text as novelty_text_named
 from knowledgepulse.novelty.settings import (
-    DEFAULT_DIMENSIONS,
     DEFAULT_MAX_ELEMENTS,
     check_cache_size,
 )
@@ -191,7 +190,7 @@ class TraceValueScorer:
         """The vector cache novelty is measured against.
 
         Created on first use, as long as this scorer's vectors: :attr:`cache_dimensions`, else
-        the width of its first vectors, else 384.
+        the width of its first vectors.
         """
         return self._cache_for(self.cache_dimensions)
 
@@ -203,7 +202,7 @@ class TraceValueScorer:
 
                     self._cache = VectorCache(
                         max_elements=self._cache_size,
-                        dimensions=dimensions or DEFAULT_DIMENSIONS,
+                        dimensions=dimensions,
                         ttl_ms=self._ttl_ms,
                     )
         return self._cache
@@ -290,11 +289,11 @@ class TraceValueScorer:
         valid = [parse_trace(trace) for trace in traces]
         array = np.asarray(vectors, dtype=np.float32)
         cache = self._cache_for(self.cache_dimensions or (array.shape[-1] if array.ndim else None))
-        if array.shape != (len(valid), cache.dimensions):
+        width = cache.dimensions or (array.shape[-1] if array.ndim == 2 else None)
+        if array.shape != (len(valid), width):
             raise VectorError(
                 f"score_embedded got vectors of shape {array.shape} for {len(valid)} traces; "
-                f"expected {(len(valid), cache.dimensions)} (a cache of {cache.dimensions} "
-                "dimensions)"
+                f"expected {(len(valid), width)} (a cache of {width} dimensions)"
             )
         known = windows is not None and capped is not None
         known = known and len(windows or ()) == len(capped or ()) == len(valid)
@@ -325,12 +324,12 @@ class TraceValueScorer:
         vectors, windows, capped = result.vectors, result.windows, result.capped
         width = vectors.shape[-1] if vectors.ndim == 2 else None
         cache = self._cache_for(self.cache_dimensions or width)
-        expected = (len(traces), cache.dimensions)
+        expected = (len(traces), cache.dimensions or width)
         if vectors.shape != expected:
             raise VectorError(
                 f"the {self._novelty_text.name!r} novelty text gave an array of shape "
                 f"{vectors.shape} for {len(traces)} traces; expected {expected} (a cache of "
-                f"{cache.dimensions} dimensions)"
+                f"{expected[1]} dimensions)"
             )
         if (
             windows is not None

@@ -13,7 +13,8 @@ import ray
 
 from knowledgepulse.engines.ray_engine import MiniLMFactory, score_dataset
 from knowledgepulse.errors import ScorerParameterError
-from knowledgepulse.novelty import Embedder, MiniLMEmbedder
+from knowledgepulse.novelty import Embedder
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown
 
 pytestmark = [

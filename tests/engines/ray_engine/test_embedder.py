@@ -11,7 +11,7 @@ import pytest
 import ray
 
 from knowledgepulse.engines.ray_engine import MiniLMFactory, RayClusterError, RayEmbedder
-from knowledgepulse.novelty import MiniLMEmbedder
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.trace import parse_trace
 from knowledgepulse.trace.text import actions_text, objective_text, whole_text
 from knowledgepulse.value import TraceValueScorer

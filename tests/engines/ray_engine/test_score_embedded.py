@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from knowledgepulse.errors import VectorError
-from knowledgepulse.novelty import VectorCache
+from knowledgepulse.novelty.cache import VectorCache
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import trace_json

@@ -10,10 +10,10 @@ import pytest
 import torch
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
-from knowledgepulse.novelty import MiniLMEmbedder
 from knowledgepulse.novelty.backends import devices
 from knowledgepulse.novelty.backends.devices import resolve_device
 from knowledgepulse.novelty.embedder import embedder_for
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.novelty.torch_minilm import TorchMiniLMEmbedder
 
 

@@ -1,8 +1,8 @@
-"""Where a :class:`~knowledgepulse.novelty.VectorCache` keeps its vectors: memory or a ring file.
+"""Where a :class:`~knowledgepulse.novelty.cache.VectorCache` keeps its vectors.
 
-Both stores show the held vectors oldest first, as at most a few contiguous parts (a ring's two
-halves; a file's live slots followed by the vectors added since the last save), so a scan reads
-them in place, in blocks, without copying the cache.
+In memory (:class:`MemoryRing`) or in a ring file (:class:`FileRing`). Both show the held vectors
+oldest first as a few contiguous parts (a ring's two halves; a file's live slots, then the
+vectors added since the last save), so a scan reads them in place without copying the cache.
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ from collections.abc import Iterator
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.novelty.cache_ring import RingFile
-from knowledgepulse.novelty.cache_types import CachedVector
-from knowledgepulse.novelty.ring_file import id_hash, ring_slots, stored_id
+from knowledgepulse.novelty.cache.ring_file import RingFile, id_hash, ring_slots, stored_id
 
 
 class MemoryRing:
@@ -192,17 +190,3 @@ class FileRing:
         pending.clear()
         self.pending_total = 0
         self.cleared = False
-
-
-def live_entries(store: MemoryRing | FileRing, due: float | None) -> list[CachedVector]:
-    """Copies of the held vectors added after ``due`` (all when ``None``), oldest first."""
-    times = np.concatenate(store.time_parts())
-    snapshot = []
-    index = 0
-    for part in store.vector_parts():
-        for row in part:
-            added = float(times[index])
-            if due is None or added > due:
-                snapshot.append(CachedVector(store.id_at(index), np.array(row), added))
-            index += 1
-    return snapshot

@@ -1,16 +1,16 @@
-"""Batch novelty: the banded blocked products against the cache one query at a time.
+"""Nearest-neighbour scans: batches (plain float32 products) against one query at a time.
 
-    python bench/bench_banded_novelty.py               # n = 100k, W = 1,000, d = 384, B = 256
-    python bench/bench_banded_novelty.py --n 20000 --runs 5
-    OPENBLAS_NUM_THREADS=1 python bench/bench_banded_novelty.py   # one core
+    python bench/bench_nearest.py               # n = 100k, W = 1,000, d = 384
+    python bench/bench_nearest.py --n 20000 --runs 5
+    OPENBLAS_NUM_THREADS=1 python bench/bench_nearest.py   # one core
 
 The vectors are random unit vectors, a tenth of them exact copies of an earlier one (so exact
-ties, and keys that must be recomputed, occur). Each banded figure is the median of ``--runs``
-runs over the whole stream, starting from an empty cache; the one-by-one loop
-(``VectorCache.nearest`` then ``add``, what :meth:`TraceValueScorer.score` does) runs once, and
-the ratio and the differences come from that run. Peak RSS is the process's, vectors included
-(``n x d x 4`` bytes). Figures only; nothing here fails on a timing, and timings on a shared
-machine are noisy.
+ties occur). Each batch figure is the median of ``--runs`` runs over the whole stream, starting
+from an empty cache; the one-by-one loop (``VectorCache.nearest`` then ``add``, what
+:meth:`TraceValueScorer.score` does) runs once, and the ratio and the differences come from
+that run (the contract: within 1e-6; of exact copies either may be named). Peak RSS is the
+process's, vectors included (``n x d x 4`` bytes). Figures only; nothing here fails on a
+timing, and timings on a shared machine are noisy.
 """
 
 from __future__ import annotations
@@ -27,9 +27,8 @@ from functools import partial
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.novelty import Nearest, VectorCache
-from knowledgepulse.novelty.banded import Neighbours, online_nearest
-from knowledgepulse.novelty.exact import Accumulate, unit_rows
+from knowledgepulse.novelty.cache import Nearest, VectorCache
+from knowledgepulse.novelty.cache.search import Neighbours, online_nearest, unit_rows
 
 
 def stream(count: int, dimensions: int, seed: int = 0) -> NDArray[np.float32]:
@@ -48,13 +47,9 @@ def timed(action: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - start, result
 
 
-def banded(
-    vectors: NDArray[np.float32], window: int, block: int, accumulate: Accumulate
-) -> Neighbours:
+def batch(vectors: NDArray[np.float32], window: int) -> Neighbours:
     empty = np.zeros((0, vectors.shape[1]), dtype=np.float32)
-    return online_nearest(
-        empty, vectors, max_elements=window, block_size=block, accumulate=accumulate
-    )
+    return online_nearest(empty, vectors, max_elements=window)
 
 
 def one_by_one(vectors: NDArray[np.float32], window: int) -> list[Nearest | None]:
@@ -72,32 +67,26 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000, help="vectors in the stream")
     parser.add_argument("--window", type=int, default=1000, help="the cache's max_elements")
     parser.add_argument("--dimensions", type=int, default=384)
-    parser.add_argument("--block", type=int, default=256, help="queries per matrix product")
-    parser.add_argument("--runs", type=int, default=3, help="runs per banded figure")
+    parser.add_argument("--runs", type=int, default=3, help="runs per batch figure")
     args = parser.parse_args()
     n = args.n
     vectors = stream(n, args.dimensions)
     rss_data = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
     print(
-        f"n={n} W={args.window} d={args.dimensions} B={args.block}; {os.cpu_count()} CPUs, "
+        f"n={n} W={args.window} d={args.dimensions}; {os.cpu_count()} CPUs, "
         f"OPENBLAS_NUM_THREADS={threads}; numpy {np.__version__}, Python "
         f"{platform.python_version()}"
     )
-    banded(vectors[: args.block * 2], args.window, args.block, "float64")  # warm up BLAS
+    batch(vectors[:512], args.window)  # warm up BLAS
 
-    results: dict[str, Neighbours] = {}
-    rates: dict[str, float] = {}
-    modes: tuple[Accumulate, ...] = ("float32", "float64")
-    for accumulate in modes:
-        seconds = []
-        for _ in range(args.runs):
-            elapsed, found = timed(partial(banded, vectors, args.window, args.block, accumulate))
-            seconds.append(elapsed)
-            assert isinstance(found, Neighbours)
-            results[accumulate] = found
-        rates[accumulate] = n / statistics.median(seconds)
-        print(f"banded {accumulate}: {rates[accumulate]:,.0f} items/s (median of {args.runs})")
+    seconds = []
+    for _ in range(args.runs):
+        elapsed, found = timed(partial(batch, vectors, args.window))
+        seconds.append(elapsed)
+    assert isinstance(found, Neighbours)
+    rate = n / statistics.median(seconds)
+    print(f"online_nearest (batch): {rate:,.0f} items/s (median of {args.runs})")
 
     cache_seconds = []
     ids = [str(position) for position in range(n)]
@@ -112,21 +101,18 @@ def main() -> None:
     assert isinstance(sequential, list)
     slow = n / elapsed
     print(f"one by one (nearest, add): {slow:,.0f} items/s (one run)")
-    print(
-        f"ratio: float32 {rates['float32'] / slow:.1f}x, float64 {rates['float64'] / slow:.1f}x, "
-        f"through the cache {cache_rate / slow:.1f}x"
-    )
+    print(f"ratio: batch {rate / slow:.1f}x, through the cache {cache_rate / slow:.1f}x")
 
     expected_index = np.array([-1 if s is None else int(s.id or 0) for s in sequential])
     expected = np.array([np.nan if s is None else s.similarity for s in sequential])
-    for mode, found in results.items():
-        gap = np.nanmax(np.abs(found.similarity - expected))
-        differing = int(np.count_nonzero(found.similarity[1:] != expected[1:]))
-        other = int(np.count_nonzero(found.index != expected_index))
-        print(
-            f"{mode} vs one by one: max |difference| {gap:.1e}, "
-            f"{differing} similarities not bit-identical, {other} other neighbours"
-        )
+    gap = np.nanmax(np.abs(found.similarity - expected))
+    differing = int(np.count_nonzero(found.similarity[1:] != expected[1:]))
+    other = found.index != expected_index
+    copies = int(np.count_nonzero(other & (np.abs(expected - 1.0) < 1e-6)))
+    print(
+        f"batch vs one by one: max |difference| {gap:.1e}, {differing} similarities not "
+        f"bit-identical, {int(other.sum())} other neighbours ({copies} of them exact copies)"
+    )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"peak RSS {rss:,.0f} MiB (the vectors alone: {vectors.nbytes / 2**20:,.0f} MiB; "

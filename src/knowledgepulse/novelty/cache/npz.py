@@ -1,4 +1,4 @@
-"""The saved vector cache: an uncompressed ``.npz`` written atomically and read with suspicion.
+"""The ``.npz`` cache file: uncompressed, written atomically, read with suspicion.
 
 A cache file outlives the run that wrote it: a crash, a full disk, a copy cut short or another
 program can leave anything at its path. Reading therefore never trusts a declared size before
@@ -24,12 +24,11 @@ from numpy.typing import NDArray
 
 from knowledgepulse._util.atomic import atomic_binary
 from knowledgepulse.errors import CacheFileError
+from knowledgepulse.novelty.cache.ring_file import FRESH_START
 
 CACHE_FILE_FORMAT = "knowledgepulse-vector-cache/1"
 MAX_DIMENSIONS = 65_536
 """No embedding model comes near this; a larger declared width is damage, not a model."""
-
-FRESH_START = "delete it to start a fresh cache (or give another cache file)"
 _PARTS = ("header", "vectors", "added_at")
 
 

@@ -1,0 +1,627 @@
+"""The ring file: a cache kept in one memory-mapped file, saved atomically, shared by processes.
+
+Layout (``docs/cache-file.md``)::
+
+    0              superblock   magic, version, dimensions, capacity, id width, chunk, model id,
+                                CRC-32; written once, when the file is made
+    4096, 8192     commit A, B  generation, head, count, added, TTL, CRC-32; generation g lives
+                                in copy g % 2, so a save rewrites the copy that is not current
+    12288 ...      regions      vectors (float32), added_at (float64), sequence (int64), id hash
+                                (uint64), ids (2-byte length + UTF-8), per-chunk (generation,
+                                CRC-32)
+    end of regions journal      only while a save runs
+
+The slots form a ring: the ``count`` slots before ``head`` hold the live vectors, oldest first,
+numbered ``added - count .. added - 1`` in the sequence region (a mix of two saves breaks the
+run). Every scan holds ``flock``'s shared lock, every save the exclusive one, so a reader sees
+whole saves; a second writer waits, then appends after the first.
+
+Why a journal: once full, a save overwrites the oldest live slots in place, so a save cut half
+way would leave slots of neither state. A save (:meth:`RingFile.commit`) therefore (1) writes
+the new entries and the header they lead to past the regions, CRC-checked, and fsyncs; (2)
+copies them into their slots and re-checksums the touched chunks, fsync; (3) writes the new
+header into the other commit copy, fsync; (4) cuts the journal off. Killed before (1) is
+durable, the journal fails its CRC and the file is as before; after, the next writable open
+replays it and the file is as after. ``bench/bench_cache_file.py --kills`` measures it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import math
+import mmap
+import os
+import shutil
+import struct
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from knowledgepulse._util.atomic import (
+    fsync_path,
+    new_file_mode,
+    remove_stale_temporaries,
+    temporary_beside,
+)
+from knowledgepulse._util.digest import stable_hash64
+from knowledgepulse.errors import CacheFileError
+
+RING_MAGIC = b"KPRING1\n"
+JOURNAL_MAGIC = b"KPJOURN1"
+PAGE = 4096
+COMMIT_OFFSETS = (PAGE, 2 * PAGE)
+REGIONS_OFFSET = 3 * PAGE
+ID_BYTES = 128
+"""Bytes per id slot: a 2-byte length, then the UTF-8 id. A ``kp:trace:<uuid>`` takes 45."""
+CHUNK = 1024
+"""Slots per checksum: a save re-checksums only the chunks it touched."""
+MAX_CAPACITY = 1 << 36
+LONG_ID_PREFIX = "kp:long-id:sha256:"
+"""An id longer than its slot is stored as this prefix and its SHA-256: visibly not the id, the
+same for the same id (so ``--frozen`` still leaves a trace's own vector out), never truncated."""
+FRESH_START = "delete it to start a fresh cache (or give another cache file)"
+
+_SUPER = struct.Struct("<8sIIQIII")  # magic, version, dimensions, capacity, id, chunk, model len
+_COMMIT = struct.Struct("<QQQQdI")  # generation, head, count, added, ttl_ms (0: none), CRC
+_JOURNAL = struct.Struct("<8sQQQ")  # magic, base generation, first slot, entries
+_CRC = struct.Struct("<I")
+_JOURNAL_BYTES = _JOURNAL.size + _COMMIT.size + 2 * _CRC.size  # + payload CRC, own CRC
+Step = Callable[[str], None]
+"""Called between a save's steps with the step's name; tests inject crashes with it."""
+
+
+class RingFormatError(ValueError):
+    """Raised by the pure checks; :class:`RingFile` adds the file's name and the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class RingLayout:
+    """Where each region lies, from the file's fixed parameters (capacity = max_elements)."""
+
+    dimensions: int
+    capacity: int
+    id_bytes: int = ID_BYTES
+    chunk: int = CHUNK
+
+    @property
+    def chunks(self) -> int:
+        """How many checksummed chunks the slots form."""
+        return -(-self.capacity // self.chunk)
+
+    @property
+    def offsets(self) -> list[tuple[int, np.dtype[Any], int]]:
+        """(offset, dtype, items per slot) of vectors, added_at, sequence, id hash and ids."""
+        regions = [("f4", self.dimensions), ("f8", 1), ("i8", 1), ("u8", 1), ("u1", self.id_bytes)]
+        at, found = REGIONS_OFFSET, []
+        for code, width in regions:
+            dtype = np.dtype(code)
+            found.append((at, dtype, width))
+            at = _aligned(at + self.capacity * width * dtype.itemsize)
+        return found
+
+    @property
+    def checksums_offset(self) -> int:
+        """Where the per-chunk (generation, CRC-32) pairs begin."""
+        at, _, width = self.offsets[-1]
+        return _aligned(at + self.capacity * width)
+
+    @property
+    def journal_offset(self) -> int:
+        """The end of the regions: a file is at least this long; a save's journal goes here."""
+        return _aligned(self.checksums_offset + self.chunks * 16)
+
+    @property
+    def entry_bytes(self) -> int:
+        """One entry's bytes across the regions (vector, time, sequence, hash, id)."""
+        return self.dimensions * 4 + 24 + self.id_bytes
+
+
+@dataclass(frozen=True, slots=True)
+class CommitHeader:
+    """One committed state: the save count, the next slot, the live count, vectors ever added."""
+
+    generation: int
+    head: int
+    count: int
+    added: int
+    ttl_ms: float | None
+
+    @property
+    def oldest(self) -> int:
+        """The oldest live slot (a ring index: may be negative, taken modulo capacity)."""
+        return self.head - self.count
+
+
+_NOTHING = CommitHeader(-1, 0, 0, 0, None)
+
+
+def encode_superblock(layout: RingLayout, model_id: str | None) -> bytes:
+    """The superblock's bytes, CRC included."""
+    model = b"" if model_id is None else model_id.encode("utf-8")
+    if len(model) > 1024:
+        raise RingFormatError(f"the model id is {len(model)} bytes; at most 1024 are stored")
+    length = 0xFFFFFFFF if model_id is None else len(model)
+    body = _SUPER.pack(
+        RING_MAGIC, 1, layout.dimensions, layout.capacity, layout.id_bytes, layout.chunk, length
+    )
+    return body + model + _CRC.pack(zlib.crc32(body + model))
+
+
+def decode_superblock(data: bytes) -> tuple[RingLayout, str | None]:
+    """Check and read a superblock: the layout and the model id."""
+    if len(data) < _SUPER.size + 4 or not data.startswith(RING_MAGIC):
+        raise RingFormatError("it does not start with the ring-file magic")
+    _, version, dimensions, capacity, id_bytes, chunk, length = _SUPER.unpack_from(data)
+    if version != 1:
+        raise RingFormatError(f"it is ring-file version {version}; this knowledgepulse reads 1")
+    end = _SUPER.size + (0 if length == 0xFFFFFFFF else length)
+    if end > _SUPER.size + 1024 or len(data) < end + 4:
+        raise RingFormatError(f"its superblock declares a model id of {end - _SUPER.size} bytes")
+    if zlib.crc32(data[:end]) != _CRC.unpack_from(data, end)[0]:
+        raise RingFormatError("its superblock fails its checksum")
+    if not 1 <= dimensions <= 65_536:
+        raise RingFormatError(f"its dimensions is {dimensions}, not a width from 1 to 65536")
+    if not 1 <= capacity <= MAX_CAPACITY:
+        raise RingFormatError(f"its capacity is {capacity}, out of range")
+    if not 3 <= id_bytes <= 65_537 or not 1 <= chunk <= 1 << 20:
+        raise RingFormatError(f"its id width {id_bytes} or chunk {chunk} is out of range")
+    try:
+        model_id = None if length == 0xFFFFFFFF else data[_SUPER.size : end].decode()
+    except UnicodeDecodeError:
+        raise RingFormatError("its model id is not UTF-8") from None
+    return RingLayout(dimensions, capacity, id_bytes, chunk), model_id
+
+
+def encode_commit(header: CommitHeader) -> bytes:
+    """A commit header's bytes, CRC included."""
+    ttl = 0.0 if header.ttl_ms is None else header.ttl_ms
+    body = _COMMIT.pack(header.generation, header.head, header.count, header.added, ttl, 0)[:-4]
+    return body + _CRC.pack(zlib.crc32(body))
+
+
+def decode_commit(data: bytes, layout: RingLayout) -> CommitHeader:
+    """Check and read a commit header against the layout."""
+    if len(data) < _COMMIT.size:
+        raise RingFormatError("a commit header is cut short")
+    generation, head, count, added, ttl, crc = _COMMIT.unpack_from(data)
+    if zlib.crc32(data[: _COMMIT.size - 4]) != crc:
+        raise RingFormatError("a commit header fails its checksum")
+    if not 0 <= head < layout.capacity:
+        raise RingFormatError(f"its head {head} is outside 0..{layout.capacity - 1}")
+    if not 0 <= count <= min(layout.capacity, added) or added >= 1 << 62:
+        raise RingFormatError(
+            f"its count {count} exceeds the capacity {layout.capacity} or the {added} vectors "
+            "ever added"
+        )
+    if ttl != 0.0 and not (math.isfinite(ttl) and ttl > 0):
+        raise RingFormatError(f"its ttl_ms is {ttl}, not a positive number of milliseconds")
+    return CommitHeader(generation, head, count, added, None if ttl == 0.0 else ttl)
+
+
+def current_commit(copies: list[bytes], layout: RingLayout) -> CommitHeader:
+    """The larger generation of the two copies.
+
+    Both are checked: each valid, in its parity's slot, and consecutive (a new file holds
+    generations 0 and 1, both empty).
+    """
+    headers = [decode_commit(data, layout) for data in copies]
+    for position, header in enumerate(headers):
+        if header.generation % 2 != position:
+            raise RingFormatError(f"commit copy {position} holds generation {header.generation}")
+    if abs(headers[0].generation - headers[1].generation) != 1:
+        raise RingFormatError("the two commit headers are not consecutive saves")
+    return max(headers, key=lambda header: header.generation)
+
+
+def stored_id(trace_id: str | None, id_bytes: int = ID_BYTES) -> str | None:
+    """The id as a slot holds it: itself, or its long-id form when too long for the slot."""
+    raw = None if trace_id is None else trace_id.encode("utf-8", "surrogatepass")
+    if raw is None or len(raw) <= id_bytes - 2:
+        return trace_id
+    return LONG_ID_PREFIX + hashlib.sha256(raw).hexdigest()
+
+
+def id_hash(trace_id: str | None) -> int:
+    """A 64-bit hash of a stored id (0 for none), to find an id's slots without decoding all."""
+    return 0 if trace_id is None else stable_hash64(trace_id) | 1
+
+
+def encode_ids(ids: list[str | None], id_bytes: int) -> tuple[NDArray[np.uint8], NDArray[Any]]:
+    """The ids' slots (``len(ids) x id_bytes``) and their hashes."""
+    slots = np.zeros((len(ids), id_bytes), dtype=np.uint8)
+    hashes = np.zeros(len(ids), dtype=np.uint64)
+    for row, trace_id in enumerate(ids):
+        kept = stored_id(trace_id, id_bytes)
+        if kept is None:
+            slots[row, :2] = 0xFF
+            continue
+        raw = kept.encode("utf-8", "surrogatepass")
+        if len(raw) > id_bytes - 2:
+            raise RingFormatError(f"id slots of {id_bytes} bytes cannot hold even a long-id form")
+        slots[row, : 2 + len(raw)] = np.frombuffer(struct.pack("<H", len(raw)) + raw, np.uint8)
+        hashes[row] = id_hash(kept)
+    return slots, hashes
+
+
+def decode_id(slot: NDArray[np.uint8]) -> str | None:
+    """The id in one slot, or ``None``."""
+    length = int(slot[0]) | int(slot[1]) << 8
+    if length == 0xFFFF:
+        return None
+    if length > len(slot) - 2:
+        raise RingFormatError(f"an id slot declares {length} bytes in a slot of {len(slot) - 2}")
+    try:
+        return slot[2 : 2 + length].tobytes().decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        raise RingFormatError("an id slot does not hold UTF-8") from None
+
+
+def ring_slots(first: int, count: int, capacity: int) -> list[tuple[int, int]]:
+    """``count`` slots from ``first`` on, wrapping, as at most two ``(start, stop)`` runs."""
+    start = first % capacity
+    if count <= 0:
+        return []
+    if start + count <= capacity:
+        return [(start, start + count)]
+    return [(start, capacity), (0, start + count - capacity)]
+
+
+def is_ring_file(path: Path) -> bool:
+    """Whether ``path`` holds a ring file (told by its first bytes; a missing file is not)."""
+    try:
+        with path.open("rb") as file:
+            return file.read(8) == RING_MAGIC
+    except OSError:
+        return False
+
+
+class RingFile:
+    """An open ring file: its mapped regions, its current header, saves into it.
+
+    Read under :meth:`reading`; save with :meth:`commit`; make one with :func:`create_ring_file`.
+    """
+
+    def __init__(self, path: Path, *, writable: bool) -> None:
+        self.path = path
+        self.writable = writable
+        self.step: Step = lambda name: None
+        self._fd = -1
+        self._map: mmap.mmap | None = None
+        self._open()
+
+    def _open(self) -> None:
+        try:
+            self._fd = os.open(self.path, os.O_RDWR if self.writable else os.O_RDONLY)
+        except FileNotFoundError:
+            raise CacheFileError(f"{self.path}: no such cache file") from None
+        except OSError as error:
+            raise CacheFileError(
+                f"{self.path}: cannot open the cache file ({error.strerror or error}); check its "
+                "permissions, or give another cache file"
+            ) from None
+        try:
+            self.layout, self.model_id = decode_superblock(os.pread(self._fd, PAGE, 0))
+            size = os.fstat(self._fd).st_size
+            if size < self.layout.journal_offset:
+                raise RingFormatError(
+                    f"it is truncated: {size} bytes, its layout needs {self.layout.journal_offset}"
+                )
+            self._map = mmap.mmap(self._fd, self.layout.journal_offset, access=mmap.ACCESS_READ)
+        except RingFormatError as error:
+            self.close()
+            raise self.damaged(str(error)) from None
+        capacity = self.layout.capacity
+        self.regions = [
+            np.frombuffer(self._map, dtype, capacity * width, offset).reshape(capacity, width)
+            for offset, dtype, width in self.layout.offsets
+        ]
+        vectors, added_at, sequence, hashes, ids = self.regions
+        self.vectors, self.ids = vectors, ids
+        self.added_at, self.sequence, self.hashes = added_at[:, 0], sequence[:, 0], hashes[:, 0]
+        self.checksums = np.frombuffer(
+            self._map, np.uint64, 2 * self.layout.chunks, self.layout.checksums_offset
+        )
+        self.header = _NOTHING
+        self._verified: dict[int, int] = {}
+        with self.reading():
+            pass
+
+    def close(self) -> None:
+        """Unmap and close (a later use raises)."""
+        for name in ("regions", "vectors", "added_at", "sequence", "hashes", "ids", "checksums"):
+            self.__dict__.pop(name, None)
+        if self._map is not None:
+            with contextlib.suppress(BufferError):  # views still held elsewhere: GC unmaps
+                self._map.close()
+            self._map = None
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def damaged(self, what: str) -> CacheFileError:
+        """The error for damage found in this file."""
+        return CacheFileError(f"{self.path}: the vector cache is damaged: {what}; {FRESH_START}")
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[CommitHeader]:
+        """Hold the shared lock, with the header of the last finished save (replayed if cut)."""
+        self._lock(fcntl.LOCK_SH)
+        try:
+            yield self._refresh(fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def live_slots(self, skip: int = 0) -> list[tuple[int, int]]:
+        """The live slots, oldest first, as runs, leaving out the ``skip`` oldest."""
+        count = max(0, self.header.count - skip)
+        return ring_slots(self.header.head - count, count, self.layout.capacity)
+
+    def id_at(self, slot: int) -> str | None:
+        """The id in ``slot`` (its chunk checked by :meth:`verify`)."""
+        try:
+            return decode_id(self.ids[slot])
+        except RingFormatError as error:
+            raise self.damaged(str(error)) from None
+
+    def verify(self, skip: int = 0) -> None:
+        """Check every chunk holding a live slot against its CRC, once per save that wrote it."""
+        chunk = self.layout.chunk
+        for start, stop in self.live_slots(skip):
+            for index in range(start // chunk, -(-stop // chunk)):
+                generation = int(self.checksums[2 * index])
+                if self._verified.get(index) == generation:
+                    continue
+                if self._chunk_crc(index) != int(self.checksums[2 * index + 1]):
+                    raise self.damaged(f"slots {index * chunk}.. fail their checksum")
+                self._verified[index] = generation
+
+    def commit(
+        self,
+        vectors: NDArray[np.float32],
+        added_at: NDArray[np.float64],
+        ids: list[str | None],
+        *,
+        dropped: int = 0,
+        clear: bool = False,
+        ttl_ms: float | None = None,
+    ) -> None:
+        """Append entries (oldest first) after whatever the file holds now, atomically.
+
+        ``dropped`` counts entries added before these that the ring already evicted; ``clear``
+        forgets what the file holds first.
+
+        Raises:
+            CacheFileError: the file is read-only, damaged, or the disk is full.
+        """
+        if not self.writable:
+            raise CacheFileError(f"{self.path}: opened read-only; it cannot be saved into")
+        layout, count = self.layout, len(vectors)
+        try:
+            slots, hashes = encode_ids(ids, layout.id_bytes)
+        except RingFormatError as error:
+            raise CacheFileError(f"{self.path}: {error}") from None
+        self._lock(fcntl.LOCK_EX)
+        try:
+            base = self._refresh(fcntl.LOCK_EX)
+            added = base.added + count + dropped
+            head = (base.head + count + dropped) % layout.capacity
+            live = min((0 if clear else base.count) + count + dropped, layout.capacity)
+            new = CommitHeader(base.generation + 1, head, live, added, ttl_ms)
+            payload: list[NDArray[Any]] = [
+                np.ascontiguousarray(vectors, dtype=np.float32),
+                np.ascontiguousarray(added_at, dtype=np.float64),
+                np.arange(added - count, added, dtype=np.int64),
+                hashes,
+                slots,
+            ]
+            first = (head - count) % layout.capacity
+            body = b"".join(part.tobytes() for part in payload)
+            journal = _JOURNAL.pack(JOURNAL_MAGIC, base.generation, first, count)
+            journal += encode_commit(new) + _CRC.pack(zlib.crc32(body))
+            _write_at(
+                self._fd, journal + _CRC.pack(zlib.crc32(journal)) + body, layout.journal_offset
+            )
+            os.fsync(self._fd)
+            self.step("journal")
+            self._apply(first, count, new, body)
+            self.header = new
+        except OSError as error:
+            raise CacheFileError(
+                f"{self.path}: the cache could not be saved ({error.strerror or error}); the file "
+                "keeps its state before this save"
+            ) from None
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def _apply(self, first: int, count: int, new: CommitHeader, body: bytes) -> None:
+        """Steps (2) to (4): a durable journal's entries into their slots, then its header."""
+        layout, at = self.layout, 0
+        runs = ring_slots(first, count, layout.capacity)
+        for offset, dtype, width in layout.offsets:
+            size = width * dtype.itemsize
+            for start, stop in runs:
+                _write_at(self._fd, body[at : at + (stop - start) * size], offset + start * size)
+                at += (stop - start) * size
+            self.step("region")
+        chunk = layout.chunk
+        for index in sorted({i for a, b in runs for i in range(a // chunk, -(-b // chunk))}):
+            pair = np.array([new.generation, self._chunk_crc(index)], dtype=np.uint64)
+            _write_at(self._fd, pair.tobytes(), layout.checksums_offset + 16 * index)
+        os.fsync(self._fd)
+        self.step("slots")
+        _write_at(self._fd, encode_commit(new), COMMIT_OFFSETS[new.generation % 2])
+        os.fsync(self._fd)
+        self.step("header")
+        os.ftruncate(self._fd, layout.journal_offset)
+
+    def _replay(self, base: CommitHeader) -> None:
+        """Finish a save whose journal is durable (exclusive lock held); drop any other."""
+        found = self._read_journal(base)
+        if found is None:
+            if self.writable:
+                os.ftruncate(self._fd, self.layout.journal_offset)  # it never became durable
+            return
+        if not self.writable:
+            raise CacheFileError(
+                f"{self.path}: a save into this cache was interrupted and must be finished by a "
+                "process that may write the file; open it once with write permission (for "
+                "example kp score --cache without --frozen)"
+            )
+        self._apply(*found)
+
+    def _read_journal(self, base: CommitHeader) -> tuple[int, int, CommitHeader, bytes] | None:
+        """The journal of the save after ``base``; ``None`` when torn (a CRC fails) or stale."""
+        layout = self.layout
+        raw = os.pread(self._fd, _JOURNAL_BYTES, layout.journal_offset)
+        if len(raw) < _JOURNAL_BYTES or not raw.startswith(JOURNAL_MAGIC):
+            return None
+        _, generation, first, count = _JOURNAL.unpack_from(raw)
+        payload_crc, crc = struct.unpack_from("<II", raw, _JOURNAL_BYTES - 8)
+        if zlib.crc32(raw[:-4]) != crc or generation != base.generation:
+            return None
+        if not (0 <= first < layout.capacity and 0 <= count <= layout.capacity):
+            return None
+        try:
+            new = decode_commit(raw[_JOURNAL.size : _JOURNAL.size + _COMMIT.size], layout)
+        except RingFormatError:
+            return None
+        size = count * layout.entry_bytes
+        body = os.pread(self._fd, size, layout.journal_offset + _JOURNAL_BYTES)
+        if new.generation != generation + 1 or len(body) != size or zlib.crc32(body) != payload_crc:
+            return None
+        return first, count, new, body
+
+    def _lock(self, kind: int) -> None:
+        """Take the lock on the file now at ``path`` (a replaced file is reopened first)."""
+        while True:
+            fcntl.flock(self._fd, kind)
+            try:
+                current = os.stat(self.path)
+            except FileNotFoundError:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+                raise CacheFileError(
+                    f"{self.path}: the cache file was deleted while in use"
+                ) from None
+            mine = os.fstat(self._fd)
+            if (current.st_ino, current.st_dev) == (mine.st_ino, mine.st_dev):
+                return
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            self.close()
+            self._open()
+
+    def _refresh(self, kind: int) -> CommitHeader:
+        """The current header (lock held); a cut save replayed first; the sequence checked."""
+        try:
+            if os.fstat(self._fd).st_size > self.layout.journal_offset:
+                if kind != fcntl.LOCK_EX:
+                    fcntl.flock(self._fd, fcntl.LOCK_EX)
+                try:
+                    self._replay(self._read_commit())
+                finally:
+                    self.header = _NOTHING
+                    if kind != fcntl.LOCK_EX:
+                        fcntl.flock(self._fd, kind)
+            header = self._read_commit()
+        except RingFormatError as error:
+            raise self.damaged(str(error)) from None
+        if header != self.header:
+            self.header = header
+            runs = self.live_slots()
+            expected = np.arange(header.added - header.count, header.added, dtype=np.int64)
+            found = np.concatenate([self.sequence[a:b] for a, b in runs] or [expected[:0]])
+            if not np.array_equal(found, expected):
+                self.header = _NOTHING
+                wrong = int(np.argmax(found != expected))
+                raise self.damaged(
+                    "its live slots do not hold the sequence numbers its header promises (the "
+                    f"{wrong}th oldest is out of place)"
+                )
+        return self.header
+
+    def _read_commit(self) -> CommitHeader:
+        copies = [os.pread(self._fd, _COMMIT.size, offset) for offset in COMMIT_OFFSETS]
+        return current_commit(copies, self.layout)
+
+    def _chunk_crc(self, index: int) -> int:
+        """The CRC-32 of chunk ``index``'s slots across the five regions."""
+        chunk, crc = self.layout.chunk, 0
+        for region in self.regions:
+            crc = zlib.crc32(
+                np.ascontiguousarray(region[index * chunk : (index + 1) * chunk]).data, crc
+            )
+        return crc
+
+
+def create_ring_file(
+    path: Path,
+    layout: RingLayout,
+    *,
+    model_id: str | None,
+    ttl_ms: float | None,
+    replace: bool = False,
+    fill: Callable[[RingFile], None] | None = None,
+) -> None:
+    """Make a ring file at ``path`` atomically: written beside it, then linked (or renamed) there.
+
+    ``fill`` saves the first entries into the temporary file, so no reader sees the file without
+    them. Without ``replace``, a file another process made at ``path`` meanwhile is kept.
+
+    Raises:
+        CacheFileError: the directory is not writable or the disk too full for the file.
+    """
+    remove_stale_temporaries(path)
+    directory = path.parent if str(path.parent) else Path()
+    try:
+        free = shutil.disk_usage(directory).free
+        if free < layout.journal_offset:
+            raise CacheFileError(
+                f"{path}: a cache of {layout.capacity} vectors needs "
+                f"{layout.journal_offset / 2**30:.2f} GiB and the disk has "
+                f"{free / 2**30:.2f} GiB free; give a smaller --cache-size or another disk"
+            )
+        descriptor, temporary = temporary_beside(path)
+    except OSError as error:
+        raise CacheFileError(f"{path}: cannot create the cache file ({error})") from None
+    try:
+        os.pwrite(descriptor, encode_superblock(layout, model_id), 0)
+        for generation, offset in enumerate(COMMIT_OFFSETS):
+            os.pwrite(descriptor, encode_commit(CommitHeader(generation, 0, 0, 0, ttl_ms)), offset)
+        os.ftruncate(descriptor, layout.journal_offset)
+        os.close(descriptor)
+        if fill is not None:
+            ring = RingFile(temporary, writable=True)
+            try:
+                fill(ring)
+            finally:
+                ring.close()
+        fsync_path(temporary)
+        os.chmod(temporary, new_file_mode())
+        if replace:
+            os.replace(temporary, path)
+        else:
+            with contextlib.suppress(FileExistsError):
+                os.link(temporary, path)
+    except OSError as error:
+        raise CacheFileError(f"{path}: cannot write the cache file ({error})") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+    fsync_path(directory)
+
+
+def _write_at(descriptor: int, data: bytes, offset: int) -> None:
+    """Write all of ``data`` at ``offset`` (``pwrite`` may write less than it was given)."""
+    view, done = memoryview(data), 0
+    while done < len(view):
+        done += os.pwrite(descriptor, view[done:], offset + done)
+
+
+def _aligned(offset: int) -> int:
+    return -(-offset // PAGE) * PAGE

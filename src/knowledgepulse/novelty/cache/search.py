@@ -1,0 +1,205 @@
+"""Nearest-neighbour scans: plain float32 matrix products and an argmax, in bounded blocks.
+
+The held vectors come as a few arrays read as one, oldest first (a ring buffer's two halves, a
+file's slots then the vectors not saved yet), and are never copied whole: a block of queries
+meets them in slices whose similarities take at most ``block_bytes``. Every row must be a unit
+vector or zero (:func:`unit_rows`), so a product is a cosine.
+
+Batch and one-by-one answers agree within 1e-6 (a matrix product rounds a little differently
+from a matrix-vector one); of two exact copies either may be named nearest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+BLOCK_BYTES = 64 * 1024 * 1024
+"""The most one block of float32 similarities may take, whatever the cache's size."""
+BLOCK_QUERIES = 256
+"""Queries per block: enough to keep BLAS busy; online, a block is scored before it is held."""
+
+Parts = NDArray[np.float32] | Sequence[NDArray[np.float32]]
+Times = Sequence[NDArray[np.float64]]
+# (the block's queries, first key, past the last key, those keys' times) -> where a key does
+# not count for a query, or None.
+Invalid = Callable[[slice, int, int, NDArray[np.float64] | None], NDArray[np.bool_] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbours:
+    """Each query's nearest counted vector.
+
+    Attributes:
+        index: its row among the keys (online: the held vectors, then the batch), ``-1`` when
+            nothing counts for that query.
+        similarity: its cosine similarity in [-1, 1]; ``nan`` when nothing counts.
+    """
+
+    index: NDArray[np.intp]
+    similarity: NDArray[np.float64]
+
+
+def unit_rows(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Each row scaled to unit length (zero rows stay zero).
+
+    In float64, so that tiny (subnormal) float32 vectors keep their direction.
+    """
+    wide = np.asarray(matrix, dtype=np.float64)
+    norms = np.linalg.norm(wide, axis=1, keepdims=True)
+    return (wide / np.where(norms == 0.0, 1.0, norms)).astype(np.float32)
+
+
+def frozen_nearest(
+    held: Parts,
+    queries: NDArray[np.float32],
+    *,
+    held_times: Times | None = None,
+    due: NDArray[np.float64] | None = None,
+    held_keys: NDArray[np.intp] | None = None,
+    query_keys: NDArray[np.intp] | None = None,
+    block_bytes: int = BLOCK_BYTES,
+) -> Neighbours:
+    """Each query's nearest held vector (a frozen cache; a corpus against itself).
+
+    Args:
+        held: the vectors compared with, oldest first, as one array or several read as one.
+        queries: the query vectors.
+        held_times: when each held vector was added (ms), as ``held``; needed with ``due``.
+        due: per query, the time at or before which a held vector has expired (now - TTL).
+        held_keys: an integer key per held vector (a code for its id).
+        query_keys: a key per query; held vectors with the query's key do not count for it
+            (``-1``: none left out).
+        block_bytes: see :data:`BLOCK_BYTES`.
+    """
+    parts = [held] if isinstance(held, np.ndarray) else list(held)
+
+    def invalid(
+        rows: slice, low: int, high: int, times: NDArray[np.float64] | None
+    ) -> NDArray[np.bool_] | None:
+        mask = None
+        if due is not None and times is not None:
+            mask = times[None, :] <= due[rows, None]
+        if held_keys is not None and query_keys is not None:
+            own = query_keys[rows, None]
+            same = (held_keys[None, low:high] == own) & (own >= 0)
+            mask = same if mask is None else mask | same
+        return mask
+
+    result = _empty(len(queries))
+    for start in range(0, len(queries), BLOCK_QUERIES):
+        rows = slice(start, start + BLOCK_QUERIES)
+        _scan(
+            queries[rows],
+            parts,
+            times=held_times,
+            low=0,
+            high=None,
+            invalid=invalid,
+            block_bytes=block_bytes,
+            result=result,
+            rows=rows,
+        )
+    return _finish(result)
+
+
+def online_nearest(
+    held: Parts,
+    vectors: NDArray[np.float32],
+    *,
+    max_elements: int,
+    held_times: Times | None = None,
+    query_times: NDArray[np.float64] | None = None,
+    add_times: NDArray[np.float64] | None = None,
+    ttl_ms: float | None = None,
+    block_bytes: int = BLOCK_BYTES,
+) -> Neighbours:
+    """Each vector's nearest in a FIFO cache of ``max_elements`` that it joins after its query.
+
+    Vector ``g`` is compared with the ``max_elements`` vectors before it (the held ones, oldest
+    first, then the batch), less those added at or before ``query_times[g] - ttl_ms``. A block
+    of queries is one product against that band, masked where a key is not yet, or no longer,
+    in a query's window. ``index`` counts the held vectors first, then the batch.
+    """
+    parts = [*([held] if isinstance(held, np.ndarray) else held), vectors]
+    prior = sum(len(part) for part in parts) - len(vectors)
+    times: list[NDArray[np.float64]] | None = None
+    if ttl_ms is not None:
+        if held_times is None or query_times is None or add_times is None:
+            raise ValueError("with ttl_ms, held_times, query_times and add_times are needed")
+        times = [*held_times, add_times]
+
+    def invalid(
+        rows: slice, low: int, high: int, slice_times: NDArray[np.float64] | None
+    ) -> NDArray[np.bool_]:
+        query = prior + np.arange(rows.start, rows.stop)[:, None]  # each query's own key
+        column = np.arange(low, high)[None, :]
+        mask = (column >= query) | (column < query - max_elements)
+        if ttl_ms is not None and slice_times is not None and query_times is not None:
+            mask |= slice_times[None, :] <= query_times[rows, None] - ttl_ms
+        return mask
+
+    result = _empty(len(vectors))
+    for start in range(0, len(vectors), BLOCK_QUERIES):
+        rows = slice(start, min(len(vectors), start + BLOCK_QUERIES))
+        low = max(0, prior + rows.start - max_elements)
+        high = prior + rows.stop - 1
+        _scan(
+            vectors[rows],
+            parts,
+            times=times,
+            low=low,
+            high=high,
+            invalid=invalid,
+            block_bytes=block_bytes,
+            result=result,
+            rows=rows,
+        )
+    return _finish(result)
+
+
+def _empty(count: int) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
+    return np.full(count, -1, dtype=np.intp), np.full(count, -np.inf, dtype=np.float32)
+
+
+def _scan(
+    queries: NDArray[np.float32],
+    parts: list[NDArray[np.float32]],
+    *,
+    times: Sequence[NDArray[np.float64]] | None,
+    low: int,
+    high: int | None,
+    invalid: Invalid,
+    block_bytes: int,
+    result: tuple[NDArray[np.intp], NDArray[np.float32]],
+    rows: slice,
+) -> None:
+    """Keep in ``result[rows]`` each query's best key among keys ``low:high`` of ``parts``."""
+    index, best = result[0][rows], result[1][rows]
+    step = max(1, block_bytes // (4 * max(1, len(queries))))
+    offset = 0
+    for number, part in enumerate(parts):
+        stop = offset + len(part) if high is None else min(high, offset + len(part))
+        for first in range(max(low, offset), stop, step):
+            last = min(stop, first + step)
+            keys = slice(first - offset, last - offset)
+            scores = queries @ part[keys].T
+            mask = invalid(rows, first, last, None if times is None else times[number][keys])
+            if mask is not None:
+                scores[mask] = -np.inf
+            column = scores.argmax(axis=1)
+            value = scores[np.arange(len(queries)), column]
+            better = value > best  # ties keep the earlier (older) key
+            index[better] = column[better] + first
+            best[better] = value[better]
+        offset += len(part)
+
+
+def _finish(result: tuple[NDArray[np.intp], NDArray[np.float32]]) -> Neighbours:
+    index, best = result
+    similarity = np.clip(best.astype(np.float64), -1.0, 1.0)
+    similarity[index < 0] = np.nan
+    return Neighbours(index, similarity)

@@ -1,0 +1,667 @@
+"""``VectorCache``: the vectors novelty is measured against, oldest-first eviction and a TTL.
+
+Vectors are held L2-normalised in a ring buffer: in memory, or in a memory-mapped ring file
+(:meth:`VectorCache.open`, :mod:`.ring_file`) that opens without being read and is scanned in
+blocks of bounded memory. Each vector keeps the id it was added with (the breakdown names the
+most similar earlier trace) and when it was added (for the TTL), from an injectable clock in
+milliseconds. The scans are :mod:`.search`'s plain float32 products: the batch methods agree
+with one query at a time within 1e-6.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from knowledgepulse._util.settings import optional_duration_ms, positive_int
+from knowledgepulse.errors import CacheFileError, ScorerParameterError, VectorError
+from knowledgepulse.novelty.cache.npz import CacheFileContents, read_cache_file, write_cache_file
+from knowledgepulse.novelty.cache.ring_file import (
+    FRESH_START,
+    MAX_CAPACITY,
+    RingFile,
+    RingLayout,
+    create_ring_file,
+    is_ring_file,
+)
+from knowledgepulse.novelty.cache.search import (
+    BLOCK_BYTES,
+    Neighbours,
+    frozen_nearest,
+    online_nearest,
+    unit_rows,
+)
+from knowledgepulse.novelty.cache.stores import FileRing, MemoryRing
+from knowledgepulse.novelty.settings import (
+    DEFAULT_DIMENSIONS,
+    DEFAULT_MAX_ELEMENTS,
+    check_cache_size,
+)
+
+Clock = Callable[[], float]
+"""Returns the current time in milliseconds."""
+
+
+def wall_clock_ms() -> float:
+    """Milliseconds since the epoch: comparable across processes, as a saved cache needs."""
+    return time.time() * 1000.0
+
+
+@dataclass(frozen=True, slots=True)
+class Nearest:
+    """The held vector most similar to a query.
+
+    Attributes:
+        id: the id it was added with (``None`` if it was added without one).
+        similarity: the cosine similarity, in [-1, 1].
+    """
+
+    id: str | None
+    similarity: float
+
+
+@dataclass(frozen=True, slots=True)
+class CachedVector:
+    """One held vector, as :meth:`VectorCache.entries` gives it (oldest first)."""
+
+    id: str | None
+    vector: NDArray[np.float32]
+    added_at_ms: float
+
+
+class VectorCache:
+    """A bounded set of embeddings with cosine search, oldest-first eviction and a TTL.
+
+    Args:
+        max_elements: how many vectors are held at most; adding one more evicts the oldest.
+        dimensions: the length every vector must have (default: the first vector's).
+        ttl_ms: if given, a vector older than this many milliseconds no longer counts anywhere
+            (a topic revisited after the TTL is novel again).
+        clock: the current time in milliseconds (default: wall-clock time); inject one in tests.
+        block_bytes: the most memory one block of similarities takes while scanning; a large
+            cache is scanned in slices.
+
+    Thread-safe: every method takes the cache's lock.
+
+    Raises:
+        ScorerParameterError: a size that is not a positive whole number, vectors that would
+            take more than 4 GiB, or a TTL that is not a positive number.
+    """
+
+    def __init__(
+        self,
+        max_elements: int = DEFAULT_MAX_ELEMENTS,
+        dimensions: int | None = None,
+        ttl_ms: float | None = None,
+        *,
+        clock: Clock = wall_clock_ms,
+        block_bytes: int = BLOCK_BYTES,
+    ) -> None:
+        positive_int(max_elements, "max_elements")
+        positive_int(block_bytes, "block_bytes")
+        if dimensions is not None:
+            positive_int(dimensions, "dimensions")
+        self._ttl_ms = optional_duration_ms(ttl_ms, "ttl_ms")
+        check_cache_size(max_elements, dimensions or 1)
+        self._max_elements = max_elements
+        self._dimensions = dimensions
+        self._store: MemoryRing | FileRing | None = None
+        if dimensions is not None:
+            self._store = MemoryRing(max_elements, dimensions)
+        self._clock = clock
+        self._block_bytes = block_bytes
+        self._lock = threading.RLock()
+        self._path: Path | None = None  # the file flush() saves to
+        self._model_id: str | None = None
+
+    @property
+    def max_elements(self) -> int:
+        """How many vectors are held at most."""
+        return self._max_elements
+
+    @property
+    def dimensions(self) -> int | None:
+        """The length of every vector (``None`` until the first vector when not given)."""
+        return self._dimensions
+
+    @property
+    def ttl_ms(self) -> float | None:
+        """How long a vector counts, in milliseconds (``None``: for ever)."""
+        return self._ttl_ms
+
+    @property
+    def path(self) -> Path | None:
+        """The file this cache was opened from (:meth:`open`), which :meth:`flush` saves to."""
+        return self._path
+
+    @property
+    def size(self) -> int:
+        """How many vectors are held now (expired ones do not count)."""
+        with self._lock:
+            if self._store is None:
+                return 0
+            with self._store.view():
+                if not self._ttl_ms or self._store.count == 0:
+                    return self._store.count
+                due = self._clock() - self._ttl_ms
+                return sum(int(np.count_nonzero(p > due)) for p in self._store.time_parts())
+
+    def __len__(self) -> int:
+        return self.size
+
+    def add(self, vector: ArrayLike, *, id: str | None = None) -> None:
+        """Hold a vector (evicting the oldest when full).
+
+        Raises:
+            VectorError: the vector has the wrong length, or holds NaN or infinity.
+        """
+        with self._lock:
+            unit = self._units(vector, "vector", rows=False)
+            self._held(unit).append(unit, [id], np.array([self._clock()], dtype=np.float64))
+
+    def nearest(self, query: ArrayLike, *, exclude_id: str | None = None) -> Nearest | None:
+        """The held vector most similar to ``query``, or ``None`` when nothing is held.
+
+        A zero vector (query or held) has similarity 0 with everything. ``exclude_id`` leaves
+        out the vectors held under that id, so a trace scored against a cache that already
+        holds it is not compared with itself.
+
+        Raises:
+            VectorError: the query has the wrong length, or holds NaN or infinity.
+        """
+        with self._lock:
+            return self._frozen(self._units(query, "query", rows=False), [exclude_id])[0]
+
+    def nearest_then_add_many(
+        self, vectors: ArrayLike, *, ids: Sequence[str | None] | None = None
+    ) -> list[Nearest | None]:
+        """For each vector in turn, its nearest held vector, and then hold it (online scoring).
+
+        The same as ``nearest(v)`` then ``add(v, id=i)`` for each pair in order (within 1e-6),
+        the clock read as often and in the same order, but computed in blocks.
+
+        Raises:
+            VectorError: ``vectors`` is not a matrix of this cache's width, holds NaN or
+                infinity, or ``ids`` has another length; nothing is added then.
+        """
+        with self._lock:
+            units = self._units(vectors, "vectors")
+            names = _batch_ids(ids, len(units))
+            if self._store is None and not len(units):
+                return []
+            store = self._held(units)
+            with store.view():
+                held = store.count
+                query_times = np.full(len(units), np.nan)
+                add_times = np.empty(len(units))
+                for i in range(len(units)):
+                    # One by one, a query reads the clock (for the TTL) once anything is held.
+                    if self._ttl_ms and (held or i):
+                        query_times[i] = self._clock()
+                    add_times[i] = self._clock()
+                found = online_nearest(
+                    store.vector_parts(),
+                    units,
+                    max_elements=self._max_elements,
+                    held_times=store.time_parts(),
+                    query_times=query_times,
+                    add_times=add_times,
+                    ttl_ms=self._ttl_ms,
+                    block_bytes=self._block_bytes,
+                )
+                nearest = self._named(found, names)
+                store.append(units, names, add_times)
+            return nearest
+
+    def nearest_many(
+        self, queries: ArrayLike, *, exclude_ids: Sequence[str | None] | None = None
+    ) -> list[Nearest | None]:
+        """Each query's nearest held vector, leaving the cache as it is (frozen scoring).
+
+        The same as ``nearest(q, exclude_id=e)`` for each pair in order (within 1e-6).
+
+        Raises:
+            VectorError: ``queries`` is not a matrix of this cache's width, holds NaN or
+                infinity, or ``exclude_ids`` has another length.
+        """
+        with self._lock:
+            units = self._units(queries, "queries")
+            return self._frozen(units, _batch_ids(exclude_ids, len(units)))
+
+    def _frozen(
+        self, units: NDArray[np.float32], excluded: list[str | None]
+    ) -> list[Nearest | None]:
+        """Frozen search (lock held)."""
+        store = self._store
+        if store is None:
+            return [None] * len(units)
+        with store.view():
+            if store.count == 0:
+                return [None] * len(units)
+            due = None
+            if self._ttl_ms:
+                due = np.array([self._clock() for _ in units], dtype=np.float64) - self._ttl_ms
+            held_keys = query_keys = None
+            if any(e is not None for e in excluded):
+                held_keys, query_keys = store.exclusion_keys(excluded)
+            found = frozen_nearest(
+                store.vector_parts(),
+                units,
+                held_times=store.time_parts(),
+                due=due,
+                held_keys=held_keys,
+                query_keys=query_keys,
+                block_bytes=self._block_bytes,
+            )
+            return self._named(found, [])
+
+    def max_cosine_similarity(self, query: ArrayLike) -> float:
+        """The largest cosine similarity between ``query`` and any held vector; 0.0 when empty.
+
+        Raises:
+            VectorError: the query has the wrong length, or holds NaN or infinity.
+        """
+        found = self.nearest(query)
+        return 0.0 if found is None else found.similarity
+
+    def clear(self) -> None:
+        """Forget every vector (a file-backed cache forgets them at the next :meth:`flush`)."""
+        with self._lock:
+            if self._store is not None:
+                self._store.clear()
+
+    def entries(self) -> Iterator[CachedVector]:
+        """The live vectors (normalised), oldest first, with their ids and times."""
+        with self._lock:
+            store = self._store
+            if store is None:
+                return iter(())
+            with store.view():
+                due = self._clock() - self._ttl_ms if self._ttl_ms else None
+                times = np.concatenate(store.time_parts())
+                vectors = np.concatenate(store.vector_parts())
+                snapshot = [
+                    CachedVector(store.id_at(i), vectors[i], float(added))
+                    for i, added in enumerate(times.tolist())
+                    if due is None or added > due
+                ]
+        return iter(snapshot)
+
+    def restore(self, entry: CachedVector) -> None:
+        """Hold a vector with the time it was first added (used when loading a saved cache).
+
+        Raises:
+            VectorError: the vector has the wrong length, or holds NaN or infinity.
+        """
+        with self._lock:
+            unit = self._units(entry.vector, "vector", rows=False)
+            self._held(unit).append(unit, [entry.id], np.array([entry.added_at_ms]))
+
+    def flush(self) -> None:
+        """Save what was added since :meth:`open` or the last flush into the cache's own file.
+
+        A ring file gets the new vectors appended in one atomic commit (after whatever other
+        processes saved meanwhile); an ``.npz`` file is rewritten atomically.
+
+        Raises:
+            CacheFileError: the cache was not opened from a file, or the file cannot be saved.
+            OutputError: an ``.npz`` file cannot be written.
+        """
+        with self._lock:
+            if isinstance(self._store, FileRing):
+                self._store.commit(self._ttl_ms)
+            elif self._path is not None:
+                self.save(self._path, model_id=self._model_id)
+            else:
+                raise CacheFileError(
+                    "this cache was not opened from a file, so flush() has nowhere to save; "
+                    "use save(path), or VectorCache.open(path)"
+                )
+
+    def close(self) -> None:
+        """Release a ring file (unsaved additions are dropped: :meth:`flush` first)."""
+        if isinstance(self._store, FileRing):
+            self._store.ring.close()
+
+    def __enter__(self) -> VectorCache:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def save(self, path: str | Path, *, model_id: str | None = None) -> None:
+        """Write the live vectors, their ids and times to ``path``, atomically.
+
+        The format follows the file: an ``.npz`` name, or an existing ``.npz`` cache, gets an
+        ``.npz`` (written beside ``path``, flushed and renamed over it); any other path a ring
+        file (see :meth:`open`), made the same way. Saving a cache opened from ``path`` is
+        :meth:`flush`. ``model_id`` names the embedder that made the vectors: vectors of
+        another model are not comparable, and :meth:`load` can refuse them.
+
+        Raises:
+            OutputError: the file cannot be created.
+            CacheFileError: the ring file cannot be written.
+        """
+        target = Path(path)
+        if isinstance(self._store, FileRing) and _same_file(target, self._store.ring.path):
+            self.flush()
+            return
+        saved = self._contents(model_id)
+        if _wants_npz(target):
+            write_cache_file(target, saved)
+            return
+
+        def fill(ring: RingFile) -> None:
+            ring.commit(saved.vectors, saved.added_at, saved.ids, ttl_ms=saved.ttl_ms)
+
+        layout = RingLayout(saved.dimensions, saved.max_elements)
+        create_ring_file(
+            target, layout, model_id=model_id, ttl_ms=saved.ttl_ms, replace=True, fill=fill
+        )
+
+    def _contents(self, model_id: str | None) -> CacheFileContents:
+        """The live entries, oldest first, as the columns a cache file holds."""
+        entries = list(self.entries())
+        dimensions = self._dimensions or DEFAULT_DIMENSIONS
+        vectors = np.array([e.vector for e in entries], dtype=np.float32)
+        return CacheFileContents(
+            model_id,
+            dimensions,
+            self._max_elements,
+            self._ttl_ms,
+            [e.id for e in entries],
+            vectors.reshape(len(entries), dimensions),
+            np.array([e.added_at_ms for e in entries], dtype=np.float64),
+        )
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        model_id: str | None = None,
+        dimensions: int | None = None,
+        max_elements: int | None = None,
+        ttl_ms: float | None = None,
+        read_only: bool = False,
+        clock: Clock = wall_clock_ms,
+        block_bytes: int = BLOCK_BYTES,
+    ) -> VectorCache:
+        """A cache kept in the file at ``path``, made there if missing; :meth:`flush` saves it.
+
+        A ring file (any name but ``*.npz``) is memory-mapped, not read: opening takes the
+        same time for a thousand vectors or millions, and a scan reads it in blocks. Additions
+        stay in memory until :meth:`flush`, which commits them atomically (see
+        :mod:`knowledgepulse.novelty.cache.ring_file` for locking and crash safety). An
+        ``.npz`` cache (told by its content) is loaded whole, as :meth:`load` does, and
+        rewritten by :meth:`flush`.
+
+        Args:
+            path: the cache file.
+            model_id: the embedder that makes the vectors: a new file records it, an existing
+                one must have been made by it.
+            dimensions: the vectors' length: a new ring file needs it, an existing one must
+                match.
+            max_elements: the bound (default: the file's, or 1000 for a new file); a ring file
+                of another capacity is rewritten with its newest vectors.
+            ttl_ms: the TTL (default: the file's).
+            read_only: only read (frozen scoring): no file is made, :meth:`flush` is refused.
+            clock: the cache's clock.
+            block_bytes: see the class.
+
+        Raises:
+            CacheFileError: the file is damaged, of another model or width, missing when
+                ``read_only``, or cannot be made; the message names the file and the fix.
+            ScorerParameterError: a setting out of range.
+        """
+        path = Path(path)
+        if max_elements is not None:
+            positive_int(max_elements, "max_elements")
+            if max_elements > MAX_CAPACITY:
+                raise CacheFileError(f"{path}: a cache of {max_elements} vectors is too large")
+        if dimensions is not None:
+            positive_int(dimensions, "dimensions")
+        positive_int(block_bytes, "block_bytes")
+        ttl_ms = optional_duration_ms(ttl_ms, "ttl_ms")
+        exists = path.exists()
+        if not exists and read_only:
+            raise CacheFileError(f"{path}: no such cache file (it is made by a run that adds)")
+        if _wants_npz(path) and not is_ring_file(path):
+            if exists:
+                cache = cls.load(
+                    path,
+                    expected_model_id=model_id,
+                    expected_dimensions=dimensions,
+                    max_elements=max_elements,
+                    ttl_ms=ttl_ms,
+                    clock=clock,
+                )
+            else:
+                cache = cls(max_elements or DEFAULT_MAX_ELEMENTS, dimensions, ttl_ms, clock=clock)
+            if not read_only:  # an .npz is loaded whole; flush() rewrites it
+                cache._path, cache._model_id = path, model_id
+            return cache
+        return cls._open_ring(
+            path, model_id, dimensions, max_elements, ttl_ms, read_only, clock, block_bytes
+        )
+
+    @classmethod
+    def _open_ring(  # noqa: PLR0917 - open()'s settings, checked there
+        cls,
+        path: Path,
+        model_id: str | None,
+        dimensions: int | None,
+        max_elements: int | None,
+        ttl_ms: float | None,
+        read_only: bool,
+        clock: Clock,
+        block_bytes: int,
+    ) -> VectorCache:
+        """:meth:`open` for a ring file: made when missing, rewritten for another capacity."""
+        exists = path.exists()
+        if not exists:
+            if dimensions is None:
+                raise CacheFileError(f"{path}: a new cache file needs the vectors' dimensions")
+            layout = RingLayout(dimensions, max_elements or DEFAULT_MAX_ELEMENTS)
+            create_ring_file(path, layout, model_id=model_id, ttl_ms=ttl_ms)
+        elif not is_ring_file(path):
+            raise CacheFileError(
+                f"{path}: not a knowledgepulse vector cache (neither a ring file nor an .npz); "
+                f"{FRESH_START}"
+            )
+        ring = RingFile(path, writable=not read_only)
+        try:
+            _check_identity(path, ring.model_id, ring.layout.dimensions, model_id, dimensions)
+        except CacheFileError:
+            ring.close()
+            raise
+        saved_ttl = ring.header.ttl_ms
+        ttl_ms = ttl_ms if ttl_ms is not None else saved_ttl
+        if max_elements is None or max_elements == ring.layout.capacity:
+            return cls._on_ring(ring, ttl_ms, clock, block_bytes)
+        # Another capacity is another layout: rewrite the file with its newest vectors.
+        cache = cls._on_ring(ring, saved_ttl, clock, block_bytes)
+        copy = cls(max_elements, ring.layout.dimensions, ttl_ms, clock=clock)
+        for entry in list(cache.entries())[-max_elements:]:
+            copy.restore(entry)
+        cache.close()
+        if read_only:
+            return copy
+        copy.save(path, model_id=ring.model_id)
+        return cls._on_ring(RingFile(path, writable=True), ttl_ms, clock, block_bytes)
+
+    @classmethod
+    def _on_ring(
+        cls, ring: RingFile, ttl_ms: float | None, clock: Clock, block_bytes: int
+    ) -> VectorCache:
+        cache = cls(ring.layout.capacity, ttl_ms=ttl_ms, clock=clock, block_bytes=block_bytes)
+        cache._dimensions = ring.layout.dimensions
+        cache._store = FileRing(ring)
+        cache._path, cache._model_id = ring.path, ring.model_id
+        return cache
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        *,
+        expected_model_id: str | None = None,
+        expected_dimensions: int | None = None,
+        max_elements: int | None = None,
+        ttl_ms: float | None = None,
+        clock: Clock = wall_clock_ms,
+    ) -> VectorCache:
+        """Read a saved cache (``.npz`` or ring file, told apart by content) into memory.
+
+        Whatever the file holds (truncated, empty, bit-flipped, another program's), the result
+        is a valid cache or a :class:`~knowledgepulse.errors.CacheFileError`.
+
+        Args:
+            path: the cache file.
+            expected_model_id: refuse a cache whose vectors another model made.
+            expected_dimensions: refuse a cache of another vector length.
+            max_elements: the loaded cache's bound (default: the saved one); the newest
+                vectors are kept when it is smaller.
+            ttl_ms: the loaded cache's TTL (default: the saved one).
+            clock: the loaded cache's clock.
+
+        Raises:
+            CacheFileError: the file is missing, not a cache, damaged, or does not fit the
+                expectations; the message names the file, the fault and the fix.
+            ScorerParameterError: ``max_elements`` or ``ttl_ms`` is not a valid setting.
+        """
+        if max_elements is not None:
+            positive_int(max_elements, "max_elements")
+        ttl_ms = optional_duration_ms(ttl_ms, "ttl_ms")
+        target = Path(path)
+        if is_ring_file(target):
+            ring = RingFile(target, writable=False)
+            try:
+                on_ring = cls._on_ring(ring, None, clock, BLOCK_BYTES)
+                saved = replace(on_ring._contents(ring.model_id), ttl_ms=ring.header.ttl_ms)
+            finally:
+                ring.close()
+        else:
+            saved = read_cache_file(target)
+        _check_identity(
+            target, saved.model_id, saved.dimensions, expected_model_id, expected_dimensions
+        )
+        try:
+            cache = cls(
+                max_elements=max_elements or saved.max_elements,
+                dimensions=saved.dimensions,
+                ttl_ms=ttl_ms if ttl_ms is not None else saved.ttl_ms,
+                clock=clock,
+            )
+        except ScorerParameterError as error:
+            if max_elements is not None:
+                raise
+            raise CacheFileError(
+                f"{path}: the vector cache is damaged or too large to load: {error}; {FRESH_START}"
+            ) from None
+        first = max(0, len(saved.ids) - cache.max_elements)  # oldest first, keep the newest
+        kept = zip(saved.ids[first:], saved.vectors[first:], saved.added_at[first:], strict=True)
+        for entry_id, vector, added in kept:
+            cache.restore(CachedVector(entry_id, vector, float(added)))
+        return cache
+
+    def _units(self, vectors: ArrayLike, what: str, *, rows: bool = True) -> NDArray[np.float32]:
+        """The input as float32 unit rows (lock held); the first vector sets the width.
+
+        Raises:
+            VectorError: not a vector (``rows``: a matrix) of this cache's width, or holds NaN
+                or infinity (the first such row is named).
+        """
+        array = np.asarray(vectors, dtype=np.float32)
+        width = self._dimensions
+        if rows:
+            if array.ndim != 2 or array.shape[1] != (width or array.shape[1]) or not array.shape[1]:
+                raise VectorError(
+                    f"the {what} have shape {array.shape}; this cache holds vectors of "
+                    f"{width or 'any number of'} dimensions (shape (n, {width or 'd'}))"
+                )
+        elif array.ndim != 1 or array.shape[0] != (width or array.shape[0]) or not array.size:
+            raise VectorError(
+                f"the {what} has shape {array.shape}; this cache holds vectors of "
+                f"{width or 'any number of'} dimensions (shape ({width or 'd'},))"
+            )
+        finite = np.isfinite(array.reshape(-1, array.shape[-1])).all(axis=1)
+        if not finite.all():
+            row = f" (row {int(np.argmin(finite))})" if rows else ""
+            verb = "hold" if rows else "holds"
+            raise VectorError(
+                f"the {what} {verb} NaN or infinite values{row}; embeddings must be finite"
+            )
+        return unit_rows(array.reshape(-1, array.shape[-1]))
+
+    def _held(self, units: NDArray[np.float32]) -> MemoryRing | FileRing:
+        """The store (lock held), made for the first vectors' width when none was given."""
+        if self._store is None:
+            width = units.shape[1]
+            check_cache_size(self._max_elements, width)
+            self._dimensions, self._store = width, MemoryRing(self._max_elements, width)
+        return self._store
+
+    def _named(self, found: Neighbours, batch_ids: list[str | None]) -> list[Nearest | None]:
+        """Each neighbour with its id: held rows first, then the batch (store's view held)."""
+        store = self._store
+        assert store is not None  # a neighbour was found, so something is held
+        held = store.count
+        return [
+            None
+            if index < 0
+            else Nearest(store.id_at(index) if index < held else batch_ids[index - held], value)
+            for index, value in zip(found.index.tolist(), found.similarity.tolist(), strict=True)
+        ]
+
+
+def _batch_ids(ids: Sequence[str | None] | None, count: int) -> list[str | None]:
+    names: list[str | None] = [None] * count if ids is None else list(ids)
+    if len(names) != count:
+        raise VectorError(f"{len(names)} ids were given for {count} vectors; give one each")
+    return names
+
+
+def _wants_npz(path: Path) -> bool:
+    """Whether a save to ``path`` writes an ``.npz``: an ``.npz`` name, or an ``.npz`` there now."""
+    if path.name.endswith(".npz"):
+        return True
+    try:
+        with path.open("rb") as file:
+            return file.read(4) == b"PK\x03\x04"
+    except OSError:
+        return False
+
+
+def _check_identity(
+    path: Path,
+    model_id: str | None,
+    dimensions: int,
+    expected_model_id: str | None,
+    expected_dimensions: int | None,
+) -> None:
+    """Refuse a cache of another model or width, naming both and the fix."""
+    if expected_model_id is not None and model_id != expected_model_id:
+        raise CacheFileError(
+            f"{path}: the cache holds vectors of model {model_id!r}, but the embedder "
+            f"is {expected_model_id!r}; their similarities mean nothing together. Use "
+            "another cache file, or delete this one to start a fresh cache"
+        )
+    if expected_dimensions is not None and dimensions != expected_dimensions:
+        raise CacheFileError(
+            f"{path}: the cache holds {dimensions}-dimensional vectors, but the "
+            f"embedder makes {expected_dimensions}-dimensional ones; {FRESH_START}"
+        )
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return one.samefile(other)
+    except OSError:
+        return False
