@@ -76,10 +76,15 @@ class Selection:
 
 
 def ranking(candidates: Sequence[Candidate]) -> list[int]:
-    """The candidates' indexes, best first: score descending, then id, then content digest."""
+    """The candidates' indexes, best first: score descending, then id, content digest, domain."""
     return sorted(
         range(len(candidates)),
-        key=lambda i: (-candidates[i].score, candidates[i].key, candidates[i].tiebreak),
+        key=lambda i: (
+            -candidates[i].score,
+            candidates[i].key,
+            candidates[i].tiebreak,
+            candidates[i].domain,
+        ),
     )
 
 
