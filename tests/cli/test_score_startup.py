@@ -22,11 +22,9 @@ sys.exit(code)
 
 # Each is a tenth of a one-trace run or more, or brings numpy: loaded only by the runs that
 # need them (an embedder or a cache, YAML input, the async API, --min-score, --order time or
-# --corpus, the table; pydantic for a record the compiled check leaves to the models).
+# --corpus, the table). pydantic loads always: its models are the one definition of a trace.
 NOT_NEEDED = (
     "numpy",
-    "pydantic",
-    "knowledgepulse.trace.models",
     "yaml",
     "asyncio",
     "knowledgepulse.curation",
@@ -43,7 +41,7 @@ def _loaded(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
     return done, modules
 
 
-def test_scoring_json_lines_without_an_embedder_loads_no_numpy_pydantic_yaml_or_curation(
+def test_scoring_json_lines_without_an_embedder_loads_no_numpy_yaml_or_curation(
     tmp_path: Path,
 ) -> None:
     """One trace, --no-embedder, JSON Lines out: none of the modules that run does not use."""
@@ -55,8 +53,8 @@ def test_scoring_json_lines_without_an_embedder_loads_no_numpy_pydantic_yaml_or_
     assert [name for name in NOT_NEEDED if name in modules] == []
 
 
-def test_an_invalid_record_loads_the_models_for_its_message(tmp_path: Path) -> None:
-    """pydantic loads when a record needs the models: here, to say what is wrong with it."""
+def test_an_invalid_record_is_reported_with_the_models_message(tmp_path: Path) -> None:
+    """An invalid record is reported, located, by the models' validation; the run exits 1."""
     done, modules = _loaded(
         "score", "--no-embedder", "-f", "jsonl", str(EXAMPLES / "invalid.jsonl")
     )

@@ -353,5 +353,5 @@ def test_a_file_of_only_a_bad_step_is_reported_once(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"step_number": 1, "timing": []}]))
     items = [str(item) for item in convert_file(path, source="smolagents")]
     assert items == [
-        f"{path}:1: timing: expected {{start_time, end_time, duration}}, found a JSON list"
+        f"{path}[0]: timing: expected {{start_time, end_time, duration}}, found a JSON list"
     ]

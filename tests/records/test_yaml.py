@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem, Record, read_records
-from knowledgepulse.records.strict_json import MAX_NESTING
+from knowledgepulse.records.model import MAX_NESTING
 from knowledgepulse.records.yaml import MIN_ALIAS_BUDGET, parse_yaml
 
 

@@ -24,8 +24,7 @@ import yaml
 from yaml.nodes import Node, ScalarNode, SequenceNode
 
 from knowledgepulse._util.jsonpath import format_path
-from knowledgepulse.records.model import Location, Problem, Record
-from knowledgepulse.records.strict_json import MAX_NESTING
+from knowledgepulse.records.model import MAX_NESTING, Location, Problem, Record
 from knowledgepulse.records.yaml_controls import Controls
 from knowledgepulse.records.yaml_loader import (
     ALIAS_FACTOR,

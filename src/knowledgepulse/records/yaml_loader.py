@@ -1,7 +1,7 @@
 """PyYAML's safe loader, made to compose within bounds and to hand out a file's records one by one.
 
 Composing is where a file's cost is decided, so the bounds are kept here: nesting past
-:data:`~knowledgepulse.records.strict_json.MAX_NESTING`, and aliases expanding past
+:data:`~knowledgepulse.records.model.MAX_NESTING`, and aliases expanding past
 :data:`ALIAS_FACTOR` times the nodes the file writes (at least :data:`MIN_ALIAS_BUDGET`), stop
 the file with :class:`Refused` at the place they are passed.
 """
@@ -30,7 +30,7 @@ from yaml.reader import Reader
 from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
-from knowledgepulse.records.strict_json import MAX_NESTING
+from knowledgepulse.records.model import MAX_NESTING
 
 MIN_ALIAS_BUDGET = 10_000
 """Nodes a file may always expand to through aliases, however small it is."""

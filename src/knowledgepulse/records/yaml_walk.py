@@ -7,7 +7,7 @@ import re
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from knowledgepulse.records.strict_json import MAX_NESTING
+from knowledgepulse.records.model import MAX_NESTING
 from knowledgepulse.records.yaml_loader import (
     AS_TEXT,
     FLOAT,

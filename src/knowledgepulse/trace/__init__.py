@@ -1,8 +1,4 @@
-"""The ``ReasoningTrace`` document: models, and loading with path-precise errors.
-
-The models (and pydantic) are imported on first use: reading valid traces needs only the
-compiled check of :mod:`knowledgepulse.trace.views`.
-"""
+"""The ``ReasoningTrace`` document: models, and loading with path-precise errors."""
 
 from __future__ import annotations
 
