@@ -215,13 +215,14 @@ def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
     try:
         for value in elements:
             location = Location(name, None, index)
-            deep = json_values.too_deep(value)
-            if deep is not None:
-                yield Problem(location, deep, json_values.TOO_DEEP)
-            else:
-                yield Record(location, value)
             index += 1
-    except ijson.JSONError as error:
+            try:
+                json_values.check_parsed_depth(value)
+            except json_values.JsonError as problem:
+                yield Problem(location, problem.path, problem.message)
+                continue
+            yield Record(location, value)
+    except (ijson.JSONError, UnicodeDecodeError) as error:  # yajl checks UTF-8 less than orjson
         yield _list_syntax_problem(data, name, index, error)
 
 
