@@ -378,3 +378,13 @@ def test_anything_but_an_object_after_a_document_is_still_extra_data(tmp_path: P
     items = list(read_records(path))
     assert isinstance(items[1], Problem)
     assert str(items[1]) == f"{path}:2: invalid JSON: extra data after the document (column 3)"
+
+
+def test_an_integer_past_64_bits_ends_a_json_list_at_its_element(tmp_path: Path) -> None:
+    """ijson refuses it (JSON Lines reads it as a float): the elements before it are kept."""
+    items = read_file(tmp_path, "t.json", b'[{"a": 1},\n{"b": 18446744073709551616}, {"c": 3}]')
+    assert [str(item).split(": ", 1)[-1] for item in items[1:]] == [
+        "invalid JSON: an integer past 64 bits; write it as a string"
+    ]
+    assert str(items[1].location) == f"{tmp_path / 't.json'}[1]"
+    assert isinstance(items[0], Record)

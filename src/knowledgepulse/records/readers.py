@@ -227,9 +227,15 @@ def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
 
 
 def _list_syntax_problem(data: bytes, name: str, index: int, error: Exception) -> Problem:
-    """Where a list stops being valid JSON: its line and column, from orjson's byte offset."""
+    """Where a list stops being valid JSON: its line and column, from orjson's byte offset.
+
+    orjson stops at the first error ijson stops at, but for an integer past 64 bits, which it
+    reads as a float: then the element's index is all that is known.
+    """
+    reason = str(error).split("\n", 1)[0]
     try:
-        orjson.loads(data)
+        if "integer overflow" not in reason:
+            orjson.loads(data)
     except orjson.JSONDecodeError as located:
         if "UTF-8" in located.msg:
             try:
@@ -241,13 +247,9 @@ def _list_syntax_problem(data: bytes, name: str, index: int, error: Exception) -
             "",
             f"invalid JSON: {located.msg} (column {located.colno})",
         )
-    # orjson reads what ijson refused (an integer past 64 bits): name ijson's reason.
-    reason = str(error).split("\n", 1)[0]
-    return Problem(
-        Location(name, None, index),
-        "",
-        f"invalid JSON: {reason} (an integer past 64 bits? write it as a string)",
-    )
+    if "integer overflow" in reason:
+        reason = "an integer past 64 bits; write it as a string"
+    return Problem(Location(name, None, index), "", f"invalid JSON: {reason}")
 
 
 def _parse_documents(data: bytes, start: int, name: str) -> Iterator[Record | Problem]:
