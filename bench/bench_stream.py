@@ -8,10 +8,8 @@ Every figure is a whole process, as a user runs it, medians of interleaved runs:
 
 - 20,000 generated traces (``bench/generate_traces.py``, about 2.4 KB each) scored without
   the embedder, against the reference SDK's work on the same file (``node
-  bench/reference/evaluate_value.mjs``: JSON.parse and evaluateValue, no validation) and
-  against CPython's floor for that work, validation included
-  (``bench/reference/python_floor.py``: msgspec's one-pass parse and check, the formula,
-  nothing else);
+  bench/reference/evaluate_value.mjs``: JSON.parse and evaluateValue, no validation);
+- ``kp validate`` on the same traces as JSON Lines and as one JSON list (streamed by ijson);
 - one trace, end to end (start-up and imports included);
 - peak RSS of ``kp score --no-embedder -`` fed 10k and ``--big`` traces through a pipe, and how
   long the first output line takes (medians of ``--memory-repeats`` runs of each).
@@ -35,7 +33,6 @@ ROOT = Path(__file__).resolve().parents[1]
 GENERATE = [sys.executable, str(ROOT / "bench" / "generate_traces.py")]
 KP = [sys.executable, "-m", "knowledgepulse.cli.main"]
 NODE_REFERENCE = ROOT / "bench" / "reference" / "evaluate_value.mjs"
-PYTHON_FLOOR = [sys.executable, str(ROOT / "bench" / "reference" / "python_floor.py")]
 
 
 def timed(command: list[str], stdin_path: Path | None = None) -> tuple[float, int]:
@@ -71,11 +68,11 @@ def peak_rss_kib(command: list[str], producer: list[str]) -> tuple[int, float]:
     return int(err.decode().strip().splitlines()[-1]), first_line
 
 
-def side_by_side(traces: Path, repeats: int) -> dict[str, float]:
+def side_by_side(traces: Path, as_list: Path, repeats: int) -> dict[str, float]:
     commands = {
         "kp_score": [*KP, "score", "--no-embedder", "-f", "jsonl", str(traces)],
         "kp_validate": [*KP, "validate", str(traces)],
-        "python_floor": [*PYTHON_FLOOR, str(traces)],
+        "kp_validate_json_list": [*KP, "validate", str(as_list)],
     }
     if shutil.which("node"):
         commands["reference_node"] = ["node", str(NODE_REFERENCE), str(traces)]
@@ -89,11 +86,9 @@ def side_by_side(traces: Path, repeats: int) -> dict[str, float]:
         memory[name] = peak_of(command)
     figures = {f"{name}_s": statistics.median(times) for name, times in samples.items()}
     figures |= {f"{name}_peak_mib": kib / 1024 for name, kib in memory.items()}
+    figures["json_list_over_jsonl"] = figures["kp_validate_json_list_s"] / figures["kp_validate_s"]
     if "reference_node_s" in figures:
         figures["kp_score_over_reference"] = figures["kp_score_s"] / figures["reference_node_s"]
-        figures["python_floor_over_reference"] = (
-            figures["python_floor_s"] / figures["reference_node_s"]
-        )
     return figures
 
 
@@ -147,6 +142,7 @@ def main() -> None:
     parser.add_argument(
         "--memory-only", action="store_true", help="only the peak RSS at 10k and --big"
     )
+    parser.add_argument("--no-memory", action="store_true", help="skip the memory section")
     args = parser.parse_args()
     if args.memory_only:
         show({"machine": _machine()} | memory(args.big, args.memory_repeats))
@@ -155,6 +151,8 @@ def main() -> None:
         traces = Path(scratch) / "traces.jsonl"
         with traces.open("wb") as out:
             subprocess.run([*GENERATE, str(args.count)], stdout=out, check=True)
+        as_list = Path(scratch) / "traces.json"
+        as_list.write_bytes(b"[\n" + b",\n".join(traces.read_bytes().splitlines()) + b"\n]\n")
         one = Path(scratch) / "one.jsonl"
         one.write_bytes(traces.read_bytes().split(b"\n", 1)[0] + b"\n")
         figures: dict[str, float | str] = {
@@ -162,9 +160,10 @@ def main() -> None:
             "traces": args.count,
             "mean_trace_bytes": round(traces.stat().st_size / args.count),
         }
-        figures |= side_by_side(traces, args.repeats)
+        figures |= side_by_side(traces, as_list, args.repeats)
         figures |= one_trace(one, args.repeats)
-    figures |= memory(args.big, args.memory_repeats)
+    if not args.no_memory:
+        figures |= memory(args.big, args.memory_repeats)
     show(figures)
 
 

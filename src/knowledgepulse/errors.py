@@ -7,10 +7,8 @@ these into one-line messages and exit codes in one place (``knowledgepulse.cli.m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from knowledgepulse.records import Problem
+from knowledgepulse.problems import Problem
 
 
 class KnowledgePulseError(Exception):

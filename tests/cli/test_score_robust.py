@@ -231,3 +231,18 @@ def test_an_eof_error_inside_a_command_is_not_mistaken_for_ctrl_c(
     run = kp("score", str(TRACES), "--no-embedder", "-f", "jsonl")
     assert run.code == EXIT_INTERNAL
     assert "EOFError: truncated" in run.err
+
+
+@pytest.mark.parametrize("bad", ['{"a": NaN, "b": "trunc', '{"a": 1, "a": 2, "b": [tr'])
+def test_a_nan_or_repeated_key_then_a_syntax_error_is_one_bad_record(
+    kp: KpRunner, tmp_path: Path, bad: str
+) -> None:
+    """Such a record is reported at its line (exit 1); the traces around it are scored."""
+    good = [json.dumps(trace_json(trace_id=f"kp:trace:{n}")) for n in range(2)]
+    path = tmp_path / "t.jsonl"
+    path.write_text(f"{good[0]}\n{bad}\n{good[1]}\n")
+    run = kp("score", "--no-embedder", "-f", "jsonl", str(path))
+    assert run.code == 1
+    assert [json.loads(line)["id"] for line in run.out.splitlines()] == ["kp:trace:0", "kp:trace:1"]
+    assert f"{path}:2: invalid JSON" in run.err
+    assert kp("validate", str(path)).code == 1

@@ -19,7 +19,7 @@ sys.exit(code)
 
 # Each is a tenth of a one-trace run or more, or brings numpy: loaded only by the runs that
 # need them (an embedder or a cache, YAML input, the async API, --min-score, --order time or
-# --corpus, the table). The trace models (and pydantic) load with knowledgepulse.trace.
+# --corpus, the table). pydantic loads always: its models are the one definition of a trace.
 NOT_NEEDED = (
     "numpy",
     "yaml",
@@ -50,8 +50,8 @@ def test_scoring_json_lines_without_an_embedder_loads_no_numpy_yaml_or_curation(
     assert [name for name in NOT_NEEDED if name in modules] == []
 
 
-def test_an_invalid_record_is_reported_by_the_models(tmp_path: Path) -> None:
-    """The models say what is wrong with an invalid record."""
+def test_an_invalid_record_is_reported_with_the_models_message(tmp_path: Path) -> None:
+    """An invalid record is reported, located, by the models' validation; the run exits 1."""
     done, modules = _loaded(
         "score", "--no-embedder", "-f", "jsonl", str(EXAMPLES / "invalid.jsonl")
     )

@@ -349,3 +349,15 @@ def test_span_order_lines_and_encodings_do_not_change_the_trace(
     bounds = [0, *sorted(set(cuts)), len(shuffled)]
     lines = [_otlp(shuffled[start:end]) for start, end in itertools.pairwise(bounds)]
     assert to_trace(lines).trace == EXPECTED
+
+
+def test_a_start_time_of_thousands_of_digits_is_not_a_crash(tmp_path: Path) -> None:
+    """A 5,000-digit startTimeUnixNano string (found by bench/fuzz_loaders.py) is no time."""
+    text = (EXAMPLE / "pydantic_ai_weather.otlp.jsonl").read_text()
+    start = json.loads(text.splitlines()[0])["resourceSpans"][0]["scopeSpans"][0]["spans"][0][
+        "startTimeUnixNano"
+    ]
+    path = tmp_path / "spans.otlp.jsonl"
+    path.write_text(text.replace(f'"{start}"', '"' + "9" * 5000 + '"'))
+    items = list(convert_file(path, source="otlp"))
+    assert all(isinstance(item, ConvertedTrace | Problem) for item in items)

@@ -355,5 +355,5 @@ def test_a_file_of_only_a_bad_message_is_reported_once(tmp_path: Path) -> None:
     items = [str(item) for item in convert_file(path, source="pydantic-ai")]
     assert len(items) == 1
     assert items[0].startswith(
-        f"{path}:1: not a Pydantic AI message: an object with keys content, role"
+        f"{path}[0]: not a Pydantic AI message: an object with keys content, role"
     )

@@ -353,5 +353,18 @@ def test_a_file_of_only_a_bad_step_is_reported_once(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"step_number": 1, "timing": []}]))
     items = [str(item) for item in convert_file(path, source="smolagents")]
     assert items == [
-        f"{path}:1: timing: expected {{start_time, end_time, duration}}, found a JSON list"
+        f"{path}[0]: timing: expected {{start_time, end_time, duration}}, found a JSON list"
     ]
+
+
+def test_a_timestamp_past_year_9999_is_not_a_crash(tmp_path: Path) -> None:
+    """A corrupt start_time (found by bench/fuzz_loaders.py) converts; created_at is then now."""
+    example = Path(__file__).parents[2] / "examples" / "integrations" / "smolagents" / "steps.json"
+    steps = json.loads(example.read_text())
+    for step in steps:
+        if isinstance(step.get("timing"), dict):
+            step["timing"]["start_time"] = 1.8e28
+    path = tmp_path / "steps.json"
+    path.write_text(json.dumps(steps))
+    items = list(convert_file(path, source="smolagents"))
+    assert any(isinstance(item, ConvertedTrace) for item in items)

@@ -54,7 +54,7 @@ def test_any_mutated_trace_is_scored_or_reported(tmp_path: Path, record: str) ->
     problems = [item for item in items if isinstance(item, Problem)]
     assert all(str(problem).startswith(f"{path}:2: ") for problem in problems)
     scorer = TraceValueScorer(embedder=None)
-    breakdowns = scorer.iter_scores(item.scorable for item in loaded)
+    breakdowns = scorer.iter_scores(item.trace for item in loaded)
     results = [
         ScoredTrace(breakdown, item.record.location)
         for item, breakdown in zip(loaded, breakdowns, strict=True)

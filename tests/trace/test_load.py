@@ -36,14 +36,14 @@ def test_bad_records_do_not_stop_the_good_ones(tmp_path: Path) -> None:
 
 
 def test_json_list_file_loads_every_trace(tmp_path: Path) -> None:
-    """A JSON file holding a list of traces yields each, with the line it starts on."""
+    """A JSON file holding a list of traces yields each, with its index in the list."""
     path = tmp_path / "t.json"
     path.write_text(
         json.dumps([trace_json(trace_id="kp:trace:1"), trace_json(trace_id="kp:trace:2")], indent=1)
     )
     items = list(load_traces([path]))
     assert [i.trace.id for i in items if isinstance(i, LoadedTrace)] == ["kp:trace:1", "kp:trace:2"]
-    assert all(isinstance(i, LoadedTrace) and i.record.location.line for i in items)
+    assert [i.location.index for i in items] == [0, 1]
 
 
 def test_the_bundled_examples_are_valid() -> None:
@@ -89,3 +89,52 @@ def test_progress_counts_every_byte_read(tmp_path: Path) -> None:
     assert len(list(load_traces([path], progress=seen.append))) == 3
     assert len(seen) == 3
     assert sum(seen) == path.stat().st_size
+
+
+def test_a_nan_then_a_broken_record_costs_only_its_line(tmp_path: Path) -> None:
+    """A record with a NaN (or a repeated key) and then a syntax error is one located problem."""
+    lines = [
+        json.dumps(trace_json(trace_id="kp:trace:a")),
+        '{"a": NaN, "b": "trunc',
+        '{"a": 1, "a": 2, "b": [tr',
+        json.dumps(trace_json(trace_id="kp:trace:b")),
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    items = list(load_traces([path]))
+    assert [i.trace.id for i in items if isinstance(i, LoadedTrace)] == ["kp:trace:a", "kp:trace:b"]
+    assert [str(i).split(": ")[0:2] for i in items if isinstance(i, Problem)] == [
+        [f"{path}:2", "invalid JSON"],
+        [f"{path}:3", "invalid JSON"],
+    ]
+
+
+def test_a_repeated_key_keeps_its_last_value_in_a_trace(tmp_path: Path) -> None:
+    """A key given twice keeps the last value, as JSON.parse does: here the second objective."""
+    text = json.dumps(trace_json(trace_id="kp:trace:a"))
+    path = tmp_path / "t.jsonl"
+    path.write_text(text.replace('"task": {', '"task": {"objective": "first", ', 1) + "\n")
+    (loaded,) = load_traces([path])
+    assert isinstance(loaded, LoadedTrace)
+    assert loaded.trace.task.objective == trace_json()["task"]["objective"]
+
+
+def test_a_json_list_broken_midway_keeps_the_traces_before_the_break(tmp_path: Path) -> None:
+    """Elements stream one by one: those before a syntax error load; the error names its line."""
+    traces = [json.dumps(trace_json(trace_id=f"kp:trace:{n}")) for n in range(3)]
+    path = tmp_path / "t.json"
+    path.write_text("[\n" + ",\n".join(traces) + ',\n{"a": NaN}\n]\n')
+    items = list(load_traces([path]))
+    assert [i.trace.id for i in items if isinstance(i, LoadedTrace)] == [
+        "kp:trace:0",
+        "kp:trace:1",
+        "kp:trace:2",
+    ]
+    assert [str(i.location) for i in items if isinstance(i, LoadedTrace)] == [
+        f"{path}[0]",
+        f"{path}[1]",
+        f"{path}[2]",
+    ]
+    problem = items[-1]
+    assert isinstance(problem, Problem)
+    assert str(problem).startswith(f"{path}:5: invalid JSON: ")

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from knowledgepulse._util.jsonpath import Loc
 from knowledgepulse._util.text import counted
-from knowledgepulse.records import Problem, Record
+from knowledgepulse.problems import Problem
+
+
+class Locating(Protocol):
+    """What places a problem inside a document: a :class:`~knowledgepulse.records.Record`."""
+
+    def problem(self, loc: Loc, message: str, *, warning: bool = False) -> Problem:
+        """A problem at a path inside the document."""
+
 
 _PATTERN_MEANINGS = {
     r"^kp:trace:.+": "an id of the form 'kp:trace:<anything>'",
@@ -60,6 +69,6 @@ def describe(error: ErrorDetails) -> str:
     return f"{message} (got {found})"
 
 
-def problems_from(error: ValidationError, record: Record) -> list[Problem]:
+def problems_from(error: ValidationError, record: Locating) -> list[Problem]:
     """Every error of a pydantic validation, located in its record by JSON path."""
     return [record.problem(tuple(item["loc"]), describe(item)) for item in error.errors()]

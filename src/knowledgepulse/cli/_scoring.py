@@ -13,7 +13,6 @@ from knowledgepulse.value.scorer import TraceValueScorer
 if TYPE_CHECKING:
     from knowledgepulse.curation import MinScore
     from knowledgepulse.trace.models import ReasoningTrace
-    from knowledgepulse.trace.views import TraceView
     from knowledgepulse.value.breakdown import ValueBreakdown
 
 
@@ -23,19 +22,13 @@ def scored_stream(
     """Each trace with its breakdown, in order; at most one batch is held at a time."""
     pending: deque[LoadedTrace] = deque()
 
-    def feed() -> Iterator[ReasoningTrace | TraceView]:
+    def feed() -> Iterator[ReasoningTrace]:
         for loaded in traces:
             pending.append(loaded)
-            yield scorer_input(scorer, loaded)
+            yield loaded.trace
 
     for breakdown in scorer.iter_scores(feed()):
         yield pending.popleft(), breakdown
-
-
-def scorer_input(scorer: TraceValueScorer, loaded: LoadedTrace) -> ReasoningTrace | TraceView:
-    """What to give the scorer for a trace: its view when no embedder will read the texts."""
-    # Without an embedder the scorer reads counts only, which the view has: no model is built.
-    return loaded.trace if scorer.embedder is not None else loaded.scorable
 
 
 def scored_whole(
@@ -54,7 +47,7 @@ def scored_whole(
     else:
         if order == "time":
             traces = [traces[i] for i in time_order(traces)]
-        breakdowns = scorer.score_many(scorer_input(scorer, loaded) for loaded in traces)
+        breakdowns = scorer.score_many(loaded.trace for loaded in traces)
     if min_score is not None and min_score.percentile is not None:
         # The threshold is known only now: the verdicts are recomputed against it.
         threshold = min_score.resolve([b.score for b in breakdowns])

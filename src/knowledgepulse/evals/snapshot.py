@@ -21,8 +21,8 @@ from knowledgepulse._util.pydantic_errors import problems_from
 from knowledgepulse.errors import ReportFileError
 from knowledgepulse.evals.runner import EvalRun
 from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.json_values import JsonError, loads
 from knowledgepulse.records.source import BOM, open_source
-from knowledgepulse.records.strict_json import JsonError, loads_bytes
 
 _HOW_TO_WRITE = "write one with: kp eval CASES --suite SUITE -f json -o FILE"
 
@@ -205,7 +205,7 @@ def load_report(path: str | Path) -> RunSnapshot:
         data = source.stream.read()
         name = source.name
     try:
-        document = loads_bytes(data.removeprefix(BOM))
+        document, _ = loads(data.removeprefix(BOM))
     except (JsonError, UnicodeDecodeError) as error:
         if isinstance(error, JsonError):
             problem = Problem(Location(name, error.line), error.path, error.message)

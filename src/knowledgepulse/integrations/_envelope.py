@@ -221,5 +221,9 @@ def _rfc3339(at: datetime | float | None) -> str:
     elif isinstance(at, datetime):
         moment = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
     else:
-        moment = datetime.fromtimestamp(at, UTC)
+        try:
+            moment = datetime.fromtimestamp(at, UTC)
+        except (OverflowError, OSError, ValueError):
+            # Past year 9999 (a corrupt timestamp): no time is known, as when none is given.
+            moment = datetime.now(UTC)
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")

@@ -3,34 +3,30 @@
 Every record carries a :class:`Location` (file, line, index) so that a problem found later can be
 reported as ``FILE:LINE: PATH: message``. A part of the input that cannot be parsed becomes a
 :class:`Problem` in the stream, in input order; the records around it are still read. JSON Lines
-is read line by line, so memory stays flat however long the file; ``.gz`` files (and gzipped
-standard input) are decompressed as they are read.
+is read line by line, so memory stays flat however long the file; a JSON list is parsed one
+element at a time; ``.gz`` files (and gzipped standard input) are decompressed as they are read.
+:class:`Location` and :class:`Problem` live in :mod:`knowledgepulse.problems`, below every layer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TypeVar
 
-from knowledgepulse.records.model import Decoded, Location, Problem, Record
+from knowledgepulse.records.model import Location, Problem, Record
 from knowledgepulse.records.readers import parse_records, read_stream
 from knowledgepulse.records.source import STDIN, STDIN_NAME, Format, open_source
 
 __all__ = [
     "STDIN",
     "STDIN_NAME",
-    "Decoded",
     "Format",
     "Location",
     "Problem",
     "Record",
     "parse_records",
     "read_records",
-    "read_records_decoding",
 ]
-
-_Value = TypeVar("_Value")
 
 
 def read_records(
@@ -43,37 +39,14 @@ def read_records(
 
     A JSON file holds one document or a list of them; a JSON Lines file one document a line
     (blank lines are skipped); a YAML file one document, a list, or several ``---`` documents.
-    The format comes from the suffix (through ``.gz``), and is sniffed from the first line for
-    standard input and unknown suffixes. ``progress``, when given, is called with the number of
-    (decompressed) bytes consumed as reading goes on.
+    An element of a JSON list is located by its index (``FILE[3]``): the streaming parser does
+    not say on which line it starts. The format comes from the suffix (through ``.gz``), and is
+    sniffed from the first line for standard input and unknown suffixes. ``progress``, when
+    given, is called with the number of (decompressed) bytes consumed as reading goes on.
 
     Raises:
         InputFileError: the file cannot be opened, or its format is not among ``formats``.
     """
     allowed = tuple(formats)
     with open_source(source) as opened:
-        for item in read_stream(opened, allowed, progress):
-            assert not isinstance(item, Decoded)  # only a decoder makes them
-            yield item
-
-
-def read_records_decoding(
-    source: str | Path,
-    decode: Callable[[bytes], _Value | None],
-    *,
-    formats: Iterable[Format] = ("json", "jsonl"),
-    progress: Callable[[int], object] | None = None,
-) -> Iterator[Record | Problem | Decoded[_Value]]:
-    """:func:`read_records`, with each JSON Lines line offered to ``decode`` first.
-
-    A line ``decode`` returns a value for is yielded as :class:`Decoded`, not parsed; a line it
-    returns ``None`` for is read as usual. For a hot path: a decoder that builds just what the
-    caller needs from the bytes, in one pass, saves the parse into Python objects. It must
-    return ``None`` for any line the usual reading would refuse or warn about.
-
-    Raises:
-        InputFileError: as :func:`read_records`.
-    """
-    allowed = tuple(formats)
-    with open_source(source) as opened:
-        yield from read_stream(opened, allowed, progress, decode)
+        yield from read_stream(opened, allowed, progress)

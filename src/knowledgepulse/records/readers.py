@@ -1,28 +1,33 @@
-"""The three readers: JSON Lines line by line, a JSON document or list, YAML documents."""
+"""The three readers: JSON Lines line by line, a JSON document or list, YAML documents.
+
+A JSON Lines line is parsed by orjson (:mod:`knowledgepulse.records.json_values`); a top-level
+JSON list is streamed element by element by ijson (its C backend), so one element is built at a
+time and a syntax error keeps the elements before it. ijson does not say on which line an
+element starts: an element is located by its index (``FILE[3]``); a syntax error by its line.
+"""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from collections.abc import Callable, Iterator
 from itertools import chain
-from typing import Any, overload
+
+import ijson
+import orjson
 
 from knowledgepulse.errors import InputFileError
-from knowledgepulse.records import strict_json
-from knowledgepulse.records.model import Decoded, Location, Problem, Record
+from knowledgepulse.records import json_values
+from knowledgepulse.records.model import Location, Problem, Record
 from knowledgepulse.records.source import Format, ReadError, Source, lines, read_all
 
 Progress = Callable[[int], object]
-Decode = Callable[[bytes], Any]
-"""A JSON Lines line's bytes to a value, or ``None`` to have the line parsed as usual."""
 
 
 def read_stream(
-    source: Source,
-    allowed: tuple[Format, ...],
-    progress: Progress | None = None,
-    decode: Decode | None = None,
-) -> Iterator[Record | Problem | Decoded[Any]]:
+    source: Source, allowed: tuple[Format, ...], progress: Progress | None = None
+) -> Iterator[Record | Problem]:
     """Every record of an open source, in order (see :func:`knowledgepulse.records.read_records`).
 
     Raises:
@@ -32,7 +37,7 @@ def read_stream(
     if fmt is not None:
         _check_format(source.name, fmt, allowed)
         if fmt == "jsonl":
-            yield from _read_jsonl(lines(source.stream), source.name, progress, decode)
+            yield from _read_jsonl(lines(source.stream), source.name, progress)
             return
         yield from _read_whole(source, fmt, progress)
         return
@@ -48,7 +53,7 @@ def read_stream(
     fmt = _sniff(first, allowed)
     _check_format(source.name, fmt, allowed)
     if fmt == "jsonl":
-        yield from _read_jsonl(chain([first], line_iter), source.name, progress, decode)
+        yield from _read_jsonl(chain([first], line_iter), source.name, progress)
         return
     try:
         rest = b"\n".join(line_iter)
@@ -67,7 +72,7 @@ def parse_records(text: str, name: str, fmt: Format) -> Iterator[Record | Proble
             (line.encode("utf-8", "surrogatepass") for line in text.split("\n")), name
         )
     elif fmt == "json":
-        yield from _parse_json(text, name)
+        yield from _parse_json(text.encode("utf-8", "surrogatepass"), name)
     else:
         yield from _parse_yaml(text, name)
 
@@ -86,7 +91,7 @@ def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
     if stripped.startswith(b"{"):
         try:
             json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):
             return "json"  # a pretty-printed document spans several lines
         return "jsonl" if "jsonl" in allowed else "json"
     if not stripped.strip():
@@ -95,27 +100,9 @@ def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
     return "yaml" if "yaml" in allowed else "json"
 
 
-@overload
 def _read_jsonl(
-    raw_lines: Iterator[bytes],
-    name: str,
-    progress: Progress | None = None,
-    decode: None = None,
-) -> Iterator[Record | Problem]: ...
-
-
-@overload
-def _read_jsonl(
-    raw_lines: Iterator[bytes], name: str, progress: Progress | None, decode: Decode | None
-) -> Iterator[Record | Problem | Decoded[Any]]: ...
-
-
-def _read_jsonl(
-    raw_lines: Iterator[bytes],
-    name: str,
-    progress: Progress | None = None,
-    decode: Decode | None = None,
-) -> Iterator[Record | Problem | Decoded[Any]]:
+    raw_lines: Iterator[bytes], name: str, progress: Progress | None = None
+) -> Iterator[Record | Problem]:
     index = 0
     line_number = 0
     try:
@@ -127,21 +114,15 @@ def _read_jsonl(
                 continue
             location = Location(name, line_number, index)
             index += 1
-            if decode is not None:
-                decoded = decode(raw)
-                if decoded is not None:
-                    yield Decoded(location, raw, decoded)
-                    continue
-            notes: list[str] = []
             try:
-                value = strict_json.loads_bytes(raw, notes)
+                value, lone_surrogates = json_values.loads(raw)
             except UnicodeDecodeError as error:
                 yield Problem(location, "", _utf8_message(raw, error))
                 continue
-            except strict_json.JsonError as problem:
+            except json_values.JsonError as problem:
                 yield Problem(location, problem.path, problem.message)
                 continue
-            yield from _surrogate_warnings(location, notes)
+            yield from _surrogate_warnings(location, lone_surrogates)
             yield Record(location, value)
     except ReadError as failure:
         yield Problem(Location(name, line_number + 1), "", str(failure))
@@ -149,12 +130,7 @@ def _read_jsonl(
 
 def _surrogate_warnings(location: Location, paths: list[str]) -> Iterator[Problem]:
     for path in paths:
-        yield Problem(
-            location,
-            path,
-            "a \\ud800-\\udfff escape without its pair names no character; read as U+FFFD",
-            warning=True,
-        )
+        yield Problem(location, path, json_values.LONE_SURROGATE, warning=True)
 
 
 def _utf8_message(raw: bytes, error: UnicodeDecodeError) -> str:
@@ -179,19 +155,23 @@ def _read_whole(
 
 
 def _parse_bytes(data: bytes, name: str, fmt: Format) -> Iterator[Record | Problem]:
+    if fmt == "json":
+        yield from _parse_json(data, name)
+        return
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        line_start = data.rfind(b"\n", 0, error.start) + 1
-        yield Problem(
-            Location(name, line), "", _utf8_message(data[line_start:], _shifted(error, line_start))
-        )
+        yield _utf8_problem(data, name, error)
         return
-    if fmt == "json":
-        yield from _parse_json(text, name)
-    else:
-        yield from _parse_yaml(text, name)
+    yield from _parse_yaml(text, name)
+
+
+def _utf8_problem(data: bytes, name: str, error: UnicodeDecodeError) -> Problem:
+    line = data.count(b"\n", 0, error.start) + 1
+    line_start = data.rfind(b"\n", 0, error.start) + 1
+    return Problem(
+        Location(name, line), "", _utf8_message(data[line_start:], _shifted(error, line_start))
+    )
 
 
 def _parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
@@ -212,90 +192,107 @@ def _shifted(error: UnicodeDecodeError, offset: int) -> UnicodeDecodeError:
     )
 
 
-def _parse_json(text: str, name: str) -> Iterator[Record | Problem]:
-    """A JSON document; a top-level list yields one record per element, each with its line."""
-    start = _skip_space(text, 0)
-    if start == len(text):
+_SPACE = re.compile(rb"[ \t\r\n]*")
+
+
+def _parse_json(data: bytes, name: str) -> Iterator[Record | Problem]:
+    """A JSON document; a top-level list yields one record per element."""
+    start = _SPACE.match(data).end()  # type: ignore[union-attr] # the pattern matches anywhere
+    if start == len(data):
         return
-    if text[start] != "[":
-        yield from _parse_documents(text, start, name)
-        return
-    # Decode the list element by element so that each record knows the line it starts on; the
-    # line count advances with the position, so a long list costs linear time.
-    position = _skip_space(text, start + 1)
-    line = text.count("\n", 0, position) + 1
+    if data[start : start + 1] == b"[":
+        yield from _parse_list(data, name)
+    else:
+        yield from _parse_documents(data, start, name)
+
+
+def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
+    """The elements of a top-level list, streamed by ijson; each one a record or a problem."""
     index = 0
-    if position < len(text) and text[position] == "]":
-        return
-    while True:
-        location = Location(name, line, index)
-        notes: list[str] = []
-        try:
-            value, end = strict_json.raw_decode(text, position, notes)
-        except strict_json.JsonError as problem:
-            if problem.path or problem.line is None:
-                # The element is well-formed JSON with a bad value: skip just it.
+    # use_float: numbers become float and int (not Decimal), and an integer past 64 bits is
+    # an error, not a slow (or, past 4,300 digits, crashing) conversion.
+    elements = ijson.items(io.BytesIO(data), "item", use_float=True)
+    try:
+        for value in elements:
+            location = Location(name, None, index)
+            index += 1
+            try:
+                json_values.check_parsed_depth(value)
+            except json_values.JsonError as problem:
                 yield Problem(location, problem.path, problem.message)
-                skipped = _element_end(text, position)
-                if skipped is None:
-                    return
-                end = skipped
-            else:
-                yield Problem(Location(name, problem.line), "", problem.message)
-                return
-        else:
-            yield from _surrogate_warnings(location, notes)
+                continue
             yield Record(location, value)
-        index += 1
-        after = _skip_space(text, end)
-        line += text.count("\n", position, after)
-        position = after
-        if position < len(text) and text[position] == ",":
-            after = _skip_space(text, position + 1)
-            line += text.count("\n", position, after)
-            position = after
-            continue
-        if (
-            position < len(text)
-            and text[position] == "]"
-            and _skip_space(text, position + 1) == len(text)
-        ):
-            return
-        found = "the end of the file" if position >= len(text) else repr(text[position])
-        yield Problem(
-            Location(name, line),
+    except (ijson.JSONError, UnicodeDecodeError) as error:  # yajl checks UTF-8 less than orjson
+        yield _list_syntax_problem(data, name, index, error)
+
+
+def _list_syntax_problem(data: bytes, name: str, index: int, error: Exception) -> Problem:
+    """Where a list stops being valid JSON: its line and column, from orjson's byte offset.
+
+    orjson stops at the first error ijson stops at, but for an integer past 64 bits, which it
+    reads as a float: then the element's index is all that is known.
+    """
+    reason = str(error).split("\n", 1)[0]
+    try:
+        if "integer overflow" not in reason:
+            orjson.loads(data)
+    except orjson.JSONDecodeError as located:
+        if "UTF-8" in located.msg:
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as bad_byte:
+                return _utf8_problem(data, name, bad_byte)
+        return Problem(
+            Location(name, located.lineno),
             "",
-            f"invalid JSON: expected ',' or ']' after a list element, found {found}",
+            f"invalid JSON: {located.msg} (column {located.colno})",
         )
-        return
+    if "integer overflow" in reason:
+        reason = "an integer past 64 bits; write it as a string"
+    return Problem(Location(name, None, index), "", f"invalid JSON: {reason}")
 
 
-def _parse_documents(text: str, start: int, name: str) -> Iterator[Record | Problem]:
+def _parse_documents(data: bytes, start: int, name: str) -> Iterator[Record | Problem]:
     """One JSON document, or several objects one after another (a JSON text sequence).
 
     Pretty-printing exporters (OpenTelemetry's console exporter, say) write one indented object
-    per span with nothing between them but a newline: each object is a record.
+    per span with nothing between them but a newline: each object is a record. The standard
+    library's ``raw_decode`` says where each document ends; orjson then reads it.
     """
-    position, index = start, 0
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        yield _utf8_problem(data, name, error)
+        return
+    decoder = json.JSONDecoder()
+    position = start  # the bytes before it are ASCII spaces: as many characters
+    line = text.count("\n", 0, position) + 1
+    index = 0
     while True:
-        notes: list[str] = []
-        line = text.count("\n", 0, position) + 1
-        try:
-            value, end = strict_json.raw_decode(text, position, notes)
-        except strict_json.JsonError as problem:
-            yield Problem(
-                Location(name, problem.line or line, index), problem.path, problem.message
-            )
-            return
         location = Location(name, line, index)
-        yield from _surrogate_warnings(location, notes)
-        yield Record(location, value)
+        try:
+            end = decoder.raw_decode(text, position)[1]
+        except json.JSONDecodeError as error:
+            message = f"invalid JSON: {error.msg} (column {error.colno})"
+            yield Problem(Location(name, error.lineno, index), "", message)
+            return
+        except (RecursionError, ValueError):
+            end = len(text)  # too deep, or a number too long: orjson says which below
+        try:
+            value, lone_surrogates = json_values.loads(text[position:end].encode("utf-8"))
+        except json_values.JsonError as problem:
+            at = location if problem.line is None else location.at_line(line + problem.line - 1)
+            yield Problem(at, problem.path, problem.message)
+        else:
+            yield from _surrogate_warnings(location, lone_surrogates)
+            yield Record(location, value)
         after = _skip_space(text, end)
         if after == len(text):
             return
-        if not isinstance(value, dict) or text[after] != "{":
+        line += text.count("\n", position, after)
+        if text[position] != "{" or text[after] != "{":
             yield Problem(
-                Location(name, text.count("\n", 0, after) + 1),
+                Location(name, line),
                 "",
                 f"invalid JSON: extra data after the document (column {_column(text, after)})",
             )
@@ -307,15 +304,8 @@ def _column(text: str, position: int) -> int:
     return position - (text.rfind("\n", 0, position) + 1) + 1
 
 
-def _element_end(text: str, position: int) -> int | None:
-    """Where a syntactically valid element ends, parsing leniently (used after a value problem)."""
-    try:
-        return json.JSONDecoder(parse_constant=float).raw_decode(text, position)[1]
-    except (ValueError, RecursionError):
-        return None
+_TEXT_SPACE = re.compile(r"[ \t\r\n]*")
 
 
 def _skip_space(text: str, position: int) -> int:
-    while position < len(text) and text[position] in " \t\r\n":
-        position += 1
-    return position
+    return _TEXT_SPACE.match(text, position).end()  # type: ignore[union-attr] # always matches

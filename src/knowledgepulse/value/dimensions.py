@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from knowledgepulse.trace.shapes import ScorableTrace, metadata_source
+from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.trace.text import whole_text
 
 STEP_TYPES = 4
@@ -66,8 +66,8 @@ class TraceFeatures:
     confidence_source: ValueOrigin = "trace"
 
     @classmethod
-    def of(cls, trace: ScorableTrace) -> TraceFeatures:
-        """Count what the formulas need from a trace (a model or a view)."""
+    def of(cls, trace: ReasoningTrace) -> TraceFeatures:
+        """Count what the formulas need from a trace."""
         # One pass over the steps: this runs for every trace scored.
         steps = trace.steps
         types: set[str] = set()
@@ -79,7 +79,9 @@ class TraceFeatures:
                 recoveries += 1
             if step.tool is not None:
                 tools.add(step.tool.name)
-        source = metadata_source(trace.metadata)
+        # metadata.source is an extra: model_extra spares pydantic's attribute fallback, which
+        # raises and catches an error for every trace without one.
+        source = (trace.metadata.model_extra or {}).get("source")
         return cls(
             step_count=len(steps),
             unique_step_types=len(types),

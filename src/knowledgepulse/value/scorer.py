@@ -24,8 +24,7 @@ from knowledgepulse.novelty.settings import (
     check_cache_size,
 )
 from knowledgepulse.trace.load import parse_trace
-from knowledgepulse.trace.shapes import ScorableTrace
-from knowledgepulse.trace.views import TraceView
+from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown, compose
 from knowledgepulse.value.dimensions import (
     EMPTY_CACHE_NOVELTY,
@@ -41,7 +40,6 @@ if TYPE_CHECKING:  # numpy and the cache load when a trace is first embedded
 
     from knowledgepulse.novelty.cache import Nearest, VectorCache
     from knowledgepulse.novelty.representation import RepresentedVectors
-    from knowledgepulse.trace.models import ReasoningTrace
 
 CacheMode = Literal["online", "frozen"]
 DEFAULT_THRESHOLD = 0.75
@@ -56,8 +54,8 @@ class _DefaultEmbedder:
 
 DEFAULT_EMBEDDER: Any = _DefaultEmbedder()
 
-TraceInput: TypeAlias = "ReasoningTrace | TraceView | Mapping[str, Any]"
-"""A trace to score: a model, parsed JSON, or a view :func:`~knowledgepulse.load_traces` made."""
+TraceInput: TypeAlias = "ReasoningTrace | Mapping[str, Any]"
+"""A trace to score: a model, or parsed JSON."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +233,7 @@ class TraceValueScorer:
 
     def iter_scores(self, traces: Iterable[TraceInput]) -> Iterator[ValueBreakdown]:
         """Like :meth:`score_many`, yielding each breakdown as soon as its batch is scored."""
-        valid = (self._scorable(trace) for trace in traces)
+        valid = (parse_trace(trace) for trace in traces)
         while chunk := list(islice(valid, self.batch_size)):
             embedded = self._embed(chunk)
             novelties = self._novelty_many([trace.id for trace in chunk], embedded)
@@ -304,20 +302,12 @@ class TraceValueScorer:
             for trace, (value, origin) in zip(valid, novelties, strict=True)
         ]
 
-    def _scorable(self, trace: TraceInput) -> ScorableTrace:
-        # Without an embedder only the counts are read, which a view has: no model is built.
-        if isinstance(trace, TraceView) and self._embedder is None:
-            return trace
-        return parse_trace(trace)
-
-    def _embed(self, traces: Sequence[ScorableTrace]) -> _Embedded | None:
+    def _embed(self, traces: Sequence[ReasoningTrace]) -> _Embedded | None:
         embedder = self._embedder
         if embedder is None:
             return None
-        # The embedder reads the texts, which only a model has (_scorable made one of each).
-        models = [parse_trace(trace) for trace in traces]
         try:
-            result: RepresentedVectors = self._novelty_text.embed(embedder, models)
+            result: RepresentedVectors = self._novelty_text.embed(embedder, traces)
         except EmbedderUnavailableError as error:
             self._give_up_embedding(embedder, str(error))
             return None
@@ -348,13 +338,13 @@ class TraceValueScorer:
         _log.warning("novelty is %s for every trace: %s", NO_EMBEDDER_NOVELTY, reason)
 
     def _finish(
-        self, trace: ScorableTrace, embedded: _Embedded | None, position: int
+        self, trace: ReasoningTrace, embedded: _Embedded | None, position: int
     ) -> ValueBreakdown:
         value, origin = self._novelty(trace.id, embedded, position)
         return self.breakdown_with_novelty(trace, value, origin)
 
     def breakdown_with_novelty(
-        self, trace: ScorableTrace, novelty_value: float, origin: NoveltyOrigin
+        self, trace: ReasoningTrace, novelty_value: float, origin: NoveltyOrigin
     ) -> ValueBreakdown:
         """The trace's breakdown with a novelty measured elsewhere (corpus scoring, say).
 

@@ -268,7 +268,9 @@ def _nanos(value: Any) -> int | None:
         return value or None  # 0 means unset in OTLP
     if isinstance(value, float) and math.isfinite(value):
         return int(value) or None
-    if isinstance(value, str) and value.strip().isdigit():
+    # A 64-bit integer has at most 20 digits; a longer string is no time (and int() of one past
+    # 4,300 digits raises).
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 20:
         return int(value) or None
     return None
 

@@ -1,0 +1,265 @@
+"""Fuzz the loaders: every input gives records, problems or our own errors, never another exception.
+
+    python bench/fuzz_loaders.py                  # 100,000 inputs
+    python bench/fuzz_loaders.py --count 5000 --seed 7
+
+Each input is a seed file (valid traces, eval cases, suites, each ``kp convert --from`` format's
+example) mutated at random: bytes flipped, spans cut, repeated or swapped, tokens that have broken
+readers before spliced in (NaN, ``1e999``, huge integers, lone surrogates, deep brackets, repeated
+keys, a string cut short), records rewritten as a JSON list or pretty-printed, the file gzipped
+(sometimes cut short). It is written under the seed's suffix (or another) and read by the loader
+a command uses: ``load_traces`` (``kp score``/``validate``/``select``/``dedupe``), ``iter_cases``
+and ``load_suite`` (``kp eval``), ``convert_file`` for each ``--from`` source. A
+:class:`~knowledgepulse.errors.KnowledgePulseError` is a reported error; any other exception is
+counted, and the first of each kind is printed with the input that raised it (``--show``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import gzip
+import json
+import random
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from knowledgepulse.errors import KnowledgePulseError
+from knowledgepulse.evals.cases import iter_cases
+from knowledgepulse.evals.suite import load_suite
+from knowledgepulse.integrations.convert import convert_file
+from knowledgepulse.integrations.names import SOURCES
+from knowledgepulse.trace import load_traces
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from generate_traces import trace as generated_trace  # noqa: E402
+
+TOKENS = [
+    b"NaN",
+    b"-Infinity",
+    b"1e999",
+    b"-1e400",
+    b"18446744073709551616",
+    b"9" * 30,
+    b"9" * 5000,
+    b"-9223372036854775809",
+    b'"\\ud800"',
+    b'"\\udc00x\\ud83d"',
+    b"[" * 120,
+    b"]" * 50,
+    b"{" * 40,
+    b'{"a": 1, "a": 2}',
+    b'"trunc',
+    b"\xff\xfe",
+    b"\xe9",
+    b"\xef\xbb\xbf",
+    b"\x00",
+    b",",
+    b":",
+    b"}{",
+    b"null",
+    b"true",
+    b'""',
+    b"1.0",
+    b"-0",
+    b"\n",
+    b"\r\n",
+    b"\t",
+    b"---\n",
+    b"&a [*a, *a]",
+    b"!!python/object:os.system",
+    b"<<: *x",
+    b'"@context"',
+    b'"steps": []',
+    b'"step_id": -1',
+    b'"type": "thought"',
+    b'"created_at": "2026-02-30T25:00:00Z"',
+]
+
+Loader = Callable[[Path], Iterable[object]]
+
+
+def _convert(source: str) -> Loader:
+    return lambda path: convert_file(path, source=source)
+
+
+def _suite(path: Path) -> list[object]:
+    return [load_suite(path)]
+
+
+LOADERS: dict[str, Loader] = {
+    "traces": lambda path: load_traces([path]),
+    "cases": iter_cases,
+    "suite": _suite,
+    **{f"convert:{source}": _convert(source) for source in [*SOURCES, "auto"]},
+}
+
+
+def seeds() -> list[tuple[str, str, bytes]]:
+    """(loader, file name, bytes) for each valid input the mutations start from."""
+    rng = random.Random(0)
+    traces = [json.dumps(generated_trace(n, rng)).encode() for n in range(5)]
+    found: list[tuple[str, str, bytes]] = [
+        ("traces", "t.jsonl", b"\n".join(traces) + b"\n"),
+        ("traces", "t.json", b"[" + b",\n".join(traces) + b"]"),
+        ("traces", "t.json", json.dumps(json.loads(traces[0]), indent=2).encode()),
+    ]
+    examples = ROOT / "examples"
+    for path in sorted((examples / "traces").glob("*.json*")):
+        found.append(("traces", path.name, path.read_bytes()))
+    for path in sorted((examples / "evals").glob("*case*")):
+        found.append(("cases", path.name, path.read_bytes()))
+    for path in sorted((examples / "summaries").glob("cases.*")):
+        found.append(("cases", path.name, path.read_bytes()))
+    for path in [*examples.glob("evals/*suite*.yaml"), *examples.glob("pytest/*.kp.yaml")]:
+        found.append(("suite", path.name, path.read_bytes()))
+    formats = {
+        "otlp": "otel/*.jsonl",
+        "langsmith": "langgraph/*.json",
+        "openai-agents": "openai_agents/*.jsonl",
+        "smolagents": "smolagents/*.json",
+        "pydantic-ai": "pydantic_ai/*.json",
+    }
+    for source, pattern in formats.items():
+        for path in sorted((examples / "integrations").glob(pattern)):
+            found.append((f"convert:{source}", path.name, path.read_bytes()))
+            found.append(("convert:auto", path.name, path.read_bytes()))
+    return found
+
+
+def mutate(data: bytes, rng: random.Random) -> bytes:
+    """One to four random edits of ``data``."""
+    for _ in range(rng.randint(1, 4)):
+        data = rng.choice(_EDITS)(data, rng)
+    return data
+
+
+def _position(data: bytes, rng: random.Random) -> int:
+    return rng.randint(0, len(data))
+
+
+def _splice(data: bytes, rng: random.Random) -> bytes:
+    at = _position(data, rng)
+    return data[:at] + rng.choice(TOKENS) + data[at:]
+
+
+def _replace_value(data: bytes, rng: random.Random) -> bytes:
+    # After a colon, where a value starts: the token replaces the next few bytes.
+    colons = [i for i in range(len(data)) if data[i : i + 1] == b":"]
+    if not colons:
+        return _splice(data, rng)
+    at = rng.choice(colons) + 1
+    return data[:at] + b" " + rng.choice(TOKENS) + data[at + rng.randint(0, 12) :]
+
+
+def _flip(data: bytes, rng: random.Random) -> bytes:
+    if not data:
+        return data
+    at = rng.randrange(len(data))
+    return data[:at] + bytes([rng.randrange(256)]) + data[at + 1 :]
+
+
+def _cut(data: bytes, rng: random.Random) -> bytes:
+    start = _position(data, rng)
+    return data[:start] + data[start + rng.randint(1, 64) :]
+
+
+def _truncate(data: bytes, rng: random.Random) -> bytes:
+    return data[: _position(data, rng)]
+
+
+def _repeat(data: bytes, rng: random.Random) -> bytes:
+    start = _position(data, rng)
+    span = data[start : start + rng.randint(1, 200)]
+    return data[:start] + span * rng.randint(2, 5) + data[start:]
+
+
+def _as_list(data: bytes, rng: random.Random) -> bytes:
+    lines = [line for line in data.splitlines() if line.strip()]
+    return b"[\n" + b",\n".join(lines) + (b"\n]" if rng.random() < 0.9 else b"")
+
+
+def _pretty(data: bytes, rng: random.Random) -> bytes:
+    try:
+        values = [json.loads(line) for line in data.splitlines() if line.strip()]
+    except ValueError:
+        return data
+    return b"\n".join(json.dumps(value, indent=rng.choice([1, 2])).encode() for value in values)
+
+
+_EDITS = [
+    _splice,
+    _splice,
+    _replace_value,
+    _replace_value,
+    _flip,
+    _cut,
+    _truncate,
+    _repeat,
+    _as_list,
+    _pretty,
+]
+
+
+def _name(name: str, rng: random.Random) -> str:
+    roll = rng.random()
+    if roll < 0.1:
+        return "input" + rng.choice([".json", ".jsonl", ".yaml", ".txt", ""])
+    return name
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--count", type=int, default=100_000, help="inputs to try")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--show", type=int, default=3, help="examples printed per failure kind")
+    args = parser.parse_args()
+    faulthandler.enable()  # a crash in a C extension prints where it happened
+    rng = random.Random(args.seed)
+    starts = seeds()
+    failures: Counter[str] = Counter()
+    by_loader: Counter[str] = Counter()
+    shown: Counter[str] = Counter()
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory() as scratch:
+        for number in range(args.count):
+            loader, name, data = rng.choice(starts)
+            data = mutate(data, rng)
+            name = _name(name, rng)
+            if rng.random() < 0.05:
+                data = gzip.compress(data)
+                name += ".gz"
+                if rng.random() < 0.3:
+                    data = data[: _position(data, rng)]
+            path = Path(scratch) / f"{number % 10}-{name}"
+            path.write_bytes(data)
+            by_loader[loader] += 1
+            try:
+                for _ in LOADERS[loader](path):
+                    pass
+            except KnowledgePulseError:
+                pass
+            except Exception as error:  # the point of the exercise: count what is not ours
+                kind = f"{loader}: {type(error).__name__}: {str(error)[:80]}"
+                failures[kind] += 1
+                if shown[kind] < args.show:
+                    shown[kind] += 1
+                    print(f"--- {kind}\ninput ({name}): {data[:300]!r}", file=sys.stderr)
+                    traceback.print_exc(limit=-3)
+    elapsed = time.perf_counter() - began
+    print(f"inputs: {args.count} in {elapsed:.0f} s (seed {args.seed})")
+    for loader, count in sorted(by_loader.items()):
+        print(f"  {loader:24} {count}")
+    print(f"exceptions not the project's own: {sum(failures.values())}")
+    for kind, count in failures.most_common():
+        print(f"  {count:6}  {kind}")
+
+
+if __name__ == "__main__":
+    main()

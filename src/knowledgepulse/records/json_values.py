@@ -1,0 +1,149 @@
+r"""One JSON value from bytes, parsed by orjson, with the rules users rely on and readable errors.
+
+orjson refuses what JSON refuses (NaN, Infinity, a number past a double, invalid UTF-8, a lone
+surrogate escape); a key given twice keeps its last value, as ``JSON.parse`` does. Integers past
+64 bits are read as floats, as ``JSON.parse`` reads every number. Only when orjson refuses a
+document is it parsed again, by the standard library's ``json``, which accepts more, to say where
+the problem is: the JSON path of a NaN, the line and column of a syntax error. A lone surrogate
+(``"\ud800"``) names no character: it is read as U+FFFD, with a warning at its path, rather than
+costing the record.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import orjson
+
+from knowledgepulse._util.jsonpath import format_path, non_finite_numbers
+from knowledgepulse.records.model import MAX_NESTING
+
+
+class JsonError(ValueError):
+    """Raised when a document is not valid JSON for us; ``path`` or ``line`` say where, if known."""
+
+    def __init__(self, message: str, *, path: str = "", line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+
+
+TOO_DEEP = f"nested deeper than {MAX_NESTING} levels; flatten the document"
+LONE_SURROGATE = "a \\ud800-\\udfff escape without its pair names no character; read as U+FFFD"
+
+
+def loads(data: bytes) -> tuple[Any, list[str]]:
+    """One JSON document from UTF-8 bytes, and the paths of lone surrogates replaced in it.
+
+    Raises:
+        JsonError: the bytes are not one valid JSON document, or it nests past ``MAX_NESTING``.
+        UnicodeDecodeError: the bytes are not UTF-8.
+    """
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        return _explain(data, error)
+    check_depth(value, data)
+    return value, []
+
+
+def check_depth(value: Any, text: bytes | None = None) -> None:
+    """Refuse a value nested past ``MAX_NESTING``, naming the path where it goes too deep.
+
+    ``text`` is the value's JSON text, when at hand: a text that opens at most ``MAX_NESTING``
+    objects and lists cannot nest deeper (brackets inside strings only make the count larger),
+    so only a larger one is walked.
+
+    Raises:
+        JsonError: the value nests too deep.
+    """
+    if text is not None and text.count(b"{") + text.count(b"[") <= MAX_NESTING:
+        return
+    deep = too_deep(value)
+    if deep is not None:
+        raise JsonError(TOO_DEEP, path=deep)
+
+
+def check_parsed_depth(value: Any) -> None:
+    """:func:`check_depth` for a value parsed elsewhere (an element of a list ijson streams).
+
+    orjson writes it again for the count: a few microseconds, where a walk takes tens.
+
+    Raises:
+        JsonError: the value nests too deep.
+    """
+    try:
+        text = orjson.dumps(value)
+    except orjson.JSONEncodeError:  # past orjson's own limit (254 levels): too deep anyway
+        text = None
+    check_depth(value, text)
+
+
+def too_deep(value: Any) -> str | None:
+    """The path of the first value nested past ``MAX_NESTING``, walking without recursion."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        item, loc = stack.pop()
+        if len(loc) >= MAX_NESTING and isinstance(item, dict | list):
+            return format_path(loc)
+        if isinstance(item, dict):
+            stack.extend((child, (*loc, key)) for key, child in item.items())
+        elif isinstance(item, list):
+            stack.extend((child, (*loc, index)) for index, child in enumerate(item))
+    return None
+
+
+def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]]:
+    """Why orjson refused ``data``; or its value, when the one problem was a lone surrogate."""
+    text = data.decode("utf-8")
+    syntax = JsonError(f"invalid JSON: {error.msg} (column {error.colno})", line=error.lineno)
+    try:
+        # The standard library reads NaN, Infinity and 1e999 as floats and keeps lone
+        # surrogates, so each can be found by its path.
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise syntax from None
+    except RecursionError:
+        raise JsonError(TOO_DEEP) from None
+    except ValueError as failure:  # int() past sys.get_int_max_str_digits()
+        reason = str(failure).split(";", 1)[0].split("\n", 1)[0]
+        raise JsonError(f"a number too long to read ({reason}); write it as a string") from None
+    check_depth(value)  # first: the walks below recurse
+    for loc in non_finite_numbers(value):
+        raise JsonError(
+            "NaN and infinite numbers are not valid JSON; use a finite number",
+            path=format_path(loc) if loc else "",
+        )
+    found: list[str] = []
+    value = _without_lone_surrogates(value, (), found)
+    if not found:
+        raise syntax  # a number orjson cannot hold, say
+    return value, found
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_lone_surrogates(value: Any, loc: tuple[str | int, ...], found: list[str]) -> Any:
+    # json has already joined every valid pair, so any surrogate left is a lone one.
+    if isinstance(value, str):
+        if _SURROGATE.search(value) is None:
+            return value
+        found.append(format_path(loc))
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {
+            _without_lone_surrogates(key, loc, found): _without_lone_surrogates(
+                child, (*loc, key), found
+            )
+            for key, child in value.items()
+        }
+    if isinstance(value, list):
+        return [
+            _without_lone_surrogates(child, (*loc, index), found)
+            for index, child in enumerate(value)
+        ]
+    return value

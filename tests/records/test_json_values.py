@@ -1,0 +1,75 @@
+"""One JSON value from bytes: orjson's strictness, and where a problem is when it refuses one."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledgepulse.records.json_values import (
+    LONE_SURROGATE,
+    TOO_DEEP,
+    JsonError,
+    check_parsed_depth,
+    loads,
+)
+from knowledgepulse.records.model import MAX_NESTING
+
+
+def test_a_repeated_key_keeps_the_last_value() -> None:
+    """As JSON.parse does (spec: changed in session 3)."""
+    assert loads(b'{"a": 1, "b": {"c": 1, "c": [2]}, "a": 3}') == ({"a": 3, "b": {"c": [2]}}, [])
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [(b'{"a": [1, NaN]}', "a[1]"), (b'{"b": {"c": -Infinity}}', "b.c"), (b"[1e999]", "[0]")],
+)
+def test_a_non_finite_number_is_refused_at_its_path(text: bytes, path: str) -> None:
+    """NaN, Infinity and an overflowing literal are invalid, named by their JSON path."""
+    with pytest.raises(JsonError) as raised:
+        loads(text)
+    assert raised.value.path == path
+    assert raised.value.message.startswith("NaN and infinite numbers are not valid JSON")
+
+
+def test_a_nan_before_a_syntax_error_is_a_syntax_error_with_its_column() -> None:
+    """The record that used to stop whole runs: one JsonError, located."""
+    with pytest.raises(JsonError) as raised:
+        loads(b'{"a": NaN, "b": "trunc')
+    assert raised.value.line == 1
+    assert raised.value.message.startswith("invalid JSON: ")
+    assert raised.value.message.endswith("(column 7)")
+
+
+def test_integers_past_64_bits_read_as_floats_and_absurd_ones_are_refused() -> None:
+    """As JSON.parse reads every number; past Python's 4,300 digits, a located message."""
+    assert loads(b"[18446744073709551615, 18446744073709551616]")[0] == [
+        18446744073709551615,
+        1.8446744073709552e19,
+    ]
+    with pytest.raises(JsonError, match="a number too long to read"):
+        loads(b"[" + b"9" * 5000 + b"]")
+
+
+def test_a_lone_surrogate_is_read_as_a_replacement_character_with_its_path() -> None:
+    """Half a surrogate pair names no character: U+FFFD, and the path for a warning."""
+    assert loads(b'{"a": ["ok", "x\\udc00"]}') == ({"a": ["ok", "x\ufffd"]}, ["a[1]"])
+    assert "U+FFFD" in LONE_SURROGATE
+
+
+@pytest.mark.parametrize("depth", [MAX_NESTING + 1, 1100, 5000])
+def test_nesting_past_the_bound_is_refused_whatever_the_depth(depth: int) -> None:
+    """Past MAX_NESTING (or past orjson's and Python's own limits) is one JsonError."""
+    with pytest.raises(JsonError) as raised:
+        loads(b"[" * depth + b"]" * depth)
+    assert raised.value.message == TOO_DEEP
+
+
+def test_a_parsed_value_is_checked_for_depth_as_a_parsed_text_is() -> None:
+    """check_parsed_depth (for ijson's elements) refuses what loads refuses, at the same path."""
+    deep: object = []
+    for _ in range(MAX_NESTING):
+        deep = [deep]
+    with pytest.raises(JsonError) as raised:
+        check_parsed_depth({"a": deep})
+    assert raised.value.path.startswith("a[0][0]")
+    check_parsed_depth({"a": [[]] * 500})  # wide is fine
