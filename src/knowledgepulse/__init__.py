@@ -8,9 +8,9 @@ imported on first use so that ``kp score`` does not pay for the evaluation half 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from knowledgepulse._util.lazy import lazy_exports
 from knowledgepulse._version import __version__
 from knowledgepulse.errors import KnowledgePulseError
 
@@ -68,8 +68,23 @@ _HOMES = {
     ),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
-# `kp.integrations.langchain` with no import line.
-__getattr__, __dir__ = lazy_exports(__name__, _HOME_OF, globals(), submodules=("integrations",))
+
+
+# Every `kp` command lives inside this package, so importing it must stay cheap (0.05 s, against
+# 0.5 s for both halves): these names import their half of the library when first used (PEP 562).
+def __getattr__(name: str) -> Any:
+    if name == "integrations":  # `kp.integrations.langchain` with no import line
+        return importlib.import_module(f"{__name__}.integrations")
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME_OF, "integrations"})
 
 
 __all__ = [
