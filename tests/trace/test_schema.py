@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from knowledgepulse.trace.schema import trace_json_schema
+from knowledgepulse.trace.models import trace_json_schema
 
 ROOT = Path(__file__).parents[2]
 

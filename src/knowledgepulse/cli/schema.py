@@ -16,7 +16,7 @@ NAMES = ("trace", "suite", "case")
 def _generator(name: str) -> Callable[[], dict[str, Any]]:
     # Each schema's module loads only when asked for: `kp schema trace` needs no evals code.
     if name == "trace":
-        from knowledgepulse.trace.schema import trace_json_schema  # noqa: PLC0415
+        from knowledgepulse.trace.models import trace_json_schema  # noqa: PLC0415
 
         return trace_json_schema
     from knowledgepulse.evals.schema import SCHEMAS  # noqa: PLC0415

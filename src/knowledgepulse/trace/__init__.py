@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from knowledgepulse.trace.load import LoadedTrace, load_traces, parse_trace, validate_record
 from knowledgepulse.trace.models import (
+    CONTEXT_URLS,
+    STEP_TYPES,
     Entity,
     KnowledgeGraphDelta,
     Metadata,
@@ -11,10 +13,10 @@ from knowledgepulse.trace.models import (
     ReasoningTrace,
     Relationship,
     Step,
+    StepType,
     Task,
     Tool,
 )
-from knowledgepulse.trace.vocabulary import CONTEXT_URLS, STEP_TYPES, StepType
 
 __all__ = [
     "CONTEXT_URLS",

@@ -25,7 +25,14 @@ from pydantic import (
     field_validator,
 )
 
-from knowledgepulse.trace.vocabulary import StepType
+CONTEXT_URLS: tuple[str, ...] = (
+    "https://openknowledgepulse.org/schema/v1",
+    "https://knowledgepulse.dev/schema/v1",
+)
+"""Both ``@context`` URLs the seeds use; either validates."""
+
+StepType = Literal["thought", "tool_call", "observation", "error_recovery"]
+STEP_TYPES: tuple[StepType, ...] = ("thought", "tool_call", "observation", "error_recovery")
 
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
 # StrictFloat takes JSON integers (1 is a number) but never "0.9" or true.
@@ -172,3 +179,16 @@ class ReasoningTrace(_JsonLdModel):
     steps: Annotated[list[Step], Field(min_length=1)]
     outcome: Outcome
     knowledge_graph_delta: KnowledgeGraphDelta | None = None
+
+
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def trace_json_schema() -> dict[str, Any]:
+    """The JSON Schema of one trace document (a JSON Lines line, or an item of a JSON list).
+
+    ``kp schema trace`` prints it; the repository keeps a copy at ``schemas/trace.schema.json``
+    for editors, which a test keeps equal to this.
+    """
+    schema = ReasoningTrace.model_json_schema(by_alias=True)
+    return {"$schema": JSON_SCHEMA_DIALECT, **schema}
