@@ -10,6 +10,27 @@ from collections.abc import Sequence
 
 from knowledgepulse.problems import Problem
 
+__all__ = [
+    "CacheFileError",
+    "CaseValidationError",
+    "EmbedderUnavailableError",
+    "InputFileError",
+    "KnowledgePulseError",
+    "MissingDependencyError",
+    "OutputError",
+    "PluginLoadError",
+    "ProblemsError",
+    "ProfileError",
+    "ReportFileError",
+    "ScorerParameterError",
+    "SuiteError",
+    "TraceValidationError",
+    "UnknownPresetError",
+    "UnknownScorerError",
+    "VectorError",
+    "missing_extra",
+]
+
 
 class KnowledgePulseError(Exception):
     """Base class of every error knowledgepulse raises on purpose."""

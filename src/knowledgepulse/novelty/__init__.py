@@ -12,6 +12,7 @@ from knowledgepulse.novelty.embedder import (
     WindowedEmbedder,
     default_embedder,
     dimensions_of,
+    embedder_for,
     model_id_of,
     shared_embedder,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "WindowedEmbedder",
     "default_embedder",
     "dimensions_of",
+    "embedder_for",
     "model_id_of",
     "novelty_text",
     "shared_embedder",

@@ -1,0 +1,64 @@
+"""The public API as a user's typed code calls it: mypy strict checks this file against the
+signatures, so a change to a public name, argument or return type fails here (structlog's habit);
+pytest runs it, so each call really works as written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import knowledgepulse as kp
+from knowledgepulse.curation import Candidate, Selection, select
+from knowledgepulse.evals import CaseInput, CaseResult, EvalRun, Suite, evaluate_case, parse_case
+from knowledgepulse.novelty import Embedder, embedder_for
+from knowledgepulse.novelty.cache import Nearest, VectorCache
+from knowledgepulse.records import Problem
+from knowledgepulse.testing import HashingEmbedder, assert_passes
+from knowledgepulse.trace import LoadedTrace, ReasoningTrace
+from knowledgepulse.value import ScoringWeights, TraceValueScorer, ValueBreakdown
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def test_trace_value_scoring_is_typed_end_to_end() -> None:
+    """Load traces, score them with a scorer of one's own, read the breakdown's numbers."""
+    loaded: Iterator[LoadedTrace | Problem] = kp.load_traces([EXAMPLES / "traces/traces.jsonl"])
+    traces: list[ReasoningTrace] = [item.trace for item in loaded if isinstance(item, LoadedTrace)]
+    embedder: Embedder = HashingEmbedder(dimensions=64)
+    scorer = TraceValueScorer(embedder=embedder, cache=VectorCache(max_elements=25))
+    breakdowns: list[ValueBreakdown] = [scorer.score(trace) for trace in traces]
+    score: float = breakdowns[0].score
+    weights: ScoringWeights = kp.ScoringWeights(0.25, 0.25, 0.25, 0.25)
+    assert 0.0 <= score <= 1.0
+    assert len(breakdowns) == len(traces) > 1
+    assert weights.complexity == 0.25
+
+
+def test_the_vector_cache_is_typed() -> None:
+    """A cache takes array-likes and ids, and names the nearest earlier vector."""
+    cache = VectorCache(max_elements=3)
+    cache.add([1.0, 0.0], id="kp:trace:a")
+    nearest: Nearest | None = cache.nearest([1.0, 0.1])
+    assert nearest is not None
+    assert nearest.id == "kp:trace:a"
+
+
+def test_evaluation_is_typed_end_to_end() -> None:
+    """A suite over case files gives a run; one case gives a result that assert_passes reads."""
+    suite: Suite = kp.load_suite(EXAMPLES / "evals/suite.yaml")
+    cases: list[CaseInput] = kp.load_cases(EXAMPLES / "evals/cases.jsonl")
+    run: EvalRun = kp.run_suite(suite, cases)
+    case = parse_case({"id": "same", "actual": "a text", "expected": "a text"})
+    result: CaseResult = evaluate_case(kp.preset("standard"), case)
+    assert len(run.cases) == len(cases)
+    assert isinstance(result.passed, bool)
+    if result.passed:
+        assert_passes(result)
+
+
+def test_curation_and_device_choice_are_typed() -> None:
+    """select takes candidates and gives a selection; embedder_for names the CPU embedder."""
+    candidates = [Candidate(key=f"kp:trace:{i}", score=i / 4, domain="code") for i in range(4)]
+    selection: Selection = select(candidates, budget=2)
+    assert [candidates[i].key for i in selection.selected] == ["kp:trace:3", "kp:trace:2"]
+    assert isinstance(embedder_for("cpu"), Embedder)
