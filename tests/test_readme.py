@@ -1,24 +1,133 @@
-"""The README's Python snippets run as written, from the project's root."""
+"""The README works as written, from the project's root: its first screen's two commands, its
+Python snippets, the output it pictures (what ``kp`` really prints), its links and extras."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).parents[1]
-SNIPPETS = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text("utf-8"), re.S)
+TEXT = (ROOT / "README.md").read_text("utf-8")
+BLOCKS = re.findall(r"^```(\w+)\n(.*?)^```", TEXT, re.S | re.M)
+# The framework one-liners need a live agent of each framework; tests/integrations runs them.
+SNIPPETS = [body for kind, body in BLOCKS if kind == "python" and "kp.integrations" not in body]
+FIRST_SCREEN = "\n".join(TEXT.splitlines()[:25])
+SETUP, TESTS = [
+    body for kind, body in re.findall(r"^```(\w+)\n(.*?)^```", FIRST_SCREEN, re.S | re.M)
+]
+KP = [sys.executable, "-c", "from knowledgepulse.cli.main import main; raise SystemExit(main())"]
+
+
+def kp(*args: str) -> subprocess.CompletedProcess[str]:
+    """``kp ARGS`` in a fresh process from the project's root, on a wide terminal."""
+    env = {**os.environ, "COLUMNS": "200"}
+    return subprocess.run(
+        [*KP, *args], cwd=ROOT, capture_output=True, text=True, env=env, check=False
+    )
+
+
+def command(block: str) -> str:
+    """The one command line of a first-screen block (its comment left out)."""
+    lines = [line for line in block.splitlines() if line and not line.startswith("#")]
+    assert len(lines) == 1, block
+    return lines[0]
+
+
+def pictured(prompt: str) -> list[str]:
+    """The lines of the README's console block that starts with ``$ PROMPT``, prompt left out."""
+    found = re.search(rf"^\$ {re.escape(prompt)}\n(.*?)^```", TEXT, re.S | re.M)
+    assert found, prompt
+    return found.group(1).splitlines()
+
+
+def test_is_a_guide_of_about_250_lines() -> None:
+    """The README guides; the reference material lives in docs/ (issue 19)."""
+    assert len(TEXT.splitlines()) <= 250
+
+
+def test_the_first_screen_sets_up_and_runs_the_main_job_then_the_tests() -> None:
+    """Two one-line commands, each from a fresh venv: score the bundled examples; run the tests."""
+    setup, tests = command(SETUP), command(TESTS)
+    for line in (setup, tests):
+        assert line.startswith("python -m venv .venv && . .venv/bin/activate && pip install -e ")
+        assert "torch" not in line  # the default run needs no multi-GB CUDA download
+    assert setup.endswith("&& kp score examples/traces/traces.jsonl")
+    assert tests.endswith('pip install -e ".[embeddings,test]" && python -m pytest')
 
 
 @pytest.mark.embedder
-@pytest.mark.parametrize("snippet", SNIPPETS[:2], ids=["trace-value", "evaluations"])
-def test_readme_snippet_runs(snippet: str) -> None:
-    """Each of the README's first two snippets runs in a fresh interpreter without an error."""
+def test_the_first_command_scores_the_bundled_examples() -> None:
+    """The main job of the first command (after the set-up) runs and scores every trace."""
+    args = shlex.split(command(SETUP).rpartition("&&")[2])
+    assert args[0] == "kp"
+    run = kp(*args[1:])
+    assert run.returncode == 0, run.stderr
+    assert len(run.stdout.splitlines()) == 8  # piped: one JSON row a trace
+    assert "8 traces scored; 5 reach the sharing threshold 0.75" in run.stderr
+
+
+@pytest.mark.embedder
+def test_the_pictured_score_table_is_what_kp_prints() -> None:
+    """Each trace's score in the README's table is the score kp gives it."""
+    rows = [line.split() for line in pictured("kp score examples/traces/traces.jsonl")]
+    shown = {row[0]: float(row[1]) for row in rows if row and row[0].startswith("kp:trace:")}
+    assert len(shown) == 8
+    run = kp("score", "examples/traces/traces.jsonl", "-f", "jsonl")
+    assert run.returncode == 0, run.stderr
+    real = {row["id"]: round(row["score"], 3) for row in map(json.loads, run.stdout.splitlines())}
+    assert shown == real
+
+
+@pytest.mark.embedder
+def test_the_pictured_explanation_is_what_kp_prints() -> None:
+    """Every line of the README's ``--explain`` excerpt is a line kp prints."""
+    shown = pictured("kp score examples/traces/traces.jsonl --explain")
+    excerpt = [line for line in shown if line != "..."]
+    assert len(excerpt) >= 10
+    run = kp("score", "examples/traces/traces.jsonl", "-f", "table", "--explain")
+    assert run.returncode == 0, run.stderr
+    printed = {line.rstrip() for line in run.stdout.splitlines()}
+    assert [line for line in excerpt if line not in printed] == []
+
+
+@pytest.mark.embedder
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=[f"snippet-{i}" for i in range(len(SNIPPETS))])
+def test_python_snippet_runs(snippet: str) -> None:
+    """Each Python snippet runs in a fresh interpreter, prints, and raises nothing."""
     result = subprocess.run(
         [sys.executable, "-c", snippet], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()
+
+
+def test_the_api_snippet_prints_rounded_numbers() -> None:
+    """The first snippet rounds the score, so it never shows binary noise (0.7240000000000001)."""
+    assert "round(breakdown.score, 3)" in SNIPPETS[0]
+
+
+def test_every_extra_it_installs_exists() -> None:
+    """``pip install -e ".[a,b]"`` names extras that pyproject.toml defines."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    named = {
+        name for group in re.findall(r'-e "\.\[([\w,-]+)\]"', TEXT) for name in group.split(",")
+    }
+    assert named
+    assert named <= set(extras)
+
+
+def test_every_local_link_leads_to_a_file() -> None:
+    """Links to docs/ pages and example folders point at what is in the repository."""
+    links = [link for link in re.findall(r"\]\(([^)#]+)", TEXT) if "://" not in link]
+    assert links
+    assert [link for link in links if not (ROOT / link).exists()] == []

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +19,12 @@ from knowledgepulse.trace.text import actions_text, objective_text
 from tests.paths import CORPORA
 
 pytestmark = pytest.mark.embedder
+
+torch = pytest.importorskip(
+    "torch",
+    reason="torch is not installed (the `gpu` extra; its CPU build: "
+    "pip install torch --index-url https://download.pytorch.org/whl/cpu)",
+)
 
 DATA = Path(__file__).parents[1] / "data"
 REFERENCE = json.loads((DATA / "minilm_reference.json").read_text(encoding="utf-8"))

@@ -7,6 +7,10 @@ the run's spans become a scored ``ReasoningTrace``. Its tool fails once (``Model
 retried. No network, no key.
 
     python examples/integrations/capture/capture_agent.py
+
+Needs, from the repository's root (README.md beside this file):
+``pip install -e ".[otel]" "pydantic-ai-slim>=1.0"``
+(or ``pip install -e ".[examples]"`` for every example's frameworks).
 """
 
 from __future__ import annotations

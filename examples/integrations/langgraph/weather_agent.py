@@ -8,6 +8,10 @@ no key.
     python examples/integrations/langgraph/weather_agent.py               # print the scored trace
     python examples/integrations/langgraph/weather_agent.py --save runs.json
     kp convert --from langsmith runs.json                                  # the same, from the file
+
+Needs, from the repository's root (README.md beside this file):
+``pip install -e ".[langchain]" "langgraph>=0.2"``
+(or ``pip install -e ".[examples]"`` for every example's frameworks).
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ SDK's OpenAI exporter never runs.
     python examples/integrations/openai_agents/weather_agent.py            # print the scored trace
     python examples/integrations/openai_agents/weather_agent.py --export agents_export.jsonl
     kp convert --from openai-agents agents_export.jsonl                     # the exported spans
+
+Needs, from the repository's root (README.md beside this file):
+``pip install -e ".[openai-agents]"``
+(or ``pip install -e ".[examples]"`` for every example's frameworks).
 """
 
 from __future__ import annotations

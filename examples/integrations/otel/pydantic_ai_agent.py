@@ -7,6 +7,10 @@ fails once (``ModelRetry``), the model asks again, the tool answers, the model r
 
 It prints the scored ``ReasoningTrace`` (JSON) and the score; the failed call is an observation
 carrying the error and the retry is an ``error_recovery`` step.
+
+Needs, from the repository's root (README.md beside this file):
+``pip install -e ".[otel]" "pydantic-ai-slim>=1.0"``
+(or ``pip install -e ".[examples]"`` for every example's frameworks).
 """
 
 from __future__ import annotations

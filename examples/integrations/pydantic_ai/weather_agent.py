@@ -6,6 +6,10 @@ The model is a ``FunctionModel``: it thinks, calls ``get_weather`` (which fails 
     python examples/integrations/pydantic_ai/weather_agent.py            # print the scored trace
     python examples/integrations/pydantic_ai/weather_agent.py --save messages.json
     kp convert --from pydantic-ai messages.json                          # the same, from the file
+
+Needs, from the repository's root (README.md beside this file):
+``pip install -e . "pydantic-ai-slim>=1.0"``
+(or ``pip install -e ".[examples]"`` for every example's frameworks).
 """
 
 from __future__ import annotations

@@ -6,6 +6,10 @@ on its first call), calls it again, then gives the final answer. No network, no 
     python examples/integrations/smolagents/weather_agent.py             # print the scored trace
     python examples/integrations/smolagents/weather_agent.py --save steps.json
     kp convert --from smolagents steps.json                              # the same, from the file
+
+Needs, from the repository's root (README.md beside this file):
+``pip install -e . "smolagents>=1.20"``
+(or ``pip install -e ".[examples]"`` for every example's frameworks).
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty.backends import devices
@@ -16,23 +15,31 @@ from knowledgepulse.novelty.embedder import embedder_for
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.novelty.torch_minilm import TorchMiniLMEmbedder
 
+NO_TORCH = (
+    "torch is not installed (the `gpu` extra; its CPU build: "
+    "pip install torch --index-url https://download.pytorch.org/whl/cpu)"
+)
+
 
 @pytest.fixture
 def no_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch is installed and sees no GPU."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
 
 
 @pytest.fixture
 def one_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
     """torch sees one GPU (nothing is run on it)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
     monkeypatch.setattr(devices, "cuda_available", lambda: True)
 
 
-@pytest.mark.usefixtures("no_gpu")
-def test_cpu_and_auto_without_a_gpu_give_the_onnx_embedder() -> None:
+def test_cpu_and_auto_without_a_gpu_give_the_onnx_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     """``cpu``, and ``auto`` with no GPU, are the bundled int8 model in ``workers`` processes."""
+    monkeypatch.setattr(devices, "cuda_available", lambda: False)
     for device in ("cpu", "auto"):
         embedder = embedder_for(device, workers=2, max_windows=None)
         assert type(embedder) is MiniLMEmbedder
@@ -40,7 +47,6 @@ def test_cpu_and_auto_without_a_gpu_give_the_onnx_embedder() -> None:
         assert not embedder.loaded
 
 
-@pytest.mark.usefixtures("no_gpu")
 def test_cpu_takes_your_own_onnx_model(tmp_path: Path) -> None:
     """``--model`` goes to the ONNX embedder, which names it by its hash."""
     model = tmp_path / "model.onnx"
