@@ -11,8 +11,8 @@ an earlier trace with the same objective text, else the task whose first (best) 
 similar to it when their cosine reaches the threshold, else it starts a task of its own, named
 by its id. The vectors are the corpus's novelty vectors (objective, actions and the terms they
 act on, see ``docs/curation.md``): on tau-bench (50 tasks, 4 runs each, every objective worded
-anew) they group runs at an adjusted Rand index of 0.72 at 0.65, where the objectives' own
-embeddings reach 0.46 at best; Reflexion's runs of one question share its text (1.00).
+anew) they group runs at an adjusted Rand index of 0.71 at 0.65, where the objectives' own
+embeddings reach 0.46 at most; Reflexion's runs of one question share its text (1.00).
 """
 
 from __future__ import annotations
