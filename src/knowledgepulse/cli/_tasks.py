@@ -78,7 +78,12 @@ def with_tasks(
     task_field: str | None,
     task_similarity: float,
 ) -> list[Candidate]:
-    """The candidates, each with its task: read at ``task_field``, else inferred."""
+    """The candidates, each with its task: read at ``task_field``, else inferred.
+
+    A task the reader already set on a candidate (a dataset row's task column) is kept.
+    """
+    if any(c.task is not None for c in candidates):
+        return list(candidates)
     if task_field is not None:
         tasks: Sequence[str | None] = [task_at(t.record.value, task_field) for t in traces]
     else:
