@@ -5,13 +5,19 @@ trace is embedded once, one trace per call (timed: the p50 and p95 cost per trac
 for each of several random orders, every trace is compared with all the traces before it (an
 online cache holding everything): its novelty is ``1 - max cosine``. A trace is a *repeat* when
 a trace of the same task came before it. The AUC is the chance that a new task's novelty is
-above a repeat's (ties count half), averaged over the orders.
+above a repeat's (ties count half), averaged over the orders. ``false pairs`` counts the pairs
+of traces of different tasks at cosine 0.85 or more: what ``kp dedupe --threshold 0.85`` could
+take for near-duplicates.
 
 Task groups (see ``corpora/README.md``): tau-bench's task index (in the trace id) and
 Reflexion's question (the objective).
 
     python bench/bench_novelty.py [--names windows truncate objective-actions] [--orders 10]
-        [--sample N]
+        [--sample N] [--plain]
+
+``--plain`` makes every trace a plain run with no action step (each ``tool_call`` and
+``error_recovery`` becomes a ``thought`` with the same content), as a chat model's answers or a
+MATH solution are: what a representation does with a trace that has no actions.
 
 Figures only; nothing here fails on a timing. Timings on a shared machine are noisy.
 """
@@ -35,17 +41,28 @@ from knowledgepulse.value import TraceValueScorer
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 
 
-def load(name: str) -> tuple[list[ReasoningTrace], NDArray[np.int64]]:
-    """The corpus's traces and each one's task group."""
+def load(name: str, *, plain: bool = False) -> tuple[list[ReasoningTrace], NDArray[np.int64]]:
+    """The corpus's traces and each one's task group (``plain``: with no action step)."""
     root = CORPORA
     lines = (root / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
-    traces = [ReasoningTrace.model_validate(json.loads(line)) for line in lines if line.strip()]
+    documents = [json.loads(line) for line in lines if line.strip()]
+    if plain:
+        for document in documents:
+            for step in document["steps"]:
+                if step["type"] in ("tool_call", "error_recovery"):
+                    step["type"] = "thought"
+                    step.pop("tool", None)
+                    step.pop("input", None)
+    traces = [ReasoningTrace.model_validate(document) for document in documents]
     groups: dict[str, int] = {}
-    keys = []
-    for trace in traces:
-        found = re.search(r"task(\d+)-", trace.id) if name == "taubench" else None
-        keys.append(found.group(1) if found else trace.task.objective)
+    keys = [task_key(name, trace) for trace in traces]
     return traces, np.array([groups.setdefault(key, len(groups)) for key in keys])
+
+
+def task_key(corpus: str, trace: ReasoningTrace) -> str:
+    """The task a trace of ``corpus`` is a run of: tau-bench's index, Reflexion's question."""
+    found = re.search(r"task(\d+)-", trace.id) if corpus == "taubench" else None
+    return found.group(1) if found else trace.task.objective
 
 
 def separation(
@@ -78,12 +95,16 @@ def main() -> None:
     parser.add_argument("--corpora", nargs="+", default=["taubench", "reflexion_hotpotqa"])
     parser.add_argument("--orders", type=int, default=10)
     parser.add_argument("--sample", type=int, default=None, help="traces a corpus (seeded)")
+    parser.add_argument("--plain", action="store_true", help="turn every action into a thought")
     args = parser.parse_args()
     embedder = MiniLMEmbedder()
     embedder.load()
-    print("corpus | novelty_text | AUC | median N new / repeat | cost p50 / p95 ms a trace")
+    print(
+        "corpus | novelty_text | AUC | median N new / repeat | false pairs >= 0.85"
+        " | cost p50 / p95 ms a trace"
+    )
     for corpus in args.corpora:
-        traces, groups = load(corpus)
+        traces, groups = load(corpus, plain=args.plain)
         if args.sample is not None and args.sample < len(traces):
             keep = np.sort(np.random.default_rng(1).choice(len(traces), args.sample, False))
             traces, groups = [traces[i] for i in keep], groups[keep]
@@ -98,10 +119,14 @@ def main() -> None:
                 assert vectors is not None
                 rows.append(vectors[0])
             matrix = np.stack(rows)
-            auc, new, repeat = separation(matrix @ matrix.T, groups, args.orders)
+            similarity = matrix @ matrix.T
+            auc, new, repeat = separation(similarity, groups, args.orders)
+            other_task = np.triu(groups[:, None] != groups[None, :], k=1)
+            false_pairs = int((similarity[other_task] >= 0.85).sum())
             p50, p95 = np.percentile(costs, [50, 95])
             print(
-                f"{corpus} | {name} | {auc:.3f} | {new:.2f} / {repeat:.2f} | {p50:.0f} / {p95:.0f}",
+                f"{corpus} | {name} | {auc:.3f} | {new:.2f} / {repeat:.2f} | {false_pairs} "
+                f"| {p50:.0f} / {p95:.0f}",
                 flush=True,
             )
 

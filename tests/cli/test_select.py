@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from knowledgepulse.cli._tasks import with_tasks
+from knowledgepulse.curation import Candidate
 from knowledgepulse.testing import HashingEmbedder
 from tests.builders import step, trace_json
 from tests.cli.conftest import KpRunner
@@ -153,3 +155,96 @@ def test_dedupe_compares_the_representation_it_is_given(
     run = kp("dedupe", write(tmp_path / "t.jsonl", traces), "--novelty-text", novelty_text)
     assert run.code == 0, run.err
     assert len(run.out.splitlines()) == groups
+
+
+def runs(tmp_path: Path) -> str:
+    """Two tasks of three runs each, the task in an extra metadata key; run 2 fails."""
+    traces = []
+    for task, objectives in (
+        ("refund", ("refund order 7", "I want my money back for order 7", "order 7 refund")),
+        ("rebook", ("move my flight to Friday", "change the Oslo flight", "rebook to Friday")),
+    ):
+        for run, objective in enumerate(objectives):
+            trace = trace_json(
+                trace_id=f"kp:trace:{task}-{run}", objective=objective, success=run != 2
+            )
+            trace["metadata"]["bench"] = {"task_id": task}
+            traces.append(trace)
+    return write(tmp_path / "runs.jsonl", traces)
+
+
+def test_select_per_task_keeps_the_best_k_runs_of_each_task(kp: KpRunner, tmp_path: Path) -> None:
+    """--task-field names the task; --per-task 2 keeps two successful runs of each."""
+    report = tmp_path / "rejected.jsonl"
+    run = kp(
+        "select",
+        runs(tmp_path),
+        "--task-field",
+        "metadata.bench.task_id",
+        "--per-task",
+        "2",
+        "--report",
+        str(report),
+    )
+    assert run.code == 0, run.err
+    kept = [json.loads(line) for line in run.out.splitlines()]
+    assert sorted(t["id"] for t in kept) == [
+        "kp:trace:rebook-0",
+        "kp:trace:rebook-1",
+        "kp:trace:refund-0",
+        "kp:trace:refund-1",
+    ]
+    rejected = [json.loads(line) for line in report.read_text().splitlines()]
+    assert {(r["reason"], r["task"]) for r in rejected} == {
+        ("over_per_task", "refund"),
+        ("over_per_task", "rebook"),
+    }
+    assert "2 over --per-task" in run.err
+    assert "2 of 2 tasks covered (by metadata.bench.task_id)" in run.err
+
+
+def test_select_spends_a_budget_across_tasks(kp: KpRunner, tmp_path: Path) -> None:
+    """Budget 2 with the task field: one run of each task, not the two best of one."""
+    run = kp("select", runs(tmp_path), "--task-field", "metadata.bench.task_id", "--budget", "2")
+    tasks = sorted(
+        json.loads(line)["metadata"]["bench"]["task_id"] for line in run.out.splitlines()
+    )
+    assert tasks == ["rebook", "refund"]
+
+
+def test_select_infers_tasks_from_equal_objectives_without_an_embedder(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Two runs with one objective are one task: budget 2 takes the other task's trace too."""
+    traces = [
+        trace_json(trace_id="kp:trace:a1", objective="sum the invoices"),
+        trace_json(trace_id="kp:trace:a2", objective="sum the invoices"),
+        trace_json(trace_id="kp:trace:b1", objective="plan a trip", confidence=0.2),
+    ]
+    run = kp("select", write(tmp_path / "t.jsonl", traces), "--budget", "2", "--no-embedder")
+    assert run.code == 0, run.err
+    assert [json.loads(line)["id"] for line in run.out.splitlines()] == [
+        "kp:trace:a1",
+        "kp:trace:b1",
+    ]
+    assert "2 of 2 tasks covered (inferred)" in run.err
+
+
+@pytest.mark.parametrize("command", ["select", "dedupe"])
+def test_similarity_histogram_is_printed_on_stderr(
+    kp: KpRunner, tmp_path: Path, command: str
+) -> None:
+    """Percentiles, bins and the reach of each usual limit; stdout is unchanged."""
+    plain = kp(command, corpus(tmp_path))
+    run = kp(command, corpus(tmp_path), "--similarity-histogram")
+    assert run.code == 0, run.err
+    assert run.out == plain.out
+    assert "cosine of each trace with its nearest other trace (4 traces):" in run.err
+    assert "p50 " in run.err
+    assert "traces at or above --max-similarity S" in run.err
+
+
+def test_a_task_the_reader_set_is_kept() -> None:
+    """Candidates that already carry tasks (a dataset's task column) are not read or inferred."""
+    candidates = [Candidate("kp:trace:a", 0.5, task="row-task"), Candidate("kp:trace:b", 0.4)]
+    assert with_tasks(candidates, [], None, task_field="x", task_similarity=0.65) == candidates

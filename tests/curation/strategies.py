@@ -27,9 +27,15 @@ _components = st.integers(min_value=-2, max_value=2)
 _vector = st.tuples(_components, _components, _components).filter(any)
 
 
+_TASKS = st.sampled_from([None, "t1", "t2", "t3", "t4", "t5"])
+
+
 @st.composite
-def pools(draw: st.DrawFn, max_size: int = 16) -> Pool:
-    """Up to ``max_size`` candidates: repeated ids, tied scores, three domains."""
+def pools(draw: st.DrawFn, max_size: int = 16, *, tasks: bool = False) -> Pool:
+    """Up to ``max_size`` candidates: repeated ids, tied scores, three domains.
+
+    With ``tasks``, each candidate is a run of one of five tasks, or of none.
+    """
     size = draw(st.integers(min_value=0, max_value=max_size))
     raw = [draw(_vector) for _ in range(size)]
     vectors = np.array(raw, dtype=np.float32).reshape(size, 3)
@@ -42,6 +48,7 @@ def pools(draw: st.DrawFn, max_size: int = 16) -> Pool:
             domain=draw(st.sampled_from(["code", "finance", "qa"])),
             # As a content digest would: equal vectors, equal tiebreak.
             tiebreak=vectors[row].tobytes(),
+            task=draw(_TASKS) if tasks else None,
         )
         for row in range(size)
     ]

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.curation import Candidate, Selection, budget_for_top, select
+from knowledgepulse.curation import Candidate, Selection, budget_for_top, ranking, select
 from tests.curation.strategies import Pool, pools
 
 budgets = st.none() | st.integers(min_value=0, max_value=12)
@@ -180,3 +180,122 @@ def test_top_percent_rounds_down() -> None:
     assert budget_for_top(10, 735) == 73
     assert budget_for_top(100, 735) == 735
     assert budget_for_top(10, 5) == 0
+
+
+per_task_limits = st.none() | st.integers(min_value=1, max_value=3)
+
+
+@given(pools(tasks=True), budgets, limits, min_scores, per_task_limits, st.booleans(), st.randoms())
+def test_selection_across_tasks_does_not_depend_on_input_order(  # noqa: PLR0917
+    pool: Pool,
+    budget: int | None,
+    limit: float | None,
+    min_score: float | None,
+    per_task: int | None,
+    per_domain: bool,
+    rng: random.Random,
+) -> None:
+    """With tasks and a per-task limit too, shuffling the candidates changes nothing."""
+    order = list(range(len(pool.candidates)))
+    rng.shuffle(order)
+    first, second = (
+        select(
+            p.candidates,
+            p.vectors,
+            budget=budget,
+            max_similarity=limit,
+            min_score=min_score,
+            per_domain=per_domain,
+            per_task=per_task,
+        )
+        for p in (pool, pool.permuted(order))
+    )
+    assert _described(pool, first) == _described(pool.permuted(order), second)
+
+
+@given(pools(tasks=True), budgets, limits, per_task_limits, st.booleans())
+def test_per_task_never_keeps_more_than_k_of_a_task(
+    pool: Pool, budget: int | None, limit: float | None, per_task: int | None, per_domain: bool
+) -> None:
+    """At most K picks a task; a trace rejected for it belongs to a task that has K."""
+    selection = select(
+        pool.candidates,
+        pool.vectors,
+        budget=budget,
+        max_similarity=limit,
+        per_domain=per_domain,
+        per_task=per_task,
+    )
+    counts = Counter(pool.candidates[i].task for i in selection.selected)
+    if per_task is not None:
+        assert max(counts.values(), default=0) <= per_task
+    for rejection in selection.rejected:
+        if rejection.reason == "over_per_task":
+            assert counts[pool.candidates[rejection.index].task] == per_task
+    assert sorted([*selection.selected, *(r.index for r in selection.rejected)]) == list(
+        range(len(pool.candidates))
+    )
+
+
+@given(pools(tasks=True), min_scores, per_task_limits, st.integers(min_value=0, max_value=3))
+def test_every_task_above_the_minimum_is_covered_when_the_budget_allows(
+    pool: Pool, min_score: float | None, per_task: int | None, spare: int
+) -> None:
+    """A budget of at least one pick per eligible task gives every such task a pick."""
+    eligible = {c.task for c in pool.candidates if min_score is None or c.score >= min_score}
+    selection = select(
+        pool.candidates, budget=len(eligible) + spare, min_score=min_score, per_task=per_task
+    )
+    assert {pool.candidates[i].task for i in selection.selected} == eligible
+
+
+@given(pools(tasks=True), budgets, min_scores)
+def test_tasks_take_turns_and_each_task_gives_its_best_first(
+    pool: Pool, budget: int | None, min_score: float | None
+) -> None:
+    """No task gets a second pick while an eligible task has none; within a task, best first."""
+    selection = select(pool.candidates, budget=budget, min_score=min_score)
+    eligible = [
+        i
+        for i in ranking(pool.candidates)
+        if min_score is None or pool.candidates[i].score >= min_score
+    ]
+    tasks = {pool.candidates[i].task for i in eligible}
+    picks = [pool.candidates[i].task for i in selection.selected]
+    first_round = picks[: len(tasks)]
+    assert len(set(first_round)) == len(first_round)
+    for task in tasks:
+        runs = [i for i in eligible if pool.candidates[i].task == task]
+        chosen = [i for i in selection.selected if pool.candidates[i].task == task]
+        assert chosen == runs[: len(chosen)]
+
+
+def test_per_task_keeps_the_best_k_runs_of_each_task() -> None:
+    """Best of N: two tasks of three runs, K = 2, no budget: the two best of each."""
+    pool = [
+        Candidate(f"kp:trace:{task}{run}", score, task=task)
+        for task, scores in (("a", (0.9, 0.5, 0.7)), ("b", (0.2, 0.4, 0.3)))
+        for run, score in enumerate(scores)
+    ]
+    selection = select(pool, per_task=2)
+    # Picked in turns: each task's best, then each task's second.
+    assert [pool[i].key for i in selection.selected] == [
+        "kp:trace:a0",
+        "kp:trace:b1",
+        "kp:trace:a2",
+        "kp:trace:b2",
+    ]
+    assert {r.reason for r in selection.rejected} == {"over_per_task"}
+
+
+def test_a_budget_goes_to_a_new_task_before_a_better_second_run() -> None:
+    """Budget 2: the best run of task b, not the second-best run of task a."""
+    pool = [
+        Candidate("kp:trace:a1", 0.9, task="a"),
+        Candidate("kp:trace:a2", 0.8, task="a"),
+        Candidate("kp:trace:b1", 0.3, task="b"),
+    ]
+    assert select(pool, budget=2).selected == (0, 2)
+    # Without tasks it is plain score-first.
+    untasked = [Candidate(c.key, c.score) for c in pool]
+    assert select(untasked, budget=2).selected == (0, 1)

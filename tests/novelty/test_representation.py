@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from numpy.typing import NDArray
 
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS, novelty_text
@@ -67,6 +70,29 @@ def test_a_trace_without_actions_is_still_a_unit_vector() -> None:
     trace = make_trace(step_list=[step(0, "thought", "only thinking")])
     vector = novelty_text("objective-actions").embed(HashingEmbedder(), [trace]).vectors[0]
     assert float(np.linalg.norm(vector)) == pytest.approx(1.0, abs=1e-6)
+
+
+class _EmptyTextHasAVector(HashingEmbedder):
+    """Like MiniLM: the empty text embeds as one fixed, non-zero vector."""
+
+    def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        vectors = super().embed_batch(texts)
+        vectors[[not text for text in texts]] = np.eye(1, self.dimensions, 0, dtype=np.float32)
+        return vectors
+
+
+@pytest.mark.parametrize("name", ["objective-actions", "objective-actions-terms"])
+def test_two_traces_without_actions_compare_by_their_objectives_alone(name: str) -> None:
+    """The absent actions add nothing: the cosine is the objectives' (no free third or half)."""
+    embedder = _EmptyTextHasAVector(dimensions=64)
+    traces = [
+        make_trace(objective=objective, step_list=[step(0, "thought", "thinking")])
+        for objective in ("Integrate x squared", "Name the capital of Peru")
+    ]
+    a, b = novelty_text(name).embed(embedder, traces).vectors
+    objectives = embedder.embed_batch([objective_text(t) for t in traces])
+    assert float(a @ b) == pytest.approx(float(objectives[0] @ objectives[1]), abs=1e-6)
+    assert float(np.linalg.norm(a)) == pytest.approx(1.0, abs=1e-6)
 
 
 def test_cache_model_id_names_the_representation_except_windows() -> None:

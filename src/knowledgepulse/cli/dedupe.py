@@ -13,6 +13,7 @@ import click
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, stderr_console
+from knowledgepulse.cli._tasks import print_similarity_histogram, similarity_histogram_option
 from knowledgepulse.cli._traces import (
     batch_size_for,
     embedder_from,
@@ -35,8 +36,9 @@ from knowledgepulse.value.scorer import TraceValueScorer
     type=click.FloatRange(-1.0, 1.0),
     default=0.95,
     show_default=True,
-    help="Two traces are near-duplicates when their cosine reaches S.",
+    help="Two traces are near-duplicates when their cosine reaches S (see --similarity-histogram).",
 )
+@similarity_histogram_option
 @click.option(
     "-o",
     "--output",
@@ -50,6 +52,7 @@ def dedupe_command(
     *,
     paths: tuple[str, ...],
     threshold: float,
+    similarity_histogram: bool,
     output: Path | None,
     no_embedder: bool,
     model: Path | None,
@@ -77,6 +80,8 @@ def dedupe_command(
     )
     corpus = read_and_score(paths, scorer)
     require_vectors(corpus, "kp dedupe")
+    if similarity_histogram:
+        print_similarity_histogram(corpus.breakdowns)
     groups = (
         []
         if corpus.vectors is None

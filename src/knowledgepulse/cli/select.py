@@ -1,16 +1,16 @@
-"""``kp select``: the best traces under a budget, without near-duplicates, balanced by domain.
+"""``kp select``: the best traces under a budget, across tasks, without near-duplicates.
 
 Selection compares every trace with every other, so the whole input is held in memory (the
 parsed traces, and 1.5 KB of vector per trace with MiniLM). Traces are scored in corpus mode
 (each trace's novelty against all the others), so no verdict depends on input order, and the
-selection is written best first, which does not depend on it either.
+selection is written in the order it was picked, which does not depend on it either.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,13 @@ import click
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, stderr_console, stderr_is_terminal
+from knowledgepulse.cli._tasks import (
+    print_similarity_histogram,
+    similarity_histogram_option,
+    task_options,
+    task_summary,
+    with_tasks,
+)
 from knowledgepulse.cli._traces import (
     ProblemSink,
     batch_size_for,
@@ -112,8 +119,11 @@ def _top_percent(value: str | None) -> float | None:
 @click.option(
     "--max-similarity",
     type=click.FloatRange(-1.0, 1.0),
-    help="Reject a trace whose cosine with an already selected trace reaches S.",
+    help="Reject a trace whose cosine with an already selected trace reaches S "
+    "(see --similarity-histogram).",
 )
+@task_options
+@similarity_histogram_option
 @click.option(
     "-o",
     "--output",
@@ -137,6 +147,10 @@ def select_command(
     per_domain: bool,
     min_score: MinScore | None,
     max_similarity: float | None,
+    task_field: str | None,
+    task_similarity: float,
+    per_task: int | None,
+    similarity_histogram: bool,
     output: Path | None,
     report_path: Path | None,
     no_embedder: bool,
@@ -147,12 +161,15 @@ def select_command(
     novelty_text: str,
     profiles_file: Path | None,
 ) -> int:
-    """Select the best traces: score first, then skip near-duplicates, within a budget.
+    """Select the best traces: score first, across tasks, skipping near-duplicates.
 
     Traces are scored in corpus mode (novelty against every other trace of the input) and
-    ranked by score, then id. Walking down the ranking, a trace is rejected when it is below
-    --min-score, when its cosine with a selected trace reaches --max-similarity, or when the
-    budget is spent. The selected traces are written best first as JSON Lines, each with
+    ranked by score, then id. Each trace is a run of a task (--task-field, else inferred), and
+    the tasks take turns: the next pick is the best trace of a task with the fewest picks so
+    far. A trace is rejected when it is below --min-score, when its cosine with a selected
+    trace reaches --max-similarity, when its task has --per-task picks, or when the budget is
+    spent. The selected traces are written as JSON Lines in the order they were picked (every
+    task's best before any task's second, so the first N are a selection of N), each with
     metadata.quality_score set; --report lists the rejected ones with their reasons.
     """
     percent = _top_percent(top)
@@ -176,6 +193,18 @@ def select_command(
     corpus = read_and_score(paths, scorer)
     if max_similarity is not None:
         require_vectors(corpus, "--max-similarity")
+    if similarity_histogram:
+        print_similarity_histogram(corpus.breakdowns)
+    corpus = replace(
+        corpus,
+        candidates=with_tasks(
+            corpus.candidates,
+            corpus.traces,
+            corpus.vectors,
+            task_field=task_field,
+            task_similarity=task_similarity,
+        ),
+    )
     if percent is not None:
         budget = budget_for_top(percent, len(corpus.traces))
     threshold = (
@@ -188,6 +217,7 @@ def select_command(
         min_score=threshold,
         max_similarity=max_similarity,
         per_domain=per_domain,
+        per_task=per_task,
     )
     with open_output(output) as stream:
         for index in selection.selected:
@@ -198,7 +228,10 @@ def select_command(
             for rejection in selection.rejected:
                 stream.write(dumps(tidy(_rejection_row(corpus, rejection))) + "\n")
     stderr_console().print(
-        _summary(corpus, selection, budget, min_score), markup=False, highlight=False
+        _summary(corpus, selection, budget, min_score)
+        + f"; {task_summary(corpus.candidates, selection, task_field)}",
+        markup=False,
+        highlight=False,
     )
     return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
 
@@ -231,6 +264,7 @@ def require_vectors(corpus: ScoredCorpus, option: str) -> None:
 
 def _rejection_row(corpus: ScoredCorpus, rejection: Rejection) -> dict[str, Any]:
     row = trace_row(corpus, rejection.index) | {"reason": rejection.reason}
+    row["task"] = corpus.candidates[rejection.index].task
     if rejection.duplicate_of is not None:
         row["duplicate_of"] = corpus.breakdowns[rejection.duplicate_of].trace_id
         row["similarity"] = rejection.similarity
@@ -261,6 +295,8 @@ def _summary(
         parts.append(f"{reasons['near_duplicate']} near-duplicates")
     if reasons["over_budget"]:
         parts.append(f"{reasons['over_budget']} over budget")
+    if reasons["over_per_task"]:
+        parts.append(f"{reasons['over_per_task']} over --per-task")
     if corpus.sink.tally.invalid:
         n = corpus.sink.tally.invalid
         parts.append(f"{counted(n, 'invalid record')} skipped")

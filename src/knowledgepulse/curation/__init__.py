@@ -1,4 +1,4 @@
-"""Curation: order-free corpus scoring, score-first diverse selection, near-duplicate groups."""
+"""Curation: order-free corpus scoring, score-first selection across tasks, near-duplicates."""
 
 from knowledgepulse.curation.corpus import CorpusScores, score_corpus
 from knowledgepulse.curation.dedupe import DuplicateGroup, dedupe
@@ -19,8 +19,10 @@ from knowledgepulse.curation.select import (
     select,
 )
 from knowledgepulse.curation.similarity import leave_one_out_nearest
+from knowledgepulse.curation.tasks import INFERRED_TASK_SIMILARITY, infer_tasks, task_at
 
 __all__ = [
+    "INFERRED_TASK_SIMILARITY",
     "Candidate",
     "CorpusScores",
     "DuplicateGroup",
@@ -34,10 +36,12 @@ __all__ = [
     "content_digest",
     "dedupe",
     "domain_percentiles",
+    "infer_tasks",
     "leave_one_out_nearest",
     "percentiles",
     "ranking",
     "score_corpus",
     "select",
+    "task_at",
     "time_order",
 ]

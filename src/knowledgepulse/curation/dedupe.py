@@ -11,7 +11,7 @@ representative, not merely of some other member.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,8 +36,12 @@ class DuplicateGroup:
 def dedupe(
     candidates: Sequence[Candidate], vectors: NDArray[np.float32], *, threshold: float
 ) -> list[DuplicateGroup]:
-    """The near-duplicate groups (two or more traces), best representative first."""
-    selection = select(candidates, vectors, max_similarity=threshold)
+    """The near-duplicate groups (two or more traces), best representative first.
+
+    Tasks play no part: a group is made of near-copies, whatever task each is a run of.
+    """
+    task_blind = [replace(candidate, task=None) for candidate in candidates]
+    selection = select(task_blind, vectors, max_similarity=threshold)
     members: dict[int, list[tuple[int, float]]] = {}
     for rejection in selection.rejected:
         # With no budget and no minimum score, every rejection is a near-duplicate.

@@ -11,19 +11,27 @@ With ``per_domain`` the domains take turns: each round, every domain that still 
 candidate selects its best one (the round's picks in ranking order), until the budget is spent.
 So the budget is split evenly across domains, and a domain with too few good traces leaves its
 share to the others instead of wasting it.
+
+Tasks take turns the same way within a domain: the next pick is the best eligible candidate of
+a task with the fewest picks so far. So a budget covers as many tasks as it can before any task
+gets a second run, and the best-scoring tasks first; candidates with no task (``None``) are
+one task, so with no tasks at all this is plain score-first selection. ``per_task`` keeps at
+most K picks of each task: the best K runs of each, best-of-N for rejection-sampling
+fine-tuning.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Sequence
+import heapq
+from collections import Counter, deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-RejectionReason = Literal["below_min_score", "near_duplicate", "over_budget"]
+RejectionReason = Literal["below_min_score", "near_duplicate", "over_budget", "over_per_task"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,12 +43,15 @@ class Candidate:
         score: its value score.
         domain: its ``metadata.task_domain`` (for ``per_domain``).
         tiebreak: a digest of its content, for two copies of one id with equal scores.
+        task: the task it is a run of (see :mod:`knowledgepulse.curation.tasks`); ``None``:
+            none known.
     """
 
     key: str
     score: float
     domain: str = ""
     tiebreak: bytes = b""
+    task: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +60,8 @@ class Rejection:
 
     Attributes:
         index: the candidate's position in the list given to :func:`select`.
-        reason: ``below_min_score``, ``near_duplicate`` or ``over_budget``.
+        reason: ``below_min_score``, ``near_duplicate``, ``over_budget`` or ``over_per_task``
+            (its task already has ``per_task`` picks).
         duplicate_of: with ``near_duplicate``, the index of the most similar selected candidate.
         similarity: with ``near_duplicate``, the cosine with that candidate.
     """
@@ -62,10 +74,11 @@ class Rejection:
 
 @dataclass(frozen=True, slots=True)
 class Selection:
-    """The outcome of :func:`select`: indexes into the candidate list, in ranking order.
+    """The outcome of :func:`select`: indexes into the candidate list.
 
     Attributes:
-        selected: the selected candidates, best first.
+        selected: the selected candidates in the order they were picked: best first within
+            each round of turns (so the first N are what a budget of N would select).
         rejected: every other candidate with its reason, in ranking order.
         min_score: the minimum score applied (``None`` when there was none).
     """
@@ -76,7 +89,7 @@ class Selection:
 
 
 def ranking(candidates: Sequence[Candidate]) -> list[int]:
-    """The candidates' indexes, best first: score descending, then id, content digest, domain."""
+    """The candidates' indexes, best first: score descending, then id, digest, domain, task."""
     return sorted(
         range(len(candidates)),
         key=lambda i: (
@@ -84,6 +97,7 @@ def ranking(candidates: Sequence[Candidate]) -> list[int]:
             candidates[i].key,
             candidates[i].tiebreak,
             candidates[i].domain,
+            candidates[i].task or "",
         ),
     )
 
@@ -101,6 +115,7 @@ def select(
     min_score: float | None = None,
     max_similarity: float | None = None,
     per_domain: bool = False,
+    per_task: int | None = None,
 ) -> Selection:
     """Pick the best candidates under a budget, a minimum score and a similarity limit.
 
@@ -111,6 +126,7 @@ def select(
         min_score: candidates scoring below this are rejected.
         max_similarity: a candidate whose cosine with a selected one reaches this is rejected.
         per_domain: share the budget evenly across domains (see the module's docstring).
+        per_task: at most this many are selected of each task (``None``: no limit).
 
     Raises:
         ValueError: ``max_similarity`` without vectors, or vectors of the wrong shape.
@@ -124,14 +140,20 @@ def select(
     order = ranking(candidates)
     position = {index: rank for rank, index in enumerate(order)}
     rejected: dict[int, Rejection] = {}
-    queues: dict[str, deque[int]] = {}
+    eligible: dict[str, list[int]] = {}
     for index in order:
         if min_score is not None and candidates[index].score < min_score:
             rejected[index] = Rejection(index, "below_min_score")
         else:
             domain = candidates[index].domain if per_domain else ""
-            queues.setdefault(domain, deque()).append(index)
+            eligible.setdefault(domain, []).append(index)
     picked = _Picked(vectors, limit, max_similarity)
+    taken: Counter[str | None] = Counter()
+    task_limit = None if per_task is None else max(0, per_task)
+    domains = [
+        _TaskTurns(indexes, candidates, position, taken, task_limit)
+        for indexes in eligible.values()
+    ]
 
     def head(queue: deque[int]) -> int | None:
         # The queue's best candidate that is not a near-duplicate of a selected one.
@@ -144,22 +166,85 @@ def select(
         return None
 
     while not picked.full:
-        heads = [(i, queue) for queue in queues.values() if (i := head(queue)) is not None]
+        heads = [(i, turns) for turns in domains if (i := turns.head(head)) is not None]
         if not heads:
             break
-        for _, queue in sorted(heads, key=lambda pair: position[pair[0]]):
+        for _, turns in sorted(heads, key=lambda pair: position[pair[0]]):
             # An earlier pick in this round may have made this domain's head a near-duplicate.
-            if picked.full or head(queue) is None:
+            if picked.full or turns.head(head) is None:
                 continue
-            picked.add(queue.popleft())
-    for queue in queues.values():
-        for index in queue:
-            rejected[index] = picked.duplicate(index) or Rejection(index, "over_budget")
+            picked.add(turns.take())
+    for turns in domains:
+        for index, task_full in turns.rest():
+            rejected[index] = picked.duplicate(index) or Rejection(
+                index, "over_per_task" if task_full else "over_budget"
+            )
     return Selection(
         selected=tuple(picked.indexes),
         rejected=tuple(rejected[i] for i in sorted(rejected, key=position.__getitem__)),
         min_score=min_score,
     )
+
+
+class _TaskTurns:
+    """One domain's eligible candidates by task; the next is the best of a least-picked task.
+
+    A heap of ``(picks of the task, rank of its best candidate, task)``; an entry is checked
+    against the task's current count and head when it comes to the top (another domain's pick
+    of the same task, or a near-duplicate dropped from its queue, make it stale).
+    """
+
+    def __init__(
+        self,
+        indexes: list[int],
+        candidates: Sequence[Candidate],
+        position: dict[int, int],
+        taken: Counter[str | None],
+        limit: int | None,
+    ) -> None:
+        self.queues: dict[str | None, deque[int]] = {}
+        for index in indexes:  # in ranking order
+            self.queues.setdefault(candidates[index].task, deque()).append(index)
+        self._position = position
+        self._taken = taken
+        self._limit = limit
+        # Ranks are unique, so the task itself (maybe None) is never compared.
+        self._heap = [
+            (taken[task], position[queue[0]], task) for task, queue in self.queues.items()
+        ]
+        heapq.heapify(self._heap)
+
+    def head(self, first: Callable[[deque[int]], int | None]) -> int | None:
+        """The next pick (``first`` gives a queue's best eligible candidate), or ``None``."""
+        while self._heap:
+            count, rank, task = self._heap[0]
+            best = first(self.queues[task])
+            if best is None or (self._limit is not None and self._taken[task] >= self._limit):
+                heapq.heappop(self._heap)
+            elif (count, rank) != (self._taken[task], self._position[best]):
+                heapq.heapreplace(self._heap, (self._taken[task], self._position[best], task))
+            else:
+                return best
+        return None
+
+    def rest(self) -> Iterator[tuple[int, bool]]:
+        """Each candidate left, and whether its task has all the picks it may have."""
+        for task, queue in self.queues.items():
+            full = self._limit is not None and self._taken[task] >= self._limit
+            for index in queue:
+                yield index, full
+
+    def take(self) -> int:
+        """Remove the candidate :meth:`head` just gave (it is selected) and return it."""
+        _, _, task = self._heap[0]
+        index = self.queues[task].popleft()
+        self._taken[task] += 1
+        queue = self.queues[task]
+        if queue:
+            heapq.heapreplace(self._heap, (self._taken[task], self._position[queue[0]], task))
+        else:
+            heapq.heappop(self._heap)
+        return index
 
 
 class _Picked:

@@ -135,7 +135,11 @@ class NoveltyText:
         return model_id if self.name == "windows" else f"{model_id}+novelty-text:{self.name}"
 
     def embed(self, embedder: Embedder, traces: Sequence[ReasoningTrace]) -> RepresentedVectors:
-        """One unit vector per trace (a zero part is left out and the rest renormalised)."""
+        """One unit vector per trace over the parts it has.
+
+        A part a trace lacks (an empty text, no terms) is a zero block, and the vector is
+        renormalised over the rest: two traces without actions compare by their objectives.
+        """
         import numpy as np  # noqa: PLC0415 - see the imports
 
         from knowledgepulse.novelty.terms import term_vectors  # noqa: PLC0415
@@ -160,7 +164,13 @@ class NoveltyText:
             vectors = np.asarray(raw, dtype=np.float32)
             if vectors.ndim != 2 or vectors.shape[0] != len(texts):
                 return RepresentedVectors(vectors)  # the scorer reports the wrong shape
-            blocks.append(normalize(vectors) * np.float32(math.sqrt(part.weight)))
+            # A trace without this part (no action step: empty actions) leaves it out, so the
+            # rest is renormalised over the parts it has. Embedding the empty text would give
+            # every such trace the same vector, and any two of them this part's cosine for free.
+            absent = np.array([not text.strip() for text in texts], dtype=bool)
+            vectors = normalize(vectors)
+            vectors[absent] = 0.0
+            blocks.append(vectors * np.float32(math.sqrt(part.weight)))
         if len(blocks) == 1:
             return RepresentedVectors(blocks[0], windows, capped)
         return RepresentedVectors(normalize(np.concatenate(blocks, axis=1)), windows, capped)

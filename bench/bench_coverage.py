@@ -1,0 +1,149 @@
+"""Selection without task labels: how many tasks k picks cover, and how many picks succeeded.
+
+For each corpus (tasks known, see ``corpora/README.md``: tau-bench's task index, Reflexion's
+question) and a budget of k picks, three ways to choose:
+
+- ``random``: k traces drawn at random (mean over 100 draws);
+- ``minhash farthest-first``: the traces as sets of word 3-grams, MinHash signatures (128
+  permutations, a plain numpy MinHash), and farthest-first traversal: from a random start,
+  each pick is the trace whose highest estimated Jaccard similarity with the picks so far is
+  lowest (mean over 10 starts); it ignores scores and labels;
+- ``kp select``: what ``kp select --budget k`` does: corpus scores with MiniLM
+  (:func:`~knowledgepulse.curation.score_corpus`), tasks inferred
+  (:func:`~knowledgepulse.curation.infer_tasks`) and :func:`~knowledgepulse.curation.select`;
+  and, for comparison, the same without tasks (score-first, the selection before tasks).
+
+    python bench/bench_coverage.py [--k 50] [--corpora taubench reflexion_hotpotqa]
+        [--task-similarity 0.6 0.65 0.7]
+
+Needs the real embedder (``pip install knowledgepulse[embeddings]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+from numpy.typing import NDArray
+
+from bench_novelty import CORPORA, task_key
+from knowledgepulse.curation import (
+    INFERRED_TASK_SIMILARITY,
+    Candidate,
+    content_digest,
+    infer_tasks,
+    score_corpus,
+    select,
+)
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
+from knowledgepulse.trace.load import LoadedTrace, load_traces
+from knowledgepulse.trace.text import whole_text
+from knowledgepulse.value import TraceValueScorer
+
+PERMUTATIONS = 128
+_PRIME = (1 << 31) - 1  # a and x below 2**31: a * x + b stays below 2**64
+_WORD = re.compile(r"\w+")
+
+
+def minhash_signatures(texts: Sequence[str], seed: int = 1) -> NDArray[np.uint64]:
+    """One MinHash signature per text over its word 3-grams: (texts, PERMUTATIONS)."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(1, _PRIME, PERMUTATIONS, dtype=np.uint64)
+    b = rng.integers(0, _PRIME, PERMUTATIONS, dtype=np.uint64)
+    signatures = np.full((len(texts), PERMUTATIONS), _PRIME, dtype=np.uint64)
+    for row, text in enumerate(texts):
+        words = _WORD.findall(text.lower())
+        shingles = {" ".join(words[i : i + 3]) for i in range(max(1, len(words) - 2))}
+        hashes = np.array(
+            [
+                int.from_bytes(hashlib.blake2b(s.encode(), digest_size=8).digest(), "big") % _PRIME
+                for s in shingles
+            ],
+            dtype=np.uint64,
+        )
+        signatures[row] = ((hashes[:, None] * a[None, :] + b[None, :]) % _PRIME).min(axis=0)
+    return signatures
+
+
+def farthest_first(signatures: NDArray[np.uint64], k: int, start: int) -> list[int]:
+    """Farthest-first traversal under estimated Jaccard similarity, from ``start``."""
+    picked = [start]
+    closest = (signatures == signatures[start]).mean(axis=1)
+    closest[start] = np.inf
+    while len(picked) < min(k, len(signatures)):
+        index = int(np.argmin(closest))
+        picked.append(index)
+        closest = np.maximum(closest, (signatures == signatures[index]).mean(axis=1))
+        closest[picked] = np.inf
+    return picked
+
+
+def coverage(
+    picks: Sequence[int], tasks: Sequence[str], success: Sequence[bool]
+) -> tuple[int, float]:
+    """Tasks covered by the picks, and the percentage of picks that succeeded."""
+    return len({tasks[i] for i in picks}), 100.0 * float(np.mean([success[i] for i in picks]))
+
+
+def main() -> None:
+    """Print one row per corpus and method."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--k", type=int, default=50)
+    parser.add_argument("--corpora", nargs="+", default=["taubench", "reflexion_hotpotqa"])
+    parser.add_argument(
+        "--task-similarity", nargs="+", type=float, default=[INFERRED_TASK_SIMILARITY]
+    )
+    args = parser.parse_args()
+    embedder = MiniLMEmbedder()
+    embedder.load()
+    scorer = TraceValueScorer(embedder=embedder)
+    print(f"corpus | method | tasks covered at k={args.k} (of all) | % of picks successful")
+    for corpus in args.corpora:
+        traces = [
+            item
+            for item in load_traces([CORPORA / f"{corpus}.jsonl"])
+            if isinstance(item, LoadedTrace)
+        ]
+        tasks = [task_key(corpus, t.trace) for t in traces]
+        success = [t.trace.metadata.success for t in traces]
+        every = len(set(tasks))
+
+        def row(method: str, covered: float, successful: float) -> None:
+            print(f"{corpus} | {method} | {covered:.1f} of {every} | {successful:.0f}%", flush=True)  # noqa: B023
+
+        rng = np.random.default_rng(0)
+        draws = [
+            coverage(rng.choice(len(traces), args.k, replace=False), tasks, success)
+            for _ in range(100)
+        ]
+        row("random (100 draws)", *np.mean(draws, axis=0))
+        signatures = minhash_signatures([whole_text(t.trace) for t in traces])
+        starts = np.random.default_rng(1).choice(len(traces), 10, replace=False)
+        runs = [
+            coverage(farthest_first(signatures, args.k, int(s)), tasks, success) for s in starts
+        ]
+        row("minhash farthest-first (10 starts)", *np.mean(runs, axis=0))
+        scored = score_corpus(scorer, traces)
+        candidates = [
+            Candidate(b.trace_id, b.score, b.domain, content_digest(t.record.value))
+            for t, b in zip(traces, scored.breakdowns, strict=True)
+        ]
+        row(
+            "kp select, no tasks (score-first)",
+            *coverage(select(candidates, budget=args.k).selected, tasks, success),
+        )
+        objectives = [t.trace.task.objective for t in traces]
+        for threshold in args.task_similarity:
+            inferred = infer_tasks(candidates, objectives, scored.vectors, threshold=threshold)
+            tasked = [replace(c, task=task) for c, task in zip(candidates, inferred, strict=True)]
+            picks = select(tasked, scored.vectors, budget=args.k).selected
+            method = f"kp select (tasks inferred at {threshold:g}: {len(set(inferred))})"
+            row(method, *coverage(picks, tasks, success))
+
+
+if __name__ == "__main__":
+    main()

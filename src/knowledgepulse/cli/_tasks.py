@@ -1,0 +1,120 @@
+"""The task options of ``kp select`` and the similarity histogram of ``kp select`` / ``kp dedupe``.
+
+A task key for every trace (``--task-field``, else inferred), so that selection spends its
+budget across tasks and ``--per-task`` keeps the best K runs of each; and the distribution of
+nearest-neighbour similarities, printed on stderr, to choose ``--max-similarity`` from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from knowledgepulse._util.text import counted
+from knowledgepulse.cli._console import stderr_console
+from knowledgepulse.curation import (
+    INFERRED_TASK_SIMILARITY,
+    Candidate,
+    Selection,
+    infer_tasks,
+    task_at,
+)
+from knowledgepulse.curation.histogram import similarity_histogram
+from knowledgepulse.reports.histogram import render_similarity_histogram
+
+if TYPE_CHECKING:
+    from knowledgepulse.trace.load import LoadedTrace
+    from knowledgepulse.value.breakdown import ValueBreakdown
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+similarity_histogram_option = click.option(
+    "--similarity-histogram",
+    is_flag=True,
+    help="Print on stderr the distribution of each trace's cosine with its nearest other "
+    "trace (percentiles and a histogram), to choose --max-similarity from your own data.",
+)
+
+
+def task_options(command: _Command) -> _Command:
+    """``--task-field``, ``--task-similarity`` and ``--per-task``."""
+    for option in reversed(
+        (
+            click.option(
+                "--task-field",
+                metavar="PATH",
+                help="The task each trace is a run of: the value at this dotted path of its "
+                "JSON (metadata.task_id, or any key). Default: inferred (the same objective, or "
+                "novelty vectors within --task-similarity of the task's best run).",
+            ),
+            click.option(
+                "--task-similarity",
+                type=click.FloatRange(-1.0, 1.0),
+                default=INFERRED_TASK_SIMILARITY,
+                show_default=True,
+                help="Without --task-field: a trace whose cosine with a task's best run "
+                "reaches S is a run of that task (1 groups only equal objectives).",
+            ),
+            click.option(
+                "--per-task",
+                type=click.IntRange(min=1),
+                metavar="K",
+                help="Keep at most the best K traces of each task (best of N).",
+            ),
+        )
+    ):
+        command = option(command)
+    return command
+
+
+def with_tasks(
+    candidates: Sequence[Candidate],
+    traces: Sequence[LoadedTrace],
+    vectors: Any,
+    *,
+    task_field: str | None,
+    task_similarity: float,
+) -> list[Candidate]:
+    """The candidates, each with its task: read at ``task_field``, else inferred.
+
+    A task the reader already set on a candidate (a dataset row's task column) is kept.
+    """
+    if any(c.task is not None for c in candidates):
+        return list(candidates)
+    if task_field is not None:
+        tasks: Sequence[str | None] = [task_at(t.record.value, task_field) for t in traces]
+    else:
+        objectives = [t.trace.task.objective for t in traces]
+        tasks = infer_tasks(candidates, objectives, vectors, threshold=task_similarity)
+    return [replace(c, task=task) for c, task in zip(candidates, tasks, strict=True)]
+
+
+def task_summary(
+    candidates: Sequence[Candidate], selection: Selection, task_field: str | None
+) -> str:
+    """``3 of 5 tasks covered (inferred)``, and how many traces had no task at the field."""
+    tasks = {c.task for c in candidates}
+    covered = {candidates[i].task for i in selection.selected}
+    how = f"by {task_field}" if task_field is not None else "inferred"
+    words = f"{len(covered)} of {counted(len(tasks), 'task')} covered ({how})"
+    missing = sum(c.task is None for c in candidates)
+    if missing:
+        words += f", {counted(missing, 'trace')} without {task_field} taken as one task"
+    return words
+
+
+def print_similarity_histogram(breakdowns: Sequence[ValueBreakdown]) -> None:
+    """The histogram of each trace's corpus-novelty similarity, on stderr."""
+    similarities = [
+        b.novelty.similarity
+        for b in breakdowns
+        if b.novelty.source == "embedding" and b.novelty.similarity is not None
+    ]
+    stderr_console().print(
+        render_similarity_histogram(similarity_histogram(similarities)),
+        markup=False,
+        highlight=False,
+    )

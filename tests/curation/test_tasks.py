@@ -1,0 +1,110 @@
+"""Task keys: read at a dotted path of a trace, or inferred from objectives and vectors."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from knowledgepulse.curation import Candidate, infer_tasks, ranking, task_at
+from tests.curation.strategies import Pool, pools
+
+DOCUMENT: dict[str, Any] = {
+    "id": "kp:trace:1",
+    "metadata": {"task_id": "airline-7", "trial": 3, "tags": ["refund", {"k": [1, 2]}]},
+    "extra": {"benchmark": {"split": "test", "index": None}},
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("metadata.task_id", "airline-7"),
+        ("metadata.trial", "3"),
+        ("metadata.tags.0", "refund"),
+        ("metadata.tags.1", '{"k":[1,2]}'),
+        ("extra.benchmark.split", "test"),
+        ("extra.benchmark", '{"index":null,"split":"test"}'),
+        ("extra.benchmark.index", None),
+        ("metadata.missing", None),
+        ("metadata.tags.9", None),
+        ("metadata.task_id.deeper", None),
+    ],
+)
+def test_task_at_reads_any_dotted_path(path: str, expected: str | None) -> None:
+    """Schema keys and unknown ones alike; non-strings as compact JSON; missing or null: None."""
+    assert task_at(DOCUMENT, path) == expected
+
+
+def test_runs_with_the_same_objective_are_one_task_named_by_the_best_run() -> None:
+    """Equal objectives group without vectors; the task is the id of its best-scored run."""
+    pool = [
+        Candidate("kp:trace:b", 0.4),
+        Candidate("kp:trace:a", 0.9),
+        Candidate("kp:trace:c", 0.7),
+    ]
+    tasks = infer_tasks(pool, ["What is 2+2?", "What is 2+2?", "Name a prime"])
+    assert tasks == ["kp:trace:a", "kp:trace:a", "kp:trace:c"]
+
+
+def test_a_run_joins_the_task_whose_best_run_is_within_the_threshold() -> None:
+    """Cosine 0.8 with a task's best run joins it at 0.65, not at 0.9; 0.6 and 0 do not."""
+    vectors = np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]], dtype=np.float32)
+    pool = [Candidate("kp:trace:best", 0.9), Candidate("kp:trace:close", 0.5)]
+    pool.append(Candidate("kp:trace:far", 0.1))
+    tasks = infer_tasks(pool, ["one", "two", "three"], vectors, threshold=0.65)
+    assert tasks == ["kp:trace:best", "kp:trace:best", "kp:trace:far"]
+    assert infer_tasks(pool, ["one", "two", "three"], vectors, threshold=0.9) == [
+        "kp:trace:best",
+        "kp:trace:close",
+        "kp:trace:far",
+    ]
+
+
+@given(pools(), st.sampled_from([0.5, 0.9, 1.0]), st.randoms())
+def test_inferred_tasks_do_not_depend_on_input_order(
+    pool: Pool, threshold: float, rng: random.Random
+) -> None:
+    """Shuffled candidates get the same tasks."""
+    objectives = [f"objective {int(c.score * 10) % 3}" for c in pool.candidates]
+    order = list(range(len(pool.candidates)))
+    rng.shuffle(order)
+    tasks = infer_tasks(pool.candidates, objectives, pool.vectors, threshold=threshold)
+    shuffled = pool.permuted(order)
+    again = infer_tasks(
+        shuffled.candidates, [objectives[i] for i in order], shuffled.vectors, threshold=threshold
+    )
+    assert again == [tasks[i] for i in order]
+
+
+@given(pools(), st.sampled_from([0.5, 0.9]))
+def test_every_run_is_within_the_threshold_of_its_tasks_best_run_or_shares_an_objective(
+    pool: Pool, threshold: float
+) -> None:
+    """A task is named by its best run; each other run shares an objective or is close to it."""
+    # Unique ids: two runs named by one id would be one task by name.
+    pool = Pool(
+        [replace(c, key=f"kp:trace:{i}") for i, c in enumerate(pool.candidates)], pool.vectors
+    )
+    objectives = [f"objective {i % 4}" for i in range(len(pool.candidates))]
+    tasks = infer_tasks(pool.candidates, objectives, pool.vectors, threshold=threshold)
+    position = {index: rank for rank, index in enumerate(ranking(pool.candidates))}
+    first_of: dict[str, int] = {}
+    for index in sorted(position, key=position.__getitem__):
+        first_of.setdefault(tasks[index], index)
+    for index, task in enumerate(tasks):
+        best = first_of[task]
+        assert pool.candidates[best].key == task
+        assert position[best] <= position[index]
+        same_objective = any(
+            objectives[other] == objectives[index] and tasks[other] == task
+            for other in range(len(tasks))
+            if position[other] < position[index]
+        )
+        close = float(pool.vectors[best] @ pool.vectors[index]) >= threshold - 1e-6
+        assert index == best or same_objective or close
