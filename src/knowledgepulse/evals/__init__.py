@@ -48,7 +48,7 @@ from knowledgepulse.evals.registry import (
     scorer_types,
     unregister_scorer,
 )
-from knowledgepulse.evals.repeats import RepeatStats, RepeatSummary, ScorerRepeat
+from knowledgepulse.evals.results import RepeatStats, RepeatSummary, ScorerRepeat
 from knowledgepulse.evals.runner import (
     TOLERANCE,
     CaseResult,

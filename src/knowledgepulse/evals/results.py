@@ -5,9 +5,11 @@ threshold (within :data:`TOLERANCE`); its weighted score is ``Σ score·weight /
 the scorers that gave a score. Weights never change a verdict, thresholds never change a score.
 An error result (no score) fails the case and is left out of both sums.
 
-A case a task answered also carries how the task went (:class:`~knowledgepulse.evals.tasks.
-TaskRecord`) and how long it took; a case run several times carries each run's own result and
-the statistics over them (:class:`~knowledgepulse.evals.repeats.RepeatStats`). Their keys are
+A case a task answered also carries how the task went and how long it took. With ``repeat=K``
+each case's task is called K times: per case and scorer, the mean score over the runs that gave
+one and its standard error, the runs without a score, the runs that reached the threshold; per
+case, the runs that passed (k), k/K, and pass@K (k ≥ 1). A run whose task failed is left out of
+the means and counts as a failed run; the case's verdict is taken on the means. These keys are
 added to the JSON form only when present, so a run over recorded outputs reads as before.
 """
 
@@ -16,10 +18,9 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from knowledgepulse.evals.repeats import RepeatStats, RepeatSummary
 from knowledgepulse.evals.scorer import ScoreResult
 from knowledgepulse.evals.suite import Suite, scorer_label
 from knowledgepulse.evals.tasks import TaskRecord, TaskSummary
@@ -191,7 +192,94 @@ class ScorerStats:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the JSON report."""
-        return {"mean": self.mean, "stderr": self.stderr, "n": self.n, "errors": self.errors}
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerRepeat:
+    """One scorer over the runs of one case.
+
+    Attributes:
+        mean: the mean score over the runs that gave one, or ``None`` when none did.
+        stderr: the mean's standard error, or ``None`` when fewer than two runs gave a score.
+        n: the runs that gave a score.
+        errors: the runs that gave none.
+        passed_runs: the runs whose score reached the threshold.
+    """
+
+    mean: float | None
+    stderr: float | None
+    n: int
+    errors: int
+    passed_runs: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the JSON report."""
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatStats:
+    """One case run K times.
+
+    Attributes:
+        runs: K.
+        passed_runs: the runs in which the case passed (k).
+        scorers: per suite key, in suite order.
+    """
+
+    runs: int
+    passed_runs: int
+    scorers: Mapping[str, ScorerRepeat]
+
+    @property
+    def pass_rate(self) -> float:
+        """The share of runs that passed: k / K."""
+        return self.passed_runs / self.runs
+
+    @property
+    def pass_at_k(self) -> bool:
+        """Whether the case passed in at least one of the K runs."""
+        return self.passed_runs > 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the JSON report."""
+        return {
+            "runs": self.runs,
+            "passed_runs": self.passed_runs,
+            "pass_rate": self.pass_rate,
+            "pass_at_k": self.pass_at_k,
+            "scorers": {key: stats.to_dict() for key, stats in self.scorers.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatSummary:
+    """Repeated runs over a whole run.
+
+    Attributes:
+        runs_per_case: K.
+        pass_at_k: the share of cases (malformed ones included) that passed in at least one run.
+        run_pass_rate: passed runs / runs, over the cases that ran.
+    """
+
+    runs_per_case: int
+    pass_at_k: float | None
+    run_pass_rate: float | None
+
+    @classmethod
+    def of(cls, stats: list[RepeatStats], cases: int) -> RepeatSummary:
+        """The summary of the repeated cases among ``cases`` cases in all."""
+        runs = sum(s.runs for s in stats)
+        return cls(
+            runs_per_case=max((s.runs for s in stats), default=0),
+            pass_at_k=sum(s.pass_at_k for s in stats) / cases if cases else None,
+            run_pass_rate=sum(s.passed_runs for s in stats) / runs if runs else None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the JSON report."""
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)

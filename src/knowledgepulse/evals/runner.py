@@ -19,13 +19,15 @@ from typing import Any
 from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.needs import check_case, fit_cases
-from knowledgepulse.evals.repeats import RepeatStats, RepeatSummary, ScorerRepeat
 from knowledgepulse.evals.results import (
     TOLERANCE,
     CaseResult,
     EvalRun,
+    RepeatStats,
+    RepeatSummary,
     RunSummary,
     ScorerOutcome,
+    ScorerRepeat,
     ScorerStats,
     mean_and_stderr,
     passes,
@@ -68,8 +70,13 @@ def run_scorer(entry: SuiteScorer, case: Case | CaseContext) -> ScorerOutcome:
     return _outcome(entry, _checked(result))
 
 
-def _outcome(entry: SuiteScorer, result: ScoreResult) -> ScorerOutcome:
-    diagnosis = () if passes(result.score, entry.threshold) else diagnose(entry.scorer, result)
+def _outcome(
+    entry: SuiteScorer, result: ScoreResult, diagnosis: tuple[str, ...] | None = None
+) -> ScorerOutcome:
+    if passes(result.score, entry.threshold):
+        diagnosis = ()
+    elif diagnosis is None:
+        diagnosis = diagnose(entry.scorer, result)
     return ScorerOutcome(
         entry.key, entry.type, entry.name, entry.weight, entry.threshold, result, diagnosis
     )
@@ -145,8 +152,7 @@ def task_failed(suite: Suite, case: Case, location: Location, record: TaskRecord
 def combine_runs(suite: Suite, runs: Sequence[CaseResult]) -> CaseResult:
     """One result for a case run several times: each scorer's mean, the runs kept beside it.
 
-    See :mod:`knowledgepulse.evals.repeats`. Every run must hold an outcome for every scorer
-    (a failed task gives error outcomes).
+    Every run must hold an outcome for every scorer (a failed task gives error outcomes).
     """
     first = runs[0]
     outcomes = []
@@ -156,8 +162,8 @@ def combine_runs(suite: Suite, runs: Sequence[CaseResult]) -> CaseResult:
         scores = [o.score for o in own]
         valued = [score for score in scores if score is not None]
         mean, stderr = mean_and_stderr(valued)
-        stats = ScorerRepeat(mean, stderr, len(valued), len(scores) - len(valued), 0)
-        stats = replace(stats, passed_runs=sum(o.passed for o in own))
+        passed = sum(o.passed for o in own)
+        stats = ScorerRepeat(mean, stderr, len(valued), len(scores) - len(valued), passed)
         per_scorer[entry.key] = stats
         details = {
             "runs": len(runs),
@@ -168,12 +174,7 @@ def combine_runs(suite: Suite, runs: Sequence[CaseResult]) -> CaseResult:
         }
         error = None if valued else f"no run gave a score; the first said: {own[0].error}"
         result = ScoreResult(mean, details, error)
-        diagnosis = () if passes(mean, entry.threshold) else _repeat_diagnosis(own, stats)
-        outcomes.append(
-            ScorerOutcome(
-                entry.key, entry.type, entry.name, entry.weight, entry.threshold, result, diagnosis
-            )
-        )
+        outcomes.append(_outcome(entry, result, _repeat_diagnosis(own, stats)))
     durations = [run.duration_ms for run in runs if run.duration_ms is not None]
     return CaseResult(
         first.case_id,
