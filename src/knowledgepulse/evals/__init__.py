@@ -41,7 +41,6 @@ from knowledgepulse.evals.models import (
     Page,
 )
 from knowledgepulse.evals.needs import fit_cases
-from knowledgepulse.evals.presets import PRESET_NAMES, preset
 from knowledgepulse.evals.registry import (
     get_scorer_class,
     register_scorer,
@@ -79,7 +78,14 @@ from knowledgepulse.evals.snapshot import (
     report_snapshot,
     run_snapshot,
 )
-from knowledgepulse.evals.suite import Suite, SuiteScorer, load_suite, suite_from_dict
+from knowledgepulse.evals.suite import (
+    PRESET_NAMES,
+    Suite,
+    SuiteScorer,
+    load_suite,
+    preset,
+    suite_from_dict,
+)
 from knowledgepulse.evals.tasks import Task, TaskInput, TaskRecord, TaskSummary
 
 __all__ = [

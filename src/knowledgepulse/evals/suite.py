@@ -7,6 +7,9 @@ as :class:`~knowledgepulse.errors.SuiteError` before any case runs.
 
 Results are keyed by an entry's ``name``, else its ``type``; the same type may appear twice only
 when every entry of that type has a name, all keys distinct.
+
+The three presets the guide ships (``standard``, ``strict``, ``operation-focused``) are written
+as suite-file data and resolved the same way, so a preset and its YAML twin behave alike.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pydantic_core import ErrorDetails
 
 from knowledgepulse._util.pydantic_errors import describe
 from knowledgepulse._util.text import counted
-from knowledgepulse.errors import KnowledgePulseError, SuiteError
+from knowledgepulse.errors import KnowledgePulseError, SuiteError, UnknownPresetError
 from knowledgepulse.evals.registry import get_scorer_class, unknown_scorer_message
 from knowledgepulse.evals.scorer import Scorer
 from knowledgepulse.records import Location, Problem, Record, read_records
@@ -372,3 +375,56 @@ def _weight_problems(entries: list[Any], record: Record) -> list[Problem]:
             )
         ]
     return []
+
+
+PRESETS: Mapping[str, Mapping[str, Any]] = {
+    "standard": {
+        "name": "standard",
+        "description": "The guide's standard evaluation (標準評価): operations, targets, content.",
+        "scorers": [
+            {"type": "operation-accuracy", "weight": 1.0, "threshold": 0.8},
+            {"type": "target-block-precision", "weight": 1.0, "threshold": 0.75},
+            {"type": "content-quality", "weight": 1.0, "threshold": 0.6},
+        ],
+    },
+    "strict": {
+        "name": "strict",
+        "description": "The guide's strict evaluation (厳密評価): higher thresholds, and "
+        "anti-hallucination at double weight.",
+        "scorers": [
+            {"type": "operation-accuracy", "weight": 1.0, "threshold": 0.9},
+            {"type": "target-block-precision", "weight": 1.0, "threshold": 0.9},
+            {"type": "content-quality", "weight": 1.0, "threshold": 0.8},
+            {"type": "anti-hallucination", "weight": 2.0, "threshold": 1.0},
+        ],
+    },
+    "operation-focused": {
+        "name": "operation-focused",
+        "description": "The guide's operation-focused evaluation (操作重視): operations weigh "
+        "more, content less.",
+        "scorers": [
+            {"type": "operation-accuracy", "weight": 2.0, "threshold": 0.9},
+            {"type": "target-block-precision", "weight": 1.5, "threshold": 0.85},
+            {"type": "content-quality", "weight": 0.5, "threshold": 0.5},
+        ],
+    },
+}
+PRESET_NAMES: tuple[str, ...] = tuple(PRESETS)
+
+
+def preset(name: str) -> Suite:
+    """The built-in suite called ``name``.
+
+    Raises:
+        UnknownPresetError: listing the presets and the closest one.
+    """
+    try:
+        data = PRESETS[name]
+    except KeyError:
+        closest = difflib.get_close_matches(name, PRESET_NAMES, n=1)
+        hint = f" Did you mean {closest[0]!r}?" if closest else ""
+        raise UnknownPresetError(
+            f"unknown preset {name!r}.{hint} Presets: {', '.join(PRESET_NAMES)}; "
+            "or write your own suite file and pass it with --suite"
+        ) from None
+    return suite_from_dict(data, source=f"preset '{name}'")

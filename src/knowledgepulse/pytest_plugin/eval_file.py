@@ -41,8 +41,7 @@ from knowledgepulse._util.pydantic_errors import describe
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import InputFileError, PluginLoadError, SuiteError
 from knowledgepulse.evals.loading import load_plugin, load_task
-from knowledgepulse.evals.presets import PRESET_NAMES, preset
-from knowledgepulse.evals.suite import Suite, load_suite
+from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset
 from knowledgepulse.evals.tasks import Task
 from knowledgepulse.records import Location, Problem, Record, read_records
 from knowledgepulse.records.source import open_source

@@ -23,10 +23,9 @@ from knowledgepulse.errors import KnowledgePulseError, SuiteError
 from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase, iter_cases
 from knowledgepulse.evals.evaluate import evaluate
 from knowledgepulse.evals.loading import load_plugin, load_task
-from knowledgepulse.evals.presets import preset
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import run_suite, summarize
-from knowledgepulse.evals.suite import Suite, load_suite
+from knowledgepulse.evals.suite import Suite, load_suite, preset
 from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
 from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.records import Location, Problem
