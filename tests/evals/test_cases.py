@@ -14,10 +14,10 @@ from knowledgepulse.evals.cases import (
     FileProblem,
     LoadedCase,
     MalformedCase,
+    fit_cases,
     load_cases,
     parse_case,
 )
-from knowledgepulse.evals.needs import fit_cases
 from knowledgepulse.evals.suite import preset
 from tests.evals.builders import op, page
 

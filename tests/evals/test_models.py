@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from knowledgepulse.evals.cases import check_case
 from knowledgepulse.evals.models import Case, ExpectedOperation, Operation, Page
-from knowledgepulse.evals.needs import check_case
 from knowledgepulse.records import Location
 from tests.evals.builders import actual_of, block, make_case, make_suite, op, page
 

@@ -17,6 +17,7 @@ from knowledgepulse.evals.cases import (
     FileProblem,
     LoadedCase,
     MalformedCase,
+    fit_cases,
     iter_cases,
     load_cases,
     parse_case,
@@ -40,7 +41,6 @@ from knowledgepulse.evals.models import (
     Operation,
     Page,
 )
-from knowledgepulse.evals.needs import fit_cases
 from knowledgepulse.evals.registry import (
     get_scorer_class,
     register_scorer,

@@ -26,11 +26,12 @@ from knowledgepulse.evals.cases import (
     FileProblem,
     LoadedCase,
     MalformedCase,
+    check_case,
+    fit_cases,
     iter_cases,
     validate_case,
 )
 from knowledgepulse.evals.models import Case
-from knowledgepulse.evals.needs import check_case, fit_cases
 from knowledgepulse.evals.progress import TaskProgress
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import (

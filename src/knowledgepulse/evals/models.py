@@ -10,7 +10,7 @@ how the bulk-edit scorers read them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -151,7 +151,7 @@ class Case(_CaseModel):
     ``actual`` and ``expected`` may be any JSON value: a text, a number, an object. The
     bulk-edit scorers read them as :class:`ActualOutput` and :class:`ExpectedOutput` (and need
     ``pages``); that form is checked only for the scorers of a suite that read it (see
-    :mod:`knowledgepulse.evals.needs`). ``actual`` is left out of cases that a task answers.
+    :func:`~knowledgepulse.evals.cases.check_case`). A task's cases leave ``actual`` out.
     """
 
     id: StrictStr = Field(description="The case's id, shown in every report.")
@@ -211,33 +211,3 @@ class Case(_CaseModel):
         if operation.page_id is None:
             return self.pages[0] if len(self.pages) == 1 else None
         return next((page for page in self.pages if page.id == operation.page_id), None)
-
-
-def bulk_expected_problems(
-    expected: ExpectedOutput, pages: Sequence[Page]
-) -> list[tuple[tuple[str | int, ...], str]]:
-    """What an expectation that is valid on its own gets wrong about a case with several pages.
-
-    With several pages, a plain pattern list cannot say which page it is for, and every
-    expected operation must name its page. Each problem is a (path inside ``expected``, message).
-    """
-    if len(pages) <= 1:
-        return []
-    problems: list[tuple[tuple[str | int, ...], str]] = []
-    if isinstance(expected.content_patterns, list):
-        problems.append(
-            (
-                ("contentPatterns",),
-                "a list, but the case has several pages; use {pageId: [patterns]}",
-            )
-        )
-    problems.extend(
-        (
-            ("operations", i, "pageId"),
-            "required field is missing; the case has several pages, so every expected "
-            "operation needs a pageId",
-        )
-        for i, op in enumerate(expected.operations)
-        if op.page_id is None
-    )
-    return problems

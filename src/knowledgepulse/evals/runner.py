@@ -2,7 +2,7 @@
 
 Scorers run independently: one that raises becomes an error result naming the exception, the
 others still run. A case is first checked against what the suite's scorers read (see
-:mod:`knowledgepulse.evals.needs`); one that misses it is malformed for this suite. Nothing here
+:mod:`knowledgepulse.evals.cases`); one that misses it is malformed for this suite. Nothing here
 reads a clock, so equal inputs give equal results. The results are plain data
 (:mod:`knowledgepulse.evals.results`, whose names this module also exports).
 """
@@ -16,9 +16,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase
+from knowledgepulse.evals.cases import (
+    CaseInput,
+    FileProblem,
+    LoadedCase,
+    MalformedCase,
+    check_case,
+    fit_cases,
+)
 from knowledgepulse.evals.models import Case
-from knowledgepulse.evals.needs import check_case, fit_cases
 from knowledgepulse.evals.results import (
     TOLERANCE,
     CaseResult,
