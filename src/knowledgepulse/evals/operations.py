@@ -14,9 +14,10 @@ inserted block can never be the target of a later operation.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from knowledgepulse.evals.models import KNOWN_OPERATION_TYPES, Block, Operation, Page
 
@@ -357,3 +358,40 @@ def _find(slots: list[_Slot], original_id: str) -> int:
 def _content_of(slots: list[_Slot], original_id: str) -> str | None:
     """The current content of an original block, or ``None`` when it was deleted."""
     return next((s.block.content for s in slots if s.original and s.block.id == original_id), None)
+
+
+# --- Operations in words, for diagnoses (which see only a result's details: the JSON form) ------
+
+
+def describe_target(op: Mapping[str, Any]) -> str:
+    """The target an operation (JSON form) names: ``block 'b2' (targetIndex 1)``, ``no target``."""
+    block_id, index = op.get("targetBlockId"), op.get("targetIndex")
+    if block_id is not None and index is not None:
+        return f"block '{block_id}' (targetIndex {index})"
+    if block_id is not None:
+        return f"block '{block_id}'"
+    if index is not None:
+        return f"targetIndex {index}"
+    return "no target"
+
+
+def describe_operation(op: Mapping[str, Any]) -> str:
+    """An operation (JSON form) in words: ``insert before block 'b2' on page 'p1'``."""
+    kind = str(op.get("type"))
+    has_target = op.get("targetBlockId") is not None or op.get("targetIndex") is not None
+    if kind == "insert":
+        position = op.get("position") or "after"
+        if has_target:
+            text = f"insert {position} {describe_target(op)}"
+        else:
+            text = "insert at the page start" if position == "before" else "insert at the page end"
+    else:
+        text = f"{kind} {describe_target(op)}" if has_target else f"{kind} with no target"
+    if op.get("pageId") is not None:
+        text += f" on page '{op['pageId']}'"
+    return text
+
+
+def operation_label(side: str, index: int, op: Mapping[str, Any]) -> str:
+    """``actual.operations[3] (update of block 'b2')``: where to find it, and what it is."""
+    return f"{side}.operations[{index}] ({describe_operation(op)})"

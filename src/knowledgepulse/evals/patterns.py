@@ -23,6 +23,7 @@ from enum import StrEnum
 from typing import Any
 
 import regex
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from knowledgepulse.evals.models import ContentPatterns, Page
 
@@ -48,6 +49,35 @@ PATTERN_ADVICE = (
 # ^ or \A at the start (after inline flags), and an unescaped $ or \Z / \z at the end.
 _ANCHORED_START = re.compile(r"^(?:\(\?[a-zA-Z]+\))*(?:\^|\\A)")
 _ANCHORED_END = re.compile(r"(?<!\\)(?:\\\\)*(?:\$|\\[Zz])$")
+
+
+class PatternParams(BaseModel):
+    """Parameters of the scorers that search content patterns."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ignore_case: StrictBool = Field(
+        default=False, description="Match patterns without regard to letter case."
+    )
+    timeout_ms: float = Field(
+        default=DEFAULT_TIMEOUT_MS,
+        gt=0,
+        strict=True,
+        allow_inf_nan=False,
+        description="Longest time one pattern may search one page, in ms; past it the pattern "
+        "counts as not matched and an issue says it timed out.",
+    )
+
+    @field_validator("timeout_ms")
+    @classmethod
+    def _bounded(cls, value: float) -> float:
+        # The bound is what keeps a catastrophic pattern from hanging a run: it cannot be lifted.
+        if value > MAX_TIMEOUT_MS:
+            raise ValueError(
+                f"at most {MAX_TIMEOUT_MS:g} ms (one minute) per pattern and page; the bound keeps "
+                "a catastrophic pattern from hanging the run, so it cannot be switched off"
+            )
+        return value
 
 
 class PatternStatus(StrEnum):

@@ -25,9 +25,9 @@ from knowledgepulse.evals.operations import (
     page_key,
     resolve_target,
 )
+from knowledgepulse.evals.patterns import preview
 from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.scorer import Scorer, ScoreResult
-from knowledgepulse.evals.scorers._common import quote
 
 
 def hallucinated_ids(
@@ -171,3 +171,8 @@ class AntiHallucination(Scorer):
 
 def _blocks(n: int) -> str:
     return "1 block" if n == 1 else f"{n} blocks"
+
+
+def quote(text: str, limit: int = 60) -> str:
+    """Text in single quotes, cut to ``limit`` characters, newlines shown escaped."""
+    return f"'{preview(text, limit)}'"

@@ -36,10 +36,9 @@ from knowledgepulse.evals.models import (
     Operation,
     Page,
 )
-from knowledgepulse.evals.operations import page_key, target_key
+from knowledgepulse.evals.operations import operation_label, page_key, target_key
 from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.scorer import Scorer, ScoreResult
-from knowledgepulse.evals.scorers._common import operation_label
 
 
 class Mismatch(StrEnum):

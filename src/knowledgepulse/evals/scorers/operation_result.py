@@ -13,11 +13,10 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
-from knowledgepulse.evals.operations import apply_operations
-from knowledgepulse.evals.patterns import check_patterns
+from knowledgepulse.evals.operations import apply_operations, operation_label
+from knowledgepulse.evals.patterns import PatternParams, check_patterns
 from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.scorer import Scorer, ScoreResult
-from knowledgepulse.evals.scorers._common import PatternParams, operation_label
 from knowledgepulse.evals.scorers.content_quality import content_lines
 
 APPLICATION_WEIGHT = 0.6

@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Operation, Page
-from knowledgepulse.evals.operations import page_key, resolve_target
+from knowledgepulse.evals.operations import describe_target, page_key, resolve_target
 from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.scorer import Scorer, ScoreResult
-from knowledgepulse.evals.scorers._common import ordinal
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,14 +153,19 @@ class TargetBlockPrecision(Scorer):
 
 
 def _describe(target: dict[str, Any], resolved: str | None) -> str:
-    block_id, index = target["targetBlockId"], target["targetIndex"]
-    if block_id is None and index is None:
+    if target["targetBlockId"] is None and target["targetIndex"] is None:
         return "no block (it gives neither targetBlockId nor targetIndex)"
-    named = f"block '{block_id}'" if block_id is not None else f"targetIndex {index}"
-    if block_id is not None and index is not None:
-        named += f" (targetIndex {index})"
+    named = describe_target(target)
     if resolved is None:
         return f"{named}, which names no block of the original page"
-    if block_id is None:
+    if target["targetBlockId"] is None:
         return f"{named} = block '{resolved}'"
     return named
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``21st``..."""
+    if 10 <= n % 100 <= 20:
+        return f"{n}th"
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
