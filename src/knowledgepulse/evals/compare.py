@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 from knowledgepulse.evals.runner import TOLERANCE, EvalRun
@@ -124,14 +124,7 @@ class ComparisonSummary:
 
     def to_dict(self) -> dict[str, int]:
         """Plain data for the JSON report."""
-        return {
-            "regressions": self.regressions,
-            "improvements": self.improvements,
-            "changed": self.changed,
-            "unchanged": self.unchanged,
-            "added": self.added,
-            "removed": self.removed,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)

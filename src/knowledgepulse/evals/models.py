@@ -10,7 +10,7 @@ how the bulk-edit scorers read them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -31,7 +31,15 @@ KNOWN_OPERATION_TYPES: tuple[str, ...] = ("insert", "update", "delete")
 class _CaseModel(BaseModel):
     """Case files are written by people: unknown keys are typos, so they are errors."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True
+    )
+
+
+def _refuse_repeats(ids: Iterable[str], rule: str) -> None:
+    repeated = sorted(item for item, n in Counter(ids).items() if n > 1)
+    if repeated:
+        raise ValueError(f"{rule}; repeated: {', '.join(repeated)}")
 
 
 class Block(_CaseModel):
@@ -51,13 +59,7 @@ class Page(_CaseModel):
 
     @model_validator(mode="after")
     def _unique_block_ids(self) -> Page:
-        repeated = sorted(
-            block_id for block_id, n in Counter(b.id for b in self.blocks).items() if n > 1
-        )
-        if repeated:
-            raise ValueError(
-                f"block ids must be unique within a page; repeated: {', '.join(repeated)}"
-            )
+        _refuse_repeats((b.id for b in self.blocks), "block ids must be unique within a page")
         return self
 
     @property
@@ -116,10 +118,6 @@ class ExpectedOperation(Operation):
 class ActualOutput(_CaseModel):
     """What the workflow produced for the case."""
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True
-    )
-
     operations: list[Operation] = Field(default_factory=list, description="The model's operations.")
     duration_ms: Annotated[float, Field(ge=0, strict=True)] | None = Field(
         default=None, alias="durationMs", description="How long the workflow took, in ms."
@@ -131,10 +129,6 @@ ContentPatterns = dict[str, list[StrictStr]] | list[StrictStr]
 
 class ExpectedOutput(_CaseModel):
     """What the case expects."""
-
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True
-    )
 
     operations: list[ExpectedOperation] = Field(default_factory=list)
     content_patterns: ContentPatterns | None = Field(
@@ -183,13 +177,7 @@ class Case(_CaseModel):
 
     @model_validator(mode="after")
     def _unique_pages(self) -> Case:
-        repeated = sorted(
-            page_id for page_id, n in Counter(p.id for p in self.pages).items() if n > 1
-        )
-        if repeated:
-            raise ValueError(
-                f"page ids must be unique within a case; repeated: {', '.join(repeated)}"
-            )
+        _refuse_repeats((p.id for p in self.pages), "page ids must be unique within a case")
         return self
 
     @property
@@ -205,9 +193,3 @@ class Case(_CaseModel):
     def with_actual(self, actual: JsonValue) -> Case:
         """The same case with another actual output (a task's), keeping where it was read."""
         return self.model_copy(update={"actual": actual})
-
-    def page_of(self, operation: Operation) -> Page | None:
-        """The page an operation is on: its ``pageId``, or the only page when it gives none."""
-        if operation.page_id is None:
-            return self.pages[0] if len(self.pages) == 1 else None
-        return next((page for page in self.pages if page.id == operation.page_id), None)

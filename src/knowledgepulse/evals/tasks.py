@@ -23,7 +23,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from pydantic import BaseModel, JsonValue
@@ -156,14 +156,7 @@ class TaskSummary:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the JSON report."""
-        return {
-            "runs": self.runs,
-            "cached": self.cached,
-            "errors": self.errors,
-            "timeouts": self.timeouts,
-            "mean_duration_ms": self.mean_duration_ms,
-            "max_duration_ms": self.max_duration_ms,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
