@@ -100,44 +100,43 @@ class RunSnapshot:
 
 def run_snapshot(run: EvalRun, source: str = "this run") -> RunSnapshot:
     """The part of a run in memory that a comparison needs."""
-    numbered = _occurrences(result.case_id for result in run.cases)
-    cases = tuple(
-        CaseSnapshot(
-            result.case_id,
-            occurrence,
-            result.passed,
-            result.malformed,
-            result.weighted_score,
-            {
-                o.key: ScoreSnapshot(o.score, o.passed, o.threshold, o.error)
-                for o in result.outcomes
-            },
+    cases, without_id = _numbered(
+        (
+            r.case_id,
+            r.passed,
+            r.malformed,
+            r.weighted_score,
+            {o.key: ScoreSnapshot(o.score, o.passed, o.threshold, o.error) for o in r.outcomes},
         )
-        for result, occurrence in zip(run.cases, numbered, strict=True)
-        if result.case_id is not None and occurrence is not None
+        for r in run.cases
     )
     return RunSnapshot(
         source=source,
         suite_name=run.suite.name,
         scorers=tuple(ScorerSpec(e.key, e.type, e.weight, e.threshold) for e in run.suite.scorers),
         cases=cases,
-        without_id=sum(result.case_id is None for result in run.cases),
+        without_id=without_id,
         pass_rate=run.summary.pass_rate,
         weighted_mean=run.summary.weighted_mean,
         scorer_means={key: stats.mean for key, stats in run.summary.scorers.items()},
     )
 
 
-def _occurrences(ids: Iterable[str | None]) -> list[int | None]:
+_Row = tuple[str | None, bool, bool, float | None, Mapping[str, ScoreSnapshot]]
+
+
+def _numbered(rows: Iterable[_Row]) -> tuple[tuple[CaseSnapshot, ...], int]:
+    """The cases with an id, numbered by occurrence of their id, and how many had no id."""
     seen: Counter[str] = Counter()
-    numbered: list[int | None] = []
-    for case_id in ids:
+    cases = []
+    without_id = 0
+    for case_id, passed, malformed, weighted, scores in rows:
         if case_id is None:
-            numbered.append(None)
-        else:
-            seen[case_id] += 1
-            numbered.append(seen[case_id])
-    return numbered
+            without_id += 1
+            continue
+        seen[case_id] += 1
+        cases.append(CaseSnapshot(case_id, seen[case_id], passed, malformed, weighted, scores))
+    return tuple(cases), without_id
 
 
 # --- Reading a report back ---------------------------------------------------------------------
@@ -238,11 +237,9 @@ def report_snapshot(document: Any, source: str) -> RunSnapshot:
         raise ReportFileError(
             summary, problems_from(error, Record(Location(source), document))
         ) from None
-    ids = _occurrences(case.id for case in report.cases)
-    cases = tuple(
-        CaseSnapshot(
+    cases, without_id = _numbered(
+        (
             case.id,
-            occurrence,
             case.passed,
             case.error is not None,
             case.weighted_score,
@@ -251,8 +248,7 @@ def report_snapshot(document: Any, source: str) -> RunSnapshot:
                 for o in case.scorers
             },
         )
-        for case, occurrence in zip(report.cases, ids, strict=True)
-        if case.id is not None and occurrence is not None
+        for case in report.cases
     )
     return RunSnapshot(
         source=source,
@@ -261,7 +257,7 @@ def report_snapshot(document: Any, source: str) -> RunSnapshot:
             ScorerSpec(e.key, e.type, e.weight, e.threshold) for e in report.suite.scorers
         ),
         cases=cases,
-        without_id=sum(case.id is None for case in report.cases),
+        without_id=without_id,
         pass_rate=report.summary.pass_rate,
         weighted_mean=report.summary.weighted_mean,
         scorer_means={key: stats.mean for key, stats in report.summary.scorers.items()},
