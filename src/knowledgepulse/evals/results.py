@@ -54,17 +54,17 @@ class ScorerOutcome:
 
     @property
     def label(self) -> str:
-        """How reports name the scorer (see :func:`~knowledgepulse.evals.suite.scorer_label`)."""
+        """How reports name the scorer: its key, with the type when the key is a name."""
         return scorer_label(self.key, self.type, self.name)
 
     @property
     def score(self) -> float | None:
-        """The score in [0, 1], or ``None`` when the scorer could not compute."""
+        """The result's score."""
         return self.result.score
 
     @property
     def error(self) -> str | None:
-        """Why there is no score, or ``None``."""
+        """The result's error."""
         return self.result.error
 
     @property
@@ -74,10 +74,9 @@ class ScorerOutcome:
 
     @property
     def margin(self) -> float | None:
-        """``score - threshold``, or ``None`` with no score.
+        """``score - threshold`` (``None`` with no score), 0.0 within the tolerance.
 
-        0.0 within the tolerance, and rounded to 12 decimals so that 1.0 - 0.8 reads 0.2, not
-        0.19999999999999996; both are far finer than any threshold is written.
+        Rounded to 12 decimals so that 1.0 - 0.8 reads 0.2, not 0.19999999999999996.
         """
         if self.score is None:
             return None
@@ -110,14 +109,10 @@ class CaseResult:
         outcomes: one per suite scorer, in suite order; empty for a malformed case.
         problems: why the case is malformed; empty for a valid one.
         description: the case's description, if any.
-        warnings: located warnings about the case (its id used before, say); they change no
-            verdict.
-        duration_ms: how long the task took to answer, in ms (the mean over the runs when
-            repeated); ``None`` for recorded outputs.
-        task: how the task call went (attempts, cache, error); ``None`` for recorded outputs
-            and for a repeated case (each run has its own).
-        repeat: statistics over the runs of a repeated case; then ``outcomes`` hold each
-            scorer's mean score, and the verdict is taken on them.
+        warnings: located warnings (its id used before, say); they change no verdict.
+        duration_ms: how long the task took, in ms (the runs' mean when repeated), or ``None``.
+        task: how the task call went; ``None`` for recorded outputs and repeated cases.
+        repeat: statistics over the runs of a repeated case, whose ``outcomes`` hold the means.
         runs: each run's own result, when repeated.
     """
 
@@ -149,7 +144,7 @@ class CaseResult:
 
     @property
     def weighted_score(self) -> float | None:
-        """``Σ score·weight / Σ weight`` over scored outcomes; ``None`` when that weight is 0."""
+        """The outcomes' :func:`weighted_score`."""
         return weighted_score([(o.score, o.weight) for o in self.outcomes])
 
     def to_dict(self) -> dict[str, Any]:
@@ -295,10 +290,10 @@ class RunSummary:
         weighted_mean: the mean of the cases' weighted scores that are not ``None``.
         scorers: per suite key, in suite order.
         unreadable_files: the files that could not be read in full (a syntax error, say); the
-            cases lost in them are not counted, since nobody knows how many there were.
+            cases lost in them are not counted.
         warnings: every warning, on cases and on files.
         task: how the task calls went, when a task answered the cases.
-        repeat: pass@K and the pass rate over runs, when each case ran several times.
+        repeat: pass@K and the pass rate over runs, when repeated.
     """
 
     cases: int
@@ -337,8 +332,7 @@ class RunSummary:
 class EvalRun:
     """A suite run over cases: the suite, each case's result in input order, and the totals.
 
-    ``file_problems`` are the parts of case files that could not be read as cases (errors) and
-    the warnings about files, in the order found.
+    ``file_problems``: the parts of case files that could not be read, and warnings on files.
     """
 
     suite: Suite
@@ -366,9 +360,8 @@ def passes(score: float | None, threshold: float) -> bool:
 def weighted_score(scores: Sequence[tuple[float | None, float]]) -> float | None:
     """``Σ score·weight / Σ weight`` over the (score, weight) pairs that have a score.
 
-    ``None`` when no pair with a weight above 0 has a score: there is nothing to average, and a
-    0 would read as a bad score. The result is kept within the scores' range, which rounding
-    could otherwise leave by an ulp.
+    ``None`` when no pair with a weight above 0 has a score: a 0 would read as a bad score. The
+    result is clamped to the scores' range, which rounding could leave by an ulp.
     """
     scored = [(s, w) for s, w in scores if s is not None and w > 0]
     if not scored:
