@@ -15,9 +15,11 @@ outputs, calls nothing.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR, OutputCache
@@ -32,7 +34,6 @@ from knowledgepulse.evals.cases import (
     validate_case,
 )
 from knowledgepulse.evals.models import Case
-from knowledgepulse.evals.progress import TaskProgress
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import (
     collect_run,
@@ -223,3 +224,75 @@ def case_inputs(cases: Cases) -> Iterator[CaseInput]:
             yield item
         else:
             yield validate_case(Record(Location("<cases>", index=index), dict(item)))
+
+
+class TaskProgress:
+    """Outputs done (and cache hits), drawn as a bar on stderr while entered, when enabled.
+
+    Calling a model over a dataset takes minutes, and ``evaluate()`` is called from scripts as
+    well as from ``kp eval``: the one place the library draws. Rich is imported only then.
+    """
+
+    def __init__(self, total: int, *, enabled: bool) -> None:
+        self.total = total
+        self.done = 0
+        self.cached = 0
+        self._enabled = enabled and total > 0
+        self._bar: Any = None
+        self._task: Any = None
+
+    @classmethod
+    def auto(cls, total: int, wanted: bool | None) -> TaskProgress:
+        """Drawn when ``wanted``, or, when ``wanted`` is ``None``, when stderr is a terminal."""
+        if wanted is None:
+            isatty = getattr(sys.stderr, "isatty", None)
+            wanted = bool(isatty and isatty())
+        return cls(total, enabled=wanted)
+
+    @property
+    def drawing(self) -> bool:
+        """Whether a bar is on screen."""
+        return self._bar is not None
+
+    def __enter__(self) -> TaskProgress:
+        if self._enabled:
+            from rich.console import Console  # noqa: PLC0415 - only when a bar is drawn
+            from rich.progress import (  # noqa: PLC0415
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._bar = Progress(
+                TextColumn("outputs"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[cached]} cached"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=Console(file=sys.stderr, stderr=True),
+                transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("outputs", total=self.total, cached=0)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+    def advance(self, *, cached: bool = False) -> None:
+        """One more output is in."""
+        self.done += 1
+        self.cached += cached
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self.done, cached=self.cached)
