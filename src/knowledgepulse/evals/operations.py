@@ -1,15 +1,10 @@
 """Applying edit operations to pages: pure functions, the spec's "Applying operations" exactly.
 
-Operations apply in order to a copy of the original pages. A target is resolved against the
-ORIGINAL pages (``targetBlockId`` if given, else ``targetIndex``; a negative or out-of-range index
-names no block) and must still exist when the operation runs. An operation that is not
-applicable is skipped, with the reason recorded, and the following ones still apply.
-
-Inserted blocks get the id ``kp:inserted:<i>`` (``i`` is the operation's index in the list) and
-the block type ``"inserted"``. Should an original block anywhere in the input already use that
-id, ``:<n>`` is appended with the smallest ``n`` that makes it unique, so an inserted block can
-never be mistaken for an original one. Targets always resolve against the original pages, so an
-inserted block can never be the target of a later operation.
+Operations apply in order to a copy of the pages. A target resolves against the ORIGINAL pages
+(so an inserted block is never one) and must still exist when the operation runs; an operation
+that is not applicable is skipped with its reason, and the next ones still apply. Inserted
+blocks get the id ``kp:inserted:<i>`` (``i``: the operation's index; ``:<n>`` appended should an
+original block use it) and the type ``"inserted"``.
 """
 
 from __future__ import annotations
@@ -48,13 +43,8 @@ class BlockRef:
 class OperationOutcome:
     """What happened to one operation.
 
-    Attributes:
-        index: the operation's position in the list that was applied.
-        operation: the operation itself.
-        reason: why it was skipped, or ``None`` when it was applied.
-        page_id: the page it resolved to, or ``None``.
-        target: the original block its target resolved to, or ``None`` (no target, or none found).
-        inserted: the block an applied insert created, or ``None``.
+    ``reason`` is ``None`` when it was applied; ``target`` is the original block its target
+    resolved to, and ``inserted`` the block an applied insert created.
     """
 
     index: int
@@ -98,14 +88,7 @@ class OperationOutcome:
 
 @dataclass(frozen=True, slots=True)
 class ChangedBlock:
-    """An original block still present after the operations, whose content differs.
-
-    Attributes:
-        ref: the block.
-        before: its original content.
-        after: its content after the operations.
-        operation_indices: the applied updates that set it, in order.
-    """
+    """An original block still present after the operations, whose content differs."""
 
     ref: BlockRef
     before: str
@@ -138,10 +121,9 @@ class ApplicationResult:
     Attributes:
         pages: the final pages, in the input's order.
         outcomes: one per operation, in order.
-        inserted: the blocks applied inserts created, per page id (operation order), every
-            input page present.
-        deleted: the original blocks removed, in page then original block order.
-        changed: the original blocks still present whose content changed, same order.
+        inserted: the blocks inserts created, per page id (every input page present).
+        deleted: the original blocks removed, in page then block order.
+        changed: the original blocks whose content changed, in the same order.
     """
 
     pages: tuple[Page, ...]
@@ -168,11 +150,7 @@ def resolve_page(operation: Operation, pages: Sequence[Page]) -> Page | None:
 
 
 def page_key(operation: Operation, pages: Sequence[Page]) -> str | None:
-    """The id of the page an operation names: its ``pageId``, the only page's id, or ``None``.
-
-    Unlike :func:`resolve_page` this keeps a ``pageId`` that is not in the input, so two
-    operations naming the same missing page still share a key.
-    """
+    """The ``pageId`` an operation gives (even one not in the input), else the only page's."""
     if operation.page_id is not None:
         return operation.page_id
     return pages[0].id if len(pages) == 1 else None
@@ -181,8 +159,8 @@ def page_key(operation: Operation, pages: Sequence[Page]) -> str | None:
 def resolve_block(operation: Operation, page: Page) -> Block | None:
     """The ORIGINAL block an operation targets on ``page``, or ``None``.
 
-    ``targetBlockId`` wins when given (even if it names no block); else ``targetIndex`` is an
-    index into the original blocks, and a negative or out-of-range index names no block.
+    ``targetBlockId`` wins when given (even if it names no block); a negative or out-of-range
+    ``targetIndex`` names no block.
     """
     if operation.target_block_id is not None:
         return next((b for b in page.blocks if b.id == operation.target_block_id), None)
@@ -204,10 +182,8 @@ def resolve_target(operation: Operation, pages: Sequence[Page]) -> BlockRef | No
 def target_key(operation: Operation, pages: Sequence[Page]) -> Hashable:
     """What "the same target" means when comparing two operations.
 
-    Two operations have the same target when they resolve to the same original block; when
-    neither names a target and both are on the same page (an insert at the page's start or end);
-    or, when a target does not resolve, when both name it with the same page, ``targetBlockId``
-    and ``targetIndex`` (so an operation always has the same target as an identical one).
+    The same original block; no target on the same page; or, unresolved, the same page,
+    ``targetBlockId`` and ``targetIndex`` (so an operation has the target of an identical one).
     """
     page = page_key(operation, pages)
     if not operation.has_target:
@@ -240,11 +216,7 @@ class _Slot:
 
 
 def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> ApplicationResult:
-    """Apply ``operations`` in order to a copy of ``pages`` (the inputs are not modified).
-
-    Returns:
-        The final pages, each operation's outcome, and the inserted, deleted and changed blocks.
-    """
+    """Apply ``operations`` in order to a copy of ``pages`` (the inputs are not modified)."""
     work: dict[str, list[_Slot]] = {
         page.id: [_Slot(block, original=True) for block in page.blocks] for page in pages
     }
