@@ -37,13 +37,7 @@ from knowledgepulse.records import Location, Problem, Record, read_records
 
 @dataclass(frozen=True, slots=True)
 class LoadedCase:
-    """A valid case and where it was read from.
-
-    Attributes:
-        case: the validated case.
-        location: where the record starts.
-        warnings: located warnings about it (its id used before, say); they reject nothing.
-    """
+    """A valid case, where its record starts, and warnings about it (they reject nothing)."""
 
     case: Case
     location: Location
@@ -52,14 +46,7 @@ class LoadedCase:
 
 @dataclass(frozen=True, slots=True)
 class MalformedCase:
-    """A record that is not a valid case, with everything wrong with it.
-
-    Attributes:
-        location: where the record starts.
-        problems: each problem with its own location and JSON path.
-        case_id: the record's ``id`` when it has a string one, else ``None``.
-        warnings: located warnings about it, as for :class:`LoadedCase`.
-    """
+    """A record that is not a valid case: every problem, located; its string ``id`` if any."""
 
     location: Location
     problems: tuple[Problem, ...]
@@ -69,12 +56,7 @@ class MalformedCase:
 
 @dataclass(frozen=True, slots=True)
 class FileProblem:
-    """A part of a case file that could not be read as records (a syntax error, say).
-
-    Attributes:
-        problem: where and why; a ``warning`` problem (a stray character in a comment) rejects
-            nothing.
-    """
+    """A part of a case file that cannot be read (a syntax error), or a warning on the file."""
 
     problem: Problem
 
@@ -102,10 +84,7 @@ def parse_case(value: Any, *, source: str = "<case>") -> Case:
 
 
 def validate_case(record: Record) -> LoadedCase | MalformedCase:
-    """A record as a valid case, or a malformed one with every problem found in it.
-
-    Every content pattern is compiled here, so an invalid one is reported before the case runs.
-    """
+    """A record as a valid case, or a malformed one; every content pattern is compiled here."""
     raw_id = record.value.get("id") if isinstance(record.value, dict) else None
     case_id = raw_id if isinstance(raw_id, str) else None
     try:
@@ -156,9 +135,7 @@ def iter_cases(sources: str | Path | Iterable[str | Path]) -> Iterator[CaseInput
     """Read cases from files (``-`` is standard input), in order, as they are read.
 
     A JSON file holds one case or a list; a JSON Lines file one case a line; a YAML file one
-    case, a list, or several ``---`` documents. Yields valid and malformed cases, and a
-    :class:`FileProblem` for each part of a file that cannot be read as records. A case id
-    already used (in any of the files) gives the later case a warning.
+    case, a list, or ``---`` documents. A case id used before gives the later case a warning.
 
     Raises:
         InputFileError: a file cannot be opened at all.
@@ -205,11 +182,7 @@ class _Pending:
         return warnings
 
     def flush(self, *, end: bool) -> Iterator[CaseInput]:
-        """The malformed case, if the record had problems; its warnings go with it.
-
-        Warnings without problems wait for their record, unless ``end`` (the file ends, or the
-        next item is another record's): then they stand on their own.
-        """
+        """The malformed case, if any; at ``end`` lone warnings stand on their own."""
         if self.problems:
             location = self.problems[0].location
             yield MalformedCase(location, tuple(self.problems), None, tuple(self.take_warnings()))
@@ -256,10 +229,9 @@ _ORDER: tuple[CasePart, ...] = ("pages", "actual", "expected")
 
 
 def readers(suite: Suite, case: Case, *, output_known: bool = True) -> dict[CasePart, list[str]]:
-    """For each part some scorer of the suite reads in the bulk-edit form, those scorers' keys.
+    """For each part some scorer reads in the bulk-edit form, those scorers' keys.
 
-    ``output_known=False`` (before a task has answered) counts only what each scorer declares
-    it always reads, not what it would read of an output it has not seen.
+    ``output_known=False`` (before a task has answered): only what each scorer always reads.
     """
     found: dict[CasePart, list[str]] = {}
     for entry in suite.scorers:
@@ -271,12 +243,7 @@ def readers(suite: Suite, case: Case, *, output_known: bool = True) -> dict[Case
 
 @dataclass(frozen=True, slots=True)
 class Fit:
-    """How a case fits a suite.
-
-    Attributes:
-        problems: every problem, located, each once.
-        by_scorer: the problems each scorer (by key) is kept from scoring by.
-    """
+    """How a case fits a suite: every problem once, and those keeping each scorer (by key)."""
 
     problems: tuple[Problem, ...]
     by_scorer: Mapping[str, tuple[Problem, ...]]
@@ -293,13 +260,8 @@ def check_case(
 ) -> Fit:
     """Every way the case misses what the suite's scorers read, located in its file.
 
-    Args:
-        case: the case (its ``actual`` is the output to score).
-        suite: the suite whose scorers will judge it.
-        location: where the case was read from.
-        parts: the parts to check (:data:`INPUT_PARTS` before a task has answered).
-        require_actual: whether the case must give an ``actual`` (recorded outputs).
-        output_known: whether ``actual`` is the output to score (see :func:`readers`).
+    ``parts``: :data:`INPUT_PARTS` before a task has answered; ``require_actual``: for recorded
+    outputs; ``output_known``: whether ``actual`` is the output to score (see :func:`readers`).
     """
     record = Record(location, None, case.source_lines)
     wanted = set(parts)
@@ -353,9 +315,8 @@ def fit_cases(
 ) -> Iterator[CaseInput]:
     """The inputs, each valid case that misses what the suite reads turned into a malformed one.
 
-    ``before_task``: the cases are a task's, so their output is not there yet; only what the
-    scorers always read of the input is checked. Malformed cases and file problems pass through
-    unchanged, so fitting twice changes nothing.
+    ``before_task``: only what the scorers always read of the input is checked. Fitting twice
+    changes nothing.
     """
     for item in inputs:
         if isinstance(item, LoadedCase):
@@ -376,11 +337,7 @@ def fit_cases(
 def _bulk_expected_problems(
     expected: ExpectedOutput, pages: Sequence[Page]
 ) -> list[tuple[tuple[str | int, ...], str]]:
-    """What an expectation that is valid on its own gets wrong about a case with several pages.
-
-    With several pages, a plain pattern list cannot say which page it is for, and every
-    expected operation must name its page. Each problem is a (path inside ``expected``, message).
-    """
+    """With several pages: a plain pattern list, expected operations without a pageId."""
     if len(pages) <= 1:
         return []
     problems: list[tuple[tuple[str | int, ...], str]] = []
