@@ -167,26 +167,36 @@ def load_suite(path: str | Path) -> Suite:
         InputFileError: the file cannot be read.
         SuiteError: listing every problem in the file, each with its line and path.
     """
+    shape = "a suite file holds one mapping with a 'scorers' list"
+    record = read_document(path, "suite file", "not a suite", shape)
+    return resolve_suite(record, source=str(path))
+
+
+def read_document(
+    path: str | Path, what: str, not_a: str, shape: str, *, mapping: bool = False
+) -> Record:
+    """The one YAML or JSON document of a file people write (a suite, an evaluation file).
+
+    Raises:
+        InputFileError: the file cannot be read.
+        SuiteError: it cannot be parsed, or holds no single document (mapping, if asked).
+    """
+    name = str(path)
     items = list(read_records(path, formats=("yaml", "json")))
     # A warning (an unpaired surrogate escape, read as U+FFFD) rejects nothing.
     problems = [item for item in items if isinstance(item, Problem) and not item.warning]
-    records = [item for item in items if isinstance(item, Record)]
-    name = str(path)
     if problems:
-        raise SuiteError(f"{name}: the suite file cannot be parsed", problems)
-    if len(records) != 1:
-        found = "nothing" if not records else f"{len(records)} documents"
-        raise SuiteError(
-            f"{name}: not a suite",
-            [
-                Problem(
-                    Location(name, records[1].location.line if len(records) > 1 else None),
-                    "",
-                    f"a suite file holds one mapping with a 'scorers' list; found {found}",
-                )
-            ],
-        )
-    return resolve_suite(records[0], source=name)
+        raise SuiteError(f"{name}: the {what} cannot be parsed", problems)
+    records = [item for item in items if isinstance(item, Record)]
+    if len(records) == 1 and (not mapping or isinstance(records[0].value, Mapping)):
+        return records[0]
+    if len(records) == 1:
+        found = type(records[0].value).__name__
+    else:
+        found = f"{len(records)} documents" if records else "nothing"
+    line = records[1].location.line if len(records) > 1 else None
+    problem = Problem(Location(name, line), "", f"{shape}; found {found}")
+    raise SuiteError(f"{name}: {not_a}", [problem])
 
 
 def suite_from_dict(data: Mapping[str, Any], *, source: str = "<suite>") -> Suite:

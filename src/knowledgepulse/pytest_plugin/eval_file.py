@@ -22,7 +22,6 @@ from __future__ import annotations
 import difflib
 import glob
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,9 +40,9 @@ from knowledgepulse._util.pydantic_errors import describe
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import InputFileError, PluginLoadError, SuiteError
 from knowledgepulse.evals.loading import load_plugin, load_task
-from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset
+from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset, read_document
 from knowledgepulse.evals.tasks import Task
-from knowledgepulse.records import Location, Problem, Record, read_records
+from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.source import open_source
 
 _GLOB_CHARACTERS = frozenset("*?[")
@@ -126,18 +125,7 @@ def load_eval_file(path: str | Path) -> EvalSpec:
         SuiteError: listing every problem in the evaluation file and in its suite.
     """
     name = str(path)
-    items = list(read_records(path, formats=("yaml", "json")))
-    unreadable = [item for item in items if isinstance(item, Problem) and not item.warning]
-    if unreadable:
-        raise SuiteError(f"{name}: the evaluation file cannot be parsed", unreadable)
-    records = [item for item in items if isinstance(item, Record)]
-    if len(records) != 1 or not isinstance(records[0].value, Mapping):
-        line = records[1].location.line if len(records) > 1 else None
-        raise SuiteError(
-            f"{name}: not an evaluation file",
-            [Problem(Location(name, line), "", f"{_SHAPE}; found {_found(records)}")],
-        )
-    record = records[0]
+    record = read_document(path, "evaluation file", "not an evaluation file", _SHAPE, mapping=True)
     try:
         model = EvalFileModel.model_validate(record.value)
     except ValidationError as error:
@@ -170,14 +158,6 @@ _SHAPE = (
     "(the case files)"
 )
 _FIELDS = tuple(EvalFileModel.model_fields)
-
-
-def _found(records: list[Record]) -> str:
-    if not records:
-        return "nothing"
-    if len(records) > 1:
-        return f"{len(records)} documents"
-    return type(records[0].value).__name__
 
 
 def _model_problem(item: Any, record: Record) -> Problem:
