@@ -1,10 +1,8 @@
 """Running a suite over cases: each scorer on each case, the verdicts, and the run's totals.
 
-Scorers run independently: one that raises becomes an error result naming the exception, the
-others still run. A case is first checked against what the suite's scorers read (see
-:mod:`knowledgepulse.evals.cases`); one that misses it is malformed for this suite. Nothing here
-reads a clock, so equal inputs give equal results. The results are plain data
-(:mod:`knowledgepulse.evals.results`, whose names this module also exports).
+Scorers run independently: one that raises becomes an error result, the others still run. A case
+that misses what the suite's scorers read is malformed for this suite. Nothing here reads a
+clock, so equal inputs give equal results (plain data, :mod:`knowledgepulse.evals.results`).
 """
 
 from __future__ import annotations
@@ -108,8 +106,7 @@ def _checked(result: Any) -> ScoreResult:
 def evaluate_case(suite: Suite, case: Case, location: Location | None = None) -> CaseResult:
     """Every suite scorer on one case's recorded output, and its verdict.
 
-    A case that misses what the suite's scorers read (an ``actual`` at all, and the bulk-edit
-    form where a scorer reads it) is malformed for this suite: its result lists the problems.
+    Malformed when the case misses what the suite's scorers read.
     """
     where = location or Location("<case>")
     problems = check_case(case, suite, where).problems
@@ -127,9 +124,8 @@ def score_context(
 ) -> CaseResult:
     """Every suite scorer on one case as it is, and its verdict.
 
-    ``unfit`` maps a scorer's key to the problems that keep it from reading this output (a
-    task's answer that is not bulk-edit output, say): that scorer gets an error result saying
-    them, and the others still score.
+    ``unfit``: per scorer key, the problems that keep it from reading this output; that scorer
+    gets an error result saying them.
     """
     outcomes = []
     for entry in suite.scorers:
@@ -215,10 +211,7 @@ def _repeat_diagnosis(own: Sequence[ScorerOutcome], stats: ScorerRepeat) -> tupl
 def summarize(
     suite: Suite, results: Sequence[CaseResult], file_problems: Sequence[Problem] = ()
 ) -> RunSummary:
-    """Pass rate, each scorer's mean and standard error, the weighted mean, and what was lost.
-
-    With a task, also how its calls went; with repeated runs, pass@K and the pass rate of runs.
-    """
+    """Pass rate, each scorer's mean and standard error, the weighted mean, and what was lost."""
     passed = sum(result.passed for result in results)
     stats = {}
     for entry in suite.scorers:
@@ -253,10 +246,8 @@ def summarize(
 def run_suite(suite: Suite, cases: Iterable[Case | CaseInput]) -> EvalRun:
     """Run every scorer of ``suite`` on every case's recorded output, in order, as they are read.
 
-    ``cases`` are :class:`Case` models, or what :func:`~knowledgepulse.evals.cases.iter_cases`
-    yields (valid and malformed cases with their locations, and file problems). Only the results
-    are kept, so an iterator of cases is never held whole. Malformed cases fail, and so do the
-    cases that miss what the suite's scorers read (see :func:`evaluate_case`).
+    ``cases``: :class:`Case` models, or what :func:`~knowledgepulse.evals.cases.iter_cases`
+    yields. Only the results are kept, so an iterator of cases is never held whole.
     """
     loaded = (LoadedCase(c, Location("<case>")) if isinstance(c, Case) else c for c in cases)
     return collect_run(
@@ -271,11 +262,7 @@ def collect_run(
     items: Iterable[CaseInput],
     score: Callable[[int, LoadedCase], CaseResult],
 ) -> EvalRun:
-    """The run of ``items``: each valid case scored by ``score(index, case)``, in order.
-
-    Malformed cases are failed results carrying their problems, file problems are kept for the
-    report, and each case's warnings ride with its result.
-    """
+    """The run of ``items``: each valid case scored by ``score(index, case)``, in order."""
     results: list[CaseResult] = []
     file_problems: list[Problem] = []
     for index, item in enumerate(items):
@@ -296,11 +283,7 @@ def collect_run(
 
 
 def diagnose(scorer: Scorer, result: ScoreResult) -> tuple[str, ...]:
-    """The guide's diagnosis flow for a result below its threshold; never raises.
-
-    The scorer's ``diagnosis_check`` (the guide's question) comes first, when there is a score
-    to diagnose; then the scorer's own lines.
-    """
+    """The scorer's ``diagnosis_check`` (with a score), then its own lines; never raises."""
     lines: list[str] = []
     if result.score is not None and scorer.diagnosis_check:
         lines.append(scorer.diagnosis_check)
