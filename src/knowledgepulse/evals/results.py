@@ -34,14 +34,8 @@ TOLERANCE = 1e-9
 class ScorerOutcome:
     """One scorer's result on one case, with how it counts.
 
-    Attributes:
-        key: the suite entry's key (its ``name``, else its ``type``).
-        type: the scorer's type name.
-        name: the suite entry's ``name``, or ``None``.
-        weight: its weight in the weighted score.
-        threshold: its lowest passing score.
-        result: the score (or ``None``), details and error.
-        diagnosis: what to check, when it fell below its threshold; empty otherwise.
+    ``key``, ``type``, ``name``, ``weight`` and ``threshold`` are the suite entry's;
+    ``diagnosis`` says what to check when it fell below its threshold.
     """
 
     key: str
@@ -173,11 +167,8 @@ class CaseResult:
 class ScorerStats:
     """One scorer over a run.
 
-    Attributes:
-        mean: mean score over the cases it scored, or ``None`` when it scored none.
-        stderr: the mean's standard error (sample std / √n), or ``None`` when n < 2.
-        n: how many cases it scored.
-        errors: how many cases it could not score.
+    ``mean`` over the ``n`` cases it scored (``None`` for none); ``stderr``: sample std / √n
+    (``None`` when n < 2); ``errors``: the cases it could not score.
     """
 
     mean: float | None
@@ -192,15 +183,7 @@ class ScorerStats:
 
 @dataclass(frozen=True, slots=True)
 class ScorerRepeat:
-    """One scorer over the runs of one case.
-
-    Attributes:
-        mean: the mean score over the runs that gave one, or ``None`` when none did.
-        stderr: the mean's standard error, or ``None`` when fewer than two runs gave a score.
-        n: the runs that gave a score.
-        errors: the runs that gave none.
-        passed_runs: the runs whose score reached the threshold.
-    """
+    """One scorer over the runs of one case: :class:`ScorerStats` over runs, and ``passed_runs``."""
 
     mean: float | None
     stderr: float | None
@@ -215,13 +198,7 @@ class ScorerRepeat:
 
 @dataclass(frozen=True, slots=True)
 class RepeatStats:
-    """One case run K times.
-
-    Attributes:
-        runs: K.
-        passed_runs: the runs in which the case passed (k).
-        scorers: per suite key, in suite order.
-    """
+    """One case run K (``runs``) times, k (``passed_runs``) of them passing."""
 
     runs: int
     passed_runs: int
@@ -252,10 +229,8 @@ class RepeatStats:
 class RepeatSummary:
     """Repeated runs over a whole run.
 
-    Attributes:
-        runs_per_case: K.
-        pass_at_k: the share of cases (malformed ones included) that passed in at least one run.
-        run_pass_rate: passed runs / runs, over the cases that ran.
+    ``pass_at_k``: the share of cases (malformed ones included) that passed in some run;
+    ``run_pass_rate``: passed runs / runs, over the cases that ran.
     """
 
     runs_per_case: int
@@ -282,15 +257,10 @@ class RunSummary:
     """Totals for a run.
 
     Attributes:
-        cases: every case, malformed ones included.
-        passed: the cases that passed.
-        failed: the cases that did not pass (malformed ones included).
-        malformed: the cases that could not be read.
+        cases: every case, malformed ones included (as in ``failed``).
         pass_rate: ``passed / cases``, or ``None`` with no cases.
         weighted_mean: the mean of the cases' weighted scores that are not ``None``.
-        scorers: per suite key, in suite order.
-        unreadable_files: the files that could not be read in full (a syntax error, say); the
-            cases lost in them are not counted.
+        unreadable_files: the files not read in full; the cases lost in them are not counted.
         warnings: every warning, on cases and on files.
         task: how the task calls went, when a task answered the cases.
         repeat: pass@K and the pass rate over runs, when repeated.

@@ -1,10 +1,8 @@
 """A run as a comparison sees it: from an :class:`EvalRun` in memory or a JSON report on disk.
 
-:func:`run_snapshot` takes the verdicts and scores of a run just made; :func:`load_report` reads
-them back from a ``kp eval -f json`` report (a baseline), refusing with located problems a file
-that is not one. Fields a report carries that are not needed here (those newer versions add
-included) are ignored. Cases are numbered by occurrence of their id, so a repeated id is still
-matched one to one; a malformed case without an id cannot be matched and is only counted.
+A report's fields not needed here (those newer versions add, say) are ignored. Cases are
+numbered by occurrence of their id, so a repeated id is still matched one to one; a malformed
+case without an id cannot be matched and is only counted.
 """
 
 from __future__ import annotations
@@ -51,13 +49,7 @@ class ScoreSnapshot:
 class CaseSnapshot:
     """One case's verdict and scores.
 
-    Attributes:
-        case_id: the case's id.
-        occurrence: 1 for the first case with this id in its run, 2 for the second...
-        passed: whether the case passed.
-        malformed: whether the case could not be read (then ``scores`` is empty).
-        weighted_score: the case's weighted score, or ``None``.
-        scores: per suite key, in suite order.
+    ``occurrence`` is 1 for the first case with this id in its run, 2 for the second...
     """
 
     case_id: str
@@ -77,15 +69,8 @@ class CaseSnapshot:
 class RunSnapshot:
     """What a comparison needs of a run.
 
-    Attributes:
-        source: where the run came from (a report file, or ``this run``).
-        suite_name: the suite's name, if any.
-        scorers: the suite's entries, in suite order.
-        cases: the cases that have an id, in run order.
-        without_id: how many malformed cases had no id (they cannot be matched).
-        pass_rate: the run's pass rate, or ``None`` with no cases.
-        weighted_mean: the mean of the cases' weighted scores, or ``None``.
-        scorer_means: each scorer's mean score over the run, per key.
+    ``source`` is a report file or ``this run``; ``cases`` are those with an id, in run order,
+    and ``without_id`` counts the others.
     """
 
     source: str
@@ -222,7 +207,7 @@ def report_snapshot(document: Any, source: str) -> RunSnapshot:
     """A snapshot of a ``kp eval`` JSON report already parsed (``source`` names it in errors).
 
     Raises:
-        ReportFileError: the document is not a ``kp eval`` JSON report; each problem says where.
+        ReportFileError: the document is not a ``kp eval`` JSON report.
     """
     summary = f"{source} is not a kp eval JSON report; {_HOW_TO_WRITE}"
     if not isinstance(document, dict):

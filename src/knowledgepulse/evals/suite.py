@@ -91,13 +91,8 @@ def scorer_label(key: str, type_name: str, name: str | None) -> str:
 class SuiteScorer:
     """One resolved scorer of a suite: a built scorer and how it counts.
 
-    Attributes:
-        key: what its results are keyed by: the entry's ``name``, else its ``type``.
-        type: the registered type name.
-        name: the entry's ``name``, or ``None``.
-        weight: its weight in the weighted score.
-        threshold: its lowest passing score (the scorer's default when the entry gives none).
-        scorer: the scorer, built from the entry's validated ``params``.
+    ``key`` is the entry's ``name``, else its ``type``; ``threshold`` the scorer's default when
+    the entry gives none.
     """
 
     key: str
@@ -131,14 +126,7 @@ class SuiteScorer:
 
 @dataclass(frozen=True, slots=True)
 class Suite:
-    """A resolved suite: its scorers built and ready to run.
-
-    Attributes:
-        scorers: in the order the suite gives them.
-        name: the suite's name, or ``None``.
-        description: what it checks, or ``None``.
-        source: where it came from (a file, or ``preset 'standard'``).
-    """
+    """A resolved suite: its scorers built, in order, and where it came from (a file, a preset)."""
 
     scorers: tuple[SuiteScorer, ...]
     name: str | None = None
@@ -203,7 +191,7 @@ def suite_from_dict(data: Mapping[str, Any], *, source: str = "<suite>") -> Suit
     """Build a suite from data shaped like a suite file (``{"scorers": [...]}``).
 
     Raises:
-        SuiteError: listing every problem, each with its path.
+        SuiteError: listing every problem.
     """
     return resolve_suite(Record(Location(source), dict(data)), source=source)
 
