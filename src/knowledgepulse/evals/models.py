@@ -1,10 +1,8 @@
 """Pages, blocks, operations and cases: the data the evaluation scorers compare.
 
-The running example is a bulk-edit workflow: a model sees pages made of blocks and an
-instruction, and answers with edit operations. A case holds its input (an instruction, pages,
-any other JSON), the workflow's actual output and what was expected; the output and the
-expectation may be any JSON value, and :class:`ActualOutput` and :class:`ExpectedOutput` are
-how the bulk-edit scorers read them.
+The running example is a bulk-edit workflow: a model sees pages of blocks and an instruction,
+and answers with edit operations. A case's output and expectation may be any JSON value;
+:class:`ActualOutput` and :class:`ExpectedOutput` are how the bulk-edit scorers read them.
 """
 
 from __future__ import annotations
@@ -142,10 +140,8 @@ class ExpectedOutput(_CaseModel):
 class Case(_CaseModel):
     """One evaluation case: the input the workflow sees, its actual output and what was expected.
 
-    ``actual`` and ``expected`` may be any JSON value: a text, a number, an object. The
-    bulk-edit scorers read them as :class:`ActualOutput` and :class:`ExpectedOutput` (and need
-    ``pages``); that form is checked only for the scorers of a suite that read it (see
-    :func:`~knowledgepulse.evals.cases.check_case`). A task's cases leave ``actual`` out.
+    The bulk-edit form of ``actual`` and ``expected`` is checked only for the scorers of a
+    suite that read it (:func:`~knowledgepulse.evals.cases.check_case`).
     """
 
     id: StrictStr = Field(description="The case's id, shown in every report.")
