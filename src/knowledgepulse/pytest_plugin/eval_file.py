@@ -11,10 +11,8 @@ on; relative paths are relative to the evaluation file, and a case entry may be 
     plugins: [my_scorers.py]        # optional: custom scorers, loaded before the suite
     timeout: 30                     # (task only) seconds per call; also retries, repeat
 
-Without ``task`` each case's recorded ``actual`` is scored; with it, the task is called on each
-case's input (see :func:`~knowledgepulse.evals.evaluate.evaluate`). Every problem (an unknown
-key, a file that is missing, a pattern that matches nothing, a task that cannot be imported, the
-suite's own problems) is collected and raised once, before any case runs, as for a suite file.
+Without ``task`` each case's recorded ``actual`` is scored. Every problem (here and in the
+suite) is collected and raised once, before any case runs, as for a suite file.
 """
 
 from __future__ import annotations
@@ -91,17 +89,9 @@ class EvalFileModel(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class EvalSpec:
-    """A resolved evaluation file: its suite built and its case files found.
+    """A resolved evaluation file: its suite built, its case files found, its task imported.
 
-    Attributes:
-        source: the evaluation file, as given.
-        suite: the suite to run.
-        case_files: every case file, in the order written (a glob's matches sorted), each once.
-        description: what the evaluation checks, or ``None``.
-        task: the workflow called for each case's output, or ``None`` to score ``actual``.
-        timeout: seconds one task call may take, or ``None``.
-        retries: how many times a failed task call is tried again.
-        repeat: task calls per case.
+    ``case_files`` are each once, a glob's matches sorted; ``task`` is ``None`` to score ``actual``.
     """
 
     source: str
@@ -115,10 +105,7 @@ class EvalSpec:
 
 
 def load_eval_file(path: str | Path) -> EvalSpec:
-    """Read an evaluation file, build its suite and find its case files.
-
-    Paths inside it are joined to the evaluation file's directory, so they are shown (and
-    opened) relative to wherever ``path`` is relative to.
+    """Read an evaluation file, build its suite and find its case files (paths relative to it).
 
     Raises:
         InputFileError: the evaluation file cannot be opened.
