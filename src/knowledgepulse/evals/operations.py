@@ -97,17 +97,8 @@ class ChangedBlock:
 
 
 @dataclass(frozen=True, slots=True)
-class DeletedBlock:
-    """An original block that an applied ``delete`` removed."""
-
-    ref: BlockRef
-    content: str
-    operation_index: int
-
-
-@dataclass(frozen=True, slots=True)
-class InsertedBlock:
-    """A block an applied ``insert`` created."""
+class EditedBlock:
+    """A block an applied ``insert`` created, or an original one a ``delete`` removed."""
 
     ref: BlockRef
     content: str
@@ -128,8 +119,8 @@ class ApplicationResult:
 
     pages: tuple[Page, ...]
     outcomes: tuple[OperationOutcome, ...]
-    inserted: dict[str, tuple[InsertedBlock, ...]] = field(default_factory=dict)
-    deleted: tuple[DeletedBlock, ...] = ()
+    inserted: dict[str, tuple[EditedBlock, ...]] = field(default_factory=dict)
+    deleted: tuple[EditedBlock, ...] = ()
     changed: tuple[ChangedBlock, ...] = ()
 
     @property
@@ -225,7 +216,7 @@ def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> 
     outcomes: list[OperationOutcome] = []
     deleted: dict[BlockRef, int] = {}
     updates: dict[BlockRef, list[int]] = {}
-    inserted: dict[str, list[InsertedBlock]] = {page.id: [] for page in pages}
+    inserted: dict[str, list[EditedBlock]] = {page.id: [] for page in pages}
 
     for index, operation in enumerate(operations):
         outcome = _check(index, operation, pages, deleted)
@@ -238,7 +229,7 @@ def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> 
                 new = Block(id=block_id, type=INSERTED_BLOCK_TYPE, content=content)
                 _insert(slots, new, operation, outcome.target)
                 ref = BlockRef(outcome.page_id, block_id)
-                inserted[outcome.page_id].append(InsertedBlock(ref, content, index))
+                inserted[outcome.page_id].append(EditedBlock(ref, content, index))
                 outcome = OperationOutcome(index, operation, None, outcome.page_id, None, ref)
             elif outcome.target is not None:
                 at = _find(slots, outcome.target.block_id)
@@ -264,7 +255,7 @@ def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> 
         outcomes=tuple(outcomes),
         inserted={page_id: tuple(blocks) for page_id, blocks in inserted.items()},
         deleted=tuple(
-            DeletedBlock(ref, originals[ref].content, deleted[ref])
+            EditedBlock(ref, originals[ref].content, deleted[ref])
             for ref in sorted(deleted, key=order.__getitem__)
         ),
         changed=tuple(sorted(changed, key=lambda c: order[c.ref])),
