@@ -1,12 +1,10 @@
 """``target-block-precision``: how often the model picked the right block to operate on.
 
 Pairing (the spec's Decision): the k-th expected operation of a type on a page is paired with
-the k-th actual operation of that type on that page; every operation of that type counts for k,
-targeted or not. The page of an operation is its ``pageId`` (or the only page); an operation on
-no page (several pages, no ``pageId``) is paired with nothing. A pair is correct when
-``targetBlockId`` is equal, or ``targetIndex`` is equal, or both resolve to the same original
-block; a field is equal only when both sides give it. Expected operations without a target are
-not counted; extra actual operations do not lower the score.
+the k-th actual operation of that type on that page (targeted or not); an operation on no page
+is paired with nothing. A pair is correct when ``targetBlockId`` or ``targetIndex`` is given and
+equal on both sides, or both resolve to the same original block. Expected operations without a
+target are not counted; extra actual operations do not lower the score.
 """
 
 from __future__ import annotations
@@ -24,13 +22,9 @@ from knowledgepulse.evals.scorer import Scorer, ScoreResult
 
 @dataclass(frozen=True, slots=True)
 class TargetPair:
-    """An expected operation with a target, and the actual operation paired with it.
+    """An expected operation with a target, the k-th (``ordinal``) of its type on its page.
 
-    Attributes:
-        expected_index: index in ``expected.operations``.
-        actual_index: index in ``actual.operations``, or ``None`` when there is no k-th one.
-        ordinal: k, from 1: the expected operation is the k-th of its type on its page.
-        correct: whether the targets agree.
+    ``actual_index`` is ``None`` when the actual operations have no k-th one there.
     """
 
     expected_index: int
