@@ -1,15 +1,9 @@
 """Running a task over cases, then the suite over its outputs: ``evaluate(task, cases, suite)``.
 
-The task is called once per case (``repeat`` times with repeats), at most ``concurrency`` calls
-at a time, each bounded by ``timeout`` and retried ``retries`` times; a call that still fails
-is that case's error result, and the others go on. Results come in the cases' order, whatever
-finishes first. Each output is scored when every call is done, in order, so the scores are the
-same as ``run_suite`` gives for the same outputs.
-
-Before any call, each case is checked for what the suite reads of its input, so a case that
-cannot be scored never costs a model call. With ``task_version`` the outputs are cached on disk
-(see :mod:`knowledgepulse.evals.cache`): a rerun after changing only the suite, or the expected
-outputs, calls nothing.
+A call that still fails after its retries is that case's error result; the others go on.
+Outputs are scored when every call is done, in the cases' order, so the scores are those
+``run_suite`` gives for the same outputs. Each case is checked for what the suite reads of its
+input first, so a case that cannot be scored never costs a model call.
 """
 
 from __future__ import annotations
@@ -90,8 +84,8 @@ def evaluate(
         retries: how many times a call that raised or timed out is tried again.
         retry_delay: seconds before the first retry; each later one waits twice as long.
         repeat: calls per case; above 1, each scorer's mean ± standard error and pass@K.
-        task_version: your name for this version of the task; given, outputs are cached under
-            it, so change it when the task changes. ``None``: nothing is cached.
+        task_version: your name for this version of the task; outputs are cached under it
+            (change it when the task changes). ``None``: nothing is cached.
         cache_dir: where outputs are cached; ``None`` turns the cache off.
         progress: draw a progress bar on stderr (``None``: when stderr is a terminal).
 
@@ -196,10 +190,8 @@ async def evaluate_async(
 def score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseResult:
     """One run's result: the suite on the task's output, or the task's error.
 
-    A scorer that cannot read the output in the form it needs (the task did not answer with
-    bulk-edit operations, say) gets an error result saying why; the others still score. The
-    duration scored is the output's own ``durationMs`` when it gives one, else the time the
-    task took.
+    A scorer that cannot read the output in the form it needs gets an error result; the others
+    still score. The duration is the output's own ``durationMs``, else the task's time.
     """
     case, location = item.case, item.location
     if answer.record.failed:
