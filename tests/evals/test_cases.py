@@ -14,11 +14,11 @@ from knowledgepulse.evals.cases import (
     FileProblem,
     LoadedCase,
     MalformedCase,
+    fit_cases,
     load_cases,
     parse_case,
 )
-from knowledgepulse.evals.needs import fit_cases
-from knowledgepulse.evals.presets import preset
+from knowledgepulse.evals.suite import preset
 from tests.evals.builders import op, page
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "evals"

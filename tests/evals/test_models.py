@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from knowledgepulse.evals.cases import check_case
 from knowledgepulse.evals.models import Case, ExpectedOperation, Operation, Page
-from knowledgepulse.evals.needs import check_case
+from knowledgepulse.evals.operations import resolve_page
 from knowledgepulse.records import Location
 from tests.evals.builders import actual_of, block, make_case, make_suite, op, page
 
@@ -92,7 +93,7 @@ def test_expected_operations_need_page_id_with_several_pages() -> None:
 def test_actual_operations_may_omit_page_id_with_several_pages() -> None:
     """A model's operation without pageId is data (it is on no page), not a malformed case."""
     case = make_case([page("p1"), page("p2")], actual=[op("delete", "b1")])
-    assert case.page_of(actual_of(case).operations[0]) is None
+    assert resolve_page(actual_of(case).operations[0], case.pages) is None
 
 
 @pytest.mark.parametrize(
@@ -167,9 +168,9 @@ def test_has_target_when_either_field_is_given() -> None:
     assert not Operation.model_validate(op("insert", content="x")).has_target
 
 
-def test_page_of_resolves_page_id_or_the_only_page() -> None:
-    """page_of: the named page, the only page, or None."""
+def test_resolve_page_gives_the_named_page_or_the_only_page() -> None:
+    """resolve_page: the named page, the only page, or None."""
     case = make_case(ONE_PAGE, actual=[op("delete", "b1"), op("delete", "b1", page="zz")])
     first, second = actual_of(case).operations
-    assert case.page_of(first) is case.pages[0]
-    assert case.page_of(second) is None
+    assert resolve_page(first, case.pages) is case.pages[0]
+    assert resolve_page(second, case.pages) is None

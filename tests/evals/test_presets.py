@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from knowledgepulse.errors import UnknownPresetError
-from knowledgepulse.evals.presets import PRESET_NAMES, preset
+from knowledgepulse.evals.suite import PRESET_NAMES, preset
 
 # (type, weight, threshold), transcribed from the guide's スコアラー組み合わせパターン.
 GUIDE_TABLES = {

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.evals import evaluate_case, load_suite, parse_case
-from knowledgepulse.evals.presets import PRESET_NAMES
+from knowledgepulse.evals.suite import PRESET_NAMES
 from knowledgepulse.records import Location
 from knowledgepulse.testing import failure_message
 from tests.pytest_plugin.conftest import SUITE, Project, literal, rename_case, write_jsonl

@@ -27,13 +27,11 @@ from knowledgepulse.cli._eval_task import TaskRunner, TaskSettings, task_options
 from knowledgepulse.cli.compare import tolerance_option
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
-from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, iter_cases
+from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases, iter_cases
 from knowledgepulse.evals.compare import Comparison, compare_runs
-from knowledgepulse.evals.needs import fit_cases
-from knowledgepulse.evals.presets import PRESET_NAMES, preset
 from knowledgepulse.evals.runner import EvalRun
 from knowledgepulse.evals.snapshot import load_report
-from knowledgepulse.evals.suite import Suite, load_suite
+from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset
 from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.records.source import open_source
 from knowledgepulse.reports.compare import (

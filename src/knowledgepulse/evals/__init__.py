@@ -17,6 +17,7 @@ from knowledgepulse.evals.cases import (
     FileProblem,
     LoadedCase,
     MalformedCase,
+    fit_cases,
     iter_cases,
     load_cases,
     parse_case,
@@ -40,15 +41,13 @@ from knowledgepulse.evals.models import (
     Operation,
     Page,
 )
-from knowledgepulse.evals.needs import fit_cases
-from knowledgepulse.evals.presets import PRESET_NAMES, preset
 from knowledgepulse.evals.registry import (
     get_scorer_class,
     register_scorer,
     scorer_types,
     unregister_scorer,
 )
-from knowledgepulse.evals.repeats import RepeatStats, RepeatSummary, ScorerRepeat
+from knowledgepulse.evals.results import RepeatStats, RepeatSummary, ScorerRepeat
 from knowledgepulse.evals.runner import (
     TOLERANCE,
     CaseResult,
@@ -79,7 +78,14 @@ from knowledgepulse.evals.snapshot import (
     report_snapshot,
     run_snapshot,
 )
-from knowledgepulse.evals.suite import Suite, SuiteScorer, load_suite, suite_from_dict
+from knowledgepulse.evals.suite import (
+    PRESET_NAMES,
+    Suite,
+    SuiteScorer,
+    load_suite,
+    preset,
+    suite_from_dict,
+)
 from knowledgepulse.evals.tasks import Task, TaskInput, TaskRecord, TaskSummary
 
 __all__ = [

@@ -1,14 +1,9 @@
 """The output cache: a task's answers on disk, so a rerun re-scores without calling the model.
 
-An output is keyed by a SHA-256 of what the task received (:meth:`TaskInput.to_json`: the
-case's id, instruction, input, pages and metadata, never what is expected), the task's name,
-the task version the user gives, and the repetition. Changing a suite or an expectation reuses
-every output; changing a case's input, or the version, calls the task again. Only answers are
-kept: a failure or a timeout is retried on the next run.
-
-One JSON file per output, ``<dir>/<2 hex>/<64 hex>.json``, written atomically (see
-:mod:`knowledgepulse._util.atomic`), so concurrent or interrupted runs never leave half a file.
-A file that cannot be read back is a miss (and is rewritten), never an error.
+An output is keyed by a SHA-256 of what the task received (never what is expected), the task's
+name, its version and the repetition: changing a suite or an expectation reuses every output.
+Only answers are kept. One JSON file per output, ``<dir>/<2 hex>/<64 hex>.json``, written
+atomically; a file that cannot be read back is a miss (and is rewritten), never an error.
 """
 
 from __future__ import annotations
@@ -56,7 +51,7 @@ class OutputCache:
         """Create the directory, before any task runs.
 
         Raises:
-            OutputError: it cannot be created or written, with how to fix it.
+            OutputError: it cannot be created or written.
         """
         try:
             self.directory.mkdir(parents=True, exist_ok=True)

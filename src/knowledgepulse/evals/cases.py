@@ -1,42 +1,43 @@
-"""Loading evaluation cases from JSON, JSON Lines and YAML files, keeping where each came from.
+"""Loading evaluation cases from JSON, JSON Lines and YAML files, and checking them for a suite.
 
 A malformed case becomes a :class:`MalformedCase` carrying every problem found in it (file,
 line or index, JSON path, message); the cases around it are still read and run. A content
 pattern that is not a valid regular expression, or that would cost too much to compile, makes
 its case malformed: the case file is wrong, and a score around it would measure the file.
-What the bulk-edit scorers read (operations, at least one page) depends on the suite, so it is
-checked against one later (:func:`knowledgepulse.evals.needs.fit_cases`, and every run).
 
 A part of a file that cannot be read at all (a syntax error, a file cut short) is a
 :class:`FileProblem`, not a case: the records before it were read, those after it are lost.
 Warnings (a case id used twice, an unpaired surrogate escape) ride with their case.
+
+A case's ``actual`` and ``expected`` may be any JSON value. Each scorer declares the parts it
+reads in the bulk-edit form (:attr:`~knowledgepulse.evals.scorer.Scorer.reads`); a part is
+checked against that form only when a scorer of the suite reads it (:func:`fit_cases`), and
+when only some scorers read it the message names them: ``cases.jsonl:3: actual: got "A
+summary"; expected a JSON object (needed by operation-accuracy)``. Scoring recorded outputs
+also needs an ``actual`` in every case (``null`` counts); a task's cases leave it out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from knowledgepulse._util.pydantic_errors import problems_from
+from knowledgepulse._util.pydantic_errors import describe, problems_from
 from knowledgepulse.errors import CaseValidationError
-from knowledgepulse.evals.models import Case
+from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
+from knowledgepulse.evals.scorer import CasePart
+from knowledgepulse.evals.suite import Suite
 from knowledgepulse.records import Location, Problem, Record, read_records
 
 
 @dataclass(frozen=True, slots=True)
 class LoadedCase:
-    """A valid case and where it was read from.
-
-    Attributes:
-        case: the validated case.
-        location: where the record starts.
-        warnings: located warnings about it (its id used before, say); they reject nothing.
-    """
+    """A valid case, where its record starts, and warnings about it (they reject nothing)."""
 
     case: Case
     location: Location
@@ -45,14 +46,7 @@ class LoadedCase:
 
 @dataclass(frozen=True, slots=True)
 class MalformedCase:
-    """A record that is not a valid case, with everything wrong with it.
-
-    Attributes:
-        location: where the record starts.
-        problems: each problem with its own location and JSON path.
-        case_id: the record's ``id`` when it has a string one, else ``None``.
-        warnings: located warnings about it, as for :class:`LoadedCase`.
-    """
+    """A record that is not a valid case: every problem, located; its string ``id`` if any."""
 
     location: Location
     problems: tuple[Problem, ...]
@@ -62,12 +56,7 @@ class MalformedCase:
 
 @dataclass(frozen=True, slots=True)
 class FileProblem:
-    """A part of a case file that could not be read as records (a syntax error, say).
-
-    Attributes:
-        problem: where and why; a ``warning`` problem (a stray character in a comment) rejects
-            nothing.
-    """
+    """A part of a case file that cannot be read (a syntax error), or a warning on the file."""
 
     problem: Problem
 
@@ -95,10 +84,7 @@ def parse_case(value: Any, *, source: str = "<case>") -> Case:
 
 
 def validate_case(record: Record) -> LoadedCase | MalformedCase:
-    """A record as a valid case, or a malformed one with every problem found in it.
-
-    Every content pattern is compiled here, so an invalid one is reported before the case runs.
-    """
+    """A record as a valid case, or a malformed one; every content pattern is compiled here."""
     raw_id = record.value.get("id") if isinstance(record.value, dict) else None
     case_id = raw_id if isinstance(raw_id, str) else None
     try:
@@ -149,9 +135,7 @@ def iter_cases(sources: str | Path | Iterable[str | Path]) -> Iterator[CaseInput
     """Read cases from files (``-`` is standard input), in order, as they are read.
 
     A JSON file holds one case or a list; a JSON Lines file one case a line; a YAML file one
-    case, a list, or several ``---`` documents. Yields valid and malformed cases, and a
-    :class:`FileProblem` for each part of a file that cannot be read as records. A case id
-    already used (in any of the files) gives the later case a warning.
+    case, a list, or ``---`` documents. A case id used before gives the later case a warning.
 
     Raises:
         InputFileError: a file cannot be opened at all.
@@ -198,11 +182,7 @@ class _Pending:
         return warnings
 
     def flush(self, *, end: bool) -> Iterator[CaseInput]:
-        """The malformed case, if the record had problems; its warnings go with it.
-
-        Warnings without problems wait for their record, unless ``end`` (the file ends, or the
-        next item is another record's): then they stand on their own.
-        """
+        """The malformed case, if any; at ``end`` lone warnings stand on their own."""
         if self.problems:
             location = self.problems[0].location
             yield MalformedCase(location, tuple(self.problems), None, tuple(self.take_warnings()))
@@ -238,3 +218,143 @@ def load_cases(sources: str | Path | Iterable[str | Path]) -> list[CaseInput]:
         InputFileError: a file cannot be read at all.
     """
     return list(iter_cases(sources))
+
+
+# --- Checking cases against what a suite reads ---------------------------------------------
+
+INPUT_PARTS: frozenset[CasePart] = frozenset({"pages", "expected"})
+"""What can be checked before a task answers: everything but ``actual``."""
+_MODELS: dict[CasePart, type[BaseModel]] = {"actual": ActualOutput, "expected": ExpectedOutput}
+_ORDER: tuple[CasePart, ...] = ("pages", "actual", "expected")
+
+
+def readers(suite: Suite, case: Case, *, output_known: bool = True) -> dict[CasePart, list[str]]:
+    """For each part some scorer reads in the bulk-edit form, those scorers' keys.
+
+    ``output_known=False`` (before a task has answered): only what each scorer always reads.
+    """
+    found: dict[CasePart, list[str]] = {}
+    for entry in suite.scorers:
+        parts = entry.scorer.parts_read(case.actual) if output_known else entry.scorer.reads
+        for part in parts:
+            found.setdefault(part, []).append(entry.key)
+    return {part: found[part] for part in _ORDER if part in found}
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """How a case fits a suite: every problem once, and those keeping each scorer (by key)."""
+
+    problems: tuple[Problem, ...]
+    by_scorer: Mapping[str, tuple[Problem, ...]]
+
+
+def check_case(
+    case: Case,
+    suite: Suite,
+    location: Location,
+    *,
+    parts: Iterable[CasePart] = _ORDER,
+    require_actual: bool = True,
+    output_known: bool = True,
+) -> Fit:
+    """Every way the case misses what the suite's scorers read, located in its file.
+
+    ``parts``: :data:`INPUT_PARTS` before a task has answered; ``require_actual``: for recorded
+    outputs; ``output_known``: whether ``actual`` is the output to score (see :func:`readers`).
+    """
+    record = Record(location, None, case.source_lines)
+    wanted = set(parts)
+    problems: list[Problem] = []
+    by_scorer: dict[str, list[Problem]] = {}
+    if require_actual and "actual" in wanted and not case.has_actual:
+        missing = record.problem(
+            ("actual",),
+            "required field is missing; record the workflow's output here, or give a task "
+            "that produces it (kp eval --task)",
+        )
+        problems.append(missing)
+        for entry in suite.scorers:
+            by_scorer[entry.key] = [missing]
+    for part, keys in readers(suite, case, output_known=output_known).items():
+        if part not in wanted or (part == "actual" and problems):
+            continue
+        suffix = "" if len(keys) == len(suite.scorers) else f" (needed by {', '.join(keys)})"
+        found = [record.problem(loc, text + suffix) for loc, text in part_problems(case, part)]
+        problems.extend(found)
+        for key in keys if found else ():
+            by_scorer.setdefault(key, []).extend(found)
+    return Fit(tuple(problems), {key: tuple(found) for key, found in by_scorer.items()})
+
+
+def part_problems(case: Case, part: CasePart) -> list[tuple[tuple[str | int, ...], str]]:
+    """What is wrong with one part of a case in the bulk-edit form: (path, message) pairs."""
+    if part == "pages":
+        if case.pages:
+            return []
+        given = "pages" in case.model_fields_set
+        return [(("pages",), "got a list of 0; expected at least 1 item" if given else _MISSING)]
+    if part not in case.model_fields_set:
+        return [((part,), _MISSING)]
+    value = case.actual if part == "actual" else case.expected
+    try:
+        model = _MODELS[part].model_validate(value)
+    except ValidationError as error:
+        return [((part, *item["loc"]), describe(item)) for item in error.errors()]
+    if isinstance(model, ExpectedOutput):
+        found = _bulk_expected_problems(model, case.pages)
+        return [((part, *loc), message) for loc, message in found]
+    return []
+
+
+_MISSING = "required field is missing"
+
+
+def fit_cases(
+    inputs: Iterable[CaseInput], suite: Suite, *, before_task: bool = False
+) -> Iterator[CaseInput]:
+    """The inputs, each valid case that misses what the suite reads turned into a malformed one.
+
+    ``before_task``: only what the scorers always read of the input is checked. Fitting twice
+    changes nothing.
+    """
+    for item in inputs:
+        if isinstance(item, LoadedCase):
+            fit = check_case(
+                item.case,
+                suite,
+                item.location,
+                parts=INPUT_PARTS if before_task else _ORDER,
+                require_actual=not before_task,
+                output_known=not before_task,
+            )
+            if fit.problems:
+                yield MalformedCase(item.location, fit.problems, item.case.id, item.warnings)
+                continue
+        yield item
+
+
+def _bulk_expected_problems(
+    expected: ExpectedOutput, pages: Sequence[Page]
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """With several pages: a plain pattern list, expected operations without a pageId."""
+    if len(pages) <= 1:
+        return []
+    problems: list[tuple[tuple[str | int, ...], str]] = []
+    if isinstance(expected.content_patterns, list):
+        problems.append(
+            (
+                ("contentPatterns",),
+                "a list, but the case has several pages; use {pageId: [patterns]}",
+            )
+        )
+    problems.extend(
+        (
+            ("operations", i, "pageId"),
+            "required field is missing; the case has several pages, so every expected "
+            "operation needs a pageId",
+        )
+        for i, op in enumerate(expected.operations)
+        if op.page_id is None
+    )
+    return problems

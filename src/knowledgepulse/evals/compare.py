@@ -1,14 +1,9 @@
 """Comparing two evaluation runs: score deltas, pass/fail flips, cases added and removed.
 
-Each run is a :class:`~knowledgepulse.evals.snapshot.RunSnapshot`, taken from an
-:class:`~knowledgepulse.evals.runner.EvalRun` in memory or read back from a ``kp eval -f json``
-report (:func:`~knowledgepulse.evals.snapshot.load_report`). Cases are matched by id; an id used
-twice is matched by occurrence (the second ``x`` of one run with the second ``x`` of the
-other), and a malformed case without an id cannot be matched, so it is only counted. Scores
-are matched by the suite key (the entry's ``name``, else its ``type``).
-
-A *regression* is a case that passed in the base run and fails in the new one; an *improvement*
-the reverse. A case whose verdict held but whose scores moved by more than the tolerance is
+Each run is a :class:`~knowledgepulse.evals.snapshot.RunSnapshot` (of a run in memory, or of a
+``kp eval -f json`` report). Cases are matched by id and occurrence, scores by suite key. A
+*regression* is a case that passed in the base run and fails in the new one; an *improvement*
+the reverse; a case whose verdict held but whose scores moved by more than the tolerance is
 *changed*; the rest are *unchanged*. Nothing here does I/O.
 """
 
@@ -16,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 from knowledgepulse.evals.runner import TOLERANCE, EvalRun
@@ -45,9 +40,8 @@ class ScoreDelta:
         base: the base run's result, or ``None`` when that side has none (a malformed case).
         new: the new run's result, or ``None``.
         delta: ``new - base`` when both have a score, else ``None``.
-        flip: ``regressed`` (passed, now fails), ``improved`` (the reverse), or ``None``.
-        changed: whether the verdict flipped, a score appeared or vanished, or the score moved
-            by more than the tolerance.
+        flip: ``regressed``, ``improved``, or ``None``.
+        changed: whether it flipped, a score appeared or vanished, or moved past the tolerance.
     """
 
     key: str
@@ -64,11 +58,10 @@ class CaseComparison:
 
     Attributes:
         label: the case id (with ``#n`` for a repeated id).
-        change: ``regressed``, ``improved``, ``changed``, ``unchanged``, ``added`` or ``removed``.
+        change: how the case changed.
         base: the case in the base run, or ``None`` when it was added.
         new: the case in the new run, or ``None`` when it was removed.
-        scores: per scorer both suites have, in the new suite's order (empty for an added or
-            removed case).
+        scores: per scorer both suites have, in the new suite's order.
         weighted_delta: the change of the weighted score, when both sides have one.
     """
 
@@ -95,7 +88,7 @@ class ScorerChange:
         base: the base suite's entry, or ``None``.
         new: the new suite's entry, or ``None``.
         base_mean: its mean score in the base run, or ``None``.
-        new_mean: its mean score in the new run, or ``None``.
+        new_mean: likewise in the new run.
     """
 
     key: str
@@ -124,27 +117,14 @@ class ComparisonSummary:
 
     def to_dict(self) -> dict[str, int]:
         """Plain data for the JSON report."""
-        return {
-            "regressions": self.regressions,
-            "improvements": self.improvements,
-            "changed": self.changed,
-            "unchanged": self.unchanged,
-            "added": self.added,
-            "removed": self.removed,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
     """Two runs compared: every case and scorer, and the counts.
 
-    Attributes:
-        base: the baseline run.
-        new: the run compared with it.
-        tolerance: score deltas at most this large counted as unchanged.
-        cases: the new run's cases in its order, then the removed ones in the base run's order.
-        scorers: the new suite's entries in order, then the removed ones.
-        summary: the counts.
+    ``cases`` are the new run's in its order, then the removed ones; ``scorers`` likewise.
     """
 
     base: RunSnapshot
@@ -182,8 +162,7 @@ def compare_runs(
     Args:
         base: the baseline: a run, or a snapshot (:func:`load_report` reads one from a file).
         new: the run to judge against it.
-        tolerance: score deltas whose size is at most this count as unchanged; verdict flips
-            always count.
+        tolerance: score deltas at most this large count as unchanged (flips always count).
 
     Raises:
         ValueError: the tolerance is negative or not finite.

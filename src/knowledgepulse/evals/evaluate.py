@@ -1,23 +1,19 @@
 """Running a task over cases, then the suite over its outputs: ``evaluate(task, cases, suite)``.
 
-The task is called once per case (``repeat`` times with repeats), at most ``concurrency`` calls
-at a time, each bounded by ``timeout`` and retried ``retries`` times; a call that still fails
-is that case's error result, and the others go on. Results come in the cases' order, whatever
-finishes first. Each output is scored when every call is done, in order, so the scores are the
-same as ``run_suite`` gives for the same outputs.
-
-Before any call, each case is checked for what the suite reads of its input, so a case that
-cannot be scored never costs a model call. With ``task_version`` the outputs are cached on disk
-(see :mod:`knowledgepulse.evals.cache`): a rerun after changing only the suite, or the expected
-outputs, calls nothing.
+A call that still fails after its retries is that case's error result; the others go on.
+Outputs are scored when every call is done, in the cases' order, so the scores are those
+``run_suite`` gives for the same outputs. Each case is checked for what the suite reads of its
+input first, so a case that cannot be scored never costs a model call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR, OutputCache
@@ -26,12 +22,12 @@ from knowledgepulse.evals.cases import (
     FileProblem,
     LoadedCase,
     MalformedCase,
+    check_case,
+    fit_cases,
     iter_cases,
     validate_case,
 )
 from knowledgepulse.evals.models import Case
-from knowledgepulse.evals.needs import check_case, fit_cases
-from knowledgepulse.evals.progress import TaskProgress
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import (
     collect_run,
@@ -88,8 +84,8 @@ def evaluate(
         retries: how many times a call that raised or timed out is tried again.
         retry_delay: seconds before the first retry; each later one waits twice as long.
         repeat: calls per case; above 1, each scorer's mean ± standard error and pass@K.
-        task_version: your name for this version of the task; given, outputs are cached under
-            it, so change it when the task changes. ``None``: nothing is cached.
+        task_version: your name for this version of the task; outputs are cached under it
+            (change it when the task changes). ``None``: nothing is cached.
         cache_dir: where outputs are cached; ``None`` turns the cache off.
         progress: draw a progress bar on stderr (``None``: when stderr is a terminal).
 
@@ -194,10 +190,8 @@ async def evaluate_async(
 def score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseResult:
     """One run's result: the suite on the task's output, or the task's error.
 
-    A scorer that cannot read the output in the form it needs (the task did not answer with
-    bulk-edit operations, say) gets an error result saying why; the others still score. The
-    duration scored is the output's own ``durationMs`` when it gives one, else the time the
-    task took.
+    A scorer that cannot read the output in the form it needs gets an error result; the others
+    still score. The duration is the output's own ``durationMs``, else the task's time.
     """
     case, location = item.case, item.location
     if answer.record.failed:
@@ -222,3 +216,75 @@ def case_inputs(cases: Cases) -> Iterator[CaseInput]:
             yield item
         else:
             yield validate_case(Record(Location("<cases>", index=index), dict(item)))
+
+
+class TaskProgress:
+    """Outputs done (and cache hits), drawn as a bar on stderr while entered, when enabled.
+
+    Calling a model over a dataset takes minutes, and ``evaluate()`` is called from scripts as
+    well as from ``kp eval``: the one place the library draws. Rich is imported only then.
+    """
+
+    def __init__(self, total: int, *, enabled: bool) -> None:
+        self.total = total
+        self.done = 0
+        self.cached = 0
+        self._enabled = enabled and total > 0
+        self._bar: Any = None
+        self._task: Any = None
+
+    @classmethod
+    def auto(cls, total: int, wanted: bool | None) -> TaskProgress:
+        """Drawn when ``wanted``, or, when ``wanted`` is ``None``, when stderr is a terminal."""
+        if wanted is None:
+            isatty = getattr(sys.stderr, "isatty", None)
+            wanted = bool(isatty and isatty())
+        return cls(total, enabled=wanted)
+
+    @property
+    def drawing(self) -> bool:
+        """Whether a bar is on screen."""
+        return self._bar is not None
+
+    def __enter__(self) -> TaskProgress:
+        if self._enabled:
+            from rich.console import Console  # noqa: PLC0415 - only when a bar is drawn
+            from rich.progress import (  # noqa: PLC0415
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._bar = Progress(
+                TextColumn("outputs"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[cached]} cached"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=Console(file=sys.stderr, stderr=True),
+                transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("outputs", total=self.total, cached=0)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+    def advance(self, *, cached: bool = False) -> None:
+        """One more output is in."""
+        self.done += 1
+        self.cached += cached
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self.done, cached=self.cached)

@@ -1,13 +1,9 @@
 """Loading the user's code by name: a task (``module:function``) and scorer plugins.
 
-A spec names a module (``my_pkg.workflow``), found from the working directory as well as the
-installed packages, or a Python file (``path/to/workflow.py``). A file is imported under its
-own name with its directory first on ``sys.path``, as pytest does, so the modules beside it
-import each other and a file named twice (a task and a plugin) is imported once. Importing a
-plugin runs its ``@register_scorer`` decorators; that is all a plugin needs.
-
-Every failure (no such module or file, an exception while importing, no such function, not
-callable) is a :class:`~knowledgepulse.errors.PluginLoadError` naming the spec and the fix.
+A spec names a module (found from the working directory too) or a ``.py`` file, imported under
+its own name with its directory first on ``sys.path``, as pytest does, so the modules beside it
+import each other and a file named twice is imported once. Every failure is a
+:class:`~knowledgepulse.errors.PluginLoadError` naming the spec and the fix.
 """
 
 from __future__ import annotations

@@ -1,16 +1,14 @@
 """Pages, blocks, operations and cases: the data the evaluation scorers compare.
 
-The running example is a bulk-edit workflow: a model sees pages made of blocks and an
-instruction, and answers with edit operations. A case holds its input (an instruction, pages,
-any other JSON), the workflow's actual output and what was expected; the output and the
-expectation may be any JSON value, and :class:`ActualOutput` and :class:`ExpectedOutput` are
-how the bulk-edit scorers read them.
+The running example is a bulk-edit workflow: a model sees pages of blocks and an instruction,
+and answers with edit operations. A case's output and expectation may be any JSON value;
+:class:`ActualOutput` and :class:`ExpectedOutput` are how the bulk-edit scorers read them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -31,7 +29,15 @@ KNOWN_OPERATION_TYPES: tuple[str, ...] = ("insert", "update", "delete")
 class _CaseModel(BaseModel):
     """Case files are written by people: unknown keys are typos, so they are errors."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True
+    )
+
+
+def _refuse_repeats(ids: Iterable[str], rule: str) -> None:
+    repeated = sorted(item for item, n in Counter(ids).items() if n > 1)
+    if repeated:
+        raise ValueError(f"{rule}; repeated: {', '.join(repeated)}")
 
 
 class Block(_CaseModel):
@@ -51,13 +57,7 @@ class Page(_CaseModel):
 
     @model_validator(mode="after")
     def _unique_block_ids(self) -> Page:
-        repeated = sorted(
-            block_id for block_id, n in Counter(b.id for b in self.blocks).items() if n > 1
-        )
-        if repeated:
-            raise ValueError(
-                f"block ids must be unique within a page; repeated: {', '.join(repeated)}"
-            )
+        _refuse_repeats((b.id for b in self.blocks), "block ids must be unique within a page")
         return self
 
     @property
@@ -116,10 +116,6 @@ class ExpectedOperation(Operation):
 class ActualOutput(_CaseModel):
     """What the workflow produced for the case."""
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True
-    )
-
     operations: list[Operation] = Field(default_factory=list, description="The model's operations.")
     duration_ms: Annotated[float, Field(ge=0, strict=True)] | None = Field(
         default=None, alias="durationMs", description="How long the workflow took, in ms."
@@ -131,10 +127,6 @@ ContentPatterns = dict[str, list[StrictStr]] | list[StrictStr]
 
 class ExpectedOutput(_CaseModel):
     """What the case expects."""
-
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True
-    )
 
     operations: list[ExpectedOperation] = Field(default_factory=list)
     content_patterns: ContentPatterns | None = Field(
@@ -148,10 +140,8 @@ class ExpectedOutput(_CaseModel):
 class Case(_CaseModel):
     """One evaluation case: the input the workflow sees, its actual output and what was expected.
 
-    ``actual`` and ``expected`` may be any JSON value: a text, a number, an object. The
-    bulk-edit scorers read them as :class:`ActualOutput` and :class:`ExpectedOutput` (and need
-    ``pages``); that form is checked only for the scorers of a suite that read it (see
-    :mod:`knowledgepulse.evals.needs`). ``actual`` is left out of cases that a task answers.
+    The bulk-edit form of ``actual`` and ``expected`` is checked only for the scorers of a
+    suite that read it (:func:`~knowledgepulse.evals.cases.check_case`).
     """
 
     id: StrictStr = Field(description="The case's id, shown in every report.")
@@ -183,13 +173,7 @@ class Case(_CaseModel):
 
     @model_validator(mode="after")
     def _unique_pages(self) -> Case:
-        repeated = sorted(
-            page_id for page_id, n in Counter(p.id for p in self.pages).items() if n > 1
-        )
-        if repeated:
-            raise ValueError(
-                f"page ids must be unique within a case; repeated: {', '.join(repeated)}"
-            )
+        _refuse_repeats((p.id for p in self.pages), "page ids must be unique within a case")
         return self
 
     @property
@@ -205,39 +189,3 @@ class Case(_CaseModel):
     def with_actual(self, actual: JsonValue) -> Case:
         """The same case with another actual output (a task's), keeping where it was read."""
         return self.model_copy(update={"actual": actual})
-
-    def page_of(self, operation: Operation) -> Page | None:
-        """The page an operation is on: its ``pageId``, or the only page when it gives none."""
-        if operation.page_id is None:
-            return self.pages[0] if len(self.pages) == 1 else None
-        return next((page for page in self.pages if page.id == operation.page_id), None)
-
-
-def bulk_expected_problems(
-    expected: ExpectedOutput, pages: Sequence[Page]
-) -> list[tuple[tuple[str | int, ...], str]]:
-    """What an expectation that is valid on its own gets wrong about a case with several pages.
-
-    With several pages, a plain pattern list cannot say which page it is for, and every
-    expected operation must name its page. Each problem is a (path inside ``expected``, message).
-    """
-    if len(pages) <= 1:
-        return []
-    problems: list[tuple[tuple[str | int, ...], str]] = []
-    if isinstance(expected.content_patterns, list):
-        problems.append(
-            (
-                ("contentPatterns",),
-                "a list, but the case has several pages; use {pageId: [patterns]}",
-            )
-        )
-    problems.extend(
-        (
-            ("operations", i, "pageId"),
-            "required field is missing; the case has several pages, so every expected "
-            "operation needs a pageId",
-        )
-        for i, op in enumerate(expected.operations)
-        if op.page_id is None
-    )
-    return problems

@@ -1,22 +1,18 @@
 """Applying edit operations to pages: pure functions, the spec's "Applying operations" exactly.
 
-Operations apply in order to a copy of the original pages. A target is resolved against the
-ORIGINAL pages (``targetBlockId`` if given, else ``targetIndex``; a negative or out-of-range index
-names no block) and must still exist when the operation runs. An operation that is not
-applicable is skipped, with the reason recorded, and the following ones still apply.
-
-Inserted blocks get the id ``kp:inserted:<i>`` (``i`` is the operation's index in the list) and
-the block type ``"inserted"``. Should an original block anywhere in the input already use that
-id, ``:<n>`` is appended with the smallest ``n`` that makes it unique, so an inserted block can
-never be mistaken for an original one. Targets always resolve against the original pages, so an
-inserted block can never be the target of a later operation.
+Operations apply in order to a copy of the pages. A target resolves against the ORIGINAL pages
+(so an inserted block is never one) and must still exist when the operation runs; an operation
+that is not applicable is skipped with its reason, and the next ones still apply. Inserted
+blocks get the id ``kp:inserted:<i>`` (``i``: the operation's index; ``:<n>`` appended should an
+original block use it) and the type ``"inserted"``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from knowledgepulse.evals.models import KNOWN_OPERATION_TYPES, Block, Operation, Page
 
@@ -47,13 +43,8 @@ class BlockRef:
 class OperationOutcome:
     """What happened to one operation.
 
-    Attributes:
-        index: the operation's position in the list that was applied.
-        operation: the operation itself.
-        reason: why it was skipped, or ``None`` when it was applied.
-        page_id: the page it resolved to, or ``None``.
-        target: the original block its target resolved to, or ``None`` (no target, or none found).
-        inserted: the block an applied insert created, or ``None``.
+    ``reason`` is ``None`` when it was applied; ``target`` is the original block its target
+    resolved to, and ``inserted`` the block an applied insert created.
     """
 
     index: int
@@ -97,14 +88,7 @@ class OperationOutcome:
 
 @dataclass(frozen=True, slots=True)
 class ChangedBlock:
-    """An original block still present after the operations, whose content differs.
-
-    Attributes:
-        ref: the block.
-        before: its original content.
-        after: its content after the operations.
-        operation_indices: the applied updates that set it, in order.
-    """
+    """An original block still present after the operations, whose content differs."""
 
     ref: BlockRef
     before: str
@@ -113,17 +97,8 @@ class ChangedBlock:
 
 
 @dataclass(frozen=True, slots=True)
-class DeletedBlock:
-    """An original block that an applied ``delete`` removed."""
-
-    ref: BlockRef
-    content: str
-    operation_index: int
-
-
-@dataclass(frozen=True, slots=True)
-class InsertedBlock:
-    """A block an applied ``insert`` created."""
+class EditedBlock:
+    """A block an applied ``insert`` created, or an original one a ``delete`` removed."""
 
     ref: BlockRef
     content: str
@@ -137,16 +112,15 @@ class ApplicationResult:
     Attributes:
         pages: the final pages, in the input's order.
         outcomes: one per operation, in order.
-        inserted: the blocks applied inserts created, per page id (operation order), every
-            input page present.
-        deleted: the original blocks removed, in page then original block order.
-        changed: the original blocks still present whose content changed, same order.
+        inserted: the blocks inserts created, per page id (every input page present).
+        deleted: the original blocks removed, in page then block order.
+        changed: the original blocks whose content changed, in the same order.
     """
 
     pages: tuple[Page, ...]
     outcomes: tuple[OperationOutcome, ...]
-    inserted: dict[str, tuple[InsertedBlock, ...]] = field(default_factory=dict)
-    deleted: tuple[DeletedBlock, ...] = ()
+    inserted: dict[str, tuple[EditedBlock, ...]] = field(default_factory=dict)
+    deleted: tuple[EditedBlock, ...] = ()
     changed: tuple[ChangedBlock, ...] = ()
 
     @property
@@ -167,11 +141,7 @@ def resolve_page(operation: Operation, pages: Sequence[Page]) -> Page | None:
 
 
 def page_key(operation: Operation, pages: Sequence[Page]) -> str | None:
-    """The id of the page an operation names: its ``pageId``, the only page's id, or ``None``.
-
-    Unlike :func:`resolve_page` this keeps a ``pageId`` that is not in the input, so two
-    operations naming the same missing page still share a key.
-    """
+    """The ``pageId`` an operation gives (even one not in the input), else the only page's."""
     if operation.page_id is not None:
         return operation.page_id
     return pages[0].id if len(pages) == 1 else None
@@ -180,8 +150,8 @@ def page_key(operation: Operation, pages: Sequence[Page]) -> str | None:
 def resolve_block(operation: Operation, page: Page) -> Block | None:
     """The ORIGINAL block an operation targets on ``page``, or ``None``.
 
-    ``targetBlockId`` wins when given (even if it names no block); else ``targetIndex`` is an
-    index into the original blocks, and a negative or out-of-range index names no block.
+    ``targetBlockId`` wins when given (even if it names no block); a negative or out-of-range
+    ``targetIndex`` names no block.
     """
     if operation.target_block_id is not None:
         return next((b for b in page.blocks if b.id == operation.target_block_id), None)
@@ -203,10 +173,8 @@ def resolve_target(operation: Operation, pages: Sequence[Page]) -> BlockRef | No
 def target_key(operation: Operation, pages: Sequence[Page]) -> Hashable:
     """What "the same target" means when comparing two operations.
 
-    Two operations have the same target when they resolve to the same original block; when
-    neither names a target and both are on the same page (an insert at the page's start or end);
-    or, when a target does not resolve, when both name it with the same page, ``targetBlockId``
-    and ``targetIndex`` (so an operation always has the same target as an identical one).
+    The same original block; no target on the same page; or, unresolved, the same page,
+    ``targetBlockId`` and ``targetIndex`` (so an operation has the target of an identical one).
     """
     page = page_key(operation, pages)
     if not operation.has_target:
@@ -239,11 +207,7 @@ class _Slot:
 
 
 def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> ApplicationResult:
-    """Apply ``operations`` in order to a copy of ``pages`` (the inputs are not modified).
-
-    Returns:
-        The final pages, each operation's outcome, and the inserted, deleted and changed blocks.
-    """
+    """Apply ``operations`` in order to a copy of ``pages`` (the inputs are not modified)."""
     work: dict[str, list[_Slot]] = {
         page.id: [_Slot(block, original=True) for block in page.blocks] for page in pages
     }
@@ -252,7 +216,7 @@ def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> 
     outcomes: list[OperationOutcome] = []
     deleted: dict[BlockRef, int] = {}
     updates: dict[BlockRef, list[int]] = {}
-    inserted: dict[str, list[InsertedBlock]] = {page.id: [] for page in pages}
+    inserted: dict[str, list[EditedBlock]] = {page.id: [] for page in pages}
 
     for index, operation in enumerate(operations):
         outcome = _check(index, operation, pages, deleted)
@@ -265,7 +229,7 @@ def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> 
                 new = Block(id=block_id, type=INSERTED_BLOCK_TYPE, content=content)
                 _insert(slots, new, operation, outcome.target)
                 ref = BlockRef(outcome.page_id, block_id)
-                inserted[outcome.page_id].append(InsertedBlock(ref, content, index))
+                inserted[outcome.page_id].append(EditedBlock(ref, content, index))
                 outcome = OperationOutcome(index, operation, None, outcome.page_id, None, ref)
             elif outcome.target is not None:
                 at = _find(slots, outcome.target.block_id)
@@ -291,7 +255,7 @@ def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> 
         outcomes=tuple(outcomes),
         inserted={page_id: tuple(blocks) for page_id, blocks in inserted.items()},
         deleted=tuple(
-            DeletedBlock(ref, originals[ref].content, deleted[ref])
+            EditedBlock(ref, originals[ref].content, deleted[ref])
             for ref in sorted(deleted, key=order.__getitem__)
         ),
         changed=tuple(sorted(changed, key=lambda c: order[c.ref])),
@@ -357,3 +321,40 @@ def _find(slots: list[_Slot], original_id: str) -> int:
 def _content_of(slots: list[_Slot], original_id: str) -> str | None:
     """The current content of an original block, or ``None`` when it was deleted."""
     return next((s.block.content for s in slots if s.original and s.block.id == original_id), None)
+
+
+# --- Operations in words, for diagnoses (which see only a result's details: the JSON form) ------
+
+
+def describe_target(op: Mapping[str, Any]) -> str:
+    """The target an operation (JSON form) names: ``block 'b2' (targetIndex 1)``, ``no target``."""
+    block_id, index = op.get("targetBlockId"), op.get("targetIndex")
+    if block_id is not None and index is not None:
+        return f"block '{block_id}' (targetIndex {index})"
+    if block_id is not None:
+        return f"block '{block_id}'"
+    if index is not None:
+        return f"targetIndex {index}"
+    return "no target"
+
+
+def describe_operation(op: Mapping[str, Any]) -> str:
+    """An operation (JSON form) in words: ``insert before block 'b2' on page 'p1'``."""
+    kind = str(op.get("type"))
+    has_target = op.get("targetBlockId") is not None or op.get("targetIndex") is not None
+    if kind == "insert":
+        position = op.get("position") or "after"
+        if has_target:
+            text = f"insert {position} {describe_target(op)}"
+        else:
+            text = "insert at the page start" if position == "before" else "insert at the page end"
+    else:
+        text = f"{kind} {describe_target(op)}" if has_target else f"{kind} with no target"
+    if op.get("pageId") is not None:
+        text += f" on page '{op['pageId']}'"
+    return text
+
+
+def operation_label(side: str, index: int, op: Mapping[str, Any]) -> str:
+    """``actual.operations[3] (update of block 'b2')``: where to find it, and what it is."""
+    return f"{side}.operations[{index}] ({describe_operation(op)})"

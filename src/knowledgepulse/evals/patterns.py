@@ -1,16 +1,10 @@
-"""Content patterns: regular expressions searched in page content, bounded in time.
+"""Content patterns: regular expressions searched in page content, bounded in time and size.
 
-Patterns come from suite and case files, content from a model, so a pattern that backtracks
-catastrophically on long content must not hang a run: matching uses the ``regex`` package's
-``timeout``, and a timeout is reported as an issue on that pattern (counted as not matched).
-Patterns are *searched* (not full-matched) with DOTALL, so ``.`` matches the newlines that join
-blocks and a pattern can span blocks; IGNORECASE is optional.
-
-Compiling is bounded too: ``regex`` unrolls a fixed repeat when it compiles, so
-``(?:(?:a{1000}){1000}){100}b`` would take gigabytes before matching anything. A pattern is
-refused, before it is compiled, when it is longer than :data:`MAX_PATTERN_LENGTH`, nests groups
-deeper than :data:`MAX_GROUP_DEPTH`, or unrolls past :data:`MAX_PATTERN_UNITS` (see
-:func:`pattern_cost`). Compiled patterns are cached within a total cost, not a count.
+Content comes from a model, so a pattern that backtracks catastrophically must not hang a run:
+matching uses the ``regex`` package's ``timeout``, and a timeout is an issue on that pattern
+(not matched). Patterns are *searched* with DOTALL, so a pattern can span the newlines that join
+blocks. ``regex`` unrolls a fixed repeat when it compiles (``(?:(?:a{1000}){1000}){100}b``
+takes gigabytes), so a pattern past the bounds below is refused before it is compiled.
 """
 
 from __future__ import annotations
@@ -23,6 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 import regex
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from knowledgepulse.evals.models import ContentPatterns, Page
 
@@ -50,6 +45,35 @@ _ANCHORED_START = re.compile(r"^(?:\(\?[a-zA-Z]+\))*(?:\^|\\A)")
 _ANCHORED_END = re.compile(r"(?<!\\)(?:\\\\)*(?:\$|\\[Zz])$")
 
 
+class PatternParams(BaseModel):
+    """Parameters of the scorers that search content patterns."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ignore_case: StrictBool = Field(
+        default=False, description="Match patterns without regard to letter case."
+    )
+    timeout_ms: float = Field(
+        default=DEFAULT_TIMEOUT_MS,
+        gt=0,
+        strict=True,
+        allow_inf_nan=False,
+        description="Longest time one pattern may search one page, in ms; past it the pattern "
+        "counts as not matched and an issue says it timed out.",
+    )
+
+    @field_validator("timeout_ms")
+    @classmethod
+    def _bounded(cls, value: float) -> float:
+        # The bound is what keeps a catastrophic pattern from hanging a run: it cannot be lifted.
+        if value > MAX_TIMEOUT_MS:
+            raise ValueError(
+                f"at most {MAX_TIMEOUT_MS:g} ms (one minute) per pattern and page; the bound keeps "
+                "a catastrophic pattern from hanging the run, so it cannot be switched off"
+            )
+        return value
+
+
 class PatternStatus(StrEnum):
     """How one pattern fared against one page."""
 
@@ -64,12 +88,8 @@ class PatternStatus(StrEnum):
 class PatternCheck:
     """One pattern checked against one page's content.
 
-    Attributes:
-        page_id: the page the pattern is for.
-        pattern: the regular expression as written.
-        status: matched, not found, no such page, invalid, or timed out.
-        issue: the content issue to report, or ``None`` when it matched.
-        warning: advice on a pattern that is likely too strict (anchored), or ``None``.
+    ``issue``: what to report (``None`` when it matched); ``warning``: advice on an anchored
+    pattern, likely too strict.
     """
 
     page_id: str
@@ -207,10 +227,7 @@ def check_pattern(
 
 
 def compile_pattern(pattern: str, ignore_case: bool) -> regex.Pattern[str] | str:
-    """The compiled pattern (DOTALL, optionally IGNORECASE), or why it is refused.
-
-    Refused: not a valid regular expression, or past the bounds of :func:`pattern_problem`.
-    """
+    """The compiled pattern (DOTALL, optionally IGNORECASE), or why it is refused."""
     key = (pattern, ignore_case)
     cached = _cache.get(key)
     if cached is not None:
@@ -282,10 +299,9 @@ def _repeat_count(pattern: str, position: int) -> re.Match[str] | None:
 def pattern_cost(pattern: str) -> tuple[int, int]:
     """What a pattern unrolls to when compiled, in units, and how deep its groups nest.
 
-    A unit is a character of the pattern; a repeat ``{m}`` or ``{m,n}`` multiplies what it
-    repeats by ``m`` (``regex`` unrolls the fixed minimum, not the optional rest), and nested
-    repeats multiply. The count errs high (inline comments and verbose whitespace count), never
-    low, so a pattern under the bound compiles within it.
+    A unit is a character; a repeat ``{m}`` or ``{m,n}`` multiplies what it repeats by ``m``
+    (``regex`` unrolls the fixed minimum), and nested repeats multiply. The count errs high,
+    never low, so a pattern under the bound compiles within it.
     """
     frames = [[0, 0]]  # per open group: units so far, units of the last atom
     depth = deepest = 0

@@ -1,8 +1,7 @@
 """Scorers by type name: the built-ins, the user's own, and third-party entry points.
 
-Built-ins register through the same decorator users call; packages add scorers under the
-``knowledgepulse.scorers`` entry-point group (``name = "package.module:ScorerClass"``), loaded
-the first time a name is looked up and not found.
+Built-ins register through the same decorator users call; the ``knowledgepulse.scorers``
+entry points are loaded the first time a name is looked up and not found.
 """
 
 from __future__ import annotations

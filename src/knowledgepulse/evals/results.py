@@ -5,9 +5,11 @@ threshold (within :data:`TOLERANCE`); its weighted score is ``Σ score·weight /
 the scorers that gave a score. Weights never change a verdict, thresholds never change a score.
 An error result (no score) fails the case and is left out of both sums.
 
-A case a task answered also carries how the task went (:class:`~knowledgepulse.evals.tasks.
-TaskRecord`) and how long it took; a case run several times carries each run's own result and
-the statistics over them (:class:`~knowledgepulse.evals.repeats.RepeatStats`). Their keys are
+A case a task answered also carries how the task went and how long it took. With ``repeat=K``
+each case's task is called K times: per case and scorer, the mean score over the runs that gave
+one and its standard error, the runs without a score, the runs that reached the threshold; per
+case, the runs that passed (k), k/K, and pass@K (k ≥ 1). A run whose task failed is left out of
+the means and counts as a failed run; the case's verdict is taken on the means. These keys are
 added to the JSON form only when present, so a run over recorded outputs reads as before.
 """
 
@@ -16,10 +18,9 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from knowledgepulse.evals.repeats import RepeatStats, RepeatSummary
 from knowledgepulse.evals.scorer import ScoreResult
 from knowledgepulse.evals.suite import Suite, scorer_label
 from knowledgepulse.evals.tasks import TaskRecord, TaskSummary
@@ -33,14 +34,8 @@ TOLERANCE = 1e-9
 class ScorerOutcome:
     """One scorer's result on one case, with how it counts.
 
-    Attributes:
-        key: the suite entry's key (its ``name``, else its ``type``).
-        type: the scorer's type name.
-        name: the suite entry's ``name``, or ``None``.
-        weight: its weight in the weighted score.
-        threshold: its lowest passing score.
-        result: the score (or ``None``), details and error.
-        diagnosis: what to check, when it fell below its threshold; empty otherwise.
+    ``key``, ``type``, ``name``, ``weight`` and ``threshold`` are the suite entry's;
+    ``diagnosis`` says what to check when it fell below its threshold.
     """
 
     key: str
@@ -53,17 +48,17 @@ class ScorerOutcome:
 
     @property
     def label(self) -> str:
-        """How reports name the scorer (see :func:`~knowledgepulse.evals.suite.scorer_label`)."""
+        """How reports name the scorer: its key, with the type when the key is a name."""
         return scorer_label(self.key, self.type, self.name)
 
     @property
     def score(self) -> float | None:
-        """The score in [0, 1], or ``None`` when the scorer could not compute."""
+        """The result's score."""
         return self.result.score
 
     @property
     def error(self) -> str | None:
-        """Why there is no score, or ``None``."""
+        """The result's error."""
         return self.result.error
 
     @property
@@ -73,10 +68,9 @@ class ScorerOutcome:
 
     @property
     def margin(self) -> float | None:
-        """``score - threshold``, or ``None`` with no score.
+        """``score - threshold`` (``None`` with no score), 0.0 within the tolerance.
 
-        0.0 within the tolerance, and rounded to 12 decimals so that 1.0 - 0.8 reads 0.2, not
-        0.19999999999999996; both are far finer than any threshold is written.
+        Rounded to 12 decimals so that 1.0 - 0.8 reads 0.2, not 0.19999999999999996.
         """
         if self.score is None:
             return None
@@ -109,14 +103,10 @@ class CaseResult:
         outcomes: one per suite scorer, in suite order; empty for a malformed case.
         problems: why the case is malformed; empty for a valid one.
         description: the case's description, if any.
-        warnings: located warnings about the case (its id used before, say); they change no
-            verdict.
-        duration_ms: how long the task took to answer, in ms (the mean over the runs when
-            repeated); ``None`` for recorded outputs.
-        task: how the task call went (attempts, cache, error); ``None`` for recorded outputs
-            and for a repeated case (each run has its own).
-        repeat: statistics over the runs of a repeated case; then ``outcomes`` hold each
-            scorer's mean score, and the verdict is taken on them.
+        warnings: located warnings (its id used before, say); they change no verdict.
+        duration_ms: how long the task took, in ms (the runs' mean when repeated), or ``None``.
+        task: how the task call went; ``None`` for recorded outputs and repeated cases.
+        repeat: statistics over the runs of a repeated case, whose ``outcomes`` hold the means.
         runs: each run's own result, when repeated.
     """
 
@@ -148,7 +138,7 @@ class CaseResult:
 
     @property
     def weighted_score(self) -> float | None:
-        """``Σ score·weight / Σ weight`` over scored outcomes; ``None`` when that weight is 0."""
+        """The outcomes' :func:`weighted_score`."""
         return weighted_score([(o.score, o.weight) for o in self.outcomes])
 
     def to_dict(self) -> dict[str, Any]:
@@ -177,11 +167,8 @@ class CaseResult:
 class ScorerStats:
     """One scorer over a run.
 
-    Attributes:
-        mean: mean score over the cases it scored, or ``None`` when it scored none.
-        stderr: the mean's standard error (sample std / √n), or ``None`` when n < 2.
-        n: how many cases it scored.
-        errors: how many cases it could not score.
+    ``mean`` over the ``n`` cases it scored (``None`` for none); ``stderr``: sample std / √n
+    (``None`` when n < 2); ``errors``: the cases it could not score.
     """
 
     mean: float | None
@@ -191,7 +178,78 @@ class ScorerStats:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the JSON report."""
-        return {"mean": self.mean, "stderr": self.stderr, "n": self.n, "errors": self.errors}
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerRepeat:
+    """One scorer over the runs of one case: :class:`ScorerStats` over runs, and ``passed_runs``."""
+
+    mean: float | None
+    stderr: float | None
+    n: int
+    errors: int
+    passed_runs: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the JSON report."""
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatStats:
+    """One case run K (``runs``) times, k (``passed_runs``) of them passing."""
+
+    runs: int
+    passed_runs: int
+    scorers: Mapping[str, ScorerRepeat]
+
+    @property
+    def pass_rate(self) -> float:
+        """The share of runs that passed: k / K."""
+        return self.passed_runs / self.runs
+
+    @property
+    def pass_at_k(self) -> bool:
+        """Whether the case passed in at least one of the K runs."""
+        return self.passed_runs > 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the JSON report."""
+        return {
+            "runs": self.runs,
+            "passed_runs": self.passed_runs,
+            "pass_rate": self.pass_rate,
+            "pass_at_k": self.pass_at_k,
+            "scorers": {key: stats.to_dict() for key, stats in self.scorers.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatSummary:
+    """Repeated runs over a whole run.
+
+    ``pass_at_k``: the share of cases (malformed ones included) that passed in some run;
+    ``run_pass_rate``: passed runs / runs, over the cases that ran.
+    """
+
+    runs_per_case: int
+    pass_at_k: float | None
+    run_pass_rate: float | None
+
+    @classmethod
+    def of(cls, stats: list[RepeatStats], cases: int) -> RepeatSummary:
+        """The summary of the repeated cases among ``cases`` cases in all."""
+        runs = sum(s.runs for s in stats)
+        return cls(
+            runs_per_case=max((s.runs for s in stats), default=0),
+            pass_at_k=sum(s.pass_at_k for s in stats) / cases if cases else None,
+            run_pass_rate=sum(s.passed_runs for s in stats) / runs if runs else None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the JSON report."""
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,18 +257,13 @@ class RunSummary:
     """Totals for a run.
 
     Attributes:
-        cases: every case, malformed ones included.
-        passed: the cases that passed.
-        failed: the cases that did not pass (malformed ones included).
-        malformed: the cases that could not be read.
+        cases: every case, malformed ones included (as in ``failed``).
         pass_rate: ``passed / cases``, or ``None`` with no cases.
         weighted_mean: the mean of the cases' weighted scores that are not ``None``.
-        scorers: per suite key, in suite order.
-        unreadable_files: the files that could not be read in full (a syntax error, say); the
-            cases lost in them are not counted, since nobody knows how many there were.
+        unreadable_files: the files not read in full; the cases lost in them are not counted.
         warnings: every warning, on cases and on files.
         task: how the task calls went, when a task answered the cases.
-        repeat: pass@K and the pass rate over runs, when each case ran several times.
+        repeat: pass@K and the pass rate over runs, when repeated.
     """
 
     cases: int
@@ -249,8 +302,7 @@ class RunSummary:
 class EvalRun:
     """A suite run over cases: the suite, each case's result in input order, and the totals.
 
-    ``file_problems`` are the parts of case files that could not be read as cases (errors) and
-    the warnings about files, in the order found.
+    ``file_problems``: the parts of case files that could not be read, and warnings on files.
     """
 
     suite: Suite
@@ -278,9 +330,8 @@ def passes(score: float | None, threshold: float) -> bool:
 def weighted_score(scores: Sequence[tuple[float | None, float]]) -> float | None:
     """``Σ score·weight / Σ weight`` over the (score, weight) pairs that have a score.
 
-    ``None`` when no pair with a weight above 0 has a score: there is nothing to average, and a
-    0 would read as a bad score. The result is kept within the scores' range, which rounding
-    could otherwise leave by an ulp.
+    ``None`` when no pair with a weight above 0 has a score: a 0 would read as a bad score. The
+    result is clamped to the scores' range, which rounding could leave by an ulp.
     """
     scored = [(s, w) for s, w in scores if s is not None and w > 0]
     if not scored:

@@ -1,10 +1,8 @@
 """Running a suite over cases: each scorer on each case, the verdicts, and the run's totals.
 
-Scorers run independently: one that raises becomes an error result naming the exception, the
-others still run. A case is first checked against what the suite's scorers read (see
-:mod:`knowledgepulse.evals.needs`); one that misses it is malformed for this suite. Nothing here
-reads a clock, so equal inputs give equal results. The results are plain data
-(:mod:`knowledgepulse.evals.results`, whose names this module also exports).
+Scorers run independently: one that raises becomes an error result, the others still run. A case
+that misses what the suite's scorers read is malformed for this suite. Nothing here reads a
+clock, so equal inputs give equal results (plain data, :mod:`knowledgepulse.evals.results`).
 """
 
 from __future__ import annotations
@@ -16,16 +14,24 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase
+from knowledgepulse.evals.cases import (
+    CaseInput,
+    FileProblem,
+    LoadedCase,
+    MalformedCase,
+    check_case,
+    fit_cases,
+)
 from knowledgepulse.evals.models import Case
-from knowledgepulse.evals.needs import check_case, fit_cases
-from knowledgepulse.evals.repeats import RepeatStats, RepeatSummary, ScorerRepeat
 from knowledgepulse.evals.results import (
     TOLERANCE,
     CaseResult,
     EvalRun,
+    RepeatStats,
+    RepeatSummary,
     RunSummary,
     ScorerOutcome,
+    ScorerRepeat,
     ScorerStats,
     mean_and_stderr,
     passes,
@@ -68,8 +74,13 @@ def run_scorer(entry: SuiteScorer, case: Case | CaseContext) -> ScorerOutcome:
     return _outcome(entry, _checked(result))
 
 
-def _outcome(entry: SuiteScorer, result: ScoreResult) -> ScorerOutcome:
-    diagnosis = () if passes(result.score, entry.threshold) else diagnose(entry.scorer, result)
+def _outcome(
+    entry: SuiteScorer, result: ScoreResult, diagnosis: tuple[str, ...] | None = None
+) -> ScorerOutcome:
+    if passes(result.score, entry.threshold):
+        diagnosis = ()
+    elif diagnosis is None:
+        diagnosis = diagnose(entry.scorer, result)
     return ScorerOutcome(
         entry.key, entry.type, entry.name, entry.weight, entry.threshold, result, diagnosis
     )
@@ -95,8 +106,7 @@ def _checked(result: Any) -> ScoreResult:
 def evaluate_case(suite: Suite, case: Case, location: Location | None = None) -> CaseResult:
     """Every suite scorer on one case's recorded output, and its verdict.
 
-    A case that misses what the suite's scorers read (an ``actual`` at all, and the bulk-edit
-    form where a scorer reads it) is malformed for this suite: its result lists the problems.
+    Malformed when the case misses what the suite's scorers read.
     """
     where = location or Location("<case>")
     problems = check_case(case, suite, where).problems
@@ -114,9 +124,8 @@ def score_context(
 ) -> CaseResult:
     """Every suite scorer on one case as it is, and its verdict.
 
-    ``unfit`` maps a scorer's key to the problems that keep it from reading this output (a
-    task's answer that is not bulk-edit output, say): that scorer gets an error result saying
-    them, and the others still score.
+    ``unfit``: per scorer key, the problems that keep it from reading this output; that scorer
+    gets an error result saying them.
     """
     outcomes = []
     for entry in suite.scorers:
@@ -145,8 +154,7 @@ def task_failed(suite: Suite, case: Case, location: Location, record: TaskRecord
 def combine_runs(suite: Suite, runs: Sequence[CaseResult]) -> CaseResult:
     """One result for a case run several times: each scorer's mean, the runs kept beside it.
 
-    See :mod:`knowledgepulse.evals.repeats`. Every run must hold an outcome for every scorer
-    (a failed task gives error outcomes).
+    Every run must hold an outcome for every scorer (a failed task gives error outcomes).
     """
     first = runs[0]
     outcomes = []
@@ -156,8 +164,8 @@ def combine_runs(suite: Suite, runs: Sequence[CaseResult]) -> CaseResult:
         scores = [o.score for o in own]
         valued = [score for score in scores if score is not None]
         mean, stderr = mean_and_stderr(valued)
-        stats = ScorerRepeat(mean, stderr, len(valued), len(scores) - len(valued), 0)
-        stats = replace(stats, passed_runs=sum(o.passed for o in own))
+        passed = sum(o.passed for o in own)
+        stats = ScorerRepeat(mean, stderr, len(valued), len(scores) - len(valued), passed)
         per_scorer[entry.key] = stats
         details = {
             "runs": len(runs),
@@ -168,12 +176,7 @@ def combine_runs(suite: Suite, runs: Sequence[CaseResult]) -> CaseResult:
         }
         error = None if valued else f"no run gave a score; the first said: {own[0].error}"
         result = ScoreResult(mean, details, error)
-        diagnosis = () if passes(mean, entry.threshold) else _repeat_diagnosis(own, stats)
-        outcomes.append(
-            ScorerOutcome(
-                entry.key, entry.type, entry.name, entry.weight, entry.threshold, result, diagnosis
-            )
-        )
+        outcomes.append(_outcome(entry, result, _repeat_diagnosis(own, stats)))
     durations = [run.duration_ms for run in runs if run.duration_ms is not None]
     return CaseResult(
         first.case_id,
@@ -208,10 +211,7 @@ def _repeat_diagnosis(own: Sequence[ScorerOutcome], stats: ScorerRepeat) -> tupl
 def summarize(
     suite: Suite, results: Sequence[CaseResult], file_problems: Sequence[Problem] = ()
 ) -> RunSummary:
-    """Pass rate, each scorer's mean and standard error, the weighted mean, and what was lost.
-
-    With a task, also how its calls went; with repeated runs, pass@K and the pass rate of runs.
-    """
+    """Pass rate, each scorer's mean and standard error, the weighted mean, and what was lost."""
     passed = sum(result.passed for result in results)
     stats = {}
     for entry in suite.scorers:
@@ -246,10 +246,8 @@ def summarize(
 def run_suite(suite: Suite, cases: Iterable[Case | CaseInput]) -> EvalRun:
     """Run every scorer of ``suite`` on every case's recorded output, in order, as they are read.
 
-    ``cases`` are :class:`Case` models, or what :func:`~knowledgepulse.evals.cases.iter_cases`
-    yields (valid and malformed cases with their locations, and file problems). Only the results
-    are kept, so an iterator of cases is never held whole. Malformed cases fail, and so do the
-    cases that miss what the suite's scorers read (see :func:`evaluate_case`).
+    ``cases``: :class:`Case` models, or what :func:`~knowledgepulse.evals.cases.iter_cases`
+    yields. Only the results are kept, so an iterator of cases is never held whole.
     """
     loaded = (LoadedCase(c, Location("<case>")) if isinstance(c, Case) else c for c in cases)
     return collect_run(
@@ -264,11 +262,7 @@ def collect_run(
     items: Iterable[CaseInput],
     score: Callable[[int, LoadedCase], CaseResult],
 ) -> EvalRun:
-    """The run of ``items``: each valid case scored by ``score(index, case)``, in order.
-
-    Malformed cases are failed results carrying their problems, file problems are kept for the
-    report, and each case's warnings ride with its result.
-    """
+    """The run of ``items``: each valid case scored by ``score(index, case)``, in order."""
     results: list[CaseResult] = []
     file_problems: list[Problem] = []
     for index, item in enumerate(items):
@@ -289,11 +283,7 @@ def collect_run(
 
 
 def diagnose(scorer: Scorer, result: ScoreResult) -> tuple[str, ...]:
-    """The guide's diagnosis flow for a result below its threshold; never raises.
-
-    The scorer's ``diagnosis_check`` (the guide's question) comes first, when there is a score
-    to diagnose; then the scorer's own lines.
-    """
+    """The scorer's ``diagnosis_check`` (with a score), then its own lines; never raises."""
     lines: list[str] = []
     if result.score is not None and scorer.diagnosis_check:
         lines.append(scorer.diagnosis_check)

@@ -1,10 +1,8 @@
 """JSON Schemas for the files people write: suites and cases, generated from the models.
 
-Editors validate YAML and JSON against these (``# yaml-language-server: $schema=...``). The
-suite schema also holds each built-in scorer's ``params`` schema, from its ``Params`` model, so
-a missing ``max_acceptable_ms`` is flagged while typing. ``kp schema suite`` prints it; the
-repository keeps a copy at ``schemas/suite.schema.json`` for editors, which a test keeps equal
-to what this module generates (regenerate with ``kp schema suite > schemas/suite.schema.json``).
+The suite schema holds each built-in scorer's ``params`` schema too, so an editor flags a
+missing ``max_acceptable_ms`` while typing. A test keeps ``schemas/suite.schema.json`` equal to
+it (regenerate with ``kp schema suite > schemas/suite.schema.json``).
 """
 
 from __future__ import annotations
@@ -42,11 +40,7 @@ SCHEMAS: Mapping[str, Callable[[], dict[str, Any]]] = {
 
 
 def schema_text(name: str) -> str:
-    """A schema as the committed file holds it: 2-space JSON, UTF-8 as is, a final newline.
-
-    Raises:
-        KeyError: ``name`` is not one of :data:`SCHEMAS`.
-    """
+    """A schema as the committed file holds it: 2-space JSON, UTF-8 as is, a final newline."""
     return json.dumps(SCHEMAS[name](), indent=2, ensure_ascii=False) + "\n"
 
 

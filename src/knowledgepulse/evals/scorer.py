@@ -1,15 +1,9 @@
 """The scorer interface: one aspect of quality, a score in [0, 1], and the details behind it.
 
-A scorer implements one method, :meth:`Scorer.evaluate`, which returns the score and its
-details from a single computation; the guide's ``score(actual, expected)`` and
-``details(actual, expected)`` are derived from it. The case's original pages are the third
-argument, for scorers (anti-hallucination, content quality) that need them.
-
-A scorer declares which parts of a case it reads in the bulk-edit form (:attr:`Scorer.reads`):
-those reach :meth:`~Scorer.evaluate` as :class:`ActualOutput` and :class:`ExpectedOutput`, and
-are checked only for the suites that hold such a scorer; the others arrive as the case's JSON
-values, whatever they are. A scorer that needs more of the case (its input, how long the task
-took) overrides :meth:`Scorer.score_case` instead, which the runner calls.
+A scorer implements :meth:`Scorer.evaluate` (score and details from one computation; the guide's
+``score`` and ``details`` derive from it), or :meth:`Scorer.score_case` to see the whole case.
+The parts it names in :attr:`Scorer.reads` arrive in the bulk-edit form (:class:`ActualOutput`,
+:class:`ExpectedOutput`); the others as the case's JSON values, whatever they are.
 """
 
 from __future__ import annotations
@@ -28,11 +22,9 @@ from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 
 CasePart = Literal["pages", "actual", "expected"]
-"""A part of a case a scorer may read in the bulk-edit form: ``pages`` (at least one page),
-``actual`` (an :class:`ActualOutput`) or ``expected`` (an :class:`ExpectedOutput`)."""
+"""A part of a case a scorer may read in the bulk-edit form."""
 BULK_EDIT: frozenset[CasePart] = frozenset({"pages", "actual", "expected"})
-"""Every part: what a scorer that declares nothing reads (as every scorer did before cases
-could hold any JSON)."""
+"""Every part: what a scorer that declares nothing reads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +32,8 @@ class ScoreResult:
     """What a scorer says about one case.
 
     Attributes:
-        score: in [0, 1], or ``None`` when the scorer could not compute (then ``error`` says why;
-            the case counts as failed and the score is left out of the weighted average).
+        score: in [0, 1], or ``None`` when the scorer could not compute (then ``error`` says why,
+            and the case fails).
         details: plain JSON-able data explaining the score.
         error: why no score could be computed, or ``None``.
     """
@@ -86,21 +78,12 @@ class CaseContext:
 
     @cached_property
     def bulk_actual(self) -> ActualOutput:
-        """``actual`` read as bulk-edit output.
-
-        Raises:
-            pydantic.ValidationError: it is not one (the runner checks first, so its scorers
-                never see this).
-        """
+        """``actual`` read as bulk-edit output (the runner has checked it is one)."""
         return ActualOutput.model_validate(self.case.actual)
 
     @cached_property
     def bulk_expected(self) -> ExpectedOutput:
-        """``expected`` read as a bulk-edit expectation.
-
-        Raises:
-            pydantic.ValidationError: it is not one.
-        """
+        """``expected`` read as a bulk-edit expectation (the runner has checked it is one)."""
         return ExpectedOutput.model_validate(self.case.expected)
 
 
@@ -117,22 +100,19 @@ def recorded_duration(actual: JsonValue) -> float | None:
 class Scorer:
     """Base class of every scorer, built-in or user-defined.
 
-    Subclasses set ``type_name`` (the name used in suites, given by :func:`register_scorer`),
-    ``default_threshold``, ``Params`` (a pydantic model with ``extra="forbid"``; its fields
-    are the scorer's YAML ``params``) and ``reads``, and implement :meth:`evaluate` (or
-    :meth:`score_case`, to see the whole case).
+    Subclasses set ``default_threshold``, ``Params`` (a pydantic model with ``extra="forbid"``:
+    the suite's ``params``) and ``reads``, and implement :meth:`evaluate` or :meth:`score_case`;
+    :func:`register_scorer` gives ``type_name``.
     """
 
     type_name: ClassVar[str] = ""
     default_threshold: ClassVar[float] = 1.0
     Params: ClassVar[type[BaseModel]] = NoParams
     diagnosis_check: ClassVar[str | None] = None
-    """What to check first when a score falls below its threshold (the guide's ``check``);
-    reports put it before the lines of :meth:`diagnose`."""
+    """What to check first when a score falls below its threshold (the guide's ``check``)."""
     reads: ClassVar[frozenset[CasePart]] = BULK_EDIT
-    """The parts of a case this scorer reads in the bulk-edit form; the runner checks them
-    (and says which case lacks what) before the scorer runs. Set ``frozenset()`` for a scorer of
-    any kind of output: it then gets ``actual`` and ``expected`` as the case's JSON values."""
+    """The parts read in the bulk-edit form, checked before the scorer runs; ``frozenset()``
+    for a scorer of any kind of output."""
 
     def __init__(self, params: BaseModel | None = None) -> None:
         cls = type(self)
@@ -157,27 +137,15 @@ class Scorer:
         return cls(params)
 
     def evaluate(self, actual: Any, expected: Any, pages: Sequence[Page]) -> ScoreResult:
-        """Score one case: the actual output against the expected one, given the original pages.
-
-        ``actual`` and ``expected`` are :class:`ActualOutput` and :class:`ExpectedOutput` when
-        :attr:`reads` names them, else the case's JSON values as they are.
-        """
+        """Score one case: the actual output against the expected one, given the original pages."""
         raise NotImplementedError(f"{type(self).__qualname__} implements score_case() only")
 
     def parts_read(self, actual: JsonValue) -> frozenset[CasePart]:
-        """The parts read in the bulk-edit form when scoring this output: :attr:`reads`.
-
-        A scorer that adapts to the kind of output overrides it (``content-quality`` reads a
-        text as it is, and anything else as bulk-edit operations).
-        """
+        """The parts read in the bulk-edit form for this output (``content-quality`` adapts)."""
         return self.reads
 
     def score_case(self, context: CaseContext) -> ScoreResult:
-        """Score one case as the runner does: :meth:`evaluate` on the parts in their form.
-
-        Override it instead of :meth:`evaluate` to read more of the case: its ``input``,
-        ``instruction`` or ``metadata``, or ``context.duration_ms``.
-        """
+        """Score one case as the runner does; override it to read more of the case."""
         reads = self.parts_read(context.case.actual)
         actual = context.bulk_actual if "actual" in reads else context.case.actual
         expected = context.bulk_expected if "expected" in reads else context.case.expected
@@ -199,9 +167,5 @@ class Scorer:
         return self.evaluate(actual, expected, pages).details
 
     def diagnose(self, result: ScoreResult) -> list[str]:
-        """What to check when this scorer falls below its threshold, one line each.
-
-        The built-in scorers follow the guide's diagnosis flow; a custom scorer overrides this to
-        give its own hint. The default says nothing beyond the details.
-        """
+        """What to check when this scorer falls below its threshold, one line each."""
         return []

@@ -1,10 +1,8 @@
 """A run as a comparison sees it: from an :class:`EvalRun` in memory or a JSON report on disk.
 
-:func:`run_snapshot` takes the verdicts and scores of a run just made; :func:`load_report` reads
-them back from a ``kp eval -f json`` report (a baseline), refusing with located problems a file
-that is not one. Fields a report carries that are not needed here (those newer versions add
-included) are ignored. Cases are numbered by occurrence of their id, so a repeated id is still
-matched one to one; a malformed case without an id cannot be matched and is only counted.
+A report's fields not needed here (those newer versions add, say) are ignored. Cases are
+numbered by occurrence of their id, so a repeated id is still matched one to one; a malformed
+case without an id cannot be matched and is only counted.
 """
 
 from __future__ import annotations
@@ -51,13 +49,7 @@ class ScoreSnapshot:
 class CaseSnapshot:
     """One case's verdict and scores.
 
-    Attributes:
-        case_id: the case's id.
-        occurrence: 1 for the first case with this id in its run, 2 for the second...
-        passed: whether the case passed.
-        malformed: whether the case could not be read (then ``scores`` is empty).
-        weighted_score: the case's weighted score, or ``None``.
-        scores: per suite key, in suite order.
+    ``occurrence`` is 1 for the first case with this id in its run, 2 for the second...
     """
 
     case_id: str
@@ -77,15 +69,8 @@ class CaseSnapshot:
 class RunSnapshot:
     """What a comparison needs of a run.
 
-    Attributes:
-        source: where the run came from (a report file, or ``this run``).
-        suite_name: the suite's name, if any.
-        scorers: the suite's entries, in suite order.
-        cases: the cases that have an id, in run order.
-        without_id: how many malformed cases had no id (they cannot be matched).
-        pass_rate: the run's pass rate, or ``None`` with no cases.
-        weighted_mean: the mean of the cases' weighted scores, or ``None``.
-        scorer_means: each scorer's mean score over the run, per key.
+    ``source`` is a report file or ``this run``; ``cases`` are those with an id, in run order,
+    and ``without_id`` counts the others.
     """
 
     source: str
@@ -100,44 +85,43 @@ class RunSnapshot:
 
 def run_snapshot(run: EvalRun, source: str = "this run") -> RunSnapshot:
     """The part of a run in memory that a comparison needs."""
-    numbered = _occurrences(result.case_id for result in run.cases)
-    cases = tuple(
-        CaseSnapshot(
-            result.case_id,
-            occurrence,
-            result.passed,
-            result.malformed,
-            result.weighted_score,
-            {
-                o.key: ScoreSnapshot(o.score, o.passed, o.threshold, o.error)
-                for o in result.outcomes
-            },
+    cases, without_id = _numbered(
+        (
+            r.case_id,
+            r.passed,
+            r.malformed,
+            r.weighted_score,
+            {o.key: ScoreSnapshot(o.score, o.passed, o.threshold, o.error) for o in r.outcomes},
         )
-        for result, occurrence in zip(run.cases, numbered, strict=True)
-        if result.case_id is not None and occurrence is not None
+        for r in run.cases
     )
     return RunSnapshot(
         source=source,
         suite_name=run.suite.name,
         scorers=tuple(ScorerSpec(e.key, e.type, e.weight, e.threshold) for e in run.suite.scorers),
         cases=cases,
-        without_id=sum(result.case_id is None for result in run.cases),
+        without_id=without_id,
         pass_rate=run.summary.pass_rate,
         weighted_mean=run.summary.weighted_mean,
         scorer_means={key: stats.mean for key, stats in run.summary.scorers.items()},
     )
 
 
-def _occurrences(ids: Iterable[str | None]) -> list[int | None]:
+_Row = tuple[str | None, bool, bool, float | None, Mapping[str, ScoreSnapshot]]
+
+
+def _numbered(rows: Iterable[_Row]) -> tuple[tuple[CaseSnapshot, ...], int]:
+    """The cases with an id, numbered by occurrence of their id, and how many had no id."""
     seen: Counter[str] = Counter()
-    numbered: list[int | None] = []
-    for case_id in ids:
+    cases = []
+    without_id = 0
+    for case_id, passed, malformed, weighted, scores in rows:
         if case_id is None:
-            numbered.append(None)
-        else:
-            seen[case_id] += 1
-            numbered.append(seen[case_id])
-    return numbered
+            without_id += 1
+            continue
+        seen[case_id] += 1
+        cases.append(CaseSnapshot(case_id, seen[case_id], passed, malformed, weighted, scores))
+    return tuple(cases), without_id
 
 
 # --- Reading a report back ---------------------------------------------------------------------
@@ -223,7 +207,7 @@ def report_snapshot(document: Any, source: str) -> RunSnapshot:
     """A snapshot of a ``kp eval`` JSON report already parsed (``source`` names it in errors).
 
     Raises:
-        ReportFileError: the document is not a ``kp eval`` JSON report; each problem says where.
+        ReportFileError: the document is not a ``kp eval`` JSON report.
     """
     summary = f"{source} is not a kp eval JSON report; {_HOW_TO_WRITE}"
     if not isinstance(document, dict):
@@ -238,11 +222,9 @@ def report_snapshot(document: Any, source: str) -> RunSnapshot:
         raise ReportFileError(
             summary, problems_from(error, Record(Location(source), document))
         ) from None
-    ids = _occurrences(case.id for case in report.cases)
-    cases = tuple(
-        CaseSnapshot(
+    cases, without_id = _numbered(
+        (
             case.id,
-            occurrence,
             case.passed,
             case.error is not None,
             case.weighted_score,
@@ -251,8 +233,7 @@ def report_snapshot(document: Any, source: str) -> RunSnapshot:
                 for o in case.scorers
             },
         )
-        for case, occurrence in zip(report.cases, ids, strict=True)
-        if case.id is not None and occurrence is not None
+        for case in report.cases
     )
     return RunSnapshot(
         source=source,
@@ -261,7 +242,7 @@ def report_snapshot(document: Any, source: str) -> RunSnapshot:
             ScorerSpec(e.key, e.type, e.weight, e.threshold) for e in report.suite.scorers
         ),
         cases=cases,
-        without_id=sum(case.id is None for case in report.cases),
+        without_id=without_id,
         pass_rate=report.summary.pass_rate,
         weighted_mean=report.summary.weighted_mean,
         scorer_means={key: stats.mean for key, stats in report.summary.scorers.items()},

@@ -7,6 +7,9 @@ as :class:`~knowledgepulse.errors.SuiteError` before any case runs.
 
 Results are keyed by an entry's ``name``, else its ``type``; the same type may appear twice only
 when every entry of that type has a name, all keys distinct.
+
+The three presets the guide ships (``standard``, ``strict``, ``operation-focused``) are written
+as suite-file data and resolved the same way, so a preset and its YAML twin behave alike.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pydantic_core import ErrorDetails
 
 from knowledgepulse._util.pydantic_errors import describe
 from knowledgepulse._util.text import counted
-from knowledgepulse.errors import KnowledgePulseError, SuiteError
+from knowledgepulse.errors import KnowledgePulseError, SuiteError, UnknownPresetError
 from knowledgepulse.evals.registry import get_scorer_class, unknown_scorer_message
 from knowledgepulse.evals.scorer import Scorer
 from knowledgepulse.records import Location, Problem, Record, read_records
@@ -88,13 +91,8 @@ def scorer_label(key: str, type_name: str, name: str | None) -> str:
 class SuiteScorer:
     """One resolved scorer of a suite: a built scorer and how it counts.
 
-    Attributes:
-        key: what its results are keyed by: the entry's ``name``, else its ``type``.
-        type: the registered type name.
-        name: the entry's ``name``, or ``None``.
-        weight: its weight in the weighted score.
-        threshold: its lowest passing score (the scorer's default when the entry gives none).
-        scorer: the scorer, built from the entry's validated ``params``.
+    ``key`` is the entry's ``name``, else its ``type``; ``threshold`` the scorer's default when
+    the entry gives none.
     """
 
     key: str
@@ -128,14 +126,7 @@ class SuiteScorer:
 
 @dataclass(frozen=True, slots=True)
 class Suite:
-    """A resolved suite: its scorers built and ready to run.
-
-    Attributes:
-        scorers: in the order the suite gives them.
-        name: the suite's name, or ``None``.
-        description: what it checks, or ``None``.
-        source: where it came from (a file, or ``preset 'standard'``).
-    """
+    """A resolved suite: its scorers built, in order, and where it came from (a file, a preset)."""
 
     scorers: tuple[SuiteScorer, ...]
     name: str | None = None
@@ -164,33 +155,43 @@ def load_suite(path: str | Path) -> Suite:
         InputFileError: the file cannot be read.
         SuiteError: listing every problem in the file, each with its line and path.
     """
+    shape = "a suite file holds one mapping with a 'scorers' list"
+    record = read_document(path, "suite file", "not a suite", shape)
+    return resolve_suite(record, source=str(path))
+
+
+def read_document(
+    path: str | Path, what: str, not_a: str, shape: str, *, mapping: bool = False
+) -> Record:
+    """The one YAML or JSON document of a file people write (a suite, an evaluation file).
+
+    Raises:
+        InputFileError: the file cannot be read.
+        SuiteError: it cannot be parsed, or holds no single document (mapping, if asked).
+    """
+    name = str(path)
     items = list(read_records(path, formats=("yaml", "json")))
     # A warning (an unpaired surrogate escape, read as U+FFFD) rejects nothing.
     problems = [item for item in items if isinstance(item, Problem) and not item.warning]
-    records = [item for item in items if isinstance(item, Record)]
-    name = str(path)
     if problems:
-        raise SuiteError(f"{name}: the suite file cannot be parsed", problems)
-    if len(records) != 1:
-        found = "nothing" if not records else f"{len(records)} documents"
-        raise SuiteError(
-            f"{name}: not a suite",
-            [
-                Problem(
-                    Location(name, records[1].location.line if len(records) > 1 else None),
-                    "",
-                    f"a suite file holds one mapping with a 'scorers' list; found {found}",
-                )
-            ],
-        )
-    return resolve_suite(records[0], source=name)
+        raise SuiteError(f"{name}: the {what} cannot be parsed", problems)
+    records = [item for item in items if isinstance(item, Record)]
+    if len(records) == 1 and (not mapping or isinstance(records[0].value, Mapping)):
+        return records[0]
+    if len(records) == 1:
+        found = type(records[0].value).__name__
+    else:
+        found = f"{len(records)} documents" if records else "nothing"
+    line = records[1].location.line if len(records) > 1 else None
+    problem = Problem(Location(name, line), "", f"{shape}; found {found}")
+    raise SuiteError(f"{name}: {not_a}", [problem])
 
 
 def suite_from_dict(data: Mapping[str, Any], *, source: str = "<suite>") -> Suite:
     """Build a suite from data shaped like a suite file (``{"scorers": [...]}``).
 
     Raises:
-        SuiteError: listing every problem, each with its path.
+        SuiteError: listing every problem.
     """
     return resolve_suite(Record(Location(source), dict(data)), source=source)
 
@@ -372,3 +373,56 @@ def _weight_problems(entries: list[Any], record: Record) -> list[Problem]:
             )
         ]
     return []
+
+
+PRESETS: Mapping[str, Mapping[str, Any]] = {
+    "standard": {
+        "name": "standard",
+        "description": "The guide's standard evaluation (標準評価): operations, targets, content.",
+        "scorers": [
+            {"type": "operation-accuracy", "weight": 1.0, "threshold": 0.8},
+            {"type": "target-block-precision", "weight": 1.0, "threshold": 0.75},
+            {"type": "content-quality", "weight": 1.0, "threshold": 0.6},
+        ],
+    },
+    "strict": {
+        "name": "strict",
+        "description": "The guide's strict evaluation (厳密評価): higher thresholds, and "
+        "anti-hallucination at double weight.",
+        "scorers": [
+            {"type": "operation-accuracy", "weight": 1.0, "threshold": 0.9},
+            {"type": "target-block-precision", "weight": 1.0, "threshold": 0.9},
+            {"type": "content-quality", "weight": 1.0, "threshold": 0.8},
+            {"type": "anti-hallucination", "weight": 2.0, "threshold": 1.0},
+        ],
+    },
+    "operation-focused": {
+        "name": "operation-focused",
+        "description": "The guide's operation-focused evaluation (操作重視): operations weigh "
+        "more, content less.",
+        "scorers": [
+            {"type": "operation-accuracy", "weight": 2.0, "threshold": 0.9},
+            {"type": "target-block-precision", "weight": 1.5, "threshold": 0.85},
+            {"type": "content-quality", "weight": 0.5, "threshold": 0.5},
+        ],
+    },
+}
+PRESET_NAMES: tuple[str, ...] = tuple(PRESETS)
+
+
+def preset(name: str) -> Suite:
+    """The built-in suite called ``name``.
+
+    Raises:
+        UnknownPresetError: listing the presets and the closest one.
+    """
+    try:
+        data = PRESETS[name]
+    except KeyError:
+        closest = difflib.get_close_matches(name, PRESET_NAMES, n=1)
+        hint = f" Did you mean {closest[0]!r}?" if closest else ""
+        raise UnknownPresetError(
+            f"unknown preset {name!r}.{hint} Presets: {', '.join(PRESET_NAMES)}; "
+            "or write your own suite file and pass it with --suite"
+        ) from None
+    return suite_from_dict(data, source=f"preset '{name}'")

@@ -1,15 +1,10 @@
 """Calling the workflow under test: one case's input in, its output out, timed, bounded, retried.
 
-A task is a plain function, sync or async, that takes a :class:`TaskInput` (the case's
-instruction, input, pages and metadata, never what is expected) and returns the output: any
-JSON value, or a pydantic model (an :class:`~knowledgepulse.evals.models.ActualOutput`, say),
-which is dumped as the case files write it.
-
-A sync task runs in a thread of its own, so the event loop keeps other calls and their
-timeouts going. The thread is a daemon: a call past its timeout is abandoned (its answer, if
-one ever comes, is dropped), and it cannot keep the process from exiting. An exception or a
-timeout is retried, after ``retry_delay``, then twice that, and so on; after the last attempt
-it becomes the case's error, never the run's. Only the successful attempt is timed.
+A task is a plain function, sync or async, that takes a :class:`TaskInput` (never what is
+expected) and returns any JSON value, or a pydantic model (dumped as the case files write it).
+A sync task runs in a daemon thread of its own: a call past its timeout is abandoned and cannot
+keep the process from exiting. A failure is retried after ``retry_delay``, then twice that...;
+after the last attempt it is the case's error, never the run's.
 """
 
 from __future__ import annotations
@@ -23,7 +18,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from pydantic import BaseModel, JsonValue
@@ -43,12 +38,12 @@ class TaskInput:
     """What a task receives for one case: its input, never its expected output.
 
     Attributes:
-        case_id: the case's id (for logs; a cached output is keyed by it too).
+        case_id: the case's id.
         instruction: what the workflow is asked to do, or ``None``.
-        input: the case's ``input``, any JSON value (``None`` when it gives none).
+        input: the case's ``input``, any JSON value.
         pages: the original pages, maybe none.
         metadata: the case's free-form metadata, or ``None``.
-        run: which repetition this is, from 0 (see ``repeat``).
+        run: which repetition this is, from 0.
     """
 
     case_id: str
@@ -81,8 +76,7 @@ class TaskRecord:
     Attributes:
         attempts: calls made (0 when the output came from the cache).
         cached: whether the output came from the output cache.
-        error_type: the exception's type name when every attempt failed (``TimeoutError`` for a
-            timeout), else ``None``.
+        error_type: the exception's type name when every attempt failed, else ``None``.
         error_message: what it said, or ``None``.
         timed_out: whether the last attempt ran out of time.
     """
@@ -156,14 +150,7 @@ class TaskSummary:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the JSON report."""
-        return {
-            "runs": self.runs,
-            "cached": self.cached,
-            "errors": self.errors,
-            "timeouts": self.timeouts,
-            "mean_duration_ms": self.mean_duration_ms,
-            "max_duration_ms": self.max_duration_ms,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,8 +173,7 @@ def output_json(value: Any) -> JsonValue:
     """A task's return value as JSON data; a pydantic model as its file form (aliases, no nulls).
 
     Raises:
-        TypeError: the value is not JSON (a set, an object of an unknown class...), or holds NaN
-            or an infinity.
+        TypeError: the value is not JSON, or holds NaN or an infinity.
     """
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -212,8 +198,7 @@ async def call_task(
 ) -> TaskAnswer:
     """Call the task on one input: timed, bounded by ``timeout`` seconds, retried on failure.
 
-    Never raises for the task's failures (they become the answer's record); cancellation, and
-    ``KeyboardInterrupt``, pass through.
+    The task's failures become the answer's record; cancellation and ``KeyboardInterrupt`` pass.
     """
     attempts = 0
     while True:
@@ -244,9 +229,7 @@ async def call_task(
 async def _called(task: Task, task_input: TaskInput) -> tuple[Any, float]:
     """The task's return value and how long it took in ms (awaited when async, else threaded).
 
-    A sync task is timed in its own thread, so the time it waited for the event loop to hear
-    back (other calls' answers being handled) is not counted; an async one shares the loop, so
-    its time is the await's.
+    A sync task is timed in its thread, so time spent waiting for the busy loop is not counted.
     """
     started = time.perf_counter()
     if inspect.iscoroutinefunction(task) or inspect.iscoroutinefunction(
@@ -268,8 +251,8 @@ async def _called(task: Task, task_input: TaskInput) -> tuple[Any, float]:
 async def _in_thread(task: Task, task_input: TaskInput) -> tuple[Any, float]:
     """``task(task_input)`` in a daemon thread, and its time in s; the thread outlives a timeout.
 
-    Not ``asyncio.to_thread``: its pool threads are joined when the event loop closes, so one
-    call stuck past its timeout would hold ``evaluate()`` (and the process) until it returns.
+    Not ``asyncio.to_thread``: its pool threads are joined when the loop closes, so one call stuck
+    past its timeout would hold ``evaluate()`` until it returns.
     """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[tuple[Any, float]] = loop.create_future()

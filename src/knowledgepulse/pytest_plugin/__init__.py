@@ -2,14 +2,13 @@
 
 Loaded in every pytest session (the ``pytest11`` entry point), it does nothing unless asked:
 
-- an evaluation file (``*.kp.yaml``, or the ``kp_eval_files`` ini patterns) naming a suite and
-  case files (see :mod:`knowledgepulse.pytest_plugin.eval_file`) becomes one test item per case;
+- an evaluation file (``*.kp.yaml``, or the ``kp_eval_files`` ini patterns) becomes one test
+  item per case;
 - ``pytest --kp-suite FILE`` (or ``--kp-preset NAME``) evaluates the case files given as
-  arguments, one item per case; ``--kp-task MODULE:FUNCTION`` calls a workflow for each output
-  and ``--kp-plugin MODULE`` (repeatable) imports custom scorers first.
+  arguments, one item per case (``--kp-task``, ``--kp-plugin`` as for ``kp eval``).
 
-These hooks only look at names and options; the collectors and items live in
-:mod:`knowledgepulse.pytest_plugin.items`, imported when there is something to evaluate.
+These hooks only look at names and options; :mod:`~knowledgepulse.pytest_plugin.items` is
+imported when there is something to evaluate.
 """
 
 from __future__ import annotations
@@ -70,8 +69,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """Load the ``--kp-suite``/``--kp-preset`` suite (and ``--kp-task``) once, before collection.
 
     Raises:
-        pytest.UsageError: a wrong mix of options, or a suite or task that cannot be used
-            (every problem listed).
+        pytest.UsageError: a wrong mix of options, or a suite or task that cannot be used.
     """
     config = session.config
     suite_path, preset_name = config.getoption("kp_suite"), config.getoption("kp_preset")

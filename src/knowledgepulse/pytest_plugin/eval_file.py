@@ -11,10 +11,8 @@ on; relative paths are relative to the evaluation file, and a case entry may be 
     plugins: [my_scorers.py]        # optional: custom scorers, loaded before the suite
     timeout: 30                     # (task only) seconds per call; also retries, repeat
 
-Without ``task`` each case's recorded ``actual`` is scored; with it, the task is called on each
-case's input (see :func:`~knowledgepulse.evals.evaluate.evaluate`). Every problem (an unknown
-key, a file that is missing, a pattern that matches nothing, a task that cannot be imported, the
-suite's own problems) is collected and raised once, before any case runs, as for a suite file.
+Without ``task`` each case's recorded ``actual`` is scored. Every problem (here and in the
+suite) is collected and raised once, before any case runs, as for a suite file.
 """
 
 from __future__ import annotations
@@ -22,7 +20,6 @@ from __future__ import annotations
 import difflib
 import glob
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,10 +38,9 @@ from knowledgepulse._util.pydantic_errors import describe
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import InputFileError, PluginLoadError, SuiteError
 from knowledgepulse.evals.loading import load_plugin, load_task
-from knowledgepulse.evals.presets import PRESET_NAMES, preset
-from knowledgepulse.evals.suite import Suite, load_suite
+from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset, read_document
 from knowledgepulse.evals.tasks import Task
-from knowledgepulse.records import Location, Problem, Record, read_records
+from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.source import open_source
 
 _GLOB_CHARACTERS = frozenset("*?[")
@@ -93,17 +89,9 @@ class EvalFileModel(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class EvalSpec:
-    """A resolved evaluation file: its suite built and its case files found.
+    """A resolved evaluation file: its suite built, its case files found, its task imported.
 
-    Attributes:
-        source: the evaluation file, as given.
-        suite: the suite to run.
-        case_files: every case file, in the order written (a glob's matches sorted), each once.
-        description: what the evaluation checks, or ``None``.
-        task: the workflow called for each case's output, or ``None`` to score ``actual``.
-        timeout: seconds one task call may take, or ``None``.
-        retries: how many times a failed task call is tried again.
-        repeat: task calls per case.
+    ``case_files`` are each once, a glob's matches sorted; ``task`` is ``None`` to score ``actual``.
     """
 
     source: str
@@ -117,28 +105,14 @@ class EvalSpec:
 
 
 def load_eval_file(path: str | Path) -> EvalSpec:
-    """Read an evaluation file, build its suite and find its case files.
-
-    Paths inside it are joined to the evaluation file's directory, so they are shown (and
-    opened) relative to wherever ``path`` is relative to.
+    """Read an evaluation file, build its suite and find its case files (paths relative to it).
 
     Raises:
         InputFileError: the evaluation file cannot be opened.
         SuiteError: listing every problem in the evaluation file and in its suite.
     """
     name = str(path)
-    items = list(read_records(path, formats=("yaml", "json")))
-    unreadable = [item for item in items if isinstance(item, Problem) and not item.warning]
-    if unreadable:
-        raise SuiteError(f"{name}: the evaluation file cannot be parsed", unreadable)
-    records = [item for item in items if isinstance(item, Record)]
-    if len(records) != 1 or not isinstance(records[0].value, Mapping):
-        line = records[1].location.line if len(records) > 1 else None
-        raise SuiteError(
-            f"{name}: not an evaluation file",
-            [Problem(Location(name, line), "", f"{_SHAPE}; found {_found(records)}")],
-        )
-    record = records[0]
+    record = read_document(path, "evaluation file", "not an evaluation file", _SHAPE, mapping=True)
     try:
         model = EvalFileModel.model_validate(record.value)
     except ValidationError as error:
@@ -171,14 +145,6 @@ _SHAPE = (
     "(the case files)"
 )
 _FIELDS = tuple(EvalFileModel.model_fields)
-
-
-def _found(records: list[Record]) -> str:
-    if not records:
-        return "nothing"
-    if len(records) > 1:
-        return f"{len(records)} documents"
-    return type(records[0].value).__name__
 
 
 def _model_problem(item: Any, record: Record) -> Problem:

@@ -1,12 +1,9 @@
 """The pytest plugin's collectors and items: one item per evaluation case.
 
-A failing case fails with its diagnosis as ``kp eval``'s table shows it, never a traceback; a
-malformed case, and each part of a file that cannot be read, is a failing item with its located
-problems; a bad evaluation file or suite is a collection error listing every problem. A case's
-warnings (its id used twice) are :class:`~knowledgepulse.pytest_plugin.EvalWarning`
-warnings at the case file's line. Cases are scored (and a task called) when their item runs,
-so ``-k`` and ``--collect-only`` score nothing, through ``run_suite`` or ``evaluate`` as
-``kp eval`` does, so a case gets the same verdict here as there.
+A failing case fails with its diagnosis, never a traceback; a malformed case, and each part of
+a file that cannot be read, is a failing item; a bad evaluation file or suite is a collection
+error listing every problem. A case is scored when its item runs (so ``-k`` and
+``--collect-only`` score nothing), through ``run_suite`` or ``evaluate`` as ``kp eval`` does.
 """
 
 from __future__ import annotations
@@ -23,10 +20,9 @@ from knowledgepulse.errors import KnowledgePulseError, SuiteError
 from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase, iter_cases
 from knowledgepulse.evals.evaluate import evaluate
 from knowledgepulse.evals.loading import load_plugin, load_task
-from knowledgepulse.evals.presets import preset
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import run_suite, summarize
-from knowledgepulse.evals.suite import Suite, load_suite
+from knowledgepulse.evals.suite import Suite, load_suite, preset
 from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
 from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.records import Location, Problem
@@ -42,8 +38,6 @@ def from_options(
     plugins: Iterable[str] = (),
 ) -> EvalSpec:
     """What ``--kp-suite FILE`` (or ``--kp-preset``), ``--kp-task`` and ``--kp-plugin`` ask for.
-
-    Plugins are imported first, so the suite may name the scorers they register.
 
     Raises:
         pytest.UsageError: a plugin, the suite or the task cannot be used.
@@ -144,11 +138,7 @@ class CaseItem(pytest.Item):
 
 
 def judge(spec: EvalSpec, entry: LoadedCase | MalformedCase) -> CaseResult:
-    """One case's result: its recorded output scored, or its task called and the answer scored.
-
-    Through the same functions as ``kp eval``, one case at a time: a case the suite cannot
-    read is malformed for it, a task that raises or times out is that case's error result.
-    """
+    """One case's result: its recorded output scored, or its task called and the answer scored."""
     if spec.task is None:
         run = run_suite(spec.suite, [entry])
     else:

@@ -2,13 +2,12 @@
 
 Three conditions, all required (the spec's wording):
 
-1. no new content: no actual operation, of any type and applicable or not, names a page or a
-   block id that is not in the input (block ids counted over all pages; an out-of-range
-   ``targetIndex`` names nothing, so it is not new content), and no page has more blocks
-   actually inserted than the expected operations insert there;
-2. no deleted blocks except expected deletions (the original blocks expected deletes target);
-3. only specified changes: every original block whose content changed is the target of an
-   expected update.
+1. no new content: no actual operation, applicable or not, names a page or a block id that is
+   not in the input (an out-of-range ``targetIndex`` names nothing), and no page has more blocks
+   inserted than the expected operations insert there;
+2. no deleted blocks except those expected deletes target;
+3. only specified changes: every original block whose content changed is an expected update's
+   target.
 """
 
 from __future__ import annotations
@@ -25,9 +24,9 @@ from knowledgepulse.evals.operations import (
     page_key,
     resolve_target,
 )
+from knowledgepulse.evals.patterns import preview
 from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.scorer import Scorer, ScoreResult
-from knowledgepulse.evals.scorers._common import quote
 
 
 def hallucinated_ids(
@@ -171,3 +170,8 @@ class AntiHallucination(Scorer):
 
 def _blocks(n: int) -> str:
     return "1 block" if n == 1 else f"{n} blocks"
+
+
+def quote(text: str, limit: int = 60) -> str:
+    """Text in single quotes, cut to ``limit`` characters, newlines shown escaped."""
+    return f"'{preview(text, limit)}'"

@@ -18,30 +18,32 @@ from pydantic import BaseModel
 
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
 from knowledgepulse.evals.operations import apply_operations
-from knowledgepulse.evals.patterns import PatternReport, check_pattern, check_patterns
+from knowledgepulse.evals.patterns import (
+    PatternParams,
+    PatternReport,
+    check_pattern,
+    check_patterns,
+)
 from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.scorer import BULK_EDIT, CaseContext, CasePart, Scorer, ScoreResult
-from knowledgepulse.evals.scorers._common import PatternParams
 
 TEXT_OUTPUT = "output"
 """How issues name a text output, where they name a page for bulk-edit output."""
 
 
 def content_report(
-    actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page], params: PatternParams
-) -> PatternReport:
-    """Apply the actual operations and check every expected pattern on the result.
-
-    Raises:
-        ValueError: the patterns are a plain list but the case has several pages.
-    """
-    final = apply_operations(pages, actual.operations).pages
-    return check_patterns(
-        expected.content_patterns,
-        final,
-        ignore_case=params.ignore_case,
-        timeout_ms=params.timeout_ms,
-    )
+    expected: ExpectedOutput, final: Sequence[Page], params: PatternParams
+) -> PatternReport | str:
+    """Every expected pattern checked on the pages after the operations, or why it cannot be."""
+    try:
+        return check_patterns(
+            expected.content_patterns,
+            final,
+            ignore_case=params.ignore_case,
+            timeout_ms=params.timeout_ms,
+        )
+    except ValueError as error:  # a plain list of patterns for several pages
+        return str(error)
 
 
 def text_report(text: str, expected: Any, params: PatternParams) -> PatternReport | str:
@@ -119,10 +121,10 @@ class ContentQuality(Scorer):
         self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
     ) -> ScoreResult:
         """Search each pattern in its page's content after the actual operations."""
-        try:
-            report = content_report(actual, expected, pages, self.params)
-        except ValueError as error:
-            return ScoreResult.failed(str(error))
+        final = apply_operations(pages, actual.operations).pages
+        report = content_report(expected, final, self.params)
+        if isinstance(report, str):
+            return ScoreResult.failed(report)
         return ScoreResult(report.score, report.to_details())
 
     def diagnose(self, result: ScoreResult) -> list[str]:

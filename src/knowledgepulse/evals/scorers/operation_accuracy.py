@@ -1,24 +1,16 @@
 """``operation-accuracy``: how many expected operations the model actually made.
 
-Matching: an expected operation matches one actual operation (each actual used at most once)
-with the same known type and the same target block (resolved against the original pages,
-whether or not the operation could be applied; see :func:`target_key`), and for ``insert`` the
-same position (default ``after``). Expected operations take, in order, the first unused actual
-operation that matches; since "matches" is an equivalence, this finds the most matches.
+Matching: an expected operation matches one unused actual operation with the same known type,
+the same target block (:func:`target_key`) and, for ``insert``, the same position. Expected
+operations take, in order, the first that matches; "matches" is an equivalence, so this finds
+the most matches.
 
-Why an expected operation is unmatched ("closest" is this module's decision): the unused actual
-operations are searched for, in this order of closeness,
-
-1. ``position mismatch``: an insert with the same target but the other position;
-2. ``type mismatch``: an operation with the same target but another type (or an unknown type);
-3. ``target mismatch``: an operation of the same type with another target, one on the same
-   page preferred;
-
-each rank assigned over all unmatched expected operations (in their order, the lowest actual
-index first) before the next rank is tried, and each actual used to explain at most one. An
-actual operation that shares neither type nor target explains nothing: the expected one is
-``missing``, and that actual operation stays ``unexpected``. ``unexpectedOperations`` are the
-actual operations neither matched nor named as the closest of an unmatched expected one.
+An unmatched expected operation is explained by the closest unused actual one, ranked
+``position mismatch`` (an insert, same target), ``type mismatch`` (same target), ``target
+mismatch`` (same type; the same page preferred); each rank is assigned over all unmatched
+expected operations before the next, each actual explaining at most one. Sharing neither type
+nor target explains nothing: ``missing``. ``unexpectedOperations``: the actual operations
+neither matched nor named as closest.
 """
 
 from __future__ import annotations
@@ -36,10 +28,9 @@ from knowledgepulse.evals.models import (
     Operation,
     Page,
 )
-from knowledgepulse.evals.operations import page_key, target_key
+from knowledgepulse.evals.operations import operation_label, page_key, target_key
 from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.scorer import Scorer, ScoreResult
-from knowledgepulse.evals.scorers._common import operation_label
 
 
 class Mismatch(StrEnum):
@@ -62,13 +53,7 @@ class Unmatched:
 
 @dataclass(frozen=True, slots=True)
 class OperationMatching:
-    """Expected operations paired with actual ones.
-
-    Attributes:
-        matches: (expected index, actual index) pairs, in expected order.
-        unmatched: the expected operations without a match, in order, with their reason.
-        unexpected: indices of actual operations neither matched nor closest to an unmatched one.
-    """
+    """(expected, actual) index pairs, the unmatched expected ones, the unexpected actual ones."""
 
     matches: tuple[tuple[int, int], ...]
     unmatched: tuple[Unmatched, ...]

@@ -13,12 +13,11 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
-from knowledgepulse.evals.operations import apply_operations
-from knowledgepulse.evals.patterns import check_patterns
+from knowledgepulse.evals.operations import apply_operations, operation_label
+from knowledgepulse.evals.patterns import PatternParams
 from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.scorer import Scorer, ScoreResult
-from knowledgepulse.evals.scorers._common import PatternParams, operation_label
-from knowledgepulse.evals.scorers.content_quality import content_lines
+from knowledgepulse.evals.scorers.content_quality import content_lines, content_report
 
 APPLICATION_WEIGHT = 0.6
 CONTENT_WEIGHT = 0.4
@@ -53,15 +52,9 @@ class OperationResult(Scorer):
     ) -> ScoreResult:
         """Apply the actual operations, then check the expected patterns on the result."""
         applied = apply_operations(pages, actual.operations)
-        try:
-            report = check_patterns(
-                expected.content_patterns,
-                applied.pages,
-                ignore_case=self.params.ignore_case,
-                timeout_ms=self.params.timeout_ms,
-            )
-        except ValueError as error:
-            return ScoreResult.failed(str(error))
+        report = content_report(expected, applied.pages, self.params)
+        if isinstance(report, str):
+            return ScoreResult.failed(report)
         rate = application_success_rate(
             applied.applicable_count, len(applied.outcomes), len(expected.operations)
         )

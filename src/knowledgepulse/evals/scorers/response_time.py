@@ -17,7 +17,6 @@ from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
 from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.scorer import CaseContext, CasePart, Scorer, ScoreResult
-from knowledgepulse.evals.scorers._common import PositiveMs
 
 
 class ResponseTimeParams(BaseModel):
@@ -25,8 +24,11 @@ class ResponseTimeParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_acceptable_ms: PositiveMs = Field(
-        description="The longest acceptable duration in ms (> 0); no default, a suite gives it."
+    max_acceptable_ms: float = Field(
+        gt=0,
+        strict=True,
+        allow_inf_nan=False,
+        description="The longest acceptable duration in ms (> 0); no default, a suite gives it.",
     )
 
 

@@ -1,12 +1,10 @@
 """``target-block-precision``: how often the model picked the right block to operate on.
 
 Pairing (the spec's Decision): the k-th expected operation of a type on a page is paired with
-the k-th actual operation of that type on that page; every operation of that type counts for k,
-targeted or not. The page of an operation is its ``pageId`` (or the only page); an operation on
-no page (several pages, no ``pageId``) is paired with nothing. A pair is correct when
-``targetBlockId`` is equal, or ``targetIndex`` is equal, or both resolve to the same original
-block; a field is equal only when both sides give it. Expected operations without a target are
-not counted; extra actual operations do not lower the score.
+the k-th actual operation of that type on that page (targeted or not); an operation on no page
+is paired with nothing. A pair is correct when ``targetBlockId`` or ``targetIndex`` is given and
+equal on both sides, or both resolve to the same original block. Expected operations without a
+target are not counted; extra actual operations do not lower the score.
 """
 
 from __future__ import annotations
@@ -17,21 +15,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Operation, Page
-from knowledgepulse.evals.operations import page_key, resolve_target
+from knowledgepulse.evals.operations import describe_target, page_key, resolve_target
 from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.scorer import Scorer, ScoreResult
-from knowledgepulse.evals.scorers._common import ordinal
 
 
 @dataclass(frozen=True, slots=True)
 class TargetPair:
-    """An expected operation with a target, and the actual operation paired with it.
+    """An expected operation with a target, the k-th (``ordinal``) of its type on its page.
 
-    Attributes:
-        expected_index: index in ``expected.operations``.
-        actual_index: index in ``actual.operations``, or ``None`` when there is no k-th one.
-        ordinal: k, from 1: the expected operation is the k-th of its type on its page.
-        correct: whether the targets agree.
+    ``actual_index`` is ``None`` when the actual operations have no k-th one there.
     """
 
     expected_index: int
@@ -154,14 +147,19 @@ class TargetBlockPrecision(Scorer):
 
 
 def _describe(target: dict[str, Any], resolved: str | None) -> str:
-    block_id, index = target["targetBlockId"], target["targetIndex"]
-    if block_id is None and index is None:
+    if target["targetBlockId"] is None and target["targetIndex"] is None:
         return "no block (it gives neither targetBlockId nor targetIndex)"
-    named = f"block '{block_id}'" if block_id is not None else f"targetIndex {index}"
-    if block_id is not None and index is not None:
-        named += f" (targetIndex {index})"
+    named = describe_target(target)
     if resolved is None:
         return f"{named}, which names no block of the original page"
-    if block_id is None:
+    if target["targetBlockId"] is None:
         return f"{named} = block '{resolved}'"
     return named
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``21st``..."""
+    if 10 <= n % 100 <= 20:
+        return f"{n}th"
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

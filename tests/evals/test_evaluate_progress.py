@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from knowledgepulse.evals.progress import TaskProgress
+from knowledgepulse.evals.evaluate import TaskProgress
 
 
 def test_a_bar_is_drawn_while_entered_and_counts_outputs(
