@@ -28,7 +28,10 @@ from knowledgepulse.novelty.cache.ring_file import (
     RingFile,
     RingLayout,
     create_ring_file,
+    damaged,
     is_ring_file,
+    not_a_cache,
+    starts_with,
 )
 from knowledgepulse.novelty.cache.search import (
     BLOCK_BYTES,
@@ -471,10 +474,7 @@ class VectorCache:
             layout = RingLayout(dimensions, max_elements or DEFAULT_MAX_ELEMENTS)
             create_ring_file(path, layout, model_id=model_id, ttl_ms=ttl_ms)
         elif not is_ring_file(path):
-            raise CacheFileError(
-                f"{path}: not a knowledgepulse vector cache (neither a ring file nor an .npz); "
-                f"{FRESH_START}"
-            )
+            raise not_a_cache(path, "neither a ring file nor an .npz")
         ring = RingFile(path, writable=not read_only)
         try:
             _check_identity(path, ring.model_id, ring.layout.dimensions, model_id, dimensions)
@@ -562,9 +562,7 @@ class VectorCache:
         except ScorerParameterError as error:
             if max_elements is not None:
                 raise
-            raise CacheFileError(
-                f"{path}: the vector cache is damaged or too large to load: {error}; {FRESH_START}"
-            ) from None
+            raise damaged(target, f"too large to load: {error}") from None
         first = max(0, len(saved.ids) - cache.max_elements)  # oldest first, keep the newest
         kept = zip(saved.ids[first:], saved.vectors[first:], saved.added_at[first:], strict=True)
         for entry_id, vector, added in kept:
@@ -630,13 +628,7 @@ def _batch_ids(ids: Sequence[str | None] | None, count: int) -> list[str | None]
 
 def _wants_npz(path: Path) -> bool:
     """Whether a save to ``path`` writes an ``.npz``: an ``.npz`` name, or an ``.npz`` there now."""
-    if path.name.endswith(".npz"):
-        return True
-    try:
-        with path.open("rb") as file:
-            return file.read(4) == b"PK\x03\x04"
-    except OSError:
-        return False
+    return path.name.endswith(".npz") or starts_with(path, b"PK\x03\x04")
 
 
 def _check_identity(
