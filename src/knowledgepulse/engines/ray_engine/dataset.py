@@ -26,12 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from knowledgepulse.engines.ray_engine._cluster import (
-    RayClusterError,
-    actors_allowed,
-    first_line,
-    import_ray,
-)
 from knowledgepulse.engines.ray_engine.actor import (
     CAPPED,
     ID,
@@ -41,9 +35,17 @@ from knowledgepulse.engines.ray_engine.actor import (
     TRACE_JSON,
     VECTOR,
     WINDOWS,
+    EmbedderFactory,
+    MiniLMFactory,
+    NamesItsModel,
     TraceBatchEmbedder,
 )
-from knowledgepulse.engines.ray_engine.factory import EmbedderFactory, MiniLMFactory, NamesItsModel
+from knowledgepulse.engines.ray_engine.embedder import (
+    RayClusterError,
+    actors_allowed,
+    first_line,
+    import_ray,
+)
 from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
 from knowledgepulse.novelty.embedder import Embedder, model_id_of
 from knowledgepulse.records import Location, Problem
