@@ -18,7 +18,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from knowledgepulse._util.text import counted
+from knowledgepulse._util.text import counted, printable
 from knowledgepulse.evals.compare import (
     CaseChange,
     CaseComparison,
@@ -28,7 +28,7 @@ from knowledgepulse.evals.compare import (
     difference,
 )
 from knowledgepulse.evals.snapshot import CaseSnapshot, RunSnapshot, ScorerSpec, ScoreSnapshot
-from knowledgepulse.reports.evals import DASH, number, percent, printable, short
+from knowledgepulse.reports.evals import DASH, number, percent, short
 from knowledgepulse.reports.markdown import escape
 
 MARKDOWN_ROWS = 50

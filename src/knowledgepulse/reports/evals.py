@@ -23,36 +23,19 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from knowledgepulse._util.text import counted
+from knowledgepulse._util.text import counted, printable
 from knowledgepulse.evals.runner import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.records import Problem
 
 DASH = "—"
-# C0 and C1 controls but tab and newline, unpaired surrogates, and the two XML non-characters.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def printable(text: str) -> str:
-    r"""Text safe for a terminal, a UTF-8 file and XML: controls as ``\x1b``, surrogates U+FFFD."""
-    if _UNPRINTABLE.search(text) is None:
-        return text
-    return _UNPRINTABLE.sub(_shown, text)
 
 
 def short(text: str, limit: int = 120) -> str:
     """Printable text cut to ``limit`` characters (``…`` when cut), for a console column."""
     text = printable(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _shown(match: re.Match[str]) -> str:
-    char = match.group()
-    code = ord(char)
-    if 0xD800 <= code <= 0xDFFF:
-        return "\ufffd"
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def run_to_dict(run: EvalRun) -> dict[str, Any]:

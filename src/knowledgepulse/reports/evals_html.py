@@ -6,8 +6,8 @@ by scorers (each cell's tooltip gives the score, threshold and margin); every fa
 its failing scorers and their diagnosis, and for ``anti-hallucination`` the input/output diff
 (what was invented, inserted, deleted or changed, a change shown word by word); the malformed
 cases; what could not be read; and the warnings. No script and nothing fetched: the shell, style
-and escaping are :mod:`knowledgepulse.reports.html_page`'s, shared with the trace value report,
-and a Content-Security-Policy refuses anything but inline styles.
+and escaping are :mod:`knowledgepulse.reports.html`'s, shared with the trace value report, and a
+Content-Security-Policy refuses anything but inline styles.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from knowledgepulse.reports.evals import (
     task_failure,
     workflow_lines,
 )
-from knowledgepulse.reports.html_page import histogram, page, table, text
+from knowledgepulse.reports.html import histogram, page, table, text
 
 _BINS = 10
 # A change longer than this is shown whole, before and after: a word diff of it is unreadable

@@ -19,15 +19,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from knowledgepulse._util.text import printable
 from knowledgepulse.evals.runner import CaseResult, EvalRun
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.evals import (
-    number,
-    outcome_line,
-    printable,
-    scorer_repeat,
-    task_failure,
-)
+from knowledgepulse.reports.evals import number, outcome_line, scorer_repeat, task_failure
 
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from knowledgepulse._util.text import printable
 from knowledgepulse.evals.runner import CaseResult, EvalRun
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.reports.evals import (
@@ -18,7 +19,6 @@ from knowledgepulse.reports.evals import (
     number,
     outcome_line,
     percent,
-    printable,
     repeat_line,
     scorer_repeat,
     task_failure,
