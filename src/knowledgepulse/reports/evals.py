@@ -56,23 +56,24 @@ def to_json(run: EvalRun) -> str:
 def json_chunks(run: EvalRun) -> Iterator[str]:
     """:func:`to_json`'s text in pieces, one case at a time, so a long run is never one string."""
     if not run.cases:
-        yield _dumps(run_to_dict(run))
+        yield indented_json(run_to_dict(run))
         return
     head = {**run_to_dict(EvalRun(run.suite, (), run.summary, run.file_problems)), "cases": [0]}
     # The document with one placeholder case: the text before and after it frames the cases.
-    before, after = _dumps(head).rsplit("0", 1)
+    before, after = indented_json(head).rsplit("0", 1)
     for position, result in enumerate(run.cases):
-        case = _dumps(result.to_dict()).rstrip("\n").replace("\n", "\n    ")
+        case = indented_json(result.to_dict()).rstrip("\n").replace("\n", "\n    ")
         yield (before if position == 0 else ",\n    ") + case
     yield after
 
 
 def suite_to_json(suite: Suite) -> str:
     """The resolved suite as an indented JSON document (``kp eval --dry-run``)."""
-    return _dumps(suite.to_dict())
+    return indented_json(suite.to_dict())
 
 
-def _dumps(document: Any) -> str:
+def indented_json(document: Any) -> str:
+    """``document`` as indented JSON text, UTF-8 as is, ending in a newline."""
     # A custom scorer's details may hold values JSON has no type for; show them as text.
     text = json.dumps(document, ensure_ascii=False, indent=2, default=str) + "\n"
     # An unpaired surrogate cannot be written as UTF-8, but JSON can escape it.

@@ -17,16 +17,16 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from knowledgepulse.evals.compare import Comparison, difference
+from knowledgepulse.evals.compare import Comparison
 from knowledgepulse.evals.runner import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.compare import (
     SECTIONS,
     case_detail,
     counts_line,
-    points,
     scorer_note,
     signed,
+    totals_rows,
     weighted_change,
 )
 from knowledgepulse.reports.evals import (
@@ -290,30 +290,14 @@ def word_diff(before: str, after: str) -> str:
 
 
 def _comparison(comparison: Comparison) -> str:
-    base, new = comparison.base, comparison.new
+    base = comparison.base
     parts = [
         "<h2>Comparison with the baseline</h2>",
         f"<p class='banner {'bad' if comparison.regressed else 'ok'}'>"
         f"{text(counts_line(comparison))}</p>",
         f"<p class='where'>base {text(base.source)}; score changes of at most "
         f"{comparison.tolerance:g} count as unchanged</p>",
-        table(
-            ("", "base", "new", "change"),
-            [
-                [
-                    "pass rate",
-                    percent(base.pass_rate),
-                    percent(new.pass_rate),
-                    points(base.pass_rate, new.pass_rate),
-                ],
-                [
-                    "weighted mean",
-                    number(base.weighted_mean),
-                    number(new.weighted_mean),
-                    signed(difference(base.weighted_mean, new.weighted_mean)),
-                ],
-            ],
-        ),
+        table(("", "base", "new", "change"), totals_rows(comparison)),
     ]
     for change, heading in SECTIONS:
         cases = comparison.of(change)
