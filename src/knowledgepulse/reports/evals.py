@@ -145,34 +145,26 @@ def duration(ms: float | None) -> str:
     return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
 
 
-def task_summary_line(run: EvalRun) -> str | None:
-    """``task: 10 runs, 2 cached, 1 error (1 timeout), mean 412 ms, max 2.3 s``, or ``None``."""
-    t = run.summary.task
-    if t is None:
-        return None
-    errors = counted(t.errors, "error") + (
-        f" ({counted(t.timeouts, 'timeout')})" if t.timeouts else ""
-    )
-    return (
-        f"task: {counted(t.runs, 'run')}, {t.cached} cached, {errors}, "
-        f"mean {duration(t.mean_duration_ms)}, max {duration(t.max_duration_ms)}"
-    )
-
-
-def repeat_summary_line(run: EvalRun) -> str | None:
-    """``repeat: 5 runs per case, pass@5 80.0%, run pass rate 64.0%``, or ``None``."""
-    r = run.summary.repeat
-    if r is None:
-        return None
-    return (
-        f"repeat: {counted(r.runs_per_case, 'run')} per case, pass@{r.runs_per_case} "
-        f"{percent(r.pass_at_k)}, run pass rate {percent(r.run_pass_rate)}"
-    )
-
-
 def workflow_lines(run: EvalRun) -> list[str]:
-    """The task and repeat summary lines that apply (none for recorded outputs run once)."""
-    return [line for line in (task_summary_line(run), repeat_summary_line(run)) if line]
+    """The task and repeat summary lines that apply (none for recorded outputs run once).
+
+    ``task: 10 runs, 2 cached, 1 error (1 timeout), mean 412 ms, max 2.3 s`` and
+    ``repeat: 5 runs per case, pass@5 80.0%, run pass rate 64.0%``.
+    """
+    lines = []
+    t, r = run.summary.task, run.summary.repeat
+    if t is not None:
+        timeouts = f" ({counted(t.timeouts, 'timeout')})" if t.timeouts else ""
+        lines.append(
+            f"task: {counted(t.runs, 'run')}, {t.cached} cached, {counted(t.errors, 'error')}"
+            f"{timeouts}, mean {duration(t.mean_duration_ms)}, max {duration(t.max_duration_ms)}"
+        )
+    if r is not None:
+        lines.append(
+            f"repeat: {counted(r.runs_per_case, 'run')} per case, pass@{r.runs_per_case} "
+            f"{percent(r.pass_at_k)}, run pass rate {percent(r.run_pass_rate)}"
+        )
+    return lines
 
 
 def summary_line(run: EvalRun) -> str:
