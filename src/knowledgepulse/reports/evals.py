@@ -1,13 +1,9 @@
 """Evaluation runs rendered as JSON and as a rich console view, and resolved suites for dry runs.
 
-The run itself is plain data (:class:`~knowledgepulse.evals.runner.EvalRun`); each renderer is a
-function of it, testable without a terminal. JSON keeps input order and full float precision and
-holds no clock readings, so equal inputs give byte-identical output. The console view puts the
-failing cases first, each with its failing scorers and their diagnosis, then the passing ones,
-then what could not be read and the warnings, then the summary.
-
-Text from cases reaches terminals, files and XML: :func:`printable` shows control characters as
-escapes and unpaired surrogates as U+FFFD, and the console view holds data only in ``Text``
+The run is plain data (:class:`~knowledgepulse.evals.runner.EvalRun`); each renderer is a
+function of it. JSON keeps input order and full float precision and holds no clock readings, so
+equal inputs give byte-identical output. Text from cases goes through
+:func:`~knowledgepulse._util.text.printable`, and the console view holds data only in ``Text``
 objects, so an id like ``[bold]`` or ``:100:`` is shown as written, never as markup or emoji.
 """
 

@@ -1,13 +1,9 @@
 """An evaluation run as one self-contained HTML page (``kp eval -f html``).
 
-The page holds the summary; the comparison with a baseline, when one was given; each scorer's
-statistics with its score distribution as an inline SVG histogram; the pass/fail matrix of cases
-by scorers (each cell's tooltip gives the score, threshold and margin); every failing case with
-its failing scorers and their diagnosis, and for ``anti-hallucination`` the input/output diff
-(what was invented, inserted, deleted or changed, a change shown word by word); the malformed
-cases; what could not be read; and the warnings. No script and nothing fetched: the shell, style
-and escaping are :mod:`knowledgepulse.reports.html`'s, shared with the trace value report, and a
-Content-Security-Policy refuses anything but inline styles.
+Beyond the other views it draws each scorer's score distribution, the pass/fail matrix of cases
+by scorers, and for ``anti-hallucination`` the input/output diff, a change shown word by word.
+The shell, style and escaping are :mod:`knowledgepulse.reports.html`'s; a Content-Security-Policy
+refuses anything but inline styles.
 """
 
 from __future__ import annotations
