@@ -59,6 +59,16 @@ def first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else repr(error)
 
 
+def own_error(error: BaseException | None) -> KnowledgePulseError | None:
+    """Our own error that a Ray error wraps (a model that does not load), found by its causes."""
+    cause = error
+    while cause is not None:
+        if isinstance(cause, KnowledgePulseError):
+            return cause
+        cause = getattr(cause, "cause", None) or cause.__cause__
+    return None
+
+
 def actors_allowed(resources: dict[str, float], num_cpus: float, num_gpus: float) -> int:
     """How many actors of ``num_cpus`` CPUs and ``num_gpus`` GPUs ``resources`` hold (at least 1).
 
@@ -347,8 +357,9 @@ class RayEmbedder:
             return list(ray.get(refs))
         except ray.exceptions.RayTaskError as error:
             cause = getattr(error, "cause", None)
-            if isinstance(cause, KnowledgePulseError):
-                raise cause from None
+            ours = own_error(cause)
+            if ours is not None:
+                raise ours from None
             raise RayClusterError(
                 f"an embedding actor failed: {type(cause).__name__}: {cause}"
             ) from None
