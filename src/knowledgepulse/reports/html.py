@@ -24,7 +24,7 @@ import numpy as np
 
 from knowledgepulse._util.text import printable
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.value import RunTally, ScoredTrace
+from knowledgepulse.reports.value import RunTally, ScoredTrace, TableCollector
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
@@ -102,20 +102,16 @@ _BINS = 20
 _DIMENSIONS = ("score", "complexity", "novelty", "tool_diversity", "outcome_confidence")
 
 
-class HtmlWriter:
-    """Collects the scored traces and writes the page when the run closes."""
+class HtmlWriter(TableCollector):
+    """Collects the scored traces, as the table does, and writes the page when the run closes."""
 
     def __init__(self, stream: IO[str]) -> None:
+        super().__init__()
         self._stream = stream
-        self._results: list[ScoredTrace] = []
-
-    def write(self, result: ScoredTrace) -> None:
-        """Keep one trace's row."""
-        self._results.append(result)
 
     def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
         """Write the whole page."""
-        self._stream.write(to_html(self._results, tally, problems))
+        self._stream.write(to_html(self.results, tally, problems))
 
 
 def to_html(results: Sequence[ScoredTrace], tally: RunTally, problems: Sequence[Problem]) -> str:
