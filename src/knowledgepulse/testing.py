@@ -19,7 +19,7 @@ import regex
 from numpy.typing import NDArray
 from rich.console import Console, Group
 
-from knowledgepulse._util.text import counted
+from knowledgepulse._util.text import counted, printable
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.reports import evals as report
 
@@ -103,7 +103,7 @@ def failure_message(result: CaseResult | EvalRun, *, width: int = DEFAULT_WIDTH)
         head = report.summary_line(result)
         failed = [case for case in result.cases if not case.passed]
         lost = [problem for problem in result.file_problems if not problem.warning]
-    lines = [report.printable(head)]
+    lines = [printable(head)]
     if failed:
         buffer = io.StringIO()
         console = Console(
@@ -113,7 +113,7 @@ def failure_message(result: CaseResult | EvalRun, *, width: int = DEFAULT_WIDTH)
         lines.extend(line.rstrip() for line in buffer.getvalue().rstrip("\n").splitlines())
     if lost:
         lines.append("Not read in full")
-        lines.extend(f"  {report.printable(str(problem))}" for problem in lost)
+        lines.extend(f"  {printable(str(problem))}" for problem in lost)
     return "\n".join(lines)
 
 

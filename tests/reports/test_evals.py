@@ -13,7 +13,7 @@ from knowledgepulse.evals.cases import FileProblem, LoadedCase, MalformedCase
 from knowledgepulse.evals.runner import EvalRun, run_suite
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.reports.evals import (
-    _dumps,
+    indented_json,
     json_chunks,
     run_to_dict,
     suite_table,
@@ -305,7 +305,7 @@ def test_json_escapes_an_unpaired_surrogate_and_keeps_every_problem() -> None:
 
 def test_json_is_the_same_text_in_pieces_and_whole(run: EvalRun) -> None:
     """The report streamed case by case is byte for byte the document it always was."""
-    assert "".join(json_chunks(run)) == _dumps(run_to_dict(run))
+    assert "".join(json_chunks(run)) == indented_json(run_to_dict(run))
 
 
 def test_the_console_view_shows_markup_and_emoji_codes_as_written() -> None:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.reports import html as trace_html
-from knowledgepulse.reports.html_page import POLICY, STYLE, histogram, page, table, text
+from knowledgepulse.reports.html import POLICY, STYLE, histogram, page, table, text
 from knowledgepulse.reports.value import RunTally
 
 

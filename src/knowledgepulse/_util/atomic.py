@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import glob
 import io
 import os
 import tempfile
@@ -103,7 +104,7 @@ def remove_stale_temporaries(path: Path) -> int:
     """Remove the temporaries of saves to ``path`` whose process is gone; return how many."""
     removed = 0
     try:
-        candidates = list(path.parent.glob(f".{glob_escape(path.name)}.*{_SUFFIX}"))
+        candidates = list(path.parent.glob(f".{glob.escape(path.name)}.*{_SUFFIX}"))
     except OSError:
         return 0
     for candidate in candidates:
@@ -114,11 +115,6 @@ def remove_stale_temporaries(path: Path) -> int:
             candidate.unlink()
             removed += 1
     return removed
-
-
-def glob_escape(name: str) -> str:
-    """``name`` with glob's special characters matched literally."""
-    return "".join(f"[{char}]" if char in "*?[" else char for char in name)
 
 
 def _pid_of(name: str) -> int | None:

@@ -8,16 +8,11 @@ from types import ModuleType
 
 
 def import_optional(name: str, missing: Callable[[ImportError], Exception]) -> ModuleType:
-    """The module ``name``, imported now (so that importing knowledgepulse never pays for it).
-
-    Args:
-        name: the module's import name (``onnxruntime``, ``torch``, ``ray``...).
-        missing: builds the error to raise from the failed import: the caller's own error type,
-            with a message that gives the ``pip install "knowledgepulse[extra]"`` line.
+    """The module ``name``, imported now, on first use rather than with knowledgepulse.
 
     Raises:
-        Exception: what ``missing`` builds, without the ``ImportError`` chained (the message
-            says everything a user needs, and a traceback would bury it).
+        Exception: what ``missing`` builds from the ``ImportError`` (the caller's error, with
+            the ``pip install`` line), unchained: a traceback would bury that line.
     """
     try:
         return importlib.import_module(name)

@@ -80,7 +80,7 @@ def ray_embedder(
         MiniLMFactory,
         RayEmbedder,
     )
-    from knowledgepulse.engines.ray_engine.factory import EmbedderFactory  # noqa: PLC0415
+    from knowledgepulse.engines.ray_engine.actor import EmbedderFactory  # noqa: PLC0415
 
     options: dict[str, Any] = {} if window_cap == "default" else {"max_windows": window_cap}
     factory: EmbedderFactory

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.text import printable
 from knowledgepulse.cli._console import output_console, stdout_is_terminal, write_output
 from knowledgepulse.cli.main import EXIT_OK, EXIT_REGRESSION
 from knowledgepulse.evals.compare import DEFAULT_TOLERANCE, Comparison, compare_runs
@@ -24,7 +25,6 @@ from knowledgepulse.reports.compare import (
     comparison_to_json,
     comparison_to_markdown,
 )
-from knowledgepulse.reports.evals import printable
 
 FORMATS = ("table", "json", "markdown")
 _SUFFIX_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown"}

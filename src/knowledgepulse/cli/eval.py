@@ -21,7 +21,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from knowledgepulse._util.atomic import check_destination
-from knowledgepulse._util.text import counted
+from knowledgepulse._util.text import counted, printable
 from knowledgepulse.cli._console import open_output, output_console, stdout_is_terminal
 from knowledgepulse.cli._eval_task import TaskRunner, TaskSettings, task_options
 from knowledgepulse.cli.compare import tolerance_option
@@ -43,7 +43,6 @@ from knowledgepulse.reports.compare import (
 from knowledgepulse.reports.evals import (
     json_chunks,
     lost_and_warned,
-    printable,
     suite_table,
     suite_to_json,
     summary_line,

@@ -15,8 +15,8 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse._util.seen import SeenIds
 from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
 from knowledgepulse.integrations.names import SOURCE_CHOICES, SOURCES
 from knowledgepulse.records import Location, Problem, Record, read_records

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from knowledgepulse._util.text import printable
 from knowledgepulse.errors import KnowledgePulseError, SuiteError
 from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase, iter_cases
 from knowledgepulse.evals.evaluate import evaluate
@@ -27,7 +28,7 @@ from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
 from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.records.source import format_from_name
-from knowledgepulse.reports.evals import number, printable, summary_line
+from knowledgepulse.reports.evals import number, summary_line
 from knowledgepulse.testing import failure_message
 
 

@@ -9,8 +9,6 @@ within what a code host accepts (the JSON report has every case).
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -18,7 +16,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from knowledgepulse._util.text import counted
+from knowledgepulse._util.text import counted, printable
 from knowledgepulse.evals.compare import (
     CaseChange,
     CaseComparison,
@@ -28,11 +26,10 @@ from knowledgepulse.evals.compare import (
     difference,
 )
 from knowledgepulse.evals.snapshot import CaseSnapshot, RunSnapshot, ScorerSpec, ScoreSnapshot
-from knowledgepulse.reports.evals import DASH, number, percent, printable, short
+from knowledgepulse.reports.evals import DASH, indented_json, number, percent, short
 from knowledgepulse.reports.markdown import escape
 
 MARKDOWN_ROWS = 50
-_SURROGATE = re.compile("[\ud800-\udfff]")
 ARROW = "→"
 # Sections in the order every view shows them, with their headings.
 SECTIONS: tuple[tuple[CaseChange, str], ...] = (
@@ -143,6 +140,25 @@ def points(base: float | None, new: float | None) -> str:
     return DASH if delta is None else f"{100 * delta:+.1f} pts"
 
 
+def totals_rows(comparison: Comparison) -> list[list[str]]:
+    """The pass rate and the weighted mean: each a row of name, base, new and change."""
+    base, new = comparison.base, comparison.new
+    return [
+        [
+            "pass rate",
+            percent(base.pass_rate),
+            percent(new.pass_rate),
+            points(base.pass_rate, new.pass_rate),
+        ],
+        [
+            "weighted mean",
+            number(base.weighted_mean),
+            number(new.weighted_mean),
+            signed(difference(base.weighted_mean, new.weighted_mean)),
+        ],
+    ]
+
+
 def scorer_note(change: ScorerChange) -> str:
     """``threshold 0.8 → 0.9``: what changed in a suite entry; ``added``/``removed``."""
     if change.status in ("added", "removed"):
@@ -181,7 +197,7 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
 
 def comparison_to_json(comparison: Comparison) -> str:
     """The comparison as an indented JSON document (see :func:`comparison_to_dict`)."""
-    return _dumps(comparison_to_dict(comparison))
+    return indented_json(comparison_to_dict(comparison))
 
 
 def with_comparison(run_chunks: Iterable[str], comparison: Comparison) -> Iterator[str]:
@@ -197,14 +213,8 @@ def with_comparison(run_chunks: Iterable[str], comparison: Comparison) -> Iterat
     body = (last or "").rstrip()
     if not body.endswith("}"):
         raise ValueError("the report's JSON text does not end with an object")
-    member = _dumps(comparison_to_dict(comparison)).rstrip("\n").replace("\n", "\n  ")
+    member = indented_json(comparison_to_dict(comparison)).rstrip("\n").replace("\n", "\n  ")
     yield body[:-1].rstrip() + f',\n  "comparison": {member}\n}}\n'
-
-
-def _dumps(document: Any) -> str:
-    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    # An unpaired surrogate cannot be written as UTF-8, but JSON can escape it.
-    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def _run_dict(run: RunSnapshot) -> dict[str, Any]:
@@ -290,19 +300,8 @@ def comparison_to_console(comparison: Comparison) -> Group:
     totals = Table(show_edge=False, header_style="bold")
     for column in ("", "base", "new", "change"):
         totals.add_column(column, justify="left" if not column else "right")
-    base, new = comparison.base, comparison.new
-    totals.add_row(
-        "pass rate",
-        percent(base.pass_rate),
-        percent(new.pass_rate),
-        points(base.pass_rate, new.pass_rate),
-    )
-    totals.add_row(
-        "weighted mean",
-        number(base.weighted_mean),
-        number(new.weighted_mean),
-        signed(difference(base.weighted_mean, new.weighted_mean)),
-    )
+    for row in totals_rows(comparison):
+        totals.add_row(*row)
     style = "bold red" if comparison.regressed else "bold"
     parts += [totals, Text(printable(comparison_line(comparison)), style=style)]
     return Group(*parts)
@@ -360,10 +359,7 @@ def comparison_to_markdown(comparison: Comparison) -> str:
         "",
         "| | base | new | change |",
         "|---|---:|---:|---:|",
-        f"| pass rate | {percent(base.pass_rate)} | {percent(new.pass_rate)} "
-        f"| {points(base.pass_rate, new.pass_rate)} |",
-        f"| weighted mean | {number(base.weighted_mean)} | {number(new.weighted_mean)} "
-        f"| {signed(difference(base.weighted_mean, new.weighted_mean))} |",
+        *(f"| {' | '.join(row)} |" for row in totals_rows(comparison)),
     ]
     for change, heading in SECTIONS:
         cases = comparison.of(change)

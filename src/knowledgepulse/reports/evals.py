@@ -1,13 +1,9 @@
 """Evaluation runs rendered as JSON and as a rich console view, and resolved suites for dry runs.
 
-The run itself is plain data (:class:`~knowledgepulse.evals.runner.EvalRun`); each renderer is a
-function of it, testable without a terminal. JSON keeps input order and full float precision and
-holds no clock readings, so equal inputs give byte-identical output. The console view puts the
-failing cases first, each with its failing scorers and their diagnosis, then the passing ones,
-then what could not be read and the warnings, then the summary.
-
-Text from cases reaches terminals, files and XML: :func:`printable` shows control characters as
-escapes and unpaired surrogates as U+FFFD, and the console view holds data only in ``Text``
+The run is plain data (:class:`~knowledgepulse.evals.runner.EvalRun`); each renderer is a
+function of it. JSON keeps input order and full float precision and holds no clock readings, so
+equal inputs give byte-identical output. Text from cases goes through
+:func:`~knowledgepulse._util.text.printable`, and the console view holds data only in ``Text``
 objects, so an id like ``[bold]`` or ``:100:`` is shown as written, never as markup or emoji.
 """
 
@@ -23,36 +19,19 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from knowledgepulse._util.text import counted
+from knowledgepulse._util.text import counted, printable
 from knowledgepulse.evals.runner import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.records import Problem
 
 DASH = "—"
-# C0 and C1 controls but tab and newline, unpaired surrogates, and the two XML non-characters.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def printable(text: str) -> str:
-    r"""Text safe for a terminal, a UTF-8 file and XML: controls as ``\x1b``, surrogates U+FFFD."""
-    if _UNPRINTABLE.search(text) is None:
-        return text
-    return _UNPRINTABLE.sub(_shown, text)
 
 
 def short(text: str, limit: int = 120) -> str:
     """Printable text cut to ``limit`` characters (``…`` when cut), for a console column."""
     text = printable(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _shown(match: re.Match[str]) -> str:
-    char = match.group()
-    code = ord(char)
-    if 0xD800 <= code <= 0xDFFF:
-        return "\ufffd"
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def run_to_dict(run: EvalRun) -> dict[str, Any]:
@@ -73,23 +52,24 @@ def to_json(run: EvalRun) -> str:
 def json_chunks(run: EvalRun) -> Iterator[str]:
     """:func:`to_json`'s text in pieces, one case at a time, so a long run is never one string."""
     if not run.cases:
-        yield _dumps(run_to_dict(run))
+        yield indented_json(run_to_dict(run))
         return
     head = {**run_to_dict(EvalRun(run.suite, (), run.summary, run.file_problems)), "cases": [0]}
     # The document with one placeholder case: the text before and after it frames the cases.
-    before, after = _dumps(head).rsplit("0", 1)
+    before, after = indented_json(head).rsplit("0", 1)
     for position, result in enumerate(run.cases):
-        case = _dumps(result.to_dict()).rstrip("\n").replace("\n", "\n    ")
+        case = indented_json(result.to_dict()).rstrip("\n").replace("\n", "\n    ")
         yield (before if position == 0 else ",\n    ") + case
     yield after
 
 
 def suite_to_json(suite: Suite) -> str:
     """The resolved suite as an indented JSON document (``kp eval --dry-run``)."""
-    return _dumps(suite.to_dict())
+    return indented_json(suite.to_dict())
 
 
-def _dumps(document: Any) -> str:
+def indented_json(document: Any) -> str:
+    """``document`` as indented JSON text, UTF-8 as is, ending in a newline."""
     # A custom scorer's details may hold values JSON has no type for; show them as text.
     text = json.dumps(document, ensure_ascii=False, indent=2, default=str) + "\n"
     # An unpaired surrogate cannot be written as UTF-8, but JSON can escape it.
@@ -161,34 +141,26 @@ def duration(ms: float | None) -> str:
     return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
 
 
-def task_summary_line(run: EvalRun) -> str | None:
-    """``task: 10 runs, 2 cached, 1 error (1 timeout), mean 412 ms, max 2.3 s``, or ``None``."""
-    t = run.summary.task
-    if t is None:
-        return None
-    errors = counted(t.errors, "error") + (
-        f" ({counted(t.timeouts, 'timeout')})" if t.timeouts else ""
-    )
-    return (
-        f"task: {counted(t.runs, 'run')}, {t.cached} cached, {errors}, "
-        f"mean {duration(t.mean_duration_ms)}, max {duration(t.max_duration_ms)}"
-    )
-
-
-def repeat_summary_line(run: EvalRun) -> str | None:
-    """``repeat: 5 runs per case, pass@5 80.0%, run pass rate 64.0%``, or ``None``."""
-    r = run.summary.repeat
-    if r is None:
-        return None
-    return (
-        f"repeat: {counted(r.runs_per_case, 'run')} per case, pass@{r.runs_per_case} "
-        f"{percent(r.pass_at_k)}, run pass rate {percent(r.run_pass_rate)}"
-    )
-
-
 def workflow_lines(run: EvalRun) -> list[str]:
-    """The task and repeat summary lines that apply (none for recorded outputs run once)."""
-    return [line for line in (task_summary_line(run), repeat_summary_line(run)) if line]
+    """The task and repeat summary lines that apply (none for recorded outputs run once).
+
+    ``task: 10 runs, 2 cached, 1 error (1 timeout), mean 412 ms, max 2.3 s`` and
+    ``repeat: 5 runs per case, pass@5 80.0%, run pass rate 64.0%``.
+    """
+    lines = []
+    t, r = run.summary.task, run.summary.repeat
+    if t is not None:
+        timeouts = f" ({counted(t.timeouts, 'timeout')})" if t.timeouts else ""
+        lines.append(
+            f"task: {counted(t.runs, 'run')}, {t.cached} cached, {counted(t.errors, 'error')}"
+            f"{timeouts}, mean {duration(t.mean_duration_ms)}, max {duration(t.max_duration_ms)}"
+        )
+    if r is not None:
+        lines.append(
+            f"repeat: {counted(r.runs_per_case, 'run')} per case, pass@{r.runs_per_case} "
+            f"{percent(r.pass_at_k)}, run pass rate {percent(r.run_pass_rate)}"
+        )
+    return lines
 
 
 def summary_line(run: EvalRun) -> str:

@@ -1,13 +1,9 @@
 """An evaluation run as one self-contained HTML page (``kp eval -f html``).
 
-The page holds the summary; the comparison with a baseline, when one was given; each scorer's
-statistics with its score distribution as an inline SVG histogram; the pass/fail matrix of cases
-by scorers (each cell's tooltip gives the score, threshold and margin); every failing case with
-its failing scorers and their diagnosis, and for ``anti-hallucination`` the input/output diff
-(what was invented, inserted, deleted or changed, a change shown word by word); the malformed
-cases; what could not be read; and the warnings. No script and nothing fetched: the shell, style
-and escaping are :mod:`knowledgepulse.reports.html_page`'s, shared with the trace value report,
-and a Content-Security-Policy refuses anything but inline styles.
+Beyond the other views it draws each scorer's score distribution, the pass/fail matrix of cases
+by scorers, and for ``anti-hallucination`` the input/output diff, a change shown word by word.
+The shell, style and escaping are :mod:`knowledgepulse.reports.html`'s; a Content-Security-Policy
+refuses anything but inline styles.
 """
 
 from __future__ import annotations
@@ -17,16 +13,16 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from knowledgepulse.evals.compare import Comparison, difference
+from knowledgepulse.evals.compare import Comparison
 from knowledgepulse.evals.runner import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.compare import (
     SECTIONS,
     case_detail,
     counts_line,
-    points,
     scorer_note,
     signed,
+    totals_rows,
     weighted_change,
 )
 from knowledgepulse.reports.evals import (
@@ -41,7 +37,7 @@ from knowledgepulse.reports.evals import (
     task_failure,
     workflow_lines,
 )
-from knowledgepulse.reports.html_page import histogram, page, table, text
+from knowledgepulse.reports.html import histogram, page, table, text
 
 _BINS = 10
 # A change longer than this is shown whole, before and after: a word diff of it is unreadable
@@ -290,30 +286,14 @@ def word_diff(before: str, after: str) -> str:
 
 
 def _comparison(comparison: Comparison) -> str:
-    base, new = comparison.base, comparison.new
+    base = comparison.base
     parts = [
         "<h2>Comparison with the baseline</h2>",
         f"<p class='banner {'bad' if comparison.regressed else 'ok'}'>"
         f"{text(counts_line(comparison))}</p>",
         f"<p class='where'>base {text(base.source)}; score changes of at most "
         f"{comparison.tolerance:g} count as unchanged</p>",
-        table(
-            ("", "base", "new", "change"),
-            [
-                [
-                    "pass rate",
-                    percent(base.pass_rate),
-                    percent(new.pass_rate),
-                    points(base.pass_rate, new.pass_rate),
-                ],
-                [
-                    "weighted mean",
-                    number(base.weighted_mean),
-                    number(new.weighted_mean),
-                    signed(difference(base.weighted_mean, new.weighted_mean)),
-                ],
-            ],
-        ),
+        table(("", "base", "new", "change"), totals_rows(comparison)),
     ]
     for change, heading in SECTIONS:
         cases = comparison.of(change)

@@ -1,24 +1,100 @@
-"""A scoring run as one self-contained HTML page: no script, no network, inline CSS and SVG.
+"""The HTML reports' shared page shell, and a scoring run as one HTML page.
 
-The page shows, per domain, the distribution of the score and of each dimension (a small
-histogram and the percentiles), how often each override fired, the near-duplicate groups (traces
-linked by a nearest-neighbour cosine of at least :data:`DUPLICATE_SIMILARITY`), and the top and
-bottom traces with their explanations. Like the other writers it takes the rows as they come;
-being for people, it is written at the end. The page shell, style, escaping and histograms are
-:mod:`knowledgepulse.reports.html_page`'s, shared with the evaluation report.
+A page is one self-contained file: inline CSS and SVG, no script, nothing fetched, so it can be
+mailed, archived or opened offline. Every piece of data goes through :func:`text`, which escapes
+it for HTML (element content and quoted attributes alike) and shows control characters as
+escapes, so an id such as ``<script>`` or ``"onload=`` is shown as written, never run. The
+evaluation report (:mod:`knowledgepulse.reports.evals_html`) builds on the same shell.
+
+The scoring run's page shows, per domain, the distribution of the score and of each dimension
+(a small histogram and the percentiles), how often each override fired, the near-duplicate
+groups (traces linked by a nearest-neighbour cosine of at least :data:`DUPLICATE_SIMILARITY`),
+and the top and bottom traces with their explanations. Like the other writers it takes the rows
+as they come; being for people, it is written at the end.
 """
 
 from __future__ import annotations
 
+import html
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import IO
 
 import numpy as np
 
+from knowledgepulse._util.text import printable
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.html_page import histogram, page, text
-from knowledgepulse.reports.value import RunTally, ScoredTrace
+from knowledgepulse.reports.value import RunTally, ScoredTrace, TableCollector
+
+STYLE = """
+body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}
+td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;vertical-align:top}
+td:first-child,th:first-child{text-align:left}
+pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap}
+svg rect{fill:#4a78c2}
+"""
+"""The style every report page starts from; a report adds its own rules after it."""
+
+# Nothing but inline styles: if escaping ever failed, injected script or remote resources
+# would still be refused by the browser.
+POLICY = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def text(value: object) -> str:
+    r"""Data as HTML text: escaped (quotes too), controls as ``\x1b``, surrogates as U+FFFD."""
+    return html.escape(printable(str(value)), quote=True)
+
+
+def page(title: str, sections: Iterable[str], *, style: str = "", policy: bool = False) -> str:
+    """A whole HTML document: the shared style plus ``style``, the title, then the sections.
+
+    Args:
+        title: the page's title (plain text; escaped here).
+        sections: the body's parts, already HTML.
+        style: CSS rules added after :data:`STYLE`.
+        policy: add a Content-Security-Policy that refuses everything but inline styles.
+    """
+    head = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+    if policy:
+        head += f"<meta http-equiv='Content-Security-Policy' content=\"{POLICY}\">"
+    parts = [
+        head,
+        f"<title>{text(title)}</title>",
+        f"<style>{STYLE}{style}</style></head><body>",
+        *sections,
+        "</body></html>\n",
+    ]
+    return "\n".join(parts)
+
+
+def histogram(
+    values: Sequence[float], *, bins: int = 20, bar_width: int = 6, height: int = 30
+) -> str:
+    """An inline SVG histogram of values in [0, 1]; each bar's tooltip gives its range and count.
+
+    Bars are scaled to the tallest one; with no values every bar is empty.
+    """
+    counts, _ = np.histogram(np.asarray(values, dtype=float), bins=bins, range=(0.0, 1.0))
+    top = max(1, int(counts.max()))
+    bars = "".join(
+        f"<rect x='{i * bar_width}' y='{height - height * c / top:.1f}' "
+        f"width='{bar_width - 1}' height='{height * c / top:.1f}'>"
+        f"<title>{i / bins:.2f}-{(i + 1) / bins:.2f}: {c}</title></rect>"
+        for i, c in enumerate(counts)
+    )
+    return f"<svg width='{bins * bar_width}' height='{height}' role='img'>{bars}</svg>"
+
+
+def table(
+    head: Sequence[str], rows: Iterable[Sequence[str]], *, css_class: str | None = None
+) -> str:
+    """A table from a header (plain text) and rows of cells that are already HTML."""
+    header = "".join(f"<th>{text(cell)}</th>" for cell in head)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    attribute = f" class='{text(css_class)}'" if css_class else ""
+    return f"<table{attribute}><tr>{header}</tr>{body}</table>"
+
 
 DUPLICATE_SIMILARITY = 0.95
 SHOWN_AT_EACH_END = 10
@@ -26,20 +102,16 @@ _BINS = 20
 _DIMENSIONS = ("score", "complexity", "novelty", "tool_diversity", "outcome_confidence")
 
 
-class HtmlWriter:
-    """Collects the scored traces and writes the page when the run closes."""
+class HtmlWriter(TableCollector):
+    """Collects the scored traces, as the table does, and writes the page when the run closes."""
 
     def __init__(self, stream: IO[str]) -> None:
+        super().__init__()
         self._stream = stream
-        self._results: list[ScoredTrace] = []
-
-    def write(self, result: ScoredTrace) -> None:
-        """Keep one trace's row."""
-        self._results.append(result)
 
     def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
         """Write the whole page."""
-        self._stream.write(to_html(self._results, tally, problems))
+        self._stream.write(to_html(self.results, tally, problems))
 
 
 def to_html(results: Sequence[ScoredTrace], tally: RunTally, problems: Sequence[Problem]) -> str:

@@ -1,33 +1,21 @@
 """Evaluation runs as JUnit XML, which CI systems show as test results.
 
-One ``<testsuite>`` (inside ``<testsuites>``), one ``<testcase>`` per case: ``classname`` is the
-file the case came from and ``name`` its id. A failing case has one ``<failure>`` whose message
-names every failing scorer and whose text holds each one's score, threshold, margin and
-diagnosis, so the CI page shows why. A malformed case is an ``<error>`` listing its problems;
-so is each part of a file that could not be read (a ``<testcase>`` named after the file), so CI
-never counts a broken file as nothing. Warnings go to the ``<system-err>`` of their testcase
-(file warnings to the testsuite's). The suite's scorers are ``<properties>``. A case whose task
-raised or timed out is an ``<error>`` typed by the exception; with a task, the case's duration
-is its ``time``; with repeats, its pass rate, pass@K and each scorer's mean ± stderr are its
-``<properties>``. No timestamps, and no durations over recorded outputs: equal runs, equal bytes.
-Every text goes through
-:func:`~knowledgepulse.reports.evals.printable`, so the document stays well-formed XML whatever
-the cases hold.
+One ``<testcase>`` per case (``classname`` its file, ``name`` its id): a failing case is a
+``<failure>`` that names each failing scorer with its diagnosis, a malformed case or a task that
+raised is an ``<error>``, and so is each part of a file that could not be read, so CI never
+counts a broken file as nothing. No timestamps, and no durations over recorded outputs: equal
+runs, equal bytes. Every text goes through :func:`~knowledgepulse._util.text.printable`, so the
+document stays well-formed XML whatever the cases hold.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from knowledgepulse._util.text import printable
 from knowledgepulse.evals.runner import CaseResult, EvalRun
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.evals import (
-    number,
-    outcome_line,
-    printable,
-    scorer_repeat,
-    task_failure,
-)
+from knowledgepulse.reports.evals import number, outcome_line, scorer_repeat, task_failure
 
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
@@ -117,6 +105,13 @@ def _testcase(result: CaseResult) -> ET.Element:
         attributes["time"] = f"{result.duration_ms / 1000:.3f}"
     testcase = ET.Element("testcase", attributes)
     _repeat_properties(testcase, result)
+    _verdict(testcase, result, case_id)
+    _warnings(testcase, list(result.warnings))
+    return testcase
+
+
+def _verdict(testcase: ET.Element, result: CaseResult, case_id: str) -> None:
+    """The case's ``<error>`` or ``<failure>``, if it has one."""
     if result.malformed:
         error = ET.SubElement(
             testcase,
@@ -124,8 +119,7 @@ def _testcase(result: CaseResult) -> ET.Element:
             {"message": f"malformed case at {result.location}", "type": "MalformedCase"},
         )
         error.text = "\n".join(str(problem) for problem in result.problems)
-        _warnings(testcase, list(result.warnings))
-        return testcase
+        return
     reason = task_failure(result)
     if reason is not None and result.task is not None:
         error = ET.SubElement(
@@ -135,12 +129,10 @@ def _testcase(result: CaseResult) -> ET.Element:
             f"{result.location}: case '{case_id}'\n{reason}\n"
             f"attempts: {result.task.attempts}; no output, so no scorer ran"
         )
-        _warnings(testcase, list(result.warnings))
-        return testcase
+        return
     failing = result.failing
     if not failing:
-        _warnings(testcase, list(result.warnings))
-        return testcase
+        return
     message = "; ".join(
         f"{o.key}: {number(o.score)} < {number(o.threshold)}"
         if o.score is not None
@@ -154,8 +146,6 @@ def _testcase(result: CaseResult) -> ET.Element:
         lines.append(f"{outcome.label}: {outcome_line(outcome)}")
         lines.extend(f"  {hint}" for hint in outcome.diagnosis)
     failure.text = "\n".join(lines)
-    _warnings(testcase, list(result.warnings))
-    return testcase
 
 
 def _repeat_properties(testcase: ET.Element, result: CaseResult) -> None:

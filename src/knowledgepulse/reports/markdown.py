@@ -1,9 +1,7 @@
 """Evaluation runs as Markdown, for a CI job summary or a pull-request comment.
 
-A summary table (cases, pass rate, weighted mean), a table of the scorers, then each failing case
-with its failing scorers and their diagnosis lines, then the malformed cases, the parts of files
-that could not be read, and the warnings. Text from cases and models is escaped so it cannot
-turn into Markdown, and passed through :func:`~knowledgepulse.reports.evals.printable`.
+Text from cases and models is escaped so it cannot turn into Markdown, and passed through
+:func:`~knowledgepulse._util.text.printable`.
 """
 
 from __future__ import annotations
@@ -11,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 
+from knowledgepulse._util.text import printable
 from knowledgepulse.evals.runner import CaseResult, EvalRun
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.reports.evals import (
@@ -18,7 +17,6 @@ from knowledgepulse.reports.evals import (
     number,
     outcome_line,
     percent,
-    printable,
     repeat_line,
     scorer_repeat,
     task_failure,

@@ -1,9 +1,8 @@
-"""Trace value reports as data, and their renderings (JSON, JSON Lines, CSV, a rich table).
+"""Trace value reports as data, and their streaming renderings (JSON, JSON Lines, CSV).
 
 Reports stream: a writer takes each scored trace as it comes and a :class:`RunTally` counts for
 the summary, so a run over a million traces holds a few counters and 8 bytes a score, not a
-million rows (the table, meant for people, keeps its rows). :class:`ValueReport` and the
-``to_*`` functions render a finished run in one call, for library users.
+million rows (the table, meant for people, keeps its rows: :mod:`.value_table`).
 
 Numbers are written rounded to 12 decimal places, which removes binary float noise
 (``0.7240000000000001`` is written ``0.724``) and keeps far more precision than any weight or
@@ -13,7 +12,6 @@ score has; equal inputs still give byte-identical output. The table rounds furth
 from __future__ import annotations
 
 import csv
-import io
 import json
 from array import array
 from collections import Counter
@@ -295,61 +293,8 @@ def annotated_line(document: dict[str, Any], score: float) -> str:
     return dumps(document)
 
 
-@dataclass(frozen=True, slots=True)
-class ValueReport:
-    """Everything one ``kp score`` run found: the scored traces and the problems, in order."""
-
-    results: Sequence[ScoredTrace]
-    problems: Sequence[Problem]
-    threshold: float
-
-    def tally(self) -> RunTally:
-        """The run's counts."""
-        tally = RunTally(self.threshold)
-        for result in self.results:
-            tally.add(result)
-        for problem in self.problems:
-            tally.add_problem(problem)
-        return tally
-
-    @property
-    def invalid_records(self) -> int:
-        """How many records were rejected (a record may have several problems)."""
-        return self.tally().invalid
-
-    def summary(self) -> dict[str, Any]:
-        """Counts for the whole run."""
-        return self.tally().summary()
-
-
-def render(report: ValueReport, writer_type: type[JsonLinesWriter | JsonWriter | CsvWriter]) -> str:
-    """A finished report rendered by one of the streaming writers."""
-    buffer = io.StringIO()
-    writer = writer_type(buffer)
-    for result in report.results:
-        writer.write(result)
-    writer.close(report.tally(), report.problems)
-    return buffer.getvalue()
-
-
-def to_jsonl(report: ValueReport) -> str:
-    """One JSON object a line, one line per valid trace, in input order."""
-    return render(report, JsonLinesWriter)
-
-
-def to_json(report: ValueReport) -> str:
-    """One JSON document: ``traces`` (rows in input order), ``problems`` and ``summary``."""
-    return render(report, JsonWriter)
-
-
-def to_csv(report: ValueReport) -> str:
-    """A CSV table, one row per valid trace."""
-    return render(report, CsvWriter)
-
-
-def summary_line(report: ValueReport | RunTally) -> str:
+def summary_line(tally: RunTally) -> str:
     """One line for stderr: how many were scored, shareable, rejected, and warned about."""
-    tally = report.tally() if isinstance(report, ValueReport) else report
     parts = [
         f"{counted(tally.scored, 'trace')} scored",
         f"{tally.shareable} reach{'es' if tally.shareable == 1 else ''} "

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES
-from knowledgepulse.reports.value import RunTally, ScoredTrace, ValueReport
+from knowledgepulse.reports.value import RunTally, ScoredTrace
 
 # Novelty that did not come from a comparison is marked, and the caption says what it means.
 _SOURCE_MARKS = {"embedding": "", "empty_cache": "°", "no_embedder": "*"}
@@ -30,8 +30,8 @@ WIDE_TABLE_COLUMNS = 110
 
 
 def to_table(
-    results: ValueReport | Sequence[ScoredTrace],
-    threshold: float | None = None,
+    results: Sequence[ScoredTrace],
+    threshold: float,
     *,
     width: int = WIDE_TABLE_COLUMNS,
 ) -> Table:
@@ -40,9 +40,6 @@ def to_table(
     Below :data:`WIDE_TABLE_COLUMNS` columns the table drops the profile column, marks
     overrides with short codes and lets long ids wrap, so it stays readable at 80 columns.
     """
-    if isinstance(results, ValueReport):
-        threshold = results.threshold if threshold is None else threshold
-        results = results.results
     wide = width >= WIDE_TABLE_COLUMNS
     sources = {result.breakdown.novelty.source for result in results}
     legend = [_SOURCE_LEGEND[source] for source in sorted(sources) if source in _SOURCE_LEGEND]
@@ -50,7 +47,7 @@ def to_table(
     if not wide:
         legend += [f"{_OVERRIDE_MARKS[name]} {name}" for name in fired]
     table = Table(
-        title=f"Trace value (sharing threshold {threshold if threshold is not None else 0.75:g})",
+        title=f"Trace value (sharing threshold {threshold:g})",
         title_justify="left",
         caption="C complexity, N novelty, D tool diversity, O outcome confidence"
         + "".join(f"; {line}" for line in legend),

@@ -6,20 +6,27 @@ Ray itself is imported on first use, so importing this package never needs it. S
 ``docs/ray.md``.
 """
 
-from knowledgepulse.engines.ray_engine._cluster import (
-    INSTALL_HINT,
-    RayClusterError,
-    check_reachable,
+from knowledgepulse.engines.ray_engine.actor import (
+    TRACE_COLUMN,
+    DeviceFactory,
+    EmbedderFactory,
+    EmbedWorker,
+    MiniLMFactory,
+    TraceBatchEmbedder,
 )
-from knowledgepulse.engines.ray_engine.actor import TRACE_COLUMN, EmbedWorker, TraceBatchEmbedder
 from knowledgepulse.engines.ray_engine.dataset import (
     DatasetScores,
     ScoredRow,
     iter_dataset_scores,
     score_dataset,
 )
-from knowledgepulse.engines.ray_engine.embedder import RayEmbedder, contiguous_shards
-from knowledgepulse.engines.ray_engine.factory import DeviceFactory, EmbedderFactory, MiniLMFactory
+from knowledgepulse.engines.ray_engine.embedder import (
+    INSTALL_HINT,
+    RayClusterError,
+    RayEmbedder,
+    check_reachable,
+    contiguous_shards,
+)
 
 __all__ = [
     "INSTALL_HINT",

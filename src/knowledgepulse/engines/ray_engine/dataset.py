@@ -26,12 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from knowledgepulse.engines.ray_engine._cluster import (
-    RayClusterError,
-    actors_allowed,
-    first_line,
-    import_ray,
-)
 from knowledgepulse.engines.ray_engine.actor import (
     CAPPED,
     ID,
@@ -41,10 +35,19 @@ from knowledgepulse.engines.ray_engine.actor import (
     TRACE_JSON,
     VECTOR,
     WINDOWS,
+    EmbedderFactory,
+    MiniLMFactory,
+    NamesItsModel,
     TraceBatchEmbedder,
 )
-from knowledgepulse.engines.ray_engine.factory import EmbedderFactory, MiniLMFactory, NamesItsModel
-from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
+from knowledgepulse.engines.ray_engine.embedder import (
+    RayClusterError,
+    actors_allowed,
+    first_line,
+    import_ray,
+    own_error,
+)
+from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty.embedder import Embedder, model_id_of
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.value.breakdown import ValueBreakdown
@@ -208,11 +211,9 @@ def _unwrapped_errors(ray: Any, batches: Any) -> Iterator[dict[str, Any]]:
     try:
         yield from batches
     except ray.exceptions.RayError as error:
-        cause: BaseException | None = error
-        while cause is not None:
-            if isinstance(cause, KnowledgePulseError):
-                raise cause from None
-            cause = getattr(cause, "cause", None) or cause.__cause__
+        ours = own_error(error)
+        if ours is not None:
+            raise ours from None
         raise RayClusterError(
             f"scoring the dataset failed on the cluster: {first_line(error)}"
         ) from error

@@ -23,12 +23,11 @@ from numpy.lib import format as npy_format
 from numpy.typing import NDArray
 
 from knowledgepulse._util.atomic import atomic_binary
-from knowledgepulse.errors import CacheFileError
-from knowledgepulse.novelty.cache.ring_file import FRESH_START
+from knowledgepulse._util.settings import optional_duration_ms
+from knowledgepulse.errors import CacheFileError, ScorerParameterError
+from knowledgepulse.novelty.cache.ring_file import MAX_DIMENSIONS, damaged, not_a_cache
 
 CACHE_FILE_FORMAT = "knowledgepulse-vector-cache/1"
-MAX_DIMENSIONS = 65_536
-"""No embedding model comes near this; a larger declared width is damage, not a model."""
 _PARTS = ("header", "vectors", "added_at")
 
 
@@ -100,14 +99,14 @@ def read_cache_file(path: Path) -> CacheFileContents:
     with file:
         size = os.fstat(file.fileno()).st_size
         if size == 0:
-            raise _not_a_cache(path, "the file is empty")
+            raise not_a_cache(path, "the file is empty")
         try:
             with zipfile.ZipFile(file) as archive:
                 parts = {name: _read_part(path, archive, name, size) for name in _PARTS}
         except CacheFileError:
             raise
         except Exception as error:  # zipfile raises a dozen kinds of error on damaged archives
-            raise _not_a_cache(path, f"not a readable .npz archive: {_one_line(error)}") from None
+            raise not_a_cache(path, f"not a readable .npz archive: {_one_line(error)}") from None
     return _check(path, _header(path, parts["header"]), parts["vectors"], parts["added_at"])
 
 
@@ -116,12 +115,12 @@ def _read_part(path: Path, archive: zipfile.ZipFile, name: str, size: int) -> ND
     try:
         info = archive.getinfo(f"{name}.npy")
     except KeyError:
-        raise _not_a_cache(path, f"it has no {name!r} array") from None
+        raise not_a_cache(path, f"it has no {name!r} array") from None
     if info.compress_type != zipfile.ZIP_STORED:
-        raise _not_a_cache(path, f"its {name!r} array is compressed; knowledgepulse never does")
+        raise not_a_cache(path, f"its {name!r} array is compressed; knowledgepulse never does")
     if info.file_size > size or info.compress_size > size:
         claimed = max(info.file_size, info.compress_size)
-        raise _damaged(path, f"its {name!r} array claims {claimed} bytes in a file of {size}")
+        raise damaged(path, f"its {name!r} array claims {claimed} bytes in a file of {size}")
     with archive.open(info) as member:
         data = member.read()  # zipfile checks the CRC once the member is read to its end
     buffer = io.BytesIO(data)
@@ -134,16 +133,14 @@ def _read_part(path: Path, archive: zipfile.ZipFile, name: str, size: int) -> ND
             read_header = npy_format.read_array_header_2_0
         shape, fortran_order, dtype = read_header(buffer)
     except ValueError as error:
-        raise _damaged(
-            path, f"its {name!r} array is not a .npy array: {_one_line(error)}"
-        ) from None
+        raise damaged(path, f"its {name!r} array is not a .npy array: {_one_line(error)}") from None
     if dtype.hasobject:
-        raise _not_a_cache(
+        raise not_a_cache(
             path, f"its {name!r} array holds pickled Python objects, which are never loaded"
         )
     count = math.prod(shape)
     if any(length < 0 for length in shape) or count * dtype.itemsize != len(data) - buffer.tell():
-        raise _damaged(
+        raise damaged(
             path,
             f"its {name!r} array declares shape {shape} of {dtype} but holds "
             f"{len(data) - buffer.tell()} bytes",
@@ -154,13 +151,13 @@ def _read_part(path: Path, archive: zipfile.ZipFile, name: str, size: int) -> ND
 
 def _header(path: Path, array: NDArray[Any]) -> dict[str, Any]:
     if array.dtype.kind != "U" or array.shape != ():
-        raise _not_a_cache(path, f"its header is a {array.dtype} array, not a JSON string")
+        raise not_a_cache(path, f"its header is a {array.dtype} array, not a JSON string")
     try:
         header = json.loads(str(array[()]))
     except (ValueError, RecursionError) as error:
-        raise _damaged(path, f"its header is not JSON: {_one_line(error)}") from None
+        raise damaged(path, f"its header is not JSON: {_one_line(error)}") from None
     if not isinstance(header, dict) or header.get("format") != CACHE_FILE_FORMAT:
-        raise _not_a_cache(path, f"its header does not say format {CACHE_FILE_FORMAT!r}")
+        raise not_a_cache(path, f"its header does not say format {CACHE_FILE_FORMAT!r}")
     return header
 
 
@@ -174,30 +171,28 @@ def _check(
     ttl_ms = header.get("ttl_ms")
     ids = header.get("ids")
     if model_id is not None and not isinstance(model_id, str):
-        raise _damaged(path, f"its model_id is {model_id!r}, not a string")
+        raise damaged(path, f"its model_id is {model_id!r}, not a string")
     if not _is_int(dimensions) or not 1 <= dimensions <= MAX_DIMENSIONS:
-        raise _damaged(path, f"its dimensions is {dimensions!r}, not a width from 1 to 65536")
+        raise damaged(path, f"its dimensions is {dimensions!r}, not a width from 1 to 65536")
     if not _is_int(max_elements) or max_elements < 1:
-        raise _damaged(path, f"its max_elements is {max_elements!r}, not a positive integer")
-    if ttl_ms is not None and not (
-        isinstance(ttl_ms, int | float)
-        and not isinstance(ttl_ms, bool)
-        and ttl_ms > 0
-        and (isinstance(ttl_ms, int) or math.isfinite(ttl_ms))
-    ):
-        raise _damaged(path, f"its ttl_ms is {ttl_ms!r}, not a positive number of milliseconds")
+        raise damaged(path, f"its max_elements is {max_elements!r}, not a positive integer")
+    try:
+        optional_duration_ms(ttl_ms, "ttl_ms")
+    except ScorerParameterError:
+        what = f"its ttl_ms is {ttl_ms!r}, not a positive number of milliseconds"
+        raise damaged(path, what) from None
     if not isinstance(ids, list) or not all(i is None or isinstance(i, str) for i in ids):
-        raise _damaged(path, "its ids are not a list of strings")
+        raise damaged(path, "its ids are not a list of strings")
     if len(ids) > max_elements:
-        raise _damaged(path, f"it holds {len(ids)} vectors but max_elements is {max_elements}")
+        raise damaged(path, f"it holds {len(ids)} vectors but max_elements is {max_elements}")
     if vectors.dtype.kind != "f" or vectors.shape != (len(ids), dimensions):
-        raise _damaged(
+        raise damaged(
             path,
             f"its vectors are a {vectors.dtype} array of shape {vectors.shape}, expected float32 "
             f"of shape ({len(ids)}, {dimensions})",
         )
     if added_at.dtype.kind != "f" or added_at.shape != (len(ids),):
-        raise _damaged(
+        raise damaged(
             path,
             f"its times are a {added_at.dtype} array of shape {added_at.shape}, expected float64 "
             f"of shape ({len(ids)},)",
@@ -206,7 +201,7 @@ def _check(
         vectors32 = vectors.astype(np.float32)
     times64 = added_at.astype(np.float64)
     if not (np.isfinite(vectors32).all() and np.isfinite(times64).all()):
-        raise _damaged(path, "it holds NaN or infinite numbers")
+        raise damaged(path, "it holds NaN or infinite numbers")
     return CacheFileContents(model_id, dimensions, max_elements, ttl_ms, ids, vectors32, times64)
 
 
@@ -216,11 +211,3 @@ def _is_int(value: object) -> TypeGuard[int]:
 
 def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split()) or type(error).__name__
-
-
-def _not_a_cache(path: Path, what: str) -> CacheFileError:
-    return CacheFileError(f"{path}: not a knowledgepulse vector cache: {what}; {FRESH_START}")
-
-
-def _damaged(path: Path, what: str) -> CacheFileError:
-    return CacheFileError(f"{path}: the vector cache is damaged: {what}; {FRESH_START}")

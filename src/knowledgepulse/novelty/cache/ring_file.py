@@ -63,6 +63,8 @@ ID_BYTES = 128
 CHUNK = 1024
 """Slots per checksum: a save re-checksums only the chunks it touched."""
 MAX_CAPACITY = 1 << 36
+MAX_DIMENSIONS = 65_536
+"""No embedding model comes near this; a larger declared width is damage, not a model."""
 LONG_ID_PREFIX = "kp:long-id:sha256:"
 """An id longer than its slot is stored as this prefix and its SHA-256: visibly not the id, the
 same for the same id (so ``--frozen`` still leaves a trace's own vector out), never truncated."""
@@ -75,6 +77,16 @@ _CRC = struct.Struct("<I")
 _JOURNAL_BYTES = _JOURNAL.size + _COMMIT.size + 2 * _CRC.size  # + payload CRC, own CRC
 Step = Callable[[str], None]
 """Called between a save's steps with the step's name; tests inject crashes with it."""
+
+
+def damaged(path: Path, what: str) -> CacheFileError:
+    """The error for a cache file found damaged, with the fix."""
+    return CacheFileError(f"{path}: the vector cache is damaged: {what}; {FRESH_START}")
+
+
+def not_a_cache(path: Path, what: str) -> CacheFileError:
+    """The error for a file that is not a vector cache, with the fix."""
+    return CacheFileError(f"{path}: not a knowledgepulse vector cache: {what}; {FRESH_START}")
 
 
 class RingFormatError(ValueError):
@@ -133,11 +145,6 @@ class CommitHeader:
     added: int
     ttl_ms: float | None
 
-    @property
-    def oldest(self) -> int:
-        """The oldest live slot (a ring index: may be negative, taken modulo capacity)."""
-        return self.head - self.count
-
 
 _NOTHING = CommitHeader(-1, 0, 0, 0, None)
 
@@ -166,7 +173,7 @@ def decode_superblock(data: bytes) -> tuple[RingLayout, str | None]:
         raise RingFormatError(f"its superblock declares a model id of {end - _SUPER.size} bytes")
     if zlib.crc32(data[:end]) != _CRC.unpack_from(data, end)[0]:
         raise RingFormatError("its superblock fails its checksum")
-    if not 1 <= dimensions <= 65_536:
+    if not 1 <= dimensions <= MAX_DIMENSIONS:
         raise RingFormatError(f"its dimensions is {dimensions}, not a width from 1 to 65536")
     if not 1 <= capacity <= MAX_CAPACITY:
         raise RingFormatError(f"its capacity is {capacity}, out of range")
@@ -273,13 +280,18 @@ def ring_slots(first: int, count: int, capacity: int) -> list[tuple[int, int]]:
     return [(start, capacity), (0, start + count - capacity)]
 
 
-def is_ring_file(path: Path) -> bool:
-    """Whether ``path`` holds a ring file (told by its first bytes; a missing file is not)."""
+def starts_with(path: Path, magic: bytes) -> bool:
+    """Whether the file at ``path`` starts with ``magic`` (a missing file does not)."""
     try:
         with path.open("rb") as file:
-            return file.read(8) == RING_MAGIC
+            return file.read(len(magic)) == magic
     except OSError:
         return False
+
+
+def is_ring_file(path: Path) -> bool:
+    """Whether ``path`` holds a ring file (told by its first bytes)."""
+    return starts_with(path, RING_MAGIC)
 
 
 class RingFile:
@@ -316,7 +328,7 @@ class RingFile:
             self._map = mmap.mmap(self._fd, self.layout.journal_offset, access=mmap.ACCESS_READ)
         except RingFormatError as error:
             self.close()
-            raise self.damaged(str(error)) from None
+            raise damaged(self.path, str(error)) from None
         capacity = self.layout.capacity
         self.regions = [
             np.frombuffer(self._map, dtype, capacity * width, offset).reshape(capacity, width)
@@ -345,10 +357,6 @@ class RingFile:
             os.close(self._fd)
             self._fd = -1
 
-    def damaged(self, what: str) -> CacheFileError:
-        """The error for damage found in this file."""
-        return CacheFileError(f"{self.path}: the vector cache is damaged: {what}; {FRESH_START}")
-
     @contextlib.contextmanager
     def reading(self) -> Iterator[CommitHeader]:
         """Hold the shared lock, with the header of the last finished save (replayed if cut)."""
@@ -368,7 +376,7 @@ class RingFile:
         try:
             return decode_id(self.ids[slot])
         except RingFormatError as error:
-            raise self.damaged(str(error)) from None
+            raise damaged(self.path, str(error)) from None
 
     def verify(self, skip: int = 0) -> None:
         """Check every chunk holding a live slot against its CRC, once per save that wrote it."""
@@ -379,7 +387,7 @@ class RingFile:
                 if self._verified.get(index) == generation:
                     continue
                 if self._chunk_crc(index) != int(self.checksums[2 * index + 1]):
-                    raise self.damaged(f"slots {index * chunk}.. fail their checksum")
+                    raise damaged(self.path, f"slots {index * chunk}.. fail their checksum")
                 self._verified[index] = generation
 
     def commit(
@@ -530,7 +538,7 @@ class RingFile:
                         fcntl.flock(self._fd, kind)
             header = self._read_commit()
         except RingFormatError as error:
-            raise self.damaged(str(error)) from None
+            raise damaged(self.path, str(error)) from None
         if header != self.header:
             self.header = header
             runs = self.live_slots()
@@ -539,9 +547,10 @@ class RingFile:
             if not np.array_equal(found, expected):
                 self.header = _NOTHING
                 wrong = int(np.argmax(found != expected))
-                raise self.damaged(
+                raise damaged(
+                    self.path,
                     "its live slots do not hold the sequence numbers its header promises (the "
-                    f"{wrong}th oldest is out of place)"
+                    f"{wrong}th oldest is out of place)",
                 )
         return self.header
 

@@ -89,21 +89,7 @@ def frozen_nearest(
             mask = same if mask is None else mask | same
         return mask
 
-    result = _empty(len(queries))
-    for start in range(0, len(queries), BLOCK_QUERIES):
-        rows = slice(start, start + BLOCK_QUERIES)
-        _scan(
-            queries[rows],
-            parts,
-            times=held_times,
-            low=0,
-            high=None,
-            invalid=invalid,
-            block_bytes=block_bytes,
-            result=result,
-            rows=rows,
-        )
-    return _finish(result)
+    return _scan(queries, parts, held_times, lambda rows: (0, None), invalid, block_bytes)
 
 
 def online_nearest(
@@ -142,64 +128,43 @@ def online_nearest(
             mask |= slice_times[None, :] <= query_times[rows, None] - ttl_ms
         return mask
 
-    result = _empty(len(vectors))
-    for start in range(0, len(vectors), BLOCK_QUERIES):
-        rows = slice(start, min(len(vectors), start + BLOCK_QUERIES))
-        low = max(0, prior + rows.start - max_elements)
-        high = prior + rows.stop - 1
-        _scan(
-            vectors[rows],
-            parts,
-            times=times,
-            low=low,
-            high=high,
-            invalid=invalid,
-            block_bytes=block_bytes,
-            result=result,
-            rows=rows,
-        )
-    return _finish(result)
+    def window(rows: slice) -> tuple[int, int]:
+        return max(0, prior + rows.start - max_elements), prior + rows.stop - 1
+
+    return _scan(vectors, parts, times, window, invalid, block_bytes)
 
 
-def _empty(count: int) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
-    return np.full(count, -1, dtype=np.intp), np.full(count, -np.inf, dtype=np.float32)
-
-
-def _scan(
+def _scan(  # noqa: PLR0917 - the two searches' parts, passed straight through
     queries: NDArray[np.float32],
     parts: list[NDArray[np.float32]],
-    *,
     times: Sequence[NDArray[np.float64]] | None,
-    low: int,
-    high: int | None,
+    window: Callable[[slice], tuple[int, int | None]],
     invalid: Invalid,
     block_bytes: int,
-    result: tuple[NDArray[np.intp], NDArray[np.float32]],
-    rows: slice,
-) -> None:
-    """Keep in ``result[rows]`` each query's best key among keys ``low:high`` of ``parts``."""
-    index, best = result[0][rows], result[1][rows]
-    step = max(1, block_bytes // (4 * max(1, len(queries))))
-    offset = 0
-    for number, part in enumerate(parts):
-        stop = offset + len(part) if high is None else min(high, offset + len(part))
-        for first in range(max(low, offset), stop, step):
-            last = min(stop, first + step)
-            keys = slice(first - offset, last - offset)
-            scores = queries @ part[keys].T
-            mask = invalid(rows, first, last, None if times is None else times[number][keys])
-            if mask is not None:
-                scores[mask] = -np.inf
-            column = scores.argmax(axis=1)
-            value = scores[np.arange(len(queries)), column]
-            better = value > best  # ties keep the earlier (older) key
-            index[better] = column[better] + first
-            best[better] = value[better]
-        offset += len(part)
-
-
-def _finish(result: tuple[NDArray[np.intp], NDArray[np.float32]]) -> Neighbours:
-    index, best = result
+) -> Neighbours:
+    """Each query's best key among keys ``window(rows)`` of ``parts``, in blocks of queries."""
+    index = np.full(len(queries), -1, dtype=np.intp)
+    best = np.full(len(queries), -np.inf, dtype=np.float32)
+    for start in range(0, len(queries), BLOCK_QUERIES):
+        rows = slice(start, min(len(queries), start + BLOCK_QUERIES))
+        block, (low, high) = queries[rows], window(rows)
+        step = max(1, block_bytes // (4 * len(block)))
+        offset = 0
+        for number, part in enumerate(parts):
+            stop = offset + len(part) if high is None else min(high, offset + len(part))
+            for first in range(max(low, offset), stop, step):
+                last = min(stop, first + step)
+                keys = slice(first - offset, last - offset)
+                scores = block @ part[keys].T
+                mask = invalid(rows, first, last, None if times is None else times[number][keys])
+                if mask is not None:
+                    scores[mask] = -np.inf
+                column = scores.argmax(axis=1)
+                value = scores[np.arange(len(block)), column]
+                better = value > best[rows]  # ties keep the earlier (older) key
+                index[rows][better] = column[better] + first
+                best[rows][better] = value[better]
+            offset += len(part)
     similarity = np.clip(best.astype(np.float64), -1.0, 1.0)
     similarity[index < 0] = np.nan
     return Neighbours(index, similarity)

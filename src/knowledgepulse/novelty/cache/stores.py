@@ -24,13 +24,8 @@ class MemoryRing:
         self.vectors = np.zeros((capacity, dimensions), dtype=np.float32)
         self.added_at = np.zeros(capacity, dtype=np.float64)
         self.ids: list[str | None] = [None] * capacity
-        self.filled = 0  # how many slots hold vectors
+        self.count = 0  # how many slots hold vectors
         self.next = 0  # the slot the next vector goes to (the oldest once full)
-
-    @property
-    def count(self) -> int:
-        """How many vectors are held."""
-        return self.filled
 
     @contextlib.contextmanager
     def view(self) -> Iterator[None]:
@@ -38,7 +33,7 @@ class MemoryRing:
         yield
 
     def _runs(self) -> list[tuple[int, int]]:
-        return ring_slots(self.next - self.filled, self.filled, self.capacity)
+        return ring_slots(self.next - self.count, self.count, self.capacity)
 
     def vector_parts(self) -> list[NDArray[np.float32]]:
         """The held vectors, oldest first, as views."""
@@ -50,14 +45,14 @@ class MemoryRing:
 
     def id_at(self, index: int) -> str | None:
         """The id of the ``index``-th oldest vector."""
-        return self.ids[(self.next - self.filled + index) % self.capacity]
+        return self.ids[(self.next - self.count + index) % self.capacity]
 
     def exclusion_keys(
         self, excluded: list[str | None]
     ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
         """Integer keys per held vector and per query: equal keys mean the same id."""
         codes: dict[str | None, int] = {}
-        held = [codes.setdefault(self.id_at(i), len(codes)) for i in range(self.filled)]
+        held = [codes.setdefault(self.id_at(i), len(codes)) for i in range(self.count)]
         queries = [-1 if e is None else codes.get(e, -1) for e in excluded]
         return np.array(held, dtype=np.intp), np.array(queries, dtype=np.intp)
 
@@ -73,7 +68,7 @@ class MemoryRing:
         for slot, position in zip(slots.tolist(), kept.tolist(), strict=True):
             self.ids[slot] = ids[position]
         self.next = (self.next + count) % self.capacity
-        self.filled = min(self.filled + count, self.capacity)
+        self.count = min(self.count + count, self.capacity)
 
     def clear(self) -> None:
         """Forget every vector."""
@@ -81,7 +76,7 @@ class MemoryRing:
         for a, b in self._runs():
             self.vectors[a:b] = 0.0
         self.ids = [None] * self.capacity
-        self.filled = 0
+        self.count = 0
         self.next = 0
 
 

@@ -28,7 +28,10 @@ from knowledgepulse.novelty.cache.ring_file import (
     RingFile,
     RingLayout,
     create_ring_file,
+    damaged,
     is_ring_file,
+    not_a_cache,
+    starts_with,
 )
 from knowledgepulse.novelty.cache.search import (
     BLOCK_BYTES,
@@ -293,16 +296,6 @@ class VectorCache:
                 ]
         return iter(snapshot)
 
-    def restore(self, entry: CachedVector) -> None:
-        """Hold a vector with the time it was first added (used when loading a saved cache).
-
-        Raises:
-            VectorError: the vector has the wrong length, or holds NaN or infinity.
-        """
-        with self._lock:
-            unit = self._units(entry.vector, "vector", rows=False)
-            self._held(unit).append(unit, [entry.id], np.array([entry.added_at_ms]))
-
     def flush(self) -> None:
         """Save what was added since :meth:`open` or the last flush into the cache's own file.
 
@@ -471,10 +464,7 @@ class VectorCache:
             layout = RingLayout(dimensions, max_elements or DEFAULT_MAX_ELEMENTS)
             create_ring_file(path, layout, model_id=model_id, ttl_ms=ttl_ms)
         elif not is_ring_file(path):
-            raise CacheFileError(
-                f"{path}: not a knowledgepulse vector cache (neither a ring file nor an .npz); "
-                f"{FRESH_START}"
-            )
+            raise not_a_cache(path, "neither a ring file nor an .npz")
         ring = RingFile(path, writable=not read_only)
         try:
             _check_identity(path, ring.model_id, ring.layout.dimensions, model_id, dimensions)
@@ -488,8 +478,7 @@ class VectorCache:
         # Another capacity is another layout: rewrite the file with its newest vectors.
         cache = cls._on_ring(ring, saved_ttl, clock, block_bytes)
         copy = cls(max_elements, ring.layout.dimensions, ttl_ms, clock=clock)
-        for entry in list(cache.entries())[-max_elements:]:
-            copy.restore(entry)
+        copy._hold(cache._contents(None))
         cache.close()
         if read_only:
             return copy
@@ -562,13 +551,8 @@ class VectorCache:
         except ScorerParameterError as error:
             if max_elements is not None:
                 raise
-            raise CacheFileError(
-                f"{path}: the vector cache is damaged or too large to load: {error}; {FRESH_START}"
-            ) from None
-        first = max(0, len(saved.ids) - cache.max_elements)  # oldest first, keep the newest
-        kept = zip(saved.ids[first:], saved.vectors[first:], saved.added_at[first:], strict=True)
-        for entry_id, vector, added in kept:
-            cache.restore(CachedVector(entry_id, vector, float(added)))
+            raise damaged(target, f"too large to load: {error}") from None
+        cache._hold(saved)
         return cache
 
     def _units(self, vectors: ArrayLike, what: str, *, rows: bool = True) -> NDArray[np.float32]:
@@ -580,16 +564,11 @@ class VectorCache:
         """
         array = np.asarray(vectors, dtype=np.float32)
         width = self._dimensions
-        if rows:
-            if array.ndim != 2 or array.shape[1] != (width or array.shape[1]) or not array.shape[1]:
-                raise VectorError(
-                    f"the {what} have shape {array.shape}; this cache holds vectors of "
-                    f"{width or 'any number of'} dimensions (shape (n, {width or 'd'}))"
-                )
-        elif array.ndim != 1 or array.shape[0] != (width or array.shape[0]) or not array.size:
+        if array.ndim != (2 if rows else 1) or array.shape[-1] != (width or array.shape[-1] or -1):
+            shape = f"(n, {width or 'd'})" if rows else f"({width or 'd'},)"
             raise VectorError(
-                f"the {what} has shape {array.shape}; this cache holds vectors of "
-                f"{width or 'any number of'} dimensions (shape ({width or 'd'},))"
+                f"the {what} {'have' if rows else 'has'} shape {array.shape}; this cache holds "
+                f"vectors of {width or 'any number of'} dimensions (shape {shape})"
             )
         finite = np.isfinite(array.reshape(-1, array.shape[-1])).all(axis=1)
         if not finite.all():
@@ -599,6 +578,12 @@ class VectorCache:
                 f"the {what} {verb} NaN or infinite values{row}; embeddings must be finite"
             )
         return unit_rows(array.reshape(-1, array.shape[-1]))
+
+    def _hold(self, saved: CacheFileContents) -> None:
+        """Hold a saved cache's newest entries (it lists them oldest first) with their times."""
+        first = max(0, len(saved.ids) - self._max_elements)
+        units = self._units(saved.vectors[first:], "vectors")
+        self._held(units).append(units, saved.ids[first:], saved.added_at[first:])
 
     def _held(self, units: NDArray[np.float32]) -> MemoryRing | FileRing:
         """The store (lock held), made for the first vectors' width when none was given."""
@@ -630,13 +615,7 @@ def _batch_ids(ids: Sequence[str | None] | None, count: int) -> list[str | None]
 
 def _wants_npz(path: Path) -> bool:
     """Whether a save to ``path`` writes an ``.npz``: an ``.npz`` name, or an ``.npz`` there now."""
-    if path.name.endswith(".npz"):
-        return True
-    try:
-        with path.open("rb") as file:
-            return file.read(4) == b"PK\x03\x04"
-    except OSError:
-        return False
+    return path.name.endswith(".npz") or starts_with(path, b"PK\x03\x04")
 
 
 def _check_identity(
