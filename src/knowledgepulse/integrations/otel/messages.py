@@ -102,6 +102,23 @@ def _block(raw: Any) -> dict[str, Any] | None:
             "id": raw.get("tool_use_id"),
             "response": raw.get("content"),
         }
+    if kind == "tool-call":  # the Vercel AI SDK (``args`` before v5, ``input`` since)
+        return {
+            "type": "tool_call",
+            "id": raw.get("toolCallId"),
+            "name": raw.get("toolName"),
+            "arguments": raw.get("input", raw.get("args")),
+        }
+    if kind == "tool-result":
+        output = raw.get("output", raw.get("result"))
+        if isinstance(output, dict) and "value" in output and "type" in output:
+            output = output["value"]  # v5 wraps it: {"type": "json" | "text" | ..., "value"}
+        return {
+            "type": "tool_call_response",
+            "id": raw.get("toolCallId"),
+            "name": raw.get("toolName"),
+            "response": output,
+        }
     return _part(raw)
 
 

@@ -77,12 +77,12 @@ _HEX = re.compile(r"(?:0x)?([0-9a-fA-F]+)")
 _STATUS_ERROR = {2, "2", "ERROR", "STATUS_CODE_ERROR", "StatusCode.ERROR"}
 
 
+_BATCH_KEYS = ("resourceSpans", "resource_spans", "batches")  # Tempo writes OTLP's pre-1.0 name
+
+
 def is_otlp(value: Any) -> bool:
-    """Whether a record is an OTLP ``TracesData`` object (``resourceSpans``)."""
-    return isinstance(value, dict) and (
-        isinstance(value.get("resourceSpans"), list)
-        or isinstance(value.get("resource_spans"), list)
-    )
+    """Whether a record is OTLP ``TracesData`` (``resourceSpans``; Tempo writes ``batches``)."""
+    return isinstance(value, dict) and any(isinstance(value.get(key), list) for key in _BATCH_KEYS)
 
 
 def is_console_span(value: Any) -> bool:
@@ -95,7 +95,7 @@ def is_console_span(value: Any) -> bool:
 
 def otlp_spans(value: Mapping[str, Any]) -> Iterator[tuple[Span, Loc] | SpanError]:
     """Each span of an OTLP ``TracesData`` object with its path, or a :class:`SpanError`."""
-    key = "resourceSpans" if "resourceSpans" in value else "resource_spans"
+    key = next((key for key in _BATCH_KEYS if key in value), "resourceSpans")
     for r, resource_spans in enumerate(_list(value.get(key))):
         where: Loc = (key, r)
         if not isinstance(resource_spans, dict):
