@@ -1,0 +1,275 @@
+"""Langfuse traces, as its UI exports them and its public API returns them.
+
+One trace is ``{"trace": {...}, "observations": [...]}`` (the UI's export), or a trace object
+with its ``observations`` inline (``GET /api/public/traces/{id}``); a file holds one, a list, or
+a page ``{"data": [...], "meta": {...}}`` of traces or of observations
+(``GET /api/public/observations``), which are grouped by ``traceId``. Each observation becomes a
+span of the OpenTelemetry model: a ``GENERATION`` is a model call (its ``input`` the messages
+sent, its ``output`` the reply: thoughts and tool-call requests), a ``TOOL`` (or a ``SPAN`` named
+as a tool the model called) a tool execution, a ``RETRIEVER`` a retrieval, an ``AGENT`` the
+agent; ``CHAIN``, ``EVENT`` and the other ``SPAN`` observations are plumbing, read through.
+``level: ERROR`` marks a failure, ``statusMessage`` its text. When Langfuse ingested OTel spans,
+the span's own attributes sit in ``metadata.attributes``; when they say what the span is
+(OpenInference, GenAI...), they win. The trace's ``input`` gives the objective and its
+``output`` the answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from knowledgepulse._util.jsonpath import Loc, describe_value
+from knowledgepulse.integrations._envelope import (
+    CONFIDENCE_KEY,
+    DOMAIN_KEY,
+    ConvertedTrace,
+    TraceOptions,
+)
+from knowledgepulse.integrations.otel import messages as msg
+from knowledgepulse.integrations.otel.build import CONTENT_HINT
+from knowledgepulse.integrations.otel.dialects import read
+from knowledgepulse.integrations.otel.files import convert_span_records
+from knowledgepulse.integrations.otel.spans import Span, SpanError, dotted, hex_id, time_ns
+from knowledgepulse.records import Problem, Record
+
+__all__ = ["CONTENT_HINT", "convert_records", "recognises"]
+
+_TYPES = frozenset(
+    {
+        "SPAN",
+        "GENERATION",
+        "EVENT",
+        "AGENT",
+        "TOOL",
+        "CHAIN",
+        "RETRIEVER",
+        "EVALUATOR",
+        "EMBEDDING",
+        "GUARDRAIL",
+    }
+)
+_ROOT = "trace:"  # the span made of the trace itself: its input and output
+
+
+def recognises(value: Any) -> bool:
+    """Whether a record is a Langfuse trace export, an API trace, or a page of either."""
+    if isinstance(value, dict) and isinstance(value.get("data"), list):
+        first = next(iter(value["data"]), None)
+        return _is_trace(first) or _is_observation(first)
+    return _is_export(value) or _is_trace(value)
+
+
+def _is_export(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("trace"), dict)
+        and isinstance(value.get("observations"), list)
+    )
+
+
+def _is_trace(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and "id" in value
+        and "timestamp" in value
+        and isinstance(value.get("observations"), list)
+    )
+
+
+def _is_observation(value: Any) -> bool:
+    return isinstance(value, dict) and "traceId" in value and value.get("type") in _TYPES
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[ConvertedTrace | Problem]:
+    """Every trace in one file's records; a located problem for each observation it cannot read."""
+    yield from convert_span_records(records, options, _spans, source="langfuse")
+
+
+def _spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
+    value = record.value
+    if isinstance(value, dict) and isinstance(value.get("data"), list):
+        for n, item in enumerate(value["data"]):
+            yield from _item_spans(item, ("data", n))
+        return
+    yield from _item_spans(value, ())
+
+
+def _item_spans(value: Any, where: Loc) -> Iterator[tuple[Span | SpanError, Loc]]:
+    if _is_export(value):
+        yield from _trace_spans(value["trace"], value["observations"], where, ("observations",))
+    elif _is_trace(value):
+        yield from _trace_spans(value, value["observations"], where, ("observations",))
+    elif _is_observation(value):
+        yield from _observation_spans(None, [value], where, ())
+    else:
+        message = (
+            'expected a Langfuse trace ({"trace", "observations"}, or a trace with its '
+            f"observations) or an observation, found {describe_value(value)}"
+        )
+        yield SpanError(where, message), where
+
+
+def _trace_spans(
+    trace: Mapping[str, Any], observations: list[Any], where: Loc, key: Loc
+) -> Iterator[tuple[Span | SpanError, Loc]]:
+    try:
+        trace_id = hex_id(trace.get("id"), (*where, "trace", "id"), 16)
+    except SpanError as error:
+        yield error, error.loc
+        return
+    if observations and all(isinstance(item, str) for item in observations):
+        message = (
+            "the trace lists its observations by id only (the list endpoint does); fetch each "
+            "trace with GET /api/public/traces/{id}, which gives them whole"
+        )
+        yield SpanError((*where, *key), message), where
+        return
+    failed = any(
+        isinstance(item, dict) and not item.get("parentObservationId") and _failed(item)
+        for item in observations
+    )
+    yield _root(trace, trace_id, failed=failed), where
+    yield from _observation_spans(trace_id, observations, where, key)
+
+
+def _root(trace: Mapping[str, Any], trace_id: str, *, failed: bool) -> Span:
+    attributes: dict[str, Any] = {}
+    if trace.get("input") is not None or trace.get("output") is not None:
+        attributes = {
+            "openinference.span.kind": "AGENT",
+            "input.value": trace.get("input"),
+            "output.value": trace.get("output"),
+        }
+        if isinstance(trace.get("name"), str):
+            attributes["agent.name"] = trace["name"]
+    metadata = _object(trace.get("metadata"))
+    attributes.update(
+        {key: metadata[key] for key in (DOMAIN_KEY, CONFIDENCE_KEY) if key in metadata}
+    )
+    return Span(
+        trace_id=trace_id,
+        span_id=_ROOT + trace_id,
+        parent_id=None,
+        name=str(trace.get("name") or "trace"),
+        start_ns=time_ns(trace.get("timestamp")),
+        error=failed,
+        attributes=attributes,
+    )
+
+
+def _observation_spans(
+    trace_id: str | None, observations: list[Any], where: Loc, key: Loc
+) -> Iterator[tuple[Span | SpanError, Loc]]:
+    tools = _requested_tools(observations)
+    for n, item in enumerate(observations):
+        loc: Loc = (*where, *key, n) if key else where
+        try:
+            yield _span(item, trace_id, tools), loc
+        except SpanError as error:
+            yield SpanError((*loc, *error.loc), error.message), loc
+
+
+def _span(item: Any, trace_id: str | None, tools: set[str]) -> Span:
+    if not isinstance(item, dict):
+        raise SpanError((), f"expected an observation object, found {describe_value(item)}")
+    own_trace = hex_id(item.get("traceId") or trace_id, ("traceId",), 16)
+    parent = item.get("parentObservationId")
+    if parent in (None, ""):
+        parent_id = _ROOT + own_trace if trace_id is not None else None
+    else:
+        parent_id = hex_id(parent, ("parentObservationId",), 8)
+    metadata = _object(item.get("metadata"))
+    scope = _object(metadata.get("scope")).get("name")
+    message = item.get("statusMessage")
+    span = Span(
+        trace_id=own_trace,
+        span_id=hex_id(item.get("id"), ("id",), 8),
+        parent_id=parent_id,
+        name=str(item.get("name") or item.get("type") or ""),
+        start_ns=time_ns(item.get("startTime")),
+        end_ns=time_ns(item.get("endTime")),
+        error=_failed(item),
+        status_message=message if isinstance(message, str) and message else None,
+        attributes=dotted(_object(metadata.get("attributes"))),
+        scope=scope if isinstance(scope, str) else None,
+    )
+    if read(span).role != "other":
+        return span  # the span's own attributes say what it is: they win
+    return dataclasses.replace(span, attributes={**_attributes(item, tools), **span.attributes})
+
+
+def _attributes(item: Mapping[str, Any], tools: set[str]) -> dict[str, Any]:
+    """What an observation's type, input and output say, as GenAI / OpenInference attributes."""
+    kind = item.get("type")
+    name = item.get("name")
+    if kind == "GENERATION":
+        return {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": _messages(item.get("input"), "user"),
+            "gen_ai.output.messages": _messages(item.get("output"), "assistant"),
+        }
+    if kind == "TOOL" or (kind == "SPAN" and name in tools):
+        return {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.arguments": item.get("input"),
+            "gen_ai.tool.call.result": item.get("output"),
+        }
+    if kind == "RETRIEVER":
+        return {
+            "gen_ai.operation.name": "retrieval",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.arguments": item.get("input"),
+            "gen_ai.retrieval.documents": item.get("output"),
+        }
+    if kind == "AGENT":
+        return {
+            "openinference.span.kind": "AGENT",
+            "agent.name": name,
+            "input.value": item.get("input"),
+            "output.value": item.get("output"),
+        }
+    return {}
+
+
+def _messages(value: Any, role: str) -> list[Any]:
+    """A generation's input or output as chat messages: text is one message of ``role``."""
+    loaded = msg.loads(value)
+    if isinstance(loaded, str):
+        return [{"role": role, "content": loaded}] if loaded.strip() else []
+    if isinstance(loaded, dict):
+        if "role" in loaded or "parts" in loaded or "tool_calls" in loaded:
+            return [{"role": role, **loaded}]
+        if isinstance(loaded.get("messages"), list):
+            return list(loaded["messages"])
+        if "content" in loaded:
+            return [{"role": role, "content": loaded["content"]}]
+        return []
+    return list(loaded) if isinstance(loaded, list) else []
+
+
+def _requested_tools(observations: list[Any]) -> set[str]:
+    """The names of the tools the generations asked for (a ``SPAN`` of that name ran one)."""
+    names: set[str] = set()
+    for item in observations:
+        if isinstance(item, dict) and item.get("type") == "GENERATION":
+            for message in msg.messages(_messages(item.get("output"), "assistant")):
+                names.update(
+                    str(part.get("name"))
+                    for part in message["parts"]
+                    if part.get("type") == "tool_call" and part.get("name")
+                )
+    return names
+
+
+def _failed(item: Mapping[str, Any]) -> bool:
+    return item.get("level") == "ERROR"
+
+
+def _object(value: Any) -> dict[str, Any]:
+    loaded = msg.loads(value)
+    return loaded if isinstance(loaded, dict) else {}
