@@ -85,39 +85,67 @@ def _is_observation(value: Any) -> bool:
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[ConvertedTrace | Problem]:
-    """Every trace in one file's records; a located problem for each observation it cannot read."""
-    yield from convert_span_records(records, options, _spans, source="langfuse")
+    """Every trace in one file's records; a located problem for each observation it cannot read.
+
+    The whole file is read first: a ``SPAN`` is a tool when a generation anywhere in the file
+    (pages of observations come in any order) asked for a tool of its name.
+    """
+    items = list(records)
+    tools = _requested_tools(
+        item
+        for record in items
+        if isinstance(record, Record)
+        for _, observations, _ in _groups(record.value, ())
+        for item in observations
+    )
+
+    def spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
+        for trace, observations, where in _groups(record.value, ()):
+            if trace is None and not observations:
+                message = (
+                    'expected a Langfuse trace ({"trace", "observations"}, or a trace with its '
+                    f"observations) or an observation, found {describe_value(record.value)}"
+                )
+                yield SpanError(where, message), where
+            elif trace is None:
+                yield from _observation_spans(None, observations, where, (), tools)
+            else:
+                yield from _trace_spans(trace, observations, where, tools)
+
+    yield from convert_span_records(items, options, spans, source="langfuse")
 
 
-def _spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
-    value = record.value
-    if isinstance(value, dict) and isinstance(value.get("data"), list):
+_Group = tuple[Mapping[str, Any] | None, list[Any], Loc]
+"""A trace (``None`` for loose observations), its observations, and where the trace is."""
+
+
+def _groups(value: Any, where: Loc) -> Iterator[_Group]:
+    """A record's traces with their observations, and its loose observations, with their paths."""
+    if isinstance(value, dict) and isinstance(value.get("data"), list) and not where:
         for n, item in enumerate(value["data"]):
-            yield from _item_spans(item, ("data", n))
-        return
-    yield from _item_spans(value, ())
-
-
-def _item_spans(value: Any, where: Loc) -> Iterator[tuple[Span | SpanError, Loc]]:
-    if _is_export(value):
-        yield from _trace_spans(value["trace"], value["observations"], where, ("observations",))
+            yield from _groups(item, ("data", n))
+    elif _is_export(value):
+        yield value["trace"], value["observations"], (*where, "trace")
     elif _is_trace(value):
-        yield from _trace_spans(value, value["observations"], where, ("observations",))
+        yield value, value["observations"], where
     elif _is_observation(value):
-        yield from _observation_spans(None, [value], where, ())
+        yield None, [value], where
     else:
-        message = (
-            'expected a Langfuse trace ({"trace", "observations"}, or a trace with its '
-            f"observations) or an observation, found {describe_value(value)}"
-        )
-        yield SpanError(where, message), where
+        yield None, [], where
 
 
 def _trace_spans(
-    trace: Mapping[str, Any], observations: list[Any], where: Loc, key: Loc
+    trace: Mapping[str, Any], observations: list[Any], where: Loc, tools: set[str]
 ) -> Iterator[tuple[Span | SpanError, Loc]]:
+    # The UI's export puts the trace under "trace" and its observations beside it.
+    key: Loc = ("observations",)
+    if where[-1:] == ("trace",):
+        where = where[:-1]
+        id_loc: Loc = (*where, "trace", "id")
+    else:
+        id_loc = (*where, "id")
     try:
-        trace_id = hex_id(trace.get("id"), (*where, "trace", "id"), 16)
+        trace_id = hex_id(trace.get("id"), id_loc, 16)
     except SpanError as error:
         yield error, error.loc
         return
@@ -133,7 +161,7 @@ def _trace_spans(
         for item in observations
     )
     yield _root(trace, trace_id, failed=failed), where
-    yield from _observation_spans(trace_id, observations, where, key)
+    yield from _observation_spans(trace_id, observations, where, key, tools)
 
 
 def _root(trace: Mapping[str, Any], trace_id: str, *, failed: bool) -> Span:
@@ -162,9 +190,8 @@ def _root(trace: Mapping[str, Any], trace_id: str, *, failed: bool) -> Span:
 
 
 def _observation_spans(
-    trace_id: str | None, observations: list[Any], where: Loc, key: Loc
+    trace_id: str | None, observations: list[Any], where: Loc, key: Loc, tools: set[str]
 ) -> Iterator[tuple[Span | SpanError, Loc]]:
-    tools = _requested_tools(observations)
     for n, item in enumerate(observations):
         loc: Loc = (*where, *key, n) if key else where
         try:
@@ -252,7 +279,7 @@ def _messages(value: Any, role: str) -> list[Any]:
     return list(loaded) if isinstance(loaded, list) else []
 
 
-def _requested_tools(observations: list[Any]) -> set[str]:
+def _requested_tools(observations: Iterable[Any]) -> set[str]:
     """The names of the tools the generations asked for (a ``SPAN`` of that name ran one)."""
     names: set[str] = set()
     for item in observations:
