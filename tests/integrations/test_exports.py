@@ -420,3 +420,92 @@ def test_converting_any_json_gives_traces_or_located_problems(value: Any, source
         assert isinstance(item, ConvertedTrace | Problem)
         if isinstance(item, Problem):
             assert item.location.file == "f.json"
+
+
+def test_langfuse_fills_what_the_span_attributes_leave_out_gemini_parts_included(
+    tmp_path: Path,
+) -> None:
+    """A Google ADK run: the spans say what they are, Langfuse's input/output hold the content."""
+    adk = {"scope": json.dumps({"name": "gcp.vertex.agent"})}
+    call = {"function_call": {"id": "adk-1", "name": "get_time", "args": {"city": "Tokyo"}}}
+    export = {
+        "trace": {"id": "ad1", "timestamp": "2025-01-01T00:00:00Z", "name": "invocation"},
+        "observations": [
+            _observation(
+                "ad1",
+                "ag",
+                "AGENT",
+                0,
+                name="invoke_agent time_agent",
+                input={"parts": [{"text": "What time is it in Tokyo?"}], "role": "user"},
+                output=None,
+                metadata={
+                    **adk,
+                    "attributes": json.dumps(
+                        {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "time_agent"}
+                    ),
+                },
+            ),
+            _observation(
+                "ad1",
+                "l1",
+                "GENERATION",
+                1,
+                name="call_llm",
+                parentObservationId="ag",
+                input={"contents": []},
+                output={"content": {"role": "model", "parts": [call]}},
+            ),
+            _observation(
+                "ad1",
+                "t1",
+                "TOOL",
+                2,
+                name="execute_tool get_time",
+                parentObservationId="ag",
+                input={"city": "Tokyo"},
+                output={"time": "10:30"},
+                metadata={
+                    **adk,
+                    "attributes": json.dumps(
+                        {
+                            "gen_ai.operation.name": "execute_tool",
+                            "gen_ai.tool.name": "get_time",
+                            "gen_ai.tool.call.id": "adk-1",
+                        }
+                    ),
+                },
+            ),
+            _observation(
+                "ad1",
+                "l2",
+                "GENERATION",
+                3,
+                name="call_llm",
+                parentObservationId="ag",
+                output={
+                    "content": {
+                        "role": "model",
+                        "parts": [
+                            {"text": "The user wants the time.", "thought": True},
+                            {"text": "It is 10:30 in Tokyo."},
+                        ],
+                    }
+                },
+            ),
+        ],
+    }
+    path = tmp_path / "adk.json"
+    path.write_text(json.dumps(export))
+    trace = only(path).trace
+    assert steps(trace) == [
+        ("tool_call", "get_time"),
+        ("observation", "get_time"),
+        ("thought", None),
+        ("thought", None),
+    ]
+    assert trace.steps[0].input == {"city": "Tokyo"}
+    assert trace.steps[2].content == "The user wants the time."
+    assert trace.outcome.result_summary == "It is 10:30 in Tokyo."
+    assert trace.task.objective == "What time is it in Tokyo?"
+    assert trace.metadata.framework == "gcp.vertex.agent"

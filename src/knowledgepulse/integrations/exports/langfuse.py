@@ -9,9 +9,9 @@ sent, its ``output`` the reply: thoughts and tool-call requests), a ``TOOL`` (or
 as a tool the model called) a tool execution, a ``RETRIEVER`` a retrieval, an ``AGENT`` the
 agent; ``CHAIN``, ``EVENT`` and the other ``SPAN`` observations are plumbing, read through.
 ``level: ERROR`` marks a failure, ``statusMessage`` its text. When Langfuse ingested OTel spans,
-the span's own attributes sit in ``metadata.attributes``; when they say what the span is
-(OpenInference, GenAI...), they win. The trace's ``input`` gives the objective and its
-``output`` the answer.
+the span's own attributes sit in ``metadata.attributes``: they win (OpenInference, GenAI...),
+and what Langfuse made of the span fills in what they leave out. The trace's ``input`` gives
+the objective and its ``output`` the answer.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from knowledgepulse.integrations._envelope import (
 )
 from knowledgepulse.integrations.otel import messages as msg
 from knowledgepulse.integrations.otel.build import CONTENT_HINT
-from knowledgepulse.integrations.otel.dialects import read
 from knowledgepulse.integrations.otel.files import convert_span_records
 from knowledgepulse.integrations.otel.spans import Span, SpanError, dotted, hex_id, time_ns
 from knowledgepulse.records import Problem, Record
@@ -224,8 +223,8 @@ def _span(item: Any, trace_id: str | None, tools: set[str]) -> Span:
         attributes=dotted(_object(metadata.get("attributes"))),
         scope=scope if isinstance(scope, str) else None,
     )
-    if read(span).role != "other":
-        return span  # the span's own attributes say what it is: they win
+    # The span's own attributes win, name by name; what Langfuse made of the span (its type,
+    # input and output) fills in what they leave out (an ADK tool's arguments, say).
     return dataclasses.replace(span, attributes={**_attributes(item, tools), **span.attributes})
 
 
@@ -273,8 +272,11 @@ def _messages(value: Any, role: str) -> list[Any]:
             return [{"role": role, **loaded}]
         if isinstance(loaded.get("messages"), list):
             return list(loaded["messages"])
-        if "content" in loaded:
-            return [{"role": role, "content": loaded["content"]}]
+        content = loaded.get("content")
+        if isinstance(content, dict):  # Gemini / ADK: {"content": {"role": "model", "parts"}}
+            return [{"role": role, **content}]
+        if content is not None:
+            return [{"role": role, "content": content}]
         return []
     return list(loaded) if isinstance(loaded, list) else []
 

@@ -72,9 +72,34 @@ def _message(item: Mapping[str, Any]) -> Message:
 
 
 def _part(raw: Any) -> dict[str, Any] | None:
-    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+    if not isinstance(raw, dict):
         return None
+    if not isinstance(raw.get("type"), str):
+        return _gemini_part(raw)
     return dict(raw)
+
+
+def _gemini_part(raw: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A Gemini / Google ADK part: ``text`` (a ``thought``), ``function_call`` or its response."""
+    call = raw.get("function_call", raw.get("functionCall"))
+    if isinstance(call, dict):
+        return {
+            "type": "tool_call",
+            "id": call.get("id"),
+            "name": call.get("name"),
+            "arguments": call.get("args"),
+        }
+    response = raw.get("function_response", raw.get("functionResponse"))
+    if isinstance(response, dict):
+        return {
+            "type": "tool_call_response",
+            "id": response.get("id"),
+            "name": response.get("name"),
+            "response": response.get("response"),
+        }
+    if isinstance(raw.get("text"), str):
+        return {"type": "reasoning" if raw.get("thought") else "text", "content": raw["text"]}
+    return None
 
 
 def _block(raw: Any) -> dict[str, Any] | None:
@@ -242,6 +267,10 @@ def input_text(value: Any) -> str | None:
     if isinstance(loaded, str):
         return loaded.strip() or None
     if isinstance(loaded, dict):
+        if "role" in loaded and ("parts" in loaded or "content" in loaded):  # one message
+            text = first_user_text(messages(loaded))
+            if text:
+                return text
         if "messages" in loaded:
             text = first_user_text(messages(loaded["messages"])) or _last_text(loaded["messages"])
             if text:
