@@ -177,3 +177,59 @@ def test_a_tool_retry_recorded_without_an_error_status_is_still_an_error() -> No
         "thought",
     ]
     assert trace.steps[1].content == retry
+
+
+def test_pydantic_ai_first_instrumentation_version_events_give_the_same_retry() -> None:
+    """Version 1 keeps messages as GenAI events in an ``events`` attribute (bodies inlined)."""
+    retry = f"Validation feedback:\nInvalid JSON\n\n{RETRY_PROMPT_END}"
+    user = {"event.name": "gen_ai.user.message", "role": "user", "content": "Weather in Paris?"}
+    bad = {"role": "assistant", "content": "{not json"}
+    spans = [
+        _span(
+            "a",
+            "agent run",
+            0,
+            None,
+            agent_name="weather",
+            final_result=ANSWER,
+            all_messages_events=json.dumps([user]),
+        ),
+        _span(
+            "c1",
+            "chat gpt-4o",
+            1,
+            **{
+                "gen_ai.operation.name": "chat",
+                "events": json.dumps(
+                    [user, {"event.name": "gen_ai.choice", "index": 0, "message": bad}]
+                ),
+            },
+        ),
+        _span(
+            "c2",
+            "chat gpt-4o",
+            2,
+            **{
+                "gen_ai.operation.name": "chat",
+                "events": json.dumps(
+                    [
+                        user,
+                        {"event.name": "gen_ai.assistant.message", **bad},
+                        {"event.name": "gen_ai.user.message", "role": "user", "content": retry},
+                        {
+                            "event.name": "gen_ai.choice",
+                            "index": 0,
+                            "message": {"role": "assistant", "content": ANSWER},
+                        },
+                    ]
+                ),
+            },
+        ),
+    ]
+    trace = convert_spans(spans, TraceOptions()).trace
+    assert [(step.type, step.content) for step in trace.steps] == [
+        ("thought", "{not json"),
+        ("observation", retry),
+        ("error_recovery", ANSWER),
+    ]
+    assert trace.task.objective == "Weather in Paris?"

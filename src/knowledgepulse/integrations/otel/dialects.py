@@ -157,6 +157,9 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         input_messages=msg.messages(attrs.get("gen_ai.input.messages")),
         output_messages=msg.messages(attrs.get("gen_ai.output.messages")),
     )
+    if "events" in attrs:  # the conventions' earlier message events, kept as one attribute
+        inputs, outputs = msg.event_messages(attrs["events"])
+        view.fill("genai-events", input_messages=inputs, output_messages=outputs)
     if role == "tool":
         name = _str(attrs.get("gen_ai.tool.name"))
         if operation == "retrieval" and not name:
@@ -208,8 +211,9 @@ def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:
 
 def _pydantic_ai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     all_messages = attrs.get("pydantic_ai.all_messages")
-    if span.name == "agent run" or "agent_name" in attrs or all_messages is not None:
-        history = msg.messages(all_messages)
+    events = attrs.get("all_messages_events")  # its first instrumentation version's name
+    if span.name == "agent run" or "agent_name" in attrs or all_messages is not None or events:
+        history = msg.messages(all_messages) or msg.event_messages(events)[0]
         view.fill(
             "pydantic-ai",
             role="agent",

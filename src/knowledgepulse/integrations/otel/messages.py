@@ -181,6 +181,38 @@ def indexed(flat: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
     return [groups[index] for index in sorted(groups)]
 
 
+_EVENT_ROLES = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+
+
+def event_messages(value: Any) -> tuple[list[Message], list[Message]]:
+    """The input and output messages of GenAI *events* kept in one attribute (``events``).
+
+    The GenAI conventions before ``gen_ai.input.messages`` recorded messages as events
+    (``gen_ai.user.message``, ``gen_ai.choice``...); Pydantic AI's first instrumentation version
+    keeps them, bodies inlined, as a JSON list in the span's ``events`` attribute.
+    """
+    loaded = loads(value)
+    inputs: list[Message] = []
+    outputs: list[Message] = []
+    for event in loaded if isinstance(loaded, list) else []:
+        if not isinstance(event, dict):
+            continue
+        name = event.get("event.name")
+        if name == "gen_ai.choice" and isinstance(event.get("message"), dict):
+            outputs.append(_message({"role": "assistant", **event["message"]}))
+        elif name in _EVENT_ROLES:
+            item = {**event, "role": event.get("role") or _EVENT_ROLES[name]}
+            if item["role"] == "tool":
+                item.setdefault("tool_call_id", event.get("id"))
+            inputs.append(_message(item))
+    return inputs, outputs
+
+
 def legacy_messages(flat: Mapping[str, Any], prefix: str) -> list[Message]:
     """OpenLLMetry's flattened ``gen_ai.prompt.{i}.*`` / ``gen_ai.completion.{i}.*``."""
     found: list[Message] = []
