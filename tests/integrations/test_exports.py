@@ -509,3 +509,51 @@ def test_langfuse_fills_what_the_span_attributes_leave_out_gemini_parts_included
     assert trace.outcome.result_summary == "It is 10:30 in Tokyo."
     assert trace.task.objective == "What time is it in Tokyo?"
     assert trace.metadata.framework == "gcp.vertex.agent"
+
+
+def test_langfuse_generation_output_as_anthropic_content_blocks(tmp_path: Path) -> None:
+    export = {
+        "trace": {"id": "cl1", "timestamp": "2025-01-01T00:00:00Z", "input": "List the files."},
+        "observations": [
+            _observation(
+                "cl1",
+                "g1",
+                "GENERATION",
+                1,
+                output=[
+                    {"type": "thinking", "thinking": "I should run ls."},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "Bash",
+                        "input": {"command": "ls"},
+                    },
+                ],
+            ),
+            _observation(
+                "cl1",
+                "t1",
+                "TOOL",
+                2,
+                name="Bash",
+                input={"command": "ls"},
+                output="README.md\nsrc",
+            ),
+            _observation(
+                "cl1",
+                "g2",
+                "GENERATION",
+                3,
+                output=[{"type": "text", "text": "Two entries: README.md and src."}],
+            ),
+        ],
+    }
+    path = tmp_path / "claude.json"
+    path.write_text(json.dumps(export))
+    trace = only(path).trace
+    assert [(step.type, step.content) for step in trace.steps] == [
+        ("thought", "I should run ls."),
+        ("tool_call", 'Bash {"command":"ls"}'),
+        ("observation", "README.md\nsrc"),
+        ("thought", "Two entries: README.md and src."),
+    ]

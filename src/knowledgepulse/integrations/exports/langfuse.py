@@ -278,7 +278,11 @@ def _messages(value: Any, role: str) -> list[Any]:
         if content is not None:
             return [{"role": role, "content": content}]
         return []
-    return list(loaded) if isinstance(loaded, list) else []
+    if isinstance(loaded, list):
+        blocks = all(isinstance(item, dict) and "role" not in item for item in loaded)
+        # Anthropic and the AI SDK write an output as its content blocks: one message.
+        return [{"role": role, "content": loaded}] if loaded and blocks else list(loaded)
+    return []
 
 
 def _requested_tools(observations: Iterable[Any]) -> set[str]:
