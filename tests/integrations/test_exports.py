@@ -557,3 +557,19 @@ def test_langfuse_generation_output_as_anthropic_content_blocks(tmp_path: Path) 
         ("observation", "README.md\nsrc"),
         ("thought", "Two entries: README.md and src."),
     ]
+
+
+def test_a_bad_item_of_a_langfuse_page_is_located_by_its_own_keys(tmp_path: Path) -> None:
+    page = {
+        "data": [
+            _observation("p1", "g1", "GENERATION", 1, output="Fine.", input="Hi?"),
+            {"unexpected": 1},
+        ]
+    }
+    path = tmp_path / "page.json"
+    path.write_text(json.dumps(page))
+    items = list(convert_file(path))
+    (problem,) = [item for item in items if isinstance(item, Problem)]
+    assert problem.path == "data[1]"
+    assert problem.message.endswith("found an object with keys unexpected")
+    assert sum(isinstance(item, ConvertedTrace) for item in items) == 1

@@ -94,28 +94,30 @@ def convert_records(
         item
         for record in items
         if isinstance(record, Record)
-        for _, observations, _ in _groups(record.value, ())
+        for _, observations, _, _ in _groups(record.value, ())
         for item in observations
     )
 
     def spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
-        for trace, observations, where in _groups(record.value, ()):
+        for trace, observations, where, trace_key in _groups(record.value, ()):
             if trace is None and not observations:
+                item = record.value["data"][where[1]] if where else record.value
                 message = (
                     'expected a Langfuse trace ({"trace", "observations"}, or a trace with its '
-                    f"observations) or an observation, found {describe_value(record.value)}"
+                    f"observations) or an observation, found {describe_value(item)}"
                 )
                 yield SpanError(where, message), where
             elif trace is None:
                 yield from _observation_spans(None, observations, where, (), tools)
             else:
-                yield from _trace_spans(trace, observations, where, tools)
+                yield from _trace_spans(trace, observations, where, trace_key, tools)
 
     yield from convert_span_records(items, options, spans, source="langfuse")
 
 
-_Group = tuple[Mapping[str, Any] | None, list[Any], Loc]
-"""A trace (``None`` for loose observations), its observations, and where the trace is."""
+_Group = tuple[Mapping[str, Any] | None, list[Any], Loc, Loc]
+"""A trace (``None`` for loose observations), its observations, where the group is, and the key
+of the trace inside it (``("trace",)`` in the UI's export, ``()`` for the API's trace)."""
 
 
 def _groups(value: Any, where: Loc) -> Iterator[_Group]:
@@ -124,27 +126,25 @@ def _groups(value: Any, where: Loc) -> Iterator[_Group]:
         for n, item in enumerate(value["data"]):
             yield from _groups(item, ("data", n))
     elif _is_export(value):
-        yield value["trace"], value["observations"], (*where, "trace")
+        yield value["trace"], value["observations"], where, ("trace",)
     elif _is_trace(value):
-        yield value, value["observations"], where
+        yield value, value["observations"], where, ()
     elif _is_observation(value):
-        yield None, [value], where
+        yield None, [value], where, ()
     else:
-        yield None, [], where
+        yield None, [], where, ()
 
 
 def _trace_spans(
-    trace: Mapping[str, Any], observations: list[Any], where: Loc, tools: set[str]
+    trace: Mapping[str, Any],
+    observations: list[Any],
+    where: Loc,
+    trace_key: Loc,
+    tools: set[str],
 ) -> Iterator[tuple[Span | SpanError, Loc]]:
-    # The UI's export puts the trace under "trace" and its observations beside it.
     key: Loc = ("observations",)
-    if where[-1:] == ("trace",):
-        where = where[:-1]
-        id_loc: Loc = (*where, "trace", "id")
-    else:
-        id_loc = (*where, "id")
     try:
-        trace_id = hex_id(trace.get("id"), id_loc, 16)
+        trace_id = hex_id(trace.get("id"), (*where, *trace_key, "id"), 16)
     except SpanError as error:
         yield error, error.loc
         return
