@@ -573,3 +573,10 @@ def test_a_bad_item_of_a_langfuse_page_is_located_by_its_own_keys(tmp_path: Path
     assert problem.path == "data[1]"
     assert problem.message.endswith("found an object with keys unexpected")
     assert sum(isinstance(item, ConvertedTrace) for item in items) == 1
+
+
+def test_kp_score_from_auto_says_what_it_read_too() -> None:
+    path = str(DATA / "otel_js" / "ai_sdk_generate_text.json")
+    result = CliRunner().invoke(cli, ["score", "--from", "auto", "--no-embedder", path])
+    assert result.exit_code == 0, result.output
+    assert f"{path}: read as otel-js (1 trace)" in result.stderr
