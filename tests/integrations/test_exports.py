@@ -580,3 +580,32 @@ def test_kp_score_from_auto_says_what_it_read_too() -> None:
     result = CliRunner().invoke(cli, ["score", "--from", "auto", "--no-embedder", path])
     assert result.exit_code == 0, result.output
     assert f"{path}: read as otel-js (1 trace)" in result.stderr
+
+
+LANGFUSE_EXPORT = json.loads((DATA / "langfuse" / "weather_agent_export.json").read_text())
+JAEGER_TRACE = json.loads((DATA / "jaeger" / "genai_agent_trace.json").read_text())
+
+
+def _trace_of(source: str, value: Any) -> ReasoningTrace:
+    (converted,) = reader(source).convert_records(
+        [Record(Location("f.json", 1, 0), value)], TraceOptions()
+    )
+    assert isinstance(converted, ConvertedTrace)
+    return converted.trace
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    langfuse=st.permutations(range(len(LANGFUSE_EXPORT["observations"]))),
+    jaeger=st.permutations(range(len(JAEGER_TRACE["data"][0]["spans"]))),
+)
+def test_the_order_observations_and_spans_are_written_in_does_not_change_the_trace(
+    langfuse: list[int], jaeger: list[int]
+) -> None:
+    """Steps come from start times and the tree, never from the order in the file."""
+    observations = LANGFUSE_EXPORT["observations"]
+    shuffled = {**LANGFUSE_EXPORT, "observations": [observations[n] for n in langfuse]}
+    assert _trace_of("langfuse", shuffled) == _trace_of("langfuse", LANGFUSE_EXPORT)
+    spans = JAEGER_TRACE["data"][0]["spans"]
+    trace = {**JAEGER_TRACE["data"][0], "spans": [spans[n] for n in jaeger]}
+    assert _trace_of("jaeger", {"data": [trace]}) == _trace_of("jaeger", JAEGER_TRACE)

@@ -26,7 +26,8 @@ from knowledgepulse.records import Problem, Record
 
 _SHAPES = (
     "expected an OTLP JSON object with resourceSpans (as the OTel file exporter writes, one a "
-    "line) or one span as the SDK's ConsoleSpanExporter writes it (with context.trace_id)"
+    "line; Tempo's batches too) or one span as the SDK's ConsoleSpanExporter writes it (with "
+    "context.trace_id)"
 )
 
 
