@@ -609,3 +609,16 @@ def test_the_order_observations_and_spans_are_written_in_does_not_change_the_tra
     spans = JAEGER_TRACE["data"][0]["spans"]
     trace = {**JAEGER_TRACE["data"][0], "spans": [spans[n] for n in jaeger]}
     assert _trace_of("jaeger", {"data": [trace]}) == _trace_of("jaeger", JAEGER_TRACE)
+
+
+def test_two_shapes_the_fuzzer_found_are_located_problems_or_traces_not_crashes() -> None:
+    """A status code that is an object (found by bench/fuzz_loaders.py, seed 1), and an
+    OpenInference message index of 5,000 digits (seed 2)."""
+    row = json.loads((DATA / "phoenix" / "spans_dataframe.jsonl").read_text().splitlines()[4])
+    odd_status = {**row, "status_code": {"code": 2}}
+    huge_index = {**row, "attributes.llm.output_messages.9" + "9" * 4999 + ".message.role": "x"}
+    for value in (odd_status, huge_index):
+        items = list(
+            reader("phoenix").convert_records([Record(Location("f"), value)], TraceOptions())
+        )
+        assert all(isinstance(item, ConvertedTrace | Problem) for item in items)

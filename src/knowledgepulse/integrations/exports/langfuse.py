@@ -78,7 +78,8 @@ def _is_trace(value: Any) -> bool:
 
 
 def _is_observation(value: Any) -> bool:
-    return isinstance(value, dict) and "traceId" in value and value.get("type") in _TYPES
+    kind = value.get("type") if isinstance(value, dict) else None
+    return isinstance(kind, str) and kind in _TYPES and "traceId" in value
 
 
 def convert_records(
@@ -238,7 +239,7 @@ def _attributes(item: Mapping[str, Any], tools: set[str]) -> dict[str, Any]:
             "gen_ai.input.messages": _messages(item.get("input"), "user"),
             "gen_ai.output.messages": _messages(item.get("output"), "assistant"),
         }
-    if kind == "TOOL" or (kind == "SPAN" and name in tools):
+    if kind == "TOOL" or (kind == "SPAN" and isinstance(name, str) and name in tools):
         return {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": name,

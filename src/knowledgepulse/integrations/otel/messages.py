@@ -173,7 +173,8 @@ def indexed(flat: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
         for index, item in enumerate(nested):
             if isinstance(item, dict):
                 groups.setdefault(index, {}).update(flatten(item))
-    pattern = re.compile(rf"{re.escape(prefix)}\.(\d+)\.(.+)")
+    # An index is a list position: nine digits at most (int() of thousands of them raises).
+    pattern = re.compile(rf"{re.escape(prefix)}\.(\d{{1,9}})\.(.+)")
     for key, item in flat.items():
         match = pattern.fullmatch(key)
         if match:
@@ -205,7 +206,7 @@ def event_messages(value: Any) -> tuple[list[Message], list[Message]]:
         name = event.get("event.name")
         if name == "gen_ai.choice" and isinstance(event.get("message"), dict):
             outputs.append(_message({"role": "assistant", **event["message"]}))
-        elif name in _EVENT_ROLES:
+        elif isinstance(name, str) and name in _EVENT_ROLES:
             item = {**event, "role": event.get("role") or _EVENT_ROLES[name]}
             if item["role"] == "tool":
                 item.setdefault("tool_call_id", event.get("id"))

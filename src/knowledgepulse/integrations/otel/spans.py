@@ -80,6 +80,11 @@ _STATUS_ERROR = {2, "2", "ERROR", "STATUS_CODE_ERROR", "StatusCode.ERROR"}
 _BATCH_KEYS = ("resourceSpans", "resource_spans", "batches")  # Tempo writes OTLP's pre-1.0 name
 
 
+def is_error_code(code: Any) -> bool:
+    """Whether a status code (OTLP's 2, ``STATUS_CODE_ERROR``, the SDK's ``ERROR``...) is ERROR."""
+    return isinstance(code, int | str) and code in _STATUS_ERROR  # a list or object is no code
+
+
 def is_otlp(value: Any) -> bool:
     """Whether a record is OTLP ``TracesData`` (``resourceSpans``; Tempo writes ``batches``)."""
     return isinstance(value, dict) and any(isinstance(value.get(key), list) for key in _BATCH_KEYS)
@@ -166,7 +171,7 @@ def console_span(value: Mapping[str, Any]) -> Span:
         name=str(value.get("name") or ""),
         start_ns=time_ns(value.get("start_time")),
         end_ns=time_ns(value.get("end_time")),
-        error=code in _STATUS_ERROR,
+        error=is_error_code(code),
         status_message=message if isinstance(message, str) and message else None,
         attributes=attributes,
         events=events,
@@ -226,7 +231,7 @@ def _otlp_span(raw: Any, resource: Mapping[str, Any], scope: str | None) -> Span
         name=str(raw.get("name") or ""),
         start_ns=_nanos(_pick(raw, "startTimeUnixNano", "start_time_unix_nano")),
         end_ns=_nanos(_pick(raw, "endTimeUnixNano", "end_time_unix_nano")),
-        error=status.get("code") in _STATUS_ERROR,
+        error=is_error_code(status.get("code")),
         status_message=message if isinstance(message, str) and message else None,
         attributes=_attributes(raw.get("attributes")),
         events=tuple(
