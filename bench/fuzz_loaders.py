@@ -126,10 +126,26 @@ def seeds() -> list[tuple[str, str, bytes]]:
         "smolagents": "smolagents/*.json",
         "pydantic-ai": "pydantic_ai/*.json",
     }
-    for source, pattern in formats.items():
-        for path in sorted((examples / "integrations").glob(pattern)):
-            found.append((f"convert:{source}", path.name, path.read_bytes()))
-            found.append(("convert:auto", path.name, path.read_bytes()))
+    # The observability tools' exports have no example of their own: their test fixtures.
+    fixtures = ROOT / "tests" / "integrations" / "data"
+    exports = {
+        "langfuse": fixtures.glob("langfuse/*.json"),
+        "phoenix": fixtures.glob("phoenix/*.jsonl"),
+        "jaeger": fixtures.glob("jaeger/*.json"),
+        "otlp": [*fixtures.glob("tempo/*.json"), *fixtures.glob("otel/*.jsonl")],
+        "otel-js": fixtures.glob("otel_js/*.json"),
+    }
+    sources = [
+        *(
+            (source, path)
+            for source, pattern in formats.items()
+            for path in (examples / "integrations").glob(pattern)
+        ),
+        *((source, path) for source, paths in exports.items() for path in paths),
+    ]
+    for source, path in sorted(sources):
+        found.append((f"convert:{source}", path.name, path.read_bytes()))
+        found.append(("convert:auto", path.name, path.read_bytes()))
     return found
 
 

@@ -1,7 +1,7 @@
 """Agent frameworks' files as trace input: ``--from``, ``--domain`` and ``--confidence``.
 
 ``kp convert`` and ``kp score --from`` read a framework's telemetry (OTLP JSON, LangSmith runs,
-Agents SDK spans, smolagents steps, Pydantic AI messages) through
+Agents SDK spans, smolagents steps, Pydantic AI messages, observability tools' exports) through
 :mod:`knowledgepulse.integrations`; a source record that cannot be read is reported as
 ``FILE:LINE: message`` and the rest go on, like a bad trace record.
 """
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import stderr_console
 from knowledgepulse.cli._traces import ProblemSink, sources
 from knowledgepulse.integrations.names import SOURCE_CHOICES
@@ -28,8 +29,12 @@ SHAPES = (
     "otlp: OTLP JSON or JSON Lines (the OTel file exporter, a collector's file exporter) or the "
     "Python SDK's console exporter output; langsmith: a LangSmith run with child_runs, a list of "
     "runs, or {post, patch} payloads; openai-agents: the Agents SDK's exported trace and span "
-    "lines; smolagents: memory steps; pydantic-ai: all_messages() JSON; auto: recognised from "
-    "the first record."
+    "lines; smolagents: memory steps; pydantic-ai: all_messages() JSON; langfuse: a trace "
+    "export ({trace, observations}) or the public API's traces or observations; phoenix: Arize "
+    "Phoenix span rows (context.trace_id, attributes.* columns); jaeger: the query API's JSON "
+    "({data: [{traceID, spans, processes}]}); otel-js: OTel JS spans (spanContext, HrTime "
+    "times), the Vercel AI SDK's included; Tempo exports are otlp; auto: recognised from the "
+    "first record."
 )
 
 
@@ -101,7 +106,7 @@ def converted_traces(
     options = options or TraceOptions()
     hinted: set[str] = set()
     warned: set[str] = set()
-    for item in convert_files(sources(paths), source=source, options=options):
+    for item in convert_files(sources(paths), source=source, options=options, read_as=_say_read):
         if isinstance(item, Problem):
             sink(item)
             continue
@@ -113,6 +118,12 @@ def converted_traces(
                 sink(Problem(item.location or Location("-"), "", warning, warning=True))
         document = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
         yield LoadedTrace(Record(item.location or Location("-"), document), item.trace)
+
+
+def _say_read(path: str, found: str, count: int) -> None:
+    stderr_console().print(
+        f"{path}: read as {found} ({counted(count, 'trace')})", markup=False, highlight=False
+    )
 
 
 def _hint_once(item: ConvertedTrace, hinted: set[str]) -> None:

@@ -43,7 +43,9 @@ def convert_command(
     """Convert agent frameworks' files to ReasoningTrace JSON Lines, one trace per run.
 
     The files: OpenTelemetry (OTLP JSON), LangSmith runs, OpenAI Agents SDK spans, smolagents
-    steps or Pydantic AI messages (see --from).
+    steps, Pydantic AI messages, or an observability tool's export: Langfuse, Arize Phoenix,
+    Jaeger, Tempo, OTel JS spans (see --from). Each file is recognised by its content, and
+    what it was read as is said on stderr.
 
     PATH is a JSON or JSON Lines file (.gz too), or - for standard input. A record that cannot
     be read is reported on stderr as FILE:LINE: message and the others go on; exit code 1 when

@@ -238,7 +238,7 @@ class StepBuilder:
         steps: list[dict[str, Any]] = []
         after_error = False
         reply: int | None = None  # the first thought after the pending error
-        for event in self._ordered():
+        for event in self._without_repeated_answer(self._ordered()):
             if event.error is not None:
                 steps.append(_error_observation(event.error))
                 after_error, reply = not event.terminal, None
@@ -258,6 +258,25 @@ class StepBuilder:
         if after_error and reply is not None:
             steps[reply]["type"] = "error_recovery"
         return [{"step_id": number, **step} for number, step in enumerate(steps)]
+
+    def _without_repeated_answer(self, events: list[_Event]) -> list[_Event]:
+        """The events less the thoughts after the last action that only repeat the answer.
+
+        Frameworks record the final answer at each level that passes it up (the model call, the
+        agent, the root run): it is one answer, told once, last.
+        """
+        if self._answer is None:
+            return events
+        answer = self._answer.strip()
+        last_action = max(
+            (n for n, event in enumerate(events) if event.tool is not None or event.error),
+            default=-1,
+        )
+        return [
+            event
+            for n, event in enumerate(events)
+            if n <= last_action or event.tool is not None or (event.text or "").strip() != answer
+        ]
 
     def _ordered(self) -> list[_Event]:
         """Events by start time; an event with no time keeps its place after the one before."""

@@ -1,8 +1,9 @@
 """Files written by agent frameworks, converted to ``ReasoningTrace`` documents.
 
-Each source module (``otel``, ``langchain``, ``openai_agents``, ``smolagents``, ``pydantic_ai``)
-reads the records of one file and gives a :class:`ConvertedTrace` per source trace, or a located
-:class:`~knowledgepulse.records.Problem` for what it cannot read; the rest of the file goes on.
+Each source module (``otel``, ``langchain``, ``openai_agents``, ``smolagents``, ``pydantic_ai``,
+and the observability tools' exports in ``exports``) reads the records of one file and gives a
+:class:`ConvertedTrace` per source trace, or a located :class:`~knowledgepulse.records.Problem`
+for what it cannot read; the rest of the file goes on.
 ``auto`` picks the source from the file's first record. Reading files needs no framework.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -56,8 +57,16 @@ def recognise(value: Any) -> str | None:
     return None
 
 
+ReadAs = Callable[[str, str, int], object]
+"""Told, after each file, its name, the source format it was read as, and how many traces."""
+
+
 def convert_file(
-    path: str | Path, *, source: str = "auto", options: TraceOptions | None = None
+    path: str | Path,
+    *,
+    source: str = "auto",
+    options: TraceOptions | None = None,
+    read_as: Callable[[str], object] | None = None,
 ) -> Iterator[ConvertedTrace | Problem]:
     """Every trace in a framework's file (or ``-``, standard input), in the file's order.
 
@@ -65,6 +74,8 @@ def convert_file(
         path: a JSON, JSON Lines (``.gz`` too) file, or ``-``.
         source: a key of :data:`SOURCES`, or ``auto`` to recognise it from the first record.
         options: the domain and confidence to give every trace.
+        read_as: called with the source format the file is read as, once it is known (not at
+            all when no reader recognises the file).
 
     Raises:
         InputFileError: the file cannot be opened.
@@ -72,15 +83,22 @@ def convert_file(
     """
     options = options or TraceOptions()
     here = Location(str(path))
-    for item in _converted(read_records(path), source, options):
+    for item in _converted(read_records(path), source, options, read_as):
         located = isinstance(item, Problem) or item.location is not None
         yield item if located else dataclasses.replace(item, location=here)
 
 
 def convert_files(
-    paths: Sequence[str | Path], *, source: str = "auto", options: TraceOptions | None = None
+    paths: Sequence[str | Path],
+    *,
+    source: str = "auto",
+    options: TraceOptions | None = None,
+    read_as: ReadAs | None = None,
 ) -> Iterator[ConvertedTrace | Problem]:
     """Every trace in several files, in order; a trace id seen before gets a warning first.
+
+    ``read_as``, when given, is told after each file what it was read as and how many traces
+    it gave (``kp`` says it in one line).
 
     Raises:
         InputFileError: a file cannot be opened (checked as its turn comes).
@@ -88,7 +106,10 @@ def convert_files(
     """
     seen = SeenIds()
     for path in paths:
-        for item in convert_file(path, source=source, options=options):
+        found: list[str] = []
+        count = 0
+        for item in convert_file(path, source=source, options=options, read_as=found.append):
+            count += isinstance(item, ConvertedTrace)
             if isinstance(item, ConvertedTrace) and seen.add(item.trace.id):
                 yield Problem(
                     item.location or Location(str(path)),
@@ -98,12 +119,19 @@ def convert_files(
                     warning=True,
                 )
             yield item
+        if read_as is not None and found:
+            read_as(str(path), found[0], count)
 
 
 def _converted(
-    items: Iterator[Record | Problem], source: str, options: TraceOptions
+    items: Iterator[Record | Problem],
+    source: str,
+    options: TraceOptions,
+    read_as: Callable[[str], object] | None,
 ) -> Iterator[ConvertedTrace | Problem]:
     if source != "auto":
+        if read_as is not None:
+            read_as(source)
         yield from reader(source).convert_records(items, options)
         return
     lead: list[Record | Problem] = []
@@ -120,6 +148,8 @@ def _converted(
         yield from (item for item in lead if isinstance(item, Problem))
         yield first.problem((), _unrecognised(first.value))
         return
+    if read_as is not None:
+        read_as(found)
     yield from reader(found).convert_records(chain(lead, items), options)
 
 
@@ -133,6 +163,7 @@ def _unrecognised(value: Any) -> str:
 __all__ = [
     "SOURCES",
     "SOURCE_CHOICES",
+    "ReadAs",
     "SourceReader",
     "convert_file",
     "convert_files",

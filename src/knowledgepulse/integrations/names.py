@@ -8,6 +8,10 @@ SOURCES: dict[str, str] = {
     "openai-agents": "knowledgepulse.integrations.openai_agents",
     "smolagents": "knowledgepulse.integrations.smolagents",
     "pydantic-ai": "knowledgepulse.integrations.pydantic_ai",
+    "langfuse": "knowledgepulse.integrations.exports.langfuse",
+    "phoenix": "knowledgepulse.integrations.exports.phoenix",
+    "jaeger": "knowledgepulse.integrations.exports.jaeger",
+    "otel-js": "knowledgepulse.integrations.exports.otel_js",
 }
 """Each file format ``kp convert --from`` takes, and the module that reads it."""
 

@@ -36,33 +36,35 @@ def read_stream(
     fmt = source.suffix_format
     if fmt is not None:
         _check_format(source.name, fmt, allowed)
-        if fmt == "jsonl":
-            yield from _read_jsonl(lines(source.stream), source.name, progress)
+        if fmt != "jsonl" or "json" not in allowed:
+            if fmt == "jsonl":
+                yield from _read_jsonl(lines(source.stream), source.name, progress)
+            else:
+                yield from _read_whole(source, fmt, progress)
             return
-        yield from _read_whole(source, fmt, progress)
-        return
-    # No telling name: sniff the first line, then go on with the right reader.
+    # The content decides: sniff the first line (a .jsonl name only breaks the tie, for a
+    # pretty-printed document saved as .jsonl reads as JSON), then go on with the right reader.
     line_iter = lines(source.stream)
     try:
-        first = next(line_iter, None)
+        head = _head(line_iter, skip_blank=fmt is not None)
     except ReadError as failure:
         yield Problem(Location(source.name), "", str(failure))
         return
-    if first is None:
+    if not head:
         return
-    fmt = _sniff(first, allowed)
+    fmt = _sniff(head[-1], allowed) if fmt is None else ("json" if _continues(head[-1]) else fmt)
     _check_format(source.name, fmt, allowed)
     if fmt == "jsonl":
-        yield from _read_jsonl(chain([first], line_iter), source.name, progress)
+        yield from _read_jsonl(chain(head, line_iter), source.name, progress)
         return
     try:
-        rest = b"\n".join(line_iter)
+        data = b"\n".join(chain(head, line_iter))
     except ReadError as failure:
         yield Problem(Location(source.name), "", str(failure))
         return
     if progress is not None:
-        progress(len(first) + 1 + len(rest))
-    yield from _parse_bytes(first + b"\n" + rest, source.name, fmt)
+        progress(len(data))
+    yield from _parse_bytes(data, source.name, fmt)
 
 
 def parse_records(text: str, name: str, fmt: Format) -> Iterator[Record | Problem]:
@@ -98,6 +100,38 @@ def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
         # Blank first line: JSON Lines skips it; JSON and YAML are read whole.
         return "jsonl" if "jsonl" in allowed else ("yaml" if "yaml" in allowed else "json")
     return "yaml" if "yaml" in allowed else "json"
+
+
+def _head(line_iter: Iterator[bytes], *, skip_blank: bool) -> list[bytes]:
+    """The lines up to the first one with content (only the first line when not ``skip_blank``).
+
+    Raises:
+        ReadError: the stream breaks before.
+    """
+    head: list[bytes] = []
+    for line in line_iter:
+        head.append(line)
+        if line.strip() or not skip_blank:
+            break
+    return head
+
+
+def _continues(line: bytes) -> bool:
+    """Whether a line opens a JSON value that goes on past it (a pretty-printed document).
+
+    A line of JSON Lines with a syntax error fails inside the line; one that is only the start
+    of a value fails at its end.
+    """
+    stripped = line.strip()
+    if stripped[:1] not in (b"{", b"["):
+        return False
+    try:
+        json.loads(stripped)
+    except RecursionError:
+        return False
+    except ValueError as error:
+        return isinstance(error, json.JSONDecodeError) and error.pos >= len(error.doc.rstrip())
+    return False
 
 
 def _read_jsonl(

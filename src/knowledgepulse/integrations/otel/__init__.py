@@ -12,8 +12,10 @@ and Pydantic AI's own attributes, so it covers every framework that emits GenAI 
 
     converted = kp.integrations.otel.to_trace(exporter.get_finished_spans())  # after the fact
 
-Files (``kp convert --from otlp``): OTLP JSON and JSON Lines (the OTel file exporter's), and the
-SDK's ``ConsoleSpanExporter`` JSON. Reading needs no dependency; the live hooks need the ``otel``
+Files (``kp convert --from otlp``): OTLP JSON and JSON Lines (the OTel file exporter's; Tempo's
+``batches`` with OTLP's pre-1.0 names too), and the SDK's ``ConsoleSpanExporter`` JSON. The
+observability tools' exports (:mod:`knowledgepulse.integrations.exports`) read into the same
+:class:`Span`. Reading needs no dependency; the live hooks need the ``otel``
 extra (``opentelemetry-sdk``), imported only when used.
 """
 

@@ -48,8 +48,10 @@ def has_genai(spans: Sequence[Span]) -> bool:
     return any(read(span).role != "other" for span in spans)
 
 
-def convert_spans(spans: Sequence[Span], options: TraceOptions) -> ConvertedTrace:
-    """The ``ReasoningTrace`` of one trace's spans (any order).
+def convert_spans(
+    spans: Sequence[Span], options: TraceOptions, *, source: str = "otlp"
+) -> ConvertedTrace:
+    """The ``ReasoningTrace`` of one trace's spans (any order); ``source`` names the file format.
 
     Raises:
         ConversionError: the spans hold no step (no model output, tool call or answer), or more
@@ -70,7 +72,7 @@ def convert_spans(spans: Sequence[Span], options: TraceOptions) -> ConvertedTrac
     top = agent.span if agent is not None else root
     return assemble(
         builder,
-        source="otlp",
+        source=source,
         source_id=root.trace_id,
         success=_succeeded(root) and _succeeded(top),
         options=options,
@@ -203,6 +205,8 @@ def _answer_part(ordered: list[_Read], answer: str | None) -> tuple[int, int] | 
 def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Context) -> None:
     view = item.view
     at = _seconds(item.span)
+    for text in _new_retry_prompts(view):
+        builder.error(text, at=at)  # the model's last answer was refused: it tries again
     if view.error:
         builder.error(f"model call failed: {view.error}", at=at)
     for number, part in enumerate(_output_parts(view)):
@@ -221,7 +225,11 @@ def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Con
         if call_id in context.executed or (call_id is None and context.any_execution):
             continue  # the tool's own span says more (its time, its status)
         name = context.names.get(call_id or "", "") or str(part.get("name") or "")
-        builder.tool_result(name, output=_response(part), call_id=call_id)
+        output = _response(part)
+        if is_retry_prompt(output):
+            builder.tool_result(name, error=as_text(output), call_id=call_id)
+        else:
+            builder.tool_result(name, output=output, call_id=call_id)
 
 
 def _tell_tool(
@@ -232,11 +240,12 @@ def _tell_tool(
     parent = ordered[item.parent].view if item.parent is not None else None
     if view.is_mcp and parent is not None and parent.role == "tool" and not parent.is_mcp:
         return  # the MCP client span of a tool already told: it gave its server to the parent
+    retried = not view.error and is_retry_prompt(view.result)
     builder.tool_result(
         view.tool_name or item.span.name,
         arguments=view.arguments,
-        output=view.result,
-        error=view.error,
+        output=None if retried else view.result,
+        error=as_text(view.result) if retried else view.error,
         call_id=view.call_id,
         at=_seconds(item.span),
         latency_ms=_latency_ms(item.span),
@@ -264,17 +273,35 @@ def _output_parts(view: View) -> list[dict[str, Any]]:
 
 def _new_tool_responses(view: View) -> list[dict[str, Any]]:
     """The tool results this model call was given: those after its history's last assistant turn."""
+    return [part for part in _new_parts(view) if part.get("type") == "tool_call_response"]
+
+
+def _new_retry_prompts(view: View) -> list[str]:
+    """The retry prompts (Pydantic AI's) this model call was given as user text."""
+    return [
+        str(part["content"])
+        for part in _new_parts(view)
+        if part.get("type") == "text" and is_retry_prompt(part.get("content"))
+    ]
+
+
+def _new_parts(view: View) -> list[dict[str, Any]]:
     history = view.input_messages or []
     last = max(
         (index for index, message in enumerate(history) if message["role"] in _ASSISTANT),
         default=-1,
     )
-    return [
-        part
-        for message in history[last + 1 :]
-        for part in message["parts"]
-        if part.get("type") == "tool_call_response"
-    ]
+    return [part for message in history[last + 1 :] for part in message["parts"]]
+
+
+RETRY_PROMPT_END = "Fix the errors and try again."
+"""How Pydantic AI ends every retry prompt it sends the model (``RetryPromptPart.model_response``):
+in its spans a retry is known by this text alone (the messages it saves say ``retry-prompt``)."""
+
+
+def is_retry_prompt(value: Any) -> bool:
+    """Whether a tool result or user text is a Pydantic AI retry prompt (an evident error)."""
+    return isinstance(value, str) and value.rstrip().endswith(RETRY_PROMPT_END)
 
 
 def _response(part: dict[str, Any]) -> Any:

@@ -1,11 +1,12 @@
 """What a span means, read in the dialects instrumentations speak, in Phoenix's precedence.
 
 Per span, OpenInference attributes win, then the GenAI conventions (latest), then the legacy /
-OpenLLMetry flattened names, then Pydantic AI's own (``agent run``, ``running tool``,
-``pydantic_ai.all_messages``, ``final_result``): each later dialect only fills in what the earlier
-ones left empty. A span is an *agent* (the run: objective and answer), an *inference* (model
-output: thoughts and requested tool calls), a *tool* execution, or *other* (embeddings,
-``create_agent``, HTTP, databases: ignored, their children still read).
+OpenLLMetry flattened names, then the Vercel AI SDK's ``ai.*`` names, then Pydantic AI's own
+(``agent run``, ``running tool``, ``pydantic_ai.all_messages``, ``final_result``): each later
+dialect only fills in what the earlier ones left empty. A span is an *agent* (the run: objective
+and answer), an *inference* (model output: thoughts and requested tool calls), a *tool*
+execution, or *other* (embeddings, ``create_agent``, HTTP, databases: ignored, their children
+still read).
 """
 
 from __future__ import annotations
@@ -156,6 +157,9 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         input_messages=msg.messages(attrs.get("gen_ai.input.messages")),
         output_messages=msg.messages(attrs.get("gen_ai.output.messages")),
     )
+    if "events" in attrs:  # the conventions' earlier message events, kept as one attribute
+        inputs, outputs = msg.event_messages(attrs["events"])
+        view.fill("genai-events", input_messages=inputs, output_messages=outputs)
     if role == "tool":
         name = _str(attrs.get("gen_ai.tool.name"))
         if operation == "retrieval" and not name:
@@ -207,8 +211,9 @@ def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:
 
 def _pydantic_ai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     all_messages = attrs.get("pydantic_ai.all_messages")
-    if span.name == "agent run" or "agent_name" in attrs or all_messages is not None:
-        history = msg.messages(all_messages)
+    events = attrs.get("all_messages_events")  # its first instrumentation version's name
+    if span.name == "agent run" or "agent_name" in attrs or all_messages is not None or events:
+        history = msg.messages(all_messages) or msg.event_messages(events)[0]
         view.fill(
             "pydantic-ai",
             role="agent",
@@ -227,10 +232,79 @@ def _pydantic_ai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         )
 
 
+_AI_SDK_CALLS = ("ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject")
+
+
+def _ai_sdk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    """The Vercel AI SDK's ``ai.*`` spans: a call, its model steps (``.doGenerate``), tools."""
+    operation = _str(attrs.get("ai.operationId")) or span.name
+    if not operation.startswith("ai."):
+        return
+    if operation == "ai.toolCall":
+        view.fill(
+            "ai-sdk",
+            role="tool",
+            tool_name=_str(attrs.get("ai.toolCall.name")) or span.name,
+            call_id=_str(attrs.get("ai.toolCall.id")),
+            arguments=msg.loads(attrs.get("ai.toolCall.args", attrs.get("ai.toolCall.input"))),
+            result=attrs.get("ai.toolCall.result", attrs.get("ai.toolCall.output")),
+        )
+    elif operation in _AI_SDK_CALLS:
+        prompt = msg.loads(attrs.get("ai.prompt"))
+        view.fill(
+            "ai-sdk",
+            role="agent",
+            agent_name=_str(attrs.get("ai.telemetry.functionId")),
+            input_text=msg.input_text(prompt) if not isinstance(prompt, dict) else _prompt(prompt),
+            output_text=_str(attrs.get("ai.response.text"))
+            or _output_text(attrs.get("ai.response.object")),
+        )
+    elif operation.startswith(_AI_SDK_CALLS) and operation.endswith((".doGenerate", ".doStream")):
+        view.fill(
+            "ai-sdk",
+            role="inference",
+            input_messages=msg.messages(attrs.get("ai.prompt.messages")),
+            output_messages=_ai_sdk_output(attrs),
+        )
+    else:
+        view.fill("ai-sdk", role="other")  # embeddings and the SDK's other calls
+
+
+def _prompt(prompt: Mapping[str, Any]) -> str | None:
+    # ``ai.prompt`` is {"system", "prompt"} or {"system", "messages"}.
+    if isinstance(prompt.get("prompt"), str):
+        return str(prompt["prompt"])
+    return msg.first_user_text(msg.messages(prompt.get("messages")))
+
+
+def _ai_sdk_output(attrs: Mapping[str, Any]) -> list[msg.Message]:
+    parts: list[dict[str, Any]] = []
+    reasoning = _str(attrs.get("ai.response.reasoning"))
+    if reasoning:
+        parts.append({"type": "reasoning", "content": reasoning})
+    text = _str(attrs.get("ai.response.text"))
+    if text:
+        parts.append({"type": "text", "content": text})
+    calls = msg.loads(attrs.get("ai.response.toolCalls"))
+    for call in calls if isinstance(calls, list) else []:
+        if isinstance(call, dict):
+            arguments = call.get("input", call.get("args"))
+            parts.append(
+                {
+                    "type": "tool_call",
+                    "id": call.get("toolCallId"),
+                    "name": call.get("toolName"),
+                    "arguments": arguments,
+                }
+            )
+    return [{"role": "assistant", "parts": parts}] if parts else []
+
+
 _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
     _openinference,
     _genai,
     _legacy,
+    _ai_sdk,
     _pydantic_ai,
 )
 

@@ -8,9 +8,10 @@ rest go on; so is a trace that gives no step.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from knowledgepulse._util.jsonpath import Loc
 from knowledgepulse.integrations._envelope import ConversionError, ConvertedTrace, TraceOptions
 from knowledgepulse.integrations.otel.build import convert_spans, has_genai
 from knowledgepulse.integrations.otel.spans import (
@@ -25,7 +26,8 @@ from knowledgepulse.records import Problem, Record
 
 _SHAPES = (
     "expected an OTLP JSON object with resourceSpans (as the OTel file exporter writes, one a "
-    "line) or one span as the SDK's ConsoleSpanExporter writes it (with context.trace_id)"
+    "line; Tempo's batches too) or one span as the SDK's ConsoleSpanExporter writes it (with "
+    "context.trace_id)"
 )
 
 
@@ -42,13 +44,28 @@ def convert_records(
     The problems of reading come first, as found; then the traces, in the order their first span
     appears in the file.
     """
+    yield from convert_span_records(records, options, _spans, source="otlp")
+
+
+SpansOf = Callable[[Record], Iterable[tuple[Span | SpanError, Loc]]]
+"""Each span of a record with its path inside it, or a :class:`SpanError` for one unreadable."""
+
+
+def convert_span_records(
+    records: Iterable[Record | Problem], options: TraceOptions, spans_of: SpansOf, *, source: str
+) -> Iterator[ConvertedTrace | Problem]:
+    """The traces of a file of spans in any shape ``spans_of`` reads (OTLP, Jaeger, Langfuse...).
+
+    Every record is read before any trace is converted: the spans of one trace may be spread
+    over the file. A span that cannot be read is reported where it is, and the rest go on.
+    """
     traces: dict[str, list[Span]] = {}
-    first: dict[str, tuple[Record, tuple[str | int, ...]]] = {}
+    first: dict[str, tuple[Record, Loc]] = {}
     for item in records:
         if isinstance(item, Problem):
             yield item
             continue
-        for found, loc in _spans(item):
+        for found, loc in spans_of(item):
             if isinstance(found, SpanError):
                 yield item.problem(found.loc, found.message)
                 continue
@@ -65,7 +82,7 @@ def convert_records(
             )
             continue
         try:
-            yield convert_spans(spans, options)
+            yield convert_spans(spans, options, source=source)
         except ConversionError as error:
             yield record.problem(loc, f"trace {trace_id}: {error}")
         except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
@@ -73,7 +90,7 @@ def convert_records(
             yield record.problem(loc, f"trace {trace_id} could not be converted: {error!r}")
 
 
-def _spans(record: Record) -> Iterator[tuple[Span | SpanError, tuple[str | int, ...]]]:
+def _spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
     value = record.value
     if is_otlp(value):
         for found in otlp_spans(value):

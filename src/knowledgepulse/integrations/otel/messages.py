@@ -72,9 +72,34 @@ def _message(item: Mapping[str, Any]) -> Message:
 
 
 def _part(raw: Any) -> dict[str, Any] | None:
-    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+    if not isinstance(raw, dict):
         return None
+    if not isinstance(raw.get("type"), str):
+        return _gemini_part(raw)
     return dict(raw)
+
+
+def _gemini_part(raw: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A Gemini / Google ADK part: ``text`` (a ``thought``), ``function_call`` or its response."""
+    call = raw.get("function_call", raw.get("functionCall"))
+    if isinstance(call, dict):
+        return {
+            "type": "tool_call",
+            "id": call.get("id"),
+            "name": call.get("name"),
+            "arguments": call.get("args"),
+        }
+    response = raw.get("function_response", raw.get("functionResponse"))
+    if isinstance(response, dict):
+        return {
+            "type": "tool_call_response",
+            "id": response.get("id"),
+            "name": response.get("name"),
+            "response": response.get("response"),
+        }
+    if isinstance(raw.get("text"), str):
+        return {"type": "reasoning" if raw.get("thought") else "text", "content": raw["text"]}
+    return None
 
 
 def _block(raw: Any) -> dict[str, Any] | None:
@@ -101,6 +126,23 @@ def _block(raw: Any) -> dict[str, Any] | None:
             "type": "tool_call_response",
             "id": raw.get("tool_use_id"),
             "response": raw.get("content"),
+        }
+    if kind == "tool-call":  # the Vercel AI SDK (``args`` before v5, ``input`` since)
+        return {
+            "type": "tool_call",
+            "id": raw.get("toolCallId"),
+            "name": raw.get("toolName"),
+            "arguments": raw.get("input", raw.get("args")),
+        }
+    if kind == "tool-result":
+        output = raw.get("output", raw.get("result"))
+        if isinstance(output, dict) and "value" in output and "type" in output:
+            output = output["value"]  # v5 wraps it: {"type": "json" | "text" | ..., "value"}
+        return {
+            "type": "tool_call_response",
+            "id": raw.get("toolCallId"),
+            "name": raw.get("toolName"),
+            "response": output,
         }
     return _part(raw)
 
@@ -131,12 +173,45 @@ def indexed(flat: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
         for index, item in enumerate(nested):
             if isinstance(item, dict):
                 groups.setdefault(index, {}).update(flatten(item))
-    pattern = re.compile(rf"{re.escape(prefix)}\.(\d+)\.(.+)")
+    # An index is a list position: nine digits at most (int() of thousands of them raises).
+    pattern = re.compile(rf"{re.escape(prefix)}\.(\d{{1,9}})\.(.+)")
     for key, item in flat.items():
         match = pattern.fullmatch(key)
         if match:
             groups.setdefault(int(match.group(1)), {})[match.group(2)] = item
     return [groups[index] for index in sorted(groups)]
+
+
+_EVENT_ROLES = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+
+
+def event_messages(value: Any) -> tuple[list[Message], list[Message]]:
+    """The input and output messages of GenAI *events* kept in one attribute (``events``).
+
+    The GenAI conventions before ``gen_ai.input.messages`` recorded messages as events
+    (``gen_ai.user.message``, ``gen_ai.choice``...); Pydantic AI's first instrumentation version
+    keeps them, bodies inlined, as a JSON list in the span's ``events`` attribute.
+    """
+    loaded = loads(value)
+    inputs: list[Message] = []
+    outputs: list[Message] = []
+    for event in loaded if isinstance(loaded, list) else []:
+        if not isinstance(event, dict):
+            continue
+        name = event.get("event.name")
+        if name == "gen_ai.choice" and isinstance(event.get("message"), dict):
+            outputs.append(_message({"role": "assistant", **event["message"]}))
+        elif isinstance(name, str) and name in _EVENT_ROLES:
+            item = {**event, "role": event.get("role") or _EVENT_ROLES[name]}
+            if item["role"] == "tool":
+                item.setdefault("tool_call_id", event.get("id"))
+            inputs.append(_message(item))
+    return inputs, outputs
 
 
 def legacy_messages(flat: Mapping[str, Any], prefix: str) -> list[Message]:
@@ -225,6 +300,10 @@ def input_text(value: Any) -> str | None:
     if isinstance(loaded, str):
         return loaded.strip() or None
     if isinstance(loaded, dict):
+        if "role" in loaded and ("parts" in loaded or "content" in loaded):  # one message
+            text = first_user_text(messages(loaded))
+            if text:
+                return text
         if "messages" in loaded:
             text = first_user_text(messages(loaded["messages"])) or _last_text(loaded["messages"])
             if text:

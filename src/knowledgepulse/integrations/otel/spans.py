@@ -77,12 +77,17 @@ _HEX = re.compile(r"(?:0x)?([0-9a-fA-F]+)")
 _STATUS_ERROR = {2, "2", "ERROR", "STATUS_CODE_ERROR", "StatusCode.ERROR"}
 
 
+_BATCH_KEYS = ("resourceSpans", "resource_spans", "batches")  # Tempo writes OTLP's pre-1.0 name
+
+
+def is_error_code(code: Any) -> bool:
+    """Whether a status code (OTLP's 2, ``STATUS_CODE_ERROR``, the SDK's ``ERROR``...) is ERROR."""
+    return isinstance(code, int | str) and code in _STATUS_ERROR  # a list or object is no code
+
+
 def is_otlp(value: Any) -> bool:
-    """Whether a record is an OTLP ``TracesData`` object (``resourceSpans``)."""
-    return isinstance(value, dict) and (
-        isinstance(value.get("resourceSpans"), list)
-        or isinstance(value.get("resource_spans"), list)
-    )
+    """Whether a record is OTLP ``TracesData`` (``resourceSpans``; Tempo writes ``batches``)."""
+    return isinstance(value, dict) and any(isinstance(value.get(key), list) for key in _BATCH_KEYS)
 
 
 def is_console_span(value: Any) -> bool:
@@ -95,7 +100,7 @@ def is_console_span(value: Any) -> bool:
 
 def otlp_spans(value: Mapping[str, Any]) -> Iterator[tuple[Span, Loc] | SpanError]:
     """Each span of an OTLP ``TracesData`` object with its path, or a :class:`SpanError`."""
-    key = "resourceSpans" if "resourceSpans" in value else "resource_spans"
+    key = next((key for key in _BATCH_KEYS if key in value), "resourceSpans")
     for r, resource_spans in enumerate(_list(value.get(key))):
         where: Loc = (key, r)
         if not isinstance(resource_spans, dict):
@@ -138,10 +143,10 @@ def console_span(value: Mapping[str, Any]) -> Span:
         SpanError: its ids are missing or unreadable.
     """
     context = _dict(value.get("context"))
-    trace_id = _id(context.get("trace_id"), ("context", "trace_id"), 16)
-    span_id = _id(context.get("span_id"), ("context", "span_id"), 8)
+    trace_id = hex_id(context.get("trace_id"), ("context", "trace_id"), 16)
+    span_id = hex_id(context.get("span_id"), ("context", "span_id"), 8)
     parent = value.get("parent_id")
-    parent_id = None if parent in (None, "") else _id(parent, ("parent_id",), 8)
+    parent_id = None if parent in (None, "") else hex_id(parent, ("parent_id",), 8)
     status = _dict(value.get("status"))
     code = status.get("status_code", value.get("status_code"))
     message = status.get("description", value.get("status_message"))
@@ -154,7 +159,7 @@ def console_span(value: Mapping[str, Any]) -> Span:
         SpanEvent(
             str(event.get("name", "")),
             dict(_dict(event.get("attributes"))),
-            _iso_ns(event.get("timestamp")),
+            time_ns(event.get("timestamp")),
         )
         for event in _list(value.get("events"))
         if isinstance(event, dict)
@@ -164,9 +169,9 @@ def console_span(value: Mapping[str, Any]) -> Span:
         span_id=span_id,
         parent_id=parent_id,
         name=str(value.get("name") or ""),
-        start_ns=_iso_ns(value.get("start_time")),
-        end_ns=_iso_ns(value.get("end_time")),
-        error=code in _STATUS_ERROR,
+        start_ns=time_ns(value.get("start_time")),
+        end_ns=time_ns(value.get("end_time")),
+        error=is_error_code(code),
         status_message=message if isinstance(message, str) and message else None,
         attributes=attributes,
         events=events,
@@ -220,13 +225,13 @@ def _otlp_span(raw: Any, resource: Mapping[str, Any], scope: str | None) -> Span
     status = _dict(raw.get("status"))
     message = status.get("message")
     return Span(
-        trace_id=_id(raw.get(trace_key), (trace_key,), 16),
-        span_id=_id(raw.get(span_key), (span_key,), 8),
-        parent_id=None if parent in (None, "") else _id(parent, (parent_key,), 8),
+        trace_id=hex_id(raw.get(trace_key), (trace_key,), 16),
+        span_id=hex_id(raw.get(span_key), (span_key,), 8),
+        parent_id=None if parent in (None, "") else hex_id(parent, (parent_key,), 8),
         name=str(raw.get("name") or ""),
         start_ns=_nanos(_pick(raw, "startTimeUnixNano", "start_time_unix_nano")),
         end_ns=_nanos(_pick(raw, "endTimeUnixNano", "end_time_unix_nano")),
-        error=status.get("code") in _STATUS_ERROR,
+        error=is_error_code(status.get("code")),
         status_message=message if isinstance(message, str) and message else None,
         attributes=_attributes(raw.get("attributes")),
         events=tuple(
@@ -243,7 +248,7 @@ def _otlp_span(raw: Any, resource: Mapping[str, Any], scope: str | None) -> Span
     )
 
 
-def _id(value: Any, loc: Loc, size: int) -> str:
+def hex_id(value: Any, loc: Loc, size: int) -> str:
     """An id as lowercase hex: hex as written (``0x`` too), base64 decoded; other text kept."""
     if not isinstance(value, str) or not value.strip():
         raise SpanError(loc, f"expected a {size * 2}-digit hex id, found {value!r}")
@@ -275,17 +280,48 @@ def _nanos(value: Any) -> int | None:
     return None
 
 
-def _iso_ns(value: Any) -> int | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+def time_ns(value: Any) -> int | None:
+    """A time as nanoseconds since the epoch: ISO 8601 text with a zone, a datetime, or a number.
+
+    A number's unit is told by its size (pandas writes milliseconds, Jaeger microseconds, OTLP
+    nanoseconds): any time after 1973 in one unit is before 1970 + 1,000 years in the next.
+    """
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        if not math.isfinite(value) or value <= 0 or value >= 1e20:
+            return None
+        scale = next((scale for limit, scale in _TIME_UNITS if value >= limit), 1_000_000_000)
+        return int(value * scale)
+    elif isinstance(value, str) and value:
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    else:
         return None
     if moment.tzinfo is None:
         return None
     seconds = int(moment.timestamp())
     return seconds * 1_000_000_000 + moment.microsecond * 1000
+
+
+_TIME_UNITS = ((1e17, 1), (1e14, 1_000), (1e11, 1_000_000))  # from ns, µs, ms; else seconds
+
+
+def dotted(attributes: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested attribute objects under the dotted names OTel gives them: ``{"llm": {"x": 1}}``.
+
+    That is ``{"llm.x": 1}``; lists and other values stay as they are.
+    """
+    found: dict[str, Any] = {}
+    for key, value in attributes.items():
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, dict) and value:
+            found.update(dotted(value, name))
+        else:
+            found[name] = value
+    return found
 
 
 def _attributes(value: Any) -> dict[str, Any]:
