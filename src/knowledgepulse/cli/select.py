@@ -12,13 +12,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, stderr_console, stderr_is_terminal
+from knowledgepulse.cli._rows import parquet_rows, row_output
+from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
 from knowledgepulse.cli._traces import (
     ProblemSink,
     batch_size_for,
@@ -43,10 +45,14 @@ from knowledgepulse.curation import (
     score_corpus,
     select,
 )
+from knowledgepulse.reports.rows import kp_columns
 from knowledgepulse.reports.value import RunTally, annotated_line, dumps, tidy
 from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
+
+if TYPE_CHECKING:  # the converters bring pydantic: loaded for --from only
+    from knowledgepulse.integrations import TraceOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,12 +67,25 @@ class ScoredCorpus:
 
 
 def read_and_score(
-    paths: Sequence[str], scorer: TraceValueScorer, *, keep_problems: bool = False
+    paths: Sequence[str],
+    scorer: TraceValueScorer,
+    *,
+    keep_problems: bool = False,
+    source: str | None = None,
+    options: TraceOptions | None = None,
 ) -> ScoredCorpus:
-    """Read every trace (bad records reported on stderr as they are met), then score them all."""
+    """Read every trace (bad records reported on stderr as they are met), then score them all.
+
+    With ``source`` (``--from``), the files are converted as they are read (dataset rows keep
+    their row, to be written back).
+    """
     sink = ProblemSink(RunTally(scorer.threshold), keep=keep_problems)
     with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
-        traces = list(valid_traces(paths, sink, progress))
+        traces = list(
+            valid_traces(paths, sink, progress)
+            if source is None
+            else converted_traces(paths, source, options, sink)
+        )
     scored = score_corpus(scorer, traces)
     candidates = [
         Candidate(
@@ -129,6 +148,7 @@ def _top_percent(value: str | None) -> float | None:
 @model_options
 @novelty_text_option
 @profiles_file_option
+@source_options(required=False)
 def select_command(
     *,
     paths: tuple[str, ...],
@@ -146,6 +166,10 @@ def select_command(
     device: str,
     novelty_text: str,
     profiles_file: Path | None,
+    source: str | None,
+    domain: str | None,
+    confidence: float | None,
+    **row_columns: str | float | None,
 ) -> int:
     """Select the best traces: score first, then skip near-duplicates, within a budget.
 
@@ -153,8 +177,13 @@ def select_command(
     ranked by score, then id. Walking down the ranking, a trace is rejected when it is below
     --min-score, when its cosine with a selected trace reaches --max-similarity, or when the
     budget is spent. The selected traces are written best first as JSON Lines, each with
-    metadata.quality_score set; --report lists the rejected ones with their reasons.
+    metadata.quality_score set; --report lists the rejected ones with their reasons. Dataset
+    rows (--from) are written back as they were, with kp_ columns added, in the input's form
+    (JSON Lines or Parquet) or -o's.
     """
+    convert_options = trace_options(source, domain, confidence, row_columns)
+    if source is not None:
+        parquet_rows(output, sources(paths))  # Parquet needs -o: refused before reading
     percent = _top_percent(top)
     if budget is not None and percent is not None:
         raise click.UsageError("--budget and --top both set the budget; give one")
@@ -173,7 +202,7 @@ def select_command(
         threshold=DEFAULT_THRESHOLD,
         batch_size=batch_size_for(batch_size, embedder),
     )
-    corpus = read_and_score(paths, scorer)
+    corpus = read_and_score(paths, scorer, source=source, options=convert_options)
     if max_similarity is not None:
         require_vectors(corpus, "--max-similarity")
     if percent is not None:
@@ -189,10 +218,7 @@ def select_command(
         max_similarity=max_similarity,
         per_domain=per_domain,
     )
-    with open_output(output) as stream:
-        for index in selection.selected:
-            traced = corpus.traces[index]
-            stream.write(annotated_line(traced.record.value, corpus.breakdowns[index].score) + "\n")
+    _write_selected(corpus, selection, output, paths)
     if report_path is not None:
         with open_output(report_path) as stream:
             for rejection in selection.rejected:
@@ -201,6 +227,23 @@ def select_command(
         _summary(corpus, selection, budget, min_score), markup=False, highlight=False
     )
     return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
+
+
+def _write_selected(
+    corpus: ScoredCorpus, selection: Selection, output: Path | None, paths: Sequence[str]
+) -> None:
+    """The selected traces best first: dataset rows in their own form, else annotated traces."""
+    if corpus.traces and corpus.traces[0].row is not None:
+        with row_output(output, sources(paths)) as rows:
+            for index in selection.selected:
+                traced = corpus.traces[index]
+                rows.write(traced.row or traced.record, kp_columns(corpus.breakdowns[index]))
+        return
+    with open_output(output) as stream:
+        for index in selection.selected:
+            traced = corpus.traces[index]
+            score = corpus.breakdowns[index].score
+            stream.write(annotated_line(traced.record.value, score) + "\n")
 
 
 def trace_row(corpus: ScoredCorpus, index: int) -> dict[str, Any]:

@@ -8,6 +8,13 @@ SOURCES: dict[str, str] = {
     "openai-agents": "knowledgepulse.integrations.openai_agents",
     "smolagents": "knowledgepulse.integrations.smolagents",
     "pydantic-ai": "knowledgepulse.integrations.pydantic_ai",
+    # Conversation datasets, one row a conversation; hermes first: its tags sit inside
+    # ShareGPT or chat turns.
+    "hermes": "knowledgepulse.integrations.chat.hermes",
+    "anthropic": "knowledgepulse.integrations.chat.anthropic",
+    "openai-responses": "knowledgepulse.integrations.chat.openai_responses",
+    "openai-chat": "knowledgepulse.integrations.chat.openai_chat",
+    "sharegpt": "knowledgepulse.integrations.chat.sharegpt",
 }
 """Each file format ``kp convert --from`` takes, and the module that reads it."""
 
