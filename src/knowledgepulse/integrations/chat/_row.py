@@ -202,7 +202,14 @@ def _convert_row(
     family: Family,
 ) -> ConvertedTrace:
     if columns.messages not in row:
-        raise PathError((), f"the row has no {columns.messages!r} column: {describe_value(row)}")
+        # A row of another shape in the file (a dataset joined from two sources): its own
+        # column, when one holds a conversation.
+        found = messages_column(row, family)
+        if found is None:
+            raise PathError(
+                (), f"the row has no {columns.messages!r} column: {describe_value(row)}"
+            )
+        columns = dataclasses.replace(columns, messages=found)
     messages = conversation(row[columns.messages])
     if messages is None:
         raise PathError(

@@ -7,6 +7,7 @@ an evident error when it says so first: an object with an ``error`` key, or text
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -20,6 +21,13 @@ _ERROR_START = re.compile(
 _TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _TOOL_RESPONSE = re.compile(r"<tool_response>\s*(.*?)\s*(?:</tool_response>|$)", re.DOTALL)
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+_CALL_NAME = re.compile(r"(^\[|\),\s*)([A-Za-z_][\w .\-]*?)\(")
+_MAX_LITERAL = 100_000  # Python literals past this are not parsed (ast is recursive and slow)
+
+
+def one_of(value: Any, names: frozenset[str]) -> bool:
+    """Whether a parsed JSON value is one of ``names`` (a list or an object never is)."""
+    return isinstance(value, str) and value in names
 
 
 def content_text(content: Any, kinds: frozenset[str] = frozenset({"text"})) -> str | None:
@@ -31,7 +39,7 @@ def content_text(content: Any, kinds: frozenset[str] = frozenset({"text"})) -> s
         for part in content:
             if isinstance(part, str):
                 texts.append(part)
-            elif isinstance(part, Mapping) and part.get("type", "text") in kinds:
+            elif isinstance(part, Mapping) and one_of(part.get("type", "text"), kinds):
                 text = part.get("text")
                 if isinstance(text, str):
                     texts.append(text)
@@ -110,8 +118,51 @@ def _json_or_python(body: str) -> Any:
         return orjson.loads(body)
     except orjson.JSONDecodeError:
         pass
-    # Hermes data often writes the call as a Python dict literal (single quotes).
-    try:
-        return orjson.loads(body.replace("'", '"'))
-    except orjson.JSONDecodeError:
+    # Hermes data often writes a call or a response as a Python literal (single quotes, None).
+    if len(body) > _MAX_LITERAL:
         return None
+    try:
+        return ast.literal_eval(body)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return None
+
+
+def python_calls(text: str) -> list[TaggedCall] | None:
+    """``[get_weather(city="Paris"), ...]``, as ToolACE writes calls: the calls, else ``None``."""
+    stripped = text.strip()
+    if not (stripped.startswith("[") and stripped.endswith(")]")) or len(stripped) > _MAX_LITERAL:
+        return None
+    # ToolACE's API names may hold spaces ("Top Songs"): each name is swapped for a placeholder
+    # identifier before Python parses the list.
+    names: list[str] = []
+
+    def placeholder(match: re.Match[str]) -> str:
+        names.append(match.group(2).strip())
+        return f"{match.group(1)}_kp_call_{len(names) - 1}("
+
+    try:
+        tree = ast.parse(_CALL_NAME.sub(placeholder, stripped), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not isinstance(tree.body, ast.List):
+        return None
+    calls = []
+    for node in tree.body.elts:
+        if not isinstance(node, ast.Call) or node.args:
+            return None
+        name = _dotted(node.func)
+        if name is None or not name.startswith("_kp_call_"):
+            return None
+        name = names[int(name.removeprefix("_kp_call_"))]
+        try:
+            arguments = {
+                str(keyword.arg): ast.literal_eval(keyword.value) for keyword in node.keywords
+            }
+        except (ValueError, TypeError, SyntaxError, RecursionError):
+            return None
+        calls.append(TaggedCall(name, arguments))
+    return calls or None
+
+
+def _dotted(node: ast.expr) -> str | None:
+    return node.id if isinstance(node, ast.Name) else None

@@ -16,7 +16,7 @@ from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.integrations._envelope import ConvertedTrace, PathError, TraceOptions
 from knowledgepulse.integrations._steps import StepBuilder
 from knowledgepulse.integrations.chat import _row
-from knowledgepulse.integrations.chat._text import content_text
+from knowledgepulse.integrations.chat._text import content_text, one_of
 from knowledgepulse.records import Problem, Record
 
 CONTENT_HINT = "the rows hold no message text; check --messages-field names the messages column"
@@ -27,10 +27,10 @@ _BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking",
 
 def matches(messages: list[Any]) -> bool:
     """Whether a list is Anthropic messages: user/assistant turns with Anthropic blocks."""
-    if not all(isinstance(m, Mapping) and m.get("role") in ROLES for m in messages):
+    if not all(isinstance(m, Mapping) and one_of(m.get("role"), ROLES) for m in messages):
         return False
     return any(
-        isinstance(block, Mapping) and block.get("type") in _BLOCKS
+        isinstance(block, Mapping) and one_of(block.get("type"), _BLOCKS)
         for message in messages
         if isinstance(message.get("content"), list)
         for block in message["content"]
@@ -51,7 +51,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     )
     answered = False
     for index, message in enumerate(messages):
-        if not isinstance(message, Mapping) or message.get("role") not in ROLES:
+        if not isinstance(message, Mapping) or not one_of(message.get("role"), ROLES):
             raise PathError(
                 (index,),
                 f"not an Anthropic message: {describe_value(message)}; expected "
@@ -80,7 +80,7 @@ def _tell_assistant(
     """Tell an assistant message's blocks; whether its text is the final answer."""
     builder = calls.builder
     final = last and not any(
-        isinstance(block, Mapping) and block.get("type") in _CALLS for block in blocks
+        isinstance(block, Mapping) and one_of(block.get("type"), _CALLS) for block in blocks
     )
     texts = []
     for number, block in enumerate(blocks):
@@ -94,7 +94,7 @@ def _tell_assistant(
                 texts.append(block["text"])
             else:
                 builder.thought(block["text"])
-        elif kind in _CALLS:
+        elif one_of(kind, _CALLS):
             _request(calls, block, (*path, number))
         elif isinstance(kind, str) and kind.endswith("_tool_result"):
             calls.result(None, block.get("content"), call_id=_id(block, "tool_use_id"))

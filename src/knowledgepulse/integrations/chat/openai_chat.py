@@ -20,6 +20,8 @@ from knowledgepulse.integrations.chat import _row
 from knowledgepulse.integrations.chat._text import (
     content_text,
     has_tags,
+    one_of,
+    python_calls,
     split_think,
     tool_calls,
     tool_responses,
@@ -34,10 +36,10 @@ _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_
 
 def matches(messages: list[Any]) -> bool:
     """Whether a list is Chat Completions messages (each a ``role``, no Anthropic blocks)."""
-    if not all(isinstance(m, Mapping) and m.get("role") in ROLES for m in messages):
+    if not all(isinstance(m, Mapping) and one_of(m.get("role"), ROLES) for m in messages):
         return False
     return not any(
-        isinstance(part, Mapping) and part.get("type") in _ANTHROPIC_BLOCKS
+        isinstance(part, Mapping) and one_of(part.get("type"), _ANTHROPIC_BLOCKS)
         for message in messages
         if isinstance(message.get("content"), list)
         for part in message["content"]
@@ -59,7 +61,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     )
     answered = False
     for index, message in enumerate(messages):
-        if not isinstance(message, Mapping) or message.get("role") not in ROLES:
+        if not isinstance(message, Mapping) or not one_of(message.get("role"), ROLES):
             raise PathError((index,), _not_a_message(message))
         role = message["role"]
         text = content_text(message.get("content"), TEXT_KINDS)
@@ -94,6 +96,11 @@ def assistant_text(calls: _row.Calls, text: str) -> tuple[str, bool]:
     thinks, text = split_think(text)
     for think in thinks:
         calls.builder.thought(think)
+    bracketed = python_calls(text) if text.startswith("[") else None
+    if bracketed:
+        for call in bracketed:
+            calls.request(call.name, call.arguments)
+        return "", True
     if not has_tags(text):
         return text, False
     tagged, text = tool_calls(text)
