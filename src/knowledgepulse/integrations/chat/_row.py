@@ -129,7 +129,7 @@ def messages_column(row: Mapping[str, Any], family: Family) -> str | None:
 
 def recognises(value: Any, family: Family) -> bool:
     """Whether a file's first record is a row holding a conversation in the family's shape."""
-    return isinstance(value, Mapping) and messages_column(value, family) is not None
+    return isinstance(value, dict) and messages_column(value, family) is not None
 
 
 def convert_rows(
@@ -142,7 +142,7 @@ def convert_rows(
             yield item
             continue
         row = item.value
-        if not isinstance(row, Mapping):
+        if not isinstance(row, dict):
             yield item.problem((), f"expected a row (a JSON object), found {describe_value(row)}")
             continue
         notes: tuple[str, ...] = ()

@@ -39,7 +39,7 @@ def content_text(content: Any, kinds: frozenset[str] = frozenset({"text"})) -> s
         for part in content:
             if isinstance(part, str):
                 texts.append(part)
-            elif isinstance(part, Mapping) and one_of(part.get("type", "text"), kinds):
+            elif isinstance(part, dict) and one_of(part.get("type", "text"), kinds):
                 text = part.get("text")
                 if isinstance(text, str):
                     texts.append(text)
@@ -49,7 +49,7 @@ def content_text(content: Any, kinds: frozenset[str] = frozenset({"text"})) -> s
 
 def error_text(output: Any) -> str | None:
     """The text of a tool result that says it failed, else ``None``."""
-    if isinstance(output, Mapping):
+    if isinstance(output, dict):
         return _object_error(output)
     if not isinstance(output, str):
         return None
@@ -60,7 +60,7 @@ def error_text(output: Any) -> str | None:
             parsed = orjson.loads(output)
         except orjson.JSONDecodeError:
             return None
-        if isinstance(parsed, Mapping) and _object_error(parsed) is not None:
+        if isinstance(parsed, dict) and _object_error(parsed) is not None:
             return output
     return None
 
@@ -96,7 +96,7 @@ def tool_calls(text: str) -> tuple[list[TaggedCall], str]:
     calls = []
     for body in _TOOL_CALL.findall(text):
         parsed = _json_or_python(body)
-        if isinstance(parsed, Mapping) and isinstance(parsed.get("name"), str):
+        if isinstance(parsed, dict) and isinstance(parsed.get("name"), str):
             calls.append(TaggedCall(parsed["name"], parsed.get("arguments", parsed.get("args"))))
         elif body:
             calls.append(TaggedCall("tool", {"_raw": body}))
@@ -107,7 +107,7 @@ def tool_responses(text: str) -> Iterator[tuple[str | None, Any]]:
     """The ``<tool_response>`` blocks of a turn: the tool's name (when said) and content."""
     for body in _TOOL_RESPONSE.findall(text):
         parsed = _json_or_python(body)
-        if isinstance(parsed, Mapping) and isinstance(parsed.get("name"), str):
+        if isinstance(parsed, dict) and isinstance(parsed.get("name"), str):
             yield parsed["name"], parsed.get("content", parsed)
         else:
             yield None, parsed if parsed is not None else body

@@ -27,10 +27,10 @@ _BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking",
 
 def matches(messages: list[Any]) -> bool:
     """Whether a list is Anthropic messages: user/assistant turns with Anthropic blocks."""
-    if not all(isinstance(m, Mapping) and one_of(m.get("role"), ROLES) for m in messages):
+    if not all(isinstance(m, dict) and one_of(m.get("role"), ROLES) for m in messages):
         return False
     return any(
-        isinstance(block, Mapping) and one_of(block.get("type"), _BLOCKS)
+        isinstance(block, dict) and one_of(block.get("type"), _BLOCKS)
         for message in messages
         if isinstance(message.get("content"), list)
         for block in message["content"]
@@ -42,16 +42,12 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     calls = _row.Calls(builder)
     objective: str | None = None
     last = max(
-        (
-            i
-            for i, m in enumerate(messages)
-            if isinstance(m, Mapping) and m.get("role") == "assistant"
-        ),
+        (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
         default=-1,
     )
     answered = False
     for index, message in enumerate(messages):
-        if not isinstance(message, Mapping) or not one_of(message.get("role"), ROLES):
+        if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
             raise PathError(
                 (index,),
                 f"not an Anthropic message: {describe_value(message)}; expected "
@@ -80,11 +76,11 @@ def _tell_assistant(
     """Tell an assistant message's blocks; whether its text is the final answer."""
     builder = calls.builder
     final = last and not any(
-        isinstance(block, Mapping) and one_of(block.get("type"), _CALLS) for block in blocks
+        isinstance(block, dict) and one_of(block.get("type"), _CALLS) for block in blocks
     )
     texts = []
     for number, block in enumerate(blocks):
-        if not isinstance(block, Mapping):
+        if not isinstance(block, dict):
             continue
         kind = block.get("type")
         if kind == "thinking" and isinstance(block.get("thinking"), str):
@@ -105,7 +101,7 @@ def _tell_assistant(
 
 def _user_block(calls: _row.Calls, block: Any, path: tuple[str | int, ...]) -> str | None:
     """Tell a user block; its text, when it is text."""
-    if not isinstance(block, Mapping):
+    if not isinstance(block, dict):
         return block if isinstance(block, str) else None
     kind = block.get("type")
     if kind == "text":

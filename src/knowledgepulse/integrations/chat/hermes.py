@@ -9,7 +9,7 @@ keeps them) or Chat Completions messages; a ``<tool_call>{"name": ..., "argument
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
@@ -23,7 +23,7 @@ CONTENT_HINT = "the rows hold no turn text; check --messages-field names the con
 
 def _texts(turns: list[Any]) -> Iterator[Any]:
     for turn in turns:
-        if isinstance(turn, Mapping):
+        if isinstance(turn, dict):
             yield turn.get("value", turn.get("content"))
 
 

@@ -36,10 +36,10 @@ _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_
 
 def matches(messages: list[Any]) -> bool:
     """Whether a list is Chat Completions messages (each a ``role``, no Anthropic blocks)."""
-    if not all(isinstance(m, Mapping) and one_of(m.get("role"), ROLES) for m in messages):
+    if not all(isinstance(m, dict) and one_of(m.get("role"), ROLES) for m in messages):
         return False
     return not any(
-        isinstance(part, Mapping) and one_of(part.get("type"), _ANTHROPIC_BLOCKS)
+        isinstance(part, dict) and one_of(part.get("type"), _ANTHROPIC_BLOCKS)
         for message in messages
         if isinstance(message.get("content"), list)
         for part in message["content"]
@@ -55,13 +55,13 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
         (
             index
             for index, message in enumerate(messages)
-            if isinstance(message, Mapping) and message.get("role") == "assistant"
+            if isinstance(message, dict) and message.get("role") == "assistant"
         ),
         default=-1,
     )
     answered = False
     for index, message in enumerate(messages):
-        if not isinstance(message, Mapping) or not one_of(message.get("role"), ROLES):
+        if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
             raise PathError((index,), _not_a_message(message))
         role = message["role"]
         text = content_text(message.get("content"), TEXT_KINDS)
@@ -135,9 +135,9 @@ def _tell_assistant(
         return True
     builder.thought(text)
     for number, call in enumerate(requested):
-        function = call.get("function") if isinstance(call, Mapping) else None
-        name = function.get("name") if isinstance(function, Mapping) else None
-        if not isinstance(function, Mapping) or not isinstance(name, str) or not name:
+        function = call.get("function") if isinstance(call, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(function, dict) or not isinstance(name, str) or not name:
             raise PathError(
                 (*path, "tool_calls", number, "function", "name"),
                 f"expected a tool name, found {describe_value(name)}",
@@ -146,7 +146,7 @@ def _tell_assistant(
         calls.request(
             name, function.get("arguments"), call_id if isinstance(call_id, str) else None
         )
-    if isinstance(legacy, Mapping) and isinstance(legacy.get("name"), str):
+    if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
         calls.request(legacy["name"], legacy.get("arguments"))
     return False
 

@@ -35,7 +35,7 @@ def _kind(item: Mapping[str, Any]) -> str | None:
 
 def matches(items: list[Any]) -> bool:
     """Whether a list is Responses items (typed items, or messages with ``input_text`` parts)."""
-    if not all(isinstance(item, Mapping) and _kind(item) for item in items):
+    if not all(isinstance(item, dict) and _kind(item) for item in items):
         return False
     return any(
         _kind(item) in _TYPED
@@ -50,7 +50,7 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
     calls = _row.Calls(builder)
     objective: str | None = None
     system: str | None = None
-    kinds = [_kind(item) if isinstance(item, Mapping) else None for item in items]
+    kinds = [_kind(item) if isinstance(item, dict) else None for item in items]
     last_call = max((i for i, k in enumerate(kinds) if k and k.endswith("_call")), default=-1)
     answer_at = max(
         (
@@ -62,7 +62,7 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
     )
     for index, item in enumerate(items):
         kind = kinds[index]
-        if not isinstance(item, Mapping) or kind is None:
+        if not isinstance(item, dict) or kind is None:
             raise PathError(
                 (index,), f"not a Responses item: {describe_value(item)}; expected {{type: ...}}"
             )

@@ -15,7 +15,7 @@ a tool call named by the command's first word, and the ``user`` turn after it it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -41,7 +41,7 @@ _COMMAND = re.compile(r"```[^\n`]*\n(.+?)\n?```\s*$", re.DOTALL)
 
 
 def _turn(value: Any) -> tuple[str, Any] | None:
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict):
         return None
     speaker = next((value[k] for k in _SPEAKER_KEYS if isinstance(value.get(k), str)), None)
     if speaker is None:
@@ -135,8 +135,8 @@ def _tell_calls(calls: _row.Calls, value: Any, path: tuple[str | int, ...]) -> N
                 (*path, "value"), "expected a function call as JSON with a name and arguments"
             ) from None
     for call in parsed if isinstance(parsed, list) else [parsed]:
-        name = call.get("name") if isinstance(call, Mapping) else None
-        if not isinstance(call, Mapping) or not isinstance(name, str) or not name:
+        name = call.get("name") if isinstance(call, dict) else None
+        if not isinstance(call, dict) or not isinstance(name, str) or not name:
             raise PathError(
                 (*path, "value"),
                 f"expected a function call with a name, found {describe_value(call)}",
