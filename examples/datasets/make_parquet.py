@@ -31,6 +31,7 @@ def table(rows: list[dict[str, object]]) -> pa.Table:
 
 
 def main() -> None:
+    """Write ``NAME.parquet`` for each ``NAME.jsonl`` here."""
     for source in sorted(HERE.glob("*.jsonl")):
         rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
         pq.write_table(table(rows), source.with_suffix(".parquet"))
