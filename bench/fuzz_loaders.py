@@ -5,8 +5,9 @@
 
 Each input is a seed file (valid traces, eval cases, suites, each ``kp convert --from`` format's
 example, the example datasets as JSON Lines and Parquet) mutated at random: bytes flipped, spans
-cut, repeated or swapped, tokens that have broken readers before spliced in (NaN, ``1e999``, huge integers, lone surrogates, deep brackets, repeated
-keys, a string cut short), records rewritten as a JSON list or pretty-printed, the file gzipped
+cut, repeated or swapped, tokens that have broken readers before spliced in (NaN, ``1e999``, huge
+integers, lone surrogates, deep brackets, repeated keys, a string cut short), records rewritten
+as a JSON list or pretty-printed, the file gzipped
 (sometimes cut short). It is written under the seed's suffix (or another) and read by the loader
 a command uses: ``load_traces`` (``kp score``/``validate``/``select``/``dedupe``), ``iter_cases``
 and ``load_suite`` (``kp eval``), ``convert_file`` for each ``--from`` source. A
