@@ -284,3 +284,20 @@ def test_any_row_gives_a_trace_or_a_located_problem(messages: list[Any]) -> None
     for source in ("openai-chat", "openai-responses", "anthropic", "sharegpt", "hermes"):
         for item in rows_to_traces([{"messages": messages}], source=source):
             assert isinstance(item, ConvertedTrace | Problem)
+
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "datasets"
+
+
+@pytest.mark.parametrize(
+    "stem", ["openai_chat", "openai_responses", "anthropic", "sharegpt", "hermes", "swe_agent"]
+)
+def test_each_example_dataset_reads_the_same_from_json_lines_and_parquet(stem: str) -> None:
+    """An example dataset's Parquet copy (nested columns or JSON text) gives the same traces."""
+    lines, line_problems = converted(EXAMPLES / f"{stem}.jsonl")
+    rows, row_problems = converted(EXAMPLES / f"{stem}.parquet")
+    assert not line_problems
+    assert not row_problems
+    assert [t.trace.id for t in lines] == [t.trace.id for t in rows]
+    assert [t.trace.steps for t in lines] == [t.trace.steps for t in rows]
+    assert [t.trace.task for t in lines] == [t.trace.task for t in rows]

@@ -99,7 +99,10 @@ def _request(
     if not isinstance(name, str) or not name:
         raise PathError((*path, "name"), f"expected a tool name, found {describe_value(name)}")
     call_id = item.get("call_id") or item.get("id")
-    arguments = item.get("arguments", item.get("input", item.get("action")))
+    # Parquet gives every item every key of the column's struct: the first one set.
+    arguments = next(
+        (item[key] for key in ("arguments", "input", "action") if item.get(key) is not None), None
+    )
     calls.request(name, arguments, call_id if isinstance(call_id, str) else None)
     # Hosted and MCP calls carry their own result.
     if kind not in {"function_call", "custom_tool_call"}:

@@ -46,7 +46,8 @@ def _turn(value: Any) -> tuple[str, Any] | None:
     speaker = next((value[k] for k in _SPEAKER_KEYS if isinstance(value.get(k), str)), None)
     if speaker is None:
         return None
-    text = next((value[k] for k in _TEXT_KEYS if k in value), None)
+    # Parquet gives every turn every key of the column's struct: the first one set.
+    text = next((value[k] for k in _TEXT_KEYS if value.get(k) is not None), None)
     return speaker.lower(), text
 
 
