@@ -162,3 +162,26 @@ def test_a_jsonl_row_keeps_its_own_bytes_and_gains_the_columns(
     line = jsonl_row(Record(Location("f", 1, 0), row, raw=raw), columns)
     assert json.loads(line) == {**row, **columns}
     assert line.encode().startswith(raw.rstrip()[:-1])
+
+
+def test_convert_takes_the_row_options_and_says_them(kp: KpRunner) -> None:
+    """--messages-field, --id-field and --success-field with a threshold reach the reader."""
+    run = kp(
+        "convert",
+        "--from",
+        "openai-responses",
+        "--messages-field",
+        "input",
+        "--id-field",
+        "task",
+        "--success-field",
+        "reward",
+        "--success-threshold",
+        "0.95",
+        str(DATA / "openai_responses.jsonl"),
+    )
+    assert run.code == 0, run.err
+    traces = [json.loads(line) for line in run.out.splitlines()]
+    assert [t["id"] for t in traces] == ["kp:trace:order-status", "kp:trace:news"]
+    assert [t["metadata"]["success"] for t in traces] == [False, False]
+    assert "messages from 'input'; id from 'task'" in run.err

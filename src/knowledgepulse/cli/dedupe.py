@@ -45,7 +45,8 @@ from knowledgepulse.value.scorer import TraceValueScorer
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the groups here (JSONL, atomically) instead of stdout.",
+    help="Write the groups here (JSONL, atomically) instead of stdout; dataset rows go as "
+    "JSONL or, for a .parquet name, Parquet.",
 )
 @model_options
 @novelty_text_option

@@ -137,7 +137,8 @@ def _top_percent(value: str | None) -> float | None:
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the selected traces here (JSONL, atomically) instead of stdout.",
+    help="Write the selected traces here (JSONL, atomically) instead of stdout; dataset rows "
+    "go as JSONL or, for a .parquet name, Parquet.",
 )
 @click.option(
     "--report",
