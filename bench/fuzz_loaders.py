@@ -4,9 +4,10 @@
     python bench/fuzz_loaders.py --count 5000 --seed 7
 
 Each input is a seed file (valid traces, eval cases, suites, each ``kp convert --from`` format's
-example) mutated at random: bytes flipped, spans cut, repeated or swapped, tokens that have broken
-readers before spliced in (NaN, ``1e999``, huge integers, lone surrogates, deep brackets, repeated
-keys, a string cut short), records rewritten as a JSON list or pretty-printed, the file gzipped
+example, the example datasets as JSON Lines and Parquet) mutated at random: bytes flipped, spans
+cut, repeated or swapped, tokens that have broken readers before spliced in (NaN, ``1e999``, huge
+integers, lone surrogates, deep brackets, repeated keys, a string cut short), records rewritten
+as a JSON list or pretty-printed, the file gzipped
 (sometimes cut short). It is written under the seed's suffix (or another) and read by the loader
 a command uses: ``load_traces`` (``kp score``/``validate``/``select``/``dedupe``), ``iter_cases``
 and ``load_suite`` (``kp eval``), ``convert_file`` for each ``--from`` source. A
@@ -146,6 +147,19 @@ def seeds() -> list[tuple[str, str, bytes]]:
     for source, path in sorted(sources):
         found.append((f"convert:{source}", path.name, path.read_bytes()))
         found.append(("convert:auto", path.name, path.read_bytes()))
+    datasets = {
+        "openai-chat": "openai_chat",
+        "openai-responses": "openai_responses",
+        "anthropic": "anthropic",
+        "sharegpt": "sharegpt",
+        "hermes": "hermes",
+    }
+    for source, stem in datasets.items():
+        # Parquet bytes mutated: broken footers and pages must stay one located problem.
+        for path in sorted((examples / "datasets").glob(f"{stem}.*")):
+            if path.suffix in (".jsonl", ".parquet"):
+                found.append((f"convert:{source}", path.name, path.read_bytes()))
+                found.append(("convert:auto", path.name, path.read_bytes()))
     return found
 
 
@@ -226,7 +240,7 @@ _EDITS = [
 def _name(name: str, rng: random.Random) -> str:
     roll = rng.random()
     if roll < 0.1:
-        return "input" + rng.choice([".json", ".jsonl", ".yaml", ".txt", ""])
+        return "input" + rng.choice([".json", ".jsonl", ".yaml", ".txt", ".parquet", ""])
     return name
 
 

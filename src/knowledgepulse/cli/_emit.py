@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import IO, Protocol
 
 from knowledgepulse.cli._console import open_output
+from knowledgepulse.cli._rows import row_output
 from knowledgepulse.records import Problem
+from knowledgepulse.reports.rows import RowWriter, jsonl_row, kp_columns
 from knowledgepulse.reports.value import (
     CsvWriter,
     JsonLinesWriter,
@@ -54,7 +56,10 @@ class _AnnotateEmitter:
             stream.write("[")
 
     def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None:
-        line = annotated_line(loaded.record.value, result.breakdown.score)
+        if loaded.row is not None:  # a dataset row: itself, with its kp_ columns
+            line = jsonl_row(loaded.row, kp_columns(result.breakdown))
+        else:
+            line = annotated_line(loaded.record.value, result.breakdown.score)
         if self._as_list:
             line = ("\n  " if self._first else ",\n  ") + line
         else:
@@ -65,6 +70,40 @@ class _AnnotateEmitter:
     def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
         if self._as_list:
             self._stream.write("\n]\n" if not self._first else "]\n")
+
+
+class _RowEmitter:
+    """Writes dataset rows back as Parquet, each with its ``kp_`` columns."""
+
+    def __init__(self, writer: RowWriter) -> None:
+        self._writer = writer
+
+    def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None:
+        self._writer.write(loaded.row or loaded.record, kp_columns(result.breakdown))
+
+    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
+        self._writer.close()
+
+
+@contextmanager
+def emitting(
+    output: Path | None,
+    output_format: str,
+    annotate: bool,
+    collector: TableCollector,
+    *,
+    parquet_rows: Sequence[str] | None = None,
+) -> Iterator[Emitter]:
+    """The emitter for ``kp score``'s output, its stream opened (and closed at the end).
+
+    ``parquet_rows``: the inputs, when ``--annotate`` writes their rows back as Parquet.
+    """
+    if parquet_rows is not None:
+        with row_output(output, parquet_rows) as writer:
+            yield _RowEmitter(writer)
+        return
+    with report_stream(output, output_format) as stream:
+        yield emitter_for(output_format, stream, annotate, collector)
 
 
 def report_stream(

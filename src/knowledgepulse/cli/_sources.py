@@ -8,7 +8,7 @@ Agents SDK spans, smolagents steps, Pydantic AI messages, observability tools' e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -33,13 +33,35 @@ SHAPES = (
     "export ({trace, observations}) or the public API's traces or observations; phoenix: Arize "
     "Phoenix span rows (context.trace_id, attributes.* columns); jaeger: the query API's JSON "
     "({data: [{traceID, spans, processes}]}); otel-js: OTel JS spans (spanContext, HrTime "
-    "times), the Vercel AI SDK's included; Tempo exports are otlp; auto: recognised from the "
-    "first record."
+    "times), the Vercel AI SDK's included; Tempo exports are otlp; dataset rows (JSON Lines, "
+    "JSON or Parquet, one conversation a row): openai-chat (messages with tool_calls), "
+    "openai-responses (items), anthropic (content blocks), sharegpt (conversations of "
+    "from/value), hermes (<tool_call> tags); auto: recognised from the first record."
+)
+
+ROW_OPTIONS = (
+    ("--messages-field", "The column holding each row's conversation [default: guessed]."),
+    (
+        "--id-field",
+        "The column holding each row's id [default: id, uuid... else kp:trace:<file stem>:<row>].",
+    ),
+    ("--task-field", "The column naming the task a row is a run of [default: task_id... guessed]."),
+    (
+        "--success-field",
+        "The column saying whether a run succeeded: a boolean, or a number (a reward) compared "
+        "with --success-threshold [default: success, resolved, reward... guessed; else whether "
+        "the conversation ends in an answer].",
+    ),
+    ("--domain-field", "The column giving each row's task_domain [default: domain... guessed]."),
 )
 
 
-def source_options(*, required: bool) -> Callable[[_Command], _Command]:
-    """``--from``, ``--domain`` and ``--confidence``."""
+def source_options(*, required: bool, task_field: bool = True) -> Callable[[_Command], _Command]:
+    """``--from``, ``--domain``, ``--confidence`` and the row options.
+
+    ``task_field=False`` leaves ``--task-field`` to a command that defines it for every input
+    (``kp select``: a row column with ``--from``, a trace's dotted path without).
+    """
 
     def decorate(command: _Command) -> _Command:
         for option in reversed(
@@ -63,6 +85,17 @@ def source_options(*, required: bool) -> Callable[[_Command], _Command]:
                     help="The outcome confidence of every converted trace [default: the run's "
                     "kp.confidence metadata, else 0.8 on success and 0.2 on failure].",
                 ),
+                *(
+                    click.option(name, help=text)
+                    for name, text in ROW_OPTIONS
+                    if task_field or name != "--task-field"
+                ),
+                click.option(
+                    "--success-threshold",
+                    type=float,
+                    help="A number in the success column at or above it is a success "
+                    "[default: 0.5].",
+                ),
             ]
         ):
             command = option(command)
@@ -72,21 +105,34 @@ def source_options(*, required: bool) -> Callable[[_Command], _Command]:
 
 
 def trace_options(
-    source: str | None, domain: str | None, confidence: float | None
+    source: str | None,
+    domain: str | None,
+    confidence: float | None,
+    rows: Mapping[str, Any] | None = None,
 ) -> TraceOptions | None:
-    """The options for the converted traces (``None`` without ``--from``, which they need)."""
-    if source is None and (domain is not None or confidence is not None):
+    """The options for the converted traces (``None`` without ``--from``, which they need).
+
+    ``rows``: the row options as the command got them (``messages_field``... ``None`` when
+    not given).
+    """
+    given_rows = {key: value for key, value in (rows or {}).items() if value is not None}
+    if source is None and (domain is not None or confidence is not None or given_rows):
         raise click.UsageError(
-            "--domain and --confidence set what a framework's file does not record; they go "
-            "with --from (a ReasoningTrace file already has its domain and confidence)"
+            "--domain and --confidence (and the row options, --messages-field...) say what a "
+            "framework's file or a dataset does not record; they go with --from (a "
+            "ReasoningTrace file already has its domain and confidence)"
         )
     if domain is not None and not domain.strip():
         raise click.UsageError("--domain must not be empty")
     if source is None:
         return None
-    from knowledgepulse.integrations import TraceOptions  # noqa: PLC0415
+    from knowledgepulse.integrations import RowOptions, TraceOptions  # noqa: PLC0415
 
-    return TraceOptions(domain=domain, confidence=confidence)
+    try:
+        row_options = RowOptions(**given_rows)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    return TraceOptions(domain=domain, confidence=confidence, rows=row_options)
 
 
 def converted_traces(
@@ -116,8 +162,11 @@ def converted_traces(
             if warning not in warned:  # the same loss in every trace of a file is said once
                 warned.add(warning)
                 sink(Problem(item.location or Location("-"), "", warning, warning=True))
+        for note in item.notes:  # how a file's rows are read, once per file
+            where = item.location.file if item.location else "-"
+            stderr_console().print(f"{where}: {note}", markup=False, highlight=False)
         document = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
-        yield LoadedTrace(Record(item.location or Location("-"), document), item.trace)
+        yield LoadedTrace(Record(item.location or Location("-"), document), item.trace, item.row)
 
 
 def _say_read(path: str, found: str, count: int) -> None:

@@ -46,9 +46,10 @@ def task_options(command: _Command) -> _Command:
             click.option(
                 "--task-field",
                 metavar="PATH",
-                help="The task each trace is a run of: the value at this dotted path of its "
-                "JSON (metadata.task_id, or any key). Default: inferred (the same objective, or "
-                "novelty vectors within --task-similarity of the task's best run).",
+                help="The task each trace is a run of: with --from, a dataset column; else the "
+                "value at this dotted path of the trace's JSON (metadata.task_id, or any key). "
+                "Default: a dataset's task column when one is found, else inferred (the same "
+                "objective, or novelty vectors within --task-similarity of the task's best run).",
             ),
             click.option(
                 "--task-similarity",

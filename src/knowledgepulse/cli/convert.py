@@ -39,19 +39,20 @@ def convert_command(
     domain: str | None,
     confidence: float | None,
     output: Path | None,
+    **row_columns: str | float | None,
 ) -> int:
     """Convert agent frameworks' files to ReasoningTrace JSON Lines, one trace per run.
 
     The files: OpenTelemetry (OTLP JSON), LangSmith runs, OpenAI Agents SDK spans, smolagents
-    steps, Pydantic AI messages, or an observability tool's export: Langfuse, Arize Phoenix,
-    Jaeger, Tempo, OTel JS spans (see --from). Each file is recognised by its content, and
-    what it was read as is said on stderr.
+    steps, Pydantic AI messages, an observability tool's export (Langfuse, Arize Phoenix,
+    Jaeger, Tempo, OTel JS spans) or datasets of conversation rows (see --from). Each file is
+    recognised by its content, and what it was read as is said on stderr.
 
-    PATH is a JSON or JSON Lines file (.gz too), or - for standard input. A record that cannot
-    be read is reported on stderr as FILE:LINE: message and the others go on; exit code 1 when
-    there was any.
+    PATH is a JSON, JSON Lines (.gz too) or Parquet file, or - for standard input. A record
+    that cannot be read is reported on stderr as FILE:LINE: message and the others go on; exit
+    code 1 when there was any.
     """
-    options = trace_options(source, domain, confidence)
+    options = trace_options(source, domain, confidence, row_columns)
     inputs = sources(paths)
     for path in inputs:
         if path != "-":

@@ -13,6 +13,8 @@ import click
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, stderr_console
+from knowledgepulse.cli._rows import parquet_rows, row_output
+from knowledgepulse.cli._sources import source_options, trace_options
 from knowledgepulse.cli._tasks import print_similarity_histogram, similarity_histogram_option
 from knowledgepulse.cli._traces import (
     batch_size_for,
@@ -20,11 +22,13 @@ from knowledgepulse.cli._traces import (
     model_options,
     novelty_text_option,
     paths_argument,
+    sources,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
-from knowledgepulse.cli.select import read_and_score, require_vectors, trace_row
-from knowledgepulse.curation import dedupe
+from knowledgepulse.cli.select import ScoredCorpus, read_and_score, require_vectors, trace_row
+from knowledgepulse.curation import DuplicateGroup, dedupe
+from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.reports.value import dumps, tidy
 from knowledgepulse.value.scorer import TraceValueScorer
 
@@ -43,11 +47,13 @@ from knowledgepulse.value.scorer import TraceValueScorer
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the groups here (JSONL, atomically) instead of stdout.",
+    help="Write the groups here (JSONL, atomically) instead of stdout; dataset rows go as "
+    "JSONL or, for a .parquet name, Parquet.",
 )
 @model_options
 @novelty_text_option
 @profiles_file_option
+@source_options(required=False)
 def dedupe_command(
     *,
     paths: tuple[str, ...],
@@ -61,12 +67,21 @@ def dedupe_command(
     device: str,
     novelty_text: str,
     profiles_file: Path | None,
+    source: str | None,
+    domain: str | None,
+    confidence: float | None,
+    **row_columns: str | float | None,
 ) -> int:
     """Group near-duplicate traces; each group names the trace it keeps.
 
     One JSON line per group of two or more traces: the representative (highest score, then
-    smallest id) and each member with its cosine to the representative.
+    smallest id) and each member with its cosine to the representative. Dataset rows (--from)
+    are written back instead, every row in input order with its kp_ columns, kp_group (its
+    group's number, or null) and kp_kept (false for a duplicate that would go).
     """
+    convert_options = trace_options(source, domain, confidence, row_columns)
+    if source is not None:
+        parquet_rows(output, sources(paths))  # Parquet needs -o: refused before reading
     if no_embedder:
         raise click.UsageError("kp dedupe compares embeddings; drop --no-embedder")
     if output is not None:
@@ -78,7 +93,7 @@ def dedupe_command(
         profiles=registry_from(profiles_file),
         batch_size=batch_size_for(batch_size, embedder),
     )
-    corpus = read_and_score(paths, scorer)
+    corpus = read_and_score(paths, scorer, source=source, options=convert_options)
     require_vectors(corpus, "kp dedupe")
     if similarity_histogram:
         print_similarity_histogram(corpus.breakdowns)
@@ -87,17 +102,20 @@ def dedupe_command(
         if corpus.vectors is None
         else dedupe(corpus.candidates, corpus.vectors, threshold=threshold)
     )
-    with open_output(output) as stream:
-        for group in groups:
-            row = {
-                "representative": trace_row(corpus, group.representative),
-                "size": 1 + len(group.members),
-                "members": [
-                    {**trace_row(corpus, index), "similarity": similarity}
-                    for index, similarity in group.members
-                ],
-            }
-            stream.write(dumps(tidy(row)) + "\n")
+    if corpus.traces and corpus.traces[0].row is not None:
+        _write_rows(corpus, groups, output, sources(paths))
+    else:
+        with open_output(output) as stream:
+            for group in groups:
+                row = {
+                    "representative": trace_row(corpus, group.representative),
+                    "size": 1 + len(group.members),
+                    "members": [
+                        {**trace_row(corpus, index), "similarity": similarity}
+                        for index, similarity in group.members
+                    ],
+                }
+                stream.write(dumps(tidy(row)) + "\n")
     duplicates = sum(len(g.members) for g in groups)
     count = len(corpus.traces)
     stderr_console().print(
@@ -109,3 +127,22 @@ def dedupe_command(
         highlight=False,
     )
     return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
+
+
+def _write_rows(
+    corpus: ScoredCorpus, groups: list[DuplicateGroup], output: Path | None, inputs: list[str]
+) -> None:
+    """Every row in input order, with its kp_ columns, its group and whether it is kept."""
+    group_of: dict[int, int] = {}
+    dropped: set[int] = set()
+    for number, group in enumerate(groups):
+        group_of[group.representative] = number
+        for index, _ in group.members:
+            group_of[index] = number
+            dropped.add(index)
+    with row_output(output, inputs, SCORE_COLUMNS + DEDUPE_COLUMNS) as rows:
+        for index, traced in enumerate(corpus.traces):
+            columns = kp_columns(corpus.breakdowns[index])
+            columns["kp_group"] = group_of.get(index)
+            columns["kp_kept"] = index not in dropped
+            rows.write(traced.row or traced.record, columns)

@@ -29,8 +29,9 @@ from knowledgepulse.cli._console import (
     stderr_is_terminal,
     stdout_is_terminal,
 )
-from knowledgepulse.cli._emit import emitter_for, report_stream
+from knowledgepulse.cli._emit import emitting
 from knowledgepulse.cli._engine import check_engine_options, engine_options, ray_embedder
+from knowledgepulse.cli._rows import parquet_rows
 from knowledgepulse.cli._scoring import scored_stream, scored_whole
 from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
 from knowledgepulse.cli._traces import (
@@ -87,7 +88,8 @@ if TYPE_CHECKING:
     "--annotate",
     is_flag=True,
     help="Write the traces back with metadata.quality_score filled in (JSONL, or a JSON list "
-    "with --format json).",
+    "with --format json); dataset rows (--from) go back as they were, with kp_ columns added, "
+    "as JSON Lines or Parquet (the input's form, or -o's suffix).",
 )
 @click.option(
     "--cache",
@@ -167,6 +169,7 @@ def score_command(
     source: str | None,
     domain: str | None,
     confidence: float | None,
+    **row_columns: str | float | None,
 ) -> int:
     """Score reasoning traces 0.0-1.0 for how valuable they are to share.
 
@@ -175,7 +178,7 @@ def score_command(
     FILE:LINE: PATH: message and skipped; exit code 1 when there were any. With --from, PATH is
     an agent framework's file (see kp convert), converted as it is read.
     """
-    convert_options = trace_options(source, domain, confidence)
+    convert_options = trace_options(source, domain, confidence, row_columns)
     output_format = output_format or (
         "table" if stdout_is_terminal() and output is None else "jsonl"
     )
@@ -233,6 +236,9 @@ def score_command(
         novelty_text=novelty_text,
     )
 
+    inputs = sources(paths)
+    # Dataset rows annotated go back as Parquet when they came from (or -o names) Parquet.
+    rows_out = inputs if annotate and source is not None and parquet_rows(output, inputs) else None
     tally = RunTally(threshold)
     sink = ProblemSink(tally, keep=output_format in ("json", "html") and not annotate)
     collector = TableCollector()
@@ -250,8 +256,7 @@ def score_command(
             if whole
             else scored_stream(scorer, traces)
         )
-        with report_stream(output, output_format) as stream:
-            writer = emitter_for(output_format, stream, annotate, collector)
+        with emitting(output, output_format, annotate, collector, parquet_rows=rows_out) as writer:
             for loaded, breakdown in scored:
                 result = ScoredTrace(breakdown, loaded.location)
                 tally.threshold = breakdown.threshold

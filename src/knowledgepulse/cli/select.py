@@ -12,13 +12,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, stderr_console, stderr_is_terminal
+from knowledgepulse.cli._rows import parquet_rows, row_output
+from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
 from knowledgepulse.cli._tasks import (
     print_similarity_histogram,
     similarity_histogram_option,
@@ -49,11 +51,16 @@ from knowledgepulse.curation import (
     content_digest,
     score_corpus,
     select,
+    task_at,
 )
+from knowledgepulse.reports.rows import kp_columns
 from knowledgepulse.reports.value import RunTally, annotated_line, dumps, tidy
 from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
+
+if TYPE_CHECKING:  # the converters bring pydantic: loaded for --from only
+    from knowledgepulse.integrations import TraceOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,12 +75,25 @@ class ScoredCorpus:
 
 
 def read_and_score(
-    paths: Sequence[str], scorer: TraceValueScorer, *, keep_problems: bool = False
+    paths: Sequence[str],
+    scorer: TraceValueScorer,
+    *,
+    keep_problems: bool = False,
+    source: str | None = None,
+    options: TraceOptions | None = None,
 ) -> ScoredCorpus:
-    """Read every trace (bad records reported on stderr as they are met), then score them all."""
+    """Read every trace (bad records reported on stderr as they are met), then score them all.
+
+    With ``source`` (``--from``), the files are converted as they are read (dataset rows keep
+    their row, to be written back).
+    """
     sink = ProblemSink(RunTally(scorer.threshold), keep=keep_problems)
     with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
-        traces = list(valid_traces(paths, sink, progress))
+        traces = list(
+            valid_traces(paths, sink, progress)
+            if source is None
+            else converted_traces(paths, source, options, sink)
+        )
     scored = score_corpus(scorer, traces)
     candidates = [
         Candidate(
@@ -128,7 +148,8 @@ def _top_percent(value: str | None) -> float | None:
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the selected traces here (JSONL, atomically) instead of stdout.",
+    help="Write the selected traces here (JSONL, atomically) instead of stdout; dataset rows "
+    "go as JSONL or, for a .parquet name, Parquet.",
 )
 @click.option(
     "--report",
@@ -139,6 +160,7 @@ def _top_percent(value: str | None) -> float | None:
 @model_options
 @novelty_text_option
 @profiles_file_option
+@source_options(required=False, task_field=False)
 def select_command(
     *,
     paths: tuple[str, ...],
@@ -160,6 +182,10 @@ def select_command(
     device: str,
     novelty_text: str,
     profiles_file: Path | None,
+    source: str | None,
+    domain: str | None,
+    confidence: float | None,
+    **row_columns: str | float | None,
 ) -> int:
     """Select the best traces: score first, across tasks, skipping near-duplicates.
 
@@ -170,8 +196,15 @@ def select_command(
     trace reaches --max-similarity, when its task has --per-task picks, or when the budget is
     spent. The selected traces are written as JSON Lines in the order they were picked (every
     task's best before any task's second, so the first N are a selection of N), each with
-    metadata.quality_score set; --report lists the rejected ones with their reasons.
+    metadata.quality_score set; --report lists the rejected ones with their reasons. Dataset
+    rows (--from) are written back as they were, with kp_ columns added, in the input's form
+    (JSON Lines or Parquet) or -o's.
     """
+    if source is not None:  # a dataset's task column becomes each trace's metadata.source.task
+        row_columns = {**row_columns, "task_field": task_field}
+    convert_options = trace_options(source, domain, confidence, row_columns)
+    if source is not None:
+        parquet_rows(output, sources(paths))  # Parquet needs -o: refused before reading
     percent = _top_percent(top)
     if budget is not None and percent is not None:
         raise click.UsageError("--budget and --top both set the budget; give one")
@@ -190,18 +223,19 @@ def select_command(
         threshold=DEFAULT_THRESHOLD,
         batch_size=batch_size_for(batch_size, embedder),
     )
-    corpus = read_and_score(paths, scorer)
+    corpus = read_and_score(paths, scorer, source=source, options=convert_options)
     if max_similarity is not None:
         require_vectors(corpus, "--max-similarity")
     if similarity_histogram:
         print_similarity_histogram(corpus.breakdowns)
+    task_path = _task_path(corpus.traces, task_field, source)
     corpus = replace(
         corpus,
         candidates=with_tasks(
             corpus.candidates,
             corpus.traces,
             corpus.vectors,
-            task_field=task_field,
+            task_field=task_path,
             task_similarity=task_similarity,
         ),
     )
@@ -219,21 +253,35 @@ def select_command(
         per_domain=per_domain,
         per_task=per_task,
     )
-    with open_output(output) as stream:
-        for index in selection.selected:
-            traced = corpus.traces[index]
-            stream.write(annotated_line(traced.record.value, corpus.breakdowns[index].score) + "\n")
+    _write_selected(corpus, selection, output, paths)
     if report_path is not None:
         with open_output(report_path) as stream:
             for rejection in selection.rejected:
                 stream.write(dumps(tidy(_rejection_row(corpus, rejection))) + "\n")
     stderr_console().print(
         _summary(corpus, selection, budget, min_score)
-        + f"; {task_summary(corpus.candidates, selection, task_field)}",
+        + f"; {task_summary(corpus.candidates, selection, task_path)}",
         markup=False,
         highlight=False,
     )
     return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
+
+
+def _write_selected(
+    corpus: ScoredCorpus, selection: Selection, output: Path | None, paths: Sequence[str]
+) -> None:
+    """The selected traces best first: dataset rows in their own form, else annotated traces."""
+    if corpus.traces and corpus.traces[0].row is not None:
+        with row_output(output, sources(paths)) as rows:
+            for index in selection.selected:
+                traced = corpus.traces[index]
+                rows.write(traced.row or traced.record, kp_columns(corpus.breakdowns[index]))
+        return
+    with open_output(output) as stream:
+        for index in selection.selected:
+            traced = corpus.traces[index]
+            score = corpus.breakdowns[index].score
+            stream.write(annotated_line(traced.record.value, score) + "\n")
 
 
 def trace_row(corpus: ScoredCorpus, index: int) -> dict[str, Any]:
@@ -301,3 +349,20 @@ def _summary(
         n = corpus.sink.tally.invalid
         parts.append(f"{counted(n, 'invalid record')} skipped")
     return "; ".join(parts)
+
+
+_ROW_TASK = "metadata.source.task"
+
+
+def _task_path(
+    traces: Sequence[LoadedTrace], task_field: str | None, source: str | None
+) -> str | None:
+    """Where each trace's task is (``None``: inferred).
+
+    With ``--from``, a dataset row's task column, which the converter keeps in
+    ``metadata.source.task``; else ``--task-field``'s dotted path.
+    """
+    if source is not None:
+        found = any(task_at(traced.record.value, _ROW_TASK) is not None for traced in traces)
+        return _ROW_TASK if found else None
+    return task_field

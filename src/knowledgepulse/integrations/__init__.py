@@ -18,6 +18,7 @@ from __future__ import annotations
 # here costs no framework; `kp.integrations.langchain` then works without an import line.
 from knowledgepulse.integrations import (
     capture,
+    chat,
     langchain,
     openai_agents,
     otel,
@@ -32,7 +33,9 @@ from knowledgepulse.integrations._envelope import (
     ConvertedTrace,
     TraceOptions,
 )
+from knowledgepulse.integrations._rows import RowOptions
 from knowledgepulse.integrations._steps import StepBuilder
+from knowledgepulse.integrations.chat import rows_to_traces
 from knowledgepulse.integrations.convert import convert_file, recognise
 from knowledgepulse.integrations.names import SOURCE_CHOICES, SOURCES
 
@@ -46,14 +49,17 @@ __all__ = [
     "ConversionError",
     "ConvertedTrace",
     "OnTrace",
+    "RowOptions",
     "StepBuilder",
     "TraceOptions",
     "capture",
+    "chat",
     "convert_file",
     "langchain",
     "openai_agents",
     "otel",
     "pydantic_ai",
     "recognise",
+    "rows_to_traces",
     "smolagents",
 ]

@@ -16,8 +16,9 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from knowledgepulse.errors import TraceValidationError
+from knowledgepulse.integrations._rows import RowOptions
 from knowledgepulse.integrations._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
-from knowledgepulse.records import Location
+from knowledgepulse.records import Location, Record
 from knowledgepulse.trace import ReasoningTrace, parse_trace
 
 DOMAIN_KEY = "kp.task_domain"
@@ -51,10 +52,12 @@ class TraceOptions:
     Attributes:
         domain: the ``task_domain`` (it selects the weight profile).
         confidence: the outcome's confidence, in [0, 1].
+        rows: which columns of a dataset's rows hold the conversation and its labels.
     """
 
     domain: str | None = None
     confidence: float | None = None
+    rows: RowOptions = RowOptions()  # noqa: RUF009 - frozen, so one shared default is safe
 
     def __post_init__(self) -> None:
         if self.domain is not None and not self.domain:
@@ -75,6 +78,9 @@ class ConvertedTrace:
         has_text: whether the source recorded any message text (not only names and timings).
         warnings: what was lost or guessed, in words.
         location: where in a file the source trace starts, when read from one.
+        row: the dataset row the trace was made from, when it came from one: its other columns
+            travel beside the trace, so the row can be written back with ``kp_`` columns.
+        notes: what the reader decided for the file (the columns it guessed), said once.
     """
 
     trace: ReasoningTrace
@@ -83,6 +89,8 @@ class ConvertedTrace:
     has_text: bool
     warnings: tuple[str, ...] = ()
     location: Location | None = None
+    row: Record | None = None
+    notes: tuple[str, ...] = ()
 
     @property
     def source_format(self) -> str:
@@ -106,6 +114,7 @@ def assemble(
     framework: str | None = None,
     metadata: Mapping[str, Any] | None = None,
     warnings: tuple[str, ...] = (),
+    source_extra: Mapping[str, Any] | None = None,
 ) -> ConvertedTrace:
     """Join the steps and the envelope into a validated trace.
 
@@ -124,6 +133,7 @@ def assemble(
         framework: the framework that ran it.
         metadata: the root's metadata, read for ``kp.task_domain`` and ``kp.confidence``.
         warnings: what the reader lost or guessed.
+        source_extra: more facts about the source kept in ``metadata.source`` (a row's task).
 
     Raises:
         ConversionError: there is not a single step to make a trace of.
@@ -154,6 +164,7 @@ def assemble(
                 "trace_id": source_id,
                 "domain_source": domain_source,
                 "confidence_source": confidence_source,
+                **(source_extra or {}),
             },
         },
         "task": {"objective": bounded(task_objective, MAX_CONTENT_BYTES)},

@@ -70,7 +70,9 @@ def as_input(value: Any) -> dict[str, Any] | None:
             parsed = json.loads(value)
         except ValueError:
             return {"_raw": value} if value else None
-        return _jsonable(parsed) if isinstance(parsed, dict) else {"_raw": value}
+        # Parsed from JSON text, it is JSON already: no second round trip (a dataset's rows
+        # are mostly this case).
+        return parsed if isinstance(parsed, dict) else {"_raw": value}
     return {"_raw": as_text(value)}
 
 

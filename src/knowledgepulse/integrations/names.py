@@ -12,6 +12,13 @@ SOURCES: dict[str, str] = {
     "phoenix": "knowledgepulse.integrations.exports.phoenix",
     "jaeger": "knowledgepulse.integrations.exports.jaeger",
     "otel-js": "knowledgepulse.integrations.exports.otel_js",
+    # Conversation datasets, one row a conversation; hermes first: its tags sit inside
+    # ShareGPT or chat turns.
+    "hermes": "knowledgepulse.integrations.chat.hermes",
+    "anthropic": "knowledgepulse.integrations.chat.anthropic",
+    "openai-responses": "knowledgepulse.integrations.chat.openai_responses",
+    "openai-chat": "knowledgepulse.integrations.chat.openai_chat",
+    "sharegpt": "knowledgepulse.integrations.chat.sharegpt",
 }
 """Each file format ``kp convert --from`` takes, and the module that reads it."""
 

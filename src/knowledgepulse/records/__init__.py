@@ -1,4 +1,4 @@
-"""Reading JSON, JSON Lines and YAML input into records that remember where they came from.
+"""Reading JSON, JSON Lines, YAML and Parquet input into records that remember where they came from.
 
 Every record carries a :class:`Location` (file, line, index) so that a problem found later can be
 reported as ``FILE:LINE: PATH: message``. A part of the input that cannot be parsed becomes a
@@ -32,7 +32,7 @@ __all__ = [
 def read_records(
     source: str | Path,
     *,
-    formats: Iterable[Format] = ("json", "jsonl"),
+    formats: Iterable[Format] = ("json", "jsonl", "parquet"),
     progress: Callable[[int], object] | None = None,
 ) -> Iterator[Record | Problem]:
     """Read every record of a file (or ``-`` for standard input), in order, as it is read.
@@ -40,7 +40,9 @@ def read_records(
     A JSON file holds one document or a list of them; a JSON Lines file one document a line
     (blank lines are skipped); a YAML file one document, a list, or several ``---`` documents.
     An element of a JSON list is located by its index (``FILE[3]``): the streaming parser does
-    not say on which line it starts. The format comes from the suffix (through ``.gz``), and is
+    not say on which line it starts. A Parquet file (``knowledgepulse[parquet]``) gives one
+    record per row, located as ``FILE:ROW``, read a batch at a time. The format comes from the
+    content for Parquet (its ``PAR1`` magic), else from the suffix (through ``.gz``), and is
     sniffed from the first line for standard input and unknown suffixes. ``progress``, when
     given, is called with the number of (decompressed) bytes consumed as reading goes on.
 

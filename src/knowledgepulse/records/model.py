@@ -26,11 +26,14 @@ class Record:
         value: the parsed JSON value.
         lines: for YAML input, the 1-based line of each path inside the record, so a problem deep
             inside can point at its own line.
+        raw: for JSON Lines input, the line's own bytes, so that a row written back keeps its
+            values byte for byte.
     """
 
     location: Location
     value: Any
     lines: Mapping[tuple[str | int, ...], int] = field(default_factory=dict)
+    raw: bytes | None = None
 
     def locate(self, loc: Loc) -> Location:
         """The most precise location known for a path inside this record."""

@@ -1,4 +1,4 @@
-"""The three readers: JSON Lines line by line, a JSON document or list, YAML documents.
+"""The readers: JSON Lines line by line, a JSON document or list, YAML documents, Parquet rows.
 
 A JSON Lines line is parsed by orjson (:mod:`knowledgepulse.records.json_values`); a top-level
 JSON list is streamed element by element by ijson (its C backend), so one element is built at a
@@ -8,19 +8,28 @@ element starts: an element is located by its index (``FILE[3]``); a syntax error
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import re
 from collections.abc import Callable, Iterator
 from itertools import chain
+from typing import BinaryIO
 
 import ijson
 import orjson
 
 from knowledgepulse.errors import InputFileError
-from knowledgepulse.records import json_values
+from knowledgepulse.records import json_values, parquet
 from knowledgepulse.records.model import Location, Problem, Record
-from knowledgepulse.records.source import Format, ReadError, Source, lines, read_all
+from knowledgepulse.records.source import (
+    STDIN_NAME,
+    Format,
+    ReadError,
+    Source,
+    lines,
+    read_all,
+)
 
 Progress = Callable[[int], object]
 
@@ -34,6 +43,12 @@ def read_stream(
         InputFileError: the format is not among ``allowed``.
     """
     fmt = source.suffix_format
+    sniffed = "parquet" in allowed and _starts_parquet(source.stream)
+    if parquet.is_parquet_name(source.name) or sniffed:
+        # By content as well as by name: a Parquet file saved as .jsonl is still read.
+        _check_format(source.name, "parquet", allowed)
+        yield from _read_parquet(source)
+        return
     if fmt is not None:
         _check_format(source.name, fmt, allowed)
         if fmt != "jsonl" or "json" not in allowed:
@@ -82,7 +97,32 @@ def parse_records(text: str, name: str, fmt: Format) -> Iterator[Record | Proble
 def _check_format(name: str, fmt: Format, allowed: tuple[Format, ...]) -> None:
     if fmt not in allowed:
         expected = ", ".join(allowed)
-        raise InputFileError(f"{name}: {fmt.upper()} input is not accepted here (use {expected})")
+        hint = "; a dataset of conversation rows is read with --from" if fmt == "parquet" else ""
+        raise InputFileError(
+            f"{name}: {fmt.upper()} input is not accepted here (use {expected}){hint}"
+        )
+
+
+def _starts_parquet(stream: BinaryIO) -> bool:
+    peek = getattr(stream, "peek", None)
+    try:
+        return peek is not None and bytes(peek(4)[:4]) == parquet.MAGIC
+    except Exception:  # a broken gzip stream: the reader below reports it
+        return False
+
+
+def _read_parquet(source: Source) -> Iterator[Record | Problem]:
+    # pyarrow reads a plain file itself (seeking to the footer); standard input and gzip are
+    # read whole first, since Parquet cannot be read front to back.
+    if source.name != STDIN_NAME and not isinstance(source.stream, gzip.GzipFile):
+        yield from parquet.read_parquet(source.name, source.name)
+        return
+    try:
+        data = read_all(source.stream)
+    except ReadError as failure:
+        yield Problem(Location(source.name), "", str(failure))
+        return
+    yield from parquet.read_parquet(data, source.name)
 
 
 def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
@@ -157,7 +197,7 @@ def _read_jsonl(
                 yield Problem(location, problem.path, problem.message)
                 continue
             yield from _surrogate_warnings(location, lone_surrogates)
-            yield Record(location, value)
+            yield Record(location, value, raw=raw)
     except ReadError as failure:
         yield Problem(Location(name, line_number + 1), "", str(failure))
 

@@ -18,7 +18,7 @@ from typing import BinaryIO, Literal
 
 from knowledgepulse.errors import InputFileError
 
-Format = Literal["json", "jsonl", "yaml"]
+Format = Literal["json", "jsonl", "yaml", "parquet"]
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 BOM = b"\xef\xbb\xbf"

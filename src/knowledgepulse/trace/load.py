@@ -18,10 +18,15 @@ from knowledgepulse.trace.models import ReasoningTrace
 
 @dataclass(frozen=True, slots=True)
 class LoadedTrace:
-    """A valid trace and the record it was read from (kept for ``--annotate``)."""
+    """A valid trace and the record it was read from (kept for ``--annotate``).
+
+    A trace converted from a dataset row keeps the row too: its other columns travel beside
+    the trace, so that the row can be written back in its own form with ``kp_`` columns.
+    """
 
     record: Record
     trace: ReasoningTrace
+    row: Record | None = None
 
     @property
     def location(self) -> Location:

@@ -1,0 +1,157 @@
+"""Dataset rows through ``kp score --annotate``: rows a second and peak memory, by row count.
+
+    python bench/bench_rows.py                      # 100,000 rows
+    python bench/bench_rows.py --rows 100000 1000000
+
+Each size writes a Parquet file of generated OpenAI-chat rows (an id, a reward, and messages
+with a tool call, its result and an answer, a few hundred bytes each, as in tool-use datasets),
+then runs ``kp score --from openai-chat --annotate --no-embedder FILE -o OUT.parquet`` in a
+fresh process and reports its wall time, rows a second and peak resident memory (the child's
+``ru_maxrss``), and its CPU time: on a shared machine rows per CPU second is the figure that
+does not depend on the other processes. The output is checked: as many rows as the input, with
+the ``kp_`` columns.
+Goal (issue 18): under 500 MB peak, at least 5,000 rows a second on 2 cores, at 1M rows.
+
+Measured on the 2-core development machine, shared with other jobs (2026-11, one process):
+100,000 rows 3,113 rows per CPU second, peak 203 MB; 300,000 rows 3,435 (3,350 rows/s wall),
+peak 234 MB; 1,000,000 rows 3,829 rows per CPU second (2,469 rows/s wall under load), peak
+321 MB. Writing row groups of 8,192 rows instead of 1,024 gave 368 MB at 1M rows (3,918 rows
+per CPU second): the pending rows cost more than the larger footer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+TOOLS = ["search", "get_weather", "lookup_order", "run_sql", "read_file", "send_email"]
+TOPICS = ["invoice", "flight", "refund", "report", "schedule", "contract", "weather", "deploy"]
+
+
+def row(number: int, rng: random.Random) -> dict[str, object]:
+    """One generated conversation row: a task, one to three tool calls, an answer."""
+    topic = rng.choice(TOPICS)
+    messages: list[dict[str, object]] = [
+        {"role": "system", "content": "You are a helpful assistant.", "tool_calls": None},
+        {
+            "role": "user",
+            "content": f"Please handle the {topic} #{number} for customer {rng.randrange(10**6)}.",
+            "tool_calls": None,
+        },
+    ]
+    for call in range(rng.randint(1, 3)):
+        name = rng.choice(TOOLS)
+        call_id = f"call_{number}_{call}"
+        arguments = json.dumps({"id": number, "topic": topic, "page": call})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": f"Step {call}: using {name}.",
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": arguments},
+                    }
+                ],
+            }
+        )
+        result = (
+            "Error: timeout"
+            if rng.random() < 0.1
+            else json.dumps({"ok": True, "items": rng.randrange(100)})
+        )
+        messages.append(
+            {"role": "tool", "content": result, "tool_call_id": call_id, "tool_calls": None}
+        )
+    messages.append(
+        {"role": "assistant", "content": f"The {topic} #{number} is done.", "tool_calls": None}
+    )
+    return {"id": f"row-{number}", "reward": round(rng.random(), 3), "messages": messages}
+
+
+def write_rows(path: Path, count: int, seed: int = 0) -> None:
+    """``count`` generated rows as Parquet, written a batch at a time."""
+    rng = random.Random(seed)
+    writer = None
+    batch = 10_000
+    for start in range(0, count, batch):
+        table = pa.Table.from_pylist([row(n, rng) for n in range(start, min(count, start + batch))])
+        if writer is None:
+            writer = pq.ParquetWriter(path, table.schema)
+        writer.write_table(table.cast(writer.schema))
+    if writer is not None:
+        writer.close()
+
+
+def measure(count: int, scratch: Path) -> dict[str, float]:
+    """Score ``count`` rows in a fresh ``kp`` process; its time and peak memory."""
+    source = scratch / f"rows-{count}.parquet"
+    out = scratch / f"scored-{count}.parquet"
+    write_rows(source, count)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before, cpu_before = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
+    began = time.perf_counter()
+    command = [
+        sys.executable,
+        "-m",
+        "knowledgepulse.cli.main",
+        "score",
+        "--from",
+        "openai-chat",
+        "--annotate",
+        "--no-embedder",
+        str(source),
+        "-o",
+        str(out),
+    ]
+    subprocess.run(
+        command, check=True, stderr=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "100"}
+    )
+    elapsed = time.perf_counter() - began
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peak_kb, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime - cpu_before
+    written = pq.ParquetFile(out)
+    assert written.metadata.num_rows == count, written.metadata.num_rows
+    assert "kp_score" in written.schema_arrow.names
+    return {
+        "rows": count,
+        "seconds": elapsed,
+        "rows_per_s": count / elapsed,
+        "cpu_seconds": cpu,
+        "rows_per_cpu_s": count / cpu,
+        # ru_maxrss of children is the largest child so far: sizes run in increasing order.
+        "peak_mb": max(peak_kb, before) / 1024,
+        "input_mb": source.stat().st_size / 2**20,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[100_000])
+    args = parser.parse_args()
+    print(f"cores available: {len(os.sched_getaffinity(0))}")
+    with tempfile.TemporaryDirectory() as scratch:
+        for count in sorted(args.rows):
+            found = measure(count, Path(scratch))
+            print(
+                f"{found['rows']:>9,} rows ({found['input_mb']:.0f} MB Parquet): "
+                f"{found['seconds']:.1f} s, {found['rows_per_s']:,.0f} rows/s; "
+                f"{found['cpu_seconds']:.1f} CPU s, {found['rows_per_cpu_s']:,.0f} rows per CPU "
+                f"second; peak {found['peak_mb']:.0f} MB"
+            )
+
+
+if __name__ == "__main__":
+    main()

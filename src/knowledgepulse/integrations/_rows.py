@@ -1,0 +1,41 @@
+"""What a user says about the columns of a dataset's rows (``--messages-field`` and the rest).
+
+Kept apart from the readers that use it, so that :class:`TraceOptions` can carry it without
+importing them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+DEFAULT_SUCCESS_THRESHOLD = 0.5
+"""A number in the success column counts as success from this value up, unless told."""
+
+
+@dataclass(frozen=True, slots=True)
+class RowOptions:
+    """The columns of a row that hold its conversation and its labels (``None``: guessed).
+
+    Attributes:
+        messages_field: the column holding the conversation (a list, or a JSON string of one).
+        id_field: the column holding the row's id; without one the id is
+            ``kp:trace:<file stem>:<row>``.
+        task_field: the column naming the task the row is a run of (kept in
+            ``metadata.source.task``).
+        success_field: the column saying whether the run succeeded: a boolean, or a number
+            (a reward) compared with ``success_threshold``.
+        success_threshold: a number in the success column at or above it is a success.
+        domain_field: the column giving the trace's ``task_domain``.
+    """
+
+    messages_field: str | None = None
+    id_field: str | None = None
+    task_field: str | None = None
+    success_field: str | None = None
+    success_threshold: float | None = None
+    domain_field: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.success_threshold is not None and not math.isfinite(self.success_threshold):
+            raise ValueError("success_threshold must be a finite number")

@@ -1,0 +1,168 @@
+"""Text inside messages: content parts, tool results that say they failed, Hermes tags.
+
+Chat formats have no error flag on a tool result (Anthropic's ``is_error`` aside), so a result is
+an evident error when it says so first: an object with an ``error`` key, or text that starts with
+``Error``, ``Exception`` or a Python traceback (as tool runners write them).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+_ERROR_START = re.compile(
+    r"^\s*(?:error\b|exception\b|traceback \(most recent call last\)|\w*error:)", re.IGNORECASE
+)
+_TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_TOOL_RESPONSE = re.compile(r"<tool_response>\s*(.*?)\s*(?:</tool_response>|$)", re.DOTALL)
+_THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+_CALL_NAME = re.compile(r"(^\[|\),\s*)([A-Za-z_][\w .\-]*?)\(")
+_MAX_LITERAL = 100_000  # Python literals past this are not parsed (ast is recursive and slow)
+
+
+def one_of(value: Any, names: frozenset[str]) -> bool:
+    """Whether a parsed JSON value is one of ``names`` (a list or an object never is)."""
+    return isinstance(value, str) and value in names
+
+
+def content_text(content: Any, kinds: frozenset[str] = frozenset({"text"})) -> str | None:
+    """A message's text: a string, or the text of its parts of the given ``type`` s."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict) and one_of(part.get("type", "text"), kinds):
+                text = part.get("text")
+                if isinstance(text, str):
+                    texts.append(text)
+        return "\n".join(texts) or None
+    return None
+
+
+def error_text(output: Any) -> str | None:
+    """The text of a tool result that says it failed, else ``None``."""
+    if isinstance(output, dict):
+        return _object_error(output)
+    if not isinstance(output, str):
+        return None
+    if _ERROR_START.match(output):
+        return output
+    if output.lstrip().startswith("{"):
+        try:
+            parsed = orjson.loads(output)
+        except orjson.JSONDecodeError:
+            return None
+        if isinstance(parsed, dict) and _object_error(parsed) is not None:
+            return output
+    return None
+
+
+def _object_error(value: Mapping[str, Any]) -> str | None:
+    error = value.get("error")
+    if error in (None, False, "", {}, []):
+        return None
+    return error if isinstance(error, str) else orjson.dumps(value).decode()
+
+
+@dataclass(frozen=True, slots=True)
+class TaggedCall:
+    """A ``<tool_call>`` in assistant text: a name and its arguments."""
+
+    name: str
+    arguments: Any
+
+
+def has_tags(text: Any) -> bool:
+    """Whether text holds Hermes ``<tool_call>`` or ``<tool_response>`` tags."""
+    return isinstance(text, str) and ("<tool_call>" in text or "<tool_response>" in text)
+
+
+def split_think(text: str) -> tuple[list[str], str]:
+    """``<think>`` blocks (reasoning) and the text left outside them."""
+    thoughts = [block.strip() for block in _THINK.findall(text) if block.strip()]
+    return thoughts, _THINK.sub("", text)
+
+
+def tool_calls(text: str) -> tuple[list[TaggedCall], str]:
+    """The ``<tool_call>`` blocks of assistant text, and the text outside them."""
+    calls = []
+    for body in _TOOL_CALL.findall(text):
+        parsed = _json_or_python(body)
+        if isinstance(parsed, dict) and isinstance(parsed.get("name"), str):
+            calls.append(TaggedCall(parsed["name"], parsed.get("arguments", parsed.get("args"))))
+        elif body:
+            calls.append(TaggedCall("tool", {"_raw": body}))
+    return calls, _TOOL_CALL.sub("", text).strip()
+
+
+def tool_responses(text: str) -> Iterator[tuple[str | None, Any]]:
+    """The ``<tool_response>`` blocks of a turn: the tool's name (when said) and content."""
+    for body in _TOOL_RESPONSE.findall(text):
+        parsed = _json_or_python(body)
+        if isinstance(parsed, dict) and isinstance(parsed.get("name"), str):
+            yield parsed["name"], parsed.get("content", parsed)
+        else:
+            yield None, parsed if parsed is not None else body
+
+
+def _json_or_python(body: str) -> Any:
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        pass
+    # Hermes data often writes a call or a response as a Python literal (single quotes, None).
+    if len(body) > _MAX_LITERAL:
+        return None
+    try:
+        return ast.literal_eval(body)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return None
+
+
+def python_calls(text: str) -> list[TaggedCall] | None:
+    """``[get_weather(city="Paris"), ...]``, as ToolACE writes calls: the calls, else ``None``."""
+    stripped = text.strip()
+    if not (stripped.startswith("[") and stripped.endswith(")]")) or len(stripped) > _MAX_LITERAL:
+        return None
+    # ToolACE's API names may hold spaces ("Top Songs"): each name is swapped for a placeholder
+    # identifier before Python parses the list.
+    names: list[str] = []
+
+    def placeholder(match: re.Match[str]) -> str:
+        names.append(match.group(2).strip())
+        return f"{match.group(1)}_kp_call_{len(names) - 1}("
+
+    try:
+        tree = ast.parse(_CALL_NAME.sub(placeholder, stripped), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not isinstance(tree.body, ast.List):
+        return None
+    calls = []
+    for node in tree.body.elts:
+        if not isinstance(node, ast.Call) or node.args:
+            return None
+        name = _dotted(node.func)
+        if name is None or not name.startswith("_kp_call_"):
+            return None
+        name = names[int(name.removeprefix("_kp_call_"))]
+        try:
+            arguments = {
+                str(keyword.arg): ast.literal_eval(keyword.value) for keyword in node.keywords
+            }
+        except (ValueError, TypeError, SyntaxError, RecursionError):
+            return None
+        calls.append(TaggedCall(name, arguments))
+    return calls or None
+
+
+def _dotted(node: ast.expr) -> str | None:
+    return node.id if isinstance(node, ast.Name) else None

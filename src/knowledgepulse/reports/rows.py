@@ -1,0 +1,221 @@
+"""Dataset rows written back in their own form, each with its ``kp_`` columns added.
+
+A curated subset goes straight to a trainer: every original column is kept as it was, and the
+``kp_`` columns follow. A JSON Lines row is its own line's bytes with the new keys spliced in
+before the closing brace, so every original value is byte-identical (a row that already has a
+``kp_`` key, from an earlier run, is dumped again with the new values instead). Parquet is
+written a batch of :data:`BATCH_ROWS` rows at a time (memory flat in the number of rows), with
+the input file's own schema followed by the ``kp_`` columns; pyarrow is imported for Parquet
+only.
+"""
+
+from __future__ import annotations
+
+import base64
+import decimal
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, Literal
+
+import orjson
+
+from knowledgepulse.errors import OutputError
+from knowledgepulse.records import Record
+from knowledgepulse.value.breakdown import ValueBreakdown
+
+RowFormat = Literal["jsonl", "parquet"]
+BATCH_ROWS = 1024
+
+SCORE_COLUMNS = (
+    "kp_score",
+    "kp_shareable",
+    "kp_complexity",
+    "kp_novelty",
+    "kp_tool_diversity",
+    "kp_outcome_confidence",
+    "kp_nearest",
+)
+"""The columns every scored row gets, in this order."""
+DEDUPE_COLUMNS = ("kp_group", "kp_kept")
+"""The columns ``kp dedupe`` adds: the row's near-duplicate group, and whether it is kept."""
+
+_TYPES = {
+    "kp_score": "float64",
+    "kp_shareable": "bool",
+    "kp_complexity": "float64",
+    "kp_novelty": "float64",
+    "kp_tool_diversity": "float64",
+    "kp_outcome_confidence": "float64",
+    "kp_nearest": "string",
+    "kp_group": "int64",
+    "kp_kept": "bool",
+}
+
+
+def kp_columns(breakdown: ValueBreakdown) -> dict[str, Any]:
+    """The ``kp_`` columns of a scored row."""
+    dimensions = breakdown.dimensions
+    return {
+        "kp_score": round(breakdown.score, 4),
+        "kp_shareable": breakdown.shareable,
+        "kp_complexity": round(dimensions.complexity, 4),
+        "kp_novelty": round(dimensions.novelty, 4),
+        "kp_tool_diversity": round(dimensions.tool_diversity, 4),
+        "kp_outcome_confidence": round(dimensions.outcome_confidence, 4),
+        "kp_nearest": breakdown.novelty.nearest_id,
+    }
+
+
+def row_format(output: Path | None, inputs: Sequence[str]) -> RowFormat:
+    """The form rows go out in: ``-o``'s suffix, else the first input's (Parquet or JSONL)."""
+    if output is not None:
+        suffix = output.suffix.lower()
+        if suffix in (".parquet", ".pq"):
+            return "parquet"
+        if suffix in (".jsonl", ".ndjson", ".json", ".gz"):
+            return "jsonl"
+    if inputs and _is_parquet(inputs[0]):
+        return "parquet"
+    return "jsonl"
+
+
+def _is_parquet(name: str) -> bool:
+    try:
+        with Path(name).open("rb") as file:
+            return file.read(4) == b"PAR1"
+    except OSError:
+        return False
+
+
+def jsonl_row(row: Record, columns: Mapping[str, Any]) -> str:
+    """A row as one JSON line with ``columns`` added; its own bytes kept when it has them."""
+    value = row.value
+    raw = row.raw.rstrip() if row.raw is not None else None
+    if raw is not None and raw.endswith(b"}") and not any(key in value for key in columns):
+        added = orjson.dumps(dict(columns), default=_json_default)[1:-1]
+        joiner = b"," if value else b""
+        return (raw[:-1] + joiner + added + b"}").decode("utf-8", "surrogateescape")
+    merged = {**value, **columns}
+    return orjson.dumps(merged, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def _json_default(value: Any) -> Any:
+    # What a Parquet row may hold and JSON has no word for.
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    return str(value)
+
+
+class ParquetRows:
+    """Writes rows to a Parquet stream, a batch at a time, with the ``kp_`` columns appended.
+
+    The schema is the first row's input file's, when that is a Parquet file, else the one
+    pyarrow infers from the first batch; the ``kp_`` columns follow it (replacing any of the
+    same name).
+    """
+
+    def __init__(self, stream: IO[bytes], added: tuple[str, ...]) -> None:
+        from knowledgepulse.records.parquet import import_pyarrow_parquet  # noqa: PLC0415 - heavy
+
+        self._pq = import_pyarrow_parquet()
+        import pyarrow  # noqa: PLC0415 - installed with pyarrow.parquet, checked above
+
+        self._pa = pyarrow
+        self._stream = stream
+        self._added = added
+        self._pending: list[dict[str, Any]] = []
+        self._schema: Any = None
+        self._writer: Any = None
+
+    def write(self, row: Record, columns: Mapping[str, Any]) -> None:
+        """Add one row; a full batch is written out."""
+        if self._schema is None:
+            self._schema = self._input_schema(row.location.file)
+        self._pending.append({**row.value, **columns})
+        if len(self._pending) >= BATCH_ROWS:
+            self._flush()
+
+    def _input_schema(self, name: str) -> Any:
+        try:
+            return self._pq.read_schema(name) if _is_parquet(name) else False
+        except (OSError, ValueError):
+            return False
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        pa = self._pa
+        try:
+            if self._writer is None:
+                self._open()
+            table = pa.Table.from_pylist(self._pending, schema=self._schema)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as error:
+            raise OutputError(
+                f"the rows do not fit one Parquet schema ({error}); write JSON Lines instead "
+                "(-o FILE.jsonl)"
+            ) from None
+        self._writer.write_table(table)
+        self._pending.clear()
+
+    def _open(self) -> None:
+        pa = self._pa
+        # Rows from JSON: the columns of every row of the first batch, not the first's only.
+        base = self._schema or pa.Table.from_struct_array(pa.array(self._pending)).schema
+        kept = [field for field in base if field.name not in self._added]
+        added = [pa.field(name, _TYPES[name]) for name in self._added]
+        self._schema = pa.schema(kept + added, metadata=base.metadata)
+        self._writer = self._pq.ParquetWriter(self._stream, self._schema)
+
+    def close(self) -> None:
+        """Write what is left and the file's footer."""
+        self._flush()
+        if self._writer is not None:
+            self._writer.close()
+        elif self._schema is not None or not self._pending:
+            # No row at all: an empty file with the kp_ columns alone.
+            pa = self._pa
+            schema = pa.schema([pa.field(name, _TYPES[name]) for name in self._added])
+            self._pq.ParquetWriter(self._stream, schema).close()
+
+
+class RowWriter:
+    """Rows out, in JSON Lines (a text stream) or Parquet (a binary stream)."""
+
+    def __init__(
+        self,
+        fmt: RowFormat,
+        stream: IO[str] | IO[bytes],
+        added: tuple[str, ...] = SCORE_COLUMNS,
+    ) -> None:
+        self.format = fmt
+        self._text: IO[str] | None = stream if fmt == "jsonl" else None  # type: ignore[assignment]
+        self._parquet = ParquetRows(stream, added) if fmt == "parquet" else None  # type: ignore[arg-type]
+
+    def write(self, row: Record, columns: Mapping[str, Any]) -> None:
+        """Write one row with its ``kp_`` columns."""
+        if self._parquet is not None:
+            self._parquet.write(row, columns)
+        elif self._text is not None:
+            self._text.write(jsonl_row(row, columns) + "\n")
+
+    def close(self) -> None:
+        """Finish the output (Parquet's footer)."""
+        if self._parquet is not None:
+            self._parquet.close()
+
+    def __enter__(self) -> RowWriter:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if kind is None:
+            self.close()

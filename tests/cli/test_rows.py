@@ -1,0 +1,198 @@
+"""Dataset rows back in their own form: original columns unchanged, ``kp_`` columns added."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.records import Location, Record
+from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, jsonl_row
+from knowledgepulse.testing import HashingEmbedder
+from tests.cli.conftest import KpRunner
+
+DATA = Path(__file__).parents[1] / "integrations" / "data" / "chat"
+
+
+@pytest.fixture(autouse=True)
+def hashing_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands embed with the fast fake instead of MiniLM."""
+    monkeypatch.setattr(
+        "knowledgepulse.novelty.shared_embedder", lambda *_, **__: HashingEmbedder(), raising=True
+    )
+
+
+def original_lines(path: Path) -> dict[str, str]:
+    return {json.loads(line)["trajectory_id"]: line for line in path.read_text().splitlines()}
+
+
+def test_select_writes_the_original_jsonl_rows_byte_for_byte_with_kp_columns(
+    kp: KpRunner,
+) -> None:
+    """Each selected line is its input line with the kp_ keys spliced in before the brace."""
+    source = DATA / "openai_chat.jsonl"
+    run = kp("select", "--from", "auto", "--no-embedder", str(source))
+    assert run.code == 0, run.err
+    assert "read as openai-chat rows" in run.err
+    originals = original_lines(source)
+    lines = run.out.splitlines()
+    assert len(lines) == 3
+    for line in lines:
+        row = json.loads(line)
+        original = originals[row["trajectory_id"]]
+        assert line.startswith(original[:-1] + ",")
+        assert list(row)[-len(SCORE_COLUMNS) :] == list(SCORE_COLUMNS)
+        assert 0.0 <= row["kp_score"] <= 1.0
+
+
+def test_select_to_parquet_keeps_the_schema_and_adds_the_kp_columns(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A Parquet input selected into Parquet: the same columns, equal values, then kp_ ones."""
+    rows = [json.loads(line) for line in (DATA / "openai_chat.jsonl").read_text().splitlines()]
+    table = pa.Table.from_pylist(rows)
+    source = tmp_path / "rows.parquet"
+    pq.write_table(table, source)
+    out = tmp_path / "picked.parquet"
+    run = kp("select", "--from", "openai-chat", "--budget", "2", str(source), "-o", str(out))
+    assert run.code == 0, run.err
+    written = pq.read_table(out)
+    assert written.schema.names == table.schema.names + list(SCORE_COLUMNS)
+    for name in table.schema.names:
+        assert written.schema.field(name) == table.schema.field(name)
+    by_id = {row["trajectory_id"]: row for row in table.to_pylist()}
+    for row in written.to_pylist():
+        assert {k: row[k] for k in table.schema.names} == by_id[row["trajectory_id"]]
+    assert written.num_rows == 2
+
+
+def test_score_annotate_on_parquet_writes_every_row_back(kp: KpRunner, tmp_path: Path) -> None:
+    """``kp score --annotate`` on Parquet rows writes Parquet, row for row, in input order.
+
+    Anthropic content is text or blocks, which one Parquet type cannot hold: such datasets keep
+    the messages as a JSON string column, read as the nested values.
+    """
+    rows = [json.loads(line) for line in (DATA / "anthropic.jsonl").read_text().splitlines()]
+    rows = [{**row, "messages": json.dumps(row["messages"])} for row in rows]
+    source = tmp_path / "rows.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), source)
+    out = tmp_path / "scored.parquet"
+    run = kp("score", "--from", "auto", "--annotate", "--no-embedder", str(source), "-o", str(out))
+    assert run.code == 0, run.err
+    written = pq.read_table(out).to_pylist()
+    assert [row["id"] for row in written] == ["msg-run-1", "msg-run-2"]
+    assert [row["messages"] for row in written] == [row["messages"] for row in rows]
+    assert all(set(SCORE_COLUMNS) <= set(row) for row in written)
+
+
+def test_parquet_rows_to_standard_output_are_refused_before_reading(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Parquet needs a file: without -o the command says so and exits 2."""
+    source = tmp_path / "rows.parquet"
+    pq.write_table(pa.Table.from_pylist([{"messages": [{"role": "user", "content": "x"}]}]), source)
+    run = kp("select", "--from", "auto", "--no-embedder", str(source))
+    assert run.code == 2
+    assert "-o FILE.parquet" in run.err
+
+
+def test_dedupe_on_rows_marks_every_row_with_its_group_and_whether_it_is_kept(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Two runs with the same text are one group; the kept one and the dropped one say so."""
+    source = tmp_path / "rows.jsonl"
+    row = {
+        "messages": [
+            {"role": "user", "content": "sum 2 and 2"},
+            {"role": "assistant", "content": "4"},
+        ]
+    }
+    other = {
+        "messages": [
+            {"role": "user", "content": "plan a trip to Oslo in May"},
+            {"role": "assistant", "content": "Fly on the 3rd."},
+        ]
+    }
+    source.write_text("\n".join(json.dumps(r) for r in (row, row, other)) + "\n")
+    run = kp("dedupe", "--from", "openai-chat", str(source))
+    assert run.code == 0, run.err
+    written = [json.loads(line) for line in run.out.splitlines()]
+    assert len(written) == 3
+    assert all(set(SCORE_COLUMNS + DEDUPE_COLUMNS) <= set(r) for r in written)
+    assert [r["kp_group"] for r in written] == [0, 0, None]
+    assert sorted(r["kp_kept"] for r in written[:2]) == [False, True]
+    assert written[2]["kp_kept"] is True
+
+
+def test_row_options_without_from_are_a_usage_error(kp: KpRunner) -> None:
+    """--messages-field says how to read a dataset: it needs --from."""
+    run = kp("select", "--messages-field", "x", str(DATA / "anthropic.jsonl"))
+    assert run.code == 2
+    assert "--from" in run.err
+
+
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=80, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.dictionaries(
+        st.text(max_size=6).filter(lambda k: not k.startswith("kp_")), _values, max_size=5
+    ),
+    st.sampled_from(["", " ", "  "]),
+)
+def test_a_jsonl_row_keeps_its_own_bytes_and_gains_the_columns(
+    row: dict[str, Any], pad: str
+) -> None:
+    """The written line parses to the row plus the columns, and begins with the row's bytes."""
+    raw = (json.dumps(row, separators=(",", pad + ":" + pad)) + pad).encode()
+    columns = {"kp_score": 0.5, "kp_nearest": None}
+    line = jsonl_row(Record(Location("f", 1, 0), row, raw=raw), columns)
+    assert json.loads(line) == {**row, **columns}
+    assert line.encode().startswith(raw.rstrip()[:-1])
+
+
+def test_convert_takes_the_row_options_and_says_them(kp: KpRunner) -> None:
+    """--messages-field, --id-field and --success-field with a threshold reach the reader."""
+    run = kp(
+        "convert",
+        "--from",
+        "openai-responses",
+        "--messages-field",
+        "input",
+        "--id-field",
+        "task",
+        "--success-field",
+        "reward",
+        "--success-threshold",
+        "0.95",
+        str(DATA / "openai_responses.jsonl"),
+    )
+    assert run.code == 0, run.err
+    traces = [json.loads(line) for line in run.out.splitlines()]
+    assert [t["id"] for t in traces] == ["kp:trace:order-status", "kp:trace:news"]
+    assert [t["metadata"]["success"] for t in traces] == [False, False]
+    assert "messages from 'input'; id from 'task'" in run.err
+
+
+def test_select_per_task_on_rows_reads_the_task_column(kp: KpRunner) -> None:
+    """--per-task 1 on dataset rows keeps one row of each task column value (instance_id here)."""
+    source = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
+    tasks = [json.loads(line)["instance_id"] for line in source.read_text().splitlines()]
+    run = kp("select", "--from", "openai-chat", "--no-embedder", "--per-task", "1", str(source))
+    assert run.code == 0, run.err
+    kept = [json.loads(line)["instance_id"] for line in run.out.splitlines()]
+    assert sorted(kept) == sorted(set(tasks))
+    assert "covered (by metadata.source.task)" in run.err
