@@ -357,3 +357,18 @@ def test_a_file_of_only_a_bad_message_is_reported_once(tmp_path: Path) -> None:
     assert items[0].startswith(
         f"{path}[0]: not a Pydantic AI message: an object with keys content, role"
     )
+
+
+@pytest.mark.parametrize("kind", [["request"], {"kind": "request"}])
+def test_a_kind_that_is_a_list_or_an_object_is_a_located_problem(
+    kind: object, tmp_path: Path
+) -> None:
+    """Neither recognising nor converting a message whose kind is not a string raises."""
+    message = {"kind": kind, "parts": [{"part_kind": "user-prompt", "content": "hi"}]}
+    assert pai.recognises(message) is False
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps([message]), encoding="utf-8")
+    items = list(convert_file(path, source="pydantic-ai"))
+    assert items
+    assert all(isinstance(item, Problem) for item in items)
+    assert list(convert_file(path, source="auto"))

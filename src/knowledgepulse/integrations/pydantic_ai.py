@@ -75,8 +75,13 @@ def recognises(value: Any) -> bool:
     return _is_message(value)
 
 
+def _known_kind(kind: Any) -> bool:
+    # A list or an object as a kind is a user's bad record, not a set lookup that raises.
+    return isinstance(kind, str) and kind in _KINDS
+
+
 def _is_message(value: Any) -> bool:
-    if not isinstance(value, dict) or value.get("kind") not in _KINDS:
+    if not isinstance(value, dict) or not _known_kind(value.get("kind")):
         return False
     parts = value.get("parts")
     return isinstance(parts, list) and all(
@@ -188,7 +193,7 @@ def _as_json(messages: Any) -> Any:
 
 def _tell(run: _Run, message: Any, path: Loc) -> None:
     """Tell the builder what one message holds."""
-    if not isinstance(message, Mapping) or message.get("kind") not in _KINDS:
+    if not isinstance(message, Mapping) or not _known_kind(message.get("kind")):
         raise PathError(path, _not_a_message(message))
     parts = message.get("parts")
     if not isinstance(parts, list):
