@@ -15,7 +15,8 @@ import click
 
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import stderr_console
-from knowledgepulse.cli._traces import ProblemSink, sources
+from knowledgepulse.cli._traces import ProblemSink, sources, valid_traces
+from knowledgepulse.cli.progress import ReadProgress
 from knowledgepulse.integrations.names import SOURCE_CHOICES
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.trace.load import LoadedTrace
@@ -133,6 +134,19 @@ def trace_options(
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     return TraceOptions(domain=domain, confidence=confidence, rows=row_options)
+
+
+def read_traces(
+    paths: Sequence[str],
+    sink: ProblemSink,
+    progress: ReadProgress,
+    source: str | None,
+    options: TraceOptions | None,
+) -> Iterator[LoadedTrace]:
+    """The valid traces of ``paths``, converted as they are read when ``source`` (``--from``)."""
+    if source is None:
+        return valid_traces(paths, sink, progress)
+    return converted_traces(paths, source, options, sink)
 
 
 def converted_traces(

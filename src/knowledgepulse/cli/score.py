@@ -12,8 +12,10 @@ trace before the first score is final, so they read the whole input into memory 
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,8 +34,7 @@ from knowledgepulse.cli._console import (
 from knowledgepulse.cli._emit import emitting
 from knowledgepulse.cli._engine import check_engine_options, engine_options, ray_embedder
 from knowledgepulse.cli._rows import parquet_rows
-from knowledgepulse.cli._scoring import scored_stream, scored_whole
-from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
+from knowledgepulse.cli._sources import read_traces, source_options, trace_options
 from knowledgepulse.cli._traces import (
     ProblemSink,
     batch_size_for,
@@ -54,10 +55,13 @@ from knowledgepulse.reports.value import (
     TableCollector,
     summary_line,
 )
+from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.curation import MinScore
+    from knowledgepulse.trace.models import ReasoningTrace
+    from knowledgepulse.value.breakdown import ValueBreakdown
 
 
 @click.command("score")
@@ -246,15 +250,11 @@ def score_command(
     whole = order == "time" or corpus or percentile
     whole = whole or output_format == "html"
     with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
-        traces = (
-            valid_traces(paths, sink, progress)
-            if source is None
-            else converted_traces(paths, source, convert_options, sink)
-        )
+        traces = read_traces(paths, sink, progress, source, convert_options)
         scored = (
-            scored_whole(scorer, list(traces), order=order, corpus=corpus, min_score=min_score)
+            _scored_whole(scorer, list(traces), order=order, corpus=corpus, min_score=min_score)
             if whole
-            else scored_stream(scorer, traces)
+            else _scored_stream(scorer, traces)
         )
         with emitting(output, output_format, annotate, collector, parquet_rows=rows_out) as writer:
             for loaded, breakdown in scored:
@@ -380,3 +380,42 @@ def _print_table(
             for result in results:
                 console.print()
                 console.print(result.breakdown.explain(), markup=False, highlight=False)
+
+
+def _scored_stream(
+    scorer: TraceValueScorer, traces: Iterator[LoadedTrace]
+) -> Iterator[tuple[LoadedTrace, ValueBreakdown]]:
+    """Each trace with its breakdown, in order; at most one batch is held at a time."""
+    pending: deque[LoadedTrace] = deque()
+
+    def feed() -> Iterator[ReasoningTrace]:
+        for loaded in traces:
+            pending.append(loaded)
+            yield loaded.trace
+
+    for breakdown in scorer.iter_scores(feed()):
+        yield pending.popleft(), breakdown
+
+
+def _scored_whole(
+    scorer: TraceValueScorer,
+    traces: list[LoadedTrace],
+    *,
+    order: str,
+    corpus: bool,
+    min_score: MinScore | None,
+) -> list[tuple[LoadedTrace, ValueBreakdown]]:
+    """Every trace with its breakdown, for the modes that need the whole input first."""
+    from knowledgepulse.curation import score_corpus, time_order  # noqa: PLC0415 - numpy
+
+    if corpus:
+        breakdowns = score_corpus(scorer, traces).breakdowns
+    else:
+        if order == "time":
+            traces = [traces[i] for i in time_order(traces)]
+        breakdowns = scorer.score_many(loaded.trace for loaded in traces)
+    if min_score is not None and min_score.percentile is not None:
+        # The threshold is known only now: the verdicts are recomputed against it.
+        threshold = min_score.resolve([b.score for b in breakdowns])
+        breakdowns = [dataclasses.replace(b, threshold=threshold) for b in breakdowns]
+    return list(zip(traces, breakdowns, strict=True))

@@ -20,7 +20,7 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, stderr_console, stderr_is_terminal
 from knowledgepulse.cli._rows import parquet_rows, row_output
-from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
+from knowledgepulse.cli._sources import read_traces, source_options, trace_options
 from knowledgepulse.cli._tasks import (
     print_similarity_histogram,
     similarity_histogram_option,
@@ -37,7 +37,6 @@ from knowledgepulse.cli._traces import (
     novelty_text_option,
     paths_argument,
     sources,
-    valid_traces,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
@@ -89,11 +88,7 @@ def read_and_score(
     """
     sink = ProblemSink(RunTally(scorer.threshold), keep=keep_problems)
     with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
-        traces = list(
-            valid_traces(paths, sink, progress)
-            if source is None
-            else converted_traces(paths, source, options, sink)
-        )
+        traces = list(read_traces(paths, sink, progress, source, options))
     scored = score_corpus(scorer, traces)
     candidates = [
         Candidate(
