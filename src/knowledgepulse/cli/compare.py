@@ -15,7 +15,12 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import printable
-from knowledgepulse.cli._console import output_console, stdout_is_terminal, write_output
+from knowledgepulse.cli._console import (
+    output_console,
+    output_option,
+    stdout_is_terminal,
+    write_output,
+)
 from knowledgepulse.cli.main import EXIT_OK, EXIT_REGRESSION
 from knowledgepulse.evals.compare import DEFAULT_TOLERANCE, Comparison, compare_runs
 from knowledgepulse.evals.snapshot import load_report
@@ -55,12 +60,7 @@ def tolerance_option(command: F) -> F:
     help="Output format [default: table on a terminal; else from the --output suffix "
     "(.json, .md), else json]. markdown suits a pull-request comment.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the comparison here instead of stdout.",
-)
+@output_option("Write the comparison here instead of stdout.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
 def compare_command(
     *,

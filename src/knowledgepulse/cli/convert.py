@@ -14,7 +14,7 @@ import orjson
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import open_output, stderr_console
+from knowledgepulse.cli._console import open_output, output_option, stderr_console
 from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
 from knowledgepulse.cli._traces import ProblemSink, paths_argument, sources
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
@@ -26,12 +26,7 @@ from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 @click.command("convert")
 @paths_argument
 @source_options(required=True)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the traces here instead of stdout (atomically: the file appears when done).",
-)
+@output_option("Write the traces here instead of stdout (atomically: the file appears when done).")
 def convert_command(
     *,
     paths: tuple[str, ...],

@@ -12,12 +12,11 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import open_output, stderr_console
+from knowledgepulse.cli._console import open_output, output_option, stderr_console
 from knowledgepulse.cli._rows import parquet_rows, row_output
 from knowledgepulse.cli._sources import source_options, trace_options
 from knowledgepulse.cli._tasks import print_similarity_histogram, similarity_histogram_option
 from knowledgepulse.cli._traces import (
-    batch_size_for,
     embedder_from,
     model_options,
     novelty_text_option,
@@ -25,12 +24,17 @@ from knowledgepulse.cli._traces import (
     sources,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.cli.profiles import profiles_file_option, registry_from
-from knowledgepulse.cli.select import ScoredCorpus, read_and_score, require_vectors, trace_row
+from knowledgepulse.cli.profiles import profiles_file_option
+from knowledgepulse.cli.select import (
+    ScoredCorpus,
+    corpus_scorer,
+    read_and_score,
+    require_vectors,
+    trace_row,
+)
 from knowledgepulse.curation import DuplicateGroup, dedupe
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.reports.value import dumps, tidy
-from knowledgepulse.value.scorer import TraceValueScorer
 
 
 @click.command("dedupe")
@@ -43,12 +47,9 @@ from knowledgepulse.value.scorer import TraceValueScorer
     help="Two traces are near-duplicates when their cosine reaches S (see --similarity-histogram).",
 )
 @similarity_histogram_option
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the groups here (JSONL, atomically) instead of stdout; dataset rows go as "
-    "JSONL or, for a .parquet name, Parquet.",
+@output_option(
+    "Write the groups here (JSONL, atomically) instead of stdout; dataset rows go as "
+    "JSONL or, for a .parquet name, Parquet."
 )
 @model_options
 @novelty_text_option
@@ -87,12 +88,7 @@ def dedupe_command(
     if output is not None:
         check_destination(output, what="output")
     embedder = embedder_from(False, model, workers=workers, device=device)
-    scorer = TraceValueScorer(
-        embedder=embedder,
-        novelty_text=novelty_text,
-        profiles=registry_from(profiles_file),
-        batch_size=batch_size_for(batch_size, embedder),
-    )
+    scorer = corpus_scorer(embedder, novelty_text, profiles_file, batch_size)
     corpus = read_and_score(paths, scorer, source=source, options=convert_options)
     require_vectors(corpus, "kp dedupe")
     if similarity_histogram:

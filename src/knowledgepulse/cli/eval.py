@@ -22,7 +22,12 @@ from rich.text import Text
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted, printable
-from knowledgepulse.cli._console import open_output, output_console, stdout_is_terminal
+from knowledgepulse.cli._console import (
+    open_output,
+    output_console,
+    output_option,
+    stdout_is_terminal,
+)
 from knowledgepulse.cli._eval_task import TaskRunner, TaskSettings, task_options
 from knowledgepulse.cli.compare import tolerance_option
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
@@ -86,12 +91,7 @@ _SUFFIX_FORMATS = {
     help="Output format [default: table on a terminal; else from the --output suffix "
     "(.json, .xml, .md, .html), else json]. html: one self-contained page.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the report here instead of stdout.",
-)
+@output_option("Write the report here instead of stdout.")
 @click.option(
     "--dry-run",
     is_flag=True,

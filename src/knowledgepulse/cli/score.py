@@ -27,6 +27,7 @@ from knowledgepulse.cli._cache import open_cache_file, save_cache_file, ttl_ms
 from knowledgepulse.cli._console import (
     open_output,
     output_console,
+    output_option,
     stderr_console,
     stderr_is_terminal,
     stdout_is_terminal,
@@ -74,11 +75,8 @@ if TYPE_CHECKING:
     help="Output format [default: table on a terminal, jsonl otherwise]; html: a "
     "self-contained report page.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here instead of stdout (atomically: the file appears when the run completes).",
+@output_option(
+    "Write here instead of stdout (atomically: the file appears when the run completes)."
 )
 @model_options
 @engine_options

@@ -18,7 +18,12 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import open_output, stderr_console, stderr_is_terminal
+from knowledgepulse.cli._console import (
+    open_output,
+    output_option,
+    stderr_console,
+    stderr_is_terminal,
+)
 from knowledgepulse.cli._rows import parquet_rows, row_output
 from knowledgepulse.cli._sources import read_traces, source_options, trace_options
 from knowledgepulse.cli._tasks import (
@@ -56,10 +61,11 @@ from knowledgepulse.reports.rows import kp_columns
 from knowledgepulse.reports.value import RunTally, annotated_line, dumps, tidy
 from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.breakdown import ValueBreakdown
-from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
+from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:  # the converters bring pydantic: loaded for --from only
     from knowledgepulse.integrations import TraceOptions
+    from knowledgepulse.novelty import Embedder
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +77,18 @@ class ScoredCorpus:
     candidates: list[Candidate]
     vectors: Any
     sink: ProblemSink
+
+
+def corpus_scorer(
+    embedder: Embedder | None, novelty_text: str, profiles_file: Path | None, batch_size: int | None
+) -> TraceValueScorer:
+    """The scorer ``kp select`` and ``kp dedupe`` score a whole input with."""
+    return TraceValueScorer(
+        embedder=embedder,
+        novelty_text=novelty_text,
+        profiles=registry_from(profiles_file),
+        batch_size=batch_size_for(batch_size, embedder),
+    )
 
 
 def read_and_score(
@@ -139,12 +157,9 @@ def _top_percent(value: str | None) -> float | None:
 )
 @task_options
 @similarity_histogram_option
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the selected traces here (JSONL, atomically) instead of stdout; dataset rows "
-    "go as JSONL or, for a .parquet name, Parquet.",
+@output_option(
+    "Write the selected traces here (JSONL, atomically) instead of stdout; dataset rows "
+    "go as JSONL or, for a .parquet name, Parquet."
 )
 @click.option(
     "--report",
@@ -211,13 +226,7 @@ def select_command(
         if path is not None:
             check_destination(path, what="output")
     embedder = embedder_from(no_embedder, model, workers=workers, device=device)
-    scorer = TraceValueScorer(
-        embedder=embedder,
-        novelty_text=novelty_text,
-        profiles=registry_from(profiles_file),
-        threshold=DEFAULT_THRESHOLD,
-        batch_size=batch_size_for(batch_size, embedder),
-    )
+    scorer = corpus_scorer(embedder, novelty_text, profiles_file, batch_size)
     corpus = read_and_score(paths, scorer, source=source, options=convert_options)
     if max_similarity is not None:
         require_vectors(corpus, "--max-similarity")

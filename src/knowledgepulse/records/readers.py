@@ -55,7 +55,7 @@ def read_stream(
             if fmt == "jsonl":
                 yield from _read_jsonl(lines(source.stream), source.name, progress)
             else:
-                yield from _read_whole(source, fmt, progress)
+                yield from _read_whole(lambda: read_all(source.stream), source.name, fmt, progress)
             return
     # The content decides: sniff the first line (a .jsonl name only breaks the tie, for a
     # pretty-printed document saved as .jsonl reads as JSON), then go on with the right reader.
@@ -72,14 +72,7 @@ def read_stream(
     if fmt == "jsonl":
         yield from _read_jsonl(chain(head, line_iter), source.name, progress)
         return
-    try:
-        data = b"\n".join(chain(head, line_iter))
-    except ReadError as failure:
-        yield Problem(Location(source.name), "", str(failure))
-        return
-    if progress is not None:
-        progress(len(data))
-    yield from _parse_bytes(data, source.name, fmt)
+    yield from _read_whole(lambda: b"\n".join(chain(head, line_iter)), source.name, fmt, progress)
 
 
 def parse_records(text: str, name: str, fmt: Format) -> Iterator[Record | Problem]:
@@ -216,16 +209,17 @@ def _utf8_message(raw: bytes, error: UnicodeDecodeError) -> str:
 
 
 def _read_whole(
-    source: Source, fmt: Format, progress: Progress | None
+    read: Callable[[], bytes], name: str, fmt: Format, progress: Progress | None
 ) -> Iterator[Record | Problem]:
+    """The records of a whole document (JSON or YAML); ``read`` gives its bytes."""
     try:
-        data = read_all(source.stream)
+        data = read()
     except ReadError as failure:
-        yield Problem(Location(source.name), "", str(failure))
+        yield Problem(Location(name), "", str(failure))
         return
     if progress is not None:
         progress(len(data))
-    yield from _parse_bytes(data, source.name, fmt)
+    yield from _parse_bytes(data, name, fmt)
 
 
 def _parse_bytes(data: bytes, name: str, fmt: Format) -> Iterator[Record | Problem]:
