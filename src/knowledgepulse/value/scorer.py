@@ -66,6 +66,18 @@ class _Embedded:
     windows: Sequence[int] | None
     capped: Sequence[bool] | None
 
+    @classmethod
+    def of(
+        cls,
+        vectors: NDArray[np.float32],
+        windows: Sequence[int] | None,
+        capped: Sequence[bool] | None,
+    ) -> _Embedded:
+        """The batch, its windows and caps kept only when both are known for every vector."""
+        if windows is None or capped is None or not len(windows) == len(capped) == len(vectors):
+            return cls(vectors, None, None)
+        return cls(vectors, windows, capped)
+
 
 class TraceValueScorer:
     """Scores traces 0.0-1.0 and explains every score.
@@ -218,7 +230,7 @@ class TraceValueScorer:
             TraceValidationError: ``trace`` is a mapping that is not a valid trace.
         """
         valid = parse_trace(trace)
-        return self._finish(valid, self._embed([valid]), 0)
+        return self._scored([valid], self._embed([valid]))[0]
 
     def score_many(self, traces: Iterable[TraceInput]) -> list[ValueBreakdown]:
         """Score traces in order, embedding them in batches.
@@ -235,10 +247,7 @@ class TraceValueScorer:
         """Like :meth:`score_many`, yielding each breakdown as soon as its batch is scored."""
         valid = (parse_trace(trace) for trace in traces)
         while chunk := list(islice(valid, self.batch_size)):
-            embedded = self._embed(chunk)
-            novelties = self._novelty_many([trace.id for trace in chunk], embedded)
-            for trace, (value, origin) in zip(chunk, novelties, strict=True):
-                yield self.breakdown_with_novelty(trace, value, origin)
+            yield from self._scored(chunk, self._embed(chunk))
 
     async def evaluate(self, trace: TraceInput) -> ValueBreakdown:
         """Score one trace without blocking the event loop (embedding runs in a worker thread).
@@ -251,7 +260,7 @@ class TraceValueScorer:
         embedded = None
         if self._embedder is not None:
             embedded = await asyncio.to_thread(self._embed, [valid])
-        return self._finish(valid, embedded, 0)
+        return self._scored([valid], embedded)[0]
 
     def embed_traces(self, traces: Iterable[TraceInput]) -> NDArray[np.float32] | None:
         """The unit vectors novelty compares, one row per trace; ``None`` without an embedder.
@@ -293,14 +302,7 @@ class TraceValueScorer:
                 f"score_embedded got vectors of shape {array.shape} for {len(valid)} traces; "
                 f"expected {(len(valid), width)} (a cache of {width} dimensions)"
             )
-        known = windows is not None and capped is not None
-        known = known and len(windows or ()) == len(capped or ()) == len(valid)
-        embedded = _Embedded(array, windows if known else None, capped if known else None)
-        novelties = self._novelty_many([trace.id for trace in valid], embedded)
-        return [
-            self.breakdown_with_novelty(trace, value, origin)
-            for trace, (value, origin) in zip(valid, novelties, strict=True)
-        ]
+        return self._scored(valid, _Embedded.of(array, windows, capped))
 
     def _embed(self, traces: Sequence[ReasoningTrace]) -> _Embedded | None:
         embedder = self._embedder
@@ -321,13 +323,7 @@ class TraceValueScorer:
                 f"{vectors.shape} for {len(traces)} traces; expected {expected} (a cache of "
                 f"{expected[1]} dimensions)"
             )
-        if (
-            windows is not None
-            and capped is not None
-            and len(windows) == len(capped) == len(traces)
-        ):
-            return _Embedded(vectors, windows, capped)
-        return _Embedded(vectors, None, None)
+        return _Embedded.of(vectors, windows, capped)
 
     def _give_up_embedding(self, embedder: Embedder, reason: str) -> None:
         with self._lock:
@@ -337,11 +333,14 @@ class TraceValueScorer:
             self._no_embedder_reason = reason
         _log.warning("novelty is %s for every trace: %s", NO_EMBEDDER_NOVELTY, reason)
 
-    def _finish(
-        self, trace: ReasoningTrace, embedded: _Embedded | None, position: int
-    ) -> ValueBreakdown:
-        value, origin = self._novelty(trace.id, embedded, position)
-        return self.breakdown_with_novelty(trace, value, origin)
+    def _scored(
+        self, traces: Sequence[ReasoningTrace], embedded: _Embedded | None
+    ) -> list[ValueBreakdown]:
+        novelties = self._novelty_many([trace.id for trace in traces], embedded)
+        return [
+            self.breakdown_with_novelty(trace, value, origin)
+            for trace, (value, origin) in zip(traces, novelties, strict=True)
+        ]
 
     def breakdown_with_novelty(
         self, trace: ReasoningTrace, novelty_value: float, origin: NoveltyOrigin
@@ -362,34 +361,16 @@ class TraceValueScorer:
             threshold=self.threshold,
         )
 
-    def _novelty(
-        self, trace_id: str, embedded: _Embedded | None, position: int
-    ) -> tuple[float, NoveltyOrigin]:
-        if embedded is None:
-            return NO_EMBEDDER_NOVELTY, NoveltyOrigin(
-                "no_embedder", reason=self._no_embedder_reason, novelty_text=self.novelty_text
-            )
-        vector = embedded.vectors[position]
-        windows = None if embedded.windows is None else embedded.windows[position]
-        capped = None if embedded.capped is None else embedded.capped[position]
-        cache = self.cache
-        with self._lock:
-            if self.mode == "online":
-                nearest = cache.nearest(vector)
-                cache.add(vector, id=trace_id)
-            else:
-                # A frozen cache built from this very corpus holds the trace itself: novelty
-                # is measured against the others.
-                nearest = cache.nearest(vector, exclude_id=trace_id)
-        return self._origin(nearest, windows, capped)
-
     def _novelty_many(
         self, trace_ids: list[str], embedded: _Embedded | None
     ) -> list[tuple[float, NoveltyOrigin]]:
-        """:meth:`_novelty` for every trace of a batch, in order, with one blocked computation."""
+        """Each trace's novelty and its origin, in order, from one blocked computation."""
         if embedded is None:
-            # The same for every trace, and frozen: one origin serves the batch.
-            return [self._novelty("", None, 0)] * len(trace_ids)
+            # The same for every trace: one origin serves the batch.
+            origin = NoveltyOrigin(
+                "no_embedder", reason=self._no_embedder_reason, novelty_text=self.novelty_text
+            )
+            return [(NO_EMBEDDER_NOVELTY, origin)] * len(trace_ids)
         cache = self.cache
         with self._lock:
             if self.mode == "online":
