@@ -13,7 +13,7 @@ import contextlib
 import functools
 import io
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -77,10 +77,32 @@ def open_output(output: Path | None) -> Iterator[IO[str]]:
         yield file
 
 
-def write_output(text: str, output: Path | None) -> None:
-    """A rendered report to stdout, or atomically to the ``--output`` file (UTF-8)."""
+def write_output(text: str | Iterable[str], output: Path | None) -> None:
+    """A rendered report (or its chunks) to stdout, or atomically to the ``--output`` file.
+
+    UTF-8 whatever the locale: JSON, JUnit (which says so in its header) and Markdown are.
+    """
     with open_output(output) as stream:
-        stream.write(text)
+        for chunk in [text] if isinstance(text, str) else text:
+            stream.write(chunk)
+
+
+_SUFFIX_FORMATS = {
+    ".json": "json",
+    ".xml": "junit",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+}
+
+
+def report_format(output: Path | None, formats: Iterable[str]) -> str:
+    """A report's default ``--format``: a table on a terminal, else by ``--output``'s suffix."""
+    if output is None:
+        return "table" if stdout_is_terminal() else "json"
+    found = _SUFFIX_FORMATS.get(output.suffix.lower(), "json")
+    return found if found in formats else "json"
 
 
 @contextmanager

@@ -18,7 +18,7 @@ from knowledgepulse._util.text import printable
 from knowledgepulse.cli._console import (
     output_console,
     output_option,
-    stdout_is_terminal,
+    report_format,
     write_output,
 )
 from knowledgepulse.cli.main import EXIT_OK, EXIT_REGRESSION
@@ -32,8 +32,6 @@ from knowledgepulse.reports.compare import (
 )
 
 FORMATS = ("table", "json", "markdown")
-_SUFFIX_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown"}
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -79,7 +77,7 @@ def compare_command(
     -o FILE. Exit code 0 when no case regressed, 4 when one did, 2 for usage errors or a file
     that is not a kp eval JSON report.
     """
-    output_format = output_format or _default_format(output)
+    output_format = output_format or report_format(output, FORMATS)
     if output is not None:
         check_destination(output, what="comparison")
     comparison = compare_runs(load_report(base), load_report(new), tolerance=tolerance)
@@ -87,12 +85,6 @@ def compare_command(
     if not quiet and not (output_format == "table" and output is None):
         click.echo(printable(comparison_line(comparison)), err=True)
     return EXIT_REGRESSION if comparison.regressed else EXIT_OK
-
-
-def _default_format(output: Path | None) -> str:
-    if output is None:
-        return "table" if stdout_is_terminal() else "json"
-    return _SUFFIX_FORMATS.get(output.suffix.lower(), "json")
 
 
 def emit_comparison(comparison: Comparison, output_format: str, output: Path | None) -> None:

@@ -23,10 +23,10 @@ from rich.text import Text
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted, printable
 from knowledgepulse.cli._console import (
-    open_output,
     output_console,
     output_option,
-    stdout_is_terminal,
+    report_format,
+    write_output,
 )
 from knowledgepulse.cli._eval_task import TaskRunner, TaskSettings, task_options
 from knowledgepulse.cli.compare import tolerance_option
@@ -57,14 +57,6 @@ from knowledgepulse.reports.junit import to_junit
 from knowledgepulse.reports.markdown import suite_to_markdown, to_markdown
 
 FORMATS = ("table", "json", "junit", "markdown", "html")
-_SUFFIX_FORMATS = {
-    ".json": "json",
-    ".xml": "junit",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".html": "html",
-    ".htm": "html",
-}
 
 
 @click.command("eval")
@@ -148,7 +140,7 @@ def eval_command(
         TaskSettings(concurrency, timeout, retries, repeat, task_version, cache_dir, no_cache),
     )
     _check_usage(suite_path is not None, preset_name is not None, bool(cases) or dry_run, baseline)
-    output_format = output_format or _default_format(output)
+    output_format = output_format or report_format(output, FORMATS)
     if dry_run and output_format in ("junit", "html"):
         raise click.UsageError("--dry-run prints the suite; use --format table, json or markdown")
     if output is not None:
@@ -196,12 +188,6 @@ def _check_usage(suite: bool, preset: bool, has_cases: bool, baseline: Path | No
         raise click.UsageError("--tolerance applies to the comparison with --baseline FILE")
     if not has_cases:
         raise click.UsageError("give case files (JSON, JSONL or YAML), or - to read stdin")
-
-
-def _default_format(output: Path | None) -> str:
-    if output is None:
-        return "table" if stdout_is_terminal() else "json"
-    return _SUFFIX_FORMATS.get(output.suffix.lower(), "json")
 
 
 def _check_readable(paths: Iterable[str]) -> None:
@@ -279,32 +265,25 @@ def _emit_run(
         _print(view, output)
     elif output_format == "json":
         chunks = json_chunks(run)
-        _write(chunks if comparison is None else with_comparison(chunks, comparison), output)
+        write_output(chunks if comparison is None else with_comparison(chunks, comparison), output)
     elif output_format == "html":
         from knowledgepulse.reports.evals_html import to_html  # noqa: PLC0415 - only for html
 
-        _write(to_html(run, comparison), output)
+        write_output(to_html(run, comparison), output)
     elif output_format == "markdown":
         extra = "\n" + comparison_to_markdown(comparison) if comparison is not None else ""
-        _write(to_markdown(run) + extra, output)
+        write_output(to_markdown(run) + extra, output)
     else:
-        _write(to_junit(run), output)
+        write_output(to_junit(run), output)
 
 
 def _emit_suite(suite: Suite, output_format: str, output: Path | None) -> None:
     if output_format == "table":
         _print(suite_table(suite), output)
     elif output_format == "markdown":
-        _write(suite_to_markdown(suite), output)
+        write_output(suite_to_markdown(suite), output)
     else:
-        _write(suite_to_json(suite), output)
-
-
-def _write(text: str | Iterable[str], output: Path | None) -> None:
-    # JSON, JUnit (which says so in its header) and Markdown are UTF-8 whatever the locale.
-    with open_output(output) as stream:
-        for chunk in [text] if isinstance(text, str) else text:
-            stream.write(chunk)
+        write_output(suite_to_json(suite), output)
 
 
 def _print(renderable: RenderableType, output: Path | None) -> None:
