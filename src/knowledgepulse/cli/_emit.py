@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Protocol
 
@@ -102,31 +102,20 @@ def emitting(
         with row_output(output, parquet_rows) as writer:
             yield _RowEmitter(writer)
         return
-    with report_stream(output, output_format) as stream:
-        yield emitter_for(output_format, stream, annotate, collector)
+    if output_format == "table":  # rendered by rich at the end, through its own console
+        yield _ReportEmitter(collector)
+        return
+    with open_output(output) as stream:
+        if output_format == "html":
+            from knowledgepulse.reports.html import HtmlWriter  # noqa: PLC0415 - only for html
 
-
-def report_stream(
-    output: Path | None, output_format: str
-) -> AbstractContextManager[IO[str] | None]:
-    # The table is rendered by rich at the end, through its own console.
-    return nullcontext(None) if output_format == "table" else open_output(output)
-
-
-def emitter_for(
-    output_format: str, stream: IO[str] | None, annotate: bool, collector: TableCollector
-) -> Emitter:
-    if stream is None:
-        return _ReportEmitter(collector)
-    if output_format == "html":
-        from knowledgepulse.reports.html import HtmlWriter  # noqa: PLC0415 - only for html
-
-        return _ReportEmitter(HtmlWriter(stream))
-    if annotate:
-        return _AnnotateEmitter(stream, as_list=output_format == "json")
-    writers: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
-        "json": JsonWriter,
-        "jsonl": JsonLinesWriter,
-        "csv": CsvWriter,
-    }
-    return _ReportEmitter(writers[output_format](stream))
+            yield _ReportEmitter(HtmlWriter(stream))
+        elif annotate:
+            yield _AnnotateEmitter(stream, as_list=output_format == "json")
+        else:
+            writers: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
+                "json": JsonWriter,
+                "jsonl": JsonLinesWriter,
+                "csv": CsvWriter,
+            }
+            yield _ReportEmitter(writers[output_format](stream))
