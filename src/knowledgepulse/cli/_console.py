@@ -13,25 +13,14 @@ import contextlib
 import functools
 import io
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO
 
-import click
 from rich.console import Console
 
 from knowledgepulse._util.atomic import atomic_text
-
-_Command = TypeVar("_Command", bound=Callable[..., Any])
-
-
-def output_option(help: str) -> Callable[[_Command], _Command]:
-    """``-o/--output PATH``: where a command writes instead of stdout (see :func:`open_output`)."""
-    return click.option(
-        "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help=help
-    )
-
 
 ENCODING_ERRORS = "backslashreplace"
 

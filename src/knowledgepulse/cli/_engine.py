@@ -8,42 +8,38 @@ the local embedder; everything else (streaming, ``--cache``, ``--frozen``, ``--c
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
+
+from knowledgepulse.cli._options import Command, option_group
 
 if TYPE_CHECKING:
     from knowledgepulse.novelty import Embedder
 
 ENGINES = ("local", "ray")
 
-_Command = TypeVar("_Command", bound=Callable[..., Any])
 
-
-def engine_options(command: _Command) -> _Command:
+def engine_options(command: Command) -> Command:
     """``--engine`` and ``--address``."""
-    for option in reversed(
-        [
-            click.option(
-                "--engine",
-                type=click.Choice(ENGINES),
-                default="local",
-                show_default=True,
-                help="ray: embed on a Ray cluster's actors, --workers of them (needs \"knowledge"
-                'pulse[ray]"; see docs/ray.md). Same scores as local.',
-            ),
-            click.option(
-                "--address",
-                metavar="HOST:PORT",
-                help="With --engine ray: the running Ray cluster to join (or auto) [default: "
-                "start a local Ray for this run].",
-            ),
-        ]
-    ):
-        command = option(command)
-    return command
+    return option_group(
+        command,
+        click.option(
+            "--engine",
+            type=click.Choice(ENGINES),
+            default="local",
+            show_default=True,
+            help="ray: embed on a Ray cluster's actors, --workers of them (needs \"knowledge"
+            'pulse[ray]"; see docs/ray.md). Same scores as local.',
+        ),
+        click.option(
+            "--address",
+            metavar="HOST:PORT",
+            help="With --engine ray: the running Ray cluster to join (or auto) [default: "
+            "start a local Ray for this run].",
+        ),
+    )
 
 
 def check_engine_options(engine: str, address: str | None, *, no_embedder: bool) -> None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
+from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR
 from knowledgepulse.evals.cases import CaseInput
 from knowledgepulse.evals.evaluate import DEFAULT_CONCURRENCY, evaluate
@@ -21,68 +21,63 @@ from knowledgepulse.evals.runner import EvalRun, run_suite
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.evals.tasks import Task
 
-_Command = TypeVar("_Command", bound=Callable[..., Any])
 
-
-def task_options(command: _Command) -> _Command:
+def task_options(command: Command) -> Command:
     """``--plugin``, ``--task`` and the task's settings."""
-    for option in reversed(
-        [
-            click.option(
-                "--plugin",
-                "plugins",
-                multiple=True,
-                metavar="MODULE|FILE.py",
-                help="Import a module or .py file that registers custom scorers (repeatable).",
-            ),
-            click.option(
-                "--task",
-                "task_spec",
-                metavar="MODULE:FUNCTION",
-                help="Call this function (or path/to/file.py:FUNCTION) on each case's input "
-                "and score what it returns, instead of the cases' recorded actual outputs.",
-            ),
-            click.option(
-                "--concurrency",
-                type=click.IntRange(min=1),
-                help=f"With --task: calls in flight at once [default: {DEFAULT_CONCURRENCY}].",
-            ),
-            click.option(
-                "--timeout",
-                type=click.FloatRange(min=0, min_open=True),
-                metavar="SECONDS",
-                help="With --task: the longest one call may take; past it the case is an error.",
-            ),
-            click.option(
-                "--retries",
-                type=click.IntRange(min=0),
-                help="With --task: retries of a call that raised or timed out, with backoff "
-                "[default: 0].",
-            ),
-            click.option(
-                "--repeat",
-                type=click.IntRange(min=1),
-                metavar="K",
-                help="With --task: call K times per case; report each scorer's mean ± stderr "
-                "and pass@K.",
-            ),
-            click.option(
-                "--task-version",
-                help="With --task: cache outputs under this version (change it when the task "
-                "changes); a rerun then calls only for new inputs.",
-            ),
-            click.option(
-                "--cache-dir",
-                type=click.Path(file_okay=False, path_type=Path),
-                help="With --task-version: where outputs are cached [default: .kp-cache/outputs].",
-            ),
-            click.option(
-                "--no-cache", is_flag=True, help="With --task: neither read nor write the cache."
-            ),
-        ]
-    ):
-        command = option(command)
-    return command
+    return option_group(
+        command,
+        click.option(
+            "--plugin",
+            "plugins",
+            multiple=True,
+            metavar="MODULE|FILE.py",
+            help="Import a module or .py file that registers custom scorers (repeatable).",
+        ),
+        click.option(
+            "--task",
+            "task_spec",
+            metavar="MODULE:FUNCTION",
+            help="Call this function (or path/to/file.py:FUNCTION) on each case's input "
+            "and score what it returns, instead of the cases' recorded actual outputs.",
+        ),
+        click.option(
+            "--concurrency",
+            type=click.IntRange(min=1),
+            help=f"With --task: calls in flight at once [default: {DEFAULT_CONCURRENCY}].",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            metavar="SECONDS",
+            help="With --task: the longest one call may take; past it the case is an error.",
+        ),
+        click.option(
+            "--retries",
+            type=click.IntRange(min=0),
+            help="With --task: retries of a call that raised or timed out, with backoff "
+            "[default: 0].",
+        ),
+        click.option(
+            "--repeat",
+            type=click.IntRange(min=1),
+            metavar="K",
+            help="With --task: call K times per case; report each scorer's mean ± stderr "
+            "and pass@K.",
+        ),
+        click.option(
+            "--task-version",
+            help="With --task: cache outputs under this version (change it when the task "
+            "changes); a rerun then calls only for new inputs.",
+        ),
+        click.option(
+            "--cache-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            help="With --task-version: where outputs are cached [default: .kp-cache/outputs].",
+        ),
+        click.option(
+            "--no-cache", is_flag=True, help="With --task: neither read nor write the cache."
+        ),
+    )
 
 
 @dataclass(frozen=True)

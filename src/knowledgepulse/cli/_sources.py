@@ -9,12 +9,13 @@ Agents SDK spans, smolagents steps, Pydantic AI messages, observability tools' e
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import stderr_console
+from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli._traces import ProblemSink, sources, valid_traces
 from knowledgepulse.cli.progress import ReadProgress
 from knowledgepulse.integrations.names import SOURCE_CHOICES
@@ -23,8 +24,6 @@ from knowledgepulse.trace.load import LoadedTrace
 
 if TYPE_CHECKING:  # the converters bring pydantic: loaded for --from only
     from knowledgepulse.integrations import ConvertedTrace, TraceOptions
-
-_Command = TypeVar("_Command", bound=Callable[..., Any])
 
 SHAPES = (
     "otlp: OTLP JSON or JSON Lines (the OTel file exporter, a collector's file exporter) or the "
@@ -57,50 +56,46 @@ ROW_OPTIONS = (
 )
 
 
-def source_options(*, required: bool, task_field: bool = True) -> Callable[[_Command], _Command]:
+def source_options(*, required: bool, task_field: bool = True) -> Callable[[Command], Command]:
     """``--from``, ``--domain``, ``--confidence`` and the row options.
 
     ``task_field=False`` leaves ``--task-field`` to a command that defines it for every input
     (``kp select``: a row column with ``--from``, a trace's dotted path without).
     """
 
-    def decorate(command: _Command) -> _Command:
-        for option in reversed(
-            [
-                click.option(
-                    "--from",
-                    "source",
-                    type=click.Choice(SOURCE_CHOICES),
-                    default="auto" if required else None,
-                    show_default=required,
-                    help="The framework's file format to convert from. " + SHAPES,
-                ),
-                click.option(
-                    "--domain",
-                    help="The task_domain of every converted trace (it selects the weight "
-                    "profile) [default: the run's kp.task_domain metadata, else 'default'].",
-                ),
-                click.option(
-                    "--confidence",
-                    type=click.FloatRange(0.0, 1.0),
-                    help="The outcome confidence of every converted trace [default: the run's "
-                    "kp.confidence metadata, else 0.8 on success and 0.2 on failure].",
-                ),
-                *(
-                    click.option(name, help=text)
-                    for name, text in ROW_OPTIONS
-                    if task_field or name != "--task-field"
-                ),
-                click.option(
-                    "--success-threshold",
-                    type=float,
-                    help="A number in the success column at or above it is a success "
-                    "[default: 0.5].",
-                ),
-            ]
-        ):
-            command = option(command)
-        return command
+    def decorate(command: Command) -> Command:
+        return option_group(
+            command,
+            click.option(
+                "--from",
+                "source",
+                type=click.Choice(SOURCE_CHOICES),
+                default="auto" if required else None,
+                show_default=required,
+                help="The framework's file format to convert from. " + SHAPES,
+            ),
+            click.option(
+                "--domain",
+                help="The task_domain of every converted trace (it selects the weight "
+                "profile) [default: the run's kp.task_domain metadata, else 'default'].",
+            ),
+            click.option(
+                "--confidence",
+                type=click.FloatRange(0.0, 1.0),
+                help="The outcome confidence of every converted trace [default: the run's "
+                "kp.confidence metadata, else 0.8 on success and 0.2 on failure].",
+            ),
+            *(
+                click.option(name, help=text)
+                for name, text in ROW_OPTIONS
+                if task_field or name != "--task-field"
+            ),
+            click.option(
+                "--success-threshold",
+                type=float,
+                help="A number in the success column at or above it is a success [default: 0.5].",
+            ),
+        )
 
     return decorate
 

@@ -7,14 +7,15 @@ nearest-neighbour similarities, printed on stderr, to choose ``--max-similarity`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import stderr_console
+from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.curation import (
     INFERRED_TASK_SIMILARITY,
     Candidate,
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
     from knowledgepulse.trace.load import LoadedTrace
     from knowledgepulse.value.breakdown import ValueBreakdown
 
-_Command = TypeVar("_Command", bound=Callable[..., Any])
-
 similarity_histogram_option = click.option(
     "--similarity-histogram",
     is_flag=True,
@@ -39,36 +38,33 @@ similarity_histogram_option = click.option(
 )
 
 
-def task_options(command: _Command) -> _Command:
+def task_options(command: Command) -> Command:
     """``--task-field``, ``--task-similarity`` and ``--per-task``."""
-    for option in reversed(
-        (
-            click.option(
-                "--task-field",
-                metavar="PATH",
-                help="The task each trace is a run of: with --from, a dataset column; else the "
-                "value at this dotted path of the trace's JSON (metadata.task_id, or any key). "
-                "Default: a dataset's task column when one is found, else inferred (the same "
-                "objective, or novelty vectors within --task-similarity of the task's best run).",
-            ),
-            click.option(
-                "--task-similarity",
-                type=click.FloatRange(-1.0, 1.0),
-                default=INFERRED_TASK_SIMILARITY,
-                show_default=True,
-                help="Without --task-field: a trace whose cosine with a task's best run "
-                "reaches S is a run of that task (1 groups only equal objectives).",
-            ),
-            click.option(
-                "--per-task",
-                type=click.IntRange(min=1),
-                metavar="K",
-                help="Keep at most the best K traces of each task (best of N).",
-            ),
-        )
-    ):
-        command = option(command)
-    return command
+    return option_group(
+        command,
+        click.option(
+            "--task-field",
+            metavar="PATH",
+            help="The task each trace is a run of: with --from, a dataset column; else the "
+            "value at this dotted path of the trace's JSON (metadata.task_id, or any key). "
+            "Default: a dataset's task column when one is found, else inferred (the same "
+            "objective, or novelty vectors within --task-similarity of the task's best run).",
+        ),
+        click.option(
+            "--task-similarity",
+            type=click.FloatRange(-1.0, 1.0),
+            default=INFERRED_TASK_SIMILARITY,
+            show_default=True,
+            help="Without --task-field: a trace whose cosine with a task's best run "
+            "reaches S is a run of that task (1 groups only equal objectives).",
+        ),
+        click.option(
+            "--per-task",
+            type=click.IntRange(min=1),
+            metavar="K",
+            help="Keep at most the best K traces of each task (best of N).",
+        ),
+    )
 
 
 def with_tasks(

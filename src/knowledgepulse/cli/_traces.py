@@ -10,11 +10,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from knowledgepulse.cli._console import stderr_console
+from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli.progress import ReadProgress
 from knowledgepulse.novelty.embedder import embedder_for
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
@@ -86,15 +87,12 @@ class _MinScoreType(click.ParamType):  # type: ignore[type-arg]
             self.fail(str(error), param, ctx)
 
 
-_Command = TypeVar("_Command", bound=Callable[..., Any])
-
-
 def min_score_option(
     *,
     default: str | None,
     help: str,
     shown_default: str | None = None,
-) -> Callable[[_Command], _Command]:
+) -> Callable[[Command], Command]:
     """``--min-score X|pNN``: a score in [0, 1] or a percentile of the run's scores.
 
     ``shown_default`` is a default the help shows but the command applies itself (it gets
@@ -145,49 +143,46 @@ novelty_text_option = click.option(
 """``--novelty-text``: the representation novelty compares (``TraceValueScorer(novelty_text=)``)."""
 
 
-def model_options(command: _Command) -> _Command:
+def model_options(command: Command) -> Command:
     """``--no-embedder``, ``--model``, ``--batch-size``, ``--workers`` and ``--device``.
 
     Shared by the commands that embed.
     """
-    for option in reversed(
-        [
-            click.option(
-                "--no-embedder",
-                is_flag=True,
-                help="Score without an embedder: novelty is 0.5 for every trace.",
-            ),
-            click.option(
-                "--model",
-                type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
-            ),
-            click.option(
-                "--batch-size",
-                type=click.IntRange(min=1),
-                help="Traces embedded per batch (more: faster, more memory) [default: "
-                f"{DEFAULT_BATCH_SIZE}; {WORKER_BATCH_SIZE} a worker with --workers 2 or more; "
-                f"{GPU_BATCH_SIZE} on a GPU].",
-            ),
-            click.option(
-                "--workers",
-                type=click.IntRange(min=1),
-                help="Processes that run the embedding model on the CPU, one thread each; the "
-                "embeddings are the same for any count [default: the cores].",
-            ),
-            click.option(
-                "--device",
-                metavar="cpu|cuda[:N]|auto",
-                callback=_device,
-                default="cpu",
-                show_default=True,
-                help="Where the model runs: cpu (the bundled int8 model), cuda (a GPU, fp16: "
-                'needs "knowledgepulse[gpu]"), auto (cuda when there is one).',
-            ),
-        ]
-    ):
-        command = option(command)
-    return command
+    return option_group(
+        command,
+        click.option(
+            "--no-embedder",
+            is_flag=True,
+            help="Score without an embedder: novelty is 0.5 for every trace.",
+        ),
+        click.option(
+            "--model",
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
+        ),
+        click.option(
+            "--batch-size",
+            type=click.IntRange(min=1),
+            help="Traces embedded per batch (more: faster, more memory) [default: "
+            f"{DEFAULT_BATCH_SIZE}; {WORKER_BATCH_SIZE} a worker with --workers 2 or more; "
+            f"{GPU_BATCH_SIZE} on a GPU].",
+        ),
+        click.option(
+            "--workers",
+            type=click.IntRange(min=1),
+            help="Processes that run the embedding model on the CPU, one thread each; the "
+            "embeddings are the same for any count [default: the cores].",
+        ),
+        click.option(
+            "--device",
+            metavar="cpu|cuda[:N]|auto",
+            callback=_device,
+            default="cpu",
+            show_default=True,
+            help="Where the model runs: cpu (the bundled int8 model), cuda (a GPU, fp16: "
+            'needs "knowledgepulse[gpu]"), auto (cuda when there is one).',
+        ),
+    )
 
 
 def batch_size_for(batch_size: int | None, embedder: Embedder | None) -> int:

@@ -7,9 +7,7 @@ new one, so CI can tell "worse than before" from "still failing" (``kp eval``'s 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
@@ -17,10 +15,10 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import printable
 from knowledgepulse.cli._console import (
     output_console,
-    output_option,
     report_format,
     write_output,
 )
+from knowledgepulse.cli._options import Command, output_option
 from knowledgepulse.cli.main import EXIT_OK, EXIT_REGRESSION
 from knowledgepulse.evals.compare import DEFAULT_TOLERANCE, Comparison, compare_runs
 from knowledgepulse.evals.snapshot import load_report
@@ -32,10 +30,9 @@ from knowledgepulse.reports.compare import (
 )
 
 FORMATS = ("table", "json", "markdown")
-F = TypeVar("F", bound=Callable[..., Any])
 
 
-def tolerance_option(command: F) -> F:
+def tolerance_option(command: Command) -> Command:
     """``--tolerance``: score changes at most this large count as unchanged."""
     return click.option(
         "--tolerance",

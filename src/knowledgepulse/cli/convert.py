@@ -14,7 +14,8 @@ import orjson
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import open_output, output_option, stderr_console
+from knowledgepulse.cli._console import open_output, stderr_console
+from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
 from knowledgepulse.cli._traces import ProblemSink, paths_argument, sources
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK

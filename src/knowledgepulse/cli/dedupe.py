@@ -12,7 +12,8 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import open_output, output_option, stderr_console
+from knowledgepulse.cli._console import open_output, stderr_console
+from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._rows import parquet_rows, row_output
 from knowledgepulse.cli._sources import source_options, trace_options
 from knowledgepulse.cli._tasks import print_similarity_histogram, similarity_histogram_option

@@ -24,11 +24,11 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted, printable
 from knowledgepulse.cli._console import (
     output_console,
-    output_option,
     report_format,
     write_output,
 )
 from knowledgepulse.cli._eval_task import TaskRunner, TaskSettings, task_options
+from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli.compare import tolerance_option
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from knowledgepulse.errors import SuiteError

@@ -27,13 +27,13 @@ from knowledgepulse.cli._cache import open_cache_file, save_cache_file, ttl_ms
 from knowledgepulse.cli._console import (
     open_output,
     output_console,
-    output_option,
     stderr_console,
     stderr_is_terminal,
     stdout_is_terminal,
 )
 from knowledgepulse.cli._emit import emitting
 from knowledgepulse.cli._engine import check_engine_options, engine_options, ray_embedder
+from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._rows import parquet_rows
 from knowledgepulse.cli._sources import read_traces, source_options, trace_options
 from knowledgepulse.cli._traces import (

@@ -20,10 +20,10 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import (
     open_output,
-    output_option,
     stderr_console,
     stderr_is_terminal,
 )
+from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._rows import parquet_rows, row_output
 from knowledgepulse.cli._sources import read_traces, source_options, trace_options
 from knowledgepulse.cli._tasks import (
