@@ -38,16 +38,31 @@ def _described(pool: Pool, selection: Selection) -> tuple[object, ...]:
     )
 
 
-@given(pools(), budgets, limits, min_scores, st.booleans(), st.randoms())
+per_task_limits = st.none() | st.integers(min_value=1, max_value=3)
+
+
+@given(
+    pools() | pools(tasks=True),
+    budgets,
+    limits,
+    min_scores,
+    per_task_limits,
+    st.booleans(),
+    st.randoms(),
+)
 def test_selection_does_not_depend_on_input_order(  # noqa: PLR0917 - hypothesis's drawn values
     pool: Pool,
     budget: int | None,
     limit: float | None,
     min_score: float | None,
+    per_task: int | None,
     per_domain: bool,
     rng: random.Random,
 ) -> None:
-    """Shuffling the candidates changes nothing: same picks, same rejections, same reasons."""
+    """Shuffling the candidates changes nothing: same picks, same rejections, same reasons.
+
+    With tasks and a per-task limit too.
+    """
     order = list(range(len(pool.candidates)))
     rng.shuffle(order)
     shuffled = pool.permuted(order)
@@ -59,6 +74,7 @@ def test_selection_does_not_depend_on_input_order(  # noqa: PLR0917 - hypothesis
             max_similarity=limit,
             min_score=min_score,
             per_domain=per_domain,
+            per_task=per_task,
         )
         for p in (pool, shuffled)
     )
@@ -180,37 +196,6 @@ def test_top_percent_rounds_down() -> None:
     assert budget_for_top(10, 735) == 73
     assert budget_for_top(100, 735) == 735
     assert budget_for_top(10, 5) == 0
-
-
-per_task_limits = st.none() | st.integers(min_value=1, max_value=3)
-
-
-@given(pools(tasks=True), budgets, limits, min_scores, per_task_limits, st.booleans(), st.randoms())
-def test_selection_across_tasks_does_not_depend_on_input_order(  # noqa: PLR0917
-    pool: Pool,
-    budget: int | None,
-    limit: float | None,
-    min_score: float | None,
-    per_task: int | None,
-    per_domain: bool,
-    rng: random.Random,
-) -> None:
-    """With tasks and a per-task limit too, shuffling the candidates changes nothing."""
-    order = list(range(len(pool.candidates)))
-    rng.shuffle(order)
-    first, second = (
-        select(
-            p.candidates,
-            p.vectors,
-            budget=budget,
-            max_similarity=limit,
-            min_score=min_score,
-            per_domain=per_domain,
-            per_task=per_task,
-        )
-        for p in (pool, pool.permuted(order))
-    )
-    assert _described(pool, first) == _described(pool.permuted(order), second)
 
 
 @given(pools(tasks=True), budgets, limits, per_task_limits, st.booleans())
