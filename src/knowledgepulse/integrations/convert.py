@@ -39,14 +39,19 @@ class SourceReader(Protocol):
 
 
 def reader(source: str) -> SourceReader:
-    """The reader module of a source format (``otlp``, ``langsmith``...).
+    """The reader of a source format (``otlp``, ``langsmith``...).
+
+    A module, or the object a ``module:attribute`` entry of :data:`SOURCES` names (a dataset
+    format's family).
 
     Raises:
         ValueError: ``source`` is not one of :data:`SOURCES`.
     """
     if source not in SOURCES:
         raise ValueError(f"unknown source {source!r}; choose one of {', '.join(SOURCES)}")
-    return cast(SourceReader, importlib.import_module(SOURCES[source]))
+    module, _, attribute = SOURCES[source].partition(":")
+    found = importlib.import_module(module)
+    return cast(SourceReader, getattr(found, attribute) if attribute else found)
 
 
 def recognise(value: Any) -> str | None:

@@ -14,11 +14,11 @@ SOURCES: dict[str, str] = {
     "otel-js": "knowledgepulse.integrations.exports.otel_js",
     # Conversation datasets, one row a conversation; hermes first: its tags sit inside
     # ShareGPT or chat turns.
-    "hermes": "knowledgepulse.integrations.chat.hermes",
-    "anthropic": "knowledgepulse.integrations.chat.anthropic",
-    "openai-responses": "knowledgepulse.integrations.chat.openai_responses",
-    "openai-chat": "knowledgepulse.integrations.chat.openai_chat",
-    "sharegpt": "knowledgepulse.integrations.chat.sharegpt",
+    "hermes": "knowledgepulse.integrations.chat.hermes:FAMILY",
+    "anthropic": "knowledgepulse.integrations.chat.anthropic:FAMILY",
+    "openai-responses": "knowledgepulse.integrations.chat.openai_responses:FAMILY",
+    "openai-chat": "knowledgepulse.integrations.chat.openai_chat:FAMILY",
+    "sharegpt": "knowledgepulse.integrations.chat.sharegpt:FAMILY",
 }
 """Each file format ``kp convert --from`` takes, and the module that reads it."""
 

@@ -75,6 +75,24 @@ class Family:
     framework: str
     continued: tuple[str, str] | None = None
     """A pair of columns read one after the other (Responses: ``input`` then ``output``)."""
+    content_hint: str = ""
+    """What to check when the rows hold no text (said once a file)."""
+
+    # A family is the source reader ``kp convert --from`` uses (integrations/names.py).
+    @property
+    def CONTENT_HINT(self) -> str:  # noqa: N802 - the name the reader protocol gives it
+        """See :attr:`content_hint`."""
+        return self.content_hint
+
+    def recognises(self, value: Any) -> bool:
+        """Whether a file's first record is a row holding a conversation of this family."""
+        return recognises(value, self)
+
+    def convert_records(
+        self, records: Iterable[Record | Problem], options: TraceOptions
+    ) -> Iterator[ConvertedTrace | Problem]:
+        """Every row of one file as a trace (see :func:`convert_rows`)."""
+        return convert_rows(records, options, self)
 
 
 @dataclass(frozen=True, slots=True)

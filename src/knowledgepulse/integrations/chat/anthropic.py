@@ -9,15 +9,14 @@ result with ``is_error: true`` is an evident error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse.integrations._envelope import ConvertedTrace, PathError, TraceOptions
+from knowledgepulse.integrations._envelope import PathError
 from knowledgepulse.integrations._steps import StepBuilder
 from knowledgepulse.integrations.chat import _row
 from knowledgepulse.integrations.chat._text import content_text, one_of
-from knowledgepulse.records import Problem, Record
 
 CONTENT_HINT = "the rows hold no message text; check --messages-field names the messages column"
 ROLES = frozenset({"user", "assistant"})
@@ -131,19 +130,9 @@ def _id(block: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-FAMILY = _row.Family("anthropic", ("messages", "conversation"), matches, tell, "anthropic")
+FAMILY = _row.Family(
+    "anthropic", ("messages", "conversation"), matches, tell, "anthropic", content_hint=CONTENT_HINT
+)
 
 
-def recognises(value: Any) -> bool:
-    """Whether a file's first record is a row holding Anthropic messages."""
-    return _row.recognises(value, FAMILY)
-
-
-def convert_records(
-    records: Iterable[Record | Problem], options: TraceOptions
-) -> Iterator[ConvertedTrace | Problem]:
-    """Every row of one file as a trace (see :func:`_row.convert_rows`)."""
-    return _row.convert_rows(records, options, FAMILY)
-
-
-__all__ = ["CONTENT_HINT", "FAMILY", "convert_records", "matches", "recognises", "tell"]
+__all__ = ["CONTENT_HINT", "FAMILY", "matches", "tell"]

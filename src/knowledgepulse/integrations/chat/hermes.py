@@ -9,14 +9,12 @@ keeps them) or Chat Completions messages; a ``<tool_call>{"name": ..., "argument
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
 from knowledgepulse.integrations._steps import StepBuilder
 from knowledgepulse.integrations.chat import _row, openai_chat, sharegpt
 from knowledgepulse.integrations.chat._text import has_tags
-from knowledgepulse.records import Problem, Record
 
 CONTENT_HINT = "the rows hold no turn text; check --messages-field names the conversation column"
 
@@ -41,20 +39,13 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
 
 
 FAMILY = _row.Family(
-    "hermes", ("conversations", "messages", "conversation"), matches, tell, "hermes"
+    "hermes",
+    ("conversations", "messages", "conversation"),
+    matches,
+    tell,
+    "hermes",
+    content_hint=CONTENT_HINT,
 )
 
 
-def recognises(value: Any) -> bool:
-    """Whether a file's first record is a row holding Hermes-tagged turns."""
-    return _row.recognises(value, FAMILY)
-
-
-def convert_records(
-    records: Iterable[Record | Problem], options: TraceOptions
-) -> Iterator[ConvertedTrace | Problem]:
-    """Every row of one file as a trace (see :func:`_row.convert_rows`)."""
-    return _row.convert_rows(records, options, FAMILY)
-
-
-__all__ = ["CONTENT_HINT", "FAMILY", "convert_records", "matches", "recognises", "tell"]
+__all__ = ["CONTENT_HINT", "FAMILY", "matches", "tell"]

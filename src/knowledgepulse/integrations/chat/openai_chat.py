@@ -10,11 +10,11 @@ Hermes ``<tool_call>`` / ``<tool_response>`` tags in the text are read as calls 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse.integrations._envelope import ConvertedTrace, PathError, TraceOptions
+from knowledgepulse.integrations._envelope import PathError
 from knowledgepulse.integrations._steps import StepBuilder
 from knowledgepulse.integrations.chat import _row
 from knowledgepulse.integrations.chat._text import (
@@ -26,7 +26,6 @@ from knowledgepulse.integrations.chat._text import (
     tool_calls,
     tool_responses,
 )
-from knowledgepulse.records import Problem, Record
 
 CONTENT_HINT = "the rows hold no message text; check --messages-field names the messages column"
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "ipython"})
@@ -159,20 +158,13 @@ def _not_a_message(value: Any) -> str:
 
 
 FAMILY = _row.Family(
-    "openai-chat", ("messages", "conversation", "chat", "prompt"), matches, tell, "openai"
+    "openai-chat",
+    ("messages", "conversation", "chat", "prompt"),
+    matches,
+    tell,
+    "openai",
+    content_hint=CONTENT_HINT,
 )
 
 
-def recognises(value: Any) -> bool:
-    """Whether a file's first record is a row holding Chat Completions messages."""
-    return _row.recognises(value, FAMILY)
-
-
-def convert_records(
-    records: Iterable[Record | Problem], options: TraceOptions
-) -> Iterator[ConvertedTrace | Problem]:
-    """Every row of one file as a trace (see :func:`_row.convert_rows`)."""
-    return _row.convert_rows(records, options, FAMILY)
-
-
-__all__ = ["CONTENT_HINT", "FAMILY", "convert_records", "matches", "recognises", "tell"]
+__all__ = ["CONTENT_HINT", "FAMILY", "matches", "tell"]

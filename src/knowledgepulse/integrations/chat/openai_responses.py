@@ -9,16 +9,15 @@ tool calls, joined by ``call_id`` with their ``*_output`` items. A row with both
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse.integrations._envelope import ConvertedTrace, PathError, TraceOptions
+from knowledgepulse.integrations._envelope import PathError
 from knowledgepulse.integrations._steps import StepBuilder
 from knowledgepulse.integrations.chat import _row
 from knowledgepulse.integrations.chat._text import content_text
 from knowledgepulse.integrations.chat.openai_chat import TEXT_KINDS
-from knowledgepulse.records import Problem, Record
 
 CONTENT_HINT = "the rows hold no item text; check --messages-field names the items column"
 _TYPED = frozenset(
@@ -120,19 +119,8 @@ FAMILY = _row.Family(
     tell,
     "openai",
     continued=("input", "output"),
+    content_hint=CONTENT_HINT,
 )
 
 
-def recognises(value: Any) -> bool:
-    """Whether a file's first record is a row holding Responses items."""
-    return _row.recognises(value, FAMILY)
-
-
-def convert_records(
-    records: Iterable[Record | Problem], options: TraceOptions
-) -> Iterator[ConvertedTrace | Problem]:
-    """Every row of one file as a trace (see :func:`_row.convert_rows`)."""
-    return _row.convert_rows(records, options, FAMILY)
-
-
-__all__ = ["CONTENT_HINT", "FAMILY", "convert_records", "matches", "recognises", "tell"]
+__all__ = ["CONTENT_HINT", "FAMILY", "matches", "tell"]

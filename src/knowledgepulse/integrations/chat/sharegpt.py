@@ -15,18 +15,16 @@ a tool call named by the command's first word, and the ``user`` turn after it it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
 
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse.integrations._envelope import ConvertedTrace, PathError, TraceOptions
+from knowledgepulse.integrations._envelope import PathError
 from knowledgepulse.integrations._steps import StepBuilder
 from knowledgepulse.integrations.chat import _row
 from knowledgepulse.integrations.chat._text import has_tags
 from knowledgepulse.integrations.chat.openai_chat import assistant_text, tagged_results
-from knowledgepulse.records import Problem, Record
 
 CONTENT_HINT = "the rows hold no turn text; check --messages-field names the conversations column"
 _SPEAKER_KEYS = ("from", "role")
@@ -158,19 +156,8 @@ FAMILY = _row.Family(
     matches,
     tell,
     "sharegpt",
+    content_hint=CONTENT_HINT,
 )
 
 
-def recognises(value: Any) -> bool:
-    """Whether a file's first record is a row holding ShareGPT turns."""
-    return _row.recognises(value, FAMILY)
-
-
-def convert_records(
-    records: Iterable[Record | Problem], options: TraceOptions
-) -> Iterator[ConvertedTrace | Problem]:
-    """Every row of one file as a trace (see :func:`_row.convert_rows`)."""
-    return _row.convert_rows(records, options, FAMILY)
-
-
-__all__ = ["CONTENT_HINT", "FAMILY", "convert_records", "matches", "recognises", "tell"]
+__all__ = ["CONTENT_HINT", "FAMILY", "matches", "tell"]
