@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Group, RenderableType
@@ -29,6 +30,7 @@ from knowledgepulse.cli._console import (
 )
 from knowledgepulse.cli._eval_task import TaskRunner, TaskSettings, task_options
 from knowledgepulse.cli._options import output_option
+from knowledgepulse.cli._stdout import stdout_for_the_report
 from knowledgepulse.cli.compare import tolerance_option
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
@@ -98,7 +100,27 @@ FORMATS = ("table", "json", "junit", "markdown", "html")
 @tolerance_option
 @task_options
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
-def eval_command(
+def eval_command(**options: Any) -> int:
+    """Score evaluation CASES (JSON, JSONL or YAML files, or - for stdin) with a suite.
+
+    A case passes when every scorer reaches its threshold. Failing scorers come with a
+    diagnosis; malformed cases (an invalid content pattern included) are reported as
+    FILE:LINE: PATH: message and count as failed; a part of a file that cannot be read (a
+    syntax error) is reported with its line and counted as a file. Warnings (a case id used
+    twice) are reported and counted but fail nothing. Exit code 0 when every case passes, 1
+    when any fails or is malformed or a file could not be read in full, 2 for usage or suite
+    errors (or a --baseline that is not a kp eval JSON report), 4 when a case that passed in
+    the --baseline fails now.
+
+    With --task, the cases' inputs (instruction, input, pages) go to the task and its outputs
+    are scored; a call that raises or times out is that case's error. --plugin loads custom
+    scorers first.
+    """
+    with stdout_for_the_report():  # a task's or plugin's prints go to stderr
+        return _eval(**options)
+
+
+def _eval(
     *,
     cases: tuple[str, ...],
     suite_path: Path | None,
@@ -119,21 +141,7 @@ def eval_command(
     no_cache: bool,
     quiet: bool,
 ) -> int:
-    """Score evaluation CASES (JSON, JSONL or YAML files, or - for stdin) with a suite.
-
-    A case passes when every scorer reaches its threshold. Failing scorers come with a
-    diagnosis; malformed cases (an invalid content pattern included) are reported as
-    FILE:LINE: PATH: message and count as failed; a part of a file that cannot be read (a
-    syntax error) is reported with its line and counted as a file. Warnings (a case id used
-    twice) are reported and counted but fail nothing. Exit code 0 when every case passes, 1
-    when any fails or is malformed or a file could not be read in full, 2 for usage or suite
-    errors (or a --baseline that is not a kp eval JSON report), 4 when a case that passed in
-    the --baseline fails now.
-
-    With --task, the cases' inputs (instruction, input, pages) go to the task and its outputs
-    are scored; a call that raises or times out is that case's error. --plugin loads custom
-    scorers first.
-    """
+    """``kp eval`` with its options, run while stdout is held for the report."""
     runner = TaskRunner.load(
         plugins,
         task_spec,
