@@ -17,7 +17,6 @@ from pathlib import Path
 
 from knowledgepulse._util.settings import optional_positive_int
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
-from knowledgepulse.novelty.backends.batches import BatchRunner
 from knowledgepulse.novelty.backends.devices import check_device, import_torch, parse_device
 from knowledgepulse.novelty.backends.torch_runner import (
     DTYPES,
@@ -25,6 +24,7 @@ from knowledgepulse.novelty.backends.torch_runner import (
     TorchRunner,
     bundled_weights_dir,
 )
+from knowledgepulse.novelty.chunks import BatchRunner
 from knowledgepulse.novelty.minilm import MINILM_DIMENSIONS, MiniLMEmbedder, file_sha256
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 
