@@ -55,13 +55,10 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
     Everything but the model is :class:`~knowledgepulse.novelty.MiniLMEmbedder`'s: the tokenizer,
     the windows and their cap, the batches by length, the pooling. Its ``model_id`` is the
     bundled model's (``all-MiniLM-L6-v2-onnx-int8``), so a cache saved on a GPU is usable on a
-    CPU and vice versa. It is the same model: its vectors equal sentence-transformers' fp32 ones
-    (cosine 1.0000) and fp16 moves them by less than 2e-6; against the int8 ONNX vectors, over
-    the corpora's 1,470 novelty texts, the cosine is 0.9995 at the median and 0.9984 at worst,
-    the int8 rounding the CPU path already has against fp32 (``docs/embedding-backends.md``).
-    Online novelty over the 735 corpus traces moves by 0.0005 at the median and 0.0097 at most,
-    the size of what the window cap moves (0.007). Where the vectors came from is
-    :attr:`backend` (for reports, not for caches).
+    CPU and vice versa: it is the same model, and its vectors agree with the int8 ONNX ones as
+    closely as the int8 rounding already lets the CPU path differ from fp32 (measured in
+    ``docs/embedding-backends.md``). Where the vectors came from is :attr:`backend` (for
+    reports, not for caches).
 
     Args:
         device: ``"cuda"``, ``"cuda:N"``, ``"cpu"``, or ``"auto"`` (CUDA when torch sees a GPU,
