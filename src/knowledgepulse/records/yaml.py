@@ -43,6 +43,7 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
 from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse.records.json_values import LONE_SURROGATE, TOO_DEEP
 from knowledgepulse.records.model import MAX_NESTING, Location, Problem, Record
 
 __all__ = ["ALIAS_FACTOR", "MAX_INT_DIGITS", "MIN_ALIAS_BUDGET", "parse_yaml"]
@@ -65,12 +66,10 @@ _CONTROL = re.compile(Reader.NON_PRINTABLE.pattern)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # libyaml refuses a \ud800-\udfff escape as a syntax error; PyYAML's own parser reads it.
 _SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
-_NESTED = f"nested deeper than {MAX_NESTING} levels; flatten the document"
 _NOT_JSON = (
     "this file holds JSON data (strings, numbers, true/false, null, lists and mappings); "
     "remove the tag"
 )
-_SURROGATE_WARNING = "a \\ud800-\\udfff escape without its pair names no character; read as U+FFFD"
 
 Loc = tuple[str | int, ...]
 # How each non-text scalar is read, in every YAML 1.1 spelling (0x1f, 1_000, 1:30, yes/no).
@@ -205,7 +204,7 @@ class _BoundedComposer(Composer, SafeConstructor, _Resolver):
             return cast(Node, super().compose_node(parent, index))
         container = isinstance(event, SequenceStartEvent | MappingStartEvent)
         if container and self.depth >= MAX_NESTING:
-            raise _Refused(_NESTED, cast(Event, event).start_mark)
+            raise _Refused(TOO_DEEP, cast(Event, event).start_mark)
         self.depth += container
         self.written += 1
         self.expanded += 1
@@ -263,7 +262,7 @@ def _record(node: Node, location: Location, controls: _Controls) -> Iterator[Rec
         return
     for loc, line in walk.warnings:
         yield Problem(
-            location.at_line(line), format_path(loc) if loc else "$", _SURROGATE_WARNING, True
+            location.at_line(line), format_path(loc) if loc else "$", LONE_SURROGATE, True
         )
     yield Record(location, value, walk.lines)
 
@@ -288,7 +287,7 @@ class _Walk:
         line = node.start_mark.line + 1
         self.lines[loc] = line
         if depth > MAX_NESTING:
-            self.problems.append((loc, line, _NESTED))
+            self.problems.append((loc, line, TOO_DEEP))
             return None
         if isinstance(node, ScalarNode):
             return self._scalar(node, loc, line)
@@ -481,7 +480,7 @@ def _file_problem(error: yaml.MarkedYAMLError, name: str, controls: _Controls) -
     if isinstance(error, _Refused):
         return Problem(Location(name, line), "", str(error.problem))
     if error.problem == "exceeded maximum nesting depth":  # libyaml's bound, looking ahead
-        return Problem(Location(name, line), "", _NESTED)
+        return Problem(Location(name, line), "", TOO_DEEP)
     message = f"invalid YAML: {error.problem}"
     if controls.text[mark.index : mark.index + 1] == "\t":
         message += "; indent with spaces (YAML does not allow tabs there)"
