@@ -17,8 +17,7 @@ from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
-from knowledgepulse._util.jsonpath import format_path
-from knowledgepulse._util.pydantic_errors import describe
+from knowledgepulse._util.jsonpath import describe, format_path
 from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 
