@@ -8,9 +8,17 @@ and say what was redacted where (type, JSON path, count), never the value.
 from __future__ import annotations
 
 from knowledgepulse.redact.cleaner import MAX_TEXT, CleanedText, clean_text
+from knowledgepulse.redact.config import load_rules
 from knowledgepulse.redact.detectors import default_rules
 from knowledgepulse.redact.rules import PRIVACY_LEVELS, PrivacyLevel, Rule, RuleSet
-from knowledgepulse.redact.walk import Finding, redact_document, redact_trace, summarize
+from knowledgepulse.redact.walk import (
+    Finding,
+    names_secret,
+    redact_document,
+    redact_trace,
+    redact_value,
+    summarize,
+)
 
 __all__ = [
     "MAX_TEXT",
@@ -22,7 +30,10 @@ __all__ = [
     "RuleSet",
     "clean_text",
     "default_rules",
+    "load_rules",
+    "names_secret",
     "redact_document",
     "redact_trace",
+    "redact_value",
     "summarize",
 ]

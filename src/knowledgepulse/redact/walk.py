@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import regex
@@ -64,6 +65,7 @@ KEY_TYPE = "password"
 KEY_RULE = Rule("secret-key", KEY_TYPE, True)
 
 
+@cache
 def names_secret(key: str) -> bool:
     """Whether a value under ``key`` is a secret, by the key's name.
 
@@ -188,17 +190,42 @@ def redact_document(
     Raises:
         ValueError: ``level`` is not a privacy level.
     """
-    chosen = (rules or default_rules()).for_level(
-        check_level(level) if level is not None else document_level(document)
-    )
+    chosen_level = check_level(level) if level is not None else document_level(document)
+    return _redact(document, _walk_trace, chosen_level, rules)
+
+
+def redact_value(
+    value: Any, level: PrivacyLevel | str | None = None, rules: RuleSet | None = None
+) -> tuple[Any, list[Finding]]:
+    """Any parsed JSON (a dataset row) with every string value cleaned; keys are kept.
+
+    Args:
+        value: The parsed JSON.
+        level: The privacy level [default: ``aggregated``].
+        rules: The rules [default: every built-in rule].
+
+    Raises:
+        ValueError: ``level`` is not a privacy level.
+    """
+
+    def walk(value: Any, visit: Visit) -> Any:
+        return _walk(value, (), visit, False)
+
+    return _redact(value, walk, check_level(level or DEFAULT_LEVEL), rules)
+
+
+def _redact(
+    value: Any, walk: Callable[[Any, Visit], Any], level: PrivacyLevel, rules: RuleSet | None
+) -> tuple[Any, list[Finding]]:
+    chosen = (rules or default_rules()).for_level(level)
     texts: list[str] = []
 
     def collect(loc: Loc, text: str, secret: bool) -> str:
         texts.append(text)
         return text
 
-    _walk_trace(document, collect)
-    # Which rules can find anything is decided once for the whole trace, then per string.
+    walk(value, collect)
+    # Which rules can find anything is decided once for the whole value, then per string.
     candidates = candidate_rules(chosen, "\n".join(texts))
     findings: list[Finding] = []
 
@@ -211,7 +238,7 @@ def redact_document(
             findings.extend(Finding(path, rule.type, rule.name, n) for rule, n in found.items())
         return cleaned
 
-    return _walk_trace(document, redact), findings
+    return walk(value, redact), findings
 
 
 def _hide_whole(loc: Loc, text: str, findings: list[Finding]) -> str:
