@@ -28,7 +28,7 @@ from typing import Any
 import regex
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from knowledgepulse._util.pydantic_errors import problems_from
+from knowledgepulse._util.pydantic_errors import describe
 from knowledgepulse.errors import RedactionRulesError
 from knowledgepulse.records import Problem, Record, read_records
 from knowledgepulse.redact.detectors import default_rules
@@ -83,14 +83,6 @@ class RuleSpec(BaseModel):
         return Rule(self.name, kind, self.secret, self.pattern, keywords=keywords, group=0)
 
 
-class RulesFile(BaseModel):
-    """A file of custom rules."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    rules: list[RuleSpec] = Field(description="The rules, in the order they run.")
-
-
 def _import(spec: str) -> Finder:
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
@@ -123,14 +115,22 @@ def load_rules(path: str | Path) -> RuleSet:
         raise RedactionRulesError(f"{path}: expected one mapping with a list of rules", [])
     custom: list[Rule] = []
     for record in records[:1]:
-        try:
-            parsed = RulesFile.model_validate(record.value)
-        except ValidationError as error:
-            problems.extend(problems_from(error, record))
+        entries = record.value.get("rules") if isinstance(record.value, dict) else None
+        extra = sorted(set(record.value) - {"rules"}) if isinstance(record.value, dict) else []
+        for key in extra:
+            problems.append(record.problem((key,), "unknown field; the file holds only rules"))
+        if not isinstance(entries, list):
+            problems.append(record.problem(("rules",), "expected a list of rules"))
             continue
-        for index, spec in enumerate(parsed.rules):
+        # Each rule is checked on its own, so that every mistake of the file is told at once.
+        for index, entry in enumerate(entries):
             try:
-                custom.append(spec.rule())
+                custom.append(RuleSpec.model_validate(entry).rule())
+            except ValidationError as error:
+                problems.extend(
+                    record.problem(("rules", index, *item["loc"]), describe(item))
+                    for item in error.errors()
+                )
             except ValueError as error:
                 problems.append(record.problem(("rules", index), str(error)))
     if problems:
