@@ -66,8 +66,9 @@ def redact_command(
     providers, private keys, JWTs, connection strings, passwords, credentials in URLs, values
     under keys such as password or api_key) are always replaced by [REDACTED:<type>]; e-mails,
     phone numbers, IP addresses, home-directory paths, card numbers, IBANs and US SSNs too,
-    unless the trace's privacy level is private. Dataset rows (--from) are written back in
-    their own form, every string cleaned.
+    unless the trace's privacy level is private (a trace converted with --from is private:
+    give --privacy-level aggregated to remove identifiers too). Dataset rows (--from) are
+    written back in their own form, every string cleaned.
 
     PATH is a JSON or JSON Lines file (.gz too), or - for standard input. A record that cannot
     be read is reported on stderr as FILE:LINE: PATH: message and the others go on; exit code
