@@ -168,7 +168,17 @@ def test_keys_that_name_a_secret(key: str) -> None:
 
 @pytest.mark.parametrize(
     "key",
-    ["max_tokens", "author", "token_count", "keyword", "secret_name", "id", "query", "monkey"],
+    [
+        "max_tokens",
+        "author",
+        "token_count",
+        "keyword",
+        "secret_name",
+        "id",
+        "query",
+        "monkey",
+        "signature",
+    ],
 )
 def test_keys_that_merely_contain_a_secret_s_name(key: str) -> None:
     """A key that only contains a secret's name (max_tokens) keeps its value."""

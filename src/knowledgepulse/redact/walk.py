@@ -56,7 +56,7 @@ _KEPT_RELATIONSHIP = frozenset({"valid_from"})
 
 _SECRET_KEY = regex.compile(
     r"(?:password|passwd|passphrase|pwd|secret|token|apikey|accesskey|secretkey|privatekey|"
-    r"authorization|auth|credentials?|cookie|sessionid|signature)$"
+    r"authorization|auth|credentials?|cookie|sessionid)$"
 )
 _NOT_ALNUM = regex.compile(r"[^a-z0-9]")
 
