@@ -227,3 +227,23 @@ def test_scores_change_only_through_novelty_when_traces_are_redacted(
     assert [row["score"] for row in plain] == [
         document["metadata"]["quality_score"] for document in redacted
     ]
+
+
+def test_parquet_rows_go_back_as_parquet_with_their_schema(kp: KpRunner, tmp_path: Path) -> None:
+    """A Parquet dataset redacted into Parquet: the same schema and rows, strings cleaned."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rows = [json.loads(line) for line in CHAT.read_text().splitlines()]
+    rows[0]["trajectory"][1]["content"] += " mail carol@example.org"
+    source = tmp_path / "rows.parquet"
+    table = pa.Table.from_pylist(rows)
+    pq.write_table(table, source)
+    out = tmp_path / "clean.parquet"
+    run = kp("redact", "--from", "openai-chat", "--privacy-level", "aggregated", str(source),
+             "-o", str(out))  # fmt: skip
+    assert run.code == 0, run.err
+    written = pq.read_table(out)
+    assert written.schema == table.schema
+    assert written.num_rows == table.num_rows
+    assert "carol@example.org" not in json.dumps(written.to_pylist())
+    assert "[REDACTED:email]" in json.dumps(written.to_pylist())
