@@ -2,12 +2,12 @@
 
 Cleaned: the objective, each step's content, output summary and tool input at any depth, the
 result summary, the knowledge graph's entity names and facts, and the strings of fields a
-producer added (JSON-LD documents grow). Never touched: keys, ids, enumerations and the fields
-that hold names or dates (``@context``, ``@type``, ``id``, ``source_skill``, ``metadata``'s known
-fields, ``step_id``, a step's ``type`` and ``tool``, an entity's ``type``, ``valid_from``), and
-any value that is not a string. A string under a key that names a secret (``password``,
-``api_key``, ``authorization``...) at any depth is hidden whole: the JSON form of a
-``password=`` assignment.
+producer added to a trace, task, step or outcome (JSON-LD documents grow). Never touched: keys,
+ids, enumerations and the fields that hold names, dates or provenance (``@context``, ``@type``,
+``id``, ``source_skill``, the whole of ``metadata``, ``step_id``, a step's ``type`` and
+``tool``, an entity's ``type``, ``valid_from``), and any value that is not a string. A string
+under a key that names a secret (``password``, ``api_key``, ``authorization``...) at any depth
+is hidden whole: the JSON form of a ``password=`` assignment.
 """
 
 from __future__ import annotations
@@ -36,20 +36,9 @@ from knowledgepulse.trace.models import ReasoningTrace
 Loc = tuple[str | int, ...]
 
 # The known fields that are not free text, by the object they are in.
-_KEPT_TOP = frozenset({"@context", "@type", "id", "source_skill"})
-_KEPT_METADATA = frozenset(
-    {
-        "created_at",
-        "agent_id",
-        "framework",
-        "task_domain",
-        "success",
-        "quality_score",
-        "visibility",
-        "privacy_level",
-        "validated_by",
-    }
-)
+# metadata is provenance: dates, enumerations, ids, where a converted trace came from (and what
+# scoring reads besides the steps); it is kept whole.
+_KEPT_TOP = frozenset({"@context", "@type", "id", "source_skill", "metadata"})
 _KEPT_STEP = frozenset({"step_id", "type", "tool", "latency_ms"})
 _KEPT_ENTITY = frozenset({"type"})
 _KEPT_RELATIONSHIP = frozenset({"valid_from"})
@@ -126,9 +115,7 @@ def _walk_trace(document: Mapping[str, Any], visit: Visit) -> Any:
         if key in _KEPT_TOP:
             continue
         loc: Loc = (key,)
-        if key == "metadata" and isinstance(item, Mapping):
-            new = _walk_mapping(item, loc, visit, False, _KEPT_METADATA)
-        elif key == "steps" and isinstance(item, list):
+        if key == "steps" and isinstance(item, list):
             new = _walk_each(item, loc, visit, _KEPT_STEP)
         elif key == "knowledge_graph_delta" and isinstance(item, Mapping):
             new = _walk_graph(item, loc, visit)
