@@ -20,6 +20,7 @@ PACKAGES = [
     "knowledgepulse.evals",
     "knowledgepulse.curation",
     "knowledgepulse.integrations",
+    "knowledgepulse.redact",
     "knowledgepulse.engines.ray_engine",
     "knowledgepulse.testing",
     "knowledgepulse.pytest_plugin",

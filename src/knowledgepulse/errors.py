@@ -21,6 +21,7 @@ __all__ = [
     "PluginLoadError",
     "ProblemsError",
     "ProfileError",
+    "RedactionRulesError",
     "ReportFileError",
     "ScorerParameterError",
     "SuiteError",
@@ -79,6 +80,10 @@ class ReportFileError(ProblemsError):
     ``kp compare`` and ``kp eval --baseline`` raise it before comparing; each problem names the
     JSON path that is wrong.
     """
+
+
+class RedactionRulesError(ProblemsError, ValueError):
+    """Raised when a file of custom redaction rules has errors; all of them are listed."""
 
 
 class UnknownScorerError(KnowledgePulseError, LookupError):

@@ -308,3 +308,29 @@ def test_kp_capture_and_kp_integrations_are_at_the_top_level() -> None:
     assert kp.integrations.capture.Capture is Capture
     assert "capture" in kp.__all__
     assert "integrations" in dir(kp)
+
+
+def test_capture_with_redact_keeps_and_hands_on_the_redacted_trace(
+    framework: FakeFramework,
+) -> None:
+    """With redact=True, the text the collector keeps and on_trace sees holds no secret.
+
+    The fake framework makes the trace's id from the task, and ids are never redacted: the
+    check reads the text fields.
+    """
+    seen: list[CapturedTrace] = []
+    key = "ghp_" + "A1b2C3d4" * 4 + "E5f6"
+    with capture(on_trace=seen.append, redact=True) as cap:
+        framework.run(f"Deploy with token {key}")
+    trace = cap.traces[0]
+    texts = [trace.task.objective, *(step.content or "" for step in trace.steps)]
+    assert not any(key in text for text in texts)
+    assert trace.task.objective == "Deploy with token [REDACTED:api_key]"
+    assert seen[0].trace == trace
+
+
+def test_a_collector_without_redact_keeps_the_text_as_it_was(framework: FakeFramework) -> None:
+    """Redaction is asked for: by default the captured trace keeps its text."""
+    with capture() as cap:
+        framework.run("Mail alice@example.com")
+    assert "alice@example.com" in cap.traces[0].model_dump_json()

@@ -16,6 +16,7 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, stderr_console
 from knowledgepulse.cli._options import output_option
+from knowledgepulse.cli._redact import Redactor, redact_options
 from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
 from knowledgepulse.cli._traces import ProblemSink, paths_argument, sources
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
@@ -28,6 +29,7 @@ from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 @paths_argument
 @source_options(required=True)
 @output_option("Write the traces here instead of stdout (atomically: the file appears when done).")
+@redact_options
 def convert_command(
     *,
     paths: tuple[str, ...],
@@ -35,6 +37,9 @@ def convert_command(
     domain: str | None,
     confidence: float | None,
     output: Path | None,
+    redact: bool,
+    privacy_level: str | None,
+    rules_file: Path | None,
     **row_columns: str | float | None,
 ) -> int:
     """Convert agent frameworks' files to ReasoningTrace JSON Lines, one trace per run.
@@ -42,13 +47,15 @@ def convert_command(
     The files: OpenTelemetry (OTLP JSON), LangSmith runs, OpenAI Agents SDK spans, smolagents
     steps, Pydantic AI messages, an observability tool's export (Langfuse, Arize Phoenix,
     Jaeger, Tempo, OTel JS spans) or datasets of conversation rows (see --from). Each file is
-    recognised by its content, and what it was read as is said on stderr.
+    recognised by its content, and what it was read as is said on stderr. --redact cleans
+    the traces of secrets and personal data (see kp redact).
 
     PATH is a JSON, JSON Lines (.gz too) or Parquet file, or - for standard input. A record
     that cannot be read is reported on stderr as FILE:LINE: message and the others go on; exit
     code 1 when there was any.
     """
     options = trace_options(source, domain, confidence, row_columns)
+    redactor = Redactor.from_options(redact, privacy_level, rules_file)
     inputs = sources(paths)
     for path in inputs:
         if path != "-":
@@ -60,7 +67,8 @@ def convert_command(
     sink = ProblemSink(tally, keep=False)
     written = 0
     with open_output(output) as stream:
-        for loaded in converted_traces(inputs, source, options, sink):
+        traces = converted_traces(inputs, source, options, sink)
+        for loaded in redactor.each(traces) if redactor is not None else traces:
             stream.write(orjson.dumps(loaded.record.value).decode() + "\n")
             written += 1
     message = f"converted {counted(written, 'trace')}"
@@ -68,5 +76,7 @@ def convert_command(
         message += f"; {counted(tally.invalid, 'record')} could not be read"
     if tally.warnings:
         message += f"; {counted(tally.warnings, 'warning')}"
+    if redactor is not None:
+        message += f"; {redactor.summary()}"
     stderr_console().print(message, markup=False, highlight=False)
     return EXIT_FINDINGS if sink.errors else EXIT_OK

@@ -14,6 +14,7 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, stderr_console
 from knowledgepulse.cli._options import output_option
+from knowledgepulse.cli._redact import Redactor, redact_options
 from knowledgepulse.cli._rows import parquet_rows, row_output
 from knowledgepulse.cli._sources import source_options, trace_options
 from knowledgepulse.cli._tasks import print_similarity_histogram, similarity_histogram_option
@@ -56,6 +57,7 @@ from knowledgepulse.reports.value import dumps, tidy
 @novelty_text_option
 @profiles_file_option
 @source_options(required=False)
+@redact_options
 def dedupe_command(
     *,
     paths: tuple[str, ...],
@@ -72,6 +74,9 @@ def dedupe_command(
     source: str | None,
     domain: str | None,
     confidence: float | None,
+    redact: bool,
+    privacy_level: str | None,
+    rules_file: Path | None,
     **row_columns: str | float | None,
 ) -> int:
     """Group near-duplicate traces; each group names the trace it keeps.
@@ -79,7 +84,8 @@ def dedupe_command(
     One JSON line per group of two or more traces: the representative (highest score, then
     smallest id) and each member with its cosine to the representative. Dataset rows (--from)
     are written back instead, every row in input order with its kp_ columns, kp_group (its
-    group's number, or null) and kp_kept (false for a duplicate that would go).
+    group's number, or null) and kp_kept (false for a duplicate that would go); --redact
+    cleans them of secrets and personal data first.
     """
     convert_options = trace_options(source, domain, confidence, row_columns)
     if source is not None:
@@ -88,9 +94,12 @@ def dedupe_command(
         raise click.UsageError("kp dedupe compares embeddings; drop --no-embedder")
     if output is not None:
         check_destination(output, what="output")
+    redactor = Redactor.from_options(redact, privacy_level, rules_file)
     embedder = embedder_from(False, model, workers=workers, device=device)
     scorer = corpus_scorer(embedder, novelty_text, profiles_file, batch_size)
-    corpus = read_and_score(paths, scorer, source=source, options=convert_options)
+    corpus = read_and_score(
+        paths, scorer, source=source, options=convert_options, redactor=redactor
+    )
     require_vectors(corpus, "kp dedupe")
     if similarity_histogram:
         print_similarity_histogram(corpus.breakdowns)
@@ -119,7 +128,7 @@ def dedupe_command(
         f"{counted(count, 'trace')} scored; {counted(len(groups), 'near-duplicate group')} "
         f"at cosine >= {threshold:g}; "
         f"{counted(duplicates, 'trace')} would go, "
-        f"{count - duplicates} kept",
+        f"{count - duplicates} kept" + (f"; {redactor.summary()}" if redactor is not None else ""),
         markup=False,
         highlight=False,
     )

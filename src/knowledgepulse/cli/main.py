@@ -45,6 +45,11 @@ _COMMANDS = {
     "schema": ("knowledgepulse.cli.schema", "schema_command", "Print a file format's JSON Schema."),
     "select": ("knowledgepulse.cli.select", "select_command", "Pick the best diverse traces."),
     "dedupe": ("knowledgepulse.cli.dedupe", "dedupe_command", "Group near-duplicate traces."),
+    "redact": (
+        "knowledgepulse.cli.redact",
+        "redact_command",
+        "Redact secrets and personal data.",
+    ),
     "convert": (
         "knowledgepulse.cli.convert",
         "convert_command",

@@ -34,6 +34,7 @@ from knowledgepulse.cli._console import (
 from knowledgepulse.cli._emit import emitting
 from knowledgepulse.cli._engine import check_engine_options, engine_options, ray_embedder
 from knowledgepulse.cli._options import output_option
+from knowledgepulse.cli._redact import Redactor, redact_options
 from knowledgepulse.cli._rows import parquet_rows
 from knowledgepulse.cli._sources import read_traces, source_options, trace_options
 from knowledgepulse.cli._traces import (
@@ -144,6 +145,7 @@ if TYPE_CHECKING:
 @click.option("--explain", is_flag=True, help="With the table: explain every score in words.")
 @profiles_file_option
 @source_options(required=False)
+@redact_options
 def score_command(
     *,
     paths: tuple[str, ...],
@@ -171,6 +173,9 @@ def score_command(
     source: str | None,
     domain: str | None,
     confidence: float | None,
+    redact: bool,
+    privacy_level: str | None,
+    rules_file: Path | None,
     **row_columns: str | float | None,
 ) -> int:
     """Score reasoning traces 0.0-1.0 for how valuable they are to share.
@@ -178,9 +183,11 @@ def score_command(
     PATH is a JSON file (one trace or a list), a JSONL file (one trace a line), either of them
     gzipped (.gz), or - for standard input. Bad records are reported on stderr as
     FILE:LINE: PATH: message and skipped; exit code 1 when there were any. With --from, PATH is
-    an agent framework's file (see kp convert), converted as it is read.
+    an agent framework's file (see kp convert), converted as it is read. --redact (with
+    --annotate) writes the traces with their secrets and personal data redacted.
     """
     convert_options = trace_options(source, domain, confidence, row_columns)
+    redactor = Redactor.from_options(redact, privacy_level, rules_file)
     output_format = output_format or (
         "table" if stdout_is_terminal() and output is None else "jsonl"
     )
@@ -193,6 +200,7 @@ def score_command(
         frozen=frozen,
         explain=explain,
         tuning=cache_size is not None or ttl_seconds is not None or max_windows is not None,
+        redact=redact,
     )
     check_engine_options(engine, address, no_embedder=no_embedder)
     if corpus and (cache_path is not None or no_embedder):
@@ -249,6 +257,8 @@ def score_command(
     whole = whole or output_format == "html"
     with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
         traces = read_traces(paths, sink, progress, source, convert_options)
+        if redactor is not None:
+            traces = redactor.each(traces)
         scored = (
             _scored_whole(scorer, list(traces), order=order, corpus=corpus, min_score=min_score)
             if whole
@@ -266,7 +276,8 @@ def score_command(
         _print_table(collector.results, tally, output, explain)
     if cache_path is not None and not frozen:
         save_cache_file(scorer, cache_path)
-    stderr_console().print(summary_line(tally), markup=False, highlight=False)
+    redacted = f"; {redactor.summary()}" if redactor is not None else ""
+    stderr_console().print(summary_line(tally) + redacted, markup=False, highlight=False)
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 
 
@@ -321,7 +332,10 @@ def _check_options(
     frozen: bool,
     explain: bool,
     tuning: bool,
+    redact: bool,
 ) -> None:
+    if redact and not annotate:
+        raise click.UsageError("--redact cleans the traces --annotate writes; add --annotate")
     if no_embedder and model is not None:
         raise click.UsageError("--model and --no-embedder contradict each other; give one")
     if no_embedder and cache_path is not None:

@@ -24,6 +24,7 @@ from knowledgepulse.cli._console import (
     stderr_is_terminal,
 )
 from knowledgepulse.cli._options import output_option
+from knowledgepulse.cli._redact import Redactor, redact_options
 from knowledgepulse.cli._rows import parquet_rows, row_output
 from knowledgepulse.cli._sources import read_traces, source_options, trace_options
 from knowledgepulse.cli._tasks import (
@@ -98,15 +99,17 @@ def read_and_score(
     keep_problems: bool = False,
     source: str | None = None,
     options: TraceOptions | None = None,
+    redactor: Redactor | None = None,
 ) -> ScoredCorpus:
     """Read every trace (bad records reported on stderr as they are met), then score them all.
 
     With ``source`` (``--from``), the files are converted as they are read (dataset rows keep
-    their row, to be written back).
+    their row, to be written back); with ``redactor`` (``--redact``), redacted as they are read.
     """
     sink = ProblemSink(RunTally(scorer.threshold), keep=keep_problems)
     with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
-        traces = list(read_traces(paths, sink, progress, source, options))
+        read = read_traces(paths, sink, progress, source, options)
+        traces = list(redactor.each(read) if redactor is not None else read)
     scored = score_corpus(scorer, traces)
     candidates = [
         Candidate(
@@ -171,6 +174,7 @@ def _top_percent(value: str | None) -> float | None:
 @novelty_text_option
 @profiles_file_option
 @source_options(required=False, task_field=False)
+@redact_options
 def select_command(
     *,
     paths: tuple[str, ...],
@@ -195,6 +199,9 @@ def select_command(
     source: str | None,
     domain: str | None,
     confidence: float | None,
+    redact: bool,
+    privacy_level: str | None,
+    rules_file: Path | None,
     **row_columns: str | float | None,
 ) -> int:
     """Select the best traces: score first, across tasks, skipping near-duplicates.
@@ -206,7 +213,8 @@ def select_command(
     trace reaches --max-similarity, when its task has --per-task picks, or when the budget is
     spent. The selected traces are written as JSON Lines in the order they were picked (every
     task's best before any task's second, so the first N are a selection of N), each with
-    metadata.quality_score set; --report lists the rejected ones with their reasons. Dataset
+    metadata.quality_score set (and, with --redact, their secrets and personal data
+    redacted); --report lists the rejected ones with their reasons. Dataset
     rows (--from) are written back as they were, with kp_ columns added, in the input's form
     (JSON Lines or Parquet) or -o's.
     """
@@ -225,9 +233,12 @@ def select_command(
     for path in (output, report_path):
         if path is not None:
             check_destination(path, what="output")
+    redactor = Redactor.from_options(redact, privacy_level, rules_file)
     embedder = embedder_from(no_embedder, model, workers=workers, device=device)
     scorer = corpus_scorer(embedder, novelty_text, profiles_file, batch_size)
-    corpus = read_and_score(paths, scorer, source=source, options=convert_options)
+    corpus = read_and_score(
+        paths, scorer, source=source, options=convert_options, redactor=redactor
+    )
     if max_similarity is not None:
         require_vectors(corpus, "--max-similarity")
     if similarity_histogram:
@@ -264,7 +275,8 @@ def select_command(
                 stream.write(dumps(tidy(_rejection_row(corpus, rejection))) + "\n")
     stderr_console().print(
         _summary(corpus, selection, budget, min_score)
-        + f"; {task_summary(corpus.candidates, selection, task_path)}",
+        + f"; {task_summary(corpus.candidates, selection, task_path)}"
+        + (f"; {redactor.summary()}" if redactor is not None else ""),
         markup=False,
         highlight=False,
     )

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
+from knowledgepulse.redact import redact_trace
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown, default_scorer
 
@@ -61,6 +62,9 @@ class Collector:
         scorer: scores each trace; the process-wide default scorer when ``None``.
         on_trace: called with each :class:`CapturedTrace`; an exception in it is logged.
         keep: how many captured traces :attr:`captured` keeps (the oldest dropped first).
+        redact: redact each trace (secrets always, personal identifiers by its
+            ``metadata.privacy_level``; see :mod:`knowledgepulse.redact`) before it is scored
+            and kept; only novelty reads its text, so only novelty can change.
     """
 
     def __init__(
@@ -71,8 +75,10 @@ class Collector:
         scorer: TraceValueScorer | None = None,
         on_trace: OnTrace | None = None,
         keep: int = DEFAULT_KEEP,
+        redact: bool = False,
     ) -> None:
         self.options = TraceOptions(domain=domain, confidence=confidence)
+        self.redact = redact
         self._scorer = scorer
         self._on_trace = on_trace
         self._captured: deque[CapturedTrace] = deque(maxlen=max(1, keep))
@@ -120,12 +126,11 @@ class Collector:
                 logger.exception("knowledgepulse: on_trace raised; the agent run goes on")
 
     def _score(self, converted: ConvertedTrace) -> CapturedTrace:
-        breakdown = (self._scorer or default_scorer()).score(converted.trace)
-        trace = converted.trace.model_copy(
+        trace = redact_trace(converted.trace)[0] if self.redact else converted.trace
+        breakdown = (self._scorer or default_scorer()).score(trace)
+        trace = trace.model_copy(
             update={
-                "metadata": converted.trace.metadata.model_copy(
-                    update={"quality_score": breakdown.score}
-                )
+                "metadata": trace.metadata.model_copy(update={"quality_score": breakdown.score})
             }
         )
         return CapturedTrace(trace=trace, breakdown=breakdown, warnings=converted.warnings)

@@ -68,9 +68,15 @@ class Capture(Collector):
         on_trace: OnTrace | None = None,
         keep: int = DEFAULT_KEEP,
         hooks: tuple[str, ...] = HOOKS,
+        redact: bool = False,
     ) -> None:
         super().__init__(
-            domain=domain, confidence=confidence, scorer=scorer, on_trace=self._caught, keep=keep
+            domain=domain,
+            confidence=confidence,
+            scorer=scorer,
+            on_trace=self._caught,
+            keep=keep,
+            redact=redact,
         )
         self._user_on_trace = on_trace
         self._hooks = hooks
@@ -259,6 +265,7 @@ def capture(
     scorer: TraceValueScorer | None = None,
     on_trace: OnTrace | None = None,
     keep: int = DEFAULT_KEEP,
+    redact: bool = False,
 ) -> Capture: ...
 
 
@@ -271,6 +278,7 @@ def capture(
     scorer: TraceValueScorer | None = None,
     on_trace: OnTrace | None = None,
     keep: int = DEFAULT_KEEP,
+    redact: bool = False,
 ) -> Capture | Callable[P, R]:
     """Record, score and keep the real steps of the agent runs made inside a call or block.
 
@@ -288,9 +296,17 @@ def capture(
         on_trace: called with each :class:`~knowledgepulse.integrations.CapturedTrace`; what it
             raises is logged.
         keep: how many captured traces are kept (the oldest dropped first).
+        redact: redact each trace (secrets always, personal identifiers by its
+            ``metadata.privacy_level``; see :mod:`knowledgepulse.redact`) before it is scored
+            and kept; only novelty reads its text, so only novelty can change.
     """
     made = Capture(
-        domain=domain, confidence=confidence, scorer=scorer, on_trace=on_trace, keep=keep
+        domain=domain,
+        confidence=confidence,
+        scorer=scorer,
+        on_trace=on_trace,
+        keep=keep,
+        redact=redact,
     )
     return made if function is None else made(function)
 

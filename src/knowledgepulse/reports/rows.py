@@ -94,7 +94,7 @@ def jsonl_row(row: Record, columns: Mapping[str, Any]) -> str:
     raw = row.raw.rstrip() if row.raw is not None else None
     if raw is not None and raw.endswith(b"}") and not any(key in value for key in columns):
         added = orjson.dumps(dict(columns), default=_json_default)[1:-1]
-        joiner = b"," if value else b""
+        joiner = b"," if value and added else b""
         return (raw[:-1] + joiner + added + b"}").decode("utf-8", "surrogateescape")
     merged = {**value, **columns}
     return orjson.dumps(merged, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()

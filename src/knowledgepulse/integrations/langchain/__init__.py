@@ -61,6 +61,7 @@ def tracer(
     scorer: TraceValueScorer | None = None,
     on_trace: OnTrace | None = None,
     keep: int = DEFAULT_KEEP,
+    redact: bool = False,
 ) -> KPTracer:
     """A LangChain tracer (``BaseTracer``) that converts and scores every finished root run.
 
@@ -71,13 +72,21 @@ def tracer(
         scorer: scores each trace; the process-wide default scorer when ``None``.
         on_trace: called with each :class:`~knowledgepulse.integrations.CapturedTrace`.
         keep: how many captured traces the tracer keeps (``.captured``, ``.traces``).
+        redact: redact each trace (secrets always, personal identifiers by its
+            ``metadata.privacy_level``; see :mod:`knowledgepulse.redact`) before it is scored
+            and kept; only novelty reads its text, so only novelty can change.
 
     Raises:
         MissingDependencyError: ``langchain-core`` is not installed.
     """
     tracer_type: type[KPTracer] = _live_module().KPTracer
     return tracer_type(
-        domain=domain, confidence=confidence, scorer=scorer, on_trace=on_trace, keep=keep
+        domain=domain,
+        confidence=confidence,
+        scorer=scorer,
+        on_trace=on_trace,
+        keep=keep,
+        redact=redact,
     )
 
 

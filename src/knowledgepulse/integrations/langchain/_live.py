@@ -125,6 +125,7 @@ class KPTracer(Collector, _Recorder):
         on_trace: OnTrace | None = None,
         keep: int = DEFAULT_KEEP,
         max_trace_age_s: float = MAX_TRACE_AGE_S,
+        redact: bool = False,
     ) -> None:
         Collector.__init__(
             self,
@@ -133,6 +134,7 @@ class KPTracer(Collector, _Recorder):
             scorer=scorer,
             on_trace=on_trace,
             keep=keep,
+            redact=redact,
         )
         _Recorder.__init__(self, max_trace_age_s=max_trace_age_s)
 

@@ -55,6 +55,7 @@ def processor(
     scorer: TraceValueScorer | None = None,
     on_trace: OnTrace | None = None,
     keep: int = DEFAULT_KEEP,
+    redact: bool = False,
 ) -> AgentsTraceProcessor:
     """An Agents SDK ``TracingProcessor`` that converts and scores every trace when it ends.
 
@@ -65,13 +66,21 @@ def processor(
         scorer: scores each trace; the process-wide default scorer when ``None``.
         on_trace: called with each :class:`~knowledgepulse.integrations.CapturedTrace`.
         keep: how many captured traces the processor keeps (``.captured``, ``.traces``).
+        redact: redact each trace (secrets always, personal identifiers by its
+            ``metadata.privacy_level``; see :mod:`knowledgepulse.redact`) before it is scored
+            and kept; only novelty reads its text, so only novelty can change.
 
     Raises:
         MissingDependencyError: ``openai-agents`` is not installed.
     """
     processor_type: type[AgentsTraceProcessor] = _load_live().AgentsTraceProcessor
     return processor_type(
-        domain=domain, confidence=confidence, scorer=scorer, on_trace=on_trace, keep=keep
+        domain=domain,
+        confidence=confidence,
+        scorer=scorer,
+        on_trace=on_trace,
+        keep=keep,
+        redact=redact,
     )
 
 

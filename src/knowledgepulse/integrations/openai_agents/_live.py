@@ -229,6 +229,7 @@ class AgentsTraceProcessor(Collector, _Recorder):
         max_spans_per_trace: int = MAX_SPANS_PER_TRACE,
         max_open_traces: int = MAX_OPEN_TRACES,
         max_trace_age_s: float = MAX_TRACE_AGE_S,
+        redact: bool = False,
     ) -> None:
         Collector.__init__(
             self,
@@ -237,6 +238,7 @@ class AgentsTraceProcessor(Collector, _Recorder):
             scorer=scorer,
             on_trace=on_trace,
             keep=keep,
+            redact=redact,
         )
         _Recorder.__init__(
             self,

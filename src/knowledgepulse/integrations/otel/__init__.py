@@ -118,6 +118,7 @@ def install(
     on_trace: OnTrace | None = None,
     tracer_provider: TracerProvider | None = None,
     keep: int = DEFAULT_KEEP,
+    redact: bool = False,
 ) -> OTelCollector:
     """Add a span processor that converts and scores every agent run traced with OpenTelemetry.
 
@@ -129,6 +130,9 @@ def install(
         tracer_provider: the SDK provider to add the processor to; else the global one (an SDK
             provider is set globally when none is).
         keep: how many captured traces the collector keeps.
+        redact: redact each trace (secrets always, personal identifiers by its
+            ``metadata.privacy_level``; see :mod:`knowledgepulse.redact`) before it is scored
+            and kept; only novelty reads its text, so only novelty can change.
 
     Returns:
         The collector: ``.captured``, ``.traces``, ``.breakdowns``; ``.close()`` stops it.
@@ -143,6 +147,7 @@ def install(
         on_trace=on_trace,
         tracer_provider=tracer_provider,
         keep=keep,
+        redact=redact,
     )
     return cast("OTelCollector", collector)
 

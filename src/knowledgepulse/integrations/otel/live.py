@@ -193,6 +193,7 @@ def install(
     max_spans_per_trace: int = DEFAULT_MAX_SPANS_PER_TRACE,
     max_open_traces: int = DEFAULT_MAX_OPEN_TRACES,
     max_age_s: float = DEFAULT_MAX_AGE_S,
+    redact: bool = False,
 ) -> OTelCollector:
     """Capture every agent run traced by OpenTelemetry, as a scored ``ReasoningTrace``.
 
@@ -204,7 +205,12 @@ def install(
         KnowledgePulseError: the global tracer provider is not the OpenTelemetry SDK's.
     """
     collector = OTelCollector(
-        domain=domain, confidence=confidence, scorer=scorer, on_trace=on_trace, keep=keep
+        domain=domain,
+        confidence=confidence,
+        scorer=scorer,
+        on_trace=on_trace,
+        keep=keep,
+        redact=redact,
     )
     collector.processor = KPSpanProcessor(
         lambda: collector,

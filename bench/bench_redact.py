@@ -1,0 +1,231 @@
+"""Redaction benchmark: ``kp redact``'s speed, recall on public test data, the corpora's counts.
+
+    python bench/bench_redact.py              # everything (about a minute)
+    python bench/bench_redact.py --runs 1     # one timed run of each input
+
+Prints figures, asserts nothing:
+
+- ``kp redact`` on 20,000 generated traces (``bench/generate_traces.py``), a whole process as a
+  user runs it (start-up included): traces/s by the wall clock and by CPU time (user + sys;
+  the wall clock of a shared machine counts other processes' turns). Once on the clean traces,
+  once with a secret and an e-mail planted in every tenth trace's tool input;
+- secrets recall on gitleaks' own true positives (``tests/redact/data/gitleaks_tps.jsonl``), in
+  their context and bare (a secret with no name or key around it: only formats with a prefix
+  can be told from a hash); PII recall on presidio's recognizer cases, per entity;
+- the same for detect-secrets' plugins used as a library, when it is installed (``pip install
+  detect-secrets``): recall, time per line, how many ordinary strings it flags, and its speed
+  on every string of 1,000 generated traces beside ours;
+- what is redacted on the two corpora (``corpora/``), by type and rule, at aggregated and private.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse.redact import clean_text, redact_document
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "redact" / "data"
+KP = [sys.executable, "-m", "knowledgepulse.cli.main"]
+ORDINARY = [
+    "commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+    "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "request 123e4567-e89b-12d3-a456-426614174000 failed",
+    "Your order #W2378156 has shipped.",
+    '{"payment_id": "gift_card_1647044", "amount": 56.3}',
+    "Upgraded from v3.11.4 to 3.12.0 (build 2024.1.15).",
+    "The total is $1,234.56 (price: 1690, tax 12.5%).",
+    "md5 d41d8cd98f00b204e9800998ecf8427e",
+]
+
+
+def lines(name: str) -> list[dict[str, Any]]:
+    with (DATA / name).open(encoding="utf-8") as source:
+        return [json.loads(line) for line in source]
+
+
+def run_kp(path: Path, runs: int) -> tuple[float, float]:
+    """Median wall seconds and median CPU seconds of ``kp redact PATH``."""
+    walls, cpus = [], []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        with tempfile.TemporaryDirectory() as scratch:
+            subprocess.run(
+                [*KP, "redact", str(path), "-o", f"{scratch}/out.jsonl", "--report",
+                 f"{scratch}/report.json"],
+                check=True,
+                stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def generate(count: int) -> list[str]:
+    """``count`` generated traces, one JSON line each."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "generate_traces.py"), str(count)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
+
+
+def strings(value: Any) -> list[str]:
+    """Every string of a JSON value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in strings(item)]
+    return []
+
+
+def speed(runs: int, generated: list[str]) -> None:
+    count = len(generated)
+    samples = lines("gitleaks_tps.jsonl")
+    planted = []
+    for number, line in enumerate(generated):
+        document = json.loads(line)
+        if number % 10 == 0:
+            sample = samples[number // 10 % len(samples)]["sample"]
+            document["steps"][0]["content"] += f" mail ops{number}@example.com"
+            document["steps"][0]["input"] = {"config": {"env": sample}}
+        planted.append(json.dumps(document))
+    with tempfile.TemporaryDirectory() as scratch:
+        for name, text in (("clean", generated), ("planted", planted)):
+            path = Path(scratch) / f"{name}.jsonl"
+            path.write_text("\n".join(text) + "\n")
+            wall, cpu = run_kp(path, runs)
+            print(
+                f"kp redact, {count:,} {name} traces: {count / wall:,.0f} traces/s wall "
+                f"({wall:.2f} s), {count / cpu:,.0f} traces/s of CPU ({cpu:.2f} s)"
+            )
+
+
+def our_recall() -> None:
+    samples = lines("gitleaks_tps.jsonl")
+    for row in samples:  # the rules' patterns compile on first use: time the second pass
+        clean_text(row["sample"], "private")
+    start = time.perf_counter()
+    caught = sum(row["secret"] not in clean_text(row["sample"], "private").text for row in samples)
+    elapsed = time.perf_counter() - start
+    bare = {row["secret"]: row["rule"] for row in samples}
+    caught_bare = sum(
+        secret not in clean_text(f"the value is {secret} now", "private").text for secret in bare
+    )
+    rules = len({row["rule"] for row in samples})
+    print(
+        f"secrets recall, gitleaks true positives ({len(samples)} samples, {rules} rules): "
+        f"{caught / len(samples):.3f} in context, {caught_bare / len(bare):.3f} bare "
+        f"({len(bare)} secrets); {elapsed / len(samples) * 1e6:.0f} us a sample"
+    )
+    found: collections.Counter[str] = collections.Counter()
+    total: collections.Counter[str] = collections.Counter()
+    for row in lines("presidio_cases.jsonl"):
+        cleaned = clean_text(row["text"]).text
+        for part in row["expected"]:
+            total[row["entity"]] += 1
+            found[row["entity"]] += part not in cleaned
+    per = ", ".join(f"{kind} {found[kind]}/{total[kind]}" for kind in total)
+    print(f"PII recall, presidio cases: {sum(found.values()) / sum(total.values()):.3f} ({per})")
+    flagged = sum(clean_text(text).text != text for text in ORDINARY)
+    print(f"ordinary strings (hashes, UUIDs, ids, prices) redacted: {flagged}/{len(ORDINARY)}")
+
+
+def detect_secrets_recall(generated: list[str]) -> None:
+    try:
+        # Optional: only to compare with (not a dependency of knowledgepulse).
+        from detect_secrets.core.scan import scan_line  # noqa: PLC0415
+        from detect_secrets.settings import default_settings  # noqa: PLC0415
+    except ImportError:
+        print("detect-secrets: not installed (pip install detect-secrets), skipped")
+        return
+    samples = lines("gitleaks_tps.jsonl")
+    with default_settings():
+        for row in samples[:50]:  # warm up, as for ours
+            list(scan_line(row["sample"]))
+        start = time.perf_counter()
+        caught = 0
+        scanned = 0
+        for row in samples:
+            found = []
+            for line in row["sample"].splitlines():
+                found += [item.secret_value or "" for item in scan_line(line)]
+                scanned += 1
+            caught += any(
+                (value and value in row["secret"]) or row["secret"] in value for value in found
+            )
+        elapsed = time.perf_counter() - start
+        bare = {row["secret"] for row in samples}
+        caught_bare = sum(any(scan_line(f"the value is {secret} now")) for secret in bare)
+        flagged = sum(any(scan_line(text)) for text in ORDINARY)
+        documents = [json.loads(line) for line in generated[:1000]]
+        start = time.process_time()
+        for document in documents:
+            for text in strings(document):
+                for line in text.splitlines():
+                    list(scan_line(line))
+        theirs = len(documents) / (time.process_time() - start)
+    start = time.process_time()
+    for document in documents:
+        redact_document(document)
+    ours = len(documents) / (time.process_time() - start)
+    print(
+        f"every string of 1,000 generated traces, CPU time: detect-secrets {theirs:,.0f} "
+        f"traces/s, knowledgepulse.redact {ours:,.0f} traces/s"
+    )
+    print(
+        f"detect-secrets as a library: recall {caught / len(samples):.3f} in context, "
+        f"{caught_bare / len(bare):.3f} bare; {elapsed / scanned * 1e6:.0f} us a line; "
+        f"ordinary strings flagged: {flagged}/{len(ORDINARY)}"
+    )
+
+
+def corpora() -> None:
+    for level in ("aggregated", "private"):
+        kinds: collections.Counter[str] = collections.Counter()
+        rules: collections.Counter[str] = collections.Counter()
+        traces = redacted = 0
+        for path in sorted((ROOT / "corpora").glob("*.jsonl")):
+            with path.open(encoding="utf-8") as source:
+                for line in source:
+                    _, findings = redact_document(json.loads(line), level)
+                    traces += 1
+                    redacted += bool(findings)
+                    for finding in findings:
+                        kinds[finding.type] += finding.count
+                        rules[finding.rule] += finding.count
+        print(
+            f"corpora at {level}: {traces} traces, {redacted} redacted; by type "
+            f"{dict(kinds.most_common()) or 'none'}; by rule {dict(rules.most_common()) or 'none'}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of each input")
+    parser.add_argument("--traces", type=int, default=20_000, help="generated traces")
+    args = parser.parse_args()
+    generated = generate(args.traces)
+    speed(args.runs, generated)
+    our_recall()
+    detect_secrets_recall(generated)
+    corpora()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""Cleaning one text: each rule's spans replaced by ``[REDACTED:<type>]``, counted per rule.
+
+Rules run one after another on the text as the earlier ones left it (the reference SDK's
+order), so a connection string is one marker, not a marker with a password marker inside. A
+span that would cut into a marker is left alone, which makes cleaning idempotent. A text longer
+than :data:`MAX_TEXT` characters is cut there, with a marker, before any rule runs: the rules'
+patterns are bounded, but a text that large is not one a trace shares whole.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+import ahocorasick_rs
+import regex
+
+from knowledgepulse.redact.detectors import default_rules
+from knowledgepulse.redact.rules import (
+    DEFAULT_LEVEL,
+    PrivacyLevel,
+    Rule,
+    RuleSet,
+    Span,
+    check_level,
+)
+
+MAX_TEXT = 1_000_000
+"""The longest text (in characters) that is cleaned whole; the rest of a longer one is cut."""
+
+TRUNCATED = "truncated"
+"""The type of the marker that ends a text cut at :data:`MAX_TEXT`."""
+
+_MARKER = regex.compile(r"\[REDACTED:[A-Za-z0-9_\-]+\]")
+_DIGIT = regex.compile(r"\d")
+
+
+def marker(kind: str) -> str:
+    """The text a redacted span becomes."""
+    return f"[REDACTED:{kind}]"
+
+
+@dataclass(frozen=True)
+class CleanedText:
+    """A text with its secrets (and, by level, identifiers) replaced by markers.
+
+    Attributes:
+        text: The cleaned text.
+        redactions: How many spans of each type were replaced (``{"email": 2}``).
+        rules: How many spans each rule replaced (``{"github-pat": 1}``).
+    """
+
+    text: str
+    redactions: dict[str, int] = field(default_factory=dict)
+    rules: dict[str, int] = field(default_factory=dict)
+
+
+def candidate_rules(rules: Sequence[Rule], text: str) -> tuple[Rule, ...]:
+    """The rules that may find something in ``text`` (or in any part of it).
+
+    The others' keywords are all absent, or they need a digit and it has none.
+    """
+    return _index(tuple(rules)).candidates(text)
+
+
+class _Index:
+    """Which rules each keyword lets run, as bit masks, found in one pass over a text.
+
+    An Aho-Corasick automaton finds every keyword at once: 29 us for a 1.7 KB trace against
+    390 us for a substring test per keyword (264 keywords).
+    """
+
+    def __init__(self, rules: tuple[Rule, ...]) -> None:
+        self.rules = rules
+        self.always = 0
+        self.digits = 0
+        masks: dict[str, int] = {}
+        for position, rule in enumerate(rules):
+            bit = 1 << position
+            if rule.digits:
+                self.digits |= bit
+            if not rule.keywords:
+                self.always |= bit
+            for word in rule.keywords:
+                masks[word] = masks.get(word, 0) | bit
+        self.masks = tuple(masks.values())
+        self.automaton = ahocorasick_rs.AhoCorasick(list(masks))
+
+    def candidates(self, text: str) -> tuple[Rule, ...]:
+        mask = self.always
+        found_words = self.automaton.find_matches_as_indexes(text.lower(), overlapping=True)
+        for word in {found[0] for found in found_words}:
+            mask |= self.masks[word]
+        if _DIGIT.search(text) is None:
+            mask &= ~self.digits
+        found = []
+        while mask:
+            low = mask & -mask
+            found.append(self.rules[low.bit_length() - 1])
+            mask ^= low
+        return tuple(found)
+
+
+@cache
+def _index(rules: tuple[Rule, ...]) -> _Index:
+    return _Index(rules)
+
+
+def clean(text: str, rules: Sequence[Rule]) -> tuple[str, Counter[Rule]]:
+    """``text`` with every span of ``rules`` replaced, and how many each rule replaced."""
+    found: Counter[Rule] = Counter()
+    if len(text) > MAX_TEXT:
+        text = cut(text)
+        found[_CUT_RULE] += 1
+    for rule in candidate_rules(rules, text):
+        spans = _free(rule.spans(text), text)
+        if spans:
+            text = _replace(text, spans, marker(rule.type))
+            found[rule] += len(spans)
+    return text, found
+
+
+_CUT_RULE = Rule("max-text", TRUNCATED, True)
+
+
+def cut(text: str) -> str:
+    """``text`` cut at :data:`MAX_TEXT`, at a space when one is near, with a marker.
+
+    Cutting at a space keeps a secret that straddles the limit from leaving half of itself.
+    """
+    end = text.rfind(" ", MAX_TEXT - 1000, MAX_TEXT)
+    end = end if end > 0 else MAX_TEXT - 1000
+    return text[:end] + " " + marker(TRUNCATED)
+
+
+def _free(spans: Iterable[Span], text: str) -> list[Span]:
+    # Spans in order, none overlapping another or a marker already in the text.
+    taken = [match.span() for match in _MARKER.finditer(text)] if "[REDACTED:" in text else []
+    kept: list[Span] = []
+    for start, end in sorted(spans):
+        if kept and start < kept[-1][1]:
+            continue
+        if any(start < other_end and other_start < end for other_start, other_end in taken):
+            continue
+        kept.append((start, end))
+    return kept
+
+
+def _replace(text: str, spans: list[Span], replacement: str) -> str:
+    parts = []
+    position = 0
+    for start, end in spans:
+        parts.append(text[position:start])
+        parts.append(replacement)
+        position = end
+    parts.append(text[position:])
+    return "".join(parts)
+
+
+def clean_text(
+    text: str, level: PrivacyLevel | str | None = None, rules: RuleSet | None = None
+) -> CleanedText:
+    """Clean one text: secrets always, identifiers unless ``level`` is ``private``.
+
+    The reference SDK's ``cleanPii``: ``[REDACTED:<type>]`` markers and a count per type.
+
+    Args:
+        text: The text.
+        level: ``aggregated`` (the default), ``federated`` or ``private``.
+        rules: The rules to apply [default: every built-in rule].
+
+    Raises:
+        ValueError: ``level`` is not a privacy level.
+    """
+    chosen = (rules or default_rules()).for_level(check_level(level or DEFAULT_LEVEL))
+    cleaned, found = clean(text, chosen)
+    redactions: Counter[str] = Counter()
+    for rule, count in found.items():
+        redactions[rule.type] += count
+    return CleanedText(
+        cleaned, dict(redactions), {rule.name: count for rule, count in found.items()}
+    )

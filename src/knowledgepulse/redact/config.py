@@ -1,0 +1,138 @@
+r"""Custom rules from a file: a company's own token formats, as regular expressions or Python.
+
+A YAML (or JSON) file lists the rules; they run before the built-in ones, so a format of your
+own is one marker of your type, not a part of a generic match::
+
+    rules:
+      - name: acme-token            # reports name the rule
+        pattern: 'acme_[A-Za-z0-9]{32}'
+        type: api_key               # the marker: [REDACTED:api_key] [default: the name]
+        keywords: [acme_]           # run only on text holding one (faster) [default: always]
+      - name: employee-id
+        pattern: '\bEMP-\d{6}\b'
+        secret: false               # an identifier: kept at the private level [default: true]
+      - name: ticket-secrets
+        callable: mypackage.redaction:find_secrets   # text -> [(start, end), ...]
+
+Every mistake of the file (an unknown field, a pattern that does not compile, a callable that
+cannot be imported) is reported at once, with the file, line and JSON path.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import regex
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from knowledgepulse._util.pydantic_errors import describe
+from knowledgepulse.errors import RedactionRulesError
+from knowledgepulse.records import Problem, Record, read_records
+from knowledgepulse.redact.detectors import default_rules
+from knowledgepulse.redact.rules import Finder, Rule, RuleSet
+
+_TYPE = r"^[A-Za-z0-9_\-]+$"
+
+
+class RuleSpec(BaseModel):
+    """One custom rule as the file writes it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, description="The rule's name; reports name it.")
+    pattern: str | None = Field(
+        default=None, description="A regular expression (Python's regex syntax)."
+    )
+    callable: str | None = Field(
+        default=None, description="A Python function text -> [(start, end)], as module:name."
+    )
+    type: str | None = Field(
+        default=None, pattern=_TYPE, description="The marker's type [default: the name]."
+    )
+    secret: bool = Field(default=True, description="false: an identifier, kept at private.")
+    keywords: list[str] = Field(default_factory=list, description="Run only on text with one.")
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                regex.compile(value)
+            except regex.error as error:
+                raise ValueError(f"the pattern does not compile: {error}") from None
+        return value
+
+    def rule(self) -> Rule:
+        """The rule this spec describes.
+
+        Raises:
+            ValueError: neither or both of ``pattern`` and ``callable``, or a callable that
+                cannot be imported.
+        """
+        if (self.pattern is None) == (self.callable is None):
+            raise ValueError("give one of pattern (a regular expression) or callable")
+        kind = self.type or regex.sub(r"[^A-Za-z0-9_\-]", "_", self.name)
+        keywords = tuple(word.lower() for word in self.keywords)
+        if self.callable is not None:
+            return Rule(
+                self.name, kind, self.secret, keywords=keywords, finder=_import(self.callable)
+            )
+        return Rule(self.name, kind, self.secret, self.pattern, keywords=keywords, group=0)
+
+
+def _import(spec: str) -> Finder:
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"callable {spec!r}: write it as module:function")
+    try:
+        found: Any = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"callable {spec!r}: cannot import {module_name!r} ({error})") from None
+    for part in attribute.split("."):
+        if not hasattr(found, part):
+            raise ValueError(f"callable {spec!r}: {module_name} has no {attribute!r}")
+        found = getattr(found, part)
+    if not callable(found):
+        raise ValueError(f"callable {spec!r}: not a function")
+    finder: Callable[[str], Any] = found
+    return finder
+
+
+def load_rules(path: str | Path) -> RuleSet:
+    """The custom rules of ``path`` followed by every built-in rule.
+
+    Raises:
+        RedactionRulesError: listing every problem of the file with its line and JSON path.
+        InputFileError: the file cannot be read.
+    """
+    items = list(read_records(path, formats=("yaml", "json")))
+    problems = [item for item in items if isinstance(item, Problem) and not item.warning]
+    records = [item for item in items if isinstance(item, Record)]
+    if not problems and len(records) != 1:
+        raise RedactionRulesError(f"{path}: expected one mapping with a list of rules", [])
+    custom: list[Rule] = []
+    for record in records[:1]:
+        entries = record.value.get("rules") if isinstance(record.value, dict) else None
+        extra = sorted(set(record.value) - {"rules"}) if isinstance(record.value, dict) else []
+        for key in extra:
+            problems.append(record.problem((key,), "unknown field; the file holds only rules"))
+        if not isinstance(entries, list):
+            problems.append(record.problem(("rules",), "expected a list of rules"))
+            continue
+        # Each rule is checked on its own, so that every mistake of the file is told at once.
+        for index, entry in enumerate(entries):
+            try:
+                custom.append(RuleSpec.model_validate(entry).rule())
+            except ValidationError as error:
+                problems.extend(
+                    record.problem(("rules", index, *item["loc"]), describe(item))
+                    for item in error.errors()
+                )
+            except ValueError as error:
+                problems.append(record.problem(("rules", index), str(error)))
+    if problems:
+        raise RedactionRulesError(f"{path}: the redaction rules have errors", problems)
+    return RuleSet(tuple(custom)) + default_rules()

@@ -1,0 +1,318 @@
+"""The built-in rules: the reference SDK's patterns, gitleaks' rules, checked identifiers.
+
+Beyond the reference's ``cleanPii`` patterns and gitleaks' secret rules, identifiers are checked
+by their checksums (cards, IBANs) or by a phone-number library (phonenumbers).
+
+The order is the reference's, widened: connection strings, bearer tokens and the reference's
+provider keys first (their markers are the reference's), then gitleaks' 221 rules, credentials
+in URLs, and ``password=``-style assignments last among the secrets; then the identifiers:
+e-mails and home paths, the checksummed ones and IP addresses, and last the phone patterns that
+would take their digits.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator
+from functools import cache
+
+import regex
+
+from knowledgepulse.redact.gitleaks import gitleaks_rules
+from knowledgepulse.redact.rules import Rule, RuleSet, Span
+
+SECRET_NAMES = (
+    "password|passwd|passphrase|pwd|secret|token|api_key|apikey|api_secret|access_token|"
+    "auth_token|access_key|secret_key|private_key|client_secret|refresh_token"
+)
+"""The names whose value ``name=value``, ``name: value`` or ``"name": "value"`` hides."""
+
+# The reference's pattern, which also takes the JSON form ("password": "x": a quote may close
+# the name) and never a value that is already a marker.
+_ASSIGNMENT = (
+    rf"(?i)(?<![a-z0-9\]])(?:{SECRET_NAMES})['\"]?\s*[=:]\s*(?!\[REDACTED)"
+    r"(?:(?P<quote>['\"])(?P<value>[^'\"]*)(?P=quote)|(?P<value>[^\s'\"`,;)}\[\]]{2,}))"
+)
+
+_UNTIL_END = r"[^\s'\"`,;)}\]]"  # what may follow in a path or a URL: up to a space or a quote
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = int(char)
+        if index % 2:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+# The lengths a card number has, by its first digit: UATP (1), Mastercard (2, 5), Diners,
+# Amex and JCB (3), Visa (4), Discover, UnionPay and Maestro (5, 6).
+_CARD_LENGTHS = {
+    "1": (15,),
+    "2": (16,),
+    "3": (14, 15, 16),
+    "4": (13, 16, 19),
+    "5": (16, 17, 18, 19),
+    "6": (16, 17, 18, 19),
+}
+
+
+def _card(match: regex.Match[str], found: str) -> bool:
+    digits = "".join(char for char in found if char.isdigit())
+    if len(digits) not in _CARD_LENGTHS.get(digits[0], ()):
+        return False
+    return _luhn(digits) and len(set(digits)) > 1
+
+
+# The length of an IBAN in each country that has them (the SWIFT IBAN registry, and the
+# countries of the Nordea/Experian lists that use them nationally).
+_IBAN_TABLE = (
+    "AD24 AE23 AL28 AO25 AT20 AZ28 BA20 BE16 BF28 BG22 BH22 BI27 BJ28 BR29 BY28 CF27 CG27 "
+    "CH21 CI28 CM27 CR22 CV25 CY28 CZ24 DE22 DJ27 DK18 DO28 DZ26 EE20 EG29 ES24 FI18 FK18 "
+    "FO18 FR27 GA27 GB22 GE22 GI23 GL18 GQ27 GR27 GT28 GW25 HN28 HR21 HU28 IE22 IL23 IQ23 "
+    "IR26 IS26 IT27 JO30 KM27 KW30 KZ20 LB28 LC32 LI21 LT20 LU20 LV21 LY25 MA28 MC27 MD24 "
+    "ME22 MG27 MK19 ML28 MN20 MR27 MT31 MU30 MZ25 NE28 NI28 NL18 NO15 OM23 PK24 PL28 PS29 "
+    "PT25 QA29 RO24 RS22 RU33 SA24 SC31 SD18 SE24 SI19 SK24 SM27 SN28 SO23 ST25 SV28 TD27 "
+    "TG28 TL23 TN24 TR26 UA29 VA22 VG24 XK20 YE30"
+)
+_IBAN_LENGTHS = {entry[:2]: int(entry[2:]) for entry in _IBAN_TABLE.split()}
+
+
+def _iban_checks(found: str) -> bool:
+    compact = found.replace(" ", "").replace("-", "")
+    if len(compact) != _IBAN_LENGTHS.get(compact[:2], 0):
+        return False
+    moved = compact[4:] + compact[:4]
+    number = "".join(str(int(char, 36)) for char in moved)
+    return int(number) % 97 == 1
+
+
+_IBAN = regex.compile(
+    r"\b[A-Z]{2}\d{2}(?:([ \-]?)[A-Z0-9]{4})(?:\1[A-Z0-9]{4}){1,6}(?:\1[A-Z0-9]{1,3})?\b"
+)
+
+
+def _ibans(text: str) -> Iterator[Span]:
+    # The checksum decides; a candidate that fails may have taken a word after the number
+    # ("...8901 X"), so it is tried again without its last group.
+    for match in _IBAN.finditer(text):
+        found = match.group()
+        if _iban_checks(found):
+            yield match.span()
+            continue
+        shorter = regex.sub(r"[ \-]?[A-Z0-9]{1,4}$", "", found)
+        if _iban_checks(shorter):
+            yield match.start(), match.start() + len(shorter)
+
+
+_IPV6_CANDIDATE = regex.compile(
+    r"(?<![\w:.\]])(?:[0-9A-Fa-f]{0,4}:){2,7}"
+    r"(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}|[0-9A-Fa-f]{1,4})?"
+    r"(?:%[\w.]+)?(?![\w:]|\.\d)"
+)
+
+
+def _ipv6(text: str) -> Iterator[Span]:
+    for match in _IPV6_CANDIDATE.finditer(text):
+        found = match.group()
+        address = found.split("%", 1)[0]
+        # "::1" is also Python's slice a[::1]: a one-group address not after "[" or a word.
+        if sum(1 for group in address.split(":") if group) < 2 and (
+            address != "::1"
+            or _joined(text, match.start() - 1, -1)
+            or text[: match.start()].endswith("[")
+        ):
+            continue
+        try:
+            ipaddress.IPv6Address(address)
+        except ValueError:
+            continue
+        yield match.span()
+
+
+_DOTTED_QUAD = regex.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_SSN_SHAPE = regex.compile(r"\d{3}([\-. ])\d{2}\1\d{4}")
+# A run of digits that may be a phone number: at least 7 digits, with the separators, brackets
+# and "+" numbers are written with. The library reads each run, not the whole text: a run is
+# short, and most texts with digits hold none.
+_PHONE_RUN = regex.compile(r"\+?\(?\d(?:[\s().\-/]{0,3}\d){6,}\)?")
+PHONE_REGIONS = ("US", "GB", "DE", "FR", "IN", "BR", "IL", "JP", "CN")
+"""Where a number written without ``+`` is read as local (a ``+`` number reads in any region)."""
+
+
+def _phones(text: str) -> Iterator[Span]:
+    runs = [run.span() for run in _PHONE_RUN.finditer(text)]
+    if not runs:
+        return
+    # phonenumbers holds metadata for every region: loaded on the first text with a number.
+    import phonenumbers  # noqa: PLC0415
+
+    for run_start, run_end in runs:
+        if _joined(text, run_start - 1, -1) or _joined(text, run_end, 1):
+            continue  # a part of an id: gift_card_1647044, ORD-2024-000123
+        run = text[run_start:run_end]
+        taken: list[Span] = []
+        for region in PHONE_REGIONS:
+            for found in phonenumbers.PhoneNumberMatcher(run, region, phonenumbers.Leniency.VALID):
+                span = (run_start + found.start, run_start + found.end)
+                if _looks_like_phone(text, *span) and not any(
+                    start < span[1] and span[0] < end for start, end in taken
+                ):
+                    taken.append(span)
+        yield from sorted(taken)
+
+
+def _joined(text: str, at: int, step: int) -> bool:
+    # Whether the character at ``at`` ties the number to a word: "ORD-2024-000123", "id_42".
+    if not 0 <= at < len(text):
+        return False
+    char = text[at]
+    if char.isalnum() or char in "_]":  # "]": a marker stands for what was there
+        return True
+    after = at + step
+    return char in "-/#." and 0 <= after < len(text) and text[after].isalnum()
+
+
+def _looks_like_phone(text: str, start: int, end: int) -> bool:
+    # What the library reads as a valid number in some region but a trace means otherwise:
+    # ids (gift_card_1647044), prices and sums (1690, 1200 - 500 - 300), Unix times.
+    if _joined(text, start - 1, -1) or _joined(text, end, 1):
+        return False
+    found = text[start:end]
+    if _DOTTED_QUAD.fullmatch(found) or _SSN_SHAPE.fullmatch(found):
+        return False  # an IP address or an SSN, valid or not, is not a phone number
+    digits = sum(char.isdigit() for char in found)
+    if digits < 7 or " - " in found:
+        return False
+    if found.isdigit():  # written without a separator: only a long one, not a Unix time
+        return digits >= 10 and not (digits == 10 and found[0] == "1")
+    return True
+
+
+@cache
+def reference_secrets() -> tuple[Rule, ...]:
+    """The reference SDK's secret patterns, with their markers, a little widened."""
+    return (
+        Rule(
+            "connection-string",
+            "connection_string",
+            True,
+            r"(?i)(?:postgresql|postgres|mysql|redis|rediss|mongodb|mongodb\+srv|amqp|amqps)://"
+            + _UNTIL_END
+            + "+",
+            keywords=("postgres", "mysql", "redis", "mongodb", "amqp"),
+        ),
+        Rule(
+            "bearer-token",
+            "bearer_token",
+            True,
+            r"(?i:bearer)\s+(?!kp_)([A-Za-z0-9_\-.~+/=]{20,})",
+            keywords=("bearer",),
+        ),
+        Rule(
+            "openai-key",
+            "api_key",
+            True,
+            r"(?<![A-Za-z0-9\]])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+            keywords=("sk-",),
+        ),
+        Rule("github-token", "api_key", True, r"gh[pousr]_[A-Za-z0-9]{36,}", keywords=("gh",)),
+        Rule("aws-key", "api_key", True, r"AKIA[A-Z0-9]{16}", keywords=("akia",)),
+        Rule("kp-key", "api_key", True, r"kp_[a-f0-9]{16,}", keywords=("kp_",)),
+        Rule("slack-token", "api_key", True, r"xox[bpras]-[A-Za-z0-9\-]+", keywords=("xox",)),
+    )
+
+
+@cache
+def assignment_rules() -> tuple[Rule, ...]:
+    """Credentials in URLs and ``password=`` assignments: after every provider's format."""
+    return (
+        Rule(
+            "url-credentials",
+            "password",
+            True,
+            r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s/:@'\"`]+:([^\s/@'\"`]+)@",
+            keywords=("://",),
+        ),
+        Rule(
+            "password-assignment",
+            "password",
+            True,
+            _ASSIGNMENT,
+            group="value",
+            keywords=("pass", "pwd", "secret", "token", "key"),
+        ),
+    )
+
+
+@cache
+def identifier_rules() -> tuple[Rule, ...]:
+    """Personal identifiers: kept at ``private``, redacted at ``aggregated`` and ``federated``."""
+    return (
+        Rule(
+            "email",
+            "email",
+            False,
+            r"[a-zA-Z0-9._%+\-]+@[a-zA-Z0-9.\-]+\.(?:[a-zA-Z]{2,}|xn--[a-zA-Z0-9\-]+)",
+            keywords=("@",),
+        ),
+        Rule(
+            "home-path",
+            "filepath",
+            False,
+            r"(?<![\w.\-\]])/(?:home|Users)/[a-zA-Z0-9._\-]+(?:/" + _UNTIL_END + "*)?",
+            keywords=("/home/", "/users/"),
+        ),
+        Rule(
+            "windows-home-path",
+            "filepath",
+            False,
+            r"\b[A-Za-z]:[\\/]Users[\\/][a-zA-Z0-9._\-]+(?:[\\/]" + _UNTIL_END + "*)*",
+            keywords=("\\users\\", "/users/"),
+        ),
+        Rule("iban", "iban", False, digits=True, finder=_ibans),
+        Rule(
+            "credit-card",
+            "credit_card",
+            False,
+            # Not the digits of an IBAN-shaped text ("RS35 2600 0560 ..."), checked or not.
+            r"(?<![\w\-.\]])(?<![A-Z]{2}\d{2}[ \-])"
+            r"[1-6]\d{3}(?:[ \-]?\d{3,4}){2}[ \-]?\d{1,7}(?![\w\-])",
+            digits=True,
+            accept=_card,
+        ),
+        Rule(
+            "us-ssn",
+            "ssn",
+            False,
+            r"(?<![\w\-.\]])(?!000|666|9\d\d)\d{3}([\-. ])(?!00)\d{2}\1(?!0000)\d{4}(?![\w\-])",
+            digits=True,
+            group=0,
+        ),
+        Rule("ipv6", "ip", False, keywords=(":",), digits=True, finder=_ipv6),
+        Rule(
+            "ipv4",
+            "ip",
+            False,
+            r"(?<![\w\]])(?:25[0-5]|2[0-4]\d|[01]?\d\d?)(?:\.(?:25[0-5]|2[0-4]\d|[01]?\d\d?)){3}\b",
+            keywords=(".",),
+            digits=True,
+        ),
+        Rule(
+            "phone",
+            "phone",
+            False,
+            r"(?<![\w.\-+\]])(?:\+?1[\-.\s]?)?\(?\d{3}\)?[\-.\s]?\s?\d{3}[\-.\s]\d{4}\b",
+            digits=True,
+        ),
+        Rule("phone-international", "phone", False, r"\+[1-9]\d{6,14}\b", keywords=("+",)),
+        Rule("phone-number", "phone", False, digits=True, finder=_phones),
+    )
+
+
+@cache
+def default_rules() -> RuleSet:
+    """Every built-in rule, in the order they run."""
+    return RuleSet(reference_secrets() + gitleaks_rules() + assignment_rules() + identifier_rules())

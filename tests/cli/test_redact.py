@@ -1,0 +1,249 @@
+"""``kp redact`` and ``--redact``: what a user writes out to share is clean, nothing is dropped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.trace import parse_trace
+from tests.builders import trace_json
+from tests.cli.conftest import KpRunner
+from tests.paths import CORPORA
+
+KEY = "ghp_" + "A1b2C3d4" * 4 + "E5f6"
+CHAT = Path(__file__).parents[1] / "integrations" / "data" / "chat" / "openai_chat.jsonl"
+
+
+@pytest.fixture(autouse=True)
+def hashing_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands that embed use the fast fake instead of MiniLM."""
+    monkeypatch.setattr(
+        "knowledgepulse.novelty.shared_embedder", lambda *_, **__: HashingEmbedder(), raising=True
+    )
+
+
+def _secret_trace(number: int, level: str = "aggregated") -> dict[str, Any]:
+    document = trace_json(trace_id=f"kp:trace:r{number}", objective=f"Mail bob{number}@corp.io")
+    document["steps"][1]["input"] = {"headers": {"api_key": "s3cr3t-value"}, "retries": 3}
+    document["steps"][0]["content"] = f"push with {KEY}"
+    document["metadata"]["privacy_level"] = level
+    return document
+
+
+def _write(path: Path, documents: list[dict[str, Any]], bad: str | None = None) -> Path:
+    lines = [json.dumps(document) for document in documents]
+    if bad is not None:
+        lines.insert(1, bad)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_kp_redact_writes_every_trace_cleaned_and_lists_each_redaction(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Each trace comes out valid and clean; stderr lists FILE:LINE: PATH: type and rule."""
+    source = _write(tmp_path / "t.jsonl", [_secret_trace(1), _secret_trace(2, "private")])
+    run = kp("redact", str(source))
+    assert run.code == 0, run.err
+    out = _lines(run.out)
+    assert [document["id"] for document in out] == ["kp:trace:r1", "kp:trace:r2"]
+    for document in out:
+        parse_trace(document)
+        assert KEY not in json.dumps(document)
+        assert document["steps"][1]["input"] == {
+            "headers": {"api_key": "[REDACTED:password]"},
+            "retries": 3,
+        }
+    assert out[0]["task"]["objective"] == "Mail [REDACTED:email]"
+    assert out[1]["task"]["objective"] == "Mail bob2@corp.io"  # private keeps identifiers
+    assert f"{source}:1: task.objective: redacted 1 email (email)" in run.err
+    assert f"{source}:2: steps[0].content: redacted 1 api_key (github-token)" in run.err
+    assert "read 2 traces; redacted 2 traces: 2 api_key, 2 password, 1 email" in run.err
+    assert "s3cr3t" not in run.err
+    assert KEY not in run.err
+
+
+def test_privacy_level_overrides_each_trace_s_own(kp: KpRunner, tmp_path: Path) -> None:
+    """--privacy-level private keeps the e-mail of an aggregated trace; the secret still goes."""
+    source = _write(tmp_path / "t.jsonl", [_secret_trace(1)])
+    run = kp("redact", "--privacy-level", "private", str(source))
+    (document,) = _lines(run.out)
+    assert document["task"]["objective"] == "Mail bob1@corp.io"
+    assert KEY not in run.out
+
+
+def test_report_file_holds_what_was_redacted_per_trace_never_the_value(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """--report writes JSON: per trace its id, file, line and each path's type, rule, count."""
+    source = _write(tmp_path / "t.jsonl", [_secret_trace(1), trace_json(trace_id="kp:trace:clean")])
+    report = tmp_path / "report.json"
+    run = kp("redact", str(source), "--report", str(report), "-o", str(tmp_path / "out.jsonl"))
+    assert run.code == 0, run.err
+    data = json.loads(report.read_text())
+    assert data["traces"] == 2
+    assert data["redacted_traces"] == 1
+    assert data["redactions"] == {"email": 1, "api_key": 1, "password": 1}
+    (entry,) = data["by_trace"]
+    assert entry["id"] == "kp:trace:r1"
+    assert entry["line"] == 1
+    assert {"path": "steps[1].input.headers.api_key", "type": "password", "rule": "secret-key",
+            "count": 1} in entry["redactions"]  # fmt: skip
+    text = report.read_text()
+    assert KEY not in text
+    assert "s3cr3t" not in text
+    assert "bob1@corp.io" not in text
+    assert "redacted 1 trace" in run.err
+    assert "steps[0].content" not in run.err  # the details went to the report
+
+
+def test_a_bad_record_is_reported_and_skipped_and_the_others_written(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A record that is not a trace: FILE:LINE: PATH: message, exit 1, the rest redacted."""
+    source = _write(tmp_path / "t.jsonl", [_secret_trace(1), _secret_trace(3)], bad='{"id": 1}')
+    run = kp("redact", str(source))
+    assert run.code == 1
+    assert f"{source}:2: @context: required field is missing" in run.err
+    assert [document["id"] for document in _lines(run.out)] == ["kp:trace:r1", "kp:trace:r3"]
+    assert "1 record could not be read" in run.err
+
+
+def test_custom_rules_from_a_file_run_first(kp: KpRunner, tmp_path: Path) -> None:
+    """A company token format in --rules is redacted with its own marker type."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "rules:\n  - name: acme-token\n    pattern: 'acme_[0-9a-f]{8}'\n    type: acme\n"
+    )
+    document = trace_json(objective="Use acme_deadbeef now")
+    source = _write(tmp_path / "t.jsonl", [document])
+    run = kp("redact", "--rules", str(rules), str(source))
+    assert run.code == 0, run.err
+    assert _lines(run.out)[0]["task"]["objective"] == "Use [REDACTED:acme] now"
+
+
+def test_a_bad_rules_file_lists_every_mistake_with_its_line(kp: KpRunner, tmp_path: Path) -> None:
+    """An unknown field and a pattern that does not compile are both reported, exit 2."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "rules:\n  - name: a\n    patern: 'x'\n  - name: b\n    pattern: '(unclosed'\n"
+    )
+    run = kp("redact", "--rules", str(rules), str(_write(tmp_path / "t.jsonl", [trace_json()])))
+    assert run.code == 2
+    assert "rules[0].patern: unknown field" in run.err
+    assert "rules[1].pattern" in run.err
+    assert "does not compile" in run.err
+    assert f"{rules}:3" in run.err
+
+
+def test_dataset_rows_go_back_in_their_own_form_cleaned(kp: KpRunner, tmp_path: Path) -> None:
+    """With --from, each row is written as a row, every string of it cleaned, keys kept."""
+    rows = [json.loads(line) for line in CHAT.read_text().splitlines()]
+    rows[0]["trajectory"][1]["content"] += " Reach me at carol@example.org"
+    source = tmp_path / "rows.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    # Converted traces are private until told otherwise: a level says what to redact.
+    run = kp("redact", "--from", "openai-chat", "--privacy-level", "aggregated", str(source))
+    assert run.code == 0, run.err
+    out = _lines(run.out)
+    assert len(out) == len(rows)
+    assert [list(row) for row in out] == [list(row) for row in rows]
+    assert "carol@example.org" not in run.out
+    assert out[0]["trajectory"][1]["content"].endswith("Reach me at [REDACTED:email]")
+    assert out[1:] == rows[1:]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["convert", "--from", "openai-chat", "--privacy-level", "aggregated"],
+        ["select", "--no-embedder"],
+        ["score", "--no-embedder", "--annotate"],
+    ],
+)
+def test_redact_on_the_sharing_commands_cleans_what_they_write(
+    kp: KpRunner, tmp_path: Path, command: list[str]
+) -> None:
+    """--redact: kp convert, kp select and kp score --annotate write no secret, no e-mail."""
+    if command[0] == "convert":
+        rows = [json.loads(line) for line in CHAT.read_text().splitlines()]
+        rows[0]["trajectory"][1]["content"] += f" token {KEY} mail carol@example.org"
+        source = tmp_path / "rows.jsonl"
+        source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    else:
+        source = _write(tmp_path / "t.jsonl", [_secret_trace(1), _secret_trace(2)])
+    plain = kp(
+        *[part for part in command if part not in ("--privacy-level", "aggregated")], str(source)
+    )
+    redacted = kp(*command, "--redact", str(source))
+    assert plain.code == redacted.code == 0, redacted.err
+    assert KEY in plain.out
+    assert KEY not in redacted.out
+    assert "@corp.io" not in redacted.out
+    assert "carol@example.org" not in redacted.out
+    assert "redacted 1 trace" in redacted.err or "redacted 2 traces" in redacted.err
+
+
+def test_dedupe_with_redact_writes_rows_cleaned(kp: KpRunner, tmp_path: Path) -> None:
+    """kp dedupe --redact --from: the rows written back hold no e-mail."""
+    rows = [json.loads(line) for line in CHAT.read_text().splitlines()]
+    rows[0]["trajectory"][1]["content"] += " mail carol@example.org"
+    source = tmp_path / "rows.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    run = kp(
+        "dedupe", "--from", "openai-chat", "--redact", "--privacy-level", "aggregated", str(source)
+    )
+    assert run.code == 0, run.err
+    assert "carol@example.org" not in run.out
+    assert "[REDACTED:email]" in run.out
+
+
+def test_redact_options_without_redact_are_refused(kp: KpRunner, tmp_path: Path) -> None:
+    """--privacy-level without --redact, and --redact on kp score without --annotate: exit 2."""
+    source = str(_write(tmp_path / "t.jsonl", [trace_json()]))
+    run = kp("select", "--no-embedder", "--privacy-level", "private", source)
+    assert run.code == 2
+    assert "add --redact" in run.err
+    run = kp("score", "--no-embedder", "--redact", source)
+    assert run.code == 2
+    assert "add --annotate" in run.err
+
+
+def test_scores_change_only_through_novelty_when_traces_are_redacted(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Without an embedder (novelty 0.5 for all), --redact leaves every score as it was."""
+    source = str(CORPORA / "taubench.jsonl")
+    plain = _lines(kp("score", "--no-embedder", "-f", "jsonl", source).out)
+    redacted = _lines(kp("score", "--no-embedder", "--annotate", "--redact", source).out)
+    assert [row["score"] for row in plain] == [
+        document["metadata"]["quality_score"] for document in redacted
+    ]
+
+
+def test_parquet_rows_go_back_as_parquet_with_their_schema(kp: KpRunner, tmp_path: Path) -> None:
+    """A Parquet dataset redacted into Parquet: the same schema and rows, strings cleaned."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rows = [json.loads(line) for line in CHAT.read_text().splitlines()]
+    rows[0]["trajectory"][1]["content"] += " mail carol@example.org"
+    source = tmp_path / "rows.parquet"
+    table = pa.Table.from_pylist(rows)
+    pq.write_table(table, source)
+    out = tmp_path / "clean.parquet"
+    run = kp("redact", "--from", "openai-chat", "--privacy-level", "aggregated", str(source),
+             "-o", str(out))  # fmt: skip
+    assert run.code == 0, run.err
+    written = pq.read_table(out)
+    assert written.schema == table.schema
+    assert written.num_rows == table.num_rows
+    assert "carol@example.org" not in json.dumps(written.to_pylist())
+    assert "[REDACTED:email]" in json.dumps(written.to_pylist())

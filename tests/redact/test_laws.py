@@ -1,0 +1,143 @@
+"""The laws of redaction, drawn at random: idempotent, shape-keeping, always a valid trace."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.redact import MAX_TEXT, clean_text, redact_document
+from knowledgepulse.trace import ReasoningTrace
+from tests.builders import trace_json
+from tests.trace.strategies import json_paths
+
+PIECES = [
+    "alice@example.com",
+    "(415) 555-0132",
+    "+44 20 7946 0958",
+    "10.0.0.7",
+    "fe80::1",
+    "/home/bob/x.txt",
+    "C:\\Users\\eve\\a.doc",
+    "4111 1111 1111 1111",
+    "DE89 3704 0044 0532 0130 00",
+    "078-05-1123",
+    "password=hunter22",
+    '"api_key": "abc123xyz789"',
+    "sk-abc123def456ghi789jkl012mno345",
+    "AKIAIOSFODNN7EXAMPLE",
+    "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghijklmnop",
+    "postgres://u:p@db:5432/x",
+    "https://user:pa55@example.com/x",
+    "[REDACTED:email]",
+    "order #W2378156",
+    "2024-05-20",
+    "v1.2.3",
+    "$1,234.56",
+    "::",
+    "@",
+    "-",
+    " ",
+    "\n",
+    "word",
+]
+texts = st.lists(st.sampled_from(PIECES) | st.text(max_size=6), max_size=8).map("".join)
+levels = st.sampled_from(["aggregated", "federated", "private"])
+# The phone-number library loads a region's metadata on its first number: no deadline.
+patient = settings(deadline=None)
+leaves = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**40), 2**40)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | texts
+)
+json_values = st.recursive(
+    leaves,
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["q", "token", "x", "password", "n"]), children, max_size=3
+        )
+    ),
+    max_leaves=8,
+)
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid trace whose free text and tool input are drawn from secrets, PII and noise."""
+    document = trace_json(objective=draw(texts) or "x")
+    for step in document["steps"]:
+        step["content"] = draw(texts)
+    document["steps"][1]["input"] = draw(
+        st.dictionaries(st.text(max_size=5), json_values, max_size=3)
+    )
+    document["outcome"]["result_summary"] = draw(texts)
+    document["metadata"]["privacy_level"] = draw(levels)
+    return document
+
+
+def _shape(value: Any) -> Any:
+    # Everything but the strings: keys, non-strings, list lengths.
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shape(item) for item in value]
+    return str if isinstance(value, str) else value
+
+
+@patient
+@given(text=texts, level=levels)
+def test_cleaning_is_idempotent(text: str, level: str) -> None:
+    """Cleaning a cleaned text changes nothing more."""
+    once = clean_text(text, level).text
+    assert clean_text(once, level).text == once
+
+
+@patient
+@given(document=documents())
+def test_redaction_is_idempotent_on_traces(document: dict[str, Any]) -> None:
+    """Redacting a redacted trace finds nothing."""
+    once, _ = redact_document(document)
+    twice, findings = redact_document(once)
+    assert twice == once
+    assert findings == []
+
+
+@patient
+@given(document=documents())
+def test_redaction_keeps_keys_non_strings_and_ids(document: dict[str, Any]) -> None:
+    """Only strings change: every key, number, boolean, null and list length stays."""
+    redacted, _ = redact_document(document)
+    assert _shape(redacted) == _shape(document)
+    assert redacted["id"] == document["id"]
+    assert redacted["metadata"] == document["metadata"]
+    assert [s["type"] for s in redacted["steps"]] == [s["type"] for s in document["steps"]]
+
+
+@patient
+@given(document=documents())
+def test_a_redacted_trace_is_a_valid_trace_and_each_finding_names_a_string(
+    document: dict[str, Any],
+) -> None:
+    """The output validates as a ReasoningTrace; every finding's path leads to a string."""
+    redacted, findings = redact_document(document)
+    ReasoningTrace.model_validate(redacted)
+    from knowledgepulse._util.jsonpath import format_path
+
+    paths = {format_path(loc) for loc in json_paths(redacted)}
+    assert {finding.path for finding in findings} <= paths
+
+
+@patient
+@given(level=levels)
+def test_a_string_too_long_for_the_matcher_is_cut_with_a_marker(level: str) -> None:
+    """Past MAX_TEXT characters a text is cut at a space and says so; it never passes whole."""
+    text = ("word " * (MAX_TEXT // 5 + 10)) + "alice@example.com"
+    cleaned = clean_text(text, level)
+    assert len(cleaned.text) <= MAX_TEXT + 30
+    assert cleaned.text.endswith(" [REDACTED:truncated]")
+    assert cleaned.redactions["truncated"] == 1
+    assert "alice@example.com" not in cleaned.text

@@ -1,0 +1,82 @@
+"""What real traces hold and is not personal or secret survives redaction, at any level.
+
+Each case is a false positive met while reading every redaction on the two corpora and on
+agent-like text (ids, dates, versions, prices, hashes), or one a detector is known for.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledgepulse.redact import clean_text
+
+SURVIVORS = [
+    # order, payment and user ids (tau-bench)
+    "Your order #W2378156 has shipped.",
+    '{"payment_id": "gift_card_1647044", "amount": 56.3}',
+    '"credit_card_4421486": {"source": "credit_card", "last_four": "7447"}',
+    "Sure, my user ID is mia_li_3668.",
+    "Reservation 4WQ150 on flight HAT170.",
+    "ticket ORD-2024-000123 and invoice INV-88412",
+    # dates, times and timestamps
+    "Departing 2024-05-20, returning 05/27/2024.",
+    "created_at 2024-11-23T01:23:33Z, dob 1990-04-05",
+    "at 12:30:45 on Monday",
+    "epoch 1700000000 and 1700000000123 ms",
+    # versions
+    "Upgraded from v3.11.4 to 3.12.0 (build 2024.1.15).",
+    "numpy==1.26.4, torch 2.1.0+cu121",
+    # prices and sums
+    "The total is $1,234.56 (price: 1690, tax 12.5%).",
+    'calculate {"expression": "1200 - 500 - 300"}',
+    "It costs 14,999 yen; 3 nights at 250 each.",
+    # hashes and UUIDs
+    "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 (9fceb02)",
+    "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "md5 d41d8cd98f00b204e9800998ecf8427e",
+    "request 123e4567-e89b-12d3-a456-426614174000 failed",
+    # code that looks like an address
+    "xs[::2] and ys[::-1] and std::vector<int>",
+    "population of 8,336,817 in 2020; zip 78750",
+    "Call the API at /api/v1/users/42 with page_token=",
+    "the token count was 512 and max_tokens=1024",
+    "password reset link sent",
+    "See https://example.com/docs and user.name@ in a template",
+]
+
+
+@pytest.mark.parametrize("text", SURVIVORS)
+def test_ordinary_trace_text_survives_redaction(text: str) -> None:
+    """Ids, dates, versions, prices, hashes and UUIDs are not secrets nor identifiers."""
+    assert clean_text(text, "aggregated").text == text
+
+
+IDENTIFIERS = [
+    "alice@example.com",
+    "+44 20 7946 0958",
+    "(415) 555-0132",
+    "192.168.1.100",
+    "2001:db8::8a2e:370:7334",
+    "/home/alice/project",
+    "/Users/bob/Library",
+    "C:\\Users\\carol\\Desktop",
+    "4111 1111 1111 1111",
+    "DE89 3704 0044 0532 0130 00",
+    "078-05-1123",
+]
+
+
+@pytest.mark.parametrize("identifier", IDENTIFIERS)
+def test_identifiers_are_redacted_at_aggregated_and_federated_only(identifier: str) -> None:
+    """Personal identifiers go at aggregated and federated, and stay at private."""
+    text = f"found {identifier} here"
+    assert identifier not in clean_text(text, "aggregated").text
+    assert identifier not in clean_text(text, "federated").text
+    assert clean_text(text, "private").text == text
+
+
+def test_at_private_only_secrets_are_redacted() -> None:
+    """A text with identifiers and one secret loses only the secret at private."""
+    text = "alice@example.com (415) 555-0132 10.0.0.7 /home/alice " + "AKIA" + "Z" * 15 + "7"
+    cleaned = clean_text(text, "private")
+    assert set(cleaned.redactions) == {"api_key"}

@@ -1,0 +1,185 @@
+"""Redacting a trace: which strings are cleaned, which never are, and what the findings say."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from knowledgepulse.redact import (
+    Finding,
+    names_secret,
+    redact_document,
+    redact_trace,
+    redact_value,
+    summarize,
+)
+from knowledgepulse.trace import ReasoningTrace
+from tests.builders import trace_json
+
+KEY = "ghp_" + "A1b2C3d4" * 4 + "E5f6"
+
+
+def _trace(**extra: Any) -> dict[str, Any]:
+    document = trace_json(
+        objective="Email alice@example.com the report",
+        step_list=[
+            {"step_id": 0, "type": "thought", "content": f"Use {KEY} to push"},
+            {
+                "step_id": 1,
+                "type": "tool_call",
+                "tool": {"name": "http"},
+                "input": {
+                    "url": "https://api.example.com/v1",
+                    "headers": {"Authorization": "Basic dXNlcjpwYXNz", "X-Retries": 3},
+                    "body": [{"note": "call 415-555-0132"}, True, None, 2.5],
+                },
+                "latency_ms": 12.0,
+            },
+            {"step_id": 2, "type": "observation", "output_summary": "ok from 10.0.0.7"},
+        ],
+        **extra,
+    )
+    document["outcome"]["result_summary"] = "Sent to alice@example.com"
+    return document
+
+
+def test_every_free_text_string_is_cleaned_and_each_finding_names_its_path() -> None:
+    """Objective, content, tool input at depth, observation and result are all cleaned."""
+    redacted, findings = redact_document(_trace())
+    assert redacted["task"]["objective"] == "Email [REDACTED:email] the report"
+    assert redacted["steps"][0]["content"] == "Use [REDACTED:api_key] to push"
+    assert redacted["steps"][1]["input"]["body"][0]["note"] == "call [REDACTED:phone]"
+    assert redacted["steps"][2]["output_summary"] == "ok from [REDACTED:ip]"
+    assert redacted["outcome"]["result_summary"] == "Sent to [REDACTED:email]"
+    paths = {finding.path for finding in findings}
+    assert paths == {
+        "task.objective",
+        "steps[0].content",
+        "steps[1].input.headers.Authorization",
+        "steps[1].input.body[0].note",
+        "steps[2].output_summary",
+        "outcome.result_summary",
+    }
+
+
+def test_a_value_under_a_key_naming_a_secret_is_hidden_whole() -> None:
+    """``Authorization`` in a tool input is the JSON form of ``password=``."""
+    redacted, findings = redact_document(_trace())
+    assert redacted["steps"][1]["input"]["headers"]["Authorization"] == "[REDACTED:password]"
+    assert Finding("steps[1].input.headers.Authorization", "password", "secret-key", 1) in findings
+
+
+def test_non_strings_keys_ids_and_enumerations_are_never_changed() -> None:
+    """Numbers, booleans, null, keys, the id, metadata and step types stay as they were."""
+    document = _trace(source_skill="kp:skill:mail:1.0")
+    document["id"] = "kp:trace:alice@example.com"
+    document["metadata"]["agent_id"] = "alice@example.com"
+    redacted, _ = redact_document(document)
+    assert redacted["id"] == document["id"]
+    assert redacted["metadata"] == document["metadata"]
+    assert redacted["source_skill"] == document["source_skill"]
+    assert redacted["steps"][1]["input"]["headers"]["X-Retries"] == 3
+    assert redacted["steps"][1]["input"]["body"][1:] == [True, None, 2.5]
+    assert redacted["steps"][1]["latency_ms"] == 12.0
+    assert [step["type"] for step in redacted["steps"]] == ["thought", "tool_call", "observation"]
+    assert redacted["steps"][1]["tool"] == {"name": "http"}
+
+
+def test_the_input_document_is_not_changed() -> None:
+    """Redaction returns a new document and leaves the one given as it was."""
+    document = _trace()
+    before = copy.deepcopy(document)
+    redact_document(document)
+    assert document == before
+
+
+def test_a_trace_with_nothing_to_redact_is_returned_as_it_was() -> None:
+    """No finding: the very same document (and model) come back."""
+    document = trace_json()
+    redacted, findings = redact_document(document)
+    assert redacted is document
+    assert findings == []
+    trace = ReasoningTrace.model_validate(document)
+    assert redact_trace(trace) == (trace, [])
+
+
+def test_the_trace_s_own_privacy_level_decides_unless_one_is_given() -> None:
+    """A private trace keeps its identifiers (not its secrets); a level given overrides."""
+    document = _trace()
+    document["metadata"]["privacy_level"] = "private"
+    redacted, _ = redact_document(document)
+    assert redacted["task"]["objective"] == "Email alice@example.com the report"
+    assert redacted["steps"][0]["content"] == "Use [REDACTED:api_key] to push"
+    overridden, _ = redact_document(document, "federated")
+    assert overridden["task"]["objective"] == "Email [REDACTED:email] the report"
+
+
+def test_an_unknown_level_is_refused_with_the_three_levels() -> None:
+    """A misspelt level names the valid ones."""
+    with pytest.raises(ValueError, match="aggregated, federated, private"):
+        redact_document(_trace(), "public")
+
+
+def test_redact_trace_gives_a_valid_trace_and_the_findings() -> None:
+    """The model goes through and comes back valid, its secrets replaced."""
+    trace = ReasoningTrace.model_validate(_trace())
+    redacted, findings = redact_trace(trace)
+    assert isinstance(redacted, ReasoningTrace)
+    assert KEY not in redacted.model_dump_json()
+    assert summarize(findings) == {"email": 2, "password": 1, "api_key": 1, "phone": 1, "ip": 1}
+
+
+def test_entity_names_and_facts_are_cleaned_but_types_and_dates_kept() -> None:
+    """The knowledge graph's text is free text; its types and dates are not."""
+    document = trace_json(
+        knowledge_graph_delta={
+            "entities": [{"name": "alice@example.com", "type": "person"}],
+            "relationships": [{"fact": "alice@example.com works here", "valid_from": "2024"}],
+        }
+    )
+    redacted, _ = redact_document(document)
+    graph = redacted["knowledge_graph_delta"]
+    assert graph["entities"] == [{"name": "[REDACTED:email]", "type": "person"}]
+    assert graph["relationships"] == [{"fact": "[REDACTED:email] works here", "valid_from": "2024"}]
+
+
+def test_redact_value_cleans_every_string_of_a_row_and_keeps_its_keys() -> None:
+    """A dataset row: every string cleaned, keys and other values kept."""
+    row = {"messages": [{"role": "user", "content": "I am bob@corp.io"}], "reward": 1.0}
+    redacted, findings = redact_value(row)
+    assert redacted == {
+        "messages": [{"role": "user", "content": "I am [REDACTED:email]"}],
+        "reward": 1.0,
+    }
+    assert findings == [Finding("messages[0].content", "email", "email", 1)]
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["password", "db_password", "X-Api-Key", "apiKey", "refreshToken", "client_secret",
+     "Authorization", "aws_secret_access_key", "credentials", "cookie", "passwd"],
+)  # fmt: skip
+def test_keys_that_name_a_secret(key: str) -> None:
+    """A key ending in a secret's name hides its value."""
+    assert names_secret(key)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "max_tokens",
+        "author",
+        "token_count",
+        "keyword",
+        "secret_name",
+        "id",
+        "query",
+        "monkey",
+        "signature",
+    ],
+)
+def test_keys_that_merely_contain_a_secret_s_name(key: str) -> None:
+    """A key that only contains a secret's name (max_tokens) keeps its value."""
+    assert not names_secret(key)
