@@ -66,7 +66,10 @@ def test_kp_redact_writes_every_trace_cleaned_and_lists_each_redaction(
     assert out[1]["task"]["objective"] == "Mail bob2@corp.io"  # private keeps identifiers
     assert f"{source}:1: task.objective: redacted 1 email (email)" in run.err
     assert f"{source}:2: steps[0].content: redacted 1 api_key (github-token)" in run.err
-    assert "read 2 traces; redacted 2 traces: 2 api_key, 2 password, 1 email" in run.err
+    assert (
+        "read 2 traces; redacted 2 traces: 2 api_key, 2 password, 1 email; personal identifiers"
+        " kept in 1 private trace (--privacy-level aggregated redacts them too)"
+    ) in run.err
     assert "s3cr3t" not in run.err
     assert KEY not in run.err
 

@@ -77,6 +77,7 @@ class Redactor:
         self.rules: RuleSet = load_rules(rules_file) if rules_file else default_rules()
         self.types: Counter[str] = Counter()
         self.redacted = 0
+        self.kept_private = 0
 
     @classmethod
     def from_options(
@@ -98,9 +99,11 @@ class Redactor:
     def redact(self, loaded: LoadedTrace) -> tuple[LoadedTrace, list[Finding]]:
         """The trace (and its dataset row) redacted, and what was redacted in them."""
         document, findings = redact_document(loaded.record.value, self.level, self.rules)
+        level = self.level or document_level(loaded.record.value)
+        if level == "private":
+            self.kept_private += 1
         row = loaded.row
         if row is not None:
-            level = self.level or document_level(loaded.record.value)
             value, row_findings = redact_value(row.value, level, self.rules)
             if row_findings:
                 row = replace(row, value=value, raw=None)
@@ -121,8 +124,21 @@ class Redactor:
             yield self.redact(loaded)[0]
 
     def summary(self) -> str:
-        """What was redacted, for stderr: ``redacted 3 traces: 5 email, 1 api_key``."""
-        if not self.redacted:
-            return "redacted nothing"
+        """What was redacted, for stderr: ``redacted 3 traces: 5 email, 1 api_key``.
+
+        Personal identifiers kept because a trace is ``private`` are said too: a converted
+        trace is private unless ``--privacy-level`` says otherwise, which a user sharing a
+        dataset may not expect.
+        """
         kinds = ", ".join(f"{count} {kind}" for kind, count in self.types.most_common())
-        return f"redacted {counted(self.redacted, 'trace')}: {kinds}"
+        said = (
+            f"redacted {counted(self.redacted, 'trace')}: {kinds}"
+            if self.redacted
+            else ("redacted nothing")
+        )
+        if self.kept_private:
+            said += (
+                f"; personal identifiers kept in {counted(self.kept_private, 'private trace')}"
+                " (--privacy-level aggregated redacts them too)"
+            )
+        return said

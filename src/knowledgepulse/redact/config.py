@@ -28,7 +28,7 @@ from typing import Any
 import regex
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from knowledgepulse._util.pydantic_errors import describe
+from knowledgepulse._util.jsonpath import describe
 from knowledgepulse.errors import RedactionRulesError
 from knowledgepulse.records import Problem, Record, read_records
 from knowledgepulse.redact.detectors import default_rules
