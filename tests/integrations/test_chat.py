@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledgepulse.cli.main import cli
 from knowledgepulse.integrations import ConvertedTrace, RowOptions, TraceOptions, rows_to_traces
 from knowledgepulse.integrations.convert import convert_file
 from knowledgepulse.records import Problem
@@ -301,3 +304,34 @@ def test_each_example_dataset_reads_the_same_from_json_lines_and_parquet(stem: s
     assert [t.trace.id for t in lines] == [t.trace.id for t in rows]
     assert [t.trace.steps for t in lines] == [t.trace.steps for t in rows]
     assert [t.trace.task for t in lines] == [t.trace.task for t in rows]
+
+
+def test_the_same_rows_convert_to_the_same_bytes_twice(tmp_path: Path) -> None:
+    """No time of conversion in the output: without a time column ``created_at`` is fixed."""
+    runs = [CliRunner().invoke(cli, ["convert", str(DATA / "openai_chat.jsonl")]) for _ in range(2)]
+    assert runs[0].exit_code == 0, runs[0].output
+    assert runs[0].stdout == runs[1].stdout
+    first = json.loads(runs[0].stdout.splitlines()[0])
+    assert first["metadata"]["created_at"] == "1970-01-01T00:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2025-06-01T10:00:00Z", "2025-06-01T10:00:00+00:00"),
+        ("2025-06-01 10:00:00+02:00", "2025-06-01T08:00:00+00:00"),
+        (1_748_772_000, "2025-06-01T10:00:00+00:00"),
+        (1_748_772_000_000, "2025-06-01T10:00:00+00:00"),  # milliseconds
+        ("next Friday", "1970-01-01T00:00:00+00:00"),  # not a time: the fixed one
+    ],
+)
+def test_created_at_comes_from_a_time_column_when_the_row_has_one(
+    value: object, expected: str
+) -> None:
+    row = {
+        "timestamp": value,
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hey"}],
+    }
+    (item,) = rows_to_traces([row])
+    assert isinstance(item, ConvertedTrace)
+    assert item.trace.metadata.created_at.astimezone(UTC).isoformat() == expected
