@@ -335,3 +335,25 @@ def test_created_at_comes_from_a_time_column_when_the_row_has_one(
     (item,) = rows_to_traces([row])
     assert isinstance(item, ConvertedTrace)
     assert item.trace.metadata.created_at.astimezone(UTC).isoformat() == expected
+
+
+@pytest.mark.parametrize("stem", ["openai_chat", "anthropic", "sharegpt", "openai_responses"])
+def test_a_hugging_face_dataset_gives_the_traces_its_parquet_file_gives(stem: str) -> None:
+    """A ``datasets.Dataset`` (nested Arrow columns, nulls where a row lacks a field) as rows."""
+    datasets = pytest.importorskip("datasets")
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = EXAMPLES / f"{stem}.parquet"
+    dataset = datasets.Dataset(pq.read_table(path))
+    from_dataset = list(rows_to_traces(dataset, name=path.name))
+    from_file = list(convert_file(path))
+    assert all(isinstance(item, ConvertedTrace) for item in from_dataset)
+    assert [item.trace for item in from_dataset] == [item.trace for item in from_file]  # type: ignore[union-attr]
+
+
+def test_rows_that_are_not_dicts_are_problems_and_a_dict_of_splits_is_refused() -> None:
+    """A row that is not a mapping is located; a ``DatasetDict`` (a mapping) is a ValueError."""
+    (problem,) = rows_to_traces(["train"], source="openai-chat")
+    assert isinstance(problem, Problem)
+    assert "expected a row" in problem.message
+    with pytest.raises(ValueError, match="give one split"):
+        list(rows_to_traces({"train": []}))
