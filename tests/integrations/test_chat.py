@@ -352,8 +352,10 @@ def test_a_hugging_face_dataset_gives_the_traces_its_parquet_file_gives(stem: st
 
 def test_rows_that_are_not_dicts_are_problems_and_a_dict_of_splits_is_refused() -> None:
     """A row that is not a mapping is located; a ``DatasetDict`` (a mapping) is a ValueError."""
-    (problem,) = rows_to_traces(["train"], source="openai-chat")
+    not_rows: Any = ["train"]
+    (problem,) = rows_to_traces(not_rows, source="openai-chat")
     assert isinstance(problem, Problem)
     assert "expected a row" in problem.message
     with pytest.raises(ValueError, match="give one split"):
-        list(rows_to_traces({"train": []}))
+        splits: Any = {"train": []}
+        list(rows_to_traces(splits))
