@@ -21,6 +21,7 @@ PACKAGES = [
     "knowledgepulse.curation",
     "knowledgepulse.integrations",
     "knowledgepulse.engines.ray_engine",
+    "knowledgepulse.ray",
     "knowledgepulse.testing",
     "knowledgepulse.pytest_plugin",
     "knowledgepulse.errors",

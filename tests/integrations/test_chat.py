@@ -356,6 +356,6 @@ def test_rows_that_are_not_dicts_are_problems_and_a_dict_of_splits_is_refused() 
     (problem,) = rows_to_traces(not_rows, source="openai-chat")
     assert isinstance(problem, Problem)
     assert "expected a row" in problem.message
+    splits: Any = {"train": []}
     with pytest.raises(ValueError, match="give one split"):
-        splits: Any = {"train": []}
         list(rows_to_traces(splits))

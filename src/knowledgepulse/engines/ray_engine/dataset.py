@@ -20,6 +20,7 @@ does, so the results equal the local ones.
 from __future__ import annotations
 
 import json
+import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,7 @@ from knowledgepulse.engines.ray_engine.actor import (
     ID,
     KEY,
     PROBLEMS,
+    ROW,
     TRACE_COLUMN,
     TRACE_JSON,
     VECTOR,
@@ -38,6 +40,7 @@ from knowledgepulse.engines.ray_engine.actor import (
     EmbedderFactory,
     MiniLMFactory,
     NamesItsModel,
+    RowConverter,
     TraceBatchEmbedder,
 )
 from knowledgepulse.engines.ray_engine.embedder import (
@@ -64,6 +67,7 @@ class ScoredRow:
         breakdown: the breakdown, or ``None`` for a bad row.
         problems: what is wrong with a bad row, each with its JSON path (empty when scored).
         key: the row's ``order_by`` value (``None`` without ``order_by``).
+        row: the row as read, when the rows were converted (``convert``); else ``None``.
     """
 
     position: int
@@ -71,6 +75,7 @@ class ScoredRow:
     breakdown: ValueBreakdown | None
     problems: tuple[Problem, ...] = ()
     key: Any = None
+    row: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +110,7 @@ def score_dataset(
     num_cpus: float = 1.0,
     num_gpus: float = 0.0,
     batch_size: int = DEFAULT_BATCH_SIZE,
+    convert: RowConverter | None = None,
 ) -> DatasetScores:
     """Score every row of a Ray Dataset of traces; the results in the order scored.
 
@@ -122,6 +128,7 @@ def score_dataset(
                 num_cpus=num_cpus,
                 num_gpus=num_gpus,
                 batch_size=batch_size,
+                convert=convert,
             )
         )
     )
@@ -138,6 +145,7 @@ def iter_dataset_scores(
     num_cpus: float = 1.0,
     num_gpus: float = 0.0,
     batch_size: int = DEFAULT_BATCH_SIZE,
+    convert: RowConverter | None = None,
 ) -> Iterator[ScoredRow]:
     """Score a Ray Dataset of traces, yielding each row's result in order as it is ready.
 
@@ -154,6 +162,9 @@ def iter_dataset_scores(
         num_cpus: CPUs per actor.
         num_gpus: GPUs per actor (give a factory of a GPU embedder with it).
         batch_size: rows per actor call and per novelty pass.
+        convert: makes the traces of a batch of rows that are not traces (a dataset's rows in
+            a conversation format, see :mod:`knowledgepulse.ray`); each result then carries its
+            row. ``column`` is not read then.
 
     Raises:
         MissingDependencyError: Ray is not installed.
@@ -174,7 +185,7 @@ def iter_dataset_scores(
         concurrency = actors_allowed(ray.cluster_resources(), num_cpus, num_gpus)
     mapped = dataset.map_batches(
         TraceBatchEmbedder,
-        fn_constructor_args=(factory, scorer.novelty_text, column, order_by),
+        fn_constructor_args=(factory, scorer.novelty_text, column, order_by, convert),
         batch_size=batch_size,
         batch_format="pyarrow",
         compute=ray.data.ActorPoolStrategy(size=concurrency),
@@ -223,6 +234,7 @@ def _score_batch(scorer: TraceValueScorer, batch: dict[str, Any], start: int) ->
     """One batch's rows, scored in order (novelty of the valid ones in one pass)."""
     size = len(batch[ID])
     keys = batch.get(KEY)
+    originals = batch.get(ROW)
     problems = [str(text) for text in batch[PROBLEMS]]
     valid = [row for row in range(size) if not problems[row]]
     vectors = np.asarray(batch[VECTOR], dtype=np.float32).reshape(size, -1)
@@ -244,14 +256,16 @@ def _score_batch(scorer: TraceValueScorer, batch: dict[str, Any], start: int) ->
         position = start + row
         trace_id = str(batch[ID][row]) or None
         key = None if keys is None else _plain_key(keys[row])
+        # Only our own actors' rows (pickled there, see TraceBatchEmbedder) are unpickled.
+        original = None if originals is None else pickle.loads(originals[row])
         if problems[row]:
             where = Location(f"row {position}" + (f" ({trace_id})" if trace_id else ""))
             found = tuple(
                 Problem(where, path, message) for path, message in json.loads(problems[row])
             )
-            rows.append(ScoredRow(position, trace_id, None, found, key))
+            rows.append(ScoredRow(position, trace_id, None, found, key, original))
         else:
-            rows.append(ScoredRow(position, trace_id, next(breakdowns), (), key))
+            rows.append(ScoredRow(position, trace_id, next(breakdowns), (), key, original))
     return rows
 
 
