@@ -68,12 +68,17 @@ class RowsToTraces:
 
 def _document(item: ConvertedTrace, row: dict[str, Any], index: int) -> dict[str, Any]:
     """The trace as JSON; a row-number id (``rows:<n>`` of its batch) becomes a content digest."""
-    document: dict[str, Any] = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
+    document = item.document
     if document["id"] == f"kp:trace:{_NAME}:{index}":
         raw = orjson.dumps(row, default=str, option=orjson.OPT_NON_STR_KEYS)
         source_id = f"{_NAME}:{hashlib.sha256(raw).hexdigest()[:16]}"
-        document["id"] = f"kp:trace:{source_id}"
-        document["metadata"]["source"]["trace_id"] = source_id
+        metadata = document["metadata"]
+        source = {**metadata["source"], "trace_id": source_id}
+        document = {
+            **document,
+            "id": f"kp:trace:{source_id}",
+            "metadata": {**metadata, "source": source},
+        }
     return document
 
 

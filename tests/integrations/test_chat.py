@@ -287,6 +287,9 @@ def test_any_row_gives_a_trace_or_a_located_problem(messages: list[Any]) -> None
     for source in ("openai-chat", "openai-responses", "anthropic", "sharegpt", "hermes"):
         for item in rows_to_traces([{"messages": messages}], source=source):
             assert isinstance(item, ConvertedTrace | Problem)
+            if isinstance(item, ConvertedTrace):  # the JSON written is the model's
+                dumped = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
+                assert json.dumps(item.document) == json.dumps(dumped)
 
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "datasets"
