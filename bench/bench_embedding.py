@@ -35,9 +35,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from knowledgepulse.novelty.backends.batches import BatchRunner, PaddedBatch, pad_batch
 from knowledgepulse.novelty.backends.devices import resolve_device
 from knowledgepulse.novelty.backends.onnx import OnnxModelSettings, OnnxRunner
+from knowledgepulse.novelty.chunks import BatchRunner, PaddedBatch, pad_batch
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS, TermsPart
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS

@@ -1,8 +1,9 @@
 """Custom scorers for summaries, loaded with ``kp eval --plugin path/to/summary_scorers.py``.
 
-Both read a plain-text output (``reads = frozenset()``: no bulk-edit operations), so the cases'
-``actual`` is the summary itself. ``word-limit`` needs only the output and implements
-``evaluate``; ``numbers-grounded`` also reads the case's input, so it implements ``score_case``.
+Both read a plain-text output (a scorer gets the case's JSON as it is unless it sets ``reads``
+to ask for bulk-edit operations), so the cases' ``actual`` is the summary itself. ``word-limit``
+needs only the output and implements ``evaluate``; ``numbers-grounded`` also reads the case's
+input, so it implements ``score_case``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from knowledgepulse.evals import CaseContext, CasePart, Scorer, ScoreResult, register_scorer
+from knowledgepulse.evals import CaseContext, Scorer, ScoreResult, register_scorer
 
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -30,7 +31,6 @@ class WordLimit(Scorer):
     """1.0 up to ``max_words`` words, then less, reaching 0 at twice the limit."""
 
     default_threshold = 1.0
-    reads: ClassVar[frozenset[CasePart]] = frozenset()
     Params: ClassVar[type[BaseModel]] = WordLimitParams
     params: WordLimitParams
 
@@ -54,7 +54,6 @@ class NumbersGrounded(Scorer):
     """The share of the numbers in the summary that appear in the input: none may be invented."""
 
     default_threshold = 1.0
-    reads: ClassVar[frozenset[CasePart]] = frozenset()
 
     def score_case(self, context: CaseContext) -> ScoreResult:
         """Find every number of the summary in the case's input text (and its pages)."""

@@ -82,6 +82,27 @@ def test_a_mixed_suite_says_which_case_lacks_what_and_for_whom(tmp_path: Path) -
     ]
 
 
+def test_a_scorer_that_declares_nothing_reads_any_json(
+    tmp_path: Path, isolated_registry: None
+) -> None:
+    """No ``reads``: ``{"text": ...}`` against ``{"keywords": [...]}`` is scored, not malformed."""
+
+    @register_scorer("keywords-found")
+    class KeywordsFound(Scorer):
+        def evaluate(self, actual: Any, expected: Any, pages: Sequence[Page]) -> ScoreResult:
+            found = [k for k in expected["keywords"] if k in actual["text"]]
+            return ScoreResult(len(found) / len(expected["keywords"]), {"found": found})
+
+    path = write_jsonl(
+        tmp_path / "cases.jsonl",
+        {"id": "c", "actual": {"text": "two-year warranty"}, "expected": {"keywords": ["two"]}},
+    )
+    [result] = run_suite(make_suite({"type": "keywords-found"}), load_cases(path)).cases
+    assert not result.problems
+    assert result.passed
+    assert result.outcomes[0].result.details == {"found": ["two"]}
+
+
 @pytest.mark.usefixtures("json_scorers")
 def test_a_scorer_reading_only_expected_in_bulk_form_leaves_actual_alone(tmp_path: Path) -> None:
     """reads={'expected'}: the expectation is checked (and typed), the output is any JSON."""

@@ -22,13 +22,14 @@ from knowledgepulse.evals.suite import load_suite
 from tests.evals.builders import bulk, make_case, op, page
 
 PLUGIN_SOURCE = '''
-from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
 
 
 class ShortEdits(Scorer):
     """1.0 when every actual operation's content is at most 10 characters."""
 
     default_threshold = 0.5
+    reads = BULK_EDIT
 
     def evaluate(self, actual, expected, pages):
         long = [o for o in actual.operations if len(o.content or "") > 10]
@@ -135,7 +136,7 @@ def test_plugin_cannot_shadow_a_built_in(plugin_dir: Path) -> None:
 PARAM_PLUGIN_SOURCE = '''
 from pydantic import BaseModel, ConfigDict
 
-from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
 
 
 class MaxOpsParams(BaseModel):
@@ -147,6 +148,7 @@ class MaxOps(Scorer):
     """1.0 when the model made at most ``at_most`` operations."""
 
     Params = MaxOpsParams
+    reads = BULK_EDIT
 
     def evaluate(self, actual, expected, pages):
         n = len(actual.operations)

@@ -16,7 +16,7 @@ from knowledgepulse.evals.registry import (
     scorer_types,
     unregister_scorer,
 )
-from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
 from knowledgepulse.evals.scorers import OperationAccuracy
 from tests.evals.builders import bulk, make_case, op, page
 
@@ -41,6 +41,7 @@ class _OpCount(Scorer):
 
     default_threshold = 1.0
     Params = _OpCountParams
+    reads = BULK_EDIT
     params: _OpCountParams
 
     def evaluate(

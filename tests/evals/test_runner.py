@@ -23,7 +23,7 @@ from knowledgepulse.evals.runner import (
     run_suite,
     weighted_score,
 )
-from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
 from knowledgepulse.records import Location, Problem
 from tests.evals.builders import cases, make_case, make_suite, op, page
 
@@ -278,6 +278,7 @@ class WordLimit(Scorer):
     """A user's scorer with its own hint: 0 when any content is over 10 characters."""
 
     default_threshold = 1.0
+    reads = BULK_EDIT
 
     def evaluate(
         self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]

@@ -1,11 +1,22 @@
-"""JSON paths as users read them: ``steps[3].type``, ``metadata.success``, ``[2].id``."""
+"""Where in a document a problem is, and what was found there, as users read it.
+
+JSON paths (``steps[3].type``, ``metadata.success``, ``[2].id``), values described for a message,
+and pydantic's validation errors turned into messages that say what was found and expected.
+"""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from knowledgepulse._util.text import counted
+from knowledgepulse.problems import Problem
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z_@$][\w@$-]*$")
 
@@ -55,3 +66,64 @@ def non_finite_numbers(
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from non_finite_numbers(item, (*loc, index))
+
+
+class Locating(Protocol):
+    """What places a problem inside a document: a :class:`~knowledgepulse.records.Record`."""
+
+    def problem(self, loc: Loc, message: str, *, warning: bool = False) -> Problem:
+        """A problem at a path inside the document."""
+
+
+_PATTERN_MEANINGS = {
+    r"^kp:trace:.+": "an id of the form 'kp:trace:<anything>'",
+    r"^kp:skill:[^:]+:[^:]+$": "a skill of the form 'kp:skill:<name>:<version>'",
+}
+_MAX_PREVIEW = 60
+
+
+def preview(value: Any) -> str:
+    """A short JSON rendering of a value for an error message."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _MAX_PREVIEW else text[: _MAX_PREVIEW - 1] + "…"
+
+
+def describe(error: ErrorDetails) -> str:
+    """One readable sentence for one pydantic error: what it holds and what was expected."""
+    kind = error["type"]
+    message = error["msg"]
+    found = preview(error.get("input"))
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        return "unknown field; remove it or check its spelling"
+    if kind == "string_pattern_mismatch":
+        pattern = str(error.get("ctx", {}).get("pattern", ""))
+        expected = _PATTERN_MEANINGS.get(pattern, f"a string matching {pattern!r}")
+        return f"got {found}; expected {expected}"
+    if kind in {"model_type", "model_attributes_type", "dict_type"}:
+        return f"got {found}; expected a JSON object"
+    if kind == "too_short":
+        least = error.get("ctx", {}).get("min_length", 1)
+        return f"got {found}; expected at least {counted(least, 'item')}"
+    if kind == "finite_number":
+        return "NaN and infinite numbers are not allowed; use a finite number"
+    if message.startswith("Value error, "):
+        return f"got {found}; {message.removeprefix('Value error, ')}"
+    if message.startswith("Input should be "):
+        return f"got {found}; expected {message.removeprefix('Input should be ')}"
+    if message.startswith("Input "):
+        return f"got {found}; {message.removeprefix('Input ')}"
+    return f"{message} (got {found})"
+
+
+def problems_from(error: ValidationError, record: Locating) -> list[Problem]:
+    """Every error of a pydantic validation, located in its record by JSON path."""
+    return [record.problem(tuple(item["loc"]), describe(item)) for item in error.errors()]

@@ -21,6 +21,7 @@ from typing import IO
 from rich.console import Console
 
 from knowledgepulse._util.atomic import atomic_text
+from knowledgepulse.cli._stdout import report_stdout
 
 ENCODING_ERRORS = "backslashreplace"
 
@@ -40,7 +41,7 @@ def _console_on(stream: IO[str]) -> Console:
 
 def stdout_is_terminal() -> bool:
     """Whether a person is reading stdout (then the table view is the default)."""
-    return sys.stdout.isatty()
+    return report_stdout().isatty()
 
 
 def stderr_is_terminal() -> bool:
@@ -56,7 +57,7 @@ def open_output(output: Path | None) -> Iterator[IO[str]]:
     file as it was; stdout is written as the report goes, for pipes.
     """
     if output is None:
-        stream = _text_stream(sys.stdout)
+        stream = _text_stream(report_stdout())
         try:
             yield stream
         finally:
@@ -103,8 +104,9 @@ def output_console(output: Path | None) -> Iterator[Console]:
     gets UTF-8, no colours and 120 columns.
     """
     if output is None:
-        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-        stream = _text_stream(sys.stdout, encoding=encoding, errors="replace")
+        stdout = report_stdout()
+        encoding = getattr(stdout, "encoding", None) or "utf-8"
+        stream = _text_stream(stdout, encoding=encoding, errors="replace")
         try:
             yield Console(file=stream, highlight=False, markup=False, emoji=False)
         finally:

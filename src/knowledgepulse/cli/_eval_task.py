@@ -15,7 +15,7 @@ import click
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR
 from knowledgepulse.evals.cases import CaseInput
-from knowledgepulse.evals.evaluate import DEFAULT_CONCURRENCY, evaluate
+from knowledgepulse.evals.evaluate import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, evaluate
 from knowledgepulse.evals.loading import load_plugin, load_task
 from knowledgepulse.evals.runner import EvalRun, run_suite
 from knowledgepulse.evals.suite import Suite
@@ -47,9 +47,10 @@ def task_options(command: Command) -> Command:
         ),
         click.option(
             "--timeout",
-            type=click.FloatRange(min=0, min_open=True),
+            type=click.FloatRange(min=0),
             metavar="SECONDS",
-            help="With --task: the longest one call may take; past it the case is an error.",
+            help="With --task: the longest one call may take; past it the case is an error, "
+            f"so a hung call cannot hang CI [default: {DEFAULT_TIMEOUT_S:g}; 0: no limit].",
         ),
         click.option(
             "--retries",
@@ -147,7 +148,7 @@ class TaskRunner:
             inputs,
             suite,
             concurrency=settings.concurrency or DEFAULT_CONCURRENCY,
-            timeout=settings.timeout,
+            timeout=task_timeout(settings.timeout),
             retries=settings.retries or 0,
             repeat=settings.repeat or 1,
             task_version=None if settings.no_cache else settings.task_version,
@@ -158,6 +159,13 @@ class TaskRunner:
             for line in task_failures(run):
                 report(line)
         return run
+
+
+def task_timeout(given: float | None) -> float | None:
+    """``--timeout`` as ``evaluate`` takes it: the default when not given, ``None`` for 0."""
+    if given is None:
+        return DEFAULT_TIMEOUT_S
+    return given or None
 
 
 def task_failures(run: EvalRun) -> Iterator[str]:

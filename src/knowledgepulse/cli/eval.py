@@ -12,9 +12,11 @@ register custom scorers; a spec that cannot be loaded is a one-line error (exit 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Group, RenderableType
@@ -29,11 +31,13 @@ from knowledgepulse.cli._console import (
 )
 from knowledgepulse.cli._eval_task import TaskRunner, TaskSettings, task_options
 from knowledgepulse.cli._options import output_option
+from knowledgepulse.cli._stdout import stdout_for_the_report
 from knowledgepulse.cli.compare import tolerance_option
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases, iter_cases
 from knowledgepulse.evals.compare import Comparison, compare_runs
+from knowledgepulse.evals.gate import FAIL_ON, FailOn, Gate
 from knowledgepulse.evals.runner import EvalRun
 from knowledgepulse.evals.snapshot import load_report
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset
@@ -95,10 +99,41 @@ FORMATS = ("table", "json", "junit", "markdown", "html")
     help="A kp eval JSON report of an earlier run: add the comparison with it to the report, "
     "and exit 4 when a case that passed there fails now.",
 )
+@click.option(
+    "--fail-on",
+    type=click.Choice(FAIL_ON),
+    help="What makes the exit code non-zero. failure: any failing case; regression (needs "
+    "--baseline): only a case that passed in the baseline or is not in it, so old failures "
+    "exit 0; never: nothing (to record a baseline) [default: regression with --baseline, "
+    "else failure].",
+)
 @tolerance_option
 @task_options
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
-def eval_command(
+def eval_command(**options: Any) -> int:
+    """Score evaluation CASES (JSON, JSONL or YAML files, or - for stdin) with a suite.
+
+    A case passes when every scorer reaches its threshold. Failing scorers come with a
+    diagnosis; malformed cases (an invalid content pattern included) are reported as
+    FILE:LINE: PATH: message and count as failed; a part of a file that cannot be read (a
+    syntax error) is reported with its line and counted as a file. Warnings (a case id used
+    twice) are reported and counted but fail nothing. Exit code 0 when every case passes, 1
+    when any fails or is malformed or a file could not be read in full, 2 for usage or suite
+    errors (or a --baseline that is not a kp eval JSON report), 4 when a case that passed in
+    the --baseline fails now, or (with --fail-on regression, the default with --baseline) a
+    case not in it fails; then failures the baseline had too exit 0. --fail-on never exits 0
+    whatever the verdicts, to record a baseline: kp eval CASES -s SUITE --fail-on never -o
+    base.json.
+
+    With --task, the cases' inputs (instruction, input, pages) go to the task and its outputs
+    are scored; a call that raises or times out is that case's error. --plugin loads custom
+    scorers first.
+    """
+    with stdout_for_the_report():  # a task's or plugin's prints go to stderr
+        return _eval(**options)
+
+
+def _eval(
     *,
     cases: tuple[str, ...],
     suite_path: Path | None,
@@ -107,6 +142,7 @@ def eval_command(
     output: Path | None,
     dry_run: bool,
     baseline: Path | None,
+    fail_on: FailOn | None,
     tolerance: float,
     plugins: tuple[str, ...],
     task_spec: str | None,
@@ -119,27 +155,17 @@ def eval_command(
     no_cache: bool,
     quiet: bool,
 ) -> int:
-    """Score evaluation CASES (JSON, JSONL or YAML files, or - for stdin) with a suite.
-
-    A case passes when every scorer reaches its threshold. Failing scorers come with a
-    diagnosis; malformed cases (an invalid content pattern included) are reported as
-    FILE:LINE: PATH: message and count as failed; a part of a file that cannot be read (a
-    syntax error) is reported with its line and counted as a file. Warnings (a case id used
-    twice) are reported and counted but fail nothing. Exit code 0 when every case passes, 1
-    when any fails or is malformed or a file could not be read in full, 2 for usage or suite
-    errors (or a --baseline that is not a kp eval JSON report), 4 when a case that passed in
-    the --baseline fails now.
-
-    With --task, the cases' inputs (instruction, input, pages) go to the task and its outputs
-    are scored; a call that raises or times out is that case's error. --plugin loads custom
-    scorers first.
-    """
+    """``kp eval`` with its options, run while stdout is held for the report."""
     runner = TaskRunner.load(
         plugins,
         task_spec,
         TaskSettings(concurrency, timeout, retries, repeat, task_version, cache_dir, no_cache),
     )
     _check_usage(suite_path is not None, preset_name is not None, bool(cases) or dry_run, baseline)
+    if fail_on == "regression" and baseline is None:
+        raise click.UsageError(
+            "--fail-on regression needs --baseline FILE, the run to be no worse than"
+        )
     output_format = output_format or report_format(output, FORMATS)
     if dry_run and output_format in ("junit", "html"):
         raise click.UsageError("--dry-run prints the suite; use --format table, json or markdown")
@@ -168,15 +194,40 @@ def eval_command(
     if not run.cases and not run.file_problems and not quiet:
         _stderr("kp: warning: the case files hold no cases")
     comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
-    _emit_run(run, output_format, output, comparison)
+    gate = Gate.of(run, comparison, fail_on or ("regression" if base is not None else "failure"))
+    _emit_run(run, output_format, output, comparison, gate)
     # The table ends with the summary already; other formats get it on stderr.
     if not quiet and not (output_format == "table" and output is None):
         _stderr(summary_line(run))
         if comparison is not None:
             _stderr(comparison_line(comparison))
-    if comparison is not None and comparison.regressed:
+    if not quiet and gate.fail_on == "regression":  # the table does not say it either
+        _stderr(_gate_line(gate))
+    return _exit_code(run, gate)
+
+
+def _exit_code(run: EvalRun, gate: Gate) -> int:
+    """0, 1 (failures, or files not read in full) or 4 (worse than the baseline)."""
+    if gate.fail_on == "never":
+        return EXIT_OK
+    if gate.fail_on == "regression":
+        if gate.worse:
+            return EXIT_REGRESSION
+        return EXIT_FINDINGS if run.summary.unreadable_files else EXIT_OK
+    if "regression" in gate.standings:
         return EXIT_REGRESSION
     return EXIT_OK if run.passed else EXIT_FINDINGS
+
+
+def _gate_line(gate: Gate) -> str:
+    """``--fail-on regression: 1 regression, 0 new failures; 2 old failures do not fail``."""
+    count = Counter(gate.standings)
+    return (
+        f"--fail-on regression: {counted(count['regression'], 'regression')}, "
+        f"{counted(count['new failure'], 'new failure')}; "
+        f"{counted(count['old failure'], 'old failure')} "
+        f"{'does' if count['old failure'] == 1 else 'do'} not fail the run"
+    )
 
 
 def _check_usage(suite: bool, preset: bool, has_cases: bool, baseline: Path | None) -> None:
@@ -255,9 +306,13 @@ class _Tally:
 
 
 def _emit_run(
-    run: EvalRun, output_format: str, output: Path | None, comparison: Comparison | None = None
+    run: EvalRun,
+    output_format: str,
+    output: Path | None,
+    comparison: Comparison | None,
+    gate: Gate,
 ) -> None:
-    """The run's report; with a baseline, the comparison joins it (JUnit has no place for it)."""
+    """The run's report; with a baseline, the comparison joins it (JUnit: each case's standing)."""
     if output_format == "table":
         view = to_console(run)
         if comparison is not None:
@@ -274,7 +329,7 @@ def _emit_run(
         extra = "\n" + comparison_to_markdown(comparison) if comparison is not None else ""
         write_output(to_markdown(run) + extra, output)
     else:
-        write_output(to_junit(run), output)
+        write_output(to_junit(run, gate), output)
 
 
 def _emit_suite(suite: Suite, output_format: str, output: Path | None) -> None:

@@ -19,9 +19,13 @@ def _generator(name: str) -> Callable[[], dict[str, Any]]:
         from knowledgepulse.trace.models import trace_json_schema  # noqa: PLC0415
 
         return trace_json_schema
-    from knowledgepulse.evals.schema import SCHEMAS  # noqa: PLC0415
+    if name == "case":
+        from knowledgepulse.evals.models import case_json_schema  # noqa: PLC0415
 
-    return SCHEMAS[name]
+        return case_json_schema
+    from knowledgepulse.evals.suite import suite_json_schema  # noqa: PLC0415
+
+    return suite_json_schema
 
 
 @click.command("schema")

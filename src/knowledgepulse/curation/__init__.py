@@ -1,8 +1,14 @@
 """Curation: order-free corpus scoring, score-first selection across tasks, near-duplicates."""
 
-from knowledgepulse.curation.corpus import CorpusScores, score_corpus
+from knowledgepulse.curation.corpus import (
+    CorpusScores,
+    canonical_order,
+    content_digest,
+    leave_one_out_nearest,
+    score_corpus,
+    time_order,
+)
 from knowledgepulse.curation.dedupe import DuplicateGroup, dedupe
-from knowledgepulse.curation.ordering import canonical_order, content_digest, time_order
 from knowledgepulse.curation.percentiles import (
     MinScore,
     ThresholdSpecError,
@@ -18,7 +24,6 @@ from knowledgepulse.curation.select import (
     ranking,
     select,
 )
-from knowledgepulse.curation.similarity import leave_one_out_nearest
 from knowledgepulse.curation.tasks import INFERRED_TASK_SIMILARITY, infer_tasks, task_at
 
 __all__ = [

@@ -7,18 +7,26 @@ id, then content, so even batched inference sees the same batches) and each is c
 all the others (leave-one-out; a second copy of the same id is the same trace, not another).
 The comparison is the frozen cache's blocked scan (see
 :func:`~knowledgepulse.novelty.cache.frozen_nearest`), every trace held and its own id left out.
+
+Two copies of one trace id are told apart by a digest of their whole document, so even they
+land in the same places however the input was shuffled.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 import numpy as np
+import orjson
 from numpy.typing import NDArray
 
-from knowledgepulse.curation.ordering import canonical_order
 from knowledgepulse.novelty.cache import frozen_nearest
+from knowledgepulse.novelty.cache.search import BLOCK_BYTES
 from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown
 from knowledgepulse.value.dimensions import (
@@ -29,6 +37,65 @@ from knowledgepulse.value.dimensions import (
 from knowledgepulse.value.scorer import TraceValueScorer
 
 NO_EMBEDDER_REASON = "no embedder: corpus novelty compares embeddings, so novelty is 0.5"
+
+
+def content_digest(document: Any) -> bytes:
+    """A digest of a JSON document that does not depend on the order of its keys."""
+    try:
+        data = orjson.dumps(document, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):  # an integer past 64 bits, a lone surrogate
+        data = json.dumps(document, sort_keys=True, ensure_ascii=True).encode()
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def canonical_order(traces: Sequence[LoadedTrace]) -> list[int]:
+    """Indexes of ``traces`` by id, then content: the same sequence for any input order."""
+    digests = [content_digest(loaded.record.value) for loaded in traces]
+    return sorted(range(len(traces)), key=lambda i: (traces[i].trace.id, digests[i]))
+
+
+def time_order(traces: Sequence[LoadedTrace]) -> list[int]:
+    """Indexes of ``traces`` by ``metadata.created_at``, then id, then content."""
+    digests = [content_digest(loaded.record.value) for loaded in traces]
+
+    def key(i: int) -> tuple[datetime, str, bytes]:
+        trace = traces[i].trace
+        return trace.metadata.created_at, trace.id, digests[i]
+
+    return sorted(range(len(traces)), key=key)
+
+
+def leave_one_out_nearest(
+    vectors: NDArray[np.float32], keys: Sequence[str], *, block_bytes: int = BLOCK_BYTES
+) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """For each row, the most similar row with another key, and their cosine.
+
+    Args:
+        vectors: unit vectors, one row per item.
+        keys: one key (trace id) per row; rows with equal keys are never compared.
+        block_bytes: how large one block of the similarity matrix may be.
+
+    Returns:
+        ``(nearest, similarity)``: the index of the nearest other row (``-1`` when every row
+        has the same key, so there is no other) and the cosine, clamped to [-1, 1] (``nan``
+        with no other). Equal similarities go to the smallest key, then the lowest index, so
+        the answer does not depend on where rows sit among those with other keys.
+    """
+    if vectors.shape[0] != len(keys):
+        raise ValueError(f"{vectors.shape[0]} vectors for {len(keys)} keys")
+    # The scan keeps the earliest of equal similarities: rows by key, then index, make it the
+    # smallest key's lowest row.
+    order = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
+    _, codes = np.unique(np.asarray(keys, dtype=object)[order], return_inverse=True)
+    codes = codes.astype(np.intp).reshape(-1)
+    found = frozen_nearest(
+        vectors[order], vectors[order], held_keys=codes, query_keys=codes, block_bytes=block_bytes
+    )
+    nearest = np.full(len(keys), -1, dtype=np.intp)
+    similarity = np.full(len(keys), np.nan, dtype=np.float64)
+    nearest[order] = np.where(found.index >= 0, order[found.index], -1)
+    similarity[order] = found.similarity
+    return nearest, similarity
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +128,7 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[LoadedTrace]) -> Cor
         vectors = np.empty_like(embedded)
         vectors[order] = embedded
         ids = [loaded.trace.id for loaded in traces]
-        # Canonical order sorts by id, so the lowest row among equals has the smallest id too.
-        _, codes = np.unique(np.asarray([ids[i] for i in order], dtype=object), return_inverse=True)
-        keys = codes.astype(np.intp).reshape(-1)
-        found = frozen_nearest(embedded, embedded, held_keys=keys, query_keys=keys)
-        nearest, similarity = found.index, found.similarity
+        nearest, similarity = leave_one_out_nearest(embedded, [ids[i] for i in order])
         origins = [(0.0, NoveltyOrigin("empty_cache"))] * len(traces)
         for rank, index in enumerate(order):
             if nearest[rank] < 0:

@@ -40,6 +40,7 @@ from knowledgepulse.evals.models import (
     ExpectedOutput,
     Operation,
     Page,
+    case_json_schema,
 )
 from knowledgepulse.evals.registry import (
     get_scorer_class,
@@ -59,7 +60,6 @@ from knowledgepulse.evals.runner import (
     run_suite,
     weighted_score,
 )
-from knowledgepulse.evals.schema import case_json_schema, suite_json_schema
 from knowledgepulse.evals.scorer import (
     BULK_EDIT,
     CaseContext,
@@ -85,6 +85,7 @@ from knowledgepulse.evals.suite import (
     load_suite,
     preset,
     suite_from_dict,
+    suite_json_schema,
 )
 from knowledgepulse.evals.tasks import Task, TaskInput, TaskRecord, TaskSummary
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from knowledgepulse._util.pydantic_errors import describe, problems_from
+from knowledgepulse._util.jsonpath import describe, problems_from
 from knowledgepulse.errors import CaseValidationError
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 from knowledgepulse.evals.patterns import compile_pattern, pattern_problem

@@ -50,6 +50,8 @@ from knowledgepulse.records import Location, Record
 
 DEFAULT_CONCURRENCY = 8
 """Task calls in flight at once, unless told otherwise."""
+DEFAULT_TIMEOUT_S = 300.0
+"""``kp eval --task``'s limit on one call: minutes for a slow model, never a hung CI job."""
 
 Cases = str | Path | Iterable[Case | CaseInput | Mapping[str, Any]]
 """Case files (a path, or ``-`` for stdin), or cases: models, loaded ones, or plain dicts."""

@@ -75,7 +75,7 @@ def _import(spec: str, *, what: str) -> ModuleType:
                 "packages; check the name, or give the path of a .py file"
             ) from None
         raise _import_failed(what, error) from None
-    except Exception as error:  # the user's module may raise anything while importing
+    except (Exception, SystemExit) as error:  # the user's module may raise anything, exit too
         raise _import_failed(what, error) from None
 
 
@@ -109,7 +109,7 @@ def _import_file(path: Path, what: str) -> ModuleType:
     sys.modules[name] = module
     try:
         module_spec.loader.exec_module(module)
-    except Exception as error:  # the user's module may raise anything while importing
+    except (Exception, SystemExit) as error:  # the user's module may raise anything, exit too
         del sys.modules[name]
         raise _import_failed(what, error) from None
     return module

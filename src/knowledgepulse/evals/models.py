@@ -22,6 +22,8 @@ from pydantic import (
     model_validator,
 )
 
+from knowledgepulse.trace.models import JSON_SCHEMA_DIALECT
+
 Position = Literal["before", "after"]
 KNOWN_OPERATION_TYPES: tuple[str, ...] = ("insert", "update", "delete")
 
@@ -189,3 +191,8 @@ class Case(_CaseModel):
     def with_actual(self, actual: JsonValue) -> Case:
         """The same case with another actual output (a task's), keeping where it was read."""
         return self.model_copy(update={"actual": actual})
+
+
+def case_json_schema() -> dict[str, Any]:
+    """The JSON Schema of one evaluation case (a JSONL line, or an item of a YAML list)."""
+    return {"$schema": JSON_SCHEMA_DIALECT, **Case.model_json_schema(by_alias=True)}

@@ -130,7 +130,7 @@ def _load_entry_points() -> None:
             continue
         try:
             loaded = entry_point.load()
-        except Exception as error:  # a broken plugin must not break the others
+        except (Exception, SystemExit) as error:  # a broken plugin must not break the others
             _log.warning("scorer plugin %r could not be loaded: %s", entry_point.value, error)
             continue
         if not (isinstance(loaded, type) and issubclass(loaded, Scorer)):

@@ -182,18 +182,10 @@ class ScorerStats:
 
 
 @dataclass(frozen=True, slots=True)
-class ScorerRepeat:
+class ScorerRepeat(ScorerStats):
     """One scorer over the runs of one case: :class:`ScorerStats` over runs, and ``passed_runs``."""
 
-    mean: float | None
-    stderr: float | None
-    n: int
-    errors: int
     passed_runs: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for the JSON report."""
-        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)

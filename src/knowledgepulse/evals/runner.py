@@ -68,7 +68,7 @@ def run_scorer(entry: SuiteScorer, case: Case | CaseContext) -> ScorerOutcome:
     context = case if isinstance(case, CaseContext) else CaseContext.of(case)
     try:
         result = entry.scorer.score_case(context)
-    except Exception as error:  # scorers are independent: a crash is one failure row
+    except (Exception, SystemExit) as error:  # scorers are independent: one failure row
         _log.debug("scorer %r raised on case %r", entry.key, context.case.id, exc_info=True)
         result = ScoreResult.failed(f"the scorer raised {type(error).__name__}: {error}")
     return _outcome(entry, _checked(result))
@@ -290,6 +290,6 @@ def diagnose(scorer: Scorer, result: ScoreResult) -> tuple[str, ...]:
     try:
         hints = scorer.diagnose(result)
         lines.extend(str(hint) for hint in hints)
-    except Exception as error:  # a broken hint must not break the report
+    except (Exception, SystemExit) as error:  # a broken hint must not break the report
         lines.append(f"{scorer.type_name}.diagnose() raised {type(error).__name__}: {error}")
     return tuple(lines)

@@ -2,8 +2,9 @@
 
 A scorer implements :meth:`Scorer.evaluate` (score and details from one computation; the guide's
 ``score`` and ``details`` derive from it), or :meth:`Scorer.score_case` to see the whole case.
-The parts it names in :attr:`Scorer.reads` arrive in the bulk-edit form (:class:`ActualOutput`,
-:class:`ExpectedOutput`); the others as the case's JSON values, whatever they are.
+``actual`` and ``expected`` arrive as the case's JSON values, whatever they are, unless the
+scorer asks for the bulk-edit form: the parts it names in :attr:`Scorer.reads` (``BULK_EDIT``
+for all three) arrive as :class:`ActualOutput` and :class:`ExpectedOutput`, checked first.
 """
 
 from __future__ import annotations
@@ -16,15 +17,14 @@ from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
-from knowledgepulse._util.jsonpath import format_path
-from knowledgepulse._util.pydantic_errors import describe
+from knowledgepulse._util.jsonpath import describe, format_path
 from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 
 CasePart = Literal["pages", "actual", "expected"]
 """A part of a case a scorer may read in the bulk-edit form."""
 BULK_EDIT: frozenset[CasePart] = frozenset({"pages", "actual", "expected"})
-"""Every part: what a scorer that declares nothing reads."""
+"""Every part: what a bulk-edit scorer (the built-ins that judge operations) declares."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +101,8 @@ class Scorer:
     """Base class of every scorer, built-in or user-defined.
 
     Subclasses set ``default_threshold``, ``Params`` (a pydantic model with ``extra="forbid"``:
-    the suite's ``params``) and ``reads``, and implement :meth:`evaluate` or :meth:`score_case`;
-    :func:`register_scorer` gives ``type_name``.
+    the suite's ``params``) and, to get bulk-edit operations, ``reads``; they implement
+    :meth:`evaluate` or :meth:`score_case`; :func:`register_scorer` gives ``type_name``.
     """
 
     type_name: ClassVar[str] = ""
@@ -110,9 +110,9 @@ class Scorer:
     Params: ClassVar[type[BaseModel]] = NoParams
     diagnosis_check: ClassVar[str | None] = None
     """What to check first when a score falls below its threshold (the guide's ``check``)."""
-    reads: ClassVar[frozenset[CasePart]] = BULK_EDIT
-    """The parts read in the bulk-edit form, checked before the scorer runs; ``frozenset()``
-    for a scorer of any kind of output."""
+    reads: ClassVar[frozenset[CasePart]] = frozenset()
+    """The parts read in the bulk-edit form, checked before the scorer runs: ``BULK_EDIT`` for
+    a scorer of edit operations on pages; by default none, so any JSON output is scored."""
 
     def __init__(self, params: BaseModel | None = None) -> None:
         cls = type(self)

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
 
-from knowledgepulse._util.pydantic_errors import problems_from
+from knowledgepulse._util.jsonpath import problems_from
 from knowledgepulse.errors import ReportFileError
 from knowledgepulse.evals.runner import EvalRun
 from knowledgepulse.records import Location, Problem, Record

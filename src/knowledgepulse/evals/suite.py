@@ -5,6 +5,11 @@ resolved: each entry's ``type`` is looked up in the registry and its ``params`` 
 scorer's ``Params``. Every problem is collected, located by file, line and path, and raised once
 as :class:`~knowledgepulse.errors.SuiteError` before any case runs.
 
+The suite's JSON Schema (:func:`suite_json_schema`) holds each built-in scorer's ``params``
+schema too, so an editor flags a missing ``max_acceptable_ms`` while typing. A test keeps
+``schemas/suite.schema.json`` equal to it (regenerate with ``kp schema suite > schemas/suite.
+schema.json``).
+
 Results are keyed by an entry's ``name``, else its ``type``; the same type may appear twice only
 when every entry of that type has a name, all keys distinct.
 
@@ -24,12 +29,17 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from pydantic_core import ErrorDetails
 
-from knowledgepulse._util.pydantic_errors import describe
+from knowledgepulse._util.jsonpath import describe
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import KnowledgePulseError, SuiteError, UnknownPresetError
-from knowledgepulse.evals.registry import get_scorer_class, unknown_scorer_message
+from knowledgepulse.evals.registry import (
+    builtin_scorer_types,
+    get_scorer_class,
+    unknown_scorer_message,
+)
 from knowledgepulse.evals.scorer import Scorer
 from knowledgepulse.records import Location, Problem, Record, read_records
+from knowledgepulse.trace.models import JSON_SCHEMA_DIALECT
 
 Weight = Annotated[float, Field(ge=0, strict=True, allow_inf_nan=False)]
 Threshold = Annotated[float, Field(ge=0, le=1, strict=True, allow_inf_nan=False)]
@@ -426,3 +436,25 @@ def preset(name: str) -> Suite:
             "or write your own suite file and pass it with --suite"
         ) from None
     return suite_from_dict(data, source=f"preset '{name}'")
+
+
+def suite_json_schema() -> dict[str, Any]:
+    """The JSON Schema of suite files, with the built-in scorers' ``params`` filled in."""
+    schema = SuiteFile.model_json_schema(by_alias=True)
+    entry = schema["$defs"]["ScorerEntry"]
+    builtins = builtin_scorer_types()
+    entry["properties"]["type"]["examples"] = list(builtins)
+    entry["allOf"] = [_params_rule(type_name) for type_name in builtins]
+    return {"$schema": JSON_SCHEMA_DIALECT, **schema}
+
+
+def _params_rule(type_name: str) -> dict[str, Any]:
+    """``if type is T then params follows T's Params`` (and is required when it has to be)."""
+    params = get_scorer_class(type_name).Params.model_json_schema()
+    then: dict[str, Any] = {"properties": {"params": params}}
+    if params.get("required"):
+        then["required"] = ["params"]
+    return {
+        "if": {"properties": {"type": {"const": type_name}}, "required": ["type"]},
+        "then": then,
+    }

@@ -29,6 +29,9 @@ from knowledgepulse.evals.models import Case, Page
 Task = Callable[["TaskInput"], Any]
 """A workflow under test: ``TaskInput -> output``, or ``TaskInput -> Awaitable[output]``."""
 
+TASK_FAILURES = (Exception, SystemExit, KeyboardInterrupt)
+"""What a task may raise that fails its case: ``sys.exit()`` in a task must not end the run."""
+
 MAX_RETRY_DELAY_S = 60.0
 """The longest wait between two attempts, however many retries came before."""
 
@@ -198,7 +201,10 @@ async def call_task(
 ) -> TaskAnswer:
     """Call the task on one input: timed, bounded by ``timeout`` seconds, retried on failure.
 
-    The task's failures become the answer's record; cancellation and ``KeyboardInterrupt`` pass.
+    The task's failures become the answer's record, ``sys.exit()`` and a ``KeyboardInterrupt``
+    it raises included; cancellation passes. A real Ctrl-C never arrives here as a
+    ``KeyboardInterrupt``: signals reach the main thread only, where a sync task never runs, and
+    ``asyncio.run`` turns the first one into the cancellation of the run.
     """
     attempts = 0
     while True:
@@ -216,14 +222,22 @@ async def call_task(
                 failure = TaskRecord(
                     attempts, error_type="TimeoutError", error_message=message, timed_out=True
                 )
-        except Exception as error:  # a task's failure is its case's error, never the run's
-            kind = type(error).__name__
-            failure = TaskRecord(attempts, error_type=kind, error_message=str(error))
+        except TASK_FAILURES as error:  # a task's failure is its case's error, never the run's
+            failure = TaskRecord(
+                attempts, error_type=type(error).__name__, error_message=_said(error)
+            )
         else:
             return TaskAnswer(output, duration, TaskRecord(attempts))
         if attempts > retries:
             return TaskAnswer(None, None, failure)
         await asyncio.sleep(min(retry_delay * 2 ** (attempts - 1), MAX_RETRY_DELAY_S))
+
+
+def _said(error: BaseException) -> str:
+    """What an error says; ``sys.exit(0)`` says ``sys.exit(0) was called``, not ``0``."""
+    if isinstance(error, SystemExit):
+        return f"sys.exit({error.code!r}) was called"
+    return str(error)
 
 
 async def _called(task: Task, task_input: TaskInput) -> tuple[Any, float]:

@@ -1,5 +1,8 @@
 """A call's texts planned into padded batches, chunk by chunk, and the batches' embeddings.
 
+A batch (:class:`PaddedBatch`) is the windows as the model reads them; a backend
+(:class:`BatchRunner`, :mod:`knowledgepulse.novelty.backends`) only runs such batches.
+
 A chunk's plan (word pieces, 254-piece windows, batches by length, padding) is all the host's
 work before the model. A large call can be cut into chunks and the next chunk planned in a
 background thread while the model runs the current one (the tokenizer, onnxruntime, worker
@@ -12,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.novelty.backends.batches import BatchRunner, PaddedBatch, pad_batch
 from knowledgepulse.novelty.windows import (
     Window,
     WindowedEmbeddings,
@@ -25,6 +28,43 @@ from knowledgepulse.novelty.windows import (
     leading_pieces,
     split_windows,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class PaddedBatch:
+    """Windows as ``[CLS] pieces [SEP]`` rows, zero-padded to the longest.
+
+    Attributes:
+        input_ids: (windows, positions) int64.
+        attention_mask: (windows, positions) int64, 1 on the real positions.
+    """
+
+    input_ids: NDArray[np.int64]
+    attention_mask: NDArray[np.int64]
+
+
+def pad_batch(windows: Sequence[Sequence[int]], special: tuple[int, int]) -> PaddedBatch:
+    """The model's inputs for ``windows`` (word-piece ids without [CLS]/[SEP])."""
+    cls_id, sep_id = special
+    length = max(len(pieces) for pieces in windows) + 2
+    input_ids = np.zeros((len(windows), length), dtype=np.int64)
+    attention_mask = np.zeros((len(windows), length), dtype=np.int64)
+    for row, pieces in enumerate(windows):
+        input_ids[row, : len(pieces) + 2] = [cls_id, *pieces, sep_id]
+        attention_mask[row, : len(pieces) + 2] = 1
+    return PaddedBatch(input_ids, attention_mask)
+
+
+class BatchRunner(Protocol):
+    """Runs the model on padded batches: one (windows, dimensions) unit-vector array each."""
+
+    def run_batches(self, batches: Sequence[PaddedBatch]) -> list[NDArray[np.float32]]:
+        """The embeddings of each batch's windows, in the batches' order."""
+        ...
+
+    def close(self) -> None:
+        """Release what the runner holds (processes, device memory); idempotent."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

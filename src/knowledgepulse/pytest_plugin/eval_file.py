@@ -34,7 +34,7 @@ from pydantic import (
     field_validator,
 )
 
-from knowledgepulse._util.pydantic_errors import describe
+from knowledgepulse._util.jsonpath import describe
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import InputFileError, PluginLoadError, SuiteError
 from knowledgepulse.evals.loading import load_plugin, load_task

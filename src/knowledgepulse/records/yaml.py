@@ -43,6 +43,7 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
 from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse.records.json_values import LONE_SURROGATE, TOO_DEEP
 from knowledgepulse.records.model import MAX_NESTING, Location, Problem, Record
 
 __all__ = ["ALIAS_FACTOR", "MAX_INT_DIGITS", "MIN_ALIAS_BUDGET", "parse_yaml"]
@@ -65,12 +66,10 @@ _CONTROL = re.compile(Reader.NON_PRINTABLE.pattern)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # libyaml refuses a \ud800-\udfff escape as a syntax error; PyYAML's own parser reads it.
 _SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
-_NESTED = f"nested deeper than {MAX_NESTING} levels; flatten the document"
 _NOT_JSON = (
     "this file holds JSON data (strings, numbers, true/false, null, lists and mappings); "
     "remove the tag"
 )
-_SURROGATE_WARNING = "a \\ud800-\\udfff escape without its pair names no character; read as U+FFFD"
 
 Loc = tuple[str | int, ...]
 # How each non-text scalar is read, in every YAML 1.1 spelling (0x1f, 1_000, 1:30, yes/no).
@@ -205,7 +204,7 @@ class _BoundedComposer(Composer, SafeConstructor, _Resolver):
             return cast(Node, super().compose_node(parent, index))
         container = isinstance(event, SequenceStartEvent | MappingStartEvent)
         if container and self.depth >= MAX_NESTING:
-            raise _Refused(_NESTED, cast(Event, event).start_mark)
+            raise _Refused(TOO_DEEP, cast(Event, event).start_mark)
         self.depth += container
         self.written += 1
         self.expanded += 1
@@ -263,7 +262,7 @@ def _record(node: Node, location: Location, controls: _Controls) -> Iterator[Rec
         return
     for loc, line in walk.warnings:
         yield Problem(
-            location.at_line(line), format_path(loc) if loc else "$", _SURROGATE_WARNING, True
+            location.at_line(line), format_path(loc) if loc else "$", LONE_SURROGATE, True
         )
     yield Record(location, value, walk.lines)
 
@@ -283,19 +282,20 @@ class _Walk:
         self.problems: list[tuple[Loc, int, str]] = []
         self.warnings: list[tuple[Loc, int]] = []
 
+    def _refuse(self, loc: Loc, line: int, message: str) -> None:
+        self.problems.append((loc, line, message))
+
     def value(self, node: Node, loc: Loc, depth: int) -> Any:
         """The JSON value of ``node`` (at ``loc``, ``depth`` deep); problems are noted."""
         line = node.start_mark.line + 1
         self.lines[loc] = line
         if depth > MAX_NESTING:
-            self.problems.append((loc, line, _NESTED))
+            self._refuse(loc, line, TOO_DEEP)
             return None
         if isinstance(node, ScalarNode):
             return self._scalar(node, loc, line)
         if node.tag not in (_SEQ, _MAP):
-            self.problems.append(
-                (loc, line, f"the tag {_short(node.tag)} is not supported: {_NOT_JSON}")
-            )
+            self._refuse(loc, line, f"the tag {_short(node.tag)} is not supported: {_NOT_JSON}")
             return None
         if isinstance(node, SequenceNode):
             return [self.value(item, (*loc, at), depth + 1) for at, item in enumerate(node.value)]
@@ -307,13 +307,11 @@ class _Walk:
         tag, text = node.tag, node.value
         if self.stand_in and self.stand_in in text:
             # Reached through an alias from the record whose span holds the character.
-            self.problems.append(
-                (
-                    loc,
-                    line,
-                    "reaches, through an alias, a value that holds a control character, "
-                    "which YAML does not allow",
-                )
+            self._refuse(
+                loc,
+                line,
+                "reaches, through an alias, a value that holds a control character, "
+                "which YAML does not allow",
             )
             return None
         if tag in _AS_TEXT:
@@ -325,9 +323,7 @@ class _Walk:
             return None
         read = _READERS.get(tag)
         if read is None:
-            self.problems.append(
-                (loc, line, f"the tag {_short(tag)} is not supported: {_NOT_JSON}")
-            )
+            self._refuse(loc, line, f"the tag {_short(tag)} is not supported: {_NOT_JSON}")
             return None
         value: Any
         try:
@@ -339,20 +335,18 @@ class _Walk:
             len(text) > MAX_INT_DIGITS if value is None else value.bit_length() > _MAX_INT_BITS
         )
         if isinstance(value, float) and not math.isfinite(value):
-            self.problems.append(
-                (loc, line, "NaN and infinite numbers are not valid JSON; use a finite number")
+            self._refuse(
+                loc, line, "NaN and infinite numbers are not valid JSON; use a finite number"
             )
         elif too_long:
-            self.problems.append(
-                (
-                    loc,
-                    line,
-                    f"a number too long to read (more than {MAX_INT_DIGITS} digits); "
-                    "write it as a string",
-                )
+            self._refuse(
+                loc,
+                line,
+                f"a number too long to read (more than {MAX_INT_DIGITS} digits); "
+                "write it as a string",
             )
         elif value is None:
-            self.problems.append((loc, line, f"{text!r} cannot be read as {_short(tag)}"))
+            self._refuse(loc, line, f"{text!r} cannot be read as {_short(tag)}")
         return value
 
     def _mapping(self, node: MappingNode, loc: Loc, depth: int, into: dict[str, Any]) -> None:
@@ -366,17 +360,15 @@ class _Walk:
                 continue
             line = key_node.start_mark.line + 1
             if not isinstance(key_node, ScalarNode) or key_node.tag not in _AS_TEXT:
-                self.problems.append((loc, line, _key_message(key_node)))
+                self._refuse(loc, line, _key_message(key_node))
                 continue
             key = self._scalar(key_node, loc, line)
             if key in own:
-                self.problems.append(
-                    (
-                        (*loc, key),
-                        line,
-                        f"the key {key!r} appears twice in one mapping (lines {own[key]} and "
-                        f"{line}); keep one (which one was meant is unknowable)",
-                    )
+                self._refuse(
+                    (*loc, key),
+                    line,
+                    f"the key {key!r} appears twice in one mapping (lines {own[key]} and "
+                    f"{line}); keep one (which one was meant is unknowable)",
                 )
                 continue
             own[key] = line
@@ -385,12 +377,10 @@ class _Walk:
 
     def _merge(self, value: Node, loc: Loc, depth: int, into: dict[str, Any]) -> None:
         if depth >= MAX_NESTING:
-            self.problems.append(
-                (
-                    loc,
-                    value.start_mark.line + 1,
-                    f"merges ('<<') nested deeper than {MAX_NESTING} levels; flatten them",
-                )
+            self._refuse(
+                loc,
+                value.start_mark.line + 1,
+                f"merges ('<<') nested deeper than {MAX_NESTING} levels; flatten them",
             )
             return
         sources = value.value if isinstance(value, SequenceNode) else [value]
@@ -399,12 +389,10 @@ class _Walk:
             if isinstance(source, MappingNode) and source.tag == _MAP:
                 self._mapping(source, loc, depth + 1, into)
             else:
-                self.problems.append(
-                    (
-                        loc,
-                        source.start_mark.line + 1,
-                        "a merge ('<<') takes a mapping or a list of mappings",
-                    )
+                self._refuse(
+                    loc,
+                    source.start_mark.line + 1,
+                    "a merge ('<<') takes a mapping or a list of mappings",
                 )
 
 
@@ -481,7 +469,7 @@ def _file_problem(error: yaml.MarkedYAMLError, name: str, controls: _Controls) -
     if isinstance(error, _Refused):
         return Problem(Location(name, line), "", str(error.problem))
     if error.problem == "exceeded maximum nesting depth":  # libyaml's bound, looking ahead
-        return Problem(Location(name, line), "", _NESTED)
+        return Problem(Location(name, line), "", TOO_DEEP)
     message = f"invalid YAML: {error.problem}"
     if controls.text[mark.index : mark.index + 1] == "\t":
         message += "; indent with spaces (YAML does not allow tabs there)"

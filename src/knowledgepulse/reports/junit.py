@@ -3,9 +3,13 @@
 One ``<testcase>`` per case (``classname`` its file, ``name`` its id): a failing case is a
 ``<failure>`` that names each failing scorer with its diagnosis, a malformed case or a task that
 raised is an ``<error>``, and so is each part of a file that could not be read, so CI never
-counts a broken file as nothing. No timestamps, and no durations over recorded outputs: equal
-runs, equal bytes. Every text goes through :func:`~knowledgepulse._util.text.printable`, so the
-document stays well-formed XML whatever the cases hold.
+counts a broken file as nothing. Against a baseline, a failing case's message begins with how
+it stands (``regression:``, ``new failure:``, ``old failure:``), and with ``--fail-on
+regression`` an old failure is ``<skipped>`` (as pytest writes an expected failure), so the
+report fails exactly the cases that fail the run. No timestamps, and no durations over recorded
+outputs: equal runs, equal bytes. Every text goes through
+:func:`~knowledgepulse._util.text.printable`, so the document stays well-formed XML whatever
+the cases hold.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from knowledgepulse._util.text import printable
+from knowledgepulse.evals.gate import Gate, Standing
 from knowledgepulse.evals.runner import CaseResult, EvalRun
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.evals import number, outcome_line, scorer_repeat, task_failure
@@ -20,21 +25,13 @@ from knowledgepulse.reports.evals import number, outcome_line, scorer_repeat, ta
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
 
-def to_junit(run: EvalRun) -> str:
-    """The run as a JUnit XML document."""
+def to_junit(run: EvalRun, gate: Gate | None = None) -> str:
+    """The run as a JUnit XML document; with a ``gate``, each failure says how it stands."""
     summary = run.summary
     name = run.suite.name or run.suite.source
     unreadable = [problem for problem in run.file_problems if not problem.warning]
-    # A case whose task gave no output is an error (the workflow broke), not a low score.
-    task_errors = sum(task_failure(result) is not None for result in run.cases)
-    counts = {
-        "tests": str(summary.cases + len(unreadable)),
-        "failures": str(summary.failed - summary.malformed - task_errors),
-        "errors": str(summary.malformed + task_errors + len(unreadable)),
-        "skipped": "0",
-    }
-    root = ET.Element("testsuites", {"name": "kp eval", **counts})
-    suite = ET.SubElement(root, "testsuite", {"name": name, **counts})
+    root = ET.Element("testsuites", {"name": "kp eval"})
+    suite = ET.SubElement(root, "testsuite", {"name": name})
     properties = ET.SubElement(suite, "properties")
     _property(properties, "suite.source", run.suite.source)
     if run.suite.description:
@@ -48,6 +45,10 @@ def to_junit(run: EvalRun) -> str:
     _property(properties, "pass_rate", number(summary.pass_rate, 4))
     _property(properties, "weighted_mean", number(summary.weighted_mean, 4))
     _property(properties, "warnings", str(summary.warnings))
+    if gate is not None:
+        _property(properties, "fail_on", gate.fail_on)
+        if gate.standings:
+            _property(properties, "baseline.worse", str(gate.worse))
     if summary.task is not None:
         t = summary.task
         _property(properties, "task.runs", str(t.runs))
@@ -73,12 +74,47 @@ def to_junit(run: EvalRun) -> str:
             {"message": f"cannot be read at {problem.location}", "type": "UnreadableFile"},
         )
         error.text = str(problem)
-    for result in run.cases:
-        suite.append(_testcase(result))
+    for index, result in enumerate(run.cases):
+        testcase = _testcase(result)
+        if gate is not None:
+            _stand(testcase, gate.standing(index), excused=gate.excused(index))
+        suite.append(testcase)
     _warnings(suite, [problem for problem in run.file_problems if problem.warning])
+    counts = _counts(suite)
+    root.attrib.update(counts)
+    suite.attrib.update(counts)
     _printable(root)
     ET.indent(root)
     return _XML_DECLARATION + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _counts(suite: ET.Element) -> dict[str, str]:
+    """The testsuite's totals, counted from its testcases (so they cannot disagree)."""
+    cases = suite.findall("testcase")
+    counted = {kind: sum(case.find(kind) is not None for case in cases) for kind in _VERDICTS}
+    return {
+        "tests": str(len(cases)),
+        "failures": str(counted["failure"]),
+        "errors": str(counted["error"]),
+        "skipped": str(counted["skipped"]),
+    }
+
+
+_VERDICTS = ("failure", "error", "skipped")
+
+
+def _stand(testcase: ET.Element, standing: Standing | None, *, excused: bool) -> None:
+    """Say how a failing case stands against the baseline; an excused one becomes skipped."""
+    verdict = testcase.find("failure")
+    if verdict is None:
+        verdict = testcase.find("error")
+    if verdict is None:
+        return
+    if standing is not None:
+        verdict.set("message", f"{standing}: {verdict.get('message', '')}")
+    if excused:
+        # Known failures are skipped, as pytest writes xfail: CI shows them but fails nothing.
+        verdict.tag = "skipped"
 
 
 def _warnings(parent: ET.Element, warnings: list[Problem]) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from knowledgepulse._util.digest import SeenIds
-from knowledgepulse._util.pydantic_errors import problems_from
+from knowledgepulse._util.jsonpath import problems_from
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Location, Problem, Record, read_records
 from knowledgepulse.trace.models import ReasoningTrace

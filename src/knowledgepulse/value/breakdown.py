@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from knowledgepulse._util.text import counted
 from knowledgepulse.value.dimensions import (
     FAILED_OUTCOME_FACTOR,
     STEP_COUNT_CAP,
@@ -211,8 +212,8 @@ class ValueBreakdown:
             f"    {_novelty_words(self.novelty)}",
             f"  tool diversity     {d.tool_diversity:.4f} x {w.tool_diversity:.2f} = "
             f"{c.tool_diversity:.4f}",
-            f"    {_plural(self.features.unique_tools, 'distinct tool')} over "
-            f"{_plural(self.features.step_count, 'step')}: "
+            f"    {counted(self.features.unique_tools, 'distinct tool')} over "
+            f"{counted(self.features.step_count, 'step')}: "
             f"min(1, {self.features.unique_tools}/{max(1, self.features.step_count)} x 3)",
             f"  outcome confidence {d.outcome_confidence:.4f} x {w.outcome_confidence:.2f} = "
             f"{c.outcome_confidence:.4f}",
@@ -226,12 +227,8 @@ class ValueBreakdown:
         return "\n".join(lines)
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
 def _complexity_words(f: TraceFeatures) -> str:
-    counted = min(f.step_count, STEP_COUNT_CAP)
+    kept = min(f.step_count, STEP_COUNT_CAP)
     n = f.error_recoveries
     recovery = (
         f"{n} error recover{'y' if n == 1 else 'ies'}: +0.3" if n else "no error recovery: +0"
@@ -239,8 +236,8 @@ def _complexity_words(f: TraceFeatures) -> str:
     return (
         f"{f.unique_step_types} of {STEP_TYPES} step types: {f.unique_step_types}/{STEP_TYPES} "
         f"x 0.5 = {f.unique_step_types / STEP_TYPES * 0.5:.4f}; {recovery}; "
-        f"{_plural(f.step_count, 'step')} (counted up to {STEP_COUNT_CAP}): "
-        f"{counted}/{STEP_COUNT_CAP} x 0.2 = {counted / STEP_COUNT_CAP * 0.2:.4f}"
+        f"{counted(f.step_count, 'step')} (counted up to {STEP_COUNT_CAP}): "
+        f"{kept}/{STEP_COUNT_CAP} x 0.2 = {kept / STEP_COUNT_CAP * 0.2:.4f}"
     )
 
 
@@ -256,11 +253,11 @@ def _novelty_words(origin: NoveltyOrigin) -> str:
         return f"no embedder, so 0.5{': ' + origin.reason if origin.reason else ''}"
     if origin.capped:
         words += (
-            f"; capped: only the text's first {_plural(origin.windows or 0, 'window')} "
+            f"; capped: only the text's first {counted(origin.windows or 0, 'window')} "
             "embedded (max_windows)"
         )
     elif origin.windows is not None:
-        words += f"; {_plural(origin.windows, 'window')} of the text embedded"
+        words += f"; {counted(origin.windows, 'window')} of the text embedded"
     return words
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +53,7 @@ class ScoringWeights:
 
     def to_dict(self) -> dict[str, float]:
         """The weights by dimension name, in the formula's order."""
-        return {
-            "complexity": self.complexity,
-            "novelty": self.novelty,
-            "tool_diversity": self.tool_diversity,
-            "outcome_confidence": self.outcome_confidence,
-        }
+        return asdict(self)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], *, name: str = "profile") -> ScoringWeights:

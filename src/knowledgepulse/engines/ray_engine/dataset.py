@@ -1,20 +1,11 @@
 """Scoring a ``ray.data.Dataset`` of traces: embedding on an actor pool, novelty in the driver.
 
-A row is a trace in one of two shapes (the first is the robust one):
-
-- a column (``trace`` by default) holding the trace as a JSON string (or bytes, or a struct):
-  Arrow stores each string as it is, so every trace reaches the scorer exactly as written;
-- no such column: the row itself is the trace (its columns are the JSON-LD keys). Arrow gives
-  every row the union of all rows' fields, filling absent ones with null, which can make a
-  valid trace invalid: use it only for traces of one shape.
-
-Order: novelty is online, so the result depends on the order the traces are scored in. Ray Data
-does not keep rows in order by default; here the rows are scored in the dataset's order (Ray's
-``preserve_order``: its blocks in order, each block's rows in order), or, with ``order_by``, in
-the order of that column (a sequence number, a timestamp), which does not depend on how the
-blocks were read or shuffled. The embedding runs in parallel on the actors; the novelty pass
-and the breakdowns run in the driver, batch after batch, as :meth:`TraceValueScorer.score_many`
-does, so the results equal the local ones.
+A row is a trace: a column (``trace`` by default) holding it as a JSON string (or bytes, or a
+struct), or else the row itself. Novelty is online, so the rows are scored in order: the
+dataset's (Ray's ``preserve_order``), or that of an ``order_by`` column. The embedding runs in
+parallel on the actors; the novelty pass and the breakdowns run in the driver, batch after
+batch, as :meth:`TraceValueScorer.score_many` does, so the results equal the local ones.
+``docs/ray.md`` says why the JSON column is the robust form and how the order is kept.
 """
 
 from __future__ import annotations
@@ -99,39 +90,12 @@ class DatasetScores:
         return [problem for row in self.rows for problem in row.problems]
 
 
-def score_dataset(
-    dataset: Any,
-    *,
-    scorer: TraceValueScorer | None = None,
-    factory: EmbedderFactory | None = None,
-    column: str = TRACE_COLUMN,
-    order_by: str | None = None,
-    concurrency: int | None = None,
-    num_cpus: float = 1.0,
-    num_gpus: float = 0.0,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    convert: RowConverter | None = None,
-) -> DatasetScores:
+def score_dataset(dataset: Any, **options: Any) -> DatasetScores:
     """Score every row of a Ray Dataset of traces; the results in the order scored.
 
-    See :func:`iter_dataset_scores` for the arguments; this collects its rows.
+    Takes the arguments of :func:`iter_dataset_scores` and collects its rows.
     """
-    return DatasetScores(
-        tuple(
-            iter_dataset_scores(
-                dataset,
-                scorer=scorer,
-                factory=factory,
-                column=column,
-                order_by=order_by,
-                concurrency=concurrency,
-                num_cpus=num_cpus,
-                num_gpus=num_gpus,
-                batch_size=batch_size,
-                convert=convert,
-            )
-        )
-    )
+    return DatasetScores(tuple(iter_dataset_scores(dataset, **options)))
 
 
 def iter_dataset_scores(

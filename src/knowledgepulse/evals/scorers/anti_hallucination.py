@@ -26,7 +26,7 @@ from knowledgepulse.evals.operations import (
 )
 from knowledgepulse.evals.patterns import preview
 from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
 
 
 def hallucinated_ids(
@@ -84,6 +84,7 @@ class AntiHallucination(Scorer):
     """1 when nothing was invented, deleted or changed beyond what was expected, else 0."""
 
     default_threshold = 1.0
+    reads = BULK_EDIT
     diagnosis_check = (
         "check the input/output diff: what was added, deleted or changed that nothing asked for?"
     )

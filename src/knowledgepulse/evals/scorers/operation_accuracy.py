@@ -30,7 +30,7 @@ from knowledgepulse.evals.models import (
 )
 from knowledgepulse.evals.operations import operation_label, page_key, target_key
 from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
 
 
 class Mismatch(StrEnum):
@@ -137,6 +137,7 @@ class OperationAccuracy(Scorer):
     """The share of expected operations the model made (same type, target and position)."""
 
     default_threshold = 0.8
+    reads = BULK_EDIT
     diagnosis_check = (
         "check unmatchedOperations: is it the type, the target or the position that does not match?"
     )

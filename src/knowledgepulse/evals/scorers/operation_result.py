@@ -16,7 +16,7 @@ from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
 from knowledgepulse.evals.operations import apply_operations, operation_label
 from knowledgepulse.evals.patterns import PatternParams
 from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
 from knowledgepulse.evals.scorers.content_quality import content_lines, content_report
 
 APPLICATION_WEIGHT = 0.6
@@ -40,6 +40,7 @@ class OperationResult(Scorer):
     """Whether the actual operations apply, and how good the content they produce is."""
 
     default_threshold = 0.8
+    reads = BULK_EDIT
     diagnosis_check = (
         "check inapplicableOperations and contentIssues: could the "
         "operations be applied, and is the resulting content right?"

@@ -17,7 +17,7 @@ from typing import Any
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Operation, Page
 from knowledgepulse.evals.operations import describe_target, page_key, resolve_target
 from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +81,7 @@ class TargetBlockPrecision(Scorer):
     """The share of expected targets the paired actual operations hit."""
 
     default_threshold = 0.75
+    reads = BULK_EDIT
     diagnosis_check = (
         "check incorrectTargets: why did the model not find the block it was meant to edit?"
     )

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from knowledgepulse._util.optional import import_optional
 from knowledgepulse.errors import EmbedderUnavailableError
-from knowledgepulse.novelty.backends.batches import PaddedBatch
+from knowledgepulse.novelty.chunks import PaddedBatch
 from knowledgepulse.novelty.windows import mean_pool, normalize
 
 INSTALL_HINT = 'pip install "knowledgepulse[embeddings]"'

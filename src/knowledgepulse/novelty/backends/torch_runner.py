@@ -21,8 +21,8 @@ from numpy.typing import NDArray
 
 from knowledgepulse._util.optional import import_optional
 from knowledgepulse.errors import EmbedderUnavailableError
-from knowledgepulse.novelty.backends.batches import PaddedBatch
 from knowledgepulse.novelty.backends.devices import GPU_INSTALL_HINT, import_torch
+from knowledgepulse.novelty.chunks import PaddedBatch
 
 if TYPE_CHECKING:
     import torch

@@ -21,8 +21,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse.errors import EmbedderUnavailableError
-from knowledgepulse.novelty.backends.batches import PaddedBatch
 from knowledgepulse.novelty.backends.onnx import OnnxModelSettings, OnnxRunner, require_onnxruntime
+from knowledgepulse.novelty.chunks import PaddedBatch
 
 # One per worker process: the runner its initializer opened, or why it could not.
 _runner: OnnxRunner | None = None

@@ -1,28 +1,12 @@
 """The ring file: a cache kept in one memory-mapped file, saved atomically, shared by processes.
 
-Layout (``docs/cache-file.md``)::
-
-    0              superblock   magic, version, dimensions, capacity, id width, chunk, model id,
-                                CRC-32; written once, when the file is made
-    4096, 8192     commit A, B  generation, head, count, added, TTL, CRC-32; generation g lives
-                                in copy g % 2, so a save rewrites the copy that is not current
-    12288 ...      regions      vectors (float32), added_at (float64), sequence (int64), id hash
-                                (uint64), ids (2-byte length + UTF-8), per-chunk (generation,
-                                CRC-32)
-    end of regions journal      only while a save runs
-
-The slots form a ring: the ``count`` slots before ``head`` hold the live vectors, oldest first,
-numbered ``added - count .. added - 1`` in the sequence region (a mix of two saves breaks the
-run). Every scan holds ``flock``'s shared lock, every save the exclusive one, so a reader sees
-whole saves; a second writer waits, then appends after the first.
-
-Why a journal: once full, a save overwrites the oldest live slots in place, so a save cut half
-way would leave slots of neither state. A save (:meth:`RingFile.commit`) therefore (1) writes
-the new entries and the header they lead to past the regions, CRC-checked, and fsyncs; (2)
-copies them into their slots and re-checksums the touched chunks, fsync; (3) writes the new
-header into the other commit copy, fsync; (4) cuts the journal off. Killed before (1) is
-durable, the journal fails its CRC and the file is as before; after, the next writable open
-replays it and the file is as after. ``bench/bench_cache_file.py --kills`` measures it.
+``docs/cache-file.md`` draws the layout (a superblock, two commit copies, the slots' regions, and
+a journal past them while a save runs) and says why a save goes through the journal: once full,
+a save overwrites the oldest live slots in place, so a save cut half way would leave slots of
+neither state. The slots form a ring: the ``count`` slots before ``head`` hold the live vectors,
+oldest first, numbered ``added - count .. added - 1`` in the sequence region (a mix of two saves
+breaks the run). Every scan holds ``flock``'s shared lock, every save the exclusive one, so a
+reader sees whole saves; a second writer waits, then appends after the first.
 """
 
 from __future__ import annotations
@@ -403,7 +387,10 @@ class RingFile:
         """Append entries (oldest first) after whatever the file holds now, atomically.
 
         ``dropped`` counts entries added before these that the ring already evicted; ``clear``
-        forgets what the file holds first.
+        forgets what the file holds first. The steps: (1) the journal (the new entries and
+        header, CRC-checked) past the regions, fsync; (2) the entries into their slots; (3) the
+        header into the other commit copy; (4) the journal cut off. Killed before (1) is
+        durable, the file is as before; after, the next writable open replays the journal.
 
         Raises:
             CacheFileError: the file is read-only, damaged, or the disk is full.

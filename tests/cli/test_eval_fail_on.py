@@ -1,0 +1,154 @@
+"""``kp eval --fail-on``: CI fails on what is worse than the baseline, or on any failure, or never.
+
+The example run: 2 of 4 cases pass. Against it, the ``regressed`` cases make multi-page-rename
+too slow (a regression), translate-heading-slow fast (improved); summarise-sections-
+hallucinated-tip fails on both sides (an old failure).
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import KpRunner
+from tests.cli.test_compare import CASES, SUITE, changed_cases
+
+OLD_FAILURE = "summarise-sections-hallucinated-tip"
+
+
+@pytest.fixture
+def baseline(kp: KpRunner, tmp_path: Path) -> str:
+    """Recorded as on main: --fail-on never exits 0 although two cases fail."""
+    path = tmp_path / "base.json"
+    run = kp("eval", CASES, "--suite", SUITE, "--fail-on", "never", "-o", str(path))
+    assert run.code == 0, run.err
+    assert json.loads(path.read_text(encoding="utf-8"))["summary"]["failed"] == 2
+    return str(path)
+
+
+@pytest.fixture
+def regressed(tmp_path: Path) -> str:
+    return changed_cases(tmp_path, {"multi-page-rename": 9000, "translate-heading-slow": 1000})
+
+
+def junit(kp: KpRunner, cases: str, *options: str) -> tuple[int, ET.Element]:
+    run = kp("eval", cases, "--suite", SUITE, "-f", "junit", *options)
+    return run.code, ET.fromstring(run.out.encode())
+
+
+def verdicts(root: ET.Element) -> dict[str, tuple[str, str]]:
+    """Per failing testcase: its verdict element's tag and message."""
+    found = {}
+    for case in root.iter("testcase"):
+        for verdict in case:
+            if verdict.tag in ("failure", "error", "skipped"):
+                found[case.get("name", "")] = (verdict.tag, verdict.get("message", ""))
+    return found
+
+
+def test_old_failures_exit_0_against_a_baseline_by_default(kp: KpRunner, baseline: str) -> None:
+    """The same cases again: nothing is worse, so exit 0 though two cases fail; stderr says so."""
+    run = kp("eval", CASES, "--suite", SUITE, "--baseline", baseline, "-f", "json")
+    assert run.code == 0
+    assert (
+        "--fail-on regression: 0 regressions, 0 new failures; 2 old failures do not fail the run"
+    ) in run.err
+
+
+def test_fail_on_failure_keeps_exit_1_for_old_failures_and_4_for_regressions(
+    kp: KpRunner, baseline: str, regressed: str
+) -> None:
+    """--fail-on failure: any failing case fails the run; a regression still wins with 4."""
+    same = kp("eval", CASES, "--suite", SUITE, "--baseline", baseline, "--fail-on", "failure")
+    assert same.code == 1
+    worse = kp("eval", regressed, "--suite", SUITE, "--baseline", baseline, "--fail-on", "failure")
+    assert worse.code == 4
+
+
+def test_a_regression_exits_4(kp: KpRunner, baseline: str, regressed: str) -> None:
+    """A case that passed in the baseline and fails now fails the default gate."""
+    run = kp("eval", regressed, "--suite", SUITE, "--baseline", baseline, "-f", "json")
+    assert run.code == 4
+    assert "--fail-on regression: 1 regression, 0 new failures" in run.err
+
+
+def test_a_failing_case_the_baseline_lacks_is_a_new_failure(
+    kp: KpRunner, baseline: str, tmp_path: Path
+) -> None:
+    """A new case that fails is worse than the baseline (exit 4); one that passes is not."""
+    lines = Path(CASES).read_text(encoding="utf-8").splitlines()
+    failing = {**json.loads(lines[1]), "id": "a-new-case"}
+    passing = {**json.loads(lines[0]), "id": "another-new-case"}
+    more = tmp_path / "more.jsonl"
+    more.write_text("\n".join([*lines, json.dumps(passing)]) + "\n", encoding="utf-8")
+    assert kp("eval", str(more), "--suite", SUITE, "--baseline", baseline).code == 0
+    more.write_text("\n".join([*lines, json.dumps(failing)]) + "\n", encoding="utf-8")
+    run = kp("eval", str(more), "--suite", SUITE, "--baseline", baseline, "-f", "json")
+    assert run.code == 4
+    assert "0 regressions, 1 new failure; 2 old failures" in run.err
+
+
+def test_a_file_not_read_in_full_still_fails_the_regression_gate(
+    kp: KpRunner, baseline: str, tmp_path: Path
+) -> None:
+    """Cases lost to a JSON list cut short cannot be judged no worse: exit 1."""
+    broken = tmp_path / "broken.json"
+    lines = Path(CASES).read_text(encoding="utf-8").splitlines()
+    broken.write_text("[" + ",\n".join(lines) + ",\n{", encoding="utf-8")
+    run = kp("eval", str(broken), "--suite", SUITE, "--baseline", baseline, "-f", "json")
+    assert json.loads(run.out)["summary"]["unreadable_files"] == 1
+    assert run.code == 1
+
+
+def test_fail_on_regression_without_a_baseline_is_a_usage_error(kp: KpRunner) -> None:
+    """Nothing to be no worse than: refused, rather than passing every run."""
+    run = kp("eval", CASES, "--suite", SUITE, "--fail-on", "regression")
+    assert run.code == 2
+    assert "--fail-on regression needs --baseline FILE" in run.err
+
+
+def test_junit_marks_regressions_and_skips_old_failures(
+    kp: KpRunner, baseline: str, regressed: str
+) -> None:
+    """Regression: a failure saying so; old failure: skipped; the totals count the elements."""
+    code, root = junit(kp, regressed, "--baseline", baseline)
+    assert code == 4
+    found = verdicts(root)
+    assert found["multi-page-rename"][0] == "failure"
+    assert found["multi-page-rename"][1].startswith("regression: 1 scorer(s) below threshold")
+    assert found[OLD_FAILURE][0] == "skipped"
+    assert found[OLD_FAILURE][1].startswith("old failure: ")
+    assert "translate-heading-slow" not in found
+    [suite] = root.iter("testsuite")
+    assert {key: suite.get(key) for key in ("tests", "failures", "errors", "skipped")} == {
+        "tests": "4",
+        "failures": "1",
+        "errors": "0",
+        "skipped": "1",
+    }
+    assert root.get("failures") == "1"
+
+
+def test_junit_with_fail_on_failure_keeps_old_failures_as_failures(
+    kp: KpRunner, baseline: str, regressed: str
+) -> None:
+    """Every failing case fails the run, so every one is a failure, its standing in the message."""
+    code, root = junit(kp, regressed, "--baseline", baseline, "--fail-on", "failure")
+    assert code == 4
+    found = verdicts(root)
+    assert found[OLD_FAILURE][0] == "failure"
+    assert found[OLD_FAILURE][1].startswith("old failure: ")
+    assert root.get("failures") == "2"
+    assert root.get("skipped") == "0"
+
+
+def test_junit_without_a_baseline_is_as_before(kp: KpRunner) -> None:
+    """No standing to say: the failures' messages are the scorers' alone."""
+    code, root = junit(kp, CASES)
+    assert code == 1
+    messages = [message for _, message in verdicts(root).values()]
+    assert len(messages) == 2
+    assert all(message.startswith("1 scorer(s) below threshold") for message in messages)

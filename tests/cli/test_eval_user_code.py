@@ -1,0 +1,185 @@
+"""``kp eval`` with a task or plugin that exits, interrupts, prints or hangs: the run goes on.
+
+Each misdeed is a recorded failure of its case (or one line for a plugin that cannot load), the
+exit code is kp's, and stdout holds the report alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from knowledgepulse.cli._eval_task import task_timeout
+from knowledgepulse.evals.evaluate import DEFAULT_TIMEOUT_S
+from tests.cli.conftest import KpRunner
+from tests.user_code import user_code_forgotten
+
+ROOT = Path(__file__).parents[2]
+EXAMPLE = ROOT / "examples" / "summaries"
+CASES = str(EXAMPLE / "cases.jsonl")
+ARGS = ("eval", CASES, "--suite", str(EXAMPLE / "suite.yaml"), "--plugin")
+PLUGIN = str(EXAMPLE / "summary_scorers.py")
+KP = (sys.executable, "-m", "knowledgepulse.cli.main", *ARGS, PLUGIN)
+TASK = """
+import os, subprocess, sys, time
+from pathlib import Path
+
+
+def answer(task):
+    print("thinking about", task.case_id)
+    if task.case_id == "returns-policy":
+        sys.exit(0)
+    if task.case_id == "shipping-times":
+        raise KeyboardInterrupt
+    return str(task.input)
+
+
+def chatty(task):
+    print("a print from the task")
+    sys.stdout.write("{not json\\n")
+    subprocess.run([sys.executable, "-c", "print('a subprocess prints')"], check=True)
+    return str(task.input)
+
+
+def hangs(task):
+    Path(__file__).with_name("started").touch()
+    time.sleep(60 if task.case_id == "returns-policy" else 0)
+    return str(task.input)
+"""
+
+
+@pytest.fixture(autouse=True)
+def user_code() -> Iterator[None]:
+    """Each test imports its modules afresh and leaves the registry as it found it."""
+    with user_code_forgotten():
+        yield
+
+
+@pytest.fixture
+def task_file(tmp_path: Path) -> Path:
+    path = tmp_path / "kp_misbehaving_task.py"
+    path.write_text(TASK, encoding="utf-8")
+    return path
+
+
+def test_sys_exit_and_keyboard_interrupt_in_a_task_fail_only_their_case(
+    kp: KpRunner, task_file: Path
+) -> None:
+    """sys.exit(0) and KeyboardInterrupt are two cases' errors; the report is written, exit 1."""
+    run = kp(*ARGS, PLUGIN, "--task", f"{task_file}:answer", "-f", "json")
+    assert run.code == 1
+    cases = json.loads(run.out)["cases"]
+    assert [case["task"]["error"] for case in cases[:2]] == [
+        {"type": "SystemExit", "message": "sys.exit(0) was called"},
+        {"type": "KeyboardInterrupt", "message": ""},
+    ]
+    assert [case["passed"] for case in cases[2:]] == [True, True]
+    assert "case 'returns-policy': the task raised SystemExit: sys.exit(0) was called" in run.err
+
+
+def test_what_a_task_prints_goes_to_stderr_and_stdout_stays_the_report(
+    kp: KpRunner, task_file: Path
+) -> None:
+    """print() and sys.stdout.write in the task land on stderr; stdout parses as JSON."""
+    run = kp(*ARGS, PLUGIN, "--task", f"{task_file}:chatty", "-f", "json")
+    assert json.loads(run.out)["summary"]["cases"] == 4
+    assert run.err.count("a print from the task") == 4
+    assert "{not json" in run.err
+
+
+def test_a_subprocess_of_the_task_prints_on_stderr_too(task_file: Path, tmp_path: Path) -> None:
+    """A real kp process: descriptor 1 points at stderr while the task runs, the report alone
+    reaches stdout."""
+    done = subprocess.run(
+        [*KP, "--task", f"{task_file}:chatty", "-f", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert json.loads(done.stdout)["summary"]["cases"] == 4
+    assert done.stderr.count("a subprocess prints") == 4
+
+
+def test_sys_exit_in_a_plugin_module_is_a_one_line_error(kp: KpRunner, tmp_path: Path) -> None:
+    """A plugin that exits while imported: exit 2 and one line, not a silent exit 0."""
+    plugin = tmp_path / "kp_exiting_plugin.py"
+    plugin.write_text("import sys\nsys.exit(0)\n")
+    run = kp(*ARGS, str(plugin), "-f", "json")
+    assert run.code == 2
+    assert run.out == ""
+    assert run.err.strip() == (
+        f"kp: error: plugin '{plugin}': importing it raised SystemExit: 0; fix the module "
+        "(run it with python to see the traceback)"
+    )
+
+
+def test_sys_exit_in_a_plugin_scorer_is_that_scorer_s_error(kp: KpRunner, tmp_path: Path) -> None:
+    """A scorer that calls sys.exit fails its cases as an error result; the run is reported."""
+    plugin = tmp_path / "kp_exiting_scorer.py"
+    plugin.write_text(
+        "import sys\nfrom knowledgepulse.evals import Scorer, register_scorer\n\n"
+        "@register_scorer('kp-test-exits')\nclass Exits(Scorer):\n"
+        "    def evaluate(self, actual, expected, pages):\n        sys.exit(3)\n"
+    )
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("scorers: [{type: kp-test-exits}, {type: content-quality}]\n")
+    cases = tmp_path / "cases.jsonl"
+    case = {"actual": "a text", "expected": {"contentPatterns": ["text"]}}
+    cases.write_text("".join(json.dumps({"id": i, **case}) + "\n" for i in "ab"))
+    run = kp("eval", str(cases), "--suite", str(suite), "--plugin", str(plugin), "-f", "json")
+    assert run.code == 1
+    document = json.loads(run.out)
+    assert [len(case["scorers"]) for case in document["cases"]] == [2, 2]
+    exits, content = document["cases"][1]["scorers"]
+    assert exits["error"] == "the scorer raised SystemExit: 3"
+    assert content["score"] == 1.0
+
+
+def test_a_hung_task_times_out_by_default(
+    kp: KpRunner, task_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --timeout a call still has a limit (here shortened); the others are scored."""
+    monkeypatch.setattr("knowledgepulse.cli._eval_task.DEFAULT_TIMEOUT_S", 0.3)
+    started = time.perf_counter()
+    run = kp(*ARGS, PLUGIN, "--task", f"{task_file}:hangs", "-f", "json")
+    assert time.perf_counter() - started < 10
+    first = json.loads(run.out)["cases"][0]["task"]
+    assert first["timed_out"] is True
+    assert first["error"]["message"] == "no answer within 0.3 s"
+
+
+def test_timeout_zero_means_no_limit() -> None:
+    """--timeout not given: the default; 0: none; a number: itself."""
+    assert task_timeout(None) == DEFAULT_TIMEOUT_S == 300
+    assert task_timeout(0) is None
+    assert task_timeout(2.5) == 2.5
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_real_ctrl_c_stops_the_run_with_130_and_one_line(task_file: Path, tmp_path: Path) -> None:
+    """SIGINT to kp while a task call hangs: exit 130, one line on stderr, no report."""
+    process = subprocess.Popen(
+        [*KP, "--task", f"{task_file}:hangs", "-f", "json", "--concurrency", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    started = task_file.with_name("started")
+    deadline = time.monotonic() + 30
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert out == ""
+    assert err.strip() == "kp: interrupted; nothing was written to --output or --cache"

@@ -1,0 +1,60 @@
+"""The gate: each failing case's standing against a baseline, and what fails the run."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.evals.compare import compare_runs
+from knowledgepulse.evals.gate import Gate
+from tests.evals.test_compare import timed_run
+
+# response-time at threshold 0.5: 900 ms passes, 1900 ms fails.
+PASS, FAIL = 900.0, 1900.0
+
+
+def test_each_failing_case_stands_as_regression_new_or_old() -> None:
+    """Passed before: regression; not in the baseline: new failure; failed before: old."""
+    base = timed_run({"was-fine": PASS, "was-failing": FAIL, "fixed": FAIL})
+    new = timed_run({"was-fine": FAIL, "was-failing": FAIL, "fixed": PASS, "added": FAIL})
+    gate = Gate.of(new, compare_runs(base, new), "regression")
+    assert gate.standings == ("regression", "old failure", None, "new failure")
+    assert gate.worse == 2
+    assert [gate.excused(i) for i in range(4)] == [False, True, False, False]
+
+
+def test_a_case_without_an_id_that_fails_is_a_new_failure() -> None:
+    """It cannot be matched, so it cannot be excused."""
+    base = timed_run({"a": PASS})
+    run = timed_run({"a": PASS, "b": FAIL})
+    new = replace(run, cases=(run.cases[0], replace(run.cases[1], case_id=None)))
+    assert Gate.of(new, compare_runs(base, new), "regression").standings == (None, "new failure")
+
+
+def test_failure_and_never_excuse_nothing_and_everything() -> None:
+    """--fail-on failure excuses no failing case, never excuses every one."""
+    base = timed_run({"a": FAIL})
+    new = timed_run({"a": FAIL})
+    comparison = compare_runs(base, new)
+    assert not Gate.of(new, comparison, "failure").excused(0)
+    assert Gate.of(new, comparison, "never").excused(0)
+    assert Gate.of(new, None, "failure").standings == ()
+
+
+def test_failing_on_regressions_needs_a_baseline() -> None:
+    """Without a comparison there is nothing to be worse than."""
+    with pytest.raises(ValueError, match="needs a baseline"):
+        Gate.of(timed_run({"a": PASS}), None, "regression")
+
+
+@settings(max_examples=40, deadline=None)
+@given(durations=st.dictionaries(st.sampled_from("abcdef"), st.sampled_from([PASS, FAIL])))
+def test_a_run_is_never_worse_than_itself(durations: dict[str, float]) -> None:
+    """Against itself every failure is old: the regression gate passes whatever fails."""
+    run = timed_run(durations)
+    gate = Gate.of(run, compare_runs(run, run), "regression")
+    assert gate.worse == 0
+    assert all(gate.excused(i) for i, case in enumerate(run.cases) if not case.passed)
