@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledgepulse.cli.main import cli
 from knowledgepulse.integrations import ConvertedTrace, RowOptions, TraceOptions, rows_to_traces
 from knowledgepulse.integrations.convert import convert_file
 from knowledgepulse.records import Problem
@@ -284,6 +287,9 @@ def test_any_row_gives_a_trace_or_a_located_problem(messages: list[Any]) -> None
     for source in ("openai-chat", "openai-responses", "anthropic", "sharegpt", "hermes"):
         for item in rows_to_traces([{"messages": messages}], source=source):
             assert isinstance(item, ConvertedTrace | Problem)
+            if isinstance(item, ConvertedTrace):  # the JSON written is the model's
+                dumped = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
+                assert json.dumps(item.document) == json.dumps(dumped)
 
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "datasets"
@@ -301,3 +307,58 @@ def test_each_example_dataset_reads_the_same_from_json_lines_and_parquet(stem: s
     assert [t.trace.id for t in lines] == [t.trace.id for t in rows]
     assert [t.trace.steps for t in lines] == [t.trace.steps for t in rows]
     assert [t.trace.task for t in lines] == [t.trace.task for t in rows]
+
+
+def test_the_same_rows_convert_to_the_same_bytes_twice(tmp_path: Path) -> None:
+    """No time of conversion in the output: without a time column ``created_at`` is fixed."""
+    runs = [CliRunner().invoke(cli, ["convert", str(DATA / "openai_chat.jsonl")]) for _ in range(2)]
+    assert runs[0].exit_code == 0, runs[0].output
+    assert runs[0].stdout == runs[1].stdout
+    first = json.loads(runs[0].stdout.splitlines()[0])
+    assert first["metadata"]["created_at"] == "1970-01-01T00:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2025-06-01T10:00:00Z", "2025-06-01T10:00:00+00:00"),
+        ("2025-06-01 10:00:00+02:00", "2025-06-01T08:00:00+00:00"),
+        (1_748_772_000, "2025-06-01T10:00:00+00:00"),
+        (1_748_772_000_000, "2025-06-01T10:00:00+00:00"),  # milliseconds
+        ("next Friday", "1970-01-01T00:00:00+00:00"),  # not a time: the fixed one
+    ],
+)
+def test_created_at_comes_from_a_time_column_when_the_row_has_one(
+    value: object, expected: str
+) -> None:
+    row = {
+        "timestamp": value,
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hey"}],
+    }
+    (item,) = rows_to_traces([row])
+    assert isinstance(item, ConvertedTrace)
+    assert item.trace.metadata.created_at.astimezone(UTC).isoformat() == expected
+
+
+@pytest.mark.parametrize("stem", ["openai_chat", "anthropic", "sharegpt", "openai_responses"])
+def test_a_hugging_face_dataset_gives_the_traces_its_parquet_file_gives(stem: str) -> None:
+    """A ``datasets.Dataset`` (nested Arrow columns, nulls where a row lacks a field) as rows."""
+    datasets = pytest.importorskip("datasets")
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = EXAMPLES / f"{stem}.parquet"
+    dataset = datasets.Dataset(pq.read_table(path))
+    from_dataset = list(rows_to_traces(dataset, name=path.name))
+    from_file = list(convert_file(path))
+    assert all(isinstance(item, ConvertedTrace) for item in from_dataset)
+    assert [item.trace for item in from_dataset] == [item.trace for item in from_file]  # type: ignore[union-attr]
+
+
+def test_rows_that_are_not_dicts_are_problems_and_a_dict_of_splits_is_refused() -> None:
+    """A row that is not a mapping is located; a ``DatasetDict`` (a mapping) is a ValueError."""
+    not_rows: Any = ["train"]
+    (problem,) = rows_to_traces(not_rows, source="openai-chat")
+    assert isinstance(problem, Problem)
+    assert "expected a row" in problem.message
+    splits: Any = {"train": []}
+    with pytest.raises(ValueError, match="give one split"):
+        list(rows_to_traces(splits))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
+import orjson
 import pytest
 
 from knowledgepulse.integrations import (
@@ -15,6 +17,7 @@ from knowledgepulse.integrations import (
     TraceOptions,
 )
 from knowledgepulse.integrations._envelope import assemble
+from knowledgepulse.integrations.convert import convert_file
 from knowledgepulse.value import TraceValueScorer
 
 
@@ -145,3 +148,22 @@ def test_a_collector_never_raises_into_the_agent(caplog: pytest.LogCaptureFixtur
     messages = [record.getMessage() for record in caplog.records]
     assert any("could not capture a trace" in message for message in messages)
     assert any("on_trace raised" in message for message in messages)
+
+
+ROOT = Path(__file__).parents[2]
+FILES = sorted(
+    path
+    for folder in (ROOT / "tests" / "integrations" / "data", ROOT / "examples" / "datasets")
+    for path in folder.rglob("*")
+    if path.suffix in (".json", ".jsonl", ".parquet")
+)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_a_converted_traces_document_is_its_model_dump_byte_for_byte(path: Path) -> None:
+    """``document`` is written instead of a dump of the model: they must not differ, key order
+    included (kp convert's output would change)."""
+    for item in convert_file(path):
+        if isinstance(item, ConvertedTrace):
+            dumped = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
+            assert orjson.dumps(item.document) == orjson.dumps(dumped)

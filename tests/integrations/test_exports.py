@@ -622,3 +622,44 @@ def test_two_shapes_the_fuzzer_found_are_located_problems_or_traces_not_crashes(
             reader("phoenix").convert_records([Record(Location("f"), value)], TraceOptions())
         )
         assert all(isinstance(item, ConvertedTrace | Problem) for item in items)
+
+
+def test_a_langfuse_event_at_error_level_is_an_error_the_next_action_recovers_from(
+    tmp_path: Path,
+) -> None:
+    """An EVENT at ERROR: an observation with its text; the next tool call is the recovery."""
+
+    def call(call_id: str) -> dict[str, Any]:
+        function = {"name": "search", "arguments": '{"q": "flights"}'}
+        return {"role": "assistant", "tool_calls": [{"id": call_id, "function": function}]}
+
+    observations = [
+        _observation("e1", "g1", "GENERATION", 1, output=call("c1")),
+        _observation("e1", "s1", "TOOL", 2, name="search", input={"q": "flights"}, output="[]"),
+        _observation("e1", "v0", "EVENT", 3, name="cache-miss"),  # not an error: nothing
+        _observation(
+            "e1", "v1", "EVENT", 3, name="guardrail", level="ERROR", output="rate limit hit"
+        ),
+        _observation("e1", "g2", "GENERATION", 4, output=call("c2")),
+        _observation("e1", "s2", "TOOL", 5, name="search", input={"q": "flights"}, output="[1]"),
+        _observation("e1", "g3", "GENERATION", 6, output="One flight."),
+    ]
+    for item in observations[1:]:
+        item["parentObservationId"] = "g1" if item["type"] == "EVENT" else None
+    export = {
+        "trace": {"id": "e1", "timestamp": "2025-01-01T00:00:00Z", "input": "Find flights."},
+        "observations": observations,
+    }
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export))
+    trace = only(path).trace
+    assert steps(trace) == [
+        ("tool_call", "search"),
+        ("observation", "search"),
+        ("observation", None),
+        ("error_recovery", "search"),
+        ("observation", "search"),
+        ("thought", None),
+    ]
+    assert trace.steps[2].content == "rate limit hit"
+    assert trace.metadata.success is True  # the error was recovered from, below the root

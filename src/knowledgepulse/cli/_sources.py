@@ -174,8 +174,8 @@ def converted_traces(
         for note in item.notes:  # how a file's rows are read, once per file
             where = item.location.file if item.location else "-"
             stderr_console().print(f"{where}: {note}", markup=False, highlight=False)
-        document = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
-        yield LoadedTrace(Record(item.location or Location("-"), document), item.trace, item.row)
+        record = Record(item.location or Location("-"), item.document)
+        yield LoadedTrace(record, item.trace, item.row)
 
 
 def _say_read(path: str, found: str, count: int) -> None:

@@ -73,6 +73,9 @@ class ConvertedTrace:
     Attributes:
         trace: the trace, valid under ``spec/trace-value.md``; its ``metadata.quality_score``
             is 0.0 until it is scored.
+        document: the trace as JSON, the document it was validated from: what
+            ``trace.model_dump(mode="json", by_alias=True, exclude_none=True)`` gives, without
+            its cost (a quarter of a dataset row's conversion). Not to be changed.
         domain_source: where ``task_domain`` came from.
         confidence_source: where ``outcome.confidence`` came from.
         has_text: whether the source recorded any message text (not only names and timings).
@@ -84,6 +87,7 @@ class ConvertedTrace:
     """
 
     trace: ReasoningTrace
+    document: dict[str, Any]
     domain_source: Origin
     confidence_source: Origin
     has_text: bool
@@ -148,12 +152,16 @@ def assemble(
     summary_text = _first_text(result_summary, steps.final_answer) or (
         "completed" if success else "failed"
     )
+    # Keys in the models' field order: the document is the trace's JSON as it is written
+    # (``ConvertedTrace.document``), so it must be what ``model_dump`` would give.
+    described = {"agent_id": agent_id, "framework": framework}
     document: dict[str, Any] = {
         "@context": "https://knowledgepulse.dev/schema/v1",
         "@type": "ReasoningTrace",
         "id": f"kp:trace:{source_id}",
         "metadata": {
             "created_at": _rfc3339(created_at),
+            **{key: value for key, value in described.items() if value},
             "task_domain": domain,
             "success": success,
             "quality_score": 0.0,
@@ -171,16 +179,13 @@ def assemble(
         "steps": step_list,
         "outcome": {"result_summary": bounded(summary_text), "confidence": confidence},
     }
-    if agent_id:
-        document["metadata"]["agent_id"] = agent_id
-    if framework:
-        document["metadata"]["framework"] = framework
     try:
         trace = parse_trace(document)
     except TraceValidationError as error:  # a reader bug, not the user's: say what it made
         raise ConversionError(f"the converted trace is not valid: {error}") from error
     return ConvertedTrace(
         trace=trace,
+        document=document,
         domain_source=domain_source,
         confidence_source=confidence_source,
         has_text=steps.saw_text,

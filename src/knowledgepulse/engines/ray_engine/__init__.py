@@ -12,6 +12,7 @@ from knowledgepulse.engines.ray_engine.actor import (
     EmbedderFactory,
     EmbedWorker,
     MiniLMFactory,
+    RowConverter,
     TraceBatchEmbedder,
 )
 from knowledgepulse.engines.ray_engine.dataset import (
@@ -38,6 +39,7 @@ __all__ = [
     "MiniLMFactory",
     "RayClusterError",
     "RayEmbedder",
+    "RowConverter",
     "ScoredRow",
     "TraceBatchEmbedder",
     "check_reachable",

@@ -10,6 +10,7 @@ pickle, and each actor wants its own), so it receives a picklable recipe.
 from __future__ import annotations
 
 import json
+import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -42,6 +43,22 @@ WINDOWS = "_kp_windows"
 CAPPED = "_kp_capped"
 PROBLEMS = "_kp_problems"
 KEY = "_kp_key"
+ROW = "_kp_row"
+
+
+@runtime_checkable
+class RowConverter(Protocol):
+    """A picklable callable that makes the trace of each row of a batch (a dataset of rows).
+
+    It is given a batch's rows (dicts) and gives, for each in order, the trace document, or
+    ``None`` and the row's problems as ``(path, message)`` pairs.
+    """
+
+    def __call__(
+        self, rows: list[dict[str, Any]]
+    ) -> list[tuple[dict[str, Any] | None, list[tuple[str, str]]]]:
+        """Each row's trace document, or ``None`` and why there is none."""
+        ...
 
 
 @runtime_checkable
@@ -187,15 +204,23 @@ class TraceBatchEmbedder:
         column: the column holding the trace (a JSON string or a struct); a row without it is
             read as the trace itself.
         order_by: a column to carry to the driver (not part of the trace).
+        convert: makes each row's trace (rows in a conversation format); the row itself then
+            goes to the driver too, pickled, so that its values come back exactly as read.
     """
 
     def __init__(
-        self, factory: EmbedderFactory, novelty_text_name: str, column: str, order_by: str | None
+        self,
+        factory: EmbedderFactory,
+        novelty_text_name: str,
+        column: str,
+        order_by: str | None,
+        convert: RowConverter | None = None,
     ) -> None:
         self._embedder: Embedder = factory()
         self._text = novelty_text(novelty_text_name)
         self._column = column
         self._order_by = order_by
+        self._convert = convert
 
     def __call__(self, batch: Any) -> dict[str, NDArray[Any]]:
         """Embed one ``pyarrow.Table`` batch; see the class docstring for the columns."""
@@ -208,12 +233,17 @@ class TraceBatchEmbedder:
         capped = np.full(size, -1, dtype=np.int8)
         valid: list[LoadedTrace] = []
         positions: list[int] = []
+        converted = self._convert(rows) if self._convert is not None else None
         for position, row in enumerate(rows):
-            value, problem = self._trace_value(row)
+            if converted is not None:
+                value, found = converted[position]
+            else:
+                value, problem = self._trace_value(row)
+                found = [("", problem)] if problem is not None else []
             if isinstance(value, dict) and isinstance(value.get("id"), str):
                 ids[position] = value["id"]
-            if problem is not None:
-                problems[position] = json.dumps([["", problem]])
+            if found:
+                problems[position] = json.dumps(found)
                 continue
             result = validate_record(Record(Location("row"), value))
             if isinstance(result, LoadedTrace):
@@ -247,6 +277,9 @@ class TraceBatchEmbedder:
         }
         if self._order_by is not None:
             columns[KEY] = np.asarray(batch.column(self._order_by).to_pylist(), dtype=object)
+        if self._convert is not None:
+            # Pickled: Arrow would turn the row's lists into arrays on the way to the driver.
+            columns[ROW] = np.asarray([pickle.dumps(row) for row in rows], dtype=object)
         return columns
 
     def _trace_value(self, row: dict[str, Any]) -> tuple[Any, str | None]:

@@ -11,6 +11,7 @@ batch, as :meth:`TraceValueScorer.score_many` does, so the results equal the loc
 from __future__ import annotations
 
 import json
+import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from knowledgepulse.engines.ray_engine.actor import (
     ID,
     KEY,
     PROBLEMS,
+    ROW,
     TRACE_COLUMN,
     TRACE_JSON,
     VECTOR,
@@ -29,6 +31,7 @@ from knowledgepulse.engines.ray_engine.actor import (
     EmbedderFactory,
     MiniLMFactory,
     NamesItsModel,
+    RowConverter,
     TraceBatchEmbedder,
 )
 from knowledgepulse.engines.ray_engine.embedder import (
@@ -55,6 +58,7 @@ class ScoredRow:
         breakdown: the breakdown, or ``None`` for a bad row.
         problems: what is wrong with a bad row, each with its JSON path (empty when scored).
         key: the row's ``order_by`` value (``None`` without ``order_by``).
+        row: the row as read, when the rows were converted (``convert``); else ``None``.
     """
 
     position: int
@@ -62,6 +66,7 @@ class ScoredRow:
     breakdown: ValueBreakdown | None
     problems: tuple[Problem, ...] = ()
     key: Any = None
+    row: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +109,7 @@ def iter_dataset_scores(
     num_cpus: float = 1.0,
     num_gpus: float = 0.0,
     batch_size: int = DEFAULT_BATCH_SIZE,
+    convert: RowConverter | None = None,
 ) -> Iterator[ScoredRow]:
     """Score a Ray Dataset of traces, yielding each row's result in order as it is ready.
 
@@ -120,6 +126,9 @@ def iter_dataset_scores(
         num_cpus: CPUs per actor.
         num_gpus: GPUs per actor (give a factory of a GPU embedder with it).
         batch_size: rows per actor call and per novelty pass.
+        convert: makes the traces of a batch of rows that are not traces (a dataset's rows in
+            a conversation format, see :mod:`knowledgepulse.ray`); each result then carries its
+            row. ``column`` is not read then.
 
     Raises:
         MissingDependencyError: Ray is not installed.
@@ -140,7 +149,7 @@ def iter_dataset_scores(
         concurrency = actors_allowed(ray.cluster_resources(), num_cpus, num_gpus)
     mapped = dataset.map_batches(
         TraceBatchEmbedder,
-        fn_constructor_args=(factory, scorer.novelty_text, column, order_by),
+        fn_constructor_args=(factory, scorer.novelty_text, column, order_by, convert),
         batch_size=batch_size,
         batch_format="pyarrow",
         compute=ray.data.ActorPoolStrategy(size=concurrency),
@@ -189,6 +198,7 @@ def _score_batch(scorer: TraceValueScorer, batch: dict[str, Any], start: int) ->
     """One batch's rows, scored in order (novelty of the valid ones in one pass)."""
     size = len(batch[ID])
     keys = batch.get(KEY)
+    originals = batch.get(ROW)
     problems = [str(text) for text in batch[PROBLEMS]]
     valid = [row for row in range(size) if not problems[row]]
     vectors = np.asarray(batch[VECTOR], dtype=np.float32).reshape(size, -1)
@@ -210,14 +220,16 @@ def _score_batch(scorer: TraceValueScorer, batch: dict[str, Any], start: int) ->
         position = start + row
         trace_id = str(batch[ID][row]) or None
         key = None if keys is None else _plain_key(keys[row])
+        # Only our own actors' rows (pickled there, see TraceBatchEmbedder) are unpickled.
+        original = None if originals is None else pickle.loads(originals[row])
         if problems[row]:
             where = Location(f"row {position}" + (f" ({trace_id})" if trace_id else ""))
             found = tuple(
                 Problem(where, path, message) for path, message in json.loads(problems[row])
             )
-            rows.append(ScoredRow(position, trace_id, None, found, key))
+            rows.append(ScoredRow(position, trace_id, None, found, key, original))
         else:
-            rows.append(ScoredRow(position, trace_id, next(breakdowns), (), key))
+            rows.append(ScoredRow(position, trace_id, next(breakdowns), (), key, original))
     return rows
 
 

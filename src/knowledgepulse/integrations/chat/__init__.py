@@ -59,10 +59,18 @@ def rows_to_traces(
         name: what locations and row-number ids call the rows (``kp:trace:<name>:<row>``).
 
     Raises:
-        ValueError: ``source`` is unknown.
+        ValueError: ``source`` is unknown, or ``rows`` is a mapping (a ``DatasetDict`` of
+            splits, say) rather than rows.
     """
+    if isinstance(rows, Mapping):
+        raise ValueError(
+            "rows is a mapping, not rows (a DatasetDict?): give one split, e.g. dataset['train']"
+        )
     options = options or TraceOptions()
-    records = (Record(Location(name, i + 1, i), dict(row)) for i, row in enumerate(rows))
+    records = (
+        Record(Location(name, i + 1, i), dict(row) if isinstance(row, Mapping) else row)
+        for i, row in enumerate(rows)
+    )
     first = next(records, None)
     if first is None:
         return

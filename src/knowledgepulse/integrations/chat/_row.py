@@ -14,6 +14,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,13 @@ SUCCESS_FIELDS = (
     "score",
 )
 DOMAIN_FIELDS = ("task_domain", "domain", "category")
+TIME_FIELDS = ("created_at", "timestamp", "created", "start_time")
+
+UNDATED = datetime(1970, 1, 1, tzinfo=UTC)
+"""The ``created_at`` of a row with no time column: fixed, so that the same rows always give
+the same bytes (the time of conversion would make two runs differ)."""
+_MILLISECONDS_FROM = 1e11
+"""A time number this large is milliseconds (1e11 seconds is past the year 5000)."""
 
 _TRUE_WORDS = frozenset({"true", "yes", "1", "pass", "passed", "success", "resolved", "correct"})
 _FALSE_WORDS = frozenset({"false", "no", "0", "fail", "failed", "failure", "unresolved", "wrong"})
@@ -105,6 +113,7 @@ class Columns:
     success: str | None
     threshold: float
     domain: str | None
+    time: str | None = None
 
     def describe(self, family: str) -> str:
         """The one line that says how the rows are read."""
@@ -118,6 +127,8 @@ class Columns:
             parts.append("success: whether the conversation ends in an answer")
         if self.domain:
             parts.append(f"domain from {self.domain!r}")
+        if self.time:
+            parts.append(f"created_at from {self.time!r}")
         return "; ".join(parts)
 
 
@@ -197,6 +208,7 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: Family) -> Column
             DEFAULT_SUCCESS_THRESHOLD if said.success_threshold is None else said.success_threshold
         ),
         domain=said.domain_field or _first_present(row, DOMAIN_FIELDS),
+        time=next((name for name in TIME_FIELDS if _time(row.get(name)) is not None), None),
     )
 
 
@@ -266,6 +278,7 @@ def _convert_row(
         options=options,
         objective=told.objective,
         fallback_objective=told.system,
+        created_at=(_time(row.get(columns.time)) if columns.time else None) or UNDATED,
         result_summary=builder.final_answer,
         framework=family.framework,
         metadata={DOMAIN_KEY: domain} if domain else None,
@@ -291,6 +304,24 @@ def _label(value: Any) -> str | None:
         return value.strip() or None
     if isinstance(value, int | float) and math.isfinite(value):
         return str(value)
+    return None
+
+
+def _time(value: Any) -> datetime | None:
+    """A time column's value: a datetime (Parquet), RFC 3339 text, or Unix seconds (or ms)."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    if isinstance(value, str):
+        try:
+            return _time(datetime.fromisoformat(value.strip()))
+        except ValueError:
+            return None
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        seconds = value / 1000 if abs(value) >= _MILLISECONDS_FROM else value
+        try:
+            return datetime.fromtimestamp(seconds, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
     return None
 
 

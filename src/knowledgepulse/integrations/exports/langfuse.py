@@ -7,10 +7,12 @@ a page ``{"data": [...], "meta": {...}}`` of traces or of observations
 span of the OpenTelemetry model: a ``GENERATION`` is a model call (its ``input`` the messages
 sent, its ``output`` the reply: thoughts and tool-call requests), a ``TOOL`` (or a ``SPAN`` named
 as a tool the model called) a tool execution, a ``RETRIEVER`` a retrieval, an ``AGENT`` the
-agent; ``CHAIN``, ``EVENT`` and the other ``SPAN`` observations are plumbing, read through.
-``level: ERROR`` marks a failure, ``statusMessage`` its text. When Langfuse ingested OTel spans,
-the span's own attributes sit in ``metadata.attributes``: they win (OpenInference, GenAI...),
-and what Langfuse made of the span fills in what they leave out. The trace's ``input`` gives
+agent; ``CHAIN`` and the other ``SPAN`` observations are plumbing, read through. ``level:
+ERROR`` marks a failure, ``statusMessage`` its text; an ``EVENT`` at that level is an error of its
+own (its text the status message, else its output or input), which the next action recovers
+from; other events say nothing. When Langfuse ingested OTel spans, the span's own attributes
+sit in ``metadata.attributes``: they win (OpenInference, GenAI...), and what Langfuse made of
+the span fills in what they leave out. The trace's ``input`` gives
 the objective and its ``output`` the answer.
 """
 
@@ -27,6 +29,7 @@ from knowledgepulse.integrations._envelope import (
     ConvertedTrace,
     TraceOptions,
 )
+from knowledgepulse.integrations._steps import as_text
 from knowledgepulse.integrations.otel import messages as msg
 from knowledgepulse.integrations.otel.build import CONTENT_HINT
 from knowledgepulse.integrations.otel.files import convert_span_records
@@ -212,6 +215,8 @@ def _span(item: Any, trace_id: str | None, tools: set[str]) -> Span:
     metadata = _object(item.get("metadata"))
     scope = _object(metadata.get("scope")).get("name")
     message = item.get("statusMessage")
+    if item.get("type") == "EVENT" and _failed(item) and not message:  # its output or input
+        message = as_text(_first(item.get("output"), item.get("input"), item.get("name")))
     span = Span(
         trace_id=own_trace,
         span_id=hex_id(item.get("id"), ("id",), 8),
@@ -253,6 +258,8 @@ def _attributes(item: Mapping[str, Any], tools: set[str]) -> dict[str, Any]:
             "gen_ai.tool.call.arguments": item.get("input"),
             "gen_ai.retrieval.documents": item.get("output"),
         }
+    if kind == "EVENT":  # an error at ERROR level (the next action recovers), else nothing
+        return {"langfuse.observation.type": "event"}
     if kind == "AGENT":
         return {
             "openinference.span.kind": "AGENT",
@@ -298,6 +305,10 @@ def _requested_tools(observations: Iterable[Any]) -> set[str]:
                     if part.get("type") == "tool_call" and part.get("name")
                 )
     return names
+
+
+def _first(*values: Any) -> Any:
+    return next((value for value in values if value not in (None, "", {}, [])), "")
 
 
 def _failed(item: Mapping[str, Any]) -> bool:

@@ -184,6 +184,8 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
             _tell_tool(builder, ordered, index, servers)
         elif item.view.role == "inference":
             _tell_inference(builder, index, item, context)
+        elif item.view.role == "event" and item.view.error:
+            builder.error(item.view.error, at=_seconds(item.span))  # the next action recovers
 
 
 def _answer_part(ordered: list[_Read], answer: str | None) -> tuple[int, int] | None:

@@ -5,7 +5,8 @@ OpenLLMetry flattened names, then the Vercel AI SDK's ``ai.*`` names, then Pydan
 (``agent run``, ``running tool``, ``pydantic_ai.all_messages``, ``final_result``): each later
 dialect only fills in what the earlier ones left empty. A span is an *agent* (the run: objective
 and answer), an *inference* (model output: thoughts and requested tool calls), a *tool*
-execution, or *other* (embeddings, ``create_agent``, HTTP, databases: ignored, their children
+execution, an *event* (a point in time, Langfuse's ``EVENT``: an evident error when it failed,
+else nothing), or *other* (embeddings, ``create_agent``, HTTP, databases: ignored, their children
 still read).
 """
 
@@ -19,7 +20,7 @@ from knowledgepulse.integrations._steps import as_text
 from knowledgepulse.integrations.otel import messages as msg
 from knowledgepulse.integrations.otel.spans import Span
 
-Role = Literal["agent", "inference", "tool", "other"]
+Role = Literal["agent", "inference", "tool", "event", "other"]
 
 _OPENINFERENCE_ROLES: dict[str, Role] = {
     "LLM": "inference",
@@ -300,12 +301,20 @@ def _ai_sdk_output(attrs: Mapping[str, Any]) -> list[msg.Message]:
     return [{"role": "assistant", "parts": parts}] if parts else []
 
 
+def _langfuse(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    # Langfuse's own observation type, as its OTel mapping names it; only its events say
+    # something the other dialects do not.
+    if str(attrs.get("langfuse.observation.type", "")).lower() == "event":
+        view.fill("langfuse", role="event")
+
+
 _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
     _openinference,
     _genai,
     _legacy,
     _ai_sdk,
     _pydantic_ai,
+    _langfuse,
 )
 
 

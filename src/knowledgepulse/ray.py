@@ -1,0 +1,182 @@
+"""A Ray Dataset of conversation rows, scored on a Ray cluster and given back as rows.
+
+The rows are a dataset's own (``ray.data.read_parquet("s3://bucket/trajectories/")``): one
+conversation a row in a format ``kp`` reads (OpenAI chat, Responses, Anthropic, ShareGPT,
+Hermes), beside columns such as an id, a task or a reward. Each actor turns its batch's rows into
+traces as ``kp score --from ...`` does (:func:`~knowledgepulse.integrations.rows_to_traces`) and
+embeds them; the driver scores them in the dataset's order and gives each row back as it was
+read, every column unchanged, with the ``kp_`` columns ``kp score --annotate`` writes
+(``docs/datasets.md``). Ray is imported on first use (extra ``ray``).
+
+A dataset's columns are guessed per batch of rows (name them with ``RowOptions`` to be sure),
+and a row without an id column is ``kp:trace:rows:<digest>``, a digest of its content: no actor
+knows a row's place in the whole dataset.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from knowledgepulse.engines.ray_engine import (
+    EmbedderFactory,
+    iter_dataset_scores,
+)
+from knowledgepulse.integrations import ConvertedTrace, TraceOptions, rows_to_traces
+from knowledgepulse.records import Problem
+from knowledgepulse.reports.rows import kp_columns
+from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE, TraceValueScorer
+
+_NAME = "rows"
+
+
+@dataclass(frozen=True, slots=True)
+class RowsToTraces:
+    """Makes the traces of a batch of rows in the actors (picklable: a source and options).
+
+    Attributes:
+        source: the conversation format (``openai-chat``...), or ``auto`` for each batch's.
+        options: the domain, confidence and row columns.
+    """
+
+    source: str = "auto"
+    options: TraceOptions = TraceOptions()  # noqa: RUF009 - frozen, so one shared default is safe
+
+    def __call__(
+        self, rows: list[dict[str, Any]]
+    ) -> list[tuple[dict[str, Any] | None, list[tuple[str, str]]]]:
+        """Each row's trace document, or ``None`` and its problems as ``(path, message)``."""
+        documents: list[dict[str, Any] | None] = [None] * len(rows)
+        problems: list[list[tuple[str, str]]] = [[] for _ in rows]
+        for item in rows_to_traces(rows, source=self.source, options=self.options, name=_NAME):
+            if isinstance(item, Problem):
+                if not item.warning:
+                    problems[item.location.index or 0].append((item.path, item.message))
+            elif item.row is not None and item.row.location.index is not None:
+                index = item.row.location.index
+                documents[index] = _document(item, rows[index], index)
+        unread = [("", "not read: its batch's first row is in no conversation format")]
+        return [
+            (document, [] if document is not None else problems[n] or unread)
+            for n, document in enumerate(documents)
+        ]
+
+
+def _document(item: ConvertedTrace, row: dict[str, Any], index: int) -> dict[str, Any]:
+    """The trace as JSON; a row-number id (``rows:<n>`` of its batch) becomes a content digest."""
+    document = item.document
+    if document["id"] == f"kp:trace:{_NAME}:{index}":
+        raw = orjson.dumps(row, default=str, option=orjson.OPT_NON_STR_KEYS)
+        source_id = f"{_NAME}:{hashlib.sha256(raw).hexdigest()[:16]}"
+        metadata = document["metadata"]
+        source = {**metadata["source"], "trace_id": source_id}
+        document = {
+            **document,
+            "id": f"kp:trace:{source_id}",
+            "metadata": {**metadata, "source": source},
+        }
+    return document
+
+
+def iter_scored_rows(
+    dataset: Any,
+    *,
+    source: str = "auto",
+    options: TraceOptions | None = None,
+    scorer: TraceValueScorer | None = None,
+    factory: EmbedderFactory | None = None,
+    concurrency: int | None = None,
+    num_cpus: float = 1.0,
+    num_gpus: float = 0.0,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> Iterator[dict[str, Any] | Problem]:
+    """Each row of a Ray Dataset of conversations, in order: with its ``kp_`` columns, or why not.
+
+    Args:
+        dataset: a ``ray.data.Dataset`` whose rows hold a conversation each.
+        source: the conversation format, or ``auto`` (recognised from each batch's first row).
+        options: the domain, confidence and the row columns (``RowOptions``).
+        scorer: the scorer whose settings apply (see the engine's ``score_dataset``).
+        factory: makes each actor's embedder (default: the bundled MiniLM).
+        concurrency: how many embedding actors (default: as the cluster allows).
+        num_cpus: CPUs per actor.
+        num_gpus: GPUs per actor.
+        batch_size: rows per actor call and per novelty pass.
+
+    Yields:
+        The row as read with the ``kp_`` columns after its own (a row that already has one
+        gets the new value), or, for a row that gives no trace, a problem located at
+        ``row N`` with the path inside the row.
+
+    Raises:
+        MissingDependencyError: Ray is not installed.
+    """
+    convert = RowsToTraces(source, options or TraceOptions())
+    for scored in iter_dataset_scores(
+        dataset,
+        scorer=scorer,
+        factory=factory,
+        concurrency=concurrency,
+        num_cpus=num_cpus,
+        num_gpus=num_gpus,
+        batch_size=batch_size,
+        convert=convert,
+    ):
+        if scored.breakdown is None or scored.row is None:
+            yield from scored.problems
+            continue
+        yield {**scored.row, **kp_columns(scored.breakdown)}
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredRows:
+    """Every row of a dataset with its ``kp_`` columns, and the problems of the rows that had none.
+
+    Attributes:
+        rows: the rows that gave a trace, in order, each with its ``kp_`` columns.
+        problems: what is wrong with each of the others.
+    """
+
+    rows: list[dict[str, Any]]
+    problems: list[Problem]
+
+
+def score_dataset(
+    dataset: Any,
+    *,
+    source: str = "auto",
+    options: TraceOptions | None = None,
+    scorer: TraceValueScorer | None = None,
+    factory: EmbedderFactory | None = None,
+    concurrency: int | None = None,
+    num_cpus: float = 1.0,
+    num_gpus: float = 0.0,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> ScoredRows:
+    """Score a Ray Dataset of conversation rows; the rows back with their ``kp_`` columns.
+
+    See :func:`iter_scored_rows` for the arguments; this collects its rows (to write them with
+    ``ray.data.from_items(result.rows).write_parquet(...)``, say).
+    """
+    rows: list[dict[str, Any]] = []
+    problems: list[Problem] = []
+    for item in iter_scored_rows(
+        dataset,
+        source=source,
+        options=options,
+        scorer=scorer,
+        factory=factory,
+        concurrency=concurrency,
+        num_cpus=num_cpus,
+        num_gpus=num_gpus,
+        batch_size=batch_size,
+    ):
+        (problems if isinstance(item, Problem) else rows).append(item)  # type: ignore[arg-type]
+    return ScoredRows(rows, problems)
+
+
+__all__ = ["RowsToTraces", "ScoredRows", "iter_scored_rows", "score_dataset"]
