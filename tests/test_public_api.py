@@ -22,7 +22,7 @@ PACKAGES = [
     "knowledgepulse.integrations",
     "knowledgepulse.redact",
     "knowledgepulse.engines.ray_engine",
-    "knowledgepulse.ray",
+    "knowledgepulse.ray_rows",
     "knowledgepulse.testing",
     "knowledgepulse.pytest_plugin",
     "knowledgepulse.errors",

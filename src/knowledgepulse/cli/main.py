@@ -15,7 +15,6 @@ exit codes, in one place:
 
 from __future__ import annotations
 
-import gc
 import importlib
 import logging
 import os
@@ -35,8 +34,6 @@ EXIT_REGRESSION = 4
 EXIT_INTERRUPTED = 130
 
 TRACEBACK_VARIABLE = "KP_TRACEBACK"
-GC_THRESHOLD = 10_000
-"""Allocations between two young-generation collections in ``kp`` (Python's default: 700)."""
 
 # name -> (module, attribute, one-line help for `kp --help` without importing the module)
 _COMMANDS = {
@@ -104,10 +101,6 @@ def _say(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``kp`` and return its exit code (the console script exits with it)."""
-    # Each trace or dataset row makes thousands of small dicts and lists: at the default gen-0
-    # threshold (700) the cyclic collector took a quarter of `kp score --from openai-chat
-    # --annotate` (6.1 -> 4.6 CPU s for 20,000 rows, bench/bench_rows.py's).
-    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
     try:
         result: Any = cli.main(args=argv, prog_name="kp", standalone_mode=False)
     except click.exceptions.Exit as done:

@@ -1,4 +1,4 @@
-"""knowledgepulse.ray: a Ray Dataset of conversation rows comes back as its rows, kp_ added."""
+"""knowledgepulse.ray_rows: a Ray Dataset of conversation rows comes back as its rows, kp_ added."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import ray
 from knowledgepulse.engines.ray_engine import MiniLMFactory
 from knowledgepulse.integrations import ConvertedTrace, convert_file
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
-from knowledgepulse.ray import RowsToTraces, score_dataset
+from knowledgepulse.ray_rows import RowsToTraces, score_dataset
 from knowledgepulse.reports.rows import SCORE_COLUMNS
 from knowledgepulse.value import TraceValueScorer
 

@@ -127,7 +127,7 @@ def iter_dataset_scores(
         num_gpus: GPUs per actor (give a factory of a GPU embedder with it).
         batch_size: rows per actor call and per novelty pass.
         convert: makes the traces of a batch of rows that are not traces (a dataset's rows in
-            a conversation format, see :mod:`knowledgepulse.ray`); each result then carries its
+            a conversation format, see :mod:`knowledgepulse.ray_rows`); each result then carries its
             row. ``column`` is not read then.
 
     Raises:
