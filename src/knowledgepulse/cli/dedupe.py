@@ -12,7 +12,7 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import open_output, stderr_console
+from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._rows import parquet_rows, row_output
 from knowledgepulse.cli._sources import source_options, trace_options
@@ -115,13 +115,11 @@ def dedupe_command(
                 stream.write(dumps(tidy(row)) + "\n")
     duplicates = sum(len(g.members) for g in groups)
     count = len(corpus.traces)
-    stderr_console().print(
+    say(
         f"{counted(count, 'trace')} scored; {counted(len(groups), 'near-duplicate group')} "
         f"at cosine >= {threshold:g}; "
         f"{counted(duplicates, 'trace')} would go, "
-        f"{count - duplicates} kept",
-        markup=False,
-        highlight=False,
+        f"{count - duplicates} kept"
     )
     return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
 

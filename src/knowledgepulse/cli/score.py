@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 import click
 
 from knowledgepulse._util.atomic import check_destination
-from knowledgepulse._util.text import counted
+from knowledgepulse._util.text import counted, printable
 from knowledgepulse.cli._cache import open_cache_file, save_cache_file, ttl_ms
 from knowledgepulse.cli._console import (
     open_output,
     output_console,
-    stderr_console,
+    say,
     stderr_is_terminal,
     stdout_is_terminal,
 )
@@ -266,7 +266,7 @@ def score_command(
         _print_table(collector.results, tally, output, explain)
     if cache_path is not None and not frozen:
         save_cache_file(scorer, cache_path)
-    stderr_console().print(summary_line(tally), markup=False, highlight=False)
+    say(summary_line(tally))
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 
 
@@ -307,7 +307,7 @@ def validate_command(paths: tuple[str, ...], output_format: str) -> int:
         message += f"; {counted(tally.invalid, 'invalid record')}"
     if tally.warnings:
         message += f"; {counted(tally.warnings, 'warning')}"
-    stderr_console().print(message, markup=False, highlight=False)
+    say(message)
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 
 
@@ -377,7 +377,7 @@ def _print_table(
         if explain:
             for result in results:
                 console.print()
-                console.print(result.breakdown.explain(), markup=False, highlight=False)
+                console.print(printable(result.breakdown.explain()), markup=False, highlight=False)
 
 
 def _scored_stream(
