@@ -44,13 +44,13 @@ def folder(tmp_path: Path) -> Path:
 
 
 def hostile_traces(folder: Path) -> Path:
-    good: dict[str, Any] = trace_json(id=f"kp:trace:{HOSTILE}")
+    good: dict[str, Any] = trace_json(trace_id=f"kp:trace:{HOSTILE}")
     good["metadata"]["task_domain"] = f"finance{HOSTILE}"
     good["task"]["objective"] = f"objective {HOSTILE}"
     good["steps"][1]["tool"] = {"name": f"tool{HOSTILE}"}
-    invalid = trace_json(id=f"kp:trace:bad{HOSTILE}")
+    invalid = trace_json(trace_id=f"kp:trace:bad{HOSTILE}")
     invalid["steps"][0]["type"] = f"type{HOSTILE}"
-    newline = trace_json(id="kp:trace:\n")
+    newline = trace_json(trace_id="kp:trace:\n", domain="newline")
     path = folder / f"traces{HOSTILE.replace(chr(0), '')}.jsonl"
     lines = [json.dumps(d) for d in (good, invalid, newline)] + ['{"id": "kp:trace:\\u001b[2J",']
     path.write_text("\n".join(lines) + "\n", "utf-8")
@@ -99,6 +99,7 @@ def test_kp_score_table_explain_and_messages_show_escapes(kp: KpRunner, folder: 
         assert_no_raw_control(run.err)
         assert_no_raw_control(run.out, pattern=RAW_CONTROL if "table" in args else RAW_IN_JSON)
         assert "html" not in args or RAW_HTML not in run.out
+        assert "table" not in args or "kp:trace:\\n " in run.out  # a valid id, shown escaped
     run = kp("profiles", "--profiles", str(profiles))
     assert run.code == 0, run.err
     assert "finance\\x1b[2J" in run.out
