@@ -45,7 +45,6 @@ from knowledgepulse.cli._traces import (
     novelty_text_option,
     paths_argument,
     sources,
-    valid_traces,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
@@ -281,16 +280,27 @@ def score_command(
     show_default=True,
     help="text: problems on stderr; json: a report on stdout.",
 )
-def validate_command(paths: tuple[str, ...], output_format: str) -> int:
+@source_options(required=False)
+def validate_command(
+    paths: tuple[str, ...],
+    output_format: str,
+    source: str | None,
+    domain: str | None,
+    confidence: float | None,
+    **row_columns: str | float | None,
+) -> int:
     """Check traces against the ReasoningTrace schema, without scoring.
 
     Every problem is reported as FILE:LINE: PATH: message; exit code 1 when there were any.
+    With --from, PATH is an agent framework's file, converted and checked as kp score reads it:
+    the traces valid here are the ones kp score scores.
     """
+    convert_options = trace_options(source, domain, confidence, row_columns)
     tally = RunTally(DEFAULT_THRESHOLD)
     sink = ProblemSink(tally, keep=output_format == "json")
     valid = 0
     with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
-        for _ in valid_traces(paths, sink, progress):
+        for _ in read_traces(paths, sink, progress, source, convert_options):
             valid += 1
             progress.scored(valid)
     if output_format == "json":
