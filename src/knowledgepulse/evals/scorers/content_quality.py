@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
 from knowledgepulse.evals.operations import apply_operations
 from knowledgepulse.evals.patterns import (
+    Budget,
     PatternParams,
     PatternReport,
     check_pattern,
@@ -41,6 +42,7 @@ def content_report(
             final,
             ignore_case=params.ignore_case,
             timeout_ms=params.timeout_ms,
+            case_timeout_ms=params.case_timeout_ms,
         )
     except ValueError as error:  # a plain list of patterns for several pages
         return str(error)
@@ -58,6 +60,7 @@ def text_report(text: str, expected: Any, params: PatternParams) -> PatternRepor
             f"the output is a text, and {found} is not a list of regular expressions; give "
             "expected: {contentPatterns: [regex, ...]} (an empty list checks nothing)"
         )
+    budget = Budget(params.case_budget_ms)
     checks = tuple(
         check_pattern(
             TEXT_OUTPUT,
@@ -66,6 +69,7 @@ def text_report(text: str, expected: Any, params: PatternParams) -> PatternRepor
             ignore_case=params.ignore_case,
             timeout_ms=params.timeout_ms,
             subject="Output",
+            budget=budget,
         )
         for pattern in patterns
     )
