@@ -81,6 +81,16 @@ def test_a_gzipped_report_with_a_bom_is_read(tmp_path: Path, cart_case: Case) ->
     assert [c.case_id for c in load_report(path).cases] == [cart_case.id]
 
 
+def test_a_truncated_gzipped_report_is_a_report_error(tmp_path: Path, cart_case: Case) -> None:
+    """A .gz cut short (a broken CI download) is refused with its name, not an EOFError."""
+    data = gzip.compress(to_json(run_suite(SUITE, [cart_case])).encode())
+    path = tmp_path / "r.json.gz"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ReportFileError, match="cannot be read in full") as caught:
+        load_report(path)
+    assert ["truncated .gz" in str(problem) for problem in caught.value.problems] == [True]
+
+
 def _problems(path: Path) -> list[str]:
     with pytest.raises(ReportFileError, match="is not a kp eval JSON report") as caught:
         load_report(path)

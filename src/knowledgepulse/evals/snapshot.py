@@ -22,7 +22,7 @@ from knowledgepulse.errors import ReportFileError
 from knowledgepulse.evals.runner import EvalRun
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import JsonError, loads
-from knowledgepulse.records.source import BOM, open_source
+from knowledgepulse.records.source import ReadError, open_source, read_all
 
 _HOW_TO_WRITE = "write one with: kp eval CASES --suite SUITE -f json -o FILE"
 
@@ -209,10 +209,14 @@ def load_report(path: str | Path) -> RunSnapshot:
         ReportFileError: the file is not a ``kp eval`` JSON report; each problem says where.
     """
     with open_source(path) as source:
-        data = source.stream.read()
         name = source.name
+        try:
+            data = read_all(source.stream)
+        except ReadError as error:  # a truncated .gz
+            summary = f"{name} cannot be read in full; {_HOW_TO_WRITE}"
+            raise ReportFileError(summary, [Problem(Location(name), "", str(error))]) from None
     try:
-        document, _ = loads(data.removeprefix(BOM))
+        document, _ = loads(data)
     except (JsonError, UnicodeDecodeError) as error:
         if isinstance(error, JsonError):
             problem = Problem(Location(name, error.line), error.path, error.message)
