@@ -43,9 +43,28 @@ def test_a_fifo_is_written_in_place_and_stays_a_fifo(tmp_path: Path) -> None:
     assert os.listdir(tmp_path) == ["pipe"]
 
 
-@pytest.mark.skipif(not os.path.exists(os.devnull), reason="needs a null device")
-def test_dev_null_as_output_stays_a_character_device(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.fixture
+def null_device(tmp_path: Path) -> Path:
+    """A null device safe to test on: as root, a node of our own, since a kp without the fix
+    would rename a file over the machine's /dev/null; otherwise /dev/null, which only root
+    could replace."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        if not os.path.exists(os.devnull):
+            pytest.skip("needs a null device")
+        return Path(os.devnull)
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except OSError as error:  # a container without CAP_MKNOD
+        pytest.skip(f"cannot make a device node: {error}")
+    return device
+
+
+def test_a_device_as_output_stays_a_character_device(
+    capsys: pytest.CaptureFixture[str], null_device: Path
+) -> None:
     """``-o /dev/null`` writes into the device; it is never renamed over (as root it could be)."""
-    code = main(["score", str(TRACES), "--no-embedder", "-f", "jsonl", "-o", os.devnull])
+    code = main(["score", str(TRACES), "--no-embedder", "-f", "jsonl", "-o", str(null_device)])
     assert code == 0, capsys.readouterr().err
-    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert stat.S_ISCHR(null_device.stat().st_mode)
+    assert null_device.read_bytes() == b""  # a null device, not a file holding the report
