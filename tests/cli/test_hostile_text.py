@@ -100,6 +100,7 @@ def test_kp_score_table_explain_and_messages_show_escapes(kp: KpRunner, folder: 
         assert_no_raw_control(run.out, pattern=RAW_CONTROL if "table" in args else RAW_IN_JSON)
         assert "html" not in args or RAW_HTML not in run.out
         assert "table" not in args or "kp:trace:\\n " in run.out  # a valid id, shown escaped
+        assert "--explain" not in args or "\nkp:trace:\\n: score" in run.out  # one line
     run = kp("profiles", "--profiles", str(profiles))
     assert run.code == 0, run.err
     assert "finance\\x1b[2J" in run.out

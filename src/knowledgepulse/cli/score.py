@@ -387,7 +387,15 @@ def _print_table(
         if explain:
             for result in results:
                 console.print()
-                console.print(printable(result.breakdown.explain()), markup=False, highlight=False)
+                console.print(_explained(result.breakdown), markup=False, highlight=False)
+
+
+def _explained(breakdown: ValueBreakdown) -> str:
+    """``--explain``'s text for a terminal: the id that opens it kept on its line, escaped."""
+    text, head = breakdown.explain(), breakdown.trace_id
+    if text.startswith(head):  # an id may hold a newline ("kp:trace:\n" is valid)
+        return printable(head, one_line=True) + printable(text[len(head) :])
+    return printable(text)
 
 
 def _scored_stream(
