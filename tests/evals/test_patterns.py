@@ -120,9 +120,9 @@ def test_a_cases_patterns_share_one_time_budget() -> None:
 
 def test_the_case_budget_defaults_to_ten_seconds_or_one_patterns_timeout() -> None:
     """Unset, a case's patterns share 10 s, or timeout_ms when that is larger; never less."""
-    assert PatternParams().case_budget_ms == 10_000
-    assert PatternParams(timeout_ms=60_000).case_budget_ms == 60_000
-    assert PatternParams(case_timeout_ms=2_000).case_budget_ms == 2_000
+    assert PatternParams().case_timeout_ms == 10_000
+    assert PatternParams(timeout_ms=60_000).case_timeout_ms == 60_000
+    assert PatternParams(case_timeout_ms=2_000).case_timeout_ms == 2_000
     with pytest.raises(ValueError, match="case_timeout_ms"):
         PatternParams(timeout_ms=5_000, case_timeout_ms=1_000)
     with pytest.raises(ValueError, match="at most 60000 ms"):

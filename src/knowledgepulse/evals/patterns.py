@@ -118,11 +118,6 @@ class PatternParams(BaseModel):
             )
         return self
 
-    @property
-    def case_budget_ms(self) -> float:
-        """The budget of one case's patterns: ``case_timeout_ms``, else its default."""
-        return case_budget_ms(self.timeout_ms, self.case_timeout_ms)
-
 
 def case_budget_ms(timeout_ms: float, case_timeout_ms: float | None) -> float:
     """``case_timeout_ms``, else the default: 10 s, or one pattern's ``timeout_ms`` if larger."""

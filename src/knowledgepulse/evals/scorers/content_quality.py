@@ -22,6 +22,7 @@ from knowledgepulse.evals.patterns import (
     Budget,
     PatternParams,
     PatternReport,
+    case_budget_ms,
     check_pattern,
     check_patterns,
 )
@@ -60,7 +61,7 @@ def text_report(text: str, expected: Any, params: PatternParams) -> PatternRepor
             f"the output is a text, and {found} is not a list of regular expressions; give "
             "expected: {contentPatterns: [regex, ...]} (an empty list checks nothing)"
         )
-    budget = Budget(params.case_budget_ms)
+    budget = Budget(case_budget_ms(params.timeout_ms, params.case_timeout_ms))
     checks = tuple(
         check_pattern(
             TEXT_OUTPUT,
