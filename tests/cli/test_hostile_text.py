@@ -122,6 +122,11 @@ def test_kp_validate_select_dedupe_and_convert_show_escapes(kp: KpRunner, folder
         assert run.code != 3, run.err
         assert_no_raw_control(run.err)
         assert_no_raw_control(run.out, pattern=RAW_IN_JSON)  # traces, groups or a report
+    rows = folder / "rows.jsonl"
+    rows.write_bytes((EVALS.parent / "datasets" / "sharegpt.jsonl").read_bytes())
+    run = kp("score", "--from", "auto", "--no-embedder", "-f", "table", str(rows))
+    assert "\\x1b[2J" in run.err and "read as sharegpt" in run.err
+    assert_no_raw_control(run.out, run.err)
 
 
 def test_kp_eval_and_compare_show_escapes(kp: KpRunner, folder: Path) -> None:
