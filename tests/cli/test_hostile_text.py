@@ -125,7 +125,8 @@ def test_kp_validate_select_dedupe_and_convert_show_escapes(kp: KpRunner, folder
     rows = folder / "rows.jsonl"
     rows.write_bytes((EVALS.parent / "datasets" / "sharegpt.jsonl").read_bytes())
     run = kp("score", "--from", "auto", "--no-embedder", "-f", "table", str(rows))
-    assert "\\x1b[2J" in run.err and "read as sharegpt" in run.err
+    assert "\\x1b[2J" in run.err
+    assert "read as sharegpt" in run.err
     assert_no_raw_control(run.out, run.err)
 
 
