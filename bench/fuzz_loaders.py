@@ -1,4 +1,4 @@
-"""Fuzz the loaders: every input gives records, problems or our own errors, never another exception.
+"""Fuzz the readers: every input gives records, problems or our own errors, never another exception.
 
     python bench/fuzz_loaders.py                  # 100,000 inputs
     python bench/fuzz_loaders.py --count 5000 --seed 7
@@ -8,11 +8,21 @@ example, the example datasets as JSON Lines and Parquet) mutated at random: byte
 cut, repeated or swapped, tokens that have broken readers before spliced in (NaN, ``1e999``, huge
 integers, lone surrogates, deep brackets, repeated keys, a string cut short), records rewritten
 as a JSON list or pretty-printed, the file gzipped
-(sometimes cut short). It is written under the seed's suffix (or another) and read by the loader
-a command uses: ``load_traces`` (``kp score``/``validate``/``select``/``dedupe``), ``iter_cases``
-and ``load_suite`` (``kp eval``), ``convert_file`` for each ``--from`` source. A
-:class:`~knowledgepulse.errors.KnowledgePulseError` is a reported error; any other exception is
-counted, and the first of each kind is printed with the input that raised it (``--show``).
+(sometimes cut short). It is written under the seed's suffix (or another) and read by the reader
+a command uses, and taken as far as that command takes it:
+
+- ``traces``: ``load_traces`` (``kp score``/``validate``/``select``/``dedupe``);
+- ``convert:SOURCE``: ``convert_file`` for each ``--from`` source and ``auto``; each trace is
+  then written as ``kp convert`` writes it and read back, and must be valid (one validation:
+  what ``kp score --from`` scores, ``kp validate`` accepts);
+- ``cases``: ``iter_cases``, then the cases scored by the example suite and rendered in every
+  ``kp eval`` format (JSON, Markdown, JUnit, HTML);
+- ``suite``: ``load_suite``;
+- ``report``: ``load_report`` (``kp compare`` and ``kp eval --baseline``), compared with the
+  example run and rendered as ``kp compare`` does.
+
+A :class:`~knowledgepulse.errors.KnowledgePulseError` is a reported error; any other exception
+is counted, and the first of each kind is printed with the input that raised it (``--show``).
 """
 
 from __future__ import annotations
@@ -30,12 +40,26 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import orjson
+
 from knowledgepulse.errors import KnowledgePulseError
 from knowledgepulse.evals.cases import iter_cases
+from knowledgepulse.evals.compare import compare_runs
+from knowledgepulse.evals.runner import run_suite
+from knowledgepulse.evals.snapshot import load_report, run_snapshot
 from knowledgepulse.evals.suite import load_suite
+from knowledgepulse.integrations import ConvertedTrace
 from knowledgepulse.integrations.convert import convert_file
 from knowledgepulse.integrations.names import SOURCES
+from knowledgepulse.records import Location, Record
+from knowledgepulse.records.json_values import loads
+from knowledgepulse.reports.compare import comparison_to_json, comparison_to_markdown
+from knowledgepulse.reports.evals import to_json
+from knowledgepulse.reports.evals_html import to_html
+from knowledgepulse.reports.junit import to_junit
+from knowledgepulse.reports.markdown import to_markdown
 from knowledgepulse.trace import load_traces
+from knowledgepulse.trace.load import validate_record
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -81,23 +105,74 @@ TOKENS = [
     b'"step_id": -1',
     b'"type": "thought"',
     b'"created_at": "2026-02-30T25:00:00Z"',
+    # Values of the wrong shape where readers expect a string or a number.
+    b"[1, 2]",
+    b'{"x": []}',
+    b"[]",
+    b"{}",
+    b"[[]]",
+    b'["request"]',
+    b'{"code": [2]}',
+    b'"0.5"',
+    # Text that must stay text: escapes, markup, Python literals producers write.
+    b'"\\u001b[2J\\u001b]0;pwned\\u0007"',
+    b'"<script>alert(1)</script>"',
+    b'"{(1, 2): 3}"',
+    b"\"{'a': '\\\\ud800'}\"",
+    b'"{[1]: 2}"',
+    b'"(a|aa)+$"',
 ]
 
 Loader = Callable[[Path], Iterable[object]]
 
 
 def _convert(source: str) -> Loader:
-    return lambda path: convert_file(path, source=source)
+    def convert(path: Path) -> Iterable[object]:
+        for item in convert_file(path, source=source):
+            if isinstance(item, ConvertedTrace):
+                _written_and_read_back(item)
+            yield item
+
+    return convert
+
+
+class DisagreementError(Exception):
+    """A converted trace that kp score would score but kp validate would refuse."""
+
+
+def _written_and_read_back(item: ConvertedTrace) -> None:
+    # As kp convert writes it, then as kp validate reads it: one validation for both.
+    document = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
+    value, _ = loads(orjson.dumps(document))
+    problems = validate_record(Record(Location("converted"), value))
+    if isinstance(problems, list):
+        raise DisagreementError("; ".join(str(problem) for problem in problems)[:200])
 
 
 def _suite(path: Path) -> list[object]:
     return [load_suite(path)]
 
 
+SUITE = load_suite(ROOT / "examples" / "evals" / "suite.yaml")
+EXAMPLE_RUN = run_suite(SUITE, iter_cases(ROOT / "examples" / "evals" / "cases.jsonl"))
+
+
+def _evaluated(path: Path) -> list[object]:
+    # The cases as kp eval takes them: read, scored, and written in every format.
+    run = run_suite(SUITE, iter_cases(path))
+    return [to_json(run), to_markdown(run), to_junit(run), to_html(run)]
+
+
+def _compared(path: Path) -> list[object]:
+    comparison = compare_runs(load_report(path), run_snapshot(EXAMPLE_RUN))
+    return [comparison_to_json(comparison), comparison_to_markdown(comparison)]
+
+
 LOADERS: dict[str, Loader] = {
     "traces": lambda path: load_traces([path]),
-    "cases": iter_cases,
+    "cases": _evaluated,
     "suite": _suite,
+    "report": _compared,
     **{f"convert:{source}": _convert(source) for source in [*SOURCES, "auto"]},
 }
 
@@ -120,6 +195,7 @@ def seeds() -> list[tuple[str, str, bytes]]:
         found.append(("cases", path.name, path.read_bytes()))
     for path in [*examples.glob("evals/*suite*.yaml"), *examples.glob("pytest/*.kp.yaml")]:
         found.append(("suite", path.name, path.read_bytes()))
+    found.append(("report", "report.json", to_json(EXAMPLE_RUN).encode()))
     formats = {
         "otlp": "otel/*.jsonl",
         "langsmith": "langgraph/*.json",
@@ -252,14 +328,18 @@ def main() -> None:
     args = parser.parse_args()
     faulthandler.enable()  # a crash in a C extension prints where it happened
     rng = random.Random(args.seed)
-    starts = seeds()
+    # A reader first, then one of its seeds: each reader gets its share, however many seeds.
+    by_reader: dict[str, list[tuple[str, str, bytes]]] = {}
+    for seed in seeds():
+        by_reader.setdefault(seed[0], []).append(seed)
+    readers = sorted(by_reader)
     failures: Counter[str] = Counter()
     by_loader: Counter[str] = Counter()
     shown: Counter[str] = Counter()
     began = time.perf_counter()
     with tempfile.TemporaryDirectory() as scratch:
         for number in range(args.count):
-            loader, name, data = rng.choice(starts)
+            loader, name, data = rng.choice(by_reader[rng.choice(readers)])
             data = mutate(data, rng)
             name = _name(name, rng)
             if rng.random() < 0.05:

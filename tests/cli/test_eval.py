@@ -153,7 +153,11 @@ def test_dry_run_prints_the_resolved_suite_without_running_cases(kp: KpRunner) -
         "anti-hallucination",
         "response-time",
     ]
-    assert suite["scorers"][2]["params"] == {"ignore_case": False, "timeout_ms": 1000.0}
+    assert suite["scorers"][2]["params"] == {
+        "ignore_case": False,
+        "timeout_ms": 1000.0,
+        "case_timeout_ms": 10000.0,
+    }
     assert suite["scorers"][4]["params"] == {"max_acceptable_ms": 5000.0}
     assert run.err == ""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -9,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledgepulse.errors import ReportFileError
 from knowledgepulse.evals.compare import Comparison, compare_runs
 from knowledgepulse.evals.runner import EvalRun, run_suite
-from knowledgepulse.evals.snapshot import RunSnapshot, report_snapshot
+from knowledgepulse.evals.snapshot import RunSnapshot, report_snapshot, run_snapshot
 from knowledgepulse.reports.evals import run_to_dict
 from tests.evals.builders import make_case, make_suite, page
 
@@ -114,10 +116,10 @@ def test_cases_added_and_removed_are_listed_after_matching_by_id() -> None:
     assert not comparison.regressed
 
 
-def test_a_repeated_id_is_matched_by_occurrence() -> None:
-    """The second 'a' of one run is compared with the second 'a' of the other."""
-    base = run_snapshot_of(timed_run({"a": 100}), repeat="a")
-    new = run_snapshot_of(timed_run({"a": 100}), repeat="a", second_passes=False)
+def test_a_repeated_id_in_a_run_is_matched_by_occurrence() -> None:
+    """In runs in memory, the second 'a' of one run is compared with the second 'a' of the other."""
+    base = run_snapshot_with_repeat(timed_run({"a": 100}))
+    new = run_snapshot_with_repeat(timed_run({"a": 100}), second_passes=False)
     comparison = compare_runs(base, new)
     assert [(c.label, c.change) for c in comparison.cases] == [
         ("a", "unchanged"),
@@ -125,12 +127,33 @@ def test_a_repeated_id_is_matched_by_occurrence() -> None:
     ]
 
 
-def run_snapshot_of(run: EvalRun, *, repeat: str, second_passes: bool = True) -> RunSnapshot:
-    """The run's report with its one case repeated (the copy passing or failing)."""
-    document = run_to_dict(run)
-    copy = {**document["cases"][0], "id": repeat, "passed": second_passes}
-    document["cases"].append(copy)
-    return report_snapshot(document, "report.json")
+def run_snapshot_with_repeat(run: EvalRun, *, second_passes: bool = True) -> RunSnapshot:
+    """The run's snapshot with its one case repeated (the copy passing or failing)."""
+    snapshot = run_snapshot(run)
+    (case,) = snapshot.cases
+    copy = dataclasses.replace(case, occurrence=2, passed=second_passes)
+    return dataclasses.replace(snapshot, cases=(case, copy))
+
+
+def test_a_report_with_a_repeated_case_id_is_refused_with_its_path() -> None:
+    """Read from a file, a repeated id is an error naming both cases, never matched silently."""
+    document = run_to_dict(timed_run({"a": 100, "b": 100}))
+    document["cases"][1]["id"] = "a"
+    with pytest.raises(ReportFileError) as caught:
+        report_snapshot(document, "report.json")
+    (problem,) = caught.value.problems
+    assert (problem.path, problem.location.file) == ("cases[1].id", "report.json")
+    assert "also the id of cases[0]" in problem.message
+
+
+@pytest.mark.parametrize("bad", ["0.5", True, [0.5]])
+def test_a_score_that_is_not_a_number_is_refused_with_its_path(bad: Any) -> None:
+    """A string score ("0.5") is not read as a number: the report is refused at that path."""
+    document = run_to_dict(timed_run({"a": 100}))
+    document["cases"][0]["scorers"][0]["score"] = bad
+    with pytest.raises(ReportFileError) as caught:
+        report_snapshot(document, "report.json")
+    assert [p.path for p in caught.value.problems] == ["cases[0].scorers[0].score"]
 
 
 def test_scorers_added_removed_and_changed_are_reported() -> None:
@@ -161,7 +184,7 @@ _SCORE = st.none() | st.floats(0, 1) | st.sampled_from([0.0, 0.5, 1.0])
 
 @st.composite
 def reports(draw: st.DrawFn) -> RunSnapshot:
-    """A random ``kp eval`` JSON report, read back: ids repeat, scores err, cases are malformed."""
+    """A random ``kp eval`` JSON report, read back: scores err, cases are malformed."""
     keys = draw(st.lists(st.sampled_from(["s1", "s2", "s3"]), unique=True, min_size=1))
     suite = {
         "scorers": [
@@ -170,7 +193,8 @@ def reports(draw: st.DrawFn) -> RunSnapshot:
         ]
     }
     cases = []
-    for case_id in draw(st.lists(_IDS, max_size=6)):
+    ids = draw(st.lists(_IDS, max_size=6, unique_by=lambda i: i or object()))
+    for case_id in ids:
         malformed = draw(st.booleans())
         outcomes = (
             []

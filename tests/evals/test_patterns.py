@@ -12,6 +12,7 @@ from knowledgepulse.evals import patterns as patterns_module
 from knowledgepulse.evals.models import ContentPatterns, Page
 from knowledgepulse.evals.patterns import (
     MAX_PATTERN_LENGTH,
+    PatternParams,
     PatternStatus,
     check_pattern,
     check_patterns,
@@ -98,6 +99,34 @@ def test_catastrophic_backtracking_times_out_as_an_issue() -> None:
     assert check.issue is not None
     assert "timed out after 20 ms" in check.issue
     assert "counted as not matched" in check.issue
+
+
+def test_a_cases_patterns_share_one_time_budget() -> None:
+    """24 catastrophic patterns cost one case budget, not 24 timeouts; the rest are not searched."""
+    slow = [f"(a|aa)+${'' if n == 0 else '|z' * n}" for n in range(24)]
+    pages = [Page.model_validate(page("p1", b1="a" * 40 + "b"))]
+    started = time.perf_counter()
+    report = check_patterns({"p1": slow}, pages, timeout_ms=100, case_timeout_ms=250)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 1.5  # 24 x 100 ms of searching without the budget
+    statuses = [check.status for check in report.checks]
+    assert PatternStatus.TIMEOUT in statuses
+    assert statuses.count(PatternStatus.NOT_SEARCHED) >= 20
+    (unsearched, *_) = [c for c in report.checks if c.status is PatternStatus.NOT_SEARCHED]
+    assert unsearched.issue is not None
+    assert "used up their 250 ms (case_timeout_ms)" in unsearched.issue
+    assert report.matched == 0
+
+
+def test_the_case_budget_defaults_to_ten_seconds_or_one_patterns_timeout() -> None:
+    """Unset, a case's patterns share 10 s, or timeout_ms when that is larger; never less."""
+    assert PatternParams().case_timeout_ms == 10_000
+    assert PatternParams(timeout_ms=60_000).case_timeout_ms == 60_000
+    assert PatternParams(case_timeout_ms=2_000).case_timeout_ms == 2_000
+    with pytest.raises(ValueError, match="case_timeout_ms"):
+        PatternParams(timeout_ms=5_000, case_timeout_ms=1_000)
+    with pytest.raises(ValueError, match="at most 60000 ms"):
+        PatternParams(case_timeout_ms=60_001)
 
 
 def test_textbook_nested_quantifier_is_answered_without_timeout() -> None:

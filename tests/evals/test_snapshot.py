@@ -28,9 +28,10 @@ SUITE = make_suite(
 
 
 @settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
-@given(drawn=st.lists(cases(), max_size=4))
+@given(drawn=st.lists(cases(), max_size=4, unique_by=lambda case: case.id))
 def test_a_report_reads_back_as_the_run_it_was_written_from(drawn: list[Case]) -> None:
-    """JSON report -> snapshot equals the snapshot taken from the run in memory."""
+    """JSON report -> snapshot equals the snapshot taken from the run in memory (ids unique,
+    as a report must have them)."""
     run = run_suite(SUITE, drawn)
     from_file = report_snapshot(json.loads(to_json(run)), "r.json")
     assert from_file == run_snapshot(run, "r.json")
@@ -78,6 +79,16 @@ def test_a_gzipped_report_with_a_bom_is_read(tmp_path: Path, cart_case: Case) ->
     path = tmp_path / "r.json.gz"
     path.write_bytes(gzip.compress(b"\xef\xbb\xbf" + text.encode()))
     assert [c.case_id for c in load_report(path).cases] == [cart_case.id]
+
+
+def test_a_truncated_gzipped_report_is_a_report_error(tmp_path: Path, cart_case: Case) -> None:
+    """A .gz cut short (a broken CI download) is refused with its name, not an EOFError."""
+    data = gzip.compress(to_json(run_suite(SUITE, [cart_case])).encode())
+    path = tmp_path / "r.json.gz"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ReportFileError, match="cannot be read in full") as caught:
+        load_report(path)
+    assert ["truncated .gz" in str(problem) for problem in caught.value.problems] == [True]
 
 
 def _problems(path: Path) -> list[str]:

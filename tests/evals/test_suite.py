@@ -81,7 +81,7 @@ def test_resolved_suite_lists_every_parameter_with_defaults_filled_in() -> None:
                 "name": "cq",
                 "weight": 1.0,
                 "threshold": 0.6,
-                "params": {"ignore_case": True, "timeout_ms": 1000.0},
+                "params": {"ignore_case": True, "timeout_ms": 1000.0, "case_timeout_ms": 10000.0},
             }
         ],
     }
@@ -180,7 +180,8 @@ def test_bad_parameter_is_reported_with_its_path_and_what_the_scorer_takes() -> 
     [problem] = raised.value.problems
     assert problem.path == "scorers[0].params.ignore_cse"
     assert problem.message == (
-        "unknown key; did you mean 'ignore_case'? content-quality takes: ignore_case, timeout_ms"
+        "unknown key; did you mean 'ignore_case'? content-quality takes: ignore_case, timeout_ms, "
+        "case_timeout_ms"
     )
 
 

@@ -138,7 +138,7 @@ def test_dry_run_json_is_the_resolved_suite(run: EvalRun) -> None:
         "name": "content",
         "weight": 2.0,
         "threshold": 0.6,
-        "params": {"ignore_case": False, "timeout_ms": 1000.0},
+        "params": {"ignore_case": False, "timeout_ms": 1000.0, "case_timeout_ms": 10000.0},
     }
 
 

@@ -76,6 +76,13 @@ def test_id_must_have_the_trace_prefix() -> None:
     assert message == "id: got \"kp:trace:\"; expected an id of the form 'kp:trace:<anything>'"
 
 
+def test_an_id_whose_suffix_is_a_newline_is_valid() -> None:
+    """``kp:trace:\\n`` has a non-empty suffix, as the reference schema's ``.+`` with the dotall
+    flag would have it; it is shown escaped on a terminal, never refused."""
+    assert parse_trace(trace_json(trace_id="kp:trace:\n")).id == "kp:trace:\n"
+    assert parse_trace(trace_json(trace_id="kp:trace:\r\n\t")).id == "kp:trace:\r\n\t"
+
+
 def test_steps_must_not_be_empty() -> None:
     """A trace has at least one step."""
     (message,) = problems_of(trace_json(step_list=[]))

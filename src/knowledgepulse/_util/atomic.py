@@ -3,7 +3,9 @@
 Every file we write (reports, annotated traces, the vector cache) goes to a temporary file beside
 its destination, is flushed to disk, gets the mode the user's umask gives new files, and then
 replaces the destination in one rename. A temporary left by a process that was killed mid-save
-is removed by the next save to the same destination.
+is removed by the next save to the same destination. Only a regular file (or a new one) is
+replaced: a device or a FIFO (``-o /dev/null``, ``-o >(gzip)``) is written in place, since a
+rename would put a regular file where the device was.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import functools
 import glob
 import io
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,6 +36,10 @@ def check_destination(path: Path, *, what: str = "output") -> None:
     directory = path.parent if str(path.parent) else Path()
     if path.is_dir():
         raise OutputError(f"{what} {path} is a directory; give a file path")
+    if _is_special(path):
+        if not os.access(path, os.W_OK):
+            raise OutputError(f"cannot write the {what} {path}: no permission to write it")
+        return
     if not directory.is_dir():
         raise OutputError(
             f"cannot write the {what} {path}: the directory {directory} does not exist; "
@@ -66,6 +73,10 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
     Raises:
         OutputError: the temporary file cannot be created.
     """
+    if _is_special(path):
+        with _opened_in_place(path) as file:
+            yield file
+        return
     remove_stale_temporaries(path)
     try:
         descriptor, temporary = temporary_beside(path)
@@ -83,6 +94,25 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
             os.unlink(temporary)
         raise
     fsync_path(path.parent)
+
+
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` exists and is neither a regular file nor a directory (a device, a FIFO)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+@contextmanager
+def _opened_in_place(path: Path) -> Iterator[IO[bytes]]:
+    try:
+        file = open(path, "wb")  # noqa: SIM115 - closed below, after the block's writes
+    except OSError as error:
+        raise OutputError(f"cannot write {path}: {error.strerror}") from None
+    with file:
+        yield file
 
 
 def temporary_beside(path: Path) -> tuple[int, Path]:

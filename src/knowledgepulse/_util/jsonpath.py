@@ -76,7 +76,7 @@ class Locating(Protocol):
 
 
 _PATTERN_MEANINGS = {
-    r"^kp:trace:.+": "an id of the form 'kp:trace:<anything>'",
+    r"^kp:trace:[\s\S]+": "an id of the form 'kp:trace:<anything>'",
     r"^kp:skill:[^:]+:[^:]+$": "a skill of the form 'kp:skill:<name>:<version>'",
 }
 _MAX_PREVIEW = 60

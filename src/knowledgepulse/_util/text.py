@@ -6,6 +6,8 @@ import re
 
 # C0 and C1 controls but tab and newline, unpaired surrogates, and the two XML non-characters.
 _UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# The same, and tab and newline too: for what must stay on one line (an id, a table cell).
+_UNPRINTABLE_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
 def counted(count: int, noun: str) -> str:
@@ -13,15 +15,23 @@ def counted(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def printable(text: str) -> str:
-    r"""Text safe for a terminal, a UTF-8 file and XML: controls as ``\x1b``, surrogates U+FFFD."""
-    if _UNPRINTABLE.search(text) is None:
+def printable(text: str, *, one_line: bool = False) -> str:
+    r"""Text safe for a terminal, a UTF-8 file and XML: controls as ``\x1b``, surrogates U+FFFD.
+
+    Every text from data (ids, file names, contents) goes through here on its way to a terminal,
+    so an escape sequence in it is shown, not obeyed. ``one_line`` escapes newlines and tabs too
+    (``\n``, ``\t``), for an id or a table cell.
+    """
+    pattern = _UNPRINTABLE_IN_LINE if one_line else _UNPRINTABLE
+    if pattern.search(text) is None:
         return text
-    return _UNPRINTABLE.sub(_shown, text)
+    return pattern.sub(_shown, text)
 
 
 def _shown(match: re.Match[str]) -> str:
     code = ord(match.group())
     if 0xD800 <= code <= 0xDFFF:
         return "\ufffd"
+    if code in (0x09, 0x0A):
+        return "\\t" if code == 0x09 else "\\n"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

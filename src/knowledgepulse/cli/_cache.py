@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knowledgepulse.cli._console import stderr_console
+from knowledgepulse.cli._console import say
 
 if TYPE_CHECKING:
     from knowledgepulse.novelty.cache import VectorCache
@@ -48,9 +48,7 @@ def ttl_ms(ttl_seconds: float | None) -> float | None:
 def save_cache_file(scorer: TraceValueScorer, cache_path: Path) -> None:
     """Commit what the run added to the cache file (or write a new one); say so if none."""
     if scorer.embedder is None:
-        stderr_console().print(
-            f"kp: the cache was not saved to {cache_path}: no embedder was available", markup=False
-        )
+        say(f"kp: the cache was not saved to {cache_path}: no embedder was available")
         return
     if scorer.cache.path is not None:
         scorer.cache.flush()  # opened from cache_path: append what this run added

@@ -2,9 +2,10 @@ r"""The consoles and streams every command writes through.
 
 Reports go to stdout or, atomically, to ``--output``; problems go to stderr. Data never goes
 through rich markup or emoji codes: a trace id such as ``[bold]x`` or a file name holding
-``:100:`` is printed as it is. Text that cannot be encoded (a lone surrogate from a ``\ud800``
-escape) is written as a backslash escape, which inside JSON strings is exactly JSON's own
-escape, instead of crashing the run.
+``:100:`` is printed as it is, and its control characters as escapes (``\x1b``), by
+:func:`~knowledgepulse._util.text.printable`. Text that cannot be encoded (a lone surrogate
+from a ``\ud800`` escape) is written as a backslash escape, which inside JSON strings is exactly
+JSON's own escape, instead of crashing the run.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import IO
 from rich.console import Console
 
 from knowledgepulse._util.atomic import atomic_text
+from knowledgepulse._util.text import printable
 from knowledgepulse.cli._stdout import report_stdout
 
 ENCODING_ERRORS = "backslashreplace"
@@ -37,6 +39,11 @@ def _console_on(stream: IO[str]) -> Console:
     return Console(
         file=_text_stream(stream), stderr=True, soft_wrap=True, highlight=False, emoji=False
     )
+
+
+def say(message: str, *, one_line: bool = False) -> None:
+    """A message on stderr, its control characters shown escaped (data in it cannot drive it)."""
+    stderr_console().print(printable(message, one_line=one_line), markup=False, highlight=False)
 
 
 def stdout_is_terminal() -> bool:

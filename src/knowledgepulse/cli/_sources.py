@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import stderr_console
+from knowledgepulse.cli._console import say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli._traces import ProblemSink, sources, valid_traces
 from knowledgepulse.cli.progress import ReadProgress
@@ -173,15 +173,13 @@ def converted_traces(
                 sink(Problem(item.location or Location("-"), "", warning, warning=True))
         for note in item.notes:  # how a file's rows are read, once per file
             where = item.location.file if item.location else "-"
-            stderr_console().print(f"{where}: {note}", markup=False, highlight=False)
+            say(f"{where}: {note}")
         record = Record(item.location or Location("-"), item.document)
         yield LoadedTrace(record, item.trace, item.row)
 
 
 def _say_read(path: str, found: str, count: int) -> None:
-    stderr_console().print(
-        f"{path}: read as {found} ({counted(count, 'trace')})", markup=False, highlight=False
-    )
+    say(f"{path}: read as {found} ({counted(count, 'trace')})")
 
 
 def _hint_once(item: ConvertedTrace, hinted: set[str]) -> None:
@@ -192,9 +190,7 @@ def _hint_once(item: ConvertedTrace, hinted: set[str]) -> None:
     from knowledgepulse.integrations.convert import reader  # noqa: PLC0415
 
     hint = reader(found).CONTENT_HINT if found else ""
-    stderr_console().print(
+    say(
         f"kp: warning: {item.location}: the {found} traces hold no message text, only names and "
-        f"timings, so novelty has little to go on; {hint}",
-        markup=False,
-        highlight=False,
+        f"timings, so novelty has little to go on; {hint}"
     )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import stderr_console
+from knowledgepulse.cli._console import say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.curation import (
     INFERRED_TASK_SIMILARITY,
@@ -113,11 +113,7 @@ def print_similarity_histogram(breakdowns: Sequence[ValueBreakdown]) -> None:
         for b in breakdowns
         if b.novelty.source == "embedding" and b.novelty.similarity is not None
     ]
-    stderr_console().print(
-        render_similarity_histogram(similarity_histogram(similarities)),
-        markup=False,
-        highlight=False,
-    )
+    say(render_similarity_histogram(similarity_histogram(similarities)))
 
 
 BAR_WIDTH = 40

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from knowledgepulse.cli._console import stderr_console
+from knowledgepulse.cli._console import say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli.progress import ReadProgress
 from knowledgepulse.novelty.embedder import embedder_for
@@ -46,14 +46,13 @@ class ProblemSink:
         self.tally = tally
         self.kept: list[Problem] = []
         self._keep = keep
-        self._console = stderr_console()
 
     def __call__(self, problem: Problem) -> None:
         """Report, count and maybe keep one problem."""
         self.tally.add_problem(problem)
         if self._keep:
             self.kept.append(problem)
-        self._console.print(str(problem), markup=False, highlight=False)
+        say(str(problem), one_line=True)
 
     @property
     def errors(self) -> bool:

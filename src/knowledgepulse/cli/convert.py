@@ -14,7 +14,7 @@ import orjson
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import open_output, stderr_console
+from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._redact import Redactor, redact_options
 from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
@@ -78,5 +78,5 @@ def convert_command(
         message += f"; {counted(tally.warnings, 'warning')}"
     if redactor is not None:
         message += f"; {redactor.summary()}"
-    stderr_console().print(message, markup=False, highlight=False)
+    say(message)
     return EXIT_FINDINGS if sink.errors else EXIT_OK

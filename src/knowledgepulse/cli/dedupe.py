@@ -12,7 +12,7 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import open_output, stderr_console
+from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._redact import Redactor, redact_options
 from knowledgepulse.cli._rows import parquet_rows, row_output
@@ -124,13 +124,11 @@ def dedupe_command(
                 stream.write(dumps(tidy(row)) + "\n")
     duplicates = sum(len(g.members) for g in groups)
     count = len(corpus.traces)
-    stderr_console().print(
+    say(
         f"{counted(count, 'trace')} scored; {counted(len(groups), 'near-duplicate group')} "
         f"at cosine >= {threshold:g}; "
         f"{counted(duplicates, 'trace')} would go, "
         f"{count - duplicates} kept" + (f"; {redactor.summary()}" if redactor is not None else ""),
-        markup=False,
-        highlight=False,
     )
     return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
 

@@ -24,6 +24,7 @@ from typing import Any
 import click
 
 from knowledgepulse import __version__
+from knowledgepulse._util.text import printable
 from knowledgepulse.errors import KnowledgePulseError
 
 EXIT_OK = 0
@@ -90,13 +91,22 @@ class _LazyGroup(click.Group):
 def cli(verbose: int) -> None:
     """Judge AI agent traces and LLM workflow output, deterministically and transparently."""
     level = logging.WARNING - 10 * min(verbose, 2)
-    logging.basicConfig(level=level, format="kp: %(message)s", stream=sys.stderr)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_PrintableFormatter("kp: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
+
+
+class _PrintableFormatter(logging.Formatter):
+    """Log lines with the control characters of data in them (a file name) shown escaped."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
 
 
 def _say(message: str) -> None:
-    from knowledgepulse.cli._console import stderr_console  # noqa: PLC0415 - rich loads on demand
+    from knowledgepulse.cli._console import say  # noqa: PLC0415 - rich loads on demand
 
-    stderr_console().print(message, markup=False, highlight=False)
+    say(message)
 
 
 def main(argv: list[str] | None = None) -> int:

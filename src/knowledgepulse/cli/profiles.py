@@ -8,7 +8,9 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from knowledgepulse._util.text import printable
 from knowledgepulse.value.profiles import ProfileRegistry, load_profiles
 
 profiles_file_option = click.option(
@@ -55,6 +57,8 @@ def profiles_command(output_format: str, profiles_file: Path | None) -> int:
     for column in ("profile", "complexity", "novelty", "tool_diversity", "outcome_confidence"):
         table.add_column(column, justify="left" if column == "profile" else "right")
     for name, weights in registry.items():
-        table.add_row(name, *(f"{w:.2f}" for w in weights.as_tuple()))
+        table.add_row(
+            Text(printable(name, one_line=True)), *(f"{w:.2f}" for w in weights.as_tuple())
+        )
     Console().print(table)
     return 0

@@ -16,7 +16,7 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import open_output, stderr_console, stderr_is_terminal
+from knowledgepulse.cli._console import open_output, say, stderr_is_terminal
 from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._redact import Redactor, level_option, rules_option
 from knowledgepulse.cli._rows import parquet_rows, row_output
@@ -105,25 +105,22 @@ def redact_command(
     message = f"read {counted(written, 'trace')}; {redactor.summary()}"
     if sink.tally.invalid:
         message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
-    stderr_console().print(message, markup=False, highlight=False)
+    say(message)
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 
 
 def _redacted(
     traces: Iterator[LoadedTrace], redactor: Redactor, reported: list[dict[str, Any]] | None
 ) -> Iterator[LoadedTrace]:
-    console = stderr_console()
     for loaded in traces:
         cleaned, findings = redactor.redact(loaded)
         if findings and reported is not None:
             reported.append(_trace_entry(loaded, findings))
         elif findings:
             for finding in findings:
-                console.print(
+                say(
                     f"{loaded.location}: {finding.path}: redacted {finding.count} "
-                    f"{finding.type} ({finding.rule})",
-                    markup=False,
-                    highlight=False,
+                    f"{finding.type} ({finding.rule})"
                 )
         yield cleaned
 

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 import click
 
 from knowledgepulse._util.atomic import check_destination
-from knowledgepulse._util.text import counted
+from knowledgepulse._util.text import counted, printable
 from knowledgepulse.cli._cache import open_cache_file, save_cache_file, ttl_ms
 from knowledgepulse.cli._console import (
     open_output,
     output_console,
-    stderr_console,
+    say,
     stderr_is_terminal,
     stdout_is_terminal,
 )
@@ -46,7 +46,6 @@ from knowledgepulse.cli._traces import (
     novelty_text_option,
     paths_argument,
     sources,
-    valid_traces,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
@@ -277,7 +276,7 @@ def score_command(
     if cache_path is not None and not frozen:
         save_cache_file(scorer, cache_path)
     redacted = f"; {redactor.summary()}" if redactor is not None else ""
-    stderr_console().print(summary_line(tally) + redacted, markup=False, highlight=False)
+    say(summary_line(tally) + redacted)
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 
 
@@ -292,16 +291,27 @@ def score_command(
     show_default=True,
     help="text: problems on stderr; json: a report on stdout.",
 )
-def validate_command(paths: tuple[str, ...], output_format: str) -> int:
+@source_options(required=False)
+def validate_command(
+    paths: tuple[str, ...],
+    output_format: str,
+    source: str | None,
+    domain: str | None,
+    confidence: float | None,
+    **row_columns: str | float | None,
+) -> int:
     """Check traces against the ReasoningTrace schema, without scoring.
 
     Every problem is reported as FILE:LINE: PATH: message; exit code 1 when there were any.
+    With --from, PATH is an agent framework's file, converted and checked as kp score reads it:
+    the traces valid here are the ones kp score scores.
     """
+    convert_options = trace_options(source, domain, confidence, row_columns)
     tally = RunTally(DEFAULT_THRESHOLD)
     sink = ProblemSink(tally, keep=output_format == "json")
     valid = 0
     with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
-        for _ in valid_traces(paths, sink, progress):
+        for _ in read_traces(paths, sink, progress, source, convert_options):
             valid += 1
             progress.scored(valid)
     if output_format == "json":
@@ -318,7 +328,7 @@ def validate_command(paths: tuple[str, ...], output_format: str) -> int:
         message += f"; {counted(tally.invalid, 'invalid record')}"
     if tally.warnings:
         message += f"; {counted(tally.warnings, 'warning')}"
-    stderr_console().print(message, markup=False, highlight=False)
+    say(message)
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 
 
@@ -391,7 +401,15 @@ def _print_table(
         if explain:
             for result in results:
                 console.print()
-                console.print(result.breakdown.explain(), markup=False, highlight=False)
+                console.print(_explained(result.breakdown), markup=False, highlight=False)
+
+
+def _explained(breakdown: ValueBreakdown) -> str:
+    """``--explain``'s text for a terminal: the id that opens it kept on its line, escaped."""
+    text, head = breakdown.explain(), breakdown.trace_id
+    if text.startswith(head):  # an id may hold a newline ("kp:trace:\n" is valid)
+        return printable(head, one_line=True) + printable(text[len(head) :])
+    return printable(text)
 
 
 def _scored_stream(

@@ -20,7 +20,7 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import (
     open_output,
-    stderr_console,
+    say,
     stderr_is_terminal,
 )
 from knowledgepulse.cli._options import output_option
@@ -273,12 +273,10 @@ def select_command(
         with open_output(report_path) as stream:
             for rejection in selection.rejected:
                 stream.write(dumps(tidy(_rejection_row(corpus, rejection))) + "\n")
-    stderr_console().print(
+    say(
         _summary(corpus, selection, budget, min_score)
         + f"; {task_summary(corpus.candidates, selection, task_path)}"
         + (f"; {redactor.summary()}" if redactor is not None else ""),
-        markup=False,
-        highlight=False,
     )
     return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
 

@@ -1,15 +1,20 @@
 """Content patterns: regular expressions searched in page content, bounded in time and size.
 
 Content comes from a model, so a pattern that backtracks catastrophically must not hang a run:
-matching uses the ``regex`` package's ``timeout``, and a timeout is an issue on that pattern
-(not matched). Patterns are *searched* with DOTALL, so a pattern can span the newlines that join
-blocks. ``regex`` unrolls a fixed repeat when it compiles (``(?:(?:a{1000}){1000}){100}b``
-takes gigabytes), so a pattern past the bounds below is refused before it is compiled.
+matching uses the ``regex`` package's ``timeout`` (which counts the CPU time the search takes),
+and a timeout is an issue on that pattern (not matched). The patterns of one case share a
+budget too (``case_timeout_ms``, wall-clock time): each search gets at most what is left of it,
+and once it is spent the patterns left are not searched, so 24 catastrophic patterns cost one
+budget, not 24 timeouts. Patterns are *searched* with DOTALL, so a pattern can span the
+newlines that join blocks. ``regex`` unrolls a fixed repeat when it compiles
+(``(?:(?:a{1000}){1000}){100}b`` takes gigabytes), so a pattern past the bounds below is
+refused before it is compiled.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -17,11 +22,21 @@ from enum import StrEnum
 from typing import Any
 
 import regex
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from knowledgepulse.evals.models import ContentPatterns, Page
 
 DEFAULT_TIMEOUT_MS = 1000.0
+DEFAULT_CASE_TIMEOUT_MS = 10_000.0
+"""The default budget of all a case's patterns together (or ``timeout_ms``, if larger)."""
 MAX_TIMEOUT_MS = 60_000.0
 """The most a suite may allow one pattern to search one page: beyond it a catastrophic
 pattern would hold a run for hours (and ``regex`` reads a huge timeout as none at all)."""
@@ -61,17 +76,54 @@ class PatternParams(BaseModel):
         description="Longest time one pattern may search one page, in ms; past it the pattern "
         "counts as not matched and an issue says it timed out.",
     )
+    case_timeout_ms: float | None = Field(
+        default=None,
+        gt=0,
+        strict=True,
+        allow_inf_nan=False,
+        description="Longest time all the patterns of one case may search together, in ms "
+        f"(default: {DEFAULT_CASE_TIMEOUT_MS:g}, or timeout_ms if larger); once it is spent, "
+        "the patterns left count as not matched and an issue says so.",
+    )
 
-    @field_validator("timeout_ms")
+    @field_validator("timeout_ms", "case_timeout_ms")
     @classmethod
-    def _bounded(cls, value: float) -> float:
+    def _bounded(cls, value: float | None, info: ValidationInfo) -> float | None:
         # The bound is what keeps a catastrophic pattern from hanging a run: it cannot be lifted.
-        if value > MAX_TIMEOUT_MS:
+        if value is not None and value > MAX_TIMEOUT_MS:
+            per = "per pattern and page" if info.field_name == "timeout_ms" else "per case"
             raise ValueError(
-                f"at most {MAX_TIMEOUT_MS:g} ms (one minute) per pattern and page; the bound keeps "
-                "a catastrophic pattern from hanging the run, so it cannot be switched off"
+                f"at most {MAX_TIMEOUT_MS:g} ms (one minute) {per}; the bound keeps a "
+                "catastrophic pattern from hanging the run, so it cannot be switched off"
             )
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_case_budget(cls, data: Any) -> Any:
+        # Filled in here, so that a resolved suite (kp eval --dry-run) shows the budget in force.
+        if isinstance(data, Mapping) and data.get("case_timeout_ms") is None:
+            timeout = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
+            valid = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+            if valid and 0 < timeout <= MAX_TIMEOUT_MS:  # else timeout_ms's own error says why
+                return {**data, "case_timeout_ms": case_budget_ms(float(timeout), None)}
+        return data
+
+    @model_validator(mode="after")
+    def _case_budget_holds_a_pattern(self) -> PatternParams:
+        if self.case_timeout_ms is not None and self.case_timeout_ms < self.timeout_ms:
+            raise ValueError(
+                f"case_timeout_ms ({self.case_timeout_ms:g}) is less than timeout_ms "
+                f"({self.timeout_ms:g}), the time of one pattern; raise it, or lower timeout_ms"
+            )
+        return self
+
+
+def case_budget_ms(timeout_ms: float, case_timeout_ms: float | None) -> float:
+    """``case_timeout_ms``, else the default: 10 s, or one pattern's ``timeout_ms`` if larger."""
+    return (
+        case_timeout_ms if case_timeout_ms is not None else max(DEFAULT_CASE_TIMEOUT_MS, timeout_ms)
+    )
 
 
 class PatternStatus(StrEnum):
@@ -82,6 +134,7 @@ class PatternStatus(StrEnum):
     NO_PAGE = "no such page"
     INVALID = "invalid regex"
     TIMEOUT = "timed out"
+    NOT_SEARCHED = "not searched"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,22 +208,44 @@ def patterns_by_page(
     return {pages[0].id: list(patterns)} if patterns else {}
 
 
+class Budget:
+    """What is left of a case's pattern time: a deadline on the monotonic clock."""
+
+    def __init__(self, total_ms: float) -> None:
+        self.total_ms = total_ms
+        self._deadline = time.monotonic() + total_ms / 1000
+
+    def left_ms(self) -> float:
+        """Milliseconds left; zero or less once spent."""
+        return (self._deadline - time.monotonic()) * 1000
+
+
 def check_patterns(
     patterns: ContentPatterns | None,
     pages: Sequence[Page],
     *,
     ignore_case: bool = False,
     timeout_ms: float = DEFAULT_TIMEOUT_MS,
+    case_timeout_ms: float | None = None,
 ) -> PatternReport:
     """Search every pattern in its page's content (``pages`` are the pages after the operations).
+
+    All of them together take at most ``case_timeout_ms`` (default: 10 s, or ``timeout_ms`` if
+    larger).
 
     Raises:
         ValueError: the patterns are a plain list but there is not exactly one page.
     """
+    budget = Budget(case_budget_ms(timeout_ms, case_timeout_ms))
     contents = {page.id: page.content for page in pages}
     checks = [
         check_pattern(
-            page_id, pattern, contents.get(page_id), ignore_case=ignore_case, timeout_ms=timeout_ms
+            page_id,
+            pattern,
+            contents.get(page_id),
+            ignore_case=ignore_case,
+            timeout_ms=timeout_ms,
+            budget=budget,
         )
         for page_id, items in patterns_by_page(patterns, pages).items()
         for pattern in items
@@ -186,10 +261,12 @@ def check_pattern(
     ignore_case: bool = False,
     timeout_ms: float = DEFAULT_TIMEOUT_MS,
     subject: str | None = None,
+    budget: Budget | None = None,
 ) -> PatternCheck:
     """Search one pattern in one page's content (``None``: the page does not exist).
 
-    ``subject`` is how issues name what was searched (``Output``), when not a page.
+    ``subject`` is how issues name what was searched (``Output``), when not a page; ``budget``
+    is what is left of the case's pattern time, when the pattern is one of several.
     """
     label = subject if subject is not None else f"Page '{page_id}'"
     where = f"{label}: Pattern '{pattern}'"
@@ -211,12 +288,19 @@ def check_pattern(
             PatternStatus.INVALID,
             f"{where} is not a valid regular expression: {compiled}; counted as not matched",
         )
+    allowed = timeout_ms if budget is None else min(timeout_ms, budget.left_ms())
+    if budget is not None and allowed <= 0:
+        return result(
+            PatternStatus.NOT_SEARCHED,
+            f"{where} not searched: the case's patterns used up their {budget.total_ms:g} ms "
+            "(case_timeout_ms); counted as not matched (make the slow patterns simpler)",
+        )
     try:
-        found = compiled.search(content, timeout=timeout_ms / 1000)
+        found = compiled.search(content, timeout=allowed / 1000)
     except TimeoutError:
         return result(
             PatternStatus.TIMEOUT,
-            f"{where} timed out after {timeout_ms:g} ms on {len(content)} characters of content;"
+            f"{where} timed out after {allowed:g} ms on {len(content)} characters of content;"
             " counted as not matched (avoid nested repetition such as '(a|aa)+')",
         )
     if found is None:

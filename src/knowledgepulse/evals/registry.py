@@ -45,6 +45,10 @@ def register_scorer(type_name: str) -> Callable[[S], S]:
         )
 
     def decorate(cls: S) -> S:
+        # Built-ins first, so a plugin that takes a built-in's name is the one refused (by
+        # name, at its import), never the built-in loaded after it (an internal error).
+        if not cls.__module__.startswith(f"{_BUILTIN_MODULE}."):
+            _load_builtins()
         with _lock:
             existing = _registry.get(type_name)
             # The same class imported again (its module forgotten and re-imported, as pytester
@@ -53,7 +57,7 @@ def register_scorer(type_name: str) -> Callable[[S], S]:
             if existing is not None and existing is not cls and not reimported:
                 raise ValueError(
                     f"scorer type {type_name!r} is already registered by "
-                    f"{existing.__module__}.{existing.__qualname__}"
+                    f"{existing.__module__}.{existing.__qualname__}; choose another type name"
                 )
             cls.type_name = type_name
             _registry[type_name] = cls

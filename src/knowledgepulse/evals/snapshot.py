@@ -1,8 +1,10 @@
 """A run as a comparison sees it: from an :class:`EvalRun` in memory or a JSON report on disk.
 
-A report's fields not needed here (those newer versions add, say) are ignored. Cases are
-numbered by occurrence of their id, so a repeated id is still matched one to one; a malformed
-case without an id cannot be matched and is only counted.
+A report's fields not needed here (those newer versions add, say) are ignored; those it needs
+are checked strictly (a score is a JSON number, not ``"0.5"``), and a case id repeated in a
+report is refused with its path, since cases are matched by id. A run in memory numbers a
+repeated id by occurrence instead (the cases file warned about it); a malformed case without an
+id cannot be matched and is only counted.
 """
 
 from __future__ import annotations
@@ -11,16 +13,16 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Strict, StrictBool, StrictStr, ValidationError
 
 from knowledgepulse._util.jsonpath import problems_from
 from knowledgepulse.errors import ReportFileError
 from knowledgepulse.evals.runner import EvalRun
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import JsonError, loads
-from knowledgepulse.records.source import BOM, open_source
+from knowledgepulse.records.source import ReadError, open_source, read_all
 
 _HOW_TO_WRITE = "write one with: kp eval CASES --suite SUITE -f json -o FILE"
 
@@ -127,6 +129,10 @@ def _numbered(rows: Iterable[_Row]) -> tuple[tuple[CaseSnapshot, ...], int]:
 # --- Reading a report back ---------------------------------------------------------------------
 
 
+# A score is a JSON number: "0.5" or true is not one, and would compare as something else.
+_Number = Annotated[float, Strict()]
+
+
 class _Lenient(BaseModel):
     """A report may carry fields newer versions add: they are ignored, not errors."""
 
@@ -136,8 +142,8 @@ class _Lenient(BaseModel):
 class _SuiteEntry(_Lenient):
     key: StrictStr
     type: StrictStr
-    weight: float
-    threshold: float
+    weight: _Number
+    threshold: _Number
 
 
 class _Suite(_Lenient):
@@ -146,20 +152,20 @@ class _Suite(_Lenient):
 
 
 class _Stats(_Lenient):
-    mean: float | None = None
+    mean: _Number | None = None
 
 
 class _Summary(_Lenient):
-    pass_rate: float | None = None
-    weighted_mean: float | None = None
+    pass_rate: _Number | None = None
+    weighted_mean: _Number | None = None
     scorers: dict[str, _Stats] = {}
 
 
 class _Outcome(_Lenient):
     type: StrictStr
     name: StrictStr | None = None
-    score: float | None
-    threshold: float
+    score: _Number | None
+    threshold: _Number
     passed: StrictBool
     error: StrictStr | None = None
 
@@ -167,7 +173,7 @@ class _Outcome(_Lenient):
 class _Case(_Lenient):
     id: StrictStr | None
     passed: StrictBool
-    weighted_score: float | None = None
+    weighted_score: _Number | None = None
     scorers: list[_Outcome]
     error: list[Any] | None = None
 
@@ -178,6 +184,23 @@ class _Report(_Lenient):
     cases: list[_Case]
 
 
+def _repeated_ids(cases: Iterable[_Case], source: str) -> list[Problem]:
+    first: dict[str, int] = {}
+    problems = []
+    for index, case in enumerate(cases):
+        if case.id is None:
+            continue
+        if case.id in first:
+            message = (
+                f"{case.id!r} is also the id of cases[{first[case.id]}]; a comparison matches "
+                "cases by id, so give each case in the cases file its own id"
+            )
+            problems.append(Problem(Location(source), f"cases[{index}].id", message))
+        else:
+            first[case.id] = index
+    return problems
+
+
 def load_report(path: str | Path) -> RunSnapshot:
     """Read a ``kp eval -f json`` report back (``-`` reads standard input; ``.gz`` works too).
 
@@ -186,10 +209,14 @@ def load_report(path: str | Path) -> RunSnapshot:
         ReportFileError: the file is not a ``kp eval`` JSON report; each problem says where.
     """
     with open_source(path) as source:
-        data = source.stream.read()
         name = source.name
+        try:
+            data = read_all(source.stream)
+        except ReadError as error:  # a truncated .gz
+            summary = f"{name} cannot be read in full; {_HOW_TO_WRITE}"
+            raise ReportFileError(summary, [Problem(Location(name), "", str(error))]) from None
     try:
-        document, _ = loads(data.removeprefix(BOM))
+        document, _ = loads(data)
     except (JsonError, UnicodeDecodeError) as error:
         if isinstance(error, JsonError):
             problem = Problem(Location(name, error.line), error.path, error.message)
@@ -222,6 +249,9 @@ def report_snapshot(document: Any, source: str) -> RunSnapshot:
         raise ReportFileError(
             summary, problems_from(error, Record(Location(source), document))
         ) from None
+    repeated = _repeated_ids(report.cases, source)
+    if repeated:
+        raise ReportFileError(f"{source}: case ids repeat; cases are matched by id", repeated)
     cases, without_id = _numbered(
         (
             case.id,

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from knowledgepulse.records.json_values import json_value
+
 MAX_CONTENT_BYTES = 8192
 """Step content is cut to this many UTF-8 bytes (the corpora's bound)."""
 MAX_OUTPUT_SUMMARY = 500
@@ -55,8 +57,11 @@ def as_text(value: Any) -> str:
         return ""  # binary parts are dropped
     try:
         return json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(value)
+    except (TypeError, ValueError, RecursionError):
+        try:
+            return str(value)
+        except ValueError:  # an integer too long to print
+            return type(value).__name__
 
 
 def as_input(value: Any) -> dict[str, Any] | None:
@@ -66,19 +71,22 @@ def as_input(value: Any) -> dict[str, Any] | None:
     if isinstance(value, dict):
         return _jsonable(value)
     if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-        except ValueError:
+        try:  # json_value: a NaN json accepts is no JSON; a lone surrogate reads as U+FFFD
+            parsed = json_value(json.loads(value))
+        except (ValueError, RecursionError):
             return {"_raw": value} if value else None
-        # Parsed from JSON text, it is JSON already: no second round trip (a dataset's rows
-        # are mostly this case).
         return parsed if isinstance(parsed, dict) else {"_raw": value}
     return {"_raw": as_text(value)}
 
 
 def _jsonable(value: dict[Any, Any]) -> dict[str, Any]:
     # Live objects may hold anything (datetimes, pydantic models): keep what JSON can say.
-    loaded: dict[str, Any] = json.loads(json.dumps(value, ensure_ascii=False, default=str))
+    try:
+        loaded: dict[str, Any] = json_value(
+            json.loads(json.dumps(value, ensure_ascii=False, default=str))
+        )
+    except (TypeError, ValueError, RecursionError):  # a tuple key, a NaN, a huge integer
+        return {"_raw": as_text(value)}
     return loaded
 
 

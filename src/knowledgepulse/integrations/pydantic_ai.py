@@ -253,7 +253,8 @@ def _tell_request_part(run: _Run, part: Mapping[str, Any], path: Loc, at: dateti
         if name.startswith(OUTPUT_TOOL_PREFIX) and part.get("outcome", "success") == "success":
             return  # "Final result processed."
         content = part.get("content")
-        failed = part.get("outcome") in _FAILED_OUTCOMES
+        outcome = part.get("outcome")  # a list or an object is no outcome, not a set lookup
+        failed = isinstance(outcome, str) and outcome in _FAILED_OUTCOMES
         run.builder.tool_result(
             name,
             output=None if failed else content,

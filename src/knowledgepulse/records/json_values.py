@@ -11,7 +11,9 @@ costing the record.
 
 from __future__ import annotations
 
+import ast
 import json
+import math
 import re
 from typing import Any
 
@@ -147,3 +149,45 @@ def _without_lone_surrogates(value: Any, loc: tuple[str | int, ...], found: list
             for index, child in enumerate(value)
         ]
     return value
+
+
+def python_literal(text: str) -> Any:
+    """A Python literal that producers write for JSON (``str(dict)``, single quotes, ``None``).
+
+    Read safely (``ast.literal_eval``) and kept only when it is a JSON value: string keys,
+    tuples read as lists, finite numbers; a lone surrogate is read as U+FFFD, as in JSON.
+
+    Raises:
+        ValueError: the text is not a literal, or holds what JSON cannot (a tuple key, a set,
+            bytes, an infinite float), or nests past ``MAX_NESTING``.
+    """
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as error:
+        raise ValueError(f"not a Python literal: {error}") from None
+    return json_value(value)
+
+
+def json_value(value: Any, depth: int = 0) -> Any:
+    """``value`` as a JSON value (see :func:`python_literal`).
+
+    Raises:
+        ValueError: it holds what JSON cannot.
+    """
+    if depth > MAX_NESTING:
+        raise ValueError(TOO_DEEP)
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("not a finite number")
+        return value
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list | tuple):
+        return [json_value(child, depth + 1) for child in value]
+    if isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            raise ValueError("an object key that is not a string")
+        return {json_value(key): json_value(child, depth + 1) for key, child in value.items()}
+    raise ValueError(f"a {type(value).__name__}, which JSON has no value for")

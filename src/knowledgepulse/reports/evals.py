@@ -10,6 +10,7 @@ objects, so an id like ``[bold]`` or ``:100:`` is shown as written, never as mar
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -71,9 +72,44 @@ def suite_to_json(suite: Suite) -> str:
 def indented_json(document: Any) -> str:
     """``document`` as indented JSON text, UTF-8 as is, ending in a newline."""
     # A custom scorer's details may hold values JSON has no type for; show them as text.
-    text = json.dumps(document, ensure_ascii=False, indent=2, default=str) + "\n"
+    text = json.dumps(_json_safe(document), ensure_ascii=False, indent=2, default=_text) + "\n"
     # An unpaired surrogate cannot be written as UTF-8, but JSON can escape it.
     return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with what would break its JSON text written as strings instead.
+
+    A NaN or infinity (not JSON), an integer too long for Python to print, a key that is not a
+    string.
+    """
+    if isinstance(value, dict):
+        return {
+            key if isinstance(key, str) else _json_key(key): _json_safe(child)
+            for key, child in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_json_safe(child) for child in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            str(value)
+        except ValueError:  # past sys.get_int_max_str_digits()
+            return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+    return value
+
+
+def _json_key(key: Any) -> str:
+    shown = _json_safe(key)
+    return shown if isinstance(shown, str) else _text(shown)
+
+
+def _text(value: Any) -> str:
+    try:
+        return str(value)
+    except ValueError:  # a set or tuple holding an integer too long to print
+        return type(value).__name__
 
 
 def number(value: float | None, digits: int = 3) -> str:

@@ -11,6 +11,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from knowledgepulse._util.text import printable
 from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES
 from knowledgepulse.reports.value import RunTally, ScoredTrace
 
@@ -76,7 +77,7 @@ def to_table(
         b = result.breakdown
         d = b.dimensions
         cells: list[Text | str] = [
-            Text(b.trace_id),
+            Text(printable(b.trace_id, one_line=True)),
             Text(f"{b.score:.3f}", style="bold"),
             Text("yes", style="green") if b.shareable else Text("no", style="dim"),
             f"{d.complexity:.2f}",
@@ -85,7 +86,10 @@ def to_table(
             f"{d.outcome_confidence:.2f}",
         ]
         if wide:
-            cells += [Text(", ".join(o.name for o in b.overrides)), Text(b.profile)]
+            cells += [
+                Text(", ".join(o.name for o in b.overrides)),
+                Text(printable(b.profile, one_line=True)),
+            ]
         else:
             cells.append(" ".join(_OVERRIDE_MARKS[o.name] for o in b.overrides))
         table.add_row(*cells)
@@ -111,7 +115,7 @@ def percentile_table(tally: RunTally) -> Table:
         rows.append(("all", summary["all"]))
     for domain, values in rows:
         table.add_row(
-            Text(domain),
+            Text(printable(domain, one_line=True)),
             *(str(values[c]) if c == "count" else f"{values[c]:.3f}" for c in columns),
         )
     return table

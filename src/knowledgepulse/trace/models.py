@@ -167,7 +167,7 @@ class ReasoningTrace(_JsonLdModel):
         "https://openknowledgepulse.org/schema/v1", "https://knowledgepulse.dev/schema/v1"
     ] = Field(alias="@context")
     type: Literal["ReasoningTrace"] = Field(alias="@type")
-    id: Annotated[StrictStr, Field(pattern=r"^kp:trace:.+")] = Field(
+    id: Annotated[StrictStr, Field(pattern=r"^kp:trace:[\s\S]+")] = Field(
         description="The trace's id, `kp:trace:<anything non-empty>`."
     )
     source_skill: StrictStr | None = Field(

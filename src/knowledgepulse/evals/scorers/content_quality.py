@@ -19,8 +19,10 @@ from pydantic import BaseModel
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
 from knowledgepulse.evals.operations import apply_operations
 from knowledgepulse.evals.patterns import (
+    Budget,
     PatternParams,
     PatternReport,
+    case_budget_ms,
     check_pattern,
     check_patterns,
 )
@@ -41,6 +43,7 @@ def content_report(
             final,
             ignore_case=params.ignore_case,
             timeout_ms=params.timeout_ms,
+            case_timeout_ms=params.case_timeout_ms,
         )
     except ValueError as error:  # a plain list of patterns for several pages
         return str(error)
@@ -58,6 +61,7 @@ def text_report(text: str, expected: Any, params: PatternParams) -> PatternRepor
             f"the output is a text, and {found} is not a list of regular expressions; give "
             "expected: {contentPatterns: [regex, ...]} (an empty list checks nothing)"
         )
+    budget = Budget(case_budget_ms(params.timeout_ms, params.case_timeout_ms))
     checks = tuple(
         check_pattern(
             TEXT_OUTPUT,
@@ -66,6 +70,7 @@ def text_report(text: str, expected: Any, params: PatternParams) -> PatternRepor
             ignore_case=params.ignore_case,
             timeout_ms=params.timeout_ms,
             subject="Output",
+            budget=budget,
         )
         for pattern in patterns
     )

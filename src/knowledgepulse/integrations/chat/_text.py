@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 
+from knowledgepulse.records.json_values import json_value, python_literal
+
 _ERROR_START = re.compile(
     r"^\s*(?:error\b|exception\b|traceback \(most recent call last\)|\w*error:)", re.IGNORECASE
 )
@@ -122,8 +124,8 @@ def _json_or_python(body: str) -> Any:
     if len(body) > _MAX_LITERAL:
         return None
     try:
-        return ast.literal_eval(body)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return python_literal(body)
+    except ValueError:
         return None
 
 
@@ -156,9 +158,10 @@ def python_calls(text: str) -> list[TaggedCall] | None:
         name = names[int(name.removeprefix("_kp_call_"))]
         try:
             arguments = {
-                str(keyword.arg): ast.literal_eval(keyword.value) for keyword in node.keywords
+                str(keyword.arg): json_value(ast.literal_eval(keyword.value))
+                for keyword in node.keywords
             }
-        except (ValueError, TypeError, SyntaxError, RecursionError):
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
             return None
         calls.append(TaggedCall(name, arguments))
     return calls or None

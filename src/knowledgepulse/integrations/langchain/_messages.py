@@ -143,6 +143,7 @@ def _content(content: Any) -> tuple[list[str], list[str]]:
             texts.append(block)
         elif isinstance(block, Mapping):
             kind = block.get("type")
+            kind = kind if isinstance(kind, str) else None  # a list names no block type
             if kind in _TEXT_BLOCKS and isinstance(block.get("text"), str):
                 texts.append(block["text"])
             elif kind in _REASONING_BLOCKS:

@@ -10,7 +10,6 @@ nodes) is plumbing, recursed into. Evident errors: a run's ``error``, and a ``To
 
 from __future__ import annotations
 
-import ast
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from knowledgepulse.integrations.langchain._messages import (
     find_messages,
     message_list,
 )
+from knowledgepulse.records.json_values import json_value, python_literal
 
 MAX_RUNS_PER_TRACE = 10_000
 """Runs read per trace; the rest are left out (and the trace says so)."""
@@ -316,12 +316,12 @@ def _tool_input(inputs: Any) -> Any:
     value = inputs["input"]
     if isinstance(value, str) and value.lstrip().startswith("{"):
         try:
-            return json.loads(value)
-        except ValueError:
+            return json_value(json.loads(value))
+        except (ValueError, RecursionError):
             pass
         try:  # LangChain writes ``str(dict)`` here: a Python literal, read safely
-            parsed = ast.literal_eval(value)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            parsed = python_literal(value)
+        except ValueError:
             return value
         return parsed if isinstance(parsed, dict) else value
     return value

@@ -94,6 +94,8 @@ def output_item_entries(item: Any) -> list[Entry]:
     if not isinstance(item, Mapping):
         return []
     kind = item.get("type")
+    if not isinstance(kind, str | None):  # a list or an object names no item type
+        return []
     if kind == "message" or (kind is None and item.get("role") == "assistant"):
         if item.get("role", "assistant") != "assistant":
             return []

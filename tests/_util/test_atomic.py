@@ -1,0 +1,70 @@
+"""Outputs replace regular files atomically, and write devices and FIFOs in place."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from knowledgepulse._util.atomic import atomic_text, check_destination
+from knowledgepulse.cli.main import main
+
+TRACES = Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl"
+
+
+def test_a_regular_file_is_replaced_by_a_new_inode(tmp_path: Path) -> None:
+    """The file the run writes is a new one, renamed over the old (readers never see half)."""
+    path = tmp_path / "out.txt"
+    path.write_text("old")
+    before = path.stat().st_ino
+    with atomic_text(path) as stream:
+        stream.write("new")
+    assert path.read_text() == "new"
+    assert path.stat().st_ino != before
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_is_written_in_place_and_stays_a_fifo(tmp_path: Path) -> None:
+    """Writing onto a FIFO feeds its reader; the FIFO is not replaced by a regular file."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    check_destination(fifo)
+    with atomic_text(fifo) as stream:
+        stream.write("through the pipe\n")
+    reader.join(timeout=10)
+    assert received == [b"through the pipe\n"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert os.listdir(tmp_path) == ["pipe"]
+
+
+@pytest.fixture
+def null_device(tmp_path: Path) -> Path:
+    """A null device safe to test on: as root, a node of our own, since a kp without the fix
+    would rename a file over the machine's /dev/null; otherwise /dev/null, which only root
+    could replace."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        if not os.path.exists(os.devnull):
+            pytest.skip("needs a null device")
+        return Path(os.devnull)
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except OSError as error:  # a container without CAP_MKNOD
+        pytest.skip(f"cannot make a device node: {error}")
+    return device
+
+
+def test_a_device_as_output_stays_a_character_device(
+    capsys: pytest.CaptureFixture[str], null_device: Path
+) -> None:
+    """``-o /dev/null`` writes into the device; it is never renamed over (as root it could be)."""
+    code = main(["score", str(TRACES), "--no-embedder", "-f", "jsonl", "-o", str(null_device)])
+    assert code == 0, capsys.readouterr().err
+    assert stat.S_ISCHR(null_device.stat().st_mode)
+    assert null_device.read_bytes() == b""  # a null device, not a file holding the report
