@@ -177,6 +177,40 @@ def test_validate_reports_problems_without_scoring(kp: KpRunner) -> None:
     assert json.loads(good.out) == {"valid": 8, "invalid": 0, "warnings": 0, "problems": []}
 
 
+def _misspelt_tool(tmp_path: Path) -> Path:
+    document = trace_json(trace_id="kp:trace:tols")
+    document["steps"][1]["tols"] = document["steps"][1].pop("tool")
+    path = tmp_path / "tols.jsonl"
+    path.write_text(json.dumps(document) + "\n")
+    return path
+
+
+def test_a_misspelt_key_is_a_warning_counted_in_the_score_summary(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """tols for tool: FILE:LINE: steps[1].tols ... did you mean 'tool'?, 1 warning; exit 0."""
+    path = _misspelt_tool(tmp_path)
+    run = kp("score", str(path), "--no-embedder", "-f", "jsonl")
+    assert run.code == 0
+    assert (
+        f"{path}:1: warning: steps[1].tols: unknown key, kept but not read: did you mean "
+        + ("'tool'?")
+        in run.err
+    )
+    assert run.err.rstrip().endswith("; 1 warning")
+    assert [row["id"] for row in jsonl(run.out)] == ["kp:trace:tols"]
+
+
+def test_validate_counts_a_misspelt_key_as_a_warning(kp: KpRunner, tmp_path: Path) -> None:
+    """kp validate -f json lists the misspelt key as a warning with its path; exit 0."""
+    run = kp("validate", str(_misspelt_tool(tmp_path)), "-f", "json")
+    assert run.code == 0
+    report = json.loads(run.out)
+    assert (report["valid"], report["warnings"]) == (1, 1)
+    assert report["problems"][0]["path"] == "steps[1].tols"
+    assert report["problems"][0]["severity"] == "warning"
+
+
 def test_profiles_command_prints_the_weight_table(kp: KpRunner) -> None:
     """kp profiles --format json is the spec's table."""
     data = json.loads(kp("profiles", "-f", "json").out)
