@@ -266,6 +266,14 @@ def score_command(
         _print_table(collector.results, tally, output, explain)
     if cache_path is not None and not frozen:
         save_cache_file(scorer, cache_path)
+    if cache_path is not None and scorer.already_cached:
+        stderr_console().print(
+            f"kp: {counted(scorer.already_cached, 'trace')} of this input "
+            f"{'was' if scorer.already_cached == 1 else 'were'} already in {cache_path} (by id): "
+            "each was compared with the other vectors, not with its own",
+            markup=False,
+            highlight=False,
+        )
     stderr_console().print(summary_line(tally), markup=False, highlight=False)
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 
