@@ -126,6 +126,39 @@ def test_table_view_and_explanations(kp: KpRunner) -> None:
     assert "override single_thought" in run.out
 
 
+def _table_lines(kp: KpRunner) -> list[str]:
+    run = kp("score", TRACES, "--no-embedder", "-f", "table")
+    assert run.code == 0
+    return run.out.splitlines()
+
+
+def _assert_readable(lines: list[str], width: int) -> None:
+    """Every line fits, every id is whole on one line, no number is cut short."""
+    assert max(len(line) for line in lines) <= width
+    ids = [json.loads(line)["id"] for line in Path(TRACES).read_text().splitlines()]
+    assert all(any(i in line for line in lines) for i in ids)
+    assert "…" not in "\n".join(lines)
+    percentiles = lines[lines.index(next(x for x in lines if x.startswith("Score percentiles"))) :]
+    assert any(line.split()[:2] == ["all", "8"] and len(line.split()) == 10 for line in percentiles)
+
+
+def test_the_table_is_readable_at_80_columns(kp: KpRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """COLUMNS=80: no percentile cell cut to 0.9…, no id folded mid-word, nothing past 80."""
+    monkeypatch.setenv("COLUMNS", "80")
+    _assert_readable(_table_lines(kp), 80)
+
+
+def test_a_redirected_table_is_120_columns_wide(
+    kp: KpRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stdout redirected (a CI log) without COLUMNS: 120 columns, the wide table's profiles."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    lines = _table_lines(kp)
+    _assert_readable(lines, 120)
+    assert "customer_service" in "\n".join(lines)  # the profile column is there
+    assert max(len(line) for line in lines) > 100
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -25,6 +25,7 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._cache import open_cache_file, save_cache_file, ttl_ms
 from knowledgepulse.cli._console import (
+    REPORT_COLUMNS,
     open_output,
     output_console,
     stderr_console,
@@ -378,10 +379,10 @@ def _print_table(
 ) -> None:
     from knowledgepulse.reports.value_table import percentile_table, to_table  # noqa: PLC0415
 
-    with output_console(output) as console:
+    with output_console(output, redirected_width=REPORT_COLUMNS) as console:
         console.print(to_table(results, tally.threshold, width=console.width))
         if len(results) > 1:
-            console.print(percentile_table(tally))
+            console.print(percentile_table(tally, width=console.width))
         if explain:
             for result in results:
                 console.print()
