@@ -210,3 +210,19 @@ def test_a_device_that_cannot_run_is_one_line_before_any_work(
     assert message in run.err
     assert "Traceback" not in run.err
     assert run.out == ""
+
+
+def test_a_small_input_starts_no_worker_processes(
+    kp: KpRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """8 traces on 4 cores: the model runs in this process (starting workers costs 0.8 s)."""
+    from knowledgepulse.novelty import minilm
+
+    def no_pool(*args: object) -> None:
+        raise AssertionError("a worker pool was started for 8 traces")
+
+    monkeypatch.setattr(minilm, "available_threads", lambda: 4)
+    monkeypatch.setattr(minilm, "WorkerPool", no_pool)
+    run = kp("score", str(TRACES), "-f", "jsonl")
+    assert run.code == 0, run.err
+    assert len(rows(run.out)) == 8

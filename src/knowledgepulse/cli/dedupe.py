@@ -88,7 +88,7 @@ def dedupe_command(
         raise click.UsageError("kp dedupe compares embeddings; drop --no-embedder")
     if output is not None:
         check_destination(output, what="output")
-    embedder = embedder_from(False, model, workers=workers, device=device)
+    embedder = embedder_from(False, model, workers=workers, device=device, paths=paths)
     scorer = corpus_scorer(embedder, novelty_text, profiles_file, batch_size)
     corpus = read_and_score(paths, scorer, source=source, options=convert_options)
     require_vectors(corpus, "kp dedupe")

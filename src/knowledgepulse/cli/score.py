@@ -221,7 +221,9 @@ def score_command(
     embedder = (
         ray_embedder(address, model=model, window_cap=window_cap, workers=workers, device=device)
         if engine == "ray"
-        else build_embedder(no_embedder, model, window_cap, workers=workers, device=device)
+        else build_embedder(
+            no_embedder, model, window_cap, workers=workers, device=device, paths=paths
+        )
     )
     # The cache's identity (model and novelty text) and width come from the scorer's settings.
     identity = TraceValueScorer(embedder=embedder, novelty_text=novelty_text)

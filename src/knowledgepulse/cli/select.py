@@ -225,7 +225,7 @@ def select_command(
     for path in (output, report_path):
         if path is not None:
             check_destination(path, what="output")
-    embedder = embedder_from(no_embedder, model, workers=workers, device=device)
+    embedder = embedder_from(no_embedder, model, workers=workers, device=device, paths=paths)
     scorer = corpus_scorer(embedder, novelty_text, profiles_file, batch_size)
     corpus = read_and_score(paths, scorer, source=source, options=convert_options)
     if max_similarity is not None:
