@@ -254,3 +254,25 @@ def test_profiles_command_prints_the_weight_table(kp: KpRunner) -> None:
         "outcome_confidence": 0.45,
     }
     assert list(data) == ["default", "finance", "code", "medical", "customer_service"]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["score", "--no-embedder"], "0 traces scored"),
+        (["validate"], "0 valid traces"),
+        (["select", "--no-embedder"], "0 traces scored"),
+        (["dedupe"], "0 traces scored"),
+        (["convert", "--from", "otlp"], "converted 0 traces"),
+    ],
+)
+def test_empty_input_says_0_traces(
+    kp: KpRunner, tmp_path: Path, args: list[str], said: str
+) -> None:
+    """An empty file is no error (exit 0), but the run says it found nothing, on stderr."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    run = kp(*args, str(empty))
+    assert run.code == 0
+    assert said in run.err
+    assert run.out == ""
