@@ -247,9 +247,8 @@ class VectorCache:
             if store is None or not any(i is not None for i in ids):
                 return [False] * len(ids)
             with store.view():
-                held, queries = store.exclusion_keys(list(ids))
-                found: list[bool] = (np.isin(queries, held) & (queries >= 0)).tolist()
-                return found
+                held = _held_among(store, ids)
+            return [i in held for i in ids]
 
     def _frozen(
         self, units: NDArray[np.float32], excluded: list[str | None]
@@ -632,18 +631,28 @@ def _own_keys(store: MemoryRing | FileRing, ids: list[str | None]) -> NDArray[np
 
     ``None`` when no id of the batch is held or repeated in it: nothing to leave out.
     """
-    if all(i is None for i in ids):
-        return None
+    named = [i for i in ids if i is not None]
+    if len(set(named)) == len(named) and not _held_among(store, named):
+        return None  # the usual case, found without coding every held id
     held, queries = store.exclusion_keys(ids)
     fresh: dict[str, int] = {}  # ids met first in this batch (a held one has its code)
     first = int(max(held.max(initial=-1), queries.max(initial=-1))) + 1
     for position, name in enumerate(ids):
         if name is not None and queries[position] < 0:
             queries[position] = fresh.setdefault(name, first + len(fresh))
-    named = queries[queries >= 0]
-    if len(np.unique(named)) == len(named) and not np.isin(named, held).any():
-        return None
     return np.concatenate([held, queries])
+
+
+def _held_among(store: MemoryRing | FileRing, ids: Sequence[str | None]) -> set[str]:
+    """The ids of ``ids`` that the store holds a vector under (its view held)."""
+    wanted = {i for i in ids if i is not None}
+    if not wanted or not store.count:
+        return set()
+    if isinstance(store, MemoryRing):  # a slot holds a live vector's id, or None
+        return wanted.intersection(store.ids)
+    names = list(wanted)
+    held, queries = store.exclusion_keys(list[str | None](names))
+    return {name for name, found in zip(names, np.isin(queries, held), strict=True) if found}
 
 
 def _wants_npz(path: Path) -> bool:
