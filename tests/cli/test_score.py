@@ -126,6 +126,39 @@ def test_table_view_and_explanations(kp: KpRunner) -> None:
     assert "override single_thought" in run.out
 
 
+def _table_lines(kp: KpRunner) -> list[str]:
+    run = kp("score", TRACES, "--no-embedder", "-f", "table")
+    assert run.code == 0
+    return run.out.splitlines()
+
+
+def _assert_readable(lines: list[str], width: int) -> None:
+    """Every line fits, every id is whole on one line, no number is cut short."""
+    assert max(len(line) for line in lines) <= width
+    ids = [json.loads(line)["id"] for line in Path(TRACES).read_text().splitlines()]
+    assert all(any(i in line for line in lines) for i in ids)
+    assert "…" not in "\n".join(lines)
+    percentiles = lines[lines.index(next(x for x in lines if x.startswith("Score percentiles"))) :]
+    assert any(line.split()[:2] == ["all", "8"] and len(line.split()) == 10 for line in percentiles)
+
+
+def test_the_table_is_readable_at_80_columns(kp: KpRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """COLUMNS=80: no percentile cell cut to 0.9…, no id folded mid-word, nothing past 80."""
+    monkeypatch.setenv("COLUMNS", "80")
+    _assert_readable(_table_lines(kp), 80)
+
+
+def test_a_redirected_table_is_120_columns_wide(
+    kp: KpRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stdout redirected (a CI log) without COLUMNS: 120 columns, the wide table's profiles."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    lines = _table_lines(kp)
+    _assert_readable(lines, 120)
+    assert "customer_service" in "\n".join(lines)  # the profile column is there
+    assert max(len(line) for line in lines) > 100
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -177,6 +210,40 @@ def test_validate_reports_problems_without_scoring(kp: KpRunner) -> None:
     assert json.loads(good.out) == {"valid": 8, "invalid": 0, "warnings": 0, "problems": []}
 
 
+def _misspelt_tool(tmp_path: Path) -> Path:
+    document = trace_json(trace_id="kp:trace:tols")
+    document["steps"][1]["tols"] = document["steps"][1].pop("tool")
+    path = tmp_path / "tols.jsonl"
+    path.write_text(json.dumps(document) + "\n")
+    return path
+
+
+def test_a_misspelt_key_is_a_warning_counted_in_the_score_summary(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """tols for tool: FILE:LINE: steps[1].tols ... did you mean 'tool'?, 1 warning; exit 0."""
+    path = _misspelt_tool(tmp_path)
+    run = kp("score", str(path), "--no-embedder", "-f", "jsonl")
+    assert run.code == 0
+    assert (
+        f"{path}:1: warning: steps[1].tols: unknown key, kept but not read: did you mean "
+        + ("'tool'?")
+        in run.err
+    )
+    assert run.err.rstrip().endswith("; 1 warning")
+    assert [row["id"] for row in jsonl(run.out)] == ["kp:trace:tols"]
+
+
+def test_validate_counts_a_misspelt_key_as_a_warning(kp: KpRunner, tmp_path: Path) -> None:
+    """kp validate -f json lists the misspelt key as a warning with its path; exit 0."""
+    run = kp("validate", str(_misspelt_tool(tmp_path)), "-f", "json")
+    assert run.code == 0
+    report = json.loads(run.out)
+    assert (report["valid"], report["warnings"]) == (1, 1)
+    assert report["problems"][0]["path"] == "steps[1].tols"
+    assert report["problems"][0]["severity"] == "warning"
+
+
 def test_profiles_command_prints_the_weight_table(kp: KpRunner) -> None:
     """kp profiles --format json is the spec's table."""
     data = json.loads(kp("profiles", "-f", "json").out)
@@ -187,3 +254,25 @@ def test_profiles_command_prints_the_weight_table(kp: KpRunner) -> None:
         "outcome_confidence": 0.45,
     }
     assert list(data) == ["default", "finance", "code", "medical", "customer_service"]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["score", "--no-embedder"], "0 traces scored"),
+        (["validate"], "0 valid traces"),
+        (["select", "--no-embedder"], "0 traces scored"),
+        (["dedupe"], "0 traces scored"),
+        (["convert", "--from", "otlp"], "converted 0 traces"),
+    ],
+)
+def test_empty_input_says_0_traces(
+    kp: KpRunner, tmp_path: Path, args: list[str], said: str
+) -> None:
+    """An empty file is no error (exit 0), but the run says it found nothing, on stderr."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    run = kp(*args, str(empty))
+    assert run.code == 0
+    assert said in run.err
+    assert run.out == ""

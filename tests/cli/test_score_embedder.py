@@ -40,15 +40,26 @@ def test_novelty_comes_from_the_model(kp: KpRunner) -> None:
     assert all(r["nearest_trace"] in earlier for r in scored[1:])
 
 
-def test_a_cache_file_carries_novelty_across_runs(kp: KpRunner, tmp_path: Path) -> None:
-    """--cache is loaded before and saved after: the second run finds every trace already seen."""
-    cache = tmp_path / "session.kpcache.npz"
-    assert kp("score", str(TRACES), "-f", "jsonl", "--cache", str(cache)).code == 0
+@pytest.mark.parametrize("name", ["session.kpcache", "session.kpcache.npz"])
+def test_a_cache_file_carries_novelty_across_runs(kp: KpRunner, tmp_path: Path, name: str) -> None:
+    """--cache (a ring file or an .npz) is loaded before and saved after: the second run meets
+    the first run's traces, each all but its own vector: the leave-one-out (--corpus) novelty."""
+    cache = tmp_path / name
+    first = kp("score", str(TRACES), "-f", "jsonl", "--cache", str(cache))
+    assert first.code == 0
+    assert "already in" not in first.err
     assert cache.exists()
-    again = rows(kp("score", str(TRACES), "-f", "jsonl", "--cache", str(cache)).out)
-    for row in again:
-        assert row["nearest_trace"] == row["id"]
-        assert row["dimensions"]["novelty"] == pytest.approx(0.0, abs=1e-5)  # type: ignore[index]
+    run = kp("score", str(TRACES), "-f", "jsonl", "--cache", str(cache))
+    assert f"kp: 8 traces of this input were already in {cache} (by id)" in run.err
+    again = rows(run.out)
+    corpus = rows(kp("score", str(TRACES), "-f", "jsonl", "--corpus").out)
+    for row, alone in zip(again, corpus, strict=True):
+        assert row["nearest_trace"] != row["id"]
+        assert row["dimensions"]["novelty"] == pytest.approx(  # type: ignore[index]
+            alone["dimensions"]["novelty"],  # type: ignore[index]
+            abs=1e-5,
+        )
+        assert row["dimensions"]["novelty"] > 0.0  # type: ignore[index]
 
 
 def test_frozen_scoring_leaves_the_cache_file_and_ignores_order(
@@ -199,3 +210,19 @@ def test_a_device_that_cannot_run_is_one_line_before_any_work(
     assert message in run.err
     assert "Traceback" not in run.err
     assert run.out == ""
+
+
+def test_a_small_input_starts_no_worker_processes(
+    kp: KpRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """8 traces on 4 cores: the model runs in this process (starting workers costs 0.8 s)."""
+    from knowledgepulse.novelty import minilm
+
+    def no_pool(*args: object) -> None:
+        raise AssertionError("a worker pool was started for 8 traces")
+
+    monkeypatch.setattr(minilm, "available_threads", lambda: 4)
+    monkeypatch.setattr(minilm, "WorkerPool", no_pool)
+    run = kp("score", str(TRACES), "-f", "jsonl")
+    assert run.code == 0, run.err
+    assert len(rows(run.out)) == 8

@@ -267,6 +267,19 @@ def test_nearest_can_leave_out_an_id() -> None:
     assert alone.nearest([1.0, 0.0, 0.0], exclude_id="self") is None
 
 
+@pytest.mark.parametrize("name", ["c.kpcache", "c.npz"])
+def test_holds_says_which_ids_have_a_vector_evicted_ones_not(tmp_path: Path, name: str) -> None:
+    """holds() answers per id, in memory and from a saved cache; an evicted id is not held."""
+    cache = VectorCache(max_elements=2, dimensions=3)
+    for number in range(3):
+        cache.add([1.0, float(number), 0.0], id=f"v{number}")
+    assert cache.holds(["v0", "v1", "v2", None, "v9"]) == [False, True, True, False, False]
+    cache.save(tmp_path / name)
+    with VectorCache.open(tmp_path / name) as saved:
+        assert saved.holds(["v2", "v0", "v1"]) == [True, False, True]
+    assert VectorCache(dimensions=3).holds(["v1"]) == [False]
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     dimensions=st.integers(1, 8),

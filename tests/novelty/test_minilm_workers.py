@@ -117,3 +117,18 @@ def test_close_stops_the_workers() -> None:
     assert not started & set(multiprocessing.active_children())
     np.testing.assert_array_equal(embedder.embed_batch(texts), first)
     embedder.close()
+
+
+def test_the_workers_leave_ctrl_c_to_the_parent() -> None:
+    """Ctrl-C reaches every process of the group: the workers ignore it (no traceback each),
+    carry on, and the parent's own Ctrl-C handling is as before."""
+    embedder = MiniLMEmbedder(workers=2, max_batch_windows=1)
+    before = set(multiprocessing.active_children())
+    texts = ["hello there", "and another text", "a third"]
+    first = embedder.embed_batch(texts)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    for worker in set(multiprocessing.active_children()) - before:
+        assert worker.pid is not None
+        os.kill(worker.pid, signal.SIGINT)
+    np.testing.assert_array_equal(embedder.embed_batch(texts), first)
+    embedder.close()

@@ -106,10 +106,10 @@ def clocks(cache: VectorCache) -> TickingClock:
 
 
 def one_by_one(cache: VectorCache, scenario: Scenario) -> list[Nearest | None]:
-    """The sequential path: nearest, then add, for each vector in turn."""
+    """The sequential path: nearest (its own id left out), then add, for each vector in turn."""
     found = []
     for vector, vector_id in zip(scenario.batch, scenario.batch_ids, strict=True):
-        found.append(cache.nearest(vector))
+        found.append(cache.nearest(vector, exclude_id=vector_id))
         cache.add(vector, id=vector_id)
     return found
 

@@ -37,9 +37,9 @@ def test_evaluate_value_returns_the_score() -> None:
 
 
 def test_module_state_persists_across_calls() -> None:
-    """The process-wide cache remembers: the same trace is less novel the second time."""
-    first = score_trace(make_trace())
-    second = score_trace(make_trace())
+    """The process-wide cache remembers: the same text under another id is less novel."""
+    first = score_trace(make_trace(trace_id="kp:trace:first"))
+    second = score_trace(make_trace(trace_id="kp:trace:again"))
     assert (first.novelty.source, second.novelty.source) == ("empty_cache", "embedding")
     assert second.dimensions.novelty < first.dimensions.novelty
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -13,8 +16,12 @@ from knowledgepulse.value.dimensions import (
     novelty,
     outcome_confidence,
     tool_diversity,
+    without_noise,
 )
+from knowledgepulse.value.scorer import TraceValueScorer
 from tests.builders import make_trace, step, steps
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "traces"
 
 
 def features(**kwargs: object) -> TraceFeatures:
@@ -126,3 +133,24 @@ def test_embedding_text_joins_objective_and_every_step() -> None:
         ],
     )
     assert embedding_text(trace) == "Goal a  c"
+
+
+@given(st.floats(0.0, 1.0))
+def test_without_noise_moves_a_value_by_less_than_5e_13_and_is_stable(value: float) -> None:
+    """Rounding away binary noise changes no score that matters, and once is enough."""
+    clean = without_noise(value)
+    assert abs(clean - value) <= 5e-13
+    assert without_noise(clean) == clean
+    assert clean == round(value, 12)
+
+
+def test_the_readme_example_scores_a_clean_0_724() -> None:
+    """0.2*0.425 + 0.25*0.5 + 0.1*1.0 + 0.45*0.92 is 0.724 where a user reads it, not
+    0.7240000000000001: the score, the breakdown's repr and to_dict, evaluate_value."""
+    trace = json.loads((EXAMPLES / "finance-tsmc.json").read_text())
+    breakdown = TraceValueScorer(embedder=None).score(trace)
+    assert repr(breakdown.score) == "0.724"
+    assert "0.7240000000000001" not in repr(breakdown)
+    assert breakdown.to_dict()["score"] == breakdown.to_dict()["weighted_sum"] == 0.724
+    one_tool_in_five = features(step_list=[step(n, "tool_call", "x", "search") for n in range(5)])
+    assert tool_diversity(one_tool_in_five) == 0.6  # 1/5*3, not 0.6000000000000001

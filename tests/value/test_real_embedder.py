@@ -115,8 +115,12 @@ def test_a_saved_cache_remembers_across_scorers(minilm: MiniLMEmbedder, tmp_path
 
 def test_a_lone_surrogate_in_step_content_is_scored(minilm: MiniLMEmbedder) -> None:
     """Text UTF-8 cannot encode (a bad JSON escape) is read as U+FFFD; the run goes on."""
-    broken = make_trace(step_list=[step(0, "thought", "check the \ud800 invoice")])
-    clean = make_trace(step_list=[step(0, "thought", "check the \ufffd invoice")])
+    broken = make_trace(
+        trace_id="kp:trace:broken", step_list=[step(0, "thought", "check the \ud800 invoice")]
+    )
+    clean = make_trace(
+        trace_id="kp:trace:clean", step_list=[step(0, "thought", "check the \ufffd invoice")]
+    )
     scorer = TraceValueScorer(embedder=minilm)
     assert scorer.score(broken).novelty.source == "empty_cache"
     assert scorer.score(clean).novelty.similarity == pytest.approx(1.0, abs=1e-5)

@@ -59,6 +59,37 @@ def test_scoring_the_same_trace_twice_lowers_novelty_online() -> None:
     assert scorer.cache.size == 2
 
 
+def test_a_trace_scored_again_is_never_compared_with_its_own_vector() -> None:
+    """Online, the same id again meets the others only: here none, so the cache is empty to it."""
+    scorer = TraceValueScorer(embedder=HashingEmbedder())
+    scorer.score(make_trace(trace_id="kp:trace:same"))
+    again = scorer.score(make_trace(trace_id="kp:trace:same"))
+    assert again.novelty.source == "empty_cache"
+    assert scorer.already_cached == 1
+    other = scorer.score(make_trace(trace_id="kp:trace:other"))
+    assert other.novelty.nearest_id == "kp:trace:same"
+    assert scorer.already_cached == 1
+
+
+def test_scoring_a_batch_again_counts_and_skips_own_ids_as_one_by_one() -> None:
+    """score_many over a cache holding the batch gives score() in turn; each repeat is counted."""
+    traces = [
+        make_trace(trace_id=f"kp:trace:{n}", objective=f"Task number {n} about {topic}")
+        for n, topic in enumerate(["flights", "hotels", "flights", "sales"])
+    ]
+    traces.append(traces[1])  # an id repeated within the batch
+    batched = TraceValueScorer(embedder=HashingEmbedder(), batch_size=3)
+    single = TraceValueScorer(embedder=HashingEmbedder())
+    batched.score_many(traces[:2])
+    for trace in traces[:2]:
+        single.score(trace)
+    many = [b.to_dict() for b in batched.score_many(traces)]
+    one = [single.score(trace).to_dict() for trace in traces]
+    assert_scored_alike(many, one)
+    assert batched.already_cached == single.already_cached == 3
+    assert all(row["nearest_trace"] != row["id"] for row in many if row.get("nearest_trace"))
+
+
 def test_frozen_mode_leaves_the_cache_unchanged() -> None:
     """Frozen mode scores against the cache without adding to it, so order does not matter."""
     embedder = HashingEmbedder()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -26,6 +27,8 @@ from knowledgepulse._util.text import printable
 from knowledgepulse.cli._stdout import report_stdout
 
 ENCODING_ERRORS = "backslashreplace"
+REPORT_COLUMNS = 120
+"""The width of a table written to a file or a redirected stdout: a log's lines are long."""
 
 
 def stderr_console() -> Console:
@@ -103,26 +106,37 @@ def report_format(output: Path | None, formats: Iterable[str]) -> str:
 
 
 @contextmanager
-def output_console(output: Path | None) -> Iterator[Console]:
+def output_console(
+    output: Path | None, *, redirected_width: int | None = None
+) -> Iterator[Console]:
     """A console for tables meant for people, on stdout or the ``--output`` file.
 
     Markup and emoji are off, so data is shown as written. On stdout it writes in the terminal's
     own encoding, with ``?`` for what that lacks (a table is for reading, not parsing); a file
-    gets UTF-8, no colours and 120 columns.
+    gets UTF-8, no colours and :data:`REPORT_COLUMNS` columns. A redirected stdout (a CI log)
+    gets ``redirected_width`` columns if given, unless ``COLUMNS`` says otherwise (rich would
+    assume 80).
     """
     if output is None:
         stdout = report_stdout()
         encoding = getattr(stdout, "encoding", None) or "utf-8"
         stream = _text_stream(stdout, encoding=encoding, errors="replace")
+        redirected = not stdout_is_terminal() and not os.environ.get("COLUMNS")
         try:
-            yield Console(file=stream, highlight=False, markup=False, emoji=False)
+            yield Console(
+                file=stream,
+                width=redirected_width if redirected else None,
+                highlight=False,
+                markup=False,
+                emoji=False,
+            )
         finally:
             stream.flush()
         return
     with atomic_text(output, errors=ENCODING_ERRORS) as file:
         yield Console(
             file=file,
-            width=120,
+            width=REPORT_COLUMNS,
             no_color=True,
             color_system=None,
             highlight=False,

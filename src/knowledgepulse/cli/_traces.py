@@ -7,6 +7,9 @@ and threshold options.
 
 from __future__ import annotations
 
+import io
+import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -115,6 +118,49 @@ hold many batches a worker (2 workers, 120 corpus traces: 0.81x twice one worker
 traces a call, 0.92x with 128; ``bench/bench_embedding.py``)."""
 
 
+WORKERS_FROM_BYTES = 512 * 1024
+"""The input size from which ``--workers`` defaults to one process per core.
+
+Starting the worker processes costs about 0.8 s (each imports onnxruntime and loads the model)
+before they pay back. Measured on 2 shared cores, whole ``kp score`` runs, medians of 3, one
+worker against two: 8 small traces (14 KB) 3.8 s against 5.1 s; tau-bench's first 16 traces
+(280 KB) 7.7 s against 10.6 s; its first 32 (536 KB) 10.3 s against 10.8 s; all 200 (2.9 MB)
+23.8 s against 13.3 s. Below it the model runs in this process, on one thread like each
+worker, so the vectors are the same either way."""
+
+GZIP_RATIO = 4
+"""A gzipped input counts as this many times its size (trace JSON compresses 4-10x)."""
+
+
+def default_workers(paths: Sequence[str]) -> int:
+    """``--workers`` when not given: one per core for an input big enough to pay, else 1.
+
+    An input whose size cannot be known before reading it (a pipe on standard input) gets one
+    per core: guessing wrong costs a small input the 0.8 s start, a big one half the speed.
+    """
+    from knowledgepulse.novelty.minilm import available_threads  # noqa: PLC0415 - numpy
+
+    cores = available_threads()
+    if cores == 1:
+        return 1
+    total = 0
+    for path in paths or [STDIN]:
+        size = _input_size(path)
+        if size is None:
+            return cores
+        total += size * (GZIP_RATIO if path.endswith(".gz") else 1)
+    return cores if total >= WORKERS_FROM_BYTES else 1
+
+
+def _input_size(path: str) -> int | None:
+    """The bytes of a file or of a file redirected to standard input; ``None``: not known."""
+    try:
+        status = os.fstat(sys.stdin.fileno()) if path == STDIN else os.stat(path)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
+
+
 GPU_BATCH_SIZE = 8192
 """Traces a GPU embeds per call unless told: the tokenizing of one chunk overlaps the model's
 work on the previous one only within a call, so a call must hold many chunks."""
@@ -170,7 +216,9 @@ def model_options(command: Command) -> Command:
             "--workers",
             type=click.IntRange(min=1),
             help="Processes that run the embedding model on the CPU, one thread each; the "
-            "embeddings are the same for any count [default: the cores].",
+            "embeddings are the same for any count [default: the cores for an input of "
+            f"{WORKERS_FROM_BYTES // 1024} KiB or more (a .gz counting {GZIP_RATIO}x) or of "
+            "unknown size (a pipe), else 1: starting workers takes about 0.8 s].",
         ),
         click.option(
             "--device",
@@ -197,12 +245,19 @@ def batch_size_for(batch_size: int | None, embedder: Embedder | None) -> int:
 
 
 def embedder_from(
-    no_embedder: bool, model: Path | None, *, workers: int | None, device: str
+    no_embedder: bool,
+    model: Path | None,
+    *,
+    workers: int | None,
+    device: str,
+    paths: Sequence[str] = (),
 ) -> Embedder | None:
     """The embedder ``--no-embedder``/``--model``/``--workers``/``--device`` ask for."""
     if no_embedder and model is not None:
         raise click.UsageError("--model and --no-embedder contradict each other; give one")
-    return build_embedder(no_embedder, model, "default", workers=workers, device=device)
+    return build_embedder(
+        no_embedder, model, "default", workers=workers, device=device, paths=paths
+    )
 
 
 def build_embedder(
@@ -212,11 +267,13 @@ def build_embedder(
     *,
     workers: int | None,
     device: str,
+    paths: Sequence[str] = (),
 ) -> Embedder | None:
     """The embedder the options ask for; a named model or device that cannot load fails now.
 
-    ``window_cap`` is ``"default"`` or the ``max_windows`` to use. The bundled model on the CPU
-    is shared within the process (see :func:`~knowledgepulse.novelty.shared_embedder`).
+    ``window_cap`` is ``"default"`` or the ``max_windows`` to use; ``paths`` are the inputs,
+    whose size sets the default ``workers`` (:func:`default_workers`). The bundled model on the
+    CPU is shared within the process (see :func:`~knowledgepulse.novelty.shared_embedder`).
     """
     from knowledgepulse import novelty  # noqa: PLC0415 - the model is loaded lazily
 
@@ -227,9 +284,7 @@ def build_embedder(
                 "no model: drop them"
             )
         return None
-    from knowledgepulse.novelty.minilm import available_threads  # noqa: PLC0415 - numpy
-
-    workers = workers if workers is not None else available_threads()
+    workers = workers if workers is not None else default_workers(paths)
     max_windows = novelty.DEFAULT_MAX_WINDOWS if window_cap == "default" else window_cap
     assert not isinstance(max_windows, str)  # "default" is the only word _window_cap gives
     if model is None and device == "cpu":

@@ -95,7 +95,7 @@ def dedupe_command(
     if output is not None:
         check_destination(output, what="output")
     redactor = Redactor.from_options(redact, privacy_level, rules_file)
-    embedder = embedder_from(False, model, workers=workers, device=device)
+    embedder = embedder_from(False, model, workers=workers, device=device, paths=paths)
     scorer = corpus_scorer(embedder, novelty_text, profiles_file, batch_size)
     corpus = read_and_score(
         paths, scorer, source=source, options=convert_options, redactor=redactor

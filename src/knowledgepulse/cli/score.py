@@ -25,6 +25,7 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted, printable
 from knowledgepulse.cli._cache import open_cache_file, save_cache_file, ttl_ms
 from knowledgepulse.cli._console import (
+    REPORT_COLUMNS,
     open_output,
     output_console,
     say,
@@ -227,7 +228,9 @@ def score_command(
     embedder = (
         ray_embedder(address, model=model, window_cap=window_cap, workers=workers, device=device)
         if engine == "ray"
-        else build_embedder(no_embedder, model, window_cap, workers=workers, device=device)
+        else build_embedder(
+            no_embedder, model, window_cap, workers=workers, device=device, paths=paths
+        )
     )
     # The cache's identity (model and novelty text) and width come from the scorer's settings.
     identity = TraceValueScorer(embedder=embedder, novelty_text=novelty_text)
@@ -273,11 +276,23 @@ def score_command(
             writer.close(tally, sink.kept)
     if output_format == "table" and not annotate:
         _print_table(collector.results, tally, output, explain)
-    if cache_path is not None and not frozen:
-        save_cache_file(scorer, cache_path)
+    if cache_path is not None:
+        _close_cache(scorer, cache_path, frozen=frozen)
     redacted = f"; {redactor.summary()}" if redactor is not None else ""
     say(summary_line(tally) + redacted)
     return EXIT_FINDINGS if sink.errors else EXIT_OK
+
+
+def _close_cache(scorer: TraceValueScorer, cache_path: Path, *, frozen: bool) -> None:
+    """Save the cache (unless frozen) and say how many traces it held already."""
+    if not frozen:
+        save_cache_file(scorer, cache_path)
+    if scorer.already_cached:
+        say(
+            f"kp: {counted(scorer.already_cached, 'trace')} of this input "
+            f"{'was' if scorer.already_cached == 1 else 'were'} already in {cache_path} (by id): "
+            "each was compared with the other vectors, not with its own"
+        )
 
 
 @click.command("validate")
@@ -394,10 +409,10 @@ def _print_table(
 ) -> None:
     from knowledgepulse.reports.value_table import percentile_table, to_table  # noqa: PLC0415
 
-    with output_console(output) as console:
+    with output_console(output, redirected_width=REPORT_COLUMNS) as console:
         console.print(to_table(results, tally.threshold, width=console.width))
         if len(results) > 1:
-            console.print(percentile_table(tally))
+            console.print(percentile_table(tally, width=console.width))
         if explain:
             for result in results:
                 console.print()

@@ -234,7 +234,7 @@ def select_command(
         if path is not None:
             check_destination(path, what="output")
     redactor = Redactor.from_options(redact, privacy_level, rules_file)
-    embedder = embedder_from(no_embedder, model, workers=workers, device=device)
+    embedder = embedder_from(no_embedder, model, workers=workers, device=device, paths=paths)
     scorer = corpus_scorer(embedder, novelty_text, profiles_file, batch_size)
     corpus = read_and_score(
         paths, scorer, source=source, options=convert_options, redactor=redactor

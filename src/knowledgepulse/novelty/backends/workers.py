@@ -11,9 +11,12 @@ broken state), once, on the first batch, and live until :meth:`WorkerPool.close`
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import signal
+import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -75,7 +78,9 @@ class WorkerPool:
         if self._executor is None:
             raise EmbedderUnavailableError("the embedding workers were closed")
         try:
-            return list(self._executor.map(_run_in_worker, batches))
+            with _children_ignore_ctrl_c():  # workers are spawned as the batches are submitted
+                results = self._executor.map(_run_in_worker, batches)
+            return list(results)
         except BrokenProcessPool:
             self.close()
             raise EmbedderUnavailableError(
@@ -87,6 +92,25 @@ class WorkerPool:
         """Stop the worker processes (idempotent)."""
         self._executor = None
         self._finalizer()
+
+
+@contextlib.contextmanager
+def _children_ignore_ctrl_c() -> Iterator[None]:
+    """Processes spawned in this block ignore Ctrl-C; this one handles it as before.
+
+    A terminal sends Ctrl-C to the whole process group: a worker still importing numpy or
+    loading the model would print some 30 lines of traceback. An ignored signal stays ignored
+    across ``exec``, so the workers inherit it; the parent, interrupted, stops them. Only the
+    main thread may change a signal's handling; from any other the workers are spawned as is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _shut_down(executor: ProcessPoolExecutor) -> None:

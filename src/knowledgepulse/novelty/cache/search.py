@@ -101,14 +101,17 @@ def online_nearest(
     query_times: NDArray[np.float64] | None = None,
     add_times: NDArray[np.float64] | None = None,
     ttl_ms: float | None = None,
+    keys: NDArray[np.intp] | None = None,
     block_bytes: int = BLOCK_BYTES,
 ) -> Neighbours:
     """Each vector's nearest in a FIFO cache of ``max_elements`` that it joins after its query.
 
     Vector ``g`` is compared with the ``max_elements`` vectors before it (the held ones, oldest
-    first, then the batch), less those added at or before ``query_times[g] - ttl_ms``. A block
-    of queries is one product against that band, masked where a key is not yet, or no longer,
-    in a query's window. ``index`` counts the held vectors first, then the batch.
+    first, then the batch), less those added at or before ``query_times[g] - ttl_ms`` and
+    those of its own key (``keys``: one per held vector, then one per batch vector, a code for
+    its id; ``-1``: none). A block of queries is one product against that band, masked where a
+    key is not yet, or no longer, in a query's window. ``index`` counts the held vectors first,
+    then the batch.
     """
     parts = [*([held] if isinstance(held, np.ndarray) else held), vectors]
     prior = sum(len(part) for part in parts) - len(vectors)
@@ -126,6 +129,9 @@ def online_nearest(
         mask = (column >= query) | (column < query - max_elements)
         if ttl_ms is not None and slice_times is not None and query_times is not None:
             mask |= slice_times[None, :] <= query_times[rows, None] - ttl_ms
+        if keys is not None:
+            own = keys[prior + rows.start : prior + rows.stop, None]
+            mask |= (keys[None, low:high] == own) & (own >= 0)
         return mask
 
     def window(rows: slice) -> tuple[int, int]:

@@ -186,8 +186,10 @@ class VectorCache:
     ) -> list[Nearest | None]:
         """For each vector in turn, its nearest held vector, and then hold it (online scoring).
 
-        The same as ``nearest(v)`` then ``add(v, id=i)`` for each pair in order (within 1e-6),
-        the clock read as often and in the same order, but computed in blocks.
+        The same as ``nearest(v, exclude_id=i)`` then ``add(v, id=i)`` for each pair in order
+        (within 1e-6), the clock read as often and in the same order, but computed in blocks: a
+        vector is never compared with one held under its own id (a trace scored again, or
+        scored in an earlier run of a saved cache, does not meet itself).
 
         Raises:
             VectorError: ``vectors`` is not a matrix of this cache's width, holds NaN or
@@ -216,6 +218,7 @@ class VectorCache:
                     query_times=query_times,
                     add_times=add_times,
                     ttl_ms=self._ttl_ms,
+                    keys=_own_keys(store, names),
                     block_bytes=self._block_bytes,
                 )
                 nearest = self._named(found, names)
@@ -236,6 +239,16 @@ class VectorCache:
         with self._lock:
             units = self._units(queries, "queries")
             return self._frozen(units, _batch_ids(exclude_ids, len(units)))
+
+    def holds(self, ids: Sequence[str | None]) -> list[bool]:
+        """Whether a vector is held under each id (one past its TTL included; ``None``: no)."""
+        with self._lock:
+            store = self._store
+            if store is None or not any(i is not None for i in ids):
+                return [False] * len(ids)
+            with store.view():
+                held = _held_among(store, ids)
+            return [i in held for i in ids]
 
     def _frozen(
         self, units: NDArray[np.float32], excluded: list[str | None]
@@ -611,6 +624,35 @@ def _batch_ids(ids: Sequence[str | None] | None, count: int) -> list[str | None]
     if len(names) != count:
         raise VectorError(f"{len(names)} ids were given for {count} vectors; give one each")
     return names
+
+
+def _own_keys(store: MemoryRing | FileRing, ids: list[str | None]) -> NDArray[np.intp] | None:
+    """A key per held vector, then per batch vector, equal for equal ids (``-1``: no id).
+
+    ``None`` when no id of the batch is held or repeated in it: nothing to leave out.
+    """
+    named = [i for i in ids if i is not None]
+    if len(set(named)) == len(named) and not _held_among(store, named):
+        return None  # the usual case, found without coding every held id
+    held, queries = store.exclusion_keys(ids)
+    fresh: dict[str, int] = {}  # ids met first in this batch (a held one has its code)
+    first = int(max(held.max(initial=-1), queries.max(initial=-1))) + 1
+    for position, name in enumerate(ids):
+        if name is not None and queries[position] < 0:
+            queries[position] = fresh.setdefault(name, first + len(fresh))
+    return np.concatenate([held, queries])
+
+
+def _held_among(store: MemoryRing | FileRing, ids: Sequence[str | None]) -> set[str]:
+    """The ids of ``ids`` that the store holds a vector under (its view held)."""
+    wanted = {i for i in ids if i is not None}
+    if not wanted or not store.count:
+        return set()
+    if isinstance(store, MemoryRing):  # a slot holds a live vector's id, or None
+        return wanted.intersection(store.ids)
+    names = list(wanted)
+    held, queries = store.exclusion_keys(list[str | None](names))
+    return {name for name, found in zip(names, np.isin(queries, held), strict=True) if found}
 
 
 def _wants_npz(path: Path) -> bool:
