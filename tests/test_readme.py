@@ -109,9 +109,16 @@ def test_python_snippet_runs(snippet: str) -> None:
     assert result.stdout.strip()
 
 
-def test_the_api_snippet_prints_rounded_numbers() -> None:
-    """The first snippet rounds the score, so it never shows binary noise (0.7240000000000001)."""
-    assert "round(breakdown.score, 3)" in SNIPPETS[0]
+@pytest.mark.embedder
+def test_the_api_snippet_prints_no_binary_noise() -> None:
+    """The first snippet prints the score as is: 0.724, never 0.7240000000000001."""
+    result = subprocess.run(
+        [sys.executable, "-c", SNIPPETS[0]], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("0.724 Dimensions(complexity=0.425, "), first
+    assert re.findall(r"\d\.\d{10,}", first) == []
 
 
 def test_every_extra_it_installs_exists() -> None:

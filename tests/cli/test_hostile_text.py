@@ -48,6 +48,9 @@ def hostile_traces(folder: Path) -> Path:
     good["metadata"]["task_domain"] = f"finance{HOSTILE}"
     good["task"]["objective"] = f"objective {HOSTILE}"
     good["steps"][1]["tool"] = {"name": f"tool{HOSTILE}"}
+    good["steps"][1]["input"] = {
+        f"{HOSTILE}password": "hunter2-hunter2"
+    }  # kp redact names the path
     invalid = trace_json(trace_id=f"kp:trace:bad{HOSTILE}")
     invalid["steps"][0]["type"] = f"type{HOSTILE}"
     newline = trace_json(trace_id="kp:trace:\n", domain="newline")
@@ -116,12 +119,15 @@ def test_kp_validate_select_dedupe_and_convert_show_escapes(kp: KpRunner, folder
         ("select", traces, "--no-embedder", "--budget", "1", "--report", str(folder / "r")),
         ("dedupe", traces, "--no-embedder", "--similarity-histogram"),
         ("convert", traces),
+        ("convert", traces, "--redact"),
+        ("redact", traces),
         ("score", str(folder / f"missing{HOSTILE.replace(chr(0), '')}.jsonl")),
     ):
         run = kp(*args)
         assert run.code != 3, run.err
         assert_no_raw_control(run.err)
         assert_no_raw_control(run.out, pattern=RAW_IN_JSON)  # traces, groups or a report
+        assert args[0] != "redact" or "\\x00password']: redacted 1 password" in run.err
     rows = folder / "rows.jsonl"
     rows.write_bytes((EVALS.parent / "datasets" / "sharegpt.jsonl").read_bytes())
     run = kp("score", "--from", "auto", "--no-embedder", "-f", "table", str(rows))
