@@ -17,11 +17,11 @@ Measured on the 2-core development machine, shared with other jobs (2026-11, one
 peak 234 MB; 1,000,000 rows 3,829 rows per CPU second (2,469 rows/s wall under load), peak
 321 MB. Writing row groups of 8,192 rows instead of 1,024 gave 368 MB at 1M rows (3,918 rows
 per CPU second): the pending rows cost more than the larger footer.
-With kp's young-generation GC threshold at 10,000 (the collector took a quarter of the time)
-and the converted document written as it was validated (no second dump): 100,000 rows 5,349
-rows per CPU second, peak 209 MB; 1,000,000 rows 4,903 rows per CPU second (2,052 rows/s wall,
-the machine's load average 5-7), peak 322 MB. ``kp score`` converts and scores in one process:
-the second core is not used.
+The converted document written as it was validated (no second dump): 100,000 rows 4,224 rows
+per CPU second (3,595 rows/s wall, shared machine), peak 213 MB. A young-generation GC threshold
+of 10,000 instead of Python's 700 gave 5,349 (the collector took a quarter of the time), but
+issue 17 retired GC tuning, so kp does not set one. ``kp score`` converts and scores in one
+process: the second core is not used.
 """
 
 from __future__ import annotations
