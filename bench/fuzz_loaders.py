@@ -11,7 +11,8 @@ as a JSON list or pretty-printed, the file gzipped
 (sometimes cut short). It is written under the seed's suffix (or another) and read by the reader
 a command uses, and taken as far as that command takes it:
 
-- ``traces``: ``load_traces`` (``kp score``/``validate``/``select``/``dedupe``);
+- ``traces``: ``load_traces`` (``kp score``/``validate``/``select``/``dedupe``); each trace is
+  then redacted at every privacy level (``kp redact``) and must still be a valid trace;
 - ``convert:SOURCE``: ``convert_file`` for each ``--from`` source and ``auto``; each trace is
   then written as ``kp convert`` writes it and read back, and must be valid (one validation:
   what ``kp score --from`` scores, ``kp validate`` accepts);
@@ -53,12 +54,13 @@ from knowledgepulse.integrations.convert import convert_file
 from knowledgepulse.integrations.names import SOURCES
 from knowledgepulse.records import Location, Record
 from knowledgepulse.records.json_values import loads
+from knowledgepulse.redact import redact_document
 from knowledgepulse.reports.compare import comparison_to_json, comparison_to_markdown
 from knowledgepulse.reports.evals import to_json
 from knowledgepulse.reports.evals_html import to_html
 from knowledgepulse.reports.junit import to_junit
 from knowledgepulse.reports.markdown import to_markdown
-from knowledgepulse.trace import load_traces
+from knowledgepulse.trace import LoadedTrace, load_traces
 from knowledgepulse.trace.load import validate_record
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,6 +151,17 @@ def _written_and_read_back(item: ConvertedTrace) -> None:
         raise DisagreementError("; ".join(str(problem) for problem in problems)[:200])
 
 
+def _traces(path: Path) -> Iterable[object]:
+    for item in load_traces([path]):
+        if isinstance(item, LoadedTrace):
+            for level in ("private", "aggregated"):
+                document, _ = redact_document(item.record.value, level)
+                problems = validate_record(Record(Location("redacted"), document))
+                if isinstance(problems, list):
+                    raise DisagreementError("redacted: " + str(problems[0])[:200])
+        yield item
+
+
 def _suite(path: Path) -> list[object]:
     return [load_suite(path)]
 
@@ -169,7 +182,7 @@ def _compared(path: Path) -> list[object]:
 
 
 LOADERS: dict[str, Loader] = {
-    "traces": lambda path: load_traces([path]),
+    "traces": _traces,
     "cases": _evaluated,
     "suite": _suite,
     "report": _compared,
