@@ -226,7 +226,9 @@ def test_scores_change_only_through_novelty_when_traces_are_redacted(
     """Without an embedder (novelty 0.5 for all), --redact leaves every score as it was."""
     source = str(CORPORA / "taubench.jsonl")
     plain = _lines(kp("score", "--no-embedder", "-f", "jsonl", source).out)
-    redacted = _lines(kp("score", "--no-embedder", "--annotate", "--redact", source).out)
+    run = kp("score", "--no-embedder", "--annotate", "--redact", source)
+    assert "[REDACTED:email]" in run.out  # something was redacted: else the scores are moot
+    redacted = _lines(run.out)
     assert [row["score"] for row in plain] == [
         document["metadata"]["quality_score"] for document in redacted
     ]

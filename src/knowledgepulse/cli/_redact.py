@@ -98,8 +98,8 @@ class Redactor:
 
     def redact(self, loaded: LoadedTrace) -> tuple[LoadedTrace, list[Finding]]:
         """The trace (and its dataset row) redacted, and what was redacted in them."""
-        document, findings = redact_document(loaded.record.value, self.level, self.rules)
         level = self.level or document_level(loaded.record.value)
+        document, findings = redact_document(loaded.record.value, level, self.rules)
         if level == "private":
             self.kept_private += 1
         row = loaded.row

@@ -59,13 +59,12 @@ class Rule:
     group: int | str | None = None
     accept: Accept | None = None
     finder: Finder | None = field(default=None, repr=False)
-    flags: int = 0
 
     @cached_property
     def compiled(self) -> regex.Pattern[str]:
         """The pattern, compiled on first use (most rules never run on most inputs)."""
         assert self.pattern is not None
-        return regex.compile(self.pattern, self.flags)
+        return regex.compile(self.pattern)
 
     def spans(self, text: str) -> Iterator[Span]:
         """The spans of ``text`` this rule hides, in order."""
