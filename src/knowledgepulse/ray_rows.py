@@ -175,7 +175,10 @@ def score_dataset(
         num_gpus=num_gpus,
         batch_size=batch_size,
     ):
-        (problems if isinstance(item, Problem) else rows).append(item)  # type: ignore[arg-type]
+        if isinstance(item, Problem):
+            problems.append(item)
+        else:
+            rows.append(item)
     return ScoredRows(rows, problems)
 
 

@@ -359,5 +359,5 @@ def test_a_start_time_of_thousands_of_digits_is_not_a_crash(tmp_path: Path) -> N
     ]
     path = tmp_path / "spans.otlp.jsonl"
     path.write_text(text.replace(f'"{start}"', '"' + "9" * 5000 + '"'))
-    items = list(convert_file(path, source="otlp"))
-    assert all(isinstance(item, ConvertedTrace | Problem) for item in items)
+    (item,) = convert_file(path, source="otlp")
+    assert isinstance(item, ConvertedTrace)  # the span, its time unknown, still makes the trace
