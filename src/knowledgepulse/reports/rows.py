@@ -176,8 +176,7 @@ class ParquetRows:
         self._flush()
         if self._writer is not None:
             self._writer.close()
-        elif self._schema is not None or not self._pending:
-            # No row at all: an empty file with the kp_ columns alone.
+        else:  # no row at all: an empty file with the kp_ columns alone
             pa = self._pa
             schema = pa.schema([pa.field(name, _TYPES[name]) for name in self._added])
             self._pq.ParquetWriter(self._stream, schema).close()
@@ -192,7 +191,6 @@ class RowWriter:
         stream: IO[str] | IO[bytes],
         added: tuple[str, ...] = SCORE_COLUMNS,
     ) -> None:
-        self.format = fmt
         self._text: IO[str] | None = stream if fmt == "jsonl" else None  # type: ignore[assignment]
         self._parquet = ParquetRows(stream, added) if fmt == "parquet" else None  # type: ignore[arg-type]
 
