@@ -108,7 +108,7 @@ def dedupe_command(
         if corpus.vectors is None
         else dedupe(corpus.candidates, corpus.vectors, threshold=threshold)
     )
-    if corpus.traces and corpus.traces[0].row is not None:
+    if corpus.has_rows:
         _write_rows(corpus, groups, output, sources(paths))
     else:
         with open_output(output) as stream:

@@ -257,7 +257,7 @@ def score_command(
     percentile = min_score is not None and min_score.percentile is not None
     whole = order == "time" or corpus or percentile
     whole = whole or output_format == "html"
-    with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
+    with ReadProgress.for_sources(inputs, enabled=stderr_is_terminal()) as progress:
         traces = read_traces(paths, sink, progress, source, convert_options)
         if redactor is not None:
             traces = redactor.each(traces)

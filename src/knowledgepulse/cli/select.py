@@ -79,6 +79,11 @@ class ScoredCorpus:
     vectors: Any
     sink: ProblemSink
 
+    @property
+    def has_rows(self) -> bool:
+        """Whether the input was dataset rows (``--from``), to be written back as rows."""
+        return bool(self.traces) and self.traces[0].row is not None
+
 
 def corpus_scorer(
     embedder: Embedder | None, novelty_text: str, profiles_file: Path | None, batch_size: int | None
@@ -285,7 +290,7 @@ def _write_selected(
     corpus: ScoredCorpus, selection: Selection, output: Path | None, paths: Sequence[str]
 ) -> None:
     """The selected traces best first: dataset rows in their own form, else annotated traces."""
-    if corpus.traces and corpus.traces[0].row is not None:
+    if corpus.has_rows:
         with row_output(output, sources(paths)) as rows:
             for index in selection.selected:
                 traced = corpus.traces[index]

@@ -22,6 +22,7 @@ import orjson
 
 from knowledgepulse.errors import OutputError
 from knowledgepulse.records import Record
+from knowledgepulse.records.parquet import MAGIC, import_pyarrow_parquet, is_parquet_name
 from knowledgepulse.value.breakdown import ValueBreakdown
 
 RowFormat = Literal["jsonl", "parquet"]
@@ -71,7 +72,7 @@ def row_format(output: Path | None, inputs: Sequence[str]) -> RowFormat:
     """The form rows go out in: ``-o``'s suffix, else the first input's (Parquet or JSONL)."""
     if output is not None:
         suffix = output.suffix.lower()
-        if suffix in (".parquet", ".pq"):
+        if is_parquet_name(output.name):
             return "parquet"
         if suffix in (".jsonl", ".ndjson", ".json", ".gz"):
             return "jsonl"
@@ -83,7 +84,7 @@ def row_format(output: Path | None, inputs: Sequence[str]) -> RowFormat:
 def _is_parquet(name: str) -> bool:
     try:
         with Path(name).open("rb") as file:
-            return file.read(4) == b"PAR1"
+            return file.read(len(MAGIC)) == MAGIC
     except OSError:
         return False
 
@@ -120,8 +121,6 @@ class ParquetRows:
     """
 
     def __init__(self, stream: IO[bytes], added: tuple[str, ...]) -> None:
-        from knowledgepulse.records.parquet import import_pyarrow_parquet  # noqa: PLC0415 - heavy
-
         self._pq = import_pyarrow_parquet()
         import pyarrow  # noqa: PLC0415 - installed with pyarrow.parquet, checked above
 
@@ -176,8 +175,7 @@ class ParquetRows:
         self._flush()
         if self._writer is not None:
             self._writer.close()
-        elif self._schema is not None or not self._pending:
-            # No row at all: an empty file with the kp_ columns alone.
+        else:  # no row at all: an empty file with the kp_ columns alone
             pa = self._pa
             schema = pa.schema([pa.field(name, _TYPES[name]) for name in self._added])
             self._pq.ParquetWriter(self._stream, schema).close()
@@ -192,7 +190,6 @@ class RowWriter:
         stream: IO[str] | IO[bytes],
         added: tuple[str, ...] = SCORE_COLUMNS,
     ) -> None:
-        self.format = fmt
         self._text: IO[str] | None = stream if fmt == "jsonl" else None  # type: ignore[assignment]
         self._parquet = ParquetRows(stream, added) if fmt == "parquet" else None  # type: ignore[arg-type]
 
