@@ -142,3 +142,13 @@ class Redactor:
                 " (--privacy-level aggregated redacts them too)"
             )
         return said
+
+
+def redacted(redactor: Redactor | None, traces: Iterator[LoadedTrace]) -> Iterator[LoadedTrace]:
+    """``traces`` redacted when ``--redact`` was given, else as they are."""
+    return traces if redactor is None else redactor.each(traces)
+
+
+def summary_tail(redactor: Redactor | None) -> str:
+    """``; redacted ...`` for a command's summary line when ``--redact`` was given, else ``""``."""
+    return "" if redactor is None else f"; {redactor.summary()}"

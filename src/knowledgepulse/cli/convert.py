@@ -16,7 +16,7 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import output_option
-from knowledgepulse.cli._redact import Redactor, redact_options
+from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
 from knowledgepulse.cli._traces import ProblemSink, paths_argument, sources
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
@@ -68,7 +68,7 @@ def convert_command(
     written = 0
     with open_output(output) as stream:
         traces = converted_traces(inputs, source, options, sink)
-        for loaded in redactor.each(traces) if redactor is not None else traces:
+        for loaded in redacted(redactor, traces):
             stream.write(orjson.dumps(loaded.record.value).decode() + "\n")
             written += 1
     message = f"converted {counted(written, 'trace')}"
@@ -76,7 +76,6 @@ def convert_command(
         message += f"; {counted(tally.invalid, 'record')} could not be read"
     if tally.warnings:
         message += f"; {counted(tally.warnings, 'warning')}"
-    if redactor is not None:
-        message += f"; {redactor.summary()}"
+    message += summary_tail(redactor)
     say(message)
     return EXIT_FINDINGS if sink.errors else EXIT_OK

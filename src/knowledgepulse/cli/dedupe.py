@@ -14,7 +14,7 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import output_option
-from knowledgepulse.cli._redact import Redactor, redact_options
+from knowledgepulse.cli._redact import Redactor, redact_options, summary_tail
 from knowledgepulse.cli._rows import parquet_rows, row_output
 from knowledgepulse.cli._sources import source_options, trace_options
 from knowledgepulse.cli._tasks import print_similarity_histogram, similarity_histogram_option
@@ -128,7 +128,7 @@ def dedupe_command(
         f"{counted(count, 'trace')} scored; {counted(len(groups), 'near-duplicate group')} "
         f"at cosine >= {threshold:g}; "
         f"{counted(duplicates, 'trace')} would go, "
-        f"{count - duplicates} kept" + (f"; {redactor.summary()}" if redactor is not None else ""),
+        f"{count - duplicates} kept" + summary_tail(redactor),
     )
     return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
 

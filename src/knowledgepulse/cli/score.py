@@ -35,7 +35,7 @@ from knowledgepulse.cli._console import (
 from knowledgepulse.cli._emit import emitting
 from knowledgepulse.cli._engine import check_engine_options, engine_options, ray_embedder
 from knowledgepulse.cli._options import output_option
-from knowledgepulse.cli._redact import Redactor, redact_options
+from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.cli._rows import parquet_rows
 from knowledgepulse.cli._sources import read_traces, source_options, trace_options
 from knowledgepulse.cli._traces import (
@@ -259,8 +259,7 @@ def score_command(
     whole = whole or output_format == "html"
     with ReadProgress.for_sources(inputs, enabled=stderr_is_terminal()) as progress:
         traces = read_traces(paths, sink, progress, source, convert_options)
-        if redactor is not None:
-            traces = redactor.each(traces)
+        traces = redacted(redactor, traces)
         scored = (
             _scored_whole(scorer, list(traces), order=order, corpus=corpus, min_score=min_score)
             if whole
@@ -278,8 +277,7 @@ def score_command(
         _print_table(collector.results, tally, output, explain)
     if cache_path is not None:
         _close_cache(scorer, cache_path, frozen=frozen)
-    redacted = f"; {redactor.summary()}" if redactor is not None else ""
-    say(summary_line(tally) + redacted)
+    say(summary_line(tally) + summary_tail(redactor))
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 
 

@@ -24,7 +24,7 @@ from knowledgepulse.cli._console import (
     stderr_is_terminal,
 )
 from knowledgepulse.cli._options import output_option
-from knowledgepulse.cli._redact import Redactor, redact_options
+from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.cli._rows import parquet_rows, row_output
 from knowledgepulse.cli._sources import read_traces, source_options, trace_options
 from knowledgepulse.cli._tasks import (
@@ -114,7 +114,7 @@ def read_and_score(
     sink = ProblemSink(RunTally(scorer.threshold), keep=keep_problems)
     with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
         read = read_traces(paths, sink, progress, source, options)
-        traces = list(redactor.each(read) if redactor is not None else read)
+        traces = list(redacted(redactor, read))
     scored = score_corpus(scorer, traces)
     candidates = [
         Candidate(
@@ -281,7 +281,7 @@ def select_command(
     say(
         _summary(corpus, selection, budget, min_score)
         + f"; {task_summary(corpus.candidates, selection, task_path)}"
-        + (f"; {redactor.summary()}" if redactor is not None else ""),
+        + summary_tail(redactor),
     )
     return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
 
