@@ -16,8 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import CacheFileError
-from knowledgepulse.novelty.cache import Nearest, VectorCache
+from knowledgepulse.novelty.cache import VectorCache
 from knowledgepulse.novelty.cache.ring_file import LONG_ID_PREFIX, REGIONS_OFFSET, RingLayout
+from tests.novelty.test_search import assert_close
 
 FAST = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -30,14 +31,6 @@ def vectors(seed: int, count: int, dimensions: int = 4) -> np.ndarray:
     pool = rng.normal(size=(3, dimensions)).astype(np.float32)
     rows = pool[rng.integers(0, 3, count)] * rng.choice([1.0, 2.0, 0.5], size=(count, 1))
     return np.asarray(rows, dtype=np.float32)
-
-
-def assert_close(found: list[Nearest | None], expected: list[Nearest | None]) -> None:
-    """Found for the same queries, similarities within 1e-6, a near tie may name another."""
-    assert [n is None for n in found] == [n is None for n in expected]
-    for one, other in zip(found, expected, strict=True):
-        if one is not None and other is not None:
-            assert one.similarity == pytest.approx(other.similarity, abs=1e-6)
 
 
 def state(cache: VectorCache) -> list[tuple[str | None, float, bytes]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -25,14 +25,14 @@ from pydantic import (
     field_validator,
 )
 
-CONTEXT_URLS: tuple[str, ...] = (
-    "https://openknowledgepulse.org/schema/v1",
-    "https://knowledgepulse.dev/schema/v1",
-)
+ContextUrl = Literal[
+    "https://openknowledgepulse.org/schema/v1", "https://knowledgepulse.dev/schema/v1"
+]
+CONTEXT_URLS: tuple[str, ...] = get_args(ContextUrl)
 """Both ``@context`` URLs the seeds use; either validates."""
 
 StepType = Literal["thought", "tool_call", "observation", "error_recovery"]
-STEP_TYPES: tuple[StepType, ...] = ("thought", "tool_call", "observation", "error_recovery")
+STEP_TYPES: tuple[StepType, ...] = get_args(StepType)
 
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
 # StrictFloat takes JSON integers (1 is a number) but never "0.9" or true.
@@ -163,9 +163,7 @@ class ReasoningTrace(_JsonLdModel):
     :func:`knowledgepulse.trace.parse_trace` for errors that name each field's JSON path.
     """
 
-    context: Literal[
-        "https://openknowledgepulse.org/schema/v1", "https://knowledgepulse.dev/schema/v1"
-    ] = Field(alias="@context")
+    context: ContextUrl = Field(alias="@context")
     type: Literal["ReasoningTrace"] = Field(alias="@type")
     id: Annotated[StrictStr, Field(pattern=r"^kp:trace:[\s\S]+")] = Field(
         description="The trace's id, `kp:trace:<anything non-empty>`."
