@@ -35,16 +35,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from knowledgepulse.novelty.backends.devices import resolve_device
-from knowledgepulse.novelty.backends.onnx import OnnxModelSettings, OnnxRunner
-from knowledgepulse.novelty.chunks import BatchRunner, PaddedBatch, pad_batch
+from knowledgepulse.novelty.devices import resolve_device
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
+from knowledgepulse.novelty.onnx_runner import OnnxModelSettings, OnnxRunner
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS, TermsPart
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.novelty.torch_minilm import TorchMiniLMEmbedder
 from knowledgepulse.novelty.windows import (
+    BatchRunner,
+    PaddedBatch,
     batches_by_length,
     leading_pieces,
+    pad_batch,
     split_windows,
 )
 from knowledgepulse.trace.load import parse_trace

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS, novelty_text
-from knowledgepulse.novelty.terms import term_vectors
+from knowledgepulse.novelty.representation import term_vectors
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace.text import action_terms, actions_text, objective_text, whole_text
 from tests.builders import make_trace, step

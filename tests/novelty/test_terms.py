@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from numpy.typing import NDArray
 
-from knowledgepulse.novelty.terms import term_vector, term_vectors
+from knowledgepulse.novelty.representation import term_vectors
 from knowledgepulse.trace.text import action_terms
 from tests.builders import make_trace, step
 
 TERMS = st.sets(st.text(min_size=1, max_size=12), max_size=30)
+
+
+def term_vector(terms: Iterable[str], dimensions: int = 384) -> NDArray[np.float32]:
+    """One set's row of :func:`term_vectors`."""
+    row: NDArray[np.float32] = term_vectors([terms], dimensions)[0]
+    return row
 
 
 @given(TERMS)

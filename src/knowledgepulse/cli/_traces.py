@@ -168,7 +168,7 @@ work on the previous one only within a call, so a call must hold many chunks."""
 
 def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
     from knowledgepulse.errors import ScorerParameterError  # noqa: PLC0415
-    from knowledgepulse.novelty.backends.devices import parse_device  # noqa: PLC0415 - lazy backends
+    from knowledgepulse.novelty.devices import parse_device  # noqa: PLC0415 - lazy backends
 
     try:
         return parse_device(value)

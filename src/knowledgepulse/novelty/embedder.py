@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
-from knowledgepulse.novelty.backends.devices import GPU_INSTALL_HINT, resolve_device
+from knowledgepulse.novelty.devices import GPU_INSTALL_HINT, resolve_device
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 
 if TYPE_CHECKING:  # numpy and the model load only when something is embedded

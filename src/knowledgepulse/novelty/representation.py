@@ -1,27 +1,22 @@
 """Which text stands for a trace in novelty, and how it becomes one unit vector.
 
-Novelty stays ``N = 1 - max cosine(trace, cache)`` with one vector per trace, so the cache stays
-an exact scan. A representation may join several parts (say the objective and the actions): the
-vector ``[sqrt(w1)*u1, sqrt(w2)*u2, ...]`` of unit part vectors has cosine
-``w1*cos1 + w2*cos2 + ...`` with another such vector (the weights sum to 1), so it is a unit
-vector of ``parts x dimensions`` numbers whose cosine is a weighted sum of the parts' cosines.
-
-A part is either a text the embedder reads or a set of terms hashed into a vector
-(:mod:`knowledgepulse.novelty.terms`), whose cosine measures exact overlap.
-
-The names and what each reads are :data:`NOVELTY_TEXTS`; ``docs/novelty.md`` measures them and
-says why the default, ``objective-actions-terms``, reads the objective, the actions and the terms
-they act on.
+Novelty stays ``N = 1 - max cosine(trace, cache)`` with one vector per trace. A representation
+may join several parts: the vector ``[sqrt(w1)*u1, sqrt(w2)*u2, ...]`` of unit part vectors has
+cosine ``w1*cos1 + w2*cos2 + ...`` with another such vector (the weights sum to 1). A part is a
+text the embedder reads, or a set of terms hashed into a vector (:func:`term_vectors`) whose
+cosine measures exact overlap. ``docs/novelty.md`` measures the :data:`NOVELTY_TEXTS` and says
+why the default reads the objective, the actions and the terms they act on.
 """
 
 from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from knowledgepulse._util.digest import stable_hash64
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty.embedder import Embedder, WindowedEmbedder, model_id_of
 from knowledgepulse.novelty.settings import TERM_DIMENSIONS, WINDOW_PIECES
@@ -41,8 +36,7 @@ TRUNCATE_PIECES = 510
 class LeadingEmbedder(Embedder, Protocol):
     """An embedder that can read only the start of each text (a bounded cost per text).
 
-    :class:`~knowledgepulse.novelty.MiniLMEmbedder` is one. An embedder without it reads each
-    part the way its ``embed_batch`` does.
+    :class:`~knowledgepulse.novelty.MiniLMEmbedder` is one; others read with ``embed_batch``.
     """
 
     def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
@@ -52,14 +46,7 @@ class LeadingEmbedder(Embedder, Protocol):
 
 @dataclass(frozen=True, slots=True)
 class RepresentedVectors:
-    """Traces' novelty vectors, with how much of each text the windowed reading embedded.
-
-    Attributes:
-        vectors: one unit vector per trace, (traces, parts x dimensions).
-        windows: windows embedded of each trace's text, when the representation reads windows
-            and the embedder says (else ``None``).
-        capped: whether each text had more windows than were embedded (as ``windows``).
-    """
+    """One unit vector per trace, and (reading windows) how much of each text was embedded."""
 
     vectors: NDArray[np.float32]
     windows: tuple[int, ...] | None = None
@@ -68,14 +55,7 @@ class RepresentedVectors:
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    """One part of a representation: a text taken from the trace and how it is read.
-
-    Attributes:
-        text: the part's text of a trace.
-        weight: its share of the cosine (the weights of a representation sum to 1).
-        max_pieces: read only the text's first this many word pieces in one window (``None``:
-            every 254-piece window, averaged by length).
-    """
+    """A text of the trace, its share of the cosine, and its first word pieces read (or all)."""
 
     text: Callable[[ReasoningTrace], str]
     weight: float
@@ -84,13 +64,7 @@ class Part:
 
 @dataclass(frozen=True, slots=True)
 class TermsPart:
-    """One part of a representation: a set of terms taken from the trace, hashed, no model.
-
-    Attributes:
-        terms: the part's terms of a trace.
-        weight: its share of the cosine.
-        dimensions: the length of its vectors, whatever the embedder.
-    """
+    """A set of terms of the trace, hashed (no model) into vectors, and its share of the cosine."""
 
     terms: Callable[[ReasoningTrace], set[str]]
     weight: float
@@ -119,10 +93,9 @@ class NoveltyText:
         )
 
     def cache_model_id(self, embedder: Embedder) -> str:
-        """The model id a cache of these vectors records: the embedder's, and this name.
+        """The model id a cache of these vectors records: the embedder's and this name.
 
-        ``windows`` keeps the bare model id, so caches saved before representations had
-        names (all of them ``windows``) still load.
+        ``windows`` keeps the bare id, which caches saved before the names record.
         """
         model_id = model_id_of(embedder)
         return model_id if self.name == "windows" else f"{model_id}+novelty-text:{self.name}"
@@ -135,7 +108,6 @@ class NoveltyText:
         """
         import numpy as np  # noqa: PLC0415 - see the imports
 
-        from knowledgepulse.novelty.terms import term_vectors  # noqa: PLC0415
         from knowledgepulse.novelty.windows import normalize  # noqa: PLC0415
 
         blocks: list[NDArray[np.float32]] = []
@@ -167,6 +139,30 @@ class NoveltyText:
         if len(blocks) == 1:
             return RepresentedVectors(blocks[0], windows, capped)
         return RepresentedVectors(normalize(np.concatenate(blocks, axis=1)), windows, capped)
+
+
+def term_vectors(
+    term_sets: Sequence[Iterable[str]], dimensions: int = TERM_DIMENSIONS
+) -> NDArray[np.float32]:
+    """Each set of terms as one unit vector (zeros for an empty set): (sets, dimensions).
+
+    Signed feature hashing (Weinberger et al., 2009): each distinct term adds +1 or -1 to one
+    bucket, both chosen by an 8-byte BLAKE2b digest (stable across processes, unlike ``hash``),
+    so the cosine of two vectors estimates the sets' overlap |A ∩ B| / sqrt(|A| |B|) without a
+    vocabulary. An embedding model finds two ids alike because they look alike; what tells a
+    repeat of a task from a new one is often that they are the *same* id.
+    """
+    import numpy as np  # noqa: PLC0415 - see the imports
+
+    matrix = np.zeros((len(term_sets), dimensions), dtype=np.float32)
+    for row, terms in enumerate(term_sets):
+        for term in set(terms):
+            digest = stable_hash64(term)
+            matrix[row, digest % dimensions] += 1.0 if digest >> 63 else -1.0
+        norm = float(np.linalg.norm(matrix[row]))
+        if norm > 0:
+            matrix[row] /= np.float32(norm)
+    return matrix
 
 
 DEFAULT_NOVELTY_TEXT = "objective-actions-terms"

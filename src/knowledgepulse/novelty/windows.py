@@ -1,25 +1,30 @@
-"""Pure arithmetic of long-text embedding: windows of word pieces, pooling, and their mean.
+"""Long texts into model inputs and back: windows of word pieces, padded batches, pooling.
 
 all-MiniLM-L6-v2 reads 256 positions at most. A text's word pieces are split into consecutive
 windows of at most 254 pieces, each read as ``[CLS] window [SEP]``; the text's embedding is the
 mean of the window embeddings weighted by each window's number of pieces, L2-normalised. A text
 that fits one window is embedded exactly as the model card does it.
 
-**The cap on windows (default 32: the first 32 windows).** Cost grows with the windows
-embedded: a 1 MB trace is about 364,000 pieces (1,435 windows, minutes of model time), and
-merely tokenizing 10 MB whole takes 12 s and 2 GB. So at most ``max_windows`` windows of a text
-are embedded, and only a prefix of the text long enough for them is tokenized
-(:func:`leading_pieces`). 32 leaves 99.6% of the real traces whole and the rest within cosine
-0.996 of the whole text's embedding, while bounding the cost of any trace (the study, ``python
-bench/bench_value.py --windows-study``, is in ``docs/scoring.md``). ``max_windows=None`` embeds
-every window, whatever it costs.
+**The cap on windows (default 32: the first 32 windows).** A 1 MB trace is about 364,000 pieces
+(1,435 windows, minutes of model time), and tokenizing 10 MB whole takes 12 s and 2 GB. So at
+most ``max_windows`` windows of a text are embedded, and only a prefix long enough for them is
+tokenized (:func:`leading_pieces`). 32 leaves 99.6% of the real traces whole and the rest within
+cosine 0.996 of the whole text's embedding (the study, ``python bench/bench_value.py
+--windows-study``, is in ``docs/scoring.md``). ``max_windows=None`` embeds every window.
+
+The windows are planned on the host into padded batches (:class:`ChunkPlan`), a chunk of texts
+at a time; a backend (:class:`BatchRunner`) only runs them. The next chunk may be planned in a
+background thread while the model runs the current one (the tokenizer, onnxruntime, worker
+processes and CUDA all release the GIL); the vectors are the same either way.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,11 +32,8 @@ from numpy.typing import NDArray
 from knowledgepulse.novelty.settings import WINDOW_PIECES
 
 WORD_PIECES_MARGIN = 100
-"""The most pieces the last word of a cut text can differ by.
-
-BERT's WordPiece reads a word of more than 100 characters as one ``[UNK]``, so a word gives at
-most 100 pieces; cutting a text mid-word changes the pieces of that word only.
-"""
+"""The most pieces the last word of a cut text can differ by (WordPiece reads a word of more
+than 100 characters as one ``[UNK]``); cutting mid-word changes that word's pieces only."""
 
 PREFIX_CHARS_PER_PIECE = 6
 """First guess of characters per word piece when cutting a prefix (measured: 2.7 on tau-bench's
@@ -42,13 +44,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 @dataclass(frozen=True, slots=True)
 class WindowedEmbeddings:
-    """Embeddings of texts, with how much of each text they read.
-
-    Attributes:
-        vectors: one unit vector per text, (texts, dimensions).
-        windows: how many windows of each text were embedded.
-        capped: whether each text had more windows than were embedded.
-    """
+    """One unit vector per text, the windows embedded of each, and whether it had more."""
 
     vectors: NDArray[np.float32]
     windows: tuple[int, ...]
@@ -57,12 +53,7 @@ class WindowedEmbeddings:
 
 @dataclass(frozen=True, slots=True)
 class Window:
-    """One model input: a run of a text's word pieces.
-
-    Attributes:
-        text: which text (its index in the batch) the window belongs to.
-        pieces: the word-piece ids, without [CLS] and [SEP].
-    """
+    """One model input: a run of text number ``text``'s word pieces (without [CLS], [SEP])."""
 
     text: int
     pieces: tuple[int, ...]
@@ -76,8 +67,7 @@ def split_windows(
 ) -> list[Window]:
     """Every text's pieces cut into consecutive windows, in text order.
 
-    A text with no pieces still gets one (empty) window, so it is embedded as ``[CLS] [SEP]``
-    like the model card would. ``max_windows`` keeps only each text's first windows.
+    A text with no pieces gets one empty window, read as ``[CLS] [SEP]``.
     """
     if window_pieces < 1:
         raise ValueError(f"window_pieces must be at least 1, got {window_pieces}")
@@ -93,11 +83,7 @@ def split_windows(
 
 
 def replace_unencodable(text: str) -> str:
-    r"""``text`` with each lone surrogate replaced by U+FFFD.
-
-    Lone surrogates (from JSON escapes such as ``"\ud800"``) are the only code points a Python
-    string can hold that UTF-8 cannot encode, and tokenizers refuse such a string outright.
-    """
+    """``text`` with each lone surrogate as U+FFFD (tokenizers refuse what UTF-8 cannot encode)."""
     return _SURROGATE.sub("\ufffd", text)
 
 
@@ -115,12 +101,7 @@ def leading_pieces(
     text's first ones (only the cut word differs, and it lies beyond them). The prefix starts at
     :data:`PREFIX_CHARS_PER_PIECE` characters a piece and grows fourfold until it is enough or
     is the whole text. Lone surrogates are replaced first (:func:`replace_unencodable`).
-
-    Args:
-        texts: the texts.
-        encode: word-piece ids of each of a list of texts (no special tokens).
-        max_windows: the cap, or ``None`` to tokenize every text whole.
-        window_pieces: pieces per window.
+    ``encode`` gives the word-piece ids of each of a list of texts (no special tokens).
     """
     if max_windows is None:
         return [(ids, False) for ids in encode([replace_unencodable(t) for t in texts])]
@@ -170,10 +151,7 @@ def batches_by_length(
 def mean_pool(
     hidden: NDArray[np.float32], attention_mask: NDArray[np.int64]
 ) -> NDArray[np.float32]:
-    """Mean of each row's token states over its real (unmasked) tokens, L2-normalised.
-
-    ``hidden`` is (batch, positions, dims), ``attention_mask`` (batch, positions).
-    """
+    """Mean of each row's token states (batch, positions, dims) over its real tokens, unit."""
     mask = attention_mask.astype(np.float32)[:, :, None]
     summed = (hidden * mask).sum(axis=1)
     counts = np.maximum(mask.sum(axis=1), 1e-9)
@@ -183,9 +161,9 @@ def mean_pool(
 def combine_windows(
     windows: Sequence[Window], embeddings: NDArray[np.float32], texts: int
 ) -> NDArray[np.float32]:
-    """One unit vector per text: its windows' embeddings averaged by piece count, normalised.
+    """One unit vector per text: its windows' embeddings averaged by piece count.
 
-    A text with one window gets that window's embedding unchanged.
+    A text of one window gets that window's embedding unchanged.
     """
     dims = embeddings.shape[1]
     totals = np.zeros((texts, dims), dtype=np.float64)
@@ -205,3 +183,125 @@ def normalize(vectors: NDArray[np.float32]) -> NDArray[np.float32]:
     """Each row divided by its L2 norm (a zero row stays zero)."""
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return np.asarray(vectors / np.maximum(norms, 1e-12), dtype=np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class PaddedBatch:
+    """Windows as ``[CLS] pieces [SEP]`` rows, zero-padded to the longest: (windows, positions)."""
+
+    input_ids: NDArray[np.int64]
+    attention_mask: NDArray[np.int64]
+
+
+def pad_batch(windows: Sequence[Sequence[int]], special: tuple[int, int]) -> PaddedBatch:
+    """The model's inputs for ``windows`` (word-piece ids without [CLS]/[SEP])."""
+    cls_id, sep_id = special
+    length = max(len(pieces) for pieces in windows) + 2
+    input_ids = np.zeros((len(windows), length), dtype=np.int64)
+    attention_mask = np.zeros((len(windows), length), dtype=np.int64)
+    for row, pieces in enumerate(windows):
+        input_ids[row, : len(pieces) + 2] = [cls_id, *pieces, sep_id]
+        attention_mask[row, : len(pieces) + 2] = 1
+    return PaddedBatch(input_ids, attention_mask)
+
+
+class BatchRunner(Protocol):
+    """Runs the model on padded batches: one (windows, dimensions) unit-vector array each."""
+
+    def run_batches(self, batches: Sequence[PaddedBatch]) -> list[NDArray[np.float32]]:
+        """The embeddings of each batch's windows, in the batches' order."""
+        ...
+
+    def close(self) -> None:
+        """Release what the runner holds (processes, device memory); idempotent."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkPlan:
+    """A chunk of texts planned on the host: windows, caps, each model call's windows, inputs."""
+
+    texts: int
+    windows: list[Window]
+    capped: tuple[bool, ...]
+    batches: list[list[int]]
+    padded: list[PaddedBatch]
+
+
+@dataclass(frozen=True, slots=True)
+class Planner:
+    """How texts become batches: the tokenizer's ``encode``, the special ids, the budgets."""
+
+    encode: Callable[[list[str]], list[list[int]]]
+    special: tuple[int, int]
+    max_batch_tokens: int
+    max_batch_windows: int
+
+    def plan(
+        self, texts: Sequence[str], *, window_pieces: int, max_windows: int | None
+    ) -> ChunkPlan:
+        """Tokenize (a prefix of) each text, cut its windows, group and pad them."""
+        pieces = leading_pieces(
+            texts, self.encode, max_windows=max_windows, window_pieces=window_pieces
+        )
+        windows = split_windows(
+            [ids for ids, _ in pieces], window_pieces=window_pieces, max_windows=max_windows
+        )
+        batches = batches_by_length(
+            windows, max_tokens=self.max_batch_tokens, max_batch=self.max_batch_windows
+        )
+        padded = [pad_batch([windows[i].pieces for i in batch], self.special) for batch in batches]
+        return ChunkPlan(len(texts), windows, tuple(c for _, c in pieces), batches, padded)
+
+
+def window_embeddings(
+    chunk: ChunkPlan, runner: BatchRunner, dimensions: int
+) -> NDArray[np.float32]:
+    """The chunk's window embeddings, (windows, dimensions), in window order."""
+    embeddings = np.zeros((len(chunk.windows), dimensions), dtype=np.float32)
+    for batch, vectors in zip(chunk.batches, runner.run_batches(chunk.padded), strict=True):
+        embeddings[batch] = vectors
+    return embeddings
+
+
+def run_chunks(
+    texts: Sequence[str],
+    plan: Callable[[Sequence[str]], ChunkPlan],
+    run: Callable[[ChunkPlan], NDArray[np.float32]],
+    *,
+    chunk_texts: int | None,
+    overlap: bool,
+) -> list[tuple[ChunkPlan, NDArray[np.float32]]]:
+    """Each chunk of ``chunk_texts`` texts (``None``: one chunk) with its window embeddings.
+
+    With ``overlap``, the next chunk is planned in a background thread while the current runs.
+    """
+    size = chunk_texts or max(len(texts), 1)
+    chunks = [texts[start : start + size] for start in range(0, len(texts), size)]
+    if not overlap or len(chunks) == 1:
+        return [(chunk, run(chunk)) for chunk in map(plan, chunks)]
+    results: list[tuple[ChunkPlan, NDArray[np.float32]]] = []
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kp-tokenize") as host:
+        pending: Future[ChunkPlan] = host.submit(plan, chunks[0])
+        for following in [*chunks[1:], None]:
+            current = pending.result()
+            if following is not None:
+                pending = host.submit(plan, following)
+            results.append((current, run(current)))
+    return results
+
+
+def text_embeddings(
+    results: Sequence[tuple[ChunkPlan, NDArray[np.float32]]], dimensions: int
+) -> WindowedEmbeddings:
+    """Each text's embedding (its windows averaged by length), windows read and whether capped."""
+    vectors = [combine_windows(chunk.windows, found, chunk.texts) for chunk, found in results]
+    counts: list[int] = []
+    capped: list[bool] = []
+    for chunk, _ in results:
+        windows = np.bincount([w.text for w in chunk.windows], minlength=chunk.texts)
+        counts.extend(int(count) for count in windows)
+        capped.extend(chunk.capped)
+    if not vectors:
+        return WindowedEmbeddings(np.zeros((0, dimensions), dtype=np.float32), (), ())
+    return WindowedEmbeddings(np.concatenate(vectors), tuple(counts), tuple(capped))

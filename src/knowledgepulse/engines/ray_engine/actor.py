@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.novelty.backends.devices import resolve_device
+from knowledgepulse.novelty.devices import resolve_device
 from knowledgepulse.novelty.embedder import (
     Embedder,
     WindowedEmbedder,

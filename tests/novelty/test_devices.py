@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
-from knowledgepulse.novelty.backends import devices
-from knowledgepulse.novelty.backends.devices import resolve_device
+from knowledgepulse.novelty import devices
+from knowledgepulse.novelty.devices import resolve_device
 from knowledgepulse.novelty.embedder import embedder_for
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.novelty.torch_minilm import TorchMiniLMEmbedder
@@ -110,7 +110,7 @@ def test_without_the_nvidia_driver_auto_does_not_import_torch() -> None:
     import subprocess
 
     code = (
-        "import sys; from knowledgepulse.novelty.backends import devices; "
+        "import sys; from knowledgepulse.novelty import devices; "
         "print(devices.resolve_device('auto'), 'torch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
