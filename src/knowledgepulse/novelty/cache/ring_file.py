@@ -1,12 +1,9 @@
 """The ring file: a cache kept in one memory-mapped file, saved atomically, shared by processes.
 
-``docs/cache-file.md`` draws the layout (a superblock, two commit copies, the slots' regions, and
-a journal past them while a save runs) and says why a save goes through the journal: once full,
-a save overwrites the oldest live slots in place, so a save cut half way would leave slots of
-neither state. The slots form a ring: the ``count`` slots before ``head`` hold the live vectors,
-oldest first, numbered ``added - count .. added - 1`` in the sequence region (a mix of two saves
-breaks the run). Every scan holds ``flock``'s shared lock, every save the exclusive one, so a
-reader sees whole saves; a second writer waits, then appends after the first.
+``docs/cache-file.md`` draws the layout and says why a save goes through a journal: once full, a
+save overwrites the oldest live slots in place. The ``count`` slots before ``head`` hold the live
+vectors, oldest first, numbered ``added - count .. added - 1`` in the sequence region. Every scan
+holds ``flock``'s shared lock, every save the exclusive one, so a reader sees whole saves.
 """
 
 from __future__ import annotations
@@ -79,7 +76,7 @@ class RingFormatError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class RingLayout:
-    """Where each region lies, from the file's fixed parameters (capacity = max_elements)."""
+    """Where each region lies, from the file's fixed parameters (capacity: max_elements)."""
 
     dimensions: int
     capacity: int
@@ -110,12 +107,12 @@ class RingLayout:
 
     @property
     def journal_offset(self) -> int:
-        """The end of the regions: a file is at least this long; a save's journal goes here."""
+        """The end of the regions, where a save's journal goes."""
         return _aligned(self.checksums_offset + self.chunks * 16)
 
     @property
     def entry_bytes(self) -> int:
-        """One entry's bytes across the regions (vector, time, sequence, hash, id)."""
+        """One entry's bytes across the regions."""
         return self.dimensions * 4 + 24 + self.id_bytes
 
 
@@ -197,11 +194,7 @@ def decode_commit(data: bytes, layout: RingLayout) -> CommitHeader:
 
 
 def current_commit(copies: list[bytes], layout: RingLayout) -> CommitHeader:
-    """The larger generation of the two copies.
-
-    Both are checked: each valid, in its parity's slot, and consecutive (a new file holds
-    generations 0 and 1, both empty).
-    """
+    """The newer of the two copies, both checked: valid, in their parity's slot, consecutive."""
     headers = [decode_commit(data, layout) for data in copies]
     for position, header in enumerate(headers):
         if header.generation % 2 != position:
@@ -279,10 +272,7 @@ def is_ring_file(path: Path) -> bool:
 
 
 class RingFile:
-    """An open ring file: its mapped regions, its current header, saves into it.
-
-    Read under :meth:`reading`; save with :meth:`commit`; make one with :func:`create_ring_file`.
-    """
+    """An open ring file: read under :meth:`reading`, save with :meth:`commit`."""
 
     def __init__(self, path: Path, *, writable: bool) -> None:
         self.path = path
@@ -546,7 +536,6 @@ class RingFile:
         return current_commit(copies, self.layout)
 
     def _chunk_crc(self, index: int) -> int:
-        """The CRC-32 of chunk ``index``'s slots across the five regions."""
         chunk, crc = self.layout.chunk, 0
         for region in self.regions:
             crc = zlib.crc32(
@@ -566,8 +555,7 @@ def create_ring_file(
 ) -> None:
     """Make a ring file at ``path`` atomically: written beside it, then linked (or renamed) there.
 
-    ``fill`` saves the first entries into the temporary file, so no reader sees the file without
-    them. Without ``replace``, a file another process made at ``path`` meanwhile is kept.
+    ``fill`` saves the first entries first. Without ``replace``, a file made meanwhile is kept.
 
     Raises:
         CacheFileError: the directory is not writable or the disk too full for the file.

@@ -1,12 +1,9 @@
 """Nearest-neighbour scans: plain float32 matrix products and an argmax, in bounded blocks.
 
-The held vectors come as a few arrays read as one, oldest first (a ring buffer's two halves, a
-file's slots then the vectors not saved yet), and are never copied whole: a block of queries
-meets them in slices whose similarities take at most ``block_bytes``. Every row must be a unit
-vector or zero (:func:`unit_rows`), so a product is a cosine.
-
-Batch and one-by-one answers agree within 1e-6 (a matrix product rounds a little differently
-from a matrix-vector one); of two exact copies either may be named nearest.
+The held vectors come as a few arrays read as one, oldest first, never copied whole: a block of
+queries meets them in slices whose similarities take at most ``block_bytes``. Every row is a unit
+vector or zero (:func:`unit_rows`), so a product is a cosine. Batch and one-by-one answers agree
+within 1e-6; of two exact copies either may be named nearest.
 """
 
 from __future__ import annotations
@@ -31,12 +28,9 @@ Invalid = Callable[[slice, int, int, NDArray[np.float64] | None], NDArray[np.boo
 
 @dataclass(frozen=True, slots=True)
 class Neighbours:
-    """Each query's nearest counted vector.
+    """Each query's nearest counted vector: its row among the keys, and the cosine.
 
-    Attributes:
-        index: its row among the keys (online: the held vectors, then the batch), ``-1`` when
-            nothing counts for that query.
-        similarity: its cosine similarity in [-1, 1]; ``nan`` when nothing counts.
+    Online the keys are the held vectors, then the batch; ``-1`` and ``nan``: nothing counts.
     """
 
     index: NDArray[np.intp]
@@ -44,10 +38,7 @@ class Neighbours:
 
 
 def unit_rows(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Each row scaled to unit length (zero rows stay zero).
-
-    In float64, so that tiny (subnormal) float32 vectors keep their direction.
-    """
+    """Each row scaled to unit length (zero rows stay zero); in float64, for subnormal rows."""
     wide = np.asarray(matrix, dtype=np.float64)
     norms = np.linalg.norm(wide, axis=1, keepdims=True)
     return (wide / np.where(norms == 0.0, 1.0, norms)).astype(np.float32)
@@ -65,15 +56,10 @@ def frozen_nearest(
 ) -> Neighbours:
     """Each query's nearest held vector (a frozen cache; a corpus against itself).
 
-    Args:
-        held: the vectors compared with, oldest first, as one array or several read as one.
-        queries: the query vectors.
-        held_times: when each held vector was added (ms), as ``held``; needed with ``due``.
-        due: per query, the time at or before which a held vector has expired (now - TTL).
-        held_keys: an integer key per held vector (a code for its id).
-        query_keys: a key per query; held vectors with the query's key do not count for it
-            (``-1``: none left out).
-        block_bytes: see :data:`BLOCK_BYTES`.
+    ``held`` is one array or several read as one, oldest first; ``held_times`` when each was
+    added (ms). ``due`` is per query the time at or before which a held vector has expired.
+    ``held_keys`` (a code per held vector's id) and ``query_keys`` leave out, for a query, the
+    held vectors of its key (``-1``: none left out).
     """
     parts = [held] if isinstance(held, np.ndarray) else list(held)
 
@@ -148,7 +134,6 @@ def _scan(  # noqa: PLR0917 - the two searches' parts, passed straight through
     invalid: Invalid,
     block_bytes: int,
 ) -> Neighbours:
-    """Each query's best key among keys ``window(rows)`` of ``parts``, in blocks of queries."""
     index = np.full(len(queries), -1, dtype=np.intp)
     best = np.full(len(queries), -np.inf, dtype=np.float32)
     for start in range(0, len(queries), BLOCK_QUERIES):

@@ -1,8 +1,7 @@
-"""Where a :class:`~knowledgepulse.novelty.cache.VectorCache` keeps its vectors.
+"""Where a ``VectorCache`` keeps its vectors: in memory, or a ring file and the unsaved ones.
 
-In memory (:class:`MemoryRing`) or in a ring file (:class:`FileRing`). Both show the held vectors
-oldest first as a few contiguous parts (a ring's two halves; a file's live slots, then the
-vectors added since the last save), so a scan reads them in place without copying the cache.
+Both show the held vectors oldest first as a few contiguous parts (a ring's two halves; a file's
+live slots, then the vectors added since the last save), which a scan reads in place.
 """
 
 from __future__ import annotations
@@ -40,7 +39,7 @@ class MemoryRing:
         return [self.vectors[a:b] for a, b in self._runs()] or [self.vectors[:0]]
 
     def time_parts(self) -> list[NDArray[np.float64]]:
-        """When each was added, oldest first, as views."""
+        """When each was added (ms), as :meth:`vector_parts`."""
         return [self.added_at[a:b] for a, b in self._runs()] or [self.added_at[:0]]
 
     def id_at(self, index: int) -> str | None:
@@ -117,15 +116,15 @@ class FileRing:
         return [] if self.cleared else self.ring.live_slots(self._skip)
 
     def vector_parts(self) -> list[NDArray[np.float32]]:
-        """The held vectors, oldest first: mapped slots, then the unsaved ones."""
+        """The held vectors, oldest first, as views."""
         return [*(self.ring.vectors[a:b] for a, b in self._runs()), *self.pending.vector_parts()]
 
     def time_parts(self) -> list[NDArray[np.float64]]:
-        """When each was added, oldest first."""
+        """When each was added (ms), as :meth:`vector_parts`."""
         return [*(self.ring.added_at[a:b] for a, b in self._runs()), *self.pending.time_parts()]
 
     def id_at(self, index: int) -> str | None:
-        """The id of the ``index``-th oldest vector (a too-long id in its long-id form)."""
+        """The id of the ``index``-th oldest vector."""
         kept = self._file_kept
         if index >= kept:
             return self.pending.id_at(index - kept)

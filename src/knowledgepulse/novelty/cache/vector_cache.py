@@ -1,11 +1,8 @@
 """``VectorCache``: the vectors novelty is measured against, oldest-first eviction and a TTL.
 
 Vectors are held L2-normalised in a ring buffer: in memory, or in a memory-mapped ring file
-(:meth:`VectorCache.open`, :mod:`.ring_file`) that opens without being read and is scanned in
-blocks of bounded memory. Each vector keeps the id it was added with (the breakdown names the
-most similar earlier trace) and when it was added (for the TTL), from an injectable clock in
-milliseconds. The scans are :mod:`.search`'s plain float32 products: the batch methods agree
-with one query at a time within 1e-6.
+(:mod:`.ring_file`) scanned in blocks of bounded memory. Each keeps the id it was added with
+and when it was added (for the TTL), from an injectable clock in milliseconds.
 """
 
 from __future__ import annotations
@@ -58,12 +55,7 @@ def wall_clock_ms() -> float:
 
 @dataclass(frozen=True, slots=True)
 class Nearest:
-    """The held vector most similar to a query.
-
-    Attributes:
-        id: the id it was added with (``None`` if it was added without one).
-        similarity: the cosine similarity, in [-1, 1].
-    """
+    """The held vector most similar to a query: the id it was added with, and the cosine."""
 
     id: str | None
     similarity: float
@@ -84,11 +76,9 @@ class VectorCache:
     Args:
         max_elements: how many vectors are held at most; adding one more evicts the oldest.
         dimensions: the length every vector must have (default: the first vector's).
-        ttl_ms: if given, a vector older than this many milliseconds no longer counts anywhere
-            (a topic revisited after the TTL is novel again).
-        clock: the current time in milliseconds (default: wall-clock time); inject one in tests.
-        block_bytes: the most memory one block of similarities takes while scanning; a large
-            cache is scanned in slices.
+        ttl_ms: a vector older than this many milliseconds no longer counts anywhere.
+        clock: the current time in milliseconds (default: wall-clock time).
+        block_bytes: the most memory one block of similarities takes while scanning.
 
     Thread-safe: every method takes the cache's lock.
 
@@ -171,9 +161,8 @@ class VectorCache:
     def nearest(self, query: ArrayLike, *, exclude_id: str | None = None) -> Nearest | None:
         """The held vector most similar to ``query``, or ``None`` when nothing is held.
 
-        A zero vector (query or held) has similarity 0 with everything. ``exclude_id`` leaves
-        out the vectors held under that id, so a trace scored against a cache that already
-        holds it is not compared with itself.
+        A zero vector has similarity 0 with everything. ``exclude_id`` leaves out the vectors
+        held under that id (a trace is not compared with itself).
 
         Raises:
             VectorError: the query has the wrong length, or holds NaN or infinity.
@@ -187,9 +176,7 @@ class VectorCache:
         """For each vector in turn, its nearest held vector, and then hold it (online scoring).
 
         The same as ``nearest(v, exclude_id=i)`` then ``add(v, id=i)`` for each pair in order
-        (within 1e-6), the clock read as often and in the same order, but computed in blocks: a
-        vector is never compared with one held under its own id (a trace scored again, or
-        scored in an earlier run of a saved cache, does not meet itself).
+        (within 1e-6, the clock read as often), computed in blocks.
 
         Raises:
             VectorError: ``vectors`` is not a matrix of this cache's width, holds NaN or
@@ -202,12 +189,11 @@ class VectorCache:
                 return []
             store = self._held(units)
             with store.view():
-                held = store.count
                 query_times = np.full(len(units), np.nan)
                 add_times = np.empty(len(units))
                 for i in range(len(units)):
                     # One by one, a query reads the clock (for the TTL) once anything is held.
-                    if self._ttl_ms and (held or i):
+                    if self._ttl_ms and (store.count or i):
                         query_times[i] = self._clock()
                     add_times[i] = self._clock()
                 found = online_nearest(
@@ -228,9 +214,7 @@ class VectorCache:
     def nearest_many(
         self, queries: ArrayLike, *, exclude_ids: Sequence[str | None] | None = None
     ) -> list[Nearest | None]:
-        """Each query's nearest held vector, leaving the cache as it is (frozen scoring).
-
-        The same as ``nearest(q, exclude_id=e)`` for each pair in order (within 1e-6).
+        """Each query's nearest held vector, as ``nearest(q, exclude_id=e)`` (within 1e-6).
 
         Raises:
             VectorError: ``queries`` is not a matrix of this cache's width, holds NaN or
@@ -253,7 +237,6 @@ class VectorCache:
     def _frozen(
         self, units: NDArray[np.float32], excluded: list[str | None]
     ) -> list[Nearest | None]:
-        """Frozen search (lock held)."""
         store = self._store
         if store is None:
             return [None] * len(units)
@@ -312,8 +295,7 @@ class VectorCache:
     def flush(self) -> None:
         """Save what was added since :meth:`open` or the last flush into the cache's own file.
 
-        A ring file gets the new vectors appended in one atomic commit (after whatever other
-        processes saved meanwhile); an ``.npz`` file is rewritten atomically.
+        A ring file gets them appended atomically, after what other processes saved meanwhile.
 
         Raises:
             CacheFileError: the cache was not opened from a file, or the file cannot be saved.
@@ -344,11 +326,8 @@ class VectorCache:
     def save(self, path: str | Path, *, model_id: str | None = None) -> None:
         """Write the live vectors, their ids and times to ``path``, atomically.
 
-        The format follows the file: an ``.npz`` name, or an existing ``.npz`` cache, gets an
-        ``.npz`` (written beside ``path``, flushed and renamed over it); any other path a ring
-        file (see :meth:`open`), made the same way. Saving a cache opened from ``path`` is
-        :meth:`flush`. ``model_id`` names the embedder that made the vectors: vectors of
-        another model are not comparable, and :meth:`load` can refuse them.
+        An ``.npz`` name, or an existing ``.npz`` cache, gets an ``.npz``; any other path a ring
+        file. ``model_id`` names the embedder, so that :meth:`load` can refuse another's.
 
         Raises:
             OutputError: the file cannot be created.
@@ -372,7 +351,6 @@ class VectorCache:
         )
 
     def _contents(self, model_id: str | None) -> CacheFileContents:
-        """The live entries, oldest first, as the columns a cache file holds."""
         entries = list(self.entries())
         dimensions = self._dimensions or DEFAULT_DIMENSIONS
         vectors = np.array([e.vector for e in entries], dtype=np.float32)
@@ -401,25 +379,21 @@ class VectorCache:
     ) -> VectorCache:
         """A cache kept in the file at ``path``, made there if missing; :meth:`flush` saves it.
 
-        A ring file (any name but ``*.npz``) is memory-mapped, not read: opening takes the
-        same time for a thousand vectors or millions, and a scan reads it in blocks. Additions
-        stay in memory until :meth:`flush`, which commits them atomically (see
-        :mod:`knowledgepulse.novelty.cache.ring_file` for locking and crash safety). An
-        ``.npz`` cache (told by its content) is loaded whole, as :meth:`load` does, and
-        rewritten by :meth:`flush`.
+        A ring file (any name but ``*.npz``) is memory-mapped, not read, so opening takes the
+        same time for any size; additions stay in memory until :meth:`flush` commits them
+        atomically. An ``.npz`` cache (told by its content) is loaded whole.
 
         Args:
             path: the cache file.
-            model_id: the embedder that makes the vectors: a new file records it, an existing
-                one must have been made by it.
+            model_id: the embedder: a new file records it, an existing one must match.
             dimensions: the vectors' length: a new ring file needs it, an existing one must
                 match.
             max_elements: the bound (default: the file's, or 1000 for a new file); a ring file
                 of another capacity is rewritten with its newest vectors.
             ttl_ms: the TTL (default: the file's).
             read_only: only read (frozen scoring): no file is made, :meth:`flush` is refused.
-            clock: the cache's clock.
-            block_bytes: see the class.
+            clock: as for the class.
+            block_bytes: as for the class.
 
         Raises:
             CacheFileError: the file is damaged, of another model or width, missing when
@@ -469,7 +443,6 @@ class VectorCache:
         clock: Clock,
         block_bytes: int,
     ) -> VectorCache:
-        """:meth:`open` for a ring file: made when missing, rewritten for another capacity."""
         exists = path.exists()
         if not exists:
             if dimensions is None:
@@ -521,17 +494,10 @@ class VectorCache:
     ) -> VectorCache:
         """Read a saved cache (``.npz`` or ring file, told apart by content) into memory.
 
-        Whatever the file holds (truncated, empty, bit-flipped, another program's), the result
-        is a valid cache or a :class:`~knowledgepulse.errors.CacheFileError`.
-
-        Args:
-            path: the cache file.
-            expected_model_id: refuse a cache whose vectors another model made.
-            expected_dimensions: refuse a cache of another vector length.
-            max_elements: the loaded cache's bound (default: the saved one); the newest
-                vectors are kept when it is smaller.
-            ttl_ms: the loaded cache's TTL (default: the saved one).
-            clock: the loaded cache's clock.
+        Whatever the file holds (truncated, bit-flipped, another program's), the result is a
+        valid cache or a :class:`~knowledgepulse.errors.CacheFileError`. ``expected_model_id``
+        and ``expected_dimensions`` refuse a cache of another model or width; ``max_elements``
+        (default: the saved one) keeps the newest vectors; ``ttl_ms`` defaults to the saved one.
 
         Raises:
             CacheFileError: the file is missing, not a cache, damaged, or does not fit the
@@ -569,12 +535,7 @@ class VectorCache:
         return cache
 
     def _units(self, vectors: ArrayLike, what: str, *, rows: bool = True) -> NDArray[np.float32]:
-        """The input as float32 unit rows (lock held); the first vector sets the width.
-
-        Raises:
-            VectorError: not a vector (``rows``: a matrix) of this cache's width, or holds NaN
-                or infinity (the first such row is named).
-        """
+        """The input as float32 unit rows (lock held); the first vector sets the width."""
         array = np.asarray(vectors, dtype=np.float32)
         width = self._dimensions
         if array.ndim != (2 if rows else 1) or array.shape[-1] != (width or array.shape[-1] or -1):
@@ -593,13 +554,11 @@ class VectorCache:
         return unit_rows(array.reshape(-1, array.shape[-1]))
 
     def _hold(self, saved: CacheFileContents) -> None:
-        """Hold a saved cache's newest entries (it lists them oldest first) with their times."""
         first = max(0, len(saved.ids) - self._max_elements)
         units = self._units(saved.vectors[first:], "vectors")
         self._held(units).append(units, saved.ids[first:], saved.added_at[first:])
 
     def _held(self, units: NDArray[np.float32]) -> MemoryRing | FileRing:
-        """The store (lock held), made for the first vectors' width when none was given."""
         if self._store is None:
             width = units.shape[1]
             check_cache_size(self._max_elements, width)
@@ -607,7 +566,7 @@ class VectorCache:
         return self._store
 
     def _named(self, found: Neighbours, batch_ids: list[str | None]) -> list[Nearest | None]:
-        """Each neighbour with its id: held rows first, then the batch (store's view held)."""
+        """Each neighbour with its id: held rows first, then the batch."""
         store = self._store
         assert store is not None  # a neighbour was found, so something is held
         held = store.count
@@ -667,7 +626,6 @@ def _check_identity(
     expected_model_id: str | None,
     expected_dimensions: int | None,
 ) -> None:
-    """Refuse a cache of another model or width, naming both and the fix."""
     if expected_model_id is not None and model_id != expected_model_id:
         raise CacheFileError(
             f"{path}: the cache holds vectors of model {model_id!r}, but the embedder "
