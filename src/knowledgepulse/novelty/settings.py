@@ -1,10 +1,4 @@
-"""The novelty package's sizes and limits, in a module that imports nothing heavy.
-
-A run without an embedder (``kp score --no-embedder`` on one trace) reads these defaults but
-never embeds or searches, so it should not pay for numpy; the modules that do the work
-(:mod:`~knowledgepulse.novelty.windows`, :mod:`~knowledgepulse.novelty.cache`) take their
-numbers from here.
-"""
+"""The novelty package's sizes and limits, without numpy (a run without an embedder reads them)."""
 
 from __future__ import annotations
 
@@ -17,12 +11,11 @@ WINDOW_PIECES = MODEL_POSITIONS - 2
 """Word pieces per window: the rest of the positions are [CLS] and [SEP]."""
 
 DEFAULT_MAX_WINDOWS = 32
-"""Windows embedded per text unless told otherwise (measured: see
-:mod:`knowledgepulse.novelty.windows`)."""
+"""Windows embedded per text unless told otherwise (measured: see ``windows``)."""
 
 TERM_DIMENSIONS = 384
-"""Buckets of a term vector (:mod:`knowledgepulse.novelty.terms`): as many as the bundled model's
-dimensions; the study in ``docs/novelty.md`` found 384 and 1,024 within 0.003 of each other."""
+"""Buckets of a term vector: the bundled model's dimensions (``docs/novelty.md`` found 384 and
+1,024 within 0.003 of each other)."""
 
 DEFAULT_MAX_ELEMENTS = 1000
 """Vectors a new cache holds unless told otherwise."""

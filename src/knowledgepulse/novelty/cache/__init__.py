@@ -1,8 +1,4 @@
-"""The vector cache: embeddings held in memory or a memory-mapped ring file, and their scans.
-
-Importing this package imports numpy; :mod:`knowledgepulse.novelty` itself does not, so that a
-run without an embedder never pays for it.
-"""
+"""The vector cache: embeddings held in memory or a memory-mapped ring file, and their scans."""
 
 from knowledgepulse.novelty.cache.search import Neighbours, frozen_nearest, online_nearest
 from knowledgepulse.novelty.cache.vector_cache import (
