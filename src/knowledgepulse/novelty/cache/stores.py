@@ -46,14 +46,12 @@ class MemoryRing:
         """The id of the ``index``-th oldest vector."""
         return self.ids[(self.next - self.count + index) % self.capacity]
 
-    def exclusion_keys(
-        self, excluded: list[str | None]
-    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-        """Integer keys per held vector and per query: equal keys mean the same id."""
-        codes: dict[str | None, int] = {}
-        held = [codes.setdefault(self.id_at(i), len(codes)) for i in range(self.count)]
-        queries = [-1 if e is None else codes.get(e, -1) for e in excluded]
-        return np.array(held, dtype=np.intp), np.array(queries, dtype=np.intp)
+    def codes(self, wanted: dict[str | None, int]) -> NDArray[np.intp]:
+        """Per held vector, oldest first, the code ``wanted`` gives its id (``-1``: none)."""
+        held = np.full(self.count, -1, dtype=np.intp)
+        if not wanted.keys().isdisjoint(self.ids):  # a slot holds a live vector's id, or None
+            held[:] = [wanted.get(self.id_at(i), -1) for i in range(self.count)]
+        return held
 
     def append(
         self, units: NDArray[np.float32], ids: list[str | None], times: NDArray[np.float64]
@@ -130,29 +128,18 @@ class FileRing:
             return self.pending.id_at(index - kept)
         return self.ring.id_at((self.ring.header.head - kept + index) % self.capacity)
 
-    def exclusion_keys(
-        self, excluded: list[str | None]
-    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-        """As :meth:`MemoryRing.exclusion_keys`, finding the file's slots by id hash."""
-        width = self.ring.layout.id_bytes
-        codes: dict[str | None, int] = {}
-        queries = np.array(
-            [-1 if e is None else codes.setdefault(e, len(codes)) for e in excluded],
-            dtype=np.intp,
-        )
+    def codes(self, wanted: dict[str | None, int]) -> NDArray[np.intp]:
+        """As :meth:`MemoryRing.codes`, finding the file's slots by id hash."""
+        stored = {stored_id(e, self.ring.layout.id_bytes): code for e, code in wanted.items()}
+        hashes = np.array([id_hash(e) for e in stored], dtype=np.uint64)
         held = np.full(self.count, -1, dtype=np.intp)
-        wanted = {stored_id(e, width): code for e, code in codes.items()}
-        hashes = np.array([id_hash(e) for e in wanted], dtype=np.uint64)
         offset = 0
         for a, b in self._runs():
             for slot in np.flatnonzero(np.isin(self.ring.hashes[a:b], hashes)).tolist():
-                code = wanted.get(self.ring.id_at(a + slot))
-                if code is not None:
-                    held[offset + slot] = code
+                held[offset + slot] = stored.get(self.ring.id_at(a + slot), -1)
             offset += b - a
-        for index in range(self.pending.count):
-            held[offset + index] = codes.get(self.pending.id_at(index), -1)
-        return held, queries
+        held[offset:] = self.pending.codes(wanted)
+        return held
 
     def append(
         self, units: NDArray[np.float32], ids: list[str | None], times: NDArray[np.float64]

@@ -227,12 +227,12 @@ class VectorCache:
     def holds(self, ids: Sequence[str | None]) -> list[bool]:
         """Whether a vector is held under each id (one past its TTL included; ``None``: no)."""
         with self._lock:
-            store = self._store
-            if store is None or not any(i is not None for i in ids):
+            if self._store is None:
                 return [False] * len(ids)
-            with store.view():
-                held = _held_among(store, ids)
-            return [i in held for i in ids]
+            with self._store.view():
+                held, queries = _id_codes(self._store, ids)
+            found = set(held[held >= 0].tolist())
+            return [code in found for code in queries.tolist()]
 
     def _frozen(
         self, units: NDArray[np.float32], excluded: list[str | None]
@@ -248,7 +248,7 @@ class VectorCache:
                 due = np.array([self._clock() for _ in units], dtype=np.float64) - self._ttl_ms
             held_keys = query_keys = None
             if any(e is not None for e in excluded):
-                held_keys, query_keys = store.exclusion_keys(excluded)
+                held_keys, query_keys = _id_codes(store, excluded)
             found = frozen_nearest(
                 store.vector_parts(),
                 units,
@@ -585,33 +585,28 @@ def _batch_ids(ids: Sequence[str | None] | None, count: int) -> list[str | None]
     return names
 
 
+def _id_codes(
+    store: MemoryRing | FileRing, ids: Sequence[str | None]
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """A code per held vector and per id of ``ids``, equal for equal ids (``-1``: none).
+
+    A held vector has a code only when its id is among ``ids`` (the store's view held).
+    """
+    wanted: dict[str | None, int] = {}
+    queries = [-1 if i is None else wanted.setdefault(i, len(wanted)) for i in ids]
+    return store.codes(wanted), np.array(queries, dtype=np.intp)
+
+
 def _own_keys(store: MemoryRing | FileRing, ids: list[str | None]) -> NDArray[np.intp] | None:
     """A key per held vector, then per batch vector, equal for equal ids (``-1``: no id).
 
     ``None`` when no id of the batch is held or repeated in it: nothing to leave out.
     """
-    named = [i for i in ids if i is not None]
-    if len(set(named)) == len(named) and not _held_among(store, named):
-        return None  # the usual case, found without coding every held id
-    held, queries = store.exclusion_keys(ids)
-    fresh: dict[str, int] = {}  # ids met first in this batch (a held one has its code)
-    first = int(max(held.max(initial=-1), queries.max(initial=-1))) + 1
-    for position, name in enumerate(ids):
-        if name is not None and queries[position] < 0:
-            queries[position] = fresh.setdefault(name, first + len(fresh))
+    held, queries = _id_codes(store, ids)
+    named = queries[queries >= 0]
+    if not (held >= 0).any() and len(np.unique(named)) == len(named):
+        return None
     return np.concatenate([held, queries])
-
-
-def _held_among(store: MemoryRing | FileRing, ids: Sequence[str | None]) -> set[str]:
-    """The ids of ``ids`` that the store holds a vector under (its view held)."""
-    wanted = {i for i in ids if i is not None}
-    if not wanted or not store.count:
-        return set()
-    if isinstance(store, MemoryRing):  # a slot holds a live vector's id, or None
-        return wanted.intersection(store.ids)
-    names = list(wanted)
-    held, queries = store.exclusion_keys(list[str | None](names))
-    return {name for name, found in zip(names, np.isin(queries, held), strict=True) if found}
 
 
 def _wants_npz(path: Path) -> bool:
