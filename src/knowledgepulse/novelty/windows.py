@@ -1,21 +1,12 @@
 """Long texts into model inputs and back: windows of word pieces, padded batches, pooling.
 
-all-MiniLM-L6-v2 reads 256 positions at most. A text's word pieces are split into consecutive
-windows of at most 254 pieces, each read as ``[CLS] window [SEP]``; the text's embedding is the
-mean of the window embeddings weighted by each window's number of pieces, L2-normalised. A text
-that fits one window is embedded exactly as the model card does it.
-
-**The cap on windows (default 32: the first 32 windows).** A 1 MB trace is about 364,000 pieces
-(1,435 windows, minutes of model time), and tokenizing 10 MB whole takes 12 s and 2 GB. So at
-most ``max_windows`` windows of a text are embedded, and only a prefix long enough for them is
-tokenized (:func:`leading_pieces`). 32 leaves 99.6% of the real traces whole and the rest within
-cosine 0.996 of the whole text's embedding (the study, ``python bench/bench_value.py
---windows-study``, is in ``docs/scoring.md``). ``max_windows=None`` embeds every window.
-
-The windows are planned on the host into padded batches (:class:`ChunkPlan`), a chunk of texts
-at a time; a backend (:class:`BatchRunner`) only runs them. The next chunk may be planned in a
-background thread while the model runs the current one (the tokenizer, onnxruntime, worker
-processes and CUDA all release the GIL); the vectors are the same either way.
+The model reads 256 positions, so a text's word pieces are cut into windows of 254, each read as
+``[CLS] window [SEP]``; the text's embedding is the windows' mean weighted by their pieces. At
+most ``max_windows`` (default 32) windows of a text are embedded and only a prefix long enough
+for them is tokenized: a 1 MB trace is 1,435 windows, and 32 leave 99.6% of the real traces
+whole and the rest within cosine 0.996 (the study is in ``docs/scoring.md``). A chunk of texts
+is planned into padded batches on the host; a :class:`BatchRunner` only runs them, while the
+next chunk may be planned in a background thread (tokenizer and model release the GIL).
 """
 
 from __future__ import annotations
@@ -36,8 +27,7 @@ WORD_PIECES_MARGIN = 100
 than 100 characters as one ``[UNK]``); cutting mid-word changes that word's pieces only."""
 
 PREFIX_CHARS_PER_PIECE = 6
-"""First guess of characters per word piece when cutting a prefix (measured: 2.7 on tau-bench's
-JSON-heavy text, 4.5 on HotpotQA's prose); a prefix that falls short is grown fourfold."""
+"""First guess of characters per word piece when cutting a prefix (measured: 2.7 to 4.5)."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -96,12 +86,9 @@ def leading_pieces(
 ) -> list[tuple[list[int], bool]]:
     """Each text's word pieces, at most ``max_windows`` windows of them, and whether it had more.
 
-    With a cap, only a prefix of each text is tokenized: long enough to give the pieces the
-    windows hold plus :data:`WORD_PIECES_MARGIN`, so the pieces kept are exactly the whole
-    text's first ones (only the cut word differs, and it lies beyond them). The prefix starts at
-    :data:`PREFIX_CHARS_PER_PIECE` characters a piece and grows fourfold until it is enough or
-    is the whole text. Lone surrogates are replaced first (:func:`replace_unencodable`).
-    ``encode`` gives the word-piece ids of each of a list of texts (no special tokens).
+    With a cap, only a prefix of each text is tokenized, grown fourfold until it gives the
+    windows' pieces plus :data:`WORD_PIECES_MARGIN` (so the pieces kept are exactly the whole
+    text's first ones) or is the whole text. ``encode`` gives each text's word-piece ids.
     """
     if max_windows is None:
         return [(ids, False) for ids in encode([replace_unencodable(t) for t in texts])]
@@ -127,11 +114,10 @@ def leading_pieces(
 def batches_by_length(
     windows: Sequence[Window], *, max_tokens: int, max_batch: int
 ) -> list[list[int]]:
-    """Group windows (by index) into batches of similar length.
+    """Group windows (by index) into batches of similar length, so padding stays small.
 
-    Sorting by length keeps padding small; a batch holds at most ``max_batch`` windows and at
-    most ``max_tokens`` positions once padded to its longest window (a single window longer than
-    that still gets a batch of its own). The order is deterministic: by length, then index.
+    A batch holds at most ``max_batch`` windows and ``max_tokens`` positions once padded (a
+    longer window gets a batch of its own). The order is by length, then index.
     """
     order = sorted(range(len(windows)), key=lambda i: (len(windows[i].pieces), i))
     batches: list[list[int]] = []

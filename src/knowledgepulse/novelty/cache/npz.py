@@ -1,10 +1,8 @@
 """The ``.npz`` cache file: uncompressed, written atomically, read with suspicion.
 
-A cache file outlives the run that wrote it: a crash, a full disk, a copy cut short or another
-program can leave anything at its path. Reading therefore never trusts a declared size before
-checking it against the bytes that are there, never unpickles, checks the zip's CRCs, and checks
-every part of the header, so that whatever the file holds, loading gives a valid cache or one
-:class:`~knowledgepulse.errors.CacheFileError` that names the file, what is wrong and the fix.
+A crash, a full disk or another program can leave anything at a cache's path, so reading checks
+a declared size against the bytes there, never unpickles, checks the zip's CRCs and every part
+of the header: loading gives a valid cache or one :class:`~knowledgepulse.errors.CacheFileError`.
 """
 
 from __future__ import annotations
@@ -33,17 +31,7 @@ _PARTS = ("header", "vectors", "added_at")
 
 @dataclass(frozen=True, slots=True)
 class CacheFileContents:
-    """What a cache file holds, checked for consistency.
-
-    Attributes:
-        model_id: the embedder that made the vectors (``None``: not recorded).
-        dimensions: the length of every vector.
-        max_elements: the saved cache's bound.
-        ttl_ms: the saved cache's TTL (``None``: none).
-        ids: each vector's id, oldest first.
-        vectors: (len(ids), dimensions), finite.
-        added_at: when each vector was added, in ms since the epoch, finite.
-    """
+    """What a cache file holds, checked: the saved cache's settings and entries, oldest first."""
 
     model_id: str | None
     dimensions: int
@@ -55,7 +43,7 @@ class CacheFileContents:
 
 
 def write_cache_file(path: Path, contents: CacheFileContents) -> None:
-    """Write ``contents`` to ``path`` atomically (temporary file, fsync, umask mode, rename).
+    """Write ``contents`` to ``path`` atomically.
 
     Raises:
         OutputError: the file cannot be created.
@@ -164,7 +152,6 @@ def _header(path: Path, array: NDArray[Any]) -> dict[str, Any]:
 def _check(
     path: Path, header: dict[str, Any], vectors: NDArray[Any], added_at: NDArray[Any]
 ) -> CacheFileContents:
-    """Every header field of the right type and range, and the arrays agreeing with them."""
     model_id = header.get("model_id")
     dimensions = header.get("dimensions")
     max_elements = header.get("max_elements")

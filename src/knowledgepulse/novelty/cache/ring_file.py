@@ -110,11 +110,6 @@ class RingLayout:
         """The end of the regions, where a save's journal goes."""
         return _aligned(self.checksums_offset + self.chunks * 16)
 
-    @property
-    def entry_bytes(self) -> int:
-        """One entry's bytes across the regions."""
-        return self.dimensions * 4 + 24 + self.id_bytes
-
 
 @dataclass(frozen=True, slots=True)
 class CommitHeader:
@@ -191,17 +186,6 @@ def decode_commit(data: bytes, layout: RingLayout) -> CommitHeader:
     if ttl != 0.0 and not (math.isfinite(ttl) and ttl > 0):
         raise RingFormatError(f"its ttl_ms is {ttl}, not a positive number of milliseconds")
     return CommitHeader(generation, head, count, added, None if ttl == 0.0 else ttl)
-
-
-def current_commit(copies: list[bytes], layout: RingLayout) -> CommitHeader:
-    """The newer of the two copies, both checked: valid, in their parity's slot, consecutive."""
-    headers = [decode_commit(data, layout) for data in copies]
-    for position, header in enumerate(headers):
-        if header.generation % 2 != position:
-            raise RingFormatError(f"commit copy {position} holds generation {header.generation}")
-    if abs(headers[0].generation - headers[1].generation) != 1:
-        raise RingFormatError("the two commit headers are not consecutive saves")
-    return max(headers, key=lambda header: header.generation)
 
 
 def stored_id(trace_id: str | None, id_bytes: int = ID_BYTES) -> str | None:
@@ -477,7 +461,7 @@ class RingFile:
             new = decode_commit(raw[_JOURNAL.size : _JOURNAL.size + _COMMIT.size], layout)
         except RingFormatError:
             return None
-        size = count * layout.entry_bytes
+        size = count * (layout.dimensions * 4 + 24 + layout.id_bytes)  # an entry's regions
         body = os.pread(self._fd, size, layout.journal_offset + _JOURNAL_BYTES)
         if new.generation != generation + 1 or len(body) != size or zlib.crc32(body) != payload_crc:
             return None
@@ -532,8 +516,17 @@ class RingFile:
         return self.header
 
     def _read_commit(self) -> CommitHeader:
-        copies = [os.pread(self._fd, _COMMIT.size, offset) for offset in COMMIT_OFFSETS]
-        return current_commit(copies, self.layout)
+        """The newer of the two copies, both checked: valid, in their parity's slot, consecutive."""
+        headers = [
+            decode_commit(os.pread(self._fd, _COMMIT.size, offset), self.layout)
+            for offset in COMMIT_OFFSETS
+        ]
+        for position, found in enumerate(headers):
+            if found.generation % 2 != position:
+                raise RingFormatError(f"commit copy {position} holds generation {found.generation}")
+        if abs(headers[0].generation - headers[1].generation) != 1:
+            raise RingFormatError("the two commit headers are not consecutive saves")
+        return max(headers, key=lambda found: found.generation)
 
     def _chunk_crc(self, index: int) -> int:
         chunk, crc = self.layout.chunk, 0
