@@ -8,7 +8,7 @@ within 1e-6; of two exact copies either may be named nearest.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,9 +21,6 @@ BLOCK_QUERIES = 256
 
 Parts = NDArray[np.float32] | Sequence[NDArray[np.float32]]
 Times = Sequence[NDArray[np.float64]]
-# (the block's queries, first key, past the last key, those keys' times) -> where a key does
-# not count for a query, or None.
-Invalid = Callable[[slice, int, int, NDArray[np.float64] | None], NDArray[np.bool_] | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,20 +59,7 @@ def frozen_nearest(
     held vectors of its key (``-1``: none left out).
     """
     parts = [held] if isinstance(held, np.ndarray) else list(held)
-
-    def invalid(
-        rows: slice, low: int, high: int, times: NDArray[np.float64] | None
-    ) -> NDArray[np.bool_] | None:
-        mask = None
-        if due is not None and times is not None:
-            mask = times[None, :] <= due[rows, None]
-        if held_keys is not None and query_keys is not None:
-            own = query_keys[rows, None]
-            same = (held_keys[None, low:high] == own) & (own >= 0)
-            mask = same if mask is None else mask | same
-        return mask
-
-    return _scan(queries, parts, held_times, lambda rows: (0, None), invalid, block_bytes)
+    return _scan(queries, parts, held_times, due, held_keys, query_keys, None, block_bytes)
 
 
 def online_nearest(
@@ -100,56 +84,54 @@ def online_nearest(
     then the batch.
     """
     parts = [*([held] if isinstance(held, np.ndarray) else held), vectors]
-    prior = sum(len(part) for part in parts) - len(vectors)
-    times: list[NDArray[np.float64]] | None = None
+    times, due = None, None
     if ttl_ms is not None:
         if held_times is None or query_times is None or add_times is None:
             raise ValueError("with ttl_ms, held_times, query_times and add_times are needed")
-        times = [*held_times, add_times]
-
-    def invalid(
-        rows: slice, low: int, high: int, slice_times: NDArray[np.float64] | None
-    ) -> NDArray[np.bool_]:
-        query = prior + np.arange(rows.start, rows.stop)[:, None]  # each query's own key
-        column = np.arange(low, high)[None, :]
-        mask = (column >= query) | (column < query - max_elements)
-        if ttl_ms is not None and slice_times is not None and query_times is not None:
-            mask |= slice_times[None, :] <= query_times[rows, None] - ttl_ms
-        if keys is not None:
-            own = keys[prior + rows.start : prior + rows.stop, None]
-            mask |= (keys[None, low:high] == own) & (own >= 0)
-        return mask
-
-    def window(rows: slice) -> tuple[int, int]:
-        return max(0, prior + rows.start - max_elements), prior + rows.stop - 1
-
-    return _scan(vectors, parts, times, window, invalid, block_bytes)
+        times, due = [*held_times, add_times], query_times - ttl_ms
+    own = None if keys is None else keys[len(keys) - len(vectors) :]
+    return _scan(vectors, parts, times, due, keys, own, max_elements, block_bytes)
 
 
-def _scan(  # noqa: PLR0917 - the two searches' parts, passed straight through
+def _scan(  # noqa: PLR0917 - the two searches' settings, passed straight through
     queries: NDArray[np.float32],
     parts: list[NDArray[np.float32]],
     times: Sequence[NDArray[np.float64]] | None,
-    window: Callable[[slice], tuple[int, int | None]],
-    invalid: Invalid,
+    due: NDArray[np.float64] | None,
+    keys: NDArray[np.intp] | None,
+    query_keys: NDArray[np.intp] | None,
+    window: int | None,
     block_bytes: int,
 ) -> Neighbours:
+    """Each query's best key of ``parts``, in blocks, less those due or of the query's key.
+
+    With a ``window`` (online), query ``g`` is key ``prior + g`` and sees the ``window`` before it.
+    """
+    prior = sum(len(part) for part in parts) - len(queries)
     index = np.full(len(queries), -1, dtype=np.intp)
     best = np.full(len(queries), -np.inf, dtype=np.float32)
     for start in range(0, len(queries), BLOCK_QUERIES):
         rows = slice(start, min(len(queries), start + BLOCK_QUERIES))
-        block, (low, high) = queries[rows], window(rows)
+        block, low, high = queries[rows], 0, None
+        if window is not None:
+            low, high = max(0, prior + rows.start - window), prior + rows.stop - 1
         step = max(1, block_bytes // (4 * len(block)))
         offset = 0
         for number, part in enumerate(parts):
             stop = offset + len(part) if high is None else min(high, offset + len(part))
             for first in range(max(low, offset), stop, step):
                 last = min(stop, first + step)
-                keys = slice(first - offset, last - offset)
-                scores = block @ part[keys].T
-                mask = invalid(rows, first, last, None if times is None else times[number][keys])
-                if mask is not None:
-                    scores[mask] = -np.inf
+                span = slice(first - offset, last - offset)
+                scores = block @ part[span].T
+                if window is not None:
+                    query = prior + np.arange(rows.start, rows.stop)[:, None]
+                    column = np.arange(first, last)[None, :]
+                    scores[(column >= query) | (column < query - window)] = -np.inf
+                if due is not None and times is not None:
+                    scores[times[number][span][None, :] <= due[rows, None]] = -np.inf
+                if keys is not None and query_keys is not None:
+                    own = query_keys[rows, None]
+                    scores[(keys[None, first:last] == own) & (own >= 0)] = -np.inf
                 column = scores.argmax(axis=1)
                 value = scores[np.arange(len(block)), column]
                 better = value > best[rows]  # ties keep the earlier (older) key
