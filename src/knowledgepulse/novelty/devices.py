@@ -25,11 +25,7 @@ _DEVICE = re.compile(r"auto|cpu|cuda(:\d+)?")
 
 
 def import_torch() -> Any:
-    """The ``torch`` module.
-
-    Raises:
-        EmbedderUnavailableError: torch is not installed; the message has the install line.
-    """
+    """The ``torch`` module, or an EmbedderUnavailableError with the install line."""
     return import_optional(
         "torch",
         lambda _: EmbedderUnavailableError(

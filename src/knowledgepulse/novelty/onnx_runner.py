@@ -99,11 +99,7 @@ class OnnxRunner:
 
 
 def require_onnxruntime() -> Any:
-    """The onnxruntime module.
-
-    Raises:
-        EmbedderUnavailableError: it is not installed; the message gives the install command.
-    """
+    """The onnxruntime module, or an EmbedderUnavailableError with the install line."""
     return import_optional(
         "onnxruntime",
         lambda _: EmbedderUnavailableError(

@@ -588,20 +588,14 @@ def _batch_ids(ids: Sequence[str | None] | None, count: int) -> list[str | None]
 def _id_codes(
     store: MemoryRing | FileRing, ids: Sequence[str | None]
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """A code per held vector and per id of ``ids``, equal for equal ids (``-1``: none).
-
-    A held vector has a code only when its id is among ``ids`` (the store's view held).
-    """
+    """A code per held vector and per id of ``ids``, equal for equal ids (``-1``: not in ids)."""
     wanted: dict[str | None, int] = {}
     queries = [-1 if i is None else wanted.setdefault(i, len(wanted)) for i in ids]
     return store.codes(wanted), np.array(queries, dtype=np.intp)
 
 
 def _own_keys(store: MemoryRing | FileRing, ids: list[str | None]) -> NDArray[np.intp] | None:
-    """A key per held vector, then per batch vector, equal for equal ids (``-1``: no id).
-
-    ``None`` when no id of the batch is held or repeated in it: nothing to leave out.
-    """
+    """The ids' codes, held vectors then batch; ``None`` when no batch id is held or repeated."""
     held, queries = _id_codes(store, ids)
     named = queries[queries >= 0]
     if not (held >= 0).any() and len(np.unique(named)) == len(named):
