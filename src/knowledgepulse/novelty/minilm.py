@@ -96,6 +96,8 @@ class MiniLMEmbedder:
 
     Raises:
         ScorerParameterError: a count that is not a positive whole number.
+        EmbedderUnavailableError: (from the methods that embed) the model cannot be loaded
+            (see :meth:`load`).
     """
 
     def __init__(
@@ -211,19 +213,11 @@ class MiniLMEmbedder:
         self.close()
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """Embed texts; returns a (len(texts), 384) float32 array of unit vectors.
-
-        Raises:
-            EmbedderUnavailableError: the model cannot be loaded (see :meth:`load`).
-        """
+        """Embed texts; returns a (len(texts), 384) float32 array of unit vectors."""
         return self.embed_windowed(texts).vectors
 
     def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
-        """Embed texts, saying how many windows of each were read and whether it was capped.
-
-        Raises:
-            EmbedderUnavailableError: the model cannot be loaded (see :meth:`load`).
-        """
+        """Embed texts, saying how many windows of each were read and whether it was capped."""
         return text_embeddings(
             self._embed_chunks(texts, window_pieces=WINDOW_PIECES, max_windows=self._max_windows),
             self._dimensions,
@@ -236,7 +230,6 @@ class MiniLMEmbedder:
         (``max_pieces`` 510); ``max_pieces`` 254 reads what the model card reads.
 
         Raises:
-            EmbedderUnavailableError: the model cannot be loaded (see :meth:`load`).
             ScorerParameterError: ``max_pieces`` is not a positive whole number.
         """
         positive_int(max_pieces, "max_pieces")

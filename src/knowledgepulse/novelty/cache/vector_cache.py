@@ -85,6 +85,8 @@ class VectorCache:
     Raises:
         ScorerParameterError: a size that is not a positive whole number, vectors that would
             take more than 4 GiB, or a TTL that is not a positive number.
+        VectorError: (from the methods taking vectors) a vector or matrix not of the cache's
+            width, holding NaN or infinity, or ids of another length; nothing is added then.
     """
 
     def __init__(
@@ -149,11 +151,7 @@ class VectorCache:
         return self.size
 
     def add(self, vector: ArrayLike, *, id: str | None = None) -> None:
-        """Hold a vector (evicting the oldest when full).
-
-        Raises:
-            VectorError: the vector has the wrong length, or holds NaN or infinity.
-        """
+        """Hold a vector (evicting the oldest when full)."""
         with self._lock:
             unit = self._units(vector, "vector", rows=False)
             self._held(unit).append(unit, [id], np.array([self._clock()], dtype=np.float64))
@@ -163,9 +161,6 @@ class VectorCache:
 
         A zero vector has similarity 0 with everything. ``exclude_id`` leaves out the vectors
         held under that id (a trace is not compared with itself).
-
-        Raises:
-            VectorError: the query has the wrong length, or holds NaN or infinity.
         """
         with self._lock:
             return self._frozen(self._units(query, "query", rows=False), [exclude_id])[0]
@@ -177,10 +172,6 @@ class VectorCache:
 
         The same as ``nearest(v, exclude_id=i)`` then ``add(v, id=i)`` for each pair in order
         (within 1e-6, the clock read as often), computed in blocks.
-
-        Raises:
-            VectorError: ``vectors`` is not a matrix of this cache's width, holds NaN or
-                infinity, or ``ids`` has another length; nothing is added then.
         """
         with self._lock:
             units = self._units(vectors, "vectors")
@@ -214,12 +205,7 @@ class VectorCache:
     def nearest_many(
         self, queries: ArrayLike, *, exclude_ids: Sequence[str | None] | None = None
     ) -> list[Nearest | None]:
-        """Each query's nearest held vector, as ``nearest(q, exclude_id=e)`` (within 1e-6).
-
-        Raises:
-            VectorError: ``queries`` is not a matrix of this cache's width, holds NaN or
-                infinity, or ``exclude_ids`` has another length.
-        """
+        """Each query's nearest held vector, as ``nearest(q, exclude_id=e)`` (within 1e-6)."""
         with self._lock:
             units = self._units(queries, "queries")
             return self._frozen(units, _batch_ids(exclude_ids, len(units)))
@@ -261,11 +247,7 @@ class VectorCache:
             return self._named(found, [])
 
     def max_cosine_similarity(self, query: ArrayLike) -> float:
-        """The largest cosine similarity between ``query`` and any held vector; 0.0 when empty.
-
-        Raises:
-            VectorError: the query has the wrong length, or holds NaN or infinity.
-        """
+        """The largest cosine similarity between ``query`` and any held vector; 0.0 when empty."""
         found = self.nearest(query)
         return 0.0 if found is None else found.similarity
 
