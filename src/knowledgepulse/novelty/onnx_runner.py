@@ -1,11 +1,8 @@
 """The ONNX model on onnxruntime's CPU provider: in this process, or in N worker processes.
 
-onnxruntime's defaults cost a lot on a 2-core machine: its threads spin while idle (about 2x
-slower when the other core is busy) and its memory arena grows to the largest batch ever seen
-(5 GB after one 128 x 256 batch), so both are off. On a CPU, N processes x 1 thread beat 1 x N
-threads (``--workers N``): a batch never waits for another's threads. Workers are ``spawn``-ed
-(``fork`` would copy the parent's threads in a broken state) on the first batch, and live until
-:meth:`WorkerPool.close` or exit.
+onnxruntime's idle spinning (2x slower beside a busy core) and growing memory arena (5 GB after
+one 128 x 256 batch) are off. N processes x 1 thread beat 1 x N threads (``--workers N``); they
+are ``spawn``-ed (``fork`` would copy the parent's threads broken) on the first batch.
 """
 
 from __future__ import annotations

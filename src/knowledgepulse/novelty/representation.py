@@ -73,13 +73,7 @@ class TermsPart:
 
 @dataclass(frozen=True, slots=True)
 class NoveltyText:
-    """A named way to turn a trace into the vector novelty compares.
-
-    Attributes:
-        name: what ``TraceValueScorer(novelty_text=...)`` and ``--novelty-text`` take.
-        description: one line on what it reads.
-        parts: the texts it embeds and the term sets it hashes, with their weights.
-    """
+    """A named way to turn a trace into the vector novelty compares (``--novelty-text NAME``)."""
 
     name: str
     description: str

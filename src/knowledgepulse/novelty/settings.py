@@ -24,9 +24,8 @@ DEFAULT_DIMENSIONS = 384
 """A new cache's vector length unless told otherwise (all-MiniLM-L6-v2's)."""
 
 MAX_CACHE_BYTES = 4 << 30
-"""The most memory an in-memory cache's vectors may take (about 2.8 million 384-d vectors): a
-bound that keeps a mistyped size, or a damaged ``.npz`` file, from exhausting memory. A ring file
-(:meth:`VectorCache.open`) is mapped, not loaded, and is bounded by the disk instead."""
+"""The most memory an in-memory cache's vectors may take (2.8 million 384-d vectors), so that a
+mistyped size or a damaged ``.npz`` cannot exhaust memory; a ring file is bounded by the disk."""
 
 
 def check_cache_size(max_elements: int, dimensions: int) -> None:

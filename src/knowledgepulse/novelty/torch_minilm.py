@@ -36,14 +36,12 @@ if TYPE_CHECKING:
 DTYPES = ("float16", "bfloat16", "float32")
 
 CUDA_MAX_BATCH_TOKENS = 262_144
-"""Positions per model call on a GPU: the issue's best on an H100 (4,100 traces/s in fp16,
-against 2,660 with 65,536 and 920 with 16,384)."""
+"""Positions per model call on a GPU: the best on an H100 (4,100 traces/s; 2,660 with 65,536)."""
 
 CUDA_MAX_BATCH_WINDOWS = 16_384
 
 CPU_MAX_BATCH_TOKENS = 8_192
-"""Positions per model call of PyTorch on a CPU. Measured on 2 (busy) cores, fp32, 200 actions
-windows: 1,115 tokens/s at 512 positions, 1,154 at 4,096, 1,325 at 8,192, 1,312 at 16,384."""
+"""Positions per model call on a CPU (2 busy cores: 1,115 tokens/s at 512, 1,325 at 8,192)."""
 
 CPU_MAX_BATCH_WINDOWS = 128
 

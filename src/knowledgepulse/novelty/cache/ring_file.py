@@ -47,8 +47,7 @@ MAX_CAPACITY = 1 << 36
 MAX_DIMENSIONS = 65_536
 """No embedding model comes near this; a larger declared width is damage, not a model."""
 LONG_ID_PREFIX = "kp:long-id:sha256:"
-"""An id longer than its slot is stored as this prefix and its SHA-256: visibly not the id, the
-same for the same id (so ``--frozen`` still leaves a trace's own vector out), never truncated."""
+"""An id longer than its slot is stored as this prefix and its SHA-256 (see docs/cache-file.md)."""
 FRESH_START = "delete it to start a fresh cache (or give another cache file)"
 
 _SUPER = struct.Struct("<8sIIQIII")  # magic, version, dimensions, capacity, id, chunk, model len
