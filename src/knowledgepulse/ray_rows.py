@@ -18,18 +18,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import orjson
 
-from knowledgepulse.engines.ray_engine import (
-    EmbedderFactory,
-    iter_dataset_scores,
-)
+from knowledgepulse.engines.ray_engine import iter_dataset_scores
+from knowledgepulse.engines.ray_engine.dataset import ActorOptions
 from knowledgepulse.integrations import ConvertedTrace, TraceOptions, rows_to_traces
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import kp_columns
-from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE, TraceValueScorer
 
 _NAME = "rows"
 
@@ -87,12 +84,7 @@ def iter_scored_rows(
     *,
     source: str = "auto",
     options: TraceOptions | None = None,
-    scorer: TraceValueScorer | None = None,
-    factory: EmbedderFactory | None = None,
-    concurrency: int | None = None,
-    num_cpus: float = 1.0,
-    num_gpus: float = 0.0,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    **engine: Unpack[ActorOptions],
 ) -> Iterator[dict[str, Any] | Problem]:
     """Each row of a Ray Dataset of conversations, in order: with its ``kp_`` columns, or why not.
 
@@ -100,12 +92,8 @@ def iter_scored_rows(
         dataset: a ``ray.data.Dataset`` whose rows hold a conversation each.
         source: the conversation format, or ``auto`` (recognised from each batch's first row).
         options: the domain, confidence and the row columns (``RowOptions``).
-        scorer: the scorer whose settings apply (see the engine's ``score_dataset``).
-        factory: makes each actor's embedder (default: the bundled MiniLM).
-        concurrency: how many embedding actors (default: as the cluster allows).
-        num_cpus: CPUs per actor.
-        num_gpus: GPUs per actor.
-        batch_size: rows per actor call and per novelty pass.
+        engine: the scorer and the actors (``factory``, ``concurrency``, ``num_cpus``,
+            ``num_gpus``, ``batch_size``), as the engine's ``iter_dataset_scores`` takes them.
 
     Yields:
         The row as read with the ``kp_`` columns after its own (a row that already has one
@@ -116,16 +104,7 @@ def iter_scored_rows(
         MissingDependencyError: Ray is not installed.
     """
     convert = RowsToTraces(source, options or TraceOptions())
-    for scored in iter_dataset_scores(
-        dataset,
-        scorer=scorer,
-        factory=factory,
-        concurrency=concurrency,
-        num_cpus=num_cpus,
-        num_gpus=num_gpus,
-        batch_size=batch_size,
-        convert=convert,
-    ):
+    for scored in iter_dataset_scores(dataset, convert=convert, **engine):
         if scored.breakdown is None or scored.row is None:
             yield from scored.problems
             continue
@@ -150,36 +129,20 @@ def score_dataset(
     *,
     source: str = "auto",
     options: TraceOptions | None = None,
-    scorer: TraceValueScorer | None = None,
-    factory: EmbedderFactory | None = None,
-    concurrency: int | None = None,
-    num_cpus: float = 1.0,
-    num_gpus: float = 0.0,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    **engine: Unpack[ActorOptions],
 ) -> ScoredRows:
     """Score a Ray Dataset of conversation rows; the rows back with their ``kp_`` columns.
 
     See :func:`iter_scored_rows` for the arguments; this collects its rows (to write them with
     ``ray.data.from_items(result.rows).write_parquet(...)``, say).
     """
-    rows: list[dict[str, Any]] = []
-    problems: list[Problem] = []
-    for item in iter_scored_rows(
-        dataset,
-        source=source,
-        options=options,
-        scorer=scorer,
-        factory=factory,
-        concurrency=concurrency,
-        num_cpus=num_cpus,
-        num_gpus=num_gpus,
-        batch_size=batch_size,
-    ):
+    result = ScoredRows([], [])
+    for item in iter_scored_rows(dataset, source=source, options=options, **engine):
         if isinstance(item, Problem):
-            problems.append(item)
+            result.problems.append(item)
         else:
-            rows.append(item)
-    return ScoredRows(rows, problems)
+            result.rows.append(item)
+    return result
 
 
 __all__ = ["RowsToTraces", "ScoredRows", "iter_scored_rows", "score_dataset"]

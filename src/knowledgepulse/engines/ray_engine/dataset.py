@@ -14,27 +14,15 @@ import json
 import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypedDict, Unpack, runtime_checkable
 
 import numpy as np
+from numpy.typing import NDArray
 
-from knowledgepulse.engines.ray_engine.actor import (
-    CAPPED,
-    ID,
-    KEY,
-    PROBLEMS,
-    ROW,
-    TRACE_COLUMN,
-    TRACE_JSON,
-    VECTOR,
-    WINDOWS,
+from knowledgepulse.engines.ray_engine.embedder import (
     EmbedderFactory,
     MiniLMFactory,
     NamesItsModel,
-    RowConverter,
-    TraceBatchEmbedder,
-)
-from knowledgepulse.engines.ray_engine.embedder import (
     RayClusterError,
     actors_allowed,
     first_line,
@@ -42,10 +30,152 @@ from knowledgepulse.engines.ray_engine.embedder import (
     own_error,
 )
 from knowledgepulse.errors import ScorerParameterError
-from knowledgepulse.novelty.embedder import Embedder, model_id_of
-from knowledgepulse.records import Location, Problem
+from knowledgepulse.novelty.embedder import Embedder, dimensions_of, model_id_of
+from knowledgepulse.novelty.representation import novelty_text
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.trace.load import LoadedTrace, validate_record
 from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE, TraceValueScorer
+
+TRACE_COLUMN = "trace"
+"""The column :func:`score_dataset` reads a trace from."""
+
+# The columns the embedding stage gives the driver (prefixed: they never clash with the user's).
+ID = "_kp_id"
+TRACE_JSON = "_kp_trace"
+VECTOR = "_kp_vector"
+WINDOWS = "_kp_windows"
+CAPPED = "_kp_capped"
+PROBLEMS = "_kp_problems"
+KEY = "_kp_key"
+ROW = "_kp_row"
+
+
+@runtime_checkable
+class RowConverter(Protocol):
+    """A picklable callable that makes the trace of each row of a batch (a dataset of rows).
+
+    It is given a batch's rows (dicts) and gives, for each in order, the trace document, or
+    ``None`` and the row's problems as ``(path, message)`` pairs.
+    """
+
+    def __call__(
+        self, rows: list[dict[str, Any]]
+    ) -> list[tuple[dict[str, Any] | None, list[tuple[str, str]]]]:
+        """Each row's trace document, or ``None`` and why there is none."""
+        ...
+
+
+class TraceBatchEmbedder:
+    """A ``map_batches`` actor: validates each row's trace and embeds the valid ones.
+
+    It gives, for every input row in its order, the trace id, the trace as JSON, its novelty
+    vector (zeros for a bad row), the windows read (-1: not known), whether it was capped (-1:
+    not known) and the row's problems as JSON (``""``: none), plus the ``order_by`` value; with
+    ``convert`` (rows in a conversation format), the row itself too, pickled, so that its values
+    come back exactly as read. A row without ``column`` is read as the trace itself.
+    """
+
+    def __init__(
+        self,
+        factory: EmbedderFactory,
+        novelty_text_name: str,
+        column: str,
+        order_by: str | None,
+        convert: RowConverter | None = None,
+    ) -> None:
+        self._embedder: Embedder = factory()
+        self._text = novelty_text(novelty_text_name)
+        self._column = column
+        self._order_by = order_by
+        self._convert = convert
+
+    def __call__(self, batch: Any) -> dict[str, NDArray[Any]]:
+        """Embed one ``pyarrow.Table`` batch; see the class docstring for the columns."""
+        rows: list[dict[str, Any]] = batch.to_pylist()
+        size = len(rows)
+        ids = np.full(size, "", dtype=object)
+        texts = np.full(size, "", dtype=object)
+        problems = np.full(size, "", dtype=object)
+        windows = np.full(size, -1, dtype=np.int32)
+        capped = np.full(size, -1, dtype=np.int8)
+        valid: list[LoadedTrace] = []
+        positions: list[int] = []
+        converted = self._convert(rows) if self._convert is not None else None
+        for position, row in enumerate(rows):
+            if converted is not None:
+                value, found = converted[position]
+            else:
+                value, problem = self._trace_value(row)
+                found = [("", problem)] if problem is not None else []
+            if isinstance(value, dict) and isinstance(value.get("id"), str):
+                ids[position] = value["id"]
+            if found:
+                problems[position] = json.dumps(found)
+                continue
+            result = validate_record(Record(Location("row"), value))
+            if isinstance(result, LoadedTrace):
+                valid.append(result)
+                positions.append(position)
+                texts[position] = json.dumps(value, ensure_ascii=False, default=_plain)
+            else:
+                problems[position] = json.dumps([[item.path, item.message] for item in result])
+        represented = self._text.embed(self._embedder, [loaded.trace for loaded in valid])
+        # A batch of bad rows only still gives vectors of the usual width: Ray joins blocks
+        # into one tensor column, which needs one shape.
+        width = (
+            represented.vectors.shape[-1]
+            if valid and represented.vectors.ndim == 2
+            else self._text.dimensions(dimensions_of(self._embedder) or 0)
+        )
+        vectors = np.zeros((size, width), dtype=np.float32)
+        if valid:
+            vectors[positions] = represented.vectors
+        if represented.windows is not None and represented.capped is not None:
+            windows[positions] = represented.windows
+            capped[positions] = represented.capped
+        columns: dict[str, NDArray[Any]] = {
+            ID: ids,
+            TRACE_JSON: texts,
+            VECTOR: vectors,
+            WINDOWS: windows,
+            CAPPED: capped,
+            PROBLEMS: problems,
+        }
+        if self._order_by is not None:
+            columns[KEY] = np.asarray(batch.column(self._order_by).to_pylist(), dtype=object)
+        if self._convert is not None:
+            # Pickled: Arrow would turn the row's lists into arrays on the way to the driver.
+            columns[ROW] = np.asarray([pickle.dumps(row) for row in rows], dtype=object)
+        return columns
+
+    def _trace_value(self, row: dict[str, Any]) -> tuple[Any, str | None]:
+        """The row's trace as parsed JSON, or the reason there is none."""
+        if self._column not in row:
+            return {key: value for key, value in row.items() if key != self._order_by}, None
+        value = row[self._column]
+        if isinstance(value, bytes | bytearray):
+            try:
+                value = value.decode("utf-8")
+            except UnicodeDecodeError as error:
+                return None, f"the {self._column!r} column is not UTF-8: {error}"
+        if isinstance(value, str):
+            try:
+                return json.loads(value), None
+            except json.JSONDecodeError as error:
+                return None, f"the {self._column!r} column is not JSON: {error}"
+        if value is None:
+            return None, f"the {self._column!r} column is null"
+        return value, None
+
+
+def _plain(value: Any) -> Any:
+    """What ``json.dumps`` cannot write, as Arrow gives it: a timestamp or date, a NumPy value."""
+    for method in ("isoformat", "tolist"):
+        convert = getattr(value, method, None)
+        if callable(convert):
+            return convert()
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +201,7 @@ class ScoredRow:
 
 @dataclass(frozen=True, slots=True)
 class DatasetScores:
-    """Every row's result, in the order scored (see :func:`score_dataset`).
-
-    Attributes:
-        rows: one :class:`ScoredRow` per input row.
-    """
+    """Every row's result, in the order scored (see :func:`score_dataset`)."""
 
     rows: tuple[ScoredRow, ...]
 
@@ -90,7 +216,26 @@ class DatasetScores:
         return [problem for row in self.rows for problem in row.problems]
 
 
-def score_dataset(dataset: Any, **options: Any) -> DatasetScores:
+class ActorOptions(TypedDict, total=False):
+    """The scorer and the actor pool of :func:`iter_dataset_scores` (see its arguments)."""
+
+    scorer: TraceValueScorer | None
+    factory: EmbedderFactory | None
+    concurrency: int | None
+    num_cpus: float
+    num_gpus: float
+    batch_size: int
+
+
+class DatasetOptions(ActorOptions, total=False):
+    """Every keyword argument of :func:`iter_dataset_scores`."""
+
+    column: str
+    order_by: str | None
+    convert: RowConverter | None
+
+
+def score_dataset(dataset: Any, **options: Unpack[DatasetOptions]) -> DatasetScores:
     """Score every row of a Ray Dataset of traces; the results in the order scored.
 
     Takes the arguments of :func:`iter_dataset_scores` and collects its rows.
@@ -127,8 +272,8 @@ def iter_dataset_scores(
         num_gpus: GPUs per actor (give a factory of a GPU embedder with it).
         batch_size: rows per actor call and per novelty pass.
         convert: makes the traces of a batch of rows that are not traces (a dataset's rows in
-            a conversation format, see :mod:`knowledgepulse.ray_rows`); each result then carries its
-            row. ``column`` is not read then.
+            a conversation format, see :mod:`knowledgepulse.ray_rows`); each result then
+            carries its row. ``column`` is not read then.
 
     Raises:
         MissingDependencyError: Ray is not installed.
@@ -163,11 +308,19 @@ def iter_dataset_scores(
     # The novelty pass needs the rows in order; the actors still embed blocks in parallel.
     mapped.context.execution_options.preserve_order = True
     position = 0
-    batches = mapped.iter_batches(batch_size=batch_size, batch_format="numpy")
-    for batch in _unwrapped_errors(ray, batches):
-        rows = _score_batch(scorer, batch, position)
-        position += len(rows)
-        yield from rows
+    try:
+        for batch in mapped.iter_batches(batch_size=batch_size, batch_format="numpy"):
+            rows = _score_batch(scorer, batch, position)
+            position += len(rows)
+            yield from rows
+    except ray.exceptions.RayError as error:
+        # An actor's own error (a model that does not load) reaches the caller as it is.
+        ours = own_error(error)
+        if ours is not None:
+            raise ours from None
+        raise RayClusterError(
+            f"scoring the dataset failed on the cluster: {first_line(error)}"
+        ) from error
 
 
 def _check_same_model(scorer: TraceValueScorer, naming: Callable[[], Embedder]) -> None:
@@ -179,19 +332,6 @@ def _check_same_model(scorer: TraceValueScorer, naming: Callable[[], Embedder]) 
             f"the scorer's embedder is {found!r} but the actors embed with {expected!r}; give "
             "the scorer the same model (its cache records it), or embedder=None"
         )
-
-
-def _unwrapped_errors(ray: Any, batches: Any) -> Iterator[dict[str, Any]]:
-    """The batches; an actor's own error (a model that does not load) reaches the caller as is."""
-    try:
-        yield from batches
-    except ray.exceptions.RayError as error:
-        ours = own_error(error)
-        if ours is not None:
-            raise ours from None
-        raise RayClusterError(
-            f"scoring the dataset failed on the cluster: {first_line(error)}"
-        ) from error
 
 
 def _score_batch(scorer: TraceValueScorer, batch: dict[str, Any], start: int) -> list[ScoredRow]:

@@ -1,12 +1,10 @@
-"""Joining Ray, and ``RayEmbedder``: an :class:`~knowledgepulse.novelty.Embedder` run on Ray actors.
-
-Ray is imported only when asked for, so ``import knowledgepulse`` and ``kp --help`` never pay
-for it, and a missing install is one line naming the extra.
+"""``RayEmbedder``: an :class:`~knowledgepulse.novelty.Embedder` run on Ray actors; joining Ray.
 
 Each call's texts are cut into contiguous shards of about equal length, one per actor, embedded
 in parallel and put back together in order. Embedding a text does not depend on the other
-texts of its batch (the bundled model gives the same bits for a text alone or in any batch), so
-the vectors are those of the embedder the actors hold, run in one process.
+texts of its batch, so the vectors are those of the actors' embedder run in one process.
+An actor cannot receive a loaded model (an onnxruntime session does not pickle), so it receives
+a picklable recipe (an :class:`EmbedderFactory`) and builds its embedder once, when it starts.
 """
 
 from __future__ import annotations
@@ -15,21 +13,32 @@ import itertools
 import logging
 import socket
 from collections.abc import Sequence
+from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.optional import import_optional
 from knowledgepulse._util.settings import optional_positive_int
-from knowledgepulse.engines.ray_engine.actor import EmbedderFactory, EmbedWorker, MiniLMFactory
 from knowledgepulse.errors import KnowledgePulseError, MissingDependencyError, ScorerParameterError
+from knowledgepulse.novelty.backends.devices import resolve_device
+from knowledgepulse.novelty.embedder import (
+    Embedder,
+    WindowedEmbedder,
+    dimensions_of,
+    embedder_for,
+    model_id_of,
+)
+from knowledgepulse.novelty.representation import LeadingEmbedder
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.novelty.windows import WindowedEmbeddings
 
 INSTALL_HINT = 'pip install "knowledgepulse[ray]"'
 CONNECT_TIMEOUT_S = 5.0
 """How long the reachability check of ``address`` waits; Ray itself retries for minutes."""
+DEFAULT_START_TIMEOUT_S = 120.0
 
 
 class RayClusterError(KnowledgePulseError):
@@ -40,11 +49,7 @@ class RayClusterError(KnowledgePulseError):
 
 
 def import_ray() -> ModuleType:
-    """The ``ray`` module.
-
-    Raises:
-        MissingDependencyError: Ray is not installed; the message gives the install command.
-    """
+    """The ``ray`` module; a :class:`MissingDependencyError` with the install line without it."""
     return import_optional(
         "ray",
         lambda error: MissingDependencyError(
@@ -72,8 +77,8 @@ def own_error(error: BaseException | None) -> KnowledgePulseError | None:
 def actors_allowed(resources: dict[str, float], num_cpus: float, num_gpus: float) -> int:
     """How many actors of ``num_cpus`` CPUs and ``num_gpus`` GPUs ``resources`` hold (at least 1).
 
-    Counted by GPUs when the actors ask for any, else by CPUs; an actor asking for no CPU
-    counts as needing a sliver of one (no division by zero).
+    Counted by GPUs when the actors ask for any, else by CPUs (an actor asking for no CPU
+    needs a sliver of one).
     """
     if num_gpus > 0:
         return max(1, int(resources.get("GPU", 0) // num_gpus))
@@ -83,9 +88,8 @@ def actors_allowed(resources: dict[str, float], num_cpus: float, num_gpus: float
 def check_reachable(address: str, *, timeout: float = CONNECT_TIMEOUT_S) -> None:
     """Fail fast when nothing listens at a ``host:port`` (or ``ray://host:port``) address.
 
-    ``auto`` and ``local`` are Ray's own words and are left to it. Ray retries an unreachable
-    address for minutes, printing a warning every few seconds; a user who mistyped a port
-    deserves a one-line answer instead.
+    ``auto`` and ``local`` are left to Ray. Ray retries an unreachable address for minutes,
+    printing a warning every few seconds; a mistyped port deserves a one-line answer instead.
 
     Raises:
         RayClusterError: the address is malformed or nothing accepts connections there.
@@ -113,15 +117,9 @@ def check_reachable(address: str, *, timeout: float = CONNECT_TIMEOUT_S) -> None
 class RayConnection:
     """A connection to Ray that shuts down only what it started.
 
-    When Ray is already initialised in this process (a notebook, a test fixture) it is used as
-    it is (``address`` is then only checked to be reachable) and left running; otherwise
-    ``ray.init`` is called (joining ``address``, or starting a local Ray) and :meth:`close`
-    shuts it down, so no local Ray outlives the caller.
-
-    Args:
-        address: a running cluster's address (``HOST:PORT``, ``ray://HOST:PORT`` or ``auto``);
-            ``None`` starts a local Ray unless one is already initialised.
-        init_options: more keyword arguments for ``ray.init`` (``num_cpus``, ``runtime_env``...).
+    A Ray already initialised in this process (a notebook, a test fixture) is used as it is and
+    left running; otherwise ``ray.init`` joins ``address`` (or starts a local Ray) and
+    :meth:`close` shuts it down.
     """
 
     def __init__(self, address: str | None = None, **init_options: Any) -> None:
@@ -166,14 +164,129 @@ class RayConnection:
             self.ray.shutdown()
 
 
-DEFAULT_START_TIMEOUT_S = 120.0
+@runtime_checkable
+class EmbedderFactory(Protocol):
+    """A picklable callable that makes an :class:`~knowledgepulse.novelty.Embedder`.
+
+    Each actor calls it once. Any module-level function or a dataclass such as
+    :class:`MiniLMFactory` will do; a lambda will not (it does not pickle by reference).
+    """
+
+    def __call__(self) -> Embedder:
+        """A new embedder (it may load its model lazily, on first use)."""
+        ...
+
+
+@runtime_checkable
+class NamesItsModel(Protocol):
+    """A factory that can name its model on a machine that cannot run it (the driver).
+
+    The driver's scorer needs an embedder only for its model id and dimensions (the cache
+    records them); when the factory's embedder needs what only the actors have (a GPU), this
+    gives one of the same model that any machine can make. It is never run.
+    """
+
+    def naming_embedder(self) -> Embedder:
+        """An embedder of the same model id and dimensions, not loaded."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class MiniLMFactory:
+    """Makes the bundled all-MiniLM-L6-v2 embedder (or another ONNX model) in each actor.
+
+    Attributes:
+        model_path: an ONNX model to use instead of the bundled one; it must exist at this path
+            on every node of the cluster.
+        max_windows: embed at most this many 254-piece windows of a text (``None``: all).
+        threads: onnxruntime threads per actor. One: N actors x 1 thread beat one process x N
+            threads on CPU (measured for issue 9), and Ray gives each actor one CPU.
+    """
+
+    model_path: str | None = None
+    max_windows: int | None = DEFAULT_MAX_WINDOWS
+    threads: int = 1
+
+    def __call__(self) -> Embedder:
+        """A new, not yet loaded :class:`~knowledgepulse.novelty.MiniLMEmbedder`."""
+        from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415
+
+        return MiniLMEmbedder(self.model_path, threads=self.threads, max_windows=self.max_windows)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceFactory:
+    """Makes the embedder for a device in each actor (``kp score --engine ray --device``).
+
+    ``cuda`` gives the fp16 PyTorch model (the ``gpu`` extra must be installed on the nodes):
+    give the actors ``num_gpus`` so that Ray gives each its own GPU. ``cpu``, and ``auto`` on an
+    actor without a GPU (Ray hides the GPUs from one that reserved none), is
+    :class:`MiniLMFactory`'s.
+
+    Attributes:
+        device: ``cpu``, ``cuda``, ``cuda:N`` or ``auto``, resolved on the actor's node.
+        max_windows: embed at most this many 254-piece windows of a text (``None``: all).
+    """
+
+    device: str = "cuda"
+    max_windows: int | None = DEFAULT_MAX_WINDOWS
+
+    def __call__(self) -> Embedder:
+        """A new embedder for the device (its model loads on first use)."""
+        device = resolve_device(self.device)
+        if device == "cpu":
+            return self.naming_embedder()
+        return embedder_for(device, max_windows=self.max_windows)
+
+    def naming_embedder(self) -> Embedder:
+        """The bundled CPU model, not loaded: it shares the fp16 model's id (the same weights)."""
+        return MiniLMFactory(max_windows=self.max_windows)()
+
+
+class EmbedWorker:
+    """The actor serving one embedder's calls for a :class:`RayEmbedder`."""
+
+    def __init__(self, factory: EmbedderFactory) -> None:
+        self._embedder: Embedder = factory()
+
+    def describe(self) -> tuple[int | None, str, int | None]:
+        """Load the model now, and say its ``dimensions``, ``model_id`` and ``max_windows``.
+
+        Raises:
+            EmbedderUnavailableError: the model cannot be loaded on this node.
+        """
+        load = getattr(self._embedder, "load", None)
+        if callable(load):
+            load()
+        max_windows = getattr(self._embedder, "max_windows", None)
+        return (
+            dimensions_of(self._embedder),
+            model_id_of(self._embedder),
+            max_windows if isinstance(max_windows, int) else None,
+        )
+
+    def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """The embedder's ``embed_batch``."""
+        return np.asarray(self._embedder.embed_batch(texts), dtype=np.float32)
+
+    def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
+        """The embedder's ``embed_windowed``; without one, its vectors and no window counts."""
+        if isinstance(self._embedder, WindowedEmbedder):
+            return self._embedder.embed_windowed(texts)
+        return WindowedEmbeddings(self.embed_batch(texts), (), ())
+
+    def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
+        """The embedder's ``embed_leading``; without one, ``embed_batch`` (as the scorer does)."""
+        if isinstance(self._embedder, LeadingEmbedder):
+            return np.asarray(self._embedder.embed_leading(texts, max_pieces), dtype=np.float32)
+        return self.embed_batch(texts)
 
 
 def contiguous_shards(weights: Sequence[int], parts: int) -> list[range]:
     """Cut ``len(weights)`` items into at most ``parts`` non-empty runs of about equal weight.
 
-    The runs are in order and cover every item once, so results put back run after run are in
-    the items' order. A weight below 1 counts as 1 (an empty text still costs a call).
+    The runs are in order and cover every item once. A weight below 1 counts as 1 (an empty
+    text still costs a call).
     """
     count = len(weights)
     parts = min(parts, count)
@@ -273,8 +386,7 @@ class RayEmbedder:
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One unit vector per text, (len(texts), dimensions), in the texts' order."""
-        parts = self._spread("embed_batch", texts)
-        return self._stack(parts)
+        return self._stack(self._spread("embed_batch", texts))
 
     def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
         """The vectors, with how many windows of each text were read and whether it was capped."""
@@ -304,7 +416,7 @@ class RayEmbedder:
         self.start()
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
 
     def _started(self) -> list[Any]:
@@ -321,9 +433,8 @@ class RayEmbedder:
     def _describe(self) -> tuple[int | None, str, int | None]:
         if self._description is not None:
             return self._description
-        actors = self._started()
+        refs = [actor.describe.remote() for actor in self._started()]
         ray = self._connection.ray
-        refs = [actor.describe.remote() for actor in actors]
         _, pending = ray.wait(refs, num_returns=len(refs), timeout=self._start_timeout_s)
         if pending:
             resources = ray.cluster_resources()
@@ -334,8 +445,7 @@ class RayEmbedder:
                 f"{self._num_gpus:g} GPU, the cluster has {resources.get('CPU', 0):g} CPUs and "
                 f"{resources.get('GPU', 0):g} GPUs in all: ask for fewer workers or add nodes"
             )
-        descriptions = self._gather(refs)
-        self._description = descriptions[0]
+        self._description = self._gather(refs)[0]
         return self._description
 
     def _spread(
