@@ -11,13 +11,14 @@ from knowledgepulse.value.dimensions import (
     FAILED_OUTCOME_FACTOR,
     STEP_COUNT_CAP,
     STEP_TYPES,
+    AppliedOverride,
     TraceFeatures,
+    apply_overrides,
     complexity,
     outcome_confidence,
     tool_diversity,
     without_noise,
 )
-from knowledgepulse.value.overrides import AppliedOverride, apply_overrides
 from knowledgepulse.value.profiles import ScoringWeights
 
 NoveltySource = Literal["embedding", "empty_cache", "no_embedder"]

@@ -65,12 +65,12 @@ class ScoringWeights:
         expected = [field.name for field in fields(cls)]
         missing = [key for key in expected if key not in data]
         unknown = sorted(str(key) for key in data if key not in expected)
-        if missing or unknown:
-            parts = []
-            if missing:
-                parts.append(f"missing {', '.join(missing)}")
-            if unknown:
-                parts.append(f"unknown {', '.join(unknown)}")
+        parts = [
+            f"{word} {', '.join(keys)}"
+            for word, keys in (("missing", missing), ("unknown", unknown))
+            if keys
+        ]
+        if parts:
             raise ProfileError(
                 f"{name}: {'; '.join(parts)} (a profile gives exactly {', '.join(expected)})"
             )

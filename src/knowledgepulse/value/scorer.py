@@ -1,7 +1,7 @@
 """The trace value scorer: features, novelty against a vector cache, profile, overrides.
 
 A :class:`TraceValueScorer` owns its configuration (embedder, cache, profiles, threshold); the
-module-level functions in :mod:`knowledgepulse.value.api` use a process-wide default one.
+module-level functions (the seed's API: :func:`evaluate_value`...) use a process-wide one.
 """
 
 from __future__ import annotations
@@ -165,9 +165,8 @@ class TraceValueScorer:
         self.mode: CacheMode = mode
         self.batch_size = batch_size
         self.already_cached = 0
-        """How many traces scored against the cache met a vector held under their own id there
-        (scored before, in this process or a saved cache's earlier run): their own vectors are
-        left out of their novelty."""
+        """How many traces met a vector held under their own id in the cache (scored before, in
+        this process or a saved cache's earlier run); their own vectors are left out."""
         self._lock = threading.Lock()
 
     @property
@@ -182,11 +181,7 @@ class TraceValueScorer:
 
     @property
     def cache_dimensions(self) -> int | None:
-        """The length of this scorer's vectors, when the embedder declares its ``dimensions``.
-
-        A representation may join several parts, each as long as the embedder's vectors;
-        ``None`` when the embedder does not declare its length.
-        """
+        """The length of this scorer's vectors (``None``: the embedder does not declare it)."""
         declared = dimensions_of(self._embedder) if self._embedder else None
         return None if declared is None else self._novelty_text.dimensions(declared)
 
@@ -194,19 +189,14 @@ class TraceValueScorer:
     def cache_model_id(self) -> str | None:
         """The model id to save a cache with and to expect when loading one (``None``: no embedder).
 
-        It names the embedder and, for representations other than ``windows``, the
-        representation, so ``VectorCache.load(path, expected_model_id=scorer.cache_model_id)``
-        refuses a cache made under another model or representation.
+        It names the embedder and the representation, so ``VectorCache.load(path,
+        expected_model_id=scorer.cache_model_id)`` refuses a cache made under another.
         """
         return self._novelty_text.cache_model_id(self._embedder) if self._embedder else None
 
     @property
     def cache(self) -> VectorCache:
-        """The vector cache novelty is measured against.
-
-        Created on first use, as long as this scorer's vectors: :attr:`cache_dimensions`, else
-        the width of its first vectors.
-        """
+        """The vector cache novelty is measured against (made on first use)."""
         return self._cache_for(self.cache_dimensions)
 
     def _cache_for(self, dimensions: int | None) -> VectorCache:
@@ -240,11 +230,8 @@ class TraceValueScorer:
     def score_many(self, traces: Iterable[TraceInput]) -> list[ValueBreakdown]:
         """Score traces in order, embedding them in batches.
 
-        Gives the same breakdowns as calling :meth:`score` on each in turn (exactly, given the
-        same embeddings; batched float32 inference may differ from single by about 1e-7). Each
-        batch's novelty is computed at once, in blocked matrix products
-        (:meth:`VectorCache.nearest_then_add_many`, or :meth:`VectorCache.nearest_many` when
-        frozen), which give the same bits as one trace at a time.
+        Gives the breakdowns of calling :meth:`score` on each in turn (within about 1e-6:
+        batched float32 inference and blocked matrix products may round differently).
         """
         return list(self.iter_scores(traces))
 
@@ -270,8 +257,7 @@ class TraceValueScorer:
     def embed_traces(self, traces: Iterable[TraceInput]) -> NDArray[np.float32] | None:
         """The unit vectors novelty compares, one row per trace; ``None`` without an embedder.
 
-        The cache is neither read nor changed: this is for callers that compare traces among
-        themselves (selection, de-duplication, corpus novelty).
+        The cache is neither read nor changed (for selection, de-duplication, corpus novelty).
         """
         embedded = self._embed([parse_trace(trace) for trace in traces])
         return None if embedded is None else embedded.vectors
@@ -286,11 +272,9 @@ class TraceValueScorer:
     ) -> list[ValueBreakdown]:
         """Score traces in order with novelty vectors made elsewhere (on a Ray cluster, say).
 
-        ``vectors`` are what :meth:`embed_traces` gives for ``traces`` (this scorer's novelty
-        text, one row per trace); ``windows`` and ``capped`` what the windowed reading said, if
-        known. The novelty pass (the cache, its window and TTL, the mode) and the breakdowns are
-        those of :meth:`score_many`, so the same vectors give the same breakdowns. This scorer's
-        embedder is not run.
+        ``vectors`` are what :meth:`embed_traces` gives for ``traces``; ``windows`` and
+        ``capped`` what the windowed reading said, if known. The novelty pass and the
+        breakdowns are those of :meth:`score_many`; this scorer's embedder is not run.
 
         Raises:
             TraceValidationError: a trace is a mapping that is not a valid trace.
@@ -369,9 +353,7 @@ class TraceValueScorer:
     def _novelty_many(
         self, trace_ids: list[str], embedded: _Embedded | None
     ) -> list[tuple[float, NoveltyOrigin]]:
-        """Each trace's novelty and its origin, in order, from one blocked computation."""
         if embedded is None:
-            # The same for every trace: one origin serves the batch.
             origin = NoveltyOrigin(
                 "no_embedder", reason=self._no_embedder_reason, novelty_text=self.novelty_text
             )
@@ -413,3 +395,54 @@ class TraceValueScorer:
             capped=capped,
             novelty_text=self.novelty_text,
         )
+
+
+_default: TraceValueScorer | None = None
+_default_lock = threading.Lock()
+
+
+def default_scorer() -> TraceValueScorer:
+    """The process-wide scorer behind :func:`evaluate_value` (created on first use)."""
+    global _default  # noqa: PLW0603 - the seed's API is stateful per process by design
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = TraceValueScorer()
+    return _default
+
+
+def set_default_scorer(scorer: TraceValueScorer | None) -> None:
+    """Replace the process-wide scorer (``None``: a fresh default one on next use)."""
+    global _default  # noqa: PLW0603 - see default_scorer
+    with _default_lock:
+        _default = scorer
+
+
+async def evaluate_value(trace: TraceInput) -> float:
+    """Score a trace 0.0-1.0 with the process-wide scorer (the seed's ``evaluateValue``).
+
+    Stateful across calls: each trace joins the default scorer's vector cache, so scoring the
+    same trace twice gives a lower novelty the second time. Embedding runs in a worker thread,
+    so the event loop is never blocked; concurrent calls are safe.
+
+    Raises:
+        TraceValidationError: ``trace`` is a mapping that is not a valid trace.
+    """
+    return (await default_scorer().evaluate(trace)).score
+
+
+def score_trace(trace: TraceInput) -> ValueBreakdown:
+    """Score a trace with the process-wide scorer and return the breakdown (synchronous)."""
+    return default_scorer().score(trace)
+
+
+def score_traces(traces: Iterable[TraceInput]) -> list[ValueBreakdown]:
+    """Score traces in order with the process-wide scorer, embedding them in batches."""
+    return default_scorer().score_many(traces)
+
+
+def register_profile(
+    domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False
+) -> ScoringWeights:
+    """Add a weight profile to the process-wide scorer (weights validated)."""
+    return default_scorer().register_profile(domain, weights, replace=replace)
