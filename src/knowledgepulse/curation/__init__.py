@@ -8,7 +8,6 @@ from knowledgepulse.curation.corpus import (
     score_corpus,
     time_order,
 )
-from knowledgepulse.curation.dedupe import DuplicateGroup, dedupe
 from knowledgepulse.curation.percentiles import (
     MinScore,
     ThresholdSpecError,
@@ -17,10 +16,12 @@ from knowledgepulse.curation.percentiles import (
 )
 from knowledgepulse.curation.select import (
     Candidate,
+    DuplicateGroup,
     Rejection,
     RejectionReason,
     Selection,
     budget_for_top,
+    dedupe,
     ranking,
     select,
 )

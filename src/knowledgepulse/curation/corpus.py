@@ -1,15 +1,9 @@
 """Corpus scoring: each trace's novelty against every other trace of the input.
 
-Online scoring compares a trace with the ones before it, so the first of two near-duplicates
-looks novel and the second does not, and shuffling the file changes the verdicts. Here both get
-a low novelty, and nothing depends on order: the traces are embedded in a canonical order (by
-id, then content, so even batched inference sees the same batches) and each is compared with
-all the others (leave-one-out; a second copy of the same id is the same trace, not another).
-The comparison is the frozen cache's blocked scan (see
-:func:`~knowledgepulse.novelty.cache.frozen_nearest`), every trace held and its own id left out.
-
-Two copies of one trace id are told apart by a digest of their whole document, so even they
-land in the same places however the input was shuffled.
+Online scoring compares a trace with the ones before it, so of two near-duplicates only the
+second looks unoriginal and shuffling the file changes the verdicts. Here nothing depends on
+order: the traces are embedded in a canonical order (by id, then a digest of their content) and
+each is compared with all the others (leave-one-out; a second copy of an id is the same trace).
 """
 
 from __future__ import annotations
@@ -70,16 +64,9 @@ def leave_one_out_nearest(
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
     """For each row, the most similar row with another key, and their cosine.
 
-    Args:
-        vectors: unit vectors, one row per item.
-        keys: one key (trace id) per row; rows with equal keys are never compared.
-        block_bytes: how large one block of the similarity matrix may be.
-
-    Returns:
-        ``(nearest, similarity)``: the index of the nearest other row (``-1`` when every row
-        has the same key, so there is no other) and the cosine, clamped to [-1, 1] (``nan``
-        with no other). Equal similarities go to the smallest key, then the lowest index, so
-        the answer does not depend on where rows sit among those with other keys.
+    Rows with equal keys (trace ids) are never compared. Returns ``(nearest, similarity)``:
+    the nearest other row (``-1`` when there is none) and the cosine, clamped to [-1, 1]
+    (``nan`` with none). Equal similarities go to the smallest key, then the lowest index.
     """
     if vectors.shape[0] != len(keys):
         raise ValueError(f"{vectors.shape[0]} vectors for {len(keys)} keys")
@@ -100,12 +87,7 @@ def leave_one_out_nearest(
 
 @dataclass(frozen=True, slots=True)
 class CorpusScores:
-    """Every trace's breakdown and vector, aligned with the traces given.
-
-    Attributes:
-        breakdowns: one per trace, in the order the traces were given.
-        vectors: their unit vectors (row ``i`` for trace ``i``), or ``None`` without an embedder.
-    """
+    """Every trace's breakdown and unit vector (``None`` without an embedder), in input order."""
 
     breakdowns: list[ValueBreakdown]
     vectors: NDArray[np.float32] | None

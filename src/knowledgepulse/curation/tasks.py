@@ -1,18 +1,10 @@
 """Task keys: which task a trace is a run of, read from the trace or inferred from the corpus.
 
-Selection spends its budget across tasks, and ``per_task`` keeps the best K runs of each (best
-of N for rejection-sampling fine-tuning), so every candidate needs a task key: a plain string.
-It is read from the trace's document (:func:`task_at`, a dotted path such as
-``metadata.task_id``), or a dataset row's column, or else inferred (:func:`infer_tasks`).
-
-Inference. Runs of one task are paraphrases of each other, not near-copies, so a task is a
-group, not a duplicate: walking down the ranking (as selection does), a trace joins the task of
-an earlier trace with the same objective text, else the task whose first (best) run is most
-similar to it when their cosine reaches the threshold, else it starts a task of its own, named
-by its id. The vectors are the corpus's novelty vectors (objective, actions and the terms they
-act on, see ``docs/curation.md``): on tau-bench (50 tasks, 4 runs each, every objective worded
-anew) they group runs at an adjusted Rand index of 0.71 at 0.65, where the objectives' own
-embeddings reach 0.46 at most; Reflexion's runs of one question share its text (1.00).
+Selection spends its budget across tasks, so every candidate needs a task key: read from the
+trace's document (:func:`task_at`), a dataset row's column, or else inferred
+(:func:`infer_tasks`). Runs of one task are paraphrases, not near-copies, so a task is a group
+of traces with the same objective or novelty vectors close to its best run's (measured on
+tau-bench in ``docs/curation.md``).
 """
 
 from __future__ import annotations
@@ -27,9 +19,8 @@ from numpy.typing import NDArray
 from knowledgepulse.curation.select import Candidate, ranking
 
 INFERRED_TASK_SIMILARITY = 0.65
-"""The cosine of two novelty vectors from which they are runs of one task (measured in
-``docs/curation.md``: tau-bench's runs of one task have a median cosine of 0.75, two tasks'
-0.35, and 0.61 at the 99th percentile)."""
+"""The cosine of two novelty vectors from which they are runs of one task (``docs/curation.md``:
+on tau-bench, a median of 0.75 within a task, 0.35 between two)."""
 
 
 def task_at(document: Any, path: str) -> str | None:
@@ -64,9 +55,10 @@ def infer_tasks(
 ) -> list[str]:
     """Each candidate's task: the id of the best run of the task it is inferred to belong to.
 
-    See the module's docstring. Without vectors, only equal objectives make a task. The answer
-    does not depend on the order of the candidates (it walks the ranking). Two tasks whose best
-    runs share an id are one task (a second copy of an id is the same trace).
+    Walking down the ranking, a trace joins the task of an earlier trace with the same
+    objective, else the task whose best run is most similar to it when their cosine reaches
+    ``threshold``, else it starts its own. Without vectors, only equal objectives make a task.
+    The answer does not depend on the candidates' order; a second copy of an id is one task.
 
     Args:
         candidates: the traces on offer (their ``task`` is ignored).
