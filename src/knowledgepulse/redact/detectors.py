@@ -1,24 +1,33 @@
 """The built-in rules: the reference SDK's patterns, gitleaks' rules, checked identifiers.
 
-Beyond the reference's ``cleanPii`` patterns and gitleaks' secret rules, identifiers are checked
-by their checksums (cards, IBANs) or by a phone-number library (phonenumbers).
+Beyond the reference's ``cleanPii`` patterns, gitleaks' 221 secret rules
+(``data/gitleaks_rules.toml``) are applied as gitleaks does: the secret is the rule's
+``secretGroup``, else its first non-empty group, else the whole match; a secret below the rule's
+entropy, matching an allowlist or containing a stopword is kept; a ``generic-*`` rule's secret
+needs a digit. Identifiers are checked by their checksums (cards, IBANs), ``ipaddress`` or
+phonenumbers.
 
 The order is the reference's, widened: connection strings, bearer tokens and the reference's
-provider keys first (their markers are the reference's), then gitleaks' 221 rules, credentials
-in URLs, and ``password=``-style assignments last among the secrets; then the identifiers:
-e-mails and home paths, the checksummed ones and IP addresses, and last the phone patterns that
-would take their digits.
+provider keys first (their markers are the reference's), then gitleaks' rules, credentials in
+URLs, and ``password=``-style assignments last among the secrets; then the identifiers: e-mails
+and home paths, the checksummed ones and IP addresses, and last the phone patterns that would
+take their digits.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import math
+import tomllib
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
+from importlib.resources import files
+from typing import Any
 
 import regex
 
-from knowledgepulse.redact.gitleaks import gitleaks_rules
 from knowledgepulse.redact.rules import Rule, RuleSet, Span
 
 SECRET_NAMES = (
@@ -189,6 +198,99 @@ def _looks_like_phone(text: str, start: int, end: int) -> bool:
     if found.isdigit():  # written without a separator: only a long one, not a Unix time
         return digits >= 10 and not (digits == 10 and found[0] == "1")
     return True
+
+
+RULES_FILE = "gitleaks_rules.toml"
+
+# What a rule id says the secret is; the marker names it. Anything else is an API key.
+_TYPES = (
+    ("private-key", "private_key"),
+    ("jwt", "jwt"),
+    ("generic", "password"),
+    ("curl-auth", "password"),
+)
+
+
+@dataclass(frozen=True)
+class _Allowlist:
+    target: str  # "secret", "match" or "line": what the regexes look at
+    regexes: tuple[regex.Pattern[str], ...]
+    stopwords: tuple[str, ...]
+
+    def allows(self, match: regex.Match[str], secret: str) -> bool:
+        lowered = secret.lower()
+        if any(word in lowered for word in self.stopwords):
+            return True
+        if not self.regexes:
+            return False
+        target = secret
+        if self.target == "match":
+            target = match.group()
+        elif self.target == "line":
+            text = match.string
+            start = text.rfind("\n", 0, match.start()) + 1
+            end = text.find("\n", match.end())
+            target = text[start : end if end >= 0 else len(text)]
+        return any(pattern.search(target) for pattern in self.regexes)
+
+
+@dataclass(frozen=True)
+class _Check:
+    """gitleaks' checks of one rule's secret: entropy, digits, allowlists (global and own)."""
+
+    entropy: float
+    needs_digit: bool
+    allowlists: tuple[_Allowlist, ...]
+
+    def __call__(self, match: regex.Match[str], secret: str) -> bool:
+        if self.entropy and shannon_entropy(secret) < self.entropy:
+            return False
+        if self.needs_digit and not any(char.isdigit() for char in secret):
+            return False
+        return not any(allowlist.allows(match, secret) for allowlist in self.allowlists)
+
+
+def _allowlist(data: dict[str, Any]) -> _Allowlist:
+    return _Allowlist(
+        data.get("regexTarget", "secret"),
+        tuple(regex.compile(pattern) for pattern in data.get("regexes", ())),
+        tuple(word.lower() for word in data.get("stopwords", ())),
+    )
+
+
+@cache
+def gitleaks_rules() -> tuple[Rule, ...]:
+    """The gitleaks rules, in its file's order, each with its checks (read once per process)."""
+    data = tomllib.loads((files("knowledgepulse.redact") / "data" / RULES_FILE).read_text("utf-8"))
+    shared = _allowlist(data["allowlist"])
+    rules = []
+    for item in data["rules"]:
+        rule_id = item["id"]
+        check = _Check(
+            float(item.get("entropy", 0.0)),
+            rule_id.startswith("generic"),
+            (shared, *(_allowlist(entry) for entry in item.get("allowlists", ()))),
+        )
+        rules.append(
+            Rule(
+                name=rule_id,
+                type=next((t for prefix, t in _TYPES if rule_id.startswith(prefix)), "api_key"),
+                secret=True,
+                pattern=item["regex"],
+                keywords=tuple(item["keywords"]),
+                group=item.get("secretGroup"),
+                accept=check,
+            )
+        )
+    return tuple(rules)
+
+
+def shannon_entropy(text: str) -> float:
+    """Bits per character of ``text`` (0.0 for an empty one): how random a value looks."""
+    if not text:
+        return 0.0
+    size = len(text)
+    return -sum(count / size * math.log2(count / size) for count in Counter(text).values())
 
 
 @cache
