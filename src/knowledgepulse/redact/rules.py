@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, cast
+from typing import Literal
 
 import regex
 
@@ -108,7 +108,7 @@ class RuleSet:
 def check_level(level: str) -> PrivacyLevel:
     """``level`` when it is a privacy level; else a ``ValueError`` naming the three."""
     if level in PRIVACY_LEVELS:
-        return cast(PrivacyLevel, level)
+        return level
     raise ValueError(
         f"unknown privacy level {level!r}: expected one of {', '.join(PRIVACY_LEVELS)}"
     )

@@ -85,31 +85,20 @@ class TraceValueScorer:
     Args:
         embedder: what turns trace texts into vectors: by default the process-wide
             all-MiniLM-L6-v2 (novelty falls back to 0.5, with one log line, when the
-            ``embeddings`` extra is not installed), any object with ``embed_batch(texts)`` (see
-            :class:`~knowledgepulse.novelty.Embedder`), or ``None`` for no embedder (novelty 0.5).
-        cache: the vectors novelty is measured against (default: an empty cache of
-            ``cache_size`` vectors as long as the embedder's, made on first use).
-        cache_size: how many vectors the cache the scorer makes holds (default 1000); the
-            oldest goes first when it is full.
-        ttl_ms: how long a vector in the cache the scorer makes counts, in milliseconds
-            (default: for ever). With ``cache`` given, set these two on that cache instead
-            (``VectorCache(max_elements=..., ttl_ms=...)`` or ``VectorCache.load(...)``).
+            ``embeddings`` extra is not installed), any :class:`~knowledgepulse.novelty.Embedder`,
+            or ``None`` for no embedder (novelty 0.5).
+        cache: the vectors novelty is measured against (default: an empty cache made on first
+            use, of ``cache_size`` vectors (default 1000, oldest out first) that count for
+            ``ttl_ms`` milliseconds (default: for ever)).
         profiles: weight profiles by domain (default: the five built-ins).
         threshold: the sharing threshold a score must reach (default 0.75).
-        mode: ``online`` (the seed's behaviour: each scored trace joins the cache, so the same
-            text scored again under another id gets a lower novelty) or ``frozen`` (score
-            against the cache as it is, without changing it, so results do not depend on
-            order). Either way a trace is never compared with a vector held under its own id.
-        novelty_text: which text stands for a trace and how it is embedded (see
-            :data:`~knowledgepulse.novelty.representation.NOVELTY_TEXTS`):
-            ``objective-actions-terms`` (default: the objective, the trace's actions and the
-            hashed terms they act on, a third of the cosine each), ``objective-actions`` (the
-            objective and the actions, half each), ``windows`` (all the text, windows
-            averaged) or ``truncate`` (all the text, its first 510 word pieces). A saved cache
-            records it (:attr:`cache_model_id`).
-        batch_size: how many traces :meth:`score_many` and :meth:`iter_scores` give the
-            embedder per ``embed_batch`` call (default 32). Larger batches sort more windows by
-            length (less padding) but hold more texts in memory and yield results later.
+        mode: ``online`` (the seed's: each scored trace joins the cache) or ``frozen`` (the
+            cache is not changed, so results do not depend on order). Either way a trace is
+            never compared with a vector held under its own id.
+        novelty_text: which text stands for a trace and how it is embedded, one of
+            :data:`~knowledgepulse.novelty.representation.NOVELTY_TEXTS` (default
+            ``objective-actions-terms``); a saved cache records it (:attr:`cache_model_id`).
+        batch_size: traces given to the embedder per ``embed_batch`` call (default 32).
 
     Raises:
         ScorerParameterError: a setting out of range, an unknown ``novelty_text``, or
@@ -283,14 +272,9 @@ class TraceValueScorer:
         import numpy as np  # noqa: PLC0415 - loaded with the vectors, not with the scorer
 
         valid = [parse_trace(trace) for trace in traces]
-        array = np.asarray(vectors, dtype=np.float32)
-        cache = self._cache_for(self.cache_dimensions or (array.shape[-1] if array.ndim else None))
-        width = cache.dimensions or (array.shape[-1] if array.ndim == 2 else None)
-        if array.shape != (len(valid), width):
-            raise VectorError(
-                f"score_embedded got vectors of shape {array.shape} for {len(valid)} traces; "
-                f"expected {(len(valid), width)} (a cache of {width} dimensions)"
-            )
+        array = self._checked(
+            np.asarray(vectors, dtype=np.float32), len(valid), "score_embedded got"
+        )
         return self._scored(valid, _Embedded.of(array, windows, capped))
 
     def _embed(self, traces: Sequence[ReasoningTrace]) -> _Embedded | None:
@@ -302,17 +286,22 @@ class TraceValueScorer:
         except EmbedderUnavailableError as error:
             self._give_up_embedding(embedder, str(error))
             return None
-        vectors, windows, capped = result.vectors, result.windows, result.capped
+        source = f"the {self._novelty_text.name!r} novelty text gave"
+        vectors = self._checked(result.vectors, len(traces), source)
+        return _Embedded.of(vectors, result.windows, result.capped)
+
+    def _checked(
+        self, vectors: NDArray[np.float32], count: int, source: str
+    ) -> NDArray[np.float32]:
+        """``vectors``, one row per trace as long as the cache's (made now if it is not yet)."""
         width = vectors.shape[-1] if vectors.ndim == 2 else None
-        cache = self._cache_for(self.cache_dimensions or width)
-        expected = (len(traces), cache.dimensions or width)
+        expected = (count, self._cache_for(self.cache_dimensions or width).dimensions or width)
         if vectors.shape != expected:
             raise VectorError(
-                f"the {self._novelty_text.name!r} novelty text gave an array of shape "
-                f"{vectors.shape} for {len(traces)} traces; expected {expected} (a cache of "
-                f"{expected[1]} dimensions)"
+                f"{source} vectors of shape {vectors.shape} for {count} traces; expected "
+                f"{expected} (a cache of {expected[1]} dimensions)"
             )
-        return _Embedded.of(vectors, windows, capped)
+        return vectors
 
     def _give_up_embedding(self, embedder: Embedder, reason: str) -> None:
         with self._lock:

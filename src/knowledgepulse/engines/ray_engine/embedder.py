@@ -42,10 +42,7 @@ DEFAULT_START_TIMEOUT_S = 120.0
 
 
 class RayClusterError(KnowledgePulseError):
-    """Raised when the Ray cluster cannot be reached or cannot start the embedding actors.
-
-    The message names the address or the resources that were missing and how to fix it.
-    """
+    """Raised when the Ray cluster cannot be reached or cannot start the embedding actors."""
 
 
 def import_ray() -> ModuleType:
@@ -75,11 +72,7 @@ def own_error(error: BaseException | None) -> KnowledgePulseError | None:
 
 
 def actors_allowed(resources: dict[str, float], num_cpus: float, num_gpus: float) -> int:
-    """How many actors of ``num_cpus`` CPUs and ``num_gpus`` GPUs ``resources`` hold (at least 1).
-
-    Counted by GPUs when the actors ask for any, else by CPUs (an actor asking for no CPU
-    needs a sliver of one).
-    """
+    """How many actors ``resources`` hold (at least 1): by GPUs when the actors ask for any."""
     if num_gpus > 0:
         return max(1, int(resources.get("GPU", 0) // num_gpus))
     return max(1, int(resources.get("CPU", 1) // max(num_cpus, 1e-9)))
@@ -88,8 +81,7 @@ def actors_allowed(resources: dict[str, float], num_cpus: float, num_gpus: float
 def check_reachable(address: str, *, timeout: float = CONNECT_TIMEOUT_S) -> None:
     """Fail fast when nothing listens at a ``host:port`` (or ``ray://host:port``) address.
 
-    ``auto`` and ``local`` are left to Ray. Ray retries an unreachable address for minutes,
-    printing a warning every few seconds; a mistyped port deserves a one-line answer instead.
+    ``auto`` and ``local`` are left to Ray, which retries an unreachable address for minutes.
 
     Raises:
         RayClusterError: the address is malformed or nothing accepts connections there.
@@ -129,11 +121,7 @@ class RayConnection:
         self.ray = import_ray()
 
     def open(self) -> ModuleType:
-        """Initialise Ray if this process has not; returns the ``ray`` module.
-
-        Raises:
-            RayClusterError: ``address`` cannot be reached.
-        """
+        """Initialise Ray if this process has not (a :class:`RayClusterError` if it cannot)."""
         ray = self.ray
         # Checked even when Ray is initialised: a mistyped address must not silently run on
         # whatever this process is connected to.
@@ -158,7 +146,7 @@ class RayConnection:
         return ray
 
     def close(self) -> None:
-        """Shut Ray down if :meth:`open` started it (a cluster is left running; only we leave)."""
+        """Shut Ray down if :meth:`open` started it."""
         if self._owned:
             self._owned = False
             self.ray.shutdown()
@@ -166,10 +154,10 @@ class RayConnection:
 
 @runtime_checkable
 class EmbedderFactory(Protocol):
-    """A picklable callable that makes an :class:`~knowledgepulse.novelty.Embedder`.
+    """A picklable callable that makes an :class:`~knowledgepulse.novelty.Embedder`, once per actor.
 
-    Each actor calls it once. Any module-level function or a dataclass such as
-    :class:`MiniLMFactory` will do; a lambda will not (it does not pickle by reference).
+    A module-level function or a dataclass such as :class:`MiniLMFactory` will do; a lambda will
+    not (it does not pickle by reference).
     """
 
     def __call__(self) -> Embedder:
@@ -181,9 +169,8 @@ class EmbedderFactory(Protocol):
 class NamesItsModel(Protocol):
     """A factory that can name its model on a machine that cannot run it (the driver).
 
-    The driver's scorer needs an embedder only for its model id and dimensions (the cache
-    records them); when the factory's embedder needs what only the actors have (a GPU), this
-    gives one of the same model that any machine can make. It is never run.
+    The driver's scorer needs an embedder only for its model id and dimensions; when the
+    factory's needs a GPU, this gives one of the same model that any machine can make, unrun.
     """
 
     def naming_embedder(self) -> Embedder:
@@ -196,11 +183,9 @@ class MiniLMFactory:
     """Makes the bundled all-MiniLM-L6-v2 embedder (or another ONNX model) in each actor.
 
     Attributes:
-        model_path: an ONNX model to use instead of the bundled one; it must exist at this path
-            on every node of the cluster.
+        model_path: an ONNX model instead of the bundled one, at this path on every node.
         max_windows: embed at most this many 254-piece windows of a text (``None``: all).
-        threads: onnxruntime threads per actor. One: N actors x 1 thread beat one process x N
-            threads on CPU (measured for issue 9), and Ray gives each actor one CPU.
+        threads: onnxruntime threads per actor (N actors x 1 thread beat one x N on CPU).
     """
 
     model_path: str | None = None
@@ -250,11 +235,7 @@ class EmbedWorker:
         self._embedder: Embedder = factory()
 
     def describe(self) -> tuple[int | None, str, int | None]:
-        """Load the model now, and say its ``dimensions``, ``model_id`` and ``max_windows``.
-
-        Raises:
-            EmbedderUnavailableError: the model cannot be loaded on this node.
-        """
+        """Load the model now, and say its ``dimensions``, ``model_id`` and ``max_windows``."""
         load = getattr(self._embedder, "load", None)
         if callable(load):
             load()
@@ -317,11 +298,9 @@ class RayEmbedder:
         concurrency: how many actors (default: as many as the cluster's free CPUs, or GPUs with
             ``num_gpus``, allow).
         num_cpus: CPUs Ray reserves for each actor.
-        num_gpus: GPUs Ray reserves for each actor (a fraction shares one); give a factory of a
-            GPU embedder with it.
+        num_gpus: GPUs Ray reserves for each actor (a fraction shares one).
         address: a running cluster to join (``HOST:PORT``, ``ray://HOST:PORT`` or ``auto``);
-            default: the Ray this process already initialised, else a new local one, shut down
-            by :meth:`close`.
+            default: the Ray this process already initialised, else a new local one.
         start_timeout_s: how long to wait for the actors to start before giving up.
         init_options: more keyword arguments for ``ray.init``.
 
@@ -356,17 +335,17 @@ class RayEmbedder:
 
     @property
     def concurrency(self) -> int:
-        """How many actors embed (starts them)."""
+        """How many actors embed (starts them, as the three properties below do)."""
         return len(self._started())
 
     @property
     def dimensions(self) -> int | None:
-        """The length of every embedding, as the actors' embedder declares it (starts them)."""
+        """The length of every embedding, as the actors' embedder declares it."""
         return self._describe()[0]
 
     @property
     def model_id(self) -> str:
-        """The actors' embedder's ``model_id`` (starts them)."""
+        """The actors' embedder's ``model_id``."""
         return self._describe()[1]
 
     @property
@@ -399,7 +378,7 @@ class RayEmbedder:
         return WindowedEmbeddings(vectors, windows, capped)
 
     def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
-        """Each text's first ``max_pieces`` word pieces as one window, (len(texts), dimensions)."""
+        """Each text's first ``max_pieces`` word pieces as one window."""
         weights = [min(len(text), 16 * max_pieces) for text in texts]
         return self._stack(self._spread("embed_leading", texts, max_pieces, weights=weights))
 
@@ -451,7 +430,6 @@ class RayEmbedder:
     def _spread(
         self, method: str, texts: Sequence[str], *args: Any, weights: Sequence[int] | None = None
     ) -> list[Any]:
-        """Each shard's result of ``method``, in the texts' order."""
         actors = self._started()
         self._describe()
         shards = contiguous_shards(weights or [len(text) for text in texts], len(actors))
