@@ -1,16 +1,11 @@
 """A Ray Dataset of conversation rows, scored on a Ray cluster and given back as rows.
 
-The rows are a dataset's own (``ray.data.read_parquet("s3://bucket/trajectories/")``): one
-conversation a row in a format ``kp`` reads (OpenAI chat, Responses, Anthropic, ShareGPT,
-Hermes), beside columns such as an id, a task or a reward. Each actor turns its batch's rows into
-traces as ``kp score --from ...`` does (:func:`~knowledgepulse.integrations.rows_to_traces`) and
-embeds them; the driver scores them in the dataset's order and gives each row back as it was
-read, every column unchanged, with the ``kp_`` columns ``kp score --annotate`` writes
-(``docs/datasets.md``). Ray is imported on first use (extra ``ray``).
-
-A dataset's columns are guessed per batch of rows (name them with ``RowOptions`` to be sure),
-and a row without an id column is ``kp:trace:rows:<digest>``, a digest of its content: no actor
-knows a row's place in the whole dataset.
+Each row holds one conversation in a format ``kp`` reads (OpenAI chat, Responses, Anthropic,
+ShareGPT, Hermes) beside columns of its own. The actors turn rows into traces as
+``kp score --from`` does and embed them; the driver scores them in order and gives each row back
+unchanged with the ``kp_`` columns of ``kp score --annotate`` (``docs/datasets.md``). Columns
+are guessed per batch (name them with ``RowOptions`` to be sure), and no actor knows a row's
+place in the dataset, so a row without an id column is named by a digest of it.
 """
 
 from __future__ import annotations
@@ -88,17 +83,10 @@ def iter_scored_rows(
 ) -> Iterator[dict[str, Any] | Problem]:
     """Each row of a Ray Dataset of conversations, in order: with its ``kp_`` columns, or why not.
 
-    Args:
-        dataset: a ``ray.data.Dataset`` whose rows hold a conversation each.
-        source: the conversation format, or ``auto`` (recognised from each batch's first row).
-        options: the domain, confidence and the row columns (``RowOptions``).
-        engine: the scorer and the actors (``factory``, ``concurrency``, ``num_cpus``,
-            ``num_gpus``, ``batch_size``), as the engine's ``iter_dataset_scores`` takes them.
-
-    Yields:
-        The row as read with the ``kp_`` columns after its own (a row that already has one
-        gets the new value), or, for a row that gives no trace, a problem located at
-        ``row N`` with the path inside the row.
+    ``source`` is the conversation format, or ``auto`` (each batch's first row's); ``options``
+    the domain, confidence and row columns (``RowOptions``); ``engine`` the scorer and actors,
+    as the engine's ``iter_dataset_scores`` takes them. A row that gives no trace yields its
+    problems, located at ``row N``, with the path inside the row.
 
     Raises:
         MissingDependencyError: Ray is not installed.

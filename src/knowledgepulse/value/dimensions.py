@@ -45,17 +45,9 @@ _ORIGINS: frozenset[str] = frozenset(("argument", "metadata", "default"))
 class TraceFeatures:
     """The counts the formulas and overrides read, taken once from a trace.
 
-    Attributes:
-        step_count: ``len(steps)``.
-        unique_step_types: distinct step types (1-4).
-        error_recoveries: number of ``error_recovery`` steps.
-        unique_tools: distinct ``tool.name`` values over every step that carries a tool.
-        uses_tools: whether any step carries a tool.
-        single_thought: the trace is one ``thought`` step and nothing else.
-        success: ``metadata.success``.
-        confidence: ``outcome.confidence``.
-        domain_source: where ``metadata.task_domain`` came from.
-        confidence_source: where ``outcome.confidence`` came from.
+    ``unique_tools`` counts the distinct ``tool.name`` values; ``single_thought``: the trace is
+    one ``thought`` step; ``success`` and ``confidence`` are the trace's, and ``domain_source``
+    and ``confidence_source`` say where its domain and confidence came from.
     """
 
     step_count: int
@@ -71,8 +63,7 @@ class TraceFeatures:
 
     @classmethod
     def of(cls, trace: ReasoningTrace) -> TraceFeatures:
-        """Count what the formulas need from a trace."""
-        # One pass over the steps: this runs for every trace scored.
+        """Count what the formulas need from a trace (one pass over the steps)."""
         steps = trace.steps
         types: set[str] = set()
         tools: set[str] = set()

@@ -1,7 +1,6 @@
 """Weight profiles: how much each dimension counts, chosen by ``metadata.task_domain``.
 
-Built-in profiles are registered here; a user's come from a YAML or JSON file
-(:func:`load_profiles`, ``{domain: {complexity: .., ...}}``).
+The five built-in profiles, and a user's from a YAML or JSON file (:func:`load_profiles`).
 """
 
 from __future__ import annotations
@@ -92,8 +91,8 @@ BUILTIN_PROFILES: Mapping[str, ScoringWeights] = {
 class ProfileRegistry:
     """The profiles one scorer knows: the five built-ins plus any the user registers.
 
-    Selection is an exact match on the domain string; any other domain uses ``default``,
-    silently (``code-review`` is not ``code``).
+    A domain selects the profile of exactly its name, else ``default`` (``code-review`` is not
+    ``code``).
     """
 
     def __init__(self, profiles: Mapping[str, ScoringWeights] | None = None) -> None:
@@ -148,15 +147,7 @@ class ProfileRegistry:
 
 
 def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:
-    """Read weight profiles by domain, every one validated.
-
-    Example file::
-
-        legal:
-          complexity: 0.3
-          novelty: 0.3
-          tool_diversity: 0.1
-          outcome_confidence: 0.3
+    """Read weight profiles by domain (``legal: {complexity: 0.3, novelty: 0.3, ...}``).
 
     Raises:
         ProfileError: listing every bad profile with its file and line.

@@ -1,11 +1,9 @@
 """Scoring a ``ray.data.Dataset`` of traces: embedding on an actor pool, novelty in the driver.
 
 A row is a trace: a column (``trace`` by default) holding it as a JSON string (or bytes, or a
-struct), or else the row itself. Novelty is online, so the rows are scored in order: the
-dataset's (Ray's ``preserve_order``), or that of an ``order_by`` column. The embedding runs in
-parallel on the actors; the novelty pass and the breakdowns run in the driver, batch after
-batch, as :meth:`TraceValueScorer.score_many` does, so the results equal the local ones.
-``docs/ray.md`` says why the JSON column is the robust form and how the order is kept.
+struct), or else the row itself. Novelty is online, so the driver scores the rows in order
+(the dataset's, or an ``order_by`` column's), batch after batch, as
+:meth:`TraceValueScorer.score_many` does: the results equal the local ones (``docs/ray.md``).
 """
 
 from __future__ import annotations
@@ -180,15 +178,10 @@ def _plain(value: Any) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class ScoredRow:
-    """One row's result: its breakdown, or why it could not be scored.
+    """One row's result: its breakdown, or (``breakdown`` ``None``) its problems.
 
-    Attributes:
-        position: the row's 0-based place in the order it was scored in.
-        trace_id: the row's ``id`` when it has one (a bad row may not).
-        breakdown: the breakdown, or ``None`` for a bad row.
-        problems: what is wrong with a bad row, each with its JSON path (empty when scored).
-        key: the row's ``order_by`` value (``None`` without ``order_by``).
-        row: the row as read, when the rows were converted (``convert``); else ``None``.
+    ``position`` is its place in the order scored; ``key`` its ``order_by`` value; ``row`` the
+    row as read when the rows were converted (``convert``).
     """
 
     position: int
@@ -260,20 +253,17 @@ def iter_dataset_scores(
 
     Args:
         dataset: a ``ray.data.Dataset`` whose rows are traces (see the module docstring).
-        scorer: the scorer whose cache, mode, profiles, threshold and novelty text apply
-            (default: a new one). Its embedder only names the model: it must be the factory's
-            model (the cache records it); the actors do the embedding.
+        scorer: the scorer whose settings apply (default: a new one); its embedder only names
+            the model, which must be the factory's: the actors do the embedding.
         factory: makes each actor's embedder (default: the bundled MiniLM, one thread each).
         column: the column holding each trace; rows without it are read as the trace itself.
         order_by: score in the order of this column instead of the dataset's order.
-        concurrency: how many embedding actors (default: as many as the cluster's CPUs, or
-            GPUs with ``num_gpus``, allow).
+        concurrency: how many embedding actors (default: as the cluster's CPUs or GPUs allow).
         num_cpus: CPUs per actor.
         num_gpus: GPUs per actor (give a factory of a GPU embedder with it).
         batch_size: rows per actor call and per novelty pass.
-        convert: makes the traces of a batch of rows that are not traces (a dataset's rows in
-            a conversation format, see :mod:`knowledgepulse.ray_rows`); each result then
-            carries its row. ``column`` is not read then.
+        convert: makes the traces of a batch of rows in a conversation format (see
+            :mod:`knowledgepulse.ray_rows`), instead of ``column``; each result carries its row.
 
     Raises:
         MissingDependencyError: Ray is not installed.
