@@ -10,14 +10,17 @@ import logging
 import math
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from knowledgepulse._util.settings import optional_duration_ms, optional_positive_int, positive_int
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, VectorError
 from knowledgepulse.novelty.embedder import Embedder, default_embedder, dimensions_of
-from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NoveltyText
+from knowledgepulse.novelty.representation import (
+    DEFAULT_NOVELTY_TEXT,
+    NoveltyText,
+    RepresentedVectors,
+)
 from knowledgepulse.novelty.representation import novelty_text as novelty_text_named
 from knowledgepulse.novelty.settings import (
     DEFAULT_MAX_ELEMENTS,
@@ -39,7 +42,6 @@ if TYPE_CHECKING:  # numpy and the cache load when a trace is first embedded
     from numpy.typing import NDArray
 
     from knowledgepulse.novelty.cache import Nearest, VectorCache
-    from knowledgepulse.novelty.representation import RepresentedVectors
 
 CacheMode = Literal["online", "frozen"]
 DEFAULT_THRESHOLD = 0.75
@@ -58,25 +60,13 @@ TraceInput: TypeAlias = "ReasoningTrace | Mapping[str, Any]"
 """A trace to score: a model, or parsed JSON."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Embedded:
-    """A batch's vectors, with the windows read of each text when the embedder says."""
-
-    vectors: NDArray[np.float32]
-    windows: Sequence[int] | None
-    capped: Sequence[bool] | None
-
-    @classmethod
-    def of(
-        cls,
-        vectors: NDArray[np.float32],
-        windows: Sequence[int] | None,
-        capped: Sequence[bool] | None,
-    ) -> _Embedded:
-        """The batch, its windows and caps kept only when both are known for every vector."""
-        if windows is None or capped is None or not len(windows) == len(capped) == len(vectors):
-            return cls(vectors, None, None)
-        return cls(vectors, windows, capped)
+def _embedded(
+    vectors: NDArray[np.float32], windows: Sequence[int] | None, capped: Sequence[bool] | None
+) -> RepresentedVectors:
+    """The batch, its windows and caps kept only when both are known for every vector."""
+    if windows is None or capped is None or not len(windows) == len(capped) == len(vectors):
+        return RepresentedVectors(vectors)
+    return RepresentedVectors(vectors, tuple(windows), tuple(capped))
 
 
 class TraceValueScorer:
@@ -275,20 +265,20 @@ class TraceValueScorer:
         array = self._checked(
             np.asarray(vectors, dtype=np.float32), len(valid), "score_embedded got"
         )
-        return self._scored(valid, _Embedded.of(array, windows, capped))
+        return self._scored(valid, _embedded(array, windows, capped))
 
-    def _embed(self, traces: Sequence[ReasoningTrace]) -> _Embedded | None:
+    def _embed(self, traces: Sequence[ReasoningTrace]) -> RepresentedVectors | None:
         embedder = self._embedder
         if embedder is None:
             return None
         try:
-            result: RepresentedVectors = self._novelty_text.embed(embedder, traces)
+            result = self._novelty_text.embed(embedder, traces)
         except EmbedderUnavailableError as error:
             self._give_up_embedding(embedder, str(error))
             return None
         source = f"the {self._novelty_text.name!r} novelty text gave"
         vectors = self._checked(result.vectors, len(traces), source)
-        return _Embedded.of(vectors, result.windows, result.capped)
+        return _embedded(vectors, result.windows, result.capped)
 
     def _checked(
         self, vectors: NDArray[np.float32], count: int, source: str
@@ -312,7 +302,7 @@ class TraceValueScorer:
         _log.warning("novelty is %s for every trace: %s", NO_EMBEDDER_NOVELTY, reason)
 
     def _scored(
-        self, traces: Sequence[ReasoningTrace], embedded: _Embedded | None
+        self, traces: Sequence[ReasoningTrace], embedded: RepresentedVectors | None
     ) -> list[ValueBreakdown]:
         novelties = self._novelty_many([trace.id for trace in traces], embedded)
         return [
@@ -340,7 +330,7 @@ class TraceValueScorer:
         )
 
     def _novelty_many(
-        self, trace_ids: list[str], embedded: _Embedded | None
+        self, trace_ids: list[str], embedded: RepresentedVectors | None
     ) -> list[tuple[float, NoveltyOrigin]]:
         if embedded is None:
             origin = NoveltyOrigin(
