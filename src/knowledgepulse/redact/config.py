@@ -7,10 +7,8 @@ file is reported at once, with the file, line and JSON path (``docs/redaction.md
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
+import pkgutil
 from pathlib import Path
-from typing import Any
 
 import regex
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -70,16 +68,14 @@ def _import(spec: str) -> Finder:
     if not module_name or not attribute:
         raise ValueError(f"callable {spec!r}: write it as module:function")
     try:
-        found: Any = importlib.import_module(module_name)
+        found = pkgutil.resolve_name(spec)
     except ImportError as error:
         raise ValueError(f"callable {spec!r}: cannot import {module_name!r} ({error})") from None
-    for part in attribute.split("."):
-        if not hasattr(found, part):
-            raise ValueError(f"callable {spec!r}: {module_name} has no {attribute!r}")
-        found = getattr(found, part)
+    except AttributeError:
+        raise ValueError(f"callable {spec!r}: {module_name} has no {attribute!r}") from None
     if not callable(found):
         raise ValueError(f"callable {spec!r}: not a function")
-    finder: Callable[[str], Any] = found
+    finder: Finder = found
     return finder
 
 

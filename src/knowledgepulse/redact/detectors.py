@@ -47,13 +47,8 @@ _UNTIL_END = r"[^\s'\"`,;)}\]]"  # what may follow in a path or a URL: up to a s
 
 
 def _luhn(digits: str) -> bool:
-    total = 0
-    for index, char in enumerate(reversed(digits)):
-        value = int(char)
-        if index % 2:
-            value = value * 2 - 9 if value > 4 else value * 2
-        total += value
-    return total % 10 == 0
+    doubled = (int(char) * (1 + index % 2) for index, char in enumerate(reversed(digits)))
+    return sum(value - 9 if value > 9 else value for value in doubled) % 10 == 0
 
 
 # The lengths a card number has, by its first digit: UATP (1), Mastercard (2, 5), Diners,
@@ -294,9 +289,10 @@ def shannon_entropy(text: str) -> float:
 
 
 @cache
-def reference_secrets() -> tuple[Rule, ...]:
-    """The reference SDK's secret patterns, with their markers, a little widened."""
-    return (
+def default_rules() -> RuleSet:
+    """Every built-in rule, in the order they run."""
+    # The reference SDK's secret patterns, with their markers, a little widened.
+    reference = (
         Rule(
             "connection-string",
             "connection_string",
@@ -325,12 +321,8 @@ def reference_secrets() -> tuple[Rule, ...]:
         Rule("kp-key", "api_key", True, r"kp_[a-f0-9]{16,}", keywords=("kp_",)),
         Rule("slack-token", "api_key", True, r"xox[bpras]-[A-Za-z0-9\-]+", keywords=("xox",)),
     )
-
-
-@cache
-def assignment_rules() -> tuple[Rule, ...]:
-    """Credentials in URLs and ``password=`` assignments: after every provider's format."""
-    return (
+    # Credentials in URLs and password= assignments: after every provider's format.
+    assignments = (
         Rule(
             "url-credentials",
             "password",
@@ -347,12 +339,7 @@ def assignment_rules() -> tuple[Rule, ...]:
             keywords=("pass", "pwd", "secret", "token", "key"),
         ),
     )
-
-
-@cache
-def identifier_rules() -> tuple[Rule, ...]:
-    """Personal identifiers: kept at ``private``, redacted at ``aggregated`` and ``federated``."""
-    return (
+    identifiers = (
         Rule(
             "email",
             "email",
@@ -412,9 +399,4 @@ def identifier_rules() -> tuple[Rule, ...]:
         Rule("phone-international", "phone", False, r"\+[1-9]\d{6,14}\b", keywords=("+",)),
         Rule("phone-number", "phone", False, digits=True, finder=_phones),
     )
-
-
-@cache
-def default_rules() -> RuleSet:
-    """Every built-in rule, in the order they run."""
-    return RuleSet(reference_secrets() + gitleaks_rules() + assignment_rules() + identifier_rules())
+    return RuleSet(reference + gitleaks_rules() + assignments + identifiers)

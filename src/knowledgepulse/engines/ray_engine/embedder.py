@@ -106,52 +106,6 @@ def check_reachable(address: str, *, timeout: float = CONNECT_TIMEOUT_S) -> None
         ) from None
 
 
-class RayConnection:
-    """A connection to Ray that shuts down only what it started.
-
-    A Ray already initialised in this process (a notebook, a test fixture) is used as it is and
-    left running; otherwise ``ray.init`` joins ``address`` (or starts a local Ray) and
-    :meth:`close` shuts it down.
-    """
-
-    def __init__(self, address: str | None = None, **init_options: Any) -> None:
-        self._address = address
-        self._init_options = init_options
-        self._owned = False
-        self.ray = import_ray()
-
-    def open(self) -> ModuleType:
-        """Initialise Ray if this process has not (a :class:`RayClusterError` if it cannot)."""
-        ray = self.ray
-        # Checked even when Ray is initialised: a mistyped address must not silently run on
-        # whatever this process is connected to.
-        if self._address is not None:
-            check_reachable(self._address)
-        if ray.is_initialized():
-            return ray
-        options: dict[str, Any] = {
-            "include_dashboard": False,
-            "log_to_driver": False,
-            "logging_level": logging.ERROR,
-            **self._init_options,
-        }
-        try:
-            ray.init(address=self._address, **options)
-        except (ConnectionError, RuntimeError, ValueError) as error:
-            raise RayClusterError(
-                f"cannot start or join Ray{f' at {self._address}' if self._address else ''}: "
-                f"{first_line(error)}"
-            ) from None
-        self._owned = True
-        return ray
-
-    def close(self) -> None:
-        """Shut Ray down if :meth:`open` started it."""
-        if self._owned:
-            self._owned = False
-            self.ray.shutdown()
-
-
 @runtime_checkable
 class EmbedderFactory(Protocol):
     """A picklable callable that makes an :class:`~knowledgepulse.novelty.Embedder`, once per actor.
@@ -329,7 +283,10 @@ class RayEmbedder:
         self._num_cpus = float(num_cpus)
         self._num_gpus = float(num_gpus)
         self._start_timeout_s = start_timeout_s
-        self._connection = RayConnection(address, **(init_options or {}))
+        self._address = address
+        self._init_options = init_options or {}
+        self._owned = False  # whether this embedder started Ray (and so shuts it down)
+        self._ray = import_ray()
         self._actors: list[Any] = []
         self._description: tuple[int | None, str, int | None] | None = None
 
@@ -385,11 +342,12 @@ class RayEmbedder:
     def close(self) -> None:
         """Stop the actors, and the local Ray if this embedder started it. Safe to call twice."""
         actors, self._actors = self._actors, []
-        ray = self._connection.ray
-        if actors and ray.is_initialized():
+        if actors and self._ray.is_initialized():
             for actor in actors:
-                ray.kill(actor)
-        self._connection.close()
+                self._ray.kill(actor)
+        if self._owned:
+            self._owned = False
+            self._ray.shutdown()
 
     def __enter__(self) -> RayEmbedder:
         self.start()
@@ -401,7 +359,7 @@ class RayEmbedder:
     def _started(self) -> list[Any]:
         if self._actors:
             return self._actors
-        ray = self._connection.open()
+        ray = self._open()
         count = self._concurrency or actors_allowed(
             ray.available_resources(), self._num_cpus, self._num_gpus
         )
@@ -413,7 +371,7 @@ class RayEmbedder:
         if self._description is not None:
             return self._description
         refs = [actor.describe.remote() for actor in self._started()]
-        ray = self._connection.ray
+        ray = self._ray
         _, pending = ray.wait(refs, num_returns=len(refs), timeout=self._start_timeout_s)
         if pending:
             resources = ray.cluster_resources()
@@ -439,8 +397,28 @@ class RayEmbedder:
         ]
         return self._gather(refs)
 
+    def _open(self) -> ModuleType:
+        """Ray, initialised: the one this process has (a notebook's), else joined or started."""
+        ray = self._ray
+        # Checked even when Ray is initialised: a mistyped address must not silently run on
+        # whatever this process is connected to.
+        if self._address is not None:
+            check_reachable(self._address)
+        if ray.is_initialized():
+            return ray
+        quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+        try:
+            ray.init(address=self._address, **{**quiet, **self._init_options})
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise RayClusterError(
+                f"cannot start or join Ray{f' at {self._address}' if self._address else ''}: "
+                f"{first_line(error)}"
+            ) from None
+        self._owned = True
+        return ray
+
     def _gather(self, refs: list[Any]) -> list[Any]:
-        ray = self._connection.ray
+        ray = self._ray
         try:
             return list(ray.get(refs))
         except ray.exceptions.RayTaskError as error:
