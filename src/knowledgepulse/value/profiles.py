@@ -88,8 +88,8 @@ BUILTIN_PROFILES: Mapping[str, ScoringWeights] = {
 }
 
 
-class ProfileRegistry:
-    """The profiles one scorer knows: the five built-ins plus any the user registers.
+class ProfileRegistry(Mapping[str, ScoringWeights]):
+    """The profiles one scorer knows: the five built-ins (in the seeds' order), then the user's.
 
     A domain selects the profile of exactly its name, else ``default`` (``code-review`` is not
     ``code``).
@@ -128,18 +128,11 @@ class ProfileRegistry:
     def __getitem__(self, name: str) -> ScoringWeights:
         return self._profiles[name]
 
-    def __contains__(self, name: object) -> bool:
-        return name in self._profiles
-
     def __iter__(self) -> Iterator[str]:
         return iter(self._profiles)
 
     def __len__(self) -> int:
         return len(self._profiles)
-
-    def items(self) -> list[tuple[str, ScoringWeights]]:
-        """Every profile: the built-ins in the seeds' order, then the user's as registered."""
-        return list(self._profiles.items())
 
     def copy(self) -> ProfileRegistry:
         """An independent registry with the same profiles."""

@@ -99,13 +99,8 @@ class TraceBatchEmbedder:
         capped = np.full(size, -1, dtype=np.int8)
         valid: list[LoadedTrace] = []
         positions: list[int] = []
-        converted = self._convert(rows) if self._convert is not None else None
-        for position, row in enumerate(rows):
-            if converted is not None:
-                value, found = converted[position]
-            else:
-                value, problem = self._trace_value(row)
-                found = [("", problem)] if problem is not None else []
+        read = self._convert(rows) if self._convert else [self._trace_value(row) for row in rows]
+        for position, (value, found) in enumerate(read):
             if isinstance(value, dict) and isinstance(value.get("id"), str):
                 ids[position] = value["id"]
             if found:
@@ -147,24 +142,23 @@ class TraceBatchEmbedder:
             columns[ROW] = np.asarray([pickle.dumps(row) for row in rows], dtype=object)
         return columns
 
-    def _trace_value(self, row: dict[str, Any]) -> tuple[Any, str | None]:
-        """The row's trace as parsed JSON, or the reason there is none."""
+    def _trace_value(self, row: dict[str, Any]) -> tuple[Any, list[tuple[str, str]]]:
+        """The row's trace as parsed JSON, or ``None`` and why there is none."""
         if self._column not in row:
-            return {key: value for key, value in row.items() if key != self._order_by}, None
-        value = row[self._column]
-        if isinstance(value, bytes | bytearray):
-            try:
-                value = value.decode("utf-8")
-            except UnicodeDecodeError as error:
-                return None, f"the {self._column!r} column is not UTF-8: {error}"
-        if isinstance(value, str):
-            try:
-                return json.loads(value), None
-            except json.JSONDecodeError as error:
-                return None, f"the {self._column!r} column is not JSON: {error}"
+            return {key: value for key, value in row.items() if key != self._order_by}, []
+        value, column = row[self._column], self._column
         if value is None:
-            return None, f"the {self._column!r} column is null"
-        return value, None
+            return None, [("", f"the {column!r} column is null")]
+        try:
+            if isinstance(value, bytes | bytearray):
+                value = value.decode("utf-8")
+            if isinstance(value, str):
+                value = json.loads(value)
+        except UnicodeDecodeError as error:
+            return None, [("", f"the {column!r} column is not UTF-8: {error}")]
+        except json.JSONDecodeError as error:
+            return None, [("", f"the {column!r} column is not JSON: {error}")]
+        return value, []
 
 
 def _plain(value: Any) -> Any:
