@@ -12,7 +12,6 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -51,12 +50,10 @@ def canonical_order(traces: Sequence[LoadedTrace]) -> list[int]:
 def time_order(traces: Sequence[LoadedTrace]) -> list[int]:
     """Indexes of ``traces`` by ``metadata.created_at``, then id, then content."""
     digests = [content_digest(loaded.record.value) for loaded in traces]
-
-    def key(i: int) -> tuple[datetime, str, bytes]:
-        trace = traces[i].trace
-        return trace.metadata.created_at, trace.id, digests[i]
-
-    return sorted(range(len(traces)), key=key)
+    metadata = [loaded.trace.metadata for loaded in traces]
+    return sorted(
+        range(len(traces)), key=lambda i: (metadata[i].created_at, traces[i].trace.id, digests[i])
+    )
 
 
 def leave_one_out_nearest(
@@ -111,18 +108,14 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[LoadedTrace]) -> Cor
         vectors[order] = embedded
         ids = [loaded.trace.id for loaded in traces]
         nearest, similarity = leave_one_out_nearest(embedded, [ids[i] for i in order])
-        origins = [(0.0, NoveltyOrigin("empty_cache"))] * len(traces)
+        # A trace with no other (every trace has its id) keeps the empty cache's novelty.
+        origins = [(EMPTY_CACHE_NOVELTY, NoveltyOrigin("empty_cache"))] * len(traces)
         for rank, index in enumerate(order):
-            if nearest[rank] < 0:
-                origins[index] = (EMPTY_CACHE_NOVELTY, NoveltyOrigin("empty_cache"))
-            else:
+            if nearest[rank] >= 0:
                 cosine = float(similarity[rank])
-                origins[index] = (
-                    novelty(cosine),
-                    NoveltyOrigin(
-                        "embedding", nearest_id=ids[order[nearest[rank]]], similarity=cosine
-                    ),
-                )
+                nearest_id = ids[order[nearest[rank]]]
+                origin = NoveltyOrigin("embedding", nearest_id=nearest_id, similarity=cosine)
+                origins[index] = (novelty(cosine), origin)
     breakdowns = [
         scorer.breakdown_with_novelty(loaded.trace, value, origin)
         for loaded, (value, origin) in zip(traces, origins, strict=True)

@@ -112,12 +112,9 @@ def domain_percentiles(
 class SimilarityHistogram:
     """Nearest-neighbour cosines summarised.
 
-    Attributes:
-        summary: ``count``, ``min``, ``p10``...``p99``, ``max`` (see
-            :func:`percentiles`).
-        bins: ``(low, high, count)`` of each bin, lowest first; a bin holds ``low <= s < high``
-            and the last one holds its ``high`` too.
-        at_or_above: for each of :data:`LIMITS`, how many similarities reach it.
+    ``summary``: their :func:`percentiles`; ``bins``: ``(low, high, count)`` of each bin
+    (``low <= s < high``; the last holds its ``high`` too); ``at_or_above``: how many reach
+    each of :data:`LIMITS`.
     """
 
     summary: dict[str, float | int]

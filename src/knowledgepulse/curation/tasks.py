@@ -26,9 +26,8 @@ on tau-bench, a median of 0.75 within a task, 0.35 between two)."""
 def task_at(document: Any, path: str) -> str | None:
     """The task key at a dotted ``path`` of a trace's JSON (``metadata.task_id``, ``extra.0``).
 
-    Any key may be named, the schema's or one a producer added; a number segment indexes a
-    list. A string is the key itself; another JSON value is its compact JSON text (``7``,
-    ``true``, ``{"a":1}`` with sorted keys), so equal values make equal keys. ``None`` when a
+    A number segment indexes a list. A string is the key itself; another JSON value is its
+    compact JSON text with sorted keys, so equal values make equal keys. ``None`` when a
     segment is missing or the value is null.
     """
     value = document
@@ -55,16 +54,10 @@ def infer_tasks(
 ) -> list[str]:
     """Each candidate's task: the id of the best run of the task it is inferred to belong to.
 
-    Walking down the ranking, a trace joins the task of an earlier trace with the same
-    objective, else the task whose best run is most similar to it when their cosine reaches
-    ``threshold``, else it starts its own. Without vectors, only equal objectives make a task.
-    The answer does not depend on the candidates' order; a second copy of an id is one task.
-
-    Args:
-        candidates: the traces on offer (their ``task`` is ignored).
-        objectives: each candidate's ``task.objective``.
-        vectors: unit vectors, row ``i`` for ``candidates[i]`` (``None``: objectives only).
-        threshold: the cosine with a task's best run from which a trace is a run of it.
+    Walking down the ranking, a candidate joins the task of an earlier one with the same
+    objective (``objectives[i]``), else the task whose best run's vector is most similar to its
+    own when their cosine reaches ``threshold``, else it starts its own. Without vectors, only
+    equal objectives make a task. The answer does not depend on the candidates' order.
 
     Raises:
         ValueError: objectives or vectors not one per candidate.

@@ -7,11 +7,9 @@ entropy, matching an allowlist or containing a stopword is kept; a ``generic-*``
 needs a digit. Identifiers are checked by their checksums (cards, IBANs), ``ipaddress`` or
 phonenumbers.
 
-The order is the reference's, widened: connection strings, bearer tokens and the reference's
-provider keys first (their markers are the reference's), then gitleaks' rules, credentials in
-URLs, and ``password=``-style assignments last among the secrets; then the identifiers: e-mails
-and home paths, the checksummed ones and IP addresses, and last the phone patterns that would
-take their digits.
+The order is the reference's, widened: its secret patterns, gitleaks' rules, then credentials in
+URLs and ``password=`` assignments; then the identifiers, the phone patterns last (they would
+take the others' digits).
 """
 
 from __future__ import annotations

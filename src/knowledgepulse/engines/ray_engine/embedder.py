@@ -157,14 +157,10 @@ class MiniLMFactory:
 class DeviceFactory:
     """Makes the embedder for a device in each actor (``kp score --engine ray --device``).
 
-    ``cuda`` gives the fp16 PyTorch model (the ``gpu`` extra must be installed on the nodes):
-    give the actors ``num_gpus`` so that Ray gives each its own GPU. ``cpu``, and ``auto`` on an
-    actor without a GPU (Ray hides the GPUs from one that reserved none), is
+    ``device`` (``cpu``, ``cuda``, ``cuda:N`` or ``auto``) is resolved on the actor's node.
+    ``cuda`` gives the fp16 PyTorch model (the ``gpu`` extra on the nodes; give the actors
+    ``num_gpus``); ``cpu``, and ``auto`` on an actor that reserved no GPU, is
     :class:`MiniLMFactory`'s.
-
-    Attributes:
-        device: ``cpu``, ``cuda``, ``cuda:N`` or ``auto``, resolved on the actor's node.
-        max_windows: embed at most this many 254-piece windows of a text (``None``: all).
     """
 
     device: str = "cuda"
@@ -241,11 +237,10 @@ def contiguous_shards(weights: Sequence[int], parts: int) -> list[range]:
 class RayEmbedder:
     """An embedder that spreads each call over a pool of Ray actors, one embedder in each.
 
-    It offers what :class:`~knowledgepulse.novelty.MiniLMEmbedder` offers (``embed_batch``,
-    ``embed_windowed``, ``embed_leading``, ``dimensions``, ``model_id``, ``max_windows``) with the
-    same results, so a :class:`~knowledgepulse.value.TraceValueScorer` given one scores exactly
-    as with the local embedder. The actors start on first use (or :meth:`start`) and live until
-    :meth:`close`; use it as a context manager.
+    It offers what :class:`~knowledgepulse.novelty.MiniLMEmbedder` offers with the same results,
+    so a :class:`~knowledgepulse.value.TraceValueScorer` given one scores as with the local
+    embedder. The actors start on first use (or :meth:`start`) and live until :meth:`close`;
+    use it as a context manager.
 
     Args:
         factory: makes each actor's embedder (default: the bundled MiniLM, one thread per actor).
