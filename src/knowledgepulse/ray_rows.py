@@ -17,8 +17,7 @@ from typing import Any, Unpack
 
 import orjson
 
-from knowledgepulse.engines.ray_engine import iter_dataset_scores
-from knowledgepulse.engines.ray_engine.dataset import ActorOptions
+from knowledgepulse.engines.ray_engine import ActorOptions, iter_dataset_scores
 from knowledgepulse.integrations import ConvertedTrace, TraceOptions, rows_to_traces
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import kp_columns

@@ -1,4 +1,8 @@
-"""Scoring a ``ray.data.Dataset`` of traces: embedding on an actor pool, novelty in the driver.
+"""Scoring on a Ray cluster (extra ``ray``: ``pip install "knowledgepulse[ray]"``; ``docs/ray.md``).
+
+:class:`RayEmbedder` (:mod:`~knowledgepulse.engines.ray_embedder`) is an embedder whose calls run
+on a pool of Ray actors, for any scorer (``kp score --engine ray``); :func:`score_dataset`,
+here, scores a ``ray.data.Dataset`` of traces: embedding on an actor pool, novelty in the driver.
 
 A row is a trace: a column (``trace`` by default) holding it as a JSON string (or bytes, or a
 struct), or else the row itself. Novelty is online, so the driver scores the rows in order
@@ -17,12 +21,18 @@ from typing import Any, Protocol, TypedDict, Unpack, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.engines.ray_engine.embedder import (
+from knowledgepulse.engines.ray_embedder import (
+    INSTALL_HINT,
+    DeviceFactory,
     EmbedderFactory,
+    EmbedWorker,
     MiniLMFactory,
     NamesItsModel,
     RayClusterError,
+    RayEmbedder,
     actors_allowed,
+    check_reachable,
+    contiguous_shards,
     first_line,
     import_ray,
     own_error,
@@ -360,3 +370,23 @@ def _score_batch(scorer: TraceValueScorer, batch: dict[str, Any], start: int) ->
 def _plain_key(value: Any) -> Any:
     item = getattr(value, "item", None)
     return item() if callable(item) else value
+
+
+__all__ = [
+    "INSTALL_HINT",
+    "TRACE_COLUMN",
+    "DatasetScores",
+    "DeviceFactory",
+    "EmbedWorker",
+    "EmbedderFactory",
+    "MiniLMFactory",
+    "RayClusterError",
+    "RayEmbedder",
+    "RowConverter",
+    "ScoredRow",
+    "TraceBatchEmbedder",
+    "check_reachable",
+    "contiguous_shards",
+    "iter_dataset_scores",
+    "score_dataset",
+]
