@@ -15,6 +15,7 @@ from knowledgepulse.curation.percentiles import (
     percentiles,
 )
 from knowledgepulse.curation.select import (
+    INFERRED_TASK_SIMILARITY,
     Candidate,
     DuplicateGroup,
     Rejection,
@@ -22,10 +23,11 @@ from knowledgepulse.curation.select import (
     Selection,
     budget_for_top,
     dedupe,
+    infer_tasks,
     ranking,
     select,
+    task_at,
 )
-from knowledgepulse.curation.tasks import INFERRED_TASK_SIMILARITY, infer_tasks, task_at
 
 __all__ = [
     "INFERRED_TASK_SIMILARITY",

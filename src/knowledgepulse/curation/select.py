@@ -14,15 +14,20 @@ second run; ``per_task`` keeps the best K runs of each (best-of-N for rejection 
 Near-duplicate groups (:func:`dedupe`) are what selection with no budget makes of a corpus: a
 trace joins the group of the kept trace it is most similar to, so a group's representative is
 its best trace and groups do not chain.
+
+A candidate's task key is read from the trace (:func:`task_at`), a dataset row's column, or
+else inferred (:func:`infer_tasks`): runs of one task are paraphrases, not near-copies, so a task
+is a group of traces with one objective or novelty vectors close to its best run's.
 """
 
 from __future__ import annotations
 
 import heapq
+import json
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -308,3 +313,72 @@ def dedupe(
     return [
         DuplicateGroup(kept, tuple(members[kept])) for kept in selection.selected if kept in members
     ]
+
+
+INFERRED_TASK_SIMILARITY = 0.65
+"""The cosine of two novelty vectors from which they are runs of one task (``docs/curation.md``:
+on tau-bench, a median of 0.75 within a task, 0.35 between two)."""
+
+
+def task_at(document: Any, path: str) -> str | None:
+    """The task key at a dotted ``path`` of a trace's JSON (``metadata.task_id``, ``extra.0``).
+
+    A number segment indexes a list. A string is the key itself; another JSON value is its
+    compact JSON text with sorted keys, so equal values make equal keys. ``None`` when a
+    segment is missing or the value is null.
+    """
+    value = document
+    for segment in path.split("."):
+        if isinstance(value, dict) and segment in value:
+            value = value[segment]
+        elif isinstance(value, list) and segment.isdigit() and int(segment) < len(value):
+            value = value[int(segment)]
+        else:
+            return None
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def infer_tasks(
+    candidates: Sequence[Candidate],
+    objectives: Sequence[str],
+    vectors: NDArray[np.float32] | None = None,
+    *,
+    threshold: float = INFERRED_TASK_SIMILARITY,
+) -> list[str]:
+    """Each candidate's task: the id of the best run of the task it is inferred to belong to.
+
+    Walking down the ranking, a candidate joins the task of an earlier one with the same
+    objective (``objectives[i]``), else the task whose best run's vector is most similar to its
+    own when their cosine reaches ``threshold``, else it starts its own. Without vectors, only
+    equal objectives make a task. The answer does not depend on the candidates' order.
+
+    Raises:
+        ValueError: objectives or vectors not one per candidate.
+    """
+    count = len(candidates)
+    if len(objectives) != count or (vectors is not None and vectors.shape[0] != count):
+        raise ValueError(f"{count} candidates, {len(objectives)} objectives, vectors {vectors}")
+    tasks = [""] * count
+    by_objective: dict[str, str] = {}
+    leaders: list[int] = []  # the first (best) run of each task, in ranking order
+    # Their vectors, a row per task as tasks are found (never more rows than candidates).
+    rows = None if vectors is None else np.zeros_like(vectors)
+    for index in ranking(candidates):
+        task = by_objective.get(objectives[index])
+        if task is None and vectors is not None and rows is not None and leaders:
+            similarities = rows[: len(leaders)] @ vectors[index]
+            best = int(np.argmax(similarities))  # ties: the earlier, better task
+            if similarities[best] >= threshold:
+                task = tasks[leaders[best]]
+        if task is None:
+            task = candidates[index].key
+            if rows is not None and vectors is not None:
+                rows[len(leaders)] = vectors[index]
+            leaders.append(index)
+        tasks[index] = task
+        by_objective.setdefault(objectives[index], task)
+    return tasks
