@@ -84,10 +84,12 @@ def percentiles(scores: ArrayLike) -> dict[str, float | int]:
     """``count``, ``min``, ``p10``...``p99`` and ``max`` of a non-empty list or array of scores."""
     values = np.asarray(scores, dtype=np.float64)
     points = np.percentile(values, SUMMARY_PERCENTILES)
-    summary: dict[str, float | int] = {"count": len(values), "min": float(values.min())}
-    summary.update({f"p{p}": float(v) for p, v in zip(SUMMARY_PERCENTILES, points, strict=True)})
-    summary["max"] = float(values.max())
-    return summary
+    return {
+        "count": len(values),
+        "min": float(values.min()),
+        **{f"p{p}": float(v) for p, v in zip(SUMMARY_PERCENTILES, points, strict=True)},
+        "max": float(values.max()),
+    }
 
 
 def domain_percentiles(

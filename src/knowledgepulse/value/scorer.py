@@ -350,14 +350,9 @@ class TraceValueScorer:
             else:
                 found = cache.nearest_many(embedded.vectors, exclude_ids=trace_ids)
             self.already_cached += sum(held)
-        return [
-            self._origin(
-                nearest,
-                None if embedded.windows is None else embedded.windows[position],
-                None if embedded.capped is None else embedded.capped[position],
-            )
-            for position, nearest in enumerate(found)
-        ]
+        unknown = [None] * len(found)
+        windows, capped = embedded.windows or unknown, embedded.capped or unknown
+        return [self._origin(*each) for each in zip(found, windows, capped, strict=True)]
 
     def _origin(
         self, nearest: Nearest | None, windows: int | None, capped: bool | None
