@@ -1,16 +1,11 @@
 """A Ray Dataset of conversation rows, scored on a Ray cluster and given back as rows.
 
-The rows are a dataset's own (``ray.data.read_parquet("s3://bucket/trajectories/")``): one
-conversation a row in a format ``kp`` reads (OpenAI chat, Responses, Anthropic, ShareGPT,
-Hermes), beside columns such as an id, a task or a reward. Each actor turns its batch's rows into
-traces as ``kp score --from ...`` does (:func:`~knowledgepulse.integrations.rows_to_traces`) and
-embeds them; the driver scores them in the dataset's order and gives each row back as it was
-read, every column unchanged, with the ``kp_`` columns ``kp score --annotate`` writes
-(``docs/datasets.md``). Ray is imported on first use (extra ``ray``).
-
-A dataset's columns are guessed per batch of rows (name them with ``RowOptions`` to be sure),
-and a row without an id column is ``kp:trace:rows:<digest>``, a digest of its content: no actor
-knows a row's place in the whole dataset.
+Each row holds one conversation in a format ``kp`` reads (OpenAI chat, Responses, Anthropic,
+ShareGPT, Hermes) beside columns of its own. The actors turn rows into traces as
+``kp score --from`` does and embed them; the driver scores them in order and gives each row back
+unchanged with the ``kp_`` columns of ``kp score --annotate`` (``docs/datasets.md``). Columns
+are guessed per batch (name them with ``RowOptions`` to be sure), and no actor knows a row's
+place in the dataset, so a row without an id column is named by a digest of it.
 """
 
 from __future__ import annotations
@@ -18,18 +13,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import orjson
 
-from knowledgepulse.engines.ray_engine import (
-    EmbedderFactory,
-    iter_dataset_scores,
-)
+from knowledgepulse.engines.ray_engine import ActorOptions, iter_dataset_scores
 from knowledgepulse.integrations import ConvertedTrace, TraceOptions, rows_to_traces
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import kp_columns
-from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE, TraceValueScorer
 
 _NAME = "rows"
 
@@ -87,45 +78,20 @@ def iter_scored_rows(
     *,
     source: str = "auto",
     options: TraceOptions | None = None,
-    scorer: TraceValueScorer | None = None,
-    factory: EmbedderFactory | None = None,
-    concurrency: int | None = None,
-    num_cpus: float = 1.0,
-    num_gpus: float = 0.0,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    **engine: Unpack[ActorOptions],
 ) -> Iterator[dict[str, Any] | Problem]:
     """Each row of a Ray Dataset of conversations, in order: with its ``kp_`` columns, or why not.
 
-    Args:
-        dataset: a ``ray.data.Dataset`` whose rows hold a conversation each.
-        source: the conversation format, or ``auto`` (recognised from each batch's first row).
-        options: the domain, confidence and the row columns (``RowOptions``).
-        scorer: the scorer whose settings apply (see the engine's ``score_dataset``).
-        factory: makes each actor's embedder (default: the bundled MiniLM).
-        concurrency: how many embedding actors (default: as the cluster allows).
-        num_cpus: CPUs per actor.
-        num_gpus: GPUs per actor.
-        batch_size: rows per actor call and per novelty pass.
-
-    Yields:
-        The row as read with the ``kp_`` columns after its own (a row that already has one
-        gets the new value), or, for a row that gives no trace, a problem located at
-        ``row N`` with the path inside the row.
+    ``source`` is the conversation format, or ``auto`` (each batch's first row's); ``options``
+    the domain, confidence and row columns (``RowOptions``); ``engine`` the scorer and actors,
+    as the engine's ``iter_dataset_scores`` takes them. A row that gives no trace yields its
+    problems, located at ``row N``, with the path inside the row.
 
     Raises:
         MissingDependencyError: Ray is not installed.
     """
     convert = RowsToTraces(source, options or TraceOptions())
-    for scored in iter_dataset_scores(
-        dataset,
-        scorer=scorer,
-        factory=factory,
-        concurrency=concurrency,
-        num_cpus=num_cpus,
-        num_gpus=num_gpus,
-        batch_size=batch_size,
-        convert=convert,
-    ):
+    for scored in iter_dataset_scores(dataset, convert=convert, **engine):
         if scored.breakdown is None or scored.row is None:
             yield from scored.problems
             continue
@@ -150,36 +116,20 @@ def score_dataset(
     *,
     source: str = "auto",
     options: TraceOptions | None = None,
-    scorer: TraceValueScorer | None = None,
-    factory: EmbedderFactory | None = None,
-    concurrency: int | None = None,
-    num_cpus: float = 1.0,
-    num_gpus: float = 0.0,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    **engine: Unpack[ActorOptions],
 ) -> ScoredRows:
     """Score a Ray Dataset of conversation rows; the rows back with their ``kp_`` columns.
 
     See :func:`iter_scored_rows` for the arguments; this collects its rows (to write them with
     ``ray.data.from_items(result.rows).write_parquet(...)``, say).
     """
-    rows: list[dict[str, Any]] = []
-    problems: list[Problem] = []
-    for item in iter_scored_rows(
-        dataset,
-        source=source,
-        options=options,
-        scorer=scorer,
-        factory=factory,
-        concurrency=concurrency,
-        num_cpus=num_cpus,
-        num_gpus=num_gpus,
-        batch_size=batch_size,
-    ):
+    result = ScoredRows([], [])
+    for item in iter_scored_rows(dataset, source=source, options=options, **engine):
         if isinstance(item, Problem):
-            problems.append(item)
+            result.problems.append(item)
         else:
-            rows.append(item)
-    return ScoredRows(rows, problems)
+            result.rows.append(item)
+    return result
 
 
 __all__ = ["RowsToTraces", "ScoredRows", "iter_scored_rows", "score_dataset"]

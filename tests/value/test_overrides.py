@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledgepulse.value.dimensions import TraceFeatures
-from knowledgepulse.value.overrides import apply_overrides
+from knowledgepulse.value.dimensions import TraceFeatures, apply_overrides
 
 
 def features(

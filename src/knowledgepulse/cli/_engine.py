@@ -73,10 +73,10 @@ def ray_embedder(
     """
     from knowledgepulse.engines.ray_engine import (  # noqa: PLC0415 - Ray loads only for --engine ray
         DeviceFactory,
+        EmbedderFactory,
         MiniLMFactory,
         RayEmbedder,
     )
-    from knowledgepulse.engines.ray_engine.actor import EmbedderFactory  # noqa: PLC0415
 
     options: dict[str, Any] = {} if window_cap == "default" else {"max_windows": window_cap}
     factory: EmbedderFactory

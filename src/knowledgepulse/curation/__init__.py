@@ -8,7 +8,6 @@ from knowledgepulse.curation.corpus import (
     score_corpus,
     time_order,
 )
-from knowledgepulse.curation.dedupe import DuplicateGroup, dedupe
 from knowledgepulse.curation.percentiles import (
     MinScore,
     ThresholdSpecError,
@@ -16,15 +15,19 @@ from knowledgepulse.curation.percentiles import (
     percentiles,
 )
 from knowledgepulse.curation.select import (
+    INFERRED_TASK_SIMILARITY,
     Candidate,
+    DuplicateGroup,
     Rejection,
     RejectionReason,
     Selection,
     budget_for_top,
+    dedupe,
+    infer_tasks,
     ranking,
     select,
+    task_at,
 )
-from knowledgepulse.curation.tasks import INFERRED_TASK_SIMILARITY, infer_tasks, task_at
 
 __all__ = [
     "INFERRED_TASK_SIMILARITY",

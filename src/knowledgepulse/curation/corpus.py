@@ -1,15 +1,9 @@
 """Corpus scoring: each trace's novelty against every other trace of the input.
 
-Online scoring compares a trace with the ones before it, so the first of two near-duplicates
-looks novel and the second does not, and shuffling the file changes the verdicts. Here both get
-a low novelty, and nothing depends on order: the traces are embedded in a canonical order (by
-id, then content, so even batched inference sees the same batches) and each is compared with
-all the others (leave-one-out; a second copy of the same id is the same trace, not another).
-The comparison is the frozen cache's blocked scan (see
-:func:`~knowledgepulse.novelty.cache.frozen_nearest`), every trace held and its own id left out.
-
-Two copies of one trace id are told apart by a digest of their whole document, so even they
-land in the same places however the input was shuffled.
+Online scoring compares a trace with the ones before it, so of two near-duplicates only the
+second looks unoriginal and shuffling the file changes the verdicts. Here nothing depends on
+order: the traces are embedded in a canonical order (by id, then a digest of their content) and
+each is compared with all the others (leave-one-out; a second copy of an id is the same trace).
 """
 
 from __future__ import annotations
@@ -18,7 +12,6 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -57,12 +50,10 @@ def canonical_order(traces: Sequence[LoadedTrace]) -> list[int]:
 def time_order(traces: Sequence[LoadedTrace]) -> list[int]:
     """Indexes of ``traces`` by ``metadata.created_at``, then id, then content."""
     digests = [content_digest(loaded.record.value) for loaded in traces]
-
-    def key(i: int) -> tuple[datetime, str, bytes]:
-        trace = traces[i].trace
-        return trace.metadata.created_at, trace.id, digests[i]
-
-    return sorted(range(len(traces)), key=key)
+    metadata = [loaded.trace.metadata for loaded in traces]
+    return sorted(
+        range(len(traces)), key=lambda i: (metadata[i].created_at, traces[i].trace.id, digests[i])
+    )
 
 
 def leave_one_out_nearest(
@@ -70,16 +61,9 @@ def leave_one_out_nearest(
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
     """For each row, the most similar row with another key, and their cosine.
 
-    Args:
-        vectors: unit vectors, one row per item.
-        keys: one key (trace id) per row; rows with equal keys are never compared.
-        block_bytes: how large one block of the similarity matrix may be.
-
-    Returns:
-        ``(nearest, similarity)``: the index of the nearest other row (``-1`` when every row
-        has the same key, so there is no other) and the cosine, clamped to [-1, 1] (``nan``
-        with no other). Equal similarities go to the smallest key, then the lowest index, so
-        the answer does not depend on where rows sit among those with other keys.
+    Rows with equal keys (trace ids) are never compared. Returns ``(nearest, similarity)``:
+    the nearest other row (``-1`` when there is none) and the cosine, clamped to [-1, 1]
+    (``nan`` with none). Equal similarities go to the smallest key, then the lowest index.
     """
     if vectors.shape[0] != len(keys):
         raise ValueError(f"{vectors.shape[0]} vectors for {len(keys)} keys")
@@ -100,12 +84,7 @@ def leave_one_out_nearest(
 
 @dataclass(frozen=True, slots=True)
 class CorpusScores:
-    """Every trace's breakdown and vector, aligned with the traces given.
-
-    Attributes:
-        breakdowns: one per trace, in the order the traces were given.
-        vectors: their unit vectors (row ``i`` for trace ``i``), or ``None`` without an embedder.
-    """
+    """Every trace's breakdown and unit vector (``None`` without an embedder), in input order."""
 
     breakdowns: list[ValueBreakdown]
     vectors: NDArray[np.float32] | None
@@ -129,18 +108,14 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[LoadedTrace]) -> Cor
         vectors[order] = embedded
         ids = [loaded.trace.id for loaded in traces]
         nearest, similarity = leave_one_out_nearest(embedded, [ids[i] for i in order])
-        origins = [(0.0, NoveltyOrigin("empty_cache"))] * len(traces)
+        # A trace with no other (every trace has its id) keeps the empty cache's novelty.
+        origins = [(EMPTY_CACHE_NOVELTY, NoveltyOrigin("empty_cache"))] * len(traces)
         for rank, index in enumerate(order):
-            if nearest[rank] < 0:
-                origins[index] = (EMPTY_CACHE_NOVELTY, NoveltyOrigin("empty_cache"))
-            else:
+            if nearest[rank] >= 0:
                 cosine = float(similarity[rank])
-                origins[index] = (
-                    novelty(cosine),
-                    NoveltyOrigin(
-                        "embedding", nearest_id=ids[order[nearest[rank]]], similarity=cosine
-                    ),
-                )
+                nearest_id = ids[order[nearest[rank]]]
+                origin = NoveltyOrigin("embedding", nearest_id=nearest_id, similarity=cosine)
+                origins[index] = (novelty(cosine), origin)
     breakdowns = [
         scorer.breakdown_with_novelty(loaded.trace, value, origin)
         for loaded, (value, origin) in zip(traces, origins, strict=True)

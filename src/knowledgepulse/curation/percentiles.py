@@ -1,15 +1,9 @@
 """Distributions a curator reads: score percentiles, thresholds given as ``pNN``, similarities.
 
-The fixed sharing threshold 0.75 is almost never reached on real traces, so a curator asks for
-"the top 10%" instead: ``p90`` is the 90th percentile of the run's own scores (numpy's default
-linear interpolation, like a spreadsheet's PERCENTILE.INC), and the traces at or above it pass.
-
-The distribution of nearest-neighbour similarities says what ``--max-similarity`` would cut.
-Each trace's cosine with its most similar other trace of the corpus (corpus novelty's
-``1 - N``) says how far it is from being someone's near-duplicate. Their percentiles and a
-histogram in bins of 0.05 let a user pick a similarity limit from their own data rather than
-from a default: the share of traces at or above S is the most that ``--max-similarity S``
-can reject (each rejected trace has a selected one at S or above; the best of a pair stays).
+``p90`` is the 90th percentile of the run's own scores (numpy's linear interpolation, like a
+spreadsheet's PERCENTILE.INC): the fixed threshold 0.75 is seldom reached on real traces. The
+histogram of each trace's cosine with its nearest other trace lets a user pick
+``--max-similarity`` from their own data: the share at or above S is the most it can reject.
 """
 
 from __future__ import annotations
@@ -73,10 +67,7 @@ class MinScore:
         return cls(value=value)
 
     def resolve(self, scores: Sequence[float]) -> float:
-        """The threshold as a number, given the scores a percentile is taken over.
-
-        With no scores a percentile has nothing to rank, so it resolves to 0 (nothing fails it).
-        """
+        """The threshold as a number, given the scores (with none, a percentile is 0)."""
         if self.percentile is None:
             return self.value if self.value is not None else 0.0
         if not scores:
@@ -93,10 +84,12 @@ def percentiles(scores: ArrayLike) -> dict[str, float | int]:
     """``count``, ``min``, ``p10``...``p99`` and ``max`` of a non-empty list or array of scores."""
     values = np.asarray(scores, dtype=np.float64)
     points = np.percentile(values, SUMMARY_PERCENTILES)
-    summary: dict[str, float | int] = {"count": len(values), "min": float(values.min())}
-    summary.update({f"p{p}": float(v) for p, v in zip(SUMMARY_PERCENTILES, points, strict=True)})
-    summary["max"] = float(values.max())
-    return summary
+    return {
+        "count": len(values),
+        "min": float(values.min()),
+        **{f"p{p}": float(v) for p, v in zip(SUMMARY_PERCENTILES, points, strict=True)},
+        "max": float(values.max()),
+    }
 
 
 def domain_percentiles(
@@ -121,12 +114,9 @@ def domain_percentiles(
 class SimilarityHistogram:
     """Nearest-neighbour cosines summarised.
 
-    Attributes:
-        summary: ``count``, ``min``, ``p10``...``p99``, ``max`` (see
-            :func:`percentiles`).
-        bins: ``(low, high, count)`` of each bin, lowest first; a bin holds ``low <= s < high``
-            and the last one holds its ``high`` too.
-        at_or_above: for each of :data:`LIMITS`, how many similarities reach it.
+    ``summary``: their :func:`percentiles`; ``bins``: ``(low, high, count)`` of each bin
+    (``low <= s < high``; the last holds its ``high`` too); ``at_or_above``: how many reach
+    each of :data:`LIMITS`.
     """
 
     summary: dict[str, float | int]

@@ -1,32 +1,33 @@
-"""Score-first, diversity-aware selection (in the spirit of DEITA's filtering).
+"""Score-first, diversity-aware selection (in the spirit of DEITA's filtering), and dedupe.
 
-Candidates are ranked by score (highest first), ties by trace id, then by a digest of the
-trace's content, so the ranking, and everything decided from it, never depends on input order.
-Walking down the ranking, a candidate is rejected when it is below the minimum score, when its
-cosine with a trace already selected reaches the similarity limit (it is a near-duplicate of the
-most similar one), or when the budget is spent; otherwise it is selected. A rejected trace never
-blocks another: similarity is only measured against selected ones.
+Walking down the ranking (score, then id, then a content digest: never the input order), a
+candidate is rejected when below the minimum score, when its cosine with an already selected
+trace reaches the similarity limit (a near-duplicate of the most similar one), or when the
+budget is spent; else it is selected. A rejected trace never blocks another.
 
-With ``per_domain`` the domains take turns: each round, every domain that still has an eligible
-candidate selects its best one (the round's picks in ranking order), until the budget is spent.
-So the budget is split evenly across domains, and a domain with too few good traces leaves its
-share to the others instead of wasting it.
+Domains (``per_domain``) take turns: each round, every domain with an eligible candidate
+selects its best one, so the budget is split evenly and a domain short of good traces leaves
+its share to the others. Tasks take turns the same way within a domain (the next pick is the
+best of a least-picked task), so a budget covers as many tasks as it can before any gets a
+second run; ``per_task`` keeps the best K runs of each (best-of-N for rejection sampling).
 
-Tasks take turns the same way within a domain: the next pick is the best eligible candidate of
-a task with the fewest picks so far. So a budget covers as many tasks as it can before any task
-gets a second run, and the best-scoring tasks first; candidates with no task (``None``) are
-one task, so with no tasks at all this is plain score-first selection. ``per_task`` keeps at
-most K picks of each task: the best K runs of each, best-of-N for rejection-sampling
-fine-tuning.
+Near-duplicate groups (:func:`dedupe`) are what selection with no budget makes of a corpus: a
+trace joins the group of the kept trace it is most similar to, so a group's representative is
+its best trace and groups do not chain.
+
+A candidate's task key is read from the trace (:func:`task_at`), a dataset row's column, or
+else inferred (:func:`infer_tasks`): runs of one task are paraphrases, not near-copies, so a task
+is a group of traces with one objective or novelty vectors close to its best run's.
 """
 
 from __future__ import annotations
 
 import heapq
+import json
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -43,8 +44,7 @@ class Candidate:
         score: its value score.
         domain: its ``metadata.task_domain`` (for ``per_domain``).
         tiebreak: a digest of its content, for two copies of one id with equal scores.
-        task: the task it is a run of (see :mod:`knowledgepulse.curation.tasks`); ``None``:
-            none known.
+        task: the task it is a run of (``None``: none known).
     """
 
     key: str
@@ -77,8 +77,8 @@ class Selection:
     """The outcome of :func:`select`: indexes into the candidate list.
 
     Attributes:
-        selected: the selected candidates in the order they were picked: best first within
-            each round of turns (so the first N are what a budget of N would select).
+        selected: the selected candidates in the order picked (the first N are what a budget
+            of N would select).
         rejected: every other candidate with its reason, in ranking order.
         min_score: the minimum score applied (``None`` when there was none).
     """
@@ -119,14 +119,10 @@ def select(
 ) -> Selection:
     """Pick the best candidates under a budget, a minimum score and a similarity limit.
 
-    Args:
-        candidates: the traces on offer.
-        vectors: unit vectors, row ``i`` for ``candidates[i]``; needed with ``max_similarity``.
-        budget: at most this many are selected (``None``: no limit).
-        min_score: candidates scoring below this are rejected.
-        max_similarity: a candidate whose cosine with a selected one reaches this is rejected.
-        per_domain: share the budget evenly across domains (see the module's docstring).
-        per_task: at most this many are selected of each task (``None``: no limit).
+    ``vectors`` (unit vectors, row ``i`` for ``candidates[i]``) are needed with
+    ``max_similarity``: a candidate whose cosine with a selected one reaches it is rejected.
+    ``budget`` and ``per_task`` cap the picks in all and of each task (``None``: no limit);
+    ``per_domain`` shares the budget evenly across domains.
 
     Raises:
         ValueError: ``max_similarity`` without vectors, or vectors of the wrong shape.
@@ -189,9 +185,8 @@ def select(
 class _TaskTurns:
     """One domain's eligible candidates by task; the next is the best of a least-picked task.
 
-    A heap of ``(picks of the task, rank of its best candidate, task)``; an entry is checked
-    against the task's current count and head when it comes to the top (another domain's pick
-    of the same task, or a near-duplicate dropped from its queue, make it stale).
+    A heap of ``(picks of the task, rank of its best candidate, task)``, each entry checked
+    when it comes to the top (another domain's pick, or a dropped near-duplicate, stale it).
     """
 
     def __init__(
@@ -283,3 +278,107 @@ class _Picked:
         if similarity < self._max_similarity:
             return None
         return Rejection(index, "near_duplicate", self.indexes[best], similarity)
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateGroup:
+    """A kept trace and the near-duplicates it stands for.
+
+    Attributes:
+        representative: the index of the kept candidate.
+        members: ``(index, cosine with the representative)`` of each near-duplicate, in ranking
+            order.
+    """
+
+    representative: int
+    members: tuple[tuple[int, float], ...]
+
+
+def dedupe(
+    candidates: Sequence[Candidate], vectors: NDArray[np.float32], *, threshold: float
+) -> list[DuplicateGroup]:
+    """The near-duplicate groups (two or more traces), best representative first.
+
+    Tasks play no part: a group is made of near-copies, whatever task each is a run of.
+    """
+    task_blind = [replace(candidate, task=None) for candidate in candidates]
+    selection = select(task_blind, vectors, max_similarity=threshold)
+    members: dict[int, list[tuple[int, float]]] = {}
+    for rejection in selection.rejected:
+        # With no budget and no minimum score, every rejection is a near-duplicate.
+        if rejection.duplicate_of is not None and rejection.similarity is not None:
+            members.setdefault(rejection.duplicate_of, []).append(
+                (rejection.index, rejection.similarity)
+            )
+    return [
+        DuplicateGroup(kept, tuple(members[kept])) for kept in selection.selected if kept in members
+    ]
+
+
+INFERRED_TASK_SIMILARITY = 0.65
+"""The cosine of two novelty vectors from which they are runs of one task (``docs/curation.md``:
+on tau-bench, a median of 0.75 within a task, 0.35 between two)."""
+
+
+def task_at(document: Any, path: str) -> str | None:
+    """The task key at a dotted ``path`` of a trace's JSON (``metadata.task_id``, ``extra.0``).
+
+    A number segment indexes a list. A string is the key itself; another JSON value is its
+    compact JSON text with sorted keys, so equal values make equal keys. ``None`` when a
+    segment is missing or the value is null.
+    """
+    value = document
+    for segment in path.split("."):
+        if isinstance(value, dict) and segment in value:
+            value = value[segment]
+        elif isinstance(value, list) and segment.isdigit() and int(segment) < len(value):
+            value = value[int(segment)]
+        else:
+            return None
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def infer_tasks(
+    candidates: Sequence[Candidate],
+    objectives: Sequence[str],
+    vectors: NDArray[np.float32] | None = None,
+    *,
+    threshold: float = INFERRED_TASK_SIMILARITY,
+) -> list[str]:
+    """Each candidate's task: the id of the best run of the task it is inferred to belong to.
+
+    Walking down the ranking, a candidate joins the task of an earlier one with the same
+    objective (``objectives[i]``), else the task whose best run's vector is most similar to its
+    own when their cosine reaches ``threshold``, else it starts its own. Without vectors, only
+    equal objectives make a task. The answer does not depend on the candidates' order.
+
+    Raises:
+        ValueError: objectives or vectors not one per candidate.
+    """
+    count = len(candidates)
+    if len(objectives) != count or (vectors is not None and vectors.shape[0] != count):
+        raise ValueError(f"{count} candidates, {len(objectives)} objectives, vectors {vectors}")
+    tasks = [""] * count
+    by_objective: dict[str, str] = {}
+    leaders: list[int] = []  # the first (best) run of each task, in ranking order
+    # Their vectors, a row per task as tasks are found (never more rows than candidates).
+    rows = None if vectors is None else np.zeros_like(vectors)
+    for index in ranking(candidates):
+        task = by_objective.get(objectives[index])
+        if task is None and vectors is not None and rows is not None and leaders:
+            similarities = rows[: len(leaders)] @ vectors[index]
+            best = int(np.argmax(similarities))  # ties: the earlier, better task
+            if similarities[best] >= threshold:
+                task = tasks[leaders[best]]
+        if task is None:
+            task = candidates[index].key
+            if rows is not None and vectors is not None:
+                rows[len(leaders)] = vectors[index]
+            leaders.append(index)
+        tasks[index] = task
+        by_objective.setdefault(objectives[index], task)
+    return tasks

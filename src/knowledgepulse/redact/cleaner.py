@@ -58,10 +58,7 @@ class CleanedText:
 
 
 def candidate_rules(rules: Sequence[Rule], text: str) -> tuple[Rule, ...]:
-    """The rules that may find something in ``text`` (or in any part of it).
-
-    The others' keywords are all absent, or they need a digit and it has none.
-    """
+    """The rules that may find something in ``text`` (or any part of it), by keyword and digit."""
     return _index(tuple(rules)).candidates(text)
 
 
@@ -126,10 +123,7 @@ _CUT_RULE = Rule("max-text", TRUNCATED, True)
 
 
 def cut(text: str) -> str:
-    """``text`` cut at :data:`MAX_TEXT`, at a space when one is near, with a marker.
-
-    Cutting at a space keeps a secret that straddles the limit from leaving half of itself.
-    """
+    """``text`` cut at :data:`MAX_TEXT` with a marker (at a space when near: no half secret)."""
     end = text.rfind(" ", MAX_TEXT - 1000, MAX_TEXT)
     end = end if end > 0 else MAX_TEXT - 1000
     return text[:end] + " " + marker(TRUNCATED)
@@ -149,14 +143,9 @@ def _free(spans: Iterable[Span], text: str) -> list[Span]:
 
 
 def _replace(text: str, spans: list[Span], replacement: str) -> str:
-    parts = []
-    position = 0
-    for start, end in spans:
-        parts.append(text[position:start])
-        parts.append(replacement)
-        position = end
-    parts.append(text[position:])
-    return "".join(parts)
+    ends = [0] + [end for _, end in spans]
+    kept = [text[end:start] for end, (start, _) in zip(ends, spans, strict=False)]
+    return replacement.join([*kept, text[ends[-1] :]])
 
 
 def clean_text(
@@ -165,11 +154,8 @@ def clean_text(
     """Clean one text: secrets always, identifiers unless ``level`` is ``private``.
 
     The reference SDK's ``cleanPii``: ``[REDACTED:<type>]`` markers and a count per type.
-
-    Args:
-        text: The text.
-        level: ``aggregated`` (the default), ``federated`` or ``private``.
-        rules: The rules to apply [default: every built-in rule].
+    ``level`` is ``aggregated`` (the default), ``federated`` or ``private``; ``rules`` default
+    to every built-in rule.
 
     Raises:
         ValueError: ``level`` is not a privacy level.

@@ -1,29 +1,14 @@
-r"""Custom rules from a file: a company's own token formats, as regular expressions or Python.
+"""Custom redaction rules from a YAML (or JSON) file: a company's own token formats.
 
-A YAML (or JSON) file lists the rules; they run before the built-in ones, so a format of your
-own is one marker of your type, not a part of a generic match::
-
-    rules:
-      - name: acme-token            # reports name the rule
-        pattern: 'acme_[A-Za-z0-9]{32}'
-        type: api_key               # the marker: [REDACTED:api_key] [default: the name]
-        keywords: [acme_]           # run only on text holding one (faster) [default: always]
-      - name: employee-id
-        pattern: '\bEMP-\d{6}\b'
-        secret: false               # an identifier: kept at the private level [default: true]
-      - name: ticket-secrets
-        callable: mypackage.redaction:find_secrets   # text -> [(start, end), ...]
-
-Every mistake of the file (an unknown field, a pattern that does not compile, a callable that
-cannot be imported) is reported at once, with the file, line and JSON path.
+Each rule is a regular expression (``pattern``) or a Python function (``callable``,
+``module:function``, text -> spans); they run before the built-in ones. Every mistake of the
+file is reported at once, with the file, line and JSON path (``docs/redaction.md``).
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
+import pkgutil
 from pathlib import Path
-from typing import Any
 
 import regex
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -66,12 +51,7 @@ class RuleSpec(BaseModel):
         return value
 
     def rule(self) -> Rule:
-        """The rule this spec describes.
-
-        Raises:
-            ValueError: neither or both of ``pattern`` and ``callable``, or a callable that
-                cannot be imported.
-        """
+        """The rule this spec describes (a ``ValueError`` if it cannot be made)."""
         if (self.pattern is None) == (self.callable is None):
             raise ValueError("give one of pattern (a regular expression) or callable")
         kind = self.type or regex.sub(r"[^A-Za-z0-9_\-]", "_", self.name)
@@ -88,16 +68,14 @@ def _import(spec: str) -> Finder:
     if not module_name or not attribute:
         raise ValueError(f"callable {spec!r}: write it as module:function")
     try:
-        found: Any = importlib.import_module(module_name)
+        found = pkgutil.resolve_name(spec)
     except ImportError as error:
         raise ValueError(f"callable {spec!r}: cannot import {module_name!r} ({error})") from None
-    for part in attribute.split("."):
-        if not hasattr(found, part):
-            raise ValueError(f"callable {spec!r}: {module_name} has no {attribute!r}")
-        found = getattr(found, part)
+    except AttributeError:
+        raise ValueError(f"callable {spec!r}: {module_name} has no {attribute!r}") from None
     if not callable(found):
         raise ValueError(f"callable {spec!r}: not a function")
-    finder: Callable[[str], Any] = found
+    finder: Finder = found
     return finder
 
 

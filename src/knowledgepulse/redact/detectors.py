@@ -1,24 +1,31 @@
 """The built-in rules: the reference SDK's patterns, gitleaks' rules, checked identifiers.
 
-Beyond the reference's ``cleanPii`` patterns and gitleaks' secret rules, identifiers are checked
-by their checksums (cards, IBANs) or by a phone-number library (phonenumbers).
+Beyond the reference's ``cleanPii`` patterns, gitleaks' 221 secret rules
+(``data/gitleaks_rules.toml``) are applied as gitleaks does: the secret is the rule's
+``secretGroup``, else its first non-empty group, else the whole match; a secret below the rule's
+entropy, matching an allowlist or containing a stopword is kept; a ``generic-*`` rule's secret
+needs a digit. Identifiers are checked by their checksums (cards, IBANs), ``ipaddress`` or
+phonenumbers.
 
-The order is the reference's, widened: connection strings, bearer tokens and the reference's
-provider keys first (their markers are the reference's), then gitleaks' 221 rules, credentials
-in URLs, and ``password=``-style assignments last among the secrets; then the identifiers:
-e-mails and home paths, the checksummed ones and IP addresses, and last the phone patterns that
-would take their digits.
+The order is the reference's, widened: its secret patterns, gitleaks' rules, then credentials in
+URLs and ``password=`` assignments; then the identifiers, the phone patterns last (they would
+take the others' digits).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import math
+import tomllib
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
+from importlib.resources import files
+from typing import Any
 
 import regex
 
-from knowledgepulse.redact.gitleaks import gitleaks_rules
 from knowledgepulse.redact.rules import Rule, RuleSet, Span
 
 SECRET_NAMES = (
@@ -38,13 +45,8 @@ _UNTIL_END = r"[^\s'\"`,;)}\]]"  # what may follow in a path or a URL: up to a s
 
 
 def _luhn(digits: str) -> bool:
-    total = 0
-    for index, char in enumerate(reversed(digits)):
-        value = int(char)
-        if index % 2:
-            value = value * 2 - 9 if value > 4 else value * 2
-        total += value
-    return total % 10 == 0
+    doubled = (int(char) * (1 + index % 2) for index, char in enumerate(reversed(digits)))
+    return sum(value - 9 if value > 9 else value for value in doubled) % 10 == 0
 
 
 # The lengths a card number has, by its first digit: UATP (1), Mastercard (2, 5), Diners,
@@ -191,10 +193,104 @@ def _looks_like_phone(text: str, start: int, end: int) -> bool:
     return True
 
 
+RULES_FILE = "gitleaks_rules.toml"
+
+# What a rule id says the secret is; the marker names it. Anything else is an API key.
+_TYPES = (
+    ("private-key", "private_key"),
+    ("jwt", "jwt"),
+    ("generic", "password"),
+    ("curl-auth", "password"),
+)
+
+
+@dataclass(frozen=True)
+class _Allowlist:
+    target: str  # "secret", "match" or "line": what the regexes look at
+    regexes: tuple[regex.Pattern[str], ...]
+    stopwords: tuple[str, ...]
+
+    def allows(self, match: regex.Match[str], secret: str) -> bool:
+        lowered = secret.lower()
+        if any(word in lowered for word in self.stopwords):
+            return True
+        if not self.regexes:
+            return False
+        target = secret
+        if self.target == "match":
+            target = match.group()
+        elif self.target == "line":
+            text = match.string
+            start = text.rfind("\n", 0, match.start()) + 1
+            end = text.find("\n", match.end())
+            target = text[start : end if end >= 0 else len(text)]
+        return any(pattern.search(target) for pattern in self.regexes)
+
+
+@dataclass(frozen=True)
+class _Check:
+    """gitleaks' checks of one rule's secret: entropy, digits, allowlists (global and own)."""
+
+    entropy: float
+    needs_digit: bool
+    allowlists: tuple[_Allowlist, ...]
+
+    def __call__(self, match: regex.Match[str], secret: str) -> bool:
+        if self.entropy and shannon_entropy(secret) < self.entropy:
+            return False
+        if self.needs_digit and not any(char.isdigit() for char in secret):
+            return False
+        return not any(allowlist.allows(match, secret) for allowlist in self.allowlists)
+
+
+def _allowlist(data: dict[str, Any]) -> _Allowlist:
+    return _Allowlist(
+        data.get("regexTarget", "secret"),
+        tuple(regex.compile(pattern) for pattern in data.get("regexes", ())),
+        tuple(word.lower() for word in data.get("stopwords", ())),
+    )
+
+
 @cache
-def reference_secrets() -> tuple[Rule, ...]:
-    """The reference SDK's secret patterns, with their markers, a little widened."""
-    return (
+def gitleaks_rules() -> tuple[Rule, ...]:
+    """The gitleaks rules, in its file's order, each with its checks (read once per process)."""
+    data = tomllib.loads((files("knowledgepulse.redact") / "data" / RULES_FILE).read_text("utf-8"))
+    shared = _allowlist(data["allowlist"])
+    rules = []
+    for item in data["rules"]:
+        rule_id = item["id"]
+        check = _Check(
+            float(item.get("entropy", 0.0)),
+            rule_id.startswith("generic"),
+            (shared, *(_allowlist(entry) for entry in item.get("allowlists", ()))),
+        )
+        rules.append(
+            Rule(
+                name=rule_id,
+                type=next((t for prefix, t in _TYPES if rule_id.startswith(prefix)), "api_key"),
+                secret=True,
+                pattern=item["regex"],
+                keywords=tuple(item["keywords"]),
+                group=item.get("secretGroup"),
+                accept=check,
+            )
+        )
+    return tuple(rules)
+
+
+def shannon_entropy(text: str) -> float:
+    """Bits per character of ``text`` (0.0 for an empty one): how random a value looks."""
+    if not text:
+        return 0.0
+    size = len(text)
+    return -sum(count / size * math.log2(count / size) for count in Counter(text).values())
+
+
+@cache
+def default_rules() -> RuleSet:
+    """Every built-in rule, in the order they run."""
+    # The reference SDK's secret patterns, with their markers, a little widened.
+    reference = (
         Rule(
             "connection-string",
             "connection_string",
@@ -223,12 +319,8 @@ def reference_secrets() -> tuple[Rule, ...]:
         Rule("kp-key", "api_key", True, r"kp_[a-f0-9]{16,}", keywords=("kp_",)),
         Rule("slack-token", "api_key", True, r"xox[bpras]-[A-Za-z0-9\-]+", keywords=("xox",)),
     )
-
-
-@cache
-def assignment_rules() -> tuple[Rule, ...]:
-    """Credentials in URLs and ``password=`` assignments: after every provider's format."""
-    return (
+    # Credentials in URLs and password= assignments: after every provider's format.
+    assignments = (
         Rule(
             "url-credentials",
             "password",
@@ -245,12 +337,7 @@ def assignment_rules() -> tuple[Rule, ...]:
             keywords=("pass", "pwd", "secret", "token", "key"),
         ),
     )
-
-
-@cache
-def identifier_rules() -> tuple[Rule, ...]:
-    """Personal identifiers: kept at ``private``, redacted at ``aggregated`` and ``federated``."""
-    return (
+    identifiers = (
         Rule(
             "email",
             "email",
@@ -310,9 +397,4 @@ def identifier_rules() -> tuple[Rule, ...]:
         Rule("phone-international", "phone", False, r"\+[1-9]\d{6,14}\b", keywords=("+",)),
         Rule("phone-number", "phone", False, digits=True, finder=_phones),
     )
-
-
-@cache
-def default_rules() -> RuleSet:
-    """Every built-in rule, in the order they run."""
-    return RuleSet(reference_secrets() + gitleaks_rules() + assignment_rules() + identifier_rules())
+    return RuleSet(reference + gitleaks_rules() + assignments + identifiers)

@@ -8,8 +8,6 @@ pattern there, which is what keeps hundreds of provider rules fast (gitleaks' ow
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -36,12 +34,10 @@ class Rule:
     Attributes:
         name: The rule's id (``github-pat``, ``email``); reports name it.
         type: What the marker says: ``[REDACTED:<type>]`` (``api_key``, ``email``...).
-        secret: A secret is redacted at every privacy level; an identifier (``secret=False``)
-            is kept at ``private``.
-        pattern: The regular expression (the ``regex`` module's syntax), or ``None`` with
-            ``finder``.
-        keywords: Lowercase strings one of which a text must contain for the rule to run
-            (none: it always runs).
+        secret: A secret is redacted at every privacy level; an identifier is kept at
+            ``private``.
+        pattern: The regular expression (the ``regex`` module's syntax); ``None`` with ``finder``.
+        keywords: Lowercase strings one of which a text must contain for the rule to run.
         digits: The rule runs only on a text with a digit.
         group: The capture group that is hidden; ``None``: the first group that matched, else
             the whole match (gitleaks' rule).
@@ -89,14 +85,6 @@ def _secret_span(match: regex.Match[str], group: int | str | None) -> Span:
     return match.span()
 
 
-def shannon_entropy(text: str) -> float:
-    """Bits per character of ``text`` (0.0 for an empty one): how random a value looks."""
-    if not text:
-        return 0.0
-    size = len(text)
-    return -sum(count / size * math.log2(count / size) for count in Counter(text).values())
-
-
 @dataclass(frozen=True)
 class RuleSet:
     """Rules in the order they run: a later rule sees the markers of the earlier ones."""
@@ -118,14 +106,9 @@ class RuleSet:
 
 
 def check_level(level: str) -> PrivacyLevel:
-    """``level`` when it is a privacy level.
-
-    Raises:
-        ValueError: naming the three levels.
-    """
-    for known in PRIVACY_LEVELS:
-        if level == known:
-            return known
+    """``level`` when it is a privacy level; else a ``ValueError`` naming the three."""
+    if level in PRIVACY_LEVELS:
+        return level
     raise ValueError(
         f"unknown privacy level {level!r}: expected one of {', '.join(PRIVACY_LEVELS)}"
     )

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import regex
 
@@ -35,9 +35,8 @@ from knowledgepulse.trace.models import ReasoningTrace
 
 Loc = tuple[str | int, ...]
 
-# The known fields that are not free text, by the object they are in.
-# metadata is provenance: dates, enumerations, ids, where a converted trace came from (and what
-# scoring reads besides the steps); it is kept whole.
+# The known fields that are not free text, by the object they are in; metadata is provenance
+# (dates, enumerations, ids, where a converted trace came from), kept whole.
 _KEPT_TOP = frozenset({"@context", "@type", "id", "source_skill", "metadata"})
 _KEPT_STEP = frozenset({"step_id", "type", "tool", "latency_ms"})
 _KEPT_ENTITY = frozenset({"type"})
@@ -50,8 +49,8 @@ _SECRET_KEY = regex.compile(
 _NOT_ALNUM = regex.compile(r"[^a-z0-9]")
 
 KEY_TYPE = "password"
-"""The marker type of a value hidden for its key's name."""
-KEY_RULE = Rule("secret-key", KEY_TYPE, True)
+"""The marker type of a value hidden for its key's name (found by the rule ``secret-key``)."""
+KEY_RULE = "secret-key"
 
 
 @cache
@@ -82,6 +81,13 @@ class Finding:
 
 
 Visit = Callable[[Loc, str, bool], str]
+Shape = dict[str, "frozenset[str] | Shape"]
+"""The fields of a known object that hold a list of objects (their kept fields) or an object."""
+
+_TRACE_SHAPE: Shape = {
+    "steps": _KEPT_STEP,
+    "knowledge_graph_delta": {"entities": _KEPT_ENTITY, "relationships": _KEPT_RELATIONSHIP},
+}
 
 
 def _walk(value: Any, loc: Loc, visit: Visit, secret: bool) -> Any:
@@ -89,75 +95,59 @@ def _walk(value: Any, loc: Loc, visit: Visit, secret: bool) -> Any:
     if isinstance(value, str):
         return visit(loc, value, secret)
     if isinstance(value, Mapping):
-        return _walk_mapping(value, loc, visit, secret, frozenset())
+        return _walk_mapping(value, loc, visit, secret)
     if isinstance(value, list):
-        items = [_walk(item, (*loc, index), visit, secret) for index, item in enumerate(value)]
-        return value if all(new is old for new, old in zip(items, value, strict=True)) else items
+        return _walk_each(value, loc, visit, secret)
     return value
 
 
 def _walk_mapping(
-    value: Mapping[str, Any], loc: Loc, visit: Visit, secret: bool, kept: frozenset[str]
+    value: Mapping[str, Any],
+    loc: Loc,
+    visit: Visit,
+    secret: bool,
+    *,
+    kept: frozenset[str] = frozenset(),
+    shape: Shape | None = None,
 ) -> Any:
     changed: dict[str, Any] = {}
     for key, item in value.items():
         if key in kept:
             continue
-        new = _walk(item, (*loc, key), visit, secret or names_secret(key))
+        inner = shape.get(key) if shape else None
+        if isinstance(inner, frozenset) and isinstance(item, list):
+            new = _walk_each(item, (*loc, key), visit, False, kept=inner)
+        elif isinstance(inner, dict) and isinstance(item, Mapping):
+            new = _walk_mapping(item, (*loc, key), visit, secret, shape=inner)
+        else:
+            new = _walk(item, (*loc, key), visit, secret or names_secret(key))
         if new is not item:
             changed[key] = new
     return {**value, **changed} if changed else value
 
 
-def _walk_trace(document: Mapping[str, Any], visit: Visit) -> Any:
-    changed: dict[str, Any] = {}
-    for key, item in document.items():
-        if key in _KEPT_TOP:
-            continue
-        loc: Loc = (key,)
-        if key == "steps" and isinstance(item, list):
-            new = _walk_each(item, loc, visit, _KEPT_STEP)
-        elif key == "knowledge_graph_delta" and isinstance(item, Mapping):
-            new = _walk_graph(item, loc, visit)
-        else:
-            new = _walk(item, loc, visit, names_secret(key))
-        if new is not item:
-            changed[key] = new
-    return {**document, **changed} if changed else document
-
-
-def _walk_each(items: list[Any], loc: Loc, visit: Visit, kept: frozenset[str]) -> list[Any]:
+def _walk_each(
+    items: list[Any], loc: Loc, visit: Visit, secret: bool, *, kept: frozenset[str] | None = None
+) -> Any:
+    # A list's items; with ``kept``, a list of known objects whose ``kept`` fields stay.
     new = [
-        _walk_mapping(item, (*loc, index), visit, False, kept)
-        if isinstance(item, Mapping)
-        else _walk(item, (*loc, index), visit, False)
+        _walk_mapping(item, (*loc, index), visit, secret, kept=kept)
+        if kept is not None and isinstance(item, Mapping)
+        else _walk(item, (*loc, index), visit, secret)
         for index, item in enumerate(items)
     ]
     return items if all(a is b for a, b in zip(new, items, strict=True)) else new
 
 
-def _walk_graph(graph: Mapping[str, Any], loc: Loc, visit: Visit) -> Any:
-    changed: dict[str, Any] = {}
-    for key, item in graph.items():
-        if key == "entities" and isinstance(item, list):
-            new = _walk_each(item, (*loc, key), visit, _KEPT_ENTITY)
-        elif key == "relationships" and isinstance(item, list):
-            new = _walk_each(item, (*loc, key), visit, _KEPT_RELATIONSHIP)
-        else:
-            new = _walk(item, (*loc, key), visit, names_secret(key))
-        if new is not item:
-            changed[key] = new
-    return {**graph, **changed} if changed else graph
+def _walk_trace(document: Mapping[str, Any], visit: Visit) -> Any:
+    return _walk_mapping(document, (), visit, False, kept=_KEPT_TOP, shape=_TRACE_SHAPE)
 
 
 def document_level(document: Mapping[str, Any]) -> PrivacyLevel:
     """The trace's own ``metadata.privacy_level``, or the default when it has none."""
     metadata = document.get("metadata")
     level = metadata.get("privacy_level") if isinstance(metadata, Mapping) else None
-    for known in PRIVACY_LEVELS:
-        if level == known:
-            return known
-    return DEFAULT_LEVEL
+    return cast(PrivacyLevel, level) if level in PRIVACY_LEVELS else DEFAULT_LEVEL
 
 
 def redact_document(
@@ -167,18 +157,14 @@ def redact_document(
 ) -> tuple[Any, list[Finding]]:
     """A parsed trace (JSON) with its free text cleaned, and what was redacted where.
 
-    The input is not changed; the result shares every part that did not change with it.
-
-    Args:
-        document: The trace as parsed JSON.
-        level: The privacy level [default: the trace's ``metadata.privacy_level``].
-        rules: The rules [default: every built-in rule].
+    ``level`` defaults to the trace's ``metadata.privacy_level``, ``rules`` to every built-in
+    rule. The input is not changed; the result shares every part that did not change with it.
 
     Raises:
         ValueError: ``level`` is not a privacy level.
     """
     chosen_level = check_level(level) if level is not None else document_level(document)
-    return _redact(document, _walk_trace, chosen_level, rules)
+    return _redact(lambda visit: _walk_trace(document, visit), chosen_level, rules)
 
 
 def redact_value(
@@ -186,54 +172,42 @@ def redact_value(
 ) -> tuple[Any, list[Finding]]:
     """Any parsed JSON (a dataset row) with every string value cleaned; keys are kept.
 
-    Args:
-        value: The parsed JSON.
-        level: The privacy level [default: ``aggregated``].
-        rules: The rules [default: every built-in rule].
+    ``level`` defaults to ``aggregated``, ``rules`` to every built-in rule.
 
     Raises:
         ValueError: ``level`` is not a privacy level.
     """
-
-    def walk(value: Any, visit: Visit) -> Any:
-        return _walk(value, (), visit, False)
-
-    return _redact(value, walk, check_level(level or DEFAULT_LEVEL), rules)
+    level = check_level(level or DEFAULT_LEVEL)
+    return _redact(lambda visit: _walk(value, (), visit, False), level, rules)
 
 
 def _redact(
-    value: Any, walk: Callable[[Any, Visit], Any], level: PrivacyLevel, rules: RuleSet | None
+    walk: Callable[[Visit], Any], level: PrivacyLevel, rules: RuleSet | None
 ) -> tuple[Any, list[Finding]]:
-    chosen = (rules or default_rules()).for_level(level)
     texts: list[str] = []
 
     def collect(loc: Loc, text: str, secret: bool) -> str:
         texts.append(text)
         return text
 
-    walk(value, collect)
+    walk(collect)
     # Which rules can find anything is decided once for the whole value, then per string.
-    candidates = candidate_rules(chosen, "\n".join(texts))
+    candidates = candidate_rules((rules or default_rules()).for_level(level), "\n".join(texts))
     findings: list[Finding] = []
 
     def redact(loc: Loc, text: str, secret: bool) -> str:
         if secret:
-            return _hide_whole(loc, text, findings)
+            if not text or (text.startswith("[REDACTED:") and text.endswith("]")):
+                return text  # nothing to hide, or hidden already
+            findings.append(Finding(format_path(loc), KEY_TYPE, KEY_RULE, 1))
+            return marker(KEY_TYPE)
         cleaned, found = clean(text, candidates) if candidates else (text, Counter[Rule]())
         if found:
             path = format_path(loc)
             findings.extend(Finding(path, rule.type, rule.name, n) for rule, n in found.items())
         return cleaned
 
-    return walk(value, redact), findings
-
-
-def _hide_whole(loc: Loc, text: str, findings: list[Finding]) -> str:
-    hidden = marker(KEY_TYPE)
-    if not text or (text.startswith("[REDACTED:") and text.endswith("]")):
-        return text  # nothing to hide, or hidden already
-    findings.append(Finding(format_path(loc), KEY_TYPE, KEY_RULE.name, 1))
-    return hidden
+    return walk(redact), findings
 
 
 def redact_trace(
@@ -243,14 +217,9 @@ def redact_trace(
 ) -> tuple[ReasoningTrace, list[Finding]]:
     """A trace with its secrets (and, by level, personal identifiers) redacted.
 
-    Args:
-        trace: The trace.
-        level: The privacy level [default: the trace's own ``metadata.privacy_level``].
-        rules: The rules [default: every built-in rule].
-
-    Returns:
-        The redacted trace (the same object when nothing was found) and what was redacted:
-        type, JSON path and count, never the value.
+    ``level`` defaults to the trace's own ``metadata.privacy_level``, ``rules`` to every
+    built-in rule. Returns the redacted trace (the same object when nothing was found) and what
+    was redacted: type, JSON path and count, never the value.
 
     Raises:
         ValueError: ``level`` is not a privacy level.

@@ -1,6 +1,22 @@
 """Trace value: the four dimensions, weight profiles, overrides, and the scorer that joins them."""
 
-from knowledgepulse.value.api import (
+from knowledgepulse.value.breakdown import Dimensions, NoveltyOrigin, NoveltySource, ValueBreakdown
+from knowledgepulse.value.dimensions import (
+    AppliedOverride,
+    OverrideName,
+    TraceFeatures,
+    apply_overrides,
+    complexity,
+    embedding_text,
+    novelty,
+    outcome_confidence,
+    tool_diversity,
+)
+from knowledgepulse.value.profiles import BUILTIN_PROFILES, ProfileRegistry, ScoringWeights
+from knowledgepulse.value.scorer import (
+    DEFAULT_THRESHOLD,
+    CacheMode,
+    TraceValueScorer,
     default_scorer,
     evaluate_value,
     register_profile,
@@ -8,18 +24,6 @@ from knowledgepulse.value.api import (
     score_traces,
     set_default_scorer,
 )
-from knowledgepulse.value.breakdown import Dimensions, NoveltyOrigin, NoveltySource, ValueBreakdown
-from knowledgepulse.value.dimensions import (
-    TraceFeatures,
-    complexity,
-    embedding_text,
-    novelty,
-    outcome_confidence,
-    tool_diversity,
-)
-from knowledgepulse.value.overrides import AppliedOverride, OverrideName, apply_overrides
-from knowledgepulse.value.profiles import BUILTIN_PROFILES, ProfileRegistry, ScoringWeights
-from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, CacheMode, TraceValueScorer
 
 __all__ = [
     "BUILTIN_PROFILES",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from knowledgepulse._util.text import counted
@@ -11,13 +11,14 @@ from knowledgepulse.value.dimensions import (
     FAILED_OUTCOME_FACTOR,
     STEP_COUNT_CAP,
     STEP_TYPES,
+    AppliedOverride,
     TraceFeatures,
+    apply_overrides,
     complexity,
     outcome_confidence,
     tool_diversity,
     without_noise,
 )
-from knowledgepulse.value.overrides import AppliedOverride, apply_overrides
 from knowledgepulse.value.profiles import ScoringWeights
 
 NoveltySource = Literal["embedding", "empty_cache", "no_embedder"]
@@ -46,12 +47,7 @@ class Dimensions:
 
     def to_dict(self, *, rounding: Rounding = _unchanged) -> dict[str, float]:
         """The values by dimension name, in the formula's order (each through ``rounding``)."""
-        return {
-            "complexity": rounding(self.complexity),
-            "novelty": rounding(self.novelty),
-            "tool_diversity": rounding(self.tool_diversity),
-            "outcome_confidence": rounding(self.outcome_confidence),
-        }
+        return {field.name: rounding(getattr(self, field.name)) for field in fields(self)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,15 +58,11 @@ class NoveltyOrigin:
         source: ``embedding`` (compared with the cache), ``empty_cache`` (nothing to compare
             with: 0.5) or ``no_embedder`` (no embedder available: 0.5).
         nearest_id: with an embedding, the id of the most similar trace in the cache.
-        similarity: with an embedding, the cosine similarity to that trace (novelty is
-            ``1 - similarity`` clamped to [0, 1]).
+        similarity: with an embedding, the cosine similarity to that trace.
         reason: with ``no_embedder``, why there is none.
-        windows: with an embedding, how many 254-piece windows of the trace's text were
-            embedded (``None`` when the embedder does not say).
-        capped: with an embedding, whether the text had more windows than were embedded (the
-            embedder's ``max_windows``); ``None`` when the embedder does not say.
-        novelty_text: the representation the trace's vector was made with (the scorer's
-            ``novelty_text``); ``None`` when not recorded.
+        windows: how many 254-piece windows of the text were embedded (``None``: not said).
+        capped: whether the text had more windows than the embedder's ``max_windows``.
+        novelty_text: the representation the trace's vector was made with.
     """
 
     source: NoveltySource
@@ -168,12 +160,8 @@ class ValueBreakdown:
     def to_dict(self, *, rounding: Rounding = _unchanged) -> dict[str, Any]:
         """Plain JSON-able data, keys in a fixed order (the CLI's JSON rows).
 
-        ``inputs`` (last) holds what each dimension was computed from (see :attr:`inputs`).
-
-        Args:
-            rounding: applied to every number of the result that can be fractional (the
-                reports pass one that rounds away binary noise); by default they are exact.
-                It must leave anything but a ``float`` as it is.
+        ``rounding`` is applied to every number that can be fractional (the reports round away
+        binary noise); it must leave anything but a ``float`` as it is.
         """
         similarity = self.novelty.similarity
         return {
@@ -196,11 +184,7 @@ class ValueBreakdown:
         }
 
     def explain(self) -> str:
-        """The breakdown as lines of text a person can check by hand.
-
-        Each dimension's line (value x weight = contribution) is followed by the inputs it was
-        computed from; then the weighted sum and each override that fired.
-        """
+        """The breakdown as lines of text a person can check by hand."""
         d, w, c = self.dimensions, self.weights, self.contributions
         lines = [
             f"{self.trace_id}: score {self.score:.4f} "

@@ -1,11 +1,12 @@
-"""The four dimensions of a trace's value, each a pure function of numbers taken from the trace.
+"""The four dimensions of a trace's value and the three rule overrides, pure functions.
 
-The formulas never see the embedder: novelty takes the similarity it was given.
+Each dimension is a function of numbers taken from the trace; the overrides apply after the
+weighted sum. The formulas never see the embedder: novelty takes the similarity it was given.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from knowledgepulse.trace.models import ReasoningTrace
@@ -26,14 +27,17 @@ NO_EMBEDDER_NOVELTY = 0.5
 FAILED_OUTCOME_FACTOR = 0.3
 """How much of its confidence a failed trace keeps in the outcome dimension."""
 
-ValueOrigin = Literal["trace", "argument", "metadata", "default"]
-"""Where a trace's domain or confidence came from.
+SINGLE_THOUGHT_SCORE = 0.1
+RECOVERY_BONUS = 0.1
+RECOVERY_BONUS_MIN_RECOVERIES = 3  # "more than 2", as the code in every seed says
+LOW_DIVERSITY_PENALTY = 0.1
 
-``trace`` for a trace written as it is; a trace converted from a framework's telemetry says in
-``metadata.source`` whether the user gave it (``argument``), the run's metadata named it
-(``metadata``, the ``kp.task_domain`` / ``kp.confidence`` keys) or it is the documented
-``default`` (no framework records either).
+ValueOrigin = Literal["trace", "argument", "metadata", "default"]
+"""Where a trace's domain or confidence came from: ``trace`` for a trace written as it is; a
+converted trace's ``metadata.source`` says whether the user gave it (``argument``), the run's
+metadata named it (``metadata``) or it is the documented ``default``.
 """
+OverrideName = Literal["single_thought", "error_recovery_bonus", "low_tool_diversity"]
 _ORIGINS: frozenset[str] = frozenset(("argument", "metadata", "default"))
 
 
@@ -41,17 +45,9 @@ _ORIGINS: frozenset[str] = frozenset(("argument", "metadata", "default"))
 class TraceFeatures:
     """The counts the formulas and overrides read, taken once from a trace.
 
-    Attributes:
-        step_count: ``len(steps)``.
-        unique_step_types: distinct step types (1-4).
-        error_recoveries: number of ``error_recovery`` steps.
-        unique_tools: distinct ``tool.name`` values over every step that carries a tool.
-        uses_tools: whether any step carries a tool.
-        single_thought: the trace is one ``thought`` step and nothing else.
-        success: ``metadata.success``.
-        confidence: ``outcome.confidence``.
-        domain_source: where ``metadata.task_domain`` came from.
-        confidence_source: where ``outcome.confidence`` came from.
+    ``unique_tools`` counts the distinct ``tool.name`` values; ``single_thought``: the trace is
+    one ``thought`` step; ``success`` and ``confidence`` are the trace's, and ``domain_source``
+    and ``confidence_source`` say where its domain and confidence came from.
     """
 
     step_count: int
@@ -67,8 +63,7 @@ class TraceFeatures:
 
     @classmethod
     def of(cls, trace: ReasoningTrace) -> TraceFeatures:
-        """Count what the formulas need from a trace."""
-        # One pass over the steps: this runs for every trace scored.
+        """Count what the formulas need from a trace (one pass over the steps)."""
         steps = trace.steps
         types: set[str] = set()
         tools: set[str] = set()
@@ -150,3 +145,53 @@ def outcome_confidence(features: TraceFeatures) -> float:
 # The specification's text of a trace (objective, then every step's content), kept here under
 # its first name; novelty representations take their texts from knowledgepulse.trace.text.
 embedding_text = whole_text
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedOverride:
+    """An override whose condition held, and the score before and after it.
+
+    Attributes:
+        name: ``single_thought``, ``error_recovery_bonus`` or ``low_tool_diversity``.
+        before: the score it was given.
+        after: the score it gave (equal to ``before`` when a cap left nothing to change).
+        reason: the condition that held, in words.
+    """
+
+    name: OverrideName
+    before: float
+    after: float
+    reason: str
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain data for reports."""
+        return asdict(self)
+
+
+def apply_overrides(
+    score: float, features: TraceFeatures
+) -> tuple[float, tuple[AppliedOverride, ...]]:
+    """Apply the overrides in order and return the score and every override that fired.
+
+    1. one step, a ``thought``: the score becomes 0.1;
+    2. more than 2 error recoveries and success: +0.1, at most 1;
+    3. tools used but at most one distinct tool: -0.1, at least 0.
+
+    Rule 1 goes first; rules 2 and 3 still apply on top of it when their conditions hold.
+    """
+    applied: list[AppliedOverride] = []
+    if features.single_thought:
+        reason = "the trace is a single thought"
+        applied.append(AppliedOverride("single_thought", score, SINGLE_THOUGHT_SCORE, reason))
+        score = SINGLE_THOUGHT_SCORE
+    if features.error_recoveries >= RECOVERY_BONUS_MIN_RECOVERIES and features.success:
+        after = without_noise(min(1.0, score + RECOVERY_BONUS))
+        reason = f"{features.error_recoveries} error recoveries (> 2) and the task succeeded"
+        applied.append(AppliedOverride("error_recovery_bonus", score, after, reason))
+        score = after
+    if features.uses_tools and features.unique_tools <= 1:
+        after = without_noise(max(0.0, score - LOW_DIVERSITY_PENALTY))
+        reason = "tools are used, but only one distinct tool"
+        applied.append(AppliedOverride("low_tool_diversity", score, after, reason))
+        score = after
+    return score, tuple(applied)

@@ -1,7 +1,6 @@
 """Weight profiles: how much each dimension counts, chosen by ``metadata.task_domain``.
 
-Built-in profiles are registered here; a user's come from a YAML or JSON file
-(:func:`load_profiles`, ``{domain: {complexity: .., ...}}``).
+The five built-in profiles, and a user's from a YAML or JSON file (:func:`load_profiles`).
 """
 
 from __future__ import annotations
@@ -65,12 +64,12 @@ class ScoringWeights:
         expected = [field.name for field in fields(cls)]
         missing = [key for key in expected if key not in data]
         unknown = sorted(str(key) for key in data if key not in expected)
-        if missing or unknown:
-            parts = []
-            if missing:
-                parts.append(f"missing {', '.join(missing)}")
-            if unknown:
-                parts.append(f"unknown {', '.join(unknown)}")
+        parts = [
+            f"{word} {', '.join(keys)}"
+            for word, keys in (("missing", missing), ("unknown", unknown))
+            if keys
+        ]
+        if parts:
             raise ProfileError(
                 f"{name}: {'; '.join(parts)} (a profile gives exactly {', '.join(expected)})"
             )
@@ -89,11 +88,11 @@ BUILTIN_PROFILES: Mapping[str, ScoringWeights] = {
 }
 
 
-class ProfileRegistry:
-    """The profiles one scorer knows: the five built-ins plus any the user registers.
+class ProfileRegistry(Mapping[str, ScoringWeights]):
+    """The profiles one scorer knows: the five built-ins (in the seeds' order), then the user's.
 
-    Selection is an exact match on the domain string; any other domain uses ``default``,
-    silently (``code-review`` is not ``code``).
+    A domain selects the profile of exactly its name, else ``default`` (``code-review`` is not
+    ``code``).
     """
 
     def __init__(self, profiles: Mapping[str, ScoringWeights] | None = None) -> None:
@@ -129,18 +128,11 @@ class ProfileRegistry:
     def __getitem__(self, name: str) -> ScoringWeights:
         return self._profiles[name]
 
-    def __contains__(self, name: object) -> bool:
-        return name in self._profiles
-
     def __iter__(self) -> Iterator[str]:
         return iter(self._profiles)
 
     def __len__(self) -> int:
         return len(self._profiles)
-
-    def items(self) -> list[tuple[str, ScoringWeights]]:
-        """Every profile: the built-ins in the seeds' order, then the user's as registered."""
-        return list(self._profiles.items())
 
     def copy(self) -> ProfileRegistry:
         """An independent registry with the same profiles."""
@@ -148,15 +140,7 @@ class ProfileRegistry:
 
 
 def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:
-    """Read weight profiles by domain, every one validated.
-
-    Example file::
-
-        legal:
-          complexity: 0.3
-          novelty: 0.3
-          tool_diversity: 0.1
-          outcome_confidence: 0.3
+    """Read weight profiles by domain (``legal: {complexity: 0.3, novelty: 0.3, ...}``).
 
     Raises:
         ProfileError: listing every bad profile with its file and line.

@@ -1,7 +1,7 @@
 """The trace value scorer: features, novelty against a vector cache, profile, overrides.
 
 A :class:`TraceValueScorer` owns its configuration (embedder, cache, profiles, threshold); the
-module-level functions in :mod:`knowledgepulse.value.api` use a process-wide default one.
+module-level functions (the seed's API: :func:`evaluate_value`...) use a process-wide one.
 """
 
 from __future__ import annotations
@@ -10,14 +10,17 @@ import logging
 import math
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from knowledgepulse._util.settings import optional_duration_ms, optional_positive_int, positive_int
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, VectorError
 from knowledgepulse.novelty.embedder import Embedder, default_embedder, dimensions_of
-from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NoveltyText
+from knowledgepulse.novelty.representation import (
+    DEFAULT_NOVELTY_TEXT,
+    NoveltyText,
+    RepresentedVectors,
+)
 from knowledgepulse.novelty.representation import novelty_text as novelty_text_named
 from knowledgepulse.novelty.settings import (
     DEFAULT_MAX_ELEMENTS,
@@ -39,7 +42,6 @@ if TYPE_CHECKING:  # numpy and the cache load when a trace is first embedded
     from numpy.typing import NDArray
 
     from knowledgepulse.novelty.cache import Nearest, VectorCache
-    from knowledgepulse.novelty.representation import RepresentedVectors
 
 CacheMode = Literal["online", "frozen"]
 DEFAULT_THRESHOLD = 0.75
@@ -58,25 +60,13 @@ TraceInput: TypeAlias = "ReasoningTrace | Mapping[str, Any]"
 """A trace to score: a model, or parsed JSON."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Embedded:
-    """A batch's vectors, with the windows read of each text when the embedder says."""
-
-    vectors: NDArray[np.float32]
-    windows: Sequence[int] | None
-    capped: Sequence[bool] | None
-
-    @classmethod
-    def of(
-        cls,
-        vectors: NDArray[np.float32],
-        windows: Sequence[int] | None,
-        capped: Sequence[bool] | None,
-    ) -> _Embedded:
-        """The batch, its windows and caps kept only when both are known for every vector."""
-        if windows is None or capped is None or not len(windows) == len(capped) == len(vectors):
-            return cls(vectors, None, None)
-        return cls(vectors, windows, capped)
+def _embedded(
+    vectors: NDArray[np.float32], windows: Sequence[int] | None, capped: Sequence[bool] | None
+) -> RepresentedVectors:
+    """The batch, its windows and caps kept only when both are known for every vector."""
+    if windows is None or capped is None or not len(windows) == len(capped) == len(vectors):
+        return RepresentedVectors(vectors)
+    return RepresentedVectors(vectors, tuple(windows), tuple(capped))
 
 
 class TraceValueScorer:
@@ -85,31 +75,20 @@ class TraceValueScorer:
     Args:
         embedder: what turns trace texts into vectors: by default the process-wide
             all-MiniLM-L6-v2 (novelty falls back to 0.5, with one log line, when the
-            ``embeddings`` extra is not installed), any object with ``embed_batch(texts)`` (see
-            :class:`~knowledgepulse.novelty.Embedder`), or ``None`` for no embedder (novelty 0.5).
-        cache: the vectors novelty is measured against (default: an empty cache of
-            ``cache_size`` vectors as long as the embedder's, made on first use).
-        cache_size: how many vectors the cache the scorer makes holds (default 1000); the
-            oldest goes first when it is full.
-        ttl_ms: how long a vector in the cache the scorer makes counts, in milliseconds
-            (default: for ever). With ``cache`` given, set these two on that cache instead
-            (``VectorCache(max_elements=..., ttl_ms=...)`` or ``VectorCache.load(...)``).
+            ``embeddings`` extra is not installed), any :class:`~knowledgepulse.novelty.Embedder`,
+            or ``None`` for no embedder (novelty 0.5).
+        cache: the vectors novelty is measured against (default: an empty cache made on first
+            use, of ``cache_size`` vectors (default 1000, oldest out first) that count for
+            ``ttl_ms`` milliseconds (default: for ever)).
         profiles: weight profiles by domain (default: the five built-ins).
         threshold: the sharing threshold a score must reach (default 0.75).
-        mode: ``online`` (the seed's behaviour: each scored trace joins the cache, so the same
-            text scored again under another id gets a lower novelty) or ``frozen`` (score
-            against the cache as it is, without changing it, so results do not depend on
-            order). Either way a trace is never compared with a vector held under its own id.
-        novelty_text: which text stands for a trace and how it is embedded (see
-            :data:`~knowledgepulse.novelty.representation.NOVELTY_TEXTS`):
-            ``objective-actions-terms`` (default: the objective, the trace's actions and the
-            hashed terms they act on, a third of the cosine each), ``objective-actions`` (the
-            objective and the actions, half each), ``windows`` (all the text, windows
-            averaged) or ``truncate`` (all the text, its first 510 word pieces). A saved cache
-            records it (:attr:`cache_model_id`).
-        batch_size: how many traces :meth:`score_many` and :meth:`iter_scores` give the
-            embedder per ``embed_batch`` call (default 32). Larger batches sort more windows by
-            length (less padding) but hold more texts in memory and yield results later.
+        mode: ``online`` (the seed's: each scored trace joins the cache) or ``frozen`` (the
+            cache is not changed, so results do not depend on order). Either way a trace is
+            never compared with a vector held under its own id.
+        novelty_text: which text stands for a trace and how it is embedded, one of
+            :data:`~knowledgepulse.novelty.representation.NOVELTY_TEXTS` (default
+            ``objective-actions-terms``); a saved cache records it (:attr:`cache_model_id`).
+        batch_size: traces given to the embedder per ``embed_batch`` call (default 32).
 
     Raises:
         ScorerParameterError: a setting out of range, an unknown ``novelty_text``, or
@@ -165,9 +144,8 @@ class TraceValueScorer:
         self.mode: CacheMode = mode
         self.batch_size = batch_size
         self.already_cached = 0
-        """How many traces scored against the cache met a vector held under their own id there
-        (scored before, in this process or a saved cache's earlier run): their own vectors are
-        left out of their novelty."""
+        """How many traces met a vector held under their own id in the cache (scored before, in
+        this process or a saved cache's earlier run); their own vectors are left out."""
         self._lock = threading.Lock()
 
     @property
@@ -182,11 +160,7 @@ class TraceValueScorer:
 
     @property
     def cache_dimensions(self) -> int | None:
-        """The length of this scorer's vectors, when the embedder declares its ``dimensions``.
-
-        A representation may join several parts, each as long as the embedder's vectors;
-        ``None`` when the embedder does not declare its length.
-        """
+        """The length of this scorer's vectors (``None``: the embedder does not declare it)."""
         declared = dimensions_of(self._embedder) if self._embedder else None
         return None if declared is None else self._novelty_text.dimensions(declared)
 
@@ -194,19 +168,14 @@ class TraceValueScorer:
     def cache_model_id(self) -> str | None:
         """The model id to save a cache with and to expect when loading one (``None``: no embedder).
 
-        It names the embedder and, for representations other than ``windows``, the
-        representation, so ``VectorCache.load(path, expected_model_id=scorer.cache_model_id)``
-        refuses a cache made under another model or representation.
+        It names the embedder and the representation, so ``VectorCache.load(path,
+        expected_model_id=scorer.cache_model_id)`` refuses a cache made under another.
         """
         return self._novelty_text.cache_model_id(self._embedder) if self._embedder else None
 
     @property
     def cache(self) -> VectorCache:
-        """The vector cache novelty is measured against.
-
-        Created on first use, as long as this scorer's vectors: :attr:`cache_dimensions`, else
-        the width of its first vectors.
-        """
+        """The vector cache novelty is measured against (made on first use)."""
         return self._cache_for(self.cache_dimensions)
 
     def _cache_for(self, dimensions: int | None) -> VectorCache:
@@ -240,11 +209,8 @@ class TraceValueScorer:
     def score_many(self, traces: Iterable[TraceInput]) -> list[ValueBreakdown]:
         """Score traces in order, embedding them in batches.
 
-        Gives the same breakdowns as calling :meth:`score` on each in turn (exactly, given the
-        same embeddings; batched float32 inference may differ from single by about 1e-7). Each
-        batch's novelty is computed at once, in blocked matrix products
-        (:meth:`VectorCache.nearest_then_add_many`, or :meth:`VectorCache.nearest_many` when
-        frozen), which give the same bits as one trace at a time.
+        Gives the breakdowns of calling :meth:`score` on each in turn (within about 1e-6:
+        batched float32 inference and blocked matrix products may round differently).
         """
         return list(self.iter_scores(traces))
 
@@ -270,8 +236,7 @@ class TraceValueScorer:
     def embed_traces(self, traces: Iterable[TraceInput]) -> NDArray[np.float32] | None:
         """The unit vectors novelty compares, one row per trace; ``None`` without an embedder.
 
-        The cache is neither read nor changed: this is for callers that compare traces among
-        themselves (selection, de-duplication, corpus novelty).
+        The cache is neither read nor changed (for selection, de-duplication, corpus novelty).
         """
         embedded = self._embed([parse_trace(trace) for trace in traces])
         return None if embedded is None else embedded.vectors
@@ -286,11 +251,9 @@ class TraceValueScorer:
     ) -> list[ValueBreakdown]:
         """Score traces in order with novelty vectors made elsewhere (on a Ray cluster, say).
 
-        ``vectors`` are what :meth:`embed_traces` gives for ``traces`` (this scorer's novelty
-        text, one row per trace); ``windows`` and ``capped`` what the windowed reading said, if
-        known. The novelty pass (the cache, its window and TTL, the mode) and the breakdowns are
-        those of :meth:`score_many`, so the same vectors give the same breakdowns. This scorer's
-        embedder is not run.
+        ``vectors`` are what :meth:`embed_traces` gives for ``traces``; ``windows`` and
+        ``capped`` what the windowed reading said, if known. The novelty pass and the
+        breakdowns are those of :meth:`score_many`; this scorer's embedder is not run.
 
         Raises:
             TraceValidationError: a trace is a mapping that is not a valid trace.
@@ -299,36 +262,36 @@ class TraceValueScorer:
         import numpy as np  # noqa: PLC0415 - loaded with the vectors, not with the scorer
 
         valid = [parse_trace(trace) for trace in traces]
-        array = np.asarray(vectors, dtype=np.float32)
-        cache = self._cache_for(self.cache_dimensions or (array.shape[-1] if array.ndim else None))
-        width = cache.dimensions or (array.shape[-1] if array.ndim == 2 else None)
-        if array.shape != (len(valid), width):
-            raise VectorError(
-                f"score_embedded got vectors of shape {array.shape} for {len(valid)} traces; "
-                f"expected {(len(valid), width)} (a cache of {width} dimensions)"
-            )
-        return self._scored(valid, _Embedded.of(array, windows, capped))
+        array = self._checked(
+            np.asarray(vectors, dtype=np.float32), len(valid), "score_embedded got"
+        )
+        return self._scored(valid, _embedded(array, windows, capped))
 
-    def _embed(self, traces: Sequence[ReasoningTrace]) -> _Embedded | None:
+    def _embed(self, traces: Sequence[ReasoningTrace]) -> RepresentedVectors | None:
         embedder = self._embedder
         if embedder is None:
             return None
         try:
-            result: RepresentedVectors = self._novelty_text.embed(embedder, traces)
+            result = self._novelty_text.embed(embedder, traces)
         except EmbedderUnavailableError as error:
             self._give_up_embedding(embedder, str(error))
             return None
-        vectors, windows, capped = result.vectors, result.windows, result.capped
+        source = f"the {self._novelty_text.name!r} novelty text gave"
+        vectors = self._checked(result.vectors, len(traces), source)
+        return _embedded(vectors, result.windows, result.capped)
+
+    def _checked(
+        self, vectors: NDArray[np.float32], count: int, source: str
+    ) -> NDArray[np.float32]:
+        """``vectors``, one row per trace as long as the cache's (made now if it is not yet)."""
         width = vectors.shape[-1] if vectors.ndim == 2 else None
-        cache = self._cache_for(self.cache_dimensions or width)
-        expected = (len(traces), cache.dimensions or width)
+        expected = (count, self._cache_for(self.cache_dimensions or width).dimensions or width)
         if vectors.shape != expected:
             raise VectorError(
-                f"the {self._novelty_text.name!r} novelty text gave an array of shape "
-                f"{vectors.shape} for {len(traces)} traces; expected {expected} (a cache of "
-                f"{expected[1]} dimensions)"
+                f"{source} vectors of shape {vectors.shape} for {count} traces; expected "
+                f"{expected} (a cache of {expected[1]} dimensions)"
             )
-        return _Embedded.of(vectors, windows, capped)
+        return vectors
 
     def _give_up_embedding(self, embedder: Embedder, reason: str) -> None:
         with self._lock:
@@ -339,7 +302,7 @@ class TraceValueScorer:
         _log.warning("novelty is %s for every trace: %s", NO_EMBEDDER_NOVELTY, reason)
 
     def _scored(
-        self, traces: Sequence[ReasoningTrace], embedded: _Embedded | None
+        self, traces: Sequence[ReasoningTrace], embedded: RepresentedVectors | None
     ) -> list[ValueBreakdown]:
         novelties = self._novelty_many([trace.id for trace in traces], embedded)
         return [
@@ -367,11 +330,9 @@ class TraceValueScorer:
         )
 
     def _novelty_many(
-        self, trace_ids: list[str], embedded: _Embedded | None
+        self, trace_ids: list[str], embedded: RepresentedVectors | None
     ) -> list[tuple[float, NoveltyOrigin]]:
-        """Each trace's novelty and its origin, in order, from one blocked computation."""
         if embedded is None:
-            # The same for every trace: one origin serves the batch.
             origin = NoveltyOrigin(
                 "no_embedder", reason=self._no_embedder_reason, novelty_text=self.novelty_text
             )
@@ -389,14 +350,9 @@ class TraceValueScorer:
             else:
                 found = cache.nearest_many(embedded.vectors, exclude_ids=trace_ids)
             self.already_cached += sum(held)
-        return [
-            self._origin(
-                nearest,
-                None if embedded.windows is None else embedded.windows[position],
-                None if embedded.capped is None else embedded.capped[position],
-            )
-            for position, nearest in enumerate(found)
-        ]
+        unknown = [None] * len(found)
+        windows, capped = embedded.windows or unknown, embedded.capped or unknown
+        return [self._origin(*each) for each in zip(found, windows, capped, strict=True)]
 
     def _origin(
         self, nearest: Nearest | None, windows: int | None, capped: bool | None
@@ -413,3 +369,54 @@ class TraceValueScorer:
             capped=capped,
             novelty_text=self.novelty_text,
         )
+
+
+_default: TraceValueScorer | None = None
+_default_lock = threading.Lock()
+
+
+def default_scorer() -> TraceValueScorer:
+    """The process-wide scorer behind :func:`evaluate_value` (created on first use)."""
+    global _default  # noqa: PLW0603 - the seed's API is stateful per process by design
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = TraceValueScorer()
+    return _default
+
+
+def set_default_scorer(scorer: TraceValueScorer | None) -> None:
+    """Replace the process-wide scorer (``None``: a fresh default one on next use)."""
+    global _default  # noqa: PLW0603 - see default_scorer
+    with _default_lock:
+        _default = scorer
+
+
+async def evaluate_value(trace: TraceInput) -> float:
+    """Score a trace 0.0-1.0 with the process-wide scorer (the seed's ``evaluateValue``).
+
+    Stateful across calls: each trace joins the default scorer's vector cache, so scoring the
+    same trace twice gives a lower novelty the second time. Embedding runs in a worker thread,
+    so the event loop is never blocked; concurrent calls are safe.
+
+    Raises:
+        TraceValidationError: ``trace`` is a mapping that is not a valid trace.
+    """
+    return (await default_scorer().evaluate(trace)).score
+
+
+def score_trace(trace: TraceInput) -> ValueBreakdown:
+    """Score a trace with the process-wide scorer and return the breakdown (synchronous)."""
+    return default_scorer().score(trace)
+
+
+def score_traces(traces: Iterable[TraceInput]) -> list[ValueBreakdown]:
+    """Score traces in order with the process-wide scorer, embedding them in batches."""
+    return default_scorer().score_many(traces)
+
+
+def register_profile(
+    domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False
+) -> ScoringWeights:
+    """Add a weight profile to the process-wide scorer (weights validated)."""
+    return default_scorer().register_profile(domain, weights, replace=replace)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from knowledgepulse.engines.ray_embedder import NamesItsModel, actors_allowed, first_line
 from knowledgepulse.engines.ray_engine import DeviceFactory, MiniLMFactory
-from knowledgepulse.engines.ray_engine.actor import NamesItsModel
-from knowledgepulse.engines.ray_engine.embedder import actors_allowed, first_line
 from knowledgepulse.novelty.embedder import model_id_of
 from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, MiniLMEmbedder
 

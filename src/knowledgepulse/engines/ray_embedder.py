@@ -1,12 +1,10 @@
-"""Joining Ray, and ``RayEmbedder``: an :class:`~knowledgepulse.novelty.Embedder` run on Ray actors.
-
-Ray is imported only when asked for, so ``import knowledgepulse`` and ``kp --help`` never pay
-for it, and a missing install is one line naming the extra.
+"""``RayEmbedder``: an :class:`~knowledgepulse.novelty.Embedder` run on Ray actors; joining Ray.
 
 Each call's texts are cut into contiguous shards of about equal length, one per actor, embedded
 in parallel and put back together in order. Embedding a text does not depend on the other
-texts of its batch (the bundled model gives the same bits for a text alone or in any batch), so
-the vectors are those of the embedder the actors hold, run in one process.
+texts of its batch, so the vectors are those of the actors' embedder run in one process.
+An actor cannot receive a loaded model (an onnxruntime session does not pickle), so it receives
+a picklable recipe (an :class:`EmbedderFactory`) and builds its embedder once, when it starts.
 """
 
 from __future__ import annotations
@@ -15,36 +13,40 @@ import itertools
 import logging
 import socket
 from collections.abc import Sequence
+from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.optional import import_optional
 from knowledgepulse._util.settings import optional_positive_int
-from knowledgepulse.engines.ray_engine.actor import EmbedderFactory, EmbedWorker, MiniLMFactory
 from knowledgepulse.errors import KnowledgePulseError, MissingDependencyError, ScorerParameterError
+from knowledgepulse.novelty.devices import resolve_device
+from knowledgepulse.novelty.embedder import (
+    Embedder,
+    WindowedEmbedder,
+    dimensions_of,
+    embedder_for,
+    model_id_of,
+)
+from knowledgepulse.novelty.representation import LeadingEmbedder
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.novelty.windows import WindowedEmbeddings
 
 INSTALL_HINT = 'pip install "knowledgepulse[ray]"'
 CONNECT_TIMEOUT_S = 5.0
 """How long the reachability check of ``address`` waits; Ray itself retries for minutes."""
+DEFAULT_START_TIMEOUT_S = 120.0
 
 
 class RayClusterError(KnowledgePulseError):
-    """Raised when the Ray cluster cannot be reached or cannot start the embedding actors.
-
-    The message names the address or the resources that were missing and how to fix it.
-    """
+    """Raised when the Ray cluster cannot be reached or cannot start the embedding actors."""
 
 
 def import_ray() -> ModuleType:
-    """The ``ray`` module.
-
-    Raises:
-        MissingDependencyError: Ray is not installed; the message gives the install command.
-    """
+    """The ``ray`` module; a :class:`MissingDependencyError` with the install line without it."""
     return import_optional(
         "ray",
         lambda error: MissingDependencyError(
@@ -70,11 +72,7 @@ def own_error(error: BaseException | None) -> KnowledgePulseError | None:
 
 
 def actors_allowed(resources: dict[str, float], num_cpus: float, num_gpus: float) -> int:
-    """How many actors of ``num_cpus`` CPUs and ``num_gpus`` GPUs ``resources`` hold (at least 1).
-
-    Counted by GPUs when the actors ask for any, else by CPUs; an actor asking for no CPU
-    counts as needing a sliver of one (no division by zero).
-    """
+    """How many actors ``resources`` hold (at least 1): by GPUs when the actors ask for any."""
     if num_gpus > 0:
         return max(1, int(resources.get("GPU", 0) // num_gpus))
     return max(1, int(resources.get("CPU", 1) // max(num_cpus, 1e-9)))
@@ -83,9 +81,7 @@ def actors_allowed(resources: dict[str, float], num_cpus: float, num_gpus: float
 def check_reachable(address: str, *, timeout: float = CONNECT_TIMEOUT_S) -> None:
     """Fail fast when nothing listens at a ``host:port`` (or ``ray://host:port``) address.
 
-    ``auto`` and ``local`` are Ray's own words and are left to it. Ray retries an unreachable
-    address for minutes, printing a warning every few seconds; a user who mistyped a port
-    deserves a one-line answer instead.
+    ``auto`` and ``local`` are left to Ray, which retries an unreachable address for minutes.
 
     Raises:
         RayClusterError: the address is malformed or nothing accepts connections there.
@@ -110,70 +106,118 @@ def check_reachable(address: str, *, timeout: float = CONNECT_TIMEOUT_S) -> None
         ) from None
 
 
-class RayConnection:
-    """A connection to Ray that shuts down only what it started.
+@runtime_checkable
+class EmbedderFactory(Protocol):
+    """A picklable callable that makes an :class:`~knowledgepulse.novelty.Embedder`, once per actor.
 
-    When Ray is already initialised in this process (a notebook, a test fixture) it is used as
-    it is (``address`` is then only checked to be reachable) and left running; otherwise
-    ``ray.init`` is called (joining ``address``, or starting a local Ray) and :meth:`close`
-    shuts it down, so no local Ray outlives the caller.
-
-    Args:
-        address: a running cluster's address (``HOST:PORT``, ``ray://HOST:PORT`` or ``auto``);
-            ``None`` starts a local Ray unless one is already initialised.
-        init_options: more keyword arguments for ``ray.init`` (``num_cpus``, ``runtime_env``...).
+    A module-level function or a dataclass such as :class:`MiniLMFactory` will do; a lambda will
+    not (it does not pickle by reference).
     """
 
-    def __init__(self, address: str | None = None, **init_options: Any) -> None:
-        self._address = address
-        self._init_options = init_options
-        self._owned = False
-        self.ray = import_ray()
-
-    def open(self) -> ModuleType:
-        """Initialise Ray if this process has not; returns the ``ray`` module.
-
-        Raises:
-            RayClusterError: ``address`` cannot be reached.
-        """
-        ray = self.ray
-        # Checked even when Ray is initialised: a mistyped address must not silently run on
-        # whatever this process is connected to.
-        if self._address is not None:
-            check_reachable(self._address)
-        if ray.is_initialized():
-            return ray
-        options: dict[str, Any] = {
-            "include_dashboard": False,
-            "log_to_driver": False,
-            "logging_level": logging.ERROR,
-            **self._init_options,
-        }
-        try:
-            ray.init(address=self._address, **options)
-        except (ConnectionError, RuntimeError, ValueError) as error:
-            raise RayClusterError(
-                f"cannot start or join Ray{f' at {self._address}' if self._address else ''}: "
-                f"{first_line(error)}"
-            ) from None
-        self._owned = True
-        return ray
-
-    def close(self) -> None:
-        """Shut Ray down if :meth:`open` started it (a cluster is left running; only we leave)."""
-        if self._owned:
-            self._owned = False
-            self.ray.shutdown()
+    def __call__(self) -> Embedder:
+        """A new embedder (it may load its model lazily, on first use)."""
+        ...
 
 
-DEFAULT_START_TIMEOUT_S = 120.0
+@runtime_checkable
+class NamesItsModel(Protocol):
+    """A factory that can name its model on a machine that cannot run it (the driver).
+
+    The driver's scorer needs an embedder only for its model id and dimensions; when the
+    factory's needs a GPU, this gives one of the same model that any machine can make, unrun.
+    """
+
+    def naming_embedder(self) -> Embedder:
+        """An embedder of the same model id and dimensions, not loaded."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class MiniLMFactory:
+    """Makes the bundled all-MiniLM-L6-v2 embedder (or another ONNX model) in each actor.
+
+    Attributes:
+        model_path: an ONNX model instead of the bundled one, at this path on every node.
+        max_windows: embed at most this many 254-piece windows of a text (``None``: all).
+        threads: onnxruntime threads per actor (N actors x 1 thread beat one x N on CPU).
+    """
+
+    model_path: str | None = None
+    max_windows: int | None = DEFAULT_MAX_WINDOWS
+    threads: int = 1
+
+    def __call__(self) -> Embedder:
+        """A new, not yet loaded :class:`~knowledgepulse.novelty.MiniLMEmbedder`."""
+        from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415
+
+        return MiniLMEmbedder(self.model_path, threads=self.threads, max_windows=self.max_windows)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceFactory:
+    """Makes the embedder for a device in each actor (``kp score --engine ray --device``).
+
+    ``device`` (``cpu``, ``cuda``, ``cuda:N`` or ``auto``) is resolved on the actor's node.
+    ``cuda`` gives the fp16 PyTorch model (the ``gpu`` extra on the nodes; give the actors
+    ``num_gpus``); ``cpu``, and ``auto`` on an actor that reserved no GPU, is
+    :class:`MiniLMFactory`'s.
+    """
+
+    device: str = "cuda"
+    max_windows: int | None = DEFAULT_MAX_WINDOWS
+
+    def __call__(self) -> Embedder:
+        """A new embedder for the device (its model loads on first use)."""
+        device = resolve_device(self.device)
+        if device == "cpu":
+            return self.naming_embedder()
+        return embedder_for(device, max_windows=self.max_windows)
+
+    def naming_embedder(self) -> Embedder:
+        """The bundled CPU model, not loaded: it shares the fp16 model's id (the same weights)."""
+        return MiniLMFactory(max_windows=self.max_windows)()
+
+
+class EmbedWorker:
+    """The actor serving one embedder's calls for a :class:`RayEmbedder`."""
+
+    def __init__(self, factory: EmbedderFactory) -> None:
+        self._embedder: Embedder = factory()
+
+    def describe(self) -> tuple[int | None, str, int | None]:
+        """Load the model now, and say its ``dimensions``, ``model_id`` and ``max_windows``."""
+        load = getattr(self._embedder, "load", None)
+        if callable(load):
+            load()
+        max_windows = getattr(self._embedder, "max_windows", None)
+        return (
+            dimensions_of(self._embedder),
+            model_id_of(self._embedder),
+            max_windows if isinstance(max_windows, int) else None,
+        )
+
+    def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """The embedder's ``embed_batch``."""
+        return np.asarray(self._embedder.embed_batch(texts), dtype=np.float32)
+
+    def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
+        """The embedder's ``embed_windowed``; without one, its vectors and no window counts."""
+        if isinstance(self._embedder, WindowedEmbedder):
+            return self._embedder.embed_windowed(texts)
+        return WindowedEmbeddings(self.embed_batch(texts), (), ())
+
+    def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
+        """The embedder's ``embed_leading``; without one, ``embed_batch`` (as the scorer does)."""
+        if isinstance(self._embedder, LeadingEmbedder):
+            return np.asarray(self._embedder.embed_leading(texts, max_pieces), dtype=np.float32)
+        return self.embed_batch(texts)
 
 
 def contiguous_shards(weights: Sequence[int], parts: int) -> list[range]:
     """Cut ``len(weights)`` items into at most ``parts`` non-empty runs of about equal weight.
 
-    The runs are in order and cover every item once, so results put back run after run are in
-    the items' order. A weight below 1 counts as 1 (an empty text still costs a call).
+    The runs are in order and cover every item once. A weight below 1 counts as 1 (an empty
+    text still costs a call).
     """
     count = len(weights)
     parts = min(parts, count)
@@ -193,22 +237,19 @@ def contiguous_shards(weights: Sequence[int], parts: int) -> list[range]:
 class RayEmbedder:
     """An embedder that spreads each call over a pool of Ray actors, one embedder in each.
 
-    It offers what :class:`~knowledgepulse.novelty.MiniLMEmbedder` offers (``embed_batch``,
-    ``embed_windowed``, ``embed_leading``, ``dimensions``, ``model_id``, ``max_windows``) with the
-    same results, so a :class:`~knowledgepulse.value.TraceValueScorer` given one scores exactly
-    as with the local embedder. The actors start on first use (or :meth:`start`) and live until
-    :meth:`close`; use it as a context manager.
+    It offers what :class:`~knowledgepulse.novelty.MiniLMEmbedder` offers with the same results,
+    so a :class:`~knowledgepulse.value.TraceValueScorer` given one scores as with the local
+    embedder. The actors start on first use (or :meth:`start`) and live until :meth:`close`;
+    use it as a context manager.
 
     Args:
         factory: makes each actor's embedder (default: the bundled MiniLM, one thread per actor).
         concurrency: how many actors (default: as many as the cluster's free CPUs, or GPUs with
             ``num_gpus``, allow).
         num_cpus: CPUs Ray reserves for each actor.
-        num_gpus: GPUs Ray reserves for each actor (a fraction shares one); give a factory of a
-            GPU embedder with it.
+        num_gpus: GPUs Ray reserves for each actor (a fraction shares one).
         address: a running cluster to join (``HOST:PORT``, ``ray://HOST:PORT`` or ``auto``);
-            default: the Ray this process already initialised, else a new local one, shut down
-            by :meth:`close`.
+            default: the Ray this process already initialised, else a new local one.
         start_timeout_s: how long to wait for the actors to start before giving up.
         init_options: more keyword arguments for ``ray.init``.
 
@@ -237,23 +278,26 @@ class RayEmbedder:
         self._num_cpus = float(num_cpus)
         self._num_gpus = float(num_gpus)
         self._start_timeout_s = start_timeout_s
-        self._connection = RayConnection(address, **(init_options or {}))
+        self._address = address
+        self._init_options = init_options or {}
+        self._owned = False  # whether this embedder started Ray (and so shuts it down)
+        self._ray = import_ray()
         self._actors: list[Any] = []
         self._description: tuple[int | None, str, int | None] | None = None
 
     @property
     def concurrency(self) -> int:
-        """How many actors embed (starts them)."""
+        """How many actors embed (starts them, as the three properties below do)."""
         return len(self._started())
 
     @property
     def dimensions(self) -> int | None:
-        """The length of every embedding, as the actors' embedder declares it (starts them)."""
+        """The length of every embedding, as the actors' embedder declares it."""
         return self._describe()[0]
 
     @property
     def model_id(self) -> str:
-        """The actors' embedder's ``model_id`` (starts them)."""
+        """The actors' embedder's ``model_id``."""
         return self._describe()[1]
 
     @property
@@ -273,8 +317,7 @@ class RayEmbedder:
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One unit vector per text, (len(texts), dimensions), in the texts' order."""
-        parts = self._spread("embed_batch", texts)
-        return self._stack(parts)
+        return self._stack(self._spread("embed_batch", texts))
 
     def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
         """The vectors, with how many windows of each text were read and whether it was capped."""
@@ -287,30 +330,31 @@ class RayEmbedder:
         return WindowedEmbeddings(vectors, windows, capped)
 
     def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
-        """Each text's first ``max_pieces`` word pieces as one window, (len(texts), dimensions)."""
+        """Each text's first ``max_pieces`` word pieces as one window."""
         weights = [min(len(text), 16 * max_pieces) for text in texts]
         return self._stack(self._spread("embed_leading", texts, max_pieces, weights=weights))
 
     def close(self) -> None:
         """Stop the actors, and the local Ray if this embedder started it. Safe to call twice."""
         actors, self._actors = self._actors, []
-        ray = self._connection.ray
-        if actors and ray.is_initialized():
+        if actors and self._ray.is_initialized():
             for actor in actors:
-                ray.kill(actor)
-        self._connection.close()
+                self._ray.kill(actor)
+        if self._owned:
+            self._owned = False
+            self._ray.shutdown()
 
     def __enter__(self) -> RayEmbedder:
         self.start()
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
 
     def _started(self) -> list[Any]:
         if self._actors:
             return self._actors
-        ray = self._connection.open()
+        ray = self._open()
         count = self._concurrency or actors_allowed(
             ray.available_resources(), self._num_cpus, self._num_gpus
         )
@@ -321,9 +365,8 @@ class RayEmbedder:
     def _describe(self) -> tuple[int | None, str, int | None]:
         if self._description is not None:
             return self._description
-        actors = self._started()
-        ray = self._connection.ray
-        refs = [actor.describe.remote() for actor in actors]
+        refs = [actor.describe.remote() for actor in self._started()]
+        ray = self._ray
         _, pending = ray.wait(refs, num_returns=len(refs), timeout=self._start_timeout_s)
         if pending:
             resources = ray.cluster_resources()
@@ -334,14 +377,12 @@ class RayEmbedder:
                 f"{self._num_gpus:g} GPU, the cluster has {resources.get('CPU', 0):g} CPUs and "
                 f"{resources.get('GPU', 0):g} GPUs in all: ask for fewer workers or add nodes"
             )
-        descriptions = self._gather(refs)
-        self._description = descriptions[0]
+        self._description = self._gather(refs)[0]
         return self._description
 
     def _spread(
         self, method: str, texts: Sequence[str], *args: Any, weights: Sequence[int] | None = None
     ) -> list[Any]:
-        """Each shard's result of ``method``, in the texts' order."""
         actors = self._started()
         self._describe()
         shards = contiguous_shards(weights or [len(text) for text in texts], len(actors))
@@ -351,8 +392,28 @@ class RayEmbedder:
         ]
         return self._gather(refs)
 
+    def _open(self) -> ModuleType:
+        """Ray, initialised: the one this process has (a notebook's), else joined or started."""
+        ray = self._ray
+        # Checked even when Ray is initialised: a mistyped address must not silently run on
+        # whatever this process is connected to.
+        if self._address is not None:
+            check_reachable(self._address)
+        if ray.is_initialized():
+            return ray
+        quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+        try:
+            ray.init(address=self._address, **{**quiet, **self._init_options})
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise RayClusterError(
+                f"cannot start or join Ray{f' at {self._address}' if self._address else ''}: "
+                f"{first_line(error)}"
+            ) from None
+        self._owned = True
+        return ray
+
     def _gather(self, refs: list[Any]) -> list[Any]:
-        ray = self._connection.ray
+        ray = self._ray
         try:
             return list(ray.get(refs))
         except ray.exceptions.RayTaskError as error:
