@@ -11,7 +11,6 @@ In five lines::
 Or call the workflow under test on each case first: ``evaluate(task, "cases.jsonl", suite)``.
 """
 
-from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR, OutputCache
 from knowledgepulse.evals.cases import (
     CaseInput,
     FileProblem,
@@ -30,8 +29,7 @@ from knowledgepulse.evals.compare import (
     ScorerChange,
     compare_runs,
 )
-from knowledgepulse.evals.evaluate import evaluate, evaluate_async
-from knowledgepulse.evals.loading import load_plugin, load_task
+from knowledgepulse.evals.evaluate import DEFAULT_CACHE_DIR, OutputCache, evaluate, evaluate_async
 from knowledgepulse.evals.models import (
     ActualOutput,
     Block,
@@ -87,7 +85,14 @@ from knowledgepulse.evals.suite import (
     suite_from_dict,
     suite_json_schema,
 )
-from knowledgepulse.evals.tasks import Task, TaskInput, TaskRecord, TaskSummary
+from knowledgepulse.evals.tasks import (
+    Task,
+    TaskInput,
+    TaskRecord,
+    TaskSummary,
+    load_plugin,
+    load_task,
+)
 
 __all__ = [
     "BULK_EDIT",

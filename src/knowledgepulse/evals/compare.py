@@ -1,20 +1,19 @@
-"""Comparing two evaluation runs: score deltas, pass/fail flips, cases added and removed.
+"""Comparing two runs (score deltas, flips, cases added and removed), and the gate CI applies.
 
-Each run is a :class:`~knowledgepulse.evals.snapshot.RunSnapshot` (of a run in memory, or of a
-``kp eval -f json`` report). Cases are matched by id and occurrence, scores by suite key. A
-*regression* is a case that passed in the base run and fails in the new one; an *improvement*
-the reverse; a case whose verdict held but whose scores moved by more than the tolerance is
-*changed*; the rest are *unchanged*. Nothing here does I/O.
+Runs are :class:`~knowledgepulse.evals.snapshot.RunSnapshot` s, cases matched by id and
+occurrence, scores by suite key. A *regression* passed in the base run and fails in the new one;
+an *improvement* the reverse; *changed* kept its verdict but moved past the tolerance. No I/O.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from knowledgepulse.evals.runner import TOLERANCE, EvalRun
+from knowledgepulse.evals.results import TOLERANCE, EvalRun
 from knowledgepulse.evals.snapshot import (
     CaseSnapshot,
     RunSnapshot,
@@ -264,3 +263,74 @@ def _compare_scorers(base: RunSnapshot, new: RunSnapshot) -> tuple[ScorerChange,
         if key not in after
     ]
     return tuple(changes)
+
+
+# --- The gate ------------------------------------------------------------------------------
+# Against a baseline each failing case stands as a ``regression`` (it passed there), a ``new
+# failure`` (no such case, or no id to match by) or an ``old failure``. ``fail_on="regression"``
+# fails on the first two, so CI can tell "no worse than main" from "worse"; ``"failure"`` on any
+# failing case; ``"never"`` records a run without judging it. An unreadable case file fails every
+# mode but ``never``: the run is not all there.
+
+FailOn = Literal["failure", "regression", "never"]
+FAIL_ON: tuple[FailOn, ...] = ("failure", "regression", "never")
+
+Standing = Literal["regression", "new failure", "old failure"]
+WORSE: frozenset[Standing] = frozenset({"regression", "new failure"})
+"""The standings that are worse than the baseline."""
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """How a run is judged: what fails it, and each case's standing against the baseline.
+
+    Attributes:
+        fail_on: ``failure``, ``regression`` or ``never``.
+        standings: per case of the run, in order, how its failure stands against the baseline
+            (``None`` for a passing case); empty without a baseline.
+    """
+
+    fail_on: FailOn
+    standings: tuple[Standing | None, ...] = ()
+
+    @classmethod
+    def of(cls, run: EvalRun, comparison: Comparison | None, fail_on: FailOn) -> Gate:
+        """The gate of a run, compared with its baseline or not.
+
+        Raises:
+            ValueError: ``fail_on="regression"`` without a comparison.
+        """
+        if fail_on == "regression" and comparison is None:
+            raise ValueError("failing on regressions needs a baseline to compare with")
+        standings = () if comparison is None else tuple(_standings(run, comparison))
+        return cls(fail_on, standings)
+
+    @property
+    def worse(self) -> int:
+        """Cases worse than the baseline: regressions and new failures."""
+        return sum(standing in WORSE for standing in self.standings)
+
+    def excused(self, index: int) -> bool:
+        """Whether the run's ``index``-th case fails but does not fail the run."""
+        if self.fail_on == "never":
+            return True
+        return self.fail_on == "regression" and self.standing(index) == "old failure"
+
+    def standing(self, index: int) -> Standing | None:
+        """The run's ``index``-th case against the baseline, or ``None`` (passed, no baseline)."""
+        return self.standings[index] if self.standings else None
+
+
+def _standings(run: EvalRun, comparison: Comparison) -> Iterator[Standing | None]:
+    # The comparison holds the run's cases with an id, in the run's order, then removed ones.
+    matched = iter(case for case in comparison.cases if case.new is not None)
+    for result in run.cases:
+        compared = next(matched) if result.case_id is not None else None
+        if result.passed:
+            yield None
+        elif compared is None or compared.base is None:
+            yield "new failure"
+        elif compared.base.passed:
+            yield "regression"
+        else:
+            yield "old failure"

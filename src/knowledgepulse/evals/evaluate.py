@@ -1,22 +1,28 @@
 """Running a task over cases, then the suite over its outputs: ``evaluate(task, cases, suite)``.
 
-A call that still fails after its retries is that case's error result; the others go on.
-Outputs are scored when every call is done, in the cases' order, so the scores are those
-``run_suite`` gives for the same outputs. Each case is checked for what the suite reads of its
-input first, so a case that cannot be scored never costs a model call.
+A call that still fails after its retries is that case's error result; the others go on. Outputs
+are scored in the cases' order once every call is done, so the scores are ``run_suite``'s. A case
+that cannot be scored never costs a call. Outputs may be kept in an output cache on disk.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import logging
+import math
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR, OutputCache
+from pydantic import JsonValue
+
+from knowledgepulse._util.atomic import atomic_text
+from knowledgepulse.errors import KnowledgePulseError, OutputError
 from knowledgepulse.evals.cases import (
     CaseInput,
     FileProblem,
@@ -29,12 +35,7 @@ from knowledgepulse.evals.cases import (
 )
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.results import CaseResult, EvalRun
-from knowledgepulse.evals.runner import (
-    collect_run,
-    combine_runs,
-    score_context,
-    task_failed,
-)
+from knowledgepulse.evals.runner import collect_run, combine_runs, score_context, task_failed
 from knowledgepulse.evals.scorer import CaseContext, recorded_duration
 from knowledgepulse.evals.suite import Suite, load_suite
 from knowledgepulse.evals.tasks import (
@@ -48,10 +49,16 @@ from knowledgepulse.evals.tasks import (
 )
 from knowledgepulse.records import Location, Record
 
+DEFAULT_CACHE_DIR = Path(".kp-cache") / "outputs"
+"""Where outputs are cached unless told otherwise (relative to the working directory)."""
+FORMAT = 1
+"""The cache's format; part of every key, so a new format never reads an old file."""
 DEFAULT_CONCURRENCY = 8
 """Task calls in flight at once, unless told otherwise."""
 DEFAULT_TIMEOUT_S = 300.0
 """``kp eval --task``'s limit on one call: minutes for a slow model, never a hung CI job."""
+
+_log = logging.getLogger("knowledgepulse")
 
 Cases = str | Path | Iterable[Case | CaseInput | Mapping[str, Any]]
 """Case files (a path, or ``-`` for stdin), or cases: models, loaded ones, or plain dicts."""
@@ -290,3 +297,108 @@ class TaskProgress:
         self.cached += cached
         if self._bar is not None:
             self._bar.update(self._task, completed=self.done, cached=self.cached)
+
+
+# --- The output cache --------------------------------------------------------------------------
+# An output is keyed by a SHA-256 of what the task received (never what is expected), the task's
+# name, its version and the repetition: changing a suite or an expectation reuses every output.
+# One JSON file per output, <dir>/<2 hex>/<64 hex>.json, written atomically; a file that cannot
+# be read back is a miss (and is rewritten), never an error.
+
+
+@dataclass(frozen=True, slots=True)
+class CachedOutput:
+    """An output read back from the cache, with how long the task took to give it."""
+
+    output: JsonValue
+    duration_ms: float | None
+
+
+class OutputCache:
+    """Outputs of one task at one version, on disk under ``directory``."""
+
+    def __init__(self, directory: str | Path, *, task: str, task_version: str) -> None:
+        self.directory = Path(directory)
+        self.task = task
+        self.task_version = task_version
+        self._warned = False
+
+    def prepare(self) -> None:
+        """Create the directory, before any task runs.
+
+        Raises:
+            OutputError: it cannot be created or written.
+        """
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            probe = self.directory / ".kp-probe"
+            probe.touch()
+            probe.unlink()
+        except OSError as error:
+            raise OutputError(
+                f"cannot use {self.directory} as the output cache: {error.strerror or error}; "
+                "give another directory (cache_dir, --cache-dir) or turn the cache off "
+                "(--no-cache)"
+            ) from None
+
+    def key(self, task_input: TaskInput) -> str:
+        """The SHA-256 (hex) an output is kept under."""
+        identity = {
+            "format": FORMAT,
+            "task": self.task,
+            "version": self.task_version,
+            "input": task_input.to_json(),
+            "run": task_input.run,
+        }
+        return hashlib.sha256(_canonical(identity).encode("ascii")).hexdigest()
+
+    def path(self, task_input: TaskInput) -> Path:
+        """The file an output is kept in."""
+        key = self.key(task_input)
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, task_input: TaskInput) -> CachedOutput | None:
+        """The cached output for this input, or ``None`` (never cached, or unreadable)."""
+        path = self.path(task_input)
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as error:
+            _log.warning("output cache: ignoring %s, which cannot be read: %s", path, error)
+            return None
+        if not isinstance(document, dict) or "output" not in document:
+            _log.warning("output cache: ignoring %s, which holds no output", path)
+            return None
+        duration = document.get("durationMs")
+        if not (isinstance(duration, int | float) and math.isfinite(duration) and duration >= 0):
+            duration = None
+        return CachedOutput(document["output"], None if duration is None else float(duration))
+
+    def put(self, task_input: TaskInput, output: JsonValue, duration_ms: float | None) -> None:
+        """Keep an output; a failure to write is logged once, and the run goes on."""
+        path = self.path(task_input)
+        document = {
+            "format": FORMAT,
+            "task": self.task,
+            "taskVersion": self.task_version,
+            "caseId": task_input.case_id,
+            "run": task_input.run,
+            "durationMs": duration_ms,
+            "output": output,
+        }
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_text(path) as stream:
+                stream.write(json.dumps(document, ensure_ascii=True, indent=1) + "\n")
+        except (OSError, KnowledgePulseError) as error:
+            if not self._warned:
+                self._warned = True
+                _log.warning(
+                    "output cache: cannot write %s (%s); outputs are not kept", path, error
+                )
+
+
+def _canonical(value: Any) -> str:
+    """One text per JSON value: sorted keys, no spaces, ASCII (so a lone surrogate hashes too)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)

@@ -1,29 +1,35 @@
-"""Calling the workflow under test: one case's input in, its output out, timed, bounded, retried.
+"""The workflow under test: loaded by name, called on one case's input, timed, bounded, retried.
 
 A task is a plain function, sync or async, that takes a :class:`TaskInput` (never what is
 expected) and returns any JSON value, or a pydantic model (dumped as the case files write it).
-A sync task runs in a daemon thread of its own: a call past its timeout is abandoned and cannot
-keep the process from exiting. A failure is retried after ``retry_delay``, then twice that...;
-after the last attempt it is the case's error, never the run's.
+After the last attempt a failure is the case's error, never the run's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import difflib
+import importlib
+import importlib.util
 import inspect
 import json
 import math
+import os
 import statistics
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from pydantic import BaseModel, JsonValue
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
+from knowledgepulse.errors import PluginLoadError
 from knowledgepulse.evals.models import Case, Page
 
 Task = Callable[["TaskInput"], Any]
@@ -317,3 +323,124 @@ def check_options(
         problems.append(f"repeat must be an integer >= 1, not {repeat!r}")
     if problems:
         raise ValueError("; ".join(problems))
+
+
+# --- Loading the user's code by name: a task (``module:function``) and scorer plugins ----------
+# A spec names a module (found from the working directory too) or a .py file, imported under its
+# own name with its directory first on sys.path, as pytest does, so the modules beside it import
+# each other and a file named twice is imported once.
+
+
+def load_task(spec: str) -> Task:
+    """The function a ``module:function`` or ``path/to/file.py:function`` spec names.
+
+    Raises:
+        PluginLoadError: the spec is malformed, its module cannot be imported, or it names
+            nothing callable there.
+    """
+    where, colon, name = spec.rpartition(":")
+    if not colon or not where or not name or (len(where) == 1 and where.isalpha()):
+        raise PluginLoadError(
+            f"task {spec!r}: give MODULE:FUNCTION or path/to/file.py:FUNCTION, e.g. "
+            "workflow:summarise"
+        )
+    module = _import(where, what=f"task {spec!r}")
+    found: Any = module
+    for part in name.split("."):
+        if not hasattr(found, part):
+            names = [n for n in dir(module) if not n.startswith("_")]
+            closest = difflib.get_close_matches(part, names, n=1)
+            hint = f"; did you mean {closest[0]!r}?" if closest else ""
+            raise PluginLoadError(f"task {spec!r}: {where} has no attribute {part!r}{hint}")
+        found = getattr(found, part)
+    if not callable(found):
+        raise PluginLoadError(
+            f"task {spec!r}: {name} is a {type(found).__name__}, not a function; name a "
+            "function that takes a TaskInput and returns the output"
+        )
+    task: Task = found
+    return task
+
+
+def load_plugin(spec: str) -> ModuleType:
+    """Import a plugin module or ``.py`` file, registering the scorers it defines.
+
+    Raises:
+        PluginLoadError: it cannot be found, or raises when imported.
+    """
+    return _import(spec, what=f"plugin {spec!r}")
+
+
+def _import(spec: str, *, what: str) -> ModuleType:
+    """The module ``spec`` names; ``what`` is how errors name the spec (``task 'x:y'``)."""
+    if spec.endswith(".py") or os.sep in spec or "/" in spec:
+        return _import_file(Path(spec), what)
+    _working_directory_importable()
+    try:
+        return importlib.import_module(spec)
+    except ModuleNotFoundError as error:
+        if error.name is not None and (spec == error.name or spec.startswith(f"{error.name}.")):
+            raise PluginLoadError(
+                f"{what}: no module named {error.name!r} here or among the installed "
+                "packages; check the name, or give the path of a .py file"
+            ) from None
+        raise _import_failed(what, error) from None
+    except (Exception, SystemExit) as error:  # the user's module may raise anything, exit too
+        raise _import_failed(what, error) from None
+
+
+def _import_file(path: Path, what: str) -> ModuleType:
+    if path.suffix != ".py":
+        raise PluginLoadError(f"{what}: a file must end in .py")
+    if not path.is_file():
+        raise PluginLoadError(f"{what}: no such file")
+    resolved = path.resolve()
+    directory = str(resolved.parent)
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    name = resolved.stem
+    if not name.isidentifier():
+        raise PluginLoadError(
+            f"{what}: {resolved.name} is not an importable module name; rename it "
+            "(letters, digits and underscores)"
+        )
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        if _same_file(loaded, resolved):
+            return loaded
+        raise PluginLoadError(
+            f"{what}: a module named {name!r} is already imported from "
+            f"{getattr(loaded, '__file__', None) or 'elsewhere'}; rename the file"
+        )
+    module_spec = importlib.util.spec_from_file_location(name, resolved)
+    if module_spec is None or module_spec.loader is None:  # pragma: no cover - .py files load
+        raise PluginLoadError(f"{what}: cannot be imported")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except (Exception, SystemExit) as error:  # the user's module may raise anything, exit too
+        del sys.modules[name]
+        raise _import_failed(what, error) from None
+    return module
+
+
+def _same_file(module: ModuleType, path: Path) -> bool:
+    file = getattr(module, "__file__", None)
+    return file is not None and Path(file).resolve() == path
+
+
+def _working_directory_importable() -> None:
+    # `kp` is a console script, so unlike `python -m` it does not put the working directory on
+    # sys.path; a task module beside the case files should be found all the same.
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.insert(0, cwd)
+
+
+def _import_failed(what: str, error: BaseException) -> PluginLoadError:
+    text = str(error).strip().split("\n", 1)[0]
+    return PluginLoadError(
+        f"{what}: importing it raised {type(error).__name__}: {text}; fix the module "
+        "(run it with python to see the traceback)"
+    )
