@@ -20,7 +20,8 @@ from knowledgepulse.evals.evaluate import (
     DEFAULT_TIMEOUT_S,
     evaluate,
 )
-from knowledgepulse.evals.runner import EvalRun, run_suite
+from knowledgepulse.evals.results import EvalRun
+from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.evals.tasks import Task, load_plugin, load_task
 

@@ -37,7 +37,7 @@ from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXI
 from knowledgepulse.errors import SuiteError
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases, iter_cases
 from knowledgepulse.evals.compare import FAIL_ON, Comparison, FailOn, Gate, compare_runs
-from knowledgepulse.evals.runner import EvalRun
+from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.snapshot import load_report
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset
 from knowledgepulse.records import STDIN, Problem

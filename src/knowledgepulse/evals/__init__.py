@@ -46,18 +46,19 @@ from knowledgepulse.evals.registry import (
     scorer_types,
     unregister_scorer,
 )
-from knowledgepulse.evals.results import RepeatStats, RepeatSummary, ScorerRepeat
-from knowledgepulse.evals.runner import (
+from knowledgepulse.evals.results import (
     TOLERANCE,
     CaseResult,
     EvalRun,
+    RepeatStats,
+    RepeatSummary,
     RunSummary,
     ScorerOutcome,
+    ScorerRepeat,
     ScorerStats,
-    evaluate_case,
-    run_suite,
     weighted_score,
 )
+from knowledgepulse.evals.runner import evaluate_case, run_suite
 from knowledgepulse.evals.scorer import (
     BULK_EDIT,
     CaseContext,

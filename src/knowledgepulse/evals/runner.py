@@ -24,7 +24,6 @@ from knowledgepulse.evals.cases import (
 )
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.results import (
-    TOLERANCE,
     CaseResult,
     EvalRun,
     RepeatStats,
@@ -35,30 +34,11 @@ from knowledgepulse.evals.results import (
     ScorerStats,
     mean_and_stderr,
     passes,
-    weighted_score,
 )
 from knowledgepulse.evals.scorer import CaseContext, Scorer, ScoreResult
 from knowledgepulse.evals.suite import Suite, SuiteScorer
 from knowledgepulse.evals.tasks import TaskRecord, TaskSummary
 from knowledgepulse.records import Location, Problem
-
-__all__ = [
-    "TOLERANCE",
-    "CaseResult",
-    "EvalRun",
-    "RunSummary",
-    "ScorerOutcome",
-    "ScorerStats",
-    "combine_runs",
-    "evaluate_case",
-    "mean_and_stderr",
-    "passes",
-    "run_scorer",
-    "run_suite",
-    "score_context",
-    "summarize",
-    "weighted_score",
-]
 
 _log = logging.getLogger("knowledgepulse")
 

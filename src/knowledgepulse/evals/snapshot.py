@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Strict, StrictBool, StrictStr, Valid
 
 from knowledgepulse._util.jsonpath import problems_from
 from knowledgepulse.errors import ReportFileError
-from knowledgepulse.evals.runner import EvalRun
+from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import JsonError, loads
 from knowledgepulse.records.source import ReadError, open_source, read_all
