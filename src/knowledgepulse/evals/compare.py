@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from knowledgepulse.evals.results import TOLERANCE, EvalRun
 from knowledgepulse.evals.snapshot import (
@@ -32,15 +32,9 @@ ScorerStatus = Literal["added", "removed", "changed", "same"]
 
 @dataclass(frozen=True, slots=True)
 class ScoreDelta:
-    """One scorer on one case, base against new.
+    """One scorer on one case, base against new (a side is ``None`` for a malformed case).
 
-    Attributes:
-        key: the suite key.
-        base: the base run's result, or ``None`` when that side has none (a malformed case).
-        new: the new run's result, or ``None``.
-        delta: ``new - base`` when both have a score, else ``None``.
-        flip: ``regressed``, ``improved``, or ``None``.
-        changed: whether it flipped, a score appeared or vanished, or moved past the tolerance.
+    ``changed``: it flipped, a score appeared or vanished, or ``delta`` is past the tolerance.
     """
 
     key: str
@@ -53,15 +47,10 @@ class ScoreDelta:
 
 @dataclass(frozen=True, slots=True)
 class CaseComparison:
-    """One case, base against new.
+    """One case, base against new (``None`` on the side it was added to or removed from).
 
-    Attributes:
-        label: the case id (with ``#n`` for a repeated id).
-        change: how the case changed.
-        base: the case in the base run, or ``None`` when it was added.
-        new: the case in the new run, or ``None`` when it was removed.
-        scores: per scorer both suites have, in the new suite's order.
-        weighted_delta: the change of the weighted score, when both sides have one.
+    ``label`` is its id (``#n`` for a repeated id); ``scores`` are those of the scorers both
+    suites have, in the new suite's order.
     """
 
     label: str
@@ -79,16 +68,7 @@ class CaseComparison:
 
 @dataclass(frozen=True, slots=True)
 class ScorerChange:
-    """One suite entry, base against new.
-
-    Attributes:
-        key: the suite key.
-        status: ``added``, ``removed``, ``changed`` (type, weight or threshold) or ``same``.
-        base: the base suite's entry, or ``None``.
-        new: the new suite's entry, or ``None``.
-        base_mean: its mean score in the base run, or ``None``.
-        new_mean: likewise in the new run.
-    """
+    """One suite entry, base against new, and its mean score in each run."""
 
     key: str
     status: ScorerStatus
@@ -121,10 +101,7 @@ class ComparisonSummary:
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """Two runs compared: every case and scorer, and the counts.
-
-    ``cases`` are the new run's in its order, then the removed ones; ``scorers`` likewise.
-    """
+    """Two runs compared: cases and scorers (the new run's in order, then removed), counts."""
 
     base: RunSnapshot
     new: RunSnapshot
@@ -156,12 +133,9 @@ def compare_runs(
     *,
     tolerance: float = DEFAULT_TOLERANCE,
 ) -> Comparison:
-    """Compare a new run with a base run, case by case and scorer by scorer.
+    """Compare a new run with a base run (or snapshot: :func:`load_report`), case by case.
 
-    Args:
-        base: the baseline: a run, or a snapshot (:func:`load_report` reads one from a file).
-        new: the run to judge against it.
-        tolerance: score deltas at most this large count as unchanged (flips always count).
+    Score deltas at most ``tolerance`` count as unchanged (flips always count).
 
     Raises:
         ValueError: the tolerance is negative or not finite.
@@ -184,14 +158,8 @@ def compare_runs(
         if (c.case_id, c.occurrence) not in new_ids
     ]
     counts = Counter(case.change for case in cases)
-    summary = ComparisonSummary(
-        regressions=counts["regressed"],
-        improvements=counts["improved"],
-        changed=counts["changed"],
-        unchanged=counts["unchanged"],
-        added=counts["added"],
-        removed=counts["removed"],
-    )
+    # ComparisonSummary counts the changes in the order CaseChange names them.
+    summary = ComparisonSummary(*(counts[change] for change in get_args(CaseChange)))
     return Comparison(
         before, after, tolerance, tuple(cases), _compare_scorers(before, after), summary
     )
@@ -282,12 +250,9 @@ WORSE: frozenset[Standing] = frozenset({"regression", "new failure"})
 
 @dataclass(frozen=True, slots=True)
 class Gate:
-    """How a run is judged: what fails it, and each case's standing against the baseline.
+    """How a run is judged: what fails it, and each failing case's standing against a baseline.
 
-    Attributes:
-        fail_on: ``failure``, ``regression`` or ``never``.
-        standings: per case of the run, in order, how its failure stands against the baseline
-            (``None`` for a passing case); empty without a baseline.
+    ``standings``: per case, in order (``None`` for a passing one); empty without a baseline.
     """
 
     fail_on: FailOn
