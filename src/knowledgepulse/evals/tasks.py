@@ -44,16 +44,7 @@ MAX_RETRY_DELAY_S = 60.0
 
 @dataclass(frozen=True, slots=True)
 class TaskInput:
-    """What a task receives for one case: its input, never its expected output.
-
-    Attributes:
-        case_id: the case's id.
-        instruction: what the workflow is asked to do, or ``None``.
-        input: the case's ``input``, any JSON value.
-        pages: the original pages, maybe none.
-        metadata: the case's free-form metadata, or ``None``.
-        run: which repetition this is, from 0.
-    """
+    """What a task receives for one case (never its expected output); ``run`` counts from 0."""
 
     case_id: str
     instruction: str | None
@@ -80,14 +71,9 @@ class TaskInput:
 
 @dataclass(frozen=True, slots=True)
 class TaskRecord:
-    """How the task call for one case (one run) went.
+    """How the task call for one case (one run) went: 0 ``attempts`` when ``cached``.
 
-    Attributes:
-        attempts: calls made (0 when the output came from the cache).
-        cached: whether the output came from the output cache.
-        error_type: the exception's type name when every attempt failed, else ``None``.
-        error_message: what it said, or ``None``.
-        timed_out: whether the last attempt ran out of time.
+    ``error_type`` and ``error_message`` say what the last attempt raised, when all failed.
     """
 
     attempts: int
@@ -111,31 +97,18 @@ class TaskRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the JSON report."""
-        error = (
-            {"type": self.error_type, "message": self.error_message}
-            if self.error_type is not None
-            else None
-        )
+        error = {"type": self.error_type, "message": self.error_message}
         return {
             "attempts": self.attempts,
             "cached": self.cached,
             "timed_out": self.timed_out,
-            "error": error,
+            "error": error if self.failed else None,
         }
 
 
 @dataclass(frozen=True, slots=True)
 class TaskSummary:
-    """The task calls of a run, counted (one per case and run).
-
-    Attributes:
-        runs: outputs asked for.
-        cached: of those, answered from the output cache.
-        errors: of those, without an output (timeouts included).
-        timeouts: of the errors, the calls that ran out of time.
-        mean_duration_ms: the mean time of the outputs that came, in ms, or ``None``.
-        max_duration_ms: the longest, or ``None``.
-    """
+    """The task calls of a run (one per case and run): cached, failed (timeouts included)..."""
 
     runs: int
     cached: int
@@ -146,7 +119,7 @@ class TaskSummary:
 
     @classmethod
     def of(cls, calls: Sequence[tuple[TaskRecord, float | None]]) -> TaskSummary:
-        """The summary of (record, duration) pairs."""
+        """The summary of (record, duration in ms) pairs."""
         durations = [duration for _, duration in calls if duration is not None]
         return cls(
             runs=len(calls),
@@ -207,10 +180,8 @@ async def call_task(
 ) -> TaskAnswer:
     """Call the task on one input: timed, bounded by ``timeout`` seconds, retried on failure.
 
-    The task's failures become the answer's record, ``sys.exit()`` and a ``KeyboardInterrupt``
-    it raises included; cancellation passes. A real Ctrl-C never arrives here as a
-    ``KeyboardInterrupt``: signals reach the main thread only, where a sync task never runs, and
-    ``asyncio.run`` turns the first one into the cancellation of the run.
+    Its failures, ``sys.exit()`` and ``KeyboardInterrupt`` included, become the answer's record;
+    cancellation passes. (A real Ctrl-C reaches only the main thread, where no sync task runs.)
     """
     attempts = 0
     while True:
@@ -240,17 +211,13 @@ async def call_task(
 
 
 def _said(error: BaseException) -> str:
-    """What an error says; ``sys.exit(0)`` says ``sys.exit(0) was called``, not ``0``."""
     if isinstance(error, SystemExit):
         return f"sys.exit({error.code!r}) was called"
     return str(error)
 
 
 async def _called(task: Task, task_input: TaskInput) -> tuple[Any, float]:
-    """The task's return value and how long it took in ms (awaited when async, else threaded).
-
-    A sync task is timed in its thread, so time spent waiting for the busy loop is not counted.
-    """
+    # A sync task is timed in its thread, so time spent waiting for the busy loop is not counted.
     started = time.perf_counter()
     if inspect.iscoroutinefunction(task) or inspect.iscoroutinefunction(
         getattr(task, "__call__", None)  # noqa: B004 - an object whose __call__ is async
@@ -305,11 +272,7 @@ async def _in_thread(task: Task, task_input: TaskInput) -> tuple[Any, float]:
 def check_options(
     *, concurrency: int, timeout: float | None, retries: int, retry_delay: float, repeat: int
 ) -> None:
-    """Refuse settings no run can use.
-
-    Raises:
-        ValueError: naming the setting, the value and what it takes.
-    """
+    """Refuse settings no run can use (ValueError naming each, its value, what it takes)."""
     problems = []
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         problems.append(f"concurrency must be an integer >= 1, not {concurrency!r}")
@@ -372,7 +335,6 @@ def load_plugin(spec: str) -> ModuleType:
 
 
 def _import(spec: str, *, what: str) -> ModuleType:
-    """The module ``spec`` names; ``what`` is how errors name the spec (``task 'x:y'``)."""
     if spec.endswith(".py") or os.sep in spec or "/" in spec:
         return _import_file(Path(spec), what)
     _working_directory_importable()
