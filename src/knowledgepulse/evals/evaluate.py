@@ -11,12 +11,10 @@ import asyncio
 import hashlib
 import json
 import logging
-import math
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from pydantic import JsonValue
@@ -93,8 +91,8 @@ def evaluate(
         retries: how many times a call that raised or timed out is tried again.
         retry_delay: seconds before the first retry; each later one waits twice as long.
         repeat: calls per case; above 1, each scorer's mean ± standard error and pass@K.
-        task_version: your name for this version of the task; outputs are cached under it
-            (change it when the task changes). ``None``: nothing is cached.
+        task_version: your name for this version of the task (change it when the task
+            changes): outputs are cached under it; ``None``: nothing is cached.
         cache_dir: where outputs are cached; ``None`` turns the cache off.
         progress: draw a progress bar on stderr (``None``: when stderr is a terminal).
 
@@ -153,7 +151,7 @@ async def evaluate_async(
         repeat=repeat,
     )
     resolved = suite if isinstance(suite, Suite) else load_suite(suite)
-    inputs = list(fit_cases(case_inputs(cases), resolved, before_task=True))
+    inputs = list(fit_cases(_case_inputs(cases), resolved, before_task=True))
     cache = None
     if task_version is not None and cache_dir is not None:
         cache = OutputCache(cache_dir, task=task_name(task), task_version=task_version)
@@ -173,8 +171,7 @@ async def evaluate_async(
         task_input = TaskInput.of(item.case, run)
         hit = cache.get(task_input) if cache is not None else None
         if hit is not None:
-            record = TaskRecord(attempts=0, cached=True)
-            answers[index, run] = TaskAnswer(hit.output, hit.duration_ms, record)
+            answers[index, run] = hit
         else:
             async with limit:
                 got = await call_task(
@@ -190,18 +187,15 @@ async def evaluate_async(
         await asyncio.gather(*(answer(index, run, bar) for index, run in jobs))
 
     def scored(index: int, item: LoadedCase) -> CaseResult:
-        runs = [score_answer(resolved, item, answers[index, run]) for run in range(repeat)]
+        runs = [_score_answer(resolved, item, answers[index, run]) for run in range(repeat)]
         return runs[0] if repeat == 1 else combine_runs(resolved, runs)
 
     return collect_run(resolved, inputs, scored)
 
 
-def score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseResult:
-    """One run's result: the suite on the task's output, or the task's error.
-
-    A scorer that cannot read the output in the form it needs gets an error result; the others
-    still score. The duration is the output's own ``durationMs``, else the task's time.
-    """
+def _score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseResult:
+    # A scorer that cannot read the output in the form it needs gets an error result; the others
+    # still score. The duration is the output's own durationMs, else the task's time.
     case, location = item.case, item.location
     if answer.record.failed:
         return task_failed(suite, case, location, answer.record)
@@ -213,8 +207,7 @@ def score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseResu
     return replace(result, duration_ms=answer.duration_ms, task=answer.record)
 
 
-def case_inputs(cases: Cases) -> Iterator[CaseInput]:
-    """Cases in any form :func:`evaluate` takes, as loaded cases (files are read as they go)."""
+def _case_inputs(cases: Cases) -> Iterator[CaseInput]:
     if isinstance(cases, str | Path):
         yield from iter_cases(cases)
         return
@@ -230,8 +223,8 @@ def case_inputs(cases: Cases) -> Iterator[CaseInput]:
 class TaskProgress:
     """Outputs done (and cache hits), drawn as a bar on stderr while entered, when enabled.
 
-    Calling a model over a dataset takes minutes, and ``evaluate()`` is called from scripts as
-    well as from ``kp eval``: the one place the library draws. Rich is imported only then.
+    Calling a model over a dataset takes minutes, from scripts as well as ``kp eval``: the one
+    place the library draws. Rich is imported only then.
     """
 
     def __init__(self, total: int, *, enabled: bool) -> None:
@@ -257,23 +250,16 @@ class TaskProgress:
 
     def __enter__(self) -> TaskProgress:
         if self._enabled:
-            from rich.console import Console  # noqa: PLC0415 - only when a bar is drawn
-            from rich.progress import (  # noqa: PLC0415
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
+            from rich import progress as bar  # noqa: PLC0415 - only when a bar is drawn
+            from rich.console import Console  # noqa: PLC0415
 
-            self._bar = Progress(
-                TextColumn("outputs"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[cached]} cached"),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
+            self._bar = bar.Progress(
+                bar.TextColumn("outputs"),
+                bar.BarColumn(),
+                bar.MofNCompleteColumn(),
+                bar.TextColumn("{task.fields[cached]} cached"),
+                bar.TimeElapsedColumn(),
+                bar.TimeRemainingColumn(),
                 console=Console(file=sys.stderr, stderr=True),
                 transient=True,
             )
@@ -281,12 +267,7 @@ class TaskProgress:
             self._task = self._bar.add_task("outputs", total=self.total, cached=0)
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
@@ -306,14 +287,6 @@ class TaskProgress:
 # be read back is a miss (and is rewritten), never an error.
 
 
-@dataclass(frozen=True, slots=True)
-class CachedOutput:
-    """An output read back from the cache, with how long the task took to give it."""
-
-    output: JsonValue
-    duration_ms: float | None
-
-
 class OutputCache:
     """Outputs of one task at one version, on disk under ``directory``."""
 
@@ -324,11 +297,7 @@ class OutputCache:
         self._warned = False
 
     def prepare(self) -> None:
-        """Create the directory, before any task runs.
-
-        Raises:
-            OutputError: it cannot be created or written.
-        """
+        """Create the directory, before any task runs (OutputError: it cannot be written)."""
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             probe = self.directory / ".kp-probe"
@@ -352,14 +321,13 @@ class OutputCache:
         }
         return hashlib.sha256(_canonical(identity).encode("ascii")).hexdigest()
 
-    def path(self, task_input: TaskInput) -> Path:
-        """The file an output is kept in."""
+    def _path(self, task_input: TaskInput) -> Path:
         key = self.key(task_input)
         return self.directory / key[:2] / f"{key}.json"
 
-    def get(self, task_input: TaskInput) -> CachedOutput | None:
-        """The cached output for this input, or ``None`` (never cached, or unreadable)."""
-        path = self.path(task_input)
+    def get(self, task_input: TaskInput) -> TaskAnswer | None:
+        """The cached answer for this input, or ``None`` (never cached, or unreadable)."""
+        path = self._path(task_input)
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -370,14 +338,12 @@ class OutputCache:
         if not isinstance(document, dict) or "output" not in document:
             _log.warning("output cache: ignoring %s, which holds no output", path)
             return None
-        duration = document.get("durationMs")
-        if not (isinstance(duration, int | float) and math.isfinite(duration) and duration >= 0):
-            duration = None
-        return CachedOutput(document["output"], None if duration is None else float(duration))
+        cached = TaskRecord(attempts=0, cached=True)
+        return TaskAnswer(document["output"], recorded_duration(document), cached)
 
     def put(self, task_input: TaskInput, output: JsonValue, duration_ms: float | None) -> None:
         """Keep an output; a failure to write is logged once, and the run goes on."""
-        path = self.path(task_input)
+        path = self._path(task_input)
         document = {
             "format": FORMAT,
             "task": self.task,
@@ -400,5 +366,5 @@ class OutputCache:
 
 
 def _canonical(value: Any) -> str:
-    """One text per JSON value: sorted keys, no spaces, ASCII (so a lone surrogate hashes too)."""
+    # One text per JSON value: sorted keys, no spaces, ASCII (so a lone surrogate hashes too).
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
