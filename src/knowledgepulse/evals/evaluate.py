@@ -8,14 +8,15 @@ that cannot be scored never costs a call. Outputs may be kept in an output cache
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import logging
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec
 
 from pydantic import JsonValue
 
@@ -57,12 +58,13 @@ DEFAULT_TIMEOUT_S = 300.0
 """``kp eval --task``'s limit on one call: minutes for a slow model, never a hung CI job."""
 
 _log = logging.getLogger("knowledgepulse")
+P = ParamSpec("P")
 
 Cases = str | Path | Iterable[Case | CaseInput | Mapping[str, Any]]
 """Case files (a path, or ``-`` for stdin), or cases: models, loaded ones, or plain dicts."""
 
 
-def evaluate(
+async def evaluate_async(
     task: Task,
     cases: Cases,
     suite: Suite | str | Path,
@@ -78,8 +80,7 @@ def evaluate(
 ) -> EvalRun:
     """Call ``task`` on every case and score its outputs with ``suite``; see the module docs.
 
-    Runs its own event loop; from async code (a notebook cell, say) await
-    :func:`evaluate_async` instead.
+    :func:`evaluate` is the same, run in an event loop of its own, for sync code.
 
     Args:
         task: a function, sync or async, taking a :class:`~knowledgepulse.evals.tasks.TaskInput`
@@ -102,47 +103,6 @@ def evaluate(
         InputFileError: a case file cannot be read at all.
         OutputError: the cache directory cannot be written (before any call).
     """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        raise RuntimeError(
-            "evaluate() runs its own event loop, and one is running already; in async code "
-            "(a notebook, say) use: await evaluate_async(...)"
-        )
-    return asyncio.run(
-        evaluate_async(
-            task,
-            cases,
-            suite,
-            concurrency=concurrency,
-            timeout=timeout,
-            retries=retries,
-            retry_delay=retry_delay,
-            repeat=repeat,
-            task_version=task_version,
-            cache_dir=cache_dir,
-            progress=progress,
-        )
-    )
-
-
-async def evaluate_async(
-    task: Task,
-    cases: Cases,
-    suite: Suite | str | Path,
-    *,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    timeout: float | None = None,
-    retries: int = 0,
-    retry_delay: float = 1.0,
-    repeat: int = 1,
-    task_version: str | None = None,
-    cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
-    progress: bool | None = None,
-) -> EvalRun:
-    """:func:`evaluate` in the running event loop (same arguments, same result)."""
     check_options(
         concurrency=concurrency,
         timeout=timeout,
@@ -183,7 +143,7 @@ async def evaluate_async(
             answers[index, run] = got
         bar.advance(cached=hit is not None)
 
-    with TaskProgress.auto(len(jobs), progress) as bar:
+    with TaskProgress(len(jobs), progress) as bar:
         await asyncio.gather(*(answer(index, run, bar) for index, run in jobs))
 
     def scored(index: int, item: LoadedCase) -> CaseResult:
@@ -191,6 +151,25 @@ async def evaluate_async(
         return runs[0] if repeat == 1 else combine_runs(resolved, runs)
 
     return collect_run(resolved, inputs, scored)
+
+
+def _blocking(run: Callable[P, Coroutine[Any, Any, EvalRun]]) -> Callable[P, EvalRun]:
+    @functools.wraps(run)
+    def blocking(*args: P.args, **kwargs: P.kwargs) -> EvalRun:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(run(*args, **kwargs))
+        raise RuntimeError(
+            "evaluate() runs its own event loop, and one is running already; in async code "
+            "(a notebook, say) use: await evaluate_async(...)"
+        )
+
+    return blocking
+
+
+evaluate = _blocking(evaluate_async)
+""":func:`evaluate_async` in an event loop of its own: the same arguments, the same result."""
 
 
 def _score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseResult:
@@ -221,27 +200,22 @@ def _case_inputs(cases: Cases) -> Iterator[CaseInput]:
 
 
 class TaskProgress:
-    """Outputs done (and cache hits), drawn as a bar on stderr while entered, when enabled.
+    """Outputs done (and cache hits), drawn as a bar on stderr while entered, when wanted.
 
     Calling a model over a dataset takes minutes, from scripts as well as ``kp eval``: the one
     place the library draws. Rich is imported only then.
     """
 
-    def __init__(self, total: int, *, enabled: bool) -> None:
+    def __init__(self, total: int, wanted: bool | None) -> None:
+        if wanted is None:  # when stderr is a terminal
+            isatty = getattr(sys.stderr, "isatty", None)
+            wanted = bool(isatty and isatty())
         self.total = total
         self.done = 0
         self.cached = 0
-        self._enabled = enabled and total > 0
+        self._enabled = wanted and total > 0
         self._bar: Any = None
         self._task: Any = None
-
-    @classmethod
-    def auto(cls, total: int, wanted: bool | None) -> TaskProgress:
-        """Drawn when ``wanted``, or, when ``wanted`` is ``None``, when stderr is a terminal."""
-        if wanted is None:
-            isatty = getattr(sys.stderr, "isatty", None)
-            wanted = bool(isatty and isatty())
-        return cls(total, enabled=wanted)
 
     @property
     def drawing(self) -> bool:
