@@ -192,13 +192,11 @@ async def call_task(
                 returned, duration = await _called(task, task_input)
                 output = output_json(returned)
         except TimeoutError as error:
-            if not deadline.expired():  # the task's own TimeoutError, not our limit
-                failure = TaskRecord(attempts, error_type="TimeoutError", error_message=str(error))
-            else:
-                message = f"no answer within {timeout:g} s"
-                failure = TaskRecord(
-                    attempts, error_type="TimeoutError", error_message=message, timed_out=True
-                )
+            ours = deadline.expired()  # else the task's own TimeoutError
+            said = f"no answer within {timeout:g} s" if ours else str(error)
+            failure = TaskRecord(
+                attempts, error_type="TimeoutError", error_message=said, timed_out=ours
+            )
         except TASK_FAILURES as error:  # a task's failure is its case's error, never the run's
             failure = TaskRecord(
                 attempts, error_type=type(error).__name__, error_message=_said(error)
@@ -298,8 +296,7 @@ def load_task(spec: str) -> Task:
     """The function a ``module:function`` or ``path/to/file.py:function`` spec names.
 
     Raises:
-        PluginLoadError: the spec is malformed, its module cannot be imported, or it names
-            nothing callable there.
+        PluginLoadError: the spec is malformed, its module cannot be imported, or names nothing.
     """
     where, colon, name = spec.rpartition(":")
     if not colon or not where or not name or (len(where) == 1 and where.isalpha()):
@@ -326,18 +323,17 @@ def load_task(spec: str) -> Task:
 
 
 def load_plugin(spec: str) -> ModuleType:
-    """Import a plugin module or ``.py`` file, registering the scorers it defines.
-
-    Raises:
-        PluginLoadError: it cannot be found, or raises when imported.
-    """
+    """Import a plugin module or ``.py`` file, registering its scorers (or PluginLoadError)."""
     return _import(spec, what=f"plugin {spec!r}")
 
 
 def _import(spec: str, *, what: str) -> ModuleType:
     if spec.endswith(".py") or os.sep in spec or "/" in spec:
         return _import_file(Path(spec), what)
-    _working_directory_importable()
+    # `kp` is a console script, so unlike `python -m` it does not put the working directory on
+    # sys.path; a task module beside the case files should be found all the same.
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
     try:
         return importlib.import_module(spec)
     except ModuleNotFoundError as error:
@@ -368,11 +364,12 @@ def _import_file(path: Path, what: str) -> ModuleType:
         )
     loaded = sys.modules.get(name)
     if loaded is not None:
-        if _same_file(loaded, resolved):
+        file = getattr(loaded, "__file__", None)
+        if file is not None and Path(file).resolve() == resolved:
             return loaded
         raise PluginLoadError(
             f"{what}: a module named {name!r} is already imported from "
-            f"{getattr(loaded, '__file__', None) or 'elsewhere'}; rename the file"
+            f"{file or 'elsewhere'}; rename the file"
         )
     module_spec = importlib.util.spec_from_file_location(name, resolved)
     if module_spec is None or module_spec.loader is None:  # pragma: no cover - .py files load
@@ -385,19 +382,6 @@ def _import_file(path: Path, what: str) -> ModuleType:
         del sys.modules[name]
         raise _import_failed(what, error) from None
     return module
-
-
-def _same_file(module: ModuleType, path: Path) -> bool:
-    file = getattr(module, "__file__", None)
-    return file is not None and Path(file).resolve() == path
-
-
-def _working_directory_importable() -> None:
-    # `kp` is a console script, so unlike `python -m` it does not put the working directory on
-    # sys.path; a task module beside the case files should be found all the same.
-    cwd = os.getcwd()
-    if cwd not in sys.path and "" not in sys.path:
-        sys.path.insert(0, cwd)
 
 
 def _import_failed(what: str, error: BaseException) -> PluginLoadError:
