@@ -241,7 +241,7 @@ class TaskProgress:
             self._task = self._bar.add_task("outputs", total=self.total, cached=0)
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *_: object) -> None:
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
