@@ -1,14 +1,7 @@
 """Evaluation of LLM workflow output: cases, scorers, suites, and runs with verdicts.
 
-In five lines::
-
-    from knowledgepulse.evals import load_cases, load_suite, run_suite
-
-    suite = load_suite("suite.yaml")  # or preset("standard")
-    run = run_suite(suite, load_cases(["cases.jsonl"]))
-    print(run.summary.pass_rate, [c.case_id for c in run.cases if not c.passed])
-
-Or call the workflow under test on each case first: ``evaluate(task, "cases.jsonl", suite)``.
+``run_suite(load_suite("suite.yaml"), load_cases(["cases.jsonl"]))`` scores recorded outputs
+(or a ``preset("standard")``); ``evaluate(task, "cases.jsonl", suite)`` calls the workflow first.
 """
 
 from knowledgepulse.evals.cases import (

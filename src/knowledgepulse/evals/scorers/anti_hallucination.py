@@ -1,13 +1,8 @@
 """``anti-hallucination``: 1 when the model added, removed and changed only what was asked.
 
-Three conditions, all required (the spec's wording):
-
-1. no new content: no actual operation, applicable or not, names a page or a block id that is
-   not in the input (an out-of-range ``targetIndex`` names nothing), and no page has more blocks
-   inserted than the expected operations insert there;
-2. no deleted blocks except those expected deletes target;
-3. only specified changes: every original block whose content changed is an expected update's
-   target.
+All three of the spec's conditions: no new content (no operation names a page or block id not
+in the input, no page gets more inserts than expected), no deleted blocks but those expected
+deletes target, and only specified changes (each changed block is an expected update's target).
 """
 
 from __future__ import annotations
