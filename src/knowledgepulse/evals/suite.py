@@ -286,17 +286,17 @@ def _build_scorer(
     try:
         params = cls.Params.model_validate(dict(raw_params))
     except ValidationError as error:
-        accepted = ", ".join(cls.Params.model_fields) or "no params"
+        fields = tuple(cls.Params.model_fields)
         for item in error.errors():
-            loc = ("scorers", index, "params", *item["loc"])
-            if item["type"] == "extra_forbidden":
-                key = str(item["loc"][-1])
-                message = _unknown_key(key, tuple(cls.Params.model_fields), f"{type_name} takes")
-                if not cls.Params.model_fields:
-                    message = f"unknown key; {type_name} takes no params"
+            if item["type"] != "extra_forbidden":
+                message = (
+                    f"{describe(item)} ({type_name} takes: {', '.join(fields) or 'no params'})"
+                )
+            elif fields:
+                message = _unknown_key(str(item["loc"][-1]), fields, f"{type_name} takes")
             else:
-                message = f"{describe(item)} ({type_name} takes: {accepted})"
-            problems.append(record.problem(loc, message))
+                message = f"unknown key; {type_name} takes no params"
+            problems.append(record.problem(("scorers", index, "params", *item["loc"]), message))
         return None
     try:
         return cls(params)

@@ -220,17 +220,12 @@ async def _called(task: Task, task_input: TaskInput) -> tuple[Any, float]:
     if inspect.iscoroutinefunction(task) or inspect.iscoroutinefunction(
         getattr(task, "__call__", None)  # noqa: B004 - an object whose __call__ is async
     ):
-        result = task(task_input)
-        elapsed = None
+        result, elapsed = task(task_input), None
     else:
         result, elapsed = await _in_thread(task, task_input)
-    if inspect.isawaitable(result):
-        while inspect.isawaitable(result):
-            result = await result
-        elapsed = None
-    if elapsed is None:
-        elapsed = time.perf_counter() - started
-    return result, elapsed * 1000
+    while inspect.isawaitable(result):
+        result, elapsed = await result, None
+    return result, (time.perf_counter() - started if elapsed is None else elapsed) * 1000
 
 
 async def _in_thread(task: Task, task_input: TaskInput) -> tuple[Any, float]:
