@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.errors import OutputError
 from knowledgepulse.evals import evaluate
-from knowledgepulse.evals.cache import OutputCache
+from knowledgepulse.evals.evaluate import OutputCache
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.tasks import TaskInput
 from tests.evals.builders import make_suite

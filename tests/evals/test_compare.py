@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from knowledgepulse.errors import ReportFileError
 from knowledgepulse.evals.compare import Comparison, compare_runs
-from knowledgepulse.evals.runner import EvalRun, run_suite
+from knowledgepulse.evals.results import EvalRun
+from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.snapshot import RunSnapshot, report_snapshot
 from knowledgepulse.reports.evals import run_to_dict
 from tests.evals.builders import make_case, make_suite, page

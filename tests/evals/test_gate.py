@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.evals.compare import compare_runs
-from knowledgepulse.evals.gate import Gate
+from knowledgepulse.evals.compare import Gate, compare_runs
 from tests.evals.test_compare import timed_run
 
 # response-time at threshold 0.5: 900 ms passes, 1900 ms fails.

@@ -11,7 +11,7 @@ import pytest
 
 from knowledgepulse.errors import PluginLoadError
 from knowledgepulse.evals import registry
-from knowledgepulse.evals.loading import load_plugin, load_task
+from knowledgepulse.evals.tasks import load_plugin, load_task
 
 WORKFLOW = """
 from knowledgepulse.evals import TaskInput

@@ -10,7 +10,8 @@ import pytest
 from rich.console import Console
 
 from knowledgepulse.evals.cases import FileProblem, LoadedCase, MalformedCase
-from knowledgepulse.evals.runner import EvalRun, run_suite
+from knowledgepulse.evals.results import EvalRun
+from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.reports.evals import (
     indented_json,

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from knowledgepulse.evals.cases import LoadedCase, MalformedCase
 from knowledgepulse.evals.compare import compare_runs
-from knowledgepulse.evals.runner import EvalRun, run_suite
+from knowledgepulse.evals.results import EvalRun
+from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.reports.evals_html import input_output_diff, to_html, word_diff
 from tests.evals.builders import make_case, make_suite, op, page

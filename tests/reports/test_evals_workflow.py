@@ -9,7 +9,7 @@ from functools import cache
 from rich.console import Console
 
 from knowledgepulse.evals import evaluate
-from knowledgepulse.evals.runner import EvalRun
+from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.tasks import TaskInput
 from knowledgepulse.reports.evals import to_console
 from knowledgepulse.reports.evals_html import to_html

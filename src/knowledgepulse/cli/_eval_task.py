@@ -13,13 +13,17 @@ from pathlib import Path
 import click
 
 from knowledgepulse.cli._options import Command, option_group
-from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR
 from knowledgepulse.evals.cases import CaseInput
-from knowledgepulse.evals.evaluate import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, evaluate
-from knowledgepulse.evals.loading import load_plugin, load_task
-from knowledgepulse.evals.runner import EvalRun, run_suite
+from knowledgepulse.evals.evaluate import (
+    DEFAULT_CACHE_DIR,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT_S,
+    evaluate,
+)
+from knowledgepulse.evals.results import EvalRun
+from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import Suite
-from knowledgepulse.evals.tasks import Task
+from knowledgepulse.evals.tasks import Task, load_plugin, load_task
 
 
 def task_options(command: Command) -> Command:

@@ -36,9 +36,8 @@ from knowledgepulse.cli.compare import tolerance_option
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases, iter_cases
-from knowledgepulse.evals.compare import Comparison, compare_runs
-from knowledgepulse.evals.gate import FAIL_ON, FailOn, Gate
-from knowledgepulse.evals.runner import EvalRun
+from knowledgepulse.evals.compare import FAIL_ON, Comparison, FailOn, Gate, compare_runs
+from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.snapshot import load_report
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset
 from knowledgepulse.records import STDIN, Problem

@@ -1,17 +1,9 @@
 """Evaluation of LLM workflow output: cases, scorers, suites, and runs with verdicts.
 
-In five lines::
-
-    from knowledgepulse.evals import load_cases, load_suite, run_suite
-
-    suite = load_suite("suite.yaml")  # or preset("standard")
-    run = run_suite(suite, load_cases(["cases.jsonl"]))
-    print(run.summary.pass_rate, [c.case_id for c in run.cases if not c.passed])
-
-Or call the workflow under test on each case first: ``evaluate(task, "cases.jsonl", suite)``.
+``run_suite(load_suite("suite.yaml"), load_cases(["cases.jsonl"]))`` scores recorded outputs
+(or a ``preset("standard")``); ``evaluate(task, "cases.jsonl", suite)`` calls the workflow first.
 """
 
-from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR, OutputCache
 from knowledgepulse.evals.cases import (
     CaseInput,
     FileProblem,
@@ -30,8 +22,7 @@ from knowledgepulse.evals.compare import (
     ScorerChange,
     compare_runs,
 )
-from knowledgepulse.evals.evaluate import evaluate, evaluate_async
-from knowledgepulse.evals.loading import load_plugin, load_task
+from knowledgepulse.evals.evaluate import DEFAULT_CACHE_DIR, OutputCache, evaluate, evaluate_async
 from knowledgepulse.evals.models import (
     ActualOutput,
     Block,
@@ -48,18 +39,19 @@ from knowledgepulse.evals.registry import (
     scorer_types,
     unregister_scorer,
 )
-from knowledgepulse.evals.results import RepeatStats, RepeatSummary, ScorerRepeat
-from knowledgepulse.evals.runner import (
+from knowledgepulse.evals.results import (
     TOLERANCE,
     CaseResult,
     EvalRun,
+    RepeatStats,
+    RepeatSummary,
     RunSummary,
     ScorerOutcome,
+    ScorerRepeat,
     ScorerStats,
-    evaluate_case,
-    run_suite,
     weighted_score,
 )
+from knowledgepulse.evals.runner import evaluate_case, run_suite
 from knowledgepulse.evals.scorer import (
     BULK_EDIT,
     CaseContext,
@@ -87,7 +79,14 @@ from knowledgepulse.evals.suite import (
     suite_from_dict,
     suite_json_schema,
 )
-from knowledgepulse.evals.tasks import Task, TaskInput, TaskRecord, TaskSummary
+from knowledgepulse.evals.tasks import (
+    Task,
+    TaskInput,
+    TaskRecord,
+    TaskSummary,
+    load_plugin,
+    load_task,
+)
 
 __all__ = [
     "BULK_EDIT",

@@ -1,20 +1,8 @@
 """Loading evaluation cases from JSON, JSON Lines and YAML files, and checking them for a suite.
 
-A malformed case becomes a :class:`MalformedCase` carrying every problem found in it (file,
-line or index, JSON path, message); the cases around it are still read and run. A content
-pattern that is not a valid regular expression, or that would cost too much to compile, makes
-its case malformed: the case file is wrong, and a score around it would measure the file.
-
-A part of a file that cannot be read at all (a syntax error, a file cut short) is a
-:class:`FileProblem`, not a case: the records before it were read, those after it are lost.
-Warnings (a case id used twice, an unpaired surrogate escape) ride with their case.
-
-A case's ``actual`` and ``expected`` may be any JSON value. Each scorer declares the parts it
-reads in the bulk-edit form (:attr:`~knowledgepulse.evals.scorer.Scorer.reads`); a part is
-checked against that form only when a scorer of the suite reads it (:func:`fit_cases`), and
-when only some scorers read it the message names them: ``cases.jsonl:3: actual: got "A
-summary"; expected a JSON object (needed by operation-accuracy)``. Scoring recorded outputs
-also needs an ``actual`` in every case (``null`` counts); a task's cases leave it out.
+A malformed case (a bad pattern included) carries every problem, located, and the cases around
+it still run; a part of a file that cannot be read is a :class:`FileProblem`. Each part a scorer
+reads in the bulk-edit form is checked only when one does, naming it (``needed by ...``).
 """
 
 from __future__ import annotations
@@ -70,11 +58,7 @@ CaseInput = LoadedCase | MalformedCase | FileProblem
 
 
 def parse_case(value: Any, *, source: str = "<case>") -> Case:
-    """Validate parsed JSON as a :class:`Case`.
-
-    Raises:
-        CaseValidationError: listing every problem with its JSON path.
-    """
+    """Validate parsed JSON as a :class:`Case` (CaseValidationError lists every problem)."""
     if isinstance(value, Case):
         return value
     result = validate_case(Record(Location(source), value))
@@ -100,7 +84,6 @@ def validate_case(record: Record) -> LoadedCase | MalformedCase:
 
 
 def _pattern_problems(case: Case, record: Record) -> Iterator[Problem]:
-    """Each content pattern that cannot be compiled; the patterns' shape is checked elsewhere."""
     expected = case.expected
     patterns = expected.get("contentPatterns") if isinstance(expected, dict) else None
     located: Iterable[tuple[tuple[str | int, ...], object]]
@@ -149,7 +132,7 @@ def iter_cases(sources: str | Path | Iterable[str | Path]) -> Iterator[CaseInput
 def _file_cases(
     items: Iterable[Record | Problem], first_seen: dict[str, Location]
 ) -> Iterator[CaseInput]:
-    """Records become cases; a record's problems (and warnings) are gathered into one case."""
+    # Records become cases; a record's problems (and warnings) are gathered into one case.
     pending = _Pending()
     for item in items:
         # A reader's problem without an index is about the file, not one record.
@@ -212,11 +195,7 @@ def _duplicate_id(
 
 
 def load_cases(sources: str | Path | Iterable[str | Path]) -> list[CaseInput]:
-    """Every case of the files, in order (see :func:`iter_cases`).
-
-    Raises:
-        InputFileError: a file cannot be read at all.
-    """
+    """Every case of the files, in order (see :func:`iter_cases`)."""
     return list(iter_cases(sources))
 
 
@@ -228,11 +207,9 @@ _MODELS: dict[CasePart, type[BaseModel]] = {"actual": ActualOutput, "expected": 
 _ORDER: tuple[CasePart, ...] = ("pages", "actual", "expected")
 
 
-def readers(suite: Suite, case: Case, *, output_known: bool = True) -> dict[CasePart, list[str]]:
-    """For each part some scorer reads in the bulk-edit form, those scorers' keys.
-
-    ``output_known=False`` (before a task has answered): only what each scorer always reads.
-    """
+def _readers(suite: Suite, case: Case, *, output_known: bool) -> dict[CasePart, list[str]]:
+    # For each part read in the bulk-edit form, the scorers' keys (before a task has answered,
+    # output_known=False, only what each always reads).
     found: dict[CasePart, list[str]] = {}
     for entry in suite.scorers:
         parts = entry.scorer.parts_read(case.actual) if output_known else entry.scorer.reads
@@ -258,10 +235,9 @@ def check_case(
     require_actual: bool = True,
     output_known: bool = True,
 ) -> Fit:
-    """Every way the case misses what the suite's scorers read, located in its file.
+    """Every way the case misses what the suite's scorers read (only ``parts``), located.
 
-    ``parts``: :data:`INPUT_PARTS` before a task has answered; ``require_actual``: for recorded
-    outputs; ``output_known``: whether ``actual`` is the output to score (see :func:`readers`).
+    ``require_actual``: for recorded outputs; ``output_known``: ``actual`` is the output to score.
     """
     record = Record(location, None, case.source_lines)
     wanted = set(parts)
@@ -276,19 +252,18 @@ def check_case(
         problems.append(missing)
         for entry in suite.scorers:
             by_scorer[entry.key] = [missing]
-    for part, keys in readers(suite, case, output_known=output_known).items():
+    for part, keys in _readers(suite, case, output_known=output_known).items():
         if part not in wanted or (part == "actual" and problems):
             continue
         suffix = "" if len(keys) == len(suite.scorers) else f" (needed by {', '.join(keys)})"
-        found = [record.problem(loc, text + suffix) for loc, text in part_problems(case, part)]
+        found = [record.problem(loc, text + suffix) for loc, text in _part_problems(case, part)]
         problems.extend(found)
         for key in keys if found else ():
             by_scorer.setdefault(key, []).extend(found)
     return Fit(tuple(problems), {key: tuple(found) for key, found in by_scorer.items()})
 
 
-def part_problems(case: Case, part: CasePart) -> list[tuple[tuple[str | int, ...], str]]:
-    """What is wrong with one part of a case in the bulk-edit form: (path, message) pairs."""
+def _part_problems(case: Case, part: CasePart) -> list[tuple[tuple[str | int, ...], str]]:
     if part == "pages":
         if case.pages:
             return []
@@ -315,8 +290,7 @@ def fit_cases(
 ) -> Iterator[CaseInput]:
     """The inputs, each valid case that misses what the suite reads turned into a malformed one.
 
-    ``before_task``: only what the scorers always read of the input is checked. Fitting twice
-    changes nothing.
+    ``before_task``: only what the scorers always read of the input is checked.
     """
     for item in inputs:
         if isinstance(item, LoadedCase):
@@ -337,7 +311,7 @@ def fit_cases(
 def _bulk_expected_problems(
     expected: ExpectedOutput, pages: Sequence[Page]
 ) -> list[tuple[tuple[str | int, ...], str]]:
-    """With several pages: a plain pattern list, expected operations without a pageId."""
+    # With several pages: a plain pattern list, expected operations without a pageId.
     if len(pages) <= 1:
         return []
     problems: list[tuple[tuple[str | int, ...], str]] = []

@@ -1,20 +1,19 @@
-"""Comparing two evaluation runs: score deltas, pass/fail flips, cases added and removed.
+"""Comparing two runs (score deltas, flips, cases added and removed), and the gate CI applies.
 
-Each run is a :class:`~knowledgepulse.evals.snapshot.RunSnapshot` (of a run in memory, or of a
-``kp eval -f json`` report). Cases are matched by id and occurrence, scores by suite key. A
-*regression* is a case that passed in the base run and fails in the new one; an *improvement*
-the reverse; a case whose verdict held but whose scores moved by more than the tolerance is
-*changed*; the rest are *unchanged*. Nothing here does I/O.
+Runs are :class:`~knowledgepulse.evals.snapshot.RunSnapshot` s, cases matched by id and
+occurrence, scores by suite key. A *regression* passed in the base run and fails in the new one;
+an *improvement* the reverse; *changed* kept its verdict but moved past the tolerance. No I/O.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Literal, get_args
 
-from knowledgepulse.evals.runner import TOLERANCE, EvalRun
+from knowledgepulse.evals.results import TOLERANCE, EvalRun
 from knowledgepulse.evals.snapshot import (
     CaseSnapshot,
     RunSnapshot,
@@ -33,15 +32,9 @@ ScorerStatus = Literal["added", "removed", "changed", "same"]
 
 @dataclass(frozen=True, slots=True)
 class ScoreDelta:
-    """One scorer on one case, base against new.
+    """One scorer on one case, base against new (a side is ``None`` for a malformed case).
 
-    Attributes:
-        key: the suite key.
-        base: the base run's result, or ``None`` when that side has none (a malformed case).
-        new: the new run's result, or ``None``.
-        delta: ``new - base`` when both have a score, else ``None``.
-        flip: ``regressed``, ``improved``, or ``None``.
-        changed: whether it flipped, a score appeared or vanished, or moved past the tolerance.
+    ``changed``: it flipped, a score appeared or vanished, or ``delta`` is past the tolerance.
     """
 
     key: str
@@ -54,15 +47,10 @@ class ScoreDelta:
 
 @dataclass(frozen=True, slots=True)
 class CaseComparison:
-    """One case, base against new.
+    """One case, base against new (``None`` on the side it was added to or removed from).
 
-    Attributes:
-        label: the case id (with ``#n`` for a repeated id).
-        change: how the case changed.
-        base: the case in the base run, or ``None`` when it was added.
-        new: the case in the new run, or ``None`` when it was removed.
-        scores: per scorer both suites have, in the new suite's order.
-        weighted_delta: the change of the weighted score, when both sides have one.
+    ``label`` is its id (``#n`` for a repeated id); ``scores`` are those of the scorers both
+    suites have, in the new suite's order.
     """
 
     label: str
@@ -80,16 +68,7 @@ class CaseComparison:
 
 @dataclass(frozen=True, slots=True)
 class ScorerChange:
-    """One suite entry, base against new.
-
-    Attributes:
-        key: the suite key.
-        status: ``added``, ``removed``, ``changed`` (type, weight or threshold) or ``same``.
-        base: the base suite's entry, or ``None``.
-        new: the new suite's entry, or ``None``.
-        base_mean: its mean score in the base run, or ``None``.
-        new_mean: likewise in the new run.
-    """
+    """One suite entry, base against new, and its mean score in each run."""
 
     key: str
     status: ScorerStatus
@@ -122,10 +101,7 @@ class ComparisonSummary:
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """Two runs compared: every case and scorer, and the counts.
-
-    ``cases`` are the new run's in its order, then the removed ones; ``scorers`` likewise.
-    """
+    """Two runs compared: cases and scorers (the new run's in order, then removed), counts."""
 
     base: RunSnapshot
     new: RunSnapshot
@@ -157,12 +133,9 @@ def compare_runs(
     *,
     tolerance: float = DEFAULT_TOLERANCE,
 ) -> Comparison:
-    """Compare a new run with a base run, case by case and scorer by scorer.
+    """Compare a new run with a base run (or snapshot: :func:`load_report`), case by case.
 
-    Args:
-        base: the baseline: a run, or a snapshot (:func:`load_report` reads one from a file).
-        new: the run to judge against it.
-        tolerance: score deltas at most this large count as unchanged (flips always count).
+    Score deltas at most ``tolerance`` count as unchanged (flips always count).
 
     Raises:
         ValueError: the tolerance is negative or not finite.
@@ -185,14 +158,8 @@ def compare_runs(
         if (c.case_id, c.occurrence) not in new_ids
     ]
     counts = Counter(case.change for case in cases)
-    summary = ComparisonSummary(
-        regressions=counts["regressed"],
-        improvements=counts["improved"],
-        changed=counts["changed"],
-        unchanged=counts["unchanged"],
-        added=counts["added"],
-        removed=counts["removed"],
-    )
+    # ComparisonSummary counts the changes in the order CaseChange names them.
+    summary = ComparisonSummary(*(counts[change] for change in get_args(CaseChange)))
     return Comparison(
         before, after, tolerance, tuple(cases), _compare_scorers(before, after), summary
     )
@@ -264,3 +231,71 @@ def _compare_scorers(base: RunSnapshot, new: RunSnapshot) -> tuple[ScorerChange,
         if key not in after
     ]
     return tuple(changes)
+
+
+# --- The gate ------------------------------------------------------------------------------
+# Against a baseline each failing case stands as a ``regression`` (it passed there), a ``new
+# failure`` (no such case, or no id to match by) or an ``old failure``. ``fail_on="regression"``
+# fails on the first two, so CI can tell "no worse than main" from "worse"; ``"failure"`` on any
+# failing case; ``"never"`` records a run without judging it. An unreadable case file fails every
+# mode but ``never``: the run is not all there.
+
+FailOn = Literal["failure", "regression", "never"]
+FAIL_ON: tuple[FailOn, ...] = ("failure", "regression", "never")
+
+Standing = Literal["regression", "new failure", "old failure"]
+WORSE: frozenset[Standing] = frozenset({"regression", "new failure"})
+"""The standings that are worse than the baseline."""
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """How a run is judged: what fails it, and each failing case's standing against a baseline.
+
+    ``standings``: per case, in order (``None`` for a passing one); empty without a baseline.
+    """
+
+    fail_on: FailOn
+    standings: tuple[Standing | None, ...] = ()
+
+    @classmethod
+    def of(cls, run: EvalRun, comparison: Comparison | None, fail_on: FailOn) -> Gate:
+        """The gate of a run, compared with its baseline or not.
+
+        Raises:
+            ValueError: ``fail_on="regression"`` without a comparison.
+        """
+        if fail_on == "regression" and comparison is None:
+            raise ValueError("failing on regressions needs a baseline to compare with")
+        standings = () if comparison is None else tuple(_standings(run, comparison))
+        return cls(fail_on, standings)
+
+    @property
+    def worse(self) -> int:
+        """Cases worse than the baseline: regressions and new failures."""
+        return sum(standing in WORSE for standing in self.standings)
+
+    def excused(self, index: int) -> bool:
+        """Whether the run's ``index``-th case fails but does not fail the run."""
+        if self.fail_on == "never":
+            return True
+        return self.fail_on == "regression" and self.standing(index) == "old failure"
+
+    def standing(self, index: int) -> Standing | None:
+        """The run's ``index``-th case against the baseline, or ``None`` (passed, no baseline)."""
+        return self.standings[index] if self.standings else None
+
+
+def _standings(run: EvalRun, comparison: Comparison) -> Iterator[Standing | None]:
+    # The comparison holds the run's cases with an id, in the run's order, then removed ones.
+    matched = iter(case for case in comparison.cases if case.new is not None)
+    for result in run.cases:
+        compared = next(matched) if result.case_id is not None else None
+        if result.passed:
+            yield None
+        elif compared is None or compared.base is None:
+            yield "new failure"
+        elif compared.base.passed:
+            yield "regression"
+        else:
+            yield "old failure"

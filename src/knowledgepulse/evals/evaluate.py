@@ -1,22 +1,27 @@
 """Running a task over cases, then the suite over its outputs: ``evaluate(task, cases, suite)``.
 
-A call that still fails after its retries is that case's error result; the others go on.
-Outputs are scored when every call is done, in the cases' order, so the scores are those
-``run_suite`` gives for the same outputs. Each case is checked for what the suite reads of its
-input first, so a case that cannot be scored never costs a model call.
+A call that still fails after its retries is that case's error result; the others go on. Outputs
+are scored in the cases' order once every call is done, so the scores are ``run_suite``'s. A case
+that cannot be scored never costs a call. Outputs may be kept in an output cache on disk.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
+import json
+import logging
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from types import TracebackType
-from typing import Any
+from typing import Any, ParamSpec
 
-from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR, OutputCache
+from pydantic import JsonValue
+
+from knowledgepulse._util.atomic import atomic_text
+from knowledgepulse.errors import KnowledgePulseError, OutputError
 from knowledgepulse.evals.cases import (
     CaseInput,
     FileProblem,
@@ -29,12 +34,7 @@ from knowledgepulse.evals.cases import (
 )
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.results import CaseResult, EvalRun
-from knowledgepulse.evals.runner import (
-    collect_run,
-    combine_runs,
-    score_context,
-    task_failed,
-)
+from knowledgepulse.evals.runner import collect_run, combine_runs, score_context, task_failed
 from knowledgepulse.evals.scorer import CaseContext, recorded_duration
 from knowledgepulse.evals.suite import Suite, load_suite
 from knowledgepulse.evals.tasks import (
@@ -48,79 +48,20 @@ from knowledgepulse.evals.tasks import (
 )
 from knowledgepulse.records import Location, Record
 
+DEFAULT_CACHE_DIR = Path(".kp-cache") / "outputs"
+"""Where outputs are cached unless told otherwise (relative to the working directory)."""
+FORMAT = 1
+"""The cache's format; part of every key, so a new format never reads an old file."""
 DEFAULT_CONCURRENCY = 8
 """Task calls in flight at once, unless told otherwise."""
 DEFAULT_TIMEOUT_S = 300.0
 """``kp eval --task``'s limit on one call: minutes for a slow model, never a hung CI job."""
 
+_log = logging.getLogger("knowledgepulse")
+P = ParamSpec("P")
+
 Cases = str | Path | Iterable[Case | CaseInput | Mapping[str, Any]]
 """Case files (a path, or ``-`` for stdin), or cases: models, loaded ones, or plain dicts."""
-
-
-def evaluate(
-    task: Task,
-    cases: Cases,
-    suite: Suite | str | Path,
-    *,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    timeout: float | None = None,
-    retries: int = 0,
-    retry_delay: float = 1.0,
-    repeat: int = 1,
-    task_version: str | None = None,
-    cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
-    progress: bool | None = None,
-) -> EvalRun:
-    """Call ``task`` on every case and score its outputs with ``suite``; see the module docs.
-
-    Runs its own event loop; from async code (a notebook cell, say) await
-    :func:`evaluate_async` instead.
-
-    Args:
-        task: a function, sync or async, taking a :class:`~knowledgepulse.evals.tasks.TaskInput`
-            and returning the output (any JSON value, or a pydantic model).
-        cases: case files, or cases (see :data:`Cases`); their ``actual`` is ignored.
-        suite: a suite, or the path of a suite file.
-        concurrency: the most task calls in flight at once.
-        timeout: seconds one call may take (``None``: no limit); past it the call is abandoned.
-        retries: how many times a call that raised or timed out is tried again.
-        retry_delay: seconds before the first retry; each later one waits twice as long.
-        repeat: calls per case; above 1, each scorer's mean ± standard error and pass@K.
-        task_version: your name for this version of the task; outputs are cached under it
-            (change it when the task changes). ``None``: nothing is cached.
-        cache_dir: where outputs are cached; ``None`` turns the cache off.
-        progress: draw a progress bar on stderr (``None``: when stderr is a terminal).
-
-    Raises:
-        ValueError: a setting out of range.
-        SuiteError: the suite file has errors (before any call).
-        InputFileError: a case file cannot be read at all.
-        OutputError: the cache directory cannot be written (before any call).
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        raise RuntimeError(
-            "evaluate() runs its own event loop, and one is running already; in async code "
-            "(a notebook, say) use: await evaluate_async(...)"
-        )
-    return asyncio.run(
-        evaluate_async(
-            task,
-            cases,
-            suite,
-            concurrency=concurrency,
-            timeout=timeout,
-            retries=retries,
-            retry_delay=retry_delay,
-            repeat=repeat,
-            task_version=task_version,
-            cache_dir=cache_dir,
-            progress=progress,
-        )
-    )
 
 
 async def evaluate_async(
@@ -137,7 +78,31 @@ async def evaluate_async(
     cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
     progress: bool | None = None,
 ) -> EvalRun:
-    """:func:`evaluate` in the running event loop (same arguments, same result)."""
+    """Call ``task`` on every case and score its outputs with ``suite``; see the module docs.
+
+    :func:`evaluate` is the same, run in an event loop of its own, for sync code.
+
+    Args:
+        task: a function, sync or async, taking a :class:`~knowledgepulse.evals.tasks.TaskInput`
+            and returning the output (any JSON value, or a pydantic model).
+        cases: case files, or cases (see :data:`Cases`); their ``actual`` is ignored.
+        suite: a suite, or the path of a suite file.
+        concurrency: the most task calls in flight at once.
+        timeout: seconds one call may take (``None``: no limit); past it the call is abandoned.
+        retries: how many times a call that raised or timed out is tried again.
+        retry_delay: seconds before the first retry; each later one waits twice as long.
+        repeat: calls per case; above 1, each scorer's mean ± standard error and pass@K.
+        task_version: your name for this version of the task (change it when the task
+            changes): outputs are cached under it; ``None``: nothing is cached.
+        cache_dir: where outputs are cached; ``None`` turns the cache off.
+        progress: draw a progress bar on stderr (``None``: when stderr is a terminal).
+
+    Raises:
+        ValueError: a setting out of range.
+        SuiteError: the suite file has errors (before any call).
+        InputFileError: a case file cannot be read at all.
+        OutputError: the cache directory cannot be written (before any call).
+    """
     check_options(
         concurrency=concurrency,
         timeout=timeout,
@@ -146,7 +111,7 @@ async def evaluate_async(
         repeat=repeat,
     )
     resolved = suite if isinstance(suite, Suite) else load_suite(suite)
-    inputs = list(fit_cases(case_inputs(cases), resolved, before_task=True))
+    inputs = list(fit_cases(_case_inputs(cases), resolved, before_task=True))
     cache = None
     if task_version is not None and cache_dir is not None:
         cache = OutputCache(cache_dir, task=task_name(task), task_version=task_version)
@@ -166,8 +131,7 @@ async def evaluate_async(
         task_input = TaskInput.of(item.case, run)
         hit = cache.get(task_input) if cache is not None else None
         if hit is not None:
-            record = TaskRecord(attempts=0, cached=True)
-            answers[index, run] = TaskAnswer(hit.output, hit.duration_ms, record)
+            answers[index, run] = hit
         else:
             async with limit:
                 got = await call_task(
@@ -179,22 +143,38 @@ async def evaluate_async(
             answers[index, run] = got
         bar.advance(cached=hit is not None)
 
-    with TaskProgress.auto(len(jobs), progress) as bar:
+    with TaskProgress(len(jobs), progress) as bar:
         await asyncio.gather(*(answer(index, run, bar) for index, run in jobs))
 
     def scored(index: int, item: LoadedCase) -> CaseResult:
-        runs = [score_answer(resolved, item, answers[index, run]) for run in range(repeat)]
+        runs = [_score_answer(resolved, item, answers[index, run]) for run in range(repeat)]
         return runs[0] if repeat == 1 else combine_runs(resolved, runs)
 
     return collect_run(resolved, inputs, scored)
 
 
-def score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseResult:
-    """One run's result: the suite on the task's output, or the task's error.
+def _blocking(run: Callable[P, Coroutine[Any, Any, EvalRun]]) -> Callable[P, EvalRun]:
+    @functools.wraps(run)
+    def blocking(*args: P.args, **kwargs: P.kwargs) -> EvalRun:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(run(*args, **kwargs))
+        raise RuntimeError(
+            "evaluate() runs its own event loop, and one is running already; in async code "
+            "(a notebook, say) use: await evaluate_async(...)"
+        )
 
-    A scorer that cannot read the output in the form it needs gets an error result; the others
-    still score. The duration is the output's own ``durationMs``, else the task's time.
-    """
+    return blocking
+
+
+evaluate = _blocking(evaluate_async)
+""":func:`evaluate_async` in an event loop of its own: the same arguments, the same result."""
+
+
+def _score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseResult:
+    # A scorer that cannot read the output in the form it needs gets an error result; the others
+    # still score. The duration is the output's own durationMs, else the task's time.
     case, location = item.case, item.location
     if answer.record.failed:
         return task_failed(suite, case, location, answer.record)
@@ -206,8 +186,7 @@ def score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseResu
     return replace(result, duration_ms=answer.duration_ms, task=answer.record)
 
 
-def case_inputs(cases: Cases) -> Iterator[CaseInput]:
-    """Cases in any form :func:`evaluate` takes, as loaded cases (files are read as they go)."""
+def _case_inputs(cases: Cases) -> Iterator[CaseInput]:
     if isinstance(cases, str | Path):
         yield from iter_cases(cases)
         return
@@ -221,27 +200,22 @@ def case_inputs(cases: Cases) -> Iterator[CaseInput]:
 
 
 class TaskProgress:
-    """Outputs done (and cache hits), drawn as a bar on stderr while entered, when enabled.
+    """Outputs done (and cache hits), drawn as a bar on stderr while entered, when wanted.
 
-    Calling a model over a dataset takes minutes, and ``evaluate()`` is called from scripts as
-    well as from ``kp eval``: the one place the library draws. Rich is imported only then.
+    Calling a model over a dataset takes minutes, from scripts as well as ``kp eval``: the one
+    place the library draws. Rich is imported only then.
     """
 
-    def __init__(self, total: int, *, enabled: bool) -> None:
+    def __init__(self, total: int, wanted: bool | None) -> None:
+        if wanted is None:  # when stderr is a terminal
+            isatty = getattr(sys.stderr, "isatty", None)
+            wanted = bool(isatty and isatty())
         self.total = total
         self.done = 0
         self.cached = 0
-        self._enabled = enabled and total > 0
+        self._enabled = wanted and total > 0
         self._bar: Any = None
         self._task: Any = None
-
-    @classmethod
-    def auto(cls, total: int, wanted: bool | None) -> TaskProgress:
-        """Drawn when ``wanted``, or, when ``wanted`` is ``None``, when stderr is a terminal."""
-        if wanted is None:
-            isatty = getattr(sys.stderr, "isatty", None)
-            wanted = bool(isatty and isatty())
-        return cls(total, enabled=wanted)
 
     @property
     def drawing(self) -> bool:
@@ -250,23 +224,16 @@ class TaskProgress:
 
     def __enter__(self) -> TaskProgress:
         if self._enabled:
-            from rich.console import Console  # noqa: PLC0415 - only when a bar is drawn
-            from rich.progress import (  # noqa: PLC0415
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
+            from rich import progress as bar  # noqa: PLC0415 - only when a bar is drawn
+            from rich.console import Console  # noqa: PLC0415
 
-            self._bar = Progress(
-                TextColumn("outputs"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[cached]} cached"),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
+            self._bar = bar.Progress(
+                bar.TextColumn("outputs"),
+                bar.BarColumn(),
+                bar.MofNCompleteColumn(),
+                bar.TextColumn("{task.fields[cached]} cached"),
+                bar.TimeElapsedColumn(),
+                bar.TimeRemainingColumn(),
                 console=Console(file=sys.stderr, stderr=True),
                 transient=True,
             )
@@ -274,12 +241,7 @@ class TaskProgress:
             self._task = self._bar.add_task("outputs", total=self.total, cached=0)
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
@@ -290,3 +252,93 @@ class TaskProgress:
         self.cached += cached
         if self._bar is not None:
             self._bar.update(self._task, completed=self.done, cached=self.cached)
+
+
+# --- The output cache --------------------------------------------------------------------------
+# An output is keyed by a SHA-256 of what the task received (never what is expected), the task's
+# name, its version and the repetition: changing a suite or an expectation reuses every output.
+# One JSON file per output, <dir>/<2 hex>/<64 hex>.json, written atomically; a file that cannot
+# be read back is a miss (and is rewritten), never an error.
+
+
+class OutputCache:
+    """Outputs of one task at one version, on disk under ``directory``."""
+
+    def __init__(self, directory: str | Path, *, task: str, task_version: str) -> None:
+        self.directory = Path(directory)
+        self.task = task
+        self.task_version = task_version
+        self._warned = False
+
+    def prepare(self) -> None:
+        """Create the directory, before any task runs (OutputError: it cannot be written)."""
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            probe = self.directory / ".kp-probe"
+            probe.touch()
+            probe.unlink()
+        except OSError as error:
+            raise OutputError(
+                f"cannot use {self.directory} as the output cache: {error.strerror or error}; "
+                "give another directory (cache_dir, --cache-dir) or turn the cache off "
+                "(--no-cache)"
+            ) from None
+
+    def key(self, task_input: TaskInput) -> str:
+        """The SHA-256 (hex) an output is kept under."""
+        identity = {
+            "format": FORMAT,
+            "task": self.task,
+            "version": self.task_version,
+            "input": task_input.to_json(),
+            "run": task_input.run,
+        }
+        return hashlib.sha256(_canonical(identity).encode("ascii")).hexdigest()
+
+    def _path(self, task_input: TaskInput) -> Path:
+        key = self.key(task_input)
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, task_input: TaskInput) -> TaskAnswer | None:
+        """The cached answer for this input, or ``None`` (never cached, or unreadable)."""
+        path = self._path(task_input)
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as error:
+            _log.warning("output cache: ignoring %s, which cannot be read: %s", path, error)
+            return None
+        if not isinstance(document, dict) or "output" not in document:
+            _log.warning("output cache: ignoring %s, which holds no output", path)
+            return None
+        cached = TaskRecord(attempts=0, cached=True)
+        return TaskAnswer(document["output"], recorded_duration(document), cached)
+
+    def put(self, task_input: TaskInput, output: JsonValue, duration_ms: float | None) -> None:
+        """Keep an output; a failure to write is logged once, and the run goes on."""
+        path = self._path(task_input)
+        document = {
+            "format": FORMAT,
+            "task": self.task,
+            "taskVersion": self.task_version,
+            "caseId": task_input.case_id,
+            "run": task_input.run,
+            "durationMs": duration_ms,
+            "output": output,
+        }
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_text(path) as stream:
+                stream.write(json.dumps(document, ensure_ascii=True, indent=1) + "\n")
+        except (OSError, KnowledgePulseError) as error:
+            if not self._warned:
+                self._warned = True
+                _log.warning(
+                    "output cache: cannot write %s (%s); outputs are not kept", path, error
+                )
+
+
+def _canonical(value: Any) -> str:
+    # One text per JSON value: sorted keys, no spaces, ASCII (so a lone surrogate hashes too).
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)

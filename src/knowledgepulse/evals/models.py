@@ -1,8 +1,7 @@
 """Pages, blocks, operations and cases: the data the evaluation scorers compare.
 
-The running example is a bulk-edit workflow: a model sees pages of blocks and an instruction,
-and answers with edit operations. A case's output and expectation may be any JSON value;
-:class:`ActualOutput` and :class:`ExpectedOutput` are how the bulk-edit scorers read them.
+A case's output and expectation may be any JSON value; :class:`ActualOutput` and
+:class:`ExpectedOutput` are how the bulk-edit scorers (pages of blocks, edit operations) read them.
 """
 
 from __future__ import annotations
@@ -71,8 +70,7 @@ class Page(_CaseModel):
 class Operation(BaseModel):
     """One edit operation, as a model produced it or as a case expects it.
 
-    An operation of an unknown ``type`` is kept as data: it is never applicable and never
-    matches. Extra keys (a model's ``reason``, say) are kept and ignored.
+    An unknown ``type`` is kept: never applicable, never matching. Extra keys are kept, ignored.
     """
 
     model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
@@ -142,8 +140,7 @@ class ExpectedOutput(_CaseModel):
 class Case(_CaseModel):
     """One evaluation case: the input the workflow sees, its actual output and what was expected.
 
-    The bulk-edit form of ``actual`` and ``expected`` is checked only for the scorers of a
-    suite that read it (:func:`~knowledgepulse.evals.cases.check_case`).
+    The bulk-edit form of ``actual`` and ``expected`` is checked only for the scorers reading it.
     """
 
     id: StrictStr = Field(description="The case's id, shown in every report.")

@@ -1,10 +1,8 @@
 """Applying edit operations to pages: pure functions, the spec's "Applying operations" exactly.
 
-Operations apply in order to a copy of the pages. A target resolves against the ORIGINAL pages
-(so an inserted block is never one) and must still exist when the operation runs; an operation
-that is not applicable is skipped with its reason, and the next ones still apply. Inserted
-blocks get the id ``kp:inserted:<i>`` (``i``: the operation's index; ``:<n>`` appended should an
-original block use it) and the type ``"inserted"``.
+Operations apply in order to a copy; a target resolves against the ORIGINAL pages and must still
+exist; an inapplicable operation is skipped with its reason. An inserted block gets the id
+``kp:inserted:<i>`` (``:<n>`` appended should an original block use it), the type "inserted".
 """
 
 from __future__ import annotations
@@ -41,11 +39,7 @@ class BlockRef:
 
 @dataclass(frozen=True, slots=True)
 class OperationOutcome:
-    """What happened to one operation.
-
-    ``reason`` is ``None`` when it was applied; ``target`` is the original block its target
-    resolved to, and ``inserted`` the block an applied insert created.
-    """
+    """What happened to one operation: why it was skipped (``None``: applied), its target."""
 
     index: int
     operation: Operation
@@ -107,14 +101,9 @@ class EditedBlock:
 
 @dataclass(frozen=True, slots=True)
 class ApplicationResult:
-    """The pages after the operations, and what each operation did.
+    """The pages after the operations, one outcome per operation, and what they did.
 
-    Attributes:
-        pages: the final pages, in the input's order.
-        outcomes: one per operation, in order.
-        inserted: the blocks inserts created, per page id (every input page present).
-        deleted: the original blocks removed, in page then block order.
-        changed: the original blocks whose content changed, in the same order.
+    ``inserted``: per input page id; ``deleted`` and ``changed``: original blocks in page order.
     """
 
     pages: tuple[Page, ...]
@@ -127,10 +116,6 @@ class ApplicationResult:
     def applicable_count(self) -> int:
         """How many operations were applied."""
         return sum(outcome.applicable for outcome in self.outcomes)
-
-    def page(self, page_id: str) -> Page | None:
-        """The final page with this id, or ``None``."""
-        return next((page for page in self.pages if page.id == page_id), None)
 
 
 def resolve_page(operation: Operation, pages: Sequence[Page]) -> Page | None:
@@ -148,11 +133,7 @@ def page_key(operation: Operation, pages: Sequence[Page]) -> str | None:
 
 
 def resolve_block(operation: Operation, page: Page) -> Block | None:
-    """The ORIGINAL block an operation targets on ``page``, or ``None``.
-
-    ``targetBlockId`` wins when given (even if it names no block); a negative or out-of-range
-    ``targetIndex`` names no block.
-    """
+    """The ORIGINAL block an operation targets on ``page``: ``targetBlockId`` wins when given."""
     if operation.target_block_id is not None:
         return next((b for b in page.blocks if b.id == operation.target_block_id), None)
     index = operation.target_index
@@ -171,11 +152,7 @@ def resolve_target(operation: Operation, pages: Sequence[Page]) -> BlockRef | No
 
 
 def target_key(operation: Operation, pages: Sequence[Page]) -> Hashable:
-    """What "the same target" means when comparing two operations.
-
-    The same original block; no target on the same page; or, unresolved, the same page,
-    ``targetBlockId`` and ``targetIndex`` (so an operation has the target of an identical one).
-    """
+    """What "the same target" means: the same original block, or the same page and fields."""
     page = page_key(operation, pages)
     if not operation.has_target:
         return (page, "no target")
@@ -265,7 +242,6 @@ def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> 
 def _check(
     index: int, operation: Operation, pages: Sequence[Page], deleted: dict[BlockRef, int]
 ) -> OperationOutcome:
-    """The operation's outcome if it were applied now: its reason is set when it cannot be."""
     page = resolve_page(operation, pages)
     target: BlockRef | None = None
     reason: Inapplicable | None = None
@@ -289,37 +265,25 @@ def _check(
 
 
 def _insert(slots: list[_Slot], new: Block, operation: Operation, target: BlockRef | None) -> None:
-    """Put ``new`` where the spec says, remembering its anchor for later inserts."""
     before = operation.effective_position == "before"
+    anchor: tuple[str, ...] | None = None
     if target is None:
-        anchor: tuple[str, ...] = ("start",)
-        if before:
-            # After the blocks earlier target-less "before" inserts put at the start.
-            at = 0
-            while at < len(slots) and slots[at].anchor == anchor:
-                at += 1
-        else:
-            at = len(slots)
-        slots.insert(at, _Slot(new, original=False, anchor=anchor if before else None))
-        return
-    at = _find(slots, target.block_id)
-    if before:
-        slots.insert(at, _Slot(new, original=False))
-        return
-    anchor = ("after", target.block_id)
-    at += 1
-    while at < len(slots) and slots[at].anchor == anchor:
+        anchor, at = (("start",), 0) if before else (None, len(slots))
+    elif before:
+        at = _find(slots, target.block_id)
+    else:
+        anchor, at = ("after", target.block_id), _find(slots, target.block_id) + 1
+    # After the blocks that earlier inserts anchored the same way put there.
+    while anchor is not None and at < len(slots) and slots[at].anchor == anchor:
         at += 1
     slots.insert(at, _Slot(new, original=False, anchor=anchor))
 
 
 def _find(slots: list[_Slot], original_id: str) -> int:
-    """The position of the original block ``original_id`` (the caller knows it is there)."""
     return next(n for n, slot in enumerate(slots) if slot.original and slot.block.id == original_id)
 
 
 def _content_of(slots: list[_Slot], original_id: str) -> str | None:
-    """The current content of an original block, or ``None`` when it was deleted."""
     return next((s.block.content for s in slots if s.original and s.block.id == original_id), None)
 
 

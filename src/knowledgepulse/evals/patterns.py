@@ -1,14 +1,9 @@
-"""Content patterns: regular expressions searched in page content, bounded in time and size.
+"""Content patterns: regular expressions searched (DOTALL) in page content, bounded in time.
 
-Content comes from a model, so a pattern that backtracks catastrophically must not hang a run:
-matching uses the ``regex`` package's ``timeout`` (which counts the CPU time the search takes),
-and a timeout is an issue on that pattern (not matched). The patterns of one case share a
-budget too (``case_timeout_ms``, wall-clock time): each search gets at most what is left of it,
-and once it is spent the patterns left are not searched, so 24 catastrophic patterns cost one
-budget, not 24 timeouts. Patterns are *searched* with DOTALL, so a pattern can span the
-newlines that join blocks. ``regex`` unrolls a fixed repeat when it compiles
-(``(?:(?:a{1000}){1000}){100}b`` takes gigabytes), so a pattern past the bounds below is
-refused before it is compiled.
+A catastrophic pattern must not hang a run: each search has the ``regex`` package's CPU-time
+``timeout``, and a case's patterns share a wall-clock budget (``case_timeout_ms``), past which
+the rest are not searched. ``regex`` unrolls fixed repeats when compiling (``(?:a{1000}){1000}``
+takes gigabytes), so a pattern past the bounds below is refused before it is compiled.
 """
 
 from __future__ import annotations
@@ -36,18 +31,14 @@ from knowledgepulse.evals.models import ContentPatterns, Page
 
 DEFAULT_TIMEOUT_MS = 1000.0
 DEFAULT_CASE_TIMEOUT_MS = 10_000.0
-"""The default budget of all a case's patterns together (or ``timeout_ms``, if larger)."""
+# Beyond a minute a catastrophic pattern would hold a run for hours (and regex reads a huge
+# timeout as none at all).
 MAX_TIMEOUT_MS = 60_000.0
-"""The most a suite may allow one pattern to search one page: beyond it a catastrophic
-pattern would hold a run for hours (and ``regex`` reads a huge timeout as none at all)."""
-MAX_PATTERN_LENGTH = 10_000
-"""Characters in one pattern; compiling costs about 4 µs a character."""
+MAX_PATTERN_LENGTH = 10_000  # compiling costs about 4 µs a character
+# Unrolled units: about 0.03 s, 30 MB while compiling and 15 MB kept (regex 2026.11);
+# (?:ab|cd){300000} crashes the interpreter.
 MAX_PATTERN_UNITS = 100_000
-"""What a pattern may unroll to when compiled: about 0.03 s, 30 MB while compiling and 15 MB
-kept (measured with regex 2026.11). ``(?:ab|cd){300000}`` crashes the interpreter, and
-``(?:(?:a{1000}){1000}){100}b`` takes 10 GB."""
-MAX_GROUP_DEPTH = 100
-"""Nested groups; ``regex`` parses them recursively and overflows Python's stack near 200."""
+MAX_GROUP_DEPTH = 100  # regex parses groups recursively; Python's stack overflows near 200
 _CACHE_UNITS = 1_000_000
 PREVIEW_CHARS = 100
 PATTERN_ADVICE = (
@@ -139,11 +130,7 @@ class PatternStatus(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class PatternCheck:
-    """One pattern checked against one page's content.
-
-    ``issue``: what to report (``None`` when it matched); ``warning``: advice on an anchored
-    pattern, likely too strict.
-    """
+    """One pattern checked against one page: the issue (unless matched), advice if anchored."""
 
     page_id: str
     pattern: str
@@ -191,11 +178,7 @@ class PatternReport:
 def patterns_by_page(
     patterns: ContentPatterns | None, pages: Sequence[Page]
 ) -> dict[str, list[str]]:
-    """The patterns per page id, in the order given.
-
-    Raises:
-        ValueError: the patterns are a plain list but there is not exactly one page.
-    """
+    """The patterns per page id (ValueError: a plain list, but not exactly one page)."""
     if patterns is None:
         return {}
     if isinstance(patterns, Mapping):
@@ -228,10 +211,7 @@ def check_patterns(
     timeout_ms: float = DEFAULT_TIMEOUT_MS,
     case_timeout_ms: float | None = None,
 ) -> PatternReport:
-    """Search every pattern in its page's content (``pages`` are the pages after the operations).
-
-    All of them together take at most ``case_timeout_ms`` (default: 10 s, or ``timeout_ms`` if
-    larger).
+    """Search every pattern in its page's content, within one case budget (:func:`case_budget_ms`).
 
     Raises:
         ValueError: the patterns are a plain list but there is not exactly one page.
@@ -263,10 +243,9 @@ def check_pattern(
     subject: str | None = None,
     budget: Budget | None = None,
 ) -> PatternCheck:
-    """Search one pattern in one page's content (``None``: the page does not exist).
+    """Search one pattern in one page's content (``None``: no such page), within ``budget``.
 
-    ``subject`` is how issues name what was searched (``Output``), when not a page; ``budget``
-    is what is left of the case's pattern time, when the pattern is one of several.
+    ``subject`` is how issues name what was searched (``Output``), when not a page.
     """
     label = subject if subject is not None else f"Page '{page_id}'"
     where = f"{label}: Pattern '{pattern}'"
@@ -383,9 +362,8 @@ def _repeat_count(pattern: str, position: int) -> re.Match[str] | None:
 def pattern_cost(pattern: str) -> tuple[int, int]:
     """What a pattern unrolls to when compiled, in units, and how deep its groups nest.
 
-    A unit is a character; a repeat ``{m}`` or ``{m,n}`` multiplies what it repeats by ``m``
-    (``regex`` unrolls the fixed minimum), and nested repeats multiply. The count errs high,
-    never low, so a pattern under the bound compiles within it.
+    A unit is a character; ``{m}`` or ``{m,n}`` multiplies what it repeats by ``m`` (``regex``
+    unrolls the minimum); nested repeats multiply. It errs high, never low.
     """
     frames = [[0, 0]]  # per open group: units so far, units of the last atom
     depth = deepest = 0

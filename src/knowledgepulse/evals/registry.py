@@ -32,10 +32,6 @@ _entry_points_loaded = False
 def register_scorer(type_name: str) -> Callable[[S], S]:
     """Class decorator: make a scorer usable from suites as ``type: <type_name>``.
 
-    Example:
-        >>> @register_scorer("word-count")
-        ... class WordCount(Scorer): ...
-
     Raises:
         ValueError: the name is empty or taken by a different class.
     """
@@ -53,21 +49,16 @@ def register_scorer(type_name: str) -> Callable[[S], S]:
             existing = _registry.get(type_name)
             # The same class imported again (its module forgotten and re-imported, as pytester
             # and notebooks do) replaces itself; another class under the name is a clash.
-            reimported = existing is not None and _same_name(existing, cls)
-            if existing is not None and existing is not cls and not reimported:
+            if existing is not None and _qualified(existing) != _qualified(cls):
                 raise ValueError(
                     f"scorer type {type_name!r} is already registered by "
-                    f"{existing.__module__}.{existing.__qualname__}; choose another type name"
+                    f"{_qualified(existing)}; choose another type name"
                 )
             cls.type_name = type_name
             _registry[type_name] = cls
         return cls
 
     return decorate
-
-
-def _same_name(a: type, b: type) -> bool:
-    return (a.__module__, a.__qualname__) == (b.__module__, b.__qualname__)
 
 
 def unregister_scorer(type_name: str) -> None:
@@ -77,11 +68,7 @@ def unregister_scorer(type_name: str) -> None:
 
 
 def get_scorer_class(type_name: str) -> type[Scorer]:
-    """The scorer class registered under ``type_name``.
-
-    Raises:
-        UnknownScorerError: listing the known types, the closest one, and how to add a scorer.
-    """
+    """The scorer class registered under ``type_name`` (UnknownScorerError lists the known)."""
     _load_builtins()
     if type_name not in _registry:
         _load_entry_points()
@@ -141,3 +128,7 @@ def _load_entry_points() -> None:
             _log.warning("scorer plugin %r is not a Scorer subclass; ignored", entry_point.value)
             continue
         register_scorer(entry_point.name)(loaded)
+
+
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"

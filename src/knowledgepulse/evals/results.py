@@ -1,16 +1,8 @@
 """The results of a run, as plain data: each scorer's outcome, each case's verdict, the totals.
 
-Verdicts and scores are orthogonal: a case passes when every scorer's score reaches its
-threshold (within :data:`TOLERANCE`); its weighted score is ``Σ score·weight / Σ weight`` over
-the scorers that gave a score. Weights never change a verdict, thresholds never change a score.
-An error result (no score) fails the case and is left out of both sums.
-
-A case a task answered also carries how the task went and how long it took. With ``repeat=K``
-each case's task is called K times: per case and scorer, the mean score over the runs that gave
-one and its standard error, the runs without a score, the runs that reached the threshold; per
-case, the runs that passed (k), k/K, and pass@K (k ≥ 1). A run whose task failed is left out of
-the means and counts as a failed run; the case's verdict is taken on the means. These keys are
-added to the JSON form only when present, so a run over recorded outputs reads as before.
+A case passes when every score reaches its threshold; its weighted score averages the scores by
+weight. Weights never change a verdict, thresholds never a score; an error result fails the case
+and is left out of both. docs/evals-tasks.md explains repeated runs (pass@K).
 """
 
 from __future__ import annotations
@@ -32,9 +24,8 @@ TOLERANCE = 1e-9
 
 @dataclass(frozen=True, slots=True)
 class ScorerOutcome:
-    """One scorer's result on one case, with how it counts.
+    """One scorer's result on one case, with the suite entry's key, weight and threshold.
 
-    ``key``, ``type``, ``name``, ``weight`` and ``threshold`` are the suite entry's;
     ``diagnosis`` says what to check when it fell below its threshold.
     """
 
@@ -48,7 +39,7 @@ class ScorerOutcome:
 
     @property
     def label(self) -> str:
-        """How reports name the scorer: its key, with the type when the key is a name."""
+        """How reports name the scorer (see :func:`scorer_label`)."""
         return scorer_label(self.key, self.type, self.name)
 
     @property
@@ -68,10 +59,7 @@ class ScorerOutcome:
 
     @property
     def margin(self) -> float | None:
-        """``score - threshold`` (``None`` with no score), 0.0 within the tolerance.
-
-        Rounded to 12 decimals so that 1.0 - 0.8 reads 0.2, not 0.19999999999999996.
-        """
+        """``score - threshold``, 0.0 within the tolerance, rounded: 1.0 - 0.8 reads 0.2."""
         if self.score is None:
             return None
         margin = self.score - self.threshold
@@ -95,19 +83,11 @@ class ScorerOutcome:
 
 @dataclass(frozen=True, slots=True)
 class CaseResult:
-    """One case's verdict: every scorer's outcome, or the problems that made it malformed.
+    """One case's verdict: every scorer's outcome (suite order), or why it is malformed.
 
-    Attributes:
-        case_id: the case's id (``None`` for a malformed record without one).
-        location: where the case was read from.
-        outcomes: one per suite scorer, in suite order; empty for a malformed case.
-        problems: why the case is malformed; empty for a valid one.
-        description: the case's description, if any.
-        warnings: located warnings (its id used before, say); they change no verdict.
-        duration_ms: how long the task took, in ms (the runs' mean when repeated), or ``None``.
-        task: how the task call went; ``None`` for recorded outputs and repeated cases.
-        repeat: statistics over the runs of a repeated case, whose ``outcomes`` hold the means.
-        runs: each run's own result, when repeated.
+    ``duration_ms``: the task's time (the runs' mean when repeated); ``task``: how its call went
+    (``None`` for recorded outputs and repeated cases); a repeated case's ``outcomes`` hold the
+    means over ``runs``, each run's own result, summed up in ``repeat``.
     """
 
     case_id: str | None
@@ -123,7 +103,7 @@ class CaseResult:
 
     @property
     def malformed(self) -> bool:
-        """Whether the case could not be read (it never passes)."""
+        """Whether the case is malformed (it never passes)."""
         return bool(self.problems)
 
     @property
@@ -165,11 +145,7 @@ class CaseResult:
 
 @dataclass(frozen=True, slots=True)
 class ScorerStats:
-    """One scorer over a run.
-
-    ``mean`` over the ``n`` cases it scored (``None`` for none); ``stderr``: sample std / √n
-    (``None`` when n < 2); ``errors``: the cases it could not score.
-    """
+    """One scorer over a run: mean and std / √n over the ``n`` cases scored; ``errors``: not."""
 
     mean: float | None
     stderr: float | None
@@ -219,11 +195,7 @@ class RepeatStats:
 
 @dataclass(frozen=True, slots=True)
 class RepeatSummary:
-    """Repeated runs over a whole run.
-
-    ``pass_at_k``: the share of cases (malformed ones included) that passed in some run;
-    ``run_pass_rate``: passed runs / runs, over the cases that ran.
-    """
+    """Repeated runs over a run: the share of cases passed in some run, passed runs / runs."""
 
     runs_per_case: int
     pass_at_k: float | None
@@ -246,16 +218,9 @@ class RepeatSummary:
 
 @dataclass(frozen=True, slots=True)
 class RunSummary:
-    """Totals for a run.
+    """Totals for a run; ``cases`` and ``failed`` count malformed cases, not those lost in files.
 
-    Attributes:
-        cases: every case, malformed ones included (as in ``failed``).
-        pass_rate: ``passed / cases``, or ``None`` with no cases.
-        weighted_mean: the mean of the cases' weighted scores that are not ``None``.
-        unreadable_files: the files not read in full; the cases lost in them are not counted.
-        warnings: every warning, on cases and on files.
-        task: how the task calls went, when a task answered the cases.
-        repeat: pass@K and the pass rate over runs, when repeated.
+    ``task`` and ``repeat`` are there when a task answered the cases, repeatedly.
     """
 
     cases: int
@@ -292,10 +257,7 @@ class RunSummary:
 
 @dataclass(frozen=True, slots=True)
 class EvalRun:
-    """A suite run over cases: the suite, each case's result in input order, and the totals.
-
-    ``file_problems``: the parts of case files that could not be read, and warnings on files.
-    """
+    """A suite run over cases: each case's result in order, the totals, and file problems."""
 
     suite: Suite
     cases: tuple[CaseResult, ...]
@@ -322,8 +284,8 @@ def passes(score: float | None, threshold: float) -> bool:
 def weighted_score(scores: Sequence[tuple[float | None, float]]) -> float | None:
     """``Σ score·weight / Σ weight`` over the (score, weight) pairs that have a score.
 
-    ``None`` when no pair with a weight above 0 has a score: a 0 would read as a bad score. The
-    result is clamped to the scores' range, which rounding could leave by an ulp.
+    ``None`` when no pair with a weight above 0 has one: a 0 would read as a bad score. Clamped
+    to the scores' range, which rounding could leave by an ulp.
     """
     scored = [(s, w) for s, w in scores if s is not None and w > 0]
     if not scored:

@@ -24,7 +24,6 @@ from knowledgepulse.evals.cases import (
 )
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.results import (
-    TOLERANCE,
     CaseResult,
     EvalRun,
     RepeatStats,
@@ -35,37 +34,17 @@ from knowledgepulse.evals.results import (
     ScorerStats,
     mean_and_stderr,
     passes,
-    weighted_score,
 )
 from knowledgepulse.evals.scorer import CaseContext, Scorer, ScoreResult
 from knowledgepulse.evals.suite import Suite, SuiteScorer
 from knowledgepulse.evals.tasks import TaskRecord, TaskSummary
 from knowledgepulse.records import Location, Problem
 
-__all__ = [
-    "TOLERANCE",
-    "CaseResult",
-    "EvalRun",
-    "RunSummary",
-    "ScorerOutcome",
-    "ScorerStats",
-    "combine_runs",
-    "evaluate_case",
-    "mean_and_stderr",
-    "passes",
-    "run_scorer",
-    "run_suite",
-    "score_context",
-    "summarize",
-    "weighted_score",
-]
-
 _log = logging.getLogger("knowledgepulse")
 
 
-def run_scorer(entry: SuiteScorer, case: Case | CaseContext) -> ScorerOutcome:
-    """One suite scorer on one case; an exception or an invalid result becomes an error result."""
-    context = case if isinstance(case, CaseContext) else CaseContext.of(case)
+def _run_scorer(entry: SuiteScorer, context: CaseContext) -> ScorerOutcome:
+    # An exception or an invalid result becomes an error result.
     try:
         result = entry.scorer.score_case(context)
     except (Exception, SystemExit) as error:  # scorers are independent: one failure row
@@ -80,14 +59,13 @@ def _outcome(
     if passes(result.score, entry.threshold):
         diagnosis = ()
     elif diagnosis is None:
-        diagnosis = diagnose(entry.scorer, result)
+        diagnosis = _diagnose(entry.scorer, result)
     return ScorerOutcome(
         entry.key, entry.type, entry.name, entry.weight, entry.threshold, result, diagnosis
     )
 
 
 def _checked(result: Any) -> ScoreResult:
-    """A scorer's result, or an error result saying why it is not a valid one."""
     if not isinstance(result, ScoreResult):
         return ScoreResult.failed(f"the scorer returned {type(result).__name__}, not a ScoreResult")
     score = result.score
@@ -122,11 +100,7 @@ def score_context(
     *,
     unfit: Mapping[str, Sequence[Problem]] | None = None,
 ) -> CaseResult:
-    """Every suite scorer on one case as it is, and its verdict.
-
-    ``unfit``: per scorer key, the problems that keep it from reading this output; that scorer
-    gets an error result saying them.
-    """
+    """Every suite scorer on one case, and its verdict; those ``unfit`` (by key) cannot read it."""
     outcomes = []
     for entry in suite.scorers:
         problems = (unfit or {}).get(entry.key)
@@ -134,7 +108,7 @@ def score_context(
             said = "; ".join(f"{p.path}: {p.message}" if p.path else p.message for p in problems)
             outcomes.append(_outcome(entry, ScoreResult.failed(f"cannot read the output: {said}")))
         else:
-            outcomes.append(run_scorer(entry, context))
+            outcomes.append(_run_scorer(entry, context))
     case = context.case
     return CaseResult(case.id, location, tuple(outcomes), description=case.description)
 
@@ -190,7 +164,6 @@ def combine_runs(suite: Suite, runs: Sequence[CaseResult]) -> CaseResult:
 
 
 def _repeat_diagnosis(own: Sequence[ScorerOutcome], stats: ScorerRepeat) -> tuple[str, ...]:
-    """The spread over the runs, then the diagnosis of the lowest-scoring run."""
     spread = "" if stats.stderr is None else f" ± {stats.stderr:.3f}"
     mean = "no score" if stats.mean is None else f"mean {stats.mean:.3f}{spread}"
     lines = [
@@ -246,8 +219,8 @@ def summarize(
 def run_suite(suite: Suite, cases: Iterable[Case | CaseInput]) -> EvalRun:
     """Run every scorer of ``suite`` on every case's recorded output, in order, as they are read.
 
-    ``cases``: :class:`Case` models, or what :func:`~knowledgepulse.evals.cases.iter_cases`
-    yields. Only the results are kept, so an iterator of cases is never held whole.
+    ``cases``: models, or what :func:`~knowledgepulse.evals.cases.iter_cases` yields; an
+    iterator of cases is never held whole.
     """
     loaded = (LoadedCase(c, Location("<case>")) if isinstance(c, Case) else c for c in cases)
     return collect_run(
@@ -282,8 +255,8 @@ def collect_run(
     )
 
 
-def diagnose(scorer: Scorer, result: ScoreResult) -> tuple[str, ...]:
-    """The scorer's ``diagnosis_check`` (with a score), then its own lines; never raises."""
+def _diagnose(scorer: Scorer, result: ScoreResult) -> tuple[str, ...]:
+    # The scorer's diagnosis_check (with a score), then its own lines; never raises.
     lines: list[str] = []
     if result.score is not None and scorer.diagnosis_check:
         lines.append(scorer.diagnosis_check)

@@ -1,10 +1,8 @@
 """The scorer interface: one aspect of quality, a score in [0, 1], and the details behind it.
 
-A scorer implements :meth:`Scorer.evaluate` (score and details from one computation; the guide's
-``score`` and ``details`` derive from it), or :meth:`Scorer.score_case` to see the whole case.
-``actual`` and ``expected`` arrive as the case's JSON values, whatever they are, unless the
-scorer asks for the bulk-edit form: the parts it names in :attr:`Scorer.reads` (``BULK_EDIT``
-for all three) arrive as :class:`ActualOutput` and :class:`ExpectedOutput`, checked first.
+A scorer implements :meth:`Scorer.evaluate` (the guide's ``score`` and ``details`` derive from
+it), or :meth:`Scorer.score_case` to see the whole case. The parts named in :attr:`Scorer.reads`
+arrive in the bulk-edit form (:class:`ActualOutput`, ...), checked first; the rest as JSON.
 """
 
 from __future__ import annotations
@@ -29,13 +27,9 @@ BULK_EDIT: frozenset[CasePart] = frozenset({"pages", "actual", "expected"})
 
 @dataclass(frozen=True, slots=True)
 class ScoreResult:
-    """What a scorer says about one case.
+    """What a scorer says about one case: a score in [0, 1] and JSON-able details explaining it.
 
-    Attributes:
-        score: in [0, 1], or ``None`` when the scorer could not compute (then ``error`` says why,
-            and the case fails).
-        details: plain JSON-able data explaining the score.
-        error: why no score could be computed, or ``None``.
+    ``score`` is ``None`` when the scorer could not compute (``error`` says why; the case fails).
     """
 
     score: float | None
@@ -60,12 +54,9 @@ class ScorerError(KnowledgePulseError):
 
 @dataclass(frozen=True)
 class CaseContext:
-    """One case as a scorer sees it: the case, whose ``actual`` is the output being scored.
+    """One case as a scorer sees it: its ``actual`` is the output scored (recorded, or a task's).
 
-    Attributes:
-        case: the case; its ``actual`` is the recorded output, or the task's.
-        duration_ms: how long producing the output took, in ms: the task's measured time, or
-            the case's ``actual.durationMs``; ``None`` when unknown.
+    ``duration_ms``: the task's measured time, or the case's ``actual.durationMs``, or ``None``.
     """
 
     case: Case
@@ -78,12 +69,12 @@ class CaseContext:
 
     @cached_property
     def bulk_actual(self) -> ActualOutput:
-        """``actual`` read as bulk-edit output (the runner has checked it is one)."""
+        """``actual`` read as bulk-edit output (checked before by the runner)."""
         return ActualOutput.model_validate(self.case.actual)
 
     @cached_property
     def bulk_expected(self) -> ExpectedOutput:
-        """``expected`` read as a bulk-edit expectation (the runner has checked it is one)."""
+        """``expected`` read as a bulk-edit expectation (checked before by the runner)."""
         return ExpectedOutput.model_validate(self.case.expected)
 
 
@@ -100,9 +91,8 @@ def recorded_duration(actual: JsonValue) -> float | None:
 class Scorer:
     """Base class of every scorer, built-in or user-defined.
 
-    Subclasses set ``default_threshold``, ``Params`` (a pydantic model with ``extra="forbid"``:
-    the suite's ``params``) and, to get bulk-edit operations, ``reads``; they implement
-    :meth:`evaluate` or :meth:`score_case`; :func:`register_scorer` gives ``type_name``.
+    Subclasses set ``default_threshold``, ``Params`` (the suite's ``params``, a pydantic model
+    with ``extra="forbid"``) and ``reads``, and implement :meth:`evaluate` or :meth:`score_case`.
     """
 
     type_name: ClassVar[str] = ""
@@ -111,8 +101,7 @@ class Scorer:
     diagnosis_check: ClassVar[str | None] = None
     """What to check first when a score falls below its threshold (the guide's ``check``)."""
     reads: ClassVar[frozenset[CasePart]] = frozenset()
-    """The parts read in the bulk-edit form, checked before the scorer runs: ``BULK_EDIT`` for
-    a scorer of edit operations on pages; by default none, so any JSON output is scored."""
+    """The parts read in the bulk-edit form (``BULK_EDIT``: all); by default none, any JSON."""
 
     def __init__(self, params: BaseModel | None = None) -> None:
         cls = type(self)
@@ -122,11 +111,7 @@ class Scorer:
 
     @classmethod
     def from_params(cls, raw: Mapping[str, Any] | None = None) -> Self:
-        """Build the scorer from YAML-style parameters, validated by ``Params``.
-
-        Raises:
-            ScorerParameterError: naming each bad parameter, what it holds and what was expected.
-        """
+        """Build the scorer from YAML-style parameters (ScorerParameterError names each bad one)."""
         try:
             params = cls.Params.model_validate(dict(raw or {}))
         except ValidationError as error:
@@ -152,11 +137,7 @@ class Scorer:
         return self.evaluate(actual, expected, context.case.pages)
 
     def score(self, actual: Any, expected: Any, pages: Sequence[Page] = ()) -> float:
-        """The score alone, in [0, 1] (the guide's interface).
-
-        Raises:
-            ScorerError: the scorer could not compute; the message says why.
-        """
+        """The score alone, in [0, 1] (the guide's interface; ScorerError when there is none)."""
         result = self.evaluate(actual, expected, pages)
         if result.score is None:
             raise ScorerError(f"{self.type_name}: {result.error}")

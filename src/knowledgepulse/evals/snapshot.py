@@ -1,10 +1,8 @@
 """A run as a comparison sees it: from an :class:`EvalRun` in memory or a JSON report on disk.
 
-A report's fields not needed here (those newer versions add, say) are ignored; those it needs
-are checked strictly (a score is a JSON number, not ``"0.5"``), and a case id repeated in a
-report is refused with its path, since cases are matched by id. A run in memory numbers a
-repeated id by occurrence instead (the cases file warned about it); a malformed case without an
-id cannot be matched and is only counted.
+Both are read as a report: unknown fields ignored, the rest strict (``"0.5"`` is no score). A
+report whose case ids repeat is refused, since cases are matched by id; a run in memory numbers
+a repeated id by occurrence instead (the cases file warned about it).
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Strict, StrictBool, StrictStr, Valid
 
 from knowledgepulse._util.jsonpath import problems_from
 from knowledgepulse.errors import ReportFileError
-from knowledgepulse.evals.runner import EvalRun
+from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import JsonError, loads
 from knowledgepulse.records.source import ReadError, open_source, read_all
@@ -49,10 +47,7 @@ class ScoreSnapshot:
 
 @dataclass(frozen=True, slots=True)
 class CaseSnapshot:
-    """One case's verdict and scores.
-
-    ``occurrence`` is 1 for the first case with this id in its run, 2 for the second...
-    """
+    """One case's verdict and scores; ``occurrence`` counts the cases with its id so far."""
 
     case_id: str
     occurrence: int
@@ -69,11 +64,7 @@ class CaseSnapshot:
 
 @dataclass(frozen=True, slots=True)
 class RunSnapshot:
-    """What a comparison needs of a run.
-
-    ``source`` is a report file or ``this run``; ``cases`` are those with an id, in run order,
-    and ``without_id`` counts the others.
-    """
+    """What a comparison needs of a run: ``cases`` with an id, in order; the others counted."""
 
     source: str
     suite_name: str | None
@@ -83,50 +74,6 @@ class RunSnapshot:
     pass_rate: float | None
     weighted_mean: float | None
     scorer_means: Mapping[str, float | None]
-
-
-def run_snapshot(run: EvalRun, source: str = "this run") -> RunSnapshot:
-    """The part of a run in memory that a comparison needs."""
-    cases, without_id = _numbered(
-        (
-            r.case_id,
-            r.passed,
-            r.malformed,
-            r.weighted_score,
-            {o.key: ScoreSnapshot(o.score, o.passed, o.threshold, o.error) for o in r.outcomes},
-        )
-        for r in run.cases
-    )
-    return RunSnapshot(
-        source=source,
-        suite_name=run.suite.name,
-        scorers=tuple(ScorerSpec(e.key, e.type, e.weight, e.threshold) for e in run.suite.scorers),
-        cases=cases,
-        without_id=without_id,
-        pass_rate=run.summary.pass_rate,
-        weighted_mean=run.summary.weighted_mean,
-        scorer_means={key: stats.mean for key, stats in run.summary.scorers.items()},
-    )
-
-
-_Row = tuple[str | None, bool, bool, float | None, Mapping[str, ScoreSnapshot]]
-
-
-def _numbered(rows: Iterable[_Row]) -> tuple[tuple[CaseSnapshot, ...], int]:
-    """The cases with an id, numbered by occurrence of their id, and how many had no id."""
-    seen: Counter[str] = Counter()
-    cases = []
-    without_id = 0
-    for case_id, passed, malformed, weighted, scores in rows:
-        if case_id is None:
-            without_id += 1
-            continue
-        seen[case_id] += 1
-        cases.append(CaseSnapshot(case_id, seen[case_id], passed, malformed, weighted, scores))
-    return tuple(cases), without_id
-
-
-# --- Reading a report back ---------------------------------------------------------------------
 
 
 # A score is a JSON number: "0.5" or true is not one, and would compare as something else.
@@ -182,6 +129,43 @@ class _Report(_Lenient):
     suite: _Suite
     summary: _Summary
     cases: list[_Case]
+
+
+def run_snapshot(run: EvalRun, source: str = "this run") -> RunSnapshot:
+    """The part of a run in memory that a comparison needs."""
+    cases = [case.to_dict() for case in run.cases]
+    document = {"suite": run.suite.to_dict(), "summary": run.summary.to_dict(), "cases": cases}
+    return _snapshot(_Report.model_validate(document), source)
+
+
+def _snapshot(report: _Report, source: str) -> RunSnapshot:
+    # Cases are numbered by occurrence of their id; those without one are only counted.
+    seen: Counter[str] = Counter()
+    cases = []
+    for case in report.cases:
+        if case.id is not None:
+            seen[case.id] += 1
+            scores = {
+                o.name or o.type: ScoreSnapshot(o.score, o.passed, o.threshold, o.error)
+                for o in case.scorers
+            }
+            malformed = case.error is not None
+            cases.append(
+                CaseSnapshot(
+                    case.id, seen[case.id], case.passed, malformed, case.weighted_score, scores
+                )
+            )
+    suite, summary = report.suite, report.summary
+    return RunSnapshot(
+        source=source,
+        suite_name=suite.name,
+        scorers=tuple(ScorerSpec(e.key, e.type, e.weight, e.threshold) for e in suite.scorers),
+        cases=tuple(cases),
+        without_id=len(report.cases) - len(cases),
+        pass_rate=summary.pass_rate,
+        weighted_mean=summary.weighted_mean,
+        scorer_means={key: stats.mean for key, stats in summary.scorers.items()},
+    )
 
 
 def _repeated_ids(cases: Iterable[_Case], source: str) -> list[Problem]:
@@ -252,28 +236,4 @@ def report_snapshot(document: Any, source: str) -> RunSnapshot:
     repeated = _repeated_ids(report.cases, source)
     if repeated:
         raise ReportFileError(f"{source}: case ids repeat; cases are matched by id", repeated)
-    cases, without_id = _numbered(
-        (
-            case.id,
-            case.passed,
-            case.error is not None,
-            case.weighted_score,
-            {
-                o.name or o.type: ScoreSnapshot(o.score, o.passed, o.threshold, o.error)
-                for o in case.scorers
-            },
-        )
-        for case in report.cases
-    )
-    return RunSnapshot(
-        source=source,
-        suite_name=report.suite.name,
-        scorers=tuple(
-            ScorerSpec(e.key, e.type, e.weight, e.threshold) for e in report.suite.scorers
-        ),
-        cases=cases,
-        without_id=without_id,
-        pass_rate=report.summary.pass_rate,
-        weighted_mean=report.summary.weighted_mean,
-        scorer_means={key: stats.mean for key, stats in report.summary.scorers.items()},
-    )
+    return _snapshot(report, source)

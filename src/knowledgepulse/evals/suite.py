@@ -1,20 +1,8 @@
-"""Suites: which scorers judge each case, with what weight and threshold.
+"""Suites: which scorers judge each case, with what weight and threshold; the guide's presets.
 
-A suite file (YAML or JSON) is read into strict models, where an unknown key is an error, then
-resolved: each entry's ``type`` is looked up in the registry and its ``params`` validated by that
-scorer's ``Params``. Every problem is collected, located by file, line and path, and raised once
-as :class:`~knowledgepulse.errors.SuiteError` before any case runs.
-
-The suite's JSON Schema (:func:`suite_json_schema`) holds each built-in scorer's ``params``
-schema too, so an editor flags a missing ``max_acceptable_ms`` while typing. A test keeps
-``schemas/suite.schema.json`` equal to it (regenerate with ``kp schema suite > schemas/suite.
-schema.json``).
-
-Results are keyed by an entry's ``name``, else its ``type``; the same type may appear twice only
-when every entry of that type has a name, all keys distinct.
-
-The three presets the guide ships (``standard``, ``strict``, ``operation-focused``) are written
-as suite-file data and resolved the same way, so a preset and its YAML twin behave alike.
+A suite file is read into strict models, each ``type`` looked up and its ``params`` validated by
+the scorer's ``Params``; every problem is located and raised at once, as a ``SuiteError``.
+Results are keyed by ``name``, else ``type``. Presets are suite-file data, resolved alike.
 """
 
 from __future__ import annotations
@@ -99,10 +87,9 @@ def scorer_label(key: str, type_name: str, name: str | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SuiteScorer:
-    """One resolved scorer of a suite: a built scorer and how it counts.
+    """One resolved scorer of a suite: the scorer, its key (``name``, else ``type``) and weights.
 
-    ``key`` is the entry's ``name``, else its ``type``; ``threshold`` the scorer's default when
-    the entry gives none.
+    ``threshold`` is the scorer's default when the entry gives none.
     """
 
     key: str
@@ -207,11 +194,7 @@ def suite_from_dict(data: Mapping[str, Any], *, source: str = "<suite>") -> Suit
 
 
 def resolve_suite(record: Record, *, source: str) -> Suite:
-    """Validate a parsed suite file and build its scorers, collecting every problem.
-
-    Raises:
-        SuiteError: listing every problem, each with its location and path.
-    """
+    """Validate a parsed suite file and build its scorers (raises SuiteError listing all)."""
     value = record.value
     if not isinstance(value, Mapping):
         problem = record.problem((), "a suite is a mapping with a 'scorers' list of scorers")
@@ -279,7 +262,6 @@ def _unknown_key(key: str, allowed: tuple[str, ...], what: str) -> str:
 def _build_scorer(
     index: int, raw: Mapping[str, Any], record: Record, problems: list[Problem]
 ) -> Scorer | None:
-    """The entry's scorer built from its params, or ``None`` with the problems recorded."""
     type_name = raw.get("type")
     if not isinstance(type_name, str) or not type_name:
         return None  # the structural validation already reports it
@@ -304,17 +286,17 @@ def _build_scorer(
     try:
         params = cls.Params.model_validate(dict(raw_params))
     except ValidationError as error:
-        accepted = ", ".join(cls.Params.model_fields) or "no params"
+        fields = tuple(cls.Params.model_fields)
         for item in error.errors():
-            loc = ("scorers", index, "params", *item["loc"])
-            if item["type"] == "extra_forbidden":
-                key = str(item["loc"][-1])
-                message = _unknown_key(key, tuple(cls.Params.model_fields), f"{type_name} takes")
-                if not cls.Params.model_fields:
-                    message = f"unknown key; {type_name} takes no params"
+            if item["type"] != "extra_forbidden":
+                message = (
+                    f"{describe(item)} ({type_name} takes: {', '.join(fields) or 'no params'})"
+                )
+            elif fields:
+                message = _unknown_key(str(item["loc"][-1]), fields, f"{type_name} takes")
             else:
-                message = f"{describe(item)} ({type_name} takes: {accepted})"
-            problems.append(record.problem(loc, message))
+                message = f"unknown key; {type_name} takes no params"
+            problems.append(record.problem(("scorers", index, "params", *item["loc"]), message))
         return None
     try:
         return cls(params)
@@ -329,45 +311,46 @@ def _build_scorer(
 
 def _key_problems(entries: list[Any], record: Record) -> list[Problem]:
     """A type given twice needs names on every entry of it, and every key must be distinct."""
-    problems = []
     by_type: dict[str, list[int]] = defaultdict(list)
     keys: dict[str, list[int]] = defaultdict(list)
-    for index, raw in enumerate(entries):
-        if not isinstance(raw, Mapping) or not isinstance(raw.get("type"), str):
-            continue
-        by_type[raw["type"]].append(index)
-        name = raw.get("name")
-        keys[name if isinstance(name, str) else raw["type"]].append(index)
-    unnamed_repeats: set[int] = set()
+    for i, raw in enumerate(entries):
+        if isinstance(raw, Mapping) and isinstance(raw.get("type"), str):
+            by_type[raw["type"]].append(i)
+            keys[raw["name"] if isinstance(raw.get("name"), str) else raw["type"]].append(i)
+    problems = []
+    unnamed = {
+        i
+        for indices in by_type.values()
+        if len(indices) > 1
+        for i in indices
+        if not isinstance(entries[i].get("name"), str)
+    }
     for type_name, indices in by_type.items():
-        if len(indices) < 2:
-            continue
-        where = ", ".join(f"scorers[{i}]" for i in indices)
-        for i in indices:
-            if not isinstance(entries[i].get("name"), str):
-                unnamed_repeats.add(i)
-                problems.append(
-                    record.problem(
-                        ("scorers", i),
-                        f"type {type_name!r} appears {len(indices)} times ({where}); give each "
-                        "of them a distinct 'name' (results are keyed by it)",
-                    )
-                )
+        problems += [
+            record.problem(
+                ("scorers", i),
+                f"type {type_name!r} appears {len(indices)} times ({_where(indices)}); give "
+                "each of them a distinct 'name' (results are keyed by it)",
+            )
+            for i in indices
+            if i in unnamed
+        ]
     for key, indices in keys.items():
         # Unnamed repeats of a type are reported above; naming them may clear this clash too.
-        reportable = [i for i in indices if i not in unnamed_repeats]
-        if len(indices) < 2 or not reportable:
-            continue
-        where = ", ".join(f"scorers[{i}]" for i in indices)
-        for i in reportable[1:] or reportable:
-            problems.append(
-                record.problem(
-                    ("scorers", i, "name") if "name" in entries[i] else ("scorers", i),
-                    f"key {key!r} is used by {where}; results are keyed by 'name' (else "
-                    "'type'), so every key must be distinct",
-                )
+        reportable = [i for i in indices if i not in unnamed] if len(indices) > 1 else []
+        problems += [
+            record.problem(
+                ("scorers", i, "name") if "name" in entries[i] else ("scorers", i),
+                f"key {key!r} is used by {_where(indices)}; results are keyed by 'name' (else "
+                "'type'), so every key must be distinct",
             )
+            for i in reportable[1:] or reportable
+        ]
     return problems
+
+
+def _where(indices: list[int]) -> str:
+    return ", ".join(f"scorers[{i}]" for i in indices)
 
 
 def _weight_problems(entries: list[Any], record: Record) -> list[Problem]:
@@ -449,7 +432,6 @@ def suite_json_schema() -> dict[str, Any]:
 
 
 def _params_rule(type_name: str) -> dict[str, Any]:
-    """``if type is T then params follows T's Params`` (and is required when it has to be)."""
     params = get_scorer_class(type_name).Params.model_json_schema()
     then: dict[str, Any] = {"properties": {"params": params}}
     if params.get("required"):

@@ -1,29 +1,35 @@
-"""Calling the workflow under test: one case's input in, its output out, timed, bounded, retried.
+"""The workflow under test: loaded by name, called on one case's input, timed, bounded, retried.
 
 A task is a plain function, sync or async, that takes a :class:`TaskInput` (never what is
 expected) and returns any JSON value, or a pydantic model (dumped as the case files write it).
-A sync task runs in a daemon thread of its own: a call past its timeout is abandoned and cannot
-keep the process from exiting. A failure is retried after ``retry_delay``, then twice that...;
-after the last attempt it is the case's error, never the run's.
+After the last attempt a failure is the case's error, never the run's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import difflib
+import importlib
+import importlib.util
 import inspect
 import json
 import math
+import os
 import statistics
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from pydantic import BaseModel, JsonValue
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
+from knowledgepulse.errors import PluginLoadError
 from knowledgepulse.evals.models import Case, Page
 
 Task = Callable[["TaskInput"], Any]
@@ -38,16 +44,7 @@ MAX_RETRY_DELAY_S = 60.0
 
 @dataclass(frozen=True, slots=True)
 class TaskInput:
-    """What a task receives for one case: its input, never its expected output.
-
-    Attributes:
-        case_id: the case's id.
-        instruction: what the workflow is asked to do, or ``None``.
-        input: the case's ``input``, any JSON value.
-        pages: the original pages, maybe none.
-        metadata: the case's free-form metadata, or ``None``.
-        run: which repetition this is, from 0.
-    """
+    """What a task receives for one case (never its expected output); ``run`` counts from 0."""
 
     case_id: str
     instruction: str | None
@@ -74,14 +71,9 @@ class TaskInput:
 
 @dataclass(frozen=True, slots=True)
 class TaskRecord:
-    """How the task call for one case (one run) went.
+    """How the task call for one case (one run) went: 0 ``attempts`` when ``cached``.
 
-    Attributes:
-        attempts: calls made (0 when the output came from the cache).
-        cached: whether the output came from the output cache.
-        error_type: the exception's type name when every attempt failed, else ``None``.
-        error_message: what it said, or ``None``.
-        timed_out: whether the last attempt ran out of time.
+    ``error_type`` and ``error_message`` say what the last attempt raised, when all failed.
     """
 
     attempts: int
@@ -105,31 +97,18 @@ class TaskRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the JSON report."""
-        error = (
-            {"type": self.error_type, "message": self.error_message}
-            if self.error_type is not None
-            else None
-        )
+        error = {"type": self.error_type, "message": self.error_message}
         return {
             "attempts": self.attempts,
             "cached": self.cached,
             "timed_out": self.timed_out,
-            "error": error,
+            "error": error if self.failed else None,
         }
 
 
 @dataclass(frozen=True, slots=True)
 class TaskSummary:
-    """The task calls of a run, counted (one per case and run).
-
-    Attributes:
-        runs: outputs asked for.
-        cached: of those, answered from the output cache.
-        errors: of those, without an output (timeouts included).
-        timeouts: of the errors, the calls that ran out of time.
-        mean_duration_ms: the mean time of the outputs that came, in ms, or ``None``.
-        max_duration_ms: the longest, or ``None``.
-    """
+    """The task calls of a run (one per case and run): cached, failed (timeouts included)..."""
 
     runs: int
     cached: int
@@ -140,7 +119,7 @@ class TaskSummary:
 
     @classmethod
     def of(cls, calls: Sequence[tuple[TaskRecord, float | None]]) -> TaskSummary:
-        """The summary of (record, duration) pairs."""
+        """The summary of (record, duration in ms) pairs."""
         durations = [duration for _, duration in calls if duration is not None]
         return cls(
             runs=len(calls),
@@ -201,10 +180,8 @@ async def call_task(
 ) -> TaskAnswer:
     """Call the task on one input: timed, bounded by ``timeout`` seconds, retried on failure.
 
-    The task's failures become the answer's record, ``sys.exit()`` and a ``KeyboardInterrupt``
-    it raises included; cancellation passes. A real Ctrl-C never arrives here as a
-    ``KeyboardInterrupt``: signals reach the main thread only, where a sync task never runs, and
-    ``asyncio.run`` turns the first one into the cancellation of the run.
+    Its failures, ``sys.exit()`` and ``KeyboardInterrupt`` included, become the answer's record;
+    cancellation passes. (A real Ctrl-C reaches only the main thread, where no sync task runs.)
     """
     attempts = 0
     while True:
@@ -215,13 +192,11 @@ async def call_task(
                 returned, duration = await _called(task, task_input)
                 output = output_json(returned)
         except TimeoutError as error:
-            if not deadline.expired():  # the task's own TimeoutError, not our limit
-                failure = TaskRecord(attempts, error_type="TimeoutError", error_message=str(error))
-            else:
-                message = f"no answer within {timeout:g} s"
-                failure = TaskRecord(
-                    attempts, error_type="TimeoutError", error_message=message, timed_out=True
-                )
+            ours = deadline.expired()  # else the task's own TimeoutError
+            said = f"no answer within {timeout:g} s" if ours else str(error)
+            failure = TaskRecord(
+                attempts, error_type="TimeoutError", error_message=said, timed_out=ours
+            )
         except TASK_FAILURES as error:  # a task's failure is its case's error, never the run's
             failure = TaskRecord(
                 attempts, error_type=type(error).__name__, error_message=_said(error)
@@ -234,32 +209,23 @@ async def call_task(
 
 
 def _said(error: BaseException) -> str:
-    """What an error says; ``sys.exit(0)`` says ``sys.exit(0) was called``, not ``0``."""
     if isinstance(error, SystemExit):
         return f"sys.exit({error.code!r}) was called"
     return str(error)
 
 
 async def _called(task: Task, task_input: TaskInput) -> tuple[Any, float]:
-    """The task's return value and how long it took in ms (awaited when async, else threaded).
-
-    A sync task is timed in its thread, so time spent waiting for the busy loop is not counted.
-    """
+    # A sync task is timed in its thread, so time spent waiting for the busy loop is not counted.
     started = time.perf_counter()
     if inspect.iscoroutinefunction(task) or inspect.iscoroutinefunction(
         getattr(task, "__call__", None)  # noqa: B004 - an object whose __call__ is async
     ):
-        result = task(task_input)
-        elapsed = None
+        result, elapsed = task(task_input), None
     else:
         result, elapsed = await _in_thread(task, task_input)
-    if inspect.isawaitable(result):
-        while inspect.isawaitable(result):
-            result = await result
-        elapsed = None
-    if elapsed is None:
-        elapsed = time.perf_counter() - started
-    return result, elapsed * 1000
+    while inspect.isawaitable(result):
+        result, elapsed = await result, None
+    return result, (time.perf_counter() - started if elapsed is None else elapsed) * 1000
 
 
 async def _in_thread(task: Task, task_input: TaskInput) -> tuple[Any, float]:
@@ -299,11 +265,7 @@ async def _in_thread(task: Task, task_input: TaskInput) -> tuple[Any, float]:
 def check_options(
     *, concurrency: int, timeout: float | None, retries: int, retry_delay: float, repeat: int
 ) -> None:
-    """Refuse settings no run can use.
-
-    Raises:
-        ValueError: naming the setting, the value and what it takes.
-    """
+    """Refuse settings no run can use (ValueError naming each, its value, what it takes)."""
     problems = []
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         problems.append(f"concurrency must be an integer >= 1, not {concurrency!r}")
@@ -317,3 +279,109 @@ def check_options(
         problems.append(f"repeat must be an integer >= 1, not {repeat!r}")
     if problems:
         raise ValueError("; ".join(problems))
+
+
+# --- Loading the user's code by name: a task (``module:function``) and scorer plugins ----------
+# A spec names a module (found from the working directory too) or a .py file, imported under its
+# own name with its directory first on sys.path, as pytest does, so the modules beside it import
+# each other and a file named twice is imported once.
+
+
+def load_task(spec: str) -> Task:
+    """The function a ``module:function`` or ``path/to/file.py:function`` spec names.
+
+    Raises:
+        PluginLoadError: the spec is malformed, its module cannot be imported, or names nothing.
+    """
+    where, colon, name = spec.rpartition(":")
+    if not colon or not where or not name or (len(where) == 1 and where.isalpha()):
+        raise PluginLoadError(
+            f"task {spec!r}: give MODULE:FUNCTION or path/to/file.py:FUNCTION, e.g. "
+            "workflow:summarise"
+        )
+    module = _import(where, what=f"task {spec!r}")
+    found: Any = module
+    for part in name.split("."):
+        if not hasattr(found, part):
+            names = [n for n in dir(module) if not n.startswith("_")]
+            closest = difflib.get_close_matches(part, names, n=1)
+            hint = f"; did you mean {closest[0]!r}?" if closest else ""
+            raise PluginLoadError(f"task {spec!r}: {where} has no attribute {part!r}{hint}")
+        found = getattr(found, part)
+    if not callable(found):
+        raise PluginLoadError(
+            f"task {spec!r}: {name} is a {type(found).__name__}, not a function; name a "
+            "function that takes a TaskInput and returns the output"
+        )
+    task: Task = found
+    return task
+
+
+def load_plugin(spec: str) -> ModuleType:
+    """Import a plugin module or ``.py`` file, registering its scorers (or PluginLoadError)."""
+    return _import(spec, what=f"plugin {spec!r}")
+
+
+def _import(spec: str, *, what: str) -> ModuleType:
+    if spec.endswith(".py") or os.sep in spec or "/" in spec:
+        return _import_file(Path(spec), what)
+    # `kp` is a console script, so unlike `python -m` it does not put the working directory on
+    # sys.path; a task module beside the case files should be found all the same.
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.import_module(spec)
+    except ModuleNotFoundError as error:
+        if error.name is not None and (spec == error.name or spec.startswith(f"{error.name}.")):
+            raise PluginLoadError(
+                f"{what}: no module named {error.name!r} here or among the installed "
+                "packages; check the name, or give the path of a .py file"
+            ) from None
+        raise _import_failed(what, error) from None
+    except (Exception, SystemExit) as error:  # the user's module may raise anything, exit too
+        raise _import_failed(what, error) from None
+
+
+def _import_file(path: Path, what: str) -> ModuleType:
+    if path.suffix != ".py":
+        raise PluginLoadError(f"{what}: a file must end in .py")
+    if not path.is_file():
+        raise PluginLoadError(f"{what}: no such file")
+    resolved = path.resolve()
+    directory = str(resolved.parent)
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    name = resolved.stem
+    if not name.isidentifier():
+        raise PluginLoadError(
+            f"{what}: {resolved.name} is not an importable module name; rename it "
+            "(letters, digits and underscores)"
+        )
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        file = getattr(loaded, "__file__", None)
+        if file is not None and Path(file).resolve() == resolved:
+            return loaded
+        raise PluginLoadError(
+            f"{what}: a module named {name!r} is already imported from "
+            f"{file or 'elsewhere'}; rename the file"
+        )
+    module_spec = importlib.util.spec_from_file_location(name, resolved)
+    if module_spec is None or module_spec.loader is None:  # pragma: no cover - .py files load
+        raise PluginLoadError(f"{what}: cannot be imported")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except (Exception, SystemExit) as error:  # the user's module may raise anything, exit too
+        del sys.modules[name]
+        raise _import_failed(what, error) from None
+    return module
+
+
+def _import_failed(what: str, error: BaseException) -> PluginLoadError:
+    text = str(error).strip().split("\n", 1)[0]
+    return PluginLoadError(
+        f"{what}: importing it raised {type(error).__name__}: {text}; fix the module "
+        "(run it with python to see the traceback)"
+    )

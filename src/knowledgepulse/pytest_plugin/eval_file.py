@@ -37,9 +37,8 @@ from pydantic import (
 from knowledgepulse._util.jsonpath import describe
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import InputFileError, PluginLoadError, SuiteError
-from knowledgepulse.evals.loading import load_plugin, load_task
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset, read_document
-from knowledgepulse.evals.tasks import Task
+from knowledgepulse.evals.tasks import Task, load_plugin, load_task
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.source import open_source
 

@@ -20,10 +20,10 @@ from knowledgepulse._util.text import printable
 from knowledgepulse.errors import KnowledgePulseError, SuiteError
 from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase, iter_cases
 from knowledgepulse.evals.evaluate import evaluate
-from knowledgepulse.evals.loading import load_plugin, load_task
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import run_suite, summarize
 from knowledgepulse.evals.suite import Suite, load_suite, preset
+from knowledgepulse.evals.tasks import load_plugin, load_task
 from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
 from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.records import Location, Problem

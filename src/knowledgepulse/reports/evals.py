@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from knowledgepulse._util.text import counted, printable
-from knowledgepulse.evals.runner import CaseResult, EvalRun, ScorerOutcome
+from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.records import Problem
 

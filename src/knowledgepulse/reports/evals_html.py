@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from knowledgepulse.evals.compare import Comparison
-from knowledgepulse.evals.runner import CaseResult, EvalRun, ScorerOutcome
+from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.compare import (
     SECTIONS,

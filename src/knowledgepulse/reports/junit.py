@@ -17,8 +17,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from knowledgepulse._util.text import printable
-from knowledgepulse.evals.gate import Gate, Standing
-from knowledgepulse.evals.runner import CaseResult, EvalRun
+from knowledgepulse.evals.compare import Gate, Standing
+from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.evals import number, outcome_line, scorer_repeat, task_failure
 

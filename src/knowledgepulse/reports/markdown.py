@@ -10,7 +10,7 @@ import json
 import re
 
 from knowledgepulse._util.text import printable
-from knowledgepulse.evals.runner import CaseResult, EvalRun
+from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.reports.evals import (
     duration,

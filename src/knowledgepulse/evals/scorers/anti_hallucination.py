@@ -1,13 +1,8 @@
 """``anti-hallucination``: 1 when the model added, removed and changed only what was asked.
 
-Three conditions, all required (the spec's wording):
-
-1. no new content: no actual operation, applicable or not, names a page or a block id that is
-   not in the input (an out-of-range ``targetIndex`` names nothing), and no page has more blocks
-   inserted than the expected operations insert there;
-2. no deleted blocks except those expected deletes target;
-3. only specified changes: every original block whose content changed is an expected update's
-   target.
+All three of the spec's conditions: no new content (no operation names a page or block id not
+in the input, no page gets more inserts than expected), no deleted blocks but those expected
+deletes target, and only specified changes (each changed block is an expected update's target).
 """
 
 from __future__ import annotations
@@ -16,6 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from knowledgepulse._util.text import counted
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Operation, Page
 from knowledgepulse.evals.operations import (
     ApplicationResult,
@@ -29,10 +25,9 @@ from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
 
 
-def hallucinated_ids(
+def _hallucinated_ids(
     operations: Sequence[Operation], pages: Sequence[Page]
 ) -> list[dict[str, Any]]:
-    """Each ``pageId`` or ``targetBlockId`` an operation names that is not in the input."""
     page_ids = {page.id for page in pages}
     block_ids = {block.id for page in pages for block in page.blocks}
     found: list[dict[str, Any]] = []
@@ -46,10 +41,9 @@ def hallucinated_ids(
     return found
 
 
-def unexpected_inserts(
+def _unexpected_inserts(
     applied: ApplicationResult, expected: Sequence[Operation], pages: Sequence[Page]
 ) -> list[dict[str, Any]]:
-    """The pages where more blocks were inserted than the expected operations insert."""
     allowed = Counter(page_key(op, pages) for op in expected if op.type == "insert")
     found = []
     for page_id, blocks in applied.inserted.items():
@@ -94,8 +88,8 @@ class AntiHallucination(Scorer):
     ) -> ScoreResult:
         """Diff the input with the output of the actual operations, against what was expected."""
         applied = apply_operations(pages, actual.operations)
-        invented = hallucinated_ids(actual.operations, pages)
-        inserts = unexpected_inserts(applied, expected.operations, pages)
+        invented = _hallucinated_ids(actual.operations, pages)
+        inserts = _unexpected_inserts(applied, expected.operations, pages)
         may_delete = _expected_targets(expected.operations, "delete", pages)
         may_change = _expected_targets(expected.operations, "update", pages)
         deletions = [
@@ -150,7 +144,7 @@ class AntiHallucination(Scorer):
                 for b in item["blocks"]
             )
             lines.append(
-                f"page '{item['pageId']}': {_blocks(item['inserted'])} inserted, but the "
+                f"page '{item['pageId']}': {counted(item['inserted'], 'block')} inserted, but the "
                 f"expected operations insert {item['expectedInserts']}: {added}"
             )
         for item in details["unexpectedDeletions"]:
@@ -167,10 +161,6 @@ class AntiHallucination(Scorer):
                 f"after {quote(item['after'])}"
             )
         return lines
-
-
-def _blocks(n: int) -> str:
-    return "1 block" if n == 1 else f"{n} blocks"
 
 
 def quote(text: str, limit: int = 60) -> str:

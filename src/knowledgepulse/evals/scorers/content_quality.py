@@ -1,12 +1,8 @@
 """``content-quality``: do the pages, after the actual operations, contain what was asked for.
 
-Each pattern is a regular expression searched (not full-matched) in its page's content after the
-actual operations are applied; ``.`` matches the newlines between blocks. Matching is bounded in
-time (see :mod:`knowledgepulse.evals.patterns`).
-
-An output that is a text (a summary, an answer) is searched as it is: the patterns are the
-list ``expected.contentPatterns``, and the expectation's other keys are left to other scorers.
-Its issues say ``Output:`` where a page's say ``Page 'X':``.
+Each pattern is searched (bounded in time: :mod:`~knowledgepulse.evals.patterns`) in its page's
+content after the operations. A text output (a summary, say) is searched as it is, for the list
+``expected.contentPatterns``; its issues say ``Output:`` where a page's say ``Page 'X':``.
 """
 
 from __future__ import annotations
@@ -49,11 +45,8 @@ def content_report(
         return str(error)
 
 
-def text_report(text: str, expected: Any, params: PatternParams) -> PatternReport | str:
-    """Check the patterns ``expected.contentPatterns`` (a list) in a text output.
-
-    Returns the report, or why the expectation holds no pattern list (then nothing was checked).
-    """
+def _text_report(text: str, expected: Any, params: PatternParams) -> PatternReport | str:
+    # The report, or why the expectation holds no pattern list (then nothing was checked).
     patterns = expected.get("contentPatterns") if isinstance(expected, Mapping) else None
     if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
         found = "no expected.contentPatterns" if patterns is None else "expected.contentPatterns"
@@ -117,7 +110,7 @@ class ContentQuality(Scorer):
         actual = context.case.actual
         if not isinstance(actual, str):
             return super().score_case(context)
-        report = text_report(actual, context.case.expected, self.params)
+        report = _text_report(actual, context.case.expected, self.params)
         if isinstance(report, str):
             return ScoreResult.failed(report)
         return ScoreResult(report.score, {**report.to_details(), "searchedIn": TEXT_OUTPUT})

@@ -1,16 +1,9 @@
 """``operation-accuracy``: how many expected operations the model actually made.
 
-Matching: an expected operation matches one unused actual operation with the same known type,
-the same target block (:func:`target_key`) and, for ``insert``, the same position. Expected
-operations take, in order, the first that matches; "matches" is an equivalence, so this finds
-the most matches.
-
-An unmatched expected operation is explained by the closest unused actual one, ranked
-``position mismatch`` (an insert, same target), ``type mismatch`` (same target), ``target
-mismatch`` (same type; the same page preferred); each rank is assigned over all unmatched
-expected operations before the next, each actual explaining at most one. Sharing neither type
-nor target explains nothing: ``missing``. ``unexpectedOperations``: the actual operations
-neither matched nor named as closest.
+An expected operation matches the first unused actual one with the same known type, target
+(:func:`target_key`) and insert position. One left unmatched is explained by the closest unused
+actual one: ``position mismatch``, then ``type mismatch``, then ``target mismatch`` (each rank
+over all of them before the next), else ``missing``; the rest are ``unexpectedOperations``.
 """
 
 from __future__ import annotations
@@ -43,24 +36,6 @@ class Mismatch(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Unmatched:
-    """An expected operation without a match, and the actual operation that came closest."""
-
-    expected_index: int
-    reason: Mismatch
-    actual_index: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class OperationMatching:
-    """(expected, actual) index pairs, the unmatched expected ones, the unexpected actual ones."""
-
-    matches: tuple[tuple[int, int], ...]
-    unmatched: tuple[Unmatched, ...]
-    unexpected: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class _Key:
     type: str
     target: Hashable
@@ -74,7 +49,7 @@ class _Key:
 
 
 def _closeness(expected: _Key, actual: _Key) -> Mismatch | None:
-    """How close an unused actual operation is to an unmatched expected one (None: unrelated)."""
+    # How close an unused actual operation is to an unmatched expected one (None: unrelated).
     same_type = expected.type == actual.type and expected.type in KNOWN_OPERATION_TYPES
     if expected.target == actual.target:
         # Same known type and target left unmatched can only differ in an insert's position.
@@ -82,14 +57,13 @@ def _closeness(expected: _Key, actual: _Key) -> Mismatch | None:
     return Mismatch.TARGET if same_type else None
 
 
-def match_operations(
+def _match(
     expected: Sequence[Operation], actual: Sequence[Operation], pages: Sequence[Page]
-) -> OperationMatching:
-    """Pair expected with actual operations and explain every expected one left unmatched."""
+) -> tuple[list[tuple[int, Mismatch, int | None]], list[int]]:
+    # Each unmatched expected operation (its index, why, the closest actual one); the unexpected.
     expected_keys = [_Key.of(op, pages) for op in expected]
     actual_keys = [_Key.of(op, pages) for op in actual]
     used: set[int] = set()
-    matches: list[tuple[int, int]] = []
     unmatched: list[int] = []
     for e, key in enumerate(expected_keys):
         found = None
@@ -99,7 +73,6 @@ def match_operations(
             unmatched.append(e)
         else:
             used.add(found)
-            matches.append((e, found))
 
     closest: dict[int, tuple[Mismatch, int]] = {}
     for rank in (Mismatch.POSITION, Mismatch.TYPE, Mismatch.TARGET):
@@ -115,14 +88,8 @@ def match_operations(
                 a = min(candidates, key=lambda a: (actual_keys[a].page != expected_keys[e].page, a))
                 used.add(a)
                 closest[e] = (rank, a)
-    return OperationMatching(
-        matches=tuple(matches),
-        unmatched=tuple(
-            Unmatched(e, *closest[e]) if e in closest else Unmatched(e, Mismatch.MISSING, None)
-            for e in unmatched
-        ),
-        unexpected=tuple(a for a in range(len(actual)) if a not in used),
-    )
+    explained = [(e, *closest.get(e, (Mismatch.MISSING, None))) for e in unmatched]
+    return explained, [a for a in range(len(actual)) if a not in used]
 
 
 def operation_accuracy(matched: int, expected: int, actual: int) -> float:
@@ -146,31 +113,26 @@ class OperationAccuracy(Scorer):
         self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
     ) -> ScoreResult:
         """Match the operations and explain each expected one left unmatched."""
-        matching = match_operations(expected.operations, actual.operations, pages)
+        wanted, made = expected.operations, actual.operations
+        unmatched, unexpected = _match(wanted, made, pages)
+        matched = len(wanted) - len(unmatched)
         details: dict[str, Any] = {
-            "matchedOperations": len(matching.matches),
-            "totalExpectedOperations": len(expected.operations),
+            "matchedOperations": matched,
+            "totalExpectedOperations": len(wanted),
             "unmatchedOperations": [
                 {
-                    "expected": expected.operations[u.expected_index].to_json(),
-                    "reason": str(u.reason),
-                    "expectedIndex": u.expected_index,
-                    "actual": (
-                        None
-                        if u.actual_index is None
-                        else actual.operations[u.actual_index].to_json()
-                    ),
-                    "actualIndex": u.actual_index,
+                    "expected": wanted[e].to_json(),
+                    "reason": str(reason),
+                    "expectedIndex": e,
+                    "actual": None if a is None else made[a].to_json(),
+                    "actualIndex": a,
                 }
-                for u in matching.unmatched
+                for e, reason, a in unmatched
             ],
-            "unexpectedOperations": [actual.operations[a].to_json() for a in matching.unexpected],
-            "unexpectedOperationIndices": list(matching.unexpected),
+            "unexpectedOperations": [made[a].to_json() for a in unexpected],
+            "unexpectedOperationIndices": unexpected,
         }
-        score = operation_accuracy(
-            len(matching.matches), len(expected.operations), len(actual.operations)
-        )
-        return ScoreResult(score, details)
+        return ScoreResult(operation_accuracy(matched, len(wanted), len(made)), details)
 
     def diagnose(self, result: ScoreResult) -> list[str]:
         """The unmatched operations counted by reason, each with its closest actual one."""

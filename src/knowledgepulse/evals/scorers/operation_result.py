@@ -1,8 +1,7 @@
 """``operation-result``: could the actual operations be applied, and is the result right.
 
 ``score = applicationSuccessRate * 0.6 + contentScore * 0.4``: the share of actual operations
-that were applicable, and the content-quality score of the pages after them (with this scorer's
-own ``ignore_case`` and ``timeout_ms``).
+that were applicable, and content-quality's score of the pages after them (own params).
 """
 
 from __future__ import annotations

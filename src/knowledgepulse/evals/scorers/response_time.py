@@ -1,9 +1,7 @@
 """``response-time``: the guide's custom-scorer example; full marks up to a limit, then less.
 
-``1.0`` when ``durationMs <= max_acceptable_ms``, else ``max(0, 1 - (durationMs - max) / max)``:
-the score falls linearly to 0 at twice the limit. There is no default limit; a suite must give
-``max_acceptable_ms``. The duration is the task's measured time when a task produced the output,
-else the case's ``actual.durationMs``; any kind of output will do.
+The score falls linearly from 1 at ``max_acceptable_ms`` (no default) to 0 at twice it. The
+duration is the task's measured time, else the case's ``actual.durationMs``; any output will do.
 """
 
 from __future__ import annotations

@@ -1,17 +1,15 @@
 """``target-block-precision``: how often the model picked the right block to operate on.
 
-Pairing (the spec's Decision): the k-th expected operation of a type on a page is paired with
-the k-th actual operation of that type on that page (targeted or not); an operation on no page
-is paired with nothing. A pair is correct when ``targetBlockId`` or ``targetIndex`` is given and
-equal on both sides, or both resolve to the same original block. Expected operations without a
-target are not counted; extra actual operations do not lower the score.
+The k-th expected operation of a type on a page is paired with the k-th actual one of that type
+there (the spec's Decision); a pair is correct when ``targetBlockId`` or ``targetIndex`` is equal
+on both sides, or both resolve to one original block. Untargeted expected operations and extra
+actual ones do not count.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Operation, Page
@@ -20,21 +18,8 @@ from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
 
 
-@dataclass(frozen=True, slots=True)
-class TargetPair:
-    """An expected operation with a target, the k-th (``ordinal``) of its type on its page.
-
-    ``actual_index`` is ``None`` when the actual operations have no k-th one there.
-    """
-
-    expected_index: int
-    actual_index: int | None
-    ordinal: int
-    correct: bool
-
-
-def same_target(expected: Operation, actual: Operation, pages: Sequence[Page]) -> bool:
-    """Equal ``targetBlockId``, equal ``targetIndex`` (both given), or the same original block."""
+def _same_target(expected: Operation, actual: Operation, pages: Sequence[Page]) -> bool:
+    # Equal targetBlockId, equal targetIndex (both given), or the same original block.
     if expected.target_block_id is not None and expected.target_block_id == actual.target_block_id:
         return True
     if expected.target_index is not None and expected.target_index == actual.target_index:
@@ -43,10 +28,11 @@ def same_target(expected: Operation, actual: Operation, pages: Sequence[Page]) -
     return resolved is not None and resolved == resolve_target(actual, pages)
 
 
-def pair_targets(
+def _pair_targets(
     expected: Sequence[Operation], actual: Sequence[Operation], pages: Sequence[Page]
-) -> list[TargetPair]:
-    """Pair each targeted expected operation with the k-th actual one of its page and type."""
+) -> list[tuple[int, int | None, int, bool]]:
+    # Each targeted expected operation, the k-th of its type on its page: (its index, the k-th
+    # actual one's there or None, k, whether their targets agree).
     by_group: dict[tuple[str, str], list[int]] = defaultdict(list)
     for index, op in enumerate(actual):
         page = page_key(op, pages)
@@ -62,8 +48,8 @@ def pair_targets(
             continue
         candidates = by_group.get((page, op.type), []) if page is not None else []
         paired = candidates[k - 1] if k <= len(candidates) else None
-        correct = paired is not None and same_target(op, actual[paired], pages)
-        pairs.append(TargetPair(index, paired, k, correct))
+        correct = paired is not None and _same_target(op, actual[paired], pages)
+        pairs.append((index, paired, k, correct))
     return pairs
 
 
@@ -90,27 +76,26 @@ class TargetBlockPrecision(Scorer):
         self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
     ) -> ScoreResult:
         """Pair operations by page, type and rank, and compare their targets."""
-        pairs = pair_targets(expected.operations, actual.operations, pages)
-        correct = sum(pair.correct for pair in pairs)
+        pairs = _pair_targets(expected.operations, actual.operations, pages)
+        correct = sum(pair[3] for pair in pairs)
         incorrect = []
-        for pair in pairs:
-            if pair.correct:
-                continue
-            exp = expected.operations[pair.expected_index]
-            act = None if pair.actual_index is None else actual.operations[pair.actual_index]
-            incorrect.append(
-                {
-                    "expected": _target_json(exp),
-                    "actual": None if act is None else _target_json(act),
-                    "pageId": page_key(exp, pages),
-                    "type": exp.type,
-                    "ordinal": pair.ordinal,
-                    "expectedIndex": pair.expected_index,
-                    "actualIndex": pair.actual_index,
-                    "expectedBlock": _resolved(exp, pages),
-                    "actualBlock": None if act is None else _resolved(act, pages),
-                }
-            )
+        for e, a, k, hit in pairs:
+            exp = expected.operations[e]
+            act = None if a is None else actual.operations[a]
+            if not hit:
+                incorrect.append(
+                    {
+                        "expected": _target_json(exp),
+                        "actual": None if act is None else _target_json(act),
+                        "pageId": page_key(exp, pages),
+                        "type": exp.type,
+                        "ordinal": k,
+                        "expectedIndex": e,
+                        "actualIndex": a,
+                        "expectedBlock": _resolved(exp, pages),
+                        "actualBlock": None if act is None else _resolved(act, pages),
+                    }
+                )
         details = {
             "correctTargets": correct,
             "totalTargets": len(pairs),
