@@ -54,11 +54,12 @@ from knowledgepulse.reports.evals import (
     lost_and_warned,
     suite_table,
     suite_to_json,
+    suite_to_markdown,
     summary_line,
     to_console,
+    to_markdown,
 )
 from knowledgepulse.reports.junit import to_junit
-from knowledgepulse.reports.markdown import suite_to_markdown, to_markdown
 
 FORMATS = ("table", "json", "junit", "markdown", "html")
 

@@ -24,8 +24,8 @@ from knowledgepulse.evals.loading import load_plugin, load_task
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import run_suite, summarize
 from knowledgepulse.evals.suite import Suite, load_suite, preset
+from knowledgepulse.pytest_plugin import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
-from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.records.source import format_from_name
 from knowledgepulse.reports.evals import number, summary_line
@@ -216,12 +216,9 @@ def _properties(result: CaseResult) -> list[tuple[str, object]]:
     """Scores as test properties (JUnit ``<properties>``): the weighted score and each scorer's."""
     if result.malformed:
         return []
-    scores = [(f"kp.score.{o.key}", _or_null(o.score)) for o in result.outcomes]
-    return [("kp.weighted_score", _or_null(result.weighted_score)), *scores]
-
-
-def _or_null(score: float | None) -> object:
-    return "null" if score is None else score
+    scores = [(f"kp.score.{o.key}", o.score) for o in result.outcomes]
+    scores.insert(0, ("kp.weighted_score", result.weighted_score))
+    return [(name, "null" if score is None else score) for name, score in scores]
 
 
 def _warn(problem: Problem) -> None:

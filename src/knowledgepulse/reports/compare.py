@@ -26,8 +26,7 @@ from knowledgepulse.evals.compare import (
     difference,
 )
 from knowledgepulse.evals.snapshot import CaseSnapshot, RunSnapshot, ScorerSpec, ScoreSnapshot
-from knowledgepulse.reports.evals import DASH, indented_json, number, percent, short
-from knowledgepulse.reports.markdown import escape
+from knowledgepulse.reports.evals import DASH, escape, indented_json, number, percent, short
 
 MARKDOWN_ROWS = 50
 ARROW = "→"
