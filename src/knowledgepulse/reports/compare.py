@@ -1,10 +1,8 @@
 """Comparisons of two evaluation runs as JSON, a rich console view and Markdown.
 
-The comparison is plain data (:class:`~knowledgepulse.evals.compare.Comparison`); each renderer
-is a function of it. Every view puts regressions first. The Markdown is meant for a pull-request
-comment: the counts and totals up front, the regressions as a table, everything else folded
-into ``<details>``, and each table cut at :data:`MARKDOWN_ROWS` rows so the comment stays
-within what a code host accepts (the JSON report has every case).
+Every view puts regressions first. The Markdown is a pull-request comment: the regressions as a
+table, the rest folded into ``<details>``, each table cut at :data:`MARKDOWN_ROWS` rows so the
+comment stays within what a code host accepts (the JSON report has every case).
 """
 
 from __future__ import annotations
@@ -26,25 +24,27 @@ from knowledgepulse.evals.compare import (
     difference,
 )
 from knowledgepulse.evals.snapshot import CaseSnapshot, RunSnapshot, ScorerSpec, ScoreSnapshot
-from knowledgepulse.reports.evals import DASH, escape, indented_json, number, percent, short
+from knowledgepulse.reports.evals import (
+    DASH,
+    escape,
+    indented_json,
+    number,
+    percent,
+    short,
+    titled_table,
+)
 
 MARKDOWN_ROWS = 50
 ARROW = "→"
-# Sections in the order every view shows them, with their headings.
-SECTIONS: tuple[tuple[CaseChange, str], ...] = (
-    ("regressed", "Regressions"),
-    ("improved", "Improvements"),
-    ("changed", "Scores changed, verdict held"),
-    ("added", "Added cases"),
-    ("removed", "Removed cases"),
+# Sections in the order every view shows them, with their headings and console styles.
+SECTIONS: tuple[tuple[CaseChange, str, str], ...] = (
+    ("regressed", "Regressions", "bold red"),
+    ("improved", "Improvements", "bold green"),
+    ("changed", "Scores changed, verdict held", "bold yellow"),
+    ("added", "Added cases", "bold cyan"),
+    ("removed", "Removed cases", "bold magenta"),
 )
-_STYLES = {
-    "regressed": "bold red",
-    "improved": "bold green",
-    "changed": "bold yellow",
-    "added": "bold cyan",
-    "removed": "bold magenta",
-}
+SCORER_HEAD = ("scorer", "base mean", "new mean", "change", "suite change")
 
 
 # --- Words shared by every view ----------------------------------------------------------------
@@ -155,6 +155,19 @@ def totals_rows(comparison: Comparison) -> list[list[str]]:
             number(new.weighted_mean),
             signed(difference(base.weighted_mean, new.weighted_mean)),
         ],
+    ]
+
+
+def case_row(case: CaseComparison) -> list[str]:
+    """A case's cells in every view: its label, what changed, and its weighted score's change."""
+    return [case.label, case_detail(case), weighted_change(case)]
+
+
+def scorer_rows(comparison: Comparison) -> list[list[str]]:
+    """Each scorer's cells (see :data:`SCORER_HEAD`): means on each side, change, suite change."""
+    return [
+        [c.key, number(c.base_mean), number(c.new_mean), signed(c.mean_delta), scorer_note(c)]
+        for c in comparison.scorers
     ]
 
 
@@ -291,48 +304,35 @@ def comparison_to_console(comparison: Comparison) -> Group:
     parts: list[RenderableType] = [
         Text(printable(f"Comparison: {comparison.base.source} {ARROW} {comparison.new.source}"))
     ]
-    for change, heading in SECTIONS:
+    for change, heading, style in SECTIONS:
         cases = comparison.of(change)
         if cases:
-            parts += [Text(), _case_table(f"{heading} ({len(cases)})", _STYLES[change], cases)]
-    parts += [Text(), _scorer_table(comparison), Text()]
+            parts += [Text(), _case_table(Text(f"{heading} ({len(cases)})", style=style), cases)]
+    scorers = titled_table(Text("Scorers"))
+    for column in SCORER_HEAD:
+        left = column in ("scorer", "suite change")
+        scorers.add_column(column, justify="left" if left else "right", no_wrap=column == "scorer")
+    for key, *means, note in scorer_rows(comparison):
+        scorers.add_row(Text(printable(key)), *means, Text(printable(note)))
     totals = Table(show_edge=False, header_style="bold")
     for column in ("", "base", "new", "change"):
         totals.add_column(column, justify="left" if not column else "right")
     for row in totals_rows(comparison):
         totals.add_row(*row)
+    parts += [Text(), scorers, Text()]
     style = "bold red" if comparison.regressed else "bold"
     parts += [totals, Text(printable(comparison_line(comparison)), style=style)]
     return Group(*parts)
 
 
-def _case_table(title: str, style: str, cases: Sequence[CaseComparison]) -> Table:
-    table = Table(
-        title=Text(title, style=style), title_justify="left", header_style="bold", show_edge=False
-    )
+def _case_table(title: Text, cases: Sequence[CaseComparison]) -> Table:
+    table = titled_table(title)
     table.add_column("case", no_wrap=True)
     table.add_column("what changed")
     table.add_column("weighted", justify="right", no_wrap=True)
     for case in cases:
-        table.add_row(
-            Text(short(case.label)), Text(printable(case_detail(case))), weighted_change(case)
-        )
-    return table
-
-
-def _scorer_table(comparison: Comparison) -> Table:
-    table = Table(title=Text("Scorers"), title_justify="left", header_style="bold", show_edge=False)
-    for column in ("scorer", "base mean", "new mean", "change", "suite change"):
-        left = column in ("scorer", "suite change")
-        table.add_column(column, justify="left" if left else "right", no_wrap=column == "scorer")
-    for change in comparison.scorers:
-        table.add_row(
-            Text(printable(change.key)),
-            number(change.base_mean),
-            number(change.new_mean),
-            signed(change.mean_delta),
-            Text(printable(scorer_note(change))),
-        )
+        label, detail, weighted = case_row(case)
+        table.add_row(Text(short(label)), Text(printable(detail)), weighted)
     return table
 
 
@@ -360,34 +360,30 @@ def comparison_to_markdown(comparison: Comparison) -> str:
         "|---|---:|---:|---:|",
         *(f"| {' | '.join(row)} |" for row in totals_rows(comparison)),
     ]
-    for change, heading in SECTIONS:
+    for change, heading, _ in SECTIONS:
         cases = comparison.of(change)
         if not cases:
             continue
-        table = _markdown_cases(cases)
+        rows = [case_row(case) for case in cases[:MARKDOWN_ROWS]]
+        table = _markdown_table(("case", "what changed", "weighted"), "|---|---|---:|", rows)
+        if len(cases) > MARKDOWN_ROWS:
+            table += [
+                "",
+                f"… and {len(cases) - MARKDOWN_ROWS} more (the JSON report has them all).",
+            ]
         if change == "regressed":
             lines += ["", f"### {heading} ({len(cases)})", "", *table]
         else:
             lines += ["", *_folded(f"{heading} ({len(cases)})", table)]
-    scorer_rows = [
-        f"| {escape(c.key)} | {number(c.base_mean)} | {number(c.new_mean)} "
-        f"| {signed(c.mean_delta)} | {escape(scorer_note(c)) or DASH} |"
-        for c in comparison.scorers
-    ]
-    head = ["| scorer | base mean | new mean | change | suite change |", "|---|---:|---:|---:|---|"]
-    lines += ["", *_folded("Scorers", [*head, *scorer_rows])]
+    rows = [[*row[:-1], row[-1] or DASH] for row in scorer_rows(comparison)]
+    table = _markdown_table(SCORER_HEAD, "|---|---:|---:|---:|---|", rows)
+    lines += ["", *_folded("Scorers", table)]
     return printable("\n".join(lines) + "\n")
 
 
-def _markdown_cases(cases: Sequence[CaseComparison]) -> list[str]:
-    rows = ["| case | what changed | weighted |", "|---|---|---:|"]
-    rows += [
-        f"| {escape(case.label)} | {escape(case_detail(case))} | {weighted_change(case)} |"
-        for case in cases[:MARKDOWN_ROWS]
-    ]
-    if len(cases) > MARKDOWN_ROWS:
-        rows += ["", f"… and {len(cases) - MARKDOWN_ROWS} more (the JSON report has them all)."]
-    return rows
+def _markdown_table(head: Sequence[str], rule: str, rows: Iterable[Sequence[str]]) -> list[str]:
+    body = [f"| {' | '.join(escape(cell) for cell in row)} |" for row in rows]
+    return [f"| {' | '.join(head)} |", rule, *body]
 
 
 def _folded(summary: str, body: list[str]) -> list[str]:

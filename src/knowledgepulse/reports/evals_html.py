@@ -17,13 +17,12 @@ from knowledgepulse.evals.compare import Comparison
 from knowledgepulse.evals.runner import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.compare import (
+    SCORER_HEAD,
     SECTIONS,
-    case_detail,
+    case_row,
     counts_line,
-    scorer_note,
-    signed,
+    scorer_rows,
     totals_rows,
-    weighted_change,
 )
 from knowledgepulse.reports.evals import (
     DASH,
@@ -295,24 +294,14 @@ def _comparison(comparison: Comparison) -> str:
         f"{comparison.tolerance:g} count as unchanged</p>",
         table(("", "base", "new", "change"), totals_rows(comparison)),
     ]
-    for change, heading in SECTIONS:
+    for change, heading, _ in SECTIONS:
         cases = comparison.of(change)
         if cases:
-            rows = [[text(c.label), text(case_detail(c)), text(weighted_change(c))] for c in cases]
+            rows = [[text(cell) for cell in case_row(c)] for c in cases]
             parts.append(f"<h3>{text(heading)} ({len(cases)})</h3>")
             parts.append(table(("case", "what changed", "weighted"), rows, css_class="changes"))
-    rows = [
-        [
-            text(c.key),
-            number(c.base_mean),
-            number(c.new_mean),
-            signed(c.mean_delta),
-            text(scorer_note(c)),
-        ]
-        for c in comparison.scorers
-    ]
-    parts.append("<h3>Scorers</h3>")
-    parts.append(table(("scorer", "base mean", "new mean", "change", "suite change"), rows))
+    rows = [[text(cell) for cell in row] for row in scorer_rows(comparison)]
+    parts += ["<h3>Scorers</h3>", table(SCORER_HEAD, rows)]
     return "\n".join(parts)
 
 
