@@ -60,14 +60,11 @@ def _slot(word: str, dimensions: int) -> tuple[int, float]:
 def assert_passes(result: CaseResult | EvalRun) -> None:
     """Fail the calling test unless the case, or every case of the run, passed.
 
-    An :class:`EvalRun` passes when it holds at least one case, every case passed, none was
-    malformed, and every case file was read in full; a run of no cases checks nothing, so it
-    fails.
+    A run passes when it holds at least one case, every case passed, and every case file was
+    read in full.
 
     Raises:
-        AssertionError: its message says why on the first line, then gives every failing case
-            with each failing scorer, its score, threshold and diagnosis, as the table report
-            of ``kp eval`` shows them.
+        AssertionError: with :func:`failure_message`'s text.
         TypeError: ``result`` is neither a :class:`CaseResult` nor an :class:`EvalRun`.
     """
     __tracebackhide__ = True

@@ -131,10 +131,7 @@ def outcome_line(outcome: ScorerOutcome) -> str:
 
 
 def task_failure(result: CaseResult) -> str | None:
-    """``the task raised ValueError: boom (2 attempts)``: why a case has no output, or None.
-
-    Shown once as the case's reason, in place of one "no score" line per scorer.
-    """
+    """``the task raised ValueError: boom (2 attempts)``: why a case has no output, or None."""
     record = result.task
     if record is None or not record.failed:
         return None
@@ -174,11 +171,7 @@ def duration(ms: float | None) -> str:
 
 
 def workflow_lines(run: EvalRun) -> list[str]:
-    """The task and repeat summary lines that apply (none for recorded outputs run once).
-
-    ``task: 10 runs, 2 cached, 1 error (1 timeout), mean 412 ms, max 2.3 s`` and
-    ``repeat: 5 runs per case, pass@5 80.0%, run pass rate 64.0%``.
-    """
+    """The ``task: 10 runs, ...`` and ``repeat: 5 runs per case, ...`` lines that apply."""
     lines = []
     t, r = run.summary.task, run.summary.repeat
     if t is not None:
@@ -382,10 +375,7 @@ def code(text: str) -> str:
 
 
 def to_markdown(run: EvalRun) -> str:
-    """The run as Markdown, for a CI job summary or a pull-request comment.
-
-    The summary, scorers, failing cases with their diagnosis, then malformed cases.
-    """
+    """The run as Markdown for a CI job summary: totals, scorers, failing and malformed cases."""
     s = run.summary
     lines = [
         f"## Evaluation: {escape(run.suite.name or run.suite.source)}",

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from knowledgepulse.evals.compare import Comparison
 from knowledgepulse.evals.runner import CaseResult, EvalRun, ScorerOutcome
-from knowledgepulse.records import Problem
 from knowledgepulse.reports.compare import (
     SCORER_HEAD,
     SECTIONS,
@@ -204,15 +203,12 @@ def _failing_case(index: int, result: CaseResult) -> str:
             parts.append(input_output_diff(outcome.result.details))
     passed = [o for o in result.outcomes if o.passed]
     if passed:
-        shown = ", ".join(f"{o.key} {_score(result, o)}" for o in passed)
+        shown = ", ".join(
+            f"{o.key} {scorer_repeat(result, o.key) or number(o.score)}" for o in passed
+        )
         parts.append(f"<p class='where'>passed: {text(shown)}</p>")
     parts.append("</section>")
     return "\n".join(parts)
-
-
-def _score(result: CaseResult, outcome: ScorerOutcome) -> str:
-    """The score, or for a repeated case its mean ± stderr over the runs."""
-    return scorer_repeat(result, outcome.key) or number(outcome.score)
 
 
 def _list(items: Iterable[str]) -> str:
@@ -307,14 +303,8 @@ def _comparison(comparison: Comparison) -> str:
 
 def _problems(run: EvalRun) -> str:
     unreadable = [problem for problem in run.file_problems if not problem.warning]
-    parts = []
-    if unreadable:
-        parts.append(f"<h2>Not read in full ({len(unreadable)})</h2>" + _problem_list(unreadable))
-    warnings = run.warnings
-    if warnings:
-        parts.append(f"<h2>Warnings ({len(warnings)})</h2>" + _problem_list(warnings))
-    return "\n".join(parts)
-
-
-def _problem_list(problems: Sequence[Problem]) -> str:
-    return _list(str(problem) for problem in problems)
+    return "\n".join(
+        f"<h2>{heading} ({len(problems)})</h2>" + _list(str(problem) for problem in problems)
+        for heading, problems in (("Not read in full", unreadable), ("Warnings", run.warnings))
+        if problems
+    )

@@ -1,16 +1,9 @@
 """The HTML reports' shared page shell, and a scoring run as one HTML page.
 
-A page is one self-contained file: inline CSS and SVG, no script, nothing fetched, so it can be
-mailed, archived or opened offline. Every piece of data goes through :func:`text`, which escapes
-it for HTML (element content and quoted attributes alike) and shows control characters as
-escapes, so an id such as ``<script>`` or ``"onload=`` is shown as written, never run. The
-evaluation report (:mod:`knowledgepulse.reports.evals_html`) builds on the same shell.
-
-The scoring run's page shows, per domain, the distribution of the score and of each dimension
-(a small histogram and the percentiles), how often each override fired, the near-duplicate
-groups (traces linked by a nearest-neighbour cosine of at least :data:`DUPLICATE_SIMILARITY`),
-and the top and bottom traces with their explanations. Like the other writers it takes the rows
-as they come; being for people, it is written at the end.
+A page is one self-contained file (inline CSS and SVG, no script, nothing fetched). All data goes
+through :func:`text`, so an id such as ``<script>`` or ``"onload=`` is shown as written, never
+run. The scoring run's page shows per domain the distributions of the score and dimensions, the
+overrides that fired, near-duplicate groups, and the top and bottom traces explained.
 """
 
 from __future__ import annotations
@@ -49,11 +42,8 @@ def text(value: object) -> str:
 def page(title: str, sections: Iterable[str], *, style: str = "", policy: bool = False) -> str:
     """A whole HTML document: the shared style plus ``style``, the title, then the sections.
 
-    Args:
-        title: the page's title (plain text; escaped here).
-        sections: the body's parts, already HTML.
-        style: CSS rules added after :data:`STYLE`.
-        policy: add a Content-Security-Policy that refuses everything but inline styles.
+    ``title`` is plain text, ``sections`` already HTML; ``policy`` adds a Content-Security-Policy
+    that refuses everything but inline styles.
     """
     head = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
     if policy:
@@ -71,10 +61,7 @@ def page(title: str, sections: Iterable[str], *, style: str = "", policy: bool =
 def histogram(
     values: Sequence[float], *, bins: int = 20, bar_width: int = 6, height: int = 30
 ) -> str:
-    """An inline SVG histogram of values in [0, 1]; each bar's tooltip gives its range and count.
-
-    Bars are scaled to the tallest one; with no values every bar is empty.
-    """
+    """An inline SVG histogram of values in [0, 1], scaled to the tallest bar; tooltips count."""
     counts, _ = np.histogram(np.asarray(values, dtype=float), bins=bins, range=(0.0, 1.0))
     top = max(1, int(counts.max()))
     bars = "".join(
@@ -129,11 +116,6 @@ def to_html(results: Sequence[ScoredTrace], tally: RunTally, problems: Sequence[
     return page("knowledgepulse trace value report", sections)
 
 
-def _values(result: ScoredTrace, name: str) -> float:
-    b = result.breakdown
-    return b.score if name == "score" else float(b.dimensions.to_dict()[name])
-
-
 def _distributions(results: Sequence[ScoredTrace]) -> str:
     by_domain: dict[str, list[ScoredTrace]] = defaultdict(list)
     for result in results:
@@ -145,7 +127,10 @@ def _distributions(results: Sequence[ScoredTrace]) -> str:
         rows.append("<tr><th>value</th><th>histogram 0-1</th><th>p10</th><th>p50</th>")
         rows.append("<th>p90</th><th>max</th></tr>")
         for name in _DIMENSIONS:
-            values = [_values(r, name) for r in group]
+            values = [
+                r.breakdown.score if name == "score" else getattr(r.breakdown.dimensions, name)
+                for r in group
+            ]
             p10, p50, p90 = np.percentile(values, [10, 50, 90])
             rows.append(
                 f"<tr><td>{name}</td><td>{histogram(values, bins=_BINS)}</td><td>{p10:.3f}</td>"

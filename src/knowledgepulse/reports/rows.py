@@ -1,12 +1,8 @@
 """Dataset rows written back in their own form, each with its ``kp_`` columns added.
 
-A curated subset goes straight to a trainer: every original column is kept as it was, and the
-``kp_`` columns follow. A JSON Lines row is its own line's bytes with the new keys spliced in
-before the closing brace, so every original value is byte-identical (a row that already has a
-``kp_`` key, from an earlier run, is dumped again with the new values instead). Parquet is
-written a batch of :data:`BATCH_ROWS` rows at a time (memory flat in the number of rows), with
-the input file's own schema followed by the ``kp_`` columns; pyarrow is imported for Parquet
-only.
+Every original column is kept as it was. A JSON Lines row is its own line's bytes with the new
+keys spliced in before the closing brace (a row that already has a ``kp_`` key is dumped again).
+Parquet is written :data:`BATCH_ROWS` rows at a time, the input's schema then the ``kp_`` columns.
 """
 
 from __future__ import annotations
@@ -28,19 +24,7 @@ from knowledgepulse.value.breakdown import ValueBreakdown
 RowFormat = Literal["jsonl", "parquet"]
 BATCH_ROWS = 1024
 
-SCORE_COLUMNS = (
-    "kp_score",
-    "kp_shareable",
-    "kp_complexity",
-    "kp_novelty",
-    "kp_tool_diversity",
-    "kp_outcome_confidence",
-    "kp_nearest",
-)
-"""The columns every scored row gets, in this order."""
-DEDUPE_COLUMNS = ("kp_group", "kp_kept")
-"""The columns ``kp dedupe`` adds: the row's near-duplicate group, and whether it is kept."""
-
+# Every kp_ column with its Parquet type: first those of a scored row, then kp dedupe's.
 _TYPES = {
     "kp_score": "float64",
     "kp_shareable": "bool",
@@ -52,6 +36,10 @@ _TYPES = {
     "kp_group": "int64",
     "kp_kept": "bool",
 }
+SCORE_COLUMNS = tuple(_TYPES)[:7]
+"""The columns every scored row gets, in this order."""
+DEDUPE_COLUMNS = tuple(_TYPES)[7:]
+"""The columns ``kp dedupe`` adds: the row's near-duplicate group, and whether it is kept."""
 
 
 def kp_columns(breakdown: ValueBreakdown) -> dict[str, Any]:
@@ -115,9 +103,8 @@ def _json_default(value: Any) -> Any:
 class ParquetRows:
     """Writes rows to a Parquet stream, a batch at a time, with the ``kp_`` columns appended.
 
-    The schema is the first row's input file's, when that is a Parquet file, else the one
-    pyarrow infers from the first batch; the ``kp_`` columns follow it (replacing any of the
-    same name).
+    The schema is the first row's input file's if it is Parquet, else inferred from the first
+    batch; the ``kp_`` columns follow it (replacing any of the same name).
     """
 
     def __init__(self, stream: IO[bytes], added: tuple[str, ...]) -> None:

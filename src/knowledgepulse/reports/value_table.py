@@ -1,7 +1,4 @@
-"""The trace value tables for people: one row per trace, and the score's percentiles.
-
-Rendering only (rich lives here and in ``cli/``); the data is :mod:`knowledgepulse.reports.value`.
-"""
+"""The trace value tables for people: one row per trace, and the score's percentiles."""
 
 from __future__ import annotations
 
