@@ -132,9 +132,9 @@ def _testcase(result: CaseResult) -> ET.Element:
 def _verdict(testcase: ET.Element, result: CaseResult, case_id: str) -> None:
     """The case's ``<error>`` or ``<failure>``, if it has one."""
     if result.malformed:
-        error = {"message": f"malformed case at {result.location}", "type": "MalformedCase"}
+        said = {"message": f"malformed case at {result.location}", "type": "MalformedCase"}
         problems = "\n".join(str(problem) for problem in result.problems)
-        ET.SubElement(testcase, "error", error).text = problems
+        ET.SubElement(testcase, "error", said).text = problems
         return
     reason = task_failure(result)
     if reason is not None and result.task is not None:
