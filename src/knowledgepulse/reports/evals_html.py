@@ -1,9 +1,7 @@
 """An evaluation run as one self-contained HTML page (``kp eval -f html``).
 
-Beyond the other views it draws each scorer's score distribution, the pass/fail matrix of cases
-by scorers, and for ``anti-hallucination`` the input/output diff, a change shown word by word.
-The shell, style and escaping are :mod:`knowledgepulse.reports.html`'s; a Content-Security-Policy
-refuses anything but inline styles.
+Beyond the other views: each scorer's score distribution, the pass/fail matrix, and for
+``anti-hallucination`` the input/output diff word by word. The shell is :mod:`.html`'s.
 """
 
 from __future__ import annotations
@@ -99,20 +97,11 @@ def _scorers(run: EvalRun) -> str:
         stats = run.summary.scorers[entry.key]
         outcomes = [o for r in run.cases for o in r.outcomes if o.key == entry.key]
         scores = [o.score for o in outcomes if o.score is not None]
-        passed = sum(o.passed for o in outcomes)
-        rows.append(
-            [
-                text(entry.label),
-                text(f"{entry.weight:g}"),
-                text(f"{entry.threshold:g}"),
-                number(stats.mean),
-                number(stats.stderr),
-                str(stats.n),
-                str(stats.errors),
-                f"{passed} of {len(outcomes)}",
-                histogram(scores, bins=_BINS, bar_width=14, height=36) if scores else "no scores",
-            ]
-        )
+        passed = f"{sum(o.passed for o in outcomes)} of {len(outcomes)}"
+        shown = [entry.label, f"{entry.weight:g}", f"{entry.threshold:g}", number(stats.mean)]
+        shown += [number(stats.stderr), stats.n, stats.errors, passed]
+        chart = histogram(scores, bins=_BINS, bar_width=14, height=36) if scores else "no scores"
+        rows.append([*(text(cell) for cell in shown), chart])
     head = ("scorer", "weight", "threshold", "mean", "± stderr", "n", "errors", "passed")
     return "<h2>Scorers</h2>" + table((*head, "score distribution 0-1"), rows)
 
@@ -134,13 +123,10 @@ def _matrix(run: EvalRun) -> str:
         else:
             outcomes = {o.key: o for o in result.outcomes}
             cells = [_cell(outcomes.get(key)) for key in keys]
-        verdict = (
-            "<span class='ok'>pass</span>" if result.passed else "<span class='bad'>fail</span>"
-        )
+        css, verdict = ("ok", "pass") if result.passed else ("bad", "fail")
         rows.append(
-            f"<tr><td>{name}</td><td>{verdict}</td><td>{number(result.weighted_score)}</td>"
-            + "".join(cells)
-            + "</tr>"
+            f"<tr><td>{name}</td><td><span class='{css}'>{verdict}</span></td>"
+            f"<td>{number(result.weighted_score)}</td>{''.join(cells)}</tr>"
         )
     head = "".join(f"<th>{text(key)}</th>" for key in keys)
     return (
@@ -162,25 +148,21 @@ def _cell(outcome: ScorerOutcome | None) -> str:
 
 
 def _failing(run: EvalRun) -> str:
-    failing = [(i, r) for i, r in enumerate(run.cases) if not r.passed]
+    failing = [_failing_case(i, r) for i, r in enumerate(run.cases) if not r.passed]
     if not failing:
         return "<h2>Failing cases</h2><p>none: every case passed.</p>" if run.cases else ""
-    parts = [f"<h2>Failing cases ({len(failing)})</h2>"]
-    parts += [_failing_case(index, result) for index, result in failing]
-    return "\n".join(parts)
+    return "\n".join([f"<h2>Failing cases ({len(failing)})</h2>", *failing])
 
 
 def _failing_case(index: int, result: CaseResult) -> str:
     name = text(result.case_id) if result.case_id is not None else "(no id)"
-    css = "case malformed" if result.malformed else "case"
-    label = "MALFORMED" if result.malformed else "FAIL"
+    css, label = ("case malformed", "MALFORMED") if result.malformed else ("case", "FAIL")
+    weighted = "" if result.malformed else f", weighted {number(result.weighted_score)}"
+    took = f", {duration(result.duration_ms)}" if result.duration_ms is not None else ""
     parts = [
         f"<section class='{css}' id='case-{index}'>",
         f"<h3>{label} {name}</h3>",
-        f"<p class='where'>{text(result.location)}"
-        + ("" if result.malformed else f", weighted {number(result.weighted_score)}")
-        + (f", {duration(result.duration_ms)}" if result.duration_ms is not None else "")
-        + "</p>",
+        f"<p class='where'>{text(result.location)}{weighted}{took}</p>",
     ]
     reason = task_failure(result)
     if reason is not None:
