@@ -259,11 +259,9 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
     lines = [_case_head("FAIL", "red", result)]
     reason = task_failure(result)
     if reason is not None:
-        no_output = ("  no output, so no scorer ran", "dim")
-        lines.append(
-            _indented(Text.assemble(("✗ ", "red"), (printable(reason), "bold"), no_output), 2)
-        )
-        return lines
+        said = Text.assemble(("✗ ", "red"), (printable(reason), "bold"))
+        said.append("  no output, so no scorer ran", style="dim")
+        return [*lines, _indented(said, 2)]
     repeated = repeat_line(result)
     if repeated is not None:
         lines.append(_indented(Text(repeated), 2))

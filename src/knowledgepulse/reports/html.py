@@ -48,14 +48,8 @@ def page(title: str, sections: Iterable[str], *, style: str = "", policy: bool =
     head = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
     if policy:
         head += f"<meta http-equiv='Content-Security-Policy' content=\"{POLICY}\">"
-    parts = [
-        head,
-        f"<title>{text(title)}</title>",
-        f"<style>{STYLE}{style}</style></head><body>",
-        *sections,
-        "</body></html>\n",
-    ]
-    return "\n".join(parts)
+    parts = [head, f"<title>{text(title)}</title>", f"<style>{STYLE}{style}</style></head><body>"]
+    return "\n".join([*parts, *sections, "</body></html>\n"])
 
 
 def histogram(
