@@ -33,10 +33,7 @@ from knowledgepulse.testing import failure_message
 
 
 def from_options(
-    suite_path: str | None,
-    preset_name: str | None,
-    task: str | None,
-    plugins: Iterable[str] = (),
+    suite_path: str | None, preset_name: str | None, task: str | None, plugins: Iterable[str] = ()
 ) -> EvalSpec:
     """What ``--kp-suite FILE`` (or ``--kp-preset``), ``--kp-task`` and ``--kp-plugin`` ask for.
 

@@ -107,16 +107,9 @@ def weighted_change(case: CaseComparison) -> str:
 def counts_line(comparison: Comparison) -> str:
     """``1 regression, 2 improvements, 0 changed, 5 unchanged, 1 added, 0 removed``."""
     s = comparison.summary
-    return ", ".join(
-        [
-            counted(s.regressions, "regression"),
-            counted(s.improvements, "improvement"),
-            f"{s.changed} changed",
-            f"{s.unchanged} unchanged",
-            f"{s.added} added",
-            f"{s.removed} removed",
-        ]
-    )
+    counts = [counted(s.regressions, "regression"), counted(s.improvements, "improvement")]
+    rest = {"changed": s.changed, "unchanged": s.unchanged, "added": s.added, "removed": s.removed}
+    return ", ".join([*counts, *(f"{n} {word}" for word, n in rest.items())])
 
 
 def comparison_line(comparison: Comparison) -> str:
@@ -133,28 +126,15 @@ def comparison_line(comparison: Comparison) -> str:
     return "; ".join(parts)
 
 
-def points(base: float | None, new: float | None) -> str:
-    """A change of rate in percentage points, ``+25.0 pts``, or a dash."""
-    delta = difference(base, new)
-    return DASH if delta is None else f"{100 * delta:+.1f} pts"
-
-
 def totals_rows(comparison: Comparison) -> list[list[str]]:
     """The pass rate and the weighted mean: each a row of name, base, new and change."""
     base, new = comparison.base, comparison.new
+    rate = difference(base.pass_rate, new.pass_rate)
+    points = DASH if rate is None else f"{100 * rate:+.1f} pts"
+    mean = signed(difference(base.weighted_mean, new.weighted_mean))
     return [
-        [
-            "pass rate",
-            percent(base.pass_rate),
-            percent(new.pass_rate),
-            points(base.pass_rate, new.pass_rate),
-        ],
-        [
-            "weighted mean",
-            number(base.weighted_mean),
-            number(new.weighted_mean),
-            signed(difference(base.weighted_mean, new.weighted_mean)),
-        ],
+        ["pass rate", percent(base.pass_rate), percent(new.pass_rate), points],
+        ["weighted mean", number(base.weighted_mean), number(new.weighted_mean), mean],
     ]
 
 

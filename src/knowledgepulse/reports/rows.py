@@ -172,10 +172,7 @@ class RowWriter:
     """Rows out, in JSON Lines (a text stream) or Parquet (a binary stream)."""
 
     def __init__(
-        self,
-        fmt: RowFormat,
-        stream: IO[str] | IO[bytes],
-        added: tuple[str, ...] = SCORE_COLUMNS,
+        self, fmt: RowFormat, stream: IO[str] | IO[bytes], added: tuple[str, ...] = SCORE_COLUMNS
     ) -> None:
         self._text: IO[str] | None = stream if fmt == "jsonl" else None  # type: ignore[assignment]
         self._parquet = ParquetRows(stream, added) if fmt == "parquet" else None  # type: ignore[arg-type]

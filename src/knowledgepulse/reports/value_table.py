@@ -31,10 +31,7 @@ _WIDE_OTHERS = 5 + 5 + 4 * 5 + 20 + 16 + 8 * 2 + 2
 
 
 def to_table(
-    results: Sequence[ScoredTrace],
-    threshold: float,
-    *,
-    width: int = WIDE_TABLE_COLUMNS,
+    results: Sequence[ScoredTrace], threshold: float, *, width: int = WIDE_TABLE_COLUMNS
 ) -> Table:
     """A rich table for people: one row per trace, the verdict, the dimensions and overrides.
 
