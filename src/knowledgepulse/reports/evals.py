@@ -259,9 +259,9 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
     lines = [_case_head("FAIL", "red", result)]
     reason = task_failure(result)
     if reason is not None:
-        said = Text.assemble(("✗ ", "red"), (printable(reason), "bold"))
-        said.append("  no output, so no scorer ran", style="dim")
-        return [*lines, _indented(said, 2)]
+        line = Text.assemble(("✗ ", "red"), (printable(reason), "bold"))
+        line.append("  no output, so no scorer ran", style="dim")
+        return [*lines, _indented(line, 2)]
     repeated = repeat_line(result)
     if repeated is not None:
         lines.append(_indented(Text(repeated), 2))

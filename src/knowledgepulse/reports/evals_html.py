@@ -99,7 +99,7 @@ def _scorers(run: EvalRun) -> str:
         scores = [o.score for o in outcomes if o.score is not None]
         passed = f"{sum(o.passed for o in outcomes)} of {len(outcomes)}"
         shown = [entry.label, f"{entry.weight:g}", f"{entry.threshold:g}", number(stats.mean)]
-        shown += [number(stats.stderr), stats.n, stats.errors, passed]
+        shown += [number(stats.stderr), str(stats.n), str(stats.errors), passed]
         chart = histogram(scores, bins=_BINS, bar_width=14, height=36) if scores else "no scores"
         rows.append([*(text(cell) for cell in shown), chart])
     head = ("scorer", "weight", "threshold", "mean", "± stderr", "n", "errors", "passed")
