@@ -81,7 +81,7 @@ def _json_safe(value: Any) -> Any:
     """``value`` with NaN, infinity, integers too long to print and non-string keys as text."""
     if isinstance(value, dict):
         return {
-            key if isinstance(key, str) else _json_key(key): _json_safe(child)
+            key if isinstance(key, str) else _text(_json_safe(key)): _json_safe(child)
             for key, child in value.items()
         }
     if isinstance(value, list | tuple):
@@ -94,11 +94,6 @@ def _json_safe(value: Any) -> Any:
         except ValueError:  # past sys.get_int_max_str_digits()
             return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
     return value
-
-
-def _json_key(key: Any) -> str:
-    shown = _json_safe(key)
-    return shown if isinstance(shown, str) else _text(shown)
 
 
 def _text(value: Any) -> str:

@@ -8,7 +8,6 @@ Parquet is written :data:`BATCH_ROWS` rows at a time, the input's schema then th
 from __future__ import annotations
 
 import base64
-import decimal
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -44,14 +43,11 @@ DEDUPE_COLUMNS = tuple(_TYPES)[7:]
 
 def kp_columns(breakdown: ValueBreakdown) -> dict[str, Any]:
     """The ``kp_`` columns of a scored row."""
-    dimensions = breakdown.dimensions
+    dimensions = breakdown.dimensions.to_dict(rounding=lambda value: round(value, 4))
     return {
         "kp_score": round(breakdown.score, 4),
         "kp_shareable": breakdown.shareable,
-        "kp_complexity": round(dimensions.complexity, 4),
-        "kp_novelty": round(dimensions.novelty, 4),
-        "kp_tool_diversity": round(dimensions.tool_diversity, 4),
-        "kp_outcome_confidence": round(dimensions.outcome_confidence, 4),
+        **{f"kp_{name}": value for name, value in dimensions.items()},
         "kp_nearest": breakdown.novelty.nearest_id,
     }
 
@@ -59,14 +55,11 @@ def kp_columns(breakdown: ValueBreakdown) -> dict[str, Any]:
 def row_format(output: Path | None, inputs: Sequence[str]) -> RowFormat:
     """The form rows go out in: ``-o``'s suffix, else the first input's (Parquet or JSONL)."""
     if output is not None:
-        suffix = output.suffix.lower()
         if is_parquet_name(output.name):
             return "parquet"
-        if suffix in (".jsonl", ".ndjson", ".json", ".gz"):
+        if output.suffix.lower() in (".jsonl", ".ndjson", ".json", ".gz"):
             return "jsonl"
-    if inputs and _is_parquet(inputs[0]):
-        return "parquet"
-    return "jsonl"
+    return "parquet" if inputs and _is_parquet(inputs[0]) else "jsonl"
 
 
 def _is_parquet(name: str) -> bool:
@@ -90,11 +83,9 @@ def jsonl_row(row: Record, columns: Mapping[str, Any]) -> str:
 
 
 def _json_default(value: Any) -> Any:
-    # What a Parquet row may hold and JSON has no word for.
+    # What a Parquet row may hold and JSON has no word for (a Decimal is written as text).
     if isinstance(value, bytes | bytearray):
         return base64.b64encode(value).decode("ascii")
-    if isinstance(value, decimal.Decimal):
-        return str(value)
     if isinstance(value, set | frozenset | tuple):
         return list(value)
     return str(value)
