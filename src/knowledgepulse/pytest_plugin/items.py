@@ -1,9 +1,8 @@
 """The pytest plugin's collectors and items: one item per evaluation case.
 
-A failing case fails with its diagnosis, never a traceback; a malformed case, and each part of
-a file that cannot be read, is a failing item; a bad evaluation file or suite is a collection
-error listing every problem. A case is scored when its item runs (so ``-k`` and
-``--collect-only`` score nothing), through ``run_suite`` or ``evaluate`` as ``kp eval`` does.
+A failing case fails with its diagnosis, never a traceback; so do a malformed case and each part
+of a file that cannot be read. A case is scored when its item runs (``-k`` and ``--collect-only``
+score nothing), through ``run_suite`` or ``evaluate`` as ``kp eval`` does.
 """
 
 from __future__ import annotations
