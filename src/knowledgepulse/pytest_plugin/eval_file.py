@@ -89,7 +89,10 @@ class EvalFileModel(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class EvalSpec:
-    """A resolved evaluation file: its suite built, its case files found, its task imported."""
+    """A resolved evaluation file: its suite built, its case files found, its task imported.
+
+    ``case_files`` are each once, a glob's matches sorted; ``task`` is ``None`` to score ``actual``.
+    """
 
     source: str
     suite: Suite
