@@ -254,7 +254,7 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
     lines = [_case_head("FAIL", "red", result)]
     reason = task_failure(result)
     if reason is not None:
-        line = Text.assemble(("✗ ", "red"), (printable(reason), "bold"))
+        line = Text.assemble("✗ ", (printable(reason), "bold"), style="red")
         line.append("  no output, so no scorer ran", style="dim")
         return [*lines, _indented(line, 2)]
     repeated = repeat_line(result)
@@ -262,7 +262,7 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
         lines.append(_indented(Text(repeated), 2))
     for outcome in result.failing:
         key, said = printable(outcome.key), printable(outcome_line(outcome))
-        lines.append(_indented(Text.assemble(("✗ ", "red"), (key, "bold"), f"  {said}"), 2))
+        lines.append(_indented(Text.assemble("✗ ", (key, "bold"), f"  {said}", style="red"), 2))
         lines.extend(
             _indented(Text(printable(hint), style="yellow"), 6) for hint in outcome.diagnosis
         )

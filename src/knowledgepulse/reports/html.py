@@ -3,10 +3,6 @@
 A page is one self-contained file (inline CSS and SVG, no script, nothing fetched). All data goes
 through :func:`text`, so an id such as ``<script>`` or ``"onload=`` is shown as written, never
 run; the evaluation page adds a Content-Security-Policy that refuses anything but inline styles.
-The scoring run's page shows per domain the distributions of the score and dimensions, the
-overrides that fired, near-duplicate groups, and the top and bottom traces explained. The
-evaluation page adds each scorer's distribution, the pass/fail matrix, and for
-``anti-hallucination`` the input/output diff word by word.
 """
 
 from __future__ import annotations
@@ -125,7 +121,11 @@ class HtmlWriter(TableCollector):
 
 
 def value_page(results: Sequence[ScoredTrace], tally: RunTally, problems: Sequence[Problem]) -> str:
-    """The report page for a finished scoring run (``kp score -f html``)."""
+    """A finished scoring run's page (``kp score -f html``).
+
+    Per domain the distributions of the score and dimensions; the overrides that fired,
+    near-duplicate groups, and the top and bottom traces explained.
+    """
     sections = [
         "<h1>Trace value report</h1>",
         f"<p>{tally.scored} traces scored; {tally.shareable} reach the sharing threshold "
@@ -166,13 +166,9 @@ def _distributions(results: Sequence[ScoredTrace]) -> str:
 def _overrides(results: Sequence[ScoredTrace]) -> str:
     fired = Counter(o.name for r in results for o in r.breakdown.overrides)
     total = max(1, len(results))
-    rows = "".join(
-        f"<tr><td>{text(name)}</td><td>{n}</td><td>{100 * n / total:.1f}%</td></tr>"
-        for name, n in sorted(fired.items())
-    )
-    body = rows or "<tr><td>none fired</td><td></td><td></td></tr>"
-    head = "<tr><th>override</th><th>traces</th><th>share</th></tr>"
-    return f"<h2>Overrides</h2><table>{head}{body}</table>"
+    rows = [[text(name), str(n), f"{100 * n / total:.1f}%"] for name, n in sorted(fired.items())]
+    shown = table(("override", "traces", "share"), rows or [["none fired", "", ""]])
+    return f"<h2>Overrides</h2>{shown}"
 
 
 def _duplicates(results: Sequence[ScoredTrace]) -> str:
