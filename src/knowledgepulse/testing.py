@@ -1,10 +1,8 @@
 """Helpers for testing code that uses knowledgepulse: a fake embedder and ``assert_passes``.
 
-Use :class:`HashingEmbedder` in unit tests instead of the real model: no extra to install, no
-model to load, the same vectors in every process, and texts that share words get similar
-vectors, so novelty behaves as it would (a repeated text is not novel, an unrelated one is).
-:func:`assert_passes` fails a test with an evaluation case's diagnosis, as ``kp eval``'s table
-report prints it.
+:class:`HashingEmbedder` stands in for the real model in unit tests: nothing to install or load,
+the same vectors in every process, and texts that share words get similar vectors, so novelty
+behaves as it would.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import regex
@@ -33,10 +31,7 @@ class HashingEmbedder:
 
     The slot and sign come from the word's BLAKE2b hash (not Python's salted ``hash``), so the
     vectors are the same in every process. Rows are L2-normalised; a text with no words gives
-    a zero vector.
-
-    Args:
-        dimensions: the vector length (default 384, like all-MiniLM-L6-v2).
+    a zero vector. The default 384 dimensions are all-MiniLM-L6-v2's.
     """
 
     def __init__(self, dimensions: int = 384) -> None:
@@ -62,21 +57,14 @@ def _slot(word: str, dimensions: int) -> tuple[int, float]:
     return digest % dimensions, 1.0 if (digest >> 63) & 1 else -1.0
 
 
-DEFAULT_WIDTH = 100
-"""Where long diagnosis lines wrap (under their own first character, as in the table report)."""
-
-
 def assert_passes(result: CaseResult | EvalRun) -> None:
     """Fail the calling test unless the case, or every case of the run, passed.
 
-    An :class:`EvalRun` passes when it holds at least one case, every case passed, none was
-    malformed, and every case file was read in full; a run of no cases checks nothing, so it
-    fails.
+    A run passes when it holds at least one case, every case passed, and every case file was
+    read in full.
 
     Raises:
-        AssertionError: its message says why on the first line, then gives every failing case
-            with each failing scorer, its score, threshold and diagnosis, as the table report
-            of ``kp eval`` shows them.
+        AssertionError: with :func:`failure_message`'s text.
         TypeError: ``result`` is neither a :class:`CaseResult` nor an :class:`EvalRun`.
     """
     __tracebackhide__ = True
@@ -90,15 +78,15 @@ def assert_passes(result: CaseResult | EvalRun) -> None:
         raise AssertionError(failure_message(result))
 
 
-def failure_message(result: CaseResult | EvalRun, *, width: int = DEFAULT_WIDTH) -> str:
+def failure_message(result: CaseResult | EvalRun, *, width: int = 100) -> str:
     """Why a case (or a run) did not pass: a one-line reason, then the report's diagnosis.
 
     For a case: ``2 scorers below threshold: operation-accuracy 0.667 < 0.800, ...``, then the
     case as the table report shows it. For a run: its summary line, then each case that did not
-    pass, then the parts of files that could not be read.
+    pass, then the parts of files that could not be read. Long lines wrap at ``width``.
     """
     if isinstance(result, CaseResult):
-        head, failed, lost = _reason(result, report.number), [result], []
+        head, failed, lost = _reason(result), [result], []
     else:
         head = report.summary_line(result)
         failed = [case for case in result.cases if not case.passed]
@@ -117,12 +105,11 @@ def failure_message(result: CaseResult | EvalRun, *, width: int = DEFAULT_WIDTH)
     return "\n".join(lines)
 
 
-def _reason(result: CaseResult, number: Callable[[float | None], str]) -> str:
-    """One line: which scorers failed, with score and threshold, or why the case is malformed."""
+def _reason(result: CaseResult) -> str:
     if result.malformed:
         return f"malformed case: {counted(len(result.problems), 'problem')}"
     shown = ", ".join(
-        f"{o.key} {number(o.score)} < {number(o.threshold)}"
+        f"{o.key} {report.number(o.score)} < {report.number(o.threshold)}"
         if o.score is not None
         else f"{o.key}: no score"
         for o in result.failing

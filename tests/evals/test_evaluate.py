@@ -17,9 +17,8 @@ from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import evaluate_case
 from knowledgepulse.evals.tasks import TaskInput
-from knowledgepulse.reports.evals import run_to_dict, to_json
+from knowledgepulse.reports.evals import run_to_dict, to_json, to_markdown
 from knowledgepulse.reports.junit import to_junit
-from knowledgepulse.reports.markdown import to_markdown
 from tests.evals.builders import make_suite, op, page
 
 TEXT_SUITE = make_suite(

@@ -16,8 +16,7 @@ from knowledgepulse.evals.runner import combine_runs, score_context
 from knowledgepulse.evals.scorer import CaseContext
 from knowledgepulse.evals.tasks import TaskInput
 from knowledgepulse.records import Location
-from knowledgepulse.reports.evals import to_json
-from knowledgepulse.reports.markdown import to_markdown
+from knowledgepulse.reports.evals import to_json, to_markdown
 from tests.evals.builders import make_suite
 from tests.evals.test_evaluate import text_case
 

@@ -14,17 +14,19 @@ from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.reports.evals import (
+    escape,
     indented_json,
     json_chunks,
     run_to_dict,
     suite_table,
     suite_to_json,
+    suite_to_markdown,
     summary_line,
     to_console,
     to_json,
+    to_markdown,
 )
 from knowledgepulse.reports.junit import to_junit
-from knowledgepulse.reports.markdown import escape, suite_to_markdown, to_markdown
 from tests.evals.builders import make_case, make_suite, op, page
 
 CASES_FILE = "cases.jsonl"

@@ -67,7 +67,7 @@ def test_table_escapes_the_header_and_takes_cells_as_html() -> None:
 def test_the_trace_value_report_is_built_on_the_shared_shell() -> None:
     """kp score -f html uses the same head, style and escaping."""
     problem = Problem(Location("t.jsonl", 3), "steps[0]", "<bad>")
-    document = trace_html.to_html([], RunTally(threshold=0.75), [problem])
+    document = trace_html.value_page([], RunTally(threshold=0.75), [problem])
     shell = page("knowledgepulse trace value report", [])
     assert document.startswith(shell.removesuffix("\n</body></html>\n"))
     assert document.endswith("</body></html>\n")

@@ -53,11 +53,12 @@ from knowledgepulse.reports.evals import (
     lost_and_warned,
     suite_table,
     suite_to_json,
+    suite_to_markdown,
     summary_line,
     to_console,
+    to_markdown,
 )
 from knowledgepulse.reports.junit import to_junit
-from knowledgepulse.reports.markdown import suite_to_markdown, to_markdown
 
 FORMATS = ("table", "json", "junit", "markdown", "html")
 
@@ -321,7 +322,7 @@ def _emit_run(
         chunks = json_chunks(run)
         write_output(chunks if comparison is None else with_comparison(chunks, comparison), output)
     elif output_format == "html":
-        from knowledgepulse.reports.evals_html import to_html  # noqa: PLC0415 - only for html
+        from knowledgepulse.reports.html import to_html  # noqa: PLC0415 - only for html
 
         write_output(to_html(run, comparison), output)
     elif output_format == "markdown":

@@ -127,16 +127,8 @@ def load_eval_file(path: str | Path) -> EvalSpec:
     if problems or suite is None:
         summary = f"{name}: {counted(len(problems), 'problem')} in the evaluation file or its suite"
         raise SuiteError(summary, problems)
-    return EvalSpec(
-        name,
-        suite,
-        case_files,
-        model.description,
-        task,
-        model.timeout,
-        model.retries,
-        model.repeat,
-    )
+    kept = model.model_dump(include={"description", "timeout", "retries", "repeat"})
+    return EvalSpec(name, suite, case_files, task=task, **kept)
 
 
 _SHAPE = (
@@ -169,28 +161,19 @@ def _model_problem(item: Any, record: Record) -> Problem:
 def _suite(
     model: EvalFileModel, base: Path, record: Record, problems: list[Problem]
 ) -> Suite | None:
-    """The suite the file names, or ``None`` with its problems recorded."""
+    presets = ", ".join(PRESET_NAMES)
     if (model.suite is None) == (model.preset is None):
-        problems.append(
-            record.problem(
-                (),
-                "give exactly one of 'suite' (a suite file) or 'preset' "
-                f"({', '.join(PRESET_NAMES)})",
-            )
-        )
+        said = f"give exactly one of 'suite' (a suite file) or 'preset' ({presets})"
+        problems.append(record.problem((), said))
         return None
     if model.preset is not None:
         if model.preset in PRESET_NAMES:
             return preset(model.preset)
         closest = difflib.get_close_matches(model.preset, PRESET_NAMES, n=1)
         guess = f"did you mean {closest[0]!r}? " if closest else ""
-        problems.append(
-            record.problem(
-                ("preset",),
-                f"unknown preset {model.preset!r}; {guess}the presets are "
-                f"{', '.join(PRESET_NAMES)}, or name your own suite file with 'suite'",
-            )
-        )
+        own = "or name your own suite file with 'suite'"
+        said = f"unknown preset {model.preset!r}; {guess}the presets are {presets}, {own}"
+        problems.append(record.problem(("preset",), said))
         return None
     try:
         return load_suite(_joined(base, model.suite or ""))

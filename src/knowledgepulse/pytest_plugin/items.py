@@ -1,9 +1,8 @@
 """The pytest plugin's collectors and items: one item per evaluation case.
 
-A failing case fails with its diagnosis, never a traceback; a malformed case, and each part of
-a file that cannot be read, is a failing item; a bad evaluation file or suite is a collection
-error listing every problem. A case is scored when its item runs (so ``-k`` and
-``--collect-only`` score nothing), through ``run_suite`` or ``evaluate`` as ``kp eval`` does.
+A failing case fails with its diagnosis, never a traceback; so do a malformed case and each part
+of a file that cannot be read. A case is scored when its item runs (``-k`` and ``--collect-only``
+score nothing), through ``run_suite`` or ``evaluate`` as ``kp eval`` does.
 """
 
 from __future__ import annotations
@@ -33,10 +32,7 @@ from knowledgepulse.testing import failure_message
 
 
 def from_options(
-    suite_path: str | None,
-    preset_name: str | None,
-    task: str | None,
-    plugins: Iterable[str] = (),
+    suite_path: str | None, preset_name: str | None, task: str | None, plugins: Iterable[str] = ()
 ) -> EvalSpec:
     """What ``--kp-suite FILE`` (or ``--kp-preset``), ``--kp-task`` and ``--kp-plugin`` ask for.
 
@@ -216,12 +212,9 @@ def _properties(result: CaseResult) -> list[tuple[str, object]]:
     """Scores as test properties (JUnit ``<properties>``): the weighted score and each scorer's."""
     if result.malformed:
         return []
-    scores = [(f"kp.score.{o.key}", _or_null(o.score)) for o in result.outcomes]
-    return [("kp.weighted_score", _or_null(result.weighted_score)), *scores]
-
-
-def _or_null(score: float | None) -> object:
-    return "null" if score is None else score
+    scores = [(f"kp.score.{o.key}", o.score) for o in result.outcomes]
+    scores.insert(0, ("kp.weighted_score", result.weighted_score))
+    return [(name, "null" if score is None else score) for name, score in scores]
 
 
 def _warn(problem: Problem) -> None:

@@ -1,15 +1,14 @@
 """Comparisons of two evaluation runs as JSON, a rich console view and Markdown.
 
-The comparison is plain data (:class:`~knowledgepulse.evals.compare.Comparison`); each renderer
-is a function of it. Every view puts regressions first. The Markdown is meant for a pull-request
-comment: the counts and totals up front, the regressions as a table, everything else folded
-into ``<details>``, and each table cut at :data:`MARKDOWN_ROWS` rows so the comment stays
-within what a code host accepts (the JSON report has every case).
+Every view puts regressions first. The Markdown is a pull-request comment: the regressions as a
+table, the rest folded into ``<details>``, each table cut at :data:`MARKDOWN_ROWS` rows so the
+comment stays within what a code host accepts (the JSON report has every case).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -26,26 +25,27 @@ from knowledgepulse.evals.compare import (
     difference,
 )
 from knowledgepulse.evals.snapshot import CaseSnapshot, RunSnapshot, ScorerSpec, ScoreSnapshot
-from knowledgepulse.reports.evals import DASH, indented_json, number, percent, short
-from knowledgepulse.reports.markdown import escape
+from knowledgepulse.reports.evals import (
+    DASH,
+    escape,
+    indented_json,
+    number,
+    percent,
+    short,
+    titled_table,
+)
 
 MARKDOWN_ROWS = 50
 ARROW = "→"
-# Sections in the order every view shows them, with their headings.
-SECTIONS: tuple[tuple[CaseChange, str], ...] = (
-    ("regressed", "Regressions"),
-    ("improved", "Improvements"),
-    ("changed", "Scores changed, verdict held"),
-    ("added", "Added cases"),
-    ("removed", "Removed cases"),
+# Sections in the order every view shows them, with their headings and console styles.
+SECTIONS: tuple[tuple[CaseChange, str, str], ...] = (
+    ("regressed", "Regressions", "bold red"),
+    ("improved", "Improvements", "bold green"),
+    ("changed", "Scores changed, verdict held", "bold yellow"),
+    ("added", "Added cases", "bold cyan"),
+    ("removed", "Removed cases", "bold magenta"),
 )
-_STYLES = {
-    "regressed": "bold red",
-    "improved": "bold green",
-    "changed": "bold yellow",
-    "added": "bold cyan",
-    "removed": "bold magenta",
-}
+SCORER_HEAD = ("scorer", "base mean", "new mean", "change", "suite change")
 
 
 # --- Words shared by every view ----------------------------------------------------------------
@@ -108,16 +108,9 @@ def weighted_change(case: CaseComparison) -> str:
 def counts_line(comparison: Comparison) -> str:
     """``1 regression, 2 improvements, 0 changed, 5 unchanged, 1 added, 0 removed``."""
     s = comparison.summary
-    return ", ".join(
-        [
-            counted(s.regressions, "regression"),
-            counted(s.improvements, "improvement"),
-            f"{s.changed} changed",
-            f"{s.unchanged} unchanged",
-            f"{s.added} added",
-            f"{s.removed} removed",
-        ]
-    )
+    counts = [counted(s.regressions, "regression"), counted(s.improvements, "improvement")]
+    rest = {"changed": s.changed, "unchanged": s.unchanged, "added": s.added, "removed": s.removed}
+    return ", ".join([*counts, *(f"{n} {word}" for word, n in rest.items())])
 
 
 def comparison_line(comparison: Comparison) -> str:
@@ -134,28 +127,28 @@ def comparison_line(comparison: Comparison) -> str:
     return "; ".join(parts)
 
 
-def points(base: float | None, new: float | None) -> str:
-    """A change of rate in percentage points, ``+25.0 pts``, or a dash."""
-    delta = difference(base, new)
-    return DASH if delta is None else f"{100 * delta:+.1f} pts"
-
-
 def totals_rows(comparison: Comparison) -> list[list[str]]:
     """The pass rate and the weighted mean: each a row of name, base, new and change."""
     base, new = comparison.base, comparison.new
+    rate = difference(base.pass_rate, new.pass_rate)
+    points = DASH if rate is None else f"{100 * rate:+.1f} pts"
+    mean = signed(difference(base.weighted_mean, new.weighted_mean))
     return [
-        [
-            "pass rate",
-            percent(base.pass_rate),
-            percent(new.pass_rate),
-            points(base.pass_rate, new.pass_rate),
-        ],
-        [
-            "weighted mean",
-            number(base.weighted_mean),
-            number(new.weighted_mean),
-            signed(difference(base.weighted_mean, new.weighted_mean)),
-        ],
+        ["pass rate", percent(base.pass_rate), percent(new.pass_rate), points],
+        ["weighted mean", number(base.weighted_mean), number(new.weighted_mean), mean],
+    ]
+
+
+def case_row(case: CaseComparison) -> list[str]:
+    """A case's cells in every view: its label, what changed, and its weighted score's change."""
+    return [case.label, case_detail(case), weighted_change(case)]
+
+
+def scorer_rows(comparison: Comparison) -> list[list[str]]:
+    """Each scorer's cells (see :data:`SCORER_HEAD`): means on each side, change, suite change."""
+    return [
+        [c.key, number(c.base_mean), number(c.new_mean), signed(c.mean_delta), scorer_note(c)]
+        for c in comparison.scorers
     ]
 
 
@@ -235,15 +228,9 @@ def _spec_dict(spec: ScorerSpec | None) -> dict[str, Any] | None:
 
 
 def _scorer_dict(change: ScorerChange) -> dict[str, Any]:
-    return {
-        "key": change.key,
-        "status": change.status,
-        "base": _spec_dict(change.base),
-        "new": _spec_dict(change.new),
-        "base_mean": change.base_mean,
-        "new_mean": change.new_mean,
-        "mean_delta": change.mean_delta,
-    }
+    # The change's fields in their order; the suite entries without their key, the key being said.
+    specs = {"base": _spec_dict(change.base), "new": _spec_dict(change.new)}
+    return {**asdict(change), **specs, "mean_delta": change.mean_delta}
 
 
 def _side(case: CaseSnapshot | None) -> dict[str, Any] | None:
@@ -292,48 +279,35 @@ def comparison_to_console(comparison: Comparison) -> Group:
     parts: list[RenderableType] = [
         Text(printable(f"Comparison: {comparison.base.source} {ARROW} {comparison.new.source}"))
     ]
-    for change, heading in SECTIONS:
+    for change, heading, style in SECTIONS:
         cases = comparison.of(change)
         if cases:
-            parts += [Text(), _case_table(f"{heading} ({len(cases)})", _STYLES[change], cases)]
-    parts += [Text(), _scorer_table(comparison), Text()]
+            parts += [Text(), _case_table(Text(f"{heading} ({len(cases)})", style=style), cases)]
+    scorers = titled_table(Text("Scorers"))
+    for column in SCORER_HEAD:
+        left = column in ("scorer", "suite change")
+        scorers.add_column(column, justify="left" if left else "right", no_wrap=column == "scorer")
+    for key, *means, note in scorer_rows(comparison):
+        scorers.add_row(Text(printable(key)), *means, Text(printable(note)))
     totals = Table(show_edge=False, header_style="bold")
     for column in ("", "base", "new", "change"):
         totals.add_column(column, justify="left" if not column else "right")
     for row in totals_rows(comparison):
         totals.add_row(*row)
+    parts += [Text(), scorers, Text()]
     style = "bold red" if comparison.regressed else "bold"
     parts += [totals, Text(printable(comparison_line(comparison)), style=style)]
     return Group(*parts)
 
 
-def _case_table(title: str, style: str, cases: Sequence[CaseComparison]) -> Table:
-    table = Table(
-        title=Text(title, style=style), title_justify="left", header_style="bold", show_edge=False
-    )
+def _case_table(title: Text, cases: Sequence[CaseComparison]) -> Table:
+    table = titled_table(title)
     table.add_column("case", no_wrap=True)
     table.add_column("what changed")
     table.add_column("weighted", justify="right", no_wrap=True)
     for case in cases:
-        table.add_row(
-            Text(short(case.label)), Text(printable(case_detail(case))), weighted_change(case)
-        )
-    return table
-
-
-def _scorer_table(comparison: Comparison) -> Table:
-    table = Table(title=Text("Scorers"), title_justify="left", header_style="bold", show_edge=False)
-    for column in ("scorer", "base mean", "new mean", "change", "suite change"):
-        left = column in ("scorer", "suite change")
-        table.add_column(column, justify="left" if left else "right", no_wrap=column == "scorer")
-    for change in comparison.scorers:
-        table.add_row(
-            Text(printable(change.key)),
-            number(change.base_mean),
-            number(change.new_mean),
-            signed(change.mean_delta),
-            Text(printable(scorer_note(change))),
-        )
+        label, detail, weighted = case_row(case)
+        table.add_row(Text(short(label)), Text(printable(detail)), weighted)
     return table
 
 
@@ -361,34 +335,30 @@ def comparison_to_markdown(comparison: Comparison) -> str:
         "|---|---:|---:|---:|",
         *(f"| {' | '.join(row)} |" for row in totals_rows(comparison)),
     ]
-    for change, heading in SECTIONS:
+    for change, heading, _ in SECTIONS:
         cases = comparison.of(change)
         if not cases:
             continue
-        table = _markdown_cases(cases)
+        rows = [case_row(case) for case in cases[:MARKDOWN_ROWS]]
+        table = _markdown_table(("case", "what changed", "weighted"), "|---|---|---:|", rows)
+        if len(cases) > MARKDOWN_ROWS:
+            table += [
+                "",
+                f"… and {len(cases) - MARKDOWN_ROWS} more (the JSON report has them all).",
+            ]
         if change == "regressed":
             lines += ["", f"### {heading} ({len(cases)})", "", *table]
         else:
             lines += ["", *_folded(f"{heading} ({len(cases)})", table)]
-    scorer_rows = [
-        f"| {escape(c.key)} | {number(c.base_mean)} | {number(c.new_mean)} "
-        f"| {signed(c.mean_delta)} | {escape(scorer_note(c)) or DASH} |"
-        for c in comparison.scorers
-    ]
-    head = ["| scorer | base mean | new mean | change | suite change |", "|---|---:|---:|---:|---|"]
-    lines += ["", *_folded("Scorers", [*head, *scorer_rows])]
+    rows = [[*row[:-1], row[-1] or DASH] for row in scorer_rows(comparison)]
+    table = _markdown_table(SCORER_HEAD, "|---|---:|---:|---:|---|", rows)
+    lines += ["", *_folded("Scorers", table)]
     return printable("\n".join(lines) + "\n")
 
 
-def _markdown_cases(cases: Sequence[CaseComparison]) -> list[str]:
-    rows = ["| case | what changed | weighted |", "|---|---|---:|"]
-    rows += [
-        f"| {escape(case.label)} | {escape(case_detail(case))} | {weighted_change(case)} |"
-        for case in cases[:MARKDOWN_ROWS]
-    ]
-    if len(cases) > MARKDOWN_ROWS:
-        rows += ["", f"… and {len(cases) - MARKDOWN_ROWS} more (the JSON report has them all)."]
-    return rows
+def _markdown_table(head: Sequence[str], rule: str, rows: Iterable[Sequence[str]]) -> list[str]:
+    body = [f"| {' | '.join(escape(cell) for cell in row)} |" for row in rows]
+    return [f"| {' | '.join(head)} |", rule, *body]
 
 
 def _folded(summary: str, body: list[str]) -> list[str]:

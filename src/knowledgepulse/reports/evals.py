@@ -1,10 +1,9 @@
-"""Evaluation runs rendered as JSON and as a rich console view, and resolved suites for dry runs.
+"""Evaluation runs (and resolved suites, for dry runs) as JSON, a rich console view and Markdown.
 
-The run is plain data (:class:`~knowledgepulse.evals.runner.EvalRun`); each renderer is a
-function of it. JSON keeps input order and full float precision and holds no clock readings, so
-equal inputs give byte-identical output. Text from cases goes through
-:func:`~knowledgepulse._util.text.printable`, and the console view holds data only in ``Text``
-objects, so an id like ``[bold]`` or ``:100:`` is shown as written, never as markup or emoji.
+Each renderer is a function of the run. JSON keeps input order and full float precision and no
+clock readings: equal inputs, equal bytes. Text from cases goes through
+:func:`~knowledgepulse._util.text.printable`; the console view holds data only in ``Text``
+objects and the Markdown escapes it, so an id like ``[bold]`` or ``*x*`` is shown as written.
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ from knowledgepulse.records import Problem
 
 DASH = "—"
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$])")
 
 
 def short(text: str, limit: int = 120) -> str:
@@ -78,14 +78,10 @@ def indented_json(document: Any) -> str:
 
 
 def _json_safe(value: Any) -> Any:
-    """``value`` with what would break its JSON text written as strings instead.
-
-    A NaN or infinity (not JSON), an integer too long for Python to print, a key that is not a
-    string.
-    """
+    """``value`` with NaN, infinity, integers too long to print and non-string keys as text."""
     if isinstance(value, dict):
         return {
-            key if isinstance(key, str) else _json_key(key): _json_safe(child)
+            key if isinstance(key, str) else _text(_json_safe(key)): _json_safe(child)
             for key, child in value.items()
         }
     if isinstance(value, list | tuple):
@@ -98,11 +94,6 @@ def _json_safe(value: Any) -> Any:
         except ValueError:  # past sys.get_int_max_str_digits()
             return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
     return value
-
-
-def _json_key(key: Any) -> str:
-    shown = _json_safe(key)
-    return shown if isinstance(shown, str) else _text(shown)
 
 
 def _text(value: Any) -> str:
@@ -135,10 +126,7 @@ def outcome_line(outcome: ScorerOutcome) -> str:
 
 
 def task_failure(result: CaseResult) -> str | None:
-    """``the task raised ValueError: boom (2 attempts)``: why a case has no output, or None.
-
-    Shown once as the case's reason, in place of one "no score" line per scorer.
-    """
+    """``the task raised ValueError: boom (2 attempts)``: why a case has no output, or None."""
     record = result.task
     if record is None or not record.failed:
         return None
@@ -178,11 +166,7 @@ def duration(ms: float | None) -> str:
 
 
 def workflow_lines(run: EvalRun) -> list[str]:
-    """The task and repeat summary lines that apply (none for recorded outputs run once).
-
-    ``task: 10 runs, 2 cached, 1 error (1 timeout), mean 412 ms, max 2.3 s`` and
-    ``repeat: 5 runs per case, pass@5 80.0%, run pass rate 64.0%``.
-    """
+    """The ``task: 10 runs, ...`` and ``repeat: 5 runs per case, ...`` lines that apply."""
     lines = []
     t, r = run.summary.task, run.summary.repeat
     if t is not None:
@@ -224,27 +208,23 @@ def lost_and_warned(unreadable_files: int, warnings: int) -> list[str]:
 
 def to_console(run: EvalRun) -> Group:
     """The console view: failing cases with their diagnosis, passing cases, then the summary."""
-    failing = [result for result in run.cases if not result.passed]
-    passing = [result for result in run.cases if result.passed]
     parts: list[RenderableType] = []
-    for result in failing:
-        parts.extend(failing_case(result))
-        parts.append(Text())
+    for result in run.cases:
+        if not result.passed:
+            parts += [*failing_case(result), Text()]
+    passing = [result for result in run.cases if result.passed]
     if passing:
-        parts.append(_passing_table(passing))
-        parts.append(Text())
+        parts += [_passing_table(passing), Text()]
     unreadable = [problem for problem in run.file_problems if not problem.warning]
-    if unreadable:
-        parts.append(Text("Not read in full", style="bold magenta"))
-        parts.extend(_indented(_problem_text(problem), 2) for problem in unreadable)
-        parts.append(Text())
-    warnings = run.warnings
-    if warnings:
-        parts.append(Text(f"Warnings ({len(warnings)})", style="bold yellow"))
-        parts.extend(_indented(_problem_text(problem), 2) for problem in warnings)
-        parts.append(Text())
-    parts.append(summary_table(run))
-    parts.append(Text(summary_line(run), style="bold"))
+    for heading, style, problems in (
+        ("Not read in full", "bold magenta", unreadable),
+        (f"Warnings ({len(run.warnings)})", "bold yellow", run.warnings),
+    ):
+        if problems:
+            parts.append(Text(heading, style=style))
+            parts.extend(_indented(_problem_text(problem), 2) for problem in problems)
+            parts.append(Text())
+    parts += [summary_table(run), Text(summary_line(run), style="bold")]
     parts.extend(Text(line) for line in workflow_lines(run))
     return Group(*parts)
 
@@ -274,19 +254,15 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
     lines = [_case_head("FAIL", "red", result)]
     reason = task_failure(result)
     if reason is not None:
-        line = Text("✗ ", style="red")
-        line.append(printable(reason), style="bold")
+        line = Text.assemble("✗ ", (printable(reason), "bold"), style="red")
         line.append("  no output, so no scorer ran", style="dim")
-        lines.append(_indented(line, 2))
-        return lines
+        return [*lines, _indented(line, 2)]
     repeated = repeat_line(result)
     if repeated is not None:
         lines.append(_indented(Text(repeated), 2))
     for outcome in result.failing:
-        line = Text("✗ ", style="red")
-        line.append(printable(outcome.key), style="bold")
-        line.append(f"  {printable(outcome_line(outcome))}")
-        lines.append(_indented(line, 2))
+        key, said = printable(outcome.key), printable(outcome_line(outcome))
+        lines.append(_indented(Text.assemble("✗ ", (key, "bold"), f"  {said}", style="red"), 2))
         lines.extend(
             _indented(Text(printable(hint), style="yellow"), 6) for hint in outcome.diagnosis
         )
@@ -300,14 +276,17 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
 
 
 def _indented(text: Text, width: int) -> Padding:
-    """Text that wraps under its own first character, not under the case's heading."""
+    # Wrapped lines continue under the text's first character, not under the case's heading.
     return Padding(text, (0, 0, 0, width))
 
 
+def titled_table(title: Text) -> Table:
+    """An edgeless table with its title on the left and a bold header, as every view draws."""
+    return Table(title=title, title_justify="left", header_style="bold", show_edge=False)
+
+
 def _passing_table(passing: list[CaseResult]) -> Table:
-    table = Table(
-        title=Text("Passing cases"), title_justify="left", header_style="bold", show_edge=False
-    )
+    table = titled_table(Text("Passing cases"))
     table.add_column("case", no_wrap=True)
     table.add_column("where", style="dim", no_wrap=True)
     table.add_column("weighted", justify="right")
@@ -335,8 +314,7 @@ def _passing_table(passing: list[CaseResult]) -> Table:
 
 def summary_table(run: EvalRun) -> Table:
     """Each scorer's weight, threshold, mean ± standard error and counts over the run."""
-    title = Text(printable(f"Suite {run.suite.name or run.suite.source}"))
-    table = Table(title=title, title_justify="left", header_style="bold", show_edge=False)
+    table = titled_table(Text(printable(f"Suite {run.suite.name or run.suite.source}")))
     named = any(entry.name is not None for entry in run.suite.scorers)
     columns = ("scorer", *(("type",) if named else ()), "weight", "threshold", "mean")
     for column in (*columns, "± stderr", "n", "errors"):
@@ -359,13 +337,8 @@ def summary_table(run: EvalRun) -> Table:
 
 def suite_table(suite: Suite) -> Table:
     """The resolved suite for people (``kp eval --dry-run``): every scorer and its parameters."""
-    title = Text(
-        printable(
-            f"Suite {suite.name or suite.source}"
-            + (f": {suite.description}" if suite.description else "")
-        )
-    )
-    table = Table(title=title, title_justify="left", header_style="bold", show_edge=False)
+    about = f": {suite.description}" if suite.description else ""
+    table = titled_table(Text(printable(f"Suite {suite.name or suite.source}{about}")))
     table.add_column("scorer", no_wrap=True)
     for column in ("weight", "threshold"):
         table.add_column(column, justify="right")
@@ -378,3 +351,101 @@ def suite_table(suite: Suite) -> Table:
             Text(printable(json.dumps(entry.params, ensure_ascii=False)) if entry.params else DASH),
         )
     return table
+
+
+# --- Markdown ----------------------------------------------------------------------------------
+
+
+def escape(text: str) -> str:
+    """Text with Markdown's special characters backslash-escaped, newlines shown escaped."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("\n", "\\n")
+
+
+def code(text: str) -> str:
+    """Inline code that survives backticks in the text."""
+    fence, pad = ("``", " ") if "`" in text else ("`", "")
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def to_markdown(run: EvalRun) -> str:
+    """The run as Markdown for a CI job summary: totals, scorers, failing and malformed cases."""
+    s = run.summary
+    lines = [
+        f"## Evaluation: {escape(run.suite.name or run.suite.source)}",
+        "",
+        "| cases | passed | failed | malformed | pass rate | weighted mean "
+        "| files not read in full | warnings |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {s.cases} | {s.passed} | {s.failed} | {s.malformed} | {percent(s.pass_rate)} "
+        f"| {number(s.weighted_mean)} | {s.unreadable_files} | {s.warnings} |",
+        "",
+        "| scorer | weight | threshold | mean | ± stderr | n | errors |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for entry in run.suite.scorers:
+        stats = s.scorers[entry.key]
+        lines.append(
+            f"| {escape(entry.label)} | {entry.weight:g} | {entry.threshold:g} "
+            f"| {number(stats.mean)} | {number(stats.stderr)} | {stats.n} | {stats.errors} |"
+        )
+    workflow = workflow_lines(run)
+    if workflow:
+        lines += ["", *(f"- {escape(line)}" for line in workflow)]
+    failing = [r for r in run.cases if not r.passed and not r.malformed]
+    malformed = [r for r in run.cases if r.malformed]
+    if failing:
+        lines += ["", f"### Failing cases ({len(failing)})"]
+        for result in failing:
+            lines += ["", *_markdown_case(result)]
+    if malformed:
+        lines += ["", f"### Malformed cases ({len(malformed)})", ""]
+        for result in malformed:
+            name = code(result.case_id) if result.case_id is not None else "(no id)"
+            lines.append(f"- {name} at {code(str(result.location))}")
+            lines.extend(f"  - {escape(str(problem))}" for problem in result.problems)
+    unreadable = [problem for problem in run.file_problems if not problem.warning]
+    for heading, problems in (("Not read in full", unreadable), ("Warnings", run.warnings)):
+        if problems:
+            lines += ["", f"### {heading} ({len(problems)})", ""]
+            lines.extend(f"- {escape(str(problem))}" for problem in problems)
+    if not failing and not malformed and not unreadable and s.cases:
+        lines += ["", "Every case passed."]
+    return printable("\n".join(lines) + "\n")
+
+
+def _markdown_case(result: CaseResult) -> list[str]:
+    took = f", {duration(result.duration_ms)}" if result.duration_ms is not None else ""
+    lines = [
+        f"#### {code(result.case_id or '')} ({code(str(result.location))}), "
+        f"weighted {number(result.weighted_score)}{took}",
+        "",
+    ]
+    reason = task_failure(result)
+    if reason is not None:
+        return [*lines, f"- **{escape(reason)}**: no output, so no scorer ran"]
+    repeated = repeat_line(result)
+    if repeated is not None:
+        lines.append(f"- {escape(repeated)}")
+    for outcome in result.failing:
+        # A repeated case's diagnosis opens with the mean ± stderr over the runs.
+        lines.append(f"- **{escape(outcome.key)}**: {escape(outcome_line(outcome))}")
+        lines.extend(f"  - {escape(hint)}" for hint in outcome.diagnosis)
+    passed = [o for o in result.outcomes if o.passed]
+    if result.repeat is not None and passed:
+        shown = ", ".join(f"{o.key} {scorer_repeat(result, o.key)}" for o in passed)
+        lines.append(f"- passed: {escape(shown)}")
+    return lines
+
+
+def suite_to_markdown(suite: Suite) -> str:
+    """The resolved suite as a Markdown table (``kp eval --dry-run --format markdown``)."""
+    lines = [f"## Suite: {escape(suite.name or suite.source)}", ""]
+    if suite.description:
+        lines += [escape(suite.description), ""]
+    lines += ["| scorer | weight | threshold | params |", "|---|---:|---:|---|"]
+    for entry in suite.scorers:
+        shown = code(json.dumps(entry.params, ensure_ascii=False)) if entry.params else DASH
+        lines.append(
+            f"| {escape(entry.label)} | {entry.weight:g} | {entry.threshold:g} | {shown} |"
+        )
+    return printable("\n".join(lines) + "\n")

@@ -1,15 +1,10 @@
 """Evaluation runs as JUnit XML, which CI systems show as test results.
 
-One ``<testcase>`` per case (``classname`` its file, ``name`` its id): a failing case is a
-``<failure>`` that names each failing scorer with its diagnosis, a malformed case or a task that
-raised is an ``<error>``, and so is each part of a file that could not be read, so CI never
-counts a broken file as nothing. Against a baseline, a failing case's message begins with how
-it stands (``regression:``, ``new failure:``, ``old failure:``), and with ``--fail-on
-regression`` an old failure is ``<skipped>`` (as pytest writes an expected failure), so the
-report fails exactly the cases that fail the run. No timestamps, and no durations over recorded
-outputs: equal runs, equal bytes. Every text goes through
-:func:`~knowledgepulse._util.text.printable`, so the document stays well-formed XML whatever
-the cases hold.
+One ``<testcase>`` per case: a failing case is a ``<failure>`` naming each failing scorer with
+its diagnosis; a malformed case, a task that raised and each part of a file that could not be
+read is an ``<error>``. Against a baseline a failure's message says how it stands
+(``regression:``, ...), and with ``--fail-on regression`` an old failure is ``<skipped>``. No
+timestamps: equal runs, equal bytes; all text is printable, so the XML stays well-formed.
 """
 
 from __future__ import annotations
@@ -29,51 +24,39 @@ def to_junit(run: EvalRun, gate: Gate | None = None) -> str:
     """The run as a JUnit XML document; with a ``gate``, each failure says how it stands."""
     summary = run.summary
     name = run.suite.name or run.suite.source
-    unreadable = [problem for problem in run.file_problems if not problem.warning]
     root = ET.Element("testsuites", {"name": "kp eval"})
     suite = ET.SubElement(root, "testsuite", {"name": name})
-    properties = ET.SubElement(suite, "properties")
-    _property(properties, "suite.source", run.suite.source)
+    shown = [("suite.source", run.suite.source)]
     if run.suite.description:
-        _property(properties, "suite.description", run.suite.description)
-    for entry in run.suite.scorers:
-        _property(
-            properties,
-            f"scorer.{entry.key}",
-            f"type={entry.type} weight={entry.weight:g} threshold={entry.threshold:g}",
-        )
-    _property(properties, "pass_rate", number(summary.pass_rate, 4))
-    _property(properties, "weighted_mean", number(summary.weighted_mean, 4))
-    _property(properties, "warnings", str(summary.warnings))
+        shown.append(("suite.description", run.suite.description))
+    shown += [
+        (f"scorer.{e.key}", f"type={e.type} weight={e.weight:g} threshold={e.threshold:g}")
+        for e in run.suite.scorers
+    ]
+    shown += [
+        ("pass_rate", number(summary.pass_rate, 4)),
+        ("weighted_mean", number(summary.weighted_mean, 4)),
+        ("warnings", str(summary.warnings)),
+    ]
     if gate is not None:
-        _property(properties, "fail_on", gate.fail_on)
+        shown.append(("fail_on", gate.fail_on))
         if gate.standings:
-            _property(properties, "baseline.worse", str(gate.worse))
-    if summary.task is not None:
-        t = summary.task
-        _property(properties, "task.runs", str(t.runs))
-        _property(properties, "task.cached", str(t.cached))
-        _property(properties, "task.errors", str(t.errors))
-        _property(properties, "task.timeouts", str(t.timeouts))
-        _property(properties, "task.mean_duration_ms", number(t.mean_duration_ms, 1))
-        _property(properties, "task.max_duration_ms", number(t.max_duration_ms, 1))
-    if summary.repeat is not None:
-        r = summary.repeat
-        _property(properties, "repeat.runs_per_case", str(r.runs_per_case))
-        _property(properties, "repeat.pass_at_k", number(r.pass_at_k, 4))
-        _property(properties, "repeat.run_pass_rate", number(r.run_pass_rate, 4))
-    for problem in unreadable:
-        testcase = ET.SubElement(
-            suite,
-            "testcase",
-            {"classname": problem.location.file, "name": f"(not read in full) {problem.location}"},
-        )
-        error = ET.SubElement(
-            testcase,
-            "error",
-            {"message": f"cannot be read at {problem.location}", "type": "UnreadableFile"},
-        )
-        error.text = str(problem)
+            shown.append(("baseline.worse", str(gate.worse)))
+    if (t := summary.task) is not None:
+        shown += [(f"task.{key}", str(getattr(t, key))) for key in _TASK_COUNTS]
+        shown += [(f"task.{k}", number(getattr(t, k), 1)) for k in _TASK_DURATIONS]
+    if (r := summary.repeat) is not None:
+        shown += [
+            ("repeat.runs_per_case", str(r.runs_per_case)),
+            ("repeat.pass_at_k", number(r.pass_at_k, 4)),
+            ("repeat.run_pass_rate", number(r.run_pass_rate, 4)),
+        ]
+    _properties(suite, shown)
+    for problem in (problem for problem in run.file_problems if not problem.warning):
+        where = problem.location
+        named = {"classname": where.file, "name": f"(not read in full) {where}"}
+        error = {"message": f"cannot be read at {where}", "type": "UnreadableFile"}
+        ET.SubElement(ET.SubElement(suite, "testcase", named), "error", error).text = str(problem)
     for index, result in enumerate(run.cases):
         testcase = _testcase(result)
         if gate is not None:
@@ -88,19 +71,17 @@ def to_junit(run: EvalRun, gate: Gate | None = None) -> str:
     return _XML_DECLARATION + ET.tostring(root, encoding="unicode") + "\n"
 
 
+_TASK_COUNTS = ("runs", "cached", "errors", "timeouts")
+_TASK_DURATIONS = ("mean_duration_ms", "max_duration_ms")
+
+
 def _counts(suite: ET.Element) -> dict[str, str]:
     """The testsuite's totals, counted from its testcases (so they cannot disagree)."""
     cases = suite.findall("testcase")
-    counted = {kind: sum(case.find(kind) is not None for case in cases) for kind in _VERDICTS}
-    return {
-        "tests": str(len(cases)),
-        "failures": str(counted["failure"]),
-        "errors": str(counted["error"]),
-        "skipped": str(counted["skipped"]),
-    }
-
-
-_VERDICTS = ("failure", "error", "skipped")
+    totals = {"tests": str(len(cases))}
+    for total, kind in (("failures", "failure"), ("errors", "error"), ("skipped", "skipped")):
+        totals[total] = str(sum(case.find(kind) is not None for case in cases))
+    return totals
 
 
 def _stand(testcase: ET.Element, standing: Standing | None, *, excused: bool) -> None:
@@ -130,8 +111,10 @@ def _printable(element: ET.Element) -> None:
             node.text = printable(node.text)
 
 
-def _property(parent: ET.Element, name: str, value: str) -> None:
-    ET.SubElement(parent, "property", {"name": name, "value": value})
+def _properties(parent: ET.Element, shown: list[tuple[str, str]]) -> None:
+    properties = ET.SubElement(parent, "properties")
+    for name, value in shown:
+        ET.SubElement(properties, "property", {"name": name, "value": value})
 
 
 def _testcase(result: CaseResult) -> ET.Element:
@@ -149,12 +132,9 @@ def _testcase(result: CaseResult) -> ET.Element:
 def _verdict(testcase: ET.Element, result: CaseResult, case_id: str) -> None:
     """The case's ``<error>`` or ``<failure>``, if it has one."""
     if result.malformed:
-        error = ET.SubElement(
-            testcase,
-            "error",
-            {"message": f"malformed case at {result.location}", "type": "MalformedCase"},
-        )
-        error.text = "\n".join(str(problem) for problem in result.problems)
+        said = {"message": f"malformed case at {result.location}", "type": "MalformedCase"}
+        problems = "\n".join(str(problem) for problem in result.problems)
+        ET.SubElement(testcase, "error", said).text = problems
         return
     reason = task_failure(result)
     if reason is not None and result.task is not None:
@@ -188,10 +168,11 @@ def _repeat_properties(testcase: ET.Element, result: CaseResult) -> None:
     stats = result.repeat
     if stats is None:
         return
-    properties = ET.SubElement(testcase, "properties")
-    _property(properties, "repeat.runs", str(stats.runs))
-    _property(properties, "repeat.passed_runs", str(stats.passed_runs))
-    _property(properties, "repeat.pass_rate", number(stats.pass_rate, 4))
-    _property(properties, "repeat.pass_at_k", "true" if stats.pass_at_k else "false")
-    for key in stats.scorers:
-        _property(properties, f"repeat.scorer.{key}", scorer_repeat(result, key) or "")
+    shown = [
+        ("repeat.runs", str(stats.runs)),
+        ("repeat.passed_runs", str(stats.passed_runs)),
+        ("repeat.pass_rate", number(stats.pass_rate, 4)),
+        ("repeat.pass_at_k", "true" if stats.pass_at_k else "false"),
+    ]
+    shown += [(f"repeat.scorer.{key}", scorer_repeat(result, key) or "") for key in stats.scorers]
+    _properties(testcase, shown)

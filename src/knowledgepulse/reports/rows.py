@@ -1,18 +1,13 @@
 """Dataset rows written back in their own form, each with its ``kp_`` columns added.
 
-A curated subset goes straight to a trainer: every original column is kept as it was, and the
-``kp_`` columns follow. A JSON Lines row is its own line's bytes with the new keys spliced in
-before the closing brace, so every original value is byte-identical (a row that already has a
-``kp_`` key, from an earlier run, is dumped again with the new values instead). Parquet is
-written a batch of :data:`BATCH_ROWS` rows at a time (memory flat in the number of rows), with
-the input file's own schema followed by the ``kp_`` columns; pyarrow is imported for Parquet
-only.
+Every original column is kept as it was. A JSON Lines row is its own line's bytes with the new
+keys spliced in before the closing brace (a row that already has a ``kp_`` key is dumped again).
+Parquet is written :data:`BATCH_ROWS` rows at a time, the input's schema then the ``kp_`` columns.
 """
 
 from __future__ import annotations
 
 import base64
-import decimal
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -28,19 +23,7 @@ from knowledgepulse.value.breakdown import ValueBreakdown
 RowFormat = Literal["jsonl", "parquet"]
 BATCH_ROWS = 1024
 
-SCORE_COLUMNS = (
-    "kp_score",
-    "kp_shareable",
-    "kp_complexity",
-    "kp_novelty",
-    "kp_tool_diversity",
-    "kp_outcome_confidence",
-    "kp_nearest",
-)
-"""The columns every scored row gets, in this order."""
-DEDUPE_COLUMNS = ("kp_group", "kp_kept")
-"""The columns ``kp dedupe`` adds: the row's near-duplicate group, and whether it is kept."""
-
+# Every kp_ column with its Parquet type: first those of a scored row, then kp dedupe's.
 _TYPES = {
     "kp_score": "float64",
     "kp_shareable": "bool",
@@ -52,18 +35,19 @@ _TYPES = {
     "kp_group": "int64",
     "kp_kept": "bool",
 }
+SCORE_COLUMNS = tuple(_TYPES)[:7]
+"""The columns every scored row gets, in this order."""
+DEDUPE_COLUMNS = tuple(_TYPES)[7:]
+"""The columns ``kp dedupe`` adds: the row's near-duplicate group, and whether it is kept."""
 
 
 def kp_columns(breakdown: ValueBreakdown) -> dict[str, Any]:
     """The ``kp_`` columns of a scored row."""
-    dimensions = breakdown.dimensions
+    dimensions = breakdown.dimensions.to_dict(rounding=lambda value: round(value, 4))
     return {
         "kp_score": round(breakdown.score, 4),
         "kp_shareable": breakdown.shareable,
-        "kp_complexity": round(dimensions.complexity, 4),
-        "kp_novelty": round(dimensions.novelty, 4),
-        "kp_tool_diversity": round(dimensions.tool_diversity, 4),
-        "kp_outcome_confidence": round(dimensions.outcome_confidence, 4),
+        **{f"kp_{name}": value for name, value in dimensions.items()},
         "kp_nearest": breakdown.novelty.nearest_id,
     }
 
@@ -71,14 +55,11 @@ def kp_columns(breakdown: ValueBreakdown) -> dict[str, Any]:
 def row_format(output: Path | None, inputs: Sequence[str]) -> RowFormat:
     """The form rows go out in: ``-o``'s suffix, else the first input's (Parquet or JSONL)."""
     if output is not None:
-        suffix = output.suffix.lower()
         if is_parquet_name(output.name):
             return "parquet"
-        if suffix in (".jsonl", ".ndjson", ".json", ".gz"):
+        if output.suffix.lower() in (".jsonl", ".ndjson", ".json", ".gz"):
             return "jsonl"
-    if inputs and _is_parquet(inputs[0]):
-        return "parquet"
-    return "jsonl"
+    return "parquet" if inputs and _is_parquet(inputs[0]) else "jsonl"
 
 
 def _is_parquet(name: str) -> bool:
@@ -102,11 +83,9 @@ def jsonl_row(row: Record, columns: Mapping[str, Any]) -> str:
 
 
 def _json_default(value: Any) -> Any:
-    # What a Parquet row may hold and JSON has no word for.
+    # What a Parquet row may hold and JSON has no word for (a Decimal is written as text).
     if isinstance(value, bytes | bytearray):
         return base64.b64encode(value).decode("ascii")
-    if isinstance(value, decimal.Decimal):
-        return str(value)
     if isinstance(value, set | frozenset | tuple):
         return list(value)
     return str(value)
@@ -115,9 +94,8 @@ def _json_default(value: Any) -> Any:
 class ParquetRows:
     """Writes rows to a Parquet stream, a batch at a time, with the ``kp_`` columns appended.
 
-    The schema is the first row's input file's, when that is a Parquet file, else the one
-    pyarrow infers from the first batch; the ``kp_`` columns follow it (replacing any of the
-    same name).
+    The schema is the first row's input file's if it is Parquet, else inferred from the first
+    batch; the ``kp_`` columns follow it (replacing any of the same name).
     """
 
     def __init__(self, stream: IO[bytes], added: tuple[str, ...]) -> None:
@@ -185,10 +163,7 @@ class RowWriter:
     """Rows out, in JSON Lines (a text stream) or Parquet (a binary stream)."""
 
     def __init__(
-        self,
-        fmt: RowFormat,
-        stream: IO[str] | IO[bytes],
-        added: tuple[str, ...] = SCORE_COLUMNS,
+        self, fmt: RowFormat, stream: IO[str] | IO[bytes], added: tuple[str, ...] = SCORE_COLUMNS
     ) -> None:
         self._text: IO[str] | None = stream if fmt == "jsonl" else None  # type: ignore[assignment]
         self._parquet = ParquetRows(stream, added) if fmt == "parquet" else None  # type: ignore[arg-type]

@@ -1,7 +1,4 @@
-"""The trace value tables for people: one row per trace, and the score's percentiles.
-
-Rendering only (rich lives here and in ``cli/``); the data is :mod:`knowledgepulse.reports.value`.
-"""
+"""The trace value tables for people: one row per trace, and the score's percentiles."""
 
 from __future__ import annotations
 
@@ -34,10 +31,7 @@ _WIDE_OTHERS = 5 + 5 + 4 * 5 + 20 + 16 + 8 * 2 + 2
 
 
 def to_table(
-    results: Sequence[ScoredTrace],
-    threshold: float,
-    *,
-    width: int = WIDE_TABLE_COLUMNS,
+    results: Sequence[ScoredTrace], threshold: float, *, width: int = WIDE_TABLE_COLUMNS
 ) -> Table:
     """A rich table for people: one row per trace, the verdict, the dimensions and overrides.
 
