@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knowledgepulse.cli.progress import ReadProgress
+from knowledgepulse.cli._console import ReadProgress
 
 
 def test_plain_files_are_measured_in_bytes(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-r"""The consoles and streams every command writes through.
+r"""The consoles and streams every command writes through, and the progress bar on stderr.
 
 Reports go to stdout or, atomically, to ``--output``; problems go to stderr. Data never goes
 through rich markup or emoji codes: a trace id such as ``[bold]x`` or a file name holding
@@ -6,6 +6,11 @@ through rich markup or emoji codes: a trace id such as ``[bold]x`` or a file nam
 :func:`~knowledgepulse._util.text.printable`. Text that cannot be encoded (a lone surrogate
 from a ``\ud800`` escape) is written as a backslash escape, which inside JSON strings is exactly
 JSON's own escape, instead of crashing the run.
+
+``kp eval -f json | jq`` reads stdout as the report. A task or a plugin that prints (or a
+subprocess it starts) must not corrupt it, so while :func:`stdout_for_the_report` is entered
+``print`` goes to stderr, and so does file descriptor 1 when it is stdout's; the report writers
+take :func:`report_stdout`, the stdout held back.
 """
 
 from __future__ import annotations
@@ -15,16 +20,26 @@ import functools
 import io
 import os
 import sys
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
 from typing import IO
 
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from knowledgepulse._util.atomic import atomic_text
 from knowledgepulse._util.text import printable
-from knowledgepulse.cli._stdout import report_stdout
+from knowledgepulse.records import STDIN
 
 ENCODING_ERRORS = "backslashreplace"
 REPORT_COLUMNS = 120
@@ -165,3 +180,137 @@ class _Unclosable(io.TextIOWrapper):
     def __del__(self) -> None:
         with contextlib.suppress(OSError, ValueError):
             self.flush()
+
+
+_held: IO[str] | None = None
+
+
+def report_stdout() -> IO[str]:
+    """The stream a report on stdout goes to: stdout, or the one held back from user code."""
+    return _held if _held is not None else sys.stdout
+
+
+@contextmanager
+def stdout_for_the_report() -> Iterator[None]:
+    """While entered, whatever else is written to stdout goes to stderr (see the module)."""
+    global _held  # noqa: PLW0603 - one stdout per process, like sys.stdout itself
+    if _held is not None:  # already held (a command calling another)
+        yield
+        return
+    original = sys.stdout
+    saved_fd = _duplicate_fd_one(original)
+    if saved_fd is None:  # a replaced sys.stdout (tests, notebooks): Python's prints only
+        _held = original
+    else:
+        _held = open(  # noqa: SIM115 - closed in the finally below
+            saved_fd,
+            "w",
+            encoding=original.encoding,
+            errors=original.errors,
+            closefd=False,
+        )
+    sys.stdout = sys.stderr
+    try:
+        yield
+    finally:
+        sys.stdout = original
+        held, _held = _held, None
+        if saved_fd is not None:
+            with contextlib.suppress(OSError, ValueError):  # a closed pipe: main says nothing
+                held.close()
+            os.dup2(saved_fd, 1)
+            os.close(saved_fd)
+
+
+def _duplicate_fd_one(stream: IO[str]) -> int | None:
+    """A copy of descriptor 1, which then points at stderr; ``None`` when stdout is not fd 1."""
+    try:
+        if stream.fileno() != 1:
+            return None
+        stream.flush()
+        sys.stderr.flush()
+        saved = os.dup(1)
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return None
+    try:
+        os.dup2(sys.stderr.fileno(), 1)
+    except (AttributeError, OSError, ValueError):
+        os.close(saved)
+        return None
+    return saved
+
+
+_REFRESH_SECONDS = 0.1
+
+
+class ReadProgress:
+    """Counts bytes read and traces done; draws them when enabled (see the module docstring)."""
+
+    def __init__(self, total_bytes: int | None, *, enabled: bool) -> None:
+        self._total = total_bytes
+        self._enabled = enabled
+        self._bytes = 0
+        self._done = 0
+        self._next_draw = 0.0
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+
+    @classmethod
+    def for_sources(cls, sources: Sequence[str], *, enabled: bool) -> ReadProgress:
+        """A progress for these inputs: sized when every one is a plain, uncompressed file."""
+        total: int | None = 0
+        for source in sources:
+            path = Path(source)
+            if source == STDIN or path.suffix.lower() == ".gz" or not path.is_file():
+                total = None
+                break
+            total = (total or 0) + path.stat().st_size
+        return cls(total, enabled=enabled)
+
+    @property
+    def total_bytes(self) -> int | None:
+        """What the bar measures against: the inputs' size, or ``None`` (a count of traces)."""
+        return self._total
+
+    @property
+    def drawing(self) -> bool:
+        """Whether a bar is on screen."""
+        return self._progress is not None
+
+    def __enter__(self) -> ReadProgress:
+        if self._enabled:
+            columns = [TextColumn("{task.fields[done]} traces"), BarColumn(), TimeElapsedColumn()]
+            if self._total:
+                columns.append(TimeRemainingColumn())
+            self._progress = Progress(*columns, console=stderr_console(), transient=True)
+            self._progress.start()
+            self._task = self._progress.add_task("reading", total=self._total or None, done=0)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def advance(self, count: int) -> None:
+        """``count`` more bytes were read."""
+        self._bytes += count
+        self._maybe_draw()
+
+    def scored(self, done: int) -> None:
+        """``done`` traces have been processed so far."""
+        self._done = done
+        self._maybe_draw()
+
+    def _maybe_draw(self) -> None:
+        if self._progress is None or self._task is None:
+            return
+        now = time.monotonic()
+        if now < self._next_draw:
+            return
+        self._next_draw = now + _REFRESH_SECONDS
+        self._progress.update(self._task, completed=self._bytes, done=self._done)

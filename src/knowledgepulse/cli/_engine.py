@@ -42,17 +42,6 @@ def engine_options(command: Command) -> Command:
     )
 
 
-def check_engine_options(engine: str, address: str | None, *, no_embedder: bool) -> None:
-    """Usage errors of ``--engine``/``--address``, found before anything starts."""
-    if address is not None and engine != "ray":
-        raise click.UsageError("--address names a Ray cluster; it needs --engine ray")
-    if engine == "ray" and no_embedder:
-        raise click.UsageError(
-            "--engine ray runs the embedding model on Ray; with --no-embedder there is nothing "
-            "to run: drop one of them"
-        )
-
-
 def ray_embedder(
     address: str | None,
     *,

@@ -23,3 +23,10 @@ def output_option(help: str) -> Callable[[Command], Command]:
     return click.option(
         "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help=help
     )
+
+
+def refuse_usage(*rules: tuple[bool, str]) -> None:
+    """Raise the first ``(broken, message)`` rule that is broken as a usage error (exit 2)."""
+    for broken, message in rules:
+        if broken:
+            raise click.UsageError(message)

@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import say
+from knowledgepulse.cli._console import ReadProgress, say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli._traces import ProblemSink, sources, valid_traces
-from knowledgepulse.cli.progress import ReadProgress
 from knowledgepulse.integrations.names import SOURCE_CHOICES
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.trace.load import LoadedTrace

@@ -17,9 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from knowledgepulse.cli._console import say
+from knowledgepulse.cli._console import ReadProgress, say
 from knowledgepulse.cli._options import Command, option_group
-from knowledgepulse.cli.progress import ReadProgress
 from knowledgepulse.novelty.embedder import embedder_for
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
 from knowledgepulse.records import STDIN, Problem

@@ -27,20 +27,23 @@ from knowledgepulse._util.text import counted, printable
 from knowledgepulse.cli._console import (
     output_console,
     report_format,
+    stdout_for_the_report,
     write_output,
 )
-from knowledgepulse.cli._eval_task import TaskRunner, TaskSettings, task_options
-from knowledgepulse.cli._options import output_option
-from knowledgepulse.cli._stdout import stdout_for_the_report
+from knowledgepulse.cli._options import Command, option_group, output_option, refuse_usage
 from knowledgepulse.cli.compare import tolerance_option
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
+from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases, iter_cases
 from knowledgepulse.evals.compare import Comparison, compare_runs
+from knowledgepulse.evals.evaluate import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, evaluate
 from knowledgepulse.evals.gate import FAIL_ON, FailOn, Gate
-from knowledgepulse.evals.runner import EvalRun
+from knowledgepulse.evals.loading import load_plugin, load_task
+from knowledgepulse.evals.runner import EvalRun, run_suite
 from knowledgepulse.evals.snapshot import load_report
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset
+from knowledgepulse.evals.tasks import Task
 from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.records.source import open_source
 from knowledgepulse.reports.compare import (
@@ -61,6 +64,70 @@ from knowledgepulse.reports.junit import to_junit
 from knowledgepulse.reports.markdown import suite_to_markdown, to_markdown
 
 FORMATS = ("table", "json", "junit", "markdown", "html")
+TASK_SETTINGS = ("concurrency", "timeout", "retries", "repeat", "task_version", "cache_dir")
+
+
+def task_options(command: Command) -> Command:
+    """``--plugin``, ``--task`` and the task's settings."""
+    return option_group(
+        command,
+        click.option(
+            "--plugin",
+            "plugins",
+            multiple=True,
+            metavar="MODULE|FILE.py",
+            help="Import a module or .py file that registers custom scorers (repeatable).",
+        ),
+        click.option(
+            "--task",
+            "task_spec",
+            metavar="MODULE:FUNCTION",
+            help="Call this function (or path/to/file.py:FUNCTION) on each case's input "
+            "and score what it returns, instead of the cases' recorded actual outputs.",
+        ),
+        click.option(
+            "--concurrency",
+            type=click.IntRange(min=1),
+            default=DEFAULT_CONCURRENCY,
+            help=f"With --task: calls in flight at once [default: {DEFAULT_CONCURRENCY}].",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0),
+            metavar="SECONDS",
+            help="With --task: the longest one call may take; past it the case is an error, "
+            f"so a hung call cannot hang CI [default: {DEFAULT_TIMEOUT_S:g}; 0: no limit].",
+        ),
+        click.option(
+            "--retries",
+            type=click.IntRange(min=0),
+            default=0,
+            help="With --task: retries of a call that raised or timed out, with backoff "
+            "[default: 0].",
+        ),
+        click.option(
+            "--repeat",
+            type=click.IntRange(min=1),
+            default=1,
+            metavar="K",
+            help="With --task: call K times per case; report each scorer's mean ± stderr "
+            "and pass@K.",
+        ),
+        click.option(
+            "--task-version",
+            help="With --task: cache outputs under this version (change it when the task "
+            "changes); a rerun then calls only for new inputs.",
+        ),
+        click.option(
+            "--cache-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=Path(DEFAULT_CACHE_DIR),
+            help="With --task-version: where outputs are cached [default: .kp-cache/outputs].",
+        ),
+        click.option(
+            "--no-cache", is_flag=True, help="With --task: neither read nor write the cache."
+        ),
+    )
 
 
 @click.command("eval")
@@ -146,29 +213,40 @@ def _eval(
     tolerance: float,
     plugins: tuple[str, ...],
     task_spec: str | None,
-    concurrency: int | None,
+    concurrency: int,
     timeout: float | None,
-    retries: int | None,
-    repeat: int | None,
+    retries: int,
+    repeat: int,
     task_version: str | None,
-    cache_dir: Path | None,
+    cache_dir: Path,
     no_cache: bool,
     quiet: bool,
 ) -> int:
     """``kp eval`` with its options, run while stdout is held for the report."""
-    runner = TaskRunner.load(
-        plugins,
-        task_spec,
-        TaskSettings(concurrency, timeout, retries, repeat, task_version, cache_dir, no_cache),
-    )
-    _check_usage(suite_path is not None, preset_name is not None, bool(cases) or dry_run, baseline)
-    if fail_on == "regression" and baseline is None:
-        raise click.UsageError(
-            "--fail-on regression needs --baseline FILE, the run to be no worse than"
-        )
+    task = _load_task(plugins, task_spec)
     output_format = output_format or report_format(output, FORMATS)
-    if dry_run and output_format in ("junit", "html"):
-        raise click.UsageError("--dry-run prints the suite; use --format table, json or markdown")
+    refuse_usage(
+        (
+            (suite_path is None) == (preset_name is None),
+            "give exactly one of --suite FILE or --preset NAME",
+        ),
+        (
+            baseline is None and bool(_given("tolerance")),
+            "--tolerance applies to the comparison with --baseline FILE",
+        ),
+        (
+            not cases and not dry_run,
+            "give case files (JSON, JSONL or YAML), or - to read stdin",
+        ),
+        (
+            fail_on == "regression" and baseline is None,
+            "--fail-on regression needs --baseline FILE, the run to be no worse than",
+        ),
+        (
+            dry_run and output_format in ("junit", "html"),
+            "--dry-run prints the suite; use --format table, json or markdown",
+        ),
+    )
     if output is not None:
         check_destination(output, what="report")
     _check_readable(cases)
@@ -180,9 +258,7 @@ def _eval(
     # Read before any case runs: a bad baseline should not cost a whole run.
     base = load_report(baseline) if baseline is not None else None
     tally = _Tally()
-    inputs = tally.count(
-        fit_cases(iter_cases(cases), suite, before_task=runner.task is not None), quiet
-    )
+    inputs = tally.count(fit_cases(iter_cases(cases), suite, before_task=task is not None), quiet)
     if dry_run:
         for _ in inputs:
             pass  # reading validates every case and compiles every pattern
@@ -190,7 +266,23 @@ def _eval(
         if not quiet and cases:
             _stderr(tally.line())
         return EXIT_FINDINGS if tally.malformed or tally.unreadable else EXIT_OK
-    run = runner.run(suite, inputs, quiet=quiet, report=_stderr)
+    if task is None:
+        run = run_suite(suite, inputs)
+    else:
+        run = evaluate(
+            task,
+            inputs,
+            suite,
+            concurrency=concurrency,
+            timeout=task_timeout(timeout),
+            retries=retries,
+            repeat=repeat,
+            task_version=None if no_cache else task_version,
+            cache_dir=cache_dir,
+            progress=False if quiet else None,
+        )
+        for line in () if quiet else task_failures(run):
+            _stderr(line)
     if not run.cases and not run.file_problems and not quiet:
         _stderr("kp: warning: the case files hold no cases")
     comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
@@ -230,15 +322,24 @@ def _gate_line(gate: Gate) -> str:
     )
 
 
-def _check_usage(suite: bool, preset: bool, has_cases: bool, baseline: Path | None) -> None:
-    """The combinations of options that cannot work, refused before anything is read."""
-    if suite == preset:
-        raise click.UsageError("give exactly one of --suite FILE or --preset NAME")
-    given = click.get_current_context().get_parameter_source("tolerance")
-    if baseline is None and given is not click.core.ParameterSource.DEFAULT:
-        raise click.UsageError("--tolerance applies to the comparison with --baseline FILE")
-    if not has_cases:
-        raise click.UsageError("give case files (JSON, JSONL or YAML), or - to read stdin")
+def _load_task(plugins: tuple[str, ...], task_spec: str | None) -> Task | None:
+    """Import the plugins and the task first of all, so a bad spec costs nothing (exit 2)."""
+    given = _given(*TASK_SETTINGS, "no_cache")
+    if task_spec is None and given:
+        raise click.UsageError(f"{', '.join(given)} only apply with --task MODULE:FUNCTION")
+    for plugin in plugins:
+        load_plugin(plugin)
+    return load_task(task_spec) if task_spec is not None else None
+
+
+def _given(*names: str) -> list[str]:
+    """The options among ``names`` given on the command line, as ``--name``."""
+    context = click.get_current_context()
+    return [
+        f"--{name.replace('_', '-')}"
+        for name in names
+        if context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+    ]
 
 
 def _check_readable(paths: Iterable[str]) -> None:
@@ -344,3 +445,22 @@ def _emit_suite(suite: Suite, output_format: str, output: Path | None) -> None:
 def _print(renderable: RenderableType, output: Path | None) -> None:
     with output_console(output) as console:
         console.print(renderable)
+
+
+def task_timeout(given: float | None) -> float | None:
+    """``--timeout`` as ``evaluate`` takes it: the default when not given, ``None`` for 0."""
+    if given is None:
+        return DEFAULT_TIMEOUT_S
+    return given or None
+
+
+def task_failures(run: EvalRun) -> Iterator[str]:
+    """``FILE:LINE: case 'x': the task raised ...`` for each run whose task gave no output."""
+    for result in run.cases:
+        for number, one in enumerate(result.runs or (result,), start=1):
+            if one.task is not None and one.task.failed:
+                which = f" (run {number})" if result.runs else ""
+                yield (
+                    f"{result.location}: case {result.case_id!r}{which}: the task raised "
+                    f"{one.task.error}"
+                )

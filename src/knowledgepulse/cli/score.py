@@ -23,9 +23,9 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted, printable
-from knowledgepulse.cli._cache import open_cache_file, save_cache_file, ttl_ms
 from knowledgepulse.cli._console import (
     REPORT_COLUMNS,
+    ReadProgress,
     open_output,
     output_console,
     say,
@@ -33,8 +33,8 @@ from knowledgepulse.cli._console import (
     stdout_is_terminal,
 )
 from knowledgepulse.cli._emit import emitting
-from knowledgepulse.cli._engine import check_engine_options, engine_options, ray_embedder
-from knowledgepulse.cli._options import output_option
+from knowledgepulse.cli._engine import engine_options, ray_embedder
+from knowledgepulse.cli._options import output_option, refuse_usage
 from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.cli._rows import parquet_rows
 from knowledgepulse.cli._sources import read_traces, source_options, trace_options
@@ -50,7 +50,6 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
-from knowledgepulse.cli.progress import ReadProgress
 from knowledgepulse.reports.value import (
     RunTally,
     ScoredTrace,
@@ -62,6 +61,7 @@ from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.curation import MinScore
+    from knowledgepulse.novelty.cache import VectorCache
     from knowledgepulse.trace.models import ReasoningTrace
     from knowledgepulse.value.breakdown import ValueBreakdown
 
@@ -191,25 +191,49 @@ def score_command(
     output_format = output_format or (
         "table" if stdout_is_terminal() and output is None else "jsonl"
     )
-    _check_options(
-        output_format=output_format,
-        no_embedder=no_embedder,
-        model=model,
-        annotate=annotate,
-        cache_path=cache_path,
-        frozen=frozen,
-        explain=explain,
-        tuning=cache_size is not None or ttl_seconds is not None or max_windows is not None,
-        redact=redact,
-    )
-    check_engine_options(engine, address, no_embedder=no_embedder)
-    if corpus and (cache_path is not None or no_embedder):
-        raise click.UsageError(
+    refuse_usage(
+        (redact and not annotate, "--redact cleans the traces --annotate writes; add --annotate"),
+        (
+            no_embedder and model is not None,
+            "--model and --no-embedder contradict each other; give one",
+        ),
+        (
+            no_embedder and cache_path is not None,
+            "--cache holds embeddings, so it needs an embedder; drop --no-embedder",
+        ),
+        (
+            no_embedder and (cache_size, ttl_seconds, max_windows) != (None, None, None),
+            "--cache-size, --ttl and --max-windows tune the embedder and its cache; "
+            "drop them or --no-embedder",
+        ),
+        (
+            frozen and cache_path is None,
+            "--frozen scores against a saved cache; give it with --cache PATH",
+        ),
+        (
+            annotate and output_format not in ("json", "jsonl"),
+            "--annotate writes traces as JSONL (default) or a JSON list (--format json)",
+        ),
+        (
+            explain and output_format != "table",
+            "--explain is for the table view; the JSON formats carry the whole breakdown",
+        ),
+        (
+            address is not None and engine != "ray",
+            "--address names a Ray cluster; it needs --engine ray",
+        ),
+        (
+            engine == "ray" and no_embedder,
+            "--engine ray runs the embedding model on Ray; with --no-embedder there is nothing "
+            "to run: drop one of them",
+        ),
+        (
+            corpus and (cache_path is not None or no_embedder),
             "--corpus compares the input's traces with each other by their embeddings: it needs "
-            "an embedder and takes no --cache"
-        )
-    if corpus and order == "time":
-        raise click.UsageError("--corpus does not depend on order; drop --order time")
+            "an embedder and takes no --cache",
+        ),
+        (corpus and order == "time", "--corpus does not depend on order; drop --order time"),
+    )
     threshold = (
         DEFAULT_THRESHOLD if min_score is None or min_score.value is None else min_score.value
     )
@@ -232,15 +256,16 @@ def score_command(
             no_embedder, model, window_cap, workers=workers, device=device, paths=paths
         )
     )
+    ttl_ms = None if ttl_seconds is None else ttl_seconds * 1000
     # The cache's identity (model and novelty text) and width come from the scorer's settings.
     identity = TraceValueScorer(embedder=embedder, novelty_text=novelty_text)
-    cache = open_cache_file(cache_path, identity, cache_size, ttl_seconds, frozen=frozen)
+    cache = _open_cache(cache_path, identity, cache_size, ttl_ms, frozen=frozen)
     scorer = TraceValueScorer(
         embedder=embedder,
         cache=cache,
         # A loaded cache took these already; a new one is made by the scorer.
         cache_size=cache_size if cache is None else None,
-        ttl_ms=ttl_ms(ttl_seconds) if cache is None else None,
+        ttl_ms=ttl_ms if cache is None else None,
         profiles=registry,
         threshold=threshold,
         mode="frozen" if frozen else "online",
@@ -281,10 +306,41 @@ def score_command(
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 
 
+def _open_cache(
+    cache_path: Path | None,
+    identity: TraceValueScorer,
+    cache_size: int | None,
+    ttl_ms: float | None,
+    *,
+    frozen: bool,
+) -> VectorCache | None:
+    """``--cache``'s file opened (``CacheFileError``: made under another model or text)."""
+    if identity.embedder is None or cache_path is None:
+        return None
+    if not cache_path.exists() and identity.cache_dimensions is None:
+        return None  # the scorer makes it once the first vectors give the width
+    from knowledgepulse.novelty.cache import VectorCache  # noqa: PLC0415 - numpy, only with a cache
+
+    return VectorCache.open(
+        cache_path,
+        model_id=identity.cache_model_id,
+        dimensions=identity.cache_dimensions,
+        max_elements=cache_size,
+        ttl_ms=ttl_ms,
+        read_only=frozen,
+    )
+
+
 def _close_cache(scorer: TraceValueScorer, cache_path: Path, *, frozen: bool) -> None:
     """Save the cache (unless frozen) and say how many traces it held already."""
-    if not frozen:
-        save_cache_file(scorer, cache_path)
+    if frozen:
+        pass
+    elif scorer.embedder is None:
+        say(f"kp: the cache was not saved to {cache_path}: no embedder was available")
+    elif scorer.cache.path is not None:
+        scorer.cache.flush()  # opened from cache_path: append what this run added
+    else:
+        scorer.cache.save(cache_path, model_id=scorer.cache_model_id)
     if scorer.already_cached:
         say(
             f"kp: {counted(scorer.already_cached, 'trace')} of this input "
@@ -343,45 +399,6 @@ def validate_command(
         message += f"; {counted(tally.warnings, 'warning')}"
     say(message)
     return EXIT_FINDINGS if sink.errors else EXIT_OK
-
-
-def _check_options(
-    *,
-    output_format: str,
-    no_embedder: bool,
-    model: Path | None,
-    annotate: bool,
-    cache_path: Path | None,
-    frozen: bool,
-    explain: bool,
-    tuning: bool,
-    redact: bool,
-) -> None:
-    if redact and not annotate:
-        raise click.UsageError("--redact cleans the traces --annotate writes; add --annotate")
-    if no_embedder and model is not None:
-        raise click.UsageError("--model and --no-embedder contradict each other; give one")
-    if no_embedder and cache_path is not None:
-        raise click.UsageError(
-            "--cache holds embeddings, so it needs an embedder; drop --no-embedder"
-        )
-    if no_embedder and tuning:
-        raise click.UsageError(
-            "--cache-size, --ttl and --max-windows tune the embedder and its cache; "
-            "drop them or --no-embedder"
-        )
-    if frozen and cache_path is None:
-        raise click.UsageError("--frozen scores against a saved cache; give it with --cache PATH")
-    if annotate and output_format not in ("json", "jsonl"):
-        raise click.UsageError(
-            "--annotate writes traces as JSONL (default) or a JSON list (--format json)"
-        )
-    if annotate and output_format == "html":
-        raise click.UsageError("--annotate writes traces, not a report; drop --format html")
-    if explain and output_format != "table":
-        raise click.UsageError(
-            "--explain is for the table view; the JSON formats carry the whole breakdown"
-        )
 
 
 def _window_cap(value: str | None) -> int | str | None:

@@ -19,6 +19,7 @@ import click
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import (
+    ReadProgress,
     open_output,
     say,
     stderr_is_terminal,
@@ -46,7 +47,6 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
-from knowledgepulse.cli.progress import ReadProgress
 from knowledgepulse.curation import (
     Candidate,
     MinScore,
