@@ -1,16 +1,22 @@
-"""Writing ``kp score``'s output as it is scored: report rows, or the annotated traces."""
+"""Where the trace commands write: ``kp score``'s output as it is scored, and dataset rows.
+
+Rows go out as JSON Lines, or Parquet when the first input is Parquet, or in the form ``-o``'s
+suffix names. Parquet needs a file: it cannot be streamed to a pipe.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO
 
+import click
+
+from knowledgepulse._util.atomic import atomic_binary
 from knowledgepulse.cli._console import open_output
-from knowledgepulse.cli._rows import row_output
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.rows import RowWriter, jsonl_row, kp_columns
+from knowledgepulse.reports.rows import SCORE_COLUMNS, RowWriter, jsonl_row, kp_columns, row_format
 from knowledgepulse.reports.value import (
     CsvWriter,
     JsonLinesWriter,
@@ -24,17 +30,33 @@ from knowledgepulse.reports.value import (
 from knowledgepulse.trace.load import LoadedTrace
 
 
-class Emitter(Protocol):
-    """Takes each scored trace as it comes, then closes the output."""
+def parquet_rows(output: Path | None, inputs: Sequence[str]) -> bool:
+    """Whether the rows go out as Parquet; a ``click.UsageError`` without ``-o``."""
+    if row_format(output, inputs) != "parquet":
+        return False
+    if output is None:
+        raise click.UsageError(
+            "the rows are Parquet, which needs a file: give -o FILE.parquet (or -o FILE.jsonl "
+            "for JSON Lines)"
+        )
+    return True
 
-    def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None: ...
 
-    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None: ...
+@contextmanager
+def row_output(
+    output: Path | None, inputs: Sequence[str], added: tuple[str, ...] = SCORE_COLUMNS
+) -> Iterator[RowWriter]:
+    """A writer of rows in the input's form or ``-o``'s, finished (atomically) at the end."""
+    if parquet_rows(output, inputs):
+        assert output is not None  # parquet_rows refuses standard output
+        with atomic_binary(output) as stream, RowWriter("parquet", stream, added) as writer:
+            yield writer
+        return
+    with open_output(output) as text, RowWriter("jsonl", text, added) as writer:
+        yield writer
 
 
 class _ReportEmitter:
-    """Writes the report's row for each trace."""
-
     def __init__(self, writer: ReportWriter) -> None:
         self._writer = writer
 
@@ -46,7 +68,7 @@ class _ReportEmitter:
 
 
 class _AnnotateEmitter:
-    """Writes the traces themselves back, each with its score in ``metadata.quality_score``."""
+    """The traces with ``metadata.quality_score`` (a row: its ``kp_`` columns), JSONL or a list."""
 
     def __init__(self, stream: IO[str], *, as_list: bool) -> None:
         self._stream = stream
@@ -56,7 +78,7 @@ class _AnnotateEmitter:
             stream.write("[")
 
     def emit(self, loaded: LoadedTrace, result: ScoredTrace) -> None:
-        if loaded.row is not None:  # a dataset row: itself, with its kp_ columns
+        if loaded.row is not None:
             line = jsonl_row(loaded.row, kp_columns(result.breakdown))
         else:
             line = annotated_line(loaded.record.value, result.breakdown.score)
@@ -73,8 +95,6 @@ class _AnnotateEmitter:
 
 
 class _RowEmitter:
-    """Writes dataset rows back as Parquet, each with its ``kp_`` columns."""
-
     def __init__(self, writer: RowWriter) -> None:
         self._writer = writer
 
@@ -85,6 +105,13 @@ class _RowEmitter:
         self._writer.close()
 
 
+_WRITERS: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
+    "json": JsonWriter,
+    "jsonl": JsonLinesWriter,
+    "csv": CsvWriter,
+}
+
+
 @contextmanager
 def emitting(
     output: Path | None,
@@ -93,8 +120,8 @@ def emitting(
     collector: TableCollector,
     *,
     parquet_rows: Sequence[str] | None = None,
-) -> Iterator[Emitter]:
-    """The emitter for ``kp score``'s output, its stream opened (and closed at the end).
+) -> Iterator[_ReportEmitter | _AnnotateEmitter | _RowEmitter]:
+    """What takes ``kp score``'s traces as they are scored, its stream closed at the end.
 
     ``parquet_rows``: the inputs, when ``--annotate`` writes their rows back as Parquet.
     """
@@ -113,9 +140,4 @@ def emitting(
         elif annotate:
             yield _AnnotateEmitter(stream, as_list=output_format == "json")
         else:
-            writers: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
-                "json": JsonWriter,
-                "jsonl": JsonLinesWriter,
-                "csv": CsvWriter,
-            }
-            yield _ReportEmitter(writers[output_format](stream))
+            yield _ReportEmitter(_WRITERS[output_format](stream))

@@ -17,8 +17,14 @@ from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
-from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
-from knowledgepulse.cli._traces import ProblemSink, paths_argument, sources
+from knowledgepulse.cli._traces import (
+    ProblemSink,
+    converted_traces,
+    paths_argument,
+    source_options,
+    sources,
+    trace_options,
+)
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.records.source import open_source
 from knowledgepulse.reports.value import RunTally

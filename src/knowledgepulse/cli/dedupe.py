@@ -1,8 +1,4 @@
-"""``kp dedupe``: near-duplicate groups, each with the trace kept to represent it.
-
-Like ``kp select`` it holds the whole input in memory and scores in corpus mode; the
-representative of a group is its best trace (highest score, then smallest id).
-"""
+"""``kp dedupe``: near-duplicate groups, each with the trace kept to represent it."""
 
 from __future__ import annotations
 
@@ -13,27 +9,14 @@ import click
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, say
+from knowledgepulse.cli._corpus import ScoredCorpus, read_and_score, similarity_histogram_option
+from knowledgepulse.cli._embedder import build_embedder, model_options, novelty_text_option
+from knowledgepulse.cli._emit import parquet_rows, row_output
 from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._redact import Redactor, redact_options, summary_tail
-from knowledgepulse.cli._rows import parquet_rows, row_output
-from knowledgepulse.cli._sources import source_options, trace_options
-from knowledgepulse.cli._tasks import print_similarity_histogram, similarity_histogram_option
-from knowledgepulse.cli._traces import (
-    embedder_from,
-    model_options,
-    novelty_text_option,
-    paths_argument,
-    sources,
-)
+from knowledgepulse.cli._traces import paths_argument, source_options, sources, trace_options
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option
-from knowledgepulse.cli.select import (
-    ScoredCorpus,
-    corpus_scorer,
-    read_and_score,
-    require_vectors,
-    trace_row,
-)
 from knowledgepulse.curation import DuplicateGroup, dedupe
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.reports.value import dumps, tidy
@@ -95,14 +78,19 @@ def dedupe_command(
     if output is not None:
         check_destination(output, what="output")
     redactor = Redactor.from_options(redact, privacy_level, rules_file)
-    embedder = embedder_from(False, model, workers=workers, device=device, paths=paths)
-    scorer = corpus_scorer(embedder, novelty_text, profiles_file, batch_size)
     corpus = read_and_score(
-        paths, scorer, source=source, options=convert_options, redactor=redactor
+        paths,
+        build_embedder(False, model, workers=workers, device=device, paths=paths),
+        novelty_text=novelty_text,
+        profiles_file=profiles_file,
+        batch_size=batch_size,
+        source=source,
+        options=convert_options,
+        redactor=redactor,
     )
-    require_vectors(corpus, "kp dedupe")
+    corpus.require_vectors("kp dedupe")
     if similarity_histogram:
-        print_similarity_histogram(corpus.breakdowns)
+        corpus.print_similarity_histogram()
     groups = (
         []
         if corpus.vectors is None
@@ -114,10 +102,10 @@ def dedupe_command(
         with open_output(output) as stream:
             for group in groups:
                 row = {
-                    "representative": trace_row(corpus, group.representative),
+                    "representative": corpus.row(group.representative),
                     "size": 1 + len(group.members),
                     "members": [
-                        {**trace_row(corpus, index), "similarity": similarity}
+                        {**corpus.row(index), "similarity": similarity}
                         for index, similarity in group.members
                     ],
                 }

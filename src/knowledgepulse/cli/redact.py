@@ -17,11 +17,17 @@ import click
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import ReadProgress, open_output, say, stderr_is_terminal
+from knowledgepulse.cli._emit import parquet_rows, row_output
 from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._redact import Redactor, level_option, rules_option
-from knowledgepulse.cli._rows import parquet_rows, row_output
-from knowledgepulse.cli._sources import read_traces, source_options, trace_options
-from knowledgepulse.cli._traces import ProblemSink, paths_argument, sources
+from knowledgepulse.cli._traces import (
+    ProblemSink,
+    paths_argument,
+    read_traces,
+    source_options,
+    sources,
+    trace_options,
+)
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.redact import Finding
 from knowledgepulse.reports.value import RunTally, dumps

@@ -1,21 +1,16 @@
 """``kp score`` and ``kp validate``: read traces, report bad records, score the rest.
 
-Both stream by default: a record is read, validated, scored (in batches of ``--batch-size`` when an
-embedder is on) and written before the next batch is read, so memory stays flat and the first
-line of a JSON Lines report appears at once. Everything that can fail for a reason the user can
-fix (an output directory that does not exist, a model that does not load, a ``--frozen`` cache
-that is not there) is checked before the first record is read.
-
-``--order time``, ``--corpus``, a percentile ``--min-score`` and ``--format html`` need every
-trace before the first score is final, so they read the whole input into memory first.
+Both stream a batch at a time, so memory stays flat; ``--order time``, ``--corpus``, a
+percentile ``--min-score`` and ``--format html`` read the whole input first. What a user can
+fix (an output directory, a model, a ``--frozen`` cache) is checked before the first record.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections import deque
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,24 +27,28 @@ from knowledgepulse.cli._console import (
     stderr_is_terminal,
     stdout_is_terminal,
 )
-from knowledgepulse.cli._emit import emitting
-from knowledgepulse.cli._engine import engine_options, ray_embedder
-from knowledgepulse.cli._options import output_option, refuse_usage
-from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
-from knowledgepulse.cli._rows import parquet_rows
-from knowledgepulse.cli._sources import read_traces, source_options, trace_options
-from knowledgepulse.cli._traces import (
-    ProblemSink,
+from knowledgepulse.cli._embedder import (
     batch_size_for,
     build_embedder,
-    min_score_option,
+    engine_options,
     model_options,
     novelty_text_option,
+    ray_embedder,
+)
+from knowledgepulse.cli._emit import emitting, parquet_rows
+from knowledgepulse.cli._options import MinScoreType, output_option, refuse_usage
+from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
+from knowledgepulse.cli._traces import (
+    ProblemSink,
     paths_argument,
+    read_traces,
+    source_options,
     sources,
+    trace_options,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.reports.value import (
     RunTally,
     ScoredTrace,
@@ -62,7 +61,6 @@ from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 if TYPE_CHECKING:
     from knowledgepulse.curation import MinScore
     from knowledgepulse.novelty.cache import VectorCache
-    from knowledgepulse.trace.models import ReasoningTrace
     from knowledgepulse.value.breakdown import ValueBreakdown
 
 
@@ -81,11 +79,11 @@ if TYPE_CHECKING:
 )
 @model_options
 @engine_options
-@min_score_option(
-    default=None,
-    shown_default=str(DEFAULT_THRESHOLD),
+@click.option(
+    "--min-score",
+    type=MinScoreType(),
     help="The sharing threshold: a score, or pNN, the NNth percentile of this run's scores "
-    "(reads the whole input first).",
+    f"(reads the whole input first).  [default: {DEFAULT_THRESHOLD}]",
 )
 @click.option(
     "--annotate",
@@ -237,7 +235,7 @@ def score_command(
     threshold = (
         DEFAULT_THRESHOLD if min_score is None or min_score.value is None else min_score.value
     )
-    window_cap = _window_cap(max_windows)
+    window_cap = _max_windows(max_windows)
     # Everything a user can get wrong fails here, before the first record is read.
     if output is not None:
         check_destination(output, what="output")
@@ -250,10 +248,10 @@ def score_command(
             )
     registry = registry_from(profiles_file)
     embedder = (
-        ray_embedder(address, model=model, window_cap=window_cap, workers=workers, device=device)
+        ray_embedder(address, model=model, max_windows=window_cap, workers=workers, device=device)
         if engine == "ray"
         else build_embedder(
-            no_embedder, model, window_cap, workers=workers, device=device, paths=paths
+            no_embedder, model, workers=workers, device=device, paths=paths, max_windows=window_cap
         )
     )
     ttl_ms = None if ttl_seconds is None else ttl_seconds * 1000
@@ -401,10 +399,10 @@ def validate_command(
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 
 
-def _window_cap(value: str | None) -> int | str | None:
+def _max_windows(value: str | None) -> int | None:
     """``--max-windows``: a positive count, ``none`` (no cap), or absent (the default cap)."""
     if value is None:
-        return "default"
+        return DEFAULT_MAX_WINDOWS
     if value.strip().lower() in ("none", "no", "0", "off", "all"):
         return None
     try:
@@ -445,16 +443,9 @@ def _explained(breakdown: ValueBreakdown) -> str:
 def _scored_stream(
     scorer: TraceValueScorer, traces: Iterator[LoadedTrace]
 ) -> Iterator[tuple[LoadedTrace, ValueBreakdown]]:
-    """Each trace with its breakdown, in order; at most one batch is held at a time."""
-    pending: deque[LoadedTrace] = deque()
-
-    def feed() -> Iterator[ReasoningTrace]:
-        for loaded in traces:
-            pending.append(loaded)
-            yield loaded.trace
-
-    for breakdown in scorer.iter_scores(feed()):
-        yield pending.popleft(), breakdown
+    """Each trace with its breakdown, in order; one batch is held at a time."""
+    while batch := list(islice(traces, scorer.batch_size)):
+        yield from zip(batch, scorer.score_many(loaded.trace for loaded in batch), strict=True)
 
 
 def _scored_whole(

@@ -1,131 +1,74 @@
 """``kp select``: the best traces under a budget, across tasks, without near-duplicates.
 
-Selection compares every trace with every other, so the whole input is held in memory (the
-parsed traces, and 1.5 KB of vector per trace with MiniLM). Traces are scored in corpus mode
-(each trace's novelty against all the others), so no verdict depends on input order, and the
-selection is written in the order it was picked, which does not depend on it either.
+Traces are scored in corpus mode (see :mod:`knowledgepulse.cli._corpus`), and the selection is
+written in the order it was picked, which does not depend on input order either. Each trace is
+a run of a task (``--task-field``, else inferred), so the budget is spent across tasks.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import (
-    ReadProgress,
-    open_output,
-    say,
-    stderr_is_terminal,
-)
-from knowledgepulse.cli._options import output_option
-from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
-from knowledgepulse.cli._rows import parquet_rows, row_output
-from knowledgepulse.cli._sources import read_traces, source_options, trace_options
-from knowledgepulse.cli._tasks import (
-    print_similarity_histogram,
-    similarity_histogram_option,
-    task_options,
-    task_summary,
-    with_tasks,
-)
-from knowledgepulse.cli._traces import (
-    ProblemSink,
-    batch_size_for,
-    embedder_from,
-    min_score_option,
-    model_options,
-    novelty_text_option,
-    paths_argument,
-    sources,
-)
+from knowledgepulse.cli._console import open_output, say
+from knowledgepulse.cli._corpus import ScoredCorpus, read_and_score, similarity_histogram_option
+from knowledgepulse.cli._embedder import build_embedder, model_options, novelty_text_option
+from knowledgepulse.cli._emit import parquet_rows, row_output
+from knowledgepulse.cli._options import Command, MinScoreType, option_group, output_option
+from knowledgepulse.cli._redact import Redactor, redact_options, summary_tail
+from knowledgepulse.cli._traces import paths_argument, source_options, sources, trace_options
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.cli.profiles import profiles_file_option, registry_from
+from knowledgepulse.cli.profiles import profiles_file_option
 from knowledgepulse.curation import (
+    INFERRED_TASK_SIMILARITY,
     Candidate,
     MinScore,
     Rejection,
+    RejectionReason,
     Selection,
     budget_for_top,
-    content_digest,
-    score_corpus,
+    infer_tasks,
     select,
     task_at,
 )
 from knowledgepulse.reports.rows import kp_columns
-from knowledgepulse.reports.value import RunTally, annotated_line, dumps, tidy
-from knowledgepulse.trace.load import LoadedTrace
-from knowledgepulse.value.breakdown import ValueBreakdown
-from knowledgepulse.value.scorer import TraceValueScorer
-
-if TYPE_CHECKING:  # the converters bring pydantic: loaded for --from only
-    from knowledgepulse.integrations import TraceOptions
-    from knowledgepulse.novelty import Embedder
+from knowledgepulse.reports.value import annotated_line, dumps, tidy
 
 
-@dataclass(frozen=True, slots=True)
-class ScoredCorpus:
-    """Every valid trace of the input with its corpus-mode breakdown and vector."""
-
-    traces: list[LoadedTrace]
-    breakdowns: list[ValueBreakdown]
-    candidates: list[Candidate]
-    vectors: Any
-    sink: ProblemSink
-
-    @property
-    def has_rows(self) -> bool:
-        """Whether the input was dataset rows (``--from``), to be written back as rows."""
-        return bool(self.traces) and self.traces[0].row is not None
-
-
-def corpus_scorer(
-    embedder: Embedder | None, novelty_text: str, profiles_file: Path | None, batch_size: int | None
-) -> TraceValueScorer:
-    """The scorer ``kp select`` and ``kp dedupe`` score a whole input with."""
-    return TraceValueScorer(
-        embedder=embedder,
-        novelty_text=novelty_text,
-        profiles=registry_from(profiles_file),
-        batch_size=batch_size_for(batch_size, embedder),
+def task_options(command: Command) -> Command:
+    """``--task-field``, ``--task-similarity`` and ``--per-task``."""
+    return option_group(
+        command,
+        click.option(
+            "--task-field",
+            metavar="PATH",
+            help="The task each trace is a run of: with --from, a dataset column; else the "
+            "value at this dotted path of the trace's JSON (metadata.task_id, or any key). "
+            "Default: a dataset's task column when one is found, else inferred (the same "
+            "objective, or novelty vectors within --task-similarity of the task's best run).",
+        ),
+        click.option(
+            "--task-similarity",
+            type=click.FloatRange(-1.0, 1.0),
+            default=INFERRED_TASK_SIMILARITY,
+            show_default=True,
+            help="Without --task-field: a trace whose cosine with a task's best run "
+            "reaches S is a run of that task (1 groups only equal objectives).",
+        ),
+        click.option(
+            "--per-task",
+            type=click.IntRange(min=1),
+            metavar="K",
+            help="Keep at most the best K traces of each task (best of N).",
+        ),
     )
-
-
-def read_and_score(
-    paths: Sequence[str],
-    scorer: TraceValueScorer,
-    *,
-    keep_problems: bool = False,
-    source: str | None = None,
-    options: TraceOptions | None = None,
-    redactor: Redactor | None = None,
-) -> ScoredCorpus:
-    """Read every trace (bad records reported on stderr as they are met), then score them all.
-
-    With ``source`` (``--from``), the files are converted as they are read (dataset rows keep
-    their row, to be written back); with ``redactor`` (``--redact``), redacted as they are read.
-    """
-    sink = ProblemSink(RunTally(scorer.threshold), keep=keep_problems)
-    with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
-        read = read_traces(paths, sink, progress, source, options)
-        traces = list(redacted(redactor, read))
-    scored = score_corpus(scorer, traces)
-    candidates = [
-        Candidate(
-            key=b.trace_id,
-            score=b.score,
-            domain=b.domain,
-            tiebreak=content_digest(t.record.value),
-        )
-        for t, b in zip(traces, scored.breakdowns, strict=True)
-    ]
-    return ScoredCorpus(traces, scored.breakdowns, candidates, scored.vectors, sink)
 
 
 def _top_percent(value: str | None) -> float | None:
@@ -152,8 +95,9 @@ def _top_percent(value: str | None) -> float | None:
     help="Share the budget evenly across domains (a domain short of good traces leaves its "
     "share to the others).",
 )
-@min_score_option(
-    default=None,
+@click.option(
+    "--min-score",
+    type=MinScoreType(),
     help="Reject traces scoring below X (a score, or pNN: the NNth "
     "percentile of this input's scores).",
 )
@@ -239,26 +183,21 @@ def select_command(
         if path is not None:
             check_destination(path, what="output")
     redactor = Redactor.from_options(redact, privacy_level, rules_file)
-    embedder = embedder_from(no_embedder, model, workers=workers, device=device, paths=paths)
-    scorer = corpus_scorer(embedder, novelty_text, profiles_file, batch_size)
     corpus = read_and_score(
-        paths, scorer, source=source, options=convert_options, redactor=redactor
+        paths,
+        build_embedder(no_embedder, model, workers=workers, device=device, paths=paths),
+        novelty_text=novelty_text,
+        profiles_file=profiles_file,
+        batch_size=batch_size,
+        source=source,
+        options=convert_options,
+        redactor=redactor,
     )
     if max_similarity is not None:
-        require_vectors(corpus, "--max-similarity")
+        corpus.require_vectors("--max-similarity")
     if similarity_histogram:
-        print_similarity_histogram(corpus.breakdowns)
-    task_path = _task_path(corpus.traces, task_field, source)
-    corpus = replace(
-        corpus,
-        candidates=with_tasks(
-            corpus.candidates,
-            corpus.traces,
-            corpus.vectors,
-            task_field=task_path,
-            task_similarity=task_similarity,
-        ),
-    )
+        corpus.print_similarity_histogram()
+    corpus, task_path = _with_tasks(corpus, task_field, source, task_similarity)
     if percent is not None:
         budget = budget_for_top(percent, len(corpus.traces))
     threshold = (
@@ -280,7 +219,7 @@ def select_command(
                 stream.write(dumps(tidy(_rejection_row(corpus, rejection))) + "\n")
     say(
         _summary(corpus, selection, budget, min_score)
-        + f"; {task_summary(corpus.candidates, selection, task_path)}"
+        + f"; {_task_summary(corpus.candidates, selection, task_path)}"
         + summary_tail(redactor),
     )
     return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
@@ -303,39 +242,20 @@ def _write_selected(
             stream.write(annotated_line(traced.record.value, score) + "\n")
 
 
-def trace_row(corpus: ScoredCorpus, index: int) -> dict[str, Any]:
-    """One trace of the corpus as a report row: id, score, domain, and where it was read."""
-    breakdown = corpus.breakdowns[index]
-    location = corpus.traces[index].location
-    return {
-        "id": breakdown.trace_id,
-        "score": breakdown.score,
-        "domain": breakdown.domain,
-        "file": location.file,
-        "line": location.line,
-    }
-
-
-def require_vectors(corpus: ScoredCorpus, option: str) -> None:
-    """Refuse to go on when ``option`` needs embeddings and no embedder could be loaded.
-
-    Raises:
-        click.UsageError: with how to get an embedder.
-    """
-    if corpus.vectors is None and corpus.traces:
-        raise click.UsageError(
-            f"{option} needs an embedder, and none could be loaded "
-            "(install knowledgepulse[embeddings] or give --model)"
-        )
-
-
 def _rejection_row(corpus: ScoredCorpus, rejection: Rejection) -> dict[str, Any]:
-    row = trace_row(corpus, rejection.index) | {"reason": rejection.reason}
+    row = corpus.row(rejection.index) | {"reason": rejection.reason}
     row["task"] = corpus.candidates[rejection.index].task
     if rejection.duplicate_of is not None:
         row["duplicate_of"] = corpus.breakdowns[rejection.duplicate_of].trace_id
         row["similarity"] = rejection.similarity
     return row
+
+
+_REASONS: tuple[tuple[RejectionReason, str], ...] = (
+    ("near_duplicate", "near-duplicates"),
+    ("over_budget", "over budget"),
+    ("over_per_task", "over --per-task"),
+)
 
 
 def _summary(
@@ -358,30 +278,47 @@ def _summary(
             else f"{min_score}"
         )
         parts.append(f"{reasons['below_min_score']} below the minimum score {shown}")
-    if reasons["near_duplicate"]:
-        parts.append(f"{reasons['near_duplicate']} near-duplicates")
-    if reasons["over_budget"]:
-        parts.append(f"{reasons['over_budget']} over budget")
-    if reasons["over_per_task"]:
-        parts.append(f"{reasons['over_per_task']} over --per-task")
-    if corpus.sink.tally.invalid:
-        n = corpus.sink.tally.invalid
-        parts.append(f"{counted(n, 'invalid record')} skipped")
+    for reason, words in _REASONS:
+        if reasons[reason]:
+            parts.append(f"{reasons[reason]} {words}")
+    if invalid := corpus.sink.tally.invalid:
+        parts.append(f"{counted(invalid, 'invalid record')} skipped")
     return "; ".join(parts)
 
 
 _ROW_TASK = "metadata.source.task"
 
 
-def _task_path(
-    traces: Sequence[LoadedTrace], task_field: str | None, source: str | None
-) -> str | None:
-    """Where each trace's task is (``None``: inferred).
+def _with_tasks(
+    corpus: ScoredCorpus, task_field: str | None, source: str | None, similarity: float
+) -> tuple[ScoredCorpus, str | None]:
+    """Each candidate with its task, and the path it was read at (``None``: inferred).
 
     With ``--from``, a dataset row's task column, which the converter keeps in
     ``metadata.source.task``; else ``--task-field``'s dotted path.
     """
     if source is not None:
-        found = any(task_at(traced.record.value, _ROW_TASK) is not None for traced in traces)
-        return _ROW_TASK if found else None
-    return task_field
+        found = any(task_at(t.record.value, _ROW_TASK) is not None for t in corpus.traces)
+        task_field = _ROW_TASK if found else None
+    tasks: Sequence[str | None]
+    if task_field is not None:
+        tasks = [task_at(t.record.value, task_field) for t in corpus.traces]
+    else:
+        objectives = [t.trace.task.objective for t in corpus.traces]
+        tasks = infer_tasks(corpus.candidates, objectives, corpus.vectors, threshold=similarity)
+    candidates = [replace(c, task=task) for c, task in zip(corpus.candidates, tasks, strict=True)]
+    return replace(corpus, candidates=candidates), task_field
+
+
+def _task_summary(
+    candidates: Sequence[Candidate], selection: Selection, task_field: str | None
+) -> str:
+    """``3 of 5 tasks covered (inferred)``, and how many traces had no task at the field."""
+    tasks = {c.task for c in candidates}
+    covered = {candidates[i].task for i in selection.selected}
+    how = f"by {task_field}" if task_field is not None else "inferred"
+    words = f"{len(covered)} of {counted(len(tasks), 'task')} covered ({how})"
+    missing = sum(c.task is None for c in candidates)
+    if missing:
+        words += f", {counted(missing, 'trace')} without {task_field} taken as one task"
+    return words
