@@ -29,4 +29,4 @@ def test_a_disabled_progress_draws_nothing_and_costs_nothing() -> None:
     with ReadProgress(100, enabled=False) as progress:
         progress.advance(50)
         progress.scored(1)
-        assert not progress.drawing
+        assert progress.bar is None

@@ -1,16 +1,9 @@
 r"""The consoles and streams every command writes through, and the progress bar on stderr.
 
 Reports go to stdout or, atomically, to ``--output``; problems go to stderr. Data never goes
-through rich markup or emoji codes: a trace id such as ``[bold]x`` or a file name holding
-``:100:`` is printed as it is, and its control characters as escapes (``\x1b``), by
-:func:`~knowledgepulse._util.text.printable`. Text that cannot be encoded (a lone surrogate
-from a ``\ud800`` escape) is written as a backslash escape, which inside JSON strings is exactly
-JSON's own escape, instead of crashing the run.
-
-``kp eval -f json | jq`` reads stdout as the report. A task or a plugin that prints (or a
-subprocess it starts) must not corrupt it, so while :func:`stdout_for_the_report` is entered
-``print`` goes to stderr, and so does file descriptor 1 when it is stdout's; the report writers
-take :func:`report_stdout`, the stdout held back.
+through rich markup or emoji codes, and its control characters are shown as escapes
+(``\x1b``); text that cannot be encoded (a lone surrogate) is written as a backslash escape,
+which inside JSON strings is JSON's own, instead of crashing the run.
 """
 
 from __future__ import annotations
@@ -240,23 +233,24 @@ def _duplicate_fd_one(stream: IO[str]) -> int | None:
     return saved
 
 
-_REFRESH_SECONDS = 0.1
-
-
 class ReadProgress:
-    """Counts bytes read and traces done; draws them when enabled (see the module docstring)."""
+    """A bar of bytes read (plain files) or traces done (stdin, gzip), drawn on a terminal only.
 
-    def __init__(self, total_bytes: int | None, *, enabled: bool) -> None:
-        self._total = total_bytes
-        self._enabled = enabled
+    ``total_bytes`` is what the bar measures against, or ``None`` (a count of traces); ``bar``
+    is the bar on screen, if any. It is redrawn at most ten times a second.
+    """
+
+    def __init__(self, total_bytes: int | None, *, enabled: bool | None = None) -> None:
+        self.total_bytes = total_bytes
+        self._enabled = stderr_is_terminal() if enabled is None else enabled
         self._bytes = 0
         self._done = 0
         self._next_draw = 0.0
-        self._progress: Progress | None = None
+        self.bar: Progress | None = None
         self._task: TaskID | None = None
 
     @classmethod
-    def for_sources(cls, sources: Sequence[str], *, enabled: bool) -> ReadProgress:
+    def for_sources(cls, sources: Sequence[str], *, enabled: bool | None = None) -> ReadProgress:
         """A progress for these inputs: sized when every one is a plain, uncompressed file."""
         total: int | None = 0
         for source in sources:
@@ -267,24 +261,14 @@ class ReadProgress:
             total = (total or 0) + path.stat().st_size
         return cls(total, enabled=enabled)
 
-    @property
-    def total_bytes(self) -> int | None:
-        """What the bar measures against: the inputs' size, or ``None`` (a count of traces)."""
-        return self._total
-
-    @property
-    def drawing(self) -> bool:
-        """Whether a bar is on screen."""
-        return self._progress is not None
-
     def __enter__(self) -> ReadProgress:
         if self._enabled:
             columns = [TextColumn("{task.fields[done]} traces"), BarColumn(), TimeElapsedColumn()]
-            if self._total:
+            if self.total_bytes:
                 columns.append(TimeRemainingColumn())
-            self._progress = Progress(*columns, console=stderr_console(), transient=True)
-            self._progress.start()
-            self._task = self._progress.add_task("reading", total=self._total or None, done=0)
+            self.bar = Progress(*columns, console=stderr_console(), transient=True)
+            self.bar.start()
+            self._task = self.bar.add_task("reading", total=self.total_bytes or None, done=0)
         return self
 
     def __exit__(
@@ -293,8 +277,8 @@ class ReadProgress:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        if self._progress is not None:
-            self._progress.stop()
+        if self.bar is not None:
+            self.bar.stop()
 
     def advance(self, count: int) -> None:
         """``count`` more bytes were read."""
@@ -307,10 +291,10 @@ class ReadProgress:
         self._maybe_draw()
 
     def _maybe_draw(self) -> None:
-        if self._progress is None or self._task is None:
+        if self.bar is None or self._task is None:
             return
         now = time.monotonic()
         if now < self._next_draw:
             return
-        self._next_draw = now + _REFRESH_SECONDS
-        self._progress.update(self._task, completed=self._bytes, done=self._done)
+        self._next_draw = now + 0.1
+        self.bar.update(self._task, completed=self._bytes, done=self._done)

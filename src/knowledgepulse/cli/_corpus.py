@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from knowledgepulse.cli._console import ReadProgress, say, stderr_is_terminal
+from knowledgepulse.cli._console import ReadProgress, say
 from knowledgepulse.cli._embedder import batch_size_for
 from knowledgepulse.cli._redact import Redactor, redacted
 from knowledgepulse.cli._traces import ProblemSink, read_traces, sources
@@ -104,7 +104,7 @@ def read_and_score(
         batch_size=batch_size_for(batch_size, embedder),
     )
     sink = ProblemSink()
-    with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
+    with ReadProgress.for_sources(sources(paths)) as progress:
         traces = list(redacted(redactor, read_traces(paths, sink, progress, source, options)))
     scored = score_corpus(scorer, traces)
     candidates = [

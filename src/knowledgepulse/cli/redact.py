@@ -16,7 +16,7 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import ReadProgress, open_output, say, stderr_is_terminal
+from knowledgepulse.cli._console import ReadProgress, open_output, say
 from knowledgepulse.cli._emit import parquet_rows, row_output
 from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._redact import Redactor, level_option, rules_option
@@ -90,7 +90,7 @@ def redact_command(
     sink = ProblemSink(RunTally(DEFAULT_THRESHOLD), keep=False)
     reported: list[dict[str, Any]] = []
     written = 0
-    with ReadProgress.for_sources(inputs, enabled=stderr_is_terminal()) as progress:
+    with ReadProgress.for_sources(inputs) as progress:
         traces = read_traces(inputs, sink, progress, source, options)
         first = next(traces, None)
         if first is not None:

@@ -24,7 +24,6 @@ from knowledgepulse.cli._console import (
     open_output,
     output_console,
     say,
-    stderr_is_terminal,
     stdout_is_terminal,
 )
 from knowledgepulse.cli._embedder import (
@@ -280,7 +279,7 @@ def score_command(
     percentile = min_score is not None and min_score.percentile is not None
     whole = order == "time" or corpus or percentile
     whole = whole or output_format == "html"
-    with ReadProgress.for_sources(inputs, enabled=stderr_is_terminal()) as progress:
+    with ReadProgress.for_sources(inputs) as progress:
         traces = read_traces(paths, sink, progress, source, convert_options)
         traces = redacted(redactor, traces)
         scored = (
@@ -288,14 +287,15 @@ def score_command(
             if whole
             else _scored_stream(scorer, traces)
         )
-        with emitting(output, output_format, annotate, collector, parquet_rows=rows_out) as writer:
+        with emitting(
+            output, output_format, annotate, collector, sink, parquet_rows=rows_out
+        ) as emit:
             for loaded, breakdown in scored:
                 result = ScoredTrace(breakdown, loaded.location)
                 tally.threshold = breakdown.threshold
                 tally.add(result)
                 progress.scored(tally.scored)
-                writer.emit(loaded, result)
-            writer.close(tally, sink.kept)
+                emit(loaded, result)
     if output_format == "table" and not annotate:
         _print_table(collector.results, tally, output, explain)
     if cache_path is not None:
@@ -377,7 +377,7 @@ def validate_command(
     tally = RunTally(DEFAULT_THRESHOLD)
     sink = ProblemSink(tally, keep=output_format == "json")
     valid = 0
-    with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
+    with ReadProgress.for_sources(sources(paths)) as progress:
         for _ in read_traces(paths, sink, progress, source, convert_options):
             valid += 1
             progress.scored(valid)
