@@ -27,8 +27,6 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.records.source import open_source
-from knowledgepulse.reports.value import RunTally
-from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
 
 @click.command("convert")
@@ -69,8 +67,8 @@ def convert_command(
                 pass
     if output is not None:
         check_destination(output, what="output")
-    tally = RunTally(DEFAULT_THRESHOLD)
-    sink = ProblemSink(tally, keep=False)
+    sink = ProblemSink()
+    tally = sink.tally
     written = 0
     with open_output(output) as stream:
         traces = converted_traces(inputs, source, options, sink)

@@ -1,13 +1,8 @@
 """``kp eval``: run a suite of scorers over evaluation cases and report the verdicts.
 
-Cases are scored as they are read, so a long case file is never held in memory; only the
-results are kept for the report. Problems are printed on stderr as they are found. The report
-destination and the case files are checked before any work, and the report is written
-atomically: an interrupted run leaves the previous report, never half of a new one.
-
-With ``--task MODULE:FUNCTION`` the outputs come from calling the workflow on each case's
-input (see :func:`knowledgepulse.evals.evaluate`), and ``--plugin`` imports the modules that
-register custom scorers; a spec that cannot be loaded is a one-line error (exit 2).
+Cases are scored as they are read (only the results are kept); problems are printed on stderr
+as they are found. With ``--task`` the outputs come from calling the user's workflow on each
+case's input (:func:`knowledgepulse.evals.evaluate`); its prints go to stderr, not the report.
 """
 
 from __future__ import annotations
@@ -16,7 +11,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.console import Group, RenderableType
@@ -177,30 +171,8 @@ def task_options(command: Command) -> Command:
 @tolerance_option
 @task_options
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
-def eval_command(**options: Any) -> int:
-    """Score evaluation CASES (JSON, JSONL or YAML files, or - for stdin) with a suite.
-
-    A case passes when every scorer reaches its threshold. Failing scorers come with a
-    diagnosis; malformed cases (an invalid content pattern included) are reported as
-    FILE:LINE: PATH: message and count as failed; a part of a file that cannot be read (a
-    syntax error) is reported with its line and counted as a file. Warnings (a case id used
-    twice) are reported and counted but fail nothing. Exit code 0 when every case passes, 1
-    when any fails or is malformed or a file could not be read in full, 2 for usage or suite
-    errors (or a --baseline that is not a kp eval JSON report), 4 when a case that passed in
-    the --baseline fails now, or (with --fail-on regression, the default with --baseline) a
-    case not in it fails; then failures the baseline had too exit 0. --fail-on never exits 0
-    whatever the verdicts, to record a baseline: kp eval CASES -s SUITE --fail-on never -o
-    base.json.
-
-    With --task, the cases' inputs (instruction, input, pages) go to the task and its outputs
-    are scored; a call that raises or times out is that case's error. --plugin loads custom
-    scorers first.
-    """
-    with stdout_for_the_report():  # a task's or plugin's prints go to stderr
-        return _eval(**options)
-
-
-def _eval(
+@stdout_for_the_report()  # a task's or plugin's prints go to stderr
+def eval_command(
     *,
     cases: tuple[str, ...],
     suite_path: Path | None,
@@ -222,7 +194,24 @@ def _eval(
     no_cache: bool,
     quiet: bool,
 ) -> int:
-    """``kp eval`` with its options, run while stdout is held for the report."""
+    """Score evaluation CASES (JSON, JSONL or YAML files, or - for stdin) with a suite.
+
+    A case passes when every scorer reaches its threshold. Failing scorers come with a
+    diagnosis; malformed cases (an invalid content pattern included) are reported as
+    FILE:LINE: PATH: message and count as failed; a part of a file that cannot be read (a
+    syntax error) is reported with its line and counted as a file. Warnings (a case id used
+    twice) are reported and counted but fail nothing. Exit code 0 when every case passes, 1
+    when any fails or is malformed or a file could not be read in full, 2 for usage or suite
+    errors (or a --baseline that is not a kp eval JSON report), 4 when a case that passed in
+    the --baseline fails now, or (with --fail-on regression, the default with --baseline) a
+    case not in it fails; then failures the baseline had too exit 0. --fail-on never exits 0
+    whatever the verdicts, to record a baseline: kp eval CASES -s SUITE --fail-on never -o
+    base.json.
+
+    With --task, the cases' inputs (instruction, input, pages) go to the task and its outputs
+    are scored; a call that raises or times out is that case's error. --plugin loads custom
+    scorers first.
+    """
     task = _load_task(plugins, task_spec)
     output_format = output_format or report_format(output, FORMATS)
     refuse_usage(
