@@ -62,11 +62,6 @@ def stdout_is_terminal() -> bool:
     return report_stdout().isatty()
 
 
-def stderr_is_terminal() -> bool:
-    """Whether progress bars are worth drawing."""
-    return sys.stderr.isatty()
-
-
 @contextmanager
 def open_output(output: Path | None) -> Iterator[IO[str]]:
     """A text stream for a report: stdout, or a file that replaces ``output`` atomically.
@@ -242,7 +237,7 @@ class ReadProgress:
 
     def __init__(self, total_bytes: int | None, *, enabled: bool | None = None) -> None:
         self.total_bytes = total_bytes
-        self._enabled = stderr_is_terminal() if enabled is None else enabled
+        self._enabled = sys.stderr.isatty() if enabled is None else enabled
         self._bytes = 0
         self._done = 0
         self._next_draw = 0.0

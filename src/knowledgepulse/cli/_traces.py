@@ -90,11 +90,7 @@ ROW_OPTIONS = (
 
 
 def source_options(*, required: bool, task_field: bool = True) -> Callable[[Command], Command]:
-    """``--from``, ``--domain``, ``--confidence`` and the row options.
-
-    ``task_field=False`` leaves ``--task-field`` to a command that defines it for every input
-    (``kp select``: a row column with ``--from``, a trace's dotted path without).
-    """
+    """``--from``, ``--domain``, ``--confidence``, the row options (``--task-field`` if asked)."""
 
     def decorate(command: Command) -> Command:
         return option_group(
@@ -137,14 +133,10 @@ def trace_options(
     source: str | None,
     domain: str | None,
     confidence: float | None,
-    rows: Mapping[str, Any] | None = None,
+    rows: Mapping[str, Any],
 ) -> TraceOptions | None:
-    """The options for the converted traces (``None`` without ``--from``, which they need).
-
-    ``rows``: the row options as the command got them (``messages_field``... ``None`` when
-    not given).
-    """
-    given_rows = {key: value for key, value in (rows or {}).items() if value is not None}
+    """The options for converted traces, from the command's (``None`` without ``--from``)."""
+    given_rows = {key: value for key, value in rows.items() if value is not None}
     if source is None and (domain is not None or confidence is not None or given_rows):
         raise click.UsageError(
             "--domain and --confidence (and the row options, --messages-field...) say what a "

@@ -18,7 +18,7 @@ from knowledgepulse.cli._console import (
     report_format,
     write_output,
 )
-from knowledgepulse.cli._options import Command, output_option
+from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli.main import EXIT_OK, EXIT_REGRESSION
 from knowledgepulse.evals.compare import DEFAULT_TOLERANCE, Comparison, compare_runs
 from knowledgepulse.evals.snapshot import load_report
@@ -32,15 +32,13 @@ from knowledgepulse.reports.compare import (
 FORMATS = ("table", "json", "markdown")
 
 
-def tolerance_option(command: Command) -> Command:
-    """``--tolerance``: score changes at most this large count as unchanged."""
-    return click.option(
-        "--tolerance",
-        type=click.FloatRange(min=0),
-        default=DEFAULT_TOLERANCE,
-        show_default=True,
-        help="Score changes at most this large count as unchanged (verdict flips always count).",
-    )(command)
+tolerance_option = click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_TOLERANCE,
+    show_default=True,
+    help="Score changes at most this large count as unchanged (verdict flips always count).",
+)
 
 
 @click.command("compare")

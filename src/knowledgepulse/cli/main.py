@@ -1,16 +1,7 @@
 """The ``kp`` command: a thin shell over the library.
 
-Each command lives in its own module, imported only when that command runs (so ``kp score``
-does not load the evaluation half); this module turns library errors into one-line messages and
-exit codes, in one place:
-
-- 0: everything was valid (and, for ``kp eval``, every case passed); warnings do not count;
-- 1: the run completed but found bad records or failing cases;
-- 2: usage errors, unreadable files, suite errors, destinations that cannot be written;
-- 3: an internal error (a bug in kp): one line says what, ``KP_TRACEBACK=1`` shows the traceback;
-- 4: a regression (``kp compare``, ``kp eval --baseline``): a case that passed in the baseline
-  fails now;
-- 130: interrupted (Ctrl-C); an output file being written is left as it was.
+Each command lives in its own module, imported only when that command runs; this module turns
+library errors into one-line messages and exit codes (see the epilog), in one place.
 """
 
 from __future__ import annotations
@@ -36,26 +27,19 @@ EXIT_INTERRUPTED = 130
 
 TRACEBACK_VARIABLE = "KP_TRACEBACK"
 
-# name -> (module, attribute, one-line help for `kp --help` without importing the module)
+# name -> (its module in this package, one-line help for `kp --help` without importing it);
+# the command is the module's NAME_command.
 _COMMANDS = {
-    "score": ("knowledgepulse.cli.score", "score_command", "Score reasoning traces 0.0-1.0."),
-    "validate": ("knowledgepulse.cli.score", "validate_command", "Check traces, no scoring."),
-    "profiles": ("knowledgepulse.cli.profiles", "profiles_command", "Show the weight profiles."),
-    "eval": ("knowledgepulse.cli.eval", "eval_command", "Run evaluation scorers over cases."),
-    "compare": ("knowledgepulse.cli.compare", "compare_command", "Compare two kp eval reports."),
-    "schema": ("knowledgepulse.cli.schema", "schema_command", "Print a file format's JSON Schema."),
-    "select": ("knowledgepulse.cli.select", "select_command", "Pick the best diverse traces."),
-    "dedupe": ("knowledgepulse.cli.dedupe", "dedupe_command", "Group near-duplicate traces."),
-    "redact": (
-        "knowledgepulse.cli.redact",
-        "redact_command",
-        "Redact secrets and personal data.",
-    ),
-    "convert": (
-        "knowledgepulse.cli.convert",
-        "convert_command",
-        "Agent framework telemetry to traces.",
-    ),
+    "score": ("score", "Score reasoning traces 0.0-1.0."),
+    "validate": ("score", "Check traces, no scoring."),
+    "profiles": ("profiles", "Show the weight profiles."),
+    "eval": ("eval", "Run evaluation scorers over cases."),
+    "compare": ("compare", "Compare two kp eval reports."),
+    "schema": ("schema", "Print a file format's JSON Schema."),
+    "select": ("select", "Pick the best diverse traces."),
+    "dedupe": ("dedupe", "Group near-duplicate traces."),
+    "redact": ("redact", "Redact secrets and personal data."),
+    "convert": ("convert", "Agent framework telemetry to traces."),
 }
 
 
@@ -68,13 +52,13 @@ class _LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in _COMMANDS:
             return None
-        module, attribute, _ = _COMMANDS[cmd_name]
-        command = getattr(importlib.import_module(module), attribute)
+        module = importlib.import_module(f"{__package__}.{_COMMANDS[cmd_name][0]}")
+        command = getattr(module, f"{cmd_name}_command")
         assert isinstance(command, click.Command)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, summary) for name, (_, _, summary) in _COMMANDS.items()]
+        rows = [(name, summary) for name, (_, summary) in _COMMANDS.items()]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

@@ -277,8 +277,7 @@ def score_command(
     sink = ProblemSink(tally, keep=output_format in ("json", "html") and not annotate)
     collector = TableCollector()
     percentile = min_score is not None and min_score.percentile is not None
-    whole = order == "time" or corpus or percentile
-    whole = whole or output_format == "html"
+    whole = order == "time" or corpus or percentile or output_format == "html"
     with ReadProgress.for_sources(inputs) as progress:
         traces = read_traces(paths, sink, progress, source, convert_options)
         traces = redacted(redactor, traces)
