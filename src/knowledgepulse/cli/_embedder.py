@@ -31,9 +31,8 @@ WORKER_BATCH_SIZE = 64
 many batches a worker (``bench/bench_embedding.py``)."""
 
 WORKERS_FROM_BYTES = 512 * 1024
-"""The input size from which ``--workers`` defaults to one process per core: starting workers
-costs about 0.8 s, repaid from about this size (docs/scoring.md). Below it the model runs in
-this process, on one thread like each worker, so the vectors are the same either way."""
+"""The input size from which ``--workers`` defaults to one process per core: starting them costs
+about 0.8 s, repaid from about this size (measured in docs/embedding-backends.md)."""
 
 GZIP_RATIO = 4
 """A gzipped input counts as this many times its size (trace JSON compresses 4-10x)."""
@@ -46,8 +45,8 @@ the previous one only within a call, so a call must hold many chunks."""
 def default_workers(paths: Sequence[str]) -> int:
     """``--workers`` when not given: one per core for an input big enough to pay, else 1.
 
-    An input whose size cannot be known before reading it (a pipe on standard input) gets one
-    per core: guessing wrong costs a small input the 0.8 s start, a big one half the speed.
+    An input of unknown size (a pipe) gets one per core: guessing wrong costs a small input the
+    0.8 s start, a big one half the speed.
     """
     from knowledgepulse.novelty.minilm import available_threads  # noqa: PLC0415 - numpy
 
@@ -211,15 +210,11 @@ def ray_embedder(
     workers: int | None,
     device: str,
 ) -> Embedder:
-    """A started :class:`~knowledgepulse.engines.ray_engine.RayEmbedder`, closed at the end.
+    """A started ``RayEmbedder``, closed at the end; ``MissingDependencyError`` without Ray.
 
-    ``workers`` is the number of actors (default: what the cluster's free CPUs allow, or one
-    per GPU with a CUDA ``device``).
-
-    Raises:
-        MissingDependencyError: Ray is not installed (the message names the extra).
-        RayClusterError: the cluster cannot be reached or cannot start the actors.
-        EmbedderUnavailableError: the model cannot be loaded on the cluster.
+    ``workers`` actors (default: what the cluster's free CPUs allow, or one per GPU); a cluster
+    that cannot be reached or load the model raises ``RayClusterError`` or
+    ``EmbedderUnavailableError``.
     """
     from knowledgepulse.engines.ray_engine import (  # noqa: PLC0415 - Ray loads only for --engine ray
         DeviceFactory,
