@@ -24,7 +24,7 @@ from knowledgepulse.trace.load import LoadedTrace, load_traces
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:  # the converters bring pydantic: loaded for --from only
-    from knowledgepulse.integrations import ConvertedTrace, TraceOptions
+    from knowledgepulse.integrations import TraceOptions
 
 paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...")
 
@@ -185,18 +185,21 @@ def converted_traces(
     A source whose files hold no message text (only names and timings) is told once, with the
     switch that turns content capture on.
     """
-    from knowledgepulse.integrations import TraceOptions  # noqa: PLC0415 - see the imports
-    from knowledgepulse.integrations.convert import convert_files  # noqa: PLC0415
+    from knowledgepulse.integrations.convert import convert_files, reader  # noqa: PLC0415
 
-    options = options or TraceOptions()
     hinted: set[str] = set()
     warned: set[str] = set()
     for item in convert_files(sources(paths), source=source, options=options, read_as=_say_read):
         if isinstance(item, Problem):
             sink(item)
             continue
-        if not item.has_text:
-            _hint_once(item, hinted)
+        if not item.has_text and (found := item.source_format) not in hinted:
+            hinted.add(found)
+            say(
+                f"kp: warning: {item.location}: the {found} traces hold no message text, only "
+                "names and timings, so novelty has little to go on; "
+                + (reader(found).CONTENT_HINT if found else "")
+            )
         for warning in item.warnings:
             if warning not in warned:  # the same loss in every trace of a file is said once
                 warned.add(warning)
@@ -210,17 +213,3 @@ def converted_traces(
 
 def _say_read(path: str, found: str, count: int) -> None:
     say(f"{path}: read as {found} ({counted(count, 'trace')})")
-
-
-def _hint_once(item: ConvertedTrace, hinted: set[str]) -> None:
-    found = item.source_format
-    if found in hinted:
-        return
-    hinted.add(found)
-    from knowledgepulse.integrations.convert import reader  # noqa: PLC0415
-
-    hint = reader(found).CONTENT_HINT if found else ""
-    say(
-        f"kp: warning: {item.location}: the {found} traces hold no message text, only names and "
-        f"timings, so novelty has little to go on; {hint}"
-    )

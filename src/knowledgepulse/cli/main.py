@@ -6,6 +6,7 @@ library errors into one-line messages and exit codes (see the epilog), in one pl
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
@@ -112,8 +113,10 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"kp: error: {error}")
         return EXIT_USAGE
     except BrokenPipeError:
-        # `kp score ... | head` closes our stdout early; that is not an error.
-        _silence_stdout()
+        # `kp score ... | head` closes our stdout early; that is not an error. Python flushes
+        # stdout at exit, which with the reader gone would raise again.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except OSError as error:
         # The system refused something the user can fix: a full disk, a permission.
@@ -128,26 +131,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _internal_error(error: BaseException) -> int:
+    text = str(error).strip().split("\n", 1)[0]
+    if len(text) > 300:
+        text = text[:299] + "…"
     _say(
-        f"kp: internal error: {type(error).__name__}: {_one_line(error)}\n"
+        f"kp: internal error: {type(error).__name__}: {text}\n"
         f"kp: this is a bug in kp, not in your input; rerun with {TRACEBACK_VARIABLE}=1 "
         "to see the traceback, and report it"
     )
     return EXIT_INTERNAL
-
-
-def _one_line(error: BaseException) -> str:
-    text = str(error).strip().split("\n", 1)[0]
-    return text if len(text) <= 300 else text[:299] + "…"
-
-
-def _silence_stdout() -> None:
-    # Python flushes stdout at exit; with the reader gone that would raise again.
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
 
 
 if __name__ == "__main__":
