@@ -1,8 +1,9 @@
-"""``kp eval``: run a suite of scorers over evaluation cases and report the verdicts.
+"""``kp eval`` and ``kp compare``: evaluation runs, and how a run compares with a baseline.
 
-Cases are scored as they are read (only the results are kept); problems are printed on stderr
-as they are found. With ``--task`` the outputs come from calling the user's workflow on each
-case's input (:func:`knowledgepulse.evals.evaluate`); its prints go to stderr, not the report.
+``kp eval`` scores cases as they are read (only the results are kept); problems are printed on
+stderr as they are found. With ``--task`` the outputs come from calling the user's workflow on
+each case's input (:func:`knowledgepulse.evals.evaluate`); its prints go to stderr, not the
+report. Exit code 4 (``kp compare``, ``--baseline``): a case that passed in the baseline fails.
 """
 
 from __future__ import annotations
@@ -25,12 +26,11 @@ from knowledgepulse.cli._console import (
     write_output,
 )
 from knowledgepulse.cli._options import Command, option_group, output_option, refuse_usage
-from knowledgepulse.cli.compare import tolerance_option
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
 from knowledgepulse.evals.cache import DEFAULT_CACHE_DIR
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases, iter_cases
-from knowledgepulse.evals.compare import Comparison, compare_runs
+from knowledgepulse.evals.compare import DEFAULT_TOLERANCE, Comparison, compare_runs
 from knowledgepulse.evals.evaluate import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, evaluate
 from knowledgepulse.evals.gate import FAIL_ON, FailOn, Gate
 from knowledgepulse.evals.loading import load_plugin, load_task
@@ -43,6 +43,7 @@ from knowledgepulse.records.source import open_source
 from knowledgepulse.reports.compare import (
     comparison_line,
     comparison_to_console,
+    comparison_to_json,
     comparison_to_markdown,
     with_comparison,
 )
@@ -56,6 +57,18 @@ from knowledgepulse.reports.evals import (
 )
 from knowledgepulse.reports.junit import to_junit
 from knowledgepulse.reports.markdown import suite_to_markdown, to_markdown
+
+COMPARE_FORMATS = ("table", "json", "markdown")
+
+
+tolerance_option = click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_TOLERANCE,
+    show_default=True,
+    help="Score changes at most this large count as unchanged (verdict flips always count).",
+)
+
 
 FORMATS = ("table", "json", "junit", "markdown", "html")
 TASK_SETTINGS = ("concurrency", "timeout", "retries", "repeat", "task_version", "cache_dir")
@@ -453,3 +466,55 @@ def task_failures(run: EvalRun) -> Iterator[str]:
                     f"{result.location}: case {result.case_id!r}{which}: the task raised "
                     f"{one.task.error}"
                 )
+
+
+@click.command("compare")
+@click.argument("base", metavar="BASE.json", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("new", metavar="NEW.json", type=click.Path(dir_okay=False, path_type=Path))
+@tolerance_option
+@click.option(
+    "-f",
+    "--format",
+    "output_format",
+    type=click.Choice(COMPARE_FORMATS),
+    help="Output format [default: table on a terminal; else from the --output suffix "
+    "(.json, .md), else json]. markdown suits a pull-request comment.",
+)
+@output_option("Write the comparison here instead of stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
+def compare_command(
+    *,
+    base: Path,
+    new: Path,
+    tolerance: float,
+    output_format: str | None,
+    output: Path | None,
+    quiet: bool,
+) -> int:
+    """Compare two kp eval JSON reports: BASE.json (the baseline) and NEW.json.
+
+    Per case and scorer: the score change and pass/fail flips; cases added and removed; how
+    many cases regressed (passed in BASE, fail in NEW), improved, changed their scores only, or
+    held. Cases are matched by id. Write the reports with kp eval CASES --suite SUITE -f json
+    -o FILE. Exit code 0 when no case regressed, 4 when one did, 2 for usage errors or a file
+    that is not a kp eval JSON report.
+    """
+    output_format = output_format or report_format(output, COMPARE_FORMATS)
+    if output is not None:
+        check_destination(output, what="comparison")
+    comparison = compare_runs(load_report(base), load_report(new), tolerance=tolerance)
+    emit_comparison(comparison, output_format, output)
+    if not quiet and not (output_format == "table" and output is None):
+        click.echo(printable(comparison_line(comparison)), err=True)
+    return EXIT_REGRESSION if comparison.regressed else EXIT_OK
+
+
+def emit_comparison(comparison: Comparison, output_format: str, output: Path | None) -> None:
+    """Write the comparison in a format (table, json or markdown) to stdout or ``output``."""
+    if output_format == "table":
+        with output_console(output) as console:
+            console.print(comparison_to_console(comparison))
+    elif output_format == "markdown":
+        write_output(comparison_to_markdown(comparison), output)
+    else:
+        write_output(comparison_to_json(comparison), output)

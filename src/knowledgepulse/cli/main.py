@@ -35,10 +35,10 @@ _COMMANDS = {
     "validate": ("score", "Check traces, no scoring."),
     "profiles": ("profiles", "Show the weight profiles."),
     "eval": ("eval", "Run evaluation scorers over cases."),
-    "compare": ("compare", "Compare two kp eval reports."),
+    "compare": ("eval", "Compare two kp eval reports."),
     "schema": ("schema", "Print a file format's JSON Schema."),
-    "select": ("select", "Pick the best diverse traces."),
-    "dedupe": ("dedupe", "Group near-duplicate traces."),
+    "select": ("curate", "Pick the best diverse traces."),
+    "dedupe": ("curate", "Group near-duplicate traces."),
     "redact": ("redact", "Redact secrets and personal data."),
     "convert": ("convert", "Agent framework telemetry to traces."),
 }
