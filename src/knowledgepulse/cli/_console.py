@@ -66,8 +66,7 @@ def stdout_is_terminal() -> bool:
 def open_output(output: Path | None) -> Iterator[IO[str]]:
     """A text stream for a report: stdout, or a file that replaces ``output`` atomically.
 
-    The file appears only when the block completes, so an interrupted run leaves the previous
-    file as it was; stdout is written as the report goes, for pipes.
+    The file appears only when the block completes (an interrupted run leaves the old one).
     """
     if output is None:
         stream = _text_stream(report_stdout())
@@ -180,11 +179,11 @@ def report_stdout() -> IO[str]:
 
 @contextmanager
 def stdout_for_the_report() -> Iterator[None]:
-    """While entered, whatever else is written to stdout goes to stderr (see the module)."""
+    """While entered, ``print`` (and descriptor 1) go to stderr; reports use :func:`report_stdout`.
+
+    What a task or plugin prints must not corrupt a report on stdout (``kp eval -f json | jq``).
+    """
     global _held  # noqa: PLW0603 - one stdout per process, like sys.stdout itself
-    if _held is not None:  # already held (a command calling another)
-        yield
-        return
     original = sys.stdout
     saved_fd = _duplicate_fd_one(original)
     if saved_fd is None:  # a replaced sys.stdout (tests, notebooks): Python's prints only
