@@ -240,4 +240,3 @@ def test_similarity_histogram_is_printed_on_stderr(
     assert "cosine of each trace with its nearest other trace (4 traces):" in run.err
     assert "p50 " in run.err
     assert "traces at or above --max-similarity S" in run.err
-
