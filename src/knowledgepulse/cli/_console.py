@@ -107,6 +107,10 @@ def report_format(output: Path | None, formats: Iterable[str]) -> str:
     return found if found in formats else "json"
 
 
+_plain_console = functools.partial(Console, highlight=False, markup=False, emoji=False)
+"""A console that shows data as written."""
+
+
 @contextmanager
 def output_console(
     output: Path | None, *, redirected_width: int | None = None
@@ -119,32 +123,18 @@ def output_console(
     gets ``redirected_width`` columns if given, unless ``COLUMNS`` says otherwise (rich would
     assume 80).
     """
-    if output is None:
-        stdout = report_stdout()
-        encoding = getattr(stdout, "encoding", None) or "utf-8"
-        stream = _text_stream(stdout, encoding=encoding, errors="replace")
-        redirected = not stdout_is_terminal() and not os.environ.get("COLUMNS")
-        try:
-            yield Console(
-                file=stream,
-                width=redirected_width if redirected else None,
-                highlight=False,
-                markup=False,
-                emoji=False,
-            )
-        finally:
-            stream.flush()
+    if output is not None:
+        with atomic_text(output, errors=ENCODING_ERRORS) as file:
+            yield _plain_console(file=file, width=REPORT_COLUMNS, no_color=True, color_system=None)
         return
-    with atomic_text(output, errors=ENCODING_ERRORS) as file:
-        yield Console(
-            file=file,
-            width=REPORT_COLUMNS,
-            no_color=True,
-            color_system=None,
-            highlight=False,
-            markup=False,
-            emoji=False,
-        )
+    stdout = report_stdout()
+    encoding = getattr(stdout, "encoding", None) or "utf-8"
+    stream = _text_stream(stdout, encoding=encoding, errors="replace")
+    redirected = not stdout_is_terminal() and not os.environ.get("COLUMNS")
+    try:
+        yield _plain_console(file=stream, width=redirected_width if redirected else None)
+    finally:
+        stream.flush()
 
 
 def _text_stream(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -345,11 +345,7 @@ def _given(*names: str) -> list[str]:
 
 
 def _check_readable(paths: Iterable[str]) -> None:
-    """Fail before any work when a case file cannot be opened (missing, a directory...).
-
-    Raises:
-        InputFileError: naming the file and why.
-    """
+    """An ``InputFileError`` before any work when a case file cannot be opened."""
     for path in paths:
         if path != STDIN:
             with open_source(path):
@@ -375,36 +371,32 @@ class _Tally:
 
     cases: int = 0
     malformed: int = 0
-    unreadable: int = 0
     warnings: int = 0
+    unreadable: set[str] = field(default_factory=set)
 
     def count(self, items: Iterable[CaseInput], quiet: bool) -> Iterator[CaseInput]:
         """The items unchanged, each one's problems and warnings printed on stderr as it passes."""
-        unreadable_files: set[str] = set()
         for item in items:
             shown: tuple[Problem, ...]
             if isinstance(item, FileProblem):
                 shown = (item.problem,)
-                if item.problem.warning:
-                    self.warnings += 1
-                else:
-                    unreadable_files.add(item.location.file)
-                    self.unreadable = len(unreadable_files)
+                self.warnings += item.problem.warning
+                if not item.problem.warning:
+                    self.unreadable.add(item.location.file)
             else:
-                self.cases += 1
-                self.warnings += len(item.warnings)
                 problems = item.problems if isinstance(item, MalformedCase) else ()
-                self.malformed += bool(problems)
                 shown = (*problems, *item.warnings)
-            if not quiet:
-                for problem in shown:
-                    _stderr(str(problem))
+                self.cases += 1
+                self.malformed += bool(problems)
+                self.warnings += len(item.warnings)
+            for problem in () if quiet else shown:
+                _stderr(str(problem))
             yield item
 
     def line(self) -> str:
         """``checked 9 cases: 1 malformed; 2 warnings``."""
         parts = [f"{self.malformed} malformed"] if self.malformed else []
-        parts += lost_and_warned(self.unreadable, self.warnings)
+        parts += lost_and_warned(len(self.unreadable), self.warnings)
         return f"checked {counted(self.cases, 'case')}" + (f": {'; '.join(parts)}" if parts else "")
 
 
