@@ -117,11 +117,9 @@ def output_console(
 ) -> Iterator[Console]:
     """A console for tables meant for people, on stdout or the ``--output`` file.
 
-    Markup and emoji are off, so data is shown as written. On stdout it writes in the terminal's
-    own encoding, with ``?`` for what that lacks (a table is for reading, not parsing); a file
-    gets UTF-8, no colours and :data:`REPORT_COLUMNS` columns. A redirected stdout (a CI log)
-    gets ``redirected_width`` columns if given, unless ``COLUMNS`` says otherwise (rich would
-    assume 80).
+    Stdout gets the terminal's own encoding, ``?`` for what it lacks (a table is for reading);
+    a file gets UTF-8, no colours and :data:`REPORT_COLUMNS` columns; a redirected stdout (a CI
+    log) gets ``redirected_width`` columns, unless ``COLUMNS`` says otherwise (rich assumes 80).
     """
     if output is not None:
         with atomic_text(output, errors=ENCODING_ERRORS) as file:

@@ -1,9 +1,7 @@
 """How the trace commands read: paths or standard input, or a framework's files (``--from``).
 
 Bad records are printed on stderr as ``FILE:LINE: PATH: message`` as they are found, counted,
-and skipped. ``--from`` reads a framework's telemetry (OTLP JSON, LangSmith runs, Agents SDK
-spans, smolagents steps, Pydantic AI messages, observability tools' exports) or dataset rows
-through :mod:`knowledgepulse.integrations`, converted as they are read.
+and skipped; ``--from`` input is converted by :mod:`knowledgepulse.integrations` as it is read.
 """
 
 from __future__ import annotations
