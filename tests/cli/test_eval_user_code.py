@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledgepulse.cli._eval_task import task_timeout
+from knowledgepulse.cli.eval import task_timeout
 from knowledgepulse.evals.evaluate import DEFAULT_TIMEOUT_S
 from tests.cli.conftest import KpRunner
 from tests.user_code import user_code_forgotten
@@ -148,7 +148,7 @@ def test_a_hung_task_times_out_by_default(
     kp: KpRunner, task_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without --timeout a call still has a limit (here shortened); the others are scored."""
-    monkeypatch.setattr("knowledgepulse.cli._eval_task.DEFAULT_TIMEOUT_S", 0.3)
+    monkeypatch.setattr("knowledgepulse.cli.eval.DEFAULT_TIMEOUT_S", 0.3)
     started = time.perf_counter()
     run = kp(*ARGS, PLUGIN, "--task", f"{task_file}:hangs", "-f", "json")
     assert time.perf_counter() - started < 10

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knowledgepulse.cli.progress import ReadProgress
+from knowledgepulse.cli._console import ReadProgress
 
 
 def test_plain_files_are_measured_in_bytes(tmp_path: Path) -> None:
@@ -29,4 +29,4 @@ def test_a_disabled_progress_draws_nothing_and_costs_nothing() -> None:
     with ReadProgress(100, enabled=False) as progress:
         progress.advance(50)
         progress.scored(1)
-        assert not progress.drawing
+        assert progress.bar is None

@@ -8,8 +8,6 @@ from typing import Any
 
 import pytest
 
-from knowledgepulse.cli._tasks import with_tasks
-from knowledgepulse.curation import Candidate
 from knowledgepulse.testing import HashingEmbedder
 from tests.builders import step, trace_json
 from tests.cli.conftest import KpRunner
@@ -242,9 +240,3 @@ def test_similarity_histogram_is_printed_on_stderr(
     assert "cosine of each trace with its nearest other trace (4 traces):" in run.err
     assert "p50 " in run.err
     assert "traces at or above --max-similarity S" in run.err
-
-
-def test_a_task_the_reader_set_is_kept() -> None:
-    """Candidates that already carry tasks (a dataset's task column) are not read or inferred."""
-    candidates = [Candidate("kp:trace:a", 0.5, task="row-task"), Candidate("kp:trace:b", 0.4)]
-    assert with_tasks(candidates, [], None, task_field="x", task_similarity=0.65) == candidates

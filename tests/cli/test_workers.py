@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledgepulse.cli._traces import WORKERS_FROM_BYTES, default_workers
+from knowledgepulse.cli._embedder import WORKERS_FROM_BYTES, default_workers
 from tests.cli.conftest import KpRunner
 
 

@@ -1,11 +1,9 @@
-r"""The consoles and streams every command writes through.
+r"""The consoles and streams every command writes through, and the progress bar on stderr.
 
 Reports go to stdout or, atomically, to ``--output``; problems go to stderr. Data never goes
-through rich markup or emoji codes: a trace id such as ``[bold]x`` or a file name holding
-``:100:`` is printed as it is, and its control characters as escapes (``\x1b``), by
-:func:`~knowledgepulse._util.text.printable`. Text that cannot be encoded (a lone surrogate
-from a ``\ud800`` escape) is written as a backslash escape, which inside JSON strings is exactly
-JSON's own escape, instead of crashing the run.
+through rich markup or emoji codes, and its control characters are shown as escapes
+(``\x1b``); text that cannot be encoded (a lone surrogate) is written as a backslash escape,
+which inside JSON strings is JSON's own, instead of crashing the run.
 """
 
 from __future__ import annotations
@@ -15,16 +13,26 @@ import functools
 import io
 import os
 import sys
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
 from typing import IO
 
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from knowledgepulse._util.atomic import atomic_text
 from knowledgepulse._util.text import printable
-from knowledgepulse.cli._stdout import report_stdout
+from knowledgepulse.records import STDIN
 
 ENCODING_ERRORS = "backslashreplace"
 REPORT_COLUMNS = 120
@@ -54,17 +62,11 @@ def stdout_is_terminal() -> bool:
     return report_stdout().isatty()
 
 
-def stderr_is_terminal() -> bool:
-    """Whether progress bars are worth drawing."""
-    return sys.stderr.isatty()
-
-
 @contextmanager
 def open_output(output: Path | None) -> Iterator[IO[str]]:
     """A text stream for a report: stdout, or a file that replaces ``output`` atomically.
 
-    The file appears only when the block completes, so an interrupted run leaves the previous
-    file as it was; stdout is written as the report goes, for pipes.
+    The file appears only when the block completes (an interrupted run leaves the old one).
     """
     if output is None:
         stream = _text_stream(report_stdout())
@@ -105,44 +107,32 @@ def report_format(output: Path | None, formats: Iterable[str]) -> str:
     return found if found in formats else "json"
 
 
+_plain_console = functools.partial(Console, highlight=False, markup=False, emoji=False)
+"""A console that shows data as written."""
+
+
 @contextmanager
 def output_console(
     output: Path | None, *, redirected_width: int | None = None
 ) -> Iterator[Console]:
     """A console for tables meant for people, on stdout or the ``--output`` file.
 
-    Markup and emoji are off, so data is shown as written. On stdout it writes in the terminal's
-    own encoding, with ``?`` for what that lacks (a table is for reading, not parsing); a file
-    gets UTF-8, no colours and :data:`REPORT_COLUMNS` columns. A redirected stdout (a CI log)
-    gets ``redirected_width`` columns if given, unless ``COLUMNS`` says otherwise (rich would
-    assume 80).
+    Stdout gets the terminal's own encoding, ``?`` for what it lacks (a table is for reading);
+    a file gets UTF-8, no colours and :data:`REPORT_COLUMNS` columns; a redirected stdout (a CI
+    log) gets ``redirected_width`` columns, unless ``COLUMNS`` says otherwise (rich assumes 80).
     """
-    if output is None:
-        stdout = report_stdout()
-        encoding = getattr(stdout, "encoding", None) or "utf-8"
-        stream = _text_stream(stdout, encoding=encoding, errors="replace")
-        redirected = not stdout_is_terminal() and not os.environ.get("COLUMNS")
-        try:
-            yield Console(
-                file=stream,
-                width=redirected_width if redirected else None,
-                highlight=False,
-                markup=False,
-                emoji=False,
-            )
-        finally:
-            stream.flush()
+    if output is not None:
+        with atomic_text(output, errors=ENCODING_ERRORS) as file:
+            yield _plain_console(file=file, width=REPORT_COLUMNS, no_color=True, color_system=None)
         return
-    with atomic_text(output, errors=ENCODING_ERRORS) as file:
-        yield Console(
-            file=file,
-            width=REPORT_COLUMNS,
-            no_color=True,
-            color_system=None,
-            highlight=False,
-            markup=False,
-            emoji=False,
-        )
+    stdout = report_stdout()
+    encoding = getattr(stdout, "encoding", None) or "utf-8"
+    stream = _text_stream(stdout, encoding=encoding, errors="replace")
+    redirected = not stdout_is_terminal() and not os.environ.get("COLUMNS")
+    try:
+        yield _plain_console(file=stream, width=redirected_width if redirected else None)
+    finally:
+        stream.flush()
 
 
 def _text_stream(
@@ -165,3 +155,128 @@ class _Unclosable(io.TextIOWrapper):
     def __del__(self) -> None:
         with contextlib.suppress(OSError, ValueError):
             self.flush()
+
+
+_held: IO[str] | None = None
+
+
+def report_stdout() -> IO[str]:
+    """The stream a report on stdout goes to: stdout, or the one held back from user code."""
+    return _held if _held is not None else sys.stdout
+
+
+@contextmanager
+def stdout_for_the_report() -> Iterator[None]:
+    """While entered, ``print`` (and descriptor 1) go to stderr; reports use :func:`report_stdout`.
+
+    What a task or plugin prints must not corrupt a report on stdout (``kp eval -f json | jq``).
+    """
+    global _held  # noqa: PLW0603 - one stdout per process, like sys.stdout itself
+    original = sys.stdout
+    saved_fd = _duplicate_fd_one(original)
+    if saved_fd is None:  # a replaced sys.stdout (tests, notebooks): Python's prints only
+        _held = original
+    else:
+        _held = open(  # noqa: SIM115 - closed in the finally below
+            saved_fd,
+            "w",
+            encoding=original.encoding,
+            errors=original.errors,
+            closefd=False,
+        )
+    sys.stdout = sys.stderr
+    try:
+        yield
+    finally:
+        sys.stdout = original
+        held, _held = _held, None
+        if saved_fd is not None:
+            with contextlib.suppress(OSError, ValueError):  # a closed pipe: main says nothing
+                held.close()
+            os.dup2(saved_fd, 1)
+            os.close(saved_fd)
+
+
+def _duplicate_fd_one(stream: IO[str]) -> int | None:
+    """A copy of descriptor 1, which then points at stderr; ``None`` when stdout is not fd 1."""
+    try:
+        if stream.fileno() != 1:
+            return None
+        stream.flush()
+        sys.stderr.flush()
+        saved = os.dup(1)
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return None
+    try:
+        os.dup2(sys.stderr.fileno(), 1)
+    except (AttributeError, OSError, ValueError):
+        os.close(saved)
+        return None
+    return saved
+
+
+class ReadProgress:
+    """A bar of bytes read (plain files) or traces done (stdin, gzip), drawn on a terminal only.
+
+    ``total_bytes`` is what the bar measures against, or ``None`` (a count of traces); ``bar``
+    is the bar on screen, if any. It is redrawn at most ten times a second.
+    """
+
+    def __init__(self, total_bytes: int | None, *, enabled: bool | None = None) -> None:
+        self.total_bytes = total_bytes
+        self._enabled = sys.stderr.isatty() if enabled is None else enabled
+        self._bytes = 0
+        self._done = 0
+        self._next_draw = 0.0
+        self.bar: Progress | None = None
+        self._task: TaskID | None = None
+
+    @classmethod
+    def for_sources(cls, sources: Sequence[str], *, enabled: bool | None = None) -> ReadProgress:
+        """A progress for these inputs: sized when every one is a plain, uncompressed file."""
+        total: int | None = 0
+        for source in sources:
+            path = Path(source)
+            if source == STDIN or path.suffix.lower() == ".gz" or not path.is_file():
+                total = None
+                break
+            total = (total or 0) + path.stat().st_size
+        return cls(total, enabled=enabled)
+
+    def __enter__(self) -> ReadProgress:
+        if self._enabled:
+            columns = [TextColumn("{task.fields[done]} traces"), BarColumn(), TimeElapsedColumn()]
+            if self.total_bytes:
+                columns.append(TimeRemainingColumn())
+            self.bar = Progress(*columns, console=stderr_console(), transient=True)
+            self.bar.start()
+            self._task = self.bar.add_task("reading", total=self.total_bytes or None, done=0)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def advance(self, count: int) -> None:
+        """``count`` more bytes were read."""
+        self._bytes += count
+        self._maybe_draw()
+
+    def scored(self, done: int) -> None:
+        """``done`` traces have been processed so far."""
+        self._done = done
+        self._maybe_draw()
+
+    def _maybe_draw(self) -> None:
+        if self.bar is None or self._task is None:
+            return
+        now = time.monotonic()
+        if now < self._next_draw:
+            return
+        self._next_draw = now + 0.1
+        self.bar.update(self._task, completed=self._bytes, done=self._done)

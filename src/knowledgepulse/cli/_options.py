@@ -1,4 +1,4 @@
-"""What the commands' shared options are made with: a group of options as one decorator."""
+"""What the commands' options are made with: option groups, shared options, usage checks."""
 
 from __future__ import annotations
 
@@ -23,3 +23,27 @@ def output_option(help: str) -> Callable[[Command], Command]:
     return click.option(
         "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help=help
     )
+
+
+def refuse_usage(*rules: tuple[bool, str]) -> None:
+    """Raise the first ``(broken, message)`` rule that is broken as a usage error (exit 2)."""
+    for broken, message in rules:
+        if broken:
+            raise click.UsageError(message)
+
+
+class MinScoreType(click.ParamType):  # type: ignore[type-arg]
+    """``--min-score X|pNN``: a score in [0, 1] or a percentile of the run's scores."""
+
+    name = "X|pNN"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        # curation (and numpy) load only when a --min-score is given.
+        from knowledgepulse.curation import MinScore, ThresholdSpecError  # noqa: PLC0415
+
+        if isinstance(value, MinScore):
+            return value
+        try:
+            return MinScore.parse(str(value))
+        except ThresholdSpecError as error:
+            self.fail(str(error), param, ctx)

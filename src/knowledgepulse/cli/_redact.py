@@ -1,16 +1,14 @@
 """``--redact``: the traces a command writes to share, cleaned of secrets and identifiers.
 
-``kp convert``, ``kp select``, ``kp dedupe`` and ``kp score --annotate`` take ``--redact``
-(with ``--privacy-level`` and ``--redact-rules``); ``kp redact`` does nothing else. Traces are
-redacted as they are read, before they are scored: no dimension of trace value reads text but
-novelty, so redaction changes a score only through novelty's text (a marker for a secret).
-A dataset row (``--from``) is cleaned too: every string of it, keys kept.
+Traces are redacted as they are read, before they are scored: only novelty reads text, so
+redaction changes a score only through novelty's text. A dataset row (``--from``) is cleaned
+too: every string of it, keys kept.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,16 +29,13 @@ from knowledgepulse.redact.walk import document_level
 from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.trace.models import ReasoningTrace
 
-LEVEL_HELP = (
-    "Redact at this privacy level instead of each trace's metadata.privacy_level: secrets are "
-    "always redacted; e-mails, phone numbers, IP addresses, home paths, cards, IBANs and SSNs "
-    "at aggregated and federated, not at private."
+level_option = click.option(
+    "--privacy-level",
+    type=click.Choice(PRIVACY_LEVELS),
+    help="Redact at this privacy level instead of each trace's metadata.privacy_level: secrets "
+    "are always redacted; e-mails, phone numbers, IP addresses, home paths, cards, IBANs and "
+    "SSNs at aggregated and federated, not at private.",
 )
-
-
-def level_option(name: str = "--privacy-level") -> Callable[[Command], Command]:
-    """``--privacy-level``: one level for every trace."""
-    return click.option(name, type=click.Choice(PRIVACY_LEVELS), help=LEVEL_HELP)
 
 
 def rules_option(name: str) -> Callable[[Command], Command]:
@@ -64,7 +59,7 @@ def redact_options(command: Command) -> Command:
             help="Redact what is written: secrets always, personal identifiers by each trace's "
             "privacy level (see kp redact).",
         ),
-        level_option(),
+        level_option,
         rules_option("--redact-rules"),
     )
 
@@ -83,11 +78,7 @@ class Redactor:
     def from_options(
         cls, redact: bool, level: str | None, rules_file: Path | None
     ) -> Redactor | None:
-        """The redactor ``--redact`` asks for, or ``None``.
-
-        Raises:
-            click.UsageError: ``--privacy-level`` or ``--redact-rules`` without ``--redact``.
-        """
+        """The redactor ``--redact`` asks for, or ``None``; its options alone: a usage error."""
         if not redact:
             if level is not None or rules_file is not None:
                 raise click.UsageError(
@@ -118,23 +109,13 @@ class Redactor:
         record = replace(loaded.record, value=document, raw=None)
         return LoadedTrace(record, ReasoningTrace.model_validate(document), row), findings
 
-    def each(self, traces: Iterable[LoadedTrace]) -> Iterator[LoadedTrace]:
-        """``traces``, redacted."""
-        for loaded in traces:
-            yield self.redact(loaded)[0]
-
     def summary(self) -> str:
-        """What was redacted, for stderr: ``redacted 3 traces: 5 email, 1 api_key``.
-
-        Personal identifiers kept because a trace is ``private`` are said too: a converted
-        trace is private unless ``--privacy-level`` says otherwise, which a user sharing a
-        dataset may not expect.
-        """
+        """``redacted 3 traces: 5 email, 1 api_key``; identifiers kept in private traces too."""
         kinds = ", ".join(f"{count} {kind}" for kind, count in self.types.most_common())
         said = (
             f"redacted {counted(self.redacted, 'trace')}: {kinds}"
             if self.redacted
-            else ("redacted nothing")
+            else "redacted nothing"
         )
         if self.kept_private:
             said += (
@@ -146,7 +127,7 @@ class Redactor:
 
 def redacted(redactor: Redactor | None, traces: Iterator[LoadedTrace]) -> Iterator[LoadedTrace]:
     """``traces`` redacted when ``--redact`` was given, else as they are."""
-    return traces if redactor is None else redactor.each(traces)
+    return traces if redactor is None else (redactor.redact(loaded)[0] for loaded in traces)
 
 
 def summary_tail(redactor: Redactor | None) -> str:

@@ -1,34 +1,28 @@
-"""What the trace commands share: their inputs, problem reporting and model options.
+"""How the trace commands read: paths or standard input, or a framework's files (``--from``).
 
-``kp score``, ``kp validate``, ``kp select`` and ``kp dedupe`` read traces the same way (paths
-or standard input, bad records printed as they are found and counted) and take the same model
-and threshold options.
+Bad records are printed on stderr as ``FILE:LINE: PATH: message`` as they are found, counted,
+and skipped; ``--from`` input is converted by :mod:`knowledgepulse.integrations` as it is read.
 """
 
 from __future__ import annotations
 
-import io
-import os
-import stat
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from knowledgepulse.cli._console import say
+from knowledgepulse._util.text import counted
+from knowledgepulse.cli._console import ReadProgress, say
 from knowledgepulse.cli._options import Command, option_group
-from knowledgepulse.cli.progress import ReadProgress
-from knowledgepulse.novelty.embedder import embedder_for
-from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
-from knowledgepulse.records import STDIN, Problem
+from knowledgepulse.integrations.names import SOURCE_CHOICES
+from knowledgepulse.records import STDIN, Location, Problem, Record
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.trace.load import LoadedTrace, load_traces
-from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE
+from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
-if TYPE_CHECKING:
-    from knowledgepulse.novelty import Embedder
+if TYPE_CHECKING:  # the converters bring pydantic: loaded for --from only
+    from knowledgepulse.integrations import TraceOptions
 
 paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...")
 
@@ -45,13 +39,12 @@ def sources(paths: Sequence[str]) -> list[str]:
 class ProblemSink:
     """Prints each problem on stderr as it is found, counts it, and keeps it if asked."""
 
-    def __init__(self, tally: RunTally, *, keep: bool) -> None:
-        self.tally = tally
+    def __init__(self, tally: RunTally | None = None, *, keep: bool = False) -> None:
+        self.tally = tally or RunTally(DEFAULT_THRESHOLD)
         self.kept: list[Problem] = []
         self._keep = keep
 
     def __call__(self, problem: Problem) -> None:
-        """Report, count and maybe keep one problem."""
         self.tally.add_problem(problem)
         if self._keep:
             self.kept.append(problem)
@@ -63,10 +56,115 @@ class ProblemSink:
         return self.tally.invalid > 0
 
 
-def valid_traces(
-    paths: Sequence[str], sink: ProblemSink, progress: ReadProgress
+SHAPES = (
+    "otlp: OTLP JSON or JSON Lines (the OTel file exporter, a collector's file exporter) or the "
+    "Python SDK's console exporter output; langsmith: a LangSmith run with child_runs, a list of "
+    "runs, or {post, patch} payloads; openai-agents: the Agents SDK's exported trace and span "
+    "lines; smolagents: memory steps; pydantic-ai: all_messages() JSON; langfuse: a trace "
+    "export ({trace, observations}) or the public API's traces or observations; phoenix: Arize "
+    "Phoenix span rows (context.trace_id, attributes.* columns); jaeger: the query API's JSON "
+    "({data: [{traceID, spans, processes}]}); otel-js: OTel JS spans (spanContext, HrTime "
+    "times), the Vercel AI SDK's included; Tempo exports are otlp; dataset rows (JSON Lines, "
+    "JSON or Parquet, one conversation a row): openai-chat (messages with tool_calls), "
+    "openai-responses (items), anthropic (content blocks), sharegpt (conversations of "
+    "from/value), hermes (<tool_call> tags); auto: recognised from the first record."
+)
+
+ROW_OPTIONS = (
+    ("--messages-field", "The column holding each row's conversation [default: guessed]."),
+    (
+        "--id-field",
+        "The column holding each row's id [default: id, uuid... else kp:trace:<file stem>:<row>].",
+    ),
+    ("--task-field", "The column naming the task a row is a run of [default: task_id... guessed]."),
+    (
+        "--success-field",
+        "The column saying whether a run succeeded: a boolean, or a number (a reward) compared "
+        "with --success-threshold [default: success, resolved, reward... guessed; else whether "
+        "the conversation ends in an answer].",
+    ),
+    ("--domain-field", "The column giving each row's task_domain [default: domain... guessed]."),
+)
+
+
+def source_options(*, required: bool, task_field: bool = True) -> Callable[[Command], Command]:
+    """``--from``, ``--domain``, ``--confidence``, the row options (``--task-field`` if asked)."""
+
+    def decorate(command: Command) -> Command:
+        return option_group(
+            command,
+            click.option(
+                "--from",
+                "source",
+                type=click.Choice(SOURCE_CHOICES),
+                default="auto" if required else None,
+                show_default=required,
+                help="The framework's file format to convert from. " + SHAPES,
+            ),
+            click.option(
+                "--domain",
+                help="The task_domain of every converted trace (it selects the weight "
+                "profile) [default: the run's kp.task_domain metadata, else 'default'].",
+            ),
+            click.option(
+                "--confidence",
+                type=click.FloatRange(0.0, 1.0),
+                help="The outcome confidence of every converted trace [default: the run's "
+                "kp.confidence metadata, else 0.8 on success and 0.2 on failure].",
+            ),
+            *(
+                click.option(name, help=text)
+                for name, text in ROW_OPTIONS
+                if task_field or name != "--task-field"
+            ),
+            click.option(
+                "--success-threshold",
+                type=float,
+                help="A number in the success column at or above it is a success [default: 0.5].",
+            ),
+        )
+
+    return decorate
+
+
+def trace_options(
+    source: str | None,
+    domain: str | None,
+    confidence: float | None,
+    rows: Mapping[str, Any],
+) -> TraceOptions | None:
+    """The options for converted traces, from the command's (``None`` without ``--from``)."""
+    given_rows = {key: value for key, value in rows.items() if value is not None}
+    if source is None and (domain is not None or confidence is not None or given_rows):
+        raise click.UsageError(
+            "--domain and --confidence (and the row options, --messages-field...) say what a "
+            "framework's file or a dataset does not record; they go with --from (a "
+            "ReasoningTrace file already has its domain and confidence)"
+        )
+    if domain is not None and not domain.strip():
+        raise click.UsageError("--domain must not be empty")
+    if source is None:
+        return None
+    from knowledgepulse.integrations import RowOptions, TraceOptions  # noqa: PLC0415
+
+    try:
+        row_options = RowOptions(**given_rows)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    return TraceOptions(domain=domain, confidence=confidence, rows=row_options)
+
+
+def read_traces(
+    paths: Sequence[str],
+    sink: ProblemSink,
+    progress: ReadProgress,
+    source: str | None,
+    options: TraceOptions | None,
 ) -> Iterator[LoadedTrace]:
-    """The valid traces of ``paths``, in order; every problem goes to ``sink`` as it is met."""
+    """The valid traces of ``paths``, converted as they are read when ``source`` (``--from``)."""
+    if source is not None:
+        yield from converted_traces(paths, source, options, sink)
+        return
     for item in load_traces(sources(paths), progress=progress.advance):
         if isinstance(item, Problem):
             sink(item)
@@ -74,224 +172,42 @@ def valid_traces(
             yield item
 
 
-class _MinScoreType(click.ParamType):  # type: ignore[type-arg]
-    name = "X|pNN"
+def converted_traces(
+    paths: Sequence[str],
+    source: str,
+    options: TraceOptions | None,
+    sink: ProblemSink,
+) -> Iterator[LoadedTrace]:
+    """The traces converted from a framework's files, in order; problems go to ``sink``.
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        # curation (and numpy) load only when a --min-score is given.
-        from knowledgepulse.curation import MinScore, ThresholdSpecError  # noqa: PLC0415
-
-        if isinstance(value, MinScore):
-            return value
-        try:
-            return MinScore.parse(str(value))
-        except ThresholdSpecError as error:
-            self.fail(str(error), param, ctx)
-
-
-def min_score_option(
-    *,
-    default: str | None,
-    help: str,
-    shown_default: str | None = None,
-) -> Callable[[Command], Command]:
-    """``--min-score X|pNN``: a score in [0, 1] or a percentile of the run's scores.
-
-    ``shown_default`` is a default the help shows but the command applies itself (it gets
-    ``None`` when the option is not given), so nothing is parsed on a run without it.
+    A source whose files hold no message text (only names and timings) is told once, with the
+    switch that turns content capture on.
     """
-    if shown_default is not None:
-        # click's own wording, which it gives a string default in parentheses instead.
-        help = f"{help}  [default: {shown_default}]"
-    return click.option(
-        "--min-score",
-        type=_MinScoreType(),
-        default=default,
-        show_default=default is not None,
-        help=help,
-    )
+    from knowledgepulse.integrations.convert import convert_files, reader  # noqa: PLC0415
 
-
-WORKER_BATCH_SIZE = 64
-"""Traces a call per worker process: each call ends when its slowest batch does, so a call must
-hold many batches a worker (2 workers, 120 corpus traces: 0.81x twice one worker's rate with 32
-traces a call, 0.92x with 128; ``bench/bench_embedding.py``)."""
-
-
-WORKERS_FROM_BYTES = 512 * 1024
-"""The input size from which ``--workers`` defaults to one process per core.
-
-Starting the worker processes costs about 0.8 s (each imports onnxruntime and loads the model)
-before they pay back. Measured on 2 shared cores, whole ``kp score`` runs, medians of 3, one
-worker against two: 8 small traces (14 KB) 3.8 s against 5.1 s; tau-bench's first 16 traces
-(280 KB) 7.7 s against 10.6 s; its first 32 (536 KB) 10.3 s against 10.8 s; all 200 (2.9 MB)
-23.8 s against 13.3 s. Below it the model runs in this process, on one thread like each
-worker, so the vectors are the same either way."""
-
-GZIP_RATIO = 4
-"""A gzipped input counts as this many times its size (trace JSON compresses 4-10x)."""
-
-
-def default_workers(paths: Sequence[str]) -> int:
-    """``--workers`` when not given: one per core for an input big enough to pay, else 1.
-
-    An input whose size cannot be known before reading it (a pipe on standard input) gets one
-    per core: guessing wrong costs a small input the 0.8 s start, a big one half the speed.
-    """
-    from knowledgepulse.novelty.minilm import available_threads  # noqa: PLC0415 - numpy
-
-    cores = available_threads()
-    if cores == 1:
-        return 1
-    total = 0
-    for path in paths or [STDIN]:
-        size = _input_size(path)
-        if size is None:
-            return cores
-        total += size * (GZIP_RATIO if path.endswith(".gz") else 1)
-    return cores if total >= WORKERS_FROM_BYTES else 1
-
-
-def _input_size(path: str) -> int | None:
-    """The bytes of a file or of a file redirected to standard input; ``None``: not known."""
-    try:
-        status = os.fstat(sys.stdin.fileno()) if path == STDIN else os.stat(path)
-    except (OSError, ValueError, io.UnsupportedOperation):
-        return None
-    return status.st_size if stat.S_ISREG(status.st_mode) else None
-
-
-GPU_BATCH_SIZE = 8192
-"""Traces a GPU embeds per call unless told: the tokenizing of one chunk overlaps the model's
-work on the previous one only within a call, so a call must hold many chunks."""
-
-
-def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from knowledgepulse.errors import ScorerParameterError  # noqa: PLC0415
-    from knowledgepulse.novelty.devices import parse_device  # noqa: PLC0415 - lazy backends
-
-    try:
-        return parse_device(value)
-    except ScorerParameterError as error:
-        raise click.BadParameter(str(error), ctx, param) from None
-
-
-novelty_text_option = click.option(
-    "--novelty-text",
-    type=click.Choice(tuple(NOVELTY_TEXTS)),
-    default=DEFAULT_NOVELTY_TEXT,
-    show_default=True,
-    help="What stands for a trace in novelty: its objective, actions and the terms they act on "
-    "(two short model calls and hashed ids), its objective and actions, every window of its "
-    "text, or its first 510 word pieces (see docs/novelty.md).",
-)
-"""``--novelty-text``: the representation novelty compares (``TraceValueScorer(novelty_text=)``)."""
-
-
-def model_options(command: Command) -> Command:
-    """``--no-embedder``, ``--model``, ``--batch-size``, ``--workers`` and ``--device``.
-
-    Shared by the commands that embed.
-    """
-    return option_group(
-        command,
-        click.option(
-            "--no-embedder",
-            is_flag=True,
-            help="Score without an embedder: novelty is 0.5 for every trace.",
-        ),
-        click.option(
-            "--model",
-            type=click.Path(exists=True, dir_okay=False, path_type=Path),
-            help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
-        ),
-        click.option(
-            "--batch-size",
-            type=click.IntRange(min=1),
-            help="Traces embedded per batch (more: faster, more memory) [default: "
-            f"{DEFAULT_BATCH_SIZE}; {WORKER_BATCH_SIZE} a worker with --workers 2 or more; "
-            f"{GPU_BATCH_SIZE} on a GPU].",
-        ),
-        click.option(
-            "--workers",
-            type=click.IntRange(min=1),
-            help="Processes that run the embedding model on the CPU, one thread each; the "
-            "embeddings are the same for any count [default: the cores for an input of "
-            f"{WORKERS_FROM_BYTES // 1024} KiB or more (a .gz counting {GZIP_RATIO}x) or of "
-            "unknown size (a pipe), else 1: starting workers takes about 0.8 s].",
-        ),
-        click.option(
-            "--device",
-            metavar="cpu|cuda[:N]|auto",
-            callback=_device,
-            default="cpu",
-            show_default=True,
-            help="Where the model runs: cpu (the bundled int8 model), cuda (a GPU, fp16: "
-            'needs "knowledgepulse[gpu]"), auto (cuda when there is one).',
-        ),
-    )
-
-
-def batch_size_for(batch_size: int | None, embedder: Embedder | None) -> int:
-    """``--batch-size``, or its default for where the embedder runs."""
-    if batch_size is not None:
-        return batch_size
-    if str(getattr(embedder, "device", "cpu")).startswith("cuda"):
-        return GPU_BATCH_SIZE
-    workers = getattr(embedder, "workers", 1)
-    if isinstance(workers, int) and workers > 1:
-        return WORKER_BATCH_SIZE * workers
-    return DEFAULT_BATCH_SIZE
-
-
-def embedder_from(
-    no_embedder: bool,
-    model: Path | None,
-    *,
-    workers: int | None,
-    device: str,
-    paths: Sequence[str] = (),
-) -> Embedder | None:
-    """The embedder ``--no-embedder``/``--model``/``--workers``/``--device`` ask for."""
-    if no_embedder and model is not None:
-        raise click.UsageError("--model and --no-embedder contradict each other; give one")
-    return build_embedder(
-        no_embedder, model, "default", workers=workers, device=device, paths=paths
-    )
-
-
-def build_embedder(
-    no_embedder: bool,
-    model: Path | None,
-    window_cap: int | str | None,
-    *,
-    workers: int | None,
-    device: str,
-    paths: Sequence[str] = (),
-) -> Embedder | None:
-    """The embedder the options ask for; a named model or device that cannot load fails now.
-
-    ``window_cap`` is ``"default"`` or the ``max_windows`` to use; ``paths`` are the inputs,
-    whose size sets the default ``workers`` (:func:`default_workers`). The bundled model on the
-    CPU is shared within the process (see :func:`~knowledgepulse.novelty.shared_embedder`).
-    """
-    from knowledgepulse import novelty  # noqa: PLC0415 - the model is loaded lazily
-
-    if no_embedder:
-        if workers is not None or device != "cpu":
-            raise click.UsageError(
-                "--workers and --device choose how the model runs; with --no-embedder there is "
-                "no model: drop them"
+    hinted: set[str] = set()
+    warned: set[str] = set()
+    for item in convert_files(sources(paths), source=source, options=options, read_as=_say_read):
+        if isinstance(item, Problem):
+            sink(item)
+            continue
+        if not item.has_text and (found := item.source_format) not in hinted:
+            hinted.add(found)
+            say(
+                f"kp: warning: {item.location}: the {found} traces hold no message text, only "
+                "names and timings, so novelty has little to go on; "
+                + (reader(found).CONTENT_HINT if found else "")
             )
-        return None
-    workers = workers if workers is not None else default_workers(paths)
-    max_windows = novelty.DEFAULT_MAX_WINDOWS if window_cap == "default" else window_cap
-    assert not isinstance(max_windows, str)  # "default" is the only word _window_cap gives
-    if model is None and device == "cpu":
-        return novelty.shared_embedder(workers, max_windows)
-    embedder = embedder_for(device, workers=workers, model_path=model, max_windows=max_windows)
-    # The user named this model or device: one that cannot load is an error now, not a silent
-    # novelty of 0.5.
-    embedder.load()
-    click.get_current_context().call_on_close(embedder.close)
-    return embedder
+        for warning in item.warnings:
+            if warning not in warned:  # the same loss in every trace of a file is said once
+                warned.add(warning)
+                sink(Problem(item.location or Location("-"), "", warning, warning=True))
+        for note in item.notes:  # how a file's rows are read, once per file
+            where = item.location.file if item.location else "-"
+            say(f"{where}: {note}")
+        record = Record(item.location or Location("-"), item.document)
+        yield LoadedTrace(record, item.trace, item.row)
+
+
+def _say_read(path: str, found: str, count: int) -> None:
+    say(f"{path}: read as {found} ({counted(count, 'trace')})")

@@ -17,12 +17,16 @@ from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
-from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
-from knowledgepulse.cli._traces import ProblemSink, paths_argument, sources
+from knowledgepulse.cli._traces import (
+    ProblemSink,
+    converted_traces,
+    paths_argument,
+    source_options,
+    sources,
+    trace_options,
+)
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.records.source import open_source
-from knowledgepulse.reports.value import RunTally
-from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
 
 @click.command("convert")
@@ -63,8 +67,8 @@ def convert_command(
                 pass
     if output is not None:
         check_destination(output, what="output")
-    tally = RunTally(DEFAULT_THRESHOLD)
-    sink = ProblemSink(tally, keep=False)
+    sink = ProblemSink()
+    tally = sink.tally
     written = 0
     with open_output(output) as stream:
         traces = converted_traces(inputs, source, options, sink)

@@ -1,22 +1,17 @@
-"""``kp eval``: run a suite of scorers over evaluation cases and report the verdicts.
+"""``kp eval`` and ``kp compare``: evaluation runs, and how a run compares with a baseline.
 
-Cases are scored as they are read, so a long case file is never held in memory; only the
-results are kept for the report. Problems are printed on stderr as they are found. The report
-destination and the case files are checked before any work, and the report is written
-atomically: an interrupted run leaves the previous report, never half of a new one.
-
-With ``--task MODULE:FUNCTION`` the outputs come from calling the workflow on each case's
-input (see :func:`knowledgepulse.evals.evaluate`), and ``--plugin`` imports the modules that
-register custom scorers; a spec that cannot be loaded is a one-line error (exit 2).
+``kp eval`` scores cases as they are read (only the results are kept); problems are printed on
+stderr as they are found. With ``--task`` the outputs come from calling the user's workflow on
+each case's input (:func:`knowledgepulse.evals.evaluate`); its prints go to stderr, not the
+report. Exit code 4 (``kp compare``, ``--baseline``): a case that passed in the baseline fails.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.console import Group, RenderableType
@@ -27,24 +22,38 @@ from knowledgepulse._util.text import counted, printable
 from knowledgepulse.cli._console import (
     output_console,
     report_format,
+    stdout_for_the_report,
     write_output,
 )
-from knowledgepulse.cli._eval_task import TaskRunner, TaskSettings, task_options
-from knowledgepulse.cli._options import output_option
-from knowledgepulse.cli._stdout import stdout_for_the_report
-from knowledgepulse.cli.compare import tolerance_option
+from knowledgepulse.cli._options import Command, option_group, output_option, refuse_usage
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases, iter_cases
-from knowledgepulse.evals.compare import FAIL_ON, Comparison, FailOn, Gate, compare_runs
+from knowledgepulse.evals.compare import (
+    DEFAULT_TOLERANCE,
+    FAIL_ON,
+    Comparison,
+    FailOn,
+    Gate,
+    compare_runs,
+)
+from knowledgepulse.evals.evaluate import (
+    DEFAULT_CACHE_DIR,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT_S,
+    evaluate,
+)
 from knowledgepulse.evals.results import EvalRun
+from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.snapshot import load_report
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset
+from knowledgepulse.evals.tasks import Task, load_plugin, load_task
 from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.records.source import open_source
 from knowledgepulse.reports.compare import (
     comparison_line,
     comparison_to_console,
+    comparison_to_json,
     comparison_to_markdown,
     with_comparison,
 )
@@ -60,7 +69,83 @@ from knowledgepulse.reports.evals import (
 )
 from knowledgepulse.reports.junit import to_junit
 
+COMPARE_FORMATS = ("table", "json", "markdown")
+
+
+tolerance_option = click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_TOLERANCE,
+    show_default=True,
+    help="Score changes at most this large count as unchanged (verdict flips always count).",
+)
+
+
 FORMATS = ("table", "json", "junit", "markdown", "html")
+TASK_SETTINGS = ("concurrency", "timeout", "retries", "repeat", "task_version", "cache_dir")
+
+
+def task_options(command: Command) -> Command:
+    """``--plugin``, ``--task`` and the task's settings."""
+    return option_group(
+        command,
+        click.option(
+            "--plugin",
+            "plugins",
+            multiple=True,
+            metavar="MODULE|FILE.py",
+            help="Import a module or .py file that registers custom scorers (repeatable).",
+        ),
+        click.option(
+            "--task",
+            "task_spec",
+            metavar="MODULE:FUNCTION",
+            help="Call this function (or path/to/file.py:FUNCTION) on each case's input "
+            "and score what it returns, instead of the cases' recorded actual outputs.",
+        ),
+        click.option(
+            "--concurrency",
+            type=click.IntRange(min=1),
+            default=DEFAULT_CONCURRENCY,
+            help=f"With --task: calls in flight at once [default: {DEFAULT_CONCURRENCY}].",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0),
+            metavar="SECONDS",
+            help="With --task: the longest one call may take; past it the case is an error, "
+            f"so a hung call cannot hang CI [default: {DEFAULT_TIMEOUT_S:g}; 0: no limit].",
+        ),
+        click.option(
+            "--retries",
+            type=click.IntRange(min=0),
+            default=0,
+            help="With --task: retries of a call that raised or timed out, with backoff "
+            "[default: 0].",
+        ),
+        click.option(
+            "--repeat",
+            type=click.IntRange(min=1),
+            default=1,
+            metavar="K",
+            help="With --task: call K times per case; report each scorer's mean ± stderr "
+            "and pass@K.",
+        ),
+        click.option(
+            "--task-version",
+            help="With --task: cache outputs under this version (change it when the task "
+            "changes); a rerun then calls only for new inputs.",
+        ),
+        click.option(
+            "--cache-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=Path(DEFAULT_CACHE_DIR),
+            help="With --task-version: where outputs are cached [default: .kp-cache/outputs].",
+        ),
+        click.option(
+            "--no-cache", is_flag=True, help="With --task: neither read nor write the cache."
+        ),
+    )
 
 
 @click.command("eval")
@@ -110,7 +195,29 @@ FORMATS = ("table", "json", "junit", "markdown", "html")
 @tolerance_option
 @task_options
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
-def eval_command(**options: Any) -> int:
+@stdout_for_the_report()  # a task's or plugin's prints go to stderr
+def eval_command(
+    *,
+    cases: tuple[str, ...],
+    suite_path: Path | None,
+    preset_name: str | None,
+    output_format: str | None,
+    output: Path | None,
+    dry_run: bool,
+    baseline: Path | None,
+    fail_on: FailOn | None,
+    tolerance: float,
+    plugins: tuple[str, ...],
+    task_spec: str | None,
+    concurrency: int,
+    timeout: float | None,
+    retries: int,
+    repeat: int,
+    task_version: str | None,
+    cache_dir: Path,
+    no_cache: bool,
+    quiet: bool,
+) -> int:
     """Score evaluation CASES (JSON, JSONL or YAML files, or - for stdin) with a suite.
 
     A case passes when every scorer reaches its threshold. Failing scorers come with a
@@ -129,46 +236,30 @@ def eval_command(**options: Any) -> int:
     are scored; a call that raises or times out is that case's error. --plugin loads custom
     scorers first.
     """
-    with stdout_for_the_report():  # a task's or plugin's prints go to stderr
-        return _eval(**options)
-
-
-def _eval(
-    *,
-    cases: tuple[str, ...],
-    suite_path: Path | None,
-    preset_name: str | None,
-    output_format: str | None,
-    output: Path | None,
-    dry_run: bool,
-    baseline: Path | None,
-    fail_on: FailOn | None,
-    tolerance: float,
-    plugins: tuple[str, ...],
-    task_spec: str | None,
-    concurrency: int | None,
-    timeout: float | None,
-    retries: int | None,
-    repeat: int | None,
-    task_version: str | None,
-    cache_dir: Path | None,
-    no_cache: bool,
-    quiet: bool,
-) -> int:
-    """``kp eval`` with its options, run while stdout is held for the report."""
-    runner = TaskRunner.load(
-        plugins,
-        task_spec,
-        TaskSettings(concurrency, timeout, retries, repeat, task_version, cache_dir, no_cache),
-    )
-    _check_usage(suite_path is not None, preset_name is not None, bool(cases) or dry_run, baseline)
-    if fail_on == "regression" and baseline is None:
-        raise click.UsageError(
-            "--fail-on regression needs --baseline FILE, the run to be no worse than"
-        )
+    task = _load_task(plugins, task_spec)
     output_format = output_format or report_format(output, FORMATS)
-    if dry_run and output_format in ("junit", "html"):
-        raise click.UsageError("--dry-run prints the suite; use --format table, json or markdown")
+    refuse_usage(
+        (
+            (suite_path is None) == (preset_name is None),
+            "give exactly one of --suite FILE or --preset NAME",
+        ),
+        (
+            baseline is None and bool(_given("tolerance")),
+            "--tolerance applies to the comparison with --baseline FILE",
+        ),
+        (
+            not cases and not dry_run,
+            "give case files (JSON, JSONL or YAML), or - to read stdin",
+        ),
+        (
+            fail_on == "regression" and baseline is None,
+            "--fail-on regression needs --baseline FILE, the run to be no worse than",
+        ),
+        (
+            dry_run and output_format in ("junit", "html"),
+            "--dry-run prints the suite; use --format table, json or markdown",
+        ),
+    )
     if output is not None:
         check_destination(output, what="report")
     _check_readable(cases)
@@ -180,9 +271,7 @@ def _eval(
     # Read before any case runs: a bad baseline should not cost a whole run.
     base = load_report(baseline) if baseline is not None else None
     tally = _Tally()
-    inputs = tally.count(
-        fit_cases(iter_cases(cases), suite, before_task=runner.task is not None), quiet
-    )
+    inputs = tally.count(fit_cases(iter_cases(cases), suite, before_task=task is not None), quiet)
     if dry_run:
         for _ in inputs:
             pass  # reading validates every case and compiles every pattern
@@ -190,7 +279,23 @@ def _eval(
         if not quiet and cases:
             _stderr(tally.line())
         return EXIT_FINDINGS if tally.malformed or tally.unreadable else EXIT_OK
-    run = runner.run(suite, inputs, quiet=quiet, report=_stderr)
+    if task is None:
+        run = run_suite(suite, inputs)
+    else:
+        run = evaluate(
+            task,
+            inputs,
+            suite,
+            concurrency=concurrency,
+            timeout=task_timeout(timeout),
+            retries=retries,
+            repeat=repeat,
+            task_version=None if no_cache else task_version,
+            cache_dir=cache_dir,
+            progress=False if quiet else None,
+        )
+        for line in () if quiet else task_failures(run):
+            _stderr(line)
     if not run.cases and not run.file_problems and not quiet:
         _stderr("kp: warning: the case files hold no cases")
     comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
@@ -230,23 +335,28 @@ def _gate_line(gate: Gate) -> str:
     )
 
 
-def _check_usage(suite: bool, preset: bool, has_cases: bool, baseline: Path | None) -> None:
-    """The combinations of options that cannot work, refused before anything is read."""
-    if suite == preset:
-        raise click.UsageError("give exactly one of --suite FILE or --preset NAME")
-    given = click.get_current_context().get_parameter_source("tolerance")
-    if baseline is None and given is not click.core.ParameterSource.DEFAULT:
-        raise click.UsageError("--tolerance applies to the comparison with --baseline FILE")
-    if not has_cases:
-        raise click.UsageError("give case files (JSON, JSONL or YAML), or - to read stdin")
+def _load_task(plugins: tuple[str, ...], task_spec: str | None) -> Task | None:
+    """Import the plugins and the task first of all, so a bad spec costs nothing (exit 2)."""
+    given = _given(*TASK_SETTINGS, "no_cache")
+    if task_spec is None and given:
+        raise click.UsageError(f"{', '.join(given)} only apply with --task MODULE:FUNCTION")
+    for plugin in plugins:
+        load_plugin(plugin)
+    return load_task(task_spec) if task_spec is not None else None
+
+
+def _given(*names: str) -> list[str]:
+    """The options among ``names`` given on the command line, as ``--name``."""
+    context = click.get_current_context()
+    return [
+        f"--{name.replace('_', '-')}"
+        for name in names
+        if context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+    ]
 
 
 def _check_readable(paths: Iterable[str]) -> None:
-    """Fail before any work when a case file cannot be opened (missing, a directory...).
-
-    Raises:
-        InputFileError: naming the file and why.
-    """
+    """An ``InputFileError`` before any work when a case file cannot be opened."""
     for path in paths:
         if path != STDIN:
             with open_source(path):
@@ -272,36 +382,32 @@ class _Tally:
 
     cases: int = 0
     malformed: int = 0
-    unreadable: int = 0
     warnings: int = 0
+    unreadable: set[str] = field(default_factory=set)
 
     def count(self, items: Iterable[CaseInput], quiet: bool) -> Iterator[CaseInput]:
         """The items unchanged, each one's problems and warnings printed on stderr as it passes."""
-        unreadable_files: set[str] = set()
         for item in items:
             shown: tuple[Problem, ...]
             if isinstance(item, FileProblem):
                 shown = (item.problem,)
-                if item.problem.warning:
-                    self.warnings += 1
-                else:
-                    unreadable_files.add(item.location.file)
-                    self.unreadable = len(unreadable_files)
+                self.warnings += item.problem.warning
+                if not item.problem.warning:
+                    self.unreadable.add(item.location.file)
             else:
-                self.cases += 1
-                self.warnings += len(item.warnings)
                 problems = item.problems if isinstance(item, MalformedCase) else ()
-                self.malformed += bool(problems)
                 shown = (*problems, *item.warnings)
-            if not quiet:
-                for problem in shown:
-                    _stderr(str(problem))
+                self.cases += 1
+                self.malformed += bool(problems)
+                self.warnings += len(item.warnings)
+            for problem in () if quiet else shown:
+                _stderr(str(problem))
             yield item
 
     def line(self) -> str:
         """``checked 9 cases: 1 malformed; 2 warnings``."""
         parts = [f"{self.malformed} malformed"] if self.malformed else []
-        parts += lost_and_warned(self.unreadable, self.warnings)
+        parts += lost_and_warned(len(self.unreadable), self.warnings)
         return f"checked {counted(self.cases, 'case')}" + (f": {'; '.join(parts)}" if parts else "")
 
 
@@ -344,3 +450,74 @@ def _emit_suite(suite: Suite, output_format: str, output: Path | None) -> None:
 def _print(renderable: RenderableType, output: Path | None) -> None:
     with output_console(output) as console:
         console.print(renderable)
+
+
+def task_timeout(given: float | None) -> float | None:
+    """``--timeout`` as ``evaluate`` takes it: the default when not given, ``None`` for 0."""
+    if given is None:
+        return DEFAULT_TIMEOUT_S
+    return given or None
+
+
+def task_failures(run: EvalRun) -> Iterator[str]:
+    """``FILE:LINE: case 'x': the task raised ...`` for each run whose task gave no output."""
+    for result in run.cases:
+        for number, one in enumerate(result.runs or (result,), start=1):
+            if one.task is not None and one.task.failed:
+                which = f" (run {number})" if result.runs else ""
+                yield (
+                    f"{result.location}: case {result.case_id!r}{which}: the task raised "
+                    f"{one.task.error}"
+                )
+
+
+@click.command("compare")
+@click.argument("base", metavar="BASE.json", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("new", metavar="NEW.json", type=click.Path(dir_okay=False, path_type=Path))
+@tolerance_option
+@click.option(
+    "-f",
+    "--format",
+    "output_format",
+    type=click.Choice(COMPARE_FORMATS),
+    help="Output format [default: table on a terminal; else from the --output suffix "
+    "(.json, .md), else json]. markdown suits a pull-request comment.",
+)
+@output_option("Write the comparison here instead of stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
+def compare_command(
+    *,
+    base: Path,
+    new: Path,
+    tolerance: float,
+    output_format: str | None,
+    output: Path | None,
+    quiet: bool,
+) -> int:
+    """Compare two kp eval JSON reports: BASE.json (the baseline) and NEW.json.
+
+    Per case and scorer: the score change and pass/fail flips; cases added and removed; how
+    many cases regressed (passed in BASE, fail in NEW), improved, changed their scores only, or
+    held. Cases are matched by id. Write the reports with kp eval CASES --suite SUITE -f json
+    -o FILE. Exit code 0 when no case regressed, 4 when one did, 2 for usage errors or a file
+    that is not a kp eval JSON report.
+    """
+    output_format = output_format or report_format(output, COMPARE_FORMATS)
+    if output is not None:
+        check_destination(output, what="comparison")
+    comparison = compare_runs(load_report(base), load_report(new), tolerance=tolerance)
+    emit_comparison(comparison, output_format, output)
+    if not quiet and not (output_format == "table" and output is None):
+        click.echo(printable(comparison_line(comparison)), err=True)
+    return EXIT_REGRESSION if comparison.regressed else EXIT_OK
+
+
+def emit_comparison(comparison: Comparison, output_format: str, output: Path | None) -> None:
+    """Write the comparison in a format (table, json or markdown) to stdout or ``output``."""
+    if output_format == "table":
+        with output_console(output) as console:
+            console.print(comparison_to_console(comparison))
+    elif output_format == "markdown":
+        write_output(comparison_to_markdown(comparison), output)
+    else:
+        write_output(comparison_to_json(comparison), output)

@@ -1,20 +1,12 @@
 """The ``kp`` command: a thin shell over the library.
 
-Each command lives in its own module, imported only when that command runs (so ``kp score``
-does not load the evaluation half); this module turns library errors into one-line messages and
-exit codes, in one place:
-
-- 0: everything was valid (and, for ``kp eval``, every case passed); warnings do not count;
-- 1: the run completed but found bad records or failing cases;
-- 2: usage errors, unreadable files, suite errors, destinations that cannot be written;
-- 3: an internal error (a bug in kp): one line says what, ``KP_TRACEBACK=1`` shows the traceback;
-- 4: a regression (``kp compare``, ``kp eval --baseline``): a case that passed in the baseline
-  fails now;
-- 130: interrupted (Ctrl-C); an output file being written is left as it was.
+Each command lives in its own module, imported only when that command runs; this module turns
+library errors into one-line messages and exit codes (see the epilog), in one place.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
@@ -36,26 +28,19 @@ EXIT_INTERRUPTED = 130
 
 TRACEBACK_VARIABLE = "KP_TRACEBACK"
 
-# name -> (module, attribute, one-line help for `kp --help` without importing the module)
+# name -> (its module in this package, one-line help for `kp --help` without importing it);
+# the command is the module's NAME_command.
 _COMMANDS = {
-    "score": ("knowledgepulse.cli.score", "score_command", "Score reasoning traces 0.0-1.0."),
-    "validate": ("knowledgepulse.cli.score", "validate_command", "Check traces, no scoring."),
-    "profiles": ("knowledgepulse.cli.profiles", "profiles_command", "Show the weight profiles."),
-    "eval": ("knowledgepulse.cli.eval", "eval_command", "Run evaluation scorers over cases."),
-    "compare": ("knowledgepulse.cli.compare", "compare_command", "Compare two kp eval reports."),
-    "schema": ("knowledgepulse.cli.schema", "schema_command", "Print a file format's JSON Schema."),
-    "select": ("knowledgepulse.cli.select", "select_command", "Pick the best diverse traces."),
-    "dedupe": ("knowledgepulse.cli.dedupe", "dedupe_command", "Group near-duplicate traces."),
-    "redact": (
-        "knowledgepulse.cli.redact",
-        "redact_command",
-        "Redact secrets and personal data.",
-    ),
-    "convert": (
-        "knowledgepulse.cli.convert",
-        "convert_command",
-        "Agent framework telemetry to traces.",
-    ),
+    "score": ("score", "Score reasoning traces 0.0-1.0."),
+    "validate": ("score", "Check traces, no scoring."),
+    "profiles": ("profiles", "Show the weight profiles."),
+    "eval": ("eval", "Run evaluation scorers over cases."),
+    "compare": ("eval", "Compare two kp eval reports."),
+    "schema": ("schema", "Print a file format's JSON Schema."),
+    "select": ("curate", "Pick the best diverse traces."),
+    "dedupe": ("curate", "Group near-duplicate traces."),
+    "redact": ("redact", "Redact secrets and personal data."),
+    "convert": ("convert", "Agent framework telemetry to traces."),
 }
 
 
@@ -68,13 +53,13 @@ class _LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in _COMMANDS:
             return None
-        module, attribute, _ = _COMMANDS[cmd_name]
-        command = getattr(importlib.import_module(module), attribute)
+        module = importlib.import_module(f"{__package__}.{_COMMANDS[cmd_name][0]}")
+        command = getattr(module, f"{cmd_name}_command")
         assert isinstance(command, click.Command)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, summary) for name, (_, _, summary) in _COMMANDS.items()]
+        rows = [(name, summary) for name, (_, summary) in _COMMANDS.items()]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -128,8 +113,10 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"kp: error: {error}")
         return EXIT_USAGE
     except BrokenPipeError:
-        # `kp score ... | head` closes our stdout early; that is not an error.
-        _silence_stdout()
+        # `kp score ... | head` closes our stdout early; that is not an error. Python flushes
+        # stdout at exit, which with the reader gone would raise again.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except OSError as error:
         # The system refused something the user can fix: a full disk, a permission.
@@ -144,26 +131,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _internal_error(error: BaseException) -> int:
+    text = str(error).strip().split("\n", 1)[0]
+    if len(text) > 300:
+        text = text[:299] + "…"
     _say(
-        f"kp: internal error: {type(error).__name__}: {_one_line(error)}\n"
+        f"kp: internal error: {type(error).__name__}: {text}\n"
         f"kp: this is a bug in kp, not in your input; rerun with {TRACEBACK_VARIABLE}=1 "
         "to see the traceback, and report it"
     )
     return EXIT_INTERNAL
-
-
-def _one_line(error: BaseException) -> str:
-    text = str(error).strip().split("\n", 1)[0]
-    return text if len(text) <= 300 else text[:299] + "…"
-
-
-def _silence_stdout() -> None:
-    # Python flushes stdout at exit; with the reader gone that would raise again.
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
 
 
 if __name__ == "__main__":

@@ -10,29 +10,33 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import open_output, say, stderr_is_terminal
+from knowledgepulse.cli._console import ReadProgress, open_output, say
+from knowledgepulse.cli._emit import parquet_rows, row_output
 from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._redact import Redactor, level_option, rules_option
-from knowledgepulse.cli._rows import parquet_rows, row_output
-from knowledgepulse.cli._sources import read_traces, source_options, trace_options
-from knowledgepulse.cli._traces import ProblemSink, paths_argument, sources
+from knowledgepulse.cli._traces import (
+    ProblemSink,
+    paths_argument,
+    read_traces,
+    source_options,
+    sources,
+    trace_options,
+)
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.cli.progress import ReadProgress
 from knowledgepulse.redact import Finding
-from knowledgepulse.reports.value import RunTally, dumps
+from knowledgepulse.reports.value import dumps
 from knowledgepulse.trace.load import LoadedTrace
-from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
 
 @click.command("redact")
 @paths_argument
-@level_option()
+@level_option
 @rules_option("--rules")
 @output_option(
     "Write the redacted traces here (JSONL, atomically) instead of stdout; dataset rows go "
@@ -82,10 +86,10 @@ def redact_command(
         if path is not None:
             check_destination(path, what="output")
     redactor = Redactor(privacy_level, rules_file)
-    sink = ProblemSink(RunTally(DEFAULT_THRESHOLD), keep=False)
+    sink = ProblemSink()
     reported: list[dict[str, Any]] = []
     written = 0
-    with ReadProgress.for_sources(inputs, enabled=stderr_is_terminal()) as progress:
+    with ReadProgress.for_sources(inputs) as progress:
         traces = read_traces(inputs, sink, progress, source, options)
         first = next(traces, None)
         if first is not None:
@@ -98,10 +102,18 @@ def redact_command(
                     written += 1
         else:
             with open_output(output) as stream:
-                written = _write_traces(redacted, stream)
+                for loaded in redacted:
+                    stream.write(dumps(loaded.record.value) + "\n")
+                    written += 1
     if report_path is not None:
+        report = {
+            "traces": written,
+            "redacted_traces": redactor.redacted,
+            "redactions": dict(redactor.types.most_common()),
+            "by_trace": reported,
+        }
         with open_output(report_path) as stream:
-            stream.write(dumps(_report(reported, redactor, written)) + "\n")
+            stream.write(dumps(report) + "\n")
     message = f"read {counted(written, 'trace')}; {redactor.summary()}"
     if sink.tally.invalid:
         message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
@@ -125,14 +137,6 @@ def _redacted(
         yield cleaned
 
 
-def _write_traces(traces: Iterator[LoadedTrace], stream: IO[str]) -> int:
-    written = 0
-    for loaded in traces:
-        stream.write(dumps(loaded.record.value) + "\n")
-        written += 1
-    return written
-
-
 def _trace_entry(loaded: LoadedTrace, findings: list[Finding]) -> dict[str, Any]:
     location = loaded.location
     return {
@@ -142,13 +146,4 @@ def _trace_entry(loaded: LoadedTrace, findings: list[Finding]) -> dict[str, Any]
         "redactions": [
             {"path": f.path, "type": f.type, "rule": f.rule, "count": f.count} for f in findings
         ],
-    }
-
-
-def _report(reported: list[dict[str, Any]], redactor: Redactor, read: int) -> dict[str, Any]:
-    return {
-        "traces": read,
-        "redacted_traces": redactor.redacted,
-        "redactions": dict(redactor.types.most_common()),
-        "by_trace": reported,
     }

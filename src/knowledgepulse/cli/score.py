@@ -1,21 +1,16 @@
 """``kp score`` and ``kp validate``: read traces, report bad records, score the rest.
 
-Both stream by default: a record is read, validated, scored (in batches of ``--batch-size`` when an
-embedder is on) and written before the next batch is read, so memory stays flat and the first
-line of a JSON Lines report appears at once. Everything that can fail for a reason the user can
-fix (an output directory that does not exist, a model that does not load, a ``--frozen`` cache
-that is not there) is checked before the first record is read.
-
-``--order time``, ``--corpus``, a percentile ``--min-score`` and ``--format html`` need every
-trace before the first score is final, so they read the whole input into memory first.
+Both stream a batch at a time, so memory stays flat; ``--order time``, ``--corpus``, a
+percentile ``--min-score`` and ``--format html`` read the whole input first. What a user can
+fix (an output directory, a model, a ``--frozen`` cache) is checked before the first record.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections import deque
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,34 +18,36 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted, printable
-from knowledgepulse.cli._cache import open_cache_file, save_cache_file, ttl_ms
 from knowledgepulse.cli._console import (
     REPORT_COLUMNS,
+    ReadProgress,
     open_output,
     output_console,
     say,
-    stderr_is_terminal,
     stdout_is_terminal,
 )
-from knowledgepulse.cli._emit import emitting
-from knowledgepulse.cli._engine import check_engine_options, engine_options, ray_embedder
-from knowledgepulse.cli._options import output_option
-from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
-from knowledgepulse.cli._rows import parquet_rows
-from knowledgepulse.cli._sources import read_traces, source_options, trace_options
-from knowledgepulse.cli._traces import (
-    ProblemSink,
+from knowledgepulse.cli._embedder import (
     batch_size_for,
     build_embedder,
-    min_score_option,
+    engine_options,
     model_options,
     novelty_text_option,
+    ray_embedder,
+)
+from knowledgepulse.cli._emit import emitting, parquet_rows
+from knowledgepulse.cli._options import MinScoreType, output_option, refuse_usage
+from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
+from knowledgepulse.cli._traces import (
+    ProblemSink,
     paths_argument,
+    read_traces,
+    source_options,
     sources,
+    trace_options,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
-from knowledgepulse.cli.progress import ReadProgress
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.reports.value import (
     RunTally,
     ScoredTrace,
@@ -62,7 +59,7 @@ from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.curation import MinScore
-    from knowledgepulse.trace.models import ReasoningTrace
+    from knowledgepulse.novelty.cache import VectorCache
     from knowledgepulse.value.breakdown import ValueBreakdown
 
 
@@ -81,11 +78,11 @@ if TYPE_CHECKING:
 )
 @model_options
 @engine_options
-@min_score_option(
-    default=None,
-    shown_default=str(DEFAULT_THRESHOLD),
+@click.option(
+    "--min-score",
+    type=MinScoreType(),
     help="The sharing threshold: a score, or pNN, the NNth percentile of this run's scores "
-    "(reads the whole input first).",
+    f"(reads the whole input first).  [default: {DEFAULT_THRESHOLD}]",
 )
 @click.option(
     "--annotate",
@@ -191,29 +188,53 @@ def score_command(
     output_format = output_format or (
         "table" if stdout_is_terminal() and output is None else "jsonl"
     )
-    _check_options(
-        output_format=output_format,
-        no_embedder=no_embedder,
-        model=model,
-        annotate=annotate,
-        cache_path=cache_path,
-        frozen=frozen,
-        explain=explain,
-        tuning=cache_size is not None or ttl_seconds is not None or max_windows is not None,
-        redact=redact,
-    )
-    check_engine_options(engine, address, no_embedder=no_embedder)
-    if corpus and (cache_path is not None or no_embedder):
-        raise click.UsageError(
+    refuse_usage(
+        (redact and not annotate, "--redact cleans the traces --annotate writes; add --annotate"),
+        (
+            no_embedder and model is not None,
+            "--model and --no-embedder contradict each other; give one",
+        ),
+        (
+            no_embedder and cache_path is not None,
+            "--cache holds embeddings, so it needs an embedder; drop --no-embedder",
+        ),
+        (
+            no_embedder and (cache_size, ttl_seconds, max_windows) != (None, None, None),
+            "--cache-size, --ttl and --max-windows tune the embedder and its cache; "
+            "drop them or --no-embedder",
+        ),
+        (
+            frozen and cache_path is None,
+            "--frozen scores against a saved cache; give it with --cache PATH",
+        ),
+        (
+            annotate and output_format not in ("json", "jsonl"),
+            "--annotate writes traces as JSONL (default) or a JSON list (--format json)",
+        ),
+        (
+            explain and output_format != "table",
+            "--explain is for the table view; the JSON formats carry the whole breakdown",
+        ),
+        (
+            address is not None and engine != "ray",
+            "--address names a Ray cluster; it needs --engine ray",
+        ),
+        (
+            engine == "ray" and no_embedder,
+            "--engine ray runs the embedding model on Ray; with --no-embedder there is nothing "
+            "to run: drop one of them",
+        ),
+        (
+            corpus and (cache_path is not None or no_embedder),
             "--corpus compares the input's traces with each other by their embeddings: it needs "
-            "an embedder and takes no --cache"
-        )
-    if corpus and order == "time":
-        raise click.UsageError("--corpus does not depend on order; drop --order time")
+            "an embedder and takes no --cache",
+        ),
+        (corpus and order == "time", "--corpus does not depend on order; drop --order time"),
+    )
     threshold = (
         DEFAULT_THRESHOLD if min_score is None or min_score.value is None else min_score.value
     )
-    window_cap = _window_cap(max_windows)
+    window_cap = _max_windows(max_windows)
     # Everything a user can get wrong fails here, before the first record is read.
     if output is not None:
         check_destination(output, what="output")
@@ -226,21 +247,22 @@ def score_command(
             )
     registry = registry_from(profiles_file)
     embedder = (
-        ray_embedder(address, model=model, window_cap=window_cap, workers=workers, device=device)
+        ray_embedder(address, model=model, max_windows=window_cap, workers=workers, device=device)
         if engine == "ray"
         else build_embedder(
-            no_embedder, model, window_cap, workers=workers, device=device, paths=paths
+            no_embedder, model, workers=workers, device=device, paths=paths, max_windows=window_cap
         )
     )
+    ttl_ms = None if ttl_seconds is None else ttl_seconds * 1000
     # The cache's identity (model and novelty text) and width come from the scorer's settings.
     identity = TraceValueScorer(embedder=embedder, novelty_text=novelty_text)
-    cache = open_cache_file(cache_path, identity, cache_size, ttl_seconds, frozen=frozen)
+    cache = _open_cache(cache_path, identity, cache_size, ttl_ms, frozen=frozen)
     scorer = TraceValueScorer(
         embedder=embedder,
         cache=cache,
         # A loaded cache took these already; a new one is made by the scorer.
         cache_size=cache_size if cache is None else None,
-        ttl_ms=ttl_ms(ttl_seconds) if cache is None else None,
+        ttl_ms=ttl_ms if cache is None else None,
         profiles=registry,
         threshold=threshold,
         mode="frozen" if frozen else "online",
@@ -255,9 +277,8 @@ def score_command(
     sink = ProblemSink(tally, keep=output_format in ("json", "html") and not annotate)
     collector = TableCollector()
     percentile = min_score is not None and min_score.percentile is not None
-    whole = order == "time" or corpus or percentile
-    whole = whole or output_format == "html"
-    with ReadProgress.for_sources(inputs, enabled=stderr_is_terminal()) as progress:
+    whole = order == "time" or corpus or percentile or output_format == "html"
+    with ReadProgress.for_sources(inputs) as progress:
         traces = read_traces(paths, sink, progress, source, convert_options)
         traces = redacted(redactor, traces)
         scored = (
@@ -265,14 +286,15 @@ def score_command(
             if whole
             else _scored_stream(scorer, traces)
         )
-        with emitting(output, output_format, annotate, collector, parquet_rows=rows_out) as writer:
+        with emitting(
+            output, output_format, annotate, collector, sink, parquet_rows=rows_out
+        ) as emit:
             for loaded, breakdown in scored:
                 result = ScoredTrace(breakdown, loaded.location)
                 tally.threshold = breakdown.threshold
                 tally.add(result)
                 progress.scored(tally.scored)
-                writer.emit(loaded, result)
-            writer.close(tally, sink.kept)
+                emit(loaded, result)
     if output_format == "table" and not annotate:
         _print_table(collector.results, tally, output, explain)
     if cache_path is not None:
@@ -281,10 +303,41 @@ def score_command(
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 
 
+def _open_cache(
+    cache_path: Path | None,
+    identity: TraceValueScorer,
+    cache_size: int | None,
+    ttl_ms: float | None,
+    *,
+    frozen: bool,
+) -> VectorCache | None:
+    """``--cache``'s file opened (``CacheFileError``: made under another model or text)."""
+    if identity.embedder is None or cache_path is None:
+        return None
+    if not cache_path.exists() and identity.cache_dimensions is None:
+        return None  # the scorer makes it once the first vectors give the width
+    from knowledgepulse.novelty.cache import VectorCache  # noqa: PLC0415 - numpy, only with a cache
+
+    return VectorCache.open(
+        cache_path,
+        model_id=identity.cache_model_id,
+        dimensions=identity.cache_dimensions,
+        max_elements=cache_size,
+        ttl_ms=ttl_ms,
+        read_only=frozen,
+    )
+
+
 def _close_cache(scorer: TraceValueScorer, cache_path: Path, *, frozen: bool) -> None:
     """Save the cache (unless frozen) and say how many traces it held already."""
-    if not frozen:
-        save_cache_file(scorer, cache_path)
+    if frozen:
+        pass
+    elif scorer.embedder is None:
+        say(f"kp: the cache was not saved to {cache_path}: no embedder was available")
+    elif scorer.cache.path is not None:
+        scorer.cache.flush()  # opened from cache_path: append what this run added
+    else:
+        scorer.cache.save(cache_path, model_id=scorer.cache_model_id)
     if scorer.already_cached:
         say(
             f"kp: {counted(scorer.already_cached, 'trace')} of this input "
@@ -323,7 +376,7 @@ def validate_command(
     tally = RunTally(DEFAULT_THRESHOLD)
     sink = ProblemSink(tally, keep=output_format == "json")
     valid = 0
-    with ReadProgress.for_sources(sources(paths), enabled=stderr_is_terminal()) as progress:
+    with ReadProgress.for_sources(sources(paths)) as progress:
         for _ in read_traces(paths, sink, progress, source, convert_options):
             valid += 1
             progress.scored(valid)
@@ -345,49 +398,10 @@ def validate_command(
     return EXIT_FINDINGS if sink.errors else EXIT_OK
 
 
-def _check_options(
-    *,
-    output_format: str,
-    no_embedder: bool,
-    model: Path | None,
-    annotate: bool,
-    cache_path: Path | None,
-    frozen: bool,
-    explain: bool,
-    tuning: bool,
-    redact: bool,
-) -> None:
-    if redact and not annotate:
-        raise click.UsageError("--redact cleans the traces --annotate writes; add --annotate")
-    if no_embedder and model is not None:
-        raise click.UsageError("--model and --no-embedder contradict each other; give one")
-    if no_embedder and cache_path is not None:
-        raise click.UsageError(
-            "--cache holds embeddings, so it needs an embedder; drop --no-embedder"
-        )
-    if no_embedder and tuning:
-        raise click.UsageError(
-            "--cache-size, --ttl and --max-windows tune the embedder and its cache; "
-            "drop them or --no-embedder"
-        )
-    if frozen and cache_path is None:
-        raise click.UsageError("--frozen scores against a saved cache; give it with --cache PATH")
-    if annotate and output_format not in ("json", "jsonl"):
-        raise click.UsageError(
-            "--annotate writes traces as JSONL (default) or a JSON list (--format json)"
-        )
-    if annotate and output_format == "html":
-        raise click.UsageError("--annotate writes traces, not a report; drop --format html")
-    if explain and output_format != "table":
-        raise click.UsageError(
-            "--explain is for the table view; the JSON formats carry the whole breakdown"
-        )
-
-
-def _window_cap(value: str | None) -> int | str | None:
+def _max_windows(value: str | None) -> int | None:
     """``--max-windows``: a positive count, ``none`` (no cap), or absent (the default cap)."""
     if value is None:
-        return "default"
+        return DEFAULT_MAX_WINDOWS
     if value.strip().lower() in ("none", "no", "0", "off", "all"):
         return None
     try:
@@ -428,16 +442,9 @@ def _explained(breakdown: ValueBreakdown) -> str:
 def _scored_stream(
     scorer: TraceValueScorer, traces: Iterator[LoadedTrace]
 ) -> Iterator[tuple[LoadedTrace, ValueBreakdown]]:
-    """Each trace with its breakdown, in order; at most one batch is held at a time."""
-    pending: deque[LoadedTrace] = deque()
-
-    def feed() -> Iterator[ReasoningTrace]:
-        for loaded in traces:
-            pending.append(loaded)
-            yield loaded.trace
-
-    for breakdown in scorer.iter_scores(feed()):
-        yield pending.popleft(), breakdown
+    """Each trace with its breakdown, in order; one batch is held at a time."""
+    while batch := list(islice(traces, scorer.batch_size)):
+        yield from zip(batch, scorer.score_many(loaded.trace for loaded in batch), strict=True)
 
 
 def _scored_whole(
