@@ -6,7 +6,9 @@ these into one-line messages and exit codes in one place (``knowledgepulse.cli.m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
+from collections.abc import Callable, Sequence
+from types import ModuleType
 
 from knowledgepulse.problems import Problem
 
@@ -143,3 +145,16 @@ def missing_extra(package: str, extra: str, error: ImportError) -> MissingDepend
         f"this needs {package}, which is not installed ({error}); "
         f'install it with: pip install "knowledgepulse[{extra}]"'
     )
+
+
+def import_optional(name: str, missing: Callable[[ImportError], Exception]) -> ModuleType:
+    """The optional module ``name``, imported on first use rather than with knowledgepulse.
+
+    Raises:
+        Exception: what ``missing`` builds from the ``ImportError`` (the caller's error, with
+            the ``pip install`` line), unchained: a traceback would bury that line.
+    """
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        raise missing(error) from None

@@ -8,7 +8,7 @@ from knowledgepulse.records.json_values import (
     LONE_SURROGATE,
     TOO_DEEP,
     JsonError,
-    check_parsed_depth,
+    check_depth,
     loads,
 )
 from knowledgepulse.records.model import MAX_NESTING
@@ -65,11 +65,11 @@ def test_nesting_past_the_bound_is_refused_whatever_the_depth(depth: int) -> Non
 
 
 def test_a_parsed_value_is_checked_for_depth_as_a_parsed_text_is() -> None:
-    """check_parsed_depth (for ijson's elements) refuses what loads refuses, at the same path."""
+    """check_depth on a parsed value (ijson's elements) refuses what loads refuses, at its path."""
     deep: object = []
     for _ in range(MAX_NESTING):
         deep = [deep]
     with pytest.raises(JsonError) as raised:
-        check_parsed_depth({"a": deep})
+        check_depth({"a": deep})
     assert raised.value.path.startswith("a[0][0]")
-    check_parsed_depth({"a": [[]] * 500})  # wide is fine
+    check_depth({"a": [[]] * 500})  # wide is fine

@@ -7,9 +7,8 @@ and pydantic's validation errors turned into messages that say what was found an
 from __future__ import annotations
 
 import json
-import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -47,25 +46,6 @@ def describe_value(value: Any) -> str:
     if isinstance(value, Mapping):
         return f"an object with keys {', '.join(sorted(map(str, value))[:6])}"
     return f"a JSON {type(value).__name__}"
-
-
-def non_finite_numbers(
-    value: Any, loc: tuple[str | int, ...] = ()
-) -> Iterator[tuple[str | int, ...]]:
-    """Yield the location of every NaN or infinite float inside a parsed JSON value.
-
-    Python's ``json`` accepts ``NaN``, ``Infinity`` and overflowing literals such as ``1e999``;
-    JSON itself does not, and a NaN would poison every score it touches.
-    """
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            yield loc
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from non_finite_numbers(item, (*loc, str(key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from non_finite_numbers(item, (*loc, index))
 
 
 class Locating(Protocol):

@@ -1,26 +1,26 @@
 r"""One JSON value from bytes, parsed by orjson, with the rules users rely on and readable errors.
 
-orjson refuses what JSON refuses (NaN, Infinity, a number past a double, invalid UTF-8, a lone
-surrogate escape); a key given twice keeps its last value, as ``JSON.parse`` does. Integers past
-64 bits are read as floats, as ``JSON.parse`` reads every number. Only when orjson refuses a
-document is it parsed again, by the standard library's ``json``, which accepts more, to say where
-the problem is: the JSON path of a NaN, the line and column of a syntax error. A lone surrogate
-(``"\ud800"``) names no character: it is read as U+FFFD, with a warning at its path, rather than
-costing the record.
+NaN, Infinity and invalid UTF-8 are refused, the last of two equal keys wins and integers past
+64 bits read as floats, as in ``JSON.parse``. Only a refused document is parsed again, by
+``json``, to say where the problem is; a lone surrogate (``"\ud800"``) reads as U+FFFD.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
-from knowledgepulse._util.jsonpath import format_path, non_finite_numbers
+from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.records.model import MAX_NESTING
+
+Loc = tuple[str | int, ...]
 
 
 class JsonError(ValueError):
@@ -55,46 +55,37 @@ def loads(data: bytes) -> tuple[Any, list[str]]:
 def check_depth(value: Any, text: bytes | None = None) -> None:
     """Refuse a value nested past ``MAX_NESTING``, naming the path where it goes too deep.
 
-    ``text`` is the value's JSON text, when at hand: a text that opens at most ``MAX_NESTING``
+    ``text`` is the value's JSON text; when not given (an element ijson parsed), orjson writes
+    it: a few microseconds, where a walk takes tens. A text that opens at most ``MAX_NESTING``
     objects and lists cannot nest deeper (brackets inside strings only make the count larger),
     so only a larger one is walked.
 
     Raises:
         JsonError: the value nests too deep.
     """
+    if text is None:
+        with contextlib.suppress(orjson.JSONEncodeError):  # past orjson's limit: walked below
+            text = orjson.dumps(value)
     if text is not None and text.count(b"{") + text.count(b"[") <= MAX_NESTING:
         return
-    deep = too_deep(value)
+    deep = _first(
+        value, lambda item, loc: len(loc) >= MAX_NESTING and isinstance(item, dict | list)
+    )
     if deep is not None:
-        raise JsonError(TOO_DEEP, path=deep)
+        raise JsonError(TOO_DEEP, path=format_path(deep))
 
 
-def check_parsed_depth(value: Any) -> None:
-    """:func:`check_depth` for a value parsed elsewhere (an element of a list ijson streams).
-
-    orjson writes it again for the count: a few microseconds, where a walk takes tens.
-
-    Raises:
-        JsonError: the value nests too deep.
-    """
-    try:
-        text = orjson.dumps(value)
-    except orjson.JSONEncodeError:  # past orjson's own limit (254 levels): too deep anyway
-        text = None
-    check_depth(value, text)
-
-
-def too_deep(value: Any) -> str | None:
-    """The path of the first value nested past ``MAX_NESTING``, walking without recursion."""
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+def _first(value: Any, found: Callable[[Any, Loc], bool]) -> Loc | None:
+    """The location of the first item (in document order) under ``value`` that is ``found``."""
+    stack: list[tuple[Any, Loc]] = [(value, ())]
     while stack:
         item, loc = stack.pop()
-        if len(loc) >= MAX_NESTING and isinstance(item, dict | list):
-            return format_path(loc)
+        if found(item, loc):
+            return loc
         if isinstance(item, dict):
-            stack.extend((child, (*loc, key)) for key, child in item.items())
+            stack.extend((child, (*loc, key)) for key, child in reversed(item.items()))
         elif isinstance(item, list):
-            stack.extend((child, (*loc, index)) for index, child in enumerate(item))
+            stack.extend((item[at], (*loc, at)) for at in range(len(item) - 1, -1, -1))
     return None
 
 
@@ -114,7 +105,8 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
         reason = str(failure).split(";", 1)[0].split("\n", 1)[0]
         raise JsonError(f"a number too long to read ({reason}); write it as a string") from None
     check_depth(value)  # first: the walks below recurse
-    for loc in non_finite_numbers(value):
+    loc = _first(value, lambda item, _: isinstance(item, float) and not math.isfinite(item))
+    if loc is not None:
         raise JsonError(
             "NaN and infinite numbers are not valid JSON; use a finite number",
             path=format_path(loc) if loc else "",
@@ -129,7 +121,7 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _without_lone_surrogates(value: Any, loc: tuple[str | int, ...], found: list[str]) -> Any:
+def _without_lone_surrogates(value: Any, loc: Loc, found: list[str]) -> Any:
     # json has already joined every valid pair, so any surrogate left is a lone one.
     if isinstance(value, str):
         if _SURROGATE.search(value) is None:

@@ -1,9 +1,9 @@
 """The readers: JSON Lines line by line, a JSON document or list, YAML documents, Parquet rows.
 
 A JSON Lines line is parsed by orjson (:mod:`knowledgepulse.records.json_values`); a top-level
-JSON list is streamed element by element by ijson (its C backend), so one element is built at a
-time and a syntax error keeps the elements before it. ijson does not say on which line an
-element starts: an element is located by its index (``FILE[3]``); a syntax error by its line.
+JSON list is streamed element by element by ijson (its C backend), so a syntax error keeps the
+elements before it. Parquet rows come from pyarrow (the ``[parquet]`` extra, imported lazily) a
+batch of :data:`BATCH_ROWS` at a time, so memory stays flat in the number of rows.
 """
 
 from __future__ import annotations
@@ -12,15 +12,16 @@ import gzip
 import io
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
-from typing import BinaryIO
+from pathlib import Path
+from typing import Any, BinaryIO
 
 import ijson
 import orjson
 
-from knowledgepulse.errors import InputFileError
-from knowledgepulse.records import json_values, parquet
+from knowledgepulse.errors import InputFileError, MissingDependencyError, import_optional
+from knowledgepulse.records import json_values
 from knowledgepulse.records.model import Location, Problem, Record
 from knowledgepulse.records.source import (
     STDIN_NAME,
@@ -28,23 +29,53 @@ from knowledgepulse.records.source import (
     ReadError,
     Source,
     lines,
+    open_source,
     read_all,
 )
 
 Progress = Callable[[int], object]
+MAGIC = b"PAR1"
+"""The four bytes a Parquet file starts (and ends) with."""
+BATCH_ROWS = 1024
+"""Parquet rows converted to Python at a time: small for flat memory, large for speed."""
+_SPACE = b" \t\r\n"
+_TEXT_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def read_records(
+    source: str | Path,
+    *,
+    formats: Iterable[Format] = ("json", "jsonl", "parquet"),
+    progress: Progress | None = None,
+) -> Iterator[Record | Problem]:
+    """Read every record of a file (or ``-`` for standard input), in order, as it is read.
+
+    A JSON file holds one document or a list of them (an element is located by its index,
+    ``FILE[3]``: the streaming parser does not say on which line it starts); a JSON Lines file
+    one document a line; a YAML file one document, a list, or several ``---`` documents; a
+    Parquet file one record per row, located as ``FILE:ROW``. The format comes from the content
+    for Parquet (its ``PAR1`` magic), else from the suffix (through ``.gz``), and is sniffed from
+    the first line for standard input and unknown suffixes. ``progress`` is called with the
+    number of (decompressed) bytes consumed as reading goes on.
+
+    Raises:
+        InputFileError: the file cannot be opened, or its format is not among ``formats``.
+    """
+    allowed = tuple(formats)
+    with open_source(source) as opened:
+        yield from read_stream(opened, allowed, progress)
 
 
 def read_stream(
     source: Source, allowed: tuple[Format, ...], progress: Progress | None = None
 ) -> Iterator[Record | Problem]:
-    """Every record of an open source, in order (see :func:`knowledgepulse.records.read_records`).
+    """Every record of an open source, in order (see :func:`read_records`).
 
     Raises:
         InputFileError: the format is not among ``allowed``.
     """
     fmt = source.suffix_format
-    sniffed = "parquet" in allowed and _starts_parquet(source.stream)
-    if parquet.is_parquet_name(source.name) or sniffed:
+    if is_parquet_name(source.name) or ("parquet" in allowed and _starts_parquet(source.stream)):
         # By content as well as by name: a Parquet file saved as .jsonl is still read.
         _check_format(source.name, "parquet", allowed)
         yield from _read_parquet(source)
@@ -60,8 +91,12 @@ def read_stream(
     # The content decides: sniff the first line (a .jsonl name only breaks the tie, for a
     # pretty-printed document saved as .jsonl reads as JSON), then go on with the right reader.
     line_iter = lines(source.stream)
+    head: list[bytes] = []
     try:
-        head = _head(line_iter, skip_blank=fmt is not None)
+        for line in line_iter:
+            head.append(line)
+            if line.strip() or fmt is None:
+                break
     except ReadError as failure:
         yield Problem(Location(source.name), "", str(failure))
         return
@@ -75,18 +110,6 @@ def read_stream(
     yield from _read_whole(lambda: b"\n".join(chain(head, line_iter)), source.name, fmt, progress)
 
 
-def parse_records(text: str, name: str, fmt: Format) -> Iterator[Record | Problem]:
-    """Parse text already read into records and problems."""
-    if fmt == "jsonl":
-        yield from _read_jsonl(
-            (line.encode("utf-8", "surrogatepass") for line in text.split("\n")), name
-        )
-    elif fmt == "json":
-        yield from _parse_json(text.encode("utf-8", "surrogatepass"), name)
-    else:
-        yield from _parse_yaml(text, name)
-
-
 def _check_format(name: str, fmt: Format, allowed: tuple[Format, ...]) -> None:
     if fmt not in allowed:
         expected = ", ".join(allowed)
@@ -94,28 +117,6 @@ def _check_format(name: str, fmt: Format, allowed: tuple[Format, ...]) -> None:
         raise InputFileError(
             f"{name}: {fmt.upper()} input is not accepted here (use {expected}){hint}"
         )
-
-
-def _starts_parquet(stream: BinaryIO) -> bool:
-    peek = getattr(stream, "peek", None)
-    try:
-        return peek is not None and bytes(peek(4)[:4]) == parquet.MAGIC
-    except Exception:  # a broken gzip stream: the reader below reports it
-        return False
-
-
-def _read_parquet(source: Source) -> Iterator[Record | Problem]:
-    # pyarrow reads a plain file itself (seeking to the footer); standard input and gzip are
-    # read whole first, since Parquet cannot be read front to back.
-    if source.name != STDIN_NAME and not isinstance(source.stream, gzip.GzipFile):
-        yield from parquet.read_parquet(source.name, source.name)
-        return
-    try:
-        data = read_all(source.stream)
-    except ReadError as failure:
-        yield Problem(Location(source.name), "", str(failure))
-        return
-    yield from parquet.read_parquet(data, source.name)
 
 
 def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
@@ -133,20 +134,6 @@ def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
         # Blank first line: JSON Lines skips it; JSON and YAML are read whole.
         return "jsonl" if "jsonl" in allowed else ("yaml" if "yaml" in allowed else "json")
     return "yaml" if "yaml" in allowed else "json"
-
-
-def _head(line_iter: Iterator[bytes], *, skip_blank: bool) -> list[bytes]:
-    """The lines up to the first one with content (only the first line when not ``skip_blank``).
-
-    Raises:
-        ReadError: the stream breaks before.
-    """
-    head: list[bytes] = []
-    for line in line_iter:
-        head.append(line)
-        if line.strip() or not skip_blank:
-            break
-    return head
 
 
 def _continues(line: bytes) -> bool:
@@ -184,7 +171,7 @@ def _read_jsonl(
             try:
                 value, lone_surrogates = json_values.loads(raw)
             except UnicodeDecodeError as error:
-                yield Problem(location, "", _utf8_message(raw, error))
+                yield Problem(location, "", _utf8_message(raw, error.start, error.reason))
                 continue
             except json_values.JsonError as problem:
                 yield Problem(location, problem.path, problem.message)
@@ -200,12 +187,18 @@ def _surrogate_warnings(location: Location, paths: list[str]) -> Iterator[Proble
         yield Problem(location, path, json_values.LONE_SURROGATE, warning=True)
 
 
-def _utf8_message(raw: bytes, error: UnicodeDecodeError) -> str:
-    column = len(raw[: error.start].decode("utf-8", "replace")) + 1
+def _utf8_message(line: bytes, start: int, reason: str) -> str:
+    column = len(line[:start].decode("utf-8", "replace")) + 1
     return (
-        f"not UTF-8 text: byte 0x{raw[error.start]:02x} at column {column} ({error.reason}); "
+        f"not UTF-8 text: byte 0x{line[start]:02x} at column {column} ({reason}); "
         "save the file as UTF-8"
     )
+
+
+def _utf8_problem(data: bytes, name: str, error: UnicodeDecodeError) -> Problem:
+    line_start = data.rfind(b"\n", 0, error.start) + 1
+    message = _utf8_message(data[line_start:], error.start - line_start, error.reason)
+    return Problem(Location(name, data.count(b"\n", 0, error.start) + 1), "", message)
 
 
 def _read_whole(
@@ -219,10 +212,6 @@ def _read_whole(
         return
     if progress is not None:
         progress(len(data))
-    yield from _parse_bytes(data, name, fmt)
-
-
-def _parse_bytes(data: bytes, name: str, fmt: Format) -> Iterator[Record | Problem]:
     if fmt == "json":
         yield from _parse_json(data, name)
         return
@@ -231,18 +220,6 @@ def _parse_bytes(data: bytes, name: str, fmt: Format) -> Iterator[Record | Probl
     except UnicodeDecodeError as error:
         yield _utf8_problem(data, name, error)
         return
-    yield from _parse_yaml(text, name)
-
-
-def _utf8_problem(data: bytes, name: str, error: UnicodeDecodeError) -> Problem:
-    line = data.count(b"\n", 0, error.start) + 1
-    line_start = data.rfind(b"\n", 0, error.start) + 1
-    return Problem(
-        Location(name, line), "", _utf8_message(data[line_start:], _shifted(error, line_start))
-    )
-
-
-def _parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
     # PyYAML takes longer to import than a one-trace run of ``kp score`` takes to score: it
     # loads only for YAML input.
     from knowledgepulse.records.yaml import parse_yaml  # noqa: PLC0415
@@ -250,28 +227,13 @@ def _parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
     yield from parse_yaml(text, name)
 
 
-def _shifted(error: UnicodeDecodeError, offset: int) -> UnicodeDecodeError:
-    return UnicodeDecodeError(
-        error.encoding,
-        error.object[offset:],
-        error.start - offset,
-        error.end - offset,
-        error.reason,
-    )
-
-
-_SPACE = re.compile(rb"[ \t\r\n]*")
-
-
 def _parse_json(data: bytes, name: str) -> Iterator[Record | Problem]:
     """A JSON document; a top-level list yields one record per element."""
-    start = _SPACE.match(data).end()  # type: ignore[union-attr] # the pattern matches anywhere
-    if start == len(data):
-        return
-    if data[start : start + 1] == b"[":
+    body = data.lstrip(_SPACE)
+    if body.startswith(b"["):
         yield from _parse_list(data, name)
-    else:
-        yield from _parse_documents(data, start, name)
+    elif body:
+        yield from _parse_documents(data, len(data) - len(body), name)
 
 
 def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
@@ -285,7 +247,7 @@ def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
             location = Location(name, None, index)
             index += 1
             try:
-                json_values.check_parsed_depth(value)
+                json_values.check_depth(value)
             except json_values.JsonError as problem:
                 yield Problem(location, problem.path, problem.message)
                 continue
@@ -301,22 +263,22 @@ def _list_syntax_problem(data: bytes, name: str, index: int, error: Exception) -
     reads as a float: then the element's index is all that is known.
     """
     reason = str(error).split("\n", 1)[0]
+    if "integer overflow" in reason:
+        return Problem(
+            Location(name, None, index),
+            "",
+            "invalid JSON: an integer past 64 bits; write it as a string",
+        )
     try:
-        if "integer overflow" not in reason:
-            orjson.loads(data)
+        orjson.loads(data)
     except orjson.JSONDecodeError as located:
         if "UTF-8" in located.msg:
             try:
                 data.decode("utf-8")
             except UnicodeDecodeError as bad_byte:
                 return _utf8_problem(data, name, bad_byte)
-        return Problem(
-            Location(name, located.lineno),
-            "",
-            f"invalid JSON: {located.msg} (column {located.colno})",
-        )
-    if "integer overflow" in reason:
-        reason = "an integer past 64 bits; write it as a string"
+        message = f"invalid JSON: {located.msg} (column {located.colno})"
+        return Problem(Location(name, located.lineno), "", message)
     return Problem(Location(name, None, index), "", f"invalid JSON: {reason}")
 
 
@@ -354,26 +316,63 @@ def _parse_documents(data: bytes, start: int, name: str) -> Iterator[Record | Pr
         else:
             yield from _surrogate_warnings(location, lone_surrogates)
             yield Record(location, value)
-        after = _skip_space(text, end)
+        after = _TEXT_SPACE.match(text, end).end()  # type: ignore[union-attr] # always matches
         if after == len(text):
             return
         line += text.count("\n", position, after)
         if text[position] != "{" or text[after] != "{":
-            yield Problem(
-                Location(name, line),
-                "",
-                f"invalid JSON: extra data after the document (column {_column(text, after)})",
-            )
+            column = after - text.rfind("\n", 0, after)
+            message = f"invalid JSON: extra data after the document (column {column})"
+            yield Problem(Location(name, line), "", message)
             return
         position, index = after, index + 1
 
 
-def _column(text: str, position: int) -> int:
-    return position - (text.rfind("\n", 0, position) + 1) + 1
+def import_pyarrow_parquet() -> Any:
+    """``pyarrow.parquet``, or our error with the ``pip install`` line.
+
+    Raises:
+        MissingDependencyError: pyarrow is not installed.
+    """
+    return import_optional(
+        "pyarrow.parquet",
+        lambda error: MissingDependencyError(
+            f"reading or writing Parquet needs pyarrow, which is not installed ({error}); "
+            'install it with: pip install "knowledgepulse[parquet]"'
+        ),
+    )
 
 
-_TEXT_SPACE = re.compile(r"[ \t\r\n]*")
+def is_parquet_name(name: str) -> bool:
+    """Whether a file name says Parquet."""
+    return Path(name).suffix.lower() in (".parquet", ".pq")
 
 
-def _skip_space(text: str, position: int) -> int:
-    return _TEXT_SPACE.match(text, position).end()  # type: ignore[union-attr] # always matches
+def _starts_parquet(stream: BinaryIO) -> bool:
+    peek = getattr(stream, "peek", None)
+    try:
+        return peek is not None and bytes(peek(4)[:4]) == MAGIC
+    except Exception:  # a broken gzip stream: the reader below reports it
+        return False
+
+
+def _read_parquet(source: Source) -> Iterator[Record | Problem]:
+    """Every row as a record; what pyarrow cannot read is one problem, after the rows before it."""
+    pq = import_pyarrow_parquet()
+    name, index = source.name, 0
+    try:
+        # pyarrow reads a plain file itself (seeking to the footer); standard input and gzip are
+        # read whole first, since Parquet cannot be read front to back.
+        whole = name == STDIN_NAME or isinstance(source.stream, gzip.GzipFile)
+        with pq.ParquetFile(io.BytesIO(read_all(source.stream)) if whole else name) as file:
+            for batch in file.iter_batches(batch_size=BATCH_ROWS):
+                for row in batch.to_pylist():
+                    yield Record(Location(name, index + 1, index), row)
+                    index += 1
+    except ReadError as failure:
+        yield Problem(Location(name), "", str(failure))
+    except (OSError, ValueError, ArithmeticError, TypeError) as error:
+        # pyarrow's errors (ArrowInvalid, ArrowIOError...) derive from these.
+        where = Location(name, index + 1, index) if index else Location(name)
+        reason = (str(error).strip().split("\n", 1)[0] or type(error).__name__)[:300]
+        yield Problem(where, "", f"not a readable Parquet file: {reason}")

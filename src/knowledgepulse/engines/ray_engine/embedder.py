@@ -21,10 +21,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse._util.optional import import_optional
 from knowledgepulse._util.settings import optional_positive_int
 from knowledgepulse.engines.ray_engine.actor import EmbedderFactory, EmbedWorker, MiniLMFactory
-from knowledgepulse.errors import KnowledgePulseError, MissingDependencyError, ScorerParameterError
+from knowledgepulse.errors import (
+    KnowledgePulseError,
+    MissingDependencyError,
+    ScorerParameterError,
+    import_optional,
+)
 from knowledgepulse.novelty.windows import WindowedEmbeddings
 
 INSTALL_HINT = 'pip install "knowledgepulse[ray]"'

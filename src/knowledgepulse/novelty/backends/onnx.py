@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse._util.optional import import_optional
-from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.errors import EmbedderUnavailableError, import_optional
 from knowledgepulse.novelty.chunks import PaddedBatch
 from knowledgepulse.novelty.windows import mean_pool, normalize
 

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse._util.optional import import_optional
-from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.errors import EmbedderUnavailableError, import_optional
 from knowledgepulse.novelty.backends.devices import GPU_INSTALL_HINT, import_torch
 from knowledgepulse.novelty.chunks import PaddedBatch
 
