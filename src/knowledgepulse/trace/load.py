@@ -1,20 +1,32 @@
-"""Loading traces from files, standard input or parsed JSON, with path-precise errors."""
+"""Loading traces from files, standard input or parsed JSON, with path-precise errors.
+
+Unknown keys are kept (JSON-LD documents grow), but one or two edits from a known key of its
+object (``steps[2].tols``) it is almost surely a typo that silently changes the score: loading
+warns about it. The known keys come from the models (their fields, by alias), so never drift.
+"""
 
 from __future__ import annotations
 
+import difflib
+import functools
+import types
+import typing
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from knowledgepulse._util.digest import SeenIds
-from knowledgepulse._util.jsonpath import problems_from
+from knowledgepulse._util.jsonpath import format_path, problems_from
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Location, Problem, Record, read_records
-from knowledgepulse.trace.keys import has_unknown_keys, misspelt_keys
-from knowledgepulse.trace.models import ReasoningTrace
+from knowledgepulse.trace.models import CONTEXT_URLS, ReasoningTrace
+
+MAX_EDITS = 2
+"""The most edits (insertions, deletions, substitutions) between a misspelt key and the known one;
+a known key of two letters (``id``) allows one, or every short extra key would be its typo."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +56,7 @@ def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
     """
     if isinstance(value, ReasoningTrace):
         return value
-    record = Record(Location(source), value)
-    result = validate_record(record)
+    result = validate_record(Record(Location(source), value))
     if isinstance(result, LoadedTrace):
         return result.trace
     raise TraceValidationError(f"{source}: not a valid ReasoningTrace", result)
@@ -83,28 +94,133 @@ def load_traces(
                 continue
             result = validate_record(item)
             if not isinstance(result, LoadedTrace) or has_unknown_keys(result.trace):
-                yield from _misspelt(item)
-            if isinstance(result, LoadedTrace):
-                trace_id = result.trace.id
-                if seen.add(trace_id):
-                    yield Problem(
-                        result.location,
-                        "id",
-                        f"the id {trace_id!r} appeared earlier in the input; "
-                        "both traces are scored (give each trace its own id)",
-                        warning=True,
-                    )
-                yield result
-            else:
+                for path, known in misspelt_keys(item.value):
+                    message = f"unknown key, kept but not read: did you mean {known!r}?"
+                    yield Problem(item.location, path, message, warning=True)
+            if not isinstance(result, LoadedTrace):
                 yield from result
+                continue
+            if seen.add(result.trace.id):
+                yield Problem(
+                    result.location,
+                    "id",
+                    f"the id {result.trace.id!r} appeared earlier in the input; "
+                    "both traces are scored (give each trace its own id)",
+                    warning=True,
+                )
+            yield result
 
 
-def _misspelt(record: Record) -> Iterator[Problem]:
-    """A warning for each key of the record that looks like a misspelt known key."""
-    for path, known in misspelt_keys(record.value):
-        yield Problem(
-            record.location,
-            path,
-            f"unknown key, kept but not read: did you mean {known!r}?",
-            warning=True,
-        )
+class _Shape(NamedTuple):
+    """An object's known keys, and the shapes of the objects under them."""
+
+    known: frozenset[str]
+    nested: dict[str, _Shape]
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model an annotation holds, itself or inside ``X | None`` or ``list[X]``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if typing.get_origin(annotation) in (list, typing.Union, types.UnionType):
+        for argument in typing.get_args(annotation):
+            model = _model_in(argument)
+            if model is not None:
+                return model
+    return None
+
+
+def _shape_of(model: type[BaseModel]) -> _Shape:
+    nested: dict[str, _Shape] = {}
+    for name, info in model.model_fields.items():
+        inner = _model_in(info.annotation)
+        if inner is not None:
+            nested[info.alias or name] = _shape_of(inner)
+    return _Shape(
+        frozenset(info.alias or name for name, info in model.model_fields.items()), nested
+    )
+
+
+_TRACE = _shape_of(ReasoningTrace)
+
+
+@functools.lru_cache(maxsize=1024)  # bounded: a producer's many extra keys cannot grow it
+def _closest(key: str, known: frozenset[str]) -> str | None:
+    """The known key within :data:`MAX_EDITS` of ``key`` (case aside), the nearest first."""
+    folded = key.lower()
+    best: tuple[int, str] | None = None
+    for candidate in sorted(known):
+        bound = min(MAX_EDITS, len(candidate) // 2)
+        # Cheap rejection first: lengths further apart than the bound need more edits.
+        if abs(len(candidate) - len(folded)) > bound:
+            continue
+        # The edits of difflib's alignment: a bound on Levenshtein's distance.
+        opcodes = difflib.SequenceMatcher(None, folded, candidate.lower()).get_opcodes()
+        edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
+        if edits <= bound and (best is None or edits < best[0]):
+            best = (edits, candidate)
+    return None if best is None else best[1]
+
+
+def has_unknown_keys(trace: ReasoningTrace) -> bool:
+    """Whether any object of a valid trace kept a key the models do not know.
+
+    The cheap test every trace read takes before :func:`misspelt_keys` looks closer: pydantic
+    has already set each model's unknown keys aside. Written out over the models' nesting
+    rather than walked generically: 2 us a trace against 6 for the walk, on every trace read
+    (``test_keys`` checks it sees every nested model).
+    """
+    if (
+        trace.__pydantic_extra__
+        or trace.metadata.__pydantic_extra__
+        or trace.task.__pydantic_extra__
+        or trace.outcome.__pydantic_extra__
+    ):
+        return True
+    for step in trace.steps:
+        if step.__pydantic_extra__ or (step.tool is not None and step.tool.__pydantic_extra__):
+            return True
+    delta = trace.knowledge_graph_delta
+    return delta is not None and bool(
+        delta.__pydantic_extra__
+        or any(entity.__pydantic_extra__ for entity in delta.entities)
+        or any(fact.__pydantic_extra__ for fact in delta.relationships)
+    )
+
+
+def misspelt_keys(document: Any) -> list[tuple[str, str]]:
+    """Each unknown key of a trace document that looks like a misspelt known one.
+
+    Gives the key's JSON path (``steps[2].tols``) and the known key it is close to
+    (``tool``), in document order. Anything that is not an object where an object belongs is
+    left to validation, and so is a document that names neither the trace's ``@context`` nor
+    its ``@type``: that is another kind of record (a framework's file read without ``--from``),
+    not a misspelt trace.
+    """
+    found: list[tuple[str, str]] = []
+    if type(document) is dict and (
+        document.get("@type") == "ReasoningTrace" or document.get("@context") in CONTEXT_URLS
+    ):
+        _walk(document, _TRACE, (), found)
+    return found
+
+
+def _walk(
+    value: Any, shape: _Shape, loc: tuple[str | int, ...], found: list[tuple[str, str]]
+) -> None:
+    if type(value) is not dict:
+        return
+    for key, item in value.items():
+        if key not in shape.known:
+            guess = _closest(str(key), shape.known)
+            if guess is not None:
+                found.append((format_path((*loc, str(key))), guess))
+            continue
+        inner = shape.nested.get(key)
+        if inner is None:
+            continue
+        if type(item) is list:
+            for index, element in enumerate(item):
+                _walk(element, inner, (*loc, key, index), found)
+        else:
+            _walk(item, inner, (*loc, key), found)
