@@ -1,11 +1,8 @@
 """Writing files so that an interrupted run never leaves a truncated one behind.
 
-Every file we write (reports, annotated traces, the vector cache) goes to a temporary file beside
-its destination, is flushed to disk, gets the mode the user's umask gives new files, and then
-replaces the destination in one rename. A temporary left by a process that was killed mid-save
-is removed by the next save to the same destination. Only a regular file (or a new one) is
-replaced: a device or a FIFO (``-o /dev/null``, ``-o >(gzip)``) is written in place, since a
-rename would put a regular file where the device was.
+A temporary file beside the destination is flushed, given the umask's mode, then renamed over
+it; a killed process's temporary is removed by the next save. A device or a FIFO
+(``-o /dev/null``, ``-o >(gzip)``) is written in place: a rename would replace the device.
 """
 
 from __future__ import annotations
@@ -97,7 +94,7 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
 
 
 def _is_special(path: Path) -> bool:
-    """Whether ``path`` exists and is neither a regular file nor a directory (a device, a FIFO)."""
+    """Whether ``path`` is a device or a FIFO (neither a regular file nor a directory)."""
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
@@ -116,10 +113,7 @@ def _opened_in_place(path: Path) -> Iterator[IO[bytes]]:
 
 
 def temporary_beside(path: Path) -> tuple[int, Path]:
-    """A new temporary file beside ``path``: its descriptor and name.
-
-    The name carries this process's id, so that :func:`remove_stale_temporaries` removes it
-    once the process is gone.
+    """A new temporary file beside ``path``, named with this process's id (for cleaning up).
 
     Raises:
         OSError: the file cannot be created.
@@ -138,8 +132,8 @@ def remove_stale_temporaries(path: Path) -> int:
     except OSError:
         return 0
     for candidate in candidates:
-        pid = _pid_of(candidate.name)
-        if pid is None or pid == os.getpid() or _alive(pid):
+        pid = candidate.name.removesuffix(_SUFFIX).rpartition(".")[2]
+        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
             continue
         with contextlib.suppress(OSError):
             candidate.unlink()
@@ -147,19 +141,13 @@ def remove_stale_temporaries(path: Path) -> int:
     return removed
 
 
-def _pid_of(name: str) -> int | None:
-    stem = name.removesuffix(_SUFFIX)
-    _, _, pid = stem.rpartition(".")
-    return int(pid) if pid.isdigit() else None
-
-
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True  # someone else's live process
+    except PermissionError:  # someone else's live process
+        pass
     return True
 
 

@@ -1,8 +1,7 @@
 r"""Opening an input as bytes: a file, a gzip file, or standard input, with its display name.
 
-Everything downstream reads bytes, so a JSON Lines file can be split on ``\\n`` alone (a raw
-U+2028 inside a string is not a line break in JSON), one bad UTF-8 byte costs one line, and a
-gzip stream is read as it is decompressed, never whole.
+Bytes, so that JSON Lines splits on ``\\n`` alone (a raw U+2028 in a string is no line break),
+one bad UTF-8 byte costs one line, and gzip is read as it is decompressed, never whole.
 """
 
 from __future__ import annotations
@@ -89,7 +88,7 @@ def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
 
 
 class ReadError(Exception):
-    """Raised by :func:`lines` when the stream breaks mid-way (a truncated gzip, an I/O error)."""
+    """Raised when the stream breaks mid-way (a truncated gzip, an I/O error)."""
 
 
 def lines(stream: BinaryIO) -> Iterator[bytes]:
@@ -98,19 +97,12 @@ def lines(stream: BinaryIO) -> Iterator[bytes]:
     Raises:
         ReadError: the bytes cannot be read past some point; the lines before were yielded.
     """
-    first = True
-    iterator = iter(stream)
-    while True:
-        try:
-            line = next(iterator)
-        except StopIteration:
-            return
-        except Exception as error:
-            raise ReadError(_reason(error)) from None
-        if first:
-            line = line.removeprefix(BOM)
-            first = False
-        yield line.removesuffix(b"\n").removesuffix(b"\r")
+    try:
+        for number, line in enumerate(stream):
+            own = line.removeprefix(BOM) if number == 0 else line
+            yield own.removesuffix(b"\n").removesuffix(b"\r")
+    except Exception as error:  # raised by the reading, never by the consumer's code
+        raise ReadError(_reason(error)) from None
 
 
 def read_all(stream: BinaryIO) -> bytes:

@@ -1,19 +1,8 @@
 """YAML input: JSON data written as YAML, parsed safely, within bounds, every line remembered.
 
-YAML here holds what JSON holds (strings, numbers, booleans, null, lists, mappings with string
-keys); nothing else is constructed (timestamps stay strings; other tags are refused). What would
-silently change a record's meaning, or cost far more than the file's size, is refused with the
-line and JSON path: a repeated key, a key that is not a string, NaN or infinity, an integer of
-more than 4,300 digits, nesting past :data:`MAX_NESTING`, aliases expanding past
-:data:`ALIAS_FACTOR` times the nodes the file writes (at least :data:`MIN_ALIAS_BUDGET`), and
-any control character in the text. A key given twice is refused, not "last wins" as in JSON
-input: YAML files are written by hand (suites, cases, profiles), where a repeated key is a typo.
-
-PyYAML's parser (libyaml's, when PyYAML was built with it) gives the events; composing them
-into nodes is PyYAML's composer with the bounds added, and a top-level list is read item by
-item, each item a record as soon as it is composed: a syntax error loses only what follows it,
-and a long list is never held whole. Values are built from the nodes by one walk that checks
-them and notes the line of every path (:attr:`Record.lines`).
+libyaml's parser is used when PyYAML has it. A repeated key is refused, not "last wins" as in JSON:
+YAML files are written by hand (suites, cases, profiles), where it is a typo. A top-level list
+is read item by item, so a syntax error loses only what follows it.
 """
 
 from __future__ import annotations
@@ -109,7 +98,7 @@ def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
 
 
 class _Refused(yaml.MarkedYAMLError):
-    """Raised while composing when the file passes a bound; the message is ours, not PyYAML's."""
+    """Raised while composing when the file passes a bound."""
 
     def __init__(self, message: str, mark: Any) -> None:
         super().__init__(problem=message, problem_mark=mark)
@@ -129,12 +118,8 @@ _Resolver.add_implicit_resolver(
 )
 
 
-class _BoundedComposer(Composer, SafeConstructor, _Resolver):
-    """PyYAML's composer, counting depth, written nodes and what aliases expand to.
-
-    The parser (events) comes from the class it is mixed with; the constructor is only used for
-    its scalar readers (ints in every YAML 1.1 spelling, floats, booleans).
-    """
+class _BoundedComposer(Composer, _Resolver):
+    """PyYAML's composer, counting depth, written nodes and what aliases expand to."""
 
     if TYPE_CHECKING:  # given by the parser the composer is mixed with
 
@@ -145,7 +130,6 @@ class _BoundedComposer(Composer, SafeConstructor, _Resolver):
 
     def _start(self) -> None:
         Composer.__init__(self)
-        SafeConstructor.__init__(self)
         _Resolver.__init__(self)
         self.written = 0
         self.expanded = 0
@@ -181,7 +165,6 @@ class _BoundedComposer(Composer, SafeConstructor, _Resolver):
             self.sizes = {}
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
-        """PyYAML's composition within the nesting and alias bounds."""
         event = self.peek_event()
         if isinstance(event, AliasEvent):
             anchor = str(event.anchor)
@@ -219,8 +202,6 @@ class _BoundedComposer(Composer, SafeConstructor, _Resolver):
 
 
 class _PyLoader(Reader, Scanner, Parser, _BoundedComposer):
-    """PyYAML's own (pure Python) parser under the bounded composer."""
-
     def __init__(self, text: str) -> None:
         Reader.__init__(self, text)
         Scanner.__init__(self)
@@ -232,8 +213,6 @@ if yaml.__with_libyaml__:  # PyYAML was built with libyaml
     from yaml._yaml import CParser
 
     class _LibLoader(CParser, _BoundedComposer):
-        """libyaml's parser (several times faster) under the bounded composer."""
-
         def __init__(self, text: str) -> None:
             CParser.__init__(self, text)
             self._start()
@@ -268,11 +247,7 @@ def _record(node: Node, location: Location, controls: _Controls) -> Iterator[Rec
 
 
 class _Walk:
-    """One record's value built from its nodes, checked for what JSON cannot hold.
-
-    The walk follows aliases (each becomes a copy in the value), so it costs what the record
-    expands to, which the composer has bounded. Every path's line is noted on the way.
-    """
+    """One record's value from its nodes, checked for what JSON cannot hold, each line noted."""
 
     _scalars = SafeConstructor()  # reads ints, floats and booleans as YAML 1.1 spells them
 
@@ -286,7 +261,6 @@ class _Walk:
         self.problems.append((loc, line, message))
 
     def value(self, node: Node, loc: Loc, depth: int) -> Any:
-        """The JSON value of ``node`` (at ``loc``, ``depth`` deep); problems are noted."""
         line = node.start_mark.line + 1
         self.lines[loc] = line
         if depth > MAX_NESTING:
@@ -399,8 +373,8 @@ class _Walk:
 class _Controls:
     """The control characters of a text, each replaced by one stand-in PyYAML accepts.
 
-    PyYAML refuses the whole text on the first one; with stand-ins the text parses, and only
-    the record whose span holds one is refused (in a comment between records: the file).
+    PyYAML refuses the whole text on the first one; with stand-ins only the record whose span
+    holds one is refused (in a comment between records: the file).
     """
 
     def __init__(self, text: str) -> None:
@@ -424,13 +398,11 @@ class _Controls:
         return found
 
     def line(self, position: int) -> int:
-        """The 1-based line of a position."""
         if self._line_starts is None:
             self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
         return bisect.bisect_right(self._line_starts, position)
 
     def message(self, position: int, more: int = 0) -> str:
-        """Why the character at ``position`` is refused, and how to write it instead."""
         line = self.line(position)
         line_start = self._line_starts[line - 1] if self._line_starts else 0
         code = ord(self.originals[position])
