@@ -18,9 +18,9 @@ from knowledgepulse.records.readers import read_stream
 from knowledgepulse.records.source import Source
 
 
-def parsed(text: str, fmt: Format, name: str = "in") -> list[Record | Problem]:
+def parsed(text: str, fmt: Format, name: str = "") -> list[Record | Problem]:
     data = io.BytesIO(text.encode("utf-8", "surrogatepass"))
-    return list(read_stream(Source(name, data, fmt), (fmt,)))
+    return list(read_stream(Source(name or f"in.{fmt}", data), (fmt,)))
 
 
 def test_json_list_elements_know_their_index() -> None:

@@ -44,19 +44,11 @@ class InputFileError(KnowledgePulseError):
 
 
 class OutputError(KnowledgePulseError):
-    """Raised when an output file (report, annotated traces, cache) cannot be written.
-
-    Commands check their destinations before any work, so this reaches users before, not after,
-    a long run.
-    """
+    """Raised when an output file cannot be written (checked before any work, not after it)."""
 
 
 class ProblemsError(KnowledgePulseError):
-    """Base for errors that carry several located problems, reported together.
-
-    Attributes:
-        problems: every problem found, each with its location and JSON path.
-    """
+    """Base for errors that carry several located problems (``problems``), reported together."""
 
     def __init__(self, summary: str, problems: Sequence[Problem]) -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
@@ -77,11 +69,7 @@ class SuiteError(ProblemsError):
 
 
 class ReportFileError(ProblemsError):
-    """Raised when a file given as a ``kp eval`` JSON report (a baseline) is not one.
-
-    ``kp compare`` and ``kp eval --baseline`` raise it before comparing; each problem names the
-    JSON path that is wrong.
-    """
+    """Raised when a baseline for ``kp compare`` or ``--baseline`` is not a ``kp eval`` report."""
 
 
 class RedactionRulesError(ProblemsError, ValueError):
@@ -97,18 +85,11 @@ class UnknownPresetError(KnowledgePulseError, LookupError):
 
 
 class PluginLoadError(KnowledgePulseError, ImportError):
-    """Raised when a task or scorer plugin (``--task``, ``--plugin``) cannot be loaded.
-
-    The module or file is missing, raises when imported, or has no such callable; the message
-    names the spec as given and how to fix it.
-    """
+    """Raised when a ``--task`` or ``--plugin`` is missing, raises on import, or lacks the name."""
 
 
 class ScorerParameterError(KnowledgePulseError, ValueError):
-    """Raised when a scorer, embedder or vector cache gets a setting it does not take.
-
-    Also for a value out of range; the message names the setting and the value given.
-    """
+    """Raised when a scorer, embedder or vector cache gets a setting it does not take."""
 
 
 class ProfileError(KnowledgePulseError, ValueError):
@@ -124,19 +105,11 @@ class CacheFileError(KnowledgePulseError):
 
 
 class EmbedderUnavailableError(KnowledgePulseError):
-    """Raised when the embedder cannot be loaded (extra not installed, model file missing or bad).
-
-    Scoring catches it and falls back to novelty 0.5; it reaches users only when they ask for the
-    embedder explicitly.
-    """
+    """Raised when the embedder cannot be loaded; scoring falls back to novelty 0.5 without it."""
 
 
 class MissingDependencyError(KnowledgePulseError, ImportError):
-    """Raised when a live collector is used without its framework; the message names the extra.
-
-    Reading a framework's files never needs it: only the live hooks (a LangChain tracer, an
-    Agents SDK processor, an OpenTelemetry span processor) import the framework.
-    """
+    """Raised when an optional dependency is not installed; the message names the extra."""
 
 
 def missing_extra(package: str, extra: str, error: ImportError) -> MissingDependencyError:

@@ -1,8 +1,4 @@
-"""Where a problem is and what it says: the types every layer reports input problems with.
-
-They sit at the bottom of the package (beside :mod:`knowledgepulse.errors`, which carries them
-in :class:`~knowledgepulse.errors.ProblemsError`) and import nothing of it.
-"""
+"""Where a problem is and what it says: the types every layer reports input problems with."""
 
 from __future__ import annotations
 
@@ -32,9 +28,9 @@ class Location:
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One thing wrong with the input: where it is, the JSON path inside the record, and why.
+    """One thing wrong with the input: where, the JSON path inside the record, and why.
 
-    ``warning`` problems (a duplicate id, say) are reported and counted but reject nothing.
+    A ``warning`` (a duplicate id, say) is reported and counted but rejects nothing.
     """
 
     location: Location

@@ -21,13 +21,8 @@ writer with its limit of 254) is safe below it."""
 class Record:
     """One parsed document (a trace, a case) and where it came from.
 
-    Attributes:
-        location: where the record starts.
-        value: the parsed JSON value.
-        lines: for YAML input, the 1-based line of each path inside the record, so a problem deep
-            inside can point at its own line.
-        raw: for JSON Lines input, the line's own bytes, so that a row written back keeps its
-            values byte for byte.
+    ``lines``: for YAML, the line of each path inside the record. ``raw``: for JSON Lines, the
+    line's own bytes, so that a row written back keeps its values byte for byte.
     """
 
     location: Location

@@ -28,6 +28,7 @@ from knowledgepulse.records.source import (
     Format,
     ReadError,
     Source,
+    format_from_name,
     lines,
     open_source,
     read_all,
@@ -50,13 +51,10 @@ def read_records(
 ) -> Iterator[Record | Problem]:
     """Read every record of a file (or ``-`` for standard input), in order, as it is read.
 
-    A JSON file holds one document or a list of them (an element is located by its index,
-    ``FILE[3]``: the streaming parser does not say on which line it starts); a JSON Lines file
-    one document a line; a YAML file one document, a list, or several ``---`` documents; a
-    Parquet file one record per row, located as ``FILE:ROW``. The format comes from the content
-    for Parquet (its ``PAR1`` magic), else from the suffix (through ``.gz``), and is sniffed from
-    the first line for standard input and unknown suffixes. ``progress`` is called with the
-    number of (decompressed) bytes consumed as reading goes on.
+    A JSON file holds one document or a list of them (an element located by its index,
+    ``FILE[3]``), JSON Lines one a line, YAML one, a list, or several ``---`` documents, Parquet
+    one a row (``FILE:ROW``). Parquet is known by its magic, the rest by the suffix (through
+    ``.gz``), else by the first line. ``progress`` is called with the bytes consumed.
 
     Raises:
         InputFileError: the file cannot be opened, or its format is not among ``formats``.
@@ -74,7 +72,7 @@ def read_stream(
     Raises:
         InputFileError: the format is not among ``allowed``.
     """
-    fmt = source.suffix_format
+    fmt = format_from_name(source.name)
     if is_parquet_name(source.name) or ("parquet" in allowed and _starts_parquet(source.stream)):
         # By content as well as by name: a Parquet file saved as .jsonl is still read.
         _check_format(source.name, "parquet", allowed)

@@ -34,11 +34,10 @@ SUFFIX_FORMATS: dict[str, Format] = {
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """An open input: its display name, its (decompressed) bytes, and the format its name says."""
+    """An open input: its display name and its (decompressed) bytes."""
 
     name: str
     stream: BinaryIO
-    suffix_format: Format | None
 
 
 def format_from_name(name: str) -> Format | None:
@@ -58,7 +57,7 @@ def open_source(source: str | Path) -> Iterator[Source]:
     """
     if str(source) == STDIN:
         raw: BinaryIO = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else _text_stdin()
-        yield Source(STDIN_NAME, _maybe_gunzip(raw), None)
+        yield Source(STDIN_NAME, _maybe_gunzip(raw))
         return
     name = str(source)
     try:
@@ -70,7 +69,7 @@ def open_source(source: str | Path) -> Iterator[Source]:
     except OSError as error:
         raise InputFileError(f"{name}: cannot be read ({error.strerror})") from None
     with file:
-        yield Source(name, _maybe_gunzip(file), format_from_name(name))
+        yield Source(name, _maybe_gunzip(file))
 
 
 def _text_stdin() -> BinaryIO:
