@@ -12,7 +12,7 @@ import contextlib
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -68,25 +68,36 @@ def check_depth(value: Any, text: bytes | None = None) -> None:
             text = orjson.dumps(value)
     if text is not None and text.count(b"{") + text.count(b"[") <= MAX_NESTING:
         return
-    deep = _first(
-        value, lambda item, loc: len(loc) >= MAX_NESTING and isinstance(item, dict | list)
-    )
+    deep = next(_locations(value, _too_deep), None)
     if deep is not None:
         raise JsonError(TOO_DEEP, path=format_path(deep))
 
 
-def _first(value: Any, found: Callable[[Any, Loc], bool]) -> Loc | None:
-    """The location of the first item (in document order) under ``value`` that is ``found``."""
+def _locations(value: Any, found: Callable[[Any, Loc], object]) -> Iterator[Loc]:
+    """Where under ``value``, in document order, ``found(item, loc)`` holds; without recursion."""
     stack: list[tuple[Any, Loc]] = [(value, ())]
     while stack:
         item, loc = stack.pop()
         if found(item, loc):
-            return loc
+            yield loc
         if isinstance(item, dict):
             stack.extend((child, (*loc, key)) for key, child in reversed(item.items()))
         elif isinstance(item, list):
             stack.extend((item[at], (*loc, at)) for at in range(len(item) - 1, -1, -1))
-    return None
+
+
+def _too_deep(item: Any, loc: Loc) -> bool:
+    return len(loc) >= MAX_NESTING and isinstance(item, dict | list)
+
+
+def _not_finite(item: Any, _: Loc) -> bool:
+    return isinstance(item, float) and not math.isfinite(item)
+
+
+def _lone_surrogate(item: Any, _: Loc) -> bool:
+    # In a string, or in a key of an object; json has joined every valid pair already.
+    texts = item if isinstance(item, dict) else [item]
+    return any(isinstance(text, str) and _SURROGATE.search(text) for text in texts)
 
 
 def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]]:
@@ -104,43 +115,20 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
     except ValueError as failure:  # int() past sys.get_int_max_str_digits()
         reason = str(failure).split(";", 1)[0].split("\n", 1)[0]
         raise JsonError(f"a number too long to read ({reason}); write it as a string") from None
-    check_depth(value)  # first: the walks below recurse
-    loc = _first(value, lambda item, _: isinstance(item, float) and not math.isfinite(item))
+    check_depth(value)  # first: json_value recurses
+    loc = next(_locations(value, _not_finite), None)
     if loc is not None:
         raise JsonError(
             "NaN and infinite numbers are not valid JSON; use a finite number",
             path=format_path(loc) if loc else "",
         )
-    found: list[str] = []
-    value = _without_lone_surrogates(value, (), found)
+    found = [format_path(at) for at in _locations(value, _lone_surrogate)]
     if not found:
         raise syntax  # a number orjson cannot hold, say
-    return value, found
+    return json_value(value), found
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _without_lone_surrogates(value: Any, loc: Loc, found: list[str]) -> Any:
-    # json has already joined every valid pair, so any surrogate left is a lone one.
-    if isinstance(value, str):
-        if _SURROGATE.search(value) is None:
-            return value
-        found.append(format_path(loc))
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {
-            _without_lone_surrogates(key, loc, found): _without_lone_surrogates(
-                child, (*loc, key), found
-            )
-            for key, child in value.items()
-        }
-    if isinstance(value, list):
-        return [
-            _without_lone_surrogates(child, (*loc, index), found)
-            for index, child in enumerate(value)
-        ]
-    return value
 
 
 def python_literal(text: str) -> Any:
