@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import Format, Problem, Record, read_records
-from knowledgepulse.records.model import MAX_NESTING
+from knowledgepulse.records.json_values import MAX_NESTING
 from knowledgepulse.records.readers import read_stream
 from knowledgepulse.records.source import Source
 

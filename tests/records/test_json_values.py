@@ -6,12 +6,12 @@ import pytest
 
 from knowledgepulse.records.json_values import (
     LONE_SURROGATE,
+    MAX_NESTING,
     TOO_DEEP,
     JsonError,
     check_depth,
     loads,
 )
-from knowledgepulse.records.model import MAX_NESTING
 
 
 def test_a_repeated_key_keeps_the_last_value() -> None:

@@ -7,7 +7,8 @@ they are decompressed, JSON Lines line by line and a JSON list element by elemen
 
 from __future__ import annotations
 
-from knowledgepulse.records.model import Location, Problem, Record
+from knowledgepulse.problems import Location, Problem
+from knowledgepulse.records.json_values import Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.records.source import STDIN, STDIN_NAME, Format
 

@@ -1,8 +1,8 @@
-r"""One JSON value from bytes, parsed by orjson, with the rules users rely on and readable errors.
+r"""JSON values and the records that carry them with their location.
 
-NaN, Infinity and invalid UTF-8 are refused, the last of two equal keys wins and integers past
-64 bits read as floats, as in ``JSON.parse``. Only a refused document is parsed again, by
-``json``, to say where the problem is; a lone surrogate (``"\ud800"``) reads as U+FFFD.
+A value is parsed by orjson: NaN, Infinity and invalid UTF-8 are refused, the last of two equal
+keys wins, integers past 64 bits read as floats, as in ``JSON.parse``. Only a refused document is
+parsed again, by ``json``, to say where the problem is; a lone surrogate reads as U+FFFD.
 """
 
 from __future__ import annotations
@@ -12,15 +12,47 @@ import contextlib
 import json
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from knowledgepulse._util.jsonpath import format_path
-from knowledgepulse.records.model import MAX_NESTING
+from knowledgepulse.problems import Location, Problem
 
 Loc = tuple[str | int, ...]
+MAX_NESTING = 100
+"""Objects and lists nested deeper than this are refused, in every input format: no trace or case
+needs it, and every recursive consumer downstream (validation, rendering, copying, orjson's
+writer with its limit of 254) is safe below it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One parsed document (a trace, a case) and where it came from.
+
+    ``lines``: for YAML, the line of each path inside the record. ``raw``: for JSON Lines, the
+    line's own bytes, so that a row written back keeps its values byte for byte.
+    """
+
+    location: Location
+    value: Any
+    lines: Mapping[Loc, int] = field(default_factory=dict)
+    raw: bytes | None = None
+
+    def locate(self, loc: Sequence[str | int]) -> Location:
+        """The most precise location known for a path inside this record."""
+        path = tuple(loc)
+        while path:
+            if path in self.lines:
+                return self.location.at_line(self.lines[path])
+            path = path[:-1]
+        return self.location
+
+    def problem(self, loc: Sequence[str | int], message: str, *, warning: bool = False) -> Problem:
+        """A problem at a path inside this record."""
+        return Problem(self.locate(loc), format_path(loc) if loc else "", message, warning)
 
 
 class JsonError(ValueError):

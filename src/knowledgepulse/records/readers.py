@@ -21,8 +21,9 @@ import ijson
 import orjson
 
 from knowledgepulse.errors import InputFileError, MissingDependencyError, import_optional
+from knowledgepulse.problems import Location, Problem
 from knowledgepulse.records import json_values
-from knowledgepulse.records.model import Location, Problem, Record
+from knowledgepulse.records.json_values import Record
 from knowledgepulse.records.source import (
     STDIN_NAME,
     Format,

@@ -32,8 +32,8 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
 from knowledgepulse._util.jsonpath import format_path
-from knowledgepulse.records.json_values import LONE_SURROGATE, TOO_DEEP
-from knowledgepulse.records.model import MAX_NESTING, Location, Problem, Record
+from knowledgepulse.problems import Location, Problem
+from knowledgepulse.records.json_values import LONE_SURROGATE, MAX_NESTING, TOO_DEEP, Record
 
 __all__ = ["ALIAS_FACTOR", "MAX_INT_DIGITS", "MIN_ALIAS_BUDGET", "parse_yaml"]
 
