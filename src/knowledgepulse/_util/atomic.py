@@ -71,8 +71,12 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
         OutputError: the temporary file cannot be created.
     """
     if _is_special(path):
-        with _opened_in_place(path) as file:
-            yield file
+        try:
+            special = open(path, "wb")  # noqa: SIM115 - closed below, after the block's writes
+        except OSError as error:
+            raise OutputError(f"cannot write {path}: {error.strerror}") from None
+        with special:
+            yield special
         return
     remove_stale_temporaries(path)
     try:
@@ -100,16 +104,6 @@ def _is_special(path: Path) -> bool:
     except (OSError, ValueError):
         return False
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
-
-
-@contextmanager
-def _opened_in_place(path: Path) -> Iterator[IO[bytes]]:
-    try:
-        file = open(path, "wb")  # noqa: SIM115 - closed below, after the block's writes
-    except OSError as error:
-        raise OutputError(f"cannot write {path}: {error.strerror}") from None
-    with file:
-        yield file
 
 
 def temporary_beside(path: Path) -> tuple[int, Path]:

@@ -68,11 +68,7 @@ def read_records(
 def read_stream(
     source: Source, allowed: tuple[Format, ...], progress: Progress | None = None
 ) -> Iterator[Record | Problem]:
-    """Every record of an open source, in order (see :func:`read_records`).
-
-    Raises:
-        InputFileError: the format is not among ``allowed``.
-    """
+    """Every record of an open source, in order (see :func:`read_records`)."""
     fmt = format_from_name(source.name)
     if is_parquet_name(source.name) or ("parquet" in allowed and _starts_parquet(source.stream)):
         # By content as well as by name: a Parquet file saved as .jsonl is still read.
@@ -119,7 +115,6 @@ def _check_format(name: str, fmt: Format, allowed: tuple[Format, ...]) -> None:
 
 
 def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
-    """Guess the format from the first line: JSON, JSON Lines or (if allowed) YAML."""
     stripped = first_line.lstrip()
     if stripped.startswith(b"["):
         return "json"
@@ -136,11 +131,7 @@ def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
 
 
 def _continues(line: bytes) -> bool:
-    """Whether a line opens a JSON value that goes on past it (a pretty-printed document).
-
-    A line of JSON Lines with a syntax error fails inside the line; one that is only the start
-    of a value fails at its end.
-    """
+    """Whether a line opens a JSON value that goes on past it: it fails at its end, not inside."""
     stripped = line.strip()
     if stripped[:1] not in (b"{", b"["):
         return False
@@ -203,7 +194,6 @@ def _utf8_problem(data: bytes, name: str, error: UnicodeDecodeError) -> Problem:
 def _read_whole(
     read: Callable[[], bytes], name: str, fmt: Format, progress: Progress | None
 ) -> Iterator[Record | Problem]:
-    """The records of a whole document (JSON or YAML); ``read`` gives its bytes."""
     try:
         data = read()
     except ReadError as failure:
@@ -227,7 +217,6 @@ def _read_whole(
 
 
 def _parse_json(data: bytes, name: str) -> Iterator[Record | Problem]:
-    """A JSON document; a top-level list yields one record per element."""
     body = data.lstrip(_SPACE)
     if body.startswith(b"["):
         yield from _parse_list(data, name)
@@ -236,7 +225,6 @@ def _parse_json(data: bytes, name: str) -> Iterator[Record | Problem]:
 
 
 def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
-    """The elements of a top-level list, streamed by ijson; each one a record or a problem."""
     index = 0
     # use_float: numbers become float and int (not Decimal), and an integer past 64 bits is
     # an error, not a slow (or, past 4,300 digits, crashing) conversion.

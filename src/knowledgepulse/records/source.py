@@ -56,7 +56,10 @@ def open_source(source: str | Path) -> Iterator[Source]:
         InputFileError: the file is missing, a directory, or cannot be opened.
     """
     if str(source) == STDIN:
-        raw: BinaryIO = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else _text_stdin()
+        # A replaced sys.stdin (tests, embedding applications) may be text only.
+        raw: BinaryIO = getattr(sys.stdin, "buffer", None) or io.BytesIO(
+            sys.stdin.read().encode("utf-8", "surrogatepass")
+        )
         yield Source(STDIN_NAME, _maybe_gunzip(raw))
         return
     name = str(source)
@@ -70,11 +73,6 @@ def open_source(source: str | Path) -> Iterator[Source]:
         raise InputFileError(f"{name}: cannot be read ({error.strerror})") from None
     with file:
         yield Source(name, _maybe_gunzip(file))
-
-
-def _text_stdin() -> BinaryIO:
-    # A replaced sys.stdin (tests, embedding applications) may be text only.
-    return io.BytesIO(sys.stdin.read().encode("utf-8", "surrogatepass"))
 
 
 def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:

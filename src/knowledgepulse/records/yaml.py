@@ -105,10 +105,7 @@ class _Refused(yaml.MarkedYAMLError):
 
 
 class _Resolver(Resolver):
-    """YAML 1.1's resolver, plus the floats YAML 1.2 and JSON write without a dot or a sign.
-
-    YAML 1.1 reads ``1e12`` and ``1.0e12`` as strings; everyone who writes them means numbers.
-    """
+    """YAML 1.1's resolver, reading ``1e12`` and ``1.0e12`` as numbers (YAML 1.2, JSON) too."""
 
 
 _Resolver.add_implicit_resolver(
@@ -388,7 +385,7 @@ class _Controls:
                 chr(code) for code in range(0xF0000, 0xFFFFE) if chr(code) not in text
             )
             self.text = _CONTROL.sub(self.stand_in, text)
-        self._line_starts: list[int] | None = None
+        self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
 
     def within(self, start: int, end: int) -> list[int]:
         """The positions in ``[start, end)``, marked as reported."""
@@ -398,13 +395,11 @@ class _Controls:
         return found
 
     def line(self, position: int) -> int:
-        if self._line_starts is None:
-            self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
         return bisect.bisect_right(self._line_starts, position)
 
     def message(self, position: int, more: int = 0) -> str:
         line = self.line(position)
-        line_start = self._line_starts[line - 1] if self._line_starts else 0
+        line_start = self._line_starts[line - 1]
         code = ord(self.originals[position])
         escape = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
         others = f" (and {more} more)" if more else ""
