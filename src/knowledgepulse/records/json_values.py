@@ -87,10 +87,8 @@ def loads(data: bytes) -> tuple[Any, list[str]]:
 def check_depth(value: Any, text: bytes | None = None) -> None:
     """Refuse a value nested past ``MAX_NESTING``, naming the path where it goes too deep.
 
-    ``text`` is the value's JSON text; when not given (an element ijson parsed), orjson writes
-    it: a few microseconds, where a walk takes tens. A text that opens at most ``MAX_NESTING``
-    objects and lists cannot nest deeper (brackets inside strings only make the count larger),
-    so only a larger one is walked.
+    A JSON text (``text``, or orjson's: microseconds, where a walk takes tens) that opens at most
+    ``MAX_NESTING`` objects and lists cannot nest deeper, so only a larger one is walked.
 
     Raises:
         JsonError: the value nests too deep.
@@ -137,8 +135,7 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
     text = data.decode("utf-8")
     syntax = JsonError(f"invalid JSON: {error.msg} (column {error.colno})", line=error.lineno)
     try:
-        # The standard library reads NaN, Infinity and 1e999 as floats and keeps lone
-        # surrogates, so each can be found by its path.
+        # json reads NaN, Infinity and 1e999 and keeps lone surrogates: each is found by path.
         value = json.loads(text)
     except json.JSONDecodeError:
         raise syntax from None
@@ -166,12 +163,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def python_literal(text: str) -> Any:
     """A Python literal that producers write for JSON (``str(dict)``, single quotes, ``None``).
 
-    Read safely (``ast.literal_eval``) and kept only when it is a JSON value: string keys,
-    tuples read as lists, finite numbers; a lone surrogate is read as U+FFFD, as in JSON.
+    Read by ``ast.literal_eval``, kept when it is a JSON value (see :func:`json_value`).
 
     Raises:
-        ValueError: the text is not a literal, or holds what JSON cannot (a tuple key, a set,
-            bytes, an infinite float), or nests past ``MAX_NESTING``.
+        ValueError: the text is not a literal, or not a JSON value.
     """
     try:
         value = ast.literal_eval(text)
@@ -181,10 +176,11 @@ def python_literal(text: str) -> Any:
 
 
 def json_value(value: Any, depth: int = 0) -> Any:
-    """``value`` as a JSON value (see :func:`python_literal`).
+    """``value`` as a JSON value: tuples as lists, a lone surrogate as U+FFFD.
 
     Raises:
-        ValueError: it holds what JSON cannot.
+        ValueError: it holds what JSON cannot (a tuple key, a set, bytes, an infinite float), or
+            nests past ``MAX_NESTING``.
     """
     if depth > MAX_NESTING:
         raise ValueError(TOO_DEEP)

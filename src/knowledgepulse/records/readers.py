@@ -83,8 +83,7 @@ def read_stream(
             else:
                 yield from _read_whole(lambda: read_all(source.stream), source.name, fmt, progress)
             return
-    # The content decides: sniff the first line (a .jsonl name only breaks the tie, for a
-    # pretty-printed document saved as .jsonl reads as JSON), then go on with the right reader.
+    # Sniff the first line (for a .jsonl name: is it a pretty-printed JSON document?).
     line_iter = lines(source.stream)
     head: list[bytes] = []
     try:
@@ -209,8 +208,7 @@ def _read_whole(
     except UnicodeDecodeError as error:
         yield _utf8_problem(data, name, error)
         return
-    # PyYAML takes longer to import than a one-trace run of ``kp score`` takes to score: it
-    # loads only for YAML input.
+    # PyYAML takes longer to import than ``kp score`` takes to score one trace.
     from knowledgepulse.records.yaml import parse_yaml  # noqa: PLC0415
 
     yield from parse_yaml(text, name)
@@ -226,8 +224,7 @@ def _parse_json(data: bytes, name: str) -> Iterator[Record | Problem]:
 
 def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
     index = 0
-    # use_float: numbers become float and int (not Decimal), and an integer past 64 bits is
-    # an error, not a slow (or, past 4,300 digits, crashing) conversion.
+    # use_float: int and float, not Decimal; an int past 64 bits is an error, not a slow parse.
     elements = ijson.items(io.BytesIO(data), "item", use_float=True)
     try:
         for value in elements:
@@ -348,8 +345,7 @@ def _read_parquet(source: Source) -> Iterator[Record | Problem]:
     pq = import_pyarrow_parquet()
     name, index = source.name, 0
     try:
-        # pyarrow reads a plain file itself (seeking to the footer); standard input and gzip are
-        # read whole first, since Parquet cannot be read front to back.
+        # Parquet is read from its footer: standard input and gzip are read whole first.
         whole = name == STDIN_NAME or isinstance(source.stream, gzip.GzipFile)
         with pq.ParquetFile(io.BytesIO(read_all(source.stream)) if whole else name) as file:
             for batch in file.iter_batches(batch_size=BATCH_ROWS):
