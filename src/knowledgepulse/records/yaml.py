@@ -230,17 +230,11 @@ def _record(node: Node, location: Location, controls: _Controls) -> Iterator[Rec
             controls.message(found[0], len(found) - 1),
         )
         return
-    walk = _Walk(controls.stand_in)
+    walk = _Walk(controls.stand_in, location)
     value = walk.value(node, (), 0)
-    if walk.problems:
-        for loc, line, message in walk.problems:
-            yield Problem(location.at_line(line), format_path(loc) if loc else "", message)
-        return
-    for loc, line in walk.warnings:
-        yield Problem(
-            location.at_line(line), format_path(loc) if loc else "$", LONE_SURROGATE, True
-        )
-    yield Record(location, value, walk.lines)
+    yield from walk.problems or walk.warnings  # a problem replaces the record and its warnings
+    if not walk.problems:
+        yield Record(location, value, walk.lines)
 
 
 class _Walk:
@@ -248,14 +242,16 @@ class _Walk:
 
     _scalars = SafeConstructor()  # reads ints, floats and booleans as YAML 1.1 spells them
 
-    def __init__(self, stand_in: str) -> None:
+    def __init__(self, stand_in: str, location: Location) -> None:
         self.stand_in = stand_in
+        self.location = location
         self.lines: dict[Loc, int] = {}
-        self.problems: list[tuple[Loc, int, str]] = []
-        self.warnings: list[tuple[Loc, int]] = []
+        self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
 
     def _refuse(self, loc: Loc, line: int, message: str) -> None:
-        self.problems.append((loc, line, message))
+        path = format_path(loc) if loc else ""
+        self.problems.append(Problem(self.location.at_line(line), path, message))
 
     def value(self, node: Node, loc: Loc, depth: int) -> Any:
         line = node.start_mark.line + 1
@@ -287,7 +283,8 @@ class _Walk:
             return None
         if tag in _AS_TEXT:
             if _LONE_SURROGATE.search(text):
-                self.warnings.append((loc, line))
+                at = self.location.at_line(line)
+                self.warnings.append(Problem(at, format_path(loc), LONE_SURROGATE, warning=True))
                 return _LONE_SURROGATE.sub("\ufffd", text)
             return text
         if tag == _NULL:
