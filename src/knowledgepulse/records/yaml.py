@@ -16,15 +16,6 @@ from typing import TYPE_CHECKING, Any, cast
 import yaml
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
-from yaml.events import (
-    AliasEvent,
-    Event,
-    MappingStartEvent,
-    NodeEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-    StreamEndEvent,
-)
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser
 from yaml.reader import Reader
@@ -120,9 +111,9 @@ class _BoundedComposer(Composer, _Resolver):
 
     if TYPE_CHECKING:  # given by the parser the composer is mixed with
 
-        def get_event(self) -> Event | None: ...
-        def peek_event(self) -> Event | None: ...
-        def check_event(self, *choices: type[Event]) -> bool: ...
+        def get_event(self) -> yaml.Event | None: ...
+        def peek_event(self) -> yaml.Event | None: ...
+        def check_event(self, *choices: type[yaml.Event]) -> bool: ...
         def dispose(self) -> None: ...
 
     def _start(self) -> None:
@@ -136,17 +127,17 @@ class _BoundedComposer(Composer, _Resolver):
     def record_nodes(self) -> Iterator[Node]:
         """Each document's node, or each item of a document that is a plain list."""
         self.get_event()  # stream start
-        while not self.check_event(StreamEndEvent):
+        while not self.check_event(yaml.StreamEndEvent):
             self.get_event()  # document start
             event = self.peek_event()
             if (
-                isinstance(event, SequenceStartEvent)
+                isinstance(event, yaml.SequenceStartEvent)
                 and event.anchor is None
                 and event.tag in (None, "!", _SEQ)
             ):
                 self.get_event()  # the list's start; its items are handed out, never kept in it
                 index = 0
-                while not self.check_event(SequenceEndEvent):
+                while not self.check_event(yaml.SequenceEndEvent):
                     # The parent matters only to path resolvers, which a safe loader has none of.
                     yield self.compose_node(None, index)
                     index += 1
@@ -163,7 +154,7 @@ class _BoundedComposer(Composer, _Resolver):
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
         event = self.peek_event()
-        if isinstance(event, AliasEvent):
+        if isinstance(event, yaml.AliasEvent):
             anchor = str(event.anchor)
             if anchor in self.anchors and anchor not in self.sizes:
                 raise _Refused(
@@ -182,9 +173,9 @@ class _BoundedComposer(Composer, _Resolver):
                     event.start_mark,
                 )
             return cast(Node, super().compose_node(parent, index))
-        container = isinstance(event, SequenceStartEvent | MappingStartEvent)
+        container = isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent)
         if container and self.depth >= MAX_NESTING:
-            raise _Refused(TOO_DEEP, cast(Event, event).start_mark)
+            raise _Refused(TOO_DEEP, cast(yaml.Event, event).start_mark)
         self.depth += container
         self.written += 1
         self.expanded += 1
@@ -193,7 +184,7 @@ class _BoundedComposer(Composer, _Resolver):
             node = cast(Node, super().compose_node(parent, index))
         finally:
             self.depth -= container
-        if isinstance(event, NodeEvent) and event.anchor is not None:
+        if isinstance(event, yaml.NodeEvent) and event.anchor is not None:
             self.sizes[event.anchor] = self.expanded - before + 1
         return node
 
