@@ -30,7 +30,7 @@ def check_destination(path: Path, *, what: str = "output") -> None:
     Raises:
         OutputError: the directory is missing or not writable, or the path is a directory.
     """
-    directory = path.parent if str(path.parent) else Path()
+    directory = path.parent
     if path.is_dir():
         raise OutputError(f"{what} {path} is a directory; give a file path")
     if _is_special(path):

@@ -179,10 +179,6 @@ JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def trace_json_schema() -> dict[str, Any]:
-    """The JSON Schema of one trace document (a JSON Lines line, or an item of a JSON list).
-
-    ``kp schema trace`` prints it; the repository keeps a copy at ``schemas/trace.schema.json``
-    for editors, which a test keeps equal to this.
-    """
+    """The JSON Schema of one trace (``kp schema trace``; a test keeps schemas/ equal to it)."""
     schema = ReasoningTrace.model_json_schema(by_alias=True)
     return {"$schema": JSON_SCHEMA_DIALECT, **schema}
