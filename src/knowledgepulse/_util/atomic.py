@@ -50,8 +50,7 @@ def check_destination(path: Path, *, what: str = "output") -> None:
 def atomic_text(path: Path, *, errors: str = "strict") -> Iterator[IO[str]]:
     r"""A text file (UTF-8, ``\n`` line endings) that replaces ``path`` when the block succeeds.
 
-    On an exception the destination is left as it was and the temporary is removed. ``errors``
-    is the encoding error handler (``backslashreplace`` writes a lone surrogate as ``\\ud800``).
+    On an exception the destination is left as it was. ``errors`` is the encoding error handler.
 
     Raises:
         OutputError: the temporary file cannot be created.
@@ -118,21 +117,17 @@ def temporary_beside(path: Path) -> tuple[int, Path]:
     return descriptor, Path(name)
 
 
-def remove_stale_temporaries(path: Path) -> int:
-    """Remove the temporaries of saves to ``path`` whose process is gone; return how many."""
-    removed = 0
+def remove_stale_temporaries(path: Path) -> None:
+    """Remove the temporaries of saves to ``path`` whose process is gone."""
     try:
         candidates = list(path.parent.glob(f".{glob.escape(path.name)}.*{_SUFFIX}"))
     except OSError:
-        return 0
+        return
     for candidate in candidates:
         pid = candidate.name.removesuffix(_SUFFIX).rpartition(".")[2]
-        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
-            continue
-        with contextlib.suppress(OSError):
-            candidate.unlink()
-            removed += 1
-    return removed
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                candidate.unlink()
 
 
 def _alive(pid: int) -> bool:

@@ -66,6 +66,7 @@ class JsonError(ValueError):
 
 
 TOO_DEEP = f"nested deeper than {MAX_NESTING} levels; flatten the document"
+NOT_FINITE = "NaN and infinite numbers are not valid JSON; use a finite number"
 LONE_SURROGATE = "a \\ud800-\\udfff escape without its pair names no character; read as U+FFFD"
 
 
@@ -147,10 +148,7 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
     check_depth(value)  # first: json_value recurses
     loc = next(_locations(value, _not_finite), None)
     if loc is not None:
-        raise JsonError(
-            "NaN and infinite numbers are not valid JSON; use a finite number",
-            path=format_path(loc) if loc else "",
-        )
+        raise JsonError(NOT_FINITE, path=format_path(loc) if loc else "")
     found = [format_path(at) for at in _locations(value, _lone_surrogate)]
     if not found:
         raise syntax  # a number orjson cannot hold, say

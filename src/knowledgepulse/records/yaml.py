@@ -24,7 +24,8 @@ from yaml.scanner import Scanner
 
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.problems import Location, Problem
-from knowledgepulse.records.json_values import LONE_SURROGATE, MAX_NESTING, TOO_DEEP, Record
+from knowledgepulse.records import json_values
+from knowledgepulse.records.json_values import MAX_NESTING, TOO_DEEP, Record
 
 __all__ = ["ALIAS_FACTOR", "MAX_INT_DIGITS", "MIN_ALIAS_BUDGET", "parse_yaml"]
 
@@ -63,10 +64,8 @@ _READERS = {
 def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
     """Parse YAML safely (no object construction), keeping the line of every key and item.
 
-    A document that is a list gives one record per item; any other document is one record.
-    A problem inside a record (a repeated key, NaN, a control character...) replaces that
-    record; a syntax error or a passed bound ends the file with a problem at its line (index
-    ``None``), after the records before it.
+    A list gives one record per item, any other document one record. A problem inside a record
+    replaces it; a syntax error or a passed bound ends the file with a problem at its line.
     """
     controls = _Controls(text)
     loader = _loader(controls.text)
@@ -275,7 +274,9 @@ class _Walk:
         if tag in _AS_TEXT:
             if _LONE_SURROGATE.search(text):
                 at = self.location.at_line(line)
-                self.warnings.append(Problem(at, format_path(loc), LONE_SURROGATE, warning=True))
+                self.warnings.append(
+                    Problem(at, format_path(loc), json_values.LONE_SURROGATE, warning=True)
+                )
                 return _LONE_SURROGATE.sub("\ufffd", text)
             return text
         if tag == _NULL:
@@ -294,9 +295,7 @@ class _Walk:
             len(text) > MAX_INT_DIGITS if value is None else value.bit_length() > _MAX_INT_BITS
         )
         if isinstance(value, float) and not math.isfinite(value):
-            self._refuse(
-                loc, line, "NaN and infinite numbers are not valid JSON; use a finite number"
-            )
+            self._refuse(loc, line, json_values.NOT_FINITE)
         elif too_long:
             self._refuse(
                 loc,
