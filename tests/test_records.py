@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import Format, Problem, Record, read_records
 from knowledgepulse.records.json_values import MAX_NESTING
-from knowledgepulse.records.readers import read_stream
-from knowledgepulse.records.source import Source
+from knowledgepulse.records.readers import Source, read_stream
 
 
 def parsed(text: str, fmt: Format, name: str = "") -> list[Record | Problem]:

@@ -20,7 +20,7 @@ from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summa
 from knowledgepulse.cli._sources import converted_traces, source_options, trace_options
 from knowledgepulse.cli._traces import ProblemSink, paths_argument, sources
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.records.source import open_source
+from knowledgepulse.records.readers import open_source
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 

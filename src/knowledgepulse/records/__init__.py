@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from knowledgepulse.problems import Location, Problem
 from knowledgepulse.records.json_values import Record
-from knowledgepulse.records.readers import read_records
-from knowledgepulse.records.source import STDIN, STDIN_NAME, Format
+from knowledgepulse.records.readers import STDIN, STDIN_NAME, Format, read_records
 
 __all__ = ["STDIN", "STDIN_NAME", "Format", "Location", "Problem", "Record", "read_records"]
