@@ -1,16 +1,17 @@
-"""Every error knowledgepulse raises on purpose derives from :class:`KnowledgePulseError`.
+"""What went wrong: the errors knowledgepulse raises, and the located problems of bad input.
 
-Each message says what is wrong, where (file, line, JSON path) and how to fix it; the CLI turns
-these into one-line messages and exit codes in one place (``knowledgepulse.cli.main``).
+Every error raised on purpose derives from :class:`KnowledgePulseError`; each message says what
+is wrong, where (file, line, JSON path) and how to fix it. Every layer reports bad input as
+:class:`Problem`s at a :class:`Location`; the CLI turns both into lines and exit codes.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from types import ModuleType
-
-from knowledgepulse.problems import Problem
+from typing import Any
 
 __all__ = [
     "CacheFileError",
@@ -33,6 +34,56 @@ __all__ = [
     "VectorError",
     "missing_extra",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a record starts: its file, 1-based line, and 0-based index among the file's records."""
+
+    file: str
+    line: int | None = None
+    index: int | None = None
+
+    def __str__(self) -> str:
+        if self.line is not None:
+            return f"{self.file}:{self.line}"
+        if self.index is not None:
+            return f"{self.file}[{self.index}]"
+        return self.file
+
+    def at_line(self, line: int | None) -> Location:
+        """The same record, pointing at a more precise line when one is known."""
+        return self if line is None else Location(self.file, line, self.index)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with the input: where, the JSON path inside the record, and why.
+
+    A ``warning`` (a duplicate id, say) is reported and counted but rejects nothing.
+    """
+
+    location: Location
+    path: str
+    message: str
+    warning: bool = False
+
+    def __str__(self) -> str:
+        label = "warning: " if self.warning else ""
+        if self.path:
+            return f"{self.location}: {label}{self.path}: {self.message}"
+        return f"{self.location}: {label}{self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for JSON reports."""
+        return {
+            "file": self.location.file,
+            "line": self.location.line,
+            "index": self.location.index,
+            "path": self.path,
+            "message": self.message,
+            "severity": "warning" if self.warning else "error",
+        }
 
 
 class KnowledgePulseError(Exception):

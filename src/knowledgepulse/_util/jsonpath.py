@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from knowledgepulse._util.text import counted
-from knowledgepulse.problems import Problem
+from knowledgepulse.errors import Problem
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z_@$][\w@$-]*$")
 

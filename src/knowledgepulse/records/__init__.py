@@ -7,7 +7,7 @@ they are decompressed, JSON Lines line by line and a JSON list element by elemen
 
 from __future__ import annotations
 
-from knowledgepulse.problems import Location, Problem
+from knowledgepulse.errors import Location, Problem
 from knowledgepulse.records.json_values import Record
 from knowledgepulse.records.readers import STDIN, STDIN_NAME, Format, read_records
 

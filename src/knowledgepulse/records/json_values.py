@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from knowledgepulse._util.jsonpath import format_path
-from knowledgepulse.problems import Location, Problem
+from knowledgepulse.errors import Location, Problem
 
 Loc = tuple[str | int, ...]
 MAX_NESTING = 100

@@ -23,8 +23,13 @@ from typing import Any, BinaryIO, Literal
 import ijson
 import orjson
 
-from knowledgepulse.errors import InputFileError, MissingDependencyError, import_optional
-from knowledgepulse.problems import Location, Problem
+from knowledgepulse.errors import (
+    InputFileError,
+    Location,
+    MissingDependencyError,
+    Problem,
+    import_optional,
+)
 from knowledgepulse.records import json_values
 from knowledgepulse.records.json_values import Record
 

@@ -23,7 +23,7 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
 from knowledgepulse._util.jsonpath import format_path
-from knowledgepulse.problems import Location, Problem
+from knowledgepulse.errors import Location, Problem
 from knowledgepulse.records import json_values
 from knowledgepulse.records.json_values import MAX_NESTING, TOO_DEEP, Record
 
