@@ -9,11 +9,7 @@ from bisect import bisect_left
 
 
 def stable_hash64(text: str) -> int:
-    """The 8-byte BLAKE2b digest of ``text``'s UTF-8 bytes, as a little-endian integer.
-
-    Unlike ``hash``, it is not salted per process, so it can be stored (a ring file's id
-    hashes) or compared across runs (hashed terms). Lone surrogates are encoded as they are.
-    """
+    """The 8-byte BLAKE2b digest of ``text``, as an int: unlike ``hash``, the same in every run."""
     data = text.encode("utf-8", "surrogatepass")
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 

@@ -19,11 +19,7 @@ Loc = Sequence[str | int]
 
 
 def format_path(loc: Loc) -> str:
-    """Render a location tuple such as ``("steps", 3, "type")`` as ``steps[3].type``.
-
-    Keys that are not plain identifiers are quoted (``["two words"]``); the empty location is
-    rendered as ``$`` (the document itself).
-    """
+    """``("steps", 3, "type")`` as ``steps[3].type``; odd keys quoted (``['a b']``), ``()`` as $."""
     parts: list[str] = []
     for key in loc:
         if isinstance(key, int):

@@ -371,11 +371,10 @@ def _list_syntax_problem(data: bytes, name: str, index: int, error: Exception) -
 
 
 def _parse_documents(data: bytes, start: int, name: str) -> Iterator[Record | Problem]:
-    """One JSON document, or several objects one after another (a JSON text sequence).
+    """One JSON document, or several objects one after another, each a record.
 
-    Pretty-printing exporters (OpenTelemetry's console exporter, say) write one indented object
-    per span with nothing between them but a newline: each object is a record. The standard
-    library's ``raw_decode`` says where each document ends; orjson then reads it.
+    Pretty-printing exporters (OpenTelemetry's console one) write objects back to back; the
+    standard library's ``raw_decode`` says where each ends, orjson then reads it.
     """
     try:
         text = data.decode("utf-8")

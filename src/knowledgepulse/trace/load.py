@@ -30,11 +30,7 @@ a known key of two letters (``id``) allows one, or every short extra key would b
 
 @dataclass(frozen=True, slots=True)
 class LoadedTrace:
-    """A valid trace and the record it was read from (kept for ``--annotate``).
-
-    A trace converted from a dataset row keeps the row too: its other columns travel beside
-    the trace, so that the row can be written back in its own form with ``kp_`` columns.
-    """
+    """A valid trace, its record (for ``--annotate``) and its dataset row, if converted from one."""
 
     record: Record
     trace: ReasoningTrace
