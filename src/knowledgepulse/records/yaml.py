@@ -68,7 +68,8 @@ def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
     replaces it; a syntax error or a passed bound ends the file with a problem at its line.
     """
     controls = _Controls(text)
-    loader = _loader(controls.text)
+    fast = yaml.__with_libyaml__ and not _SURROGATE_ESCAPE.search(controls.text)
+    loader = _LibLoader(controls.text) if fast else _PyLoader(controls.text)
     index = 0
     try:
         for node in loader.record_nodes():
@@ -203,12 +204,6 @@ if yaml.__with_libyaml__:  # PyYAML was built with libyaml
         def __init__(self, text: str) -> None:
             CParser.__init__(self, text)
             self._start()
-
-
-def _loader(text: str) -> _BoundedComposer:
-    if yaml.__with_libyaml__ and not _SURROGATE_ESCAPE.search(text):
-        return _LibLoader(text)
-    return _PyLoader(text)
 
 
 def _record(node: Node, location: Location, controls: _Controls) -> Iterator[Record | Problem]:
