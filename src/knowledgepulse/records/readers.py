@@ -58,10 +58,8 @@ class Source:
 
 def format_from_name(name: str) -> Format | None:
     """The format a file name announces, looking through a ``.gz`` suffix."""
-    path = Path(name)
-    if path.suffix.lower() == ".gz":
-        path = path.with_suffix("")
-    return SUFFIX_FORMATS.get(path.suffix.lower())
+    stem = name[:-3] if name.lower().endswith(".gz") else name
+    return SUFFIX_FORMATS.get(Path(stem).suffix.lower())
 
 
 @contextmanager
@@ -181,27 +179,27 @@ def read_stream(
         return
     if fmt is not None:
         _check_format(source.name, fmt, allowed)
-        if fmt != "jsonl" or "json" not in allowed:
-            if fmt == "jsonl":
-                yield from _read_jsonl(lines(source.stream), source.name, progress)
-            else:
-                yield from _read_whole(lambda: read_all(source.stream), source.name, fmt, progress)
-            return
-    # Sniff the first line (for a .jsonl name: is it a pretty-printed JSON document?).
+    if fmt in ("json", "yaml"):
+        yield from _read_whole(lambda: read_all(source.stream), source.name, fmt, progress)
+        return
     line_iter = lines(source.stream)
     head: list[bytes] = []
-    try:
-        for line in line_iter:
-            head.append(line)
-            if line.strip() or fmt is None:
-                break
-    except ReadError as failure:
-        yield Problem(Location(source.name), "", str(failure))
-        return
-    if not head:
-        return
-    fmt = _sniff(head[-1], allowed) if fmt is None else ("json" if _continues(head[-1]) else fmt)
-    _check_format(source.name, fmt, allowed)
+    if fmt is None or "json" in allowed:
+        # Sniff the first line (for a .jsonl name: is it a pretty-printed JSON document?).
+        try:
+            for line in line_iter:
+                head.append(line)
+                if line.strip() or fmt is None:
+                    break
+        except ReadError as failure:
+            yield Problem(Location(source.name), "", str(failure))
+            return
+        if not head:
+            return
+        fmt = (
+            _sniff(head[-1], allowed) if fmt is None else ("json" if _continues(head[-1]) else fmt)
+        )
+        _check_format(source.name, fmt, allowed)
     if fmt == "jsonl":
         yield from _read_jsonl(chain(head, line_iter), source.name, progress)
         return

@@ -112,15 +112,14 @@ class _Shape(NamedTuple):
 
 
 def _shape_of(model: type[BaseModel]) -> _Shape:
+    known = frozenset(info.alias or name for name, info in model.model_fields.items())
     nested: dict[str, _Shape] = {}
     for name, info in model.model_fields.items():
         # A model, or one inside ``X | None`` or ``list[X]``.
         for inner in (info.annotation, *typing.get_args(info.annotation)):
             if isinstance(inner, type) and issubclass(inner, BaseModel):
                 nested[info.alias or name] = _shape_of(inner)
-    return _Shape(
-        frozenset(info.alias or name for name, info in model.model_fields.items()), nested
-    )
+    return _Shape(known, nested)
 
 
 _TRACE = _shape_of(ReasoningTrace)
@@ -130,8 +129,8 @@ _TRACE = _shape_of(ReasoningTrace)
 def _closest(key: str, known: frozenset[str]) -> str | None:
     """The known key within :data:`MAX_EDITS` of ``key`` (case aside), the nearest first."""
     folded = key.lower()
-    best: tuple[int, str] | None = None
-    for candidate in sorted(known):
+    found: list[tuple[int, str]] = []
+    for candidate in known:
         bound = min(MAX_EDITS, len(candidate) // 2)
         # Cheap rejection first: lengths further apart than the bound need more edits.
         if abs(len(candidate) - len(folded)) > bound:
@@ -139,9 +138,9 @@ def _closest(key: str, known: frozenset[str]) -> str | None:
         # The edits of difflib's alignment: a bound on Levenshtein's distance.
         opcodes = difflib.SequenceMatcher(None, folded, candidate.lower()).get_opcodes()
         edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
-        if edits <= bound and (best is None or edits < best[0]):
-            best = (edits, candidate)
-    return None if best is None else best[1]
+        if edits <= bound:
+            found.append((edits, candidate))
+    return min(found)[1] if found else None
 
 
 def has_unknown_keys(trace: ReasoningTrace) -> bool:
