@@ -267,15 +267,11 @@ def _read_jsonl(
             except json_values.JsonError as problem:
                 yield Problem(location, problem.path, problem.message)
                 continue
-            yield from _surrogate_warnings(location, lone_surrogates)
+            for path in lone_surrogates:
+                yield Problem(location, path, json_values.LONE_SURROGATE, warning=True)
             yield Record(location, value, raw=raw)
     except ReadError as failure:
         yield Problem(Location(name, line_number + 1), "", str(failure))
-
-
-def _surrogate_warnings(location: Location, paths: list[str]) -> Iterator[Problem]:
-    for path in paths:
-        yield Problem(location, path, json_values.LONE_SURROGATE, warning=True)
 
 
 def _utf8_message(line: bytes, start: int, reason: str) -> str:
@@ -399,7 +395,8 @@ def _parse_documents(data: bytes, start: int, name: str) -> Iterator[Record | Pr
             at = location if problem.line is None else location.at_line(line + problem.line - 1)
             yield Problem(at, problem.path, problem.message)
         else:
-            yield from _surrogate_warnings(location, lone_surrogates)
+            for path in lone_surrogates:
+                yield Problem(location, path, json_values.LONE_SURROGATE, warning=True)
             yield Record(location, value)
         after = _TEXT_SPACE.match(text, end).end()  # type: ignore[union-attr] # always matches
         if after == len(text):

@@ -56,10 +56,8 @@ class _JsonLdModel(BaseModel):
         extra="allow",
         allow_inf_nan=False,
         # "@context" and "@type" are JSON-LD keywords: "context" is just an unknown field.
-        validate_by_alias=True,
         validate_by_name=False,
         frozen=True,
-        str_strip_whitespace=False,
     )
 
 
