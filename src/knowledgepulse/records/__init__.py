@@ -1,9 +1,4 @@
-"""Reading JSON, JSON Lines, YAML and Parquet input into records that remember where they came from.
-
-A part of the input that cannot be parsed becomes a located :class:`Problem` in the stream, in
-input order; the records around it are still read. ``.gz`` files and standard input are read as
-they are decompressed, JSON Lines line by line and a JSON list element by element.
-"""
+"""Reading JSON, JSON Lines, YAML and Parquet input into records and located problems."""
 
 from __future__ import annotations
 

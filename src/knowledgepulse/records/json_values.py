@@ -44,11 +44,9 @@ class Record:
     def locate(self, loc: Sequence[str | int]) -> Location:
         """The most precise location known for a path inside this record."""
         path = tuple(loc)
-        while path:
-            if path in self.lines:
-                return self.location.at_line(self.lines[path])
+        while path and path not in self.lines:
             path = path[:-1]
-        return self.location
+        return self.location.at_line(self.lines[path]) if path else self.location
 
     def problem(self, loc: Sequence[str | int], message: str, *, warning: bool = False) -> Problem:
         """A problem at a path inside this record."""
@@ -182,11 +180,9 @@ def json_value(value: Any, depth: int = 0) -> Any:
     """
     if depth > MAX_NESTING:
         raise ValueError(TOO_DEEP)
-    if value is None or isinstance(value, bool | int):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError("not a finite number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("not a finite number")
+    if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, str):
         return _SURROGATE.sub("\ufffd", value)

@@ -1,8 +1,7 @@
 """Loading traces from files, standard input or parsed JSON, with path-precise errors.
 
-Unknown keys are kept (JSON-LD documents grow), but one or two edits from a known key of its
-object (``steps[2].tols``) it is almost surely a typo that silently changes the score: loading
-warns about it. The known keys come from the models (their fields, by alias), so never drift.
+An unknown key is kept, but one or two edits from a known key of its object (``steps[2].tols``)
+it is a typo that silently changes the score: a warning says so. The known keys are the models'.
 """
 
 from __future__ import annotations
