@@ -1,8 +1,7 @@
 """What went wrong: the errors knowledgepulse raises, and the located problems of bad input.
 
 Every error raised on purpose derives from :class:`KnowledgePulseError`; each message says what
-is wrong, where (file, line, JSON path) and how to fix it. Every layer reports bad input as
-:class:`Problem`s at a :class:`Location`; the CLI turns both into lines and exit codes.
+is wrong, where and how to fix it. Every layer reports bad input as a located :class:`Problem`.
 """
 
 from __future__ import annotations

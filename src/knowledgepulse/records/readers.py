@@ -142,7 +142,6 @@ MAGIC = b"PAR1"
 """The four bytes a Parquet file starts (and ends) with."""
 BATCH_ROWS = 1024
 """Parquet rows converted to Python at a time: small for flat memory, large for speed."""
-_SPACE = b" \t\r\n"
 _TEXT_SPACE = re.compile(r"[ \t\r\n]*")
 
 
@@ -208,10 +207,9 @@ def read_stream(
 
 def _check_format(name: str, fmt: Format, allowed: tuple[Format, ...]) -> None:
     if fmt not in allowed:
-        expected = ", ".join(allowed)
         hint = "; a dataset of conversation rows is read with --from" if fmt == "parquet" else ""
         raise InputFileError(
-            f"{name}: {fmt.upper()} input is not accepted here (use {expected}){hint}"
+            f"{name}: {fmt.upper()} input is not accepted here (use {', '.join(allowed)}){hint}"
         )
 
 
@@ -248,8 +246,7 @@ def _continues(line: bytes) -> bool:
 def _read_jsonl(
     raw_lines: Iterator[bytes], name: str, progress: Progress | None = None
 ) -> Iterator[Record | Problem]:
-    index = 0
-    line_number = 0
+    index = line_number = 0
     try:
         for raw in raw_lines:
             line_number += 1
@@ -313,7 +310,7 @@ def _read_whole(
 
 
 def _parse_json(data: bytes, name: str) -> Iterator[Record | Problem]:
-    body = data.lstrip(_SPACE)
+    body = data.lstrip(b" \t\r\n")
     if body.startswith(b"["):
         yield from _parse_list(data, name)
     elif body:
@@ -411,11 +408,7 @@ def _parse_documents(data: bytes, start: int, name: str) -> Iterator[Record | Pr
 
 
 def import_pyarrow_parquet() -> Any:
-    """``pyarrow.parquet``, or our error with the ``pip install`` line.
-
-    Raises:
-        MissingDependencyError: pyarrow is not installed.
-    """
+    """``pyarrow.parquet``, or a MissingDependencyError with the ``pip install`` line."""
     return import_optional(
         "pyarrow.parquet",
         lambda error: MissingDependencyError(

@@ -1,8 +1,7 @@
 """YAML input: JSON data written as YAML, parsed safely, within bounds, every line remembered.
 
-libyaml's parser is used when PyYAML has it. A repeated key is refused, not "last wins" as in JSON:
-YAML files are written by hand (suites, cases, profiles), where it is a typo. A top-level list
-is read item by item, so a syntax error loses only what follows it.
+A repeated key is refused (not "last wins" as in JSON): YAML is written by hand, where it is a
+typo. A top-level list is read item by item, so a syntax error loses only what follows it.
 """
 
 from __future__ import annotations
@@ -350,11 +349,7 @@ class _Walk:
 
 
 class _Controls:
-    """The control characters of a text, each replaced by one stand-in PyYAML accepts.
-
-    PyYAML refuses the whole text on the first one; with stand-ins only the record whose span
-    holds one is refused (in a comment between records: the file).
-    """
+    """Control characters, each replaced by a stand-in: PyYAML would refuse the whole text."""
 
     def __init__(self, text: str) -> None:
         self.positions = [match.start() for match in _CONTROL.finditer(text)]
