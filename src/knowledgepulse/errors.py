@@ -102,8 +102,7 @@ class ProblemsError(KnowledgePulseError):
 
     def __init__(self, summary: str, problems: Sequence[Problem]) -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
-        lines = [summary, *(f"  {problem}" for problem in self.problems)]
-        super().__init__("\n".join(lines))
+        super().__init__("\n".join([summary, *(f"  {problem}" for problem in self.problems)]))
 
 
 class TraceValidationError(ProblemsError, ValueError):

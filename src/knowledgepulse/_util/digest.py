@@ -20,9 +20,8 @@ _BATCH = 65_536
 class SeenIds:
     """A set of strings kept as their 64-bit hashes (two ids share one with odds ~n²/2⁶⁵).
 
-    A ``set`` of 200,000 hashes takes 17 MB, which broke "memory flat within 1.5x from 10k to
-    200k traces". The hashes live in a sorted ``array('Q')`` (8 bytes each); the newest wait in
-    a small set until there are :data:`_BATCH`, then are merged in (a million ids: 2 s in all).
+    A ``set`` of 200,000 hashes takes 17 MB (memory must stay flat within 1.5x from 10k to 200k
+    traces): they live in a sorted ``array('Q')``, the newest merged in :data:`_BATCH` at a time.
     """
 
     def __init__(self) -> None:

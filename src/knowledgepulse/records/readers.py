@@ -161,9 +161,8 @@ def read_records(
     Raises:
         InputFileError: the file cannot be opened, or its format is not among ``formats``.
     """
-    allowed = tuple(formats)
     with open_source(source) as opened:
-        yield from read_stream(opened, allowed, progress)
+        yield from read_stream(opened, tuple(formats), progress)
 
 
 def read_stream(
@@ -338,8 +337,7 @@ def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
 def _list_syntax_problem(data: bytes, name: str, index: int, error: Exception) -> Problem:
     """Where a list stops being valid JSON: its line and column, from orjson's byte offset.
 
-    orjson stops at the first error ijson stops at, but for an integer past 64 bits, which it
-    reads as a float: then the element's index is all that is known.
+    orjson stops where ijson does, but reads an integer past 64 bits (then only the index is known).
     """
     reason = str(error).split("\n", 1)[0]
     if "integer overflow" in reason:

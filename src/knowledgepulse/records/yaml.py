@@ -24,7 +24,7 @@ from yaml.scanner import Scanner
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.errors import Location, Problem
 from knowledgepulse.records import json_values
-from knowledgepulse.records.json_values import MAX_NESTING, TOO_DEEP, Record
+from knowledgepulse.records.json_values import MAX_NESTING, TOO_DEEP, Loc, Record
 
 __all__ = ["ALIAS_FACTOR", "MAX_INT_DIGITS", "MIN_ALIAS_BUDGET", "parse_yaml"]
 
@@ -51,7 +51,6 @@ _NOT_JSON = (
     "remove the tag"
 )
 
-Loc = tuple[str | int, ...]
 # How each non-text scalar is read, in every YAML 1.1 spelling (0x1f, 1_000, 1:30, yes/no).
 _READERS = {
     _INT: SafeConstructor.construct_yaml_int,
