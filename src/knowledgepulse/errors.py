@@ -173,8 +173,7 @@ def import_optional(name: str, missing: Callable[[ImportError], Exception]) -> M
     """The optional module ``name``, imported on first use rather than with knowledgepulse.
 
     Raises:
-        Exception: what ``missing`` builds from the ``ImportError`` (the caller's error, with
-            the ``pip install`` line), unchained: a traceback would bury that line.
+        Exception: ``missing(error)``, unchained: a traceback would bury its install line.
     """
     try:
         return importlib.import_module(name)

@@ -10,6 +10,7 @@ from knowledgepulse.records.json_values import (
     TOO_DEEP,
     JsonError,
     check_depth,
+    json_value,
     loads,
 )
 
@@ -73,3 +74,11 @@ def test_a_parsed_value_is_checked_for_depth_as_a_parsed_text_is() -> None:
         check_depth({"a": deep})
     assert raised.value.path.startswith("a[0][0]")
     check_depth({"a": [[]] * 500})  # wide is fine
+
+
+def test_json_value_reads_an_integer_past_64_bits_as_orjson_does() -> None:
+    """A float, so that what is converted can be written again; past a double, refused."""
+    assert json_value([2**64 - 1, 2**64, -(2**63) - 1]) == [2**64 - 1, 2.0**64, -(2.0**63)]
+    assert isinstance(json_value(10**30), float)
+    with pytest.raises(ValueError, match="past a double"):
+        json_value(10**400)

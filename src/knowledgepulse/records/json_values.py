@@ -86,8 +86,8 @@ def loads(data: bytes) -> tuple[Any, list[str]]:
 def check_depth(value: Any, text: bytes | None = None) -> None:
     """Refuse a value nested past ``MAX_NESTING``, naming the path where it goes too deep.
 
-    A JSON text (``text``, or orjson's: microseconds, where a walk takes tens) that opens at most
-    ``MAX_NESTING`` objects and lists cannot nest deeper, so only a larger one is walked.
+    A JSON text (``text``, else orjson's) opening at most ``MAX_NESTING`` objects and lists
+    cannot nest deeper: only a larger one is walked.
 
     Raises:
         JsonError: the value nests too deep.
@@ -159,8 +159,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def python_literal(text: str) -> Any:
     """A Python literal that producers write for JSON (``str(dict)``, single quotes, ``None``).
 
-    Read by ``ast.literal_eval``, kept when it is a JSON value (see :func:`json_value`).
-
     Raises:
         ValueError: the text is not a literal, or not a JSON value.
     """
@@ -182,6 +180,11 @@ def json_value(value: Any, depth: int = 0) -> Any:
         raise ValueError(TOO_DEEP)
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError("not a finite number")
+    if isinstance(value, int) and not -(2**63) <= value < 2**64:  # a float, as orjson reads it
+        try:
+            return float(value)
+        except OverflowError:
+            raise JsonError("a number past a double; write it as a string") from None
     if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, str):

@@ -422,10 +422,9 @@ def is_parquet_name(name: str) -> bool:
 
 
 def _starts_parquet(stream: BinaryIO) -> bool:
-    peek = getattr(stream, "peek", None)
     try:
-        return peek is not None and bytes(peek(4)[:4]) == MAGIC
-    except Exception:  # a broken gzip stream: the reader below reports it
+        return bytes(stream.peek(4)[:4]) == MAGIC  # type: ignore[attr-defined]
+    except Exception:  # no peek(), or a broken gzip stream (the reader below reports it)
         return False
 
 

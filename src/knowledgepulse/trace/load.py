@@ -70,10 +70,9 @@ def load_traces(
 ) -> Iterator[LoadedTrace | Problem]:
     """Read traces from JSON files (one trace or a list), JSON Lines files or ``-`` (stdin).
 
-    Yields each valid trace and each problem in input order, as the input is read; a bad record
-    never stops the records after it. A repeated id, or an unknown key one or two edits from a
-    known one (``steps[2].tols``: did you mean ``tool``?), is a warning (a :class:`Problem` with
-    ``warning=True``) before the trace. ``progress`` is called with the bytes read.
+    Yields each valid trace and each problem in input order, as read; a bad record never stops
+    the rest. A repeated id or a misspelt key (``steps[2].tols``: did you mean ``tool``?) is a
+    warning (``warning=True``) before the trace. ``progress`` is called with the bytes read.
 
     Raises:
         InputFileError: a file cannot be opened at all.
