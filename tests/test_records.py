@@ -12,12 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import InputFileError
-from knowledgepulse.records import Problem, Record, parse_records, read_records
-from knowledgepulse.records.model import MAX_NESTING
+from knowledgepulse.records import Format, Problem, Record, read_records
+from knowledgepulse.records.json_values import MAX_NESTING
+from knowledgepulse.records.readers import Source, read_stream
 
 
-def parsed(text: str, fmt: str, name: str = "in") -> list[Record | Problem]:
-    return list(parse_records(text, name, fmt))  # type: ignore[arg-type]
+def parsed(text: str, fmt: Format, name: str = "") -> list[Record | Problem]:
+    data = io.BytesIO(text.encode("utf-8", "surrogatepass"))
+    return list(read_stream(Source(name or f"in.{fmt}", data), (fmt,)))
 
 
 def test_json_list_elements_know_their_index() -> None:

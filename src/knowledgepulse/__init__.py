@@ -1,9 +1,7 @@
 """knowledgepulse: judge AI agent traces and LLM workflow output, deterministically.
 
-Two halves share one package: trace value scoring (:mod:`knowledgepulse.value`, how valuable a
-``ReasoningTrace`` is to share) and evaluation scorers (:mod:`knowledgepulse.evals`, how an LLM
-workflow's output compares with the expected one). The most used names are re-exported here,
-imported on first use so that ``kp score`` does not pay for the evaluation half and vice versa.
+Trace value scoring (:mod:`knowledgepulse.value`) and evaluation scorers
+(:mod:`knowledgepulse.evals`): their most used names are re-exported here.
 """
 
 from __future__ import annotations
@@ -70,8 +68,7 @@ _HOMES = {
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 
-# Every `kp` command lives inside this package, so importing it must stay cheap (0.05 s, against
-# 0.5 s for both halves): these names import their half of the library when first used (PEP 562).
+# Imported on first use (PEP 562): every `kp` command imports this package (0.05 s, not 0.5 s).
 def __getattr__(name: str) -> Any:
     if name == "integrations":  # `kp.integrations.langchain` with no import line
         return importlib.import_module(f"{__name__}.integrations")

@@ -1,14 +1,16 @@
-"""Every error knowledgepulse raises on purpose derives from :class:`KnowledgePulseError`.
+"""What went wrong: the errors knowledgepulse raises, and the located problems of bad input.
 
-Each message says what is wrong, where (file, line, JSON path) and how to fix it; the CLI turns
-these into one-line messages and exit codes in one place (``knowledgepulse.cli.main``).
+Every error raised on purpose derives from :class:`KnowledgePulseError`; each message says what
+is wrong, where and how to fix it. Every layer reports bad input as a located :class:`Problem`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from knowledgepulse.problems import Problem
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
 __all__ = [
     "CacheFileError",
@@ -33,6 +35,56 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a record starts: its file, 1-based line, and 0-based index among the file's records."""
+
+    file: str
+    line: int | None = None
+    index: int | None = None
+
+    def __str__(self) -> str:
+        if self.line is not None:
+            return f"{self.file}:{self.line}"
+        if self.index is not None:
+            return f"{self.file}[{self.index}]"
+        return self.file
+
+    def at_line(self, line: int | None) -> Location:
+        """The same record, pointing at a more precise line when one is known."""
+        return self if line is None else Location(self.file, line, self.index)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with the input: where, the JSON path inside the record, and why.
+
+    A ``warning`` (a duplicate id, say) is reported and counted but rejects nothing.
+    """
+
+    location: Location
+    path: str
+    message: str
+    warning: bool = False
+
+    def __str__(self) -> str:
+        label = "warning: " if self.warning else ""
+        if self.path:
+            return f"{self.location}: {label}{self.path}: {self.message}"
+        return f"{self.location}: {label}{self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for JSON reports."""
+        return {
+            "file": self.location.file,
+            "line": self.location.line,
+            "index": self.location.index,
+            "path": self.path,
+            "message": self.message,
+            "severity": "warning" if self.warning else "error",
+        }
+
+
 class KnowledgePulseError(Exception):
     """Base class of every error knowledgepulse raises on purpose."""
 
@@ -42,24 +94,15 @@ class InputFileError(KnowledgePulseError):
 
 
 class OutputError(KnowledgePulseError):
-    """Raised when an output file (report, annotated traces, cache) cannot be written.
-
-    Commands check their destinations before any work, so this reaches users before, not after,
-    a long run.
-    """
+    """Raised when an output file cannot be written (checked before any work, not after it)."""
 
 
 class ProblemsError(KnowledgePulseError):
-    """Base for errors that carry several located problems, reported together.
-
-    Attributes:
-        problems: every problem found, each with its location and JSON path.
-    """
+    """Base for errors that carry several located problems (``problems``), reported together."""
 
     def __init__(self, summary: str, problems: Sequence[Problem]) -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
-        lines = [summary, *(f"  {problem}" for problem in self.problems)]
-        super().__init__("\n".join(lines))
+        super().__init__("\n".join([summary, *(f"  {problem}" for problem in self.problems)]))
 
 
 class TraceValidationError(ProblemsError, ValueError):
@@ -75,11 +118,7 @@ class SuiteError(ProblemsError):
 
 
 class ReportFileError(ProblemsError):
-    """Raised when a file given as a ``kp eval`` JSON report (a baseline) is not one.
-
-    ``kp compare`` and ``kp eval --baseline`` raise it before comparing; each problem names the
-    JSON path that is wrong.
-    """
+    """Raised when a baseline for ``kp compare`` or ``--baseline`` is not a ``kp eval`` report."""
 
 
 class RedactionRulesError(ProblemsError, ValueError):
@@ -95,18 +134,11 @@ class UnknownPresetError(KnowledgePulseError, LookupError):
 
 
 class PluginLoadError(KnowledgePulseError, ImportError):
-    """Raised when a task or scorer plugin (``--task``, ``--plugin``) cannot be loaded.
-
-    The module or file is missing, raises when imported, or has no such callable; the message
-    names the spec as given and how to fix it.
-    """
+    """Raised when a ``--task`` or ``--plugin`` is missing, raises on import, or lacks the name."""
 
 
 class ScorerParameterError(KnowledgePulseError, ValueError):
-    """Raised when a scorer, embedder or vector cache gets a setting it does not take.
-
-    Also for a value out of range; the message names the setting and the value given.
-    """
+    """Raised when a scorer, embedder or vector cache gets a setting it does not take."""
 
 
 class ProfileError(KnowledgePulseError, ValueError):
@@ -122,19 +154,11 @@ class CacheFileError(KnowledgePulseError):
 
 
 class EmbedderUnavailableError(KnowledgePulseError):
-    """Raised when the embedder cannot be loaded (extra not installed, model file missing or bad).
-
-    Scoring catches it and falls back to novelty 0.5; it reaches users only when they ask for the
-    embedder explicitly.
-    """
+    """Raised when the embedder cannot be loaded; scoring falls back to novelty 0.5 without it."""
 
 
 class MissingDependencyError(KnowledgePulseError, ImportError):
-    """Raised when a live collector is used without its framework; the message names the extra.
-
-    Reading a framework's files never needs it: only the live hooks (a LangChain tracer, an
-    Agents SDK processor, an OpenTelemetry span processor) import the framework.
-    """
+    """Raised when an optional dependency is not installed; the message names the extra."""
 
 
 def missing_extra(package: str, extra: str, error: ImportError) -> MissingDependencyError:
@@ -143,3 +167,15 @@ def missing_extra(package: str, extra: str, error: ImportError) -> MissingDepend
         f"this needs {package}, which is not installed ({error}); "
         f'install it with: pip install "knowledgepulse[{extra}]"'
     )
+
+
+def import_optional(name: str, missing: Callable[[ImportError], Exception]) -> ModuleType:
+    """The optional module ``name``, imported on first use rather than with knowledgepulse.
+
+    Raises:
+        Exception: ``missing(error)``, unchained: a traceback would bury its install line.
+    """
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        raise missing(error) from None

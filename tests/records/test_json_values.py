@@ -6,12 +6,13 @@ import pytest
 
 from knowledgepulse.records.json_values import (
     LONE_SURROGATE,
+    MAX_NESTING,
     TOO_DEEP,
     JsonError,
-    check_parsed_depth,
+    check_depth,
+    json_value,
     loads,
 )
-from knowledgepulse.records.model import MAX_NESTING
 
 
 def test_a_repeated_key_keeps_the_last_value() -> None:
@@ -65,11 +66,19 @@ def test_nesting_past_the_bound_is_refused_whatever_the_depth(depth: int) -> Non
 
 
 def test_a_parsed_value_is_checked_for_depth_as_a_parsed_text_is() -> None:
-    """check_parsed_depth (for ijson's elements) refuses what loads refuses, at the same path."""
+    """check_depth on a parsed value (ijson's elements) refuses what loads refuses, at its path."""
     deep: object = []
     for _ in range(MAX_NESTING):
         deep = [deep]
     with pytest.raises(JsonError) as raised:
-        check_parsed_depth({"a": deep})
+        check_depth({"a": deep})
     assert raised.value.path.startswith("a[0][0]")
-    check_parsed_depth({"a": [[]] * 500})  # wide is fine
+    check_depth({"a": [[]] * 500})  # wide is fine
+
+
+def test_json_value_reads_an_integer_past_64_bits_as_orjson_does() -> None:
+    """A float, so that what is converted can be written again; past a double, refused."""
+    assert json_value([2**64 - 1, 2**64, -(2**63) - 1]) == [2**64 - 1, 2.0**64, -(2.0**63)]
+    assert isinstance(json_value(10**30), float)
+    with pytest.raises(ValueError, match="past a double"):
+        json_value(10**400)

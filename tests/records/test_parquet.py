@@ -11,7 +11,7 @@ import pytest
 
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import Problem, Record, read_records
-from knowledgepulse.records import parquet as parquet_records
+from knowledgepulse.records import readers as parquet_records
 
 ROWS: list[dict[str, object]] = [
     {"id": "a", "messages": [{"role": "user", "content": "hi"}], "reward": 0.5},

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem, Record, read_records
 from knowledgepulse.records import yaml as yaml_module
-from knowledgepulse.records.model import MAX_NESTING
+from knowledgepulse.records.json_values import MAX_NESTING
 from knowledgepulse.records.yaml import MIN_ALIAS_BUDGET, parse_yaml
 
 

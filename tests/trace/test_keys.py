@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
 from knowledgepulse.trace import LoadedTrace, ReasoningTrace, load_traces
-from knowledgepulse.trace.keys import _TRACE, has_unknown_keys, misspelt_keys
+from knowledgepulse.trace.load import _TRACE, has_unknown_keys, misspelt_keys
 from tests.builders import trace_json
 
 
@@ -58,7 +58,7 @@ def test_a_key_sharing_no_character_with_a_known_key_is_silent(extra: dict[str, 
 
 
 def _objects(value: Any, shape: Any) -> Iterator[Any]:
-    """Every object of a document that a model reads, with the shapes keys.py derived."""
+    """Every object of a document that a model reads, with the shapes load.py derived."""
     yield value
     for key, inner in shape.nested.items():
         item = value.get(key)

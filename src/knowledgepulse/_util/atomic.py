@@ -1,11 +1,8 @@
 """Writing files so that an interrupted run never leaves a truncated one behind.
 
-Every file we write (reports, annotated traces, the vector cache) goes to a temporary file beside
-its destination, is flushed to disk, gets the mode the user's umask gives new files, and then
-replaces the destination in one rename. A temporary left by a process that was killed mid-save
-is removed by the next save to the same destination. Only a regular file (or a new one) is
-replaced: a device or a FIFO (``-o /dev/null``, ``-o >(gzip)``) is written in place, since a
-rename would put a regular file where the device was.
+A temporary file beside the destination is flushed, given the umask's mode, then renamed over
+it; a killed process's temporary is removed by the next save. A device or a FIFO
+(``-o /dev/null``, ``-o >(gzip)``) is written in place: a rename would replace the device.
 """
 
 from __future__ import annotations
@@ -33,7 +30,7 @@ def check_destination(path: Path, *, what: str = "output") -> None:
     Raises:
         OutputError: the directory is missing or not writable, or the path is a directory.
     """
-    directory = path.parent if str(path.parent) else Path()
+    directory = path.parent
     if path.is_dir():
         raise OutputError(f"{what} {path} is a directory; give a file path")
     if _is_special(path):
@@ -53,8 +50,7 @@ def check_destination(path: Path, *, what: str = "output") -> None:
 def atomic_text(path: Path, *, errors: str = "strict") -> Iterator[IO[str]]:
     r"""A text file (UTF-8, ``\n`` line endings) that replaces ``path`` when the block succeeds.
 
-    On an exception the destination is left as it was and the temporary is removed. ``errors``
-    is the encoding error handler (``backslashreplace`` writes a lone surrogate as ``\\ud800``).
+    On an exception the destination is left as it was. ``errors`` is the encoding error handler.
 
     Raises:
         OutputError: the temporary file cannot be created.
@@ -74,8 +70,12 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
         OutputError: the temporary file cannot be created.
     """
     if _is_special(path):
-        with _opened_in_place(path) as file:
-            yield file
+        try:
+            special = open(path, "wb")  # noqa: SIM115 - closed below, after the block's writes
+        except OSError as error:
+            raise OutputError(f"cannot write {path}: {error.strerror}") from None
+        with special:
+            yield special
         return
     remove_stale_temporaries(path)
     try:
@@ -97,7 +97,7 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
 
 
 def _is_special(path: Path) -> bool:
-    """Whether ``path`` exists and is neither a regular file nor a directory (a device, a FIFO)."""
+    """Whether ``path`` is a device or a FIFO (neither a regular file nor a directory)."""
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
@@ -105,21 +105,8 @@ def _is_special(path: Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-@contextmanager
-def _opened_in_place(path: Path) -> Iterator[IO[bytes]]:
-    try:
-        file = open(path, "wb")  # noqa: SIM115 - closed below, after the block's writes
-    except OSError as error:
-        raise OutputError(f"cannot write {path}: {error.strerror}") from None
-    with file:
-        yield file
-
-
 def temporary_beside(path: Path) -> tuple[int, Path]:
-    """A new temporary file beside ``path``: its descriptor and name.
-
-    The name carries this process's id, so that :func:`remove_stale_temporaries` removes it
-    once the process is gone.
+    """A new temporary file beside ``path``, named with this process's id (for cleaning up).
 
     Raises:
         OSError: the file cannot be created.
@@ -130,27 +117,17 @@ def temporary_beside(path: Path) -> tuple[int, Path]:
     return descriptor, Path(name)
 
 
-def remove_stale_temporaries(path: Path) -> int:
-    """Remove the temporaries of saves to ``path`` whose process is gone; return how many."""
-    removed = 0
+def remove_stale_temporaries(path: Path) -> None:
+    """Remove the temporaries of saves to ``path`` whose process is gone."""
     try:
         candidates = list(path.parent.glob(f".{glob.escape(path.name)}.*{_SUFFIX}"))
     except OSError:
-        return 0
+        return
     for candidate in candidates:
-        pid = _pid_of(candidate.name)
-        if pid is None or pid == os.getpid() or _alive(pid):
-            continue
-        with contextlib.suppress(OSError):
-            candidate.unlink()
-            removed += 1
-    return removed
-
-
-def _pid_of(name: str) -> int | None:
-    stem = name.removesuffix(_SUFFIX)
-    _, _, pid = stem.rpartition(".")
-    return int(pid) if pid.isdigit() else None
+        pid = candidate.name.removesuffix(_SUFFIX).rpartition(".")[2]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                candidate.unlink()
 
 
 def _alive(pid: int) -> bool:
@@ -158,8 +135,8 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True  # someone else's live process
+    except PermissionError:  # someone else's live process
+        pass
     return True
 
 

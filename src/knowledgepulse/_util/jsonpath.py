@@ -1,22 +1,17 @@
-"""Where in a document a problem is, and what was found there, as users read it.
-
-JSON paths (``steps[3].type``, ``metadata.success``, ``[2].id``), values described for a message,
-and pydantic's validation errors turned into messages that say what was found and expected.
-"""
+"""JSON paths (``steps[3].type``), values described for messages, pydantic's errors as sentences."""
 
 from __future__ import annotations
 
 import json
-import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from knowledgepulse._util.text import counted
-from knowledgepulse.problems import Problem
+from knowledgepulse.errors import Problem
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z_@$][\w@$-]*$")
 
@@ -24,11 +19,7 @@ Loc = Sequence[str | int]
 
 
 def format_path(loc: Loc) -> str:
-    """Render a location tuple such as ``("steps", 3, "type")`` as ``steps[3].type``.
-
-    Keys that are not plain identifiers are quoted (``["two words"]``); the empty location is
-    rendered as ``$`` (the document itself).
-    """
+    """``("steps", 3, "type")`` as ``steps[3].type``; odd keys quoted (``['a b']``), ``()`` as $."""
     parts: list[str] = []
     for key in loc:
         if isinstance(key, int):
@@ -49,25 +40,6 @@ def describe_value(value: Any) -> str:
     return f"a JSON {type(value).__name__}"
 
 
-def non_finite_numbers(
-    value: Any, loc: tuple[str | int, ...] = ()
-) -> Iterator[tuple[str | int, ...]]:
-    """Yield the location of every NaN or infinite float inside a parsed JSON value.
-
-    Python's ``json`` accepts ``NaN``, ``Infinity`` and overflowing literals such as ``1e999``;
-    JSON itself does not, and a NaN would poison every score it touches.
-    """
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            yield loc
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from non_finite_numbers(item, (*loc, str(key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from non_finite_numbers(item, (*loc, index))
-
-
 class Locating(Protocol):
     """What places a problem inside a document: a :class:`~knowledgepulse.records.Record`."""
 
@@ -77,7 +49,6 @@ class Locating(Protocol):
 
 _PATTERN_MEANINGS = {
     r"^kp:trace:[\s\S]+": "an id of the form 'kp:trace:<anything>'",
-    r"^kp:skill:[^:]+:[^:]+$": "a skill of the form 'kp:skill:<name>:<version>'",
 }
 _MAX_PREVIEW = 60
 
@@ -95,15 +66,21 @@ def preview(value: Any) -> str:
     return text if len(text) <= _MAX_PREVIEW else text[: _MAX_PREVIEW - 1] + "…"
 
 
+_FIXED = {
+    "missing": "required field is missing",
+    "extra_forbidden": "unknown field; remove it or check its spelling",
+    "finite_number": "NaN and infinite numbers are not allowed; use a finite number",
+}
+# pydantic's message prefixes, and what replaces each after "got <value>; ".
+_PREFIXES = {"Value error, ": "", "Input should be ": "expected ", "Input ": ""}
+
+
 def describe(error: ErrorDetails) -> str:
     """One readable sentence for one pydantic error: what it holds and what was expected."""
-    kind = error["type"]
-    message = error["msg"]
+    kind, message = error["type"], error["msg"]
+    if kind in _FIXED:
+        return _FIXED[kind]
     found = preview(error.get("input"))
-    if kind == "missing":
-        return "required field is missing"
-    if kind == "extra_forbidden":
-        return "unknown field; remove it or check its spelling"
     if kind == "string_pattern_mismatch":
         pattern = str(error.get("ctx", {}).get("pattern", ""))
         expected = _PATTERN_MEANINGS.get(pattern, f"a string matching {pattern!r}")
@@ -113,14 +90,9 @@ def describe(error: ErrorDetails) -> str:
     if kind == "too_short":
         least = error.get("ctx", {}).get("min_length", 1)
         return f"got {found}; expected at least {counted(least, 'item')}"
-    if kind == "finite_number":
-        return "NaN and infinite numbers are not allowed; use a finite number"
-    if message.startswith("Value error, "):
-        return f"got {found}; {message.removeprefix('Value error, ')}"
-    if message.startswith("Input should be "):
-        return f"got {found}; expected {message.removeprefix('Input should be ')}"
-    if message.startswith("Input "):
-        return f"got {found}; {message.removeprefix('Input ')}"
+    for prefix, replacement in _PREFIXES.items():
+        if message.startswith(prefix):
+            return f"got {found}; {replacement}{message.removeprefix(prefix)}"
     return f"{message} (got {found})"
 
 

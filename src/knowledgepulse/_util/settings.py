@@ -33,14 +33,8 @@ def optional_duration_ms(value: object, name: str) -> float | None:
     """
     if value is None:
         return None
-    # NaN fails every comparison, so "value > 0" refuses it along with 0 and negatives; an int
-    # is finite (and math.isfinite would overflow on a huge one).
-    if (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and value > 0
-        and (isinstance(value, int) or math.isfinite(value))
-    ):
+    # NaN fails every comparison; a huge int compares with inf exactly (isfinite would overflow).
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < math.inf:
         return value
     raise ScorerParameterError(
         f"{name} must be a positive number of milliseconds, or None for no expiry; got {value!r}"

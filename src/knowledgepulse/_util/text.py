@@ -18,9 +18,8 @@ def counted(count: int, noun: str) -> str:
 def printable(text: str, *, one_line: bool = False) -> str:
     r"""Text safe for a terminal, a UTF-8 file and XML: controls as ``\x1b``, surrogates U+FFFD.
 
-    Every text from data (ids, file names, contents) goes through here on its way to a terminal,
-    so an escape sequence in it is shown, not obeyed. ``one_line`` escapes newlines and tabs too
-    (``\n``, ``\t``), for an id or a table cell.
+    Every text from data goes through here on its way to a terminal, so an escape sequence is
+    shown, not obeyed. ``one_line`` escapes newlines and tabs too, for an id or a table cell.
     """
     pattern = _UNPRINTABLE_IN_LINE if one_line else _UNPRINTABLE
     if pattern.search(text) is None:

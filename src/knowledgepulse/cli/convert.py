@@ -26,7 +26,7 @@ from knowledgepulse.cli._traces import (
     trace_options,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.records.source import open_source
+from knowledgepulse.records.readers import open_source
 
 
 @click.command("convert")

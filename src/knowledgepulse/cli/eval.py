@@ -49,7 +49,7 @@ from knowledgepulse.evals.snapshot import load_report
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset
 from knowledgepulse.evals.tasks import Task, load_plugin, load_task
 from knowledgepulse.records import STDIN, Problem
-from knowledgepulse.records.source import open_source
+from knowledgepulse.records.readers import open_source
 from knowledgepulse.reports.compare import (
     comparison_line,
     comparison_to_console,

@@ -20,9 +20,13 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse._util.optional import import_optional
 from knowledgepulse._util.settings import optional_positive_int
-from knowledgepulse.errors import KnowledgePulseError, MissingDependencyError, ScorerParameterError
+from knowledgepulse.errors import (
+    KnowledgePulseError,
+    MissingDependencyError,
+    ScorerParameterError,
+    import_optional,
+)
 from knowledgepulse.novelty.devices import resolve_device
 from knowledgepulse.novelty.embedder import (
     Embedder,

@@ -20,7 +20,7 @@ from knowledgepulse.errors import ReportFileError
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.json_values import JsonError, loads
-from knowledgepulse.records.source import ReadError, open_source, read_all
+from knowledgepulse.records.readers import ReadError, open_source, read_all
 
 _HOW_TO_WRITE = "write one with: kp eval CASES --suite SUITE -f json -o FILE"
 

@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse._util.optional import import_optional
-from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, import_optional
 
 GPU_INSTALL_HINT = 'pip install "knowledgepulse[gpu]"'
 """What installs the GPU backend (torch, transformers and the float weights)."""

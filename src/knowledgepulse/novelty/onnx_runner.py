@@ -22,8 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse._util.optional import import_optional
-from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.errors import EmbedderUnavailableError, import_optional
 from knowledgepulse.novelty.windows import PaddedBatch, mean_pool, normalize
 
 INSTALL_HINT = 'pip install "knowledgepulse[embeddings]"'

@@ -17,9 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse._util.optional import import_optional
 from knowledgepulse._util.settings import optional_positive_int
-from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, import_optional
 from knowledgepulse.novelty.devices import (
     GPU_INSTALL_HINT,
     check_device,

@@ -40,7 +40,7 @@ from knowledgepulse.errors import InputFileError, PluginLoadError, SuiteError
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset, read_document
 from knowledgepulse.evals.tasks import Task, load_plugin, load_task
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.records.source import open_source
+from knowledgepulse.records.readers import open_source
 
 _GLOB_CHARACTERS = frozenset("*?[")
 _RELATIVE = "paths in an evaluation file are relative to the file"

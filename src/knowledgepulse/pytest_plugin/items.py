@@ -26,7 +26,7 @@ from knowledgepulse.evals.tasks import load_plugin, load_task
 from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
 from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.records import Location, Problem
-from knowledgepulse.records.source import format_from_name
+from knowledgepulse.records.readers import format_from_name
 from knowledgepulse.reports.evals import number, summary_line
 from knowledgepulse.testing import failure_message
 

@@ -1,26 +1,56 @@
-r"""One JSON value from bytes, parsed by orjson, with the rules users rely on and readable errors.
+r"""JSON values and the records that carry them with their location.
 
-orjson refuses what JSON refuses (NaN, Infinity, a number past a double, invalid UTF-8, a lone
-surrogate escape); a key given twice keeps its last value, as ``JSON.parse`` does. Integers past
-64 bits are read as floats, as ``JSON.parse`` reads every number. Only when orjson refuses a
-document is it parsed again, by the standard library's ``json``, which accepts more, to say where
-the problem is: the JSON path of a NaN, the line and column of a syntax error. A lone surrogate
-(``"\ud800"``) names no character: it is read as U+FFFD, with a warning at its path, rather than
-costing the record.
+A value is parsed by orjson: NaN, Infinity and invalid UTF-8 are refused, the last of two equal
+keys wins, integers past 64 bits read as floats, as in ``JSON.parse``. Only a refused document is
+parsed again, by ``json``, to say where the problem is; a lone surrogate reads as U+FFFD.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import math
 import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from knowledgepulse._util.jsonpath import format_path, non_finite_numbers
-from knowledgepulse.records.model import MAX_NESTING
+from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse.errors import Location, Problem
+
+Loc = tuple[str | int, ...]
+MAX_NESTING = 100
+"""Objects and lists nested deeper than this are refused, in every input format: no trace or case
+needs it, and every recursive consumer downstream (validation, rendering, copying, orjson's
+writer with its limit of 254) is safe below it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One parsed document (a trace, a case) and where it came from.
+
+    ``lines``: for YAML, the line of each path inside the record. ``raw``: for JSON Lines, the
+    line's own bytes, so that a row written back keeps its values byte for byte.
+    """
+
+    location: Location
+    value: Any
+    lines: Mapping[Loc, int] = field(default_factory=dict)
+    raw: bytes | None = None
+
+    def locate(self, loc: Sequence[str | int]) -> Location:
+        """The most precise location known for a path inside this record."""
+        path = tuple(loc)
+        while path and path not in self.lines:
+            path = path[:-1]
+        return self.location.at_line(self.lines[path]) if path else self.location
+
+    def problem(self, loc: Sequence[str | int], message: str, *, warning: bool = False) -> Problem:
+        """A problem at a path inside this record."""
+        return Problem(self.locate(loc), format_path(loc) if loc else "", message, warning)
 
 
 class JsonError(ValueError):
@@ -34,6 +64,7 @@ class JsonError(ValueError):
 
 
 TOO_DEEP = f"nested deeper than {MAX_NESTING} levels; flatten the document"
+NOT_FINITE = "NaN and infinite numbers are not valid JSON; use a finite number"
 LONE_SURROGATE = "a \\ud800-\\udfff escape without its pair names no character; read as U+FFFD"
 
 
@@ -55,47 +86,47 @@ def loads(data: bytes) -> tuple[Any, list[str]]:
 def check_depth(value: Any, text: bytes | None = None) -> None:
     """Refuse a value nested past ``MAX_NESTING``, naming the path where it goes too deep.
 
-    ``text`` is the value's JSON text, when at hand: a text that opens at most ``MAX_NESTING``
-    objects and lists cannot nest deeper (brackets inside strings only make the count larger),
-    so only a larger one is walked.
+    A JSON text (``text``, else orjson's) opening at most ``MAX_NESTING`` objects and lists
+    cannot nest deeper: only a larger one is walked.
 
     Raises:
         JsonError: the value nests too deep.
     """
+    if text is None:
+        with contextlib.suppress(orjson.JSONEncodeError):  # past orjson's limit: walked below
+            text = orjson.dumps(value)
     if text is not None and text.count(b"{") + text.count(b"[") <= MAX_NESTING:
         return
-    deep = too_deep(value)
+    deep = next(_locations(value, _too_deep), None)
     if deep is not None:
-        raise JsonError(TOO_DEEP, path=deep)
+        raise JsonError(TOO_DEEP, path=format_path(deep))
 
 
-def check_parsed_depth(value: Any) -> None:
-    """:func:`check_depth` for a value parsed elsewhere (an element of a list ijson streams).
-
-    orjson writes it again for the count: a few microseconds, where a walk takes tens.
-
-    Raises:
-        JsonError: the value nests too deep.
-    """
-    try:
-        text = orjson.dumps(value)
-    except orjson.JSONEncodeError:  # past orjson's own limit (254 levels): too deep anyway
-        text = None
-    check_depth(value, text)
-
-
-def too_deep(value: Any) -> str | None:
-    """The path of the first value nested past ``MAX_NESTING``, walking without recursion."""
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+def _locations(value: Any, found: Callable[[Any, Loc], object]) -> Iterator[Loc]:
+    """Where under ``value``, in document order, ``found(item, loc)`` holds; without recursion."""
+    stack: list[tuple[Any, Loc]] = [(value, ())]
     while stack:
         item, loc = stack.pop()
-        if len(loc) >= MAX_NESTING and isinstance(item, dict | list):
-            return format_path(loc)
+        if found(item, loc):
+            yield loc
         if isinstance(item, dict):
-            stack.extend((child, (*loc, key)) for key, child in item.items())
+            stack.extend((child, (*loc, key)) for key, child in reversed(item.items()))
         elif isinstance(item, list):
-            stack.extend((child, (*loc, index)) for index, child in enumerate(item))
-    return None
+            stack.extend((item[at], (*loc, at)) for at in range(len(item) - 1, -1, -1))
+
+
+def _too_deep(item: Any, loc: Loc) -> bool:
+    return len(loc) >= MAX_NESTING and isinstance(item, dict | list)
+
+
+def _not_finite(item: Any, _: Loc) -> bool:
+    return isinstance(item, float) and not math.isfinite(item)
+
+
+def _lone_surrogate(item: Any, _: Loc) -> bool:
+    # In a string, or in a key of an object; json has joined every valid pair already.
+    texts = item if isinstance(item, dict) else [item]
+    return any(isinstance(text, str) and _SURROGATE.search(text) for text in texts)
 
 
 def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]]:
@@ -103,8 +134,7 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
     text = data.decode("utf-8")
     syntax = JsonError(f"invalid JSON: {error.msg} (column {error.colno})", line=error.lineno)
     try:
-        # The standard library reads NaN, Infinity and 1e999 as floats and keeps lone
-        # surrogates, so each can be found by its path.
+        # json reads NaN, Infinity and 1e999 and keeps lone surrogates: each is found by path.
         value = json.loads(text)
     except json.JSONDecodeError:
         raise syntax from None
@@ -113,53 +143,24 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
     except ValueError as failure:  # int() past sys.get_int_max_str_digits()
         reason = str(failure).split(";", 1)[0].split("\n", 1)[0]
         raise JsonError(f"a number too long to read ({reason}); write it as a string") from None
-    check_depth(value)  # first: the walks below recurse
-    for loc in non_finite_numbers(value):
-        raise JsonError(
-            "NaN and infinite numbers are not valid JSON; use a finite number",
-            path=format_path(loc) if loc else "",
-        )
-    found: list[str] = []
-    value = _without_lone_surrogates(value, (), found)
+    check_depth(value)  # first: json_value recurses
+    loc = next(_locations(value, _not_finite), None)
+    if loc is not None:
+        raise JsonError(NOT_FINITE, path=format_path(loc) if loc else "")
+    found = [format_path(at) for at in _locations(value, _lone_surrogate)]
     if not found:
         raise syntax  # a number orjson cannot hold, say
-    return value, found
+    return json_value(value), found
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _without_lone_surrogates(value: Any, loc: tuple[str | int, ...], found: list[str]) -> Any:
-    # json has already joined every valid pair, so any surrogate left is a lone one.
-    if isinstance(value, str):
-        if _SURROGATE.search(value) is None:
-            return value
-        found.append(format_path(loc))
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {
-            _without_lone_surrogates(key, loc, found): _without_lone_surrogates(
-                child, (*loc, key), found
-            )
-            for key, child in value.items()
-        }
-    if isinstance(value, list):
-        return [
-            _without_lone_surrogates(child, (*loc, index), found)
-            for index, child in enumerate(value)
-        ]
-    return value
-
-
 def python_literal(text: str) -> Any:
     """A Python literal that producers write for JSON (``str(dict)``, single quotes, ``None``).
 
-    Read safely (``ast.literal_eval``) and kept only when it is a JSON value: string keys,
-    tuples read as lists, finite numbers; a lone surrogate is read as U+FFFD, as in JSON.
-
     Raises:
-        ValueError: the text is not a literal, or holds what JSON cannot (a tuple key, a set,
-            bytes, an infinite float), or nests past ``MAX_NESTING``.
+        ValueError: the text is not a literal, or not a JSON value.
     """
     try:
         value = ast.literal_eval(text)
@@ -169,18 +170,22 @@ def python_literal(text: str) -> Any:
 
 
 def json_value(value: Any, depth: int = 0) -> Any:
-    """``value`` as a JSON value (see :func:`python_literal`).
+    """``value`` as a JSON value: tuples as lists, a lone surrogate as U+FFFD.
 
     Raises:
-        ValueError: it holds what JSON cannot.
+        ValueError: it holds what JSON cannot (a tuple key, a set, bytes, an infinite float), or
+            nests past ``MAX_NESTING``.
     """
     if depth > MAX_NESTING:
         raise ValueError(TOO_DEEP)
-    if value is None or isinstance(value, bool | int):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError("not a finite number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("not a finite number")
+    if isinstance(value, int) and not -(2**63) <= value < 2**64:  # a float, as orjson reads it
+        try:
+            return float(value)
+        except OverflowError:
+            raise JsonError("a number past a double; write it as a string") from None
+    if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, str):
         return _SURROGATE.sub("\ufffd", value)

@@ -1,9 +1,9 @@
-"""The readers: JSON Lines line by line, a JSON document or list, YAML documents, Parquet rows.
+r"""Reading input: a file, a ``.gz`` file or standard input, opened as bytes, into records.
 
-A JSON Lines line is parsed by orjson (:mod:`knowledgepulse.records.json_values`); a top-level
-JSON list is streamed element by element by ijson (its C backend), so one element is built at a
-time and a syntax error keeps the elements before it. ijson does not say on which line an
-element starts: an element is located by its index (``FILE[3]``); a syntax error by its line.
+Bytes, so that JSON Lines splits on ``\\n`` alone (a raw U+2028 in a string is no line break) and
+one bad UTF-8 byte costs one line; gzip is read as it is decompressed. A JSON Lines line is parsed
+by orjson, a top-level JSON list streamed by ijson (a syntax error keeps the elements before it),
+Parquet rows read by pyarrow (the ``[parquet]`` extra) a batch of :data:`BATCH_ROWS` at a time.
 """
 
 from __future__ import annotations
@@ -12,114 +12,207 @@ import gzip
 import io
 import json
 import re
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from itertools import chain
-from typing import BinaryIO
+from pathlib import Path
+from typing import Any, BinaryIO, Literal
 
 import ijson
 import orjson
 
-from knowledgepulse.errors import InputFileError
-from knowledgepulse.records import json_values, parquet
-from knowledgepulse.records.model import Location, Problem, Record
-from knowledgepulse.records.source import (
-    STDIN_NAME,
-    Format,
-    ReadError,
-    Source,
-    lines,
-    read_all,
+from knowledgepulse.errors import (
+    InputFileError,
+    Location,
+    MissingDependencyError,
+    Problem,
+    import_optional,
 )
+from knowledgepulse.records import json_values
+from knowledgepulse.records.json_values import Record
+
+Format = Literal["json", "jsonl", "yaml", "parquet"]
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+BOM = b"\xef\xbb\xbf"
+_GZIP_MAGIC = b"\x1f\x8b"
+
+SUFFIX_FORMATS: dict[str, Format] = {
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """An open input: its display name and its (decompressed) bytes."""
+
+    name: str
+    stream: BinaryIO
+
+
+def format_from_name(name: str) -> Format | None:
+    """The format a file name announces, looking through a ``.gz`` suffix."""
+    stem = name[:-3] if name.lower().endswith(".gz") else name
+    return SUFFIX_FORMATS.get(Path(stem).suffix.lower())
+
+
+@contextmanager
+def open_source(source: str | Path) -> Iterator[Source]:
+    """Open a path (``-`` is standard input) for reading bytes, decompressing gzip by its magic.
+
+    Raises:
+        InputFileError: the file is missing, a directory, or cannot be opened.
+    """
+    if str(source) == STDIN:
+        # A replaced sys.stdin (tests, embedding applications) may be text only.
+        raw: BinaryIO = getattr(sys.stdin, "buffer", None) or io.BytesIO(
+            sys.stdin.read().encode("utf-8", "surrogatepass")
+        )
+        yield Source(STDIN_NAME, _maybe_gunzip(raw))
+        return
+    name = str(source)
+    try:
+        file = Path(source).open("rb")  # noqa: SIM115 - closed below, after the caller is done
+    except FileNotFoundError:
+        raise InputFileError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{name}: is a directory; pass the files inside it") from None
+    except OSError as error:
+        raise InputFileError(f"{name}: cannot be read ({error.strerror})") from None
+    with file:
+        yield Source(name, _maybe_gunzip(file))
+
+
+def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
+    buffered: io.BufferedReader = (
+        stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)  # type: ignore[arg-type]
+    )
+    if buffered.peek(2)[:2] == _GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
+    return buffered
+
+
+class ReadError(Exception):
+    """Raised when the stream breaks mid-way (a truncated gzip, an I/O error)."""
+
+
+def lines(stream: BinaryIO) -> Iterator[bytes]:
+    r"""The stream's lines split on ``\\n`` only, each without its line ending; BOM dropped.
+
+    Raises:
+        ReadError: the bytes cannot be read past some point; the lines before were yielded.
+    """
+    try:
+        for number, line in enumerate(stream):
+            own = line.removeprefix(BOM) if number == 0 else line
+            yield own.removesuffix(b"\n").removesuffix(b"\r")
+    except Exception as error:  # raised by the reading, never by the consumer's code
+        raise ReadError(_reason(error)) from None
+
+
+def read_all(stream: BinaryIO) -> bytes:
+    """The whole stream, BOM dropped.
+
+    Raises:
+        ReadError: the bytes cannot be read.
+    """
+    try:
+        data = stream.read()
+    except Exception as error:
+        raise ReadError(_reason(error)) from None
+    return data.removeprefix(BOM)
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, EOFError):
+        return "the compressed stream ends early (a truncated .gz file?)"
+    if isinstance(error, gzip.BadGzipFile | OSError) and not isinstance(error, FileNotFoundError):
+        return f"cannot be read further ({error})"
+    return f"cannot be read further ({type(error).__name__}: {error})"
+
 
 Progress = Callable[[int], object]
+MAGIC = b"PAR1"
+"""The four bytes a Parquet file starts (and ends) with."""
+BATCH_ROWS = 1024
+"""Parquet rows converted to Python at a time: small for flat memory, large for speed."""
+_TEXT_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def read_records(
+    source: str | Path,
+    *,
+    formats: Iterable[Format] = ("json", "jsonl", "parquet"),
+    progress: Progress | None = None,
+) -> Iterator[Record | Problem]:
+    """Read every record of a file (or ``-`` for standard input), in order, as it is read.
+
+    A JSON file holds one document or a list of them (an element located by its index,
+    ``FILE[3]``), JSON Lines one a line, YAML one, a list, or several ``---`` documents, Parquet
+    one a row (``FILE:ROW``). Parquet is known by its magic, the rest by the suffix (through
+    ``.gz``), else by the first line. ``progress`` is called with the bytes consumed.
+
+    Raises:
+        InputFileError: the file cannot be opened, or its format is not among ``formats``.
+    """
+    with open_source(source) as opened:
+        yield from read_stream(opened, tuple(formats), progress)
 
 
 def read_stream(
     source: Source, allowed: tuple[Format, ...], progress: Progress | None = None
 ) -> Iterator[Record | Problem]:
-    """Every record of an open source, in order (see :func:`knowledgepulse.records.read_records`).
-
-    Raises:
-        InputFileError: the format is not among ``allowed``.
-    """
-    fmt = source.suffix_format
-    sniffed = "parquet" in allowed and _starts_parquet(source.stream)
-    if parquet.is_parquet_name(source.name) or sniffed:
+    """Every record of an open source, in order (see :func:`read_records`)."""
+    fmt = format_from_name(source.name)
+    if is_parquet_name(source.name) or ("parquet" in allowed and _starts_parquet(source.stream)):
         # By content as well as by name: a Parquet file saved as .jsonl is still read.
         _check_format(source.name, "parquet", allowed)
         yield from _read_parquet(source)
         return
     if fmt is not None:
         _check_format(source.name, fmt, allowed)
-        if fmt != "jsonl" or "json" not in allowed:
-            if fmt == "jsonl":
-                yield from _read_jsonl(lines(source.stream), source.name, progress)
-            else:
-                yield from _read_whole(lambda: read_all(source.stream), source.name, fmt, progress)
-            return
-    # The content decides: sniff the first line (a .jsonl name only breaks the tie, for a
-    # pretty-printed document saved as .jsonl reads as JSON), then go on with the right reader.
+    if fmt in ("json", "yaml"):
+        yield from _read_whole(lambda: read_all(source.stream), source.name, fmt, progress)
+        return
     line_iter = lines(source.stream)
-    try:
-        head = _head(line_iter, skip_blank=fmt is not None)
-    except ReadError as failure:
-        yield Problem(Location(source.name), "", str(failure))
-        return
-    if not head:
-        return
-    fmt = _sniff(head[-1], allowed) if fmt is None else ("json" if _continues(head[-1]) else fmt)
-    _check_format(source.name, fmt, allowed)
+    head: list[bytes] = []
+    if fmt is None or "json" in allowed:
+        # Sniff the first line (for a .jsonl name: is it a pretty-printed JSON document?).
+        try:
+            for line in line_iter:
+                head.append(line)
+                if line.strip() or fmt is None:
+                    break
+        except ReadError as failure:
+            yield Problem(Location(source.name), "", str(failure))
+            return
+        if not head:
+            return
+        fmt = (
+            _sniff(head[-1], allowed) if fmt is None else ("json" if _continues(head[-1]) else fmt)
+        )
+        _check_format(source.name, fmt, allowed)
     if fmt == "jsonl":
         yield from _read_jsonl(chain(head, line_iter), source.name, progress)
         return
     yield from _read_whole(lambda: b"\n".join(chain(head, line_iter)), source.name, fmt, progress)
 
 
-def parse_records(text: str, name: str, fmt: Format) -> Iterator[Record | Problem]:
-    """Parse text already read into records and problems."""
-    if fmt == "jsonl":
-        yield from _read_jsonl(
-            (line.encode("utf-8", "surrogatepass") for line in text.split("\n")), name
-        )
-    elif fmt == "json":
-        yield from _parse_json(text.encode("utf-8", "surrogatepass"), name)
-    else:
-        yield from _parse_yaml(text, name)
-
-
 def _check_format(name: str, fmt: Format, allowed: tuple[Format, ...]) -> None:
     if fmt not in allowed:
-        expected = ", ".join(allowed)
         hint = "; a dataset of conversation rows is read with --from" if fmt == "parquet" else ""
         raise InputFileError(
-            f"{name}: {fmt.upper()} input is not accepted here (use {expected}){hint}"
+            f"{name}: {fmt.upper()} input is not accepted here (use {', '.join(allowed)}){hint}"
         )
-
-
-def _starts_parquet(stream: BinaryIO) -> bool:
-    peek = getattr(stream, "peek", None)
-    try:
-        return peek is not None and bytes(peek(4)[:4]) == parquet.MAGIC
-    except Exception:  # a broken gzip stream: the reader below reports it
-        return False
-
-
-def _read_parquet(source: Source) -> Iterator[Record | Problem]:
-    # pyarrow reads a plain file itself (seeking to the footer); standard input and gzip are
-    # read whole first, since Parquet cannot be read front to back.
-    if source.name != STDIN_NAME and not isinstance(source.stream, gzip.GzipFile):
-        yield from parquet.read_parquet(source.name, source.name)
-        return
-    try:
-        data = read_all(source.stream)
-    except ReadError as failure:
-        yield Problem(Location(source.name), "", str(failure))
-        return
-    yield from parquet.read_parquet(data, source.name)
 
 
 def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
-    """Guess the format from the first line: JSON, JSON Lines or (if allowed) YAML."""
     stripped = first_line.lstrip()
     if stripped.startswith(b"["):
         return "json"
@@ -135,26 +228,8 @@ def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
     return "yaml" if "yaml" in allowed else "json"
 
 
-def _head(line_iter: Iterator[bytes], *, skip_blank: bool) -> list[bytes]:
-    """The lines up to the first one with content (only the first line when not ``skip_blank``).
-
-    Raises:
-        ReadError: the stream breaks before.
-    """
-    head: list[bytes] = []
-    for line in line_iter:
-        head.append(line)
-        if line.strip() or not skip_blank:
-            break
-    return head
-
-
 def _continues(line: bytes) -> bool:
-    """Whether a line opens a JSON value that goes on past it (a pretty-printed document).
-
-    A line of JSON Lines with a syntax error fails inside the line; one that is only the start
-    of a value fails at its end.
-    """
+    """Whether a line opens a JSON value that goes on past it: it fails at its end, not inside."""
     stripped = line.strip()
     if stripped[:1] not in (b"{", b"["):
         return False
@@ -170,8 +245,7 @@ def _continues(line: bytes) -> bool:
 def _read_jsonl(
     raw_lines: Iterator[bytes], name: str, progress: Progress | None = None
 ) -> Iterator[Record | Problem]:
-    index = 0
-    line_number = 0
+    index = line_number = 0
     try:
         for raw in raw_lines:
             line_number += 1
@@ -184,34 +258,35 @@ def _read_jsonl(
             try:
                 value, lone_surrogates = json_values.loads(raw)
             except UnicodeDecodeError as error:
-                yield Problem(location, "", _utf8_message(raw, error))
+                yield Problem(location, "", _utf8_message(raw, error.start, error.reason))
                 continue
             except json_values.JsonError as problem:
                 yield Problem(location, problem.path, problem.message)
                 continue
-            yield from _surrogate_warnings(location, lone_surrogates)
+            for path in lone_surrogates:
+                yield Problem(location, path, json_values.LONE_SURROGATE, warning=True)
             yield Record(location, value, raw=raw)
     except ReadError as failure:
         yield Problem(Location(name, line_number + 1), "", str(failure))
 
 
-def _surrogate_warnings(location: Location, paths: list[str]) -> Iterator[Problem]:
-    for path in paths:
-        yield Problem(location, path, json_values.LONE_SURROGATE, warning=True)
-
-
-def _utf8_message(raw: bytes, error: UnicodeDecodeError) -> str:
-    column = len(raw[: error.start].decode("utf-8", "replace")) + 1
+def _utf8_message(line: bytes, start: int, reason: str) -> str:
+    column = len(line[:start].decode("utf-8", "replace")) + 1
     return (
-        f"not UTF-8 text: byte 0x{raw[error.start]:02x} at column {column} ({error.reason}); "
+        f"not UTF-8 text: byte 0x{line[start]:02x} at column {column} ({reason}); "
         "save the file as UTF-8"
     )
+
+
+def _utf8_problem(data: bytes, name: str, error: UnicodeDecodeError) -> Problem:
+    line_start = data.rfind(b"\n", 0, error.start) + 1
+    message = _utf8_message(data[line_start:], error.start - line_start, error.reason)
+    return Problem(Location(name, data.count(b"\n", 0, error.start) + 1), "", message)
 
 
 def _read_whole(
     read: Callable[[], bytes], name: str, fmt: Format, progress: Progress | None
 ) -> Iterator[Record | Problem]:
-    """The records of a whole document (JSON or YAML); ``read`` gives its bytes."""
     try:
         data = read()
     except ReadError as failure:
@@ -219,10 +294,6 @@ def _read_whole(
         return
     if progress is not None:
         progress(len(data))
-    yield from _parse_bytes(data, name, fmt)
-
-
-def _parse_bytes(data: bytes, name: str, fmt: Format) -> Iterator[Record | Problem]:
     if fmt == "json":
         yield from _parse_json(data, name)
         return
@@ -231,61 +302,30 @@ def _parse_bytes(data: bytes, name: str, fmt: Format) -> Iterator[Record | Probl
     except UnicodeDecodeError as error:
         yield _utf8_problem(data, name, error)
         return
-    yield from _parse_yaml(text, name)
-
-
-def _utf8_problem(data: bytes, name: str, error: UnicodeDecodeError) -> Problem:
-    line = data.count(b"\n", 0, error.start) + 1
-    line_start = data.rfind(b"\n", 0, error.start) + 1
-    return Problem(
-        Location(name, line), "", _utf8_message(data[line_start:], _shifted(error, line_start))
-    )
-
-
-def _parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
-    # PyYAML takes longer to import than a one-trace run of ``kp score`` takes to score: it
-    # loads only for YAML input.
+    # PyYAML takes longer to import than ``kp score`` takes to score one trace.
     from knowledgepulse.records.yaml import parse_yaml  # noqa: PLC0415
 
     yield from parse_yaml(text, name)
 
 
-def _shifted(error: UnicodeDecodeError, offset: int) -> UnicodeDecodeError:
-    return UnicodeDecodeError(
-        error.encoding,
-        error.object[offset:],
-        error.start - offset,
-        error.end - offset,
-        error.reason,
-    )
-
-
-_SPACE = re.compile(rb"[ \t\r\n]*")
-
-
 def _parse_json(data: bytes, name: str) -> Iterator[Record | Problem]:
-    """A JSON document; a top-level list yields one record per element."""
-    start = _SPACE.match(data).end()  # type: ignore[union-attr] # the pattern matches anywhere
-    if start == len(data):
-        return
-    if data[start : start + 1] == b"[":
+    body = data.lstrip(b" \t\r\n")
+    if body.startswith(b"["):
         yield from _parse_list(data, name)
-    else:
-        yield from _parse_documents(data, start, name)
+    elif body:
+        yield from _parse_documents(data, len(data) - len(body), name)
 
 
 def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
-    """The elements of a top-level list, streamed by ijson; each one a record or a problem."""
     index = 0
-    # use_float: numbers become float and int (not Decimal), and an integer past 64 bits is
-    # an error, not a slow (or, past 4,300 digits, crashing) conversion.
+    # use_float: int and float, not Decimal; an int past 64 bits is an error, not a slow parse.
     elements = ijson.items(io.BytesIO(data), "item", use_float=True)
     try:
         for value in elements:
             location = Location(name, None, index)
             index += 1
             try:
-                json_values.check_parsed_depth(value)
+                json_values.check_depth(value)
             except json_values.JsonError as problem:
                 yield Problem(location, problem.path, problem.message)
                 continue
@@ -297,35 +337,33 @@ def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
 def _list_syntax_problem(data: bytes, name: str, index: int, error: Exception) -> Problem:
     """Where a list stops being valid JSON: its line and column, from orjson's byte offset.
 
-    orjson stops at the first error ijson stops at, but for an integer past 64 bits, which it
-    reads as a float: then the element's index is all that is known.
+    orjson stops where ijson does, but reads an integer past 64 bits (then only the index is known).
     """
     reason = str(error).split("\n", 1)[0]
+    if "integer overflow" in reason:
+        return Problem(
+            Location(name, None, index),
+            "",
+            "invalid JSON: an integer past 64 bits; write it as a string",
+        )
     try:
-        if "integer overflow" not in reason:
-            orjson.loads(data)
+        orjson.loads(data)
     except orjson.JSONDecodeError as located:
         if "UTF-8" in located.msg:
             try:
                 data.decode("utf-8")
             except UnicodeDecodeError as bad_byte:
                 return _utf8_problem(data, name, bad_byte)
-        return Problem(
-            Location(name, located.lineno),
-            "",
-            f"invalid JSON: {located.msg} (column {located.colno})",
-        )
-    if "integer overflow" in reason:
-        reason = "an integer past 64 bits; write it as a string"
+        message = f"invalid JSON: {located.msg} (column {located.colno})"
+        return Problem(Location(name, located.lineno), "", message)
     return Problem(Location(name, None, index), "", f"invalid JSON: {reason}")
 
 
 def _parse_documents(data: bytes, start: int, name: str) -> Iterator[Record | Problem]:
-    """One JSON document, or several objects one after another (a JSON text sequence).
+    """One JSON document, or several objects one after another, each a record.
 
-    Pretty-printing exporters (OpenTelemetry's console exporter, say) write one indented object
-    per span with nothing between them but a newline: each object is a record. The standard
-    library's ``raw_decode`` says where each document ends; orjson then reads it.
+    Pretty-printing exporters (OpenTelemetry's console one) write objects back to back; the
+    standard library's ``raw_decode`` says where each ends, orjson then reads it.
     """
     try:
         text = data.decode("utf-8")
@@ -352,28 +390,60 @@ def _parse_documents(data: bytes, start: int, name: str) -> Iterator[Record | Pr
             at = location if problem.line is None else location.at_line(line + problem.line - 1)
             yield Problem(at, problem.path, problem.message)
         else:
-            yield from _surrogate_warnings(location, lone_surrogates)
+            for path in lone_surrogates:
+                yield Problem(location, path, json_values.LONE_SURROGATE, warning=True)
             yield Record(location, value)
-        after = _skip_space(text, end)
+        after = _TEXT_SPACE.match(text, end).end()  # type: ignore[union-attr] # always matches
         if after == len(text):
             return
         line += text.count("\n", position, after)
         if text[position] != "{" or text[after] != "{":
-            yield Problem(
-                Location(name, line),
-                "",
-                f"invalid JSON: extra data after the document (column {_column(text, after)})",
-            )
+            column = after - text.rfind("\n", 0, after)
+            message = f"invalid JSON: extra data after the document (column {column})"
+            yield Problem(Location(name, line), "", message)
             return
         position, index = after, index + 1
 
 
-def _column(text: str, position: int) -> int:
-    return position - (text.rfind("\n", 0, position) + 1) + 1
+def import_pyarrow_parquet() -> Any:
+    """``pyarrow.parquet``, or a MissingDependencyError with the ``pip install`` line."""
+    return import_optional(
+        "pyarrow.parquet",
+        lambda error: MissingDependencyError(
+            f"reading or writing Parquet needs pyarrow, which is not installed ({error}); "
+            'install it with: pip install "knowledgepulse[parquet]"'
+        ),
+    )
 
 
-_TEXT_SPACE = re.compile(r"[ \t\r\n]*")
+def is_parquet_name(name: str) -> bool:
+    """Whether a file name says Parquet."""
+    return Path(name).suffix.lower() in (".parquet", ".pq")
 
 
-def _skip_space(text: str, position: int) -> int:
-    return _TEXT_SPACE.match(text, position).end()  # type: ignore[union-attr] # always matches
+def _starts_parquet(stream: BinaryIO) -> bool:
+    try:
+        return bytes(stream.peek(4)[:4]) == MAGIC  # type: ignore[attr-defined]
+    except Exception:  # no peek(), or a broken gzip stream (the reader below reports it)
+        return False
+
+
+def _read_parquet(source: Source) -> Iterator[Record | Problem]:
+    """Every row as a record; what pyarrow cannot read is one problem, after the rows before it."""
+    pq = import_pyarrow_parquet()
+    name, index = source.name, 0
+    try:
+        # Parquet is read from its footer: standard input and gzip are read whole first.
+        whole = name == STDIN_NAME or isinstance(source.stream, gzip.GzipFile)
+        with pq.ParquetFile(io.BytesIO(read_all(source.stream)) if whole else name) as file:
+            for batch in file.iter_batches(batch_size=BATCH_ROWS):
+                for row in batch.to_pylist():
+                    yield Record(Location(name, index + 1, index), row)
+                    index += 1
+    except ReadError as failure:
+        yield Problem(Location(name), "", str(failure))
+    except (OSError, ValueError, ArithmeticError, TypeError) as error:
+        # pyarrow's errors (ArrowInvalid, ArrowIOError...) derive from these.
+        where = Location(name, index + 1, index) if index else Location(name)
+        reason = (str(error).strip().split("\n", 1)[0] or type(error).__name__)[:300]
+        yield Problem(where, "", f"not a readable Parquet file: {reason}")

@@ -1,19 +1,7 @@
 """YAML input: JSON data written as YAML, parsed safely, within bounds, every line remembered.
 
-YAML here holds what JSON holds (strings, numbers, booleans, null, lists, mappings with string
-keys); nothing else is constructed (timestamps stay strings; other tags are refused). What would
-silently change a record's meaning, or cost far more than the file's size, is refused with the
-line and JSON path: a repeated key, a key that is not a string, NaN or infinity, an integer of
-more than 4,300 digits, nesting past :data:`MAX_NESTING`, aliases expanding past
-:data:`ALIAS_FACTOR` times the nodes the file writes (at least :data:`MIN_ALIAS_BUDGET`), and
-any control character in the text. A key given twice is refused, not "last wins" as in JSON
-input: YAML files are written by hand (suites, cases, profiles), where a repeated key is a typo.
-
-PyYAML's parser (libyaml's, when PyYAML was built with it) gives the events; composing them
-into nodes is PyYAML's composer with the bounds added, and a top-level list is read item by
-item, each item a record as soon as it is composed: a syntax error loses only what follows it,
-and a long list is never held whole. Values are built from the nodes by one walk that checks
-them and notes the line of every path (:attr:`Record.lines`).
+A repeated key is refused (not "last wins" as in JSON): YAML is written by hand, where it is a
+typo. A top-level list is read item by item, so a syntax error loses only what follows it.
 """
 
 from __future__ import annotations
@@ -27,15 +15,6 @@ from typing import TYPE_CHECKING, Any, cast
 import yaml
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
-from yaml.events import (
-    AliasEvent,
-    Event,
-    MappingStartEvent,
-    NodeEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-    StreamEndEvent,
-)
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser
 from yaml.reader import Reader
@@ -43,8 +22,9 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
 from knowledgepulse._util.jsonpath import format_path
-from knowledgepulse.records.json_values import LONE_SURROGATE, TOO_DEEP
-from knowledgepulse.records.model import MAX_NESTING, Location, Problem, Record
+from knowledgepulse.errors import Location, Problem
+from knowledgepulse.records import json_values
+from knowledgepulse.records.json_values import MAX_NESTING, TOO_DEEP, Loc, Record
 
 __all__ = ["ALIAS_FACTOR", "MAX_INT_DIGITS", "MIN_ALIAS_BUDGET", "parse_yaml"]
 
@@ -71,7 +51,6 @@ _NOT_JSON = (
     "remove the tag"
 )
 
-Loc = tuple[str | int, ...]
 # How each non-text scalar is read, in every YAML 1.1 spelling (0x1f, 1_000, 1:30, yes/no).
 _READERS = {
     _INT: SafeConstructor.construct_yaml_int,
@@ -83,13 +62,12 @@ _READERS = {
 def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
     """Parse YAML safely (no object construction), keeping the line of every key and item.
 
-    A document that is a list gives one record per item; any other document is one record.
-    A problem inside a record (a repeated key, NaN, a control character...) replaces that
-    record; a syntax error or a passed bound ends the file with a problem at its line (index
-    ``None``), after the records before it.
+    A list gives one record per item, any other document one record. A problem inside a record
+    replaces it; a syntax error or a passed bound ends the file with a problem at its line.
     """
     controls = _Controls(text)
-    loader = _loader(controls.text)
+    fast = yaml.__with_libyaml__ and not _SURROGATE_ESCAPE.search(controls.text)
+    loader = _LibLoader(controls.text) if fast else _PyLoader(controls.text)
     index = 0
     try:
         for node in loader.record_nodes():
@@ -109,17 +87,14 @@ def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
 
 
 class _Refused(yaml.MarkedYAMLError):
-    """Raised while composing when the file passes a bound; the message is ours, not PyYAML's."""
+    """Raised while composing when the file passes a bound."""
 
     def __init__(self, message: str, mark: Any) -> None:
         super().__init__(problem=message, problem_mark=mark)
 
 
 class _Resolver(Resolver):
-    """YAML 1.1's resolver, plus the floats YAML 1.2 and JSON write without a dot or a sign.
-
-    YAML 1.1 reads ``1e12`` and ``1.0e12`` as strings; everyone who writes them means numbers.
-    """
+    """YAML 1.1's resolver, reading ``1e12`` and ``1.0e12`` as numbers (YAML 1.2, JSON) too."""
 
 
 _Resolver.add_implicit_resolver(
@@ -129,23 +104,18 @@ _Resolver.add_implicit_resolver(
 )
 
 
-class _BoundedComposer(Composer, SafeConstructor, _Resolver):
-    """PyYAML's composer, counting depth, written nodes and what aliases expand to.
-
-    The parser (events) comes from the class it is mixed with; the constructor is only used for
-    its scalar readers (ints in every YAML 1.1 spelling, floats, booleans).
-    """
+class _BoundedComposer(Composer, _Resolver):
+    """PyYAML's composer, counting depth, written nodes and what aliases expand to."""
 
     if TYPE_CHECKING:  # given by the parser the composer is mixed with
 
-        def get_event(self) -> Event | None: ...
-        def peek_event(self) -> Event | None: ...
-        def check_event(self, *choices: type[Event]) -> bool: ...
+        def get_event(self) -> yaml.Event | None: ...
+        def peek_event(self) -> yaml.Event | None: ...
+        def check_event(self, *choices: type[yaml.Event]) -> bool: ...
         def dispose(self) -> None: ...
 
     def _start(self) -> None:
         Composer.__init__(self)
-        SafeConstructor.__init__(self)
         _Resolver.__init__(self)
         self.written = 0
         self.expanded = 0
@@ -155,17 +125,17 @@ class _BoundedComposer(Composer, SafeConstructor, _Resolver):
     def record_nodes(self) -> Iterator[Node]:
         """Each document's node, or each item of a document that is a plain list."""
         self.get_event()  # stream start
-        while not self.check_event(StreamEndEvent):
+        while not self.check_event(yaml.StreamEndEvent):
             self.get_event()  # document start
             event = self.peek_event()
             if (
-                isinstance(event, SequenceStartEvent)
+                isinstance(event, yaml.SequenceStartEvent)
                 and event.anchor is None
                 and event.tag in (None, "!", _SEQ)
             ):
                 self.get_event()  # the list's start; its items are handed out, never kept in it
                 index = 0
-                while not self.check_event(SequenceEndEvent):
+                while not self.check_event(yaml.SequenceEndEvent):
                     # The parent matters only to path resolvers, which a safe loader has none of.
                     yield self.compose_node(None, index)
                     index += 1
@@ -181,9 +151,8 @@ class _BoundedComposer(Composer, SafeConstructor, _Resolver):
             self.sizes = {}
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
-        """PyYAML's composition within the nesting and alias bounds."""
         event = self.peek_event()
-        if isinstance(event, AliasEvent):
+        if isinstance(event, yaml.AliasEvent):
             anchor = str(event.anchor)
             if anchor in self.anchors and anchor not in self.sizes:
                 raise _Refused(
@@ -202,9 +171,9 @@ class _BoundedComposer(Composer, SafeConstructor, _Resolver):
                     event.start_mark,
                 )
             return cast(Node, super().compose_node(parent, index))
-        container = isinstance(event, SequenceStartEvent | MappingStartEvent)
+        container = isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent)
         if container and self.depth >= MAX_NESTING:
-            raise _Refused(TOO_DEEP, cast(Event, event).start_mark)
+            raise _Refused(TOO_DEEP, cast(yaml.Event, event).start_mark)
         self.depth += container
         self.written += 1
         self.expanded += 1
@@ -213,14 +182,12 @@ class _BoundedComposer(Composer, SafeConstructor, _Resolver):
             node = cast(Node, super().compose_node(parent, index))
         finally:
             self.depth -= container
-        if isinstance(event, NodeEvent) and event.anchor is not None:
+        if isinstance(event, yaml.NodeEvent) and event.anchor is not None:
             self.sizes[event.anchor] = self.expanded - before + 1
         return node
 
 
 class _PyLoader(Reader, Scanner, Parser, _BoundedComposer):
-    """PyYAML's own (pure Python) parser under the bounded composer."""
-
     def __init__(self, text: str) -> None:
         Reader.__init__(self, text)
         Scanner.__init__(self)
@@ -232,17 +199,9 @@ if yaml.__with_libyaml__:  # PyYAML was built with libyaml
     from yaml._yaml import CParser
 
     class _LibLoader(CParser, _BoundedComposer):
-        """libyaml's parser (several times faster) under the bounded composer."""
-
         def __init__(self, text: str) -> None:
             CParser.__init__(self, text)
             self._start()
-
-
-def _loader(text: str) -> _BoundedComposer:
-    if yaml.__with_libyaml__ and not _SURROGATE_ESCAPE.search(text):
-        return _LibLoader(text)
-    return _PyLoader(text)
 
 
 def _record(node: Node, location: Location, controls: _Controls) -> Iterator[Record | Problem]:
@@ -254,39 +213,30 @@ def _record(node: Node, location: Location, controls: _Controls) -> Iterator[Rec
             controls.message(found[0], len(found) - 1),
         )
         return
-    walk = _Walk(controls.stand_in)
+    walk = _Walk(controls.stand_in, location)
     value = walk.value(node, (), 0)
-    if walk.problems:
-        for loc, line, message in walk.problems:
-            yield Problem(location.at_line(line), format_path(loc) if loc else "", message)
-        return
-    for loc, line in walk.warnings:
-        yield Problem(
-            location.at_line(line), format_path(loc) if loc else "$", LONE_SURROGATE, True
-        )
-    yield Record(location, value, walk.lines)
+    yield from walk.problems or walk.warnings  # a problem replaces the record and its warnings
+    if not walk.problems:
+        yield Record(location, value, walk.lines)
 
 
 class _Walk:
-    """One record's value built from its nodes, checked for what JSON cannot hold.
-
-    The walk follows aliases (each becomes a copy in the value), so it costs what the record
-    expands to, which the composer has bounded. Every path's line is noted on the way.
-    """
+    """One record's value from its nodes, checked for what JSON cannot hold, each line noted."""
 
     _scalars = SafeConstructor()  # reads ints, floats and booleans as YAML 1.1 spells them
 
-    def __init__(self, stand_in: str) -> None:
+    def __init__(self, stand_in: str, location: Location) -> None:
         self.stand_in = stand_in
+        self.location = location
         self.lines: dict[Loc, int] = {}
-        self.problems: list[tuple[Loc, int, str]] = []
-        self.warnings: list[tuple[Loc, int]] = []
+        self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
 
     def _refuse(self, loc: Loc, line: int, message: str) -> None:
-        self.problems.append((loc, line, message))
+        path = format_path(loc) if loc else ""
+        self.problems.append(Problem(self.location.at_line(line), path, message))
 
     def value(self, node: Node, loc: Loc, depth: int) -> Any:
-        """The JSON value of ``node`` (at ``loc``, ``depth`` deep); problems are noted."""
         line = node.start_mark.line + 1
         self.lines[loc] = line
         if depth > MAX_NESTING:
@@ -316,7 +266,10 @@ class _Walk:
             return None
         if tag in _AS_TEXT:
             if _LONE_SURROGATE.search(text):
-                self.warnings.append((loc, line))
+                at = self.location.at_line(line)
+                self.warnings.append(
+                    Problem(at, format_path(loc), json_values.LONE_SURROGATE, warning=True)
+                )
                 return _LONE_SURROGATE.sub("\ufffd", text)
             return text
         if tag == _NULL:
@@ -335,9 +288,7 @@ class _Walk:
             len(text) > MAX_INT_DIGITS if value is None else value.bit_length() > _MAX_INT_BITS
         )
         if isinstance(value, float) and not math.isfinite(value):
-            self._refuse(
-                loc, line, "NaN and infinite numbers are not valid JSON; use a finite number"
-            )
+            self._refuse(loc, line, json_values.NOT_FINITE)
         elif too_long:
             self._refuse(
                 loc,
@@ -397,11 +348,7 @@ class _Walk:
 
 
 class _Controls:
-    """The control characters of a text, each replaced by one stand-in PyYAML accepts.
-
-    PyYAML refuses the whole text on the first one; with stand-ins the text parses, and only
-    the record whose span holds one is refused (in a comment between records: the file).
-    """
+    """Control characters, each replaced by a stand-in: PyYAML would refuse the whole text."""
 
     def __init__(self, text: str) -> None:
         self.positions = [match.start() for match in _CONTROL.finditer(text)]
@@ -414,7 +361,7 @@ class _Controls:
                 chr(code) for code in range(0xF0000, 0xFFFFE) if chr(code) not in text
             )
             self.text = _CONTROL.sub(self.stand_in, text)
-        self._line_starts: list[int] | None = None
+        self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
 
     def within(self, start: int, end: int) -> list[int]:
         """The positions in ``[start, end)``, marked as reported."""
@@ -424,15 +371,11 @@ class _Controls:
         return found
 
     def line(self, position: int) -> int:
-        """The 1-based line of a position."""
-        if self._line_starts is None:
-            self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
         return bisect.bisect_right(self._line_starts, position)
 
     def message(self, position: int, more: int = 0) -> str:
-        """Why the character at ``position`` is refused, and how to write it instead."""
         line = self.line(position)
-        line_start = self._line_starts[line - 1] if self._line_starts else 0
+        line_start = self._line_starts[line - 1]
         code = ord(self.originals[position])
         escape = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
         others = f" (and {more} more)" if more else ""

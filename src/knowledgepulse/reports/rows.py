@@ -17,7 +17,7 @@ import orjson
 
 from knowledgepulse.errors import OutputError
 from knowledgepulse.records import Record
-from knowledgepulse.records.parquet import MAGIC, import_pyarrow_parquet, is_parquet_name
+from knowledgepulse.records.readers import MAGIC, import_pyarrow_parquet, is_parquet_name
 from knowledgepulse.value.breakdown import ValueBreakdown
 
 RowFormat = Literal["jsonl", "parquet"]

@@ -1,29 +1,35 @@
-"""Loading traces from files, standard input or parsed JSON, with path-precise errors."""
+"""Loading traces from files, standard input or parsed JSON, with path-precise errors.
+
+An unknown key is kept, but one or two edits from a known key of its object (``steps[2].tols``)
+it is a typo that silently changes the score: a warning says so. The known keys are the models'.
+"""
 
 from __future__ import annotations
 
+import difflib
+import functools
+import typing
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from knowledgepulse._util.digest import SeenIds
-from knowledgepulse._util.jsonpath import problems_from
+from knowledgepulse._util.jsonpath import format_path, problems_from
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Location, Problem, Record, read_records
-from knowledgepulse.trace.keys import has_unknown_keys, misspelt_keys
-from knowledgepulse.trace.models import ReasoningTrace
+from knowledgepulse.trace.models import CONTEXT_URLS, ReasoningTrace
+
+MAX_EDITS = 2
+"""The most edits (insertions, deletions, substitutions) between a misspelt key and the known one;
+a known key of two letters (``id``) allows one, or every short extra key would be its typo."""
 
 
 @dataclass(frozen=True, slots=True)
 class LoadedTrace:
-    """A valid trace and the record it was read from (kept for ``--annotate``).
-
-    A trace converted from a dataset row keeps the row too: its other columns travel beside
-    the trace, so that the row can be written back in its own form with ``kp_`` columns.
-    """
+    """A valid trace, its record (for ``--annotate``) and its dataset row, if converted from one."""
 
     record: Record
     trace: ReasoningTrace
@@ -44,8 +50,7 @@ def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
     """
     if isinstance(value, ReasoningTrace):
         return value
-    record = Record(Location(source), value)
-    result = validate_record(record)
+    result = validate_record(Record(Location(source), value))
     if isinstance(result, LoadedTrace):
         return result.trace
     raise TraceValidationError(f"{source}: not a valid ReasoningTrace", result)
@@ -65,12 +70,9 @@ def load_traces(
 ) -> Iterator[LoadedTrace | Problem]:
     """Read traces from JSON files (one trace or a list), JSON Lines files or ``-`` (stdin).
 
-    Yields each valid trace and each problem in input order, as the input is read (a JSON Lines
-    file is never held whole); a bad record never stops the records after it. A trace whose id
-    appeared earlier in the input is still yielded, after a warning (a :class:`Problem` with
-    ``warning=True``) that says so; so is a record with an unknown key one or two edits from a
-    known one (``steps[2].tols``: did you mean ``tool``?). ``progress`` is called with the bytes
-    read as reading goes.
+    Yields each valid trace and each problem in input order, as read; a bad record never stops
+    the rest. A repeated id or a misspelt key (``steps[2].tols``: did you mean ``tool``?) is a
+    warning (``warning=True``) before the trace. ``progress`` is called with the bytes read.
 
     Raises:
         InputFileError: a file cannot be opened at all.
@@ -83,28 +85,117 @@ def load_traces(
                 continue
             result = validate_record(item)
             if not isinstance(result, LoadedTrace) or has_unknown_keys(result.trace):
-                yield from _misspelt(item)
-            if isinstance(result, LoadedTrace):
-                trace_id = result.trace.id
-                if seen.add(trace_id):
-                    yield Problem(
-                        result.location,
-                        "id",
-                        f"the id {trace_id!r} appeared earlier in the input; "
-                        "both traces are scored (give each trace its own id)",
-                        warning=True,
-                    )
-                yield result
-            else:
+                for path, known in misspelt_keys(item.value):
+                    message = f"unknown key, kept but not read: did you mean {known!r}?"
+                    yield Problem(item.location, path, message, warning=True)
+            if not isinstance(result, LoadedTrace):
                 yield from result
+                continue
+            if seen.add(result.trace.id):
+                yield Problem(
+                    result.location,
+                    "id",
+                    f"the id {result.trace.id!r} appeared earlier in the input; "
+                    "both traces are scored (give each trace its own id)",
+                    warning=True,
+                )
+            yield result
 
 
-def _misspelt(record: Record) -> Iterator[Problem]:
-    """A warning for each key of the record that looks like a misspelt known key."""
-    for path, known in misspelt_keys(record.value):
-        yield Problem(
-            record.location,
-            path,
-            f"unknown key, kept but not read: did you mean {known!r}?",
-            warning=True,
-        )
+class _Shape(NamedTuple):
+    """An object's known keys, and the shapes of the objects under them."""
+
+    known: frozenset[str]
+    nested: dict[str, _Shape]
+
+
+def _shape_of(model: type[BaseModel]) -> _Shape:
+    known = frozenset(info.alias or name for name, info in model.model_fields.items())
+    nested: dict[str, _Shape] = {}
+    for name, info in model.model_fields.items():
+        # A model, or one inside ``X | None`` or ``list[X]``.
+        for inner in (info.annotation, *typing.get_args(info.annotation)):
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                nested[info.alias or name] = _shape_of(inner)
+    return _Shape(known, nested)
+
+
+_TRACE = _shape_of(ReasoningTrace)
+
+
+@functools.lru_cache(maxsize=1024)  # bounded: a producer's many extra keys cannot grow it
+def _closest(key: str, known: frozenset[str]) -> str | None:
+    """The known key within :data:`MAX_EDITS` of ``key`` (case aside), the nearest first."""
+    folded = key.lower()
+    found: list[tuple[int, str]] = []
+    for candidate in known:
+        bound = min(MAX_EDITS, len(candidate) // 2)
+        # Cheap rejection first: lengths further apart than the bound need more edits.
+        if abs(len(candidate) - len(folded)) > bound:
+            continue
+        # The edits of difflib's alignment: a bound on Levenshtein's distance.
+        opcodes = difflib.SequenceMatcher(None, folded, candidate.lower()).get_opcodes()
+        edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
+        if edits <= bound:
+            found.append((edits, candidate))
+    return min(found)[1] if found else None
+
+
+def has_unknown_keys(trace: ReasoningTrace) -> bool:
+    """Whether any object of a valid trace kept a key the models do not know.
+
+    Every trace read takes this test, so it is written out over the models' nesting: 3 us a
+    trace, against 40 for a generic walk (``test_keys`` checks it sees every nested model).
+    """
+    if (
+        trace.__pydantic_extra__
+        or trace.metadata.__pydantic_extra__
+        or trace.task.__pydantic_extra__
+        or trace.outcome.__pydantic_extra__
+    ):
+        return True
+    for step in trace.steps:
+        if step.__pydantic_extra__ or (step.tool is not None and step.tool.__pydantic_extra__):
+            return True
+    delta = trace.knowledge_graph_delta
+    return delta is not None and bool(
+        delta.__pydantic_extra__
+        or any(entity.__pydantic_extra__ for entity in delta.entities)
+        or any(fact.__pydantic_extra__ for fact in delta.relationships)
+    )
+
+
+def misspelt_keys(document: Any) -> list[tuple[str, str]]:
+    """Each unknown key of a trace document that looks like a misspelt known one.
+
+    Gives the key's JSON path (``steps[2].tols``) and the known key (``tool``), in document
+    order. A document naming neither the trace's ``@context`` nor its ``@type`` is another kind
+    of record (a framework's file read without ``--from``), not a misspelt trace.
+    """
+    found: list[tuple[str, str]] = []
+    if type(document) is dict and (
+        document.get("@type") == "ReasoningTrace" or document.get("@context") in CONTEXT_URLS
+    ):
+        _walk(document, _TRACE, (), found)
+    return found
+
+
+def _walk(
+    value: Any, shape: _Shape, loc: tuple[str | int, ...], found: list[tuple[str, str]]
+) -> None:
+    if type(value) is not dict:
+        return
+    for key, item in value.items():
+        if key not in shape.known:
+            guess = _closest(str(key), shape.known)
+            if guess is not None:
+                found.append((format_path((*loc, str(key))), guess))
+            continue
+        inner = shape.nested.get(key)
+        if inner is None:
+            continue
+        if type(item) is list:
+            for index, element in enumerate(item):
+                _walk(element, inner, (*loc, key, index), found)
+        else:
+            _walk(item, inner, (*loc, key), found)

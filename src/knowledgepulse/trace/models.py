@@ -1,10 +1,8 @@
 """The ``ReasoningTrace`` JSON-LD document as typed, validated models.
 
-Unknown fields are kept (JSON-LD documents grow as producers add to them); known fields are
-checked strictly: a string where a boolean or a number belongs, a NaN, a negative ``step_id``, a
-date-time without a zone are errors. What the reference schema (the SDK's zod
-``ReasoningTraceSchema``) accepts, we accept, except where ``spec/trace-value.md`` decides
-otherwise ("Parity with the reference schema"); ``null`` for an optional field means absent.
+Unknown fields are kept (JSON-LD documents grow); known fields are checked strictly. We accept
+what the reference's zod ``ReasoningTraceSchema`` accepts, but where ``spec/trace-value.md``
+decides otherwise; ``null`` for an optional field means absent.
 """
 
 from __future__ import annotations
@@ -45,9 +43,7 @@ _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]
 
 def _integral(value: Any) -> Any:
     # JavaScript producers cannot tell 1.0 from 1, and the reference schema takes both.
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 StepId = Annotated[StrictInt, Field(ge=0), BeforeValidator(_integral)]
@@ -60,10 +56,8 @@ class _JsonLdModel(BaseModel):
         extra="allow",
         allow_inf_nan=False,
         # "@context" and "@type" are JSON-LD keywords: "context" is just an unknown field.
-        validate_by_alias=True,
         validate_by_name=False,
         frozen=True,
-        str_strip_whitespace=False,
     )
 
 
@@ -183,10 +177,6 @@ JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def trace_json_schema() -> dict[str, Any]:
-    """The JSON Schema of one trace document (a JSON Lines line, or an item of a JSON list).
-
-    ``kp schema trace`` prints it; the repository keeps a copy at ``schemas/trace.schema.json``
-    for editors, which a test keeps equal to this.
-    """
+    """The JSON Schema of one trace (``kp schema trace``; a test keeps schemas/ equal to it)."""
     schema = ReasoningTrace.model_json_schema(by_alias=True)
     return {"$schema": JSON_SCHEMA_DIALECT, **schema}

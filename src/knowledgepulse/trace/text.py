@@ -30,19 +30,16 @@ def actions_text(trace: ReasoningTrace) -> str:
 
 
 _WORD = re.compile(r"\w+")
-# An identifier-like token: letters, digits and the joiners ids use, with at least one digit
-# (a user id, an order number, a flight, a date), three characters or more.
+# An identifier-like token (a user id, an order number, a date): at least one digit in it.
 _IDENTIFIER = re.compile(r"[\w\-.@:/]*\d[\w\-.@:/]*")
 
 
 def action_terms(trace: ReasoningTrace) -> set[str]:
     """The specifics the trace acted on, as lowercase terms.
 
-    The words of every string, number and boolean in the ``input`` of its ``tool_call`` and
-    ``error_recovery`` steps (the arguments the agent passed: a search query, a user id, a
-    date), and the identifier-like tokens (with a digit, three characters or more) of the
-    objective and of those steps' content. Two runs of the same task share them even when
-    their wording differs; two tasks with templated wording usually do not.
+    The words of the values in its acting steps' ``input`` (a search query, a user id), and the
+    identifier-like tokens of the objective and those steps' content. Two runs of one task share
+    them even when their wording differs; two tasks with templated wording usually do not.
     """
     terms: set[str] = set()
     contents = [trace.task.objective]
@@ -59,11 +56,8 @@ def action_terms(trace: ReasoningTrace) -> set[str]:
 
 def _leaf_values(value: Any) -> Iterator[str]:
     """Every scalar under a JSON value, as text (keys are the tool's schema, not the task's)."""
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _leaf_values(item)
-    elif isinstance(value, list):
-        for item in value:
+    if isinstance(value, dict | list):
+        for item in value.values() if isinstance(value, dict) else value:
             yield from _leaf_values(item)
     elif value is not None:
         yield str(value)
