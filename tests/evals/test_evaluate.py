@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import threading
 import time
@@ -266,6 +267,12 @@ def test_evaluate_async_runs_in_the_callers_loop() -> None:
         return await evaluate_async(echo, CASES, TEXT_SUITE, progress=False)
 
     assert asyncio.run(main()).passed
+
+
+def test_evaluate_is_named_and_typed_as_itself() -> None:
+    """The sync twin keeps evaluate_async's parameters but its own name (help(), tracebacks)."""
+    assert (evaluate.__name__, evaluate.__qualname__) == ("evaluate", "evaluate")
+    assert inspect.signature(evaluate) == inspect.signature(evaluate_async)
 
 
 def test_cases_and_suite_may_be_files(tmp_path: Path) -> None:

@@ -165,6 +165,7 @@ def _blocking(run: Callable[P, Coroutine[Any, Any, EvalRun]]) -> Callable[P, Eva
             "(a notebook, say) use: await evaluate_async(...)"
         )
 
+    blocking.__name__ = blocking.__qualname__ = run.__name__.removesuffix("_async")
     return blocking
 
 
