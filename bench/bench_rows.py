@@ -12,16 +12,13 @@ does not depend on the other processes. The output is checked: as many rows as t
 the ``kp_`` columns.
 Goal (issue 18): under 500 MB peak, at least 5,000 rows a second on 2 cores, at 1M rows.
 
-Measured on the 2-core development machine, shared with other jobs (2026-11, one process):
-100,000 rows 3,113 rows per CPU second, peak 203 MB; 300,000 rows 3,435 (3,350 rows/s wall),
-peak 234 MB; 1,000,000 rows 3,829 rows per CPU second (2,469 rows/s wall under load), peak
-321 MB. Writing row groups of 8,192 rows instead of 1,024 gave 368 MB at 1M rows (3,918 rows
-per CPU second): the pending rows cost more than the larger footer.
-The converted document written as it was validated (no second dump): 100,000 rows 4,224 rows
-per CPU second (3,595 rows/s wall, shared machine), peak 213 MB. A young-generation GC threshold
-of 10,000 instead of Python's 700 gave 5,349 (the collector took a quarter of the time), but
-issue 17 retired GC tuning, so kp does not set one. ``kp score`` converts and scores in one
-process: the second core is not used.
+Measured on the 2-core development machine, one process, quiet (2026-11-26): 1,000,000 rows in
+158.6 s, 6,306 rows/s (6,303 rows per CPU second), peak 314 MB; 100,000 rows 6,002 rows/s, peak
+213 MB. Before it, 4,338 rows/s at 100,000 rows: the scorer held 32 traces at a time for an
+embedder that --no-embedder does not have, and the traces kept alive set off a full collection
+of Python's garbage collector about once per 1,000 rows (a fifth of the time). Without an
+embedder the scorer now takes one trace at a time. Row groups of 8,192 rows instead of 1,024 gave
+a higher peak (368 MB against 321 MB at 1M rows, earlier code) for no speed.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pytest
@@ -17,6 +17,7 @@ from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty import DEFAULT_NOVELTY_TEXT, novelty_text
 from knowledgepulse.novelty.cache import VectorCache
 from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import ScoringWeights, TraceValueScorer
 from tests.builders import assert_scored_alike, make_trace, step, steps
 
@@ -291,6 +292,21 @@ def test_batch_size_is_the_number_of_texts_per_embedder_call() -> None:
     traces = [make_trace(trace_id=f"kp:trace:{i}") for i in range(7)]
     assert len(list(scorer.iter_scores(traces))) == 7
     assert sizes == [3, 3, 1]
+
+
+def test_without_an_embedder_each_trace_is_scored_as_it_is_read() -> None:
+    """No embedder, no batch: a breakdown comes before the next trace is taken (nothing held)."""
+    taken: list[int] = []
+
+    def traces() -> Iterator[ReasoningTrace]:
+        for i in range(5):
+            taken.append(i)
+            yield make_trace(trace_id=f"kp:trace:{i}")
+
+    scores = TraceValueScorer(embedder=None, batch_size=32).iter_scores(traces())
+    for i, _ in enumerate(scores):
+        assert taken == list(range(i + 1))
+    assert len(taken) == 5
 
 
 # --- laws over many traces --------------------------------------------------------------

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import deque
 from collections.abc import Iterator, Sequence
-from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,6 +55,7 @@ from knowledgepulse.reports.value import (
     summary_line,
 )
 from knowledgepulse.trace.load import LoadedTrace
+from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
@@ -442,9 +443,16 @@ def _explained(breakdown: ValueBreakdown) -> str:
 def _scored_stream(
     scorer: TraceValueScorer, traces: Iterator[LoadedTrace]
 ) -> Iterator[tuple[LoadedTrace, ValueBreakdown]]:
-    """Each trace with its breakdown, in order; one batch is held at a time."""
-    while batch := list(islice(traces, scorer.batch_size)):
-        yield from zip(batch, scorer.score_many(loaded.trace for loaded in batch), strict=True)
+    """Each trace with its breakdown, in order; at most one batch is held at a time."""
+    pending: deque[LoadedTrace] = deque()
+
+    def feed() -> Iterator[ReasoningTrace]:
+        for loaded in traces:
+            pending.append(loaded)
+            yield loaded.trace
+
+    for breakdown in scorer.iter_scores(feed()):
+        yield pending.popleft(), breakdown
 
 
 def _scored_whole(
