@@ -7,9 +7,9 @@ library errors into one-line messages and exit codes (see the epilog), in one pl
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 import os
+import pkgutil
 import sys
 from typing import Any
 
@@ -28,19 +28,19 @@ EXIT_INTERRUPTED = 130
 
 TRACEBACK_VARIABLE = "KP_TRACEBACK"
 
-# name -> (its module in this package, one-line help for `kp --help` without importing it);
-# the command is the module's NAME_command.
+# name -> (the command in this package, MODULE:NAME; one-line help for `kp --help`
+# without importing it).
 _COMMANDS = {
-    "score": ("score", "Score reasoning traces 0.0-1.0."),
-    "validate": ("score", "Check traces, no scoring."),
-    "profiles": ("profiles", "Show the weight profiles."),
-    "eval": ("eval", "Run evaluation scorers over cases."),
-    "compare": ("eval", "Compare two kp eval reports."),
-    "schema": ("schema", "Print a file format's JSON Schema."),
-    "select": ("curate", "Pick the best diverse traces."),
-    "dedupe": ("curate", "Group near-duplicate traces."),
-    "redact": ("redact", "Redact secrets and personal data."),
-    "convert": ("convert", "Agent framework telemetry to traces."),
+    "score": ("score:score_command", "Score reasoning traces 0.0-1.0."),
+    "validate": ("score:validate_command", "Check traces, no scoring."),
+    "profiles": ("profiles:profiles_command", "Show the weight profiles."),
+    "eval": ("eval:eval_command", "Run evaluation scorers over cases."),
+    "compare": ("eval:compare_command", "Compare two kp eval reports."),
+    "schema": ("schema:schema_command", "Print a file format's JSON Schema."),
+    "select": ("curate:select_command", "Pick the best diverse traces."),
+    "dedupe": ("curate:dedupe_command", "Group near-duplicate traces."),
+    "redact": ("redact:redact_command", "Redact secrets and personal data."),
+    "convert": ("convert:convert_command", "Agent framework telemetry to traces."),
 }
 
 
@@ -53,8 +53,7 @@ class _LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in _COMMANDS:
             return None
-        module = importlib.import_module(f"{__package__}.{_COMMANDS[cmd_name][0]}")
-        command = getattr(module, f"{cmd_name}_command")
+        command = pkgutil.resolve_name(f"{__package__}.{_COMMANDS[cmd_name][0]}")
         assert isinstance(command, click.Command)
         return command
 

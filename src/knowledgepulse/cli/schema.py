@@ -2,29 +2,29 @@
 
 from __future__ import annotations
 
-import importlib
 import json
+import pkgutil
 
 import click
 
 from knowledgepulse.cli._console import write_output
 
 # Each schema's module loads only when asked for: `kp schema trace` needs no evals code.
-_MODULES = {
-    "trace": "knowledgepulse.trace.models",
-    "suite": "knowledgepulse.evals.suite",
-    "case": "knowledgepulse.evals.models",
+_SCHEMAS = {
+    "trace": "knowledgepulse.trace.models:trace_json_schema",
+    "suite": "knowledgepulse.evals.suite:suite_json_schema",
+    "case": "knowledgepulse.evals.models:case_json_schema",
 }
 
 
 @click.command("schema")
-@click.argument("name", type=click.Choice(tuple(_MODULES)))
+@click.argument("name", type=click.Choice(tuple(_SCHEMAS)))
 def schema_command(name: str) -> int:
     """Print the JSON Schema of NAME: 'trace', 'suite' (suite files) or 'case' (one case).
 
     Point an editor at it to check files while typing, e.g. put
     '# yaml-language-server: $schema=suite.schema.json' at the top of a suite.
     """
-    schema = getattr(importlib.import_module(_MODULES[name]), f"{name}_json_schema")()
+    schema = pkgutil.resolve_name(_SCHEMAS[name])()
     write_output(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", None)
     return 0
