@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from typing import Literal, get_args
+from typing import Literal
 
 from knowledgepulse.evals.results import TOLERANCE, EvalRun
 from knowledgepulse.evals.snapshot import (
@@ -158,8 +158,14 @@ def compare_runs(
         if (c.case_id, c.occurrence) not in new_ids
     ]
     counts = Counter(case.change for case in cases)
-    # ComparisonSummary counts the changes in the order CaseChange names them.
-    summary = ComparisonSummary(*(counts[change] for change in get_args(CaseChange)))
+    summary = ComparisonSummary(
+        regressions=counts["regressed"],
+        improvements=counts["improved"],
+        changed=counts["changed"],
+        unchanged=counts["unchanged"],
+        added=counts["added"],
+        removed=counts["removed"],
+    )
     return Comparison(
         before, after, tolerance, tuple(cases), _compare_scorers(before, after), summary
     )

@@ -215,7 +215,8 @@ def _said(error: BaseException) -> str:
 
 
 async def _called(task: Task, task_input: TaskInput) -> tuple[Any, float]:
-    # A sync task is timed in its thread, so time spent waiting for the busy loop is not counted.
+    # The task's result and its time in ms (awaited when async, else run in a thread). A sync
+    # task is timed in its thread, so time spent waiting for the busy loop is not counted.
     started = time.perf_counter()
     if inspect.iscoroutinefunction(task) or inspect.iscoroutinefunction(
         getattr(task, "__call__", None)  # noqa: B004 - an object whose __call__ is async

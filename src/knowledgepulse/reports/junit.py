@@ -1,10 +1,11 @@
 """Evaluation runs as JUnit XML, which CI systems show as test results.
 
-One ``<testcase>`` per case: a failing case is a ``<failure>`` naming each failing scorer with
-its diagnosis; a malformed case, a task that raised and each part of a file that could not be
-read is an ``<error>``. Against a baseline a failure's message says how it stands
-(``regression:``, ...), and with ``--fail-on regression`` an old failure is ``<skipped>``. No
-timestamps: equal runs, equal bytes; all text is printable, so the XML stays well-formed.
+One ``<testcase>`` per case (``classname`` its file, ``name`` its id): a failing case is a
+``<failure>`` naming each failing scorer; a malformed case, a task that raised and each part of
+a file not read in full is an ``<error>``. Against a baseline a failure's message says how it
+stands (``regression:``, ...); with ``--fail-on regression`` an old failure is ``<skipped>``, so
+the report fails exactly the cases that fail the run. No timestamps, no durations over recorded
+outputs: equal runs, equal bytes; all text is printable, so the XML stays well-formed.
 """
 
 from __future__ import annotations

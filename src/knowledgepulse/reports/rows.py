@@ -35,10 +35,10 @@ _TYPES = {
     "kp_group": "int64",
     "kp_kept": "bool",
 }
-SCORE_COLUMNS = tuple(_TYPES)[:7]
-"""The columns every scored row gets, in this order."""
-DEDUPE_COLUMNS = tuple(_TYPES)[7:]
+DEDUPE_COLUMNS = ("kp_group", "kp_kept")
 """The columns ``kp dedupe`` adds: the row's near-duplicate group, and whether it is kept."""
+SCORE_COLUMNS = tuple(name for name in _TYPES if name not in DEDUPE_COLUMNS)
+"""The columns every scored row gets, in this order."""
 
 
 def kp_columns(breakdown: ValueBreakdown) -> dict[str, Any]:

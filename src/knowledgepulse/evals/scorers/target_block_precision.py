@@ -77,25 +77,26 @@ class TargetBlockPrecision(Scorer):
     ) -> ScoreResult:
         """Pair operations by page, type and rank, and compare their targets."""
         pairs = _pair_targets(expected.operations, actual.operations, pages)
-        correct = sum(pair[3] for pair in pairs)
+        correct = sum(hit for *_, hit in pairs)
         incorrect = []
         for e, a, k, hit in pairs:
+            if hit:
+                continue
             exp = expected.operations[e]
             act = None if a is None else actual.operations[a]
-            if not hit:
-                incorrect.append(
-                    {
-                        "expected": _target_json(exp),
-                        "actual": None if act is None else _target_json(act),
-                        "pageId": page_key(exp, pages),
-                        "type": exp.type,
-                        "ordinal": k,
-                        "expectedIndex": e,
-                        "actualIndex": a,
-                        "expectedBlock": _resolved(exp, pages),
-                        "actualBlock": None if act is None else _resolved(act, pages),
-                    }
-                )
+            incorrect.append(
+                {
+                    "expected": _target_json(exp),
+                    "actual": None if act is None else _target_json(act),
+                    "pageId": page_key(exp, pages),
+                    "type": exp.type,
+                    "ordinal": k,
+                    "expectedIndex": e,
+                    "actualIndex": a,
+                    "expectedBlock": _resolved(exp, pages),
+                    "actualBlock": None if act is None else _resolved(act, pages),
+                }
+            )
         details = {
             "correctTargets": correct,
             "totalTargets": len(pairs),
