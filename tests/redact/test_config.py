@@ -67,7 +67,8 @@ def test_every_mistake_of_the_file_is_reported_at_once(tmp_path: Path) -> None:
         "rules:\n"
         "  - name: none\n"
         "  - name: gone\n    callable: no_such_module_kp:find\n"
-        "  - name: typed\n    pattern: x\n    type: 'has space'\n",
+        "  - name: typed\n    pattern: x\n    type: 'has space'\n"
+        "  - name: dashed\n    callable: my-tool:find\n",
     )
     with pytest.raises(RedactionRulesError) as raised:
         load_rules(path)
@@ -75,3 +76,4 @@ def test_every_mistake_of_the_file_is_reported_at_once(tmp_path: Path) -> None:
     assert "rules[0]: give one of pattern" in message
     assert "rules[1]: callable 'no_such_module_kp:find': cannot import" in message
     assert "rules[2].type" in message
+    assert "rules[3]: callable 'my-tool:find': cannot import 'my-tool'" in message

@@ -354,7 +354,8 @@ def infer_tasks(
     Walking down the ranking, a candidate joins the task of an earlier one with the same
     objective (``objectives[i]``), else the task whose best run's vector is most similar to its
     own when their cosine reaches ``threshold``, else it starts its own. Without vectors, only
-    equal objectives make a task. The answer does not depend on the candidates' order.
+    equal objectives make a task. The answer does not depend on the candidates' order (their
+    ``task`` is ignored); two tasks whose best runs share an id are one (a copy of one trace).
 
     Raises:
         ValueError: objectives or vectors not one per candidate.

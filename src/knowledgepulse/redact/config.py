@@ -7,7 +7,8 @@ file is reported at once, with the file, line and JSON path (``docs/redaction.md
 
 from __future__ import annotations
 
-import pkgutil
+import functools
+import importlib
 from pathlib import Path
 
 import regex
@@ -67,10 +68,12 @@ def _import(spec: str) -> Finder:
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise ValueError(f"callable {spec!r}: write it as module:function")
-    try:
-        found = pkgutil.resolve_name(spec)
+    try:  # not pkgutil.resolve_name: its own ValueError for a name like my-tool:find
+        module = importlib.import_module(module_name)
     except ImportError as error:
         raise ValueError(f"callable {spec!r}: cannot import {module_name!r} ({error})") from None
+    try:
+        found = functools.reduce(getattr, attribute.split("."), module)
     except AttributeError:
         raise ValueError(f"callable {spec!r}: {module_name} has no {attribute!r}") from None
     if not callable(found):

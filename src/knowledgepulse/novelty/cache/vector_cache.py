@@ -579,8 +579,8 @@ def _id_codes(
 def _own_keys(store: MemoryRing | FileRing, ids: list[str | None]) -> NDArray[np.intp] | None:
     """The ids' codes, held vectors then batch; ``None`` when no batch id is held or repeated."""
     held, queries = _id_codes(store, ids)
-    named = queries[queries >= 0]
-    if not (held >= 0).any() and len(np.unique(named)) == len(named):
+    # Codes go in order of first sight: the ids are distinct iff the largest is their count - 1.
+    if not (held >= 0).any() and queries.max(initial=-1) + 1 == np.count_nonzero(queries >= 0):
         return None
     return np.concatenate([held, queries])
 
