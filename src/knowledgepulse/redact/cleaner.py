@@ -143,9 +143,10 @@ def _free(spans: Iterable[Span], text: str) -> list[Span]:
 
 
 def _replace(text: str, spans: list[Span], replacement: str) -> str:
+    # The pieces between the spans (and before the first, after the last), joined by the marker.
     ends = [0] + [end for _, end in spans]
-    kept = [text[end:start] for end, (start, _) in zip(ends, spans, strict=False)]
-    return replacement.join([*kept, text[ends[-1] :]])
+    starts = [start for start, _ in spans] + [len(text)]
+    return replacement.join(text[end:start] for end, start in zip(ends, starts, strict=True))
 
 
 def clean_text(
