@@ -78,7 +78,11 @@ class Redactor:
     def from_options(
         cls, redact: bool, level: str | None, rules_file: Path | None
     ) -> Redactor | None:
-        """The redactor ``--redact`` asks for, or ``None``; its options alone: a usage error."""
+        """The redactor ``--redact`` asks for, or ``None``.
+
+        Raises:
+            click.UsageError: ``--privacy-level`` or ``--redact-rules`` without ``--redact``.
+        """
         if not redact:
             if level is not None or rules_file is not None:
                 raise click.UsageError(
@@ -110,7 +114,10 @@ class Redactor:
         return LoadedTrace(record, ReasoningTrace.model_validate(document), row), findings
 
     def summary(self) -> str:
-        """``redacted 3 traces: 5 email, 1 api_key``; identifiers kept in private traces too."""
+        """``redacted 3 traces: 5 email, 1 api_key``; identifiers kept in private traces too.
+
+        Said because a converted trace is private unless ``--privacy-level`` says otherwise.
+        """
         kinds = ", ".join(f"{count} {kind}" for kind, count in self.types.most_common())
         said = (
             f"redacted {counted(self.redacted, 'trace')}: {kinds}"

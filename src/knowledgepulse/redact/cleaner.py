@@ -123,7 +123,10 @@ _CUT_RULE = Rule("max-text", TRUNCATED, True)
 
 
 def cut(text: str) -> str:
-    """``text`` cut at :data:`MAX_TEXT` with a marker (at a space when near: no half secret)."""
+    """``text`` cut at :data:`MAX_TEXT`, at a space when one is near, with a marker.
+
+    Cutting at a space keeps a secret that straddles the limit from leaving half of itself.
+    """
     end = text.rfind(" ", MAX_TEXT - 1000, MAX_TEXT)
     end = end if end > 0 else MAX_TEXT - 1000
     return text[:end] + " " + marker(TRUNCATED)

@@ -337,6 +337,7 @@ def default_rules() -> RuleSet:
             keywords=("pass", "pwd", "secret", "token", "key"),
         ),
     )
+    # Personal identifiers: kept at private, redacted at aggregated and federated.
     identifiers = (
         Rule(
             "email",
