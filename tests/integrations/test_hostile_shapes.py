@@ -33,6 +33,7 @@ def test_a_pydantic_ai_tool_return_outcome_that_is_a_list_is_no_failure(
     path.write_text(json.dumps(messages), "utf-8")
     (item,) = convert_file(path, source="pydantic-ai")
     assert item.trace.steps  # type: ignore[union-attr]
+    assert all(step.type != "error_recovery" for step in item.trace.steps)  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("kind", ODD)

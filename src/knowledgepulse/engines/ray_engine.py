@@ -3,6 +3,7 @@
 :class:`RayEmbedder` (:mod:`~knowledgepulse.engines.ray_embedder`) is an embedder whose calls run
 on a pool of Ray actors, for any scorer (``kp score --engine ray``); :func:`score_dataset`,
 here, scores a ``ray.data.Dataset`` of traces: embedding on an actor pool, novelty in the driver.
+Ray itself is imported on first use (``import_ray``), so importing this module never needs it.
 
 A row is a trace: a column (``trace`` by default) holding it as a JSON string (or bytes, or a
 struct), or else the row itself. Novelty is online, so the driver scores the rows in order

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
-from knowledgepulse.redact import redact_trace
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown, default_scorer
 
@@ -126,7 +125,11 @@ class Collector:
                 logger.exception("knowledgepulse: on_trace raised; the agent run goes on")
 
     def _score(self, converted: ConvertedTrace) -> CapturedTrace:
-        trace = redact_trace(converted.trace)[0] if self.redact else converted.trace
+        trace = converted.trace
+        if self.redact:  # imported here: its rules load only for a collector that redacts
+            from knowledgepulse.redact import redact_trace  # noqa: PLC0415
+
+            trace = redact_trace(trace)[0]
         breakdown = (self._scorer or default_scorer()).score(trace)
         trace = trace.model_copy(
             update={
