@@ -57,7 +57,7 @@ from knowledgepulse.records.json_values import loads
 from knowledgepulse.redact import redact_document
 from knowledgepulse.reports.compare import comparison_to_json, comparison_to_markdown
 from knowledgepulse.reports.evals import to_json, to_markdown
-from knowledgepulse.reports.html import to_html
+from knowledgepulse.reports.evals_html import to_html
 from knowledgepulse.reports.junit import to_junit
 from knowledgepulse.trace import LoadedTrace, load_traces
 from knowledgepulse.trace.load import validate_record

@@ -15,7 +15,7 @@ from knowledgepulse.evals.compare import compare_runs
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.records import Location, Problem
-from knowledgepulse.reports.html import input_output_diff, to_html, word_diff
+from knowledgepulse.reports.evals_html import input_output_diff, to_html, word_diff
 from tests.evals.builders import make_case, make_suite, op, page
 
 FILE = "cases.jsonl"

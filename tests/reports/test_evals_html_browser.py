@@ -10,7 +10,7 @@ import pytest
 
 from knowledgepulse.evals.compare import compare_runs
 from knowledgepulse.evals.runner import run_suite
-from knowledgepulse.reports.html import to_html
+from knowledgepulse.reports.evals_html import to_html
 from tests.evals.builders import make_case, op
 from tests.reports.test_evals_html import PAGES, SUITE, build_run
 

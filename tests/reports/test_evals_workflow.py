@@ -12,7 +12,7 @@ from knowledgepulse.evals import evaluate
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.tasks import TaskInput
 from knowledgepulse.reports.evals import to_console, to_markdown
-from knowledgepulse.reports.html import to_html
+from knowledgepulse.reports.evals_html import to_html
 from knowledgepulse.reports.junit import to_junit
 from tests.evals.builders import make_suite
 from tests.evals.test_evaluate import text_case

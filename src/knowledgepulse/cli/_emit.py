@@ -73,14 +73,14 @@ def emitting(
     collector: TableCollector,
     sink: ProblemSink,
     *,
-    parquet_rows: Sequence[str] | None = None,
+    parquet_inputs: Sequence[str] | None = None,
 ) -> Iterator[Emit]:
     """``kp score``'s output as it is scored; at the end (not on an error) the report's ending.
 
-    ``parquet_rows``: the inputs, when ``--annotate`` writes their rows back as Parquet.
+    ``parquet_inputs``: the inputs, when ``--annotate`` writes their rows back as Parquet.
     """
-    if parquet_rows is not None:
-        with row_output(output, parquet_rows) as rows:
+    if parquet_inputs is not None:
+        with row_output(output, parquet_inputs) as rows:
 
             def emit_row(loaded: LoadedTrace, result: ScoredTrace) -> None:
                 rows.write(loaded.row or loaded.record, kp_columns(result.breakdown))

@@ -428,7 +428,7 @@ def _emit_run(
         chunks = json_chunks(run)
         write_output(chunks if comparison is None else with_comparison(chunks, comparison), output)
     elif output_format == "html":
-        from knowledgepulse.reports.html import to_html  # noqa: PLC0415 - only for html
+        from knowledgepulse.reports.evals_html import to_html  # noqa: PLC0415 - only for html
 
         write_output(to_html(run, comparison), output)
     elif output_format == "markdown":

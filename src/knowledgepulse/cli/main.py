@@ -1,7 +1,7 @@
 """The ``kp`` command: a thin shell over the library.
 
-Each command lives in its own module, imported only when that command runs; this module turns
-library errors into one-line messages and exit codes (see the epilog), in one place.
+A command's module is imported only when that command runs (``kp score`` loads no evaluation
+code); this module turns library errors into one-line messages and exit codes (see the epilog).
 """
 
 from __future__ import annotations

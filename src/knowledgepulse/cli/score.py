@@ -288,7 +288,7 @@ def score_command(
             else _scored_stream(scorer, traces)
         )
         with emitting(
-            output, output_format, annotate, collector, sink, parquet_rows=rows_out
+            output, output_format, annotate, collector, sink, parquet_inputs=rows_out
         ) as emit:
             for loaded, breakdown in scored:
                 result = ScoredTrace(breakdown, loaded.location)

@@ -127,8 +127,9 @@ def load_eval_file(path: str | Path) -> EvalSpec:
     if problems or suite is None:
         summary = f"{name}: {counted(len(problems), 'problem')} in the evaluation file or its suite"
         raise SuiteError(summary, problems)
-    kept = model.model_dump(include={"description", "timeout", "retries", "repeat"})
-    return EvalSpec(name, suite, case_files, task=task, **kept)
+    return EvalSpec(
+        name, suite, case_files, model.description, task, model.timeout, model.retries, model.repeat
+    )
 
 
 _SHAPE = (

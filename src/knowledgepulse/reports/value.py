@@ -144,9 +144,6 @@ class TableCollector:
         """Keep one trace's row."""
         self.results.append(result)
 
-    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
-        """Nothing to add: the caller renders :attr:`results`; problems go to stderr."""
-
 
 class JsonLinesWriter:
     """One JSON object a line, one line per valid trace, in input order."""

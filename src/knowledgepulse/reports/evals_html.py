@@ -1,0 +1,291 @@
+"""An evaluation run as one self-contained HTML page (``kp eval -f html``).
+
+Each scorer's score distribution, the pass/fail matrix of cases by scorers, and for
+``anti-hallucination`` the input/output diff word by word, on :mod:`.html`'s shell with a
+Content-Security-Policy. A module apart, so that ``kp score -f html`` loads no evaluation code.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from knowledgepulse.evals.compare import Comparison
+from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
+from knowledgepulse.reports.compare import (
+    SCORER_HEAD,
+    SECTIONS,
+    case_row,
+    counts_line,
+    scorer_rows,
+    totals_rows,
+)
+from knowledgepulse.reports.evals import (
+    DASH,
+    duration,
+    number,
+    outcome_line,
+    percent,
+    repeat_line,
+    scorer_repeat,
+    summary_line,
+    task_failure,
+    workflow_lines,
+)
+from knowledgepulse.reports.html import bullets, histogram, page, table, text
+
+_SCORER_BINS = 10
+# A change longer than this is shown whole, before and after: a word diff of it is unreadable
+# and would cost quadratic time.
+_DIFF_LIMIT = 5000
+# A CJK character is a word of its own; otherwise words, runs of spaces, and single marks.
+_TOKEN = re.compile(r"[\u3000-\u9fff\uf900-\ufaff\uff00-\uffef]|\w+|\s+|[^\w\s]")
+_EVAL_STYLE = """
+h1 small{font-weight:normal;color:#666}
+.banner{font-size:1.2em;font-weight:bold}
+.ok{color:#1b7f2a}.bad{color:#b3261e}
+td.p{background:#e3f4e1}td.f{background:#fbe0e0;font-weight:bold}td.e{background:#f5e6c8}
+td.m{background:#eee0f5;text-align:left}
+table.matrix td,table.matrix th{text-align:center}
+table.matrix td:first-child,table.matrix th:first-child{text-align:left}
+section.case{border-left:4px solid #b3261e;padding-left:1em;margin:1em 0 1.5em}
+section.case.malformed{border-color:#7b3fa0}
+.where{color:#666;font-size:.9em}
+.diff{font-family:ui-monospace,monospace;background:#f6f6f6;padding:.5em;white-space:pre-wrap}
+ins{background:#c9f0d1;text-decoration:none}del{background:#f8cccc}
+table.changes td,table.changes th{text-align:left}
+td svg{background:#eef2f8}
+"""
+
+
+def to_html(run: EvalRun, comparison: Comparison | None = None) -> str:
+    """The evaluation report page, with the comparison with a baseline when given."""
+    title = run.suite.name or run.suite.source
+    sections = [
+        f"<h1>Evaluation report <small>{text(title)}</small></h1>",
+        _summary(run),
+        # Right after the summary: with a baseline, what regressed is the first question.
+        _comparison(comparison) if comparison is not None else "",
+        _scorers(run),
+        _matrix(run),
+        _failing(run),
+        _problems(run),
+    ]
+    return page(f"kp eval: {title}", sections, style=_EVAL_STYLE, policy=True)
+
+
+def _summary(run: EvalRun) -> str:
+    s = run.summary
+    banner = "ok" if run.passed else "bad"
+    parts = [f"<p class='banner {banner}'>{text(summary_line(run))}</p>"]
+    parts.extend(f"<p class='workflow'>{text(line)}</p>" for line in workflow_lines(run))
+    if run.suite.description:
+        parts.append(f"<p>{text(run.suite.description)}</p>")
+    parts.append(f"<p class='where'>suite {text(run.suite.source)}</p>")
+    head = ("cases", "passed", "failed", "malformed", "pass rate", "weighted mean")
+    row = [s.cases, s.passed, s.failed, s.malformed, percent(s.pass_rate), number(s.weighted_mean)]
+    row += [s.unreadable_files, s.warnings]
+    cells = [text(cell) for cell in row]
+    parts.append(table((*head, "files not read in full", "warnings"), [cells]))
+    return "\n".join(parts)
+
+
+def _scorers(run: EvalRun) -> str:
+    rows = []
+    for entry in run.suite.scorers:
+        stats = run.summary.scorers[entry.key]
+        outcomes = [o for r in run.cases for o in r.outcomes if o.key == entry.key]
+        scores = [o.score for o in outcomes if o.score is not None]
+        passed = f"{sum(o.passed for o in outcomes)} of {len(outcomes)}"
+        shown = [entry.label, f"{entry.weight:g}", f"{entry.threshold:g}", number(stats.mean)]
+        shown += [number(stats.stderr), str(stats.n), str(stats.errors), passed]
+        chart = (
+            histogram(scores, bins=_SCORER_BINS, bar_width=14, height=36) if scores else "no scores"
+        )
+        rows.append([*(text(cell) for cell in shown), chart])
+    head = ("scorer", "weight", "threshold", "mean", "± stderr", "n", "errors", "passed")
+    return "<h2>Scorers</h2>" + table((*head, "score distribution 0-1"), rows)
+
+
+def _matrix(run: EvalRun) -> str:
+    keys = [entry.key for entry in run.suite.scorers]
+    rows = []
+    for index, result in enumerate(run.cases):
+        name = text(result.case_id) if result.case_id is not None else "(no id)"
+        if not result.passed:
+            name = f"<a href='#case-{index}'>{name}</a>"
+        reason = task_failure(result)
+        if result.malformed:
+            first = text(result.problems[0].message) if result.problems else ""
+            cells = [f"<td class='m' colspan='{len(keys)}'>malformed: {first}</td>"]
+        elif reason is not None:
+            # One cell for the case: the task's error, not the same "no score" per scorer.
+            cells = [f"<td class='e' colspan='{len(keys)}'>{text(reason)}</td>"]
+        else:
+            outcomes = {o.key: o for o in result.outcomes}
+            cells = [_cell(outcomes.get(key)) for key in keys]
+        css, verdict = ("ok", "pass") if result.passed else ("bad", "fail")
+        rows.append(
+            f"<tr><td>{name}</td><td><span class='{css}'>{verdict}</span></td>"
+            f"<td>{number(result.weighted_score)}</td>{''.join(cells)}</tr>"
+        )
+    head = "".join(f"<th>{text(key)}</th>" for key in keys)
+    return (
+        "<h2>Pass/fail matrix</h2>"
+        "<p class='where'>Each cell is the score; hover for its threshold and margin. "
+        "Failing cases link to their diagnosis.</p>"
+        f"<table class='matrix'><tr><th>case</th><th>verdict</th><th>weighted</th>{head}</tr>"
+        + "".join(rows)
+        + "</table>"
+    )
+
+
+def _cell(outcome: ScorerOutcome | None) -> str:
+    if outcome is None:
+        return f"<td>{DASH}</td>"
+    css = "p" if outcome.passed else "e" if outcome.score is None else "f"
+    shown = "error" if outcome.score is None else number(outcome.score, 2)
+    return f"<td class='{css}' title='{text(outcome_line(outcome))}'>{shown}</td>"
+
+
+def _failing(run: EvalRun) -> str:
+    failing = [_failing_case(i, r) for i, r in enumerate(run.cases) if not r.passed]
+    if not failing:
+        return "<h2>Failing cases</h2><p>none: every case passed.</p>" if run.cases else ""
+    return "\n".join([f"<h2>Failing cases ({len(failing)})</h2>", *failing])
+
+
+def _failing_case(index: int, result: CaseResult) -> str:
+    name = text(result.case_id) if result.case_id is not None else "(no id)"
+    css, label = ("case malformed", "MALFORMED") if result.malformed else ("case", "FAIL")
+    weighted = "" if result.malformed else f", weighted {number(result.weighted_score)}"
+    took = f", {duration(result.duration_ms)}" if result.duration_ms is not None else ""
+    parts = [
+        f"<section class='{css}' id='case-{index}'>",
+        f"<h3>{label} {name}</h3>",
+        f"<p class='where'>{text(result.location)}{weighted}{took}</p>",
+    ]
+    reason = task_failure(result)
+    if reason is not None:
+        parts.append(
+            f"<p class='bad task-error'>{text(reason)}: no output, so no scorer ran</p></section>"
+        )
+        return "\n".join(parts)
+    repeated = repeat_line(result)
+    if repeated is not None:
+        parts.append(f"<p class='repeat'>{text(repeated)}</p>")
+    if result.description:
+        parts.append(f"<p>{text(result.description)}</p>")
+    if result.malformed:
+        parts.append(bullets(str(problem) for problem in result.problems))
+    for outcome in result.failing:
+        parts.append(f"<h4>{text(outcome.label)}</h4><p>{text(outcome_line(outcome))}</p>")
+        if outcome.diagnosis:
+            parts.append(bullets(outcome.diagnosis))
+        if outcome.type == "anti-hallucination" and outcome.score is not None:
+            parts.append(input_output_diff(outcome.result.details))
+    passed = [o for o in result.outcomes if o.passed]
+    if passed:
+        shown = ", ".join(
+            f"{o.key} {scorer_repeat(result, o.key) or number(o.score)}" for o in passed
+        )
+        parts.append(f"<p class='where'>passed: {text(shown)}</p>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def input_output_diff(details: Mapping[str, Any]) -> str:
+    """The anti-hallucination diff as HTML: ids invented, blocks inserted, deleted and changed.
+
+    Built from the scorer's details; an entry of an unexpected shape is skipped, never fatal.
+    """
+    lines = [
+        f"operation {_get(item, 'operationIndex')} names {text(_get(item, 'field'))} "
+        f"'{text(_get(item, 'id'))}', which is not in the input"
+        for item in _items(details, "hallucinatedIds")
+    ]
+    for item in _items(details, "unexpectedInserts"):
+        inserted, allowed = _get(item, "inserted"), _get(item, "expectedInserts")
+        lines.append(
+            f"page '{text(_get(item, 'pageId'))}': {text(inserted)} inserted, "
+            f"the expected operations insert {text(allowed)}"
+        )
+        lines += [
+            f"<ins>+ {text(_get(block, 'content'))}</ins>  "
+            f"<span class='where'>operation {text(_get(block, 'operationIndex'))}</span>"
+            for block in _items(item, "blocks")
+        ]
+    lines += [
+        f"<del>- {text(_get(item, 'content'))}</del>  <span class='where'>page "
+        f"'{text(_get(item, 'pageId'))}', block '{text(_get(item, 'blockId'))}' deleted</span>"
+        for item in _items(details, "unexpectedDeletions")
+    ]
+    for item in _items(details, "unexpectedChanges"):
+        lines.append(
+            f"<span class='where'>page '{text(_get(item, 'pageId'))}', block "
+            f"'{text(_get(item, 'blockId'))}' changed, and no expected update targets it:</span>"
+        )
+        lines.append("~ " + word_diff(str(_get(item, "before")), str(_get(item, "after"))))
+    if not lines:
+        return ""
+    return "<div class='diff'>" + "\n".join(lines) + "</div>"
+
+
+def _items(details: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    value = details.get(key) if isinstance(details, Mapping) else None
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
+def _get(item: Mapping[str, Any], key: str) -> object:
+    value = item.get(key)
+    return DASH if value is None else value
+
+
+def word_diff(before: str, after: str) -> str:
+    """HTML of ``before`` turned into ``after``: removed words in ``<del>``, added in ``<ins>``."""
+    if len(before) + len(after) > _DIFF_LIMIT:
+        return f"<del>{text(before)}</del>\n<ins>{text(after)}</ins>"
+    old, new = _TOKEN.findall(before), _TOKEN.findall(after)
+    parts = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            parts.append(text("".join(old[i1:i2])))
+            continue
+        if i2 > i1:
+            parts.append(f"<del>{text(''.join(old[i1:i2]))}</del>")
+        if j2 > j1:
+            parts.append(f"<ins>{text(''.join(new[j1:j2]))}</ins>")
+    return "".join(parts)
+
+
+def _comparison(comparison: Comparison) -> str:
+    base = comparison.base
+    parts = [
+        "<h2>Comparison with the baseline</h2>",
+        f"<p class='banner {'bad' if comparison.regressed else 'ok'}'>"
+        f"{text(counts_line(comparison))}</p>",
+        f"<p class='where'>base {text(base.source)}; score changes of at most "
+        f"{comparison.tolerance:g} count as unchanged</p>",
+        table(("", "base", "new", "change"), totals_rows(comparison)),
+    ]
+    for change, heading, _ in SECTIONS:
+        cases = comparison.of(change)
+        if cases:
+            rows = [[text(cell) for cell in case_row(c)] for c in cases]
+            parts.append(f"<h3>{text(heading)} ({len(cases)})</h3>")
+            parts.append(table(("case", "what changed", "weighted"), rows, css_class="changes"))
+    rows = [[text(cell) for cell in row] for row in scorer_rows(comparison)]
+    parts += ["<h3>Scorers</h3>", table(SCORER_HEAD, rows)]
+    return "\n".join(parts)
+
+
+def _problems(run: EvalRun) -> str:
+    unreadable = [problem for problem in run.file_problems if not problem.warning]
+    return "\n".join(
+        f"<h2>{heading} ({len(problems)})</h2>" + bullets(str(problem) for problem in problems)
+        for heading, problems in (("Not read in full", unreadable), ("Warnings", run.warnings))
+        if problems
+    )
