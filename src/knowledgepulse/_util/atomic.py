@@ -28,7 +28,8 @@ def check_destination(path: Path, *, what: str = "output") -> None:
     """Fail fast, before any work, when ``path`` cannot be written.
 
     Raises:
-        OutputError: the directory is missing or not writable, or the path is a directory.
+        OutputError: the directory is missing or not writable, the path is a directory, or it
+            is a device or FIFO that cannot be written.
     """
     directory = path.parent
     if path.is_dir():

@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from knowledgepulse.evals.results import TOLERANCE, EvalRun
 from knowledgepulse.evals.snapshot import (
@@ -247,7 +247,7 @@ def _compare_scorers(base: RunSnapshot, new: RunSnapshot) -> tuple[ScorerChange,
 # mode but ``never``: the run is not all there.
 
 FailOn = Literal["failure", "regression", "never"]
-FAIL_ON: tuple[FailOn, ...] = ("failure", "regression", "never")
+FAIL_ON: tuple[FailOn, ...] = get_args(FailOn)
 
 Standing = Literal["regression", "new failure", "old failure"]
 WORSE: frozenset[Standing] = frozenset({"regression", "new failure"})

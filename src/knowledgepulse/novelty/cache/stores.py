@@ -50,7 +50,7 @@ class MemoryRing:
         """Per held vector, oldest first, the code ``wanted`` gives its id (``-1``: none)."""
         held = np.full(self.count, -1, dtype=np.intp)
         if not wanted.keys().isdisjoint(self.ids):  # a slot holds a live vector's id, or None
-            held[:] = [wanted.get(self.id_at(i), -1) for i in range(self.count)]
+            held[:] = [wanted.get(i, -1) for a, b in self._runs() for i in self.ids[a:b]]
         return held
 
     def append(
