@@ -27,6 +27,7 @@ NOT_NEEDED = (
     "knowledgepulse.curation",
     "knowledgepulse.records.yaml",
     "knowledgepulse.reports.value_table",
+    "knowledgepulse.redact",  # the rules, regex and ahocorasick_rs: only with --redact
 )
 
 

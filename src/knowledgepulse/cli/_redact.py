@@ -11,23 +11,17 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._options import Command, option_group
-from knowledgepulse.redact import (
-    PRIVACY_LEVELS,
-    Finding,
-    RuleSet,
-    default_rules,
-    load_rules,
-    redact_document,
-    redact_value,
-)
-from knowledgepulse.redact.walk import document_level
 from knowledgepulse.trace.load import LoadedTrace
-from knowledgepulse.trace.models import ReasoningTrace
+from knowledgepulse.trace.models import PRIVACY_LEVELS, ReasoningTrace
+
+if TYPE_CHECKING:
+    from knowledgepulse.redact import Finding, RuleSet
 
 level_option = click.option(
     "--privacy-level",
@@ -68,6 +62,9 @@ class Redactor:
     """Redacts traces as they pass, and counts what it redacted."""
 
     def __init__(self, level: str | None, rules_file: Path | None) -> None:
+        # The rules (and regex, ahocorasick_rs) load only with --redact: 30 ms of every kp run.
+        from knowledgepulse.redact import default_rules, load_rules  # noqa: PLC0415
+
         self.level = level
         self.rules: RuleSet = load_rules(rules_file) if rules_file else default_rules()
         self.types: Counter[str] = Counter()
@@ -93,6 +90,9 @@ class Redactor:
 
     def redact(self, loaded: LoadedTrace) -> tuple[LoadedTrace, list[Finding]]:
         """The trace (and its dataset row) redacted, and what was redacted in them."""
+        from knowledgepulse.redact import redact_document, redact_value  # noqa: PLC0415
+        from knowledgepulse.redact.walk import document_level  # noqa: PLC0415
+
         level = self.level or document_level(loaded.record.value)
         document, findings = redact_document(loaded.record.value, level, self.rules)
         if level == "private":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from knowledgepulse.redact.cleaner import MAX_TEXT, CleanedText, clean_text
 from knowledgepulse.redact.config import load_rules
 from knowledgepulse.redact.detectors import default_rules
-from knowledgepulse.redact.rules import PRIVACY_LEVELS, PrivacyLevel, Rule, RuleSet
+from knowledgepulse.redact.rules import Rule, RuleSet
 from knowledgepulse.redact.walk import (
     Finding,
     names_secret,
@@ -19,6 +19,7 @@ from knowledgepulse.redact.walk import (
     redact_value,
     summarize,
 )
+from knowledgepulse.trace.models import PRIVACY_LEVELS, PrivacyLevel
 
 __all__ = [
     "MAX_TEXT",

@@ -18,14 +18,8 @@ import ahocorasick_rs
 import regex
 
 from knowledgepulse.redact.detectors import default_rules
-from knowledgepulse.redact.rules import (
-    DEFAULT_LEVEL,
-    PrivacyLevel,
-    Rule,
-    RuleSet,
-    Span,
-    check_level,
-)
+from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, Span, check_level
+from knowledgepulse.trace.models import PrivacyLevel
 
 MAX_TEXT = 1_000_000
 """The longest text (in characters) that is cleaned whole; the rest of a longer one is cut."""

@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
 
 import regex
 
-PrivacyLevel = Literal["aggregated", "federated", "private"]
-PRIVACY_LEVELS: tuple[PrivacyLevel, ...] = ("aggregated", "federated", "private")
+from knowledgepulse.trace.models import PRIVACY_LEVELS, PrivacyLevel
+
 DEFAULT_LEVEL: PrivacyLevel = "aggregated"
 """The level a text without one is cleaned at (the reference SDK's default)."""
 

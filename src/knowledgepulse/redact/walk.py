@@ -23,15 +23,8 @@ import regex
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.redact.cleaner import candidate_rules, clean, marker
 from knowledgepulse.redact.detectors import default_rules
-from knowledgepulse.redact.rules import (
-    DEFAULT_LEVEL,
-    PRIVACY_LEVELS,
-    PrivacyLevel,
-    Rule,
-    RuleSet,
-    check_level,
-)
-from knowledgepulse.trace.models import ReasoningTrace
+from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, check_level
+from knowledgepulse.trace.models import PRIVACY_LEVELS, PrivacyLevel, ReasoningTrace
 
 Loc = tuple[str | int, ...]
 

@@ -32,6 +32,9 @@ CONTEXT_URLS: tuple[str, ...] = get_args(ContextUrl)
 StepType = Literal["thought", "tool_call", "observation", "error_recovery"]
 STEP_TYPES: tuple[StepType, ...] = get_args(StepType)
 
+PrivacyLevel = Literal["aggregated", "federated", "private"]
+PRIVACY_LEVELS: tuple[PrivacyLevel, ...] = get_args(PrivacyLevel)
+
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
 # StrictFloat takes JSON integers (1 is a number) but never "0.9" or true.
 UnitFloat = Annotated[StrictFloat, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
@@ -96,7 +99,7 @@ class Metadata(_JsonLdModel):
     success: StrictBool = Field(description="Whether the task succeeded.")
     quality_score: UnitFloat = Field(description="The trace's value score, 0.0-1.0.")
     visibility: Literal["private", "org", "network"]
-    privacy_level: Literal["aggregated", "federated", "private"]
+    privacy_level: PrivacyLevel
     validated_by: list[StrictStr] | None = None
 
     @field_validator("created_at", mode="before")
