@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from knowledgepulse._util.text import counted
-from knowledgepulse.errors import Problem
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z_@$][\w@$-]*$")
 
@@ -38,13 +36,6 @@ def describe_value(value: Any) -> str:
     if isinstance(value, Mapping):
         return f"an object with keys {', '.join(sorted(map(str, value))[:6])}"
     return f"a JSON {type(value).__name__}"
-
-
-class Locating(Protocol):
-    """What places a problem inside a document: a :class:`~knowledgepulse.records.Record`."""
-
-    def problem(self, loc: Loc, message: str, *, warning: bool = False) -> Problem:
-        """A problem at a path inside the document."""
 
 
 _PATTERN_MEANINGS = {
@@ -94,8 +85,3 @@ def describe(error: ErrorDetails) -> str:
         if message.startswith(prefix):
             return f"got {found}; {replacement}{message.removeprefix(prefix)}"
     return f"{message} (got {found})"
-
-
-def problems_from(error: ValidationError, record: Locating) -> list[Problem]:
-    """Every error of a pydantic validation, located in its record by JSON path."""
-    return [record.problem(tuple(item["loc"]), describe(item)) for item in error.errors()]

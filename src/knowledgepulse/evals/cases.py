@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from knowledgepulse._util.jsonpath import describe, problems_from
+from knowledgepulse._util.jsonpath import describe
 from knowledgepulse.errors import CaseValidationError
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
@@ -74,7 +74,7 @@ def validate_case(record: Record) -> LoadedCase | MalformedCase:
     try:
         case = Case.model_validate(record.value)
     except ValidationError as error:
-        return MalformedCase(record.location, tuple(problems_from(error, record)), case_id)
+        return MalformedCase(record.location, tuple(record.problems_from(error)), case_id)
     # Kept on the case, so a problem found later (against a suite) points at its own line.
     case._lines = record.lines
     bad_patterns = tuple(_pattern_problems(case, record))

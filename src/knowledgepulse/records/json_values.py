@@ -12,13 +12,14 @@ import contextlib
 import json
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from pydantic import ValidationError
 
-from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse._util.jsonpath import describe, format_path
 from knowledgepulse.errors import Location, Problem
 
 Loc = tuple[str | int, ...]
@@ -51,6 +52,10 @@ class Record:
     def problem(self, loc: Sequence[str | int], message: str, *, warning: bool = False) -> Problem:
         """A problem at a path inside this record."""
         return Problem(self.locate(loc), format_path(loc) if loc else "", message, warning)
+
+    def problems_from(self, error: ValidationError) -> list[Problem]:
+        """Every error of a pydantic validation of this record's value, located by JSON path."""
+        return [self.problem(tuple(item["loc"]), describe(item)) for item in error.errors()]
 
 
 class JsonError(ValueError):
@@ -97,36 +102,21 @@ def check_depth(value: Any, text: bytes | None = None) -> None:
             text = orjson.dumps(value)
     if text is not None and text.count(b"{") + text.count(b"[") <= MAX_NESTING:
         return
-    deep = next(_locations(value, _too_deep), None)
-    if deep is not None:
-        raise JsonError(TOO_DEEP, path=format_path(deep))
+    for item, loc in _nodes(value):
+        if len(loc) >= MAX_NESTING and isinstance(item, dict | list):
+            raise JsonError(TOO_DEEP, path=format_path(loc))
 
 
-def _locations(value: Any, found: Callable[[Any, Loc], object]) -> Iterator[Loc]:
-    """Where under ``value``, in document order, ``found(item, loc)`` holds; without recursion."""
+def _nodes(value: Any) -> Iterator[tuple[Any, Loc]]:
+    """Every value under ``value`` (itself first) with its path, in document order; no recursion."""
     stack: list[tuple[Any, Loc]] = [(value, ())]
     while stack:
         item, loc = stack.pop()
-        if found(item, loc):
-            yield loc
+        yield item, loc
         if isinstance(item, dict):
             stack.extend((child, (*loc, key)) for key, child in reversed(item.items()))
         elif isinstance(item, list):
             stack.extend((item[at], (*loc, at)) for at in range(len(item) - 1, -1, -1))
-
-
-def _too_deep(item: Any, loc: Loc) -> bool:
-    return len(loc) >= MAX_NESTING and isinstance(item, dict | list)
-
-
-def _not_finite(item: Any, _: Loc) -> bool:
-    return isinstance(item, float) and not math.isfinite(item)
-
-
-def _lone_surrogate(item: Any, _: Loc) -> bool:
-    # In a string, or in a key of an object; json has joined every valid pair already.
-    texts = item if isinstance(item, dict) else [item]
-    return any(isinstance(text, str) and _SURROGATE.search(text) for text in texts)
 
 
 def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]]:
@@ -144,10 +134,18 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
         reason = str(failure).split(";", 1)[0].split("\n", 1)[0]
         raise JsonError(f"a number too long to read ({reason}); write it as a string") from None
     check_depth(value)  # first: json_value recurses
-    loc = next(_locations(value, _not_finite), None)
-    if loc is not None:
-        raise JsonError(NOT_FINITE, path=format_path(loc) if loc else "")
-    found = [format_path(at) for at in _locations(value, _lone_surrogate)]
+    for item, loc in _nodes(value):
+        if isinstance(item, float) and not math.isfinite(item):
+            raise JsonError(NOT_FINITE, path=format_path(loc) if loc else "")
+    # In a string, or in a key of an object; json has joined every valid pair already.
+    found = [
+        format_path(loc)
+        for item, loc in _nodes(value)
+        if any(
+            isinstance(text, str) and _SURROGATE.search(text)
+            for text in (item if isinstance(item, dict) else [item])
+        )
+    ]
     if not found:
         raise syntax  # a number orjson cannot hold, say
     return json_value(value), found

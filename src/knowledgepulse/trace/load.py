@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ValidationError
 
 from knowledgepulse._util.digest import SeenIds
-from knowledgepulse._util.jsonpath import format_path, problems_from
+from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Location, Problem, Record, read_records
 from knowledgepulse.trace.models import CONTEXT_URLS, ReasoningTrace
@@ -61,7 +61,7 @@ def validate_record(record: Record) -> LoadedTrace | list[Problem]:
     try:
         trace = ReasoningTrace.model_validate(record.value)
     except ValidationError as error:
-        return problems_from(error, record)
+        return record.problems_from(error)
     return LoadedTrace(record, trace)
 
 
