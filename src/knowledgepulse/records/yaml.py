@@ -93,18 +93,7 @@ class _Refused(yaml.MarkedYAMLError):
         super().__init__(problem=message, problem_mark=mark)
 
 
-class _Resolver(Resolver):
-    """YAML 1.1's resolver, reading ``1e12`` and ``1.0e12`` as numbers (YAML 1.2, JSON) too."""
-
-
-_Resolver.add_implicit_resolver(
-    _FLOAT,
-    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789"),
-)
-
-
-class _BoundedComposer(Composer, _Resolver):
+class _BoundedComposer(Composer, Resolver):
     """PyYAML's composer, counting depth, written nodes and what aliases expand to."""
 
     if TYPE_CHECKING:  # given by the parser the composer is mixed with
@@ -116,7 +105,7 @@ class _BoundedComposer(Composer, _Resolver):
 
     def _start(self) -> None:
         Composer.__init__(self)
-        _Resolver.__init__(self)
+        Resolver.__init__(self)
         self.written = 0
         self.expanded = 0
         self.depth = 0
@@ -185,6 +174,14 @@ class _BoundedComposer(Composer, _Resolver):
         if isinstance(event, yaml.NodeEvent) and event.anchor is not None:
             self.sizes[event.anchor] = self.expanded - before + 1
         return node
+
+
+# YAML 1.1's resolver, reading ``1e12`` and ``1.0e12`` as numbers (YAML 1.2, JSON) too.
+_BoundedComposer.add_implicit_resolver(
+    _FLOAT,
+    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
 
 
 class _PyLoader(Reader, Scanner, Parser, _BoundedComposer):
