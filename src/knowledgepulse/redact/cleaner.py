@@ -94,9 +94,7 @@ class _Index:
         return tuple(found)
 
 
-@cache
-def _index(rules: tuple[Rule, ...]) -> _Index:
-    return _Index(rules)
+_index = cache(_Index)
 
 
 def clean(text: str, rules: Sequence[Rule]) -> tuple[str, Counter[Rule]]:
