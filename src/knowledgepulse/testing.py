@@ -86,7 +86,16 @@ def failure_message(result: CaseResult | EvalRun, *, width: int = 100) -> str:
     pass, then the parts of files that could not be read. Long lines wrap at ``width``.
     """
     if isinstance(result, CaseResult):
-        head, failed, lost = _reason(result), [result], []
+        failed, lost = [result], []
+        shown = ", ".join(
+            f"{o.key} {report.number(o.score)} < {report.number(o.threshold)}"
+            if o.score is not None
+            else f"{o.key}: no score"
+            for o in result.failing
+        )
+        head = f"{counted(len(result.failing), 'scorer')} below threshold: {shown}"
+        if result.malformed:
+            head = f"malformed case: {counted(len(result.problems), 'problem')}"
     else:
         head = report.summary_line(result)
         failed = [case for case in result.cases if not case.passed]
@@ -103,15 +112,3 @@ def failure_message(result: CaseResult | EvalRun, *, width: int = 100) -> str:
         lines.append("Not read in full")
         lines.extend(f"  {printable(str(problem))}" for problem in lost)
     return "\n".join(lines)
-
-
-def _reason(result: CaseResult) -> str:
-    if result.malformed:
-        return f"malformed case: {counted(len(result.problems), 'problem')}"
-    shown = ", ".join(
-        f"{o.key} {report.number(o.score)} < {report.number(o.threshold)}"
-        if o.score is not None
-        else f"{o.key}: no score"
-        for o in result.failing
-    )
-    return f"{counted(len(result.failing), 'scorer')} below threshold: {shown}"

@@ -116,4 +116,4 @@ def load_rules(path: str | Path) -> RuleSet:
                 problems.append(record.problem(("rules", index), str(error)))
     if problems:
         raise RedactionRulesError(f"{path}: the redaction rules have errors", problems)
-    return RuleSet(tuple(custom)) + default_rules()
+    return RuleSet((*custom, *default_rules().rules))

@@ -90,18 +90,13 @@ class RuleSet:
 
     rules: tuple[Rule, ...]
 
-    def __add__(self, other: RuleSet | Iterable[Rule]) -> RuleSet:
-        more = other.rules if isinstance(other, RuleSet) else tuple(other)
-        return RuleSet(self.rules + more)
-
     def for_level(self, level: PrivacyLevel) -> tuple[Rule, ...]:
         """The rules that run at ``level``: secrets always, identifiers unless ``private``."""
-        return self._levels[level]
+        return self._secrets if level == "private" else self.rules
 
     @cached_property
-    def _levels(self) -> dict[PrivacyLevel, tuple[Rule, ...]]:
-        secrets = tuple(rule for rule in self.rules if rule.secret)
-        return {"aggregated": self.rules, "federated": self.rules, "private": secrets}
+    def _secrets(self) -> tuple[Rule, ...]:
+        return tuple(rule for rule in self.rules if rule.secret)
 
 
 def check_level(level: str) -> PrivacyLevel:
