@@ -1,10 +1,8 @@
 """Cleaning one text: each rule's spans replaced by ``[REDACTED:<type>]``, counted per rule.
 
-Rules run one after another on the text as the earlier ones left it (the reference SDK's
-order), so a connection string is one marker, not a marker with a password marker inside. A
-span that would cut into a marker is left alone, which makes cleaning idempotent. A text longer
-than :data:`MAX_TEXT` characters is cut there, with a marker, before any rule runs: the rules'
-patterns are bounded, but a text that large is not one a trace shares whole.
+Rules run in order on the text as the earlier ones left it, so a connection string is one
+marker, not one with a password marker inside; a span cutting into a marker is left alone, which
+makes cleaning idempotent. A text past :data:`MAX_TEXT` characters is cut there first.
 """
 
 from __future__ import annotations
@@ -38,13 +36,7 @@ def marker(kind: str) -> str:
 
 @dataclass(frozen=True)
 class CleanedText:
-    """A text with its secrets (and, by level, identifiers) replaced by markers.
-
-    Attributes:
-        text: The cleaned text.
-        redactions: How many spans of each type were replaced (``{"email": 2}``).
-        rules: How many spans each rule replaced (``{"github-pat": 1}``).
-    """
+    """A cleaned text, and how many spans each type (``{"email": 2}``) and rule replaced."""
 
     text: str
     redactions: dict[str, int] = field(default_factory=dict)
@@ -147,14 +139,9 @@ def _replace(text: str, spans: list[Span], replacement: str) -> str:
 def clean_text(
     text: str, level: PrivacyLevel | str | None = None, rules: RuleSet | None = None
 ) -> CleanedText:
-    """Clean one text: secrets always, identifiers unless ``level`` is ``private``.
+    """Clean one text as ``cleanPii`` does: secrets always, identifiers unless ``level`` is private.
 
-    The reference SDK's ``cleanPii``: ``[REDACTED:<type>]`` markers and a count per type.
-    ``level`` is ``aggregated`` (the default), ``federated`` or ``private``; ``rules`` default
-    to every built-in rule.
-
-    Raises:
-        ValueError: ``level`` is not a privacy level.
+    ``level`` defaults to ``aggregated`` (a ``ValueError`` if it is not a privacy level).
     """
     chosen = (rules or default_rules()).for_level(check_level(level or DEFAULT_LEVEL))
     cleaned, found = clean(text, chosen)

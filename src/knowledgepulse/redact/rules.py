@@ -1,9 +1,7 @@
-"""What a redaction rule is: a detector of spans in a text, named and typed.
+"""What a redaction rule is: a detector of the spans of a text to hide, named and typed.
 
-A rule finds the spans of a text to hide (a secret, or an identifier of a person); the cleaner
-replaces each span by ``[REDACTED:<type>]``. Rules are cheap to skip: one whose ``keywords`` are
-all absent from a text (lowercased), or that needs a digit in a text without one, never runs its
-pattern there, which is what keeps hundreds of provider rules fast (gitleaks' own prefilter).
+A rule never runs its pattern on a text without one of its ``keywords`` (or a digit, if it
+needs one): gitleaks' own prefilter, which keeps hundreds of provider rules fast.
 """
 
 from __future__ import annotations
@@ -28,21 +26,13 @@ Finder = Callable[[str], Iterable[Span]]
 
 @dataclass(frozen=True, eq=False)
 class Rule:
-    """One detector: a regular expression (or a Python function) and what its finds are.
+    """One detector: a ``regex`` pattern (or a Python ``finder``) and what its finds are.
 
-    Attributes:
-        name: The rule's id (``github-pat``, ``email``); reports name it.
-        type: What the marker says: ``[REDACTED:<type>]`` (``api_key``, ``email``...).
-        secret: A secret is redacted at every privacy level; an identifier is kept at
-            ``private``.
-        pattern: The regular expression (the ``regex`` module's syntax); ``None`` with ``finder``.
-        keywords: Lowercase strings one of which a text must contain for the rule to run.
-        digits: The rule runs only on a text with a digit.
-        group: The capture group that is hidden; ``None``: the first group that matched, else
-            the whole match (gitleaks' rule).
-        accept: A check of each match (a checksum, entropy, an allowlist); a match it refuses
-            is kept.
-        finder: A Python detector, used instead of ``pattern``.
+    ``name`` is the rule's id (``github-pat``), ``type`` the marker's (``[REDACTED:api_key]``).
+    A ``secret`` is redacted at every privacy level, an identifier kept at ``private``. It runs
+    only on a text holding one of its lowercase ``keywords`` (if any) and, with ``digits``, a
+    digit. ``group`` is the capture group hidden (``None``: the first that matched, else the
+    whole match, as gitleaks); a match ``accept`` refuses (a checksum, entropy) is kept.
     """
 
     name: str

@@ -1,13 +1,7 @@
 """Redacting a whole trace: every free-text string cleaned, everything else left as it was.
 
-Cleaned: the objective, each step's content, output summary and tool input at any depth, the
-result summary, the knowledge graph's entity names and facts, and the strings of fields a
-producer added to a trace, task, step or outcome (JSON-LD documents grow). Never touched: keys,
-ids, enumerations and the fields that hold names, dates or provenance (``@context``, ``@type``,
-``id``, ``source_skill``, the whole of ``metadata``, ``step_id``, a step's ``type`` and
-``tool``, an entity's ``type``, ``valid_from``), and any value that is not a string. A string
-under a key that names a secret (``password``, ``api_key``, ``authorization``...) at any depth
-is hidden whole: the JSON form of a ``password=`` assignment.
+Keys, ids, enumerations, names, dates and provenance (the whole of ``metadata``) are never
+touched; a string under a key that names a secret is hidden whole (``docs/redaction.md``).
 """
 
 from __future__ import annotations
@@ -48,23 +42,15 @@ KEY_RULE = "secret-key"
 
 @cache
 def names_secret(key: str) -> bool:
-    """Whether a value under ``key`` is a secret, by the key's name.
-
-    The name ends in a secret's (``db_password``, ``X-Api-Key``, ``refreshToken``), not merely
-    contains one (``max_tokens``, ``author``).
-    """
+    """Whether ``key`` names a secret: ends in one (``X-Api-Key``), not holds one (``author``)."""
     return _SECRET_KEY.search(_NOT_ALNUM.sub("", key.lower())) is not None
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """What was redacted in one string of a trace: never the value, nor a hash of it.
+    """What was redacted in one string of a trace: where, what, by which rule, never the value.
 
-    Attributes:
-        path: The string's JSON path (``steps[3].input.headers.Authorization``).
-        type: The marker's type (``api_key``, ``email``...).
-        rule: The rule that found it (``github-pat``, ``email``, ``secret-key``...).
-        count: How many spans of the string it replaced.
+    ``path``: JSON path; ``type``: the marker's (``api_key``); ``count``: the spans replaced.
     """
 
     path: str
@@ -150,11 +136,7 @@ def redact_document(
 ) -> tuple[Any, list[Finding]]:
     """A parsed trace (JSON) with its free text cleaned, and what was redacted where.
 
-    ``level`` defaults to the trace's ``metadata.privacy_level``, ``rules`` to every built-in
-    rule. The input is not changed; the result shares every part that did not change with it.
-
-    Raises:
-        ValueError: ``level`` is not a privacy level.
+    As :func:`redact_trace`; the input is not changed, the result shares its unchanged parts.
     """
     chosen_level = check_level(level) if level is not None else document_level(document)
     return _redact(lambda visit: _walk_trace(document, visit), chosen_level, rules)
@@ -165,10 +147,7 @@ def redact_value(
 ) -> tuple[Any, list[Finding]]:
     """Any parsed JSON (a dataset row) with every string value cleaned; keys are kept.
 
-    ``level`` defaults to ``aggregated``, ``rules`` to every built-in rule.
-
-    Raises:
-        ValueError: ``level`` is not a privacy level.
+    ``level`` defaults to ``aggregated``; a ``ValueError`` if it is not a privacy level.
     """
     level = check_level(level or DEFAULT_LEVEL)
     return _redact(lambda visit: _walk(value, (), visit, False), level, rules)
@@ -208,14 +187,10 @@ def redact_trace(
     level: PrivacyLevel | str | None = None,
     rules: RuleSet | None = None,
 ) -> tuple[ReasoningTrace, list[Finding]]:
-    """A trace with its secrets (and, by level, personal identifiers) redacted.
+    """A trace with its secrets (and, by level, personal identifiers) redacted, and the findings.
 
-    ``level`` defaults to the trace's own ``metadata.privacy_level``, ``rules`` to every
-    built-in rule. Returns the redacted trace (the same object when nothing was found) and what
-    was redacted: type, JSON path and count, never the value.
-
-    Raises:
-        ValueError: ``level`` is not a privacy level.
+    ``level`` defaults to the trace's own ``metadata.privacy_level`` (a ``ValueError`` if it is
+    not a privacy level), ``rules`` to every built-in rule. Nothing found: the same trace.
     """
     document = trace.model_dump(mode="json", by_alias=True, exclude_unset=True)
     redacted, findings = redact_document(document, level, rules)
