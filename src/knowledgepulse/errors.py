@@ -170,11 +170,7 @@ def missing_extra(package: str, extra: str, error: ImportError) -> MissingDepend
 
 
 def import_optional(name: str, missing: Callable[[ImportError], Exception]) -> ModuleType:
-    """The optional module ``name``, imported on first use rather than with knowledgepulse.
-
-    Raises:
-        Exception: ``missing(error)``, unchained: a traceback would bury its install line.
-    """
+    """The optional module ``name``; if missing, ``missing(error)``, unchained (no traceback)."""
     try:
         return importlib.import_module(name)
     except ImportError as error:

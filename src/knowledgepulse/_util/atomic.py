@@ -25,12 +25,7 @@ _SUFFIX = ".kp-tmp"
 
 
 def check_destination(path: Path, *, what: str = "output") -> None:
-    """Fail fast, before any work, when ``path`` cannot be written.
-
-    Raises:
-        OutputError: the directory is missing or not writable, the path is a directory, or it
-            is a device or FIFO that cannot be written.
-    """
+    """Fail fast, before any work, with an ``OutputError`` when ``path`` cannot be written."""
     directory = path.parent
     if path.is_dir():
         raise OutputError(f"{what} {path} is a directory; give a file path")
@@ -49,13 +44,7 @@ def check_destination(path: Path, *, what: str = "output") -> None:
 
 @contextmanager
 def atomic_text(path: Path, *, errors: str = "strict") -> Iterator[IO[str]]:
-    r"""A text file (UTF-8, ``\n`` line endings) that replaces ``path`` when the block succeeds.
-
-    On an exception the destination is left as it was. ``errors`` is the encoding error handler.
-
-    Raises:
-        OutputError: the temporary file cannot be created.
-    """
+    r"""A text file (UTF-8, ``\n`` line endings) that replaces ``path`` when the block succeeds."""
     with atomic_binary(path) as raw:
         text = io.TextIOWrapper(raw, encoding="utf-8", errors=errors, newline="\n")
         yield text
@@ -65,11 +54,7 @@ def atomic_text(path: Path, *, errors: str = "strict") -> Iterator[IO[str]]:
 
 @contextmanager
 def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
-    """A binary file that replaces ``path`` when the ``with`` block succeeds (see atomic_text).
-
-    Raises:
-        OutputError: the temporary file cannot be created.
-    """
+    """A binary file that replaces ``path`` when the block succeeds; else ``path`` is untouched."""
     if _is_special(path):
         try:
             special = open(path, "wb")  # noqa: SIM115 - closed below, after the block's writes
@@ -98,7 +83,6 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
 
 
 def _is_special(path: Path) -> bool:
-    """Whether ``path`` is a device or a FIFO (neither a regular file nor a directory)."""
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
@@ -107,11 +91,7 @@ def _is_special(path: Path) -> bool:
 
 
 def temporary_beside(path: Path) -> tuple[int, Path]:
-    """A new temporary file beside ``path``, named with this process's id (for cleaning up).
-
-    Raises:
-        OSError: the file cannot be created.
-    """
+    """A new temporary file beside ``path``, named with this process's id (for cleaning up)."""
     descriptor, name = tempfile.mkstemp(
         dir=path.parent, prefix=f".{path.name}.", suffix=f".{os.getpid()}{_SUFFIX}"
     )

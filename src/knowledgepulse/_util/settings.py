@@ -8,11 +8,7 @@ from knowledgepulse.errors import ScorerParameterError
 
 
 def positive_int(value: object, name: str, *, what: str = "a positive whole number") -> int:
-    """``value`` when it is an int of at least 1 (a bool is not a number here).
-
-    Raises:
-        ScorerParameterError: naming the setting, the value given and what it must be.
-    """
+    """``value`` when it is an int of at least 1 (not a bool); else a ScorerParameterError."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ScorerParameterError(f"{name} must be {what}, got {value!r}")
     return value
@@ -26,11 +22,7 @@ def optional_positive_int(value: object, name: str, *, none_means: str) -> int |
 
 
 def optional_duration_ms(value: object, name: str) -> float | None:
-    """``None``, or ``value`` when it is a finite number of milliseconds above 0.
-
-    Raises:
-        ScorerParameterError: naming the setting, the value given and what it must be.
-    """
+    """``None``, or ``value`` when it is a finite number of milliseconds above 0 (as above)."""
     if value is None:
         return None
     # NaN fails every comparison; a huge int compares with inf exactly (isfinite would overflow).

@@ -76,9 +76,7 @@ LONE_SURROGATE = "a \\ud800-\\udfff escape without its pair names no character; 
 def loads(data: bytes) -> tuple[Any, list[str]]:
     """One JSON document from UTF-8 bytes, and the paths of lone surrogates replaced in it.
 
-    Raises:
-        JsonError: the bytes are not one valid JSON document, or it nests past ``MAX_NESTING``.
-        UnicodeDecodeError: the bytes are not UTF-8.
+    Raises a ``JsonError`` (not one valid JSON document, or too deep) or ``UnicodeDecodeError``.
     """
     try:
         value = orjson.loads(data)
@@ -89,13 +87,9 @@ def loads(data: bytes) -> tuple[Any, list[str]]:
 
 
 def check_depth(value: Any, text: bytes | None = None) -> None:
-    """Refuse a value nested past ``MAX_NESTING``, naming the path where it goes too deep.
+    """A ``JsonError`` if a value nests past ``MAX_NESTING``, naming the path where it does.
 
-    A JSON text (``text``, else orjson's) opening at most ``MAX_NESTING`` objects and lists
-    cannot nest deeper: only a larger one is walked.
-
-    Raises:
-        JsonError: the value nests too deep.
+    Only a value whose JSON text (``text``, else orjson's) opens more objects and lists is walked.
     """
     if text is None:
         with contextlib.suppress(orjson.JSONEncodeError):  # past orjson's limit: walked below
@@ -155,11 +149,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def python_literal(text: str) -> Any:
-    """A Python literal that producers write for JSON (``str(dict)``, single quotes, ``None``).
-
-    Raises:
-        ValueError: the text is not a literal, or not a JSON value.
-    """
+    """A Python literal producers write for JSON (``str(dict)``, ``None``); else a ValueError."""
     try:
         value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as error:
@@ -170,9 +160,7 @@ def python_literal(text: str) -> Any:
 def json_value(value: Any, depth: int = 0) -> Any:
     """``value`` as a JSON value: tuples as lists, a lone surrogate as U+FFFD.
 
-    Raises:
-        ValueError: it holds what JSON cannot (a tuple key, a set, bytes, an infinite float), or
-            nests past ``MAX_NESTING``.
+    A ``ValueError`` if it holds what JSON cannot (a set, bytes, infinity) or nests too deep.
     """
     if depth > MAX_NESTING:
         raise ValueError(TOO_DEEP)

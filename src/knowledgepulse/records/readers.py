@@ -64,11 +64,7 @@ def format_from_name(name: str) -> Format | None:
 
 @contextmanager
 def open_source(source: str | Path) -> Iterator[Source]:
-    """Open a path (``-`` is standard input) for reading bytes, decompressing gzip by its magic.
-
-    Raises:
-        InputFileError: the file is missing, a directory, or cannot be opened.
-    """
+    """Open a path (``-``: standard input) as bytes, gunzipped by its magic; or InputFileError."""
     if str(source) == STDIN:
         # A replaced sys.stdin (tests, embedding applications) may be text only.
         raw: BinaryIO = getattr(sys.stdin, "buffer", None) or io.BytesIO(
@@ -103,11 +99,7 @@ class ReadError(Exception):
 
 
 def lines(stream: BinaryIO) -> Iterator[bytes]:
-    r"""The stream's lines split on ``\\n`` only, each without its line ending; BOM dropped.
-
-    Raises:
-        ReadError: the bytes cannot be read past some point; the lines before were yielded.
-    """
+    r"""The lines split on ``\\n`` only, without endings or BOM; a ReadError where it breaks."""
     try:
         for number, line in enumerate(stream):
             own = line.removeprefix(BOM) if number == 0 else line
@@ -117,11 +109,7 @@ def lines(stream: BinaryIO) -> Iterator[bytes]:
 
 
 def read_all(stream: BinaryIO) -> bytes:
-    """The whole stream, BOM dropped.
-
-    Raises:
-        ReadError: the bytes cannot be read.
-    """
+    """The whole stream, BOM dropped; a ReadError if it cannot be read."""
     try:
         data = stream.read()
     except Exception as error:
@@ -156,10 +144,8 @@ def read_records(
     A JSON file holds one document or a list of them (an element located by its index,
     ``FILE[3]``), JSON Lines one a line, YAML one, a list, or several ``---`` documents, Parquet
     one a row (``FILE:ROW``). Parquet is known by its magic, the rest by the suffix (through
-    ``.gz``), else by the first line. ``progress`` is called with the bytes consumed.
-
-    Raises:
-        InputFileError: the file cannot be opened, or its format is not among ``formats``.
+    ``.gz``), else by the first line. ``progress`` is called with the bytes consumed. An
+    ``InputFileError`` if the file cannot be opened or its format is not among ``formats``.
     """
     with open_source(source) as opened:
         yield from read_stream(opened, tuple(formats), progress)
