@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 import importlib
 from pathlib import Path
+from typing import Annotated
 
 import regex
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from knowledgepulse._util.jsonpath import describe
 from knowledgepulse.errors import RedactionRulesError
@@ -23,33 +24,25 @@ from knowledgepulse.redact.rules import Finder, Rule, RuleSet
 _TYPE = r"^[A-Za-z0-9_\-]+$"
 
 
+def _compiles(value: str) -> str:
+    try:
+        regex.compile(value)
+    except regex.error as error:
+        raise ValueError(f"the pattern does not compile: {error}") from None
+    return value
+
+
 class RuleSpec(BaseModel):
-    """One custom rule as the file writes it."""
+    """One custom rule as the file writes it (``docs/redaction.md``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1, description="The rule's name; reports name it.")
-    pattern: str | None = Field(
-        default=None, description="A regular expression (Python's regex syntax)."
-    )
-    callable: str | None = Field(
-        default=None, description="A Python function text -> [(start, end)], as module:name."
-    )
-    type: str | None = Field(
-        default=None, pattern=_TYPE, description="The marker's type [default: the name]."
-    )
-    secret: bool = Field(default=True, description="false: an identifier, kept at private.")
-    keywords: list[str] = Field(default_factory=list, description="Run only on text with one.")
-
-    @field_validator("pattern")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                regex.compile(value)
-            except regex.error as error:
-                raise ValueError(f"the pattern does not compile: {error}") from None
-        return value
+    name: str = Field(min_length=1)
+    pattern: Annotated[str, AfterValidator(_compiles)] | None = None  # Python's regex syntax
+    callable: str | None = None  # module:function, a function text -> [(start, end)]
+    type: str | None = Field(default=None, pattern=_TYPE)  # the marker's [default: the name]
+    secret: bool = True  # false: an identifier, kept at private
+    keywords: list[str] = Field(default_factory=list)  # run only on a text holding one
 
     def rule(self) -> Rule:
         """The rule this spec describes (a ``ValueError`` if it cannot be made)."""
