@@ -1,9 +1,4 @@
-"""Helpers for testing code that uses knowledgepulse: a fake embedder and ``assert_passes``.
-
-:class:`HashingEmbedder` stands in for the real model in unit tests: nothing to install or load,
-the same vectors in every process, and texts that share words get similar vectors, so novelty
-behaves as it would.
-"""
+"""Helpers for testing code that uses knowledgepulse: a fake embedder and ``assert_passes``."""
 
 from __future__ import annotations
 
@@ -27,11 +22,10 @@ _WORD = regex.compile(r"\w+")
 
 
 class HashingEmbedder:
-    """Bag-of-words feature hashing: each word adds +-1 to one of ``dimensions`` slots.
+    """A stand-in for the real model in unit tests: nothing to load, the same in every process.
 
-    The slot and sign come from the word's BLAKE2b hash (not Python's salted ``hash``), so the
-    vectors are the same in every process. Rows are L2-normalised; a text with no words gives
-    a zero vector. The default 384 dimensions are all-MiniLM-L6-v2's.
+    Bag-of-words feature hashing: each word adds +-1 (by its BLAKE2b hash) to one of
+    ``dimensions`` slots, so texts sharing words get similar vectors; rows are L2-normalised.
     """
 
     def __init__(self, dimensions: int = 384) -> None:
@@ -61,11 +55,7 @@ def assert_passes(result: CaseResult | EvalRun) -> None:
     """Fail the calling test unless the case, or every case of the run, passed.
 
     A run passes when it holds at least one case, every case passed, and every case file was
-    read in full.
-
-    Raises:
-        AssertionError: with :func:`failure_message`'s text.
-        TypeError: ``result`` is neither a :class:`CaseResult` nor an :class:`EvalRun`.
+    read in full; the ``AssertionError`` holds :func:`failure_message`'s text.
     """
     __tracebackhide__ = True
     if not isinstance(result, CaseResult | EvalRun):

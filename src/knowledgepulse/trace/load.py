@@ -42,11 +42,9 @@ class LoadedTrace:
 
 
 def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
-    """Validate parsed JSON as a :class:`ReasoningTrace`.
+    """Parsed JSON as a :class:`ReasoningTrace`, or a TraceValidationError listing every problem.
 
-    Raises:
-        TraceValidationError: listing every problem with its JSON path, the value found and what
-            was expected.
+    Each problem names its JSON path, the value found and what was expected.
     """
     if isinstance(value, ReasoningTrace):
         return value
@@ -73,9 +71,7 @@ def load_traces(
     Yields each valid trace and each problem in input order, as read; a bad record never stops
     the rest. A repeated id or a misspelt key (``steps[2].tols``: did you mean ``tool``?) is a
     warning (``warning=True``) before the trace. ``progress`` is called with the bytes read.
-
-    Raises:
-        InputFileError: a file cannot be opened at all.
+    An ``InputFileError`` if a file cannot be opened at all.
     """
     seen = SeenIds()
     for source in sources:
@@ -166,11 +162,10 @@ def has_unknown_keys(trace: ReasoningTrace) -> bool:
 
 
 def misspelt_keys(document: Any) -> list[tuple[str, str]]:
-    """Each unknown key of a trace document that looks like a misspelt known one.
+    """The path (``steps[2].tols``) and known key (``tool``) of each misspelt key, in order.
 
-    Gives the key's JSON path (``steps[2].tols``) and the known key (``tool``), in document
-    order. A document naming neither the trace's ``@context`` nor its ``@type`` is another kind
-    of record (a framework's file read without ``--from``), not a misspelt trace.
+    A document naming neither the trace's ``@context`` nor its ``@type`` is another kind of
+    record (a framework's file read without ``--from``), not a misspelt trace.
     """
     found: list[tuple[str, str]] = []
     if type(document) is dict and (
