@@ -81,9 +81,7 @@ def parse_yaml(text: str, name: str) -> Iterator[Record | Problem]:
         loader.dispose()
     stray = [at for at in controls.positions if at not in controls.reported]
     if stray:
-        yield Problem(
-            Location(name, controls.line(stray[0])), "", controls.message(stray[0], len(stray) - 1)
-        )
+        yield controls.problem(Location(name), stray)
 
 
 class _Refused(yaml.MarkedYAMLError):
@@ -204,11 +202,7 @@ if yaml.__with_libyaml__:  # PyYAML was built with libyaml
 def _record(node: Node, location: Location, controls: _Controls) -> Iterator[Record | Problem]:
     found = controls.within(node.start_mark.index, _content_end(node, node))
     if found:
-        yield Problem(
-            location.at_line(controls.line(found[0])),
-            "",
-            controls.message(found[0], len(found) - 1),
-        )
+        yield controls.problem(location, found)
         return
     walk = _Walk(controls.stand_in, location)
     value = walk.value(node, (), 0)
@@ -367,19 +361,19 @@ class _Controls:
         self.reported.update(found)
         return found
 
-    def line(self, position: int) -> int:
-        return bisect.bisect_right(self._line_starts, position)
-
-    def message(self, position: int, more: int = 0) -> str:
-        line = self.line(position)
-        line_start = self._line_starts[line - 1]
+    def problem(self, location: Location, found: list[int]) -> Problem:
+        """The problem of the first of ``found``, at its line, counting the others."""
+        position = found[0]
+        line = bisect.bisect_right(self._line_starts, position)
         code = ord(self.originals[position])
         escape = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-        others = f" (and {more} more)" if more else ""
-        return (
-            f"control character U+{code:04X} at column {position - line_start + 1}{others} is "
-            f'not allowed in YAML; remove it, or write it as "{escape}" in a double-quoted string'
+        others = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        message = (
+            f"control character U+{code:04X} at column {position - self._line_starts[line - 1] + 1}"
+            f'{others} is not allowed in YAML; remove it, or write it as "{escape}" in a '
+            "double-quoted string"
         )
+        return Problem(location.at_line(line), "", message)
 
 
 def _content_end(node: Node, record: Node) -> int:
@@ -405,7 +399,7 @@ def _file_problem(error: yaml.MarkedYAMLError, name: str, controls: _Controls) -
     line = mark.line + 1
     at_control = controls.within(mark.index, mark.index + 1)
     if at_control:
-        return Problem(Location(name, line), "", controls.message(at_control[0]))
+        return controls.problem(Location(name), at_control)
     if isinstance(error, _Refused):
         return Problem(Location(name, line), "", str(error.problem))
     if error.problem == "exceeded maximum nesting depth":  # libyaml's bound, looking ahead
