@@ -96,12 +96,12 @@ def check_depth(value: Any, text: bytes | None = None) -> None:
             text = orjson.dumps(value)
     if text is not None and text.count(b"{") + text.count(b"[") <= MAX_NESTING:
         return
-    for item, loc in _nodes(value):
+    for item, loc in nodes(value):
         if len(loc) >= MAX_NESTING and isinstance(item, dict | list):
             raise JsonError(TOO_DEEP, path=format_path(loc))
 
 
-def _nodes(value: Any) -> Iterator[tuple[Any, Loc]]:
+def nodes(value: Any) -> Iterator[tuple[Any, Loc]]:
     """Every value under ``value`` (itself first) with its path, in document order; no recursion."""
     stack: list[tuple[Any, Loc]] = [(value, ())]
     while stack:
@@ -128,13 +128,13 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
         reason = str(failure).split(";", 1)[0].split("\n", 1)[0]
         raise JsonError(f"a number too long to read ({reason}); write it as a string") from None
     check_depth(value)  # first: json_value recurses
-    for item, loc in _nodes(value):
+    for item, loc in nodes(value):
         if isinstance(item, float) and not math.isfinite(item):
             raise JsonError(NOT_FINITE, path=format_path(loc) if loc else "")
     # In a string, or in a key of an object; json has joined every valid pair already.
     found = [
         format_path(loc)
-        for item, loc in _nodes(value)
+        for item, loc in nodes(value)
         if any(
             isinstance(text, str) and _SURROGATE.search(text)
             for text in (item if isinstance(item, dict) else [item])

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from knowledgepulse.records.json_values import nodes
 
 if TYPE_CHECKING:
     from knowledgepulse.trace.models import ReasoningTrace
@@ -47,17 +48,9 @@ def action_terms(trace: ReasoningTrace) -> set[str]:
         if step.type not in ACTION_STEP_TYPES:
             continue
         contents.append(step.content or "")
-        for value in _leaf_values(step.input):
-            terms.update(word.lower() for word in _WORD.findall(value))
+        for value, _ in nodes(step.input):  # the values: the keys are the tool's schema
+            if value is not None and not isinstance(value, dict | list):
+                terms.update(word.lower() for word in _WORD.findall(str(value)))
     for content in contents:
         terms.update(token.lower() for token in _IDENTIFIER.findall(content) if len(token) >= 3)
     return terms
-
-
-def _leaf_values(value: Any) -> Iterator[str]:
-    """Every scalar under a JSON value, as text (keys are the tool's schema, not the task's)."""
-    if isinstance(value, dict | list):
-        for item in value.values() if isinstance(value, dict) else value:
-            yield from _leaf_values(item)
-    elif value is not None:
-        yield str(value)
