@@ -69,19 +69,8 @@ _TRACE_SHAPE: Shape = {
 }
 
 
-def _walk(value: Any, loc: Loc, visit: Visit, secret: bool) -> Any:
-    # The value with each string replaced by visit(); the same object when nothing changed.
-    if isinstance(value, str):
-        return visit(loc, value, secret)
-    if isinstance(value, Mapping):
-        return _walk_mapping(value, loc, visit, secret)
-    if isinstance(value, list):
-        return _walk_each(value, loc, visit, secret)
-    return value
-
-
-def _walk_mapping(
-    value: Mapping[str, Any],
+def _walk(
+    value: Any,
     loc: Loc,
     visit: Visit,
     secret: bool,
@@ -89,15 +78,24 @@ def _walk_mapping(
     kept: frozenset[str] = frozenset(),
     shape: Shape | None = None,
 ) -> Any:
+    # The value with each string replaced by visit(); the same object when nothing changed. A
+    # list passes ``kept`` to its items: the fields kept in each object of a list of known ones.
+    if isinstance(value, str):
+        return visit(loc, value, secret)
+    if isinstance(value, list):
+        new = [_walk(item, (*loc, at), visit, secret, kept=kept) for at, item in enumerate(value)]
+        return value if all(a is b for a, b in zip(new, value, strict=True)) else new
+    if not isinstance(value, Mapping):
+        return value
     changed: dict[str, Any] = {}
     for key, item in value.items():
         if key in kept:
             continue
         inner = shape.get(key) if shape else None
         if isinstance(inner, frozenset) and isinstance(item, list):
-            new = _walk_each(item, (*loc, key), visit, False, kept=inner)
+            new = _walk(item, (*loc, key), visit, False, kept=inner)
         elif isinstance(inner, dict) and isinstance(item, Mapping):
-            new = _walk_mapping(item, (*loc, key), visit, secret, shape=inner)
+            new = _walk(item, (*loc, key), visit, secret, shape=inner)
         else:
             new = _walk(item, (*loc, key), visit, secret or names_secret(key))
         if new is not item:
@@ -105,21 +103,8 @@ def _walk_mapping(
     return {**value, **changed} if changed else value
 
 
-def _walk_each(
-    items: list[Any], loc: Loc, visit: Visit, secret: bool, *, kept: frozenset[str] | None = None
-) -> Any:
-    # A list's items; with ``kept``, a list of known objects whose ``kept`` fields stay.
-    new = [
-        _walk_mapping(item, (*loc, index), visit, secret, kept=kept)
-        if kept is not None and isinstance(item, Mapping)
-        else _walk(item, (*loc, index), visit, secret)
-        for index, item in enumerate(items)
-    ]
-    return items if all(a is b for a, b in zip(new, items, strict=True)) else new
-
-
 def _walk_trace(document: Mapping[str, Any], visit: Visit) -> Any:
-    return _walk_mapping(document, (), visit, False, kept=_KEPT_TOP, shape=_TRACE_SHAPE)
+    return _walk(document, (), visit, False, kept=_KEPT_TOP, shape=_TRACE_SHAPE)
 
 
 def document_level(document: Mapping[str, Any]) -> PrivacyLevel:
