@@ -281,7 +281,11 @@ def _read_whole(
     if progress is not None:
         progress(len(data))
     if fmt == "json":
-        yield from _parse_json(data, name)
+        body = data.lstrip(b" \t\r\n")
+        if body.startswith(b"["):
+            yield from _parse_list(data, name)
+        elif body:
+            yield from _parse_documents(data, len(data) - len(body), name)
         return
     try:
         text = data.decode("utf-8")
@@ -292,14 +296,6 @@ def _read_whole(
     from knowledgepulse.records.yaml import parse_yaml  # noqa: PLC0415
 
     yield from parse_yaml(text, name)
-
-
-def _parse_json(data: bytes, name: str) -> Iterator[Record | Problem]:
-    body = data.lstrip(b" \t\r\n")
-    if body.startswith(b"["):
-        yield from _parse_list(data, name)
-    elif body:
-        yield from _parse_documents(data, len(data) - len(body), name)
 
 
 def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
