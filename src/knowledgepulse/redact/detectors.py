@@ -1,15 +1,9 @@
 """The built-in rules: the reference SDK's patterns, gitleaks' rules, checked identifiers.
 
-Beyond the reference's ``cleanPii`` patterns, gitleaks' 221 secret rules
-(``data/gitleaks_rules.toml``) are applied as gitleaks does: the secret is the rule's
-``secretGroup``, else its first non-empty group, else the whole match; a secret below the rule's
-entropy, matching an allowlist or containing a stopword is kept; a ``generic-*`` rule's secret
-needs a digit. Identifiers are checked by their checksums (cards, IBANs), ``ipaddress`` or
-phonenumbers.
-
-The order is the reference's, widened: its secret patterns, gitleaks' rules, then credentials in
-URLs and ``password=`` assignments; then the identifiers, the phone patterns last (they would
-take the others' digits).
+gitleaks' 221 rules (``data/gitleaks_rules.toml``) apply as in gitleaks (secret group, entropy,
+allowlists, stopwords; a ``generic-*`` secret needs a digit). The order is the reference's,
+widened: its secret patterns, gitleaks', credentials in URLs and ``password=`` assignments; then
+the identifiers (checksums, ``ipaddress``, phonenumbers), phones last: they take others' digits.
 """
 
 from __future__ import annotations
