@@ -22,9 +22,6 @@ from knowledgepulse.trace.models import PrivacyLevel
 MAX_TEXT = 1_000_000
 """The longest text (in characters) that is cleaned whole; the rest of a longer one is cut."""
 
-TRUNCATED = "truncated"
-"""The type of the marker that ends a text cut at :data:`MAX_TEXT`."""
-
 _MARKER = regex.compile(r"\[REDACTED:[A-Za-z0-9_\-]+\]")
 _DIGIT = regex.compile(r"\d")
 
@@ -93,7 +90,9 @@ def clean(text: str, rules: Sequence[Rule]) -> tuple[str, Counter[Rule]]:
     """``text`` with every span of ``rules`` replaced, and how many each rule replaced."""
     found: Counter[Rule] = Counter()
     if len(text) > MAX_TEXT:
-        text = cut(text)
+        # At a space when one is near: a secret straddling the limit leaves no half of itself.
+        end = text.rfind(" ", MAX_TEXT - 1000, MAX_TEXT)
+        text = text[: end if end > 0 else MAX_TEXT - 1000] + " " + marker(_CUT_RULE.type)
         found[_CUT_RULE] += 1
     for rule in candidate_rules(rules, text):
         spans = _free(rule.spans(text), text)
@@ -103,17 +102,7 @@ def clean(text: str, rules: Sequence[Rule]) -> tuple[str, Counter[Rule]]:
     return text, found
 
 
-_CUT_RULE = Rule("max-text", TRUNCATED, True)
-
-
-def cut(text: str) -> str:
-    """``text`` cut at :data:`MAX_TEXT`, at a space when one is near, with a marker.
-
-    Cutting at a space keeps a secret that straddles the limit from leaving half of itself.
-    """
-    end = text.rfind(" ", MAX_TEXT - 1000, MAX_TEXT)
-    end = end if end > 0 else MAX_TEXT - 1000
-    return text[:end] + " " + marker(TRUNCATED)
+_CUT_RULE = Rule("max-text", "truncated", True)  # what a text cut at MAX_TEXT is counted as
 
 
 def _free(spans: Iterable[Span], text: str) -> list[Span]:

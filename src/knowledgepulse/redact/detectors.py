@@ -187,8 +187,6 @@ def _looks_like_phone(text: str, start: int, end: int) -> bool:
     return True
 
 
-RULES_FILE = "gitleaks_rules.toml"
-
 # What a rule id says the secret is; the marker names it. Anything else is an API key.
 _TYPES = (
     ("private-key", "private_key"),
@@ -248,7 +246,7 @@ def _allowlist(data: dict[str, Any]) -> _Allowlist:
 @cache
 def gitleaks_rules() -> tuple[Rule, ...]:
     """The gitleaks rules, in its file's order, each with its checks (read once per process)."""
-    data = tomllib.loads((files("knowledgepulse.redact") / "data" / RULES_FILE).read_text("utf-8"))
+    data = tomllib.loads(files(__package__).joinpath("data/gitleaks_rules.toml").read_text("utf-8"))
     shared = _allowlist(data["allowlist"])
     rules = []
     for item in data["rules"]:
