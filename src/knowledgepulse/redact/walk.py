@@ -35,9 +35,7 @@ _SECRET_KEY = regex.compile(
 )
 _NOT_ALNUM = regex.compile(r"[^a-z0-9]")
 
-KEY_TYPE = "password"
-"""The marker type of a value hidden for its key's name (found by the rule ``secret-key``)."""
-KEY_RULE = "secret-key"
+_KEY_RULE = Rule("secret-key", "password", True)  # what hides a value for its key's name
 
 
 @cache
@@ -156,8 +154,8 @@ def _redact(
         if secret:
             if not text or (text.startswith("[REDACTED:") and text.endswith("]")):
                 return text  # nothing to hide, or hidden already
-            findings.append(Finding(format_path(loc), KEY_TYPE, KEY_RULE, 1))
-            return marker(KEY_TYPE)
+            findings.append(Finding(format_path(loc), _KEY_RULE.type, _KEY_RULE.name, 1))
+            return marker(_KEY_RULE.type)
         cleaned, found = clean(text, candidates) if candidates else (text, Counter[Rule]())
         if found:
             path = format_path(loc)
