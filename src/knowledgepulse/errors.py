@@ -69,9 +69,8 @@ class Problem:
 
     def __str__(self) -> str:
         label = "warning: " if self.warning else ""
-        if self.path:
-            return f"{self.location}: {label}{self.path}: {self.message}"
-        return f"{self.location}: {label}{self.message}"
+        path = f"{self.path}: " if self.path else ""
+        return f"{self.location}: {label}{path}{self.message}"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for JSON reports."""

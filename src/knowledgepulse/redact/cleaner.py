@@ -134,9 +134,5 @@ def clean_text(
     """
     chosen = (rules or default_rules()).for_level(check_level(level or DEFAULT_LEVEL))
     cleaned, found = clean(text, chosen)
-    redactions: Counter[str] = Counter()
-    for rule, count in found.items():
-        redactions[rule.type] += count
-    return CleanedText(
-        cleaned, dict(redactions), {rule.name: count for rule, count in found.items()}
-    )
+    types = Counter(rule.type for rule in found.elements())
+    return CleanedText(cleaned, dict(types), {rule.name: n for rule, n in found.items()})
