@@ -49,11 +49,8 @@ def canonical_order(traces: Sequence[LoadedTrace]) -> list[int]:
 
 def time_order(traces: Sequence[LoadedTrace]) -> list[int]:
     """Indexes of ``traces`` by ``metadata.created_at``, then id, then content."""
-    digests = [content_digest(loaded.record.value) for loaded in traces]
-    metadata = [loaded.trace.metadata for loaded in traces]
-    return sorted(
-        range(len(traces)), key=lambda i: (metadata[i].created_at, traces[i].trace.id, digests[i])
-    )
+    # A stable sort: equal times keep the canonical order.
+    return sorted(canonical_order(traces), key=lambda i: traces[i].trace.metadata.created_at)
 
 
 def leave_one_out_nearest(

@@ -99,15 +99,13 @@ def domain_percentiles(
 
     ``all`` is ``None`` when there are no scores (nothing to rank).
     """
-    by_domain: dict[str, dict[str, float | int]] = {}
-    every: list[np.ndarray[Any, np.dtype[np.float64]]] = []
-    for domain in sorted(scores_by_domain):
-        scores = np.fromiter(scores_by_domain[domain], dtype=np.float64)
-        if len(scores):
-            by_domain[domain] = percentiles(scores)
-            every.append(scores)
-    everything = percentiles(np.concatenate(every)) if every else None
-    return {"all": everything, "by_domain": by_domain}
+    arrays = {
+        domain: np.fromiter(scores_by_domain[domain], dtype=np.float64)
+        for domain in sorted(scores_by_domain)
+    }
+    by_domain = {domain: percentiles(scores) for domain, scores in arrays.items() if len(scores)}
+    everything = np.concatenate([np.empty(0), *arrays.values()])
+    return {"all": percentiles(everything) if len(everything) else None, "by_domain": by_domain}
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,24 +63,17 @@ class TraceFeatures:
 
     @classmethod
     def of(cls, trace: ReasoningTrace) -> TraceFeatures:
-        """Count what the formulas need from a trace (one pass over the steps)."""
+        """Count what the formulas need from a trace."""
         steps = trace.steps
-        types: set[str] = set()
-        tools: set[str] = set()
-        recoveries = 0
-        for step in steps:
-            types.add(step.type)
-            if step.type == "error_recovery":
-                recoveries += 1
-            if step.tool is not None:
-                tools.add(step.tool.name)
+        types = [step.type for step in steps]
+        tools = {step.tool.name for step in steps if step.tool is not None}
         # metadata.source is an extra: model_extra spares pydantic's attribute fallback, which
         # raises and catches an error for every trace without one.
         source = (trace.metadata.model_extra or {}).get("source")
         return cls(
             step_count=len(steps),
-            unique_step_types=len(types),
-            error_recoveries=recoveries,
+            unique_step_types=len(set(types)),
+            error_recoveries=types.count("error_recovery"),
             unique_tools=len(tools),
             # Every tool adds its name ("" included), so any tool leaves the set non-empty.
             uses_tools=bool(tools),

@@ -134,10 +134,6 @@ class ProfileRegistry(Mapping[str, ScoringWeights]):
     def __len__(self) -> int:
         return len(self._profiles)
 
-    def copy(self) -> ProfileRegistry:
-        """An independent registry with the same profiles."""
-        return ProfileRegistry(self._profiles)
-
 
 def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:
     """Read weight profiles by domain (``legal: {complexity: 0.3, novelty: 0.3, ...}``).

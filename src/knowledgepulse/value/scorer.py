@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # numpy and the cache load when a trace is first embedded
     import numpy as np
     from numpy.typing import NDArray
 
-    from knowledgepulse.novelty.cache import Nearest, VectorCache
+    from knowledgepulse.novelty.cache import VectorCache
 
 CacheMode = Literal["online", "frozen"]
 DEFAULT_THRESHOLD = 0.75
@@ -50,11 +50,8 @@ DEFAULT_BATCH_SIZE = 32
 _log = logging.getLogger("knowledgepulse")
 
 
-class _DefaultEmbedder:
-    """Marker for "use the MiniLM embedder if it is installed"."""
-
-
-DEFAULT_EMBEDDER: Any = _DefaultEmbedder()
+DEFAULT_EMBEDDER: Any = object()
+"""Marker for "use the MiniLM embedder if it is installed"."""
 
 TraceInput: TypeAlias = "ReasoningTrace | Mapping[str, Any]"
 """A trace to score: a model, or parsed JSON."""
@@ -127,7 +124,7 @@ class TraceValueScorer:
             )
         self._novelty_text: NoveltyText = novelty_text_named(novelty_text)
         self._embedder: Embedder | None = (
-            default_embedder() if isinstance(embedder, _DefaultEmbedder) else embedder
+            default_embedder() if embedder is DEFAULT_EMBEDDER else embedder
         )
         self._cache_size = cache_size or DEFAULT_MAX_ELEMENTS
         self._ttl_ms = ttl_ms
@@ -203,8 +200,7 @@ class TraceValueScorer:
         Raises:
             TraceValidationError: ``trace`` is a mapping that is not a valid trace.
         """
-        valid = parse_trace(trace)
-        return self._scored([valid], self._embed([valid]))[0]
+        return self.score_many([trace])[0]
 
     def score_many(self, traces: Iterable[TraceInput]) -> list[ValueBreakdown]:
         """Score traces in order, embedding them in batches.
@@ -355,23 +351,20 @@ class TraceValueScorer:
             self.already_cached += sum(held)
         unknown = [None] * len(found)
         windows, capped = embedded.windows or unknown, embedded.capped or unknown
-        return [self._origin(*each) for each in zip(found, windows, capped, strict=True)]
-
-    def _origin(
-        self, nearest: Nearest | None, windows: int | None, capped: bool | None
-    ) -> tuple[float, NoveltyOrigin]:
-        if nearest is None:
-            return EMPTY_CACHE_NOVELTY, NoveltyOrigin(
-                "empty_cache", windows=windows, capped=capped, novelty_text=self.novelty_text
+        return [
+            (
+                EMPTY_CACHE_NOVELTY if nearest is None else novelty(nearest.similarity),
+                NoveltyOrigin(
+                    "empty_cache" if nearest is None else "embedding",
+                    nearest_id=None if nearest is None else nearest.id,
+                    similarity=None if nearest is None else nearest.similarity,
+                    windows=count,
+                    capped=cap,
+                    novelty_text=self.novelty_text,
+                ),
             )
-        return novelty(nearest.similarity), NoveltyOrigin(
-            "embedding",
-            nearest_id=nearest.id,
-            similarity=nearest.similarity,
-            windows=windows,
-            capped=capped,
-            novelty_text=self.novelty_text,
-        )
+            for nearest, count, cap in zip(found, windows, capped, strict=True)
+        ]
 
 
 _default: TraceValueScorer | None = None
