@@ -22,11 +22,7 @@ from knowledgepulse.novelty.cache import frozen_nearest
 from knowledgepulse.novelty.cache.search import BLOCK_BYTES
 from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown
-from knowledgepulse.value.dimensions import (
-    EMPTY_CACHE_NOVELTY,
-    NO_EMBEDDER_NOVELTY,
-    novelty,
-)
+from knowledgepulse.value.dimensions import EMPTY_CACHE_NOVELTY, NO_EMBEDDER_NOVELTY, novelty
 from knowledgepulse.value.scorer import TraceValueScorer
 
 NO_EMBEDDER_REASON = "no embedder: corpus novelty compares embeddings, so novelty is 0.5"

@@ -68,10 +68,8 @@ class MinScore:
 
     def resolve(self, scores: Sequence[float]) -> float:
         """The threshold as a number, given the scores (with none, a percentile is 0)."""
-        if self.percentile is None:
-            return self.value if self.value is not None else 0.0
-        if not scores:
-            return 0.0
+        if self.percentile is None or not scores:
+            return self.value or 0.0
         return float(np.percentile(np.asarray(scores, dtype=np.float64), self.percentile))
 
     def __str__(self) -> str:
@@ -92,9 +90,7 @@ def percentiles(scores: ArrayLike) -> dict[str, float | int]:
     }
 
 
-def domain_percentiles(
-    scores_by_domain: Mapping[str, Iterable[float]],
-) -> dict[str, Any]:
+def domain_percentiles(scores_by_domain: Mapping[str, Iterable[float]]) -> dict[str, Any]:
     """``all``: :func:`percentiles` of every score; ``by_domain``: of each domain's, by name.
 
     ``all`` is ``None`` when there are no scores (nothing to rank).

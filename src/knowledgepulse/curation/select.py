@@ -78,16 +78,8 @@ class Selection:
 
 def ranking(candidates: Sequence[Candidate]) -> list[int]:
     """The candidates' indexes, best first: score descending, then id, digest, domain, task."""
-    return sorted(
-        range(len(candidates)),
-        key=lambda i: (
-            -candidates[i].score,
-            candidates[i].key,
-            candidates[i].tiebreak,
-            candidates[i].domain,
-            candidates[i].task or "",
-        ),
-    )
+    keys = [(-c.score, c.key, c.tiebreak, c.domain, c.task or "") for c in candidates]
+    return sorted(range(len(candidates)), key=keys.__getitem__)
 
 
 def budget_for_top(percent: float, count: int) -> int:

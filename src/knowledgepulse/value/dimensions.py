@@ -94,10 +94,8 @@ def _origin(source: Any, key: str) -> ValueOrigin:
 def without_noise(value: float) -> float:
     """``value`` to 12 decimal places: the binary noise of a sum goes, nothing else moves.
 
-    ``0.2*0.425 + 0.25*0.5 + 0.1*1.0 + 0.45*0.92`` is 0.724, which floats make
-    ``0.7240000000000001``: a user printing a score reads the number the formula gives. The
-    change is under 5e-13. For |value| <= 1 the nearest double to ``k / 1e12`` is what
-    ``round(value, 12)`` gives, twenty times faster (no decimal string).
+    Floats make ``0.2*0.425 + 0.25*0.5 + 0.1*1.0 + 0.45*0.92`` ``0.7240000000000001``; this gives
+    0.724 (a change under 5e-13). For |value| <= 1 it is ``round(value, 12)``, twenty times faster.
     """
     return round(value * 1e12) / 1e12
 

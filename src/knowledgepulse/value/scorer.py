@@ -7,7 +7,6 @@ module-level functions (the seed's API: :func:`evaluate_value`...) use a process
 from __future__ import annotations
 
 import logging
-import math
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import islice
@@ -22,10 +21,7 @@ from knowledgepulse.novelty.representation import (
     RepresentedVectors,
 )
 from knowledgepulse.novelty.representation import novelty_text as novelty_text_named
-from knowledgepulse.novelty.settings import (
-    DEFAULT_MAX_ELEMENTS,
-    check_cache_size,
-)
+from knowledgepulse.novelty.settings import DEFAULT_MAX_ELEMENTS, check_cache_size
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown, compose
@@ -108,7 +104,7 @@ class TraceValueScorer:
         if (
             isinstance(threshold, bool)
             or not isinstance(threshold, int | float)
-            or not (math.isfinite(threshold) and 0.0 <= threshold <= 1.0)
+            or not 0.0 <= threshold <= 1.0  # also refuses nan
         ):
             raise ScorerParameterError(f"threshold must be a number in [0, 1], got {threshold!r}")
         if mode not in ("online", "frozen"):
@@ -182,17 +178,9 @@ class TraceValueScorer:
                     from knowledgepulse.novelty.cache import VectorCache  # noqa: PLC0415
 
                     self._cache = VectorCache(
-                        max_elements=self._cache_size,
-                        dimensions=dimensions,
-                        ttl_ms=self._ttl_ms,
+                        max_elements=self._cache_size, dimensions=dimensions, ttl_ms=self._ttl_ms
                     )
         return self._cache
-
-    def register_profile(
-        self, domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False
-    ) -> ScoringWeights:
-        """Add a weight profile for a domain (see :meth:`ProfileRegistry.register`)."""
-        return self.profiles.register(domain, weights, replace=replace)
 
     def score(self, trace: TraceInput) -> ValueBreakdown:
         """Score one trace and explain the score (synchronous).
@@ -415,4 +403,4 @@ def register_profile(
     domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False
 ) -> ScoringWeights:
     """Add a weight profile to the process-wide scorer (weights validated)."""
-    return default_scorer().register_profile(domain, weights, replace=replace)
+    return default_scorer().profiles.register(domain, weights, replace=replace)
