@@ -100,12 +100,7 @@ def iter_scored_rows(
 
 @dataclass(frozen=True, slots=True)
 class ScoredRows:
-    """Every row of a dataset with its ``kp_`` columns, and the problems of the rows that had none.
-
-    Attributes:
-        rows: the rows that gave a trace, in order, each with its ``kp_`` columns.
-        problems: what is wrong with each of the others.
-    """
+    """The ``rows`` that gave a trace, in order, with ``kp_`` columns; the others' ``problems``."""
 
     rows: list[dict[str, Any]]
     problems: list[Problem]

@@ -73,9 +73,7 @@ class MinScore:
         return float(np.percentile(np.asarray(scores, dtype=np.float64), self.percentile))
 
     def __str__(self) -> str:
-        if self.percentile is not None:
-            return f"p{self.percentile:g}"
-        return f"{self.value:g}"
+        return f"{self.value:g}" if self.percentile is None else f"p{self.percentile:g}"
 
 
 def percentiles(scores: ArrayLike) -> dict[str, float | int]:

@@ -107,8 +107,7 @@ def check_reachable(address: str, *, timeout: float = CONNECT_TIMEOUT_S) -> None
             "for Ray Client)"
         )
     try:
-        with socket.create_connection((host.strip("[]"), int(port_text)), timeout=timeout):
-            pass
+        socket.create_connection((host.strip("[]"), int(port_text)), timeout=timeout).close()
     except OSError as error:
         raise RayClusterError(
             f"cannot connect to the Ray cluster at {address}: {error.strerror or error}; check "

@@ -6,7 +6,8 @@ weighted sum. The formulas never see the embedder: novelty takes the similarity 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
 from knowledgepulse.trace.models import ReasoningTrace
@@ -39,6 +40,29 @@ metadata named it (``metadata``) or it is the documented ``default``.
 """
 OverrideName = Literal["single_thought", "error_recovery_bonus", "low_tool_diversity"]
 _ORIGINS: frozenset[str] = frozenset(("argument", "metadata", "default"))
+
+
+Rounding = Callable[[float], float]
+"""What the ``to_dict`` methods apply to each number they write (the reports round)."""
+
+
+def unrounded(number: float) -> float:
+    """The default :data:`Rounding`: none."""
+    return number
+
+
+@dataclass(frozen=True, slots=True)
+class Dimensions:
+    """The four dimension values, each in [0, 1] (or their weights: :class:`ScoringWeights`)."""
+
+    complexity: float
+    novelty: float
+    tool_diversity: float
+    outcome_confidence: float
+
+    def to_dict(self, *, rounding: Rounding = unrounded) -> dict[str, float]:
+        """The values by dimension name, in the formula's order (each through ``rounding``)."""
+        return {field.name: rounding(getattr(self, field.name)) for field in fields(self)}
 
 
 @dataclass(frozen=True, slots=True)

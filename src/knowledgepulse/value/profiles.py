@@ -7,29 +7,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from knowledgepulse.errors import ProfileError
 from knowledgepulse.records import Problem, read_records
+from knowledgepulse.value.dimensions import Dimensions
 
 DEFAULT_PROFILE = "default"
 WEIGHT_SUM_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True, slots=True)
-class ScoringWeights:
+class ScoringWeights(Dimensions):
     """The weight of each dimension in the composite score; each in [0, 1], summing to 1.
 
     Raises:
         ProfileError: a weight is outside [0, 1], not a finite number, or the sum is not 1.
     """
-
-    complexity: float
-    novelty: float
-    tool_diversity: float
-    outcome_confidence: float
 
     def __post_init__(self) -> None:
         for field in fields(self):
@@ -49,10 +45,6 @@ class ScoringWeights:
     def as_tuple(self) -> tuple[float, float, float, float]:
         """``(complexity, novelty, tool_diversity, outcome_confidence)``."""
         return (self.complexity, self.novelty, self.tool_diversity, self.outcome_confidence)
-
-    def to_dict(self) -> dict[str, float]:
-        """The weights by dimension name, in the formula's order."""
-        return asdict(self)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], *, name: str = "profile") -> ScoringWeights:

@@ -53,15 +53,6 @@ TraceInput: TypeAlias = "ReasoningTrace | Mapping[str, Any]"
 """A trace to score: a model, or parsed JSON."""
 
 
-def _embedded(
-    vectors: NDArray[np.float32], windows: Sequence[int] | None, capped: Sequence[bool] | None
-) -> RepresentedVectors:
-    """The batch, its windows and caps kept only when both are known for every vector."""
-    if windows is None or capped is None or not len(windows) == len(capped) == len(vectors):
-        return RepresentedVectors(vectors)
-    return RepresentedVectors(vectors, tuple(windows), tuple(capped))
-
-
 class TraceValueScorer:
     """Scores traces 0.0-1.0 and explains every score.
 
@@ -126,9 +117,8 @@ class TraceValueScorer:
         self._ttl_ms = ttl_ms
         # A size too large for memory is refused now, not after the first batch is embedded.
         check_cache_size(self._cache_size, self.cache_dimensions or 1)
-        self._no_embedder_reason: str | None = (
-            None if self._embedder is not None else "scoring without an embedder, as configured"
-        )
+        # Read only without an embedder; _give_up_embedding says why when one fails.
+        self._no_embedder_reason = "scoring without an embedder, as configured"
         self._cache = cache
         self.profiles = (
             profiles if isinstance(profiles, ProfileRegistry) else ProfileRegistry(profiles)
@@ -249,10 +239,10 @@ class TraceValueScorer:
         import numpy as np  # noqa: PLC0415 - loaded with the vectors, not with the scorer
 
         valid = [parse_trace(trace) for trace in traces]
-        array = self._checked(
-            np.asarray(vectors, dtype=np.float32), len(valid), "score_embedded got"
+        array = np.asarray(vectors, dtype=np.float32)
+        return self._scored(
+            valid, self._checked(array, len(valid), "score_embedded got", windows, capped)
         )
-        return self._scored(valid, _embedded(array, windows, capped))
 
     def _embed(self, traces: Sequence[ReasoningTrace]) -> RepresentedVectors | None:
         embedder = self._embedder
@@ -264,13 +254,17 @@ class TraceValueScorer:
             self._give_up_embedding(embedder, str(error))
             return None
         source = f"the {self._novelty_text.name!r} novelty text gave"
-        vectors = self._checked(result.vectors, len(traces), source)
-        return _embedded(vectors, result.windows, result.capped)
+        return self._checked(result.vectors, len(traces), source, result.windows, result.capped)
 
     def _checked(
-        self, vectors: NDArray[np.float32], count: int, source: str
-    ) -> NDArray[np.float32]:
-        """``vectors``, one row per trace as long as the cache's (made now if it is not yet)."""
+        self,
+        vectors: NDArray[np.float32],
+        count: int,
+        source: str,
+        windows: Sequence[int] | None,
+        capped: Sequence[bool] | None,
+    ) -> RepresentedVectors:
+        """Checked: one row per trace, as long as the cache's; windows and caps if all known."""
         width = vectors.shape[-1] if vectors.ndim == 2 else None
         expected = (count, self._cache_for(self.cache_dimensions or width).dimensions or width)
         if vectors.shape != expected:
@@ -278,7 +272,9 @@ class TraceValueScorer:
                 f"{source} vectors of shape {vectors.shape} for {count} traces; expected "
                 f"{expected} (a cache of {expected[1]} dimensions)"
             )
-        return vectors
+        if windows is None or capped is None or not len(windows) == len(capped) == count:
+            return RepresentedVectors(vectors)
+        return RepresentedVectors(vectors, tuple(windows), tuple(capped))
 
     def _give_up_embedding(self, embedder: Embedder, reason: str) -> None:
         with self._lock:
