@@ -105,13 +105,8 @@ class ValueBreakdown:
     @property
     def contributions(self) -> Dimensions:
         """Each dimension times its weight: the four terms of the weighted sum."""
-        d, w = self.dimensions, self.weights
-        return Dimensions(
-            d.complexity * w.complexity,
-            d.novelty * w.novelty,
-            d.tool_diversity * w.tool_diversity,
-            d.outcome_confidence * w.outcome_confidence,
-        )
+        pairs = zip(self.dimensions.as_tuple(), self.weights.as_tuple(), strict=True)
+        return Dimensions(*(value * weight for value, weight in pairs))
 
     @property
     def inputs(self) -> dict[str, dict[str, Any]]:
@@ -167,26 +162,24 @@ class ValueBreakdown:
 
     def explain(self) -> str:
         """The breakdown as lines of text a person can check by hand."""
-        d, w, c = self.dimensions, self.weights, self.contributions
+        f = self.features
+        words = {
+            "complexity": _complexity_words(f),
+            "novelty": _novelty_words(self.novelty),
+            "tool diversity": f"{counted(f.unique_tools, 'distinct tool')} over "
+            f"{counted(f.step_count, 'step')}: min(1, {f.unique_tools}/{max(1, f.step_count)} x 3)",
+            "outcome confidence": _outcome_words(f),
+        }
         lines = [
             f"{self.trace_id}: score {self.score:.4f} "
             f"({'reaches' if self.shareable else 'below'} the sharing threshold {self.threshold})",
-            f"  profile {self.profile!r} (domain {self.domain!r}"
-            f"{_ORIGIN_WORDS[self.features.domain_source]})",
-            f"  complexity         {d.complexity:.4f} x {w.complexity:.2f} = {c.complexity:.4f}",
-            f"    {_complexity_words(self.features)}",
-            f"  novelty            {d.novelty:.4f} x {w.novelty:.2f} = {c.novelty:.4f}",
-            f"    {_novelty_words(self.novelty)}",
-            f"  tool diversity     {d.tool_diversity:.4f} x {w.tool_diversity:.2f} = "
-            f"{c.tool_diversity:.4f}",
-            f"    {counted(self.features.unique_tools, 'distinct tool')} over "
-            f"{counted(self.features.step_count, 'step')}: "
-            f"min(1, {self.features.unique_tools}/{max(1, self.features.step_count)} x 3)",
-            f"  outcome confidence {d.outcome_confidence:.4f} x {w.outcome_confidence:.2f} = "
-            f"{c.outcome_confidence:.4f}",
-            f"    {_outcome_words(self.features)}",
-            f"  weighted sum {self.weighted_sum:.4f}",
+            f"  profile {self.profile!r} (domain {self.domain!r}{_ORIGIN_WORDS[f.domain_source]})",
         ]
+        d, w, c = self.dimensions, self.weights, self.contributions
+        numbers = zip(d.as_tuple(), w.as_tuple(), c.as_tuple(), strict=True)
+        for (label, text), (value, weight, term) in zip(words.items(), numbers, strict=True):
+            lines += [f"  {label:<18} {value:.4f} x {weight:.2f} = {term:.4f}", f"    {text}"]
+        lines.append(f"  weighted sum {self.weighted_sum:.4f}")
         lines += [
             f"  override {o.name}: {o.before:.4f} -> {o.after:.4f} ({o.reason})"
             for o in self.overrides
@@ -256,12 +249,10 @@ def compose(
     dimensions = Dimensions(
         complexity(features), novelty_value, tool_diversity(features), outcome_confidence(features)
     )
-    weighted_sum = without_noise(
-        dimensions.complexity * weights.complexity
-        + dimensions.novelty * weights.novelty
-        + dimensions.tool_diversity * weights.tool_diversity
-        + dimensions.outcome_confidence * weights.outcome_confidence
-    )
+    pairs = zip(dimensions.as_tuple(), weights.as_tuple(), strict=True)
+    c = Dimensions(*(value * weight for value, weight in pairs))
+    # Left to right, as the formula reads (sum() compensates from Python 3.12).
+    weighted_sum = without_noise(c.complexity + c.novelty + c.tool_diversity + c.outcome_confidence)
     score, overrides = apply_overrides(weighted_sum, features)
     return ValueBreakdown(
         trace_id=trace_id,

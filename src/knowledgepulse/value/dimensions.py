@@ -60,6 +60,10 @@ class Dimensions:
     tool_diversity: float
     outcome_confidence: float
 
+    def as_tuple(self) -> tuple[float, float, float, float]:
+        """``(complexity, novelty, tool_diversity, outcome_confidence)``."""
+        return (self.complexity, self.novelty, self.tool_diversity, self.outcome_confidence)
+
     def to_dict(self, *, rounding: Rounding = unrounded) -> dict[str, float]:
         """The values by dimension name, in the formula's order (each through ``rounding``)."""
         return {field.name: rounding(getattr(self, field.name)) for field in fields(self)}

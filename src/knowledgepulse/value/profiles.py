@@ -42,10 +42,6 @@ class ScoringWeights(Dimensions):
                 f"{self.outcome_confidence})"
             )
 
-    def as_tuple(self) -> tuple[float, float, float, float]:
-        """``(complexity, novelty, tool_diversity, outcome_confidence)``."""
-        return (self.complexity, self.novelty, self.tool_diversity, self.outcome_confidence)
-
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], *, name: str = "profile") -> ScoringWeights:
         """Build weights from a mapping with exactly the four dimension names.

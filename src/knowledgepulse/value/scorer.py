@@ -110,9 +110,7 @@ class TraceValueScorer:
                 "VectorCache.load(path, max_elements=..., ttl_ms=...)"
             )
         self._novelty_text: NoveltyText = novelty_text_named(novelty_text)
-        self._embedder: Embedder | None = (
-            default_embedder() if embedder is DEFAULT_EMBEDDER else embedder
-        )
+        self._embedder = default_embedder() if embedder is DEFAULT_EMBEDDER else embedder
         self._cache_size = cache_size or DEFAULT_MAX_ELEMENTS
         self._ttl_ms = ttl_ms
         # A size too large for memory is refused now, not after the first batch is embedded.
