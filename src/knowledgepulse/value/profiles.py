@@ -38,8 +38,7 @@ class ScoringWeights(Dimensions):
         if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
             raise ProfileError(
                 f"weights must sum to 1.0, these sum to {total!r} "
-                f"({self.complexity} + {self.novelty} + {self.tool_diversity} + "
-                f"{self.outcome_confidence})"
+                f"({' + '.join(str(weight) for weight in self.as_tuple())})"
             )
 
     @classmethod
