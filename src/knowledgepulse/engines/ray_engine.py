@@ -673,19 +673,19 @@ def iter_dataset_scores(
         mapped = mapped.sort(KEY)
     # The novelty pass needs the rows in order; the actors still embed blocks in parallel.
     mapped.context.execution_options.preserve_order = True
-    position = 0
+    positions = itertools.count()
     try:
         for batch in mapped.iter_batches(batch_size=batch_size, batch_format="numpy"):
-            rows = _score_batch(scorer, batch, position)
-            position += len(rows)
-            yield from rows
+            yield from _score_batch(scorer, batch, positions)
     except ray.exceptions.RayError as error:
         # An actor's own error (a model that does not load) reaches the caller as it is.
         message = f"scoring the dataset failed on the cluster: {first_line(error)}"
         raise _reraised(error, message) from error
 
 
-def _score_batch(scorer: TraceValueScorer, batch: dict[str, Any], start: int) -> list[ScoredRow]:
+def _score_batch(
+    scorer: TraceValueScorer, batch: dict[str, Any], positions: Iterator[int]
+) -> Iterator[ScoredRow]:
     """One batch's rows, scored in order (novelty of the valid ones in one pass)."""
     size = len(batch[ID])
     keys, originals = batch.get(KEY), batch.get(ROW)
@@ -703,17 +703,15 @@ def _score_batch(scorer: TraceValueScorer, batch: dict[str, Any], start: int) ->
         if valid
         else []
     )
-    rows = []
     for row in range(size):
-        position, trace_id = start + row, str(batch[ID][row]) or None
+        position, trace_id = next(positions), str(batch[ID][row]) or None
         where = Location(f"row {position}" + (f" ({trace_id})" if trace_id else ""))
         found = [Problem(where, *item) for item in json.loads(problems[row] or "[]")]
         scored = None if found else next(breakdowns)
         key = None if keys is None else _plain_key(keys[row])
         # Only our own actors' rows (pickled there, see TraceBatchEmbedder) are unpickled.
         original = None if originals is None else pickle.loads(originals[row])
-        rows.append(ScoredRow(position, trace_id, scored, tuple(found), key, original))
-    return rows
+        yield ScoredRow(position, trace_id, scored, tuple(found), key, original)
 
 
 def _plain_key(value: Any) -> Any:
