@@ -249,10 +249,12 @@ def compose(
     dimensions = Dimensions(
         complexity(features), novelty_value, tool_diversity(features), outcome_confidence(features)
     )
-    pairs = zip(dimensions.as_tuple(), weights.as_tuple(), strict=True)
-    c = Dimensions(*(value * weight for value, weight in pairs))
-    # Left to right, as the formula reads (sum() compensates from Python 3.12).
-    weighted_sum = without_noise(c.complexity + c.novelty + c.tool_diversity + c.outcome_confidence)
+    weighted_sum = without_noise(
+        dimensions.complexity * weights.complexity
+        + dimensions.novelty * weights.novelty
+        + dimensions.tool_diversity * weights.tool_diversity
+        + dimensions.outcome_confidence * weights.outcome_confidence
+    )
     score, overrides = apply_overrides(weighted_sum, features)
     return ValueBreakdown(
         trace_id=trace_id,

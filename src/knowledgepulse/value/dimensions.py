@@ -105,7 +105,7 @@ class TraceFeatures:
             unique_tools=len(tools),
             # Every tool adds its name ("" included), so any tool leaves the set non-empty.
             uses_tools=bool(tools),
-            single_thought=len(steps) == 1 and steps[0].type == "thought",
+            single_thought=types == ["thought"],
             success=trace.metadata.success,
             confidence=trace.outcome.confidence,
             domain_source=_origin(source, "domain_source"),
