@@ -100,12 +100,7 @@ def iter_scored_rows(
 
 @dataclass(frozen=True, slots=True)
 class ScoredRows:
-    """Every row of a dataset with its ``kp_`` columns, and the problems of the rows that had none.
-
-    Attributes:
-        rows: the rows that gave a trace, in order, each with its ``kp_`` columns.
-        problems: what is wrong with each of the others.
-    """
+    """The ``rows`` that gave a trace, in order, with ``kp_`` columns; the others' ``problems``."""
 
     rows: list[dict[str, Any]]
     problems: list[Problem]
@@ -123,13 +118,11 @@ def score_dataset(
     See :func:`iter_scored_rows` for the arguments; this collects its rows (to write them with
     ``ray.data.from_items(result.rows).write_parquet(...)``, say).
     """
-    result = ScoredRows([], [])
-    for item in iter_scored_rows(dataset, source=source, options=options, **engine):
-        if isinstance(item, Problem):
-            result.problems.append(item)
-        else:
-            result.rows.append(item)
-    return result
+    items = list(iter_scored_rows(dataset, source=source, options=options, **engine))
+    return ScoredRows(
+        [item for item in items if not isinstance(item, Problem)],
+        [item for item in items if isinstance(item, Problem)],
+    )
 
 
 __all__ = ["RowsToTraces", "ScoredRows", "iter_scored_rows", "score_dataset"]

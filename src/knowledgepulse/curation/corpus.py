@@ -22,11 +22,7 @@ from knowledgepulse.novelty.cache import frozen_nearest
 from knowledgepulse.novelty.cache.search import BLOCK_BYTES
 from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown
-from knowledgepulse.value.dimensions import (
-    EMPTY_CACHE_NOVELTY,
-    NO_EMBEDDER_NOVELTY,
-    novelty,
-)
+from knowledgepulse.value.dimensions import EMPTY_CACHE_NOVELTY, NO_EMBEDDER_NOVELTY, novelty
 from knowledgepulse.value.scorer import TraceValueScorer
 
 NO_EMBEDDER_REASON = "no embedder: corpus novelty compares embeddings, so novelty is 0.5"
@@ -49,11 +45,8 @@ def canonical_order(traces: Sequence[LoadedTrace]) -> list[int]:
 
 def time_order(traces: Sequence[LoadedTrace]) -> list[int]:
     """Indexes of ``traces`` by ``metadata.created_at``, then id, then content."""
-    digests = [content_digest(loaded.record.value) for loaded in traces]
-    metadata = [loaded.trace.metadata for loaded in traces]
-    return sorted(
-        range(len(traces)), key=lambda i: (metadata[i].created_at, traces[i].trace.id, digests[i])
-    )
+    # A stable sort: equal times keep the canonical order.
+    return sorted(canonical_order(traces), key=lambda i: traces[i].trace.metadata.created_at)
 
 
 def leave_one_out_nearest(

@@ -68,16 +68,12 @@ class MinScore:
 
     def resolve(self, scores: Sequence[float]) -> float:
         """The threshold as a number, given the scores (with none, a percentile is 0)."""
-        if self.percentile is None:
-            return self.value if self.value is not None else 0.0
-        if not scores:
-            return 0.0
+        if self.percentile is None or not scores:
+            return self.value or 0.0
         return float(np.percentile(np.asarray(scores, dtype=np.float64), self.percentile))
 
     def __str__(self) -> str:
-        if self.percentile is not None:
-            return f"p{self.percentile:g}"
-        return f"{self.value:g}"
+        return f"{self.value:g}" if self.percentile is None else f"p{self.percentile:g}"
 
 
 def percentiles(scores: ArrayLike) -> dict[str, float | int]:
@@ -92,22 +88,18 @@ def percentiles(scores: ArrayLike) -> dict[str, float | int]:
     }
 
 
-def domain_percentiles(
-    scores_by_domain: Mapping[str, Iterable[float]],
-) -> dict[str, Any]:
+def domain_percentiles(scores_by_domain: Mapping[str, Iterable[float]]) -> dict[str, Any]:
     """``all``: :func:`percentiles` of every score; ``by_domain``: of each domain's, by name.
 
     ``all`` is ``None`` when there are no scores (nothing to rank).
     """
-    by_domain: dict[str, dict[str, float | int]] = {}
-    every: list[np.ndarray[Any, np.dtype[np.float64]]] = []
-    for domain in sorted(scores_by_domain):
-        scores = np.fromiter(scores_by_domain[domain], dtype=np.float64)
-        if len(scores):
-            by_domain[domain] = percentiles(scores)
-            every.append(scores)
-    everything = percentiles(np.concatenate(every)) if every else None
-    return {"all": everything, "by_domain": by_domain}
+    arrays = {
+        domain: np.fromiter(scores_by_domain[domain], dtype=np.float64)
+        for domain in sorted(scores_by_domain)
+    }
+    by_domain = {domain: percentiles(scores) for domain, scores in arrays.items() if len(scores)}
+    everything = np.concatenate([np.empty(0), *arrays.values()])
+    return {"all": percentiles(everything) if len(everything) else None, "by_domain": by_domain}
 
 
 @dataclass(frozen=True, slots=True)

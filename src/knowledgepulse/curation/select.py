@@ -1,23 +1,11 @@
 """Score-first, diversity-aware selection (in the spirit of DEITA's filtering), and dedupe.
 
-Walking down the ranking (score, then id, then a content digest: never the input order), a
-candidate is rejected when below the minimum score, when its cosine with an already selected
-trace reaches the similarity limit (a near-duplicate of the most similar one), or when the
-budget is spent; else it is selected. A rejected trace never blocks another.
-
-Domains (``per_domain``) take turns: each round, every domain with an eligible candidate
-selects its best one, so the budget is split evenly and a domain short of good traces leaves
-its share to the others. Tasks take turns the same way within a domain (the next pick is the
-best of a least-picked task), so a budget covers as many tasks as it can before any gets a
-second run; ``per_task`` keeps the best K runs of each (best-of-N for rejection sampling).
-
-Near-duplicate groups (:func:`dedupe`) are what selection with no budget makes of a corpus: a
-trace joins the group of the kept trace it is most similar to, so a group's representative is
-its best trace and groups do not chain.
-
-A candidate's task key is read from the trace (:func:`task_at`), a dataset row's column, or
-else inferred (:func:`infer_tasks`): runs of one task are paraphrases, not near-copies, so a task
-is a group of traces with one objective or novelty vectors close to its best run's.
+Walking down the ranking (score, id, content digest: never the input order), a candidate is
+rejected below the minimum score, as a near-duplicate of the most similar selected trace, or
+past the budget; a rejected trace never blocks another. Domains (``per_domain``) and, within
+one, tasks take turns, so a budget covers as many as it can (``docs/curation.md``). A dedupe
+group is what selection with no budget makes of a corpus: its representative is its best trace,
+and groups do not chain. A task key is read (:func:`task_at`) or inferred (:func:`infer_tasks`).
 """
 
 from __future__ import annotations
@@ -90,16 +78,8 @@ class Selection:
 
 def ranking(candidates: Sequence[Candidate]) -> list[int]:
     """The candidates' indexes, best first: score descending, then id, digest, domain, task."""
-    return sorted(
-        range(len(candidates)),
-        key=lambda i: (
-            -candidates[i].score,
-            candidates[i].key,
-            candidates[i].tiebreak,
-            candidates[i].domain,
-            candidates[i].task or "",
-        ),
-    )
+    keys = [(-c.score, c.key, c.tiebreak, c.domain, c.task or "") for c in candidates]
+    return sorted(range(len(candidates)), key=keys.__getitem__)
 
 
 def budget_for_top(percent: float, count: int) -> int:
@@ -127,23 +107,38 @@ def select(
     Raises:
         ValueError: ``max_similarity`` without vectors, or vectors of the wrong shape.
     """
+    limit = len(candidates) if budget is None else max(0, budget)
+    rows = None  # with a similarity limit, the picks' vectors, a row per pick (up to the limit)
     if max_similarity is not None:
         if vectors is None:
             raise ValueError("max_similarity needs the candidates' vectors")
         if vectors.ndim != 2 or vectors.shape[0] != len(candidates):
             raise ValueError(f"{vectors.shape} vectors for {len(candidates)} candidates")
-    limit = len(candidates) if budget is None else max(0, budget)
+        rows = np.zeros((min(limit, len(vectors)), vectors.shape[1]), dtype=np.float32)
     order = ranking(candidates)
     position = {index: rank for rank, index in enumerate(order)}
-    rejected: dict[int, Rejection] = {}
+    rejected = {
+        index: Rejection(index, "below_min_score")
+        for index in order
+        if min_score is not None and candidates[index].score < min_score
+    }
     eligible: dict[str, list[int]] = {}
     for index in order:
-        if min_score is not None and candidates[index].score < min_score:
-            rejected[index] = Rejection(index, "below_min_score")
-        else:
-            domain = candidates[index].domain if per_domain else ""
-            eligible.setdefault(domain, []).append(index)
-    picked = _Picked(vectors, limit, max_similarity)
+        if index not in rejected:
+            eligible.setdefault(candidates[index].domain if per_domain else "", []).append(index)
+    picked: list[int] = []
+
+    def duplicate(index: int) -> Rejection | None:
+        # A near_duplicate rejection when the candidate is too close to a pick, else None.
+        if rows is None or vectors is None or max_similarity is None or not picked:
+            return None
+        similarities = rows[: len(picked)] @ vectors[index]
+        best = int(np.argmax(similarities))  # ties: the earliest pick, the better one
+        similarity = min(1.0, max(-1.0, float(similarities[best])))
+        if similarity < max_similarity:
+            return None
+        return Rejection(index, "near_duplicate", picked[best], similarity)
+
     taken: Counter[str | None] = Counter()
     task_limit = None if per_task is None else max(0, per_task)
     domains = [
@@ -154,29 +149,32 @@ def select(
     def head(queue: deque[int]) -> int | None:
         # The queue's best candidate that is not a near-duplicate of a selected one.
         while queue:
-            duplicate = picked.duplicate(queue[0])
-            if duplicate is None:
+            found = duplicate(queue[0])
+            if found is None:
                 return queue[0]
-            rejected[queue[0]] = duplicate
+            rejected[queue[0]] = found
             queue.popleft()
         return None
 
-    while not picked.full:
+    while len(picked) < limit:
         heads = [(i, turns) for turns in domains if (i := turns.head(head)) is not None]
         if not heads:
             break
         for _, turns in sorted(heads, key=lambda pair: position[pair[0]]):
             # An earlier pick in this round may have made this domain's head a near-duplicate.
-            if picked.full or turns.head(head) is None:
+            if len(picked) >= limit or turns.head(head) is None:
                 continue
-            picked.add(turns.take())
+            index = turns.take()
+            if rows is not None and vectors is not None:
+                rows[len(picked)] = vectors[index]
+            picked.append(index)
     for turns in domains:
         for index, task_full in turns.rest():
-            rejected[index] = picked.duplicate(index) or Rejection(
+            rejected[index] = duplicate(index) or Rejection(
                 index, "over_per_task" if task_full else "over_budget"
             )
     return Selection(
-        selected=tuple(picked.indexes),
+        selected=tuple(picked),
         rejected=tuple(rejected[i] for i in sorted(rejected, key=position.__getitem__)),
         min_score=min_score,
     )
@@ -240,44 +238,6 @@ class _TaskTurns:
         else:
             heapq.heappop(self._heap)
         return index
-
-
-class _Picked:
-    """The selected candidates, and their vectors for the near-duplicate test."""
-
-    def __init__(
-        self, vectors: NDArray[np.float32] | None, limit: int, max_similarity: float | None
-    ) -> None:
-        self.indexes: list[int] = []
-        self._limit = limit
-        self._max_similarity = max_similarity
-        self._vectors = vectors
-        self._rows: NDArray[np.float32] | None = None
-        if vectors is not None and max_similarity is not None:
-            # One row per possible pick, filled as picks are made (never more than the limit).
-            self._rows = np.zeros((min(limit, len(vectors)), vectors.shape[1]), dtype=np.float32)
-
-    @property
-    def full(self) -> bool:
-        return len(self.indexes) >= self._limit
-
-    def add(self, index: int) -> None:
-        if self._rows is not None and self._vectors is not None:
-            self._rows[len(self.indexes)] = self._vectors[index]
-        self.indexes.append(index)
-
-    def duplicate(self, index: int) -> Rejection | None:
-        """A ``near_duplicate`` rejection when ``index`` is too close to a pick, else ``None``."""
-        if self._rows is None or self._vectors is None or self._max_similarity is None:
-            return None
-        if not self.indexes:
-            return None
-        similarities = self._rows[: len(self.indexes)] @ self._vectors[index]
-        best = int(np.argmax(similarities))  # ties: the earliest pick, the better one
-        similarity = min(1.0, max(-1.0, float(similarities[best])))
-        if similarity < self._max_similarity:
-            return None
-        return Rejection(index, "near_duplicate", self.indexes[best], similarity)
 
 
 @dataclass(frozen=True, slots=True)

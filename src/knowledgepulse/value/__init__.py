@@ -1,8 +1,9 @@
 """Trace value: the four dimensions, weight profiles, overrides, and the scorer that joins them."""
 
-from knowledgepulse.value.breakdown import Dimensions, NoveltyOrigin, NoveltySource, ValueBreakdown
+from knowledgepulse.value.breakdown import NoveltyOrigin, NoveltySource, ValueBreakdown
 from knowledgepulse.value.dimensions import (
     AppliedOverride,
+    Dimensions,
     OverrideName,
     TraceFeatures,
     apply_overrides,

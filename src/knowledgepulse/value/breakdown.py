@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from knowledgepulse._util.text import counted
@@ -12,42 +12,24 @@ from knowledgepulse.value.dimensions import (
     STEP_COUNT_CAP,
     STEP_TYPES,
     AppliedOverride,
+    Dimensions,
+    Rounding,
     TraceFeatures,
     apply_overrides,
     complexity,
     outcome_confidence,
     tool_diversity,
+    unrounded,
     without_noise,
 )
 from knowledgepulse.value.profiles import ScoringWeights
 
 NoveltySource = Literal["embedding", "empty_cache", "no_embedder"]
 
-Rounding = Callable[[float], float]
-"""What :meth:`ValueBreakdown.to_dict` applies to each number it writes (the reports round)."""
-
-
-def _unchanged(number: float) -> float:
-    return number
-
 
 def _numbers(data: Mapping[str, Any], rounding: Rounding) -> dict[str, Any]:
     """A flat mapping with ``rounding`` applied to its floats."""
     return {key: rounding(value) if type(value) is float else value for key, value in data.items()}
-
-
-@dataclass(frozen=True, slots=True)
-class Dimensions:
-    """The four dimension values, each in [0, 1]."""
-
-    complexity: float
-    novelty: float
-    tool_diversity: float
-    outcome_confidence: float
-
-    def to_dict(self, *, rounding: Rounding = _unchanged) -> dict[str, float]:
-        """The values by dimension name, in the formula's order (each through ``rounding``)."""
-        return {field.name: rounding(getattr(self, field.name)) for field in fields(self)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +55,7 @@ class NoveltyOrigin:
     capped: bool | None = None
     novelty_text: str | None = None
 
-    def to_dict(self, *, rounding: Rounding = _unchanged) -> dict[str, Any]:
+    def to_dict(self, *, rounding: Rounding = unrounded) -> dict[str, Any]:
         """The novelty's inputs by name (the similarity through ``rounding``)."""
         return {
             "source": self.source,
@@ -123,18 +105,13 @@ class ValueBreakdown:
     @property
     def contributions(self) -> Dimensions:
         """Each dimension times its weight: the four terms of the weighted sum."""
-        d, w = self.dimensions, self.weights
-        return Dimensions(
-            d.complexity * w.complexity,
-            d.novelty * w.novelty,
-            d.tool_diversity * w.tool_diversity,
-            d.outcome_confidence * w.outcome_confidence,
-        )
+        pairs = zip(self.dimensions.as_tuple(), self.weights.as_tuple(), strict=True)
+        return Dimensions(*(value * weight for value, weight in pairs))
 
     @property
     def inputs(self) -> dict[str, dict[str, Any]]:
         """What each dimension was computed from, by dimension (the formulas' operands)."""
-        return self._inputs(_unchanged)
+        return self._inputs(unrounded)
 
     def _inputs(self, rounding: Rounding) -> dict[str, dict[str, Any]]:
         f = self.features
@@ -157,7 +134,7 @@ class ValueBreakdown:
             },
         }
 
-    def to_dict(self, *, rounding: Rounding = _unchanged) -> dict[str, Any]:
+    def to_dict(self, *, rounding: Rounding = unrounded) -> dict[str, Any]:
         """Plain JSON-able data, keys in a fixed order (the CLI's JSON rows).
 
         ``rounding`` is applied to every number that can be fractional (the reports round away
@@ -172,7 +149,7 @@ class ValueBreakdown:
             "domain": self.domain,
             "profile": self.profile,
             "dimensions": self.dimensions.to_dict(rounding=rounding),
-            "weights": _numbers(self.weights.to_dict(), rounding),
+            "weights": self.weights.to_dict(rounding=rounding),
             "weighted_sum": rounding(self.weighted_sum),
             "overrides": [override.name for override in self.overrides],
             "override_effects": [_numbers(o.to_dict(), rounding) for o in self.overrides],
@@ -185,26 +162,24 @@ class ValueBreakdown:
 
     def explain(self) -> str:
         """The breakdown as lines of text a person can check by hand."""
-        d, w, c = self.dimensions, self.weights, self.contributions
+        f = self.features
+        words = {
+            "complexity": _complexity_words(f),
+            "novelty": _novelty_words(self.novelty),
+            "tool diversity": f"{counted(f.unique_tools, 'distinct tool')} over "
+            f"{counted(f.step_count, 'step')}: min(1, {f.unique_tools}/{max(1, f.step_count)} x 3)",
+            "outcome confidence": _outcome_words(f),
+        }
         lines = [
             f"{self.trace_id}: score {self.score:.4f} "
             f"({'reaches' if self.shareable else 'below'} the sharing threshold {self.threshold})",
-            f"  profile {self.profile!r} (domain {self.domain!r}"
-            f"{_ORIGIN_WORDS[self.features.domain_source]})",
-            f"  complexity         {d.complexity:.4f} x {w.complexity:.2f} = {c.complexity:.4f}",
-            f"    {_complexity_words(self.features)}",
-            f"  novelty            {d.novelty:.4f} x {w.novelty:.2f} = {c.novelty:.4f}",
-            f"    {_novelty_words(self.novelty)}",
-            f"  tool diversity     {d.tool_diversity:.4f} x {w.tool_diversity:.2f} = "
-            f"{c.tool_diversity:.4f}",
-            f"    {counted(self.features.unique_tools, 'distinct tool')} over "
-            f"{counted(self.features.step_count, 'step')}: "
-            f"min(1, {self.features.unique_tools}/{max(1, self.features.step_count)} x 3)",
-            f"  outcome confidence {d.outcome_confidence:.4f} x {w.outcome_confidence:.2f} = "
-            f"{c.outcome_confidence:.4f}",
-            f"    {_outcome_words(self.features)}",
-            f"  weighted sum {self.weighted_sum:.4f}",
+            f"  profile {self.profile!r} (domain {self.domain!r}{_ORIGIN_WORDS[f.domain_source]})",
         ]
+        d, w, c = self.dimensions, self.weights, self.contributions
+        numbers = zip(d.as_tuple(), w.as_tuple(), c.as_tuple(), strict=True)
+        for (label, text), (value, weight, term) in zip(words.items(), numbers, strict=True):
+            lines += [f"  {label:<18} {value:.4f} x {weight:.2f} = {term:.4f}", f"    {text}"]
+        lines.append(f"  weighted sum {self.weighted_sum:.4f}")
         lines += [
             f"  override {o.name}: {o.before:.4f} -> {o.after:.4f} ({o.reason})"
             for o in self.overrides
@@ -255,10 +230,8 @@ _ORIGIN_WORDS = {
 
 
 def _outcome_words(f: TraceFeatures) -> str:
-    given = _ORIGIN_WORDS[f.confidence_source]
-    if f.success:
-        return f"confidence {f.confidence:.4f}{given} x 1.0 (succeeded)"
-    return f"confidence {f.confidence:.4f}{given} x {FAILED_OUTCOME_FACTOR} (failed)"
+    factor, verb = ("1.0", "succeeded") if f.success else (FAILED_OUTCOME_FACTOR, "failed")
+    return f"confidence {f.confidence:.4f}{_ORIGIN_WORDS[f.confidence_source]} x {factor} ({verb})"
 
 
 def compose(

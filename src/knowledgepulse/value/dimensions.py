@@ -6,7 +6,8 @@ weighted sum. The formulas never see the embedder: novelty takes the similarity 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
 from knowledgepulse.trace.models import ReasoningTrace
@@ -41,6 +42,33 @@ OverrideName = Literal["single_thought", "error_recovery_bonus", "low_tool_diver
 _ORIGINS: frozenset[str] = frozenset(("argument", "metadata", "default"))
 
 
+Rounding = Callable[[float], float]
+"""What the ``to_dict`` methods apply to each number they write (the reports round)."""
+
+
+def unrounded(number: float) -> float:
+    """The default :data:`Rounding`: none."""
+    return number
+
+
+@dataclass(frozen=True, slots=True)
+class Dimensions:
+    """The four dimension values, each in [0, 1] (or their weights: :class:`ScoringWeights`)."""
+
+    complexity: float
+    novelty: float
+    tool_diversity: float
+    outcome_confidence: float
+
+    def as_tuple(self) -> tuple[float, float, float, float]:
+        """``(complexity, novelty, tool_diversity, outcome_confidence)``."""
+        return (self.complexity, self.novelty, self.tool_diversity, self.outcome_confidence)
+
+    def to_dict(self, *, rounding: Rounding = unrounded) -> dict[str, float]:
+        """The values by dimension name, in the formula's order (each through ``rounding``)."""
+        return {field.name: rounding(getattr(self, field.name)) for field in fields(self)}
+
+
 @dataclass(frozen=True, slots=True)
 class TraceFeatures:
     """The counts the formulas and overrides read, taken once from a trace.
@@ -63,28 +91,21 @@ class TraceFeatures:
 
     @classmethod
     def of(cls, trace: ReasoningTrace) -> TraceFeatures:
-        """Count what the formulas need from a trace (one pass over the steps)."""
+        """Count what the formulas need from a trace."""
         steps = trace.steps
-        types: set[str] = set()
-        tools: set[str] = set()
-        recoveries = 0
-        for step in steps:
-            types.add(step.type)
-            if step.type == "error_recovery":
-                recoveries += 1
-            if step.tool is not None:
-                tools.add(step.tool.name)
+        types = [step.type for step in steps]
+        tools = {step.tool.name for step in steps if step.tool is not None}
         # metadata.source is an extra: model_extra spares pydantic's attribute fallback, which
         # raises and catches an error for every trace without one.
         source = (trace.metadata.model_extra or {}).get("source")
         return cls(
             step_count=len(steps),
-            unique_step_types=len(types),
-            error_recoveries=recoveries,
+            unique_step_types=len(set(types)),
+            error_recoveries=types.count("error_recovery"),
             unique_tools=len(tools),
             # Every tool adds its name ("" included), so any tool leaves the set non-empty.
             uses_tools=bool(tools),
-            single_thought=len(steps) == 1 and steps[0].type == "thought",
+            single_thought=types == ["thought"],
             success=trace.metadata.success,
             confidence=trace.outcome.confidence,
             domain_source=_origin(source, "domain_source"),
@@ -101,10 +122,8 @@ def _origin(source: Any, key: str) -> ValueOrigin:
 def without_noise(value: float) -> float:
     """``value`` to 12 decimal places: the binary noise of a sum goes, nothing else moves.
 
-    ``0.2*0.425 + 0.25*0.5 + 0.1*1.0 + 0.45*0.92`` is 0.724, which floats make
-    ``0.7240000000000001``: a user printing a score reads the number the formula gives. The
-    change is under 5e-13. For |value| <= 1 the nearest double to ``k / 1e12`` is what
-    ``round(value, 12)`` gives, twenty times faster (no decimal string).
+    Floats make ``0.2*0.425 + 0.25*0.5 + 0.1*1.0 + 0.45*0.92`` ``0.7240000000000001``; this gives
+    0.724 (a change under 5e-13). For |value| <= 1 it is ``round(value, 12)``, twenty times faster.
     """
     return round(value * 1e12) / 1e12
 

@@ -7,29 +7,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from knowledgepulse.errors import ProfileError
 from knowledgepulse.records import Problem, read_records
+from knowledgepulse.value.dimensions import Dimensions
 
 DEFAULT_PROFILE = "default"
 WEIGHT_SUM_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True, slots=True)
-class ScoringWeights:
+class ScoringWeights(Dimensions):
     """The weight of each dimension in the composite score; each in [0, 1], summing to 1.
 
     Raises:
         ProfileError: a weight is outside [0, 1], not a finite number, or the sum is not 1.
     """
-
-    complexity: float
-    novelty: float
-    tool_diversity: float
-    outcome_confidence: float
 
     def __post_init__(self) -> None:
         for field in fields(self):
@@ -42,17 +38,8 @@ class ScoringWeights:
         if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
             raise ProfileError(
                 f"weights must sum to 1.0, these sum to {total!r} "
-                f"({self.complexity} + {self.novelty} + {self.tool_diversity} + "
-                f"{self.outcome_confidence})"
+                f"({' + '.join(str(weight) for weight in self.as_tuple())})"
             )
-
-    def as_tuple(self) -> tuple[float, float, float, float]:
-        """``(complexity, novelty, tool_diversity, outcome_confidence)``."""
-        return (self.complexity, self.novelty, self.tool_diversity, self.outcome_confidence)
-
-    def to_dict(self) -> dict[str, float]:
-        """The weights by dimension name, in the formula's order."""
-        return asdict(self)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], *, name: str = "profile") -> ScoringWeights:
@@ -133,10 +120,6 @@ class ProfileRegistry(Mapping[str, ScoringWeights]):
 
     def __len__(self) -> int:
         return len(self._profiles)
-
-    def copy(self) -> ProfileRegistry:
-        """An independent registry with the same profiles."""
-        return ProfileRegistry(self._profiles)
 
 
 def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:

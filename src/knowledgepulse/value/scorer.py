@@ -7,7 +7,6 @@ module-level functions (the seed's API: :func:`evaluate_value`...) use a process
 from __future__ import annotations
 
 import logging
-import math
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import islice
@@ -22,10 +21,7 @@ from knowledgepulse.novelty.representation import (
     RepresentedVectors,
 )
 from knowledgepulse.novelty.representation import novelty_text as novelty_text_named
-from knowledgepulse.novelty.settings import (
-    DEFAULT_MAX_ELEMENTS,
-    check_cache_size,
-)
+from knowledgepulse.novelty.settings import DEFAULT_MAX_ELEMENTS, check_cache_size
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown, compose
@@ -41,7 +37,7 @@ if TYPE_CHECKING:  # numpy and the cache load when a trace is first embedded
     import numpy as np
     from numpy.typing import NDArray
 
-    from knowledgepulse.novelty.cache import Nearest, VectorCache
+    from knowledgepulse.novelty.cache import VectorCache
 
 CacheMode = Literal["online", "frozen"]
 DEFAULT_THRESHOLD = 0.75
@@ -50,23 +46,11 @@ DEFAULT_BATCH_SIZE = 32
 _log = logging.getLogger("knowledgepulse")
 
 
-class _DefaultEmbedder:
-    """Marker for "use the MiniLM embedder if it is installed"."""
-
-
-DEFAULT_EMBEDDER: Any = _DefaultEmbedder()
+DEFAULT_EMBEDDER: Any = object()
+"""Marker for "use the MiniLM embedder if it is installed"."""
 
 TraceInput: TypeAlias = "ReasoningTrace | Mapping[str, Any]"
 """A trace to score: a model, or parsed JSON."""
-
-
-def _embedded(
-    vectors: NDArray[np.float32], windows: Sequence[int] | None, capped: Sequence[bool] | None
-) -> RepresentedVectors:
-    """The batch, its windows and caps kept only when both are known for every vector."""
-    if windows is None or capped is None or not len(windows) == len(capped) == len(vectors):
-        return RepresentedVectors(vectors)
-    return RepresentedVectors(vectors, tuple(windows), tuple(capped))
 
 
 class TraceValueScorer:
@@ -111,7 +95,7 @@ class TraceValueScorer:
         if (
             isinstance(threshold, bool)
             or not isinstance(threshold, int | float)
-            or not (math.isfinite(threshold) and 0.0 <= threshold <= 1.0)
+            or not 0.0 <= threshold <= 1.0  # also refuses nan
         ):
             raise ScorerParameterError(f"threshold must be a number in [0, 1], got {threshold!r}")
         if mode not in ("online", "frozen"):
@@ -126,16 +110,13 @@ class TraceValueScorer:
                 "VectorCache.load(path, max_elements=..., ttl_ms=...)"
             )
         self._novelty_text: NoveltyText = novelty_text_named(novelty_text)
-        self._embedder: Embedder | None = (
-            default_embedder() if isinstance(embedder, _DefaultEmbedder) else embedder
-        )
+        self._embedder = default_embedder() if embedder is DEFAULT_EMBEDDER else embedder
         self._cache_size = cache_size or DEFAULT_MAX_ELEMENTS
         self._ttl_ms = ttl_ms
         # A size too large for memory is refused now, not after the first batch is embedded.
         check_cache_size(self._cache_size, self.cache_dimensions or 1)
-        self._no_embedder_reason: str | None = (
-            None if self._embedder is not None else "scoring without an embedder, as configured"
-        )
+        # Read only without an embedder; _give_up_embedding says why when one fails.
+        self._no_embedder_reason = "scoring without an embedder, as configured"
         self._cache = cache
         self.profiles = (
             profiles if isinstance(profiles, ProfileRegistry) else ProfileRegistry(profiles)
@@ -185,17 +166,9 @@ class TraceValueScorer:
                     from knowledgepulse.novelty.cache import VectorCache  # noqa: PLC0415
 
                     self._cache = VectorCache(
-                        max_elements=self._cache_size,
-                        dimensions=dimensions,
-                        ttl_ms=self._ttl_ms,
+                        max_elements=self._cache_size, dimensions=dimensions, ttl_ms=self._ttl_ms
                     )
         return self._cache
-
-    def register_profile(
-        self, domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False
-    ) -> ScoringWeights:
-        """Add a weight profile for a domain (see :meth:`ProfileRegistry.register`)."""
-        return self.profiles.register(domain, weights, replace=replace)
 
     def score(self, trace: TraceInput) -> ValueBreakdown:
         """Score one trace and explain the score (synchronous).
@@ -203,8 +176,7 @@ class TraceValueScorer:
         Raises:
             TraceValidationError: ``trace`` is a mapping that is not a valid trace.
         """
-        valid = parse_trace(trace)
-        return self._scored([valid], self._embed([valid]))[0]
+        return self.score_many([trace])[0]
 
     def score_many(self, traces: Iterable[TraceInput]) -> list[ValueBreakdown]:
         """Score traces in order, embedding them in batches.
@@ -265,10 +237,10 @@ class TraceValueScorer:
         import numpy as np  # noqa: PLC0415 - loaded with the vectors, not with the scorer
 
         valid = [parse_trace(trace) for trace in traces]
-        array = self._checked(
-            np.asarray(vectors, dtype=np.float32), len(valid), "score_embedded got"
+        array = np.asarray(vectors, dtype=np.float32)
+        return self._scored(
+            valid, self._checked(array, len(valid), "score_embedded got", windows, capped)
         )
-        return self._scored(valid, _embedded(array, windows, capped))
 
     def _embed(self, traces: Sequence[ReasoningTrace]) -> RepresentedVectors | None:
         embedder = self._embedder
@@ -280,13 +252,17 @@ class TraceValueScorer:
             self._give_up_embedding(embedder, str(error))
             return None
         source = f"the {self._novelty_text.name!r} novelty text gave"
-        vectors = self._checked(result.vectors, len(traces), source)
-        return _embedded(vectors, result.windows, result.capped)
+        return self._checked(result.vectors, len(traces), source, result.windows, result.capped)
 
     def _checked(
-        self, vectors: NDArray[np.float32], count: int, source: str
-    ) -> NDArray[np.float32]:
-        """``vectors``, one row per trace as long as the cache's (made now if it is not yet)."""
+        self,
+        vectors: NDArray[np.float32],
+        count: int,
+        source: str,
+        windows: Sequence[int] | None,
+        capped: Sequence[bool] | None,
+    ) -> RepresentedVectors:
+        """Checked: one row per trace, as long as the cache's; windows and caps if all known."""
         width = vectors.shape[-1] if vectors.ndim == 2 else None
         expected = (count, self._cache_for(self.cache_dimensions or width).dimensions or width)
         if vectors.shape != expected:
@@ -294,7 +270,9 @@ class TraceValueScorer:
                 f"{source} vectors of shape {vectors.shape} for {count} traces; expected "
                 f"{expected} (a cache of {expected[1]} dimensions)"
             )
-        return vectors
+        if windows is None or capped is None or not len(windows) == len(capped) == count:
+            return RepresentedVectors(vectors)
+        return RepresentedVectors(vectors, tuple(windows), tuple(capped))
 
     def _give_up_embedding(self, embedder: Embedder, reason: str) -> None:
         with self._lock:
@@ -355,23 +333,20 @@ class TraceValueScorer:
             self.already_cached += sum(held)
         unknown = [None] * len(found)
         windows, capped = embedded.windows or unknown, embedded.capped or unknown
-        return [self._origin(*each) for each in zip(found, windows, capped, strict=True)]
-
-    def _origin(
-        self, nearest: Nearest | None, windows: int | None, capped: bool | None
-    ) -> tuple[float, NoveltyOrigin]:
-        if nearest is None:
-            return EMPTY_CACHE_NOVELTY, NoveltyOrigin(
-                "empty_cache", windows=windows, capped=capped, novelty_text=self.novelty_text
+        return [
+            (
+                EMPTY_CACHE_NOVELTY if nearest is None else novelty(nearest.similarity),
+                NoveltyOrigin(
+                    "empty_cache" if nearest is None else "embedding",
+                    nearest_id=None if nearest is None else nearest.id,
+                    similarity=None if nearest is None else nearest.similarity,
+                    windows=count,
+                    capped=cap,
+                    novelty_text=self.novelty_text,
+                ),
             )
-        return novelty(nearest.similarity), NoveltyOrigin(
-            "embedding",
-            nearest_id=nearest.id,
-            similarity=nearest.similarity,
-            windows=windows,
-            capped=capped,
-            novelty_text=self.novelty_text,
-        )
+            for nearest, count, cap in zip(found, windows, capped, strict=True)
+        ]
 
 
 _default: TraceValueScorer | None = None
@@ -422,4 +397,4 @@ def register_profile(
     domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False
 ) -> ScoringWeights:
     """Add a weight profile to the process-wide scorer (weights validated)."""
-    return default_scorer().register_profile(domain, weights, replace=replace)
+    return default_scorer().profiles.register(domain, weights, replace=replace)
