@@ -138,7 +138,7 @@ def test_scorer_profiles_are_its_own() -> None:
     """A profile registered on one scorer does not change another."""
     legal = ScoringWeights(0.1, 0.1, 0.1, 0.7)
     one, other = TraceValueScorer(embedder=None), TraceValueScorer(embedder=None)
-    one.profiles.register("legal", legal)
+    one.register_profile("legal", legal)
     assert one.score(make_trace(domain="legal")).profile == "legal"
     assert other.score(make_trace(domain="legal")).profile == "default"
 

@@ -170,6 +170,12 @@ class TraceValueScorer:
                     )
         return self._cache
 
+    def register_profile(
+        self, domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False
+    ) -> ScoringWeights:
+        """Add a weight profile for a domain (see :meth:`ProfileRegistry.register`)."""
+        return self.profiles.register(domain, weights, replace=replace)
+
     def score(self, trace: TraceInput) -> ValueBreakdown:
         """Score one trace and explain the score (synchronous).
 
@@ -397,4 +403,4 @@ def register_profile(
     domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False
 ) -> ScoringWeights:
     """Add a weight profile to the process-wide scorer (weights validated)."""
-    return default_scorer().profiles.register(domain, weights, replace=replace)
+    return default_scorer().register_profile(domain, weights, replace=replace)
