@@ -259,20 +259,8 @@ class VectorCache:
 
     def entries(self) -> Iterator[CachedVector]:
         """The live vectors (normalised), oldest first, with their ids and times."""
-        with self._lock:
-            store = self._store
-            if store is None:
-                return iter(())
-            with store.view():
-                due = self._clock() - self._ttl_ms if self._ttl_ms else None
-                times = np.concatenate(store.time_parts())
-                vectors = np.concatenate(store.vector_parts())
-                snapshot = [
-                    CachedVector(store.id_at(i), vectors[i], float(added))
-                    for i, added in enumerate(times.tolist())
-                    if due is None or added > due
-                ]
-        return iter(snapshot)
+        saved = self._contents(None)
+        return map(CachedVector, saved.ids, saved.vectors, saved.added_at.tolist())
 
     def flush(self) -> None:
         """Save what was added since :meth:`open` or the last flush into the cache's own file.
@@ -333,17 +321,20 @@ class VectorCache:
         )
 
     def _contents(self, model_id: str | None) -> CacheFileContents:
-        entries = list(self.entries())
-        dimensions = self._dimensions or DEFAULT_DIMENSIONS
-        vectors = np.array([e.vector for e in entries], dtype=np.float32)
+        """The live vectors, oldest first, with the settings a saved file records."""
+        width = self._dimensions or DEFAULT_DIMENSIONS
+        ids: list[str | None] = []
+        vectors, times = np.zeros((0, width), dtype=np.float32), np.zeros(0)
+        with self._lock:
+            if (store := self._store) is not None:
+                with store.view():
+                    times = np.concatenate(store.time_parts())
+                    due = self._clock() - self._ttl_ms if self._ttl_ms else -np.inf
+                    live = np.flatnonzero(times > due)
+                    vectors, times = np.concatenate(store.vector_parts())[live], times[live]
+                    ids = [store.id_at(i) for i in live.tolist()]
         return CacheFileContents(
-            model_id,
-            dimensions,
-            self._max_elements,
-            self._ttl_ms,
-            [e.id for e in entries],
-            vectors.reshape(len(entries), dimensions),
-            np.array([e.added_at_ms for e in entries], dtype=np.float64),
+            model_id, width, self._max_elements, self._ttl_ms, ids, vectors, times
         )
 
     @classmethod
@@ -383,10 +374,8 @@ class VectorCache:
             ScorerParameterError: a setting out of range.
         """
         path = Path(path)
-        if max_elements is not None:
-            positive_int(max_elements, "max_elements")
-            if max_elements > MAX_CAPACITY:
-                raise CacheFileError(f"{path}: a cache of {max_elements} vectors is too large")
+        if max_elements is not None and positive_int(max_elements, "max_elements") > MAX_CAPACITY:
+            raise CacheFileError(f"{path}: a cache of {max_elements} vectors is too large")
         if dimensions is not None:
             positive_int(dimensions, "dimensions")
         positive_int(block_bytes, "block_bytes")
@@ -395,8 +384,8 @@ class VectorCache:
         if not exists and read_only:
             raise CacheFileError(f"{path}: no such cache file (it is made by a run that adds)")
         if _wants_npz(path) and not is_ring_file(path):
-            if exists:
-                cache = cls.load(
+            cache = (
+                cls.load(
                     path,
                     expected_model_id=model_id,
                     expected_dimensions=dimensions,
@@ -404,28 +393,12 @@ class VectorCache:
                     ttl_ms=ttl_ms,
                     clock=clock,
                 )
-            else:
-                cache = cls(max_elements or DEFAULT_MAX_ELEMENTS, dimensions, ttl_ms, clock=clock)
+                if exists
+                else cls(max_elements or DEFAULT_MAX_ELEMENTS, dimensions, ttl_ms, clock=clock)
+            )
             if not read_only:  # an .npz is loaded whole; flush() rewrites it
                 cache._path, cache._model_id = path, model_id
             return cache
-        return cls._open_ring(
-            path, model_id, dimensions, max_elements, ttl_ms, read_only, clock, block_bytes
-        )
-
-    @classmethod
-    def _open_ring(  # noqa: PLR0917 - open()'s settings, checked there
-        cls,
-        path: Path,
-        model_id: str | None,
-        dimensions: int | None,
-        max_elements: int | None,
-        ttl_ms: float | None,
-        read_only: bool,
-        clock: Clock,
-        block_bytes: int,
-    ) -> VectorCache:
-        exists = path.exists()
         if not exists:
             if dimensions is None:
                 raise CacheFileError(f"{path}: a new cache file needs the vectors' dimensions")
@@ -444,10 +417,9 @@ class VectorCache:
         if max_elements is None or max_elements == ring.layout.capacity:
             return cls._on_ring(ring, ttl_ms, clock, block_bytes)
         # Another capacity is another layout: rewrite the file with its newest vectors.
-        cache = cls._on_ring(ring, saved_ttl, clock, block_bytes)
-        copy = cls(max_elements, ring.layout.dimensions, ttl_ms, clock=clock)
-        copy._hold(cache._contents(None))
-        cache.close()
+        with cls._on_ring(ring, saved_ttl, clock, block_bytes) as cache:
+            copy = cls(max_elements, ring.layout.dimensions, ttl_ms, clock=clock)
+            copy._hold(cache._contents(None))
         if read_only:
             return copy
         copy.save(path, model_id=ring.model_id)
