@@ -33,12 +33,13 @@ from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
 from knowledgepulse.novelty.windows import (
     BatchRunner,
     ChunkPlan,
-    Planner,
     WindowedEmbeddings,
+    batches_by_length,
+    leading_pieces,
     pad_batch,
     run_chunks,
+    split_windows,
     text_embeddings,
-    window_embeddings,
 )
 
 MINILM_DIMENSIONS = 384
@@ -247,16 +248,27 @@ class MiniLMEmbedder:
         self, texts: Sequence[str], *, window_pieces: int, max_windows: int | None
     ) -> list[tuple[ChunkPlan, NDArray[np.float32]]]:
         self.load()
-        planner = Planner(
-            self._encode, self._special, self._max_batch_tokens, self._max_batch_windows
-        )
-        return run_chunks(
-            texts,
-            lambda chunk: planner.plan(chunk, window_pieces=window_pieces, max_windows=max_windows),
-            lambda plan: window_embeddings(plan, self._loaded_runner(), self._dimensions),
-            chunk_texts=self._chunk_texts,
-            overlap=self._overlap,
-        )
+
+        def plan(chunk: Sequence[str]) -> ChunkPlan:
+            """Tokenize (a prefix of) each text, cut its windows, group and pad them."""
+            pieces = leading_pieces(
+                chunk, self._encode, max_windows=max_windows, window_pieces=window_pieces
+            )
+            windows = split_windows([ids for ids, _ in pieces], window_pieces=window_pieces)
+            batches = batches_by_length(
+                windows, max_tokens=self._max_batch_tokens, max_batch=self._max_batch_windows
+            )
+            padded = [pad_batch([windows[i].pieces for i in b], self._special) for b in batches]
+            return ChunkPlan(len(chunk), windows, tuple(c for _, c in pieces), batches, padded)
+
+        def run(plan: ChunkPlan) -> NDArray[np.float32]:
+            found = np.zeros((len(plan.windows), self._dimensions), dtype=np.float32)
+            embedded = self._loaded_runner().run_batches(plan.padded)
+            for batch, vectors in zip(plan.batches, embedded, strict=True):
+                found[batch] = vectors
+            return found
+
+        return run_chunks(texts, plan, run, chunk_texts=self._chunk_texts, overlap=self._overlap)
 
     def _loaded_runner(self) -> BatchRunner:
         runner = self._runner

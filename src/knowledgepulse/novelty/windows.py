@@ -59,10 +59,6 @@ def split_windows(
 
     A text with no pieces gets one empty window, read as ``[CLS] [SEP]``.
     """
-    if window_pieces < 1:
-        raise ValueError(f"window_pieces must be at least 1, got {window_pieces}")
-    if max_windows is not None and max_windows < 1:
-        raise ValueError(f"max_windows must be at least 1, got {max_windows}")
     windows: list[Window] = []
     for text, pieces in enumerate(pieces_per_text):
         starts = range(0, max(len(pieces), 1), window_pieces)
@@ -214,42 +210,6 @@ class ChunkPlan:
     padded: list[PaddedBatch]
 
 
-@dataclass(frozen=True, slots=True)
-class Planner:
-    """How texts become batches: the tokenizer's ``encode``, the special ids, the budgets."""
-
-    encode: Callable[[list[str]], list[list[int]]]
-    special: tuple[int, int]
-    max_batch_tokens: int
-    max_batch_windows: int
-
-    def plan(
-        self, texts: Sequence[str], *, window_pieces: int, max_windows: int | None
-    ) -> ChunkPlan:
-        """Tokenize (a prefix of) each text, cut its windows, group and pad them."""
-        pieces = leading_pieces(
-            texts, self.encode, max_windows=max_windows, window_pieces=window_pieces
-        )
-        windows = split_windows(
-            [ids for ids, _ in pieces], window_pieces=window_pieces, max_windows=max_windows
-        )
-        batches = batches_by_length(
-            windows, max_tokens=self.max_batch_tokens, max_batch=self.max_batch_windows
-        )
-        padded = [pad_batch([windows[i].pieces for i in batch], self.special) for batch in batches]
-        return ChunkPlan(len(texts), windows, tuple(c for _, c in pieces), batches, padded)
-
-
-def window_embeddings(
-    chunk: ChunkPlan, runner: BatchRunner, dimensions: int
-) -> NDArray[np.float32]:
-    """The chunk's window embeddings, (windows, dimensions), in window order."""
-    embeddings = np.zeros((len(chunk.windows), dimensions), dtype=np.float32)
-    for batch, vectors in zip(chunk.batches, runner.run_batches(chunk.padded), strict=True):
-        embeddings[batch] = vectors
-    return embeddings
-
-
 def run_chunks(
     texts: Sequence[str],
     plan: Callable[[Sequence[str]], ChunkPlan],
@@ -281,13 +241,16 @@ def text_embeddings(
     results: Sequence[tuple[ChunkPlan, NDArray[np.float32]]], dimensions: int
 ) -> WindowedEmbeddings:
     """Each text's embedding (its windows averaged by length), windows read and whether capped."""
-    vectors = [combine_windows(chunk.windows, found, chunk.texts) for chunk, found in results]
-    counts: list[int] = []
-    capped: list[bool] = []
-    for chunk, _ in results:
-        windows = np.bincount([w.text for w in chunk.windows], minlength=chunk.texts)
-        counts.extend(int(count) for count in windows)
-        capped.extend(chunk.capped)
-    if not vectors:
+    if not results:
         return WindowedEmbeddings(np.zeros((0, dimensions), dtype=np.float32), (), ())
-    return WindowedEmbeddings(np.concatenate(vectors), tuple(counts), tuple(capped))
+    return WindowedEmbeddings(
+        np.concatenate(
+            [combine_windows(plan.windows, found, plan.texts) for plan, found in results]
+        ),
+        tuple(
+            int(count)
+            for plan, _ in results
+            for count in np.bincount([w.text for w in plan.windows], minlength=plan.texts)
+        ),
+        tuple(capped for plan, _ in results for capped in plan.capped),
+    )

@@ -542,12 +542,12 @@ def create_ring_file(
     *,
     model_id: str | None,
     ttl_ms: float | None,
-    replace: bool = False,
-    fill: Callable[[RingFile], None] | None = None,
+    entries: tuple[NDArray[np.float32], NDArray[np.float64], list[str | None]] | None = None,
 ) -> None:
     """Make a ring file at ``path`` atomically: written beside it, then linked (or renamed) there.
 
-    ``fill`` saves the first entries first. Without ``replace``, a file made meanwhile is kept.
+    With ``entries`` (vectors, times, ids), it holds them and replaces any file at ``path``;
+    without, a file made there meanwhile is kept.
 
     Raises:
         CacheFileError: the directory is not writable or the disk too full for the file.
@@ -571,15 +571,15 @@ def create_ring_file(
             os.pwrite(descriptor, encode_commit(CommitHeader(generation, 0, 0, 0, ttl_ms)), offset)
         os.ftruncate(descriptor, layout.journal_offset)
         os.close(descriptor)
-        if fill is not None:
+        if entries is not None:
             ring = RingFile(temporary, writable=True)
             try:
-                fill(ring)
+                ring.commit(*entries, ttl_ms=ttl_ms)
             finally:
                 ring.close()
         fsync_path(temporary)
         os.chmod(temporary, new_file_mode())
-        if replace:
+        if entries is not None:
             os.replace(temporary, path)
         else:
             with contextlib.suppress(FileExistsError):

@@ -311,13 +311,12 @@ class VectorCache:
         if _wants_npz(target):
             write_cache_file(target, saved)
             return
-
-        def fill(ring: RingFile) -> None:
-            ring.commit(saved.vectors, saved.added_at, saved.ids, ttl_ms=saved.ttl_ms)
-
-        layout = RingLayout(saved.dimensions, saved.max_elements)
         create_ring_file(
-            target, layout, model_id=model_id, ttl_ms=saved.ttl_ms, replace=True, fill=fill
+            target,
+            RingLayout(saved.dimensions, saved.max_elements),
+            model_id=model_id,
+            ttl_ms=saved.ttl_ms,
+            entries=(saved.vectors, saved.added_at, saved.ids),
         )
 
     def _contents(self, model_id: str | None) -> CacheFileContents:
