@@ -219,10 +219,7 @@ class MiniLMEmbedder:
 
     def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
         """Embed texts, saying how many windows of each were read and whether it was capped."""
-        return text_embeddings(
-            self._embed_chunks(texts, window_pieces=WINDOW_PIECES, max_windows=self._max_windows),
-            self._dimensions,
-        )
+        return self._embed(texts, window_pieces=WINDOW_PIECES, max_windows=self._max_windows)
 
     def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
         """Embed each text's first ``max_pieces`` word pieces as one window; (len(texts), dims).
@@ -234,19 +231,15 @@ class MiniLMEmbedder:
             ScorerParameterError: ``max_pieces`` is not a positive whole number.
         """
         positive_int(max_pieces, "max_pieces")
-        found = self._embed_chunks(texts, window_pieces=max_pieces, max_windows=1)
-        # One window a text, in text order: the window embeddings are the texts'.
-        if not found:
-            return np.zeros((0, self._dimensions), dtype=np.float32)
-        return np.concatenate([embeddings for _, embeddings in found])
+        return self._embed(texts, window_pieces=max_pieces, max_windows=1).vectors
 
     def _encode(self, texts: list[str]) -> list[list[int]]:
         encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
         return [encoding.ids for encoding in encodings]
 
-    def _embed_chunks(
+    def _embed(
         self, texts: Sequence[str], *, window_pieces: int, max_windows: int | None
-    ) -> list[tuple[ChunkPlan, NDArray[np.float32]]]:
+    ) -> WindowedEmbeddings:
         self.load()
 
         def plan(chunk: Sequence[str]) -> ChunkPlan:
@@ -268,7 +261,8 @@ class MiniLMEmbedder:
                 found[batch] = vectors
             return found
 
-        return run_chunks(texts, plan, run, chunk_texts=self._chunk_texts, overlap=self._overlap)
+        chunks = run_chunks(texts, plan, run, chunk_texts=self._chunk_texts, overlap=self._overlap)
+        return text_embeddings(chunks, self._dimensions)
 
     def _loaded_runner(self) -> BatchRunner:
         runner = self._runner

@@ -172,21 +172,19 @@ class TorchRunner:
     """
 
     def __init__(self, model_dir: Path, device: str, dtype: str, dimensions: int) -> None:
-        torch = import_torch()
-        self._device = torch.device(device)
-        self._model: Any = load_bert(model_dir, device, getattr(torch, dtype), dimensions)
+        self._torch = import_torch()
+        self._device = self._torch.device(device)
+        self._model: Any = load_bert(model_dir, device, getattr(self._torch, dtype), dimensions)
         self._lock = threading.Lock()
 
     def run_batches(self, batches: Sequence[PaddedBatch]) -> list[NDArray[np.float32]]:
         """The embeddings of each batch's windows, in order: (windows, dimensions) unit vectors."""
         if not batches:
             return []
-        import torch  # noqa: PLC0415 - imported by __init__ already
-
-        with self._lock, torch.inference_mode():
+        with self._lock, self._torch.inference_mode():
             pooled = [self._run(batch) for batch in batches]
             # The only wait for the device in a call: every batch is queued before it.
-            host = torch.cat(pooled).cpu().numpy()
+            host = self._torch.cat(pooled).cpu().numpy()
         sizes = np.cumsum([len(batch.input_ids) for batch in batches])[:-1]
         return [np.asarray(part, dtype=np.float32) for part in np.split(host, sizes)]
 
@@ -194,9 +192,7 @@ class TorchRunner:
         """Drop the model and return the device memory it held (idempotent)."""
         self._model = None
         if self._device.type == "cuda":
-            import torch  # noqa: PLC0415 - imported by __init__ already
-
-            torch.cuda.empty_cache()
+            self._torch.cuda.empty_cache()
 
     def _run(self, batch: PaddedBatch) -> torch.Tensor:
         if self._model is None:
@@ -211,9 +207,7 @@ class TorchRunner:
         return unit
 
     def _to_device(self, array: NDArray[np.int64]) -> torch.Tensor:
-        import torch  # noqa: PLC0415 - imported by __init__ already
-
-        tensor = torch.from_numpy(array)
+        tensor = self._torch.from_numpy(array)
         if self._device.type != "cuda":
             return tensor
         # Pinned, the copy runs asynchronously while the host prepares the next batch.
