@@ -106,9 +106,10 @@ class VectorCache:
         check_cache_size(max_elements, dimensions or 1)
         self._max_elements = max_elements
         self._dimensions = dimensions
-        self._store: MemoryRing | FileRing | None = None
-        if dimensions is not None:
-            self._store = MemoryRing(max_elements, dimensions)
+        # Without dimensions, an empty stand-in until the first vector gives them (see _held).
+        self._store: MemoryRing | FileRing = MemoryRing(
+            max_elements if dimensions else 1, dimensions or 0
+        )
         self._clock = clock
         self._block_bytes = block_bytes
         self._lock = threading.RLock()
@@ -138,14 +139,11 @@ class VectorCache:
     @property
     def size(self) -> int:
         """How many vectors are held now (expired ones do not count)."""
-        with self._lock:
-            if self._store is None:
-                return 0
-            with self._store.view():
-                if not self._ttl_ms or self._store.count == 0:
-                    return self._store.count
-                due = self._clock() - self._ttl_ms
-                return sum(int(np.count_nonzero(p > due)) for p in self._store.time_parts())
+        with self._lock, self._store.view():
+            if not self._ttl_ms or self._store.count == 0:
+                return self._store.count
+            due = self._clock() - self._ttl_ms
+            return sum(int(np.count_nonzero(p > due)) for p in self._store.time_parts())
 
     def __len__(self) -> int:
         return self.size
@@ -176,7 +174,7 @@ class VectorCache:
         with self._lock:
             units = self._units(vectors, "vectors")
             names = _batch_ids(ids, len(units))
-            if self._store is None and not len(units):
+            if not len(units):
                 return []
             store = self._held(units)
             with store.view():
@@ -212,20 +210,15 @@ class VectorCache:
 
     def holds(self, ids: Sequence[str | None]) -> list[bool]:
         """Whether a vector is held under each id (one past its TTL included; ``None``: no)."""
-        with self._lock:
-            if self._store is None:
-                return [False] * len(ids)
-            with self._store.view():
-                held, queries = _id_codes(self._store, ids)
-            found = set(held[held >= 0].tolist())
-            return [code in found for code in queries.tolist()]
+        with self._lock, self._store.view():
+            held, queries = _id_codes(self._store, ids)
+        found = set(held[held >= 0].tolist())
+        return [code in found for code in queries.tolist()]
 
     def _frozen(
         self, units: NDArray[np.float32], excluded: list[str | None]
     ) -> list[Nearest | None]:
         store = self._store
-        if store is None:
-            return [None] * len(units)
         with store.view():
             if store.count == 0:
                 return [None] * len(units)
@@ -254,8 +247,7 @@ class VectorCache:
     def clear(self) -> None:
         """Forget every vector (a file-backed cache forgets them at the next :meth:`flush`)."""
         with self._lock:
-            if self._store is not None:
-                self._store.clear()
+            self._store.clear()
 
     def entries(self) -> Iterator[CachedVector]:
         """The live vectors (normalised), oldest first, with their ids and times."""
@@ -322,16 +314,13 @@ class VectorCache:
     def _contents(self, model_id: str | None) -> CacheFileContents:
         """The live vectors, oldest first, with the settings a saved file records."""
         width = self._dimensions or DEFAULT_DIMENSIONS
-        ids: list[str | None] = []
-        vectors, times = np.zeros((0, width), dtype=np.float32), np.zeros(0)
-        with self._lock:
-            if (store := self._store) is not None:
-                with store.view():
-                    times = np.concatenate(store.time_parts())
-                    due = self._clock() - self._ttl_ms if self._ttl_ms else -np.inf
-                    live = np.flatnonzero(times > due)
-                    vectors, times = np.concatenate(store.vector_parts())[live], times[live]
-                    ids = [store.id_at(i) for i in live.tolist()]
+        with self._lock, (store := self._store).view():
+            times = np.concatenate(store.time_parts())
+            due = self._clock() - self._ttl_ms if self._ttl_ms else -np.inf
+            live = np.flatnonzero(times > due)
+            vectors = np.concatenate(store.vector_parts()).reshape(-1, width)[live]
+            times = times[live]
+            ids = [store.id_at(i) for i in live.tolist()]
         return CacheFileContents(
             model_id, width, self._max_elements, self._ttl_ms, ids, vectors, times
         )
@@ -512,7 +501,7 @@ class VectorCache:
         self._held(units).append(units, saved.ids[first:], saved.added_at[first:])
 
     def _held(self, units: NDArray[np.float32]) -> MemoryRing | FileRing:
-        if self._store is None:
+        if self._dimensions is None:
             width = units.shape[1]
             check_cache_size(self._max_elements, width)
             self._dimensions, self._store = width, MemoryRing(self._max_elements, width)
@@ -521,7 +510,6 @@ class VectorCache:
     def _named(self, found: Neighbours, batch_ids: list[str | None]) -> list[Nearest | None]:
         """Each neighbour with its id: held rows first, then the batch."""
         store = self._store
-        assert store is not None  # a neighbour was found, so something is held
         held = store.count
         return [
             None
