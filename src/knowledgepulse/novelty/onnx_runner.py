@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse.errors import EmbedderUnavailableError, import_optional
-from knowledgepulse.novelty.windows import PaddedBatch, mean_pool, normalize
+from knowledgepulse.novelty.windows import PaddedBatch, mean_pool, unit_rows
 
 INSTALL_HINT = 'pip install "knowledgepulse[embeddings]"'
 """What installs the CPU embedder (onnxruntime, tokenizers and the int8 model)."""
@@ -88,7 +88,7 @@ class OnnxRunner:
                 f"the model gives {output.shape[-1]}-dimensional outputs, not "
                 f"{self._dimensions}; pass dimensions= to match it"
             )
-        return mean_pool(output, batch.attention_mask) if output.ndim == 3 else normalize(output)
+        return mean_pool(output, batch.attention_mask) if output.ndim == 3 else unit_rows(output)
 
     def close(self) -> None:
         """Nothing to release: the session goes with the object."""

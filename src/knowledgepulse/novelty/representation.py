@@ -102,7 +102,7 @@ class NoveltyText:
         """
         import numpy as np  # noqa: PLC0415 - see the imports
 
-        from knowledgepulse.novelty.windows import normalize  # noqa: PLC0415
+        from knowledgepulse.novelty.windows import unit_rows  # noqa: PLC0415
 
         blocks: list[NDArray[np.float32]] = []
         windows: tuple[int, ...] | None = None
@@ -127,12 +127,12 @@ class NoveltyText:
             # rest is renormalised over the parts it has. Embedding the empty text would give
             # every such trace the same vector, and any two of them this part's cosine for free.
             absent = np.array([not text.strip() for text in texts], dtype=bool)
-            vectors = normalize(vectors)
+            vectors = unit_rows(vectors)
             vectors[absent] = 0.0
             blocks.append(vectors * np.float32(math.sqrt(part.weight)))
         if len(blocks) == 1:
             return RepresentedVectors(blocks[0], windows, capped)
-        return RepresentedVectors(normalize(np.concatenate(blocks, axis=1)), windows, capped)
+        return RepresentedVectors(unit_rows(np.concatenate(blocks, axis=1)), windows, capped)
 
 
 def term_vectors(

@@ -207,7 +207,7 @@ class TorchRunner:
         return unit
 
     def _to_device(self, array: NDArray[np.int64]) -> torch.Tensor:
-        tensor = self._torch.from_numpy(array)
+        tensor: torch.Tensor = self._torch.from_numpy(array)
         if self._device.type != "cuda":
             return tensor
         # Pinned, the copy runs asynchronously while the host prepares the next batch.

@@ -137,7 +137,7 @@ def mean_pool(
     mask = attention_mask.astype(np.float32)[:, :, None]
     summed = (hidden * mask).sum(axis=1)
     counts = np.maximum(mask.sum(axis=1), 1e-9)
-    return normalize(summed / counts)
+    return unit_rows(summed / counts)
 
 
 def combine_windows(
@@ -147,24 +147,21 @@ def combine_windows(
 
     A text of one window gets that window's embedding unchanged.
     """
-    dims = embeddings.shape[1]
-    totals = np.zeros((texts, dims), dtype=np.float64)
-    counts = np.zeros(texts, dtype=np.int64)
-    singles: dict[int, int] = {}
-    for position, window in enumerate(windows):
-        totals[window.text] += embeddings[position] * len(window.pieces)
-        counts[window.text] += 1
-        singles[window.text] = position
-    result = normalize(totals.astype(np.float32))
-    for text in np.flatnonzero(counts == 1):
-        result[text] = embeddings[singles[int(text)]]
+    owner = np.array([window.text for window in windows], dtype=np.intp)
+    pieces = np.array([len(window.pieces) for window in windows], dtype=np.float32)
+    totals = np.zeros((texts, embeddings.shape[1]), dtype=np.float64)
+    np.add.at(totals, owner, embeddings * pieces[:, None])
+    result = unit_rows(totals.astype(np.float32))
+    single = np.bincount(owner, minlength=texts)[owner] == 1
+    result[owner[single]] = embeddings[single]
     return result
 
 
-def normalize(vectors: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Each row divided by its L2 norm (a zero row stays zero)."""
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.asarray(vectors / np.maximum(norms, 1e-12), dtype=np.float32)
+def unit_rows(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Each row scaled to unit length (zero rows stay zero); in float64, for subnormal rows."""
+    wide = np.asarray(matrix, dtype=np.float64)
+    norms = np.linalg.norm(wide, axis=1, keepdims=True)
+    return (wide / np.where(norms == 0.0, 1.0, norms)).astype(np.float32)
 
 
 @dataclass(frozen=True, slots=True)

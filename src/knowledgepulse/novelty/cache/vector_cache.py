@@ -35,7 +35,6 @@ from knowledgepulse.novelty.cache.search import (
     Neighbours,
     frozen_nearest,
     online_nearest,
-    unit_rows,
 )
 from knowledgepulse.novelty.cache.stores import FileRing, MemoryRing
 from knowledgepulse.novelty.settings import (
@@ -43,6 +42,7 @@ from knowledgepulse.novelty.settings import (
     DEFAULT_MAX_ELEMENTS,
     check_cache_size,
 )
+from knowledgepulse.novelty.windows import unit_rows
 
 Clock = Callable[[], float]
 """Returns the current time in milliseconds."""
