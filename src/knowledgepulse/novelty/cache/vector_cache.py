@@ -1,12 +1,14 @@
 """``VectorCache``: the vectors novelty is measured against, oldest-first eviction and a TTL.
 
-Vectors are held L2-normalised in a ring buffer: in memory, or in a memory-mapped ring file
-(:mod:`.ring_file`) scanned in blocks of bounded memory. Each keeps the id it was added with
-and when it was added (for the TTL), from an injectable clock in milliseconds.
+Vectors are held L2-normalised in a ring buffer: in memory (``MemoryRing``), or in a memory-mapped
+ring file (:mod:`.ring_file`) and the vectors added since its last save (``FileRing``), scanned in
+blocks of bounded memory. Each keeps the id it was added with and when it was added (for the
+TTL), from an injectable clock in milliseconds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -26,9 +28,12 @@ from knowledgepulse.novelty.cache.ring_file import (
     RingLayout,
     create_ring_file,
     damaged,
+    id_hash,
     is_ring_file,
     not_a_cache,
+    ring_slots,
     starts_with,
+    stored_id,
 )
 from knowledgepulse.novelty.cache.search import (
     BLOCK_BYTES,
@@ -36,7 +41,6 @@ from knowledgepulse.novelty.cache.search import (
     frozen_nearest,
     online_nearest,
 )
-from knowledgepulse.novelty.cache.stores import FileRing, MemoryRing
 from knowledgepulse.novelty.settings import (
     DEFAULT_DIMENSIONS,
     DEFAULT_MAX_ELEMENTS,
@@ -143,7 +147,7 @@ class VectorCache:
             if not self._ttl_ms or self._store.count == 0:
                 return self._store.count
             due = self._clock() - self._ttl_ms
-            return sum(int(np.count_nonzero(p > due)) for p in self._store.time_parts())
+            return sum(int(np.count_nonzero(p > due)) for p in self._store.parts()[1])
 
     def __len__(self) -> int:
         return self.size
@@ -185,11 +189,12 @@ class VectorCache:
                     if self._ttl_ms and (store.count or i):
                         query_times[i] = self._clock()
                     add_times[i] = self._clock()
+                held, held_times = store.parts()
                 found = online_nearest(
-                    store.vector_parts(),
+                    held,
                     units,
                     max_elements=self._max_elements,
-                    held_times=store.time_parts(),
+                    held_times=held_times,
                     query_times=query_times,
                     add_times=add_times,
                     ttl_ms=self._ttl_ms,
@@ -228,10 +233,11 @@ class VectorCache:
             held_keys = query_keys = None
             if any(e is not None for e in excluded):
                 held_keys, query_keys = _id_codes(store, excluded)
+            held, held_times = store.parts()
             found = frozen_nearest(
-                store.vector_parts(),
+                held,
                 units,
-                held_times=store.time_parts(),
+                held_times=held_times,
                 due=due,
                 held_keys=held_keys,
                 query_keys=query_keys,
@@ -315,11 +321,11 @@ class VectorCache:
         """The live vectors, oldest first, with the settings a saved file records."""
         width = self._dimensions or DEFAULT_DIMENSIONS
         with self._lock, (store := self._store).view():
-            times = np.concatenate(store.time_parts())
+            held, held_times = store.parts()
+            vectors, times = np.concatenate(held), np.concatenate(held_times)
             due = self._clock() - self._ttl_ms if self._ttl_ms else -np.inf
             live = np.flatnonzero(times > due)
-            vectors = np.concatenate(store.vector_parts()).reshape(-1, width)[live]
-            times = times[live]
+            vectors, times = vectors.reshape(-1, width)[live], times[live]
             ids = [store.id_at(i) for i in live.tolist()]
         return CacheFileContents(
             model_id, width, self._max_elements, self._ttl_ms, ids, vectors, times
@@ -574,3 +580,157 @@ def _same_file(one: Path, other: Path) -> bool:
         return one.samefile(other)
     except OSError:
         return False
+
+
+class MemoryRing:
+    """Vectors in preallocated arrays used as a ring buffer (pages are touched only once used)."""
+
+    def __init__(self, capacity: int, dimensions: int) -> None:
+        self.capacity = capacity
+        self.vectors = np.zeros((capacity, dimensions), dtype=np.float32)
+        self.added_at = np.zeros(capacity, dtype=np.float64)
+        self.ids: list[str | None] = [None] * capacity
+        self.count = 0  # how many slots hold vectors
+        self.next = 0  # the slot the next vector goes to (the oldest once full)
+
+    @contextlib.contextmanager
+    def view(self) -> Iterator[None]:
+        """Nothing to lock or refresh in memory."""
+        yield
+
+    def _runs(self) -> list[tuple[int, int]]:
+        return ring_slots(self.next - self.count, self.count, self.capacity)
+
+    def parts(self) -> tuple[list[NDArray[np.float32]], list[NDArray[np.float64]]]:
+        """The held vectors, oldest first, as views, and when each was added (ms)."""
+        runs = self._runs() or [(0, 0)]
+        return [self.vectors[a:b] for a, b in runs], [self.added_at[a:b] for a, b in runs]
+
+    def id_at(self, index: int) -> str | None:
+        """The id of the ``index``-th oldest vector."""
+        return self.ids[(self.next - self.count + index) % self.capacity]
+
+    def codes(self, wanted: dict[str | None, int]) -> NDArray[np.intp]:
+        """Per held vector, oldest first, the code ``wanted`` gives its id (``-1``: none)."""
+        held = np.full(self.count, -1, dtype=np.intp)
+        if not wanted.keys().isdisjoint(self.ids):  # a slot holds a live vector's id, or None
+            held[:] = [wanted.get(i, -1) for a, b in self._runs() for i in self.ids[a:b]]
+        return held
+
+    def append(
+        self, units: NDArray[np.float32], ids: list[str | None], times: NDArray[np.float64]
+    ) -> None:
+        """Hold ``units`` (oldest first), overwriting the oldest when full."""
+        count = len(units)
+        kept = np.arange(max(0, count - self.capacity), count)  # the rest are overwritten
+        slots = (self.next + kept) % self.capacity
+        self.vectors[slots] = units[kept]
+        self.added_at[slots] = times[kept]
+        for slot, position in zip(slots.tolist(), kept.tolist(), strict=True):
+            self.ids[slot] = ids[position]
+        self.next = (self.next + count) % self.capacity
+        self.count = min(self.count + count, self.capacity)
+
+    def clear(self) -> None:
+        """Forget every vector."""
+        # Only filled slots are ever read; touching the rest would commit their memory.
+        for a, b in self._runs():
+            self.vectors[a:b] = 0.0
+        self.ids = [None] * self.capacity
+        self.count = 0
+        self.next = 0
+
+
+class FileRing:
+    """A ring file's last save, followed by the vectors added since (in memory until saved)."""
+
+    def __init__(self, ring: RingFile) -> None:
+        self.ring = ring
+        layout = ring.layout
+        self.capacity = layout.capacity
+        self.pending = MemoryRing(layout.capacity, layout.dimensions)
+        self.pending_total = 0  # added since the last save, including those evicted since
+        self.cleared = False
+
+    @property
+    def _file_kept(self) -> int:
+        held = 0 if self.cleared else self.ring.header.count
+        return max(0, held - max(0, held + self.pending_total - self.capacity))
+
+    @property
+    def _skip(self) -> int:
+        return (0 if self.cleared else self.ring.header.count) - self._file_kept
+
+    @property
+    def count(self) -> int:
+        """How many vectors are held (valid inside :meth:`view`)."""
+        return self._file_kept + self.pending.count
+
+    @contextlib.contextmanager
+    def view(self) -> Iterator[None]:
+        """Hold the file's shared lock, on its latest save, its live chunks checked."""
+        with self.ring.reading():
+            if not self.cleared:
+                self.ring.verify(self._skip)
+            yield
+
+    def _runs(self) -> list[tuple[int, int]]:
+        return [] if self.cleared else self.ring.live_slots(self._skip)
+
+    def parts(self) -> tuple[list[NDArray[np.float32]], list[NDArray[np.float64]]]:
+        """As :meth:`MemoryRing.parts`: the file's live slots, then the unsaved vectors."""
+        runs, (vectors, times) = self._runs(), self.pending.parts()
+        return (
+            [*(self.ring.vectors[a:b] for a, b in runs), *vectors],
+            [*(self.ring.added_at[a:b] for a, b in runs), *times],
+        )
+
+    def id_at(self, index: int) -> str | None:
+        """The id of the ``index``-th oldest vector."""
+        kept = self._file_kept
+        if index >= kept:
+            return self.pending.id_at(index - kept)
+        return self.ring.id_at((self.ring.header.head - kept + index) % self.capacity)
+
+    def codes(self, wanted: dict[str | None, int]) -> NDArray[np.intp]:
+        """As :meth:`MemoryRing.codes`, finding the file's slots by id hash."""
+        stored = {stored_id(e, self.ring.layout.id_bytes): code for e, code in wanted.items()}
+        hashes = np.array([id_hash(e) for e in stored], dtype=np.uint64)
+        held = np.full(self.count, -1, dtype=np.intp)
+        offset = 0
+        for a, b in self._runs():
+            for slot in np.flatnonzero(np.isin(self.ring.hashes[a:b], hashes)).tolist():
+                held[offset + slot] = stored.get(self.ring.id_at(a + slot), -1)
+            offset += b - a
+        held[offset:] = self.pending.codes(wanted)
+        return held
+
+    def append(
+        self, units: NDArray[np.float32], ids: list[str | None], times: NDArray[np.float64]
+    ) -> None:
+        """Hold vectors until the next save."""
+        self.pending.append(units, ids, times)
+        self.pending_total += len(units)
+
+    def clear(self) -> None:
+        """Forget every vector (the file forgets them at the next save)."""
+        self.pending.clear()
+        self.pending_total = 0
+        self.cleared = True
+
+    def commit(self, ttl_ms: float | None) -> None:
+        """Save the vectors added since the last save into the file, atomically."""
+        pending = self.pending
+        vectors, times = pending.parts()
+        ids = [pending.id_at(i) for i in range(pending.count)]
+        self.ring.commit(
+            np.concatenate(vectors),
+            np.concatenate(times),
+            ids,
+            dropped=self.pending_total - pending.count,
+            clear=self.cleared,
+            ttl_ms=ttl_ms,
+        )
+        pending.clear()
+        self.pending_total = 0
+        self.cleared = False
