@@ -348,19 +348,11 @@ class VectorCache:
 
         A ring file (any name but ``*.npz``) is memory-mapped, not read, so opening takes the
         same time for any size; additions stay in memory until :meth:`flush` commits them
-        atomically. An ``.npz`` cache (told by its content) is loaded whole.
-
-        Args:
-            path: the cache file.
-            model_id: the embedder: a new file records it, an existing one must match.
-            dimensions: the vectors' length: a new ring file needs it, an existing one must
-                match.
-            max_elements: the bound (default: the file's, or 1000 for a new file); a ring file
-                of another capacity is rewritten with its newest vectors.
-            ttl_ms: the TTL (default: the file's).
-            read_only: only read (frozen scoring): no file is made, :meth:`flush` is refused.
-            clock: as for the class.
-            block_bytes: as for the class.
+        atomically. An ``.npz`` cache (told by its content) is loaded whole. A new file records
+        ``model_id`` and ``dimensions`` (a new ring file needs them), an existing one must match
+        them. ``max_elements`` defaults to the file's (1000 for a new file); a ring file of
+        another capacity is rewritten with its newest vectors. ``ttl_ms`` defaults to the
+        file's. ``read_only`` (frozen scoring) makes no file and refuses :meth:`flush`.
 
         Raises:
             CacheFileError: the file is damaged, of another model or width, missing when
@@ -458,11 +450,8 @@ class VectorCache:
         target = Path(path)
         if is_ring_file(target):
             ring = RingFile(target, writable=False)
-            try:
-                on_ring = cls._on_ring(ring, None, clock, BLOCK_BYTES)
+            with cls._on_ring(ring, None, clock, BLOCK_BYTES) as on_ring:
                 saved = replace(on_ring._contents(ring.model_id), ttl_ms=ring.header.ttl_ms)
-            finally:
-                ring.close()
         else:
             saved = read_cache_file(target)
         _check_identity(
@@ -593,10 +582,9 @@ class MemoryRing:
         self.count = 0  # how many slots hold vectors
         self.next = 0  # the slot the next vector goes to (the oldest once full)
 
-    @contextlib.contextmanager
-    def view(self) -> Iterator[None]:
+    def view(self) -> contextlib.nullcontext[None]:
         """Nothing to lock or refresh in memory."""
-        yield
+        return contextlib.nullcontext()
 
     def _runs(self) -> list[tuple[int, int]]:
         return ring_slots(self.next - self.count, self.count, self.capacity)
@@ -653,13 +641,14 @@ class FileRing:
         self.cleared = False
 
     @property
-    def _file_kept(self) -> int:
+    def _skip(self) -> int:
+        """How many of the file's live vectors those added since evicted (all, once cleared)."""
         held = 0 if self.cleared else self.ring.header.count
-        return max(0, held - max(0, held + self.pending_total - self.capacity))
+        return min(held, max(0, held + self.pending_total - self.capacity))
 
     @property
-    def _skip(self) -> int:
-        return (0 if self.cleared else self.ring.header.count) - self._file_kept
+    def _file_kept(self) -> int:
+        return (0 if self.cleared else self.ring.header.count) - self._skip
 
     @property
     def count(self) -> int:
