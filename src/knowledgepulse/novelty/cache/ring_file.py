@@ -49,6 +49,7 @@ MAX_DIMENSIONS = 65_536
 LONG_ID_PREFIX = "kp:long-id:sha256:"
 """An id longer than its slot is stored as this prefix and its SHA-256 (see docs/cache-file.md)."""
 FRESH_START = "delete it to start a fresh cache (or give another cache file)"
+_LONG_ID_BYTES = 2 + len(LONG_ID_PREFIX) + 64
 
 _SUPER = struct.Struct("<8sIIQIII")  # magic, version, dimensions, capacity, id, chunk, model len
 _COMMIT = struct.Struct("<QQQQdI")  # generation, head, count, added, ttl_ms (0: none), CRC
@@ -152,7 +153,7 @@ def decode_superblock(data: bytes) -> tuple[RingLayout, str | None]:
         raise RingFormatError(f"its dimensions is {dimensions}, not a width from 1 to 65536")
     if not 1 <= capacity <= MAX_CAPACITY:
         raise RingFormatError(f"its capacity is {capacity}, out of range")
-    if not 3 <= id_bytes <= 65_537 or not 1 <= chunk <= 1 << 20:
+    if not _LONG_ID_BYTES <= id_bytes <= 65_537 or not 1 <= chunk <= 1 << 20:
         raise RingFormatError(f"its id width {id_bytes} or chunk {chunk} is out of range")
     try:
         model_id = None if length == 0xFFFFFFFF else data[_SUPER.size : end].decode()
@@ -209,25 +210,10 @@ def encode_ids(ids: list[str | None], id_bytes: int) -> tuple[NDArray[np.uint8],
         if kept is None:
             slots[row, :2] = 0xFF
             continue
-        raw = kept.encode("utf-8", "surrogatepass")
-        if len(raw) > id_bytes - 2:
-            raise RingFormatError(f"id slots of {id_bytes} bytes cannot hold even a long-id form")
+        raw = kept.encode("utf-8", "surrogatepass")  # fits: decode_superblock checked id_bytes
         slots[row, : 2 + len(raw)] = np.frombuffer(struct.pack("<H", len(raw)) + raw, np.uint8)
         hashes[row] = id_hash(kept)
     return slots, hashes
-
-
-def decode_id(slot: NDArray[np.uint8]) -> str | None:
-    """The id in one slot, or ``None``."""
-    length = int(slot[0]) | int(slot[1]) << 8
-    if length == 0xFFFF:
-        return None
-    if length > len(slot) - 2:
-        raise RingFormatError(f"an id slot declares {length} bytes in a slot of {len(slot) - 2}")
-    try:
-        return slot[2 : 2 + length].tobytes().decode("utf-8", "surrogatepass")
-    except UnicodeDecodeError:
-        raise RingFormatError("an id slot does not hold UTF-8") from None
 
 
 def ring_slots(first: int, count: int, capacity: int) -> list[tuple[int, int]]:
@@ -330,10 +316,18 @@ class RingFile:
 
     def id_at(self, slot: int) -> str | None:
         """The id in ``slot`` (its chunk checked by :meth:`verify`)."""
+        raw: NDArray[np.uint8] = self.ids[slot]
+        length = int(raw[0]) | int(raw[1]) << 8
+        if length == 0xFFFF:
+            return None
+        if length > len(raw) - 2:
+            raise damaged(
+                self.path, f"an id slot declares {length} bytes in a slot of {len(raw) - 2}"
+            )
         try:
-            return decode_id(self.ids[slot])
-        except RingFormatError as error:
-            raise damaged(self.path, str(error)) from None
+            return raw[2 : 2 + length].tobytes().decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            raise damaged(self.path, "an id slot does not hold UTF-8") from None
 
     def verify(self, skip: int = 0) -> None:
         """Check every chunk holding a live slot against its CRC, once per save that wrote it."""
@@ -371,10 +365,7 @@ class RingFile:
         if not self.writable:
             raise CacheFileError(f"{self.path}: opened read-only; it cannot be saved into")
         layout, count = self.layout, len(vectors)
-        try:
-            slots, hashes = encode_ids(ids, layout.id_bytes)
-        except RingFormatError as error:
-            raise CacheFileError(f"{self.path}: {error}") from None
+        slots, hashes = encode_ids(ids, layout.id_bytes)
         self._lock(fcntl.LOCK_EX)
         try:
             base = self._refresh(fcntl.LOCK_EX)
