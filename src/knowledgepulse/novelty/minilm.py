@@ -90,8 +90,8 @@ class MiniLMEmbedder:
             The embeddings are the same whatever the count.
         max_windows: embed at most this many 254-piece windows of each text, its first ones
             (``None``: every window).
-        max_batch_tokens: cap on positions (windows x padded length) per model call.
-        max_batch_windows: cap on windows per model call.
+        max_batch_tokens, max_batch_windows: caps on positions (windows x padded length) and
+            on windows per model call.
         chunk_texts: plan a call's texts this many at a time (``None``: all at once).
         overlap: plan the next chunk in a background thread while the model runs the current.
 
@@ -123,12 +123,10 @@ class MiniLMEmbedder:
         optional_positive_int(max_windows, "max_windows", none_means="no cap")
         positive_int(max_batch_tokens, "max_batch_tokens")
         positive_int(max_batch_windows, "max_batch_windows")
-        self._bundled = model_path is None
         self._model_path = Path(model_path) if model_path is not None else None
+        bundled = self._model_path is None
         self._tokenizer_path = Path(tokenizer_path) if tokenizer_path else bundled_tokenizer_path()
-        self._sha256 = (
-            sha256.lower() if sha256 else (BUNDLED_MODEL_SHA256 if self._bundled else None)
-        )
+        self._sha256 = sha256.lower() if sha256 else (BUNDLED_MODEL_SHA256 if bundled else None)
         self._dimensions = dimensions
         self._workers = workers or 1
         self._threads = threads or (available_threads() if workers is None else 1)
@@ -137,7 +135,7 @@ class MiniLMEmbedder:
         self._max_batch_windows = max_batch_windows
         self._chunk_texts = chunk_texts
         self._overlap = overlap
-        self._model_id: str | None = BUNDLED_MODEL_ID if self._bundled else None
+        self._model_id: str | None = BUNDLED_MODEL_ID if bundled else None
         self._load_lock = threading.Lock()
         self._runner: BatchRunner | None = None
         self._tokenizer: Any = None

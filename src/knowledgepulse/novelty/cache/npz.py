@@ -27,6 +27,10 @@ from knowledgepulse.novelty.cache.ring_file import MAX_DIMENSIONS, damaged, not_
 
 CACHE_FILE_FORMAT = "knowledgepulse-vector-cache/1"
 _PARTS = ("header", "vectors", "added_at")
+_HEADER_READERS = {
+    (1, 0): npy_format.read_array_header_1_0,
+    (2, 0): npy_format.read_array_header_2_0,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,12 +118,9 @@ def _read_part(path: Path, archive: zipfile.ZipFile, name: str, size: int) -> ND
     buffer = io.BytesIO(data)
     try:
         version = npy_format.read_magic(buffer)
-        if version not in ((1, 0), (2, 0)):
+        if version not in _HEADER_READERS:
             raise ValueError(f".npy format {version}, not 1.0 or 2.0")
-        read_header = npy_format.read_array_header_1_0
-        if version == (2, 0):
-            read_header = npy_format.read_array_header_2_0
-        shape, fortran_order, dtype = read_header(buffer)
+        shape, fortran_order, dtype = _HEADER_READERS[version](buffer)
     except ValueError as error:
         raise damaged(path, f"its {name!r} array is not a .npy array: {_one_line(error)}") from None
     if dtype.hasobject:
