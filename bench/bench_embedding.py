@@ -36,8 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knowledgepulse.novelty.devices import resolve_device
-from knowledgepulse.novelty.minilm import MiniLMEmbedder
-from knowledgepulse.novelty.onnx_runner import OnnxModelSettings, OnnxRunner
+from knowledgepulse.novelty.minilm import MiniLMEmbedder, OnnxModelSettings, OnnxRunner
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS, TermsPart
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.novelty.torch_minilm import TorchMiniLMEmbedder
