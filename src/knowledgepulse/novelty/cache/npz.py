@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from knowledgepulse._util.atomic import atomic_binary
 from knowledgepulse._util.settings import optional_duration_ms
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
-from knowledgepulse.novelty.cache.ring_file import MAX_DIMENSIONS, damaged, not_a_cache
+from knowledgepulse.novelty.cache.ring_file import MAX_DIMENSIONS, damaged, not_a_cache, unopenable
 
 CACHE_FILE_FORMAT = "knowledgepulse-vector-cache/1"
 _PARTS = ("header", "vectors", "added_at")
@@ -79,15 +79,8 @@ def read_cache_file(path: Path) -> CacheFileContents:
         if path.is_dir():
             raise CacheFileError(f"{path}: is a directory, not a cache file; give a file path")
         file = path.open("rb")
-    except FileNotFoundError:
-        raise CacheFileError(
-            f"{path}: no such cache file (a cache is saved there once traces are scored)"
-        ) from None
     except OSError as error:
-        raise CacheFileError(
-            f"{path}: cannot open the cache file ({error.strerror or error}); check its "
-            "permissions, or give another cache file"
-        ) from None
+        raise unopenable(path, error) from None
     with file:
         size = os.fstat(file.fileno()).st_size
         if size == 0:

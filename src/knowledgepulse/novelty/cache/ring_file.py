@@ -70,6 +70,18 @@ def not_a_cache(path: Path, what: str) -> CacheFileError:
     return CacheFileError(f"{path}: not a knowledgepulse vector cache: {what}; {FRESH_START}")
 
 
+def unopenable(path: Path, error: OSError) -> CacheFileError:
+    """The error for a cache file that cannot be opened, with the fix."""
+    if isinstance(error, FileNotFoundError):
+        return CacheFileError(
+            f"{path}: no such cache file (a cache is saved there once traces are scored)"
+        )
+    return CacheFileError(
+        f"{path}: cannot open the cache file ({error.strerror or error}); check its "
+        "permissions, or give another cache file"
+    )
+
+
 class RingFormatError(ValueError):
     """Raised by the pure checks; :class:`RingFile` adds the file's name and the fix."""
 
@@ -254,13 +266,8 @@ class RingFile:
     def _open(self) -> None:
         try:
             self._fd = os.open(self.path, os.O_RDWR if self.writable else os.O_RDONLY)
-        except FileNotFoundError:
-            raise CacheFileError(f"{self.path}: no such cache file") from None
         except OSError as error:
-            raise CacheFileError(
-                f"{self.path}: cannot open the cache file ({error.strerror or error}); check its "
-                "permissions, or give another cache file"
-            ) from None
+            raise unopenable(self.path, error) from None
         try:
             self.layout, self.model_id = decode_superblock(os.pread(self._fd, PAGE, 0))
             size = os.fstat(self._fd).st_size
