@@ -398,14 +398,12 @@ class VectorCache:
         except CacheFileError:
             ring.close()
             raise
-        saved_ttl = ring.header.ttl_ms
-        ttl_ms = ttl_ms if ttl_ms is not None else saved_ttl
+        ttl_ms = ttl_ms if ttl_ms is not None else ring.header.ttl_ms
         if max_elements is None or max_elements == ring.layout.capacity:
             return cls._on_ring(ring, ttl_ms, clock, block_bytes)
         # Another capacity is another layout: rewrite the file with its newest vectors.
-        with cls._on_ring(ring, saved_ttl, clock, block_bytes) as cache:
-            copy = cls(max_elements, ring.layout.dimensions, ttl_ms, clock=clock)
-            copy._hold(cache._contents(None))
+        ring.close()
+        copy = cls.load(path, max_elements=max_elements, ttl_ms=ttl_ms, clock=clock)
         if read_only:
             return copy
         copy.save(path, model_id=ring.model_id)
@@ -468,7 +466,9 @@ class VectorCache:
             if max_elements is not None:
                 raise
             raise damaged(target, f"too large to load: {error}") from None
-        cache._hold(saved)
+        first = max(0, len(saved.ids) - cache.max_elements)  # the newest are kept
+        units = cache._units(saved.vectors[first:], "vectors")
+        cache._store.append(units, saved.ids[first:], saved.added_at[first:])
         return cache
 
     def _units(self, vectors: ArrayLike, what: str, *, rows: bool = True) -> NDArray[np.float32]:
@@ -489,11 +489,6 @@ class VectorCache:
                 f"the {what} {verb} NaN or infinite values{row}; embeddings must be finite"
             )
         return unit_rows(array.reshape(-1, array.shape[-1]))
-
-    def _hold(self, saved: CacheFileContents) -> None:
-        first = max(0, len(saved.ids) - self._max_elements)
-        units = self._units(saved.vectors[first:], "vectors")
-        self._held(units).append(units, saved.ids[first:], saved.added_at[first:])
 
     def _held(self, units: NDArray[np.float32]) -> MemoryRing | FileRing:
         if self._dimensions is None:
