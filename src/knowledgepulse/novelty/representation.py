@@ -146,15 +146,14 @@ def term_vectors(
     """
     import numpy as np  # noqa: PLC0415 - see the imports
 
+    from knowledgepulse.novelty.windows import unit_rows  # noqa: PLC0415
+
     matrix = np.zeros((len(term_sets), dimensions), dtype=np.float32)
     for row, terms in enumerate(term_sets):
         for term in set(terms):
             digest = stable_hash64(term)
             matrix[row, digest % dimensions] += 1.0 if digest >> 63 else -1.0
-        norm = float(np.linalg.norm(matrix[row]))
-        if norm > 0:
-            matrix[row] /= np.float32(norm)
-    return matrix
+    return unit_rows(matrix)
 
 
 DEFAULT_NOVELTY_TEXT = "objective-actions-terms"

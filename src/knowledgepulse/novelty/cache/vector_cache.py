@@ -615,10 +615,7 @@ class MemoryRing:
         self.count = min(self.count + count, self.capacity)
 
     def clear(self) -> None:
-        """Forget every vector."""
-        # Only filled slots are ever read; touching the rest would commit their memory.
-        for a, b in self._runs():
-            self.vectors[a:b] = 0.0
+        """Forget every vector (a slot is read only once refilled)."""
         self.ids = [None] * self.capacity
         self.count = 0
         self.next = 0
