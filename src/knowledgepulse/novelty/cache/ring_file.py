@@ -82,10 +82,6 @@ def unopenable(path: Path, error: OSError) -> CacheFileError:
     )
 
 
-class RingFormatError(ValueError):
-    """Raised by the pure checks; :class:`RingFile` adds the file's name and the fix."""
-
-
 @dataclass(frozen=True, slots=True)
 class RingLayout:
     """Where each region lies, from the file's fixed parameters (capacity: max_elements)."""
@@ -137,11 +133,11 @@ class CommitHeader:
 _NOTHING = CommitHeader(-1, 0, 0, 0, None)
 
 
-def encode_superblock(layout: RingLayout, model_id: str | None) -> bytes:
+def encode_superblock(layout: RingLayout, model_id: str | None, path: Path) -> bytes:
     """The superblock's bytes, CRC included."""
     model = b"" if model_id is None else model_id.encode("utf-8")
     if len(model) > 1024:
-        raise RingFormatError(f"the model id is {len(model)} bytes; at most 1024 are stored")
+        raise CacheFileError(f"{path}: the model id is {len(model)} bytes; at most 1024 are stored")
     length = 0xFFFFFFFF if model_id is None else len(model)
     body = _SUPER.pack(
         RING_MAGIC, 1, layout.dimensions, layout.capacity, layout.id_bytes, layout.chunk, length
@@ -149,28 +145,28 @@ def encode_superblock(layout: RingLayout, model_id: str | None) -> bytes:
     return body + model + _CRC.pack(zlib.crc32(body + model))
 
 
-def decode_superblock(data: bytes) -> tuple[RingLayout, str | None]:
+def decode_superblock(data: bytes, path: Path) -> tuple[RingLayout, str | None]:
     """Check and read a superblock: the layout and the model id."""
     if len(data) < _SUPER.size + 4 or not data.startswith(RING_MAGIC):
-        raise RingFormatError("it does not start with the ring-file magic")
+        raise damaged(path, "it does not start with the ring-file magic")
     _, version, dimensions, capacity, id_bytes, chunk, length = _SUPER.unpack_from(data)
     if version != 1:
-        raise RingFormatError(f"it is ring-file version {version}; this knowledgepulse reads 1")
+        raise damaged(path, f"it is ring-file version {version}; this knowledgepulse reads 1")
     end = _SUPER.size + (0 if length == 0xFFFFFFFF else length)
     if end > _SUPER.size + 1024 or len(data) < end + 4:
-        raise RingFormatError(f"its superblock declares a model id of {end - _SUPER.size} bytes")
+        raise damaged(path, f"its superblock declares a model id of {end - _SUPER.size} bytes")
     if zlib.crc32(data[:end]) != _CRC.unpack_from(data, end)[0]:
-        raise RingFormatError("its superblock fails its checksum")
+        raise damaged(path, "its superblock fails its checksum")
     if not 1 <= dimensions <= MAX_DIMENSIONS:
-        raise RingFormatError(f"its dimensions is {dimensions}, not a width from 1 to 65536")
+        raise damaged(path, f"its dimensions is {dimensions}, not a width from 1 to 65536")
     if not 1 <= capacity <= MAX_CAPACITY:
-        raise RingFormatError(f"its capacity is {capacity}, out of range")
+        raise damaged(path, f"its capacity is {capacity}, out of range")
     if not _LONG_ID_BYTES <= id_bytes <= 65_537 or not 1 <= chunk <= 1 << 20:
-        raise RingFormatError(f"its id width {id_bytes} or chunk {chunk} is out of range")
+        raise damaged(path, f"its id width {id_bytes} or chunk {chunk} is out of range")
     try:
         model_id = None if length == 0xFFFFFFFF else data[_SUPER.size : end].decode()
     except UnicodeDecodeError:
-        raise RingFormatError("its model id is not UTF-8") from None
+        raise damaged(path, "its model id is not UTF-8") from None
     return RingLayout(dimensions, capacity, id_bytes, chunk), model_id
 
 
@@ -181,22 +177,23 @@ def encode_commit(header: CommitHeader) -> bytes:
     return body + _CRC.pack(zlib.crc32(body))
 
 
-def decode_commit(data: bytes, layout: RingLayout) -> CommitHeader:
+def decode_commit(data: bytes, layout: RingLayout, path: Path) -> CommitHeader:
     """Check and read a commit header against the layout."""
     if len(data) < _COMMIT.size:
-        raise RingFormatError("a commit header is cut short")
+        raise damaged(path, "a commit header is cut short")
     generation, head, count, added, ttl, crc = _COMMIT.unpack_from(data)
     if zlib.crc32(data[: _COMMIT.size - 4]) != crc:
-        raise RingFormatError("a commit header fails its checksum")
+        raise damaged(path, "a commit header fails its checksum")
     if not 0 <= head < layout.capacity:
-        raise RingFormatError(f"its head {head} is outside 0..{layout.capacity - 1}")
+        raise damaged(path, f"its head {head} is outside 0..{layout.capacity - 1}")
     if not 0 <= count <= min(layout.capacity, added) or added >= 1 << 62:
-        raise RingFormatError(
+        raise damaged(
+            path,
             f"its count {count} exceeds the capacity {layout.capacity} or the {added} vectors "
-            "ever added"
+            "ever added",
         )
     if ttl != 0.0 and not (math.isfinite(ttl) and ttl > 0):
-        raise RingFormatError(f"its ttl_ms is {ttl}, not a positive number of milliseconds")
+        raise damaged(path, f"its ttl_ms is {ttl}, not a positive number of milliseconds")
     return CommitHeader(generation, head, count, added, None if ttl == 0.0 else ttl)
 
 
@@ -269,16 +266,17 @@ class RingFile:
         except OSError as error:
             raise unopenable(self.path, error) from None
         try:
-            self.layout, self.model_id = decode_superblock(os.pread(self._fd, PAGE, 0))
+            self.layout, self.model_id = decode_superblock(os.pread(self._fd, PAGE, 0), self.path)
             size = os.fstat(self._fd).st_size
             if size < self.layout.journal_offset:
-                raise RingFormatError(
-                    f"it is truncated: {size} bytes, its layout needs {self.layout.journal_offset}"
+                raise damaged(
+                    self.path,
+                    f"it is truncated: {size} bytes, its layout needs {self.layout.journal_offset}",
                 )
             self._map = mmap.mmap(self._fd, self.layout.journal_offset, access=mmap.ACCESS_READ)
-        except RingFormatError as error:
+        except CacheFileError:
             self.close()
-            raise damaged(self.path, str(error)) from None
+            raise
         capacity = self.layout.capacity
         self.regions = [
             np.frombuffer(self._map, dtype, capacity * width, offset).reshape(capacity, width)
@@ -455,8 +453,10 @@ class RingFile:
         if not (0 <= first < layout.capacity and 0 <= count <= layout.capacity):
             return None
         try:
-            new = decode_commit(raw[_JOURNAL.size : _JOURNAL.size + _COMMIT.size], layout)
-        except RingFormatError:
+            new = decode_commit(
+                raw[_JOURNAL.size : _JOURNAL.size + _COMMIT.size], layout, self.path
+            )
+        except CacheFileError:
             return None
         size = count * (layout.dimensions * 4 + 24 + layout.id_bytes)  # an entry's regions
         body = os.pread(self._fd, size, layout.journal_offset + _JOURNAL_BYTES)
@@ -484,19 +484,16 @@ class RingFile:
 
     def _refresh(self, kind: int) -> CommitHeader:
         """The current header (lock held); a cut save replayed first; the sequence checked."""
-        try:
-            if os.fstat(self._fd).st_size > self.layout.journal_offset:
+        if os.fstat(self._fd).st_size > self.layout.journal_offset:
+            if kind != fcntl.LOCK_EX:
+                fcntl.flock(self._fd, fcntl.LOCK_EX)
+            try:
+                self._replay(self._read_commit())
+            finally:
+                self.header = _NOTHING
                 if kind != fcntl.LOCK_EX:
-                    fcntl.flock(self._fd, fcntl.LOCK_EX)
-                try:
-                    self._replay(self._read_commit())
-                finally:
-                    self.header = _NOTHING
-                    if kind != fcntl.LOCK_EX:
-                        fcntl.flock(self._fd, kind)
-            header = self._read_commit()
-        except RingFormatError as error:
-            raise damaged(self.path, str(error)) from None
+                    fcntl.flock(self._fd, kind)
+        header = self._read_commit()
         if header != self.header:
             self.header = header
             runs = self.live_slots()
@@ -515,14 +512,16 @@ class RingFile:
     def _read_commit(self) -> CommitHeader:
         """The newer of the two copies, both checked: valid, in their parity's slot, consecutive."""
         headers = [
-            decode_commit(os.pread(self._fd, _COMMIT.size, offset), self.layout)
+            decode_commit(os.pread(self._fd, _COMMIT.size, offset), self.layout, self.path)
             for offset in COMMIT_OFFSETS
         ]
         for position, found in enumerate(headers):
             if found.generation % 2 != position:
-                raise RingFormatError(f"commit copy {position} holds generation {found.generation}")
+                raise damaged(
+                    self.path, f"commit copy {position} holds generation {found.generation}"
+                )
         if abs(headers[0].generation - headers[1].generation) != 1:
-            raise RingFormatError("the two commit headers are not consecutive saves")
+            raise damaged(self.path, "the two commit headers are not consecutive saves")
         return max(headers, key=lambda found: found.generation)
 
     def _chunk_crc(self, index: int) -> int:
@@ -564,7 +563,7 @@ def create_ring_file(
     except OSError as error:
         raise CacheFileError(f"{path}: cannot create the cache file ({error})") from None
     try:
-        os.pwrite(descriptor, encode_superblock(layout, model_id), 0)
+        os.pwrite(descriptor, encode_superblock(layout, model_id, path), 0)
         for generation, offset in enumerate(COMMIT_OFFSETS):
             os.pwrite(descriptor, encode_commit(CommitHeader(generation, 0, 0, 0, ttl_ms)), offset)
         os.ftruncate(descriptor, layout.journal_offset)
