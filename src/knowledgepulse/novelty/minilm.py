@@ -353,11 +353,7 @@ class OnnxModelSettings:
 
 
 class OnnxRunner:
-    """An onnxruntime session running batches one at a time (the model uses every thread it has).
-
-    Raises:
-        EmbedderUnavailableError: onnxruntime is missing, or the file is not a BERT-style model.
-    """
+    """An onnxruntime session running batches one at a time (the model uses every thread it has)."""
 
     def __init__(self, settings: OnnxModelSettings) -> None:
         onnxruntime = require_onnxruntime()

