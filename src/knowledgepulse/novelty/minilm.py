@@ -437,11 +437,8 @@ def _run_in_worker(batch: PaddedBatch) -> NDArray[np.float32]:
 class WorkerPool:
     """Runs batches on ``workers`` processes (one session each), each batch on whichever is free.
 
-    The parent plans the batches, so the embeddings are exactly those of one process.
-
-    Raises:
-        EmbedderUnavailableError: (from :meth:`run_batches`) a worker could not open the model,
-            or died (killed, out of memory); the message says which.
+    The parent plans the batches, so the embeddings are exactly those of one process. A worker
+    that cannot open the model, or dies, makes :meth:`run_batches` raise EmbedderUnavailableError.
     """
 
     def __init__(self, settings: OnnxModelSettings, workers: int) -> None:

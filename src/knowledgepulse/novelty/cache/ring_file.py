@@ -362,10 +362,8 @@ class RingFile:
         forgets what the file holds first. The steps: (1) the journal (the new entries and
         header, CRC-checked) past the regions, fsync; (2) the entries into their slots; (3) the
         header into the other commit copy; (4) the journal cut off. Killed before (1) is
-        durable, the file is as before; after, the next writable open replays the journal.
-
-        Raises:
-            CacheFileError: the file is read-only, damaged, or the disk is full.
+        durable, the file is as before; after, the next writable open replays the journal. A
+        CacheFileError when the file is read-only, damaged, or the disk is full.
         """
         if not self.writable:
             raise CacheFileError(f"{self.path}: opened read-only; it cannot be saved into")
