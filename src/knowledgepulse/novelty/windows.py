@@ -116,18 +116,14 @@ def batches_by_length(
     longer window gets a batch of its own). The order is by length, then index.
     """
     order = sorted(range(len(windows)), key=lambda i: (len(windows[i].pieces), i))
-    batches: list[list[int]] = []
-    current: list[int] = []
+    batches: list[list[int]] = [[]]
     for index in order:
-        padded = len(windows[index].pieces) + 2
+        current, padded = batches[-1], len(windows[index].pieces) + 2
         # Sorted ascending, so this window is the longest of the batch it would join.
         if current and (len(current) + 1 > max_batch or (len(current) + 1) * padded > max_tokens):
-            batches.append(current)
-            current = []
+            batches.append(current := [])
         current.append(index)
-    if current:
-        batches.append(current)
-    return batches
+    return [batch for batch in batches if batch]
 
 
 def mean_pool(
@@ -174,14 +170,12 @@ class PaddedBatch:
 
 def pad_batch(windows: Sequence[Sequence[int]], special: tuple[int, int]) -> PaddedBatch:
     """The model's inputs for ``windows`` (word-piece ids without [CLS]/[SEP])."""
-    cls_id, sep_id = special
-    length = max(len(pieces) for pieces in windows) + 2
-    input_ids = np.zeros((len(windows), length), dtype=np.int64)
-    attention_mask = np.zeros((len(windows), length), dtype=np.int64)
+    lengths = np.array([len(pieces) + 2 for pieces in windows])
+    input_ids = np.zeros((len(windows), lengths.max()), dtype=np.int64)
     for row, pieces in enumerate(windows):
-        input_ids[row, : len(pieces) + 2] = [cls_id, *pieces, sep_id]
-        attention_mask[row, : len(pieces) + 2] = 1
-    return PaddedBatch(input_ids, attention_mask)
+        input_ids[row, : lengths[row]] = [special[0], *pieces, special[1]]
+    attention_mask = np.arange(input_ids.shape[1]) < lengths[:, None]
+    return PaddedBatch(input_ids, attention_mask.astype(np.int64))
 
 
 class BatchRunner(Protocol):
