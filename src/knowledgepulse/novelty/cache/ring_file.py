@@ -17,7 +17,7 @@ import os
 import shutil
 import struct
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,8 +56,6 @@ _COMMIT = struct.Struct("<QQQQdI")  # generation, head, count, added, ttl_ms (0:
 _JOURNAL = struct.Struct("<8sQQQ")  # magic, base generation, first slot, entries
 _CRC = struct.Struct("<I")
 _JOURNAL_BYTES = _JOURNAL.size + _COMMIT.size + 2 * _CRC.size  # + payload CRC, own CRC
-Step = Callable[[str], None]
-"""Called between a save's steps with the step's name; tests inject crashes with it."""
 
 
 def damaged(path: Path, what: str) -> CacheFileError:
@@ -255,7 +253,6 @@ class RingFile:
     def __init__(self, path: Path, *, writable: bool) -> None:
         self.path = path
         self.writable = writable
-        self.step: Step = lambda name: None
         self._fd = -1
         self._map: mmap.mmap | None = None
         self._open()
@@ -391,7 +388,6 @@ class RingFile:
                 self._fd, journal + _CRC.pack(zlib.crc32(journal)) + body, layout.journal_offset
             )
             os.fsync(self._fd)
-            self.step("journal")
             self._apply(first, count, new, body)
             self.header = new
         except OSError as error:
@@ -411,16 +407,13 @@ class RingFile:
             for start, stop in runs:
                 _write_at(self._fd, body[at : at + (stop - start) * size], offset + start * size)
                 at += (stop - start) * size
-            self.step("region")
         chunk = layout.chunk
         for index in sorted({i for a, b in runs for i in range(a // chunk, -(-b // chunk))}):
             pair = np.array([new.generation, self._chunk_crc(index)], dtype=np.uint64)
             _write_at(self._fd, pair.tobytes(), layout.checksums_offset + 16 * index)
         os.fsync(self._fd)
-        self.step("slots")
         _write_at(self._fd, encode_commit(new), COMMIT_OFFSETS[new.generation % 2])
         os.fsync(self._fd)
-        self.step("header")
         os.ftruncate(self._fd, layout.journal_offset)
 
     def _replay(self, base: CommitHeader) -> None:
