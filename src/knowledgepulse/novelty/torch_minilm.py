@@ -25,7 +25,7 @@ from knowledgepulse.novelty.devices import (
     import_torch,
     parse_device,
 )
-from knowledgepulse.novelty.minilm import MINILM_DIMENSIONS, MiniLMEmbedder, file_sha256
+from knowledgepulse.novelty.minilm import MINILM_DIMENSIONS, MiniLMEmbedder
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.novelty.windows import BatchRunner, PaddedBatch
 
@@ -66,6 +66,8 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
         EmbedderUnavailableError: ``device="auto"`` and torch is not installed.
     """
 
+    _ID_PREFIX = "torch"
+
     def __init__(
         self,
         *,
@@ -100,19 +102,8 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
         self._device = device
         self._dtype = dtype or ("float16" if on_cuda else "float32")
         self._model_dir = Path(model_dir) if model_dir is not None else None
-        if self._model_dir is not None:
-            self._model_id = None  # not the bundled model: named by its weights (see model_id)
-
-    @property
-    def model_id(self) -> str:
-        """The bundled model's id; for your own ``model_dir``, ``torch:`` and its weights' hash."""
-        if self._model_id is None:
-            path = (self._model_dir or bundled_weights_dir()) / "model.safetensors"
-            try:
-                self._model_id = f"torch:{file_sha256(path)[:16]}"
-            except OSError as error:
-                raise EmbedderUnavailableError(f"cannot read the model {path}: {error}") from None
-        return self._model_id
+        if self._model_dir is not None:  # not the bundled model: named by its weights' sha256
+            self._model_id = self._sha256 = None
 
     @property
     def device(self) -> str:
@@ -129,9 +120,12 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
         """Where and how the vectors are made, for reports: ``torch-cuda-float16`` and so on."""
         return f"torch-{self._device.split(':')[0]}-{self._dtype}"
 
+    def _resolved_model_path(self) -> Path:
+        return (self._model_dir or bundled_weights_dir()) / "model.safetensors"
+
     def _open_runner(self) -> BatchRunner:
         check_device(self._device)
-        directory = self._model_dir or bundled_weights_dir()
+        directory = self._resolved_model_path().parent
         return TorchRunner(directory, self._device, self._dtype, MINILM_DIMENSIONS)
 
 
