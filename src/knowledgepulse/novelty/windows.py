@@ -1,12 +1,9 @@
 """Long texts into model inputs and back: windows of word pieces, padded batches, pooling.
 
-The model reads 256 positions, so a text's word pieces are cut into windows of 254, each read as
-``[CLS] window [SEP]``; the text's embedding is the windows' mean weighted by their pieces. At
-most ``max_windows`` (default 32) windows of a text are embedded and only a prefix long enough
-for them is tokenized: a 1 MB trace is 1,435 windows, and 32 leave 99.6% of the real traces
-whole and the rest within cosine 0.996 (the study is in ``docs/scoring.md``). A chunk of texts
-is planned into padded batches on the host; a :class:`BatchRunner` only runs them, while the
-next chunk may be planned in a background thread (tokenizer and model release the GIL).
+A text's word pieces are cut into windows of 254, each read as ``[CLS] window [SEP]``; its
+embedding is the windows' mean weighted by their pieces. At most ``max_windows`` windows are
+embedded and only a prefix long enough for them is tokenized (``docs/scoring.md`` measures the
+cap). A chunk is planned into padded batches on the host while a :class:`BatchRunner` runs the last.
 """
 
 from __future__ import annotations
