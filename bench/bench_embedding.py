@@ -158,7 +158,7 @@ def bench_onnx(traces: list[ReasoningTrace], args: argparse.Namespace) -> None:
     print(f"\nbundled int8 ONNX (onnxruntime), --batch-size {args.batch_size}")
     with MiniLMEmbedder(workers=1, threads=1) as one:
         work = plan_work(one, traces, args.novelty_text)
-        settings = OnnxModelSettings(one._checked_model_path(), one.dimensions, 1)
+        settings = OnnxModelSettings(one._resolved_model_path(), one.dimensions, 1)
         alone = model_only(OnnxRunner(settings), work, args.runs)
         model_rate = report("model only, 1 thread", alone, count, work)
         seconds = end_to_end(one, traces, args.novelty_text, args.batch_size, args.runs)
