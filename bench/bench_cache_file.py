@@ -25,7 +25,7 @@ import numpy as np
 from knowledgepulse.errors import CacheFileError
 from knowledgepulse.novelty.cache import VectorCache
 from knowledgepulse.novelty.cache.ring_file import RingFile, RingLayout, create_ring_file
-from knowledgepulse.novelty.cache.search import unit_rows
+from knowledgepulse.novelty.windows import unit_rows
 
 DIMENSIONS = 384
 PROBE = """

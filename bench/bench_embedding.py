@@ -36,8 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knowledgepulse.novelty.devices import resolve_device
-from knowledgepulse.novelty.minilm import MiniLMEmbedder
-from knowledgepulse.novelty.onnx_runner import OnnxModelSettings, OnnxRunner
+from knowledgepulse.novelty.minilm import MiniLMEmbedder, OnnxModelSettings, OnnxRunner
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS, TermsPart
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.novelty.torch_minilm import TorchMiniLMEmbedder
@@ -159,7 +158,7 @@ def bench_onnx(traces: list[ReasoningTrace], args: argparse.Namespace) -> None:
     print(f"\nbundled int8 ONNX (onnxruntime), --batch-size {args.batch_size}")
     with MiniLMEmbedder(workers=1, threads=1) as one:
         work = plan_work(one, traces, args.novelty_text)
-        settings = OnnxModelSettings(one._checked_model_path(), one.dimensions, 1)
+        settings = OnnxModelSettings(one._resolved_model_path(), one.dimensions, 1)
         alone = model_only(OnnxRunner(settings), work, args.runs)
         model_rate = report("model only, 1 thread", alone, count, work)
         seconds = end_to_end(one, traces, args.novelty_text, args.batch_size, args.runs)

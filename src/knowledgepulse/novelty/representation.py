@@ -1,11 +1,9 @@
 """Which text stands for a trace in novelty, and how it becomes one unit vector.
 
-Novelty stays ``N = 1 - max cosine(trace, cache)`` with one vector per trace. A representation
-may join several parts: the vector ``[sqrt(w1)*u1, sqrt(w2)*u2, ...]`` of unit part vectors has
-cosine ``w1*cos1 + w2*cos2 + ...`` with another such vector (the weights sum to 1). A part is a
-text the embedder reads, or a set of terms hashed into a vector (:func:`term_vectors`) whose
-cosine measures exact overlap. ``docs/novelty.md`` measures the :data:`NOVELTY_TEXTS` and says
-why the default reads the objective, the actions and the terms they act on.
+Novelty stays ``N = 1 - max cosine(trace, cache)``. A representation may join parts (texts the
+embedder reads, or term sets hashed by :func:`term_vectors`): ``[sqrt(w1)*u1, sqrt(w2)*u2, ...]``
+of unit part vectors has cosine ``w1*cos1 + w2*cos2 + ...`` with another (the weights sum to 1).
+``docs/novelty.md`` measures the :data:`NOVELTY_TEXTS` and says why the default is the default.
 """
 
 from __future__ import annotations
@@ -102,7 +100,7 @@ class NoveltyText:
         """
         import numpy as np  # noqa: PLC0415 - see the imports
 
-        from knowledgepulse.novelty.windows import normalize  # noqa: PLC0415
+        from knowledgepulse.novelty.windows import unit_rows  # noqa: PLC0415
 
         blocks: list[NDArray[np.float32]] = []
         windows: tuple[int, ...] | None = None
@@ -127,12 +125,12 @@ class NoveltyText:
             # rest is renormalised over the parts it has. Embedding the empty text would give
             # every such trace the same vector, and any two of them this part's cosine for free.
             absent = np.array([not text.strip() for text in texts], dtype=bool)
-            vectors = normalize(vectors)
+            vectors = unit_rows(vectors)
             vectors[absent] = 0.0
             blocks.append(vectors * np.float32(math.sqrt(part.weight)))
         if len(blocks) == 1:
             return RepresentedVectors(blocks[0], windows, capped)
-        return RepresentedVectors(normalize(np.concatenate(blocks, axis=1)), windows, capped)
+        return RepresentedVectors(unit_rows(np.concatenate(blocks, axis=1)), windows, capped)
 
 
 def term_vectors(
@@ -146,15 +144,14 @@ def term_vectors(
     """
     import numpy as np  # noqa: PLC0415 - see the imports
 
+    from knowledgepulse.novelty.windows import unit_rows  # noqa: PLC0415
+
     matrix = np.zeros((len(term_sets), dimensions), dtype=np.float32)
     for row, terms in enumerate(term_sets):
         for term in set(terms):
             digest = stable_hash64(term)
             matrix[row, digest % dimensions] += 1.0 if digest >> 63 else -1.0
-        norm = float(np.linalg.norm(matrix[row]))
-        if norm > 0:
-            matrix[row] /= np.float32(norm)
-    return matrix
+    return unit_rows(matrix)
 
 
 DEFAULT_NOVELTY_TEXT = "objective-actions-terms"

@@ -29,11 +29,7 @@ mistyped size or a damaged ``.npz`` cannot exhaust memory; a ring file is bounde
 
 
 def check_cache_size(max_elements: int, dimensions: int) -> None:
-    """Refuse a cache whose vectors would take more than :data:`MAX_CACHE_BYTES`.
-
-    Raises:
-        ScorerParameterError: saying how much it would take and what to lower.
-    """
+    """Refuse a cache whose vectors would take more than :data:`MAX_CACHE_BYTES`."""
     if max_elements * dimensions * 4 > MAX_CACHE_BYTES:
         raise ScorerParameterError(
             f"a cache of {max_elements} vectors of {dimensions} dimensions would take "

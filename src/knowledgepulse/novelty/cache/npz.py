@@ -23,10 +23,14 @@ from numpy.typing import NDArray
 from knowledgepulse._util.atomic import atomic_binary
 from knowledgepulse._util.settings import optional_duration_ms
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
-from knowledgepulse.novelty.cache.ring_file import MAX_DIMENSIONS, damaged, not_a_cache
+from knowledgepulse.novelty.cache.ring_file import MAX_DIMENSIONS, damaged, not_a_cache, unopenable
 
 CACHE_FILE_FORMAT = "knowledgepulse-vector-cache/1"
 _PARTS = ("header", "vectors", "added_at")
+_HEADER_READERS = {
+    (1, 0): npy_format.read_array_header_1_0,
+    (2, 0): npy_format.read_array_header_2_0,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +47,7 @@ class CacheFileContents:
 
 
 def write_cache_file(path: Path, contents: CacheFileContents) -> None:
-    """Write ``contents`` to ``path`` atomically.
-
-    Raises:
-        OutputError: the file cannot be created.
-    """
+    """Write ``contents`` to ``path`` atomically (an OutputError when it cannot be created)."""
     header = {
         "format": CACHE_FILE_FORMAT,
         "model_id": contents.model_id,
@@ -66,24 +66,13 @@ def write_cache_file(path: Path, contents: CacheFileContents) -> None:
 
 
 def read_cache_file(path: Path) -> CacheFileContents:
-    """Read and check a file written by :func:`write_cache_file`.
-
-    Raises:
-        CacheFileError: the file is missing, unreadable, not a cache, or damaged in any way.
-    """
+    """Read and check a file written by :func:`write_cache_file`; any fault: CacheFileError."""
     try:
         if path.is_dir():
             raise CacheFileError(f"{path}: is a directory, not a cache file; give a file path")
         file = path.open("rb")
-    except FileNotFoundError:
-        raise CacheFileError(
-            f"{path}: no such cache file (a cache is saved there once traces are scored)"
-        ) from None
     except OSError as error:
-        raise CacheFileError(
-            f"{path}: cannot open the cache file ({error.strerror or error}); check its "
-            "permissions, or give another cache file"
-        ) from None
+        raise unopenable(path, error) from None
     with file:
         size = os.fstat(file.fileno()).st_size
         if size == 0:
@@ -114,12 +103,9 @@ def _read_part(path: Path, archive: zipfile.ZipFile, name: str, size: int) -> ND
     buffer = io.BytesIO(data)
     try:
         version = npy_format.read_magic(buffer)
-        if version not in ((1, 0), (2, 0)):
+        if version not in _HEADER_READERS:
             raise ValueError(f".npy format {version}, not 1.0 or 2.0")
-        read_header = npy_format.read_array_header_1_0
-        if version == (2, 0):
-            read_header = npy_format.read_array_header_2_0
-        shape, fortran_order, dtype = read_header(buffer)
+        shape, fortran_order, dtype = _HEADER_READERS[version](buffer)
     except ValueError as error:
         raise damaged(path, f"its {name!r} array is not a .npy array: {_one_line(error)}") from None
     if dtype.hasobject:

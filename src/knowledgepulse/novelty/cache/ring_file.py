@@ -17,7 +17,7 @@ import os
 import shutil
 import struct
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,14 +49,13 @@ MAX_DIMENSIONS = 65_536
 LONG_ID_PREFIX = "kp:long-id:sha256:"
 """An id longer than its slot is stored as this prefix and its SHA-256 (see docs/cache-file.md)."""
 FRESH_START = "delete it to start a fresh cache (or give another cache file)"
+_LONG_ID_BYTES = 2 + len(LONG_ID_PREFIX) + 64
 
 _SUPER = struct.Struct("<8sIIQIII")  # magic, version, dimensions, capacity, id, chunk, model len
 _COMMIT = struct.Struct("<QQQQdI")  # generation, head, count, added, ttl_ms (0: none), CRC
 _JOURNAL = struct.Struct("<8sQQQ")  # magic, base generation, first slot, entries
 _CRC = struct.Struct("<I")
 _JOURNAL_BYTES = _JOURNAL.size + _COMMIT.size + 2 * _CRC.size  # + payload CRC, own CRC
-Step = Callable[[str], None]
-"""Called between a save's steps with the step's name; tests inject crashes with it."""
 
 
 def damaged(path: Path, what: str) -> CacheFileError:
@@ -69,8 +68,16 @@ def not_a_cache(path: Path, what: str) -> CacheFileError:
     return CacheFileError(f"{path}: not a knowledgepulse vector cache: {what}; {FRESH_START}")
 
 
-class RingFormatError(ValueError):
-    """Raised by the pure checks; :class:`RingFile` adds the file's name and the fix."""
+def unopenable(path: Path, error: OSError) -> CacheFileError:
+    """The error for a cache file that cannot be opened, with the fix."""
+    if isinstance(error, FileNotFoundError):
+        return CacheFileError(
+            f"{path}: no such cache file (a cache is saved there once traces are scored)"
+        )
+    return CacheFileError(
+        f"{path}: cannot open the cache file ({error.strerror or error}); check its "
+        "permissions, or give another cache file"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +131,11 @@ class CommitHeader:
 _NOTHING = CommitHeader(-1, 0, 0, 0, None)
 
 
-def encode_superblock(layout: RingLayout, model_id: str | None) -> bytes:
+def encode_superblock(layout: RingLayout, model_id: str | None, path: Path) -> bytes:
     """The superblock's bytes, CRC included."""
     model = b"" if model_id is None else model_id.encode("utf-8")
     if len(model) > 1024:
-        raise RingFormatError(f"the model id is {len(model)} bytes; at most 1024 are stored")
+        raise CacheFileError(f"{path}: the model id is {len(model)} bytes; at most 1024 are stored")
     length = 0xFFFFFFFF if model_id is None else len(model)
     body = _SUPER.pack(
         RING_MAGIC, 1, layout.dimensions, layout.capacity, layout.id_bytes, layout.chunk, length
@@ -136,28 +143,28 @@ def encode_superblock(layout: RingLayout, model_id: str | None) -> bytes:
     return body + model + _CRC.pack(zlib.crc32(body + model))
 
 
-def decode_superblock(data: bytes) -> tuple[RingLayout, str | None]:
+def decode_superblock(data: bytes, path: Path) -> tuple[RingLayout, str | None]:
     """Check and read a superblock: the layout and the model id."""
     if len(data) < _SUPER.size + 4 or not data.startswith(RING_MAGIC):
-        raise RingFormatError("it does not start with the ring-file magic")
+        raise damaged(path, "it does not start with the ring-file magic")
     _, version, dimensions, capacity, id_bytes, chunk, length = _SUPER.unpack_from(data)
     if version != 1:
-        raise RingFormatError(f"it is ring-file version {version}; this knowledgepulse reads 1")
+        raise damaged(path, f"it is ring-file version {version}; this knowledgepulse reads 1")
     end = _SUPER.size + (0 if length == 0xFFFFFFFF else length)
     if end > _SUPER.size + 1024 or len(data) < end + 4:
-        raise RingFormatError(f"its superblock declares a model id of {end - _SUPER.size} bytes")
+        raise damaged(path, f"its superblock declares a model id of {end - _SUPER.size} bytes")
     if zlib.crc32(data[:end]) != _CRC.unpack_from(data, end)[0]:
-        raise RingFormatError("its superblock fails its checksum")
+        raise damaged(path, "its superblock fails its checksum")
     if not 1 <= dimensions <= MAX_DIMENSIONS:
-        raise RingFormatError(f"its dimensions is {dimensions}, not a width from 1 to 65536")
+        raise damaged(path, f"its dimensions is {dimensions}, not a width from 1 to 65536")
     if not 1 <= capacity <= MAX_CAPACITY:
-        raise RingFormatError(f"its capacity is {capacity}, out of range")
-    if not 3 <= id_bytes <= 65_537 or not 1 <= chunk <= 1 << 20:
-        raise RingFormatError(f"its id width {id_bytes} or chunk {chunk} is out of range")
+        raise damaged(path, f"its capacity is {capacity}, out of range")
+    if not _LONG_ID_BYTES <= id_bytes <= 65_537 or not 1 <= chunk <= 1 << 20:
+        raise damaged(path, f"its id width {id_bytes} or chunk {chunk} is out of range")
     try:
         model_id = None if length == 0xFFFFFFFF else data[_SUPER.size : end].decode()
     except UnicodeDecodeError:
-        raise RingFormatError("its model id is not UTF-8") from None
+        raise damaged(path, "its model id is not UTF-8") from None
     return RingLayout(dimensions, capacity, id_bytes, chunk), model_id
 
 
@@ -168,22 +175,23 @@ def encode_commit(header: CommitHeader) -> bytes:
     return body + _CRC.pack(zlib.crc32(body))
 
 
-def decode_commit(data: bytes, layout: RingLayout) -> CommitHeader:
+def decode_commit(data: bytes, layout: RingLayout, path: Path) -> CommitHeader:
     """Check and read a commit header against the layout."""
     if len(data) < _COMMIT.size:
-        raise RingFormatError("a commit header is cut short")
+        raise damaged(path, "a commit header is cut short")
     generation, head, count, added, ttl, crc = _COMMIT.unpack_from(data)
     if zlib.crc32(data[: _COMMIT.size - 4]) != crc:
-        raise RingFormatError("a commit header fails its checksum")
+        raise damaged(path, "a commit header fails its checksum")
     if not 0 <= head < layout.capacity:
-        raise RingFormatError(f"its head {head} is outside 0..{layout.capacity - 1}")
+        raise damaged(path, f"its head {head} is outside 0..{layout.capacity - 1}")
     if not 0 <= count <= min(layout.capacity, added) or added >= 1 << 62:
-        raise RingFormatError(
+        raise damaged(
+            path,
             f"its count {count} exceeds the capacity {layout.capacity} or the {added} vectors "
-            "ever added"
+            "ever added",
         )
     if ttl != 0.0 and not (math.isfinite(ttl) and ttl > 0):
-        raise RingFormatError(f"its ttl_ms is {ttl}, not a positive number of milliseconds")
+        raise damaged(path, f"its ttl_ms is {ttl}, not a positive number of milliseconds")
     return CommitHeader(generation, head, count, added, None if ttl == 0.0 else ttl)
 
 
@@ -209,25 +217,10 @@ def encode_ids(ids: list[str | None], id_bytes: int) -> tuple[NDArray[np.uint8],
         if kept is None:
             slots[row, :2] = 0xFF
             continue
-        raw = kept.encode("utf-8", "surrogatepass")
-        if len(raw) > id_bytes - 2:
-            raise RingFormatError(f"id slots of {id_bytes} bytes cannot hold even a long-id form")
+        raw = kept.encode("utf-8", "surrogatepass")  # fits: decode_superblock checked id_bytes
         slots[row, : 2 + len(raw)] = np.frombuffer(struct.pack("<H", len(raw)) + raw, np.uint8)
         hashes[row] = id_hash(kept)
     return slots, hashes
-
-
-def decode_id(slot: NDArray[np.uint8]) -> str | None:
-    """The id in one slot, or ``None``."""
-    length = int(slot[0]) | int(slot[1]) << 8
-    if length == 0xFFFF:
-        return None
-    if length > len(slot) - 2:
-        raise RingFormatError(f"an id slot declares {length} bytes in a slot of {len(slot) - 2}")
-    try:
-        return slot[2 : 2 + length].tobytes().decode("utf-8", "surrogatepass")
-    except UnicodeDecodeError:
-        raise RingFormatError("an id slot does not hold UTF-8") from None
 
 
 def ring_slots(first: int, count: int, capacity: int) -> list[tuple[int, int]]:
@@ -260,7 +253,6 @@ class RingFile:
     def __init__(self, path: Path, *, writable: bool) -> None:
         self.path = path
         self.writable = writable
-        self.step: Step = lambda name: None
         self._fd = -1
         self._map: mmap.mmap | None = None
         self._open()
@@ -268,24 +260,20 @@ class RingFile:
     def _open(self) -> None:
         try:
             self._fd = os.open(self.path, os.O_RDWR if self.writable else os.O_RDONLY)
-        except FileNotFoundError:
-            raise CacheFileError(f"{self.path}: no such cache file") from None
         except OSError as error:
-            raise CacheFileError(
-                f"{self.path}: cannot open the cache file ({error.strerror or error}); check its "
-                "permissions, or give another cache file"
-            ) from None
+            raise unopenable(self.path, error) from None
         try:
-            self.layout, self.model_id = decode_superblock(os.pread(self._fd, PAGE, 0))
+            self.layout, self.model_id = decode_superblock(os.pread(self._fd, PAGE, 0), self.path)
             size = os.fstat(self._fd).st_size
             if size < self.layout.journal_offset:
-                raise RingFormatError(
-                    f"it is truncated: {size} bytes, its layout needs {self.layout.journal_offset}"
+                raise damaged(
+                    self.path,
+                    f"it is truncated: {size} bytes, its layout needs {self.layout.journal_offset}",
                 )
             self._map = mmap.mmap(self._fd, self.layout.journal_offset, access=mmap.ACCESS_READ)
-        except RingFormatError as error:
+        except CacheFileError:
             self.close()
-            raise damaged(self.path, str(error)) from None
+            raise
         capacity = self.layout.capacity
         self.regions = [
             np.frombuffer(self._map, dtype, capacity * width, offset).reshape(capacity, width)
@@ -330,10 +318,18 @@ class RingFile:
 
     def id_at(self, slot: int) -> str | None:
         """The id in ``slot`` (its chunk checked by :meth:`verify`)."""
+        raw: NDArray[np.uint8] = self.ids[slot]
+        length = int(raw[0]) | int(raw[1]) << 8
+        if length == 0xFFFF:
+            return None
+        if length > len(raw) - 2:
+            raise damaged(
+                self.path, f"an id slot declares {length} bytes in a slot of {len(raw) - 2}"
+            )
         try:
-            return decode_id(self.ids[slot])
-        except RingFormatError as error:
-            raise damaged(self.path, str(error)) from None
+            return raw[2 : 2 + length].tobytes().decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            raise damaged(self.path, "an id slot does not hold UTF-8") from None
 
     def verify(self, skip: int = 0) -> None:
         """Check every chunk holding a live slot against its CRC, once per save that wrote it."""
@@ -363,18 +359,13 @@ class RingFile:
         forgets what the file holds first. The steps: (1) the journal (the new entries and
         header, CRC-checked) past the regions, fsync; (2) the entries into their slots; (3) the
         header into the other commit copy; (4) the journal cut off. Killed before (1) is
-        durable, the file is as before; after, the next writable open replays the journal.
-
-        Raises:
-            CacheFileError: the file is read-only, damaged, or the disk is full.
+        durable, the file is as before; after, the next writable open replays the journal. A
+        CacheFileError when the file is read-only, damaged, or the disk is full.
         """
         if not self.writable:
             raise CacheFileError(f"{self.path}: opened read-only; it cannot be saved into")
         layout, count = self.layout, len(vectors)
-        try:
-            slots, hashes = encode_ids(ids, layout.id_bytes)
-        except RingFormatError as error:
-            raise CacheFileError(f"{self.path}: {error}") from None
+        slots, hashes = encode_ids(ids, layout.id_bytes)
         self._lock(fcntl.LOCK_EX)
         try:
             base = self._refresh(fcntl.LOCK_EX)
@@ -397,7 +388,6 @@ class RingFile:
                 self._fd, journal + _CRC.pack(zlib.crc32(journal)) + body, layout.journal_offset
             )
             os.fsync(self._fd)
-            self.step("journal")
             self._apply(first, count, new, body)
             self.header = new
         except OSError as error:
@@ -417,16 +407,13 @@ class RingFile:
             for start, stop in runs:
                 _write_at(self._fd, body[at : at + (stop - start) * size], offset + start * size)
                 at += (stop - start) * size
-            self.step("region")
         chunk = layout.chunk
         for index in sorted({i for a, b in runs for i in range(a // chunk, -(-b // chunk))}):
             pair = np.array([new.generation, self._chunk_crc(index)], dtype=np.uint64)
             _write_at(self._fd, pair.tobytes(), layout.checksums_offset + 16 * index)
         os.fsync(self._fd)
-        self.step("slots")
         _write_at(self._fd, encode_commit(new), COMMIT_OFFSETS[new.generation % 2])
         os.fsync(self._fd)
-        self.step("header")
         os.ftruncate(self._fd, layout.journal_offset)
 
     def _replay(self, base: CommitHeader) -> None:
@@ -457,8 +444,10 @@ class RingFile:
         if not (0 <= first < layout.capacity and 0 <= count <= layout.capacity):
             return None
         try:
-            new = decode_commit(raw[_JOURNAL.size : _JOURNAL.size + _COMMIT.size], layout)
-        except RingFormatError:
+            new = decode_commit(
+                raw[_JOURNAL.size : _JOURNAL.size + _COMMIT.size], layout, self.path
+            )
+        except CacheFileError:
             return None
         size = count * (layout.dimensions * 4 + 24 + layout.id_bytes)  # an entry's regions
         body = os.pread(self._fd, size, layout.journal_offset + _JOURNAL_BYTES)
@@ -486,19 +475,16 @@ class RingFile:
 
     def _refresh(self, kind: int) -> CommitHeader:
         """The current header (lock held); a cut save replayed first; the sequence checked."""
-        try:
-            if os.fstat(self._fd).st_size > self.layout.journal_offset:
+        if os.fstat(self._fd).st_size > self.layout.journal_offset:
+            if kind != fcntl.LOCK_EX:
+                fcntl.flock(self._fd, fcntl.LOCK_EX)
+            try:
+                self._replay(self._read_commit())
+            finally:
+                self.header = _NOTHING
                 if kind != fcntl.LOCK_EX:
-                    fcntl.flock(self._fd, fcntl.LOCK_EX)
-                try:
-                    self._replay(self._read_commit())
-                finally:
-                    self.header = _NOTHING
-                    if kind != fcntl.LOCK_EX:
-                        fcntl.flock(self._fd, kind)
-            header = self._read_commit()
-        except RingFormatError as error:
-            raise damaged(self.path, str(error)) from None
+                    fcntl.flock(self._fd, kind)
+        header = self._read_commit()
         if header != self.header:
             self.header = header
             runs = self.live_slots()
@@ -517,14 +503,16 @@ class RingFile:
     def _read_commit(self) -> CommitHeader:
         """The newer of the two copies, both checked: valid, in their parity's slot, consecutive."""
         headers = [
-            decode_commit(os.pread(self._fd, _COMMIT.size, offset), self.layout)
+            decode_commit(os.pread(self._fd, _COMMIT.size, offset), self.layout, self.path)
             for offset in COMMIT_OFFSETS
         ]
         for position, found in enumerate(headers):
             if found.generation % 2 != position:
-                raise RingFormatError(f"commit copy {position} holds generation {found.generation}")
+                raise damaged(
+                    self.path, f"commit copy {position} holds generation {found.generation}"
+                )
         if abs(headers[0].generation - headers[1].generation) != 1:
-            raise RingFormatError("the two commit headers are not consecutive saves")
+            raise damaged(self.path, "the two commit headers are not consecutive saves")
         return max(headers, key=lambda found: found.generation)
 
     def _chunk_crc(self, index: int) -> int:
@@ -542,15 +530,12 @@ def create_ring_file(
     *,
     model_id: str | None,
     ttl_ms: float | None,
-    replace: bool = False,
-    fill: Callable[[RingFile], None] | None = None,
+    entries: tuple[NDArray[np.float32], NDArray[np.float64], list[str | None]] | None = None,
 ) -> None:
     """Make a ring file at ``path`` atomically: written beside it, then linked (or renamed) there.
 
-    ``fill`` saves the first entries first. Without ``replace``, a file made meanwhile is kept.
-
-    Raises:
-        CacheFileError: the directory is not writable or the disk too full for the file.
+    With ``entries`` (vectors, times, ids), it holds them and replaces any file at ``path``;
+    without, a file made there meanwhile is kept. A CacheFileError when it cannot be made.
     """
     remove_stale_temporaries(path)
     directory = path.parent if str(path.parent) else Path()
@@ -566,20 +551,20 @@ def create_ring_file(
     except OSError as error:
         raise CacheFileError(f"{path}: cannot create the cache file ({error})") from None
     try:
-        os.pwrite(descriptor, encode_superblock(layout, model_id), 0)
+        os.pwrite(descriptor, encode_superblock(layout, model_id, path), 0)
         for generation, offset in enumerate(COMMIT_OFFSETS):
             os.pwrite(descriptor, encode_commit(CommitHeader(generation, 0, 0, 0, ttl_ms)), offset)
         os.ftruncate(descriptor, layout.journal_offset)
         os.close(descriptor)
-        if fill is not None:
+        if entries is not None:
             ring = RingFile(temporary, writable=True)
             try:
-                fill(ring)
+                ring.commit(*entries, ttl_ms=ttl_ms)
             finally:
                 ring.close()
         fsync_path(temporary)
         os.chmod(temporary, new_file_mode())
-        if replace:
+        if entries is not None:
             os.replace(temporary, path)
         else:
             with contextlib.suppress(FileExistsError):

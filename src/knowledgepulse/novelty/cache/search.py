@@ -2,8 +2,8 @@
 
 The held vectors come as a few arrays read as one, oldest first, never copied whole: a block of
 queries meets them in slices whose similarities take at most ``block_bytes``. Every row is a unit
-vector or zero (:func:`unit_rows`), so a product is a cosine. Batch and one-by-one answers agree
-within 1e-6; of two exact copies either may be named nearest.
+vector or zero (``windows.unit_rows``), so a product is a cosine. Batch and one-by-one answers
+agree within 1e-6; of two exact copies either may be named nearest.
 """
 
 from __future__ import annotations
@@ -32,13 +32,6 @@ class Neighbours:
 
     index: NDArray[np.intp]
     similarity: NDArray[np.float64]
-
-
-def unit_rows(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Each row scaled to unit length (zero rows stay zero); in float64, for subnormal rows."""
-    wide = np.asarray(matrix, dtype=np.float64)
-    norms = np.linalg.norm(wide, axis=1, keepdims=True)
-    return (wide / np.where(norms == 0.0, 1.0, norms)).astype(np.float32)
 
 
 def frozen_nearest(

@@ -1,12 +1,14 @@
 """``VectorCache``: the vectors novelty is measured against, oldest-first eviction and a TTL.
 
-Vectors are held L2-normalised in a ring buffer: in memory, or in a memory-mapped ring file
-(:mod:`.ring_file`) scanned in blocks of bounded memory. Each keeps the id it was added with
-and when it was added (for the TTL), from an injectable clock in milliseconds.
+Vectors are held L2-normalised in a ring buffer: in memory (``MemoryRing``), or in a memory-mapped
+ring file (:mod:`.ring_file`) and the vectors added since its last save (``FileRing``), scanned in
+blocks of bounded memory. Each keeps the id it was added with and when it was added (for the
+TTL), from an injectable clock in milliseconds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -26,23 +28,25 @@ from knowledgepulse.novelty.cache.ring_file import (
     RingLayout,
     create_ring_file,
     damaged,
+    id_hash,
     is_ring_file,
     not_a_cache,
+    ring_slots,
     starts_with,
+    stored_id,
 )
 from knowledgepulse.novelty.cache.search import (
     BLOCK_BYTES,
     Neighbours,
     frozen_nearest,
     online_nearest,
-    unit_rows,
 )
-from knowledgepulse.novelty.cache.stores import FileRing, MemoryRing
 from knowledgepulse.novelty.settings import (
     DEFAULT_DIMENSIONS,
     DEFAULT_MAX_ELEMENTS,
     check_cache_size,
 )
+from knowledgepulse.novelty.windows import unit_rows
 
 Clock = Callable[[], float]
 """Returns the current time in milliseconds."""
@@ -106,9 +110,10 @@ class VectorCache:
         check_cache_size(max_elements, dimensions or 1)
         self._max_elements = max_elements
         self._dimensions = dimensions
-        self._store: MemoryRing | FileRing | None = None
-        if dimensions is not None:
-            self._store = MemoryRing(max_elements, dimensions)
+        # Without dimensions, an empty stand-in until the first vector gives them (see _held).
+        self._store: MemoryRing | FileRing = MemoryRing(
+            max_elements if dimensions else 1, dimensions or 0
+        )
         self._clock = clock
         self._block_bytes = block_bytes
         self._lock = threading.RLock()
@@ -138,14 +143,11 @@ class VectorCache:
     @property
     def size(self) -> int:
         """How many vectors are held now (expired ones do not count)."""
-        with self._lock:
-            if self._store is None:
-                return 0
-            with self._store.view():
-                if not self._ttl_ms or self._store.count == 0:
-                    return self._store.count
-                due = self._clock() - self._ttl_ms
-                return sum(int(np.count_nonzero(p > due)) for p in self._store.time_parts())
+        with self._lock, self._store.view():
+            if not self._ttl_ms or self._store.count == 0:
+                return self._store.count
+            due = self._clock() - self._ttl_ms
+            return sum(int(np.count_nonzero(p > due)) for p in self._store.parts()[1])
 
     def __len__(self) -> int:
         return self.size
@@ -176,7 +178,7 @@ class VectorCache:
         with self._lock:
             units = self._units(vectors, "vectors")
             names = _batch_ids(ids, len(units))
-            if self._store is None and not len(units):
+            if not len(units):
                 return []
             store = self._held(units)
             with store.view():
@@ -187,11 +189,12 @@ class VectorCache:
                     if self._ttl_ms and (store.count or i):
                         query_times[i] = self._clock()
                     add_times[i] = self._clock()
+                held, held_times = store.parts()
                 found = online_nearest(
-                    store.vector_parts(),
+                    held,
                     units,
                     max_elements=self._max_elements,
-                    held_times=store.time_parts(),
+                    held_times=held_times,
                     query_times=query_times,
                     add_times=add_times,
                     ttl_ms=self._ttl_ms,
@@ -212,20 +215,15 @@ class VectorCache:
 
     def holds(self, ids: Sequence[str | None]) -> list[bool]:
         """Whether a vector is held under each id (one past its TTL included; ``None``: no)."""
-        with self._lock:
-            if self._store is None:
-                return [False] * len(ids)
-            with self._store.view():
-                held, queries = _id_codes(self._store, ids)
-            found = set(held[held >= 0].tolist())
-            return [code in found for code in queries.tolist()]
+        with self._lock, self._store.view():
+            held, queries = _id_codes(self._store, ids)
+        found = set(held[held >= 0].tolist())
+        return [code in found for code in queries.tolist()]
 
     def _frozen(
         self, units: NDArray[np.float32], excluded: list[str | None]
     ) -> list[Nearest | None]:
         store = self._store
-        if store is None:
-            return [None] * len(units)
         with store.view():
             if store.count == 0:
                 return [None] * len(units)
@@ -235,10 +233,11 @@ class VectorCache:
             held_keys = query_keys = None
             if any(e is not None for e in excluded):
                 held_keys, query_keys = _id_codes(store, excluded)
+            held, held_times = store.parts()
             found = frozen_nearest(
-                store.vector_parts(),
+                held,
                 units,
-                held_times=store.time_parts(),
+                held_times=held_times,
                 due=due,
                 held_keys=held_keys,
                 query_keys=query_keys,
@@ -254,25 +253,12 @@ class VectorCache:
     def clear(self) -> None:
         """Forget every vector (a file-backed cache forgets them at the next :meth:`flush`)."""
         with self._lock:
-            if self._store is not None:
-                self._store.clear()
+            self._store.clear()
 
     def entries(self) -> Iterator[CachedVector]:
         """The live vectors (normalised), oldest first, with their ids and times."""
-        with self._lock:
-            store = self._store
-            if store is None:
-                return iter(())
-            with store.view():
-                due = self._clock() - self._ttl_ms if self._ttl_ms else None
-                times = np.concatenate(store.time_parts())
-                vectors = np.concatenate(store.vector_parts())
-                snapshot = [
-                    CachedVector(store.id_at(i), vectors[i], float(added))
-                    for i, added in enumerate(times.tolist())
-                    if due is None or added > due
-                ]
-        return iter(snapshot)
+        saved = self._contents(None)
+        return map(CachedVector, saved.ids, saved.vectors, saved.added_at.tolist())
 
     def flush(self) -> None:
         """Save what was added since :meth:`open` or the last flush into the cache's own file.
@@ -323,27 +309,26 @@ class VectorCache:
         if _wants_npz(target):
             write_cache_file(target, saved)
             return
-
-        def fill(ring: RingFile) -> None:
-            ring.commit(saved.vectors, saved.added_at, saved.ids, ttl_ms=saved.ttl_ms)
-
-        layout = RingLayout(saved.dimensions, saved.max_elements)
         create_ring_file(
-            target, layout, model_id=model_id, ttl_ms=saved.ttl_ms, replace=True, fill=fill
+            target,
+            RingLayout(saved.dimensions, saved.max_elements),
+            model_id=model_id,
+            ttl_ms=saved.ttl_ms,
+            entries=(saved.vectors, saved.added_at, saved.ids),
         )
 
     def _contents(self, model_id: str | None) -> CacheFileContents:
-        entries = list(self.entries())
-        dimensions = self._dimensions or DEFAULT_DIMENSIONS
-        vectors = np.array([e.vector for e in entries], dtype=np.float32)
+        """The live vectors, oldest first, with the settings a saved file records."""
+        width = self._dimensions or DEFAULT_DIMENSIONS
+        with self._lock, (store := self._store).view():
+            held, held_times = store.parts()
+            vectors, times = np.concatenate(held), np.concatenate(held_times)
+            due = self._clock() - self._ttl_ms if self._ttl_ms else -np.inf
+            live = np.flatnonzero(times > due)
+            vectors, times = vectors.reshape(-1, width)[live], times[live]
+            ids = [store.id_at(i) for i in live.tolist()]
         return CacheFileContents(
-            model_id,
-            dimensions,
-            self._max_elements,
-            self._ttl_ms,
-            [e.id for e in entries],
-            vectors.reshape(len(entries), dimensions),
-            np.array([e.added_at_ms for e in entries], dtype=np.float64),
+            model_id, width, self._max_elements, self._ttl_ms, ids, vectors, times
         )
 
     @classmethod
@@ -363,19 +348,11 @@ class VectorCache:
 
         A ring file (any name but ``*.npz``) is memory-mapped, not read, so opening takes the
         same time for any size; additions stay in memory until :meth:`flush` commits them
-        atomically. An ``.npz`` cache (told by its content) is loaded whole.
-
-        Args:
-            path: the cache file.
-            model_id: the embedder: a new file records it, an existing one must match.
-            dimensions: the vectors' length: a new ring file needs it, an existing one must
-                match.
-            max_elements: the bound (default: the file's, or 1000 for a new file); a ring file
-                of another capacity is rewritten with its newest vectors.
-            ttl_ms: the TTL (default: the file's).
-            read_only: only read (frozen scoring): no file is made, :meth:`flush` is refused.
-            clock: as for the class.
-            block_bytes: as for the class.
+        atomically. An ``.npz`` cache (told by its content) is loaded whole. A new file records
+        ``model_id`` and ``dimensions`` (a new ring file needs them), an existing one must match
+        them. ``max_elements`` defaults to the file's (1000 for a new file); a ring file of
+        another capacity is rewritten with its newest vectors. ``ttl_ms`` defaults to the
+        file's. ``read_only`` (frozen scoring) makes no file and refuses :meth:`flush`.
 
         Raises:
             CacheFileError: the file is damaged, of another model or width, missing when
@@ -383,10 +360,8 @@ class VectorCache:
             ScorerParameterError: a setting out of range.
         """
         path = Path(path)
-        if max_elements is not None:
-            positive_int(max_elements, "max_elements")
-            if max_elements > MAX_CAPACITY:
-                raise CacheFileError(f"{path}: a cache of {max_elements} vectors is too large")
+        if max_elements is not None and positive_int(max_elements, "max_elements") > MAX_CAPACITY:
+            raise CacheFileError(f"{path}: a cache of {max_elements} vectors is too large")
         if dimensions is not None:
             positive_int(dimensions, "dimensions")
         positive_int(block_bytes, "block_bytes")
@@ -395,8 +370,8 @@ class VectorCache:
         if not exists and read_only:
             raise CacheFileError(f"{path}: no such cache file (it is made by a run that adds)")
         if _wants_npz(path) and not is_ring_file(path):
-            if exists:
-                cache = cls.load(
+            cache = (
+                cls.load(
                     path,
                     expected_model_id=model_id,
                     expected_dimensions=dimensions,
@@ -404,28 +379,12 @@ class VectorCache:
                     ttl_ms=ttl_ms,
                     clock=clock,
                 )
-            else:
-                cache = cls(max_elements or DEFAULT_MAX_ELEMENTS, dimensions, ttl_ms, clock=clock)
+                if exists
+                else cls(max_elements or DEFAULT_MAX_ELEMENTS, dimensions, ttl_ms, clock=clock)
+            )
             if not read_only:  # an .npz is loaded whole; flush() rewrites it
                 cache._path, cache._model_id = path, model_id
             return cache
-        return cls._open_ring(
-            path, model_id, dimensions, max_elements, ttl_ms, read_only, clock, block_bytes
-        )
-
-    @classmethod
-    def _open_ring(  # noqa: PLR0917 - open()'s settings, checked there
-        cls,
-        path: Path,
-        model_id: str | None,
-        dimensions: int | None,
-        max_elements: int | None,
-        ttl_ms: float | None,
-        read_only: bool,
-        clock: Clock,
-        block_bytes: int,
-    ) -> VectorCache:
-        exists = path.exists()
         if not exists:
             if dimensions is None:
                 raise CacheFileError(f"{path}: a new cache file needs the vectors' dimensions")
@@ -439,15 +398,12 @@ class VectorCache:
         except CacheFileError:
             ring.close()
             raise
-        saved_ttl = ring.header.ttl_ms
-        ttl_ms = ttl_ms if ttl_ms is not None else saved_ttl
+        ttl_ms = ttl_ms if ttl_ms is not None else ring.header.ttl_ms
         if max_elements is None or max_elements == ring.layout.capacity:
             return cls._on_ring(ring, ttl_ms, clock, block_bytes)
         # Another capacity is another layout: rewrite the file with its newest vectors.
-        cache = cls._on_ring(ring, saved_ttl, clock, block_bytes)
-        copy = cls(max_elements, ring.layout.dimensions, ttl_ms, clock=clock)
-        copy._hold(cache._contents(None))
-        cache.close()
+        ring.close()
+        copy = cls.load(path, max_elements=max_elements, ttl_ms=ttl_ms, clock=clock)
         if read_only:
             return copy
         copy.save(path, model_id=ring.model_id)
@@ -492,11 +448,8 @@ class VectorCache:
         target = Path(path)
         if is_ring_file(target):
             ring = RingFile(target, writable=False)
-            try:
-                on_ring = cls._on_ring(ring, None, clock, BLOCK_BYTES)
+            with cls._on_ring(ring, None, clock, BLOCK_BYTES) as on_ring:
                 saved = replace(on_ring._contents(ring.model_id), ttl_ms=ring.header.ttl_ms)
-            finally:
-                ring.close()
         else:
             saved = read_cache_file(target)
         _check_identity(
@@ -513,7 +466,9 @@ class VectorCache:
             if max_elements is not None:
                 raise
             raise damaged(target, f"too large to load: {error}") from None
-        cache._hold(saved)
+        first = max(0, len(saved.ids) - cache.max_elements)  # the newest are kept
+        units = cache._units(saved.vectors[first:], "vectors")
+        cache._store.append(units, saved.ids[first:], saved.added_at[first:])
         return cache
 
     def _units(self, vectors: ArrayLike, what: str, *, rows: bool = True) -> NDArray[np.float32]:
@@ -535,13 +490,8 @@ class VectorCache:
             )
         return unit_rows(array.reshape(-1, array.shape[-1]))
 
-    def _hold(self, saved: CacheFileContents) -> None:
-        first = max(0, len(saved.ids) - self._max_elements)
-        units = self._units(saved.vectors[first:], "vectors")
-        self._held(units).append(units, saved.ids[first:], saved.added_at[first:])
-
     def _held(self, units: NDArray[np.float32]) -> MemoryRing | FileRing:
-        if self._store is None:
+        if self._dimensions is None:
             width = units.shape[1]
             check_cache_size(self._max_elements, width)
             self._dimensions, self._store = width, MemoryRing(self._max_elements, width)
@@ -550,7 +500,6 @@ class VectorCache:
     def _named(self, found: Neighbours, batch_ids: list[str | None]) -> list[Nearest | None]:
         """Each neighbour with its id: held rows first, then the batch."""
         store = self._store
-        assert store is not None  # a neighbour was found, so something is held
         held = store.count
         return [
             None
@@ -615,3 +564,152 @@ def _same_file(one: Path, other: Path) -> bool:
         return one.samefile(other)
     except OSError:
         return False
+
+
+class MemoryRing:
+    """Vectors in preallocated arrays used as a ring buffer (pages are touched only once used)."""
+
+    def __init__(self, capacity: int, dimensions: int) -> None:
+        self.capacity = capacity
+        self.vectors = np.zeros((capacity, dimensions), dtype=np.float32)
+        self.added_at = np.zeros(capacity, dtype=np.float64)
+        self.ids: list[str | None] = [None] * capacity
+        self.count = 0  # how many slots hold vectors
+        self.next = 0  # the slot the next vector goes to (the oldest once full)
+
+    def view(self) -> contextlib.nullcontext[None]:
+        """Nothing to lock or refresh in memory."""
+        return contextlib.nullcontext()
+
+    def _runs(self) -> list[tuple[int, int]]:
+        return ring_slots(self.next - self.count, self.count, self.capacity)
+
+    def parts(self) -> tuple[list[NDArray[np.float32]], list[NDArray[np.float64]]]:
+        """The held vectors, oldest first, as views, and when each was added (ms)."""
+        runs = self._runs() or [(0, 0)]
+        return [self.vectors[a:b] for a, b in runs], [self.added_at[a:b] for a, b in runs]
+
+    def id_at(self, index: int) -> str | None:
+        """The id of the ``index``-th oldest vector."""
+        return self.ids[(self.next - self.count + index) % self.capacity]
+
+    def codes(self, wanted: dict[str | None, int]) -> NDArray[np.intp]:
+        """Per held vector, oldest first, the code ``wanted`` gives its id (``-1``: none)."""
+        held = np.full(self.count, -1, dtype=np.intp)
+        if not wanted.keys().isdisjoint(self.ids):  # a slot holds a live vector's id, or None
+            held[:] = [wanted.get(i, -1) for a, b in self._runs() for i in self.ids[a:b]]
+        return held
+
+    def append(
+        self, units: NDArray[np.float32], ids: list[str | None], times: NDArray[np.float64]
+    ) -> None:
+        """Hold ``units`` (oldest first), overwriting the oldest when full."""
+        count = len(units)
+        kept = np.arange(max(0, count - self.capacity), count)  # the rest are overwritten
+        slots = (self.next + kept) % self.capacity
+        self.vectors[slots] = units[kept]
+        self.added_at[slots] = times[kept]
+        for slot, position in zip(slots.tolist(), kept.tolist(), strict=True):
+            self.ids[slot] = ids[position]
+        self.next = (self.next + count) % self.capacity
+        self.count = min(self.count + count, self.capacity)
+
+    def clear(self) -> None:
+        """Forget every vector (a slot is read only once refilled)."""
+        self.ids = [None] * self.capacity
+        self.count = 0
+        self.next = 0
+
+
+class FileRing:
+    """A ring file's last save, followed by the vectors added since (in memory until saved)."""
+
+    def __init__(self, ring: RingFile) -> None:
+        self.ring, self.capacity = ring, ring.layout.capacity
+        self.pending = MemoryRing(self.capacity, ring.layout.dimensions)
+        self.pending_total = 0  # added since the last save, including those evicted since
+        self.cleared = False
+
+    @property
+    def _skip(self) -> int:
+        """How many of the file's live vectors those added since evicted (all, once cleared)."""
+        held = 0 if self.cleared else self.ring.header.count
+        return min(held, max(0, held + self.pending_total - self.capacity))
+
+    @property
+    def _file_kept(self) -> int:
+        return (0 if self.cleared else self.ring.header.count) - self._skip
+
+    @property
+    def count(self) -> int:
+        """How many vectors are held (valid inside :meth:`view`)."""
+        return self._file_kept + self.pending.count
+
+    @contextlib.contextmanager
+    def view(self) -> Iterator[None]:
+        """Hold the file's shared lock, on its latest save, its live chunks checked."""
+        with self.ring.reading():
+            if not self.cleared:
+                self.ring.verify(self._skip)
+            yield
+
+    def _runs(self) -> list[tuple[int, int]]:
+        return [] if self.cleared else self.ring.live_slots(self._skip)
+
+    def parts(self) -> tuple[list[NDArray[np.float32]], list[NDArray[np.float64]]]:
+        """As :meth:`MemoryRing.parts`: the file's live slots, then the unsaved vectors."""
+        runs, (vectors, times) = self._runs(), self.pending.parts()
+        return (
+            [*(self.ring.vectors[a:b] for a, b in runs), *vectors],
+            [*(self.ring.added_at[a:b] for a, b in runs), *times],
+        )
+
+    def id_at(self, index: int) -> str | None:
+        """The id of the ``index``-th oldest vector."""
+        kept = self._file_kept
+        if index >= kept:
+            return self.pending.id_at(index - kept)
+        return self.ring.id_at((self.ring.header.head - kept + index) % self.capacity)
+
+    def codes(self, wanted: dict[str | None, int]) -> NDArray[np.intp]:
+        """As :meth:`MemoryRing.codes`, finding the file's slots by id hash."""
+        stored = {stored_id(e, self.ring.layout.id_bytes): code for e, code in wanted.items()}
+        hashes = np.array([id_hash(e) for e in stored], dtype=np.uint64)
+        held = np.full(self.count, -1, dtype=np.intp)
+        offset = 0
+        for a, b in self._runs():
+            for slot in np.flatnonzero(np.isin(self.ring.hashes[a:b], hashes)).tolist():
+                held[offset + slot] = stored.get(self.ring.id_at(a + slot), -1)
+            offset += b - a
+        held[offset:] = self.pending.codes(wanted)
+        return held
+
+    def append(
+        self, units: NDArray[np.float32], ids: list[str | None], times: NDArray[np.float64]
+    ) -> None:
+        """Hold vectors until the next save."""
+        self.pending.append(units, ids, times)
+        self.pending_total += len(units)
+
+    def clear(self) -> None:
+        """Forget every vector (the file forgets them at the next save)."""
+        self.pending.clear()
+        self.pending_total = 0
+        self.cleared = True
+
+    def commit(self, ttl_ms: float | None) -> None:
+        """Save the vectors added since the last save into the file, atomically."""
+        pending = self.pending
+        vectors, times = pending.parts()
+        ids = [pending.id_at(i) for i in range(pending.count)]
+        self.ring.commit(
+            np.concatenate(vectors),
+            np.concatenate(times),
+            ids,
+            dropped=self.pending_total - pending.count,
+            clear=self.cleared,
+            ttl_ms=ttl_ms,
+        )
+        pending.clear()
+        self.pending_total = 0
+        self.cleared = False
