@@ -17,7 +17,6 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from types import TracebackType
 from typing import IO
 
 from rich.console import Console
@@ -225,23 +224,20 @@ class ReadProgress:
     def __init__(self, total_bytes: int | None, *, enabled: bool | None = None) -> None:
         self.total_bytes = total_bytes
         self._enabled = sys.stderr.isatty() if enabled is None else enabled
-        self._bytes = 0
-        self._done = 0
+        self._bytes = self._done = 0
         self._next_draw = 0.0
         self.bar: Progress | None = None
-        self._task: TaskID | None = None
+        self._task = TaskID(0)
 
     @classmethod
     def for_sources(cls, sources: Sequence[str], *, enabled: bool | None = None) -> ReadProgress:
         """A progress for these inputs: sized when every one is a plain, uncompressed file."""
-        total: int | None = 0
-        for source in sources:
-            path = Path(source)
-            if source == STDIN or path.suffix.lower() == ".gz" or not path.is_file():
-                total = None
-                break
-            total = (total or 0) + path.stat().st_size
-        return cls(total, enabled=enabled)
+        paths = [Path(source) for source in sources]
+        sized = all(
+            source != STDIN and path.suffix.lower() != ".gz" and path.is_file()
+            for source, path in zip(sources, paths, strict=True)
+        )
+        return cls(sum(path.stat().st_size for path in paths) if sized else None, enabled=enabled)
 
     def __enter__(self) -> ReadProgress:
         if self._enabled:
@@ -253,30 +249,21 @@ class ReadProgress:
             self._task = self.bar.add_task("reading", total=self.total_bytes or None, done=0)
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if self.bar is not None:
             self.bar.stop()
 
     def advance(self, count: int) -> None:
         """``count`` more bytes were read."""
         self._bytes += count
-        self._maybe_draw()
+        self._draw()
 
     def scored(self, done: int) -> None:
         """``done`` traces have been processed so far."""
         self._done = done
-        self._maybe_draw()
+        self._draw()
 
-    def _maybe_draw(self) -> None:
-        if self.bar is None or self._task is None:
-            return
-        now = time.monotonic()
-        if now < self._next_draw:
-            return
-        self._next_draw = now + 0.1
-        self.bar.update(self._task, completed=self._bytes, done=self._done)
+    def _draw(self) -> None:
+        if self.bar is not None and (now := time.monotonic()) >= self._next_draw:
+            self._next_draw = now + 0.1
+            self.bar.update(self._task, completed=self._bytes, done=self._done)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,6 +22,21 @@ def output_option(help: str) -> Callable[[Command], Command]:
     """``-o/--output PATH``: where a command writes instead of stdout."""
     return click.option(
         "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help=help
+    )
+
+
+def format_option(
+    choices: Sequence[str], help: str, default: str | None = None
+) -> Callable[[Command], Command]:
+    """``-f/--format``: the output format, one of ``choices`` (a ``default`` is shown)."""
+    return click.option(
+        "-f",
+        "--format",
+        "output_format",
+        type=click.Choice(choices),
+        default=default,
+        show_default=default is not None,
+        help=help,
     )
 
 

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from knowledgepulse._util.text import printable
+from knowledgepulse.cli._options import format_option
 from knowledgepulse.value.profiles import ProfileRegistry, load_profiles
 
 profiles_file_option = click.option(
@@ -32,15 +33,7 @@ def registry_from(profiles_file: Path | None) -> ProfileRegistry:
 
 
 @click.command("profiles")
-@click.option(
-    "-f",
-    "--format",
-    "output_format",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
+@format_option(("table", "json"), "Output format.", "table")
 @profiles_file_option
 def profiles_command(output_format: str, profiles_file: Path | None) -> int:
     """Show the weight profiles: which domain weighs which dimension how much.

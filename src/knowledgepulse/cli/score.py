@@ -8,8 +8,8 @@ fix (an output directory, a model, a ``--frozen`` cache) is checked before the f
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
-from collections import deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,7 +35,7 @@ from knowledgepulse.cli._embedder import (
     ray_embedder,
 )
 from knowledgepulse.cli._emit import emitting, parquet_rows
-from knowledgepulse.cli._options import MinScoreType, output_option, refuse_usage
+from knowledgepulse.cli._options import MinScoreType, format_option, output_option, refuse_usage
 from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.cli._traces import (
     ProblemSink,
@@ -55,7 +55,6 @@ from knowledgepulse.reports.value import (
     summary_line,
 )
 from knowledgepulse.trace.load import LoadedTrace
-from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
@@ -66,12 +65,9 @@ if TYPE_CHECKING:
 
 @click.command("score")
 @paths_argument
-@click.option(
-    "-f",
-    "--format",
-    "output_format",
-    type=click.Choice(["table", "json", "jsonl", "csv", "html"]),
-    help="Output format [default: table on a terminal, jsonl otherwise]; html: a "
+@format_option(
+    ("table", "json", "jsonl", "csv", "html"),
+    "Output format [default: table on a terminal, jsonl otherwise]; html: a "
     "self-contained report page.",
 )
 @output_option(
@@ -192,10 +188,6 @@ def score_command(
     refuse_usage(
         (redact and not annotate, "--redact cleans the traces --annotate writes; add --annotate"),
         (
-            no_embedder and model is not None,
-            "--model and --no-embedder contradict each other; give one",
-        ),
-        (
             no_embedder and cache_path is not None,
             "--cache holds embeddings, so it needs an embedder; drop --no-embedder",
         ),
@@ -280,17 +272,16 @@ def score_command(
     percentile = min_score is not None and min_score.percentile is not None
     whole = order == "time" or corpus or percentile or output_format == "html"
     with ReadProgress.for_sources(inputs) as progress:
-        traces = read_traces(paths, sink, progress, source, convert_options)
-        traces = redacted(redactor, traces)
-        scored = (
-            _scored_whole(scorer, list(traces), order=order, corpus=corpus, min_score=min_score)
-            if whole
-            else _scored_stream(scorer, traces)
-        )
+        traces = redacted(redactor, read_traces(paths, sink, progress, source, convert_options))
+        if whole:
+            scored = _scored_whole(scorer, list(traces), order, corpus, min_score)
+        else:  # each trace with its breakdown; the tee holds at most one batch
+            ahead, behind = itertools.tee(traces)
+            scored = zip(scorer.iter_scores(loaded.trace for loaded in ahead), behind, strict=True)
         with emitting(
             output, output_format, annotate, collector, sink, parquet_inputs=rows_out
         ) as emit:
-            for loaded, breakdown in scored:
+            for breakdown, loaded in scored:
                 result = ScoredTrace(breakdown, loaded.location)
                 tally.threshold = breakdown.threshold
                 tally.add(result)
@@ -349,15 +340,7 @@ def _close_cache(scorer: TraceValueScorer, cache_path: Path, *, frozen: bool) ->
 
 @click.command("validate")
 @paths_argument
-@click.option(
-    "-f",
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text: problems on stderr; json: a report on stdout.",
-)
+@format_option(("text", "json"), "text: problems on stderr; json: a report on stdout.", "text")
 @source_options(required=False)
 def validate_command(
     paths: tuple[str, ...],
@@ -440,29 +423,13 @@ def _explained(breakdown: ValueBreakdown) -> str:
     return printable(text)
 
 
-def _scored_stream(
-    scorer: TraceValueScorer, traces: Iterator[LoadedTrace]
-) -> Iterator[tuple[LoadedTrace, ValueBreakdown]]:
-    """Each trace with its breakdown, in order; at most one batch is held at a time."""
-    pending: deque[LoadedTrace] = deque()
-
-    def feed() -> Iterator[ReasoningTrace]:
-        for loaded in traces:
-            pending.append(loaded)
-            yield loaded.trace
-
-    for breakdown in scorer.iter_scores(feed()):
-        yield pending.popleft(), breakdown
-
-
 def _scored_whole(
     scorer: TraceValueScorer,
     traces: list[LoadedTrace],
-    *,
     order: str,
     corpus: bool,
     min_score: MinScore | None,
-) -> list[tuple[LoadedTrace, ValueBreakdown]]:
+) -> Iterator[tuple[ValueBreakdown, LoadedTrace]]:
     """Every trace with its breakdown, for the modes that need the whole input first."""
     from knowledgepulse.curation import score_corpus, time_order  # noqa: PLC0415 - numpy
 
@@ -476,4 +443,4 @@ def _scored_whole(
         # The threshold is known only now: the verdicts are recomputed against it.
         threshold = min_score.resolve([b.score for b in breakdowns])
         breakdowns = [dataclasses.replace(b, threshold=threshold) for b in breakdowns]
-    return list(zip(traces, breakdowns, strict=True))
+    return zip(breakdowns, traces, strict=True)
