@@ -16,7 +16,6 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import output_option
-from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.cli._traces import (
     ProblemSink,
     converted_traces,
@@ -26,6 +25,7 @@ from knowledgepulse.cli._traces import (
     trace_options,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
+from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.records.readers import open_source
 
 

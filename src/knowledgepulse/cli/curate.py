@@ -27,7 +27,6 @@ from knowledgepulse.cli._embedder import (
 )
 from knowledgepulse.cli._emit import parquet_rows, row_output
 from knowledgepulse.cli._options import Command, MinScoreType, option_group, output_option
-from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
@@ -38,6 +37,7 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
+from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.curation import (
     INFERRED_TASK_SIMILARITY,
     Candidate,

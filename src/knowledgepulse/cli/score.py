@@ -36,7 +36,6 @@ from knowledgepulse.cli._embedder import (
 )
 from knowledgepulse.cli._emit import emitting, parquet_rows
 from knowledgepulse.cli._options import MinScoreType, format_option, output_option, refuse_usage
-from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
@@ -47,6 +46,7 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
+from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.reports.value import (
     RunTally,
