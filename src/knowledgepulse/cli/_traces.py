@@ -1,22 +1,28 @@
-"""How the trace commands read: paths or standard input, or a framework's files (``--from``).
+"""How the trace commands read traces (``--from``: a framework's files) and write rows back.
 
 Bad records are printed on stderr as ``FILE:LINE: PATH: message`` as they are found, counted,
 and skipped; ``--from`` input is converted by :mod:`knowledgepulse.integrations` as it is read.
+Rows go out as JSON Lines, or Parquet when the first input is Parquet, or in the form ``-o``'s
+suffix names. Parquet needs a file: it cannot be streamed to a pipe.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from knowledgepulse._util.atomic import atomic_binary
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import ReadProgress, say
+from knowledgepulse.cli._console import ReadProgress, open_output, say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.integrations.names import SOURCE_CHOICES
 from knowledgepulse.records import STDIN, Location, Problem, Record
+from knowledgepulse.reports.rows import SCORE_COLUMNS, RowWriter, row_format
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.trace.load import LoadedTrace, load_traces
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
@@ -211,3 +217,29 @@ def converted_traces(
 
 def _say_read(path: str, found: str, count: int) -> None:
     say(f"{path}: read as {found} ({counted(count, 'trace')})")
+
+
+def parquet_rows(output: Path | None, inputs: Sequence[str]) -> bool:
+    """Whether the rows go out as Parquet; a ``click.UsageError`` without ``-o``."""
+    if row_format(output, inputs) != "parquet":
+        return False
+    if output is None:
+        raise click.UsageError(
+            "the rows are Parquet, which needs a file: give -o FILE.parquet (or -o FILE.jsonl "
+            "for JSON Lines)"
+        )
+    return True
+
+
+@contextmanager
+def row_output(
+    output: Path | None, inputs: Sequence[str], added: tuple[str, ...] = SCORE_COLUMNS
+) -> Iterator[RowWriter]:
+    """A writer of rows in the input's form or ``-o``'s, finished (atomically) at the end."""
+    if parquet_rows(output, inputs):
+        assert output is not None  # parquet_rows refuses standard output
+        with atomic_binary(output) as stream, RowWriter("parquet", stream, added) as writer:
+            yield writer
+        return
+    with open_output(output) as text, RowWriter("jsonl", text, added) as writer:
+        yield writer

@@ -25,12 +25,13 @@ from knowledgepulse.cli._embedder import (
     model_options,
     novelty_text_option,
 )
-from knowledgepulse.cli._emit import parquet_rows, row_output
 from knowledgepulse.cli._options import Command, MinScoreType, option_group, output_option
 from knowledgepulse.cli._traces import (
     ProblemSink,
+    parquet_rows,
     paths_argument,
     read_traces,
+    row_output,
     source_options,
     sources,
     trace_options,

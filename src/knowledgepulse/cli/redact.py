@@ -20,12 +20,13 @@ import click
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import ReadProgress, open_output, say
-from knowledgepulse.cli._emit import parquet_rows, row_output
 from knowledgepulse.cli._options import Command, option_group, output_option
 from knowledgepulse.cli._traces import (
     ProblemSink,
+    parquet_rows,
     paths_argument,
     read_traces,
+    row_output,
     source_options,
     sources,
     trace_options,

@@ -10,9 +10,10 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 import click
 
@@ -34,12 +35,13 @@ from knowledgepulse.cli._embedder import (
     novelty_text_option,
     ray_embedder,
 )
-from knowledgepulse.cli._emit import emitting, parquet_rows
 from knowledgepulse.cli._options import MinScoreType, format_option, output_option, refuse_usage
 from knowledgepulse.cli._traces import (
     ProblemSink,
+    parquet_rows,
     paths_argument,
     read_traces,
+    row_output,
     source_options,
     sources,
     trace_options,
@@ -48,10 +50,16 @@ from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
 from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
+from knowledgepulse.reports.rows import jsonl_row, kp_columns
 from knowledgepulse.reports.value import (
+    CsvWriter,
+    JsonLinesWriter,
+    JsonWriter,
+    ReportWriter,
     RunTally,
     ScoredTrace,
     TableCollector,
+    annotated_line,
     summary_line,
 )
 from knowledgepulse.trace.load import LoadedTrace
@@ -278,7 +286,7 @@ def score_command(
         else:  # each trace with its breakdown; the tee holds at most one batch
             ahead, behind = itertools.tee(traces)
             scored = zip(scorer.iter_scores(loaded.trace for loaded in ahead), behind, strict=True)
-        with emitting(
+        with _emitting(
             output, output_format, annotate, collector, sink, parquet_inputs=rows_out
         ) as emit:
             for breakdown, loaded in scored:
@@ -293,6 +301,78 @@ def score_command(
         _close_cache(scorer, cache_path, frozen=frozen)
     say(summary_line(tally) + summary_tail(redactor))
     return EXIT_FINDINGS if sink.errors else EXIT_OK
+
+
+Emit = Callable[[LoadedTrace, ScoredTrace], None]
+
+_WRITERS: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
+    "json": JsonWriter,
+    "jsonl": JsonLinesWriter,
+    "csv": CsvWriter,
+}
+
+
+@contextmanager
+def _emitting(
+    output: Path | None,
+    output_format: str,
+    annotate: bool,
+    collector: TableCollector,
+    sink: ProblemSink,
+    *,
+    parquet_inputs: Sequence[str] | None = None,
+) -> Iterator[Emit]:
+    """``kp score``'s output as it is scored; at the end (not on an error) the report's ending.
+
+    ``parquet_inputs``: the inputs, when ``--annotate`` writes their rows back as Parquet.
+    """
+    if parquet_inputs is not None:
+        with row_output(output, parquet_inputs) as rows:
+
+            def emit_row(loaded: LoadedTrace, result: ScoredTrace) -> None:
+                rows.write(loaded.row or loaded.record, kp_columns(result.breakdown))
+
+            yield emit_row
+        return
+    if output_format == "table":  # rendered by rich at the end, through its own console
+        yield lambda _, result: collector.write(result)
+        return
+    with open_output(output) as stream:
+        if annotate:
+            yield from _annotated(stream, as_list=output_format == "json")
+            return
+        writer: ReportWriter
+        if output_format == "html":
+            from knowledgepulse.reports.html import HtmlWriter  # noqa: PLC0415 - only for html
+
+            writer = HtmlWriter(stream)
+        else:
+            writer = _WRITERS[output_format](stream)
+        yield lambda _, result: writer.write(result)
+        writer.close(sink.tally, sink.kept)
+
+
+def _annotated(stream: IO[str], *, as_list: bool) -> Iterator[Emit]:
+    """The traces with ``metadata.quality_score`` (a row: its ``kp_`` columns), JSONL or a list."""
+    written = 0
+
+    def emit(loaded: LoadedTrace, result: ScoredTrace) -> None:
+        nonlocal written
+        if loaded.row is not None:
+            line = jsonl_row(loaded.row, kp_columns(result.breakdown))
+        else:
+            line = annotated_line(loaded.record.value, result.breakdown.score)
+        if as_list:
+            stream.write(("\n  " if written == 0 else ",\n  ") + line)
+        else:
+            stream.write(line + "\n")
+        written += 1
+
+    if as_list:
+        stream.write("[")
+    yield emit
+    if as_list:
+        stream.write("\n]\n" if written else "]\n")
 
 
 def _open_cache(
