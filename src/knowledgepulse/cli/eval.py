@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Group
@@ -224,14 +225,9 @@ def eval_command(
     tolerance: float,
     plugins: tuple[str, ...],
     task_spec: str | None,
-    concurrency: int,
-    timeout: float | None,
-    retries: int,
-    repeat: int,
-    task_version: str | None,
-    cache_dir: Path,
-    no_cache: bool,
     quiet: bool,
+    no_cache: bool,
+    **task_settings: Any,
 ) -> int:
     """Score evaluation CASES (JSON, JSONL or YAML files, or - for stdin) with a suite.
 
@@ -296,19 +292,10 @@ def eval_command(
         return EXIT_FINDINGS if tally.malformed or tally.unreadable else EXIT_OK
     if task is None:
         run = run_suite(suite, inputs)
-    else:
-        run = evaluate(
-            task,
-            inputs,
-            suite,
-            concurrency=concurrency,
-            timeout=task_timeout(timeout),
-            retries=retries,
-            repeat=repeat,
-            task_version=None if no_cache else task_version,
-            cache_dir=cache_dir,
-            progress=False if quiet else None,
-        )
+    else:  # the settings are evaluate's own keywords (TASK_SETTINGS)
+        task_settings["timeout"] = task_timeout(task_settings["timeout"])
+        task_settings["task_version"] = None if no_cache else task_settings["task_version"]
+        run = evaluate(task, inputs, suite, progress=False if quiet else None, **task_settings)
         for line in () if quiet else task_failures(run):
             _stderr(line)
     if not run.cases and not run.file_problems and not quiet:
