@@ -1,9 +1,7 @@
-r"""The consoles and streams every command writes through, and the progress bar on stderr.
+r"""The streams every command writes through: reports on stdout or ``--output``, the rest on stderr.
 
-Reports go to stdout or, atomically, to ``--output``; problems go to stderr. Data never goes
-through rich markup or emoji codes, and its control characters are shown as escapes
-(``\x1b``); text that cannot be encoded (a lone surrogate) is written as a backslash escape,
-which inside JSON strings is JSON's own, instead of crashing the run.
+Data never goes through rich markup or emoji codes; its control characters are shown escaped
+(``\x1b``), and what cannot be encoded (a lone surrogate) as a backslash escape (JSON's own).
 """
 
 from __future__ import annotations
@@ -66,6 +64,7 @@ def open_output(output: Path | None) -> Iterator[IO[str]]:
     """A text stream for a report: stdout, or a file that replaces ``output`` atomically.
 
     The file appears only when the block completes (an interrupted run leaves the old one).
+    UTF-8 whatever the locale: JSON, JUnit (which says so in its header) and Markdown are.
     """
     if output is None:
         stream = _text_stream(report_stdout())
@@ -76,16 +75,6 @@ def open_output(output: Path | None) -> Iterator[IO[str]]:
         return
     with atomic_text(output, errors=ENCODING_ERRORS) as file:
         yield file
-
-
-def write_output(text: str | Iterable[str], output: Path | None) -> None:
-    """A rendered report (or its chunks) to stdout, or atomically to the ``--output`` file.
-
-    UTF-8 whatever the locale: JSON, JUnit (which says so in its header) and Markdown are.
-    """
-    with open_output(output) as stream:
-        for chunk in [text] if isinstance(text, str) else text:
-            stream.write(chunk)
 
 
 _SUFFIX_FORMATS = {

@@ -1,9 +1,7 @@
 """How the trace commands read traces (``--from``: a framework's files) and write rows back.
 
-Bad records are printed on stderr as ``FILE:LINE: PATH: message`` as they are found, counted,
-and skipped; ``--from`` input is converted by :mod:`knowledgepulse.integrations` as it is read.
-Rows go out as JSON Lines, or Parquet when the first input is Parquet, or in the form ``-o``'s
-suffix names. Parquet needs a file: it cannot be streamed to a pipe.
+Bad records are printed on stderr as ``FILE:LINE: PATH: message`` as found, and skipped. Rows go
+out as the first input's form (JSON Lines or Parquet) or ``-o``'s; Parquet needs a file.
 """
 
 from __future__ import annotations

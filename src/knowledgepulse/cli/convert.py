@@ -1,8 +1,7 @@
 """``kp convert``: agent frameworks' telemetry files to ``ReasoningTrace`` JSON Lines.
 
-One trace a line, valid under ``spec/trace-value.md``, written as the files are read (a run of
-the OTel file exporter can be long). ``metadata.quality_score`` is 0.0 until the traces are
-scored; ``kp score --from`` converts and scores in one go.
+Written as the files are read (an OTel file exporter's run can be long); ``quality_score`` is
+0.0 until scored (``kp score --from`` converts and scores in one go).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """``kp select`` and ``kp dedupe``: curating a corpus, scored whole in corpus mode.
 
-Each trace's novelty is against every other trace of the input, so no verdict depends on input
-order; the whole input is held in memory (1.5 KB of vector per trace with MiniLM). ``select``
-picks the best traces under a budget, across tasks, without near-duplicates, in the order it
-picked them; ``dedupe`` groups near-duplicates, each with the trace kept to represent it.
+Novelty is against every other trace of the input, so no verdict depends on its order; the
+whole input is held in memory (1.5 KB of vector per trace with MiniLM).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """``kp eval`` and ``kp compare``: evaluation runs, and how a run compares with a baseline.
 
-``kp eval`` scores cases as they are read (only the results are kept); problems are printed on
-stderr as they are found. With ``--task`` the outputs come from calling the user's workflow on
-each case's input (:func:`knowledgepulse.evals.evaluate`); its prints go to stderr, not the
-report. Exit code 4 (``kp compare``, ``--baseline``): a case that passed in the baseline fails.
+Cases are scored as they are read, problems printed on stderr as found. With ``--task`` the
+outputs come from the user's workflow (:func:`knowledgepulse.evals.evaluate`), whose prints go
+to stderr, not the report.
 """
 
 from __future__ import annotations
@@ -22,10 +21,10 @@ from rich.text import Text
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted, printable
 from knowledgepulse.cli._console import (
+    open_output,
     output_console,
     report_format,
     stdout_for_the_report,
-    write_output,
 )
 from knowledgepulse.cli._options import (
     Command,
@@ -440,7 +439,8 @@ def _write(report: Report, output: Path | None) -> None:
         with output_console(output) as console:
             console.print(report)
     else:
-        write_output(report, output)
+        with open_output(output) as stream:
+            stream.writelines([report] if isinstance(report, str) else report)
 
 
 def task_timeout(given: float | None) -> float | None:

@@ -1,9 +1,7 @@
 """``kp redact``, and ``--redact``: traces cleaned of secrets and identifiers to be shared.
 
-``kp redact`` cleans each trace by its ``metadata.privacy_level`` (or ``--privacy-level``) as it
-is read and says what was redacted (JSON path, type, rule, count: never the value). With
-``--redact`` the sharing commands redact as they read, before scoring: only novelty reads text,
-so redaction changes a score only through it. A dataset row (``--from``) is cleaned too.
+Each trace is cleaned by its privacy level as it is read, before scoring (only novelty reads
+text), its dataset row too; what was redacted is said by JSON path, never by value.
 """
 
 from __future__ import annotations
