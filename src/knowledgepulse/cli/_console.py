@@ -210,26 +210,25 @@ class ReadProgress:
     is the bar on screen, if any. It is redrawn at most ten times a second.
     """
 
-    def __init__(self, total_bytes: int | None, *, enabled: bool | None = None) -> None:
+    def __init__(self, total_bytes: int | None) -> None:
         self.total_bytes = total_bytes
-        self._enabled = sys.stderr.isatty() if enabled is None else enabled
         self._bytes = self._done = 0
         self._next_draw = 0.0
         self.bar: Progress | None = None
         self._task = TaskID(0)
 
     @classmethod
-    def for_sources(cls, sources: Sequence[str], *, enabled: bool | None = None) -> ReadProgress:
+    def for_sources(cls, sources: Sequence[str]) -> ReadProgress:
         """A progress for these inputs: sized when every one is a plain, uncompressed file."""
         paths = [Path(source) for source in sources]
         sized = all(
             source != STDIN and path.suffix.lower() != ".gz" and path.is_file()
             for source, path in zip(sources, paths, strict=True)
         )
-        return cls(sum(path.stat().st_size for path in paths) if sized else None, enabled=enabled)
+        return cls(sum(path.stat().st_size for path in paths) if sized else None)
 
     def __enter__(self) -> ReadProgress:
-        if self._enabled:
+        if sys.stderr.isatty():
             columns = [TextColumn("{task.fields[done]} traces"), BarColumn(), TimeElapsedColumn()]
             if self.total_bytes:
                 columns.append(TimeRemainingColumn())

@@ -202,15 +202,14 @@ def converted_traces(
                 "names and timings, so novelty has little to go on; "
                 + (reader(found).CONTENT_HINT if found else "")
             )
+        location = item.location or Location("-")
         for warning in item.warnings:
             if warning not in warned:  # the same loss in every trace of a file is said once
                 warned.add(warning)
-                sink(Problem(item.location or Location("-"), "", warning, warning=True))
+                sink(Problem(location, "", warning, warning=True))
         for note in item.notes:  # how a file's rows are read, once per file
-            where = item.location.file if item.location else "-"
-            say(f"{where}: {note}")
-        record = Record(item.location or Location("-"), item.document)
-        yield LoadedTrace(record, item.trace, item.row)
+            say(f"{location.file}: {note}")
+        yield LoadedTrace(Record(location, item.document), item.trace, item.row)
 
 
 def _say_read(path: str, found: str, count: int) -> None:

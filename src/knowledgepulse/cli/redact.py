@@ -89,11 +89,7 @@ class Redactor:
     def from_options(
         cls, redact: bool, level: str | None, rules_file: Path | None
     ) -> Redactor | None:
-        """The redactor ``--redact`` asks for, or ``None``.
-
-        Raises:
-            click.UsageError: ``--privacy-level`` or ``--redact-rules`` without ``--redact``.
-        """
+        """The redactor ``--redact`` asks for, or ``None`` (a usage error for its options alone)."""
         if not redact:
             if level is not None or rules_file is not None:
                 raise click.UsageError(
@@ -128,7 +124,7 @@ class Redactor:
         return LoadedTrace(record, ReasoningTrace.model_validate(document), row), findings
 
     def summary(self) -> str:
-        """``redacted 3 traces: 5 email, 1 api_key``; identifiers kept in private traces too.
+        """``redacted 3 traces: 5 email, 1 api_key``, and any private traces' kept identifiers.
 
         Said because a converted trace is private unless ``--privacy-level`` says otherwise.
         """
