@@ -60,21 +60,28 @@ def stdout_is_terminal() -> bool:
 
 
 @contextmanager
-def open_output(output: Path | None) -> Iterator[IO[str]]:
+def open_output(output: Path | None, *, for_people: bool = False) -> Iterator[IO[str]]:
     """A text stream for a report: stdout, or a file that replaces ``output`` atomically.
 
     The file appears only when the block completes (an interrupted run leaves the old one).
-    UTF-8 whatever the locale: JSON, JUnit (which says so in its header) and Markdown are.
+    UTF-8 whatever the locale: JSON, JUnit (which says so in its header) and Markdown are; but
+    ``for_people`` stdout gets the terminal's own encoding, ``?`` for what it lacks.
     """
-    if output is None:
-        stream = _text_stream(report_stdout())
-        try:
-            yield stream
-        finally:
-            stream.flush()
+    if output is not None:
+        with atomic_text(output, errors=ENCODING_ERRORS) as file:
+            yield file
         return
-    with atomic_text(output, errors=ENCODING_ERRORS) as file:
-        yield file
+    stdout = report_stdout()
+    encoding = getattr(stdout, "encoding", None) or "utf-8"
+    stream = (
+        _text_stream(stdout, encoding=encoding, errors="replace")
+        if for_people
+        else _text_stream(stdout)
+    )
+    try:
+        yield stream
+    finally:
+        stream.flush()
 
 
 _SUFFIX_FORMATS = {
@@ -105,22 +112,17 @@ def output_console(
 ) -> Iterator[Console]:
     """A console for tables meant for people, on stdout or the ``--output`` file.
 
-    Stdout gets the terminal's own encoding, ``?`` for what it lacks (a table is for reading);
-    a file gets UTF-8, no colours and :data:`REPORT_COLUMNS` columns; a redirected stdout (a CI
-    log) gets ``redirected_width`` columns, unless ``COLUMNS`` says otherwise (rich assumes 80).
+    A file gets no colours and :data:`REPORT_COLUMNS` columns; a redirected stdout (a CI log)
+    gets ``redirected_width`` columns, unless ``COLUMNS`` says otherwise (rich assumes 80).
     """
-    if output is not None:
-        with atomic_text(output, errors=ENCODING_ERRORS) as file:
-            yield _plain_console(file=file, width=REPORT_COLUMNS, no_color=True, color_system=None)
-        return
-    stdout = report_stdout()
-    encoding = getattr(stdout, "encoding", None) or "utf-8"
-    stream = _text_stream(stdout, encoding=encoding, errors="replace")
-    redirected = not stdout_is_terminal() and not os.environ.get("COLUMNS")
-    try:
-        yield _plain_console(file=stream, width=redirected_width if redirected else None)
-    finally:
-        stream.flush()
+    with open_output(output, for_people=True) as stream:
+        if output is None:
+            redirected = not stdout_is_terminal() and not os.environ.get("COLUMNS")
+            yield _plain_console(file=stream, width=redirected_width if redirected else None)
+        else:
+            yield _plain_console(
+                file=stream, width=REPORT_COLUMNS, no_color=True, color_system=None
+            )
 
 
 def _text_stream(
