@@ -18,6 +18,7 @@ from knowledgepulse._util.atomic import atomic_binary
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import ReadProgress, open_output, say
 from knowledgepulse.cli._options import Command, option_group
+from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.integrations.names import SOURCE_CHOICES
 from knowledgepulse.records import STDIN, Location, Problem, Record
 from knowledgepulse.reports.rows import SCORE_COLUMNS, RowWriter, row_format
@@ -55,9 +56,9 @@ class ProblemSink:
         say(str(problem), one_line=True)
 
     @property
-    def errors(self) -> bool:
-        """Whether any record was rejected."""
-        return self.tally.invalid > 0
+    def exit_code(self) -> int:
+        """The command's exit code: 1 when any record was rejected."""
+        return EXIT_FINDINGS if self.tally.invalid else EXIT_OK
 
 
 SHAPES = (

@@ -23,7 +23,6 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
-from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.records.readers import open_source
 
@@ -81,4 +80,4 @@ def convert_command(
         message += f"; {counted(tally.warnings, 'warning')}"
     message += summary_tail(redactor)
     say(message)
-    return EXIT_FINDINGS if sink.errors else EXIT_OK
+    return sink.exit_code

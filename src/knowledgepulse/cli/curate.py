@@ -34,7 +34,6 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
-from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
 from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.curation import (
@@ -359,7 +358,7 @@ def select_command(
             for rejection in selection.rejected:
                 stream.write(dumps(tidy(_rejection_row(corpus, rejection))) + "\n")
     say(_summary(corpus, selection, budget, min_score, task_path) + summary_tail(corpus.redactor))
-    return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
+    return corpus.sink.exit_code
 
 
 def _rejection_row(corpus: ScoredCorpus, rejection: Rejection) -> dict[str, Any]:
@@ -524,4 +523,4 @@ def dedupe_command(
         f"{counted(duplicates, 'trace')} would go, "
         f"{count - duplicates} kept" + summary_tail(corpus.redactor),
     )
-    return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
+    return corpus.sink.exit_code

@@ -29,7 +29,6 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
-from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.reports.value import dumps
 from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.trace.models import PRIVACY_LEVELS, ReasoningTrace
@@ -235,7 +234,7 @@ def redact_command(
     if sink.tally.invalid:
         message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
     say(message)
-    return EXIT_FINDINGS if sink.errors else EXIT_OK
+    return sink.exit_code
 
 
 def _redacted(

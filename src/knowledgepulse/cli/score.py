@@ -46,7 +46,6 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
-from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.cli.profiles import profiles_file_option, registry_from
 from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
@@ -300,7 +299,7 @@ def score_command(
     if cache_path is not None:
         _close_cache(scorer, cache_path, frozen=frozen)
     say(summary_line(tally) + summary_tail(redactor))
-    return EXIT_FINDINGS if sink.errors else EXIT_OK
+    return sink.exit_code
 
 
 Emit = Callable[[LoadedTrace, ScoredTrace], None]
@@ -459,7 +458,7 @@ def validate_command(
     if tally.warnings:
         message += f"; {counted(tally.warnings, 'warning')}"
     say(message)
-    return EXIT_FINDINGS if sink.errors else EXIT_OK
+    return sink.exit_code
 
 
 def _max_windows(value: str | None) -> int | None:
