@@ -66,18 +66,16 @@ def convert_command(
     if output is not None:
         check_destination(output, what="output")
     sink = ProblemSink()
-    tally = sink.tally
     written = 0
     with open_output(output) as stream:
-        traces = converted_traces(inputs, source, options, sink)
-        for loaded in redacted(redactor, traces):
+        for loaded in redacted(redactor, converted_traces(inputs, source, options, sink)):
             stream.write(orjson.dumps(loaded.record.value).decode() + "\n")
             written += 1
     message = f"converted {counted(written, 'trace')}"
-    if tally.invalid:
-        message += f"; {counted(tally.invalid, 'record')} could not be read"
-    if tally.warnings:
-        message += f"; {counted(tally.warnings, 'warning')}"
+    if sink.tally.invalid:
+        message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
+    if sink.tally.warnings:
+        message += f"; {counted(sink.tally.warnings, 'warning')}"
     message += summary_tail(redactor)
     say(message)
     return sink.exit_code

@@ -25,11 +25,7 @@ profiles_file_option = click.option(
 
 def registry_from(profiles_file: Path | None) -> ProfileRegistry:
     """The built-in profiles plus any from the user's file."""
-    registry = ProfileRegistry()
-    if profiles_file is not None:
-        for domain, weights in load_profiles(profiles_file).items():
-            registry.register(domain, weights, replace=True)
-    return registry
+    return ProfileRegistry(load_profiles(profiles_file) if profiles_file is not None else None)
 
 
 @click.command("profiles")
