@@ -133,27 +133,6 @@ def model_options(command: Command) -> Command:
     )
 
 
-def engine_options(command: Command) -> Command:
-    """``--engine`` and ``--address``."""
-    return option_group(
-        command,
-        click.option(
-            "--engine",
-            type=click.Choice(("local", "ray")),
-            default="local",
-            show_default=True,
-            help="ray: embed on a Ray cluster's actors, --workers of them (needs \"knowledge"
-            'pulse[ray]"; see docs/ray.md). Same scores as local.',
-        ),
-        click.option(
-            "--address",
-            metavar="HOST:PORT",
-            help="With --engine ray: the running Ray cluster to join (or auto) [default: "
-            "start a local Ray for this run].",
-        ),
-    )
-
-
 def batch_size_for(batch_size: int | None, embedder: Embedder | None) -> int:
     """``--batch-size``, or its default for where the embedder runs."""
     if batch_size is not None:

@@ -23,7 +23,7 @@ from knowledgepulse.cli._embedder import (
     model_options,
     novelty_text_option,
 )
-from knowledgepulse.cli._options import Command, MinScoreType, option_group, output_option
+from knowledgepulse.cli._options import MinScoreType, output_option
 from knowledgepulse.cli._traces import (
     ProblemSink,
     parquet_rows,
@@ -192,35 +192,6 @@ def render_similarity_histogram(histogram: SimilarityHistogram | None) -> str:
     return "\n".join(lines)
 
 
-def task_options(command: Command) -> Command:
-    """``--task-field``, ``--task-similarity`` and ``--per-task``."""
-    return option_group(
-        command,
-        click.option(
-            "--task-field",
-            metavar="PATH",
-            help="The task each trace is a run of: with --from, a dataset column; else the "
-            "value at this dotted path of the trace's JSON (metadata.task_id, or any key). "
-            "Default: a dataset's task column when one is found, else inferred (the same "
-            "objective, or novelty vectors within --task-similarity of the task's best run).",
-        ),
-        click.option(
-            "--task-similarity",
-            type=click.FloatRange(-1.0, 1.0),
-            default=INFERRED_TASK_SIMILARITY,
-            show_default=True,
-            help="Without --task-field: a trace whose cosine with a task's best run "
-            "reaches S is a run of that task (1 groups only equal objectives).",
-        ),
-        click.option(
-            "--per-task",
-            type=click.IntRange(min=1),
-            metavar="K",
-            help="Keep at most the best K traces of each task (best of N).",
-        ),
-    )
-
-
 def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
     if value is None:
         return None
@@ -262,7 +233,28 @@ def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) 
     help="Reject a trace whose cosine with an already selected trace reaches S "
     "(see --similarity-histogram).",
 )
-@task_options
+@click.option(
+    "--task-field",
+    metavar="PATH",
+    help="The task each trace is a run of: with --from, a dataset column; else the "
+    "value at this dotted path of the trace's JSON (metadata.task_id, or any key). "
+    "Default: a dataset's task column when one is found, else inferred (the same "
+    "objective, or novelty vectors within --task-similarity of the task's best run).",
+)
+@click.option(
+    "--task-similarity",
+    type=click.FloatRange(-1.0, 1.0),
+    default=INFERRED_TASK_SIMILARITY,
+    show_default=True,
+    help="Without --task-field: a trace whose cosine with a task's best run "
+    "reaches S is a run of that task (1 groups only equal objectives).",
+)
+@click.option(
+    "--per-task",
+    type=click.IntRange(min=1),
+    metavar="K",
+    help="Keep at most the best K traces of each task (best of N).",
+)
 @similarity_histogram_option
 @output_option(
     "Write the selected traces here (JSONL, atomically) instead of stdout; dataset rows "

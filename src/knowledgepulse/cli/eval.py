@@ -27,9 +27,7 @@ from knowledgepulse.cli._console import (
     stdout_for_the_report,
 )
 from knowledgepulse.cli._options import (
-    Command,
     format_option,
-    option_group,
     output_option,
     refuse_usage,
 )
@@ -103,69 +101,6 @@ FORMATS = ("table", "json", "junit", "markdown", "html")
 TASK_SETTINGS = ("concurrency", "timeout", "retries", "repeat", "task_version", "cache_dir")
 
 
-def task_options(command: Command) -> Command:
-    """``--plugin``, ``--task`` and the task's settings."""
-    return option_group(
-        command,
-        click.option(
-            "--plugin",
-            "plugins",
-            multiple=True,
-            metavar="MODULE|FILE.py",
-            help="Import a module or .py file that registers custom scorers (repeatable).",
-        ),
-        click.option(
-            "--task",
-            "task_spec",
-            metavar="MODULE:FUNCTION",
-            help="Call this function (or path/to/file.py:FUNCTION) on each case's input "
-            "and score what it returns, instead of the cases' recorded actual outputs.",
-        ),
-        click.option(
-            "--concurrency",
-            type=click.IntRange(min=1),
-            default=DEFAULT_CONCURRENCY,
-            help=f"With --task: calls in flight at once [default: {DEFAULT_CONCURRENCY}].",
-        ),
-        click.option(
-            "--timeout",
-            type=click.FloatRange(min=0),
-            metavar="SECONDS",
-            help="With --task: the longest one call may take; past it the case is an error, "
-            f"so a hung call cannot hang CI [default: {DEFAULT_TIMEOUT_S:g}; 0: no limit].",
-        ),
-        click.option(
-            "--retries",
-            type=click.IntRange(min=0),
-            default=0,
-            help="With --task: retries of a call that raised or timed out, with backoff "
-            "[default: 0].",
-        ),
-        click.option(
-            "--repeat",
-            type=click.IntRange(min=1),
-            default=1,
-            metavar="K",
-            help="With --task: call K times per case; report each scorer's mean ± stderr "
-            "and pass@K.",
-        ),
-        click.option(
-            "--task-version",
-            help="With --task: cache outputs under this version (change it when the task "
-            "changes); a rerun then calls only for new inputs.",
-        ),
-        click.option(
-            "--cache-dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=Path(DEFAULT_CACHE_DIR),
-            help="With --task-version: where outputs are cached [default: .kp-cache/outputs].",
-        ),
-        click.option(
-            "--no-cache", is_flag=True, help="With --task: neither read nor write the cache."
-        ),
-    )
-
-
 @click.command("eval")
 @click.argument("cases", nargs=-1, metavar="CASES...")
 @click.option(
@@ -208,7 +143,58 @@ def task_options(command: Command) -> Command:
     "else failure].",
 )
 @tolerance_option
-@task_options
+@click.option(
+    "--plugin",
+    "plugins",
+    multiple=True,
+    metavar="MODULE|FILE.py",
+    help="Import a module or .py file that registers custom scorers (repeatable).",
+)
+@click.option(
+    "--task",
+    "task_spec",
+    metavar="MODULE:FUNCTION",
+    help="Call this function (or path/to/file.py:FUNCTION) on each case's input "
+    "and score what it returns, instead of the cases' recorded actual outputs.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=DEFAULT_CONCURRENCY,
+    help=f"With --task: calls in flight at once [default: {DEFAULT_CONCURRENCY}].",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    help="With --task: the longest one call may take; past it the case is an error, "
+    f"so a hung call cannot hang CI [default: {DEFAULT_TIMEOUT_S:g}; 0: no limit].",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=0,
+    help="With --task: retries of a call that raised or timed out, with backoff [default: 0].",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    metavar="K",
+    help="With --task: call K times per case; report each scorer's mean ± stderr and pass@K.",
+)
+@click.option(
+    "--task-version",
+    help="With --task: cache outputs under this version (change it when the task "
+    "changes); a rerun then calls only for new inputs.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(DEFAULT_CACHE_DIR),
+    help="With --task-version: where outputs are cached [default: .kp-cache/outputs].",
+)
+@click.option("--no-cache", is_flag=True, help="With --task: neither read nor write the cache.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
 @stdout_for_the_report()  # a task's or plugin's prints go to stderr
 def eval_command(

@@ -30,7 +30,6 @@ from knowledgepulse.cli._console import (
 from knowledgepulse.cli._embedder import (
     batch_size_for,
     build_embedder,
-    engine_options,
     model_options,
     novelty_text_option,
     ray_embedder,
@@ -81,7 +80,20 @@ if TYPE_CHECKING:
     "Write here instead of stdout (atomically: the file appears when the run completes)."
 )
 @model_options
-@engine_options
+@click.option(
+    "--engine",
+    type=click.Choice(("local", "ray")),
+    default="local",
+    show_default=True,
+    help="ray: embed on a Ray cluster's actors, --workers of them (needs \"knowledge"
+    'pulse[ray]"; see docs/ray.md). Same scores as local.',
+)
+@click.option(
+    "--address",
+    metavar="HOST:PORT",
+    help="With --engine ray: the running Ray cluster to join (or auto) [default: "
+    "start a local Ray for this run].",
+)
 @click.option(
     "--min-score",
     type=MinScoreType(),
