@@ -11,11 +11,15 @@ import click
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 
-def option_group(command: Command, *options: Callable[[Any], Any]) -> Command:
-    """``command`` with ``options``, which ``--help`` lists in the order given."""
-    for option in reversed(options):
-        command = option(command)
-    return command
+def option_group(*options: Callable[[Any], Any]) -> Callable[[Command], Command]:
+    """A decorator giving a command ``options``, which ``--help`` lists in the order given."""
+
+    def decorate(command: Command) -> Command:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
 
 
 def output_option(help: str) -> Callable[[Command], Command]:

@@ -94,42 +94,37 @@ ROW_OPTIONS = (
 
 def source_options(*, required: bool, task_field: bool = True) -> Callable[[Command], Command]:
     """``--from``, ``--domain``, ``--confidence``, the row options (``--task-field`` if asked)."""
-
-    def decorate(command: Command) -> Command:
-        return option_group(
-            command,
-            click.option(
-                "--from",
-                "source",
-                type=click.Choice(SOURCE_CHOICES),
-                default="auto" if required else None,
-                show_default=required,
-                help="The framework's file format to convert from. " + SHAPES,
-            ),
-            click.option(
-                "--domain",
-                help="The task_domain of every converted trace (it selects the weight "
-                "profile) [default: the run's kp.task_domain metadata, else 'default'].",
-            ),
-            click.option(
-                "--confidence",
-                type=click.FloatRange(0.0, 1.0),
-                help="The outcome confidence of every converted trace [default: the run's "
-                "kp.confidence metadata, else 0.8 on success and 0.2 on failure].",
-            ),
-            *(
-                click.option(name, help=text)
-                for name, text in ROW_OPTIONS
-                if task_field or name != "--task-field"
-            ),
-            click.option(
-                "--success-threshold",
-                type=float,
-                help="A number in the success column at or above it is a success [default: 0.5].",
-            ),
-        )
-
-    return decorate
+    return option_group(
+        click.option(
+            "--from",
+            "source",
+            type=click.Choice(SOURCE_CHOICES),
+            default="auto" if required else None,
+            show_default=required,
+            help="The framework's file format to convert from. " + SHAPES,
+        ),
+        click.option(
+            "--domain",
+            help="The task_domain of every converted trace (it selects the weight "
+            "profile) [default: the run's kp.task_domain metadata, else 'default'].",
+        ),
+        click.option(
+            "--confidence",
+            type=click.FloatRange(0.0, 1.0),
+            help="The outcome confidence of every converted trace [default: the run's "
+            "kp.confidence metadata, else 0.8 on success and 0.2 on failure].",
+        ),
+        *(
+            click.option(name, help=text)
+            for name, text in ROW_OPTIONS
+            if task_field or name != "--task-field"
+        ),
+        click.option(
+            "--success-threshold",
+            type=float,
+            help="A number in the success column at or above it is a success [default: 0.5].",
+        ),
+    )
 
 
 def trace_options(

@@ -56,19 +56,17 @@ def rules_option(name: str) -> Callable[[Command], Command]:
     )
 
 
-def redact_options(command: Command) -> Command:
-    """``--redact``, ``--privacy-level`` and ``--redact-rules`` for a command that shares."""
-    return option_group(
-        command,
-        click.option(
-            "--redact",
-            is_flag=True,
-            help="Redact what is written: secrets always, personal identifiers by each trace's "
-            "privacy level (see kp redact).",
-        ),
-        level_option,
-        rules_option("--redact-rules"),
-    )
+redact_options = option_group(
+    click.option(
+        "--redact",
+        is_flag=True,
+        help="Redact what is written: secrets always, personal identifiers by each trace's "
+        "privacy level (see kp redact).",
+    ),
+    level_option,
+    rules_option("--redact-rules"),
+)
+"""``--redact``, ``--privacy-level`` and ``--redact-rules``, for a command that shares."""
 
 
 class Redactor:
