@@ -54,21 +54,15 @@ def default_workers(paths: Sequence[str]) -> int:
     if cores == 1:
         return 1
     total = 0
-    for path in paths or [STDIN]:
-        size = _input_size(path)
-        if size is None:
+    for path in paths or [STDIN]:  # a file, or one redirected to standard input, has a size
+        try:
+            status = os.fstat(sys.stdin.fileno()) if path == STDIN else os.stat(path)
+        except (OSError, ValueError, io.UnsupportedOperation):
             return cores
-        total += size * (GZIP_RATIO if path.endswith(".gz") else 1)
+        if not stat.S_ISREG(status.st_mode):
+            return cores
+        total += status.st_size * (GZIP_RATIO if path.endswith(".gz") else 1)
     return cores if total >= WORKERS_FROM_BYTES else 1
-
-
-def _input_size(path: str) -> int | None:
-    """The bytes of a file or of a file redirected to standard input; ``None``: not known."""
-    try:
-        status = os.fstat(sys.stdin.fileno()) if path == STDIN else os.stat(path)
-    except (OSError, ValueError, io.UnsupportedOperation):
-        return None
-    return status.st_size if stat.S_ISREG(status.st_mode) else None
 
 
 def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
