@@ -34,8 +34,8 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
-from knowledgepulse.cli.profiles import profiles_file_option, registry_from
 from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
+from knowledgepulse.cli.score import profiles_file_option, registry_from
 from knowledgepulse.curation import (
     INFERRED_TASK_SIMILARITY,
     Candidate,

@@ -1,6 +1,6 @@
-"""``kp score`` and ``kp validate``: read traces, report bad records, score the rest.
+"""``kp score``, ``kp validate`` and ``kp profiles``: traces checked and scored, and the weights.
 
-Both stream a batch at a time, so memory stays flat; ``--order time``, ``--corpus``, a
+Scoring streams a batch at a time, so memory stays flat; ``--order time``, ``--corpus``, a
 percentile ``--min-score`` and ``--format html`` read the whole input first. What a user can
 fix (an output directory, a model, a ``--frozen`` cache) is checked before the first record.
 """
@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted, printable
@@ -45,7 +48,6 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
-from knowledgepulse.cli.profiles import profiles_file_option, registry_from
 from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.reports.rows import jsonl_row, kp_columns
@@ -61,12 +63,27 @@ from knowledgepulse.reports.value import (
     summary_line,
 )
 from knowledgepulse.trace.load import LoadedTrace
+from knowledgepulse.value.profiles import ProfileRegistry, load_profiles
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.curation import MinScore
     from knowledgepulse.novelty.cache import VectorCache
     from knowledgepulse.value.breakdown import ValueBreakdown
+
+
+profiles_file_option = click.option(
+    "--profiles",
+    "profiles_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="YAML/JSON file of extra weight profiles: {domain: {complexity, novelty, tool_diversity, "
+    "outcome_confidence}}.",
+)
+
+
+def registry_from(profiles_file: Path | None) -> ProfileRegistry:
+    """The built-in profiles plus any from the user's file."""
+    return ProfileRegistry(load_profiles(profiles_file) if profiles_file is not None else None)
 
 
 @click.command("score")
@@ -535,3 +552,28 @@ def _scored_whole(
         threshold = min_score.resolve([b.score for b in breakdowns])
         breakdowns = [dataclasses.replace(b, threshold=threshold) for b in breakdowns]
     return zip(breakdowns, traces, strict=True)
+
+
+@click.command("profiles")
+@format_option(("table", "json"), "Output format.", "table")
+@profiles_file_option
+def profiles_command(output_format: str, profiles_file: Path | None) -> int:
+    """Show the weight profiles: which domain weighs which dimension how much.
+
+    A trace's metadata.task_domain picks the profile by exact match; any other domain uses
+    'default'.
+    """
+    registry = registry_from(profiles_file)
+    if output_format == "json":
+        data = {name: weights.to_dict() for name, weights in registry.items()}
+        click.echo(json.dumps(data, indent=2))
+        return 0
+    table = Table(header_style="bold", show_edge=False, pad_edge=False)
+    for column in ("profile", "complexity", "novelty", "tool_diversity", "outcome_confidence"):
+        table.add_column(column, justify="left" if column == "profile" else "right")
+    for name, weights in registry.items():
+        table.add_row(
+            Text(printable(name, one_line=True)), *(f"{w:.2f}" for w in weights.as_tuple())
+        )
+    Console().print(table)
+    return 0
