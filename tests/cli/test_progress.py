@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from knowledgepulse.cli._console import ReadProgress
 
 
@@ -12,7 +14,7 @@ def test_plain_files_are_measured_in_bytes(tmp_path: Path) -> None:
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     first.write_bytes(b"x" * 10)
     second.write_bytes(b"y" * 32)
-    progress = ReadProgress.for_sources([str(first), str(second)], enabled=False)
+    progress = ReadProgress.for_sources([str(first), str(second)])
     assert progress.total_bytes == 42
 
 
@@ -20,13 +22,16 @@ def test_stdin_and_gzip_are_counted_not_sized(tmp_path: Path) -> None:
     """Standard input and compressed files have no known size: the bar counts traces instead."""
     gz = tmp_path / "a.jsonl.gz"
     gz.write_bytes(b"\x1f\x8b")
-    assert ReadProgress.for_sources(["-"], enabled=False).total_bytes is None
-    assert ReadProgress.for_sources([str(gz)], enabled=False).total_bytes is None
+    assert ReadProgress.for_sources(["-"]).total_bytes is None
+    assert ReadProgress.for_sources([str(gz)]).total_bytes is None
 
 
-def test_a_disabled_progress_draws_nothing_and_costs_nothing() -> None:
+def test_a_disabled_progress_draws_nothing_and_costs_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Off a terminal nothing is started; advancing is a no-op."""
-    with ReadProgress(100, enabled=False) as progress:
+    monkeypatch.setattr("sys.stderr.isatty", lambda: False)
+    with ReadProgress(100) as progress:
         progress.advance(50)
         progress.scored(1)
         assert progress.bar is None

@@ -1,9 +1,7 @@
-r"""The consoles and streams every command writes through, and the progress bar on stderr.
+r"""The streams every command writes through: reports on stdout or ``--output``, the rest on stderr.
 
-Reports go to stdout or, atomically, to ``--output``; problems go to stderr. Data never goes
-through rich markup or emoji codes, and its control characters are shown as escapes
-(``\x1b``); text that cannot be encoded (a lone surrogate) is written as a backslash escape,
-which inside JSON strings is JSON's own, instead of crashing the run.
+Data never goes through rich markup or emoji codes; its control characters are shown escaped
+(``\x1b``), and what cannot be encoded (a lone surrogate) as a backslash escape (JSON's own).
 """
 
 from __future__ import annotations
@@ -17,7 +15,6 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from types import TracebackType
 from typing import IO
 
 from rich.console import Console
@@ -63,30 +60,28 @@ def stdout_is_terminal() -> bool:
 
 
 @contextmanager
-def open_output(output: Path | None) -> Iterator[IO[str]]:
+def open_output(output: Path | None, *, for_people: bool = False) -> Iterator[IO[str]]:
     """A text stream for a report: stdout, or a file that replaces ``output`` atomically.
 
     The file appears only when the block completes (an interrupted run leaves the old one).
+    UTF-8 whatever the locale: JSON, JUnit (which says so in its header) and Markdown are; but
+    ``for_people`` stdout gets the terminal's own encoding, ``?`` for what it lacks.
     """
-    if output is None:
-        stream = _text_stream(report_stdout())
-        try:
-            yield stream
-        finally:
-            stream.flush()
+    if output is not None:
+        with atomic_text(output, errors=ENCODING_ERRORS) as file:
+            yield file
         return
-    with atomic_text(output, errors=ENCODING_ERRORS) as file:
-        yield file
-
-
-def write_output(text: str | Iterable[str], output: Path | None) -> None:
-    """A rendered report (or its chunks) to stdout, or atomically to the ``--output`` file.
-
-    UTF-8 whatever the locale: JSON, JUnit (which says so in its header) and Markdown are.
-    """
-    with open_output(output) as stream:
-        for chunk in [text] if isinstance(text, str) else text:
-            stream.write(chunk)
+    stdout = report_stdout()
+    encoding = getattr(stdout, "encoding", None) or "utf-8"
+    stream = (
+        _text_stream(stdout, encoding=encoding, errors="replace")
+        if for_people
+        else _text_stream(stdout)
+    )
+    try:
+        yield stream
+    finally:
+        stream.flush()
 
 
 _SUFFIX_FORMATS = {
@@ -117,22 +112,17 @@ def output_console(
 ) -> Iterator[Console]:
     """A console for tables meant for people, on stdout or the ``--output`` file.
 
-    Stdout gets the terminal's own encoding, ``?`` for what it lacks (a table is for reading);
-    a file gets UTF-8, no colours and :data:`REPORT_COLUMNS` columns; a redirected stdout (a CI
-    log) gets ``redirected_width`` columns, unless ``COLUMNS`` says otherwise (rich assumes 80).
+    A file gets no colours and :data:`REPORT_COLUMNS` columns; a redirected stdout (a CI log)
+    gets ``redirected_width`` columns, unless ``COLUMNS`` says otherwise (rich assumes 80).
     """
-    if output is not None:
-        with atomic_text(output, errors=ENCODING_ERRORS) as file:
-            yield _plain_console(file=file, width=REPORT_COLUMNS, no_color=True, color_system=None)
-        return
-    stdout = report_stdout()
-    encoding = getattr(stdout, "encoding", None) or "utf-8"
-    stream = _text_stream(stdout, encoding=encoding, errors="replace")
-    redirected = not stdout_is_terminal() and not os.environ.get("COLUMNS")
-    try:
-        yield _plain_console(file=stream, width=redirected_width if redirected else None)
-    finally:
-        stream.flush()
+    with open_output(output, for_people=True) as stream:
+        if output is None:
+            redirected = not stdout_is_terminal() and not os.environ.get("COLUMNS")
+            yield _plain_console(file=stream, width=redirected_width if redirected else None)
+        else:
+            yield _plain_console(
+                file=stream, width=REPORT_COLUMNS, no_color=True, color_system=None
+            )
 
 
 def _text_stream(
@@ -222,29 +212,25 @@ class ReadProgress:
     is the bar on screen, if any. It is redrawn at most ten times a second.
     """
 
-    def __init__(self, total_bytes: int | None, *, enabled: bool | None = None) -> None:
+    def __init__(self, total_bytes: int | None) -> None:
         self.total_bytes = total_bytes
-        self._enabled = sys.stderr.isatty() if enabled is None else enabled
-        self._bytes = 0
-        self._done = 0
+        self._bytes = self._done = 0
         self._next_draw = 0.0
         self.bar: Progress | None = None
-        self._task: TaskID | None = None
+        self._task = TaskID(0)
 
     @classmethod
-    def for_sources(cls, sources: Sequence[str], *, enabled: bool | None = None) -> ReadProgress:
+    def for_sources(cls, sources: Sequence[str]) -> ReadProgress:
         """A progress for these inputs: sized when every one is a plain, uncompressed file."""
-        total: int | None = 0
-        for source in sources:
-            path = Path(source)
-            if source == STDIN or path.suffix.lower() == ".gz" or not path.is_file():
-                total = None
-                break
-            total = (total or 0) + path.stat().st_size
-        return cls(total, enabled=enabled)
+        paths = [Path(source) for source in sources]
+        sized = all(
+            source != STDIN and path.suffix.lower() != ".gz" and path.is_file()
+            for source, path in zip(sources, paths, strict=True)
+        )
+        return cls(sum(path.stat().st_size for path in paths) if sized else None)
 
     def __enter__(self) -> ReadProgress:
-        if self._enabled:
+        if sys.stderr.isatty():
             columns = [TextColumn("{task.fields[done]} traces"), BarColumn(), TimeElapsedColumn()]
             if self.total_bytes:
                 columns.append(TimeRemainingColumn())
@@ -253,30 +239,21 @@ class ReadProgress:
             self._task = self.bar.add_task("reading", total=self.total_bytes or None, done=0)
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if self.bar is not None:
             self.bar.stop()
 
     def advance(self, count: int) -> None:
         """``count`` more bytes were read."""
         self._bytes += count
-        self._maybe_draw()
+        self._draw()
 
     def scored(self, done: int) -> None:
         """``done`` traces have been processed so far."""
         self._done = done
-        self._maybe_draw()
+        self._draw()
 
-    def _maybe_draw(self) -> None:
-        if self.bar is None or self._task is None:
-            return
-        now = time.monotonic()
-        if now < self._next_draw:
-            return
-        self._next_draw = now + 0.1
-        self.bar.update(self._task, completed=self._bytes, done=self._done)
+    def _draw(self) -> None:
+        if self.bar is not None and (now := time.monotonic()) >= self._next_draw:
+            self._next_draw = now + 0.1
+            self.bar.update(self._task, completed=self._bytes, done=self._done)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from knowledgepulse.cli._options import Command, option_group
+from knowledgepulse.cli._options import option_group
 from knowledgepulse.novelty.embedder import embedder_for
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
@@ -54,21 +54,15 @@ def default_workers(paths: Sequence[str]) -> int:
     if cores == 1:
         return 1
     total = 0
-    for path in paths or [STDIN]:
-        size = _input_size(path)
-        if size is None:
+    for path in paths or [STDIN]:  # a file, or one redirected to standard input, has a size
+        try:
+            status = os.fstat(sys.stdin.fileno()) if path == STDIN else os.stat(path)
+        except (OSError, ValueError, io.UnsupportedOperation):
             return cores
-        total += size * (GZIP_RATIO if path.endswith(".gz") else 1)
+        if not stat.S_ISREG(status.st_mode):
+            return cores
+        total += status.st_size * (GZIP_RATIO if path.endswith(".gz") else 1)
     return cores if total >= WORKERS_FROM_BYTES else 1
-
-
-def _input_size(path: str) -> int | None:
-    """The bytes of a file or of a file redirected to standard input; ``None``: not known."""
-    try:
-        status = os.fstat(sys.stdin.fileno()) if path == STDIN else os.stat(path)
-    except (OSError, ValueError, io.UnsupportedOperation):
-        return None
-    return status.st_size if stat.S_ISREG(status.st_mode) else None
 
 
 def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -92,66 +86,43 @@ novelty_text_option = click.option(
 )
 
 
-def model_options(command: Command) -> Command:
-    """``--no-embedder``, ``--model``, ``--batch-size``, ``--workers`` and ``--device``."""
-    return option_group(
-        command,
-        click.option(
-            "--no-embedder",
-            is_flag=True,
-            help="Score without an embedder: novelty is 0.5 for every trace.",
-        ),
-        click.option(
-            "--model",
-            type=click.Path(exists=True, dir_okay=False, path_type=Path),
-            help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
-        ),
-        click.option(
-            "--batch-size",
-            type=click.IntRange(min=1),
-            help="Traces embedded per batch (more: faster, more memory) [default: "
-            f"{DEFAULT_BATCH_SIZE}; {WORKER_BATCH_SIZE} a worker with --workers 2 or more; "
-            f"{GPU_BATCH_SIZE} on a GPU].",
-        ),
-        click.option(
-            "--workers",
-            type=click.IntRange(min=1),
-            help="Processes that run the embedding model on the CPU, one thread each; the "
-            "embeddings are the same for any count [default: the cores for an input of "
-            f"{WORKERS_FROM_BYTES // 1024} KiB or more (a .gz counting {GZIP_RATIO}x) or of "
-            "unknown size (a pipe), else 1: starting workers takes about 0.8 s].",
-        ),
-        click.option(
-            "--device",
-            metavar="cpu|cuda[:N]|auto",
-            callback=_device,
-            default="cpu",
-            show_default=True,
-            help="Where the model runs: cpu (the bundled int8 model), cuda (a GPU, fp16: "
-            'needs "knowledgepulse[gpu]"), auto (cuda when there is one).',
-        ),
-    )
-
-
-def engine_options(command: Command) -> Command:
-    """``--engine`` and ``--address``."""
-    return option_group(
-        command,
-        click.option(
-            "--engine",
-            type=click.Choice(("local", "ray")),
-            default="local",
-            show_default=True,
-            help="ray: embed on a Ray cluster's actors, --workers of them (needs \"knowledge"
-            'pulse[ray]"; see docs/ray.md). Same scores as local.',
-        ),
-        click.option(
-            "--address",
-            metavar="HOST:PORT",
-            help="With --engine ray: the running Ray cluster to join (or auto) [default: "
-            "start a local Ray for this run].",
-        ),
-    )
+model_options = option_group(
+    click.option(
+        "--no-embedder",
+        is_flag=True,
+        help="Score without an embedder: novelty is 0.5 for every trace.",
+    ),
+    click.option(
+        "--model",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
+    ),
+    click.option(
+        "--batch-size",
+        type=click.IntRange(min=1),
+        help="Traces embedded per batch (more: faster, more memory) [default: "
+        f"{DEFAULT_BATCH_SIZE}; {WORKER_BATCH_SIZE} a worker with --workers 2 or more; "
+        f"{GPU_BATCH_SIZE} on a GPU].",
+    ),
+    click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        help="Processes that run the embedding model on the CPU, one thread each; the "
+        "embeddings are the same for any count [default: the cores for an input of "
+        f"{WORKERS_FROM_BYTES // 1024} KiB or more (a .gz counting {GZIP_RATIO}x) or of "
+        "unknown size (a pipe), else 1: starting workers takes about 0.8 s].",
+    ),
+    click.option(
+        "--device",
+        metavar="cpu|cuda[:N]|auto",
+        callback=_device,
+        default="cpu",
+        show_default=True,
+        help="Where the model runs: cpu (the bundled int8 model), cuda (a GPU, fp16: "
+        'needs "knowledgepulse[gpu]"), auto (cuda when there is one).',
+    ),
+)
+"""``--no-embedder``, ``--model``, ``--batch-size``, ``--workers`` and ``--device``."""
 
 
 def batch_size_for(batch_size: int | None, embedder: Embedder | None) -> int:

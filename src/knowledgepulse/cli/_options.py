@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -11,17 +11,36 @@ import click
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 
-def option_group(command: Command, *options: Callable[[Any], Any]) -> Command:
-    """``command`` with ``options``, which ``--help`` lists in the order given."""
-    for option in reversed(options):
-        command = option(command)
-    return command
+def option_group(*options: Callable[[Any], Any]) -> Callable[[Command], Command]:
+    """A decorator giving a command ``options``, which ``--help`` lists in the order given."""
+
+    def decorate(command: Command) -> Command:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
 
 
 def output_option(help: str) -> Callable[[Command], Command]:
     """``-o/--output PATH``: where a command writes instead of stdout."""
     return click.option(
         "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help=help
+    )
+
+
+def format_option(
+    choices: Sequence[str], help: str, default: str | None = None
+) -> Callable[[Command], Command]:
+    """``-f/--format``: the output format, one of ``choices`` (a ``default`` is shown)."""
+    return click.option(
+        "-f",
+        "--format",
+        "output_format",
+        type=click.Choice(choices),
+        default=default,
+        show_default=default is not None,
+        help=help,
     )
 
 

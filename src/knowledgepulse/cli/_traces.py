@@ -1,22 +1,27 @@
-"""How the trace commands read: paths or standard input, or a framework's files (``--from``).
+"""How the trace commands read traces (``--from``: a framework's files) and write rows back.
 
-Bad records are printed on stderr as ``FILE:LINE: PATH: message`` as they are found, counted,
-and skipped; ``--from`` input is converted by :mod:`knowledgepulse.integrations` as it is read.
+Bad records are printed on stderr as ``FILE:LINE: PATH: message`` as found, and skipped. Rows go
+out as the first input's form (JSON Lines or Parquet) or ``-o``'s; Parquet needs a file.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from knowledgepulse._util.atomic import atomic_binary
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import ReadProgress, say
+from knowledgepulse.cli._console import ReadProgress, open_output, say
 from knowledgepulse.cli._options import Command, option_group
+from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.integrations.names import SOURCE_CHOICES
 from knowledgepulse.records import STDIN, Location, Problem, Record
+from knowledgepulse.reports.rows import SCORE_COLUMNS, RowWriter, row_format
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.trace.load import LoadedTrace, load_traces
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
@@ -51,9 +56,9 @@ class ProblemSink:
         say(str(problem), one_line=True)
 
     @property
-    def errors(self) -> bool:
-        """Whether any record was rejected."""
-        return self.tally.invalid > 0
+    def exit_code(self) -> int:
+        """The command's exit code: 1 when any record was rejected."""
+        return EXIT_FINDINGS if self.tally.invalid else EXIT_OK
 
 
 SHAPES = (
@@ -89,42 +94,37 @@ ROW_OPTIONS = (
 
 def source_options(*, required: bool, task_field: bool = True) -> Callable[[Command], Command]:
     """``--from``, ``--domain``, ``--confidence``, the row options (``--task-field`` if asked)."""
-
-    def decorate(command: Command) -> Command:
-        return option_group(
-            command,
-            click.option(
-                "--from",
-                "source",
-                type=click.Choice(SOURCE_CHOICES),
-                default="auto" if required else None,
-                show_default=required,
-                help="The framework's file format to convert from. " + SHAPES,
-            ),
-            click.option(
-                "--domain",
-                help="The task_domain of every converted trace (it selects the weight "
-                "profile) [default: the run's kp.task_domain metadata, else 'default'].",
-            ),
-            click.option(
-                "--confidence",
-                type=click.FloatRange(0.0, 1.0),
-                help="The outcome confidence of every converted trace [default: the run's "
-                "kp.confidence metadata, else 0.8 on success and 0.2 on failure].",
-            ),
-            *(
-                click.option(name, help=text)
-                for name, text in ROW_OPTIONS
-                if task_field or name != "--task-field"
-            ),
-            click.option(
-                "--success-threshold",
-                type=float,
-                help="A number in the success column at or above it is a success [default: 0.5].",
-            ),
-        )
-
-    return decorate
+    return option_group(
+        click.option(
+            "--from",
+            "source",
+            type=click.Choice(SOURCE_CHOICES),
+            default="auto" if required else None,
+            show_default=required,
+            help="The framework's file format to convert from. " + SHAPES,
+        ),
+        click.option(
+            "--domain",
+            help="The task_domain of every converted trace (it selects the weight "
+            "profile) [default: the run's kp.task_domain metadata, else 'default'].",
+        ),
+        click.option(
+            "--confidence",
+            type=click.FloatRange(0.0, 1.0),
+            help="The outcome confidence of every converted trace [default: the run's "
+            "kp.confidence metadata, else 0.8 on success and 0.2 on failure].",
+        ),
+        *(
+            click.option(name, help=text)
+            for name, text in ROW_OPTIONS
+            if task_field or name != "--task-field"
+        ),
+        click.option(
+            "--success-threshold",
+            type=float,
+            help="A number in the success column at or above it is a success [default: 0.5].",
+        ),
+    )
 
 
 def trace_options(
@@ -198,16 +198,41 @@ def converted_traces(
                 "names and timings, so novelty has little to go on; "
                 + (reader(found).CONTENT_HINT if found else "")
             )
+        location = item.location or Location("-")
         for warning in item.warnings:
             if warning not in warned:  # the same loss in every trace of a file is said once
                 warned.add(warning)
-                sink(Problem(item.location or Location("-"), "", warning, warning=True))
+                sink(Problem(location, "", warning, warning=True))
         for note in item.notes:  # how a file's rows are read, once per file
-            where = item.location.file if item.location else "-"
-            say(f"{where}: {note}")
-        record = Record(item.location or Location("-"), item.document)
-        yield LoadedTrace(record, item.trace, item.row)
+            say(f"{location.file}: {note}")
+        yield LoadedTrace(Record(location, item.document), item.trace, item.row)
 
 
 def _say_read(path: str, found: str, count: int) -> None:
     say(f"{path}: read as {found} ({counted(count, 'trace')})")
+
+
+def parquet_rows(output: Path | None, inputs: Sequence[str]) -> bool:
+    """Whether the rows go out as Parquet; a ``click.UsageError`` without ``-o``."""
+    if row_format(output, inputs) != "parquet":
+        return False
+    if output is None:
+        raise click.UsageError(
+            "the rows are Parquet, which needs a file: give -o FILE.parquet (or -o FILE.jsonl "
+            "for JSON Lines)"
+        )
+    return True
+
+
+@contextmanager
+def row_output(
+    output: Path | None, inputs: Sequence[str], added: tuple[str, ...] = SCORE_COLUMNS
+) -> Iterator[RowWriter]:
+    """A writer of rows in the input's form or ``-o``'s, finished (atomically) at the end."""
+    if parquet_rows(output, inputs):
+        assert output is not None  # parquet_rows refuses standard output
+        with atomic_binary(output) as stream, RowWriter("parquet", stream, added) as writer:
+            yield writer
+        return
+    with open_output(output) as text, RowWriter("jsonl", text, added) as writer:
+        yield writer

@@ -1,8 +1,7 @@
 """``kp convert``: agent frameworks' telemetry files to ``ReasoningTrace`` JSON Lines.
 
-One trace a line, valid under ``spec/trace-value.md``, written as the files are read (a run of
-the OTel file exporter can be long). ``metadata.quality_score`` is 0.0 until the traces are
-scored; ``kp score --from`` converts and scores in one go.
+Written as the files are read (an OTel file exporter's run can be long); ``quality_score`` is
+0.0 until scored (``kp score --from`` converts and scores in one go).
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import output_option
-from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.cli._traces import (
     ProblemSink,
     converted_traces,
@@ -25,7 +23,7 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
-from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
+from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.records.readers import open_source
 
 
@@ -68,18 +66,16 @@ def convert_command(
     if output is not None:
         check_destination(output, what="output")
     sink = ProblemSink()
-    tally = sink.tally
     written = 0
     with open_output(output) as stream:
-        traces = converted_traces(inputs, source, options, sink)
-        for loaded in redacted(redactor, traces):
+        for loaded in redacted(redactor, converted_traces(inputs, source, options, sink)):
             stream.write(orjson.dumps(loaded.record.value).decode() + "\n")
             written += 1
     message = f"converted {counted(written, 'trace')}"
-    if tally.invalid:
-        message += f"; {counted(tally.invalid, 'record')} could not be read"
-    if tally.warnings:
-        message += f"; {counted(tally.warnings, 'warning')}"
+    if sink.tally.invalid:
+        message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
+    if sink.tally.warnings:
+        message += f"; {counted(sink.tally.warnings, 'warning')}"
     message += summary_tail(redactor)
     say(message)
-    return EXIT_FINDINGS if sink.errors else EXIT_OK
+    return sink.exit_code

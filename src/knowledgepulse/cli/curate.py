@@ -1,9 +1,7 @@
 """``kp select`` and ``kp dedupe``: curating a corpus, scored whole in corpus mode.
 
-Each trace's novelty is against every other trace of the input, so no verdict depends on input
-order; the whole input is held in memory (1.5 KB of vector per trace with MiniLM). ``select``
-picks the best traces under a budget, across tasks, without near-duplicates, in the order it
-picked them; ``dedupe`` groups near-duplicates, each with the trace kept to represent it.
+Novelty is against every other trace of the input, so no verdict depends on its order; the
+whole input is held in memory (1.5 KB of vector per trace with MiniLM).
 """
 
 from __future__ import annotations
@@ -25,23 +23,22 @@ from knowledgepulse.cli._embedder import (
     model_options,
     novelty_text_option,
 )
-from knowledgepulse.cli._emit import parquet_rows, row_output
-from knowledgepulse.cli._options import Command, MinScoreType, option_group, output_option
-from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
+from knowledgepulse.cli._options import MinScoreType, output_option
 from knowledgepulse.cli._traces import (
     ProblemSink,
+    parquet_rows,
     paths_argument,
     read_traces,
+    row_output,
     source_options,
     sources,
     trace_options,
 )
-from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.cli.profiles import profiles_file_option, registry_from
+from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
+from knowledgepulse.cli.score import profiles_file_option, registry_from
 from knowledgepulse.curation import (
     INFERRED_TASK_SIMILARITY,
     Candidate,
-    DuplicateGroup,
     MinScore,
     Rejection,
     RejectionReason,
@@ -66,8 +63,7 @@ from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:  # the converters bring pydantic: loaded for --from only
-    from knowledgepulse.integrations import TraceOptions
-    from knowledgepulse.novelty import Embedder
+    pass
 
 similarity_histogram_option = click.option(
     "--similarity-histogram",
@@ -86,6 +82,7 @@ class ScoredCorpus:
     candidates: list[Candidate]
     vectors: Any
     sink: ProblemSink
+    redactor: Redactor | None
 
     @property
     def has_rows(self) -> bool:
@@ -103,36 +100,41 @@ class ScoredCorpus:
             "line": location.line,
         }
 
-    def require_vectors(self, option: str) -> None:
-        """A ``click.UsageError`` when ``option`` needs embeddings and none could be made."""
-        if self.vectors is None and self.traces:
-            raise click.UsageError(
-                f"{option} needs an embedder, and none could be loaded "
-                "(install knowledgepulse[embeddings] or give --model)"
-            )
 
-    def print_similarity_histogram(self) -> None:
-        """The histogram of each trace's corpus-novelty similarity, on stderr."""
-        similarities = [
-            b.novelty.similarity
-            for b in self.breakdowns
-            if b.novelty.source == "embedding" and b.novelty.similarity is not None
-        ]
-        say(render_similarity_histogram(similarity_histogram(similarities)))
-
-
-def read_and_score(
-    paths: Sequence[str],
-    embedder: Embedder | None,
+def read_corpus(
+    paths: tuple[str, ...],
+    outputs: tuple[Path | None, ...],
     *,
+    needs_vectors: str | None,
+    histogram: bool,
+    no_embedder: bool,
+    model: Path | None,
+    batch_size: int | None,
+    workers: int | None,
+    device: str,
     novelty_text: str,
     profiles_file: Path | None,
-    batch_size: int | None,
     source: str | None,
-    options: TraceOptions | None,
-    redactor: Redactor | None,
+    domain: str | None,
+    confidence: float | None,
+    redact: bool,
+    privacy_level: str | None,
+    rules_file: Path | None,
+    **row_columns: str | float | None,
 ) -> ScoredCorpus:
-    """Read every trace (converted with ``--from``, redacted with ``--redact``), then score all."""
+    """Read every trace (converted with ``--from``, redacted with ``--redact``), then score all.
+
+    The options and ``outputs`` are checked before the first record is read; ``needs_vectors``
+    names what needs embeddings, a usage error when none could be made.
+    """
+    options = trace_options(source, domain, confidence, row_columns)
+    if source is not None:
+        parquet_rows(outputs[0], sources(paths))  # Parquet needs -o: refused before reading
+    for path in outputs:
+        if path is not None:
+            check_destination(path, what="output")
+    redactor = Redactor.from_options(redact, privacy_level, rules_file)
+    embedder = build_embedder(no_embedder, model, workers=workers, device=device, paths=paths)
     scorer = TraceValueScorer(
         embedder=embedder,
         novelty_text=novelty_text,
@@ -143,11 +145,23 @@ def read_and_score(
     with ReadProgress.for_sources(sources(paths)) as progress:
         traces = list(redacted(redactor, read_traces(paths, sink, progress, source, options)))
     scored = score_corpus(scorer, traces)
+    if needs_vectors is not None and scored.vectors is None and traces:
+        raise click.UsageError(
+            f"{needs_vectors} needs an embedder, and none could be loaded "
+            "(install knowledgepulse[embeddings] or give --model)"
+        )
+    if histogram:
+        similarities = [
+            b.novelty.similarity
+            for b in scored.breakdowns
+            if b.novelty.source == "embedding" and b.novelty.similarity is not None
+        ]
+        say(render_similarity_histogram(similarity_histogram(similarities)))
     candidates = [
         Candidate(b.trace_id, b.score, domain=b.domain, tiebreak=content_digest(t.record.value))
         for t, b in zip(traces, scored.breakdowns, strict=True)
     ]
-    return ScoredCorpus(traces, scored.breakdowns, candidates, scored.vectors, sink)
+    return ScoredCorpus(traces, scored.breakdowns, candidates, scored.vectors, sink, redactor)
 
 
 BAR_WIDTH = 40
@@ -178,36 +192,7 @@ def render_similarity_histogram(histogram: SimilarityHistogram | None) -> str:
     return "\n".join(lines)
 
 
-def task_options(command: Command) -> Command:
-    """``--task-field``, ``--task-similarity`` and ``--per-task``."""
-    return option_group(
-        command,
-        click.option(
-            "--task-field",
-            metavar="PATH",
-            help="The task each trace is a run of: with --from, a dataset column; else the "
-            "value at this dotted path of the trace's JSON (metadata.task_id, or any key). "
-            "Default: a dataset's task column when one is found, else inferred (the same "
-            "objective, or novelty vectors within --task-similarity of the task's best run).",
-        ),
-        click.option(
-            "--task-similarity",
-            type=click.FloatRange(-1.0, 1.0),
-            default=INFERRED_TASK_SIMILARITY,
-            show_default=True,
-            help="Without --task-field: a trace whose cosine with a task's best run "
-            "reaches S is a run of that task (1 groups only equal objectives).",
-        ),
-        click.option(
-            "--per-task",
-            type=click.IntRange(min=1),
-            metavar="K",
-            help="Keep at most the best K traces of each task (best of N).",
-        ),
-    )
-
-
-def _top_percent(value: str | None) -> float | None:
+def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
     if value is None:
         return None
     try:
@@ -224,7 +209,12 @@ def _top_percent(value: str | None) -> float | None:
 @click.command("select")
 @paths_argument
 @click.option("--budget", type=click.IntRange(min=0), help="Select at most N traces.")
-@click.option("--top", "top", metavar="P%", help="Select at most the top P% of the valid traces.")
+@click.option(
+    "--top",
+    metavar="P%",
+    callback=_top_percent,
+    help="Select at most the top P% of the valid traces.",
+)
 @click.option(
     "--per-domain",
     is_flag=True,
@@ -243,7 +233,28 @@ def _top_percent(value: str | None) -> float | None:
     help="Reject a trace whose cosine with an already selected trace reaches S "
     "(see --similarity-histogram).",
 )
-@task_options
+@click.option(
+    "--task-field",
+    metavar="PATH",
+    help="The task each trace is a run of: with --from, a dataset column; else the "
+    "value at this dotted path of the trace's JSON (metadata.task_id, or any key). "
+    "Default: a dataset's task column when one is found, else inferred (the same "
+    "objective, or novelty vectors within --task-similarity of the task's best run).",
+)
+@click.option(
+    "--task-similarity",
+    type=click.FloatRange(-1.0, 1.0),
+    default=INFERRED_TASK_SIMILARITY,
+    show_default=True,
+    help="Without --task-field: a trace whose cosine with a task's best run "
+    "reaches S is a run of that task (1 groups only equal objectives).",
+)
+@click.option(
+    "--per-task",
+    type=click.IntRange(min=1),
+    metavar="K",
+    help="Keep at most the best K traces of each task (best of N).",
+)
 @similarity_histogram_option
 @output_option(
     "Write the selected traces here (JSONL, atomically) instead of stdout; dataset rows "
@@ -264,7 +275,7 @@ def select_command(
     *,
     paths: tuple[str, ...],
     budget: int | None,
-    top: str | None,
+    top: float | None,
     per_domain: bool,
     min_score: MinScore | None,
     max_similarity: float | None,
@@ -275,19 +286,8 @@ def select_command(
     output: Path | None,
     report_path: Path | None,
     no_embedder: bool,
-    model: Path | None,
-    batch_size: int | None,
-    workers: int | None,
-    device: str,
-    novelty_text: str,
-    profiles_file: Path | None,
     source: str | None,
-    domain: str | None,
-    confidence: float | None,
-    redact: bool,
-    privacy_level: str | None,
-    rules_file: Path | None,
-    **row_columns: str | float | None,
+    **options: Any,
 ) -> int:
     """Select the best traces: score first, across tasks, skipping near-duplicates.
 
@@ -303,39 +303,26 @@ def select_command(
     rows (--from) are written back as they were, with kp_ columns added, in the input's form
     (JSON Lines or Parquet) or -o's.
     """
-    if source is not None:  # a dataset's task column becomes each trace's metadata.source.task
-        row_columns = {**row_columns, "task_field": task_field}
-    convert_options = trace_options(source, domain, confidence, row_columns)
-    if source is not None:
-        parquet_rows(output, sources(paths))  # Parquet needs -o: refused before reading
-    percent = _top_percent(top)
-    if budget is not None and percent is not None:
+    if budget is not None and top is not None:
         raise click.UsageError("--budget and --top both set the budget; give one")
     if max_similarity is not None and no_embedder:
         raise click.UsageError(
             "--max-similarity compares embeddings, so it needs an embedder; drop --no-embedder"
         )
-    for path in (output, report_path):
-        if path is not None:
-            check_destination(path, what="output")
-    redactor = Redactor.from_options(redact, privacy_level, rules_file)
-    corpus = read_and_score(
+    if source is not None:  # a dataset's task column becomes each trace's metadata.source.task
+        options["task_field"] = task_field
+    corpus = read_corpus(
         paths,
-        build_embedder(no_embedder, model, workers=workers, device=device, paths=paths),
-        novelty_text=novelty_text,
-        profiles_file=profiles_file,
-        batch_size=batch_size,
+        (output, report_path),
+        needs_vectors=None if max_similarity is None else "--max-similarity",
+        histogram=similarity_histogram,
+        no_embedder=no_embedder,
         source=source,
-        options=convert_options,
-        redactor=redactor,
+        **options,
     )
-    if max_similarity is not None:
-        corpus.require_vectors("--max-similarity")
-    if similarity_histogram:
-        corpus.print_similarity_histogram()
     corpus, task_path = _with_tasks(corpus, task_field, source, task_similarity)
-    if percent is not None:
-        budget = budget_for_top(percent, len(corpus.traces))
+    if top is not None:
+        budget = budget_for_top(top, len(corpus.traces))
     threshold = (
         None if min_score is None else min_score.resolve([b.score for b in corpus.breakdowns])
     )
@@ -348,34 +335,22 @@ def select_command(
         per_domain=per_domain,
         per_task=per_task,
     )
-    _write_selected(corpus, selection, output, paths)
-    if report_path is not None:
-        with open_output(report_path) as stream:
-            for rejection in selection.rejected:
-                stream.write(dumps(tidy(_rejection_row(corpus, rejection))) + "\n")
-    say(
-        _summary(corpus, selection, budget, min_score)
-        + f"; {_task_summary(corpus.candidates, selection, task_path)}"
-        + summary_tail(redactor),
-    )
-    return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
-
-
-def _write_selected(
-    corpus: ScoredCorpus, selection: Selection, output: Path | None, paths: Sequence[str]
-) -> None:
-    """The selected traces best first: dataset rows in their own form, else annotated traces."""
     if corpus.has_rows:
         with row_output(output, sources(paths)) as rows:
             for index in selection.selected:
                 traced = corpus.traces[index]
                 rows.write(traced.row or traced.record, kp_columns(corpus.breakdowns[index]))
-        return
-    with open_output(output) as stream:
-        for index in selection.selected:
-            traced = corpus.traces[index]
-            score = corpus.breakdowns[index].score
-            stream.write(annotated_line(traced.record.value, score) + "\n")
+    else:
+        with open_output(output) as stream:
+            for index in selection.selected:
+                value, score = corpus.traces[index].record.value, corpus.breakdowns[index].score
+                stream.write(annotated_line(value, score) + "\n")
+    if report_path is not None:
+        with open_output(report_path) as stream:
+            for rejection in selection.rejected:
+                stream.write(dumps(tidy(_rejection_row(corpus, rejection))) + "\n")
+    say(_summary(corpus, selection, budget, min_score, task_path) + summary_tail(corpus.redactor))
+    return corpus.sink.exit_code
 
 
 def _rejection_row(corpus: ScoredCorpus, rejection: Rejection) -> dict[str, Any]:
@@ -395,8 +370,13 @@ _REASONS: tuple[tuple[RejectionReason, str], ...] = (
 
 
 def _summary(
-    corpus: ScoredCorpus, selection: Selection, budget: int | None, min_score: MinScore | None
+    corpus: ScoredCorpus,
+    selection: Selection,
+    budget: int | None,
+    min_score: MinScore | None,
+    task_field: str | None,
 ) -> str:
+    """Counts of the selected and rejected, then ``3 of 5 tasks covered (inferred)``."""
     count = len(corpus.traces)
     domains = Counter(corpus.breakdowns[i].domain for i in selection.selected)
     picked = ", ".join(f"{domain} {n}" for domain, n in sorted(domains.items()))
@@ -414,11 +394,16 @@ def _summary(
             else f"{min_score}"
         )
         parts.append(f"{reasons['below_min_score']} below the minimum score {shown}")
-    for reason, words in _REASONS:
-        if reasons[reason]:
-            parts.append(f"{reasons[reason]} {words}")
+    parts += [f"{reasons[reason]} {words}" for reason, words in _REASONS if reasons[reason]]
     if invalid := corpus.sink.tally.invalid:
         parts.append(f"{counted(invalid, 'invalid record')} skipped")
+    candidates = corpus.candidates
+    tasks = {c.task for c in candidates}
+    covered = {candidates[i].task for i in selection.selected}
+    how = f"by {task_field}" if task_field is not None else "inferred"
+    parts.append(f"{len(covered)} of {counted(len(tasks), 'task')} covered ({how})")
+    if missing := sum(c.task is None for c in candidates):
+        parts[-1] += f", {counted(missing, 'trace')} without {task_field} taken as one task"
     return "; ".join(parts)
 
 
@@ -444,20 +429,6 @@ def _with_tasks(
         tasks = infer_tasks(corpus.candidates, objectives, corpus.vectors, threshold=similarity)
     candidates = [replace(c, task=task) for c, task in zip(corpus.candidates, tasks, strict=True)]
     return replace(corpus, candidates=candidates), task_field
-
-
-def _task_summary(
-    candidates: Sequence[Candidate], selection: Selection, task_field: str | None
-) -> str:
-    """``3 of 5 tasks covered (inferred)``, and how many traces had no task at the field."""
-    tasks = {c.task for c in candidates}
-    covered = {candidates[i].task for i in selection.selected}
-    how = f"by {task_field}" if task_field is not None else "inferred"
-    words = f"{len(covered)} of {counted(len(tasks), 'task')} covered ({how})"
-    missing = sum(c.task is None for c in candidates)
-    if missing:
-        words += f", {counted(missing, 'trace')} without {task_field} taken as one task"
-    return words
 
 
 @click.command("dedupe")
@@ -486,19 +457,7 @@ def dedupe_command(
     similarity_histogram: bool,
     output: Path | None,
     no_embedder: bool,
-    model: Path | None,
-    batch_size: int | None,
-    workers: int | None,
-    device: str,
-    novelty_text: str,
-    profiles_file: Path | None,
-    source: str | None,
-    domain: str | None,
-    confidence: float | None,
-    redact: bool,
-    privacy_level: str | None,
-    rules_file: Path | None,
-    **row_columns: str | float | None,
+    **options: Any,
 ) -> int:
     """Group near-duplicate traces; each group names the trace it keeps.
 
@@ -508,34 +467,34 @@ def dedupe_command(
     group's number, or null) and kp_kept (false for a duplicate that would go); --redact
     cleans them of secrets and personal data first.
     """
-    convert_options = trace_options(source, domain, confidence, row_columns)
-    if source is not None:
-        parquet_rows(output, sources(paths))  # Parquet needs -o: refused before reading
     if no_embedder:
         raise click.UsageError("kp dedupe compares embeddings; drop --no-embedder")
-    if output is not None:
-        check_destination(output, what="output")
-    redactor = Redactor.from_options(redact, privacy_level, rules_file)
-    corpus = read_and_score(
+    corpus = read_corpus(
         paths,
-        build_embedder(False, model, workers=workers, device=device, paths=paths),
-        novelty_text=novelty_text,
-        profiles_file=profiles_file,
-        batch_size=batch_size,
-        source=source,
-        options=convert_options,
-        redactor=redactor,
+        (output,),
+        needs_vectors="kp dedupe",
+        histogram=similarity_histogram,
+        no_embedder=False,
+        **options,
     )
-    corpus.require_vectors("kp dedupe")
-    if similarity_histogram:
-        corpus.print_similarity_histogram()
     groups = (
         []
         if corpus.vectors is None
         else dedupe(corpus.candidates, corpus.vectors, threshold=threshold)
     )
     if corpus.has_rows:
-        _write_rows(corpus, groups, output, sources(paths))
+        group_of = {
+            index: number
+            for number, group in enumerate(groups)
+            for index in (group.representative, *(member for member, _ in group.members))
+        }
+        dropped = {index for group in groups for index, _ in group.members}
+        with row_output(output, sources(paths), SCORE_COLUMNS + DEDUPE_COLUMNS) as rows:
+            for index, traced in enumerate(corpus.traces):
+                columns = kp_columns(corpus.breakdowns[index])
+                columns["kp_group"] = group_of.get(index)
+                columns["kp_kept"] = index not in dropped
+                rows.write(traced.row or traced.record, columns)
     else:
         with open_output(output) as stream:
             for group in groups:
@@ -554,25 +513,6 @@ def dedupe_command(
         f"{counted(count, 'trace')} scored; {counted(len(groups), 'near-duplicate group')} "
         f"at cosine >= {threshold:g}; "
         f"{counted(duplicates, 'trace')} would go, "
-        f"{count - duplicates} kept" + summary_tail(redactor),
+        f"{count - duplicates} kept" + summary_tail(corpus.redactor),
     )
-    return EXIT_FINDINGS if corpus.sink.errors else EXIT_OK
-
-
-def _write_rows(
-    corpus: ScoredCorpus, groups: list[DuplicateGroup], output: Path | None, inputs: list[str]
-) -> None:
-    """Every row in input order, with its kp_ columns, its group and whether it is kept."""
-    group_of: dict[int, int] = {}
-    dropped: set[int] = set()
-    for number, group in enumerate(groups):
-        group_of[group.representative] = number
-        for index, _ in group.members:
-            group_of[index] = number
-            dropped.add(index)
-    with row_output(output, inputs, SCORE_COLUMNS + DEDUPE_COLUMNS) as rows:
-        for index, traced in enumerate(corpus.traces):
-            columns = kp_columns(corpus.breakdowns[index])
-            columns["kp_group"] = group_of.get(index)
-            columns["kp_kept"] = index not in dropped
-            rows.write(traced.row or traced.record, columns)
+    return corpus.sink.exit_code

@@ -1,31 +1,36 @@
 """``kp eval`` and ``kp compare``: evaluation runs, and how a run compares with a baseline.
 
-``kp eval`` scores cases as they are read (only the results are kept); problems are printed on
-stderr as they are found. With ``--task`` the outputs come from calling the user's workflow on
-each case's input (:func:`knowledgepulse.evals.evaluate`); its prints go to stderr, not the
-report. Exit code 4 (``kp compare``, ``--baseline``): a case that passed in the baseline fails.
+Cases are scored as they are read, problems printed on stderr as found. With ``--task`` the
+outputs come from the user's workflow (:func:`knowledgepulse.evals.evaluate`), whose prints go
+to stderr, not the report.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import click
-from rich.console import Group, RenderableType
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted, printable
 from knowledgepulse.cli._console import (
+    open_output,
     output_console,
     report_format,
     stdout_for_the_report,
-    write_output,
 )
-from knowledgepulse.cli._options import Command, option_group, output_option, refuse_usage
+from knowledgepulse.cli._options import (
+    format_option,
+    output_option,
+    refuse_usage,
+)
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases, iter_cases
@@ -69,7 +74,18 @@ from knowledgepulse.reports.evals import (
 )
 from knowledgepulse.reports.junit import to_junit
 
-COMPARE_FORMATS = ("table", "json", "markdown")
+Report = Group | Table | str | Iterator[str]
+_SUITE_VIEWS: dict[str, Callable[[Suite], Report]] = {
+    "table": suite_table,
+    "json": suite_to_json,
+    "markdown": suite_to_markdown,
+}
+_COMPARISON_VIEWS: dict[str, Callable[[Comparison], Report]] = {
+    "table": comparison_to_console,
+    "json": comparison_to_json,
+    "markdown": comparison_to_markdown,
+}
+COMPARE_FORMATS = tuple(_COMPARISON_VIEWS)
 
 
 tolerance_option = click.option(
@@ -83,69 +99,6 @@ tolerance_option = click.option(
 
 FORMATS = ("table", "json", "junit", "markdown", "html")
 TASK_SETTINGS = ("concurrency", "timeout", "retries", "repeat", "task_version", "cache_dir")
-
-
-def task_options(command: Command) -> Command:
-    """``--plugin``, ``--task`` and the task's settings."""
-    return option_group(
-        command,
-        click.option(
-            "--plugin",
-            "plugins",
-            multiple=True,
-            metavar="MODULE|FILE.py",
-            help="Import a module or .py file that registers custom scorers (repeatable).",
-        ),
-        click.option(
-            "--task",
-            "task_spec",
-            metavar="MODULE:FUNCTION",
-            help="Call this function (or path/to/file.py:FUNCTION) on each case's input "
-            "and score what it returns, instead of the cases' recorded actual outputs.",
-        ),
-        click.option(
-            "--concurrency",
-            type=click.IntRange(min=1),
-            default=DEFAULT_CONCURRENCY,
-            help=f"With --task: calls in flight at once [default: {DEFAULT_CONCURRENCY}].",
-        ),
-        click.option(
-            "--timeout",
-            type=click.FloatRange(min=0),
-            metavar="SECONDS",
-            help="With --task: the longest one call may take; past it the case is an error, "
-            f"so a hung call cannot hang CI [default: {DEFAULT_TIMEOUT_S:g}; 0: no limit].",
-        ),
-        click.option(
-            "--retries",
-            type=click.IntRange(min=0),
-            default=0,
-            help="With --task: retries of a call that raised or timed out, with backoff "
-            "[default: 0].",
-        ),
-        click.option(
-            "--repeat",
-            type=click.IntRange(min=1),
-            default=1,
-            metavar="K",
-            help="With --task: call K times per case; report each scorer's mean ± stderr "
-            "and pass@K.",
-        ),
-        click.option(
-            "--task-version",
-            help="With --task: cache outputs under this version (change it when the task "
-            "changes); a rerun then calls only for new inputs.",
-        ),
-        click.option(
-            "--cache-dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=Path(DEFAULT_CACHE_DIR),
-            help="With --task-version: where outputs are cached [default: .kp-cache/outputs].",
-        ),
-        click.option(
-            "--no-cache", is_flag=True, help="With --task: neither read nor write the cache."
-        ),
-    )
 
 
 @click.command("eval")
@@ -164,12 +117,9 @@ def task_options(command: Command) -> Command:
     type=click.Choice(PRESET_NAMES),
     help="A built-in suite from the scorer design guide.",
 )
-@click.option(
-    "-f",
-    "--format",
-    "output_format",
-    type=click.Choice(FORMATS),
-    help="Output format [default: table on a terminal; else from the --output suffix "
+@format_option(
+    FORMATS,
+    "Output format [default: table on a terminal; else from the --output suffix "
     "(.json, .xml, .md, .html), else json]. html: one self-contained page.",
 )
 @output_option("Write the report here instead of stdout.")
@@ -193,7 +143,58 @@ def task_options(command: Command) -> Command:
     "else failure].",
 )
 @tolerance_option
-@task_options
+@click.option(
+    "--plugin",
+    "plugins",
+    multiple=True,
+    metavar="MODULE|FILE.py",
+    help="Import a module or .py file that registers custom scorers (repeatable).",
+)
+@click.option(
+    "--task",
+    "task_spec",
+    metavar="MODULE:FUNCTION",
+    help="Call this function (or path/to/file.py:FUNCTION) on each case's input "
+    "and score what it returns, instead of the cases' recorded actual outputs.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=DEFAULT_CONCURRENCY,
+    help=f"With --task: calls in flight at once [default: {DEFAULT_CONCURRENCY}].",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    help="With --task: the longest one call may take; past it the case is an error, "
+    f"so a hung call cannot hang CI [default: {DEFAULT_TIMEOUT_S:g}; 0: no limit].",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=0,
+    help="With --task: retries of a call that raised or timed out, with backoff [default: 0].",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    metavar="K",
+    help="With --task: call K times per case; report each scorer's mean ± stderr and pass@K.",
+)
+@click.option(
+    "--task-version",
+    help="With --task: cache outputs under this version (change it when the task "
+    "changes); a rerun then calls only for new inputs.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(DEFAULT_CACHE_DIR),
+    help="With --task-version: where outputs are cached [default: .kp-cache/outputs].",
+)
+@click.option("--no-cache", is_flag=True, help="With --task: neither read nor write the cache.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
 @stdout_for_the_report()  # a task's or plugin's prints go to stderr
 def eval_command(
@@ -209,14 +210,9 @@ def eval_command(
     tolerance: float,
     plugins: tuple[str, ...],
     task_spec: str | None,
-    concurrency: int,
-    timeout: float | None,
-    retries: int,
-    repeat: int,
-    task_version: str | None,
-    cache_dir: Path,
-    no_cache: bool,
     quiet: bool,
+    no_cache: bool,
+    **task_settings: Any,
 ) -> int:
     """Score evaluation CASES (JSON, JSONL or YAML files, or - for stdin) with a suite.
 
@@ -275,32 +271,23 @@ def eval_command(
     if dry_run:
         for _ in inputs:
             pass  # reading validates every case and compiles every pattern
-        _emit_suite(suite, output_format, output)
+        _write(_SUITE_VIEWS[output_format](suite), output)
         if not quiet and cases:
             _stderr(tally.line())
         return EXIT_FINDINGS if tally.malformed or tally.unreadable else EXIT_OK
     if task is None:
         run = run_suite(suite, inputs)
-    else:
-        run = evaluate(
-            task,
-            inputs,
-            suite,
-            concurrency=concurrency,
-            timeout=task_timeout(timeout),
-            retries=retries,
-            repeat=repeat,
-            task_version=None if no_cache else task_version,
-            cache_dir=cache_dir,
-            progress=False if quiet else None,
-        )
+    else:  # the settings are evaluate's own keywords (TASK_SETTINGS)
+        task_settings["timeout"] = task_timeout(task_settings["timeout"])
+        task_settings["task_version"] = None if no_cache else task_settings["task_version"]
+        run = evaluate(task, inputs, suite, progress=False if quiet else None, **task_settings)
         for line in () if quiet else task_failures(run):
             _stderr(line)
     if not run.cases and not run.file_problems and not quiet:
         _stderr("kp: warning: the case files hold no cases")
     comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
     gate = Gate.of(run, comparison, fail_on or ("regression" if base is not None else "failure"))
-    _emit_run(run, output_format, output, comparison, gate)
+    _write(_run_report(run, output_format, comparison, gate), output)
     # The table ends with the summary already; other formats get it on stderr.
     if not quiet and not (output_format == "table" and output is None):
         _stderr(summary_line(run))
@@ -411,45 +398,35 @@ class _Tally:
         return f"checked {counted(self.cases, 'case')}" + (f": {'; '.join(parts)}" if parts else "")
 
 
-def _emit_run(
-    run: EvalRun,
-    output_format: str,
-    output: Path | None,
-    comparison: Comparison | None,
-    gate: Gate,
-) -> None:
+def _run_report(
+    run: EvalRun, output_format: str, comparison: Comparison | None, gate: Gate
+) -> Report:
     """The run's report; with a baseline, the comparison joins it (JUnit: each case's standing)."""
     if output_format == "table":
-        view = to_console(run)
-        if comparison is not None:
-            view = Group(view, Text(), comparison_to_console(comparison))
-        _print(view, output)
-    elif output_format == "json":
+        if comparison is None:
+            return to_console(run)
+        return Group(to_console(run), Text(), comparison_to_console(comparison))
+    if output_format == "json":
         chunks = json_chunks(run)
-        write_output(chunks if comparison is None else with_comparison(chunks, comparison), output)
-    elif output_format == "html":
+        return chunks if comparison is None else with_comparison(chunks, comparison)
+    if output_format == "html":
         from knowledgepulse.reports.evals_html import to_html  # noqa: PLC0415 - only for html
 
-        write_output(to_html(run, comparison), output)
-    elif output_format == "markdown":
+        return to_html(run, comparison)
+    if output_format == "markdown":
         extra = "\n" + comparison_to_markdown(comparison) if comparison is not None else ""
-        write_output(to_markdown(run) + extra, output)
+        return to_markdown(run) + extra
+    return to_junit(run, gate)
+
+
+def _write(report: Report, output: Path | None) -> None:
+    """A table through a console (for people), text or its chunks as they are."""
+    if isinstance(report, Group | Table):
+        with output_console(output) as console:
+            console.print(report)
     else:
-        write_output(to_junit(run, gate), output)
-
-
-def _emit_suite(suite: Suite, output_format: str, output: Path | None) -> None:
-    if output_format == "table":
-        _print(suite_table(suite), output)
-    elif output_format == "markdown":
-        write_output(suite_to_markdown(suite), output)
-    else:
-        write_output(suite_to_json(suite), output)
-
-
-def _print(renderable: RenderableType, output: Path | None) -> None:
-    with output_console(output) as console:
-        console.print(renderable)
+        with open_output(output) as stream:
+            stream.writelines([report] if isinstance(report, str) else report)
 
 
 def task_timeout(given: float | None) -> float | None:
@@ -475,12 +452,9 @@ def task_failures(run: EvalRun) -> Iterator[str]:
 @click.argument("base", metavar="BASE.json", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("new", metavar="NEW.json", type=click.Path(dir_okay=False, path_type=Path))
 @tolerance_option
-@click.option(
-    "-f",
-    "--format",
-    "output_format",
-    type=click.Choice(COMPARE_FORMATS),
-    help="Output format [default: table on a terminal; else from the --output suffix "
+@format_option(
+    COMPARE_FORMATS,
+    "Output format [default: table on a terminal; else from the --output suffix "
     "(.json, .md), else json]. markdown suits a pull-request comment.",
 )
 @output_option("Write the comparison here instead of stdout.")
@@ -506,18 +480,7 @@ def compare_command(
     if output is not None:
         check_destination(output, what="comparison")
     comparison = compare_runs(load_report(base), load_report(new), tolerance=tolerance)
-    emit_comparison(comparison, output_format, output)
+    _write(_COMPARISON_VIEWS[output_format](comparison), output)
     if not quiet and not (output_format == "table" and output is None):
-        click.echo(printable(comparison_line(comparison)), err=True)
+        _stderr(comparison_line(comparison))
     return EXIT_REGRESSION if comparison.regressed else EXIT_OK
-
-
-def emit_comparison(comparison: Comparison, output_format: str, output: Path | None) -> None:
-    """Write the comparison in a format (table, json or markdown) to stdout or ``output``."""
-    if output_format == "table":
-        with output_console(output) as console:
-            console.print(comparison_to_console(comparison))
-    elif output_format == "markdown":
-        write_output(comparison_to_markdown(comparison), output)
-    else:
-        write_output(comparison_to_json(comparison), output)

@@ -33,7 +33,7 @@ TRACEBACK_VARIABLE = "KP_TRACEBACK"
 _COMMANDS = {
     "score": ("score:score_command", "Score reasoning traces 0.0-1.0."),
     "validate": ("score:validate_command", "Check traces, no scoring."),
-    "profiles": ("profiles:profiles_command", "Show the weight profiles."),
+    "profiles": ("score:profiles_command", "Show the weight profiles."),
     "eval": ("eval:eval_command", "Run evaluation scorers over cases."),
     "compare": ("eval:compare_command", "Compare two kp eval reports."),
     "schema": ("schema:schema_command", "Print a file format's JSON Schema."),

@@ -1,37 +1,152 @@
-"""``kp redact``: traces made safe to share, with a report of what was redacted where.
+"""``kp redact``, and ``--redact``: traces cleaned of secrets and identifiers to be shared.
 
-Each trace is cleaned by its own ``metadata.privacy_level`` (or ``--privacy-level``) and
-written as it is read; what was redacted (JSON path, type, rule, count: never the value) goes
-to stderr, or to ``--report`` as JSON with stderr keeping the summary.
+Each trace is cleaned by its privacy level as it is read, before scoring (only novelty reads
+text), its dataset row too; what was redacted is said by JSON path, never by value.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import ReadProgress, open_output, say
-from knowledgepulse.cli._emit import parquet_rows, row_output
-from knowledgepulse.cli._options import output_option
-from knowledgepulse.cli._redact import Redactor, level_option, rules_option
+from knowledgepulse.cli._options import Command, option_group, output_option
 from knowledgepulse.cli._traces import (
     ProblemSink,
+    parquet_rows,
     paths_argument,
     read_traces,
+    row_output,
     source_options,
     sources,
     trace_options,
 )
-from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.redact import Finding
 from knowledgepulse.reports.value import dumps
 from knowledgepulse.trace.load import LoadedTrace
+from knowledgepulse.trace.models import PRIVACY_LEVELS, ReasoningTrace
+
+if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only to redact
+    from knowledgepulse.redact import Finding, RuleSet
+
+level_option = click.option(
+    "--privacy-level",
+    type=click.Choice(PRIVACY_LEVELS),
+    help="Redact at this privacy level instead of each trace's metadata.privacy_level: secrets "
+    "are always redacted; e-mails, phone numbers, IP addresses, home paths, cards, IBANs and "
+    "SSNs at aggregated and federated, not at private.",
+)
+
+
+def rules_option(name: str) -> Callable[[Command], Command]:
+    """A file of custom redaction rules (``docs/redaction.md``)."""
+    return click.option(
+        name,
+        "rules_file",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="Custom redaction rules (YAML): a name and a regular expression, or a Python "
+        "callable, for your own token formats; they run before the built-in ones.",
+    )
+
+
+redact_options = option_group(
+    click.option(
+        "--redact",
+        is_flag=True,
+        help="Redact what is written: secrets always, personal identifiers by each trace's "
+        "privacy level (see kp redact).",
+    ),
+    level_option,
+    rules_option("--redact-rules"),
+)
+"""``--redact``, ``--privacy-level`` and ``--redact-rules``, for a command that shares."""
+
+
+class Redactor:
+    """Redacts traces as they pass, and counts what it redacted."""
+
+    def __init__(self, level: str | None, rules_file: Path | None) -> None:
+        # The rules (and regex, ahocorasick_rs) load only with --redact: 30 ms of every kp run.
+        from knowledgepulse.redact import default_rules, load_rules  # noqa: PLC0415
+
+        self.level = level
+        self.rules: RuleSet = load_rules(rules_file) if rules_file else default_rules()
+        self.types: Counter[str] = Counter()
+        self.redacted = 0
+        self.kept_private = 0
+
+    @classmethod
+    def from_options(
+        cls, redact: bool, level: str | None, rules_file: Path | None
+    ) -> Redactor | None:
+        """The redactor ``--redact`` asks for, or ``None`` (a usage error for its options alone)."""
+        if not redact:
+            if level is not None or rules_file is not None:
+                raise click.UsageError(
+                    "--privacy-level and --redact-rules say how to redact; add --redact"
+                )
+            return None
+        return cls(level, rules_file)
+
+    def redact(self, loaded: LoadedTrace) -> tuple[LoadedTrace, list[Finding]]:
+        """The trace (and its dataset row) redacted, and what was redacted in them."""
+        from knowledgepulse.redact import redact_document, redact_value  # noqa: PLC0415
+        from knowledgepulse.redact.walk import document_level  # noqa: PLC0415
+
+        level = self.level or document_level(loaded.record.value)
+        document, findings = redact_document(loaded.record.value, level, self.rules)
+        if level == "private":
+            self.kept_private += 1
+        row = loaded.row
+        if row is not None:
+            value, row_findings = redact_value(row.value, level, self.rules)
+            if row_findings:
+                row = replace(row, value=value, raw=None)
+                findings = findings + [
+                    replace(finding, path=f"row.{finding.path}") for finding in row_findings
+                ]
+        if not findings:
+            return loaded, findings
+        self.redacted += 1
+        for finding in findings:
+            self.types[finding.type] += finding.count
+        record = replace(loaded.record, value=document, raw=None)
+        return LoadedTrace(record, ReasoningTrace.model_validate(document), row), findings
+
+    def summary(self) -> str:
+        """``redacted 3 traces: 5 email, 1 api_key``, and any private traces' kept identifiers.
+
+        Said because a converted trace is private unless ``--privacy-level`` says otherwise.
+        """
+        kinds = ", ".join(f"{count} {kind}" for kind, count in self.types.most_common())
+        said = (
+            f"redacted {counted(self.redacted, 'trace')}: {kinds}"
+            if self.redacted
+            else "redacted nothing"
+        )
+        if self.kept_private:
+            said += (
+                f"; personal identifiers kept in {counted(self.kept_private, 'private trace')}"
+                " (--privacy-level aggregated redacts them too)"
+            )
+        return said
+
+
+def redacted(redactor: Redactor | None, traces: Iterator[LoadedTrace]) -> Iterator[LoadedTrace]:
+    """``traces`` redacted when ``--redact`` was given, else as they are."""
+    return traces if redactor is None else (redactor.redact(loaded)[0] for loaded in traces)
+
+
+def summary_tail(redactor: Redactor | None) -> str:
+    """``; redacted ...`` for a command's summary line when ``--redact`` was given, else ``""``."""
+    return "" if redactor is None else f"; {redactor.summary()}"
 
 
 @click.command("redact")
@@ -92,8 +207,7 @@ def redact_command(
     with ReadProgress.for_sources(inputs) as progress:
         traces = read_traces(inputs, sink, progress, source, options)
         first = next(traces, None)
-        if first is not None:
-            traces = itertools.chain([first], traces)
+        traces = itertools.chain([] if first is None else [first], traces)
         redacted = _redacted(traces, redactor, reported if report_path else None)
         if first is not None and first.row is not None:
             with row_output(output, inputs, added=()) as rows:
@@ -118,32 +232,31 @@ def redact_command(
     if sink.tally.invalid:
         message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
     say(message)
-    return EXIT_FINDINGS if sink.errors else EXIT_OK
+    return sink.exit_code
 
 
 def _redacted(
     traces: Iterator[LoadedTrace], redactor: Redactor, reported: list[dict[str, Any]] | None
 ) -> Iterator[LoadedTrace]:
+    """Each trace redacted; what was redacted in it goes to ``reported``, else to stderr."""
     for loaded in traces:
         cleaned, findings = redactor.redact(loaded)
         if findings and reported is not None:
-            reported.append(_trace_entry(loaded, findings))
-        elif findings:
+            reported.append(
+                {
+                    "id": loaded.trace.id,
+                    "file": loaded.location.file,
+                    "line": loaded.location.line,
+                    "redactions": [
+                        {"path": f.path, "type": f.type, "rule": f.rule, "count": f.count}
+                        for f in findings
+                    ],
+                }
+            )
+        else:
             for finding in findings:
                 say(
                     f"{loaded.location}: {finding.path}: redacted {finding.count} "
                     f"{finding.type} ({finding.rule})"
                 )
         yield cleaned
-
-
-def _trace_entry(loaded: LoadedTrace, findings: list[Finding]) -> dict[str, Any]:
-    location = loaded.location
-    return {
-        "id": loaded.trace.id,
-        "file": location.file,
-        "line": location.line,
-        "redactions": [
-            {"path": f.path, "type": f.type, "rule": f.rule, "count": f.count} for f in findings
-        ],
-    }

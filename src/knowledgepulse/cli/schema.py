@@ -7,7 +7,7 @@ import pkgutil
 
 import click
 
-from knowledgepulse.cli._console import write_output
+from knowledgepulse.cli._console import open_output
 
 # Each schema's module loads only when asked for: `kp schema trace` needs no evals code.
 _SCHEMAS = {
@@ -26,5 +26,6 @@ def schema_command(name: str) -> int:
     '# yaml-language-server: $schema=suite.schema.json' at the top of a suite.
     """
     schema = pkgutil.resolve_name(_SCHEMAS[name])()
-    write_output(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", None)
+    with open_output(None) as stream:
+        stream.write(json.dumps(schema, indent=2, ensure_ascii=False) + "\n")
     return 0

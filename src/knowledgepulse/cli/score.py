@@ -1,6 +1,6 @@
-"""``kp score`` and ``kp validate``: read traces, report bad records, score the rest.
+"""``kp score``, ``kp validate`` and ``kp profiles``: traces checked and scored, and the weights.
 
-Both stream a batch at a time, so memory stays flat; ``--order time``, ``--corpus``, a
+Scoring streams a batch at a time, so memory stays flat; ``--order time``, ``--corpus``, a
 percentile ``--min-score`` and ``--format html`` read the whole input first. What a user can
 fix (an output directory, a model, a ``--frozen`` cache) is checked before the first record.
 """
@@ -8,13 +8,17 @@ fix (an output directory, a model, a ``--frozen`` cache) is checked before the f
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
-from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted, printable
@@ -29,33 +33,37 @@ from knowledgepulse.cli._console import (
 from knowledgepulse.cli._embedder import (
     batch_size_for,
     build_embedder,
-    engine_options,
     model_options,
     novelty_text_option,
     ray_embedder,
 )
-from knowledgepulse.cli._emit import emitting, parquet_rows
-from knowledgepulse.cli._options import MinScoreType, output_option, refuse_usage
-from knowledgepulse.cli._redact import Redactor, redact_options, redacted, summary_tail
+from knowledgepulse.cli._options import MinScoreType, format_option, output_option, refuse_usage
 from knowledgepulse.cli._traces import (
     ProblemSink,
+    parquet_rows,
     paths_argument,
     read_traces,
+    row_output,
     source_options,
     sources,
     trace_options,
 )
-from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.cli.profiles import profiles_file_option, registry_from
+from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
+from knowledgepulse.reports.rows import jsonl_row, kp_columns
 from knowledgepulse.reports.value import (
+    CsvWriter,
+    JsonLinesWriter,
+    JsonWriter,
+    ReportWriter,
     RunTally,
     ScoredTrace,
     TableCollector,
+    annotated_line,
     summary_line,
 )
 from knowledgepulse.trace.load import LoadedTrace
-from knowledgepulse.trace.models import ReasoningTrace
+from knowledgepulse.value.profiles import ProfileRegistry, load_profiles
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
@@ -64,21 +72,45 @@ if TYPE_CHECKING:
     from knowledgepulse.value.breakdown import ValueBreakdown
 
 
+profiles_file_option = click.option(
+    "--profiles",
+    "profiles_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="YAML/JSON file of extra weight profiles: {domain: {complexity, novelty, tool_diversity, "
+    "outcome_confidence}}.",
+)
+
+
+def registry_from(profiles_file: Path | None) -> ProfileRegistry:
+    """The built-in profiles plus any from the user's file."""
+    return ProfileRegistry(load_profiles(profiles_file) if profiles_file is not None else None)
+
+
 @click.command("score")
 @paths_argument
-@click.option(
-    "-f",
-    "--format",
-    "output_format",
-    type=click.Choice(["table", "json", "jsonl", "csv", "html"]),
-    help="Output format [default: table on a terminal, jsonl otherwise]; html: a "
+@format_option(
+    ("table", "json", "jsonl", "csv", "html"),
+    "Output format [default: table on a terminal, jsonl otherwise]; html: a "
     "self-contained report page.",
 )
 @output_option(
     "Write here instead of stdout (atomically: the file appears when the run completes)."
 )
 @model_options
-@engine_options
+@click.option(
+    "--engine",
+    type=click.Choice(("local", "ray")),
+    default="local",
+    show_default=True,
+    help="ray: embed on a Ray cluster's actors, --workers of them (needs \"knowledge"
+    'pulse[ray]"; see docs/ray.md). Same scores as local.',
+)
+@click.option(
+    "--address",
+    metavar="HOST:PORT",
+    help="With --engine ray: the running Ray cluster to join (or auto) [default: "
+    "start a local Ray for this run].",
+)
 @click.option(
     "--min-score",
     type=MinScoreType(),
@@ -192,10 +224,6 @@ def score_command(
     refuse_usage(
         (redact and not annotate, "--redact cleans the traces --annotate writes; add --annotate"),
         (
-            no_embedder and model is not None,
-            "--model and --no-embedder contradict each other; give one",
-        ),
-        (
             no_embedder and cache_path is not None,
             "--cache holds embeddings, so it needs an embedder; drop --no-embedder",
         ),
@@ -280,17 +308,16 @@ def score_command(
     percentile = min_score is not None and min_score.percentile is not None
     whole = order == "time" or corpus or percentile or output_format == "html"
     with ReadProgress.for_sources(inputs) as progress:
-        traces = read_traces(paths, sink, progress, source, convert_options)
-        traces = redacted(redactor, traces)
-        scored = (
-            _scored_whole(scorer, list(traces), order=order, corpus=corpus, min_score=min_score)
-            if whole
-            else _scored_stream(scorer, traces)
-        )
-        with emitting(
+        traces = redacted(redactor, read_traces(paths, sink, progress, source, convert_options))
+        if whole:
+            scored = _scored_whole(scorer, list(traces), order, corpus, min_score)
+        else:  # each trace with its breakdown; the tee holds at most one batch
+            ahead, behind = itertools.tee(traces)
+            scored = zip(scorer.iter_scores(loaded.trace for loaded in ahead), behind, strict=True)
+        with _emitting(
             output, output_format, annotate, collector, sink, parquet_inputs=rows_out
         ) as emit:
-            for loaded, breakdown in scored:
+            for breakdown, loaded in scored:
                 result = ScoredTrace(breakdown, loaded.location)
                 tally.threshold = breakdown.threshold
                 tally.add(result)
@@ -301,7 +328,79 @@ def score_command(
     if cache_path is not None:
         _close_cache(scorer, cache_path, frozen=frozen)
     say(summary_line(tally) + summary_tail(redactor))
-    return EXIT_FINDINGS if sink.errors else EXIT_OK
+    return sink.exit_code
+
+
+Emit = Callable[[LoadedTrace, ScoredTrace], None]
+
+_WRITERS: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
+    "json": JsonWriter,
+    "jsonl": JsonLinesWriter,
+    "csv": CsvWriter,
+}
+
+
+@contextmanager
+def _emitting(
+    output: Path | None,
+    output_format: str,
+    annotate: bool,
+    collector: TableCollector,
+    sink: ProblemSink,
+    *,
+    parquet_inputs: Sequence[str] | None = None,
+) -> Iterator[Emit]:
+    """``kp score``'s output as it is scored; at the end (not on an error) the report's ending.
+
+    ``parquet_inputs``: the inputs, when ``--annotate`` writes their rows back as Parquet.
+    """
+    if parquet_inputs is not None:
+        with row_output(output, parquet_inputs) as rows:
+
+            def emit_row(loaded: LoadedTrace, result: ScoredTrace) -> None:
+                rows.write(loaded.row or loaded.record, kp_columns(result.breakdown))
+
+            yield emit_row
+        return
+    if output_format == "table":  # rendered by rich at the end, through its own console
+        yield lambda _, result: collector.write(result)
+        return
+    with open_output(output) as stream:
+        if annotate:
+            yield from _annotated(stream, as_list=output_format == "json")
+            return
+        writer: ReportWriter
+        if output_format == "html":
+            from knowledgepulse.reports.html import HtmlWriter  # noqa: PLC0415 - only for html
+
+            writer = HtmlWriter(stream)
+        else:
+            writer = _WRITERS[output_format](stream)
+        yield lambda _, result: writer.write(result)
+        writer.close(sink.tally, sink.kept)
+
+
+def _annotated(stream: IO[str], *, as_list: bool) -> Iterator[Emit]:
+    """The traces with ``metadata.quality_score`` (a row: its ``kp_`` columns), JSONL or a list."""
+    written = 0
+
+    def emit(loaded: LoadedTrace, result: ScoredTrace) -> None:
+        nonlocal written
+        if loaded.row is not None:
+            line = jsonl_row(loaded.row, kp_columns(result.breakdown))
+        else:
+            line = annotated_line(loaded.record.value, result.breakdown.score)
+        if as_list:
+            stream.write(("\n  " if written == 0 else ",\n  ") + line)
+        else:
+            stream.write(line + "\n")
+        written += 1
+
+    if as_list:
+        stream.write("[")
+    yield emit
+    if as_list:
+        stream.write("\n]\n" if written else "]\n")
 
 
 def _open_cache(
@@ -349,15 +448,7 @@ def _close_cache(scorer: TraceValueScorer, cache_path: Path, *, frozen: bool) ->
 
 @click.command("validate")
 @paths_argument
-@click.option(
-    "-f",
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text: problems on stderr; json: a report on stdout.",
-)
+@format_option(("text", "json"), "text: problems on stderr; json: a report on stdout.", "text")
 @source_options(required=False)
 def validate_command(
     paths: tuple[str, ...],
@@ -396,7 +487,7 @@ def validate_command(
     if tally.warnings:
         message += f"; {counted(tally.warnings, 'warning')}"
     say(message)
-    return EXIT_FINDINGS if sink.errors else EXIT_OK
+    return sink.exit_code
 
 
 def _max_windows(value: str | None) -> int | None:
@@ -440,29 +531,13 @@ def _explained(breakdown: ValueBreakdown) -> str:
     return printable(text)
 
 
-def _scored_stream(
-    scorer: TraceValueScorer, traces: Iterator[LoadedTrace]
-) -> Iterator[tuple[LoadedTrace, ValueBreakdown]]:
-    """Each trace with its breakdown, in order; at most one batch is held at a time."""
-    pending: deque[LoadedTrace] = deque()
-
-    def feed() -> Iterator[ReasoningTrace]:
-        for loaded in traces:
-            pending.append(loaded)
-            yield loaded.trace
-
-    for breakdown in scorer.iter_scores(feed()):
-        yield pending.popleft(), breakdown
-
-
 def _scored_whole(
     scorer: TraceValueScorer,
     traces: list[LoadedTrace],
-    *,
     order: str,
     corpus: bool,
     min_score: MinScore | None,
-) -> list[tuple[LoadedTrace, ValueBreakdown]]:
+) -> Iterator[tuple[ValueBreakdown, LoadedTrace]]:
     """Every trace with its breakdown, for the modes that need the whole input first."""
     from knowledgepulse.curation import score_corpus, time_order  # noqa: PLC0415 - numpy
 
@@ -476,4 +551,29 @@ def _scored_whole(
         # The threshold is known only now: the verdicts are recomputed against it.
         threshold = min_score.resolve([b.score for b in breakdowns])
         breakdowns = [dataclasses.replace(b, threshold=threshold) for b in breakdowns]
-    return list(zip(traces, breakdowns, strict=True))
+    return zip(breakdowns, traces, strict=True)
+
+
+@click.command("profiles")
+@format_option(("table", "json"), "Output format.", "table")
+@profiles_file_option
+def profiles_command(output_format: str, profiles_file: Path | None) -> int:
+    """Show the weight profiles: which domain weighs which dimension how much.
+
+    A trace's metadata.task_domain picks the profile by exact match; any other domain uses
+    'default'.
+    """
+    registry = registry_from(profiles_file)
+    if output_format == "json":
+        data = {name: weights.to_dict() for name, weights in registry.items()}
+        click.echo(json.dumps(data, indent=2))
+        return 0
+    table = Table(header_style="bold", show_edge=False, pad_edge=False)
+    for column in ("profile", "complexity", "novelty", "tool_diversity", "outcome_confidence"):
+        table.add_column(column, justify="left" if column == "profile" else "right")
+    for name, weights in registry.items():
+        table.add_row(
+            Text(printable(name, one_line=True)), *(f"{w:.2f}" for w in weights.as_tuple())
+        )
+    Console().print(table)
+    return 0
