@@ -210,8 +210,11 @@ def check_patterns(
     ignore_case: bool = False,
     timeout_ms: float = DEFAULT_TIMEOUT_MS,
     case_timeout_ms: float | None = None,
+    subject: str | None = None,
 ) -> PatternReport:
     """Search every pattern in its page's content, within one case budget (:func:`case_budget_ms`).
+
+    ``subject``: how issues name what was searched, when not a page (see :func:`check_pattern`).
 
     Raises:
         ValueError: the patterns are a plain list but there is not exactly one page.
@@ -225,6 +228,7 @@ def check_patterns(
             contents.get(page_id),
             ignore_case=ignore_case,
             timeout_ms=timeout_ms,
+            subject=subject,
             budget=budget,
         )
         for page_id, items in patterns_by_page(patterns, pages).items()

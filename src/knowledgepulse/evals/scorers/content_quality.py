@@ -12,16 +12,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
+from knowledgepulse.evals.models import ActualOutput, Block, ContentPatterns, ExpectedOutput, Page
 from knowledgepulse.evals.operations import apply_operations
-from knowledgepulse.evals.patterns import (
-    Budget,
-    PatternParams,
-    PatternReport,
-    case_budget_ms,
-    check_pattern,
-    check_patterns,
-)
+from knowledgepulse.evals.patterns import PatternParams, PatternReport, check_patterns
 from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.scorer import BULK_EDIT, CaseContext, CasePart, Scorer, ScoreResult
 
@@ -30,17 +23,14 @@ TEXT_OUTPUT = "output"
 
 
 def content_report(
-    expected: ExpectedOutput, final: Sequence[Page], params: PatternParams
+    patterns: ContentPatterns | None,
+    pages: Sequence[Page],
+    params: PatternParams,
+    subject: str | None = None,
 ) -> PatternReport | str:
-    """Every expected pattern checked on the pages after the operations, or why it cannot be."""
+    """Every pattern checked on its page (the pages after the operations), or why it cannot be."""
     try:
-        return check_patterns(
-            expected.content_patterns,
-            final,
-            ignore_case=params.ignore_case,
-            timeout_ms=params.timeout_ms,
-            case_timeout_ms=params.case_timeout_ms,
-        )
+        return check_patterns(patterns, pages, subject=subject, **params.model_dump())
     except ValueError as error:  # a plain list of patterns for several pages
         return str(error)
 
@@ -54,20 +44,8 @@ def _text_report(text: str, expected: Any, params: PatternParams) -> PatternRepo
             f"the output is a text, and {found} is not a list of regular expressions; give "
             "expected: {contentPatterns: [regex, ...]} (an empty list checks nothing)"
         )
-    budget = Budget(case_budget_ms(params.timeout_ms, params.case_timeout_ms))
-    checks = tuple(
-        check_pattern(
-            TEXT_OUTPUT,
-            pattern,
-            text,
-            ignore_case=params.ignore_case,
-            timeout_ms=params.timeout_ms,
-            subject="Output",
-            budget=budget,
-        )
-        for pattern in patterns
-    )
-    return PatternReport(checks)
+    page = Page(id=TEXT_OUTPUT, blocks=[Block(id=TEXT_OUTPUT, type="text", content=text)])
+    return content_report(patterns, [page], params, subject="Output")
 
 
 def content_lines(details: Mapping[str, Any]) -> list[str]:
@@ -120,7 +98,7 @@ class ContentQuality(Scorer):
     ) -> ScoreResult:
         """Search each pattern in its page's content after the actual operations."""
         final = apply_operations(pages, actual.operations).pages
-        report = content_report(expected, final, self.params)
+        report = content_report(expected.content_patterns, final, self.params)
         if isinstance(report, str):
             return ScoreResult.failed(report)
         return ScoreResult(report.score, report.to_details())

@@ -52,7 +52,7 @@ class OperationResult(Scorer):
     ) -> ScoreResult:
         """Apply the actual operations, then check the expected patterns on the result."""
         applied = apply_operations(pages, actual.operations)
-        report = content_report(expected, applied.pages, self.params)
+        report = content_report(expected.content_patterns, applied.pages, self.params)
         if isinstance(report, str):
             return ScoreResult.failed(report)
         rate = application_success_rate(
