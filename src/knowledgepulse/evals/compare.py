@@ -85,7 +85,7 @@ class ScorerChange:
 
 @dataclass(frozen=True, slots=True)
 class ComparisonSummary:
-    """How many cases regressed, improved, changed, held, appeared and went away."""
+    """How many cases regressed, improved, changed, held, were added, removed (CaseChange order)."""
 
     regressions: int
     improvements: int
@@ -158,14 +158,7 @@ def compare_runs(
         if (c.case_id, c.occurrence) not in new_ids
     ]
     counts = Counter(case.change for case in cases)
-    summary = ComparisonSummary(
-        regressions=counts["regressed"],
-        improvements=counts["improved"],
-        changed=counts["changed"],
-        unchanged=counts["unchanged"],
-        added=counts["added"],
-        removed=counts["removed"],
-    )
+    summary = ComparisonSummary(*(counts[change] for change in get_args(CaseChange)))
     return Comparison(
         before, after, tolerance, tuple(cases), _compare_scorers(before, after), summary
     )

@@ -13,7 +13,9 @@ import hashlib
 import json
 import logging
 import sys
+from collections import Counter
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, ParamSpec
@@ -125,7 +127,7 @@ async def evaluate_async(
     answers: dict[tuple[int, int], TaskAnswer] = {}
     limit = asyncio.Semaphore(concurrency)
 
-    async def answer(index: int, run: int, bar: TaskProgress) -> None:
+    async def answer(index: int, run: int, advance: Callable[[bool], None]) -> None:
         item = inputs[index]
         assert isinstance(item, LoadedCase)
         task_input = TaskInput.of(item.case, run)
@@ -141,10 +143,10 @@ async def evaluate_async(
                 # Off the loop: a save syncs to disk, which would stall the other calls.
                 await asyncio.to_thread(cache.put, task_input, got.output, got.duration_ms)
             answers[index, run] = got
-        bar.advance(cached=hit is not None)
+        advance(hit is not None)
 
-    with TaskProgress(len(jobs), progress) as bar:
-        await asyncio.gather(*(answer(index, run, bar) for index, run in jobs))
+    with task_progress(len(jobs), progress) as advance:
+        await asyncio.gather(*(answer(index, run, advance) for index, run in jobs))
 
     def scored(index: int, item: LoadedCase) -> CaseResult:
         runs = [_score_answer(resolved, item, answers[index, run]) for run in range(repeat)]
@@ -200,59 +202,40 @@ def _case_inputs(cases: Cases) -> Iterator[CaseInput]:
             yield validate_case(Record(Location("<cases>", index=index), dict(item)))
 
 
-class TaskProgress:
-    """Outputs done (and cache hits), drawn as a bar on stderr while entered, when wanted.
+@contextmanager
+def task_progress(total: int, wanted: bool | None) -> Iterator[Callable[[bool], None]]:
+    """``advance(cached)`` for each output in, drawn as a bar on stderr when ``wanted``.
 
-    Calling a model over a dataset takes minutes, from scripts as well as ``kp eval``: the one
-    place the library draws. Rich is imported only then.
+    ``None``: when stderr is a terminal. Calling a model over a dataset takes minutes, from
+    scripts as well as ``kp eval``: the one place the library draws. Rich is imported only then.
     """
+    if wanted is None:
+        isatty = getattr(sys.stderr, "isatty", None)
+        wanted = bool(isatty and isatty())
+    if not wanted or total == 0:
+        yield lambda cached: None
+        return
+    from rich import progress as bar  # noqa: PLC0415 - only when a bar is drawn
+    from rich.console import Console  # noqa: PLC0415
 
-    def __init__(self, total: int, wanted: bool | None) -> None:
-        if wanted is None:  # when stderr is a terminal
-            isatty = getattr(sys.stderr, "isatty", None)
-            wanted = bool(isatty and isatty())
-        self.total = total
-        self.done = 0
-        self.cached = 0
-        self._enabled = wanted and total > 0
-        self._bar: Any = None
-        self._task: Any = None
+    with bar.Progress(
+        bar.TextColumn("outputs"),
+        bar.BarColumn(),
+        bar.MofNCompleteColumn(),
+        bar.TextColumn("{task.fields[cached]} cached"),
+        bar.TimeElapsedColumn(),
+        bar.TimeRemainingColumn(),
+        console=Console(file=sys.stderr, stderr=True),
+        transient=True,
+    ) as shown:
+        task = shown.add_task("outputs", total=total, cached=0)
+        done = Counter[bool]()
 
-    @property
-    def drawing(self) -> bool:
-        """Whether a bar is on screen."""
-        return self._bar is not None
+        def advance(cached: bool) -> None:
+            done[cached] += 1
+            shown.update(task, completed=done.total(), cached=done[True])
 
-    def __enter__(self) -> TaskProgress:
-        if self._enabled:
-            from rich import progress as bar  # noqa: PLC0415 - only when a bar is drawn
-            from rich.console import Console  # noqa: PLC0415
-
-            self._bar = bar.Progress(
-                bar.TextColumn("outputs"),
-                bar.BarColumn(),
-                bar.MofNCompleteColumn(),
-                bar.TextColumn("{task.fields[cached]} cached"),
-                bar.TimeElapsedColumn(),
-                bar.TimeRemainingColumn(),
-                console=Console(file=sys.stderr, stderr=True),
-                transient=True,
-            )
-            self._bar.start()
-            self._task = self._bar.add_task("outputs", total=self.total, cached=0)
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-            self._bar = None
-
-    def advance(self, *, cached: bool = False) -> None:
-        """One more output is in."""
-        self.done += 1
-        self.cached += cached
-        if self._bar is not None:
-            self._bar.update(self._task, completed=self.done, cached=self.cached)
+        yield advance
 
 
 # --- The output cache --------------------------------------------------------------------------
