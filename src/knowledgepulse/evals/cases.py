@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -132,46 +133,30 @@ def iter_cases(sources: str | Path | Iterable[str | Path]) -> Iterator[CaseInput
 def _file_cases(
     items: Iterable[Record | Problem], first_seen: dict[str, Location]
 ) -> Iterator[CaseInput]:
-    # Records become cases; a record's problems (and warnings) are gathered into one case.
-    pending = _Pending()
-    for item in items:
-        # A reader's problem without an index is about the file, not one record.
-        if isinstance(item, Problem) and item.location.index is None:
-            yield from pending.flush(end=True)
-            yield FileProblem(item)
-        elif isinstance(item, Problem):
-            if pending.index != item.location.index:
-                yield from pending.flush(end=True)
-            (pending.warnings if item.warning else pending.problems).append(item)
-            pending.index = item.location.index
+    # A reader's problems about a record (same index) come before it (warnings) or instead of
+    # it (errors), gathered into one case; a problem without an index is about the file.
+    for index, group in groupby(items, key=lambda item: item.location.index):
+        problems: list[Problem] = []
+        warnings: list[Problem] = []
+        for item in group:
+            if isinstance(item, Record):
+                if problems:
+                    yield MalformedCase(
+                        problems[0].location, tuple(problems), None, tuple(warnings)
+                    )
+                    problems, warnings = [], []
+                result = validate_case(item)
+                found = [*warnings, *_duplicate_id(result, item, first_seen)]
+                warnings = []
+                yield replace(result, warnings=tuple(found)) if found else result
+            elif index is None:
+                yield FileProblem(item)
+            else:
+                (warnings if item.warning else problems).append(item)
+        if problems:
+            yield MalformedCase(problems[0].location, tuple(problems), None, tuple(warnings))
         else:
-            yield from pending.flush(end=pending.index != item.location.index)
-            result = validate_case(item)
-            warnings = [*pending.take_warnings(), *_duplicate_id(result, item, first_seen)]
-            yield replace(result, warnings=tuple(warnings)) if warnings else result
-    yield from pending.flush(end=True)
-
-
-class _Pending:
-    """The problems and warnings read so far for one record (``index``) not yet complete."""
-
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-        self.warnings: list[Problem] = []
-        self.index: int | None = None
-
-    def take_warnings(self) -> list[Problem]:
-        warnings, self.warnings = self.warnings, []
-        return warnings
-
-    def flush(self, *, end: bool) -> Iterator[CaseInput]:
-        """The malformed case, if any; at ``end`` lone warnings stand on their own."""
-        if self.problems:
-            location = self.problems[0].location
-            yield MalformedCase(location, tuple(self.problems), None, tuple(self.take_warnings()))
-            self.problems = []
-        elif end:
-            yield from (FileProblem(warning) for warning in self.take_warnings())
+            yield from (FileProblem(warning) for warning in warnings)
 
 
 def _duplicate_id(

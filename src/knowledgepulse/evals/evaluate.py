@@ -277,7 +277,9 @@ class OutputCache:
             "input": task_input.to_json(),
             "run": task_input.run,
         }
-        return hashlib.sha256(_canonical(identity).encode("ascii")).hexdigest()
+        # One text per JSON value: sorted keys, no spaces, ASCII (a lone surrogate hashes too).
+        text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        return hashlib.sha256(text.encode("ascii")).hexdigest()
 
     def _path(self, task_input: TaskInput) -> Path:
         key = self.key(task_input)
@@ -321,8 +323,3 @@ class OutputCache:
                 _log.warning(
                     "output cache: cannot write %s (%s); outputs are not kept", path, error
                 )
-
-
-def _canonical(value: Any) -> str:
-    # One text per JSON value: sorted keys, no spaces, ASCII (so a lone surrogate hashes too).
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
