@@ -186,21 +186,8 @@ def load_cases(sources: str | Path | Iterable[str | Path]) -> list[CaseInput]:
 
 # --- Checking cases against what a suite reads ---------------------------------------------
 
-INPUT_PARTS: frozenset[CasePart] = frozenset({"pages", "expected"})
-"""What can be checked before a task answers: everything but ``actual``."""
 _MODELS: dict[CasePart, type[BaseModel]] = {"actual": ActualOutput, "expected": ExpectedOutput}
 _ORDER: tuple[CasePart, ...] = ("pages", "actual", "expected")
-
-
-def _readers(suite: Suite, case: Case, *, output_known: bool) -> dict[CasePart, list[str]]:
-    # For each part read in the bulk-edit form, the scorers' keys (before a task has answered,
-    # output_known=False, only what each always reads).
-    found: dict[CasePart, list[str]] = {}
-    for entry in suite.scorers:
-        parts = entry.scorer.parts_read(case.actual) if output_known else entry.scorer.reads
-        for part in parts:
-            found.setdefault(part, []).append(entry.key)
-    return {part: found[part] for part in _ORDER if part in found}
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,19 +203,18 @@ def check_case(
     suite: Suite,
     location: Location,
     *,
-    parts: Iterable[CasePart] = _ORDER,
     require_actual: bool = True,
     output_known: bool = True,
 ) -> Fit:
-    """Every way the case misses what the suite's scorers read (only ``parts``), located.
+    """Every way the case misses what the suite's scorers read in the bulk-edit form, located.
 
-    ``require_actual``: for recorded outputs; ``output_known``: ``actual`` is the output to score.
+    ``require_actual``: for recorded outputs; ``output_known``: ``actual`` is the output to score
+    (before a task has answered, only what each scorer always reads of the input is checked).
     """
     record = Record(location, None, case.source_lines)
-    wanted = set(parts)
     problems: list[Problem] = []
     by_scorer: dict[str, list[Problem]] = {}
-    if require_actual and "actual" in wanted and not case.has_actual:
+    if require_actual and not case.has_actual:
         missing = record.problem(
             ("actual",),
             "required field is missing; record the workflow's output here, or give a task "
@@ -237,8 +223,14 @@ def check_case(
         problems.append(missing)
         for entry in suite.scorers:
             by_scorer[entry.key] = [missing]
-    for part, keys in _readers(suite, case, output_known=output_known).items():
-        if part not in wanted or (part == "actual" and problems):
+    readers: dict[CasePart, list[str]] = {}
+    for entry in suite.scorers:
+        parts = entry.scorer.parts_read(case.actual) if output_known else entry.scorer.reads
+        for part in parts:
+            readers.setdefault(part, []).append(entry.key)
+    for part in _ORDER:
+        keys = readers.get(part)
+        if not keys or (part == "actual" and (problems or not output_known)):
             continue
         suffix = "" if len(keys) == len(suite.scorers) else f" (needed by {', '.join(keys)})"
         found = [record.problem(loc, text + suffix) for loc, text in _part_problems(case, part)]
@@ -283,7 +275,6 @@ def fit_cases(
                 item.case,
                 suite,
                 item.location,
-                parts=INPUT_PARTS if before_task else _ORDER,
                 require_actual=not before_task,
                 output_known=not before_task,
             )
