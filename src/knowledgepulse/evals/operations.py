@@ -56,28 +56,24 @@ class OperationOutcome:
     def explain(self) -> str:
         """Why the operation was skipped, naming the page and target ("" when it was applied)."""
         op, page = self.operation, self.page_id
-        match self.reason:
-            case None:
-                text = ""
-            case Inapplicable.NO_PAGE_ID:
-                text = "it gives no pageId and the case has several pages; add pageId"
-            case Inapplicable.PAGE_NOT_FOUND:
-                text = f"page '{op.page_id}' is not in the input"
-            case Inapplicable.UNKNOWN_TYPE:
-                known = ", ".join(KNOWN_OPERATION_TYPES)
-                text = f"type '{op.type}' is unknown (known types: {known})"
-            case Inapplicable.NO_TARGET:
-                text = f"'{op.type}' needs targetBlockId or targetIndex"
-            case Inapplicable.TARGET_NOT_FOUND if op.target_block_id is not None:
-                text = f"block '{op.target_block_id}' is not on page '{page}'"
-            case Inapplicable.TARGET_NOT_FOUND:
-                text = f"targetIndex {op.target_index} is outside page '{page}' (original blocks)"
-            case Inapplicable.TARGET_DELETED:
-                block = self.target.block_id if self.target else "?"
-                text = f"its target block '{block}' on page '{page}' was deleted earlier"
-            case Inapplicable.NO_CONTENT:
-                text = f"'{op.type}' needs content"
-        return text
+        if self.reason is Inapplicable.TARGET_NOT_FOUND and op.target_block_id is None:
+            return f"targetIndex {op.target_index} is outside page '{page}' (original blocks)"
+        deleted = self.target.block_id if self.target else "?"
+        known = ", ".join(KNOWN_OPERATION_TYPES)
+        return {
+            None: "",
+            Inapplicable.NO_PAGE_ID: (
+                "it gives no pageId and the case has several pages; add pageId"
+            ),
+            Inapplicable.PAGE_NOT_FOUND: f"page '{op.page_id}' is not in the input",
+            Inapplicable.UNKNOWN_TYPE: f"type '{op.type}' is unknown (known types: {known})",
+            Inapplicable.NO_TARGET: f"'{op.type}' needs targetBlockId or targetIndex",
+            Inapplicable.TARGET_NOT_FOUND: f"block '{op.target_block_id}' is not on page '{page}'",
+            Inapplicable.TARGET_DELETED: (
+                f"its target block '{deleted}' on page '{page}' was deleted earlier"
+            ),
+            Inapplicable.NO_CONTENT: f"'{op.type}' needs content",
+        }[self.reason]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +116,8 @@ class ApplicationResult:
 
 def resolve_page(operation: Operation, pages: Sequence[Page]) -> Page | None:
     """The page an operation is on: its ``pageId``, or the only page when it gives none."""
-    if operation.page_id is None:
-        return pages[0] if len(pages) == 1 else None
-    return next((page for page in pages if page.id == operation.page_id), None)
+    key = page_key(operation, pages)
+    return next((page for page in pages if page.id == key), None)
 
 
 def page_key(operation: Operation, pages: Sequence[Page]) -> str | None:
