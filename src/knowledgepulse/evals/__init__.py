@@ -33,12 +33,6 @@ from knowledgepulse.evals.models import (
     Page,
     case_json_schema,
 )
-from knowledgepulse.evals.registry import (
-    get_scorer_class,
-    register_scorer,
-    scorer_types,
-    unregister_scorer,
-)
 from knowledgepulse.evals.results import (
     TOLERANCE,
     CaseResult,
@@ -60,6 +54,10 @@ from knowledgepulse.evals.scorer import (
     Scorer,
     ScorerError,
     ScoreResult,
+    get_scorer_class,
+    register_scorer,
+    scorer_types,
+    unregister_scorer,
 )
 from knowledgepulse.evals.snapshot import (
     CaseSnapshot,

@@ -20,12 +20,12 @@ from pydantic_core import ErrorDetails
 from knowledgepulse._util.jsonpath import describe
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import KnowledgePulseError, SuiteError, UnknownPresetError
-from knowledgepulse.evals.registry import (
+from knowledgepulse.evals.scorer import (
+    Scorer,
     builtin_scorer_types,
     get_scorer_class,
     unknown_scorer_message,
 )
-from knowledgepulse.evals.scorer import Scorer
 from knowledgepulse.records import Location, Problem, Record, read_records
 from knowledgepulse.trace.models import JSON_SCHEMA_DIALECT
 

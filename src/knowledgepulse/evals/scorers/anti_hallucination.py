@@ -21,8 +21,7 @@ from knowledgepulse.evals.operations import (
     resolve_target,
 )
 from knowledgepulse.evals.patterns import preview
-from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult, register_scorer
 
 
 def _hallucinated_ids(

@@ -15,8 +15,14 @@ from pydantic import BaseModel
 from knowledgepulse.evals.models import ActualOutput, Block, ContentPatterns, ExpectedOutput, Page
 from knowledgepulse.evals.operations import apply_operations
 from knowledgepulse.evals.patterns import PatternParams, PatternReport, check_patterns
-from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import BULK_EDIT, CaseContext, CasePart, Scorer, ScoreResult
+from knowledgepulse.evals.scorer import (
+    BULK_EDIT,
+    CaseContext,
+    CasePart,
+    Scorer,
+    ScoreResult,
+    register_scorer,
+)
 
 TEXT_OUTPUT = "output"
 """How issues name a text output, where they name a page for bulk-edit output."""

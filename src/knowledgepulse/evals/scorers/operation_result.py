@@ -14,8 +14,7 @@ from pydantic import BaseModel
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
 from knowledgepulse.evals.operations import apply_operations, operation_label
 from knowledgepulse.evals.patterns import PatternParams
-from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult, register_scorer
 from knowledgepulse.evals.scorers.content_quality import content_lines, content_report
 
 APPLICATION_WEIGHT = 0.6

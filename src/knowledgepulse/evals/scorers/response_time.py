@@ -13,8 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
-from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import CaseContext, CasePart, Scorer, ScoreResult
+from knowledgepulse.evals.scorer import CaseContext, CasePart, Scorer, ScoreResult, register_scorer
 
 
 class ResponseTimeParams(BaseModel):
