@@ -16,11 +16,18 @@ from knowledgepulse.evals.cases import (
 )
 from knowledgepulse.evals.compare import (
     CaseComparison,
+    CaseSnapshot,
     Comparison,
     ComparisonSummary,
+    RunSnapshot,
     ScoreDelta,
     ScorerChange,
+    ScorerSpec,
+    ScoreSnapshot,
     compare_runs,
+    load_report,
+    report_snapshot,
+    run_snapshot,
 )
 from knowledgepulse.evals.evaluate import DEFAULT_CACHE_DIR, OutputCache, evaluate, evaluate_async
 from knowledgepulse.evals.models import (
@@ -58,15 +65,6 @@ from knowledgepulse.evals.scorer import (
     register_scorer,
     scorer_types,
     unregister_scorer,
-)
-from knowledgepulse.evals.snapshot import (
-    CaseSnapshot,
-    RunSnapshot,
-    ScorerSpec,
-    ScoreSnapshot,
-    load_report,
-    report_snapshot,
-    run_snapshot,
 )
 from knowledgepulse.evals.suite import (
     PRESET_NAMES,
