@@ -87,21 +87,17 @@ def validate_case(record: Record) -> LoadedCase | MalformedCase:
 def _pattern_problems(case: Case, record: Record) -> Iterator[Problem]:
     expected = case.expected
     patterns = expected.get("contentPatterns") if isinstance(expected, dict) else None
-    located: Iterable[tuple[tuple[str | int, ...], object]]
-    if isinstance(patterns, list):
-        located = ((("expected", "contentPatterns", i), p) for i, p in enumerate(patterns))
-    elif isinstance(patterns, dict):
-        located = (
-            (("expected", "contentPatterns", page_id, i), p)
-            for page_id, items in patterns.items()
-            if isinstance(items, list)
-            for i, p in enumerate(items)
-        )
-    else:
-        return
+    lists: dict[tuple[str, ...], Any] = {(): patterns}
+    if isinstance(patterns, dict):
+        lists = {(page_id,): items for page_id, items in patterns.items()}
+    located: Iterator[tuple[tuple[str | int, ...], str]] = (
+        (("expected", "contentPatterns", *prefix, i), pattern)
+        for prefix, items in lists.items()
+        if isinstance(items, list)
+        for i, pattern in enumerate(items)
+        if isinstance(pattern, str)
+    )
     for loc, pattern in located:
-        if not isinstance(pattern, str):
-            continue
         refused = pattern_problem(pattern)
         if refused is not None:
             yield record.problem(loc, f"pattern refused: {refused}")
@@ -292,12 +288,8 @@ def _bulk_expected_problems(
         return []
     problems: list[tuple[tuple[str | int, ...], str]] = []
     if isinstance(expected.content_patterns, list):
-        problems.append(
-            (
-                ("contentPatterns",),
-                "a list, but the case has several pages; use {pageId: [patterns]}",
-            )
-        )
+        plain = "a list, but the case has several pages; use {pageId: [patterns]}"
+        problems.append((("contentPatterns",), plain))
     problems.extend(
         (
             ("operations", i, "pageId"),

@@ -179,16 +179,12 @@ def _repeated_ids(cases: Iterable[_Case], source: str) -> list[Problem]:
     first: dict[str, int] = {}
     problems = []
     for index, case in enumerate(cases):
-        if case.id is None:
-            continue
-        if case.id in first:
+        if case.id is not None and first.setdefault(case.id, index) != index:
             message = (
                 f"{case.id!r} is also the id of cases[{first[case.id]}]; a comparison matches "
                 "cases by id, so give each case in the cases file its own id"
             )
             problems.append(Problem(Location(source), f"cases[{index}].id", message))
-        else:
-            first[case.id] = index
     return problems
 
 

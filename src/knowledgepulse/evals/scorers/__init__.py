@@ -1,8 +1,4 @@
-"""The built-in scorers; importing this package registers them by type name.
-
-They register through :func:`knowledgepulse.evals.registry.register_scorer`, the same decorator
-users and plugins use.
-"""
+"""The built-in scorers; importing this package registers them, as plugins are: by type name."""
 
 from knowledgepulse.evals.scorers.anti_hallucination import AntiHallucination
 from knowledgepulse.evals.scorers.content_quality import ContentQuality

@@ -44,25 +44,23 @@ def _unexpected_inserts(
     applied: ApplicationResult, expected: Sequence[Operation], pages: Sequence[Page]
 ) -> list[dict[str, Any]]:
     allowed = Counter(page_key(op, pages) for op in expected if op.type == "insert")
-    found = []
-    for page_id, blocks in applied.inserted.items():
-        if len(blocks) > allowed[page_id]:
-            found.append(
+    return [
+        {
+            "pageId": page_id,
+            "inserted": len(blocks),
+            "expectedInserts": allowed[page_id],
+            "blocks": [
                 {
-                    "pageId": page_id,
-                    "inserted": len(blocks),
-                    "expectedInserts": allowed[page_id],
-                    "blocks": [
-                        {
-                            "blockId": block.ref.block_id,
-                            "operationIndex": block.operation_index,
-                            "content": block.content,
-                        }
-                        for block in blocks
-                    ],
+                    "blockId": block.ref.block_id,
+                    "operationIndex": block.operation_index,
+                    "content": block.content,
                 }
-            )
-    return found
+                for block in blocks
+            ],
+        }
+        for page_id, blocks in applied.inserted.items()
+        if len(blocks) > allowed[page_id]
+    ]
 
 
 def _expected_targets(
