@@ -230,10 +230,10 @@ def scorer_types() -> list[str]:
 
 
 def builtin_scorer_types() -> tuple[str, ...]:
-    """The type names of the scorers that ship with knowledgepulse, in registration order."""
+    """The type names of the scorers that ship with knowledgepulse, sorted."""
     _load_builtins()
     prefix = f"{_BUILTIN_MODULE}."
-    return tuple(name for name, cls in _registry.items() if cls.__module__.startswith(prefix))
+    return tuple(sorted(n for n, cls in _registry.items() if cls.__module__.startswith(prefix)))
 
 
 def unknown_scorer_message(type_name: str) -> str:
