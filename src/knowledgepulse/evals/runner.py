@@ -43,16 +43,6 @@ from knowledgepulse.records import Location, Problem
 _log = logging.getLogger("knowledgepulse")
 
 
-def _run_scorer(entry: SuiteScorer, context: CaseContext) -> ScorerOutcome:
-    # An exception or an invalid result becomes an error result.
-    try:
-        result = entry.scorer.score_case(context)
-    except (Exception, SystemExit) as error:  # scorers are independent: one failure row
-        _log.debug("scorer %r raised on case %r", entry.key, context.case.id, exc_info=True)
-        result = ScoreResult.failed(f"the scorer raised {type(error).__name__}: {error}")
-    return _outcome(entry, _checked(result))
-
-
 def _outcome(
     entry: SuiteScorer, result: ScoreResult, diagnosis: tuple[str, ...] | None = None
 ) -> ScorerOutcome:
@@ -106,9 +96,14 @@ def score_context(
         problems = (unfit or {}).get(entry.key)
         if problems:
             said = "; ".join(f"{p.path}: {p.message}" if p.path else p.message for p in problems)
-            outcomes.append(_outcome(entry, ScoreResult.failed(f"cannot read the output: {said}")))
-        else:
-            outcomes.append(_run_scorer(entry, context))
+            result = ScoreResult.failed(f"cannot read the output: {said}")
+        else:  # an exception or an invalid result becomes an error result
+            try:
+                result = _checked(entry.scorer.score_case(context))
+            except (Exception, SystemExit) as error:  # scorers are independent: one failure row
+                _log.debug("scorer %r raised on case %r", entry.key, context.case.id, exc_info=True)
+                result = ScoreResult.failed(f"the scorer raised {type(error).__name__}: {error}")
+        outcomes.append(_outcome(entry, result))
     case = context.case
     return CaseResult(case.id, location, tuple(outcomes), description=case.description)
 
