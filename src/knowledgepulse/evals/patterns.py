@@ -69,6 +69,7 @@ class PatternParams(BaseModel):
     )
     case_timeout_ms: float | None = Field(
         default=None,
+        validate_default=True,
         gt=0,
         strict=True,
         allow_inf_nan=False,
@@ -87,18 +88,10 @@ class PatternParams(BaseModel):
                 f"at most {MAX_TIMEOUT_MS:g} ms (one minute) {per}; the bound keeps a "
                 "catastrophic pattern from hanging the run, so it cannot be switched off"
             )
+        if value is None and "timeout_ms" in info.data:  # else timeout_ms's own error says why
+            # Filled in, so that a resolved suite (kp eval --dry-run) shows the budget in force.
+            return case_budget_ms(info.data["timeout_ms"], None)
         return value
-
-    @model_validator(mode="before")
-    @classmethod
-    def _default_case_budget(cls, data: Any) -> Any:
-        # Filled in here, so that a resolved suite (kp eval --dry-run) shows the budget in force.
-        if isinstance(data, Mapping) and data.get("case_timeout_ms") is None:
-            timeout = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
-            valid = isinstance(timeout, int | float) and not isinstance(timeout, bool)
-            if valid and 0 < timeout <= MAX_TIMEOUT_MS:  # else timeout_ms's own error says why
-                return {**data, "case_timeout_ms": case_budget_ms(float(timeout), None)}
-        return data
 
     @model_validator(mode="after")
     def _case_budget_holds_a_pattern(self) -> PatternParams:
