@@ -184,18 +184,6 @@ def patterns_by_page(
     return {pages[0].id: list(patterns)} if patterns else {}
 
 
-class Budget:
-    """What is left of a case's pattern time: a deadline on the monotonic clock."""
-
-    def __init__(self, total_ms: float) -> None:
-        self.total_ms = total_ms
-        self._deadline = time.monotonic() + total_ms / 1000
-
-    def left_ms(self) -> float:
-        """Milliseconds left; zero or less once spent."""
-        return (self._deadline - time.monotonic()) * 1000
-
-
 def check_patterns(
     patterns: ContentPatterns | None,
     pages: Sequence[Page],
@@ -207,83 +195,62 @@ def check_patterns(
 ) -> PatternReport:
     """Search every pattern in its page's content, within one case budget (:func:`case_budget_ms`).
 
-    ``subject``: how issues name what was searched, when not a page (see :func:`check_pattern`).
+    ``subject`` is how issues name what was searched (``Output``), when not a page.
 
     Raises:
         ValueError: the patterns are a plain list but there is not exactly one page.
     """
-    budget = Budget(case_budget_ms(timeout_ms, case_timeout_ms))
+    budget_ms = case_budget_ms(timeout_ms, case_timeout_ms)
+    deadline = time.monotonic() + budget_ms / 1000  # wall clock, shared by the case's patterns
     contents = {page.id: page.content for page in pages}
-    checks = [
-        check_pattern(
-            page_id,
-            pattern,
-            contents.get(page_id),
-            ignore_case=ignore_case,
-            timeout_ms=timeout_ms,
-            subject=subject,
-            budget=budget,
-        )
-        for page_id, items in patterns_by_page(patterns, pages).items()
-        for pattern in items
-    ]
-    return PatternReport(tuple(checks))
 
-
-def check_pattern(
-    page_id: str,
-    pattern: str,
-    content: str | None,
-    *,
-    ignore_case: bool = False,
-    timeout_ms: float = DEFAULT_TIMEOUT_MS,
-    subject: str | None = None,
-    budget: Budget | None = None,
-) -> PatternCheck:
-    """Search one pattern in one page's content (``None``: no such page), within ``budget``.
-
-    ``subject`` is how issues name what was searched (``Output``), when not a page.
-    """
-    label = subject if subject is not None else f"Page '{page_id}'"
-    where = f"{label}: Pattern '{pattern}'"
-    warning = (
-        f"{where} is anchored to the whole content (^...$), which rarely holds once a "
-        f"page has several blocks; {PATTERN_ADVICE}"
-        if is_anchored(pattern)
-        else None
-    )
-
-    def result(status: PatternStatus, issue: str | None = None) -> PatternCheck:
-        return PatternCheck(page_id, pattern, status, issue, warning)
-
-    if content is None:
-        return result(PatternStatus.NO_PAGE, f"{where} not matched: there is no page '{page_id}'")
-    compiled = compile_pattern(pattern, ignore_case)
-    if isinstance(compiled, str):
-        return result(
-            PatternStatus.INVALID,
-            f"{where} is not a valid regular expression: {compiled}; counted as not matched",
+    def check(page_id: str, pattern: str) -> PatternCheck:
+        label = subject if subject is not None else f"Page '{page_id}'"
+        where = f"{label}: Pattern '{pattern}'"
+        warning = (
+            f"{where} is anchored to the whole content (^...$), which rarely holds once a "
+            f"page has several blocks; {PATTERN_ADVICE}"
+            if is_anchored(pattern)
+            else None
         )
-    allowed = timeout_ms if budget is None else min(timeout_ms, budget.left_ms())
-    if budget is not None and allowed <= 0:
-        return result(
-            PatternStatus.NOT_SEARCHED,
-            f"{where} not searched: the case's patterns used up their {budget.total_ms:g} ms "
-            "(case_timeout_ms); counted as not matched (make the slow patterns simpler)",
-        )
-    try:
-        found = compiled.search(content, timeout=allowed / 1000)
-    except TimeoutError:
-        return result(
-            PatternStatus.TIMEOUT,
-            f"{where} timed out after {allowed:g} ms on {len(content)} characters of content;"
-            " counted as not matched (avoid nested repetition such as '(a|aa)+')",
-        )
-    if found is None:
-        return result(
-            PatternStatus.NOT_FOUND, f"{where} not found in content: '{preview(content)}'"
-        )
-    return result(PatternStatus.MATCHED)
+
+        def result(status: PatternStatus, issue: str | None = None) -> PatternCheck:
+            return PatternCheck(page_id, pattern, status, issue, warning)
+
+        content = contents.get(page_id)
+        if content is None:
+            return result(
+                PatternStatus.NO_PAGE, f"{where} not matched: there is no page '{page_id}'"
+            )
+        compiled = compile_pattern(pattern, ignore_case)
+        if isinstance(compiled, str):
+            return result(
+                PatternStatus.INVALID,
+                f"{where} is not a valid regular expression: {compiled}; counted as not matched",
+            )
+        allowed = min(timeout_ms, (deadline - time.monotonic()) * 1000)
+        if allowed <= 0:
+            return result(
+                PatternStatus.NOT_SEARCHED,
+                f"{where} not searched: the case's patterns used up their {budget_ms:g} ms "
+                "(case_timeout_ms); counted as not matched (make the slow patterns simpler)",
+            )
+        try:
+            found = compiled.search(content, timeout=allowed / 1000)
+        except TimeoutError:
+            return result(
+                PatternStatus.TIMEOUT,
+                f"{where} timed out after {allowed:g} ms on {len(content)} characters of content;"
+                " counted as not matched (avoid nested repetition such as '(a|aa)+')",
+            )
+        if found is None:
+            return result(
+                PatternStatus.NOT_FOUND, f"{where} not found in content: '{preview(content)}'"
+            )
+        return result(PatternStatus.MATCHED)
+
+    by_page = patterns_by_page(patterns, pages)
+    return PatternReport(tuple(check(page, p) for page, items in by_page.items() for p in items))
 
 
 def compile_pattern(pattern: str, ignore_case: bool) -> regex.Pattern[str] | str:
