@@ -62,6 +62,8 @@ DEFAULT_TIMEOUT_S = 300.0
 _log = logging.getLogger("knowledgepulse")
 P = ParamSpec("P")
 
+Advance = Callable[[bool], None]
+"""Counts one more output in, and whether it came from the cache."""
 Cases = str | Path | Iterable[Case | CaseInput | Mapping[str, Any]]
 """Case files (a path, or ``-`` for stdin), or cases: models, loaded ones, or plain dicts."""
 
@@ -105,36 +107,26 @@ async def evaluate_async(
         InputFileError: a case file cannot be read at all.
         OutputError: the cache directory cannot be written (before any call).
     """
-    check_options(
-        concurrency=concurrency,
-        timeout=timeout,
-        retries=retries,
-        retry_delay=retry_delay,
-        repeat=repeat,
-    )
+    check_options(concurrency, timeout, retries, retry_delay, repeat)
     resolved = suite if isinstance(suite, Suite) else load_suite(suite)
     inputs = list(fit_cases(_case_inputs(cases), resolved, before_task=True))
     cache = None
     if task_version is not None and cache_dir is not None:
         cache = OutputCache(cache_dir, task=task_name(task), task_version=task_version)
         cache.prepare()
-    jobs = [
-        (index, run)
+    jobs = {
+        (index, run): TaskInput.of(item.case, run)
         for index, item in enumerate(inputs)
         if isinstance(item, LoadedCase)
         for run in range(repeat)
-    ]
+    }
     answers: dict[tuple[int, int], TaskAnswer] = {}
     limit = asyncio.Semaphore(concurrency)
 
-    async def answer(index: int, run: int, advance: Callable[[bool], None]) -> None:
-        item = inputs[index]
-        assert isinstance(item, LoadedCase)
-        task_input = TaskInput.of(item.case, run)
-        hit = cache.get(task_input) if cache is not None else None
-        if hit is not None:
-            answers[index, run] = hit
-        else:
+    async def answer(job: tuple[int, int], task_input: TaskInput, advance: Advance) -> None:
+        got = cache.get(task_input) if cache is not None else None
+        cached = got is not None
+        if got is None:
             async with limit:
                 got = await call_task(
                     task, task_input, timeout=timeout, retries=retries, retry_delay=retry_delay
@@ -142,11 +134,13 @@ async def evaluate_async(
             if cache is not None and not got.record.failed:
                 # Off the loop: a save syncs to disk, which would stall the other calls.
                 await asyncio.to_thread(cache.put, task_input, got.output, got.duration_ms)
-            answers[index, run] = got
-        advance(hit is not None)
+        answers[job] = got
+        advance(cached)
 
     with task_progress(len(jobs), progress) as advance:
-        await asyncio.gather(*(answer(index, run, advance) for index, run in jobs))
+        await asyncio.gather(
+            *(answer(job, task_input, advance) for job, task_input in jobs.items())
+        )
 
     def scored(index: int, item: LoadedCase) -> CaseResult:
         runs = [_score_answer(resolved, item, answers[index, run]) for run in range(repeat)]
@@ -203,7 +197,7 @@ def _case_inputs(cases: Cases) -> Iterator[CaseInput]:
 
 
 @contextmanager
-def task_progress(total: int, wanted: bool | None) -> Iterator[Callable[[bool], None]]:
+def task_progress(total: int, wanted: bool | None) -> Iterator[Advance]:
     """``advance(cached)`` for each output in, drawn as a bar on stderr when ``wanted``.
 
     ``None``: when stderr is a terminal. Calling a model over a dataset takes minutes, from

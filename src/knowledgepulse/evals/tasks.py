@@ -259,7 +259,7 @@ async def _in_thread(task: Task, task_input: TaskInput) -> tuple[Any, float]:
 
 
 def check_options(
-    *, concurrency: int, timeout: float | None, retries: int, retry_delay: float, repeat: int
+    concurrency: int, timeout: float | None, retries: int, retry_delay: float, repeat: int
 ) -> None:
     """Refuse settings no run can use (ValueError naming each, its value, what it takes)."""
     problems = []
