@@ -16,7 +16,7 @@ import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from importlib.metadata import entry_points
 from typing import Any, ClassVar, Literal, Self, TypeVar
 
@@ -169,7 +169,6 @@ S = TypeVar("S", bound=type[Scorer])
 
 _registry: dict[str, type[Scorer]] = {}
 _lock = threading.Lock()
-_builtins_loaded = False
 _entry_points_loaded = False
 
 
@@ -248,11 +247,9 @@ def unknown_scorer_message(type_name: str) -> str:
     )
 
 
+@cache
 def _load_builtins() -> None:
-    global _builtins_loaded  # noqa: PLW0603 - a process-wide, load-once flag
-    if not _builtins_loaded:
-        importlib.import_module(_BUILTIN_MODULE)
-        _builtins_loaded = True
+    importlib.import_module(_BUILTIN_MODULE)
 
 
 def _load_entry_points() -> None:
