@@ -1,9 +1,8 @@
 """Comparing two runs (score deltas, flips, cases added and removed), and the gate CI applies.
 
-A run is compared as a :class:`RunSnapshot`, taken from an :class:`EvalRun` in memory or read
-from a ``kp eval`` JSON report; cases are matched by id and occurrence, scores by suite key. A
-*regression* passed in the base run and fails in the new one; an *improvement* the reverse;
-*changed* kept its verdict but moved past the tolerance.
+Runs are :class:`RunSnapshot` s (of an :class:`EvalRun` or a JSON report), cases matched by id
+and occurrence. A *regression* passed in the base run and fails in the new one; an *improvement*
+the reverse; *changed* kept its verdict but moved past the tolerance.
 """
 
 from __future__ import annotations

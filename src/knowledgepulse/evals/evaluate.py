@@ -177,8 +177,7 @@ def _score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseRes
         return task_failed(suite, case, location, answer.record)
     scored = case.with_actual(answer.output)
     fit = check_case(scored, suite, location, require_actual=False)
-    duration = recorded_duration(answer.output)
-    context = CaseContext(scored, duration if duration is not None else answer.duration_ms)
+    context = CaseContext.of(scored, answer.duration_ms)
     result = score_context(suite, context, location, unfit=fit.by_scorer)
     return replace(result, duration_ms=answer.duration_ms, task=answer.record)
 

@@ -1,8 +1,5 @@
 """The scorer interface (one aspect of quality, a score in [0, 1], its details) and registry.
 
-A scorer implements :meth:`Scorer.evaluate` (the guide's ``score`` and ``details`` derive from
-it), or :meth:`Scorer.score_case` to see the whole case; the parts named in :attr:`Scorer.reads`
-arrive in the bulk-edit form (:class:`ActualOutput`, ...), checked first; the rest as JSON.
 Scorers are registered by type name: the built-ins through the same decorator users call, and
 the ``knowledgepulse.scorers`` entry points, loaded the first time a name is not found.
 """
@@ -70,9 +67,10 @@ class CaseContext:
     duration_ms: float | None = None
 
     @classmethod
-    def of(cls, case: Case, duration_ms: float | None = None) -> CaseContext:
-        """The context of a case, its duration taken from ``actual.durationMs`` unless given."""
-        return cls(case, duration_ms if duration_ms is not None else recorded_duration(case.actual))
+    def of(cls, case: Case, measured_ms: float | None = None) -> CaseContext:
+        """The context of a case: its duration ``actual.durationMs``, else ``measured_ms``."""
+        recorded = recorded_duration(case.actual)
+        return cls(case, recorded if recorded is not None else measured_ms)
 
     @cached_property
     def bulk_actual(self) -> ActualOutput:
@@ -99,7 +97,10 @@ class Scorer:
     """Base class of every scorer, built-in or user-defined.
 
     Subclasses set ``default_threshold``, ``Params`` (the suite's ``params``, a pydantic model
-    with ``extra="forbid"``) and ``reads``, and implement :meth:`evaluate` or :meth:`score_case`.
+    with ``extra="forbid"``) and ``reads``, and implement :meth:`evaluate` (the guide's ``score``
+    and ``details`` derive from it) or :meth:`score_case`, to see the whole case. The parts named
+    in ``reads`` arrive in the bulk-edit form (:class:`ActualOutput`, ...), checked first; the
+    rest as JSON.
     """
 
     type_name: ClassVar[str] = ""

@@ -370,7 +370,6 @@ def _weight_problems(entries: list[Any], record: Record) -> list[Problem]:
 
 PRESETS: Mapping[str, Mapping[str, Any]] = {
     "standard": {
-        "name": "standard",
         "description": "The guide's standard evaluation (標準評価): operations, targets, content.",
         "scorers": [
             {"type": "operation-accuracy", "weight": 1.0, "threshold": 0.8},
@@ -379,7 +378,6 @@ PRESETS: Mapping[str, Mapping[str, Any]] = {
         ],
     },
     "strict": {
-        "name": "strict",
         "description": "The guide's strict evaluation (厳密評価): higher thresholds, and "
         "anti-hallucination at double weight.",
         "scorers": [
@@ -390,7 +388,6 @@ PRESETS: Mapping[str, Mapping[str, Any]] = {
         ],
     },
     "operation-focused": {
-        "name": "operation-focused",
         "description": "The guide's operation-focused evaluation (操作重視): operations weigh "
         "more, content less.",
         "scorers": [
@@ -418,7 +415,7 @@ def preset(name: str) -> Suite:
             f"unknown preset {name!r}.{hint} Presets: {', '.join(PRESET_NAMES)}; "
             "or write your own suite file and pass it with --suite"
         ) from None
-    return suite_from_dict(data, source=f"preset '{name}'")
+    return suite_from_dict({"name": name, **data}, source=f"preset '{name}'")
 
 
 def suite_json_schema() -> dict[str, Any]:
