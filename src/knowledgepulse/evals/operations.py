@@ -218,8 +218,10 @@ def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> 
     )
     changed = []
     for ref, indices in updates.items():
-        after = _content_of(work[ref.page_id], ref.block_id)
-        if after is not None and after != originals[ref].content:
+        if ref in deleted:  # updated, then deleted: reported as deleted
+            continue
+        after = work[ref.page_id][_find(work[ref.page_id], ref.block_id)].block.content
+        if after != originals[ref].content:
             changed.append(ChangedBlock(ref, originals[ref].content, after, tuple(indices)))
     order = {ref: n for n, ref in enumerate(originals)}
     return ApplicationResult(
@@ -276,10 +278,6 @@ def _insert(slots: list[_Slot], new: Block, operation: Operation, target: BlockR
 
 def _find(slots: list[_Slot], original_id: str) -> int:
     return next(n for n, slot in enumerate(slots) if slot.original and slot.block.id == original_id)
-
-
-def _content_of(slots: list[_Slot], original_id: str) -> str | None:
-    return next((s.block.content for s in slots if s.original and s.block.id == original_id), None)
 
 
 # --- Operations in words, for diagnoses (which see only a result's details: the JSON form) ------
