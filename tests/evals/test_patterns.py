@@ -21,7 +21,6 @@ from knowledgepulse.evals.patterns import (
     is_anchored,
     pattern_cost,
     pattern_problem,
-    patterns_by_page,
     preview,
 )
 from tests.evals.builders import page
@@ -182,14 +181,14 @@ def test_compiled_patterns_are_cached() -> None:
 
 def test_list_patterns_apply_to_the_only_page() -> None:
     """A plain list is for the one page of a single-page case."""
-    assert patterns_by_page(["a"], [PAGE]) == {"p1": ["a"]}
+    assert [c.page_id for c in check_patterns(["a", "b"], [PAGE]).checks] == ["p1", "p1"]
 
 
 def test_list_patterns_with_several_pages_are_rejected() -> None:
     """A plain list cannot say which of several pages it is for."""
     other = Page.model_validate(page("p2"))
     with pytest.raises(ValueError, match=r"plain list but the case has 2 pages"):
-        patterns_by_page(["a"], [PAGE, other])
+        check_patterns(["a"], [PAGE, other])
 
 
 def test_no_patterns_score_one() -> None:

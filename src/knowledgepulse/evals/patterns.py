@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -168,22 +168,6 @@ class PatternReport:
         }
 
 
-def patterns_by_page(
-    patterns: ContentPatterns | None, pages: Sequence[Page]
-) -> dict[str, list[str]]:
-    """The patterns per page id (ValueError: a plain list, but not exactly one page)."""
-    if patterns is None:
-        return {}
-    if isinstance(patterns, Mapping):
-        return {page_id: list(items) for page_id, items in patterns.items()}
-    if len(pages) != 1:
-        raise ValueError(
-            f"contentPatterns is a plain list but the case has {len(pages)} pages; "
-            "give {pageId: [patterns]} instead"
-        )
-    return {pages[0].id: list(patterns)} if patterns else {}
-
-
 def check_patterns(
     patterns: ContentPatterns | None,
     pages: Sequence[Page],
@@ -200,6 +184,13 @@ def check_patterns(
     Raises:
         ValueError: the patterns are a plain list but there is not exactly one page.
     """
+    if isinstance(patterns, list):  # the patterns of the only page
+        if len(pages) != 1:
+            raise ValueError(
+                f"contentPatterns is a plain list but the case has {len(pages)} pages; "
+                "give {pageId: [patterns]} instead"
+            )
+        patterns = {pages[0].id: patterns}
     budget_ms = case_budget_ms(timeout_ms, case_timeout_ms)
     deadline = time.monotonic() + budget_ms / 1000  # wall clock, shared by the case's patterns
     contents = {page.id: page.content for page in pages}
@@ -249,8 +240,8 @@ def check_patterns(
             )
         return result(PatternStatus.MATCHED)
 
-    by_page = patterns_by_page(patterns, pages)
-    return PatternReport(tuple(check(page, p) for page, items in by_page.items() for p in items))
+    by_page = (patterns or {}).items()
+    return PatternReport(tuple(check(page, p) for page, items in by_page for p in items))
 
 
 def compile_pattern(pattern: str, ignore_case: bool) -> regex.Pattern[str] | str:
