@@ -18,7 +18,6 @@ from knowledgepulse.evals.patterns import (
     PatternStatus,
     check_patterns,
     compile_pattern,
-    is_anchored,
     pattern_cost,
     pattern_problem,
     preview,
@@ -154,7 +153,8 @@ def test_textbook_nested_quantifier_is_answered_without_timeout() -> None:
 )
 def test_anchored_whole_content_patterns_are_detected(pattern: str, anchored: bool) -> None:
     """^...$ (or \\A...\\Z) is anchored; a single anchor or an escaped $ is not."""
-    assert is_anchored(pattern) is anchored
+    (check,) = check_patterns([pattern], [PAGE]).checks
+    assert (check.warning is not None) is anchored
 
 
 def test_anchored_pattern_gets_a_warning_with_the_guides_advice() -> None:

@@ -46,7 +46,8 @@ PATTERN_ADVICE = (
     "match ('Cart.*Cart.*Cart') over an exact '^...$'"
 )
 
-# ^ or \A at the start (after inline flags), and an unescaped $ or \Z / \z at the end.
+# Anchored to the whole content: ^ or \A at the start (after inline flags), and an unescaped $ or
+# \Z / \z at the end; an exact match, which rarely holds once a page has several blocks.
 _ANCHORED_START = re.compile(r"^(?:\(\?[a-zA-Z]+\))*(?:\^|\\A)")
 _ANCHORED_END = re.compile(r"(?<!\\)(?:\\\\)*(?:\$|\\[Zz])$")
 
@@ -201,7 +202,7 @@ def check_patterns(
         warning = (
             f"{where} is anchored to the whole content (^...$), which rarely holds once a "
             f"page has several blocks; {PATTERN_ADVICE}"
-            if is_anchored(pattern)
+            if _ANCHORED_START.search(pattern) and _ANCHORED_END.search(pattern)
             else None
         )
 
@@ -376,11 +377,6 @@ def pattern_cost(pattern: str) -> tuple[int, int]:
     while len(frames) > 1:
         frames[-2][0] += frames.pop()[0]
     return frames[0][0], deepest
-
-
-def is_anchored(pattern: str) -> bool:
-    """Whether a pattern is anchored at both ends (``^...$``): an exact whole-content match."""
-    return bool(_ANCHORED_START.search(pattern) and _ANCHORED_END.search(pattern))
 
 
 def preview(content: str, limit: int = PREVIEW_CHARS) -> str:
