@@ -7,7 +7,7 @@ reads in the bulk-edit form is checked only when one does, naming it (``needed b
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from itertools import groupby
 from pathlib import Path
@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from knowledgepulse._util.jsonpath import describe, problems_from
 from knowledgepulse.errors import CaseValidationError
-from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
+from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput
 from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
 from knowledgepulse.evals.scorer import CasePart
 from knowledgepulse.evals.suite import Suite
@@ -249,10 +249,23 @@ def _part_problems(case: Case, part: CasePart) -> list[tuple[tuple[str | int, ..
         model = _MODELS[part].model_validate(value)
     except ValidationError as error:
         return [((part, *item["loc"]), describe(item)) for item in error.errors()]
-    if isinstance(model, ExpectedOutput):
-        found = _bulk_expected_problems(model, case.pages)
-        return [((part, *loc), message) for loc, message in found]
-    return []
+    if not isinstance(model, ExpectedOutput) or len(case.pages) <= 1:
+        return []
+    # With several pages: a plain pattern list, expected operations without a pageId.
+    problems: list[tuple[tuple[str | int, ...], str]] = []
+    if isinstance(model.content_patterns, list):
+        plain = "a list, but the case has several pages; use {pageId: [patterns]}"
+        problems.append(((part, "contentPatterns"), plain))
+    problems.extend(
+        (
+            (part, "operations", i, "pageId"),
+            "required field is missing; the case has several pages, so every expected "
+            "operation needs a pageId",
+        )
+        for i, op in enumerate(model.operations)
+        if op.page_id is None
+    )
+    return problems
 
 
 _MISSING = "required field is missing"
@@ -278,25 +291,3 @@ def fit_cases(
                 yield MalformedCase(item.location, fit.problems, item.case.id, item.warnings)
                 continue
         yield item
-
-
-def _bulk_expected_problems(
-    expected: ExpectedOutput, pages: Sequence[Page]
-) -> list[tuple[tuple[str | int, ...], str]]:
-    # With several pages: a plain pattern list, expected operations without a pageId.
-    if len(pages) <= 1:
-        return []
-    problems: list[tuple[tuple[str | int, ...], str]] = []
-    if isinstance(expected.content_patterns, list):
-        plain = "a list, but the case has several pages; use {pageId: [patterns]}"
-        problems.append((("contentPatterns",), plain))
-    problems.extend(
-        (
-            ("operations", i, "pageId"),
-            "required field is missing; the case has several pages, so every expected "
-            "operation needs a pageId",
-        )
-        for i, op in enumerate(expected.operations)
-        if op.page_id is None
-    )
-    return problems

@@ -31,29 +31,13 @@ TEXT_OUTPUT = "output"
 
 
 def content_report(
-    patterns: ContentPatterns | None,
-    pages: Sequence[Page],
-    params: PatternParams,
-    subject: str | None = None,
+    patterns: ContentPatterns | None, pages: Sequence[Page], params: PatternParams
 ) -> PatternReport | str:
     """Every pattern checked on its page (the pages after the operations), or why it cannot be."""
     try:
-        return check_patterns(patterns, pages, subject=subject, **params.model_dump())
+        return check_patterns(patterns, pages, **params.model_dump())
     except ValueError as error:  # a plain list of patterns for several pages
         return str(error)
-
-
-def _text_report(text: str, expected: Any, params: PatternParams) -> PatternReport | str:
-    # The report, or why the expectation holds no pattern list (then nothing was checked).
-    patterns = expected.get("contentPatterns") if isinstance(expected, Mapping) else None
-    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
-        found = "no expected.contentPatterns" if patterns is None else "expected.contentPatterns"
-        return (
-            f"the output is a text, and {found} is not a list of regular expressions; give "
-            "expected: {contentPatterns: [regex, ...]} (an empty list checks nothing)"
-        )
-    page = Page(id=TEXT_OUTPUT, blocks=[Block(id=TEXT_OUTPUT, type="text", content=text)])
-    return content_report(patterns, [page], params, subject="Output")
 
 
 def content_lines(details: Mapping[str, Any]) -> list[str]:
@@ -93,12 +77,19 @@ class ContentQuality(Scorer):
 
     def score_case(self, context: CaseContext) -> ScoreResult:
         """Search the patterns in a text output as it is, or in the pages after the operations."""
-        actual = context.case.actual
+        actual, expected = context.case.actual, context.case.expected
         if not isinstance(actual, str):
             return super().score_case(context)
-        report = _text_report(actual, context.case.expected, self.params)
-        if isinstance(report, str):
-            return ScoreResult.failed(report)
+        patterns = expected.get("contentPatterns") if isinstance(expected, Mapping) else None
+        texts = [p for p in patterns if isinstance(p, str)] if isinstance(patterns, list) else None
+        if texts is None or texts != patterns:
+            found = ("no " if patterns is None else "") + "expected.contentPatterns"
+            return ScoreResult.failed(
+                f"the output is a text, and {found} is not a list of regular expressions; give "
+                "expected: {contentPatterns: [regex, ...]} (an empty list checks nothing)"
+            )
+        page = Page(id=TEXT_OUTPUT, blocks=[Block(id=TEXT_OUTPUT, type="text", content=actual)])
+        report = check_patterns(texts, [page], subject="Output", **self.params.model_dump())
         return ScoreResult(report.score, {**report.to_details(), "searchedIn": TEXT_OUTPUT})
 
     def evaluate(
