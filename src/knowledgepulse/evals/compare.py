@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -174,19 +174,6 @@ def _snapshot(report: _Report, source: str) -> RunSnapshot:
     )
 
 
-def _repeated_ids(cases: Iterable[_Case], source: str) -> list[Problem]:
-    first: dict[str, int] = {}
-    problems = []
-    for index, case in enumerate(cases):
-        if case.id is not None and first.setdefault(case.id, index) != index:
-            message = (
-                f"{case.id!r} is also the id of cases[{first[case.id]}]; a comparison matches "
-                "cases by id, so give each case in the cases file its own id"
-            )
-            problems.append(Problem(Location(source), f"cases[{index}].id", message))
-    return problems
-
-
 def load_report(path: str | Path) -> RunSnapshot:
     """Read a ``kp eval -f json`` report back (``-`` reads standard input; ``.gz`` works too).
 
@@ -235,7 +222,17 @@ def report_snapshot(document: Any, source: str) -> RunSnapshot:
         raise ReportFileError(
             summary, problems_from(error, Record(Location(source), document))
         ) from None
-    repeated = _repeated_ids(report.cases, source)
+    first: dict[str, int] = {}
+    repeated = [
+        Problem(
+            Location(source),
+            f"cases[{index}].id",
+            f"{case.id!r} is also the id of cases[{first[case.id]}]; a comparison matches cases by "
+            "id, so give each case in the cases file its own id",
+        )
+        for index, case in enumerate(report.cases)
+        if case.id is not None and first.setdefault(case.id, index) != index
+    ]
     if repeated:
         raise ReportFileError(f"{source}: case ids repeat; cases are matched by id", repeated)
     return _snapshot(report, source)

@@ -214,7 +214,17 @@ def resolve_suite(record: Record, *, source: str) -> Suite:
             if scorer is not None:
                 built[index] = scorer
     problems.extend(_key_problems(entries, record))
-    problems.extend(_weight_problems(entries, record))
+    # All weights 0 leave no weighted score; said when every weight is a valid number.
+    weights = [raw.get("weight", 1.0) if isinstance(raw, Mapping) else None for raw in entries]
+    numbers = [w for w in weights if isinstance(w, int | float) and not isinstance(w, bool)]
+    if entries and numbers == [0] * len(entries):
+        problems.append(
+            record.problem(
+                ("scorers",),
+                "every weight is 0, so no case could have a weighted score; give at least one "
+                "scorer a weight above 0",
+            )
+        )
     if problems or model is None:
         # Structural and semantic checks run in two passes; report them in file order.
         problems.sort(key=lambda problem: problem.location.line or 0)
@@ -351,21 +361,6 @@ def _key_problems(entries: list[Any], record: Record) -> list[Problem]:
 
 def _where(indices: list[int]) -> str:
     return ", ".join(f"scorers[{i}]" for i in indices)
-
-
-def _weight_problems(entries: list[Any], record: Record) -> list[Problem]:
-    """All weights 0 leave no weighted score; say so when every weight is a valid number."""
-    weights = [raw.get("weight", 1.0) if isinstance(raw, Mapping) else None for raw in entries]
-    numbers = [w for w in weights if isinstance(w, int | float) and not isinstance(w, bool)]
-    if entries and len(numbers) == len(entries) and all(w == 0 for w in numbers):
-        return [
-            record.problem(
-                ("scorers",),
-                "every weight is 0, so no case could have a weighted score; give at least one "
-                "scorer a weight above 0",
-            )
-        ]
-    return []
 
 
 PRESETS: Mapping[str, Mapping[str, Any]] = {
