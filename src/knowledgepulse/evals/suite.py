@@ -419,16 +419,12 @@ def suite_json_schema() -> dict[str, Any]:
     entry = schema["$defs"]["ScorerEntry"]
     builtins = builtin_scorer_types()
     entry["properties"]["type"]["examples"] = list(builtins)
-    entry["allOf"] = [_params_rule(type_name) for type_name in builtins]
+    entry["allOf"] = []
+    for type_name in builtins:  # each type's params, validated against its own schema
+        params = get_scorer_class(type_name).Params.model_json_schema()
+        then: dict[str, Any] = {"properties": {"params": params}}
+        if params.get("required"):
+            then["required"] = ["params"]
+        when = {"properties": {"type": {"const": type_name}}, "required": ["type"]}
+        entry["allOf"].append({"if": when, "then": then})
     return {"$schema": JSON_SCHEMA_DIALECT, **schema}
-
-
-def _params_rule(type_name: str) -> dict[str, Any]:
-    params = get_scorer_class(type_name).Params.model_json_schema()
-    then: dict[str, Any] = {"properties": {"params": params}}
-    if params.get("required"):
-        then["required"] = ["params"]
-    return {
-        "if": {"properties": {"type": {"const": type_name}}, "required": ["type"]},
-        "then": then,
-    }
