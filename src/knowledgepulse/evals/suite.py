@@ -130,11 +130,6 @@ class Suite:
     description: str | None = None
     source: str = "<suite>"
 
-    @property
-    def keys(self) -> list[str]:
-        """The scorers' keys, in order."""
-        return [entry.key for entry in self.scorers]
-
     def to_dict(self) -> dict[str, Any]:
         """The resolved suite as plain data (what ``kp eval --dry-run`` prints)."""
         return {
