@@ -68,7 +68,6 @@ class ContentQuality(Scorer):
         "check contentIssues: is a pattern too strict, is it a valid regular expression?"
     )
     Params: ClassVar[type[BaseModel]] = PatternParams
-    reads: ClassVar[frozenset[CasePart]] = frozenset()
     params: PatternParams
 
     def parts_read(self, actual: Any) -> frozenset[CasePart]:
