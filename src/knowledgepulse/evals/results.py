@@ -285,9 +285,6 @@ def weighted_score(scores: Sequence[tuple[float | None, float]]) -> float | None
 
 def mean_and_stderr(values: Sequence[float]) -> tuple[float | None, float | None]:
     """The mean (``None`` when empty) and its standard error (``None`` when n < 2)."""
-    if not values:
-        return None, None
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, None
-    return mean, statistics.stdev(values) / math.sqrt(len(values))
+    mean = statistics.fmean(values) if values else None
+    stderr = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else None
+    return mean, stderr
