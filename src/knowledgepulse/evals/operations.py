@@ -286,13 +286,9 @@ def _find(slots: list[_Slot], original_id: str) -> int:
 def describe_target(op: Mapping[str, Any]) -> str:
     """The target an operation (JSON form) names: ``block 'b2' (targetIndex 1)``, ``no target``."""
     block_id, index = op.get("targetBlockId"), op.get("targetIndex")
-    if block_id is not None and index is not None:
-        return f"block '{block_id}' (targetIndex {index})"
     if block_id is not None:
-        return f"block '{block_id}'"
-    if index is not None:
-        return f"targetIndex {index}"
-    return "no target"
+        return f"block '{block_id}'" + ("" if index is None else f" (targetIndex {index})")
+    return "no target" if index is None else f"targetIndex {index}"
 
 
 def describe_operation(op: Mapping[str, Any]) -> str:
