@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -482,10 +482,22 @@ class Gate:
         Raises:
             ValueError: ``fail_on="regression"`` without a comparison.
         """
-        if fail_on == "regression" and comparison is None:
-            raise ValueError("failing on regressions needs a baseline to compare with")
-        standings = () if comparison is None else tuple(_standings(run, comparison))
-        return cls(fail_on, standings)
+        if comparison is None:
+            if fail_on == "regression":
+                raise ValueError("failing on regressions needs a baseline to compare with")
+            return cls(fail_on)
+        # The comparison holds the run's cases with an id, in the run's order, then removed ones.
+        matched = iter(case for case in comparison.cases if case.new is not None)
+        standings: list[Standing | None] = []
+        for result in run.cases:
+            compared = next(matched) if result.case_id is not None else None
+            if result.passed:
+                standings.append(None)
+            elif compared is None or compared.base is None:
+                standings.append("new failure")
+            else:
+                standings.append("regression" if compared.base.passed else "old failure")
+        return cls(fail_on, tuple(standings))
 
     @property
     def worse(self) -> int:
@@ -501,18 +513,3 @@ class Gate:
     def standing(self, index: int) -> Standing | None:
         """The run's ``index``-th case against the baseline, or ``None`` (passed, no baseline)."""
         return self.standings[index] if self.standings else None
-
-
-def _standings(run: EvalRun, comparison: Comparison) -> Iterator[Standing | None]:
-    # The comparison holds the run's cases with an id, in the run's order, then removed ones.
-    matched = iter(case for case in comparison.cases if case.new is not None)
-    for result in run.cases:
-        compared = next(matched) if result.case_id is not None else None
-        if result.passed:
-            yield None
-        elif compared is None or compared.base is None:
-            yield "new failure"
-        elif compared.base.passed:
-            yield "regression"
-        else:
-            yield "old failure"
