@@ -27,17 +27,16 @@ from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult, register
 def _hallucinated_ids(
     operations: Sequence[Operation], pages: Sequence[Page]
 ) -> list[dict[str, Any]]:
-    page_ids = {page.id for page in pages}
-    block_ids = {block.id for page in pages for block in page.blocks}
-    found: list[dict[str, Any]] = []
-    for index, op in enumerate(operations):
-        if op.page_id is not None and op.page_id not in page_ids:
-            found.append({"operationIndex": index, "field": "pageId", "id": op.page_id})
-        if op.target_block_id is not None and op.target_block_id not in block_ids:
-            found.append(
-                {"operationIndex": index, "field": "targetBlockId", "id": op.target_block_id}
-            )
-    return found
+    known = {
+        "pageId": {page.id for page in pages},
+        "targetBlockId": {block.id for page in pages for block in page.blocks},
+    }
+    return [
+        {"operationIndex": index, "field": field, "id": named}
+        for index, op in enumerate(operations)
+        for field, named in (("pageId", op.page_id), ("targetBlockId", op.target_block_id))
+        if named is not None and named not in known[field]
+    ]
 
 
 def _unexpected_inserts(
