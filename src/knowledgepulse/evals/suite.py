@@ -318,17 +318,15 @@ def _key_problems(entries: list[Any], record: Record) -> list[Problem]:
     """A type given twice needs names on every entry of it, and every key must be distinct."""
     by_type: dict[str, list[int]] = defaultdict(list)
     keys: dict[str, list[int]] = defaultdict(list)
+    names: dict[int, str | None] = {}
     for i, raw in enumerate(entries):
         if isinstance(raw, Mapping) and isinstance(raw.get("type"), str):
+            name = names[i] = raw["name"] if isinstance(raw.get("name"), str) else None
             by_type[raw["type"]].append(i)
-            keys[raw["name"] if isinstance(raw.get("name"), str) else raw["type"]].append(i)
+            keys[raw["type"] if name is None else name].append(i)
     problems = []
     unnamed = {
-        i
-        for indices in by_type.values()
-        if len(indices) > 1
-        for i in indices
-        if not isinstance(entries[i].get("name"), str)
+        i for indices in by_type.values() if len(indices) > 1 for i in indices if names[i] is None
     }
     for type_name, indices in by_type.items():
         problems += [
