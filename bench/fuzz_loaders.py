@@ -45,9 +45,8 @@ import orjson
 
 from knowledgepulse.errors import KnowledgePulseError
 from knowledgepulse.evals.cases import iter_cases
-from knowledgepulse.evals.compare import compare_runs
+from knowledgepulse.evals.compare import compare_runs, load_report, run_snapshot
 from knowledgepulse.evals.runner import run_suite
-from knowledgepulse.evals.snapshot import load_report, run_snapshot
 from knowledgepulse.evals.suite import load_suite
 from knowledgepulse.integrations import ConvertedTrace
 from knowledgepulse.integrations.convert import convert_file

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from knowledgepulse.evals import registry
+from knowledgepulse.evals import scorer as registry
 
 
 @contextmanager

@@ -15,8 +15,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
-from knowledgepulse.evals.registry import get_scorer_class
-from knowledgepulse.evals.scorer import CaseContext, ScoreResult
+from knowledgepulse.evals.scorer import CaseContext, ScoreResult, get_scorer_class
 from knowledgepulse.evals.suite import Suite, suite_from_dict
 
 Json = dict[str, Any]

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from knowledgepulse.evals import registry
+from knowledgepulse.evals import scorer as registry
 from knowledgepulse.evals.models import Case
 from tests.evals.builders import make_case, op, page
 

@@ -11,10 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import ReportFileError
-from knowledgepulse.evals.compare import Comparison, compare_runs
+from knowledgepulse.evals.compare import Comparison, RunSnapshot, compare_runs, report_snapshot
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
-from knowledgepulse.evals.snapshot import RunSnapshot, report_snapshot
 from knowledgepulse.reports.evals import run_to_dict
 from tests.evals.builders import make_case, make_suite, page
 

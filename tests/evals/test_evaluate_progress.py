@@ -7,32 +7,38 @@ import sys
 
 import pytest
 
-from knowledgepulse.evals.evaluate import TaskProgress
+from knowledgepulse.evals.evaluate import task_progress
 
 
-def test_a_bar_is_drawn_while_entered_and_counts_outputs(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """Enabled, it is on screen inside the block and gone after; counts include cache hits."""
-    with TaskProgress(3, True) as bar:
-        assert bar.drawing
-        bar.advance()
-        bar.advance(cached=True)
-    assert not bar.drawing
-    assert (bar.done, bar.cached) == (2, 1)
-    assert capsys.readouterr().out == ""
+def _stderr(monkeypatch: pytest.MonkeyPatch, *, terminal: bool) -> io.StringIO:
+    # Replaced in the test's body: pytest's capture resets sys.stderr after fixtures.
+    stream = io.StringIO()
+    monkeypatch.setattr(stream, "isatty", lambda: terminal)
+    monkeypatch.setattr(sys, "stderr", stream)
+    return stream
+
+
+def test_a_bar_counts_outputs_and_cache_hits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enabled, the bar on stderr counts every output and the cache hits among them."""
+    stderr = _stderr(monkeypatch, terminal=True)
+    with task_progress(3, True) as advance:
+        advance(False)
+        advance(True)
+    assert "2/3" in stderr.getvalue()
+    assert "1 cached" in stderr.getvalue()
 
 
 def test_by_default_it_draws_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """None means: when stderr is a terminal; a pipe or a log gets nothing."""
-    monkeypatch.setattr(sys, "stderr", io.StringIO())
-    with TaskProgress(3, None) as bar:
-        assert not bar.drawing
-    with TaskProgress(3, True) as forced:
-        assert forced.drawing
+    stderr = _stderr(monkeypatch, terminal=False)
+    with task_progress(3, None) as advance:
+        advance(False)
+    assert stderr.getvalue() == ""
 
 
-def test_nothing_to_do_draws_nothing() -> None:
+def test_nothing_to_do_draws_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """A run with no calls (every case malformed) shows no empty bar."""
-    with TaskProgress(0, True) as bar:
-        assert not bar.drawing
+    stderr = _stderr(monkeypatch, terminal=True)
+    with task_progress(0, True):
+        pass
+    assert stderr.getvalue() == ""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.errors import PluginLoadError
-from knowledgepulse.evals import registry
+from knowledgepulse.evals import scorer as registry
 from knowledgepulse.evals.tasks import load_plugin, load_task
 
 WORKFLOW = """

@@ -12,9 +12,8 @@ import pytest
 
 from knowledgepulse.evals.cases import LoadedCase, MalformedCase, load_cases
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
-from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.runner import evaluate_case, run_suite
-from knowledgepulse.evals.scorer import CasePart, Scorer, ScoreResult
+from knowledgepulse.evals.scorer import CasePart, Scorer, ScoreResult, register_scorer
 from knowledgepulse.evals.suite import Suite
 from tests.evals.builders import make_suite, op, page
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -12,15 +13,13 @@ from knowledgepulse.evals import patterns as patterns_module
 from knowledgepulse.evals.models import ContentPatterns, Page
 from knowledgepulse.evals.patterns import (
     MAX_PATTERN_LENGTH,
+    PatternCheck,
     PatternParams,
     PatternStatus,
-    check_pattern,
     check_patterns,
     compile_pattern,
-    is_anchored,
     pattern_cost,
     pattern_problem,
-    patterns_by_page,
     preview,
 )
 from tests.evals.builders import page
@@ -28,10 +27,16 @@ from tests.evals.builders import page
 PAGE = Page.model_validate(page("p1", b1="Add to Cart", b2="Your cart is empty"))
 
 
+def check_pattern(pattern: str, content: str = PAGE.content, **options: Any) -> PatternCheck:
+    """One pattern searched in a page 'p1' holding ``content``."""
+    one = Page.model_validate(page("p1", b1=content))
+    return check_patterns([pattern], [one], **options).checks[0]
+
+
 def _check(
     pattern: str, content: str = PAGE.content, *, ignore_case: bool = False
 ) -> PatternStatus:
-    return check_pattern("p1", pattern, content, ignore_case=ignore_case).status
+    return check_pattern(pattern, content, ignore_case=ignore_case).status
 
 
 def test_pattern_is_searched_not_full_matched() -> None:
@@ -53,7 +58,7 @@ def test_case_matters_unless_ignore_case() -> None:
 
 def test_not_found_issue_names_page_pattern_and_content() -> None:
     """The issue follows the guide: Page 'X': Pattern 'Y' not found in content: 'Z'."""
-    check = check_pattern("p1", "Basket", PAGE.content)
+    check = check_pattern("Basket", PAGE.content)
     assert check.issue == (
         "Page 'p1': Pattern 'Basket' not found in content: 'Add to Cart\\nYour cart is empty'"
     )
@@ -61,7 +66,7 @@ def test_not_found_issue_names_page_pattern_and_content() -> None:
 
 def test_long_content_is_cut_in_the_issue() -> None:
     """Content longer than 100 characters is cut and ends with '...'."""
-    check = check_pattern("p1", "zzz", "x" * 500)
+    check = check_pattern("zzz", "x" * 500)
     assert check.issue is not None
     assert check.issue.endswith("'" + "x" * 100 + "...'")
 
@@ -74,7 +79,7 @@ def test_preview_keeps_short_content_and_escapes_newlines() -> None:
 
 def test_invalid_regex_counts_as_not_matched_and_says_why() -> None:
     """An invalid regex is an issue naming the regex error, not an exception."""
-    check = check_pattern("p1", "(unclosed", PAGE.content)
+    check = check_pattern("(unclosed", PAGE.content)
     assert check.status is PatternStatus.INVALID
     assert check.issue is not None
     assert "not a valid regular expression" in check.issue
@@ -94,7 +99,7 @@ def test_pattern_for_missing_page_is_counted_and_not_matched() -> None:
 def test_catastrophic_backtracking_times_out_as_an_issue() -> None:
     """A pattern that backtracks exponentially stops at the timeout and is reported."""
     # The regex package optimises the textbook (a+)+$; (a|aa)+$ still explodes on it.
-    check = check_pattern("p1", "(a|aa)+$", "a" * 40 + "b", timeout_ms=20)
+    check = check_pattern("(a|aa)+$", "a" * 40 + "b", timeout_ms=20)
     assert check.status is PatternStatus.TIMEOUT
     assert check.issue is not None
     assert "timed out after 20 ms" in check.issue
@@ -148,7 +153,8 @@ def test_textbook_nested_quantifier_is_answered_without_timeout() -> None:
 )
 def test_anchored_whole_content_patterns_are_detected(pattern: str, anchored: bool) -> None:
     """^...$ (or \\A...\\Z) is anchored; a single anchor or an escaped $ is not."""
-    assert is_anchored(pattern) is anchored
+    (check,) = check_patterns([pattern], [PAGE]).checks
+    assert (check.warning is not None) is anchored
 
 
 def test_anchored_pattern_gets_a_warning_with_the_guides_advice() -> None:
@@ -175,14 +181,14 @@ def test_compiled_patterns_are_cached() -> None:
 
 def test_list_patterns_apply_to_the_only_page() -> None:
     """A plain list is for the one page of a single-page case."""
-    assert patterns_by_page(["a"], [PAGE]) == {"p1": ["a"]}
+    assert [c.page_id for c in check_patterns(["a", "b"], [PAGE]).checks] == ["p1", "p1"]
 
 
 def test_list_patterns_with_several_pages_are_rejected() -> None:
     """A plain list cannot say which of several pages it is for."""
     other = Page.model_validate(page("p2"))
     with pytest.raises(ValueError, match=r"plain list but the case has 2 pages"):
-        patterns_by_page(["a"], [PAGE, other])
+        check_patterns(["a"], [PAGE, other])
 
 
 def test_no_patterns_score_one() -> None:
@@ -209,7 +215,7 @@ def test_a_compile_bomb_is_refused_before_compiling() -> None:
     assert time.perf_counter() - started < 0.1
     assert isinstance(refused, str)
     assert refused.startswith("the pattern's repeats unroll to 100,300,301 units when compiled")
-    check = check_pattern("p1", "(?:(?:a{1000}){1000}){100}b", "aaa")
+    check = check_pattern("(?:(?:a{1000}){1000}){100}b", "aaa")
     assert check.status is PatternStatus.INVALID
 
 

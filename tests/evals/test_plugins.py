@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.errors import SuiteError, UnknownScorerError
-from knowledgepulse.evals import registry
+from knowledgepulse.evals import scorer as registry
 from knowledgepulse.evals.runner import evaluate_case
 from knowledgepulse.evals.scorers import OperationAccuracy
 from knowledgepulse.evals.suite import load_suite

@@ -9,14 +9,16 @@ from pydantic import BaseModel, ConfigDict
 
 from knowledgepulse.errors import ScorerParameterError, UnknownScorerError
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
-from knowledgepulse.evals.registry import (
+from knowledgepulse.evals.scorer import (
+    BULK_EDIT,
     ENTRY_POINT_GROUP,
+    Scorer,
+    ScoreResult,
     get_scorer_class,
     register_scorer,
     scorer_types,
     unregister_scorer,
 )
-from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
 from knowledgepulse.evals.scorers import OperationAccuracy
 from tests.evals.builders import bulk, make_case, op, page
 

@@ -14,10 +14,9 @@ from hypothesis import strategies as st
 
 from knowledgepulse.evals.cases import FileProblem, LoadedCase, MalformedCase
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
-from knowledgepulse.evals.registry import register_scorer
 from knowledgepulse.evals.results import TOLERANCE, mean_and_stderr, passes, weighted_score
 from knowledgepulse.evals.runner import evaluate_case, run_suite
-from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult, register_scorer
 from knowledgepulse.records import Location, Problem
 from tests.evals.builders import cases, make_case, make_suite, op, page
 

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from knowledgepulse.evals.models import Case
-from knowledgepulse.evals.registry import get_scorer_class
-from knowledgepulse.evals.scorer import ScoreResult
+from knowledgepulse.evals.scorer import ScoreResult, get_scorer_class
 from tests.evals.builders import diagnose, evaluate, make_case, op, page
 
 PAGES = [page("p1", b1="one", b2="two", b3="three")]

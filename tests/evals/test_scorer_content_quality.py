@@ -8,7 +8,7 @@ import pytest
 
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
-from knowledgepulse.evals.registry import get_scorer_class
+from knowledgepulse.evals.scorer import get_scorer_class
 from tests.evals.builders import diagnose, evaluate, make_case, op, page
 
 PAGES = [page("p1", b1="Add to Cart", b2="Your Cart is empty")]

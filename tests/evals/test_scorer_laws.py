@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from knowledgepulse.evals.models import Case
-from knowledgepulse.evals.registry import get_scorer_class
+from knowledgepulse.evals.scorer import get_scorer_class
 from tests.evals.builders import actual_of, bulk, cases
 
 BUILT_INS: dict[str, dict[str, Any]] = {

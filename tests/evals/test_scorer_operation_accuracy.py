@@ -8,8 +8,7 @@ from typing import Any
 from hypothesis import given
 
 from knowledgepulse.evals.models import Case
-from knowledgepulse.evals.registry import get_scorer_class
-from knowledgepulse.evals.scorer import ScoreResult
+from knowledgepulse.evals.scorer import ScoreResult, get_scorer_class
 from tests.evals.builders import cases, diagnose, evaluate, make_case, op, page
 
 PAGES = [page("p1", b1="one", b2="two", b3="three")]

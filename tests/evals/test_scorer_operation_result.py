@@ -7,8 +7,8 @@ import math
 import pytest
 
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
-from knowledgepulse.evals.registry import get_scorer_class
-from knowledgepulse.evals.scorers.operation_result import (
+from knowledgepulse.evals.scorer import get_scorer_class
+from knowledgepulse.evals.scorers.content import (
     application_success_rate,
     operation_result_score,
 )

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from knowledgepulse.errors import ScorerParameterError
-from knowledgepulse.evals.registry import get_scorer_class
-from knowledgepulse.evals.scorer import ScorerError
+from knowledgepulse.evals.scorer import ScorerError, get_scorer_class
 from knowledgepulse.evals.scorers import ResponseTime, ResponseTimeParams
 from knowledgepulse.evals.scorers.response_time import response_time_score
 from tests.evals.builders import bulk, diagnose, evaluate, make_case, page

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from knowledgepulse.errors import InputFileError, ReportFileError
 from knowledgepulse.evals.cases import LoadedCase, MalformedCase
+from knowledgepulse.evals.compare import load_report, report_snapshot, run_snapshot
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.runner import run_suite
-from knowledgepulse.evals.snapshot import load_report, report_snapshot, run_snapshot
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.reports.evals import run_to_dict, to_json
 from tests.evals.builders import cases, make_suite

@@ -62,7 +62,7 @@ def test_json_suite_files_load_too(tmp_path: Path) -> None:
         '{"$schema": "suite.schema.json", "scorers": [{"type": "operation-accuracy"}]}',
         "suite.json",
     )
-    assert load_suite(path).keys == ["operation-accuracy"]
+    assert [e.key for e in load_suite(path).scorers] == ["operation-accuracy"]
 
 
 def test_resolved_suite_lists_every_parameter_with_defaults_filled_in() -> None:
@@ -206,7 +206,7 @@ def test_same_type_twice_with_distinct_names_is_keyed_by_name() -> None:
         {"type": "content-quality", "name": "strict-case"},
         {"type": "content-quality", "name": "any-case", "params": {"ignore_case": True}},
     )
-    assert suite.keys == ["strict-case", "any-case"]
+    assert [e.key for e in suite.scorers] == ["strict-case", "any-case"]
 
 
 def test_name_equal_to_another_entrys_type_is_an_error() -> None:
@@ -270,7 +270,7 @@ def test_example_suite_loads() -> None:
     """The shipped example suite is valid and uses anti-hallucination and response-time."""
     suite = load_suite(EXAMPLE_SUITE)
     assert isinstance(suite, Suite)
-    assert {"anti-hallucination", "response-time"} <= set(suite.keys)
+    assert {"anti-hallucination", "response-time"} <= {e.key for e in suite.scorers}
 
 
 @pytest.mark.parametrize("scorer_type", ["content-quality", "operation-result"])

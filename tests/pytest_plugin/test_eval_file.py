@@ -42,7 +42,7 @@ def test_paths_are_relative_to_the_evaluation_file_and_shown_tidy(tree: Path) ->
     spec = load_eval_file(write("suite: ../suite.yaml\ncases: ../data/a.jsonl\n"))
     assert spec.case_files == ("data/a.jsonl",)
     assert spec.suite.name == "rename"
-    assert spec.suite.keys == ["operation-accuracy", "content-quality"]
+    assert [e.key for e in spec.suite.scorers] == ["operation-accuracy", "content-quality"]
 
 
 def test_a_glob_matches_files_sorted_and_a_file_named_twice_is_read_once(tree: Path) -> None:

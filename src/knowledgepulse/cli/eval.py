@@ -41,6 +41,7 @@ from knowledgepulse.evals.compare import (
     FailOn,
     Gate,
     compare_runs,
+    load_report,
 )
 from knowledgepulse.evals.evaluate import (
     DEFAULT_CACHE_DIR,
@@ -50,7 +51,6 @@ from knowledgepulse.evals.evaluate import (
 )
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
-from knowledgepulse.evals.snapshot import load_report
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset
 from knowledgepulse.evals.tasks import Task, load_plugin, load_task
 from knowledgepulse.records import STDIN, Problem

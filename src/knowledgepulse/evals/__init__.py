@@ -16,11 +16,18 @@ from knowledgepulse.evals.cases import (
 )
 from knowledgepulse.evals.compare import (
     CaseComparison,
+    CaseSnapshot,
     Comparison,
     ComparisonSummary,
+    RunSnapshot,
     ScoreDelta,
     ScorerChange,
+    ScorerSpec,
+    ScoreSnapshot,
     compare_runs,
+    load_report,
+    report_snapshot,
+    run_snapshot,
 )
 from knowledgepulse.evals.evaluate import DEFAULT_CACHE_DIR, OutputCache, evaluate, evaluate_async
 from knowledgepulse.evals.models import (
@@ -32,12 +39,6 @@ from knowledgepulse.evals.models import (
     Operation,
     Page,
     case_json_schema,
-)
-from knowledgepulse.evals.registry import (
-    get_scorer_class,
-    register_scorer,
-    scorer_types,
-    unregister_scorer,
 )
 from knowledgepulse.evals.results import (
     TOLERANCE,
@@ -60,15 +61,10 @@ from knowledgepulse.evals.scorer import (
     Scorer,
     ScorerError,
     ScoreResult,
-)
-from knowledgepulse.evals.snapshot import (
-    CaseSnapshot,
-    RunSnapshot,
-    ScorerSpec,
-    ScoreSnapshot,
-    load_report,
-    report_snapshot,
-    run_snapshot,
+    get_scorer_class,
+    register_scorer,
+    scorer_types,
+    unregister_scorer,
 )
 from knowledgepulse.evals.suite import (
     PRESET_NAMES,

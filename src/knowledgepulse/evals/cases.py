@@ -7,8 +7,9 @@ reads in the bulk-edit form is checked only when one does, naming it (``needed b
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from knowledgepulse._util.jsonpath import describe
 from knowledgepulse.errors import CaseValidationError
-from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
+from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput
 from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
 from knowledgepulse.evals.scorer import CasePart
 from knowledgepulse.evals.suite import Suite
@@ -86,21 +87,17 @@ def validate_case(record: Record) -> LoadedCase | MalformedCase:
 def _pattern_problems(case: Case, record: Record) -> Iterator[Problem]:
     expected = case.expected
     patterns = expected.get("contentPatterns") if isinstance(expected, dict) else None
-    located: Iterable[tuple[tuple[str | int, ...], object]]
-    if isinstance(patterns, list):
-        located = ((("expected", "contentPatterns", i), p) for i, p in enumerate(patterns))
-    elif isinstance(patterns, dict):
-        located = (
-            (("expected", "contentPatterns", page_id, i), p)
-            for page_id, items in patterns.items()
-            if isinstance(items, list)
-            for i, p in enumerate(items)
-        )
-    else:
-        return
+    lists: dict[tuple[str, ...], Any] = {(): patterns}
+    if isinstance(patterns, dict):
+        lists = {(page_id,): items for page_id, items in patterns.items()}
+    located: Iterator[tuple[tuple[str | int, ...], str]] = (
+        (("expected", "contentPatterns", *prefix, i), pattern)
+        for prefix, items in lists.items()
+        if isinstance(items, list)
+        for i, pattern in enumerate(items)
+        if isinstance(pattern, str)
+    )
     for loc, pattern in located:
-        if not isinstance(pattern, str):
-            continue
         refused = pattern_problem(pattern)
         if refused is not None:
             yield record.problem(loc, f"pattern refused: {refused}")
@@ -132,46 +129,30 @@ def iter_cases(sources: str | Path | Iterable[str | Path]) -> Iterator[CaseInput
 def _file_cases(
     items: Iterable[Record | Problem], first_seen: dict[str, Location]
 ) -> Iterator[CaseInput]:
-    # Records become cases; a record's problems (and warnings) are gathered into one case.
-    pending = _Pending()
-    for item in items:
-        # A reader's problem without an index is about the file, not one record.
-        if isinstance(item, Problem) and item.location.index is None:
-            yield from pending.flush(end=True)
-            yield FileProblem(item)
-        elif isinstance(item, Problem):
-            if pending.index != item.location.index:
-                yield from pending.flush(end=True)
-            (pending.warnings if item.warning else pending.problems).append(item)
-            pending.index = item.location.index
+    # A reader's problems about a record (same index) come before it (warnings) or instead of
+    # it (errors), gathered into one case; a problem without an index is about the file.
+    for index, group in groupby(items, key=lambda item: item.location.index):
+        problems: list[Problem] = []
+        warnings: list[Problem] = []
+        for item in group:
+            if isinstance(item, Record):
+                if problems:
+                    yield MalformedCase(
+                        problems[0].location, tuple(problems), None, tuple(warnings)
+                    )
+                    problems, warnings = [], []
+                result = validate_case(item)
+                found = [*warnings, *_duplicate_id(result, item, first_seen)]
+                warnings = []
+                yield replace(result, warnings=tuple(found)) if found else result
+            elif index is None:
+                yield FileProblem(item)
+            else:
+                (warnings if item.warning else problems).append(item)
+        if problems:
+            yield MalformedCase(problems[0].location, tuple(problems), None, tuple(warnings))
         else:
-            yield from pending.flush(end=pending.index != item.location.index)
-            result = validate_case(item)
-            warnings = [*pending.take_warnings(), *_duplicate_id(result, item, first_seen)]
-            yield replace(result, warnings=tuple(warnings)) if warnings else result
-    yield from pending.flush(end=True)
-
-
-class _Pending:
-    """The problems and warnings read so far for one record (``index``) not yet complete."""
-
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-        self.warnings: list[Problem] = []
-        self.index: int | None = None
-
-    def take_warnings(self) -> list[Problem]:
-        warnings, self.warnings = self.warnings, []
-        return warnings
-
-    def flush(self, *, end: bool) -> Iterator[CaseInput]:
-        """The malformed case, if any; at ``end`` lone warnings stand on their own."""
-        if self.problems:
-            location = self.problems[0].location
-            yield MalformedCase(location, tuple(self.problems), None, tuple(self.take_warnings()))
-            self.problems = []
-        elif end:
-            yield from (FileProblem(warning) for warning in self.take_warnings())
+            yield from (FileProblem(warning) for warning in warnings)
 
 
 def _duplicate_id(
@@ -201,21 +182,8 @@ def load_cases(sources: str | Path | Iterable[str | Path]) -> list[CaseInput]:
 
 # --- Checking cases against what a suite reads ---------------------------------------------
 
-INPUT_PARTS: frozenset[CasePart] = frozenset({"pages", "expected"})
-"""What can be checked before a task answers: everything but ``actual``."""
 _MODELS: dict[CasePart, type[BaseModel]] = {"actual": ActualOutput, "expected": ExpectedOutput}
 _ORDER: tuple[CasePart, ...] = ("pages", "actual", "expected")
-
-
-def _readers(suite: Suite, case: Case, *, output_known: bool) -> dict[CasePart, list[str]]:
-    # For each part read in the bulk-edit form, the scorers' keys (before a task has answered,
-    # output_known=False, only what each always reads).
-    found: dict[CasePart, list[str]] = {}
-    for entry in suite.scorers:
-        parts = entry.scorer.parts_read(case.actual) if output_known else entry.scorer.reads
-        for part in parts:
-            found.setdefault(part, []).append(entry.key)
-    return {part: found[part] for part in _ORDER if part in found}
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,19 +199,18 @@ def check_case(
     suite: Suite,
     location: Location,
     *,
-    parts: Iterable[CasePart] = _ORDER,
     require_actual: bool = True,
     output_known: bool = True,
 ) -> Fit:
-    """Every way the case misses what the suite's scorers read (only ``parts``), located.
+    """Every way the case misses what the suite's scorers read in the bulk-edit form, located.
 
-    ``require_actual``: for recorded outputs; ``output_known``: ``actual`` is the output to score.
+    ``require_actual``: for recorded outputs; ``output_known``: ``actual`` is the output to score
+    (before a task has answered, only what each scorer always reads of the input is checked).
     """
     record = Record(location, None, case.source_lines)
-    wanted = set(parts)
     problems: list[Problem] = []
     by_scorer: dict[str, list[Problem]] = {}
-    if require_actual and "actual" in wanted and not case.has_actual:
+    if require_actual and not case.has_actual:
         missing = record.problem(
             ("actual",),
             "required field is missing; record the workflow's output here, or give a task "
@@ -252,8 +219,14 @@ def check_case(
         problems.append(missing)
         for entry in suite.scorers:
             by_scorer[entry.key] = [missing]
-    for part, keys in _readers(suite, case, output_known=output_known).items():
-        if part not in wanted or (part == "actual" and problems):
+    readers: dict[CasePart, list[str]] = {}
+    for entry in suite.scorers:
+        parts = entry.scorer.parts_read(case.actual) if output_known else entry.scorer.reads
+        for part in parts:
+            readers.setdefault(part, []).append(entry.key)
+    for part in _ORDER:
+        keys = readers.get(part)
+        if not keys or (part == "actual" and (problems or not output_known)):
             continue
         suffix = "" if len(keys) == len(suite.scorers) else f" (needed by {', '.join(keys)})"
         found = [record.problem(loc, text + suffix) for loc, text in _part_problems(case, part)]
@@ -276,10 +249,23 @@ def _part_problems(case: Case, part: CasePart) -> list[tuple[tuple[str | int, ..
         model = _MODELS[part].model_validate(value)
     except ValidationError as error:
         return [((part, *item["loc"]), describe(item)) for item in error.errors()]
-    if isinstance(model, ExpectedOutput):
-        found = _bulk_expected_problems(model, case.pages)
-        return [((part, *loc), message) for loc, message in found]
-    return []
+    if not isinstance(model, ExpectedOutput) or len(case.pages) <= 1:
+        return []
+    # With several pages: a plain pattern list, expected operations without a pageId.
+    problems: list[tuple[tuple[str | int, ...], str]] = []
+    if isinstance(model.content_patterns, list):
+        plain = "a list, but the case has several pages; use {pageId: [patterns]}"
+        problems.append(((part, "contentPatterns"), plain))
+    problems.extend(
+        (
+            (part, "operations", i, "pageId"),
+            "required field is missing; the case has several pages, so every expected "
+            "operation needs a pageId",
+        )
+        for i, op in enumerate(model.operations)
+        if op.page_id is None
+    )
+    return problems
 
 
 _MISSING = "required field is missing"
@@ -298,7 +284,6 @@ def fit_cases(
                 item.case,
                 suite,
                 item.location,
-                parts=INPUT_PARTS if before_task else _ORDER,
                 require_actual=not before_task,
                 output_known=not before_task,
             )
@@ -306,29 +291,3 @@ def fit_cases(
                 yield MalformedCase(item.location, fit.problems, item.case.id, item.warnings)
                 continue
         yield item
-
-
-def _bulk_expected_problems(
-    expected: ExpectedOutput, pages: Sequence[Page]
-) -> list[tuple[tuple[str | int, ...], str]]:
-    # With several pages: a plain pattern list, expected operations without a pageId.
-    if len(pages) <= 1:
-        return []
-    problems: list[tuple[tuple[str | int, ...], str]] = []
-    if isinstance(expected.content_patterns, list):
-        problems.append(
-            (
-                ("contentPatterns",),
-                "a list, but the case has several pages; use {pageId: [patterns]}",
-            )
-        )
-    problems.extend(
-        (
-            ("operations", i, "pageId"),
-            "required field is missing; the case has several pages, so every expected "
-            "operation needs a pageId",
-        )
-        for i, op in enumerate(expected.operations)
-        if op.page_id is None
-    )
-    return problems

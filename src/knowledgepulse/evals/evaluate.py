@@ -13,7 +13,9 @@ import hashlib
 import json
 import logging
 import sys
+from collections import Counter
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, ParamSpec
@@ -60,6 +62,8 @@ DEFAULT_TIMEOUT_S = 300.0
 _log = logging.getLogger("knowledgepulse")
 P = ParamSpec("P")
 
+Advance = Callable[[bool], None]
+"""Counts one more output in, and whether it came from the cache."""
 Cases = str | Path | Iterable[Case | CaseInput | Mapping[str, Any]]
 """Case files (a path, or ``-`` for stdin), or cases: models, loaded ones, or plain dicts."""
 
@@ -103,36 +107,26 @@ async def evaluate_async(
         InputFileError: a case file cannot be read at all.
         OutputError: the cache directory cannot be written (before any call).
     """
-    check_options(
-        concurrency=concurrency,
-        timeout=timeout,
-        retries=retries,
-        retry_delay=retry_delay,
-        repeat=repeat,
-    )
+    check_options(concurrency, timeout, retries, retry_delay, repeat)
     resolved = suite if isinstance(suite, Suite) else load_suite(suite)
     inputs = list(fit_cases(_case_inputs(cases), resolved, before_task=True))
     cache = None
     if task_version is not None and cache_dir is not None:
         cache = OutputCache(cache_dir, task=task_name(task), task_version=task_version)
         cache.prepare()
-    jobs = [
-        (index, run)
+    jobs = {
+        (index, run): TaskInput.of(item.case, run)
         for index, item in enumerate(inputs)
         if isinstance(item, LoadedCase)
         for run in range(repeat)
-    ]
+    }
     answers: dict[tuple[int, int], TaskAnswer] = {}
     limit = asyncio.Semaphore(concurrency)
 
-    async def answer(index: int, run: int, bar: TaskProgress) -> None:
-        item = inputs[index]
-        assert isinstance(item, LoadedCase)
-        task_input = TaskInput.of(item.case, run)
-        hit = cache.get(task_input) if cache is not None else None
-        if hit is not None:
-            answers[index, run] = hit
-        else:
+    async def answer(job: tuple[int, int], task_input: TaskInput, advance: Advance) -> None:
+        got = cache.get(task_input) if cache is not None else None
+        cached = got is not None
+        if got is None:
             async with limit:
                 got = await call_task(
                     task, task_input, timeout=timeout, retries=retries, retry_delay=retry_delay
@@ -140,11 +134,13 @@ async def evaluate_async(
             if cache is not None and not got.record.failed:
                 # Off the loop: a save syncs to disk, which would stall the other calls.
                 await asyncio.to_thread(cache.put, task_input, got.output, got.duration_ms)
-            answers[index, run] = got
-        bar.advance(cached=hit is not None)
+        answers[job] = got
+        advance(cached)
 
-    with TaskProgress(len(jobs), progress) as bar:
-        await asyncio.gather(*(answer(index, run, bar) for index, run in jobs))
+    with task_progress(len(jobs), progress) as advance:
+        await asyncio.gather(
+            *(answer(job, task_input, advance) for job, task_input in jobs.items())
+        )
 
     def scored(index: int, item: LoadedCase) -> CaseResult:
         runs = [_score_answer(resolved, item, answers[index, run]) for run in range(repeat)]
@@ -181,8 +177,7 @@ def _score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseRes
         return task_failed(suite, case, location, answer.record)
     scored = case.with_actual(answer.output)
     fit = check_case(scored, suite, location, require_actual=False)
-    duration = recorded_duration(answer.output)
-    context = CaseContext(scored, duration if duration is not None else answer.duration_ms)
+    context = CaseContext.of(scored, answer.duration_ms)
     result = score_context(suite, context, location, unfit=fit.by_scorer)
     return replace(result, duration_ms=answer.duration_ms, task=answer.record)
 
@@ -200,59 +195,40 @@ def _case_inputs(cases: Cases) -> Iterator[CaseInput]:
             yield validate_case(Record(Location("<cases>", index=index), dict(item)))
 
 
-class TaskProgress:
-    """Outputs done (and cache hits), drawn as a bar on stderr while entered, when wanted.
+@contextmanager
+def task_progress(total: int, wanted: bool | None) -> Iterator[Advance]:
+    """``advance(cached)`` for each output in, drawn as a bar on stderr when ``wanted``.
 
-    Calling a model over a dataset takes minutes, from scripts as well as ``kp eval``: the one
-    place the library draws. Rich is imported only then.
+    ``None``: when stderr is a terminal. Calling a model over a dataset takes minutes, from
+    scripts as well as ``kp eval``: the one place the library draws. Rich is imported only then.
     """
+    if wanted is None:
+        isatty = getattr(sys.stderr, "isatty", None)
+        wanted = bool(isatty and isatty())
+    if not wanted or total == 0:
+        yield lambda cached: None
+        return
+    from rich import progress as bar  # noqa: PLC0415 - only when a bar is drawn
+    from rich.console import Console  # noqa: PLC0415
 
-    def __init__(self, total: int, wanted: bool | None) -> None:
-        if wanted is None:  # when stderr is a terminal
-            isatty = getattr(sys.stderr, "isatty", None)
-            wanted = bool(isatty and isatty())
-        self.total = total
-        self.done = 0
-        self.cached = 0
-        self._enabled = wanted and total > 0
-        self._bar: Any = None
-        self._task: Any = None
+    with bar.Progress(
+        bar.TextColumn("outputs"),
+        bar.BarColumn(),
+        bar.MofNCompleteColumn(),
+        bar.TextColumn("{task.fields[cached]} cached"),
+        bar.TimeElapsedColumn(),
+        bar.TimeRemainingColumn(),
+        console=Console(file=sys.stderr, stderr=True),
+        transient=True,
+    ) as shown:
+        task = shown.add_task("outputs", total=total, cached=0)
+        done = Counter[bool]()
 
-    @property
-    def drawing(self) -> bool:
-        """Whether a bar is on screen."""
-        return self._bar is not None
+        def advance(cached: bool) -> None:
+            done[cached] += 1
+            shown.update(task, completed=done.total(), cached=done[True])
 
-    def __enter__(self) -> TaskProgress:
-        if self._enabled:
-            from rich import progress as bar  # noqa: PLC0415 - only when a bar is drawn
-            from rich.console import Console  # noqa: PLC0415
-
-            self._bar = bar.Progress(
-                bar.TextColumn("outputs"),
-                bar.BarColumn(),
-                bar.MofNCompleteColumn(),
-                bar.TextColumn("{task.fields[cached]} cached"),
-                bar.TimeElapsedColumn(),
-                bar.TimeRemainingColumn(),
-                console=Console(file=sys.stderr, stderr=True),
-                transient=True,
-            )
-            self._bar.start()
-            self._task = self._bar.add_task("outputs", total=self.total, cached=0)
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-            self._bar = None
-
-    def advance(self, *, cached: bool = False) -> None:
-        """One more output is in."""
-        self.done += 1
-        self.cached += cached
-        if self._bar is not None:
-            self._bar.update(self._task, completed=self.done, cached=self.cached)
+        yield advance
 
 
 # --- The output cache --------------------------------------------------------------------------
@@ -294,7 +270,9 @@ class OutputCache:
             "input": task_input.to_json(),
             "run": task_input.run,
         }
-        return hashlib.sha256(_canonical(identity).encode("ascii")).hexdigest()
+        # One text per JSON value: sorted keys, no spaces, ASCII (a lone surrogate hashes too).
+        text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        return hashlib.sha256(text.encode("ascii")).hexdigest()
 
     def _path(self, task_input: TaskInput) -> Path:
         key = self.key(task_input)
@@ -338,8 +316,3 @@ class OutputCache:
                 _log.warning(
                     "output cache: cannot write %s (%s); outputs are not kept", path, error
                 )
-
-
-def _canonical(value: Any) -> str:
-    # One text per JSON value: sorted keys, no spaces, ASCII (so a lone surrogate hashes too).
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)

@@ -56,28 +56,24 @@ class OperationOutcome:
     def explain(self) -> str:
         """Why the operation was skipped, naming the page and target ("" when it was applied)."""
         op, page = self.operation, self.page_id
-        match self.reason:
-            case None:
-                text = ""
-            case Inapplicable.NO_PAGE_ID:
-                text = "it gives no pageId and the case has several pages; add pageId"
-            case Inapplicable.PAGE_NOT_FOUND:
-                text = f"page '{op.page_id}' is not in the input"
-            case Inapplicable.UNKNOWN_TYPE:
-                known = ", ".join(KNOWN_OPERATION_TYPES)
-                text = f"type '{op.type}' is unknown (known types: {known})"
-            case Inapplicable.NO_TARGET:
-                text = f"'{op.type}' needs targetBlockId or targetIndex"
-            case Inapplicable.TARGET_NOT_FOUND if op.target_block_id is not None:
-                text = f"block '{op.target_block_id}' is not on page '{page}'"
-            case Inapplicable.TARGET_NOT_FOUND:
-                text = f"targetIndex {op.target_index} is outside page '{page}' (original blocks)"
-            case Inapplicable.TARGET_DELETED:
-                block = self.target.block_id if self.target else "?"
-                text = f"its target block '{block}' on page '{page}' was deleted earlier"
-            case Inapplicable.NO_CONTENT:
-                text = f"'{op.type}' needs content"
-        return text
+        if self.reason is Inapplicable.TARGET_NOT_FOUND and op.target_block_id is None:
+            return f"targetIndex {op.target_index} is outside page '{page}' (original blocks)"
+        deleted = self.target.block_id if self.target else "?"
+        known = ", ".join(KNOWN_OPERATION_TYPES)
+        return {
+            None: "",
+            Inapplicable.NO_PAGE_ID: (
+                "it gives no pageId and the case has several pages; add pageId"
+            ),
+            Inapplicable.PAGE_NOT_FOUND: f"page '{op.page_id}' is not in the input",
+            Inapplicable.UNKNOWN_TYPE: f"type '{op.type}' is unknown (known types: {known})",
+            Inapplicable.NO_TARGET: f"'{op.type}' needs targetBlockId or targetIndex",
+            Inapplicable.TARGET_NOT_FOUND: f"block '{op.target_block_id}' is not on page '{page}'",
+            Inapplicable.TARGET_DELETED: (
+                f"its target block '{deleted}' on page '{page}' was deleted earlier"
+            ),
+            Inapplicable.NO_CONTENT: f"'{op.type}' needs content",
+        }[self.reason]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +116,8 @@ class ApplicationResult:
 
 def resolve_page(operation: Operation, pages: Sequence[Page]) -> Page | None:
     """The page an operation is on: its ``pageId``, or the only page when it gives none."""
-    if operation.page_id is None:
-        return pages[0] if len(pages) == 1 else None
-    return next((page for page in pages if page.id == operation.page_id), None)
+    key = page_key(operation, pages)
+    return next((page for page in pages if page.id == key), None)
 
 
 def page_key(operation: Operation, pages: Sequence[Page]) -> str | None:
@@ -223,8 +218,10 @@ def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> 
     )
     changed = []
     for ref, indices in updates.items():
-        after = _content_of(work[ref.page_id], ref.block_id)
-        if after is not None and after != originals[ref].content:
+        if ref in deleted:  # updated, then deleted: reported as deleted
+            continue
+        after = work[ref.page_id][_find(work[ref.page_id], ref.block_id)].block.content
+        if after != originals[ref].content:
             changed.append(ChangedBlock(ref, originals[ref].content, after, tuple(indices)))
     order = {ref: n for n, ref in enumerate(originals)}
     return ApplicationResult(
@@ -283,23 +280,15 @@ def _find(slots: list[_Slot], original_id: str) -> int:
     return next(n for n, slot in enumerate(slots) if slot.original and slot.block.id == original_id)
 
 
-def _content_of(slots: list[_Slot], original_id: str) -> str | None:
-    return next((s.block.content for s in slots if s.original and s.block.id == original_id), None)
-
-
 # --- Operations in words, for diagnoses (which see only a result's details: the JSON form) ------
 
 
 def describe_target(op: Mapping[str, Any]) -> str:
     """The target an operation (JSON form) names: ``block 'b2' (targetIndex 1)``, ``no target``."""
     block_id, index = op.get("targetBlockId"), op.get("targetIndex")
-    if block_id is not None and index is not None:
-        return f"block '{block_id}' (targetIndex {index})"
     if block_id is not None:
-        return f"block '{block_id}'"
-    if index is not None:
-        return f"targetIndex {index}"
-    return "no target"
+        return f"block '{block_id}'" + ("" if index is None else f" (targetIndex {index})")
+    return "no target" if index is None else f"targetIndex {index}"
 
 
 def describe_operation(op: Mapping[str, Any]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -46,7 +46,8 @@ PATTERN_ADVICE = (
     "match ('Cart.*Cart.*Cart') over an exact '^...$'"
 )
 
-# ^ or \A at the start (after inline flags), and an unescaped $ or \Z / \z at the end.
+# Anchored to the whole content: ^ or \A at the start (after inline flags), and an unescaped $ or
+# \Z / \z at the end; an exact match, which rarely holds once a page has several blocks.
 _ANCHORED_START = re.compile(r"^(?:\(\?[a-zA-Z]+\))*(?:\^|\\A)")
 _ANCHORED_END = re.compile(r"(?<!\\)(?:\\\\)*(?:\$|\\[Zz])$")
 
@@ -69,6 +70,7 @@ class PatternParams(BaseModel):
     )
     case_timeout_ms: float | None = Field(
         default=None,
+        validate_default=True,
         gt=0,
         strict=True,
         allow_inf_nan=False,
@@ -87,18 +89,10 @@ class PatternParams(BaseModel):
                 f"at most {MAX_TIMEOUT_MS:g} ms (one minute) {per}; the bound keeps a "
                 "catastrophic pattern from hanging the run, so it cannot be switched off"
             )
+        if value is None and "timeout_ms" in info.data:  # else timeout_ms's own error says why
+            # Filled in, so that a resolved suite (kp eval --dry-run) shows the budget in force.
+            return case_budget_ms(info.data["timeout_ms"], None)
         return value
-
-    @model_validator(mode="before")
-    @classmethod
-    def _default_case_budget(cls, data: Any) -> Any:
-        # Filled in here, so that a resolved suite (kp eval --dry-run) shows the budget in force.
-        if isinstance(data, Mapping) and data.get("case_timeout_ms") is None:
-            timeout = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
-            valid = isinstance(timeout, int | float) and not isinstance(timeout, bool)
-            if valid and 0 < timeout <= MAX_TIMEOUT_MS:  # else timeout_ms's own error says why
-                return {**data, "case_timeout_ms": case_budget_ms(float(timeout), None)}
-        return data
 
     @model_validator(mode="after")
     def _case_budget_holds_a_pattern(self) -> PatternParams:
@@ -175,34 +169,6 @@ class PatternReport:
         }
 
 
-def patterns_by_page(
-    patterns: ContentPatterns | None, pages: Sequence[Page]
-) -> dict[str, list[str]]:
-    """The patterns per page id (ValueError: a plain list, but not exactly one page)."""
-    if patterns is None:
-        return {}
-    if isinstance(patterns, Mapping):
-        return {page_id: list(items) for page_id, items in patterns.items()}
-    if len(pages) != 1:
-        raise ValueError(
-            f"contentPatterns is a plain list but the case has {len(pages)} pages; "
-            "give {pageId: [patterns]} instead"
-        )
-    return {pages[0].id: list(patterns)} if patterns else {}
-
-
-class Budget:
-    """What is left of a case's pattern time: a deadline on the monotonic clock."""
-
-    def __init__(self, total_ms: float) -> None:
-        self.total_ms = total_ms
-        self._deadline = time.monotonic() + total_ms / 1000
-
-    def left_ms(self) -> float:
-        """Milliseconds left; zero or less once spent."""
-        return (self._deadline - time.monotonic()) * 1000
-
-
 def check_patterns(
     patterns: ContentPatterns | None,
     pages: Sequence[Page],
@@ -210,83 +176,73 @@ def check_patterns(
     ignore_case: bool = False,
     timeout_ms: float = DEFAULT_TIMEOUT_MS,
     case_timeout_ms: float | None = None,
+    subject: str | None = None,
 ) -> PatternReport:
     """Search every pattern in its page's content, within one case budget (:func:`case_budget_ms`).
+
+    ``subject`` is how issues name what was searched (``Output``), when not a page.
 
     Raises:
         ValueError: the patterns are a plain list but there is not exactly one page.
     """
-    budget = Budget(case_budget_ms(timeout_ms, case_timeout_ms))
+    if isinstance(patterns, list):  # the patterns of the only page
+        if len(pages) != 1:
+            raise ValueError(
+                f"contentPatterns is a plain list but the case has {len(pages)} pages; "
+                "give {pageId: [patterns]} instead"
+            )
+        patterns = {pages[0].id: patterns}
+    budget_ms = case_budget_ms(timeout_ms, case_timeout_ms)
+    deadline = time.monotonic() + budget_ms / 1000  # wall clock, shared by the case's patterns
     contents = {page.id: page.content for page in pages}
-    checks = [
-        check_pattern(
-            page_id,
-            pattern,
-            contents.get(page_id),
-            ignore_case=ignore_case,
-            timeout_ms=timeout_ms,
-            budget=budget,
-        )
-        for page_id, items in patterns_by_page(patterns, pages).items()
-        for pattern in items
-    ]
-    return PatternReport(tuple(checks))
 
-
-def check_pattern(
-    page_id: str,
-    pattern: str,
-    content: str | None,
-    *,
-    ignore_case: bool = False,
-    timeout_ms: float = DEFAULT_TIMEOUT_MS,
-    subject: str | None = None,
-    budget: Budget | None = None,
-) -> PatternCheck:
-    """Search one pattern in one page's content (``None``: no such page), within ``budget``.
-
-    ``subject`` is how issues name what was searched (``Output``), when not a page.
-    """
-    label = subject if subject is not None else f"Page '{page_id}'"
-    where = f"{label}: Pattern '{pattern}'"
-    warning = (
-        f"{where} is anchored to the whole content (^...$), which rarely holds once a "
-        f"page has several blocks; {PATTERN_ADVICE}"
-        if is_anchored(pattern)
-        else None
-    )
-
-    def result(status: PatternStatus, issue: str | None = None) -> PatternCheck:
-        return PatternCheck(page_id, pattern, status, issue, warning)
-
-    if content is None:
-        return result(PatternStatus.NO_PAGE, f"{where} not matched: there is no page '{page_id}'")
-    compiled = compile_pattern(pattern, ignore_case)
-    if isinstance(compiled, str):
-        return result(
-            PatternStatus.INVALID,
-            f"{where} is not a valid regular expression: {compiled}; counted as not matched",
+    def check(page_id: str, pattern: str) -> PatternCheck:
+        label = subject if subject is not None else f"Page '{page_id}'"
+        where = f"{label}: Pattern '{pattern}'"
+        warning = (
+            f"{where} is anchored to the whole content (^...$), which rarely holds once a "
+            f"page has several blocks; {PATTERN_ADVICE}"
+            if _ANCHORED_START.search(pattern) and _ANCHORED_END.search(pattern)
+            else None
         )
-    allowed = timeout_ms if budget is None else min(timeout_ms, budget.left_ms())
-    if budget is not None and allowed <= 0:
-        return result(
-            PatternStatus.NOT_SEARCHED,
-            f"{where} not searched: the case's patterns used up their {budget.total_ms:g} ms "
-            "(case_timeout_ms); counted as not matched (make the slow patterns simpler)",
-        )
-    try:
-        found = compiled.search(content, timeout=allowed / 1000)
-    except TimeoutError:
-        return result(
-            PatternStatus.TIMEOUT,
-            f"{where} timed out after {allowed:g} ms on {len(content)} characters of content;"
-            " counted as not matched (avoid nested repetition such as '(a|aa)+')",
-        )
-    if found is None:
-        return result(
-            PatternStatus.NOT_FOUND, f"{where} not found in content: '{preview(content)}'"
-        )
-    return result(PatternStatus.MATCHED)
+
+        def result(status: PatternStatus, issue: str | None = None) -> PatternCheck:
+            return PatternCheck(page_id, pattern, status, issue, warning)
+
+        content = contents.get(page_id)
+        if content is None:
+            return result(
+                PatternStatus.NO_PAGE, f"{where} not matched: there is no page '{page_id}'"
+            )
+        compiled = compile_pattern(pattern, ignore_case)
+        if isinstance(compiled, str):
+            return result(
+                PatternStatus.INVALID,
+                f"{where} is not a valid regular expression: {compiled}; counted as not matched",
+            )
+        allowed = min(timeout_ms, (deadline - time.monotonic()) * 1000)
+        if allowed <= 0:
+            return result(
+                PatternStatus.NOT_SEARCHED,
+                f"{where} not searched: the case's patterns used up their {budget_ms:g} ms "
+                "(case_timeout_ms); counted as not matched (make the slow patterns simpler)",
+            )
+        try:
+            found = compiled.search(content, timeout=allowed / 1000)
+        except TimeoutError:
+            return result(
+                PatternStatus.TIMEOUT,
+                f"{where} timed out after {allowed:g} ms on {len(content)} characters of content;"
+                " counted as not matched (avoid nested repetition such as '(a|aa)+')",
+            )
+        if found is None:
+            return result(
+                PatternStatus.NOT_FOUND, f"{where} not found in content: '{preview(content)}'"
+            )
+        return result(PatternStatus.MATCHED)
+
+    by_page = (patterns or {}).items()
+    return PatternReport(tuple(check(page, p) for page, items in by_page for p in items))
 
 
 def compile_pattern(pattern: str, ignore_case: bool) -> regex.Pattern[str] | str:
@@ -421,11 +377,6 @@ def pattern_cost(pattern: str) -> tuple[int, int]:
     while len(frames) > 1:
         frames[-2][0] += frames.pop()[0]
     return frames[0][0], deepest
-
-
-def is_anchored(pattern: str) -> bool:
-    """Whether a pattern is anchored at both ends (``^...$``): an exact whole-content match."""
-    return bool(_ANCHORED_START.search(pattern) and _ANCHORED_END.search(pattern))
 
 
 def preview(content: str, limit: int = PREVIEW_CHARS) -> str:

@@ -229,30 +229,16 @@ class RunSummary:
     malformed: int
     pass_rate: float | None
     weighted_mean: float | None
+    unreadable_files: int
+    warnings: int
     scorers: Mapping[str, ScorerStats]
-    unreadable_files: int = 0
-    warnings: int = 0
     task: TaskSummary | None = None
     repeat: RepeatSummary | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data for the JSON report (task and repeat keys only when present)."""
-        document: dict[str, Any] = {
-            "cases": self.cases,
-            "passed": self.passed,
-            "failed": self.failed,
-            "malformed": self.malformed,
-            "pass_rate": self.pass_rate,
-            "weighted_mean": self.weighted_mean,
-            "unreadable_files": self.unreadable_files,
-            "warnings": self.warnings,
-            "scorers": {key: stats.to_dict() for key, stats in self.scorers.items()},
-        }
-        if self.task is not None:
-            document["task"] = self.task.to_dict()
-        if self.repeat is not None:
-            document["repeat"] = self.repeat.to_dict()
-        return document
+        """Plain data for the JSON report, in field order (task and repeat only when present)."""
+        document = asdict(self)
+        return {k: v for k, v in document.items() if v is not None or k not in {"task", "repeat"}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,9 +285,6 @@ def weighted_score(scores: Sequence[tuple[float | None, float]]) -> float | None
 
 def mean_and_stderr(values: Sequence[float]) -> tuple[float | None, float | None]:
     """The mean (``None`` when empty) and its standard error (``None`` when n < 2)."""
-    if not values:
-        return None, None
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, None
-    return mean, statistics.stdev(values) / math.sqrt(len(values))
+    mean = statistics.fmean(values) if values else None
+    stderr = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else None
+    return mean, stderr

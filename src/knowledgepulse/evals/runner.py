@@ -35,7 +35,7 @@ from knowledgepulse.evals.results import (
     mean_and_stderr,
     passes,
 )
-from knowledgepulse.evals.scorer import CaseContext, Scorer, ScoreResult
+from knowledgepulse.evals.scorer import CaseContext, ScoreResult
 from knowledgepulse.evals.suite import Suite, SuiteScorer
 from knowledgepulse.evals.tasks import TaskRecord, TaskSummary
 from knowledgepulse.records import Location, Problem
@@ -43,23 +43,21 @@ from knowledgepulse.records import Location, Problem
 _log = logging.getLogger("knowledgepulse")
 
 
-def _run_scorer(entry: SuiteScorer, context: CaseContext) -> ScorerOutcome:
-    # An exception or an invalid result becomes an error result.
-    try:
-        result = entry.scorer.score_case(context)
-    except (Exception, SystemExit) as error:  # scorers are independent: one failure row
-        _log.debug("scorer %r raised on case %r", entry.key, context.case.id, exc_info=True)
-        result = ScoreResult.failed(f"the scorer raised {type(error).__name__}: {error}")
-    return _outcome(entry, _checked(result))
-
-
 def _outcome(
     entry: SuiteScorer, result: ScoreResult, diagnosis: tuple[str, ...] | None = None
 ) -> ScorerOutcome:
+    scorer = entry.scorer
     if passes(result.score, entry.threshold):
         diagnosis = ()
-    elif diagnosis is None:
-        diagnosis = _diagnose(entry.scorer, result)
+    elif diagnosis is None:  # the scorer's diagnosis_check (with a score), then its own lines
+        lines = (
+            [scorer.diagnosis_check] if scorer.diagnosis_check and result.score is not None else []
+        )
+        try:
+            lines.extend(str(hint) for hint in scorer.diagnose(result))
+        except (Exception, SystemExit) as error:  # a broken hint must not break the report
+            lines.append(f"{scorer.type_name}.diagnose() raised {type(error).__name__}: {error}")
+        diagnosis = tuple(lines)
     return ScorerOutcome(
         entry.key, entry.type, entry.name, entry.weight, entry.threshold, result, diagnosis
     )
@@ -106,9 +104,14 @@ def score_context(
         problems = (unfit or {}).get(entry.key)
         if problems:
             said = "; ".join(f"{p.path}: {p.message}" if p.path else p.message for p in problems)
-            outcomes.append(_outcome(entry, ScoreResult.failed(f"cannot read the output: {said}")))
-        else:
-            outcomes.append(_run_scorer(entry, context))
+            result = ScoreResult.failed(f"cannot read the output: {said}")
+        else:  # an exception or an invalid result becomes an error result
+            try:
+                result = _checked(entry.scorer.score_case(context))
+            except (Exception, SystemExit) as error:  # scorers are independent: one failure row
+                _log.debug("scorer %r raised on case %r", entry.key, context.case.id, exc_info=True)
+                result = ScoreResult.failed(f"the scorer raised {type(error).__name__}: {error}")
+        outcomes.append(_outcome(entry, result))
     case = context.case
     return CaseResult(case.id, location, tuple(outcomes), description=case.description)
 
@@ -253,16 +256,3 @@ def collect_run(
     return EvalRun(
         suite, tuple(results), summarize(suite, results, file_problems), tuple(file_problems)
     )
-
-
-def _diagnose(scorer: Scorer, result: ScoreResult) -> tuple[str, ...]:
-    # The scorer's diagnosis_check (with a score), then its own lines; never raises.
-    lines: list[str] = []
-    if result.score is not None and scorer.diagnosis_check:
-        lines.append(scorer.diagnosis_check)
-    try:
-        hints = scorer.diagnose(result)
-        lines.extend(str(hint) for hint in hints)
-    except (Exception, SystemExit) as error:  # a broken hint must not break the report
-        lines.append(f"{scorer.type_name}.diagnose() raised {type(error).__name__}: {error}")
-    return tuple(lines)

@@ -20,12 +20,12 @@ from pydantic_core import ErrorDetails
 from knowledgepulse._util.jsonpath import describe
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import KnowledgePulseError, SuiteError, UnknownPresetError
-from knowledgepulse.evals.registry import (
+from knowledgepulse.evals.scorer import (
+    Scorer,
     builtin_scorer_types,
     get_scorer_class,
     unknown_scorer_message,
 )
-from knowledgepulse.evals.scorer import Scorer
 from knowledgepulse.records import Location, Problem, Record, read_records
 from knowledgepulse.trace.models import JSON_SCHEMA_DIALECT
 
@@ -130,11 +130,6 @@ class Suite:
     description: str | None = None
     source: str = "<suite>"
 
-    @property
-    def keys(self) -> list[str]:
-        """The scorers' keys, in order."""
-        return [entry.key for entry in self.scorers]
-
     def to_dict(self) -> dict[str, Any]:
         """The resolved suite as plain data (what ``kp eval --dry-run`` prints)."""
         return {
@@ -214,7 +209,17 @@ def resolve_suite(record: Record, *, source: str) -> Suite:
             if scorer is not None:
                 built[index] = scorer
     problems.extend(_key_problems(entries, record))
-    problems.extend(_weight_problems(entries, record))
+    # All weights 0 leave no weighted score; said when every weight is a valid number.
+    weights = [raw.get("weight", 1.0) if isinstance(raw, Mapping) else None for raw in entries]
+    numbers = [w for w in weights if isinstance(w, int | float) and not isinstance(w, bool)]
+    if entries and numbers == [0] * len(entries):
+        problems.append(
+            record.problem(
+                ("scorers",),
+                "every weight is 0, so no case could have a weighted score; give at least one "
+                "scorer a weight above 0",
+            )
+        )
     if problems or model is None:
         # Structural and semantic checks run in two passes; report them in file order.
         problems.sort(key=lambda problem: problem.location.line or 0)
@@ -313,17 +318,15 @@ def _key_problems(entries: list[Any], record: Record) -> list[Problem]:
     """A type given twice needs names on every entry of it, and every key must be distinct."""
     by_type: dict[str, list[int]] = defaultdict(list)
     keys: dict[str, list[int]] = defaultdict(list)
+    names: dict[int, str | None] = {}
     for i, raw in enumerate(entries):
         if isinstance(raw, Mapping) and isinstance(raw.get("type"), str):
+            name = names[i] = raw["name"] if isinstance(raw.get("name"), str) else None
             by_type[raw["type"]].append(i)
-            keys[raw["name"] if isinstance(raw.get("name"), str) else raw["type"]].append(i)
+            keys[raw["type"] if name is None else name].append(i)
     problems = []
     unnamed = {
-        i
-        for indices in by_type.values()
-        if len(indices) > 1
-        for i in indices
-        if not isinstance(entries[i].get("name"), str)
+        i for indices in by_type.values() if len(indices) > 1 for i in indices if names[i] is None
     }
     for type_name, indices in by_type.items():
         problems += [
@@ -353,24 +356,8 @@ def _where(indices: list[int]) -> str:
     return ", ".join(f"scorers[{i}]" for i in indices)
 
 
-def _weight_problems(entries: list[Any], record: Record) -> list[Problem]:
-    """All weights 0 leave no weighted score; say so when every weight is a valid number."""
-    weights = [raw.get("weight", 1.0) if isinstance(raw, Mapping) else None for raw in entries]
-    numbers = [w for w in weights if isinstance(w, int | float) and not isinstance(w, bool)]
-    if entries and len(numbers) == len(entries) and all(w == 0 for w in numbers):
-        return [
-            record.problem(
-                ("scorers",),
-                "every weight is 0, so no case could have a weighted score; give at least one "
-                "scorer a weight above 0",
-            )
-        ]
-    return []
-
-
 PRESETS: Mapping[str, Mapping[str, Any]] = {
     "standard": {
-        "name": "standard",
         "description": "The guide's standard evaluation (標準評価): operations, targets, content.",
         "scorers": [
             {"type": "operation-accuracy", "weight": 1.0, "threshold": 0.8},
@@ -379,7 +366,6 @@ PRESETS: Mapping[str, Mapping[str, Any]] = {
         ],
     },
     "strict": {
-        "name": "strict",
         "description": "The guide's strict evaluation (厳密評価): higher thresholds, and "
         "anti-hallucination at double weight.",
         "scorers": [
@@ -390,7 +376,6 @@ PRESETS: Mapping[str, Mapping[str, Any]] = {
         ],
     },
     "operation-focused": {
-        "name": "operation-focused",
         "description": "The guide's operation-focused evaluation (操作重視): operations weigh "
         "more, content less.",
         "scorers": [
@@ -418,7 +403,7 @@ def preset(name: str) -> Suite:
             f"unknown preset {name!r}.{hint} Presets: {', '.join(PRESET_NAMES)}; "
             "or write your own suite file and pass it with --suite"
         ) from None
-    return suite_from_dict(data, source=f"preset '{name}'")
+    return suite_from_dict({"name": name, **data}, source=f"preset '{name}'")
 
 
 def suite_json_schema() -> dict[str, Any]:
@@ -427,16 +412,12 @@ def suite_json_schema() -> dict[str, Any]:
     entry = schema["$defs"]["ScorerEntry"]
     builtins = builtin_scorer_types()
     entry["properties"]["type"]["examples"] = list(builtins)
-    entry["allOf"] = [_params_rule(type_name) for type_name in builtins]
+    entry["allOf"] = []
+    for type_name in builtins:  # each type's params, validated against its own schema
+        params = get_scorer_class(type_name).Params.model_json_schema()
+        then: dict[str, Any] = {"properties": {"params": params}}
+        if params.get("required"):
+            then["required"] = ["params"]
+        when = {"properties": {"type": {"const": type_name}}, "required": ["type"]}
+        entry["allOf"].append({"if": when, "then": then})
     return {"$schema": JSON_SCHEMA_DIALECT, **schema}
-
-
-def _params_rule(type_name: str) -> dict[str, Any]:
-    params = get_scorer_class(type_name).Params.model_json_schema()
-    then: dict[str, Any] = {"properties": {"params": params}}
-    if params.get("required"):
-        then["required"] = ["params"]
-    return {
-        "if": {"properties": {"type": {"const": type_name}}, "required": ["type"]},
-        "then": then,
-    }

@@ -198,20 +198,15 @@ async def call_task(
                 attempts, error_type="TimeoutError", error_message=said, timed_out=ours
             )
         except TASK_FAILURES as error:  # a task's failure is its case's error, never the run's
-            failure = TaskRecord(
-                attempts, error_type=type(error).__name__, error_message=_said(error)
-            )
+            said = str(error)
+            if isinstance(error, SystemExit):
+                said = f"sys.exit({error.code!r}) was called"
+            failure = TaskRecord(attempts, error_type=type(error).__name__, error_message=said)
         else:
             return TaskAnswer(output, duration, TaskRecord(attempts))
         if attempts > retries:
             return TaskAnswer(None, None, failure)
         await asyncio.sleep(min(retry_delay * 2 ** (attempts - 1), MAX_RETRY_DELAY_S))
-
-
-def _said(error: BaseException) -> str:
-    if isinstance(error, SystemExit):
-        return f"sys.exit({error.code!r}) was called"
-    return str(error)
 
 
 async def _called(task: Task, task_input: TaskInput) -> tuple[Any, float]:
@@ -264,7 +259,7 @@ async def _in_thread(task: Task, task_input: TaskInput) -> tuple[Any, float]:
 
 
 def check_options(
-    *, concurrency: int, timeout: float | None, retries: int, retry_delay: float, repeat: int
+    concurrency: int, timeout: float | None, retries: int, retry_delay: float, repeat: int
 ) -> None:
     """Refuse settings no run can use (ValueError naming each, its value, what it takes)."""
     problems = []

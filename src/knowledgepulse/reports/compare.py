@@ -18,12 +18,15 @@ from knowledgepulse._util.text import counted, printable
 from knowledgepulse.evals.compare import (
     CaseChange,
     CaseComparison,
+    CaseSnapshot,
     Comparison,
+    RunSnapshot,
     ScoreDelta,
     ScorerChange,
+    ScorerSpec,
+    ScoreSnapshot,
     difference,
 )
-from knowledgepulse.evals.snapshot import CaseSnapshot, RunSnapshot, ScorerSpec, ScoreSnapshot
 from knowledgepulse.reports.evals import (
     DASH,
     escape,

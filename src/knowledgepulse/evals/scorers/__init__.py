@@ -1,13 +1,8 @@
-"""The built-in scorers; importing this package registers them by type name.
-
-They register through :func:`knowledgepulse.evals.registry.register_scorer`, the same decorator
-users and plugins use.
-"""
+"""The built-in scorers; importing this package registers them, as plugins are: by type name."""
 
 from knowledgepulse.evals.scorers.anti_hallucination import AntiHallucination
-from knowledgepulse.evals.scorers.content_quality import ContentQuality
+from knowledgepulse.evals.scorers.content import ContentQuality, OperationResult
 from knowledgepulse.evals.scorers.operation_accuracy import OperationAccuracy
-from knowledgepulse.evals.scorers.operation_result import OperationResult
 from knowledgepulse.evals.scorers.response_time import ResponseTime, ResponseTimeParams
 from knowledgepulse.evals.scorers.target_block_precision import TargetBlockPrecision
 

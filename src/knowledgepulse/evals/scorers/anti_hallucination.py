@@ -21,49 +21,45 @@ from knowledgepulse.evals.operations import (
     resolve_target,
 )
 from knowledgepulse.evals.patterns import preview
-from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult, register_scorer
 
 
 def _hallucinated_ids(
     operations: Sequence[Operation], pages: Sequence[Page]
 ) -> list[dict[str, Any]]:
-    page_ids = {page.id for page in pages}
-    block_ids = {block.id for page in pages for block in page.blocks}
-    found: list[dict[str, Any]] = []
-    for index, op in enumerate(operations):
-        if op.page_id is not None and op.page_id not in page_ids:
-            found.append({"operationIndex": index, "field": "pageId", "id": op.page_id})
-        if op.target_block_id is not None and op.target_block_id not in block_ids:
-            found.append(
-                {"operationIndex": index, "field": "targetBlockId", "id": op.target_block_id}
-            )
-    return found
+    known = {
+        "pageId": {page.id for page in pages},
+        "targetBlockId": {block.id for page in pages for block in page.blocks},
+    }
+    return [
+        {"operationIndex": index, "field": field, "id": named}
+        for index, op in enumerate(operations)
+        for field, named in (("pageId", op.page_id), ("targetBlockId", op.target_block_id))
+        if named is not None and named not in known[field]
+    ]
 
 
 def _unexpected_inserts(
     applied: ApplicationResult, expected: Sequence[Operation], pages: Sequence[Page]
 ) -> list[dict[str, Any]]:
     allowed = Counter(page_key(op, pages) for op in expected if op.type == "insert")
-    found = []
-    for page_id, blocks in applied.inserted.items():
-        if len(blocks) > allowed[page_id]:
-            found.append(
+    return [
+        {
+            "pageId": page_id,
+            "inserted": len(blocks),
+            "expectedInserts": allowed[page_id],
+            "blocks": [
                 {
-                    "pageId": page_id,
-                    "inserted": len(blocks),
-                    "expectedInserts": allowed[page_id],
-                    "blocks": [
-                        {
-                            "blockId": block.ref.block_id,
-                            "operationIndex": block.operation_index,
-                            "content": block.content,
-                        }
-                        for block in blocks
-                    ],
+                    "blockId": block.ref.block_id,
+                    "operationIndex": block.operation_index,
+                    "content": block.content,
                 }
-            )
-    return found
+                for block in blocks
+            ],
+        }
+        for page_id, blocks in applied.inserted.items()
+        if len(blocks) > allowed[page_id]
+    ]
 
 
 def _expected_targets(

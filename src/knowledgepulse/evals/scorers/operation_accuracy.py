@@ -22,8 +22,7 @@ from knowledgepulse.evals.models import (
     Page,
 )
 from knowledgepulse.evals.operations import operation_label, page_key, target_key
-from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult, register_scorer
 
 
 class Mismatch(StrEnum):

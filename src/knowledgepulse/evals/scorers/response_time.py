@@ -13,8 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
-from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import CaseContext, CasePart, Scorer, ScoreResult
+from knowledgepulse.evals.scorer import CaseContext, Scorer, ScoreResult, register_scorer
 
 
 class ResponseTimeParams(BaseModel):
@@ -44,7 +43,6 @@ class ResponseTime(Scorer):
     default_threshold = 1.0
     diagnosis_check = "check responseTimeMs against maxAcceptableMs"
     Params: ClassVar[type[BaseModel]] = ResponseTimeParams
-    reads: ClassVar[frozenset[CasePart]] = frozenset()
     params: ResponseTimeParams
 
     def __init__(self, params: BaseModel | None = None) -> None:

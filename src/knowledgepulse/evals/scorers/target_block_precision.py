@@ -14,8 +14,7 @@ from typing import Any
 
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Operation, Page
 from knowledgepulse.evals.operations import describe_target, page_key, resolve_target
-from knowledgepulse.evals.registry import register_scorer
-from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult
+from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult, register_scorer
 
 
 def _same_target(expected: Operation, actual: Operation, pages: Sequence[Page]) -> bool:
