@@ -1,9 +1,8 @@
 """Evaluation runs (and resolved suites, for dry runs) as JSON, a rich console view and Markdown.
 
-Each renderer is a function of the run. JSON keeps input order and full float precision and no
-clock readings: equal inputs, equal bytes. Text from cases goes through
-:func:`~knowledgepulse._util.text.printable`; the console view holds data only in ``Text``
-objects and the Markdown escapes it, so an id like ``[bold]`` or ``*x*`` is shown as written.
+JSON keeps input order, full float precision and no clock readings: equal inputs, equal bytes.
+Text from cases is :func:`~knowledgepulse._util.text.printable`, held in ``Text`` objects or
+escaped, so an id like ``[bold]`` or ``*x*`` is shown as written.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from rich.text import Text
 from knowledgepulse._util.text import counted, printable
 from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.evals.suite import Suite
-from knowledgepulse.records import Problem
 
 DASH = "—"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -118,10 +116,9 @@ def outcome_line(outcome: ScorerOutcome) -> str:
     if outcome.score is None:
         return f"no score: {outcome.error}"
     relation = ">=" if outcome.passed else "<"
-    margin = outcome.margin if outcome.margin is not None else 0.0
     return (
         f"score {number(outcome.score)} {relation} threshold {number(outcome.threshold)} "
-        f"(margin {margin:+.3f})"
+        f"(margin {outcome.margin or 0.0:+.3f})"
     )
 
 
@@ -222,15 +219,11 @@ def to_console(run: EvalRun) -> Group:
     ):
         if problems:
             parts.append(Text(heading, style=style))
-            parts.extend(_indented(_problem_text(problem), 2) for problem in problems)
+            parts.extend(_indented(Text(printable(str(problem))), 2) for problem in problems)
             parts.append(Text())
     parts += [summary_table(run), Text(summary_line(run), style="bold")]
     parts.extend(Text(line) for line in workflow_lines(run))
     return Group(*parts)
-
-
-def _problem_text(problem: Problem) -> Text:
-    return Text(printable(str(problem)))
 
 
 def _case_head(label: str, style: str, result: CaseResult) -> Text:
@@ -249,7 +242,7 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
     """A failing or malformed case as the console view shows it (also the pytest plugin's text)."""
     if result.malformed:
         lines: list[RenderableType] = [_case_head("MALFORMED", "magenta", result)]
-        lines.extend(_indented(_problem_text(problem), 4) for problem in result.problems)
+        lines.extend(_indented(Text(printable(str(problem))), 4) for problem in result.problems)
         return lines
     lines = [_case_head("FAIL", "red", result)]
     reason = task_failure(result)
@@ -266,13 +259,15 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
         lines.extend(
             _indented(Text(printable(hint), style="yellow"), 6) for hint in outcome.diagnosis
         )
-    passed = [o for o in result.outcomes if o.passed]
-    if passed:
-        scores = ", ".join(
-            f"{o.key} {scorer_repeat(result, o.key) or number(o.score)}" for o in passed
-        )
+    if scores := passed_scores(result):
         lines.append(_indented(Text(f"✓ {printable(scores)}", style="dim"), 2))
     return lines
+
+
+def passed_scores(result: CaseResult) -> str:
+    """``content 0.900, safety 1.000``: the scorers a case passed (mean ± stderr if repeated)."""
+    passed = [o for o in result.outcomes if o.passed]
+    return ", ".join(f"{o.key} {scorer_repeat(result, o.key) or number(o.score)}" for o in passed)
 
 
 def _indented(text: Text, width: int) -> Padding:
@@ -430,9 +425,7 @@ def _markdown_case(result: CaseResult) -> list[str]:
         # A repeated case's diagnosis opens with the mean ± stderr over the runs.
         lines.append(f"- **{escape(outcome.key)}**: {escape(outcome_line(outcome))}")
         lines.extend(f"  - {escape(hint)}" for hint in outcome.diagnosis)
-    passed = [o for o in result.outcomes if o.passed]
-    if result.repeat is not None and passed:
-        shown = ", ".join(f"{o.key} {scorer_repeat(result, o.key)}" for o in passed)
+    if result.repeat is not None and (shown := passed_scores(result)):
         lines.append(f"- passed: {escape(shown)}")
     return lines
 

@@ -27,9 +27,9 @@ from knowledgepulse.reports.evals import (
     duration,
     number,
     outcome_line,
+    passed_scores,
     percent,
     repeat_line,
-    scorer_repeat,
     summary_line,
     task_failure,
     workflow_lines,
@@ -186,12 +186,8 @@ def _failing_case(index: int, result: CaseResult) -> str:
             parts.append(bullets(outcome.diagnosis))
         if outcome.type == "anti-hallucination" and outcome.score is not None:
             parts.append(input_output_diff(outcome.result.details))
-    passed = [o for o in result.outcomes if o.passed]
-    if passed:
-        shown = ", ".join(
-            f"{o.key} {scorer_repeat(result, o.key) or number(o.score)}" for o in passed
-        )
-        parts.append(f"<p class='where'>passed: {text(shown)}</p>")
+    if passed := passed_scores(result):
+        parts.append(f"<p class='where'>passed: {text(passed)}</p>")
     parts.append("</section>")
     return "\n".join(parts)
 
