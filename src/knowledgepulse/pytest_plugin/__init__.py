@@ -1,31 +1,37 @@
 """pytest plugin: evaluation cases as test items, so pytest gives the exit code and the reports.
 
-Loaded in every pytest session (the ``pytest11`` entry point), it does nothing unless asked:
-
-- an evaluation file (``*.kp.yaml``, or the ``kp_eval_files`` ini patterns) becomes one test
-  item per case;
-- ``pytest --kp-suite FILE`` (or ``--kp-preset NAME``) evaluates the case files given as
-  arguments, one item per case (``--kp-task``, ``--kp-plugin`` as for ``kp eval``).
-
-These hooks only look at names and options; :mod:`~knowledgepulse.pytest_plugin.items` is
-imported when there is something to evaluate.
+Loaded in every pytest session (``pytest11``): an evaluation file (``*.kp.yaml``), or with
+``--kp-suite FILE`` each case file given, becomes one item per case. These hooks look at names
+and options only; :mod:`.items` is imported when there is something to evaluate.
 """
 
 from __future__ import annotations
 
 import fnmatch
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from knowledgepulse.pytest_plugin.keys import (
-    EVAL_FILE_PATTERNS,
-    OPTIONS_KEY,
-    TALLIES_KEY,
-    EvalWarning,
-)
+if TYPE_CHECKING:
+    from knowledgepulse.pytest_plugin.eval_file import EvalSpec
+    from knowledgepulse.pytest_plugin.items import Tally
 
 __all__ = ["EvalWarning"]
+
+EVAL_FILE_PATTERNS = ("*.kp.yaml", "*.kp.yml")
+OPTIONS_KEY: pytest.StashKey[EvalSpec] = pytest.StashKey()
+"""The ``--kp-suite``/``--kp-preset`` suite (and ``--kp-task`` task), once loaded."""
+TALLIES_KEY: pytest.StashKey[dict[str, Tally]] = pytest.StashKey()
+"""What the items of each evaluation ran, by evaluation, for the session's summary."""
+
+
+class EvalWarning(UserWarning):
+    """A warning about a case or a case file (a case id used twice); it fails nothing.
+
+    Shown in pytest's warnings summary at the case file's line;
+    ``-W error::knowledgepulse.pytest_plugin.EvalWarning`` makes it fail the case.
+    """
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

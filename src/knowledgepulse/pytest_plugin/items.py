@@ -23,8 +23,8 @@ from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import run_suite, summarize
 from knowledgepulse.evals.suite import Suite, load_suite, preset
 from knowledgepulse.evals.tasks import load_plugin, load_task
+from knowledgepulse.pytest_plugin import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
-from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.records.readers import format_from_name
 from knowledgepulse.reports.evals import number, summary_line
@@ -172,16 +172,14 @@ def _items(
 ) -> Iterator[pytest.Item]:
     """One item per case and per part of a file that cannot be read, named uniquely."""
     names: set[str] = set()
-    count = 0
     try:
         for entry in inputs:
             if isinstance(entry, FileProblem) and entry.problem.warning:
                 _warn(entry.problem)
                 continue
-            count += 1
             name = _unique(_name(entry), names)
             yield CaseItem.from_parent(parent, name=name, entry=entry, spec=spec)
-        if count == 0:
+        if not names:
             _warn(Problem(Location(spec.source), "", "the case files hold no cases"))
     except EvalWarning as warning:  # -W error made a warning an exception: the file fails
         raise parent.CollectError(str(warning)) from None
@@ -212,8 +210,8 @@ def _properties(result: CaseResult) -> list[tuple[str, object]]:
     """Scores as test properties (JUnit ``<properties>``): the weighted score and each scorer's."""
     if result.malformed:
         return []
-    scores = [(f"kp.score.{o.key}", o.score) for o in result.outcomes]
-    scores.insert(0, ("kp.weighted_score", result.weighted_score))
+    scores = [("kp.weighted_score", result.weighted_score)]
+    scores += [(f"kp.score.{o.key}", o.score) for o in result.outcomes]
     return [(name, "null" if score is None else score) for name, score in scores]
 
 
