@@ -55,11 +55,6 @@ def signed(delta: float | None, digits: int = 3) -> str:
     return DASH if delta is None else f"{delta:+.{digits}f}"
 
 
-def verdict(passed: bool) -> str:
-    """``pass`` or ``fail``."""
-    return "pass" if passed else "fail"
-
-
 def _score(snapshot: ScoreSnapshot | None) -> str:
     if snapshot is None:
         return "absent"
@@ -72,7 +67,7 @@ def score_change(delta: ScoreDelta) -> str:
     if delta.delta is not None:
         text += f" ({signed(delta.delta)})"
     if delta.flip is not None and delta.base is not None and delta.new is not None:
-        text += f", {verdict(delta.base.passed)} {ARROW} {verdict(delta.new.passed)}"
+        text += f", {_verdict(delta.base.passed)} {ARROW} {_verdict(delta.new.passed)}"
     if delta.new is not None and delta.new.error is not None:
         text += f": {delta.new.error}"
     return text
@@ -87,6 +82,10 @@ def case_detail(case: CaseComparison) -> str:
     if case.base is not None and case.new is not None and case.new.malformed != case.base.malformed:
         return "now malformed" if case.new.malformed else "no longer malformed"
     return "; ".join(score_change(score) for score in case.changed_scores) or DASH
+
+
+def _verdict(passed: bool) -> str:
+    return "pass" if passed else "fail"
 
 
 def _verdict_of(case: CaseSnapshot) -> str:
@@ -221,9 +220,7 @@ def _run_dict(run: RunSnapshot) -> dict[str, Any]:
 
 
 def _spec_dict(spec: ScorerSpec | None) -> dict[str, Any] | None:
-    if spec is None:
-        return None
-    return {"type": spec.type, "weight": spec.weight, "threshold": spec.threshold}
+    return None if spec is None else {k: getattr(spec, k) for k in ("type", "weight", "threshold")}
 
 
 def _scorer_dict(change: ScorerChange) -> dict[str, Any]:
@@ -285,9 +282,15 @@ def comparison_to_console(comparison: Comparison) -> Group:
         Text(printable(f"Comparison: {comparison.base.source} {ARROW} {comparison.new.source}"))
     ]
     for change, heading, style in SECTIONS:
-        cases = comparison.of(change)
-        if cases:
-            parts += [Text(), _case_table(Text(f"{heading} ({len(cases)})", style=style), cases)]
+        if cases := comparison.of(change):
+            table = titled_table(Text(f"{heading} ({len(cases)})", style=style))
+            table.add_column("case", no_wrap=True)
+            table.add_column("what changed")
+            table.add_column("weighted", justify="right", no_wrap=True)
+            for case in cases:
+                label, detail, weighted = case_row(case)
+                table.add_row(Text(short(label)), Text(printable(detail)), weighted)
+            parts += [Text(), table]
     scorers = titled_table(Text("Scorers"))
     for column in SCORER_HEAD:
         left = column in ("scorer", "suite change")
@@ -303,17 +306,6 @@ def comparison_to_console(comparison: Comparison) -> Group:
     style = "bold red" if comparison.regressed else "bold"
     parts += [totals, Text(printable(comparison_line(comparison)), style=style)]
     return Group(*parts)
-
-
-def _case_table(title: Text, cases: Sequence[CaseComparison]) -> Table:
-    table = titled_table(title)
-    table.add_column("case", no_wrap=True)
-    table.add_column("what changed")
-    table.add_column("weighted", justify="right", no_wrap=True)
-    for case in cases:
-        label, detail, weighted = case_row(case)
-        table.add_row(Text(short(label)), Text(printable(detail)), weighted)
-    return table
 
 
 # --- Markdown ----------------------------------------------------------------------------------
@@ -341,8 +333,7 @@ def comparison_to_markdown(comparison: Comparison) -> str:
         *(f"| {' | '.join(row)} |" for row in totals_rows(comparison)),
     ]
     for change, heading, _ in SECTIONS:
-        cases = comparison.of(change)
-        if not cases:
+        if not (cases := comparison.of(change)):
             continue
         rows = [case_row(case) for case in cases[:MARKDOWN_ROWS]]
         table = _markdown_table(("case", "what changed", "weighted"), "|---|---|---:|", rows)

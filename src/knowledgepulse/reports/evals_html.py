@@ -268,8 +268,7 @@ def _comparison(comparison: Comparison) -> str:
         table(("", "base", "new", "change"), totals_rows(comparison)),
     ]
     for change, heading, _ in SECTIONS:
-        cases = comparison.of(change)
-        if cases:
+        if cases := comparison.of(change):
             rows = [[text(cell) for cell in case_row(c)] for c in cases]
             parts.append(f"<h3>{text(heading)} ({len(cases)})</h3>")
             parts.append(table(("case", "what changed", "weighted"), rows, css_class="changes"))
