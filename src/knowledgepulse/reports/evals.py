@@ -20,7 +20,7 @@ from rich.text import Text
 
 from knowledgepulse._util.text import counted, printable
 from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
-from knowledgepulse.evals.suite import Suite
+from knowledgepulse.evals.suite import Suite, SuiteScorer
 
 DASH = "—"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -307,26 +307,26 @@ def _passing_table(passing: list[CaseResult]) -> Table:
     return table
 
 
+SCORER_COLUMNS = ("weight", "threshold", "mean", "± stderr", "n", "errors")
+
+
+def scorer_cells(run: EvalRun, entry: SuiteScorer) -> list[str]:
+    """A scorer's cells after its name, as :data:`SCORER_COLUMNS` heads them (every view's)."""
+    stats = run.summary.scorers[entry.key]
+    numbers = (number(stats.mean), number(stats.stderr), str(stats.n), str(stats.errors))
+    return [f"{entry.weight:g}", f"{entry.threshold:g}", *numbers]
+
+
 def summary_table(run: EvalRun) -> Table:
     """Each scorer's weight, threshold, mean ± standard error and counts over the run."""
     table = titled_table(Text(printable(f"Suite {run.suite.name or run.suite.source}")))
     named = any(entry.name is not None for entry in run.suite.scorers)
-    columns = ("scorer", *(("type",) if named else ()), "weight", "threshold", "mean")
-    for column in (*columns, "± stderr", "n", "errors"):
+    for column in ("scorer", *(("type",) if named else ()), *SCORER_COLUMNS):
         left = column in ("scorer", "type")
         table.add_column(column, justify="left" if left else "right", no_wrap=left)
     for entry in run.suite.scorers:
-        stats = run.summary.scorers[entry.key]
-        table.add_row(
-            Text(printable(entry.key)),
-            *((Text(printable(entry.type)),) if named else ()),
-            f"{entry.weight:g}",
-            f"{entry.threshold:g}",
-            number(stats.mean),
-            number(stats.stderr),
-            str(stats.n),
-            str(stats.errors),
-        )
+        names = [Text(printable(entry.key)), *((Text(printable(entry.type)),) if named else ())]
+        table.add_row(*names, *scorer_cells(run, entry))
     return table
 
 
@@ -374,15 +374,10 @@ def to_markdown(run: EvalRun) -> str:
         f"| {s.cases} | {s.passed} | {s.failed} | {s.malformed} | {percent(s.pass_rate)} "
         f"| {number(s.weighted_mean)} | {s.unreadable_files} | {s.warnings} |",
         "",
-        "| scorer | weight | threshold | mean | ± stderr | n | errors |",
+        f"| scorer | {' | '.join(SCORER_COLUMNS)} |",
         "|---|---:|---:|---:|---:|---:|---:|",
+        *(f"| {' | '.join([escape(e.label), *scorer_cells(run, e)])} |" for e in run.suite.scorers),
     ]
-    for entry in run.suite.scorers:
-        stats = s.scorers[entry.key]
-        lines.append(
-            f"| {escape(entry.label)} | {entry.weight:g} | {entry.threshold:g} "
-            f"| {number(stats.mean)} | {number(stats.stderr)} | {stats.n} | {stats.errors} |"
-        )
     workflow = workflow_lines(run)
     if workflow:
         lines += ["", *(f"- {escape(line)}" for line in workflow)]

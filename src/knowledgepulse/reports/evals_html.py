@@ -24,12 +24,14 @@ from knowledgepulse.reports.compare import (
 )
 from knowledgepulse.reports.evals import (
     DASH,
+    SCORER_COLUMNS,
     duration,
     number,
     outcome_line,
     passed_scores,
     percent,
     repeat_line,
+    scorer_cells,
     summary_line,
     task_failure,
     workflow_lines,
@@ -95,18 +97,16 @@ def _summary(run: EvalRun) -> str:
 def _scorers(run: EvalRun) -> str:
     rows = []
     for entry in run.suite.scorers:
-        stats = run.summary.scorers[entry.key]
         outcomes = [o for r in run.cases for o in r.outcomes if o.key == entry.key]
         scores = [o.score for o in outcomes if o.score is not None]
         passed = f"{sum(o.passed for o in outcomes)} of {len(outcomes)}"
-        shown = [entry.label, f"{entry.weight:g}", f"{entry.threshold:g}", number(stats.mean)]
-        shown += [number(stats.stderr), str(stats.n), str(stats.errors), passed]
+        shown = [entry.label, *scorer_cells(run, entry), passed]
         chart = (
             histogram(scores, bins=_SCORER_BINS, bar_width=14, height=36) if scores else "no scores"
         )
         rows.append([*(text(cell) for cell in shown), chart])
-    head = ("scorer", "weight", "threshold", "mean", "± stderr", "n", "errors", "passed")
-    return "<h2>Scorers</h2>" + table((*head, "score distribution 0-1"), rows)
+    head = ("scorer", *SCORER_COLUMNS, "passed", "score distribution 0-1")
+    return "<h2>Scorers</h2>" + table(head, rows)
 
 
 def _matrix(run: EvalRun) -> str:
