@@ -177,11 +177,10 @@ def _duplicates(results: Sequence[ScoredTrace]) -> str:
 
 def _ends(results: Sequence[ScoredTrace]) -> str:
     ranked = sorted(results, key=lambda r: (-r.breakdown.score, r.breakdown.trace_id))
-    top = ranked[:SHOWN_AT_EACH_END]
-    bottom = ranked[-SHOWN_AT_EACH_END:][::-1] if len(ranked) > SHOWN_AT_EACH_END else []
-
-    def listing(title: str, chosen: Sequence[ScoredTrace]) -> str:
-        blocks = "".join(f"<pre>{text(r.breakdown.explain())}</pre>" for r in chosen)
-        return f"<h2>{title}</h2>{blocks}"
-
-    return listing("Top traces", top) + (listing("Bottom traces", bottom) if bottom else "")
+    ends = [("Top traces", ranked[:SHOWN_AT_EACH_END])]
+    if len(ranked) > SHOWN_AT_EACH_END:
+        ends.append(("Bottom traces", ranked[-SHOWN_AT_EACH_END:][::-1]))
+    return "".join(
+        f"<h2>{title}</h2>" + "".join(f"<pre>{text(r.breakdown.explain())}</pre>" for r in chosen)
+        for title, chosen in ends
+    )
