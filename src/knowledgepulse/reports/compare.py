@@ -193,10 +193,7 @@ def comparison_to_json(comparison: Comparison) -> str:
 
 
 def with_comparison(run_chunks: Iterable[str], comparison: Comparison) -> Iterator[str]:
-    """A ``kp eval`` JSON report's text with a ``comparison`` member added at its end.
-
-    The report stays a report (it can be the next baseline); the comparison is one more key.
-    """
+    """A ``kp eval`` JSON report's text with a ``comparison`` member added (still a baseline)."""
     last = None
     for chunk in run_chunks:
         if last is not None:

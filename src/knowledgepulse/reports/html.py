@@ -41,8 +41,7 @@ def text(value: object) -> str:
 def page(title: str, sections: Iterable[str], *, style: str = "", policy: bool = False) -> str:
     """A whole HTML document: the shared style plus ``style``, the title, then the sections.
 
-    ``title`` is plain text, ``sections`` already HTML; ``policy`` adds a Content-Security-Policy
-    that refuses everything but inline styles.
+    ``title`` is plain text, ``sections`` HTML; ``policy`` adds the Content-Security-Policy.
     """
     head = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
     if policy:
@@ -102,11 +101,7 @@ class HtmlWriter(TableCollector):
 
 
 def value_page(results: Sequence[ScoredTrace], tally: RunTally, problems: Sequence[Problem]) -> str:
-    """A finished scoring run's page (``kp score -f html``).
-
-    Per domain the distributions of the score and dimensions; the overrides that fired,
-    near-duplicate groups, and the top and bottom traces explained.
-    """
+    """A scoring run's page: distributions by domain, overrides, near-duplicates, top and bottom."""
     sections = [
         "<h1>Trace value report</h1>",
         f"<p>{tally.scored} traces scored; {tally.shareable} reach the sharing threshold "
