@@ -48,9 +48,6 @@ SECTIONS: tuple[tuple[CaseChange, str, str], ...] = (
 SCORER_HEAD = ("scorer", "base mean", "new mean", "change", "suite change")
 
 
-# --- Words shared by every view ----------------------------------------------------------------
-
-
 def signed(delta: float | None, digits: int = 3) -> str:
     """``+0.100``, ``-0.250``, or a dash when there is no delta."""
     return DASH if delta is None else f"{delta:+.{digits}f}"
@@ -96,14 +93,6 @@ def _verdict_of(case: CaseSnapshot) -> str:
     return "pass" if case.passed else "fail: " + ", ".join(failing)
 
 
-def weighted_change(case: CaseComparison) -> str:
-    """``0.950 → 0.600 (-0.350)``: the weighted score on each side."""
-    base = number(case.base.weighted_score) if case.base is not None else DASH
-    new = number(case.new.weighted_score) if case.new is not None else DASH
-    suffix = f" ({signed(case.weighted_delta)})" if case.weighted_delta is not None else ""
-    return f"{base} {ARROW} {new}{suffix}"
-
-
 def counts_line(comparison: Comparison) -> str:
     """``1 regression, 2 improvements, 0 changed, 5 unchanged, 1 added, 0 removed``."""
     s = comparison.summary
@@ -120,8 +109,7 @@ def comparison_line(comparison: Comparison) -> str:
         f"pass rate {percent(base.pass_rate)} {ARROW} {percent(new.pass_rate)}",
         f"weighted mean {number(base.weighted_mean)} {ARROW} {number(new.weighted_mean)}",
     ]
-    unmatched = base.without_id + new.without_id
-    if unmatched:
+    if unmatched := base.without_id + new.without_id:
         parts.append(f"{counted(unmatched, 'malformed case')} without an id not compared")
     return "; ".join(parts)
 
@@ -139,8 +127,11 @@ def totals_rows(comparison: Comparison) -> list[list[str]]:
 
 
 def case_row(case: CaseComparison) -> list[str]:
-    """A case's cells in every view: its label, what changed, and its weighted score's change."""
-    return [case.label, case_detail(case), weighted_change(case)]
+    """A case's cells in every view: label, what changed, weighted ``0.950 → 0.600 (-0.350)``."""
+    base = number(case.base.weighted_score) if case.base is not None else DASH
+    new = number(case.new.weighted_score) if case.new is not None else DASH
+    suffix = f" ({signed(case.weighted_delta)})" if case.weighted_delta is not None else ""
+    return [case.label, case_detail(case), f"{base} {ARROW} {new}{suffix}"]
 
 
 def scorer_rows(comparison: Comparison) -> list[list[str]]:
@@ -164,9 +155,6 @@ def scorer_note(change: ScorerChange) -> str:
             shown = (f"{before:g}", f"{after:g}") if field != "type" else (before, after)
             notes.append(f"{field} {shown[0]} {ARROW} {shown[1]}")
     return ", ".join(notes)
-
-
-# --- JSON --------------------------------------------------------------------------------------
 
 
 def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
@@ -264,9 +252,6 @@ def _case_dict(case: CaseComparison) -> dict[str, Any]:
     }
 
 
-# --- Console -----------------------------------------------------------------------------------
-
-
 def comparison_to_console(comparison: Comparison) -> Group:
     """The console view: regressions, improvements, other changes, scorers, then the totals."""
     parts: list[RenderableType] = [
@@ -297,9 +282,6 @@ def comparison_to_console(comparison: Comparison) -> Group:
     style = "bold red" if comparison.regressed else "bold"
     parts += [totals, Text(printable(comparison_line(comparison)), style=style)]
     return Group(*parts)
-
-
-# --- Markdown ----------------------------------------------------------------------------------
 
 
 def comparison_to_markdown(comparison: Comparison) -> str:

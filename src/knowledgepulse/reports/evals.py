@@ -348,9 +348,6 @@ def suite_table(suite: Suite) -> Table:
     return table
 
 
-# --- Markdown ----------------------------------------------------------------------------------
-
-
 def escape(text: str) -> str:
     """Text with Markdown's special characters backslash-escaped, newlines shown escaped."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("\n", "\\n")

@@ -88,8 +88,7 @@ def _summary(run: EvalRun) -> str:
     parts.append(f"<p class='where'>suite {text(run.suite.source)}</p>")
     head = ("cases", "passed", "failed", "malformed", "pass rate", "weighted mean")
     row = [s.cases, s.passed, s.failed, s.malformed, percent(s.pass_rate), number(s.weighted_mean)]
-    row += [s.unreadable_files, s.warnings]
-    cells = [text(cell) for cell in row]
+    cells = [text(cell) for cell in (*row, s.unreadable_files, s.warnings)]
     parts.append(table((*head, "files not read in full", "warnings"), [cells]))
     return "\n".join(parts)
 
