@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["EvalWarning"]
 
-EVAL_FILE_PATTERNS = ("*.kp.yaml", "*.kp.yml")
 OPTIONS_KEY: pytest.StashKey[EvalSpec] = pytest.StashKey()
 """The ``--kp-suite``/``--kp-preset`` suite (and ``--kp-task`` task), once loaded."""
 TALLIES_KEY: pytest.StashKey[dict[str, Tally]] = pytest.StashKey()
@@ -65,7 +64,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "kp_eval_files",
         type="args",
-        default=list(EVAL_FILE_PATTERNS),
+        default=["*.kp.yaml", "*.kp.yml"],
         help="File name patterns of knowledgepulse evaluation files (a suite and case files).",
     )
 
@@ -97,8 +96,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str | None:
     """Which suite ``--kp-suite``/``--kp-preset`` evaluates the case files with."""
-    spec = config.stash.get(OPTIONS_KEY, None)
-    if spec is None:
+    if (spec := config.stash.get(OPTIONS_KEY, None)) is None:
         return None
     suite = spec.suite
     called = f", calling {config.getoption('kp_task')}" if spec.task is not None else ""
@@ -126,8 +124,7 @@ def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, config: pytest.Config
 ) -> None:
     """Per evaluation: pass rate, weighted mean and each scorer's mean over the cases run."""
-    tallies = config.stash.get(TALLIES_KEY, None)
-    if not tallies:
+    if not (tallies := config.stash.get(TALLIES_KEY, None)):
         return
     from knowledgepulse.pytest_plugin.items import summary_lines  # noqa: PLC0415 - on demand
 

@@ -59,9 +59,10 @@ def case_file(parent: pytest.Collector, path: Path) -> CaseFile | None:
 def summary_lines(tallies: dict[str, Tally]) -> Iterator[str]:
     """Two lines per evaluation: the run's summary line, then each scorer's mean."""
     for source, tally in tallies.items():
-        run = tally.run()
+        summary = summarize(tally.suite, tally.results, tally.file_problems)
+        run = EvalRun(tally.suite, tuple(tally.results), summary, tuple(tally.file_problems))
         yield printable(f"{source}: {summary_line(run)}")
-        means = ", ".join(f"{key} {number(s.mean)}" for key, s in run.summary.scorers.items())
+        means = ", ".join(f"{key} {number(s.mean)}" for key, s in summary.scorers.items())
         yield printable(f"  scorer means: {means}")
 
 
@@ -159,12 +160,6 @@ class Tally:
     suite: Suite
     results: list[CaseResult] = field(default_factory=list)
     file_problems: list[Problem] = field(default_factory=list)
-
-    def run(self) -> EvalRun:
-        """The results as a run, with its summary."""
-        results = tuple(self.results)
-        summary = summarize(self.suite, results, self.file_problems)
-        return EvalRun(self.suite, results, summary, tuple(self.file_problems))
 
 
 def _items(
