@@ -134,8 +134,7 @@ def task_failure(result: CaseResult) -> str | None:
 
 def repeat_line(result: CaseResult) -> str | None:
     """``passed 3 of 5 runs (60.0%), pass@5 yes``, or ``None`` for a case run once."""
-    stats = result.repeat
-    if stats is None:
+    if (stats := result.repeat) is None:
         return None
     return (
         f"passed {stats.passed_runs} of {counted(stats.runs, 'run')} ({percent(stats.pass_rate)}), "
@@ -145,8 +144,7 @@ def repeat_line(result: CaseResult) -> str | None:
 
 def scorer_repeat(result: CaseResult, key: str) -> str | None:
     """``0.840 ± 0.030 (n=5)`` for one scorer of a repeated case, or ``None``."""
-    stats = result.repeat.scorers.get(key) if result.repeat is not None else None
-    if stats is None:
+    if result.repeat is None or (stats := result.repeat.scorers.get(key)) is None:
         return None
     spread = f" ± {number(stats.stderr)}" if stats.stderr is not None else ""
     errors = f", {stats.errors} without score" if stats.errors else ""
@@ -209,8 +207,7 @@ def to_console(run: EvalRun) -> Group:
     for result in run.cases:
         if not result.passed:
             parts += [*failing_case(result), Text()]
-    passing = [result for result in run.cases if result.passed]
-    if passing:
+    if passing := [result for result in run.cases if result.passed]:
         parts += [_passing_table(passing), Text()]
     unreadable = [problem for problem in run.file_problems if not problem.warning]
     for heading, style, problems in (
@@ -245,13 +242,11 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
         lines.extend(_indented(Text(printable(str(problem))), 4) for problem in result.problems)
         return lines
     lines = [_case_head("FAIL", "red", result)]
-    reason = task_failure(result)
-    if reason is not None:
+    if (reason := task_failure(result)) is not None:
         line = Text.assemble("✗ ", (printable(reason), "bold"), style="red")
         line.append("  no output, so no scorer ran", style="dim")
         return [*lines, _indented(line, 2)]
-    repeated = repeat_line(result)
-    if repeated is not None:
+    if (repeated := repeat_line(result)) is not None:
         lines.append(_indented(Text(repeated), 2))
     for outcome in result.failing:
         key, said = printable(outcome.key), printable(outcome_line(outcome))
@@ -375,8 +370,7 @@ def to_markdown(run: EvalRun) -> str:
         "|---|---:|---:|---:|---:|---:|---:|",
         *(f"| {' | '.join([escape(e.label), *scorer_cells(run, e)])} |" for e in run.suite.scorers),
     ]
-    workflow = workflow_lines(run)
-    if workflow:
+    if workflow := workflow_lines(run):
         lines += ["", *(f"- {escape(line)}" for line in workflow)]
     failing = [r for r in run.cases if not r.passed and not r.malformed]
     malformed = [r for r in run.cases if r.malformed]
@@ -407,11 +401,9 @@ def _markdown_case(result: CaseResult) -> list[str]:
         f"weighted {number(result.weighted_score)}{took}",
         "",
     ]
-    reason = task_failure(result)
-    if reason is not None:
+    if (reason := task_failure(result)) is not None:
         return [*lines, f"- **{escape(reason)}**: no output, so no scorer ran"]
-    repeated = repeat_line(result)
-    if repeated is not None:
+    if (repeated := repeat_line(result)) is not None:
         lines.append(f"- {escape(repeated)}")
     for outcome in result.failing:
         # A repeated case's diagnosis opens with the mean ± stderr over the runs.

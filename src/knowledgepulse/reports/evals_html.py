@@ -166,14 +166,12 @@ def _failing_case(index: int, result: CaseResult) -> str:
         f"<h3>{label} {name}</h3>",
         f"<p class='where'>{text(result.location)}{weighted}{took}</p>",
     ]
-    reason = task_failure(result)
-    if reason is not None:
+    if (reason := task_failure(result)) is not None:
         parts.append(
             f"<p class='bad task-error'>{text(reason)}: no output, so no scorer ran</p></section>"
         )
         return "\n".join(parts)
-    repeated = repeat_line(result)
-    if repeated is not None:
+    if (repeated := repeat_line(result)) is not None:
         parts.append(f"<p class='repeat'>{text(repeated)}</p>")
     if result.description:
         parts.append(f"<p>{text(result.description)}</p>")
