@@ -11,16 +11,16 @@ import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictInt,
     StrictStr,
     ValidationError,
-    field_validator,
 )
 
 from knowledgepulse._util.jsonpath import describe
@@ -35,6 +35,10 @@ _GLOB_CHARACTERS = frozenset("*?[")
 _RELATIVE = "paths in an evaluation file are relative to the file"
 
 
+# `cases: cases.yaml` reads as naturally as a list of one.
+_Files = Annotated[list[StrictStr], BeforeValidator(lambda v: [v] if isinstance(v, str) else v)]
+
+
 class EvalFileModel(BaseModel):
     """An evaluation file, as written; docs/evals-pytest.md says what each key means."""
 
@@ -43,18 +47,12 @@ class EvalFileModel(BaseModel):
     description: StrictStr | None = None
     suite: StrictStr | None = Field(default=None, min_length=1)
     preset: StrictStr | None = Field(default=None, min_length=1)
-    cases: list[StrictStr] = Field(min_length=1)
-    plugins: list[StrictStr] = Field(default_factory=list)
+    cases: _Files = Field(min_length=1)
+    plugins: _Files = Field(default_factory=list)
     task: StrictStr | None = Field(default=None, min_length=1)
     timeout: float | None = Field(default=None, gt=0, strict=True, allow_inf_nan=False)
     retries: StrictInt = Field(default=0, ge=0)
     repeat: StrictInt = Field(default=1, ge=1)
-
-    @field_validator("cases", "plugins", mode="before")
-    @classmethod
-    def _one_file(cls, value: Any) -> Any:
-        # `cases: cases.yaml` reads as naturally as a list of one.
-        return [value] if isinstance(value, str) else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +65,6 @@ class EvalSpec:
     source: str
     suite: Suite
     case_files: tuple[str, ...]
-    description: str | None = None
     task: Task | None = None
     timeout: float | None = None
     retries: int = 0
@@ -98,9 +95,7 @@ def load_eval_file(path: str | Path) -> EvalSpec:
     if problems or suite is None:
         summary = f"{name}: {counted(len(problems), 'problem')} in the evaluation file or its suite"
         raise SuiteError(summary, problems)
-    return EvalSpec(
-        name, suite, case_files, model.description, task, model.timeout, model.retries, model.repeat
-    )
+    return EvalSpec(name, suite, case_files, task, model.timeout, model.retries, model.repeat)
 
 
 _SHAPE = (
