@@ -159,16 +159,15 @@ def scorer_note(change: ScorerChange) -> str:
 
 def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
     """The comparison as one JSON object: both runs' totals, counts, scorers and every case."""
+    base, new = comparison.base, comparison.new
     return {
-        "base": _run_dict(comparison.base),
-        "new": _run_dict(comparison.new),
+        "base": _run_dict(base),
+        "new": _run_dict(new),
         "tolerance": comparison.tolerance,
         "summary": {
             **comparison.summary.to_dict(),
-            "pass_rate_delta": difference(comparison.base.pass_rate, comparison.new.pass_rate),
-            "weighted_mean_delta": difference(
-                comparison.base.weighted_mean, comparison.new.weighted_mean
-            ),
+            "pass_rate_delta": difference(base.pass_rate, new.pass_rate),
+            "weighted_mean_delta": difference(base.weighted_mean, new.weighted_mean),
         },
         "scorers": [_scorer_dict(change) for change in comparison.scorers],
         "cases": [_case_dict(case) for case in comparison.cases],
@@ -311,10 +310,8 @@ def comparison_to_markdown(comparison: Comparison) -> str:
         rows = [case_row(case) for case in cases[:MARKDOWN_ROWS]]
         table = _markdown_table(("case", "what changed", "weighted"), "|---|---|---:|", rows)
         if len(cases) > MARKDOWN_ROWS:
-            table += [
-                "",
-                f"… and {len(cases) - MARKDOWN_ROWS} more (the JSON report has them all).",
-            ]
+            more = len(cases) - MARKDOWN_ROWS
+            table += ["", f"… and {more} more (the JSON report has them all)."]
         if change == "regressed":
             lines += ["", f"### {heading} ({len(cases)})", "", *table]
         else:
