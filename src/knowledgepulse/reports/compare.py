@@ -48,9 +48,9 @@ SECTIONS: tuple[tuple[CaseChange, str, str], ...] = (
 SCORER_HEAD = ("scorer", "base mean", "new mean", "change", "suite change")
 
 
-def signed(delta: float | None, digits: int = 3) -> str:
+def signed(delta: float | None) -> str:
     """``+0.100``, ``-0.250``, or a dash when there is no delta."""
-    return DASH if delta is None else f"{delta:+.{digits}f}"
+    return DASH if delta is None else f"{delta:+.3f}"
 
 
 def _score(snapshot: ScoreSnapshot | None) -> str:

@@ -38,7 +38,6 @@ from knowledgepulse.reports.evals import (
 )
 from knowledgepulse.reports.html import bullets, histogram, page, table, text
 
-_SCORER_BINS = 10
 # A change longer than this is shown whole, before and after: a word diff of it is unreadable
 # and would cost quadratic time.
 _DIFF_LIMIT = 5000
@@ -100,9 +99,7 @@ def _scorers(run: EvalRun) -> str:
         scores = [o.score for o in outcomes if o.score is not None]
         passed = f"{sum(o.passed for o in outcomes)} of {len(outcomes)}"
         shown = [entry.label, *scorer_cells(run, entry), passed]
-        chart = (
-            histogram(scores, bins=_SCORER_BINS, bar_width=14, height=36) if scores else "no scores"
-        )
+        chart = histogram(scores, bins=10, bar_width=14, height=36) if scores else "no scores"
         rows.append([*(text(cell) for cell in shown), chart])
     head = ("scorer", *SCORER_COLUMNS, "passed", "score distribution 0-1")
     return "<h2>Scorers</h2>" + table(head, rows)
@@ -221,9 +218,7 @@ def input_output_diff(details: Mapping[str, Any]) -> str:
             f"'{text(_get(item, 'blockId'))}' changed, and no expected update targets it:</span>"
         )
         lines.append("~ " + word_diff(str(_get(item, "before")), str(_get(item, "after"))))
-    if not lines:
-        return ""
-    return "<div class='diff'>" + "\n".join(lines) + "</div>"
+    return "<div class='diff'>" + "\n".join(lines) + "</div>" if lines else ""
 
 
 def _items(details: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:

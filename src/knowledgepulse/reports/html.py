@@ -84,7 +84,6 @@ def bullets(items: Iterable[str]) -> str:
 
 DUPLICATE_SIMILARITY = 0.95
 SHOWN_AT_EACH_END = 10
-_BINS = 20
 _DIMENSIONS = ("score", "complexity", "novelty", "tool_diversity", "outcome_confidence")
 
 
@@ -132,7 +131,7 @@ def _distributions(results: Sequence[ScoredTrace]) -> str:
             ]
             p10, p50, p90 = np.percentile(values, [10, 50, 90])
             rows.append(
-                f"<tr><td>{name}</td><td>{histogram(values, bins=_BINS)}</td><td>{p10:.3f}</td>"
+                f"<tr><td>{name}</td><td>{histogram(values)}</td><td>{p10:.3f}</td>"
                 f"<td>{p50:.3f}</td><td>{p90:.3f}</td><td>{max(values):.3f}</td></tr>"
             )
         rows.append("</table>")

@@ -123,8 +123,7 @@ def percentile_table(tally: RunTally, *, width: int = WIDE_TABLE_COLUMNS) -> Tab
     ]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     # What the numbers leave: the edges, a space (two when wide) between columns.
-    gap = 3 if wide else 1
-    room = width - 2 - sum(widths) - gap * len(columns)
+    room = width - 2 - sum(widths) - (3 if wide else 1) * len(columns)
     table.add_column("domain", no_wrap=True, overflow="ellipsis", max_width=max(6, room))
     for column, column_width in zip(columns, widths, strict=True):
         table.add_column(column, justify="right", no_wrap=True, min_width=column_width)
