@@ -9,28 +9,12 @@ from __future__ import annotations
 
 import fnmatch
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 
-if TYPE_CHECKING:
-    from knowledgepulse.pytest_plugin.eval_file import EvalSpec
-    from knowledgepulse.pytest_plugin.items import Tally
+from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 
 __all__ = ["EvalWarning"]
-
-OPTIONS_KEY: pytest.StashKey[EvalSpec] = pytest.StashKey()
-"""The ``--kp-suite``/``--kp-preset`` suite (and ``--kp-task`` task), once loaded."""
-TALLIES_KEY: pytest.StashKey[dict[str, Tally]] = pytest.StashKey()
-"""What the items of each evaluation ran, by evaluation, for the session's summary."""
-
-
-class EvalWarning(UserWarning):
-    """A warning about a case or a case file (a case id used twice); it fails nothing.
-
-    Shown in pytest's warnings summary at the case file's line;
-    ``-W error::knowledgepulse.pytest_plugin.EvalWarning`` makes it fail the case.
-    """
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -23,8 +23,8 @@ from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import run_suite, summarize
 from knowledgepulse.evals.suite import Suite, load_suite, preset
 from knowledgepulse.evals.tasks import load_plugin, load_task
-from knowledgepulse.pytest_plugin import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
+from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.records.readers import format_from_name
 from knowledgepulse.reports.evals import number, summary_line

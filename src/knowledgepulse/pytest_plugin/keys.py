@@ -1,0 +1,24 @@
+"""What the hooks share with the items, apart so that the hooks import nothing heavy."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from knowledgepulse.pytest_plugin.eval_file import EvalSpec
+    from knowledgepulse.pytest_plugin.items import Tally
+
+OPTIONS_KEY: pytest.StashKey[EvalSpec] = pytest.StashKey()
+"""The ``--kp-suite``/``--kp-preset`` suite (and ``--kp-task`` task), once loaded."""
+TALLIES_KEY: pytest.StashKey[dict[str, Tally]] = pytest.StashKey()
+"""What the items of each evaluation ran, by evaluation, for the session's summary."""
+
+
+class EvalWarning(UserWarning):
+    """A warning about a case or a case file (a case id used twice); it fails nothing.
+
+    Shown in pytest's warnings summary at the case file's line;
+    ``-W error::knowledgepulse.pytest_plugin.EvalWarning`` makes it fail the case.
+    """
