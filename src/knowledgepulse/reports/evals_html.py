@@ -164,10 +164,8 @@ def _failing_case(index: int, result: CaseResult) -> str:
         f"<p class='where'>{text(result.location)}{weighted}{took}</p>",
     ]
     if (reason := task_failure(result)) is not None:
-        parts.append(
-            f"<p class='bad task-error'>{text(reason)}: no output, so no scorer ran</p></section>"
-        )
-        return "\n".join(parts)
+        said = f"<p class='bad task-error'>{text(reason)}: no output, so no scorer ran</p>"
+        return "\n".join([*parts, said + "</section>"])
     if (repeated := repeat_line(result)) is not None:
         parts.append(f"<p class='repeat'>{text(repeated)}</p>")
     if result.description:
@@ -227,8 +225,7 @@ def _items(details: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
 
 
 def _get(item: Mapping[str, Any], key: str) -> object:
-    value = item.get(key)
-    return DASH if value is None else value
+    return DASH if (value := item.get(key)) is None else value
 
 
 def word_diff(before: str, after: str) -> str:

@@ -22,6 +22,7 @@ from knowledgepulse.records import Location, Problem
 from knowledgepulse.value.breakdown import ValueBreakdown
 
 DECIMALS = 12
+_SCALE = 10.0**DECIMALS
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +96,6 @@ def tidy(value: Any) -> Any:
     if type(value) is list or type(value) is tuple:
         return [tidy(item) for item in value]
     return _rounded(value)
-
-
-_SCALE = 10.0**DECIMALS
 
 
 def _rounded(number: float) -> float:
