@@ -1,14 +1,8 @@
 """pytest plugin: evaluation cases as test items, so pytest gives the exit code and the reports.
 
-Loaded in every pytest session (the ``pytest11`` entry point), it does nothing unless asked:
-
-- an evaluation file (``*.kp.yaml``, or the ``kp_eval_files`` ini patterns) becomes one test
-  item per case;
-- ``pytest --kp-suite FILE`` (or ``--kp-preset NAME``) evaluates the case files given as
-  arguments, one item per case (``--kp-task``, ``--kp-plugin`` as for ``kp eval``).
-
-These hooks only look at names and options; :mod:`~knowledgepulse.pytest_plugin.items` is
-imported when there is something to evaluate.
+Loaded in every pytest session (``pytest11``): an evaluation file (``*.kp.yaml``), or with
+``--kp-suite FILE`` each case file given, becomes one item per case. These hooks look at names
+and options only; :mod:`.items` is imported when there is something to evaluate.
 """
 
 from __future__ import annotations
@@ -18,12 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledgepulse.pytest_plugin.keys import (
-    EVAL_FILE_PATTERNS,
-    OPTIONS_KEY,
-    TALLIES_KEY,
-    EvalWarning,
-)
+from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 
 __all__ = ["EvalWarning"]
 
@@ -59,7 +48,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "kp_eval_files",
         type="args",
-        default=list(EVAL_FILE_PATTERNS),
+        default=["*.kp.yaml", "*.kp.yml"],
         help="File name patterns of knowledgepulse evaluation files (a suite and case files).",
     )
 
@@ -91,8 +80,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str | None:
     """Which suite ``--kp-suite``/``--kp-preset`` evaluates the case files with."""
-    spec = config.stash.get(OPTIONS_KEY, None)
-    if spec is None:
+    if (spec := config.stash.get(OPTIONS_KEY, None)) is None:
         return None
     suite = spec.suite
     called = f", calling {config.getoption('kp_task')}" if spec.task is not None else ""
@@ -120,8 +108,7 @@ def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, config: pytest.Config
 ) -> None:
     """Per evaluation: pass rate, weighted mean and each scorer's mean over the cases run."""
-    tallies = config.stash.get(TALLIES_KEY, None)
-    if not tallies:
+    if not (tallies := config.stash.get(TALLIES_KEY, None)):
         return
     from knowledgepulse.pytest_plugin.items import summary_lines  # noqa: PLC0415 - on demand
 

@@ -1,18 +1,7 @@
-"""Evaluation files: a suite and the case files it judges, named together (the pytest plugin's).
+"""Evaluation files (``*.kp.yaml``): a suite or preset and the case files it judges, named together.
 
-An evaluation file (``*.kp.yaml``) names a suite file or a preset and the case files to run it
-on; relative paths are relative to the evaluation file, and a case entry may be a glob pattern::
-
-    suite: ../evals/suite.yaml      # or: preset: standard
-    cases:
-      - ../evals/cases.yaml
-      - ../evals/*.jsonl
-    task: workflow:rename_cart      # optional: call it for each case's output
-    plugins: [my_scorers.py]        # optional: custom scorers, loaded before the suite
-    timeout: 30                     # (task only) seconds per call; also retries, repeat
-
-Without ``task`` each case's recorded ``actual`` is scored. Every problem (here and in the
-suite) is collected and raised once, before any case runs, as for a suite file.
+Paths are relative to the file (docs/evals-pytest.md shows its keys). Every problem, here and in
+the suite, is collected and raised once, before any case runs, as for a suite file.
 """
 
 from __future__ import annotations
@@ -22,16 +11,16 @@ import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictInt,
     StrictStr,
     ValidationError,
-    field_validator,
 )
 
 from knowledgepulse._util.jsonpath import describe
@@ -46,44 +35,24 @@ _GLOB_CHARACTERS = frozenset("*?[")
 _RELATIVE = "paths in an evaluation file are relative to the file"
 
 
+# `cases: cases.yaml` reads as naturally as a list of one.
+_Files = Annotated[list[StrictStr], BeforeValidator(lambda v: [v] if isinstance(v, str) else v)]
+
+
 class EvalFileModel(BaseModel):
-    """An evaluation file, as written."""
+    """An evaluation file, as written; docs/evals-pytest.md says what each key means."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, title="knowledgepulse evaluation file")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    description: StrictStr | None = Field(default=None, description="What the evaluation checks.")
-    suite: StrictStr | None = Field(
-        default=None, min_length=1, description="A suite file, relative to this file."
-    )
-    preset: StrictStr | None = Field(
-        default=None, min_length=1, description="A built-in suite, instead of a suite file."
-    )
-    cases: list[StrictStr] = Field(
-        min_length=1,
-        description="Case files (JSON, JSONL or YAML) or glob patterns, relative to this file.",
-    )
-    plugins: list[StrictStr] = Field(
-        default_factory=list,
-        description="Scorer plugins loaded before the suite is built: module names, or .py "
-        "files relative to this file.",
-    )
-    task: StrictStr | None = Field(
-        default=None,
-        min_length=1,
-        description="The workflow to call for each case's output: module:function, or "
-        "path/to/file.py:function relative to this file. Without it, `actual` is scored.",
-    )
-    timeout: float | None = Field(
-        default=None, gt=0, strict=True, allow_inf_nan=False, description="Seconds per task call."
-    )
-    retries: StrictInt = Field(default=0, ge=0, description="Retries of a task call that failed.")
-    repeat: StrictInt = Field(default=1, ge=1, description="Task calls per case (pass@K above 1).")
-
-    @field_validator("cases", "plugins", mode="before")
-    @classmethod
-    def _one_file(cls, value: Any) -> Any:
-        # `cases: cases.yaml` reads as naturally as a list of one.
-        return [value] if isinstance(value, str) else value
+    description: StrictStr | None = None
+    suite: StrictStr | None = Field(default=None, min_length=1)
+    preset: StrictStr | None = Field(default=None, min_length=1)
+    cases: _Files = Field(min_length=1)
+    plugins: _Files = Field(default_factory=list)
+    task: StrictStr | None = Field(default=None, min_length=1)
+    timeout: float | None = Field(default=None, gt=0, strict=True, allow_inf_nan=False)
+    retries: StrictInt = Field(default=0, ge=0)
+    repeat: StrictInt = Field(default=1, ge=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +65,6 @@ class EvalSpec:
     source: str
     suite: Suite
     case_files: tuple[str, ...]
-    description: str | None = None
     task: Task | None = None
     timeout: float | None = None
     retries: int = 0
@@ -127,9 +95,7 @@ def load_eval_file(path: str | Path) -> EvalSpec:
     if problems or suite is None:
         summary = f"{name}: {counted(len(problems), 'problem')} in the evaluation file or its suite"
         raise SuiteError(summary, problems)
-    return EvalSpec(
-        name, suite, case_files, model.description, task, model.timeout, model.retries, model.repeat
-    )
+    return EvalSpec(name, suite, case_files, task, model.timeout, model.retries, model.repeat)
 
 
 _SHAPE = (
@@ -186,7 +152,6 @@ def _suite(
 
 
 def _plugins(written: list[str], base: Path, record: Record, problems: list[Problem]) -> None:
-    """Import each plugin, so the suite can name its scorers; a failure is a problem at it."""
     for index, entry in enumerate(written):
         spec = _joined(base, entry) if entry.endswith(".py") or "/" in entry else entry
         try:
@@ -196,7 +161,6 @@ def _plugins(written: list[str], base: Path, record: Record, problems: list[Prob
 
 
 def _task(model: EvalFileModel, base: Path, record: Record, problems: list[Problem]) -> Task | None:
-    """The task the file names, imported, or ``None`` (with the problems recorded)."""
     if model.task is None:
         problems.extend(
             record.problem((key,), f"'{key}' applies to a task's calls; name the task with 'task'")
@@ -217,7 +181,6 @@ def _task(model: EvalFileModel, base: Path, record: Record, problems: list[Probl
 def _case_files(
     written: list[str], base: Path, record: Record, problems: list[Problem]
 ) -> tuple[str, ...]:
-    """Every case file the entries name, each once; a missing one is a problem at its entry."""
     found: dict[str, None] = {}
     for index, entry in enumerate(written):
         path = _joined(base, entry)
@@ -241,5 +204,5 @@ def _case_files(
 
 
 def _joined(base: Path, written: str) -> str:
-    """A path written in the file, joined to the file's directory and tidied (``a/../b`` is b)."""
+    # Tidied, as messages show it: ``a/../b`` is b.
     return os.path.normpath(base / written)

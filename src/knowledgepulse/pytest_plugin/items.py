@@ -59,9 +59,10 @@ def case_file(parent: pytest.Collector, path: Path) -> CaseFile | None:
 def summary_lines(tallies: dict[str, Tally]) -> Iterator[str]:
     """Two lines per evaluation: the run's summary line, then each scorer's mean."""
     for source, tally in tallies.items():
-        run = tally.run()
+        summary = summarize(tally.suite, tally.results, tally.file_problems)
+        run = EvalRun(tally.suite, tuple(tally.results), summary, tuple(tally.file_problems))
         yield printable(f"{source}: {summary_line(run)}")
-        means = ", ".join(f"{key} {number(s.mean)}" for key, s in run.summary.scorers.items())
+        means = ", ".join(f"{key} {number(s.mean)}" for key, s in summary.scorers.items())
         yield printable(f"  scorer means: {means}")
 
 
@@ -160,28 +161,20 @@ class Tally:
     results: list[CaseResult] = field(default_factory=list)
     file_problems: list[Problem] = field(default_factory=list)
 
-    def run(self) -> EvalRun:
-        """The results as a run, with its summary."""
-        results = tuple(self.results)
-        summary = summarize(self.suite, results, self.file_problems)
-        return EvalRun(self.suite, results, summary, tuple(self.file_problems))
-
 
 def _items(
     parent: pytest.File, spec: EvalSpec, inputs: Iterable[CaseInput]
 ) -> Iterator[pytest.Item]:
     """One item per case and per part of a file that cannot be read, named uniquely."""
     names: set[str] = set()
-    count = 0
     try:
         for entry in inputs:
             if isinstance(entry, FileProblem) and entry.problem.warning:
                 _warn(entry.problem)
                 continue
-            count += 1
             name = _unique(_name(entry), names)
             yield CaseItem.from_parent(parent, name=name, entry=entry, spec=spec)
-        if count == 0:
+        if not names:
             _warn(Problem(Location(spec.source), "", "the case files hold no cases"))
     except EvalWarning as warning:  # -W error made a warning an exception: the file fails
         raise parent.CollectError(str(warning)) from None
@@ -212,8 +205,8 @@ def _properties(result: CaseResult) -> list[tuple[str, object]]:
     """Scores as test properties (JUnit ``<properties>``): the weighted score and each scorer's."""
     if result.malformed:
         return []
-    scores = [(f"kp.score.{o.key}", o.score) for o in result.outcomes]
-    scores.insert(0, ("kp.weighted_score", result.weighted_score))
+    scores = [("kp.weighted_score", result.weighted_score)]
+    scores += [(f"kp.score.{o.key}", o.score) for o in result.outcomes]
     return [(name, "null" if score is None else score) for name, score in scores]
 
 

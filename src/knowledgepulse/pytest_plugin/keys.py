@@ -1,7 +1,4 @@
-"""What the plugin's hooks and its items share: the stash keys and the warning category.
-
-Apart from the items so that the hooks, which run in every pytest session, import nothing heavy.
-"""
+"""What the hooks share with the items, apart so that the hooks import nothing heavy."""
 
 from __future__ import annotations
 
@@ -13,7 +10,6 @@ if TYPE_CHECKING:
     from knowledgepulse.pytest_plugin.eval_file import EvalSpec
     from knowledgepulse.pytest_plugin.items import Tally
 
-EVAL_FILE_PATTERNS = ("*.kp.yaml", "*.kp.yml")
 OPTIONS_KEY: pytest.StashKey[EvalSpec] = pytest.StashKey()
 """The ``--kp-suite``/``--kp-preset`` suite (and ``--kp-task`` task), once loaded."""
 TALLIES_KEY: pytest.StashKey[dict[str, Tally]] = pytest.StashKey()

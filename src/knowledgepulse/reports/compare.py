@@ -8,6 +8,7 @@ comment stays within what a code host accepts (the JSON report has every case).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -50,17 +51,9 @@ SECTIONS: tuple[tuple[CaseChange, str, str], ...] = (
 SCORER_HEAD = ("scorer", "base mean", "new mean", "change", "suite change")
 
 
-# --- Words shared by every view ----------------------------------------------------------------
-
-
-def signed(delta: float | None, digits: int = 3) -> str:
+def signed(delta: float | None) -> str:
     """``+0.100``, ``-0.250``, or a dash when there is no delta."""
-    return DASH if delta is None else f"{delta:+.{digits}f}"
-
-
-def verdict(passed: bool) -> str:
-    """``pass`` or ``fail``."""
-    return "pass" if passed else "fail"
+    return DASH if delta is None else f"{delta:+.3f}"
 
 
 def _score(snapshot: ScoreSnapshot | None) -> str:
@@ -75,7 +68,7 @@ def score_change(delta: ScoreDelta) -> str:
     if delta.delta is not None:
         text += f" ({signed(delta.delta)})"
     if delta.flip is not None and delta.base is not None and delta.new is not None:
-        text += f", {verdict(delta.base.passed)} {ARROW} {verdict(delta.new.passed)}"
+        text += f", {_verdict(delta.base.passed)} {ARROW} {_verdict(delta.new.passed)}"
     if delta.new is not None and delta.new.error is not None:
         text += f": {delta.new.error}"
     return text
@@ -92,19 +85,15 @@ def case_detail(case: CaseComparison) -> str:
     return "; ".join(score_change(score) for score in case.changed_scores) or DASH
 
 
+def _verdict(passed: bool) -> str:
+    return "pass" if passed else "fail"
+
+
 def _verdict_of(case: CaseSnapshot) -> str:
     if case.malformed:
         return "malformed"
     failing = [key for key, score in case.scores.items() if not score.passed]
     return "pass" if case.passed else "fail: " + ", ".join(failing)
-
-
-def weighted_change(case: CaseComparison) -> str:
-    """``0.950 → 0.600 (-0.350)``: the weighted score on each side."""
-    base = number(case.base.weighted_score) if case.base is not None else DASH
-    new = number(case.new.weighted_score) if case.new is not None else DASH
-    suffix = f" ({signed(case.weighted_delta)})" if case.weighted_delta is not None else ""
-    return f"{base} {ARROW} {new}{suffix}"
 
 
 def counts_line(comparison: Comparison) -> str:
@@ -123,8 +112,7 @@ def comparison_line(comparison: Comparison) -> str:
         f"pass rate {percent(base.pass_rate)} {ARROW} {percent(new.pass_rate)}",
         f"weighted mean {number(base.weighted_mean)} {ARROW} {number(new.weighted_mean)}",
     ]
-    unmatched = base.without_id + new.without_id
-    if unmatched:
+    if unmatched := base.without_id + new.without_id:
         parts.append(f"{counted(unmatched, 'malformed case')} without an id not compared")
     return "; ".join(parts)
 
@@ -142,8 +130,11 @@ def totals_rows(comparison: Comparison) -> list[list[str]]:
 
 
 def case_row(case: CaseComparison) -> list[str]:
-    """A case's cells in every view: its label, what changed, and its weighted score's change."""
-    return [case.label, case_detail(case), weighted_change(case)]
+    """A case's cells in every view: label, what changed, weighted ``0.950 → 0.600 (-0.350)``."""
+    base = number(case.base.weighted_score) if case.base is not None else DASH
+    new = number(case.new.weighted_score) if case.new is not None else DASH
+    suffix = f" ({signed(case.weighted_delta)})" if case.weighted_delta is not None else ""
+    return [case.label, case_detail(case), f"{base} {ARROW} {new}{suffix}"]
 
 
 def scorer_rows(comparison: Comparison) -> list[list[str]]:
@@ -169,21 +160,17 @@ def scorer_note(change: ScorerChange) -> str:
     return ", ".join(notes)
 
 
-# --- JSON --------------------------------------------------------------------------------------
-
-
 def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
     """The comparison as one JSON object: both runs' totals, counts, scorers and every case."""
+    base, new = comparison.base, comparison.new
     return {
-        "base": _run_dict(comparison.base),
-        "new": _run_dict(comparison.new),
+        "base": _run_dict(base),
+        "new": _run_dict(new),
         "tolerance": comparison.tolerance,
         "summary": {
             **comparison.summary.to_dict(),
-            "pass_rate_delta": difference(comparison.base.pass_rate, comparison.new.pass_rate),
-            "weighted_mean_delta": difference(
-                comparison.base.weighted_mean, comparison.new.weighted_mean
-            ),
+            "pass_rate_delta": difference(base.pass_rate, new.pass_rate),
+            "weighted_mean_delta": difference(base.weighted_mean, new.weighted_mean),
         },
         "scorers": [_scorer_dict(change) for change in comparison.scorers],
         "cases": [_case_dict(case) for case in comparison.cases],
@@ -196,10 +183,7 @@ def comparison_to_json(comparison: Comparison) -> str:
 
 
 def with_comparison(run_chunks: Iterable[str], comparison: Comparison) -> Iterator[str]:
-    """A ``kp eval`` JSON report's text with a ``comparison`` member added at its end.
-
-    The report stays a report (it can be the next baseline); the comparison is one more key.
-    """
+    """A ``kp eval`` JSON report's text with a ``comparison`` member added (still a baseline)."""
     last = None
     for chunk in run_chunks:
         if last is not None:
@@ -224,21 +208,12 @@ def _run_dict(run: RunSnapshot) -> dict[str, Any]:
 
 
 def _spec_dict(spec: ScorerSpec | None) -> dict[str, Any] | None:
-    if spec is None:
-        return None
-    return {"type": spec.type, "weight": spec.weight, "threshold": spec.threshold}
+    return None if spec is None else {k: getattr(spec, k) for k in ("type", "weight", "threshold")}
 
 
 def _scorer_dict(change: ScorerChange) -> dict[str, Any]:
-    return {
-        "key": change.key,
-        "status": change.status,
-        "base": _spec_dict(change.base),
-        "new": _spec_dict(change.new),
-        "base_mean": change.base_mean,
-        "new_mean": change.new_mean,
-        "mean_delta": change.mean_delta,
-    }
+    specs = {"base": _spec_dict(change.base), "new": _spec_dict(change.new)}
+    return {**asdict(change), **specs, "mean_delta": change.mean_delta}
 
 
 def _side(case: CaseSnapshot | None) -> dict[str, Any] | None:
@@ -279,18 +254,21 @@ def _case_dict(case: CaseComparison) -> dict[str, Any]:
     }
 
 
-# --- Console -----------------------------------------------------------------------------------
-
-
 def comparison_to_console(comparison: Comparison) -> Group:
     """The console view: regressions, improvements, other changes, scorers, then the totals."""
     parts: list[RenderableType] = [
         Text(printable(f"Comparison: {comparison.base.source} {ARROW} {comparison.new.source}"))
     ]
     for change, heading, style in SECTIONS:
-        cases = comparison.of(change)
-        if cases:
-            parts += [Text(), _case_table(Text(f"{heading} ({len(cases)})", style=style), cases)]
+        if cases := comparison.of(change):
+            table = titled_table(Text(f"{heading} ({len(cases)})", style=style))
+            table.add_column("case", no_wrap=True)
+            table.add_column("what changed")
+            table.add_column("weighted", justify="right", no_wrap=True)
+            for case in cases:
+                label, detail, weighted = case_row(case)
+                table.add_row(Text(short(label)), Text(printable(detail)), weighted)
+            parts += [Text(), table]
     scorers = titled_table(Text("Scorers"))
     for column in SCORER_HEAD:
         left = column in ("scorer", "suite change")
@@ -306,20 +284,6 @@ def comparison_to_console(comparison: Comparison) -> Group:
     style = "bold red" if comparison.regressed else "bold"
     parts += [totals, Text(printable(comparison_line(comparison)), style=style)]
     return Group(*parts)
-
-
-def _case_table(title: Text, cases: Sequence[CaseComparison]) -> Table:
-    table = titled_table(title)
-    table.add_column("case", no_wrap=True)
-    table.add_column("what changed")
-    table.add_column("weighted", justify="right", no_wrap=True)
-    for case in cases:
-        label, detail, weighted = case_row(case)
-        table.add_row(Text(short(label)), Text(printable(detail)), weighted)
-    return table
-
-
-# --- Markdown ----------------------------------------------------------------------------------
 
 
 def comparison_to_markdown(comparison: Comparison) -> str:
@@ -344,16 +308,13 @@ def comparison_to_markdown(comparison: Comparison) -> str:
         *(f"| {' | '.join(row)} |" for row in totals_rows(comparison)),
     ]
     for change, heading, _ in SECTIONS:
-        cases = comparison.of(change)
-        if not cases:
+        if not (cases := comparison.of(change)):
             continue
         rows = [case_row(case) for case in cases[:MARKDOWN_ROWS]]
         table = _markdown_table(("case", "what changed", "weighted"), "|---|---|---:|", rows)
         if len(cases) > MARKDOWN_ROWS:
-            table += [
-                "",
-                f"… and {len(cases) - MARKDOWN_ROWS} more (the JSON report has them all).",
-            ]
+            more = len(cases) - MARKDOWN_ROWS
+            table += ["", f"… and {more} more (the JSON report has them all)."]
         if change == "regressed":
             lines += ["", f"### {heading} ({len(cases)})", "", *table]
         else:

@@ -1,9 +1,8 @@
 """Evaluation runs (and resolved suites, for dry runs) as JSON, a rich console view and Markdown.
 
-Each renderer is a function of the run. JSON keeps input order and full float precision and no
-clock readings: equal inputs, equal bytes. Text from cases goes through
-:func:`~knowledgepulse._util.text.printable`; the console view holds data only in ``Text``
-objects and the Markdown escapes it, so an id like ``[bold]`` or ``*x*`` is shown as written.
+JSON keeps input order, full float precision and no clock readings: equal inputs, equal bytes.
+Text from cases is :func:`~knowledgepulse._util.text.printable`, held in ``Text`` objects or
+escaped, so an id like ``[bold]`` or ``*x*`` is shown as written.
 """
 
 from __future__ import annotations
@@ -21,8 +20,7 @@ from rich.text import Text
 
 from knowledgepulse._util.text import counted, printable
 from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
-from knowledgepulse.evals.suite import Suite
-from knowledgepulse.records import Problem
+from knowledgepulse.evals.suite import Suite, SuiteScorer
 
 DASH = "—"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -118,10 +116,9 @@ def outcome_line(outcome: ScorerOutcome) -> str:
     if outcome.score is None:
         return f"no score: {outcome.error}"
     relation = ">=" if outcome.passed else "<"
-    margin = outcome.margin if outcome.margin is not None else 0.0
     return (
         f"score {number(outcome.score)} {relation} threshold {number(outcome.threshold)} "
-        f"(margin {margin:+.3f})"
+        f"(margin {outcome.margin or 0.0:+.3f})"
     )
 
 
@@ -137,8 +134,7 @@ def task_failure(result: CaseResult) -> str | None:
 
 def repeat_line(result: CaseResult) -> str | None:
     """``passed 3 of 5 runs (60.0%), pass@5 yes``, or ``None`` for a case run once."""
-    stats = result.repeat
-    if stats is None:
+    if (stats := result.repeat) is None:
         return None
     return (
         f"passed {stats.passed_runs} of {counted(stats.runs, 'run')} ({percent(stats.pass_rate)}), "
@@ -148,8 +144,7 @@ def repeat_line(result: CaseResult) -> str | None:
 
 def scorer_repeat(result: CaseResult, key: str) -> str | None:
     """``0.840 ± 0.030 (n=5)`` for one scorer of a repeated case, or ``None``."""
-    stats = result.repeat.scorers.get(key) if result.repeat is not None else None
-    if stats is None:
+    if result.repeat is None or (stats := result.repeat.scorers.get(key)) is None:
         return None
     spread = f" ± {number(stats.stderr)}" if stats.stderr is not None else ""
     errors = f", {stats.errors} without score" if stats.errors else ""
@@ -212,8 +207,7 @@ def to_console(run: EvalRun) -> Group:
     for result in run.cases:
         if not result.passed:
             parts += [*failing_case(result), Text()]
-    passing = [result for result in run.cases if result.passed]
-    if passing:
+    if passing := [result for result in run.cases if result.passed]:
         parts += [_passing_table(passing), Text()]
     unreadable = [problem for problem in run.file_problems if not problem.warning]
     for heading, style, problems in (
@@ -222,15 +216,11 @@ def to_console(run: EvalRun) -> Group:
     ):
         if problems:
             parts.append(Text(heading, style=style))
-            parts.extend(_indented(_problem_text(problem), 2) for problem in problems)
+            parts.extend(_indented(Text(printable(str(problem))), 2) for problem in problems)
             parts.append(Text())
     parts += [summary_table(run), Text(summary_line(run), style="bold")]
     parts.extend(Text(line) for line in workflow_lines(run))
     return Group(*parts)
-
-
-def _problem_text(problem: Problem) -> Text:
-    return Text(printable(str(problem)))
 
 
 def _case_head(label: str, style: str, result: CaseResult) -> Text:
@@ -249,16 +239,14 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
     """A failing or malformed case as the console view shows it (also the pytest plugin's text)."""
     if result.malformed:
         lines: list[RenderableType] = [_case_head("MALFORMED", "magenta", result)]
-        lines.extend(_indented(_problem_text(problem), 4) for problem in result.problems)
+        lines.extend(_indented(Text(printable(str(problem))), 4) for problem in result.problems)
         return lines
     lines = [_case_head("FAIL", "red", result)]
-    reason = task_failure(result)
-    if reason is not None:
+    if (reason := task_failure(result)) is not None:
         line = Text.assemble("✗ ", (printable(reason), "bold"), style="red")
         line.append("  no output, so no scorer ran", style="dim")
         return [*lines, _indented(line, 2)]
-    repeated = repeat_line(result)
-    if repeated is not None:
+    if (repeated := repeat_line(result)) is not None:
         lines.append(_indented(Text(repeated), 2))
     for outcome in result.failing:
         key, said = printable(outcome.key), printable(outcome_line(outcome))
@@ -266,13 +254,15 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
         lines.extend(
             _indented(Text(printable(hint), style="yellow"), 6) for hint in outcome.diagnosis
         )
-    passed = [o for o in result.outcomes if o.passed]
-    if passed:
-        scores = ", ".join(
-            f"{o.key} {scorer_repeat(result, o.key) or number(o.score)}" for o in passed
-        )
+    if scores := passed_scores(result):
         lines.append(_indented(Text(f"✓ {printable(scores)}", style="dim"), 2))
     return lines
+
+
+def passed_scores(result: CaseResult) -> str:
+    """``content 0.900, safety 1.000``: the scorers a case passed (mean ± stderr if repeated)."""
+    passed = [o for o in result.outcomes if o.passed]
+    return ", ".join(f"{o.key} {scorer_repeat(result, o.key) or number(o.score)}" for o in passed)
 
 
 def _indented(text: Text, width: int) -> Padding:
@@ -312,26 +302,26 @@ def _passing_table(passing: list[CaseResult]) -> Table:
     return table
 
 
+SCORER_COLUMNS = ("weight", "threshold", "mean", "± stderr", "n", "errors")
+
+
+def scorer_cells(run: EvalRun, entry: SuiteScorer) -> list[str]:
+    """A scorer's cells after its name, as :data:`SCORER_COLUMNS` heads them (every view's)."""
+    stats = run.summary.scorers[entry.key]
+    numbers = (number(stats.mean), number(stats.stderr), str(stats.n), str(stats.errors))
+    return [f"{entry.weight:g}", f"{entry.threshold:g}", *numbers]
+
+
 def summary_table(run: EvalRun) -> Table:
     """Each scorer's weight, threshold, mean ± standard error and counts over the run."""
     table = titled_table(Text(printable(f"Suite {run.suite.name or run.suite.source}")))
     named = any(entry.name is not None for entry in run.suite.scorers)
-    columns = ("scorer", *(("type",) if named else ()), "weight", "threshold", "mean")
-    for column in (*columns, "± stderr", "n", "errors"):
+    for column in ("scorer", *(("type",) if named else ()), *SCORER_COLUMNS):
         left = column in ("scorer", "type")
         table.add_column(column, justify="left" if left else "right", no_wrap=left)
     for entry in run.suite.scorers:
-        stats = run.summary.scorers[entry.key]
-        table.add_row(
-            Text(printable(entry.key)),
-            *((Text(printable(entry.type)),) if named else ()),
-            f"{entry.weight:g}",
-            f"{entry.threshold:g}",
-            number(stats.mean),
-            number(stats.stderr),
-            str(stats.n),
-            str(stats.errors),
-        )
+        names = [Text(printable(entry.key)), *((Text(printable(entry.type)),) if named else ())]
+        table.add_row(*names, *scorer_cells(run, entry))
     return table
 
 
@@ -351,9 +341,6 @@ def suite_table(suite: Suite) -> Table:
             Text(printable(json.dumps(entry.params, ensure_ascii=False)) if entry.params else DASH),
         )
     return table
-
-
-# --- Markdown ----------------------------------------------------------------------------------
 
 
 def escape(text: str) -> str:
@@ -379,17 +366,11 @@ def to_markdown(run: EvalRun) -> str:
         f"| {s.cases} | {s.passed} | {s.failed} | {s.malformed} | {percent(s.pass_rate)} "
         f"| {number(s.weighted_mean)} | {s.unreadable_files} | {s.warnings} |",
         "",
-        "| scorer | weight | threshold | mean | ± stderr | n | errors |",
+        f"| scorer | {' | '.join(SCORER_COLUMNS)} |",
         "|---|---:|---:|---:|---:|---:|---:|",
+        *(f"| {' | '.join([escape(e.label), *scorer_cells(run, e)])} |" for e in run.suite.scorers),
     ]
-    for entry in run.suite.scorers:
-        stats = s.scorers[entry.key]
-        lines.append(
-            f"| {escape(entry.label)} | {entry.weight:g} | {entry.threshold:g} "
-            f"| {number(stats.mean)} | {number(stats.stderr)} | {stats.n} | {stats.errors} |"
-        )
-    workflow = workflow_lines(run)
-    if workflow:
+    if workflow := workflow_lines(run):
         lines += ["", *(f"- {escape(line)}" for line in workflow)]
     failing = [r for r in run.cases if not r.passed and not r.malformed]
     malformed = [r for r in run.cases if r.malformed]
@@ -420,19 +401,15 @@ def _markdown_case(result: CaseResult) -> list[str]:
         f"weighted {number(result.weighted_score)}{took}",
         "",
     ]
-    reason = task_failure(result)
-    if reason is not None:
+    if (reason := task_failure(result)) is not None:
         return [*lines, f"- **{escape(reason)}**: no output, so no scorer ran"]
-    repeated = repeat_line(result)
-    if repeated is not None:
+    if (repeated := repeat_line(result)) is not None:
         lines.append(f"- {escape(repeated)}")
     for outcome in result.failing:
         # A repeated case's diagnosis opens with the mean ± stderr over the runs.
         lines.append(f"- **{escape(outcome.key)}**: {escape(outcome_line(outcome))}")
         lines.extend(f"  - {escape(hint)}" for hint in outcome.diagnosis)
-    passed = [o for o in result.outcomes if o.passed]
-    if result.repeat is not None and passed:
-        shown = ", ".join(f"{o.key} {scorer_repeat(result, o.key)}" for o in passed)
+    if result.repeat is not None and (shown := passed_scores(result)):
         lines.append(f"- passed: {escape(shown)}")
     return lines
 

@@ -24,19 +24,20 @@ from knowledgepulse.reports.compare import (
 )
 from knowledgepulse.reports.evals import (
     DASH,
+    SCORER_COLUMNS,
     duration,
     number,
     outcome_line,
+    passed_scores,
     percent,
     repeat_line,
-    scorer_repeat,
+    scorer_cells,
     summary_line,
     task_failure,
     workflow_lines,
 )
 from knowledgepulse.reports.html import bullets, histogram, page, table, text
 
-_SCORER_BINS = 10
 # A change longer than this is shown whole, before and after: a word diff of it is unreadable
 # and would cost quadratic time.
 _DIFF_LIMIT = 5000
@@ -86,8 +87,7 @@ def _summary(run: EvalRun) -> str:
     parts.append(f"<p class='where'>suite {text(run.suite.source)}</p>")
     head = ("cases", "passed", "failed", "malformed", "pass rate", "weighted mean")
     row = [s.cases, s.passed, s.failed, s.malformed, percent(s.pass_rate), number(s.weighted_mean)]
-    row += [s.unreadable_files, s.warnings]
-    cells = [text(cell) for cell in row]
+    cells = [text(cell) for cell in (*row, s.unreadable_files, s.warnings)]
     parts.append(table((*head, "files not read in full", "warnings"), [cells]))
     return "\n".join(parts)
 
@@ -95,18 +95,14 @@ def _summary(run: EvalRun) -> str:
 def _scorers(run: EvalRun) -> str:
     rows = []
     for entry in run.suite.scorers:
-        stats = run.summary.scorers[entry.key]
         outcomes = [o for r in run.cases for o in r.outcomes if o.key == entry.key]
         scores = [o.score for o in outcomes if o.score is not None]
         passed = f"{sum(o.passed for o in outcomes)} of {len(outcomes)}"
-        shown = [entry.label, f"{entry.weight:g}", f"{entry.threshold:g}", number(stats.mean)]
-        shown += [number(stats.stderr), str(stats.n), str(stats.errors), passed]
-        chart = (
-            histogram(scores, bins=_SCORER_BINS, bar_width=14, height=36) if scores else "no scores"
-        )
+        shown = [entry.label, *scorer_cells(run, entry), passed]
+        chart = histogram(scores, bins=10, bar_width=14, height=36) if scores else "no scores"
         rows.append([*(text(cell) for cell in shown), chart])
-    head = ("scorer", "weight", "threshold", "mean", "± stderr", "n", "errors", "passed")
-    return "<h2>Scorers</h2>" + table((*head, "score distribution 0-1"), rows)
+    head = ("scorer", *SCORER_COLUMNS, "passed", "score distribution 0-1")
+    return "<h2>Scorers</h2>" + table(head, rows)
 
 
 def _matrix(run: EvalRun) -> str:
@@ -167,14 +163,10 @@ def _failing_case(index: int, result: CaseResult) -> str:
         f"<h3>{label} {name}</h3>",
         f"<p class='where'>{text(result.location)}{weighted}{took}</p>",
     ]
-    reason = task_failure(result)
-    if reason is not None:
-        parts.append(
-            f"<p class='bad task-error'>{text(reason)}: no output, so no scorer ran</p></section>"
-        )
-        return "\n".join(parts)
-    repeated = repeat_line(result)
-    if repeated is not None:
+    if (reason := task_failure(result)) is not None:
+        said = f"<p class='bad task-error'>{text(reason)}: no output, so no scorer ran</p>"
+        return "\n".join([*parts, said + "</section>"])
+    if (repeated := repeat_line(result)) is not None:
         parts.append(f"<p class='repeat'>{text(repeated)}</p>")
     if result.description:
         parts.append(f"<p>{text(result.description)}</p>")
@@ -186,12 +178,8 @@ def _failing_case(index: int, result: CaseResult) -> str:
             parts.append(bullets(outcome.diagnosis))
         if outcome.type == "anti-hallucination" and outcome.score is not None:
             parts.append(input_output_diff(outcome.result.details))
-    passed = [o for o in result.outcomes if o.passed]
-    if passed:
-        shown = ", ".join(
-            f"{o.key} {scorer_repeat(result, o.key) or number(o.score)}" for o in passed
-        )
-        parts.append(f"<p class='where'>passed: {text(shown)}</p>")
+    if passed := passed_scores(result):
+        parts.append(f"<p class='where'>passed: {text(passed)}</p>")
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -228,9 +216,7 @@ def input_output_diff(details: Mapping[str, Any]) -> str:
             f"'{text(_get(item, 'blockId'))}' changed, and no expected update targets it:</span>"
         )
         lines.append("~ " + word_diff(str(_get(item, "before")), str(_get(item, "after"))))
-    if not lines:
-        return ""
-    return "<div class='diff'>" + "\n".join(lines) + "</div>"
+    return "<div class='diff'>" + "\n".join(lines) + "</div>" if lines else ""
 
 
 def _items(details: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
@@ -239,8 +225,7 @@ def _items(details: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
 
 
 def _get(item: Mapping[str, Any], key: str) -> object:
-    value = item.get(key)
-    return DASH if value is None else value
+    return DASH if (value := item.get(key)) is None else value
 
 
 def word_diff(before: str, after: str) -> str:
@@ -272,8 +257,7 @@ def _comparison(comparison: Comparison) -> str:
         table(("", "base", "new", "change"), totals_rows(comparison)),
     ]
     for change, heading, _ in SECTIONS:
-        cases = comparison.of(change)
-        if cases:
+        if cases := comparison.of(change):
             rows = [[text(cell) for cell in case_row(c)] for c in cases]
             parts.append(f"<h3>{text(heading)} ({len(cases)})</h3>")
             parts.append(table(("case", "what changed", "weighted"), rows, css_class="changes"))

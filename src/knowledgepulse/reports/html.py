@@ -41,8 +41,7 @@ def text(value: object) -> str:
 def page(title: str, sections: Iterable[str], *, style: str = "", policy: bool = False) -> str:
     """A whole HTML document: the shared style plus ``style``, the title, then the sections.
 
-    ``title`` is plain text, ``sections`` already HTML; ``policy`` adds a Content-Security-Policy
-    that refuses everything but inline styles.
+    ``title`` is plain text, ``sections`` HTML; ``policy`` adds the Content-Security-Policy.
     """
     head = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
     if policy:
@@ -85,7 +84,6 @@ def bullets(items: Iterable[str]) -> str:
 
 DUPLICATE_SIMILARITY = 0.95
 SHOWN_AT_EACH_END = 10
-_BINS = 20
 _DIMENSIONS = ("score", "complexity", "novelty", "tool_diversity", "outcome_confidence")
 
 
@@ -102,11 +100,7 @@ class HtmlWriter(TableCollector):
 
 
 def value_page(results: Sequence[ScoredTrace], tally: RunTally, problems: Sequence[Problem]) -> str:
-    """A finished scoring run's page (``kp score -f html``).
-
-    Per domain the distributions of the score and dimensions; the overrides that fired,
-    near-duplicate groups, and the top and bottom traces explained.
-    """
+    """A scoring run's page: distributions by domain, overrides, near-duplicates, top and bottom."""
     sections = [
         "<h1>Trace value report</h1>",
         f"<p>{tally.scored} traces scored; {tally.shareable} reach the sharing threshold "
@@ -137,7 +131,7 @@ def _distributions(results: Sequence[ScoredTrace]) -> str:
             ]
             p10, p50, p90 = np.percentile(values, [10, 50, 90])
             rows.append(
-                f"<tr><td>{name}</td><td>{histogram(values, bins=_BINS)}</td><td>{p10:.3f}</td>"
+                f"<tr><td>{name}</td><td>{histogram(values)}</td><td>{p10:.3f}</td>"
                 f"<td>{p50:.3f}</td><td>{p90:.3f}</td><td>{max(values):.3f}</td></tr>"
             )
         rows.append("</table>")
@@ -177,11 +171,10 @@ def _duplicates(results: Sequence[ScoredTrace]) -> str:
 
 def _ends(results: Sequence[ScoredTrace]) -> str:
     ranked = sorted(results, key=lambda r: (-r.breakdown.score, r.breakdown.trace_id))
-    top = ranked[:SHOWN_AT_EACH_END]
-    bottom = ranked[-SHOWN_AT_EACH_END:][::-1] if len(ranked) > SHOWN_AT_EACH_END else []
-
-    def listing(title: str, chosen: Sequence[ScoredTrace]) -> str:
-        blocks = "".join(f"<pre>{text(r.breakdown.explain())}</pre>" for r in chosen)
-        return f"<h2>{title}</h2>{blocks}"
-
-    return listing("Top traces", top) + (listing("Bottom traces", bottom) if bottom else "")
+    ends = [("Top traces", ranked[:SHOWN_AT_EACH_END])]
+    if len(ranked) > SHOWN_AT_EACH_END:
+        ends.append(("Bottom traces", ranked[-SHOWN_AT_EACH_END:][::-1]))
+    return "".join(
+        f"<h2>{title}</h2>" + "".join(f"<pre>{text(r.breakdown.explain())}</pre>" for r in chosen)
+        for title, chosen in ends
+    )

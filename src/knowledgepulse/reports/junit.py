@@ -1,11 +1,7 @@
-"""Evaluation runs as JUnit XML, which CI systems show as test results.
+"""Evaluation runs as JUnit XML: one ``<testcase>`` per case, a ``<failure>`` or ``<error>``.
 
-One ``<testcase>`` per case (``classname`` its file, ``name`` its id): a failing case is a
-``<failure>`` naming each failing scorer; a malformed case, a task that raised and each part of
-a file not read in full is an ``<error>``. Against a baseline a failure's message says how it
-stands (``regression:``, ...); with ``--fail-on regression`` an old failure is ``<skipped>``, so
-the report fails exactly the cases that fail the run. No timestamps, no durations over recorded
-outputs: equal runs, equal bytes; all text is printable, so the XML stays well-formed.
+Against a baseline a failure says how it stands; an excused one is ``<skipped>``, so the report
+fails exactly the cases that fail the run. No timestamps: equal runs, equal bytes.
 """
 
 from __future__ import annotations
@@ -13,7 +9,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from knowledgepulse._util.text import printable
-from knowledgepulse.evals.compare import Gate, Standing
+from knowledgepulse.evals.compare import Gate
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.evals import number, outcome_line, scorer_repeat, task_failure
@@ -44,8 +40,9 @@ def to_junit(run: EvalRun, gate: Gate | None = None) -> str:
         if gate.standings:
             shown.append(("baseline.worse", str(gate.worse)))
     if (t := summary.task) is not None:
-        shown += [(f"task.{key}", str(getattr(t, key))) for key in _TASK_COUNTS]
-        shown += [(f"task.{k}", number(getattr(t, k), 1)) for k in _TASK_DURATIONS]
+        for key in ("runs", "cached", "errors", "timeouts", "mean_duration_ms", "max_duration_ms"):
+            value = getattr(t, key)
+            shown.append((f"task.{key}", number(value, 1) if key.endswith("_ms") else str(value)))
     if (r := summary.repeat) is not None:
         shown += [
             ("repeat.runs_per_case", str(r.runs_per_case)),
@@ -58,11 +55,7 @@ def to_junit(run: EvalRun, gate: Gate | None = None) -> str:
         named = {"classname": where.file, "name": f"(not read in full) {where}"}
         error = {"message": f"cannot be read at {where}", "type": "UnreadableFile"}
         ET.SubElement(ET.SubElement(suite, "testcase", named), "error", error).text = str(problem)
-    for index, result in enumerate(run.cases):
-        testcase = _testcase(result)
-        if gate is not None:
-            _stand(testcase, gate.standing(index), excused=gate.excused(index))
-        suite.append(testcase)
+    suite.extend(_testcase(result, gate, index) for index, result in enumerate(run.cases))
     _warnings(suite, [problem for problem in run.file_problems if problem.warning])
     counts = _counts(suite)
     root.attrib.update(counts)
@@ -72,10 +65,6 @@ def to_junit(run: EvalRun, gate: Gate | None = None) -> str:
     return _XML_DECLARATION + ET.tostring(root, encoding="unicode") + "\n"
 
 
-_TASK_COUNTS = ("runs", "cached", "errors", "timeouts")
-_TASK_DURATIONS = ("mean_duration_ms", "max_duration_ms")
-
-
 def _counts(suite: ET.Element) -> dict[str, str]:
     """The testsuite's totals, counted from its testcases (so they cannot disagree)."""
     cases = suite.findall("testcase")
@@ -83,20 +72,6 @@ def _counts(suite: ET.Element) -> dict[str, str]:
     for total, kind in (("failures", "failure"), ("errors", "error"), ("skipped", "skipped")):
         totals[total] = str(sum(case.find(kind) is not None for case in cases))
     return totals
-
-
-def _stand(testcase: ET.Element, standing: Standing | None, *, excused: bool) -> None:
-    """Say how a failing case stands against the baseline; an excused one becomes skipped."""
-    verdict = testcase.find("failure")
-    if verdict is None:
-        verdict = testcase.find("error")
-    if verdict is None:
-        return
-    if standing is not None:
-        verdict.set("message", f"{standing}: {verdict.get('message', '')}")
-    if excused:
-        # Known failures are skipped, as pytest writes xfail: CI shows them but fails nothing.
-        verdict.tag = "skipped"
 
 
 def _warnings(parent: ET.Element, warnings: list[Problem]) -> None:
@@ -118,62 +93,56 @@ def _properties(parent: ET.Element, shown: list[tuple[str, str]]) -> None:
         ET.SubElement(properties, "property", {"name": name, "value": value})
 
 
-def _testcase(result: CaseResult) -> ET.Element:
+def _testcase(result: CaseResult, gate: Gate | None, index: int) -> ET.Element:
     case_id = result.case_id if result.case_id is not None else f"(no id) {result.location}"
     attributes = {"classname": result.location.file, "name": case_id}
     if result.duration_ms is not None:
         attributes["time"] = f"{result.duration_ms / 1000:.3f}"
     testcase = ET.Element("testcase", attributes)
-    _repeat_properties(testcase, result)
-    _verdict(testcase, result, case_id)
+    if (stats := result.repeat) is not None:
+        shown = [
+            ("repeat.runs", str(stats.runs)),
+            ("repeat.passed_runs", str(stats.passed_runs)),
+            ("repeat.pass_rate", number(stats.pass_rate, 4)),
+            ("repeat.pass_at_k", "true" if stats.pass_at_k else "false"),
+        ]
+        shown += [
+            (f"repeat.scorer.{key}", scorer_repeat(result, key) or "") for key in stats.scorers
+        ]
+        _properties(testcase, shown)
+    if (verdict := _verdict(result, case_id)) is not None:
+        message, kind, text = verdict
+        if gate is not None and (standing := gate.standing(index)) is not None:
+            message = f"{standing}: {message}"
+        # Known failures are skipped, as pytest writes xfail: CI shows them but fails nothing.
+        excused = gate is not None and gate.excused(index)
+        tag = "skipped" if excused else "failure" if kind == "BelowThreshold" else "error"
+        ET.SubElement(testcase, tag, {"message": message, "type": kind}).text = text
     _warnings(testcase, list(result.warnings))
     return testcase
 
 
-def _verdict(testcase: ET.Element, result: CaseResult, case_id: str) -> None:
-    """The case's ``<error>`` or ``<failure>``, if it has one."""
+def _verdict(result: CaseResult, case_id: str) -> tuple[str, str, str] | None:
+    """Why the case fails (message, type, text), or None when it passes."""
+    head = f"{result.location}: case '{case_id}'"
     if result.malformed:
-        said = {"message": f"malformed case at {result.location}", "type": "MalformedCase"}
         problems = "\n".join(str(problem) for problem in result.problems)
-        ET.SubElement(testcase, "error", said).text = problems
-        return
+        return f"malformed case at {result.location}", "MalformedCase", problems
     reason = task_failure(result)
     if reason is not None and result.task is not None:
-        error = ET.SubElement(
-            testcase, "error", {"message": reason, "type": result.task.error_type or "TaskError"}
-        )
-        error.text = (
-            f"{result.location}: case '{case_id}'\n{reason}\n"
-            f"attempts: {result.task.attempts}; no output, so no scorer ran"
-        )
-        return
-    failing = result.failing
-    if not failing:
-        return
+        said = f"{head}\n{reason}\nattempts: {result.task.attempts}; no output, so no scorer ran"
+        return reason, result.task.error_type or "TaskError", said
+    if not (failing := result.failing):
+        return None
     message = "; ".join(
         f"{o.key}: {number(o.score)} < {number(o.threshold)}"
         if o.score is not None
         else f"{o.key}: no score"
         for o in failing
     )
-    summary = f"{len(failing)} scorer(s) below threshold: {message}"
-    failure = ET.SubElement(testcase, "failure", {"message": summary, "type": "BelowThreshold"})
-    lines = [f"{result.location}: case '{case_id}'"]
+    lines = [head]
     for outcome in failing:
         lines.append(f"{outcome.label}: {outcome_line(outcome)}")
         lines.extend(f"  {hint}" for hint in outcome.diagnosis)
-    failure.text = "\n".join(lines)
-
-
-def _repeat_properties(testcase: ET.Element, result: CaseResult) -> None:
-    stats = result.repeat
-    if stats is None:
-        return
-    shown = [
-        ("repeat.runs", str(stats.runs)),
-        ("repeat.passed_runs", str(stats.passed_runs)),
-        ("repeat.pass_rate", number(stats.pass_rate, 4)),
-        ("repeat.pass_at_k", "true" if stats.pass_at_k else "false"),
-    ]
-    shown += [(f"repeat.scorer.{key}", scorer_repeat(result, key) or "") for key in stats.scorers]
-    _properties(testcase, shown)
+    summary = f"{len(failing)} scorer(s) below threshold: {message}"
+    return summary, "BelowThreshold", "\n".join(lines)

@@ -2,7 +2,6 @@
 
 Every original column is kept as it was. A JSON Lines row is its own line's bytes with the new
 keys spliced in before the closing brace (a row that already has a ``kp_`` key is dumped again).
-Parquet is written :data:`BATCH_ROWS` rows at a time, the input's schema then the ``kp_`` columns.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 import base64
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Any, Literal
 
 import orjson
@@ -91,37 +89,43 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
-class ParquetRows:
-    """Writes rows to a Parquet stream, a batch at a time, with the ``kp_`` columns appended.
+class RowWriter:
+    """Rows out with their ``kp_`` columns, in JSON Lines (a text stream) or Parquet (binary).
 
-    The schema is the first row's input file's if it is Parquet, else inferred from the first
-    batch; the ``kp_`` columns follow it (replacing any of the same name).
+    Parquet is written a batch at a time. Its schema is the first row's input file's if that is
+    Parquet, else inferred from the first batch; the ``kp_`` columns follow it (replacing any of
+    the same name).
     """
 
-    def __init__(self, stream: IO[bytes], added: tuple[str, ...]) -> None:
-        self._pq = import_pyarrow_parquet()
-        import pyarrow  # noqa: PLC0415 - installed with pyarrow.parquet, checked above
-
-        self._pa = pyarrow
-        self._stream = stream
+    def __init__(
+        self, fmt: RowFormat, stream: IO[str] | IO[bytes], added: tuple[str, ...] = SCORE_COLUMNS
+    ) -> None:
+        self._stream: Any = stream
+        self._parquet = fmt == "parquet"
         self._added = added
         self._pending: list[dict[str, Any]] = []
         self._schema: Any = None
         self._writer: Any = None
+        if self._parquet:
+            self._pq = import_pyarrow_parquet()
+            import pyarrow  # noqa: PLC0415 - installed with pyarrow.parquet, checked above
+
+            self._pa = pyarrow
 
     def write(self, row: Record, columns: Mapping[str, Any]) -> None:
-        """Add one row; a full batch is written out."""
+        """Write one row with its ``kp_`` columns (Parquet: once a batch is full)."""
+        if not self._parquet:
+            self._stream.write(jsonl_row(row, columns) + "\n")
+            return
         if self._schema is None:
-            self._schema = self._input_schema(row.location.file)
+            name = row.location.file
+            try:
+                self._schema = self._pq.read_schema(name) if _is_parquet(name) else False
+            except (OSError, ValueError):
+                self._schema = False
         self._pending.append({**row.value, **columns})
         if len(self._pending) >= BATCH_ROWS:
             self._flush()
-
-    def _input_schema(self, name: str) -> Any:
-        try:
-            return self._pq.read_schema(name) if _is_parquet(name) else False
-        except (OSError, ValueError):
-            return False
 
     def _flush(self) -> None:
         if not self._pending:
@@ -129,7 +133,12 @@ class ParquetRows:
         pa = self._pa
         try:
             if self._writer is None:
-                self._open()
+                # Rows from JSON: the columns of every row of the first batch, not the first's.
+                base = self._schema or pa.Table.from_struct_array(pa.array(self._pending)).schema
+                kept = [field for field in base if field.name not in self._added]
+                added = [pa.field(name, _TYPES[name]) for name in self._added]
+                self._schema = pa.schema(kept + added, metadata=base.metadata)
+                self._writer = self._pq.ParquetWriter(self._stream, self._schema)
             table = pa.Table.from_pylist(self._pending, schema=self._schema)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as error:
             raise OutputError(
@@ -139,17 +148,10 @@ class ParquetRows:
         self._writer.write_table(table)
         self._pending.clear()
 
-    def _open(self) -> None:
-        pa = self._pa
-        # Rows from JSON: the columns of every row of the first batch, not the first's only.
-        base = self._schema or pa.Table.from_struct_array(pa.array(self._pending)).schema
-        kept = [field for field in base if field.name not in self._added]
-        added = [pa.field(name, _TYPES[name]) for name in self._added]
-        self._schema = pa.schema(kept + added, metadata=base.metadata)
-        self._writer = self._pq.ParquetWriter(self._stream, self._schema)
-
     def close(self) -> None:
-        """Write what is left and the file's footer."""
+        """Finish the output: Parquet's last batch and footer."""
+        if not self._parquet:
+            return
         self._flush()
         if self._writer is not None:
             self._writer.close()
@@ -158,36 +160,9 @@ class ParquetRows:
             schema = pa.schema([pa.field(name, _TYPES[name]) for name in self._added])
             self._pq.ParquetWriter(self._stream, schema).close()
 
-
-class RowWriter:
-    """Rows out, in JSON Lines (a text stream) or Parquet (a binary stream)."""
-
-    def __init__(
-        self, fmt: RowFormat, stream: IO[str] | IO[bytes], added: tuple[str, ...] = SCORE_COLUMNS
-    ) -> None:
-        self._text: IO[str] | None = stream if fmt == "jsonl" else None  # type: ignore[assignment]
-        self._parquet = ParquetRows(stream, added) if fmt == "parquet" else None  # type: ignore[arg-type]
-
-    def write(self, row: Record, columns: Mapping[str, Any]) -> None:
-        """Write one row with its ``kp_`` columns."""
-        if self._parquet is not None:
-            self._parquet.write(row, columns)
-        elif self._text is not None:
-            self._text.write(jsonl_row(row, columns) + "\n")
-
-    def close(self) -> None:
-        """Finish the output (Parquet's footer)."""
-        if self._parquet is not None:
-            self._parquet.close()
-
     def __enter__(self) -> RowWriter:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         if kind is None:
             self.close()

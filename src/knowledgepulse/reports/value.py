@@ -13,7 +13,7 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, Protocol
+from typing import IO, Any
 
 import orjson
 
@@ -22,6 +22,7 @@ from knowledgepulse.records import Location, Problem
 from knowledgepulse.value.breakdown import ValueBreakdown
 
 DECIMALS = 12
+_SCALE = 10.0**DECIMALS
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +98,6 @@ def tidy(value: Any) -> Any:
     return _rounded(value)
 
 
-_SCALE = 10.0**DECIMALS
-
-
 def _rounded(number: float) -> float:
     # As tidy treats a leaf: only a float, exactly (not an int, nor a subclass), is rounded.
     if type(number) is not float:
@@ -115,7 +113,7 @@ def _rounded(number: float) -> float:
 def row(result: ScoredTrace) -> dict[str, Any]:
     """One trace's JSON row: the breakdown, then where it was read from.
 
-    ``tidy(breakdown.to_dict())``, rounded as it is built (tidying after took a seventh of a run).
+    Rounded as it is built, as :func:`tidy` would (tidying after took a seventh of a run).
     """
     return {
         **result.breakdown.to_dict(rounding=_rounded),
@@ -124,17 +122,18 @@ def row(result: ScoredTrace) -> dict[str, Any]:
     }
 
 
-class ReportWriter(Protocol):
+class ReportWriter:
     """Writes a report as the run goes: each result, then the ending."""
 
     def write(self, result: ScoredTrace) -> None:
         """Write one scored trace."""
+        raise NotImplementedError
 
     def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
-        """Finish the report (summary, problems) once every result is written."""
+        """Finish the report once every result is written (by default nothing: see stderr)."""
 
 
-class TableCollector:
+class TableCollector(ReportWriter):
     """Keeps the rows for the table, which is for people and so rendered at the end."""
 
     def __init__(self) -> None:
@@ -145,7 +144,7 @@ class TableCollector:
         self.results.append(result)
 
 
-class JsonLinesWriter:
+class JsonLinesWriter(ReportWriter):
     """One JSON object a line, one line per valid trace, in input order."""
 
     def __init__(self, stream: IO[str]) -> None:
@@ -155,11 +154,8 @@ class JsonLinesWriter:
         """Write one trace's line."""
         self._stream.write(dumps(row(result)) + "\n")
 
-    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
-        """Nothing to add: problems and the summary go to stderr."""
 
-
-class JsonWriter:
+class JsonWriter(ReportWriter):
     """One JSON document: ``traces`` (one row a line, in input order), ``problems``, ``summary``.
 
     The summary comes last because it is known last: the rows are written as they are scored.
@@ -209,7 +205,7 @@ CSV_COLUMNS = (
 )
 
 
-class CsvWriter:
+class CsvWriter(ReportWriter):
     """A CSV table, one row per valid trace; overrides joined with ``;``, booleans lower-case."""
 
     def __init__(self, stream: IO[str]) -> None:
@@ -231,9 +227,6 @@ class CsvWriter:
         # Booleans in JSON's spelling, which CSV readers expect more than Python's True/False.
         cells = {c: str(flat[c]).lower() if type(flat[c]) is bool else flat[c] for c in CSV_COLUMNS}
         self._writer.writerow(cells)
-
-    def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
-        """Nothing to add: problems and the summary go to stderr."""
 
 
 def dumps(data: Any) -> str:

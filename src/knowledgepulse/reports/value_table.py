@@ -42,10 +42,10 @@ def to_table(
     """
     longest_id = max((len(r.breakdown.trace_id) for r in results), default=5)
     wide = width >= WIDE_TABLE_COLUMNS and longest_id <= width - _WIDE_OTHERS
-    sources = {result.breakdown.novelty.source for result in results}
-    legend = [_SOURCE_LEGEND[source] for source in sorted(sources) if source in _SOURCE_LEGEND]
-    fired = sorted({o.name for r in results for o in r.breakdown.overrides})
+    sources = sorted({result.breakdown.novelty.source for result in results})
+    legend = [_SOURCE_LEGEND[source] for source in sources if source in _SOURCE_LEGEND]
     if not wide:
+        fired = sorted({o.name for r in results for o in r.breakdown.overrides})
         legend += [f"{_OVERRIDE_MARKS[name]} {name}" for name in fired]
     table = Table(
         title=f"Trace value (sharing threshold {threshold:g})",
@@ -76,8 +76,7 @@ def to_table(
     else:
         table.add_column("ovr", no_wrap=True)
     for result in results:
-        b = result.breakdown
-        d = b.dimensions
+        b, d = result.breakdown, result.breakdown.dimensions
         cells: list[Text | str] = [
             Text(printable(b.trace_id, one_line=True)),
             Text(f"{b.score:.3f}", style="bold"),
@@ -124,8 +123,7 @@ def percentile_table(tally: RunTally, *, width: int = WIDE_TABLE_COLUMNS) -> Tab
     ]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     # What the numbers leave: the edges, a space (two when wide) between columns.
-    gap = 3 if wide else 1
-    room = width - 2 - sum(widths) - gap * len(columns)
+    room = width - 2 - sum(widths) - (3 if wide else 1) * len(columns)
     table.add_column("domain", no_wrap=True, overflow="ellipsis", max_width=max(6, room))
     for column, column_width in zip(columns, widths, strict=True):
         table.add_column(column, justify="right", no_wrap=True, min_width=column_width)
