@@ -16,7 +16,6 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Strict, StrictBool, StrictStr, ValidationError
 
-from knowledgepulse._util.jsonpath import problems_from
 from knowledgepulse.errors import ReportFileError
 from knowledgepulse.evals.results import TOLERANCE, EvalRun
 from knowledgepulse.records import Location, Problem, Record
@@ -220,7 +219,7 @@ def report_snapshot(document: Any, source: str) -> RunSnapshot:
         report = _Report.model_validate(document)
     except ValidationError as error:
         raise ReportFileError(
-            summary, problems_from(error, Record(Location(source), document))
+            summary, Record(Location(source), document).problems_from(error)
         ) from None
     first: dict[str, int] = {}
     repeated = [
