@@ -72,14 +72,14 @@ def first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else repr(error)
 
 
-def _reraised(error: BaseException | None, message: str) -> KnowledgePulseError:
-    """Our own error that a Ray error wraps (a model that does not load), else ``message``."""
+def _reraised(error: BaseException | None, fallback: RayClusterError) -> KnowledgePulseError:
+    """Our own error that a Ray error wraps (a model that does not load), else ``fallback``."""
     cause = error
     while cause is not None:
         if isinstance(cause, KnowledgePulseError):
             return cause
         cause = getattr(cause, "cause", None) or cause.__cause__
-    return RayClusterError(message)
+    return fallback
 
 
 def actors_allowed(resources: dict[str, float], num_cpus: float, num_gpus: float) -> int:
@@ -408,8 +408,8 @@ class RayEmbedder:
             return list(ray.get(refs))
         except ray.exceptions.RayTaskError as error:
             cause = getattr(error, "cause", None)
-            message = f"an embedding actor failed: {type(cause).__name__}: {cause}"
-            raise _reraised(cause, message) from None
+            failed = RayClusterError(f"an embedding actor failed: {type(cause).__name__}: {cause}")
+            raise _reraised(cause, failed) from None
         except ray.exceptions.RayActorError as error:
             raise RayClusterError(
                 f"an embedding actor died ({first_line(error)}); a node may "
@@ -679,8 +679,9 @@ def iter_dataset_scores(
             yield from _score_batch(scorer, batch, positions)
     except ray.exceptions.RayError as error:
         # An actor's own error (a model that does not load) reaches the caller as it is.
-        message = f"scoring the dataset failed on the cluster: {first_line(error)}"
-        raise _reraised(error, message) from error
+        failed = RayClusterError(f"scoring the dataset failed on the cluster: {first_line(error)}")
+        ours = _reraised(error, failed)
+        raise ours from (error if ours is failed else None)
 
 
 def _score_batch(
