@@ -56,24 +56,27 @@ class OperationOutcome:
     def explain(self) -> str:
         """Why the operation was skipped, naming the page and target ("" when it was applied)."""
         op, page = self.operation, self.page_id
-        if self.reason is Inapplicable.TARGET_NOT_FOUND and op.target_block_id is None:
-            return f"targetIndex {op.target_index} is outside page '{page}' (original blocks)"
-        deleted = self.target.block_id if self.target else "?"
-        known = ", ".join(KNOWN_OPERATION_TYPES)
-        return {
-            None: "",
-            Inapplicable.NO_PAGE_ID: (
-                "it gives no pageId and the case has several pages; add pageId"
-            ),
-            Inapplicable.PAGE_NOT_FOUND: f"page '{op.page_id}' is not in the input",
-            Inapplicable.UNKNOWN_TYPE: f"type '{op.type}' is unknown (known types: {known})",
-            Inapplicable.NO_TARGET: f"'{op.type}' needs targetBlockId or targetIndex",
-            Inapplicable.TARGET_NOT_FOUND: f"block '{op.target_block_id}' is not on page '{page}'",
-            Inapplicable.TARGET_DELETED: (
-                f"its target block '{deleted}' on page '{page}' was deleted earlier"
-            ),
-            Inapplicable.NO_CONTENT: f"'{op.type}' needs content",
-        }[self.reason]
+        match self.reason:
+            case None:
+                return ""
+            case Inapplicable.NO_PAGE_ID:
+                return "it gives no pageId and the case has several pages; add pageId"
+            case Inapplicable.PAGE_NOT_FOUND:
+                return f"page '{op.page_id}' is not in the input"
+            case Inapplicable.UNKNOWN_TYPE:
+                known = ", ".join(KNOWN_OPERATION_TYPES)
+                return f"type '{op.type}' is unknown (known types: {known})"
+            case Inapplicable.NO_TARGET:
+                return f"'{op.type}' needs targetBlockId or targetIndex"
+            case Inapplicable.TARGET_NOT_FOUND if op.target_block_id is not None:
+                return f"block '{op.target_block_id}' is not on page '{page}'"
+            case Inapplicable.TARGET_NOT_FOUND:
+                return f"targetIndex {op.target_index} is outside page '{page}' (original blocks)"
+            case Inapplicable.TARGET_DELETED:
+                block = self.target.block_id if self.target else "?"
+                return f"its target block '{block}' on page '{page}' was deleted earlier"
+            case Inapplicable.NO_CONTENT:
+                return f"'{op.type}' needs content"
 
 
 @dataclass(frozen=True, slots=True)
