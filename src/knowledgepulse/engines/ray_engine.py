@@ -657,7 +657,8 @@ def iter_dataset_scores(
             )
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False)
-    concurrency = concurrency or actors_allowed(ray.cluster_resources(), num_cpus, num_gpus)
+    if concurrency is None:
+        concurrency = actors_allowed(ray.cluster_resources(), num_cpus, num_gpus)
     mapped = dataset.map_batches(
         TraceBatchEmbedder,
         fn_constructor_args=(factory, scorer.novelty_text, column, order_by, convert),
