@@ -95,7 +95,7 @@ def test_windows_are_averaged_by_their_number_of_pieces() -> None:
 
 
 def test_the_default_cap_is_32_windows() -> None:
-    """The measured default (see the windows module docstring) stays what was measured."""
+    """The measured default (docs/scoring.md) stays what was measured."""
     assert DEFAULT_MAX_WINDOWS == 32
 
 

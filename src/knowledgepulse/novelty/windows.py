@@ -1,9 +1,10 @@
 """Long texts into model inputs and back: windows of word pieces, padded batches, pooling.
 
-A text's word pieces are cut into windows of 254, each read as ``[CLS] window [SEP]``; its
-embedding is the windows' mean weighted by their pieces. At most ``max_windows`` windows are
-embedded and only a prefix long enough for them is tokenized (``docs/scoring.md`` measures the
-cap). A chunk is planned into padded batches on the host while a :class:`BatchRunner` runs the last.
+The model reads 256 positions: a text's word pieces are cut into windows of 254, each read as
+``[CLS] window [SEP]``; its embedding is the windows' mean weighted by their pieces. At most
+``max_windows`` windows are embedded and only a prefix long enough for them is tokenized
+(``docs/scoring.md`` measures the cap). A chunk is planned into padded batches on the host while a
+:class:`BatchRunner` runs the last.
 """
 
 from __future__ import annotations
