@@ -77,15 +77,16 @@ def failure_message(result: CaseResult | EvalRun, *, width: int = 100) -> str:
     """
     if isinstance(result, CaseResult):
         failed, lost = [result], []
-        shown = ", ".join(
-            f"{o.key} {report.number(o.score)} < {report.number(o.threshold)}"
-            if o.score is not None
-            else f"{o.key}: no score"
-            for o in result.failing
-        )
-        head = f"{counted(len(result.failing), 'scorer')} below threshold: {shown}"
         if result.malformed:
             head = f"malformed case: {counted(len(result.problems), 'problem')}"
+        else:
+            shown = ", ".join(
+                f"{o.key} {report.number(o.score)} < {report.number(o.threshold)}"
+                if o.score is not None
+                else f"{o.key}: no score"
+                for o in result.failing
+            )
+            head = f"{counted(len(result.failing), 'scorer')} below threshold: {shown}"
     else:
         head = report.summary_line(result)
         failed = [case for case in result.cases if not case.passed]
