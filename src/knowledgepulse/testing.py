@@ -25,7 +25,8 @@ class HashingEmbedder:
     """A stand-in for the real model in unit tests: nothing to load, the same in every process.
 
     Bag-of-words feature hashing: each word adds +-1 (by its BLAKE2b hash) to one of
-    ``dimensions`` slots, so texts sharing words get similar vectors; rows are L2-normalised.
+    ``dimensions`` (384: MiniLM's) slots, so texts sharing words get similar vectors; rows are
+    L2-normalised, and a text without words gives a zero row.
     """
 
     def __init__(self, dimensions: int = 384) -> None:
