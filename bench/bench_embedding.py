@@ -88,12 +88,10 @@ def plan_work(embedder: MiniLMEmbedder, traces: list[ReasoningTrace], novelty_te
         texts = [part.text(trace) for trace in traces]
         if part.max_pieces is None:
             pieces = leading_pieces(texts, encode, max_windows=DEFAULT_MAX_WINDOWS)
-            cut = split_windows([ids for ids, _ in pieces], max_windows=DEFAULT_MAX_WINDOWS)
+            cut = split_windows([ids for ids, _ in pieces])
         else:
             pieces = leading_pieces(texts, encode, max_windows=1, window_pieces=part.max_pieces)
-            cut = split_windows(
-                [ids for ids, _ in pieces], window_pieces=part.max_pieces, max_windows=1
-            )
+            cut = split_windows([ids for ids, _ in pieces], window_pieces=part.max_pieces)
         plan = batches_by_length(
             cut, max_tokens=embedder._max_batch_tokens, max_batch=embedder._max_batch_windows
         )

@@ -25,7 +25,8 @@ class HashingEmbedder:
     """A stand-in for the real model in unit tests: nothing to load, the same in every process.
 
     Bag-of-words feature hashing: each word adds +-1 (by its BLAKE2b hash) to one of
-    ``dimensions`` slots, so texts sharing words get similar vectors; rows are L2-normalised.
+    ``dimensions`` (384: MiniLM's) slots, so texts sharing words get similar vectors; rows are
+    L2-normalised, and a text without words gives a zero row.
     """
 
     def __init__(self, dimensions: int = 384) -> None:
@@ -77,15 +78,16 @@ def failure_message(result: CaseResult | EvalRun, *, width: int = 100) -> str:
     """
     if isinstance(result, CaseResult):
         failed, lost = [result], []
-        shown = ", ".join(
-            f"{o.key} {report.number(o.score)} < {report.number(o.threshold)}"
-            if o.score is not None
-            else f"{o.key}: no score"
-            for o in result.failing
-        )
-        head = f"{counted(len(result.failing), 'scorer')} below threshold: {shown}"
         if result.malformed:
             head = f"malformed case: {counted(len(result.problems), 'problem')}"
+        else:
+            shown = ", ".join(
+                f"{o.key} {report.number(o.score)} < {report.number(o.threshold)}"
+                if o.score is not None
+                else f"{o.key}: no score"
+                for o in result.failing
+            )
+            head = f"{counted(len(result.failing), 'scorer')} below threshold: {shown}"
     else:
         head = report.summary_line(result)
         failed = [case for case in result.cases if not case.passed]

@@ -51,12 +51,13 @@ def test_empty_text_still_gets_one_window() -> None:
 
 
 def test_max_windows_keeps_each_texts_first_windows() -> None:
-    """The optional cap bounds the cost of huge texts, per text."""
-    windows = split_windows([list(range(10)), list(range(3))], window_pieces=4, max_windows=2)
+    """The optional cap bounds the cost of huge texts, per text: the pieces kept, then cut."""
+    pieces = leading_pieces(["abcdefghij", "xyz"], word_pieces, max_windows=2, window_pieces=4)
+    windows = split_windows([ids for ids, _ in pieces], window_pieces=4)
     assert [(w.text, w.pieces) for w in windows] == [
-        (0, (0, 1, 2, 3)),
-        (0, (4, 5, 6, 7)),
-        (1, (0, 1, 2)),
+        (0, tuple(b"abcd")),
+        (0, tuple(b"efgh")),
+        (1, tuple(b"xyz")),
     ]
 
 
@@ -95,7 +96,7 @@ def test_windows_are_averaged_by_their_number_of_pieces() -> None:
 
 
 def test_the_default_cap_is_32_windows() -> None:
-    """The measured default (see the windows module docstring) stays what was measured."""
+    """The measured default (docs/scoring.md) stays what was measured."""
     assert DEFAULT_MAX_WINDOWS == 32
 
 

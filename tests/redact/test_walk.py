@@ -183,3 +183,10 @@ def test_keys_that_name_a_secret(key: str) -> None:
 def test_keys_that_merely_contain_a_secret_s_name(key: str) -> None:
     """A key that only contains a secret's name (max_tokens) keeps its value."""
     assert not names_secret(key)
+
+
+def test_an_object_in_a_list_nested_in_steps_is_not_a_step() -> None:
+    """Only the steps themselves keep their ``type`` and ``tool``; a nested list's objects don't."""
+    document = {"steps": [[{"type": "mail bob@example.com", "tool": KEY}]]}
+    redacted, _ = redact_document(document)
+    assert redacted["steps"] == [[{"type": "mail [REDACTED:email]", "tool": "[REDACTED:api_key]"}]]

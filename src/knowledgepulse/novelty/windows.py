@@ -1,9 +1,10 @@
 """Long texts into model inputs and back: windows of word pieces, padded batches, pooling.
 
-A text's word pieces are cut into windows of 254, each read as ``[CLS] window [SEP]``; its
-embedding is the windows' mean weighted by their pieces. At most ``max_windows`` windows are
-embedded and only a prefix long enough for them is tokenized (``docs/scoring.md`` measures the
-cap). A chunk is planned into padded batches on the host while a :class:`BatchRunner` runs the last.
+The model reads 256 positions: a text's word pieces are cut into windows of 254, each read as
+``[CLS] window [SEP]``; its embedding is the windows' mean weighted by their pieces. At most
+``max_windows`` windows are embedded and only a prefix long enough for them is tokenized
+(``docs/scoring.md`` measures the cap). A chunk is planned into padded batches on the host while a
+:class:`BatchRunner` runs the last.
 """
 
 from __future__ import annotations
@@ -47,20 +48,15 @@ class Window:
 
 
 def split_windows(
-    pieces_per_text: Sequence[Sequence[int]],
-    *,
-    window_pieces: int = WINDOW_PIECES,
-    max_windows: int | None = None,
+    pieces_per_text: Sequence[Sequence[int]], *, window_pieces: int = WINDOW_PIECES
 ) -> list[Window]:
-    """Every text's pieces cut into consecutive windows, in text order.
+    """Every text's pieces (capped by :func:`leading_pieces`) cut into consecutive windows.
 
-    A text with no pieces gets one empty window, read as ``[CLS] [SEP]``.
+    In text order; a text with no pieces gets one empty window, read as ``[CLS] [SEP]``.
     """
     windows: list[Window] = []
     for text, pieces in enumerate(pieces_per_text):
         starts = range(0, max(len(pieces), 1), window_pieces)
-        if max_windows is not None:
-            starts = starts[:max_windows]
         windows.extend(Window(text, tuple(pieces[s : s + window_pieces])) for s in starts)
     return windows
 

@@ -77,11 +77,14 @@ def _walk(
     shape: Shape | None = None,
 ) -> Any:
     # The value with each string replaced by visit(); the same object when nothing changed. A
-    # list passes ``kept`` to its items: the fields kept in each object of a list of known ones.
+    # list of known objects passes ``kept`` to its objects, not to a list nested in it.
     if isinstance(value, str):
         return visit(loc, value, secret)
     if isinstance(value, list):
-        new = [_walk(item, (*loc, at), visit, secret, kept=kept) for at, item in enumerate(value)]
+        new = [
+            _walk(item, (*loc, at), visit, secret, kept=frozenset() if type(item) is list else kept)
+            for at, item in enumerate(value)
+        ]
         return value if all(a is b for a, b in zip(new, value, strict=True)) else new
     if not isinstance(value, Mapping):
         return value
