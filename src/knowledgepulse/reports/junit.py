@@ -1,7 +1,9 @@
-"""Evaluation runs as JUnit XML: one ``<testcase>`` per case, a ``<failure>`` or ``<error>``.
+"""Evaluation runs as JUnit XML: a ``<testcase>`` per case, ``classname`` its file, ``name`` its id.
 
-Against a baseline a failure says how it stands; an excused one is ``<skipped>``, so the report
-fails exactly the cases that fail the run. No timestamps: equal runs, equal bytes.
+A failing case is a ``<failure>``; a malformed one, a task that raised and a file not read in full
+an ``<error>``. Against a baseline a failure says how it stands; an excused one is ``<skipped>``,
+so the report fails exactly the cases that fail the run. No timestamps, no durations over
+recorded outputs: equal runs, equal bytes; all text is printable, so the XML stays well-formed.
 """
 
 from __future__ import annotations
