@@ -239,7 +239,7 @@ class ReadProgress:
             self._task = self.bar.add_task("reading", total=self.total_bytes or None, done=0)
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, *_: object) -> None:
         if self.bar is not None:
             self.bar.stop()
 

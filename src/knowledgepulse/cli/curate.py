@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -61,9 +61,6 @@ from knowledgepulse.reports.value import annotated_line, dumps, tidy
 from knowledgepulse.trace.load import LoadedTrace
 from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.scorer import TraceValueScorer
-
-if TYPE_CHECKING:  # the converters bring pydantic: loaded for --from only
-    pass
 
 similarity_histogram_option = click.option(
     "--similarity-histogram",

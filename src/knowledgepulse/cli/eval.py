@@ -26,11 +26,7 @@ from knowledgepulse.cli._console import (
     report_format,
     stdout_for_the_report,
 )
-from knowledgepulse.cli._options import (
-    format_option,
-    output_option,
-    refuse_usage,
-)
+from knowledgepulse.cli._options import format_option, output_option, refuse_usage
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from knowledgepulse.errors import SuiteError
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases, iter_cases

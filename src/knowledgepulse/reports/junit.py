@@ -1,7 +1,9 @@
-"""Evaluation runs as JUnit XML: one ``<testcase>`` per case, a ``<failure>`` or ``<error>``.
+"""Evaluation runs as JUnit XML: a ``<testcase>`` per case, ``classname`` its file, ``name`` its id.
 
-Against a baseline a failure says how it stands; an excused one is ``<skipped>``, so the report
-fails exactly the cases that fail the run. No timestamps: equal runs, equal bytes.
+A failing case is a ``<failure>``; a malformed one, a task that raised and a file not read in full
+an ``<error>``. Against a baseline a failure says how it stands; an excused one is ``<skipped>``,
+so the report fails exactly the cases that fail the run. No timestamps, no durations over
+recorded outputs: equal runs, equal bytes; all text is printable, so the XML stays well-formed.
 """
 
 from __future__ import annotations
@@ -111,27 +113,27 @@ def _testcase(result: CaseResult, gate: Gate | None, index: int) -> ET.Element:
         ]
         _properties(testcase, shown)
     if (verdict := _verdict(result, case_id)) is not None:
-        message, kind, text = verdict
+        tag, message, kind, text = verdict
         if gate is not None and (standing := gate.standing(index)) is not None:
             message = f"{standing}: {message}"
         # Known failures are skipped, as pytest writes xfail: CI shows them but fails nothing.
-        excused = gate is not None and gate.excused(index)
-        tag = "skipped" if excused else "failure" if kind == "BelowThreshold" else "error"
+        if gate is not None and gate.excused(index):
+            tag = "skipped"
         ET.SubElement(testcase, tag, {"message": message, "type": kind}).text = text
     _warnings(testcase, list(result.warnings))
     return testcase
 
 
-def _verdict(result: CaseResult, case_id: str) -> tuple[str, str, str] | None:
-    """Why the case fails (message, type, text), or None when it passes."""
+def _verdict(result: CaseResult, case_id: str) -> tuple[str, str, str, str] | None:
+    """Why the case fails (``failure`` or ``error``, message, type, text), or None if it passes."""
     head = f"{result.location}: case '{case_id}'"
     if result.malformed:
         problems = "\n".join(str(problem) for problem in result.problems)
-        return f"malformed case at {result.location}", "MalformedCase", problems
+        return "error", f"malformed case at {result.location}", "MalformedCase", problems
     reason = task_failure(result)
     if reason is not None and result.task is not None:
         said = f"{head}\n{reason}\nattempts: {result.task.attempts}; no output, so no scorer ran"
-        return reason, result.task.error_type or "TaskError", said
+        return "error", reason, result.task.error_type or "TaskError", said
     if not (failing := result.failing):
         return None
     message = "; ".join(
@@ -145,4 +147,4 @@ def _verdict(result: CaseResult, case_id: str) -> tuple[str, str, str] | None:
         lines.append(f"{outcome.label}: {outcome_line(outcome)}")
         lines.extend(f"  {hint}" for hint in outcome.diagnosis)
     summary = f"{len(failing)} scorer(s) below threshold: {message}"
-    return summary, "BelowThreshold", "\n".join(lines)
+    return "failure", summary, "BelowThreshold", "\n".join(lines)
