@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import warnings
 from collections.abc import Iterator
 
@@ -13,6 +14,11 @@ from hypothesis import HealthCheck, settings
 # test's defect.
 settings.register_profile("shared-machine", suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("shared-machine")
+
+# A suite started in the background (`cmd &`, nohup) inherits an ignored SIGINT, and so would every
+# process it starts: the Ctrl-C tests need Python's own handler, as in a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
