@@ -40,7 +40,8 @@ from knowledgepulse.curation import (
     select,
 )
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
-from knowledgepulse.trace.load import LoadedTrace, load_traces
+from knowledgepulse.trace.item import TraceItem
+from knowledgepulse.trace.load import load_traces
 from knowledgepulse.trace.text import whole_text
 from knowledgepulse.value import TraceValueScorer
 
@@ -106,7 +107,7 @@ def main() -> None:
         traces = [
             item
             for item in load_traces([CORPORA / f"{corpus}.jsonl"])
-            if isinstance(item, LoadedTrace)
+            if isinstance(item, TraceItem)
         ]
         tasks = [task_key(corpus, t.trace) for t in traces]
         success = [t.trace.metadata.success for t in traces]

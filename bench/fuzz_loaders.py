@@ -58,7 +58,7 @@ from knowledgepulse.reports.compare import comparison_to_json, comparison_to_mar
 from knowledgepulse.reports.evals import to_json, to_markdown
 from knowledgepulse.reports.evals_html import to_html
 from knowledgepulse.reports.junit import to_junit
-from knowledgepulse.trace import LoadedTrace, load_traces
+from knowledgepulse.trace import TraceItem, load_traces
 from knowledgepulse.trace.load import validate_record
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,7 +151,7 @@ def _written_and_read_back(item: ConvertedTrace) -> None:
 
 def _traces(path: Path) -> Iterable[object]:
     for item in load_traces([path]):
-        if isinstance(item, LoadedTrace):
+        if isinstance(item, TraceItem):
             for level in ("private", "aggregated"):
                 document, _ = redact_document(item.record.value, level)
                 problems = validate_record(Record(Location("redacted"), document))

@@ -14,7 +14,7 @@ from knowledgepulse.novelty import Embedder, embedder_for
 from knowledgepulse.novelty.cache import Nearest, VectorCache
 from knowledgepulse.records import Problem
 from knowledgepulse.testing import HashingEmbedder, assert_passes
-from knowledgepulse.trace import LoadedTrace, ReasoningTrace
+from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value import ScoringWeights, TraceValueScorer, ValueBreakdown
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -22,8 +22,8 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 def test_trace_value_scoring_is_typed_end_to_end() -> None:
     """Load traces, score them with a scorer of one's own, read the breakdown's numbers."""
-    loaded: Iterator[LoadedTrace | Problem] = kp.load_traces([EXAMPLES / "traces/traces.jsonl"])
-    traces: list[ReasoningTrace] = [item.trace for item in loaded if isinstance(item, LoadedTrace)]
+    loaded: Iterator[TraceItem | Problem] = kp.load_traces([EXAMPLES / "traces/traces.jsonl"])
+    traces: list[ReasoningTrace] = [item.trace for item in loaded if isinstance(item, TraceItem)]
     embedder: Embedder = HashingEmbedder(dimensions=64)
     scorer = TraceValueScorer(embedder=embedder, cache=VectorCache(max_elements=25))
     breakdowns: list[ValueBreakdown] = [scorer.score(trace) for trace in traces]

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.records import Location, Record
 from knowledgepulse.testing import HashingEmbedder
-from knowledgepulse.trace.load import LoadedTrace, validate_record
+from knowledgepulse.trace.item import TraceItem
+from knowledgepulse.trace.load import validate_record
 from knowledgepulse.value.scorer import TraceValueScorer
 from tests.builders import trace_json
 
@@ -22,11 +23,11 @@ OBJECTIVES = [
 ]
 
 
-def loaded(trace_id: str, objective: str) -> LoadedTrace:
+def loaded(trace_id: str, objective: str) -> TraceItem:
     result = validate_record(
         Record(Location("t.jsonl"), trace_json(trace_id=trace_id, objective=objective))
     )
-    assert isinstance(result, LoadedTrace)
+    assert isinstance(result, TraceItem)
     return result
 
 
@@ -79,7 +80,7 @@ def test_scores_do_not_depend_on_input_order(
     shuffled = traces[:]
     rng.shuffle(shuffled)
 
-    def by_content(items: list[LoadedTrace]) -> list[tuple[str, str, object]]:
+    def by_content(items: list[TraceItem]) -> list[tuple[str, str, object]]:
         rows = score_corpus(scorer(), items).breakdowns
         return sorted(
             (t.trace.id, t.trace.task.objective, repr(b.to_dict()))

@@ -12,7 +12,8 @@ from knowledgepulse.novelty import DEFAULT_NOVELTY_TEXT, novelty_text
 from knowledgepulse.novelty.cache import VectorCache
 from knowledgepulse.records import Location, Record
 from knowledgepulse.testing import HashingEmbedder
-from knowledgepulse.trace.load import LoadedTrace, validate_record
+from knowledgepulse.trace.item import TraceItem
+from knowledgepulse.trace.load import validate_record
 from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import assert_scored_alike, make_trace, trace_json
@@ -98,11 +99,11 @@ def test_batches_do_not_call_the_one_query_search(monkeypatch: pytest.MonkeyPatc
     assert [b.novelty.nearest_id for b in breakdowns[2:4]] == ["kp:trace:0", "kp:trace:1"]
 
 
-def loaded(trace_id: str, objective: str) -> LoadedTrace:
+def loaded(trace_id: str, objective: str) -> TraceItem:
     result = validate_record(
         Record(Location("t.jsonl"), trace_json(trace_id=trace_id, objective=objective))
     )
-    assert isinstance(result, LoadedTrace)
+    assert isinstance(result, TraceItem)
     return result
 
 

@@ -23,7 +23,7 @@ from knowledgepulse.reports.value import (
     ScoredTrace,
 )
 from knowledgepulse.reports.value_table import to_table
-from knowledgepulse.trace import LoadedTrace, load_traces
+from knowledgepulse.trace import TraceItem, load_traces
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import trace_json
 from tests.trace.strategies import mutated_documents
@@ -48,8 +48,8 @@ def test_any_mutated_trace_is_scored_or_reported(tmp_path: Path, record: str) ->
     path = tmp_path / "fuzz.jsonl"
     path.write_text(f"{good}\n{record}\n{good.replace('good', 'good-2')}\n", "utf-8")
     items = list(load_traces([path]))
-    assert all(isinstance(item, LoadedTrace | Problem) for item in items)
-    loaded = [item for item in items if isinstance(item, LoadedTrace)]
+    assert all(isinstance(item, TraceItem | Problem) for item in items)
+    loaded = [item for item in items if isinstance(item, TraceItem)]
     assert {"kp:trace:good", "kp:trace:good-2"} <= {item.trace.id for item in loaded}
     problems = [item for item in items if isinstance(item, Problem)]
     assert all(str(problem).startswith(f"{path}:2: ") for problem in problems)

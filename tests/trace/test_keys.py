@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
-from knowledgepulse.trace import LoadedTrace, ReasoningTrace, load_traces
+from knowledgepulse.trace import ReasoningTrace, TraceItem, load_traces
 from knowledgepulse.trace.load import _TRACE, has_unknown_keys, misspelt_keys
 from tests.builders import trace_json
 
@@ -101,7 +101,7 @@ def test_loading_warns_at_the_line_and_still_loads_the_trace(tmp_path: Path) -> 
         f"{path}:2: warning: steps[1].tols: unknown key, kept but not read: did you mean 'tool'?"
     ]
     assert all(w.warning for w in warnings)
-    assert len([i for i in items if isinstance(i, LoadedTrace)]) == 2
+    assert len([i for i in items if isinstance(i, TraceItem)]) == 2
 
 
 def test_an_invalid_record_gets_the_hint_beside_its_errors(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from knowledgepulse.records import Problem
-from knowledgepulse.trace import LoadedTrace, load_traces
+from knowledgepulse.trace import TraceItem, load_traces
 from tests.builders import trace_json
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "traces"
@@ -25,7 +25,7 @@ def test_bad_records_do_not_stop_the_good_ones(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text("\n".join(lines) + "\n")
     items = list(load_traces([path]))
-    assert [i.trace.id for i in items if isinstance(i, LoadedTrace)] == ["kp:trace:a", "kp:trace:b"]
+    assert [i.trace.id for i in items if isinstance(i, TraceItem)] == ["kp:trace:a", "kp:trace:b"]
     assert [str(i).split(": ")[0] for i in items if isinstance(i, Problem)] == [
         f"{path}:2",
         f"{path}:3",
@@ -42,7 +42,7 @@ def test_json_list_file_loads_every_trace(tmp_path: Path) -> None:
         json.dumps([trace_json(trace_id="kp:trace:1"), trace_json(trace_id="kp:trace:2")], indent=1)
     )
     items = list(load_traces([path]))
-    assert [i.trace.id for i in items if isinstance(i, LoadedTrace)] == ["kp:trace:1", "kp:trace:2"]
+    assert [i.trace.id for i in items if isinstance(i, TraceItem)] == ["kp:trace:1", "kp:trace:2"]
     assert [i.location.index for i in items] == [0, 1]
 
 
@@ -57,7 +57,7 @@ def test_the_bundled_examples_are_valid() -> None:
 def test_the_bundled_invalid_examples_are_each_reported() -> None:
     """examples/traces/invalid.jsonl has five bad records and one valid trace."""
     items = list(load_traces([EXAMPLES / "invalid.jsonl"]))
-    valid = [i for i in items if isinstance(i, LoadedTrace)]
+    valid = [i for i in items if isinstance(i, TraceItem)]
     bad_lines = {i.location.line for i in items if isinstance(i, Problem)}
     assert len(valid) == 1
     assert bad_lines == {1, 2, 3, 4, 5}
@@ -70,7 +70,7 @@ def test_a_repeated_id_is_a_located_warning_and_both_traces_load(tmp_path: Path)
     path.write_text(f"{same}\n{json.dumps(trace_json(trace_id='kp:trace:other'))}\n{same}\n")
     items = list(load_traces([path]))
     warnings = [i for i in items if isinstance(i, Problem)]
-    assert [i.trace.id for i in items if isinstance(i, LoadedTrace)] == [
+    assert [i.trace.id for i in items if isinstance(i, TraceItem)] == [
         "kp:trace:same",
         "kp:trace:other",
         "kp:trace:same",
@@ -102,7 +102,7 @@ def test_a_nan_then_a_broken_record_costs_only_its_line(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text("\n".join(lines) + "\n")
     items = list(load_traces([path]))
-    assert [i.trace.id for i in items if isinstance(i, LoadedTrace)] == ["kp:trace:a", "kp:trace:b"]
+    assert [i.trace.id for i in items if isinstance(i, TraceItem)] == ["kp:trace:a", "kp:trace:b"]
     assert [str(i).split(": ")[0:2] for i in items if isinstance(i, Problem)] == [
         [f"{path}:2", "invalid JSON"],
         [f"{path}:3", "invalid JSON"],
@@ -115,7 +115,7 @@ def test_a_repeated_key_keeps_its_last_value_in_a_trace(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text(text.replace('"task": {', '"task": {"objective": "first", ', 1) + "\n")
     (loaded,) = load_traces([path])
-    assert isinstance(loaded, LoadedTrace)
+    assert isinstance(loaded, TraceItem)
     assert loaded.trace.task.objective == trace_json()["task"]["objective"]
 
 
@@ -125,12 +125,12 @@ def test_a_json_list_broken_midway_keeps_the_traces_before_the_break(tmp_path: P
     path = tmp_path / "t.json"
     path.write_text("[\n" + ",\n".join(traces) + ',\n{"a": NaN}\n]\n')
     items = list(load_traces([path]))
-    assert [i.trace.id for i in items if isinstance(i, LoadedTrace)] == [
+    assert [i.trace.id for i in items if isinstance(i, TraceItem)] == [
         "kp:trace:0",
         "kp:trace:1",
         "kp:trace:2",
     ]
-    assert [str(i.location) for i in items if isinstance(i, LoadedTrace)] == [
+    assert [str(i.location) for i in items if isinstance(i, TraceItem)] == [
         f"{path}[0]",
         f"{path}[1]",
         f"{path}[2]",

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from knowledgepulse._util.atomic import atomic_binary
-from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import ReadProgress, open_output, say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.integrations.names import SOURCE_CHOICES
-from knowledgepulse.records import STDIN, Location, Problem, Record
+from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.reports.rows import SCORE_COLUMNS, RowWriter, row_format
 from knowledgepulse.reports.value import RunTally
-from knowledgepulse.trace.load import LoadedTrace, load_traces
+from knowledgepulse.runs import read_items
+from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:  # the converters bring pydantic: loaded for --from only
@@ -157,59 +157,25 @@ def trace_options(
 def read_traces(
     paths: Sequence[str],
     sink: ProblemSink,
-    progress: ReadProgress,
+    *,
     source: str | None,
     options: TraceOptions | None,
-) -> Iterator[LoadedTrace]:
+    task_field: str | None = None,
+    progress: ReadProgress | None = None,
+) -> Iterator[TraceItem]:
     """The valid traces of ``paths``, converted as they are read when ``source`` (``--from``)."""
-    if source is not None:
-        yield from converted_traces(paths, source, options, sink)
-        return
-    for item in load_traces(sources(paths), progress=progress.advance):
+    for item in read_items(
+        sources(paths),
+        source=source,
+        options=options,
+        task_field=task_field,
+        notes=say,
+        progress=None if progress is None else progress.advance,
+    ):
         if isinstance(item, Problem):
             sink(item)
         else:
             yield item
-
-
-def converted_traces(
-    paths: Sequence[str],
-    source: str,
-    options: TraceOptions | None,
-    sink: ProblemSink,
-) -> Iterator[LoadedTrace]:
-    """The traces converted from a framework's files, in order; problems go to ``sink``.
-
-    A source whose files hold no message text (only names and timings) is told once, with the
-    switch that turns content capture on.
-    """
-    from knowledgepulse.integrations.convert import convert_files, reader  # noqa: PLC0415
-
-    hinted: set[str] = set()
-    warned: set[str] = set()
-    for item in convert_files(sources(paths), source=source, options=options, read_as=_say_read):
-        if isinstance(item, Problem):
-            sink(item)
-            continue
-        if not item.has_text and (found := item.source_format) not in hinted:
-            hinted.add(found)
-            say(
-                f"kp: warning: {item.location}: the {found} traces hold no message text, only "
-                "names and timings, so novelty has little to go on; "
-                + (reader(found).CONTENT_HINT if found else "")
-            )
-        location = item.location or Location("-")
-        for warning in item.warnings:
-            if warning not in warned:  # the same loss in every trace of a file is said once
-                warned.add(warning)
-                sink(Problem(location, "", warning, warning=True))
-        for note in item.notes:  # how a file's rows are read, once per file
-            say(f"{location.file}: {note}")
-        yield LoadedTrace(Record(location, item.document), item.trace, item.row)
-
-
-def _say_read(path: str, found: str, count: int) -> None:
-    say(f"{path}: read as {found} ({counted(count, 'trace')})")
 
 
 def parquet_rows(output: Path | None, inputs: Sequence[str]) -> bool:

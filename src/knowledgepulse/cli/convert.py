@@ -17,13 +17,13 @@ from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._traces import (
     ProblemSink,
-    converted_traces,
     paths_argument,
+    read_traces,
     source_options,
     sources,
     trace_options,
 )
-from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
+from knowledgepulse.cli.redact import redact_options, redacted, redactor_from, summary_tail
 from knowledgepulse.records.readers import open_source
 
 
@@ -57,7 +57,7 @@ def convert_command(
     code 1 when there was any.
     """
     options = trace_options(source, domain, confidence, row_columns)
-    redactor = Redactor.from_options(redact, privacy_level, rules_file)
+    redactor = redactor_from(redact, privacy_level, rules_file)
     inputs = sources(paths)
     for path in inputs:
         if path != "-":
@@ -68,7 +68,7 @@ def convert_command(
     sink = ProblemSink()
     written = 0
     with open_output(output) as stream:
-        for loaded in redacted(redactor, converted_traces(inputs, source, options, sink)):
+        for loaded in redacted(redactor, read_traces(inputs, sink, source=source, options=options)):
             stream.write(orjson.dumps(loaded.record.value).decode() + "\n")
             written += 1
     message = f"converted {counted(written, 'trace')}"

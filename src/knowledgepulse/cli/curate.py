@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -34,7 +34,7 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
-from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
+from knowledgepulse.cli.redact import redact_options, redacted, redactor_from, summary_tail
 from knowledgepulse.cli.score import profiles_file_option, registry_from
 from knowledgepulse.curation import (
     INFERRED_TASK_SIMILARITY,
@@ -49,7 +49,6 @@ from knowledgepulse.curation import (
     infer_tasks,
     score_corpus,
     select,
-    task_at,
 )
 from knowledgepulse.curation.percentiles import (
     SUMMARY_PERCENTILES,
@@ -58,9 +57,13 @@ from knowledgepulse.curation.percentiles import (
 )
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.reports.value import annotated_line, dumps, tidy
-from knowledgepulse.trace.load import LoadedTrace
+from knowledgepulse.runs.read import ROW_TASK
+from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.scorer import TraceValueScorer
+
+if TYPE_CHECKING:
+    from knowledgepulse.redact.items import Redactor
 
 similarity_histogram_option = click.option(
     "--similarity-histogram",
@@ -74,7 +77,7 @@ similarity_histogram_option = click.option(
 class ScoredCorpus:
     """Every valid trace of the input with its corpus-mode breakdown and vector."""
 
-    traces: list[LoadedTrace]
+    traces: list[TraceItem]
     breakdowns: list[ValueBreakdown]
     candidates: list[Candidate]
     vectors: Any
@@ -117,6 +120,7 @@ def read_corpus(
     redact: bool,
     privacy_level: str | None,
     rules_file: Path | None,
+    trace_task_field: str | None = None,
     **row_columns: str | float | None,
 ) -> ScoredCorpus:
     """Read every trace (converted with ``--from``, redacted with ``--redact``), then score all.
@@ -130,7 +134,7 @@ def read_corpus(
     for path in outputs:
         if path is not None:
             check_destination(path, what="output")
-    redactor = Redactor.from_options(redact, privacy_level, rules_file)
+    redactor = redactor_from(redact, privacy_level, rules_file)
     embedder = build_embedder(no_embedder, model, workers=workers, device=device, paths=paths)
     scorer = TraceValueScorer(
         embedder=embedder,
@@ -140,7 +144,19 @@ def read_corpus(
     )
     sink = ProblemSink()
     with ReadProgress.for_sources(sources(paths)) as progress:
-        traces = list(redacted(redactor, read_traces(paths, sink, progress, source, options)))
+        traces = list(
+            redacted(
+                redactor,
+                read_traces(
+                    paths,
+                    sink,
+                    source=source,
+                    options=options,
+                    task_field=trace_task_field,
+                    progress=progress,
+                ),
+            )
+        )
     scored = score_corpus(scorer, traces)
     if needs_vectors is not None and scored.vectors is None and traces:
         raise click.UsageError(
@@ -306,7 +322,7 @@ def select_command(
         raise click.UsageError(
             "--max-similarity compares embeddings, so it needs an embedder; drop --no-embedder"
         )
-    if source is not None:  # a dataset's task column becomes each trace's metadata.source.task
+    if source is not None:  # a dataset's task column
         options["task_field"] = task_field
     corpus = read_corpus(
         paths,
@@ -315,6 +331,7 @@ def select_command(
         histogram=similarity_histogram,
         no_embedder=no_embedder,
         source=source,
+        trace_task_field=None if source is not None else task_field,
         **options,
     )
     corpus, task_path = _with_tasks(corpus, task_field, source, task_similarity)
@@ -404,23 +421,19 @@ def _summary(
     return "; ".join(parts)
 
 
-_ROW_TASK = "metadata.source.task"
-
-
 def _with_tasks(
     corpus: ScoredCorpus, task_field: str | None, source: str | None, similarity: float
 ) -> tuple[ScoredCorpus, str | None]:
-    """Each candidate with its task, and the path it was read at (``None``: inferred).
+    """Each candidate with its task, and where it was read (``None``: inferred).
 
-    With ``--from``, a dataset row's task column, which the converter keeps in
-    ``metadata.source.task``; else ``--task-field``'s dotted path.
+    The task each item was read with (a dataset's task column, or ``--task-field``), else
+    inferred from the objectives and vectors.
     """
     if source is not None:
-        found = any(task_at(t.record.value, _ROW_TASK) is not None for t in corpus.traces)
-        task_field = _ROW_TASK if found else None
+        task_field = ROW_TASK if any(t.task is not None for t in corpus.traces) else None
     tasks: Sequence[str | None]
     if task_field is not None:
-        tasks = [task_at(t.record.value, task_field) for t in corpus.traces]
+        tasks = [t.task for t in corpus.traces]
     else:
         objectives = [t.trace.task.objective for t in corpus.traces]
         tasks = infer_tasks(corpus.candidates, objectives, corpus.vectors, threshold=similarity)

@@ -7,9 +7,7 @@ text), its dataset row too; what was redacted is said by JSON path, never by val
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,11 +28,11 @@ from knowledgepulse.cli._traces import (
     trace_options,
 )
 from knowledgepulse.reports.value import dumps
-from knowledgepulse.trace.load import LoadedTrace
-from knowledgepulse.trace.models import PRIVACY_LEVELS, ReasoningTrace
+from knowledgepulse.trace.item import TraceItem
+from knowledgepulse.trace.models import PRIVACY_LEVELS
 
 if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only to redact
-    from knowledgepulse.redact import Finding, RuleSet
+    from knowledgepulse.redact.items import Redactor
 
 level_option = click.option(
     "--privacy-level",
@@ -69,84 +67,47 @@ redact_options = option_group(
 """``--redact``, ``--privacy-level`` and ``--redact-rules``, for a command that shares."""
 
 
-class Redactor:
-    """Redacts traces as they pass, and counts what it redacted."""
-
-    def __init__(self, level: str | None, rules_file: Path | None) -> None:
-        # The rules (and regex, ahocorasick_rs) load only with --redact: 30 ms of every kp run.
-        from knowledgepulse.redact import default_rules, load_rules  # noqa: PLC0415
-
-        self.level = level
-        self.rules: RuleSet = load_rules(rules_file) if rules_file else default_rules()
-        self.types: Counter[str] = Counter()
-        self.redacted = 0
-        self.kept_private = 0
-
-    @classmethod
-    def from_options(
-        cls, redact: bool, level: str | None, rules_file: Path | None
-    ) -> Redactor | None:
-        """The redactor ``--redact`` asks for, or ``None`` (a usage error for its options alone)."""
-        if not redact:
-            if level is not None or rules_file is not None:
-                raise click.UsageError(
-                    "--privacy-level and --redact-rules say how to redact; add --redact"
-                )
-            return None
-        return cls(level, rules_file)
-
-    def redact(self, loaded: LoadedTrace) -> tuple[LoadedTrace, list[Finding]]:
-        """The trace (and its dataset row) redacted, and what was redacted in them."""
-        from knowledgepulse.redact import redact_document, redact_value  # noqa: PLC0415
-        from knowledgepulse.redact.walk import document_level  # noqa: PLC0415
-
-        level = self.level or document_level(loaded.record.value)
-        document, findings = redact_document(loaded.record.value, level, self.rules)
-        if level == "private":
-            self.kept_private += 1
-        row = loaded.row
-        if row is not None:
-            value, row_findings = redact_value(row.value, level, self.rules)
-            if row_findings:
-                row = replace(row, value=value, raw=None)
-                findings = findings + [
-                    replace(finding, path=f"row.{finding.path}") for finding in row_findings
-                ]
-        if not findings:
-            return loaded, findings
-        self.redacted += 1
-        for finding in findings:
-            self.types[finding.type] += finding.count
-        record = replace(loaded.record, value=document, raw=None)
-        return LoadedTrace(record, ReasoningTrace.model_validate(document), row), findings
-
-    def summary(self) -> str:
-        """``redacted 3 traces: 5 email, 1 api_key``, and any private traces' kept identifiers.
-
-        Said because a converted trace is private unless ``--privacy-level`` says otherwise.
-        """
-        kinds = ", ".join(f"{count} {kind}" for kind, count in self.types.most_common())
-        said = (
-            f"redacted {counted(self.redacted, 'trace')}: {kinds}"
-            if self.redacted
-            else "redacted nothing"
-        )
-        if self.kept_private:
-            said += (
-                f"; personal identifiers kept in {counted(self.kept_private, 'private trace')}"
-                " (--privacy-level aggregated redacts them too)"
+def redactor_from(redact: bool, level: str | None, rules_file: Path | None) -> Redactor | None:
+    """The redactor ``--redact`` asks for, or ``None`` (a usage error for its options alone)."""
+    if not redact:
+        if level is not None or rules_file is not None:
+            raise click.UsageError(
+                "--privacy-level and --redact-rules say how to redact; add --redact"
             )
-        return said
+        return None
+    # The rules (and regex, ahocorasick_rs) load only with --redact: 30 ms of every kp run.
+    from knowledgepulse.redact.items import Redactor  # noqa: PLC0415
+
+    return Redactor(level, rules_file=rules_file)
 
 
-def redacted(redactor: Redactor | None, traces: Iterator[LoadedTrace]) -> Iterator[LoadedTrace]:
+def redaction_summary(redactor: Redactor) -> str:
+    """``redacted 3 traces: 5 email, 1 api_key``, and any private traces' kept identifiers.
+
+    Said because a converted trace is private unless ``--privacy-level`` says otherwise.
+    """
+    kinds = ", ".join(f"{count} {kind}" for kind, count in redactor.types.most_common())
+    said = (
+        f"redacted {counted(redactor.redacted, 'trace')}: {kinds}"
+        if redactor.redacted
+        else "redacted nothing"
+    )
+    if redactor.kept_private:
+        said += (
+            f"; personal identifiers kept in {counted(redactor.kept_private, 'private trace')}"
+            " (--privacy-level aggregated redacts them too)"
+        )
+    return said
+
+
+def redacted(redactor: Redactor | None, traces: Iterator[TraceItem]) -> Iterator[TraceItem]:
     """``traces`` redacted when ``--redact`` was given, else as they are."""
     return traces if redactor is None else (redactor.redact(loaded)[0] for loaded in traces)
 
 
 def summary_tail(redactor: Redactor | None) -> str:
     """``; redacted ...`` for a command's summary line when ``--redact`` was given, else ``""``."""
-    return "" if redactor is None else f"; {redactor.summary()}"
+    return "" if redactor is None else f"; {redaction_summary(redactor)}"
 
 
 @click.command("redact")
@@ -200,12 +161,14 @@ def redact_command(
     for path in (output, report_path):
         if path is not None:
             check_destination(path, what="output")
-    redactor = Redactor(privacy_level, rules_file)
+    from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load only here
+
+    redactor = Redactor(privacy_level, rules_file=rules_file)
     sink = ProblemSink()
     reported: list[dict[str, Any]] = []
     written = 0
     with ReadProgress.for_sources(inputs) as progress:
-        traces = read_traces(inputs, sink, progress, source, options)
+        traces = read_traces(inputs, sink, source=source, options=options, progress=progress)
         first = next(traces, None)
         traces = itertools.chain([] if first is None else [first], traces)
         redacted = _redacted(traces, redactor, reported if report_path else None)
@@ -228,7 +191,7 @@ def redact_command(
         }
         with open_output(report_path) as stream:
             stream.write(dumps(report) + "\n")
-    message = f"read {counted(written, 'trace')}; {redactor.summary()}"
+    message = f"read {counted(written, 'trace')}; {redaction_summary(redactor)}"
     if sink.tally.invalid:
         message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
     say(message)
@@ -236,8 +199,8 @@ def redact_command(
 
 
 def _redacted(
-    traces: Iterator[LoadedTrace], redactor: Redactor, reported: list[dict[str, Any]] | None
-) -> Iterator[LoadedTrace]:
+    traces: Iterator[TraceItem], redactor: Redactor, reported: list[dict[str, Any]] | None
+) -> Iterator[TraceItem]:
     """Each trace redacted; what was redacted in it goes to ``reported``, else to stderr."""
     for loaded in traces:
         cleaned, findings = redactor.redact(loaded)

@@ -48,7 +48,7 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
-from knowledgepulse.cli.redact import Redactor, redact_options, redacted, summary_tail
+from knowledgepulse.cli.redact import redact_options, redacted, redactor_from, summary_tail
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.reports.rows import jsonl_row, kp_columns
 from knowledgepulse.reports.value import (
@@ -62,7 +62,7 @@ from knowledgepulse.reports.value import (
     annotated_line,
     summary_line,
 )
-from knowledgepulse.trace.load import LoadedTrace
+from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.profiles import ProfileRegistry, load_profiles
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
@@ -218,7 +218,7 @@ def score_command(
     --annotate) writes the traces with their secrets and personal data redacted.
     """
     convert_options = trace_options(source, domain, confidence, row_columns)
-    redactor = Redactor.from_options(redact, privacy_level, rules_file)
+    redactor = redactor_from(redact, privacy_level, rules_file)
     output_format = output_format or (
         "table" if stdout_is_terminal() and output is None else "jsonl"
     )
@@ -309,7 +309,10 @@ def score_command(
     percentile = min_score is not None and min_score.percentile is not None
     whole = order == "time" or corpus or percentile or output_format == "html"
     with ReadProgress.for_sources(inputs) as progress:
-        traces = redacted(redactor, read_traces(paths, sink, progress, source, convert_options))
+        traces = redacted(
+            redactor,
+            read_traces(paths, sink, source=source, options=convert_options, progress=progress),
+        )
         if whole:
             scored = _scored_whole(scorer, list(traces), order, corpus, min_score)
         else:
@@ -332,14 +335,14 @@ def score_command(
 
 
 def _scored_stream(
-    scorer: TraceValueScorer, traces: Iterator[LoadedTrace]
-) -> Iterator[tuple[ValueBreakdown, LoadedTrace]]:
+    scorer: TraceValueScorer, traces: Iterator[TraceItem]
+) -> Iterator[tuple[ValueBreakdown, TraceItem]]:
     """Each breakdown with its trace, in order, holding only the traces of the current batch.
 
     Not ``itertools.tee``: it frees its buffer 57 items at a time, and traces kept alive that
     long survive into older GC generations (20k traces: 2,290 collections against 61, +20% time).
     """
-    pending: deque[LoadedTrace] = deque()
+    pending: deque[TraceItem] = deque()
 
     def feed() -> Iterator[ReasoningTrace]:
         for loaded in traces:
@@ -350,7 +353,7 @@ def _scored_stream(
         yield breakdown, pending.popleft()
 
 
-Emit = Callable[[LoadedTrace, ScoredTrace], None]
+Emit = Callable[[TraceItem, ScoredTrace], None]
 
 _WRITERS: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
     "json": JsonWriter,
@@ -376,7 +379,7 @@ def _emitting(
     if parquet_inputs is not None:
         with row_output(output, parquet_inputs) as rows:
 
-            def emit_row(loaded: LoadedTrace, result: ScoredTrace) -> None:
+            def emit_row(loaded: TraceItem, result: ScoredTrace) -> None:
                 rows.write(loaded.row or loaded.record, kp_columns(result.breakdown))
 
             yield emit_row
@@ -403,7 +406,7 @@ def _annotated(stream: IO[str], *, as_list: bool) -> Iterator[Emit]:
     """The traces with ``metadata.quality_score`` (a row: its ``kp_`` columns), JSONL or a list."""
     written = 0
 
-    def emit(loaded: LoadedTrace, result: ScoredTrace) -> None:
+    def emit(loaded: TraceItem, result: ScoredTrace) -> None:
         nonlocal written
         if loaded.row is not None:
             line = jsonl_row(loaded.row, kp_columns(result.breakdown))
@@ -488,7 +491,9 @@ def validate_command(
     sink = ProblemSink(tally, keep=output_format == "json")
     valid = 0
     with ReadProgress.for_sources(sources(paths)) as progress:
-        for _ in read_traces(paths, sink, progress, source, convert_options):
+        for _ in read_traces(
+            paths, sink, source=source, options=convert_options, progress=progress
+        ):
             valid += 1
             progress.scored(valid)
     if output_format == "json":
@@ -552,11 +557,11 @@ def _explained(breakdown: ValueBreakdown) -> str:
 
 def _scored_whole(
     scorer: TraceValueScorer,
-    traces: list[LoadedTrace],
+    traces: list[TraceItem],
     order: str,
     corpus: bool,
     min_score: MinScore | None,
-) -> Iterator[tuple[ValueBreakdown, LoadedTrace]]:
+) -> Iterator[tuple[ValueBreakdown, TraceItem]]:
     """Every trace with its breakdown, for the modes that need the whole input first."""
     from knowledgepulse.curation import score_corpus, time_order  # noqa: PLC0415 - numpy
 

@@ -26,8 +26,8 @@ from knowledgepulse.curation.select import (
     infer_tasks,
     ranking,
     select,
-    task_at,
 )
+from knowledgepulse.trace.item import task_at
 
 __all__ = [
     "INFERRED_TASK_SIMILARITY",

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from knowledgepulse.novelty.cache import frozen_nearest
 from knowledgepulse.novelty.cache.search import BLOCK_BYTES
-from knowledgepulse.trace.load import LoadedTrace
+from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown
 from knowledgepulse.value.dimensions import EMPTY_CACHE_NOVELTY, NO_EMBEDDER_NOVELTY, novelty
 from knowledgepulse.value.scorer import TraceValueScorer
@@ -37,13 +37,13 @@ def content_digest(document: Any) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def canonical_order(traces: Sequence[LoadedTrace]) -> list[int]:
+def canonical_order(traces: Sequence[TraceItem]) -> list[int]:
     """Indexes of ``traces`` by id, then content: the same sequence for any input order."""
     digests = [content_digest(loaded.record.value) for loaded in traces]
     return sorted(range(len(traces)), key=lambda i: (traces[i].trace.id, digests[i]))
 
 
-def time_order(traces: Sequence[LoadedTrace]) -> list[int]:
+def time_order(traces: Sequence[TraceItem]) -> list[int]:
     """Indexes of ``traces`` by ``metadata.created_at``, then id, then content."""
     # A stable sort: equal times keep the canonical order.
     return sorted(canonical_order(traces), key=lambda i: traces[i].trace.metadata.created_at)
@@ -83,7 +83,7 @@ class CorpusScores:
     vectors: NDArray[np.float32] | None
 
 
-def score_corpus(scorer: TraceValueScorer, traces: Sequence[LoadedTrace]) -> CorpusScores:
+def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> CorpusScores:
     """Score every trace with leave-one-out novelty; the scorer's cache is neither read nor changed.
 
     Holds every vector at once (4 bytes per dimension per trace: 1.5 KB with MiniLM).

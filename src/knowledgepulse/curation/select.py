@@ -5,17 +5,17 @@ rejected below the minimum score, as a near-duplicate of the most similar select
 past the budget; a rejected trace never blocks another. Domains (``per_domain``) and, within
 one, tasks take turns, so a budget covers as many as it can (``docs/curation.md``). A dedupe
 group is what selection with no budget makes of a corpus: its representative is its best trace,
-and groups do not chain. A task key is read (:func:`task_at`) or inferred (:func:`infer_tasks`).
+and groups do not chain. A task key is read (:func:`~knowledgepulse.trace.item.task_at`) or
+inferred (:func:`infer_tasks`).
 """
 
 from __future__ import annotations
 
 import heapq
-import json
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -278,28 +278,6 @@ def dedupe(
 INFERRED_TASK_SIMILARITY = 0.65
 """The cosine of two novelty vectors from which they are runs of one task (``docs/curation.md``:
 on tau-bench, a median of 0.75 within a task, 0.35 between two)."""
-
-
-def task_at(document: Any, path: str) -> str | None:
-    """The task key at a dotted ``path`` of a trace's JSON (``metadata.task_id``, ``extra.0``).
-
-    A number segment indexes a list. A string is the key itself; another JSON value is its
-    compact JSON text with sorted keys, so equal values make equal keys. ``None`` when a
-    segment is missing or the value is null.
-    """
-    value = document
-    for segment in path.split("."):
-        if isinstance(value, dict) and segment in value:
-            value = value[segment]
-        elif isinstance(value, list) and segment.isdigit() and int(segment) < len(value):
-            value = value[int(segment)]
-        else:
-            return None
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def infer_tasks(

@@ -42,7 +42,8 @@ from knowledgepulse.novelty.representation import LeadingEmbedder, novelty_text
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.novelty.windows import WindowedEmbeddings
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.trace.load import LoadedTrace, validate_record
+from knowledgepulse.trace.item import TraceItem
+from knowledgepulse.trace.load import validate_record
 from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE, TraceValueScorer
 
@@ -475,7 +476,7 @@ class TraceBatchEmbedder:
         ids, texts, problems = (np.full(size, "", dtype=object) for _ in range(3))
         windows = np.full(size, -1, dtype=np.int32)
         capped = np.full(size, -1, dtype=np.int8)
-        valid: dict[int, LoadedTrace] = {}
+        valid: dict[int, TraceItem] = {}
         read = self._convert(rows) if self._convert else [self._trace_value(row) for row in rows]
         for position, (value, found) in enumerate(read):
             if isinstance(value, dict) and isinstance(value.get("id"), str):
@@ -484,7 +485,7 @@ class TraceBatchEmbedder:
                 problems[position] = json.dumps(found)
                 continue
             result = validate_record(Record(Location("row"), value))
-            if isinstance(result, LoadedTrace):
+            if isinstance(result, TraceItem):
                 valid[position] = result
                 texts[position] = json.dumps(value, ensure_ascii=False, default=_plain)
             else:

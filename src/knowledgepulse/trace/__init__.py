@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from knowledgepulse.trace.load import LoadedTrace, load_traces, parse_trace, validate_record
+from knowledgepulse.trace.item import TraceItem
+from knowledgepulse.trace.load import load_traces, parse_trace, validate_record
 from knowledgepulse.trace.models import (
     CONTEXT_URLS,
     STEP_TYPES,
@@ -23,7 +24,6 @@ __all__ = [
     "STEP_TYPES",
     "Entity",
     "KnowledgeGraphDelta",
-    "LoadedTrace",
     "Metadata",
     "Outcome",
     "ReasoningTrace",
@@ -32,6 +32,7 @@ __all__ = [
     "StepType",
     "Task",
     "Tool",
+    "TraceItem",
     "load_traces",
     "parse_trace",
     "validate_record",

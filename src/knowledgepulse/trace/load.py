@@ -10,7 +10,6 @@ import difflib
 import functools
 import typing
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -20,25 +19,12 @@ from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Location, Problem, Record, read_records
+from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.models import CONTEXT_URLS, ReasoningTrace
 
 MAX_EDITS = 2
 """The most edits (insertions, deletions, substitutions) between a misspelt key and the known one;
 a known key of two letters (``id``) allows one, or every short extra key would be its typo."""
-
-
-@dataclass(frozen=True, slots=True)
-class LoadedTrace:
-    """A valid trace, its record (for ``--annotate``) and its dataset row, if converted from one."""
-
-    record: Record
-    trace: ReasoningTrace
-    row: Record | None = None
-
-    @property
-    def location(self) -> Location:
-        """Where the trace was read from."""
-        return self.record.location
 
 
 def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
@@ -49,23 +35,23 @@ def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
     if isinstance(value, ReasoningTrace):
         return value
     result = validate_record(Record(Location(source), value))
-    if isinstance(result, LoadedTrace):
+    if isinstance(result, TraceItem):
         return result.trace
     raise TraceValidationError(f"{source}: not a valid ReasoningTrace", result)
 
 
-def validate_record(record: Record) -> LoadedTrace | list[Problem]:
+def validate_record(record: Record) -> TraceItem | list[Problem]:
     """A record as a valid trace, or the list of everything wrong with it."""
     try:
         trace = ReasoningTrace.model_validate(record.value)
     except ValidationError as error:
         return record.problems_from(error)
-    return LoadedTrace(record, trace)
+    return TraceItem(record, trace)
 
 
 def load_traces(
     sources: Iterable[str | Path], *, progress: Callable[[int], object] | None = None
-) -> Iterator[LoadedTrace | Problem]:
+) -> Iterator[TraceItem | Problem]:
     """Read traces from JSON files (one trace or a list), JSON Lines files or ``-`` (stdin).
 
     Yields each valid trace and each problem in input order, as read; a bad record never stops
@@ -80,11 +66,11 @@ def load_traces(
                 yield item
                 continue
             result = validate_record(item)
-            if not isinstance(result, LoadedTrace) or has_unknown_keys(result.trace):
+            if not isinstance(result, TraceItem) or has_unknown_keys(result.trace):
                 for path, known in misspelt_keys(item.value):
                     message = f"unknown key, kept but not read: did you mean {known!r}?"
                     yield Problem(item.location, path, message, warning=True)
-            if not isinstance(result, LoadedTrace):
+            if not isinstance(result, TraceItem):
                 yield from result
                 continue
             if seen.add(result.trace.id):

@@ -13,6 +13,7 @@ from knowledgepulse.value.dimensions import (
     outcome_confidence,
     tool_diversity,
 )
+from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.profiles import BUILTIN_PROFILES, ProfileRegistry, ScoringWeights
 from knowledgepulse.value.scorer import (
     DEFAULT_THRESHOLD,
@@ -36,6 +37,7 @@ __all__ = [
     "NoveltySource",
     "OverrideName",
     "ProfileRegistry",
+    "ScoredItem",
     "ScoringWeights",
     "TraceFeatures",
     "TraceValueScorer",

@@ -1,0 +1,71 @@
+"""Trace items redacted as they pass, with a count of what was redacted."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+from knowledgepulse.redact.config import load_rules
+from knowledgepulse.redact.detectors import default_rules
+from knowledgepulse.redact.rules import RuleSet
+from knowledgepulse.redact.walk import Finding, document_level, redact_document, redact_value
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+
+
+class Redactor:
+    """Redacts trace items (the trace and its dataset row) and counts what it redacted.
+
+    Args:
+        level: the privacy level to redact at; ``None``: each trace's ``metadata.privacy_level``.
+        rules: the rules to apply (the built-in ones when ``None``).
+        rules_file: a YAML file of custom rules, applied before the built-in ones (instead of
+            ``rules``).
+    """
+
+    def __init__(
+        self,
+        level: str | None = None,
+        *,
+        rules: RuleSet | None = None,
+        rules_file: Path | None = None,
+    ) -> None:
+        if rules is not None and rules_file is not None:
+            raise ValueError("give rules or rules_file, not both")
+        self.level = level
+        self.rules: RuleSet = (
+            rules
+            if rules is not None
+            else load_rules(rules_file)
+            if rules_file
+            else default_rules()
+        )
+        self.types: Counter[str] = Counter()
+        """How many of each type were redacted (``email``, ``api_key``...)."""
+        self.redacted = 0
+        """How many items had anything redacted."""
+        self.kept_private = 0
+        """How many items were at ``private``, which keeps personal identifiers."""
+
+    def redact(self, item: TraceItem) -> tuple[TraceItem, list[Finding]]:
+        """The item with its trace (and dataset row) redacted, and what was redacted in them."""
+        level = self.level or document_level(item.document)
+        document, findings = redact_document(item.document, level, self.rules)
+        if level == "private":
+            self.kept_private += 1
+        row = item.row
+        if row is not None:
+            value, row_findings = redact_value(row.value, level, self.rules)
+            if row_findings:
+                row = replace(row, value=value, raw=None)
+                findings = findings + [
+                    replace(finding, path=f"row.{finding.path}") for finding in row_findings
+                ]
+        if not findings:
+            return item, findings
+        self.redacted += 1
+        for finding in findings:
+            self.types[finding.type] += finding.count
+        record = replace(item.record, value=document, raw=None)
+        trace = ReasoningTrace.model_validate(document)
+        return replace(item, record=record, trace=trace, row=row), findings

@@ -1,0 +1,68 @@
+"""The one thing that flows through a run: a trace, where it was read, and what came with it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from knowledgepulse.records import Location, Record
+from knowledgepulse.trace.models import ReasoningTrace
+
+
+@dataclass(frozen=True, slots=True)
+class TraceItem:
+    """A valid trace and the facts about it that were known where it was read.
+
+    Every reader makes one (a trace file, a framework's export, a dataset row, a live run), and
+    every step after (redact, score, select, dedupe, write) takes it and gives it on. A fact is
+    set here, once, and carried: never written into the trace's JSON and read back.
+
+    Attributes:
+        record: the trace's JSON and where it starts (file, line, index); for a converted trace,
+            the document the converter made, located where its source starts.
+        trace: the validated trace.
+        row: the dataset row the trace was made from, when it came from one: it is written back
+            with ``kp_`` columns, its other columns untouched.
+        task: the task the trace is a run of, when the input says (a task column or field);
+            ``None``: not said, left to inference.
+        warnings: what reading lost or guessed, in words (each said once a file).
+    """
+
+    record: Record
+    trace: ReasoningTrace
+    row: Record | None = None
+    task: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def location(self) -> Location:
+        """Where the trace was read from."""
+        return self.record.location
+
+    @property
+    def document(self) -> Any:
+        """The trace as JSON: the value read, or the document a converter made."""
+        return self.record.value
+
+
+def task_at(document: Any, path: str) -> str | None:
+    """The task key at a dotted ``path`` of a trace's JSON (``metadata.task_id``, ``extra.0``).
+
+    A number segment indexes a list. A string is the key itself; another JSON value is its
+    compact JSON text with sorted keys, so equal values make equal keys. ``None`` when a
+    segment is missing or the value is null.
+    """
+    value = document
+    for segment in path.split("."):
+        if isinstance(value, dict) and segment in value:
+            value = value[segment]
+        elif isinstance(value, list) and segment.isdigit() and int(segment) < len(value):
+            value = value[int(segment)]
+        else:
+            return None
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,32 @@
+"""A trace item with its score: what every scoring step gives on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from knowledgepulse.records import Location
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from knowledgepulse.value.breakdown import ValueBreakdown
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredItem:
+    """A :class:`~knowledgepulse.trace.TraceItem` and its value breakdown.
+
+    Attributes:
+        item: the trace as read, with its location, row, task and warnings.
+        breakdown: the score and everything that explains it.
+    """
+
+    item: TraceItem
+    breakdown: ValueBreakdown
+
+    @property
+    def trace(self) -> ReasoningTrace:
+        """The trace that was scored."""
+        return self.item.trace
+
+    @property
+    def location(self) -> Location:
+        """Where the trace was read from."""
+        return self.item.location
