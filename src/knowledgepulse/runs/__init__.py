@@ -6,6 +6,7 @@ and Ray run the same steps.
 
 from __future__ import annotations
 
+from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.read import read_items
 
-__all__ = ["read_items"]
+__all__ = ["RunInput", "items_of", "read_items"]
