@@ -1,13 +1,17 @@
-"""The size of the code and its import cycles, as issue 17's goals count them.
+"""The size of the code, its public surface and its import cycles, as issues 17 and 26 count them.
 
-Prints the lines and modules under ``src/knowledgepulse`` (all of it, and outside
-``integrations/``) and the import cycles among modules (imports under ``TYPE_CHECKING`` left out,
-as import-linter leaves them out). Run: ``python bench/code_size.py``.
+Prints the lines and modules under ``src/knowledgepulse`` (all of it, outside ``integrations/``,
+and ``cli/``), the names in the ``__all__`` lists of public modules (every module whose dotted
+path has no part starting with ``_``), the ``cli/`` modules that import a command module, and
+the import cycles among modules (imports under ``TYPE_CHECKING`` left out, as import-linter
+leaves them out). Run: ``python bench/code_size.py``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import ast
 
 import grimp
 
@@ -29,12 +33,53 @@ def modules_in_cycles() -> list[tuple[str, str]]:
     return found
 
 
+def public_names(paths: list[Path]) -> dict[str, int]:
+    """Each public module's dotted name and the length of its ``__all__`` (read, not imported)."""
+    found = {}
+    for path in paths:
+        parts = path.relative_to(SRC.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if any(part.startswith("_") for part in parts):
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                assert isinstance(node, ast.Assign)
+                found[".".join(parts)] = len(ast.literal_eval(node.value))
+    return found
+
+
+COMMANDS = ("score", "curate", "convert", "redact", "eval", "schema")
+
+
+def cli_command_imports() -> list[tuple[str, str]]:
+    """Each ``cli`` module that imports a command module of ``cli`` other than itself."""
+    graph = grimp.build_graph("knowledgepulse", exclude_type_checking_imports=True)
+    commands = {f"knowledgepulse.cli.{name}" for name in COMMANDS} & graph.modules
+    return [
+        (module, imported)
+        for module in sorted(m for m in graph.modules if m.startswith("knowledgepulse.cli."))
+        for imported in sorted(graph.find_modules_directly_imported_by(module) & commands)
+        if imported != module
+    ]
+
+
 def main() -> None:
     every = sorted(SRC.rglob("*.py"))
     outside = [path for path in every if "integrations" not in path.relative_to(SRC).parts]
-    for label, paths in (("src/", every), ("src/ outside integrations/", outside)):
+    cli = [path for path in every if path.relative_to(SRC).parts[0] == "cli"]
+    for label, paths in (("src/", every), ("src/ outside integrations/", outside), ("cli/", cli)):
         lines, modules = lines_and_modules(paths)
         print(f"{label:<28} {lines:>6} lines in {modules:>3} modules")
+    names = public_names(every)
+    print(f"names in public __all__ lists: {sum(names.values())} in {len(names)} modules")
+    for module, count in sorted(names.items(), key=lambda item: -item[1])[:8]:
+        print(f"  {count:>4} {module}")
+    crossing = cli_command_imports()
+    print(f"cli modules importing another command: {len(crossing)}")
+    for importer, imported in crossing:
+        print(f"  {importer} -> {imported}")
     cyclic = modules_in_cycles()
     print(f"imports inside a cycle: {len(cyclic)}")
     for importer, imported in cyclic:
