@@ -78,6 +78,19 @@ def test_an_onnx_model_on_cuda_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.usefixtures("one_gpu")
+def test_the_gpu_embedder_asks_for_gpu_sized_calls() -> None:
+    """On a GPU the embedder declares 8,192 traces a call, which a scorer then gives it."""
+    assert embedder_for("cuda").batch_size == 8192
+    assert TorchMiniLMEmbedder(device="cpu").batch_size == 32
+
+
+def test_the_cpu_embedder_asks_for_64_traces_a_call_per_worker() -> None:
+    """In this process 32 traces a call; with workers, 64 for each, so that all stay busy."""
+    assert MiniLMEmbedder().batch_size == 32
+    assert MiniLMEmbedder(workers=3).batch_size == 192
+
+
+@pytest.mark.usefixtures("one_gpu")
 def test_a_gpu_index_that_does_not_exist_is_refused() -> None:
     """``cuda:3`` on a one-GPU machine names the GPUs there are, and the parameter given."""
     with pytest.raises(EmbedderUnavailableError, match=r"no GPU 3; torch sees 1 \(cuda:0") as error:

@@ -17,6 +17,17 @@ TERM_DIMENSIONS = 384
 """Buckets of a term vector: the bundled model's dimensions (``docs/novelty.md`` found 384 and
 1,024 within 0.003 of each other)."""
 
+DEFAULT_BATCH_SIZE = 32
+"""Traces given to an embedder per call unless it (its ``batch_size``) or the caller says."""
+
+WORKER_BATCH_SIZE = 64
+"""Traces a call per worker process of the ONNX model: a call ends when its slowest batch does,
+so it must hold many batches a worker (``bench/bench_embedding.py``)."""
+
+GPU_BATCH_SIZE = 8192
+"""Traces a call for the model on a GPU: tokenizing one chunk overlaps the model's work on the
+previous one only within a call, so a call must hold many chunks."""
+
 DEFAULT_MAX_ELEMENTS = 1000
 """Vectors a new cache holds unless told otherwise."""
 
