@@ -1,11 +1,14 @@
 """What went wrong: the errors knowledgepulse raises, and the located problems of bad input.
 
 Every error raised on purpose derives from :class:`KnowledgePulseError`; each message says what
-is wrong, where and how to fix it. Every layer reports bad input as a located :class:`Problem`.
+is wrong, where and how to fix it, naming the parameters it is about as Python spells them (a
+:class:`Setting`; the ``kp`` command shows its options instead). Every layer reports bad input as
+a located :class:`Problem`.
 """
 
 from __future__ import annotations
 
+import enum
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -13,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 __all__ = [
+    "NO_VALUE",
     "CacheFileError",
     "CaseValidationError",
     "EmbedderUnavailableError",
@@ -26,6 +30,7 @@ __all__ = [
     "RedactionRulesError",
     "ReportFileError",
     "ScorerParameterError",
+    "Setting",
     "SuiteError",
     "TraceValidationError",
     "UnknownPresetError",
@@ -84,8 +89,48 @@ class Problem:
         }
 
 
+class _NoValue(enum.Enum):
+    NO_VALUE = enum.auto()
+
+
+NO_VALUE = _NoValue.NO_VALUE
+"""A :class:`Setting` named without a value (``max_elements``, not ``max_elements=10``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """A parameter an error message names, with the value it has or should have, if any.
+
+    ``str()`` spells it as Python does: ``device='cuda:3'``, ``read_only=False``, or the bare
+    name (which may be a call's: ``VectorCache.open``). A shell spells it as its own option
+    instead (``kp``: ``--device cuda:3``), so that each reader sees what they would type; a
+    user's value is shown as it is, never rewritten.
+    """
+
+    name: str
+    value: str | int | float | bool | _NoValue | None = NO_VALUE
+
+    def __str__(self) -> str:
+        return self.name if self.value is NO_VALUE else f"{self.name}={self.value!r}"
+
+
 class KnowledgePulseError(Exception):
-    """Base class of every error knowledgepulse raises on purpose."""
+    """Base class of every error knowledgepulse raises on purpose.
+
+    The message is given in parts (kept as :attr:`parts`): text, and the settings it names
+    (:class:`Setting`). ``str()`` spells the settings as Python does; :meth:`message_with` lets
+    a shell spell them as its options.
+    """
+
+    def __init__(self, *parts: str | Setting) -> None:
+        self.parts: tuple[str | Setting, ...] = parts
+        super().__init__("".join(map(str, parts)))
+
+    def message_with(self, spell: Callable[[Setting], str]) -> str:
+        """The message with each setting in it spelt by ``spell``, the rest as it is."""
+        return "".join(
+            spell(part) if isinstance(part, Setting) else str(part) for part in self.parts
+        )
 
 
 class InputFileError(KnowledgePulseError):

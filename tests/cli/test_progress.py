@@ -1,12 +1,15 @@
-"""The progress bar's measure: bytes of plain files, or a count when the size is unknown."""
+"""The progress bars: reading (bytes of plain files, else a count) and kp eval's task calls."""
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 
 import pytest
 
-from knowledgepulse.cli._console import ReadProgress
+from knowledgepulse.cli._console import ReadProgress, TaskBar
+from knowledgepulse.evals import TaskProgress
 
 
 def test_plain_files_are_measured_in_bytes(tmp_path: Path) -> None:
@@ -35,3 +38,40 @@ def test_a_disabled_progress_draws_nothing_and_costs_nothing(
         progress.advance(50)
         progress.scored(1)
         assert progress.bar is None
+
+
+def _stderr(monkeypatch: pytest.MonkeyPatch, *, terminal: bool) -> io.StringIO:
+    # Replaced in the test's body: pytest's capture resets sys.stderr after fixtures.
+    stream = io.StringIO()
+    monkeypatch.setattr(stream, "isatty", lambda: terminal)
+    monkeypatch.setattr(sys, "stderr", stream)
+    return stream
+
+
+def test_the_task_bar_counts_outputs_and_cache_hits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a terminal, kp eval's bar shows the outputs in of the total, and the cache hits."""
+    stderr = _stderr(monkeypatch, terminal=True)
+    with TaskBar() as bar:
+        for report in (TaskProgress(0, 3, 0), TaskProgress(1, 3, 0), TaskProgress(2, 3, 1)):
+            bar(report)
+    assert "2/3" in stderr.getvalue()
+    assert "1 cached" in stderr.getvalue()
+
+
+def test_the_task_bar_draws_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pipe or a log gets nothing."""
+    stderr = _stderr(monkeypatch, terminal=False)
+    with TaskBar() as bar:
+        bar(TaskProgress(1, 3, 0))
+        assert bar.bar is None
+    assert stderr.getvalue() == ""
+
+
+def test_the_task_bar_draws_nothing_when_there_is_nothing_to_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run with no calls (every case malformed) shows no empty bar."""
+    stderr = _stderr(monkeypatch, terminal=True)
+    with TaskBar() as bar:
+        bar(TaskProgress(0, 0, 0))
+    assert stderr.getvalue() == ""

@@ -23,7 +23,7 @@ def cached_run(
     task: Any, cache_dir: Path, cases: Any = CASES, suite: Any = TEXT_SUITE, **options: Any
 ) -> EvalRun:
     options.setdefault("task_version", "v1")
-    return evaluate(task, cases, suite, cache_dir=cache_dir, progress=False, **options)
+    return evaluate(task, cases, suite, cache_dir=cache_dir, **options)
 
 
 def files(directory: Path) -> list[Path]:

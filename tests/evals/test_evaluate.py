@@ -69,7 +69,7 @@ class Counting:
 
 
 def run(task: Any, cases: Any = CASES, suite: Any = TEXT_SUITE, **options: Any) -> EvalRun:
-    return evaluate(task, cases, suite, progress=False, retry_delay=0, **options)
+    return evaluate(task, cases, suite, retry_delay=0, **options)
 
 
 def test_the_tasks_outputs_are_scored_and_the_verdicts_reported() -> None:
@@ -264,7 +264,7 @@ def test_evaluate_async_runs_in_the_callers_loop() -> None:
     async def main() -> EvalRun:
         with pytest.raises(RuntimeError, match="await evaluate_async"):
             evaluate(echo, CASES, TEXT_SUITE)
-        return await evaluate_async(echo, CASES, TEXT_SUITE, progress=False)
+        return await evaluate_async(echo, CASES, TEXT_SUITE)
 
     assert asyncio.run(main()).passed
 

@@ -1,44 +1,51 @@
-"""The task progress bar: drawn only when asked or on a terminal, counting outputs and hits."""
+"""evaluate()'s progress: reported to a callback, counting outputs and cache hits; never drawn."""
 
 from __future__ import annotations
 
-import io
+import subprocess
 import sys
+from pathlib import Path
 
-import pytest
-
-from knowledgepulse.evals.evaluate import task_progress
-
-
-def _stderr(monkeypatch: pytest.MonkeyPatch, *, terminal: bool) -> io.StringIO:
-    # Replaced in the test's body: pytest's capture resets sys.stderr after fixtures.
-    stream = io.StringIO()
-    monkeypatch.setattr(stream, "isatty", lambda: terminal)
-    monkeypatch.setattr(sys, "stderr", stream)
-    return stream
+from knowledgepulse.evals import TaskProgress, evaluate
+from tests.evals.test_evaluate import CASES, TEXT_SUITE, echo
 
 
-def test_a_bar_counts_outputs_and_cache_hits(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Enabled, the bar on stderr counts every output and the cache hits among them."""
-    stderr = _stderr(monkeypatch, terminal=True)
-    with task_progress(3, True) as advance:
-        advance(False)
-        advance(True)
-    assert "2/3" in stderr.getvalue()
-    assert "1 cached" in stderr.getvalue()
+def test_progress_is_told_before_the_first_call_and_after_each_output() -> None:
+    """Six cases, two runs each: 0 of 12 first, then one more each time, up to 12 of 12."""
+    seen: list[TaskProgress] = []
+    evaluate(echo, CASES, TEXT_SUITE, repeat=2, progress=seen.append)
+    assert seen[0] == TaskProgress(0, 12, 0)
+    assert [report.done for report in seen] == list(range(13))
+    assert {report.total for report in seen} == {12}
 
 
-def test_by_default_it_draws_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    """None means: when stderr is a terminal; a pipe or a log gets nothing."""
-    stderr = _stderr(monkeypatch, terminal=False)
-    with task_progress(3, None) as advance:
-        advance(False)
-    assert stderr.getvalue() == ""
+def test_progress_counts_the_outputs_read_from_the_cache(tmp_path: Path) -> None:
+    """A rerun under the same task version reads every output from the cache, and says so."""
+    evaluate(echo, CASES, TEXT_SUITE, task_version="v1", cache_dir=tmp_path)
+    seen: list[TaskProgress] = []
+    evaluate(echo, CASES, TEXT_SUITE, task_version="v1", cache_dir=tmp_path, progress=seen.append)
+    assert seen[-1] == TaskProgress(6, 6, 6)
 
 
-def test_nothing_to_do_draws_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A run with no calls (every case malformed) shows no empty bar."""
-    stderr = _stderr(monkeypatch, terminal=True)
-    with task_progress(0, True):
-        pass
-    assert stderr.getvalue() == ""
+def test_a_run_with_no_calls_reports_nothing_to_do() -> None:
+    """Every case malformed: one report of 0 of 0, so a shell draws no empty bar."""
+    seen: list[TaskProgress] = []
+    evaluate(echo, [{"id": "typo", "inptu": "x"}], TEXT_SUITE, progress=seen.append)
+    assert seen == [TaskProgress(0, 0, 0)]
+
+
+def test_evaluating_imports_no_rich() -> None:
+    """The library draws nothing: evaluating with a progress callback never loads rich."""
+    code = (
+        "import sys\n"
+        "from knowledgepulse.evals import evaluate, suite_from_dict\n"
+        "suite = suite_from_dict({'name': 's', 'scorers': [{'type': 'content-quality'}]})\n"
+        "case = {'id': 'c', 'instruction': 'say hi', 'input': 'hi',\n"
+        "        'expected': {'contentPatterns': ['hi']}}\n"
+        "run = evaluate(lambda task: 'hi', [case], suite, progress=print)\n"
+        "assert run.passed\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] == 'rich'], 'rich was imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "TaskProgress(done=1, total=1, cached=0)" in done.stdout

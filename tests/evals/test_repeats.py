@@ -31,7 +31,7 @@ def sometimes(task: TaskInput) -> str:
 
 def test_repeat_reports_means_stderr_pass_at_k_and_the_pass_rate() -> None:
     """Runs score 1, 0.5, 1: mean 0.833 ± 0.167, 2 of 3 runs passed, pass@3."""
-    [result] = evaluate(sometimes, [CASE], SUITE, repeat=3, progress=False).cases
+    [result] = evaluate(sometimes, [CASE], SUITE, repeat=3).cases
     [outcome] = result.outcomes
     assert outcome.score is not None
     assert math.isclose(outcome.score, 5 / 6)
@@ -47,9 +47,9 @@ def test_repeat_reports_means_stderr_pass_at_k_and_the_pass_rate() -> None:
 
 def test_the_verdict_is_taken_on_the_means() -> None:
     """Mean 0.833 reaches 0.75, so the case passes though one run did not; at 0.9 it fails."""
-    assert evaluate(sometimes, [CASE], SUITE, repeat=3, progress=False).passed
+    assert evaluate(sometimes, [CASE], SUITE, repeat=3).passed
     strict = make_suite({"type": "content-quality", "threshold": 0.9})
-    [result] = evaluate(sometimes, [CASE], strict, repeat=3, progress=False).cases
+    [result] = evaluate(sometimes, [CASE], strict, repeat=3).cases
     assert not result.passed
     assert result.repeat is not None
     assert result.repeat.pass_at_k
@@ -67,7 +67,7 @@ def test_a_failed_run_is_left_out_of_the_mean_and_counts_as_failed() -> None:
             raise RuntimeError("flaky")
         return str(task_input.input)
 
-    [result] = evaluate(task, [CASE], SUITE, repeat=3, progress=False, retry_delay=0).cases
+    [result] = evaluate(task, [CASE], SUITE, repeat=3, retry_delay=0).cases
     assert result.outcomes[0].score == 1.0
     assert result.repeat is not None
     stats = result.repeat.scorers["content-quality"]
@@ -76,7 +76,7 @@ def test_a_failed_run_is_left_out_of_the_mean_and_counts_as_failed() -> None:
 
 def test_repeat_fields_reach_the_json_report_and_markdown_still_renders() -> None:
     """JSON: per case ``repeat`` and each run; summary ``repeat`` and task calls."""
-    run = evaluate(sometimes, [CASE, CASE], SUITE, repeat=2, progress=False)
+    run = evaluate(sometimes, [CASE, CASE], SUITE, repeat=2)
     document = json.loads(to_json(run))
     case = document["cases"][0]
     assert case["repeat"]["runs"] == 2

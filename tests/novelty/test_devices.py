@@ -1,4 +1,4 @@
-"""Which embedder each ``--device`` gives, and the one-line errors when it cannot be had."""
+"""Which embedder each ``device`` gives, and the one-line errors when it cannot be had."""
 
 from __future__ import annotations
 
@@ -68,24 +68,44 @@ def test_cuda_gives_the_torch_embedder_in_fp16_with_gpu_sized_batches() -> None:
 
 @pytest.mark.usefixtures("one_gpu")
 def test_an_onnx_model_on_cuda_is_refused(tmp_path: Path) -> None:
-    """``--model`` is an ONNX file: on a GPU that is a clear error, not a silent other model."""
-    with pytest.raises(ScorerParameterError, match="runs on the CPU only"):
-        embedder_for("cuda", model_path=tmp_path / "model.onnx")
+    """``model_path`` is an ONNX file: on a GPU that is a clear error, not a silent other model."""
+    model = tmp_path / "model.onnx"
+    with pytest.raises(ScorerParameterError, match="runs on the CPU only") as error:
+        embedder_for("cuda", model_path=model)
+    assert str(error.value).startswith(f"model_path={str(model)!r} is an ONNX file")
+    assert "drop model_path or use device='cpu'" in str(error.value)
+    assert "--" not in str(error.value)
+
+
+@pytest.mark.usefixtures("one_gpu")
+def test_the_gpu_embedder_asks_for_gpu_sized_calls() -> None:
+    """On a GPU the embedder declares 8,192 traces a call, which a scorer then gives it."""
+    assert embedder_for("cuda").batch_size == 8192
+    assert TorchMiniLMEmbedder(device="cpu").batch_size == 32
+
+
+def test_the_cpu_embedder_asks_for_64_traces_a_call_per_worker() -> None:
+    """In this process 32 traces a call; with workers, 64 for each, so that all stay busy."""
+    assert MiniLMEmbedder().batch_size == 32
+    assert MiniLMEmbedder(workers=3).batch_size == 192
 
 
 @pytest.mark.usefixtures("one_gpu")
 def test_a_gpu_index_that_does_not_exist_is_refused() -> None:
-    """``cuda:3`` on a one-GPU machine names the GPUs there are."""
-    with pytest.raises(EmbedderUnavailableError, match=r"no GPU 3; torch sees 1 \(cuda:0"):
+    """``cuda:3`` on a one-GPU machine names the GPUs there are, and the parameter given."""
+    with pytest.raises(EmbedderUnavailableError, match=r"no GPU 3; torch sees 1 \(cuda:0") as error:
         resolve_device("cuda:3")
+    assert str(error.value).startswith("device='cuda:3': there is no GPU 3")
 
 
 @pytest.mark.usefixtures("no_gpu")
 def test_cuda_without_a_gpu_is_refused_with_the_fix() -> None:
-    """No GPU: ``cuda`` fails at once and says to use ``--device cpu``."""
+    """No GPU: ``cuda`` fails at once and says to use ``device='cpu'``, Python's words, no flag."""
     with pytest.raises(EmbedderUnavailableError, match="no CUDA GPU found") as error:
         embedder_for("cuda")
-    assert "--device cpu" in str(error.value)
+    assert str(error.value).startswith("device='cuda': no CUDA GPU found")
+    assert "use device='cpu'" in str(error.value)
+    assert "--" not in str(error.value)
     assert "\n" not in str(error.value)
 
 

@@ -180,6 +180,35 @@ def test_a_save_cut_at_any_step_gives_the_state_before_or_after(
     assert VectorCache.open(path).size == 4
 
 
+def interrupted_save(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ring file at ``path`` whose last save was cut after its journal became durable."""
+    cache = VectorCache.open(path, dimensions=3, max_elements=4)
+    cache.add([1.0, 0.0, 0.0], id="a")
+    cache.flush()
+    cache.add([0.0, 1.0, 0.0], id="b")
+    real = os.fsync
+
+    def crash(descriptor: int) -> None:
+        real(descriptor)
+        raise KeyboardInterrupt  # stands for SIGKILL, right after the journal's fsync
+
+    monkeypatch.setattr(os, "fsync", crash)
+    with pytest.raises(KeyboardInterrupt):
+        cache.flush()
+    monkeypatch.undo()
+
+
+def test_an_interrupted_save_opened_read_only_names_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a writer can finish the save: the error says to open it with read_only=False."""
+    path = tmp_path / "c.kpcache"
+    interrupted_save(path, monkeypatch)
+    with pytest.raises(CacheFileError, match=r"with write permission \(read_only=False\)$"):
+        VectorCache.open(path, read_only=True)
+    assert [e.id for e in VectorCache.open(path).entries()] == ["a", "b"]
+
+
 def test_a_torn_journal_is_ignored(tmp_path: Path) -> None:
     """A journal cut short (killed while writing it) leaves the state before the save."""
     path = tmp_path / "c.kpcache"

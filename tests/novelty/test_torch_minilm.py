@@ -176,9 +176,9 @@ def test_bad_settings_are_refused(options: dict[str, object], message: str) -> N
 
 
 def test_cuda_without_a_gpu_fails_on_load_with_a_fix(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No GPU: loading on cuda says so and points at --device cpu."""
+    """No GPU: loading on cuda says so and points at device='cpu'."""
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     embedder = TorchMiniLMEmbedder(device="cuda")
     assert embedder.backend == "torch-cuda-float16"
-    with pytest.raises(EmbedderUnavailableError, match=r"no CUDA GPU found.*--device cpu"):
+    with pytest.raises(EmbedderUnavailableError, match=r"no CUDA GPU found.*use device='cpu'"):
         embedder.load()

@@ -59,7 +59,7 @@ def test_a_broken_parquet_file_is_one_problem(tmp_path: Path) -> None:
 
 
 def test_parquet_where_only_json_is_accepted_says_so(tmp_path: Path) -> None:
-    """Trace loading takes JSON and JSONL; a Parquet file is refused with the --from hint."""
+    """Trace loading takes JSON and JSONL; a Parquet file is refused, naming ``source``."""
     path = write(tmp_path / "d.parquet", ROWS)
-    with pytest.raises(InputFileError, match="read with --from"):
+    with pytest.raises(InputFileError, match=r"rows is read by naming its format \(source\)$"):
         list(read_records(path, formats=("json", "jsonl")))

@@ -45,12 +45,12 @@ def sometimes(task: TaskInput) -> str:
 
 @cache
 def task_run() -> EvalRun:
-    return evaluate(scripted, CASES, SUITE, timeout=0.1, retries=1, retry_delay=0.0, progress=False)
+    return evaluate(scripted, CASES, SUITE, timeout=0.1, retries=1, retry_delay=0.0)
 
 
 @cache
 def repeat_run() -> EvalRun:
-    return evaluate(sometimes, WOBBLY, SUITE, repeat=3, progress=False)
+    return evaluate(sometimes, WOBBLY, SUITE, repeat=3)
 
 
 def console_text(run: EvalRun) -> str:
@@ -139,7 +139,7 @@ def test_html_shows_the_workflow_in_summary_and_cases() -> None:
 
 
 def test_recorded_outputs_show_no_workflow_lines() -> None:
-    run = evaluate(sometimes, WOBBLY, SUITE, progress=False)
+    run = evaluate(sometimes, WOBBLY, SUITE)
     # A task run once still shows its task line, but never a repeat line.
     assert "repeat:" not in to_markdown(run)
     assert "repeat." not in to_junit(run)

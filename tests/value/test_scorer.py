@@ -258,9 +258,9 @@ def test_cache_settings_beside_a_given_cache_are_refused() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"batch_size": 0}, "batch_size must be a positive whole number, got 0"),
-        ({"batch_size": True}, "batch_size must be a positive whole number, got True"),
-        ({"batch_size": 2.5}, "batch_size must be a positive whole number, got 2.5"),
+        ({"batch_size": 0}, "batch_size must be a positive whole number, or None for"),
+        ({"batch_size": True}, "for the embedder's, got True"),
+        ({"batch_size": 2.5}, "for the embedder's, got 2.5"),
         ({"cache_size": 0}, "cache_size must be a positive whole number"),
         ({"cache_size": 10**9}, "would take 4291.5 GiB; the limit is 4 GiB"),
         ({"ttl_ms": 0}, "ttl_ms must be a positive number of milliseconds"),
@@ -292,6 +292,31 @@ def test_batch_size_is_the_number_of_texts_per_embedder_call() -> None:
     traces = [make_trace(trace_id=f"kp:trace:{i}") for i in range(7)]
     assert len(list(scorer.iter_scores(traces))) == 7
     assert sizes == [3, 3, 1]
+
+
+def test_without_a_batch_size_the_embedder_says_its_own() -> None:
+    """A GPU-like embedder declaring a batch_size gets that many traces a call; same scores."""
+    sizes: list[int] = []
+
+    class GpuLike(HashingEmbedder):
+        batch_size = 4  # as the model on a GPU declares 8,192
+
+        def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
+            sizes.append(len(texts))
+            return super().embed_batch(texts)
+
+    traces = [make_trace(trace_id=f"kp:trace:{i}", objective=f"task {i}") for i in range(9)]
+    scorer = TraceValueScorer(embedder=GpuLike(), novelty_text="windows")
+    assert scorer.batch_size == 4
+    batched = [breakdown.to_dict() for breakdown in scorer.score_many(traces)]
+    assert sizes == [4, 4, 1]
+    alone = TraceValueScorer(embedder=HashingEmbedder(), novelty_text="windows", batch_size=1)
+    assert_scored_alike(batched, [breakdown.to_dict() for breakdown in alone.score_many(traces)])
+
+
+def test_an_embedder_without_a_batch_size_gets_32_traces_a_call() -> None:
+    """The Embedder protocol needs only embed_batch: one that declares nothing gets 32."""
+    assert TraceValueScorer(embedder=HashingEmbedder()).batch_size == 32
 
 
 def test_without_an_embedder_each_trace_is_scored_as_it_is_read() -> None:

@@ -15,11 +15,12 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import (
     BarColumn,
+    MofNCompleteColumn,
     Progress,
     TaskID,
     TextColumn,
@@ -30,6 +31,9 @@ from rich.progress import (
 from knowledgepulse._util.atomic import atomic_text
 from knowledgepulse._util.text import printable
 from knowledgepulse.records import STDIN
+
+if TYPE_CHECKING:
+    from knowledgepulse.evals.evaluate import TaskProgress
 
 ENCODING_ERRORS = "backslashreplace"
 REPORT_COLUMNS = 120
@@ -257,3 +261,44 @@ class ReadProgress:
         if self.bar is not None and (now := time.monotonic()) >= self._next_draw:
             self._next_draw = now + 0.1
             self.bar.update(self._task, completed=self._bytes, done=self._done)
+
+
+class TaskBar:
+    """``kp eval --task``'s bar: outputs in, of how many, and the cache hits among them.
+
+    Given to ``evaluate(progress=...)``; drawn on stderr when it is a terminal, from the first
+    report of a run with calls to make, until the block ends.
+    """
+
+    def __init__(self) -> None:
+        self.bar: Progress | None = None
+        self._wanted = False
+        self._task = TaskID(0)
+
+    def __enter__(self) -> TaskBar:
+        isatty = getattr(sys.stderr, "isatty", None)
+        self._wanted = bool(isatty and isatty())
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def __call__(self, progress: TaskProgress) -> None:
+        """Show how far the calls are."""
+        if self.bar is None:
+            if not self._wanted or progress.total == 0:
+                return
+            self.bar = Progress(
+                TextColumn("outputs"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[cached]} cached"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=stderr_console(),
+                transient=True,
+            )
+            self.bar.start()
+            self._task = self.bar.add_task("outputs", total=progress.total, cached=0)
+        self.bar.update(self._task, completed=progress.done, cached=progress.cached)

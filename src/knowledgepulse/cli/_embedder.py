@@ -19,16 +19,16 @@ import click
 from knowledgepulse.cli._options import option_group
 from knowledgepulse.novelty.embedder import embedder_for
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
-from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
+from knowledgepulse.novelty.settings import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_MAX_WINDOWS,
+    GPU_BATCH_SIZE,
+    WORKER_BATCH_SIZE,
+)
 from knowledgepulse.records import STDIN
-from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE
 
 if TYPE_CHECKING:
     from knowledgepulse.novelty import Embedder
-
-WORKER_BATCH_SIZE = 64
-"""Traces a call per worker process: a call ends when its slowest batch does, so it must hold
-many batches a worker (``bench/bench_embedding.py``)."""
 
 WORKERS_FROM_BYTES = 512 * 1024
 """The input size from which ``--workers`` defaults to one process per core: starting them costs
@@ -36,10 +36,6 @@ about 0.8 s, repaid from about this size (measured in docs/embedding-backends.md
 
 GZIP_RATIO = 4
 """A gzipped input counts as this many times its size (trace JSON compresses 4-10x)."""
-
-GPU_BATCH_SIZE = 8192
-"""Traces a GPU embeds per call unless told: tokenizing one chunk overlaps the model's work on
-the previous one only within a call, so a call must hold many chunks."""
 
 
 def default_workers(paths: Sequence[str]) -> int:
@@ -123,18 +119,6 @@ model_options = option_group(
     ),
 )
 """``--no-embedder``, ``--model``, ``--batch-size``, ``--workers`` and ``--device``."""
-
-
-def batch_size_for(batch_size: int | None, embedder: Embedder | None) -> int:
-    """``--batch-size``, or its default for where the embedder runs."""
-    if batch_size is not None:
-        return batch_size
-    if str(getattr(embedder, "device", "cpu")).startswith("cuda"):
-        return GPU_BATCH_SIZE
-    workers = getattr(embedder, "workers", 1)
-    if isinstance(workers, int) and workers > 1:
-        return WORKER_BATCH_SIZE * workers
-    return DEFAULT_BATCH_SIZE
 
 
 def build_embedder(

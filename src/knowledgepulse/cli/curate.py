@@ -18,7 +18,6 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import ReadProgress, open_output, say
 from knowledgepulse.cli._embedder import (
-    batch_size_for,
     build_embedder,
     model_options,
     novelty_text_option,
@@ -140,7 +139,7 @@ def read_corpus(
         embedder=embedder,
         novelty_text=novelty_text,
         profiles=registry_from(profiles_file),
-        batch_size=batch_size_for(batch_size, embedder),
+        batch_size=batch_size,
     )
     sink = ProblemSink()
     with ReadProgress.for_sources(sources(paths)) as progress:

@@ -21,6 +21,7 @@ from rich.text import Text
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted, printable
 from knowledgepulse.cli._console import (
+    TaskBar,
     open_output,
     output_console,
     report_format,
@@ -276,7 +277,8 @@ def eval_command(
     else:  # the settings are evaluate's own keywords (TASK_SETTINGS)
         task_settings["timeout"] = task_timeout(task_settings["timeout"])
         task_settings["task_version"] = None if no_cache else task_settings["task_version"]
-        run = evaluate(task, inputs, suite, progress=False if quiet else None, **task_settings)
+        with TaskBar() as bar:
+            run = evaluate(task, inputs, suite, progress=None if quiet else bar, **task_settings)
         for line in () if quiet else task_failures(run):
             _stderr(line)
     if not run.cases and not run.file_problems and not quiet:

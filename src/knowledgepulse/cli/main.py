@@ -1,7 +1,8 @@
 """The ``kp`` command: a thin shell over the library.
 
 A command's module is imported only when that command runs (``kp score`` loads no evaluation
-code); this module turns library errors into one-line messages and exit codes (see the epilog).
+code); this module turns library errors into one-line messages and exit codes (see the epilog),
+naming the options where the library names its parameters (:data:`FLAGS`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import click
 
 from knowledgepulse import __version__
 from knowledgepulse._util.text import printable
-from knowledgepulse.errors import KnowledgePulseError
+from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -42,6 +43,35 @@ _COMMANDS = {
     "redact": ("redact:redact_command", "Redact secrets and personal data."),
     "convert": ("convert:convert_command", "Agent framework telemetry to traces."),
 }
+
+
+FLAGS: dict[str | tuple[str, object], str] = {
+    "batch_size": "--batch-size",
+    "cache_dir": "--cache-dir",
+    ("cache_dir", None): "--no-cache",
+    "cache_size": "--cache-size",
+    "device": "--device",
+    "max_elements": "--cache-size",
+    "model_path": "--model",
+    ("read_only", False): "without --frozen",
+    ("read_only", True): "--frozen",
+    "source": "--from",
+    "VectorCache.open": "--cache FILE",
+    "workers": "--workers",
+}
+"""The option that sets each parameter a library error names, by the parameter's name, or by its
+name and value where that value is an option of its own. A parameter not here is shown as Python
+spells it."""
+
+
+def flag_of(setting: Setting) -> str:
+    """A setting a library error names, as ``kp`` spells it: ``--device cuda:3``, say."""
+    if setting.value is not NO_VALUE and (exact := FLAGS.get((setting.name, setting.value))):
+        return exact
+    flag = FLAGS.get(setting.name)
+    if flag is None:
+        return str(setting)
+    return flag if setting.value is NO_VALUE else f"{flag} {setting.value}"
 
 
 class _LazyGroup(click.Group):
@@ -81,9 +111,20 @@ def cli(verbose: int) -> None:
 
 
 class _PrintableFormatter(logging.Formatter):
-    """Log lines with the control characters of data in them (a file name) shown escaped."""
+    """Log lines with the control characters of data in them (a file name) shown escaped.
+
+    A library error logged as an argument (novelty falling back to 0.5) names options, as one
+    raised does.
+    """
 
     def format(self, record: logging.LogRecord) -> str:
+        args = record.args
+        if isinstance(args, tuple) and any(isinstance(arg, KnowledgePulseError) for arg in args):
+            record = logging.makeLogRecord(record.__dict__)
+            record.args = tuple(
+                arg.message_with(flag_of) if isinstance(arg, KnowledgePulseError) else arg
+                for arg in args
+            )
         return printable(super().format(record))
 
 
@@ -109,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         error.show()
         return EXIT_USAGE if isinstance(error, click.UsageError) else error.exit_code
     except KnowledgePulseError as error:
-        _say(f"kp: error: {error}")
+        _say(f"kp: error: {error.message_with(flag_of)}")
         return EXIT_USAGE
     except BrokenPipeError:
         # `kp score ... | head` closes our stdout early; that is not an error. Python flushes

@@ -31,7 +31,6 @@ from knowledgepulse.cli._console import (
     stdout_is_terminal,
 )
 from knowledgepulse.cli._embedder import (
-    batch_size_for,
     build_embedder,
     model_options,
     novelty_text_option,
@@ -296,7 +295,7 @@ def score_command(
         profiles=registry,
         threshold=threshold,
         mode="frozen" if frozen else "online",
-        batch_size=batch_size_for(batch_size, embedder),
+        batch_size=batch_size,
         novelty_text=novelty_text,
     )
 

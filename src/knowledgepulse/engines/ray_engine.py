@@ -39,13 +39,13 @@ from knowledgepulse.novelty.embedder import (
     model_id_of,
 )
 from knowledgepulse.novelty.representation import LeadingEmbedder, novelty_text
-from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
+from knowledgepulse.novelty.settings import DEFAULT_BATCH_SIZE, DEFAULT_MAX_WINDOWS
 from knowledgepulse.novelty.windows import WindowedEmbeddings
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.load import validate_record
 from knowledgepulse.value.breakdown import ValueBreakdown
-from knowledgepulse.value.scorer import DEFAULT_BATCH_SIZE, TraceValueScorer
+from knowledgepulse.value.scorer import TraceValueScorer
 
 INSTALL_HINT = 'pip install "knowledgepulse[ray]"'
 CONNECT_TIMEOUT_S = 5.0

@@ -29,7 +29,13 @@ from knowledgepulse.evals.compare import (
     report_snapshot,
     run_snapshot,
 )
-from knowledgepulse.evals.evaluate import DEFAULT_CACHE_DIR, OutputCache, evaluate, evaluate_async
+from knowledgepulse.evals.evaluate import (
+    DEFAULT_CACHE_DIR,
+    OutputCache,
+    TaskProgress,
+    evaluate,
+    evaluate_async,
+)
 from knowledgepulse.evals.models import (
     ActualOutput,
     Block,
@@ -128,6 +134,7 @@ __all__ = [
     "SuiteScorer",
     "Task",
     "TaskInput",
+    "TaskProgress",
     "TaskRecord",
     "TaskSummary",
     "case_json_schema",

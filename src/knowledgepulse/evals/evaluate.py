@@ -12,18 +12,15 @@ import functools
 import hashlib
 import json
 import logging
-import sys
-from collections import Counter
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ParamSpec
 
 from pydantic import JsonValue
 
 from knowledgepulse._util.atomic import atomic_text
-from knowledgepulse.errors import KnowledgePulseError, OutputError
+from knowledgepulse.errors import KnowledgePulseError, OutputError, Setting
 from knowledgepulse.evals.cases import (
     CaseInput,
     FileProblem,
@@ -62,10 +59,17 @@ DEFAULT_TIMEOUT_S = 300.0
 _log = logging.getLogger("knowledgepulse")
 P = ParamSpec("P")
 
-Advance = Callable[[bool], None]
-"""Counts one more output in, and whether it came from the cache."""
 Cases = str | Path | Iterable[Case | CaseInput | Mapping[str, Any]]
 """Case files (a path, or ``-`` for stdin), or cases: models, loaded ones, or plain dicts."""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskProgress:
+    """How far the task calls of a run are: outputs in, of how many, and how many were cached."""
+
+    done: int
+    total: int
+    cached: int
 
 
 async def evaluate_async(
@@ -80,7 +84,7 @@ async def evaluate_async(
     repeat: int = 1,
     task_version: str | None = None,
     cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
-    progress: bool | None = None,
+    progress: Callable[[TaskProgress], object] | None = None,
 ) -> EvalRun:
     """Call ``task`` on every case and score its outputs with ``suite``; see the module docs.
 
@@ -99,7 +103,9 @@ async def evaluate_async(
         task_version: your name for this version of the task (change it when the task
             changes): outputs are cached under it; ``None``: nothing is cached.
         cache_dir: where outputs are cached; ``None`` turns the cache off.
-        progress: draw a progress bar on stderr (``None``: when stderr is a terminal).
+        progress: told how far the calls are (:class:`TaskProgress`) once before the first
+            and after each output, to draw a progress bar with (``kp eval`` does on a
+            terminal); it runs in the event loop, so it should be quick.
 
     Raises:
         ValueError: a setting out of range.
@@ -122,11 +128,18 @@ async def evaluate_async(
     }
     answers: dict[tuple[int, int], TaskAnswer] = {}
     limit = asyncio.Semaphore(concurrency)
+    hits = 0  # outputs read from the cache
 
-    async def answer(job: tuple[int, int], task_input: TaskInput, advance: Advance) -> None:
+    def tell() -> None:
+        if progress is not None:
+            progress(TaskProgress(len(answers), len(jobs), hits))
+
+    async def answer(job: tuple[int, int], task_input: TaskInput) -> None:
+        nonlocal hits
         got = cache.get(task_input) if cache is not None else None
-        cached = got is not None
-        if got is None:
+        if got is not None:
+            hits += 1
+        else:
             async with limit:
                 got = await call_task(
                     task, task_input, timeout=timeout, retries=retries, retry_delay=retry_delay
@@ -135,12 +148,10 @@ async def evaluate_async(
                 # Off the loop: a save syncs to disk, which would stall the other calls.
                 await asyncio.to_thread(cache.put, task_input, got.output, got.duration_ms)
         answers[job] = got
-        advance(cached)
+        tell()
 
-    with task_progress(len(jobs), progress) as advance:
-        await asyncio.gather(
-            *(answer(job, task_input, advance) for job, task_input in jobs.items())
-        )
+    tell()
+    await asyncio.gather(*(answer(job, task_input) for job, task_input in jobs.items()))
 
     def scored(index: int, item: LoadedCase) -> CaseResult:
         runs = [_score_answer(resolved, item, answers[index, run]) for run in range(repeat)]
@@ -195,42 +206,6 @@ def _case_inputs(cases: Cases) -> Iterator[CaseInput]:
             yield validate_case(Record(Location("<cases>", index=index), dict(item)))
 
 
-@contextmanager
-def task_progress(total: int, wanted: bool | None) -> Iterator[Advance]:
-    """``advance(cached)`` for each output in, drawn as a bar on stderr when ``wanted``.
-
-    ``None``: when stderr is a terminal. Calling a model over a dataset takes minutes, from
-    scripts as well as ``kp eval``: the one place the library draws. Rich is imported only then.
-    """
-    if wanted is None:
-        isatty = getattr(sys.stderr, "isatty", None)
-        wanted = bool(isatty and isatty())
-    if not wanted or total == 0:
-        yield lambda cached: None
-        return
-    from rich import progress as bar  # noqa: PLC0415 - only when a bar is drawn
-    from rich.console import Console  # noqa: PLC0415
-
-    with bar.Progress(
-        bar.TextColumn("outputs"),
-        bar.BarColumn(),
-        bar.MofNCompleteColumn(),
-        bar.TextColumn("{task.fields[cached]} cached"),
-        bar.TimeElapsedColumn(),
-        bar.TimeRemainingColumn(),
-        console=Console(file=sys.stderr, stderr=True),
-        transient=True,
-    ) as shown:
-        task = shown.add_task("outputs", total=total, cached=0)
-        done = Counter[bool]()
-
-        def advance(cached: bool) -> None:
-            done[cached] += 1
-            shown.update(task, completed=done.total(), cached=done[True])
-
-        yield advance
-
-
 # --- The output cache --------------------------------------------------------------------------
 # An output is keyed by a SHA-256 of what the task received (never what is expected), the task's
 # name, its version and the repetition: changing a suite or an expectation reuses every output.
@@ -257,8 +232,11 @@ class OutputCache:
         except OSError as error:
             raise OutputError(
                 f"cannot use {self.directory} as the output cache: {error.strerror or error}; "
-                "give another directory (cache_dir, --cache-dir) or turn the cache off "
-                "(--no-cache)"
+                "give another directory (",
+                Setting("cache_dir"),
+                ") or turn the cache off (",
+                Setting("cache_dir", None),
+                ")",
             ) from None
 
     def key(self, task_input: TaskInput) -> str:

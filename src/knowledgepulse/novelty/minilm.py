@@ -28,8 +28,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import optional_positive_int, positive_int
-from knowledgepulse.errors import EmbedderUnavailableError, import_optional
-from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
+from knowledgepulse.errors import EmbedderUnavailableError, Setting, import_optional
+from knowledgepulse.novelty.settings import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_MAX_WINDOWS,
+    WINDOW_PIECES,
+    WORKER_BATCH_SIZE,
+)
 from knowledgepulse.novelty.windows import (
     BatchRunner,
     ChunkPlan,
@@ -184,6 +189,11 @@ class MiniLMEmbedder:
     def workers(self) -> int:
         """How many processes run the model (1: this one)."""
         return self._workers
+
+    @property
+    def batch_size(self) -> int:
+        """Texts a call should hold: 32 in this process, 64 a worker with several workers."""
+        return WORKER_BATCH_SIZE * self._workers if self._workers > 1 else DEFAULT_BATCH_SIZE
 
     @property
     def loaded(self) -> bool:
@@ -448,8 +458,10 @@ class WorkerPool:
         except BrokenProcessPool:
             self.close()
             raise EmbedderUnavailableError(
-                "an embedding worker process died (killed, or out of memory); try fewer "
-                "--workers or a smaller --batch-size"
+                "an embedding worker process died (killed, or out of memory); try fewer ",
+                Setting("workers"),
+                " or a smaller ",
+                Setting("batch_size"),
             ) from None
 
     def close(self) -> None:

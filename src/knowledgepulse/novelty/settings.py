@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knowledgepulse.errors import ScorerParameterError
+from knowledgepulse.errors import ScorerParameterError, Setting
 
 MODEL_POSITIONS = 256
 """The model card's max_seq_length."""
@@ -17,6 +17,17 @@ TERM_DIMENSIONS = 384
 """Buckets of a term vector: the bundled model's dimensions (``docs/novelty.md`` found 384 and
 1,024 within 0.003 of each other)."""
 
+DEFAULT_BATCH_SIZE = 32
+"""Traces given to an embedder per call unless it (its ``batch_size``) or the caller says."""
+
+WORKER_BATCH_SIZE = 64
+"""Traces a call per worker process of the ONNX model: a call ends when its slowest batch does,
+so it must hold many batches a worker (``bench/bench_embedding.py``)."""
+
+GPU_BATCH_SIZE = 8192
+"""Traces a call for the model on a GPU: tokenizing one chunk overlaps the model's work on the
+previous one only within a call, so a call must hold many chunks."""
+
 DEFAULT_MAX_ELEMENTS = 1000
 """Vectors a new cache holds unless told otherwise."""
 
@@ -28,12 +39,18 @@ MAX_CACHE_BYTES = 4 << 30
 mistyped size or a damaged ``.npz`` cannot exhaust memory; a ring file is bounded by the disk."""
 
 
-def check_cache_size(max_elements: int, dimensions: int) -> None:
-    """Refuse a cache whose vectors would take more than :data:`MAX_CACHE_BYTES`."""
+def check_cache_size(max_elements: int, dimensions: int, *, name: str = "max_elements") -> None:
+    """Refuse a cache whose vectors would take more than :data:`MAX_CACHE_BYTES`.
+
+    ``name`` is the parameter the caller was given the size as, which the error names.
+    """
     if max_elements * dimensions * 4 > MAX_CACHE_BYTES:
         raise ScorerParameterError(
             f"a cache of {max_elements} vectors of {dimensions} dimensions would take "
             f"{max_elements * dimensions * 4 / 2**30:.1f} GiB; the limit is "
-            f"{MAX_CACHE_BYTES >> 30} GiB in memory, so give a smaller cache size (max_elements), "
-            "or keep the cache in a ring file (VectorCache.open, kp score --cache FILE)"
+            f"{MAX_CACHE_BYTES >> 30} GiB in memory, so give a smaller ",
+            Setting(name),
+            ", or keep the cache in a ring file (",
+            Setting("VectorCache.open"),
+            ")",
         )

@@ -25,7 +25,7 @@ from knowledgepulse.novelty.devices import (
     parse_device,
 )
 from knowledgepulse.novelty.minilm import MINILM_DIMENSIONS, MiniLMEmbedder
-from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, GPU_BATCH_SIZE
 from knowledgepulse.novelty.windows import BatchRunner, PaddedBatch
 
 if TYPE_CHECKING:
@@ -36,8 +36,8 @@ DTYPES = ("float16", "bfloat16", "float32")
 DEVICE_DEFAULTS = {"cuda": (262_144, 16_384, 1_024), "cpu": (8_192, 128, 256)}
 """Positions and windows per model call, texts tokenized per chunk. On an H100, 262,144 positions
 were best (4,100 traces/s; 2,660 with 65,536); on 2 busy CPU cores 8,192 (1,325 tokens/s; 1,115
-at 512). A call's first chunk overlaps nothing, so a GPU call should hold many chunks
-(``kp score --batch-size 8192`` or more)."""
+at 512). A call's first chunk overlaps nothing, so a GPU call should hold many chunks (its
+``batch_size``: 8,192 traces)."""
 
 
 class TorchMiniLMEmbedder(MiniLMEmbedder):
@@ -113,6 +113,11 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
     def dtype(self) -> str:
         """The model's floating-point type."""
         return self._dtype
+
+    @property
+    def batch_size(self) -> int:
+        """Texts a call should hold: 8,192 on a GPU, so that tokenizing overlaps the model."""
+        return GPU_BATCH_SIZE if self._device.startswith("cuda") else super().batch_size
 
     @property
     def backend(self) -> str:

@@ -148,7 +148,6 @@ def judge(spec: EvalSpec, entry: LoadedCase | MalformedCase) -> CaseResult:
             retries=spec.retries,
             repeat=spec.repeat,
             cache_dir=None,
-            progress=False,
         )
     return run.cases[0]
 

@@ -28,6 +28,7 @@ from knowledgepulse.errors import (
     Location,
     MissingDependencyError,
     Problem,
+    Setting,
     import_optional,
 )
 from knowledgepulse.records import json_values
@@ -192,9 +193,17 @@ def read_stream(
 
 def _check_format(name: str, fmt: Format, allowed: tuple[Format, ...]) -> None:
     if fmt not in allowed:
-        hint = "; a dataset of conversation rows is read with --from" if fmt == "parquet" else ""
+        hint = (
+            (
+                "; a dataset of conversation rows is read by naming its format (",
+                Setting("source"),
+                ")",
+            )
+            if fmt == "parquet"
+            else ()
+        )
         raise InputFileError(
-            f"{name}: {fmt.upper()} input is not accepted here (use {', '.join(allowed)}){hint}"
+            f"{name}: {fmt.upper()} input is not accepted here (use {', '.join(allowed)})", *hint
         )
 
 

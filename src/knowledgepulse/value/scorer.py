@@ -12,9 +12,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from knowledgepulse._util.settings import optional_duration_ms, optional_positive_int, positive_int
+from knowledgepulse._util.settings import optional_duration_ms, optional_positive_int
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, VectorError
-from knowledgepulse.novelty.embedder import Embedder, default_embedder, dimensions_of
+from knowledgepulse.novelty.embedder import (
+    Embedder,
+    batch_size_of,
+    default_embedder,
+    dimensions_of,
+)
 from knowledgepulse.novelty.representation import (
     DEFAULT_NOVELTY_TEXT,
     NoveltyText,
@@ -41,7 +46,6 @@ if TYPE_CHECKING:  # numpy and the cache load when a trace is first embedded
 
 CacheMode = Literal["online", "frozen"]
 DEFAULT_THRESHOLD = 0.75
-DEFAULT_BATCH_SIZE = 32
 
 _log = logging.getLogger("knowledgepulse")
 
@@ -72,7 +76,10 @@ class TraceValueScorer:
         novelty_text: which text stands for a trace and how it is embedded, one of
             :data:`~knowledgepulse.novelty.representation.NOVELTY_TEXTS` (default
             ``objective-actions-terms``); a saved cache records it (:attr:`cache_model_id`).
-        batch_size: traces given to the embedder per ``embed_batch`` call (default 32).
+        batch_size: traces given to the embedder per ``embed_batch`` call (default: the
+            embedder's own ``batch_size``, 8,192 for the model on a GPU, else
+            :data:`~knowledgepulse.novelty.settings.DEFAULT_BATCH_SIZE`, 32); it never changes
+            a score.
 
     Raises:
         ScorerParameterError: a setting out of range, an unknown ``novelty_text``, or
@@ -89,7 +96,7 @@ class TraceValueScorer:
         profiles: ProfileRegistry | Mapping[str, ScoringWeights] | None = None,
         threshold: float = DEFAULT_THRESHOLD,
         mode: CacheMode = "online",
-        batch_size: int = DEFAULT_BATCH_SIZE,
+        batch_size: int | None = None,
         novelty_text: str = DEFAULT_NOVELTY_TEXT,
     ) -> None:
         if (
@@ -100,7 +107,7 @@ class TraceValueScorer:
             raise ScorerParameterError(f"threshold must be a number in [0, 1], got {threshold!r}")
         if mode not in ("online", "frozen"):
             raise ScorerParameterError(f"mode must be 'online' or 'frozen', got {mode!r}")
-        positive_int(batch_size, "batch_size")
+        optional_positive_int(batch_size, "batch_size", none_means="the embedder's")
         optional_positive_int(cache_size, "cache_size", none_means="the default of 1000")
         optional_duration_ms(ttl_ms, "ttl_ms")
         if cache is not None and (cache_size is not None or ttl_ms is not None):
@@ -114,7 +121,7 @@ class TraceValueScorer:
         self._cache_size = cache_size or DEFAULT_MAX_ELEMENTS
         self._ttl_ms = ttl_ms
         # A size too large for memory is refused now, not after the first batch is embedded.
-        check_cache_size(self._cache_size, self.cache_dimensions or 1)
+        check_cache_size(self._cache_size, self.cache_dimensions or 1, name="cache_size")
         # Read only without an embedder; _give_up_embedding says why when one fails.
         self._no_embedder_reason = "scoring without an embedder, as configured"
         self._cache = cache
@@ -123,7 +130,7 @@ class TraceValueScorer:
         )
         self.threshold = threshold
         self.mode: CacheMode = mode
-        self.batch_size = batch_size
+        self.batch_size = batch_size or batch_size_of(self._embedder)
         self.already_cached = 0
         """How many traces met a vector held under their own id in the cache (scored before, in
         this process or a saved cache's earlier run); their own vectors are left out."""
@@ -255,7 +262,7 @@ class TraceValueScorer:
         try:
             result = self._novelty_text.embed(embedder, traces)
         except EmbedderUnavailableError as error:
-            self._give_up_embedding(embedder, str(error))
+            self._give_up_embedding(embedder, error)
             return None
         source = f"the {self._novelty_text.name!r} novelty text gave"
         return self._checked(result.vectors, len(traces), source, result.windows, result.capped)
@@ -280,13 +287,15 @@ class TraceValueScorer:
             return RepresentedVectors(vectors)
         return RepresentedVectors(vectors, tuple(windows), tuple(capped))
 
-    def _give_up_embedding(self, embedder: Embedder, reason: str) -> None:
+    def _give_up_embedding(self, embedder: Embedder, error: EmbedderUnavailableError) -> None:
         with self._lock:
             if self._embedder is not embedder:
                 return  # another thread already gave up on it and said so
             self._embedder = None
-            self._no_embedder_reason = reason
-        _log.warning("novelty is %s for every trace: %s", NO_EMBEDDER_NOVELTY, reason)
+            self._no_embedder_reason = str(error)
+        # The error itself, not its text: a shell's log handler may spell its settings (kp's
+        # options).
+        _log.warning("novelty is %s for every trace: %s", NO_EMBEDDER_NOVELTY, error)
 
     def _scored(
         self, traces: Sequence[ReasoningTrace], embedded: RepresentedVectors | None

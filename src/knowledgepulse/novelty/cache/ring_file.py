@@ -32,7 +32,7 @@ from knowledgepulse._util.atomic import (
     temporary_beside,
 )
 from knowledgepulse._util.digest import stable_hash64
-from knowledgepulse.errors import CacheFileError
+from knowledgepulse.errors import CacheFileError, Setting
 
 RING_MAGIC = b"KPRING1\n"
 JOURNAL_MAGIC = b"KPJOURN1"
@@ -426,8 +426,9 @@ class RingFile:
         if not self.writable:
             raise CacheFileError(
                 f"{self.path}: a save into this cache was interrupted and must be finished by a "
-                "process that may write the file; open it once with write permission (for "
-                "example kp score --cache without --frozen)"
+                "process that may write the file; open it once with write permission (",
+                Setting("read_only", False),
+                ")",
             )
         self._apply(*found)
 
@@ -545,7 +546,9 @@ def create_ring_file(
             raise CacheFileError(
                 f"{path}: a cache of {layout.capacity} vectors needs "
                 f"{layout.journal_offset / 2**30:.2f} GiB and the disk has "
-                f"{free / 2**30:.2f} GiB free; give a smaller --cache-size or another disk"
+                f"{free / 2**30:.2f} GiB free; give a smaller ",
+                Setting("max_elements"),
+                " or another disk",
             )
         descriptor, temporary = temporary_beside(path)
     except OSError as error:
