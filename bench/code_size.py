@@ -9,9 +9,8 @@ leaves them out). Run: ``python bench/code_size.py``.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import ast
+from pathlib import Path
 
 import grimp
 
