@@ -50,7 +50,7 @@ class ReportScorer(ReportModel):
     @classmethod
     def of(cls, entry: SuiteScorer) -> ReportScorer:
         """The entry of a resolved suite, every parameter's default filled in."""
-        return cls.model_construct(
+        return cls(
             key=entry.key,
             type=entry.type,
             name=entry.name,
@@ -72,7 +72,7 @@ class ReportSuite(ReportModel):
     def of(cls, suite: Suite) -> ReportSuite:
         """A resolved suite's entries and where it came from."""
         scorers = [ReportScorer.of(entry) for entry in suite.scorers]
-        return cls.model_construct(
+        return cls(
             name=suite.name, description=suite.description, source=suite.source, scorers=scorers
         )
 
@@ -102,7 +102,7 @@ class ReportScore(ReportModel):
     @classmethod
     def of(cls, outcome: ScorerOutcome) -> ReportScore:
         """An outcome of a run; details JSON has no type for are written as text."""
-        return cls.model_construct(
+        return cls(
             type=outcome.type,
             name=outcome.name,
             score=outcome.score,
@@ -136,13 +136,9 @@ class ReportTask(ReportModel):
         """A task record of a run."""
         failure = None
         if record.error_type is not None:
-            failure = TaskFailure.model_construct(
-                type=record.error_type, message=record.error_message
-            )
+            failure = TaskFailure(type=record.error_type, message=record.error_message)
         cached, timed_out = record.cached, record.timed_out
-        return cls.model_construct(
-            attempts=record.attempts, cached=cached, timed_out=timed_out, error=failure
-        )
+        return cls(attempts=record.attempts, cached=cached, timed_out=timed_out, error=failure)
 
 
 class ReportCase(ReportModel):
@@ -174,7 +170,7 @@ class ReportCase(ReportModel):
     @classmethod
     def of(cls, result: CaseResult) -> ReportCase:
         """A case result of a run."""
-        return cls.model_construct(
+        return cls(
             id=result.case_id,
             file=result.location.file,
             line=result.location.line,
@@ -210,8 +206,8 @@ class EvalReport(ReportModel):
 
     @classmethod
     def of(cls, run: EvalRun, source: str = "this run") -> EvalReport:
-        """The report of a run in memory, its values taken as they are (a run is checked data)."""
-        return cls.model_construct(
+        """The report of a run in memory (``source`` names it in a comparison)."""
+        return cls(
             suite=ReportSuite.of(run.suite),
             summary=run.summary,
             problems=[problem.to_dict() for problem in run.file_problems],

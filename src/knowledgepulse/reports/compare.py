@@ -8,6 +8,7 @@ comment stays within what a code host accepts (the JSON report has every case).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -209,15 +210,8 @@ def _spec_dict(spec: ReportScorer | None) -> dict[str, Any] | None:
 
 
 def _scorer_dict(change: ScorerChange) -> dict[str, Any]:
-    return {
-        "key": change.key,
-        "status": change.status,
-        "base": _spec_dict(change.base),
-        "new": _spec_dict(change.new),
-        "base_mean": change.base_mean,
-        "new_mean": change.new_mean,
-        "mean_delta": change.mean_delta,
-    }
+    specs = {"base": _spec_dict(change.base), "new": _spec_dict(change.new)}
+    return {**asdict(change), **specs, "mean_delta": change.mean_delta}
 
 
 def _side(case: ReportCase | None) -> dict[str, Any] | None:
