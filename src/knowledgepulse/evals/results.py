@@ -2,7 +2,8 @@
 
 A case passes when every score reaches its threshold; its weighted score averages the scores by
 weight. Weights never change a verdict, thresholds never a score; an error result fails the case
-and is left out of both. docs/evals-tasks.md explains repeated runs (pass@K).
+and is left out of both. docs/evals-tasks.md explains repeated runs (pass@K). The totals and
+repeat statistics are pydantic models that the JSON report (:mod:`.report`) holds as they are.
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ class ReportModel(BaseModel):
 
 
 def absent(value: object) -> bool:
-    """Whether a report field is left out of the JSON: those that ``None`` means are not there."""
+    """Whether a report field is left out of the JSON (``task``, say, for a run without one)."""
     return value is None
 
 

@@ -67,6 +67,8 @@ def _outcome(
 def _checked(result: Any) -> ScoreResult:
     if not isinstance(result, ScoreResult):
         return ScoreResult.failed(f"the scorer returned {type(result).__name__}, not a ScoreResult")
+    if result.error is not None and not isinstance(result.error, str):  # an exception, say
+        result = ScoreResult(result.score, result.details, str(result.error))
     score = result.score
     if score is None:
         if result.error is None:
