@@ -151,8 +151,7 @@ def compare_runs(
     after = EvalReport.of(new) if isinstance(new, EvalRun) else new
     base_keys = {entry.key for entry in before.suite.scorers}
     shared = [entry.key for entry in after.suite.scorers if entry.key in base_keys]
-    base_cases = _numbered(before)
-    new_cases = _numbered(after)
+    base_cases, new_cases = _numbered(before), _numbered(after)
     cases = [
         _compare_case(key, base_cases.get(key), case, shared, tolerance)
         for key, case in new_cases.items()

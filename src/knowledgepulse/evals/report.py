@@ -134,11 +134,14 @@ class ReportTask(ReportModel):
     @classmethod
     def of(cls, record: TaskRecord) -> ReportTask:
         """A task record of a run."""
-        failure = None
-        if record.error_type is not None:
-            failure = TaskFailure(type=record.error_type, message=record.error_message)
-        cached, timed_out = record.cached, record.timed_out
-        return cls(attempts=record.attempts, cached=cached, timed_out=timed_out, error=failure)
+        error = record.error_type
+        failure = TaskFailure(type=error, message=record.error_message) if error else None
+        return cls(
+            attempts=record.attempts,
+            cached=record.cached,
+            timed_out=record.timed_out,
+            error=failure,
+        )
 
 
 class ReportCase(ReportModel):
