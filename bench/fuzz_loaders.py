@@ -45,7 +45,8 @@ import orjson
 
 from knowledgepulse.errors import KnowledgePulseError
 from knowledgepulse.evals.cases import iter_cases
-from knowledgepulse.evals.compare import compare_runs, load_report, run_snapshot
+from knowledgepulse.evals.compare import compare_runs
+from knowledgepulse.evals.report import EvalReport, load_report
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import load_suite
 from knowledgepulse.integrations import ConvertedTrace
@@ -175,7 +176,7 @@ def _evaluated(path: Path) -> list[object]:
 
 
 def _compared(path: Path) -> list[object]:
-    comparison = compare_runs(load_report(path), run_snapshot(EXAMPLE_RUN))
+    comparison = compare_runs(load_report(path), EvalReport.of(EXAMPLE_RUN))
     return [comparison_to_json(comparison), comparison_to_markdown(comparison)]
 
 

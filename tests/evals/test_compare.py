@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import ReportFileError
-from knowledgepulse.evals.compare import Comparison, RunSnapshot, compare_runs, report_snapshot
+from knowledgepulse.evals.compare import Comparison, compare_runs
+from knowledgepulse.evals.report import EvalReport, parse_report
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
-from knowledgepulse.reports.evals import run_to_dict
 from tests.evals.builders import make_case, make_suite, page
 
 MAX_MS = 1000.0
@@ -135,10 +135,10 @@ def with_repeated_id(run: EvalRun) -> EvalRun:
 
 def test_a_report_with_a_repeated_case_id_is_refused_with_its_path() -> None:
     """Read from a file, a repeated id is an error naming both cases, never matched silently."""
-    document = run_to_dict(timed_run({"a": 100, "b": 100}))
+    document = EvalReport.of(timed_run({"a": 100, "b": 100})).model_dump()
     document["cases"][1]["id"] = "a"
     with pytest.raises(ReportFileError) as caught:
-        report_snapshot(document, "report.json")
+        parse_report(document, "report.json")
     (problem,) = caught.value.problems
     assert (problem.path, problem.location.file) == ("cases[1].id", "report.json")
     assert "also the id of cases[0]" in problem.message
@@ -147,10 +147,10 @@ def test_a_report_with_a_repeated_case_id_is_refused_with_its_path() -> None:
 @pytest.mark.parametrize("bad", ["0.5", True, [0.5]])
 def test_a_score_that_is_not_a_number_is_refused_with_its_path(bad: Any) -> None:
     """A string score ("0.5") is not read as a number: the report is refused at that path."""
-    document = run_to_dict(timed_run({"a": 100}))
+    document = EvalReport.of(timed_run({"a": 100})).model_dump()
     document["cases"][0]["scorers"][0]["score"] = bad
     with pytest.raises(ReportFileError) as caught:
-        report_snapshot(document, "report.json")
+        parse_report(document, "report.json")
     assert [p.path for p in caught.value.problems] == ["cases[0].scorers[0].score"]
 
 
@@ -181,7 +181,7 @@ _SCORE = st.none() | st.floats(0, 1) | st.sampled_from([0.0, 0.5, 1.0])
 
 
 @st.composite
-def reports(draw: st.DrawFn) -> RunSnapshot:
+def reports(draw: st.DrawFn) -> EvalReport:
     """A random ``kp eval`` JSON report, read back: scores err, cases are malformed."""
     keys = draw(st.lists(st.sampled_from(["s1", "s2", "s3"]), unique=True, min_size=1))
     suite = {
@@ -218,7 +218,7 @@ def reports(draw: st.DrawFn) -> RunSnapshot:
             }
         )
     document = {"suite": suite, "summary": {"pass_rate": draw(_SCORE)}, "cases": cases}
-    return report_snapshot(document, "report.json")
+    return parse_report(document, "report.json")
 
 
 def _counts(comparison: Comparison) -> dict[str, int]:
@@ -227,11 +227,11 @@ def _counts(comparison: Comparison) -> dict[str, int]:
 
 @settings(max_examples=150)
 @given(run=reports(), tolerance=st.sampled_from([0.0, 1e-9, 0.1]))
-def test_comparing_a_run_with_itself_changes_nothing(run: RunSnapshot, tolerance: float) -> None:
+def test_comparing_a_run_with_itself_changes_nothing(run: EvalReport, tolerance: float) -> None:
     """Every matched case is unchanged, nothing regressed, nothing was added or removed."""
     comparison = compare_runs(run, run, tolerance=tolerance)
     assert all(case.change == "unchanged" for case in comparison.cases)
-    assert comparison.summary.unchanged == len(run.cases)
+    assert comparison.summary.unchanged == len(run.cases) - run.without_id
     assert all(not score.changed for case in comparison.cases for score in case.scores)
     assert all(change.status == "same" for change in comparison.scorers)
 
@@ -239,7 +239,7 @@ def test_comparing_a_run_with_itself_changes_nothing(run: RunSnapshot, tolerance
 @settings(max_examples=150)
 @given(base=reports(), new=reports(), tolerance=st.sampled_from([0.0, 0.1]))
 def test_swapping_base_and_new_swaps_regressions_and_improvements(
-    base: RunSnapshot, new: RunSnapshot, tolerance: float
+    base: EvalReport, new: EvalReport, tolerance: float
 ) -> None:
     """Regressions become improvements, added becomes removed; changes and deltas mirror."""
     forward = _counts(compare_runs(base, new, tolerance=tolerance))
@@ -259,17 +259,17 @@ def test_swapping_base_and_new_swaps_regressions_and_improvements(
 
 @settings(max_examples=100)
 @given(base=reports(), new=reports())
-def test_every_case_is_counted_once(base: RunSnapshot, new: RunSnapshot) -> None:
+def test_every_case_is_counted_once(base: EvalReport, new: EvalReport) -> None:
     """The counts add up to the cases of both runs matched by id and occurrence."""
     comparison = compare_runs(base, new)
-    keys = {(c.case_id, c.occurrence) for c in (*base.cases, *new.cases)}
+    keys = {c.id for c in (*base.cases, *new.cases) if c.id is not None}  # unique in a report
     assert sum(_counts(comparison).values()) == len(keys) == len(comparison.cases)
 
 
 @settings(max_examples=100)
 @given(base=reports(), new=reports(), low=st.floats(0, 0.5), high=st.floats(0.5, 1))
 def test_a_larger_tolerance_never_finds_more_changes(
-    base: RunSnapshot, new: RunSnapshot, low: float, high: float
+    base: EvalReport, new: EvalReport, low: float, high: float
 ) -> None:
     """Raising the tolerance moves cases from changed to unchanged only; flips stay."""
     strict = compare_runs(base, new, tolerance=low)

@@ -15,10 +15,11 @@ import pytest
 
 from knowledgepulse.evals import evaluate, evaluate_async
 from knowledgepulse.evals.models import Case
+from knowledgepulse.evals.report import EvalReport
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import evaluate_case
 from knowledgepulse.evals.tasks import TaskInput
-from knowledgepulse.reports.evals import run_to_dict, to_json, to_markdown
+from knowledgepulse.reports.evals import to_json, to_markdown
 from knowledgepulse.reports.junit import to_junit
 from tests.evals.builders import make_suite, op, page
 
@@ -245,7 +246,7 @@ def test_the_run_goes_through_every_renderer() -> None:
 
     result = run(task)
     document = json.loads(to_json(result))
-    assert document == run_to_dict(result)
+    assert document == EvalReport.of(result).model_dump()
     first, second = document["cases"][:2]
     assert first["task"]["error"] == {"type": "ValueError", "message": "no"}
     assert "duration_ms" not in first

@@ -197,10 +197,11 @@ def test_a_raising_scorer_becomes_an_error_row_and_the_others_still_run() -> Non
         (ScoreResult(True), "score True"),
         (0.7, "returned float, not a ScoreResult"),
         (ScoreResult(None), "no score and no error"),
+        (ScoreResult(None, {}, ValueError("not text")), "not text"),  # type: ignore[arg-type]
     ],
 )
 def test_an_invalid_result_becomes_an_error_result(returned: Any, reason: str) -> None:
-    """A scorer that returns something other than a score in [0, 1] gets an error, not a number."""
+    """A scorer that returns something other than a score in [0, 1] gets an error (as text)."""
     suite = make_suite({"type": "operation-accuracy"})
     entry = suite.scorers[0]
     object.__setattr__(entry, "scorer", Fixed(returned))

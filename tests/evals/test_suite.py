@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.errors import InputFileError, SuiteError
+from knowledgepulse.evals.report import ReportSuite
 from knowledgepulse.evals.suite import Suite, load_suite, suite_from_dict
 from tests.evals.builders import make_suite
 
@@ -66,11 +67,11 @@ def test_json_suite_files_load_too(tmp_path: Path) -> None:
 
 
 def test_resolved_suite_lists_every_parameter_with_defaults_filled_in() -> None:
-    """to_dict gives key, type, weight, threshold and all params, defaults included."""
+    """The report's suite gives key, type, weight, threshold and all params, defaults included."""
     suite = make_suite(
         {"type": "content-quality", "name": "cq", "params": {"ignore_case": True}}, name="s"
     )
-    assert suite.to_dict() == {
+    assert ReportSuite.of(suite).model_dump() == {
         "name": "s",
         "description": None,
         "source": "<suite>",

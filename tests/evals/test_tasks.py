@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from knowledgepulse.evals.models import ActualOutput, Case
+from knowledgepulse.evals.results import TaskSummary
 from knowledgepulse.evals.tasks import (
     TaskAnswer,
     TaskInput,
     TaskRecord,
-    TaskSummary,
     call_task,
     check_options,
     output_json,
@@ -192,7 +192,7 @@ def test_summary_counts_calls_errors_timeouts_and_the_cache() -> None:
             (TaskRecord(2, error_type="TimeoutError", error_message="x", timed_out=True), None),
         ]
     )
-    assert summary.to_dict() == {
+    assert summary.model_dump() == {
         "runs": 3,
         "cached": 1,
         "errors": 1,

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from knowledgepulse.evals.compare import Comparison, compare_runs, load_report
+from knowledgepulse.evals.compare import Comparison, compare_runs
+from knowledgepulse.evals.report import load_report
 from knowledgepulse.reports.compare import (
     MARKDOWN_ROWS,
     comparison_line,

@@ -10,6 +10,7 @@ import pytest
 from rich.console import Console
 
 from knowledgepulse.evals.cases import FileProblem, LoadedCase, MalformedCase
+from knowledgepulse.evals.report import EvalReport
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.records import Location, Problem
@@ -17,7 +18,6 @@ from knowledgepulse.reports.evals import (
     escape,
     indented_json,
     json_chunks,
-    run_to_dict,
     suite_table,
     suite_to_json,
     suite_to_markdown,
@@ -308,7 +308,7 @@ def test_json_escapes_an_unpaired_surrogate_and_keeps_every_problem() -> None:
 
 def test_json_is_the_same_text_in_pieces_and_whole(run: EvalRun) -> None:
     """The report streamed case by case is byte for byte the document it always was."""
-    assert "".join(json_chunks(run)) == indented_json(run_to_dict(run))
+    assert "".join(json_chunks(run)) == indented_json(EvalReport.of(run).model_dump())
 
 
 def test_the_console_view_shows_markup_and_emoji_codes_as_written() -> None:

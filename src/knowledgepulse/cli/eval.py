@@ -38,7 +38,6 @@ from knowledgepulse.evals.compare import (
     FailOn,
     Gate,
     compare_runs,
-    load_report,
 )
 from knowledgepulse.evals.evaluate import (
     DEFAULT_CACHE_DIR,
@@ -46,6 +45,7 @@ from knowledgepulse.evals.evaluate import (
     DEFAULT_TIMEOUT_S,
     evaluate,
 )
+from knowledgepulse.evals.report import load_report
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset

@@ -1,241 +1,20 @@
 """Comparing two runs (score deltas, flips, cases added and removed), and the gate CI applies.
 
-Runs are :class:`RunSnapshot` s (of an :class:`EvalRun` or a JSON report), cases matched by id
-and occurrence. A *regression* passed in the base run and fails in the new one; an *improvement*
-the reverse; *changed* kept its verdict but moved past the tolerance.
+Runs are compared as :class:`~knowledgepulse.evals.report.EvalReport` s (a run in memory is
+turned into one, a report file is read as one), cases matched by id and occurrence. A
+*regression* passed in the base run and fails in the new one; an *improvement* the reverse;
+*changed* kept its verdict but moved past the tolerance.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Strict, StrictBool, StrictStr, ValidationError
-
-from knowledgepulse.errors import ReportFileError
+from knowledgepulse.evals.report import EvalReport, ReportCase, ReportScore, ReportScorer
 from knowledgepulse.evals.results import TOLERANCE, EvalRun
-from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.records.json_values import JsonError, loads
-from knowledgepulse.records.readers import ReadError, open_source, read_all
-
-# --- A run as a comparison sees it ---------------------------------------------------------
-# Runs in memory and reports on disk are both read as a report: unknown fields ignored, the rest
-# strict ("0.5" is no score). A report whose case ids repeat is refused, since cases are matched
-# by id; a run in memory numbers a repeated id by occurrence instead (the cases file warned).
-
-_HOW_TO_WRITE = "write one with: kp eval CASES --suite SUITE -f json -o FILE"
-
-
-@dataclass(frozen=True, slots=True)
-class ScorerSpec:
-    """One suite entry as a comparison sees it: its key, type, weight and threshold."""
-
-    key: str
-    type: str
-    weight: float
-    threshold: float
-
-
-@dataclass(frozen=True, slots=True)
-class ScoreSnapshot:
-    """One scorer's result on one case: the score (``None`` for an error result) and verdict."""
-
-    score: float | None
-    passed: bool
-    threshold: float
-    error: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CaseSnapshot:
-    """One case's verdict and scores; ``occurrence`` counts the cases with its id so far."""
-
-    case_id: str
-    occurrence: int
-    passed: bool
-    malformed: bool
-    weighted_score: float | None
-    scores: Mapping[str, ScoreSnapshot]
-
-    @property
-    def label(self) -> str:
-        """The id, with ``#2`` on its second occurrence in the run, ``#3`` on the third..."""
-        return self.case_id if self.occurrence == 1 else f"{self.case_id} #{self.occurrence}"
-
-
-@dataclass(frozen=True, slots=True)
-class RunSnapshot:
-    """What a comparison needs of a run: ``cases`` with an id, in order; the others counted."""
-
-    source: str
-    suite_name: str | None
-    scorers: tuple[ScorerSpec, ...]
-    cases: tuple[CaseSnapshot, ...]
-    without_id: int
-    pass_rate: float | None
-    weighted_mean: float | None
-    scorer_means: Mapping[str, float | None]
-
-
-# A score is a JSON number: "0.5" or true is not one, and would compare as something else.
-_Number = Annotated[float, Strict()]
-
-
-class _Lenient(BaseModel):
-    """A report may carry fields newer versions add: they are ignored, not errors."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
-
-
-class _SuiteEntry(_Lenient):
-    key: StrictStr
-    type: StrictStr
-    weight: _Number
-    threshold: _Number
-
-
-class _Suite(_Lenient):
-    name: StrictStr | None = None
-    scorers: list[_SuiteEntry]
-
-
-class _Stats(_Lenient):
-    mean: _Number | None = None
-
-
-class _Summary(_Lenient):
-    pass_rate: _Number | None = None
-    weighted_mean: _Number | None = None
-    scorers: dict[str, _Stats] = {}
-
-
-class _Outcome(_Lenient):
-    type: StrictStr
-    name: StrictStr | None = None
-    score: _Number | None
-    threshold: _Number
-    passed: StrictBool
-    error: StrictStr | None = None
-
-
-class _Case(_Lenient):
-    id: StrictStr | None
-    passed: StrictBool
-    weighted_score: _Number | None = None
-    scorers: list[_Outcome]
-    error: list[Any] | None = None
-
-
-class _Report(_Lenient):
-    suite: _Suite
-    summary: _Summary
-    cases: list[_Case]
-
-
-def run_snapshot(run: EvalRun, source: str = "this run") -> RunSnapshot:
-    """The part of a run in memory that a comparison needs."""
-    cases = [case.to_dict() for case in run.cases]
-    document = {"suite": run.suite.to_dict(), "summary": run.summary.to_dict(), "cases": cases}
-    return _snapshot(_Report.model_validate(document), source)
-
-
-def _snapshot(report: _Report, source: str) -> RunSnapshot:
-    # Cases are numbered by occurrence of their id; those without one are only counted.
-    seen: Counter[str] = Counter()
-    cases = []
-    for case in report.cases:
-        if case.id is not None:
-            seen[case.id] += 1
-            scores = {
-                o.name or o.type: ScoreSnapshot(o.score, o.passed, o.threshold, o.error)
-                for o in case.scorers
-            }
-            malformed = case.error is not None
-            cases.append(
-                CaseSnapshot(
-                    case.id, seen[case.id], case.passed, malformed, case.weighted_score, scores
-                )
-            )
-    suite, summary = report.suite, report.summary
-    return RunSnapshot(
-        source=source,
-        suite_name=suite.name,
-        scorers=tuple(ScorerSpec(e.key, e.type, e.weight, e.threshold) for e in suite.scorers),
-        cases=tuple(cases),
-        without_id=len(report.cases) - len(cases),
-        pass_rate=summary.pass_rate,
-        weighted_mean=summary.weighted_mean,
-        scorer_means={key: stats.mean for key, stats in summary.scorers.items()},
-    )
-
-
-def load_report(path: str | Path) -> RunSnapshot:
-    """Read a ``kp eval -f json`` report back (``-`` reads standard input; ``.gz`` works too).
-
-    Raises:
-        InputFileError: the file cannot be opened.
-        ReportFileError: the file is not a ``kp eval`` JSON report; each problem says where.
-    """
-    with open_source(path) as source:
-        name = source.name
-        try:
-            data = read_all(source.stream)
-        except ReadError as error:  # a truncated .gz
-            summary = f"{name} cannot be read in full; {_HOW_TO_WRITE}"
-            raise ReportFileError(summary, [Problem(Location(name), "", str(error))]) from None
-    try:
-        document, _ = loads(data)
-    except (JsonError, UnicodeDecodeError) as error:
-        if isinstance(error, JsonError):
-            problem = Problem(Location(name, error.line), error.path, error.message)
-        else:
-            line = data.count(b"\n", 0, error.start) + 1
-            byte = error.object[error.start]
-            message = f"not UTF-8 text: byte 0x{byte:02x} ({error.reason}); save it as UTF-8"
-            problem = Problem(Location(name, line), "", message)
-        summary = f"{name} is not a kp eval JSON report; {_HOW_TO_WRITE}"
-        raise ReportFileError(summary, [problem]) from None
-    return report_snapshot(document, name)
-
-
-def report_snapshot(document: Any, source: str) -> RunSnapshot:
-    """A snapshot of a ``kp eval`` JSON report already parsed (``source`` names it in errors).
-
-    Raises:
-        ReportFileError: the document is not a ``kp eval`` JSON report.
-    """
-    summary = f"{source} is not a kp eval JSON report; {_HOW_TO_WRITE}"
-    if not isinstance(document, dict):
-        found = "a list" if isinstance(document, list) else f"a JSON {type(document).__name__}"
-        problem = Problem(
-            Location(source), "", f"got {found}; expected an object with suite, summary and cases"
-        )
-        raise ReportFileError(summary, [problem])
-    try:
-        report = _Report.model_validate(document)
-    except ValidationError as error:
-        raise ReportFileError(
-            summary, Record(Location(source), document).problems_from(error)
-        ) from None
-    first: dict[str, int] = {}
-    repeated = [
-        Problem(
-            Location(source),
-            f"cases[{index}].id",
-            f"{case.id!r} is also the id of cases[{first[case.id]}]; a comparison matches cases by "
-            "id, so give each case in the cases file its own id",
-        )
-        for index, case in enumerate(report.cases)
-        if case.id is not None and first.setdefault(case.id, index) != index
-    ]
-    if repeated:
-        raise ReportFileError(f"{source}: case ids repeat; cases are matched by id", repeated)
-    return _snapshot(report, source)
-
 
 # --- Comparing two runs ------------------------------------------------------------------
 
@@ -255,8 +34,8 @@ class ScoreDelta:
     """
 
     key: str
-    base: ScoreSnapshot | None
-    new: ScoreSnapshot | None
+    base: ReportScore | None
+    new: ReportScore | None
     delta: float | None
     flip: Flip | None
     changed: bool
@@ -266,16 +45,22 @@ class ScoreDelta:
 class CaseComparison:
     """One case, base against new (``None`` on the side it was added to or removed from).
 
-    ``label`` is its id (``#n`` for a repeated id); ``scores`` are those of the scorers both
-    suites have, in the new suite's order.
+    ``occurrence`` counts the cases with its id so far in its run; ``scores`` are those of the
+    scorers both suites have, in the new suite's order.
     """
 
-    label: str
+    case_id: str
+    occurrence: int
     change: CaseChange
-    base: CaseSnapshot | None
-    new: CaseSnapshot | None
+    base: ReportCase | None
+    new: ReportCase | None
     scores: tuple[ScoreDelta, ...]
     weighted_delta: float | None
+
+    @property
+    def label(self) -> str:
+        """The id, with ``#2`` on its second occurrence in the run, ``#3`` on the third..."""
+        return self.case_id if self.occurrence == 1 else f"{self.case_id} #{self.occurrence}"
 
     @property
     def changed_scores(self) -> tuple[ScoreDelta, ...]:
@@ -285,12 +70,15 @@ class CaseComparison:
 
 @dataclass(frozen=True, slots=True)
 class ScorerChange:
-    """One suite entry, base against new, and its mean score in each run."""
+    """One suite entry, base against new, and its mean score in each run.
+
+    ``same`` when the type, weight and threshold are (parameters are not compared).
+    """
 
     key: str
     status: ScorerStatus
-    base: ScorerSpec | None
-    new: ScorerSpec | None
+    base: ReportScorer | None
+    new: ReportScorer | None
     base_mean: float | None
     new_mean: float | None
 
@@ -320,8 +108,8 @@ class ComparisonSummary:
 class Comparison:
     """Two runs compared: cases and scorers (the new run's in order, then removed), counts."""
 
-    base: RunSnapshot
-    new: RunSnapshot
+    base: EvalReport
+    new: EvalReport
     tolerance: float
     cases: tuple[CaseComparison, ...]
     scorers: tuple[ScorerChange, ...]
@@ -345,12 +133,12 @@ def difference(base: float | None, new: float | None) -> float | None:
 
 
 def compare_runs(
-    base: EvalRun | RunSnapshot,
-    new: EvalRun | RunSnapshot,
+    base: EvalRun | EvalReport,
+    new: EvalRun | EvalReport,
     *,
     tolerance: float = DEFAULT_TOLERANCE,
 ) -> Comparison:
-    """Compare a new run with a base run (or snapshot: :func:`load_report`), case by case.
+    """Compare a new run with a base run (or report: :func:`load_report`), case by case.
 
     Score deltas at most ``tolerance`` count as unchanged (flips always count).
 
@@ -359,20 +147,19 @@ def compare_runs(
     """
     if not math.isfinite(tolerance) or tolerance < 0:
         raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
-    before = run_snapshot(base, "base run") if isinstance(base, EvalRun) else base
-    after = run_snapshot(new) if isinstance(new, EvalRun) else new
-    base_keys = {spec.key for spec in before.scorers}
-    shared = [spec.key for spec in after.scorers if spec.key in base_keys]
-    base_cases = {(c.case_id, c.occurrence): c for c in before.cases}
-    new_ids = {(c.case_id, c.occurrence) for c in after.cases}
+    before = EvalReport.of(base, "base run") if isinstance(base, EvalRun) else base
+    after = EvalReport.of(new) if isinstance(new, EvalRun) else new
+    base_keys = {entry.key for entry in before.suite.scorers}
+    shared = [entry.key for entry in after.suite.scorers if entry.key in base_keys]
+    base_cases, new_cases = _numbered(before), _numbered(after)
     cases = [
-        _compare_case(base_cases.get((c.case_id, c.occurrence)), c, shared, tolerance)
-        for c in after.cases
+        _compare_case(key, base_cases.get(key), case, shared, tolerance)
+        for key, case in new_cases.items()
     ]
     cases += [
-        _compare_case(c, None, shared, tolerance)
-        for c in before.cases
-        if (c.case_id, c.occurrence) not in new_ids
+        _compare_case(key, case, None, shared, tolerance)
+        for key, case in base_cases.items()
+        if key not in new_cases
     ]
     counts = Counter(case.change for case in cases)
     summary = ComparisonSummary(*(counts[change] for change in get_args(CaseChange)))
@@ -381,22 +168,35 @@ def compare_runs(
     )
 
 
+def _numbered(report: EvalReport) -> dict[tuple[str, int], ReportCase]:
+    # Cases by id and occurrence of the id, in order; those without an id cannot be matched.
+    seen: Counter[str] = Counter()
+    numbered = {}
+    for case in report.cases:
+        if case.id is not None:
+            seen[case.id] += 1
+            numbered[case.id, seen[case.id]] = case
+    return numbered
+
+
 def _compare_case(
-    base: CaseSnapshot | None, new: CaseSnapshot | None, keys: list[str], tolerance: float
+    key: tuple[str, int],
+    base: ReportCase | None,
+    new: ReportCase | None,
+    keys: list[str],
+    tolerance: float,
 ) -> CaseComparison:
     if base is None or new is None:
-        case = new if base is None else base
-        assert case is not None  # one side is always there
-        return CaseComparison(
-            case.label, "added" if base is None else "removed", base, new, (), None
-        )
+        change: CaseChange = "added" if base is None else "removed"
+        return CaseComparison(*key, change, base, new, (), None)
+    base_scores = {score.key: score for score in base.scorers}
+    new_scores = {score.key: score for score in new.scorers}
     scores = tuple(
-        _compare_score(key, base.scores.get(key), new.scores.get(key), tolerance)
-        for key in keys
-        if key in base.scores or key in new.scores
+        _compare_score(k, base_scores.get(k), new_scores.get(k), tolerance)
+        for k in keys
+        if k in base_scores or k in new_scores
     )
     weighted = difference(base.weighted_score, new.weighted_score)
-    change: CaseChange
     if base.passed and not new.passed:
         change = "regressed"
     elif new.passed and not base.passed:
@@ -410,11 +210,11 @@ def _compare_case(
         change = "changed"
     else:
         change = "unchanged"
-    return CaseComparison(new.label, change, base, new, scores, weighted)
+    return CaseComparison(*key, change, base, new, scores, weighted)
 
 
 def _compare_score(
-    key: str, base: ScoreSnapshot | None, new: ScoreSnapshot | None, tolerance: float
+    key: str, base: ReportScore | None, new: ReportScore | None, tolerance: float
 ) -> ScoreDelta:
     delta = difference(base.score if base else None, new.score if new else None)
     flip: Flip | None = None
@@ -429,24 +229,31 @@ def _compare_score(
     return ScoreDelta(key, base, new, delta, flip, changed)
 
 
-def _compare_scorers(base: RunSnapshot, new: RunSnapshot) -> tuple[ScorerChange, ...]:
-    before = {spec.key: spec for spec in base.scorers}
-    after = {spec.key: spec for spec in new.scorers}
+def _compare_scorers(base: EvalReport, new: EvalReport) -> tuple[ScorerChange, ...]:
+    before = {entry.key: entry for entry in base.suite.scorers}
+    after = {entry.key: entry for entry in new.suite.scorers}
     changes = []
-    for key, spec in after.items():
+    for key, entry in after.items():
         old = before.get(key)
-        status: ScorerStatus = "added" if old is None else "same" if old == spec else "changed"
-        changes.append(
-            ScorerChange(
-                key, status, old, spec, base.scorer_means.get(key), new.scorer_means.get(key)
-            )
+        status: ScorerStatus = (
+            "added" if old is None else "same" if _spec(old) == _spec(entry) else "changed"
         )
+        changes.append(ScorerChange(key, status, old, entry, _mean(base, key), _mean(new, key)))
     changes += [
-        ScorerChange(key, "removed", spec, None, base.scorer_means.get(key), None)
-        for key, spec in before.items()
+        ScorerChange(key, "removed", entry, None, _mean(base, key), None)
+        for key, entry in before.items()
         if key not in after
     ]
     return tuple(changes)
+
+
+def _spec(entry: ReportScorer) -> tuple[str, float, float]:
+    return entry.type, entry.weight, entry.threshold
+
+
+def _mean(report: EvalReport, key: str) -> float | None:
+    stats = report.summary.scorers.get(key)
+    return stats.mean if stats is not None else None
 
 
 # --- The gate ------------------------------------------------------------------------------

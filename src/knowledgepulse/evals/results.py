@@ -2,7 +2,8 @@
 
 A case passes when every score reaches its threshold; its weighted score averages the scores by
 weight. Weights never change a verdict, thresholds never a score; an error result fails the case
-and is left out of both. docs/evals-tasks.md explains repeated runs (pass@K).
+and is left out of both. docs/evals-tasks.md explains repeated runs (pass@K). The totals and
+repeat statistics are pydantic models that the JSON report (:mod:`.report`) holds as they are.
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from knowledgepulse.evals.scorer import ScoreResult
 from knowledgepulse.evals.suite import Suite, scorer_label
-from knowledgepulse.evals.tasks import TaskRecord, TaskSummary
+from knowledgepulse.evals.tasks import TaskRecord
 from knowledgepulse.records import Location, Problem
 
 TOLERANCE = 1e-9
@@ -65,21 +67,6 @@ class ScorerOutcome:
         margin = self.score - self.threshold
         return 0.0 if abs(margin) <= TOLERANCE else round(margin, 12)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The outcome as the JSON report gives it."""
-        return {
-            "type": self.type,
-            **({"name": self.name} if self.name is not None else {}),
-            "score": self.score,
-            "threshold": self.threshold,
-            "weight": self.weight,
-            "passed": self.passed,
-            "margin": self.margin,
-            "details": dict(self.result.details),
-            "error": self.error,
-            "diagnosis": list(self.diagnosis),
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class CaseResult:
@@ -121,80 +108,61 @@ class CaseResult:
         """The outcomes' :func:`weighted_score`."""
         return weighted_score([(o.score, o.weight) for o in self.outcomes])
 
-    def to_dict(self) -> dict[str, Any]:
-        """The case as the JSON report gives it (task and repeat keys only when present)."""
-        document: dict[str, Any] = {
-            "id": self.case_id,
-            "file": self.location.file,
-            "line": self.location.line,
-            "passed": self.passed,
-            "weighted_score": self.weighted_score,
-            "scorers": [outcome.to_dict() for outcome in self.outcomes],
-            "error": [p.to_dict() for p in self.problems] if self.problems else None,
-            "warnings": [p.to_dict() for p in self.warnings],
-        }
-        if self.duration_ms is not None:
-            document["duration_ms"] = self.duration_ms
-        if self.task is not None:
-            document["task"] = self.task.to_dict()
-        if self.repeat is not None:
-            document["repeat"] = self.repeat.to_dict()
-            document["runs"] = [run.to_dict() for run in self.runs]
-        return document
+
+class ReportModel(BaseModel):
+    """A part of the JSON report: fields a newer version adds are ignored, the rest strict.
+
+    ``"0.5"`` is no score, ``true`` no count, NaN no number.
+    """
+
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True, allow_inf_nan=False)
 
 
-@dataclass(frozen=True, slots=True)
-class ScorerStats:
+def absent(value: object) -> bool:
+    """Whether a report field is left out of the JSON (``task``, say, for a run without one)."""
+    return value is None
+
+
+class ScorerStats(ReportModel):
     """One scorer over a run: mean and std / √n over the ``n`` cases scored; ``errors``: not."""
 
-    mean: float | None
-    stderr: float | None
-    n: int
-    errors: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for the JSON report."""
-        return asdict(self)
+    mean: float | None = None
+    stderr: float | None = None
+    n: int = 0
+    errors: int = 0
 
 
-@dataclass(frozen=True, slots=True)
 class ScorerRepeat(ScorerStats):
     """One scorer over the runs of one case: :class:`ScorerStats` over runs, and ``passed_runs``."""
 
     passed_runs: int
 
 
-@dataclass(frozen=True, slots=True)
-class RepeatStats:
-    """One case run K (``runs``) times, k (``passed_runs``) of them passing."""
+class RepeatStats(ReportModel):
+    """One case run K (``runs``) times, k (``passed_runs``) of them passing.
+
+    ``pass_rate`` is k / K; ``pass_at_k`` whether at least one run passed.
+    """
 
     runs: int
     passed_runs: int
-    scorers: Mapping[str, ScorerRepeat]
+    pass_rate: float
+    pass_at_k: bool
+    scorers: dict[str, ScorerRepeat]
 
-    @property
-    def pass_rate(self) -> float:
-        """The share of runs that passed: k / K."""
-        return self.passed_runs / self.runs
-
-    @property
-    def pass_at_k(self) -> bool:
-        """Whether the case passed in at least one of the K runs."""
-        return self.passed_runs > 0
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for the JSON report."""
-        return {
-            "runs": self.runs,
-            "passed_runs": self.passed_runs,
-            "pass_rate": self.pass_rate,
-            "pass_at_k": self.pass_at_k,
-            "scorers": {key: stats.to_dict() for key, stats in self.scorers.items()},
-        }
+    @classmethod
+    def of(cls, runs: int, passed_runs: int, scorers: Mapping[str, ScorerRepeat]) -> RepeatStats:
+        """The statistics of a case that passed ``passed_runs`` of ``runs`` runs."""
+        return cls(
+            runs=runs,
+            passed_runs=passed_runs,
+            pass_rate=passed_runs / runs,
+            pass_at_k=passed_runs > 0,
+            scorers=dict(scorers),
+        )
 
 
-@dataclass(frozen=True, slots=True)
-class RepeatSummary:
+class RepeatSummary(ReportModel):
     """Repeated runs over a run: the share of cases passed in some run, passed runs / runs."""
 
     runs_per_case: int
@@ -211,34 +179,49 @@ class RepeatSummary:
             run_pass_rate=sum(s.passed_runs for s in stats) / runs if runs else None,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for the JSON report."""
-        return asdict(self)
+
+class TaskSummary(ReportModel):
+    """The task calls of a run (one per case and run): cached, failed (timeouts included)..."""
+
+    runs: int
+    cached: int
+    errors: int
+    timeouts: int
+    mean_duration_ms: float | None
+    max_duration_ms: float | None
+
+    @classmethod
+    def of(cls, calls: Sequence[tuple[TaskRecord, float | None]]) -> TaskSummary:
+        """The summary of (record, duration in ms) pairs."""
+        durations = [duration for _, duration in calls if duration is not None]
+        return cls(
+            runs=len(calls),
+            cached=sum(record.cached for record, _ in calls),
+            errors=sum(record.failed for record, _ in calls),
+            timeouts=sum(record.timed_out for record, _ in calls),
+            mean_duration_ms=statistics.fmean(durations) if durations else None,
+            max_duration_ms=max(durations) if durations else None,
+        )
 
 
-@dataclass(frozen=True, slots=True)
-class RunSummary:
+class RunSummary(ReportModel):
     """Totals for a run; ``cases`` and ``failed`` count malformed cases, not those lost in files.
 
-    ``task`` and ``repeat`` are there when a task answered the cases, repeatedly.
+    ``task`` and ``repeat`` are there when a task answered the cases, repeatedly. Every field has
+    a default, so that a report an older version wrote without it still reads.
     """
 
-    cases: int
-    passed: int
-    failed: int
-    malformed: int
-    pass_rate: float | None
-    weighted_mean: float | None
-    unreadable_files: int
-    warnings: int
-    scorers: Mapping[str, ScorerStats]
-    task: TaskSummary | None = None
-    repeat: RepeatSummary | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for the JSON report, in field order (task and repeat only when present)."""
-        document = asdict(self)
-        return {k: v for k, v in document.items() if v is not None or k not in {"task", "repeat"}}
+    cases: int = 0
+    passed: int = 0
+    failed: int = 0
+    malformed: int = 0
+    pass_rate: float | None = None
+    weighted_mean: float | None = None
+    unreadable_files: int = 0
+    warnings: int = 0
+    scorers: dict[str, ScorerStats] = {}
+    task: TaskSummary | None = Field(default=None, exclude_if=absent)
+    repeat: RepeatSummary | None = Field(default=None, exclude_if=absent)
 
 
 @dataclass(frozen=True, slots=True)

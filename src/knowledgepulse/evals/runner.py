@@ -32,12 +32,13 @@ from knowledgepulse.evals.results import (
     ScorerOutcome,
     ScorerRepeat,
     ScorerStats,
+    TaskSummary,
     mean_and_stderr,
     passes,
 )
 from knowledgepulse.evals.scorer import CaseContext, ScoreResult
 from knowledgepulse.evals.suite import Suite, SuiteScorer
-from knowledgepulse.evals.tasks import TaskRecord, TaskSummary
+from knowledgepulse.evals.tasks import TaskRecord
 from knowledgepulse.records import Location, Problem
 
 _log = logging.getLogger("knowledgepulse")
@@ -66,6 +67,8 @@ def _outcome(
 def _checked(result: Any) -> ScoreResult:
     if not isinstance(result, ScoreResult):
         return ScoreResult.failed(f"the scorer returned {type(result).__name__}, not a ScoreResult")
+    if result.error is not None and not isinstance(result.error, str):  # an exception, say
+        result = ScoreResult(result.score, result.details, str(result.error))
     score = result.score
     if score is None:
         if result.error is None:
@@ -142,7 +145,13 @@ def combine_runs(suite: Suite, runs: Sequence[CaseResult]) -> CaseResult:
         valued = [score for score in scores if score is not None]
         mean, stderr = mean_and_stderr(valued)
         passed = sum(o.passed for o in own)
-        stats = ScorerRepeat(mean, stderr, len(valued), len(scores) - len(valued), passed)
+        stats = ScorerRepeat(
+            mean=mean,
+            stderr=stderr,
+            n=len(valued),
+            errors=len(scores) - len(valued),
+            passed_runs=passed,
+        )
         per_scorer[entry.key] = stats
         details = {
             "runs": len(runs),
@@ -161,7 +170,7 @@ def combine_runs(suite: Suite, runs: Sequence[CaseResult]) -> CaseResult:
         tuple(outcomes),
         description=first.description,
         duration_ms=statistics.fmean(durations) if durations else None,
-        repeat=RepeatStats(len(runs), sum(run.passed for run in runs), per_scorer),
+        repeat=RepeatStats.of(len(runs), sum(run.passed for run in runs), per_scorer),
         runs=tuple(runs),
     )
 
@@ -194,7 +203,8 @@ def summarize(
         outcomes = [o for r in results for o in r.outcomes if o.key == entry.key]
         scores = [o.score for o in outcomes if o.score is not None]
         mean, stderr = mean_and_stderr(scores)
-        stats[entry.key] = ScorerStats(mean, stderr, len(scores), len(outcomes) - len(scores))
+        errors = len(outcomes) - len(scores)
+        stats[entry.key] = ScorerStats(mean=mean, stderr=stderr, n=len(scores), errors=errors)
     weighted = [s for s in (r.weighted_score for r in results) if s is not None]
     calls = [
         (run.task, run.duration_ms)

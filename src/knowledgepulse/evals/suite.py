@@ -109,17 +109,6 @@ class SuiteScorer:
         """How reports name it (see :func:`scorer_label`)."""
         return scorer_label(self.key, self.type, self.name)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The scorer as resolved: key, type, name, weight, threshold and every parameter."""
-        return {
-            "key": self.key,
-            "type": self.type,
-            **({"name": self.name} if self.name is not None else {}),
-            "weight": self.weight,
-            "threshold": self.threshold,
-            "params": self.params,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class Suite:
@@ -129,15 +118,6 @@ class Suite:
     name: str | None = None
     description: str | None = None
     source: str = "<suite>"
-
-    def to_dict(self) -> dict[str, Any]:
-        """The resolved suite as plain data (what ``kp eval --dry-run`` prints)."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "source": self.source,
-            "scorers": [entry.to_dict() for entry in self.scorers],
-        }
 
 
 def load_suite(path: str | Path) -> Suite:

@@ -16,12 +16,11 @@ import inspect
 import json
 import math
 import os
-import statistics
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -94,45 +93,6 @@ class TaskRecord:
             return None
         text = f"{self.error_type}: {self.error_message}" if self.error_message else self.error_type
         return text + (f" (after {self.attempts} attempts)" if self.attempts > 1 else "")
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for the JSON report."""
-        error = {"type": self.error_type, "message": self.error_message}
-        return {
-            "attempts": self.attempts,
-            "cached": self.cached,
-            "timed_out": self.timed_out,
-            "error": error if self.failed else None,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class TaskSummary:
-    """The task calls of a run (one per case and run): cached, failed (timeouts included)..."""
-
-    runs: int
-    cached: int
-    errors: int
-    timeouts: int
-    mean_duration_ms: float | None
-    max_duration_ms: float | None
-
-    @classmethod
-    def of(cls, calls: Sequence[tuple[TaskRecord, float | None]]) -> TaskSummary:
-        """The summary of (record, duration in ms) pairs."""
-        durations = [duration for _, duration in calls if duration is not None]
-        return cls(
-            runs=len(calls),
-            cached=sum(record.cached for record, _ in calls),
-            errors=sum(record.failed for record, _ in calls),
-            timeouts=sum(record.timed_out for record, _ in calls),
-            mean_duration_ms=statistics.fmean(durations) if durations else None,
-            max_duration_ms=max(durations) if durations else None,
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for the JSON report."""
-        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)

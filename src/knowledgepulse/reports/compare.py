@@ -19,15 +19,12 @@ from knowledgepulse._util.text import counted, printable
 from knowledgepulse.evals.compare import (
     CaseChange,
     CaseComparison,
-    CaseSnapshot,
     Comparison,
-    RunSnapshot,
     ScoreDelta,
     ScorerChange,
-    ScorerSpec,
-    ScoreSnapshot,
     difference,
 )
+from knowledgepulse.evals.report import EvalReport, ReportCase, ReportScore, ReportScorer
 from knowledgepulse.reports.evals import (
     DASH,
     escape,
@@ -56,10 +53,10 @@ def signed(delta: float | None) -> str:
     return DASH if delta is None else f"{delta:+.3f}"
 
 
-def _score(snapshot: ScoreSnapshot | None) -> str:
-    if snapshot is None:
+def _score(score: ReportScore | None) -> str:
+    if score is None:
         return "absent"
-    return "no score" if snapshot.score is None else number(snapshot.score)
+    return "no score" if score.score is None else number(score.score)
 
 
 def score_change(delta: ScoreDelta) -> str:
@@ -89,10 +86,10 @@ def _verdict(passed: bool) -> str:
     return "pass" if passed else "fail"
 
 
-def _verdict_of(case: CaseSnapshot) -> str:
+def _verdict_of(case: ReportCase) -> str:
     if case.malformed:
         return "malformed"
-    failing = [key for key, score in case.scores.items() if not score.passed]
+    failing = [score.key for score in case.scorers if not score.passed]
     return "pass" if case.passed else "fail: " + ", ".join(failing)
 
 
@@ -107,10 +104,11 @@ def counts_line(comparison: Comparison) -> str:
 def comparison_line(comparison: Comparison) -> str:
     """One line for stderr: the counts, then the pass rate and weighted mean on each side."""
     base, new = comparison.base, comparison.new
+    before, after = base.summary, new.summary
     parts = [
         f"against {base.source}: {counts_line(comparison)}",
-        f"pass rate {percent(base.pass_rate)} {ARROW} {percent(new.pass_rate)}",
-        f"weighted mean {number(base.weighted_mean)} {ARROW} {number(new.weighted_mean)}",
+        f"pass rate {percent(before.pass_rate)} {ARROW} {percent(after.pass_rate)}",
+        f"weighted mean {number(before.weighted_mean)} {ARROW} {number(after.weighted_mean)}",
     ]
     if unmatched := base.without_id + new.without_id:
         parts.append(f"{counted(unmatched, 'malformed case')} without an id not compared")
@@ -119,7 +117,7 @@ def comparison_line(comparison: Comparison) -> str:
 
 def totals_rows(comparison: Comparison) -> list[list[str]]:
     """The pass rate and the weighted mean: each a row of name, base, new and change."""
-    base, new = comparison.base, comparison.new
+    base, new = comparison.base.summary, comparison.new.summary
     rate = difference(base.pass_rate, new.pass_rate)
     points = DASH if rate is None else f"{100 * rate:+.1f} pts"
     mean = signed(difference(base.weighted_mean, new.weighted_mean))
@@ -162,10 +160,10 @@ def scorer_note(change: ScorerChange) -> str:
 
 def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
     """The comparison as one JSON object: both runs' totals, counts, scorers and every case."""
-    base, new = comparison.base, comparison.new
+    base, new = comparison.base.summary, comparison.new.summary
     return {
-        "base": _run_dict(base),
-        "new": _run_dict(new),
+        "base": _run_dict(comparison.base),
+        "new": _run_dict(comparison.new),
         "tolerance": comparison.tolerance,
         "summary": {
             **comparison.summary.to_dict(),
@@ -196,19 +194,19 @@ def with_comparison(run_chunks: Iterable[str], comparison: Comparison) -> Iterat
     yield body[:-1].rstrip() + f',\n  "comparison": {member}\n}}\n'
 
 
-def _run_dict(run: RunSnapshot) -> dict[str, Any]:
+def _run_dict(run: EvalReport) -> dict[str, Any]:
     return {
         "source": run.source,
-        "suite": run.suite_name,
-        "cases": len(run.cases) + run.without_id,
+        "suite": run.suite.name,
+        "cases": len(run.cases),
         "cases_without_id": run.without_id,
-        "pass_rate": run.pass_rate,
-        "weighted_mean": run.weighted_mean,
+        "pass_rate": run.summary.pass_rate,
+        "weighted_mean": run.summary.weighted_mean,
     }
 
 
-def _spec_dict(spec: ScorerSpec | None) -> dict[str, Any] | None:
-    return None if spec is None else {k: getattr(spec, k) for k in ("type", "weight", "threshold")}
+def _spec_dict(spec: ReportScorer | None) -> dict[str, Any] | None:
+    return None if spec is None else spec.model_dump(include={"type", "weight", "threshold"})
 
 
 def _scorer_dict(change: ScorerChange) -> dict[str, Any]:
@@ -216,23 +214,21 @@ def _scorer_dict(change: ScorerChange) -> dict[str, Any]:
     return {**asdict(change), **specs, "mean_delta": change.mean_delta}
 
 
-def _side(case: CaseSnapshot | None) -> dict[str, Any] | None:
+def _side(case: ReportCase | None) -> dict[str, Any] | None:
     if case is None:
         return None
     return {
         "passed": case.passed,
         "malformed": case.malformed,
         "weighted_score": case.weighted_score,
-        "scores": {key: score.score for key, score in case.scores.items()},
+        "scores": {score.key: score.score for score in case.scorers},
     }
 
 
 def _case_dict(case: CaseComparison) -> dict[str, Any]:
-    present = case.new if case.new is not None else case.base
-    assert present is not None  # one side is always there
     return {
-        "id": present.case_id,
-        "occurrence": present.occurrence,
+        "id": case.case_id,
+        "occurrence": case.occurrence,
         "change": case.change,
         "base": _side(case.base),
         "new": _side(case.new),
@@ -289,7 +285,7 @@ def comparison_to_console(comparison: Comparison) -> Group:
 def comparison_to_markdown(comparison: Comparison) -> str:
     """The comparison as Markdown for a pull-request comment: regressions first, rest folded."""
     base, new = comparison.base, comparison.new
-    title = new.suite_name or base.suite_name or "evaluation"
+    title = new.suite.name or base.suite.name or "evaluation"
     counts = counts_line(comparison)
     if comparison.regressed:
         # The regression count leads the line; bold, so a reviewer cannot miss it.

@@ -8,9 +8,9 @@ escaped, so an id like ``[bold]`` or ``*x*`` is shown as written.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from knowledgepulse._util.text import counted, printable
+from knowledgepulse.evals.report import EvalReport, ReportCase, ReportSuite
 from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.evals.suite import Suite, SuiteScorer
 
@@ -33,72 +34,35 @@ def short(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def run_to_dict(run: EvalRun) -> dict[str, Any]:
-    """The run as one JSON object: ``suite``, ``summary`` and ``cases`` (input order)."""
-    return {
-        "suite": run.suite.to_dict(),
-        "summary": run.summary.to_dict(),
-        "problems": [problem.to_dict() for problem in run.file_problems],
-        "cases": [result.to_dict() for result in run.cases],
-    }
-
-
 def to_json(run: EvalRun) -> str:
-    """The run as an indented JSON document (see :func:`run_to_dict`)."""
+    """The run as an indented JSON document: :class:`EvalReport` ``.of(run).model_dump()``."""
     return "".join(json_chunks(run))
 
 
 def json_chunks(run: EvalRun) -> Iterator[str]:
     """:func:`to_json`'s text in pieces, one case at a time, so a long run is never one string."""
+    head = EvalReport.of(replace(run, cases=())).model_dump()
     if not run.cases:
-        yield indented_json(run_to_dict(run))
+        yield indented_json(head)
         return
-    head = {**run_to_dict(EvalRun(run.suite, (), run.summary, run.file_problems)), "cases": [0]}
     # The document with one placeholder case: the text before and after it frames the cases.
-    before, after = indented_json(head).rsplit("0", 1)
+    before, after = indented_json({**head, "cases": [0]}).rsplit("0", 1)
     for position, result in enumerate(run.cases):
-        case = indented_json(result.to_dict()).rstrip("\n").replace("\n", "\n    ")
-        yield (before if position == 0 else ",\n    ") + case
+        case = indented_json(ReportCase.of(result).model_dump()).rstrip("\n")
+        yield (before if position == 0 else ",\n    ") + case.replace("\n", "\n    ")
     yield after
 
 
 def suite_to_json(suite: Suite) -> str:
     """The resolved suite as an indented JSON document (``kp eval --dry-run``)."""
-    return indented_json(suite.to_dict())
+    return indented_json(ReportSuite.of(suite).model_dump())
 
 
 def indented_json(document: Any) -> str:
-    """``document`` as indented JSON text, UTF-8 as is, ending in a newline."""
-    # A custom scorer's details may hold values JSON has no type for; show them as text.
-    text = json.dumps(_json_safe(document), ensure_ascii=False, indent=2, default=_text) + "\n"
+    """``document`` (JSON data) as indented JSON text, UTF-8 as is, ending in a newline."""
+    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     # An unpaired surrogate cannot be written as UTF-8, but JSON can escape it.
     return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
-
-
-def _json_safe(value: Any) -> Any:
-    """``value`` with NaN, infinity, integers too long to print and non-string keys as text."""
-    if isinstance(value, dict):
-        return {
-            key if isinstance(key, str) else _text(_json_safe(key)): _json_safe(child)
-            for key, child in value.items()
-        }
-    if isinstance(value, list | tuple):
-        return [_json_safe(child) for child in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        try:
-            str(value)
-        except ValueError:  # past sys.get_int_max_str_digits()
-            return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
-    return value
-
-
-def _text(value: Any) -> str:
-    try:
-        return str(value)
-    except ValueError:  # a set or tuple holding an integer too long to print
-        return type(value).__name__
 
 
 def number(value: float | None, digits: int = 3) -> str:

@@ -1,0 +1,314 @@
+"""The JSON report of a run: one model, written by ``kp eval -f json`` and read back as itself.
+
+``EvalReport.of(run).model_dump()`` is the document (:mod:`knowledgepulse.reports.evals` writes
+it as text); :func:`load_report` reads a file back into an :class:`EvalReport`, which is what a
+comparison compares. Fields a newer version adds are ignored, those an older one did not write
+have defaults, and the rest is strict (see :class:`~knowledgepulse.evals.results.ReportModel`).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError
+
+from knowledgepulse.errors import ReportFileError
+from knowledgepulse.evals.results import (
+    CaseResult,
+    EvalRun,
+    RepeatStats,
+    ReportModel,
+    RunSummary,
+    ScorerOutcome,
+    absent,
+)
+from knowledgepulse.evals.suite import Suite, SuiteScorer
+from knowledgepulse.evals.tasks import TaskRecord
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.json_values import JsonError, loads
+from knowledgepulse.records.readers import ReadError, open_source, read_all
+
+ProblemData = dict[str, Any]
+"""A problem as :meth:`~knowledgepulse.errors.Problem.to_dict` gives it."""
+
+_HOW_TO_WRITE = "write one with: kp eval CASES --suite SUITE -f json -o FILE"
+
+
+class ReportScorer(ReportModel):
+    """One suite entry: its key (``name``, else ``type``), weight, threshold and parameters."""
+
+    key: str
+    type: str
+    name: str | None = Field(default=None, exclude_if=absent)
+    weight: float
+    threshold: float
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, entry: SuiteScorer) -> ReportScorer:
+        """The entry of a resolved suite, every parameter's default filled in."""
+        return cls(
+            key=entry.key,
+            type=entry.type,
+            name=entry.name,
+            weight=entry.weight,
+            threshold=entry.threshold,
+            params=entry.params,
+        )
+
+
+class ReportSuite(ReportModel):
+    """The suite of a run as resolved (also what ``kp eval --dry-run`` prints)."""
+
+    name: str | None = None
+    description: str | None = None
+    source: str = "<suite>"
+    scorers: list[ReportScorer]
+
+    @classmethod
+    def of(cls, suite: Suite) -> ReportSuite:
+        """A resolved suite's entries and where it came from."""
+        scorers = [ReportScorer.of(entry) for entry in suite.scorers]
+        return cls(
+            name=suite.name, description=suite.description, source=suite.source, scorers=scorers
+        )
+
+
+class ReportScore(ReportModel):
+    """One scorer's result on one case: the score (``None`` for an error result) and verdict.
+
+    ``margin`` is ``score - threshold``; ``diagnosis`` says what to check when it fell below.
+    """
+
+    type: str
+    name: str | None = Field(default=None, exclude_if=absent)
+    score: float | None
+    threshold: float
+    weight: float = 1.0
+    passed: bool
+    margin: float | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+    diagnosis: list[str] = Field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        """The suite entry's key: ``name``, else ``type``."""
+        return self.name or self.type
+
+    @classmethod
+    def of(cls, outcome: ScorerOutcome) -> ReportScore:
+        """An outcome of a run; details JSON has no type for are written as text."""
+        return cls(
+            type=outcome.type,
+            name=outcome.name,
+            score=outcome.score,
+            threshold=outcome.threshold,
+            weight=outcome.weight,
+            passed=outcome.passed,
+            margin=outcome.margin,
+            details=json_data(dict(outcome.result.details)),
+            error=outcome.error,
+            diagnosis=list(outcome.diagnosis),
+        )
+
+
+class TaskFailure(ReportModel):
+    """What the last attempt of a task call raised: the exception's type and message."""
+
+    type: str
+    message: str | None
+
+
+class ReportTask(ReportModel):
+    """How the task call of one case (one run) went: 0 ``attempts`` when ``cached``."""
+
+    attempts: int
+    cached: bool
+    timed_out: bool
+    error: TaskFailure | None
+
+    @classmethod
+    def of(cls, record: TaskRecord) -> ReportTask:
+        """A task record of a run."""
+        error = record.error_type
+        failure = TaskFailure(type=error, message=record.error_message) if error else None
+        return cls(
+            attempts=record.attempts,
+            cached=record.cached,
+            timed_out=record.timed_out,
+            error=failure,
+        )
+
+
+class ReportCase(ReportModel):
+    """One case's verdict: where it was read, each scorer's result, or why it is malformed.
+
+    ``error`` holds a malformed case's problems (``None`` for a valid case). A case a task
+    answered has ``duration_ms`` and ``task``; a repeated one the means over its ``runs`` and
+    their ``repeat`` statistics, and no ``task``.
+    """
+
+    id: str | None
+    file: str = ""
+    line: int | None = None
+    passed: bool
+    weighted_score: float | None = None
+    scorers: list[ReportScore]
+    error: list[ProblemData] | None = None
+    warnings: list[ProblemData] = Field(default_factory=list)
+    duration_ms: float | None = Field(default=None, exclude_if=absent)
+    task: ReportTask | None = Field(default=None, exclude_if=absent)
+    repeat: RepeatStats | None = Field(default=None, exclude_if=absent)
+    runs: list[ReportCase] = Field(default_factory=list, exclude_if=operator.not_)
+
+    @property
+    def malformed(self) -> bool:
+        """Whether the case is malformed (it never passes)."""
+        return self.error is not None
+
+    @classmethod
+    def of(cls, result: CaseResult) -> ReportCase:
+        """A case result of a run."""
+        return cls(
+            id=result.case_id,
+            file=result.location.file,
+            line=result.location.line,
+            passed=result.passed,
+            weighted_score=result.weighted_score,
+            scorers=[ReportScore.of(outcome) for outcome in result.outcomes],
+            error=[p.to_dict() for p in result.problems] if result.problems else None,
+            warnings=[p.to_dict() for p in result.warnings],
+            duration_ms=result.duration_ms,
+            task=ReportTask.of(result.task) if result.task is not None else None,
+            repeat=result.repeat,
+            runs=[cls.of(run) for run in result.runs],
+        )
+
+
+class EvalReport(ReportModel):
+    """A run as its JSON report holds it: the suite, the totals, file problems and each case.
+
+    ``source`` names the report in a comparison (the file it was read from, or ``this run``);
+    it is not written.
+    """
+
+    suite: ReportSuite
+    summary: RunSummary
+    problems: list[ProblemData] = Field(default_factory=list)
+    cases: list[ReportCase]
+    source: str = Field(default="this run", exclude=True)
+
+    @property
+    def without_id(self) -> int:
+        """The cases without an id (malformed ones), which a comparison cannot match."""
+        return sum(case.id is None for case in self.cases)
+
+    @classmethod
+    def of(cls, run: EvalRun, source: str = "this run") -> EvalReport:
+        """The report of a run in memory (``source`` names it in a comparison)."""
+        return cls(
+            suite=ReportSuite.of(run.suite),
+            summary=run.summary,
+            problems=[problem.to_dict() for problem in run.file_problems],
+            cases=[ReportCase.of(result) for result in run.cases],
+            source=source,
+        )
+
+
+def load_report(path: str | Path) -> EvalReport:
+    """Read a ``kp eval -f json`` report back (``-`` reads standard input; ``.gz`` works too).
+
+    Raises:
+        InputFileError: the file cannot be opened.
+        ReportFileError: the file is not a ``kp eval`` JSON report; each problem says where.
+    """
+    with open_source(path) as source:
+        name = source.name
+        try:
+            data = read_all(source.stream)
+        except ReadError as error:  # a truncated .gz
+            summary = f"{name} cannot be read in full; {_HOW_TO_WRITE}"
+            raise ReportFileError(summary, [Problem(Location(name), "", str(error))]) from None
+    try:
+        document, _ = loads(data)
+    except (JsonError, UnicodeDecodeError) as error:
+        if isinstance(error, JsonError):
+            problem = Problem(Location(name, error.line), error.path, error.message)
+        else:
+            line = data.count(b"\n", 0, error.start) + 1
+            byte = error.object[error.start]
+            message = f"not UTF-8 text: byte 0x{byte:02x} ({error.reason}); save it as UTF-8"
+            problem = Problem(Location(name, line), "", message)
+        summary = f"{name} is not a kp eval JSON report; {_HOW_TO_WRITE}"
+        raise ReportFileError(summary, [problem]) from None
+    return parse_report(document, name)
+
+
+def parse_report(document: Any, source: str) -> EvalReport:
+    """A ``kp eval`` JSON report already parsed (``source`` names it, in errors too).
+
+    Raises:
+        ReportFileError: the document is not a ``kp eval`` JSON report, or its case ids repeat
+            (a comparison matches cases by id).
+    """
+    summary = f"{source} is not a kp eval JSON report; {_HOW_TO_WRITE}"
+    if not isinstance(document, dict):
+        found = "a list" if isinstance(document, list) else f"a JSON {type(document).__name__}"
+        problem = Problem(
+            Location(source), "", f"got {found}; expected an object with suite, summary and cases"
+        )
+        raise ReportFileError(summary, [problem])
+    try:
+        report = EvalReport.model_validate({**document, "source": source})
+    except ValidationError as error:
+        raise ReportFileError(
+            summary, Record(Location(source), document).problems_from(error)
+        ) from None
+    first: dict[str, int] = {}
+    repeated = [
+        Problem(
+            Location(source),
+            f"cases[{index}].id",
+            f"{case.id!r} is also the id of cases[{first[case.id]}]; a comparison matches cases by "
+            "id, so give each case in the cases file its own id",
+        )
+        for index, case in enumerate(report.cases)
+        if case.id is not None and first.setdefault(case.id, index) != index
+    ]
+    if repeated:
+        raise ReportFileError(f"{source}: case ids repeat; cases are matched by id", repeated)
+    return report
+
+
+def json_data(value: Any) -> Any:
+    """``value`` as JSON data: what JSON has no type for is written as text.
+
+    NaN and infinity, integers too long to print, non-string keys and other objects: a scorer's
+    details may hold anything.
+    """
+    if isinstance(value, dict):
+        return {
+            key if isinstance(key, str) else _text(json_data(key)): json_data(child)
+            for key, child in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [json_data(child) for child in value]
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            str(value)
+        except ValueError:  # past sys.get_int_max_str_digits()
+            return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+    return value if value is None or isinstance(value, str | int) else _text(value)
+
+
+def _text(value: Any) -> str:
+    try:
+        return str(value)
+    except ValueError:  # a set or tuple holding an integer too long to print
+        return type(value).__name__
