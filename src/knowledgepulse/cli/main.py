@@ -56,6 +56,7 @@ FLAGS: dict[str | tuple[str, object], str] = {
     ("read_only", False): "without --frozen",
     ("read_only", True): "--frozen",
     "source": "--from",
+    "load_suite": "--suite FILE",
     "VectorCache.open": "--cache FILE",
     "workers": "--workers",
 }

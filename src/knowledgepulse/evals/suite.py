@@ -19,7 +19,7 @@ from pydantic_core import ErrorDetails
 
 from knowledgepulse._util.jsonpath import describe
 from knowledgepulse._util.text import counted
-from knowledgepulse.errors import KnowledgePulseError, SuiteError, UnknownPresetError
+from knowledgepulse.errors import KnowledgePulseError, Setting, SuiteError, UnknownPresetError
 from knowledgepulse.evals.scorer import (
     Scorer,
     builtin_scorer_types,
@@ -381,7 +381,9 @@ def preset(name: str) -> Suite:
         hint = f" Did you mean {closest[0]!r}?" if closest else ""
         raise UnknownPresetError(
             f"unknown preset {name!r}.{hint} Presets: {', '.join(PRESET_NAMES)}; "
-            "or write your own suite file and pass it with --suite"
+            "or write your own suite file and load it (",
+            Setting("load_suite"),
+            ")",
         ) from None
     return suite_from_dict({"name": name, **data}, source=f"preset '{name}'")
 
