@@ -88,6 +88,7 @@ class SelectionResult:
         budget: the budget applied (``top`` as a count), or ``None``.
         min_score: the minimum score applied (a percentile resolved), or ``None``.
         problems: what could not be read, and the warnings, in input order.
+        data: the input, for :attr:`rows` in its form.
     """
 
     corpus: Corpus
@@ -100,7 +101,6 @@ class SelectionResult:
     min_score: float | None = None
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
-    """The input, for :attr:`rows` in its form."""
 
     @property
     def selected(self) -> list[ScoredItem]:
@@ -153,6 +153,7 @@ class DedupeResult:
         group_of: each item's group (its index in ``groups``), or ``None``, in input order.
         threshold: the cosine from which two items are near-duplicates.
         problems: what could not be read, and the warnings, in input order.
+        data: the input, for :attr:`kept_rows` and :attr:`dropped_rows` in its form.
     """
 
     corpus: Corpus
@@ -161,7 +162,6 @@ class DedupeResult:
     threshold: float
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
-    """The input, for :attr:`kept_rows` and :attr:`dropped_rows` in its form."""
 
     def is_kept(self, index: int) -> bool:
         """Whether ``corpus.items[index]`` stays: it is in no group, or represents its group."""
