@@ -8,10 +8,11 @@ question) and a budget of k picks, three ways to choose:
   permutations, a plain numpy MinHash), and farthest-first traversal: from a random start,
   each pick is the trace whose highest estimated Jaccard similarity with the picks so far is
   lowest (mean over 10 starts); it ignores scores and labels;
-- ``kp select``: what ``kp select --budget k`` does: corpus scores with MiniLM
-  (:func:`~knowledgepulse.curation.score_corpus`), tasks inferred
-  (:func:`~knowledgepulse.curation.infer_tasks`) and :func:`~knowledgepulse.curation.select`;
-  and, for comparison, the same without tasks (score-first, the selection before tasks).
+- ``kp select``: what ``kp select --budget k`` does, the library's
+  :func:`~knowledgepulse.runs.select` on the corpus scored once with MiniLM
+  (:func:`~knowledgepulse.curation.score_corpus`), tasks inferred; and, for comparison, the
+  same without tasks (:func:`~knowledgepulse.curation.select`: score-first, the selection
+  before tasks).
 
     python bench/bench_coverage.py [--k 50] [--corpora taubench reflexion_hotpotqa]
         [--task-similarity 0.6 0.65 0.7]
@@ -25,21 +26,15 @@ import argparse
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
 
 from bench_novelty import CORPORA, task_key
-from knowledgepulse.curation import (
-    INFERRED_TASK_SIMILARITY,
-    Candidate,
-    content_digest,
-    infer_tasks,
-    score_corpus,
-    select,
-)
+from knowledgepulse.curation import INFERRED_TASK_SIMILARITY, score_corpus
+from knowledgepulse.curation import select as score_first
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
+from knowledgepulse.runs import select
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.load import load_traces
 from knowledgepulse.trace.text import whole_text
@@ -128,22 +123,15 @@ def main() -> None:
             coverage(farthest_first(signatures, args.k, int(s)), tasks, success) for s in starts
         ]
         row("minhash farthest-first (10 starts)", *np.mean(runs, axis=0))
-        scored = score_corpus(scorer, traces)
-        candidates = [
-            Candidate(b.trace_id, b.score, b.domain, content_digest(t.record.value))
-            for t, b in zip(traces, scored.breakdowns, strict=True)
-        ]
+        scored = score_corpus(scorer, traces)  # scored once, selected from at each threshold
         row(
             "kp select, no tasks (score-first)",
-            *coverage(select(candidates, budget=args.k).selected, tasks, success),
+            *coverage(score_first(scored.candidates(), budget=args.k).selected, tasks, success),
         )
-        objectives = [t.trace.task.objective for t in traces]
         for threshold in args.task_similarity:
-            inferred = infer_tasks(candidates, objectives, scored.vectors, threshold=threshold)
-            tasked = [replace(c, task=task) for c, task in zip(candidates, inferred, strict=True)]
-            picks = select(tasked, scored.vectors, budget=args.k).selected
-            method = f"kp select (tasks inferred at {threshold:g}: {len(set(inferred))})"
-            row(method, *coverage(picks, tasks, success))
+            result = select(scored, budget=args.k, task_similarity=threshold)
+            method = f"kp select (tasks inferred at {threshold:g}: {len(set(result.tasks))})"
+            row(method, *coverage(result.picks, tasks, success))
 
 
 if __name__ == "__main__":

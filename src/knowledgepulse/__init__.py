@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from knowledgepulse.novelty import Embedder
     from knowledgepulse.novelty.cache import VectorCache
     from knowledgepulse.novelty.minilm import MiniLMEmbedder
+    from knowledgepulse.runs import DedupeResult, SelectionResult, dedupe, select
     from knowledgepulse.trace import ReasoningTrace, load_traces, parse_trace
     from knowledgepulse.value import (
         DEFAULT_THRESHOLD,
@@ -42,16 +43,19 @@ if TYPE_CHECKING:
 # Where each lazily imported name lives, under this package.
 _HOME_OF = {
     "DEFAULT_THRESHOLD": "value",
+    "DedupeResult": "runs",
     "Embedder": "novelty",
     "MiniLMEmbedder": "novelty.minilm",
     "ReasoningTrace": "trace",
     "ScoreResult": "evals",
     "Scorer": "evals",
     "ScoringWeights": "value",
+    "SelectionResult": "runs",
     "TraceValueScorer": "value",
     "ValueBreakdown": "value",
     "VectorCache": "novelty.cache",
     "capture": "integrations.capture",
+    "dedupe": "runs",
     "evaluate_value": "value",
     "load_cases": "evals",
     "load_suite": "evals",
@@ -63,6 +67,7 @@ _HOME_OF = {
     "run_suite": "evals",
     "score_trace": "value",
     "score_traces": "value",
+    "select": "runs",
 }
 
 
@@ -84,6 +89,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "DEFAULT_THRESHOLD",
+    "DedupeResult",
     "Embedder",
     "KnowledgePulseError",
     "MiniLMEmbedder",
@@ -91,11 +97,13 @@ __all__ = [
     "ScoreResult",
     "Scorer",
     "ScoringWeights",
+    "SelectionResult",
     "TraceValueScorer",
     "ValueBreakdown",
     "VectorCache",
     "__version__",
     "capture",
+    "dedupe",
     "evaluate_value",
     "integrations",
     "load_cases",
@@ -108,4 +116,5 @@ __all__ = [
     "run_suite",
     "score_trace",
     "score_traces",
+    "select",
 ]

@@ -195,4 +195,14 @@ def test_select_per_task_on_rows_reads_the_task_column(kp: KpRunner) -> None:
     assert run.code == 0, run.err
     kept = [json.loads(line)["instance_id"] for line in run.out.splitlines()]
     assert sorted(kept) == sorted(set(tasks))
-    assert "covered (by metadata.source.task)" in run.err
+    assert "covered (by the dataset's task column)" in run.err
+
+
+def test_select_on_rows_names_the_task_column_it_was_given(kp: KpRunner) -> None:
+    """--task-field on rows: the summary names that column, and rows without it are one task."""
+    source = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
+    run = kp(
+        "select", "--from", "openai-chat", "--no-embedder", "--task-field", "nosuch", str(source)
+    )
+    assert run.code == 0, run.err
+    assert "1 of 1 task covered (by nosuch), 3 traces without nosuch taken as one task" in run.err

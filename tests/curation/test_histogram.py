@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.cli.curate import render_similarity_histogram
 from knowledgepulse.curation.percentiles import LIMITS, similarity_histogram
+from knowledgepulse.reports.curation import render_similarity_histogram
 
 cosines = st.lists(st.floats(min_value=-1.0, max_value=1.0), min_size=1, max_size=50)
 

@@ -1,4 +1,4 @@
-"""``kp select`` and ``kp dedupe``: curating a corpus, scored whole in corpus mode.
+"""``kp select`` and ``kp dedupe``: the options, one call to ``runs.curate``, the output, a summary.
 
 Novelty is against every other trace of the input, so no verdict depends on its order; the
 whole input is held in memory (1.5 KB of vector per trace with MiniLM).
@@ -7,8 +7,6 @@ whole input is held in memory (1.5 KB of vector per trace with MiniLM).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,43 +20,30 @@ from knowledgepulse.cli._embedder import (
     model_options,
     novelty_text_option,
 )
-from knowledgepulse.cli._options import MinScoreType, output_option
+from knowledgepulse.cli._options import (
+    MinScoreType,
+    output_option,
+    profiles_file_option,
+    refuse_usage,
+    registry_from,
+)
+from knowledgepulse.cli._redaction import redact_options, redactor_from, summary_tail
 from knowledgepulse.cli._traces import (
     ProblemSink,
     parquet_rows,
     paths_argument,
-    read_traces,
     row_output,
     source_options,
     sources,
     trace_options,
 )
-from knowledgepulse.cli.redact import redact_options, redacted, redactor_from, summary_tail
-from knowledgepulse.cli.score import profiles_file_option, registry_from
-from knowledgepulse.curation import (
-    INFERRED_TASK_SIMILARITY,
-    Candidate,
-    MinScore,
-    Rejection,
-    RejectionReason,
-    Selection,
-    budget_for_top,
-    content_digest,
-    dedupe,
-    infer_tasks,
-    score_corpus,
-    select,
-)
-from knowledgepulse.curation.percentiles import (
-    SUMMARY_PERCENTILES,
-    SimilarityHistogram,
-    similarity_histogram,
-)
+from knowledgepulse.curation import INFERRED_TASK_SIMILARITY, Corpus, MinScore, RejectionReason
+from knowledgepulse.curation.percentiles import similarity_histogram
+from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.reports.curation import render_similarity_histogram
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.reports.value import annotated_line, dumps, tidy
-from knowledgepulse.runs.read import ROW_TASK
-from knowledgepulse.trace.item import TraceItem
-from knowledgepulse.value.breakdown import ValueBreakdown
+from knowledgepulse.runs.curate import SelectionResult, dedupe, select
 from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
@@ -71,41 +56,17 @@ similarity_histogram_option = click.option(
     "trace (percentiles and a histogram), to choose --max-similarity from your own data.",
 )
 
-
-@dataclass(frozen=True, slots=True)
-class ScoredCorpus:
-    """Every valid trace of the input with its corpus-mode breakdown and vector."""
-
-    traces: list[TraceItem]
-    breakdowns: list[ValueBreakdown]
-    candidates: list[Candidate]
-    vectors: Any
-    sink: ProblemSink
-    redactor: Redactor | None
-
-    @property
-    def has_rows(self) -> bool:
-        """Whether the input was dataset rows (``--from``), to be written back as rows."""
-        return bool(self.traces) and self.traces[0].row is not None
-
-    def row(self, index: int) -> dict[str, Any]:
-        """One trace as a report row: id, score, domain, and where it was read."""
-        breakdown, location = self.breakdowns[index], self.traces[index].location
-        return {
-            "id": breakdown.trace_id,
-            "score": breakdown.score,
-            "domain": breakdown.domain,
-            "file": location.file,
-            "line": location.line,
-        }
+NO_EMBEDDER = (
+    "{what} needs an embedder, and none could be loaded "
+    "(install knowledgepulse[embeddings] or give --model)"
+)
 
 
-def read_corpus(
+def run_arguments(
     paths: tuple[str, ...],
     outputs: tuple[Path | None, ...],
+    sink: ProblemSink,
     *,
-    needs_vectors: str | None,
-    histogram: bool,
     no_embedder: bool,
     model: Path | None,
     batch_size: int | None,
@@ -119,13 +80,12 @@ def read_corpus(
     redact: bool,
     privacy_level: str | None,
     rules_file: Path | None,
-    trace_task_field: str | None = None,
     **row_columns: str | float | None,
-) -> ScoredCorpus:
-    """Read every trace (converted with ``--from``, redacted with ``--redact``), then score all.
+) -> tuple[dict[str, Any], Redactor | None]:
+    """The run's keyword arguments from the options, and the redactor (for the summary).
 
-    The options and ``outputs`` are checked before the first record is read; ``needs_vectors``
-    names what needs embeddings, a usage error when none could be made.
+    Every option is checked before a record is read, and the ``outputs`` too: Parquet rows
+    need ``-o``, and each must be writable.
     """
     options = trace_options(source, domain, confidence, row_columns)
     if source is not None:
@@ -141,67 +101,15 @@ def read_corpus(
         profiles=registry_from(profiles_file),
         batch_size=batch_size,
     )
-    sink = ProblemSink()
-    with ReadProgress.for_sources(sources(paths)) as progress:
-        traces = list(
-            redacted(
-                redactor,
-                read_traces(
-                    paths,
-                    sink,
-                    source=source,
-                    options=options,
-                    task_field=trace_task_field,
-                    progress=progress,
-                ),
-            )
-        )
-    scored = score_corpus(scorer, traces)
-    if needs_vectors is not None and scored.vectors is None and traces:
-        raise click.UsageError(
-            f"{needs_vectors} needs an embedder, and none could be loaded "
-            "(install knowledgepulse[embeddings] or give --model)"
-        )
-    if histogram:
-        similarities = [
-            b.novelty.similarity
-            for b in scored.breakdowns
-            if b.novelty.source == "embedding" and b.novelty.similarity is not None
-        ]
-        say(render_similarity_histogram(similarity_histogram(similarities)))
-    candidates = [
-        Candidate(b.trace_id, b.score, domain=b.domain, tiebreak=content_digest(t.record.value))
-        for t, b in zip(traces, scored.breakdowns, strict=True)
-    ]
-    return ScoredCorpus(traces, scored.breakdowns, candidates, scored.vectors, sink, redactor)
-
-
-BAR_WIDTH = 40
-
-
-def render_similarity_histogram(histogram: SimilarityHistogram | None) -> str:
-    """Percentiles, one bar per bin, and how many traces each usual limit reaches."""
-    if histogram is None:
-        return "no nearest-neighbour similarities: fewer than two traces were embedded"
-    summary = histogram.summary
-    total = int(summary["count"])
-    lines = [
-        f"cosine of each trace with its nearest other trace ({total} traces):",
-        "  "
-        + "  ".join(
-            f"{name} {summary[name]:.3f}"
-            for name in ("min", *(f"p{p}" for p in SUMMARY_PERCENTILES), "max")
-        ),
-    ]
-    tallest = max(count for _, _, count in histogram.bins)
-    for low, high, count in histogram.bins:
-        bar = "#" * (round(BAR_WIDTH * count / tallest) if tallest else 0)
-        lines.append(f"  {low:5.2f}-{high:4.2f} {count:>7} {bar}")
-    reach = ", ".join(
-        f"{limit:g}: {count} ({100 * count / total:.0f}%)" for limit, count in histogram.at_or_above
-    )
-    lines.append(f"  traces at or above --max-similarity S (the most S can reject): {reach}")
-    return "\n".join(lines)
+    arguments = {
+        "scorer": scorer,
+        "redact": redactor or False,
+        "source": source,
+        "options": options,
+        "notes": say,
+        "on_problem": sink,
+    }
+    return arguments, redactor
 
 
 def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
@@ -216,6 +124,15 @@ def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) 
             f"{value!r}: give a percentage in (0, 100], such as 10%", param_hint="--top"
         )
     return percent
+
+
+def _has_rows(corpus: Corpus) -> bool:
+    """Whether the input was dataset rows (``--from``), to be written back as rows."""
+    return bool(corpus.items) and corpus.items[0].item.row is not None
+
+
+def _histogram(corpus: Corpus) -> None:
+    say(render_similarity_histogram(similarity_histogram(corpus.nearest_similarities())))
 
 
 @click.command("select")
@@ -298,7 +215,6 @@ def select_command(
     output: Path | None,
     report_path: Path | None,
     no_embedder: bool,
-    source: str | None,
     **options: Any,
 ) -> int:
     """Select the best traces: score first, across tasks, skipping near-duplicates.
@@ -315,64 +231,55 @@ def select_command(
     rows (--from) are written back as they were, with kp_ columns added, in the input's form
     (JSON Lines or Parquet) or -o's.
     """
-    if budget is not None and top is not None:
-        raise click.UsageError("--budget and --top both set the budget; give one")
-    if max_similarity is not None and no_embedder:
-        raise click.UsageError(
-            "--max-similarity compares embeddings, so it needs an embedder; drop --no-embedder"
-        )
-    if source is not None:  # a dataset's task column
-        options["task_field"] = task_field
-    corpus = read_corpus(
-        paths,
-        (output, report_path),
-        needs_vectors=None if max_similarity is None else "--max-similarity",
-        histogram=similarity_histogram,
-        no_embedder=no_embedder,
-        source=source,
-        trace_task_field=None if source is not None else task_field,
-        **options,
+    refuse_usage(
+        (
+            budget is not None and top is not None,
+            "--budget and --top both set the budget; give one",
+        ),
+        (
+            max_similarity is not None and no_embedder,
+            "--max-similarity compares embeddings, so it needs an embedder; drop --no-embedder",
+        ),
     )
-    corpus, task_path = _with_tasks(corpus, task_field, source, task_similarity)
-    if top is not None:
-        budget = budget_for_top(top, len(corpus.traces))
-    threshold = (
-        None if min_score is None else min_score.resolve([b.score for b in corpus.breakdowns])
+    sink = ProblemSink()
+    run, redactor = run_arguments(
+        paths, (output, report_path), sink, no_embedder=no_embedder, **options
     )
-    selection = select(
-        corpus.candidates,
-        corpus.vectors,
-        budget=budget,
-        min_score=threshold,
-        max_similarity=max_similarity,
-        per_domain=per_domain,
-        per_task=per_task,
-    )
-    if corpus.has_rows:
-        with row_output(output, sources(paths)) as rows:
-            for index in selection.selected:
-                traced = corpus.traces[index]
-                rows.write(traced.row or traced.record, kp_columns(corpus.breakdowns[index]))
+    inputs = sources(paths)
+    with ReadProgress.for_sources(inputs) as progress:
+        try:
+            result = select(
+                inputs,
+                budget=budget,
+                top=top,
+                per_domain=per_domain,
+                per_task=per_task,
+                min_score=min_score,
+                max_similarity=max_similarity,
+                task_field=task_field,
+                task_similarity=task_similarity,
+                progress=progress.advance,
+                **run,
+            )
+        except EmbedderUnavailableError:
+            raise click.UsageError(NO_EMBEDDER.format(what="--max-similarity")) from None
+    if similarity_histogram:
+        _histogram(result.corpus)
+    if _has_rows(result.corpus):
+        with row_output(output, inputs) as rows:
+            for scored in result.selected:
+                rows.write(scored.item.row or scored.item.record, kp_columns(scored.breakdown))
     else:
         with open_output(output) as stream:
-            for index in selection.selected:
-                value, score = corpus.traces[index].record.value, corpus.breakdowns[index].score
-                stream.write(annotated_line(value, score) + "\n")
+            for scored in result.selected:
+                line = annotated_line(scored.item.document, scored.breakdown.score)
+                stream.write(line + "\n")
     if report_path is not None:
         with open_output(report_path) as stream:
-            for rejection in selection.rejected:
-                stream.write(dumps(tidy(_rejection_row(corpus, rejection))) + "\n")
-    say(_summary(corpus, selection, budget, min_score, task_path) + summary_tail(corpus.redactor))
-    return corpus.sink.exit_code
-
-
-def _rejection_row(corpus: ScoredCorpus, rejection: Rejection) -> dict[str, Any]:
-    row = corpus.row(rejection.index) | {"reason": rejection.reason}
-    row["task"] = corpus.candidates[rejection.index].task
-    if rejection.duplicate_of is not None:
-        row["duplicate_of"] = corpus.breakdowns[rejection.duplicate_of].trace_id
-        row["similarity"] = rejection.similarity
-    return row
+            for rejected in result.rejected:
+                stream.write(dumps(tidy(rejected.to_dict())) + "\n")
+    say(_summary(result, min_score, sink.tally.invalid) + summary_tail(redactor))
+    return sink.exit_code
 
 
 _REASONS: tuple[tuple[RejectionReason, str], ...] = (
@@ -381,63 +288,39 @@ _REASONS: tuple[tuple[RejectionReason, str], ...] = (
     ("over_per_task", "over --per-task"),
 )
 
+TASK_COLUMN = "the dataset's task column"
+"""Where the tasks were read from when no --task-field named it: the column the reader found."""
 
-def _summary(
-    corpus: ScoredCorpus,
-    selection: Selection,
-    budget: int | None,
-    min_score: MinScore | None,
-    task_field: str | None,
-) -> str:
+
+def _summary(result: SelectionResult, min_score: MinScore | None, invalid: int) -> str:
     """Counts of the selected and rejected, then ``3 of 5 tasks covered (inferred)``."""
-    count = len(corpus.traces)
-    domains = Counter(corpus.breakdowns[i].domain for i in selection.selected)
+    selected = result.selected
+    domains = Counter(scored.breakdown.domain for scored in selected)
     picked = ", ".join(f"{domain} {n}" for domain, n in sorted(domains.items()))
     parts = [
-        f"{counted(count, 'trace')} scored",
-        f"{len(selection.selected)} selected"
-        + (f" (budget {budget})" if budget is not None else "")
+        f"{counted(len(result.corpus.items), 'trace')} scored",
+        f"{len(selected)} selected"
+        + (f" (budget {result.budget})" if result.budget is not None else "")
         + (f": {picked}" if picked else ""),
     ]
-    reasons = Counter(r.reason for r in selection.rejected)
-    if min_score is not None and selection.min_score is not None:
+    reasons = Counter(r.reason for r in result.rejected)
+    if min_score is not None and result.min_score is not None:
         shown = (
-            f"{min_score} = {selection.min_score:.4f}"
+            f"{min_score} = {result.min_score:.4f}"
             if min_score.percentile is not None
             else f"{min_score}"
         )
         parts.append(f"{reasons['below_min_score']} below the minimum score {shown}")
     parts += [f"{reasons[reason]} {words}" for reason, words in _REASONS if reasons[reason]]
-    if invalid := corpus.sink.tally.invalid:
+    if invalid:
         parts.append(f"{counted(invalid, 'invalid record')} skipped")
-    candidates = corpus.candidates
-    tasks = {c.task for c in candidates}
-    covered = {candidates[i].task for i in selection.selected}
-    how = f"by {task_field}" if task_field is not None else "inferred"
-    parts.append(f"{len(covered)} of {counted(len(tasks), 'task')} covered ({how})")
-    if missing := sum(c.task is None for c in candidates):
-        parts[-1] += f", {counted(missing, 'trace')} without {task_field} taken as one task"
+    covered = {result.tasks[index] for index in result.picks}
+    how = "inferred" if result.tasks_inferred else f"by {result.task_field or TASK_COLUMN}"
+    parts.append(f"{len(covered)} of {counted(len(set(result.tasks)), 'task')} covered ({how})")
+    if missing := sum(task is None for task in result.tasks):
+        without = result.task_field or "a task"
+        parts[-1] += f", {counted(missing, 'trace')} without {without} taken as one task"
     return "; ".join(parts)
-
-
-def _with_tasks(
-    corpus: ScoredCorpus, task_field: str | None, source: str | None, similarity: float
-) -> tuple[ScoredCorpus, str | None]:
-    """Each candidate with its task, and where it was read (``None``: inferred).
-
-    The task each item was read with (a dataset's task column, or ``--task-field``), else
-    inferred from the objectives and vectors.
-    """
-    if source is not None:
-        task_field = ROW_TASK if any(t.task is not None for t in corpus.traces) else None
-    tasks: Sequence[str | None]
-    if task_field is not None:
-        tasks = [t.task for t in corpus.traces]
-    else:
-        objectives = [t.trace.task.objective for t in corpus.traces]
-        tasks = infer_tasks(corpus.candidates, objectives, corpus.vectors, threshold=similarity)
-    candidates = [replace(c, task=task) for c, task in zip(corpus.candidates, tasks, strict=True)]
-    return replace(corpus, candidates=candidates), task_field
 
 
 @click.command("dedupe")
@@ -476,52 +359,31 @@ def dedupe_command(
     group's number, or null) and kp_kept (false for a duplicate that would go); --redact
     cleans them of secrets and personal data first.
     """
-    if no_embedder:
-        raise click.UsageError("kp dedupe compares embeddings; drop --no-embedder")
-    corpus = read_corpus(
-        paths,
-        (output,),
-        needs_vectors="kp dedupe",
-        histogram=similarity_histogram,
-        no_embedder=False,
-        **options,
-    )
-    groups = (
-        []
-        if corpus.vectors is None
-        else dedupe(corpus.candidates, corpus.vectors, threshold=threshold)
-    )
-    if corpus.has_rows:
-        group_of = {
-            index: number
-            for number, group in enumerate(groups)
-            for index in (group.representative, *(member for member, _ in group.members))
-        }
-        dropped = {index for group in groups for index, _ in group.members}
-        with row_output(output, sources(paths), SCORE_COLUMNS + DEDUPE_COLUMNS) as rows:
-            for index, traced in enumerate(corpus.traces):
-                columns = kp_columns(corpus.breakdowns[index])
-                columns["kp_group"] = group_of.get(index)
-                columns["kp_kept"] = index not in dropped
-                rows.write(traced.row or traced.record, columns)
+    refuse_usage((no_embedder, "kp dedupe compares embeddings; drop --no-embedder"))
+    sink = ProblemSink()
+    run, redactor = run_arguments(paths, (output,), sink, no_embedder=False, **options)
+    inputs = sources(paths)
+    with ReadProgress.for_sources(inputs) as progress:
+        try:
+            result = dedupe(inputs, threshold=threshold, progress=progress.advance, **run)
+        except EmbedderUnavailableError:
+            raise click.UsageError(NO_EMBEDDER.format(what="kp dedupe")) from None
+    if similarity_histogram:
+        _histogram(result.corpus)
+    if _has_rows(result.corpus):
+        with row_output(output, inputs, SCORE_COLUMNS + DEDUPE_COLUMNS) as rows:
+            for scored, columns in zip(result.corpus.items, result.columns(), strict=True):
+                rows.write(scored.item.row or scored.item.record, columns)
     else:
         with open_output(output) as stream:
-            for group in groups:
-                row = {
-                    "representative": corpus.row(group.representative),
-                    "size": 1 + len(group.members),
-                    "members": [
-                        {**corpus.row(index), "similarity": similarity}
-                        for index, similarity in group.members
-                    ],
-                }
-                stream.write(dumps(tidy(row)) + "\n")
-    duplicates = sum(len(g.members) for g in groups)
-    count = len(corpus.traces)
+            for group in result.groups:
+                stream.write(dumps(tidy(group.to_dict())) + "\n")
+    count = len(result.corpus.items)
+    duplicates = sum(len(group.members) for group in result.groups)
     say(
-        f"{counted(count, 'trace')} scored; {counted(len(groups), 'near-duplicate group')} "
-        f"at cosine >= {threshold:g}; "
+        f"{counted(count, 'trace')} scored; "
+        f"{counted(len(result.groups), 'near-duplicate group')} at cosine >= {threshold:g}; "
         f"{counted(duplicates, 'trace')} would go, "
-        f"{count - duplicates} kept" + summary_tail(corpus.redactor),
+        f"{count - duplicates} kept" + summary_tail(redactor),
     )
-    return corpus.sink.exit_code
+    return sink.exit_code

@@ -1,7 +1,7 @@
 """Curation: order-free corpus scoring, score-first selection across tasks, near-duplicates."""
 
 from knowledgepulse.curation.corpus import (
-    CorpusScores,
+    Corpus,
     canonical_order,
     content_digest,
     leave_one_out_nearest,
@@ -32,7 +32,7 @@ from knowledgepulse.trace.item import task_at
 __all__ = [
     "INFERRED_TASK_SIMILARITY",
     "Candidate",
-    "CorpusScores",
+    "Corpus",
     "DuplicateGroup",
     "MinScore",
     "Rejection",

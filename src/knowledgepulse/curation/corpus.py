@@ -18,11 +18,13 @@ import numpy as np
 import orjson
 from numpy.typing import NDArray
 
+from knowledgepulse.curation.select import Candidate
 from knowledgepulse.novelty.cache import frozen_nearest
 from knowledgepulse.novelty.cache.search import BLOCK_BYTES
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown
 from knowledgepulse.value.dimensions import EMPTY_CACHE_NOVELTY, NO_EMBEDDER_NOVELTY, novelty
+from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer
 
 NO_EMBEDDER_REASON = "no embedder: corpus novelty compares embeddings, so novelty is 0.5"
@@ -76,14 +78,50 @@ def leave_one_out_nearest(
 
 
 @dataclass(frozen=True, slots=True)
-class CorpusScores:
-    """Every trace's breakdown and unit vector (``None`` without an embedder), in input order."""
+class Corpus:
+    """Every item of an input scored in corpus mode, in input order, and their vectors.
 
-    breakdowns: list[ValueBreakdown]
+    What :func:`~knowledgepulse.runs.select` and :func:`~knowledgepulse.runs.dedupe` choose from;
+    give one back to either to choose again without scoring again.
+
+    Attributes:
+        items: each trace item with its breakdown (novelty against every other item).
+        vectors: the items' unit vectors, row ``i`` for ``items[i]`` (``None`` without an
+            embedder).
+    """
+
+    items: list[ScoredItem]
     vectors: NDArray[np.float32] | None
 
+    @property
+    def breakdowns(self) -> list[ValueBreakdown]:
+        """Each item's breakdown, in input order."""
+        return [scored.breakdown for scored in self.items]
 
-def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> CorpusScores:
+    def candidates(self, tasks: Sequence[str | None] | None = None) -> list[Candidate]:
+        """Each item as a selection candidate, with its task when ``tasks`` gives them."""
+        keys = tasks if tasks is not None else [None] * len(self.items)
+        return [
+            Candidate(
+                scored.breakdown.trace_id,
+                scored.breakdown.score,
+                domain=scored.breakdown.domain,
+                tiebreak=content_digest(scored.item.document),
+                task=task,
+            )
+            for scored, task in zip(self.items, keys, strict=True)
+        ]
+
+    def nearest_similarities(self) -> list[float]:
+        """The cosine of each embedded item with its nearest other item (none for a lone id)."""
+        return [
+            novelty.similarity
+            for novelty in (scored.breakdown.novelty for scored in self.items)
+            if novelty.source == "embedding" and novelty.similarity is not None
+        ]
+
+
+def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpus:
     """Score every trace with leave-one-out novelty; the scorer's cache is neither read nor changed.
 
     Holds every vector at once (4 bytes per dimension per trace: 1.5 KB with MiniLM).
@@ -109,8 +147,8 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpu
                 nearest_id = ids[order[nearest[rank]]]
                 origin = NoveltyOrigin("embedding", nearest_id=nearest_id, similarity=cosine)
                 origins[index] = (novelty(cosine), origin)
-    breakdowns = [
-        scorer.breakdown_with_novelty(loaded.trace, value, origin)
+    items = [
+        ScoredItem(loaded, scorer.breakdown_with_novelty(loaded.trace, value, origin))
         for loaded, (value, origin) in zip(traces, origins, strict=True)
     ]
-    return CorpusScores(breakdowns, vectors)
+    return Corpus(items, vectors)

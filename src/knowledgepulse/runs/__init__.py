@@ -6,7 +6,54 @@ and Ray run the same steps.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.read import read_items
 
-__all__ = ["RunInput", "items_of", "read_items"]
+if TYPE_CHECKING:
+    from knowledgepulse.runs.curate import (
+        DedupeGroup,
+        DedupeResult,
+        Rejected,
+        SelectionResult,
+        dedupe,
+        select,
+    )
+
+# Curation brings numpy: imported on first use (PEP 562), so reading alone stays light.
+_HOME_OF = {
+    "DedupeGroup": "curate",
+    "DedupeResult": "curate",
+    "Rejected": "curate",
+    "SelectionResult": "curate",
+    "dedupe": "curate",
+    "select": "curate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME_OF})
+
+
+__all__ = [
+    "DedupeGroup",
+    "DedupeResult",
+    "Rejected",
+    "RunInput",
+    "SelectionResult",
+    "dedupe",
+    "items_of",
+    "read_items",
+    "select",
+]

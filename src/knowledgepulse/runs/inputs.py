@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.runs.read import ROW_TASK, Notes, read_items
+from knowledgepulse.runs.read import ROW_TASK, Notes, read_items, with_task_column
 from knowledgepulse.trace import TraceItem, validate_record
 from knowledgepulse.trace.item import task_at
 
@@ -40,6 +40,7 @@ def items_of(
     options: TraceOptions | None = None,
     task_field: str | None = None,
     notes: Notes | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> Iterator[TraceItem | Problem]:
     """Every trace item of ``data``, and every problem, in order.
 
@@ -50,6 +51,7 @@ def items_of(
         options: the domain, confidence and row columns of converted rows.
         task_field: where each item's task is read (a row's column, a trace's dotted path).
         notes: told what a reader says about a whole file.
+        progress: for files, told the bytes read so far (as :func:`read_items` is).
 
     Raises:
         TypeError: ``data`` is none of the kinds above (a single dict, say).
@@ -57,7 +59,14 @@ def items_of(
     """
     paths = _paths(data)
     if paths is not None:
-        return read_items(paths, source=source, options=options, task_field=task_field, notes=notes)
+        return read_items(
+            paths,
+            source=source,
+            options=options,
+            task_field=task_field,
+            notes=notes,
+            progress=progress,
+        )
     return _from_rows(_rows(data), source or "auto", options, task_field)
 
 
@@ -112,14 +121,9 @@ def _from_rows(
 def _converted_rows(
     rows: Iterable[Any], source: str, options: TraceOptions | None, task_field: str | None
 ) -> Iterator[TraceItem | Problem]:
-    from knowledgepulse.integrations import RowOptions, TraceOptions  # noqa: PLC0415
     from knowledgepulse.integrations.chat import rows_to_traces  # noqa: PLC0415
 
-    options = options or TraceOptions()
-    if task_field is not None and options.rows.task_field is None:
-        options = dataclasses.replace(
-            options, rows=dataclasses.replace(options.rows or RowOptions(), task_field=task_field)
-        )
+    options = with_task_column(options, task_field)
     for item in rows_to_traces(rows, source=source, options=options, name=ROWS_NAME):
         if isinstance(item, Problem):
             yield item

@@ -55,12 +55,25 @@ def read_items(
     if source is None:
         items: Iterator[TraceItem | Problem] = load_traces(paths, progress=progress)
     else:
+        options = with_task_column(options, task_field)
         items = _converted(paths, source, options, notes or _ignore)
     for item in items:
         if isinstance(item, TraceItem) and (task := _task(item, source, task_field)):
             yield dataclasses.replace(item, task=task)
         else:
             yield item
+
+
+def with_task_column(options: TraceOptions | None, task_field: str | None) -> TraceOptions | None:
+    """``options`` with ``task_field`` as the rows' task column, unless they name one already."""
+    if task_field is None or (options is not None and options.rows.task_field is not None):
+        return options
+    from knowledgepulse.integrations import TraceOptions  # noqa: PLC0415
+
+    options = options or TraceOptions()
+    return dataclasses.replace(
+        options, rows=dataclasses.replace(options.rows, task_field=task_field)
+    )
 
 
 def _task(item: TraceItem, source: str | None, task_field: str | None) -> str | None:

@@ -1,0 +1,509 @@
+"""Curation as library calls: the best items of a corpus, and its groups of near-duplicates.
+
+:func:`select` and :func:`dedupe` read the whole input (anything
+:func:`~knowledgepulse.runs.items_of` takes: files, row dicts, a DataFrame, an Arrow table, a
+``datasets.Dataset``), redact it when asked, and score it in corpus mode: each item's novelty
+against every other item, so no verdict depends on the input's order. Either also takes a
+:class:`~knowledgepulse.curation.Corpus` (a result's ``corpus``), to choose again without
+scoring again. The results are plain data: the items, why each was left out, and the rows in
+the input's own form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from knowledgepulse.curation import (
+    INFERRED_TASK_SIMILARITY,
+    Corpus,
+    MinScore,
+    budget_for_top,
+    infer_tasks,
+    score_corpus,
+)
+from knowledgepulse.curation import dedupe as dedupe_candidates
+from knowledgepulse.curation import select as select_candidates
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.records import Problem
+from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
+from knowledgepulse.reports.value import tidy
+from knowledgepulse.runs.inputs import RunInput, items_of
+from knowledgepulse.runs.read import Notes
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.value.item import ScoredItem
+from knowledgepulse.value.scorer import TraceValueScorer
+
+if TYPE_CHECKING:
+    from knowledgepulse.curation import RejectionReason
+    from knowledgepulse.integrations import TraceOptions
+    from knowledgepulse.redact.items import Redactor
+
+NO_VECTORS = (
+    "{what} needs an embedder, and none could be loaded: install knowledgepulse[embeddings], "
+    "or give a scorer whose embedder loads"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """An item :func:`select` left out, and why.
+
+    Attributes:
+        item: the item, with its score.
+        reason: ``below_min_score``, ``near_duplicate``, ``over_budget`` or ``over_per_task``.
+        task: the task it is a run of.
+        duplicate_of: with ``near_duplicate``, the most similar selected item.
+        similarity: with ``near_duplicate``, the cosine with that item.
+    """
+
+    item: ScoredItem
+    reason: RejectionReason
+    task: str | None
+    duplicate_of: ScoredItem | None = None
+    similarity: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A report row: id, score, domain, file, line, reason, task (and the duplicate's id)."""
+        row = _report_row(self.item) | {"reason": self.reason, "task": self.task}
+        if self.duplicate_of is not None:
+            row["duplicate_of"] = self.duplicate_of.breakdown.trace_id
+            row["similarity"] = self.similarity
+        return row
+
+
+@dataclass(frozen=True, slots=True)
+class SelectionResult:
+    """What :func:`select` chose, and why it left the rest.
+
+    Attributes:
+        corpus: every item scored, in input order, and their vectors.
+        picks: the indexes in ``corpus.items`` of the selected items, in the order picked (every
+            task's best before any task's second: the first N are a selection of N).
+        rejected: every other item with its reason, best first.
+        tasks: each item's task, in input order.
+        tasks_inferred: whether the tasks were inferred (no task was read with the items).
+        task_field: the task field or column the caller named, if any.
+        budget: the budget applied (``top`` as a count), or ``None``.
+        min_score: the minimum score applied (a percentile resolved), or ``None``.
+        problems: what could not be read, and the warnings, in input order.
+        data: the input, for :attr:`rows` in its form.
+    """
+
+    corpus: Corpus
+    picks: tuple[int, ...]
+    rejected: tuple[Rejected, ...]
+    tasks: tuple[str | None, ...]
+    tasks_inferred: bool
+    task_field: str | None = None
+    budget: int | None = None
+    min_score: float | None = None
+    problems: tuple[Problem, ...] = ()
+    data: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def selected(self) -> list[ScoredItem]:
+        """The selected items, in the order picked."""
+        return [self.corpus.items[index] for index in self.picks]
+
+    @property
+    def rows(self) -> Any:
+        """The selected items in the input's form, in the order picked.
+
+        A pandas ``DataFrame``, an Arrow ``Table`` or a ``datasets.Dataset`` for those inputs
+        (their rows, with the ``kp_`` columns added); otherwise dicts: a dataset row with its
+        ``kp_`` columns, a trace with ``metadata.quality_score`` set.
+        """
+        columns = [kp_columns(scored.breakdown) for scored in self.selected]
+        return _in_form(self.data, self.selected, columns, SCORE_COLUMNS)
+
+
+@dataclass(frozen=True, slots=True)
+class DedupeGroup:
+    """An item kept and the near-duplicates it stands for.
+
+    Attributes:
+        representative: the kept item: the group's best (highest score, then smallest id).
+        members: each near-duplicate with its cosine to the representative, best first.
+    """
+
+    representative: ScoredItem
+    members: tuple[tuple[ScoredItem, float], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The group as a report row: the representative, the size, each member's cosine."""
+        return {
+            "representative": _report_row(self.representative),
+            "size": 1 + len(self.members),
+            "members": [
+                {**_report_row(member), "similarity": similarity}
+                for member, similarity in self.members
+            ],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DedupeResult:
+    """The near-duplicate groups :func:`dedupe` found.
+
+    Attributes:
+        corpus: every item scored, in input order, and their vectors.
+        groups: each group of two or more items, best representative first.
+        group_of: each item's group (its index in ``groups``), or ``None``, in input order.
+        threshold: the cosine from which two items are near-duplicates.
+        problems: what could not be read, and the warnings, in input order.
+        data: the input, for :attr:`kept_rows` and :attr:`dropped_rows` in its form.
+    """
+
+    corpus: Corpus
+    groups: tuple[DedupeGroup, ...]
+    group_of: tuple[int | None, ...]
+    threshold: float
+    problems: tuple[Problem, ...] = ()
+    data: Any = field(default=None, repr=False, compare=False)
+
+    def is_kept(self, index: int) -> bool:
+        """Whether ``corpus.items[index]`` stays: it is in no group, or represents its group."""
+        group = self.group_of[index]
+        return group is None or self.groups[group].representative is self.corpus.items[index]
+
+    @property
+    def kept(self) -> list[ScoredItem]:
+        """The items that stay, in input order."""
+        return [s for i, s in enumerate(self.corpus.items) if self.is_kept(i)]
+
+    @property
+    def dropped(self) -> list[ScoredItem]:
+        """The near-duplicates that would go, in input order."""
+        return [s for i, s in enumerate(self.corpus.items) if not self.is_kept(i)]
+
+    def columns(self) -> list[dict[str, Any]]:
+        """Each item's ``kp_`` columns, ``kp_group`` and ``kp_kept`` last, in input order."""
+        return [
+            kp_columns(scored.breakdown) | {"kp_group": group, "kp_kept": self.is_kept(index)}
+            for index, (scored, group) in enumerate(
+                zip(self.corpus.items, self.group_of, strict=True)
+            )
+        ]
+
+    @property
+    def kept_rows(self) -> Any:
+        """The items that stay, in the input's form (see :attr:`SelectionResult.rows`)."""
+        return self._rows(keep=True)
+
+    @property
+    def dropped_rows(self) -> Any:
+        """The near-duplicates that would go, in the input's form."""
+        return self._rows(keep=False)
+
+    def _rows(self, *, keep: bool) -> Any:
+        indexes = [i for i in range(len(self.corpus.items)) if self.is_kept(i) == keep]
+        every = self.columns()
+        items = [self.corpus.items[i] for i in indexes]
+        return _in_form(
+            self.data, items, [every[i] for i in indexes], SCORE_COLUMNS + DEDUPE_COLUMNS
+        )
+
+
+def select(
+    data: RunInput | Corpus,
+    *,
+    budget: int | None = None,
+    top: float | None = None,
+    per_domain: bool = False,
+    per_task: int | None = None,
+    min_score: float | str | MinScore | None = None,
+    max_similarity: float | None = None,
+    task_field: str | None = None,
+    task_similarity: float = INFERRED_TASK_SIMILARITY,
+    scorer: TraceValueScorer | None = None,
+    redact: bool | Redactor = False,
+    source: str | None = "auto",
+    options: TraceOptions | None = None,
+    notes: Notes | None = None,
+    progress: Callable[[int], object] | None = None,
+    on_problem: Callable[[Problem], object] | None = None,
+) -> SelectionResult:
+    """The best items of ``data``: score first, across tasks, skipping near-duplicates.
+
+    Items are ranked by score, then id. Each is a run of a task (read with it: ``task_field``
+    or a dataset's task column; else inferred), and the tasks take turns: the next pick is the
+    best item of a task with the fewest picks so far (``docs/curation.md``).
+
+    Args:
+        data: files, row dicts, a DataFrame, an Arrow table or a ``datasets.Dataset`` (see
+            :data:`~knowledgepulse.runs.RunInput`), or a scored :class:`Corpus`.
+        budget: select at most this many items.
+        top: select at most the top ``top`` percent (in (0, 100]) of the items.
+        per_domain: share the budget evenly across domains.
+        per_task: keep at most the best ``per_task`` items of each task (best of N).
+        min_score: leave out items scoring below it: a score, or ``"p30"``: the 30th percentile
+            of the items' scores.
+        max_similarity: leave out an item whose cosine with a selected one reaches it.
+        task_field: where each item's task is read: a dataset's column, else a dotted path in
+            the trace's JSON (``metadata.task_id``); items without it are one task.
+        task_similarity: with no task read, the cosine with a task's best run from which an
+            item is a run of that task.
+        scorer: scores the items (default: ``TraceValueScorer()``, the bundled model).
+        redact: clean the items of secrets and personal data before scoring: ``True`` by each
+            trace's privacy level, or a configured ``Redactor``.
+        source: how ``data`` is read (``None``: ``ReasoningTrace`` files; see ``items_of``).
+        options: the domain, confidence and row columns of converted traces.
+        notes: told what a reader says about a whole file.
+        progress: for files, told the bytes read so far.
+        on_problem: told each record that cannot be read, as it is found.
+
+    Raises:
+        ValueError: contradictory or out-of-range settings.
+        ScorerParameterError: ``max_similarity`` with a scorer that has no embedder.
+        EmbedderUnavailableError: ``max_similarity`` and the embedder could not be loaded.
+    """
+    if budget is not None and top is not None:
+        raise ValueError("budget and top both set the budget; give one")
+    if top is not None and not 0 < top <= 100:
+        raise ValueError(f"top is a percentage in (0, 100], got {top!r}")
+    if budget is not None and budget < 0:
+        raise ValueError(f"budget must be 0 or more, got {budget!r}")
+    if isinstance(min_score, str):
+        min_score = MinScore.parse(min_score)
+    if max_similarity is not None:
+        _needs_embedder(scorer, "max_similarity")
+    corpus, problems = _corpus(
+        data,
+        scorer=scorer,
+        redact=redact,
+        source=source,
+        options=options,
+        task_field=task_field,
+        notes=notes,
+        progress=progress,
+        on_problem=on_problem,
+    )
+    if max_similarity is not None and corpus.vectors is None and corpus.items:
+        raise EmbedderUnavailableError(NO_VECTORS.format(what="max_similarity"))
+    tasks, inferred = _tasks(corpus, task_field, task_similarity)
+    if top is not None:
+        budget = budget_for_top(top, len(corpus.items))
+    scores = [scored.breakdown.score for scored in corpus.items]
+    threshold = min_score.resolve(scores) if isinstance(min_score, MinScore) else min_score
+    selection = select_candidates(
+        corpus.candidates(tasks),
+        corpus.vectors,
+        budget=budget,
+        min_score=threshold,
+        max_similarity=max_similarity,
+        per_domain=per_domain,
+        per_task=per_task,
+    )
+    items = corpus.items
+    rejected = tuple(
+        Rejected(
+            items[r.index],
+            r.reason,
+            tasks[r.index],
+            None if r.duplicate_of is None else items[r.duplicate_of],
+            r.similarity,
+        )
+        for r in selection.rejected
+    )
+    return SelectionResult(
+        corpus,
+        picks=selection.selected,
+        rejected=rejected,
+        tasks=tuple(tasks),
+        tasks_inferred=inferred,
+        task_field=task_field,
+        budget=budget,
+        min_score=selection.min_score,
+        problems=problems,
+        data=data,
+    )
+
+
+def dedupe(
+    data: RunInput | Corpus,
+    *,
+    threshold: float = 0.95,
+    task_field: str | None = None,
+    scorer: TraceValueScorer | None = None,
+    redact: bool | Redactor = False,
+    source: str | None = "auto",
+    options: TraceOptions | None = None,
+    notes: Notes | None = None,
+    progress: Callable[[int], object] | None = None,
+    on_problem: Callable[[Problem], object] | None = None,
+) -> DedupeResult:
+    """The groups of near-duplicate items of ``data``, each under the item it keeps.
+
+    Two items are near-duplicates when their cosine reaches ``threshold``; a group's
+    representative is its best item, and groups do not chain. Tasks play no part.
+    ``task_field`` only says where the items' tasks are read; the other arguments are
+    :func:`select`'s.
+
+    Raises:
+        ScorerParameterError: a scorer without an embedder.
+        EmbedderUnavailableError: the embedder could not be loaded.
+    """
+    _needs_embedder(scorer, "dedupe")
+    corpus, problems = _corpus(
+        data,
+        scorer=scorer,
+        redact=redact,
+        source=source,
+        options=options,
+        task_field=task_field,
+        notes=notes,
+        progress=progress,
+        on_problem=on_problem,
+    )
+    if corpus.vectors is None and corpus.items:
+        raise EmbedderUnavailableError(NO_VECTORS.format(what="dedupe"))
+    found = (
+        []
+        if corpus.vectors is None
+        else dedupe_candidates(corpus.candidates(), corpus.vectors, threshold=threshold)
+    )
+    items = corpus.items
+    group_of: list[int | None] = [None] * len(items)
+    for number, group in enumerate(found):
+        for index in (group.representative, *(member for member, _ in group.members)):
+            group_of[index] = number
+    groups = tuple(
+        DedupeGroup(
+            items[group.representative],
+            tuple((items[index], similarity) for index, similarity in group.members),
+        )
+        for group in found
+    )
+    return DedupeResult(corpus, groups, tuple(group_of), threshold, problems=problems, data=data)
+
+
+def _needs_embedder(scorer: TraceValueScorer | None, what: str) -> None:
+    if scorer is not None and scorer.embedder is None:
+        raise ScorerParameterError(
+            f"{what} compares embeddings, so it needs an embedder: give a scorer with one "
+            "(TraceValueScorer() embeds with the bundled model)"
+        )
+
+
+def _corpus(
+    data: RunInput | Corpus,
+    *,
+    scorer: TraceValueScorer | None,
+    redact: bool | Redactor,
+    source: str | None,
+    options: TraceOptions | None,
+    task_field: str | None,
+    notes: Notes | None,
+    progress: Callable[[int], object] | None,
+    on_problem: Callable[[Problem], object] | None,
+) -> tuple[Corpus, tuple[Problem, ...]]:
+    """``data`` read, redacted and scored in corpus mode (a ``Corpus`` as it is)."""
+    if isinstance(data, Corpus):
+        return data, ()
+    redactor = _redactor(redact)
+    problems: list[Problem] = []
+    items: list[TraceItem] = []
+    read = items_of(
+        data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
+    )
+    for item in read:
+        if isinstance(item, Problem):
+            problems.append(item)
+            if on_problem is not None:
+                on_problem(item)
+        else:
+            items.append(item if redactor is None else redactor.redact(item)[0])
+    return score_corpus(scorer or TraceValueScorer(), items), tuple(problems)
+
+
+def _redactor(redact: bool | Redactor) -> Redactor | None:
+    if redact is False:
+        return None
+    if redact is True:
+        # The rules (and regex, ahocorasick_rs) load only to redact.
+        from knowledgepulse.redact.items import Redactor  # noqa: PLC0415
+
+        return Redactor()
+    return redact
+
+
+def _tasks(
+    corpus: Corpus, task_field: str | None, similarity: float
+) -> tuple[list[str | None], bool]:
+    """Each item's task, and whether they were inferred.
+
+    The tasks read with the items when the caller named a task field or any item has a task
+    (a dataset's task column); else inferred from the objectives and the vectors.
+    """
+    read = [scored.item.task for scored in corpus.items]
+    if task_field is not None or any(task is not None for task in read):
+        return read, False
+    objectives = [scored.trace.task.objective for scored in corpus.items]
+    inferred = infer_tasks(corpus.candidates(), objectives, corpus.vectors, threshold=similarity)
+    return list(inferred), True
+
+
+def _report_row(scored: ScoredItem) -> dict[str, Any]:
+    """One item in a report: id, score, domain, and where it was read."""
+    breakdown, location = scored.breakdown, scored.location
+    return {
+        "id": breakdown.trace_id,
+        "score": breakdown.score,
+        "domain": breakdown.domain,
+        "file": location.file,
+        "line": location.line,
+    }
+
+
+def _in_form(
+    data: Any,
+    items: Sequence[ScoredItem],
+    columns: Sequence[dict[str, Any]],
+    names: Sequence[str],
+) -> Any:
+    """``items`` as rows of ``data``'s kind, each with its ``columns`` (``names``, in order).
+
+    A table (a DataFrame, an Arrow table, a Dataset) gives its own rows back with the columns
+    added; anything else gives dicts: a row with its columns, a trace annotated.
+    """
+    if not _is_table(data):
+        return [_as_dict(scored, row) for scored, row in zip(items, columns, strict=True)]
+    # An in-memory row's index is its position in the table.
+    positions = [(scored.item.row or scored.item.record).location.index for scored in items]
+    added = {name: [row[name] for row in columns] for name in names}
+    if hasattr(data, "iloc"):  # a pandas DataFrame: its own index kept
+        return data.iloc[positions].assign(**added)
+    if hasattr(data, "append_column"):  # a pyarrow Table
+        import pyarrow as pa  # noqa: PLC0415 - only for an Arrow table given
+
+        table = data.take(positions)
+        for name, values in added.items():
+            table = table.append_column(name, pa.array(values))
+        return table
+    dataset = data.select(positions)  # a datasets.Dataset
+    for name, values in added.items():
+        dataset = dataset.add_column(name, values)
+    return dataset
+
+
+def _is_table(data: Any) -> bool:
+    """Whether ``data`` is a pandas DataFrame, a pyarrow Table or a ``datasets.Dataset``."""
+    return (
+        (hasattr(data, "iloc") and hasattr(data, "assign"))
+        or (hasattr(data, "take") and hasattr(data, "append_column"))
+        or (hasattr(data, "select") and hasattr(data, "add_column") and hasattr(data, "features"))
+    )
+
+
+def _as_dict(scored: ScoredItem, columns: dict[str, Any]) -> dict[str, Any]:
+    """A dataset row with its ``kp_`` columns, or a trace with ``metadata.quality_score``."""
+    row = scored.item.row
+    if row is not None:
+        return {**row.value, **columns}
+    document = dict(scored.item.document)
+    metadata = document.get("metadata")
+    if isinstance(metadata, dict):  # a copy: the caller's dicts are left as they were
+        document["metadata"] = {**metadata, "quality_score": tidy(scored.breakdown.score)}
+    return document

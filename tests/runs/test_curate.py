@@ -1,0 +1,325 @@
+"""``runs.select`` and ``runs.dedupe``: one call on rows or files, the same choices as the CLI."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.cli.main import main
+from knowledgepulse.curation import content_digest
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.reports.rows import SCORE_COLUMNS
+from knowledgepulse.runs import dedupe, select
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.value import TraceValueScorer
+from tests.builders import trace_json
+
+DATASETS = Path(__file__).parents[2] / "examples" / "datasets"
+pd = pytest.importorskip("pandas")  # untyped: no stubs
+
+
+@pytest.fixture(autouse=True)
+def hashing_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI embeds with the fast fake, as the library calls below do."""
+    monkeypatch.setattr(
+        "knowledgepulse.novelty.shared_embedder", lambda *_, **__: HashingEmbedder(), raising=True
+    )
+
+
+def scorer() -> TraceValueScorer:
+    return TraceValueScorer(embedder=HashingEmbedder())
+
+
+def kp(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``kp ARGS...`` in-process: the exit code, stdout and stderr."""
+    capsys.readouterr()
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def corpus() -> list[dict[str, Any]]:
+    """Two copies of a flight search (near-duplicates), two code tasks, three runs of a refund."""
+    traces = [
+        trace_json(trace_id="kp:trace:flight-a", objective="cheapest flight Lisbon Oslo"),
+        trace_json(trace_id="kp:trace:flight-b", objective="cheapest flight Lisbon Oslo"),
+        trace_json(
+            trace_id="kp:trace:code-1",
+            domain="code",
+            objective="fix the flaky payment test in the integration suite",
+            confidence=0.5,
+        ),
+        trace_json(
+            trace_id="kp:trace:code-2",
+            domain="code",
+            objective="rename the logger module and update every import",
+            confidence=0.6,
+        ),
+    ]
+    for run, objective in enumerate(("refund order 7", "money back for order 7", "refund 7")):
+        trace = trace_json(trace_id=f"kp:trace:refund-{run}", objective=objective, success=run != 2)
+        trace["metadata"]["bench"] = {"task_id": "refund"}
+        traces.append(trace)
+    return traces
+
+
+def write(path: Path, traces: list[dict[str, Any]]) -> str:
+    path.write_text("".join(json.dumps(t) + "\n" for t in traces))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"budget": 3},
+        {"max_similarity": 0.95},
+        {"per_domain": True, "budget": 2},
+        {"min_score": "p50"},
+        {"task_field": "metadata.bench.task_id", "per_task": 1},
+    ],
+)
+def test_select_from_dicts_picks_what_the_cli_picks_from_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], options: dict[str, Any]
+) -> None:
+    """Same ids in the same order, and the rows are the CLI's output lines, parsed."""
+    flags: list[str] = []
+    for name, value in options.items():
+        flag = "--" + name.replace("_", "-")
+        flags += [flag] if value is True else [flag, str(value)]
+    code, out, err = kp(capsys, "select", write(tmp_path / "t.jsonl", corpus()), *flags)
+    assert code == 0, err
+    result = select(corpus(), scorer=scorer(), **options)
+    cli = [json.loads(line) for line in out.splitlines()]
+    assert [s.breakdown.trace_id for s in result.selected] == [t["id"] for t in cli]
+    assert result.rows == cli
+
+
+def test_select_on_rows_picks_what_the_cli_picks_from_the_dataset(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Chat rows as dicts: the CLI's rows, with the task read from the task column."""
+    path = DATASETS / "openai_chat.jsonl"
+    code, out, err = kp(capsys, "select", "--from", "openai-chat", "--per-task", "1", str(path))
+    assert code == 0, err
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    result = select(rows, per_task=1, scorer=scorer())
+    assert result.rows == [json.loads(line) for line in out.splitlines()]
+    assert not result.tasks_inferred
+    assert set(result.tasks) == {row["instance_id"] for row in rows}
+
+
+def test_dedupe_from_dicts_groups_what_the_cli_groups(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same representatives, members and cosines as ``kp dedupe`` on the file."""
+    code, out, err = kp(
+        capsys, "dedupe", write(tmp_path / "t.jsonl", corpus()), "--threshold", "0.8"
+    )
+    assert code == 0, err
+    result = dedupe(corpus(), threshold=0.8, scorer=scorer())
+
+    def ids(group: dict[str, Any]) -> tuple[Any, ...]:
+        # Where each trace was read differs (a file, rows): the rest is the same.
+        members = tuple((m["id"], round(m["similarity"], 9)) for m in group["members"])
+        return group["representative"]["id"], group["size"], members
+
+    groups = [ids(json.loads(line)) for line in out.splitlines()]
+    assert groups
+    assert [ids(group.to_dict()) for group in result.groups] == groups
+
+
+def test_dedupe_splits_the_items_into_kept_and_dropped(tmp_path: Path) -> None:
+    """Each group's members go, everything else stays; the kp_ columns say the same."""
+    result = dedupe(corpus(), threshold=0.95, scorer=scorer())
+    [group] = result.groups
+    assert group.representative.breakdown.trace_id == "kp:trace:flight-a"
+    assert [s.breakdown.trace_id for s in result.dropped] == ["kp:trace:flight-b"]
+    assert len(result.kept) == len(corpus()) - 1
+    columns = result.columns()
+    assert [c["kp_kept"] for c in columns] == [i != 1 for i in range(len(corpus()))]
+    assert [c["kp_group"] for c in columns][:3] == [0, 0, None]
+
+
+def test_select_gives_a_dataframe_back_for_a_dataframe() -> None:
+    """Chat rows in a DataFrame come back as its own rows (index kept), kp_ columns added."""
+    frame = pd.read_json(DATASETS / "openai_chat.jsonl", lines=True)
+    result = select(frame, budget=2, scorer=scorer())
+    picked = result.rows
+    assert isinstance(picked, pd.DataFrame)
+    assert list(picked.columns) == [*frame.columns, *SCORE_COLUMNS]
+    assert picked["kp_score"].tolist() == [round(s.breakdown.score, 4) for s in result.selected]
+    assert picked["trajectory_id"].tolist() == [
+        s.breakdown.trace_id.removeprefix("kp:trace:") for s in result.selected
+    ]
+    assert picked.index.tolist() == [s.item.row.location.index for s in result.selected]  # type: ignore[union-attr]
+
+
+def test_select_gives_an_arrow_table_back_for_an_arrow_table() -> None:
+    """An Arrow table in, an Arrow table of the selected rows out, with the kp_ columns."""
+    table = pq.read_table(DATASETS / "openai_chat.parquet")
+    result = dedupe(table, threshold=0.5, scorer=scorer())
+    kept = result.kept_rows
+    assert isinstance(kept, pa.Table)
+    assert kept.column_names[-2:] == ["kp_group", "kp_kept"]
+    assert kept.num_rows + len(result.dropped) == table.num_rows
+
+
+def test_select_gives_a_dataset_back_for_a_dataset() -> None:
+    """A datasets.Dataset in, the selected rows as a Dataset out."""
+    datasets = pytest.importorskip("datasets")
+    rows = [json.loads(line) for line in (DATASETS / "sharegpt.jsonl").read_text().splitlines()]
+    result = select(datasets.Dataset.from_list(rows), budget=1, scorer=scorer())
+    picked = result.rows
+    assert isinstance(picked, datasets.Dataset)
+    assert picked.num_rows == 1
+    assert "kp_score" in picked.column_names
+
+
+def test_select_leaves_the_callers_dicts_as_they_were() -> None:
+    """The rows given back are copies: the input's quality_score is not overwritten."""
+    traces = corpus()
+    before = copy.deepcopy(traces)
+    result = select(traces, scorer=scorer())
+    assert all(row["metadata"]["quality_score"] > 0 for row in result.rows)
+    assert traces == before
+
+
+def test_select_again_on_the_corpus_does_not_score_again() -> None:
+    """A result's corpus selects again; a budget of N picks the first N of no budget."""
+    whole = select(corpus(), scorer=scorer())
+    again = select(whole.corpus, budget=2)
+    assert again.corpus is whole.corpus
+    assert again.picks == whole.picks[:2]
+
+
+def test_select_reads_the_task_field_and_infers_without_it() -> None:
+    """With task_field the tasks are read (missing: one task); without, inferred."""
+    read = select(corpus(), task_field="metadata.bench.task_id", scorer=scorer())
+    assert not read.tasks_inferred
+    assert read.tasks.count("refund") == 3
+    assert read.tasks.count(None) == 4
+    inferred = select(corpus(), scorer=scorer())
+    assert inferred.tasks_inferred
+    assert None not in inferred.tasks
+
+
+def test_rejected_items_say_why_and_which_pick_they_copy() -> None:
+    """A near-duplicate names the selected item it matched, with the cosine."""
+    result = select(corpus(), max_similarity=0.95, scorer=scorer())
+    [copy_] = [r for r in result.rejected if r.reason == "near_duplicate"]
+    assert copy_.duplicate_of is not None
+    assert copy_.duplicate_of.breakdown.trace_id == "kp:trace:flight-a"
+    assert copy_.to_dict()["duplicate_of"] == "kp:trace:flight-a"
+    assert copy_.similarity is not None
+    assert copy_.similarity >= 0.95
+
+
+def test_problems_are_reported_as_data_and_as_found(tmp_path: Path) -> None:
+    """A broken record is in the result's problems and told to on_problem; the rest is chosen."""
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(json.dumps(trace_json()) + "\n{broken\n")
+    told: list[Any] = []
+    result = select([str(path)], source=None, scorer=scorer(), on_problem=told.append)
+    assert len(result.selected) == 1
+    assert [str(p) for p in result.problems] == [str(p) for p in told]
+    assert "invalid JSON" in str(result.problems[0])
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "words"),
+    [
+        (lambda: select(corpus(), budget=1, top=10), ValueError, "budget and top"),
+        (lambda: select(corpus(), top=0), ValueError, "top is a percentage"),
+        (
+            lambda: select(corpus(), max_similarity=0.9, scorer=TraceValueScorer(embedder=None)),
+            ScorerParameterError,
+            "max_similarity compares embeddings",
+        ),
+        (
+            lambda: dedupe(corpus(), scorer=TraceValueScorer(embedder=None)),
+            ScorerParameterError,
+            "dedupe compares embeddings",
+        ),
+    ],
+)
+def test_library_errors_name_the_parameters_not_the_flags(
+    call: Any, error: type[Exception], words: str
+) -> None:
+    """The message names the Python parameter, never a --flag."""
+    with pytest.raises(error, match=words) as raised:
+        call()
+    assert "--" not in str(raised.value)
+
+
+def test_max_similarity_without_vectors_says_the_embedder_did_not_load(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An embedder that yields no vectors: an error naming max_similarity, no silent 0.5."""
+    failing = scorer()
+    monkeypatch.setattr(failing, "embed_traces", lambda traces: None)
+    with pytest.raises(EmbedderUnavailableError, match="max_similarity needs an embedder"):
+        select(corpus(), max_similarity=0.9, scorer=failing)
+
+
+_OBJECTIVES = ["refund order 7", "book a flight", "fix the test", "sum invoices", "plan a trip"]
+
+
+@st.composite
+def trace_lists(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Up to eight traces: few objectives (near-copies), repeated ids, three domains."""
+    count = draw(st.integers(min_value=0, max_value=8))
+    return [
+        trace_json(
+            trace_id=f"kp:trace:{draw(st.integers(min_value=0, max_value=5))}",
+            objective=draw(st.sampled_from(_OBJECTIVES)),
+            domain=draw(st.sampled_from(["code", "finance", "qa"])),
+            confidence=draw(st.sampled_from([0.2, 0.5, 0.9])),
+            success=draw(st.booleans()),
+        )
+        for _ in range(count)
+    ]
+
+
+LAWS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@LAWS
+@given(traces=trace_lists(), budget=st.integers(min_value=0, max_value=9))
+def test_a_budget_of_k_selects_at_most_k_items_all_from_the_input(
+    traces: list[dict[str, Any]], budget: int
+) -> None:
+    """Never more than the budget, and every selected id is one of the input's."""
+    result = select(traces, budget=budget, max_similarity=0.99, scorer=scorer())
+    assert len(result.selected) <= budget
+    assert {s.breakdown.trace_id for s in result.selected} <= {t["id"] for t in traces}
+    assert len(result.selected) + len(result.rejected) == len(traces)
+
+
+@LAWS
+@given(
+    traces=trace_lists(),
+    budget=st.one_of(st.none(), st.integers(min_value=0, max_value=9)),
+    seed=st.integers(min_value=0, max_value=2**16),
+)
+def test_the_selection_does_not_depend_on_the_input_order(
+    traces: list[dict[str, Any]], budget: int | None, seed: int
+) -> None:
+    """Shuffled input, the same items picked in the same order (corpus mode is order-free)."""
+    shuffled = traces[:]
+    random.Random(seed).shuffle(shuffled)
+
+    def picked(data: list[dict[str, Any]]) -> list[bytes]:
+        result = select(data, budget=budget, max_similarity=0.9, scorer=scorer())
+        return [content_digest(s.item.document) for s in result.selected]
+
+    assert picked(shuffled) == picked(traces)
