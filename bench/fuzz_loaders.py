@@ -48,9 +48,6 @@ from knowledgepulse.evals.cases import iter_cases
 from knowledgepulse.evals.compare import compare_runs, load_report, run_snapshot
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import load_suite
-from knowledgepulse.integrations import ConvertedTrace
-from knowledgepulse.integrations.convert import convert_file
-from knowledgepulse.integrations.names import SOURCES
 from knowledgepulse.records import Location, Record
 from knowledgepulse.records.json_values import loads
 from knowledgepulse.redact import redact_document
@@ -58,6 +55,9 @@ from knowledgepulse.reports.compare import comparison_to_json, comparison_to_mar
 from knowledgepulse.reports.evals import to_json, to_markdown
 from knowledgepulse.reports.evals_html import to_html
 from knowledgepulse.reports.junit import to_junit
+from knowledgepulse.sources import ConvertedTrace
+from knowledgepulse.sources.convert import convert_file
+from knowledgepulse.sources.names import SOURCES
 from knowledgepulse.trace import TraceItem, load_traces
 from knowledgepulse.trace.load import validate_record
 

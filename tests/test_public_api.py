@@ -19,6 +19,7 @@ PACKAGES = [
     "knowledgepulse.novelty.cache",
     "knowledgepulse.evals",
     "knowledgepulse.curation",
+    "knowledgepulse.sources",
     "knowledgepulse.integrations",
     "knowledgepulse.redact",
     "knowledgepulse.engines.ray_engine",

@@ -18,9 +18,10 @@ from typing import Any, Unpack
 import orjson
 
 from knowledgepulse.engines.ray_engine import ActorOptions, iter_dataset_scores
-from knowledgepulse.integrations import ConvertedTrace, TraceOptions, rows_to_traces
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import kp_columns
+from knowledgepulse.sources import ConvertedTrace, TraceOptions
+from knowledgepulse.sources.chat import rows_to_traces
 
 _NAME = "rows"
 

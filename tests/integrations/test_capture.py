@@ -15,9 +15,10 @@ import pytest
 
 import knowledgepulse as kp
 from knowledgepulse.errors import MissingDependencyError
-from knowledgepulse.integrations import CapturedTrace, Collector, StepBuilder, TraceOptions
-from knowledgepulse.integrations._envelope import assemble
+from knowledgepulse.integrations import CapturedTrace, Collector
 from knowledgepulse.integrations.capture import Capture, capture
+from knowledgepulse.sources import StepBuilder, TraceOptions
+from knowledgepulse.sources._envelope import assemble
 from tests.integrations.loops import run_fresh
 
 HOOK = "knowledgepulse.integrations.langchain"

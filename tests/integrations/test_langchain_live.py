@@ -17,11 +17,12 @@ from langchain_core.messages import AIMessage
 
 import knowledgepulse as kp
 from knowledgepulse.errors import MissingDependencyError
-from knowledgepulse.integrations import CapturedTrace, Collector, ConvertedTrace
+from knowledgepulse.integrations import CapturedTrace, Collector
 from knowledgepulse.integrations import langchain as lc
-from knowledgepulse.integrations.convert import convert_file
+from knowledgepulse.sources import ConvertedTrace
+from knowledgepulse.sources.convert import convert_file
 from knowledgepulse.value import TraceValueScorer
-from tests.integrations.weather import RETRY_SHAPE, step_shape
+from tests.sources.weather import RETRY_SHAPE, step_shape
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "integrations" / "langgraph" / "weather_agent.py"
 

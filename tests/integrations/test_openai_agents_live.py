@@ -32,10 +32,12 @@ from agents.tracing.setup import get_trace_provider
 from openai.types.responses import Response
 from typing_extensions import override
 
-from knowledgepulse.integrations import CapturedTrace, Collector, ConvertedTrace, TraceOptions
+from knowledgepulse.integrations import CapturedTrace, Collector
 from knowledgepulse.integrations import openai_agents as oa
 from knowledgepulse.integrations.openai_agents._live import AgentsTraceProcessor
 from knowledgepulse.records import Location, Record
+from knowledgepulse.sources import ConvertedTrace, TraceOptions
+from knowledgepulse.sources.openai_agents import convert_records
 
 
 class ResponsesModel(ScriptedModel):
@@ -466,7 +468,7 @@ def test_exported_lines_of_a_live_run_convert_with_a_warning_about_model_text() 
     agent = Agent(name="forecaster", model=ResponsesModel(retry_script()), tools=[flaky_weather()])
     Runner.run_sync(agent, "What is the weather in Paris?")
     records = [Record(Location("x.jsonl", n, n - 1), v) for n, v in enumerate(exported, 1)]
-    (converted,) = oa.convert_records(records, TraceOptions())
+    (converted,) = convert_records(records, TraceOptions())
     assert isinstance(converted, ConvertedTrace)
     assert [s.type for s in converted.trace.steps] == [
         "tool_call",

@@ -15,12 +15,14 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
 from knowledgepulse.errors import MissingDependencyError
-from knowledgepulse.integrations import Collector, ConvertedTrace, convert_file
+from knowledgepulse.integrations import Collector
 from knowledgepulse.integrations.otel import activate, install, to_trace
 from knowledgepulse.integrations.otel.live import KPSpanProcessor
+from knowledgepulse.sources import ConvertedTrace
+from knowledgepulse.sources.convert import convert_file
 from knowledgepulse.trace import ReasoningTrace
 from tests.integrations.otel_helpers import USER_TASK, provider, run_weather_agent, write_jsonl
-from tests.integrations.weather import RETRY_SHAPE, step_shape
+from tests.sources.weather import RETRY_SHAPE, step_shape
 
 
 def unscored(trace: ReasoningTrace) -> ReasoningTrace:

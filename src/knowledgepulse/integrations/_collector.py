@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
+from knowledgepulse.sources._envelope import ConvertedTrace, TraceOptions
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown, default_scorer
 

@@ -21,7 +21,7 @@ from knowledgepulse.trace import TraceItem, validate_record
 from knowledgepulse.trace.item import task_at
 
 if TYPE_CHECKING:
-    from knowledgepulse.integrations import TraceOptions
+    from knowledgepulse.sources import TraceOptions
 
 RunInput: TypeAlias = (
     "str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Iterable[Mapping[str, Any]] | Any"
@@ -112,8 +112,8 @@ def _from_rows(
 def _converted_rows(
     rows: Iterable[Any], source: str, options: TraceOptions | None, task_field: str | None
 ) -> Iterator[TraceItem | Problem]:
-    from knowledgepulse.integrations import RowOptions, TraceOptions  # noqa: PLC0415
-    from knowledgepulse.integrations.chat import rows_to_traces  # noqa: PLC0415
+    from knowledgepulse.sources import RowOptions, TraceOptions  # noqa: PLC0415
+    from knowledgepulse.sources.chat import rows_to_traces  # noqa: PLC0415
 
     options = options or TraceOptions()
     if task_field is not None and options.rows.task_field is None:
@@ -132,4 +132,3 @@ def _converted_rows(
 
 def _is_trace(value: Any) -> bool:
     return isinstance(value, Mapping) and value.get("@type") == "ReasoningTrace"
-

@@ -18,7 +18,7 @@ from knowledgepulse.trace import TraceItem, load_traces
 from knowledgepulse.trace.item import task_at
 
 if TYPE_CHECKING:  # the converters bring pydantic: loaded for a source only
-    from knowledgepulse.integrations import TraceOptions
+    from knowledgepulse.sources import TraceOptions
 
 Notes = Callable[[str], object]
 """Told each line a reader says about a whole file (``traces.json: read as otlp (3 traces)``)."""
@@ -77,7 +77,7 @@ def _converted(
     A source whose files hold no message text (only names and timings) is told once, with the
     switch that turns content capture on; a loss said by every trace of a file, once.
     """
-    from knowledgepulse.integrations.convert import convert_files, reader  # noqa: PLC0415
+    from knowledgepulse.sources.convert import convert_files, reader  # noqa: PLC0415
 
     hinted: set[str] = set()
     warned: set[str] = set()

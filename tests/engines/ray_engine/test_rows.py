@@ -10,10 +10,11 @@ import pytest
 import ray
 
 from knowledgepulse.engines.ray_engine import MiniLMFactory
-from knowledgepulse.integrations import ConvertedTrace, convert_file
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.ray_rows import RowsToTraces, score_dataset
 from knowledgepulse.reports.rows import SCORE_COLUMNS
+from knowledgepulse.sources import ConvertedTrace
+from knowledgepulse.sources.convert import convert_file
 from knowledgepulse.value import TraceValueScorer
 
 EXAMPLES = Path(__file__).parents[3] / "examples" / "datasets"

@@ -24,9 +24,9 @@ from langchain_core.tracers.context import register_configure_hook
 from langchain_core.tracers.schemas import Run
 
 from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
-from knowledgepulse.integrations._envelope import ConversionError, ConvertedTrace, TraceOptions
-from knowledgepulse.integrations.langchain._files import CONTENT_HINT, dump_run, trees
-from knowledgepulse.integrations.langchain._runs import convert_tree
+from knowledgepulse.sources._envelope import ConversionError, ConvertedTrace, TraceOptions
+from knowledgepulse.sources.langchain._files import CONTENT_HINT, dump_run, trees
+from knowledgepulse.sources.langchain._runs import convert_tree
 from knowledgepulse.value import TraceValueScorer
 
 logger = logging.getLogger("knowledgepulse.integrations")

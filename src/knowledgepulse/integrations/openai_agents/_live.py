@@ -36,9 +36,9 @@ from agents.tracing import (
 )
 
 from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
-from knowledgepulse.integrations._envelope import ConvertedTrace
-from knowledgepulse.integrations.openai_agents._result import plain
-from knowledgepulse.integrations.openai_agents._spans import CONTENT_HINT, convert_spans
+from knowledgepulse.sources._envelope import ConvertedTrace
+from knowledgepulse.sources.openai_agents._result import plain
+from knowledgepulse.sources.openai_agents._spans import CONTENT_HINT, convert_spans
 from knowledgepulse.value import TraceValueScorer
 
 logger = logging.getLogger("knowledgepulse.integrations")

@@ -26,9 +26,9 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 
 from knowledgepulse.errors import KnowledgePulseError
 from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
-from knowledgepulse.integrations._envelope import ConvertedTrace
-from knowledgepulse.integrations.otel.build import CONTENT_HINT, convert_spans, has_genai
-from knowledgepulse.integrations.otel.spans import live_span
+from knowledgepulse.sources._envelope import ConvertedTrace
+from knowledgepulse.sources.otel.build import CONTENT_HINT, convert_spans, has_genai
+from knowledgepulse.sources.otel.spans import live_span
 from knowledgepulse.value import TraceValueScorer
 
 logger = logging.getLogger("knowledgepulse.integrations")

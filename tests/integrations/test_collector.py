@@ -1,0 +1,57 @@
+"""What every live collector shares: score, keep and hand on each trace; never raise."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from knowledgepulse.integrations import CapturedTrace, Collector
+from knowledgepulse.sources import ConvertedTrace, StepBuilder, TraceOptions
+from knowledgepulse.sources._envelope import assemble
+from knowledgepulse.value import TraceValueScorer
+
+
+def convert(source_id: str = "run-1") -> ConvertedTrace:
+    builder = StepBuilder()
+    builder.tool_result("search", arguments={"q": "x"}, output="found")
+    builder.answer("x is found")
+    return assemble(
+        builder,
+        source="test",
+        source_id=source_id,
+        success=True,
+        options=TraceOptions(),
+        objective="find x",
+        created_at=1_700_000_000.0,
+    )
+
+
+def test_a_collector_scores_keeps_and_hands_on_each_trace() -> None:
+    """quality_score is set to the score; keep bounds what is kept, on_trace sees all."""
+    seen: list[CapturedTrace] = []
+    collector = Collector(scorer=TraceValueScorer(embedder=None), on_trace=seen.append, keep=2)
+    for run in ("a", "b", "c"):
+        collector.finish(lambda run=run: convert(source_id=run))  # type: ignore[misc]
+    assert [item.trace.id for item in seen] == ["kp:trace:a", "kp:trace:b", "kp:trace:c"]
+    assert [trace.id for trace in collector.traces] == ["kp:trace:b", "kp:trace:c"]
+    assert collector.traces[0].metadata.quality_score == collector.breakdowns[0].score > 0
+
+
+def test_a_collector_never_raises_into_the_agent(caplog: pytest.LogCaptureFixture) -> None:
+    """A conversion failure and an on_trace that raises are logged; nothing propagates."""
+
+    def broken_callback(_: CapturedTrace) -> None:
+        raise RuntimeError("user callback bug")
+
+    def broken_conversion() -> ConvertedTrace:
+        raise KeyError("unexpected payload")
+
+    collector = Collector(scorer=TraceValueScorer(embedder=None), on_trace=broken_callback)
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse.integrations"):
+        collector.finish(broken_conversion)
+        collector.finish(convert)
+    assert len(collector.traces) == 1
+    messages = [record.getMessage() for record in caplog.records]
+    assert any("could not capture a trace" in message for message in messages)
+    assert any("on_trace raised" in message for message in messages)
