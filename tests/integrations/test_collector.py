@@ -6,13 +6,14 @@ import logging
 
 import pytest
 
-from knowledgepulse.integrations import CapturedTrace, Collector
-from knowledgepulse.sources import ConvertedTrace, StepBuilder, TraceOptions
+from knowledgepulse.integrations import Collector
+from knowledgepulse.sources import StepBuilder, TraceOptions
 from knowledgepulse.sources._envelope import assemble
-from knowledgepulse.value import TraceValueScorer
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.value import ScoredItem, TraceValueScorer
 
 
-def convert(source_id: str = "run-1") -> ConvertedTrace:
+def convert(source_id: str = "run-1") -> TraceItem:
     builder = StepBuilder()
     builder.tool_result("search", arguments={"q": "x"}, output="found")
     builder.answer("x is found")
@@ -29,7 +30,7 @@ def convert(source_id: str = "run-1") -> ConvertedTrace:
 
 def test_a_collector_scores_keeps_and_hands_on_each_trace() -> None:
     """quality_score is set to the score; keep bounds what is kept, on_trace sees all."""
-    seen: list[CapturedTrace] = []
+    seen: list[ScoredItem] = []
     collector = Collector(scorer=TraceValueScorer(embedder=None), on_trace=seen.append, keep=2)
     for run in ("a", "b", "c"):
         collector.finish(lambda run=run: convert(source_id=run))  # type: ignore[misc]
@@ -41,10 +42,10 @@ def test_a_collector_scores_keeps_and_hands_on_each_trace() -> None:
 def test_a_collector_never_raises_into_the_agent(caplog: pytest.LogCaptureFixture) -> None:
     """A conversion failure and an on_trace that raises are logged; nothing propagates."""
 
-    def broken_callback(_: CapturedTrace) -> None:
+    def broken_callback(_: ScoredItem) -> None:
         raise RuntimeError("user callback bug")
 
-    def broken_conversion() -> ConvertedTrace:
+    def broken_conversion() -> TraceItem:
         raise KeyError("unexpected payload")
 
     collector = Collector(scorer=TraceValueScorer(embedder=None), on_trace=broken_callback)

@@ -12,17 +12,18 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledgepulse import sources
 from knowledgepulse.cli.main import cli
 from knowledgepulse.records import Problem
-from knowledgepulse.sources import ConvertedTrace, RowOptions, TraceOptions
-from knowledgepulse.sources.chat import rows_to_traces
-from knowledgepulse.sources.convert import convert_file
+from knowledgepulse.sources import RowOptions, TraceOptions
+from knowledgepulse.trace import TraceItem
+from tests.sources.helpers import convert_file, source_of
 
 DATA = Path(__file__).parent / "data" / "chat"
 
 
-def converted(path: Path | str, **kwargs: Any) -> tuple[list[ConvertedTrace], list[Problem]]:
-    traces: list[ConvertedTrace] = []
+def converted(path: Path | str, **kwargs: Any) -> tuple[list[TraceItem], list[Problem]]:
+    traces: list[TraceItem] = []
     problems: list[Problem] = []
     for item in convert_file(path, **kwargs):
         if isinstance(item, Problem):
@@ -32,13 +33,7 @@ def converted(path: Path | str, **kwargs: Any) -> tuple[list[ConvertedTrace], li
     return traces, problems
 
 
-def source_of(item: ConvertedTrace) -> dict[str, Any]:
-    found = getattr(item.trace.metadata, "source", None)
-    assert isinstance(found, dict)
-    return found
-
-
-def steps(item: ConvertedTrace) -> list[tuple[str, str | None]]:
+def steps(item: TraceItem) -> list[tuple[str, str | None]]:
     return [(s.type, s.tool.name if s.tool else None) for s in item.trace.steps]
 
 
@@ -100,7 +95,7 @@ def test_responses_items_read_input_then_output_and_an_error_output_gives_a_reco
     traces, problems = converted(DATA / "openai_responses.jsonl")
     assert not problems
     first = traces[0]
-    assert first.source_format == "openai-responses"
+    assert source_of(first)["format"] == "openai-responses"
     assert first.trace.task.objective == "Where is my order 8812?"
     assert steps(first) == [
         ("thought", None),
@@ -131,7 +126,7 @@ def test_anthropic_is_error_result_makes_the_next_tool_use_a_recovery() -> None:
     ]
     assert first.trace.steps[3].content == "wc: sales.csv: No such file or directory"
     assert first.trace.metadata.task_domain == "data"
-    assert first.domain_source == "metadata"
+    assert source_of(first)["domain_source"] == "metadata"
     # A pure answer is one step, the answer, and the result summary.
     assert steps(traces[1]) == [("thought", None)]
     assert traces[1].trace.outcome.result_summary == "17% of 2,340 is 397.8."
@@ -156,7 +151,7 @@ def test_swe_agent_trajectory_commands_are_tool_calls_and_target_is_success() ->
     traces, problems = converted(DATA / "swe_agent.jsonl")
     assert not problems
     (only,) = traces
-    assert only.source_format == "sharegpt"
+    assert source_of(only)["format"] == "sharegpt"
     assert [name for kind, name in steps(only) if kind == "tool_call"] == ["search_dir", "open"]
     assert only.trace.metadata.success is False
     assert source_of(only)["task"] == "acme__widgets-7"
@@ -166,7 +161,7 @@ def test_hermes_tags_with_python_literals_are_calls_and_responses() -> None:
     """Hermes rows in a JSON list: ``<tool_call>`` / ``<tool_response>`` with single quotes."""
     traces, problems = converted(DATA / "hermes.json")
     assert not problems
-    assert traces[0].source_format == "hermes"
+    assert source_of(traces[0])["format"] == "hermes"
     assert steps(traces[0]) == [
         ("tool_call", "get_stock_fundamentals"),
         ("observation", "get_stock_fundamentals"),
@@ -199,7 +194,7 @@ def test_each_format_is_recognised_by_content(name: str, source: str) -> None:
     """``auto`` picks the format from the rows themselves; naming it gives the same traces."""
     auto, _ = converted(DATA / name)
     named, _ = converted(DATA / name, source=source)
-    assert {t.source_format for t in auto} == {source}
+    assert {source_of(t)["format"] for t in auto} == {source}
     assert [t.trace.steps for t in auto] == [t.trace.steps for t in named]
 
 
@@ -225,13 +220,15 @@ def test_a_named_id_column_a_row_lacks_gives_the_row_number() -> None:
 
 
 def test_the_guessed_columns_are_said_once_per_file() -> None:
-    """The first trace of a file carries the one line that says how its rows are read."""
-    traces, _ = converted(DATA / "openai_chat.jsonl")
-    assert traces[0].notes == (
-        "read as openai-chat rows: messages from 'trajectory'; id from 'trajectory_id'; "
-        "task from 'instance_id'; success from 'resolved' (a number counts from 0.5)",
-    )
-    assert all(not t.notes for t in traces[1:])
+    """One line per file says what its rows were read as, and from which columns."""
+    said: list[str] = []
+    path = DATA / "openai_chat.jsonl"
+    assert all(isinstance(item, TraceItem) for item in sources.read([path], notes=said.append))
+    assert said == [
+        f"{path}: read as openai-chat rows (3 traces): messages from 'trajectory'; id from "
+        "'trajectory_id'; task from 'instance_id'; success from 'resolved' (a number counts "
+        "from 0.5)"
+    ]
 
 
 def test_a_bad_row_is_located_with_its_path_and_the_others_go_on(tmp_path: Path) -> None:
@@ -260,13 +257,13 @@ def test_a_row_without_a_conversation_names_its_keys(tmp_path: Path) -> None:
 def test_rows_to_traces_reads_row_dicts_from_python() -> None:
     """Any iterable of row dicts (a ``datasets.Dataset`` iterates as one) gives traces."""
     rows = [json.loads(line) for line in (DATA / "anthropic.jsonl").read_text().splitlines()]
-    got = list(rows_to_traces(iter(rows), name="hub"))
-    assert [item.trace.id for item in got if isinstance(item, ConvertedTrace)] == [
+    got = list(sources.convert(iter(rows), name="hub"))
+    assert [item.trace.id for item in got if isinstance(item, TraceItem)] == [
         "kp:trace:msg-run-1",
         "kp:trace:msg-run-2",
     ]
     first = got[0]
-    assert isinstance(first, ConvertedTrace)
+    assert isinstance(first, TraceItem)
     assert first.row is not None
     assert first.row.value == rows[0]
 
@@ -286,9 +283,9 @@ def test_rows_to_traces_reads_row_dicts_from_python() -> None:
 def test_any_row_gives_a_trace_or_a_located_problem(messages: list[Any]) -> None:
     """Whatever a row holds, each reader gives traces or problems, never an exception."""
     for source in ("openai-chat", "openai-responses", "anthropic", "sharegpt", "hermes"):
-        for item in rows_to_traces([{"messages": messages}], source=source):
-            assert isinstance(item, ConvertedTrace | Problem)
-            if isinstance(item, ConvertedTrace):  # the JSON written is the model's
+        for item in sources.convert([{"messages": messages}], source=source):
+            assert isinstance(item, TraceItem | Problem)
+            if isinstance(item, TraceItem):  # the JSON written is the model's
                 dumped = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
                 assert json.dumps(item.document) == json.dumps(dumped)
 
@@ -336,8 +333,8 @@ def test_created_at_comes_from_a_time_column_when_the_row_has_one(
         "timestamp": value,
         "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hey"}],
     }
-    (item,) = rows_to_traces([row])
-    assert isinstance(item, ConvertedTrace)
+    (item,) = sources.convert([row])
+    assert isinstance(item, TraceItem)
     assert item.trace.metadata.created_at.astimezone(UTC).isoformat() == expected
 
 
@@ -348,18 +345,18 @@ def test_a_hugging_face_dataset_gives_the_traces_its_parquet_file_gives(stem: st
     pq = pytest.importorskip("pyarrow.parquet")
     path = EXAMPLES / f"{stem}.parquet"
     dataset = datasets.Dataset(pq.read_table(path))
-    from_dataset = list(rows_to_traces(dataset, name=path.name))
+    from_dataset = list(sources.convert(dataset, name=path.name))
     from_file = list(convert_file(path))
-    assert all(isinstance(item, ConvertedTrace) for item in from_dataset)
+    assert all(isinstance(item, TraceItem) for item in from_dataset)
     assert [item.trace for item in from_dataset] == [item.trace for item in from_file]  # type: ignore[union-attr]
 
 
 def test_rows_that_are_not_dicts_are_problems_and_a_dict_of_splits_is_refused() -> None:
     """A row that is not a mapping is located; a ``DatasetDict`` (a mapping) is a ValueError."""
     not_rows: Any = ["train"]
-    (problem,) = rows_to_traces(not_rows, source="openai-chat")
+    (problem,) = sources.convert(not_rows, source="openai-chat")
     assert isinstance(problem, Problem)
     assert "expected a row" in problem.message
     splits: Any = {"train": []}
     with pytest.raises(ValueError, match="give one split"):
-        list(rows_to_traces(splits))
+        list(sources.convert(splits))

@@ -7,10 +7,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from knowledgepulse.sources import ConversionError, ConvertedTrace, StepBuilder, TraceOptions
+from knowledgepulse.sources import ConversionError, StepBuilder, TraceOptions
 from knowledgepulse.sources._envelope import assemble
-from knowledgepulse.sources.convert import convert_file
+from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
+from tests.sources.helpers import convert_file, source_of
 
 
 def one_step() -> StepBuilder:
@@ -20,7 +21,7 @@ def one_step() -> StepBuilder:
     return builder
 
 
-def convert(**kwargs: object) -> ConvertedTrace:
+def convert(**kwargs: object) -> TraceItem:
     settings: dict[str, object] = {
         "source": "test",
         "source_id": "run-1",
@@ -64,7 +65,7 @@ def test_a_failed_run_defaults_to_confidence_0_2() -> None:
     """The TS SDK's parity default."""
     converted = convert(success=False)
     assert converted.trace.outcome.confidence == 0.2
-    assert converted.confidence_source == "default"
+    assert source_of(converted)["confidence_source"] == "default"
 
 
 def test_the_breakdown_says_where_domain_and_confidence_came_from() -> None:
@@ -126,6 +127,6 @@ def test_a_converted_traces_document_is_its_model_dump_byte_for_byte(path: Path)
     """``document`` is written instead of a dump of the model: they must not differ, key order
     included (kp convert's output would change)."""
     for item in convert_file(path):
-        if isinstance(item, ConvertedTrace):
+        if isinstance(item, TraceItem):
             dumped = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
             assert orjson.dumps(item.document) == orjson.dumps(dumped)

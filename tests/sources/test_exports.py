@@ -18,10 +18,9 @@ from hypothesis import strategies as st
 
 from knowledgepulse.cli.main import cli
 from knowledgepulse.records import Location, Problem, Record, read_records
-from knowledgepulse.sources import ConvertedTrace, TraceOptions
-from knowledgepulse.sources.convert import convert_file, reader, recognise
-from knowledgepulse.sources.names import SOURCES
-from knowledgepulse.trace import ReasoningTrace
+from knowledgepulse.sources import TraceOptions, get_source, source_names
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import convert_file, recognise, source_of
 
 DATA = Path(__file__).parent / "data"
 EXPORTS = ("langfuse", "phoenix", "jaeger", "otel-js")
@@ -31,11 +30,11 @@ def steps(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
     return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
 
 
-def only(path: Path, source: str = "auto") -> ConvertedTrace:
+def only(path: Path, source: str = "auto") -> TraceItem:
     items = list(convert_file(path, source=source))
     assert [item for item in items if isinstance(item, Problem)] == []
     (trace,) = items
-    assert isinstance(trace, ConvertedTrace)
+    assert isinstance(trace, TraceItem)
     return trace
 
 
@@ -99,7 +98,7 @@ def test_an_export_with_a_failed_tool_and_its_retry_converts_faithfully(  # noqa
     """Tools in order, the error's next call an error_recovery, the objective, one answer once."""
     converted = only(DATA / path)
     trace = converted.trace
-    assert converted.source_format == source
+    assert source_of(converted)["format"] == source
     assert trace.id == f"kp:trace:{trace_id}"
     shape = [(kind, tool if name else None) for kind, name in steps(trace)]
     assert shape[-len(RETRY) :] == [(kind, tool if name else None) for kind, name in RETRY]
@@ -124,8 +123,8 @@ def test_langfuse_api_page_reads_otel_attributes_in_metadata_and_plain_generatio
     """OpenInference attributes in metadata.attributes (an object or JSON text) say the steps."""
     items = list(convert_file(DATA / "langfuse" / "api_traces_page.json"))
     first, second = items
-    assert isinstance(first, ConvertedTrace)
-    assert isinstance(second, ConvertedTrace)
+    assert isinstance(first, TraceItem)
+    assert isinstance(second, TraceItem)
     assert steps(first.trace) == [
         ("tool_call", "search"),
         ("observation", "search"),
@@ -178,8 +177,8 @@ def test_langfuse_observations_page_groups_by_trace_and_a_span_named_as_a_tool_i
     path = tmp_path / "observations.jsonl"
     path.write_text(json.dumps(page1) + "\n" + json.dumps(page2) + "\n")
     one, two = list(convert_file(path))
-    assert isinstance(one, ConvertedTrace)
-    assert isinstance(two, ConvertedTrace)
+    assert isinstance(one, TraceItem)
+    assert isinstance(two, TraceItem)
     assert steps(one.trace) == [
         ("tool_call", "lookup"),
         ("observation", "lookup"),
@@ -209,7 +208,7 @@ def test_langfuse_root_error_fails_the_trace_and_ids_only_are_a_located_problem(
     path = tmp_path / "traces.json"
     path.write_text(json.dumps([failed, ids_only]))
     items = list(convert_file(path))
-    converted = [item for item in items if isinstance(item, ConvertedTrace)]
+    converted = [item for item in items if isinstance(item, TraceItem)]
     problems = [item for item in items if isinstance(item, Problem)]
     assert [item.trace.metadata.success for item in converted] == [False]
     (problem,) = problems
@@ -238,14 +237,14 @@ def test_phoenix_rows_as_parquet_gives_them_with_datetimes_and_nested_attributes
         flat["attributes"] = attributes
         nested_rows.append(flat)
     records = [Record(Location("spans.parquet", None, n), row) for n, row in enumerate(nested_rows)]
-    (converted,) = reader("phoenix").convert_records(records, TraceOptions())
-    assert isinstance(converted, ConvertedTrace)
+    (converted,) = get_source("phoenix").convert(records, TraceOptions())
+    assert isinstance(converted, TraceItem)
     assert converted.trace == only(DATA / "phoenix" / "spans_dataframe.jsonl").trace
 
 
 def test_tempo_batches_with_instrumentation_library_spans_read_as_otlp() -> None:
     converted = only(DATA / "tempo" / "trace_by_id.json")
-    assert converted.source_format == "otlp"
+    assert source_of(converted)["format"] == "otlp"
     assert converted.trace.id == "kp:trace:5b8efff798038103d269b633813fc60c"  # base64 decoded
     assert steps(converted.trace) == [
         ("tool_call", "send_reset_link"),
@@ -306,7 +305,7 @@ def test_jaeger_bad_span_is_located_and_the_trace_still_converts(tmp_path: Path)
     assert str(problem) == (
         f"{path}:1: data[0].spans[6].traceID: expected a 32-digit hex id, found ''"
     )
-    assert sum(isinstance(item, ConvertedTrace) for item in items) == 1
+    assert sum(isinstance(item, TraceItem) for item in items) == 1
 
 
 def test_console_exporter_output_saved_as_jsonl_is_read_by_its_content() -> None:
@@ -346,7 +345,7 @@ def test_an_unknown_shape_names_its_keys_and_every_source(tmp_path: Path) -> Non
     (problem,) = list(convert_file(path))
     assert isinstance(problem, Problem)
     assert "owner, spans_v9" in problem.message
-    assert all(source in problem.message for source in SOURCES)
+    assert all(source in problem.message for source in source_names())
 
 
 @pytest.mark.parametrize(
@@ -416,8 +415,8 @@ JSON = st.recursive(
 def test_converting_any_json_gives_traces_or_located_problems(value: Any, source: str) -> None:
     """Whatever the record, a reader answers with traces and located problems, never raises."""
     record = Record(Location("f.json", 1, 0), value)
-    for item in reader(source).convert_records([record], TraceOptions()):
-        assert isinstance(item, ConvertedTrace | Problem)
+    for item in get_source(source).convert([record], TraceOptions()):
+        assert isinstance(item, TraceItem | Problem)
         if isinstance(item, Problem):
             assert item.location.file == "f.json"
 
@@ -572,7 +571,7 @@ def test_a_bad_item_of_a_langfuse_page_is_located_by_its_own_keys(tmp_path: Path
     (problem,) = [item for item in items if isinstance(item, Problem)]
     assert problem.path == "data[1]"
     assert problem.message.endswith("found an object with keys unexpected")
-    assert sum(isinstance(item, ConvertedTrace) for item in items) == 1
+    assert sum(isinstance(item, TraceItem) for item in items) == 1
 
 
 def test_kp_score_from_auto_says_what_it_read_too() -> None:
@@ -587,10 +586,10 @@ JAEGER_TRACE = json.loads((DATA / "jaeger" / "genai_agent_trace.json").read_text
 
 
 def _trace_of(source: str, value: Any) -> ReasoningTrace:
-    (converted,) = reader(source).convert_records(
+    (converted,) = get_source(source).convert(
         [Record(Location("f.json", 1, 0), value)], TraceOptions()
     )
-    assert isinstance(converted, ConvertedTrace)
+    assert isinstance(converted, TraceItem)
     return converted.trace
 
 
@@ -618,8 +617,8 @@ def test_two_shapes_the_fuzzer_found_are_located_problems_or_traces_not_crashes(
     odd_status = {**row, "status_code": {"code": 2}}
     huge_index = {**row, "attributes.llm.output_messages.9" + "9" * 4999 + ".message.role": "x"}
     for value in (odd_status, huge_index):
-        (item,) = reader("phoenix").convert_records([Record(Location("f"), value)], TraceOptions())
-        assert isinstance(item, ConvertedTrace | Problem)
+        (item,) = get_source("phoenix").convert([Record(Location("f"), value)], TraceOptions())
+        assert isinstance(item, TraceItem | Problem)
 
 
 def test_a_langfuse_event_at_error_level_is_an_error_the_next_action_recovers_from(

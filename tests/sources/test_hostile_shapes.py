@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from knowledgepulse.sources.convert import convert_file
 from knowledgepulse.sources.langchain._messages import as_message
 from knowledgepulse.sources.openai_agents._items import output_item_entries
+from tests.sources.helpers import convert_file
 
 MESSAGES = Path(__file__).parents[2] / "examples" / "integrations" / "pydantic_ai" / "messages.json"
 ODD = [["failed"], {"a": 1}]

@@ -12,31 +12,32 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
-from knowledgepulse.sources import ConversionError, ConvertedTrace, TraceOptions
+from knowledgepulse.sources import ConversionError, TraceOptions
 from knowledgepulse.sources import langchain as lc
-from knowledgepulse.sources.convert import convert_file, recognise
+from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
+from tests.sources.helpers import convert_file, recognise, source_of
 from tests.sources.weather import RETRY_SHAPE
 
 DATA = Path(__file__).parent / "data" / "langchain"
 EXAMPLE_RUNS = Path(__file__).parents[2] / "examples" / "integrations" / "langgraph" / "runs.json"
 
 
-def converted(path: Path, **options: Any) -> list[ConvertedTrace | Problem]:
+def converted(path: Path, **options: Any) -> list[TraceItem | Problem]:
     return list(convert_file(path, source="langsmith", options=TraceOptions(**options)))
 
 
-def only_trace(path: Path, **options: Any) -> ConvertedTrace:
+def only_trace(path: Path, **options: Any) -> TraceItem:
     (item,) = converted(path, **options)
-    assert isinstance(item, ConvertedTrace), item
+    assert isinstance(item, TraceItem), item
     return item
 
 
-def shape(item: ConvertedTrace) -> list[tuple[str, str | None]]:
+def shape(item: TraceItem) -> list[tuple[str, str | None]]:
     return [(step.type, step.tool.name if step.tool else None) for step in item.trace.steps]
 
 
-def steps_of(item: ConvertedTrace) -> list[dict[str, Any]]:
+def steps_of(item: TraceItem) -> list[dict[str, Any]]:
     return [step.model_dump(exclude_none=True) for step in item.trace.steps]
 
 
@@ -57,7 +58,10 @@ def test_langsmith_reasoning_batch_is_one_answer_thought() -> None:
     assert trace.metadata.agent_id == "ChatOpenAI"
     assert trace.metadata.framework == "langchain"
     assert trace.metadata.created_at.isoformat() == "2024-10-11T20:58:24.544431+00:00"
-    assert (item.domain_source, item.confidence_source) == ("default", "default")
+    assert (source_of(item)["domain_source"], source_of(item)["confidence_source"]) == (
+        "default",
+        "default",
+    )
     assert trace.outcome.confidence == 0.8
     # Rule 1 of the score: a lone thought is worth 0.1, as the seeds intend.
     assert TraceValueScorer(embedder=None).score(trace).score == pytest.approx(0.1)
@@ -137,7 +141,7 @@ def test_example_run_file_converts_to_the_graph_steps() -> None:
     assert trace.outcome.result_summary == "It is sunny in Paris today, 21 °C."
     assert trace.metadata.framework == "langgraph"
     assert trace.id == f"kp:trace:{example_run()['trace_id']}"
-    assert item.domain_source == "argument"
+    assert source_of(item)["domain_source"] == "argument"
 
 
 @settings(max_examples=25, deadline=None)
@@ -298,8 +302,14 @@ def test_domain_and_confidence_come_from_run_metadata() -> None:
         outputs={"output": "A."},
     )
     item = lc.to_trace(tree)
-    assert (item.trace.metadata.task_domain, item.domain_source) == ("finance", "metadata")
-    assert (item.trace.outcome.confidence, item.confidence_source) == (0.6, "metadata")
+    assert (item.trace.metadata.task_domain, source_of(item)["domain_source"]) == (
+        "finance",
+        "metadata",
+    )
+    assert (item.trace.outcome.confidence, source_of(item)["confidence_source"]) == (
+        0.6,
+        "metadata",
+    )
     assert item.trace.task.objective == "Q?"
     assert [s.content for s in item.trace.steps] == ["A."]  # the output is the answer
     assert lc.to_trace(tree, domain="code").trace.metadata.task_domain == "code"
@@ -350,7 +360,7 @@ def test_bad_records_are_located_and_the_others_convert(tmp_path: Path) -> None:
     path = tmp_path / "runs.jsonl"
     path.write_text("\n".join(lines) + "\n", "utf-8")
     items = converted(path)
-    traces = [item for item in items if isinstance(item, ConvertedTrace)]
+    traces = [item for item in items if isinstance(item, TraceItem)]
     problems = [str(item) for item in items if isinstance(item, Problem)]
     assert [t.trace.id for t in traces] == ["kp:trace:calc-tool", "kp:trace:r2"]
     assert len(problems) == 6, problems  # line 4 is also a trace with no step
@@ -364,7 +374,7 @@ def test_bad_records_are_located_and_the_others_convert(tmp_path: Path) -> None:
 def test_a_run_whose_parent_is_missing_is_its_own_trace_with_a_warning() -> None:
     """An orphan (its parent not exported) still converts, and says why it stands alone."""
     orphan = run("tool", "calc", parent_run_id="gone", inputs={"x": 1}, outputs={"output": 2})
-    (item,) = [i for i in lc_records([orphan]) if isinstance(i, ConvertedTrace)]
+    (item,) = [i for i in lc_records([orphan]) if isinstance(i, TraceItem)]
     assert any("parent run gone is not in the file" in note for note in item.warnings)
 
 
@@ -377,7 +387,7 @@ def test_runs_linked_in_a_cycle_are_reported() -> None:
     assert "cycle" in str(items[0])
 
 
-def lc_records(runs: list[dict[str, Any]]) -> list[ConvertedTrace | Problem]:
+def lc_records(runs: list[dict[str, Any]]) -> list[TraceItem | Problem]:
     from knowledgepulse.records import Location, Record
 
     records = [Record(Location("runs.json", index=i), value) for i, value in enumerate(runs)]
@@ -537,4 +547,7 @@ def test_domain_and_confidence_arguments_reach_every_file_trace() -> None:
     """``--domain``/``--confidence`` (TraceOptions) win over the defaults."""
     item = only_trace(DATA / "tracer_nested_run.json", domain="code", confidence=0.5)
     assert item.trace.metadata.task_domain == "code"
-    assert (item.trace.outcome.confidence, item.confidence_source) == (0.5, "argument")
+    assert (item.trace.outcome.confidence, source_of(item)["confidence_source"]) == (
+        0.5,
+        "argument",
+    )

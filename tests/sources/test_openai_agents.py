@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.sources import ConversionError, ConvertedTrace, TraceOptions
+from knowledgepulse.sources import ConversionError, TraceOptions
 from knowledgepulse.sources import openai_agents as oa
-from knowledgepulse.sources.convert import convert_file
+from knowledgepulse.trace import TraceItem
+from tests.sources.helpers import convert_file, has_text, source_of
 
 DATA = Path(__file__).parent / "data" / "openai_agents"
 TRACE_ID = "trace_" + "0" * 31 + "1"
@@ -67,13 +68,13 @@ def convert(values: list[Any], options: TraceOptions | None = None) -> list[Any]
     return list(oa.convert_records(records, options or TraceOptions()))
 
 
-def only_trace(values: list[Any], options: TraceOptions | None = None) -> ConvertedTrace:
+def only_trace(values: list[Any], options: TraceOptions | None = None) -> TraceItem:
     (converted,) = convert(values, options)
-    assert isinstance(converted, ConvertedTrace), converted
+    assert isinstance(converted, TraceItem), converted
     return converted
 
 
-def steps(converted: ConvertedTrace) -> list[dict[str, Any]]:
+def steps(converted: TraceItem) -> list[dict[str, Any]]:
     return [
         step.model_dump(mode="json", exclude_none=True, exclude={"step_id"})
         for step in converted.trace.steps
@@ -110,8 +111,11 @@ def test_the_sdk_tool_call_error_snapshot_gives_a_failed_call_and_its_error() ->
     assert trace.metadata.agent_id == "test_agent"
     assert trace.metadata.framework == "openai-agents"
     assert trace.outcome.confidence == 0.8
-    assert (converted.domain_source, converted.confidence_source) == ("default", "default")
-    assert converted.has_text is True
+    assert (source_of(converted)["domain_source"], source_of(converted)["confidence_source"]) == (
+        "default",
+        "default",
+    )
+    assert has_text(converted) is True
     assert any("2 model span(s) hold no model text" in w for w in converted.warnings)
 
 
@@ -184,7 +188,10 @@ def test_metadata_keys_give_domain_and_confidence_and_arguments_win() -> None:
     ]
     found = only_trace(values)
     assert (found.trace.metadata.task_domain, found.trace.outcome.confidence) == ("finance", 0.65)
-    assert (found.domain_source, found.confidence_source) == ("metadata", "metadata")
+    assert (source_of(found)["domain_source"], source_of(found)["confidence_source"]) == (
+        "metadata",
+        "metadata",
+    )
     told = only_trace(values, TraceOptions(domain="code", confidence=0.3))
     assert (told.trace.metadata.task_domain, told.trace.outcome.confidence) == ("code", 0.3)
     assert told.trace.metadata.created_at.isoformat() == "2026-11-23T10:00:00+00:00"
@@ -371,9 +378,7 @@ def test_bad_objects_are_located_and_the_rest_converted() -> None:
         't.jsonl:4: span_data: expected an object with a "type" (agent, response, function...), '
         "found object without one",
     ]
-    assert [r.trace.id for r in results if isinstance(r, ConvertedTrace)] == [
-        f"kp:trace:{TRACE_ID}"
-    ]
+    assert [r.trace.id for r in results if isinstance(r, TraceItem)] == [f"kp:trace:{TRACE_ID}"]
 
 
 def test_a_trace_with_no_step_is_a_problem_at_its_first_record() -> None:
@@ -394,7 +399,7 @@ def test_an_exporter_batch_is_read_and_its_bad_element_located() -> None:
     assert [str(r) for r in results if isinstance(r, Problem)] == [
         "t.jsonl:1: data[1].trace_id: expected the trace id as a string, found None"
     ]
-    assert sum(isinstance(r, ConvertedTrace) for r in results) == 1
+    assert sum(isinstance(r, TraceItem) for r in results) == 1
 
 
 def test_unreadable_lines_pass_through(tmp_path: Path) -> None:
@@ -403,7 +408,7 @@ def test_unreadable_lines_pass_through(tmp_path: Path) -> None:
     path = tmp_path / "spans.jsonl"
     path.write_text(f"{json.dumps(head())}\n{{not json\n{json.dumps(span(1, tool))}\n")
     results = list(convert_file(path, source="openai-agents"))
-    assert [type(r).__name__ for r in results] == ["Problem", "ConvertedTrace"]
+    assert [type(r).__name__ for r in results] == ["Problem", "TraceItem"]
     assert str(results[0]).startswith(f"{path}:2:")
 
 

@@ -11,6 +11,7 @@ import pytest
 from knowledgepulse.sources import ConversionError
 from knowledgepulse.sources.otel import Span, SpanEvent, to_trace
 from knowledgepulse.trace import ReasoningTrace
+from tests.sources.helpers import source_of
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 _ids = count(1)
@@ -273,7 +274,10 @@ def test_terminal_error_fails_the_run_without_recovery() -> None:
     assert [step.type for step in converted.trace.steps] == ["tool_call", "observation"]
     assert converted.trace.steps[1].content == "OSError"
     assert converted.trace.metadata.success is False
-    assert (converted.trace.outcome.confidence, converted.confidence_source) == (0.2, "default")
+    assert (converted.trace.outcome.confidence, source_of(converted)["confidence_source"]) == (
+        0.2,
+        "default",
+    )
 
 
 def test_domain_and_confidence_come_from_the_root_or_the_resource() -> None:
@@ -296,11 +300,14 @@ def test_domain_and_confidence_come_from_the_root_or_the_resource() -> None:
         parent=root,
     )
     converted = to_trace([root, chat])
-    assert (converted.trace.metadata.task_domain, converted.domain_source) == (
+    assert (converted.trace.metadata.task_domain, source_of(converted)["domain_source"]) == (
         "finance",
         "metadata",
     )
-    assert (converted.trace.outcome.confidence, converted.confidence_source) == (0.65, "metadata")
+    assert (converted.trace.outcome.confidence, source_of(converted)["confidence_source"]) == (
+        0.65,
+        "metadata",
+    )
     overridden = to_trace([root, chat], domain="code", confidence=0.3)
     assert (overridden.trace.metadata.task_domain, overridden.trace.outcome.confidence) == (
         "code",

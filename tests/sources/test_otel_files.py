@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem, read_records
-from knowledgepulse.sources import ConvertedTrace, TraceOptions
-from knowledgepulse.sources.convert import convert_file, recognise
+from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources.otel import CONTENT_HINT, convert_records, recognises, to_trace
 from knowledgepulse.sources.otel.spans import any_value
-from knowledgepulse.trace import ReasoningTrace
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import convert_file, recognise, source_of
 from tests.sources.weather import RETRY_SHAPE, step_shape
 
 DATA = Path(__file__).parent / "data" / "otel"
@@ -31,12 +31,12 @@ def steps(trace: ReasoningTrace) -> list[tuple[str, str | None, str]]:
     ]
 
 
-def converted(path: Path | str, source: str = "auto") -> list[ConvertedTrace | Problem]:
+def converted(path: Path | str, source: str = "auto") -> list[TraceItem | Problem]:
     return list(convert_file(path, source=source))
 
 
-def traces(path: Path | str) -> list[ConvertedTrace]:
-    return [item for item in converted(path) if isinstance(item, ConvertedTrace)]
+def traces(path: Path | str) -> list[TraceItem]:
+    return [item for item in converted(path) if isinstance(item, TraceItem)]
 
 
 def test_semconv_tool_call_example_gives_the_spec_steps() -> None:
@@ -121,16 +121,22 @@ def test_file_exporter_output_of_the_example_agent_converts() -> None:
     assert trace.outcome.result_summary == "It is rainy, 14 °C in Paris today."
     assert trace.task.objective == "What is the weather in Paris?"
     assert (trace.metadata.framework, trace.metadata.agent_id) == ("pydantic-ai", "weather_agent")
-    assert (trace.metadata.task_domain, item.domain_source) == ("weather", "metadata")
+    assert (trace.metadata.task_domain, source_of(item)["domain_source"]) == ("weather", "metadata")
 
 
 def test_domain_and_confidence_arguments_win_over_metadata() -> None:
     """``--domain``/``--confidence`` beat the resource's ``kp.task_domain``."""
     options = TraceOptions(domain="code", confidence=0.6)
     items = list(convert_file(EXAMPLE / "pydantic_ai_weather.otlp.jsonl", options=options))
-    (item,) = [found for found in items if isinstance(found, ConvertedTrace)]
-    assert (item.trace.metadata.task_domain, item.domain_source) == ("code", "argument")
-    assert (item.trace.outcome.confidence, item.confidence_source) == (0.6, "argument")
+    (item,) = [found for found in items if isinstance(found, TraceItem)]
+    assert (item.trace.metadata.task_domain, source_of(item)["domain_source"]) == (
+        "code",
+        "argument",
+    )
+    assert (item.trace.outcome.confidence, source_of(item)["confidence_source"]) == (
+        0.6,
+        "argument",
+    )
 
 
 def _good_line() -> str:
@@ -162,7 +168,7 @@ def test_bad_records_are_located_and_the_rest_go_on(tmp_path: Path) -> None:
     assert problems[1].startswith(f"{path}:3: not a span record")
     assert problems[2].startswith(f"{path}:4: resourceSpans[0].scopeSpans[0].spans[0].traceId: ")
     assert problems[3].startswith(f"{path}:5: context.trace_id: ")
-    assert [item.trace.id for item in items if isinstance(item, ConvertedTrace)] == [
+    assert [item.trace.id for item in items if isinstance(item, TraceItem)] == [
         "kp:trace:5b8efff798038103d269b633813fc60d"
     ]
 
@@ -179,7 +185,7 @@ def test_a_trace_without_steps_is_a_problem_and_others_go_on(tmp_path: Path) -> 
     items = converted(path, source="otlp")
     assert isinstance(items[0], Problem)
     assert str(items[0]).startswith(f"{path}:1: trace {'1' * 32}: the trace holds no step")
-    assert isinstance(items[1], ConvertedTrace)
+    assert isinstance(items[1], TraceItem)
 
 
 def test_recognises_otlp_and_console_spans_only() -> None:
@@ -296,9 +302,10 @@ def test_no_message_text_warns_with_the_content_switch(tmp_path: Path) -> None:
     path = tmp_path / "bare.json"
     path.write_text(json.dumps(_otlp([_tool_span()])), encoding="utf-8")
     (item,) = list(convert_records(read_records(path), TraceOptions()))
-    assert isinstance(item, ConvertedTrace)
-    assert not item.has_text
-    assert item.warnings == ()  # the CLI and the collectors print CONTENT_HINT once
+    assert isinstance(item, TraceItem)
+    (warning,) = item.warnings  # said once a file by the CLI, once by a collector
+    assert "hold no message text" in warning
+    assert warning.endswith(CONTENT_HINT)
     assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only" in CONTENT_HINT
     assert "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental" in CONTENT_HINT
 
@@ -361,4 +368,4 @@ def test_a_start_time_of_thousands_of_digits_is_not_a_crash(tmp_path: Path) -> N
     path = tmp_path / "spans.otlp.jsonl"
     path.write_text(text.replace(f'"{start}"', '"' + "9" * 5000 + '"'))
     (item,) = convert_file(path, source="otlp")
-    assert isinstance(item, ConvertedTrace)  # the span, its time unknown, still makes the trace
+    assert isinstance(item, TraceItem)  # the span, its time unknown, still makes the trace

@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
-from knowledgepulse.sources import ConversionError, ConvertedTrace, TraceOptions
+from knowledgepulse.sources import ConversionError, TraceOptions
 from knowledgepulse.sources import pydantic_ai as pai
-from knowledgepulse.sources.convert import convert_file
+from knowledgepulse.trace import TraceItem
+from tests.sources.helpers import convert_file, has_text, source_of
 
 DATA = Path(__file__).parent / "data" / "pydantic_ai"
 
@@ -24,7 +25,7 @@ def load(name: str) -> list[dict[str, Any]]:
     return value
 
 
-def kinds(converted: ConvertedTrace) -> list[str]:
+def kinds(converted: TraceItem) -> list[str]:
     return [step.type for step in converted.trace.steps]
 
 
@@ -113,7 +114,7 @@ def test_a_recorded_run_with_a_model_retry_gives_the_spec_steps() -> None:
     assert trace.metadata.success is True
     assert trace.metadata.framework == "pydantic-ai"
     assert trace.metadata.created_at.isoformat() == "2026-11-23T14:28:58.799379+00:00"
-    assert converted.has_text
+    assert has_text(converted)
 
 
 def test_a_legacy_retry_prompt_with_validation_errors_is_an_evident_error() -> None:
@@ -236,10 +237,10 @@ def test_domain_and_confidence_come_from_the_argument_then_message_metadata() ->
     from_metadata = pai.to_trace(messages)
     assert from_metadata.trace.metadata.task_domain == "finance"
     assert from_metadata.trace.outcome.confidence == 0.6
-    assert from_metadata.domain_source == "metadata"
+    assert source_of(from_metadata)["domain_source"] == "metadata"
     argued = pai.to_trace(messages, domain="code", confidence=0.9)
     assert argued.trace.metadata.task_domain == "code"
-    assert argued.confidence_source == "argument"
+    assert source_of(argued)["confidence_source"] == "argument"
 
 
 def test_bytes_text_and_dicts_give_the_same_trace() -> None:
@@ -301,7 +302,7 @@ def test_a_file_of_one_run_and_a_file_of_runs_a_line(tmp_path: Path) -> None:
     """A JSON list is one run; JSON Lines hold one run a line; bad lines are located."""
     single = list(convert_file(DATA / "weather_retry.json", source="pydantic-ai"))
     assert len(single) == 1
-    assert isinstance(single[0], ConvertedTrace)
+    assert isinstance(single[0], TraceItem)
 
     good = load("weather_retry.json")
     bad_part = [
@@ -319,7 +320,7 @@ def test_a_file_of_one_run_and_a_file_of_runs_a_line(tmp_path: Path) -> None:
     path = tmp_path / "runs.jsonl"
     path.write_text("\n".join(lines) + "\n")
     items = list(convert_file(path, source="pydantic-ai", options=TraceOptions(domain="code")))
-    traces = [item for item in items if isinstance(item, ConvertedTrace)]
+    traces = [item for item in items if isinstance(item, TraceItem)]
     problems = [str(item) for item in items if isinstance(item, Problem)]
     assert len(traces) == 3  # the bad part is left out, its run still converts
     assert all(t.trace.metadata.task_domain == "code" for t in traces)

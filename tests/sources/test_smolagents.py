@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
-from knowledgepulse.sources import ConversionError, ConvertedTrace, TraceOptions
+from knowledgepulse.sources import ConversionError, TraceOptions
 from knowledgepulse.sources import smolagents as smol
-from knowledgepulse.sources.convert import convert_file
+from knowledgepulse.trace import TraceItem
+from tests.sources.helpers import convert_file, source_of
 
 DATA = Path(__file__).parent / "data" / "smolagents"
 
@@ -24,7 +25,7 @@ def golden_step() -> dict[str, Any]:
     return value
 
 
-def kinds(converted: ConvertedTrace) -> list[str]:
+def kinds(converted: TraceItem) -> list[str]:
     return [step.type for step in converted.trace.steps]
 
 
@@ -165,8 +166,8 @@ def test_a_failed_tool_is_an_observation_and_the_retry_the_recovery() -> None:
     assert trace.outcome.result_summary == "Sunny in Paris"
     assert trace.metadata.success is True
     assert trace.metadata.task_domain == "code"
-    assert converted.domain_source == "argument"
-    assert converted.confidence_source == "default"
+    assert source_of(converted)["domain_source"] == "argument"
+    assert source_of(converted)["confidence_source"] == "default"
     assert trace.outcome.confidence == 0.8
     assert trace.metadata.created_at.timestamp() == 101.0
 
@@ -296,7 +297,7 @@ def test_a_json_list_of_steps_is_one_run(tmp_path: Path) -> None:
     path.write_text(json.dumps(weather_run()))
     items = list(convert_file(path, source="smolagents"))
     assert len(items) == 1
-    assert isinstance(items[0], ConvertedTrace)
+    assert isinstance(items[0], TraceItem)
     assert kinds(items[0]).count("error_recovery") == 1
 
 
@@ -316,7 +317,7 @@ def test_json_lines_of_runs_give_one_trace_a_line_and_bad_ones_are_located(
     path = tmp_path / "runs.jsonl"
     path.write_text("\n".join(lines) + "\n")
     items = list(convert_file(path, source="smolagents", options=TraceOptions(domain="code")))
-    traces = [item for item in items if isinstance(item, ConvertedTrace)]
+    traces = [item for item in items if isinstance(item, TraceItem)]
     problems = [str(item) for item in items if isinstance(item, Problem)]
     assert len(traces) == 3
     assert all(t.trace.metadata.task_domain == "code" for t in traces)
@@ -333,7 +334,7 @@ def test_a_file_with_a_non_step_record_reports_it_and_converts_the_rest(tmp_path
     path = tmp_path / "steps.jsonl"
     path.write_text("\n".join([json.dumps(steps[0]), "7", *map(json.dumps, steps[1:])]) + "\n")
     items = list(convert_file(path, source="smolagents"))
-    assert [type(item).__name__ for item in items] == ["Problem", "ConvertedTrace"]
+    assert [type(item).__name__ for item in items] == ["Problem", "TraceItem"]
     assert str(items[0]).startswith(f"{path}:2: not a smolagents step: a JSON int")
 
 
@@ -367,4 +368,4 @@ def test_a_timestamp_past_year_9999_is_not_a_crash(tmp_path: Path) -> None:
     path = tmp_path / "steps.json"
     path.write_text(json.dumps(steps))
     items = list(convert_file(path, source="smolagents"))
-    assert any(isinstance(item, ConvertedTrace) for item in items)
+    assert any(isinstance(item, TraceItem) for item in items)

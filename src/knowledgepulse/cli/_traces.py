@@ -22,7 +22,7 @@ from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.reports.rows import SCORE_COLUMNS, RowWriter, row_format
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import read_items
-from knowledgepulse.sources.names import SOURCE_CHOICES
+from knowledgepulse.sources import SOURCE_CHOICES
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -19,12 +19,14 @@ from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Location, Record
 from knowledgepulse.sources._rows import RowOptions
 from knowledgepulse.sources._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
-from knowledgepulse.trace import ReasoningTrace, parse_trace
+from knowledgepulse.trace import TraceItem, parse_trace
 
 DOMAIN_KEY = "kp.task_domain"
 """The metadata key (span attribute, run metadata, trace metadata) that names the domain."""
 CONFIDENCE_KEY = "kp.confidence"
 """The metadata key that gives the outcome's confidence, a number in [0, 1]."""
+NO_TEXT = "hold no message text"
+"""What the warning about traces without message text says (a collector logs it once)."""
 DEFAULT_DOMAIN = "default"
 SUCCESS_CONFIDENCE = 0.8
 FAILURE_CONFIDENCE = 0.2
@@ -66,43 +68,6 @@ class TraceOptions:
             raise ValueError(f"confidence must be in [0, 1], not {self.confidence}")
 
 
-@dataclass(frozen=True, slots=True)
-class ConvertedTrace:
-    """A ``ReasoningTrace`` made from a source trace, and what the conversion noticed.
-
-    Attributes:
-        trace: the trace, valid under ``spec/trace-value.md``; its ``metadata.quality_score``
-            is 0.0 until it is scored.
-        document: the trace as JSON, the document it was validated from: what
-            ``trace.model_dump(mode="json", by_alias=True, exclude_none=True)`` gives, without
-            its cost (a quarter of a dataset row's conversion). Not to be changed.
-        domain_source: where ``task_domain`` came from.
-        confidence_source: where ``outcome.confidence`` came from.
-        has_text: whether the source recorded any message text (not only names and timings).
-        warnings: what was lost or guessed, in words.
-        location: where in a file the source trace starts, when read from one.
-        row: the dataset row the trace was made from, when it came from one: its other columns
-            travel beside the trace, so the row can be written back with ``kp_`` columns.
-        notes: what the reader decided for the file (the columns it guessed), said once.
-    """
-
-    trace: ReasoningTrace
-    document: dict[str, Any]
-    domain_source: Origin
-    confidence_source: Origin
-    has_text: bool
-    warnings: tuple[str, ...] = ()
-    location: Location | None = None
-    row: Record | None = None
-    notes: tuple[str, ...] = ()
-
-    @property
-    def source_format(self) -> str:
-        """The source format it was converted from (``otlp``, ``langsmith``...)."""
-        source = getattr(self.trace.metadata, "source", None)
-        return str(source.get("format", "")) if isinstance(source, dict) else ""
-
-
 def assemble(
     steps: StepBuilder,
     *,
@@ -119,8 +84,12 @@ def assemble(
     metadata: Mapping[str, Any] | None = None,
     warnings: tuple[str, ...] = (),
     source_extra: Mapping[str, Any] | None = None,
-) -> ConvertedTrace:
-    """Join the steps and the envelope into a validated trace.
+    content_hint: str = "",
+    location: Location | None = None,
+    row: Record | None = None,
+    task: str | None = None,
+) -> TraceItem:
+    """Join the steps and the envelope into a validated trace item.
 
     Args:
         steps: the source's steps, told to a builder.
@@ -137,7 +106,13 @@ def assemble(
         framework: the framework that ran it.
         metadata: the root's metadata, read for ``kp.task_domain`` and ``kp.confidence``.
         warnings: what the reader lost or guessed.
-        source_extra: more facts about the source kept in ``metadata.source`` (a row's task).
+        source_extra: more facts about the source kept in ``metadata.source`` (a row's number).
+        content_hint: how to make the source record message text: when the steps hold none
+            (only names and timings), a warning says so with this hint.
+        location: where the source trace starts; ``<source>`` when it was not read from a file.
+        row: the dataset row the trace was made from.
+        task: the task the trace is a run of, when the source says (a row's task column); it
+            is also kept in ``metadata.source.task``.
 
     Raises:
         ConversionError: there is not a single step to make a trace of.
@@ -153,7 +128,7 @@ def assemble(
         "completed" if success else "failed"
     )
     # Keys in the models' field order: the document is the trace's JSON as it is written
-    # (``ConvertedTrace.document``), so it must be what ``model_dump`` would give.
+    # (``TraceItem.document``), so it must be what ``model_dump`` would give.
     described = {"agent_id": agent_id, "framework": framework}
     document: dict[str, Any] = {
         "@context": "https://knowledgepulse.dev/schema/v1",
@@ -173,6 +148,7 @@ def assemble(
                 "domain_source": domain_source,
                 "confidence_source": confidence_source,
                 **(source_extra or {}),
+                **({"task": task} if task is not None else {}),
             },
         },
         "task": {"objective": bounded(task_objective, MAX_CONTENT_BYTES)},
@@ -183,14 +159,24 @@ def assemble(
         trace = parse_trace(document)
     except TraceValidationError as error:  # a reader bug, not the user's: say what it made
         raise ConversionError(f"the converted trace is not valid: {error}") from error
-    return ConvertedTrace(
-        trace=trace,
-        document=document,
-        domain_source=domain_source,
-        confidence_source=confidence_source,
-        has_text=steps.saw_text,
-        warnings=warnings,
+    if not steps.saw_text:
+        warnings = (*warnings, no_text(source, content_hint))
+    record = Record(location or Location(f"<{source}>"), document)
+    return TraceItem(record, trace, row, task, warnings)
+
+
+def no_text(source: str, content_hint: str) -> str:
+    """The warning for traces whose source recorded no message text, only names and timings."""
+    hint = f"; {content_hint}" if content_hint else ""
+    return (
+        f"the {source} traces {NO_TEXT}, only names and timings, so novelty has little to go "
+        f"on{hint}"
     )
+
+
+def placed(item: TraceItem, location: Location, row: Record | None = None) -> TraceItem:
+    """The item located where its source trace starts in a file (and with its row, if given)."""
+    return replace(item, record=Record(location, item.document), row=row or item.row)
 
 
 def _domain(options: TraceOptions, found: Any) -> tuple[str, Origin]:

@@ -26,15 +26,16 @@ from datetime import datetime
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value, format_path
-from knowledgepulse.records import Problem, Record
+from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._envelope import (
     ConversionError,
-    ConvertedTrace,
     PathError,
     TraceOptions,
     assemble,
+    placed,
 )
 from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = (
     "save the messages with ModelMessagesTypeAdapter.dump_json(result.all_messages()); "
@@ -96,7 +97,7 @@ def to_trace(
     confidence: float | None = None,
     agent_id: str | None = None,
     success: bool | None = None,
-) -> ConvertedTrace:
+) -> TraceItem:
     """A Pydantic AI run as a ``ReasoningTrace``.
 
     Args:
@@ -132,7 +133,7 @@ def to_trace(
 
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
-) -> Iterator[ConvertedTrace | Problem]:
+) -> Iterator[TraceItem | Problem]:
     """Every run in one file's records.
 
     A record that is one message belongs to the file's run (a JSON list of messages: one run per
@@ -164,11 +165,12 @@ def convert_records(
         yield _finish_record(shared, options, shared_first)
 
 
-def _finish_record(run: _Run, options: TraceOptions, record: Record) -> ConvertedTrace | Problem:
+def _finish_record(run: _Run, options: TraceOptions, record: Record) -> TraceItem | Problem:
     try:
-        return _finish(run, options, None, None)
+        item = _finish(run, options, None, None)
     except ConversionError as error:
         return record.problem((), str(error))
+    return placed(item, Location(record.location.file))
 
 
 def _as_json(messages: Any) -> Any:
@@ -296,7 +298,7 @@ def _tell_response_part(
 
 def _finish(
     run: _Run, options: TraceOptions, agent_id: str | None, success: bool | None
-) -> ConvertedTrace:
+) -> TraceItem:
     answer = run.answer or run.last_text
     if run.answer and run.last_text:
         run.builder.thought(run.last_text, at=run.last_text_at)
@@ -317,6 +319,7 @@ def _finish(
         agent_id=agent_id,
         framework="pydantic-ai",
         metadata=run.metadata,
+        content_hint=CONTENT_HINT,
     )
 
 

@@ -58,7 +58,7 @@ def tracer(
             metadata, else ``default``).
         confidence: the outcome confidence (else ``kp.confidence``, else 0.8 / 0.2).
         scorer: scores each trace; the process-wide default scorer when ``None``.
-        on_trace: called with each :class:`~knowledgepulse.integrations.CapturedTrace`.
+        on_trace: called with each :class:`~knowledgepulse.value.ScoredItem`.
         keep: how many captured traces the tracer keeps (``.captured``, ``.traces``).
         redact: redact each trace (secrets always, personal identifiers by its
             ``metadata.privacy_level``; see :mod:`knowledgepulse.redact`) before it is scored

@@ -1,7 +1,7 @@
 """What every conversation format shares: a row's columns, its envelope, and the reading loop.
 
 A dataset row is one conversation beside other columns (an id, a task, a reward). A format
-(:class:`Family`) says which columns usually hold the conversation, whether a list is in its
+(:class:`ChatSource`) says which columns usually hold the conversation, whether a list is in its
 shape, and how to tell a :class:`StepBuilder` what the conversation holds. The rest is here:
 which column is which (the user's option, else a guess, said once per file), the conversation
 as nested values or as a JSON string, the id (``kp:trace:<id>``, else
@@ -12,27 +12,29 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
 from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.text import counted
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._envelope import (
     DOMAIN_KEY,
     ConversionError,
-    ConvertedTrace,
     PathError,
     TraceOptions,
     assemble,
 )
+from knowledgepulse.sources._registry import Source
 from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.chat._text import error_text
+from knowledgepulse.trace import TraceItem
 
 ID_FIELDS = ("id", "_id", "uuid", "conversation_id", "trajectory_id", "sample_id", "row_id")
 TASK_FIELDS = ("task_id", "instance_id", "task", "problem_id", "question_id", "prompt_id")
@@ -69,38 +71,44 @@ class Told:
     system: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Family:
-    """One conversation format: its name, usual columns, shape test and step reader."""
+class ChatSource(Source):
+    """One conversation format: its usual columns, shape test and step reader.
 
-    name: str
-    fields: tuple[str, ...]
+    A subclass sets :attr:`fields` and :attr:`framework` and implements :meth:`matches` and
+    :meth:`tell`; recognising a row, converting a file's rows and saying which columns were
+    read are the same for every format.
+    """
+
+    fields: ClassVar[tuple[str, ...]] = ()
     """The columns that usually hold the conversation, in order of preference."""
-    matches: Callable[[list[Any]], bool]
-    """Whether a list (a column's value) is a conversation in this format."""
-    tell: Callable[[list[Any], StepBuilder], Told]
-    """Tell the builder what the conversation holds; :class:`PathError` for what it cannot."""
-    framework: str
-    continued: tuple[str, str] | None = None
+    framework: ClassVar[str] = ""
+    """The ``metadata.framework`` of its traces."""
+    continued: ClassVar[tuple[str, str] | None] = None
     """A pair of columns read one after the other (Responses: ``input`` then ``output``)."""
-    content_hint: str = ""
-    """What to check when the rows hold no text (said once a file)."""
 
-    # A family is the source reader ``kp convert --from`` uses (integrations/names.py).
-    @property
-    def CONTENT_HINT(self) -> str:  # noqa: N802 - the name the reader protocol gives it
-        """See :attr:`content_hint`."""
-        return self.content_hint
+    def matches(self, turns: list[Any]) -> bool:
+        """Whether a list (a column's value) is a conversation in this format."""
+        raise NotImplementedError(f"{type(self).__qualname__} must implement matches()")
+
+    def tell(self, turns: list[Any], builder: StepBuilder) -> Told:
+        """Tell the builder what the conversation holds; :class:`PathError` for what it cannot."""
+        raise NotImplementedError(f"{type(self).__qualname__} must implement tell()")
 
     def recognises(self, value: Any) -> bool:
-        """Whether a file's first record is a row holding a conversation of this family."""
-        return recognises(value, self)
+        """Whether a file's first record is a row holding a conversation in this format."""
+        return isinstance(value, dict) and messages_column(value, self) is not None
 
-    def convert_records(
+    def convert(
         self, records: Iterable[Record | Problem], options: TraceOptions
-    ) -> Iterator[ConvertedTrace | Problem]:
-        """Every row of one file as a trace (see :func:`convert_rows`)."""
+    ) -> Iterator[TraceItem | Problem]:
+        """Every row of one file as a trace; a row that cannot be read is a located problem."""
         return convert_rows(records, options, self)
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """``read as <format> rows (N traces)``, then the columns read, guessed or named."""
+        head = f"read as {self.name} rows ({counted(count, 'trace')})"
+        columns = _columns(first, options.rows, self) if isinstance(first, dict) else None
+        return head if not isinstance(columns, Columns) else f"{head}: {columns.describe()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +123,9 @@ class Columns:
     domain: str | None
     time: str | None = None
 
-    def describe(self, family: str) -> str:
-        """The one line that says how the rows are read."""
-        parts = [f"read as {family} rows: messages from {self.messages!r}"]
+    def describe(self) -> str:
+        """The columns the rows are read from, in one line."""
+        parts = [f"messages from {self.messages!r}"]
         parts.append(f"id from {self.id!r}" if self.id else "id from the row number")
         if self.task:
             parts.append(f"task from {self.task!r}")
@@ -145,7 +153,7 @@ def conversation(value: Any) -> list[Any] | None:
     return None
 
 
-def messages_column(row: Mapping[str, Any], family: Family) -> str | None:
+def messages_column(row: Mapping[str, Any], family: ChatSource) -> str | None:
     """The column of a row holding a conversation in the family's shape: a usual name first."""
     names = [name for name in family.fields if name in row]
     names += [name for name in row if name not in family.fields]
@@ -156,14 +164,9 @@ def messages_column(row: Mapping[str, Any], family: Family) -> str | None:
     return None
 
 
-def recognises(value: Any, family: Family) -> bool:
-    """Whether a file's first record is a row holding a conversation in the family's shape."""
-    return isinstance(value, dict) and messages_column(value, family) is not None
-
-
 def convert_rows(
-    records: Iterable[Record | Problem], options: TraceOptions, family: Family
-) -> Iterator[ConvertedTrace | Problem]:
+    records: Iterable[Record | Problem], options: TraceOptions, family: ChatSource
+) -> Iterator[TraceItem | Problem]:
     """Every row of one file as a trace; a row that cannot be read is a located problem."""
     columns: Columns | None = None
     for item in records:
@@ -174,25 +177,21 @@ def convert_rows(
         if not isinstance(row, dict):
             yield item.problem((), f"expected a row (a JSON object), found {describe_value(row)}")
             continue
-        notes: tuple[str, ...] = ()
         if columns is None:
             found = _columns(row, options.rows, family)
             if isinstance(found, str):
                 yield item.problem((), found)
                 continue
-            columns, notes = found, (found.describe(family.name),)
+            columns = found
         try:
-            converted = _convert_row(row, item, columns, options, family)
+            yield _convert_row(row, item, columns, options, family)
         except PathError as error:
             yield item.problem(error.path, error.message)
-            continue
         except ConversionError as error:
             yield item.problem((), str(error))
-            continue
-        yield dataclasses.replace(converted, location=item.location, row=item, notes=notes)
 
 
-def _columns(row: Mapping[str, Any], said: RowOptions, family: Family) -> Columns | str:
+def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Columns | str:
     messages = said.messages_field or messages_column(row, family)
     if messages is None:
         return (
@@ -229,8 +228,8 @@ def _convert_row(
     record: Record,
     columns: Columns,
     options: TraceOptions,
-    family: Family,
-) -> ConvertedTrace:
+    family: ChatSource,
+) -> TraceItem:
     if columns.messages not in row:
         # A row of another shape in the file (a dataset joined from two sources): its own
         # column, when one holds a conversation.
@@ -265,10 +264,7 @@ def _convert_row(
                 f"{describe_value(row[columns.success])}",
             )
         success = said
-    extra: dict[str, Any] = {"row": record.location.index}
     task = _label(row.get(columns.task)) if columns.task else None
-    if task is not None:
-        extra["task"] = task
     domain = _label(row.get(columns.domain)) if columns.domain else None
     return assemble(
         builder,
@@ -282,7 +278,11 @@ def _convert_row(
         result_summary=builder.final_answer,
         framework=family.framework,
         metadata={DOMAIN_KEY: domain} if domain else None,
-        source_extra=extra,
+        source_extra={"row": record.location.index},
+        content_hint=family.content_hint,
+        location=record.location,
+        row=record,
+        task=task,
     )
 
 

@@ -130,9 +130,4 @@ def _id(block: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-FAMILY = _row.Family(
-    "anthropic", ("messages", "conversation"), matches, tell, "anthropic", content_hint=CONTENT_HINT
-)
-
-
-__all__ = ["CONTENT_HINT", "FAMILY", "matches", "tell"]
+__all__ = ["CONTENT_HINT", "matches", "tell"]

@@ -38,14 +38,4 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
     return sharegpt.tell(turns, builder)
 
 
-FAMILY = _row.Family(
-    "hermes",
-    ("conversations", "messages", "conversation"),
-    matches,
-    tell,
-    "hermes",
-    content_hint=CONTENT_HINT,
-)
-
-
-__all__ = ["CONTENT_HINT", "FAMILY", "matches", "tell"]
+__all__ = ["CONTENT_HINT", "matches", "tell"]

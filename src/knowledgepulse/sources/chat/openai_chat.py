@@ -157,14 +157,4 @@ def _not_a_message(value: Any) -> str:
     )
 
 
-FAMILY = _row.Family(
-    "openai-chat",
-    ("messages", "conversation", "chat", "prompt"),
-    matches,
-    tell,
-    "openai",
-    content_hint=CONTENT_HINT,
-)
-
-
-__all__ = ["CONTENT_HINT", "FAMILY", "matches", "tell"]
+__all__ = ["CONTENT_HINT", "matches", "tell"]

@@ -112,15 +112,4 @@ def _request(
             calls.result(name, item.get("output", item.get("results")))
 
 
-FAMILY = _row.Family(
-    "openai-responses",
-    ("items", "input", "output", "messages"),
-    matches,
-    tell,
-    "openai",
-    continued=("input", "output"),
-    content_hint=CONTENT_HINT,
-)
-
-
-__all__ = ["CONTENT_HINT", "FAMILY", "matches", "tell"]
+__all__ = ["CONTENT_HINT", "matches", "tell"]

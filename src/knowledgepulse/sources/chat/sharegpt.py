@@ -150,14 +150,4 @@ def _not_a_turn(value: Any) -> str:
     )
 
 
-FAMILY = _row.Family(
-    "sharegpt",
-    ("conversations", "conversation", "trajectory", "messages"),
-    matches,
-    tell,
-    "sharegpt",
-    content_hint=CONTENT_HINT,
-)
-
-
-__all__ = ["CONTENT_HINT", "FAMILY", "matches", "tell"]
+__all__ = ["CONTENT_HINT", "matches", "tell"]

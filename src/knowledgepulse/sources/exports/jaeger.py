@@ -14,10 +14,11 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import Loc, describe_value
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._envelope import ConvertedTrace, TraceOptions
+from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.otel.build import CONTENT_HINT
 from knowledgepulse.sources.otel.files import convert_span_records
 from knowledgepulse.sources.otel.spans import Span, SpanError, SpanEvent, hex_id
+from knowledgepulse.trace import TraceItem
 
 __all__ = ["CONTENT_HINT", "convert_records", "recognises"]
 
@@ -36,7 +37,7 @@ def _is_trace(value: Any) -> bool:
 
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
-) -> Iterator[ConvertedTrace | Problem]:
+) -> Iterator[TraceItem | Problem]:
     """Every trace in one file's records; a located problem for each span it cannot read."""
     yield from convert_span_records(records, options, _spans, source="jaeger")
 

@@ -27,7 +27,6 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
-    ConvertedTrace,
     TraceOptions,
 )
 from knowledgepulse.sources._steps import as_text
@@ -35,6 +34,7 @@ from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.build import CONTENT_HINT
 from knowledgepulse.sources.otel.files import convert_span_records
 from knowledgepulse.sources.otel.spans import Span, SpanError, dotted, hex_id, time_ns
+from knowledgepulse.trace import TraceItem
 
 __all__ = ["CONTENT_HINT", "convert_records", "recognises"]
 
@@ -87,7 +87,7 @@ def _is_observation(value: Any) -> bool:
 
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
-) -> Iterator[ConvertedTrace | Problem]:
+) -> Iterator[TraceItem | Problem]:
     """Every trace in one file's records; a located problem for each observation it cannot read.
 
     The whole file is read first: a ``SPAN`` is a tool when a generation anywhere in the file

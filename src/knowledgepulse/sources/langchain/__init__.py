@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from knowledgepulse.sources._envelope import ConversionError, ConvertedTrace, TraceOptions
+from knowledgepulse.sources._envelope import ConversionError, TraceOptions
 from knowledgepulse.sources.langchain._files import (
     CONTENT_HINT,
     convert_records,
@@ -27,11 +27,10 @@ from knowledgepulse.sources.langchain._files import (
     trees,
 )
 from knowledgepulse.sources.langchain._runs import convert_tree
+from knowledgepulse.trace import TraceItem
 
 
-def to_trace(
-    run: Any, *, domain: str | None = None, confidence: float | None = None
-) -> ConvertedTrace:
+def to_trace(run: Any, *, domain: str | None = None, confidence: float | None = None) -> TraceItem:
     """One run tree as a ``ReasoningTrace``.
 
     Args:

@@ -21,15 +21,9 @@ from pydantic_core import to_jsonable_python
 
 from knowledgepulse._util.jsonpath import describe_value, format_path
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.sources._envelope import ConversionError, ConvertedTrace, TraceOptions
-from knowledgepulse.sources.langchain._runs import RunNode, convert_tree, run_time
-
-CONTENT_HINT = (
-    "LangSmith records no run inputs or outputs when LANGSMITH_HIDE_INPUTS=true or "
-    "LANGSMITH_HIDE_OUTPUTS=true (or Client(hide_inputs=..., hide_outputs=...)); unset them "
-    "and export the runs again"
-)
-"""How to get LangSmith runs that carry message text."""
+from knowledgepulse.sources._envelope import ConversionError, TraceOptions, placed
+from knowledgepulse.sources.langchain._runs import CONTENT_HINT, RunNode, convert_tree, run_time
+from knowledgepulse.trace import TraceItem
 
 Loc = tuple[str | int, ...]
 
@@ -207,7 +201,7 @@ class _Pool:
 
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
-) -> Iterator[ConvertedTrace | Problem]:
+) -> Iterator[TraceItem | Problem]:
     """Every trace in one file's records (see the module docstring for the shapes).
 
     A part that cannot be read is a located problem and the rest go on; traces come after
@@ -231,10 +225,9 @@ def convert_records(
         except ConversionError as error:
             yield entry.record.problem(entry.path, str(error))
             continue
-        warnings = (*converted.warnings, note) if note else converted.warnings
-        yield dataclasses.replace(
-            converted, warnings=warnings, location=entry.record.locate(entry.path)
-        )
+        if note:
+            converted = dataclasses.replace(converted, warnings=(*converted.warnings, note))
+        yield placed(converted, entry.record.locate(entry.path))
 
 
 def trees(value: Any) -> tuple[list[RunNode], list[str]]:

@@ -20,7 +20,6 @@ from knowledgepulse.records.json_values import json_value, python_literal
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
-    ConvertedTrace,
     TraceOptions,
     assemble,
 )
@@ -32,6 +31,7 @@ from knowledgepulse.sources.langchain._messages import (
     find_messages,
     message_list,
 )
+from knowledgepulse.trace import TraceItem
 
 MAX_RUNS_PER_TRACE = 10_000
 """Runs read per trace; the rest are left out (and the trace says so)."""
@@ -41,6 +41,13 @@ _TOOL_RUNS = frozenset({"tool", "retriever"})
 _TRACEBACK = "Traceback (most recent call last)"
 _OBJECTIVE_KEYS = ("input", "question", "query", "task", "prompt")
 _ALIASES = {"kp_task_domain": DOMAIN_KEY, "kp_confidence": CONFIDENCE_KEY}
+
+CONTENT_HINT = (
+    "LangSmith records no run inputs or outputs when LANGSMITH_HIDE_INPUTS=true or "
+    "LANGSMITH_HIDE_OUTPUTS=true (or Client(hide_inputs=..., hide_outputs=...)); unset them "
+    "and export the runs again"
+)
+"""How to get LangSmith runs that carry message text."""
 
 
 @dataclass(slots=True)
@@ -74,7 +81,7 @@ def run_time(value: Any) -> datetime | None:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def convert_tree(root: RunNode, options: TraceOptions) -> ConvertedTrace:
+def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
     """The ``ReasoningTrace`` of one run tree.
 
     Raises:
@@ -111,6 +118,7 @@ def convert_tree(root: RunNode, options: TraceOptions) -> ConvertedTrace:
         framework="langgraph" if walk.langgraph else "langchain",
         metadata=_metadata(run),
         warnings=tuple(walk.warnings),
+        content_hint=CONTENT_HINT,
     )
 
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from knowledgepulse.sources._envelope import ConvertedTrace, TraceOptions
+from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.openai_agents._files import convert_records, recognises
 from knowledgepulse.sources.openai_agents._result import to_trace
 from knowledgepulse.sources.openai_agents._spans import CONTENT_HINT
 from knowledgepulse.sources.openai_agents._spans import convert_spans as _convert_spans
+from knowledgepulse.trace import TraceItem
 
 
 def convert_spans(
@@ -30,7 +31,7 @@ def convert_spans(
     *,
     domain: str | None = None,
     confidence: float | None = None,
-) -> ConvertedTrace:
+) -> TraceItem:
     """The ReasoningTrace of one trace's exported objects (``Trace.export()``, ``Span.export()``).
 
     Args:

@@ -13,9 +13,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._envelope import ConvertedTrace, TraceOptions
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources._envelope import TraceOptions, placed
 from knowledgepulse.sources.openai_agents._spans import convert_spans
+from knowledgepulse.trace import TraceItem
 
 _OBJECTS = ("trace", "trace.span")
 
@@ -44,7 +45,7 @@ class _Group:
 
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
-) -> Iterator[ConvertedTrace | Problem]:
+) -> Iterator[TraceItem | Problem]:
     """Every trace in one file's records, and a located problem for each object it cannot read.
 
     Problems come as they are found; the traces come once the file is read (a trace's spans may
@@ -61,9 +62,11 @@ def convert_records(
                 yield problem
     for trace_id, group in groups.items():
         try:
-            yield convert_spans(group.trace, group.spans, options)
+            converted = convert_spans(group.trace, group.spans, options)
         except Exception as error:  # a bad trace is reported; the file's other traces go on
             yield group.record.problem((), f"trace {trace_id}: {error}")
+        else:
+            yield placed(converted, Location(group.record.location.file))
 
 
 def _objects(value: Any) -> Iterator[tuple[tuple[str | int, ...], Any]]:

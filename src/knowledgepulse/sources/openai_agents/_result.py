@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from knowledgepulse.sources._envelope import ConvertedTrace, TraceOptions, assemble
+from knowledgepulse.sources._envelope import TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.openai_agents._items import (
     Entry,
@@ -27,7 +27,8 @@ from knowledgepulse.sources.openai_agents._items import (
     tell,
     user_text,
 )
-from knowledgepulse.sources.openai_agents._spans import FRAMEWORK
+from knowledgepulse.sources.openai_agents._spans import CONTENT_HINT, FRAMEWORK
+from knowledgepulse.trace import TraceItem
 
 _OUTPUT_ITEMS = ("tool_call_output_item", "handoff_output_item")
 
@@ -47,7 +48,7 @@ def plain(value: Any) -> Any:
 
 def to_trace(
     result: Any, *, domain: str | None = None, confidence: float | None = None
-) -> ConvertedTrace:
+) -> TraceItem:
     """The ReasoningTrace of a finished Agents SDK run.
 
     Args:
@@ -91,6 +92,7 @@ def to_trace(
         framework=FRAMEWORK,
         metadata=metadata if isinstance(metadata, Mapping) else None,
         warnings=("the run was interrupted (a tool awaits approval)",) if interrupted else (),
+        content_hint=CONTENT_HINT,
     )
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from knowledgepulse.sources._envelope import ConvertedTrace, TraceOptions, assemble
+from knowledgepulse.sources._envelope import TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.sources.openai_agents._items import (
     Entry,
@@ -32,6 +32,7 @@ from knowledgepulse.sources.openai_agents._items import (
     transfer_tool,
     user_text,
 )
+from knowledgepulse.trace import TraceItem
 
 SOURCE = "openai-agents"
 FRAMEWORK = "openai-agents"
@@ -115,7 +116,7 @@ def convert_spans(
     options: TraceOptions,
     *,
     source: str = SOURCE,
-) -> ConvertedTrace:
+) -> TraceItem:
     """The ReasoningTrace of one Agents SDK trace.
 
     Args:
@@ -169,6 +170,7 @@ def convert_spans(
         framework=FRAMEWORK,
         metadata=metadata if isinstance(metadata, Mapping) else None,
         warnings=_warnings(walk),
+        content_hint=CONTENT_HINT,
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from knowledgepulse.sources._envelope import ConversionError, ConvertedTrace, TraceOptions
+from knowledgepulse.sources._envelope import ConversionError, TraceOptions
 from knowledgepulse.sources.otel.build import CONTENT_HINT, convert_spans
 from knowledgepulse.sources.otel.files import convert_records, recognises
 from knowledgepulse.sources.otel.spans import (
@@ -29,11 +29,12 @@ from knowledgepulse.sources.otel.spans import (
     live_span,
     otlp_spans,
 )
+from knowledgepulse.trace import TraceItem
 
 
 def to_traces(
     spans: Iterable[Any], *, domain: str | None = None, confidence: float | None = None
-) -> list[ConvertedTrace]:
+) -> list[TraceItem]:
     """One ``ReasoningTrace`` per trace id among ``spans``, in the order each first appears.
 
     Args:
@@ -51,7 +52,7 @@ def to_traces(
 
 def to_trace(
     spans: Iterable[Any], *, domain: str | None = None, confidence: float | None = None
-) -> ConvertedTrace:
+) -> TraceItem:
     """The ``ReasoningTrace`` of one trace's spans (see :func:`to_traces` for what they may be).
 
     Raises:

@@ -17,7 +17,6 @@ from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
     ConversionError,
-    ConvertedTrace,
     TraceOptions,
     assemble,
 )
@@ -25,6 +24,7 @@ from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.dialects import View, read
 from knowledgepulse.sources.otel.spans import Span
+from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = (
     "OpenTelemetry GenAI instrumentations record message text only when "
@@ -50,7 +50,7 @@ def has_genai(spans: Sequence[Span]) -> bool:
 
 def convert_spans(
     spans: Sequence[Span], options: TraceOptions, *, source: str = "otlp"
-) -> ConvertedTrace:
+) -> TraceItem:
     """The ``ReasoningTrace`` of one trace's spans (any order); ``source`` names the file format.
 
     Raises:
@@ -82,6 +82,7 @@ def convert_spans(
         agent_id=_agent_id(ordered, agent),
         framework=top.scope or next((item.span.scope for item in ordered if item.span.scope), None),
         metadata=_metadata(root, top),
+        content_hint=CONTENT_HINT,
     )
 
 

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from knowledgepulse._util.jsonpath import Loc
-from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._envelope import ConversionError, ConvertedTrace, TraceOptions
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources._envelope import ConversionError, TraceOptions, placed
 from knowledgepulse.sources.otel.build import convert_spans, has_genai
 from knowledgepulse.sources.otel.spans import (
     Span,
@@ -23,6 +23,7 @@ from knowledgepulse.sources.otel.spans import (
     is_otlp,
     otlp_spans,
 )
+from knowledgepulse.trace import TraceItem
 
 _SHAPES = (
     "expected an OTLP JSON object with resourceSpans (as the OTel file exporter writes, one a "
@@ -38,7 +39,7 @@ def recognises(value: Any) -> bool:
 
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
-) -> Iterator[ConvertedTrace | Problem]:
+) -> Iterator[TraceItem | Problem]:
     """Every trace in one file's records; a located problem for each span or trace it cannot read.
 
     The problems of reading come first, as found; then the traces, in the order their first span
@@ -53,7 +54,7 @@ SpansOf = Callable[[Record], Iterable[tuple[Span | SpanError, Loc]]]
 
 def convert_span_records(
     records: Iterable[Record | Problem], options: TraceOptions, spans_of: SpansOf, *, source: str
-) -> Iterator[ConvertedTrace | Problem]:
+) -> Iterator[TraceItem | Problem]:
     """The traces of a file of spans in any shape ``spans_of`` reads (OTLP, Jaeger, Langfuse...).
 
     Every record is read before any trace is converted: the spans of one trace may be spread
@@ -82,12 +83,14 @@ def convert_span_records(
             )
             continue
         try:
-            yield convert_spans(spans, options, source=source)
+            converted = convert_spans(spans, options, source=source)
         except ConversionError as error:
             yield record.problem(loc, f"trace {trace_id}: {error}")
         except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
             # A shape no producer we know writes: say which trace, and go on with the others.
             yield record.problem(loc, f"trace {trace_id} could not be converted: {error!r}")
+        else:
+            yield placed(converted, Location(record.location.file))
 
 
 def _spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:

@@ -18,13 +18,9 @@ The steps' shapes and field readers are ``_shapes.py``; a run read step by step 
 files ``_files.py``; a run handed over live ``_result.py``.
 """
 
-from knowledgepulse.sources.smolagents._files import (
-    CONTENT_HINT,
-    convert_records,
-    recognises,
-)
+from knowledgepulse.sources.smolagents._files import convert_records, recognises
 from knowledgepulse.sources.smolagents._result import to_trace
-from knowledgepulse.sources.smolagents._run import FINAL_ANSWER_TOOL, MAX_STEPS_ERROR
+from knowledgepulse.sources.smolagents._run import CONTENT_HINT, FINAL_ANSWER_TOOL, MAX_STEPS_ERROR
 
 __all__ = [
     "CONTENT_HINT",

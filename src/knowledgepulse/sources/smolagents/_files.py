@@ -6,12 +6,12 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse.records import Problem, Record
+from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._envelope import (
     ConversionError,
-    ConvertedTrace,
     PathError,
     TraceOptions,
+    placed,
 )
 from knowledgepulse.sources.smolagents._run import Run, finish, tell
 from knowledgepulse.sources.smolagents._shapes import (
@@ -23,12 +23,7 @@ from knowledgepulse.sources.smolagents._shapes import (
     not_a_step,
     number,
 )
-
-CONTENT_HINT = (
-    "export the full steps: agent.run(task, return_full_result=True).steps or "
-    "agent.memory.get_full_steps()"
-)
-"""How to get smolagents steps that carry the model's text."""
+from knowledgepulse.trace import TraceItem
 
 
 def recognises(value: Any) -> bool:
@@ -53,7 +48,7 @@ def _is_step(value: Any) -> bool:
 
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
-) -> Iterator[ConvertedTrace | Problem]:
+) -> Iterator[TraceItem | Problem]:
     """Every run in one file's records.
 
     A record that is one step belongs to the file's run (a JSON list of steps, or JSON Lines of
@@ -81,14 +76,14 @@ def convert_records(
             yield item.problem((), not_a_step(value))
     if shared_first is not None:
         try:
-            yield finish(shared, options, state=None, output=None, agent_id=None, trace_id=None)
+            found = finish(shared, options, state=None, output=None, agent_id=None, trace_id=None)
         except ConversionError as error:
             yield shared_first.problem((), str(error))
+        else:
+            yield placed(found, Location(shared_first.location.file))
 
 
-def _convert_record_run(
-    record: Record, options: TraceOptions
-) -> Iterator[ConvertedTrace | Problem]:
+def _convert_record_run(record: Record, options: TraceOptions) -> Iterator[TraceItem | Problem]:
     value = record.value
     prefix: Loc = ()
     state: Any = None
@@ -110,6 +105,8 @@ def _convert_record_run(
         except PathError as error:
             yield record.problem(error.path, error.message)
     try:
-        yield finish(run, options, state=state, output=output, agent_id=None, trace_id=None)
+        converted = finish(run, options, state=state, output=output, agent_id=None, trace_id=None)
     except ConversionError as error:
         yield record.problem((), str(error))
+    else:
+        yield placed(converted, Location(record.location.file))

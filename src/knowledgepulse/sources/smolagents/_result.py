@@ -7,12 +7,12 @@ from typing import Any
 
 from knowledgepulse.sources._envelope import (
     ConversionError,
-    ConvertedTrace,
     PathError,
     TraceOptions,
 )
 from knowledgepulse.sources.smolagents._run import Run, finish, tell
 from knowledgepulse.sources.smolagents._shapes import RUN_KEYS, number
+from knowledgepulse.trace import TraceItem
 
 
 def to_trace(
@@ -22,7 +22,7 @@ def to_trace(
     confidence: float | None = None,
     agent_id: str | None = None,
     trace_id: str | None = None,
-) -> ConvertedTrace:
+) -> TraceItem:
     """A smolagents run as a ``ReasoningTrace``.
 
     Args:

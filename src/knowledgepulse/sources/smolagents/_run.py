@@ -11,7 +11,6 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.sources._envelope import (
-    ConvertedTrace,
     PathError,
     TraceOptions,
     assemble,
@@ -26,7 +25,13 @@ from knowledgepulse.sources.smolagents._shapes import (
     step_error,
     text,
 )
+from knowledgepulse.trace import TraceItem
 
+CONTENT_HINT = (
+    "export the full steps: agent.run(task, return_full_result=True).steps or "
+    "agent.memory.get_full_steps()"
+)
+"""How to get smolagents steps that carry the model's text."""
 FINAL_ANSWER_TOOL = "final_answer"
 """The tool a smolagents agent calls to answer: its argument is the answer, not a tool call."""
 MAX_STEPS_ERROR = "AgentMaxStepsError"
@@ -173,7 +178,7 @@ def finish(
     output: Any,
     agent_id: str | None,
     trace_id: str | None,
-) -> ConvertedTrace:
+) -> TraceItem:
     """The run as a trace: its answer, success and envelope.
 
     Raises:
@@ -198,6 +203,7 @@ def finish(
         result_summary=answer,
         agent_id=agent_id,
         framework="smolagents",
+        content_hint=CONTENT_HINT,
     )
 
 
