@@ -56,3 +56,37 @@ def test_a_collector_never_raises_into_the_agent(caplog: pytest.LogCaptureFixtur
     messages = [record.getMessage() for record in caplog.records]
     assert any("could not capture a trace" in message for message in messages)
     assert any("on_trace raised" in message for message in messages)
+
+
+def test_a_run_without_message_text_is_logged_once_with_its_hint(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The item's no-text warning (with the switch that records text) is logged once."""
+
+    def bare() -> TraceItem:
+        builder = StepBuilder()
+        builder.tool_result("search", arguments={"q": "x"})  # a name and no output
+        options = TraceOptions()
+        return assemble(
+            builder, source="test", source_id="bare", success=True, options=options,
+            content_hint="switch X on",
+        )  # fmt: skip
+
+    collector = Collector(scorer=TraceValueScorer(embedder=None))
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse.integrations"):
+        collector.finish(bare)
+        collector.finish(bare)
+    (message,) = [record.getMessage() for record in caplog.records]
+    assert "the test traces hold no message text" in message
+    assert message.endswith("; switch X on")
+    assert all("switch X on" in captured.item.warnings[-1] for captured in collector.captured)
+
+
+def test_the_captured_item_holds_the_scored_trace_as_its_document() -> None:
+    """What ``on_trace`` gets is a ScoredItem whose document is the trace as kept."""
+    collector = Collector(scorer=TraceValueScorer(embedder=None))
+    collector.finish(convert)
+    (captured,) = collector.captured
+    document = captured.item.document
+    assert document["metadata"]["quality_score"] == captured.breakdown.score
+    assert captured.trace.metadata.quality_score == captured.breakdown.score

@@ -14,9 +14,8 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources import pydantic_ai, smolagents
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
-from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.sources.chat import anthropic, hermes, openai_chat, openai_responses, sharegpt
-from knowledgepulse.sources.chat._row import ChatSource, Told
+from knowledgepulse.sources.chat._row import ChatSource
 from knowledgepulse.sources.exports import jaeger, langfuse, otel_js, phoenix
 from knowledgepulse.sources.langchain import _files as langsmith
 from knowledgepulse.sources.openai_agents import _files as agents_files
@@ -70,12 +69,8 @@ class Otlp(Source):
     """OTLP JSON and JSON Lines (Tempo's batches too), and the SDK's console span output."""
 
     content_hint = otel_build.CONTENT_HINT
-
-    def recognises(self, value: Any) -> bool:
-        return otel_files.recognises(value)
-
-    def convert(self, records: Records, options: TraceOptions) -> Items:
-        return otel_files.convert_records(records, options)
+    recognises = staticmethod(otel_files.recognises)
+    convert = staticmethod(otel_files.convert_records)
 
 
 @register_source("langsmith")
@@ -83,12 +78,8 @@ class LangSmith(Source):
     """LangSmith and LangChain runs: a run with ``child_runs``, a list, or ingest batches."""
 
     content_hint = langsmith.CONTENT_HINT
-
-    def recognises(self, value: Any) -> bool:
-        return langsmith.recognises(value)
-
-    def convert(self, records: Records, options: TraceOptions) -> Items:
-        return langsmith.convert_records(records, options)
+    recognises = staticmethod(langsmith.recognises)
+    convert = staticmethod(langsmith.convert_records)
 
 
 @register_source("openai-agents")
@@ -96,12 +87,8 @@ class OpenAIAgents(Source):
     """The OpenAI Agents SDK's exported trace and span objects."""
 
     content_hint = agents_spans.CONTENT_HINT
-
-    def recognises(self, value: Any) -> bool:
-        return agents_files.recognises(value)
-
-    def convert(self, records: Records, options: TraceOptions) -> Items:
-        return agents_files.convert_records(records, options)
+    recognises = staticmethod(agents_files.recognises)
+    convert = staticmethod(agents_files.convert_records)
 
 
 @register_source("smolagents")
@@ -110,12 +97,8 @@ class Smolagents(Source):
 
     content_hint = smolagents.CONTENT_HINT
     overrides = ("openai-chat",)  # an ActionStep keeps the model's input messages
-
-    def recognises(self, value: Any) -> bool:
-        return smolagents.recognises(value)
-
-    def convert(self, records: Records, options: TraceOptions) -> Items:
-        return smolagents.convert_records(records, options)
+    recognises = staticmethod(smolagents.recognises)
+    convert = staticmethod(smolagents.convert_records)
 
 
 @register_source("pydantic-ai")
@@ -123,12 +106,8 @@ class PydanticAI(Source):
     """Pydantic AI's ``all_messages()`` JSON."""
 
     content_hint = pydantic_ai.CONTENT_HINT
-
-    def recognises(self, value: Any) -> bool:
-        return pydantic_ai.recognises(value)
-
-    def convert(self, records: Records, options: TraceOptions) -> Items:
-        return pydantic_ai.convert_records(records, options)
+    recognises = staticmethod(pydantic_ai.recognises)
+    convert = staticmethod(pydantic_ai.convert_records)
 
 
 @register_source("langfuse")
@@ -136,12 +115,8 @@ class Langfuse(Source):
     """A Langfuse trace export, or the public API's traces or observations."""
 
     content_hint = langfuse.CONTENT_HINT
-
-    def recognises(self, value: Any) -> bool:
-        return langfuse.recognises(value)
-
-    def convert(self, records: Records, options: TraceOptions) -> Items:
-        return langfuse.convert_records(records, options)
+    recognises = staticmethod(langfuse.recognises)
+    convert = staticmethod(langfuse.convert_records)
 
 
 @register_source("phoenix")
@@ -149,12 +124,8 @@ class Phoenix(Source):
     """Arize Phoenix span rows (``context.trace_id``, ``attributes.*`` columns)."""
 
     content_hint = phoenix.CONTENT_HINT
-
-    def recognises(self, value: Any) -> bool:
-        return phoenix.recognises(value)
-
-    def convert(self, records: Records, options: TraceOptions) -> Items:
-        return phoenix.convert_records(records, options)
+    recognises = staticmethod(phoenix.recognises)
+    convert = staticmethod(phoenix.convert_records)
 
 
 @register_source("jaeger")
@@ -162,12 +133,8 @@ class Jaeger(Source):
     """The Jaeger query API's JSON (``{data: [{traceID, spans, processes}]}``)."""
 
     content_hint = jaeger.CONTENT_HINT
-
-    def recognises(self, value: Any) -> bool:
-        return jaeger.recognises(value)
-
-    def convert(self, records: Records, options: TraceOptions) -> Items:
-        return jaeger.convert_records(records, options)
+    recognises = staticmethod(jaeger.recognises)
+    convert = staticmethod(jaeger.convert_records)
 
 
 @register_source("otel-js")
@@ -175,12 +142,8 @@ class OtelJs(Source):
     """OpenTelemetry JS spans (``spanContext``, HrTime times), the Vercel AI SDK's included."""
 
     content_hint = otel_js.CONTENT_HINT
-
-    def recognises(self, value: Any) -> bool:
-        return otel_js.recognises(value)
-
-    def convert(self, records: Records, options: TraceOptions) -> Items:
-        return otel_js.convert_records(records, options)
+    recognises = staticmethod(otel_js.recognises)
+    convert = staticmethod(otel_js.convert_records)
 
 
 # Conversation datasets, one row a conversation.
@@ -194,12 +157,8 @@ class Hermes(ChatSource):
     framework = "hermes"
     content_hint = hermes.CONTENT_HINT
     overrides = ("sharegpt", "openai-chat")  # its tags sit inside ShareGPT or chat turns
-
-    def matches(self, turns: list[Any]) -> bool:
-        return hermes.matches(turns)
-
-    def tell(self, turns: list[Any], builder: StepBuilder) -> Told:
-        return hermes.tell(turns, builder)
+    matches = staticmethod(hermes.matches)
+    tell = staticmethod(hermes.tell)
 
 
 @register_source("anthropic")
@@ -209,12 +168,8 @@ class Anthropic(ChatSource):
     fields = ("messages", "conversation")
     framework = "anthropic"
     content_hint = anthropic.CONTENT_HINT
-
-    def matches(self, turns: list[Any]) -> bool:
-        return anthropic.matches(turns)
-
-    def tell(self, turns: list[Any], builder: StepBuilder) -> Told:
-        return anthropic.tell(turns, builder)
+    matches = staticmethod(anthropic.matches)
+    tell = staticmethod(anthropic.tell)
 
 
 @register_source("openai-responses")
@@ -226,12 +181,8 @@ class OpenAIResponses(ChatSource):
     continued = ("input", "output")
     content_hint = openai_responses.CONTENT_HINT
     overrides = ("openai-chat",)  # its messages are chat messages too
-
-    def matches(self, turns: list[Any]) -> bool:
-        return openai_responses.matches(turns)
-
-    def tell(self, turns: list[Any], builder: StepBuilder) -> Told:
-        return openai_responses.tell(turns, builder)
+    matches = staticmethod(openai_responses.matches)
+    tell = staticmethod(openai_responses.tell)
 
 
 @register_source("openai-chat")
@@ -241,12 +192,8 @@ class OpenAIChat(ChatSource):
     fields = ("messages", "conversation", "chat", "prompt")
     framework = "openai"
     content_hint = openai_chat.CONTENT_HINT
-
-    def matches(self, turns: list[Any]) -> bool:
-        return openai_chat.matches(turns)
-
-    def tell(self, turns: list[Any], builder: StepBuilder) -> Told:
-        return openai_chat.tell(turns, builder)
+    matches = staticmethod(openai_chat.matches)
+    tell = staticmethod(openai_chat.tell)
 
 
 @register_source("sharegpt")
@@ -256,9 +203,5 @@ class ShareGPT(ChatSource):
     fields = ("conversations", "conversation", "trajectory", "messages")
     framework = "sharegpt"
     content_hint = sharegpt.CONTENT_HINT
-
-    def matches(self, turns: list[Any]) -> bool:
-        return sharegpt.matches(turns)
-
-    def tell(self, turns: list[Any], builder: StepBuilder) -> Told:
-        return sharegpt.tell(turns, builder)
+    matches = staticmethod(sharegpt.matches)
+    tell = staticmethod(sharegpt.tell)

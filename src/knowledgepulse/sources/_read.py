@@ -163,6 +163,6 @@ def _undecided(value: Any, candidates: list[Source]) -> str:
     names = [source.name for source in candidates]
     choices = " or ".join(f"source={name!r}" for name in names)
     return (
-        f"{', '.join(names[:-1])} and {names[-1]} all recognise this record: name the one to "
+        f"more than one source recognises this record ({', '.join(names)}): name the one to "
         f"read it with, {choices} (kp: --from)"
     )

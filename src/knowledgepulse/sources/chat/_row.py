@@ -86,11 +86,11 @@ class ChatSource(Source):
     continued: ClassVar[tuple[str, str] | None] = None
     """A pair of columns read one after the other (Responses: ``input`` then ``output``)."""
 
-    def matches(self, turns: list[Any]) -> bool:
+    def matches(self, turns: list[Any], /) -> bool:
         """Whether a list (a column's value) is a conversation in this format."""
         raise NotImplementedError(f"{type(self).__qualname__} must implement matches()")
 
-    def tell(self, turns: list[Any], builder: StepBuilder) -> Told:
+    def tell(self, turns: list[Any], builder: StepBuilder, /) -> Told:
         """Tell the builder what the conversation holds; :class:`PathError` for what it cannot."""
         raise NotImplementedError(f"{type(self).__qualname__} must implement tell()")
 
