@@ -1,8 +1,9 @@
 """The size of the code and its import cycles, as issue 17's goals count them.
 
-Prints the lines and modules under ``src/knowledgepulse`` (all of it, outside ``integrations/``,
-and outside the readers of other formats too, ``integrations/`` and ``sources/``) and the import cycles among modules (imports under ``TYPE_CHECKING`` left out,
-as import-linter leaves them out). Run: ``python bench/code_size.py``.
+Prints the lines and modules under ``src/knowledgepulse``: all of it, outside ``integrations/``,
+and outside the readers of other formats too (``integrations/`` and ``sources/``); and the
+import cycles among modules (imports under ``TYPE_CHECKING`` left out, as import-linter leaves
+them out). Run: ``python bench/code_size.py``.
 """
 
 from __future__ import annotations
