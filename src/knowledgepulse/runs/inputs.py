@@ -10,7 +10,7 @@ is of its kind (pandas, pyarrow, datasets).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -37,6 +37,7 @@ def items_of(
     options: TraceOptions | None = None,
     task_field: str | None = None,
     notes: Notes | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> Iterator[TraceItem | Problem]:
     """Every trace item of ``data``, and every problem, in order.
 
@@ -47,6 +48,7 @@ def items_of(
         options: the domain, confidence and row columns of converted rows.
         task_field: where each item's task is read (a row's column, a trace's dotted path).
         notes: told what a source says about a whole file.
+        progress: for files, told the bytes read so far (as :func:`read_items` is).
 
     Raises:
         TypeError: ``data`` is none of the kinds above (a single dict, say).
@@ -54,7 +56,14 @@ def items_of(
     """
     paths = _paths(data)
     if paths is not None:
-        return read_items(paths, source=source, options=options, task_field=task_field, notes=notes)
+        return read_items(
+            paths,
+            source=source,
+            options=options,
+            task_field=task_field,
+            notes=notes,
+            progress=progress,
+        )
     items = sources.convert(
         _rows(data),
         source=source or "auto",
