@@ -1,9 +1,8 @@
 """The size of the code and its import cycles, as issue 17's goals count them.
 
-Prints the lines and modules under ``src/knowledgepulse``: all of it, outside ``integrations/``,
-and outside the readers of other formats too (``integrations/`` and ``sources/``); and the
-import cycles among modules (imports under ``TYPE_CHECKING`` left out, as import-linter leaves
-them out). Run: ``python bench/code_size.py``.
+Prints the lines and modules under ``src/knowledgepulse`` (all of it, and outside
+``integrations/``) and the import cycles among modules (imports under ``TYPE_CHECKING`` left out,
+as import-linter leaves them out). Run: ``python bench/code_size.py``.
 """
 
 from __future__ import annotations
@@ -33,14 +32,9 @@ def modules_in_cycles() -> list[tuple[str, str]]:
 def main() -> None:
     every = sorted(SRC.rglob("*.py"))
     outside = [path for path in every if "integrations" not in path.relative_to(SRC).parts]
-    core = [path for path in outside if "sources" not in path.relative_to(SRC).parts]
-    for label, paths in (
-        ("src/", every),
-        ("src/ outside integrations/", outside),
-        ("src/ outside integrations/, sources/", core),
-    ):
+    for label, paths in (("src/", every), ("src/ outside integrations/", outside)):
         lines, modules = lines_and_modules(paths)
-        print(f"{label:<37} {lines:>6} lines in {modules:>3} modules")
+        print(f"{label:<28} {lines:>6} lines in {modules:>3} modules")
     cyclic = modules_in_cycles()
     print(f"imports inside a cycle: {len(cyclic)}")
     for importer, imported in cyclic:
