@@ -173,3 +173,25 @@ def test_in_memory_trace_documents_are_read_as_themselves() -> None:
     documents = [json.loads(line) for line in TRACES.read_text().splitlines()]
     items = list(sources.convert(documents))
     assert [item.document for item in items if isinstance(item, TraceItem)] == documents
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["score", "--no-embedder"],
+        ["select", "--no-embedder"],
+        pytest.param(["dedupe"], marks=pytest.mark.embedder),
+    ],
+    ids=["score", "select", "dedupe"],
+)
+@pytest.mark.parametrize("name", ["openai_chat.parquet", "sharegpt.jsonl"])
+def test_the_trace_commands_read_rows_with_no_source_named(
+    command: list[str], name: str, tmp_path: Path
+) -> None:
+    """``kp score``, ``select`` and ``dedupe`` on Parquet or chat rows need no ``--from``."""
+    path = ROOT / "examples" / "datasets" / name
+    output = tmp_path / f"out{path.suffix}"
+    result = CliRunner().invoke(cli, [*command, str(path), "-o", str(output)])
+    assert result.exit_code == 0, result.stderr
+    assert f"{path}: read as " in result.stderr
+    assert output.stat().st_size > 0
