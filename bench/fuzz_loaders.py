@@ -13,7 +13,7 @@ a command uses, and taken as far as that command takes it:
 
 - ``traces``: ``load_traces`` (``kp score``/``validate``/``select``/``dedupe``); each trace is
   then redacted at every privacy level (``kp redact``) and must still be a valid trace;
-- ``convert:SOURCE``: ``convert_file`` for each ``--from`` source and ``auto``; each trace is
+- ``convert:SOURCE``: ``sources.read`` for each ``--from`` source and ``auto``; each trace is
   then written as ``kp convert`` writes it and read back, and must be valid (one validation:
   what ``kp score --from`` scores, ``kp validate`` accepts);
 - ``cases``: ``iter_cases``, then the cases scored by the example suite and rendered in every
@@ -49,9 +49,6 @@ from knowledgepulse.evals.compare import compare_runs
 from knowledgepulse.evals.report import EvalReport, load_report
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import load_suite
-from knowledgepulse.integrations import ConvertedTrace
-from knowledgepulse.integrations.convert import convert_file
-from knowledgepulse.integrations.names import SOURCES
 from knowledgepulse.records import Location, Record
 from knowledgepulse.records.json_values import loads
 from knowledgepulse.redact import redact_document
@@ -59,6 +56,7 @@ from knowledgepulse.reports.compare import comparison_to_json, comparison_to_mar
 from knowledgepulse.reports.evals import to_json, to_markdown
 from knowledgepulse.reports.evals_html import to_html
 from knowledgepulse.reports.junit import to_junit
+from knowledgepulse.sources import read, source_names
 from knowledgepulse.trace import TraceItem, load_traces
 from knowledgepulse.trace.load import validate_record
 
@@ -129,8 +127,8 @@ Loader = Callable[[Path], Iterable[object]]
 
 def _convert(source: str) -> Loader:
     def convert(path: Path) -> Iterable[object]:
-        for item in convert_file(path, source=source):
-            if isinstance(item, ConvertedTrace):
+        for item in read([path], source=source):
+            if isinstance(item, TraceItem):
                 _written_and_read_back(item)
             yield item
 
@@ -141,7 +139,7 @@ class DisagreementError(Exception):
     """A converted trace that kp score would score but kp validate would refuse."""
 
 
-def _written_and_read_back(item: ConvertedTrace) -> None:
+def _written_and_read_back(item: TraceItem) -> None:
     # As kp convert writes it, then as kp validate reads it: one validation for both.
     document = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
     value, _ = loads(orjson.dumps(document))
@@ -185,7 +183,7 @@ LOADERS: dict[str, Loader] = {
     "cases": _evaluated,
     "suite": _suite,
     "report": _compared,
-    **{f"convert:{source}": _convert(source) for source in [*SOURCES, "auto"]},
+    **{f"convert:{source}": _convert(source) for source in [*source_names(), "auto"]},
 }
 
 
@@ -216,7 +214,7 @@ def seeds() -> list[tuple[str, str, bytes]]:
         "pydantic-ai": "pydantic_ai/*.json",
     }
     # The observability tools' exports have no example of their own: their test fixtures.
-    fixtures = ROOT / "tests" / "integrations" / "data"
+    fixtures = ROOT / "tests" / "sources" / "data"
     exports = {
         "langfuse": fixtures.glob("langfuse/*.json"),
         "phoenix": fixtures.glob("phoenix/*.jsonl"),

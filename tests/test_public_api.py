@@ -20,6 +20,7 @@ PACKAGES = [
     "knowledgepulse.evals",
     "knowledgepulse.curation",
     "knowledgepulse.runs",
+    "knowledgepulse.sources",
     "knowledgepulse.integrations",
     "knowledgepulse.redact",
     "knowledgepulse.engines.ray_engine",

@@ -35,6 +35,7 @@ __all__ = [
     "TraceValidationError",
     "UnknownPresetError",
     "UnknownScorerError",
+    "UnknownSourceError",
     "VectorError",
     "missing_extra",
 ]
@@ -171,6 +172,10 @@ class RedactionRulesError(ProblemsError, ValueError):
 
 class UnknownScorerError(KnowledgePulseError, LookupError):
     """Raised when a scorer type name is not registered; the message lists the known names."""
+
+
+class UnknownSourceError(KnowledgePulseError, LookupError):
+    """Raised when a source name (``--from``) is not registered; the message lists the known."""
 
 
 class UnknownPresetError(KnowledgePulseError, LookupError):

@@ -18,9 +18,11 @@ from typing import Any, Unpack
 import orjson
 
 from knowledgepulse.engines.ray_engine import ActorOptions, iter_dataset_scores
-from knowledgepulse.integrations import ConvertedTrace, TraceOptions, rows_to_traces
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import kp_columns
+from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources import convert as rows_to_traces
+from knowledgepulse.trace import TraceItem
 
 _NAME = "rows"
 
@@ -57,9 +59,9 @@ class RowsToTraces:
         ]
 
 
-def _document(item: ConvertedTrace, row: dict[str, Any], index: int) -> dict[str, Any]:
+def _document(item: TraceItem, row: dict[str, Any], index: int) -> dict[str, Any]:
     """The trace as JSON; a row-number id (``rows:<n>`` of its batch) becomes a content digest."""
-    document = item.document
+    document: dict[str, Any] = item.document
     if document["id"] == f"kp:trace:{_NAME}:{index}":
         raw = orjson.dumps(row, default=str, option=orjson.OPT_NON_STR_KEYS)
         source_id = f"{_NAME}:{hashlib.sha256(raw).hexdigest()[:16]}"

@@ -15,7 +15,7 @@ from tests.cli.conftest import KpRunner
 from tests.paths import CORPORA
 
 KEY = "ghp_" + "A1b2C3d4" * 4 + "E5f6"
-CHAT = Path(__file__).parents[1] / "integrations" / "data" / "chat" / "openai_chat.jsonl"
+CHAT = Path(__file__).parents[1] / "sources" / "data" / "chat" / "openai_chat.jsonl"
 
 
 @pytest.fixture(autouse=True)

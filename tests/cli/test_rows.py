@@ -17,7 +17,7 @@ from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, jsonl_row
 from knowledgepulse.testing import HashingEmbedder
 from tests.cli.conftest import KpRunner
 
-DATA = Path(__file__).parents[1] / "integrations" / "data" / "chat"
+DATA = Path(__file__).parents[1] / "sources" / "data" / "chat"
 
 
 @pytest.fixture(autouse=True)

@@ -15,9 +15,11 @@ import pytest
 
 import knowledgepulse as kp
 from knowledgepulse.errors import MissingDependencyError
-from knowledgepulse.integrations import CapturedTrace, Collector, StepBuilder, TraceOptions
-from knowledgepulse.integrations._envelope import assemble
+from knowledgepulse.integrations import Collector
 from knowledgepulse.integrations.capture import Capture, capture
+from knowledgepulse.sources import StepBuilder, TraceOptions
+from knowledgepulse.sources._envelope import assemble
+from knowledgepulse.value import ScoredItem
 from tests.integrations.loops import run_fresh
 
 HOOK = "knowledgepulse.integrations.langchain"
@@ -44,7 +46,7 @@ class FakeFramework:
         collector = self.active.get()
         if collector is not None:
             options = collector.options
-            collector.finish(lambda: build(task, options), content_hint="switch X on")
+            collector.finish(lambda: build(task, options))
         return f"done: {task}"
 
 
@@ -81,7 +83,7 @@ def test_a_decorated_function_returns_as_before_and_its_run_is_captured(
     framework: FakeFramework,
 ) -> None:
     """The return value is unchanged; the run's real steps are scored and kept."""
-    seen: list[CapturedTrace] = []
+    seen: list[ScoredItem] = []
 
     @kp.capture(domain="code", on_trace=seen.append)
     def solve(task: str) -> str:
@@ -294,7 +296,7 @@ def test_an_on_trace_that_raises_is_logged_not_raised(
 ) -> None:
     """The user's callback failing never breaks the call."""
 
-    def explode(item: CapturedTrace) -> None:
+    def explode(item: ScoredItem) -> None:
         raise RuntimeError("callback bug")
 
     with caplog.at_level(logging.ERROR, logger="knowledgepulse.integrations"):
@@ -318,7 +320,7 @@ def test_capture_with_redact_keeps_and_hands_on_the_redacted_trace(
     The fake framework makes the trace's id from the task, and ids are never redacted: the
     check reads the text fields.
     """
-    seen: list[CapturedTrace] = []
+    seen: list[ScoredItem] = []
     key = "ghp_" + "A1b2C3d4" * 4 + "E5f6"
     with capture(on_trace=seen.append, redact=True) as cap:
         framework.run(f"Deploy with token {key}")

@@ -7,7 +7,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 import knowledgepulse as kp
-from knowledgepulse.integrations import CapturedTrace
+from knowledgepulse.value import ScoredItem
 from tests.integrations.loops import run_fresh
 
 
@@ -36,7 +36,7 @@ def instrumented_agent() -> Agent[None, str]:
 
 def test_capture_records_a_pydantic_ai_run_through_its_otel_spans() -> None:
     """One line (the decorator) turns the agent's run into a scored trace with its recovery."""
-    seen: list[CapturedTrace] = []
+    seen: list[ScoredItem] = []
     agent = instrumented_agent()
 
     @kp.capture(domain="customer_service", on_trace=seen.append)

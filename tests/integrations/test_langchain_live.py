@@ -17,11 +17,12 @@ from langchain_core.messages import AIMessage
 
 import knowledgepulse as kp
 from knowledgepulse.errors import MissingDependencyError
-from knowledgepulse.integrations import CapturedTrace, Collector, ConvertedTrace
+from knowledgepulse.integrations import Collector
 from knowledgepulse.integrations import langchain as lc
-from knowledgepulse.integrations.convert import convert_file
-from knowledgepulse.value import TraceValueScorer
-from tests.integrations.weather import RETRY_SHAPE, step_shape
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.value import ScoredItem, TraceValueScorer
+from tests.sources.helpers import convert_file
+from tests.sources.weather import RETRY_SHAPE, step_shape
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "integrations" / "langgraph" / "weather_agent.py"
 
@@ -83,7 +84,7 @@ def test_the_saved_run_reads_back_to_the_same_trace(tmp_path: Path) -> None:
     path = tmp_path / "run.json"
     path.write_text(json.dumps(tracer.last_run), "utf-8")
     (item,) = convert_file(path)
-    assert isinstance(item, ConvertedTrace)
+    assert isinstance(item, TraceItem)
     live = tracer.captured[0].trace
     assert item.trace.steps == live.steps
     assert item.trace.id == live.id
@@ -181,7 +182,7 @@ def test_nested_activations_give_each_collector_the_run() -> None:
 def test_an_on_trace_that_raises_never_breaks_the_run(caplog: pytest.LogCaptureFixture) -> None:
     """A failing ``on_trace`` is logged; the agent's result comes back as usual."""
 
-    def broken(_: CapturedTrace) -> None:
+    def broken(_: ScoredItem) -> None:
         raise RuntimeError("boom")
 
     tracer = lc.tracer(scorer=scorer(), on_trace=broken)
@@ -269,7 +270,7 @@ def test_the_example_prints_a_scored_trace_and_saves_its_run(
     printed = json.loads(capsys.readouterr().out)
     assert [step["type"] for step in printed["steps"]] == [kind for kind, _ in RETRY_SHAPE]
     (item,) = convert_file(path)
-    assert isinstance(item, ConvertedTrace)
+    assert isinstance(item, TraceItem)
     assert item.trace.id == printed["id"]
 
 

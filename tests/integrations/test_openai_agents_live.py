@@ -32,10 +32,15 @@ from agents.tracing.setup import get_trace_provider
 from openai.types.responses import Response
 from typing_extensions import override
 
-from knowledgepulse.integrations import CapturedTrace, Collector, ConvertedTrace, TraceOptions
+from knowledgepulse.integrations import Collector
 from knowledgepulse.integrations import openai_agents as oa
 from knowledgepulse.integrations.openai_agents._live import AgentsTraceProcessor
 from knowledgepulse.records import Location, Record
+from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources.openai_agents import convert_records
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.value import ScoredItem
+from tests.sources.helpers import source_of
 
 
 class ResponsesModel(ScriptedModel):
@@ -165,7 +170,7 @@ def retry_script() -> list[Any]:
     ]
 
 
-def kinds(captured: CapturedTrace) -> list[tuple[str, str | None]]:
+def kinds(captured: ScoredItem) -> list[tuple[str, str | None]]:
     return [(s.type, s.tool.name if s.tool else None) for s in captured.trace.steps]
 
 
@@ -181,7 +186,7 @@ RETRY_STEPS = [
 
 def test_a_failed_tool_and_its_retry_are_captured_live_with_the_error_rule() -> None:
     """Responses-style run: the failure is an observation, the retry the error_recovery."""
-    seen: list[CapturedTrace] = []
+    seen: list[ScoredItem] = []
     processor = oa.processor(domain="code", on_trace=seen.append)
     agents.set_trace_processors([processor])
     agent = Agent(name="forecaster", model=ResponsesModel(retry_script()), tools=[flaky_weather()])
@@ -281,7 +286,10 @@ def test_the_run_result_reader_gives_the_same_steps_with_a_stable_id() -> None:
     )
     assert converted.trace.task.objective == "What is the weather in Paris?"
     assert converted.trace.outcome.result_summary == "It is sunny in Paris, 21 C."
-    assert (converted.trace.outcome.confidence, converted.confidence_source) == (0.9, "argument")
+    assert (converted.trace.outcome.confidence, source_of(converted)["confidence_source"]) == (
+        0.9,
+        "argument",
+    )
     assert oa.to_trace(result).trace.id == converted.trace.id
 
 
@@ -389,7 +397,7 @@ def test_a_failing_scorer_or_callback_never_breaks_the_run(
         def score(self, trace: object) -> None:
             raise RuntimeError("scorer broke")
 
-    def explode(captured: CapturedTrace) -> None:
+    def explode(captured: ScoredItem) -> None:
         raise RuntimeError("callback broke")
 
     broken = oa.processor(scorer=Broken())  # type: ignore[arg-type]
@@ -424,7 +432,7 @@ def test_memory_is_bounded_in_spans_per_trace_and_open_traces() -> None:
     agent = Agent(name="forecaster", model=ResponsesModel(retry_script()), tools=[flaky_weather()])
     Runner.run_sync(agent, "What is the weather in Paris?")
     (captured,) = processor.captured
-    assert any("were dropped" in warning for warning in captured.warnings)
+    assert any("were dropped" in warning for warning in captured.item.warnings)
     for number in range(3):
         processor.on_trace_start(SimpleNamespace(trace_id=f"open_{number}"))  # type: ignore[arg-type]
     assert processor.open_traces == 2
@@ -466,8 +474,8 @@ def test_exported_lines_of_a_live_run_convert_with_a_warning_about_model_text() 
     agent = Agent(name="forecaster", model=ResponsesModel(retry_script()), tools=[flaky_weather()])
     Runner.run_sync(agent, "What is the weather in Paris?")
     records = [Record(Location("x.jsonl", n, n - 1), v) for n, v in enumerate(exported, 1)]
-    (converted,) = oa.convert_records(records, TraceOptions())
-    assert isinstance(converted, ConvertedTrace)
+    (converted,) = convert_records(records, TraceOptions())
+    assert isinstance(converted, TraceItem)
     assert [s.type for s in converted.trace.steps] == [
         "tool_call",
         "observation",

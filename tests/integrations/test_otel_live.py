@@ -15,12 +15,13 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
 from knowledgepulse.errors import MissingDependencyError
-from knowledgepulse.integrations import Collector, ConvertedTrace, convert_file
+from knowledgepulse.integrations import Collector
 from knowledgepulse.integrations.otel import activate, install, to_trace
 from knowledgepulse.integrations.otel.live import KPSpanProcessor
-from knowledgepulse.trace import ReasoningTrace
+from knowledgepulse.trace import ReasoningTrace, TraceItem
 from tests.integrations.otel_helpers import USER_TASK, provider, run_weather_agent, write_jsonl
-from tests.integrations.weather import RETRY_SHAPE, step_shape
+from tests.sources.helpers import convert_file
+from tests.sources.weather import RETRY_SHAPE, step_shape
 
 
 def unscored(trace: ReasoningTrace) -> ReasoningTrace:
@@ -51,7 +52,7 @@ def test_file_written_from_the_same_spans_gives_the_same_trace(tmp_path: Path) -
     collector = install(tracer_provider=tracer_provider)
     run_weather_agent(tracer_provider.get_tracer("test"))
     path = write_jsonl(tmp_path / "spans.jsonl", exporter.get_finished_spans())
-    (from_file,) = [item for item in convert_file(path) if isinstance(item, ConvertedTrace)]
+    (from_file,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
     assert from_file.trace == unscored(collector.traces[0])
 
 
@@ -94,7 +95,7 @@ def test_pydantic_ai_agent_with_a_retried_tool(tmp_path: Path) -> None:
     assert (trace.metadata.framework, trace.metadata.agent_id) == ("pydantic-ai", "weather_agent")
     assert trace.metadata.success is True
     path = write_jsonl(tmp_path / "pydantic.jsonl", exporter.get_finished_spans())
-    (from_file,) = [item for item in convert_file(path) if isinstance(item, ConvertedTrace)]
+    (from_file,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
     assert from_file.trace == unscored(trace)
     assert to_trace(exporter.get_finished_spans()).trace == unscored(trace)
 
@@ -107,7 +108,7 @@ def test_spans_past_the_limit_are_dropped_and_said() -> None:
     tracer_provider.add_span_processor(processor)
     run_weather_agent(tracer_provider.get_tracer("test"))
     (captured,) = collector.captured
-    assert captured.warnings[-1] == "3 span(s) past the limit of 3 were dropped"
+    assert captured.item.warnings[-1] == "3 span(s) past the limit of 3 were dropped"
     assert processor.open_traces == 0
 
 
@@ -219,7 +220,7 @@ def test_console_exporter_lines_give_the_same_trace(tmp_path: Path) -> None:
     run_weather_agent(tracer_provider.get_tracer("test"))
     path = tmp_path / "console.jsonl"
     path.write_text(out.getvalue(), encoding="utf-8")
-    (from_file,) = [item for item in convert_file(path) if isinstance(item, ConvertedTrace)]
+    (from_file,) = [item for item in convert_file(path) if isinstance(item, TraceItem)]
     live = unscored(collector.traces[0])
     # The console shape keeps microseconds, so latencies agree to the microsecond only.
     for read, made in zip(from_file.trace.steps, live.steps, strict=True):

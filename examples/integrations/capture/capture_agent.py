@@ -22,7 +22,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 import knowledgepulse as kp
-from knowledgepulse.integrations import CapturedTrace
+from knowledgepulse.value import ScoredItem
 
 
 def scripted_model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -49,7 +49,7 @@ def get_weather(city: str) -> str:
     return f"sunny, 24 °C in {city}"
 
 
-def report(captured: CapturedTrace) -> None:
+def report(captured: ScoredItem) -> None:
     """What ``on_trace`` receives: the trace and its score."""
     steps = [step.type for step in captured.trace.steps]
     print(f"captured {captured.trace.id}: score {captured.breakdown.score:.4f}, steps {steps}")

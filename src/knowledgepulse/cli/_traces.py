@@ -18,16 +18,16 @@ from knowledgepulse._util.atomic import atomic_binary
 from knowledgepulse.cli._console import ReadProgress, open_output, say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.integrations.names import SOURCE_CHOICES
 from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.reports.rows import SCORE_COLUMNS, RowWriter, row_format
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import read_items
+from knowledgepulse.sources import SOURCE_CHOICES
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:  # the converters bring pydantic: loaded for --from only
-    from knowledgepulse.integrations import TraceOptions
+    from knowledgepulse.sources import TraceOptions
 
 paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...")
 
@@ -145,7 +145,7 @@ def trace_options(
         raise click.UsageError("--domain must not be empty")
     if source is None:
         return None
-    from knowledgepulse.integrations import RowOptions, TraceOptions  # noqa: PLC0415
+    from knowledgepulse.sources import RowOptions, TraceOptions  # noqa: PLC0415
 
     try:
         row_options = RowOptions(**given_rows)

@@ -1,65 +1,33 @@
-"""Traces from real agent frameworks: file readers, live collectors, and ``capture``.
+"""Live collectors: agent runs converted and scored as they finish, and ``capture``.
 
-One source per module, each importing its framework only when a live hook is used::
+One hook per framework, each importing its framework only when it is made::
 
     import knowledgepulse as kp
 
     graph.invoke(inputs, config={"callbacks": [kp.integrations.langchain.tracer(domain="code")]})
     trace = kp.integrations.pydantic_ai.to_trace(result.all_messages()).trace
 
-The rules every source follows (step types, the error rule, order, envelope, domain and
-confidence, bounds) are in ``_steps.py`` and ``_envelope.py``; ``spec/integrations.md`` is the
-contract.
+Reading a framework's files, exports and dataset rows needs no framework and no scorer: that is
+:mod:`knowledgepulse.sources`, whose ``to_trace`` functions are re-exported here beside the
+hooks (``smolagents`` and ``pydantic_ai`` have no live hook: their runs are read after the fact).
+``spec/integrations.md`` is the contract.
 """
 
 from __future__ import annotations
 
-# Each source module imports its framework only when a live hook is made, so importing them
+# Each hook module imports its framework only when a live hook is made, so importing them
 # here costs no framework; `kp.integrations.langchain` then works without an import line.
-from knowledgepulse.integrations import (
-    capture,
-    chat,
-    langchain,
-    openai_agents,
-    otel,
-    pydantic_ai,
-    smolagents,
-)
-from knowledgepulse.integrations._collector import CapturedTrace, Collector, OnTrace
-from knowledgepulse.integrations._envelope import (
-    CONFIDENCE_KEY,
-    DOMAIN_KEY,
-    ConversionError,
-    ConvertedTrace,
-    TraceOptions,
-)
-from knowledgepulse.integrations._rows import RowOptions
-from knowledgepulse.integrations._steps import StepBuilder
-from knowledgepulse.integrations.chat import rows_to_traces
-from knowledgepulse.integrations.convert import convert_file, recognise
-from knowledgepulse.integrations.names import SOURCE_CHOICES, SOURCES
+from knowledgepulse.integrations import capture, langchain, openai_agents, otel
+from knowledgepulse.integrations._collector import Collector, OnTrace
+from knowledgepulse.sources import pydantic_ai, smolagents
 
 __all__ = [
-    "CONFIDENCE_KEY",
-    "DOMAIN_KEY",
-    "SOURCES",
-    "SOURCE_CHOICES",
-    "CapturedTrace",
     "Collector",
-    "ConversionError",
-    "ConvertedTrace",
     "OnTrace",
-    "RowOptions",
-    "StepBuilder",
-    "TraceOptions",
     "capture",
-    "chat",
-    "convert_file",
     "langchain",
     "openai_agents",
     "otel",
     "pydantic_ai",
-    "recognise",
-    "rows_to_traces",
     "smolagents",
 ]

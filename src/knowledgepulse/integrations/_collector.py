@@ -20,11 +20,12 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 
-from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
-from knowledgepulse.trace import ReasoningTrace
-from knowledgepulse.value import TraceValueScorer, ValueBreakdown, default_scorer
+from knowledgepulse.records import Record
+from knowledgepulse.sources._envelope import NO_TEXT, TraceOptions
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from knowledgepulse.value import ScoredItem, TraceValueScorer, ValueBreakdown, default_scorer
 
 logger = logging.getLogger("knowledgepulse.integrations")
 
@@ -32,22 +33,8 @@ DEFAULT_KEEP = 1000
 """How many finished traces a collector keeps (the oldest go first); ``on_trace`` sees all."""
 
 
-@dataclass(frozen=True, slots=True)
-class CapturedTrace:
-    """A finished run, converted and scored.
-
-    Attributes:
-        trace: the trace, its ``metadata.quality_score`` set to the score.
-        breakdown: the score and everything that explains it.
-        warnings: what the conversion lost or guessed (no message text recorded, say).
-    """
-
-    trace: ReasoningTrace
-    breakdown: ValueBreakdown
-    warnings: tuple[str, ...] = ()
-
-
-OnTrace = Callable[[CapturedTrace], object]
+OnTrace = Callable[[ScoredItem], object]
+"""Called with each captured run: its trace (scored), breakdown, warnings (``.item.warnings``)."""
 
 
 class Collector:
@@ -59,7 +46,8 @@ class Collector:
         confidence: the outcome confidence of every trace (else ``kp.confidence``, else 0.8 on
             success and 0.2 on failure).
         scorer: scores each trace; the process-wide default scorer when ``None``.
-        on_trace: called with each :class:`CapturedTrace`; an exception in it is logged.
+        on_trace: called with each captured run, a :class:`~knowledgepulse.value.ScoredItem`;
+            an exception in it is logged.
         keep: how many captured traces :attr:`captured` keeps (the oldest dropped first).
         redact: redact each trace (secrets always, personal identifiers by its
             ``metadata.privacy_level``; see :mod:`knowledgepulse.redact`) before it is scored
@@ -80,12 +68,12 @@ class Collector:
         self.redact = redact
         self._scorer = scorer
         self._on_trace = on_trace
-        self._captured: deque[CapturedTrace] = deque(maxlen=max(1, keep))
+        self._captured: deque[ScoredItem] = deque(maxlen=max(1, keep))
         self._lock = threading.Lock()
         self._warned_no_text = False
 
     @property
-    def captured(self) -> list[CapturedTrace]:
+    def captured(self) -> list[ScoredItem]:
         """The traces captured so far (the last ``keep``), oldest first."""
         with self._lock:
             return list(self._captured)
@@ -105,17 +93,17 @@ class Collector:
         with self._lock:
             self._captured.clear()
 
-    def finish(self, build: Callable[[], ConvertedTrace], *, content_hint: str = "") -> None:
+    def finish(self, build: Callable[[], TraceItem]) -> None:
         """Convert, score, keep and hand on one finished trace; log (never raise) any failure."""
         try:
-            converted = build()
-            captured = self._score(converted)
+            captured = self._score(build())
         except Exception:
             logger.exception("knowledgepulse could not capture a trace; the agent run goes on")
             return
-        if not converted.has_text and content_hint and not self._warned_no_text:
+        no_text = next((w for w in captured.item.warnings if NO_TEXT in w), None)
+        if no_text is not None and not self._warned_no_text:
             self._warned_no_text = True
-            logger.warning("knowledgepulse: the trace holds no message text; %s", content_hint)
+            logger.warning("knowledgepulse: %s", no_text)
         with self._lock:
             self._captured.append(captured)
         if self._on_trace is not None:
@@ -124,8 +112,8 @@ class Collector:
             except Exception:
                 logger.exception("knowledgepulse: on_trace raised; the agent run goes on")
 
-    def _score(self, converted: ConvertedTrace) -> CapturedTrace:
-        trace = converted.trace
+    def _score(self, item: TraceItem) -> ScoredItem:
+        trace = item.trace
         if self.redact:  # imported here: its rules load only for a collector that redacts
             from knowledgepulse.redact import redact_trace  # noqa: PLC0415
 
@@ -136,4 +124,7 @@ class Collector:
                 "metadata": trace.metadata.model_copy(update={"quality_score": breakdown.score})
             }
         )
-        return CapturedTrace(trace=trace, breakdown=breakdown, warnings=converted.warnings)
+        # The document written for the item is the trace as kept: redacted, with its score.
+        document = trace.model_dump(mode="json", by_alias=True, exclude_none=True)
+        record = Record(item.location, document)
+        return ScoredItem(replace(item, record=record, trace=trace), breakdown)

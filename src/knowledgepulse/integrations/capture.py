@@ -293,7 +293,7 @@ def capture(
             ``default``).
         confidence: the outcome confidence (else ``kp.confidence``, else 0.8 / 0.2).
         scorer: scores each trace; the process-wide default scorer when ``None``.
-        on_trace: called with each :class:`~knowledgepulse.integrations.CapturedTrace`; what it
+        on_trace: called with each :class:`~knowledgepulse.value.ScoredItem`; what it
             raises is logged.
         keep: how many captured traces are kept (the oldest dropped first).
         redact: redact each trace (secrets always, personal identifiers by its

@@ -30,14 +30,13 @@ from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.reports.value import tidy
 from knowledgepulse.runs.inputs import RunInput, items_of
-from knowledgepulse.runs.read import Notes
+from knowledgepulse.sources import Notes, TraceOptions
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.curation import RejectionReason
-    from knowledgepulse.integrations import TraceOptions
     from knowledgepulse.redact.items import Redactor
 
 NO_VECTORS = (
@@ -248,7 +247,7 @@ def select(
         scorer: scores the items (default: ``TraceValueScorer()``, the bundled model).
         redact: clean the items of secrets and personal data before scoring: ``True`` by each
             trace's privacy level, or a configured ``Redactor``.
-        source: how ``data`` is read (``None``: ``ReasoningTrace`` files; see ``items_of``).
+        source: a source's name, or ``None``: recognised from the content (see ``items_of``).
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
         progress: for files, told the bytes read so far.

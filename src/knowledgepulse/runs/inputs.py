@@ -1,27 +1,24 @@
 """What a Python user hands a run, as trace items: files, row dicts, a DataFrame, a Dataset.
 
 ``items_of`` takes any of them. Files go through :func:`~knowledgepulse.runs.read.read_items`;
-in-memory rows are read as ``ReasoningTrace`` documents when they are ones (``@type``), else as
-dataset rows of a conversation format recognised from the first row. Nothing is fetched and
-nothing heavy is imported unless the data is of its kind (pandas, pyarrow, datasets).
+rows held in memory through :func:`knowledgepulse.sources.convert`, their source recognised from
+the first row: ``ReasoningTrace`` documents (``@type``) as they are, dataset rows of a
+conversation format converted. Nothing is fetched and nothing heavy is imported unless the data
+is of its kind (pandas, pyarrow, datasets).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any, TypeAlias
 
-from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.runs.read import ROW_TASK, Notes, read_items, with_task_column
-from knowledgepulse.trace import TraceItem, validate_record
-from knowledgepulse.trace.item import task_at
-
-if TYPE_CHECKING:
-    from knowledgepulse.integrations import TraceOptions
+from knowledgepulse import sources
+from knowledgepulse.records import Problem
+from knowledgepulse.runs.read import read_items, with_task_column, with_tasks
+from knowledgepulse.sources import Notes, TraceOptions
+from knowledgepulse.trace import TraceItem
 
 RunInput: TypeAlias = (
     "str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Iterable[Mapping[str, Any]] | Any"
@@ -46,11 +43,11 @@ def items_of(
 
     Args:
         data: see :data:`RunInput`.
-        source: for files, as :func:`read_items` takes it; for rows, a conversation format
-            (``openai-chat``...) or ``auto``: recognised from the first row.
+        source: a source's name (``openai-chat``...), or ``None`` / ``auto``: recognised from
+            the content (each file's first record, the first row).
         options: the domain, confidence and row columns of converted rows.
         task_field: where each item's task is read (a row's column, a trace's dotted path).
-        notes: told what a reader says about a whole file.
+        notes: told what a source says about a whole file.
         progress: for files, told the bytes read so far (as :func:`read_items` is).
 
     Raises:
@@ -67,7 +64,14 @@ def items_of(
             notes=notes,
             progress=progress,
         )
-    return _from_rows(_rows(data), source or "auto", options, task_field)
+    items = sources.convert(
+        _rows(data),
+        source=source or "auto",
+        options=with_task_column(options, task_field),
+        name=ROWS_NAME,
+        notes=notes,
+    )
+    return with_tasks(items, task_field)
 
 
 def _paths(data: Any) -> list[str | Path] | None:
@@ -96,43 +100,3 @@ def _rows(data: Any) -> Iterator[Any]:
         f"cannot read {type(data).__name__} as traces: give a path, row dicts, a pandas "
         "DataFrame, a pyarrow Table or a datasets.Dataset"
     )
-
-
-def _from_rows(
-    rows: Iterator[Any], source: str, options: TraceOptions | None, task_field: str | None
-) -> Iterator[TraceItem | Problem]:
-    first = next(rows, None)
-    if first is None:
-        return
-    everything = chain([first], rows)
-    if source == "auto" and _is_trace(first):
-        for index, value in enumerate(everything):
-            record = Record(Location(ROWS_NAME, index + 1, index), value)
-            result = validate_record(record)
-            if isinstance(result, TraceItem):
-                task = None if task_field is None else task_at(result.document, task_field)
-                yield dataclasses.replace(result, task=task) if task else result
-            else:
-                yield from result
-        return
-    yield from _converted_rows(everything, source, options, task_field)
-
-
-def _converted_rows(
-    rows: Iterable[Any], source: str, options: TraceOptions | None, task_field: str | None
-) -> Iterator[TraceItem | Problem]:
-    from knowledgepulse.integrations.chat import rows_to_traces  # noqa: PLC0415
-
-    options = with_task_column(options, task_field)
-    for item in rows_to_traces(rows, source=source, options=options, name=ROWS_NAME):
-        if isinstance(item, Problem):
-            yield item
-            continue
-        location = item.location or Location(ROWS_NAME)
-        record = Record(location, item.document)
-        task = task_at(item.document, ROW_TASK)
-        yield TraceItem(record, item.trace, item.row, task, item.warnings)
-
-
-def _is_trace(value: Any) -> bool:
-    return isinstance(value, Mapping) and value.get("@type") == "ReasoningTrace"

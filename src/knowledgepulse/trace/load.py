@@ -61,27 +61,42 @@ def load_traces(
     """
     seen = SeenIds()
     for source in sources:
-        for item in read_records(source, formats=("json", "jsonl"), progress=progress):
-            if isinstance(item, Problem):
-                yield item
-                continue
-            result = validate_record(item)
-            if not isinstance(result, TraceItem) or has_unknown_keys(result.trace):
-                for path, known in misspelt_keys(item.value):
-                    message = f"unknown key, kept but not read: did you mean {known!r}?"
-                    yield Problem(item.location, path, message, warning=True)
-            if not isinstance(result, TraceItem):
-                yield from result
-                continue
-            if seen.add(result.trace.id):
-                yield Problem(
-                    result.location,
-                    "id",
-                    f"the id {result.trace.id!r} appeared earlier in the input; "
-                    "both traces are scored (give each trace its own id)",
-                    warning=True,
-                )
+        records = read_records(source, formats=("json", "jsonl"), progress=progress)
+        for item in trace_items(records):
+            if isinstance(item, TraceItem) and seen.add(item.trace.id):
+                yield repeated_id(item)
+            yield item
+
+
+def trace_items(records: Iterable[Record | Problem]) -> Iterator[TraceItem | Problem]:
+    """Each record as a valid trace, or its problems; a misspelt key is a warning before it.
+
+    The problems among ``records`` are passed on where they are.
+    """
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        result = validate_record(item)
+        if not isinstance(result, TraceItem) or has_unknown_keys(result.trace):
+            for path, known in misspelt_keys(item.value):
+                message = f"unknown key, kept but not read: did you mean {known!r}?"
+                yield Problem(item.location, path, message, warning=True)
+        if isinstance(result, TraceItem):
             yield result
+        else:
+            yield from result
+
+
+def repeated_id(item: TraceItem) -> Problem:
+    """The warning for a trace whose id appeared earlier in the input."""
+    return Problem(
+        item.location,
+        "id",
+        f"the id {item.trace.id!r} appeared earlier in the input; "
+        "both traces are scored (give each trace its own id)",
+        warning=True,
+    )
 
 
 class _Shape(NamedTuple):

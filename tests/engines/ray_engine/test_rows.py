@@ -10,11 +10,12 @@ import pytest
 import ray
 
 from knowledgepulse.engines.ray_engine import MiniLMFactory
-from knowledgepulse.integrations import ConvertedTrace, convert_file
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.ray_rows import RowsToTraces, score_dataset
 from knowledgepulse.reports.rows import SCORE_COLUMNS
+from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
+from tests.sources.helpers import convert_file
 
 EXAMPLES = Path(__file__).parents[3] / "examples" / "datasets"
 FACTORY = MiniLMFactory(max_windows=2)
@@ -36,7 +37,7 @@ def test_each_row_of_a_batch_gives_its_trace_or_its_located_problems() -> None:
 
 def test_a_batch_whose_first_row_has_no_conversation_says_so_for_every_row() -> None:
     (_, first), (_, second) = RowsToTraces()([{"x": 1}, {"y": 2}])
-    assert "no column holds a conversation" in first[0][1]
+    assert "not a trace file this tool knows" in first[0][1]
     assert "first row" in second[0][1]
 
 
@@ -54,7 +55,7 @@ def test_a_parquet_dataset_of_chat_rows_comes_back_as_its_rows_with_the_local_sc
         originals
     )
     assert all(list(row)[-len(SCORE_COLUMNS) :] == list(SCORE_COLUMNS) for row in result.rows)
-    traces = [item.trace for item in convert_file(path) if isinstance(item, ConvertedTrace)]
+    traces = [item.trace for item in convert_file(path) if isinstance(item, TraceItem)]
     local = TraceValueScorer(embedder=MiniLMEmbedder(max_windows=2)).score_many(traces)
     assert [row["kp_score"] for row in result.rows] == [round(b.score, 4) for b in local]
     assert [row["kp_nearest"] for row in result.rows] == [b.novelty.nearest_id for b in local]

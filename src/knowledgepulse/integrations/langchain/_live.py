@@ -24,9 +24,10 @@ from langchain_core.tracers.context import register_configure_hook
 from langchain_core.tracers.schemas import Run
 
 from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
-from knowledgepulse.integrations._envelope import ConversionError, ConvertedTrace, TraceOptions
-from knowledgepulse.integrations.langchain._files import CONTENT_HINT, dump_run, trees
-from knowledgepulse.integrations.langchain._runs import convert_tree
+from knowledgepulse.sources._envelope import ConversionError, TraceOptions
+from knowledgepulse.sources.langchain._files import dump_run, trees
+from knowledgepulse.sources.langchain._runs import convert_tree
+from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
 
 logger = logging.getLogger("knowledgepulse.integrations")
@@ -83,15 +84,15 @@ class _Recorder(BaseTracer):
             logger.exception("knowledgepulse could not read a LangChain run; the run goes on")
             return
         for collector in self._collectors():
-            collector.finish(_builder(dumped, collector.options), content_hint=CONTENT_HINT)
+            collector.finish(_builder(dumped, collector.options))
 
 
 def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _builder(dumped: dict[str, Any], options: TraceOptions) -> Callable[[], ConvertedTrace]:
-    def build() -> ConvertedTrace:
+def _builder(dumped: dict[str, Any], options: TraceOptions) -> Callable[[], TraceItem]:
+    def build() -> TraceItem:
         found, problems = trees(dumped)
         if len(found) != 1:
             raise ConversionError("; ".join(problems) or "the run holds no trace")

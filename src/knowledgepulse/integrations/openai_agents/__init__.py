@@ -1,4 +1,4 @@
-"""OpenAI Agents SDK runs as ReasoningTraces: live, from a ``RunResult``, or from exported spans.
+"""OpenAI Agents SDK runs, live: a trace processor that converts and scores every trace.
 
 Live (the SDK's spans, read before their export drops the model text)::
 
@@ -9,31 +9,23 @@ Live (the SDK's spans, read before their export drops the model text)::
 
 After the fact, from what ``Runner.run`` returned::
 
-    converted = kp.integrations.openai_agents.to_trace(result, domain="code")
+    item = kp.integrations.openai_agents.to_trace(result, domain="code")
 
-From a file of exported ``{"object": "trace"}`` / ``{"object": "trace.span"}`` objects:
-``kp convert --from openai-agents FILE`` (its response spans hold no model text: it says so).
-
-Domain and confidence come from the argument, else the trace metadata keys ``kp.task_domain``
-and ``kp.confidence`` (``RunConfig(trace_metadata={...})``), else the defaults. Nothing imports
-``agents`` until :func:`processor` or :func:`activate` is called.
+Reading results and exported files needs no dependency
+(:mod:`knowledgepulse.sources.openai_agents`). Nothing imports ``agents`` until
+:func:`processor` or :func:`activate` is called.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from knowledgepulse.errors import missing_extra
 from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
-from knowledgepulse.integrations._envelope import ConvertedTrace, TraceOptions
-from knowledgepulse.integrations.openai_agents._files import convert_records, recognises
-from knowledgepulse.integrations.openai_agents._result import to_trace
-from knowledgepulse.integrations.openai_agents._spans import CONTENT_HINT
-from knowledgepulse.integrations.openai_agents._spans import convert_spans as _convert_spans
+from knowledgepulse.sources.openai_agents import convert_spans, to_trace
 from knowledgepulse.value import TraceValueScorer
 
 if TYPE_CHECKING:
@@ -64,7 +56,7 @@ def processor(
             metadata, else ``default``).
         confidence: the outcome confidence (else ``kp.confidence``, else 0.8 / 0.2).
         scorer: scores each trace; the process-wide default scorer when ``None``.
-        on_trace: called with each :class:`~knowledgepulse.integrations.CapturedTrace`.
+        on_trace: called with each :class:`~knowledgepulse.value.ScoredItem`.
         keep: how many captured traces the processor keeps (``.captured``, ``.traces``).
         redact: redact each trace (secrets always, personal identifiers by its
             ``metadata.privacy_level``; see :mod:`knowledgepulse.redact`) before it is scored
@@ -96,33 +88,4 @@ def activate(collector: Collector) -> AbstractContextManager[None]:
     return context
 
 
-def convert_spans(
-    trace: Mapping[str, Any] | None,
-    spans: Sequence[Mapping[str, Any]],
-    *,
-    domain: str | None = None,
-    confidence: float | None = None,
-) -> ConvertedTrace:
-    """The ReasoningTrace of one trace's exported objects (``Trace.export()``, ``Span.export()``).
-
-    Args:
-        trace: the trace object (id, ``workflow_name``, ``metadata``), or ``None``.
-        spans: the trace's span objects.
-        domain: the trace's ``task_domain``.
-        confidence: the outcome's confidence.
-
-    Raises:
-        ConversionError: the spans hold no step.
-    """
-    return _convert_spans(trace, spans, TraceOptions(domain=domain, confidence=confidence))
-
-
-__all__ = [
-    "CONTENT_HINT",
-    "activate",
-    "convert_records",
-    "convert_spans",
-    "processor",
-    "recognises",
-    "to_trace",
-]
+__all__ = ["activate", "convert_spans", "processor", "to_trace"]

@@ -36,9 +36,9 @@ from agents.tracing import (
 )
 
 from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
-from knowledgepulse.integrations._envelope import ConvertedTrace
-from knowledgepulse.integrations.openai_agents._result import plain
-from knowledgepulse.integrations.openai_agents._spans import CONTENT_HINT, convert_spans
+from knowledgepulse.sources.openai_agents._result import plain
+from knowledgepulse.sources.openai_agents._spans import convert_spans
+from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
 
 logger = logging.getLogger("knowledgepulse.integrations")
@@ -173,7 +173,7 @@ class _Recorder(TracingProcessor):
                 return
             exported = _json(trace.export() or {"id": trace.trace_id})
             for collector in opened.collectors:
-                collector.finish(_builder(exported, opened, collector), content_hint=CONTENT_HINT)
+                collector.finish(_builder(exported, opened, collector))
         except Exception:
             logger.exception("knowledgepulse: could not finish an Agents trace; the run goes on")
 
@@ -188,8 +188,8 @@ class _Recorder(TracingProcessor):
 
 def _builder(
     exported: dict[str, Any], opened: _Open, collector: Collector
-) -> Callable[[], ConvertedTrace]:
-    def build() -> ConvertedTrace:
+) -> Callable[[], TraceItem]:
+    def build() -> TraceItem:
         converted = convert_spans(exported, opened.spans, collector.options)
         if not opened.dropped:
             return converted

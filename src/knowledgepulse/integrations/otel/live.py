@@ -26,9 +26,9 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 
 from knowledgepulse.errors import KnowledgePulseError
 from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
-from knowledgepulse.integrations._envelope import ConvertedTrace
-from knowledgepulse.integrations.otel.build import CONTENT_HINT, convert_spans, has_genai
-from knowledgepulse.integrations.otel.spans import live_span
+from knowledgepulse.sources.otel.build import convert_spans, has_genai
+from knowledgepulse.sources.otel.spans import live_span
+from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
 
 logger = logging.getLogger("knowledgepulse.integrations")
@@ -136,14 +136,14 @@ class KPSpanProcessor(SpanProcessor):
         if not has_genai(spans):
             return  # an HTTP request, a database job: not an agent run
 
-        def build() -> ConvertedTrace:
+        def build() -> TraceItem:
             converted = convert_spans(spans, entry.collector.options)
             if not entry.dropped:
                 return converted
             note = f"{entry.dropped} span(s) past the limit of {self._max_spans} were dropped"
             return dataclasses.replace(converted, warnings=(*converted.warnings, note))
 
-        entry.collector.finish(build, content_hint=CONTENT_HINT)
+        entry.collector.finish(build)
 
     def _sweep(self, now: float) -> None:
         while self._open:

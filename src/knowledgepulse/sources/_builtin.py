@@ -1,0 +1,207 @@
+"""The sources that ship with knowledgepulse, registered in the order detection asks them.
+
+A ``ReasoningTrace`` first (always itself, never converted); then the agent frameworks' files,
+the observability tools' exports and the conversation datasets. Each is a few lines over its
+reader module, registered through the same decorator as a third party's source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources import pydantic_ai, smolagents
+from knowledgepulse.sources._envelope import TraceOptions
+from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
+from knowledgepulse.sources.chat import anthropic, hermes, openai_chat, openai_responses, sharegpt
+from knowledgepulse.sources.chat._row import ChatSource
+from knowledgepulse.sources.exports import jaeger, langfuse, otel_js, phoenix
+from knowledgepulse.sources.langchain import _files as langsmith
+from knowledgepulse.sources.openai_agents import _files as agents_files
+from knowledgepulse.sources.openai_agents import _spans as agents_spans
+from knowledgepulse.sources.otel import build as otel_build
+from knowledgepulse.sources.otel import files as otel_files
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.load import trace_items
+from knowledgepulse.trace.models import CONTEXT_URLS
+
+Records = Iterable[Record | Problem]
+Items = Iterator[TraceItem | Problem]
+
+
+@register_source(REASONING_TRACE)
+class ReasoningTraceSource(Source):
+    """This tool's own documents (``@type: ReasoningTrace``), read as they are."""
+
+    def recognises(self, value: Any) -> bool:
+        """A JSON object naming the trace's ``@type`` or ``@context``: a trace, even broken."""
+        return isinstance(value, dict) and (
+            value.get("@type") == "ReasoningTrace" or value.get("@context") in CONTEXT_URLS
+        )
+
+    def convert(self, records: Records, options: TraceOptions) -> Items:
+        """Each record validated, a misspelt key warned; domain and confidence are the trace's."""
+        ignored = options.domain is not None or options.confidence is not None
+        for item in trace_items(records):
+            if ignored and isinstance(item, TraceItem):
+                ignored = False
+                yield _own_values(item.location)
+            yield item
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> None:
+        """Nothing: a trace file is what every command reads by default."""
+        return
+
+
+def _own_values(location: Location) -> Problem:
+    return Problem(
+        Location(location.file),
+        "",
+        "a ReasoningTrace has its own task_domain and confidence: the domain and confidence "
+        "given for converted traces are not applied to it",
+        warning=True,
+    )
+
+
+@register_source("otlp")
+class Otlp(Source):
+    """OTLP JSON and JSON Lines (Tempo's batches too), and the SDK's console span output."""
+
+    content_hint = otel_build.CONTENT_HINT
+    recognises = staticmethod(otel_files.recognises)
+    convert = staticmethod(otel_files.convert_records)
+
+
+@register_source("langsmith")
+class LangSmith(Source):
+    """LangSmith and LangChain runs: a run with ``child_runs``, a list, or ingest batches."""
+
+    content_hint = langsmith.CONTENT_HINT
+    recognises = staticmethod(langsmith.recognises)
+    convert = staticmethod(langsmith.convert_records)
+
+
+@register_source("openai-agents")
+class OpenAIAgents(Source):
+    """The OpenAI Agents SDK's exported trace and span objects."""
+
+    content_hint = agents_spans.CONTENT_HINT
+    recognises = staticmethod(agents_files.recognises)
+    convert = staticmethod(agents_files.convert_records)
+
+
+@register_source("smolagents")
+class Smolagents(Source):
+    """smolagents memory steps, lists of them, or run results."""
+
+    content_hint = smolagents.CONTENT_HINT
+    overrides = ("openai-chat",)  # an ActionStep keeps the model's input messages
+    recognises = staticmethod(smolagents.recognises)
+    convert = staticmethod(smolagents.convert_records)
+
+
+@register_source("pydantic-ai")
+class PydanticAI(Source):
+    """Pydantic AI's ``all_messages()`` JSON."""
+
+    content_hint = pydantic_ai.CONTENT_HINT
+    recognises = staticmethod(pydantic_ai.recognises)
+    convert = staticmethod(pydantic_ai.convert_records)
+
+
+@register_source("langfuse")
+class Langfuse(Source):
+    """A Langfuse trace export, or the public API's traces or observations."""
+
+    content_hint = langfuse.CONTENT_HINT
+    recognises = staticmethod(langfuse.recognises)
+    convert = staticmethod(langfuse.convert_records)
+
+
+@register_source("phoenix")
+class Phoenix(Source):
+    """Arize Phoenix span rows (``context.trace_id``, ``attributes.*`` columns)."""
+
+    content_hint = phoenix.CONTENT_HINT
+    recognises = staticmethod(phoenix.recognises)
+    convert = staticmethod(phoenix.convert_records)
+
+
+@register_source("jaeger")
+class Jaeger(Source):
+    """The Jaeger query API's JSON (``{data: [{traceID, spans, processes}]}``)."""
+
+    content_hint = jaeger.CONTENT_HINT
+    recognises = staticmethod(jaeger.recognises)
+    convert = staticmethod(jaeger.convert_records)
+
+
+@register_source("otel-js")
+class OtelJs(Source):
+    """OpenTelemetry JS spans (``spanContext``, HrTime times), the Vercel AI SDK's included."""
+
+    content_hint = otel_js.CONTENT_HINT
+    recognises = staticmethod(otel_js.recognises)
+    convert = staticmethod(otel_js.convert_records)
+
+
+# Conversation datasets, one row a conversation.
+
+
+@register_source("hermes")
+class Hermes(ChatSource):
+    """ShareGPT or chat turns whose text holds Hermes ``<tool_call>`` tags."""
+
+    fields = ("conversations", "messages", "conversation")
+    framework = "hermes"
+    content_hint = hermes.CONTENT_HINT
+    overrides = ("sharegpt", "openai-chat")  # its tags sit inside ShareGPT or chat turns
+    matches = staticmethod(hermes.matches)
+    tell = staticmethod(hermes.tell)
+
+
+@register_source("anthropic")
+class Anthropic(ChatSource):
+    """Anthropic Messages: user and assistant turns of content blocks."""
+
+    fields = ("messages", "conversation")
+    framework = "anthropic"
+    content_hint = anthropic.CONTENT_HINT
+    matches = staticmethod(anthropic.matches)
+    tell = staticmethod(anthropic.tell)
+
+
+@register_source("openai-responses")
+class OpenAIResponses(ChatSource):
+    """OpenAI Responses items (typed items, messages with ``input_text`` parts)."""
+
+    fields = ("items", "input", "output", "messages")
+    framework = "openai"
+    continued = ("input", "output")
+    content_hint = openai_responses.CONTENT_HINT
+    overrides = ("openai-chat",)  # its messages are chat messages too
+    matches = staticmethod(openai_responses.matches)
+    tell = staticmethod(openai_responses.tell)
+
+
+@register_source("openai-chat")
+class OpenAIChat(ChatSource):
+    """OpenAI Chat Completions messages, with ``tool_calls``."""
+
+    fields = ("messages", "conversation", "chat", "prompt")
+    framework = "openai"
+    content_hint = openai_chat.CONTENT_HINT
+    matches = staticmethod(openai_chat.matches)
+    tell = staticmethod(openai_chat.tell)
+
+
+@register_source("sharegpt")
+class ShareGPT(ChatSource):
+    """ShareGPT turns (``from`` / ``value``) and their agent variants."""
+
+    fields = ("conversations", "conversation", "trajectory", "messages")
+    framework = "sharegpt"
+    content_hint = sharegpt.CONTENT_HINT
+    matches = staticmethod(sharegpt.matches)
+    tell = staticmethod(sharegpt.tell)

@@ -1,0 +1,231 @@
+"""The envelope every source shares: id, time, objective, domain, confidence, and their origin.
+
+No framework records a task domain or a confidence, so each comes from, in order: the user's
+argument, a documented metadata key on the source's root (``kp.task_domain``, ``kp.confidence``),
+or the default (domain ``default``; confidence 0.8 on success, 0.2 on failure, as the TS SDK).
+Which one was used is kept in the trace, under ``metadata.source``, and the value breakdown
+reports it, so a default is never mistaken for a measurement.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from knowledgepulse.errors import TraceValidationError
+from knowledgepulse.records import Location, Record
+from knowledgepulse.sources._rows import RowOptions
+from knowledgepulse.sources._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
+from knowledgepulse.trace import TraceItem, parse_trace
+
+DOMAIN_KEY = "kp.task_domain"
+"""The metadata key (span attribute, run metadata, trace metadata) that names the domain."""
+CONFIDENCE_KEY = "kp.confidence"
+"""The metadata key that gives the outcome's confidence, a number in [0, 1]."""
+NO_TEXT = "hold no message text"
+"""What the warning about traces without message text says (a collector logs it once)."""
+DEFAULT_DOMAIN = "default"
+SUCCESS_CONFIDENCE = 0.8
+FAILURE_CONFIDENCE = 0.2
+
+Origin = Literal["argument", "metadata", "default"]
+
+
+class ConversionError(ValueError):
+    """A source trace holds too little to make a ``ReasoningTrace`` of (no step at all, say)."""
+
+
+class PathError(ValueError):
+    """A part of a source record a reader cannot read, with its JSON path inside the record."""
+
+    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class TraceOptions:
+    """What the user says about every trace a source gives (``None``: not said).
+
+    Attributes:
+        domain: the ``task_domain`` (it selects the weight profile).
+        confidence: the outcome's confidence, in [0, 1].
+        rows: which columns of a dataset's rows hold the conversation and its labels.
+    """
+
+    domain: str | None = None
+    confidence: float | None = None
+    rows: RowOptions = RowOptions()  # noqa: RUF009 - frozen, so one shared default is safe
+
+    def __post_init__(self) -> None:
+        if self.domain is not None and not self.domain:
+            raise ValueError("domain must be a non-empty string")
+        if self.confidence is not None and not 0.0 <= self.confidence <= 1.0:
+            raise ValueError(f"confidence must be in [0, 1], not {self.confidence}")
+
+
+def assemble(
+    steps: StepBuilder,
+    *,
+    source: str,
+    source_id: str,
+    success: bool,
+    options: TraceOptions,
+    objective: str | None = None,
+    fallback_objective: str | None = None,
+    created_at: datetime | float | None = None,
+    result_summary: str | None = None,
+    agent_id: str | None = None,
+    framework: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    warnings: tuple[str, ...] = (),
+    source_extra: Mapping[str, Any] | None = None,
+    content_hint: str = "",
+    location: Location | None = None,
+    row: Record | None = None,
+    task: str | None = None,
+) -> TraceItem:
+    """Join the steps and the envelope into a validated trace item.
+
+    Args:
+        steps: the source's steps, told to a builder.
+        source: the source format (``otlp``, ``langsmith``...), kept in ``metadata.source``.
+        source_id: the source's own trace id: the trace id is ``kp:trace:<source_id>``, so
+            importing the same run twice gives the same id.
+        success: whether the run succeeded (from the root's status).
+        options: the user's domain and confidence.
+        objective: the first user message's text.
+        fallback_objective: the agent's or workflow's name, when there is no user text.
+        created_at: when the root started (a datetime or Unix seconds); now when unknown.
+        result_summary: what came of it; the final answer when not given.
+        agent_id: the agent's id or name.
+        framework: the framework that ran it.
+        metadata: the root's metadata, read for ``kp.task_domain`` and ``kp.confidence``.
+        warnings: what the reader lost or guessed.
+        source_extra: more facts about the source kept in ``metadata.source`` (a row's number).
+        content_hint: how to make the source record message text: when the steps hold none
+            (only names and timings), a warning says so with this hint.
+        location: where the source trace starts; ``<source>`` when it was not read from a file.
+        row: the dataset row the trace was made from.
+        task: the task the trace is a run of, when the source says (a row's task column); it
+            is also kept in ``metadata.source.task``.
+
+    Raises:
+        ConversionError: there is not a single step to make a trace of.
+    """
+    step_list = steps.steps()
+    if not step_list:
+        raise ConversionError("the trace holds no step: no model output, tool call or answer")
+    found = dict(metadata or {})
+    domain, domain_source = _domain(options, found.get(DOMAIN_KEY))
+    confidence, confidence_source = _confidence(options, found.get(CONFIDENCE_KEY), success)
+    task_objective = _first_text(objective, fallback_objective) or f"{framework or 'agent'} run"
+    summary_text = _first_text(result_summary, steps.final_answer) or (
+        "completed" if success else "failed"
+    )
+    # Keys in the models' field order: the document is the trace's JSON as it is written
+    # (``TraceItem.document``), so it must be what ``model_dump`` would give.
+    described = {"agent_id": agent_id, "framework": framework}
+    document: dict[str, Any] = {
+        "@context": "https://knowledgepulse.dev/schema/v1",
+        "@type": "ReasoningTrace",
+        "id": f"kp:trace:{source_id}",
+        "metadata": {
+            "created_at": _rfc3339(created_at),
+            **{key: value for key, value in described.items() if value},
+            "task_domain": domain,
+            "success": success,
+            "quality_score": 0.0,
+            "visibility": "private",
+            "privacy_level": "private",
+            "source": {
+                "format": source,
+                "trace_id": source_id,
+                "domain_source": domain_source,
+                "confidence_source": confidence_source,
+                **(source_extra or {}),
+                **({"task": task} if task is not None else {}),
+            },
+        },
+        "task": {"objective": bounded(task_objective, MAX_CONTENT_BYTES)},
+        "steps": step_list,
+        "outcome": {"result_summary": bounded(summary_text), "confidence": confidence},
+    }
+    try:
+        trace = parse_trace(document)
+    except TraceValidationError as error:  # a reader bug, not the user's: say what it made
+        raise ConversionError(f"the converted trace is not valid: {error}") from error
+    if not steps.saw_text:
+        warnings = (*warnings, no_text(source, content_hint))
+    record = Record(location or Location(f"<{source}>"), document)
+    return TraceItem(record, trace, row, task, warnings)
+
+
+def no_text(source: str, content_hint: str) -> str:
+    """The warning for traces whose source recorded no message text, only names and timings."""
+    hint = f"; {content_hint}" if content_hint else ""
+    return (
+        f"the {source} traces {NO_TEXT}, only names and timings, so novelty has little to go "
+        f"on{hint}"
+    )
+
+
+def placed(item: TraceItem, location: Location, row: Record | None = None) -> TraceItem:
+    """The item located where its source trace starts in a file (and with its row, if given)."""
+    return replace(item, record=Record(location, item.document), row=row or item.row)
+
+
+def _domain(options: TraceOptions, found: Any) -> tuple[str, Origin]:
+    if options.domain is not None:
+        return options.domain, "argument"
+    if isinstance(found, str) and found.strip():
+        return found.strip(), "metadata"
+    return DEFAULT_DOMAIN, "default"
+
+
+def _confidence(options: TraceOptions, found: Any, success: bool) -> tuple[float, Origin]:
+    if options.confidence is not None:
+        return float(options.confidence), "argument"
+    value = _number(found)
+    if value is not None and 0.0 <= value <= 1.0:
+        return value, "metadata"
+    return (SUCCESS_CONFIDENCE if success else FAILURE_CONFIDENCE), "default"
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def _first_text(*candidates: str | None) -> str | None:
+    for candidate in candidates:
+        if candidate and candidate.strip():
+            return candidate
+    return None
+
+
+def _rfc3339(at: datetime | float | None) -> str:
+    if at is None:
+        moment = datetime.now(UTC)
+    elif isinstance(at, datetime):
+        moment = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+    else:
+        try:
+            moment = datetime.fromtimestamp(at, UTC)
+        except (OverflowError, OSError, ValueError):
+            # Past year 9999 (a corrupt timestamp): no time is known, as when none is given.
+            moment = datetime.now(UTC)
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")

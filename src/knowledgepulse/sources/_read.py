@@ -1,0 +1,168 @@
+"""Reading inputs as trace items: files (``-``: standard input), or rows held in memory.
+
+Each file is read by one source: the one named, or the one its first record's content says
+(``auto``): a ``ReasoningTrace`` as itself, a framework's file, an export, dataset rows. Problems
+come in input order beside the items, never raised: a bad record never stops a run. What a
+source says about a whole file (what it read it as, the columns it guessed) goes to ``notes``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse._util.digest import SeenIds
+from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.records import Location, Problem, Record, read_records
+from knowledgepulse.sources._envelope import TraceOptions
+from knowledgepulse.sources._registry import (
+    REASONING_TRACE,
+    Source,
+    detect,
+    get_source,
+    source_names,
+)
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.load import repeated_id
+
+Notes = Callable[[str], object]
+"""Told each line a source says about a whole file (``traces.json: read as otlp (3 traces)``)."""
+
+
+def read(
+    paths: Sequence[str | Path],
+    *,
+    source: str = "auto",
+    options: TraceOptions | None = None,
+    notes: Notes | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> Iterator[TraceItem | Problem]:
+    """Every trace item of ``paths``, and every problem, in input order.
+
+    Args:
+        paths: JSON, JSON Lines (``.gz`` too) or Parquet files, or ``-`` for standard input.
+        source: a source's name (:func:`source_names`), or ``auto``: each file's is recognised
+            from its first record.
+        options: the domain, confidence and row columns of converted traces (a
+            ``ReasoningTrace`` keeps its own).
+        notes: told what a source says about a whole file.
+        progress: told the bytes read so far.
+
+    Raises:
+        InputFileError: a file cannot be opened (checked as its turn comes).
+        UnknownSourceError: ``source`` is not a registered source.
+    """
+    reading = _Reading(source, options or TraceOptions(), notes)
+    for path in paths:
+        yield from reading.file(str(path), read_records(path, progress=progress))
+
+
+def convert(
+    records: Iterable[Any],
+    *,
+    source: str = "auto",
+    options: TraceOptions | None = None,
+    name: str = "rows",
+    notes: Notes | None = None,
+) -> Iterator[TraceItem | Problem]:
+    """Records held in memory as trace items (each row's ``row`` the record it came from).
+
+    Args:
+        records: parsed JSON values or row dicts: a list, a generator, or a ``datasets.Dataset``
+            (iterating one gives dicts); nothing is fetched.
+        source: a source's name, or ``auto`` to recognise it from the first record.
+        options: the domain, confidence and row columns of converted traces.
+        name: what locations and row-number ids call the records (``kp:trace:<name>:<row>``).
+        notes: told what the source says about the records.
+
+    Raises:
+        ValueError: ``records`` is a mapping (a ``DatasetDict`` of splits, say), not records.
+        UnknownSourceError: ``source`` is not a registered source.
+    """
+    if isinstance(records, Mapping):
+        raise ValueError(
+            "records is a mapping, not rows (a DatasetDict?): give one split, e.g. dataset['train']"
+        )
+    located = (
+        Record(
+            Location(name, index + 1, index), dict(value) if isinstance(value, Mapping) else value
+        )
+        for index, value in enumerate(records)
+    )
+    yield from _Reading(source, options or TraceOptions(), notes).file(name, located)
+
+
+class _Reading:
+    """One read of many files: the ids seen and the warnings said are shared by all of them."""
+
+    def __init__(self, source: str, options: TraceOptions, notes: Notes | None) -> None:
+        self.source = source
+        self.options = options
+        self.notes = notes
+        self.seen = SeenIds()
+        self.warned: set[str] = set()
+
+    def file(self, name: str, records: Iterator[Record | Problem]) -> Iterator[TraceItem | Problem]:
+        """Every item of one file's records, read by its source."""
+        lead: list[Record | Problem] = []
+        for record in records:
+            lead.append(record)
+            if isinstance(record, Record):
+                break
+        first = lead[-1] if lead and isinstance(lead[-1], Record) else None
+        if self.source != "auto":
+            found: Source = get_source(self.source)
+        elif first is None:  # an empty file, or nothing but problems
+            yield from (problem for problem in lead if isinstance(problem, Problem))
+            return
+        else:
+            candidates = detect(first.value)
+            if len(candidates) != 1:
+                yield from (problem for problem in lead if isinstance(problem, Problem))
+                yield first.problem((), _undecided(first.value, candidates))
+                return
+            found = candidates[0]
+        count = 0
+        for item in found.convert(chain(lead, records), self.options):
+            if isinstance(item, Problem):
+                yield item
+                continue
+            if self.seen.add(item.trace.id):
+                yield _repeated(item, found)
+            for warning in item.warnings:  # what every trace of a file says, said once
+                if warning not in self.warned:
+                    self.warned.add(warning)
+                    yield Problem(item.location, "", warning, warning=True)
+            count += 1
+            yield item
+        line = found.describe(None if first is None else first.value, count, self.options)
+        if self.notes is not None and line is not None:
+            self.notes(f"{name}: {line}")
+
+
+def _repeated(item: TraceItem, source: Source) -> Problem:
+    if source.name == REASONING_TRACE:
+        return repeated_id(item)
+    return Problem(
+        item.location,
+        "id",
+        f"the trace {item.trace.id!r} appeared earlier in the input (the same run exported "
+        "twice?); both are kept",
+        warning=True,
+    )
+
+
+def _undecided(value: Any, candidates: list[Source]) -> str:
+    if not candidates:
+        return (
+            f"not a trace file this tool knows: {describe_value(value)}; give --from with one "
+            f"of {', '.join(source_names())} (see `kp convert --help` for the shapes each takes)"
+        )
+    names = [source.name for source in candidates]
+    choices = " or ".join(f"source={name!r}" for name in names)
+    return (
+        f"more than one source recognises this record ({', '.join(names)}): name the one to "
+        f"read it with, {choices} (kp: --from)"
+    )

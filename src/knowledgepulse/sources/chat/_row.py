@@ -1,0 +1,385 @@
+"""What every conversation format shares: a row's columns, its envelope, and the reading loop.
+
+A dataset row is one conversation beside other columns (an id, a task, a reward). A format
+(:class:`ChatSource`) says which columns usually hold the conversation, whether a list is in its
+shape, and how to tell a :class:`StepBuilder` what the conversation holds. The rest is here:
+which column is which (the user's option, else a guess, said once per file), the conversation
+as nested values or as a JSON string, the id (``kp:trace:<id>``, else
+``kp:trace:<file stem>:<row>``), success from a boolean or a number, the domain and the task.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+
+from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse._util.text import counted
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._envelope import (
+    DOMAIN_KEY,
+    ConversionError,
+    PathError,
+    TraceOptions,
+    assemble,
+)
+from knowledgepulse.sources._registry import Source
+from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions
+from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.sources.chat._text import error_text
+from knowledgepulse.trace import TraceItem
+
+ID_FIELDS = ("id", "_id", "uuid", "conversation_id", "trajectory_id", "sample_id", "row_id")
+TASK_FIELDS = ("task_id", "instance_id", "task", "problem_id", "question_id", "prompt_id")
+SUCCESS_FIELDS = (
+    "success",
+    "resolved",
+    "target",
+    "is_success",
+    "passed",
+    "correct",
+    "reward",
+    "score",
+)
+DOMAIN_FIELDS = ("task_domain", "domain", "category")
+TIME_FIELDS = ("created_at", "timestamp", "created", "start_time")
+
+UNDATED = datetime(1970, 1, 1, tzinfo=UTC)
+"""The ``created_at`` of a row with no time column: fixed, so that the same rows always give
+the same bytes (the time of conversion would make two runs differ)."""
+_MILLISECONDS_FROM = 1e11
+"""A time number this large is milliseconds (1e11 seconds is past the year 5000)."""
+
+_TRUE_WORDS = frozenset({"true", "yes", "1", "pass", "passed", "success", "resolved", "correct"})
+_FALSE_WORDS = frozenset({"false", "no", "0", "fail", "failed", "failure", "unresolved", "wrong"})
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """What a conversation said besides its steps."""
+
+    objective: str | None
+    answered: bool
+    """Whether it ends in the assistant's answer (the success when no column says)."""
+    system: str | None = None
+
+
+class ChatSource(Source):
+    """One conversation format: its usual columns, shape test and step reader.
+
+    A subclass sets :attr:`fields` and :attr:`framework` and implements :meth:`matches` and
+    :meth:`tell`; recognising a row, converting a file's rows and saying which columns were
+    read are the same for every format.
+    """
+
+    fields: ClassVar[tuple[str, ...]] = ()
+    """The columns that usually hold the conversation, in order of preference."""
+    framework: ClassVar[str] = ""
+    """The ``metadata.framework`` of its traces."""
+    continued: ClassVar[tuple[str, str] | None] = None
+    """A pair of columns read one after the other (Responses: ``input`` then ``output``)."""
+
+    def matches(self, turns: list[Any], /) -> bool:
+        """Whether a list (a column's value) is a conversation in this format."""
+        raise NotImplementedError(f"{type(self).__qualname__} must implement matches()")
+
+    def tell(self, turns: list[Any], builder: StepBuilder, /) -> Told:
+        """Tell the builder what the conversation holds; :class:`PathError` for what it cannot."""
+        raise NotImplementedError(f"{type(self).__qualname__} must implement tell()")
+
+    def recognises(self, value: Any) -> bool:
+        """Whether a file's first record is a row holding a conversation in this format."""
+        return isinstance(value, dict) and messages_column(value, self) is not None
+
+    def convert(
+        self, records: Iterable[Record | Problem], options: TraceOptions
+    ) -> Iterator[TraceItem | Problem]:
+        """Every row of one file as a trace; a row that cannot be read is a located problem."""
+        return convert_rows(records, options, self)
+
+    def describe(self, first: Any, count: int, options: TraceOptions) -> str:
+        """``read as <format> rows (N traces)``, then the columns read, guessed or named."""
+        head = f"read as {self.name} rows ({counted(count, 'trace')})"
+        columns = _columns(first, options.rows, self) if isinstance(first, dict) else None
+        return head if not isinstance(columns, Columns) else f"{head}: {columns.describe()}"
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """The columns of one file's rows: what the user said, else what was guessed."""
+
+    messages: str
+    id: str | None
+    task: str | None
+    success: str | None
+    threshold: float
+    domain: str | None
+    time: str | None = None
+
+    def describe(self) -> str:
+        """The columns the rows are read from, in one line."""
+        parts = [f"messages from {self.messages!r}"]
+        parts.append(f"id from {self.id!r}" if self.id else "id from the row number")
+        if self.task:
+            parts.append(f"task from {self.task!r}")
+        if self.success:
+            parts.append(f"success from {self.success!r} (a number counts from {self.threshold:g})")
+        else:
+            parts.append("success: whether the conversation ends in an answer")
+        if self.domain:
+            parts.append(f"domain from {self.domain!r}")
+        if self.time:
+            parts.append(f"created_at from {self.time!r}")
+        return "; ".join(parts)
+
+
+def conversation(value: Any) -> list[Any] | None:
+    """A column's value as a conversation list: a list, or a JSON string holding one."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, str) and value.lstrip().startswith("["):
+        try:
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return None
+        return parsed if isinstance(parsed, list) else None
+    return None
+
+
+def messages_column(row: Mapping[str, Any], family: ChatSource) -> str | None:
+    """The column of a row holding a conversation in the family's shape: a usual name first."""
+    names = [name for name in family.fields if name in row]
+    names += [name for name in row if name not in family.fields]
+    for name in names:
+        found = conversation(row[name])
+        if found and family.matches(found):
+            return str(name)
+    return None
+
+
+def convert_rows(
+    records: Iterable[Record | Problem], options: TraceOptions, family: ChatSource
+) -> Iterator[TraceItem | Problem]:
+    """Every row of one file as a trace; a row that cannot be read is a located problem."""
+    columns: Columns | None = None
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        row = item.value
+        if not isinstance(row, dict):
+            yield item.problem((), f"expected a row (a JSON object), found {describe_value(row)}")
+            continue
+        if columns is None:
+            found = _columns(row, options.rows, family)
+            if isinstance(found, str):
+                yield item.problem((), found)
+                continue
+            columns = found
+        try:
+            yield _convert_row(row, item, columns, options, family)
+        except PathError as error:
+            yield item.problem(error.path, error.message)
+        except ConversionError as error:
+            yield item.problem((), str(error))
+
+
+def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Columns | str:
+    messages = said.messages_field or messages_column(row, family)
+    if messages is None:
+        return (
+            f"no column holds {family.name} messages: {describe_value(row)}; "
+            "name it with --messages-field"
+        )
+    return Columns(
+        messages=messages,
+        id=said.id_field or _first_present(row, ID_FIELDS),
+        task=said.task_field or _first_present(row, TASK_FIELDS),
+        success=said.success_field or _first_present(row, SUCCESS_FIELDS, labels=True),
+        threshold=(
+            DEFAULT_SUCCESS_THRESHOLD if said.success_threshold is None else said.success_threshold
+        ),
+        domain=said.domain_field or _first_present(row, DOMAIN_FIELDS),
+        time=next((name for name in TIME_FIELDS if _time(row.get(name)) is not None), None),
+    )
+
+
+def _first_present(
+    row: Mapping[str, Any], names: tuple[str, ...], *, labels: bool = False
+) -> str | None:
+    for name in names:
+        value = row.get(name)
+        if value is None:
+            continue
+        if not labels or _success(value, DEFAULT_SUCCESS_THRESHOLD) is not None:
+            return name
+    return None
+
+
+def _convert_row(
+    row: Mapping[str, Any],
+    record: Record,
+    columns: Columns,
+    options: TraceOptions,
+    family: ChatSource,
+) -> TraceItem:
+    if columns.messages not in row:
+        # A row of another shape in the file (a dataset joined from two sources): its own
+        # column, when one holds a conversation.
+        found = messages_column(row, family)
+        if found is None:
+            raise PathError(
+                (), f"the row has no {columns.messages!r} column: {describe_value(row)}"
+            )
+        columns = dataclasses.replace(columns, messages=found)
+    messages = conversation(row[columns.messages])
+    if messages is None:
+        raise PathError(
+            (columns.messages,),
+            f"expected a list of messages (or a JSON string of one), found "
+            f"{describe_value(row[columns.messages])}",
+        )
+    if family.continued is not None and columns.messages == family.continued[0]:
+        rest = conversation(row.get(family.continued[1]))
+        messages = messages + rest if rest else messages
+    builder = StepBuilder()
+    try:
+        told = family.tell(messages, builder)
+    except PathError as error:
+        raise PathError((columns.messages, *error.path), error.message) from error
+    success = told.answered
+    if columns.success is not None and columns.success in row:
+        said = _success(row[columns.success], columns.threshold)
+        if said is None:
+            raise PathError(
+                (columns.success,),
+                f"expected a boolean or a number for success, found "
+                f"{describe_value(row[columns.success])}",
+            )
+        success = said
+    task = _label(row.get(columns.task)) if columns.task else None
+    domain = _label(row.get(columns.domain)) if columns.domain else None
+    return assemble(
+        builder,
+        source=family.name,
+        source_id=_source_id(row, record, columns),
+        success=success,
+        options=options,
+        objective=told.objective,
+        fallback_objective=told.system,
+        created_at=(_time(row.get(columns.time)) if columns.time else None) or UNDATED,
+        result_summary=builder.final_answer,
+        framework=family.framework,
+        metadata={DOMAIN_KEY: domain} if domain else None,
+        source_extra={"row": record.location.index},
+        content_hint=family.content_hint,
+        location=record.location,
+        row=record,
+        task=task,
+    )
+
+
+def _source_id(row: Mapping[str, Any], record: Record, columns: Columns) -> str:
+    if columns.id is not None:
+        value = _label(row.get(columns.id))
+        if value is not None:
+            return value
+    name = Path(record.location.file)
+    stem = (name.with_suffix("") if name.suffix.lower() == ".gz" else name).stem
+    stem = stem.strip("<>") or "rows"
+    return f"{stem}:{record.location.index or 0}"
+
+
+def _label(value: Any) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, int | float) and math.isfinite(value):
+        return str(value)
+    return None
+
+
+def _time(value: Any) -> datetime | None:
+    """A time column's value: a datetime (Parquet), RFC 3339 text, or Unix seconds (or ms)."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    if isinstance(value, str):
+        try:
+            return _time(datetime.fromisoformat(value.strip()))
+        except ValueError:
+            return None
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        seconds = value / 1000 if abs(value) >= _MILLISECONDS_FROM else value
+        try:
+            return datetime.fromtimestamp(seconds, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    return None
+
+
+def _success(value: Any, threshold: float) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value >= threshold if math.isfinite(value) else None
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _TRUE_WORDS:
+            return True
+        if word in _FALSE_WORDS:
+            return False
+        try:
+            number = float(word)
+        except ValueError:
+            return None
+        return number >= threshold if math.isfinite(number) else None
+    return None
+
+
+@dataclass
+class Calls:
+    """A conversation's tool calls as they are told: results find their call by id or order.
+
+    A result that names no call (ShareGPT observations, Hermes responses without a name) belongs
+    to the earliest call not yet answered.
+    """
+
+    builder: StepBuilder
+    names: dict[str, str] = dataclasses.field(default_factory=dict)
+    pending: list[str] = dataclasses.field(default_factory=list)
+
+    def request(self, name: str, arguments: Any = None, call_id: str | None = None) -> None:
+        """A tool call the assistant asked for."""
+        if call_id:
+            self.names[call_id] = name
+        self.pending.append(name)
+        self.builder.tool_request(name, arguments, call_id=call_id)
+
+    def result(
+        self,
+        name: str | None,
+        output: Any,
+        *,
+        call_id: str | None = None,
+        is_error: bool | None = None,
+    ) -> None:
+        """A tool's result; ``is_error`` when the format says, else the text is read for it."""
+        known = name or self.names.get(call_id or "") or (self.pending[0] if self.pending else "")
+        known = known or "tool"
+        if known in self.pending:
+            self.pending.remove(known)
+        if is_error is None:
+            failed = error_text(output)
+        else:
+            failed = (as_text(output) or "error") if is_error else None
+        self.builder.tool_result(
+            known, output=None if failed else output, error=failed, call_id=call_id
+        )

@@ -1,0 +1,115 @@
+"""OpenAI Responses items (a row's ``input`` / ``output`` items) as traces.
+
+The first user ``message`` is the objective; ``reasoning`` items (their summary, else their
+content) and assistant messages are thoughts, the last assistant message after the last call the
+answer; ``function_call`` (and ``custom_tool_call``, ``mcp_call``, hosted ``*_call`` items) are
+tool calls, joined by ``call_id`` with their ``*_output`` items. A row with both ``input`` and
+``output`` lists is read as the input followed by the output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.sources._envelope import PathError
+from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources.chat import _row
+from knowledgepulse.sources.chat._text import content_text
+from knowledgepulse.sources.chat.openai_chat import TEXT_KINDS
+
+CONTENT_HINT = "the rows hold no item text; check --messages-field names the items column"
+_TYPED = frozenset(
+    {"function_call", "function_call_output", "reasoning", "custom_tool_call", "mcp_call"}
+)
+
+
+def _kind(item: Mapping[str, Any]) -> str | None:
+    kind = item.get("type")
+    if kind is None and "role" in item:
+        return "message"
+    return kind if isinstance(kind, str) else None
+
+
+def matches(items: list[Any]) -> bool:
+    """Whether a list is Responses items (typed items, or messages with ``input_text`` parts)."""
+    if not all(isinstance(item, dict) and _kind(item) for item in items):
+        return False
+    return any(
+        _kind(item) in _TYPED
+        or (_kind(item) or "").endswith("_call")
+        or (_kind(item) == "message" and "type" in item)
+        for item in items
+    )
+
+
+def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
+    """Tell the builder what Responses items hold."""
+    calls = _row.Calls(builder)
+    objective: str | None = None
+    system: str | None = None
+    kinds = [_kind(item) if isinstance(item, dict) else None for item in items]
+    last_call = max((i for i, k in enumerate(kinds) if k and k.endswith("_call")), default=-1)
+    answer_at = max(
+        (
+            i
+            for i, item in enumerate(items)
+            if kinds[i] == "message" and item.get("role") == "assistant" and i > last_call
+        ),
+        default=-1,
+    )
+    for index, item in enumerate(items):
+        kind = kinds[index]
+        if not isinstance(item, dict) or kind is None:
+            raise PathError(
+                (index,), f"not a Responses item: {describe_value(item)}; expected {{type: ...}}"
+            )
+        if kind == "message":
+            text = content_text(item.get("content"), TEXT_KINDS | {"refusal"})
+            role = item.get("role")
+            if role in ("system", "developer"):
+                system = system or text
+            elif role == "user":
+                objective = objective or text
+            elif index == answer_at:
+                builder.answer(text)
+            else:
+                builder.thought(text)
+        elif kind == "reasoning":
+            summary = content_text(item.get("summary"), frozenset({"summary_text"}))
+            builder.thought(
+                summary or content_text(item.get("content"), frozenset({"reasoning_text"}))
+            )
+        elif kind.endswith("_call"):
+            _request(calls, item, kind, (index,))
+        elif kind.endswith("_call_output"):
+            call_id = item.get("call_id")
+            calls.result(
+                None, item.get("output"), call_id=call_id if isinstance(call_id, str) else None
+            )
+    return _row.Told(objective, answer_at >= 0 and builder.final_answer is not None, system)
+
+
+def _request(
+    calls: _row.Calls, item: Mapping[str, Any], kind: str, path: tuple[str | int, ...]
+) -> None:
+    name = item.get("name") if kind in ("function_call", "custom_tool_call", "mcp_call") else kind
+    if not isinstance(name, str) or not name:
+        raise PathError((*path, "name"), f"expected a tool name, found {describe_value(name)}")
+    call_id = item.get("call_id") or item.get("id")
+    # Parquet gives every item every key of the column's struct: the first one set.
+    arguments = next(
+        (item[key] for key in ("arguments", "input", "action") if item.get(key) is not None), None
+    )
+    calls.request(name, arguments, call_id if isinstance(call_id, str) else None)
+    # Hosted and MCP calls carry their own result.
+    if kind not in {"function_call", "custom_tool_call"}:
+        error = item.get("error")
+        if error:
+            calls.result(name, error, call_id=None, is_error=True)
+        elif item.get("output") is not None or item.get("results") is not None:
+            calls.result(name, item.get("output", item.get("results")))
+
+
+__all__ = ["CONTENT_HINT", "matches", "tell"]

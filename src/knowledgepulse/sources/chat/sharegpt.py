@@ -1,0 +1,153 @@
+"""ShareGPT conversations (``conversations`` of ``from`` / ``value`` turns) as traces.
+
+``system`` is context; the first ``human`` (``user``) turn is the objective; ``gpt``
+(``assistant``, ``model``) text is a thought, the last one without a call the answer; a
+``function_call`` turn (JSON with ``name`` and ``arguments``, or a list of them) is a tool call
+and the ``observation`` / ``tool`` / ``function_response`` turn after it its result. Hermes
+``<tool_call>`` / ``<tool_response>`` tags inside turns are read as calls and results.
+
+Agent variants: turns keyed ``role`` / ``content`` or ``role`` / ``text`` (SWE-agent
+trajectories, with ``ai`` turns), under ``conversations``, ``conversation`` or ``trajectory``.
+In such a trajectory an ``ai`` turn that ends in a fenced command block runs that command: it is
+a tool call named by the command's first word, and the ``user`` turn after it its observation.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.sources._envelope import PathError
+from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources.chat import _row
+from knowledgepulse.sources.chat._text import has_tags
+from knowledgepulse.sources.chat.openai_chat import assistant_text, tagged_results
+
+CONTENT_HINT = "the rows hold no turn text; check --messages-field names the conversations column"
+_SPEAKER_KEYS = ("from", "role")
+_TEXT_KEYS = ("value", "content", "text")
+SYSTEM = frozenset({"system"})
+HUMAN = frozenset({"human", "user"})
+ASSISTANT = frozenset({"gpt", "assistant", "model", "chatgpt", "bing", "ai"})
+CALL = frozenset({"function_call", "tool_call"})
+RESULT = frozenset({"observation", "tool", "function_response", "function", "ipython"})
+SPEAKERS = SYSTEM | HUMAN | ASSISTANT | CALL | RESULT
+_COMMAND = re.compile(r"```[^\n`]*\n(.+?)\n?```\s*$", re.DOTALL)
+
+
+def _turn(value: Any) -> tuple[str, Any] | None:
+    if not isinstance(value, dict):
+        return None
+    speaker = next((value[k] for k in _SPEAKER_KEYS if isinstance(value.get(k), str)), None)
+    if speaker is None:
+        return None
+    # Parquet gives every turn every key of the column's struct: the first one set.
+    text = next((value[k] for k in _TEXT_KEYS if value.get(k) is not None), None)
+    return speaker.lower(), text
+
+
+def matches(turns: list[Any]) -> bool:
+    """Whether a list is ShareGPT turns (``from`` / ``value``; or an agent variant's)."""
+    parsed = [_turn(turn) for turn in turns]
+    if not all(found is not None and found[0] in SPEAKERS for found in parsed):
+        return False
+    # Chat Completions messages (role/content) are read by openai-chat, unless a ShareGPT name
+    # (gpt, human, observation...) or the text key says otherwise.
+    return any(
+        "from" in turn
+        or "text" in turn
+        or turn.get("role") not in ("system", "user", "assistant", "tool")
+        for turn in turns
+    )
+
+
+def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
+    """Tell the builder what ShareGPT turns hold."""
+    parsed: list[tuple[str, Any]] = []
+    for index, turn in enumerate(turns):
+        found = _turn(turn)
+        if found is None or found[0] not in SPEAKERS:
+            raise PathError((index,), _not_a_turn(turn))
+        parsed.append(found)
+    speakers = [speaker for speaker, _ in parsed]
+    last = max((i for i, s in enumerate(speakers) if s in ASSISTANT), default=-1)
+    agent = "ai" in speakers
+    calls = _row.Calls(builder)
+    objective: str | None = None
+    system: str | None = None
+    answered = False
+    ran_command = False
+    for index, (speaker, value) in enumerate(parsed):
+        text = value if isinstance(value, str) else None
+        if speaker in SYSTEM:
+            system = system or text
+        elif speaker in HUMAN:
+            if has_tags(text):
+                tagged_results(calls, text or "")
+            elif objective is None:
+                objective = text
+            elif ran_command:
+                calls.result(None, value)
+            ran_command = False
+        elif speaker in ASSISTANT:
+            follows_call = index + 1 < len(parsed) and parsed[index + 1][0] in CALL
+            said = _tell_assistant(
+                calls, text or "", final=index == last and not follows_call, agent=agent
+            )
+            ran_command = said == "command"
+            answered = answered or said == "answer"
+        elif speaker in CALL:
+            _tell_calls(calls, value, (index,))
+        elif has_tags(text):
+            tagged_results(calls, text or "")
+        else:
+            calls.result(None, value)
+    return _row.Told(objective, answered, system)
+
+
+def _tell_assistant(calls: _row.Calls, text: str, *, final: bool, agent: bool) -> str:
+    """Tell an assistant turn; what it was: ``answer``, ``command`` (an agent's), or ``thought``."""
+    rest, called = assistant_text(calls, text)
+    command = _COMMAND.search(rest) if agent and not final else None
+    if command is not None:
+        calls.builder.thought(rest[: command.start()])
+        line = command.group(1).strip()
+        calls.request(line.split(maxsplit=1)[0] if line else "command", {"command": line})
+        return "command"
+    if final and not called and rest.strip():
+        calls.builder.answer(rest)
+        return "answer"
+    calls.builder.thought(rest)
+    return "thought"
+
+
+def _tell_calls(calls: _row.Calls, value: Any, path: tuple[str | int, ...]) -> None:
+    parsed = value
+    if isinstance(value, str):
+        try:
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            raise PathError(
+                (*path, "value"), "expected a function call as JSON with a name and arguments"
+            ) from None
+    for call in parsed if isinstance(parsed, list) else [parsed]:
+        name = call.get("name") if isinstance(call, dict) else None
+        if not isinstance(call, dict) or not isinstance(name, str) or not name:
+            raise PathError(
+                (*path, "value"),
+                f"expected a function call with a name, found {describe_value(call)}",
+            )
+        calls.request(name, call.get("arguments", call.get("parameters")))
+
+
+def _not_a_turn(value: Any) -> str:
+    return (
+        f"not a ShareGPT turn: {describe_value(value)}; expected {{from: "
+        "system|human|gpt|function_call|observation, value: ...}"
+    )
+
+
+__all__ = ["CONTENT_HINT", "matches", "tell"]

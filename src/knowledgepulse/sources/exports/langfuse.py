@@ -1,0 +1,320 @@
+"""Langfuse traces, as its UI exports them and its public API returns them.
+
+One trace is ``{"trace": {...}, "observations": [...]}`` (the UI's export), or a trace object
+with its ``observations`` inline (``GET /api/public/traces/{id}``); a file holds one, a list, or
+a page ``{"data": [...], "meta": {...}}`` of traces or of observations
+(``GET /api/public/observations``), which are grouped by ``traceId``. Each observation becomes a
+span of the OpenTelemetry model: a ``GENERATION`` is a model call (its ``input`` the messages
+sent, its ``output`` the reply: thoughts and tool-call requests), a ``TOOL`` (or a ``SPAN`` named
+as a tool the model called) a tool execution, a ``RETRIEVER`` a retrieval, an ``AGENT`` the
+agent; ``CHAIN`` and the other ``SPAN`` observations are plumbing, read through. ``level:
+ERROR`` marks a failure, ``statusMessage`` its text; an ``EVENT`` at that level is an error of its
+own (its text the status message, else its output or input), which the next action recovers
+from; other events say nothing. When Langfuse ingested OTel spans, the span's own attributes
+sit in ``metadata.attributes``: they win (OpenInference, GenAI...), and what Langfuse made of
+the span fills in what they leave out. The trace's ``input`` gives
+the objective and its ``output`` the answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from knowledgepulse._util.jsonpath import Loc, describe_value
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._envelope import (
+    CONFIDENCE_KEY,
+    DOMAIN_KEY,
+    TraceOptions,
+)
+from knowledgepulse.sources._steps import as_text
+from knowledgepulse.sources.otel import messages as msg
+from knowledgepulse.sources.otel.build import CONTENT_HINT
+from knowledgepulse.sources.otel.files import convert_span_records
+from knowledgepulse.sources.otel.spans import Span, SpanError, dotted, hex_id, time_ns
+from knowledgepulse.trace import TraceItem
+
+__all__ = ["CONTENT_HINT", "convert_records", "recognises"]
+
+_TYPES = frozenset(
+    {
+        "SPAN",
+        "GENERATION",
+        "EVENT",
+        "AGENT",
+        "TOOL",
+        "CHAIN",
+        "RETRIEVER",
+        "EVALUATOR",
+        "EMBEDDING",
+        "GUARDRAIL",
+    }
+)
+_ROOT = "trace:"  # the span made of the trace itself: its input and output
+
+
+def recognises(value: Any) -> bool:
+    """Whether a record is a Langfuse trace export, an API trace, or a page of either."""
+    if isinstance(value, dict) and isinstance(value.get("data"), list):
+        first = next(iter(value["data"]), None)
+        return _is_trace(first) or _is_observation(first)
+    return _is_export(value) or _is_trace(value)
+
+
+def _is_export(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("trace"), dict)
+        and isinstance(value.get("observations"), list)
+    )
+
+
+def _is_trace(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and "id" in value
+        and "timestamp" in value
+        and isinstance(value.get("observations"), list)
+    )
+
+
+def _is_observation(value: Any) -> bool:
+    kind = value.get("type") if isinstance(value, dict) else None
+    return isinstance(kind, str) and kind in _TYPES and "traceId" in value
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """Every trace in one file's records; a located problem for each observation it cannot read.
+
+    The whole file is read first: a ``SPAN`` is a tool when a generation anywhere in the file
+    (pages of observations come in any order) asked for a tool of its name.
+    """
+    items = list(records)
+    tools = _requested_tools(
+        item
+        for record in items
+        if isinstance(record, Record)
+        for _, observations, _, _ in _groups(record.value, ())
+        for item in observations
+    )
+
+    def spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
+        for trace, observations, where, trace_key in _groups(record.value, ()):
+            if trace is None and not observations:
+                item = record.value["data"][where[1]] if where else record.value
+                message = (
+                    'expected a Langfuse trace ({"trace", "observations"}, or a trace with its '
+                    f"observations) or an observation, found {describe_value(item)}"
+                )
+                yield SpanError(where, message), where
+            elif trace is None:
+                yield from _observation_spans(None, observations, where, (), tools)
+            else:
+                yield from _trace_spans(trace, observations, where, trace_key, tools)
+
+    yield from convert_span_records(items, options, spans, source="langfuse")
+
+
+_Group = tuple[Mapping[str, Any] | None, list[Any], Loc, Loc]
+"""A trace (``None`` for loose observations), its observations, where the group is, and the key
+of the trace inside it (``("trace",)`` in the UI's export, ``()`` for the API's trace)."""
+
+
+def _groups(value: Any, where: Loc) -> Iterator[_Group]:
+    """A record's traces with their observations, and its loose observations, with their paths."""
+    if isinstance(value, dict) and isinstance(value.get("data"), list) and not where:
+        for n, item in enumerate(value["data"]):
+            yield from _groups(item, ("data", n))
+    elif _is_export(value):
+        yield value["trace"], value["observations"], where, ("trace",)
+    elif _is_trace(value):
+        yield value, value["observations"], where, ()
+    elif _is_observation(value):
+        yield None, [value], where, ()
+    else:
+        yield None, [], where, ()
+
+
+def _trace_spans(
+    trace: Mapping[str, Any],
+    observations: list[Any],
+    where: Loc,
+    trace_key: Loc,
+    tools: set[str],
+) -> Iterator[tuple[Span | SpanError, Loc]]:
+    key: Loc = ("observations",)
+    try:
+        trace_id = hex_id(trace.get("id"), (*where, *trace_key, "id"), 16)
+    except SpanError as error:
+        yield error, error.loc
+        return
+    if observations and all(isinstance(item, str) for item in observations):
+        message = (
+            "the trace lists its observations by id only (the list endpoint does); fetch each "
+            "trace with GET /api/public/traces/{id}, which gives them whole"
+        )
+        yield SpanError((*where, *key), message), where
+        return
+    failed = any(
+        isinstance(item, dict) and not item.get("parentObservationId") and _failed(item)
+        for item in observations
+    )
+    yield _root(trace, trace_id, failed=failed), where
+    yield from _observation_spans(trace_id, observations, where, key, tools)
+
+
+def _root(trace: Mapping[str, Any], trace_id: str, *, failed: bool) -> Span:
+    attributes: dict[str, Any] = {}
+    if trace.get("input") is not None or trace.get("output") is not None:
+        attributes = {
+            "openinference.span.kind": "AGENT",
+            "input.value": trace.get("input"),
+            "output.value": trace.get("output"),
+        }
+        if isinstance(trace.get("name"), str):
+            attributes["agent.name"] = trace["name"]
+    metadata = _object(trace.get("metadata"))
+    attributes.update(
+        {key: metadata[key] for key in (DOMAIN_KEY, CONFIDENCE_KEY) if key in metadata}
+    )
+    return Span(
+        trace_id=trace_id,
+        span_id=_ROOT + trace_id,
+        parent_id=None,
+        name=str(trace.get("name") or "trace"),
+        start_ns=time_ns(trace.get("timestamp")),
+        error=failed,
+        attributes=attributes,
+    )
+
+
+def _observation_spans(
+    trace_id: str | None, observations: list[Any], where: Loc, key: Loc, tools: set[str]
+) -> Iterator[tuple[Span | SpanError, Loc]]:
+    for n, item in enumerate(observations):
+        loc: Loc = (*where, *key, n) if key else where
+        try:
+            yield _span(item, trace_id, tools), loc
+        except SpanError as error:
+            yield SpanError((*loc, *error.loc), error.message), loc
+
+
+def _span(item: Any, trace_id: str | None, tools: set[str]) -> Span:
+    if not isinstance(item, dict):
+        raise SpanError((), f"expected an observation object, found {describe_value(item)}")
+    own_trace = hex_id(item.get("traceId") or trace_id, ("traceId",), 16)
+    parent = item.get("parentObservationId")
+    if parent in (None, ""):
+        parent_id = _ROOT + own_trace if trace_id is not None else None
+    else:
+        parent_id = hex_id(parent, ("parentObservationId",), 8)
+    metadata = _object(item.get("metadata"))
+    scope = _object(metadata.get("scope")).get("name")
+    message = item.get("statusMessage")
+    if item.get("type") == "EVENT" and _failed(item) and not message:  # its output or input
+        message = as_text(_first(item.get("output"), item.get("input"), item.get("name")))
+    span = Span(
+        trace_id=own_trace,
+        span_id=hex_id(item.get("id"), ("id",), 8),
+        parent_id=parent_id,
+        name=str(item.get("name") or item.get("type") or ""),
+        start_ns=time_ns(item.get("startTime")),
+        end_ns=time_ns(item.get("endTime")),
+        error=_failed(item),
+        status_message=message if isinstance(message, str) and message else None,
+        attributes=dotted(_object(metadata.get("attributes"))),
+        scope=scope if isinstance(scope, str) else None,
+    )
+    # The span's own attributes win, name by name; what Langfuse made of the span (its type,
+    # input and output) fills in what they leave out (an ADK tool's arguments, say).
+    return dataclasses.replace(span, attributes={**_attributes(item, tools), **span.attributes})
+
+
+def _attributes(item: Mapping[str, Any], tools: set[str]) -> dict[str, Any]:
+    """What an observation's type, input and output say, as GenAI / OpenInference attributes."""
+    kind = item.get("type")
+    name = item.get("name")
+    if kind == "GENERATION":
+        return {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": _messages(item.get("input"), "user"),
+            "gen_ai.output.messages": _messages(item.get("output"), "assistant"),
+        }
+    if kind == "TOOL" or (kind == "SPAN" and isinstance(name, str) and name in tools):
+        return {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.arguments": item.get("input"),
+            "gen_ai.tool.call.result": item.get("output"),
+        }
+    if kind == "RETRIEVER":
+        return {
+            "gen_ai.operation.name": "retrieval",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.arguments": item.get("input"),
+            "gen_ai.retrieval.documents": item.get("output"),
+        }
+    if kind == "EVENT":  # an error at ERROR level (the next action recovers), else nothing
+        return {"langfuse.observation.type": "event"}
+    if kind == "AGENT":
+        return {
+            "openinference.span.kind": "AGENT",
+            "agent.name": name,
+            "input.value": item.get("input"),
+            "output.value": item.get("output"),
+        }
+    return {}
+
+
+def _messages(value: Any, role: str) -> list[Any]:
+    """A generation's input or output as chat messages: text is one message of ``role``."""
+    loaded = msg.loads(value)
+    if isinstance(loaded, str):
+        return [{"role": role, "content": loaded}] if loaded.strip() else []
+    if isinstance(loaded, dict):
+        if "role" in loaded or "parts" in loaded or "tool_calls" in loaded:
+            return [{"role": role, **loaded}]
+        if isinstance(loaded.get("messages"), list):
+            return list(loaded["messages"])
+        content = loaded.get("content")
+        if isinstance(content, dict):  # Gemini / ADK: {"content": {"role": "model", "parts"}}
+            return [{"role": role, **content}]
+        if content is not None:
+            return [{"role": role, "content": content}]
+        return []
+    if isinstance(loaded, list):
+        blocks = all(isinstance(item, dict) and "role" not in item for item in loaded)
+        # Anthropic and the AI SDK write an output as its content blocks: one message.
+        return [{"role": role, "content": loaded}] if loaded and blocks else list(loaded)
+    return []
+
+
+def _requested_tools(observations: Iterable[Any]) -> set[str]:
+    """The names of the tools the generations asked for (a ``SPAN`` of that name ran one)."""
+    names: set[str] = set()
+    for item in observations:
+        if isinstance(item, dict) and item.get("type") == "GENERATION":
+            for message in msg.messages(_messages(item.get("output"), "assistant")):
+                names.update(
+                    str(part.get("name"))
+                    for part in message["parts"]
+                    if part.get("type") == "tool_call" and part.get("name")
+                )
+    return names
+
+
+def _first(*values: Any) -> Any:
+    return next((value for value in values if value not in (None, "", {}, [])), "")
+
+
+def _failed(item: Mapping[str, Any]) -> bool:
+    return item.get("level") == "ERROR"
+
+
+def _object(value: Any) -> dict[str, Any]:
+    loaded = msg.loads(value)
+    return loaded if isinstance(loaded, dict) else {}

@@ -1,0 +1,84 @@
+"""Arize Phoenix span exports: the spans dataframe saved as JSON Lines (or Parquet), a row a span.
+
+``px.Client().get_spans_dataframe()`` has the columns ``name``, ``span_kind``, ``parent_id``,
+``start_time``, ``end_time``, ``status_code``, ``status_message``, ``events``,
+``context.trace_id``, ``context.span_id`` and one ``attributes.<name>`` column per OpenInference
+attribute (``attributes.llm.input_messages``...); saved with ``to_json(orient="records",
+lines=True)`` or ``to_parquet``. A row may also keep them nested (``context``, ``attributes``
+objects, as Phoenix's span JSON and OpenInference's spec write them). Times: ISO text, datetimes
+(Parquet) or epoch numbers (pandas writes milliseconds). A row is read into OpenInference's span
+shape and from there as the ``otlp`` source reads it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from knowledgepulse._util.jsonpath import Loc, describe_value
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._envelope import TraceOptions
+from knowledgepulse.sources.otel.build import CONTENT_HINT
+from knowledgepulse.sources.otel.files import convert_span_records
+from knowledgepulse.sources.otel.spans import (
+    Span,
+    SpanError,
+    console_span,
+    dotted,
+    is_console_span,
+)
+from knowledgepulse.trace import TraceItem
+
+__all__ = ["CONTENT_HINT", "convert_records", "recognises"]
+
+_ATTRIBUTES = "attributes."
+
+
+def recognises(value: Any) -> bool:
+    """Whether a record is a row of Phoenix's spans dataframe (a ``context.trace_id`` column)."""
+    return isinstance(value, dict) and "context.trace_id" in value and "context.span_id" in value
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """Every trace in one file's rows; a located problem for each row it cannot read."""
+    yield from convert_span_records(records, options, _spans, source="phoenix")
+
+
+def _spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
+    value = record.value
+    shaped = _nested(value) if recognises(value) else value
+    if not is_console_span(shaped):
+        message = (
+            "expected a Phoenix span row (context.trace_id, context.span_id, name, "
+            f"attributes.* columns), found {describe_value(value)}"
+        )
+        yield SpanError((), message), ()
+        return
+    try:
+        span = console_span(shaped)
+    except SpanError as error:
+        yield error, error.loc
+        return
+    # Phoenix's span JSON may nest the attributes (``{"llm": {"input_messages": ...}}``).
+    yield dataclasses.replace(span, attributes=dotted(span.attributes)), ()
+
+
+def _nested(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A flat row in OpenInference's span shape: ``context`` and ``attributes`` objects."""
+    shaped: dict[str, Any] = {}
+    attributes: dict[str, Any] = {}
+    for key, value in row.items():
+        if key.startswith(_ATTRIBUTES):
+            if value is not None:  # a column another span kind fills: empty (NaN) here
+                attributes[key.removeprefix(_ATTRIBUTES)] = value
+        elif key.startswith("context."):
+            shaped.setdefault("context", {})[key.removeprefix("context.")] = value
+        else:
+            shaped[key] = value
+    if isinstance(shaped.get("attributes"), dict):
+        attributes = {**shaped["attributes"], **attributes}
+    shaped["attributes"] = attributes
+    return shaped

@@ -1,0 +1,304 @@
+"""LangSmith run files: run trees, flat lists of runs, and ``post``/``patch`` ingest batches.
+
+A file may hold a root run with its ``child_runs`` nested (``read_run(load_child_runs=True)``,
+our own :func:`dump_run`), runs one per element or line with ``parent_run_id`` links
+(``client.list_runs``), or the batches the LangSmith SDK posts (``{"post": [...], "patch":
+[...]}``: a patch updates the run posted with its id). All runs of a file go into one pool; the
+trees are rebuilt from it, children ordered by start time (else ``dotted_order``, else file
+order), and each root is one trace.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from knowledgepulse._util.jsonpath import describe_value, format_path
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources._envelope import ConversionError, TraceOptions, placed
+from knowledgepulse.sources.langchain._runs import CONTENT_HINT, RunNode, convert_tree, run_time
+from knowledgepulse.trace import TraceItem
+
+Loc = tuple[str | int, ...]
+
+_RUN_KEYS = ("run_type", "child_runs", "inputs", "outputs", "dotted_order")
+_BATCH_KEYS = ("post", "patch")
+_NO_TIME = float("inf")
+_NOWHERE = Location("<runs>")
+
+
+def recognises(value: Any) -> bool:
+    """Whether a file's first record is a LangSmith run, a list of runs, or an ingest batch."""
+    if isinstance(value, list):
+        return bool(value) and isinstance(value[0], Mapping) and _is_run(value[0])
+    if not isinstance(value, Mapping):
+        return False
+    if _is_run(value):
+        return True
+    present = [key for key in _BATCH_KEYS if key in value]
+    return bool(present) and all(
+        isinstance(value[key], list)
+        and all(isinstance(run, Mapping) and "id" in run for run in value[key])
+        for key in present
+    )
+
+
+def _is_run(value: Mapping[str, Any]) -> bool:
+    return isinstance(value.get("run_type"), str) and ("id" in value or "trace_id" in value)
+
+
+def _looks_like_run(value: Any) -> bool:
+    return isinstance(value, Mapping) and any(key in value for key in _RUN_KEYS)
+
+
+@dataclass(slots=True)
+class _Entry:
+    """A run of the pool: its (merged) fields, where it was read, and its parent."""
+
+    key: str
+    run: dict[str, Any]
+    record: Record
+    path: Loc
+    seq: int
+    parent: str | None = None
+    children: list[str] = field(default_factory=list)
+
+
+class _Pool:
+    """Every run of one file, by id, with the patches still to apply."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, _Entry] = {}
+        self.patches: list[tuple[Record, Loc, Mapping[str, Any]]] = []
+        self._seq = itertools.count()
+
+    def add_record(self, record: Record) -> Iterator[Problem]:
+        value = record.value
+        if isinstance(value, list):
+            for index, run in enumerate(value):
+                yield from self.add_run(record, run, (index,), parent=None)
+        elif (
+            isinstance(value, Mapping)
+            and not _looks_like_run(value)
+            and any(key in value for key in _BATCH_KEYS)
+        ):
+            yield from self._add_batch(record, value)
+        else:
+            yield from self.add_run(record, value, (), parent=None)
+
+    def _add_batch(self, record: Record, batch: Mapping[str, Any]) -> Iterator[Problem]:
+        for key in _BATCH_KEYS:
+            runs = batch.get(key, [])
+            if not isinstance(runs, list):
+                yield record.problem(
+                    (key,), f"expected a list of runs, found {describe_value(runs)}"
+                )
+                continue
+            for index, run in enumerate(runs):
+                if key == "post":
+                    yield from self.add_run(record, run, (key, index), parent=None)
+                elif isinstance(run, Mapping):
+                    self.patches.append((record, (key, index), run))
+                else:
+                    yield record.problem(
+                        (key, index), f"expected a run, found {describe_value(run)}"
+                    )
+
+    def add_run(
+        self, record: Record, run: Any, path: Loc, *, parent: str | None
+    ) -> Iterator[Problem]:
+        """Add a run and its nested ``child_runs`` (their parent is the run they sit in)."""
+        pending: list[tuple[Any, Loc, str | None]] = [(run, path, parent)]
+        while pending:
+            value, where, up = pending.pop()
+            if not _looks_like_run(value):
+                yield record.problem(where, _not_a_run(value))
+                continue
+            fields = {key: item for key, item in value.items() if key != "child_runs"}
+            key = _run_id(fields) or f"#{next(self._seq)}"
+            known = self.entries.get(key)
+            if known is not None:  # the same run again (posted twice, or a later state): merge
+                known.run.update({k: v for k, v in fields.items() if v is not None})
+            else:
+                self.entries[key] = _Entry(key, fields, record, where, next(self._seq), up)
+            children = value.get("child_runs")
+            if children is None:
+                continue
+            if not isinstance(children, list):
+                yield record.problem((*where, "child_runs"), "expected a list of runs")
+                continue
+            pending.extend(
+                (child, (*where, "child_runs", index), key)
+                for index, child in reversed(list(enumerate(children)))
+            )
+
+    def apply_patches(self) -> Iterator[Problem]:
+        for record, path, patch in self.patches:
+            key = _run_id(patch)
+            entry = self.entries.get(key) if key else None
+            if entry is not None:
+                entry.run.update({k: v for k, v in patch.items() if v is not None})
+            elif _is_run(patch):
+                yield from self.add_run(record, patch, path, parent=None)
+            else:
+                yield record.problem(
+                    path,
+                    f"a patch for run {key!r}, which no post in this file creates; "
+                    "export the batch that posted it too",
+                )
+        self.patches.clear()
+
+    def roots(self) -> Iterator[tuple[RunNode | None, _Entry, str | None]]:
+        """Each tree (``None`` where its runs form a cycle), its root entry, and a warning."""
+        for key, entry in self.entries.items():
+            parent = entry.parent or _string(entry.run.get("parent_run_id"))
+            entry.parent = parent if parent in self.entries and parent != key else None
+            if entry.parent is not None:
+                self.entries[entry.parent].children.append(key)
+        reached: set[str] = set()
+        ordered = sorted(self.entries.items(), key=lambda item: item[1].seq)
+        for key, entry in ordered:
+            if entry.parent is not None:
+                continue
+            missing = _string(entry.run.get("parent_run_id"))
+            note = (
+                f"its parent run {missing} is not in the file; read as a trace of its own"
+                if missing and missing != key
+                else None
+            )
+            yield self._tree(key, reached), entry, note
+        for key, entry in ordered:
+            if key not in reached:
+                reached.add(key)
+                yield None, entry, None
+
+    def _tree(self, key: str, reached: set[str]) -> RunNode:
+        root = RunNode(self.entries[key].run)
+        stack = [(key, root)]
+        reached.add(key)
+        while stack:
+            current, node = stack.pop()
+            children = sorted(
+                (self.entries[child] for child in self.entries[current].children),
+                key=_start_key,
+            )
+            for child in children:
+                child_key = child.key
+                if child_key in reached:
+                    continue
+                reached.add(child_key)
+                child_node = RunNode(child.run)
+                node.children.append(child_node)
+                stack.append((child_key, child_node))
+        return root
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """Every trace in one file's records (see the module docstring for the shapes).
+
+    A part that cannot be read is a located problem and the rest go on; traces come after
+    the whole file is read, since a child run may come before its parent.
+    """
+    pool = _Pool()
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        yield from pool.add_record(item)
+    yield from pool.apply_patches()
+    for tree, entry, note in pool.roots():
+        if tree is None:
+            yield entry.record.problem(
+                entry.path, "this run's parent_run_id links form a cycle; it was left out"
+            )
+            continue
+        try:
+            converted = convert_tree(tree, options)
+        except ConversionError as error:
+            yield entry.record.problem(entry.path, str(error))
+            continue
+        if note:
+            converted = dataclasses.replace(converted, warnings=(*converted.warnings, note))
+        yield placed(converted, entry.record.locate(entry.path))
+
+
+def trees(value: Any) -> tuple[list[RunNode], list[str]]:
+    """The run trees of an in-memory value (one of the file shapes), and what was wrong in it."""
+    pool = _Pool()
+    record = Record(_NOWHERE, value)
+    problems = [str(problem) for problem in pool.add_record(record)]
+    problems.extend(str(problem) for problem in pool.apply_patches())
+    found: list[RunNode] = []
+    for tree, entry, _ in pool.roots():
+        if tree is None:
+            problems.append(f"{format_path(entry.path)}: its parent_run_id links form a cycle")
+        else:
+            found.append(tree)
+    return found, problems
+
+
+def dump_run(run: Any, *, serialized: bool = True) -> dict[str, Any]:
+    """A live LangChain / LangSmith run as LangSmith's JSON, its ``child_runs`` nested.
+
+    Messages and other objects in inputs and outputs become their JSON form; what JSON cannot
+    say becomes its ``str()``. ``serialized`` keeps the runnable's serialised form (large).
+    """
+    stack: list[tuple[Any, dict[str, Any] | None]] = [(run, None)]
+    top: dict[str, Any] = {}
+    while stack:
+        current, parent = stack.pop()
+        dumped: dict[str, Any] = to_jsonable_python(current, fallback=str)
+        if not serialized:
+            dumped.pop("serialized", None)
+        dumped["child_runs"] = []
+        if parent is None:
+            top = dumped
+        else:
+            parent["child_runs"].append(dumped)
+        stack.extend((child, dumped) for child in reversed(getattr(current, "child_runs", [])))
+    return top
+
+
+def _start_key(entry: _Entry) -> tuple[float, int]:
+    start = run_time(entry.run.get("start_time")) or _dotted_time(entry.run.get("dotted_order"))
+    return (start.timestamp() if start else _NO_TIME, entry.seq)
+
+
+def _dotted_time(value: Any) -> datetime | None:
+    """The start time the last segment of a ``dotted_order`` begins with."""
+    if not isinstance(value, str) or not value:
+        return None
+    last = value.rsplit(".", 1)[-1]
+    try:
+        return run_time(datetime.strptime(last[:22], "%Y%m%dT%H%M%S%fZ"))
+    except ValueError:
+        return None
+
+
+def _run_id(run: Mapping[str, Any]) -> str | None:
+    value = run.get("id")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return _string(value)
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _not_a_run(value: Any) -> str:
+    return (
+        f"not a LangSmith run: {describe_value(value)}; expected an object with run_type, "
+        'inputs, outputs (and child_runs), or a {"post": [...], "patch": [...]} batch'
+    )
+
+
+__all__ = ["CONTENT_HINT", "convert_records", "dump_run", "recognises", "trees"]

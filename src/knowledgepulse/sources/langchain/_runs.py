@@ -1,0 +1,382 @@
+"""One LangChain / LangSmith run tree as a ``ReasoningTrace``: the mapping of the spec.
+
+A run tree is plain data (the JSON LangSmith exports, or a live run dumped to it): a root run and
+its ``child_runs``, each ordered by start. ``llm`` / ``chat_model`` runs give thoughts (reasoning
+blocks, assistant text) and the tool calls the model asked for, with their ids; ``tool`` and
+``retriever`` runs are tool executions; everything else (chains, prompts, parsers, LangGraph
+nodes) is plumbing, recursed into. Evident errors: a run's ``error``, and a ``ToolMessage`` with
+``status: "error"`` (how LangGraph's ``ToolNode`` reports a failed or unknown tool).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from knowledgepulse.records.json_values import json_value, python_literal
+from knowledgepulse.sources._envelope import (
+    CONFIDENCE_KEY,
+    DOMAIN_KEY,
+    TraceOptions,
+    assemble,
+)
+from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources.langchain._messages import (
+    Message,
+    as_message,
+    content_text,
+    find_messages,
+    message_list,
+)
+from knowledgepulse.trace import TraceItem
+
+MAX_RUNS_PER_TRACE = 10_000
+"""Runs read per trace; the rest are left out (and the trace says so)."""
+
+_MODEL_RUNS = frozenset({"llm", "chat_model"})
+_TOOL_RUNS = frozenset({"tool", "retriever"})
+_TRACEBACK = "Traceback (most recent call last)"
+_OBJECTIVE_KEYS = ("input", "question", "query", "task", "prompt")
+_ALIASES = {"kp_task_domain": DOMAIN_KEY, "kp_confidence": CONFIDENCE_KEY}
+
+CONTENT_HINT = (
+    "LangSmith records no run inputs or outputs when LANGSMITH_HIDE_INPUTS=true or "
+    "LANGSMITH_HIDE_OUTPUTS=true (or Client(hide_inputs=..., hide_outputs=...)); unset them "
+    "and export the runs again"
+)
+"""How to get LangSmith runs that carry message text."""
+
+
+@dataclass(slots=True)
+class RunNode:
+    """A run and its children, ordered by start (ties: the order they were recorded in)."""
+
+    run: Mapping[str, Any]
+    children: list[RunNode] = field(default_factory=list)
+
+    def walk(self) -> Iterator[tuple[RunNode, bool]]:
+        """Every node, depth first, with whether it runs inside a tool run."""
+        stack: list[tuple[RunNode, bool]] = [(self, False)]
+        while stack:
+            node, inside_tool = stack.pop()
+            yield node, inside_tool
+            nested = inside_tool or _kind(node.run) == "tool"
+            stack.extend((child, nested) for child in reversed(node.children))
+
+
+def run_time(value: Any) -> datetime | None:
+    """A run's ``start_time`` / ``end_time``: ISO text (a zone-less time is UTC) or a datetime."""
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, str) and value:
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    else:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
+    """The ``ReasoningTrace`` of one run tree.
+
+    Raises:
+        ConversionError: the tree holds no step (no model output, tool call or answer).
+    """
+    walk = _Walk()
+    nodes = []
+    for number, (node, inside_tool) in enumerate(root.walk()):
+        if number >= MAX_RUNS_PER_TRACE:
+            walk.warnings.append(f"only the first {MAX_RUNS_PER_TRACE} runs were read")
+            break
+        nodes.append((node, inside_tool))
+    walk.answer_run = _answer_run(nodes)
+    for node, inside_tool in nodes:
+        walk.visit(node.run, inside_tool=inside_tool)
+    walk.settle_error_messages()
+    run = root.run
+    result = _result(run.get("outputs"))
+    if walk.answer is None and result:
+        walk.builder.answer(result)
+    error = run.get("error")
+    source_id = _string(run.get("trace_id")) or _string(run.get("id")) or "langsmith-run"
+    return assemble(
+        walk.builder,
+        source="langsmith",
+        source_id=source_id,
+        success=not error and run.get("status") != "error",
+        options=options,
+        objective=_objective(run.get("inputs")) or walk.first_user_text,
+        fallback_objective=_name(run),
+        created_at=run_time(run.get("start_time")),
+        result_summary=result or walk.answer,
+        agent_id=_name(run),
+        framework="langgraph" if walk.langgraph else "langchain",
+        metadata=_metadata(run),
+        warnings=tuple(walk.warnings),
+        content_hint=CONTENT_HINT,
+    )
+
+
+@dataclass
+class _Walk:
+    """What the walk over one tree told its builder, and what it still has to settle."""
+
+    builder: StepBuilder = field(default_factory=StepBuilder)
+    answer_run: int | None = None
+    answer: str | None = None
+    first_user_text: str | None = None
+    langgraph: bool = False
+    requested: dict[str, str] = field(default_factory=dict)
+    failed: set[str] = field(default_factory=set)
+    error_messages: dict[str, Message] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def visit(self, run: Mapping[str, Any], *, inside_tool: bool) -> None:
+        metadata = _mapping(_mapping(run.get("extra")).get("metadata"))
+        if metadata.get("ls_integration") == "langgraph" or any(
+            str(key).startswith("langgraph_") for key in metadata
+        ):
+            self.langgraph = True
+        kind = _kind(run)
+        if kind in _MODEL_RUNS:
+            self._model(run, inside_tool=inside_tool)
+        elif kind in _TOOL_RUNS:
+            self._tool(run)
+        else:
+            self._note_error_messages(run.get("outputs"))
+
+    def _model(self, run: Mapping[str, Any], *, inside_tool: bool) -> None:
+        at = run_time(run.get("start_time"))
+        inputs = _mapping(run.get("inputs"))
+        history = message_list(inputs.get("messages"))
+        if self.first_user_text is None:
+            self.first_user_text = next(
+                (message.text for message in history if message.role == "human"), None
+            )
+        self._note_error_messages(history)
+        error = _error_text(run.get("error"))
+        if error and not inside_tool:
+            # A failure inside a tool belongs to the tool: its own error says it once.
+            self.builder.error(f"{_name(run)}: {error}", at=run_time(run.get("end_time")) or at)
+        for message in model_output(run.get("outputs")):
+            for reasoning in message.reasoning:
+                self.builder.thought(reasoning, at=at)
+            if message.text and id(run) == self.answer_run and not message.tool_calls:
+                self.answer = message.text
+                self.builder.answer(message.text, at=at)
+            else:
+                self.builder.thought(message.text, at=at)
+            for call in message.tool_calls:
+                self.builder.tool_request(call.name, call.arguments, call_id=call.call_id, at=at)
+                if call.call_id:
+                    self.requested[call.call_id] = call.name
+                if call.error:
+                    self.builder.tool_result(call.name, error=call.error, call_id=call.call_id)
+                    if call.call_id:
+                        self.failed.add(call.call_id)
+
+    def _tool(self, run: Mapping[str, Any]) -> None:
+        start, end = run_time(run.get("start_time")), run_time(run.get("end_time"))
+        outputs = run.get("outputs")
+        output: Any = None
+        if isinstance(outputs, Mapping) and outputs:
+            output = outputs.get("output", outputs.get("documents", outputs))
+        reply = next((m for m in find_messages(output) if m.role == "tool"), None)
+        call_id = _string(_mapping(run.get("extra")).get("tool_call_id"))
+        call_id = call_id or (reply.tool_call_id if reply else None)
+        error = _error_text(run.get("error"))
+        if reply is not None and reply.status == "error" and not error:
+            error = reply.text or "the tool failed"
+        text = reply.text if reply is not None else _output_text(output)
+        if call_id and error:
+            self.failed.add(call_id)
+        self.builder.tool_result(
+            _name(run),
+            arguments=_tool_input(run.get("inputs")),
+            output=None if error else text,
+            error=error,
+            call_id=call_id,
+            at=start,
+            latency_ms=(end - start).total_seconds() * 1000 if start and end else None,
+        )
+
+    def _note_error_messages(self, value: Any) -> None:
+        messages = value if isinstance(value, list) else find_messages(value)
+        for message in messages:
+            failed = isinstance(message, Message) and message.status == "error"
+            if failed and message.role == "tool" and message.tool_call_id:
+                self.error_messages.setdefault(message.tool_call_id, message)
+
+    def settle_error_messages(self) -> None:
+        """An error ``ToolMessage`` fails the call it answers, when this trace made that call.
+
+        A call no tool run recorded (an unknown tool name) is known only from it; a call whose
+        tool run already failed keeps the run's own error.
+        """
+        for call_id, message in self.error_messages.items():
+            if call_id in self.failed or call_id not in self.requested:
+                continue
+            name = self.requested[call_id]
+            self.builder.tool_result(name, error=message.text or "the tool failed", call_id=call_id)
+
+
+def model_output(outputs: Any) -> list[Message]:
+    """The AI messages a model run returned, in every shape LangChain and LangSmith record."""
+    if not isinstance(outputs, Mapping):
+        return []
+    found: list[Message] = []
+    generations = outputs.get("generations")
+    if isinstance(generations, list):
+        for batch in generations:
+            candidates = batch if isinstance(batch, list) else [batch]
+            first = next((item for item in candidates if isinstance(item, Mapping)), None)
+            if first is None:
+                continue
+            message = as_message(first.get("message"))
+            if message is None and isinstance(first.get("text"), str):
+                message = Message("ai", first["text"] or None)
+            if message is not None:
+                found.append(message)
+        return found
+    choices = outputs.get("choices")
+    if isinstance(choices, list):
+        first_choice = next((item for item in choices if isinstance(item, Mapping)), None)
+        message = as_message(_mapping(first_choice).get("message"))
+        return [message] if message is not None else []
+    for key in ("output", "message"):
+        message = as_message(outputs.get(key)) if key in outputs else None
+        if message is not None:
+            return [message]
+    message = as_message(outputs)
+    return [message] if message is not None else []
+
+
+def _answer_run(nodes: list[tuple[RunNode, bool]]) -> int | None:
+    """The model run whose text is the final answer: the last one, when it calls no tool."""
+    last: Mapping[str, Any] | None = None
+    for node, inside_tool in nodes:
+        if (
+            not inside_tool
+            and _kind(node.run) in _MODEL_RUNS
+            and model_output(node.run.get("outputs"))
+        ):
+            last = node.run
+    if last is None:
+        return None
+    messages = model_output(last.get("outputs"))
+    if any(message.tool_calls for message in messages):
+        return None
+    return id(last) if any(message.text for message in messages) else None
+
+
+def _objective(inputs: Any) -> str | None:
+    """The task: the first human message, else ``input`` (and the like), else a string value."""
+    if isinstance(inputs, str):
+        return inputs or None
+    if not isinstance(inputs, Mapping):
+        return None
+    for message in message_list(inputs.get("messages")):
+        if message.role == "human" and message.text:
+            return message.text
+    for key in _OBJECTIVE_KEYS:
+        value = inputs.get(key)
+        text = value if isinstance(value, str) else _text_of(value)
+        if text and text.strip():
+            return text
+    prompts = inputs.get("prompts")
+    if isinstance(prompts, list) and prompts and isinstance(prompts[0], str):
+        return prompts[0].removeprefix("Human: ") or None
+    return next((value for value in inputs.values() if isinstance(value, str) and value), None)
+
+
+def _result(outputs: Any) -> str | None:
+    """What a root run returned: ``output``, else the last AI message of ``messages``."""
+    if isinstance(outputs, str):
+        return outputs or None
+    if not isinstance(outputs, Mapping):
+        return None
+    output = outputs.get("output")
+    if isinstance(output, str) and output.strip():
+        return output
+    text = _text_of(output)
+    if text:
+        return text
+    replies = [m for m in message_list(outputs.get("messages")) if m.role == "ai" and m.text]
+    if replies:
+        return replies[-1].text
+    return None
+
+
+def _text_of(value: Any) -> str | None:
+    message = as_message(value) if isinstance(value, Mapping) else None
+    return message.text if message is not None else None
+
+
+def _tool_input(inputs: Any) -> Any:
+    """A tool run's arguments: the inputs dict, or the one ``input`` string read as an object."""
+    if not isinstance(inputs, Mapping) or set(inputs) != {"input"}:
+        return inputs or None
+    value = inputs["input"]
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        try:
+            return json_value(json.loads(value))
+        except (ValueError, RecursionError):
+            pass
+        try:  # LangChain writes ``str(dict)`` here: a Python literal, read safely
+            parsed = python_literal(value)
+        except ValueError:
+            return value
+        return parsed if isinstance(parsed, dict) else value
+    return value
+
+
+def _output_text(output: Any) -> str | None:
+    if isinstance(output, list) and output and all(isinstance(doc, Mapping) for doc in output):
+        contents = [doc.get("page_content") for doc in output]
+        if all(isinstance(text, str) for text in contents):
+            return "\n\n".join(text for text in contents if isinstance(text, str))
+    return content_text(output)
+
+
+def _error_text(error: Any) -> str | None:
+    """A run's error without its Python traceback (the exception is what the agent saw)."""
+    if not isinstance(error, str) or not error.strip():
+        return None
+    head = error.split(_TRACEBACK, 1)[0].strip()
+    return head or error.strip()
+
+
+def _metadata(run: Mapping[str, Any]) -> dict[str, Any]:
+    metadata = dict(_mapping(_mapping(run.get("extra")).get("metadata")))
+    for alias, key in _ALIASES.items():
+        if key not in metadata and alias in metadata:
+            metadata[key] = metadata[alias]
+    return metadata
+
+
+def _name(run: Mapping[str, Any]) -> str:
+    name = _string(run.get("name")) or _string(_mapping(run.get("serialized")).get("name"))
+    return name or _kind(run) or "run"
+
+
+def _kind(run: Mapping[str, Any]) -> str:
+    kind = run.get("run_type")
+    return kind.lower() if isinstance(kind, str) else ""
+
+
+def _string(value: Any) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return value
+    return None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+__all__ = ["MAX_RUNS_PER_TRACE", "RunNode", "convert_tree", "model_output", "run_time"]

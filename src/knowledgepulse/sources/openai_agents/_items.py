@@ -1,0 +1,251 @@
+"""The Agents SDK's model output, read as entries: reasoning, messages, tool calls, tool outputs.
+
+A model turn's output comes in two shapes: Responses API output items (``message``,
+``reasoning``, ``function_call``, hosted ``web_search_call``/``mcp_call``...; what a response
+span and a ``RunResult`` hold) and Chat Completions messages (what a generation span holds). Both
+become the same :class:`Entry` list, as plain data, so the span reader and the ``RunResult``
+reader tell the step builder the same way. Everything here takes JSON-like dicts, never a live
+SDK object: the callers dump those first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from knowledgepulse.sources._steps import StepBuilder, Timestamp, as_text
+
+EntryKind = Literal["thought", "message", "request", "hosted", "output"]
+
+_HOSTED = {
+    # Server-side tools: the call and its result are in the model's own output.
+    "web_search_call": "web_search",
+    "file_search_call": "file_search",
+    "code_interpreter_call": "code_interpreter",
+    "image_generation_call": "image_generation",
+    "tool_search_call": "tool_search",
+}
+_LOCAL = {
+    # Tools the SDK runs itself: a function span (named after the tool) records the execution.
+    "function_call": None,
+    "custom_tool_call": None,
+    "computer_call": "computer",
+    "local_shell_call": "local_shell",
+    "shell_call": "shell",
+    "apply_patch_call": "apply_patch",
+}
+SDK_TOOL_ERROR_PREFIXES = (
+    "An error occurred while running the tool",
+    "An error occurred while parsing tool arguments",
+)
+"""How the SDK's default ``failure_error_function`` words a failed tool's output."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One thing a model turn or a run item says.
+
+    ``thought``: reasoning text; ``message``: assistant text (a thought, or the final answer);
+    ``request``: a tool call the SDK will run; ``hosted``: a server-side tool call with its result;
+    ``output``: a tool's result, joined to its request by ``call_id``.
+    """
+
+    kind: EntryKind
+    text: str | None = None
+    name: str = ""
+    arguments: Any = None
+    output: Any = None
+    error: str | None = None
+    call_id: str | None = None
+    mcp_server: str | None = None
+
+
+def transfer_tool(agent: str | None) -> str:
+    """The SDK's default handoff tool name for an agent (``Handoff.default_tool_name``)."""
+    if not agent:
+        return "transfer"
+    return re.sub(r"[^a-zA-Z0-9_]", "_", re.sub(r"\s", "_", f"transfer_to_{agent}")).lower()
+
+
+def _text_parts(content: Any, kinds: tuple[str, ...]) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, Sequence):
+        return ""
+    texts: list[str] = []
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, Mapping) and part.get("type", kinds[0]) in kinds:
+            text = part.get("text", part.get("refusal"))
+            if isinstance(text, str):
+                texts.append(text)
+    return "\n".join(text for text in texts if text)
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def output_item_entries(item: Any) -> list[Entry]:
+    """The entries of one Responses API output item (a dict); unknown items give none."""
+    if not isinstance(item, Mapping):
+        return []
+    kind = item.get("type")
+    if not isinstance(kind, str | None):  # a list or an object names no item type
+        return []
+    if kind == "message" or (kind is None and item.get("role") == "assistant"):
+        if item.get("role", "assistant") != "assistant":
+            return []
+        text = _text_parts(item.get("content"), ("output_text", "refusal", "text"))
+        return [Entry("message", text=text)] if text else []
+    if kind == "reasoning":
+        text = "\n".join(
+            part
+            for part in (
+                _text_parts(item.get("summary"), ("summary_text",)),
+                _text_parts(item.get("content"), ("reasoning_text",)),
+            )
+            if part
+        )
+        return [Entry("thought", text=text)] if text else []
+    if kind == "mcp_call":
+        return [
+            Entry(
+                "hosted",
+                name=_string(item.get("name")) or "mcp_call",
+                arguments=item.get("arguments"),
+                output=item.get("output"),
+                error=_string(item.get("error")),
+                call_id=_string(item.get("id")),
+                mcp_server=_string(item.get("server_label")),
+            )
+        ]
+    if kind in _HOSTED:
+        return [_hosted(item, _HOSTED[kind])]
+    if kind in _LOCAL:
+        name = _string(item.get("name")) or _LOCAL[kind] or "tool"
+        arguments = item.get("arguments", item.get("input", item.get("action")))
+        call_id = _string(item.get("call_id")) or _string(item.get("id"))
+        return [Entry("request", name=name, arguments=arguments, call_id=call_id)]
+    return []
+
+
+def _hosted(item: Mapping[str, Any], name: str) -> Entry:
+    arguments: Any = item.get("action")
+    if arguments is None and "queries" in item:
+        arguments = {"queries": item.get("queries")}
+    if arguments is None and "code" in item:
+        arguments = {"code": item.get("code")}
+    output = item.get("results", item.get("outputs"))
+    failed = item.get("status") in ("failed", "incomplete")
+    return Entry(
+        "hosted",
+        name=name,
+        arguments=arguments,
+        output=output if output else None,
+        error=f"{name} {item.get('status')}" if failed else None,
+        call_id=_string(item.get("id")),
+    )
+
+
+def chat_message_entries(message: Any) -> list[Entry]:
+    """The entries of one Chat Completions assistant message (a generation span's output)."""
+    if not isinstance(message, Mapping):
+        return []
+    if isinstance(message.get("output"), list):
+        # A streamed or adapted generation records the whole Responses-shaped response.
+        return [entry for item in message["output"] for entry in output_item_entries(item)]
+    if message.get("role", "assistant") != "assistant":
+        return []
+    entries: list[Entry] = []
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    if isinstance(reasoning, str) and reasoning.strip():
+        entries.append(Entry("thought", text=reasoning))
+    text = _text_parts(message.get("content"), ("text", "output_text"))
+    if text:
+        entries.append(Entry("message", text=text))
+    for call in message.get("tool_calls") or ():
+        if not isinstance(call, Mapping):
+            continue
+        function = call.get("function")
+        function = function if isinstance(function, Mapping) else {}
+        entries.append(
+            Entry(
+                "request",
+                name=_string(function.get("name")) or "tool",
+                arguments=function.get("arguments"),
+                call_id=_string(call.get("id")),
+            )
+        )
+    return entries
+
+
+def user_text(model_input: Any) -> str | None:
+    """The first user message's text in a model input (a string, or a list of items/messages)."""
+    if isinstance(model_input, str):
+        return model_input if model_input.strip() else None
+    if not isinstance(model_input, Sequence):
+        return None
+    for item in model_input:
+        if isinstance(item, str) and item.strip():
+            return item
+        if isinstance(item, Mapping) and item.get("role") == "user":
+            text = _text_parts(item.get("content"), ("input_text", "text"))
+            if text.strip():
+                return text
+    return None
+
+
+def is_sdk_tool_error(output: Any) -> bool:
+    """Whether a tool output is the SDK's default wording of a failure."""
+    return isinstance(output, str) and output.startswith(SDK_TOOL_ERROR_PREFIXES)
+
+
+def final_answer_index(entries: Sequence[Entry]) -> int | None:
+    """The index of the final answer: the last message after which no tool was called."""
+    for index in range(len(entries) - 1, -1, -1):
+        kind = entries[index].kind
+        if kind == "message":
+            return index
+        if kind in ("request", "hosted", "output"):
+            return None
+    return None
+
+
+def tell(
+    builder: StepBuilder,
+    entries: Iterable[Entry],
+    *,
+    at: Timestamp = None,
+    answer: Entry | None = None,
+) -> None:
+    """Tell the builder a list of entries, all at ``at``; ``answer`` is the final answer."""
+    for entry in entries:
+        if entry is answer:
+            builder.answer(entry.text, at=at)
+        elif entry.kind in ("thought", "message"):
+            builder.thought(entry.text, at=at)
+        elif entry.kind == "request":
+            builder.tool_request(entry.name, entry.arguments, call_id=entry.call_id, at=at)
+        else:
+            builder.tool_result(
+                entry.name,
+                arguments=entry.arguments,
+                output=entry.output,
+                error=entry.error,
+                call_id=entry.call_id,
+                at=at,
+                mcp_server=entry.mcp_server,
+            )
+
+
+def output_text(value: Any) -> str:
+    """A tool output as text (a ``function_call_output``'s ``output`` may be a list of parts)."""
+    if isinstance(value, list):
+        text = _text_parts(value, ("input_text", "output_text", "text"))
+        if text:
+            return text
+    return as_text(value)

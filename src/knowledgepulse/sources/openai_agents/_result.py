@@ -1,0 +1,166 @@
+"""A finished ``RunResult`` made into a ReasoningTrace, after the fact, with no tracing needed.
+
+``result.new_items`` holds the run's reasoning, messages, tool calls and their outputs (merged by
+``call_id``), and handoffs; ``result.input`` the objective; ``result.final_output`` the answer.
+It holds no timings and no span errors: a failed tool is recognised by the SDK's default failure
+wording (``An error occurred while running the tool...``). A tool with its own
+``failure_error_function`` is better captured live with :func:`processor`, which sees the span's
+error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from knowledgepulse.sources._envelope import TraceOptions, assemble
+from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.sources.openai_agents._items import (
+    Entry,
+    final_answer_index,
+    is_sdk_tool_error,
+    output_item_entries,
+    output_text,
+    tell,
+    user_text,
+)
+from knowledgepulse.sources.openai_agents._spans import CONTENT_HINT, FRAMEWORK
+from knowledgepulse.trace import TraceItem
+
+_OUTPUT_ITEMS = ("tool_call_output_item", "handoff_output_item")
+
+
+def plain(value: Any) -> Any:
+    """A live SDK value (a pydantic model, a dataclass) as plain JSON-like data."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            return dump(mode="json", exclude_none=True)
+        except Exception:  # an odd model: its text will do
+            return str(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return json.loads(json.dumps(dataclasses.asdict(value), default=str))
+    return value
+
+
+def to_trace(
+    result: Any, *, domain: str | None = None, confidence: float | None = None
+) -> TraceItem:
+    """The ReasoningTrace of a finished Agents SDK run.
+
+    Args:
+        result: what ``Runner.run`` / ``Runner.run_sync`` returned (a ``RunResult``), or a
+            finished ``RunResultStreaming``.
+        domain: the trace's ``task_domain`` (else ``default``).
+        confidence: the outcome's confidence (else 0.8 on success, 0.2 on failure).
+
+    Raises:
+        TypeError: ``result`` has no ``new_items`` (it is not a run result).
+        ConversionError: the run produced no step at all.
+    """
+    options = TraceOptions(domain=domain, confidence=confidence)
+    items = getattr(result, "new_items", None)
+    if not isinstance(items, list):
+        raise TypeError(
+            f"expected an Agents SDK RunResult (with new_items), not {type(result).__name__}"
+        )
+    entries = _entries(items)
+    builder = StepBuilder()
+    answer_index = final_answer_index(entries)
+    tell(builder, entries, answer=entries[answer_index] if answer_index is not None else None)
+    final_output = getattr(result, "final_output", None)
+    final_text = as_text(plain(final_output)) if final_output is not None else None
+    if answer_index is None and final_text:
+        builder.answer(final_text)
+    interrupted = bool(getattr(result, "interruptions", None))
+    trace_state = getattr(result, "_trace_state", None)
+    trace_id = getattr(trace_state, "trace_id", None)
+    metadata = getattr(trace_state, "metadata", None)
+    return assemble(
+        builder,
+        source="openai-agents",
+        source_id=trace_id or _digest(result, entries),
+        success=not interrupted,
+        options=options,
+        objective=user_text(plain(getattr(result, "input", None))),
+        fallback_objective=_agent_name(result),
+        result_summary=final_text,
+        agent_id=_agent_name(result),
+        framework=FRAMEWORK,
+        metadata=metadata if isinstance(metadata, Mapping) else None,
+        warnings=("the run was interrupted (a tool awaits approval)",) if interrupted else (),
+        content_hint=CONTENT_HINT,
+    )
+
+
+def _entries(items: list[Any]) -> list[Entry]:
+    entries: list[Entry] = []
+    names: dict[str, str] = {}
+    for item in items:
+        kind = getattr(item, "type", None)
+        raw = plain(getattr(item, "raw_item", None))
+        if kind in ("message_output_item", "reasoning_item"):
+            entries.extend(output_item_entries(raw))
+        elif kind in ("tool_call_item", "handoff_call_item"):
+            found = output_item_entries(raw) or [_unknown_call(item, raw)]
+            for entry in found:
+                if entry.call_id:
+                    names[entry.call_id] = entry.name
+            entries.extend(found)
+        elif kind in _OUTPUT_ITEMS:
+            entries.append(_output(item, raw, names))
+    return entries
+
+
+def _unknown_call(item: Any, raw: Any) -> Entry:
+    name = getattr(item, "tool_name", None)
+    raw_type = raw.get("type") if isinstance(raw, Mapping) else None
+    call_id = getattr(item, "call_id", None)
+    return Entry(
+        "request",
+        name=str(name or raw_type or "tool"),
+        arguments=raw.get("arguments") if isinstance(raw, Mapping) else None,
+        call_id=call_id if isinstance(call_id, str) else None,
+    )
+
+
+def _output(item: Any, raw: Any, names: Mapping[str, str]) -> Entry:
+    call_id = raw.get("call_id") if isinstance(raw, Mapping) else None
+    call_id = call_id if isinstance(call_id, str) and call_id else None
+    value = getattr(item, "output", None)
+    if value is None and isinstance(raw, Mapping):
+        value = raw.get("output")
+    text = output_text(plain(value))
+    return Entry(
+        "output",
+        name=names.get(call_id or "", "tool"),
+        output=text,
+        error=text if is_sdk_tool_error(text) else None,
+        call_id=call_id,
+    )
+
+
+def _agent_name(result: Any) -> str | None:
+    try:
+        agent = result.last_agent
+    except Exception:  # the result dropped its agents (release_agents): no name to give
+        return None
+    name = getattr(agent, "name", None)
+    return name if isinstance(name, str) and name else None
+
+
+def _digest(result: Any, entries: list[Entry]) -> str:
+    """A stable id for a run the SDK gave none: the same run always gets the same id."""
+    content = json.dumps(
+        [
+            plain(getattr(result, "input", None)),
+            [dataclasses.astuple(entry) for entry in entries],
+            plain(getattr(result, "final_output", None)),
+        ],
+        default=str,
+        sort_keys=True,
+    )
+    return "openai-agents-" + hashlib.sha256(content.encode()).hexdigest()[:32]

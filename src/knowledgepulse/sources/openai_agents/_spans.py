@@ -1,0 +1,281 @@
+"""One Agents SDK trace (its ``trace`` record and its spans, as dicts) made into a ReasoningTrace.
+
+The spans are what ``Span.export()`` gives (``{"object": "trace.span", "span_data": {...},
+"error": ...}``); the live processor gives the same dicts with what the export drops put back: a
+response span's ``output`` items and ``input``. The tree is walked in start-time order:
+
+* ``response`` / ``generation`` spans: reasoning → ``thought``, assistant text → ``thought`` (the
+  last turn's text with no tool call after it is the final answer), tool calls → requests that the
+  ``function`` spans then execute (merged by name in order: a function span has no call id);
+* ``function`` spans: ``tool_call`` + ``observation`` (its ``error`` makes the observation an
+  error, and the next tool call an ``error_recovery``); ``mcp_data.server`` → ``tool.mcp_server``;
+* ``handoff`` spans: a ``transfer_to_<agent>`` tool call;
+* ``agent``, ``task``, ``turn``, ``custom``, ``guardrail``, ``mcp_tools`` spans: no step, but an
+  error on an agent or task span, or a guardrail that tripped, means the run failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from knowledgepulse.sources._envelope import TraceOptions, assemble
+from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources.openai_agents._items import (
+    Entry,
+    chat_message_entries,
+    final_answer_index,
+    output_item_entries,
+    tell,
+    transfer_tool,
+    user_text,
+)
+from knowledgepulse.trace import TraceItem
+
+SOURCE = "openai-agents"
+FRAMEWORK = "openai-agents"
+CONTENT_HINT = (
+    "the Agents SDK records tool inputs and outputs only with "
+    "RunConfig(trace_include_sensitive_data=True) (the default; env "
+    "OPENAI_AGENTS_TRACE_INCLUDE_SENSITIVE_DATA=1), and its exported response spans never hold "
+    "model text: capture runs live with "
+    "agents.add_trace_processor(kp.integrations.openai_agents.processor())"
+)
+"""What turns message content on, printed once when a file or run holds no text."""
+_MODEL_SPANS = ("response", "generation")
+_FAILING_SPANS = ("agent",)
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO 8601 time as the SDK writes it, or ``None`` when absent or unreadable."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def error_text(error: Any) -> str | None:
+    """A span's ``error`` (``{"message", "data"}``) as one line of text."""
+    if not error:
+        return None
+    if not isinstance(error, Mapping):
+        return str(error)
+    message = str(error.get("message") or "error")
+    data = error.get("data")
+    detail = data.get("error") or data.get("message") if isinstance(data, Mapping) else None
+    return f"{message}: {detail}" if isinstance(detail, str) and detail else message
+
+
+@dataclass
+class _Walk:
+    """What the walk over one trace's spans found."""
+
+    model_turns: list[tuple[int, datetime | None, list[Entry]]] = field(default_factory=list)
+    objective: str | None = None
+    agents: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    textless_responses: int = 0
+    textless_tools: int = 0
+    tools: int = 0
+    started: list[datetime] = field(default_factory=list)
+
+
+def tree_order(spans: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The spans depth first, siblings by start time (then file order); orphans are roots."""
+    ids = {span.get("id") for span in spans}
+    children: dict[Any, list[tuple[int, Mapping[str, Any]]]] = {}
+    for index, span in enumerate(spans):
+        parent = span.get("parent_id")
+        children.setdefault(parent if parent in ids else None, []).append((index, span))
+
+    def key(item: tuple[int, Mapping[str, Any]]) -> tuple[float, int]:
+        started = parse_time(item[1].get("started_at"))
+        return (started.timestamp() if started else float("-inf"), item[0])
+
+    ordered: list[Mapping[str, Any]] = []
+    seen: set[int] = set()
+    stack = sorted(children.get(None, []), key=key, reverse=True)
+    while stack:
+        index, span = stack.pop()
+        if index in seen:  # a cycle of parent ids: each span once
+            continue
+        seen.add(index)
+        ordered.append(span)
+        stack.extend(sorted(children.get(span.get("id"), []), key=key, reverse=True))
+    ordered.extend(span for index, span in enumerate(spans) if index not in seen)
+    return ordered
+
+
+def convert_spans(
+    trace: Mapping[str, Any] | None,
+    spans: Sequence[Mapping[str, Any]],
+    options: TraceOptions,
+    *,
+    source: str = SOURCE,
+) -> TraceItem:
+    """The ReasoningTrace of one Agents SDK trace.
+
+    Args:
+        trace: the ``{"object": "trace", ...}`` record (id, ``workflow_name``, ``metadata``), or
+            ``None`` when only spans were exported.
+        spans: the trace's spans, as ``Span.export()`` dicts (live ones with response content).
+        options: the user's domain and confidence.
+        source: the format named in ``metadata.source``.
+
+    Raises:
+        ConversionError: the trace holds no step at all.
+    """
+    trace = trace or {}
+    walk = _Walk()
+    builder = StepBuilder()
+    ordered = tree_order(spans)
+    actions: list[tuple[Mapping[str, Any], datetime | None]] = []
+    for span in ordered:
+        started = parse_time(span.get("started_at"))
+        if started is not None:
+            walk.started.append(started)
+        _visit(span, started, len(actions), walk)
+        actions.append((span, started))
+    final = _final_turn(walk)
+    turns = {position: (at, entries) for position, at, entries in walk.model_turns}
+    for position, (span, started) in enumerate(actions):
+        if position in turns:
+            at, entries = turns[position]
+            answer = None
+            if position == final:
+                index = final_answer_index(entries)
+                answer = entries[index] if index is not None else None
+            tell(builder, entries, at=at, answer=answer)
+        else:
+            _tell_span(builder, span, started)
+    source_id = str(trace.get("id") or next((s.get("trace_id") for s in spans), "") or "")
+    workflow = trace.get("workflow_name")
+    metadata = trace.get("metadata")
+    return assemble(
+        builder,
+        source=source,
+        source_id=source_id or "openai-agents",
+        success=not walk.failures,
+        options=options,
+        objective=walk.objective,
+        fallback_objective=(workflow if isinstance(workflow, str) else None)
+        or (walk.agents[0] if walk.agents else None),
+        created_at=min(walk.started) if walk.started else None,
+        result_summary=walk.failures[0] if walk.failures else None,
+        agent_id=walk.agents[0] if walk.agents else None,
+        framework=FRAMEWORK,
+        metadata=metadata if isinstance(metadata, Mapping) else None,
+        warnings=_warnings(walk),
+        content_hint=CONTENT_HINT,
+    )
+
+
+def _visit(span: Mapping[str, Any], started: datetime | None, position: int, walk: _Walk) -> None:
+    data = span.get("span_data")
+    data = data if isinstance(data, Mapping) else {}
+    kind = data.get("type")
+    failure = error_text(span.get("error"))
+    if kind in _MODEL_SPANS:
+        entries = _model_entries(data)
+        if entries is None:
+            walk.textless_responses += 1
+        else:
+            walk.model_turns.append((position, started, entries))
+        if walk.objective is None:
+            walk.objective = user_text(data.get("input"))
+    elif kind == "agent":
+        name = data.get("name")
+        if isinstance(name, str) and name and name not in walk.agents:
+            walk.agents.append(name)
+    elif kind == "function":
+        walk.tools += 1
+        if data.get("input") is None and data.get("output") is None and not failure:
+            walk.textless_tools += 1
+    elif kind == "guardrail" and data.get("triggered") is True:
+        name = data.get("name")
+        walk.failures.append(f"guardrail {name} tripped" if name else "a guardrail tripped")
+    is_task = (
+        kind == "custom"
+        and isinstance(data.get("data"), Mapping)
+        and (data["data"].get("sdk_span_type") == "task")
+    )
+    if failure and (kind in _FAILING_SPANS or is_task):
+        walk.failures.append(failure)
+
+
+def _model_entries(data: Mapping[str, Any]) -> list[Entry] | None:
+    """A model span's output entries; ``None`` when the span recorded no output at all."""
+    if data.get("type") == "response":
+        output = data.get("output")
+        if not isinstance(output, list):
+            return None  # an exported response span: the SDK keeps only its id and usage
+        return [entry for item in output for entry in output_item_entries(item)]
+    messages = data.get("output")
+    if not isinstance(messages, list):
+        return None
+    return [entry for message in messages for entry in chat_message_entries(message)]
+
+
+def _final_turn(walk: _Walk) -> int | None:
+    """The position of the last model turn in time (its last message may be the answer)."""
+    best: tuple[float, int] | None = None
+    last_time = float("-inf")
+    for position, at, _ in walk.model_turns:
+        if at is not None:
+            last_time = at.timestamp()
+        candidate = (last_time, position)
+        if best is None or candidate > best:
+            best = candidate
+    return best[1] if best is not None else None
+
+
+def _tell_span(builder: StepBuilder, span: Mapping[str, Any], started: datetime | None) -> None:
+    data = span.get("span_data")
+    data = data if isinstance(data, Mapping) else {}
+    kind = data.get("type")
+    if kind == "function":
+        mcp = data.get("mcp_data")
+        server = mcp.get("server") if isinstance(mcp, Mapping) else None
+        builder.tool_result(
+            str(data.get("name") or "tool"),
+            arguments=data.get("input"),
+            output=data.get("output"),
+            error=error_text(span.get("error")),
+            at=started,
+            latency_ms=_latency(started, parse_time(span.get("ended_at"))),
+            mcp_server=server if isinstance(server, str) and server else None,
+        )
+    elif kind == "handoff":
+        target = data.get("to_agent")
+        builder.tool_result(
+            transfer_tool(target if isinstance(target, str) else None),
+            error=error_text(span.get("error")),
+            at=started,
+            latency_ms=_latency(started, parse_time(span.get("ended_at"))),
+        )
+
+
+def _latency(started: datetime | None, ended: datetime | None) -> float | None:
+    if started is None or ended is None:
+        return None
+    return max(0.0, (ended - started).total_seconds() * 1000.0)
+
+
+def _warnings(walk: _Walk) -> tuple[str, ...]:
+    found: list[str] = []
+    if walk.textless_responses:
+        found.append(
+            f"{walk.textless_responses} model span(s) hold no model text (the SDK's export "
+            "keeps only a response's id and usage): reasoning, messages and the final answer "
+            "are missing; capture runs live with kp.integrations.openai_agents.processor()"
+        )
+    if walk.textless_tools and walk.textless_tools == walk.tools:
+        found.append(
+            "no tool input or output was recorded: the run had "
+            "RunConfig(trace_include_sensitive_data=False)"
+        )
+    return tuple(found)

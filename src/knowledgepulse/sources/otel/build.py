@@ -1,0 +1,351 @@
+"""The spans of one trace, made into a ``ReasoningTrace`` by the rules of ``spec/integrations.md``.
+
+The spans are read in tree order (each span's children by start time), so that spans starting at
+the same instant keep the order the tree gives them. The root is the span with no parent; when a
+parent is missing (a trace cut short, a remote caller) the earliest parentless span is the root.
+The top-most agent span (``invoke_agent``, an OpenInference AGENT or CHAIN, Pydantic AI's ``agent
+run``) gives the objective, the agent's name and the final answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from knowledgepulse.sources._envelope import (
+    CONFIDENCE_KEY,
+    DOMAIN_KEY,
+    ConversionError,
+    TraceOptions,
+    assemble,
+)
+from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.sources.otel import messages as msg
+from knowledgepulse.sources.otel.dialects import View, read
+from knowledgepulse.sources.otel.spans import Span
+from knowledgepulse.trace import TraceItem
+
+CONTENT_HINT = (
+    "OpenTelemetry GenAI instrumentations record message text only when "
+    "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only are set before the run"
+)
+"""How to make instrumentations record message text (printed once when a file holds none)."""
+
+_ASSISTANT = ("assistant", "ai", "model")
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    span: Span
+    view: View
+    parent: int | None
+
+
+def has_genai(spans: Sequence[Span]) -> bool:
+    """Whether any span of a trace is an agent, model call or tool execution."""
+    return any(read(span).role != "other" for span in spans)
+
+
+def convert_spans(
+    spans: Sequence[Span], options: TraceOptions, *, source: str = "otlp"
+) -> TraceItem:
+    """The ``ReasoningTrace`` of one trace's spans (any order); ``source`` names the file format.
+
+    Raises:
+        ConversionError: the spans hold no step (no model output, tool call or answer), or more
+            than one trace.
+    """
+    if not spans:
+        raise ConversionError("the trace holds no span")
+    trace_ids = {span.trace_id for span in spans}
+    if len(trace_ids) > 1:
+        raise ConversionError(f"the spans belong to {len(trace_ids)} traces, not one")
+    ordered = _tree_order(spans)
+    root = ordered[0].span
+    agent = next((item for item in ordered if item.view.role == "agent"), None)
+    answer = _answer(ordered, agent)
+    builder = StepBuilder()
+    _tell(builder, ordered, answer)
+    builder.answer(answer)
+    top = agent.span if agent is not None else root
+    return assemble(
+        builder,
+        source=source,
+        source_id=root.trace_id,
+        success=_succeeded(root) and _succeeded(top),
+        options=options,
+        objective=_objective(ordered, agent),
+        fallback_objective=(agent.view.agent_name if agent else None) or root.name,
+        created_at=root.start_ns / 1e9 if root.start_ns else None,
+        agent_id=_agent_id(ordered, agent),
+        framework=top.scope or next((item.span.scope for item in ordered if item.span.scope), None),
+        metadata=_metadata(root, top),
+        content_hint=CONTENT_HINT,
+    )
+
+
+def _tree_order(spans: Sequence[Span]) -> list[_Read]:
+    """Spans depth first from the roots (earliest first), siblings by start time, then as given."""
+    position = {id(span): index for index, span in enumerate(spans)}
+    by_id: dict[str, Span] = {}
+    for span in spans:
+        by_id.setdefault(span.span_id, span)
+    children: dict[str, list[Span]] = {}
+    roots: list[Span] = []
+    for span in by_id.values():
+        if span.parent_id is None or span.parent_id not in by_id or span.parent_id == span.span_id:
+            roots.append(span)
+        else:
+            children.setdefault(span.parent_id, []).append(span)
+
+    def key(span: Span) -> tuple[float, int]:
+        start = span.start_ns if span.start_ns is not None else float("inf")
+        return (start, position[id(span)])
+
+    ordered: list[_Read] = []
+    seen: set[str] = set()
+    stack: list[tuple[Span, int | None]] = []
+    stack.extend((span, None) for span in sorted(roots, key=key, reverse=True))
+    while stack:
+        span, parent = stack.pop()
+        if span.span_id in seen:
+            continue
+        seen.add(span.span_id)
+        ordered.append(_Read(span, read(span), parent))
+        here = len(ordered) - 1
+        stack.extend(
+            (child, here) for child in sorted(children.get(span.span_id, []), key=key)[::-1]
+        )
+    # A cycle of parents has no root: keep its spans, in the order given.
+    ordered.extend(
+        _Read(span, read(span), None) for span in by_id.values() if span.span_id not in seen
+    )
+    return ordered
+
+
+def _seconds(span: Span) -> float | None:
+    return span.start_ns / 1e9 if span.start_ns else None
+
+
+def _latency_ms(span: Span) -> float | None:
+    if span.start_ns is None or span.end_ns is None:
+        return None
+    return max(0, span.end_ns - span.start_ns) / 1e6
+
+
+def _answer(ordered: list[_Read], agent: _Read | None) -> str | None:
+    """The final answer: the agent's output, else the last model output that calls no tool."""
+    if agent is not None:
+        text = agent.view.output_text or msg.last_assistant_text(agent.view.output_messages or [])
+        if text:
+            return text
+    inferences = sorted(
+        (item for item in ordered if item.view.role == "inference" and item.view.output_messages),
+        key=lambda item: item.span.start_ns or 0,
+    )
+    if inferences:
+        last = inferences[-1].view.output_messages or []
+        calls = any(part.get("type") == "tool_call" for m in last for part in m["parts"])
+        if not calls:
+            return msg.last_assistant_text(last)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What every model call's parts are read against."""
+
+    skip: tuple[int, int] | None  # the (span, part) that is the final answer, told as the answer
+    names: dict[str, str]  # tool name by call id, for results that give only the id
+    executed: set[str | None]  # call ids whose tool span recorded a result or an error
+    any_execution: bool
+
+
+def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> None:
+    """Tell the builder every thought and tool event; the final answer's own thought is skipped."""
+    # A tool span's own result (and status) wins; a result only the next model call was given
+    # still counts when the span recorded none (content capture off for tools, say).
+    told = [item.view for item in ordered if item.view.role == "tool"]
+    names: dict[str, str] = {}
+    for item in ordered:
+        for part in _output_parts(item.view):
+            if part.get("type") in ("tool_call", "server_tool_call") and part.get("id"):
+                names[str(part["id"])] = str(part.get("name") or "")
+    context = _Context(
+        skip=_answer_part(ordered, answer),
+        names=names,
+        executed={view.call_id for view in told if view.result is not None or view.error},
+        any_execution=any(view.result is not None or view.error for view in told),
+    )
+    servers = _mcp_servers(ordered)
+    for index, item in enumerate(ordered):
+        if item.view.role == "tool":
+            _tell_tool(builder, ordered, index, servers)
+        elif item.view.role == "inference":
+            _tell_inference(builder, index, item, context)
+        elif item.view.role == "event" and item.view.error:
+            builder.error(item.view.error, at=_seconds(item.span))  # the next action recovers
+
+
+def _answer_part(ordered: list[_Read], answer: str | None) -> tuple[int, int] | None:
+    """The last text part that is the final answer (it is told once, as the answer)."""
+    if answer is None:
+        return None
+    for index in range(len(ordered) - 1, -1, -1):
+        parts = _output_parts(ordered[index].view)
+        for number in range(len(parts) - 1, -1, -1):
+            part = parts[number]
+            if (
+                part.get("type") == "text"
+                and as_text(part.get("content")).strip() == answer.strip()
+            ):
+                return (index, number)
+    return None
+
+
+def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Context) -> None:
+    view = item.view
+    at = _seconds(item.span)
+    for text in _new_retry_prompts(view):
+        builder.error(text, at=at)  # the model's last answer was refused: it tries again
+    if view.error:
+        builder.error(f"model call failed: {view.error}", at=at)
+    for number, part in enumerate(_output_parts(view)):
+        kind = part.get("type")
+        call_id = str(part["id"]) if part.get("id") else None
+        if kind in ("text", "reasoning") and (index, number) != context.skip:
+            builder.thought(as_text(part.get("content")), at=at)
+        elif kind in ("tool_call", "server_tool_call"):
+            name = str(part.get("name") or "")
+            builder.tool_request(name, part.get("arguments"), call_id=call_id, at=at)
+        elif kind == "server_tool_call_response" and call_id:
+            name = context.names.get(call_id, "")
+            builder.tool_result(name, output=_response(part), call_id=call_id)
+    for part in _new_tool_responses(view):
+        call_id = str(part["id"]) if part.get("id") else None
+        if call_id in context.executed or (call_id is None and context.any_execution):
+            continue  # the tool's own span says more (its time, its status)
+        name = context.names.get(call_id or "", "") or str(part.get("name") or "")
+        output = _response(part)
+        if is_retry_prompt(output):
+            builder.tool_result(name, error=as_text(output), call_id=call_id)
+        else:
+            builder.tool_result(name, output=output, call_id=call_id)
+
+
+def _tell_tool(
+    builder: StepBuilder, ordered: list[_Read], index: int, servers: dict[int, str]
+) -> None:
+    item = ordered[index]
+    view = item.view
+    parent = ordered[item.parent].view if item.parent is not None else None
+    if view.is_mcp and parent is not None and parent.role == "tool" and not parent.is_mcp:
+        return  # the MCP client span of a tool already told: it gave its server to the parent
+    retried = not view.error and is_retry_prompt(view.result)
+    builder.tool_result(
+        view.tool_name or item.span.name,
+        arguments=view.arguments,
+        output=None if retried else view.result,
+        error=as_text(view.result) if retried else view.error,
+        call_id=view.call_id,
+        at=_seconds(item.span),
+        latency_ms=_latency_ms(item.span),
+        mcp_server=view.mcp_server or servers.get(index),
+    )
+
+
+def _mcp_servers(ordered: list[_Read]) -> dict[int, str]:
+    """The MCP server of each tool span that has an MCP client span as a child."""
+    return {
+        item.parent: item.view.mcp_server
+        for item in ordered
+        if item.parent is not None and item.view.is_mcp and item.view.mcp_server
+    }
+
+
+def _output_parts(view: View) -> list[dict[str, Any]]:
+    return [
+        part
+        for message in view.output_messages or []
+        if message["role"] in (*_ASSISTANT, "")
+        for part in message["parts"]
+    ]
+
+
+def _new_tool_responses(view: View) -> list[dict[str, Any]]:
+    """The tool results this model call was given: those after its history's last assistant turn."""
+    return [part for part in _new_parts(view) if part.get("type") == "tool_call_response"]
+
+
+def _new_retry_prompts(view: View) -> list[str]:
+    """The retry prompts (Pydantic AI's) this model call was given as user text."""
+    return [
+        str(part["content"])
+        for part in _new_parts(view)
+        if part.get("type") == "text" and is_retry_prompt(part.get("content"))
+    ]
+
+
+def _new_parts(view: View) -> list[dict[str, Any]]:
+    history = view.input_messages or []
+    last = max(
+        (index for index, message in enumerate(history) if message["role"] in _ASSISTANT),
+        default=-1,
+    )
+    return [part for message in history[last + 1 :] for part in message["parts"]]
+
+
+RETRY_PROMPT_END = "Fix the errors and try again."
+"""How Pydantic AI ends every retry prompt it sends the model (``RetryPromptPart.model_response``):
+in its spans a retry is known by this text alone (the messages it saves say ``retry-prompt``)."""
+
+
+def is_retry_prompt(value: Any) -> bool:
+    """Whether a tool result or user text is a Pydantic AI retry prompt (an evident error)."""
+    return isinstance(value, str) and value.rstrip().endswith(RETRY_PROMPT_END)
+
+
+def _response(part: dict[str, Any]) -> Any:
+    for key in ("response", "server_tool_call_response", "result", "content"):
+        if part.get(key) is not None:
+            return part[key]
+    return None
+
+
+def _objective(ordered: list[_Read], agent: _Read | None) -> str | None:
+    if agent is not None:
+        text = agent.view.input_text or msg.first_user_text(agent.view.input_messages or [])
+        if text:
+            return text
+    by_time = sorted(ordered, key=lambda item: item.span.start_ns or 0)
+    for item in by_time:
+        if item.view.role == "inference":
+            text = msg.first_user_text(item.view.input_messages or [])
+            if text:
+                return text
+    return next((item.view.input_text for item in by_time if item.view.input_text), None)
+
+
+def _agent_id(ordered: list[_Read], agent: _Read | None) -> str | None:
+    if agent is not None:
+        agent_id = agent.span.attributes.get("gen_ai.agent.id")
+        if isinstance(agent_id, str) and agent_id:
+            return agent_id
+        if agent.view.agent_name:
+            return agent.view.agent_name
+    return next((item.view.agent_name for item in ordered if item.view.agent_name), None)
+
+
+def _succeeded(span: Span) -> bool:
+    return not span.error and not span.attributes.get("error.type")
+
+
+def _metadata(root: Span, top: Span) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for source in (root.resource, top.attributes, root.attributes):
+        for key in (DOMAIN_KEY, CONFIDENCE_KEY):
+            if key in source:
+                found[key] = source[key]
+    return found

@@ -1,0 +1,359 @@
+"""What a span means, read in the dialects instrumentations speak, in Phoenix's precedence.
+
+Per span, OpenInference attributes win, then the GenAI conventions (latest), then the legacy /
+OpenLLMetry flattened names, then the Vercel AI SDK's ``ai.*`` names, then Pydantic AI's own
+(``agent run``, ``running tool``, ``pydantic_ai.all_messages``, ``final_result``): each later
+dialect only fills in what the earlier ones left empty. A span is an *agent* (the run: objective
+and answer), an *inference* (model output: thoughts and requested tool calls), a *tool*
+execution, an *event* (a point in time, Langfuse's ``EVENT``: an evident error when it failed,
+else nothing), or *other* (embeddings, ``create_agent``, HTTP, databases: ignored, their children
+still read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from knowledgepulse.sources._steps import as_text
+from knowledgepulse.sources.otel import messages as msg
+from knowledgepulse.sources.otel.spans import Span
+
+Role = Literal["agent", "inference", "tool", "event", "other"]
+
+_OPENINFERENCE_ROLES: dict[str, Role] = {
+    "LLM": "inference",
+    "TOOL": "tool",
+    "RETRIEVER": "tool",
+    "AGENT": "agent",
+    "CHAIN": "agent",
+}
+_GENAI_ROLES: dict[str, Role] = {
+    "invoke_agent": "agent",
+    "invoke_workflow": "agent",
+    "chat": "inference",
+    "text_completion": "inference",
+    "generate_content": "inference",
+    "execute_tool": "tool",
+    "retrieval": "tool",
+}
+_TRACELOOP_ROLES: dict[str, Role] = {"workflow": "agent", "agent": "agent", "tool": "tool"}
+
+
+@dataclass
+class View:
+    """What one span says, in GenAI terms (``None``: this span does not say)."""
+
+    role: Role | None = None
+    agent_name: str | None = None
+    input_messages: list[msg.Message] | None = None
+    output_messages: list[msg.Message] | None = None
+    input_text: str | None = None
+    output_text: str | None = None
+    tool_name: str | None = None
+    call_id: str | None = None
+    arguments: Any = None
+    result: Any = None
+    mcp_server: str | None = None
+    is_mcp: bool = False
+    error: str | None = None
+    sources: list[str] = field(default_factory=list)
+
+    def fill(self, dialect: str, **values: Any) -> None:
+        """Set each field still empty; note the dialect when it gave anything."""
+        gave = False
+        for name, value in values.items():
+            if value is None or value in ([], ""):
+                continue
+            if getattr(self, name) in (None, False):
+                setattr(self, name, value)
+                gave = True
+        if gave:
+            self.sources.append(dialect)
+
+
+def read(span: Span) -> View:
+    """What ``span`` means, every dialect read in precedence order."""
+    view = View()
+    for dialect in _DIALECTS:
+        dialect(span, span.attributes, view)
+    if view.role is None:
+        view.role = "other"
+    view.error = evident_error(span)
+    return view
+
+
+def evident_error(span: Span) -> str | None:
+    """The error text when the span failed (status ERROR, ``error.type``, an exception event)."""
+    exception = next(
+        (
+            event
+            for event in span.events
+            if event.name in ("exception", "gen_ai.execute_tool.exception")
+        ),
+        None,
+    )
+    error_type = span.attributes.get("error.type")
+    if not (span.error or error_type or exception):
+        return None
+    if exception is not None:
+        message = exception.attributes.get("exception.message")
+        kind = exception.attributes.get("exception.type")
+        if isinstance(message, str) and message:
+            return message
+        if isinstance(kind, str) and kind:
+            return kind
+    if span.status_message:
+        return span.status_message
+    return str(error_type) if error_type else "the span ended with status ERROR"
+
+
+def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    kind = attrs.get("openinference.span.kind")
+    if not isinstance(kind, str):
+        return
+    role = _OPENINFERENCE_ROLES.get(kind.upper(), "other")
+    view.fill("openinference", role=role, agent_name=_str(attrs.get("agent.name")))
+    if role == "inference":
+        view.fill(
+            "openinference",
+            input_messages=msg.openinference_messages(attrs, "llm.input_messages"),
+            output_messages=msg.openinference_messages(attrs, "llm.output_messages"),
+        )
+    elif role == "tool":
+        view.fill(
+            "openinference",
+            tool_name=_str(attrs.get("tool.name")) or span.name,
+            call_id=_str(attrs.get("tool_call.id")),
+            arguments=msg.loads(attrs.get("input.value")),
+            result=attrs.get("output.value"),
+        )
+    elif role == "agent":
+        view.fill(
+            "openinference",
+            input_text=msg.input_text(attrs.get("input.value")),
+            output_text=_output_text(attrs.get("output.value")),
+        )
+
+
+def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    operation = attrs.get("gen_ai.operation.name")
+    method = attrs.get("mcp.method.name")
+    role: Role | None = _GENAI_ROLES.get(operation) if isinstance(operation, str) else None
+    if method == "tools/call":
+        role = "tool"
+        view.is_mcp = True
+    elif isinstance(operation, str) and role is None:
+        role = "other"
+    if role is None and isinstance(method, str):
+        role = "other"  # MCP listings and other methods are plumbing
+    if role is None:
+        return
+    agent_name = _str(attrs.get("gen_ai.agent.name")) or _str(attrs.get("gen_ai.workflow.name"))
+    view.fill(
+        "genai",
+        role=role,
+        agent_name=agent_name,
+        input_messages=msg.messages(attrs.get("gen_ai.input.messages")),
+        output_messages=msg.messages(attrs.get("gen_ai.output.messages")),
+    )
+    if "events" in attrs:  # the conventions' earlier message events, kept as one attribute
+        inputs, outputs = msg.event_messages(attrs["events"])
+        view.fill("genai-events", input_messages=inputs, output_messages=outputs)
+    if role == "tool":
+        name = _str(attrs.get("gen_ai.tool.name"))
+        if operation == "retrieval" and not name:
+            source = _str(attrs.get("gen_ai.data_source.id"))
+            name = f"retrieval:{source}" if source else "retrieval"
+        if not name and view.is_mcp:
+            name = span.name.removeprefix("tools/call").strip() or span.name
+        view.fill(
+            "genai",
+            tool_name=name or span.name.removeprefix("execute_tool").strip() or span.name,
+            call_id=_str(attrs.get("gen_ai.tool.call.id")),
+            arguments=msg.loads(attrs.get("gen_ai.tool.call.arguments")),
+            result=attrs.get("gen_ai.tool.call.result", attrs.get("gen_ai.retrieval.documents")),
+            mcp_server=_server(attrs) if view.is_mcp else None,
+        )
+
+
+def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    kind = attrs.get("traceloop.span.kind")
+    role: Role | None = _TRACELOOP_ROLES.get(kind) if isinstance(kind, str) else None
+    prompt = msg.legacy_messages(attrs, "gen_ai.prompt") or msg.messages(attrs.get("gen_ai.prompt"))
+    completion = msg.legacy_messages(attrs, "gen_ai.completion") or msg.messages(
+        attrs.get("gen_ai.completion")
+    )
+    if role is None and (prompt or completion or "llm.request.type" in attrs):
+        role = "inference"
+    if role is None and isinstance(kind, str):
+        role = "other"  # traceloop "task" spans are plumbing
+    if role is None:
+        return
+    view.fill("legacy", role=role, input_messages=prompt, output_messages=completion)
+    entity_input = attrs.get("traceloop.entity.input")
+    entity_output = attrs.get("traceloop.entity.output")
+    if role == "tool":
+        view.fill(
+            "legacy",
+            tool_name=_str(attrs.get("traceloop.entity.name")) or span.name,
+            arguments=_entity(entity_input, "inputs"),
+            result=_entity(entity_output, "output"),
+        )
+    elif role == "agent":
+        view.fill(
+            "legacy",
+            agent_name=_str(attrs.get("traceloop.entity.name")),
+            input_text=msg.input_text(_entity(entity_input, "inputs")),
+            output_text=_output_text(_entity(entity_output, "outputs")),
+        )
+
+
+def _pydantic_ai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    all_messages = attrs.get("pydantic_ai.all_messages")
+    events = attrs.get("all_messages_events")  # its first instrumentation version's name
+    if span.name == "agent run" or "agent_name" in attrs or all_messages is not None or events:
+        history = msg.messages(all_messages) or msg.event_messages(events)[0]
+        view.fill(
+            "pydantic-ai",
+            role="agent",
+            agent_name=_str(attrs.get("agent_name")),
+            input_text=msg.first_user_text(history),
+            output_text=_output_text(attrs.get("final_result")) or msg.last_assistant_text(history),
+        )
+    elif span.name == "running tool" or "tool_arguments" in attrs:
+        view.fill(
+            "pydantic-ai",
+            role="tool",
+            tool_name=_str(attrs.get("gen_ai.tool.name")) or span.name,
+            call_id=_str(attrs.get("gen_ai.tool.call.id")),
+            arguments=msg.loads(attrs.get("tool_arguments")),
+            result=attrs.get("tool_response"),
+        )
+
+
+_AI_SDK_CALLS = ("ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject")
+
+
+def _ai_sdk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    """The Vercel AI SDK's ``ai.*`` spans: a call, its model steps (``.doGenerate``), tools."""
+    operation = _str(attrs.get("ai.operationId")) or span.name
+    if not operation.startswith("ai."):
+        return
+    if operation == "ai.toolCall":
+        view.fill(
+            "ai-sdk",
+            role="tool",
+            tool_name=_str(attrs.get("ai.toolCall.name")) or span.name,
+            call_id=_str(attrs.get("ai.toolCall.id")),
+            arguments=msg.loads(attrs.get("ai.toolCall.args", attrs.get("ai.toolCall.input"))),
+            result=attrs.get("ai.toolCall.result", attrs.get("ai.toolCall.output")),
+        )
+    elif operation in _AI_SDK_CALLS:
+        prompt = msg.loads(attrs.get("ai.prompt"))
+        view.fill(
+            "ai-sdk",
+            role="agent",
+            agent_name=_str(attrs.get("ai.telemetry.functionId")),
+            input_text=msg.input_text(prompt) if not isinstance(prompt, dict) else _prompt(prompt),
+            output_text=_str(attrs.get("ai.response.text"))
+            or _output_text(attrs.get("ai.response.object")),
+        )
+    elif operation.startswith(_AI_SDK_CALLS) and operation.endswith((".doGenerate", ".doStream")):
+        view.fill(
+            "ai-sdk",
+            role="inference",
+            input_messages=msg.messages(attrs.get("ai.prompt.messages")),
+            output_messages=_ai_sdk_output(attrs),
+        )
+    else:
+        view.fill("ai-sdk", role="other")  # embeddings and the SDK's other calls
+
+
+def _prompt(prompt: Mapping[str, Any]) -> str | None:
+    # ``ai.prompt`` is {"system", "prompt"} or {"system", "messages"}.
+    if isinstance(prompt.get("prompt"), str):
+        return str(prompt["prompt"])
+    return msg.first_user_text(msg.messages(prompt.get("messages")))
+
+
+def _ai_sdk_output(attrs: Mapping[str, Any]) -> list[msg.Message]:
+    parts: list[dict[str, Any]] = []
+    reasoning = _str(attrs.get("ai.response.reasoning"))
+    if reasoning:
+        parts.append({"type": "reasoning", "content": reasoning})
+    text = _str(attrs.get("ai.response.text"))
+    if text:
+        parts.append({"type": "text", "content": text})
+    calls = msg.loads(attrs.get("ai.response.toolCalls"))
+    for call in calls if isinstance(calls, list) else []:
+        if isinstance(call, dict):
+            arguments = call.get("input", call.get("args"))
+            parts.append(
+                {
+                    "type": "tool_call",
+                    "id": call.get("toolCallId"),
+                    "name": call.get("toolName"),
+                    "arguments": arguments,
+                }
+            )
+    return [{"role": "assistant", "parts": parts}] if parts else []
+
+
+def _langfuse(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    # Langfuse's own observation type, as its OTel mapping names it; only its events say
+    # something the other dialects do not.
+    if str(attrs.get("langfuse.observation.type", "")).lower() == "event":
+        view.fill("langfuse", role="event")
+
+
+_DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
+    _openinference,
+    _genai,
+    _legacy,
+    _ai_sdk,
+    _pydantic_ai,
+    _langfuse,
+)
+
+
+def _entity(value: Any, key: str) -> Any:
+    # Traceloop wraps LangChain's payloads: {"inputs": {...}, "tags": [...], ...}.
+    loaded = msg.loads(value)
+    if isinstance(loaded, dict) and key in loaded:
+        return loaded[key]
+    return loaded
+
+
+def _output_text(value: Any) -> str | None:
+    loaded = msg.loads(value)
+    if loaded is None:
+        return None
+    if isinstance(loaded, str):
+        return loaded.strip() or None
+    if isinstance(loaded, dict):
+        if isinstance(loaded.get("messages"), list):
+            text = msg.last_assistant_text(msg.messages(loaded["messages"]))
+            if text:
+                return text
+        for key in ("output", "answer", "result", "content", "text"):
+            if isinstance(loaded.get(key), str) and loaded[key].strip():
+                return str(loaded[key])
+    if isinstance(loaded, list):
+        text = msg.last_assistant_text(msg.messages(loaded))
+        if text:
+            return text
+    return as_text(loaded)
+
+
+def _server(attrs: Mapping[str, Any]) -> str | None:
+    address = _str(attrs.get("server.address"))
+    if not address:
+        return None
+    port = attrs.get("server.port")
+    return f"{address}:{port}" if isinstance(port, int | str) and str(port) else address
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None

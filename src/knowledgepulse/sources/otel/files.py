@@ -1,0 +1,111 @@
+"""Trace files: OTLP JSON and JSON Lines, and the SDK's console span JSON, one trace per trace id.
+
+The OTel file exporter writes one ``TracesData`` per line with no ordering guarantee, so the spans
+of one trace may be spread over many lines (and ``resourceSpans``); every record of the file is
+read before any trace is converted. A span that cannot be read is reported where it is and the
+rest go on; so is a trace that gives no step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from knowledgepulse._util.jsonpath import Loc
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources._envelope import ConversionError, TraceOptions, placed
+from knowledgepulse.sources.otel.build import convert_spans, has_genai
+from knowledgepulse.sources.otel.spans import (
+    Span,
+    SpanError,
+    console_span,
+    is_console_span,
+    is_otlp,
+    otlp_spans,
+)
+from knowledgepulse.trace import TraceItem
+
+_SHAPES = (
+    "expected an OTLP JSON object with resourceSpans (as the OTel file exporter writes, one a "
+    "line; Tempo's batches too) or one span as the SDK's ConsoleSpanExporter writes it (with "
+    "context.trace_id)"
+)
+
+
+def recognises(value: Any) -> bool:
+    """Whether a record is OTLP JSON (``resourceSpans``) or one console span (``context``)."""
+    return is_otlp(value) or is_console_span(value)
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """Every trace in one file's records; a located problem for each span or trace it cannot read.
+
+    The problems of reading come first, as found; then the traces, in the order their first span
+    appears in the file.
+    """
+    yield from convert_span_records(records, options, _spans, source="otlp")
+
+
+SpansOf = Callable[[Record], Iterable[tuple[Span | SpanError, Loc]]]
+"""Each span of a record with its path inside it, or a :class:`SpanError` for one unreadable."""
+
+
+def convert_span_records(
+    records: Iterable[Record | Problem], options: TraceOptions, spans_of: SpansOf, *, source: str
+) -> Iterator[TraceItem | Problem]:
+    """The traces of a file of spans in any shape ``spans_of`` reads (OTLP, Jaeger, Langfuse...).
+
+    Every record is read before any trace is converted: the spans of one trace may be spread
+    over the file. A span that cannot be read is reported where it is, and the rest go on.
+    """
+    traces: dict[str, list[Span]] = {}
+    first: dict[str, tuple[Record, Loc]] = {}
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        for found, loc in spans_of(item):
+            if isinstance(found, SpanError):
+                yield item.problem(found.loc, found.message)
+                continue
+            traces.setdefault(found.trace_id, []).append(found)
+            first.setdefault(found.trace_id, (item, loc))
+    for trace_id, spans in traces.items():
+        record, loc = first[trace_id]
+        if not has_genai(spans):
+            yield record.problem(
+                loc,
+                f"trace {trace_id} has no GenAI span (no agent, model call or tool execution "
+                f"among its {len(spans)} span(s)); skipped",
+                warning=True,
+            )
+            continue
+        try:
+            converted = convert_spans(spans, options, source=source)
+        except ConversionError as error:
+            yield record.problem(loc, f"trace {trace_id}: {error}")
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
+            # A shape no producer we know writes: say which trace, and go on with the others.
+            yield record.problem(loc, f"trace {trace_id} could not be converted: {error!r}")
+        else:
+            yield placed(converted, Location(record.location.file))
+
+
+def _spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
+    value = record.value
+    if is_otlp(value):
+        for found in otlp_spans(value):
+            if isinstance(found, SpanError):
+                yield found, found.loc
+            else:
+                yield found[0], tuple(found[1])
+        return
+    if is_console_span(value):
+        try:
+            yield console_span(value), ()
+        except SpanError as error:
+            yield error, error.loc
+        return
+    yield SpanError((), f"not a span record: {_SHAPES}"), ()

@@ -1,0 +1,390 @@
+"""Pydantic AI runs as ``ReasoningTrace`` documents, from the run's messages.
+
+One line after a run::
+
+    trace = kp.integrations.pydantic_ai.to_trace(result.all_messages()).trace
+
+Pydantic AI keeps a run as a list of messages: a ``request`` (``system-prompt``, ``user-prompt``,
+``tool-return``, ``retry-prompt``, ``retry-feedback`` parts) alternating with a ``response``
+(``text``, ``thinking``, ``tool-call``, ``builtin-tool-call`` parts). Their JSON
+(``ModelMessagesTypeAdapter.dump_json``) is read without importing pydantic_ai. The mapping
+(``spec/integrations.md``): the first user prompt is the objective; ``thinking`` and ``text`` are
+thoughts, the last response's text the answer; a ``tool-call`` and its ``tool-return`` (same
+``tool_call_id``) are one tool call and its observation. Evident errors: a ``retry-prompt`` part
+(Pydantic AI before 2.x), a ``tool-return`` whose ``outcome`` is not ``success`` (``retried`` after
+a ``ModelRetry`` or a validation error, ``failed``, ``denied``), and ``retry-feedback`` (an output
+the agent rejected). A call to the output tool (``final_result``) is the answer, not a tool.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from knowledgepulse._util.jsonpath import describe_value, format_path
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources._envelope import (
+    ConversionError,
+    PathError,
+    TraceOptions,
+    assemble,
+    placed,
+)
+from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.trace import TraceItem
+
+CONTENT_HINT = (
+    "save the messages with ModelMessagesTypeAdapter.dump_json(result.all_messages()); "
+    "Pydantic AI records their text by default"
+)
+"""How to get Pydantic AI messages that carry text."""
+
+OUTPUT_TOOL_PREFIX = "final_result"
+"""Pydantic AI's output tools are named ``final_result`` (``final_result_<Type>`` for unions)."""
+
+_KINDS = frozenset({"request", "response"})
+_FAILED_OUTCOMES = frozenset({"failed", "retried", "denied", "interrupted"})
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass
+class _Run:
+    """One run as read so far."""
+
+    builder: StepBuilder = field(default_factory=StepBuilder)
+    objective: str | None = None
+    started: datetime | None = None
+    run_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    last_kind: str | None = None
+    answer: str | None = None
+    last_text: str | None = None
+    last_text_at: datetime | None = None
+    incomplete: bool = False
+    digest: Any = field(default_factory=hashlib.sha256)
+
+
+def recognises(value: Any) -> bool:
+    """Whether a file's first record is a Pydantic AI message, or a list of them."""
+    if isinstance(value, list):
+        return bool(value) and _is_message(value[0])
+    return _is_message(value)
+
+
+def _known_kind(kind: Any) -> bool:
+    # A list or an object as a kind is a user's bad record, not a set lookup that raises.
+    return isinstance(kind, str) and kind in _KINDS
+
+
+def _is_message(value: Any) -> bool:
+    if not isinstance(value, dict) or not _known_kind(value.get("kind")):
+        return False
+    parts = value.get("parts")
+    return isinstance(parts, list) and all(
+        isinstance(part, dict) and "part_kind" in part for part in parts
+    )
+
+
+def to_trace(
+    messages: Any,
+    *,
+    domain: str | None = None,
+    confidence: float | None = None,
+    agent_id: str | None = None,
+    success: bool | None = None,
+) -> TraceItem:
+    """A Pydantic AI run as a ``ReasoningTrace``.
+
+    Args:
+        messages: ``result.all_messages()`` (live ``ModelMessage`` objects), the run result itself,
+            their JSON (the bytes or text of ``ModelMessagesTypeAdapter.dump_json``), or that JSON
+            parsed (a list of message dicts).
+        domain: the trace's ``task_domain`` (default ``default``).
+        confidence: the outcome's confidence (default 0.8 on success, 0.2 on failure).
+        agent_id: the agent's name, kept in ``metadata.agent_id`` and the objective when no user
+            prompt is recorded.
+        success: whether the run succeeded; by default, whether the messages end in the model's
+            final answer (a run result given here returned, so it succeeded).
+
+    Raises:
+        ConversionError: ``messages`` is none of these, a message cannot be read, or there is no
+            step.
+    """
+    if hasattr(messages, "all_messages"):
+        messages, success = messages.all_messages(), True if success is None else success
+    loaded = _as_json(messages)
+    if not isinstance(loaded, list):
+        raise ConversionError(
+            f"expected a list of Pydantic AI messages, not {describe_value(loaded)}"
+        )
+    run = _Run()
+    for index, message in enumerate(loaded):
+        try:
+            _tell(run, message, (index,))
+        except PathError as error:
+            raise ConversionError(f"{format_path(error.path)}: {error.message}") from error
+    return _finish(run, TraceOptions(domain=domain, confidence=confidence), agent_id, success)
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """Every run in one file's records.
+
+    A record that is one message belongs to the file's run (a JSON list of messages: one run per
+    file); a record that is a list of messages is a run of its own (JSON Lines, one message list a
+    line). A message that cannot be read is reported where it is and left out.
+    """
+    shared = _Run()
+    shared_first: Record | None = None
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        if isinstance(item.value, list):
+            run = _Run()
+            for index, message in enumerate(item.value):
+                try:
+                    _tell(run, message, (index,))
+                except PathError as error:
+                    yield item.problem(error.path, error.message)
+            yield _finish_record(run, options, item)
+            continue
+        try:
+            _tell(shared, item.value, ())
+        except PathError as error:
+            yield item.problem(error.path, error.message)
+        else:
+            shared_first = shared_first or item
+    if shared_first is not None:
+        yield _finish_record(shared, options, shared_first)
+
+
+def _finish_record(run: _Run, options: TraceOptions, record: Record) -> TraceItem | Problem:
+    try:
+        item = _finish(run, options, None, None)
+    except ConversionError as error:
+        return record.problem((), str(error))
+    return placed(item, Location(record.location.file))
+
+
+def _as_json(messages: Any) -> Any:
+    """The messages' JSON shape; live objects are dumped by pydantic_ai's own adapter."""
+    if isinstance(messages, bytes | bytearray | str):
+        try:
+            return json.loads(messages)
+        except ValueError as error:
+            raise ConversionError(f"the messages are not valid JSON: {error}") from error
+    if isinstance(messages, Sequence) and all(isinstance(item, Mapping) for item in messages):
+        return list(messages)
+    if isinstance(messages, Sequence):
+        # Only live ModelMessage objects lead here, so pydantic_ai is installed.
+        from pydantic_ai.messages import ModelMessagesTypeAdapter  # noqa: PLC0415 - optional
+
+        try:
+            return ModelMessagesTypeAdapter.dump_python(list(messages), mode="json")
+        except Exception as error:  # pydantic's serializer raises several kinds
+            raise ConversionError(f"not a list of Pydantic AI messages: {error}") from error
+    return messages
+
+
+def _tell(run: _Run, message: Any, path: Loc) -> None:
+    """Tell the builder what one message holds."""
+    if not isinstance(message, Mapping) or not _known_kind(message.get("kind")):
+        raise PathError(path, _not_a_message(message))
+    parts = message.get("parts")
+    if not isinstance(parts, list):
+        raise PathError(
+            (*path, "parts"), f"expected a list of parts, found {describe_value(parts)}"
+        )
+    run.digest.update(json.dumps(message, sort_keys=True, default=str).encode("utf-8", "replace"))
+    at = _time(message.get("timestamp"))
+    first_part = parts[0] if parts and isinstance(parts[0], Mapping) else {}
+    run.started = run.started or at or _time(first_part.get("timestamp"))
+    run_id = message.get("run_id")
+    if isinstance(run_id, str) and run_id:
+        run.run_id = run_id
+    if isinstance(message.get("metadata"), Mapping):
+        run.metadata = {**message["metadata"], **run.metadata}
+    if message.get("state") not in (None, "complete"):
+        run.incomplete = True
+    run.last_kind = message["kind"]
+    for index, part in enumerate(parts):
+        if not isinstance(part, Mapping) or not isinstance(part.get("part_kind"), str):
+            raise PathError((*path, "parts", index), "a part needs a part_kind, a string")
+    # A response's text is the answer only when it calls no tool and no message follows it.
+    if run.last_text is not None:
+        run.builder.thought(run.last_text, at=run.last_text_at)
+        run.last_text = None
+    if message["kind"] == "request":
+        for index, part in enumerate(parts):
+            _tell_request_part(run, part, (*path, "parts", index), at)
+        return
+    calls_tools = any(_is_tool_call(part) for part in parts)
+    texts: list[str] = []
+    for index, part in enumerate(parts):
+        text = _tell_response_part(run, part, (*path, "parts", index), at, pending=not calls_tools)
+        if text:
+            texts.append(text)
+    run.last_text, run.last_text_at = "\n".join(texts) or None, at
+
+
+def _is_tool_call(part: Mapping[str, Any]) -> bool:
+    name = part.get("tool_name")
+    return (
+        part["part_kind"] in ("tool-call", "builtin-tool-call")
+        and isinstance(name, str)
+        and not name.startswith(OUTPUT_TOOL_PREFIX)
+    )
+
+
+def _tell_request_part(run: _Run, part: Mapping[str, Any], path: Loc, at: datetime | None) -> None:
+    kind = part["part_kind"]
+    when = _time(part.get("timestamp")) or at
+    if kind == "user-prompt":
+        text = _user_text(part.get("content"))
+        if run.objective is None and text:
+            run.objective = text
+    elif kind in ("tool-return", "builtin-tool-return"):
+        name = _name(part, path)
+        if name.startswith(OUTPUT_TOOL_PREFIX) and part.get("outcome", "success") == "success":
+            return  # "Final result processed."
+        content = part.get("content")
+        outcome = part.get("outcome")  # a list or an object is no outcome, not a set lookup
+        failed = isinstance(outcome, str) and outcome in _FAILED_OUTCOMES
+        run.builder.tool_result(
+            name,
+            output=None if failed else content,
+            error=_error_text(content) if failed else None,
+            call_id=_call_id(part),
+            at=when,
+        )
+    elif kind == "retry-prompt":
+        text = _error_text(part.get("content"))
+        tool = part.get("tool_name")
+        if isinstance(tool, str) and tool and not tool.startswith(OUTPUT_TOOL_PREFIX):
+            run.builder.tool_result(tool, error=text, call_id=_call_id(part), at=when)
+        else:
+            run.builder.error(text, at=when)
+    elif kind == "retry-feedback":
+        run.builder.error(_error_text(part.get("content")), at=when)
+
+
+def _tell_response_part(
+    run: _Run, part: Mapping[str, Any], path: Loc, at: datetime | None, *, pending: bool
+) -> str | None:
+    """Tell one response part; a text part that may be the answer is returned, not told."""
+    kind = part["part_kind"]
+    if kind == "thinking":
+        run.builder.thought(_string(part.get("content")), at=at)
+    elif kind == "text":
+        text = _string(part.get("content"))
+        if pending:
+            return text
+        run.builder.thought(text, at=at)
+    elif kind in ("tool-call", "builtin-tool-call"):
+        name = _name(part, path)
+        if name.startswith(OUTPUT_TOOL_PREFIX):
+            run.answer = as_text(part.get("args"))
+        else:
+            run.builder.tool_request(name, part.get("args"), call_id=_call_id(part), at=at)
+    return None
+
+
+def _finish(
+    run: _Run, options: TraceOptions, agent_id: str | None, success: bool | None
+) -> TraceItem:
+    answer = run.answer or run.last_text
+    if run.answer and run.last_text:
+        run.builder.thought(run.last_text, at=run.last_text_at)
+    run.builder.answer(answer)
+    if success is None:
+        success = run.last_kind == "response" and answer is not None and not run.incomplete
+    source_id = run.run_id or run.digest.hexdigest()[:32]
+    return assemble(
+        run.builder,
+        source="pydantic-ai",
+        source_id=f"pydantic-ai-{source_id}",
+        success=success,
+        options=options,
+        objective=run.objective,
+        fallback_objective=agent_id,
+        created_at=run.started,
+        result_summary=answer,
+        agent_id=agent_id,
+        framework="pydantic-ai",
+        metadata=run.metadata,
+        content_hint=CONTENT_HINT,
+    )
+
+
+def _name(part: Mapping[str, Any], path: Loc) -> str:
+    name = part.get("tool_name")
+    if not isinstance(name, str) or not name:
+        raise PathError((*path, "tool_name"), f"expected a tool name, found {describe_value(name)}")
+    return name
+
+
+def _call_id(part: Mapping[str, Any]) -> str | None:
+    call_id = part.get("tool_call_id")
+    return call_id if isinstance(call_id, str) and call_id else None
+
+
+def _user_text(content: Any) -> str | None:
+    """The text of a user prompt: a string, or the strings and text items of a content list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [
+            item if isinstance(item, str) else item.get("content")
+            for item in content
+            if isinstance(item, str)
+            or (isinstance(item, Mapping) and item.get("kind") == "text-content")
+        ]
+        return "\n".join(text for text in texts if isinstance(text, str)) or None
+    return None
+
+
+def _error_text(content: Any) -> str:
+    """A retry's text: the message, or the validation errors as ``loc: msg`` lines."""
+    if isinstance(content, list):
+        lines = []
+        for error in content:
+            if isinstance(error, Mapping) and "msg" in error:
+                loc = ".".join(str(item) for item in error.get("loc") or ())
+                lines.append(f"{loc}: {error['msg']}" if loc else str(error["msg"]))
+            else:
+                lines.append(as_text(error))
+        return "\n".join(lines) or "retry"
+    return as_text(content) or "retry"
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _time(value: Any) -> datetime | None:
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return None
+
+
+def _not_a_message(value: Any) -> str:
+    return (
+        f"not a Pydantic AI message: {describe_value(value)}; expected "
+        "{kind: request|response, parts: [...]}, as "
+        "ModelMessagesTypeAdapter.dump_json(result.all_messages()) writes them"
+    )
+
+
+__all__ = ["CONTENT_HINT", "OUTPUT_TOOL_PREFIX", "convert_records", "recognises", "to_trace"]

@@ -1,0 +1,32 @@
+"""smolagents runs as ``ReasoningTrace`` documents, from the run result or the agent's memory.
+
+One line after a run::
+
+    trace = kp.integrations.smolagents.to_trace(agent.run(task, return_full_result=True)).trace
+
+smolagents keeps every step of a run in ``agent.memory`` and gives them as plain dicts
+(``RunResult.steps``, ``agent.memory.get_full_steps()``), so nothing here imports smolagents. The
+mapping (``spec/integrations.md``): the ``TaskStep``'s task is the objective; a ``PlanningStep``'s
+plan and an ``ActionStep``'s ``model_output`` are thoughts; its ``tool_calls`` are tool calls
+(``final_answer`` is the answer, not a tool), ``observations`` their result, and its ``error`` an
+evident error; ``state == "success"`` is success.
+
+A tool that raises leaves the step's ``tool_calls`` empty (smolagents records them only after every
+call returned), so the calls the model asked for are read from ``model_output_message`` then.
+
+The steps' shapes and field readers are ``_shapes.py``; a run read step by step ``_run.py``;
+files ``_files.py``; a run handed over live ``_result.py``.
+"""
+
+from knowledgepulse.sources.smolagents._files import convert_records, recognises
+from knowledgepulse.sources.smolagents._result import to_trace
+from knowledgepulse.sources.smolagents._run import CONTENT_HINT, FINAL_ANSWER_TOOL, MAX_STEPS_ERROR
+
+__all__ = [
+    "CONTENT_HINT",
+    "FINAL_ANSWER_TOOL",
+    "MAX_STEPS_ERROR",
+    "convert_records",
+    "recognises",
+    "to_trace",
+]

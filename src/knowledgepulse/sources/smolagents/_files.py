@@ -1,0 +1,112 @@
+"""smolagents steps in files: recognising them, and every run in one file's records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources._envelope import (
+    ConversionError,
+    PathError,
+    TraceOptions,
+    placed,
+)
+from knowledgepulse.sources.smolagents._run import Run, finish, tell
+from knowledgepulse.sources.smolagents._shapes import (
+    ACTION_KEYS,
+    PLANNING_KEYS,
+    RUN_KEYS,
+    TASK_KEYS,
+    Loc,
+    not_a_step,
+    number,
+)
+from knowledgepulse.trace import TraceItem
+
+
+def recognises(value: Any) -> bool:
+    """Whether a file's first record is a smolagents step, a list of steps, or a run result."""
+    if isinstance(value, list):
+        return bool(value) and _is_step(value[0])
+    if isinstance(value, dict) and value.keys() >= RUN_KEYS:
+        steps = value["steps"]
+        return isinstance(steps, list) and (not steps or _is_step(steps[0]))
+    return _is_step(value)
+
+
+def _is_step(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    keys = value.keys()
+    if "task" in keys and keys <= TASK_KEYS:
+        return isinstance(value["task"], str)
+    timed = isinstance(value.get("timing"), dict)
+    return timed and (keys >= ACTION_KEYS or keys >= PLANNING_KEYS)
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """Every run in one file's records.
+
+    A record that is one step belongs to the file's run (a JSON list of steps, or JSON Lines of
+    steps: one run per file); a record that is a list of steps or a run result is a run of its
+    own (JSON Lines of runs: one run per line). A step that cannot be read is reported where it is
+    and left out; the rest of its run still converts.
+    """
+    shared = Run()
+    shared_first: Record | None = None
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        value = item.value
+        if isinstance(value, list) or (isinstance(value, dict) and value.keys() >= RUN_KEYS):
+            yield from _convert_record_run(item, options)
+        elif isinstance(value, dict):
+            try:
+                tell(shared, value, ())
+            except PathError as error:
+                yield item.problem(error.path, error.message)
+            else:
+                shared_first = shared_first or item
+        else:
+            yield item.problem((), not_a_step(value))
+    if shared_first is not None:
+        try:
+            found = finish(shared, options, state=None, output=None, agent_id=None, trace_id=None)
+        except ConversionError as error:
+            yield shared_first.problem((), str(error))
+        else:
+            yield placed(found, Location(shared_first.location.file))
+
+
+def _convert_record_run(record: Record, options: TraceOptions) -> Iterator[TraceItem | Problem]:
+    value = record.value
+    prefix: Loc = ()
+    state: Any = None
+    output: Any = None
+    started: float | None = None
+    if isinstance(value, dict):
+        steps, state, output = value["steps"], value.get("state"), value.get("output")
+        started = number((value.get("timing") or {}).get("start_time"))
+        prefix = ("steps",)
+        if not isinstance(steps, list):
+            yield record.problem(prefix, f"expected a list of steps, found {describe_value(steps)}")
+            return
+    else:
+        steps = value
+    run = Run(started=started)
+    for index, step in enumerate(steps):
+        try:
+            tell(run, step, (*prefix, index))
+        except PathError as error:
+            yield record.problem(error.path, error.message)
+    try:
+        converted = finish(run, options, state=state, output=output, agent_id=None, trace_id=None)
+    except ConversionError as error:
+        yield record.problem((), str(error))
+    else:
+        yield placed(converted, Location(record.location.file))

@@ -1,0 +1,218 @@
+"""One smolagents run as it is read: each step told to a builder, then the envelope assembled."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.sources._envelope import (
+    PathError,
+    TraceOptions,
+    assemble,
+)
+from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.sources.smolagents._shapes import (
+    TASK_KEYS,
+    Loc,
+    duration_ms,
+    not_a_step,
+    start_time,
+    step_error,
+    text,
+)
+from knowledgepulse.trace import TraceItem
+
+CONTENT_HINT = (
+    "export the full steps: agent.run(task, return_full_result=True).steps or "
+    "agent.memory.get_full_steps()"
+)
+"""How to get smolagents steps that carry the model's text."""
+FINAL_ANSWER_TOOL = "final_answer"
+"""The tool a smolagents agent calls to answer: its argument is the answer, not a tool call."""
+MAX_STEPS_ERROR = "AgentMaxStepsError"
+"""The error type smolagents records when a run ran out of steps (the run failed)."""
+
+_QUOTED_TOOL = re.compile(r"tool '([^']+)'")
+
+
+@dataclass
+class Run:
+    """One run as read so far: its steps told to a builder, and its envelope."""
+
+    builder: StepBuilder = field(default_factory=StepBuilder)
+    objective: str | None = None
+    started: float | None = None
+    answered: bool = False
+    out_of_steps: bool = False
+    answer: str | None = None
+    canonical: list[Any] = field(default_factory=list)
+
+
+def tell(run: Run, step: Any, path: Loc) -> None:
+    """Tell the builder what one step did.
+
+    Raises:
+        PathError: the step, or a part of it, cannot be read (its path is in the error).
+    """
+    if hasattr(step, "dict") and not isinstance(step, Mapping):
+        step = step.dict()  # a live memory step: its JSON shape
+    if not isinstance(step, Mapping):
+        raise PathError(path, not_a_step(step))
+    run.canonical.append(_canonical(step))
+    if "task" in step and step.keys() <= TASK_KEYS:
+        if run.objective is None and isinstance(step["task"], str):
+            run.objective = step["task"]
+        return
+    if step.keys() == {"output"}:  # FinalAnswerStep
+        run.answer = text(step["output"])
+        run.answered = True
+        return
+    if "timing" not in step:
+        raise PathError(path, not_a_step(step))
+    at = start_time(step.get("timing"), (*path, "timing"))
+    if run.started is None:
+        run.started = at
+    if "plan" in step:
+        run.builder.thought(text(step.get("plan")), at=at)
+        return
+    _tell_action(run, step, path, at)
+
+
+def _tell_action(run: Run, step: Mapping[str, Any], path: Loc, at: float | None) -> None:
+    run.builder.thought(text(step.get("model_output")), at=at)
+    calls = _calls(step, path)
+    tools = [call for call in calls if call[0] != FINAL_ANSWER_TOOL]
+    latency = duration_ms(step.get("timing"))
+    error = step_error(step.get("error"), (*path, "error"))
+    observations = step.get("observations")
+    outputs = _split_observations(observations, len(tools))
+    failed = _failed_call(tools, error) if error else None
+    for index, (name, arguments, call_id) in enumerate(tools):
+        run.builder.tool_request(name, arguments, call_id=call_id, at=at)
+        run.builder.tool_result(
+            name,
+            arguments=arguments,
+            output=outputs[index],
+            error=error[1] if error and index == failed else None,
+            call_id=call_id,
+            at=at,
+            latency_ms=latency,
+        )
+    if error and failed is None:
+        run.builder.error(error[1], at=at, terminal=error[0] == MAX_STEPS_ERROR)
+    if error and error[0] == MAX_STEPS_ERROR:
+        run.out_of_steps = True
+    if step.get("is_final_answer") or (error and error[0] == MAX_STEPS_ERROR):
+        answer = next((_answer(args) for name, args, _ in calls if name == FINAL_ANSWER_TOOL), None)
+        run.answer = answer or text(step.get("action_output")) or text(observations)
+        run.answered = run.answered or bool(step.get("is_final_answer"))
+
+
+def _calls(step: Mapping[str, Any], path: Loc) -> list[tuple[str, Any, str | None]]:
+    """(name, arguments, call id) of each tool call; the model's request when none ran."""
+    key = "tool_calls"
+    calls = step.get(key) or []
+    if not calls:
+        message = step.get("model_output_message")
+        if isinstance(message, Mapping):
+            key, calls = "model_output_message", message.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise PathError(
+            (*path, key), f"expected a list of tool calls, found {describe_value(calls)}"
+        )
+    found = []
+    for index, call in enumerate(calls):
+        where = (*path, key, index) if key == "tool_calls" else (*path, key, "tool_calls", index)
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            raise PathError(where, "a tool call needs function.name, a string")
+        name = function["name"]
+        call_id = call.get("id")
+        found.append(
+            (name, function.get("arguments"), call_id if isinstance(call_id, str) else None)
+        )
+    return found
+
+
+def _split_observations(observations: Any, count: int) -> list[Any]:
+    """Each tool's output: smolagents joins parallel calls' outputs with newlines, in call order."""
+    if count == 0:
+        return []
+    whole = text(observations)
+    if whole is None:
+        return [None] * count
+    lines = whole.split("\n")
+    if count > 1 and len(lines) == count:
+        return list(lines)
+    return [None] * (count - 1) + [whole]  # cannot split safely: the whole text on the last call
+
+
+def _failed_call(tools: list[tuple[str, Any, str | None]], error: tuple[str, str]) -> int | None:
+    """Which call an error belongs to: the one its message names, else the last; none if none."""
+    if not tools:
+        return None
+    named = _QUOTED_TOOL.search(error[1])
+    if named:
+        for index, (name, _, _) in enumerate(tools):
+            if name == named.group(1):
+                return index
+    return len(tools) - 1
+
+
+def _answer(arguments: Any) -> str | None:
+    if isinstance(arguments, Mapping) and "answer" in arguments:
+        return text(arguments["answer"])
+    return text(arguments)
+
+
+def finish(
+    run: Run,
+    options: TraceOptions,
+    *,
+    state: Any,
+    output: Any,
+    agent_id: str | None,
+    trace_id: str | None,
+) -> TraceItem:
+    """The run as a trace: its answer, success and envelope.
+
+    Raises:
+        ConversionError: the run has no step to make a trace of.
+    """
+    answer = text(output) if output is not None else run.answer
+    run.builder.answer(answer)
+    if isinstance(state, str):
+        success = state == "success"
+    else:
+        success = run.answered and not run.out_of_steps
+    source_id = trace_id or "smolagents-" + _digest(run.canonical)
+    return assemble(
+        run.builder,
+        source="smolagents",
+        source_id=source_id,
+        success=success,
+        options=options,
+        objective=run.objective,
+        fallback_objective=agent_id,
+        created_at=run.started,
+        result_summary=answer,
+        agent_id=agent_id,
+        framework="smolagents",
+        content_hint=CONTENT_HINT,
+    )
+
+
+def _canonical(step: Mapping[str, Any]) -> Any:
+    # The prompt sent to the model (model_input_messages) repeats the whole history: leave it out
+    # of the digest so that full and succinct exports of one run get the same id.
+    return {key: value for key, value in step.items() if key != "model_input_messages"}
+
+
+def _digest(value: Any) -> str:
+    serialised = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(serialised.encode("utf-8", "surrogatepass")).hexdigest()[:32]

@@ -1,0 +1,43 @@
+"""Reading items for a run: any input recognised by content, each item with its task, set once."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from knowledgepulse.runs import items_of, read_items
+from knowledgepulse.trace import TraceItem
+
+ROOT = Path(__file__).parents[2]
+TRACES = ROOT / "examples" / "traces" / "traces.jsonl"
+ROWS = ROOT / "examples" / "datasets" / "openai_chat.jsonl"
+
+
+def _tasks(items: Iterable[object]) -> list[str | None]:
+    return [item.task for item in items if isinstance(item, TraceItem)]
+
+
+def test_no_source_means_each_file_is_recognised_and_rows_carry_their_task_column() -> None:
+    """``source=None`` is auto: a trace file as itself, rows with their guessed task column."""
+    assert _tasks(read_items([TRACES, ROWS])) == [None] * 8 + [
+        "acme__widgets-42",
+        "acme__widgets-42",
+        "weather-1",
+    ]
+
+
+def test_a_task_field_is_a_rows_column_or_a_path_in_a_trace() -> None:
+    """The same ``task_field`` names a dataset's column and a dotted path in a trace's JSON."""
+    assert _tasks(read_items([ROWS], task_field="repo")) == ["acme/widgets"] * 2 + [None]
+    domains = _tasks(read_items([TRACES], task_field="metadata.task_domain"))
+    assert domains[:2] == ["finance", "code"]
+
+
+def test_rows_in_memory_are_recognised_like_a_file_of_them() -> None:
+    """``items_of`` on row dicts gives what ``read_items`` gives for the same rows in a file."""
+    rows = [json.loads(line) for line in ROWS.read_text().splitlines()]
+    from_memory = [i for i in items_of(rows) if isinstance(i, TraceItem)]
+    from_file = [i for i in read_items([ROWS]) if isinstance(i, TraceItem)]
+    assert [i.trace.steps for i in from_memory] == [i.trace.steps for i in from_file]
+    assert [i.task for i in from_memory] == [i.task for i in from_file]

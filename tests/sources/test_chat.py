@@ -1,0 +1,362 @@
+"""Conversation datasets: each format's real-shaped rows become traces as the spec maps them."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse import sources
+from knowledgepulse.cli.main import cli
+from knowledgepulse.records import Problem
+from knowledgepulse.sources import RowOptions, TraceOptions
+from knowledgepulse.trace import TraceItem
+from tests.sources.helpers import convert_file, source_of
+
+DATA = Path(__file__).parent / "data" / "chat"
+
+
+def converted(path: Path | str, **kwargs: Any) -> tuple[list[TraceItem], list[Problem]]:
+    traces: list[TraceItem] = []
+    problems: list[Problem] = []
+    for item in convert_file(path, **kwargs):
+        if isinstance(item, Problem):
+            problems.append(item)
+        else:
+            traces.append(item)
+    return traces, problems
+
+
+def steps(item: TraceItem) -> list[tuple[str, str | None]]:
+    return [(s.type, s.tool.name if s.tool else None) for s in item.trace.steps]
+
+
+def test_openai_chat_trajectory_merges_calls_by_id_and_recovers_after_a_traceback() -> None:
+    """An OpenHands-style row: tool results by tool_call_id; a traceback makes a recovery."""
+    traces, problems = converted(DATA / "openai_chat.jsonl")
+    assert not problems
+    first = traces[0]
+    assert first.trace.id == "kp:trace:chatcmpl-0001"
+    assert first.trace.task.objective.startswith("The function `parse_size`")
+    assert steps(first) == [
+        ("thought", None),
+        ("tool_call", "str_replace_editor"),
+        ("observation", "str_replace_editor"),
+        ("thought", None),
+        ("tool_call", "execute_bash"),
+        ("observation", "execute_bash"),
+        ("thought", None),
+        ("error_recovery", "str_replace_editor"),
+        ("observation", "str_replace_editor"),
+        ("thought", None),
+    ]
+    assert first.trace.steps[1].input == {
+        "command": "view",
+        "path": "/workspace/widgets/widgets/units.py",
+    }
+    assert first.trace.outcome.result_summary.startswith("I changed the pattern")
+    assert first.trace.metadata.success is True
+    assert source_of(first)["task"] == "acme__widgets-42"
+    assert first.row is not None
+    assert first.row.value["resolved"] == 1
+
+
+def test_openai_chat_reward_column_says_failure_and_legacy_function_call_is_read() -> None:
+    """``resolved: 0`` is a failure; a legacy ``function_call`` and ``function`` reply pair up."""
+    traces, _ = converted(DATA / "openai_chat.jsonl")
+    assert traces[1].trace.metadata.success is False
+    assert steps(traces[2]) == [
+        ("tool_call", "get_current_weather"),
+        ("observation", "get_current_weather"),
+        ("thought", None),
+    ]
+
+
+def test_messages_given_as_a_json_string_are_read() -> None:
+    """A ToolACE-style row keeps its messages as JSON text: read as nested values."""
+    traces, problems = converted(DATA / "toolace_messages_string.jsonl")
+    assert not problems
+    assert steps(traces[0]) == [
+        ("tool_call", "Top Songs"),
+        ("observation", "Top Songs"),
+        ("thought", None),
+    ]
+    assert traces[0].trace.id == "kp:trace:toolace_messages_string:0"
+
+
+def test_responses_items_read_input_then_output_and_an_error_output_gives_a_recovery() -> None:
+    """Responses: reasoning is a thought, function_call_output by call_id, error then retry."""
+    traces, problems = converted(DATA / "openai_responses.jsonl")
+    assert not problems
+    first = traces[0]
+    assert source_of(first)["format"] == "openai-responses"
+    assert first.trace.task.objective == "Where is my order 8812?"
+    assert steps(first) == [
+        ("thought", None),
+        ("tool_call", "get_order"),
+        ("observation", "get_order"),
+        ("error_recovery", "get_order"),
+        ("observation", "get_order"),
+        ("thought", None),
+    ]
+    assert first.trace.metadata.success is True  # reward 0.9 >= 0.5
+    assert traces[1].trace.metadata.success is False  # reward 0.2
+    assert steps(traces[1])[0] == ("tool_call", "web_search_call")
+
+
+def test_anthropic_is_error_result_makes_the_next_tool_use_a_recovery() -> None:
+    """Anthropic: thinking and text are thoughts; tool_result by tool_use_id with is_error."""
+    traces, problems = converted(DATA / "anthropic.jsonl")
+    assert not problems
+    first = traces[0]
+    assert steps(first) == [
+        ("thought", None),
+        ("thought", None),
+        ("tool_call", "bash"),
+        ("observation", "bash"),
+        ("error_recovery", "bash"),
+        ("observation", "bash"),
+        ("thought", None),
+    ]
+    assert first.trace.steps[3].content == "wc: sales.csv: No such file or directory"
+    assert first.trace.metadata.task_domain == "data"
+    assert source_of(first)["domain_source"] == "metadata"
+    # A pure answer is one step, the answer, and the result summary.
+    assert steps(traces[1]) == [("thought", None)]
+    assert traces[1].trace.outcome.result_summary == "17% of 2,340 is 397.8."
+
+
+def test_sharegpt_function_call_and_observation_turns_and_toolace_bracket_calls() -> None:
+    """Glaive-style function_call/observation turns; ToolACE's ``[Name(arg=...)]`` calls."""
+    traces, problems = converted(DATA / "sharegpt.jsonl")
+    assert not problems
+    assert steps(traces[0]) == [
+        ("tool_call", "get_stock_price"),
+        ("observation", "get_stock_price"),
+        ("thought", None),
+    ]
+    assert traces[0].trace.steps[0].input == {"symbol": "AAPL"}
+    assert steps(traces[1])[0] == ("tool_call", "Weather Forecast")
+    assert traces[1].trace.steps[0].input == {"city": "Lyon", "days": 3}
+
+
+def test_swe_agent_trajectory_commands_are_tool_calls_and_target_is_success() -> None:
+    """SWE-agent rows (role ai/user, text): fenced commands are calls, ``target`` the label."""
+    traces, problems = converted(DATA / "swe_agent.jsonl")
+    assert not problems
+    (only,) = traces
+    assert source_of(only)["format"] == "sharegpt"
+    assert [name for kind, name in steps(only) if kind == "tool_call"] == ["search_dir", "open"]
+    assert only.trace.metadata.success is False
+    assert source_of(only)["task"] == "acme__widgets-7"
+
+
+def test_hermes_tags_with_python_literals_are_calls_and_responses() -> None:
+    """Hermes rows in a JSON list: ``<tool_call>`` / ``<tool_response>`` with single quotes."""
+    traces, problems = converted(DATA / "hermes.json")
+    assert not problems
+    assert source_of(traces[0])["format"] == "hermes"
+    assert steps(traces[0]) == [
+        ("tool_call", "get_stock_fundamentals"),
+        ("observation", "get_stock_fundamentals"),
+        ("thought", None),
+    ]
+    assert "Tesla, Inc." in (traces[0].trace.steps[1].content or "")
+    # Two calls in one turn, their responses by name; the failed one makes the answer a recovery.
+    assert steps(traces[1]) == [
+        ("tool_call", "search_flights"),
+        ("observation", "search_flights"),
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("error_recovery", None),
+    ]
+    assert traces[1].trace.metadata.task_domain == "Travel"
+
+
+@pytest.mark.parametrize(
+    ("name", "source"),
+    [
+        ("openai_chat.jsonl", "openai-chat"),
+        ("openai_responses.jsonl", "openai-responses"),
+        ("anthropic.jsonl", "anthropic"),
+        ("sharegpt.jsonl", "sharegpt"),
+        ("swe_agent.jsonl", "sharegpt"),
+        ("hermes.json", "hermes"),
+    ],
+)
+def test_each_format_is_recognised_by_content(name: str, source: str) -> None:
+    """``auto`` picks the format from the rows themselves; naming it gives the same traces."""
+    auto, _ = converted(DATA / name)
+    named, _ = converted(DATA / name, source=source)
+    assert {source_of(t)["format"] for t in auto} == {source}
+    assert [t.trace.steps for t in auto] == [t.trace.steps for t in named]
+
+
+def test_row_options_name_the_columns_and_the_success_threshold() -> None:
+    """--id-field, --success-field with --success-threshold and --domain-field are obeyed."""
+    rows = RowOptions(
+        id_field="task", success_field="reward", success_threshold=0.95, domain_field="task"
+    )
+    traces, _ = converted(DATA / "openai_responses.jsonl", options=TraceOptions(rows=rows))
+    assert traces[0].trace.id == "kp:trace:order-status"
+    assert traces[0].trace.metadata.success is False  # 0.9 < 0.95
+    assert traces[0].trace.metadata.task_domain == "order-status"
+
+
+def test_a_named_id_column_a_row_lacks_gives_the_row_number() -> None:
+    """``kp:trace:<file stem>:<row>`` when the id column is absent from the row."""
+    rows = RowOptions(id_field="instance_id")
+    traces, _ = converted(DATA / "openai_responses.jsonl", options=TraceOptions(rows=rows))
+    assert [t.trace.id for t in traces] == [
+        "kp:trace:openai_responses:0",
+        "kp:trace:openai_responses:1",
+    ]
+
+
+def test_the_guessed_columns_are_said_once_per_file() -> None:
+    """One line per file says what its rows were read as, and from which columns."""
+    said: list[str] = []
+    path = DATA / "openai_chat.jsonl"
+    assert all(isinstance(item, TraceItem) for item in sources.read([path], notes=said.append))
+    assert said == [
+        f"{path}: read as openai-chat rows (3 traces): messages from 'trajectory'; id from "
+        "'trajectory_id'; task from 'instance_id'; success from 'resolved' (a number counts "
+        "from 0.5)"
+    ]
+
+
+def test_a_bad_row_is_located_with_its_path_and_the_others_go_on(tmp_path: Path) -> None:
+    """A message without a role: ``FILE:LINE: messages[1]: ...``; the next row converts."""
+    good = {
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    }
+    bad = {"messages": [{"role": "user", "content": "hi"}, {"content": "no role"}]}
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in (good, bad, good)) + "\n")
+    traces, problems = converted(path, source="openai-chat")
+    assert len(traces) == 2
+    (problem,) = problems
+    assert str(problem).startswith(f"{path}:2: messages[1]: not a chat message")
+
+
+def test_a_row_without_a_conversation_names_its_keys(tmp_path: Path) -> None:
+    """An unknown row shape says which keys it saw and which --from values exist."""
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps({"prompt_text": "x", "score": 1}) + "\n")
+    _, problems = converted(path)
+    assert "prompt_text, score" in problems[0].message
+    assert "openai-chat" in problems[0].message
+
+
+def test_rows_to_traces_reads_row_dicts_from_python() -> None:
+    """Any iterable of row dicts (a ``datasets.Dataset`` iterates as one) gives traces."""
+    rows = [json.loads(line) for line in (DATA / "anthropic.jsonl").read_text().splitlines()]
+    got = list(sources.convert(iter(rows), name="hub"))
+    assert [item.trace.id for item in got if isinstance(item, TraceItem)] == [
+        "kp:trace:msg-run-1",
+        "kp:trace:msg-run-2",
+    ]
+    first = got[0]
+    assert isinstance(first, TraceItem)
+    assert first.row is not None
+    assert first.row.value == rows[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.dictionaries(
+                st.sampled_from(["role", "content", "tool_calls", "from", "value"]),
+                st.one_of(st.text(max_size=20), st.none(), st.lists(st.none(), max_size=2)),
+            )
+        ),
+        max_size=6,
+    )
+)
+def test_any_row_gives_a_trace_or_a_located_problem(messages: list[Any]) -> None:
+    """Whatever a row holds, each reader gives traces or problems, never an exception."""
+    for source in ("openai-chat", "openai-responses", "anthropic", "sharegpt", "hermes"):
+        for item in sources.convert([{"messages": messages}], source=source):
+            assert isinstance(item, TraceItem | Problem)
+            if isinstance(item, TraceItem):  # the JSON written is the model's
+                dumped = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
+                assert json.dumps(item.document) == json.dumps(dumped)
+
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "datasets"
+
+
+@pytest.mark.parametrize(
+    "stem", ["openai_chat", "openai_responses", "anthropic", "sharegpt", "hermes", "swe_agent"]
+)
+def test_each_example_dataset_reads_the_same_from_json_lines_and_parquet(stem: str) -> None:
+    """An example dataset's Parquet copy (nested columns or JSON text) gives the same traces."""
+    lines, line_problems = converted(EXAMPLES / f"{stem}.jsonl")
+    rows, row_problems = converted(EXAMPLES / f"{stem}.parquet")
+    assert not line_problems
+    assert not row_problems
+    assert [t.trace.id for t in lines] == [t.trace.id for t in rows]
+    assert [t.trace.steps for t in lines] == [t.trace.steps for t in rows]
+    assert [t.trace.task for t in lines] == [t.trace.task for t in rows]
+
+
+def test_the_same_rows_convert_to_the_same_bytes_twice(tmp_path: Path) -> None:
+    """No time of conversion in the output: without a time column ``created_at`` is fixed."""
+    runs = [CliRunner().invoke(cli, ["convert", str(DATA / "openai_chat.jsonl")]) for _ in range(2)]
+    assert runs[0].exit_code == 0, runs[0].output
+    assert runs[0].stdout == runs[1].stdout
+    first = json.loads(runs[0].stdout.splitlines()[0])
+    assert first["metadata"]["created_at"] == "1970-01-01T00:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2025-06-01T10:00:00Z", "2025-06-01T10:00:00+00:00"),
+        ("2025-06-01 10:00:00+02:00", "2025-06-01T08:00:00+00:00"),
+        (1_748_772_000, "2025-06-01T10:00:00+00:00"),
+        (1_748_772_000_000, "2025-06-01T10:00:00+00:00"),  # milliseconds
+        ("next Friday", "1970-01-01T00:00:00+00:00"),  # not a time: the fixed one
+    ],
+)
+def test_created_at_comes_from_a_time_column_when_the_row_has_one(
+    value: object, expected: str
+) -> None:
+    row = {
+        "timestamp": value,
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hey"}],
+    }
+    (item,) = sources.convert([row])
+    assert isinstance(item, TraceItem)
+    assert item.trace.metadata.created_at.astimezone(UTC).isoformat() == expected
+
+
+@pytest.mark.parametrize("stem", ["openai_chat", "anthropic", "sharegpt", "openai_responses"])
+def test_a_hugging_face_dataset_gives_the_traces_its_parquet_file_gives(stem: str) -> None:
+    """A ``datasets.Dataset`` (nested Arrow columns, nulls where a row lacks a field) as rows."""
+    datasets = pytest.importorskip("datasets")
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = EXAMPLES / f"{stem}.parquet"
+    dataset = datasets.Dataset(pq.read_table(path))
+    from_dataset = list(sources.convert(dataset, name=path.name))
+    from_file = list(convert_file(path))
+    assert all(isinstance(item, TraceItem) for item in from_dataset)
+    assert [item.trace for item in from_dataset] == [item.trace for item in from_file]  # type: ignore[union-attr]
+
+
+def test_rows_that_are_not_dicts_are_problems_and_a_dict_of_splits_is_refused() -> None:
+    """A row that is not a mapping is located; a ``DatasetDict`` (a mapping) is a ValueError."""
+    not_rows: Any = ["train"]
+    (problem,) = sources.convert(not_rows, source="openai-chat")
+    assert isinstance(problem, Problem)
+    assert "expected a row" in problem.message
+    splits: Any = {"train": []}
+    with pytest.raises(ValueError, match="give one split"):
+        list(sources.convert(splits))

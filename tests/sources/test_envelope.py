@@ -1,0 +1,132 @@
+"""The envelope every source shares, and the origin of domain and confidence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from knowledgepulse.sources import ConversionError, StepBuilder, TraceOptions
+from knowledgepulse.sources._envelope import assemble
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.value import TraceValueScorer
+from tests.sources.helpers import convert_file, source_of
+
+
+def one_step() -> StepBuilder:
+    builder = StepBuilder()
+    builder.tool_result("search", arguments={"q": "x"}, output="found")
+    builder.answer("x is found")
+    return builder
+
+
+def convert(**kwargs: object) -> TraceItem:
+    settings: dict[str, object] = {
+        "source": "test",
+        "source_id": "run-1",
+        "success": True,
+        "options": TraceOptions(),
+        "objective": "find x",
+        "created_at": 1_700_000_000.0,
+    }
+    settings.update(kwargs)
+    return assemble(one_step(), **settings)  # type: ignore[arg-type]
+
+
+def test_the_id_is_the_source_id_so_reimporting_gives_the_same_trace() -> None:
+    """kp:trace:<source id>, created_at from the root, private by default."""
+    trace = convert().trace
+    assert trace.id == "kp:trace:run-1"
+    assert trace.metadata.created_at.isoformat() == "2023-11-14T22:13:20+00:00"
+    assert (trace.metadata.visibility, trace.metadata.privacy_level) == ("private", "private")
+    assert trace.outcome.result_summary == "x is found"
+    assert convert().trace == trace
+
+
+@pytest.mark.parametrize(
+    ("options", "metadata", "expected"),
+    [
+        (TraceOptions(domain="code", confidence=0.9), {"kp.task_domain": "ops"}, ("code", 0.9)),
+        (TraceOptions(), {"kp.task_domain": "ops", "kp.confidence": "0.65"}, ("ops", 0.65)),
+        (TraceOptions(), {"kp.confidence": 7}, ("default", 0.8)),
+        (TraceOptions(), {}, ("default", 0.8)),
+    ],
+)
+def test_domain_and_confidence_come_from_argument_then_metadata_then_default(
+    options: TraceOptions, metadata: dict[str, object], expected: tuple[str, float]
+) -> None:
+    """An out-of-range kp.confidence is ignored, not clamped."""
+    trace = convert(options=options, metadata=metadata).trace
+    assert (trace.metadata.task_domain, trace.outcome.confidence) == expected
+
+
+def test_a_failed_run_defaults_to_confidence_0_2() -> None:
+    """The TS SDK's parity default."""
+    converted = convert(success=False)
+    assert converted.trace.outcome.confidence == 0.2
+    assert source_of(converted)["confidence_source"] == "default"
+
+
+def test_the_breakdown_says_where_domain_and_confidence_came_from() -> None:
+    """A default is never mistaken for a measurement."""
+    converted = convert(options=TraceOptions(domain="code"))
+    breakdown = TraceValueScorer(embedder=None).score(converted.trace)
+    data = breakdown.to_dict()
+    assert data["domain_source"] == "argument"
+    assert data["inputs"]["outcome_confidence"]["confidence_source"] == "default"
+    assert "the default: the source records none" in breakdown.explain()
+    assert "(domain 'code', as given)" in breakdown.explain()
+
+
+def test_a_hand_written_trace_reports_its_values_as_the_traces_own() -> None:
+    """Without metadata.source, both origins are 'trace' and the explanation adds nothing."""
+    document = convert().trace.model_dump(mode="json", by_alias=True, exclude_none=True)
+    del document["metadata"]["source"]
+    breakdown = TraceValueScorer(embedder=None).score(document)
+    assert breakdown.to_dict()["domain_source"] == "trace"
+    assert breakdown.explain().split("\n")[1] == "  profile 'default' (domain 'default')"
+    assert "source records none" not in breakdown.explain()
+
+
+def test_the_objective_falls_back_to_the_agent_name_then_the_framework() -> None:
+    """A run with no user text still has a non-empty objective."""
+    assert convert(objective=None, fallback_objective="triage-agent").trace.task.objective == (
+        "triage-agent"
+    )
+    assert convert(objective="  ", framework="smolagents").trace.task.objective == (
+        "smolagents run"
+    )
+
+
+def test_a_run_with_no_step_cannot_be_converted() -> None:
+    """Nothing recorded is an error the readers report, not an invented step."""
+    with pytest.raises(ConversionError, match="no step"):
+        assemble(StepBuilder(), source="t", source_id="x", success=True, options=TraceOptions())
+
+
+def test_options_reject_an_empty_domain_and_an_out_of_range_confidence() -> None:
+    """The user's own values are checked where they are given."""
+    with pytest.raises(ValueError, match="domain"):
+        TraceOptions(domain="")
+    with pytest.raises(ValueError, match="confidence"):
+        TraceOptions(confidence=1.5)
+
+
+ROOT = Path(__file__).parents[2]
+FILES = sorted(
+    path
+    for folder in (ROOT / "tests" / "sources" / "data", ROOT / "examples" / "datasets")
+    for path in folder.rglob("*")
+    if path.suffix in (".json", ".jsonl", ".parquet")
+)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_a_converted_traces_document_is_its_model_dump_byte_for_byte(path: Path) -> None:
+    """``document`` is written instead of a dump of the model: they must not differ, key order
+    included (kp convert's output would change)."""
+    for item in convert_file(path):
+        if isinstance(item, TraceItem):
+            dumped = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
+            assert orjson.dumps(item.document) == orjson.dumps(dumped)

@@ -1,0 +1,662 @@
+"""Observability tools' exports: Langfuse, Arize Phoenix, Jaeger, Tempo, OTel JS spans.
+
+The fixtures in data/<tool>/ are small files in each tool's documented export shape (see the
+SOURCES.md beside them); each is a run with a failed tool call and its retry, or a plain answer.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.cli.main import cli
+from knowledgepulse.records import Location, Problem, Record, read_records
+from knowledgepulse.sources import TraceOptions, get_source, source_names
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import convert_file, recognise, source_of
+
+DATA = Path(__file__).parent / "data"
+EXPORTS = ("langfuse", "phoenix", "jaeger", "otel-js")
+
+
+def steps(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def only(path: Path, source: str = "auto") -> TraceItem:
+    items = list(convert_file(path, source=source))
+    assert [item for item in items if isinstance(item, Problem)] == []
+    (trace,) = items
+    assert isinstance(trace, TraceItem)
+    return trace
+
+
+def answers(trace: ReasoningTrace) -> int:
+    summary = trace.outcome.result_summary
+    return sum(
+        step.type in ("thought", "error_recovery") and step.content == summary
+        for step in trace.steps
+    )
+
+
+RETRY = [
+    ("tool_call", "get_weather"),
+    ("observation", "get_weather"),
+    ("error_recovery", "get_weather"),
+    ("observation", "get_weather"),
+    ("thought", None),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "trace_id", "objective", "answer", "tool"),
+    [
+        (
+            "langfuse/weather_agent_export.json",
+            "langfuse",
+            "5b4c0a7e9d2f4e1c8a3b6d0f1e2c3a4b",
+            "What is the weather in Paris?",
+            "It is sunny in Paris, 24 °C.",
+            "get_weather",
+        ),
+        (
+            "phoenix/spans_dataframe.jsonl",
+            "phoenix",
+            "6e0c63257de34c92bf9efcd03927272e",
+            "What's the weather in Boston?",
+            "It is 65°F and cloudy in Boston.",
+            "get_weather",
+        ),
+        (
+            "jaeger/genai_agent_trace.json",
+            "jaeger",
+            "4bf92f3577b34da6a3ce929d0e0e4736",
+            "Convert 100 USD to EUR.",
+            "100 USD is 92.40 EUR.",
+            "convert_currency",
+        ),
+        (
+            "otel_js/ai_sdk_generate_text.json",
+            "otel-js",
+            "d4cda95b652f4a1592b449d5929fda1b",
+            "What is the weather in San Francisco?",
+            "It is 72°F and sunny in San Francisco.",
+            "weather",
+        ),
+    ],
+)
+def test_an_export_with_a_failed_tool_and_its_retry_converts_faithfully(  # noqa: PLR0917
+    path: str, source: str, trace_id: str, objective: str, answer: str, tool: str
+) -> None:
+    """Tools in order, the error's next call an error_recovery, the objective, one answer once."""
+    converted = only(DATA / path)
+    trace = converted.trace
+    assert source_of(converted)["format"] == source
+    assert trace.id == f"kp:trace:{trace_id}"
+    shape = [(kind, tool if name else None) for kind, name in steps(trace)]
+    assert shape[-len(RETRY) :] == [(kind, tool if name else None) for kind, name in RETRY]
+    assert trace.task.objective == objective
+    assert trace.outcome.result_summary == answer
+    assert answers(trace) == 1  # the answer is repeated at two or three span levels
+    assert trace.metadata.success is True
+
+
+def test_langfuse_export_keeps_the_generation_text_latency_and_trace_metadata() -> None:
+    trace = only(DATA / "langfuse" / "weather_agent_export.json").trace
+    assert trace.steps[0].type == "thought"
+    assert trace.steps[0].content == "I'll look up the weather in Paris."
+    assert trace.steps[2].content == "the weather service timed out"  # the statusMessage
+    assert trace.steps[1].latency_ms == 2000.0
+    assert trace.steps[1].input == {"city": "Paris"}
+    assert trace.metadata.task_domain == "weather"  # kp.task_domain in the trace's metadata
+    assert trace.metadata.agent_id == "weather_agent"
+
+
+def test_langfuse_api_page_reads_otel_attributes_in_metadata_and_plain_generations() -> None:
+    """OpenInference attributes in metadata.attributes (an object or JSON text) say the steps."""
+    items = list(convert_file(DATA / "langfuse" / "api_traces_page.json"))
+    first, second = items
+    assert isinstance(first, TraceItem)
+    assert isinstance(second, TraceItem)
+    assert steps(first.trace) == [
+        ("tool_call", "search"),
+        ("observation", "search"),
+        ("thought", None),
+    ]
+    assert first.trace.task.objective == "Find the population of Lyon."
+    assert first.trace.metadata.agent_id == "researcher"
+    assert first.trace.metadata.framework == "openinference.instrumentation.openai_agents"
+    assert steps(second.trace) == [("thought", None)]
+    assert second.trace.outcome.result_summary == "Hi!"
+
+
+def _observation(trace_id: str, oid: str, kind: str, start: int, **fields: Any) -> dict[str, Any]:
+    return {
+        "id": oid,
+        "traceId": trace_id,
+        "type": kind,
+        "name": fields.pop("name", kind.lower()),
+        "startTime": f"2025-01-01T00:00:{start:02d}.000Z",
+        "endTime": f"2025-01-01T00:00:{start:02d}.500Z",
+        "parentObservationId": None,
+        **fields,
+    }
+
+
+def test_langfuse_observations_page_groups_by_trace_and_a_span_named_as_a_tool_is_one(
+    tmp_path: Path,
+) -> None:
+    """GET /api/public/observations pages, spread over lines: a SPAN that ran a tool is a tool."""
+    call = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+    page1 = {
+        "data": [
+            _observation(
+                "t1",
+                "g1",
+                "GENERATION",
+                1,
+                output={"role": "assistant", "tool_calls": [call]},
+                input=[{"role": "user", "content": "Look it up."}],
+            ),
+            _observation("t2", "x1", "GENERATION", 1, output="Alone.", input="Hello?"),
+        ]
+    }
+    page2 = {
+        "data": [
+            _observation("t1", "s1", "SPAN", 2, name="lookup", input={"q": 1}, output="found"),
+            _observation("t1", "g2", "GENERATION", 3, output="Found it."),
+        ]
+    }
+    path = tmp_path / "observations.jsonl"
+    path.write_text(json.dumps(page1) + "\n" + json.dumps(page2) + "\n")
+    one, two = list(convert_file(path))
+    assert isinstance(one, TraceItem)
+    assert isinstance(two, TraceItem)
+    assert steps(one.trace) == [
+        ("tool_call", "lookup"),
+        ("observation", "lookup"),
+        ("thought", None),
+    ]
+    assert one.trace.task.objective == "Look it up."
+    assert two.trace.task.objective == "Hello?"
+    assert two.trace.outcome.result_summary == "Alone."
+
+
+def test_langfuse_root_error_fails_the_trace_and_ids_only_are_a_located_problem(
+    tmp_path: Path,
+) -> None:
+    failed = {
+        "trace": {
+            "id": "f1",
+            "timestamp": "2025-01-01T00:00:00Z",
+            "input": "Do it.",
+            "output": None,
+        },
+        "observations": [
+            _observation("f1", "a", "GENERATION", 1, output="Trying."),
+            _observation("f1", "b", "AGENT", 0, level="ERROR", statusMessage="budget exceeded"),
+        ],
+    }
+    ids_only = {"id": "f2", "timestamp": "2025-01-01T00:00:00Z", "observations": ["a", "b"]}
+    path = tmp_path / "traces.json"
+    path.write_text(json.dumps([failed, ids_only]))
+    items = list(convert_file(path))
+    converted = [item for item in items if isinstance(item, TraceItem)]
+    problems = [item for item in items if isinstance(item, Problem)]
+    assert [item.trace.metadata.success for item in converted] == [False]
+    (problem,) = problems
+    assert str(problem).startswith(
+        f"{path}[1]: observations: the trace lists its observations by id"
+    )
+
+
+def test_phoenix_rows_as_parquet_gives_them_with_datetimes_and_nested_attributes() -> None:
+    """The same spans as row dicts with datetime values and a nested attributes column."""
+    text = (DATA / "phoenix" / "spans_dataframe.jsonl").read_text()
+    rows = [json.loads(line) for line in text.splitlines()]
+    nested_rows = []
+    for row in rows:
+        flat = {key: value for key, value in row.items() if not key.startswith("attributes.")}
+        for key in ("start_time", "end_time"):
+            flat[key] = datetime.fromtimestamp(row[key] / 1000, UTC)
+        attributes: dict[str, Any] = {}
+        for key, value in row.items():
+            if key.startswith("attributes.") and value is not None:
+                node = attributes
+                *parents, last = key.removeprefix("attributes.").split(".")
+                for part in parents:
+                    node = node.setdefault(part, {})
+                node[last] = value
+        flat["attributes"] = attributes
+        nested_rows.append(flat)
+    records = [Record(Location("spans.parquet", None, n), row) for n, row in enumerate(nested_rows)]
+    (converted,) = get_source("phoenix").convert(records, TraceOptions())
+    assert isinstance(converted, TraceItem)
+    assert converted.trace == only(DATA / "phoenix" / "spans_dataframe.jsonl").trace
+
+
+def test_tempo_batches_with_instrumentation_library_spans_read_as_otlp() -> None:
+    converted = only(DATA / "tempo" / "trace_by_id.json")
+    assert source_of(converted)["format"] == "otlp"
+    assert converted.trace.id == "kp:trace:5b8efff798038103d269b633813fc60c"  # base64 decoded
+    assert steps(converted.trace) == [
+        ("tool_call", "send_reset_link"),
+        ("observation", "send_reset_link"),
+        ("thought", None),
+    ]
+    assert converted.trace.task.objective == "Reset my password."
+    assert converted.trace.metadata.framework == "opentelemetry.instrumentation.anthropic"
+
+
+def test_otel_js_console_exporter_objects_and_stringified_spans_read_the_same(
+    tmp_path: Path,
+) -> None:
+    spans = json.loads((DATA / "otel_js" / "ai_sdk_generate_text.json").read_text())
+    console = []
+    for span in spans:
+        seconds, nanos = span["startTime"]
+        end_seconds, end_nanos = span["endTime"]
+        start_us = seconds * 1_000_000 + nanos // 1000
+        console.append(
+            {
+                "resource": span["resource"],
+                "instrumentationScope": {"name": "ai", "version": "4.3.16"},
+                "traceId": span["spanContext"]["traceId"],
+                "parentId": span.get("parentSpanId"),
+                "name": span["name"],
+                "id": span["spanContext"]["spanId"],
+                "kind": 0,
+                "timestamp": start_us,
+                "duration": end_seconds * 1_000_000 + end_nanos // 1000 - start_us,
+                "attributes": span["attributes"],
+                "status": span["status"],
+                "events": span["events"],
+                "links": [],
+            }
+        )
+    stringified = [
+        {
+            **{k: v for k, v in span.items() if k != "spanContext"},
+            "_spanContext": span["spanContext"],
+        }
+        for span in spans
+    ]
+    expected = only(DATA / "otel_js" / "ai_sdk_generate_text.json").trace
+    for name, shape in (("console.json", console), ("stringified.json", stringified)):
+        path = tmp_path / name
+        path.write_text(json.dumps(shape))
+        assert only(path).trace == expected
+
+
+def test_jaeger_bad_span_is_located_and_the_trace_still_converts(tmp_path: Path) -> None:
+    document = json.loads((DATA / "jaeger" / "genai_agent_trace.json").read_text())
+    document["data"][0]["spans"].append({"traceID": "", "spanID": "x"})
+    path = tmp_path / "jaeger.json"
+    path.write_text(json.dumps(document))
+    items = list(convert_file(path))
+    (problem,) = [item for item in items if isinstance(item, Problem)]
+    assert str(problem) == (
+        f"{path}:1: data[0].spans[6].traceID: expected a 32-digit hex id, found ''"
+    )
+    assert sum(isinstance(item, TraceItem) for item in items) == 1
+
+
+def test_console_exporter_output_saved_as_jsonl_is_read_by_its_content() -> None:
+    """Pretty-printed spans in a .jsonl file: one trace, no 'invalid JSON' line."""
+    path = DATA / "otel" / "console_exporter_pretty.jsonl"
+    records = list(read_records(path))
+    assert [type(item).__name__ for item in records] == ["Record", "Record"]
+    converted = only(path)
+    assert converted.trace.id == "kp:trace:3f1e5c9a2b7d4e8f9a0b1c2d3e4f5a6b"
+    assert steps(converted.trace) == [("thought", None)]  # the answer, told once
+    assert converted.trace.task.objective == "How many r's are in strawberry?"
+
+
+def test_a_jsonl_line_with_a_syntax_error_stays_a_jsonl_problem(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"a": tru}\n{"b": 1}\n')
+    items = list(read_records(path))
+    assert str(items[0]).startswith(f"{path}:1: invalid JSON")
+    assert isinstance(items[1], Record)
+    assert items[1].value == {"b": 1}
+
+
+def test_kp_convert_says_what_each_file_was_read_as() -> None:
+    files = [
+        str(DATA / "langfuse" / "api_traces_page.json"),
+        str(DATA / "jaeger" / "genai_agent_trace.json"),
+    ]
+    result = CliRunner().invoke(cli, ["convert", *files])
+    assert result.exit_code == 0, result.output
+    assert f"{files[0]}: read as langfuse (2 traces)" in result.stderr
+    assert f"{files[1]}: read as jaeger (1 trace)" in result.stderr
+
+
+def test_an_unknown_shape_names_its_keys_and_every_source(tmp_path: Path) -> None:
+    path = tmp_path / "mystery.json"
+    path.write_text('{"spans_v9": [], "owner": "me"}')
+    (problem,) = list(convert_file(path))
+    assert isinstance(problem, Problem)
+    assert "owner, spans_v9" in problem.message
+    assert all(source in problem.message for source in source_names())
+
+
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [
+        ("langfuse/weather_agent_export.json", "langfuse"),
+        ("langfuse/api_traces_page.json", "langfuse"),
+        ("phoenix/spans_dataframe.jsonl", "phoenix"),
+        ("jaeger/genai_agent_trace.json", "jaeger"),
+        ("tempo/trace_by_id.json", "otlp"),
+        ("otel_js/ai_sdk_generate_text.json", "otel-js"),
+        ("otel/console_exporter_pretty.jsonl", "otlp"),
+    ],
+)
+def test_each_export_is_recognised_by_its_first_record(path: str, source: str) -> None:
+    first = next(item for item in read_records(DATA / path) if isinstance(item, Record))
+    assert recognise(first.value) == source
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "trace",
+                    "observations",
+                    "data",
+                    "id",
+                    "traceId",
+                    "type",
+                    "timestamp",
+                    "traceID",
+                    "spans",
+                    "spanID",
+                    "tags",
+                    "references",
+                    "context.trace_id",
+                    "context.span_id",
+                    "name",
+                    "spanContext",
+                    "parentSpanId",
+                    "attributes",
+                    "startTime",
+                    "status",
+                    "parent_id",
+                    "span_kind",
+                    "level",
+                    "input",
+                    "output",
+                    "metadata",
+                    "processes",
+                ]
+            )
+            | st.text(max_size=6),
+            children,
+            max_size=6,
+        )
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=JSON, source=st.sampled_from(EXPORTS))
+def test_converting_any_json_gives_traces_or_located_problems(value: Any, source: str) -> None:
+    """Whatever the record, a reader answers with traces and located problems, never raises."""
+    record = Record(Location("f.json", 1, 0), value)
+    for item in get_source(source).convert([record], TraceOptions()):
+        assert isinstance(item, TraceItem | Problem)
+        if isinstance(item, Problem):
+            assert item.location.file == "f.json"
+
+
+def test_langfuse_fills_what_the_span_attributes_leave_out_gemini_parts_included(
+    tmp_path: Path,
+) -> None:
+    """A Google ADK run: the spans say what they are, Langfuse's input/output hold the content."""
+    adk = {"scope": json.dumps({"name": "gcp.vertex.agent"})}
+    call = {"function_call": {"id": "adk-1", "name": "get_time", "args": {"city": "Tokyo"}}}
+    export = {
+        "trace": {"id": "ad1", "timestamp": "2025-01-01T00:00:00Z", "name": "invocation"},
+        "observations": [
+            _observation(
+                "ad1",
+                "ag",
+                "AGENT",
+                0,
+                name="invoke_agent time_agent",
+                input={"parts": [{"text": "What time is it in Tokyo?"}], "role": "user"},
+                output=None,
+                metadata={
+                    **adk,
+                    "attributes": json.dumps(
+                        {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "time_agent"}
+                    ),
+                },
+            ),
+            _observation(
+                "ad1",
+                "l1",
+                "GENERATION",
+                1,
+                name="call_llm",
+                parentObservationId="ag",
+                input={"contents": []},
+                output={"content": {"role": "model", "parts": [call]}},
+            ),
+            _observation(
+                "ad1",
+                "t1",
+                "TOOL",
+                2,
+                name="execute_tool get_time",
+                parentObservationId="ag",
+                input={"city": "Tokyo"},
+                output={"time": "10:30"},
+                metadata={
+                    **adk,
+                    "attributes": json.dumps(
+                        {
+                            "gen_ai.operation.name": "execute_tool",
+                            "gen_ai.tool.name": "get_time",
+                            "gen_ai.tool.call.id": "adk-1",
+                        }
+                    ),
+                },
+            ),
+            _observation(
+                "ad1",
+                "l2",
+                "GENERATION",
+                3,
+                name="call_llm",
+                parentObservationId="ag",
+                output={
+                    "content": {
+                        "role": "model",
+                        "parts": [
+                            {"text": "The user wants the time.", "thought": True},
+                            {"text": "It is 10:30 in Tokyo."},
+                        ],
+                    }
+                },
+            ),
+        ],
+    }
+    path = tmp_path / "adk.json"
+    path.write_text(json.dumps(export))
+    trace = only(path).trace
+    assert steps(trace) == [
+        ("tool_call", "get_time"),
+        ("observation", "get_time"),
+        ("thought", None),
+        ("thought", None),
+    ]
+    assert trace.steps[0].input == {"city": "Tokyo"}
+    assert trace.steps[2].content == "The user wants the time."
+    assert trace.outcome.result_summary == "It is 10:30 in Tokyo."
+    assert trace.task.objective == "What time is it in Tokyo?"
+    assert trace.metadata.framework == "gcp.vertex.agent"
+
+
+def test_langfuse_generation_output_as_anthropic_content_blocks(tmp_path: Path) -> None:
+    export = {
+        "trace": {"id": "cl1", "timestamp": "2025-01-01T00:00:00Z", "input": "List the files."},
+        "observations": [
+            _observation(
+                "cl1",
+                "g1",
+                "GENERATION",
+                1,
+                output=[
+                    {"type": "thinking", "thinking": "I should run ls."},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "Bash",
+                        "input": {"command": "ls"},
+                    },
+                ],
+            ),
+            _observation(
+                "cl1",
+                "t1",
+                "TOOL",
+                2,
+                name="Bash",
+                input={"command": "ls"},
+                output="README.md\nsrc",
+            ),
+            _observation(
+                "cl1",
+                "g2",
+                "GENERATION",
+                3,
+                output=[{"type": "text", "text": "Two entries: README.md and src."}],
+            ),
+        ],
+    }
+    path = tmp_path / "claude.json"
+    path.write_text(json.dumps(export))
+    trace = only(path).trace
+    assert [(step.type, step.content) for step in trace.steps] == [
+        ("thought", "I should run ls."),
+        ("tool_call", 'Bash {"command":"ls"}'),
+        ("observation", "README.md\nsrc"),
+        ("thought", "Two entries: README.md and src."),
+    ]
+
+
+def test_a_bad_item_of_a_langfuse_page_is_located_by_its_own_keys(tmp_path: Path) -> None:
+    page = {
+        "data": [
+            _observation("p1", "g1", "GENERATION", 1, output="Fine.", input="Hi?"),
+            {"unexpected": 1},
+        ]
+    }
+    path = tmp_path / "page.json"
+    path.write_text(json.dumps(page))
+    items = list(convert_file(path))
+    (problem,) = [item for item in items if isinstance(item, Problem)]
+    assert problem.path == "data[1]"
+    assert problem.message.endswith("found an object with keys unexpected")
+    assert sum(isinstance(item, TraceItem) for item in items) == 1
+
+
+def test_kp_score_from_auto_says_what_it_read_too() -> None:
+    path = str(DATA / "otel_js" / "ai_sdk_generate_text.json")
+    result = CliRunner().invoke(cli, ["score", "--from", "auto", "--no-embedder", path])
+    assert result.exit_code == 0, result.output
+    assert f"{path}: read as otel-js (1 trace)" in result.stderr
+
+
+LANGFUSE_EXPORT = json.loads((DATA / "langfuse" / "weather_agent_export.json").read_text())
+JAEGER_TRACE = json.loads((DATA / "jaeger" / "genai_agent_trace.json").read_text())
+
+
+def _trace_of(source: str, value: Any) -> ReasoningTrace:
+    (converted,) = get_source(source).convert(
+        [Record(Location("f.json", 1, 0), value)], TraceOptions()
+    )
+    assert isinstance(converted, TraceItem)
+    return converted.trace
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    langfuse=st.permutations(range(len(LANGFUSE_EXPORT["observations"]))),
+    jaeger=st.permutations(range(len(JAEGER_TRACE["data"][0]["spans"]))),
+)
+def test_the_order_observations_and_spans_are_written_in_does_not_change_the_trace(
+    langfuse: list[int], jaeger: list[int]
+) -> None:
+    """Steps come from start times and the tree, never from the order in the file."""
+    observations = LANGFUSE_EXPORT["observations"]
+    shuffled = {**LANGFUSE_EXPORT, "observations": [observations[n] for n in langfuse]}
+    assert _trace_of("langfuse", shuffled) == _trace_of("langfuse", LANGFUSE_EXPORT)
+    spans = JAEGER_TRACE["data"][0]["spans"]
+    trace = {**JAEGER_TRACE["data"][0], "spans": [spans[n] for n in jaeger]}
+    assert _trace_of("jaeger", {"data": [trace]}) == _trace_of("jaeger", JAEGER_TRACE)
+
+
+def test_two_shapes_the_fuzzer_found_are_located_problems_or_traces_not_crashes() -> None:
+    """A status code that is an object (found by bench/fuzz_loaders.py, seed 1), and an
+    OpenInference message index of 5,000 digits (seed 2)."""
+    row = json.loads((DATA / "phoenix" / "spans_dataframe.jsonl").read_text().splitlines()[4])
+    odd_status = {**row, "status_code": {"code": 2}}
+    huge_index = {**row, "attributes.llm.output_messages.9" + "9" * 4999 + ".message.role": "x"}
+    for value in (odd_status, huge_index):
+        (item,) = get_source("phoenix").convert([Record(Location("f"), value)], TraceOptions())
+        assert isinstance(item, TraceItem | Problem)
+
+
+def test_a_langfuse_event_at_error_level_is_an_error_the_next_action_recovers_from(
+    tmp_path: Path,
+) -> None:
+    """An EVENT at ERROR: an observation with its text; the next tool call is the recovery."""
+
+    def call(call_id: str) -> dict[str, Any]:
+        function = {"name": "search", "arguments": '{"q": "flights"}'}
+        return {"role": "assistant", "tool_calls": [{"id": call_id, "function": function}]}
+
+    observations = [
+        _observation("e1", "g1", "GENERATION", 1, output=call("c1")),
+        _observation("e1", "s1", "TOOL", 2, name="search", input={"q": "flights"}, output="[]"),
+        _observation("e1", "v0", "EVENT", 3, name="cache-miss"),  # not an error: nothing
+        _observation(
+            "e1", "v1", "EVENT", 3, name="guardrail", level="ERROR", output="rate limit hit"
+        ),
+        _observation("e1", "g2", "GENERATION", 4, output=call("c2")),
+        _observation("e1", "s2", "TOOL", 5, name="search", input={"q": "flights"}, output="[1]"),
+        _observation("e1", "g3", "GENERATION", 6, output="One flight."),
+    ]
+    for item in observations[1:]:
+        item["parentObservationId"] = "g1" if item["type"] == "EVENT" else None
+    export = {
+        "trace": {"id": "e1", "timestamp": "2025-01-01T00:00:00Z", "input": "Find flights."},
+        "observations": observations,
+    }
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export))
+    trace = only(path).trace
+    assert steps(trace) == [
+        ("tool_call", "search"),
+        ("observation", "search"),
+        ("observation", None),
+        ("error_recovery", "search"),
+        ("observation", "search"),
+        ("thought", None),
+    ]
+    assert trace.steps[2].content == "rate limit hit"
+    assert trace.metadata.success is True  # the error was recovered from, below the root

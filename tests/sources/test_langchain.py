@@ -1,0 +1,553 @@
+"""LangSmith run files and run trees as ReasoningTraces: golden payloads, shapes, bad records."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.records import Problem
+from knowledgepulse.sources import ConversionError, TraceOptions
+from knowledgepulse.sources import langchain as lc
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.value import TraceValueScorer
+from tests.sources.helpers import convert_file, recognise, source_of
+from tests.sources.weather import RETRY_SHAPE
+
+DATA = Path(__file__).parent / "data" / "langchain"
+EXAMPLE_RUNS = Path(__file__).parents[2] / "examples" / "integrations" / "langgraph" / "runs.json"
+
+
+def converted(path: Path, **options: Any) -> list[TraceItem | Problem]:
+    return list(convert_file(path, source="langsmith", options=TraceOptions(**options)))
+
+
+def only_trace(path: Path, **options: Any) -> TraceItem:
+    (item,) = converted(path, **options)
+    assert isinstance(item, TraceItem), item
+    return item
+
+
+def shape(item: TraceItem) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in item.trace.steps]
+
+
+def steps_of(item: TraceItem) -> list[dict[str, Any]]:
+    return [step.model_dump(exclude_none=True) for step in item.trace.steps]
+
+
+# Golden payloads (tests/sources/data/langchain/NOTICE.md)
+
+
+def test_langsmith_reasoning_batch_is_one_answer_thought() -> None:
+    """The LangSmith SDK's o1-mini post/patch batch: the answer is the one thought step."""
+    raw = json.loads((DATA / "langsmith_py_wrap_openai_reasoning.json").read_text("utf-8"))
+    answer = raw["patch"][0]["outputs"]["choices"][0]["message"]["content"]
+    item = only_trace(DATA / "langsmith_py_wrap_openai_reasoning.json")
+    trace = item.trace
+    assert trace.id == "kp:trace:a8b34ded-ccd2-4fb7-bccb-9cd625066a14"
+    assert steps_of(item) == [{"step_id": 0, "type": "thought", "content": answer}]
+    assert trace.task.objective == raw["post"][0]["inputs"]["messages"][0]["content"]
+    assert trace.outcome.result_summary == answer
+    assert trace.metadata.success is True
+    assert trace.metadata.agent_id == "ChatOpenAI"
+    assert trace.metadata.framework == "langchain"
+    assert trace.metadata.created_at.isoformat() == "2024-10-11T20:58:24.544431+00:00"
+    assert (source_of(item)["domain_source"], source_of(item)["confidence_source"]) == (
+        "default",
+        "default",
+    )
+    assert trace.outcome.confidence == 0.8
+    # Rule 1 of the score: a lone thought is worth 0.1, as the seeds intend.
+    assert TraceValueScorer(embedder=None).score(trace).score == pytest.approx(0.1)
+
+
+def test_langsmith_plain_batch_keeps_the_user_message_as_objective() -> None:
+    """The gpt-4o-mini batch: objective "howdy", one thought with the reply."""
+    item = only_trace(DATA / "langsmith_py_wrap_openai_.json")
+    assert item.trace.task.objective == "howdy"
+    assert steps_of(item) == [
+        {"step_id": 0, "type": "thought", "content": "Howdy! How can I assist you today?"}
+    ]
+
+
+def test_tracer_nested_runs_on_error_gives_a_failed_call_and_no_recovery() -> None:
+    """LangChain's own nested-error run: the tool's error is the observation; the run failed."""
+    item = only_trace(DATA / "tracer_nested_runs_on_error.json")
+    trace = item.trace
+    assert trace.id == "kp:trace:7c0a4b0e-0000-4000-8000-000000000001"
+    assert steps_of(item) == [
+        {
+            "step_id": 0,
+            "type": "tool_call",
+            "content": 'tool {"_raw":"test"}',
+            "tool": {"name": "tool"},
+            "input": {"_raw": "test"},
+            "output_summary": "Exception('test')",
+            "latency_ms": 0.0,
+        },
+        {
+            "step_id": 1,
+            "type": "observation",
+            "content": "Exception('test')",
+            "tool": {"name": "tool"},
+            "output_summary": "Exception('test')",
+        },
+    ]
+    assert trace.metadata.success is False
+    assert trace.outcome.confidence == 0.2
+    assert trace.task.objective == "chain"  # no user text: the root's name
+
+
+def test_tracer_nested_run_gives_the_tool_and_its_output() -> None:
+    """LangChain's nested run: a tool run with output "test" and empty model runs."""
+    item = only_trace(DATA / "tracer_nested_run.json")
+    assert shape(item) == [("tool_call", "tool"), ("observation", "tool")]
+    assert item.trace.steps[1].content == "test"
+    assert item.trace.metadata.success is True
+
+
+# The example's LangGraph run, saved by the tracer (examples/integrations/langgraph/runs.json)
+
+
+def example_run() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(EXAMPLE_RUNS.read_text("utf-8"))
+    return loaded
+
+
+def flatten(run: dict[str, Any]) -> list[dict[str, Any]]:
+    flat: list[dict[str, Any]] = []
+    stack = [run]
+    while stack:
+        current = stack.pop()
+        stack.extend(current.get("child_runs") or [])
+        flat.append({key: value for key, value in current.items() if key != "child_runs"})
+    return flat
+
+
+def test_example_run_file_converts_to_the_graph_steps() -> None:
+    """The saved LangGraph run: the failed call, the recovery, the answer, in order."""
+    item = only_trace(EXAMPLE_RUNS, domain="weather")
+    assert shape(item) == RETRY_SHAPE
+    trace = item.trace
+    assert "unknown city 'Pariss'" in (trace.steps[2].content or "")
+    assert trace.steps[4].input == {"city": "Paris"}
+    assert trace.task.objective == "What is the weather in Paris today?"
+    assert trace.outcome.result_summary == "It is sunny in Paris today, 21 °C."
+    assert trace.metadata.framework == "langgraph"
+    assert trace.id == f"kp:trace:{example_run()['trace_id']}"
+    assert source_of(item)["domain_source"] == "argument"
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_a_flat_list_of_runs_in_any_order_gives_the_nested_trace(random: Any) -> None:
+    """Runs listed flat (``client.list_runs``), shuffled, rebuild the same tree and trace."""
+    run = example_run()
+    flat = flatten(run)
+    random.shuffle(flat)
+    nested = lc.to_trace(run)
+    rebuilt = lc.to_trace(flat)
+    assert rebuilt.trace == nested.trace
+
+
+def test_post_and_patch_batches_give_the_nested_trace(tmp_path: Path) -> None:
+    """Ingest batches: posts open runs, patches (here in a later line) add outputs and ends."""
+    run = example_run()
+    posts: list[dict[str, Any]] = []
+    patches: list[dict[str, Any]] = []
+    for one in flatten(run):
+        later: dict[str, Any] = {
+            key: one.pop(key) for key in ("outputs", "end_time", "error") if key in one
+        }
+        posts.append(one)
+        patches.append({"id": one["id"], "trace_id": one["trace_id"], **later})
+    path = tmp_path / "batches.jsonl"
+    path.write_text(
+        json.dumps({"post": posts}) + "\n" + json.dumps({"patch": patches}) + "\n", "utf-8"
+    )
+    item = only_trace(path)
+    assert item.trace == lc.to_trace(run).trace
+    assert item.location is not None
+    assert item.location.line == 1
+
+
+# Shapes and rules
+
+
+def run(run_type: str, name: str, **fields: Any) -> dict[str, Any]:
+    return {"id": f"{name}-{run_type}", "name": name, "run_type": run_type, **fields}
+
+
+def ai(content: Any = "", tool_calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"content": content, "type": "ai"}
+    if tool_calls:
+        kwargs["tool_calls"] = [{**call, "type": "tool_call"} for call in tool_calls]
+    return {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain", "schema", "messages", "AIMessage"],
+        "kwargs": kwargs,
+    }
+
+
+def llm(name: str, message: dict[str, Any], at: str) -> dict[str, Any]:
+    outputs = {"generations": [[{"text": "", "message": message}]], "llm_output": None}
+    return run("llm", name, start_time=at, outputs=outputs)
+
+
+def test_an_error_tool_message_fails_a_call_no_tool_run_recorded() -> None:
+    """An unknown tool: only ToolNode's error ToolMessage says so; the next call recovers."""
+    error = {
+        "type": "tool",
+        "content": "Error: nope is not a valid tool",
+        "tool_call_id": "c1",
+        "status": "error",
+        "name": "nope",
+    }
+    tree = run(
+        "chain",
+        "LangGraph",
+        inputs={"messages": [["user", "find it"]]},
+        child_runs=[
+            llm("m1", ai("", [{"name": "nope", "args": {}, "id": "c1"}]), "2025-01-01T00:00:01Z"),
+            run("chain", "tools", start_time="2025-01-01T00:00:02Z", outputs={"messages": [error]}),
+            llm(
+                "m2",
+                ai("", [{"name": "search", "args": {"q": "it"}, "id": "c2"}]),
+                "2025-01-01T00:00:03Z",
+            ),
+            run(
+                "tool",
+                "search",
+                start_time="2025-01-01T00:00:04Z",
+                inputs={"q": "it"},
+                outputs={"output": "found"},
+                extra={"tool_call_id": "c2"},
+            ),
+            llm("m3", ai("Found it."), "2025-01-01T00:00:05Z"),
+        ],
+    )
+    item = lc.to_trace(tree)
+    assert shape(item) == [
+        ("tool_call", "nope"),
+        ("observation", "nope"),
+        ("error_recovery", "search"),
+        ("observation", "search"),
+        ("thought", None),
+    ]
+    assert item.trace.steps[1].content == "Error: nope is not a valid tool"
+    assert item.trace.task.objective == "find it"
+    assert item.trace.outcome.result_summary == "Found it."
+
+
+def test_reasoning_blocks_and_provider_reasoning_are_thoughts() -> None:
+    """Standard ``reasoning`` blocks and ``additional_kwargs.reasoning_content`` are thoughts."""
+    message = ai(
+        [
+            {"type": "reasoning", "reasoning": "Think first."},
+            {"type": "text", "text": "The answer is 4."},
+        ]
+    )
+    message["kwargs"]["additional_kwargs"] = {"reasoning_content": "Two plus two."}
+    item = lc.to_trace(llm("model", message, "2025-01-01T00:00:00Z"))
+    assert [(s.type, s.content) for s in item.trace.steps] == [
+        ("thought", "Two plus two."),
+        ("thought", "Think first."),
+        ("thought", "The answer is 4."),
+    ]
+    assert item.trace.outcome.result_summary == "The answer is 4."
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [
+            {
+                "lc": 1,
+                "type": "constructor",
+                "id": ["langchain", "schema", "messages", "HumanMessage"],
+                "kwargs": {"content": "Q?"},
+            }
+        ],
+        [{"type": "human", "content": [{"type": "text", "text": "Q?"}]}],
+        [["user", "Q?"]],
+        [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Q?"}],
+        ["Q?"],
+    ],
+)
+def test_objective_is_the_first_human_message_in_every_shape(messages: list[Any]) -> None:
+    """Serialised, dumped, tuple, OpenAI-shaped and bare-string messages all give the task."""
+    tree = run(
+        "chain",
+        "agent",
+        inputs={"messages": messages},
+        child_runs=[llm("m", ai("A."), "2025-01-01T00:00:00Z")],
+    )
+    assert lc.to_trace(tree).trace.task.objective == "Q?"
+
+
+def test_domain_and_confidence_come_from_run_metadata() -> None:
+    """``kp.task_domain`` and ``kp_confidence`` in the root's metadata; an argument wins."""
+    tree = run(
+        "chain",
+        "agent",
+        inputs={"input": "Q?"},
+        extra={"metadata": {"kp.task_domain": "finance", "kp_confidence": 0.6}},
+        outputs={"output": "A."},
+    )
+    item = lc.to_trace(tree)
+    assert (item.trace.metadata.task_domain, source_of(item)["domain_source"]) == (
+        "finance",
+        "metadata",
+    )
+    assert (item.trace.outcome.confidence, source_of(item)["confidence_source"]) == (
+        0.6,
+        "metadata",
+    )
+    assert item.trace.task.objective == "Q?"
+    assert [s.content for s in item.trace.steps] == ["A."]  # the output is the answer
+    assert lc.to_trace(tree, domain="code").trace.metadata.task_domain == "code"
+
+
+def test_a_python_repr_tool_input_is_read_as_an_object() -> None:
+    """LangChain writes ``str(dict)`` as a tool's input; it is read as the arguments."""
+    tree = run("tool", "calc", inputs={"input": "{'a': 1, 'b': [2]}"}, outputs={"output": 3})
+    assert lc.to_trace(tree).trace.steps[0].input == {"a": 1, "b": [2]}
+
+
+def test_the_traceback_is_cut_from_a_tool_error() -> None:
+    """A tool run's error keeps the exception, not the Python traceback after it."""
+    tree = run(
+        "tool",
+        "calc",
+        inputs={"x": 1},
+        error="ValueError('bad')Traceback (most recent call last):\n  File \"x.py\"",
+    )
+    assert lc.to_trace(tree).trace.steps[1].content == "ValueError('bad')"
+
+
+def test_to_trace_takes_json_text_and_rejects_several_roots() -> None:
+    """JSON text is read; a value with two root runs is refused with a clear message."""
+    tree = run("tool", "calc", inputs={"x": 1}, outputs={"output": 2})
+    assert lc.to_trace(json.dumps(tree)).trace.steps[0].tool is not None
+    other: dict[str, Any] = {**copy.deepcopy(tree), "id": "other"}
+    with pytest.raises(ConversionError, match="expected one root run, found 2"):
+        lc.to_trace([tree, other])
+    with pytest.raises(ConversionError, match="not a LangChain or LangSmith run"):
+        lc.to_trace(42)
+
+
+# Bad input: located problems, the rest goes on
+
+
+def test_bad_records_are_located_and_the_others_convert(tmp_path: Path) -> None:
+    """An unreadable line, a non-run, a bad child list and an empty trace; two traces still come."""
+    good = run("tool", "calc", inputs={"x": 1}, outputs={"output": 2})
+    lines = [
+        json.dumps(good),
+        "{not json",
+        json.dumps({"run_type": "chain", "id": "r2", "child_runs": [7, good | {"id": "g2"}]}),
+        json.dumps({"run_type": "chain", "id": "r3", "child_runs": {"a": 1}}),
+        json.dumps({"patch": [{"id": "nobody", "outputs": {}}]}),
+        json.dumps(run("chain", "empty")),
+    ]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    items = converted(path)
+    traces = [item for item in items if isinstance(item, TraceItem)]
+    problems = [str(item) for item in items if isinstance(item, Problem)]
+    assert [t.trace.id for t in traces] == ["kp:trace:calc-tool", "kp:trace:r2"]
+    assert len(problems) == 6, problems  # line 4 is also a trace with no step
+    assert problems[0].startswith(f"{path}:2: ")
+    assert any(p.startswith(f"{path}:3: child_runs[0]: not a LangSmith run") for p in problems)
+    assert any(p.startswith(f"{path}:4: child_runs: expected a list of runs") for p in problems)
+    assert any(p.startswith(f"{path}:5: patch[0]: a patch for run 'nobody'") for p in problems)
+    assert any(p.startswith(f"{path}:6: ") and "holds no step" in p for p in problems)
+
+
+def test_a_run_whose_parent_is_missing_is_its_own_trace_with_a_warning() -> None:
+    """An orphan (its parent not exported) still converts, and says why it stands alone."""
+    orphan = run("tool", "calc", parent_run_id="gone", inputs={"x": 1}, outputs={"output": 2})
+    (item,) = [i for i in lc_records([orphan]) if isinstance(i, TraceItem)]
+    assert any("parent run gone is not in the file" in note for note in item.warnings)
+
+
+def test_runs_linked_in_a_cycle_are_reported() -> None:
+    """Two runs each naming the other as parent form no tree; they are reported, not looped."""
+    first = run("tool", "a", parent_run_id="b-tool", outputs={"output": 1})
+    second = run("tool", "b", parent_run_id="a-tool", outputs={"output": 1})
+    items = lc_records([first, second])
+    assert all(isinstance(item, Problem) for item in items)
+    assert "cycle" in str(items[0])
+
+
+def lc_records(runs: list[dict[str, Any]]) -> list[TraceItem | Problem]:
+    from knowledgepulse.records import Location, Record
+
+    records = [Record(Location("runs.json", index=i), value) for i, value in enumerate(runs)]
+    return list(lc.convert_records(records, TraceOptions()))
+
+
+# Recognising the shape
+
+
+def test_recognises_runs_lists_and_batches_only() -> None:
+    """Runs, lists of runs and post/patch batches are LangSmith; other sources' shapes are not."""
+    assert lc.recognises(example_run())
+    assert lc.recognises(flatten(example_run()))
+    assert lc.recognises(json.loads((DATA / "langsmith_py_wrap_openai_.json").read_text("utf-8")))
+    others: list[Any] = [
+        {"resourceSpans": []},
+        {"object": "trace.span", "id": "span_1", "span_data": {}},
+        {"name": "chat", "context": {"trace_id": "0x1"}, "kind": "SpanKind.CLIENT"},
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "hi"}]},
+        {"step_number": 1, "model_output": "x"},
+        {"post": "nope"},
+        [],
+        "text",
+    ]
+    for other in others:
+        assert not lc.recognises(other), other
+
+
+def test_auto_recognises_every_langsmith_file() -> None:
+    """``--from auto`` picks langsmith for the golden files and the example's run."""
+    for path in [*sorted(DATA.glob("*.json")), EXAMPLE_RUNS]:
+        first = json.loads(path.read_text("utf-8"))
+        assert recognise(first) == "langsmith", path
+
+
+def test_a_retriever_run_is_a_tool_call_with_its_documents() -> None:
+    """Retriever runs are tool executions; the documents' text is the observation."""
+    docs = [
+        {"page_content": "Paris is in France.", "metadata": {}, "type": "Document"},
+        {"page_content": "It has 2M people.", "metadata": {}, "type": "Document"},
+    ]
+    tree = run("retriever", "wiki", inputs={"query": "Paris"}, outputs={"documents": docs})
+    item = lc.to_trace(tree)
+    assert shape(item) == [("tool_call", "wiki"), ("observation", "wiki")]
+    assert item.trace.steps[0].input == {"query": "Paris"}
+    assert item.trace.steps[1].content == "Paris is in France.\n\nIt has 2M people."
+
+
+def test_an_invalid_tool_call_is_a_failed_call_and_the_next_recovers() -> None:
+    """A tool call whose arguments could not be parsed fails; the next call is the recovery."""
+    bad = ai("")
+    bad["kwargs"]["invalid_tool_calls"] = [
+        {
+            "name": "calc",
+            "args": "{1+",
+            "id": "c1",
+            "error": "bad JSON",
+            "type": "invalid_tool_call",
+        }
+    ]
+    tree = run(
+        "chain",
+        "agent",
+        inputs={"input": "add"},
+        child_runs=[
+            llm("m1", bad, "2025-01-01T00:00:01Z"),
+            llm(
+                "m2",
+                ai("", [{"name": "calc", "args": {"x": 1}, "id": "c2"}]),
+                "2025-01-01T00:00:02Z",
+            ),
+        ],
+    )
+    item = lc.to_trace(tree)
+    assert shape(item) == [
+        ("tool_call", "calc"),
+        ("observation", "calc"),
+        ("error_recovery", "calc"),
+    ]
+    assert item.trace.steps[1].content == "invalid tool call: bad JSON"
+    assert item.trace.steps[0].input == {"_raw": "{1+"}
+
+
+def test_openai_shaped_tool_calls_are_merged_with_their_tool_runs_by_id() -> None:
+    """A wrapped OpenAI client's ``choices[0].message.tool_calls`` meet the tool run by call id."""
+    choice = {
+        "message": {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_9",
+                    "type": "function",
+                    "function": {"name": "lookup", "arguments": '{"q": "x"}'},
+                }
+            ],
+        }
+    }
+    tree = run(
+        "chain",
+        "agent",
+        inputs={"question": "x?"},
+        child_runs=[
+            run(
+                "llm",
+                "ChatOpenAI",
+                start_time="2025-01-01T00:00:01Z",
+                outputs={"choices": [choice]},
+            ),
+            run(
+                "tool",
+                "lookup",
+                start_time="2025-01-01T00:00:02Z",
+                end_time="2025-01-01T00:00:02.250Z",
+                inputs={"q": "x"},
+                outputs={
+                    "output": {"type": "tool", "content": "found x", "tool_call_id": "call_9"}
+                },
+            ),
+        ],
+    )
+    item = lc.to_trace(tree)
+    assert shape(item) == [("tool_call", "lookup"), ("observation", "lookup")]
+    assert item.trace.steps[0].latency_ms == pytest.approx(250.0)
+    assert item.trace.steps[1].content == "found x"
+    assert item.trace.task.objective == "x?"
+
+
+def test_a_failed_model_call_makes_the_next_tool_call_a_recovery() -> None:
+    """A model run's own error is evident; the next tool call recovers from it."""
+    tree = run(
+        "chain",
+        "agent",
+        inputs={"input": "go"},
+        child_runs=[
+            run("llm", "m1", start_time="2025-01-01T00:00:01Z", error="RateLimitError('slow')"),
+            llm("m2", ai("", [{"name": "calc", "args": {}, "id": "c"}]), "2025-01-01T00:00:02Z"),
+        ],
+    )
+    item = lc.to_trace(tree)
+    assert shape(item) == [("observation", None), ("error_recovery", "calc")]
+    assert item.trace.steps[0].content == "m1: RateLimitError('slow')"
+
+
+def test_a_trace_past_the_run_limit_is_cut_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs past ``MAX_RUNS_PER_TRACE`` are left out, with a warning on the trace."""
+    from knowledgepulse.sources.langchain import _runs
+
+    monkeypatch.setattr(_runs, "MAX_RUNS_PER_TRACE", 3)
+    children = [run("tool", f"t{i}", outputs={"output": i}) for i in range(5)]
+    item = lc.to_trace(run("chain", "agent", child_runs=children))
+    assert [step.tool.name for step in item.trace.steps if step.tool] == ["t0", "t0", "t1", "t1"]
+    assert item.warnings == ("only the first 3 runs were read",)
+
+
+def test_domain_and_confidence_arguments_reach_every_file_trace() -> None:
+    """``--domain``/``--confidence`` (TraceOptions) win over the defaults."""
+    item = only_trace(DATA / "tracer_nested_run.json", domain="code", confidence=0.5)
+    assert item.trace.metadata.task_domain == "code"
+    assert (item.trace.outcome.confidence, source_of(item)["confidence_source"]) == (
+        0.5,
+        "argument",
+    )

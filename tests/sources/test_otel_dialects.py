@@ -1,0 +1,425 @@
+"""The dialects instrumentations speak, the error rule, the envelope, and the tree, span by span."""
+
+from __future__ import annotations
+
+import json
+from itertools import count
+from typing import Any
+
+import pytest
+
+from knowledgepulse.sources import ConversionError
+from knowledgepulse.sources.otel import Span, SpanEvent, to_trace
+from knowledgepulse.trace import ReasoningTrace
+from tests.sources.helpers import source_of
+
+TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+_ids = count(1)
+
+
+def span(
+    name: str,
+    attributes: dict[str, Any] | None = None,
+    *,
+    start: int,
+    parent: Span | None = None,
+    span_id: str | None = None,
+    error: bool = False,
+    events: tuple[SpanEvent, ...] = (),
+    resource: dict[str, Any] | None = None,
+    scope: str | None = None,
+) -> Span:
+    """A span starting ``start`` seconds after an epoch, lasting half a second."""
+    base = 1_700_000_000_000_000_000
+    return Span(
+        trace_id=TRACE,
+        span_id=span_id or f"{next(_ids):016x}",
+        parent_id=parent.span_id if parent else None,
+        name=name,
+        start_ns=base + start * 1_000_000_000,
+        end_ns=base + start * 1_000_000_000 + 500_000_000,
+        error=error,
+        attributes=attributes or {},
+        events=events,
+        resource=resource or {},
+        scope=scope,
+    )
+
+
+def steps(trace: ReasoningTrace) -> list[tuple[str, str | None, str]]:
+    return [
+        (step.type, step.tool.name if step.tool else None, step.content or "")
+        for step in trace.steps
+    ]
+
+
+def messages(*items: dict[str, Any]) -> str:
+    return json.dumps(list(items))
+
+
+def test_openllmetry_flattened_names_and_traceloop_tools() -> None:
+    """Legacy ``gen_ai.prompt.{i}``/``gen_ai.completion.{i}`` and a Traceloop tool span."""
+    first = span(
+        "openai.chat",
+        {
+            "llm.request.type": "chat",
+            "gen_ai.prompt.0.role": "user",
+            "gen_ai.prompt.0.content": "Find flights to Oslo",
+            "gen_ai.completion.0.role": "assistant",
+            "gen_ai.completion.0.tool_calls.0.id": "c1",
+            "gen_ai.completion.0.tool_calls.0.name": "search",
+            "gen_ai.completion.0.tool_calls.0.arguments": '{"q": "Oslo"}',
+        },
+        start=1,
+    )
+    tool = span(
+        "search.tool",
+        {
+            "traceloop.span.kind": "tool",
+            "traceloop.entity.name": "search",
+            "traceloop.entity.input": json.dumps({"inputs": {"q": "Oslo"}}),
+            "traceloop.entity.output": json.dumps({"output": "3 flights"}),
+        },
+        start=2,
+    )
+    last = span(
+        "openai.chat",
+        {"llm.request.type": "chat", "gen_ai.completion.0.content": "There are 3 flights."},
+        start=3,
+    )
+    trace = to_trace([first, tool, last]).trace
+    assert trace.task.objective == "Find flights to Oslo"
+    assert steps(trace) == [
+        ("tool_call", "search", 'search {"q":"Oslo"}'),
+        ("observation", "search", "3 flights"),
+        ("thought", None, "There are 3 flights."),
+    ]
+
+
+def test_openai_style_message_json_as_langsmith_exports_it() -> None:
+    """``gen_ai.prompt``/``gen_ai.completion`` holding OpenAI-style messages with tool_calls."""
+    chat = span(
+        "ChatOpenAI",
+        {
+            "gen_ai.prompt": json.dumps([{"role": "user", "content": "2+2?"}]),
+            "gen_ai.completion": json.dumps(
+                [
+                    {
+                        "role": "assistant",
+                        "content": [{"type": "thinking", "thinking": "Add them."}],
+                        "tool_calls": [
+                            {"id": "t1", "function": {"name": "calc", "arguments": '{"e": "2+2"}'}}
+                        ],
+                    }
+                ]
+            ),
+        },
+        start=1,
+    )
+    trace = to_trace([chat]).trace
+    assert trace.task.objective == "2+2?"
+    assert steps(trace) == [
+        ("thought", None, "Add them."),
+        ("tool_call", "calc", 'calc {"e":"2+2"}'),
+    ]
+
+
+def test_pydantic_ai_own_names_agent_run_and_running_tool() -> None:
+    """Pydantic AI's ``agent run`` / ``running tool`` spans (instrumentation version 2)."""
+    history = messages(
+        {"role": "user", "parts": [{"type": "text", "content": "Roll a die"}]},
+        {"role": "assistant", "parts": [{"type": "text", "content": "You rolled 4."}]},
+    )
+    root = span(
+        "agent run",
+        {
+            "agent_name": "dice",
+            "pydantic_ai.all_messages": history,
+            "final_result": "You rolled 4.",
+        },
+        start=0,
+        scope="pydantic-ai",
+    )
+    tool = span(
+        "running tool",
+        {"gen_ai.tool.name": "roll", "tool_arguments": "{}", "tool_response": "4"},
+        start=1,
+        parent=root,
+    )
+    trace = to_trace([tool, root]).trace
+    assert trace.task.objective == "Roll a die"
+    assert steps(trace) == [
+        ("tool_call", "roll", "roll"),
+        ("observation", "roll", "4"),
+        ("thought", None, "You rolled 4."),
+    ]
+    assert (trace.metadata.agent_id, trace.metadata.framework) == ("dice", "pydantic-ai")
+
+
+def test_openinference_wins_over_genai_on_the_same_span() -> None:
+    """Phoenix's precedence: a TOOL span's ``tool.name`` beats ``gen_ai.tool.name``."""
+    both = span(
+        "tool",
+        {
+            "openinference.span.kind": "TOOL",
+            "tool.name": "oi_search",
+            "input.value": '{"q": "x"}',
+            "output.value": "found",
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "genai_search",
+            "gen_ai.tool.call.arguments": '{"q": "other"}',
+        },
+        start=1,
+    )
+    trace = to_trace([both]).trace
+    assert steps(trace) == [
+        ("tool_call", "oi_search", 'oi_search {"q":"x"}'),
+        ("observation", "oi_search", "found"),
+    ]
+
+
+def test_mcp_client_span_gives_its_server_to_the_tool_it_serves() -> None:
+    """``tools/call`` under ``execute_tool`` is one step with ``mcp_server`` = address:port."""
+    tool = span(
+        "execute_tool get_weather",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.call.id": "c1",
+            "gen_ai.tool.call.result": "sunny",
+        },
+        start=1,
+    )
+    client = span(
+        "tools/call get_weather",
+        {
+            "mcp.method.name": "tools/call",
+            "gen_ai.tool.name": "get_weather",
+            "server.address": "weather.example",
+            "server.port": 8080,
+        },
+        start=1,
+        parent=tool,
+    )
+    listing = span("tools/list", {"mcp.method.name": "tools/list"}, start=0)
+    alone = span(
+        "tools/call lookup",
+        {"mcp.method.name": "tools/call", "server.address": "db.example"},
+        start=2,
+    )
+    trace = to_trace([listing, tool, client, alone]).trace
+    assert [(step.type, step.tool.name if step.tool else None) for step in trace.steps] == [
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("tool_call", "lookup"),
+    ]
+    assert trace.steps[0].tool is not None
+    assert trace.steps[2].tool is not None
+    assert trace.steps[0].tool.mcp_server == "weather.example:8080"
+    assert trace.steps[2].tool.mcp_server == "db.example"
+
+
+@pytest.mark.parametrize(
+    ("failure", "text"),
+    [
+        ({"error": True}, "the span ended with status ERROR"),
+        ({"attributes": {"error.type": "TimeoutError"}}, "TimeoutError"),
+        (
+            {"events": (SpanEvent("exception", {"exception.message": "boom"}),)},
+            "boom",
+        ),
+    ],
+)
+def test_each_evident_error_makes_the_next_call_error_recovery(
+    failure: dict[str, Any], text: str
+) -> None:
+    """Status ERROR, ``error.type`` or an ``exception`` event: observation, then recovery."""
+    root = span("invoke_agent a", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+    attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "fetch"}
+    failed = span(
+        "execute_tool fetch",
+        {**attributes, **failure.get("attributes", {})},
+        start=1,
+        parent=root,
+        error=failure.get("error", False),
+        events=failure.get("events", ()),
+    )
+    retry = span(
+        "execute_tool fetch",
+        {**attributes, "gen_ai.tool.call.result": "ok"},
+        start=2,
+        parent=root,
+    )
+    trace = to_trace([root, failed, retry]).trace
+    assert steps(trace) == [
+        ("tool_call", "fetch", "fetch"),
+        ("observation", "fetch", text),
+        ("error_recovery", "fetch", "fetch"),
+        ("observation", "fetch", "ok"),
+    ]
+    assert trace.metadata.success is True
+
+
+def test_terminal_error_fails_the_run_without_recovery() -> None:
+    """A failing last call under a failed root: no error_recovery, success false, 0.2."""
+    root = span("invoke_agent a", {"gen_ai.operation.name": "invoke_agent"}, start=0, error=True)
+    failed = span(
+        "execute_tool fetch",
+        {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "fetch"},
+        start=1,
+        parent=root,
+        events=(SpanEvent("exception", {"exception.type": "OSError"}),),
+    )
+    converted = to_trace([root, failed])
+    assert [step.type for step in converted.trace.steps] == ["tool_call", "observation"]
+    assert converted.trace.steps[1].content == "OSError"
+    assert converted.trace.metadata.success is False
+    assert (converted.trace.outcome.confidence, source_of(converted)["confidence_source"]) == (
+        0.2,
+        "default",
+    )
+
+
+def test_domain_and_confidence_come_from_the_root_or_the_resource() -> None:
+    """``kp.task_domain`` on the resource, ``kp.confidence`` on the root span."""
+    root = span(
+        "invoke_agent a",
+        {"gen_ai.operation.name": "invoke_agent", "kp.confidence": 0.65},
+        start=0,
+        resource={"kp.task_domain": "finance"},
+    )
+    chat = span(
+        "chat m",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.output.messages": messages(
+                {"role": "assistant", "parts": [{"type": "text", "content": "Done."}]}
+            ),
+        },
+        start=1,
+        parent=root,
+    )
+    converted = to_trace([root, chat])
+    assert (converted.trace.metadata.task_domain, source_of(converted)["domain_source"]) == (
+        "finance",
+        "metadata",
+    )
+    assert (converted.trace.outcome.confidence, source_of(converted)["confidence_source"]) == (
+        0.65,
+        "metadata",
+    )
+    overridden = to_trace([root, chat], domain="code", confidence=0.3)
+    assert (overridden.trace.metadata.task_domain, overridden.trace.outcome.confidence) == (
+        "code",
+        0.3,
+    )
+
+
+def test_non_genai_spans_are_skipped_but_their_children_are_read() -> None:
+    """An HTTP root and an embeddings span give no step; the agent inside them does."""
+    http = span("GET /ask", {"http.request.method": "GET"}, start=0)
+    agent = span(
+        "invoke_agent helper",
+        {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": "helper",
+            "gen_ai.input.messages": messages(
+                {"role": "user", "parts": [{"type": "text", "content": "Summarise the doc"}]}
+            ),
+            "gen_ai.output.messages": messages(
+                {"role": "assistant", "parts": [{"type": "text", "content": "A summary."}]}
+            ),
+        },
+        start=1,
+        parent=http,
+    )
+    embed = span("embeddings m", {"gen_ai.operation.name": "embeddings"}, start=2, parent=agent)
+    converted = to_trace([embed, agent, http]).trace
+    assert converted.task.objective == "Summarise the doc"
+    assert steps(converted) == [("thought", None, "A summary.")]
+    assert converted.metadata.agent_id == "helper"
+    assert converted.metadata.created_at.timestamp() == 1_700_000_000  # the HTTP root's start
+
+
+def test_an_unknown_parent_makes_the_earliest_span_the_root() -> None:
+    """Spans whose parent is not in the file: the earliest one sets the trace's start."""
+    ghost = Span(trace_id=TRACE, span_id="f" * 16, parent_id=None, name="ghost")
+    late = span(
+        "execute_tool b",
+        {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "b"},
+        start=5,
+        parent=ghost,
+    )
+    early = span(
+        "execute_tool a",
+        {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "a"},
+        start=3,
+        parent=ghost,
+    )
+    trace = to_trace([late, early]).trace
+    assert [step.tool.name for step in trace.steps if step.tool] == ["a", "b"]
+    assert trace.metadata.created_at.timestamp() == 1_700_000_003
+
+
+def test_hosted_server_tool_calls_are_tool_steps() -> None:
+    """``server_tool_call`` parts (a hosted search) give a tool step and its result."""
+    chat = span(
+        "chat m",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.output.messages": messages(
+                {
+                    "role": "assistant",
+                    "parts": [
+                        {
+                            "type": "server_tool_call",
+                            "id": "s1",
+                            "name": "web_search",
+                            "server_tool_call": {"query": "otel"},
+                        },
+                        {
+                            "type": "server_tool_call_response",
+                            "id": "s1",
+                            "server_tool_call_response": {"hits": 3},
+                        },
+                        {"type": "text", "content": "Three hits."},
+                    ],
+                }
+            ),
+        },
+        start=1,
+    )
+    trace = to_trace([chat]).trace
+    assert steps(trace) == [
+        ("tool_call", "web_search", "web_search"),
+        ("observation", "web_search", '{"hits": 3}'),
+        ("thought", None, "Three hits."),
+    ]
+
+
+def test_step_content_and_summaries_are_bounded() -> None:
+    """A huge tool result is cut: content at 8 KB, output_summary at 500 characters."""
+    tool = span(
+        "execute_tool dump",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "dump",
+            "gen_ai.tool.call.result": "x" * 20_000,
+        },
+        start=1,
+    )
+    observation = to_trace([tool]).trace.steps[1]
+    assert observation.content is not None
+    assert len(observation.content.encode()) <= 8192
+    assert observation.output_summary is not None
+    assert len(observation.output_summary) == 500
+
+
+def test_spans_of_several_traces_are_refused_by_to_trace() -> None:
+    """``to_trace`` wants one trace; ``to_traces`` is for many."""
+    other = Span(trace_id="0" * 31 + "1", span_id="a" * 16, parent_id=None, name="x")
+    tool = span("execute_tool a", {"gen_ai.operation.name": "execute_tool"}, start=1)
+    with pytest.raises(ConversionError, match="one trace, found 2"):
+        to_trace([tool, other])
+    with pytest.raises(ConversionError, match="not a span"):
+        to_trace([42])

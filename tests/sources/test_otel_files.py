@@ -1,0 +1,371 @@
+"""OTLP JSON, OTLP JSON Lines and console-exporter files, converted by the spec's rules."""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.records import Problem, read_records
+from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources.otel import CONTENT_HINT, convert_records, recognises, to_trace
+from knowledgepulse.sources.otel.spans import any_value
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import convert_file, recognise, source_of
+from tests.sources.weather import RETRY_SHAPE, step_shape
+
+DATA = Path(__file__).parent / "data" / "otel"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "integrations" / "otel"
+
+
+def steps(trace: ReasoningTrace) -> list[tuple[str, str | None, str]]:
+    return [
+        (step.type, step.tool.name if step.tool else None, step.content or "")
+        for step in trace.steps
+    ]
+
+
+def converted(path: Path | str, source: str = "auto") -> list[TraceItem | Problem]:
+    return list(convert_file(path, source=source))
+
+
+def traces(path: Path | str) -> list[TraceItem]:
+    return [item for item in converted(path) if isinstance(item, TraceItem)]
+
+
+def test_semconv_tool_call_example_gives_the_spec_steps() -> None:
+    """The spec's tool-call example: tool_call → observation (from the next chat) → answer."""
+    trace = traces(DATA / "genai_semconv_examples.otlp.jsonl")[0].trace
+    answer = "The weather in Paris is currently rainy with a temperature of 57°F."
+    assert steps(trace) == [
+        ("tool_call", "get_weather", 'get_weather {"location":"Paris"}'),
+        ("observation", "get_weather", "rainy, 57°F"),
+        ("thought", None, answer),
+    ]
+    assert trace.id == "kp:trace:0af7651916cd43dd8448eb211c80319c"
+    assert trace.task.objective == "Weather in Paris?"
+    assert trace.steps[0].input == {"location": "Paris"}
+    assert trace.steps[0].latency_ms == 250.0
+    assert trace.outcome.result_summary == answer
+    assert trace.metadata.success is True
+    assert trace.metadata.framework == "semconv-example"
+    assert trace.metadata.created_at.isoformat() == "2023-11-14T22:13:20+00:00"
+
+
+def test_a_trace_spread_over_lines_is_one_trace() -> None:
+    """The tool span sits on its own line; the file still gives one trace per trace id."""
+    found = traces(DATA / "genai_semconv_examples.otlp.jsonl")
+    assert [item.trace.id for item in found] == [
+        "kp:trace:0af7651916cd43dd8448eb211c80319c",
+        "kp:trace:5b8efff798038103d269b633813fc60d",
+    ]
+
+
+def test_semconv_reasoning_example_is_a_thought_then_the_answer() -> None:
+    """A ``reasoning`` part is a thought; the text part after it is the final answer."""
+    trace = traces(DATA / "genai_semconv_examples.otlp.jsonl")[1].trace
+    assert [step.type for step in trace.steps] == ["thought", "thought"]
+    assert trace.steps[0].content is not None
+    assert trace.steps[0].content.startswith("Alright, the user wants a joke about OpenTelemetry")
+    assert trace.outcome.result_summary.startswith(" Why did the developer bring OpenTelemetry")
+    assert trace.task.objective == "chat"  # no user text recorded: the span's name
+
+
+def test_proto_example_without_genai_spans_is_a_located_warning() -> None:
+    """A trace of plain spans is skipped with a warning at the span; ids are read as lower hex."""
+    (problem,) = converted(DATA / "opentelemetry_proto_trace.json")
+    assert isinstance(problem, Problem)
+    assert problem.warning
+    assert problem.path == "resourceSpans[0].scopeSpans[0].spans[0]"
+    assert "5b8efff798038103d269b633813fc60c has no GenAI span" in problem.message
+
+
+def test_openinference_spec_spans_give_objective_and_answer() -> None:
+    """OpenInference's console-shaped CHAIN root gives the objective and the answer."""
+    (item,) = traces(DATA / "openinference_traces.json")
+    trace = item.trace
+    assert trace.id == "kp:trace:ed7b336d-e71a-46f0-a334-5f2e87cb6cfc"
+    assert trace.task.objective == "Is anybody there?"
+    assert steps(trace) == [("thought", None, "Yes, I am here.")]
+    assert trace.metadata.created_at.isoformat() == "2023-09-07T18:54:47.293922+00:00"
+
+
+def test_openinference_tool_call_flow_merges_the_tool_result_by_call_id() -> None:
+    """The flattened tool call and the ``tool`` message of the next LLM call are one tool step."""
+    flow, reasoning = (item.trace for item in traces(DATA / "openinference_tool_calling.jsonl"))
+    assert flow.task.objective == "What's the weather in Boston?"
+    assert steps(flow) == [
+        ("tool_call", "get_weather", 'get_weather {"location":"Boston, MA"}'),
+        ("observation", "get_weather", '{"temperature": 65, "condition": "cloudy"}'),
+        ("thought", None, "The current weather in Boston is 65°F and cloudy."),
+    ]
+    assert steps(reasoning) == [
+        ("thought", None, "I need the current weather before answering."),
+        ("tool_call", "get_weather", 'get_weather {"location":"San Francisco, CA"}'),
+    ]
+    assert reasoning.outcome.result_summary == "completed"
+
+
+def test_file_exporter_output_of_the_example_agent_converts() -> None:
+    """The example's spans, as the OTel file exporter wrote them: the retry is error_recovery."""
+    (item,) = traces(EXAMPLE / "pydantic_ai_weather.otlp.jsonl")
+    trace = item.trace
+    assert step_shape(trace) == RETRY_SHAPE
+    assert trace.steps[2].content == "the weather service is busy, try again"
+    assert trace.outcome.result_summary == "It is rainy, 14 °C in Paris today."
+    assert trace.task.objective == "What is the weather in Paris?"
+    assert (trace.metadata.framework, trace.metadata.agent_id) == ("pydantic-ai", "weather_agent")
+    assert (trace.metadata.task_domain, source_of(item)["domain_source"]) == ("weather", "metadata")
+
+
+def test_domain_and_confidence_arguments_win_over_metadata() -> None:
+    """``--domain``/``--confidence`` beat the resource's ``kp.task_domain``."""
+    options = TraceOptions(domain="code", confidence=0.6)
+    items = list(convert_file(EXAMPLE / "pydantic_ai_weather.otlp.jsonl", options=options))
+    (item,) = [found for found in items if isinstance(found, TraceItem)]
+    assert (item.trace.metadata.task_domain, source_of(item)["domain_source"]) == (
+        "code",
+        "argument",
+    )
+    assert (item.trace.outcome.confidence, source_of(item)["confidence_source"]) == (
+        0.6,
+        "argument",
+    )
+
+
+def _good_line() -> str:
+    return (DATA / "genai_semconv_examples.otlp.jsonl").read_text(encoding="utf-8").splitlines()[2]
+
+
+def test_bad_records_are_located_and_the_rest_go_on(tmp_path: Path) -> None:
+    """Unreadable lines, foreign records and broken spans are problems; the good trace converts."""
+    bad_span = {"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "eee19b7ec3c1b174"}]}]}]}
+    bad_console = {"name": "x", "context": {"trace_id": "", "span_id": "0x1"}}
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(
+        "\n".join(
+            [
+                _good_line(),
+                "{not json",
+                json.dumps({"foo": 1}),
+                json.dumps(bad_span),
+                json.dumps(bad_console),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    items = converted(path)
+    problems = [str(item) for item in items if isinstance(item, Problem)]
+    assert len(problems) == 4
+    assert problems[0].startswith(f"{path}:2: ")
+    assert problems[1].startswith(f"{path}:3: not a span record")
+    assert problems[2].startswith(f"{path}:4: resourceSpans[0].scopeSpans[0].spans[0].traceId: ")
+    assert problems[3].startswith(f"{path}:5: context.trace_id: ")
+    assert [item.trace.id for item in items if isinstance(item, TraceItem)] == [
+        "kp:trace:5b8efff798038103d269b633813fc60d"
+    ]
+
+
+def test_a_trace_without_steps_is_a_problem_and_others_go_on(tmp_path: Path) -> None:
+    """An agent span with no output, tool or answer cannot make a trace: said, not raised."""
+    empty = {
+        "name": "invoke_agent a",
+        "context": {"trace_id": "0x" + "1" * 32, "span_id": "0x" + "2" * 16},
+        "attributes": {"gen_ai.operation.name": "invoke_agent"},
+    }
+    path = tmp_path / "spans.jsonl"
+    path.write_text(json.dumps(empty) + "\n" + _good_line() + "\n", encoding="utf-8")
+    items = converted(path, source="otlp")
+    assert isinstance(items[0], Problem)
+    assert str(items[0]).startswith(f"{path}:1: trace {'1' * 32}: the trace holds no step")
+    assert isinstance(items[1], TraceItem)
+
+
+def test_recognises_otlp_and_console_spans_only() -> None:
+    """Each sibling source's first record is not taken for OpenTelemetry."""
+    assert recognises({"resourceSpans": []})
+    assert recognises({"name": "s", "context": {"trace_id": "0x1", "span_id": "0x2"}})
+    others: list[Any] = [
+        {"id": "r", "run_type": "chain", "child_runs": [], "name": "agent"},
+        {"post": [], "patch": []},
+        {"object": "trace.span", "id": "span_1", "trace_id": "trace_1", "span_data": {}},
+        {"step_number": 1, "model_output": "x", "tool_calls": []},
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "hi"}]},
+        {"name": "s", "trace_id": "t"},
+        [1],
+        "text",
+    ]
+    for other in others:
+        assert not recognises(other)
+    assert recognise({"resourceSpans": []}) == "otlp"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ({"stringValue": "a"}, "a"),
+        ({"intValue": "9007199254740993"}, 9007199254740993),
+        ({"intValue": 5}, 5),
+        ({"doubleValue": 1.5}, 1.5),
+        ({"doubleValue": "NaN"}, None),
+        ({"boolValue": True}, True),
+        ({"bytesValue": base64.b64encode(b"\x00\x01").decode()}, b"\x00\x01"),
+        ({"arrayValue": {"values": [{"stringValue": "a"}, {"intValue": "2"}]}}, ["a", 2]),
+        (
+            {"kvlistValue": {"values": [{"key": "k", "value": {"boolValue": False}}]}},
+            {"k": False},
+        ),
+        ({"string_value": "snake"}, "snake"),
+        ({}, None),
+    ],
+)
+def test_every_any_value_kind_is_read(value: dict[str, Any], expected: Any) -> None:
+    """OTLP ``AnyValue``: 64-bit ints as strings, arrays, kvlists, bytes, snake_case too."""
+    assert any_value(value) == expected
+
+
+def _otlp(spans: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"resourceSpans": [{"scopeSpans": [{"scope": {"name": "s"}, "spans": spans}]}]}
+
+
+def _tool_span(**fields: Any) -> dict[str, Any]:
+    span = {
+        "traceId": "5b8efff798038103d269b633813fc60c",
+        "spanId": "eee19b7ec3c1b174",
+        "name": "execute_tool search",
+        "kind": 1,
+        "startTimeUnixNano": "1544712660000000000",
+        "endTimeUnixNano": "1544712661000000000",
+        "attributes": [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+            {"key": "gen_ai.tool.name", "value": {"stringValue": "search"}},
+        ],
+    }
+    span.update(fields)
+    return span
+
+
+def test_base64_ids_string_enums_and_error_status_are_read() -> None:
+    """Base64 ids become hex; ``STATUS_CODE_ERROR`` is an error; the failure is an observation."""
+    trace_b64 = base64.b64encode(bytes.fromhex("5b8efff798038103d269b633813fc60c")).decode()
+    span = _tool_span(
+        traceId=trace_b64,
+        spanId=base64.b64encode(bytes.fromhex("eee19b7ec3c1b174")).decode(),
+        kind="SPAN_KIND_INTERNAL",
+        status={"code": "STATUS_CODE_ERROR", "message": "quota exceeded"},
+    )
+    trace = to_trace([_otlp([span])]).trace
+    assert trace.id == "kp:trace:5b8efff798038103d269b633813fc60c"
+    assert steps(trace) == [
+        ("tool_call", "search", "search"),
+        ("observation", "search", "quota exceeded"),
+    ]
+    assert trace.steps[0].latency_ms == 1000.0
+    assert trace.metadata.success is False  # the root itself failed
+
+
+def test_structured_message_values_read_as_json_strings_do() -> None:
+    """``gen_ai.*.messages`` as arrayValue/kvlistValue give the same steps as JSON text."""
+    output = [{"role": "assistant", "parts": [{"type": "text", "content": "Done."}]}]
+
+    def encode(value: Any) -> dict[str, Any]:
+        if isinstance(value, dict):
+            entries = [{"key": k, "value": encode(v)} for k, v in value.items()]
+            return {"kvlistValue": {"values": entries}}
+        if isinstance(value, list):
+            return {"arrayValue": {"values": [encode(item) for item in value]}}
+        return {"stringValue": value}
+
+    def chat(messages: dict[str, Any]) -> dict[str, Any]:
+        return _tool_span(
+            name="chat m",
+            attributes=[
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                {"key": "gen_ai.output.messages", "value": messages},
+            ],
+        )
+
+    structured = to_trace([_otlp([chat(encode(output))])]).trace
+    as_text = to_trace([_otlp([chat({"stringValue": json.dumps(output)})])]).trace
+    assert steps(structured) == steps(as_text) == [("thought", None, "Done.")]
+
+
+def test_no_message_text_warns_with_the_content_switch(tmp_path: Path) -> None:
+    """Spans with names and timings only convert, and say which switch records the text."""
+    path = tmp_path / "bare.json"
+    path.write_text(json.dumps(_otlp([_tool_span()])), encoding="utf-8")
+    (item,) = list(convert_records(read_records(path), TraceOptions()))
+    assert isinstance(item, TraceItem)
+    (warning,) = item.warnings  # said once a file by the CLI, once by a collector
+    assert "hold no message text" in warning
+    assert warning.endswith(CONTENT_HINT)
+    assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only" in CONTENT_HINT
+    assert "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental" in CONTENT_HINT
+
+
+def _example_spans() -> list[dict[str, Any]]:
+    spans: list[dict[str, Any]] = []
+    for line in (
+        (EXAMPLE / "pydantic_ai_weather.otlp.jsonl").read_text(encoding="utf-8").splitlines()
+    ):
+        for resource in json.loads(line)["resourceSpans"]:
+            for scope in resource["scopeSpans"]:
+                spans.extend(scope["spans"])
+    return spans
+
+
+EXAMPLE_SPANS = _example_spans()
+EXPECTED = to_trace([_otlp(EXAMPLE_SPANS)]).trace
+
+
+def _recode_id(value: str, how: str) -> str:
+    if how == "upper":
+        return value.upper()
+    if how == "base64":
+        return base64.b64encode(bytes.fromhex(value)).decode()
+    return value
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    order=st.permutations(range(len(EXAMPLE_SPANS))),
+    cuts=st.lists(st.integers(min_value=1, max_value=len(EXAMPLE_SPANS) - 1), max_size=4),
+    ids=st.sampled_from(["hex", "upper", "base64"]),
+    numeric_times=st.booleans(),
+)
+def test_span_order_lines_and_encodings_do_not_change_the_trace(
+    order: list[int], cuts: list[int], ids: str, numeric_times: bool
+) -> None:
+    """Shuffled spans, split over any lines, ids in any encoding, times as strings or numbers."""
+    shuffled = []
+    for index in order:
+        span = dict(EXAMPLE_SPANS[index])
+        for key in ("traceId", "spanId", "parentSpanId"):
+            if key in span:
+                span[key] = _recode_id(span[key], ids)
+        if numeric_times:
+            span["startTimeUnixNano"] = int(span["startTimeUnixNano"])
+            span["endTimeUnixNano"] = int(span["endTimeUnixNano"])
+        shuffled.append(span)
+    bounds = [0, *sorted(set(cuts)), len(shuffled)]
+    lines = [_otlp(shuffled[start:end]) for start, end in itertools.pairwise(bounds)]
+    assert to_trace(lines).trace == EXPECTED
+
+
+def test_a_start_time_of_thousands_of_digits_is_not_a_crash(tmp_path: Path) -> None:
+    """A 5,000-digit startTimeUnixNano string (found by bench/fuzz_loaders.py) is no time."""
+    text = (EXAMPLE / "pydantic_ai_weather.otlp.jsonl").read_text()
+    start = json.loads(text.splitlines()[0])["resourceSpans"][0]["scopeSpans"][0]["spans"][0][
+        "startTimeUnixNano"
+    ]
+    path = tmp_path / "spans.otlp.jsonl"
+    path.write_text(text.replace(f'"{start}"', '"' + "9" * 5000 + '"'))
+    (item,) = convert_file(path, source="otlp")
+    assert isinstance(item, TraceItem)  # the span, its time unknown, still makes the trace

@@ -1,0 +1,375 @@
+"""Pydantic AI message JSON to ReasoningTrace: recorded runs, retries, files and bad records."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.records import Problem
+from knowledgepulse.sources import ConversionError, TraceOptions
+from knowledgepulse.sources import pydantic_ai as pai
+from knowledgepulse.trace import TraceItem
+from tests.sources.helpers import convert_file, has_text, source_of
+
+DATA = Path(__file__).parent / "data" / "pydantic_ai"
+
+
+def load(name: str) -> list[dict[str, Any]]:
+    value: list[dict[str, Any]] = json.loads((DATA / name).read_text())
+    return value
+
+
+def kinds(converted: TraceItem) -> list[str]:
+    return [step.type for step in converted.trace.steps]
+
+
+def request(*parts: dict[str, Any], at: str | None = None) -> dict[str, Any]:
+    return {"parts": list(parts), "timestamp": at, "kind": "request"}
+
+
+def response(*parts: dict[str, Any], at: str | None = None) -> dict[str, Any]:
+    return {"parts": list(parts), "timestamp": at, "kind": "response"}
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"content": text, "part_kind": "user-prompt"}
+
+
+def text(content: str) -> dict[str, Any]:
+    return {"content": content, "part_kind": "text"}
+
+
+def call(name: str, args: Any, call_id: str) -> dict[str, Any]:
+    return {"tool_name": name, "args": args, "tool_call_id": call_id, "part_kind": "tool-call"}
+
+
+def ret(name: str, content: Any, call_id: str, outcome: str = "success") -> dict[str, Any]:
+    return {
+        "tool_name": name,
+        "content": content,
+        "tool_call_id": call_id,
+        "outcome": outcome,
+        "part_kind": "tool-return",
+    }
+
+
+def test_a_recorded_run_with_a_model_retry_gives_the_spec_steps() -> None:
+    """Pydantic AI 2.x: a ModelRetry is a tool-return with outcome "retried" → error rule."""
+    converted = pai.to_trace(load("weather_retry.json"))
+    steps = [step.model_dump(exclude_none=True) for step in converted.trace.steps]
+    failure = "the weather service timed out, try again"
+    assert steps == [
+        {
+            "step_id": 0,
+            "type": "thought",
+            "content": "The user wants today's weather in Paris; the tool knows it.",
+        },
+        {
+            "step_id": 1,
+            "type": "tool_call",
+            "content": 'get_weather {"city":"Paris"}',
+            "tool": {"name": "get_weather"},
+            "input": {"city": "Paris"},
+            "output_summary": failure,
+        },
+        {
+            "step_id": 2,
+            "type": "observation",
+            "content": failure,
+            "tool": {"name": "get_weather"},
+            "output_summary": failure,
+        },
+        {
+            "step_id": 3,
+            "type": "thought",
+            "content": "The weather service timed out; trying once more.",
+        },
+        {
+            "step_id": 4,
+            "type": "error_recovery",
+            "content": 'get_weather {"city":"Paris"}',
+            "tool": {"name": "get_weather"},
+            "input": {"city": "Paris"},
+            "output_summary": "sunny, 24 °C in Paris",
+        },
+        {
+            "step_id": 5,
+            "type": "observation",
+            "content": "sunny, 24 °C in Paris",
+            "tool": {"name": "get_weather"},
+            "output_summary": "sunny, 24 °C in Paris",
+        },
+        {"step_id": 6, "type": "thought", "content": "It is sunny in Paris, 24 °C."},
+    ]
+    trace = converted.trace
+    assert trace.id == "kp:trace:pydantic-ai-01a208cf-6322-75f2-89ad-b6250765c897"
+    assert trace.task.objective == "What is the weather in Paris today?"
+    assert trace.outcome.result_summary == "It is sunny in Paris, 24 °C."
+    assert trace.metadata.success is True
+    assert trace.metadata.framework == "pydantic-ai"
+    assert trace.metadata.created_at.isoformat() == "2026-11-23T14:28:58.799379+00:00"
+    assert has_text(converted)
+
+
+def test_a_legacy_retry_prompt_with_validation_errors_is_an_evident_error() -> None:
+    """Pydantic AI 1.x: a retry-prompt part carries the validation errors as loc: msg."""
+    converted = pai.to_trace(load("legacy_retry_prompt.json"), agent_id="support")
+    assert kinds(converted) == [
+        "thought",
+        "tool_call",
+        "observation",
+        "error_recovery",
+        "observation",
+        "thought",
+    ]
+    steps = converted.trace.steps
+    assert steps[1].input == {"user_id": "forty-two"}
+    assert steps[2].content == (
+        "user_id: Input should be a valid integer, unable to parse string as an integer"
+    )
+    assert steps[3].input == {"user_id": 42}
+    assert steps[4].content == '{"id": 42, "city": "Lyon"}'
+    trace = converted.trace
+    assert trace.task.objective == "Where does user 42 live?"
+    assert trace.metadata.agent_id == "support"
+    assert trace.metadata.created_at.isoformat() == "2025-06-01T10:00:00+00:00"
+    assert trace.id.startswith("kp:trace:pydantic-ai-")  # no run_id: a digest of the messages
+    assert pai.to_trace(load("legacy_retry_prompt.json")).trace.id == trace.id
+
+
+def test_the_legacy_payload_is_one_pydantic_ai_itself_loads() -> None:
+    """The hand-kept 1.x payload is real: the installed pydantic_ai reads it."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    loaded = ModelMessagesTypeAdapter.validate_json((DATA / "legacy_retry_prompt.json").read_text())
+    live = pai.to_trace(loaded)
+    assert kinds(live) == kinds(pai.to_trace(load("legacy_retry_prompt.json")))
+
+
+def test_retry_feedback_and_a_toolless_retry_make_the_next_call_a_recovery() -> None:
+    """An output the agent rejected is an observation; the next tool call recovers."""
+    for error_part in (
+        {
+            "content": "answer in French",
+            "retry": {"cause": "model_retry"},
+            "part_kind": "retry-feedback",
+        },
+        {"content": "answer in French", "tool_name": None, "part_kind": "retry-prompt"},
+    ):
+        messages = [
+            request(user("Say hi")),
+            response(text("hi")),
+            request(error_part),
+            response(call("translate", {"text": "hi"}, "c1")),
+            request(ret("translate", "salut", "c1")),
+            response(text("salut")),
+        ]
+        converted = pai.to_trace(messages)
+        assert kinds(converted) == [
+            "thought",
+            "observation",
+            "error_recovery",
+            "observation",
+            "thought",
+        ]
+        assert converted.trace.steps[1].content == "answer in French"
+
+
+def test_failed_and_denied_tool_returns_are_errors() -> None:
+    """outcome failed/denied: the observation carries the error, the next call recovers."""
+    for outcome in ("failed", "denied"):
+        messages = [
+            request(user("Delete the file")),
+            response(call("rm", {"path": "a"}, "c1")),
+            request(ret("rm", "permission denied", "c1", outcome=outcome)),
+            response(call("rm", {"path": "a", "force": True}, "c2")),
+            request(ret("rm", "ok", "c2")),
+            response(text("Deleted.")),
+        ]
+        steps = pai.to_trace(messages).trace.steps
+        assert [s.type for s in steps] == [
+            "tool_call",
+            "observation",
+            "error_recovery",
+            "observation",
+            "thought",
+        ]
+        assert steps[1].content == "permission denied"
+
+
+def test_the_output_tool_is_the_answer_not_a_tool() -> None:
+    """final_result's arguments are the answer; its "Final result processed." is dropped."""
+    messages = [
+        request(user("Which city?")),
+        response(text("Looking at the map."), call("final_result", {"city": "Lyon"}, "c1")),
+        request(ret("final_result", "Final result processed.", "c1")),
+    ]
+    converted = pai.to_trace(messages, success=True)
+    assert kinds(converted) == ["thought", "thought"]
+    assert converted.trace.outcome.result_summary == '{"city": "Lyon"}'
+    assert all(step.tool is None for step in converted.trace.steps)
+
+
+def test_a_run_that_ends_in_a_request_did_not_succeed() -> None:
+    """Without a final response the run did not finish: success false, confidence 0.2."""
+    messages = [
+        request(user("Go")),
+        response(call("step", {}, "c1")),
+        request(ret("step", "x", "c1")),
+    ]
+    converted = pai.to_trace(messages)
+    assert converted.trace.metadata.success is False
+    assert converted.trace.outcome.confidence == 0.2
+
+
+def test_domain_and_confidence_come_from_the_argument_then_message_metadata() -> None:
+    """kp.task_domain / kp.confidence on a message's metadata are read when no argument."""
+    messages = [
+        {**request(user("Go")), "metadata": {"kp.task_domain": "finance", "kp.confidence": 0.6}},
+        response(text("Done.")),
+    ]
+    from_metadata = pai.to_trace(messages)
+    assert from_metadata.trace.metadata.task_domain == "finance"
+    assert from_metadata.trace.outcome.confidence == 0.6
+    assert source_of(from_metadata)["domain_source"] == "metadata"
+    argued = pai.to_trace(messages, domain="code", confidence=0.9)
+    assert argued.trace.metadata.task_domain == "code"
+    assert source_of(argued)["confidence_source"] == "argument"
+
+
+def test_bytes_text_and_dicts_give_the_same_trace() -> None:
+    """dump_json bytes, its text and the parsed list convert alike."""
+    raw = (DATA / "weather_retry.json").read_bytes()
+    assert (
+        pai.to_trace(raw).trace
+        == pai.to_trace(raw.decode()).trace
+        == pai.to_trace(json.loads(raw)).trace
+    )
+
+
+def test_unreadable_messages_are_refused_with_their_path() -> None:
+    """A bad message names its index and part; a non-list says what is expected."""
+    with pytest.raises(ConversionError, match=r"\[1\]: not a Pydantic AI message"):
+        pai.to_trace([request(user("x")), {"role": "user"}])
+    with pytest.raises(ConversionError, match=r"\[1\]\.parts\[0\]\.tool_name"):
+        pai.to_trace([request(user("x")), response({"args": {}, "part_kind": "tool-call"})])
+    with pytest.raises(ConversionError, match="expected a list of Pydantic AI messages"):
+        pai.to_trace({"kind": "request"})
+    with pytest.raises(ConversionError, match="not valid JSON"):
+        pai.to_trace(b"{oops")
+    with pytest.raises(ConversionError, match="no step"):
+        pai.to_trace([request(user("only a question"))])
+
+
+def test_the_json_path_does_not_import_pydantic_ai() -> None:
+    """Reading message JSON needs no framework."""
+    import subprocess
+
+    code = (
+        "import sys, json; from knowledgepulse.sources import pydantic_ai as p; "
+        f"p.to_trace(json.load(open({str(DATA / 'weather_retry.json')!r}))); "
+        "print('pydantic_ai' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_recognises_messages_and_lists_but_not_other_sources() -> None:
+    """auto detection: Pydantic AI shapes yes; OTLP, LangSmith, Agents, smolagents no."""
+    messages = load("weather_retry.json")
+    assert pai.recognises(messages[0])
+    assert pai.recognises(messages)
+    others: list[Any] = [
+        {"resourceSpans": []},
+        {"name": "AgentExecutor", "run_type": "chain", "inputs": {}, "child_runs": []},
+        {"object": "trace.span", "id": "span_1", "span_data": {"type": "function"}},
+        {"task": "x", "task_images": None},
+        {"step_number": 1, "timing": {"start_time": 0.0}},
+        {"kind": "request", "parts": [{"content": "no part_kind"}]},
+        {"kind": "span", "parts": []},
+        [],
+    ]
+    assert not any(pai.recognises(value) for value in others)
+
+
+def test_a_file_of_one_run_and_a_file_of_runs_a_line(tmp_path: Path) -> None:
+    """A JSON list is one run; JSON Lines hold one run a line; bad lines are located."""
+    single = list(convert_file(DATA / "weather_retry.json", source="pydantic-ai"))
+    assert len(single) == 1
+    assert isinstance(single[0], TraceItem)
+
+    good = load("weather_retry.json")
+    bad_part = [
+        request(user("x")),
+        response({"part_kind": "tool-call", "args": {}}),
+        response(text("ok")),
+    ]
+    lines = [
+        json.dumps(good),
+        json.dumps(bad_part),
+        json.dumps([request(user("?"))]),
+        "[1,",
+        json.dumps(load("legacy_retry_prompt.json")),
+    ]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    items = list(convert_file(path, source="pydantic-ai", options=TraceOptions(domain="code")))
+    traces = [item for item in items if isinstance(item, TraceItem)]
+    problems = [str(item) for item in items if isinstance(item, Problem)]
+    assert len(traces) == 3  # the bad part is left out, its run still converts
+    assert all(t.trace.metadata.task_domain == "code" for t in traces)
+    assert problems[0] == f"{path}:2: [1].parts[0].tool_name: expected a tool name, found null"
+    assert problems[1].startswith(f"{path}:3: ")
+    assert "no step" in problems[1]
+    assert problems[2].startswith(f"{path}:4: ")
+    assert len(problems) == 3
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from(["ok", "retried", "failed"]), min_size=1, max_size=6))
+def test_every_failed_return_is_followed_by_a_recovery(outcomes: list[str]) -> None:
+    """Law: each failure is recovered by the next call, or by the final reply after the last."""
+    messages: list[dict[str, Any]] = [request(user("Fetch it"))]
+    for index, outcome in enumerate(outcomes):
+        messages.append(response(call("fetch", {"try": index}, f"c{index}")))
+        result = "data" if outcome == "ok" else "boom"
+        messages.append(
+            request(ret("fetch", result, f"c{index}", "success" if outcome == "ok" else outcome))
+        )
+    messages.append(response(text("Done.")))
+    converted = pai.to_trace(messages)
+    expected = sum(1 for outcome in outcomes if outcome != "ok")
+    assert kinds(converted).count("error_recovery") == expected
+    assert kinds(converted).count("observation") == len(outcomes)
+
+
+def test_a_file_of_only_a_bad_message_is_reported_once(tmp_path: Path) -> None:
+    """No second "no step" problem for a run that never started."""
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    items = [str(item) for item in convert_file(path, source="pydantic-ai")]
+    assert len(items) == 1
+    assert items[0].startswith(
+        f"{path}[0]: not a Pydantic AI message: an object with keys content, role"
+    )
+
+
+@pytest.mark.parametrize("kind", [["request"], {"kind": "request"}])
+def test_a_kind_that_is_a_list_or_an_object_is_a_located_problem(
+    kind: object, tmp_path: Path
+) -> None:
+    """Neither recognising nor converting a message whose kind is not a string raises."""
+    message = {"kind": kind, "parts": [{"part_kind": "user-prompt", "content": "hi"}]}
+    assert pai.recognises(message) is False
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps([message]), encoding="utf-8")
+    items = list(convert_file(path, source="pydantic-ai"))
+    assert items
+    assert all(isinstance(item, Problem) for item in items)
+    assert list(convert_file(path, source="auto"))

@@ -1,0 +1,246 @@
+"""The source registry: built-ins, a third party's source by decorator or entry point, misses."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator
+from importlib.metadata import EntryPoint
+from typing import Any
+
+import pytest
+
+from knowledgepulse import sources
+from knowledgepulse.errors import UnknownSourceError
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources import (
+    Source,
+    StepBuilder,
+    TraceOptions,
+    assemble,
+    get_source,
+    register_source,
+    source_names,
+    unregister_source,
+)
+from knowledgepulse.sources import _registry as registry
+from knowledgepulse.trace import TraceItem
+
+BUILT_IN = (
+    "reasoning-trace",
+    "otlp",
+    "langsmith",
+    "openai-agents",
+    "smolagents",
+    "pydantic-ai",
+    "langfuse",
+    "phoenix",
+    "jaeger",
+    "otel-js",
+    "hermes",
+    "anthropic",
+    "openai-responses",
+    "openai-chat",
+    "sharegpt",
+)
+CHAT_ROW = {
+    "messages": [
+        {"role": "user", "content": "Is it raining in Paris?"},
+        {"role": "assistant", "content": "No, it is sunny."},
+    ]
+}
+
+
+class PlainRuns(Source):
+    """A third party's format: ``{"plain_run": [step text, ...], "answer": ...}``."""
+
+    content_hint = "write the step texts"
+
+    def recognises(self, value: Any) -> bool:
+        return isinstance(value, dict) and isinstance(value.get("plain_run"), list)
+
+    def convert(
+        self, records: Iterable[Record | Problem], options: TraceOptions
+    ) -> Iterator[TraceItem | Problem]:
+        for record in records:
+            if isinstance(record, Problem):
+                yield record
+                continue
+            builder = StepBuilder()
+            for text in record.value["plain_run"]:
+                builder.thought(text)
+            builder.answer(record.value.get("answer"))
+            yield assemble(
+                builder,
+                source=self.name,
+                source_id=f"plain:{record.location.index}",
+                success=True,
+                options=options,
+                location=record.location,
+            )
+
+
+class ChatToo(Source):
+    """A third party's source that also claims chat rows (to be told apart by name)."""
+
+    def recognises(self, value: Any) -> bool:
+        return isinstance(value, dict) and "messages" in value
+
+    def convert(
+        self, records: Iterable[Record | Problem], options: TraceOptions
+    ) -> Iterator[TraceItem | Problem]:
+        return get_source("openai-chat").convert(records, options)
+
+
+@pytest.fixture
+def isolated_registry() -> Iterator[None]:
+    """Let a test register sources and reload entry points; restore the registry afterwards."""
+    source_names()  # the built-ins (and installed entry points) are in the snapshot
+    saved = dict(registry._registry)
+    loaded = registry._entry_points_loaded
+    yield
+    registry._registry.clear()
+    registry._registry.update(saved)
+    registry._entry_points_loaded = loaded
+
+
+def test_the_built_ins_are_registered_in_detection_order_a_reasoning_trace_first() -> None:
+    """One ordered list: the names ``--from`` takes are the registry's, in its order."""
+    assert source_names()[: len(BUILT_IN)] == BUILT_IN
+    assert get_source("otlp").name == "otlp"
+    assert sources.SOURCE_CHOICES[:2] == ("auto", "reasoning-trace")
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_source_registered_by_decorator_is_detected_and_read() -> None:
+    """A third party's format, registered in Python, is recognised with no source named."""
+    register_source("plain-runs")(PlainRuns)
+    said: list[str] = []
+    rows = [{"plain_run": ["look it up", "found it"], "answer": "42"}]
+    (item,) = sources.convert(rows, notes=said.append)
+    assert isinstance(item, TraceItem)
+    assert [step.type for step in item.trace.steps] == ["thought", "thought", "thought"]
+    assert item.trace.id == "kp:trace:plain:0"
+    assert said == ["rows: read as plain-runs (1 trace)"]
+    assert source_names()[-1] == "plain-runs"
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_source_published_as_an_entry_point_is_loaded_on_first_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The ``knowledgepulse.sources`` group is read once, when a name is not found."""
+    entry = EntryPoint("plain-runs", f"{__name__}:PlainRuns", registry.ENTRY_POINT_GROUP)
+    asked: list[str] = []
+
+    def entry_points(*, group: str) -> list[EntryPoint]:
+        asked.append(group)
+        return [entry]
+
+    monkeypatch.setattr(registry, "entry_points", entry_points)
+    registry._entry_points_loaded = False
+    assert get_source("plain-runs").name == "plain-runs"
+    assert asked == [registry.ENTRY_POINT_GROUP]
+    (item,) = sources.convert([{"plain_run": ["x"]}])
+    assert isinstance(item, TraceItem)
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_broken_entry_point_is_logged_and_skipped(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A plugin that fails to import, or is no Source, never stops the others."""
+    entries = [
+        EntryPoint("missing", "kp_no_such_module:Nothing", registry.ENTRY_POINT_GROUP),
+        EntryPoint("not-a-source", f"{__name__}:CHAT_ROW", registry.ENTRY_POINT_GROUP),
+        EntryPoint("plain-runs", f"{__name__}:PlainRuns", registry.ENTRY_POINT_GROUP),
+    ]
+    monkeypatch.setattr(registry, "entry_points", lambda *, group: entries)
+    registry._entry_points_loaded = False
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        names = source_names()
+    assert "plain-runs" in names
+    assert {"missing", "not-a-source"}.isdisjoint(names)
+    messages = " ".join(record.getMessage() for record in caplog.records)
+    assert "could not be loaded" in messages
+    assert "is not a Source subclass" in messages
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_two_sources_that_recognise_a_record_ask_which_to_read_it_with() -> None:
+    """Ambiguous content is a located problem naming the candidates, not a guess."""
+    register_source("chat-too")(ChatToo)
+    (problem,) = sources.convert([CHAT_ROW, CHAT_ROW])
+    assert isinstance(problem, Problem)
+    assert not problem.warning
+    assert str(problem) == (
+        "rows:1: more than one source recognises this record (openai-chat, chat-too): name the "
+        "one to read it with, source='openai-chat' or source='chat-too' (kp: --from)"
+    )
+    items = list(sources.convert([CHAT_ROW], source="openai-chat"))
+    assert [type(item) for item in items] == [TraceItem]
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_source_that_overrides_another_takes_the_records_both_recognise() -> None:
+    """``overrides`` settles it: the special case reads what its general case also reads."""
+
+    class ChatTooFirst(ChatToo):
+        overrides = ("openai-chat",)
+
+    register_source("chat-too")(ChatTooFirst)
+    (item,) = sources.convert([CHAT_ROW])
+    assert isinstance(item, TraceItem)
+    assert registry.detect(CHAT_ROW) == [get_source("chat-too")]
+
+
+def test_hermes_rows_are_hermes_though_sharegpt_and_chat_recognise_them_too() -> None:
+    """The built-ins' one overlap is declared: Hermes tags sit inside ShareGPT or chat turns."""
+    row = {"conversations": [{"from": "gpt", "value": "<tool_call>{}</tool_call>"}]}
+    recognising = [name for name in BUILT_IN if get_source(name).recognises(row)]
+    assert recognising == ["hermes", "sharegpt"]
+    assert [source.name for source in registry.detect(row)] == ["hermes"]
+
+
+def test_an_unknown_name_lists_the_sources_and_the_closest() -> None:
+    """A lookup miss names every source, the nearest one, and how to add a source."""
+    with pytest.raises(UnknownSourceError) as caught:
+        get_source("otpl")
+    message = str(caught.value)
+    assert "unknown source 'otpl'. Did you mean 'otlp'?" in message
+    assert "Known sources: auto, reasoning-trace, otlp," in message
+    assert "@register_source('otpl')" in message
+    assert "'knowledgepulse.sources' entry-point group" in message
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_name_taken_by_another_class_is_refused() -> None:
+    """Registering a second class under a built-in's name fails at once, by name."""
+    with pytest.raises(ValueError, match="'otlp' is already registered"):
+        register_source("otlp")(PlainRuns)
+    with pytest.raises(ValueError, match="not auto"):
+        register_source("auto")
+
+
+def test_unregistering_forgets_a_source() -> None:
+    """A notebook that redefines a source can drop the old one."""
+    register_source("plain-runs")(PlainRuns)
+    unregister_source("plain-runs")
+    assert "plain-runs" not in source_names()
+
+
+def test_importing_the_sources_loads_no_scorer_embedder_or_numpy() -> None:
+    """Every reader is pure: no value, novelty, curation, integrations or numpy is imported."""
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "import knowledgepulse.sources as s\n"
+        "s.source_names()\n"
+        "for m in pkgutil.walk_packages(s.__path__, s.__name__ + '.'):\n"
+        "    importlib.import_module(m.name)\n"
+        "heavy = ('knowledgepulse.value', 'knowledgepulse.novelty', 'knowledgepulse.curation',\n"
+        "         'knowledgepulse.integrations', 'numpy')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

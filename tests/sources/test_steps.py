@@ -1,0 +1,192 @@
+"""The step rules every source shares: order, merging by call id, the error rule, bounds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from knowledgepulse.sources import StepBuilder
+from knowledgepulse.sources._steps import (
+    MAX_CONTENT_BYTES,
+    MAX_OUTPUT_SUMMARY,
+    as_input,
+    bounded,
+    summary,
+)
+
+
+def kinds(steps: list[dict[str, Any]]) -> list[str]:
+    return [step["type"] for step in steps]
+
+
+def test_a_failed_call_is_an_observation_and_the_next_call_the_recovery() -> None:
+    """The failure is never typed error_recovery; the retry is, and keeps its tool."""
+    builder = StepBuilder()
+    builder.tool_result("search", arguments={"q": "x"}, error="Error: timed out", at=1.0)
+    builder.thought("Let me try again with a shorter query.", at=2.0)
+    builder.tool_result("search", arguments={"q": "x"}, output="3 hits", at=3.0)
+    builder.answer("There are 3.")
+    steps = builder.steps()
+    assert kinds(steps) == [
+        "tool_call",
+        "observation",
+        "thought",
+        "error_recovery",
+        "observation",
+        "thought",
+    ]
+    assert steps[1]["content"] == "Error: timed out"
+    assert steps[3]["tool"] == {"name": "search"}
+    assert [step["step_id"] for step in steps] == list(range(6))
+
+
+def test_a_terminal_error_gives_no_recovery() -> None:
+    """An error with nothing after it leaves nothing typed error_recovery."""
+    builder = StepBuilder()
+    builder.thought("Fetch the page.")
+    builder.tool_result("fetch", error="HTTP 500", at=1.0)
+    assert kinds(builder.steps()) == ["thought", "tool_call", "observation"]
+
+
+def test_with_no_later_tool_call_the_reply_after_the_error_is_the_recovery() -> None:
+    """The research's Agents SDK run: bad JSON, then the model answers 'done' (spec rule 2)."""
+    builder = StepBuilder()
+    builder.thought("a_message")
+    builder.tool_result("foo", arguments="bad_json", error="Error running tool")
+    builder.answer("done")
+    steps = builder.steps()
+    assert kinds(steps) == ["thought", "tool_call", "observation", "error_recovery"]
+    assert steps[3]["content"] == "done"
+    assert "tool" not in steps[3]
+
+
+def test_an_error_outside_any_tool_call_is_an_observation_then_recovered() -> None:
+    """A parse error or rejected output (StepBuilder.error) follows the same rule."""
+    builder = StepBuilder()
+    builder.error("Could not parse the model output")
+    builder.thought("Let me format it properly.")
+    builder.tool_result("search", output="ok")
+    assert kinds(builder.steps()) == ["observation", "thought", "error_recovery", "observation"]
+
+
+def test_requests_merge_with_executions_by_call_id_whatever_the_order() -> None:
+    """A request and its execution are one tool_call; different ids never merge."""
+    builder = StepBuilder()
+    builder.tool_request("get", {"id": 1}, call_id="a", at=1.0)
+    builder.tool_request("get", {"id": 2}, call_id="b", at=1.0)
+    builder.tool_result("get", output="two", call_id="b", at=2.0, latency_ms=5)
+    builder.tool_result("get", output="one", call_id="a", at=1.5, latency_ms=7)
+    steps = builder.steps()
+    assert kinds(steps) == ["tool_call", "observation", "tool_call", "observation"]
+    assert [steps[0]["input"], steps[2]["input"]] == [{"id": 1}, {"id": 2}]
+    assert [steps[1]["content"], steps[3]["content"]] == ["one", "two"]
+    assert steps[0]["latency_ms"] == 7.0
+
+
+def test_without_ids_requests_merge_by_name_in_order() -> None:
+    """The first request of a name without an execution takes the next execution of that name."""
+    builder = StepBuilder()
+    builder.tool_request("lookup", {"n": 1})
+    builder.tool_request("lookup", {"n": 2})
+    builder.tool_result("lookup", output="first")
+    builder.tool_result("lookup", output="second")
+    steps = builder.steps()
+    assert [(s["type"], s.get("input"), s["content"]) for s in steps] == [
+        ("tool_call", {"n": 1}, 'lookup {"n":1}'),
+        ("observation", None, "first"),
+        ("tool_call", {"n": 2}, 'lookup {"n":2}'),
+        ("observation", None, "second"),
+    ]
+
+
+def test_a_request_that_never_ran_is_still_a_tool_call() -> None:
+    """Hosted tools run on the provider's side: the step is kept, with no observation."""
+    builder = StepBuilder()
+    builder.tool_request("web_search", {"query": "otel"}, call_id="ws_1")
+    assert kinds(builder.steps()) == ["tool_call"]
+
+
+def test_events_with_no_time_stay_after_the_event_told_before_them() -> None:
+    """Timed events sort; an untimed one rides with its predecessor."""
+    builder = StepBuilder()
+    builder.thought("second", at=2.0)
+    builder.thought("second, continued")
+    builder.thought("first", at=1.0)
+    assert [s["content"] for s in builder.steps()] == ["first", "second", "second, continued"]
+
+
+@given(st.permutations(list(range(6))))
+def test_timed_events_give_the_same_steps_in_any_telling_order(order: list[int]) -> None:
+    """Order comes from the start times, not from the order a reader walks its spans."""
+    events = [
+        ("thought", "plan", 0.0),
+        ("request", "a", 1.0),
+        ("result", "a", 1.1),
+        ("request", "b", 2.0),
+        ("result", "b", 2.1),
+        ("thought", "done", 3.0),
+    ]
+
+    def build(sequence: list[int]) -> list[dict[str, Any]]:
+        builder = StepBuilder()
+        for index in sequence:
+            kind, name, at = events[index]
+            if kind == "thought":
+                builder.thought(name, at=at)
+            elif kind == "request":
+                builder.tool_request("t", {"k": name}, call_id=name, at=at)
+            else:
+                builder.tool_result(
+                    "t", output=name, error="failed" * (name == "a"), at=at, call_id=name
+                )
+        return builder.steps()
+
+    assert build(order) == build(list(range(6)))
+
+
+def test_bounds_cut_content_to_8_kb_and_summaries_to_500_characters() -> None:
+    """Long outputs are cut on a character boundary and marked."""
+    builder = StepBuilder()
+    builder.tool_result("read", output="é" * 10_000)
+    tool_call, observation = builder.steps()
+    assert len(observation["content"].encode()) <= MAX_CONTENT_BYTES
+    assert observation["content"].endswith("…")
+    assert len(tool_call["output_summary"]) == MAX_OUTPUT_SUMMARY
+
+
+@given(st.text(), st.integers(min_value=4, max_value=200))
+def test_bounded_never_exceeds_its_bytes_and_keeps_short_text(text: str, limit: int) -> None:
+    """Cut text fits; text that fits is untouched."""
+    cut = bounded(text, limit)
+    if len(text.encode("utf-8", "surrogatepass")) <= limit:
+        assert cut == text
+    else:
+        assert len(cut.encode("utf-8", "surrogatepass")) <= limit
+
+
+@given(st.text(), st.integers(min_value=2, max_value=50))
+def test_summary_never_exceeds_its_characters(text: str, limit: int) -> None:
+    """A summary is the text itself or a marked prefix of it."""
+    cut = summary(text, limit)
+    assert len(cut) <= limit
+    assert cut == text or cut[:-1] == text[: limit - 1]
+
+
+def test_inputs_are_json_objects_else_raw() -> None:
+    """Arguments parse when they are a JSON object; anything else is kept under _raw."""
+    assert as_input('{"a": 1}') == {"a": 1}
+    assert as_input("[1, 2]") == {"_raw": "[1, 2]"}
+    assert as_input("not json") == {"_raw": "not json"}
+    assert as_input(None) is None
+    assert as_input(["x"]) == {"_raw": '["x"]'}
+
+
+def test_blank_thoughts_and_answers_add_no_step() -> None:
+    """Whitespace is not a thought."""
+    builder = StepBuilder()
+    builder.thought("  \n")
+    builder.answer("")
+    assert builder.steps() == []
+    assert not builder.saw_text
