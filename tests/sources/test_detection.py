@@ -161,11 +161,21 @@ def test_a_file_of_traces_and_a_file_of_rows_read_together_each_by_its_own_sourc
 
 
 def test_a_record_no_source_recognises_names_every_source() -> None:
-    """Not a format this tool knows: one problem at the first record, the sources listed."""
-    (problem,) = sources.convert([{"hello": "world"}, {"hello": "again"}])
-    assert isinstance(problem, Problem)
-    assert str(problem).startswith("rows:1: not a trace file this tool knows: an object")
-    assert all(name in problem.message for name in sources.source_names())
+    """Not a format this tool knows: a problem at each record, the sources listed."""
+    problems = list(sources.convert([{"hello": "world"}, {"hello": "again"}]))
+    assert [str(p).split(": not a trace")[0] for p in problems] == ["rows:1", "rows:2"]
+    assert all(isinstance(problem, Problem) for problem in problems)
+    assert str(problems[0]).startswith("rows:1: not a trace file this tool knows: an object")
+    assert all(name in problems[0].message for name in sources.source_names())
+
+
+def test_a_stray_first_record_costs_no_trace_after_it() -> None:
+    """The first record a source knows decides the file; a stray line before it is one problem."""
+    documents = [json.loads(line) for line in TRACES.read_text().splitlines()]
+    items = list(sources.convert([{"hello": "world"}, *documents]))
+    assert isinstance(items[0], Problem)
+    assert items[0].location.line == 1
+    assert [item.document for item in items[1:] if isinstance(item, TraceItem)] == documents
 
 
 def test_in_memory_trace_documents_are_read_as_themselves() -> None:

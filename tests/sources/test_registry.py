@@ -175,8 +175,9 @@ def test_two_sources_that_recognise_a_record_ask_which_to_read_it_with() -> None
     assert isinstance(problem, Problem)
     assert not problem.warning
     assert str(problem) == (
-        "rows:1: more than one source recognises this record (openai-chat, chat-too): name the "
-        "one to read it with, source='openai-chat' or source='chat-too' (kp: --from)"
+        "rows:1: more than one source recognises this record (openai-chat, chat-too), so the "
+        "file is not read: name the one to read it with, source='openai-chat' or "
+        "source='chat-too' (kp: --from)"
     )
     items = list(sources.convert([CHAT_ROW], source="openai-chat"))
     assert [type(item) for item in items] == [TraceItem]

@@ -105,25 +105,36 @@ class _Reading:
         self.warned: set[str] = set()
 
     def file(self, name: str, records: Iterator[Record | Problem]) -> Iterator[TraceItem | Problem]:
-        """Every item of one file's records, read by its source."""
+        """Every item of one file's records, read by its source.
+
+        With ``auto``, the first record a source recognises decides the file's; each record
+        before it that none recognises is a problem of its own, so one stray line never costs
+        the traces after it. A record two sources claim stops the file: it needs a name.
+        """
         lead: list[Record | Problem] = []
+        first: Record | None = None
+        found: Source | None = None if self.source == "auto" else get_source(self.source)
         for record in records:
-            lead.append(record)
-            if isinstance(record, Record):
+            if not isinstance(record, Record):
+                lead.append(record)
+                continue
+            if found is not None:
+                lead.append(record)
+                first = record
                 break
-        first = lead[-1] if lead and isinstance(lead[-1], Record) else None
-        if self.source != "auto":
-            found: Source = get_source(self.source)
-        elif first is None:  # an empty file, or nothing but problems
+            candidates = detect(record.value)
+            if len(candidates) == 1:
+                lead.append(record)
+                first, found = record, candidates[0]
+                break
+            yield from (problem for problem in lead if isinstance(problem, Problem))
+            lead = []
+            yield record.problem((), _undecided(record.value, candidates))
+            if candidates:  # claimed by several: the rest of the file is theirs too
+                return
+        if found is None:  # an empty file, or nothing any source knows
             yield from (problem for problem in lead if isinstance(problem, Problem))
             return
-        else:
-            candidates = detect(first.value)
-            if len(candidates) != 1:
-                yield from (problem for problem in lead if isinstance(problem, Problem))
-                yield first.problem((), _undecided(first.value, candidates))
-                return
-            found = candidates[0]
         count = 0
         for item in found.convert(chain(lead, records), self.options):
             if isinstance(item, Problem):
@@ -163,6 +174,6 @@ def _undecided(value: Any, candidates: list[Source]) -> str:
     names = [source.name for source in candidates]
     choices = " or ".join(f"source={name!r}" for name in names)
     return (
-        f"more than one source recognises this record ({', '.join(names)}): name the one to "
-        f"read it with, {choices} (kp: --from)"
+        f"more than one source recognises this record ({', '.join(names)}), so the file is not "
+        f"read: name the one to read it with, {choices} (kp: --from)"
     )
