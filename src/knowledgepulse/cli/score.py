@@ -57,12 +57,12 @@ from knowledgepulse.reports.value import (
     JsonWriter,
     ReportWriter,
     RunTally,
-    ScoredTrace,
     TableCollector,
     annotated_line,
     summary_line,
 )
 from knowledgepulse.trace.item import TraceItem
+from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.profiles import ProfileRegistry, load_profiles
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
@@ -321,7 +321,7 @@ def score_command(
             output, output_format, annotate, collector, sink, parquet_inputs=rows_out
         ) as emit:
             for breakdown, loaded in scored:
-                result = ScoredTrace(breakdown, loaded.location)
+                result = ScoredItem(loaded, breakdown)
                 tally.threshold = breakdown.threshold
                 tally.add(result)
                 progress.scored(tally.scored)
@@ -353,7 +353,7 @@ def _scored_stream(
         yield breakdown, pending.popleft()
 
 
-Emit = Callable[[TraceItem, ScoredTrace], None]
+Emit = Callable[[TraceItem, ScoredItem], None]
 
 _WRITERS: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
     "json": JsonWriter,
@@ -379,7 +379,7 @@ def _emitting(
     if parquet_inputs is not None:
         with row_output(output, parquet_inputs) as rows:
 
-            def emit_row(loaded: TraceItem, result: ScoredTrace) -> None:
+            def emit_row(loaded: TraceItem, result: ScoredItem) -> None:
                 rows.write(loaded.row or loaded.record, kp_columns(result.breakdown))
 
             yield emit_row
@@ -406,7 +406,7 @@ def _annotated(stream: IO[str], *, as_list: bool) -> Iterator[Emit]:
     """The traces with ``metadata.quality_score`` (a row: its ``kp_`` columns), JSONL or a list."""
     written = 0
 
-    def emit(loaded: TraceItem, result: ScoredTrace) -> None:
+    def emit(loaded: TraceItem, result: ScoredItem) -> None:
         nonlocal written
         if loaded.row is not None:
             line = jsonl_row(loaded.row, kp_columns(result.breakdown))
@@ -533,7 +533,7 @@ def _max_windows(value: str | None) -> int | None:
 
 
 def _print_table(
-    results: Sequence[ScoredTrace], tally: RunTally, output: Path | None, explain: bool
+    results: Sequence[ScoredItem], tally: RunTally, output: Path | None, explain: bool
 ) -> None:
     from knowledgepulse.reports.value_table import percentile_table, to_table  # noqa: PLC0415
 
