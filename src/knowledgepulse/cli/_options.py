@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from knowledgepulse.value.profiles import ProfileRegistry
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
@@ -66,3 +69,19 @@ class MinScoreType(click.ParamType):  # type: ignore[type-arg]
             return MinScore.parse(str(value))
         except ThresholdSpecError as error:
             self.fail(str(error), param, ctx)
+
+
+profiles_file_option = click.option(
+    "--profiles",
+    "profiles_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="YAML/JSON file of extra weight profiles: {domain: {complexity, novelty, tool_diversity, "
+    "outcome_confidence}}.",
+)
+
+
+def registry_from(profiles_file: Path | None) -> ProfileRegistry:
+    """The built-in profiles plus any from the user's file."""
+    from knowledgepulse.value.profiles import ProfileRegistry, load_profiles  # noqa: PLC0415
+
+    return ProfileRegistry(load_profiles(profiles_file) if profiles_file is not None else None)

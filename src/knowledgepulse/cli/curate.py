@@ -23,7 +23,13 @@ from knowledgepulse.cli._embedder import (
     model_options,
     novelty_text_option,
 )
-from knowledgepulse.cli._options import MinScoreType, output_option
+from knowledgepulse.cli._options import (
+    MinScoreType,
+    output_option,
+    profiles_file_option,
+    registry_from,
+)
+from knowledgepulse.cli._redaction import redact_options, redactor_from, summary_tail
 from knowledgepulse.cli._traces import (
     ProblemSink,
     parquet_rows,
@@ -34,8 +40,6 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
-from knowledgepulse.cli.redact import redact_options, redacted, redactor_from, summary_tail
-from knowledgepulse.cli.score import profiles_file_option, registry_from
 from knowledgepulse.curation import (
     INFERRED_TASK_SIMILARITY,
     Candidate,
@@ -58,6 +62,7 @@ from knowledgepulse.curation.percentiles import (
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.reports.value import annotated_line, dumps, tidy
 from knowledgepulse.runs.read import ROW_TASK
+from knowledgepulse.runs.redaction import redact_items
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.scorer import TraceValueScorer
@@ -144,19 +149,15 @@ def read_corpus(
     )
     sink = ProblemSink()
     with ReadProgress.for_sources(sources(paths)) as progress:
-        traces = list(
-            redacted(
-                redactor,
-                read_traces(
-                    paths,
-                    sink,
-                    source=source,
-                    options=options,
-                    task_field=trace_task_field,
-                    progress=progress,
-                ),
-            )
+        read = read_traces(
+            paths,
+            sink,
+            source=source,
+            options=options,
+            task_field=trace_task_field,
+            progress=progress,
         )
+        traces = list(read if redactor is None else redact_items(read, redactor))
     scored = score_corpus(scorer, traces)
     if needs_vectors is not None and scored.vectors is None and traces:
         raise click.UsageError(

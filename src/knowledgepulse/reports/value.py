@@ -229,13 +229,20 @@ def dumps(data: Any) -> str:
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
+def annotated_document(document: dict[str, Any], score: float) -> dict[str, Any]:
+    """A trace document with ``metadata.quality_score`` set to ``score`` (rounded), keys in order.
+
+    A new dict, sharing every value but the metadata with ``document``, which is not changed.
+    """
+    metadata = document.get("metadata")
+    if not isinstance(metadata, dict):
+        return document
+    return {**document, "metadata": {**metadata, "quality_score": _rounded(score)}}
+
+
 def annotated_line(document: dict[str, Any], score: float) -> str:
     """A trace document with ``metadata.quality_score`` set, as one JSON line."""
-    metadata = document.get("metadata")
-    # The record was parsed for this run alone: changed in place, not deep-copied.
-    if isinstance(metadata, dict):
-        metadata["quality_score"] = _rounded(score)
-    return dumps(document)
+    return dumps(annotated_document(document, score))
 
 
 def summary_line(tally: RunTally) -> str:
