@@ -67,7 +67,7 @@ from knowledgepulse.reports.value import (
 )
 from knowledgepulse.runs.redaction import redact_items
 from knowledgepulse.runs.scoring import ScoreRun, threshold_of
-from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
+from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.curation import MinScore
@@ -270,16 +270,19 @@ def score_command(
             no_embedder, model, workers=workers, device=device, paths=paths, max_windows=window_cap
         )
     )
-    run = ScoreRun(
-        embedder,
-        cache_path=cache_path,
-        frozen=frozen,
-        cache_size=cache_size,
-        ttl_ms=None if ttl_seconds is None else ttl_seconds * 1000,
+    scorer = TraceValueScorer(
+        embedder=embedder,
         profiles=registry,
         threshold=threshold_of(min_score),
         batch_size=batch_size_for(batch_size, embedder),
         novelty_text=novelty_text,
+    )
+    run = ScoreRun(
+        scorer,
+        cache_path=cache_path,
+        frozen=frozen,
+        cache_size=cache_size,
+        ttl_ms=None if ttl_seconds is None else ttl_seconds * 1000,
     )
     inputs = sources(paths)
     writes: WriteForm | None = None

@@ -9,26 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
-from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value.item import ScoredItem
-from knowledgepulse.value.scorer import (
-    DEFAULT_BATCH_SIZE,
-    DEFAULT_EMBEDDER,
-    DEFAULT_THRESHOLD,
-    TraceValueScorer,
-)
+from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:  # numpy, and the cache, load only for the runs that need them
     from knowledgepulse.curation import MinScore
-    from knowledgepulse.novelty import Embedder
     from knowledgepulse.novelty.cache import VectorCache
-    from knowledgepulse.value.profiles import ProfileRegistry, ScoringWeights
 
 Order: TypeAlias = Literal["input", "time"]
 """``input``: as the items come; ``time``: by ``metadata.created_at`` (ties by id, content)."""
@@ -54,9 +46,9 @@ def score_items(
         order: ``input`` streams, a batch at a time; ``time`` reads every item first.
         corpus: novelty against every other item of the input (leave-one-out), so no verdict
             depends on order; reads every item first, and the scorer's cache is not used.
-        min_score: a percentile (``MinScore.parse("p90")``) becomes the threshold of every
-            verdict once every score is known (reads every item first); a fixed value is the
-            scorer's own threshold, set where it is made.
+        min_score: the threshold of every verdict instead of the scorer's: a score
+            (``MinScore.parse("0.8")``), or a percentile of the scores (``"p90"``), known once
+            every score is (reads every item first).
 
     Raises:
         ScorerParameterError: an unknown ``order``, or ``order="time"`` with ``corpus``.
@@ -67,8 +59,13 @@ def score_items(
         raise ScorerParameterError("corpus scoring does not depend on order; leave order='input'")
     percentile = min_score is not None and min_score.percentile is not None
     if order == "input" and not corpus and not percentile:
-        return _in_input_order(scorer, items)
-    return _whole(scorer, list(items), order, corpus, min_score)
+        scored = _in_input_order(scorer, items)
+    else:
+        scored = _whole(scorer, list(items), order, corpus, min_score)
+    fixed = None if min_score is None else min_score.value
+    if fixed is None or fixed == scorer.threshold:
+        return scored
+    return (ScoredItem(s.item, dataclasses.replace(s.breakdown, threshold=fixed)) for s in scored)
 
 
 def _in_input_order(scorer: TraceValueScorer, items: Iterable[TraceItem]) -> Iterator[ScoredItem]:
@@ -140,53 +137,49 @@ class ScoreRun:
     when it raises (an interrupted run adds nothing to the file).
 
     Args:
-        embedder: the embedder (default: the bundled model); ``None`` scores without one.
+        scorer: the scorer whose embedder, profiles, threshold, batch size and novelty text the
+            run uses (default: ``TraceValueScorer()``). Without cache settings it is used as it
+            is; with them, a scorer of the same settings is made around the cache they ask for.
         cache_path: a saved cache to score against, made if missing. It must have been made
             under the same model and novelty text (``CacheFileError`` otherwise).
         frozen: score against ``cache_path`` without adding to it (order-independent).
         cache_size: how many vectors the cache holds (default: the file's, else 1000).
         ttl_ms: the cache's time-to-live in milliseconds (default: the file's, else none).
-        profiles: the weight profiles (default: the built-in ones).
-        threshold: the sharing threshold.
-        batch_size: traces embedded per call.
-        novelty_text: what stands for a trace in novelty (a saved cache records it).
 
     Raises:
         CacheFileError: ``cache_path`` is damaged, of another model, text or width, or
             missing while ``frozen``.
-        ScorerParameterError: a setting out of range.
+        ScorerParameterError: ``frozen`` without ``cache_path``, or a setting out of range.
     """
 
     def __init__(
         self,
-        embedder: Embedder | None = DEFAULT_EMBEDDER,
+        scorer: TraceValueScorer | None = None,
         *,
         cache_path: Path | None = None,
         frozen: bool = False,
         cache_size: int | None = None,
         ttl_ms: float | None = None,
-        profiles: ProfileRegistry | Mapping[str, ScoringWeights] | None = None,
-        threshold: float = DEFAULT_THRESHOLD,
-        batch_size: int = DEFAULT_BATCH_SIZE,
-        novelty_text: str = DEFAULT_NOVELTY_TEXT,
     ) -> None:
         if frozen and cache_path is None:
             raise ScorerParameterError("frozen=True scores against a saved cache: give cache_path")
-        # The cache's identity (model and novelty text) and width come from the scorer's settings.
-        identity = TraceValueScorer(embedder=embedder, novelty_text=novelty_text)
-        cache = _open_cache(cache_path, identity, cache_size, ttl_ms, frozen=frozen)
-        self.scorer = TraceValueScorer(
-            embedder=identity.embedder,
-            cache=cache,
-            # A loaded cache took these already; a new one is made by the scorer.
-            cache_size=cache_size if cache is None else None,
-            ttl_ms=ttl_ms if cache is None else None,
-            profiles=profiles,
-            threshold=threshold,
-            mode="frozen" if frozen else "online",
-            batch_size=batch_size,
-            novelty_text=novelty_text,
-        )
+        scorer = scorer or TraceValueScorer()
+        if (cache_path, cache_size, ttl_ms) != (None, None, None):
+            # The cache's identity (model and novelty text) and width are the scorer's.
+            cache = _open_cache(cache_path, scorer, cache_size, ttl_ms, frozen=frozen)
+            scorer = TraceValueScorer(
+                embedder=scorer.embedder,
+                cache=cache,
+                # A loaded cache took these already; a new one is made by the scorer.
+                cache_size=cache_size if cache is None else None,
+                ttl_ms=ttl_ms if cache is None else None,
+                profiles=scorer.profiles,
+                threshold=scorer.threshold,
+                mode="frozen" if frozen else scorer.mode,
+                batch_size=scorer.batch_size,
+                novelty_text=scorer.novelty_text,
+            )
+        self.scorer = scorer
         self.cache_path = cache_path
         self.frozen = frozen
         self.cache_outcome: CacheOutcome | None = None
