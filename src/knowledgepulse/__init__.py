@@ -1,7 +1,9 @@
 """knowledgepulse: judge AI agent traces and LLM workflow output, deterministically.
 
-Trace value scoring (:mod:`knowledgepulse.value`) and evaluation scorers
-(:mod:`knowledgepulse.evals`): their most used names are re-exported here.
+Trace value scoring (:mod:`knowledgepulse.value`), evaluation scorers
+(:mod:`knowledgepulse.evals`) and runs on Python data (:mod:`knowledgepulse.runs`): their most
+used names are re-exported here. (``redact`` is the redaction package's name: the one-call
+redaction is :func:`knowledgepulse.runs.redact`.)
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from knowledgepulse.novelty import Embedder
     from knowledgepulse.novelty.cache import VectorCache
     from knowledgepulse.novelty.minilm import MiniLMEmbedder
+    from knowledgepulse.runs import annotate, score
     from knowledgepulse.trace import ReasoningTrace, load_traces, parse_trace
     from knowledgepulse.value import (
         DEFAULT_THRESHOLD,
@@ -51,6 +54,7 @@ _HOME_OF = {
     "TraceValueScorer": "value",
     "ValueBreakdown": "value",
     "VectorCache": "novelty.cache",
+    "annotate": "runs",
     "capture": "integrations.capture",
     "evaluate_value": "value",
     "load_cases": "evals",
@@ -61,6 +65,7 @@ _HOME_OF = {
     "register_profile": "value",
     "register_scorer": "evals",
     "run_suite": "evals",
+    "score": "runs",
     "score_trace": "value",
     "score_traces": "value",
 }
@@ -95,6 +100,7 @@ __all__ = [
     "ValueBreakdown",
     "VectorCache",
     "__version__",
+    "annotate",
     "capture",
     "evaluate_value",
     "integrations",
@@ -106,6 +112,7 @@ __all__ = [
     "register_profile",
     "register_scorer",
     "run_suite",
+    "score",
     "score_trace",
     "score_traces",
 ]

@@ -4,18 +4,25 @@ A dataset row goes back with every column as it was and columns added (``kp_scor
 Lines or Parquet, :mod:`knowledgepulse.reports.rows`); a trace goes back as its JSON document,
 with ``metadata.quality_score`` set once it is scored. ``kp score --annotate``, ``kp redact``,
 ``kp convert``, ``kp select`` and ``kp dedupe`` write through an :class:`ItemWriter`;
-:func:`annotated` is the same for one item, as a dict (the Python API, Ray).
+:func:`annotated` is the same for one item, as a dict (the Python API, Ray), and
+:func:`annotated_like` / :func:`redacted_like` give items back as the table they came in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Literal, TypeAlias, cast
 
 from knowledgepulse._util.atomic import atomic_binary, atomic_text
-from knowledgepulse.reports.rows import SCORE_COLUMNS, RowWriter, jsonl_row, kp_columns
+from knowledgepulse.reports.rows import (
+    COLUMN_TYPES,
+    SCORE_COLUMNS,
+    RowWriter,
+    jsonl_row,
+    kp_columns,
+)
 from knowledgepulse.reports.value import annotated_document, annotated_line, dumps
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
@@ -37,6 +44,78 @@ def annotated(scored: ScoredItem, columns: Mapping[str, Any] | None = None) -> d
     if row is None:
         return annotated_document(scored.item.document, scored.breakdown.score)
     return {**row.value, **(kp_columns(scored.breakdown) if columns is None else columns)}
+
+
+def annotated_like(data: Any, scored: Sequence[ScoredItem]) -> Any:
+    """The scored items as ``data`` came, each with its score (:func:`annotated`).
+
+    A pandas ``DataFrame``, a pyarrow ``Table`` or a ``datasets.Dataset`` gives its own rows
+    back, in the items' order (index and types kept), with the ``kp_`` columns added; anything
+    else gives a list of dicts.
+    """
+    kind = _table_kind(data)
+    if kind is None:
+        return [annotated(item) for item in scored]
+    rows = _positions(data, kind, [item.item for item in scored])
+    columns = [kp_columns(item.breakdown) for item in scored]
+    added = {name: [row[name] for row in columns] for name in SCORE_COLUMNS}
+    if kind == "pandas":
+        return rows.assign(**added)
+    if kind == "arrow":
+        import pyarrow as pa  # noqa: PLC0415 - only for an Arrow table given
+
+        for name, values in added.items():
+            rows = rows.append_column(name, pa.array(values, type=COLUMN_TYPES[name]))
+        return rows
+    for name, values in added.items():
+        rows = rows.add_column(name, values)
+    return rows
+
+
+def redacted_like(data: Any, items: Sequence[TraceItem]) -> Any:
+    """The items' records as ``data`` came: each dataset row, else each trace document.
+
+    A table (see :func:`annotated_like`) gives a table of the same columns and types, the
+    items' rows in their order (a DataFrame keeps their index); anything else a list of dicts.
+    """
+    records = [item.row.value if item.row is not None else item.document for item in items]
+    kind = _table_kind(data)
+    if kind == "pandas":
+        index = data.index[[_position(item) for item in items]]
+        return type(data)(records, index=index, columns=data.columns)
+    if kind == "arrow":
+        return type(data).from_pylist(records, schema=data.schema)
+    if kind == "datasets":
+        return type(data).from_list(records, features=data.features)
+    return records
+
+
+def _table_kind(data: Any) -> str | None:
+    """``pandas``, ``arrow`` or ``datasets`` for a table of those kinds, else ``None``."""
+    if hasattr(data, "iloc") and hasattr(data, "assign"):
+        return "pandas"
+    if hasattr(data, "select") and hasattr(data, "add_column") and hasattr(data, "features"):
+        return "datasets"
+    if hasattr(data, "take") and hasattr(data, "append_column"):
+        return "arrow"
+    return None
+
+
+def _position(item: TraceItem) -> int:
+    """An in-memory row's place in its table (its location's index)."""
+    index = (item.row or item.record).location.index
+    assert index is not None  # every in-memory row is located by its index
+    return index
+
+
+def _positions(data: Any, kind: str, items: Sequence[TraceItem]) -> Any:
+    """The table's rows of ``items``, in their order."""
+    positions = [_position(item) for item in items]
+    if kind == "pandas":
+        return data.iloc[positions]
+    if kind == "arrow":
+        return data.take(positions)
+    return data.select(positions)
 
 
 class ItemWriter:
