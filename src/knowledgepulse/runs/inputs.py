@@ -132,4 +132,3 @@ def _converted_rows(
 
 def _is_trace(value: Any) -> bool:
     return isinstance(value, Mapping) and value.get("@type") == "ReasoningTrace"
-
