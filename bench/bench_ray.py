@@ -31,8 +31,9 @@ from typing import Any
 
 import ray
 
-from knowledgepulse.engines.ray_engine import MiniLMFactory, RayEmbedder, score_dataset
+from knowledgepulse.engines.ray_engine import MiniLMFactory, RayEmbedder
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
+from knowledgepulse.runs.on_ray import score_dataset
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

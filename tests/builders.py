@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 import pytest
 
+from knowledgepulse.records import Location, Record
+from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.models import ReasoningTrace
+from knowledgepulse.value.breakdown import ValueBreakdown
+from knowledgepulse.value.item import ScoredItem
 
 
 def step(
@@ -67,6 +72,17 @@ def trace_json(
 def make_trace(**kwargs: Any) -> ReasoningTrace:
     """A validated trace (see :func:`trace_json` for the arguments)."""
     return ReasoningTrace.model_validate(trace_json(**kwargs))
+
+
+@functools.cache
+def _default_trace() -> ReasoningTrace:
+    return make_trace()
+
+
+def scored_item(breakdown: ValueBreakdown, location: Location | None = None) -> ScoredItem:
+    """``breakdown`` as a scored item read at ``location`` (its trace: :func:`make_trace`'s)."""
+    record = Record(location or Location("t.jsonl", 1, 0), trace_json())
+    return ScoredItem(TraceItem(record, _default_trace()), breakdown)
 
 
 def assert_scored_alike(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> None:

@@ -1,7 +1,9 @@
 """knowledgepulse: judge AI agent traces and LLM workflow output, deterministically.
 
-Trace value scoring (:mod:`knowledgepulse.value`) and evaluation scorers
-(:mod:`knowledgepulse.evals`): their most used names are re-exported here.
+Trace value scoring (:mod:`knowledgepulse.value`), evaluation scorers
+(:mod:`knowledgepulse.evals`) and runs on Python data (:mod:`knowledgepulse.runs`): their most
+used names are re-exported here. (``redact`` is the redaction package's name: the one-call
+redaction is :func:`knowledgepulse.runs.redact`.)
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from knowledgepulse.novelty import Embedder
     from knowledgepulse.novelty.cache import VectorCache
     from knowledgepulse.novelty.minilm import MiniLMEmbedder
-    from knowledgepulse.runs import DedupeResult, SelectionResult, dedupe, select
+    from knowledgepulse.runs import DedupeResult, SelectionResult, annotate, dedupe, score, select
     from knowledgepulse.trace import ReasoningTrace, load_traces, parse_trace
     from knowledgepulse.value import (
         DEFAULT_THRESHOLD,
@@ -54,6 +56,7 @@ _HOME_OF = {
     "TraceValueScorer": "value",
     "ValueBreakdown": "value",
     "VectorCache": "novelty.cache",
+    "annotate": "runs",
     "capture": "integrations.capture",
     "dedupe": "runs",
     "evaluate_value": "value",
@@ -65,6 +68,7 @@ _HOME_OF = {
     "register_profile": "value",
     "register_scorer": "evals",
     "run_suite": "evals",
+    "score": "runs",
     "score_trace": "value",
     "score_traces": "value",
     "select": "runs",
@@ -102,6 +106,7 @@ __all__ = [
     "ValueBreakdown",
     "VectorCache",
     "__version__",
+    "annotate",
     "capture",
     "dedupe",
     "evaluate_value",
@@ -114,6 +119,7 @@ __all__ = [
     "register_profile",
     "register_scorer",
     "run_suite",
+    "score",
     "score_trace",
     "score_traces",
     "select",

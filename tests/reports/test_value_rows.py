@@ -9,10 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Location
-from knowledgepulse.reports.value import ScoredTrace, row, tidy
+from knowledgepulse.reports.value import row, tidy
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown, compose
 from knowledgepulse.value.dimensions import TraceFeatures
 from knowledgepulse.value.profiles import ScoringWeights
+from tests.builders import scored_item
 
 # Floats with binary noise (0.1 + 0.2), past one (the slow rounding path), and plain ones.
 numbers = st.one_of(
@@ -80,7 +81,7 @@ breakdowns = st.builds(
 def test_a_row_is_the_tidied_breakdown_then_its_location(breakdown: ValueBreakdown) -> None:
     """row() rounds as it builds: the same keys, values and types as tidy(to_dict())."""
     expected: dict[str, Any] = {**tidy(breakdown.to_dict()), "file": "t.jsonl", "line": 3}
-    got = row(ScoredTrace(breakdown, Location("t.jsonl", 3, 0)))
+    got = row(scored_item(breakdown, Location("t.jsonl", 3, 0)))
     assert got == expected
     assert json.dumps(got) == json.dumps(expected)  # same key order, same int/float types
 
@@ -108,6 +109,6 @@ def test_binary_noise_is_rounded_away_in_a_row() -> None:
         weights=ScoringWeights(0.25, 0.25, 0.25, 0.25),
         threshold=0.75,
     )
-    data = row(ScoredTrace(noisy, Location("t.jsonl", 1, 0)))
+    data = row(scored_item(noisy, Location("t.jsonl", 1, 0)))
     assert data["inputs"]["outcome_confidence"]["confidence"] == 0.724
     assert noisy.to_dict()["inputs"]["outcome_confidence"]["confidence"] == 0.7240000000000001

@@ -8,10 +8,10 @@ import tracemalloc
 
 from knowledgepulse.curation import domain_percentiles
 from knowledgepulse.records import Location
-from knowledgepulse.reports.value import RunTally, ScoredTrace
+from knowledgepulse.reports.value import RunTally
 from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value.scorer import TraceValueScorer
-from tests.builders import trace_json
+from tests.builders import scored_item, trace_json
 
 
 def _results(count: int) -> list[tuple[str, float]]:
@@ -27,7 +27,7 @@ def test_summary_percentiles_are_numpys_over_a_long_run() -> None:
     by_domain: dict[str, list[float]] = {}
     for domain, score in _results(100_000):
         changed = dataclasses.replace(breakdown, domain=domain, score=score)
-        tally.add(ScoredTrace(changed, Location("traces.jsonl", 1)))
+        tally.add(scored_item(changed, Location("traces.jsonl", 1)))
         by_domain.setdefault(domain, []).append(score)
     assert tally.summary()["percentiles"] == domain_percentiles(by_domain)
     assert tally.percentiles()["by_domain"][""]["count"] == len(by_domain[""])
@@ -38,7 +38,7 @@ def test_a_score_is_kept_in_about_eight_bytes() -> None:
     """200k scores hold under 2 MB (8 bytes each; a list of floats would be 6 MB or more)."""
     breakdown = TraceValueScorer(embedder=None).score(ReasoningTrace.model_validate(trace_json()))
     results = [
-        ScoredTrace(dataclasses.replace(breakdown, domain=domain, score=score), Location("t", 1))
+        scored_item(dataclasses.replace(breakdown, domain=domain, score=score), Location("t", 1))
         for domain, score in _results(1000)
     ]
     tally = RunTally(0.75)

@@ -164,9 +164,11 @@ def test_a_record_no_source_recognises_names_every_source() -> None:
     """Not a format this tool knows: a problem at each record, the sources listed."""
     problems = list(sources.convert([{"hello": "world"}, {"hello": "again"}]))
     assert [str(p).split(": not a trace")[0] for p in problems] == ["rows:1", "rows:2"]
+    first = problems[0]
+    assert isinstance(first, Problem)
     assert all(isinstance(problem, Problem) for problem in problems)
-    assert str(problems[0]).startswith("rows:1: not a trace file this tool knows: an object")
-    assert all(name in problems[0].message for name in sources.source_names())
+    assert str(first).startswith("rows:1: not a trace file this tool knows: an object")
+    assert all(name in first.message for name in sources.source_names())
 
 
 def test_a_stray_first_record_costs_no_trace_after_it() -> None:

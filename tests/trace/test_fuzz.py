@@ -20,11 +20,11 @@ from knowledgepulse.reports.value import (
     JsonLinesWriter,
     JsonWriter,
     RunTally,
-    ScoredTrace,
 )
 from knowledgepulse.reports.value_table import to_table
 from knowledgepulse.trace import TraceItem, load_traces
 from knowledgepulse.value import TraceValueScorer
+from knowledgepulse.value.item import ScoredItem
 from tests.builders import trace_json
 from tests.trace.strategies import mutated_documents
 
@@ -56,8 +56,7 @@ def test_any_mutated_trace_is_scored_or_reported(tmp_path: Path, record: str) ->
     scorer = TraceValueScorer(embedder=None)
     breakdowns = scorer.iter_scores(item.trace for item in loaded)
     results = [
-        ScoredTrace(breakdown, item.record.location)
-        for item, breakdown in zip(loaded, breakdowns, strict=True)
+        ScoredItem(item, breakdown) for item, breakdown in zip(loaded, breakdowns, strict=True)
     ]
     assert all(0.0 <= result.breakdown.score <= 1.0 for result in results)
     tally = RunTally(0.75)

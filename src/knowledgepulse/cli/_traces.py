@@ -22,6 +22,7 @@ from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.reports.rows import SCORE_COLUMNS, RowWriter, row_format
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import read_items
+from knowledgepulse.runs.write import ItemWriter, WriteForm, item_writer
 from knowledgepulse.sources import SOURCE_CHOICES
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
@@ -188,6 +189,19 @@ def parquet_rows(output: Path | None, inputs: Sequence[str]) -> bool:
             "for JSON Lines)"
         )
     return True
+
+
+@contextmanager
+def item_output(
+    output: Path | None, form: WriteForm, added: tuple[str, ...] = SCORE_COLUMNS
+) -> Iterator[ItemWriter]:
+    """A writer of items in their own form to ``-o`` (atomically) or standard output."""
+    if output is not None:
+        with item_writer(output, form, added) as writer:
+            yield writer
+        return
+    with open_output(None) as stream, item_writer(stream, form, added) as writer:
+        yield writer
 
 
 @contextmanager

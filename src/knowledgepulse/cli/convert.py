@@ -9,22 +9,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import orjson
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import open_output, say
+from knowledgepulse.cli._console import say
 from knowledgepulse.cli._options import output_option
+from knowledgepulse.cli._redaction import redact_options, redactor_from, summary_tail
 from knowledgepulse.cli._traces import (
     ProblemSink,
+    item_output,
     paths_argument,
     read_traces,
     source_options,
     sources,
     trace_options,
 )
-from knowledgepulse.cli.redact import redact_options, redacted, redactor_from, summary_tail
 from knowledgepulse.records.readers import open_source
+from knowledgepulse.runs.redaction import redact_items
 
 
 @click.command("convert")
@@ -66,12 +67,11 @@ def convert_command(
     if output is not None:
         check_destination(output, what="output")
     sink = ProblemSink()
-    written = 0
-    with open_output(output) as stream:
-        for loaded in redacted(redactor, read_traces(inputs, sink, source=source, options=options)):
-            stream.write(orjson.dumps(loaded.record.value).decode() + "\n")
-            written += 1
-    message = f"converted {counted(written, 'trace')}"
+    with item_output(output, "jsonl") as written:
+        items = read_traces(inputs, sink, source=source, options=options)
+        for item in items if redactor is None else redact_items(items, redactor):
+            written.write_trace(item)
+    message = f"converted {counted(written.written, 'trace')}"
     if sink.tally.invalid:
         message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
     if sink.tally.warnings:

@@ -1,19 +1,18 @@
 """``kp score``, ``kp validate`` and ``kp profiles``: traces checked and scored, and the weights.
 
-Scoring streams a batch at a time, so memory stays flat; ``--order time``, ``--corpus``, a
-percentile ``--min-score`` and ``--format html`` read the whole input first. What a user can
-fix (an output directory, a model, a ``--frozen`` cache) is checked before the first record.
+Each command parses its options, makes one run (:mod:`knowledgepulse.runs`), writes and
+summarises. Scoring streams a batch at a time, so memory stays flat; ``--order time``,
+``--corpus`` and a percentile ``--min-score`` read the whole input first. What a user can fix
+(an output directory, a model, a ``--frozen`` cache) is checked before the first record.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -36,54 +35,45 @@ from knowledgepulse.cli._embedder import (
     novelty_text_option,
     ray_embedder,
 )
-from knowledgepulse.cli._options import MinScoreType, format_option, output_option, refuse_usage
+from knowledgepulse.cli._options import (
+    MinScoreType,
+    format_option,
+    output_option,
+    profiles_file_option,
+    refuse_usage,
+    registry_from,
+)
+from knowledgepulse.cli._redaction import redact_options, redactor_from, summary_tail
 from knowledgepulse.cli._traces import (
     ProblemSink,
+    item_output,
     parquet_rows,
     paths_argument,
     read_traces,
-    row_output,
     source_options,
     sources,
     trace_options,
 )
-from knowledgepulse.cli.redact import redact_options, redacted, redactor_from, summary_tail
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
-from knowledgepulse.reports.rows import jsonl_row, kp_columns
 from knowledgepulse.reports.value import (
     CsvWriter,
     JsonLinesWriter,
     JsonWriter,
     ReportWriter,
     RunTally,
-    ScoredTrace,
     TableCollector,
-    annotated_line,
     summary_line,
 )
-from knowledgepulse.trace.item import TraceItem
-from knowledgepulse.value.profiles import ProfileRegistry, load_profiles
+from knowledgepulse.runs.redaction import redact_items
+from knowledgepulse.runs.scoring import ScoreRun, threshold_of
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.curation import MinScore
-    from knowledgepulse.novelty.cache import VectorCache
-    from knowledgepulse.trace.models import ReasoningTrace
+    from knowledgepulse.runs.scoring import Order
+    from knowledgepulse.runs.write import WriteForm
     from knowledgepulse.value.breakdown import ValueBreakdown
-
-
-profiles_file_option = click.option(
-    "--profiles",
-    "profiles_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="YAML/JSON file of extra weight profiles: {domain: {complexity, novelty, tool_diversity, "
-    "outcome_confidence}}.",
-)
-
-
-def registry_from(profiles_file: Path | None) -> ProfileRegistry:
-    """The built-in profiles plus any from the user's file."""
-    return ProfileRegistry(load_profiles(profiles_file) if profiles_file is not None else None)
+    from knowledgepulse.value.item import ScoredItem
 
 
 @click.command("score")
@@ -196,7 +186,7 @@ def score_command(
     address: str | None,
     max_windows: str | None,
     novelty_text: str,
-    order: str,
+    order: Order,
     corpus: bool,
     explain: bool,
     profiles_file: Path | None,
@@ -260,9 +250,6 @@ def score_command(
         ),
         (corpus and order == "time", "--corpus does not depend on order; drop --order time"),
     )
-    threshold = (
-        DEFAULT_THRESHOLD if min_score is None or min_score.value is None else min_score.value
-    )
     window_cap = _max_windows(max_windows)
     # Everything a user can get wrong fails here, before the first record is read.
     if output is not None:
@@ -282,77 +269,51 @@ def score_command(
             no_embedder, model, workers=workers, device=device, paths=paths, max_windows=window_cap
         )
     )
-    ttl_ms = None if ttl_seconds is None else ttl_seconds * 1000
-    # The cache's identity (model and novelty text) and width come from the scorer's settings.
-    identity = TraceValueScorer(embedder=embedder, novelty_text=novelty_text)
-    cache = _open_cache(cache_path, identity, cache_size, ttl_ms, frozen=frozen)
     scorer = TraceValueScorer(
         embedder=embedder,
-        cache=cache,
-        # A loaded cache took these already; a new one is made by the scorer.
-        cache_size=cache_size if cache is None else None,
-        ttl_ms=ttl_ms if cache is None else None,
         profiles=registry,
-        threshold=threshold,
-        mode="frozen" if frozen else "online",
+        threshold=threshold_of(min_score),
         batch_size=batch_size,
         novelty_text=novelty_text,
     )
-
+    run = ScoreRun(
+        scorer,
+        cache_path=cache_path,
+        frozen=frozen,
+        cache_size=cache_size,
+        ttl_ms=None if ttl_seconds is None else ttl_seconds * 1000,
+    )
     inputs = sources(paths)
-    # Dataset rows annotated go back as Parquet when they came from (or -o names) Parquet.
-    rows_out = inputs if annotate and source is not None and parquet_rows(output, inputs) else None
-    tally = RunTally(threshold)
+    writes: WriteForm | None = None
+    if annotate:
+        # Dataset rows go back as Parquet when they came from (or -o names) Parquet.
+        parquet = source is not None and parquet_rows(output, inputs)
+        writes = "parquet" if parquet else "json" if output_format == "json" else "jsonl"
+    tally = RunTally(run.scorer.threshold)
     sink = ProblemSink(tally, keep=output_format in ("json", "html") and not annotate)
     collector = TableCollector()
-    percentile = min_score is not None and min_score.percentile is not None
-    whole = order == "time" or corpus or percentile or output_format == "html"
-    with ReadProgress.for_sources(inputs) as progress:
-        traces = redacted(
-            redactor,
-            read_traces(paths, sink, source=source, options=convert_options, progress=progress),
-        )
-        if whole:
-            scored = _scored_whole(scorer, list(traces), order, corpus, min_score)
-        else:
-            scored = _scored_stream(scorer, traces)
-        with _emitting(
-            output, output_format, annotate, collector, sink, parquet_inputs=rows_out
-        ) as emit:
-            for breakdown, loaded in scored:
-                result = ScoredTrace(breakdown, loaded.location)
-                tally.threshold = breakdown.threshold
-                tally.add(result)
-                progress.scored(tally.scored)
-                emit(loaded, result)
-    if output_format == "table" and not annotate:
-        _print_table(collector.results, tally, output, explain)
+    with run:
+        with ReadProgress.for_sources(inputs) as progress:
+            items = read_traces(
+                paths, sink, source=source, options=convert_options, progress=progress
+            )
+            if redactor is not None:
+                items = redact_items(items, redactor)
+            # Time order, a corpus or a percentile read the whole input here, before any output.
+            scored = run.score(items, order=order, corpus=corpus, min_score=min_score)
+            with _emitting(output, output_format, writes, collector, sink) as emit:
+                for result in scored:
+                    tally.threshold = result.breakdown.threshold
+                    tally.add(result)
+                    progress.scored(tally.scored)
+                    emit(result)
+        if output_format == "table" and not annotate:
+            _print_table(collector.results, tally, output, explain)
     if cache_path is not None:
-        _close_cache(scorer, cache_path, frozen=frozen)
+        _say_cache(run, cache_path)
     say(summary_line(tally) + summary_tail(redactor))
     return sink.exit_code
 
-
-def _scored_stream(
-    scorer: TraceValueScorer, traces: Iterator[TraceItem]
-) -> Iterator[tuple[ValueBreakdown, TraceItem]]:
-    """Each breakdown with its trace, in order, holding only the traces of the current batch.
-
-    Not ``itertools.tee``: it frees its buffer 57 items at a time, and traces kept alive that
-    long survive into older GC generations (20k traces: 2,290 collections against 61, +20% time).
-    """
-    pending: deque[TraceItem] = deque()
-
-    def feed() -> Iterator[ReasoningTrace]:
-        for loaded in traces:
-            pending.append(loaded)
-            yield loaded.trace
-
-    for breakdown in scorer.iter_scores(feed()):
-        yield breakdown, pending.popleft()
-
-
-Emit = Callable[[TraceItem, ScoredTrace], None]
 
 _WRITERS: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
     "json": JsonWriter,
@@ -365,31 +326,22 @@ _WRITERS: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
 def _emitting(
     output: Path | None,
     output_format: str,
-    annotate: bool,
+    writes: WriteForm | None,
     collector: TableCollector,
     sink: ProblemSink,
-    *,
-    parquet_inputs: Sequence[str] | None = None,
-) -> Iterator[Emit]:
+) -> Iterator[Callable[[ScoredItem], None]]:
     """``kp score``'s output as it is scored; at the end (not on an error) the report's ending.
 
-    ``parquet_inputs``: the inputs, when ``--annotate`` writes their rows back as Parquet.
+    ``writes``: the form ``--annotate`` writes the items back in.
     """
-    if parquet_inputs is not None:
-        with row_output(output, parquet_inputs) as rows:
-
-            def emit_row(loaded: TraceItem, result: ScoredTrace) -> None:
-                rows.write(loaded.row or loaded.record, kp_columns(result.breakdown))
-
-            yield emit_row
+    if writes is not None:
+        with item_output(output, writes) as items:
+            yield items.write
         return
     if output_format == "table":  # rendered by rich at the end, through its own console
-        yield lambda _, result: collector.write(result)
+        yield collector.write
         return
     with open_output(output) as stream:
-        if annotate:
-            yield from _annotated(stream, as_list=output_format == "json")
-            return
         writer: ReportWriter
         if output_format == "html":
             from knowledgepulse.reports.html import HtmlWriter  # noqa: PLC0415 - only for html
@@ -397,72 +349,18 @@ def _emitting(
             writer = HtmlWriter(stream)
         else:
             writer = _WRITERS[output_format](stream)
-        yield lambda _, result: writer.write(result)
+        yield writer.write
         writer.close(sink.tally, sink.kept)
 
 
-def _annotated(stream: IO[str], *, as_list: bool) -> Iterator[Emit]:
-    """The traces with ``metadata.quality_score`` (a row: its ``kp_`` columns), JSONL or a list."""
-    written = 0
-
-    def emit(loaded: TraceItem, result: ScoredTrace) -> None:
-        nonlocal written
-        if loaded.row is not None:
-            line = jsonl_row(loaded.row, kp_columns(result.breakdown))
-        else:
-            line = annotated_line(loaded.record.value, result.breakdown.score)
-        if as_list:
-            stream.write(("\n  " if written == 0 else ",\n  ") + line)
-        else:
-            stream.write(line + "\n")
-        written += 1
-
-    if as_list:
-        stream.write("[")
-    yield emit
-    if as_list:
-        stream.write("\n]\n" if written else "]\n")
-
-
-def _open_cache(
-    cache_path: Path | None,
-    identity: TraceValueScorer,
-    cache_size: int | None,
-    ttl_ms: float | None,
-    *,
-    frozen: bool,
-) -> VectorCache | None:
-    """``--cache``'s file opened (``CacheFileError``: made under another model or text)."""
-    if identity.embedder is None or cache_path is None:
-        return None
-    if not cache_path.exists() and identity.cache_dimensions is None:
-        return None  # the scorer makes it once the first vectors give the width
-    from knowledgepulse.novelty.cache import VectorCache  # noqa: PLC0415 - numpy, only with a cache
-
-    return VectorCache.open(
-        cache_path,
-        model_id=identity.cache_model_id,
-        dimensions=identity.cache_dimensions,
-        max_elements=cache_size,
-        ttl_ms=ttl_ms,
-        read_only=frozen,
-    )
-
-
-def _close_cache(scorer: TraceValueScorer, cache_path: Path, *, frozen: bool) -> None:
-    """Save the cache (unless frozen) and say how many traces it held already."""
-    if frozen:
-        pass
-    elif scorer.embedder is None:
+def _say_cache(run: ScoreRun, cache_path: Path) -> None:
+    """Say when the cache could not be saved, and how many traces it held already."""
+    if run.cache_outcome == "no_embedder":
         say(f"kp: the cache was not saved to {cache_path}: no embedder was available")
-    elif scorer.cache.path is not None:
-        scorer.cache.flush()  # opened from cache_path: append what this run added
-    else:
-        scorer.cache.save(cache_path, model_id=scorer.cache_model_id)
-    if scorer.already_cached:
+    if run.already_cached:
         say(
-            f"kp: {counted(scorer.already_cached, 'trace')} of this input "
-            f"{'was' if scorer.already_cached == 1 else 'were'} already in {cache_path} (by id): "
+            f"kp: {counted(run.already_cached, 'trace')} of this input "
+            f"{'was' if run.already_cached == 1 else 'were'} already in {cache_path} (by id): "
             "each was compared with the other vectors, not with its own"
         )
 
@@ -532,7 +430,7 @@ def _max_windows(value: str | None) -> int | None:
 
 
 def _print_table(
-    results: Sequence[ScoredTrace], tally: RunTally, output: Path | None, explain: bool
+    results: Sequence[ScoredItem], tally: RunTally, output: Path | None, explain: bool
 ) -> None:
     from knowledgepulse.reports.value_table import percentile_table, to_table  # noqa: PLC0415
 
@@ -552,29 +450,6 @@ def _explained(breakdown: ValueBreakdown) -> str:
     if text.startswith(head):  # an id may hold a newline ("kp:trace:\n" is valid)
         return printable(head, one_line=True) + printable(text[len(head) :])
     return printable(text)
-
-
-def _scored_whole(
-    scorer: TraceValueScorer,
-    traces: list[TraceItem],
-    order: str,
-    corpus: bool,
-    min_score: MinScore | None,
-) -> Iterator[tuple[ValueBreakdown, TraceItem]]:
-    """Every trace with its breakdown, for the modes that need the whole input first."""
-    from knowledgepulse.curation import score_corpus, time_order  # noqa: PLC0415 - numpy
-
-    if corpus:
-        breakdowns = score_corpus(scorer, traces).breakdowns
-    else:
-        if order == "time":
-            traces = [traces[i] for i in time_order(traces)]
-        breakdowns = scorer.score_many(loaded.trace for loaded in traces)
-    if min_score is not None and min_score.percentile is not None:
-        # The threshold is known only now: the verdicts are recomputed against it.
-        threshold = min_score.resolve([b.score for b in breakdowns])
-        breakdowns = [dataclasses.replace(b, threshold=threshold) for b in breakdowns]
-    return zip(breakdowns, traces, strict=True)
 
 
 @click.command("profiles")

@@ -16,7 +16,8 @@ import numpy as np
 
 from knowledgepulse._util.text import printable
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.value import RunTally, ScoredTrace, TableCollector
+from knowledgepulse.reports.value import RunTally, TableCollector
+from knowledgepulse.value.item import ScoredItem
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
@@ -99,7 +100,7 @@ class HtmlWriter(TableCollector):
         self._stream.write(value_page(self.results, tally, problems))
 
 
-def value_page(results: Sequence[ScoredTrace], tally: RunTally, problems: Sequence[Problem]) -> str:
+def value_page(results: Sequence[ScoredItem], tally: RunTally, problems: Sequence[Problem]) -> str:
     """A scoring run's page: distributions by domain, overrides, near-duplicates, top and bottom."""
     sections = [
         "<h1>Trace value report</h1>",
@@ -114,8 +115,8 @@ def value_page(results: Sequence[ScoredTrace], tally: RunTally, problems: Sequen
     return page("knowledgepulse trace value report", sections)
 
 
-def _distributions(results: Sequence[ScoredTrace]) -> str:
-    by_domain: dict[str, list[ScoredTrace]] = defaultdict(list)
+def _distributions(results: Sequence[ScoredItem]) -> str:
+    by_domain: dict[str, list[ScoredItem]] = defaultdict(list)
     for result in results:
         by_domain[result.breakdown.domain].append(result)
     rows = ["<h2>Distributions by domain</h2>"]
@@ -138,7 +139,7 @@ def _distributions(results: Sequence[ScoredTrace]) -> str:
     return "\n".join(rows)
 
 
-def _overrides(results: Sequence[ScoredTrace]) -> str:
+def _overrides(results: Sequence[ScoredItem]) -> str:
     fired = Counter(o.name for r in results for o in r.breakdown.overrides)
     total = max(1, len(results))
     rows = [[text(name), str(n), f"{100 * n / total:.1f}%"] for name, n in sorted(fired.items())]
@@ -146,7 +147,7 @@ def _overrides(results: Sequence[ScoredTrace]) -> str:
     return f"<h2>Overrides</h2>{shown}"
 
 
-def _duplicates(results: Sequence[ScoredTrace]) -> str:
+def _duplicates(results: Sequence[ScoredItem]) -> str:
     parent: dict[str, str] = {}
 
     def root(key: str) -> str:
@@ -169,7 +170,7 @@ def _duplicates(results: Sequence[ScoredTrace]) -> str:
     )
 
 
-def _ends(results: Sequence[ScoredTrace]) -> str:
+def _ends(results: Sequence[ScoredItem]) -> str:
     ranked = sorted(results, key=lambda r: (-r.breakdown.score, r.breakdown.trace_id))
     ends = [("Top traces", ranked[:SHOWN_AT_EACH_END])]
     if len(ranked) > SHOWN_AT_EACH_END:

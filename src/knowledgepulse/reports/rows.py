@@ -21,8 +21,7 @@ from knowledgepulse.value.breakdown import ValueBreakdown
 RowFormat = Literal["jsonl", "parquet"]
 BATCH_ROWS = 1024
 
-# Every kp_ column with its Parquet type: first those of a scored row, then kp dedupe's.
-_TYPES = {
+COLUMN_TYPES = {
     "kp_score": "float64",
     "kp_shareable": "bool",
     "kp_complexity": "float64",
@@ -33,9 +32,10 @@ _TYPES = {
     "kp_group": "int64",
     "kp_kept": "bool",
 }
+"""Every ``kp_`` column with its Arrow type: first those of a scored row, then kp dedupe's."""
 DEDUPE_COLUMNS = ("kp_group", "kp_kept")
 """The columns ``kp dedupe`` adds: the row's near-duplicate group, and whether it is kept."""
-SCORE_COLUMNS = tuple(name for name in _TYPES if name not in DEDUPE_COLUMNS)
+SCORE_COLUMNS = tuple(name for name in COLUMN_TYPES if name not in DEDUPE_COLUMNS)
 """The columns every scored row gets, in this order."""
 
 
@@ -136,7 +136,7 @@ class RowWriter:
                 # Rows from JSON: the columns of every row of the first batch, not the first's.
                 base = self._schema or pa.Table.from_struct_array(pa.array(self._pending)).schema
                 kept = [field for field in base if field.name not in self._added]
-                added = [pa.field(name, _TYPES[name]) for name in self._added]
+                added = [pa.field(name, COLUMN_TYPES[name]) for name in self._added]
                 self._schema = pa.schema(kept + added, metadata=base.metadata)
                 self._writer = self._pq.ParquetWriter(self._stream, self._schema)
             table = pa.Table.from_pylist(self._pending, schema=self._schema)
@@ -157,7 +157,7 @@ class RowWriter:
             self._writer.close()
         else:  # no row at all: an empty file with the kp_ columns alone
             pa = self._pa
-            schema = pa.schema([pa.field(name, _TYPES[name]) for name in self._added])
+            schema = pa.schema([pa.field(name, COLUMN_TYPES[name]) for name in self._added])
             self._pq.ParquetWriter(self._stream, schema).close()
 
     def __enter__(self) -> RowWriter:

@@ -1,6 +1,6 @@
 """Trace value reports as data, and their streaming renderings (JSON, JSON Lines, CSV).
 
-A writer takes each scored trace as it comes and a :class:`RunTally` counts for the summary, so
+A writer takes each scored item as it comes and a :class:`RunTally` counts for the summary, so
 a run holds a few counters and 8 bytes a score, not its rows. Numbers are rounded to 12 decimal
 places: no binary noise (``0.7240000000000001`` is ``0.724``), far more precision than any score.
 """
@@ -18,19 +18,11 @@ from typing import IO, Any
 import orjson
 
 from knowledgepulse._util.text import counted
-from knowledgepulse.records import Location, Problem
-from knowledgepulse.value.breakdown import ValueBreakdown
+from knowledgepulse.records import Problem
+from knowledgepulse.value.item import ScoredItem
 
 DECIMALS = 12
 _SCALE = 10.0**DECIMALS
-
-
-@dataclass(frozen=True, slots=True)
-class ScoredTrace:
-    """A breakdown and where its trace was read from."""
-
-    breakdown: ValueBreakdown
-    location: Location
 
 
 @dataclass(slots=True)
@@ -50,7 +42,7 @@ class RunTally:
     scores: dict[str, array[float]] = field(default_factory=dict)
     _last_invalid: tuple[object, ...] | None = None
 
-    def add(self, result: ScoredTrace) -> None:
+    def add(self, result: ScoredItem) -> None:
         """Count one scored trace."""
         self.scored += 1
         self.shareable += result.breakdown.shareable
@@ -110,7 +102,7 @@ def _rounded(number: float) -> float:
     return round(number, DECIMALS)
 
 
-def row(result: ScoredTrace) -> dict[str, Any]:
+def row(result: ScoredItem) -> dict[str, Any]:
     """One trace's JSON row: the breakdown, then where it was read from.
 
     Rounded as it is built, as :func:`tidy` would (tidying after took a seventh of a run).
@@ -125,7 +117,7 @@ def row(result: ScoredTrace) -> dict[str, Any]:
 class ReportWriter:
     """Writes a report as the run goes: each result, then the ending."""
 
-    def write(self, result: ScoredTrace) -> None:
+    def write(self, result: ScoredItem) -> None:
         """Write one scored trace."""
         raise NotImplementedError
 
@@ -137,9 +129,9 @@ class TableCollector(ReportWriter):
     """Keeps the rows for the table, which is for people and so rendered at the end."""
 
     def __init__(self) -> None:
-        self.results: list[ScoredTrace] = []
+        self.results: list[ScoredItem] = []
 
-    def write(self, result: ScoredTrace) -> None:
+    def write(self, result: ScoredItem) -> None:
         """Keep one trace's row."""
         self.results.append(result)
 
@@ -150,7 +142,7 @@ class JsonLinesWriter(ReportWriter):
     def __init__(self, stream: IO[str]) -> None:
         self._stream = stream
 
-    def write(self, result: ScoredTrace) -> None:
+    def write(self, result: ScoredItem) -> None:
         """Write one trace's line."""
         self._stream.write(dumps(row(result)) + "\n")
 
@@ -166,7 +158,7 @@ class JsonWriter(ReportWriter):
         self._first = True
         stream.write('{\n  "traces": [')
 
-    def write(self, result: ScoredTrace) -> None:
+    def write(self, result: ScoredItem) -> None:
         """Write one trace's row."""
         self._stream.write(("\n    " if self._first else ",\n    ") + dumps(row(result)))
         self._first = False
@@ -212,7 +204,7 @@ class CsvWriter(ReportWriter):
         self._writer = csv.DictWriter(stream, fieldnames=CSV_COLUMNS, lineterminator="\n")
         self._writer.writeheader()
 
-    def write(self, result: ScoredTrace) -> None:
+    def write(self, result: ScoredItem) -> None:
         """Write one trace's row."""
         data = row(result)
         novelty = data.get("inputs", {}).get("novelty", {})
@@ -237,13 +229,20 @@ def dumps(data: Any) -> str:
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
+def annotated_document(document: dict[str, Any], score: float) -> dict[str, Any]:
+    """A trace document with ``metadata.quality_score`` set to ``score`` (rounded), keys in order.
+
+    A new dict, sharing every value but the metadata with ``document``, which is not changed.
+    """
+    metadata = document.get("metadata")
+    if not isinstance(metadata, dict):
+        return document
+    return {**document, "metadata": {**metadata, "quality_score": _rounded(score)}}
+
+
 def annotated_line(document: dict[str, Any], score: float) -> str:
     """A trace document with ``metadata.quality_score`` set, as one JSON line."""
-    metadata = document.get("metadata")
-    # The record was parsed for this run alone: changed in place, not deep-copied.
-    if isinstance(metadata, dict):
-        metadata["quality_score"] = _rounded(score)
-    return dumps(document)
+    return dumps(annotated_document(document, score))
 
 
 def summary_line(tally: RunTally) -> str:

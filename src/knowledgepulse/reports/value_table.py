@@ -10,7 +10,8 @@ from rich.text import Text
 
 from knowledgepulse._util.text import printable
 from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES
-from knowledgepulse.reports.value import RunTally, ScoredTrace
+from knowledgepulse.reports.value import RunTally
+from knowledgepulse.value.item import ScoredItem
 
 # Novelty that did not come from a comparison is marked, and the caption says what it means.
 _SOURCE_MARKS = {"embedding": "", "empty_cache": "°", "no_embedder": "*"}
@@ -31,7 +32,7 @@ _WIDE_OTHERS = 5 + 5 + 4 * 5 + 20 + 16 + 8 * 2 + 2
 
 
 def to_table(
-    results: Sequence[ScoredTrace], threshold: float, *, width: int = WIDE_TABLE_COLUMNS
+    results: Sequence[ScoredItem], threshold: float, *, width: int = WIDE_TABLE_COLUMNS
 ) -> Table:
     """A rich table for people: one row per trace, the verdict, the dimensions and overrides.
 

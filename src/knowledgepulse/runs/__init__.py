@@ -1,7 +1,8 @@
 """Workflows as library calls: read items, redact, score, select, dedupe, write rows back.
 
 Each ``kp`` command is option parsing, one call here, a write and a summary; the pytest plugin
-and Ray run the same steps.
+and Ray run the same steps. :func:`score`, :func:`annotate` and :func:`redact` are the one-call
+forms for Python data (``docs/python-api.md``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.read import read_items
 
 if TYPE_CHECKING:
+    from knowledgepulse.runs.api import Redaction, annotate, redact, score
     from knowledgepulse.runs.curate import (
         DedupeGroup,
         DedupeResult,
@@ -21,14 +23,27 @@ if TYPE_CHECKING:
         dedupe,
         select,
     )
+    from knowledgepulse.runs.redaction import redact_items
+    from knowledgepulse.runs.scoring import ScoreRun, score_items
+    from knowledgepulse.runs.write import ItemWriter, item_writer
 
-# Curation brings numpy: imported on first use (PEP 562), so reading alone stays light.
+# Curation brings numpy, scoring the scorer, redaction its rules: imported on first use (PEP
+# 562), so reading alone stays light.
 _HOME_OF = {
     "DedupeGroup": "curate",
     "DedupeResult": "curate",
+    "ItemWriter": "write",
+    "Redaction": "api",
     "Rejected": "curate",
+    "ScoreRun": "scoring",
     "SelectionResult": "curate",
+    "annotate": "api",
     "dedupe": "curate",
+    "item_writer": "write",
+    "redact": "api",
+    "redact_items": "redaction",
+    "score": "api",
+    "score_items": "scoring",
     "select": "curate",
 }
 
@@ -49,11 +64,20 @@ def __dir__() -> list[str]:
 __all__ = [
     "DedupeGroup",
     "DedupeResult",
+    "ItemWriter",
+    "Redaction",
     "Rejected",
     "RunInput",
+    "ScoreRun",
     "SelectionResult",
+    "annotate",
     "dedupe",
+    "item_writer",
     "items_of",
     "read_items",
+    "redact",
+    "redact_items",
+    "score",
+    "score_items",
     "select",
 ]

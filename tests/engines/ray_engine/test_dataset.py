@@ -1,4 +1,4 @@
-"""score_dataset: a Ray Dataset of traces scores as the local scorer does, bad rows reported."""
+"""runs.on_ray.score_dataset: a Ray Dataset of traces scores as locally, bad rows reported."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 import ray
 
-from knowledgepulse.engines.ray_engine import MiniLMFactory, score_dataset
+from knowledgepulse.engines.ray_engine import MiniLMFactory
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty import Embedder
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
+from knowledgepulse.runs.on_ray import score_dataset
 from knowledgepulse.value import TraceValueScorer, ValueBreakdown
 
 pytestmark = [
@@ -77,12 +78,17 @@ def test_a_shuffled_dataset_scores_in_order_as_locally_and_reports_bad_rows(
     )
 
     assert_same(result.breakdowns, local_breakdowns)
-    assert [row.key for row in result.rows] == sorted(row["seq"] for row in rows)
-    bad = [row for row in result.rows if row.breakdown is None]
-    assert [(row.position, row.trace_id) for row in bad] == [(5, "kp:trace:broken"), (9, None)]
-    assert [problem.path for problem in bad[0].problems] == ["steps[0].type"]
-    assert str(bad[0].problems[0]).startswith("row 5 (kp:trace:broken): steps[0].type: ")
-    assert "not JSON" in str(bad[1].problems[0])
+    good = [row for row in rows if row["seq"] not in (4.5, 7.5)]
+    assert [item.item.row.value for item in result.items if item.item.row] == good
+    assert [str(item.location) for item in result.items][:6] == [
+        f"row {n}" for n in (0, 1, 2, 3, 4, 6)
+    ]
+    assert [str(problem.location) for problem in result.problems] == [
+        "row 5 (kp:trace:broken)",
+        "row 9",
+    ]
+    assert result.problems[0].path == "steps[0].type"
+    assert "not JSON" in result.problems[1].message
 
 
 def test_rows_that_are_trace_dicts_score_in_the_datasets_order(

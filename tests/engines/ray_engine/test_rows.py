@@ -1,4 +1,4 @@
-"""knowledgepulse.ray_rows: a Ray Dataset of conversation rows comes back as its rows, kp_ added."""
+"""runs.on_ray, given a source: a Ray Dataset of conversation rows comes back as its rows."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import ray
 
 from knowledgepulse.engines.ray_engine import MiniLMFactory
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
-from knowledgepulse.ray_rows import RowsToTraces, score_dataset
 from knowledgepulse.reports.rows import SCORE_COLUMNS
+from knowledgepulse.runs.on_ray import ConversationRows, score_dataset
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
 from tests.sources.helpers import convert_file
@@ -25,20 +25,21 @@ def test_each_row_of_a_batch_gives_its_trace_or_its_located_problems() -> None:
     """A bad row's problems carry their path; rows without an id get a digest of their content."""
     rows = [json.loads(line) for line in (EXAMPLES / "sharegpt.jsonl").read_text().splitlines()]
     rows.insert(1, {"conversations": [{"from": "human", "value": "hi"}, {"value": "no from"}]})
-    first, bad, last = RowsToTraces()(rows)
+    first, bad, last = ConversationRows()(rows)
     assert first[0] is not None
     assert last[0] is not None
     assert first[0]["id"].startswith("kp:trace:rows:")
     assert first[0]["id"] != last[0]["id"]
-    assert first[0]["id"] == RowsToTraces()([rows[0]])[0][0]["id"]  # type: ignore[index]
+    assert first[0]["id"] == ConversationRows()([rows[0]])[0][0]["id"]  # type: ignore[index]
     assert bad[0] is None
     assert [path for path, _ in bad[1]] == ["conversations[1]"]
 
 
-def test_a_batch_whose_first_row_has_no_conversation_says_so_for_every_row() -> None:
-    (_, first), (_, second) = RowsToTraces()([{"x": 1}, {"y": 2}])
+def test_every_row_no_source_knows_says_so() -> None:
+    """A row in no known shape is a problem of its own, in a batch of such rows too."""
+    (_, first), (_, second) = ConversationRows()([{"x": 1}, {"y": 2}])
     assert "not a trace file this tool knows" in first[0][1]
-    assert "first row" in second[0][1]
+    assert "not a trace file this tool knows" in second[0][1]
 
 
 @pytest.mark.embedder
@@ -47,7 +48,8 @@ def test_a_batch_whose_first_row_has_no_conversation_says_so_for_every_row() -> 
 def test_a_parquet_dataset_of_chat_rows_comes_back_as_its_rows_with_the_local_scores() -> None:
     """``ray.data.read_parquet`` rows: columns as pyarrow reads them, with the local kp_ scores."""
     path = EXAMPLES / "openai_chat.parquet"
-    result = score_dataset(ray.data.read_parquet(str(path)), factory=FACTORY, concurrency=1)
+    dataset = ray.data.read_parquet(str(path))
+    result = score_dataset(dataset, source="auto", factory=FACTORY, concurrency=1)
 
     originals = pq.read_table(path).to_pylist()
     assert result.problems == []

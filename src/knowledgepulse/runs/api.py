@@ -1,0 +1,228 @@
+"""One call each on Python data: :func:`score` it, :func:`annotate` it, :func:`redact` it.
+
+``data`` is what :func:`~knowledgepulse.runs.items_of` reads: a path or several, row dicts, a
+pandas ``DataFrame``, a pyarrow ``Table`` or a ``datasets.Dataset``; dataset rows in a
+conversation format are converted, ``ReasoningTrace`` documents read as they are. A record that
+gives no valid trace is set aside and told to ``on_problem`` (by default logged as a warning on
+the ``knowledgepulse`` logger), and the run goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+
+from knowledgepulse.records import Problem
+from knowledgepulse.runs.inputs import RunInput, items_of
+from knowledgepulse.runs.redaction import redact_items
+from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of
+from knowledgepulse.runs.write import annotated_like, redacted_like
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.value.item import ScoredItem
+
+if TYPE_CHECKING:
+    from knowledgepulse.curation import MinScore
+    from knowledgepulse.redact.items import Redactor
+    from knowledgepulse.redact.walk import Finding
+    from knowledgepulse.sources import Notes, TraceOptions
+    from knowledgepulse.value.scorer import TraceValueScorer
+
+_log = logging.getLogger("knowledgepulse")
+
+OnProblem = Callable[[Problem], object]
+"""Told each record that gave no valid trace (and each warning), as it is met."""
+
+
+class ScoreSettings(TypedDict, total=False):
+    """The keyword arguments of :func:`score` and :func:`annotate`, all optional.
+
+    Attributes:
+        scorer: scores the items (default: ``TraceValueScorer()``, the bundled model): its
+            embedder, profiles, threshold, batch size and novelty text.
+        min_score: the sharing threshold instead of the scorer's: a score (``0.8``), or a
+            percentile of these scores (``"p90"``).
+        order: ``"input"`` (default) or ``"time"`` (by ``metadata.created_at``).
+        corpus: novelty against every other trace of ``data`` (leave-one-out), so no verdict
+            depends on order (default ``False``).
+        cache_path: a saved vector cache to score against, made if missing and saved after
+            (see :class:`~knowledgepulse.runs.ScoreRun`); ``frozen``: read it, add nothing;
+            ``cache_size``, ``ttl_ms``: the cache's size and time-to-live.
+        redact: clean the traces (and rows) of secrets and personal data first: ``True`` by
+            each trace's privacy level, or a configured ``Redactor``.
+        task_field: where each item's task is read (a row's column, a trace's dotted path).
+        source: how ``data`` is read: ``auto`` (default), a format name, or ``None`` for
+            ``ReasoningTrace`` files (see :func:`~knowledgepulse.runs.items_of`).
+        options: the domain, confidence and row columns of converted rows.
+        notes: told what a reader says about a whole file.
+        on_problem: told each record that gives no trace (default: a logged warning).
+    """
+
+    scorer: TraceValueScorer | None
+    min_score: MinScore | float | str | None
+    order: Order
+    corpus: bool
+    cache_path: str | Path | None
+    frozen: bool
+    cache_size: int | None
+    ttl_ms: float | None
+    redact: bool | Redactor
+    task_field: str | None
+    source: str | None
+    options: TraceOptions | None
+    notes: Notes | None
+    on_problem: OnProblem | None
+
+
+def score(data: RunInput, **settings: Unpack[ScoreSettings]) -> list[ScoredItem]:
+    """Score every trace of ``data``: each item with its value breakdown, in order.
+
+    Args:
+        data: see the module docstring.
+        **settings: see :class:`ScoreSettings`.
+
+    Raises:
+        CacheFileError: ``cache_path`` was made under another model, or is damaged.
+        ThresholdSpecError: ``min_score`` is neither a score in [0, 1] nor ``pNN``.
+    """
+    return list(_scored(data, settings))
+
+
+def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
+    """``data`` scored and given back in its own form, each record with its score.
+
+    A dataset row keeps every column and gets the ``kp_`` columns (``kp_score``,
+    ``kp_shareable``, the four dimensions, ``kp_nearest``); a ``ReasoningTrace`` document gets
+    ``metadata.quality_score``. A pandas ``DataFrame``, a pyarrow ``Table`` or a
+    ``datasets.Dataset`` gives its own rows back (index and types kept) with the ``kp_``
+    columns added; row dicts or files give a list of dicts. A record that gives no trace is
+    left out (and told to ``on_problem``).
+
+    Takes the arguments of :func:`score` (:class:`ScoreSettings`).
+    """
+    return annotated_like(data, list(_scored(data, settings)))
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """What :func:`redact` gives back.
+
+    Attributes:
+        data: the records redacted, in ``data``'s own form: each dataset row with its strings
+            cleaned, or each trace document; a table for a table (see :func:`annotate`), else
+            a list of dicts.
+        items: the redacted trace items, in order.
+        findings: what was redacted in each item (same order; empty where nothing was): the
+            JSON path, the type (``email``, ``api_key``...), the rule and how many.
+        counts: how many of each type were redacted, over every item, most first.
+        problems: the records that gave no trace.
+    """
+
+    data: Any
+    items: list[TraceItem]
+    findings: list[list[Finding]]
+    counts: dict[str, int]
+    problems: list[Problem]
+
+
+def redact(
+    data: RunInput,
+    *,
+    level: str | None = None,
+    rules_file: str | Path | None = None,
+    source: str | None = "auto",
+    options: TraceOptions | None = None,
+    notes: Notes | None = None,
+    on_problem: OnProblem | None = None,
+) -> Redaction:
+    """``data`` with its secrets and personal identifiers redacted, and what was redacted.
+
+    Args:
+        data: see the module docstring.
+        level: the privacy level to redact at (``private``, ``aggregated``, ``federated``);
+            default: each trace's ``metadata.privacy_level`` (a converted row is ``private``,
+            which keeps personal identifiers: give ``"aggregated"`` to remove them too).
+        rules_file: a YAML file of custom rules, applied before the built-in ones
+            (``docs/redaction.md``).
+        source: how ``data`` is read (see :func:`~knowledgepulse.runs.items_of`).
+        options: the domain, confidence and row columns of converted rows.
+        notes: told what a reader says about a whole file.
+        on_problem: told each record that gives no trace (default: a logged warning).
+
+    Raises:
+        RedactionRulesError: ``rules_file`` has errors (all of them are listed).
+    """
+    from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load here
+
+    redactor = Redactor(level, rules_file=None if rules_file is None else Path(rules_file))
+    findings: list[list[Finding]] = []
+    problems: list[Problem] = []
+    read = items_of(data, source=source, options=options, notes=notes)
+    items = list(
+        redact_items(
+            _valid(read, problems, on_problem),
+            redactor,
+            found=lambda _, found: findings.append(found),
+        )
+    )
+    counts = dict(redactor.types.most_common())
+    return Redaction(redacted_like(data, items), items, findings, counts, problems)
+
+
+def _scored(data: RunInput, settings: ScoreSettings) -> Iterator[ScoredItem]:
+    """``data`` read, redacted if asked, and scored by a :class:`ScoreRun` of ``settings``."""
+    cache_path = settings.get("cache_path")
+    items: Iterable[TraceItem] = _valid(
+        items_of(
+            data,
+            source=settings.get("source", "auto"),
+            options=settings.get("options"),
+            task_field=settings.get("task_field"),
+            notes=settings.get("notes"),
+        ),
+        [],
+        settings.get("on_problem"),
+    )
+    redactor = _redactor(settings.get("redact", False))
+    if redactor is not None:
+        items = redact_items(items, redactor)
+    with ScoreRun(
+        settings.get("scorer"),
+        cache_path=None if cache_path is None else Path(cache_path),
+        frozen=settings.get("frozen", False),
+        cache_size=settings.get("cache_size"),
+        ttl_ms=settings.get("ttl_ms"),
+    ) as run:
+        yield from run.score(
+            items,
+            order=settings.get("order", "input"),
+            corpus=settings.get("corpus", False),
+            min_score=min_score_of(settings.get("min_score")),
+        )
+
+
+def _redactor(redact: bool | Redactor) -> Redactor | None:
+    if redact is False:
+        return None
+    if redact is True:
+        from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load here
+
+        return Redactor()
+    return redact
+
+
+def _valid(
+    stream: Iterable[TraceItem | Problem], problems: list[Problem], on_problem: OnProblem | None
+) -> Iterator[TraceItem]:
+    """The items of ``stream``; each problem kept, and told to ``on_problem`` or logged."""
+    for item in stream:
+        if isinstance(item, TraceItem):
+            yield item
+            continue
+        problems.append(item)
+        if on_problem is None:
+            _log.warning("%s", item)
+        else:
+            on_problem(item)

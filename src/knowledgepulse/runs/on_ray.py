@@ -1,0 +1,441 @@
+"""A run on a Ray Dataset: rows read into items and embedded by actors, scored in order.
+
+The steps are the local run's: rows become trace items as :func:`~knowledgepulse.runs.items_of`
+reads them (a ``trace`` column of JSON, rows that are traces, or, with ``source``, rows of a
+conversation format), the actors embed them, the driver measures novelty in order (so the
+results equal the local ones) and gives :class:`~knowledgepulse.value.ScoredItem` objects, each
+written back in its own form by :func:`~knowledgepulse.runs.write.annotated`. An actor cannot
+receive a loaded model (an onnxruntime session does not pickle): it gets a picklable
+``EmbedderFactory``. Ray itself is imported on first use (``docs/ray.md``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import pickle
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Unpack
+
+import numpy as np
+import orjson
+from numpy.typing import NDArray
+
+from knowledgepulse.engines.ray_engine import (
+    EmbedderFactory,
+    MiniLMFactory,
+    RayClusterError,
+    actors_allowed,
+    first_line,
+    import_ray,
+    reraised,
+)
+from knowledgepulse.errors import ScorerParameterError
+from knowledgepulse.novelty.embedder import Embedder, dimensions_of, model_id_of
+from knowledgepulse.novelty.representation import novelty_text
+from knowledgepulse.novelty.settings import DEFAULT_BATCH_SIZE
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.runs.inputs import ROWS_NAME, items_of
+from knowledgepulse.runs.write import annotated
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from knowledgepulse.trace.load import validate_record
+from knowledgepulse.value.item import ScoredItem
+from knowledgepulse.value.scorer import TraceValueScorer
+
+if TYPE_CHECKING:
+    from knowledgepulse.sources import TraceOptions
+    from knowledgepulse.value.breakdown import ValueBreakdown
+
+TRACE_COLUMN = "trace"
+"""The column a dataset of traces holds each trace in (JSON text, or its parsed value)."""
+
+# The columns the embedding stage gives the driver (prefixed: they never clash with the user's).
+_ID = "_kp_id"
+_TRACE_JSON = "_kp_trace"
+_VECTOR = "_kp_vector"
+_WINDOWS = "_kp_windows"
+_CAPPED = "_kp_capped"
+_PROBLEMS = "_kp_problems"
+_KEY = "_kp_key"
+_ROW = "_kp_row"
+
+RowReader: TypeAlias = Callable[
+    [list[dict[str, Any]]], list[tuple[dict[str, Any] | None, list[tuple[str, str]]]]
+]
+"""A picklable callable that reads a batch of rows in an actor: for each row in order its
+trace document, or ``None`` and its problems as ``(path, message)`` pairs."""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceColumn:
+    """Reads each row's trace from ``column`` (JSON text or a value), or the row itself.
+
+    Attributes:
+        column: the column holding the trace; a row without it is the trace, its columns the
+            trace's keys (less ``order_by``).
+        order_by: the column the rows are ordered by, which is not part of a trace.
+    """
+
+    column: str = TRACE_COLUMN
+    order_by: str | None = None
+
+    def __call__(
+        self, rows: list[dict[str, Any]]
+    ) -> list[tuple[dict[str, Any] | None, list[tuple[str, str]]]]:
+        """Each row's trace as parsed JSON, or ``None`` and why there is none."""
+        return [self._read(row) for row in rows]
+
+    def _read(self, row: dict[str, Any]) -> tuple[Any, list[tuple[str, str]]]:
+        if self.column not in row:
+            return {key: value for key, value in row.items() if key != self.order_by}, []
+        value, column = row[self.column], self.column
+        if value is None:
+            return None, [("", f"the {column!r} column is null")]
+        try:
+            if isinstance(value, bytes | bytearray):
+                value = value.decode("utf-8")
+            if isinstance(value, str):
+                value = json.loads(value)
+        except UnicodeDecodeError as error:
+            return None, [("", f"the {column!r} column is not UTF-8: {error}")]
+        except json.JSONDecodeError as error:
+            return None, [("", f"the {column!r} column is not JSON: {error}")]
+        return value, []
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationRows:
+    """Reads a batch of conversation rows into traces, as ``items_of`` reads row dicts.
+
+    No actor knows a row's place in the whole dataset, so a row without an id column is named
+    by a digest of its content (``kp:trace:rows:<digest>``), not by its number in the batch.
+
+    Attributes:
+        source: the conversation format (``openai-chat``...), or ``auto`` for each batch's.
+        options: the domain, confidence and row columns.
+    """
+
+    source: str = "auto"
+    options: TraceOptions | None = None
+
+    def __call__(
+        self, rows: list[dict[str, Any]]
+    ) -> list[tuple[dict[str, Any] | None, list[tuple[str, str]]]]:
+        """Each row's trace document, or ``None`` and its problems as ``(path, message)``."""
+        documents: list[dict[str, Any] | None] = [None] * len(rows)
+        problems: list[list[tuple[str, str]]] = [[] for _ in rows]
+        for item in items_of(rows, source=self.source, options=self.options):
+            if isinstance(item, Problem):
+                if not item.warning:
+                    problems[item.location.index or 0].append((item.path, item.message))
+                continue
+            index = (item.row or item.record).location.index
+            if index is not None:
+                documents[index] = _digest_named(item.document, rows[index], index)
+        unread = [("", "not read: its batch's rows are claimed by more than one source")]
+        return [
+            (document, [] if document is not None else problems[n] or unread)
+            for n, document in enumerate(documents)
+        ]
+
+
+def _digest_named(document: dict[str, Any], row: dict[str, Any], index: int) -> dict[str, Any]:
+    """The trace as JSON; a row-number id (``rows:<n>`` of its batch) becomes a content digest."""
+    if document["id"] != f"kp:trace:{ROWS_NAME}:{index}":
+        return document
+    raw = orjson.dumps(row, default=str, option=orjson.OPT_NON_STR_KEYS)
+    source_id = f"{ROWS_NAME}:{hashlib.sha256(raw).hexdigest()[:16]}"
+    metadata = document["metadata"]
+    source = {**metadata["source"], "trace_id": source_id}
+    return {**document, "id": f"kp:trace:{source_id}", "metadata": {**metadata, "source": source}}
+
+
+class TraceBatchEmbedder:
+    """A ``map_batches`` actor: reads each row's trace, validates it and embeds the valid ones.
+
+    It gives, for every input row in its order, the trace id, the trace as JSON, its novelty
+    vector (zeros for a bad row), the windows read (-1: not known), whether it was capped (-1:
+    not known) and the row's problems as JSON (``""``: none), plus the ``order_by`` value, and
+    the row itself, pickled (so that its values come back exactly as read), unless the row is
+    the trace.
+    """
+
+    def __init__(
+        self,
+        factory: EmbedderFactory,
+        novelty_text_name: str,
+        reader: RowReader,
+        order_by: str | None,
+    ) -> None:
+        self._embedder: Embedder = factory()
+        self._text = novelty_text(novelty_text_name)
+        self._reader = reader
+        self._order_by = order_by
+
+    def __call__(self, batch: Any) -> dict[str, NDArray[Any]]:
+        """Embed one ``pyarrow.Table`` batch; see the class docstring for the columns."""
+        rows: list[dict[str, Any]] = batch.to_pylist()
+        size = len(rows)
+        ids, texts, problems = (np.full(size, "", dtype=object) for _ in range(3))
+        windows = np.full(size, -1, dtype=np.int32)
+        capped = np.full(size, -1, dtype=np.int8)
+        valid: dict[int, TraceItem] = {}
+        for position, (value, found) in enumerate(self._reader(rows)):
+            if isinstance(value, dict) and isinstance(value.get("id"), str):
+                ids[position] = value["id"]
+            if found:
+                problems[position] = json.dumps(found)
+                continue
+            result = validate_record(Record(Location("row"), value))
+            if isinstance(result, TraceItem):
+                valid[position] = result
+                texts[position] = json.dumps(value, ensure_ascii=False, default=_plain)
+            else:
+                problems[position] = json.dumps([[item.path, item.message] for item in result])
+        positions = list(valid)
+        represented = self._text.embed(self._embedder, [item.trace for item in valid.values()])
+        # A batch of bad rows only still gives vectors of the usual width: Ray joins blocks
+        # into one tensor column, which needs one shape.
+        width = (
+            represented.vectors.shape[-1]
+            if valid and represented.vectors.ndim == 2
+            else self._text.dimensions(dimensions_of(self._embedder) or 0)
+        )
+        vectors = np.zeros((size, width), dtype=np.float32)
+        if valid:
+            vectors[positions] = represented.vectors
+        if represented.windows is not None and represented.capped is not None:
+            windows[positions] = represented.windows
+            capped[positions] = represented.capped
+        # Pickled: Arrow would turn the row's lists into arrays on the way to the driver.
+        kept = [None if self._is_trace(row) else row for row in rows]
+        return {
+            _ID: ids,
+            _TRACE_JSON: texts,
+            _VECTOR: vectors,
+            _WINDOWS: windows,
+            _CAPPED: capped,
+            _PROBLEMS: problems,
+            _ROW: np.asarray([pickle.dumps(row) for row in kept], dtype=object),
+            **(
+                {_KEY: np.asarray(batch.column(self._order_by).to_pylist(), dtype=object)}
+                if self._order_by is not None
+                else {}
+            ),
+        }
+
+    def _is_trace(self, row: dict[str, Any]) -> bool:
+        """Whether the row is itself the trace (no row to give back beside it)."""
+        reader = self._reader
+        return isinstance(reader, TraceColumn) and reader.column not in row
+
+
+def _plain(value: Any) -> Any:
+    """What ``json.dumps`` cannot write, as Arrow gives it: a timestamp or date, a NumPy value."""
+    for method in ("isoformat", "tolist"):
+        convert = getattr(value, method, None)
+        if callable(convert):
+            return convert()
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetScores:
+    """Every row of a dataset scored, in the order scored (see :func:`score_dataset`).
+
+    Attributes:
+        items: each row that gave a trace, as a scored item: its location is ``row N`` (its
+            place in the order scored), its ``row`` the dataset's row as read (``None`` when
+            the row is the trace itself).
+        problems: the problems of the rows that gave none, located ``row N (id)``.
+    """
+
+    items: list[ScoredItem]
+    problems: list[Problem]
+
+    @property
+    def breakdowns(self) -> list[ValueBreakdown]:
+        """The breakdowns of the rows that were scored, in order."""
+        return [item.breakdown for item in self.items]
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """Each scored row in its own form, for ``ray.data.from_items``.
+
+        Its columns with the ``kp_`` ones added; a row that is a trace, with
+        ``metadata.quality_score``.
+        """
+        return [annotated(item) for item in self.items]
+
+
+class ActorOptions(TypedDict, total=False):
+    """The scorer and the actor pool of :func:`iter_dataset_scores` (see its arguments)."""
+
+    scorer: TraceValueScorer | None
+    factory: EmbedderFactory | None
+    concurrency: int | None
+    num_cpus: float
+    num_gpus: float
+    batch_size: int
+
+
+def score_dataset(
+    dataset: Any,
+    *,
+    source: str | None = None,
+    options: TraceOptions | None = None,
+    column: str = TRACE_COLUMN,
+    order_by: str | None = None,
+    **engine: Unpack[ActorOptions],
+) -> DatasetScores:
+    """Score every row of a Ray Dataset; the scored items and the bad rows' problems, in order.
+
+    Takes the arguments of :func:`iter_dataset_scores` and collects what it yields.
+    """
+    items: list[ScoredItem] = []
+    problems: list[Problem] = []
+    for result in iter_dataset_scores(
+        dataset, source=source, options=options, column=column, order_by=order_by, **engine
+    ):
+        if isinstance(result, Problem):
+            problems.append(result)
+        else:
+            items.append(result)
+    return DatasetScores(items, problems)
+
+
+def iter_dataset_scores(
+    dataset: Any,
+    *,
+    source: str | None = None,
+    options: TraceOptions | None = None,
+    column: str = TRACE_COLUMN,
+    order_by: str | None = None,
+    scorer: TraceValueScorer | None = None,
+    factory: EmbedderFactory | None = None,
+    concurrency: int | None = None,
+    num_cpus: float = 1.0,
+    num_gpus: float = 0.0,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> Iterator[ScoredItem | Problem]:
+    """Score a Ray Dataset, yielding each row's scored item (or problems) in order as ready.
+
+    Args:
+        dataset: a ``ray.data.Dataset`` of traces or of conversation rows.
+        source: ``None``: each row holds a trace in ``column``, or is one; a conversation
+            format (``openai-chat``...) or ``auto`` (each batch's first row's): each row is a
+            conversation, read as ``kp score --from`` reads dataset rows.
+        options: with ``source``, the domain, confidence and row columns (``RowOptions``).
+        column: the column holding each trace (``source=None``).
+        order_by: score in the order of this column instead of the dataset's order.
+        scorer: the scorer whose settings apply (default: a new one); its embedder only names
+            the model, which must be the factory's: the actors do the embedding.
+        factory: makes each actor's embedder (default: the bundled MiniLM, one thread each).
+        concurrency: how many embedding actors (default: as the cluster's CPUs or GPUs allow).
+        num_cpus: CPUs per actor.
+        num_gpus: GPUs per actor (give a factory of a GPU embedder with it).
+        batch_size: rows per actor call and per novelty pass.
+
+    Raises:
+        MissingDependencyError: Ray is not installed.
+        ScorerParameterError: the scorer's embedder is not the factory's model.
+        EmbedderUnavailableError: the model cannot be loaded on the cluster.
+    """
+    ray = import_ray()
+    factory = factory or MiniLMFactory()
+    # The driver may have no GPU: a factory with a ``naming_embedder`` (DeviceFactory) gives
+    # one of the same model id and dimensions that any machine can make, unloaded.
+    naming: Callable[[], Embedder] = getattr(factory, "naming_embedder", factory)
+    if scorer is None:
+        scorer = TraceValueScorer(embedder=naming())
+    elif scorer.embedder is not None:
+        expected, found = model_id_of(naming()), model_id_of(scorer.embedder)
+        if expected != found:
+            raise ScorerParameterError(
+                f"the scorer's embedder is {found!r} but the actors embed with {expected!r}; "
+                "give the scorer the same model (its cache records it), or embedder=None"
+            )
+    reader: RowReader = (
+        TraceColumn(column, order_by) if source is None else ConversationRows(source, options)
+    )
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False)
+    if concurrency is None:
+        concurrency = actors_allowed(ray.cluster_resources(), num_cpus, num_gpus)
+    mapped = dataset.map_batches(
+        TraceBatchEmbedder,
+        fn_constructor_args=(factory, scorer.novelty_text, reader, order_by),
+        batch_size=batch_size,
+        batch_format="pyarrow",
+        compute=ray.data.ActorPoolStrategy(size=concurrency),
+        num_cpus=num_cpus,
+        num_gpus=num_gpus,
+    )
+    if order_by is not None:
+        # Sorted after embedding, not before: a sort before it would wait for CPUs the actor
+        # pool already holds (it deadlocks a 2-CPU Ray), while this one runs once they are free.
+        mapped = mapped.sort(_KEY)
+    # The novelty pass needs the rows in order; the actors still embed blocks in parallel.
+    mapped.context.execution_options.preserve_order = True
+    positions = itertools.count()
+    try:
+        for batch in mapped.iter_batches(batch_size=batch_size, batch_format="numpy"):
+            yield from _score_batch(scorer, batch, positions)
+    except ray.exceptions.RayError as error:
+        # An actor's own error (a model that does not load) reaches the caller as it is.
+        failed = RayClusterError(f"scoring the dataset failed on the cluster: {first_line(error)}")
+        ours = reraised(error, failed)
+        raise ours from (error if ours is failed else None)
+
+
+def _score_batch(
+    scorer: TraceValueScorer, batch: dict[str, Any], positions: Iterator[int]
+) -> Iterator[ScoredItem | Problem]:
+    """One batch's rows, scored in order (novelty of the valid ones in one pass)."""
+    size = len(batch[_ID])
+    problems = [str(text) for text in batch[_PROBLEMS]]
+    valid = [row for row in range(size) if not problems[row]]
+    documents = {row: json.loads(str(batch[_TRACE_JSON][row])) for row in valid}
+    traces = {row: ReasoningTrace.model_validate(documents[row]) for row in valid}
+    windows, capped = batch[_WINDOWS][valid], batch[_CAPPED][valid]
+    known = bool((windows >= 0).all() and (capped >= 0).all())
+    breakdowns = iter(
+        scorer.score_embedded(
+            [traces[row] for row in valid],
+            np.asarray(batch[_VECTOR], dtype=np.float32).reshape(size, -1)[valid],
+            windows=[int(count) for count in windows] if known else None,
+            capped=[bool(flag) for flag in capped] if known else None,
+        )
+        if valid
+        else []
+    )
+    for row in range(size):
+        position, trace_id = next(positions), str(batch[_ID][row]) or None
+        if problems[row]:
+            where = Location(f"row {position}" + (f" ({trace_id})" if trace_id else ""))
+            yield from (Problem(where, *found) for found in json.loads(problems[row]))
+            continue
+        where = Location(f"row {position}")
+        # Only our own actors' rows (pickled there, see TraceBatchEmbedder) are unpickled.
+        original = pickle.loads(batch[_ROW][row])
+        item = TraceItem(
+            Record(where, documents[row]),
+            traces[row],
+            None if original is None else Record(where, original),
+        )
+        yield ScoredItem(item, next(breakdowns))
+
+
+__all__ = [
+    "TRACE_COLUMN",
+    "ActorOptions",
+    "ConversationRows",
+    "DatasetScores",
+    "RowReader",
+    "TraceBatchEmbedder",
+    "TraceColumn",
+    "iter_dataset_scores",
+    "score_dataset",
+]

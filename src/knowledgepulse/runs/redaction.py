@@ -1,0 +1,61 @@
+"""Redaction as a step of a run: each item cleaned as it passes, what was found told by JSON path.
+
+The :class:`~knowledgepulse.redact.items.Redactor` does the cleaning and counts; this step feeds
+it the items of a run and says, for a report, what was redacted where (never the values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from knowledgepulse.trace import TraceItem
+
+if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only to redact
+    from knowledgepulse.redact.items import Redactor
+    from knowledgepulse.redact.walk import Finding
+
+Found = Callable[[TraceItem, "list[Finding]"], object]
+"""Told each item (as it was read) and what was redacted in it (an empty list: nothing)."""
+
+
+def redact_items(
+    items: Iterable[TraceItem], redactor: Redactor, *, found: Found | None = None
+) -> Iterator[TraceItem]:
+    """Each item with its trace (and dataset row) redacted by ``redactor``, in order.
+
+    ``redactor`` counts what it redacted (``types``, ``redacted``, ``kept_private``);
+    ``found``, if given, is told each item and its findings.
+    """
+    for item in items:
+        cleaned, findings = redactor.redact(item)
+        if found is not None:
+            found(item, findings)
+        yield cleaned
+
+
+def finding_entry(item: TraceItem, findings: Sequence[Finding]) -> dict[str, Any]:
+    """One item's entry in a redaction report: its id, file, line, and each path's findings."""
+    return {
+        "id": item.trace.id,
+        "file": item.location.file,
+        "line": item.location.line,
+        "redactions": [
+            {"path": f.path, "type": f.type, "rule": f.rule, "count": f.count} for f in findings
+        ],
+    }
+
+
+def redaction_report(
+    redactor: Redactor, traces: int, by_trace: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    """A run's redaction report: the traces, those redacted, the counts by type, the entries.
+
+    ``by_trace``: the :func:`finding_entry` of each trace that had anything redacted.
+    """
+    return {
+        "traces": traces,
+        "redacted_traces": redactor.redacted,
+        "redactions": dict(redactor.types.most_common()),
+        "by_trace": list(by_trace),
+    }

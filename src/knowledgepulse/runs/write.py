@@ -1,0 +1,222 @@
+"""Items written back in their input's own form: dataset rows as rows, traces as documents.
+
+A dataset row goes back with every column as it was and columns added (``kp_score``...: JSON
+Lines or Parquet, :mod:`knowledgepulse.reports.rows`); a trace goes back as its JSON document,
+with ``metadata.quality_score`` set once it is scored. ``kp score --annotate``, ``kp redact``,
+``kp convert``, ``kp select`` and ``kp dedupe`` write through an :class:`ItemWriter`;
+:func:`annotated` is the same for one item, as a dict (the Python API, Ray), and
+:func:`annotated_like` / :func:`redacted_like` give items back as the table they came in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, Literal, TypeAlias, cast
+
+from knowledgepulse._util.atomic import atomic_binary, atomic_text
+from knowledgepulse.reports.rows import (
+    COLUMN_TYPES,
+    SCORE_COLUMNS,
+    RowWriter,
+    jsonl_row,
+    kp_columns,
+)
+from knowledgepulse.reports.value import annotated_document, annotated_line, dumps
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.value.item import ScoredItem
+
+WriteForm: TypeAlias = Literal["jsonl", "json", "parquet"]
+"""``jsonl``: a JSON line an item; ``json``: one JSON list, an item a line; ``parquet``: rows."""
+
+ENCODING_ERRORS = "backslashreplace"
+"""What a file written as text does with what UTF-8 cannot encode (a lone surrogate)."""
+
+
+def annotated(scored: ScoredItem, columns: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The item in its own form with its score, as a new dict (the item is not changed).
+
+    Its dataset row with ``columns`` added (default: the ``kp_`` columns of its breakdown),
+    else its trace document with ``metadata.quality_score`` set.
+    """
+    row = scored.item.row
+    if row is None:
+        return annotated_document(scored.item.document, scored.breakdown.score)
+    return {**row.value, **(kp_columns(scored.breakdown) if columns is None else columns)}
+
+
+def annotated_like(data: Any, scored: Sequence[ScoredItem]) -> Any:
+    """The scored items as ``data`` came, each with its score (:func:`annotated`).
+
+    A pandas ``DataFrame``, a pyarrow ``Table`` or a ``datasets.Dataset`` gives its own rows
+    back, in the items' order (index and types kept), with the ``kp_`` columns added; anything
+    else gives a list of dicts.
+    """
+    kind = _table_kind(data)
+    if kind is None:
+        return [annotated(item) for item in scored]
+    rows = _positions(data, kind, [item.item for item in scored])
+    columns = [kp_columns(item.breakdown) for item in scored]
+    added = {name: [row[name] for row in columns] for name in SCORE_COLUMNS}
+    if kind == "pandas":
+        return rows.assign(**added)
+    if kind == "arrow":
+        import pyarrow as pa  # noqa: PLC0415 - only for an Arrow table given
+
+        for name, values in added.items():
+            rows = rows.append_column(name, pa.array(values, type=COLUMN_TYPES[name]))
+        return rows
+    for name, values in added.items():
+        rows = rows.add_column(name, values)
+    return rows
+
+
+def redacted_like(data: Any, items: Sequence[TraceItem]) -> Any:
+    """The items' records as ``data`` came: each dataset row, else each trace document.
+
+    A table (see :func:`annotated_like`) gives a table of the same columns and types, the
+    items' rows in their order (a DataFrame keeps their index); anything else a list of dicts.
+    """
+    records = [item.row.value if item.row is not None else item.document for item in items]
+    kind = _table_kind(data)
+    if kind == "pandas":
+        index = data.index[[_position(item) for item in items]]
+        return type(data)(records, index=index, columns=data.columns)
+    if kind == "arrow":
+        return type(data).from_pylist(records, schema=data.schema)
+    if kind == "datasets":
+        return type(data).from_list(records, features=data.features)
+    return records
+
+
+def _table_kind(data: Any) -> str | None:
+    """``pandas``, ``arrow`` or ``datasets`` for a table of those kinds, else ``None``."""
+    if hasattr(data, "iloc") and hasattr(data, "assign"):
+        return "pandas"
+    if hasattr(data, "select") and hasattr(data, "add_column") and hasattr(data, "features"):
+        return "datasets"
+    if hasattr(data, "take") and hasattr(data, "append_column"):
+        return "arrow"
+    return None
+
+
+def _position(item: TraceItem) -> int:
+    """An in-memory row's place in its table (its location's index)."""
+    index = (item.row or item.record).location.index
+    assert index is not None  # every in-memory row is located by its index
+    return index
+
+
+def _positions(data: Any, kind: str, items: Sequence[TraceItem]) -> Any:
+    """The table's rows of ``items``, in their order."""
+    positions = [_position(item) for item in items]
+    if kind == "pandas":
+        return data.iloc[positions]
+    if kind == "arrow":
+        return data.take(positions)
+    return data.select(positions)
+
+
+class ItemWriter:
+    """Trace items written back as they come, to a text stream (JSON) or a binary one (Parquet).
+
+    Args:
+        stream: where the items go: text for ``jsonl`` and ``json``, binary for ``parquet``.
+        form: see :data:`WriteForm`. Parquet holds rows only: an item without a dataset row is
+            written as its trace document's fields, with the added columns.
+        added: the columns a row gets, in order (Parquet's schema holds exactly these).
+    """
+
+    def __init__(
+        self,
+        stream: IO[str] | IO[bytes],
+        form: WriteForm = "jsonl",
+        added: tuple[str, ...] = SCORE_COLUMNS,
+    ) -> None:
+        self._stream: Any = stream
+        self._form = form
+        self._rows = RowWriter("parquet", stream, added) if form == "parquet" else None
+        self._written = 0
+        if form == "json":
+            cast("IO[str]", stream).write("[")
+
+    @property
+    def written(self) -> int:
+        """How many items were written so far."""
+        return self._written
+
+    def write(self, scored: ScoredItem, columns: Mapping[str, Any] | None = None) -> None:
+        """A scored item in its own form: a row, else a trace with its quality score.
+
+        A row is the item's dataset row with ``columns`` (default: its ``kp_`` columns); in
+        Parquet every item is a row.
+        """
+        item = scored.item
+        if self._rows is not None or item.row is not None:
+            self.write_row(item, kp_columns(scored.breakdown) if columns is None else columns)
+        else:
+            self._line(annotated_line(item.document, scored.breakdown.score))
+
+    def write_row(self, item: TraceItem, columns: Mapping[str, Any]) -> None:
+        """The item's dataset row (its trace document when it has none) with ``columns``."""
+        row = item.row or item.record
+        if self._rows is not None:
+            self._rows.write(row, columns)
+            self._written += 1
+        else:
+            self._line(jsonl_row(row, columns))
+
+    def write_trace(self, item: TraceItem) -> None:
+        """The item's trace document as it is (a converted or redacted trace)."""
+        if self._rows is not None:
+            self.write_row(item, {})
+        else:
+            self._line(dumps(item.document))
+
+    def _line(self, line: str) -> None:
+        if self._form == "json":
+            self._stream.write(("\n  " if self._written == 0 else ",\n  ") + line)
+        else:
+            self._stream.write(line + "\n")
+        self._written += 1
+
+    def close(self) -> None:
+        """Finish the output: a JSON list's end, Parquet's last batch and footer."""
+        if self._rows is not None:
+            self._rows.close()
+        elif self._form == "json":
+            self._stream.write("\n]\n" if self._written else "]\n")
+
+    def __enter__(self) -> ItemWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is None:
+            self.close()
+
+
+@contextmanager
+def item_writer(
+    target: Path | IO[str], form: WriteForm = "jsonl", added: tuple[str, ...] = SCORE_COLUMNS
+) -> Iterator[ItemWriter]:
+    """An :class:`ItemWriter` to a text stream, or to a file that appears when the block ends.
+
+    The file replaces ``target`` atomically, and only when the block completes (an error
+    leaves the old one). Parquet needs a file.
+
+    Raises:
+        ValueError: Parquet to a stream.
+    """
+    if not isinstance(target, Path):
+        if form == "parquet":
+            raise ValueError("Parquet is written to a file: give a path, not a stream")
+        with ItemWriter(target, form, added) as writer:
+            yield writer
+        return
+    if form == "parquet":
+        with atomic_binary(target) as binary, ItemWriter(binary, form, added) as writer:
+            yield writer
+        return
+    with atomic_text(target, errors=ENCODING_ERRORS) as text, ItemWriter(text, form, added) as w:
+        yield w

@@ -1,0 +1,112 @@
+"""runs.score, runs.annotate, runs.redact: one call on files, rows or a table, as the CLI does."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import knowledgepulse
+from knowledgepulse.cli.main import main
+from knowledgepulse.records import Problem
+from knowledgepulse.runs import annotate, redact, score
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.value import TraceValueScorer
+
+DATASETS = Path(__file__).parents[2] / "examples" / "datasets"
+CHAT = DATASETS / "openai_chat.jsonl"
+SECRET = "sk-proj-Abc123Def456Ghi789Jkl012Mno345Pqr678"
+
+
+def scorer() -> TraceValueScorer:
+    return TraceValueScorer(embedder=HashingEmbedder())
+
+
+def chat_rows() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in CHAT.read_text().splitlines()]
+
+
+def test_a_file_scores_as_kp_score_scores_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """score(path) gives the scores kp score --from auto writes for the same file."""
+    monkeypatch.setattr(
+        "knowledgepulse.novelty.shared_embedder", lambda *_, **__: HashingEmbedder()
+    )
+    assert main(["score", str(CHAT), "--from", "auto", "-f", "jsonl"]) == 0
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    scored = score(CHAT, scorer=scorer())
+    assert [s.breakdown.score for s in scored] == [row["score"] for row in printed]
+    assert [s.trace.id for s in scored] == [row["id"] for row in printed]
+
+
+def test_rows_a_dataframe_and_an_arrow_table_score_alike() -> None:
+    """The same rows as dicts, as a DataFrame and as an Arrow table give the same scores."""
+    rows = chat_rows()
+    by_kind = [
+        [s.breakdown.score for s in score(data, scorer=scorer())]
+        for data in (rows, pd.DataFrame(rows), pa.Table.from_pylist(rows))
+    ]
+    assert by_kind[0] == by_kind[1] == by_kind[2]
+    assert len(by_kind[0]) == 3
+
+
+def test_annotate_gives_row_dicts_back_with_kp_columns_and_leaves_the_callers_alone() -> None:
+    """Each row with its kp_ columns, in order; the rows given are not changed."""
+    rows = chat_rows()
+    back = annotate(rows, scorer=scorer(), min_score=0.5)
+    assert [row["trajectory_id"] for row in back] == [row["trajectory_id"] for row in rows]
+    assert [row["kp_shareable"] for row in back] == [row["kp_score"] >= 0.5 for row in back]
+    assert all("kp_score" not in row for row in rows)
+
+
+def test_a_record_that_gives_no_trace_is_told_and_the_run_goes_on() -> None:
+    """on_problem hears the bad row; the good ones are scored."""
+    rows = chat_rows()
+    rows.insert(1, {"trajectory": [{"role": "user"}]})
+    problems: list[Problem] = []
+    scored = score(rows, scorer=scorer(), on_problem=problems.append)
+    assert len(scored) == 3
+    assert [str(problem.location) for problem in problems if not problem.warning] == ["rows:2"]
+
+
+def test_without_on_problem_a_bad_record_is_logged_as_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A notebook sees what was left out, on the knowledgepulse logger."""
+    rows = [*chat_rows(), {"trajectory": [{"role": "user"}]}]
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        score(rows, scorer=scorer())
+    assert any(record.getMessage().startswith("rows:4") for record in caplog.records)
+
+
+def test_score_can_redact_first() -> None:
+    """redact=True: the items scored are the redacted ones, their rows too (a secret always)."""
+    rows = chat_rows()
+    rows[0]["trajectory"][1]["content"] += f" Use the key {SECRET}."
+    redacted = score(rows, scorer=scorer(), redact=True)[0].item
+    assert SECRET not in json.dumps([redacted.document, redacted.row.value if redacted.row else 0])
+    assert SECRET in json.dumps(score(rows, scorer=scorer())[0].item.document)
+
+
+def test_redact_gives_the_data_in_its_form_with_what_was_found() -> None:
+    """A DataFrame comes back a DataFrame, cleaned; the findings and counts say what, where."""
+    rows = chat_rows()
+    rows[2]["trajectory"][1]["content"] = "Call me on +1 415 555 0100 or at jane.doe@example.com"
+    result = redact(pd.DataFrame(rows), level="aggregated")
+    assert isinstance(result.data, pd.DataFrame)
+    assert "jane.doe" not in result.data.to_json()
+    assert [len(found) > 0 for found in result.findings] == [False, False, True]
+    assert result.counts["email"] >= 1
+    assert result.problems == []
+
+
+def test_score_and_annotate_are_at_the_top_level() -> None:
+    """import knowledgepulse as kp; kp.score(...) and kp.annotate(...) are the runs' own."""
+    assert knowledgepulse.score is score
+    assert knowledgepulse.annotate is annotate

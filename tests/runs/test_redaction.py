@@ -1,0 +1,77 @@
+"""runs.redaction: redaction as a step, told what it found where, and the report of a run."""
+
+from __future__ import annotations
+
+from knowledgepulse.records import Location, Record
+from knowledgepulse.redact.items import Redactor
+from knowledgepulse.redact.walk import Finding
+from knowledgepulse.runs import redact_items
+from knowledgepulse.runs.redaction import finding_entry, redaction_report
+from knowledgepulse.trace import TraceItem, validate_record
+from tests.builders import trace_json
+
+
+def item(objective: str, line: int) -> TraceItem:
+    loaded = validate_record(
+        Record(Location("t.jsonl", line, line - 1), trace_json(objective=objective))
+    )
+    assert isinstance(loaded, TraceItem)
+    return loaded
+
+
+def test_each_item_is_redacted_as_it_passes_and_its_findings_are_told() -> None:
+    """The step gives the cleaned items in order; ``found`` hears each item as it was read."""
+    told: list[tuple[str, list[Finding]]] = []
+    items = [item("Mail jane.doe@example.com the plan", 1), item("Plan a trip", 2)]
+    redactor = Redactor("aggregated")
+
+    cleaned = list(
+        redact_items(
+            items,
+            redactor,
+            found=lambda read, found: told.append((read.trace.task.objective, found)),
+        )
+    )
+
+    assert [c.trace.task.objective for c in cleaned] == [
+        "Mail [REDACTED:email] the plan",
+        "Plan a trip",
+    ]
+    assert [objective for objective, _ in told] == [
+        "Mail jane.doe@example.com the plan",
+        "Plan a trip",
+    ]
+    assert [(f.path, f.type, f.count) for f in told[0][1]] == [("task.objective", "email", 1)]
+    assert told[1][1] == []
+    assert (redactor.redacted, dict(redactor.types)) == (1, {"email": 1})
+
+
+def test_a_report_names_each_redaction_by_path_never_by_value() -> None:
+    """The report holds ids, locations, paths, types and counts: nothing that was redacted."""
+    read = item("Mail jane.doe@example.com the plan", 3)
+    redactor = Redactor("aggregated")
+    _, findings = redactor.redact(read)
+
+    report = redaction_report(redactor, 5, [finding_entry(read, findings)])
+
+    assert report == {
+        "traces": 5,
+        "redacted_traces": 1,
+        "redactions": {"email": 1},
+        "by_trace": [
+            {
+                "id": "kp:trace:test-1",
+                "file": "t.jsonl",
+                "line": 3,
+                "redactions": [
+                    {
+                        "path": "task.objective",
+                        "type": "email",
+                        "rule": findings[0].rule,
+                        "count": 1,
+                    }
+                ],
+            }
+        ],
+    }
+    assert "jane" not in str(report)

@@ -1,0 +1,157 @@
+"""runs.write: items written back in their own form, one at a time or as the table they came in."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from knowledgepulse.records import Location, Record
+from knowledgepulse.reports.rows import SCORE_COLUMNS, kp_columns
+from knowledgepulse.runs import ItemWriter, item_writer, items_of
+from knowledgepulse.runs.write import annotated, annotated_like, redacted_like
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.value import TraceValueScorer
+from knowledgepulse.value.item import ScoredItem
+from tests.builders import make_trace, trace_json
+
+DATASETS = Path(__file__).parents[2] / "examples" / "datasets"
+
+
+def scored_row(raw: bytes = b'{"id": 7, "messages": []}') -> ScoredItem:
+    """A scored item read from a JSON Lines row (its own bytes kept)."""
+    trace = make_trace()
+    row = Record(Location("rows.jsonl", 1, 0), json.loads(raw), raw=raw)
+    item = TraceItem(Record(row.location, trace_json()), trace, row)
+    return ScoredItem(item, TraceValueScorer(embedder=None).score(trace))
+
+
+def scored_trace() -> ScoredItem:
+    """A scored item read from a trace file."""
+    trace = make_trace()
+    item = TraceItem(Record(Location("t.jsonl", 1, 0), trace_json()), trace)
+    return ScoredItem(item, TraceValueScorer(embedder=None).score(trace))
+
+
+def test_a_row_goes_back_as_its_own_bytes_with_its_kp_columns() -> None:
+    """A JSON Lines row keeps its bytes (spacing, key order); the kp_ columns follow."""
+    stream = io.StringIO()
+    with ItemWriter(stream) as writer:
+        writer.write(scored_row())
+    line = stream.getvalue()
+    assert line.startswith('{"id": 7, "messages": [],"kp_score":')
+    assert list(json.loads(line))[2:] == list(SCORE_COLUMNS)
+
+
+def test_a_trace_goes_back_with_its_quality_score_and_the_item_is_not_changed() -> None:
+    """metadata.quality_score is set in what is written, not in the item's document."""
+    scored = scored_trace()
+    stream = io.StringIO()
+    with ItemWriter(stream) as writer:
+        writer.write(scored)
+    written = json.loads(stream.getvalue())
+    assert written["metadata"]["quality_score"] == round(scored.breakdown.score, 12)
+    assert list(written["metadata"]) == list(scored.item.document["metadata"])
+    assert scored.item.document["metadata"]["quality_score"] == 0.0
+
+
+def test_the_json_form_is_one_list_even_when_empty() -> None:
+    """form="json": a JSON list an item a line; no item at all is an empty list."""
+    for count in (0, 2):
+        stream = io.StringIO()
+        with ItemWriter(stream, "json") as writer:
+            for _ in range(count):
+                writer.write(scored_trace())
+        assert len(json.loads(stream.getvalue())) == count
+        assert writer.written == count
+
+
+def test_parquet_rows_come_back_with_typed_kp_columns(tmp_path: Path) -> None:
+    """Parquet holds rows: each row's columns, then the kp_ columns with their types."""
+    path = tmp_path / "out.parquet"
+    with item_writer(path, "parquet") as writer:
+        writer.write(scored_row())
+        writer.write_row(scored_row().item, kp_columns(scored_row().breakdown))
+    table = pq.read_table(path)
+    assert table.column_names == ["id", "messages", *SCORE_COLUMNS]
+    assert table.schema.field("kp_score").type == pa.float64()
+    assert table.num_rows == 2
+
+
+def test_parquet_is_written_to_a_file_only() -> None:
+    """A stream cannot hold Parquet's footer-last layout: a path is asked for."""
+    with pytest.raises(ValueError, match="give a path"), item_writer(io.StringIO(), "parquet"):
+        pass
+
+
+def test_a_file_appears_only_when_the_block_completes(tmp_path: Path) -> None:
+    """An error inside the block leaves no file (nor a half-written one)."""
+    path = tmp_path / "out.jsonl"
+
+    def failing() -> None:
+        with item_writer(path) as writer:
+            writer.write_trace(scored_trace().item)
+            raise RuntimeError
+
+    with pytest.raises(RuntimeError):
+        failing()
+    assert not path.exists()
+    with item_writer(path) as writer:
+        writer.write_trace(scored_trace().item)
+    assert json.loads(path.read_text())["id"] == "kp:trace:test-1"
+
+
+def test_annotated_is_the_row_with_its_columns_or_the_annotated_trace() -> None:
+    """One item as a dict: a row and its kp_ columns, else the trace with its quality score."""
+    row, trace = scored_row(), scored_trace()
+    assert annotated(row) == {"id": 7, "messages": [], **kp_columns(row.breakdown)}
+    assert annotated(row, {"kp_kept": True}) == {"id": 7, "messages": [], "kp_kept": True}
+    score = annotated(trace)["metadata"]["quality_score"]
+    assert score == pytest.approx(trace.breakdown.score)
+
+
+def chat_rows() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (DATASETS / "openai_chat.jsonl").read_text().splitlines()]
+
+
+def scored_rows(data: Any) -> list[ScoredItem]:
+    scorer = TraceValueScorer(embedder=None)
+    loaded = [item for item in items_of(data) if isinstance(item, TraceItem)]
+    return [ScoredItem(item, scorer.score(item.trace)) for item in loaded]
+
+
+def test_a_dataframe_comes_back_with_its_index_and_the_kp_columns() -> None:
+    """The table's own rows, in the items' order, index kept, kp_ columns added."""
+    frame = pd.DataFrame(chat_rows(), index=["a", "b", "c"])
+    scored = scored_rows(frame)[::-1]
+    back = annotated_like(frame, scored)
+    assert list(back.index) == ["c", "b", "a"]
+    assert list(back.columns) == [*frame.columns, *SCORE_COLUMNS]
+    assert list(back["kp_score"]) == [round(s.breakdown.score, 4) for s in scored]
+
+
+def test_an_arrow_table_keeps_its_schema_redacted_or_annotated() -> None:
+    """Arrow: the same column types before the kp_ columns; redacted rows in the same schema."""
+    table = pq.read_table(DATASETS / "hermes.parquet")
+    scored = scored_rows(table)
+    back = annotated_like(table, scored)
+    assert [back.schema.field(name) for name in table.column_names] == list(table.schema)
+    assert back.column_names[table.num_columns :] == list(SCORE_COLUMNS)
+    assert back.schema.field("kp_nearest").type == pa.string()
+    again = redacted_like(table, [item.item for item in scored])
+    assert again.schema == table.schema
+    assert again.to_pylist() == table.to_pylist()
+
+
+def test_row_dicts_come_back_as_dicts() -> None:
+    """Anything that is not a table gives a list of dicts, the caller's own left unchanged."""
+    rows = chat_rows()
+    back = annotated_like(rows, scored_rows(rows))
+    assert [{k: v for k, v in row.items() if not k.startswith("kp_")} for row in back] == rows
+    assert all("kp_score" not in row for row in rows)
