@@ -72,18 +72,24 @@ def test_select_to_parquet_keeps_the_schema_and_adds_the_kp_columns(
     assert written.num_rows == 2
 
 
-def test_score_annotate_on_parquet_writes_every_row_back(kp: KpRunner, tmp_path: Path) -> None:
+@pytest.mark.parametrize("source", [["--from", "auto"], []], ids=["from-auto", "no-from"])
+def test_score_annotate_on_parquet_writes_every_row_back(
+    kp: KpRunner, tmp_path: Path, source: list[str]
+) -> None:
     """``kp score --annotate`` on Parquet rows writes Parquet, row for row, in input order.
+
+    Recognised by content, with or without ``--from`` (without it, JSON Lines once went into
+    the ``.parquet`` file).
 
     Anthropic content is text or blocks, which one Parquet type cannot hold: such datasets keep
     the messages as a JSON string column, read as the nested values.
     """
     rows = [json.loads(line) for line in (DATA / "anthropic.jsonl").read_text().splitlines()]
     rows = [{**row, "messages": json.dumps(row["messages"])} for row in rows]
-    source = tmp_path / "rows.parquet"
-    pq.write_table(pa.Table.from_pylist(rows), source)
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
     out = tmp_path / "scored.parquet"
-    run = kp("score", "--from", "auto", "--annotate", "--no-embedder", str(source), "-o", str(out))
+    run = kp("score", *source, "--annotate", "--no-embedder", str(path), "-o", str(out))
     assert run.code == 0, run.err
     written = pq.read_table(out).to_pylist()
     assert [row["id"] for row in written] == ["msg-run-1", "msg-run-2"]
@@ -130,11 +136,16 @@ def test_dedupe_on_rows_marks_every_row_with_its_group_and_whether_it_is_kept(
     assert written[2]["kp_kept"] is True
 
 
-def test_row_options_without_from_are_a_usage_error(kp: KpRunner) -> None:
-    """--messages-field says how to read a dataset: it needs --from."""
-    run = kp("select", "--messages-field", "x", str(DATA / "anthropic.jsonl"))
-    assert run.code == 2
-    assert "--from" in run.err
+def test_row_options_apply_to_rows_recognised_without_from(kp: KpRunner) -> None:
+    """--domain and the row options need no --from: the rows are recognised by content."""
+    run = kp(
+        "score", "--no-embedder", "-f", "jsonl", "--domain", "coding", str(DATA / "anthropic.jsonl")
+    )
+    assert run.code == 0, run.err
+    assert {json.loads(line)["domain"] for line in run.out.splitlines()} == {"coding"}
+    missing = kp("select", "--messages-field", "x", str(DATA / "anthropic.jsonl"))
+    assert missing.code == 1
+    assert "'x'" in missing.err
 
 
 _values = st.recursive(

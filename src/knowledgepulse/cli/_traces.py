@@ -134,17 +134,15 @@ def trace_options(
     confidence: float | None,
     rows: Mapping[str, Any],
 ) -> TraceOptions | None:
-    """The options for converted traces, from the command's (``None`` without ``--from``)."""
+    """The options for converted traces, from the command's (``None``: none given).
+
+    They apply to whatever is converted, with ``--from`` or recognised by content; a
+    ``ReasoningTrace`` keeps its own domain and confidence, and the reader warns that it does.
+    """
     given_rows = {key: value for key, value in rows.items() if value is not None}
-    if source is None and (domain is not None or confidence is not None or given_rows):
-        raise click.UsageError(
-            "--domain and --confidence (and the row options, --messages-field...) say what a "
-            "framework's file or a dataset does not record; they go with --from (a "
-            "ReasoningTrace file already has its domain and confidence)"
-        )
     if domain is not None and not domain.strip():
         raise click.UsageError("--domain must not be empty")
-    if source is None:
+    if domain is None and confidence is None and not given_rows:
         return None
     from knowledgepulse.sources import RowOptions, TraceOptions  # noqa: PLC0415
 

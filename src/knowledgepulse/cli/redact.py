@@ -81,7 +81,7 @@ def redact_command(
     """
     options = trace_options(source, domain, confidence, row_columns)
     inputs = sources(paths)
-    parquet = source is not None and parquet_rows(output, inputs)  # refused before reading
+    parquet = parquet_rows(output, inputs)  # refused before reading
     for path in (output, report_path):
         if path is not None:
             check_destination(path, what="output")

@@ -287,7 +287,7 @@ def score_command(
     writes: WriteForm | None = None
     if annotate:
         # Dataset rows go back as Parquet when they came from (or -o names) Parquet.
-        parquet = source is not None and parquet_rows(output, inputs)
+        parquet = parquet_rows(output, inputs)
         writes = "parquet" if parquet else "json" if output_format == "json" else "jsonl"
     tally = RunTally(run.scorer.threshold)
     sink = ProblemSink(tally, keep=output_format in ("json", "html") and not annotate)
