@@ -100,11 +100,14 @@ def test_an_unknown_shape_says_which_sources_exist(kp: KpRunner, tmp_path: Path)
     assert "--from" in run.err
 
 
-def test_domain_without_from_is_a_usage_error(kp: KpRunner) -> None:
-    """A ReasoningTrace file has its own domain: --domain goes with --from."""
-    run = kp("score", str(ROOT / "examples" / "traces" / "traces.jsonl"), "--domain", "x")
-    assert run.code == 2
-    assert "--domain and --confidence" in run.err
+def test_domain_on_a_reasoning_trace_file_is_not_applied_and_says_so(kp: KpRunner) -> None:
+    """A ReasoningTrace file has its own domain: --domain is for converted traces, a warning."""
+    run = kp(
+        "score", "-f", "jsonl", str(ROOT / "examples" / "traces" / "traces.jsonl"), "--domain", "x"
+    )
+    assert run.code == 0, run.err
+    assert "x" not in {json.loads(line)["domain"] for line in run.out.splitlines()}
+    assert "the domain and confidence given for converted traces are not applied" in run.err
 
 
 def test_files_without_message_text_name_the_switch_once(kp: KpRunner, tmp_path: Path) -> None:
