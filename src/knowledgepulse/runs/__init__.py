@@ -1,4 +1,4 @@
-"""Workflows as library calls: read items, redact, score, select, dedupe, write rows back.
+"""Workflows as library calls: read, redact, score, select, dedupe, write back; evaluate cases.
 
 Each ``kp`` command is option parsing, one call here, a write and a summary; the pytest plugin
 and Ray run the same steps.
@@ -21,9 +21,15 @@ if TYPE_CHECKING:
         dedupe,
         select,
     )
+    from knowledgepulse.runs.evaluation import CaseCheck, EvalOutcome, check_cases, evaluate_cases
 
-# Curation brings numpy: imported on first use (PEP 562), so reading alone stays light.
+# Curation brings numpy, evaluation the scorers: imported on first use (PEP 562), so reading
+# alone stays light.
 _HOME_OF = {
+    "CaseCheck": "evaluation",
+    "EvalOutcome": "evaluation",
+    "check_cases": "evaluation",
+    "evaluate_cases": "evaluation",
     "DedupeGroup": "curate",
     "DedupeResult": "curate",
     "Rejected": "curate",
@@ -47,12 +53,16 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "CaseCheck",
     "DedupeGroup",
     "DedupeResult",
+    "EvalOutcome",
     "Rejected",
     "RunInput",
     "SelectionResult",
+    "check_cases",
     "dedupe",
+    "evaluate_cases",
     "items_of",
     "read_items",
     "select",
