@@ -25,7 +25,13 @@ from knowledgepulse.cli._console import (
 )
 from knowledgepulse.cli._options import format_option, output_option, refuse_usage
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION
-from knowledgepulse.evals.compare import DEFAULT_TOLERANCE, FAIL_ON, FailOn, compare_runs
+from knowledgepulse.evals.compare import (
+    DEFAULT_TOLERANCE,
+    FAIL_ON,
+    FailOn,
+    Verdict,
+    compare_runs,
+)
 from knowledgepulse.evals.evaluate import DEFAULT_CACHE_DIR, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from knowledgepulse.evals.suite import PRESET_NAMES
 from knowledgepulse.records import Problem
@@ -40,7 +46,13 @@ from knowledgepulse.reports.eval_formats import (
 from knowledgepulse.reports.evals import checked_line, summary_line
 from knowledgepulse.runs.evaluation import CaseCheck, check_cases, evaluate_cases
 
-EXIT_CODES = {"passed": EXIT_OK, "failed": EXIT_FINDINGS, "regressed": EXIT_REGRESSION}
+EXIT_CODES: dict[Verdict, int] = {
+    "passed": EXIT_OK,
+    "failed": EXIT_FINDINGS,
+    "regressed": EXIT_REGRESSION,
+}
+TASK_SETTINGS = ("concurrency", "timeout", "retries", "repeat", "task_version", "cache_dir")
+
 tolerance_option = click.option(
     "--tolerance",
     type=click.FloatRange(min=0),
@@ -48,9 +60,6 @@ tolerance_option = click.option(
     show_default=True,
     help="Score changes at most this large count as unchanged (verdict flips always count).",
 )
-
-
-TASK_SETTINGS = ("concurrency", "timeout", "retries", "repeat", "task_version", "cache_dir")
 
 
 @click.command("eval")
