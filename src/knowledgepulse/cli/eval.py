@@ -233,10 +233,8 @@ def eval_command(
     }
     if dry_run:
         return _dry_run(check_cases(cases, **asked), output_format, output, quiet or not cases)
-    settings = task_settings | {
-        "timeout": task_timeout(task_settings["timeout"]),
-        "cache_dir": None if no_cache else task_settings["cache_dir"],
-    }
+    task_settings["timeout"] = task_timeout(task_settings["timeout"])
+    task_settings["cache_dir"] = None if no_cache else task_settings["cache_dir"]
     with TaskBar() as bar:
         outcome = evaluate_cases(
             cases,
@@ -244,7 +242,7 @@ def eval_command(
             tolerance=tolerance,
             progress=None if quiet else bar,
             **asked,
-            **settings,
+            **(task_settings if task_spec is not None else {}),
         )
     run, comparison, gate = outcome.run, outcome.comparison, outcome.gate
     for failure in () if quiet else outcome.task_failures:
