@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
@@ -279,7 +280,7 @@ def test_a_report_replaces_the_old_one_only_when_complete(
     def broken(run: object) -> str:
         raise RuntimeError("renderer broke")
 
-    monkeypatch.setattr("knowledgepulse.cli.eval.to_markdown", broken)
+    monkeypatch.setattr("knowledgepulse.reports.eval_formats.to_markdown", broken)
     cases = write_cases(tmp_path / "ok.jsonl", PASSING_CASE)
     run = kp("eval", cases, "--preset", "standard", "-o", str(report))
     assert "renderer broke" in run.err
@@ -315,7 +316,8 @@ def test_cases_are_scored_as_they_are_read(
             events.append("read")
             yield item
 
-    monkeypatch.setattr("knowledgepulse.cli.eval.iter_cases", logged)
+    # The module, not the function evals exports under the same name.
+    monkeypatch.setattr(sys.modules["knowledgepulse.evals.evaluate"], "iter_cases", logged)
     cases = write_cases(tmp_path / "c.jsonl", *({**PASSING_CASE, "id": f"c{i}"} for i in range(3)))
     try:
         assert kp("eval", cases, "--suite", str(suite), "-f", "json").code == 0

@@ -57,3 +57,41 @@ def test_a_run_is_never_worse_than_itself(durations: dict[str, float]) -> None:
     gate = Gate.of(run, compare_runs(run, run), "regression")
     assert gate.worse == 0
     assert all(gate.excused(i) for i, case in enumerate(run.cases) if not case.passed)
+
+
+def test_the_verdict_of_each_mode_against_a_baseline() -> None:
+    """A regression: regressed in both modes; an old failure alone: failed on failure only."""
+    base = timed_run({"was-fine": PASS, "was-failing": FAIL})
+    worse = timed_run({"was-fine": FAIL, "was-failing": FAIL})
+    same = timed_run({"was-fine": PASS, "was-failing": FAIL})
+    verdicts = {
+        (name, mode): Gate.of(run, compare_runs(base, run), mode).verdict(run)
+        for name, run in (("worse", worse), ("same", same))
+        for mode in ("regression", "failure", "never")
+    }
+    assert verdicts == {
+        ("worse", "regression"): "regressed",
+        ("worse", "failure"): "regressed",
+        ("worse", "never"): "passed",
+        ("same", "regression"): "passed",
+        ("same", "failure"): "failed",
+        ("same", "never"): "passed",
+    }
+
+
+def test_a_file_not_read_in_full_fails_the_regression_gate() -> None:
+    """The run is not all there: no old failure excuses that."""
+    run = timed_run({"a": PASS})
+    lost = replace(run, summary=run.summary.model_copy(update={"unreadable_files": 1}))
+    assert Gate.of(lost, compare_runs(run, lost), "regression").verdict(lost) == "failed"
+
+
+@settings(max_examples=40, deadline=None)
+@given(durations=st.dictionaries(st.sampled_from("abcdef"), st.sampled_from([PASS, FAIL])))
+def test_without_a_baseline_the_verdict_is_whether_every_case_passed(
+    durations: dict[str, float],
+) -> None:
+    """--fail-on failure alone: passed exactly when the run passed; never: always passed."""
+    run = timed_run(durations)
+    assert Gate.of(run, None, "failure").verdict(run) == ("passed" if run.passed else "failed")
+    assert Gate.of(run, None, "never").verdict(run) == "passed"

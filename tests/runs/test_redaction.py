@@ -5,8 +5,7 @@ from __future__ import annotations
 from knowledgepulse.records import Location, Record
 from knowledgepulse.redact.items import Redactor
 from knowledgepulse.redact.walk import Finding
-from knowledgepulse.runs import redact_items
-from knowledgepulse.runs.redaction import finding_entry, redaction_report
+from knowledgepulse.runs.redaction import finding_entry, redact_items, redaction_report
 from knowledgepulse.trace import TraceItem, validate_record
 from tests.builders import trace_json
 

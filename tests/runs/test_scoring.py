@@ -12,7 +12,7 @@ import pytest
 from knowledgepulse.curation import MinScore, score_corpus
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
 from knowledgepulse.records import Location, Record
-from knowledgepulse.runs import ScoreRun, score_items
+from knowledgepulse.runs.scoring import ScoreRun, score_items
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import TraceItem, validate_record
 from knowledgepulse.value import TraceValueScorer

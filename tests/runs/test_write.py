@@ -14,8 +14,14 @@ import pytest
 
 from knowledgepulse.records import Location, Record
 from knowledgepulse.reports.rows import SCORE_COLUMNS, kp_columns
-from knowledgepulse.runs import ItemWriter, item_writer, items_of
-from knowledgepulse.runs.write import annotated, annotated_like, redacted_like
+from knowledgepulse.runs import items_of
+from knowledgepulse.runs.write import (
+    ItemWriter,
+    annotated,
+    annotated_like,
+    item_writer,
+    redacted_like,
+)
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
 from knowledgepulse.value.item import ScoredItem

@@ -1,25 +1,21 @@
 """``kp eval`` and ``kp compare``: evaluation runs, and how a run compares with a baseline.
 
-Cases are scored as they are read, problems printed on stderr as found. With ``--task`` the
-outputs come from the user's workflow (:func:`knowledgepulse.evals.evaluate`), whose prints go
-to stderr, not the report.
+Both are shells over the library (:func:`knowledgepulse.runs.evaluate_cases`,
+:func:`knowledgepulse.evals.compare_runs`): problems are printed on stderr as they are found,
+and with ``--task`` the task's prints go to stderr, not the report.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Group
 from rich.table import Table
-from rich.text import Text
 
 from knowledgepulse._util.atomic import check_destination
-from knowledgepulse._util.text import counted, printable
+from knowledgepulse._util.text import printable
 from knowledgepulse.cli._console import (
     TaskBar,
     open_output,
@@ -28,62 +24,34 @@ from knowledgepulse.cli._console import (
     stdout_for_the_report,
 )
 from knowledgepulse.cli._options import format_option, output_option, refuse_usage
-from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
-from knowledgepulse.errors import SuiteError
-from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases, iter_cases
+from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION
 from knowledgepulse.evals.compare import (
     DEFAULT_TOLERANCE,
     FAIL_ON,
-    Comparison,
     FailOn,
-    Gate,
+    Verdict,
     compare_runs,
 )
-from knowledgepulse.evals.evaluate import (
-    DEFAULT_CACHE_DIR,
-    DEFAULT_CONCURRENCY,
-    DEFAULT_TIMEOUT_S,
-    evaluate,
+from knowledgepulse.evals.evaluate import DEFAULT_CACHE_DIR, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
+from knowledgepulse.evals.suite import PRESET_NAMES
+from knowledgepulse.records import Problem
+from knowledgepulse.reports.compare import comparison_line, standings_line
+from knowledgepulse.reports.eval_formats import (
+    COMPARISON_VIEWS,
+    RUN_FORMATS,
+    SUITE_VIEWS,
+    Report,
+    run_report,
 )
-from knowledgepulse.evals.report import load_report
-from knowledgepulse.evals.results import EvalRun
-from knowledgepulse.evals.runner import run_suite
-from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset
-from knowledgepulse.evals.tasks import Task, load_plugin, load_task
-from knowledgepulse.records import STDIN, Problem
-from knowledgepulse.records.readers import open_source
-from knowledgepulse.reports.compare import (
-    comparison_line,
-    comparison_to_console,
-    comparison_to_json,
-    comparison_to_markdown,
-    with_comparison,
-)
-from knowledgepulse.reports.evals import (
-    json_chunks,
-    lost_and_warned,
-    suite_table,
-    suite_to_json,
-    suite_to_markdown,
-    summary_line,
-    to_console,
-    to_markdown,
-)
-from knowledgepulse.reports.junit import to_junit
+from knowledgepulse.reports.evals import checked_line, summary_line
+from knowledgepulse.runs.evaluation import CaseCheck, check_cases, evaluate_cases
 
-Report = Group | Table | str | Iterator[str]
-_SUITE_VIEWS: dict[str, Callable[[Suite], Report]] = {
-    "table": suite_table,
-    "json": suite_to_json,
-    "markdown": suite_to_markdown,
+EXIT_CODES: dict[Verdict, int] = {
+    "passed": EXIT_OK,
+    "failed": EXIT_FINDINGS,
+    "regressed": EXIT_REGRESSION,
 }
-_COMPARISON_VIEWS: dict[str, Callable[[Comparison], Report]] = {
-    "table": comparison_to_console,
-    "json": comparison_to_json,
-    "markdown": comparison_to_markdown,
-}
-COMPARE_FORMATS = tuple(_COMPARISON_VIEWS)
-
+TASK_SETTINGS = ("concurrency", "timeout", "retries", "repeat", "task_version", "cache_dir")
 
 tolerance_option = click.option(
     "--tolerance",
@@ -92,10 +60,6 @@ tolerance_option = click.option(
     show_default=True,
     help="Score changes at most this large count as unchanged (verdict flips always count).",
 )
-
-
-FORMATS = ("table", "json", "junit", "markdown", "html")
-TASK_SETTINGS = ("concurrency", "timeout", "retries", "repeat", "task_version", "cache_dir")
 
 
 @click.command("eval")
@@ -115,7 +79,7 @@ TASK_SETTINGS = ("concurrency", "timeout", "retries", "repeat", "task_version", 
     help="A built-in suite from the scorer design guide.",
 )
 @format_option(
-    FORMATS,
+    RUN_FORMATS,
     "Output format [default: table on a terminal; else from the --output suffix "
     "(.json, .xml, .md, .html), else json]. html: one self-contained page.",
 )
@@ -229,9 +193,13 @@ def eval_command(
     are scored; a call that raises or times out is that case's error. --plugin loads custom
     scorers first.
     """
-    task = _load_task(plugins, task_spec)
-    output_format = output_format or report_format(output, FORMATS)
+    given = _given(*TASK_SETTINGS, "no_cache")
+    output_format = output_format or report_format(output, RUN_FORMATS)
     refuse_usage(
+        (
+            task_spec is None and bool(given),
+            f"{', '.join(given)} only apply with --task MODULE:FUNCTION",
+        ),
         (
             (suite_path is None) == (preset_name is None),
             "give exactly one of --suite FILE or --preset NAME",
@@ -255,79 +223,49 @@ def eval_command(
     )
     if output is not None:
         check_destination(output, what="report")
-    _check_readable(cases)
-    try:
-        suite = load_suite(suite_path) if suite_path is not None else preset(preset_name or "")
-    except SuiteError as error:
-        _print_suite_error(error)
-        return EXIT_USAGE
-    # Read before any case runs: a bad baseline should not cost a whole run.
-    base = load_report(baseline) if baseline is not None else None
-    tally = _Tally()
-    inputs = tally.count(fit_cases(iter_cases(cases), suite, before_task=task is not None), quiet)
+    asked: dict[str, Any] = {
+        "suite": suite_path,
+        "preset": preset_name,
+        "task": task_spec,
+        "plugins": plugins,
+        "baseline": baseline,
+        "on_problem": None if quiet else _stderr,
+    }
     if dry_run:
-        for _ in inputs:
-            pass  # reading validates every case and compiles every pattern
-        _write(_SUITE_VIEWS[output_format](suite), output)
-        if not quiet and cases:
-            _stderr(tally.line())
-        return EXIT_FINDINGS if tally.malformed or tally.unreadable else EXIT_OK
-    if task is None:
-        run = run_suite(suite, inputs)
-    else:  # the settings are evaluate's own keywords (TASK_SETTINGS)
-        task_settings["timeout"] = task_timeout(task_settings["timeout"])
-        task_settings["task_version"] = None if no_cache else task_settings["task_version"]
-        with TaskBar() as bar:
-            run = evaluate(task, inputs, suite, progress=None if quiet else bar, **task_settings)
-        for line in () if quiet else task_failures(run):
-            _stderr(line)
+        return _dry_run(check_cases(cases, **asked), output_format, output, quiet or not cases)
+    task_settings["timeout"] = task_timeout(task_settings["timeout"])
+    task_settings["cache_dir"] = None if no_cache else task_settings["cache_dir"]
+    with TaskBar() as bar:
+        outcome = evaluate_cases(
+            cases,
+            fail_on=fail_on,
+            tolerance=tolerance,
+            progress=None if quiet else bar,
+            **asked,
+            **(task_settings if task_spec is not None else {}),
+        )
+    run, comparison, gate = outcome.run, outcome.comparison, outcome.gate
+    for failure in () if quiet else outcome.task_failures:
+        _stderr(failure)
     if not run.cases and not run.file_problems and not quiet:
         _stderr("kp: warning: the case files hold no cases")
-    comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
-    gate = Gate.of(run, comparison, fail_on or ("regression" if base is not None else "failure"))
-    _write(_run_report(run, output_format, comparison, gate), output)
+    _write(run_report(run, output_format, comparison, gate), output)
     # The table ends with the summary already; other formats get it on stderr.
     if not quiet and not (output_format == "table" and output is None):
         _stderr(summary_line(run))
         if comparison is not None:
             _stderr(comparison_line(comparison))
     if not quiet and gate.fail_on == "regression":  # the table does not say it either
-        _stderr(_gate_line(gate))
-    return _exit_code(run, gate)
+        _stderr(f"--fail-on regression: {standings_line(gate)}")
+    return EXIT_CODES[outcome.verdict]
 
 
-def _exit_code(run: EvalRun, gate: Gate) -> int:
-    """0, 1 (failures, or files not read in full) or 4 (worse than the baseline)."""
-    if gate.fail_on == "never":
-        return EXIT_OK
-    if gate.fail_on == "regression":
-        if gate.worse:
-            return EXIT_REGRESSION
-        return EXIT_FINDINGS if run.summary.unreadable_files else EXIT_OK
-    if "regression" in gate.standings:
-        return EXIT_REGRESSION
-    return EXIT_OK if run.passed else EXIT_FINDINGS
-
-
-def _gate_line(gate: Gate) -> str:
-    """``--fail-on regression: 1 regression, 0 new failures; 2 old failures do not fail``."""
-    count = Counter(gate.standings)
-    return (
-        f"--fail-on regression: {counted(count['regression'], 'regression')}, "
-        f"{counted(count['new failure'], 'new failure')}; "
-        f"{counted(count['old failure'], 'old failure')} "
-        f"{'does' if count['old failure'] == 1 else 'do'} not fail the run"
-    )
-
-
-def _load_task(plugins: tuple[str, ...], task_spec: str | None) -> Task | None:
-    """Import the plugins and the task first of all, so a bad spec costs nothing (exit 2)."""
-    given = _given(*TASK_SETTINGS, "no_cache")
-    if task_spec is None and given:
-        raise click.UsageError(f"{', '.join(given)} only apply with --task MODULE:FUNCTION")
-    for plugin in plugins:
-        load_plugin(plugin)
-    return load_task(task_spec) if task_spec is not None else None
+def _dry_run(check: CaseCheck, output_format: str, output: Path | None, quiet: bool) -> int:
+    """The resolved suite as the report, what reading the cases found on stderr."""
+    _write(SUITE_VIEWS[output_format](check.suite), output)
+    if not quiet:
+        _stderr(checked_line(check.cases, check.malformed, check.unreadable_files, check.warnings))
+    return EXIT_OK if check.passed else EXIT_FINDINGS
 
 
 def _given(*names: str) -> list[str]:
@@ -340,81 +278,9 @@ def _given(*names: str) -> list[str]:
     ]
 
 
-def _check_readable(paths: Iterable[str]) -> None:
-    """An ``InputFileError`` before any work when a case file cannot be opened."""
-    for path in paths:
-        if path != STDIN:
-            with open_source(path):
-                pass
-
-
-def _stderr(line: str) -> None:
+def _stderr(line: str | Problem) -> None:
     # Plain text: a case id such as '[bold]' or ':100:' is printed as written.
-    click.echo(printable(line), err=True)
-
-
-def _print_suite_error(error: SuiteError) -> None:
-    """Every suite problem on its own line, ``FILE:LINE: PATH: message``, then what it means."""
-    for problem in error.problems:
-        _stderr(str(problem))
-    summary = str(error).split("\n", 1)[0]
-    _stderr(f"kp: error: {summary}; no case was run")
-
-
-@dataclass
-class _Tally:
-    """What reading the cases found, counted as they stream past (for ``--dry-run``)."""
-
-    cases: int = 0
-    malformed: int = 0
-    warnings: int = 0
-    unreadable: set[str] = field(default_factory=set)
-
-    def count(self, items: Iterable[CaseInput], quiet: bool) -> Iterator[CaseInput]:
-        """The items unchanged, each one's problems and warnings printed on stderr as it passes."""
-        for item in items:
-            shown: tuple[Problem, ...]
-            if isinstance(item, FileProblem):
-                shown = (item.problem,)
-                self.warnings += item.problem.warning
-                if not item.problem.warning:
-                    self.unreadable.add(item.location.file)
-            else:
-                problems = item.problems if isinstance(item, MalformedCase) else ()
-                shown = (*problems, *item.warnings)
-                self.cases += 1
-                self.malformed += bool(problems)
-                self.warnings += len(item.warnings)
-            for problem in () if quiet else shown:
-                _stderr(str(problem))
-            yield item
-
-    def line(self) -> str:
-        """``checked 9 cases: 1 malformed; 2 warnings``."""
-        parts = [f"{self.malformed} malformed"] if self.malformed else []
-        parts += lost_and_warned(len(self.unreadable), self.warnings)
-        return f"checked {counted(self.cases, 'case')}" + (f": {'; '.join(parts)}" if parts else "")
-
-
-def _run_report(
-    run: EvalRun, output_format: str, comparison: Comparison | None, gate: Gate
-) -> Report:
-    """The run's report; with a baseline, the comparison joins it (JUnit: each case's standing)."""
-    if output_format == "table":
-        if comparison is None:
-            return to_console(run)
-        return Group(to_console(run), Text(), comparison_to_console(comparison))
-    if output_format == "json":
-        chunks = json_chunks(run)
-        return chunks if comparison is None else with_comparison(chunks, comparison)
-    if output_format == "html":
-        from knowledgepulse.reports.evals_html import to_html  # noqa: PLC0415 - only for html
-
-        return to_html(run, comparison)
-    if output_format == "markdown":
-        extra = "\n" + comparison_to_markdown(comparison) if comparison is not None else ""
-        return to_markdown(run) + extra
-    return to_junit(run, gate)
+    click.echo(printable(str(line)), err=True)
 
 
 def _write(report: Report, output: Path | None) -> None:
@@ -434,24 +300,12 @@ def task_timeout(given: float | None) -> float | None:
     return given or None
 
 
-def task_failures(run: EvalRun) -> Iterator[str]:
-    """``FILE:LINE: case 'x': the task raised ...`` for each run whose task gave no output."""
-    for result in run.cases:
-        for number, one in enumerate(result.runs or (result,), start=1):
-            if one.task is not None and one.task.failed:
-                which = f" (run {number})" if result.runs else ""
-                yield (
-                    f"{result.location}: case {result.case_id!r}{which}: the task raised "
-                    f"{one.task.error}"
-                )
-
-
 @click.command("compare")
 @click.argument("base", metavar="BASE.json", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("new", metavar="NEW.json", type=click.Path(dir_okay=False, path_type=Path))
 @tolerance_option
 @format_option(
-    COMPARE_FORMATS,
+    tuple(COMPARISON_VIEWS),
     "Output format [default: table on a terminal; else from the --output suffix "
     "(.json, .md), else json]. markdown suits a pull-request comment.",
 )
@@ -474,11 +328,11 @@ def compare_command(
     -o FILE. Exit code 0 when no case regressed, 4 when one did, 2 for usage errors or a file
     that is not a kp eval JSON report.
     """
-    output_format = output_format or report_format(output, COMPARE_FORMATS)
+    output_format = output_format or report_format(output, tuple(COMPARISON_VIEWS))
     if output is not None:
         check_destination(output, what="comparison")
-    comparison = compare_runs(load_report(base), load_report(new), tolerance=tolerance)
-    _write(_COMPARISON_VIEWS[output_format](comparison), output)
+    comparison = compare_runs(base, new, tolerance=tolerance)
+    _write(COMPARISON_VIEWS[output_format](comparison), output)
     if not quiet and not (output_format == "table" and output is None):
         _stderr(comparison_line(comparison))
     return EXIT_REGRESSION if comparison.regressed else EXIT_OK

@@ -18,7 +18,7 @@ import click
 
 from knowledgepulse import __version__
 from knowledgepulse._util.text import printable
-from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting
+from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -150,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as error:
         error.show()
         return EXIT_USAGE if isinstance(error, click.UsageError) else error.exit_code
+    except SuiteError as error:  # every problem on a line of its own, then what they mean
+        summary = str(error).split("\n", 1)[0]
+        _say("\n".join([*map(str, error.problems), f"kp: error: {summary}; no case was run"]))
+        return EXIT_USAGE
     except KnowledgePulseError as error:
         _say(f"kp: error: {error.message_with(flag_of)}")
         return EXIT_USAGE

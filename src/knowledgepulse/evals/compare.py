@@ -11,9 +11,16 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Literal, get_args
 
-from knowledgepulse.evals.report import EvalReport, ReportCase, ReportScore, ReportScorer
+from knowledgepulse.evals.report import (
+    EvalReport,
+    ReportCase,
+    ReportScore,
+    ReportScorer,
+    load_report,
+)
 from knowledgepulse.evals.results import TOLERANCE, EvalRun
 
 # --- Comparing two runs ------------------------------------------------------------------
@@ -133,22 +140,25 @@ def difference(base: float | None, new: float | None) -> float | None:
 
 
 def compare_runs(
-    base: EvalRun | EvalReport,
-    new: EvalRun | EvalReport,
+    base: EvalRun | EvalReport | str | Path,
+    new: EvalRun | EvalReport | str | Path,
     *,
     tolerance: float = DEFAULT_TOLERANCE,
 ) -> Comparison:
-    """Compare a new run with a base run (or report: :func:`load_report`), case by case.
+    """Compare a new run with a base run, case by case; each a run, a report, or a report file.
 
-    Score deltas at most ``tolerance`` count as unchanged (flips always count).
+    Score deltas at most ``tolerance`` count as unchanged (flips always count). A report file
+    (``kp eval -f json``) is read with :func:`~knowledgepulse.evals.report.load_report`, the
+    base first.
 
     Raises:
         ValueError: the tolerance is negative or not finite.
+        InputFileError: a report file cannot be opened.
+        ReportFileError: a file is not a ``kp eval`` JSON report.
     """
-    if not math.isfinite(tolerance) or tolerance < 0:
-        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
-    before = EvalReport.of(base, "base run") if isinstance(base, EvalRun) else base
-    after = EvalReport.of(new) if isinstance(new, EvalRun) else new
+    check_tolerance(tolerance)
+    before = _report(base, "base run")
+    after = _report(new, "this run")
     base_keys = {entry.key for entry in before.suite.scorers}
     shared = [entry.key for entry in after.suite.scorers if entry.key in base_keys]
     base_cases, new_cases = _numbered(before), _numbered(after)
@@ -166,6 +176,18 @@ def compare_runs(
     return Comparison(
         before, after, tolerance, tuple(cases), _compare_scorers(before, after), summary
     )
+
+
+def check_tolerance(tolerance: float) -> None:
+    """Refuse a tolerance no comparison can use (ValueError)."""
+    if not math.isfinite(tolerance) or tolerance < 0:
+        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
+
+
+def _report(run: EvalRun | EvalReport | str | Path, name: str) -> EvalReport:
+    if isinstance(run, EvalRun):
+        return EvalReport.of(run, name)
+    return run if isinstance(run, EvalReport) else load_report(run)
 
 
 def _numbered(report: EvalReport) -> dict[tuple[str, int], ReportCase]:
@@ -266,6 +288,9 @@ def _mean(report: EvalReport, key: str) -> float | None:
 FailOn = Literal["failure", "regression", "never"]
 FAIL_ON: tuple[FailOn, ...] = get_args(FailOn)
 
+Verdict = Literal["passed", "failed", "regressed"]
+"""What a run comes to under its gate (``kp eval`` exits 0, 1 or 4)."""
+
 Standing = Literal["regression", "new failure", "old failure"]
 WORSE: frozenset[Standing] = frozenset({"regression", "new failure"})
 """The standings that are worse than the baseline."""
@@ -309,6 +334,23 @@ class Gate:
     def worse(self) -> int:
         """Cases worse than the baseline: regressions and new failures."""
         return sum(standing in WORSE for standing in self.standings)
+
+    def verdict(self, run: EvalRun) -> Verdict:
+        """What ``run`` comes to: ``regressed`` (worse than the baseline), ``failed`` or ``passed``.
+
+        ``fail_on="never"`` always passes. ``"regression"`` fails on a case worse than the
+        baseline, or a case file not read in full; old failures pass. ``"failure"`` fails on any
+        failing case (``regressed`` when one of them passed in the baseline).
+        """
+        if self.fail_on == "never":
+            return "passed"
+        if self.fail_on == "regression":
+            if self.worse:
+                return "regressed"
+            return "failed" if run.summary.unreadable_files else "passed"
+        if "regression" in self.standings:
+            return "regressed"
+        return "passed" if run.passed else "failed"
 
     def excused(self, index: int) -> bool:
         """Whether the run's ``index``-th case fails but does not fail the run."""

@@ -12,10 +12,10 @@ import functools
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, ParamSpec
+from typing import Any, ParamSpec, cast
 
 from pydantic import JsonValue
 
@@ -59,8 +59,9 @@ DEFAULT_TIMEOUT_S = 300.0
 _log = logging.getLogger("knowledgepulse")
 P = ParamSpec("P")
 
-Cases = str | Path | Iterable[Case | CaseInput | Mapping[str, Any]]
-"""Case files (a path, or ``-`` for stdin), or cases: models, loaded ones, or plain dicts."""
+Cases = str | Path | Sequence[str | Path] | Iterable[Case | CaseInput | Mapping[str, Any]]
+"""Case files (a path or a list of paths; ``-`` is stdin), or cases: models, loaded ones, or
+plain dicts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +116,7 @@ async def evaluate_async(
     """
     check_options(concurrency, timeout, retries, retry_delay, repeat)
     resolved = suite if isinstance(suite, Suite) else load_suite(suite)
-    inputs = list(fit_cases(_case_inputs(cases), resolved, before_task=True))
+    inputs = list(fit_cases(case_inputs(cases), resolved, before_task=True))
     cache = None
     if task_version is not None and cache_dir is not None:
         cache = OutputCache(cache_dir, task=task_name(task), task_version=task_version)
@@ -193,15 +194,27 @@ def _score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseRes
     return replace(result, duration_ms=answer.duration_ms, task=answer.record)
 
 
-def _case_inputs(cases: Cases) -> Iterator[CaseInput]:
-    if isinstance(cases, str | Path):
-        yield from iter_cases(cases)
+def case_inputs(cases: Cases) -> Iterator[CaseInput]:
+    """The cases as :func:`~knowledgepulse.evals.cases.iter_cases` yields them, read as needed.
+
+    A case without a file is located as ``<cases>[index]``.
+
+    Raises:
+        InputFileError: a case file cannot be opened at all.
+        TypeError: paths mixed with cases.
+    """
+    if isinstance(cases, str | Path) or (
+        isinstance(cases, Sequence) and all(isinstance(case, str | Path) for case in cases)
+    ):
+        yield from iter_cases(cast("str | Path | Sequence[str | Path]", cases))
         return
     for index, item in enumerate(cases):
         if isinstance(item, Case):
             yield LoadedCase(item, Location("<cases>", index=index))
         elif isinstance(item, LoadedCase | MalformedCase | FileProblem):
             yield item
+        elif isinstance(item, str | Path):
+            raise TypeError("give case files as a list of paths, or cases, not the two mixed")
         else:
             yield validate_case(Record(Location("<cases>", index=index), dict(item)))
 

@@ -21,13 +21,13 @@ from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, Malfo
 from knowledgepulse.evals.evaluate import evaluate
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import run_suite, summarize
-from knowledgepulse.evals.suite import Suite, load_suite, preset
-from knowledgepulse.evals.tasks import load_plugin, load_task
+from knowledgepulse.evals.suite import Suite
 from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
 from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.records.readers import format_from_name
 from knowledgepulse.reports.evals import number, summary_line
+from knowledgepulse.runs.evaluation import load_evaluation
 from knowledgepulse.testing import failure_message
 
 
@@ -40,10 +40,9 @@ def from_options(
         pytest.UsageError: a plugin, the suite or the task cannot be used.
     """
     try:
-        for plugin in plugins:
-            load_plugin(plugin)
-        suite = load_suite(suite_path) if suite_path is not None else preset(preset_name or "")
-        loaded = load_task(task) if task is not None else None
+        suite, loaded = load_evaluation(
+            suite=suite_path, preset=preset_name, task=task, plugins=plugins
+        )
     except SuiteError as error:
         raise pytest.UsageError(f"{error}\nfix the suite; no case was run") from None
     except KnowledgePulseError as error:

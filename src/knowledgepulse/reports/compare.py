@@ -7,6 +7,7 @@ comment stays within what a code host accepts (the JSON report has every case).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict
 from typing import Any
@@ -20,6 +21,7 @@ from knowledgepulse.evals.compare import (
     CaseChange,
     CaseComparison,
     Comparison,
+    Gate,
     ScoreDelta,
     ScorerChange,
     difference,
@@ -113,6 +115,17 @@ def comparison_line(comparison: Comparison) -> str:
     if unmatched := base.without_id + new.without_id:
         parts.append(f"{counted(unmatched, 'malformed case')} without an id not compared")
     return "; ".join(parts)
+
+
+def standings_line(gate: Gate) -> str:
+    """How a run gated on regressions stands: ``1 regression, 0 new failures; ...``."""
+    count = Counter(gate.standings)
+    old = count["old failure"]
+    return (
+        f"{counted(count['regression'], 'regression')}, "
+        f"{counted(count['new failure'], 'new failure')}; "
+        f"{counted(old, 'old failure')} {'does' if old == 1 else 'do'} not fail the run"
+    )
 
 
 def totals_rows(comparison: Comparison) -> list[list[str]]:

@@ -155,6 +155,13 @@ def summary_line(run: EvalRun) -> str:
     return "; ".join([head, *malformed, *parts, f"weighted mean {number(s.weighted_mean)}"])
 
 
+def checked_line(cases: int, malformed: int, unreadable_files: int, warnings: int) -> str:
+    """What a dry run read: ``checked 9 cases: 1 malformed; 2 warnings``."""
+    parts = [f"{malformed} malformed"] if malformed else []
+    parts += lost_and_warned(unreadable_files, warnings)
+    return f"checked {counted(cases, 'case')}" + (f": {'; '.join(parts)}" if parts else "")
+
+
 def lost_and_warned(unreadable_files: int, warnings: int) -> list[str]:
     """``1 file could not be read in full``, ``2 warnings``: the parts that are not zero."""
     parts = []

@@ -1,4 +1,4 @@
-"""Workflows as library calls: read items, redact, score, select, dedupe, write rows back.
+"""Workflows as library calls: read, redact, score, select, dedupe, write back; evaluate cases.
 
 Each ``kp`` command is option parsing, one call here, a write and a summary; the pytest plugin
 and Ray run the same steps. :func:`score`, :func:`annotate` and :func:`redact` are the one-call
@@ -15,35 +15,23 @@ from knowledgepulse.runs.read import read_items
 
 if TYPE_CHECKING:
     from knowledgepulse.runs.api import Redaction, annotate, redact, score
-    from knowledgepulse.runs.curate import (
-        DedupeGroup,
-        DedupeResult,
-        Rejected,
-        SelectionResult,
-        dedupe,
-        select,
-    )
-    from knowledgepulse.runs.redaction import redact_items
-    from knowledgepulse.runs.scoring import ScoreRun, score_items
-    from knowledgepulse.runs.write import ItemWriter, item_writer
+    from knowledgepulse.runs.curate import DedupeResult, SelectionResult, dedupe, select
+    from knowledgepulse.runs.evaluation import EvalOutcome, check_cases, evaluate_cases
 
-# Curation brings numpy, scoring the scorer, redaction its rules: imported on first use (PEP
-# 562), so reading alone stays light.
+# Curation brings numpy, scoring the scorer, redaction its rules, evaluation the scorers:
+# imported on first use (PEP 562), so reading alone stays light. The steps under these calls
+# (``scoring``, ``write``, ``redaction``, ``on_ray``) are imported from their modules.
 _HOME_OF = {
-    "DedupeGroup": "curate",
     "DedupeResult": "curate",
-    "ItemWriter": "write",
+    "EvalOutcome": "evaluation",
     "Redaction": "api",
-    "Rejected": "curate",
-    "ScoreRun": "scoring",
     "SelectionResult": "curate",
     "annotate": "api",
+    "check_cases": "evaluation",
     "dedupe": "curate",
-    "item_writer": "write",
+    "evaluate_cases": "evaluation",
     "redact": "api",
-    "redact_items": "redaction",
     "score": "api",
-    "score_items": "scoring",
     "select": "curate",
 }
 
@@ -62,22 +50,18 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "DedupeGroup",
     "DedupeResult",
-    "ItemWriter",
+    "EvalOutcome",
     "Redaction",
-    "Rejected",
     "RunInput",
-    "ScoreRun",
     "SelectionResult",
     "annotate",
+    "check_cases",
     "dedupe",
-    "item_writer",
+    "evaluate_cases",
     "items_of",
     "read_items",
     "redact",
-    "redact_items",
     "score",
-    "score_items",
     "select",
 ]

@@ -1,0 +1,350 @@
+"""Evaluation runs as library calls: a suite over case files, compared with a baseline, judged.
+
+:func:`evaluate_cases` is what ``kp eval`` does: import the scorer plugins and the task, build
+the suite, read the baseline, then score every case (or call the task and score its answers),
+compare the run with the baseline and judge it by its gate. :func:`check_cases` is ``kp eval
+--dry-run``: the same preparation and reading, without scoring. Everything that can be refused
+is refused before the first case runs. The results are plain data: the run, the comparison,
+the gate and its verdict, and the problems found while reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases
+from knowledgepulse.evals.compare import (
+    DEFAULT_TOLERANCE,
+    Comparison,
+    FailOn,
+    Gate,
+    Verdict,
+    check_tolerance,
+    compare_runs,
+)
+from knowledgepulse.evals.evaluate import (
+    DEFAULT_CACHE_DIR,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT_S,
+    Cases,
+    TaskProgress,
+    case_inputs,
+    evaluate,
+)
+from knowledgepulse.evals.report import EvalReport, load_report
+from knowledgepulse.evals.results import EvalRun
+from knowledgepulse.evals.runner import run_suite
+from knowledgepulse.evals.suite import Suite, load_suite, preset
+from knowledgepulse.evals.tasks import Task, load_plugin, load_task
+from knowledgepulse.records import STDIN, Problem
+from knowledgepulse.records.readers import open_source
+
+Baseline = EvalRun | EvalReport | str | Path
+"""An earlier run to compare with: the run, its report, or its ``kp eval -f json`` file."""
+
+
+@dataclass(frozen=True, slots=True)
+class EvalOutcome:
+    """What :func:`evaluate_cases` found: the run, how it compares, and what it comes to.
+
+    Attributes:
+        run: every case's verdict and the totals.
+        comparison: the run against the baseline, or ``None`` without one.
+        gate: what fails the run, and each failing case's standing against the baseline.
+        problems: what reading the cases found (malformed cases, parts of files that cannot
+            be read, warnings), in the order found.
+    """
+
+    run: EvalRun
+    comparison: Comparison | None
+    gate: Gate
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def suite(self) -> Suite:
+        """The suite the cases were judged by."""
+        return self.run.suite
+
+    @property
+    def verdict(self) -> Verdict:
+        """``passed``, ``failed`` or ``regressed`` (worse than the baseline), by the gate."""
+        return self.gate.verdict(self.run)
+
+    @property
+    def passed(self) -> bool:
+        """Whether the gate lets the run pass (``kp eval`` exits 0)."""
+        return self.verdict == "passed"
+
+    @property
+    def report(self) -> EvalReport:
+        """The run as its JSON report holds it (``kp eval -f json``)."""
+        return EvalReport.of(self.run)
+
+    @property
+    def task_failures(self) -> tuple[Problem, ...]:
+        """Each task call that gave no output (after its retries), located at its case."""
+        return tuple(
+            Problem(
+                result.location,
+                "",
+                f"case {result.case_id!r}{f' (run {number})' if result.runs else ''}: "
+                f"the task raised {one.task.error}",
+            )
+            for result in self.run.cases
+            for number, one in enumerate(result.runs or (result,), start=1)
+            if one.task is not None and one.task.failed
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CaseCheck:
+    """What :func:`check_cases` found: the suite as resolved, and what reading the cases found.
+
+    Attributes:
+        suite: the suite, every default filled in.
+        cases: the cases read (malformed ones included).
+        malformed: the cases that are malformed, or miss what the suite reads.
+        unreadable_files: the files that could not be read in full.
+        warnings: warnings (a case id used twice, say), which fail nothing.
+        problems: every problem and warning, in the order found.
+    """
+
+    suite: Suite
+    cases: int
+    malformed: int
+    unreadable_files: int
+    warnings: int
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        """Whether every case is well-formed and every file was read in full."""
+        return not self.malformed and not self.unreadable_files
+
+
+def load_evaluation(
+    *,
+    suite: Suite | str | Path | None = None,
+    preset: str | None = None,
+    task: Task | str | None = None,
+    plugins: Iterable[str] = (),
+) -> tuple[Suite, Task | None]:
+    """The suite and the task of an evaluation: the plugins imported first, then the task.
+
+    Args:
+        suite: a suite, or the path of a suite file (YAML or JSON).
+        preset: instead of ``suite``, a built-in suite's name (``standard``, say).
+        task: the workflow under test, or the ``module:function`` (or
+            ``path/to/file.py:function``) that names it; ``None``: score recorded outputs.
+        plugins: modules or ``.py`` files to import first, registering their scorers.
+
+    Raises:
+        ValueError: neither or both of ``suite`` and ``preset``.
+        PluginLoadError: a plugin or the task cannot be imported.
+        InputFileError: the suite file cannot be read.
+        SuiteError: the suite has errors, each located.
+        UnknownPresetError: no preset has that name.
+    """
+    loaded = _user_code(suite, preset, task, plugins)
+    return _suite(suite, preset), loaded
+
+
+def evaluate_cases(
+    cases: Cases,
+    *,
+    suite: Suite | str | Path | None = None,
+    preset: str | None = None,
+    task: Task | str | None = None,
+    plugins: Iterable[str] = (),
+    baseline: Baseline | None = None,
+    fail_on: FailOn | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    timeout: float | None = DEFAULT_TIMEOUT_S,
+    retries: int = 0,
+    repeat: int = 1,
+    task_version: str | None = None,
+    cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
+    progress: Callable[[TaskProgress], object] | None = None,
+    on_problem: Callable[[Problem], object] | None = None,
+) -> EvalOutcome:
+    """Judge ``cases`` with a suite, compare the run with a baseline, and apply the gate.
+
+    Without a task each case's recorded output is scored as it is read; with one, each case's
+    input goes to the task (:func:`~knowledgepulse.evals.evaluate`) and its answer is scored. A
+    malformed case fails; a part of a file that cannot be read is a problem, the rest is read.
+
+    Args:
+        cases: case files (a path or a list of paths; ``-`` is stdin), or cases (dicts, say).
+        suite: a suite, or the path of a suite file.
+        preset: instead of ``suite``, a built-in suite's name.
+        task: the workflow under test, or the ``module:function`` that names it.
+        plugins: modules or ``.py`` files to import first, registering their scorers.
+        baseline: an earlier run to compare with (see :data:`Baseline`), read before any case.
+        fail_on: what fails the run: ``failure`` (any failing case), ``regression`` (a case
+            worse than the baseline: it passed there, or is not in it) or ``never``; by default
+            ``regression`` with a baseline, else ``failure``.
+        tolerance: with a baseline, score changes at most this large count as unchanged.
+        concurrency: with a task, calls in flight at once.
+        timeout: with a task, the seconds one call may take (``None``: no limit).
+        retries: with a task, retries of a call that raised or timed out.
+        repeat: with a task, calls per case (means, standard errors and pass@K above 1).
+        task_version: with a task, cache its outputs under this version.
+        cache_dir: with a task, where outputs are cached (``None``: nowhere).
+        progress: with a task, told how far the calls are.
+        on_problem: told each problem and warning found while reading, as it is found.
+
+    Raises:
+        ValueError: contradictory or out-of-range settings, or task settings without a task.
+        PluginLoadError: a plugin or the task cannot be imported.
+        InputFileError: a case file, the suite file or the baseline cannot be opened.
+        SuiteError: the suite has errors, each located.
+        ReportFileError: the baseline is not a ``kp eval`` JSON report.
+        OutputError: the output cache cannot be written (before any call).
+    """
+    settings = (concurrency, timeout, retries, repeat, task_version, cache_dir)
+    if task is None and (
+        given := [k for k, v in zip(_TASK, settings, strict=True) if v != _TASK[k]]
+    ):
+        raise ValueError(f"{', '.join(given)}: settings of a task's calls; give a task (task=)")
+    if fail_on == "regression" and baseline is None:
+        raise ValueError("fail_on='regression' needs a baseline to be no worse than (baseline=)")
+    check_tolerance(tolerance)
+    resolved, loaded, base = _prepare(
+        cases, suite=suite, preset=preset, task=task, plugins=plugins, baseline=baseline
+    )
+    found: list[Problem] = []
+    inputs = _read(cases, resolved, loaded, found, on_problem)
+    if loaded is None:
+        run = run_suite(resolved, inputs)
+    else:
+        run = evaluate(
+            loaded,
+            inputs,
+            resolved,
+            concurrency=concurrency,
+            timeout=timeout,
+            retries=retries,
+            repeat=repeat,
+            task_version=task_version,
+            cache_dir=cache_dir,
+            progress=progress,
+        )
+    comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
+    gate = Gate.of(run, comparison, fail_on or ("regression" if base is not None else "failure"))
+    return EvalOutcome(run, comparison, gate, tuple(found))
+
+
+_TASK: dict[str, object] = {
+    "concurrency": DEFAULT_CONCURRENCY,
+    "timeout": DEFAULT_TIMEOUT_S,
+    "retries": 0,
+    "repeat": 1,
+    "task_version": None,
+    "cache_dir": DEFAULT_CACHE_DIR,
+}
+"""The task settings of :func:`evaluate_cases`, in order, and their defaults."""
+
+
+def check_cases(
+    cases: Cases,
+    *,
+    suite: Suite | str | Path | None = None,
+    preset: str | None = None,
+    task: Task | str | None = None,
+    plugins: Iterable[str] = (),
+    baseline: Baseline | None = None,
+    on_problem: Callable[[Problem], object] | None = None,
+) -> CaseCheck:
+    """Prepare an evaluation as :func:`evaluate_cases` does and read its cases, scoring none.
+
+    Every case is validated and every content pattern compiled; with a task, what only its
+    answers will hold is not asked of the cases. The arguments are :func:`evaluate_cases`'s.
+
+    Raises:
+        PluginLoadError, InputFileError, SuiteError, ReportFileError: as
+            :func:`evaluate_cases` raises them, before its first case.
+    """
+    resolved, loaded, _ = _prepare(
+        cases, suite=suite, preset=preset, task=task, plugins=plugins, baseline=baseline
+    )
+    found: list[Problem] = []
+    read = malformed = 0
+    unreadable: set[str] = set()
+    for item in _read(cases, resolved, loaded, found, on_problem):
+        if isinstance(item, FileProblem):
+            if not item.problem.warning:
+                unreadable.add(item.location.file)
+        else:
+            read += 1
+            malformed += isinstance(item, MalformedCase) and bool(item.problems)
+    warnings = sum(problem.warning for problem in found)
+    return CaseCheck(resolved, read, malformed, len(unreadable), warnings, tuple(found))
+
+
+def _user_code(
+    suite: object, preset: str | None, task: Task | str | None, plugins: Iterable[str]
+) -> Task | None:
+    """The plugins imported, then the task: first of all, so a bad name costs nothing."""
+    if (suite is None) == (preset is None):
+        raise ValueError("give exactly one of suite (a suite or its file) or preset (a name)")
+    for plugin in plugins:
+        load_plugin(plugin)
+    return load_task(task) if isinstance(task, str) else task
+
+
+def _suite(suite: Suite | str | Path | None, name: str | None) -> Suite:
+    if isinstance(suite, Suite):
+        return suite
+    return load_suite(suite) if suite is not None else preset(name or "")
+
+
+def _prepare(
+    cases: Cases,
+    *,
+    suite: Suite | str | Path | None,
+    preset: str | None,
+    task: Task | str | None,
+    plugins: Iterable[str],
+    baseline: Baseline | None,
+) -> tuple[Suite, Task | None, EvalRun | EvalReport | None]:
+    """The task, then the suite and the baseline, each case file checked to open in between."""
+    loaded = _user_code(suite, preset, task, plugins)
+    paths = (
+        [cases]
+        if isinstance(cases, str | Path)
+        else cases
+        if isinstance(cases, list | tuple)
+        else []
+    )
+    for path in paths:
+        if isinstance(path, str | Path) and str(path) != STDIN:
+            with open_source(path):
+                pass
+    resolved = _suite(suite, preset)
+    # Read before any case runs: a bad baseline should not cost a whole run.
+    base = load_report(baseline) if isinstance(baseline, str | Path) else baseline
+    return resolved, loaded, base
+
+
+def _read(
+    cases: Cases,
+    suite: Suite,
+    task: Task | None,
+    found: list[Problem],
+    on_problem: Callable[[Problem], object] | None,
+) -> Iterator[CaseInput]:
+    """The cases fitted to the suite, as read; each one's problems and warnings kept and told."""
+    for item in fit_cases(case_inputs(cases), suite, before_task=task is not None):
+        if isinstance(item, FileProblem):
+            problems: tuple[Problem, ...] = (item.problem,)
+        else:
+            malformed = item.problems if isinstance(item, MalformedCase) else ()
+            problems = (*malformed, *item.warnings)
+        found.extend(problems)
+        if on_problem is not None:
+            for problem in problems:
+                on_problem(problem)
+        yield item

@@ -1,0 +1,193 @@
+"""``runs.evaluate_cases`` and ``runs.check_cases``: kp eval in one call, the same verdicts."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, main
+from knowledgepulse.errors import OutputError
+from knowledgepulse.evals import load_report, load_task, preset
+from knowledgepulse.evals.tasks import TaskInput
+from knowledgepulse.records import Problem
+from knowledgepulse.runs import EvalOutcome, check_cases, evaluate_cases
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+YAML_CASES = str(EXAMPLES / "evals" / "cases.yaml")
+JSONL_CASES = str(EXAMPLES / "evals" / "cases.jsonl")
+INVALID_CASES = str(EXAMPLES / "evals" / "invalid-cases.jsonl")
+SUITE = str(EXAMPLES / "evals" / "suite.yaml")
+RENAME_CASES = str(EXAMPLES / "pytest" / "rename-cases.yaml")
+RENAME_TASK = f"{EXAMPLES / 'pytest' / 'rename_workflow.py'}:rename"
+EXIT = {"passed": EXIT_OK, "failed": EXIT_FINDINGS, "regressed": EXIT_REGRESSION}
+
+
+def kp_eval(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, object]]:
+    """``kp eval ARGS -f json``: the exit code and the report."""
+    capsys.readouterr()
+    code = main(["eval", *args, "-f", "json", "-q"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture(scope="module")
+def baselines(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two baselines written by kp eval: every example under the suite, and the JSONL alone."""
+    folder = tmp_path_factory.mktemp("baselines")
+    written = {
+        "all": (YAML_CASES, JSONL_CASES, "--suite", SUITE),
+        "jsonl": (JSONL_CASES, "--preset", "standard"),
+    }
+    for name, args in written.items():
+        assert main(["eval", *args, "--fail-on", "never", "-o", str(folder / f"{name}.json")]) == 0
+    return {name: folder / f"{name}.json" for name in written}
+
+
+CASES = {
+    "failures": ((YAML_CASES, JSONL_CASES), {"suite": SUITE}, None, None),
+    "all pass": ((JSONL_CASES,), {"preset": "standard"}, None, None),
+    "old failures only": ((YAML_CASES, JSONL_CASES), {"suite": SUITE}, "all", None),
+    "old failures fail": ((YAML_CASES, JSONL_CASES), {"suite": SUITE}, "all", "failure"),
+    "recorded": ((YAML_CASES, JSONL_CASES), {"suite": SUITE}, "all", "never"),
+    "new failures": ((YAML_CASES, JSONL_CASES), {"suite": SUITE}, "jsonl", None),
+    "malformed": ((INVALID_CASES,), {"suite": SUITE}, None, None),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_verdict_is_the_exit_code_kp_eval_gives(
+    name: str, baselines: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On the examples, with and without a baseline and each gate: kp eval's exit code and cases."""
+    cases, suite, baseline, fail_on = CASES[name]
+    base = baselines[baseline] if baseline is not None else None
+    args = [*cases, *(f"--{key}={value}" for key, value in suite.items())]
+    args += [f"--baseline={base}"] if base is not None else []
+    args += [f"--fail-on={fail_on}"] if fail_on is not None else []
+    code, report = kp_eval(capsys, *args)
+    outcome = evaluate_cases(list(cases), baseline=base, fail_on=fail_on, **suite)  # type: ignore[arg-type]
+    assert EXIT[outcome.verdict] == code
+    assert outcome.passed == (code == EXIT_OK)
+    assert outcome.report.model_dump(mode="json")["cases"] == report["cases"]
+
+
+def test_a_baseline_may_be_a_run_a_report_or_its_file(baselines: dict[str, Path]) -> None:
+    """The same comparison and gate whichever form the baseline takes."""
+    earlier = evaluate_cases(JSONL_CASES, preset="standard", fail_on="never")
+    forms = (earlier.run, earlier.report, str(baselines["jsonl"]), load_report(baselines["jsonl"]))
+    outcomes = [evaluate_cases([YAML_CASES, JSONL_CASES], suite=SUITE, baseline=b) for b in forms]
+    assert {o.verdict for o in outcomes} == {"regressed"}
+    assert len({o.gate for o in outcomes}) == 1
+    assert len({o.comparison.summary for o in outcomes if o.comparison is not None}) == 1
+
+
+def test_problems_are_told_as_found_and_kept_in_the_outcome() -> None:
+    """on_problem hears each problem as it is read, in the order the outcome keeps them."""
+    told: list[Problem] = []
+    outcome = evaluate_cases(INVALID_CASES, suite=SUITE, on_problem=told.append)
+    assert tuple(told) == outcome.problems
+    assert [problem.location.line for problem in told] == [2, 3, 4, 5]
+    assert outcome.run.summary.malformed == 4
+
+
+def test_check_cases_reads_every_case_and_scores_none() -> None:
+    """A dry run: the resolved suite and what reading found; valid cases pass the check."""
+    check = check_cases(INVALID_CASES, suite=SUITE)
+    assert (check.cases, check.malformed, check.unreadable_files, check.warnings) == (5, 4, 0, 0)
+    assert not check.passed
+    assert len(check.problems) == 4
+    good = check_cases([YAML_CASES, JSONL_CASES], preset="strict")
+    assert good.passed
+    assert good.cases == 9
+    assert good.suite.name == "strict"
+
+
+def test_cases_may_be_dicts_and_a_suite_an_object() -> None:
+    """In-memory cases judged by a built suite: the verdicts of the same cases read from a file."""
+    rows = [json.loads(line) for line in Path(JSONL_CASES).read_text("utf-8").splitlines()]
+    in_memory = evaluate_cases(rows, suite=preset("standard"))
+    from_file = evaluate_cases(JSONL_CASES, preset="standard")
+    assert [case.passed for case in in_memory.run.cases] == [
+        case.passed for case in from_file.run.cases
+    ]
+    assert str(in_memory.run.cases[1].location) == "<cases>[1]"
+
+
+def test_a_task_by_name_or_as_a_function_gives_the_same_run() -> None:
+    """The example workflow renames Cart to Basket; named or passed, each case passes."""
+    by_name = evaluate_cases(RENAME_CASES, preset="strict", task=RENAME_TASK, cache_dir=None)
+    assert by_name.passed
+    assert by_name.task_failures == ()
+
+    function = load_task(RENAME_TASK)
+    as_function = evaluate_cases(RENAME_CASES, preset="strict", task=function, cache_dir=None)
+    assert verdicts(as_function) == verdicts(by_name)
+
+
+def verdicts(outcome: EvalOutcome) -> list[tuple[str | None, bool, list[float | None]]]:
+    """Each case's id, verdict and scores (not its durations, which vary)."""
+    return [
+        (case.id, case.passed, [score.score for score in case.scorers])
+        for case in outcome.report.cases
+    ]
+
+
+def test_a_task_that_raises_is_a_located_problem_of_its_case() -> None:
+    """Each failed call is a problem at its case, with the run it was, as kp eval prints it."""
+
+    def flaky(task: TaskInput) -> object:
+        if task.case_id == "rename-two-pages":
+            raise RuntimeError("model unavailable")
+        return {"operations": []}
+
+    outcome = evaluate_cases(RENAME_CASES, preset="strict", task=flaky, repeat=2, cache_dir=None)
+    assert [str(problem) for problem in outcome.task_failures] == [
+        f"{RENAME_CASES}:18: case 'rename-two-pages' (run {run}): the task raised "
+        "RuntimeError: model unavailable"
+        for run in (1, 2)
+    ]
+    assert outcome.verdict == "failed"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"suite": SUITE, "preset": "standard"}, ("suite", "preset")),
+        ({}, ("suite", "preset")),
+        ({"suite": SUITE, "fail_on": "regression"}, ("fail_on=", "baseline=")),
+        ({"suite": SUITE, "repeat": 2, "cache_dir": None}, ("repeat", "cache_dir", "task=")),
+        ({"suite": SUITE, "baseline": "base.json", "tolerance": -1}, ("tolerance",)),
+    ],
+)
+def test_settings_that_cannot_run_are_refused_by_their_parameter_names(
+    arguments: dict[str, object], named: tuple[str, ...]
+) -> None:
+    """Before anything is read, a ValueError names the parameters as Python spells them."""
+    with pytest.raises(ValueError, match=re.escape(named[0])) as refused:
+        evaluate_cases("no-such-file.jsonl", **arguments)  # type: ignore[arg-type]
+    message = str(refused.value)
+    assert all(name in message for name in named), message
+    assert "--" not in message
+
+
+def test_an_unwritable_cache_names_cache_dir(tmp_path: Path) -> None:
+    """The output cache's error names the parameter (kp spells it --cache-dir)."""
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    with pytest.raises(OutputError) as refused:
+        evaluate_cases(
+            RENAME_CASES, preset="strict", task=RENAME_TASK, task_version="1", cache_dir=blocked
+        )
+    assert "(cache_dir)" in str(refused.value)
+    assert "cache_dir=None" in str(refused.value)
+
+
+def test_the_outcome_is_typed_data() -> None:
+    """An EvalOutcome holds the run, the comparison, the gate and the problems."""
+    outcome = evaluate_cases(JSONL_CASES, preset="standard")
+    assert isinstance(outcome, EvalOutcome)
+    assert outcome.comparison is None
+    assert outcome.gate.fail_on == "failure"
+    assert outcome.suite is outcome.run.suite
