@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from knowledgepulse._util.atomic import atomic_binary
 from knowledgepulse.cli._console import ReadProgress, open_output, say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.records import STDIN, Problem
-from knowledgepulse.reports.rows import SCORE_COLUMNS, RowWriter, row_format
+from knowledgepulse.reports.rows import SCORE_COLUMNS, row_format
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import read_items
 from knowledgepulse.runs.write import ItemWriter, WriteForm, item_writer
@@ -177,16 +176,19 @@ def read_traces(
             yield item
 
 
-def parquet_rows(output: Path | None, inputs: Sequence[str]) -> bool:
-    """Whether the rows go out as Parquet; a ``click.UsageError`` without ``-o``."""
+def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "jsonl") -> WriteForm:
+    """The form rows go out in: Parquet when the first input or ``-o`` is, else ``other``.
+
+    Parquet needs a file: without ``-o`` it is a ``click.UsageError``.
+    """
     if row_format(output, inputs) != "parquet":
-        return False
+        return other
     if output is None:
         raise click.UsageError(
             "the rows are Parquet, which needs a file: give -o FILE.parquet (or -o FILE.jsonl "
             "for JSON Lines)"
         )
-    return True
+    return "parquet"
 
 
 @contextmanager
@@ -199,18 +201,4 @@ def item_output(
             yield writer
         return
     with open_output(None) as stream, item_writer(stream, form, added) as writer:
-        yield writer
-
-
-@contextmanager
-def row_output(
-    output: Path | None, inputs: Sequence[str], added: tuple[str, ...] = SCORE_COLUMNS
-) -> Iterator[RowWriter]:
-    """A writer of rows in the input's form or ``-o``'s, finished (atomically) at the end."""
-    if parquet_rows(output, inputs):
-        assert output is not None  # parquet_rows refuses standard output
-        with atomic_binary(output) as stream, RowWriter("parquet", stream, added) as writer:
-            yield writer
-        return
-    with open_output(output) as text, RowWriter("jsonl", text, added) as writer:
         yield writer

@@ -47,9 +47,9 @@ from knowledgepulse.cli._redaction import redact_options, redactor_from, summary
 from knowledgepulse.cli._traces import (
     ProblemSink,
     item_output,
-    parquet_rows,
     paths_argument,
     read_traces,
+    rows_form,
     source_options,
     sources,
     trace_options,
@@ -284,11 +284,9 @@ def score_command(
         ttl_ms=None if ttl_seconds is None else ttl_seconds * 1000,
     )
     inputs = sources(paths)
-    writes: WriteForm | None = None
-    if annotate:
-        # Dataset rows go back as Parquet when they came from (or -o names) Parquet.
-        parquet = parquet_rows(output, inputs)
-        writes = "parquet" if parquet else "json" if output_format == "json" else "jsonl"
+    # --annotate: dataset rows go back as Parquet when they came from (or -o names) Parquet.
+    other: WriteForm = "json" if output_format == "json" else "jsonl"
+    writes = rows_form(output, inputs, other) if annotate else None
     tally = RunTally(run.scorer.threshold)
     sink = ProblemSink(tally, keep=output_format in ("json", "html") and not annotate)
     collector = TableCollector()
