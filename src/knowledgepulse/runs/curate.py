@@ -29,6 +29,7 @@ from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs.inputs import RunInput, items_of
+from knowledgepulse.runs.redaction import redactor_of
 from knowledgepulse.runs.write import annotated_like
 from knowledgepulse.sources import Notes, TraceOptions
 from knowledgepulse.trace import TraceItem
@@ -400,7 +401,7 @@ def _corpus(
     """``data`` read, redacted and scored in corpus mode (a ``Corpus`` as it is)."""
     if isinstance(data, Corpus):
         return data, ()
-    redactor = _redactor(redact)
+    redactor = redactor_of(redact)
     problems: list[Problem] = []
     items: list[TraceItem] = []
     read = items_of(
@@ -414,17 +415,6 @@ def _corpus(
         else:
             items.append(item if redactor is None else redactor.redact(item)[0])
     return score_corpus(scorer or TraceValueScorer(), items), tuple(problems)
-
-
-def _redactor(redact: bool | Redactor) -> Redactor | None:
-    if redact is False:
-        return None
-    if redact is True:
-        # The rules (and regex, ahocorasick_rs) load only to redact.
-        from knowledgepulse.redact.items import Redactor  # noqa: PLC0415
-
-        return Redactor()
-    return redact
 
 
 def _tasks(
