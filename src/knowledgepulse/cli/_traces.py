@@ -22,7 +22,7 @@ from knowledgepulse.reports.rows import SCORE_COLUMNS, row_format
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import read_items
 from knowledgepulse.runs.write import ItemWriter, WriteForm, item_writer
-from knowledgepulse.sources import SOURCE_CHOICES
+from knowledgepulse.sources import SOURCE_CHOICES, get_source, source_names
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
@@ -61,19 +61,15 @@ class ProblemSink:
         return EXIT_FINDINGS if self.tally.invalid else EXIT_OK
 
 
-SHAPES = (
-    "otlp: OTLP JSON or JSON Lines (the OTel file exporter, a collector's file exporter) or the "
-    "Python SDK's console exporter output; langsmith: a LangSmith run with child_runs, a list of "
-    "runs, or {post, patch} payloads; openai-agents: the Agents SDK's exported trace and span "
-    "lines; smolagents: memory steps; pydantic-ai: all_messages() JSON; langfuse: a trace "
-    "export ({trace, observations}) or the public API's traces or observations; phoenix: Arize "
-    "Phoenix span rows (context.trace_id, attributes.* columns); jaeger: the query API's JSON "
-    "({data: [{traceID, spans, processes}]}); otel-js: OTel JS spans (spanContext, HrTime "
-    "times), the Vercel AI SDK's included; Tempo exports are otlp; dataset rows (JSON Lines, "
-    "JSON or Parquet, one conversation a row): openai-chat (messages with tool_calls), "
-    "openai-responses (items), anthropic (content blocks), sharegpt (conversations of "
-    "from/value), hermes (<tool_call> tags); auto: recognised from the first record."
-)
+def shapes_help() -> str:
+    """``--from``'s help: what each registered source reads (its ``shapes``), in detection order."""
+    described = (get_source(name) for name in source_names())
+    listed = "; ".join(f"{s.name}: {s.shapes}" if s.shapes else s.name for s in described)
+    return (
+        f"The format to convert from: {listed}; auto: recognised from the first record. "
+        "Dataset rows are JSON Lines, JSON or Parquet, one conversation a row."
+    )
+
 
 ROW_OPTIONS = (
     ("--messages-field", "The column holding each row's conversation [default: guessed]."),
@@ -101,7 +97,7 @@ def source_options(*, required: bool, task_field: bool = True) -> Callable[[Comm
             type=click.Choice(SOURCE_CHOICES),
             default="auto" if required else None,
             show_default=required,
-            help="The framework's file format to convert from. " + SHAPES,
+            help=shapes_help(),
         ),
         click.option(
             "--domain",
