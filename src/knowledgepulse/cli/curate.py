@@ -236,10 +236,6 @@ def select_command(
             budget is not None and top is not None,
             "--budget and --top both set the budget; give one",
         ),
-        (
-            max_similarity is not None and no_embedder,
-            "--max-similarity compares embeddings, so it needs an embedder; drop --no-embedder",
-        ),
     )
     sink = ProblemSink()
     run, redactor = run_arguments(

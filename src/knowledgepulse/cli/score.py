@@ -223,10 +223,6 @@ def score_command(
             "drop them or --no-embedder",
         ),
         (
-            frozen and cache_path is None,
-            "--frozen scores against a saved cache; give it with --cache PATH",
-        ),
-        (
             annotate and output_format not in ("json", "jsonl"),
             "--annotate writes traces as JSONL (default) or a JSON list (--format json)",
         ),
@@ -244,11 +240,10 @@ def score_command(
             "to run: drop one of them",
         ),
         (
-            corpus and (cache_path is not None or no_embedder),
+            corpus and no_embedder,
             "--corpus compares the input's traces with each other by their embeddings: it needs "
             "an embedder and takes no --cache",
         ),
-        (corpus and order == "time", "--corpus does not depend on order; drop --order time"),
     )
     window_cap = _max_windows(max_windows)
     # Everything a user can get wrong fails here, before the first record is read.

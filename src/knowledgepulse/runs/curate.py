@@ -25,7 +25,7 @@ from knowledgepulse.curation import (
 )
 from knowledgepulse.curation import dedupe as dedupe_candidates
 from knowledgepulse.curation import select as select_candidates
-from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs.inputs import RunInput, items_of
@@ -381,8 +381,9 @@ def dedupe(
 def _needs_embedder(scorer: TraceValueScorer | None, what: str) -> None:
     if scorer is not None and scorer.embedder is None:
         raise ScorerParameterError(
-            f"{what} compares embeddings, so it needs an embedder: give a scorer with one "
-            "(TraceValueScorer() embeds with the bundled model)"
+            Setting(what),
+            " compares embeddings, so it needs an embedder; drop ",
+            Setting("embedder", None),
         )
 
 
