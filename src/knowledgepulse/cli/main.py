@@ -46,6 +46,7 @@ _COMMANDS = {
 
 
 FLAGS: dict[str | tuple[str, object], str] = {
+    "address": "--address",
     "batch_size": "--batch-size",
     "cache_dir": "--cache-dir",
     ("cache_dir", None): "--no-cache",
