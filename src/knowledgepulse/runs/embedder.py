@@ -21,7 +21,7 @@ from knowledgepulse.records import STDIN
 
 if TYPE_CHECKING:
     from knowledgepulse.engines.ray_engine import RayEmbedder
-    from knowledgepulse.novelty import Embedder
+    from knowledgepulse.novelty.minilm import MiniLMEmbedder
 
 WORKERS_FROM_BYTES = 512 * 1024
 """The input size from which the default is one worker per core: starting them costs about
@@ -61,7 +61,7 @@ def run_embedder(
     workers: int | None = None,
     paths: Sequence[str] = (),
     max_windows: int | None = DEFAULT_MAX_WINDOWS,
-) -> Embedder:
+) -> MiniLMEmbedder:
     """The embedder for a run over ``paths``: the shared bundled one, or one loaded now.
 
     The bundled model on the CPU is shared within the process
