@@ -80,6 +80,7 @@ def test_corpus_gives_both_copies_a_low_novelty(kp: KpRunner, tmp_path: Path) ->
     [
         (["--corpus", "--no-embedder"], "needs an embedder"),
         (["--corpus", "--order", "time"], "drop --order time"),
+        (["--corpus", "--cache", "c.npz"], "not with a cache: drop --cache"),
         (["--min-score", "best"], "percentile"),
     ],
 )

@@ -127,6 +127,15 @@ def test_contradictory_settings_are_refused_by_their_parameter_names(
         score_items(items(), scorer(), **settings)
 
 
+def test_a_corpus_run_with_a_cache_is_refused_naming_the_cache_path(tmp_path: Path) -> None:
+    """Corpus mode uses no cache: a run given one says to drop ``cache_path``."""
+    with (
+        ScoreRun(scorer(), cache_path=tmp_path / "vectors.ring") as run,
+        pytest.raises(ScorerParameterError, match="not with a cache: drop cache_path"),
+    ):
+        run.score(items(), corpus=True)
+
+
 def test_a_run_saves_its_cache_and_the_next_run_finds_the_traces_in_it(tmp_path: Path) -> None:
     """A clean block saves the cache; a second run meets every trace under its own id."""
     path = tmp_path / "vectors.ring"

@@ -127,6 +127,20 @@ def test_a_source_registered_by_decorator_is_detected_and_read() -> None:
 
 
 @pytest.mark.usefixtures("isolated_registry")
+def test_from_help_lists_each_source_with_the_shapes_it_declares() -> None:
+    """``--from``'s help is built from the registry: a plugin's ``shapes`` line shows in it."""
+    from knowledgepulse.cli._traces import shapes_help  # the shell's help, read here only
+
+    class Described(PlainRuns):
+        shapes = "plain_run step lists"
+
+    register_source("plain-runs")(Described)
+    text = shapes_help()
+    assert "; plain-runs: plain_run step lists; auto:" in text
+    assert "pydantic-ai: all_messages() JSON;" in text
+
+
+@pytest.mark.usefixtures("isolated_registry")
 def test_a_source_published_as_an_entry_point_is_loaded_on_first_use(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

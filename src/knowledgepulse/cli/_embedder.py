@@ -1,15 +1,11 @@
-"""The embedder the model options ask for, in this process or on Ray (``--engine ray``).
+"""The model options, and the embedder they ask for, in this process or on Ray (``--engine ray``).
 
-With ``--engine ray`` the model runs on a Ray cluster's actors (Ray is imported only then);
-everything else runs as it does locally, with the same results.
+Which embedder, and how many workers, is the run layer's choice
+(:mod:`knowledgepulse.runs.embedder`); here are the options and what only the shell checks.
 """
 
 from __future__ import annotations
 
-import io
-import os
-import stat
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +13,6 @@ from typing import TYPE_CHECKING
 import click
 
 from knowledgepulse.cli._options import option_group
-from knowledgepulse.novelty.embedder import embedder_for
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
 from knowledgepulse.novelty.settings import (
     DEFAULT_BATCH_SIZE,
@@ -25,40 +20,10 @@ from knowledgepulse.novelty.settings import (
     GPU_BATCH_SIZE,
     WORKER_BATCH_SIZE,
 )
-from knowledgepulse.records import STDIN
+from knowledgepulse.runs.embedder import GZIP_RATIO, WORKERS_FROM_BYTES
 
 if TYPE_CHECKING:
     from knowledgepulse.novelty import Embedder
-
-WORKERS_FROM_BYTES = 512 * 1024
-"""The input size from which ``--workers`` defaults to one process per core: starting them costs
-about 0.8 s, repaid from about this size (measured in docs/embedding-backends.md)."""
-
-GZIP_RATIO = 4
-"""A gzipped input counts as this many times its size (trace JSON compresses 4-10x)."""
-
-
-def default_workers(paths: Sequence[str]) -> int:
-    """``--workers`` when not given: one per core for an input big enough to pay, else 1.
-
-    An input of unknown size (a pipe) gets one per core: guessing wrong costs a small input the
-    0.8 s start, a big one half the speed.
-    """
-    from knowledgepulse.novelty.minilm import available_threads  # noqa: PLC0415 - numpy
-
-    cores = available_threads()
-    if cores == 1:
-        return 1
-    total = 0
-    for path in paths or [STDIN]:  # a file, or one redirected to standard input, has a size
-        try:
-            status = os.fstat(sys.stdin.fileno()) if path == STDIN else os.stat(path)
-        except (OSError, ValueError, io.UnsupportedOperation):
-            return cores
-        if not stat.S_ISREG(status.st_mode):
-            return cores
-        total += status.st_size * (GZIP_RATIO if path.endswith(".gz") else 1)
-    return cores if total >= WORKERS_FROM_BYTES else 1
 
 
 def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -130,12 +95,11 @@ def build_embedder(
     paths: Sequence[str],
     max_windows: int | None = DEFAULT_MAX_WINDOWS,
 ) -> Embedder | None:
-    """The embedder the options ask for; a named model or device that cannot load fails now.
+    """The embedder the options ask for (:func:`~knowledgepulse.runs.embedder.run_embedder`).
 
-    ``paths``, the inputs, set the default ``workers`` by their size. The bundled model on the
-    CPU is shared within the process (see :func:`~knowledgepulse.novelty.shared_embedder`).
+    A named model or device that cannot load fails now; it is closed with the command.
     """
-    from knowledgepulse import novelty  # noqa: PLC0415 - the model is loaded lazily
+    from knowledgepulse.runs.embedder import run_embedder  # noqa: PLC0415 - numpy
 
     if no_embedder and model is not None:
         raise click.UsageError("--model and --no-embedder contradict each other; give one")
@@ -146,14 +110,11 @@ def build_embedder(
                 "no model: drop them"
             )
         return None
-    workers = workers if workers is not None else default_workers(paths)
-    if model is None and device == "cpu":
-        return novelty.shared_embedder(workers, max_windows)
-    embedder = embedder_for(device, workers=workers, model_path=model, max_windows=max_windows)
-    # The user named this model or device: one that cannot load is an error now, not a silent
-    # novelty of 0.5.
-    embedder.load()
-    click.get_current_context().call_on_close(embedder.close)
+    embedder = run_embedder(
+        model, device=device, workers=workers, paths=paths, max_windows=max_windows
+    )
+    if model is not None or device != "cpu":
+        click.get_current_context().call_on_close(embedder.close)
     return embedder
 
 
@@ -165,34 +126,14 @@ def ray_embedder(
     workers: int | None,
     device: str,
 ) -> Embedder:
-    """A started ``RayEmbedder``, closed at the end; ``MissingDependencyError`` without Ray.
+    """A started ``RayEmbedder`` (see :func:`knowledgepulse.runs.embedder.ray_embedder`).
 
-    ``workers`` actors (default: what the cluster's free CPUs allow, or one per GPU); a cluster
-    that cannot be reached or load the model raises ``RayClusterError`` or
-    ``EmbedderUnavailableError``.
+    It is closed with the command.
     """
-    from knowledgepulse.engines.ray_engine import (  # noqa: PLC0415 - Ray loads only for --engine ray
-        DeviceFactory,
-        EmbedderFactory,
-        MiniLMFactory,
-        RayEmbedder,
-    )
+    from knowledgepulse.runs import embedder as run  # noqa: PLC0415 - Ray loads only for it
 
-    factory: EmbedderFactory
-    if device == "cpu":
-        factory = MiniLMFactory(str(model) if model else None, max_windows=max_windows)
-    elif model is not None:
-        raise click.UsageError(
-            f"--model is an ONNX file, which runs on the CPU only; drop it or --device {device}"
-        )
-    else:
-        factory = DeviceFactory(device, max_windows=max_windows)
-    embedder = RayEmbedder(
-        factory,
-        concurrency=workers,
-        # "auto" is resolved on each node; a GPU is reserved only when one is asked for.
-        num_gpus=1.0 if device.startswith("cuda") else 0.0,
-        address=address,
+    embedder = run.ray_embedder(
+        address, model_path=model, device=device, workers=workers, max_windows=max_windows
     )
     click.get_current_context().call_on_close(embedder.close)
     embedder.start()

@@ -14,16 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from knowledgepulse._util.atomic import atomic_binary
 from knowledgepulse.cli._console import ReadProgress, open_output, say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.records import STDIN, Problem
-from knowledgepulse.reports.rows import SCORE_COLUMNS, RowWriter, row_format
+from knowledgepulse.reports.rows import SCORE_COLUMNS, row_format
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import read_items
 from knowledgepulse.runs.write import ItemWriter, WriteForm, item_writer
-from knowledgepulse.sources import SOURCE_CHOICES
+from knowledgepulse.sources import SOURCE_CHOICES, get_source, source_names
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
@@ -62,19 +61,15 @@ class ProblemSink:
         return EXIT_FINDINGS if self.tally.invalid else EXIT_OK
 
 
-SHAPES = (
-    "otlp: OTLP JSON or JSON Lines (the OTel file exporter, a collector's file exporter) or the "
-    "Python SDK's console exporter output; langsmith: a LangSmith run with child_runs, a list of "
-    "runs, or {post, patch} payloads; openai-agents: the Agents SDK's exported trace and span "
-    "lines; smolagents: memory steps; pydantic-ai: all_messages() JSON; langfuse: a trace "
-    "export ({trace, observations}) or the public API's traces or observations; phoenix: Arize "
-    "Phoenix span rows (context.trace_id, attributes.* columns); jaeger: the query API's JSON "
-    "({data: [{traceID, spans, processes}]}); otel-js: OTel JS spans (spanContext, HrTime "
-    "times), the Vercel AI SDK's included; Tempo exports are otlp; dataset rows (JSON Lines, "
-    "JSON or Parquet, one conversation a row): openai-chat (messages with tool_calls), "
-    "openai-responses (items), anthropic (content blocks), sharegpt (conversations of "
-    "from/value), hermes (<tool_call> tags); auto: recognised from the first record."
-)
+def shapes_help() -> str:
+    """``--from``'s help: what each registered source reads (its ``shapes``), in detection order."""
+    described = (get_source(name) for name in source_names())
+    listed = "; ".join(f"{s.name}: {s.shapes}" if s.shapes else s.name for s in described)
+    return (
+        f"The format to convert from: {listed}; auto: recognised from the first record. "
+        "Dataset rows are JSON Lines, JSON or Parquet, one conversation a row."
+    )
+
 
 ROW_OPTIONS = (
     ("--messages-field", "The column holding each row's conversation [default: guessed]."),
@@ -102,7 +97,7 @@ def source_options(*, required: bool, task_field: bool = True) -> Callable[[Comm
             type=click.Choice(SOURCE_CHOICES),
             default="auto" if required else None,
             show_default=required,
-            help="The framework's file format to convert from. " + SHAPES,
+            help=shapes_help(),
         ),
         click.option(
             "--domain",
@@ -177,16 +172,19 @@ def read_traces(
             yield item
 
 
-def parquet_rows(output: Path | None, inputs: Sequence[str]) -> bool:
-    """Whether the rows go out as Parquet; a ``click.UsageError`` without ``-o``."""
+def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "jsonl") -> WriteForm:
+    """The form rows go out in: Parquet when the first input or ``-o`` is, else ``other``.
+
+    Parquet needs a file: without ``-o`` it is a ``click.UsageError``.
+    """
     if row_format(output, inputs) != "parquet":
-        return False
+        return other
     if output is None:
         raise click.UsageError(
             "the rows are Parquet, which needs a file: give -o FILE.parquet (or -o FILE.jsonl "
             "for JSON Lines)"
         )
-    return True
+    return "parquet"
 
 
 @contextmanager
@@ -199,18 +197,4 @@ def item_output(
             yield writer
         return
     with open_output(None) as stream, item_writer(stream, form, added) as writer:
-        yield writer
-
-
-@contextmanager
-def row_output(
-    output: Path | None, inputs: Sequence[str], added: tuple[str, ...] = SCORE_COLUMNS
-) -> Iterator[RowWriter]:
-    """A writer of rows in the input's form or ``-o``'s, finished (atomically) at the end."""
-    if parquet_rows(output, inputs):
-        assert output is not None  # parquet_rows refuses standard output
-        with atomic_binary(output) as stream, RowWriter("parquet", stream, added) as writer:
-            yield writer
-        return
-    with open_output(output) as text, RowWriter("jsonl", text, added) as writer:
         yield writer

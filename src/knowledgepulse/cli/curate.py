@@ -30,9 +30,9 @@ from knowledgepulse.cli._options import (
 from knowledgepulse.cli._redaction import redact_options, redactor_from, summary_tail
 from knowledgepulse.cli._traces import (
     ProblemSink,
-    parquet_rows,
+    item_output,
     paths_argument,
-    row_output,
+    rows_form,
     source_options,
     sources,
     trace_options,
@@ -41,8 +41,8 @@ from knowledgepulse.curation import INFERRED_TASK_SIMILARITY, Corpus, MinScore, 
 from knowledgepulse.curation.percentiles import similarity_histogram
 from knowledgepulse.errors import EmbedderUnavailableError
 from knowledgepulse.reports.curation import render_similarity_histogram
-from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
-from knowledgepulse.reports.value import annotated_line, dumps, tidy
+from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS
+from knowledgepulse.reports.value import dumps, tidy
 from knowledgepulse.runs.curate import SelectionResult, dedupe, select
 from knowledgepulse.value.scorer import TraceValueScorer
 
@@ -89,7 +89,7 @@ def run_arguments(
     """
     options = trace_options(source, domain, confidence, row_columns)
     if source is not None:
-        parquet_rows(outputs[0], sources(paths))  # Parquet needs -o: refused before reading
+        rows_form(outputs[0], sources(paths))  # Parquet needs -o: refused before reading
     for path in outputs:
         if path is not None:
             check_destination(path, what="output")
@@ -236,10 +236,6 @@ def select_command(
             budget is not None and top is not None,
             "--budget and --top both set the budget; give one",
         ),
-        (
-            max_similarity is not None and no_embedder,
-            "--max-similarity compares embeddings, so it needs an embedder; drop --no-embedder",
-        ),
     )
     sink = ProblemSink()
     run, redactor = run_arguments(
@@ -265,15 +261,12 @@ def select_command(
             raise click.UsageError(NO_EMBEDDER.format(what="--max-similarity")) from None
     if similarity_histogram:
         _histogram(result.corpus)
-    if _has_rows(result.corpus):
-        with row_output(output, inputs) as rows:
-            for scored in result.selected:
-                rows.write(scored.item.row or scored.item.record, kp_columns(scored.breakdown))
-    else:
-        with open_output(output) as stream:
-            for scored in result.selected:
-                line = annotated_line(scored.item.document, scored.breakdown.score)
-                stream.write(line + "\n")
+    # Dataset rows go back as rows (their form, or -o's), traces with their quality score.
+    with item_output(
+        output, rows_form(output, inputs) if _has_rows(result.corpus) else "jsonl"
+    ) as out:
+        for scored in result.selected:
+            out.write(scored)
     if report_path is not None:
         with open_output(report_path) as stream:
             for rejected in result.rejected:
@@ -371,9 +364,10 @@ def dedupe_command(
     if similarity_histogram:
         _histogram(result.corpus)
     if _has_rows(result.corpus):
-        with row_output(output, inputs, SCORE_COLUMNS + DEDUPE_COLUMNS) as rows:
+        form = rows_form(output, inputs)
+        with item_output(output, form, SCORE_COLUMNS + DEDUPE_COLUMNS) as rows:
             for scored, columns in zip(result.corpus.items, result.columns(), strict=True):
-                rows.write(scored.item.row or scored.item.record, columns)
+                rows.write_row(scored.item, columns)
     else:
         with open_output(output) as stream:
             for group in result.groups:

@@ -46,13 +46,20 @@ _COMMANDS = {
 
 
 FLAGS: dict[str | tuple[str, object], str] = {
+    "address": "--address",
     "batch_size": "--batch-size",
     "cache_dir": "--cache-dir",
     ("cache_dir", None): "--no-cache",
+    "cache_path": "--cache",
     "cache_size": "--cache-size",
+    ("corpus", True): "--corpus",
     "device": "--device",
+    ("embedder", None): "--no-embedder",
+    ("frozen", True): "--frozen",
     "max_elements": "--cache-size",
+    "max_similarity": "--max-similarity",
     "model_path": "--model",
+    "order": "--order",
     ("read_only", False): "without --frozen",
     ("read_only", True): "--frozen",
     "source": "--from",

@@ -20,9 +20,9 @@ from knowledgepulse.cli._redaction import level_option, redaction_summary, rules
 from knowledgepulse.cli._traces import (
     ProblemSink,
     item_output,
-    parquet_rows,
     paths_argument,
     read_traces,
+    rows_form,
     source_options,
     sources,
     trace_options,
@@ -81,7 +81,7 @@ def redact_command(
     """
     options = trace_options(source, domain, confidence, row_columns)
     inputs = sources(paths)
-    parquet = parquet_rows(output, inputs)  # refused before reading
+    form = rows_form(output, inputs)  # Parquet without -o refused before reading
     for path in (output, report_path):
         if path is not None:
             check_destination(path, what="output")
@@ -108,7 +108,7 @@ def redact_command(
         items = redact_items(again, redactor, found=found)
         # Dataset rows go back as rows (their form, or -o's), anything else as trace documents.
         rows = first is not None and first.row is not None
-        with item_output(output, "parquet" if rows and parquet else "jsonl", added=()) as out:
+        with item_output(output, form if rows else "jsonl", added=()) as out:
             for item in items:
                 if rows:
                     out.write_row(item, {})

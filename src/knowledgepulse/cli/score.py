@@ -47,9 +47,9 @@ from knowledgepulse.cli._redaction import redact_options, redactor_from, summary
 from knowledgepulse.cli._traces import (
     ProblemSink,
     item_output,
-    parquet_rows,
     paths_argument,
     read_traces,
+    rows_form,
     source_options,
     sources,
     trace_options,
@@ -223,10 +223,6 @@ def score_command(
             "drop them or --no-embedder",
         ),
         (
-            frozen and cache_path is None,
-            "--frozen scores against a saved cache; give it with --cache PATH",
-        ),
-        (
             annotate and output_format not in ("json", "jsonl"),
             "--annotate writes traces as JSONL (default) or a JSON list (--format json)",
         ),
@@ -244,11 +240,10 @@ def score_command(
             "to run: drop one of them",
         ),
         (
-            corpus and (cache_path is not None or no_embedder),
+            corpus and no_embedder,
             "--corpus compares the input's traces with each other by their embeddings: it needs "
             "an embedder and takes no --cache",
         ),
-        (corpus and order == "time", "--corpus does not depend on order; drop --order time"),
     )
     window_cap = _max_windows(max_windows)
     # Everything a user can get wrong fails here, before the first record is read.
@@ -284,11 +279,9 @@ def score_command(
         ttl_ms=None if ttl_seconds is None else ttl_seconds * 1000,
     )
     inputs = sources(paths)
-    writes: WriteForm | None = None
-    if annotate:
-        # Dataset rows go back as Parquet when they came from (or -o names) Parquet.
-        parquet = parquet_rows(output, inputs)
-        writes = "parquet" if parquet else "json" if output_format == "json" else "jsonl"
+    # --annotate: dataset rows go back as Parquet when they came from (or -o names) Parquet.
+    other: WriteForm = "json" if output_format == "json" else "jsonl"
+    writes = rows_form(output, inputs, other) if annotate else None
     tally = RunTally(run.scorer.threshold)
     sink = ProblemSink(tally, keep=output_format in ("json", "html") and not annotate)
     collector = TableCollector()

@@ -26,6 +26,7 @@ from knowledgepulse.errors import (
     KnowledgePulseError,
     MissingDependencyError,
     ScorerParameterError,
+    Setting,
     import_optional,
 )
 from knowledgepulse.novelty.devices import resolve_device
@@ -97,16 +98,17 @@ def check_reachable(address: str, *, timeout: float = CONNECT_TIMEOUT_S) -> None
     host, _, port_text = bare.rpartition(":")
     if not host or not port_text.isdigit():
         raise RayClusterError(
-            f"--address {address!r} is not HOST:PORT (say 10.0.0.5:6379, or ray://10.0.0.5:10001 "
-            "for Ray Client)"
+            Setting("address", address),
+            " is not HOST:PORT (say 10.0.0.5:6379, or ray://10.0.0.5:10001 for Ray Client)",
         )
     try:
         socket.create_connection((host.strip("[]"), int(port_text)), timeout=timeout).close()
     except OSError as error:
         raise RayClusterError(
             f"cannot connect to the Ray cluster at {address}: {error.strerror or error}; check "
-            "the address (`ray status` on the head node prints it) or drop --address to start "
-            "a local Ray"
+            "the address (`ray status` on the head node prints it) or drop ",
+            Setting("address"),
+            " to start a local Ray",
         ) from None
 
 
@@ -406,8 +408,9 @@ class RayEmbedder:
             raise reraised(cause, failed) from None
         except ray.exceptions.RayActorError as error:
             raise RayClusterError(
-                f"an embedding actor died ({first_line(error)}); a node may "
-                "have run out of memory: ask for fewer workers or a smaller --batch-size"
+                f"an embedding actor died ({first_line(error)}); a node may have run out of "
+                "memory: ask for fewer workers or a smaller ",
+                Setting("batch_size"),
             ) from None
 
     def _stack(self, parts: Sequence[NDArray[np.float32]]) -> NDArray[np.float32]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.inputs import RunInput, items_of
-from knowledgepulse.runs.redaction import redact_items
+from knowledgepulse.runs.redaction import redact_items, redactor_of
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of
 from knowledgepulse.runs.write import annotated_like, redacted_like
 from knowledgepulse.trace import TraceItem
@@ -185,7 +185,7 @@ def _scored(data: RunInput, settings: ScoreSettings) -> Iterator[ScoredItem]:
         [],
         settings.get("on_problem"),
     )
-    redactor = _redactor(settings.get("redact", False))
+    redactor = redactor_of(settings.get("redact", False))
     if redactor is not None:
         items = redact_items(items, redactor)
     with ScoreRun(
@@ -201,16 +201,6 @@ def _scored(data: RunInput, settings: ScoreSettings) -> Iterator[ScoredItem]:
             corpus=settings.get("corpus", False),
             min_score=min_score_of(settings.get("min_score")),
         )
-
-
-def _redactor(redact: bool | Redactor) -> Redactor | None:
-    if redact is False:
-        return None
-    if redact is True:
-        from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load here
-
-        return Redactor()
-    return redact
 
 
 def _valid(

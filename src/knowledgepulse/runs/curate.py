@@ -11,7 +11,7 @@ the input's own form.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,11 +25,12 @@ from knowledgepulse.curation import (
 )
 from knowledgepulse.curation import dedupe as dedupe_candidates
 from knowledgepulse.curation import select as select_candidates
-from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
-from knowledgepulse.reports.value import tidy
 from knowledgepulse.runs.inputs import RunInput, items_of
+from knowledgepulse.runs.redaction import redactor_of
+from knowledgepulse.runs.write import annotated_like
 from knowledgepulse.sources import Notes, TraceOptions
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
@@ -115,7 +116,7 @@ class SelectionResult:
         ``kp_`` columns, a trace with ``metadata.quality_score`` set.
         """
         columns = [kp_columns(scored.breakdown) for scored in self.selected]
-        return _in_form(self.data, self.selected, columns, SCORE_COLUMNS)
+        return annotated_like(self.data, self.selected, columns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,9 +201,8 @@ class DedupeResult:
         indexes = [i for i in range(len(self.corpus.items)) if self.is_kept(i) == keep]
         every = self.columns()
         items = [self.corpus.items[i] for i in indexes]
-        return _in_form(
-            self.data, items, [every[i] for i in indexes], SCORE_COLUMNS + DEDUPE_COLUMNS
-        )
+        columns = [every[i] for i in indexes]
+        return annotated_like(self.data, items, columns, SCORE_COLUMNS + DEDUPE_COLUMNS)
 
 
 def select(
@@ -381,8 +381,9 @@ def dedupe(
 def _needs_embedder(scorer: TraceValueScorer | None, what: str) -> None:
     if scorer is not None and scorer.embedder is None:
         raise ScorerParameterError(
-            f"{what} compares embeddings, so it needs an embedder: give a scorer with one "
-            "(TraceValueScorer() embeds with the bundled model)"
+            Setting(what),
+            " compares embeddings, so it needs an embedder; drop ",
+            Setting("embedder", None),
         )
 
 
@@ -401,7 +402,7 @@ def _corpus(
     """``data`` read, redacted and scored in corpus mode (a ``Corpus`` as it is)."""
     if isinstance(data, Corpus):
         return data, ()
-    redactor = _redactor(redact)
+    redactor = redactor_of(redact)
     problems: list[Problem] = []
     items: list[TraceItem] = []
     read = items_of(
@@ -415,17 +416,6 @@ def _corpus(
         else:
             items.append(item if redactor is None else redactor.redact(item)[0])
     return score_corpus(scorer or TraceValueScorer(), items), tuple(problems)
-
-
-def _redactor(redact: bool | Redactor) -> Redactor | None:
-    if redact is False:
-        return None
-    if redact is True:
-        # The rules (and regex, ahocorasick_rs) load only to redact.
-        from knowledgepulse.redact.items import Redactor  # noqa: PLC0415
-
-        return Redactor()
-    return redact
 
 
 def _tasks(
@@ -454,55 +444,3 @@ def _report_row(scored: ScoredItem) -> dict[str, Any]:
         "file": location.file,
         "line": location.line,
     }
-
-
-def _in_form(
-    data: Any,
-    items: Sequence[ScoredItem],
-    columns: Sequence[dict[str, Any]],
-    names: Sequence[str],
-) -> Any:
-    """``items`` as rows of ``data``'s kind, each with its ``columns`` (``names``, in order).
-
-    A table (a DataFrame, an Arrow table, a Dataset) gives its own rows back with the columns
-    added; anything else gives dicts: a row with its columns, a trace annotated.
-    """
-    if not _is_table(data):
-        return [_as_dict(scored, row) for scored, row in zip(items, columns, strict=True)]
-    # An in-memory row's index is its position in the table.
-    positions = [(scored.item.row or scored.item.record).location.index for scored in items]
-    added = {name: [row[name] for row in columns] for name in names}
-    if hasattr(data, "iloc"):  # a pandas DataFrame: its own index kept
-        return data.iloc[positions].assign(**added)
-    if hasattr(data, "append_column"):  # a pyarrow Table
-        import pyarrow as pa  # noqa: PLC0415 - only for an Arrow table given
-
-        table = data.take(positions)
-        for name, values in added.items():
-            table = table.append_column(name, pa.array(values))
-        return table
-    dataset = data.select(positions)  # a datasets.Dataset
-    for name, values in added.items():
-        dataset = dataset.add_column(name, values)
-    return dataset
-
-
-def _is_table(data: Any) -> bool:
-    """Whether ``data`` is a pandas DataFrame, a pyarrow Table or a ``datasets.Dataset``."""
-    return (
-        (hasattr(data, "iloc") and hasattr(data, "assign"))
-        or (hasattr(data, "take") and hasattr(data, "append_column"))
-        or (hasattr(data, "select") and hasattr(data, "add_column") and hasattr(data, "features"))
-    )
-
-
-def _as_dict(scored: ScoredItem, columns: dict[str, Any]) -> dict[str, Any]:
-    """A dataset row with its ``kp_`` columns, or a trace with ``metadata.quality_score``."""
-    row = scored.item.row
-    if row is not None:
-        return {**row.value, **columns}
-    document = dict(scored.item.document)
-    metadata = document.get("metadata")
-    if isinstance(metadata, dict):  # a copy: the caller's dicts are left as they were
-        document["metadata"] = {**metadata, "quality_score": tidy(scored.breakdown.score)}
-    return document

@@ -19,6 +19,17 @@ Found = Callable[[TraceItem, "list[Finding]"], object]
 """Told each item (as it was read) and what was redacted in it (an empty list: nothing)."""
 
 
+def redactor_of(redact: bool | Redactor) -> Redactor | None:
+    """A run's ``redact`` argument as a redactor: ``True`` by each trace's privacy level."""
+    if redact is False:
+        return None
+    if redact is True:
+        from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load here
+
+        return Redactor()
+    return redact
+
+
 def redact_items(
     items: Iterable[TraceItem], redactor: Redactor, *, found: Found | None = None
 ) -> Iterator[TraceItem]:

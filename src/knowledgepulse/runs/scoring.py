@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from knowledgepulse.errors import CacheFileError, ScorerParameterError
+from knowledgepulse.errors import CacheFileError, ScorerParameterError, Setting
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
@@ -56,7 +56,9 @@ def score_items(
     if order not in ("input", "time"):
         raise ScorerParameterError(f"order must be 'input' or 'time', got {order!r}")
     if corpus and order == "time":
-        raise ScorerParameterError("corpus scoring does not depend on order; leave order='input'")
+        raise ScorerParameterError(
+            "corpus scoring does not depend on order; drop ", Setting("order", "time")
+        )
     percentile = min_score is not None and min_score.percentile is not None
     if order == "input" and not corpus and not percentile:
         scored = _in_input_order(scorer, items)
@@ -162,7 +164,11 @@ class ScoreRun:
         ttl_ms: float | None = None,
     ) -> None:
         if frozen and cache_path is None:
-            raise ScorerParameterError("frozen=True scores against a saved cache: give cache_path")
+            raise ScorerParameterError(
+                Setting("frozen", True),
+                " scores against a saved cache: give ",
+                Setting("cache_path"),
+            )
         scorer = scorer or TraceValueScorer()
         if (cache_path, cache_size, ttl_ms) != (None, None, None):
             # The cache's identity (model and novelty text) and width are the scorer's.
@@ -193,7 +199,17 @@ class ScoreRun:
         corpus: bool = False,
         min_score: MinScore | None = None,
     ) -> Iterator[ScoredItem]:
-        """The items scored by this run's scorer: :func:`score_items`."""
+        """The items scored by this run's scorer: :func:`score_items`.
+
+        Raises:
+            ScorerParameterError: ``corpus`` in a run with a cache (corpus mode uses none).
+        """
+        if corpus and self.cache_path is not None:
+            raise ScorerParameterError(
+                Setting("corpus", True),
+                " compares the input's items with each other, not with a cache: drop ",
+                Setting("cache_path"),
+            )
         return score_items(items, self.scorer, order=order, corpus=corpus, min_score=min_score)
 
     @property

@@ -46,19 +46,26 @@ def annotated(scored: ScoredItem, columns: Mapping[str, Any] | None = None) -> d
     return {**row.value, **(kp_columns(scored.breakdown) if columns is None else columns)}
 
 
-def annotated_like(data: Any, scored: Sequence[ScoredItem]) -> Any:
+def annotated_like(
+    data: Any,
+    scored: Sequence[ScoredItem],
+    columns: Sequence[Mapping[str, Any]] | None = None,
+    names: Sequence[str] = SCORE_COLUMNS,
+) -> Any:
     """The scored items as ``data`` came, each with its score (:func:`annotated`).
 
     A pandas ``DataFrame``, a pyarrow ``Table`` or a ``datasets.Dataset`` gives its own rows
-    back, in the items' order (index and types kept), with the ``kp_`` columns added; anything
-    else gives a list of dicts.
+    back, in the items' order (index and types kept), with the columns added; anything else
+    gives a list of dicts. ``columns`` are each item's added columns (default: the ``kp_``
+    columns of its breakdown), ``names`` the ones a table gets, in order.
     """
+    if columns is None:
+        columns = [kp_columns(item.breakdown) for item in scored]
     kind = _table_kind(data)
     if kind is None:
-        return [annotated(item) for item in scored]
+        return [annotated(item, row) for item, row in zip(scored, columns, strict=True)]
     rows = _positions(data, kind, [item.item for item in scored])
-    columns = [kp_columns(item.breakdown) for item in scored]
-    added = {name: [row[name] for row in columns] for name in SCORE_COLUMNS}
+    added = {name: [row[name] for row in columns] for name in names}
     if kind == "pandas":
         return rows.assign(**added)
     if kind == "arrow":

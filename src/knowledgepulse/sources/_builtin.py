@@ -34,6 +34,8 @@ Items = Iterator[TraceItem | Problem]
 class ReasoningTraceSource(Source):
     """This tool's own documents (``@type: ReasoningTrace``), read as they are."""
 
+    shapes = "this tool's own ReasoningTrace JSON, read as it is"
+
     def recognises(self, value: Any) -> bool:
         """A JSON object naming the trace's ``@type`` or ``@context``: a trace, even broken."""
         return isinstance(value, dict) and (
@@ -68,6 +70,10 @@ def _own_values(location: Location) -> Problem:
 class Otlp(Source):
     """OTLP JSON and JSON Lines (Tempo's batches too), and the SDK's console span output."""
 
+    shapes = (
+        "OTLP JSON or JSON Lines (the OTel file exporter, a collector's file exporter; "
+        "Tempo's exports) or the Python SDK's console exporter output"
+    )
     content_hint = otel_build.CONTENT_HINT
     recognises = staticmethod(otel_files.recognises)
     convert = staticmethod(otel_files.convert_records)
@@ -77,6 +83,7 @@ class Otlp(Source):
 class LangSmith(Source):
     """LangSmith and LangChain runs: a run with ``child_runs``, a list, or ingest batches."""
 
+    shapes = "a LangSmith run with child_runs, a list of runs, or {post, patch} payloads"
     content_hint = langsmith.CONTENT_HINT
     recognises = staticmethod(langsmith.recognises)
     convert = staticmethod(langsmith.convert_records)
@@ -86,6 +93,7 @@ class LangSmith(Source):
 class OpenAIAgents(Source):
     """The OpenAI Agents SDK's exported trace and span objects."""
 
+    shapes = "the Agents SDK's exported trace and span lines"
     content_hint = agents_spans.CONTENT_HINT
     recognises = staticmethod(agents_files.recognises)
     convert = staticmethod(agents_files.convert_records)
@@ -95,6 +103,7 @@ class OpenAIAgents(Source):
 class Smolagents(Source):
     """smolagents memory steps, lists of them, or run results."""
 
+    shapes = "memory steps"
     content_hint = smolagents.CONTENT_HINT
     overrides = ("openai-chat",)  # an ActionStep keeps the model's input messages
     recognises = staticmethod(smolagents.recognises)
@@ -105,6 +114,7 @@ class Smolagents(Source):
 class PydanticAI(Source):
     """Pydantic AI's ``all_messages()`` JSON."""
 
+    shapes = "all_messages() JSON"
     content_hint = pydantic_ai.CONTENT_HINT
     recognises = staticmethod(pydantic_ai.recognises)
     convert = staticmethod(pydantic_ai.convert_records)
@@ -114,6 +124,7 @@ class PydanticAI(Source):
 class Langfuse(Source):
     """A Langfuse trace export, or the public API's traces or observations."""
 
+    shapes = "a trace export ({trace, observations}) or the public API's traces or observations"
     content_hint = langfuse.CONTENT_HINT
     recognises = staticmethod(langfuse.recognises)
     convert = staticmethod(langfuse.convert_records)
@@ -123,6 +134,7 @@ class Langfuse(Source):
 class Phoenix(Source):
     """Arize Phoenix span rows (``context.trace_id``, ``attributes.*`` columns)."""
 
+    shapes = "Arize Phoenix span rows (context.trace_id, attributes.* columns)"
     content_hint = phoenix.CONTENT_HINT
     recognises = staticmethod(phoenix.recognises)
     convert = staticmethod(phoenix.convert_records)
@@ -132,6 +144,7 @@ class Phoenix(Source):
 class Jaeger(Source):
     """The Jaeger query API's JSON (``{data: [{traceID, spans, processes}]}``)."""
 
+    shapes = "the query API's JSON ({data: [{traceID, spans, processes}]})"
     content_hint = jaeger.CONTENT_HINT
     recognises = staticmethod(jaeger.recognises)
     convert = staticmethod(jaeger.convert_records)
@@ -141,6 +154,7 @@ class Jaeger(Source):
 class OtelJs(Source):
     """OpenTelemetry JS spans (``spanContext``, HrTime times), the Vercel AI SDK's included."""
 
+    shapes = "OTel JS spans (spanContext, HrTime times), the Vercel AI SDK's included"
     content_hint = otel_js.CONTENT_HINT
     recognises = staticmethod(otel_js.recognises)
     convert = staticmethod(otel_js.convert_records)
@@ -153,6 +167,7 @@ class OtelJs(Source):
 class Hermes(ChatSource):
     """ShareGPT or chat turns whose text holds Hermes ``<tool_call>`` tags."""
 
+    shapes = "dataset rows with <tool_call> tags"
     fields = ("conversations", "messages", "conversation")
     framework = "hermes"
     content_hint = hermes.CONTENT_HINT
@@ -165,6 +180,7 @@ class Hermes(ChatSource):
 class Anthropic(ChatSource):
     """Anthropic Messages: user and assistant turns of content blocks."""
 
+    shapes = "dataset rows of content blocks"
     fields = ("messages", "conversation")
     framework = "anthropic"
     content_hint = anthropic.CONTENT_HINT
@@ -176,6 +192,7 @@ class Anthropic(ChatSource):
 class OpenAIResponses(ChatSource):
     """OpenAI Responses items (typed items, messages with ``input_text`` parts)."""
 
+    shapes = "dataset rows of items"
     fields = ("items", "input", "output", "messages")
     framework = "openai"
     continued = ("input", "output")
@@ -189,6 +206,7 @@ class OpenAIResponses(ChatSource):
 class OpenAIChat(ChatSource):
     """OpenAI Chat Completions messages, with ``tool_calls``."""
 
+    shapes = "dataset rows of messages with tool_calls"
     fields = ("messages", "conversation", "chat", "prompt")
     framework = "openai"
     content_hint = openai_chat.CONTENT_HINT
@@ -200,6 +218,7 @@ class OpenAIChat(ChatSource):
 class ShareGPT(ChatSource):
     """ShareGPT turns (``from`` / ``value``) and their agent variants."""
 
+    shapes = "dataset rows of conversations of from/value"
     fields = ("conversations", "conversation", "trajectory", "messages")
     framework = "sharegpt"
     content_hint = sharegpt.CONTENT_HINT

@@ -168,8 +168,8 @@ def _repeated(item: TraceItem, source: Source) -> Problem:
 def _undecided(value: Any, candidates: list[Source]) -> str:
     if not candidates:
         return (
-            f"not a trace file this tool knows: {describe_value(value)}; give --from with one "
-            f"of {', '.join(source_names())} (see `kp convert --help` for the shapes each takes)"
+            f"not a trace file this tool knows: {describe_value(value)}; name its source, one of "
+            f"{', '.join(source_names())} (kp: --from, whose help says the shapes each reads)"
         )
     names = [source.name for source in candidates]
     choices = " or ".join(f"source={name!r}" for name in names)

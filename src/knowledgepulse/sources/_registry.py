@@ -41,6 +41,9 @@ class Source:
 
     name: ClassVar[str] = ""
     """The name ``--from`` takes (set by :func:`register_source`)."""
+    shapes: ClassVar[str] = ""
+    """One line saying what the source reads, for ``--from``'s help (``Pydantic AI's
+    all_messages() JSON``)."""
     content_hint: ClassVar[str] = ""
     """How to make the producer record message text, for when its traces hold none."""
     overrides: ClassVar[tuple[str, ...]] = ()

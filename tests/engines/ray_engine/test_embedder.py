@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import ray
 
+from knowledgepulse.cli.main import flag_of
 from knowledgepulse.engines.ray_engine import MiniLMFactory, RayClusterError, RayEmbedder
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.trace import parse_trace
@@ -104,5 +105,7 @@ def test_an_address_with_nothing_listening_fails_at_once() -> None:
 
 def test_a_malformed_address_says_what_an_address_looks_like() -> None:
     """An address without a port is refused before any connection is tried."""
-    with pytest.raises(RayClusterError, match="HOST:PORT"):
+    with pytest.raises(RayClusterError, match="HOST:PORT") as raised:
         RayEmbedder(address="head-node").start()
+    assert str(raised.value).startswith("address='head-node' is not HOST:PORT")
+    assert raised.value.message_with(flag_of).startswith("--address head-node is not HOST:PORT")

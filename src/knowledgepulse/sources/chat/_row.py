@@ -196,7 +196,7 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
     if messages is None:
         return (
             f"no column holds {family.name} messages: {describe_value(row)}; "
-            "name it with --messages-field"
+            "name it with messages_field (kp: --messages-field)"
         )
     return Columns(
         messages=messages,

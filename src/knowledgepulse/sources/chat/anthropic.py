@@ -18,7 +18,10 @@ from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.sources.chat import _row
 from knowledgepulse.sources.chat._text import content_text, one_of
 
-CONTENT_HINT = "the rows hold no message text; check --messages-field names the messages column"
+CONTENT_HINT = (
+    "the rows hold no message text; check messages_field (kp: --messages-field) "
+    "names the messages column"
+)
 ROLES = frozenset({"user", "assistant"})
 _CALLS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 _BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use"})

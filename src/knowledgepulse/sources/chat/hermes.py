@@ -16,7 +16,10 @@ from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.sources.chat import _row, openai_chat, sharegpt
 from knowledgepulse.sources.chat._text import has_tags
 
-CONTENT_HINT = "the rows hold no turn text; check --messages-field names the conversation column"
+CONTENT_HINT = (
+    "the rows hold no turn text; check messages_field (kp: --messages-field) names "
+    "the conversation column"
+)
 
 
 def _texts(turns: list[Any]) -> Iterator[Any]:

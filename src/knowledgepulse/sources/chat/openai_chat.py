@@ -27,7 +27,10 @@ from knowledgepulse.sources.chat._text import (
     tool_responses,
 )
 
-CONTENT_HINT = "the rows hold no message text; check --messages-field names the messages column"
+CONTENT_HINT = (
+    "the rows hold no message text; check messages_field (kp: --messages-field) "
+    "names the messages column"
+)
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "ipython"})
 TEXT_KINDS = frozenset({"text", "input_text", "output_text"})
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})

@@ -19,7 +19,9 @@ from knowledgepulse.sources.chat import _row
 from knowledgepulse.sources.chat._text import content_text
 from knowledgepulse.sources.chat.openai_chat import TEXT_KINDS
 
-CONTENT_HINT = "the rows hold no item text; check --messages-field names the items column"
+CONTENT_HINT = (
+    "the rows hold no item text; check messages_field (kp: --messages-field) names the items column"
+)
 _TYPED = frozenset(
     {"function_call", "function_call_output", "reasoning", "custom_tool_call", "mcp_call"}
 )

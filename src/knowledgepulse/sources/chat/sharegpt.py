@@ -26,7 +26,10 @@ from knowledgepulse.sources.chat import _row
 from knowledgepulse.sources.chat._text import has_tags
 from knowledgepulse.sources.chat.openai_chat import assistant_text, tagged_results
 
-CONTENT_HINT = "the rows hold no turn text; check --messages-field names the conversations column"
+CONTENT_HINT = (
+    "the rows hold no turn text; check messages_field (kp: --messages-field) names "
+    "the conversations column"
+)
 _SPEAKER_KEYS = ("from", "role")
 _TEXT_KEYS = ("value", "content", "text")
 SYSTEM = frozenset({"system"})

@@ -50,8 +50,8 @@ def to_trace(run: Any, *, domain: str | None = None, confidence: float | None = 
         raise ConversionError("; ".join(problems[:5]))
     if len(found) != 1:
         raise ConversionError(
-            f"expected one root run, found {len(found)}; give one trace's runs, or convert a "
-            "file of many with `kp convert --from langsmith`"
+            f"expected one root run, found {len(found)}; give one trace's runs, or read a file "
+            "of many with sources.read(paths, source='langsmith')"
         )
     return convert_tree(found[0], TraceOptions(domain=domain, confidence=confidence))
 

@@ -1,0 +1,135 @@
+"""The embedder a run asks for: which one for a device and model, and how many workers.
+
+:func:`run_embedder` picks it in this process, :func:`ray_embedder` on a Ray cluster's actors
+(Ray is imported only then); both give the same vectors. :func:`workers_for` is the default
+worker count: one process per core only for an input big enough to repay starting them.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from knowledgepulse.errors import ScorerParameterError, Setting
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
+from knowledgepulse.records import STDIN
+
+if TYPE_CHECKING:
+    from knowledgepulse.engines.ray_engine import RayEmbedder
+    from knowledgepulse.novelty.minilm import MiniLMEmbedder
+
+WORKERS_FROM_BYTES = 512 * 1024
+"""The input size from which the default is one worker per core: starting them costs about
+0.8 s, repaid from about this size (measured in docs/embedding-backends.md)."""
+
+GZIP_RATIO = 4
+"""A gzipped input counts as this many times its size (trace JSON compresses 4-10x)."""
+
+
+def workers_for(paths: Sequence[str]) -> int:
+    """The worker processes for embedding ``paths``: one per core when it pays, else 1.
+
+    An input of unknown size (a pipe) gets one per core: guessing wrong costs a small input the
+    0.8 s start, a big one half the speed.
+    """
+    from knowledgepulse.novelty.minilm import available_threads  # noqa: PLC0415 - numpy
+
+    cores = available_threads()
+    if cores == 1:
+        return 1
+    total = 0
+    for path in paths or [STDIN]:  # a file, or one redirected to standard input, has a size
+        try:
+            status = os.fstat(sys.stdin.fileno()) if path == STDIN else os.stat(path)
+        except (OSError, ValueError, io.UnsupportedOperation):
+            return cores
+        if not stat.S_ISREG(status.st_mode):
+            return cores
+        total += status.st_size * (GZIP_RATIO if path.endswith(".gz") else 1)
+    return cores if total >= WORKERS_FROM_BYTES else 1
+
+
+def run_embedder(
+    model_path: Path | None = None,
+    *,
+    device: str = "cpu",
+    workers: int | None = None,
+    paths: Sequence[str] = (),
+    max_windows: int | None = DEFAULT_MAX_WINDOWS,
+) -> MiniLMEmbedder:
+    """The embedder for a run over ``paths``: the shared bundled one, or one loaded now.
+
+    The bundled model on the CPU is shared within the process
+    (:func:`~knowledgepulse.novelty.shared_embedder`) and loads on first use. A named model or
+    device is loaded here, so that one that cannot load fails before any work rather than
+    leaving novelty at 0.5; the caller closes it.
+
+    Args:
+        model_path: your own ONNX model (CPU only).
+        device: ``cpu``, ``cuda``, ``cuda:N`` or ``auto``.
+        workers: processes running the model on a CPU (default: :func:`workers_for` ``paths``).
+        paths: the run's inputs, which set the default ``workers`` by their size.
+        max_windows: the most 254-piece windows embedded of a text (``None``: every one).
+
+    Raises:
+        ScorerParameterError: an unknown device, or an ONNX model with a CUDA device.
+        EmbedderUnavailableError: the model or device cannot be loaded.
+    """
+    from knowledgepulse import novelty  # noqa: PLC0415 - the model is loaded lazily
+
+    workers = workers if workers is not None else workers_for(paths)
+    if model_path is None and device == "cpu":
+        return novelty.shared_embedder(workers, max_windows)
+    embedder = novelty.embedder_for(
+        device, workers=workers, model_path=model_path, max_windows=max_windows
+    )
+    embedder.load()
+    return embedder
+
+
+def ray_embedder(
+    address: str | None = None,
+    *,
+    model_path: Path | None = None,
+    device: str = "cpu",
+    workers: int | None = None,
+    max_windows: int | None = DEFAULT_MAX_WINDOWS,
+) -> RayEmbedder:
+    """A ``RayEmbedder`` (not started) running the model a run asks for on a cluster's actors.
+
+    ``workers`` actors (default: what the cluster's free CPUs allow, or one per GPU); a GPU is
+    reserved for each only when ``device`` asks for one (``auto`` is resolved on each node).
+
+    Raises:
+        ScorerParameterError: an ONNX ``model_path`` with a device other than ``cpu``.
+        MissingDependencyError: Ray is not installed.
+    """
+    from knowledgepulse.engines.ray_engine import (  # noqa: PLC0415 - Ray loads only here
+        DeviceFactory,
+        EmbedderFactory,
+        MiniLMFactory,
+        RayEmbedder,
+    )
+
+    factory: EmbedderFactory
+    if device == "cpu":
+        factory = MiniLMFactory(str(model_path) if model_path else None, max_windows=max_windows)
+    elif model_path is not None:
+        raise ScorerParameterError(
+            Setting("model_path"),
+            " is an ONNX file, which runs on the CPU only; drop it or ",
+            Setting("device", device),
+        )
+    else:
+        factory = DeviceFactory(device, max_windows=max_windows)
+    return RayEmbedder(
+        factory,
+        concurrency=workers,
+        num_gpus=1.0 if device.startswith("cuda") else 0.0,
+        address=address,
+    )
