@@ -49,7 +49,7 @@ from knowledgepulse.evals.report import load_report
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset
-from knowledgepulse.evals.tasks import Task, load_plugin, load_task
+from knowledgepulse.evals.tasks import TaskFunction, load_plugin, load_task
 from knowledgepulse.records import STDIN, Problem
 from knowledgepulse.records.readers import open_source
 from knowledgepulse.reports.compare import (
@@ -320,7 +320,7 @@ def _gate_line(gate: Gate) -> str:
     )
 
 
-def _load_task(plugins: tuple[str, ...], task_spec: str | None) -> Task | None:
+def _load_task(plugins: tuple[str, ...], task_spec: str | None) -> TaskFunction | None:
     """Import the plugins and the task first of all, so a bad spec costs nothing (exit 2)."""
     given = _given(*TASK_SETTINGS, "no_cache")
     if task_spec is None and given:

@@ -87,7 +87,7 @@ from knowledgepulse.evals.suite import (
     suite_json_schema,
 )
 from knowledgepulse.evals.tasks import (
-    Task,
+    TaskFunction,
     TaskInput,
     TaskRecord,
     load_plugin,
@@ -138,8 +138,8 @@ __all__ = [
     "ScorerStats",
     "Suite",
     "SuiteScorer",
-    "Task",
     "TaskFailure",
+    "TaskFunction",
     "TaskInput",
     "TaskProgress",
     "TaskRecord",
