@@ -9,7 +9,10 @@ from pathlib import Path
 
 import knowledgepulse as kp
 from knowledgepulse.curation import Candidate, Selection, select
-from knowledgepulse.evals import CaseInput, CaseResult, EvalRun, Suite, evaluate_case, parse_case
+from knowledgepulse.evals import EvalRun, evaluate_case, parse_case
+from knowledgepulse.evals.cases import CaseInput
+from knowledgepulse.evals.results import CaseResult
+from knowledgepulse.evals.suite import Suite
 from knowledgepulse.novelty import Embedder, embedder_for
 from knowledgepulse.novelty.cache import Nearest, VectorCache
 from knowledgepulse.records import Problem
