@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse.records import Problem, Record, read_records
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import TraceOptions, get_source, read
 from knowledgepulse.sources._envelope import NO_TEXT
 from knowledgepulse.sources._registry import detect

@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from knowledgepulse import sources
 from knowledgepulse.cli.main import cli
-from knowledgepulse.records import Problem, Record, read_records
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._registry import detect
 from knowledgepulse.trace import TraceItem, load_traces

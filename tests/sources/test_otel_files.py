@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.records import Problem, read_records
+from knowledgepulse.records import Problem
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources.otel import CONTENT_HINT, convert_records, recognises, to_trace
 from knowledgepulse.sources.otel.spans import any_value

@@ -25,7 +25,7 @@ from knowledgepulse.novelty.settings import (
     GPU_BATCH_SIZE,
     WORKER_BATCH_SIZE,
 )
-from knowledgepulse.records import STDIN
+from knowledgepulse.records.readers import STDIN
 
 if TYPE_CHECKING:
     from knowledgepulse.novelty import Embedder

@@ -18,7 +18,8 @@ from knowledgepulse._util.atomic import atomic_binary
 from knowledgepulse.cli._console import ReadProgress, open_output, say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.records import STDIN, Problem
+from knowledgepulse.records import Problem
+from knowledgepulse.records.readers import STDIN
 from knowledgepulse.reports.rows import SCORE_COLUMNS, RowWriter, row_format
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import read_items

@@ -50,8 +50,8 @@ from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset
 from knowledgepulse.evals.tasks import TaskFunction, load_plugin, load_task
-from knowledgepulse.records import STDIN, Problem
-from knowledgepulse.records.readers import open_source
+from knowledgepulse.records import Problem
+from knowledgepulse.records.readers import STDIN, open_source
 from knowledgepulse.reports.compare import (
     comparison_line,
     comparison_to_console,
