@@ -30,19 +30,17 @@ if TYPE_CHECKING:
     from knowledgepulse.runs import DedupeResult, SelectionResult, dedupe, select
     from knowledgepulse.trace import ReasoningTrace, load_traces, parse_trace
     from knowledgepulse.value import (
-        DEFAULT_THRESHOLD,
         ScoringWeights,
         TraceValueScorer,
         ValueBreakdown,
         evaluate_value,
-        register_profile,
         score_trace,
-        score_traces,
     )
+    from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, register_profile, score_traces
 
 # Where each lazily imported name lives, under this package.
 _HOME_OF = {
-    "DEFAULT_THRESHOLD": "value",
+    "DEFAULT_THRESHOLD": "value.scorer",
     "DedupeResult": "runs",
     "Embedder": "novelty",
     "MiniLMEmbedder": "novelty.minilm",
@@ -62,11 +60,11 @@ _HOME_OF = {
     "load_traces": "trace",
     "parse_trace": "trace",
     "preset": "evals",
-    "register_profile": "value",
+    "register_profile": "value.scorer",
     "register_scorer": "evals",
     "run_suite": "evals",
     "score_trace": "value",
-    "score_traces": "value",
+    "score_traces": "value.scorer",
     "select": "runs",
 }
 
