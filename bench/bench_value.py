@@ -33,10 +33,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.novelty import DEFAULT_MAX_WINDOWS
 from knowledgepulse.novelty.cache import VectorCache
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
-from knowledgepulse.novelty.settings import WINDOW_PIECES
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
 from knowledgepulse.novelty.windows import batches_by_length, split_windows
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer

@@ -14,7 +14,8 @@ from knowledgepulse.evals.cases import CaseInput
 from knowledgepulse.evals.results import CaseResult
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.novelty import Embedder, embedder_for
-from knowledgepulse.novelty.cache import Nearest, VectorCache
+from knowledgepulse.novelty.cache import VectorCache
+from knowledgepulse.novelty.cache.vector_cache import Nearest
 from knowledgepulse.records import Problem
 from knowledgepulse.testing import HashingEmbedder, assert_passes
 from knowledgepulse.trace import ReasoningTrace, TraceItem
