@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import knowledgepulse as kp
-from knowledgepulse.curation import Candidate, Selection, select
+from knowledgepulse.curation import select
+from knowledgepulse.curation.select import Candidate, Selection
 from knowledgepulse.evals import EvalRun, evaluate_case, parse_case
 from knowledgepulse.evals.cases import CaseInput
 from knowledgepulse.evals.results import CaseResult

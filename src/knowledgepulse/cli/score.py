@@ -66,7 +66,7 @@ from knowledgepulse.value.profiles import ProfileRegistry, load_profiles
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
-    from knowledgepulse.curation import MinScore
+    from knowledgepulse.curation.percentiles import MinScore
     from knowledgepulse.novelty.cache import VectorCache
     from knowledgepulse.trace.models import ReasoningTrace
     from knowledgepulse.value.breakdown import ValueBreakdown
@@ -562,7 +562,8 @@ def _scored_whole(
     min_score: MinScore | None,
 ) -> Iterator[tuple[ValueBreakdown, TraceItem]]:
     """Every trace with its breakdown, for the modes that need the whole input first."""
-    from knowledgepulse.curation import score_corpus, time_order  # noqa: PLC0415 - numpy
+    from knowledgepulse.curation import score_corpus  # noqa: PLC0415 - numpy
+    from knowledgepulse.curation.corpus import time_order  # noqa: PLC0415 - numpy
 
     if corpus:
         breakdowns = score_corpus(scorer, traces).breakdowns
