@@ -13,7 +13,7 @@ from knowledgepulse.cli.main import cli
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import TraceOptions
-from knowledgepulse.sources._registry import detect
+from knowledgepulse.sources._registry import detect, source_names
 from knowledgepulse.trace import TraceItem, load_traces
 from knowledgepulse.value import TraceValueScorer
 
@@ -167,7 +167,9 @@ def test_a_record_no_source_recognises_names_every_source() -> None:
     assert [str(p).split(": not a trace")[0] for p in problems] == ["rows:1", "rows:2"]
     assert all(isinstance(problem, Problem) for problem in problems)
     assert str(problems[0]).startswith("rows:1: not a trace file this tool knows: an object")
-    assert all(name in problems[0].message for name in sources.source_names())
+    first = problems[0]
+    assert isinstance(first, Problem)
+    assert all(name in first.message for name in source_names())
 
 
 def test_a_stray_first_record_costs_no_trace_after_it() -> None:

@@ -309,6 +309,3 @@ def capture(
         redact=redact,
     )
     return made if function is None else made(function)
-
-
-__all__ = ["HOOKS", "Capture", "capture"]

@@ -26,7 +26,8 @@ from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.reports.value import tidy
 from knowledgepulse.runs.inputs import RunInput, items_of
-from knowledgepulse.sources import Notes, TraceOptions
+from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer
