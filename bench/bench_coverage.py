@@ -31,8 +31,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench_novelty import CORPORA, task_key
-from knowledgepulse.curation import INFERRED_TASK_SIMILARITY, score_corpus
+from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation import select as score_first
+from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.runs import select
 from knowledgepulse.trace.item import TraceItem

@@ -27,8 +27,9 @@ from functools import partial
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.novelty.cache import Nearest, VectorCache
+from knowledgepulse.novelty.cache import VectorCache
 from knowledgepulse.novelty.cache.search import Neighbours, online_nearest
+from knowledgepulse.novelty.cache.vector_cache import Nearest
 from knowledgepulse.novelty.windows import unit_rows
 
 

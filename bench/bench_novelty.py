@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.novelty import NOVELTY_TEXTS
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
+from knowledgepulse.novelty.representation import NOVELTY_TEXTS
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer
 

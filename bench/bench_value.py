@@ -33,13 +33,13 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.novelty import DEFAULT_MAX_WINDOWS
 from knowledgepulse.novelty.cache import VectorCache
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
-from knowledgepulse.novelty.settings import WINDOW_PIECES
+from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
 from knowledgepulse.novelty.windows import batches_by_length, split_windows
 from knowledgepulse.trace import ReasoningTrace
-from knowledgepulse.value import TraceValueScorer, embedding_text
+from knowledgepulse.value import TraceValueScorer
+from knowledgepulse.value.dimensions import embedding_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = [

@@ -56,7 +56,8 @@ from knowledgepulse.reports.compare import comparison_to_json, comparison_to_mar
 from knowledgepulse.reports.evals import to_json, to_markdown
 from knowledgepulse.reports.evals_html import to_html
 from knowledgepulse.reports.junit import to_junit
-from knowledgepulse.sources import read, source_names
+from knowledgepulse.sources import read
+from knowledgepulse.sources._registry import source_names
 from knowledgepulse.trace import TraceItem, load_traces
 from knowledgepulse.trace.load import validate_record
 

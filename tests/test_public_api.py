@@ -3,6 +3,7 @@ change to the surface shows in a diff and is made on purpose, and the rules ever
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import subprocess
@@ -13,6 +14,7 @@ import pytest
 
 PACKAGES = [
     "knowledgepulse",
+    "knowledgepulse.records",
     "knowledgepulse.trace",
     "knowledgepulse.value",
     "knowledgepulse.novelty",
@@ -30,6 +32,7 @@ PACKAGES = [
     "knowledgepulse.pytest_plugin",
     "knowledgepulse.errors",
 ]
+SRC = Path(__file__).resolve().parents[1] / "src"
 SURFACE_FILE = Path(__file__).parent / "data" / "public_api.txt"
 """Each public package's ``__all__``, one ``package: name`` a line. After a change made on
 purpose, rewrite it with ``python tests/test_public_api.py``."""
@@ -45,6 +48,23 @@ def surface() -> list[str]:
 def test_the_public_surface_is_the_one_written_down() -> None:
     """The packages export exactly the names in tests/data/public_api.txt, in that order."""
     assert surface() == SURFACE_FILE.read_text(encoding="utf-8").splitlines()
+
+
+def test_every_public_module_that_lists_names_is_written_down() -> None:
+    """A public module (no ``_`` part in its path) with an ``__all__`` is one of PACKAGES."""
+    listing = set()
+    for path in (SRC / "knowledgepulse").rglob("*.py"):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        parts = parts[:-1] if parts[-1] == "__init__" else parts
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if not any(part.startswith("_") for part in parts) and any(
+            isinstance(target, ast.Name) and target.id == "__all__"
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            for target in node.targets
+        ):
+            listing.add(".".join(parts))
+    assert listing <= set(PACKAGES), sorted(listing - set(PACKAGES))
 
 
 @pytest.mark.parametrize("name", PACKAGES)

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import InputFileError
-from knowledgepulse.records import Format, Problem, Record, read_records
+from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.json_values import MAX_NESTING
-from knowledgepulse.records.readers import Source, read_stream
+from knowledgepulse.records.readers import Format, Source, read_records, read_stream
 
 
 def parsed(text: str, fmt: Format, name: str = "") -> list[Record | Problem]:

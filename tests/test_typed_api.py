@@ -8,10 +8,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import knowledgepulse as kp
-from knowledgepulse.curation import Candidate, Selection, select
-from knowledgepulse.evals import CaseInput, CaseResult, EvalRun, Suite, evaluate_case, parse_case
+from knowledgepulse.curation import select
+from knowledgepulse.curation.select import Candidate, Selection
+from knowledgepulse.evals import EvalRun, evaluate_case, parse_case
+from knowledgepulse.evals.cases import CaseInput
+from knowledgepulse.evals.results import CaseResult
+from knowledgepulse.evals.suite import Suite
 from knowledgepulse.novelty import Embedder, embedder_for
-from knowledgepulse.novelty.cache import Nearest, VectorCache
+from knowledgepulse.novelty.cache import VectorCache
+from knowledgepulse.novelty.cache.vector_cache import Nearest
 from knowledgepulse.records import Problem
 from knowledgepulse.testing import HashingEmbedder, assert_passes
 from knowledgepulse.trace import ReasoningTrace, TraceItem

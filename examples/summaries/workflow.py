@@ -60,7 +60,8 @@ def summarise_sampled(task: TaskInput) -> str:
 
 
 if __name__ == "__main__":
-    from knowledgepulse.evals import evaluate, load_plugin
+    from knowledgepulse.evals import evaluate
+    from knowledgepulse.evals.tasks import load_plugin
     from knowledgepulse.reports.evals import summary_line
 
     load_plugin(str(HERE / "summary_scorers.py"))

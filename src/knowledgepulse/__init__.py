@@ -29,30 +29,26 @@ if TYPE_CHECKING:
     from knowledgepulse.novelty import Embedder
     from knowledgepulse.novelty.cache import VectorCache
     from knowledgepulse.novelty.minilm import MiniLMEmbedder
-    from knowledgepulse.runs import DedupeResult, SelectionResult, annotate, dedupe, score, select
+    from knowledgepulse.runs import annotate, dedupe, score, select
     from knowledgepulse.trace import ReasoningTrace, load_traces, parse_trace
     from knowledgepulse.value import (
-        DEFAULT_THRESHOLD,
         ScoringWeights,
         TraceValueScorer,
         ValueBreakdown,
         evaluate_value,
-        register_profile,
         score_trace,
-        score_traces,
     )
+    from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, register_profile, score_traces
 
 # Where each lazily imported name lives, under this package.
 _HOME_OF = {
-    "DEFAULT_THRESHOLD": "value",
-    "DedupeResult": "runs",
+    "DEFAULT_THRESHOLD": "value.scorer",
     "Embedder": "novelty",
     "MiniLMEmbedder": "novelty.minilm",
     "ReasoningTrace": "trace",
     "ScoreResult": "evals",
     "Scorer": "evals",
     "ScoringWeights": "value",
-    "SelectionResult": "runs",
     "TraceValueScorer": "value",
     "ValueBreakdown": "value",
     "VectorCache": "novelty.cache",
@@ -65,12 +61,12 @@ _HOME_OF = {
     "load_traces": "trace",
     "parse_trace": "trace",
     "preset": "evals",
-    "register_profile": "value",
+    "register_profile": "value.scorer",
     "register_scorer": "evals",
     "run_suite": "evals",
     "score": "runs",
     "score_trace": "value",
-    "score_traces": "value",
+    "score_traces": "value.scorer",
     "select": "runs",
 }
 
@@ -93,7 +89,6 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "DEFAULT_THRESHOLD",
-    "DedupeResult",
     "Embedder",
     "KnowledgePulseError",
     "MiniLMEmbedder",
@@ -101,7 +96,6 @@ __all__ = [
     "ScoreResult",
     "Scorer",
     "ScoringWeights",
-    "SelectionResult",
     "TraceValueScorer",
     "ValueBreakdown",
     "VectorCache",

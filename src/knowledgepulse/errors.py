@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+# The errors a caller catches. The other errors report a wrong argument (each is also a ValueError
+# or LookupError); Setting and the functions below build messages.
 __all__ = [
-    "NO_VALUE",
     "CacheFileError",
     "CaseValidationError",
     "EmbedderUnavailableError",
@@ -26,18 +27,9 @@ __all__ = [
     "OutputError",
     "PluginLoadError",
     "ProblemsError",
-    "ProfileError",
-    "RedactionRulesError",
     "ReportFileError",
-    "ScorerParameterError",
-    "Setting",
     "SuiteError",
     "TraceValidationError",
-    "UnknownPresetError",
-    "UnknownScorerError",
-    "UnknownSourceError",
-    "VectorError",
-    "missing_extra",
 ]
 
 

@@ -292,13 +292,9 @@ def test_cases_are_scored_as_they_are_read(
     kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """kp eval scores each case before reading the next: inputs are never all held in memory."""
-    from knowledgepulse.evals import (
-        Scorer,
-        ScoreResult,
-        iter_cases,
-        register_scorer,
-        unregister_scorer,
-    )
+    from knowledgepulse.evals import Scorer, ScoreResult, register_scorer
+    from knowledgepulse.evals.cases import iter_cases
+    from knowledgepulse.evals.scorer import unregister_scorer
 
     events: list[str] = []
 

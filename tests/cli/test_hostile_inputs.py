@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from knowledgepulse.cli.main import EXIT_INTERNAL
-from knowledgepulse.evals import unregister_scorer
+from knowledgepulse.evals.scorer import unregister_scorer
 from tests.cli.conftest import KpRunner
 
 ROOT = Path(__file__).parents[2]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.cli._console import ReadProgress, TaskBar
-from knowledgepulse.evals import TaskProgress
+from knowledgepulse.evals.evaluate import TaskProgress
 
 
 def test_plain_files_are_measured_in_bytes(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from knowledgepulse.curation import Candidate
+from knowledgepulse.curation.select import Candidate
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.curation import Candidate, dedupe
+from knowledgepulse.curation import dedupe
+from knowledgepulse.curation.select import Candidate
 from tests.curation.strategies import Pool, pools
 
 thresholds = st.sampled_from([0.5, 0.9, 1.0])

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.curation import MinScore, ThresholdSpecError, domain_percentiles
+from knowledgepulse.curation.percentiles import MinScore, ThresholdSpecError, domain_percentiles
 
 unit = st.floats(min_value=0.0, max_value=1.0)
 # Scores as reports print them (12 decimals), ties, and any float at all (the law is numpy's).

@@ -9,7 +9,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.curation import Candidate, Selection, budget_for_top, ranking, select
+from knowledgepulse.curation import select
+from knowledgepulse.curation.select import Candidate, Selection, budget_for_top, ranking
 from tests.curation.strategies import Pool, pools
 
 budgets = st.none() | st.integers(min_value=0, max_value=12)

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.curation import leave_one_out_nearest
+from knowledgepulse.curation.corpus import leave_one_out_nearest
 from tests.curation.strategies import Pool, pools
 
 

@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.curation import Candidate, infer_tasks, ranking, task_at
+from knowledgepulse.curation import infer_tasks
+from knowledgepulse.curation.select import Candidate, ranking
+from knowledgepulse.trace.item import task_at
 from tests.curation.strategies import Pool, pools
 
 DOCUMENT: dict[str, Any] = {

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from knowledgepulse.evals import evaluate, evaluate_async
+from knowledgepulse.evals import evaluate
+from knowledgepulse.evals.evaluate import evaluate_async
 from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.report import EvalReport
 from knowledgepulse.evals.results import EvalRun

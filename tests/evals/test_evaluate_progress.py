@@ -6,7 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from knowledgepulse.evals import TaskProgress, evaluate
+from knowledgepulse.evals import evaluate
+from knowledgepulse.evals.evaluate import TaskProgress
 from tests.evals.test_evaluate import CASES, TEXT_SUITE, echo
 
 
@@ -38,7 +39,8 @@ def test_evaluating_imports_no_rich() -> None:
     """The library draws nothing: evaluating with a progress callback never loads rich."""
     code = (
         "import sys\n"
-        "from knowledgepulse.evals import evaluate, suite_from_dict\n"
+        "from knowledgepulse.evals import evaluate\n"
+        "from knowledgepulse.evals.suite import suite_from_dict\n"
         "suite = suite_from_dict({'name': 's', 'scorers': [{'type': 'content-quality'}]})\n"
         "case = {'id': 'c', 'instruction': 'say hi', 'input': 'hi',\n"
         "        'expected': {'contentPatterns': ['hi']}}\n"

@@ -17,7 +17,7 @@ import pytest
 from knowledgepulse.errors import SuiteError, UnknownScorerError
 from knowledgepulse.evals import scorer as registry
 from knowledgepulse.evals.runner import evaluate_case
-from knowledgepulse.evals.scorers import OperationAccuracy
+from knowledgepulse.evals.scorers.operation_accuracy import OperationAccuracy
 from knowledgepulse.evals.suite import load_suite
 from tests.evals.builders import bulk, make_case, op, page
 

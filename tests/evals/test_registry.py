@@ -19,7 +19,7 @@ from knowledgepulse.evals.scorer import (
     scorer_types,
     unregister_scorer,
 )
-from knowledgepulse.evals.scorers import OperationAccuracy
+from knowledgepulse.evals.scorers.operation_accuracy import OperationAccuracy
 from tests.evals.builders import bulk, make_case, op, page
 
 BUILT_IN_NAMES = [

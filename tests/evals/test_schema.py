@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from knowledgepulse.evals import case_json_schema, suite_json_schema
+from knowledgepulse.evals.models import case_json_schema
+from knowledgepulse.evals.suite import suite_json_schema
 
 ROOT = Path(__file__).parents[2]
 REGENERATE = "regenerate with: kp schema suite > schemas/suite.schema.json"

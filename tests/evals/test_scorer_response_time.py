@@ -6,8 +6,11 @@ import pytest
 
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.evals.scorer import ScorerError, get_scorer_class
-from knowledgepulse.evals.scorers import ResponseTime, ResponseTimeParams
-from knowledgepulse.evals.scorers.response_time import response_time_score
+from knowledgepulse.evals.scorers.response_time import (
+    ResponseTime,
+    ResponseTimeParams,
+    response_time_score,
+)
 from tests.evals.builders import bulk, diagnose, evaluate, make_case, page
 
 PAGES = [page("p1", b1="one")]

@@ -15,7 +15,7 @@ import pytest
 
 import knowledgepulse as kp
 from knowledgepulse.errors import MissingDependencyError
-from knowledgepulse.integrations import Collector
+from knowledgepulse.integrations._collector import Collector
 from knowledgepulse.integrations.capture import Capture, capture
 from knowledgepulse.sources import StepBuilder, TraceOptions
 from knowledgepulse.sources._envelope import assemble

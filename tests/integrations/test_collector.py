@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from knowledgepulse.integrations import Collector
+from knowledgepulse.integrations._collector import Collector
 from knowledgepulse.sources import StepBuilder, TraceOptions
 from knowledgepulse.sources._envelope import assemble
 from knowledgepulse.trace import TraceItem

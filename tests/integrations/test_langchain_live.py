@@ -17,8 +17,8 @@ from langchain_core.messages import AIMessage
 
 import knowledgepulse as kp
 from knowledgepulse.errors import MissingDependencyError
-from knowledgepulse.integrations import Collector
 from knowledgepulse.integrations import langchain as lc
+from knowledgepulse.integrations._collector import Collector
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import ScoredItem, TraceValueScorer
 from tests.sources.helpers import convert_file

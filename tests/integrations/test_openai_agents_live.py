@@ -32,12 +32,12 @@ from agents.tracing.setup import get_trace_provider
 from openai.types.responses import Response
 from typing_extensions import override
 
-from knowledgepulse.integrations import Collector
 from knowledgepulse.integrations import openai_agents as oa
+from knowledgepulse.integrations._collector import Collector
 from knowledgepulse.integrations.openai_agents._live import AgentsTraceProcessor
 from knowledgepulse.records import Location, Record
 from knowledgepulse.sources import TraceOptions
-from knowledgepulse.sources.openai_agents import convert_records
+from knowledgepulse.sources.openai_agents._files import convert_records
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import ScoredItem
 from tests.sources.helpers import source_of

@@ -15,7 +15,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
 from knowledgepulse.errors import MissingDependencyError
-from knowledgepulse.integrations import Collector
+from knowledgepulse.integrations._collector import Collector
 from knowledgepulse.integrations.otel import activate, install, to_trace
 from knowledgepulse.integrations.otel.live import KPSpanProcessor
 from knowledgepulse.trace import ReasoningTrace, TraceItem

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.curation import score_corpus
-from knowledgepulse.novelty import DEFAULT_NOVELTY_TEXT, novelty_text
 from knowledgepulse.novelty.cache import VectorCache
+from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, novelty_text
 from knowledgepulse.records import Location, Record
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace.item import TraceItem

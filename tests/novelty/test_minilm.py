@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
-from knowledgepulse.novelty import WINDOW_PIECES, default_embedder
+from knowledgepulse.novelty.embedder import default_embedder
 from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, MiniLMEmbedder, bundled_tokenizer_path
+from knowledgepulse.novelty.settings import WINDOW_PIECES
 from knowledgepulse.novelty.windows import leading_pieces
 
 pytestmark = pytest.mark.embedder

@@ -11,8 +11,12 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from knowledgepulse.errors import ScorerParameterError
-from knowledgepulse.novelty import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS, novelty_text
-from knowledgepulse.novelty.representation import term_vectors
+from knowledgepulse.novelty.representation import (
+    DEFAULT_NOVELTY_TEXT,
+    NOVELTY_TEXTS,
+    novelty_text,
+    term_vectors,
+)
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace.text import action_terms, actions_text, objective_text, whole_text
 from tests.builders import make_trace, step

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from knowledgepulse.errors import VectorError
-from knowledgepulse.novelty.cache import Nearest, VectorCache, frozen_nearest, online_nearest
-from knowledgepulse.novelty.cache.search import BLOCK_BYTES
+from knowledgepulse.novelty.cache import VectorCache
+from knowledgepulse.novelty.cache.search import BLOCK_BYTES, frozen_nearest, online_nearest
+from knowledgepulse.novelty.cache.vector_cache import Nearest
 from knowledgepulse.novelty.windows import unit_rows
 
 FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,8 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from knowledgepulse.errors import InputFileError
-from knowledgepulse.records import Problem, Record, read_records
+from knowledgepulse.records import Problem, Record
 from knowledgepulse.records import readers as parquet_records
+from knowledgepulse.records.readers import read_records
 
 ROWS: list[dict[str, object]] = [
     {"id": "a", "messages": [{"role": "user", "content": "hi"}], "reward": 0.5},

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.records import Problem, Record, read_records
+from knowledgepulse.records import Problem, Record
 from knowledgepulse.records import yaml as yaml_module
 from knowledgepulse.records.json_values import MAX_NESTING
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.records.yaml import MIN_ALIAS_BUDGET, parse_yaml
 
 

@@ -7,7 +7,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.redact import MAX_TEXT, clean_text, redact_document
+from knowledgepulse.redact import clean_text, redact_document
+from knowledgepulse.redact.cleaner import MAX_TEXT
 from knowledgepulse.trace import ReasoningTrace
 from tests.builders import trace_json
 from tests.trace.strategies import json_paths

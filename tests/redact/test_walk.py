@@ -7,14 +7,8 @@ from typing import Any
 
 import pytest
 
-from knowledgepulse.redact import (
-    Finding,
-    names_secret,
-    redact_document,
-    redact_trace,
-    redact_value,
-    summarize,
-)
+from knowledgepulse.redact import Finding, redact_document, redact_trace
+from knowledgepulse.redact.walk import names_secret, redact_value, summarize
 from knowledgepulse.trace import ReasoningTrace
 from tests.builders import trace_json
 

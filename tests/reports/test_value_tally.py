@@ -6,7 +6,7 @@ import dataclasses
 import random
 import tracemalloc
 
-from knowledgepulse.curation import domain_percentiles
+from knowledgepulse.curation.percentiles import domain_percentiles
 from knowledgepulse.records import Location
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.trace.models import ReasoningTrace

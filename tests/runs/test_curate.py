@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.cli.main import main
-from knowledgepulse.curation import content_digest
+from knowledgepulse.curation.corpus import content_digest
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.reports.rows import SCORE_COLUMNS
 from knowledgepulse.runs import dedupe, select

@@ -10,10 +10,11 @@ import pytest
 
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, main
 from knowledgepulse.errors import OutputError
-from knowledgepulse.evals import load_report, load_task, preset
-from knowledgepulse.evals.tasks import TaskInput
+from knowledgepulse.evals import load_report, preset
+from knowledgepulse.evals.tasks import TaskInput, load_task
 from knowledgepulse.records import Problem
-from knowledgepulse.runs import EvalOutcome, check_cases, evaluate_cases
+from knowledgepulse.runs import EvalOutcome, evaluate_cases
+from knowledgepulse.runs.evaluation import check_cases
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 YAML_CASES = str(EXAMPLES / "evals" / "cases.yaml")

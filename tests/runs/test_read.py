@@ -6,7 +6,8 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from knowledgepulse.runs import items_of, read_items
+from knowledgepulse.runs import items_of
+from knowledgepulse.runs.read import read_items
 from knowledgepulse.trace import TraceItem
 
 ROOT = Path(__file__).parents[2]

@@ -6,7 +6,8 @@ from knowledgepulse.records import Location, Record
 from knowledgepulse.redact.items import Redactor
 from knowledgepulse.redact.walk import Finding
 from knowledgepulse.runs.redaction import finding_entry, redact_items, redaction_report
-from knowledgepulse.trace import TraceItem, validate_record
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.load import validate_record
 from tests.builders import trace_json
 
 

@@ -9,12 +9,14 @@ from typing import Any
 
 import pytest
 
-from knowledgepulse.curation import MinScore, score_corpus
+from knowledgepulse.curation import score_corpus
+from knowledgepulse.curation.percentiles import MinScore
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
 from knowledgepulse.records import Location, Record
 from knowledgepulse.runs.scoring import ScoreRun, score_items
 from knowledgepulse.testing import HashingEmbedder
-from knowledgepulse.trace import TraceItem, validate_record
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.load import validate_record
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import steps, trace_json
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse.records import Problem, Record, read_records
-from knowledgepulse.sources import TraceOptions, get_source, read
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.readers import read_records
+from knowledgepulse.sources import TraceOptions, read
 from knowledgepulse.sources._envelope import NO_TEXT
-from knowledgepulse.sources._registry import detect
+from knowledgepulse.sources._registry import detect, get_source
 from knowledgepulse.trace import TraceItem
 
 

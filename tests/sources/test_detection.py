@@ -10,9 +10,10 @@ from click.testing import CliRunner
 
 from knowledgepulse import sources
 from knowledgepulse.cli.main import cli
-from knowledgepulse.records import Problem, Record, read_records
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import TraceOptions
-from knowledgepulse.sources._registry import detect
+from knowledgepulse.sources._registry import detect, source_names
 from knowledgepulse.trace import TraceItem, load_traces
 from knowledgepulse.value import TraceValueScorer
 
@@ -168,7 +169,7 @@ def test_a_record_no_source_recognises_names_every_source() -> None:
     assert isinstance(first, Problem)
     assert all(isinstance(problem, Problem) for problem in problems)
     assert str(first).startswith("rows:1: not a trace file this tool knows: an object")
-    assert all(name in first.message for name in sources.source_names())
+    assert all(name in first.message for name in source_names())
 
 
 def test_a_stray_first_record_costs_no_trace_after_it() -> None:

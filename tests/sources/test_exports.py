@@ -17,8 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.cli.main import cli
-from knowledgepulse.records import Location, Problem, Record, read_records
-from knowledgepulse.sources import TraceOptions, get_source, source_names
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.readers import read_records
+from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._registry import get_source, source_names
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from tests.sources.helpers import convert_file, recognise, source_of
 

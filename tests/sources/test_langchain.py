@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
-from knowledgepulse.sources import ConversionError, TraceOptions
+from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources import langchain as lc
+from knowledgepulse.sources._envelope import ConversionError
+from knowledgepulse.sources.langchain import _files as lc_files
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
 from tests.sources.helpers import convert_file, recognise, source_of
@@ -391,7 +393,7 @@ def lc_records(runs: list[dict[str, Any]]) -> list[TraceItem | Problem]:
     from knowledgepulse.records import Location, Record
 
     records = [Record(Location("runs.json", index=i), value) for i, value in enumerate(runs)]
-    return list(lc.convert_records(records, TraceOptions()))
+    return list(lc_files.convert_records(records, TraceOptions()))
 
 
 # Recognising the shape
@@ -399,9 +401,11 @@ def lc_records(runs: list[dict[str, Any]]) -> list[TraceItem | Problem]:
 
 def test_recognises_runs_lists_and_batches_only() -> None:
     """Runs, lists of runs and post/patch batches are LangSmith; other sources' shapes are not."""
-    assert lc.recognises(example_run())
-    assert lc.recognises(flatten(example_run()))
-    assert lc.recognises(json.loads((DATA / "langsmith_py_wrap_openai_.json").read_text("utf-8")))
+    assert lc_files.recognises(example_run())
+    assert lc_files.recognises(flatten(example_run()))
+    assert lc_files.recognises(
+        json.loads((DATA / "langsmith_py_wrap_openai_.json").read_text("utf-8"))
+    )
     others: list[Any] = [
         {"resourceSpans": []},
         {"object": "trace.span", "id": "span_1", "span_data": {}},
@@ -413,7 +417,7 @@ def test_recognises_runs_lists_and_batches_only() -> None:
         "text",
     ]
     for other in others:
-        assert not lc.recognises(other), other
+        assert not lc_files.recognises(other), other
 
 
 def test_auto_recognises_every_langsmith_file() -> None:

@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.sources import ConversionError, TraceOptions
+from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources import openai_agents as oa
+from knowledgepulse.sources._envelope import ConversionError
+from knowledgepulse.sources.openai_agents import _files as oa_files
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file, has_text, source_of
 
@@ -65,7 +67,7 @@ def exported(name: str, trace_id: str = TRACE_ID) -> list[dict[str, Any]]:
 
 def convert(values: list[Any], options: TraceOptions | None = None) -> list[Any]:
     records = [Record(Location("t.jsonl", line, line - 1), v) for line, v in enumerate(values, 1)]
-    return list(oa.convert_records(records, options or TraceOptions()))
+    return list(oa_files.convert_records(records, options or TraceOptions()))
 
 
 def only_trace(values: list[Any], options: TraceOptions | None = None) -> TraceItem:
@@ -414,16 +416,16 @@ def test_unreadable_lines_pass_through(tmp_path: Path) -> None:
 
 def test_auto_recognises_exports_and_batches_but_not_other_sources() -> None:
     """The first record decides; other sources' shapes are not taken for Agents exports."""
-    assert oa.recognises(head())
-    assert oa.recognises({"object": "trace.span", "span_data": {"type": "agent"}})
-    assert oa.recognises({"data": [head()]})
-    assert not oa.recognises({"resourceSpans": []})
-    assert not oa.recognises({"run_type": "chain", "name": "x", "child_runs": []})
-    assert not oa.recognises({"kind": "request", "parts": [{"part_kind": "user-prompt"}]})
-    assert not oa.recognises({"step_number": 1, "model_output": "x", "tool_calls": []})
-    assert not oa.recognises({"object": "response", "id": "resp_1"})
-    assert not oa.recognises({"data": []})
-    assert not oa.recognises([head()])
+    assert oa_files.recognises(head())
+    assert oa_files.recognises({"object": "trace.span", "span_data": {"type": "agent"}})
+    assert oa_files.recognises({"data": [head()]})
+    assert not oa_files.recognises({"resourceSpans": []})
+    assert not oa_files.recognises({"run_type": "chain", "name": "x", "child_runs": []})
+    assert not oa_files.recognises({"kind": "request", "parts": [{"part_kind": "user-prompt"}]})
+    assert not oa_files.recognises({"step_number": 1, "model_output": "x", "tool_calls": []})
+    assert not oa_files.recognises({"object": "response", "id": "resp_1"})
+    assert not oa_files.recognises({"data": []})
+    assert not oa_files.recognises([head()])
 
 
 def test_convert_spans_takes_export_dicts_in_memory() -> None:

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from knowledgepulse.sources import ConversionError
-from knowledgepulse.sources.otel import Span, SpanEvent, to_trace
+from knowledgepulse.sources._envelope import ConversionError
+from knowledgepulse.sources.otel import to_trace
+from knowledgepulse.sources.otel.spans import Span, SpanEvent
 from knowledgepulse.trace import ReasoningTrace
 from tests.sources.helpers import source_of
 

@@ -12,9 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.records import Problem, read_records
+from knowledgepulse.records import Problem
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import TraceOptions
-from knowledgepulse.sources.otel import CONTENT_HINT, convert_records, recognises, to_trace
+from knowledgepulse.sources.otel import to_trace
+from knowledgepulse.sources.otel.build import CONTENT_HINT
+from knowledgepulse.sources.otel.files import convert_records, recognises
 from knowledgepulse.sources.otel.spans import any_value
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from tests.sources.helpers import convert_file, recognise, source_of

@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
-from knowledgepulse.sources import ConversionError, TraceOptions
+from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources import pydantic_ai as pai
+from knowledgepulse.sources._envelope import ConversionError
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file, has_text, source_of
 

@@ -14,17 +14,9 @@ import pytest
 from knowledgepulse import sources
 from knowledgepulse.errors import UnknownSourceError
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources import (
-    Source,
-    StepBuilder,
-    TraceOptions,
-    assemble,
-    get_source,
-    register_source,
-    source_names,
-    unregister_source,
-)
+from knowledgepulse.sources import Source, StepBuilder, TraceOptions, assemble, register_source
 from knowledgepulse.sources import _registry as registry
+from knowledgepulse.sources._registry import get_source, source_names, unregister_source
 from knowledgepulse.trace import TraceItem
 
 BUILT_IN = (

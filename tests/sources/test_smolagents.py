@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
-from knowledgepulse.sources import ConversionError, TraceOptions
+from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources import smolagents as smol
+from knowledgepulse.sources._envelope import ConversionError
+from knowledgepulse.sources.smolagents import _files as smol_files
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file, source_of
 
@@ -273,10 +275,10 @@ def test_something_else_is_refused_with_a_clear_error() -> None:
 
 def test_recognises_steps_runs_and_lists_but_not_other_sources() -> None:
     """auto detection: smolagents shapes yes; OTLP, LangSmith, Agents, Pydantic AI no."""
-    assert smol.recognises(golden_step())
-    assert smol.recognises(weather_run()[0])
-    assert smol.recognises(weather_run())
-    assert smol.recognises({"steps": weather_run(), "state": "success", "output": "x"})
+    assert smol_files.recognises(golden_step())
+    assert smol_files.recognises(weather_run()[0])
+    assert smol_files.recognises(weather_run())
+    assert smol_files.recognises({"steps": weather_run(), "state": "success", "output": "x"})
     others: list[Any] = [
         {"resourceSpans": []},
         {"name": "AgentExecutor", "run_type": "chain", "inputs": {}, "child_runs": []},
@@ -288,7 +290,7 @@ def test_recognises_steps_runs_and_lists_but_not_other_sources() -> None:
         [],
         "text",
     ]
-    assert not any(smol.recognises(value) for value in others)
+    assert not any(smol_files.recognises(value) for value in others)
 
 
 def test_a_json_list_of_steps_is_one_run(tmp_path: Path) -> None:

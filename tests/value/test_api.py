@@ -12,14 +12,8 @@ import pytest
 from numpy.typing import NDArray
 
 from knowledgepulse.testing import HashingEmbedder
-from knowledgepulse.value import (
-    TraceValueScorer,
-    default_scorer,
-    evaluate_value,
-    register_profile,
-    score_trace,
-    set_default_scorer,
-)
+from knowledgepulse.value import TraceValueScorer, evaluate_value, score_trace
+from knowledgepulse.value.scorer import default_scorer, register_profile, set_default_scorer
 from tests.builders import make_trace
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
-from knowledgepulse.novelty import NOVELTY_TEXTS
 from knowledgepulse.novelty.cache import VectorCache
+from knowledgepulse.novelty.representation import NOVELTY_TEXTS
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import assert_scored_alike, make_trace

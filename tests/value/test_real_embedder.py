@@ -10,7 +10,8 @@ import pytest
 from knowledgepulse.novelty.cache import VectorCache
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.trace import ReasoningTrace
-from knowledgepulse.value import TraceValueScorer, evaluate_value, set_default_scorer
+from knowledgepulse.value import TraceValueScorer, evaluate_value
+from knowledgepulse.value.scorer import set_default_scorer
 from tests.builders import make_trace, step
 
 pytestmark = pytest.mark.embedder

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, VectorError
-from knowledgepulse.novelty import DEFAULT_NOVELTY_TEXT, novelty_text
 from knowledgepulse.novelty.cache import VectorCache
+from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, novelty_text
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import ScoringWeights, TraceValueScorer

@@ -7,8 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.trace import STEP_TYPES
-from knowledgepulse.trace.models import ReasoningTrace
+from knowledgepulse.trace.models import STEP_TYPES, ReasoningTrace
 from knowledgepulse.value.dimensions import TraceFeatures
 from tests.builders import step, trace_json
 

@@ -30,7 +30,7 @@ from rich.progress import (
 
 from knowledgepulse._util.atomic import atomic_text
 from knowledgepulse._util.text import printable
-from knowledgepulse.records import STDIN
+from knowledgepulse.records.readers import STDIN
 
 if TYPE_CHECKING:
     from knowledgepulse.evals.evaluate import TaskProgress

@@ -61,7 +61,7 @@ class MinScoreType(click.ParamType):  # type: ignore[type-arg]
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         # curation (and numpy) load only when a --min-score is given.
-        from knowledgepulse.curation import MinScore, ThresholdSpecError  # noqa: PLC0415
+        from knowledgepulse.curation.percentiles import MinScore, ThresholdSpecError  # noqa: PLC0415
 
         if isinstance(value, MinScore):
             return value

@@ -17,12 +17,14 @@ import click
 from knowledgepulse.cli._console import ReadProgress, open_output, say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.records import STDIN, Problem
+from knowledgepulse.records import Problem
+from knowledgepulse.records.readers import STDIN
 from knowledgepulse.reports.rows import SCORE_COLUMNS, row_format
 from knowledgepulse.reports.value import RunTally
-from knowledgepulse.runs import read_items
+from knowledgepulse.runs.read import read_items
 from knowledgepulse.runs.write import ItemWriter, WriteForm, item_writer
-from knowledgepulse.sources import SOURCE_CHOICES, get_source, source_names
+from knowledgepulse.sources import SOURCE_CHOICES
+from knowledgepulse.sources._registry import get_source, source_names
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 

@@ -37,8 +37,9 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
-from knowledgepulse.curation import INFERRED_TASK_SIMILARITY, Corpus, MinScore, RejectionReason
-from knowledgepulse.curation.percentiles import similarity_histogram
+from knowledgepulse.curation.corpus import Corpus
+from knowledgepulse.curation.percentiles import MinScore, similarity_histogram
+from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY, RejectionReason
 from knowledgepulse.errors import EmbedderUnavailableError
 from knowledgepulse.reports.curation import render_similarity_histogram
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS

@@ -69,7 +69,7 @@ from knowledgepulse.runs.scoring import ScoreRun, threshold_of
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
-    from knowledgepulse.curation import MinScore
+    from knowledgepulse.curation.percentiles import MinScore
     from knowledgepulse.runs.scoring import Order
     from knowledgepulse.runs.write import WriteForm
     from knowledgepulse.value.breakdown import ValueBreakdown

@@ -1,55 +1,12 @@
-"""Curation: order-free corpus scoring, score-first selection across tasks, near-duplicates."""
+"""Curation: order-free corpus scoring, score-first selection across tasks, near-duplicates.
 
-from knowledgepulse.curation.corpus import (
-    Corpus,
-    canonical_order,
-    content_digest,
-    leave_one_out_nearest,
-    score_corpus,
-    time_order,
-)
-from knowledgepulse.curation.percentiles import (
-    MinScore,
-    ThresholdSpecError,
-    domain_percentiles,
-    percentiles,
-)
-from knowledgepulse.curation.select import (
-    INFERRED_TASK_SIMILARITY,
-    Candidate,
-    DuplicateGroup,
-    Rejection,
-    RejectionReason,
-    Selection,
-    budget_for_top,
-    dedupe,
-    infer_tasks,
-    ranking,
-    select,
-)
-from knowledgepulse.trace.item import task_at
+The steps under ``knowledgepulse.select`` and ``knowledgepulse.dedupe``: ``score_corpus``
+scores every trace against all the others, ``infer_tasks`` groups runs of one task, and
+``select`` and ``dedupe`` work on candidates (``select.Candidate``). Corpus helpers are in
+``corpus``, score summaries and ``--min-score`` in ``percentiles``.
+"""
 
-__all__ = [
-    "INFERRED_TASK_SIMILARITY",
-    "Candidate",
-    "Corpus",
-    "DuplicateGroup",
-    "MinScore",
-    "Rejection",
-    "RejectionReason",
-    "Selection",
-    "ThresholdSpecError",
-    "budget_for_top",
-    "canonical_order",
-    "content_digest",
-    "dedupe",
-    "domain_percentiles",
-    "infer_tasks",
-    "leave_one_out_nearest",
-    "percentiles",
-    "ranking",
-    "score_corpus",
-    "select",
-    "task_at",
-    "time_order",
-]
+from knowledgepulse.curation.corpus import score_corpus
+from knowledgepulse.curation.select import dedupe, infer_tasks, select
+
+__all__ = ["dedupe", "infer_tasks", "score_corpus", "select"]

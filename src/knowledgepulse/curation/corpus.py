@@ -19,8 +19,7 @@ import orjson
 from numpy.typing import NDArray
 
 from knowledgepulse.curation.select import Candidate
-from knowledgepulse.novelty.cache import frozen_nearest
-from knowledgepulse.novelty.cache.search import BLOCK_BYTES
+from knowledgepulse.novelty.cache.search import BLOCK_BYTES, frozen_nearest
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown
 from knowledgepulse.value.dimensions import EMPTY_CACHE_NOVELTY, NO_EMBEDDER_NOVELTY, novelty

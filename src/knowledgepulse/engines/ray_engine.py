@@ -420,13 +420,8 @@ class RayEmbedder:
 
 
 __all__ = [
-    "INSTALL_HINT",
-    "DeviceFactory",
-    "EmbedWorker",
     "EmbedderFactory",
     "MiniLMFactory",
     "RayClusterError",
     "RayEmbedder",
-    "check_reachable",
-    "contiguous_shards",
 ]

@@ -2,169 +2,35 @@
 
 ``run_suite(load_suite("suite.yaml"), load_cases(["cases.jsonl"]))`` scores recorded outputs
 (or a ``preset("standard")``); ``evaluate(task, "cases.jsonl", suite)`` calls the workflow first.
+The rest is in the modules: the case models (``models``, ``cases``), the scorer registry
+(``scorer``), suites (``suite``), tasks (``tasks``), results and reports (``results``,
+``report``), and comparison with a baseline (``compare``).
 """
 
-from knowledgepulse.evals.cases import (
-    CaseInput,
-    FileProblem,
-    LoadedCase,
-    MalformedCase,
-    fit_cases,
-    iter_cases,
-    load_cases,
-    parse_case,
-)
-from knowledgepulse.evals.compare import (
-    CaseComparison,
-    Comparison,
-    ComparisonSummary,
-    ScoreDelta,
-    ScorerChange,
-    compare_runs,
-)
-from knowledgepulse.evals.evaluate import (
-    DEFAULT_CACHE_DIR,
-    OutputCache,
-    TaskProgress,
-    evaluate,
-    evaluate_async,
-)
-from knowledgepulse.evals.models import (
-    ActualOutput,
-    Block,
-    Case,
-    ExpectedOperation,
-    ExpectedOutput,
-    Operation,
-    Page,
-    case_json_schema,
-)
-from knowledgepulse.evals.report import (
-    EvalReport,
-    ReportCase,
-    ReportScore,
-    ReportScorer,
-    ReportSuite,
-    ReportTask,
-    TaskFailure,
-    load_report,
-    parse_report,
-)
-from knowledgepulse.evals.results import (
-    TOLERANCE,
-    CaseResult,
-    EvalRun,
-    RepeatStats,
-    RepeatSummary,
-    RunSummary,
-    ScorerOutcome,
-    ScorerRepeat,
-    ScorerStats,
-    TaskSummary,
-    weighted_score,
-)
+from knowledgepulse.evals.cases import load_cases, parse_case
+from knowledgepulse.evals.compare import compare_runs
+from knowledgepulse.evals.evaluate import evaluate
+from knowledgepulse.evals.report import load_report
+from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import evaluate_case, run_suite
-from knowledgepulse.evals.scorer import (
-    BULK_EDIT,
-    CaseContext,
-    CasePart,
-    NoParams,
-    Scorer,
-    ScorerError,
-    ScoreResult,
-    get_scorer_class,
-    register_scorer,
-    scorer_types,
-    unregister_scorer,
-)
-from knowledgepulse.evals.suite import (
-    PRESET_NAMES,
-    Suite,
-    SuiteScorer,
-    load_suite,
-    preset,
-    suite_from_dict,
-    suite_json_schema,
-)
-from knowledgepulse.evals.tasks import (
-    Task,
-    TaskInput,
-    TaskRecord,
-    load_plugin,
-    load_task,
-)
+from knowledgepulse.evals.scorer import CaseContext, Scorer, ScoreResult, register_scorer
+from knowledgepulse.evals.suite import load_suite, preset
+from knowledgepulse.evals.tasks import TaskInput
 
 __all__ = [
-    "BULK_EDIT",
-    "DEFAULT_CACHE_DIR",
-    "PRESET_NAMES",
-    "TOLERANCE",
-    "ActualOutput",
-    "Block",
-    "Case",
-    "CaseComparison",
     "CaseContext",
-    "CaseInput",
-    "CasePart",
-    "CaseResult",
-    "Comparison",
-    "ComparisonSummary",
-    "EvalReport",
     "EvalRun",
-    "ExpectedOperation",
-    "ExpectedOutput",
-    "FileProblem",
-    "LoadedCase",
-    "MalformedCase",
-    "NoParams",
-    "Operation",
-    "OutputCache",
-    "Page",
-    "RepeatStats",
-    "RepeatSummary",
-    "ReportCase",
-    "ReportScore",
-    "ReportScorer",
-    "ReportSuite",
-    "ReportTask",
-    "RunSummary",
-    "ScoreDelta",
     "ScoreResult",
     "Scorer",
-    "ScorerChange",
-    "ScorerError",
-    "ScorerOutcome",
-    "ScorerRepeat",
-    "ScorerStats",
-    "Suite",
-    "SuiteScorer",
-    "Task",
-    "TaskFailure",
     "TaskInput",
-    "TaskProgress",
-    "TaskRecord",
-    "TaskSummary",
-    "case_json_schema",
     "compare_runs",
     "evaluate",
-    "evaluate_async",
     "evaluate_case",
-    "fit_cases",
-    "get_scorer_class",
-    "iter_cases",
     "load_cases",
-    "load_plugin",
     "load_report",
     "load_suite",
-    "load_task",
     "parse_case",
-    "parse_report",
     "preset",
     "register_scorer",
     "run_suite",
-    "scorer_types",
-    "suite_from_dict",
-    "suite_json_schema",
-    "unregister_scorer",
-    "weighted_score",
 ]

@@ -21,7 +21,8 @@ from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput
 from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
 from knowledgepulse.evals.scorer import CasePart
 from knowledgepulse.evals.suite import Suite
-from knowledgepulse.records import Location, Problem, Record, read_records
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.readers import read_records
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,8 +37,8 @@ from knowledgepulse.evals.runner import collect_run, combine_runs, score_context
 from knowledgepulse.evals.scorer import CaseContext, recorded_duration
 from knowledgepulse.evals.suite import Suite, load_suite
 from knowledgepulse.evals.tasks import (
-    Task,
     TaskAnswer,
+    TaskFunction,
     TaskInput,
     TaskRecord,
     call_task,
@@ -74,7 +74,7 @@ class TaskProgress:
 
 
 async def evaluate_async(
-    task: Task,
+    task: TaskFunction,
     cases: Cases,
     suite: Suite | str | Path,
     *,

@@ -26,7 +26,8 @@ from knowledgepulse.evals.scorer import (
     get_scorer_class,
     unknown_scorer_message,
 )
-from knowledgepulse.records import Location, Problem, Record, read_records
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.trace.models import JSON_SCHEMA_DIALECT
 
 Weight = Annotated[float, Field(ge=0, strict=True, allow_inf_nan=False)]

@@ -31,7 +31,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 from knowledgepulse.errors import PluginLoadError
 from knowledgepulse.evals.models import Case, Page
 
-Task = Callable[["TaskInput"], Any]
+TaskFunction = Callable[["TaskInput"], Any]
 """A workflow under test: ``TaskInput -> output``, or ``TaskInput -> Awaitable[output]``."""
 
 TASK_FAILURES = (Exception, SystemExit, KeyboardInterrupt)
@@ -131,7 +131,7 @@ def output_json(value: Any) -> JsonValue:
 
 
 async def call_task(
-    task: Task,
+    task: TaskFunction,
     task_input: TaskInput,
     *,
     timeout: float | None = None,
@@ -169,7 +169,7 @@ async def call_task(
         await asyncio.sleep(min(retry_delay * 2 ** (attempts - 1), MAX_RETRY_DELAY_S))
 
 
-async def _called(task: Task, task_input: TaskInput) -> tuple[Any, float]:
+async def _called(task: TaskFunction, task_input: TaskInput) -> tuple[Any, float]:
     # The task's result and its time in ms (awaited when async, else run in a thread). A sync
     # task is timed in its thread, so time spent waiting for the busy loop is not counted.
     started = time.perf_counter()
@@ -184,7 +184,7 @@ async def _called(task: Task, task_input: TaskInput) -> tuple[Any, float]:
     return result, (time.perf_counter() - started if elapsed is None else elapsed) * 1000
 
 
-async def _in_thread(task: Task, task_input: TaskInput) -> tuple[Any, float]:
+async def _in_thread(task: TaskFunction, task_input: TaskInput) -> tuple[Any, float]:
     """``task(task_input)`` in a daemon thread, and its time in s; the thread outlives a timeout.
 
     Not ``asyncio.to_thread``: its pool threads are joined when the loop closes, so one call stuck
@@ -243,7 +243,7 @@ def check_options(
 # each other and a file named twice is imported once.
 
 
-def load_task(spec: str) -> Task:
+def load_task(spec: str) -> TaskFunction:
     """The function a ``module:function`` or ``path/to/file.py:function`` spec names.
 
     Raises:
@@ -269,7 +269,7 @@ def load_task(spec: str) -> Task:
             f"task {spec!r}: {name} is a {type(found).__name__}, not a function; name a "
             "function that takes a TaskInput and returns the output"
         )
-    task: Task = found
+    task: TaskFunction = found
     return task
 
 

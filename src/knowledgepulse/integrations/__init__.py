@@ -18,12 +18,9 @@ from __future__ import annotations
 # Each hook module imports its framework only when a live hook is made, so importing them
 # here costs no framework; `kp.integrations.langchain` then works without an import line.
 from knowledgepulse.integrations import capture, langchain, openai_agents, otel
-from knowledgepulse.integrations._collector import Collector, OnTrace
 from knowledgepulse.sources import pydantic_ai, smolagents
 
 __all__ = [
-    "Collector",
-    "OnTrace",
     "capture",
     "langchain",
     "openai_agents",

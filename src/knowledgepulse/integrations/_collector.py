@@ -25,7 +25,8 @@ from dataclasses import replace
 from knowledgepulse.records import Record
 from knowledgepulse.sources._envelope import NO_TEXT, TraceOptions
 from knowledgepulse.trace import ReasoningTrace, TraceItem
-from knowledgepulse.value import ScoredItem, TraceValueScorer, ValueBreakdown, default_scorer
+from knowledgepulse.value import ScoredItem, TraceValueScorer, ValueBreakdown
+from knowledgepulse.value.scorer import default_scorer
 
 logger = logging.getLogger("knowledgepulse.integrations")
 

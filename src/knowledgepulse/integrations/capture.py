@@ -56,7 +56,7 @@ class Capture(Collector):
 
     Use it as a decorator (sync or async functions, generators), as a context manager, or through
     :meth:`wrap` (the TS SDK's name). The traces stay on it: :attr:`traces`, :attr:`breakdowns`,
-    :attr:`captured`. Arguments as :class:`~knowledgepulse.integrations.Collector`.
+    :attr:`captured`. Arguments as :class:`~knowledgepulse.integrations._collector.Collector`.
     """
 
     def __init__(
@@ -309,6 +309,3 @@ def capture(
         redact=redact,
     )
     return made if function is None else made(function)
-
-
-__all__ = ["HOOKS", "Capture", "capture"]

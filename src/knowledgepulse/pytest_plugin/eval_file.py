@@ -27,7 +27,7 @@ from knowledgepulse._util.jsonpath import describe
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import InputFileError, PluginLoadError, SuiteError
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset, read_document
-from knowledgepulse.evals.tasks import Task, load_plugin, load_task
+from knowledgepulse.evals.tasks import TaskFunction, load_plugin, load_task
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import open_source
 
@@ -65,7 +65,7 @@ class EvalSpec:
     source: str
     suite: Suite
     case_files: tuple[str, ...]
-    task: Task | None = None
+    task: TaskFunction | None = None
     timeout: float | None = None
     retries: int = 0
     repeat: int = 1
@@ -160,7 +160,9 @@ def _plugins(written: list[str], base: Path, record: Record, problems: list[Prob
             problems.append(record.problem(("plugins", index), str(error)))
 
 
-def _task(model: EvalFileModel, base: Path, record: Record, problems: list[Problem]) -> Task | None:
+def _task(
+    model: EvalFileModel, base: Path, record: Record, problems: list[Problem]
+) -> TaskFunction | None:
     if model.task is None:
         problems.extend(
             record.problem((key,), f"'{key}' applies to a task's calls; name the task with 'task'")

@@ -1,9 +1,12 @@
-"""Reading JSON, JSON Lines, YAML and Parquet input into records and located problems."""
+"""Reading JSON, JSON Lines, YAML and Parquet input into records and located problems.
+
+A :class:`Record` is one input value with its :class:`Location`; what is wrong with the input is
+a located :class:`Problem`. The readers are in ``readers`` (:func:`~.readers.read_records`).
+"""
 
 from __future__ import annotations
 
 from knowledgepulse.errors import Location, Problem
 from knowledgepulse.records.json_values import Record
-from knowledgepulse.records.readers import STDIN, STDIN_NAME, Format, read_records
 
-__all__ = ["STDIN", "STDIN_NAME", "Format", "Location", "Problem", "Record", "read_records"]
+__all__ = ["Location", "Problem", "Record"]

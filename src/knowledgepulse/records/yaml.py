@@ -26,8 +26,6 @@ from knowledgepulse.errors import Location, Problem
 from knowledgepulse.records import json_values
 from knowledgepulse.records.json_values import MAX_NESTING, TOO_DEEP, Loc, Record
 
-__all__ = ["ALIAS_FACTOR", "MAX_INT_DIGITS", "MIN_ALIAS_BUDGET", "parse_yaml"]
-
 MIN_ALIAS_BUDGET = 10_000
 """Nodes a file may always expand to through aliases, however small it is."""
 ALIAS_FACTOR = 10

@@ -17,7 +17,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from knowledgepulse._util.jsonpath import describe
 from knowledgepulse.errors import RedactionRulesError
-from knowledgepulse.records import Problem, Record, read_records
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.redact.detectors import default_rules
 from knowledgepulse.redact.rules import Finder, Rule, RuleSet
 

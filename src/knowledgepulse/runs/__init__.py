@@ -11,12 +11,11 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from knowledgepulse.runs.inputs import RunInput, items_of
-from knowledgepulse.runs.read import read_items
 
 if TYPE_CHECKING:
     from knowledgepulse.runs.api import Redaction, annotate, redact, score
     from knowledgepulse.runs.curate import DedupeResult, SelectionResult, dedupe, select
-    from knowledgepulse.runs.evaluation import EvalOutcome, check_cases, evaluate_cases
+    from knowledgepulse.runs.evaluation import EvalOutcome, evaluate_cases
 
 # Curation brings numpy, scoring the scorer, redaction its rules, evaluation the scorers:
 # imported on first use (PEP 562), so reading alone stays light. The steps under these calls
@@ -27,7 +26,6 @@ _HOME_OF = {
     "Redaction": "api",
     "SelectionResult": "curate",
     "annotate": "api",
-    "check_cases": "evaluation",
     "dedupe": "curate",
     "evaluate_cases": "evaluation",
     "redact": "api",
@@ -56,11 +54,9 @@ __all__ = [
     "RunInput",
     "SelectionResult",
     "annotate",
-    "check_cases",
     "dedupe",
     "evaluate_cases",
     "items_of",
-    "read_items",
     "redact",
     "score",
     "select",

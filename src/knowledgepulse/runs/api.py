@@ -24,10 +24,11 @@ from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 
 if TYPE_CHECKING:
-    from knowledgepulse.curation import MinScore
+    from knowledgepulse.curation.percentiles import MinScore
     from knowledgepulse.redact.items import Redactor
     from knowledgepulse.redact.walk import Finding
-    from knowledgepulse.sources import Notes, TraceOptions
+    from knowledgepulse.sources import TraceOptions
+    from knowledgepulse.sources._read import Notes
     from knowledgepulse.value.scorer import TraceValueScorer
 
 _log = logging.getLogger("knowledgepulse")

@@ -15,29 +15,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from knowledgepulse.curation import (
-    INFERRED_TASK_SIMILARITY,
-    Corpus,
-    MinScore,
-    budget_for_top,
-    infer_tasks,
-    score_corpus,
-)
 from knowledgepulse.curation import dedupe as dedupe_candidates
+from knowledgepulse.curation import infer_tasks, score_corpus
 from knowledgepulse.curation import select as select_candidates
+from knowledgepulse.curation.corpus import Corpus
+from knowledgepulse.curation.percentiles import MinScore
+from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY, budget_for_top
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.redaction import redactor_of
 from knowledgepulse.runs.write import annotated_like
-from knowledgepulse.sources import Notes, TraceOptions
+from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
-    from knowledgepulse.curation import RejectionReason
+    from knowledgepulse.curation.select import RejectionReason
     from knowledgepulse.redact.items import Redactor
 
 NO_VECTORS = (

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from knowledgepulse.errors import ScorerParameterError, Setting
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
-from knowledgepulse.records import STDIN
+from knowledgepulse.records.readers import STDIN
 
 if TYPE_CHECKING:
     from knowledgepulse.engines.ray_engine import RayEmbedder

@@ -37,9 +37,9 @@ from knowledgepulse.evals.report import EvalReport, load_report
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import Suite, load_suite, preset
-from knowledgepulse.evals.tasks import Task, load_plugin, load_task
-from knowledgepulse.records import STDIN, Problem
-from knowledgepulse.records.readers import open_source
+from knowledgepulse.evals.tasks import TaskFunction, load_plugin, load_task
+from knowledgepulse.records import Problem
+from knowledgepulse.records.readers import STDIN, open_source
 
 Baseline = EvalRun | EvalReport | str | Path
 """An earlier run to compare with: the run, its report, or its ``kp eval -f json`` file."""
@@ -128,9 +128,9 @@ def load_evaluation(
     *,
     suite: Suite | str | Path | None = None,
     preset: str | None = None,
-    task: Task | str | None = None,
+    task: TaskFunction | str | None = None,
     plugins: Iterable[str] = (),
-) -> tuple[Suite, Task | None]:
+) -> tuple[Suite, TaskFunction | None]:
     """The suite and the task of an evaluation: the plugins imported first, then the task.
 
     Args:
@@ -156,7 +156,7 @@ def evaluate_cases(
     *,
     suite: Suite | str | Path | None = None,
     preset: str | None = None,
-    task: Task | str | None = None,
+    task: TaskFunction | str | None = None,
     plugins: Iterable[str] = (),
     baseline: Baseline | None = None,
     fail_on: FailOn | None = None,
@@ -253,7 +253,7 @@ def check_cases(
     *,
     suite: Suite | str | Path | None = None,
     preset: str | None = None,
-    task: Task | str | None = None,
+    task: TaskFunction | str | None = None,
     plugins: Iterable[str] = (),
     baseline: Baseline | None = None,
     on_problem: Callable[[Problem], object] | None = None,
@@ -285,8 +285,8 @@ def check_cases(
 
 
 def _user_code(
-    suite: object, preset: str | None, task: Task | str | None, plugins: Iterable[str]
-) -> Task | None:
+    suite: object, preset: str | None, task: TaskFunction | str | None, plugins: Iterable[str]
+) -> TaskFunction | None:
     """The plugins imported, then the task: first of all, so a bad name costs nothing."""
     if (suite is None) == (preset is None):
         raise ValueError("give exactly one of suite (a suite or its file) or preset (a name)")
@@ -306,10 +306,10 @@ def _prepare(
     *,
     suite: Suite | str | Path | None,
     preset: str | None,
-    task: Task | str | None,
+    task: TaskFunction | str | None,
     plugins: Iterable[str],
     baseline: Baseline | None,
-) -> tuple[Suite, Task | None, EvalRun | EvalReport | None]:
+) -> tuple[Suite, TaskFunction | None, EvalRun | EvalReport | None]:
     """The task, then the suite and the baseline, each case file checked to open in between."""
     loaded = _user_code(suite, preset, task, plugins)
     paths = (
@@ -332,7 +332,7 @@ def _prepare(
 def _read(
     cases: Cases,
     suite: Suite,
-    task: Task | None,
+    task: TaskFunction | None,
     found: list[Problem],
     on_problem: Callable[[Problem], object] | None,
 ) -> Iterator[CaseInput]:

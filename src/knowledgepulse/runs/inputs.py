@@ -17,7 +17,8 @@ from typing import Any, TypeAlias
 from knowledgepulse import sources
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.read import read_items, with_task_column, with_tasks
-from knowledgepulse.sources import Notes, TraceOptions
+from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import TraceItem
 
 RunInput: TypeAlias = (

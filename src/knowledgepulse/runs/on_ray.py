@@ -429,13 +429,7 @@ def _score_batch(
 
 
 __all__ = [
-    "TRACE_COLUMN",
-    "ActorOptions",
-    "ConversationRows",
     "DatasetScores",
-    "RowReader",
-    "TraceBatchEmbedder",
-    "TraceColumn",
     "iter_dataset_scores",
     "score_dataset",
 ]

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from knowledgepulse import sources
 from knowledgepulse.records import Problem
-from knowledgepulse.sources import Notes, TraceOptions
+from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.item import task_at
 

@@ -19,7 +19,7 @@ from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:  # numpy, and the cache, load only for the runs that need them
-    from knowledgepulse.curation import MinScore
+    from knowledgepulse.curation.percentiles import MinScore
     from knowledgepulse.novelty.cache import VectorCache
 
 Order: TypeAlias = Literal["input", "time"]
@@ -95,7 +95,8 @@ def _whole(
     min_score: MinScore | None,
 ) -> Iterator[ScoredItem]:
     """Every item with its breakdown, for the modes that need the whole input first."""
-    from knowledgepulse.curation import score_corpus, time_order  # noqa: PLC0415 - numpy
+    from knowledgepulse.curation import score_corpus  # noqa: PLC0415 - numpy
+    from knowledgepulse.curation.corpus import time_order  # noqa: PLC0415 - numpy
 
     if corpus:
         breakdowns = score_corpus(scorer, items).breakdowns
@@ -118,7 +119,7 @@ def min_score_of(value: MinScore | float | str | None) -> MinScore | None:
     """
     if value is None:
         return None
-    from knowledgepulse.curation import MinScore  # noqa: PLC0415 - numpy
+    from knowledgepulse.curation.percentiles import MinScore  # noqa: PLC0415 - numpy
 
     if isinstance(value, MinScore):
         return value

@@ -19,22 +19,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from knowledgepulse.sources._envelope import (
-    CONFIDENCE_KEY,
-    DOMAIN_KEY,
-    ConversionError,
-    TraceOptions,
-    assemble,
-)
-from knowledgepulse.sources._read import Notes, convert, read
-from knowledgepulse.sources._registry import (
-    ENTRY_POINT_GROUP,
-    Source,
-    get_source,
-    register_source,
-    source_names,
-    unregister_source,
-)
+from knowledgepulse.sources._envelope import TraceOptions, assemble
+from knowledgepulse.sources._read import convert, read
+from knowledgepulse.sources._registry import Source, register_source, source_names
 from knowledgepulse.sources._rows import RowOptions
 from knowledgepulse.sources._steps import StepBuilder
 
@@ -51,20 +38,12 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "CONFIDENCE_KEY",
-    "DOMAIN_KEY",
-    "ENTRY_POINT_GROUP",
-    "ConversionError",
-    "Notes",
     "RowOptions",
     "Source",
     "StepBuilder",
     "TraceOptions",
     "assemble",
     "convert",
-    "get_source",
     "read",
     "register_source",
-    "source_names",
-    "unregister_source",
 ]

@@ -11,17 +11,19 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.sources import pydantic_ai, smolagents
+from knowledgepulse.sources import pydantic_ai
+from knowledgepulse.sources._chat import anthropic, hermes, openai_chat, openai_responses, sharegpt
+from knowledgepulse.sources._chat._row import ChatSource
 from knowledgepulse.sources._envelope import TraceOptions
+from knowledgepulse.sources._exports import jaeger, langfuse, otel_js, phoenix
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
-from knowledgepulse.sources.chat import anthropic, hermes, openai_chat, openai_responses, sharegpt
-from knowledgepulse.sources.chat._row import ChatSource
-from knowledgepulse.sources.exports import jaeger, langfuse, otel_js, phoenix
 from knowledgepulse.sources.langchain import _files as langsmith
 from knowledgepulse.sources.openai_agents import _files as agents_files
 from knowledgepulse.sources.openai_agents import _spans as agents_spans
 from knowledgepulse.sources.otel import build as otel_build
 from knowledgepulse.sources.otel import files as otel_files
+from knowledgepulse.sources.smolagents import _files as smolagents_files
+from knowledgepulse.sources.smolagents import _run as smolagents_run
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.load import trace_items
 from knowledgepulse.trace.models import CONTEXT_URLS
@@ -104,10 +106,10 @@ class Smolagents(Source):
     """smolagents memory steps, lists of them, or run results."""
 
     shapes = "memory steps"
-    content_hint = smolagents.CONTENT_HINT
+    content_hint = smolagents_run.CONTENT_HINT
     overrides = ("openai-chat",)  # an ActionStep keeps the model's input messages
-    recognises = staticmethod(smolagents.recognises)
-    convert = staticmethod(smolagents.convert_records)
+    recognises = staticmethod(smolagents_files.recognises)
+    convert = staticmethod(smolagents_files.convert_records)
 
 
 @register_source("pydantic-ai")

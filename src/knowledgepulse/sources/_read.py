@@ -15,7 +15,8 @@ from typing import Any
 
 from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse.records import Location, Problem, Record, read_records
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._registry import (
     REASONING_TRACE,

@@ -385,6 +385,3 @@ def _not_a_message(value: Any) -> str:
         "{kind: request|response, parts: [...]}, as "
         "ModelMessagesTypeAdapter.dump_json(result.all_messages()) writes them"
     )
-
-
-__all__ = ["CONTENT_HINT", "OUTPUT_TOOL_PREFIX", "convert_records", "recognises", "to_trace"]

@@ -1,39 +1,12 @@
-"""The ``ReasoningTrace`` document: models, and loading with path-precise errors."""
+"""The ``ReasoningTrace`` document: models, and loading with path-precise errors.
+
+The document's parts (``Task``, ``Step``, ``Outcome``, ``Metadata``...) are in ``models``.
+"""
 
 from __future__ import annotations
 
 from knowledgepulse.trace.item import TraceItem
-from knowledgepulse.trace.load import load_traces, parse_trace, validate_record
-from knowledgepulse.trace.models import (
-    CONTEXT_URLS,
-    STEP_TYPES,
-    Entity,
-    KnowledgeGraphDelta,
-    Metadata,
-    Outcome,
-    ReasoningTrace,
-    Relationship,
-    Step,
-    StepType,
-    Task,
-    Tool,
-)
+from knowledgepulse.trace.load import load_traces, parse_trace
+from knowledgepulse.trace.models import ReasoningTrace
 
-__all__ = [
-    "CONTEXT_URLS",
-    "STEP_TYPES",
-    "Entity",
-    "KnowledgeGraphDelta",
-    "Metadata",
-    "Outcome",
-    "ReasoningTrace",
-    "Relationship",
-    "Step",
-    "StepType",
-    "Task",
-    "Tool",
-    "TraceItem",
-    "load_traces",
-    "parse_trace",
-    "validate_record",
-]
+__all__ = ["ReasoningTrace", "TraceItem", "load_traces", "parse_trace"]

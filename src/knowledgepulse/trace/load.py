@@ -18,7 +18,8 @@ from pydantic import BaseModel, ValidationError
 from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.errors import TraceValidationError
-from knowledgepulse.records import Location, Problem, Record, read_records
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.models import CONTEXT_URLS, ReasoningTrace
 

@@ -1,57 +1,19 @@
-"""Trace value: the four dimensions, weight profiles, overrides, and the scorer that joins them."""
+"""Trace value: the four dimensions, weight profiles, overrides, and the scorer that joins them.
 
-from knowledgepulse.value.breakdown import NoveltyOrigin, NoveltySource, ValueBreakdown
-from knowledgepulse.value.dimensions import (
-    AppliedOverride,
-    Dimensions,
-    OverrideName,
-    TraceFeatures,
-    apply_overrides,
-    complexity,
-    embedding_text,
-    novelty,
-    outcome_confidence,
-    tool_diversity,
-)
+The formulas are in ``dimensions``, the weight profiles in ``profiles``, the breakdown's parts
+in ``breakdown``, the scorer and the process-wide default in ``scorer``.
+"""
+
+from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.item import ScoredItem
-from knowledgepulse.value.profiles import BUILTIN_PROFILES, ProfileRegistry, ScoringWeights
-from knowledgepulse.value.scorer import (
-    DEFAULT_THRESHOLD,
-    CacheMode,
-    TraceValueScorer,
-    default_scorer,
-    evaluate_value,
-    register_profile,
-    score_trace,
-    score_traces,
-    set_default_scorer,
-)
+from knowledgepulse.value.profiles import ScoringWeights
+from knowledgepulse.value.scorer import TraceValueScorer, evaluate_value, score_trace
 
 __all__ = [
-    "BUILTIN_PROFILES",
-    "DEFAULT_THRESHOLD",
-    "AppliedOverride",
-    "CacheMode",
-    "Dimensions",
-    "NoveltyOrigin",
-    "NoveltySource",
-    "OverrideName",
-    "ProfileRegistry",
     "ScoredItem",
     "ScoringWeights",
-    "TraceFeatures",
     "TraceValueScorer",
     "ValueBreakdown",
-    "apply_overrides",
-    "complexity",
-    "default_scorer",
-    "embedding_text",
     "evaluate_value",
-    "novelty",
-    "outcome_confidence",
-    "register_profile",
     "score_trace",
-    "score_traces",
-    "set_default_scorer",
-    "tool_diversity",
 ]

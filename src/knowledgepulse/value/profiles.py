@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from knowledgepulse.errors import ProfileError
-from knowledgepulse.records import Problem, read_records
+from knowledgepulse.records import Problem
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.value.dimensions import Dimensions
 
 DEFAULT_PROFILE = "default"

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from knowledgepulse.errors import missing_extra
 from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
-from knowledgepulse.sources.langchain import to_trace
+from knowledgepulse.sources.langchain import to_trace as to_trace
 from knowledgepulse.value import TraceValueScorer
 
 if TYPE_CHECKING:
@@ -88,6 +88,3 @@ def activate(collector: Collector) -> AbstractContextManager[None]:
     """
     context: AbstractContextManager[None] = _live_module().activate(collector)
     return context
-
-
-__all__ = ["activate", "to_trace", "tracer"]

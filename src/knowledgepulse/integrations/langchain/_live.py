@@ -106,7 +106,8 @@ class KPTracer(Collector, _Recorder):
 
     Pass it in ``config={"callbacks": [tracer]}`` (any runnable, chain, LangGraph graph); the
     traces it made are in :attr:`captured`, :attr:`traces` and :attr:`breakdowns`. See
-    :class:`~knowledgepulse.integrations.Collector` for the arguments every live hook shares.
+    :class:`~knowledgepulse.integrations._collector.Collector` for the arguments every live
+    hook shares.
 
     Args:
         domain: the ``task_domain`` of every trace.

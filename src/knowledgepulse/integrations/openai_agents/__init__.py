@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 
 from knowledgepulse.errors import missing_extra
 from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
-from knowledgepulse.sources.openai_agents import convert_spans, to_trace
+from knowledgepulse.sources.openai_agents import convert_spans as convert_spans
+from knowledgepulse.sources.openai_agents import to_trace as to_trace
 from knowledgepulse.value import TraceValueScorer
 
 if TYPE_CHECKING:
@@ -86,6 +87,3 @@ def activate(collector: Collector) -> AbstractContextManager[None]:
     """
     context: AbstractContextManager[None] = _load_live().activate(collector)
     return context
-
-
-__all__ = ["activate", "convert_spans", "processor", "to_trace"]

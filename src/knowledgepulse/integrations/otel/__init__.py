@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, cast
 
 from knowledgepulse.errors import missing_extra
 from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
-from knowledgepulse.sources.otel import to_trace, to_traces
+from knowledgepulse.sources.otel import to_trace as to_trace
+from knowledgepulse.sources.otel import to_traces as to_traces
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -92,6 +93,3 @@ def _live() -> ModuleType:
         return importlib.import_module("knowledgepulse.integrations.otel.live")
     except ImportError as error:
         raise missing_extra("opentelemetry-sdk", "otel", error) from error
-
-
-__all__ = ["activate", "install", "to_trace", "to_traces"]

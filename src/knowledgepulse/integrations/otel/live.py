@@ -169,7 +169,7 @@ class KPSpanProcessor(SpanProcessor):
 
 
 class OTelCollector(Collector):
-    """A :class:`~knowledgepulse.integrations.Collector` fed by a span processor.
+    """A :class:`~knowledgepulse.integrations._collector.Collector` fed by a span processor.
 
     Attributes:
         processor: the :class:`KPSpanProcessor` added to the tracer provider.
@@ -198,7 +198,7 @@ def install(
     """Capture every agent run traced by OpenTelemetry, as a scored ``ReasoningTrace``.
 
     Adds a :class:`KPSpanProcessor` to ``tracer_provider``, else to the global SDK provider (set
-    one up when none is set). See :class:`~knowledgepulse.integrations.Collector` for the
+    one up when none is set). See :class:`~knowledgepulse.integrations._collector.Collector` for the
     arguments; the ``max_*`` ones bound memory.
 
     Raises:

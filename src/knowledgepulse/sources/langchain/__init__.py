@@ -19,13 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from knowledgepulse.sources._envelope import ConversionError, TraceOptions
-from knowledgepulse.sources.langchain._files import (
-    CONTENT_HINT,
-    convert_records,
-    dump_run,
-    recognises,
-    trees,
-)
+from knowledgepulse.sources.langchain._files import dump_run, trees
 from knowledgepulse.sources.langchain._runs import convert_tree
 from knowledgepulse.trace import TraceItem
 
@@ -69,6 +63,3 @@ def _plain(run: Any) -> Any:
     if hasattr(run, "run_type"):
         return dump_run(run)
     raise ConversionError(f"not a LangChain or LangSmith run: a {type(run).__name__}")
-
-
-__all__ = ["CONTENT_HINT", "convert_records", "dump_run", "recognises", "to_trace"]

@@ -18,9 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from knowledgepulse.sources._envelope import TraceOptions
-from knowledgepulse.sources.openai_agents._files import convert_records, recognises
-from knowledgepulse.sources.openai_agents._result import to_trace
-from knowledgepulse.sources.openai_agents._spans import CONTENT_HINT
+from knowledgepulse.sources.openai_agents._result import to_trace as to_trace
 from knowledgepulse.sources.openai_agents._spans import convert_spans as _convert_spans
 from knowledgepulse.trace import TraceItem
 
@@ -44,6 +42,3 @@ def convert_spans(
         ConversionError: the spans hold no step.
     """
     return _convert_spans(trace, spans, TraceOptions(domain=domain, confidence=confidence))
-
-
-__all__ = ["CONTENT_HINT", "convert_records", "convert_spans", "recognises", "to_trace"]

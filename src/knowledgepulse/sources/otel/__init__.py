@@ -6,7 +6,7 @@ and Pydantic AI's own attributes, so it covers every framework that emits GenAI 
 
 Files (``kp convert --from otlp``): OTLP JSON and JSON Lines (the OTel file exporter's; Tempo's
 ``batches`` with OTLP's pre-1.0 names too), and the SDK's ``ConsoleSpanExporter`` JSON. The
-observability tools' exports (:mod:`knowledgepulse.sources.exports`) read into the same
+observability tools' exports (:mod:`knowledgepulse.sources._exports`) read into the same
 :class:`Span`. Reading needs no dependency; the live span processor is
 :mod:`knowledgepulse.integrations.otel`.
 """
@@ -17,12 +17,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from knowledgepulse.sources._envelope import ConversionError, TraceOptions
-from knowledgepulse.sources.otel.build import CONTENT_HINT, convert_spans
-from knowledgepulse.sources.otel.files import convert_records, recognises
+from knowledgepulse.sources.otel.build import convert_spans
 from knowledgepulse.sources.otel.spans import (
     Span,
     SpanError,
-    SpanEvent,
     console_span,
     is_console_span,
     is_otlp,
@@ -90,14 +88,3 @@ def _as_spans(item: Any) -> list[Span]:
     except SpanError as error:
         raise ConversionError(f"a span cannot be read: {error.message}") from error
     raise ConversionError(f"not a span: {type(item).__name__}")
-
-
-__all__ = [
-    "CONTENT_HINT",
-    "Span",
-    "SpanEvent",
-    "convert_records",
-    "recognises",
-    "to_trace",
-    "to_traces",
-]

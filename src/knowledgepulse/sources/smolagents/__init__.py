@@ -18,15 +18,5 @@ The steps' shapes and field readers are ``_shapes.py``; a run read step by step 
 files ``_files.py``; a run handed over live ``_result.py``.
 """
 
-from knowledgepulse.sources.smolagents._files import convert_records, recognises
-from knowledgepulse.sources.smolagents._result import to_trace
-from knowledgepulse.sources.smolagents._run import CONTENT_HINT, FINAL_ANSWER_TOOL, MAX_STEPS_ERROR
-
-__all__ = [
-    "CONTENT_HINT",
-    "FINAL_ANSWER_TOOL",
-    "MAX_STEPS_ERROR",
-    "convert_records",
-    "recognises",
-    "to_trace",
-]
+# The one public call: the readers the source registry uses are its private modules'.
+from knowledgepulse.sources.smolagents._result import to_trace as to_trace

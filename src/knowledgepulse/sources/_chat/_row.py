@@ -23,6 +23,7 @@ import orjson
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.text import counted
 from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._chat._text import error_text
 from knowledgepulse.sources._envelope import (
     DOMAIN_KEY,
     ConversionError,
@@ -33,7 +34,6 @@ from knowledgepulse.sources._envelope import (
 from knowledgepulse.sources._registry import Source
 from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions
 from knowledgepulse.sources._steps import StepBuilder, as_text
-from knowledgepulse.sources.chat._text import error_text
 from knowledgepulse.trace import TraceItem
 
 ID_FIELDS = ("id", "_id", "uuid", "conversation_id", "trajectory_id", "sample_id", "row_id")

@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.sources._chat import _row
+from knowledgepulse.sources._chat._text import content_text
+from knowledgepulse.sources._chat.openai_chat import TEXT_KINDS
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._steps import StepBuilder
-from knowledgepulse.sources.chat import _row
-from knowledgepulse.sources.chat._text import content_text
-from knowledgepulse.sources.chat.openai_chat import TEXT_KINDS
 
 CONTENT_HINT = (
     "the rows hold no item text; check messages_field (kp: --messages-field) names the items column"

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from knowledgepulse.sources._chat import _row, openai_chat, sharegpt
+from knowledgepulse.sources._chat._text import has_tags
 from knowledgepulse.sources._steps import StepBuilder
-from knowledgepulse.sources.chat import _row, openai_chat, sharegpt
-from knowledgepulse.sources.chat._text import has_tags
 
 CONTENT_HINT = (
     "the rows hold no turn text; check messages_field (kp: --messages-field) names "

@@ -20,11 +20,11 @@ from typing import Any
 import orjson
 
 from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.sources._chat import _row
+from knowledgepulse.sources._chat._text import has_tags
+from knowledgepulse.sources._chat.openai_chat import assistant_text, tagged_results
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._steps import StepBuilder
-from knowledgepulse.sources.chat import _row
-from knowledgepulse.sources.chat._text import has_tags
-from knowledgepulse.sources.chat.openai_chat import assistant_text, tagged_results
 
 CONTENT_HINT = (
     "the rows hold no turn text; check messages_field (kp: --messages-field) names "

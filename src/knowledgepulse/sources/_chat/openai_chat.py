@@ -14,10 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse.sources._envelope import PathError
-from knowledgepulse.sources._steps import StepBuilder
-from knowledgepulse.sources.chat import _row
-from knowledgepulse.sources.chat._text import (
+from knowledgepulse.sources._chat import _row
+from knowledgepulse.sources._chat._text import (
     content_text,
     has_tags,
     one_of,
@@ -26,6 +24,8 @@ from knowledgepulse.sources.chat._text import (
     tool_calls,
     tool_responses,
 )
+from knowledgepulse.sources._envelope import PathError
+from knowledgepulse.sources._steps import StepBuilder
 
 CONTENT_HINT = (
     "the rows hold no message text; check messages_field (kp: --messages-field) "
