@@ -18,7 +18,7 @@ def user_code_forgotten() -> Iterator[None]:
     a library the test happened to import first stays (numpy cannot be imported twice).
     """
     registry.get_scorer_class("operation-accuracy")  # the built-ins are in the snapshot
-    saved = dict(registry._registry)
+    saved = dict(registry._scorers.classes)
     path = list(sys.path)
     before = set(sys.modules)
     try:
@@ -29,5 +29,5 @@ def user_code_forgotten() -> Iterator[None]:
             if "site-packages" not in origin and f"src{os.sep}knowledgepulse" not in origin:
                 del sys.modules[name]
         sys.path[:] = path
-        registry._registry.clear()
-        registry._registry.update(saved)
+        registry._scorers.classes.clear()
+        registry._scorers.classes.update(saved)

@@ -15,12 +15,12 @@ from tests.evals.builders import make_case, op, page
 def isolated_registry() -> Iterator[None]:
     """Let a test register scorers and reload entry points; restore the registry afterwards."""
     registry.get_scorer_class("operation-accuracy")  # the built-ins are in the snapshot
-    saved = dict(registry._registry)
-    loaded = registry._entry_points_loaded
+    saved = dict(registry._scorers.classes)
+    loaded = registry._scorers.entry_points_loaded
     yield
-    registry._registry.clear()
-    registry._registry.update(saved)
-    registry._entry_points_loaded = loaded
+    registry._scorers.classes.clear()
+    registry._scorers.classes.update(saved)
+    registry._scorers.entry_points_loaded = loaded
 
 
 @pytest.fixture

@@ -49,7 +49,7 @@ def plugin_dir(
 ) -> Iterator[Path]:
     """A directory on sys.path, with entry points reloaded on the next lookup miss."""
     monkeypatch.syspath_prepend(str(tmp_path))
-    registry._entry_points_loaded = False
+    registry._scorers.entry_points_loaded = False
     before = set(sys.modules)
     yield tmp_path
     for name in set(sys.modules) - before:

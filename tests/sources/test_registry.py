@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from knowledgepulse import sources
+from knowledgepulse._util import plugins
 from knowledgepulse.errors import UnknownSourceError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources import Source, StepBuilder, TraceOptions, assemble, register_source
@@ -89,12 +90,12 @@ class ChatToo(Source):
 def isolated_registry() -> Iterator[None]:
     """Let a test register sources and reload entry points; restore the registry afterwards."""
     source_names()  # the built-ins (and installed entry points) are in the snapshot
-    saved = dict(registry._registry)
-    loaded = registry._entry_points_loaded
+    saved = dict(registry._sources.classes)
+    loaded = registry._sources.entry_points_loaded
     yield
-    registry._registry.clear()
-    registry._registry.update(saved)
-    registry._entry_points_loaded = loaded
+    registry._sources.classes.clear()
+    registry._sources.classes.update(saved)
+    registry._sources.entry_points_loaded = loaded
 
 
 def test_the_built_ins_are_registered_in_detection_order_a_reasoning_trace_first() -> None:
@@ -144,8 +145,8 @@ def test_a_source_published_as_an_entry_point_is_loaded_on_first_use(
         asked.append(group)
         return [entry]
 
-    monkeypatch.setattr(registry, "entry_points", entry_points)
-    registry._entry_points_loaded = False
+    monkeypatch.setattr(plugins, "entry_points", entry_points)
+    registry._sources.entry_points_loaded = False
     assert get_source("plain-runs").name == "plain-runs"
     assert asked == [registry.ENTRY_POINT_GROUP]
     (item,) = sources.convert([{"plain_run": ["x"]}])
@@ -162,8 +163,8 @@ def test_a_broken_entry_point_is_logged_and_skipped(
         EntryPoint("not-a-source", f"{__name__}:CHAT_ROW", registry.ENTRY_POINT_GROUP),
         EntryPoint("plain-runs", f"{__name__}:PlainRuns", registry.ENTRY_POINT_GROUP),
     ]
-    monkeypatch.setattr(registry, "entry_points", lambda *, group: entries)
-    registry._entry_points_loaded = False
+    monkeypatch.setattr(plugins, "entry_points", lambda *, group: entries)
+    registry._sources.entry_points_loaded = False
     with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
         names = source_names()
     assert "plain-runs" in names

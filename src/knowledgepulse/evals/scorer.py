@@ -6,20 +6,16 @@ the ``knowledgepulse.scorers`` entry points, loaded the first time a name is not
 
 from __future__ import annotations
 
-import difflib
-import importlib
-import logging
 import math
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property
-from importlib.metadata import entry_points
+from functools import cached_property
 from typing import Any, ClassVar, Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from knowledgepulse._util.jsonpath import describe, format_path
+from knowledgepulse._util.plugins import Registry, did_you_mean
 from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError, UnknownScorerError
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 
@@ -163,14 +159,26 @@ class Scorer:
 # --- The registry: scorers by type name ------------------------------------------------------
 
 ENTRY_POINT_GROUP = "knowledgepulse.scorers"
-_BUILTIN_MODULE = "knowledgepulse.evals.scorers"
 
-_log = logging.getLogger("knowledgepulse")
 S = TypeVar("S", bound=type[Scorer])
 
-_registry: dict[str, type[Scorer]] = {}
-_lock = threading.Lock()
-_entry_points_loaded = False
+
+def _check_type_name(type_name: str) -> None:
+    if not type_name or type_name != type_name.strip():
+        raise ValueError(
+            f"scorer type names must be non-empty without spaces around: {type_name!r}"
+        )
+
+
+_scorers = Registry(
+    kind="scorer",
+    base=Scorer,
+    name_attr="type_name",
+    builtins="knowledgepulse.evals.scorers",
+    group=ENTRY_POINT_GROUP,
+    taken="scorer type {name!r} is already registered by {holder}; choose another type name",
+    check_name=_check_type_name,
+)
 
 
 def register_scorer(type_name: str) -> Callable[[S], S]:
@@ -179,98 +187,37 @@ def register_scorer(type_name: str) -> Callable[[S], S]:
     Raises:
         ValueError: the name is empty or taken by a different class.
     """
-    if not type_name or type_name != type_name.strip():
-        raise ValueError(
-            f"scorer type names must be non-empty without spaces around: {type_name!r}"
-        )
-
-    def decorate(cls: S) -> S:
-        # Built-ins first, so a plugin that takes a built-in's name is the one refused (by
-        # name, at its import), never the built-in loaded after it (an internal error).
-        if not cls.__module__.startswith(f"{_BUILTIN_MODULE}."):
-            _load_builtins()
-        with _lock:
-            existing = _registry.get(type_name)
-            # The same class imported again (its module forgotten and re-imported, as pytester
-            # and notebooks do) replaces itself; another class under the name is a clash.
-            if existing is not None and _qualified(existing) != _qualified(cls):
-                raise ValueError(
-                    f"scorer type {type_name!r} is already registered by "
-                    f"{_qualified(existing)}; choose another type name"
-                )
-            cls.type_name = type_name
-            _registry[type_name] = cls
-        return cls
-
-    return decorate
+    return _scorers.register(type_name)
 
 
 def unregister_scorer(type_name: str) -> None:
     """Remove a registered scorer (for tests and notebooks that redefine one)."""
-    with _lock:
-        _registry.pop(type_name, None)
+    _scorers.unregister(type_name)
 
 
 def get_scorer_class(type_name: str) -> type[Scorer]:
     """The scorer class registered under ``type_name`` (UnknownScorerError lists the known)."""
-    _load_builtins()
-    if type_name not in _registry:
-        _load_entry_points()
-    try:
-        return _registry[type_name]
-    except KeyError:
-        raise UnknownScorerError(unknown_scorer_message(type_name)) from None
+    cls = _scorers.get(type_name)
+    if cls is None:
+        raise UnknownScorerError(unknown_scorer_message(type_name))
+    return cls
 
 
 def scorer_types() -> list[str]:
     """Every registered type name, sorted (built-ins, the user's own, and entry points)."""
-    _load_builtins()
-    _load_entry_points()
-    return sorted(_registry)
+    return sorted(name for name, _ in _scorers.items())
 
 
 def builtin_scorer_types() -> tuple[str, ...]:
     """The type names of the scorers that ship with knowledgepulse, sorted."""
-    _load_builtins()
-    prefix = f"{_BUILTIN_MODULE}."
-    return tuple(sorted(n for n, cls in _registry.items() if cls.__module__.startswith(prefix)))
+    _scorers.load_builtins()
+    return tuple(sorted(n for n, cls in _scorers.classes.items() if _scorers.is_builtin(cls)))
 
 
 def unknown_scorer_message(type_name: str) -> str:
     """Say that a type is unknown, which exist, which is closest, and how to add one."""
     known = scorer_types()
-    closest = difflib.get_close_matches(type_name, known, n=1)
-    hint = f" Did you mean {closest[0]!r}?" if closest else ""
     return (
-        f"unknown scorer type {type_name!r}.{hint} Known types: {', '.join(known)}. "
-        f"To add your own, decorate a Scorer subclass with @register_scorer({type_name!r}) "
-        f"or publish it under the {ENTRY_POINT_GROUP!r} entry-point group."
+        f"unknown scorer type {type_name!r}.{did_you_mean(type_name, known)} "
+        f"Known types: {', '.join(known)}. {_scorers.how_to_add(type_name)}"
     )
-
-
-@cache
-def _load_builtins() -> None:
-    importlib.import_module(_BUILTIN_MODULE)
-
-
-def _load_entry_points() -> None:
-    global _entry_points_loaded  # noqa: PLW0603 - a process-wide, load-once flag
-    if _entry_points_loaded:
-        return
-    _entry_points_loaded = True
-    for entry_point in entry_points(group=ENTRY_POINT_GROUP):
-        if entry_point.name in _registry:
-            continue
-        try:
-            loaded = entry_point.load()
-        except (Exception, SystemExit) as error:  # a broken plugin must not break the others
-            _log.warning("scorer plugin %r could not be loaded: %s", entry_point.value, error)
-            continue
-        if not (isinstance(loaded, type) and issubclass(loaded, Scorer)):
-            _log.warning("scorer plugin %r is not a Scorer subclass; ignored", entry_point.value)
-            continue
-        register_scorer(entry_point.name)(loaded)
-
-
-def _qualified(cls: type) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"

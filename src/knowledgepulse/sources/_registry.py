@@ -8,15 +8,11 @@ built-ins (``_builtin.py``, a ``ReasoningTrace`` first), then the others as they
 
 from __future__ import annotations
 
-import difflib
-import importlib
 import logging
-import threading
 from collections.abc import Callable, Iterable, Iterator
-from functools import cache
-from importlib.metadata import entry_points
 from typing import Any, ClassVar, TypeVar
 
+from knowledgepulse._util.plugins import Registry, did_you_mean
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import UnknownSourceError
 from knowledgepulse.records import Problem, Record
@@ -26,7 +22,6 @@ from knowledgepulse.trace import TraceItem
 ENTRY_POINT_GROUP = "knowledgepulse.sources"
 REASONING_TRACE = "reasoning-trace"
 """The source of this tool's own documents: a ``ReasoningTrace`` is always read as itself."""
-_BUILTIN_MODULE = "knowledgepulse.sources._builtin"
 
 _log = logging.getLogger("knowledgepulse")
 
@@ -81,9 +76,23 @@ class Source:
 
 S = TypeVar("S", bound=type[Source])
 
-_registry: dict[str, Source] = {}
-_lock = threading.Lock()
-_entry_points_loaded = False
+
+def _check_name(name: str) -> None:
+    if not name or name != name.strip() or name == "auto":
+        raise ValueError(
+            f"source names must be non-empty, without spaces around, not auto: {name!r}"
+        )
+
+
+_sources = Registry(
+    kind="source",
+    base=Source,
+    name_attr="name",
+    builtins="knowledgepulse.sources._builtin",
+    group=ENTRY_POINT_GROUP,
+    taken="source {name!r} is already registered by {holder}; choose another name",
+    check_name=_check_name,
+)
 
 
 def register_source(name: str) -> Callable[[S], S]:
@@ -92,52 +101,25 @@ def register_source(name: str) -> Callable[[S], S]:
     Raises:
         ValueError: the name is empty or taken by a different class.
     """
-    if not name or name != name.strip() or name == "auto":
-        raise ValueError(
-            f"source names must be non-empty, without spaces around, not auto: {name!r}"
-        )
-
-    def decorate(cls: S) -> S:
-        # Built-ins first, so a plugin that takes a built-in's name is the one refused (by
-        # name, at its import), and the built-ins keep the front of the detection order.
-        if cls.__module__ != _BUILTIN_MODULE:
-            _load_builtins()
-        with _lock:
-            existing = _registry.get(name)
-            # The same class imported again (its module forgotten and re-imported, as pytester
-            # and notebooks do) replaces itself; another class under the name is a clash.
-            if existing is not None and _qualified(type(existing)) != _qualified(cls):
-                raise ValueError(
-                    f"source {name!r} is already registered by {_qualified(type(existing))}; "
-                    "choose another name"
-                )
-            cls.name = name
-            _registry[name] = cls()
-        return cls
-
-    return decorate
+    return _sources.register(name)
 
 
 def unregister_source(name: str) -> None:
     """Remove a registered source (for tests and notebooks that redefine one)."""
-    with _lock:
-        _registry.pop(name, None)
+    _sources.unregister(name)
 
 
 def get_source(name: str) -> Source:
     """The source registered under ``name`` (UnknownSourceError lists the known ones)."""
-    _load_builtins()
-    if name not in _registry:
-        _load_entry_points()
-    try:
-        return _registry[name]
-    except KeyError:
-        raise UnknownSourceError(unknown_source_message(name)) from None
+    cls = _sources.get(name)
+    if cls is None:
+        raise UnknownSourceError(unknown_source_message(name))
+    return _made(cls)
 
 
 def source_names() -> tuple[str, ...]:
     """Every registered source name, in detection order (built-ins, then the others)."""
-    return tuple(source.name for source in _sources())
+    return tuple(name for name, _ in _sources.items())
 
 
 def detect(value: Any) -> list[Source]:
@@ -147,7 +129,7 @@ def detect(value: Any) -> list[Source]:
     source knows the record; several: the record is ambiguous, and the user must name one.
     """
     found: list[Source] = []
-    for source in _sources():
+    for source in _every_source():
         try:
             recognised = source.recognises(value)
         except Exception as error:  # a broken plugin must not stop every read
@@ -164,48 +146,24 @@ def detect(value: Any) -> list[Source]:
 def unknown_source_message(name: str) -> str:
     """Say that a source is unknown, which exist, which is closest, and how to add one."""
     known = source_names()
-    closest = difflib.get_close_matches(name, known, n=1)
-    hint = f" Did you mean {closest[0]!r}?" if closest else ""
     return (
-        f"unknown source {name!r}.{hint} Known sources: auto, {', '.join(known)}. "
-        f"To add your own, decorate a Source subclass with @register_source({name!r}) "
-        f"or publish it under the {ENTRY_POINT_GROUP!r} entry-point group."
+        f"unknown source {name!r}.{did_you_mean(name, known)} "
+        f"Known sources: auto, {', '.join(known)}. {_sources.how_to_add(name)}"
     )
 
 
-def _sources() -> list[Source]:
-    _load_builtins()
-    _load_entry_points()
-    with _lock:
-        return list(_registry.values())
+def _every_source() -> list[Source]:
+    return [_made(cls) for _, cls in _sources.items()]
 
 
-@cache
-def _load_builtins() -> None:
-    importlib.import_module(_BUILTIN_MODULE)
+_instances: dict[type[Source], Source] = {}
 
 
-def _load_entry_points() -> None:
-    global _entry_points_loaded  # noqa: PLW0603 - a process-wide, load-once flag
-    if _entry_points_loaded:
-        return
-    _entry_points_loaded = True
-    for entry_point in entry_points(group=ENTRY_POINT_GROUP):
-        if entry_point.name in _registry:
-            continue
-        try:
-            loaded = entry_point.load()
-        except (Exception, SystemExit) as error:  # a broken plugin must not break the others
-            _log.warning("source plugin %r could not be loaded: %s", entry_point.value, error)
-            continue
-        if not (isinstance(loaded, type) and issubclass(loaded, Source)):
-            _log.warning("source plugin %r is not a Source subclass; ignored", entry_point.value)
-            continue
-        register_source(entry_point.name)(loaded)
-
-
-def _qualified(cls: type) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
+def _made(cls: type[Source]) -> Source:
+    # One instance per class: a source holds no state, and detection's answers are compared.
+    if cls not in _instances:
+        _instances.setdefault(cls, cls())
+    return _instances[cls]
 
 
 __all__ = [

@@ -1,0 +1,135 @@
+"""A registry of plugin classes by name: a decorator, built-ins from one module, entry points.
+
+The built-ins are imported before any other class registers: they come first, and a plugin that
+takes a built-in's name is the one refused. The entry points are read once, when a name is
+missing or every name is asked for.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+C = TypeVar("C", bound=type[Any])
+
+_log = logging.getLogger("knowledgepulse")
+
+
+@dataclass
+class Registry(Generic[T]):
+    """Subclasses of ``base`` by name, in the order they registered."""
+
+    kind: str
+    """What a plugin is, in log lines and its decorator's name (``source``: ``register_source``)."""
+    base: type[T]
+    name_attr: str
+    """The class attribute set to the name a class registers under."""
+    builtins: str
+    """The module whose import registers the built-ins (a package: the modules under it too)."""
+    group: str
+    """The entry-point group third parties publish under."""
+    taken: str
+    """The error when another class holds a name, with ``{name}`` and ``{holder}``."""
+    check_name: Callable[[str], None]
+    """Raises ValueError for a name that may not be registered."""
+    classes: dict[str, type[T]] = field(default_factory=dict)
+    entry_points_loaded: bool = False
+    _builtins_loaded: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def register(self, name: str) -> Callable[[C], C]:
+        """Class decorator: register the class under ``name`` and set its ``name_attr``.
+
+        Raises:
+            ValueError: ``check_name`` refuses the name, or another class holds it.
+        """
+        self.check_name(name)
+
+        def decorate(cls: C) -> C:
+            if not self.is_builtin(cls):
+                self.load_builtins()
+            with self._lock:
+                existing = self.classes.get(name)
+                # The same class imported again (its module forgotten and re-imported, as
+                # pytester and notebooks do) replaces itself; another class is a clash.
+                if existing is not None and _qualified(existing) != _qualified(cls):
+                    raise ValueError(self.taken.format(name=name, holder=_qualified(existing)))
+                setattr(cls, self.name_attr, name)
+                self.classes[name] = cls
+            return cls
+
+        return decorate
+
+    def unregister(self, name: str) -> None:
+        """Forget the class registered under ``name``, if any."""
+        with self._lock:
+            self.classes.pop(name, None)
+
+    def get(self, name: str) -> type[T] | None:
+        """The class registered under ``name`` (the entry points read if needed), or ``None``."""
+        self.load_builtins()
+        if name not in self.classes:
+            self.load_entry_points()
+        return self.classes.get(name)
+
+    def items(self) -> list[tuple[str, type[T]]]:
+        """Every name and its class, built-ins and entry points loaded, in registration order."""
+        self.load_builtins()
+        self.load_entry_points()
+        with self._lock:
+            return list(self.classes.items())
+
+    def is_builtin(self, cls: type) -> bool:
+        """Whether ``cls`` is defined in the built-ins' module (or a module under it)."""
+        module: str = cls.__module__
+        return module == self.builtins or module.startswith(f"{self.builtins}.")
+
+    def load_builtins(self) -> None:
+        """Import the built-ins' module, once."""
+        if not self._builtins_loaded:
+            importlib.import_module(self.builtins)
+            self._builtins_loaded = True
+
+    def load_entry_points(self) -> None:
+        """Register the group's entry points, once; log and skip each broken one."""
+        if self.entry_points_loaded:
+            return
+        self.entry_points_loaded = True
+        for entry_point in entry_points(group=self.group):
+            if entry_point.name in self.classes:
+                continue
+            plugin = f"{self.kind} plugin {entry_point.value!r}"
+            try:
+                loaded = entry_point.load()
+            except (Exception, SystemExit) as error:  # a broken plugin must not break the others
+                _log.warning("%s could not be loaded: %s", plugin, error)
+                continue
+            if not (isinstance(loaded, type) and issubclass(loaded, self.base)):
+                _log.warning("%s is not a %s subclass; ignored", plugin, self.base.__name__)
+                continue
+            self.register(entry_point.name)(loaded)
+
+    def how_to_add(self, name: str) -> str:
+        """The sentence that ends a lookup miss: how to register a plugin under ``name``."""
+        return (
+            f"To add your own, decorate a {self.base.__name__} subclass with "
+            f"@register_{self.kind}({name!r}) "
+            f"or publish it under the {self.group!r} entry-point group."
+        )
+
+
+def did_you_mean(name: str, known: Sequence[str]) -> str:
+    """`` Did you mean 'x'?`` for the known name closest to ``name``, or ``""`` if none is close."""
+    closest = difflib.get_close_matches(name, known, n=1)
+    return f" Did you mean {closest[0]!r}?" if closest else ""
+
+
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
