@@ -132,3 +132,17 @@ def test_the_workers_leave_ctrl_c_to_the_parent() -> None:
         os.kill(worker.pid, signal.SIGINT)
     np.testing.assert_array_equal(embedder.embed_batch(texts), first)
     embedder.close()
+
+
+def test_a_wait_for_a_batch_ends_when_a_worker_has_died() -> None:
+    """A batch that never comes back while a worker is dead is a broken pool, not a hang."""
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+    from types import SimpleNamespace
+
+    from knowledgepulse.novelty.minilm import _result
+
+    never: Future[object] = Future()
+    pool = SimpleNamespace(_processes={1: SimpleNamespace(exitcode=-9)})
+    with pytest.raises(BrokenProcessPool):
+        _result(never, pool)  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ import signal
 import threading
 import weakref
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -451,10 +451,11 @@ class WorkerPool:
         """The embeddings of each batch's windows, in order; batches run as workers free up."""
         if self._executor is None:
             raise EmbedderUnavailableError("the embedding workers were closed")
+        executor = self._executor
         try:
             with _children_ignore_ctrl_c():  # workers are spawned as the batches are submitted
-                results = self._executor.map(_run_in_worker, batches)
-            return list(results)
+                futures = [executor.submit(_run_in_worker, batch) for batch in batches]
+            return [_result(future, executor) for future in futures]
         except BrokenProcessPool:
             self.close()
             raise EmbedderUnavailableError(
@@ -468,6 +469,29 @@ class WorkerPool:
         """Stop the worker processes (idempotent)."""
         self._executor = None
         self._finalizer()
+
+
+_LIVENESS_CHECK_S = 1.0
+"""How often a wait for a batch checks that every worker is still alive."""
+
+
+def _result(
+    future: Future[NDArray[np.float32]], executor: ProcessPoolExecutor
+) -> NDArray[np.float32]:
+    """The future's result; BrokenProcessPool as soon as a worker has died.
+
+    The pool notices a dead worker on its own, but not always: a worker killed while idle, just
+    before a batch is submitted, can leave the call waiting forever (seen under load). Looking at
+    the workers' exit codes every second bounds that wait.
+    """
+    while True:
+        try:
+            return future.result(timeout=_LIVENESS_CHECK_S)
+        except TimeoutError:
+            # The pool's own table of its processes: the one place that knows them.
+            processes = getattr(executor, "_processes", None) or {}
+            if any(process.exitcode is not None for process in processes.values()):
+                raise BrokenProcessPool("a worker process exited") from None
 
 
 @contextlib.contextmanager
