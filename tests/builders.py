@@ -69,6 +69,26 @@ def trace_json(
     return data
 
 
+def curation_traces() -> list[dict[str, Any]]:
+    """Two copies of a flight search (near-duplicates) and two code tasks: select's fixture."""
+    return [
+        trace_json(trace_id="kp:trace:flight-a", objective="cheapest flight Lisbon Oslo"),
+        trace_json(trace_id="kp:trace:flight-b", objective="cheapest flight Lisbon Oslo"),
+        trace_json(
+            trace_id="kp:trace:code-1",
+            domain="code",
+            objective="fix the flaky payment test in the integration suite",
+            confidence=0.5,
+        ),
+        trace_json(
+            trace_id="kp:trace:code-2",
+            domain="code",
+            objective="rename the logger module and update every import",
+            confidence=0.6,
+        ),
+    ]
+
+
 def make_trace(**kwargs: Any) -> ReasoningTrace:
     """A validated trace (see :func:`trace_json` for the arguments)."""
     return ReasoningTrace.model_validate(trace_json(**kwargs))

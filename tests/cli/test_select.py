@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from knowledgepulse.testing import HashingEmbedder
-from tests.builders import step, trace_json
+from tests.builders import curation_traces, step, trace_json
 from tests.cli.conftest import KpRunner
 
 
@@ -27,22 +27,7 @@ def write(path: Path, traces: list[dict[str, Any]]) -> str:
 
 
 def corpus(tmp_path: Path, *, reverse: bool = False) -> str:
-    traces = [
-        trace_json(trace_id="kp:trace:flight-a", objective="cheapest flight Lisbon Oslo"),
-        trace_json(trace_id="kp:trace:flight-b", objective="cheapest flight Lisbon Oslo"),
-        trace_json(
-            trace_id="kp:trace:code-1",
-            domain="code",
-            objective="fix the flaky payment test in the integration suite",
-            confidence=0.5,
-        ),
-        trace_json(
-            trace_id="kp:trace:code-2",
-            domain="code",
-            objective="rename the logger module and update every import",
-            confidence=0.6,
-        ),
-    ]
+    traces = curation_traces()
     return write(tmp_path / "t.jsonl", traces[::-1] if reverse else traces)
 
 

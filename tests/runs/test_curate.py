@@ -21,7 +21,7 @@ from knowledgepulse.reports.rows import SCORE_COLUMNS
 from knowledgepulse.runs import dedupe, select
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
-from tests.builders import trace_json
+from tests.builders import curation_traces, trace_json
 
 DATASETS = Path(__file__).parents[2] / "examples" / "datasets"
 pd = pytest.importorskip("pandas")  # untyped: no stubs
@@ -49,22 +49,7 @@ def kp(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 def corpus() -> list[dict[str, Any]]:
     """Two copies of a flight search (near-duplicates), two code tasks, three runs of a refund."""
-    traces = [
-        trace_json(trace_id="kp:trace:flight-a", objective="cheapest flight Lisbon Oslo"),
-        trace_json(trace_id="kp:trace:flight-b", objective="cheapest flight Lisbon Oslo"),
-        trace_json(
-            trace_id="kp:trace:code-1",
-            domain="code",
-            objective="fix the flaky payment test in the integration suite",
-            confidence=0.5,
-        ),
-        trace_json(
-            trace_id="kp:trace:code-2",
-            domain="code",
-            objective="rename the logger module and update every import",
-            confidence=0.6,
-        ),
-    ]
+    traces = curation_traces()
     for run, objective in enumerate(("refund order 7", "money back for order 7", "refund 7")):
         trace = trace_json(trace_id=f"kp:trace:refund-{run}", objective=objective, success=run != 2)
         trace["metadata"]["bench"] = {"task_id": "refund"}
