@@ -10,13 +10,14 @@ the ``knowledgepulse`` logger), and the run goes on.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.inputs import RunInput, items_of
+from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.redaction import redact_items, redactor_of
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of
 from knowledgepulse.runs.write import annotated_like, redacted_like
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger("knowledgepulse")
 
-OnProblem = Callable[[Problem], object]
 """Told each record that gave no valid trace (and each warning), as it is met."""
 
 
@@ -163,7 +163,7 @@ def redact(
     read = items_of(data, source=source, options=options, notes=notes)
     items = list(
         redact_items(
-            _valid(read, problems, on_problem),
+            valid_items(read, problems, on_problem or _logged),
             redactor,
             found=lambda _, found: findings.append(found),
         )
@@ -175,7 +175,7 @@ def redact(
 def _scored(data: RunInput, settings: ScoreSettings) -> Iterator[ScoredItem]:
     """``data`` read, redacted if asked, and scored by a :class:`ScoreRun` of ``settings``."""
     cache_path = settings.get("cache_path")
-    items: Iterable[TraceItem] = _valid(
+    items: Iterable[TraceItem] = valid_items(
         items_of(
             data,
             source=settings.get("source", "auto"),
@@ -184,7 +184,7 @@ def _scored(data: RunInput, settings: ScoreSettings) -> Iterator[ScoredItem]:
             notes=settings.get("notes"),
         ),
         [],
-        settings.get("on_problem"),
+        settings.get("on_problem") or _logged,
     )
     redactor = redactor_of(settings.get("redact", False))
     if redactor is not None:
@@ -204,16 +204,5 @@ def _scored(data: RunInput, settings: ScoreSettings) -> Iterator[ScoredItem]:
         )
 
 
-def _valid(
-    stream: Iterable[TraceItem | Problem], problems: list[Problem], on_problem: OnProblem | None
-) -> Iterator[TraceItem]:
-    """The items of ``stream``; each problem kept, and told to ``on_problem`` or logged."""
-    for item in stream:
-        if isinstance(item, TraceItem):
-            yield item
-            continue
-        problems.append(item)
-        if on_problem is None:
-            _log.warning("%s", item)
-        else:
-            on_problem(item)
+def _logged(problem: Problem) -> None:
+    _log.warning("%s", problem)

@@ -25,11 +25,11 @@ from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs.inputs import RunInput, items_of
+from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.redaction import redactor_of
 from knowledgepulse.runs.write import annotated_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
-from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer
 
@@ -219,7 +219,7 @@ def select(
     options: TraceOptions | None = None,
     notes: Notes | None = None,
     progress: Callable[[int], object] | None = None,
-    on_problem: Callable[[Problem], object] | None = None,
+    on_problem: OnProblem | None = None,
 ) -> SelectionResult:
     """The best items of ``data``: score first, across tasks, skipping near-duplicates.
 
@@ -328,7 +328,7 @@ def dedupe(
     options: TraceOptions | None = None,
     notes: Notes | None = None,
     progress: Callable[[int], object] | None = None,
-    on_problem: Callable[[Problem], object] | None = None,
+    on_problem: OnProblem | None = None,
 ) -> DedupeResult:
     """The groups of near-duplicate items of ``data``, each under the item it keeps.
 
@@ -394,24 +394,20 @@ def _corpus(
     task_field: str | None,
     notes: Notes | None,
     progress: Callable[[int], object] | None,
-    on_problem: Callable[[Problem], object] | None,
+    on_problem: OnProblem | None,
 ) -> tuple[Corpus, tuple[Problem, ...]]:
     """``data`` read, redacted and scored in corpus mode (a ``Corpus`` as it is)."""
     if isinstance(data, Corpus):
         return data, ()
     redactor = redactor_of(redact)
     problems: list[Problem] = []
-    items: list[TraceItem] = []
     read = items_of(
         data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
     )
-    for item in read:
-        if isinstance(item, Problem):
-            problems.append(item)
-            if on_problem is not None:
-                on_problem(item)
-        else:
-            items.append(item if redactor is None else redactor.redact(item)[0])
+    items = [
+        item if redactor is None else redactor.redact(item)[0]
+        for item in valid_items(read, problems, on_problem)
+    ]
     return score_corpus(scorer or TraceValueScorer(), items), tuple(problems)
 
 

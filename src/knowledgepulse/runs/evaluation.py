@@ -40,6 +40,7 @@ from knowledgepulse.evals.suite import Suite, load_suite, preset
 from knowledgepulse.evals.tasks import TaskFunction, load_plugin, load_task
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import STDIN, open_source
+from knowledgepulse.runs.read import OnProblem
 
 Baseline = EvalRun | EvalReport | str | Path
 """An earlier run to compare with: the run, its report, or its ``kp eval -f json`` file."""
@@ -168,7 +169,7 @@ def evaluate_cases(
     task_version: str | None = None,
     cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
     progress: Callable[[TaskProgress], object] | None = None,
-    on_problem: Callable[[Problem], object] | None = None,
+    on_problem: OnProblem | None = None,
 ) -> EvalOutcome:
     """Judge ``cases`` with a suite, compare the run with a baseline, and apply the gate.
 
@@ -256,7 +257,7 @@ def check_cases(
     task: TaskFunction | str | None = None,
     plugins: Iterable[str] = (),
     baseline: Baseline | None = None,
-    on_problem: Callable[[Problem], object] | None = None,
+    on_problem: OnProblem | None = None,
 ) -> CaseCheck:
     """Prepare an evaluation as :func:`evaluate_cases` does and read its cases, scoring none.
 
@@ -334,7 +335,7 @@ def _read(
     suite: Suite,
     task: TaskFunction | None,
     found: list[Problem],
-    on_problem: Callable[[Problem], object] | None,
+    on_problem: OnProblem | None,
 ) -> Iterator[CaseInput]:
     """The cases fitted to the suite, as read; each one's problems and warnings kept and told."""
     for item in fit_cases(case_inputs(cases), suite, before_task=task is not None):

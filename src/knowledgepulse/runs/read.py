@@ -76,3 +76,20 @@ def with_tasks(
             yield item if task is None else dataclasses.replace(item, task=task)
         else:
             yield item
+
+
+OnProblem = Callable[[Problem], object]
+"""Told each record that gives no trace item, as it is read."""
+
+
+def valid_items(
+    stream: Iterable[TraceItem | Problem], problems: list[Problem], on_problem: OnProblem | None
+) -> Iterator[TraceItem]:
+    """The items of ``stream``; each problem kept in ``problems`` and told to ``on_problem``."""
+    for item in stream:
+        if isinstance(item, TraceItem):
+            yield item
+            continue
+        problems.append(item)
+        if on_problem is not None:
+            on_problem(item)
