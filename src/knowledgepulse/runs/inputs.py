@@ -83,6 +83,20 @@ def _paths(data: Any) -> list[str | Path] | None:
     return None
 
 
+def table_kind(data: Any) -> str | None:
+    """``pandas``, ``arrow`` or ``datasets`` for a table of those kinds, else ``None``.
+
+    Told by what the object can do, so that none of those libraries is imported to ask.
+    """
+    if hasattr(data, "iloc") and hasattr(data, "assign"):
+        return "pandas"
+    if hasattr(data, "select") and hasattr(data, "add_column") and hasattr(data, "features"):
+        return "datasets"
+    if hasattr(data, "to_batches") and hasattr(data, "append_column"):
+        return "arrow"
+    return None
+
+
 def _rows(data: Any) -> Iterator[Any]:
     """The rows of a table or an iterable, as dicts, lazily."""
     if isinstance(data, Mapping):
@@ -90,12 +104,12 @@ def _rows(data: Any) -> Iterator[Any]:
             "data is one mapping, not rows (a DatasetDict, or a single trace?): give a list of "
             "rows or traces, or one split, e.g. dataset['train']"
         )
-    to_batches = getattr(data, "to_batches", None)
-    if callable(to_batches) and hasattr(data, "schema"):  # a pyarrow Table
-        return (row for batch in to_batches() for row in batch.to_pylist())
-    if hasattr(data, "to_dict") and hasattr(data, "columns"):  # a pandas DataFrame
+    kind = table_kind(data)
+    if kind == "arrow":
+        return (row for batch in data.to_batches() for row in batch.to_pylist())
+    if kind == "pandas":
         return iter(data.to_dict(orient="records"))
-    if isinstance(data, Iterable):
+    if isinstance(data, Iterable):  # row dicts, a datasets.Dataset among them
         return iter(data)
     raise TypeError(
         f"cannot read {type(data).__name__} as traces: give a path, row dicts, a pandas "

@@ -24,6 +24,7 @@ from knowledgepulse.reports.rows import (
     kp_columns,
 )
 from knowledgepulse.reports.value import annotated_document, annotated_line, dumps
+from knowledgepulse.runs.inputs import table_kind
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 
@@ -61,7 +62,7 @@ def annotated_like(
     """
     if columns is None:
         columns = [kp_columns(item.breakdown) for item in scored]
-    kind = _table_kind(data)
+    kind = table_kind(data)
     if kind is None:
         return [annotated(item, row) for item, row in zip(scored, columns, strict=True)]
     rows = _positions(data, kind, [item.item for item in scored])
@@ -86,7 +87,7 @@ def redacted_like(data: Any, items: Sequence[TraceItem]) -> Any:
     items' rows in their order (a DataFrame keeps their index); anything else a list of dicts.
     """
     records = [item.row.value if item.row is not None else item.document for item in items]
-    kind = _table_kind(data)
+    kind = table_kind(data)
     if kind == "pandas":
         index = data.index[[_position(item) for item in items]]
         return type(data)(records, index=index, columns=data.columns)
@@ -95,17 +96,6 @@ def redacted_like(data: Any, items: Sequence[TraceItem]) -> Any:
     if kind == "datasets":
         return type(data).from_list(records, features=data.features)
     return records
-
-
-def _table_kind(data: Any) -> str | None:
-    """``pandas``, ``arrow`` or ``datasets`` for a table of those kinds, else ``None``."""
-    if hasattr(data, "iloc") and hasattr(data, "assign"):
-        return "pandas"
-    if hasattr(data, "select") and hasattr(data, "add_column") and hasattr(data, "features"):
-        return "datasets"
-    if hasattr(data, "take") and hasattr(data, "append_column"):
-        return "arrow"
-    return None
 
 
 def _position(item: TraceItem) -> int:
