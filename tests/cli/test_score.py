@@ -126,6 +126,41 @@ def test_table_view_and_explanations(kp: KpRunner) -> None:
     assert "override single_thought" in run.out
 
 
+@pytest.mark.parametrize("output_format", ["jsonl", "json"])
+def test_explain_adds_each_rows_explanation_to_json_formats(
+    kp: KpRunner, tmp_path: Path, output_format: str
+) -> None:
+    """--explain with -f jsonl or json (the README's command) puts the words in every row."""
+    out = tmp_path / "scored.out"
+    run = kp("score", TRACES, "--no-embedder", "-f", output_format, "-o", str(out), "--explain")
+    assert run.code == 0, run.err
+    text = out.read_text()
+    rows = jsonl(text) if output_format == "jsonl" else json.loads(text)["traces"]
+    assert len(rows) == len(Path(TRACES).read_text().splitlines())
+    assert all(row["explanation"].startswith(row["id"]) for row in rows)
+    assert all("weighted sum" in row["explanation"] for row in rows)
+
+
+def test_explain_with_csv_says_which_formats_explain(kp: KpRunner) -> None:
+    """--explain with a format that cannot carry it is a usage error naming those that can."""
+    run = kp("score", TRACES, "--no-embedder", "-f", "csv", "--explain")
+    assert run.code == 2
+    assert "--format table, json or jsonl" in run.err
+
+
+@pytest.mark.parametrize(
+    ("name", "looks_like"),
+    [("report.html", "<!DOCTYPE html>"), ("report.json", '{\n  "traces": ['), ("r.csv", "id,file")],
+)
+def test_output_suffix_picks_the_format(
+    kp: KpRunner, tmp_path: Path, name: str, looks_like: str
+) -> None:
+    """-o report.html writes the HTML page (not JSON Lines); .json and .csv likewise."""
+    out = tmp_path / name
+    assert kp("score", TRACES, "--no-embedder", "-o", str(out)).code == 0
+    assert out.read_text().startswith(looks_like)
+
+
 def _table_lines(kp: KpRunner) -> list[str]:
     run = kp("score", TRACES, "--no-embedder", "-f", "table")
     assert run.code == 0

@@ -90,6 +90,8 @@ def open_output(output: Path | None, *, for_people: bool = False) -> Iterator[IO
 
 _SUFFIX_FORMATS = {
     ".json": "json",
+    ".jsonl": "jsonl",
+    ".csv": "csv",
     ".xml": "junit",
     ".md": "markdown",
     ".markdown": "markdown",
@@ -98,12 +100,16 @@ _SUFFIX_FORMATS = {
 }
 
 
-def report_format(output: Path | None, formats: Iterable[str]) -> str:
-    """A report's default ``--format``: a table on a terminal, else by ``--output``'s suffix."""
+def report_format(output: Path | None, formats: Iterable[str], default: str = "json") -> str:
+    """A report's default ``--format``: a table on a terminal, else by ``--output``'s suffix.
+
+    ``formats``: those a suffix may pick; any other suffix, or a redirected stdout, gets
+    ``default``.
+    """
     if output is None:
-        return "table" if stdout_is_terminal() else "json"
-    found = _SUFFIX_FORMATS.get(output.suffix.lower(), "json")
-    return found if found in formats else "json"
+        return "table" if stdout_is_terminal() else default
+    found = _SUFFIX_FORMATS.get(output.suffix.lower(), default)
+    return found if found in formats else default
 
 
 _plain_console = functools.partial(Console, highlight=False, markup=False, emoji=False)

@@ -1,7 +1,4 @@
-"""``--redact`` and its options, for a command that writes traces to be shared.
-
-The redactor they ask for, and the words the summary line ends with.
-"""
+"""``--redact`` and its options, for a command that writes traces to be shared: the redactor."""
 
 from __future__ import annotations
 
@@ -11,7 +8,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from knowledgepulse._util.text import counted
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.trace.models import PRIVACY_LEVELS
 
@@ -63,27 +59,3 @@ def redactor_from(redact: bool, level: str | None, rules_file: Path | None) -> R
     from knowledgepulse.redact.items import Redactor  # noqa: PLC0415
 
     return Redactor(level, rules_file=rules_file)
-
-
-def redaction_summary(redactor: Redactor) -> str:
-    """``redacted 3 traces: 5 email, 1 api_key``, and any private traces' kept identifiers.
-
-    Said because a converted trace is private unless ``--privacy-level`` says otherwise.
-    """
-    kinds = ", ".join(f"{count} {kind}" for kind, count in redactor.types.most_common())
-    said = (
-        f"redacted {counted(redactor.redacted, 'trace')}: {kinds}"
-        if redactor.redacted
-        else "redacted nothing"
-    )
-    if redactor.kept_private:
-        said += (
-            f"; personal identifiers kept in {counted(redactor.kept_private, 'private trace')}"
-            " (--privacy-level aggregated redacts them too)"
-        )
-    return said
-
-
-def summary_tail(redactor: Redactor | None) -> str:
-    """``; redacted ...`` for a command's summary line when ``--redact`` was given, else ``""``."""
-    return "" if redactor is None else f"; {redaction_summary(redactor)}"

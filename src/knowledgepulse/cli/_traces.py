@@ -126,10 +126,7 @@ def source_options(*, required: bool, task_field: bool = True) -> Callable[[Comm
 
 
 def trace_options(
-    source: str | None,
-    domain: str | None,
-    confidence: float | None,
-    rows: Mapping[str, Any],
+    domain: str | None, confidence: float | None, rows: Mapping[str, Any]
 ) -> TraceOptions | None:
     """The options for converted traces, from the command's (``None``: none given).
 
@@ -137,17 +134,11 @@ def trace_options(
     ``ReasoningTrace`` keeps its own domain and confidence, and the reader warns that it does.
     """
     given_rows = {key: value for key, value in rows.items() if value is not None}
-    if domain is not None and not domain.strip():
-        raise click.UsageError("--domain must not be empty")
     if domain is None and confidence is None and not given_rows:
         return None
     from knowledgepulse.sources import RowOptions, TraceOptions  # noqa: PLC0415
 
-    try:
-        row_options = RowOptions(**given_rows)
-    except ValueError as error:
-        raise click.UsageError(str(error)) from None
-    return TraceOptions(domain=domain, confidence=confidence, rows=row_options)
+    return TraceOptions(domain=domain, confidence=confidence, rows=RowOptions(**given_rows))
 
 
 def read_traces(

@@ -14,7 +14,7 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import say
 from knowledgepulse.cli._options import output_option
-from knowledgepulse.cli._redaction import redact_options, redactor_from, summary_tail
+from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     ProblemSink,
     item_output,
@@ -25,6 +25,7 @@ from knowledgepulse.cli._traces import (
     trace_options,
 )
 from knowledgepulse.records.readers import open_source
+from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.runs.redaction import redact_items
 
 
@@ -57,7 +58,7 @@ def convert_command(
     that cannot be read is reported on stderr as FILE:LINE: message and the others go on; exit
     code 1 when there was any.
     """
-    options = trace_options(source, domain, confidence, row_columns)
+    options = trace_options(domain, confidence, row_columns)
     redactor = redactor_from(redact, privacy_level, rules_file)
     inputs = sources(paths)
     for path in inputs:

@@ -6,14 +6,12 @@ whole input is held in memory (1.5 KB of vector per trace with MiniLM).
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from knowledgepulse._util.atomic import check_destination
-from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import ReadProgress, open_output, say
 from knowledgepulse.cli._embedder import (
     build_embedder,
@@ -27,7 +25,7 @@ from knowledgepulse.cli._options import (
     refuse_usage,
     registry_from,
 )
-from knowledgepulse.cli._redaction import redact_options, redactor_from, summary_tail
+from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     ProblemSink,
     item_output,
@@ -39,12 +37,17 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.curation.corpus import Corpus
 from knowledgepulse.curation.percentiles import MinScore, similarity_histogram
-from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY, RejectionReason
+from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
 from knowledgepulse.errors import EmbedderUnavailableError
-from knowledgepulse.reports.curation import render_similarity_histogram
+from knowledgepulse.reports.curation import (
+    dedupe_summary,
+    render_similarity_histogram,
+    selection_summary,
+)
+from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS
 from knowledgepulse.reports.value import dumps, tidy
-from knowledgepulse.runs.curate import SelectionResult, dedupe, select
+from knowledgepulse.runs.curate import dedupe, select
 from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
@@ -88,7 +91,7 @@ def run_arguments(
     Every option is checked before a record is read, and the ``outputs`` too: Parquet rows
     need ``-o``, and each must be writable.
     """
-    options = trace_options(source, domain, confidence, row_columns)
+    options = trace_options(domain, confidence, row_columns)
     if source is not None:
         rows_form(outputs[0], sources(paths))  # Parquet needs -o: refused before reading
     for path in outputs:
@@ -272,49 +275,8 @@ def select_command(
         with open_output(report_path) as stream:
             for rejected in result.rejected:
                 stream.write(dumps(tidy(rejected.to_dict())) + "\n")
-    say(_summary(result, min_score, sink.tally.invalid) + summary_tail(redactor))
+    say(selection_summary(result, min_score, sink.tally.invalid) + summary_tail(redactor))
     return sink.exit_code
-
-
-_REASONS: tuple[tuple[RejectionReason, str], ...] = (
-    ("near_duplicate", "near-duplicates"),
-    ("over_budget", "over budget"),
-    ("over_per_task", "over --per-task"),
-)
-
-TASK_COLUMN = "the dataset's task column"
-"""Where the tasks were read from when no --task-field named it: the column the reader found."""
-
-
-def _summary(result: SelectionResult, min_score: MinScore | None, invalid: int) -> str:
-    """Counts of the selected and rejected, then ``3 of 5 tasks covered (inferred)``."""
-    selected = result.selected
-    domains = Counter(scored.breakdown.domain for scored in selected)
-    picked = ", ".join(f"{domain} {n}" for domain, n in sorted(domains.items()))
-    parts = [
-        f"{counted(len(result.corpus.items), 'trace')} scored",
-        f"{len(selected)} selected"
-        + (f" (budget {result.budget})" if result.budget is not None else "")
-        + (f": {picked}" if picked else ""),
-    ]
-    reasons = Counter(r.reason for r in result.rejected)
-    if min_score is not None and result.min_score is not None:
-        shown = (
-            f"{min_score} = {result.min_score:.4f}"
-            if min_score.percentile is not None
-            else f"{min_score}"
-        )
-        parts.append(f"{reasons['below_min_score']} below the minimum score {shown}")
-    parts += [f"{reasons[reason]} {words}" for reason, words in _REASONS if reasons[reason]]
-    if invalid:
-        parts.append(f"{counted(invalid, 'invalid record')} skipped")
-    covered = {result.tasks[index] for index in result.picks}
-    how = "inferred" if result.tasks_inferred else f"by {result.task_field or TASK_COLUMN}"
-    parts.append(f"{len(covered)} of {counted(len(set(result.tasks)), 'task')} covered ({how})")
-    if missing := sum(task is None for task in result.tasks):
-        without = result.task_field or "a task"
-        parts[-1] += f", {counted(missing, 'trace')} without {without} taken as one task"
-    return "; ".join(parts)
 
 
 @click.command("dedupe")
@@ -373,12 +335,5 @@ def dedupe_command(
         with open_output(output) as stream:
             for group in result.groups:
                 stream.write(dumps(tidy(group.to_dict())) + "\n")
-    count = len(result.corpus.items)
-    duplicates = sum(len(group.members) for group in result.groups)
-    say(
-        f"{counted(count, 'trace')} scored; "
-        f"{counted(len(result.groups), 'near-duplicate group')} at cosine >= {threshold:g}; "
-        f"{counted(duplicates, 'trace')} would go, "
-        f"{count - duplicates} kept" + summary_tail(redactor),
-    )
+    say(dedupe_summary(result) + summary_tail(redactor))
     return sink.exit_code

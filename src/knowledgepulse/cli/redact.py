@@ -16,7 +16,7 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import ReadProgress, open_output, say
 from knowledgepulse.cli._options import output_option
-from knowledgepulse.cli._redaction import level_option, redaction_summary, rules_option
+from knowledgepulse.cli._redaction import level_option, rules_option
 from knowledgepulse.cli._traces import (
     ProblemSink,
     item_output,
@@ -27,6 +27,7 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
+from knowledgepulse.reports.redaction import finding_line, redaction_summary
 from knowledgepulse.reports.value import dumps
 from knowledgepulse.runs.redaction import finding_entry, redact_items, redaction_report
 from knowledgepulse.trace.item import TraceItem
@@ -79,7 +80,7 @@ def redact_command(
     be read is reported on stderr as FILE:LINE: PATH: message and the others go on; exit code
     1 when there was any.
     """
-    options = trace_options(source, domain, confidence, row_columns)
+    options = trace_options(domain, confidence, row_columns)
     inputs = sources(paths)
     form = rows_form(output, inputs)  # Parquet without -o refused before reading
     for path in (output, report_path):
@@ -96,10 +97,7 @@ def redact_command(
             reported.append(finding_entry(item, findings))
             return
         for finding in findings:
-            say(
-                f"{item.location}: {finding.path}: redacted {finding.count} "
-                f"{finding.type} ({finding.rule})"
-            )
+            say(finding_line(item.location, finding))
 
     with ReadProgress.for_sources(inputs) as progress:
         read = read_traces(inputs, sink, source=source, options=options, progress=progress)

@@ -9,25 +9,22 @@ summarises. Scoring streams a batch at a time, so memory stays flat; ``--order t
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from knowledgepulse._util.atomic import check_destination
-from knowledgepulse._util.text import counted, printable
 from knowledgepulse.cli._console import (
     REPORT_COLUMNS,
     ReadProgress,
     open_output,
     output_console,
+    report_format,
     say,
-    stdout_is_terminal,
 )
 from knowledgepulse.cli._embedder import (
     build_embedder,
@@ -43,7 +40,7 @@ from knowledgepulse.cli._options import (
     refuse_usage,
     registry_from,
 )
-from knowledgepulse.cli._redaction import redact_options, redactor_from, summary_tail
+from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     ProblemSink,
     item_output,
@@ -54,15 +51,17 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
-from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
+from knowledgepulse.novelty.settings import max_windows_of
+from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.value import (
-    CsvWriter,
-    JsonLinesWriter,
-    JsonWriter,
-    ReportWriter,
+    EXPLAINED_FORMATS,
     RunTally,
     TableCollector,
+    cache_lines,
+    report_writer,
     summary_line,
+    validation_line,
+    validation_report,
 )
 from knowledgepulse.runs.redaction import redact_items
 from knowledgepulse.runs.scoring import ScoreRun, threshold_of
@@ -72,7 +71,6 @@ if TYPE_CHECKING:
     from knowledgepulse.curation.percentiles import MinScore
     from knowledgepulse.runs.scoring import Order
     from knowledgepulse.runs.write import WriteForm
-    from knowledgepulse.value.breakdown import ValueBreakdown
     from knowledgepulse.value.item import ScoredItem
 
 
@@ -80,8 +78,8 @@ if TYPE_CHECKING:
 @paths_argument
 @format_option(
     ("table", "json", "jsonl", "csv", "html"),
-    "Output format [default: table on a terminal, jsonl otherwise]; html: a "
-    "self-contained report page.",
+    "Output format [default: table on a terminal; else from the --output suffix (.json, "
+    ".csv, .html), else jsonl]; html: a self-contained report page.",
 )
 @output_option(
     "Write here instead of stdout (atomically: the file appears when the run completes)."
@@ -162,7 +160,12 @@ if TYPE_CHECKING:
     help="Novelty against every other trace of the input (leave-one-out): order-free, and both "
     "traces of a near-duplicate pair get a low novelty (reads the whole input first).",
 )
-@click.option("--explain", is_flag=True, help="With the table: explain every score in words.")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Explain every score in words: after the table, or in each row (explanation) of json "
+    "and jsonl.",
+)
 @profiles_file_option
 @source_options(required=False)
 @redact_options
@@ -206,11 +209,9 @@ def score_command(
     an agent framework's file (see kp convert), converted as it is read. --redact (with
     --annotate) writes the traces with their secrets and personal data redacted.
     """
-    convert_options = trace_options(source, domain, confidence, row_columns)
+    convert_options = trace_options(domain, confidence, row_columns)
     redactor = redactor_from(redact, privacy_level, rules_file)
-    output_format = output_format or (
-        "table" if stdout_is_terminal() and output is None else "jsonl"
-    )
+    output_format = output_format or report_format(output, ("json", "csv", "html"), "jsonl")
     refuse_usage(
         (redact and not annotate, "--redact cleans the traces --annotate writes; add --annotate"),
         (
@@ -227,8 +228,9 @@ def score_command(
             "--annotate writes traces as JSONL (default) or a JSON list (--format json)",
         ),
         (
-            explain and output_format != "table",
-            "--explain is for the table view; the JSON formats carry the whole breakdown",
+            explain and (annotate or output_format not in EXPLAINED_FORMATS),
+            "--explain explains the scores of a report: give --format table, json or jsonl "
+            "(without --annotate)",
         ),
         (
             address is not None and engine != "ray",
@@ -245,7 +247,7 @@ def score_command(
             "an embedder and takes no --cache",
         ),
     )
-    window_cap = _max_windows(max_windows)
+    window_cap = max_windows_of(max_windows)
     # Everything a user can get wrong fails here, before the first record is read.
     if output is not None:
         check_destination(output, what="output")
@@ -294,25 +296,23 @@ def score_command(
                 items = redact_items(items, redactor)
             # Time order, a corpus or a percentile read the whole input here, before any output.
             scored = run.score(items, order=order, corpus=corpus, min_score=min_score)
-            with _emitting(output, output_format, writes, collector, sink) as emit:
+            with _emitting(output, output_format, writes, collector, sink, explain=explain) as emit:
                 for result in scored:
                     tally.threshold = result.breakdown.threshold
                     tally.add(result)
                     progress.scored(tally.scored)
                     emit(result)
         if output_format == "table" and not annotate:
-            _print_table(collector.results, tally, output, explain)
+            from knowledgepulse.reports.value_table import print_scores  # noqa: PLC0415
+
+            with output_console(output, redirected_width=REPORT_COLUMNS) as console:
+                print_scores(console, collector.results, tally, explain=explain)
     if cache_path is not None:
-        _say_cache(run, cache_path)
+        saved = run.cache_outcome != "no_embedder"
+        for line in cache_lines(str(cache_path), saved=saved, already_cached=run.already_cached):
+            say(line)
     say(summary_line(tally) + summary_tail(redactor))
     return sink.exit_code
-
-
-_WRITERS: dict[str, type[JsonWriter | JsonLinesWriter | CsvWriter]] = {
-    "json": JsonWriter,
-    "jsonl": JsonLinesWriter,
-    "csv": CsvWriter,
-}
 
 
 @contextmanager
@@ -322,6 +322,8 @@ def _emitting(
     writes: WriteForm | None,
     collector: TableCollector,
     sink: ProblemSink,
+    *,
+    explain: bool,
 ) -> Iterator[Callable[[ScoredItem], None]]:
     """``kp score``'s output as it is scored; at the end (not on an error) the report's ending.
 
@@ -335,27 +337,9 @@ def _emitting(
         yield collector.write
         return
     with open_output(output) as stream:
-        writer: ReportWriter
-        if output_format == "html":
-            from knowledgepulse.reports.html import HtmlWriter  # noqa: PLC0415 - only for html
-
-            writer = HtmlWriter(stream)
-        else:
-            writer = _WRITERS[output_format](stream)
+        writer = report_writer(output_format, stream, explain=explain)
         yield writer.write
         writer.close(sink.tally, sink.kept)
-
-
-def _say_cache(run: ScoreRun, cache_path: Path) -> None:
-    """Say when the cache could not be saved, and how many traces it held already."""
-    if run.cache_outcome == "no_embedder":
-        say(f"kp: the cache was not saved to {cache_path}: no embedder was available")
-    if run.already_cached:
-        say(
-            f"kp: {counted(run.already_cached, 'trace')} of this input "
-            f"{'was' if run.already_cached == 1 else 'were'} already in {cache_path} (by id): "
-            "each was compared with the other vectors, not with its own"
-        )
 
 
 @click.command("validate")
@@ -376,7 +360,7 @@ def validate_command(
     With --from, PATH is an agent framework's file, converted and checked as kp score reads it:
     the traces valid here are the ones kp score scores.
     """
-    convert_options = trace_options(source, domain, confidence, row_columns)
+    convert_options = trace_options(domain, confidence, row_columns)
     tally = RunTally(DEFAULT_THRESHOLD)
     sink = ProblemSink(tally, keep=output_format == "json")
     valid = 0
@@ -387,62 +371,11 @@ def validate_command(
             valid += 1
             progress.scored(valid)
     if output_format == "json":
-        document = {
-            "valid": valid,
-            "invalid": tally.invalid,
-            "warnings": tally.warnings,
-            "problems": [problem.to_dict() for problem in sink.kept],
-        }
+        document = validation_report(valid, tally, sink.kept)
         with open_output(None) as stream:
             stream.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
-    message = counted(valid, "valid trace")
-    if tally.invalid:
-        message += f"; {counted(tally.invalid, 'invalid record')}"
-    if tally.warnings:
-        message += f"; {counted(tally.warnings, 'warning')}"
-    say(message)
+    say(validation_line(valid, tally))
     return sink.exit_code
-
-
-def _max_windows(value: str | None) -> int | None:
-    """``--max-windows``: a positive count, ``none`` (no cap), or absent (the default cap)."""
-    if value is None:
-        return DEFAULT_MAX_WINDOWS
-    if value.strip().lower() in ("none", "no", "0", "off", "all"):
-        return None
-    try:
-        count = int(value)
-    except ValueError:
-        raise click.BadParameter(
-            f"{value!r} is not a number of windows; give a positive integer or 'none'",
-            param_hint="--max-windows",
-        ) from None
-    if count < 1:
-        raise click.BadParameter("give a positive integer or 'none'", param_hint="--max-windows")
-    return count
-
-
-def _print_table(
-    results: Sequence[ScoredItem], tally: RunTally, output: Path | None, explain: bool
-) -> None:
-    from knowledgepulse.reports.value_table import percentile_table, to_table  # noqa: PLC0415
-
-    with output_console(output, redirected_width=REPORT_COLUMNS) as console:
-        console.print(to_table(results, tally.threshold, width=console.width))
-        if len(results) > 1:
-            console.print(percentile_table(tally, width=console.width))
-        if explain:
-            for result in results:
-                console.print()
-                console.print(_explained(result.breakdown), markup=False, highlight=False)
-
-
-def _explained(breakdown: ValueBreakdown) -> str:
-    """``--explain``'s text for a terminal: the id that opens it kept on its line, escaped."""
-    text, head = breakdown.explain(), breakdown.trace_id
-    if text.startswith(head):  # an id may hold a newline ("kp:trace:\n" is valid)
-        return printable(head, one_line=True) + printable(text[len(head) :])
-    return printable(text)
 
 
 @click.command("profiles")
@@ -459,12 +392,7 @@ def profiles_command(output_format: str, profiles_file: Path | None) -> int:
         data = {name: weights.to_dict() for name, weights in registry.items()}
         click.echo(json.dumps(data, indent=2))
         return 0
-    table = Table(header_style="bold", show_edge=False, pad_edge=False)
-    for column in ("profile", "complexity", "novelty", "tool_diversity", "outcome_confidence"):
-        table.add_column(column, justify="left" if column == "profile" else "right")
-    for name, weights in registry.items():
-        table.add_row(
-            Text(printable(name, one_line=True)), *(f"{w:.2f}" for w in weights.as_tuple())
-        )
-    Console().print(table)
+    from knowledgepulse.reports.value_table import profiles_table  # noqa: PLC0415
+
+    Console().print(profiles_table(registry))
     return 0

@@ -17,6 +17,32 @@ TERM_DIMENSIONS = 384
 """Buckets of a term vector: the bundled model's dimensions (``docs/novelty.md`` found 384 and
 1,024 within 0.003 of each other)."""
 
+_NO_CAP = ("none", "no", "0", "off", "all")
+
+
+def max_windows_of(value: int | str | None) -> int | None:
+    """A window cap as given: a positive count, ``"none"`` (no cap), or ``None`` (the default).
+
+    Raises:
+        ScorerParameterError: ``value`` is neither a positive count nor ``"none"``.
+    """
+    if value is None:
+        return DEFAULT_MAX_WINDOWS
+    if isinstance(value, str) and value.strip().lower() in _NO_CAP:
+        return None
+    try:
+        count = int(value)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise ScorerParameterError(
+            f"{value!r} is not a number of windows: give ",
+            Setting("max_windows"),
+            " a positive integer, or 'none' for no cap",
+        )
+    return count
+
+
 DEFAULT_BATCH_SIZE = 32
 """Traces given to an embedder per call unless it (its ``batch_size``) or the caller says."""
 

@@ -1,8 +1,16 @@
-"""Curation's reports as text: the distribution of nearest-neighbour similarities."""
+"""Curation's reports as text: what a selection and a dedupe did, and the similarities found."""
 
 from __future__ import annotations
 
-from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES, SimilarityHistogram
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from knowledgepulse._util.text import counted
+from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES, MinScore, SimilarityHistogram
+from knowledgepulse.curation.select import RejectionReason
+
+if TYPE_CHECKING:  # the run layer's results, named for their types only
+    from knowledgepulse.runs.curate import DedupeResult, SelectionResult
 
 BAR_WIDTH = 40
 
@@ -30,3 +38,55 @@ def render_similarity_histogram(histogram: SimilarityHistogram | None) -> str:
     )
     lines.append(f"  traces at or above --max-similarity S (the most S can reject): {reach}")
     return "\n".join(lines)
+
+
+_REASONS: tuple[tuple[RejectionReason, str], ...] = (
+    ("near_duplicate", "near-duplicates"),
+    ("over_budget", "over budget"),
+    ("over_per_task", "over --per-task"),
+)
+
+TASK_COLUMN = "the dataset's task column"
+"""Where the tasks were read from when no task field named it: the column the reader found."""
+
+
+def selection_summary(result: SelectionResult, min_score: MinScore | None, invalid: int) -> str:
+    """Counts of the selected and rejected, then ``3 of 5 tasks covered (inferred)``."""
+    selected = result.selected
+    domains = Counter(scored.breakdown.domain for scored in selected)
+    picked = ", ".join(f"{domain} {n}" for domain, n in sorted(domains.items()))
+    parts = [
+        f"{counted(len(result.corpus.items), 'trace')} scored",
+        f"{len(selected)} selected"
+        + (f" (budget {result.budget})" if result.budget is not None else "")
+        + (f": {picked}" if picked else ""),
+    ]
+    reasons = Counter(r.reason for r in result.rejected)
+    if min_score is not None and result.min_score is not None:
+        shown = (
+            f"{min_score} = {result.min_score:.4f}"
+            if min_score.percentile is not None
+            else f"{min_score}"
+        )
+        parts.append(f"{reasons['below_min_score']} below the minimum score {shown}")
+    parts += [f"{reasons[reason]} {words}" for reason, words in _REASONS if reasons[reason]]
+    if invalid:
+        parts.append(f"{counted(invalid, 'invalid record')} skipped")
+    covered = {result.tasks[index] for index in result.picks}
+    how = "inferred" if result.tasks_inferred else f"by {result.task_field or TASK_COLUMN}"
+    parts.append(f"{len(covered)} of {counted(len(set(result.tasks)), 'task')} covered ({how})")
+    if missing := sum(task is None for task in result.tasks):
+        without = result.task_field or "a task"
+        parts[-1] += f", {counted(missing, 'trace')} without {without} taken as one task"
+    return "; ".join(parts)
+
+
+def dedupe_summary(result: DedupeResult) -> str:
+    """``8 traces scored; 2 near-duplicate groups at cosine >= 0.95; 3 traces would go, 5 kept``."""
+    count = len(result.corpus.items)
+    duplicates = sum(len(group.members) for group in result.groups)
+    return (
+        f"{counted(count, 'trace')} scored; "
+        f"{counted(len(result.groups), 'near-duplicate group')} at cosine >= "
+        f"{result.threshold:g}; {counted(duplicates, 'trace')} would go, {count - duplicates} kept"
+    )

@@ -102,16 +102,19 @@ def _rounded(number: float) -> float:
     return round(number, DECIMALS)
 
 
-def row(result: ScoredItem) -> dict[str, Any]:
-    """One trace's JSON row: the breakdown, then where it was read from.
+def row(result: ScoredItem, *, explain: bool = False) -> dict[str, Any]:
+    """One trace's JSON row: the breakdown, where it was read from, and the explanation if asked.
 
     Rounded as it is built, as :func:`tidy` would (tidying after took a seventh of a run).
     """
-    return {
+    data = {
         **result.breakdown.to_dict(rounding=_rounded),
         "file": result.location.file,
         "line": result.location.line,
     }
+    if explain:
+        data["explanation"] = result.breakdown.explain()
+    return data
 
 
 class ReportWriter:
@@ -137,14 +140,18 @@ class TableCollector(ReportWriter):
 
 
 class JsonLinesWriter(ReportWriter):
-    """One JSON object a line, one line per valid trace, in input order."""
+    """One JSON object a line, one line per valid trace, in input order.
 
-    def __init__(self, stream: IO[str]) -> None:
+    ``explain``: each row has the breakdown in words too (``explanation``).
+    """
+
+    def __init__(self, stream: IO[str], *, explain: bool = False) -> None:
         self._stream = stream
+        self._explain = explain
 
     def write(self, result: ScoredItem) -> None:
         """Write one trace's line."""
-        self._stream.write(dumps(row(result)) + "\n")
+        self._stream.write(dumps(row(result, explain=self._explain)) + "\n")
 
 
 class JsonWriter(ReportWriter):
@@ -153,14 +160,16 @@ class JsonWriter(ReportWriter):
     The summary comes last because it is known last: the rows are written as they are scored.
     """
 
-    def __init__(self, stream: IO[str]) -> None:
+    def __init__(self, stream: IO[str], *, explain: bool = False) -> None:
         self._stream = stream
+        self._explain = explain
         self._first = True
         stream.write('{\n  "traces": [')
 
     def write(self, result: ScoredItem) -> None:
         """Write one trace's row."""
-        self._stream.write(("\n    " if self._first else ",\n    ") + dumps(row(result)))
+        line = dumps(row(result, explain=self._explain))
+        self._stream.write(("\n    " if self._first else ",\n    ") + line)
         self._first = False
 
     def close(self, tally: RunTally, problems: Sequence[Problem]) -> None:
@@ -257,3 +266,54 @@ def summary_line(tally: RunTally) -> str:
     if tally.warnings:
         parts.append(counted(tally.warnings, "warning"))
     return "; ".join(parts)
+
+
+EXPLAINED_FORMATS = ("table", "json", "jsonl")
+"""The report formats that can carry each score's explanation in words (``--explain``)."""
+
+
+def report_writer(output_format: str, stream: IO[str], *, explain: bool = False) -> ReportWriter:
+    """The streaming writer of a report format: ``json``, ``jsonl``, ``csv`` or ``html``.
+
+    ``explain`` (``json`` and ``jsonl`` only) adds each score's explanation in words.
+    """
+    if output_format == "html":
+        from knowledgepulse.reports.html import HtmlWriter  # noqa: PLC0415 - only for html
+
+        return HtmlWriter(stream)
+    if output_format == "csv":
+        return CsvWriter(stream)
+    writer = JsonWriter if output_format == "json" else JsonLinesWriter
+    return writer(stream, explain=explain)
+
+
+def validation_report(valid: int, tally: RunTally, problems: Sequence[Problem]) -> dict[str, Any]:
+    """``kp validate``'s JSON report: the valid and invalid counts, warnings and each problem."""
+    return {
+        "valid": valid,
+        "invalid": tally.invalid,
+        "warnings": tally.warnings,
+        "problems": [problem.to_dict() for problem in problems],
+    }
+
+
+def validation_line(valid: int, tally: RunTally) -> str:
+    """``5 valid traces; 1 invalid record; 2 warnings``."""
+    message = counted(valid, "valid trace")
+    if tally.invalid:
+        message += f"; {counted(tally.invalid, 'invalid record')}"
+    if tally.warnings:
+        message += f"; {counted(tally.warnings, 'warning')}"
+    return message
+
+
+def cache_lines(cache: str, *, saved: bool, already_cached: int) -> list[str]:
+    """What to say of a run's cache: that it was not saved, how many traces it held already."""
+    lines = [] if saved else [f"kp: the cache was not saved to {cache}: no embedder was available"]
+    if already_cached:
+        lines.append(
+            f"kp: {counted(already_cached, 'trace')} of this input "
+            f"{'was' if already_cached == 1 else 'were'} already in {cache} (by id): "
+            "each was compared with the other vectors, not with its own"
+        )
+    return lines

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich import box
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from knowledgepulse._util.text import printable
 from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES
 from knowledgepulse.reports.value import RunTally
+from knowledgepulse.value.breakdown import ValueBreakdown
 from knowledgepulse.value.item import ScoredItem
+from knowledgepulse.value.profiles import ProfileRegistry
 
 # Novelty that did not come from a comparison is marked, and the caption says what it means.
 _SOURCE_MARKS = {"embedding": "", "empty_cache": "°", "no_embedder": "*"}
@@ -130,4 +133,37 @@ def percentile_table(tally: RunTally, *, width: int = WIDE_TABLE_COLUMNS) -> Tab
         table.add_column(column, justify="right", no_wrap=True, min_width=column_width)
     for (domain, _), row in zip(rows, cells, strict=True):
         table.add_row(Text(printable(domain, one_line=True)), *row)
+    return table
+
+
+def print_scores(
+    console: Console, results: Sequence[ScoredItem], tally: RunTally, *, explain: bool
+) -> None:
+    """The scores table, the percentiles (of two or more), and each explanation if asked."""
+    console.print(to_table(results, tally.threshold, width=console.width))
+    if len(results) > 1:
+        console.print(percentile_table(tally, width=console.width))
+    if explain:
+        for result in results:
+            console.print()
+            console.print(explained(result.breakdown), markup=False, highlight=False)
+
+
+def explained(breakdown: ValueBreakdown) -> str:
+    """A score's explanation for a terminal: the id that opens it kept on its line, escaped."""
+    text, head = breakdown.explain(), breakdown.trace_id
+    if text.startswith(head):  # an id may hold a newline ("kp:trace:\n" is valid)
+        return printable(head, one_line=True) + printable(text[len(head) :])
+    return printable(text)
+
+
+def profiles_table(registry: ProfileRegistry) -> Table:
+    """The weight profiles: a row each, the weight of each dimension."""
+    table = Table(header_style="bold", show_edge=False, pad_edge=False)
+    for column in ("profile", "complexity", "novelty", "tool_diversity", "outcome_confidence"):
+        table.add_column(column, justify="left" if column == "profile" else "right")
+    for name, weights in registry.items():
+        table.add_row(
+            Text(printable(name, one_line=True)), *(f"{w:.2f}" for w in weights.as_tuple())
+        )
     return table

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from knowledgepulse.errors import TraceValidationError
+from knowledgepulse.errors import ScorerParameterError, Setting, TraceValidationError
 from knowledgepulse.records import Location, Record
 from knowledgepulse.sources._rows import RowOptions
 from knowledgepulse.sources._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
@@ -62,10 +62,12 @@ class TraceOptions:
     rows: RowOptions = RowOptions()  # noqa: RUF009 - frozen, so one shared default is safe
 
     def __post_init__(self) -> None:
-        if self.domain is not None and not self.domain:
-            raise ValueError("domain must be a non-empty string")
+        if self.domain is not None and not self.domain.strip():
+            raise ScorerParameterError(Setting("domain"), " must not be empty")
         if self.confidence is not None and not 0.0 <= self.confidence <= 1.0:
-            raise ValueError(f"confidence must be in [0, 1], not {self.confidence}")
+            raise ScorerParameterError(
+                Setting("confidence"), f" must be in [0, 1], not {self.confidence}"
+            )
 
 
 def assemble(

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from knowledgepulse.errors import ScorerParameterError, Setting
+
 DEFAULT_SUCCESS_THRESHOLD = 0.5
 """A number in the success column counts as success from this value up, unless told."""
 
@@ -38,4 +40,4 @@ class RowOptions:
 
     def __post_init__(self) -> None:
         if self.success_threshold is not None and not math.isfinite(self.success_threshold):
-            raise ValueError("success_threshold must be a finite number")
+            raise ScorerParameterError(Setting("success_threshold"), " must be a finite number")

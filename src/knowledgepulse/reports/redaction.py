@@ -1,0 +1,44 @@
+"""What a run redacted, in words: the summary a command ends with, and one line a finding.
+
+Redaction is said by type, rule and JSON path, never by value.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from knowledgepulse._util.text import counted
+
+if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only to redact
+    from knowledgepulse.records import Location
+    from knowledgepulse.redact.items import Redactor
+    from knowledgepulse.redact.walk import Finding
+
+
+def redaction_summary(redactor: Redactor) -> str:
+    """``redacted 3 traces: 5 email, 1 api_key``, and any private traces' kept identifiers.
+
+    Said because a converted trace is private unless ``--privacy-level`` says otherwise.
+    """
+    kinds = ", ".join(f"{count} {kind}" for kind, count in redactor.types.most_common())
+    said = (
+        f"redacted {counted(redactor.redacted, 'trace')}: {kinds}"
+        if redactor.redacted
+        else "redacted nothing"
+    )
+    if redactor.kept_private:
+        said += (
+            f"; personal identifiers kept in {counted(redactor.kept_private, 'private trace')}"
+            " (--privacy-level aggregated redacts them too)"
+        )
+    return said
+
+
+def summary_tail(redactor: Redactor | None) -> str:
+    """``; redacted ...`` for a command's summary line when it redacted, else ``""``."""
+    return "" if redactor is None else f"; {redaction_summary(redactor)}"
+
+
+def finding_line(location: Location, finding: Finding) -> str:
+    """``traces.jsonl:3: steps[1].content: redacted 2 email (email)``."""
+    return f"{location}: {finding.path}: redacted {finding.count} {finding.type} ({finding.rule})"
