@@ -299,15 +299,19 @@ def test_profiles_command_prints_the_weight_table(kp: KpRunner) -> None:
         (["select", "--no-embedder"], "0 traces scored"),
         (["dedupe"], "0 traces scored"),
         (["convert", "--from", "otlp"], "converted 0 traces"),
+        (["redact"], "read 0 traces"),
     ],
 )
-def test_empty_input_says_0_traces(
+def test_empty_input_says_0_traces_and_exits_1_unless_allowed(
     kp: KpRunner, tmp_path: Path, args: list[str], said: str
 ) -> None:
-    """An empty file is no error (exit 0), but the run says it found nothing, on stderr."""
+    """An empty file says it found nothing and exits 1 (a mistake, most often); --allow-empty 0."""
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     run = kp(*args, str(empty))
-    assert run.code == 0
+    assert (run.code, run.out) == (1, "")
     assert said in run.err
-    assert run.out == ""
+    assert "give --allow-empty" in run.err
+    allowed = kp(*args, str(empty), "--allow-empty")
+    assert (allowed.code, allowed.out) == (0, "")
+    assert "--allow-empty" not in allowed.err

@@ -57,9 +57,14 @@ class ProblemSink:
             self.kept.append(problem)
         say(str(problem), one_line=True)
 
-    @property
-    def exit_code(self) -> int:
-        """The command's exit code: 1 when any record was rejected."""
+    def exit_code(self, traces: int, *, allow_empty: bool) -> int:
+        """The command's exit code: 1 when any record was rejected, or none gave a trace.
+
+        ``traces``: how many the command read; none is a finding unless ``allow_empty``.
+        """
+        if not traces and not self.tally.invalid and not allow_empty:
+            say("kp: the input holds no trace; give --allow-empty when that is expected")
+            return EXIT_FINDINGS
         return EXIT_FINDINGS if self.tally.invalid else EXIT_OK
 
 
@@ -91,7 +96,10 @@ ROW_OPTIONS = (
 
 
 def source_options(*, required: bool, task_field: bool = True) -> Callable[[Command], Command]:
-    """``--from``, ``--domain``, ``--confidence``, the row options (``--task-field`` if asked)."""
+    """The input's options: ``--from``, ``--domain``, ``--confidence``, the row options.
+
+    ``--task-field`` is among them if asked; ``--allow-empty`` always.
+    """
     return option_group(
         click.option(
             "--from",
@@ -121,6 +129,11 @@ def source_options(*, required: bool, task_field: bool = True) -> Callable[[Comm
             "--success-threshold",
             type=float,
             help="A number in the success column at or above it is a success [default: 0.5].",
+        ),
+        click.option(
+            "--allow-empty",
+            is_flag=True,
+            help="Exit 0 when the input holds no trace [default: exit 1, as a mistake].",
         ),
     )
 

@@ -44,6 +44,7 @@ def convert_command(
     redact: bool,
     privacy_level: str | None,
     rules_file: Path | None,
+    allow_empty: bool,
     **row_columns: str | float | None,
 ) -> int:
     """Convert agent frameworks' files to ReasoningTrace JSON Lines, one trace per run.
@@ -79,4 +80,4 @@ def convert_command(
         message += f"; {counted(sink.tally.warnings, 'warning')}"
     message += summary_tail(redactor)
     say(message)
-    return sink.exit_code
+    return sink.exit_code(written.written, allow_empty=allow_empty)

@@ -219,6 +219,7 @@ def select_command(
     output: Path | None,
     report_path: Path | None,
     no_embedder: bool,
+    allow_empty: bool,
     **options: Any,
 ) -> int:
     """Select the best traces: score first, across tasks, skipping near-duplicates.
@@ -276,7 +277,7 @@ def select_command(
             for rejected in result.rejected:
                 stream.write(dumps(tidy(rejected.to_dict())) + "\n")
     say(selection_summary(result, min_score, sink.tally.invalid) + summary_tail(redactor))
-    return sink.exit_code
+    return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
 
 
 @click.command("dedupe")
@@ -305,6 +306,7 @@ def dedupe_command(
     similarity_histogram: bool,
     output: Path | None,
     no_embedder: bool,
+    allow_empty: bool,
     **options: Any,
 ) -> int:
     """Group near-duplicate traces; each group names the trace it keeps.
@@ -336,4 +338,4 @@ def dedupe_command(
             for group in result.groups:
                 stream.write(dumps(tidy(group.to_dict())) + "\n")
     say(dedupe_summary(result) + summary_tail(redactor))
-    return sink.exit_code
+    return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)

@@ -62,6 +62,7 @@ def redact_command(
     source: str | None,
     domain: str | None,
     confidence: float | None,
+    allow_empty: bool,
     **row_columns: str | float | None,
 ) -> int:
     """Redact secrets and personal data from traces, so that they are safe to share.
@@ -119,4 +120,4 @@ def redact_command(
     if sink.tally.invalid:
         message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
     say(message)
-    return sink.exit_code
+    return sink.exit_code(out.written, allow_empty=allow_empty)

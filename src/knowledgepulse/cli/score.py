@@ -199,6 +199,7 @@ def score_command(
     redact: bool,
     privacy_level: str | None,
     rules_file: Path | None,
+    allow_empty: bool,
     **row_columns: str | float | None,
 ) -> int:
     """Score reasoning traces 0.0-1.0 for how valuable they are to share.
@@ -312,7 +313,7 @@ def score_command(
         for line in cache_lines(str(cache_path), saved=saved, already_cached=run.already_cached):
             say(line)
     say(summary_line(tally) + summary_tail(redactor))
-    return sink.exit_code
+    return sink.exit_code(tally.scored, allow_empty=allow_empty)
 
 
 @contextmanager
@@ -347,11 +348,13 @@ def _emitting(
 @format_option(("text", "json"), "text: problems on stderr; json: a report on stdout.", "text")
 @source_options(required=False)
 def validate_command(
+    *,
     paths: tuple[str, ...],
     output_format: str,
     source: str | None,
     domain: str | None,
     confidence: float | None,
+    allow_empty: bool,
     **row_columns: str | float | None,
 ) -> int:
     """Check traces against the ReasoningTrace schema, without scoring.
@@ -375,7 +378,7 @@ def validate_command(
         with open_output(None) as stream:
             stream.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
     say(validation_line(valid, tally))
-    return sink.exit_code
+    return sink.exit_code(valid, allow_empty=allow_empty)
 
 
 @click.command("profiles")
