@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from knowledgepulse.cli._console import ReadProgress, open_output, say
+from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import STDIN
 from knowledgepulse.reports.rows import SCORE_COLUMNS, row_format
+from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs.read import read_items
 from knowledgepulse.runs.write import ItemWriter, WriteForm, item_writer

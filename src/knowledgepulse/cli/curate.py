@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from knowledgepulse._util.atomic import check_destination
-from knowledgepulse.cli._console import ReadProgress, open_output, say
+from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._embedder import (
     build_embedder,
     model_options,
@@ -46,6 +46,7 @@ from knowledgepulse.reports.curation import (
 )
 from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS
+from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import dumps, tidy
 from knowledgepulse.runs.curate import dedupe, select
 from knowledgepulse.value.scorer import TraceValueScorer

@@ -17,7 +17,6 @@ from rich.table import Table
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import printable
 from knowledgepulse.cli._console import (
-    TaskBar,
     open_output,
     output_console,
     report_format,
@@ -44,6 +43,7 @@ from knowledgepulse.reports.eval_formats import (
     run_report,
 )
 from knowledgepulse.reports.evals import checked_line, summary_line
+from knowledgepulse.reports.terminal import TaskBar
 from knowledgepulse.runs.evaluation import CaseCheck, check_cases, evaluate_cases
 
 EXIT_CODES: dict[Verdict, int] = {

@@ -14,7 +14,7 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import ReadProgress, open_output, say
+from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._redaction import level_option, rules_option
 from knowledgepulse.cli._traces import (
@@ -28,6 +28,7 @@ from knowledgepulse.cli._traces import (
     trace_options,
 )
 from knowledgepulse.reports.redaction import finding_line, redaction_summary
+from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import dumps
 from knowledgepulse.runs.redaction import finding_entry, redact_items, redaction_report
 from knowledgepulse.trace.item import TraceItem

@@ -20,7 +20,6 @@ from rich.console import Console
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse.cli._console import (
     REPORT_COLUMNS,
-    ReadProgress,
     open_output,
     output_console,
     report_format,
@@ -53,16 +52,16 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.novelty.settings import max_windows_of
 from knowledgepulse.reports.redaction import summary_tail
+from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import (
-    EXPLAINED_FORMATS,
     RunTally,
     TableCollector,
     cache_lines,
-    report_writer,
     summary_line,
     validation_line,
     validation_report,
 )
+from knowledgepulse.reports.value_formats import EXPLAINED_FORMATS, report_writer
 from knowledgepulse.runs.redaction import redact_items
 from knowledgepulse.runs.scoring import ScoreRun, threshold_of
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer

@@ -268,25 +268,6 @@ def summary_line(tally: RunTally) -> str:
     return "; ".join(parts)
 
 
-EXPLAINED_FORMATS = ("table", "json", "jsonl")
-"""The report formats that can carry each score's explanation in words (``--explain``)."""
-
-
-def report_writer(output_format: str, stream: IO[str], *, explain: bool = False) -> ReportWriter:
-    """The streaming writer of a report format: ``json``, ``jsonl``, ``csv`` or ``html``.
-
-    ``explain`` (``json`` and ``jsonl`` only) adds each score's explanation in words.
-    """
-    if output_format == "html":
-        from knowledgepulse.reports.html import HtmlWriter  # noqa: PLC0415 - only for html
-
-        return HtmlWriter(stream)
-    if output_format == "csv":
-        return CsvWriter(stream)
-    writer = JsonWriter if output_format == "json" else JsonLinesWriter
-    return writer(stream, explain=explain)
-
-
 def validation_report(valid: int, tally: RunTally, problems: Sequence[Problem]) -> dict[str, Any]:
     """``kp validate``'s JSON report: the valid and invalid counts, warnings and each problem."""
     return {

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledgepulse.cli._console import ReadProgress, TaskBar
+from knowledgepulse.reports.terminal import ReadProgress, TaskBar
 from knowledgepulse.evals.evaluate import TaskProgress
 
 
