@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from knowledgepulse.reports.terminal import ReadProgress, TaskBar
 from knowledgepulse.evals.evaluate import TaskProgress
+from knowledgepulse.reports.terminal import ReadProgress, TaskBar
 
 
 def test_plain_files_are_measured_in_bytes(tmp_path: Path) -> None:
