@@ -308,3 +308,16 @@ def test_the_selection_does_not_depend_on_the_input_order(
         return [content_digest(s.item.document) for s in result.selected]
 
     assert picked(shuffled) == picked(traces)
+
+
+def test_select_with_redact_counts_the_redactions_of_the_selected_items_only() -> None:
+    """A row left out is not shared: its redactions are not in the counts (issue 28 item 4)."""
+    from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load here
+
+    traces = curation_traces()
+    for trace in traces:
+        trace["task"]["objective"] += " mail bob@corp.io"
+    redactor = Redactor("aggregated")
+    result = select(traces, budget=1, scorer=scorer(), redact=redactor)
+    assert len(result.selected) == 1
+    assert (redactor.redacted, dict(redactor.types)) == (1, {"email": 1})
