@@ -228,7 +228,10 @@ def test_a_map_s_entries_and_binary_values_of_a_row_are_cleaned() -> None:
         "raw": b"\xff\xfe" + KEY.encode(),
     }
     redacted, _ = redact_value(row)
-    assert redacted["m"] == [("note", "key [REDACTED:api_key]"), ("password", "[REDACTED:password]")]
+    assert redacted["m"] == [
+        ("note", "key [REDACTED:api_key]"),
+        ("password", "[REDACTED:password]"),
+    ]
     assert redacted["b"] == b"key [REDACTED:api_key]"
     assert redacted["raw"] == b"\xff\xfe[REDACTED:api_key]"  # bytes that are not UTF-8 kept
 
@@ -240,7 +243,9 @@ def test_a_string_holding_json_is_cleaned_value_by_value() -> None:
     row = {"messages": json.dumps(messages), "plain": "[1, 2]"}
     redacted, findings = redact_value(row)
     assert "q8zr4lm2" not in json.dumps(redacted)
-    again = json.loads(json.loads(redacted["messages"])[0]["tool_calls"][0]["function"]["arguments"])
+    again = json.loads(
+        json.loads(redacted["messages"])[0]["tool_calls"][0]["function"]["arguments"]
+    )
     assert again == {"api_key": "[REDACTED:password]"}
     assert redacted["plain"] == "[1, 2]"  # nothing found: the text as it was
     assert [f.path for f in findings] == ["messages[0].tool_calls[0].function.arguments.api_key"]
