@@ -3,8 +3,8 @@ command that redacts, is found in no output, report or message (issue 28).
 
 Each cell is one small input of two records: the planted one and a clean near-copy (so that
 ``kp dedupe`` groups them and each is the other's ``kp_nearest``), whose id sorts first, so
-that ``kp select --budget 1`` leaves the planted one out, to its report, on a tie. The documented exception,
-a secret in a JSON key, is not planted (``docs/redaction.md``).
+that ``kp select --budget 1`` leaves the planted one out, to its report, on a tie. The
+documented exception, a secret in a JSON key, is not planted (``docs/redaction.md``).
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def _text(path: Path) -> str:
         return ""
     if path.suffix != ".parquet":
         return path.read_text()
-    import pyarrow.parquet as pq  # noqa: PLC0415 - only for the Parquet cells
+    import pyarrow.parquet as pq
 
     rows = pq.read_table(path).to_pylist()
     return json.dumps(rows, default=lambda value: value.decode("latin-1"))
