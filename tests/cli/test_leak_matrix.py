@@ -100,10 +100,8 @@ def _write_rows(path: Path, place: str) -> str:
         path.write_text(json.dumps(planted) + "\n" + json.dumps(clean) + "\n")
         return NAMED
     if place == "repeated key":
-        clean = _row()
-        planted = json.dumps(clean)[:-1] + f', "notes": "key {SECRET}", "notes": "clean"}}'
-        clean["trajectory_id"] = "0-clean"
-        path.write_text(planted + "\n" + json.dumps(clean) + "\n")
+        line = json.dumps(_row())[:-1] + f', "notes": "key {SECRET}", "notes": "clean"}}'
+        path.write_text(line + "\n" + json.dumps(dict(_row(), trajectory_id="0-clean")) + "\n")
         return SECRET
     planted, clean = _row(), _row()
     clean["trajectory_id"] = "0-clean"
@@ -117,11 +115,11 @@ def _write_parquet(path: Path, place: str) -> str:
     pq = pytest.importorskip("pyarrow.parquet")
     table = pa.Table.from_pylist([_row(), dict(_row(), trajectory_id="0-clean")])
     if place == "map column":
-        values = [[("note", f"key {SECRET}"), ("api_key", NAMED)], [("note", "clean")]]
-        table = table.append_column("m", pa.array(values, pa.map_(pa.string(), pa.string())))
+        entries = [[("note", f"key {SECRET}"), ("api_key", NAMED)], [("note", "clean")]]
+        table = table.append_column("m", pa.array(entries, pa.map_(pa.string(), pa.string())))
     else:
-        values = [f"key {SECRET}".encode(), b"clean"]
-        table = table.append_column("b", pa.array(values, pa.binary()))
+        binary = [f"key {SECRET}".encode(), b"clean"]
+        table = table.append_column("b", pa.array(binary, pa.binary()))
     pq.write_table(table, path)
     return SECRET
 

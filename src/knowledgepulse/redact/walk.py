@@ -159,10 +159,10 @@ def _keyed(mode: Mode, key: object) -> Mode:
 
 
 def _string(text: str, loc: Loc, visit: Visit, mode: Mode) -> str:
-    # A string holding JSON (a conversation kept as one string) is cleaned value by value
-    # first: in its text a key's quotes are escaped (\"api_key\": ...), where no rule sees them.
-    # Then the text as a whole, as any string. A repeated key's first value was never read,
-    # so such a text is written again from what was.
+    # A string holding JSON (a conversation kept as one string) is walked for the values under a
+    # key naming a secret, at any depth: in its text the key's quotes are escaped
+    # (\"api_key\": ...), where no rule sees them. Then its text is cleaned as any string's. A
+    # repeated key's first value was never read, so such a text is written again from what was.
     if mode != "text" or len(loc) >= MAX_NESTING or not _JSON_START.match(text):
         return visit(loc, text, mode)
     try:
@@ -170,12 +170,20 @@ def _string(text: str, loc: Loc, visit: Visit, mode: Mode) -> str:
         check_depth(parsed)
     except (orjson.JSONDecodeError, JsonError):
         return visit(loc, text, mode)
-    if not isinstance(parsed, dict | list):
-        return visit(loc, text, mode)
-    new = _walk(parsed, loc, visit, mode, None)
-    if new is not parsed or repeated_key(text, parsed) is not None:
-        text = orjson.dumps(new).decode()
+    if isinstance(parsed, dict | list):
+        new = _walk(parsed, loc, _secrets_only(visit), mode, None)
+        if new is not parsed or repeated_key(text, parsed) is not None:
+            text = orjson.dumps(new).decode()
     return visit(loc, text, mode)
+
+
+def _secrets_only(visit: Visit) -> Visit:
+    """``visit`` for the values under a secret's key; any other string left for its whole text."""
+
+    def hide(loc: Loc, text: str, mode: Mode) -> str:
+        return visit(loc, text, mode) if mode == "secret" else text
+
+    return hide
 
 
 def _walk_trace(document: Mapping[str, Any], visit: Visit) -> Any:
