@@ -189,9 +189,25 @@ def test_a_repeated_key_keeps_its_last_value(tmp_path: Path, name: str) -> None:
     """A key given twice keeps the last value, as JSON.parse does (spec: changed in session 3)."""
     data = b'{"steps": [{"type": "a", "type": "b"}]}\n'
     data = data if name.endswith("jsonl") else b"[" + data + b"]"
-    (record,) = read_file(tmp_path, name, data)
+    *_, record = read_file(tmp_path, name, data)
     assert isinstance(record, Record)
     assert record.value == {"steps": [{"type": "b"}]}
+
+
+def test_a_json_lines_line_with_a_repeated_key_is_told_and_keeps_no_bytes(tmp_path: Path) -> None:
+    """The value under the key's first occurrence was never read: a warning, and no raw bytes."""
+    data = b'{"id": "r1", "notes": "AKIAZ7QW3RTY5UIOP2LK", "notes": "clean"}\n{"id": "r2"}\n'
+    warning, first, second = read_file(tmp_path, "t.jsonl", data)
+    assert isinstance(warning, Problem)
+    assert warning.warning
+    assert str(warning) == (
+        f"{tmp_path / 't.jsonl'}:1: warning: the key 'notes' appears twice in one object; "
+        "the last value is used, the first ignored"
+    )
+    assert isinstance(first, Record)
+    assert first.raw is None
+    assert isinstance(second, Record)
+    assert second.raw == b'{"id": "r2"}'
 
 
 def test_an_overlong_integer_is_a_problem_not_a_crash(tmp_path: Path) -> None:
@@ -352,9 +368,21 @@ json_texts = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(text=json_texts)
 def test_json_lines_and_lists_read_what_python_reads(text: str) -> None:
-    """Any strict JSON (repeated keys included: the last wins) reads as Python's json reads it."""
+    """Any strict JSON (repeated keys included: the last wins) reads as Python's json reads it.
+
+    A JSON Lines line with a repeated key says so in a warning, and only such a line.
+    """
     expected = json.loads(text)
-    (line,) = parsed(text, "jsonl")
+    repeats: list[bool] = []
+
+    def pairs_of(pairs: list[tuple[str, object]]) -> None:
+        repeats.append(len({key for key, _ in pairs}) < len(pairs))
+
+    json.loads(text, object_pairs_hook=pairs_of)
+    *warnings, line = parsed(text, "jsonl")
+    assert [isinstance(w, Problem) and w.message.startswith("the key ") for w in warnings] == [
+        True
+    ] * any(repeats)
     assert isinstance(line, Record)
     assert json.dumps(line.value) == json.dumps(expected)  # same int/float types, same key order
     (element,) = parsed(f"[{text}]", "json")

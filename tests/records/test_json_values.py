@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from knowledgepulse.records.json_values import (
     LONE_SURROGATE,
@@ -12,12 +18,63 @@ from knowledgepulse.records.json_values import (
     check_depth,
     json_value,
     loads,
+    repeated,
+    repeated_key,
 )
 
 
-def test_a_repeated_key_keeps_the_last_value() -> None:
-    """As JSON.parse does (spec: changed in session 3)."""
-    assert loads(b'{"a": 1, "b": {"c": 1, "c": [2]}, "a": 3}') == ({"a": 3, "b": {"c": [2]}}, [])
+def test_a_repeated_key_keeps_the_last_value_and_is_told() -> None:
+    """As JSON.parse does (spec: changed in session 3), with a warning naming the key."""
+    value, warnings = loads(b'{"a": 1, "b": {"c": 1, "c": [2]}, "a": 3}')
+    assert value == {"a": 3, "b": {"c": [2]}}
+    assert len(warnings) == 1
+    assert warnings[0][0] == ""
+    assert warnings[0][1] in (repeated("a"), repeated("c"))
+    assert "appears twice in one object" in warnings[0][1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"notes": "x", "notes": "y"}',
+        '[{"a": {"k": 1, "k": 2}}]',
+        '{"a": "\\\\u003a", "a": 1}',  # a backslash and u003a, not a colon
+        '{"k\\u003a": 1, "k\\u003a": 2}',
+        '{"a": 1, "\\u0061": 2}',  # the same key, escaped
+    ],
+)
+def test_repeated_key_finds_a_key_written_twice_in_one_object(text: str) -> None:
+    """However the key is written, a second occurrence in one object is found."""
+    assert repeated_key(text.encode(), orjson.loads(text)) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "b:c", "d": {"a": "\\u003a"}}',
+        '{"a": "\\\\u003a"}',  # a backslash and u003a: counted as a colon, then parsed
+        '[{"a": 1}, {"a": 2}]',
+        '"x:y"',
+        "[]",
+    ],
+)
+def test_repeated_key_finds_nothing_where_each_object_has_distinct_keys(text: str) -> None:
+    """Equal keys in different objects, colons and escaped colons in strings: no repeated key."""
+    assert repeated_key(text.encode(), orjson.loads(text)) is None
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_JSON, st.booleans())
+def test_no_repeated_key_is_found_in_any_value_s_own_json(value: Any, ascii_only: bool) -> None:
+    """Any JSON text of a parsed value (escaped or not) has no repeated key."""
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    assert repeated_key(text.encode(), value) is None
 
 
 @pytest.mark.parametrize(
@@ -53,7 +110,10 @@ def test_integers_past_64_bits_read_as_floats_and_absurd_ones_are_refused() -> N
 
 def test_a_lone_surrogate_is_read_as_a_replacement_character_with_its_path() -> None:
     """Half a surrogate pair names no character: U+FFFD, and the path for a warning."""
-    assert loads(b'{"a": ["ok", "x\\udc00"]}') == ({"a": ["ok", "x\ufffd"]}, ["a[1]"])
+    assert loads(b'{"a": ["ok", "x\\udc00"]}') == (
+        {"a": ["ok", "x\ufffd"]},
+        [("a[1]", LONE_SURROGATE)],
+    )
     assert "U+FFFD" in LONE_SURROGATE
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
 
 from knowledgepulse.redact import Finding, redact_document, redact_trace
-from knowledgepulse.redact.walk import names_secret, redact_value, summarize
+from knowledgepulse.redact.walk import hashed_id, names_secret, redact_value, summarize
 from knowledgepulse.trace import ReasoningTrace
 from tests.builders import trace_json
 
@@ -66,10 +67,11 @@ def test_a_value_under_a_key_naming_a_secret_is_hidden_whole() -> None:
 
 
 def test_non_strings_keys_ids_and_enumerations_are_never_changed() -> None:
-    """Numbers, booleans, null, keys, the id, metadata and step types stay as they were."""
+    """Numbers, booleans, null, keys, clean ids, metadata and step types stay as they were."""
     document = _trace(source_skill="kp:skill:mail:1.0")
-    document["id"] = "kp:trace:alice@example.com"
-    document["metadata"]["agent_id"] = "alice@example.com"
+    document["id"] = "kp:trace:mail-run-7"
+    document["metadata"]["agent_id"] = "mailer"
+    document["metadata"]["source"] = {"format": "otlp", "trace_id": "4bf92f3577b34da6", "row": 2}
     redacted, _ = redact_document(document)
     assert redacted["id"] == document["id"]
     assert redacted["metadata"] == document["metadata"]
@@ -184,3 +186,73 @@ def test_an_object_in_a_list_nested_in_steps_is_not_a_step() -> None:
     document = {"steps": [[{"type": "mail bob@example.com", "tool": KEY}]]}
     redacted, _ = redact_document(document)
     assert redacted["steps"] == [[{"type": "mail [REDACTED:email]", "tool": "[REDACTED:api_key]"}]]
+
+
+def test_an_id_holding_a_secret_or_identifier_is_replaced_by_its_hash() -> None:
+    """The trace id, metadata.source's ids and a tool's name: a stable hash, type ``id``."""
+    document = _trace()
+    document["id"] = "kp:trace:alice@example.com"
+    document["metadata"]["agent_id"] = f"bot {KEY}"
+    document["metadata"]["source"] = {"format": "otlp", "trace_id": "alice@example.com"}
+    document["steps"][1]["tool"] = {"name": f"call_{KEY}"}
+    redacted, findings = redact_document(document)
+    assert redacted["id"] == hashed_id("kp:trace:alice@example.com")
+    assert redacted["id"].startswith("kp:trace:redacted-")
+    assert redacted["metadata"]["agent_id"] == hashed_id(f"bot {KEY}")
+    assert redacted["metadata"]["source"]["trace_id"] == hashed_id("alice@example.com")
+    assert redacted["metadata"]["source"]["format"] == "otlp"
+    assert redacted["steps"][1]["tool"]["name"] == hashed_id(f"call_{KEY}")
+    assert Finding("id", "id", "email", 1) in findings
+    found = {(finding.path, finding.type) for finding in findings}
+    assert {("metadata.agent_id", "id"), ("steps[1].tool.name", "id")} <= found
+    assert redact_document(redacted)[0] == redacted  # a hash is kept as it is
+    ReasoningTrace.model_validate(redacted)
+
+
+def test_a_field_a_producer_added_to_metadata_is_free_text() -> None:
+    """Only metadata's known ids, dates and enumerations are not text; anything else is."""
+    document = _trace()
+    document["metadata"]["trace_name"] = "ask alice@example.com"
+    document["metadata"]["attributes"] = {"user": {"api_key": "xyz"}}
+    redacted, _ = redact_document(document)
+    assert redacted["metadata"]["trace_name"] == "ask [REDACTED:email]"
+    assert redacted["metadata"]["attributes"] == {"user": {"api_key": "[REDACTED:password]"}}
+    assert redacted["metadata"]["created_at"] == document["metadata"]["created_at"]
+
+
+def test_a_map_s_entries_and_binary_values_of_a_row_are_cleaned() -> None:
+    """Parquet gives a map as (key, value) tuples and binary as bytes: cleaned, types kept."""
+    row = {
+        "m": [("note", f"key {KEY}"), ("password", "hunter2")],
+        "b": f"key {KEY}".encode(),
+        "raw": b"\xff\xfe" + KEY.encode(),
+    }
+    redacted, _ = redact_value(row)
+    assert redacted["m"] == [
+        ("note", "key [REDACTED:api_key]"),
+        ("password", "[REDACTED:password]"),
+    ]
+    assert redacted["b"] == b"key [REDACTED:api_key]"
+    assert redacted["raw"] == b"\xff\xfe[REDACTED:api_key]"  # bytes that are not UTF-8 kept
+
+
+def test_a_string_holding_json_is_cleaned_value_by_value() -> None:
+    """A conversation kept as one JSON string: a key naming a secret, at any depth, is seen."""
+    arguments = json.dumps({"api_key": "q8zr4lm2xv7np3kw9ts6yb1hc5jd0fgq"})
+    messages = [{"role": "assistant", "tool_calls": [{"function": {"arguments": arguments}}]}]
+    row = {"messages": json.dumps(messages), "plain": "[1, 2]"}
+    redacted, findings = redact_value(row)
+    assert "q8zr4lm2" not in json.dumps(redacted)
+    again = json.loads(
+        json.loads(redacted["messages"])[0]["tool_calls"][0]["function"]["arguments"]
+    )
+    assert again == {"api_key": "[REDACTED:password]"}
+    assert redacted["plain"] == "[1, 2]"  # nothing found: the text as it was
+    assert [f.path for f in findings] == ["messages[0].tool_calls[0].function.arguments.api_key"]
+
+
+def test_a_string_holding_json_with_a_repeated_key_is_written_again_from_its_value() -> None:
+    """The value under a repeated key's first occurrence was never read: it is not kept."""
+    row = {"s": '{"notes": "q8zr4lm2xv7np3kw9ts6yb1hc5jd0fgq", "notes": "clean"}'}
+    redacted, _ = redact_value(row)
+    assert redacted == {"s": '{"notes":"clean"}'}

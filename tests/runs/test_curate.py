@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from knowledgepulse.cli.main import main
 from knowledgepulse.curation.corpus import content_digest
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.redact.items import Redactor
 from knowledgepulse.reports.rows import SCORE_COLUMNS
 from knowledgepulse.runs import dedupe, select
 from knowledgepulse.testing import HashingEmbedder
@@ -308,3 +309,14 @@ def test_the_selection_does_not_depend_on_the_input_order(
         return [content_digest(s.item.document) for s in result.selected]
 
     assert picked(shuffled) == picked(traces)
+
+
+def test_select_with_redact_counts_the_redactions_of_the_selected_items_only() -> None:
+    """A row left out is not shared: its redactions are not in the counts (issue 28 item 4)."""
+    traces = curation_traces()
+    for trace in traces:
+        trace["task"]["objective"] += " mail bob@corp.io"
+    redactor = Redactor("aggregated")
+    result = select(traces, budget=1, scorer=scorer(), redact=redactor)
+    assert len(result.selected) == 1
+    assert (redactor.redacted, dict(redactor.types)) == (1, {"email": 1})

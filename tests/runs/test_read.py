@@ -6,9 +6,11 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from knowledgepulse.records import Problem
 from knowledgepulse.runs import items_of
 from knowledgepulse.runs.read import read_items
 from knowledgepulse.trace import TraceItem
+from tests.builders import trace_json
 
 ROOT = Path(__file__).parents[2]
 TRACES = ROOT / "examples" / "traces" / "traces.jsonl"
@@ -42,3 +44,18 @@ def test_rows_in_memory_are_recognised_like_a_file_of_them() -> None:
     from_file = [i for i in read_items([ROWS]) if isinstance(i, TraceItem)]
     assert [i.trace.steps for i in from_memory] == [i.trace.steps for i in from_file]
     assert [i.task for i in from_memory] == [i.task for i in from_file]
+
+
+def test_a_problem_never_quotes_a_secret(tmp_path: Path) -> None:
+    """A refused value is quoted in its problem's message: any secret in it redacted."""
+    token = "ghp_4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF"
+    path = tmp_path / "t.jsonl"
+    bad = trace_json()
+    bad["metadata"]["success"] = token
+    long = trace_json()
+    long["metadata"]["success"] = "words " * 8 + token  # cut in the preview past 60 characters
+    path.write_text(json.dumps(bad) + "\n" + json.dumps(long) + "\n")
+    problems = [item for item in read_items([path]) if isinstance(item, Problem)]
+    assert [problem.path for problem in problems] == ["metadata.success"] * 2
+    assert problems[0].message == 'got "[REDACTED:api_key]"; expected a valid boolean'
+    assert not any("ghp_" in str(problem) for problem in problems)

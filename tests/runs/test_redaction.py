@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from knowledgepulse.records import Location, Record
 from knowledgepulse.redact.items import Redactor
-from knowledgepulse.redact.walk import Finding
+from knowledgepulse.redact.walk import Finding, hashed_id
 from knowledgepulse.runs.redaction import finding_entry, redact_items, redaction_report
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.load import validate_record
@@ -75,3 +77,25 @@ def test_a_report_names_each_redaction_by_path_never_by_value() -> None:
         ],
     }
     assert "jane" not in str(report)
+
+
+def test_a_task_holding_an_identifier_is_replaced_by_its_hash_so_equal_tasks_stay_equal() -> None:
+    """The task an item is a run of is an id: hashed when a rule finds anything in it."""
+    read = [
+        replace(item("Plan a trip", line), task=task)
+        for line, task in enumerate(["ask bob@corp.io", "ask bob@corp.io", "refund-7"], 1)
+    ]
+    redactor = Redactor("aggregated")
+    tasks = [redactor.redact(one)[0].task for one in read]
+    assert tasks[0] == tasks[1] == hashed_id("ask bob@corp.io")
+    assert tasks[2] == "refund-7"
+
+
+def test_an_item_redacted_uncounted_is_counted_only_when_told() -> None:
+    """``count=False`` leaves the counts for :meth:`Redactor.count` (what is written)."""
+    read = item("Mail jane.doe@example.com the plan", 1)
+    redactor = Redactor("aggregated")
+    _, findings = redactor.redact(read, count=False)
+    assert (redactor.redacted, dict(redactor.types)) == (0, {})
+    redactor.count(read, findings)
+    assert (redactor.redacted, dict(redactor.types)) == (1, {"email": 1})

@@ -110,11 +110,14 @@ def test_a_nan_then_a_broken_record_costs_only_its_line(tmp_path: Path) -> None:
 
 
 def test_a_repeated_key_keeps_its_last_value_in_a_trace(tmp_path: Path) -> None:
-    """A key given twice keeps the last value, as JSON.parse does: here the second objective."""
+    """A key given twice keeps the last value, as JSON.parse does, with a warning naming it."""
     text = json.dumps(trace_json(trace_id="kp:trace:a"))
     path = tmp_path / "t.jsonl"
     path.write_text(text.replace('"task": {', '"task": {"objective": "first", ', 1) + "\n")
-    (loaded,) = load_traces([path])
+    warning, loaded = load_traces([path])
+    assert isinstance(warning, Problem)
+    assert warning.warning
+    assert "the key 'objective' appears twice" in warning.message
     assert isinstance(loaded, TraceItem)
     assert loaded.trace.task.objective == trace_json()["task"]["objective"]
 

@@ -54,7 +54,14 @@ def preview(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
-    return text if len(text) <= _MAX_PREVIEW else text[: _MAX_PREVIEW - 1] + "…"
+    if len(text) <= _MAX_PREVIEW:
+        return text
+    # Cut between words: a token cut short would no longer be found by the secret rules that
+    # problems pass through before they are printed (``runs.read``).
+    cut = text.rfind(" ", 0, _MAX_PREVIEW - 1)
+    if cut > 0:
+        return text[:cut] + " …"
+    return f"a string of {len(value)} characters" if isinstance(value, str) else "a long value"
 
 
 _FIXED = {

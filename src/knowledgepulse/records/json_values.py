@@ -2,7 +2,9 @@ r"""JSON values and the records that carry them with their location.
 
 A value is parsed by orjson: NaN, Infinity and invalid UTF-8 are refused, the last of two equal
 keys wins, integers past 64 bits read as floats, as in ``JSON.parse``. Only a refused document is
-parsed again, by ``json``, to say where the problem is; a lone surrogate reads as U+FFFD.
+parsed again, by ``json``, to say where the problem is; a lone surrogate reads as U+FFFD. A key
+repeated in one object is found by :func:`repeated_key` (the value under its first occurrence
+is never seen, so a reader says so).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import contextlib
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,17 +76,57 @@ NOT_FINITE = "NaN and infinite numbers are not valid JSON; use a finite number"
 LONE_SURROGATE = "a \\ud800-\\udfff escape without its pair names no character; read as U+FFFD"
 
 
-def loads(data: bytes) -> tuple[Any, list[str]]:
-    """One JSON document from UTF-8 bytes, and the paths of lone surrogates replaced in it.
+Warning = tuple[str, str]
+"""What reading a document lost, and where: a JSON path (``""``: the whole) and a message."""
+
+
+def loads(data: bytes) -> tuple[Any, list[Warning]]:
+    """One JSON document from UTF-8 bytes, and what reading it lost (a lone surrogate, a key).
 
     Raises a ``JsonError`` (not one valid JSON document, or too deep) or ``UnicodeDecodeError``.
     """
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as error:
-        return _explain(data, error)
-    check_depth(value, data)
-    return value, []
+        value, lone_surrogates = _explain(data, error)
+        warnings = [(path, LONE_SURROGATE) for path in lone_surrogates]
+    else:
+        check_depth(value, data)
+        warnings = []
+    key = repeated_key(data, value)
+    if key is not None:
+        warnings.append(("", repeated(key)))
+    return value, warnings
+
+
+def repeated_key(data: bytes | str, value: Any) -> str | None:
+    r"""A key that appears twice in one object of ``data`` (the JSON text ``value`` was read from).
+
+    ``None`` when none does. orjson keeps the last of two equal keys and cannot tell; a text
+    without a repeated key has exactly the colons of ``value``'s own JSON (one a key, and those in
+    strings, ``\u003a`` counted as one), so only a text with more is parsed again, by ``json``.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    colons = raw.count(b":") + raw.count(b"\\u003a") + raw.count(b"\\u003A")
+    with contextlib.suppress(orjson.JSONEncodeError):
+        if colons == orjson.dumps(value).count(b":"):
+            return None
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        counts = Counter(key for key, _ in items)
+        if not found and len(counts) < len(items):
+            found.append(next(key for key, count in counts.items() if count > 1))
+        return dict(items)
+
+    with contextlib.suppress(ValueError, RecursionError):
+        json.loads(data, object_pairs_hook=pairs)
+    return found[0] if found else None
+
+
+def repeated(key: str) -> str:
+    """The warning for a key repeated in one object."""
+    return f"the key {key!r} appears twice in one object; the last value is used, the first ignored"
 
 
 def check_depth(value: Any, text: bytes | None = None) -> None:

@@ -251,16 +251,18 @@ def _read_jsonl(
             location = Location(name, line_number, index)
             index += 1
             try:
-                value, lone_surrogates = json_values.loads(raw)
+                value, warnings = json_values.loads(raw)
             except UnicodeDecodeError as error:
                 yield Problem(location, "", _utf8_message(raw, error.start, error.reason))
                 continue
             except json_values.JsonError as problem:
                 yield Problem(location, problem.path, problem.message)
                 continue
-            for path in lone_surrogates:
-                yield Problem(location, path, json_values.LONE_SURROGATE, warning=True)
-            yield Record(location, value, raw=raw)
+            for path, message in warnings:
+                yield Problem(location, path, message, warning=True)
+            # A line with a repeated key holds a value never read: its bytes are not written back.
+            unread = any(message != json_values.LONE_SURROGATE for _, message in warnings)
+            yield Record(location, value, raw=None if unread else raw)
     except ReadError as failure:
         yield Problem(Location(name, line_number + 1), "", str(failure))
 
@@ -376,13 +378,13 @@ def _parse_documents(data: bytes, start: int, name: str) -> Iterator[Record | Pr
         except (RecursionError, ValueError):
             end = len(text)  # too deep, or a number too long: orjson says which below
         try:
-            value, lone_surrogates = json_values.loads(text[position:end].encode("utf-8"))
+            value, warnings = json_values.loads(text[position:end].encode("utf-8"))
         except json_values.JsonError as problem:
             at = location if problem.line is None else location.at_line(line + problem.line - 1)
             yield Problem(at, problem.path, problem.message)
         else:
-            for path in lone_surrogates:
-                yield Problem(location, path, json_values.LONE_SURROGATE, warning=True)
+            for path, message in warnings:
+                yield Problem(location, path, message, warning=True)
             yield Record(location, value)
         after = _TEXT_SPACE.match(text, end).end()  # type: ignore[union-attr] # always matches
         if after == len(text):

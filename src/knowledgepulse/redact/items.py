@@ -9,7 +9,13 @@ from pathlib import Path
 from knowledgepulse.redact.config import load_rules
 from knowledgepulse.redact.detectors import default_rules
 from knowledgepulse.redact.rules import RuleSet
-from knowledgepulse.redact.walk import Finding, document_level, redact_document, redact_value
+from knowledgepulse.redact.walk import (
+    Finding,
+    document_level,
+    redact_document,
+    redact_id,
+    redact_value,
+)
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 
 
@@ -47,12 +53,15 @@ class Redactor:
         self.kept_private = 0
         """How many items were at ``private``, which keeps personal identifiers."""
 
-    def redact(self, item: TraceItem) -> tuple[TraceItem, list[Finding]]:
-        """The item with its trace (and dataset row) redacted, and what was redacted in them."""
+    def redact(self, item: TraceItem, *, count: bool = True) -> tuple[TraceItem, list[Finding]]:
+        """The item with its trace (and dataset row) redacted, and what was redacted in them.
+
+        An id that holds anything a rule finds is replaced by its hash (``redact.walk.hashed_id``):
+        the trace's, and the task the item is a run of (equal tasks stay equal). ``count=False``:
+        not counted yet (:meth:`count` it once it is written).
+        """
         level = self.level or document_level(item.document)
         document, findings = redact_document(item.document, level, self.rules)
-        if level == "private":
-            self.kept_private += 1
         row = item.row
         if row is not None:
             value, row_findings = redact_value(row.value, level, self.rules)
@@ -61,11 +70,21 @@ class Redactor:
                 findings = findings + [
                     replace(finding, path=f"row.{finding.path}") for finding in row_findings
                 ]
-        if not findings:
+        # The task was read from the row or the trace, whose findings say what it held.
+        task = item.task if item.task is None else redact_id(item.task, level, self.rules)[0]
+        if count:
+            self.count(item, findings)
+        if not findings and task == item.task:
             return item, findings
-        self.redacted += 1
-        for finding in findings:
-            self.types[finding.type] += finding.count
         record = replace(item.record, value=document, raw=None)
         trace = ReasoningTrace.model_validate(document)
-        return replace(item, record=record, trace=trace, row=row), findings
+        return replace(item, record=record, trace=trace, row=row, task=task), findings
+
+    def count(self, item: TraceItem, findings: list[Finding]) -> None:
+        """Count one item redacted (as read) with ``findings``: by type, and if it was private."""
+        if (self.level or document_level(item.document)) == "private":
+            self.kept_private += 1
+        if findings:
+            self.redacted += 1
+        for finding in findings:
+            self.types[finding.type] += finding.count

@@ -1,20 +1,25 @@
-"""Redacting a whole trace: every free-text string cleaned, everything else left as it was.
+"""Redacting a whole trace: every free-text string cleaned, every id checked, the rest kept.
 
-Keys, ids, enumerations, names, dates and provenance (the whole of ``metadata``) are never
-touched; a string under a key that names a secret is hidden whole (``docs/redaction.md``).
+Keys, enumerations, dates and numbers are never touched; a string under a key that names a
+secret is hidden whole; an id (the trace's, ``metadata.source``'s, a tool's name) is kept unless
+a rule finds something in it, and then replaced whole by a hash of it, so that equal ids stay
+equal; a string that holds JSON is cleaned value by value too (``docs/redaction.md``).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, cast
+from typing import Any, Literal, cast
 
+import orjson
 import regex
 
 from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse.records.json_values import MAX_NESTING, JsonError, check_depth, repeated_key
 from knowledgepulse.redact.cleaner import candidate_rules, clean, marker
 from knowledgepulse.redact.detectors import default_rules
 from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, check_level
@@ -22,20 +27,46 @@ from knowledgepulse.trace.models import PRIVACY_LEVELS, PrivacyLevel, ReasoningT
 
 Loc = tuple[str | int, ...]
 
-# The known fields that are not free text, by the object they are in; metadata is provenance
-# (dates, enumerations, ids, where a converted trace came from), kept whole.
-_KEPT_TOP = frozenset({"@context", "@type", "id", "source_skill", "metadata"})
-_KEPT_STEP = frozenset({"step_id", "type", "tool", "latency_ms"})
-_KEPT_ENTITY = frozenset({"type"})
-_KEPT_RELATIONSHIP = frozenset({"valid_from"})
+Mode = Literal["text", "secret", "id", "kept"]
+"""How a string is redacted: ``text`` cleaned by the rules; ``secret`` hidden whole (its key
+names a secret); ``id`` kept, unless a rule finds anything in it: then :func:`hashed_id`;
+``kept`` never looked at. A value's strings take its mode unless a key or the policy says."""
+
+_ANY = "*"  # any index of a list, in a policy's path
+# The fields of a trace that are not free text, by path; anything else (a field a producer added
+# to metadata, say) is text. Dates and enumerations are kept; names and ids are checked.
+_TRACE_POLICY: dict[tuple[str, ...], Mode] = {
+    ("@context",): "kept",
+    ("@type",): "kept",
+    ("id",): "id",
+    ("source_skill",): "id",
+    ("metadata", "created_at"): "kept",
+    ("metadata", "visibility"): "kept",
+    ("metadata", "privacy_level"): "kept",
+    ("metadata", "agent_id"): "id",
+    ("metadata", "framework"): "id",
+    ("metadata", "task_domain"): "id",
+    ("metadata", "validated_by"): "id",
+    ("metadata", "source"): "id",
+    ("steps", _ANY, "step_id"): "kept",
+    ("steps", _ANY, "type"): "kept",
+    ("steps", _ANY, "tool", "name"): "id",
+    ("knowledge_graph_delta", "entities", _ANY, "type"): "kept",
+    ("knowledge_graph_delta", "relationships", _ANY, "valid_from"): "kept",
+}
+_POLICY_PREFIXES = frozenset(path[:end] for path in _TRACE_POLICY for end in range(len(path)))
 
 _SECRET_KEY = regex.compile(
     r"(?:password|passwd|passphrase|pwd|secret|token|apikey|accesskey|secretkey|privatekey|"
     r"authorization|auth|credentials?|cookie|sessionid)$"
 )
 _NOT_ALNUM = regex.compile(r"[^a-z0-9]")
+_JSON_START = regex.compile(r"\s*[\[{]")
 
 _KEY_RULE = Rule("secret-key", "password", True)  # what hides a value for its key's name
+ID_TYPE = "id"
+"""The type of a finding in an id: the id was replaced by :func:`hashed_id`, not a marker."""
+TRACE_PREFIX = "kp:trace:"
 
 
 @cache
@@ -44,11 +75,22 @@ def names_secret(key: str) -> bool:
     return _SECRET_KEY.search(_NOT_ALNUM.sub("", key.lower())) is not None
 
 
+def hashed_id(text: str) -> str:
+    """An id that held a secret or an identifier: ``redacted-`` and 12 hex digits of its SHA-256.
+
+    A trace id keeps its ``kp:trace:`` prefix. The same id gives the same hash in every run.
+    """
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    prefix = TRACE_PREFIX if text.startswith(TRACE_PREFIX) else ""
+    return f"{prefix}redacted-{digest}"
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """What was redacted in one string of a trace: where, what, by which rule, never the value.
 
-    ``path``: JSON path; ``type``: the marker's (``api_key``); ``count``: the spans replaced.
+    ``path``: JSON path; ``type``: the marker's (``api_key``), or ``id`` for an id replaced by
+    its hash; ``count``: the spans the rule found.
     """
 
     path: str
@@ -57,55 +99,95 @@ class Finding:
     count: int
 
 
-Visit = Callable[[Loc, str, bool], str]
-Shape = dict[str, "frozenset[str] | Shape"]
-"""The fields of a known object that hold a list of objects (their kept fields) or an object."""
-
-_TRACE_SHAPE: Shape = {
-    "steps": _KEPT_STEP,
-    "knowledge_graph_delta": {"entities": _KEPT_ENTITY, "relationships": _KEPT_RELATIONSHIP},
-}
+Visit = Callable[[Loc, str, Mode], str]
+Pattern = tuple[str, ...] | None
+"""A value's path with list indexes as ``*``, while a policy entry may still lie below it."""
 
 
-def _walk(
-    value: Any,
-    loc: Loc,
-    visit: Visit,
-    secret: bool,
-    *,
-    kept: frozenset[str] = frozenset(),
-    shape: Shape | None = None,
-) -> Any:
-    # The value with each string replaced by visit(); the same object when nothing changed. A
-    # list of known objects passes ``kept`` to its objects, not to a list nested in it.
+def _walk(value: Any, loc: Loc, visit: Visit, mode: Mode, pattern: Pattern) -> Any:
+    # The value with each string replaced by visit(); the same object when nothing changed.
+    # Besides JSON, a row read from Parquet holds tuples (a map's entries) and bytes (binary).
+    if pattern is not None:
+        mode = _TRACE_POLICY.get(pattern, mode)
+        if pattern not in _POLICY_PREFIXES:
+            pattern = None
+    if mode == "kept":
+        return value
     if isinstance(value, str):
-        return visit(loc, value, secret)
-    if isinstance(value, list):
+        return _string(value, loc, visit, mode)
+    if isinstance(value, bytes):
+        # Bytes that are not UTF-8 as Latin-1, one character a byte: an ASCII secret is found.
+        codec = "utf-8" if _is_utf8(value) else "latin-1"
+        text = value.decode(codec)
+        new_text = _string(text, loc, visit, mode)
+        return value if new_text is text else new_text.encode(codec)
+    if isinstance(value, list | tuple):
+        inner = None if pattern is None else (*pattern, _ANY)
+        # A map's entry (key, value): the value is hidden whole when the key names a secret.
+        pair = type(value) is tuple and len(value) == 2 and isinstance(value[0], str | bytes)
         new = [
-            _walk(item, (*loc, at), visit, secret, kept=frozenset() if type(item) is list else kept)
+            _walk(item, (*loc, at), visit, _keyed(mode, value[0]) if pair and at else mode, inner)
             for at, item in enumerate(value)
         ]
-        return value if all(a is b for a, b in zip(new, value, strict=True)) else new
+        if all(a is b for a, b in zip(new, value, strict=True)):
+            return value
+        return tuple(new) if isinstance(value, tuple) else new
     if not isinstance(value, Mapping):
         return value
     changed: dict[str, Any] = {}
     for key, item in value.items():
-        if key in kept:
-            continue
-        inner = shape.get(key) if shape else None
-        if isinstance(inner, frozenset) and isinstance(item, list):
-            new = _walk(item, (*loc, key), visit, False, kept=inner)
-        elif isinstance(inner, dict) and isinstance(item, Mapping):
-            new = _walk(item, (*loc, key), visit, secret, shape=inner)
-        else:
-            new = _walk(item, (*loc, key), visit, secret or names_secret(key))
+        inner = None if pattern is None else (*pattern, key)
+        new = _walk(item, (*loc, key), visit, _keyed(mode, key), inner)
         if new is not item:
             changed[key] = new
     return {**value, **changed} if changed else value
 
 
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _keyed(mode: Mode, key: object) -> Mode:
+    """The mode of a value under ``key``: hidden whole when the key names a secret."""
+    if mode != "secret" and isinstance(key, str) and names_secret(key):
+        return "secret"
+    return mode
+
+
+def _string(text: str, loc: Loc, visit: Visit, mode: Mode) -> str:
+    # A string holding JSON (a conversation kept as one string) is walked for the values under a
+    # key naming a secret, at any depth: in its text the key's quotes are escaped
+    # (\"api_key\": ...), where no rule sees them. Then its text is cleaned as any string's. A
+    # repeated key's first value was never read, so such a text is written again from what was.
+    if mode != "text" or len(loc) >= MAX_NESTING or not _JSON_START.match(text):
+        return visit(loc, text, mode)
+    try:
+        parsed = orjson.loads(text)
+        check_depth(parsed)
+    except (orjson.JSONDecodeError, JsonError):
+        return visit(loc, text, mode)
+    if isinstance(parsed, dict | list):
+        new = _walk(parsed, loc, _secrets_only(visit), mode, None)
+        if new is not parsed or repeated_key(text, parsed) is not None:
+            text = orjson.dumps(new).decode()
+    return visit(loc, text, mode)
+
+
+def _secrets_only(visit: Visit) -> Visit:
+    """``visit`` for the values under a secret's key; any other string left for its whole text."""
+
+    def hide(loc: Loc, text: str, mode: Mode) -> str:
+        return visit(loc, text, mode) if mode == "secret" else text
+
+    return hide
+
+
 def _walk_trace(document: Mapping[str, Any], visit: Visit) -> Any:
-    return _walk(document, (), visit, False, kept=_KEPT_TOP, shape=_TRACE_SHAPE)
+    return _walk(document, (), visit, "text", ())
 
 
 def document_level(document: Mapping[str, Any]) -> PrivacyLevel:
@@ -136,7 +218,20 @@ def redact_value(
     ``level`` defaults to ``aggregated``; a ``ValueError`` if it is not a privacy level.
     """
     level = check_level(level or DEFAULT_LEVEL)
-    return _redact(lambda visit: _walk(value, (), visit, False), level, rules)
+    return _redact(lambda visit: _walk(value, (), visit, "text", None), level, rules)
+
+
+def redact_id(
+    text: str, level: PrivacyLevel | str | None = None, rules: RuleSet | None = None
+) -> tuple[str, list[Finding]]:
+    """An id (a task's, a row's) as it is, or its :func:`hashed_id` when a rule finds anything.
+
+    ``level`` defaults to ``aggregated``; a ``ValueError`` if it is not a privacy level.
+    """
+    level = check_level(level or DEFAULT_LEVEL)
+    new: str
+    new, findings = _redact(lambda visit: visit((), text, "id"), level, rules)
+    return new, findings
 
 
 def _redact(
@@ -144,7 +239,7 @@ def _redact(
 ) -> tuple[Any, list[Finding]]:
     texts: list[str] = []
 
-    def collect(loc: Loc, text: str, secret: bool) -> str:
+    def collect(loc: Loc, text: str, mode: Mode) -> str:
         texts.append(text)
         return text
 
@@ -153,8 +248,8 @@ def _redact(
     candidates = candidate_rules((rules or default_rules()).for_level(level), "\n".join(texts))
     findings: list[Finding] = []
 
-    def redact(loc: Loc, text: str, secret: bool) -> str:
-        if secret:
+    def redact(loc: Loc, text: str, mode: Mode) -> str:
+        if mode == "secret":
             if not text or (text.startswith("[REDACTED:") and text.endswith("]")):
                 return text  # nothing to hide, or hidden already
             findings.append(Finding(format_path(loc), _KEY_RULE.type, _KEY_RULE.name, 1))
@@ -162,7 +257,12 @@ def _redact(
         cleaned, found = clean(text, candidates) if candidates else (text, Counter[Rule]())
         if found:
             path = format_path(loc)
-            findings.extend(Finding(path, rule.type, rule.name, n) for rule, n in found.items())
+            findings.extend(
+                Finding(path, ID_TYPE if mode == "id" else rule.type, rule.name, n)
+                for rule, n in found.items()
+            )
+            if mode == "id":
+                return hashed_id(text)
         return cleaned
 
     return walk(redact), findings

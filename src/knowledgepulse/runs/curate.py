@@ -30,12 +30,14 @@ from knowledgepulse.runs.redaction import redactor_of
 from knowledgepulse.runs.write import annotated_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
+from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.curation.select import RejectionReason
     from knowledgepulse.redact.items import Redactor
+    from knowledgepulse.redact.walk import Finding
 
 NO_VECTORS = (
     "{what} needs an embedder, and none could be loaded: install knowledgepulse[embeddings], "
@@ -265,7 +267,7 @@ def select(
         min_score = MinScore.parse(min_score)
     if max_similarity is not None:
         _needs_embedder(scorer, "max_similarity")
-    corpus, problems = _corpus(
+    corpus, problems, count_redacted = _corpus(
         data,
         scorer=scorer,
         redact=redact,
@@ -292,6 +294,8 @@ def select(
         per_domain=per_domain,
         per_task=per_task,
     )
+    for index in selection.selected:  # what is written: the rows left out are not shared
+        count_redacted(index)
     items = corpus.items
     rejected = tuple(
         Rejected(
@@ -342,7 +346,7 @@ def dedupe(
         EmbedderUnavailableError: the embedder could not be loaded.
     """
     _needs_embedder(scorer, "dedupe")
-    corpus, problems = _corpus(
+    corpus, problems, count_redacted = _corpus(
         data,
         scorer=scorer,
         redact=redact,
@@ -353,6 +357,8 @@ def dedupe(
         progress=progress,
         on_problem=on_problem,
     )
+    for index in range(len(corpus.items)):  # every item is written, kept or marked to go
+        count_redacted(index)
     if corpus.vectors is None and corpus.items:
         raise EmbedderUnavailableError(NO_VECTORS.format(what="dedupe"))
     found = (
@@ -395,20 +401,34 @@ def _corpus(
     notes: Notes | None,
     progress: Callable[[int], object] | None,
     on_problem: OnProblem | None,
-) -> tuple[Corpus, tuple[Problem, ...]]:
-    """``data`` read, redacted and scored in corpus mode (a ``Corpus`` as it is)."""
+) -> tuple[Corpus, tuple[Problem, ...], Callable[[int], None]]:
+    """``data`` read, redacted and scored in corpus mode (a ``Corpus`` as it is).
+
+    And a function that counts the redaction of ``corpus.items[index]`` in the redactor: every
+    item is redacted before it is scored, and only those written are counted.
+    """
     if isinstance(data, Corpus):
-        return data, ()
+        return data, (), lambda _: None
     redactor = redactor_of(redact)
     problems: list[Problem] = []
     read = items_of(
         data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
     )
-    items = [
-        item if redactor is None else redactor.redact(item)[0]
-        for item in valid_items(read, problems, on_problem)
-    ]
-    return score_corpus(scorer or TraceValueScorer(), items), tuple(problems)
+    items: list[TraceItem] = []
+    found: list[tuple[TraceItem, list[Finding]]] = []
+    for item in valid_items(read, problems, on_problem):
+        if redactor is None:
+            items.append(item)
+            continue
+        cleaned, findings = redactor.redact(item, count=False)
+        found.append((item, findings))
+        items.append(cleaned)
+
+    def count(index: int) -> None:
+        if redactor is not None:
+            redactor.count(*found[index])
+
+    return score_corpus(scorer or TraceValueScorer(), items), tuple(problems), count
 
 
 def _tasks(

@@ -53,7 +53,24 @@ def read_items(
         notes=notes,
         progress=progress,
     )
-    return with_tasks(items, task_field)
+    return with_tasks(without_secrets(items), task_field)
+
+
+def without_secrets(items: Iterable[TraceItem | Problem]) -> Iterator[TraceItem | Problem]:
+    """The items, and each problem with any secret in its message redacted (``--redact`` or not).
+
+    A message quotes the value it refuses (``got "ghp_..."; expected a valid boolean``), and
+    problems go to stderr and CI logs. Only secrets: an e-mail address is kept.
+    """
+    for item in items:
+        if isinstance(item, Problem) and item.message:
+            # The rules load on the first problem only: a clean input never pays for them.
+            from knowledgepulse.redact import clean_text  # noqa: PLC0415
+
+            message = clean_text(item.message, "private").text
+            yield item if message == item.message else dataclasses.replace(item, message=message)
+        else:
+            yield item
 
 
 def with_task_column(options: TraceOptions | None, task_field: str | None) -> TraceOptions | None:

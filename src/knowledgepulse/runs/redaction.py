@@ -46,9 +46,15 @@ def redact_items(
 
 
 def finding_entry(item: TraceItem, findings: Sequence[Finding]) -> dict[str, Any]:
-    """One item's entry in a redaction report: its id, file, line, and each path's findings."""
+    """One item's entry in a redaction report: its id, file, line, and each path's findings.
+
+    The id as it was written: its hash when it held anything (a finding at ``id``).
+    """
+    from knowledgepulse.redact.walk import hashed_id  # noqa: PLC0415 - the rules load to redact
+
+    hashed = any(finding.path == "id" for finding in findings)
     return {
-        "id": item.trace.id,
+        "id": hashed_id(item.trace.id) if hashed else item.trace.id,
         "file": item.location.file,
         "line": item.location.line,
         "redactions": [
