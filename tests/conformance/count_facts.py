@@ -1,0 +1,449 @@
+"""Count each corpus file's facts from the raw file, never from kp's output.
+
+Run from the repository root: ``python tests/conformance/count_facts.py`` writes
+``<name>.facts.json`` beside each file of ``CORPUS`` (and, for the reused fixtures of
+``tests/sources/data``, under ``files/reused/``). One small function per file format reads the
+raw JSON and says, per run the file holds:
+
+* ``objective``: the user's first message (text parts joined), or ``None``;
+* ``tools``: the names of the tools the run called, in order;
+* ``errors``: evident errors of the run (a failed tool result, an error span, an ``is_error``);
+  ``recovered``: those that a later action (a tool call, or assistant text) follows;
+* ``final_answer``: the run's last assistant text, when nothing but the answer follows it;
+* ``success``: the file's own label (a span status, a run's error, an exit status), or ``None``.
+
+The functions are deliberately naive: they know each format, not kp.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+FILES = HERE / "files"
+ROOT = HERE.parent.parent
+
+Run = dict[str, Any]
+OUTPUT_TOOL = "final_result"
+"""The tool Pydantic AI gives the model to return its structured output: the answer, no tool."""
+
+
+def run(
+    objective: str | None = None,
+    *,
+    tools: list[str] | None = None,
+    errors: int = 0,
+    recovered: int = 0,
+    final_answer: str | None = None,
+    success: bool | None = None,
+    trace_id: str | None = None,
+) -> Run:
+    """One run's facts, in the facts file's shape."""
+    facts: Run = {
+        "objective": objective,
+        "tools": tools or [],
+        "errors": errors,
+        "recovered": recovered,
+        "final_answer": final_answer,
+        "success": success,
+    }
+    if trace_id is not None:
+        facts["trace_id"] = trace_id
+    return facts
+
+
+def _text(content: Any) -> str | None:
+    """A message's text: a string, or the text parts of a list joined by newlines."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            part.get("text", part.get("content", part.get("value")))
+            for part in content
+            if isinstance(part, dict) and part.get("type") in ("text", "input_text", "output_text")
+        ]
+        texts = [part for part in parts if isinstance(part, str)]
+        return "\n".join(texts) if texts else None
+    return None
+
+
+class _Timeline:
+    """Actions and texts of one run in order, to count recoveries and find the final answer."""
+
+    def __init__(self) -> None:
+        self.tools: list[str] = []
+        self.events: list[tuple[str, str | None]] = []  # ("tool"|"text"|"error", text)
+
+    def tool(self, name: str, arguments: Any = None) -> None:
+        if name == OUTPUT_TOOL:  # Pydantic AI's output tool: its arguments are the answer
+            self.text(arguments if isinstance(arguments, str) else json.dumps(arguments))
+            return
+        self.tools.append(name)
+        self.events.append(("tool", None))
+
+    def text(self, text: str | None) -> None:
+        if text and text.strip():
+            self.events.append(("text", text))
+
+    def error(self) -> None:
+        self.events.append(("error", None))
+
+    def facts(self, objective: str | None, success: bool | None = None, **extra: Any) -> Run:
+        errors = sum(1 for kind, _ in self.events if kind == "error")
+        recovered = sum(
+            1
+            for n, (kind, _) in enumerate(self.events)
+            if kind == "error" and any(k in ("tool", "text") for k, _ in self.events[n + 1 :])
+        )
+        last = self.events[-1] if self.events else None
+        answer = last[1] if last is not None and last[0] == "text" else None
+        return run(
+            objective,
+            tools=self.tools,
+            errors=errors,
+            recovered=recovered,
+            final_answer=answer,
+            success=success,
+            **extra,
+        )
+
+
+# --- conversation rows -------------------------------------------------------------------
+
+
+def openai_chat(path: Path) -> list[Run]:
+    """Rows with OpenAI Chat ``messages`` (LLaMA-Factory's ``value`` parts too)."""
+    runs = []
+    for row in _rows(path):
+        timeline, objective = _Timeline(), None
+        for message in row["messages"]:
+            role, content = message.get("role"), message.get("content")
+            if role == "user" and objective is None:
+                objective = _text(content)
+            if role == "assistant":
+                timeline.text(_text(content))
+                for call in message.get("tool_calls") or []:
+                    timeline.tool(call["function"]["name"], call["function"].get("arguments"))
+                for part in content if isinstance(content, list) else []:
+                    if part.get("type") == "tool_call":
+                        timeline.tool(json.loads(part["value"])["name"])
+        runs.append(timeline.facts(objective))
+    return runs
+
+
+def anthropic(path: Path) -> list[Run]:
+    """Rows with Anthropic Messages ``messages`` (content blocks)."""
+    runs = []
+    for row in _rows(path):
+        timeline, objective = _Timeline(), None
+        for message in row["messages"]:
+            content = message["content"]
+            blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+            for block in blocks:
+                kind = block.get("type")
+                if message["role"] == "user" and kind == "text" and objective is None:
+                    objective = block["text"]
+                if message["role"] == "assistant" and kind == "text":
+                    timeline.text(block["text"])
+                if kind == "tool_use":
+                    timeline.tool(block["name"], block.get("input"))
+                if kind == "tool_result" and block.get("is_error"):
+                    timeline.error()
+        runs.append(timeline.facts(objective))
+    return runs
+
+
+def openai_responses(path: Path) -> list[Run]:
+    """Rows with OpenAI Responses ``input`` items."""
+    runs = []
+    for row in _rows(path):
+        timeline, objective = _Timeline(), None
+        for item in row["input"]:
+            kind = item.get("type", "message")
+            if kind == "message" and item.get("role") == "user" and objective is None:
+                objective = _text(item["content"])
+            if kind == "message" and item.get("role") == "assistant":
+                timeline.text(_text(item["content"]))
+            if kind == "function_call":
+                timeline.tool(item["name"], item.get("arguments"))
+        runs.append(timeline.facts(objective))
+    return runs
+
+
+def sharegpt(path: Path) -> list[Run]:
+    """Rows with ShareGPT ``conversations`` (``function_call`` turns hold name + arguments)."""
+    runs = []
+    for row in _rows(path):
+        timeline, objective = _Timeline(), None
+        for turn in row["conversations"]:
+            who, value = turn["from"], turn["value"]
+            if who in ("human", "user") and objective is None:
+                objective = value
+            if who in ("gpt", "assistant"):
+                timeline.text(value)
+            if who == "function_call":
+                timeline.tool(json.loads(value)["name"])
+        runs.append(timeline.facts(objective))
+    return runs
+
+
+# --- observability exports ---------------------------------------------------------------
+
+
+def _first_user(messages_json: Any) -> str | None:
+    """The first user text of a GenAI ``gen_ai.input.messages`` / AI SDK prompt value."""
+    messages = json.loads(messages_json) if isinstance(messages_json, str) else messages_json
+    if isinstance(messages, dict):  # the AI SDK's ai.prompt: {"prompt": ...} or {"messages": ...}
+        if isinstance(messages.get("prompt"), str):
+            return str(messages["prompt"])
+        messages = messages.get("messages", [])
+    for message in messages or []:
+        if message.get("role") == "user":
+            return _text(message.get("parts", message.get("content")))
+    return None
+
+
+def _last_assistant(messages_json: Any) -> str | None:
+    messages = json.loads(messages_json) if isinstance(messages_json, str) else messages_json
+    texts = [_text(m.get("parts", m.get("content"))) for m in messages or []]
+    return next((text for text in reversed(texts) if text), None)
+
+
+def otel_js(path: Path) -> list[Run]:
+    """``ReadableSpan`` arrays of the Vercel AI SDK (``ai.*`` attributes), one run per trace id."""
+    spans = json.loads(path.read_text())
+    runs = []
+    for trace_id, members in _group(spans, lambda s: s["spanContext"]["traceId"]).items():
+        members.sort(key=lambda s: tuple(s["startTime"]))
+        ids = {s["spanContext"]["spanId"] for s in members}
+        root = next(s for s in members if s.get("parentSpanId") not in ids)
+        if root["name"].startswith("ai.embed"):  # an embedding call is no agent run
+            continue
+        attributes = root["attributes"]
+        timeline = _Timeline()
+        objective = None
+        for span in members:
+            a = span["attributes"]
+            if objective is None and ("ai.prompt" in a or "ai.prompt.messages" in a):
+                objective = _first_user(a.get("ai.prompt", a.get("ai.prompt.messages")))
+            if span["name"] == "ai.toolCall":
+                timeline.tool(a["ai.toolCall.name"])
+            if span.get("status", {}).get("code") == 2:
+                timeline.error()
+        answer = attributes.get("ai.response.text", attributes.get("ai.response.object"))
+        timeline.text(answer)
+        success = root.get("status", {}).get("code") != 2
+        runs.append(timeline.facts(objective, success, trace_id=trace_id))
+    return runs
+
+
+def jaeger(path: Path) -> list[Run]:
+    """A Jaeger query API answer (``data``) or one trace: a run per trace with GenAI spans."""
+    document = json.loads(path.read_text())
+    traces = document.get("data", [document])
+    runs = []
+    for trace in traces:
+        spans = []
+        for span in sorted(trace["spans"], key=lambda s: s["startTime"]):
+            tags = {tag["key"]: tag["value"] for tag in span["tags"]}
+            spans.append((span["operationName"], tags))
+        runs.extend(_genai_run(trace["traceID"], spans))
+    return runs
+
+
+def otlp(path: Path) -> list[Run]:
+    """OTLP JSON (``resourceSpans``): a run per trace id with GenAI spans."""
+    document = json.loads(path.read_text())
+    found: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
+    for resource in document["resourceSpans"]:
+        for scope in resource.get("scopeSpans", []):
+            for span in scope["spans"]:
+                tags = {
+                    a["key"]: next(iter(a["value"].values())) for a in span.get("attributes", [])
+                }
+                if span.get("status", {}).get("code") in (2, "STATUS_CODE_ERROR"):
+                    tags["otel.status_code"] = "ERROR"
+                entry = (int(span["startTimeUnixNano"]), span["name"], tags)
+                found.setdefault(span["traceId"], []).append(entry)
+    runs = []
+    for trace_id, spans in found.items():
+        spans.sort(key=lambda entry: entry[0])
+        runs.extend(_genai_run(trace_id, [(name, tags) for _, name, tags in spans]))
+    return runs
+
+
+def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
+    """A run from spans in start order (GenAI semantic conventions), or none without GenAI."""
+    genai = [(name, tags) for name, tags in spans if "gen_ai.operation.name" in tags]
+    if not genai:
+        return []
+    timeline, objective = _Timeline(), None
+    root_failed = False
+    for name, tags in genai:
+        operation = tags["gen_ai.operation.name"]
+        failed = str(tags.get("error")).lower() == "true" or tags.get("otel.status_code") == "ERROR"
+        if operation == "chat" and objective is None and "gen_ai.input.messages" in tags:
+            objective = _first_user(tags["gen_ai.input.messages"])
+        if operation == "execute_tool":
+            timeline.tool(tags.get("gen_ai.tool.name") or name.removeprefix("execute_tool "))
+        if operation == "chat" and "gen_ai.output.messages" in tags:
+            timeline.text(_last_assistant(tags["gen_ai.output.messages"]))
+        if failed:
+            timeline.error()
+            root_failed = root_failed or operation == "invoke_agent"
+    return [timeline.facts(objective, not root_failed, trace_id=trace_id)]
+
+
+def langsmith(path: Path) -> list[Run]:
+    """LangSmith run payloads (``{"post": [...], "patch": [...]}``): a run per root run."""
+    document = json.loads(path.read_text())
+    runs_by_id: dict[str, dict[str, Any]] = {}
+    for payload in document.get("post", []) + document.get("patch", []):
+        runs_by_id.setdefault(payload.get("id") or payload["trace_id"], {}).update(payload)
+    runs = []
+    for root in (r for r in runs_by_id.values() if not r.get("parent_run_id")):
+        children = sorted(
+            (r for r in runs_by_id.values() if r.get("trace_id") == root["id"] and r is not root),
+            key=lambda r: r.get("dotted_order", ""),
+        )
+        timeline = _Timeline()
+        for child in children:
+            if child.get("run_type") == "tool":
+                timeline.tool(child["name"])
+            if child.get("error"):
+                timeline.error()
+        messages = root.get("inputs", {}).get("messages", [])
+        objective = next((_text(m["content"]) for m in messages if m.get("role") == "user"), None)
+        outputs = root.get("outputs") or {}
+        choices = outputs.get("choices") or [{}]
+        message = choices[0].get("message", {})
+        timeline.text(_text(message.get("content")))
+        runs.append(timeline.facts(objective, not root.get("error"), trace_id=root["id"]))
+    return runs
+
+
+# --- formats kp does not read yet (the gaps) ---------------------------------------------
+
+
+def swe_agent_traj(path: Path) -> list[Run]:
+    """A SWE-agent ``.traj``: the issue is the first user turn; each action's command a tool."""
+    document = json.loads(path.read_text())
+    timeline = _Timeline()
+    objective = next(
+        (turn["content"] for turn in document["history"] if turn["role"] == "user"), None
+    )
+    for step in document["trajectory"]:
+        command = step["action"].strip().split()
+        timeline.tool(command[0] if command else "")
+    info = document.get("info", {})
+    timeline.text(info.get("submission"))
+    return [timeline.facts(objective, info.get("exit_status") == "submitted")]
+
+
+def claude_code(path: Path) -> list[Run]:
+    """A Claude Code session JSONL: a run per ``sessionId``; ``tool_use`` blocks are tools."""
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    runs = []
+    sessions = _group(
+        [r for r in records if isinstance(r, dict) and r.get("type") in ("user", "assistant")],
+        lambda r: r["sessionId"],
+    )
+    for session, members in sessions.items():
+        timeline, objective = _Timeline(), None
+        for record in members:
+            content = record.get("message", {}).get("content", [])
+            blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+            for block in blocks:
+                kind = block.get("type")
+                if record["type"] == "user" and kind == "text" and objective is None:
+                    objective = block["text"]
+                if record["type"] == "assistant" and kind == "text":
+                    timeline.text(block["text"])
+                if kind == "tool_use":
+                    timeline.tool(block["name"])
+                if kind == "tool_result" and block.get("is_error"):
+                    timeline.error()
+        runs.append(timeline.facts(objective, trace_id=session))
+    return runs
+
+
+def atif(path: Path) -> list[Run]:
+    """A Harbor ATIF trajectory: ``steps`` by ``source``; an agent step's ``tool_calls``."""
+    document = json.loads(path.read_text())
+    timeline, objective = _Timeline(), None
+    for step in document["steps"]:
+        if step["source"] == "user" and objective is None:
+            objective = _text(step.get("message"))
+        if step["source"] == "agent":
+            timeline.text(_text(step.get("message")))
+            for call in step.get("tool_calls") or []:
+                timeline.tool(call["function_name"])
+    return [timeline.facts(objective, trace_id=document.get("session_id"))]
+
+
+# --- the corpus ---------------------------------------------------------------------------
+
+
+def _rows(path: Path) -> Iterator[dict[str, Any]]:
+    text = path.read_text()
+    if path.suffix == ".jsonl":
+        yield from (json.loads(line) for line in text.splitlines() if line.strip())
+    else:
+        yield from json.loads(text)
+
+
+def _group(items: list[Any], key: Callable[[Any], str]) -> dict[str, list[Any]]:
+    groups: dict[str, list[Any]] = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    return groups
+
+
+COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
+    "otel-js": otel_js,
+    "jaeger": jaeger,
+    "otlp": otlp,
+    "langsmith": langsmith,
+    "openai-chat": openai_chat,
+    "anthropic": anthropic,
+    "openai-responses": openai_responses,
+    "sharegpt": sharegpt,
+    "gap-swe-agent": swe_agent_traj,
+    "gap-claude-code": claude_code,
+    "gap-atif": atif,
+}
+"""The counting function of each corpus folder (the folder is the format)."""
+
+REUSED: dict[str, str] = {
+    "tests/sources/data/otel/opentelemetry_proto_trace.json": "otlp",
+    "tests/sources/data/langchain/langsmith_py_wrap_openai_.json": "langsmith",
+    "tests/sources/data/langchain/langsmith_py_wrap_openai_reasoning.json": "langsmith",
+}
+"""Real third-party fixtures already in ``tests/sources/data``, read where they are."""
+
+
+def corpus() -> Iterator[tuple[Path, str, Path]]:
+    """Every corpus file, its format (a ``COUNTERS`` key) and where its facts file goes."""
+    for folder in sorted(COUNTERS):
+        for path in sorted((FILES / folder).glob("*")):
+            if not path.name.endswith(".facts.json"):
+                yield path, folder, path.with_name(path.name + ".facts.json")
+    for relative, folder in REUSED.items():
+        path = ROOT / relative
+        yield path, folder, FILES / "reused" / (path.name + ".facts.json")
+
+
+def main() -> None:
+    """Write every facts file."""
+    for path, folder, facts_path in corpus():
+        runs = COUNTERS[folder](path)
+        facts = {"format": folder, "traces": len(runs), "runs": runs}
+        facts_path.parent.mkdir(parents=True, exist_ok=True)
+        facts_path.write_text(json.dumps(facts, indent=1, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
