@@ -29,6 +29,9 @@ READ_AS: dict[str, str | None] = {
     "examples/datasets/hermes.parquet": "hermes",
     "examples/datasets/openai_chat.jsonl": "openai-chat",
     "examples/datasets/openai_chat.parquet": "openai-chat",
+    "examples/datasets/openai_chat_hf/data-00000-of-00001.arrow": "openai-chat",
+    "examples/datasets/openai_chat_hf/dataset_info.json": None,  # save_to_disk's own metadata
+    "examples/datasets/openai_chat_hf/state.json": None,
     "examples/datasets/openai_responses.jsonl": "openai-responses",
     "examples/datasets/openai_responses.parquet": "openai-responses",
     "examples/datasets/sharegpt.jsonl": "sharegpt",
@@ -84,7 +87,7 @@ def _bundled() -> list[str]:
         path.relative_to(ROOT).as_posix()
         for pattern in patterns
         for path in ROOT.glob(pattern)
-        if path.suffix in (".json", ".jsonl", ".parquet")
+        if path.suffix in (".json", ".jsonl", ".parquet", ".arrow")
     )
 
 
