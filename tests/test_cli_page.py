@@ -17,9 +17,8 @@ PAGE = (REPO / "docs" / "cli.md").read_text("utf-8")
 def html() -> str:
     """The page as mkdocs renders it: Markdown with the mkdocs-click extension (mkdocs.yml)."""
     pytest.importorskip("mkdocs_click", reason="the docs extra is not installed")
-    import markdown
-
-    return markdown.Markdown(extensions=["mkdocs-click", "pymdownx.superfences"]).convert(PAGE)
+    markdown = pytest.importorskip("markdown")
+    return str(markdown.Markdown(extensions=["mkdocs-click", "pymdownx.superfences"]).convert(PAGE))
 
 
 def test_no_option_shows_clicks_unset_sentinel(html: str) -> None:

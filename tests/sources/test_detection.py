@@ -38,7 +38,8 @@ READ_AS: dict[str, str | None] = {
     "examples/datasets/sharegpt.parquet": "sharegpt",
     "examples/datasets/swe_agent.jsonl": "sharegpt",
     "examples/datasets/swe_agent.parquet": "sharegpt",
-    "examples/evals/cases.jsonl": None,  # evaluation cases, not traces
+    "examples/evals/after.jsonl": None,  # evaluation cases, not traces
+    "examples/evals/cases.jsonl": None,
     "examples/evals/invalid-cases.jsonl": None,
     "examples/integrations/langgraph/runs.json": "langsmith",
     "examples/integrations/openai_agents/agents_export.jsonl": "openai-agents",
