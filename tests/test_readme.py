@@ -9,7 +9,6 @@ import re
 import shlex
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -119,18 +118,6 @@ def test_the_api_snippet_prints_no_binary_noise() -> None:
     first = result.stdout.splitlines()[0]
     assert first.startswith("0.724 Dimensions(complexity=0.425, "), first
     assert re.findall(r"\d\.\d{10,}", first) == []
-
-
-def test_every_extra_it_installs_exists() -> None:
-    """``pip install -e ".[a,b]"`` names extras that pyproject.toml defines."""
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"][
-        "optional-dependencies"
-    ]
-    named = {
-        name for group in re.findall(r'-e "\.\[([\w,-]+)\]"', TEXT) for name in group.split(",")
-    }
-    assert named
-    assert named <= set(extras)
 
 
 def test_every_local_link_leads_to_a_file() -> None:

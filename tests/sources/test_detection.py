@@ -29,13 +29,17 @@ READ_AS: dict[str, str | None] = {
     "examples/datasets/hermes.parquet": "hermes",
     "examples/datasets/openai_chat.jsonl": "openai-chat",
     "examples/datasets/openai_chat.parquet": "openai-chat",
+    "examples/datasets/openai_chat_hf/data-00000-of-00001.arrow": "openai-chat",
+    "examples/datasets/openai_chat_hf/dataset_info.json": None,  # save_to_disk's own metadata
+    "examples/datasets/openai_chat_hf/state.json": None,
     "examples/datasets/openai_responses.jsonl": "openai-responses",
     "examples/datasets/openai_responses.parquet": "openai-responses",
     "examples/datasets/sharegpt.jsonl": "sharegpt",
     "examples/datasets/sharegpt.parquet": "sharegpt",
     "examples/datasets/swe_agent.jsonl": "sharegpt",
     "examples/datasets/swe_agent.parquet": "sharegpt",
-    "examples/evals/cases.jsonl": None,  # evaluation cases, not traces
+    "examples/evals/after.jsonl": None,  # evaluation cases, not traces
+    "examples/evals/cases.jsonl": None,
     "examples/evals/invalid-cases.jsonl": None,
     "examples/integrations/langgraph/runs.json": "langsmith",
     "examples/integrations/openai_agents/agents_export.jsonl": "openai-agents",
@@ -84,7 +88,7 @@ def _bundled() -> list[str]:
         path.relative_to(ROOT).as_posix()
         for pattern in patterns
         for path in ROOT.glob(pattern)
-        if path.suffix in (".json", ".jsonl", ".parquet")
+        if path.suffix in (".json", ".jsonl", ".parquet", ".arrow")
     )
 
 

@@ -9,7 +9,7 @@ retried. No network, no key.
     python examples/integrations/capture/capture_agent.py
 
 Needs, from the repository's root (README.md beside this file):
-``pip install -e ".[otel]" "pydantic-ai-slim>=1.0"``
+``pip install -e ".[embeddings,otel]" "pydantic-ai-slim>=1.0"``
 (or ``pip install -e ".[examples]"`` for every example's frameworks).
 """
 

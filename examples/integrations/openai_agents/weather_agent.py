@@ -11,7 +11,7 @@ SDK's OpenAI exporter never runs.
     kp convert --from openai-agents agents_export.jsonl                     # the exported spans
 
 Needs, from the repository's root (README.md beside this file):
-``pip install -e ".[openai-agents]"``
+``pip install -e ".[embeddings,openai-agents]"``
 (or ``pip install -e ".[examples]"`` for every example's frameworks).
 """
 

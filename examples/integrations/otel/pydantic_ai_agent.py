@@ -9,7 +9,7 @@ It prints the scored ``ReasoningTrace`` (JSON) and the score; the failed call is
 carrying the error and the retry is an ``error_recovery`` step.
 
 Needs, from the repository's root (README.md beside this file):
-``pip install -e ".[otel]" "pydantic-ai-slim>=1.0"``
+``pip install -e ".[embeddings,otel]" "pydantic-ai-slim>=1.0"``
 (or ``pip install -e ".[examples]"`` for every example's frameworks).
 """
 

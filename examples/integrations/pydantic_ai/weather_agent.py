@@ -8,7 +8,7 @@ The model is a ``FunctionModel``: it thinks, calls ``get_weather`` (which fails 
     kp convert --from pydantic-ai messages.json                          # the same, from the file
 
 Needs, from the repository's root (README.md beside this file):
-``pip install -e . "pydantic-ai-slim>=1.0"``
+``pip install -e ".[embeddings]" "pydantic-ai-slim>=1.0"``
 (or ``pip install -e ".[examples]"`` for every example's frameworks).
 """
 

@@ -8,7 +8,7 @@ on its first call), calls it again, then gives the final answer. No network, no 
     kp convert --from smolagents steps.json                              # the same, from the file
 
 Needs, from the repository's root (README.md beside this file):
-``pip install -e . "smolagents>=1.20"``
+``pip install -e ".[embeddings]" "smolagents>=1.20"``
 (or ``pip install -e ".[examples]"`` for every example's frameworks).
 """
 

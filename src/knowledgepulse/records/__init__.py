@@ -1,4 +1,4 @@
-"""Reading JSON, JSON Lines, YAML and Parquet input into records and located problems.
+"""Reading JSON, JSON Lines, YAML, Parquet and Arrow input into records and located problems.
 
 A :class:`Record` is one input value with its :class:`Location`; what is wrong with the input is
 a located :class:`Problem`. The readers are in ``readers`` (:func:`~.readers.read_records`).

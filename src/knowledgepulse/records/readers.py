@@ -3,7 +3,8 @@ r"""Reading input: a file, a ``.gz`` file or standard input, opened as bytes, in
 Bytes, so that JSON Lines splits on ``\\n`` alone (a raw U+2028 in a string is no line break) and
 one bad UTF-8 byte costs one line; gzip is read as it is decompressed. A JSON Lines line is parsed
 by orjson, a top-level JSON list streamed by ijson (a syntax error keeps the elements before it),
-Parquet rows read by pyarrow (the ``[parquet]`` extra) a batch of :data:`BATCH_ROWS` at a time.
+Parquet rows read by pyarrow (the ``[parquet]`` extra) a batch of :data:`BATCH_ROWS` at a time,
+and so are Arrow IPC files and a Hugging Face ``save_to_disk`` folder of them (``records.arrow``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -31,10 +32,10 @@ from knowledgepulse.errors import (
     Setting,
     import_optional,
 )
-from knowledgepulse.records import json_values
+from knowledgepulse.records import arrow, json_values
 from knowledgepulse.records.json_values import Record
 
-Format = Literal["json", "jsonl", "yaml", "parquet"]
+Format = Literal["json", "jsonl", "yaml", "parquet", "arrow"]
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 BOM = b"\xef\xbb\xbf"
@@ -51,10 +52,15 @@ SUFFIX_FORMATS: dict[str, Format] = {
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """An open input: its display name and its (decompressed) bytes."""
+    """An open input: its display name and its (decompressed) bytes.
+
+    A Hugging Face ``save_to_disk`` folder is opened as its data files (``parts``), read in
+    turn; its own stream is empty.
+    """
 
     name: str
     stream: BinaryIO
+    parts: tuple[Path, ...] = ()
 
 
 def format_from_name(name: str) -> Format | None:
@@ -65,7 +71,10 @@ def format_from_name(name: str) -> Format | None:
 
 @contextmanager
 def open_source(source: str | Path) -> Iterator[Source]:
-    """Open a path (``-``: standard input) as bytes, gunzipped by its magic; or InputFileError."""
+    """Open a path (``-``: standard input) as bytes, gunzipped by its magic; or InputFileError.
+
+    A folder is opened only if it is a Hugging Face dataset's (:func:`arrow.dataset_files`).
+    """
     if str(source) == STDIN:
         # A replaced sys.stdin (tests, embedding applications) may be text only.
         raw: BinaryIO = getattr(sys.stdin, "buffer", None) or io.BytesIO(
@@ -74,6 +83,9 @@ def open_source(source: str | Path) -> Iterator[Source]:
         yield Source(STDIN_NAME, _maybe_gunzip(raw))
         return
     name = str(source)
+    if Path(source).is_dir():
+        yield Source(name, io.BytesIO(), tuple(arrow.dataset_files(Path(source))))
+        return
     try:
         file = Path(source).open("rb")  # noqa: SIM115 - closed below, after the caller is done
     except FileNotFoundError:
@@ -137,15 +149,16 @@ _TEXT_SPACE = re.compile(r"[ \t\r\n]*")
 def read_records(
     source: str | Path,
     *,
-    formats: Iterable[Format] = ("json", "jsonl", "parquet"),
+    formats: Iterable[Format] = ("json", "jsonl", "parquet", "arrow"),
     progress: Progress | None = None,
 ) -> Iterator[Record | Problem]:
     """Read every record of a file (or ``-`` for standard input), in order, as it is read.
 
     A JSON file holds one document or a list of them (an element located by its index,
     ``FILE[3]``), JSON Lines one a line, YAML one, a list, or several ``---`` documents, Parquet
-    one a row (``FILE:ROW``). Parquet is known by its magic, the rest by the suffix (through
-    ``.gz``), else by the first line. ``progress`` is called with the bytes consumed. An
+    one a row (``FILE:ROW``), Arrow IPC too (a Hugging Face ``save_to_disk`` folder: each of
+    its data files in turn). Parquet and Arrow are known by their magic, the rest by the suffix
+    (through ``.gz``), else by the first line. ``progress`` is called with the bytes consumed. An
     ``InputFileError`` if the file cannot be opened or its format is not among ``formats``.
     """
     with open_source(source) as opened:
@@ -156,6 +169,13 @@ def read_stream(
     source: Source, allowed: tuple[Format, ...], progress: Progress | None = None
 ) -> Iterator[Record | Problem]:
     """Every record of an open source, in order (see :func:`read_records`)."""
+    if source.parts:
+        yield from _read_parts(source, allowed, progress)
+        return
+    if arrow.is_arrow_name(source.name) or ("arrow" in allowed and _starts_arrow(source.stream)):
+        _check_format(source.name, "arrow", allowed)
+        yield from _read_arrow(source)
+        return
     fmt = format_from_name(source.name)
     if is_parquet_name(source.name) or ("parquet" in allowed and _starts_parquet(source.stream)):
         # By content as well as by name: a Parquet file saved as .jsonl is still read.
@@ -191,6 +211,21 @@ def read_stream(
     yield from _read_whole(lambda: b"\n".join(chain(head, line_iter)), source.name, fmt, progress)
 
 
+def _read_parts(
+    source: Source, allowed: tuple[Format, ...], progress: Progress | None
+) -> Iterator[Record | Problem]:
+    """A dataset folder's rows, each located at its row of the whole dataset (``FOLDER:ROW``)."""
+    index = 0
+    for part in source.parts:
+        with open_source(part) as opened:
+            for read in read_stream(opened, allowed, progress):
+                if isinstance(read, Record):
+                    yield replace(read, location=Location(source.name, index + 1, index))
+                    index += 1
+                else:
+                    yield read
+
+
 def _check_format(name: str, fmt: Format, allowed: tuple[Format, ...]) -> None:
     if fmt not in allowed:
         hint = (
@@ -199,7 +234,7 @@ def _check_format(name: str, fmt: Format, allowed: tuple[Format, ...]) -> None:
                 Setting("source"),
                 ")",
             )
-            if fmt == "parquet"
+            if fmt in ("parquet", "arrow")
             else ()
         )
         raise InputFileError(
@@ -415,28 +450,73 @@ def is_parquet_name(name: str) -> bool:
 
 
 def _starts_parquet(stream: BinaryIO) -> bool:
+    return _head(stream, len(MAGIC)) == MAGIC
+
+
+def _head(stream: BinaryIO, size: int) -> bytes:
+    """The first ``size`` bytes of a stream, left in it."""
     try:
-        return bytes(stream.peek(4)[:4]) == MAGIC  # type: ignore[attr-defined]
-    except Exception:  # no peek(), or a broken gzip stream (the reader below reports it)
-        return False
+        return bytes(stream.peek(size)[:size])  # type: ignore[attr-defined]
+    except Exception:  # no peek(), or a broken gzip stream (the reader reports it)
+        return b""
 
 
 def _read_parquet(source: Source) -> Iterator[Record | Problem]:
     """Every row as a record; what pyarrow cannot read is one problem, after the rows before it."""
     pq = import_pyarrow_parquet()
+
+    def batches(data: Any) -> Iterator[Any]:
+        with pq.ParquetFile(data) as file:
+            yield from file.iter_batches(batch_size=BATCH_ROWS)
+
+    yield from _read_batches(source, batches, "Parquet")
+
+
+def _starts_arrow(stream: BinaryIO) -> bool:
+    return _head(stream, len(arrow.FILE_MAGIC)).startswith((arrow.STREAM_MAGIC, arrow.FILE_MAGIC))
+
+
+def _read_arrow(source: Source) -> Iterator[Record | Problem]:
+    """Every row of an Arrow IPC stream (``datasets``' files) or IPC file as a record."""
+    ipc = import_optional(
+        "pyarrow.ipc",
+        lambda error: MissingDependencyError(
+            f"reading Arrow files needs pyarrow, which is not installed ({error}); "
+            'install it with: pip install "knowledgepulse[parquet]"'
+        ),
+    )
+    ipc_file = _head(source.stream, len(arrow.FILE_MAGIC)) == arrow.FILE_MAGIC
+
+    def batches(data: Any) -> Iterator[Any]:
+        if not ipc_file:
+            with ipc.open_stream(data) as stream:
+                yield from stream
+            return
+        with ipc.open_file(data) as file:
+            yield from (file.get_batch(index) for index in range(file.num_record_batches))
+
+    yield from _read_batches(source, batches, "Arrow")
+
+
+def _read_batches(
+    source: Source, batches: Callable[[Any], Iterator[Any]], kind: str
+) -> Iterator[Record | Problem]:
+    """Every row of a columnar file (Parquet, Arrow) as a record, in order.
+
+    What pyarrow cannot read is one problem, after the rows before it.
+    """
     name, index = source.name, 0
     try:
-        # Parquet is read from its footer: standard input and gzip are read whole first.
+        # Read from a path (footer first, or memory-mapped): standard input and gzip whole first.
         whole = name == STDIN_NAME or isinstance(source.stream, gzip.GzipFile)
-        with pq.ParquetFile(io.BytesIO(read_all(source.stream)) if whole else name) as file:
-            for batch in file.iter_batches(batch_size=BATCH_ROWS):
-                for row in batch.to_pylist():
-                    yield Record(Location(name, index + 1, index), row)
-                    index += 1
+        for batch in batches(io.BytesIO(read_all(source.stream)) if whole else name):
+            for row in arrow.batch_rows(batch):
+                yield Record(Location(name, index + 1, index), row)
+                index += 1
     except ReadError as failure:
         yield Problem(Location(name), "", str(failure))
     except (OSError, ValueError, ArithmeticError, TypeError) as error:
         # pyarrow's errors (ArrowInvalid, ArrowIOError...) derive from these.
         where = Location(name, index + 1, index) if index else Location(name)
         reason = (str(error).strip().split("\n", 1)[0] or type(error).__name__)[:300]
-        yield Problem(where, "", f"not a readable Parquet file: {reason}")
+        yield Problem(where, "", f"not a readable {kind} file: {reason}")

@@ -1,0 +1,107 @@
+"""Arrow data as rows: Arrow IPC files and a Hugging Face ``save_to_disk`` folder of them.
+
+``datasets.Dataset.save_to_disk`` writes a folder of ``data-NNNNN-of-NNNNN.arrow`` files (Arrow
+IPC streams) listed in its ``state.json``; pyarrow reads them, so ``datasets`` is not needed.
+A column ``datasets`` could give no one Arrow type is stored as JSON text (Arrow's ``arrow.json``
+type): its values are read as the JSON they hold, as ``datasets`` itself reads them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from knowledgepulse.errors import InputFileError
+
+STREAM_MAGIC = b"\xff\xff\xff\xff"
+"""The bytes an Arrow IPC stream starts with (a continuation marker): what ``datasets`` writes."""
+FILE_MAGIC = b"ARROW1"
+"""The bytes an Arrow IPC file (Feather v2) starts with."""
+_STATE = "state.json"
+
+
+def is_arrow_name(name: str) -> bool:
+    """Whether a file name says Arrow IPC."""
+    return Path(name).suffix.lower() in (".arrow", ".feather")
+
+
+def dataset_files(folder: Path) -> list[Path]:
+    """The data files of a ``save_to_disk`` folder, in its order; InputFileError for another folder.
+
+    A ``DatasetDict``'s folder (``dataset_dict.json``, a folder per split) is refused with the
+    split folders to pass instead.
+    """
+    name = str(folder)
+    if (folder / "dataset_dict.json").is_file():
+        splits = sorted(child.name for child in folder.iterdir() if (child / _STATE).is_file())
+        example = f"{folder / splits[0]}" if splits else f"{folder}/SPLIT"
+        raise InputFileError(
+            f"{name}: a Hugging Face DatasetDict folder (splits: {', '.join(splits) or 'none'}); "
+            f"pass one split's folder, e.g. {example}"
+        )
+    state = folder / _STATE
+    if not state.is_file():
+        raise InputFileError(f"{name}: is a directory; pass the files inside it")
+    try:
+        listed = json.loads(state.read_bytes())["_data_files"]
+        files = [folder / entry["filename"] for entry in listed]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise InputFileError(
+            f"{state}: not the state.json save_to_disk writes ({type(error).__name__}: {error}); "
+            "pass the folder's .arrow files instead"
+        ) from None
+    missing = [str(file) for file in files if not file.is_file()]
+    if missing:
+        raise InputFileError(f"{state}: lists data files the folder lacks: {', '.join(missing)}")
+    return files
+
+
+def batch_rows(batch: Any) -> Iterator[dict[str, Any]]:
+    """The rows of a pyarrow ``RecordBatch`` as dicts, JSON-typed values parsed."""
+    decoders = {
+        field.name: decode for field in batch.schema if (decode := _json_decoder(field.type))
+    }
+    for row in batch.to_pylist():
+        for column, decode in decoders.items():
+            row[column] = decode(row[column])
+        yield row
+
+
+Decode = Callable[[Any], Any]
+
+
+def _json_decoder(kind: Any) -> Decode | None:
+    """How to read the Python values of an Arrow type holding JSON text; ``None``: as they are."""
+    from pyarrow import types  # noqa: PLC0415 - pyarrow is loaded already when batches are read
+
+    if getattr(kind, "extension_name", None) == "arrow.json":
+        return _parsed
+    if types.is_list(kind) or types.is_large_list(kind) or types.is_fixed_size_list(kind):
+        item = _json_decoder(kind.value_type)
+        if item is None:
+            return None
+        return lambda value: None if value is None else [item(element) for element in value]
+    if types.is_struct(kind):
+        fields = {field.name: decode for field in kind if (decode := _json_decoder(field.type))}
+        if not fields:
+            return None
+        return lambda value: (
+            None
+            if value is None
+            else {key: fields[key](got) if key in fields else got for key, got in value.items()}
+        )
+    return None
+
+
+def _parsed(text: str | None) -> Any:
+    """JSON text as its value; text that is not JSON stays text (the reader of the row says so)."""
+    if text is None:
+        return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
