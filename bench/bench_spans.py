@@ -17,9 +17,8 @@ tool event; issue 28's figures, machine lightly loaded): Langfuse 32,000 observa
 306 MB; OTLP 100,000 spans 173 s, 2.2 GB. After, 100,000 spans: Langfuse 16.3 CPU s, 800 MB;
 OTLP 23.5 CPU s, 1,080 MB; Tempo 24.3 CPU s, 1,076 MB; Jaeger 23.9 CPU s, 1,081 MB; Phoenix
 15.3 CPU s, 752 MB; OTel JS 15.6 CPU s, 860 MB (Langfuse 32,000: 5.3 CPU s, 284 MB). Time is
-linear now; the OTLP-shaped
-files stay a little over 1 GB at their peak: the parsed file, the spans, the steps as dicts and
-as the validated trace are all alive at once.
+linear now; the OTLP-shaped files stay a little over 1 GB at their peak: the parsed file, the
+spans, the steps as dicts and as the validated trace are all alive at once.
 """
 
 from __future__ import annotations
