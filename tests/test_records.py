@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.json_values import MAX_NESTING
-from knowledgepulse.records.readers import Format, Source, read_records, read_stream
+from knowledgepulse.records.readers import LIST_DEPTH, Format, Source, read_records, read_stream
 
 
 def parsed(text: str, fmt: Format, name: str = "") -> list[Record | Problem]:
@@ -418,3 +419,51 @@ def test_an_integer_past_64_bits_ends_a_json_list_at_its_element(tmp_path: Path)
     ]
     assert str(items[1].location) == f"{tmp_path / 't.json'}[1]"
     assert isinstance(items[0], Record)
+
+
+_MARKED_TEXT = st.text(alphabet='[]{}",\\:ab\n')
+_ELEMENTS = st.recursive(
+    st.none() | st.integers(-5, 5) | _MARKED_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_MARKED_TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(before=st.lists(_ELEMENTS, max_size=4), after=st.lists(_ELEMENTS, max_size=3))
+def test_a_json_list_stops_only_at_an_element_nesting_past_the_list_depth(
+    before: list[object], after: list[object]
+) -> None:
+    """Brackets, quotes and escapes in strings never count: the list stops at the deep element."""
+    deep = "[" * LIST_DEPTH + "]" * LIST_DEPTH  # the list itself is one more level
+    text = "[" + ",".join([*map(json.dumps, before), deep, *map(json.dumps, after)]) + "]"
+    items = parsed(text, "json")
+    assert [i.value for i in items if isinstance(i, Record)] == before
+    assert [(i.location.index, i.message) for i in items if isinstance(i, Problem)] == [
+        (len(before), f"nested deeper than {MAX_NESTING} levels; flatten the document")
+    ]
+
+
+@settings(max_examples=30, deadline=None)
+@given(before=st.lists(_ELEMENTS, max_size=4), after=st.lists(_ELEMENTS, max_size=3))
+def test_a_json_list_element_at_the_list_depth_costs_only_itself(
+    before: list[object], after: list[object]
+) -> None:
+    """One level less deep, the element alone is refused (past MAX_NESTING); the rest is read."""
+    deep = "[" * (LIST_DEPTH - 1) + "]" * (LIST_DEPTH - 1)
+    text = "[" + ",".join([*map(json.dumps, before), deep, *map(json.dumps, after)]) + "]"
+    items = parsed(text, "json")
+    assert [i.value for i in items if isinstance(i, Record)] == before + after
+    assert [i.location.index for i in items if isinstance(i, Problem)] == [len(before)]
+
+
+def test_unclosed_brackets_in_a_json_list_cost_memory_linear_in_the_file() -> None:
+    """5,000 ``[`` (ijson alone keeps 60 MB of paths) are refused at their element, cheaply."""
+    tracemalloc.start()
+    try:
+        items = parsed('[{"a": 1}, ' + "[" * 5000, "json")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20_000_000
+    assert [(type(i).__name__, i.location.index) for i in items] == [("Record", 0), ("Problem", 1)]

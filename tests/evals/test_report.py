@@ -14,12 +14,20 @@ from knowledgepulse.errors import InputFileError, ReportFileError
 from knowledgepulse.evals import evaluate
 from knowledgepulse.evals.cases import LoadedCase, MalformedCase, load_cases
 from knowledgepulse.evals.models import Case
-from knowledgepulse.evals.report import EvalReport, load_report, parse_report
+from knowledgepulse.evals.report import (
+    NESTED_TOO_DEEP,
+    REFERS_TO_ITSELF,
+    EvalReport,
+    json_data,
+    load_report,
+    parse_report,
+)
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import load_suite
 from knowledgepulse.evals.tasks import TaskInput
 from knowledgepulse.records import Location, Problem
+from knowledgepulse.records.json_values import MAX_NESTING
 from knowledgepulse.reports.evals import indented_json, to_json
 from tests.evals.builders import cases, make_suite
 from tests.evals.test_evaluate import TEXT_SUITE, text_case
@@ -201,3 +209,29 @@ def test_a_missing_file_is_an_input_error(tmp_path: Path) -> None:
     """The file's name and 'no such file'."""
     with pytest.raises(InputFileError, match="no such file"):
         load_report(tmp_path / "absent.json")
+
+
+def test_details_holding_themselves_are_written_with_a_marker_not_a_recursion_error() -> None:
+    """A dict or list inside itself becomes REFERS_TO_ITSELF where it repeats."""
+    details: dict[str, object] = {"a": 1}
+    items: list[object] = [2]
+    details["me"], details["items"] = details, items
+    items.append(items)
+    assert json_data(details) == {"a": 1, "me": REFERS_TO_ITSELF, "items": [2, REFERS_TO_ITSELF]}
+
+
+def test_details_nested_10000_deep_are_cut_at_max_nesting() -> None:
+    """Past MAX_NESTING levels a value is NESTED_TOO_DEEP; the report stays writable JSON."""
+    deep: list[object] = []
+    for _ in range(10_000):
+        deep = [deep]
+    written = json_data({"deep": deep})
+    text = json.dumps(written)
+    assert text.count("[") == MAX_NESTING - 1
+    assert json.dumps(NESTED_TOO_DEEP) in text
+
+
+def test_a_value_shared_by_two_keys_is_written_in_full_twice() -> None:
+    """Only a value inside itself is marked: the same list under two keys is no cycle."""
+    shared = [1, {"b": 2}]
+    assert json_data({"x": shared, "y": shared}) == {"x": shared, "y": shared}

@@ -307,3 +307,13 @@ def test_a_suite_with_an_alias_bomb_is_a_located_suite_error(tmp_path: Path) -> 
     path = write(tmp_path, f"x0: &x0 [a,a,a,a,a,a,a,a,a]\n{aliases}\nscorers: []\n")
     [problem] = problems_of(path)
     assert "too many alias expansions" in problem
+
+
+def test_a_type_repeated_1000_times_gives_short_problems() -> None:
+    """Each problem names the first few entries and counts the rest: linear, not quadratic."""
+    with pytest.raises(SuiteError) as raised:
+        make_suite(*[{"type": "content-quality"}] * 1000)
+    problems = raised.value.problems
+    assert len(problems) == 1000
+    assert max(len(problem.message) for problem in problems) < 200
+    assert "(scorers[0], scorers[1], scorers[2] and 997 more)" in problems[0].message

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from knowledgepulse.sources import StepBuilder
@@ -190,3 +190,46 @@ def test_blank_thoughts_and_answers_add_no_step() -> None:
     builder.answer("")
     assert builder.steps() == []
     assert not builder.saw_text
+
+
+class _Scanning(StepBuilder):
+    """The matching rule as spec/integrations.md states it: a scan of every earlier tool event."""
+
+    def _matching(self, name: str, call_id: str | None, *, flag: str) -> Any:
+        tools = [(event, event.tool) for event in self._events if event.tool is not None]
+        for event, tool in tools:
+            if call_id is not None and tool.call_id == call_id:
+                return event
+        for event, tool in tools:
+            differs = tool.call_id is not None and call_id is not None
+            if tool.name == name and not getattr(tool, flag) and not differs:
+                return event
+        return None
+
+
+_TOOL_EVENTS = st.lists(
+    st.tuples(
+        st.booleans(),  # a request, else an execution
+        st.sampled_from(["search", "fetch", ""]),
+        st.sampled_from([None, "c1", "c2", "c3"]),
+        st.sampled_from([None, 1.0, 2.0, 3.0]),
+    ),
+    max_size=12,
+)
+
+
+@given(_TOOL_EVENTS)
+@example([(False, "search", "c1", None), (False, "fetch", "c1", None), (True, "fetch", None, None)])
+def test_indexed_matching_merges_tool_events_as_a_scan_of_every_earlier_one(
+    events: list[tuple[bool, str, str | None, float | None]],
+) -> None:
+    """Requests and executions merge by call id, else by name in order, renames included."""
+    builders = StepBuilder(), _Scanning()
+    for builder in builders:
+        for number, (request, name, call_id, at) in enumerate(events):
+            if request:
+                builder.tool_request(name, {"n": number}, call_id=call_id, at=at)
+            else:
+                builder.tool_result(name, output=f"out {number}", call_id=call_id, at=at)
+    indexed, scanned = builders
+    assert indexed.steps() == scanned.steps()

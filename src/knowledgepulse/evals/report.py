@@ -28,7 +28,7 @@ from knowledgepulse.evals.results import (
 from knowledgepulse.evals.suite import Suite, SuiteScorer
 from knowledgepulse.evals.tasks import TaskRecord
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.records.json_values import JsonError, loads
+from knowledgepulse.records.json_values import MAX_NESTING, JsonError, loads
 from knowledgepulse.records.readers import ReadError, open_source, read_all
 
 ProblemData = dict[str, Any]
@@ -284,19 +284,27 @@ def parse_report(document: Any, source: str) -> EvalReport:
     return report
 
 
-def json_data(value: Any) -> Any:
+REFERS_TO_ITSELF = "(a reference to a value that holds it)"
+NESTED_TOO_DEEP = f"(nested deeper than {MAX_NESTING} levels)"
+
+
+def json_data(value: Any, _within: tuple[int, ...] = ()) -> Any:
     """``value`` as JSON data: what JSON has no type for is written as text.
 
     NaN and infinity, integers too long to print, non-string keys and other objects: a scorer's
-    details may hold anything.
+    details may hold anything. A dict or list inside itself is written :data:`REFERS_TO_ITSELF`,
+    one nested past ``MAX_NESTING`` levels :data:`NESTED_TOO_DEEP`.
     """
+    if isinstance(value, dict | list | tuple):
+        if id(value) in _within:
+            return REFERS_TO_ITSELF
+        if len(_within) >= MAX_NESTING:
+            return NESTED_TOO_DEEP
+        _within = (*_within, id(value))  # the containers holding the children: a cycle's mark
     if isinstance(value, dict):
-        return {
-            key if isinstance(key, str) else _text(json_data(key)): json_data(child)
-            for key, child in value.items()
-        }
+        return {_key(key, _within): json_data(child, _within) for key, child in value.items()}
     if isinstance(value, list | tuple):
-        return [json_data(child) for child in value]
+        return [json_data(child, _within) for child in value]
     if isinstance(value, float):
         return value if math.isfinite(value) else str(value)
     if isinstance(value, int) and not isinstance(value, bool):
@@ -307,8 +315,12 @@ def json_data(value: Any) -> Any:
     return value if value is None or isinstance(value, str | int) else _text(value)
 
 
+def _key(key: Any, within: tuple[int, ...]) -> str:
+    return key if isinstance(key, str) else _text(json_data(key, within))
+
+
 def _text(value: Any) -> str:
     try:
         return str(value)
-    except ValueError:  # a set or tuple holding an integer too long to print
+    except (ValueError, RecursionError):  # an integer too long to print, a frozenset too deep
         return type(value).__name__

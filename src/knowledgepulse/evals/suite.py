@@ -333,8 +333,15 @@ def _key_problems(entries: list[Any], record: Record) -> list[Problem]:
     return problems
 
 
+_NAMED_ENTRIES = 3
+"""A problem names this many of the entries it is about, then counts the rest: each message is
+short, however many entries repeat a type (1,000 repeats once printed 14 MB)."""
+
+
 def _where(indices: list[int]) -> str:
-    return ", ".join(f"scorers[{i}]" for i in indices)
+    named = ", ".join(f"scorers[{i}]" for i in indices[:_NAMED_ENTRIES])
+    more = len(indices) - _NAMED_ENTRIES
+    return f"{named} and {more} more" if more > 0 else named
 
 
 PRESETS: Mapping[str, Mapping[str, Any]] = {

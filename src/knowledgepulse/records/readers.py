@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -144,6 +144,15 @@ MAGIC = b"PAR1"
 BATCH_ROWS = 1024
 """Parquet rows converted to Python at a time: small for flat memory, large for speed."""
 _TEXT_SPACE = re.compile(r"[ \t\r\n]*")
+LIST_DEPTH = 1024
+"""A JSON list is read only up to an element nesting deeper than this (orjson's own limit): ijson
+keeps the path of every open level, a cost growing with the square of the depth (100,000 ``[``
+would take GBs). Shallower elements past ``MAX_NESTING`` are refused one by one."""
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+_NOT_MARKS = bytes(sorted(set(range(256)) - set(b'"[]{},')))
+_STEPS = bytes(1 if byte in b"[{" else 255 if byte in b"]}" else 0 for byte in range(256))
+"""A translation of ``[`` and ``{`` to 1, ``]`` and ``}`` to -1 (as a signed byte), others to 0."""
+_SCAN_CHUNK = 1 << 20
 
 
 def read_records(
@@ -346,10 +355,13 @@ def _read_whole(
 
 def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
     index = 0
+    too_deep = _too_deep_element(data)
     # use_float: int and float, not Decimal; an int past 64 bits is an error, not a slow parse.
-    elements = ijson.items(io.BytesIO(data), "item", use_float=True)
+    # Before a too deep element, small buffers: ijson parses a whole buffer ahead of what it yields.
+    buffer = 64 * 1024 if too_deep is None else LIST_DEPTH
+    elements = ijson.items(io.BytesIO(data), "item", use_float=True, buf_size=buffer)
     try:
-        for value in elements:
+        for value in elements if too_deep is None else islice(elements, too_deep):
             location = Location(name, None, index)
             index += 1
             try:
@@ -360,6 +372,41 @@ def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
             yield Record(location, value)
     except (ijson.JSONError, UnicodeDecodeError) as error:  # yajl checks UTF-8 less than orjson
         yield _list_syntax_problem(data, name, index, error)
+        return
+    if too_deep is not None:
+        yield Problem(Location(name, None, too_deep), "", json_values.TOO_DEEP)
+
+
+def _too_deep_element(data: bytes) -> int | None:
+    """The index of the first element of a JSON list nesting past :data:`LIST_DEPTH` levels.
+
+    One vectorised pass, linear in the text: escapes dropped, a quote opening or closing a string,
+    the brackets outside strings counted up and down (the list is level 1), a comma at level 1
+    ending an element. Exact for valid JSON and for the valid start of a broken text (what ijson
+    reads before it stops); ``None`` if the list closes first.
+    """
+    marks = _ESCAPE.sub(b"", data).translate(None, _NOT_MARKS)
+    if marks.count(b"[") + marks.count(b"{") <= LIST_DEPTH:
+        return None  # it cannot nest deeper than it has brackets
+    import numpy as np  # noqa: PLC0415 - a list with over a thousand brackets is worth the import
+
+    codes = np.frombuffer(marks, np.uint8)
+    steps = np.frombuffer(marks.translate(_STEPS), np.int8)
+    level, in_string, index = 0, False, 0
+    for start in range(0, len(codes), _SCAN_CHUNK):  # in chunks: memory a few times the chunk's
+        chunk = codes[start : start + _SCAN_CHUNK]
+        inside = np.bitwise_xor.accumulate(chunk == ord('"')) ^ in_string
+        # int32: a chunk adds at most its length to a level that is at most LIST_DEPTH.
+        chunk_steps = np.where(inside, 0, steps[start : start + _SCAN_CHUNK])
+        levels = level + np.cumsum(chunk_steps, dtype=np.int32)
+        ends = (chunk == ord(",")) & ~inside & (levels == 1)
+        stops = np.flatnonzero((levels > LIST_DEPTH) | (levels == 0))
+        if stops.size:
+            first = stops[0]
+            return None if levels[first] == 0 else index + int(np.count_nonzero(ends[:first]))
+        level, in_string = int(levels[-1]), bool(inside[-1])
+        index += int(np.count_nonzero(ends))
+    return None
 
 
 def _list_syntax_problem(data: bytes, name: str, index: int, error: Exception) -> Problem:

@@ -18,10 +18,11 @@ requested, tool executions and their results, the final answer. The builder turn
 
 from __future__ import annotations
 
+import heapq
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from knowledgepulse.records.json_values import json_value
 
@@ -119,6 +120,11 @@ class _Event:
     terminal: bool = False
 
 
+_Flag = Literal["requested", "executed"]
+_Waiting = dict[tuple[_Flag, str, bool], list[tuple[int, _Event]]]
+"""Tool events by flag not yet set, name and whether they have a call id: heaps by told order."""
+
+
 @dataclass
 class StepBuilder:
     """Collects what a source recorded and turns it into ``ReasoningTrace`` steps."""
@@ -127,6 +133,9 @@ class StepBuilder:
     _answer: str | None = None
     _answer_at: float | None = None
     _seen_text: bool = False
+    # Indexes of the tool events, so that matching a call costs the same in a trace of 100,000.
+    _by_call_id: dict[str, _Event] = field(default_factory=dict)
+    _waiting: _Waiting = field(default_factory=dict)
 
     def thought(self, text: str | None, *, at: Timestamp = None) -> None:
         """Model reasoning, a plan, or assistant text that is not the final answer."""
@@ -203,7 +212,9 @@ class StepBuilder:
             event.at = _seconds(at)
         tool = _tool(event)
         tool.executed = True
-        tool.name = name or tool.name
+        if name and name != tool.name:
+            tool.name = name
+            self._wait(event, "requested")  # a request may still join it, by its new name
         if arguments is not None:
             tool.arguments = arguments
         if output is not None:
@@ -218,25 +229,37 @@ class StepBuilder:
     def _new_tool(self, name: str, call_id: str | None, at: Timestamp) -> _Event:
         event = _Event(_seconds(at), len(self._events), tool=_ToolEvent(name, call_id))
         self._events.append(event)
+        if call_id is not None:
+            self._by_call_id.setdefault(call_id, event)
+        self._wait(event, "requested")
+        self._wait(event, "executed")
         return event
 
-    def _matching(self, name: str, call_id: str | None, *, flag: str) -> _Event | None:
+    def _wait(self, event: _Event, flag: _Flag) -> None:
+        tool = _tool(event)
+        key = (flag, tool.name, tool.call_id is not None)
+        heapq.heappush(self._waiting.setdefault(key, []), (event.seq, event))
+
+    def _matching(self, name: str, call_id: str | None, *, flag: _Flag) -> _Event | None:
         """The tool event a request or an execution joins: same call id, else same name.
 
         By name, only an event not yet ``flag`` (requested, or executed) and whose call id does
         not differ from ``call_id`` qualifies, the earliest first.
         """
-        tools = [event for event in self._events if event.tool is not None]
-        if call_id is not None:
-            for event in tools:
-                if _tool(event).call_id == call_id:
-                    return event
-        for event in tools:
-            tool = _tool(event)
-            differs = tool.call_id is not None and call_id is not None
-            if tool.name == name and not getattr(tool, flag) and not differs:
-                return event
-        return None
+        if call_id is not None and call_id in self._by_call_id:
+            return self._by_call_id[call_id]
+        # An event with a call id qualifies only when this call has none.
+        heads = [self._first_waiting(flag, name, False)]
+        if call_id is None:
+            heads.append(self._first_waiting(flag, name, True))
+        return min((head for head in heads if head), key=lambda event: event.seq, default=None)
+
+    def _first_waiting(self, flag: _Flag, name: str, with_call_id: bool) -> _Event | None:
+        """The earliest event of that name not yet ``flag``; those flagged or renamed dropped."""
+        waiting = self._waiting.get((flag, name, with_call_id), [])
+        while waiting and (getattr(tool := _tool(waiting[0][1]), flag) or tool.name != name):
+            heapq.heappop(waiting)  # each entry leaves once: linear over the whole trace
+        return waiting[0][1] if waiting else None
 
     def steps(self) -> list[dict[str, Any]]:
         """The ``steps`` array, numbered from 0, the final answer last.
