@@ -10,6 +10,13 @@ MODEL_POSITIONS = 256
 WINDOW_PIECES = MODEL_POSITIONS - 2
 """Word pieces per window: the rest of the positions are [CLS] and [SEP]."""
 
+EMBEDDERS = ("minilm", "static")
+"""The bundled embedders by name (``--embedder``): the MiniLM model, and the static table
+distilled from it (:mod:`knowledgepulse.novelty.static`)."""
+
+DEFAULT_EMBEDDER = "minilm"
+"""The embedder a run uses unless told otherwise (``docs/novelty.md`` says why)."""
+
 DEFAULT_MAX_WINDOWS = 32
 """Windows embedded per text unless told otherwise (measured: see ``windows``)."""
 
