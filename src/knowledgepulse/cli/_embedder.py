@@ -20,6 +20,7 @@ from knowledgepulse.novelty.settings import (
     DEFAULT_MAX_WINDOWS,
     EMBEDDERS,
     GPU_BATCH_SIZE,
+    STATIC_BATCH_SIZE,
     WORKER_BATCH_SIZE,
 )
 from knowledgepulse.runs.embedder import GZIP_RATIO, WORKERS_FROM_BYTES
@@ -73,7 +74,7 @@ model_options = option_group(
         type=click.IntRange(min=1),
         help="Traces embedded per batch (more: faster, more memory) [default: "
         f"{DEFAULT_BATCH_SIZE}; {WORKER_BATCH_SIZE} a worker with --workers 2 or more; "
-        f"{GPU_BATCH_SIZE} on a GPU].",
+        f"{GPU_BATCH_SIZE} on a GPU; {STATIC_BATCH_SIZE} with --embedder static].",
     ),
     click.option(
         "--workers",

@@ -57,6 +57,10 @@ WORKER_BATCH_SIZE = 64
 """Traces a call per worker process of the ONNX model: a call ends when its slowest batch does,
 so it must hold many batches a worker (``bench/bench_embedding.py``)."""
 
+STATIC_BATCH_SIZE = 1024
+"""Traces a call for the static embedder: a text costs about what tokenizing it does, so a call
+holds many to spread the per-call overhead."""
+
 GPU_BATCH_SIZE = 8192
 """Traces a call for the model on a GPU: tokenizing one chunk overlaps the model's work on the
 previous one only within a call, so a call must hold many chunks."""

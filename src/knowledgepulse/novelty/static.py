@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from knowledgepulse.errors import EmbedderUnavailableError
 from knowledgepulse.novelty.minilm import bundled_tokenizer_path, file_sha256, optional_module
+from knowledgepulse.novelty.settings import STATIC_BATCH_SIZE
 from knowledgepulse.novelty.windows import leading_pieces, unit_rows
 
 STATIC_MODEL_DIR = Path(str(importlib.resources.files("knowledgepulse.novelty") / "data/static"))
@@ -33,9 +34,6 @@ STATIC_MODEL_ID = "static-minilm-int8-v1"
 
 STATIC_MODEL_SHA256 = "494ccff2eed07e11595a9207c458fcd3b02fa3f39d55ebe16f1835f501c84a21"
 """The sha256 of the shipped ``model.safetensors``, printed by the script that builds it."""
-
-STATIC_BATCH_SIZE = 1024
-"""Texts a call: a text costs microseconds, so a call holds many to amortise the overhead."""
 
 
 class StaticEmbedder:
