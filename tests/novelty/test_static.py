@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
-from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty.minilm import bundled_tokenizer_path, file_sha256
 from knowledgepulse.novelty.static import (
     STATIC_MODEL_DIR,
@@ -130,3 +130,9 @@ def test_a_missing_folder_says_so(tmp_path: Path) -> None:
     """A folder without model.safetensors fails to load with its path."""
     with pytest.raises(EmbedderUnavailableError, match="does not exist"):
         StaticEmbedder(tmp_path).embed_batch(["text"])
+
+
+def test_a_count_of_pieces_that_is_not_positive_is_refused(static: StaticEmbedder) -> None:
+    """embed_leading names max_pieces when it is zero or negative."""
+    with pytest.raises(ScorerParameterError, match="max_pieces"):
+        static.embed_leading(["text"], 0)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse._util.settings import positive_int
 from knowledgepulse.errors import EmbedderUnavailableError
 from knowledgepulse.novelty.minilm import bundled_tokenizer_path, file_sha256, optional_module
 from knowledgepulse.novelty.settings import STATIC_BATCH_SIZE
@@ -107,7 +108,12 @@ class StaticEmbedder:
         return self._embed(texts, max_pieces=None)
 
     def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
-        """Embed each text's first ``max_pieces`` word pieces, as the MiniLM embedder reads it."""
+        """Embed each text's first ``max_pieces`` word pieces, as the MiniLM embedder reads it.
+
+        Raises:
+            ScorerParameterError: ``max_pieces`` is not a positive whole number.
+        """
+        positive_int(max_pieces, "max_pieces")
         return self._embed(texts, max_pieces=max_pieces)
 
     def _embed(self, texts: Sequence[str], *, max_pieces: int | None) -> NDArray[np.float32]:
@@ -120,7 +126,8 @@ class StaticEmbedder:
         )
         sums = np.zeros((len(texts), rows.shape[1]), dtype=np.float32)
         for row, (ids, _) in enumerate(pieces):
-            found = np.array([i for i in ids if i != self._unknown], dtype=np.intp)
+            found = np.asarray(ids, dtype=np.intp)
+            found = found[found != self._unknown] if self._unknown is not None else found
             if len(found):
                 # Each distinct piece once, weighted by its count: bounded by the vocabulary.
                 unique, counts = np.unique(found, return_counts=True)
