@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from knowledgepulse.novelty import Embedder
     from knowledgepulse.novelty.cache import VectorCache
     from knowledgepulse.novelty.minilm import MiniLMEmbedder
+    from knowledgepulse.novelty.static import StaticEmbedder
     from knowledgepulse.runs import annotate, dedupe, score, select
     from knowledgepulse.trace import ReasoningTrace, load_traces, parse_trace
     from knowledgepulse.value import (
@@ -49,6 +50,7 @@ _HOME_OF = {
     "ScoreResult": "evals",
     "Scorer": "evals",
     "ScoringWeights": "value",
+    "StaticEmbedder": "novelty.static",
     "TraceValueScorer": "value",
     "ValueBreakdown": "value",
     "VectorCache": "novelty.cache",
@@ -96,6 +98,7 @@ __all__ = [
     "ScoreResult",
     "Scorer",
     "ScoringWeights",
+    "StaticEmbedder",
     "TraceValueScorer",
     "ValueBreakdown",
     "VectorCache",

@@ -16,8 +16,11 @@ from knowledgepulse.cli._options import option_group
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
 from knowledgepulse.novelty.settings import (
     DEFAULT_BATCH_SIZE,
+    DEFAULT_EMBEDDER,
     DEFAULT_MAX_WINDOWS,
+    EMBEDDERS,
     GPU_BATCH_SIZE,
+    STATIC_BATCH_SIZE,
     WORKER_BATCH_SIZE,
 )
 from knowledgepulse.runs.embedder import GZIP_RATIO, WORKERS_FROM_BYTES
@@ -54,6 +57,14 @@ model_options = option_group(
         help="Score without an embedder: novelty is 0.5 for every trace.",
     ),
     click.option(
+        "--embedder",
+        "embedder_name",
+        type=click.Choice(EMBEDDERS),
+        help="minilm: the all-MiniLM-L6-v2 model; static: a table distilled from it, tens of "
+        "times faster on a CPU, on its own novelty scale (see docs/novelty.md) "
+        f"[default: {DEFAULT_EMBEDDER}].",
+    ),
+    click.option(
         "--model",
         type=click.Path(exists=True, dir_okay=False, path_type=Path),
         help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
@@ -63,7 +74,7 @@ model_options = option_group(
         type=click.IntRange(min=1),
         help="Traces embedded per batch (more: faster, more memory) [default: "
         f"{DEFAULT_BATCH_SIZE}; {WORKER_BATCH_SIZE} a worker with --workers 2 or more; "
-        f"{GPU_BATCH_SIZE} on a GPU].",
+        f"{GPU_BATCH_SIZE} on a GPU; {STATIC_BATCH_SIZE} with --embedder static].",
     ),
     click.option(
         "--workers",
@@ -83,7 +94,7 @@ model_options = option_group(
         'needs "knowledgepulse[gpu]"), auto (cuda when there is one).',
     ),
 )
-"""``--no-embedder``, ``--model``, ``--batch-size``, ``--workers`` and ``--device``."""
+"""``--no-embedder``, ``--embedder``, ``--model``, ``--batch-size``, ``--workers``, ``--device``."""
 
 
 def build_embedder(
@@ -94,15 +105,20 @@ def build_embedder(
     device: str,
     paths: Sequence[str],
     max_windows: int | None = DEFAULT_MAX_WINDOWS,
+    embedder_name: str | None = None,
 ) -> Embedder | None:
     """The embedder the options ask for (:func:`~knowledgepulse.runs.embedder.run_embedder`).
 
-    A named model or device that cannot load fails now; it is closed with the command.
+    A named model or device, or the static embedder, that cannot load fails now; it is closed
+    with the command.
     """
     from knowledgepulse.runs.embedder import run_embedder  # noqa: PLC0415 - numpy
 
-    if no_embedder and model is not None:
-        raise click.UsageError("--model and --no-embedder contradict each other; give one")
+    if no_embedder and (model is not None or embedder_name is not None):
+        raise click.UsageError(
+            "--model and --embedder choose the embedder, and --no-embedder asks for none; "
+            "give one or the other"
+        )
     if no_embedder:
         if workers is not None or device != "cpu":
             raise click.UsageError(
@@ -110,10 +126,11 @@ def build_embedder(
                 "no model: drop them"
             )
         return None
+    kind = embedder_name or DEFAULT_EMBEDDER
     embedder = run_embedder(
-        model, device=device, workers=workers, paths=paths, max_windows=max_windows
+        model, device=device, workers=workers, paths=paths, max_windows=max_windows, kind=kind
     )
-    if model is not None or device != "cpu":
+    if model is not None or device != "cpu" or kind != "minilm":
         click.get_current_context().call_on_close(embedder.close)
     return embedder
 

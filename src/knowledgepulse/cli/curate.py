@@ -73,6 +73,7 @@ def run_arguments(
     sink: ProblemSink,
     *,
     no_embedder: bool,
+    embedder_name: str | None,
     model: Path | None,
     batch_size: int | None,
     workers: int | None,
@@ -99,7 +100,14 @@ def run_arguments(
         if path is not None:
             check_destination(path, what="output")
     redactor = redactor_from(redact, privacy_level, rules_file)
-    embedder = build_embedder(no_embedder, model, workers=workers, device=device, paths=paths)
+    embedder = build_embedder(
+        no_embedder,
+        model,
+        workers=workers,
+        device=device,
+        paths=paths,
+        embedder_name=embedder_name,
+    )
     scorer = TraceValueScorer(
         embedder=embedder,
         novelty_text=novelty_text,

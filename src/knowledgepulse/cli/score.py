@@ -174,6 +174,7 @@ def score_command(
     output_format: str | None,
     output: Path | None,
     no_embedder: bool,
+    embedder_name: str | None,
     model: Path | None,
     min_score: MinScore | None,
     annotate: bool,
@@ -242,6 +243,16 @@ def score_command(
             "to run: drop one of them",
         ),
         (
+            embedder_name == "static" and engine == "ray",
+            "--engine ray runs the MiniLM model on a cluster; the static embedder needs none: "
+            "drop --engine ray or --embedder static",
+        ),
+        (
+            embedder_name == "static" and max_windows is not None,
+            "--max-windows caps the windows the MiniLM model reads; the static embedder reads "
+            "every word piece: drop --max-windows",
+        ),
+        (
             corpus and no_embedder,
             "--corpus compares the input's traces with each other by their embeddings: it needs "
             "an embedder and takes no --cache",
@@ -263,7 +274,13 @@ def score_command(
         ray_embedder(address, model=model, max_windows=window_cap, workers=workers, device=device)
         if engine == "ray"
         else build_embedder(
-            no_embedder, model, workers=workers, device=device, paths=paths, max_windows=window_cap
+            no_embedder,
+            model,
+            workers=workers,
+            device=device,
+            paths=paths,
+            max_windows=window_cap,
+            embedder_name=embedder_name,
         )
     )
     scorer = TraceValueScorer(

@@ -10,6 +10,13 @@ MODEL_POSITIONS = 256
 WINDOW_PIECES = MODEL_POSITIONS - 2
 """Word pieces per window: the rest of the positions are [CLS] and [SEP]."""
 
+EMBEDDERS = ("minilm", "static")
+"""The bundled embedders by name (``--embedder``): the MiniLM model, and the static table
+distilled from it (:mod:`knowledgepulse.novelty.static`)."""
+
+DEFAULT_EMBEDDER = "minilm"
+"""The embedder a run uses unless told otherwise (``docs/novelty.md`` says why)."""
+
 DEFAULT_MAX_WINDOWS = 32
 """Windows embedded per text unless told otherwise (measured: see ``windows``)."""
 
@@ -49,6 +56,10 @@ DEFAULT_BATCH_SIZE = 32
 WORKER_BATCH_SIZE = 64
 """Traces a call per worker process of the ONNX model: a call ends when its slowest batch does,
 so it must hold many batches a worker (``bench/bench_embedding.py``)."""
+
+STATIC_BATCH_SIZE = 1024
+"""Traces a call for the static embedder: a text costs about what tokenizing it does, so a call
+holds many to spread the per-call overhead."""
 
 GPU_BATCH_SIZE = 8192
 """Traces a call for the model on a GPU: tokenizing one chunk overlaps the model's work on the

@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knowledgepulse.errors import ScorerParameterError, Setting
-from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
+from knowledgepulse.novelty.settings import DEFAULT_EMBEDDER, DEFAULT_MAX_WINDOWS
 from knowledgepulse.records.readers import STDIN
 
 if TYPE_CHECKING:
     from knowledgepulse.engines.ray_engine import RayEmbedder
     from knowledgepulse.novelty.minilm import MiniLMEmbedder
+    from knowledgepulse.novelty.static import StaticEmbedder
 
 WORKERS_FROM_BYTES = 512 * 1024
 """The input size from which the default is one worker per core: starting them costs about
@@ -61,26 +62,37 @@ def run_embedder(
     workers: int | None = None,
     paths: Sequence[str] = (),
     max_windows: int | None = DEFAULT_MAX_WINDOWS,
-) -> MiniLMEmbedder:
+    kind: str = DEFAULT_EMBEDDER,
+) -> MiniLMEmbedder | StaticEmbedder:
     """The embedder for a run over ``paths``: the shared bundled one, or one loaded now.
 
     The bundled model on the CPU is shared within the process
     (:func:`~knowledgepulse.novelty.shared_embedder`) and loads on first use. A named model or
-    device is loaded here, so that one that cannot load fails before any work rather than
-    leaving novelty at 0.5; the caller closes it.
+    device, and the static embedder, are loaded here, so that one that cannot load fails
+    before any work rather than leaving novelty at 0.5; the caller closes it.
 
     Args:
-        model_path: your own ONNX model (CPU only).
+        model_path: your own ONNX model (CPU only; MiniLM only).
         device: ``cpu``, ``cuda``, ``cuda:N`` or ``auto``.
         workers: processes running the model on a CPU (default: :func:`workers_for` ``paths``).
         paths: the run's inputs, which set the default ``workers`` by their size.
         max_windows: the most 254-piece windows embedded of a text (``None``: every one).
+        kind: ``minilm`` (the model) or ``static`` (the table distilled from it, which runs in
+            this process on the CPU: it takes no model, device or workers).
 
     Raises:
-        ScorerParameterError: an unknown device, or an ONNX model with a CUDA device.
+        ScorerParameterError: an unknown device or kind, an ONNX model with a CUDA device, or
+            a model, device or workers with the static embedder.
         EmbedderUnavailableError: the model or device cannot be loaded.
     """
     from knowledgepulse import novelty  # noqa: PLC0415 - the model is loaded lazily
+
+    if kind == "static":
+        return _static_embedder(model_path, device=device, workers=workers)
+    if kind != "minilm":
+        raise ScorerParameterError(
+            f"unknown embedder {kind!r}; the embedders are 'minilm' and 'static'"
+        )
 
     workers = workers if workers is not None else workers_for(paths)
     if model_path is None and device == "cpu":
@@ -88,6 +100,27 @@ def run_embedder(
     embedder = novelty.embedder_for(
         device, workers=workers, model_path=model_path, max_windows=max_windows
     )
+    embedder.load()
+    return embedder
+
+
+def _static_embedder(
+    model_path: Path | None, *, device: str, workers: int | None
+) -> StaticEmbedder:
+    """The static embedder, loaded; refuses the options that only the model takes."""
+    from knowledgepulse.novelty.static import StaticEmbedder  # noqa: PLC0415 - numpy
+
+    if model_path is not None or device != "cpu" or workers is not None:
+        raise ScorerParameterError(
+            "the static embedder is a table read in this process, on the CPU: ",
+            Setting("model_path"),
+            ", ",
+            Setting("device"),
+            " and ",
+            Setting("workers"),
+            " choose how the MiniLM model runs; drop them or use the MiniLM embedder",
+        )
+    embedder = StaticEmbedder()
     embedder.load()
     return embedder
 

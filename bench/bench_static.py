@@ -1,0 +1,142 @@
+"""The static embedder against the int8 MiniLM model, in the same run: cost and separation.
+
+    python bench/bench_static.py [--orders 10] [--plain] [--static DIR ...] [--batch 2000]
+
+On the default novelty text (``TraceValueScorer(novelty_text=...)``), for each embedder:
+
+- cost: every tau-bench trace embedded one per call (p50 ms a trace, after a warm-up), and the
+  ratio MiniLM / static; throughput: ``--batch`` tau-bench traces (repeated) in one call;
+- separation, per corpus (``bench_novelty``'s method): the AUC of novelty first-seen vs repeat
+  over ``--orders`` random orders (a repeat is a trace whose task came before), the median
+  novelty of new tasks and of repeats, and dedupe's best F1: over every pair of traces, "same
+  task" predicted by cosine >= t, at the best t (printed).
+
+``--plain`` adds each corpus with every action turned into a thought (tool-less runs).
+``--static DIR`` adds tables built by ``bench/build_static_embedder.py --out DIR`` (another
+``--directions``, or fitted on one corpus only), named by their folder.
+
+Figures only; nothing here fails on a timing. Timings on a shared machine are noisy: read the
+ratios, which come from the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from bench_novelty import load, separation
+from knowledgepulse.novelty import Embedder
+from knowledgepulse.novelty.minilm import MiniLMEmbedder
+from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
+from knowledgepulse.novelty.static import StaticEmbedder
+from knowledgepulse.trace import ReasoningTrace
+from knowledgepulse.value import TraceValueScorer
+
+
+def one_by_one(
+    embedder: Embedder, traces: list[ReasoningTrace]
+) -> tuple[NDArray[np.float32], float, float]:
+    """Every trace's novelty vector, one call each, and the p50 ms a call: wall and CPU."""
+    scorer = TraceValueScorer(embedder=embedder, novelty_text=DEFAULT_NOVELTY_TEXT)
+    scorer.embed_traces(traces[:1])  # warm up: the first call pays one-off costs
+    rows, walls, cpus = [], [], []
+    for trace in traces:
+        start, cpu = time.perf_counter(), time.process_time()
+        vectors = scorer.embed_traces([trace])
+        walls.append((time.perf_counter() - start) * 1000)
+        cpus.append((time.process_time() - cpu) * 1000)
+        assert vectors is not None
+        rows.append(vectors[0])
+    return np.stack(rows), float(np.median(walls)), float(np.median(cpus))
+
+
+def throughput(embedder: Embedder, traces: list[ReasoningTrace], count: int) -> tuple[float, float]:
+    """Traces a second embedding ``count`` traces (``traces`` repeated) in one call: a second of
+    wall time, and a second of this process's CPU time (all its threads)."""
+    batch = (traces * (count // len(traces) + 1))[:count]
+    scorer = TraceValueScorer(embedder=embedder, novelty_text=DEFAULT_NOVELTY_TEXT)
+    start, cpu = time.perf_counter(), time.process_time()
+    scorer.embed_traces(batch)
+    return count / (time.perf_counter() - start), count / (time.process_time() - cpu)
+
+
+def best_f1(similarity: NDArray[np.float32], groups: NDArray[np.int64]) -> tuple[float, float]:
+    """The best F1 of "same task" predicted by cosine >= t over every pair, and that t."""
+    upper = np.triu_indices(len(groups), k=1)
+    scores = similarity[upper]
+    same = (groups[:, None] == groups[None, :])[upper]
+    order = np.argsort(-scores, kind="stable")
+    hits = np.cumsum(same[order])
+    predicted = np.arange(1, len(order) + 1)
+    f1 = 2 * hits / (predicted + same.sum())
+    best = int(np.argmax(f1))
+    return float(f1[best]), float(scores[order][best])
+
+
+def main() -> None:
+    """Print the cost rows, then one separation row per corpus and embedder."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--orders", type=int, default=10)
+    parser.add_argument("--batch", type=int, default=2000, help="traces in the throughput call")
+    parser.add_argument("--plain", action="store_true", help="add the tool-less corpora")
+    parser.add_argument("--static", nargs="*", type=Path, default=[], help="more tables")
+    parser.add_argument("--corpora", nargs="+", default=["taubench", "reflexion_hotpotqa"])
+    args = parser.parse_args()
+    embedders: dict[str, MiniLMEmbedder | StaticEmbedder] = {
+        "minilm-int8": MiniLMEmbedder(),
+        "static": StaticEmbedder(),
+    }
+    for folder in args.static:
+        embedders[f"static:{folder.name}"] = StaticEmbedder(folder)
+    for embedder in embedders.values():
+        embedder.load()
+
+    taubench, _ = load("taubench")
+    print(
+        "embedder | p50 ms a tau-bench trace, wall / CPU | traces/s in one call, "
+        "a wall second / a CPU second"
+    )
+    p50: dict[str, float] = {}
+    cpu50: dict[str, float] = {}
+    vectors: dict[tuple[str, str], NDArray[np.float32]] = {}
+    for name, embedder in embedders.items():
+        vectors[("taubench", name)], p50[name], cpu50[name] = one_by_one(embedder, taubench)
+        count = args.batch if name != "minilm-int8" else min(args.batch, len(taubench))
+        rate, cpu_rate = throughput(embedder, taubench, count)
+        print(
+            f"{name} | {p50[name]:.2f} / {cpu50[name]:.2f} | {rate:,.0f} / {cpu_rate:,.0f}",
+            flush=True,
+        )
+    print(
+        f"p50 ratio minilm-int8 / static: wall {p50['minilm-int8'] / p50['static']:.0f}x, "
+        f"CPU {cpu50['minilm-int8'] / cpu50['static']:.0f}x\n"
+    )
+
+    print("corpus | embedder | AUC | median N new / repeat | dedupe best F1 (at cosine)")
+    corpora = [(name, False) for name in args.corpora]
+    corpora += [(name, True) for name in args.corpora] if args.plain else []
+    for corpus, plain in corpora:
+        traces, groups = load(corpus, plain=plain)
+        label = f"{corpus}{' (plain)' if plain else ''}"
+        aucs = {}
+        for name, embedder in embedders.items():
+            key = (label, name)
+            matrix = vectors.get(key)
+            matrix = one_by_one(embedder, traces)[0] if matrix is None else matrix
+            similarity = matrix @ matrix.T
+            aucs[name], new, repeat = separation(similarity, groups, args.orders)
+            f1, at = best_f1(similarity, groups)
+            print(
+                f"{label} | {name} | {aucs[name]:.3f} | {new:.2f} / {repeat:.2f} "
+                f"| {f1:.3f} ({at:.2f})",
+                flush=True,
+            )
+        print(f"{label} | AUC static - minilm-int8 | {aucs['static'] - aucs['minilm-int8']:+.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""The static embedder: one vector per word piece, distilled from the bundled MiniLM model.
+
+A text's vector is the mean of its word pieces' rows, unit length: no attention, so it costs
+about what tokenizing does. The table is made by ``bench/build_static_embedder.py`` from the
+int8 all-MiniLM-L6-v2 kp ships (model2vec's distillation: PCA to 256, SIF weights) with the
+mean and the top principal directions of sentence vectors of the public corpora removed
+(``docs/novelty.md``). It is stored in model2vec's format (``model.safetensors``: int8 rows and a
+scale a row; ``config.json``) and read with ``safetensors``; model2vec's ``StaticModel`` reads it
+too (with the bundled ``tokenizer.json`` beside it) and gives the same vectors.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from knowledgepulse._util.settings import positive_int
+from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.novelty.minilm import bundled_tokenizer_path, file_sha256, optional_module
+from knowledgepulse.novelty.settings import STATIC_BATCH_SIZE
+from knowledgepulse.novelty.windows import leading_pieces, unit_rows
+
+STATIC_MODEL_DIR = Path(str(importlib.resources.files("knowledgepulse.novelty") / "data/static"))
+"""The shipped table: ``model.safetensors`` and ``config.json`` (model2vec's format)."""
+
+STATIC_MODEL_ID = "static-minilm-int8-v1"
+"""The shipped table's name, which saved caches record."""
+
+STATIC_MODEL_SHA256 = "494ccff2eed07e11595a9207c458fcd3b02fa3f39d55ebe16f1835f501c84a21"
+"""The sha256 of the shipped ``model.safetensors``, printed by the script that builds it."""
+
+
+class StaticEmbedder:
+    """Static word-piece embeddings distilled from all-MiniLM-L6-v2 (unit vectors).
+
+    A text's vector is the normalised mean of its word pieces' rows (``[UNK]`` left out); an
+    empty text gets zeros. The same text gives the same vector whatever else is in the call.
+    Loaded on first use, in milliseconds; no model runs, so there are no workers or devices.
+
+    Args:
+        path: a model2vec folder (``model.safetensors``, ``config.json`` and, unless it uses
+            the bundled tokenizer, ``tokenizer.json``); default: the shipped table.
+        sha256: ``model.safetensors``'s expected sha256 (default: pinned for the shipped one).
+
+    Raises:
+        EmbedderUnavailableError: (from the methods that embed) ``tokenizers`` or
+            ``safetensors`` is not installed, or the folder is missing, damaged or not the one
+            expected (see :meth:`load`).
+    """
+
+    def __init__(self, path: str | Path | None = None, *, sha256: str | None = None) -> None:
+        bundled = path is None
+        self._folder = STATIC_MODEL_DIR if path is None else Path(path)
+        self._sha256 = sha256.lower() if sha256 else (STATIC_MODEL_SHA256 if bundled else None)
+        self._model_id: str | None = STATIC_MODEL_ID if bundled else None
+        self._lock = threading.Lock()
+        self._rows: NDArray[np.int8] | NDArray[np.floating[Any]] | None = None
+        self._scale: NDArray[np.float32] | None = None
+        self._tokenizer: Any = None
+        self._unknown: int | None = None
+
+    @property
+    def dimensions(self) -> int:
+        """The length of every embedding (loads the table)."""
+        return int(self._loaded()[0].shape[1])
+
+    @property
+    def model_id(self) -> str:
+        """The table that makes the vectors, which saved caches record.
+
+        The shipped table's name; for another folder, ``static:`` and the start of its sha256.
+        """
+        if self._model_id is None:
+            path = self._folder / "model.safetensors"
+            try:
+                digest = self._sha256 or file_sha256(path)
+            except OSError as error:
+                raise EmbedderUnavailableError(f"cannot read the table {path}: {error}") from None
+            self._model_id = f"static:{digest[:16]}"
+        return self._model_id
+
+    @property
+    def batch_size(self) -> int:
+        """Texts a call should hold: :data:`STATIC_BATCH_SIZE`."""
+        return STATIC_BATCH_SIZE
+
+    def load(self) -> None:
+        """Read the table and the tokenizer now instead of on first use.
+
+        Raises:
+            EmbedderUnavailableError: ``tokenizers`` or ``safetensors`` is missing, or a file is
+                missing, damaged or not the one expected; the message says how to fix it.
+        """
+        self._loaded()
+
+    def close(self) -> None:
+        """Nothing to release: the table goes with the object."""
+
+    def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Embed every word piece of each text; a (len(texts), dimensions) float32 array."""
+        return self._embed(texts, max_pieces=None)
+
+    def embed_leading(self, texts: Sequence[str], max_pieces: int) -> NDArray[np.float32]:
+        """Embed each text's first ``max_pieces`` word pieces, as the MiniLM embedder reads it.
+
+        Raises:
+            ScorerParameterError: ``max_pieces`` is not a positive whole number.
+        """
+        positive_int(max_pieces, "max_pieces")
+        return self._embed(texts, max_pieces=max_pieces)
+
+    def _embed(self, texts: Sequence[str], *, max_pieces: int | None) -> NDArray[np.float32]:
+        rows, scale = self._loaded()
+        pieces = leading_pieces(
+            texts,
+            self._encode,
+            max_windows=None if max_pieces is None else 1,
+            window_pieces=max_pieces or 1,
+        )
+        sums = np.zeros((len(texts), rows.shape[1]), dtype=np.float32)
+        for row, (ids, _) in enumerate(pieces):
+            found = np.asarray(ids, dtype=np.intp)
+            found = found[found != self._unknown] if self._unknown is not None else found
+            if len(found):
+                # Each distinct piece once, weighted by its count: bounded by the vocabulary.
+                unique, counts = np.unique(found, return_counts=True)
+                weights = (counts * scale[unique]).astype(np.float32)
+                sums[row] = weights @ rows[unique].astype(np.float32)
+        return unit_rows(sums)
+
+    def _encode(self, texts: list[str]) -> list[list[int]]:
+        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
+        return [encoding.ids for encoding in encodings]
+
+    def _loaded(self) -> tuple[NDArray[Any], NDArray[np.float32]]:
+        with self._lock:
+            if self._rows is None or self._scale is None:
+                rows, scale = self._read_table()
+                self._tokenizer, self._unknown = self._read_tokenizer(len(rows))
+                self._rows, self._scale = rows, scale
+            return self._rows, self._scale
+
+    def _read_table(self) -> tuple[NDArray[Any], NDArray[np.float32]]:
+        hint = 'pip install "knowledgepulse[embeddings]"'
+        numpy_tensors = optional_module(
+            "safetensors.numpy", "the static embedder needs the safetensors package"
+        )
+        path = self._folder / "model.safetensors"
+        if not path.is_file():
+            raise EmbedderUnavailableError(f"the static embedder's table {path} does not exist")
+        if self._sha256 is not None and (found := file_sha256(path)) != self._sha256:
+            raise EmbedderUnavailableError(
+                f"the table {path} has sha256 {found}, expected {self._sha256}; it is damaged "
+                f"or not the expected one. Reinstall knowledgepulse: {hint} --force-reinstall"
+            )
+        try:
+            tensors = numpy_tensors.load_file(str(path))
+        except Exception as error:  # safetensors raises its own untyped errors
+            raise EmbedderUnavailableError(f"cannot read the table {path}: {error}") from None
+        rows = tensors.get("embeddings")
+        if rows is None or rows.ndim != 2:
+            raise EmbedderUnavailableError(f"{path} has no 2-d 'embeddings' tensor")
+        if "mapping" in tensors:
+            raise EmbedderUnavailableError(
+                f"{path} is a vocabulary-quantized model2vec model, which kp does not read"
+            )
+        weights = tensors.get("weights")
+        scale = np.ones(len(rows), np.float32) if weights is None else weights.astype(np.float32)
+        if scale.shape != (len(rows),):
+            raise EmbedderUnavailableError(f"{path}: 'weights' is not one number a row")
+        if _config(self._folder).get("normalize") is False:
+            raise EmbedderUnavailableError(
+                f"{self._folder / 'config.json'} says normalize: false; kp compares unit vectors"
+            )
+        return rows, scale
+
+    def _read_tokenizer(self, rows: int) -> tuple[Any, int | None]:
+        tokenizers = optional_module(
+            "tokenizers", "the static embedder needs the tokenizers package"
+        )
+        path = self._folder / "tokenizer.json"
+        path = path if path.is_file() else bundled_tokenizer_path()
+        try:
+            tokenizer = tokenizers.Tokenizer.from_file(str(path))
+        except Exception as error:  # tokenizers raises plain Exception for bad files
+            raise EmbedderUnavailableError(f"cannot load the tokenizer {path}: {error}") from None
+        tokenizer.no_truncation()
+        tokenizer.no_padding()
+        if tokenizer.get_vocab_size() != rows:
+            raise EmbedderUnavailableError(
+                f"the tokenizer {path} has {tokenizer.get_vocab_size()} pieces but the table "
+                f"{rows} rows; they do not belong together"
+            )
+        return tokenizer, tokenizer.token_to_id("[UNK]")
+
+
+def _config(folder: Path) -> dict[str, Any]:
+    """The folder's ``config.json`` (empty when there is none)."""
+    path = folder / "config.json"
+    try:
+        found = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError) as error:
+        raise EmbedderUnavailableError(f"cannot read {path}: {error}") from None
+    return found if isinstance(found, dict) else {}

@@ -1,0 +1,138 @@
+"""The static embedder: the shipped table is the pinned one, its vectors obey the embedder's laws,
+model2vec reads it as its own, and a damaged or mismatched table is refused."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer
+
+from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.novelty.minilm import bundled_tokenizer_path, file_sha256
+from knowledgepulse.novelty.static import (
+    STATIC_MODEL_DIR,
+    STATIC_MODEL_ID,
+    STATIC_MODEL_SHA256,
+    StaticEmbedder,
+)
+
+pytestmark = pytest.mark.embedder
+
+TEXTS = st.text(st.characters(codec="utf-8"), max_size=200)
+SAMPLES = [
+    "Refund the order #W2378156 to the original payment method.",
+    "cancel reservation ZFA04Y and refund it",
+    "Which magazine was started first, Arthur's Magazine or First for Women?",
+    "",
+    "🙂 ünïcödé \x00 text",
+]
+
+
+@pytest.fixture(scope="module")
+def static() -> StaticEmbedder:
+    embedder = StaticEmbedder()
+    embedder.load()
+    return embedder
+
+
+def test_the_shipped_table_is_the_one_the_build_script_printed() -> None:
+    """model.safetensors has the sha256 pinned in STATIC_MODEL_SHA256 (rebuild: see the docs)."""
+    assert file_sha256(STATIC_MODEL_DIR / "model.safetensors") == STATIC_MODEL_SHA256
+
+
+def test_the_shipped_table_names_itself_and_its_size(static: StaticEmbedder) -> None:
+    """Caches record the table's name; its vectors have the table's width."""
+    assert static.model_id == STATIC_MODEL_ID
+    assert static.embed_batch(SAMPLES).shape == (len(SAMPLES), static.dimensions)
+
+
+@settings(max_examples=30, deadline=None)
+@given(texts=st.lists(TEXTS, max_size=8))
+def test_a_batch_gives_each_text_what_it_gets_alone(
+    static: StaticEmbedder, texts: list[str]
+) -> None:
+    """A text's vector does not depend on the other texts of the call."""
+    together = static.embed_batch(texts).reshape(len(texts), static.dimensions)
+    for row, text in zip(together, texts, strict=True):
+        np.testing.assert_array_equal(row, static.embed_batch([text])[0])
+
+
+def test_a_new_embedder_gives_the_same_vectors(static: StaticEmbedder) -> None:
+    """Deterministic: another instance (another load of the table) gives identical vectors."""
+    np.testing.assert_array_equal(
+        StaticEmbedder().embed_batch(SAMPLES), static.embed_batch(SAMPLES)
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(text=TEXTS)
+def test_vectors_are_unit_length_or_zero_for_a_text_without_word_pieces(
+    static: StaticEmbedder, text: str
+) -> None:
+    """Every vector has length 1, or 0 for a text without word pieces (an empty one, say)."""
+    norm = float(np.linalg.norm(static.embed_batch([text])[0]))
+    assert norm == pytest.approx(1.0, abs=1e-5) or norm == 0.0
+    if not text.strip():
+        assert norm == 0.0
+
+
+def test_embed_leading_reads_only_the_first_pieces(static: StaticEmbedder) -> None:
+    """The first N word pieces of a long text give the vector of those pieces alone."""
+    start = "refund the order"
+    pieces = Tokenizer.from_file(str(bundled_tokenizer_path())).encode(start).ids[1:-1]
+    leading = static.embed_leading([f"{start} and then book a flight to paris"], len(pieces))
+    np.testing.assert_allclose(leading, static.embed_batch([start]), atol=1e-6)
+
+
+def test_similar_texts_are_nearer_than_unrelated_ones(static: StaticEmbedder) -> None:
+    """Two refund requests are closer to each other than to a trivia question."""
+    vectors = static.embed_batch(SAMPLES[:3])
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
+
+
+def test_model2vec_reads_the_table_and_gives_the_same_vectors(
+    static: StaticEmbedder, tmp_path: Path
+) -> None:
+    """The table is in model2vec's format: its StaticModel embeds as StaticEmbedder does."""
+    model2vec = pytest.importorskip("model2vec")
+    for name in ("model.safetensors", "config.json"):
+        shutil.copyfile(STATIC_MODEL_DIR / name, tmp_path / name)
+    shutil.copyfile(bundled_tokenizer_path(), tmp_path / "tokenizer.json")
+    model = model2vec.StaticModel.from_pretrained(tmp_path)
+    theirs = model.encode(SAMPLES[:3], max_length=None, use_multiprocessing=False)
+    np.testing.assert_allclose(theirs, static.embed_batch(SAMPLES[:3]), atol=1e-5)
+
+
+def test_a_damaged_table_is_refused_with_the_fix(tmp_path: Path) -> None:
+    """A table whose bytes changed fails to load, naming both checksums and the reinstall."""
+    shutil.copytree(STATIC_MODEL_DIR, tmp_path / "static")
+    table = tmp_path / "static" / "model.safetensors"
+    data = bytearray(table.read_bytes())
+    data[-1] ^= 0xFF
+    table.write_bytes(bytes(data))
+    with pytest.raises(EmbedderUnavailableError, match="--force-reinstall") as error:
+        StaticEmbedder(tmp_path / "static", sha256=STATIC_MODEL_SHA256).load()
+    assert STATIC_MODEL_SHA256 in str(error.value)
+
+
+def test_another_folder_is_named_by_its_checksum(tmp_path: Path) -> None:
+    """A model2vec folder of one's own gets ``static:`` and its sha256's start as its id."""
+    shutil.copytree(STATIC_MODEL_DIR, tmp_path / "mine")
+    assert StaticEmbedder(tmp_path / "mine").model_id == f"static:{STATIC_MODEL_SHA256[:16]}"
+
+
+def test_a_missing_folder_says_so(tmp_path: Path) -> None:
+    """A folder without model.safetensors fails to load with its path."""
+    with pytest.raises(EmbedderUnavailableError, match="does not exist"):
+        StaticEmbedder(tmp_path).embed_batch(["text"])
+
+
+def test_a_count_of_pieces_that_is_not_positive_is_refused(static: StaticEmbedder) -> None:
+    """embed_leading names max_pieces when it is zero or negative."""
+    with pytest.raises(ScorerParameterError, match="max_pieces"):
+        static.embed_leading(["text"], 0)
