@@ -33,10 +33,10 @@ SECRET_NAMES = (
 """What a name ends in whose value ``name=value``, ``name: value`` or ``"name": "value"`` hides:
 ``password``, ``DB_PASSWORD``, ``clientSecret``, ``x-api-key``, ``API key``."""
 
-# Not a value: a marker, a URL without credentials (a link to the docs), a variable
-# (${TOKEN}, $TOKEN, {{ secrets.TOKEN }}, %TOKEN%); an empty value is no match at all.
+# Not a value: a marker, a URL (a link to the docs; credentials in one are url-credentials'),
+# a variable (${TOKEN}, $TOKEN, {{ secrets.TOKEN }}, %TOKEN%); an empty value is no match.
 _NOT_A_VALUE = (
-    r"(?!\[REDACTED|[a-z][a-z0-9+.\-]{1,20}://[^\s'\"`@]*(?:[\s'\"`]|$)"
+    r"(?!\[REDACTED|[a-z][a-z0-9+.\-]{1,20}://"
     r"|\$\{\w+\}|(?-i:\$[A-Z_][A-Z0-9_]*)(?!\w)|\{\{[^{}]*\}\}|%\w+%)"
 )
 # The reference's pattern, widened: a name that ends in one of SECRET_NAMES, also in the JSON
@@ -235,7 +235,10 @@ class _Allowlist:
         return any(pattern.search(target) for pattern in self.regexes)
 
 
-# A name's operator at the end of its line, then the found secret on the next.
+# gitleaks' operator between a name and its value (utils.GenerateSemiGenericRegex); in a rule
+# with one, a name's operator at the end of its line leaves the name empty: the found secret
+# on the next line is another line's.
+_OPERATOR = r"(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)"
 _EMPTY_VALUE = regex.compile(r"[=:][ \t]*\r?\n[\s'\"`=]*$")
 # gitleaks ends a token at a quote, a space, ";" or the end, as in source code; in a sentence
 # it may also end at punctuation before a space ("Use rk_live_... .", "(npm_...),").
@@ -250,10 +253,11 @@ class _Check:
     entropy: float
     needs_digit: bool
     allowlists: tuple[_Allowlist, ...]
+    named: bool  # a name, an operator, the value
 
     def __call__(self, match: regex.Match[str], secret: str) -> bool:
         found = match.group()
-        if _EMPTY_VALUE.search(found, 0, found.rfind(secret)):
+        if self.named and _EMPTY_VALUE.search(found, 0, found.rfind(secret)):
             return False  # "KEY=" ends its line: the next line is not its value
         if self.entropy and shannon_entropy(secret) < self.entropy:
             return False
@@ -293,6 +297,7 @@ def _gitleaks_rule(item: dict[str, Any], shared: _Allowlist) -> Rule:
         float(item.get("entropy", 0.0)),
         rule_id.startswith("generic"),
         (shared, *(_allowlist(entry) for entry in item.get("allowlists", ()))),
+        _OPERATOR in item["regex"],
     )
     return Rule(
         name=rule_id,

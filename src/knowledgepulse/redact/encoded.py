@@ -21,7 +21,7 @@ MAX_RUN = 2048
 # The standard library's engine: this pattern runs on every text with a digit, and re scans a
 # character class about four times faster than regex. A run starts after a character outside
 # the alphabet (the text is read with a space before it).
-_RUN = re.compile(r"[^\w+/=\-]([A-Za-z0-9+/_\-]{16," + str(MAX_RUN) + r"}={0,2})(?![\w+/=\-])")
+_RUN = re.compile(r"[^\w+/\-]([A-Za-z0-9+/_\-]{16," + str(MAX_RUN) + r"}={0,2})(?![\w+/=\-])")
 # Most texts hold no run at all: a byte table finds that at C speed, before any pattern runs.
 _ALPHABET = frozenset((string.ascii_letters + string.digits + "+/_-").encode())
 _IN_ALPHABET = bytes(byte in _ALPHABET for byte in range(256))
