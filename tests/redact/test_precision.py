@@ -104,10 +104,13 @@ def test_a_line_that_only_names_a_key_does_not_take_the_next_line(config: str) -
         "token=${GITHUB_TOKEN}",
         "OPENAI_API_KEY=$OPENAI_API_KEY",
         "secret: {{ secrets.DEPLOY_KEY }}",
+        "OPENAI_API_KEY=<your-api-key>",
+        '"api_key": null',
+        "password: None",
     ],
 )
 def test_a_link_or_a_variable_after_a_secret_s_name_is_not_a_secret(text: str) -> None:
-    """A URL without credentials, or a variable that stands for the value, is kept."""
+    """A URL, a variable or placeholder that stands for the value, or null, is kept."""
     assert clean_text(text, "private").text == text
 
 

@@ -34,10 +34,12 @@ SECRET_NAMES = (
 ``password``, ``DB_PASSWORD``, ``clientSecret``, ``x-api-key``, ``API key``."""
 
 # Not a value: a marker, a URL (a link to the docs; credentials in one are url-credentials'),
-# a variable (${TOKEN}, $TOKEN, {{ secrets.TOKEN }}, %TOKEN%); an empty value is no match.
+# a variable (${TOKEN}, $TOKEN, {{ secrets.TOKEN }}, %TOKEN%, <your-token>), or none at all
+# (null); an empty value is no match.
 _NOT_A_VALUE = (
     r"(?!\[REDACTED|[a-z][a-z0-9+.\-]{1,20}://"
-    r"|\$\{\w+\}|(?-i:\$[A-Z_][A-Z0-9_]*)(?!\w)|\{\{[^{}]*\}\}|%\w+%)"
+    r"|\$\{\w+\}|(?-i:\$[A-Z_][A-Z0-9_]*)(?!\w)|\{\{[^{}]*\}\}|%\w+%|<[^<>\n]*>(?!\w)"
+    r"|(?:null|none|nil|undefined|true|false)(?![\w.\-]))"
 )
 # The reference's pattern, widened: a name that ends in one of SECRET_NAMES, also in the JSON
 # form ("password": "x": a quote may close the name); the value on the same line as its name,
