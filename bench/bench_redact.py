@@ -2,6 +2,7 @@
 
     python bench/bench_redact.py              # everything (about a minute)
     python bench/bench_redact.py --runs 1     # one timed run of each input
+    python bench/bench_redact.py --recall     # only what is found (seconds)
 
 Prints figures, asserts nothing:
 
@@ -10,8 +11,11 @@ Prints figures, asserts nothing:
   the wall clock of a shared machine counts other processes' turns). Once on the clean traces,
   once with a secret and an e-mail planted in every tenth trace's tool input;
 - secrets recall on gitleaks' own true positives (``tests/redact/data/gitleaks_tps.jsonl``), in
-  their context and bare (a secret with no name or key around it: only formats with a prefix
-  can be told from a hash); PII recall on presidio's recognizer cases, per entity;
+  their context, bare (a secret with no name or key around it: only formats with a prefix
+  can be told from a hash) and ending a sentence; on our own examples
+  (``secret_examples.jsonl``), alone and planted in every free-text field of a trace; PII recall
+  on presidio's recognizer cases, per entity, and what is not looked for (names, street
+  addresses: counted, expected 0); the false-positive corpus (``ordinary_strings.txt``);
 - the same for detect-secrets' plugins used as a library, when it is installed (``pip install
   detect-secrets``): recall, time per line, how many ordinary strings it flags, and its speed
   on every string of 1,000 generated traces beside ours;
@@ -37,21 +41,37 @@ from knowledgepulse.redact import clean_text, redact_document
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "redact" / "data"
 KP = [sys.executable, "-m", "knowledgepulse.cli.main"]
-ORDINARY = [
-    "commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
-    "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-    "request 123e4567-e89b-12d3-a456-426614174000 failed",
-    "Your order #W2378156 has shipped.",
-    '{"payment_id": "gift_card_1647044", "amount": 56.3}',
-    "Upgraded from v3.11.4 to 3.12.0 (build 2024.1.15).",
-    "The total is $1,234.56 (price: 1690, tax 12.5%).",
-    "md5 d41d8cd98f00b204e9800998ecf8427e",
-]
+# Personal data no rule looks for (docs/redaction.md says so): counted to show the gap.
+NOT_LOOKED_FOR = {
+    "given name": [
+        "Please contact olusegun about the refund.",
+        "Ask priya whether the booking is confirmed.",
+        "Forward it to Mateo before Friday.",
+        "The customer, Ingrid, wants a window seat.",
+    ],
+    "full name": [
+        "Booked for Olusegun Adebayo, seat 14C.",
+        "Passenger: Chen Wei-Ling",
+    ],
+    "street address": [
+        "Ship it to 221B Baker Street, London.",
+        "Deliver to 1600 Pennsylvania Avenue NW.",
+        "Her address is Calle de Alcalá 42, 3º izq.",
+    ],
+    "date of birth": ["date of birth 14 March 1987"],
+    "passport number": ["passport no. X1234567"],
+}
 
 
 def lines(name: str) -> list[dict[str, Any]]:
     with (DATA / name).open(encoding="utf-8") as source:
         return [json.loads(line) for line in source]
+
+
+def ordinary() -> list[str]:
+    """The false-positive corpus: strings none of which may be redacted."""
+    text = (DATA / "ordinary_strings.txt").read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
 
 
 def run_kp(path: Path, runs: int) -> tuple[float, float]:
@@ -83,15 +103,20 @@ def generate(count: int) -> list[str]:
     ).stdout.splitlines()
 
 
-def strings(value: Any) -> list[str]:
+def strings_of(value: Any) -> list[str]:
     """Every string of a JSON value."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
-        return [text for item in value.values() for text in strings(item)]
+        return [text for item in value.values() for text in strings_of(item)]
     if isinstance(value, list):
-        return [text for item in value for text in strings(item)]
+        return [text for item in value for text in strings_of(item)]
     return []
+
+
+def generated_trace() -> str:
+    """One generated trace (``bench/generate_traces.py``), as a JSON line."""
+    return generate(1)[0]
 
 
 def speed(runs: int, generated: list[str]) -> None:
@@ -142,8 +167,49 @@ def our_recall() -> None:
             found[row["entity"]] += part not in cleaned
     per = ", ".join(f"{kind} {found[kind]}/{total[kind]}" for kind in total)
     print(f"PII recall, presidio cases: {sum(found.values()) / sum(total.values()):.3f} ({per})")
-    flagged = sum(clean_text(text).text != text for text in ORDINARY)
-    print(f"ordinary strings (hashes, UUIDs, ids, prices) redacted: {flagged}/{len(ORDINARY)}")
+    not_looked_for = ", ".join(
+        f"{kind} {sum(clean_text(text).text != text for text in texts)}/{len(texts)}"
+        for kind, texts in NOT_LOOKED_FOR.items()
+    )
+    print(f"personal data no rule looks for, found: {not_looked_for}")
+    strings = ordinary()
+    flagged = [text for text in strings if clean_text(text, "aggregated").text != text]
+    print(f"false-positive corpus ({len(strings)} ordinary strings) redacted: {len(flagged)}")
+    for text in flagged:
+        print(f"  redacted: {text!r}")
+
+
+def planted() -> None:
+    rows = lines("gitleaks_tps.jsonl")
+    secrets = sorted({row["secret"] for row in rows})
+    for sentence in ("Use {}.", "the key ({}), then"):
+        caught = sum(
+            secret not in clean_text(sentence.format(secret), "private").text for secret in secrets
+        )
+        print(f"gitleaks secrets in {sentence!r}: {caught}/{len(secrets)}")
+    examples = lines("secret_examples.jsonl")
+    caught = sum(row["secret"] not in clean_text(row["sample"], "private").text for row in examples)
+    print(f"our examples (secret_examples.jsonl): {caught}/{len(examples)}")
+    places = leaked = 0
+    trace = generated_trace()
+    for row in [*{row["rule"]: row for row in reversed(rows)}.values(), *examples]:
+        document = json.loads(trace)
+        text = f"Noted: {row['sample']}."
+        document["task"]["objective"] = text
+        document["outcome"]["result_summary"] = text
+        for step in document["steps"]:
+            step["content"] = text
+            if step.get("input") is not None:
+                step["input"] = {"query": text, "args": [{"env": text}]}
+        redacted, _ = redact_document(document, "private")
+        # The walker keeps the shape and the order: the strings pair up.
+        for before, after in zip(strings_of(document), strings_of(redacted), strict=True):
+            places += before == text
+            leaked += before == text and row["secret"] in after
+    print(
+        f"planted traces, an example of each rule in every free-text field: "
+        f"{leaked} of {places} places leaked"
+    )
 
 
 def detect_secrets_recall(generated: list[str]) -> None:
@@ -172,11 +238,11 @@ def detect_secrets_recall(generated: list[str]) -> None:
         elapsed = time.perf_counter() - start
         bare = {row["secret"] for row in samples}
         caught_bare = sum(any(scan_line(f"the value is {secret} now")) for secret in bare)
-        flagged = sum(any(scan_line(text)) for text in ORDINARY)
+        flagged = sum(any(scan_line(text)) for text in ordinary())
         documents = [json.loads(line) for line in generated[:1000]]
         start = time.process_time()
         for document in documents:
-            for text in strings(document):
+            for text in strings_of(document):
                 for line in text.splitlines():
                     list(scan_line(line))
         theirs = len(documents) / (time.process_time() - start)
@@ -191,7 +257,7 @@ def detect_secrets_recall(generated: list[str]) -> None:
     print(
         f"detect-secrets as a library: recall {caught / len(samples):.3f} in context, "
         f"{caught_bare / len(bare):.3f} bare; {elapsed / scanned * 1e6:.0f} us a line; "
-        f"ordinary strings flagged: {flagged}/{len(ORDINARY)}"
+        f"ordinary strings flagged: {flagged}/{len(ordinary())}"
     )
 
 
@@ -219,10 +285,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="timed runs of each input")
     parser.add_argument("--traces", type=int, default=20_000, help="generated traces")
+    parser.add_argument("--recall", action="store_true", help="only what is found, not speed")
     args = parser.parse_args()
+    our_recall()
+    planted()
+    if args.recall:
+        return
     generated = generate(args.traces)
     speed(args.runs, generated)
-    our_recall()
     detect_secrets_recall(generated)
     corpora()
 

@@ -1,10 +1,13 @@
 """What real traces hold and is not personal or secret survives redaction, at any level.
 
 Each case is a false positive met while reading every redaction on the two corpora and on
-agent-like text (ids, dates, versions, prices, hashes), or one a detector is known for.
+agent-like text (ids, dates, versions, prices, hashes), or one a detector is known for;
+``data/ordinary_strings.txt`` keeps the corpus of them that must come through untouched.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -49,6 +52,72 @@ SURVIVORS = [
 def test_ordinary_trace_text_survives_redaction(text: str) -> None:
     """Ids, dates, versions, prices, hashes and UUIDs are not secrets nor identifiers."""
     assert clean_text(text, "aggregated").text == text
+
+
+def _ordinary_strings() -> list[str]:
+    path = Path(__file__).parent / "data" / "ordinary_strings.txt"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def test_no_ordinary_string_is_redacted_at_the_strictest_level() -> None:
+    """The false-positive corpus (hashes, ids, prices, postcodes, URLs...): 0 redactions."""
+    texts = _ordinary_strings()
+    changed = [(text, clean_text(text, "aggregated").text) for text in texts]
+    assert len(texts) >= 150
+    assert [(text, after) for text, after in changed if after != text] == []
+
+
+@pytest.mark.parametrize("code", ["04101-3310", "90210-4312", "20500-0003"])
+def test_a_us_zip_plus_4_code_is_not_a_phone_number(code: str) -> None:
+    """Five digits, a hyphen, four digits: a ZIP+4 code, while a real phone number still goes."""
+    assert clean_text(f"Portland, ME {code}").text == f"Portland, ME {code}"
+    assert clean_text(f"ZIP {code}, phone (207) 555-0134").text == (
+        f"ZIP {code}, phone [REDACTED:phone]"
+    )
+
+
+SHA = "9fceb02d0ae598e95dc970b74767f19372d61af8"
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "GITHUB_API_KEY=\nGITHUB_ORG=acme-corp-2024",
+        f"GITHUB_API_KEY=\nGITHUB_SHA={SHA}",
+        "snowflake.password.url=\nsnowflake.account=xy12345.us-east-1",
+        "api_key:\n  env: PROD_KEY_2024",
+        "export SECRET_KEY=\nexport DEBUG=true",
+    ],
+)
+def test_a_line_that_only_names_a_key_does_not_take_the_next_line(config: str) -> None:
+    """KEY= with nothing after it on its line has no value: the next line is not one."""
+    assert clean_text(config, "private").text == config
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token: https://github.com/org/repo/blob/main/README.md",
+        "API key: https://github.com/org/repo/blob/main/README.md#api-key",
+        '"secret": "https://github.com/org/repo/blob/main/docs/secrets.md"',
+        "token=${GITHUB_TOKEN}",
+        "OPENAI_API_KEY=$OPENAI_API_KEY",
+        "secret: {{ secrets.DEPLOY_KEY }}",
+        "OPENAI_API_KEY=<your-api-key>",
+        '"api_key": null',
+        "password: None",
+    ],
+)
+def test_a_link_or_a_variable_after_a_secret_s_name_is_not_a_secret(text: str) -> None:
+    """A URL, a variable or placeholder that stands for the value, or null, is kept."""
+    assert clean_text(text, "private").text == text
+
+
+def test_a_url_with_credentials_after_a_secret_s_name_still_loses_them() -> None:
+    """Only a URL without credentials is kept: a password in one still goes."""
+    cleaned = clean_text("token: https://bot:s3cr3tPa55@git.example.com/repo.git", "private")
+    assert cleaned.text == "token: https://bot:[REDACTED:password]@git.example.com/repo.git"
 
 
 IDENTIFIERS = [

@@ -1,9 +1,11 @@
 """The built-in rules: the reference SDK's patterns, gitleaks' rules, checked identifiers.
 
-gitleaks' 221 rules (``data/gitleaks_rules.toml``) apply as in gitleaks (secret group, entropy,
-allowlists, stopwords; a ``generic-*`` secret needs a digit). The order is the reference's,
-widened: its secret patterns, gitleaks', credentials in URLs and ``password=`` assignments; then
-the identifiers (checksums, ``ipaddress``, phonenumbers), phones last: they take others' digits.
+gitleaks' 221 rules (``data/gitleaks_rules.toml``) and the formats it lacks
+(``data/more_rules.toml``) apply as in gitleaks (secret group, entropy, allowlists, stopwords;
+a ``generic-*`` secret needs a digit), a token ending at punctuation too, as in a sentence. The
+order is the reference's, widened: its secret patterns, gitleaks', credentials in URLs, Basic
+credentials and ``password=`` assignments, secrets written in base64; then the identifiers
+(checksums, ``ipaddress``, phonenumbers), phones last: they take others' digits.
 """
 
 from __future__ import annotations
@@ -20,19 +22,32 @@ from typing import Any
 
 import regex
 
+from knowledgepulse.redact.encoded import basic_credentials, encoded_secrets
 from knowledgepulse.redact.rules import Rule, RuleSet, Span
 
 SECRET_NAMES = (
-    "password|passwd|passphrase|pwd|secret|token|api_key|apikey|api_secret|access_token|"
-    "auth_token|access_key|secret_key|private_key|client_secret|refresh_token"
+    r"pass(?:word|wd|phrase)|pwd|secret|token|credentials?|"
+    r"(?:api|access|secret|private|auth|client|encryption|signing|master)[ _.\-]?key|"
+    r"session[ _.\-]?id"
 )
-"""The names whose value ``name=value``, ``name: value`` or ``"name": "value"`` hides."""
+"""What a name ends in whose value ``name=value``, ``name: value`` or ``"name": "value"`` hides:
+``password``, ``DB_PASSWORD``, ``clientSecret``, ``x-api-key``, ``API key``."""
 
-# The reference's pattern, which also takes the JSON form ("password": "x": a quote may close
-# the name) and never a value that is already a marker.
+# Not a value: a marker, a URL (a link to the docs; credentials in one are url-credentials'),
+# a variable (${TOKEN}, $TOKEN, {{ secrets.TOKEN }}, %TOKEN%, <your-token>), or none at all
+# (null); an empty value is no match.
+_NOT_A_VALUE = (
+    r"(?!\[REDACTED|[a-z][a-z0-9+.\-]{1,20}://"
+    r"|\$\{\w+\}|(?-i:\$[A-Z_][A-Z0-9_]*)(?!\w)|\{\{[^{}]*\}\}|%\w+%|<[^<>\n]*>(?!\w)"
+    r"|(?:null|none|nil|undefined|true|false)(?![\w.\-]))"
+)
+# The reference's pattern, widened: a name that ends in one of SECRET_NAMES, also in the JSON
+# form ("password": "x": a quote may close the name); the value on the same line as its name,
+# so that a line that only names a key (GITHUB_API_KEY=) does not take the next line.
 _ASSIGNMENT = (
-    rf"(?i)(?<![a-z0-9\]])(?:{SECRET_NAMES})['\"]?\s*[=:]\s*(?!\[REDACTED)"
-    r"(?:(?P<quote>['\"])(?P<value>[^'\"]*)(?P=quote)|(?P<value>[^\s'\"`,;)}\[\]]{2,}))"
+    rf"(?i)(?:{SECRET_NAMES})['\"]?[ \t]*[=:][ \t]*"
+    rf"(?:(?P<quote>['\"]){_NOT_A_VALUE}(?P<value>[^'\"\n]*)(?P=quote)"
+    rf"|{_NOT_A_VALUE}(?P<value>[^\s'\"`,;)}}\[\]]{{2,}}))"
 )
 
 _UNTIL_END = r"[^\s'\"`,;)}\]]"  # what may follow in a path or a URL: up to a space or a quote
@@ -130,6 +145,7 @@ def _ipv6(text: str) -> Iterator[Span]:
 
 _DOTTED_QUAD = regex.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _SSN_SHAPE = regex.compile(r"\d{3}([\-. ])\d{2}\1\d{4}")
+_ZIP_PLUS_4 = regex.compile(r"\d{5}-\d{4}")
 # A run of digits that may be a phone number: at least 7 digits, with the separators, brackets
 # and "+" numbers are written with. The library reads each run, not the whole text: a run is
 # short, and most texts with digits hold none.
@@ -179,6 +195,8 @@ def _looks_like_phone(text: str, start: int, end: int) -> bool:
     found = text[start:end]
     if _DOTTED_QUAD.fullmatch(found) or _SSN_SHAPE.fullmatch(found):
         return False  # an IP address or an SSN, valid or not, is not a phone number
+    if _ZIP_PLUS_4.fullmatch(found):
+        return False  # a US ZIP+4 code (04101-3310)
     digits = sum(char.isdigit() for char in found)
     if digits < 7 or " - " in found:
         return False
@@ -219,6 +237,17 @@ class _Allowlist:
         return any(pattern.search(target) for pattern in self.regexes)
 
 
+# gitleaks' operator between a name and its value (utils.GenerateSemiGenericRegex); in a rule
+# with one, a name's operator at the end of its line leaves the name empty: the found secret
+# on the next line is another line's.
+_OPERATOR = r"(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)"
+_EMPTY_VALUE = regex.compile(r"[=:][ \t]*\r?\n[\s'\"`=]*$")
+# gitleaks ends a token at a quote, a space, ";" or the end, as in source code; in a sentence
+# it may also end at punctuation before a space ("Use rk_live_... .", "(npm_...),").
+_CODE_END = r"""(?:[\x60'"\s;]|\\[nr]|$)"""
+_PROSE_END = r"""(?:[\x60'"\s;]|\\[nr]|$|[.,:!?)\]}>]+(?:[\x60'"\s]|$))"""
+
+
 @dataclass(frozen=True)
 class _Check:
     """gitleaks' checks of one rule's secret: entropy, digits, allowlists (global and own)."""
@@ -226,8 +255,12 @@ class _Check:
     entropy: float
     needs_digit: bool
     allowlists: tuple[_Allowlist, ...]
+    named: bool  # a name, an operator, the value
 
     def __call__(self, match: regex.Match[str], secret: str) -> bool:
+        found = match.group()
+        if self.named and _EMPTY_VALUE.search(found, 0, found.rfind(secret)):
+            return False  # "KEY=" ends its line: the next line is not its value
         if self.entropy and shannon_entropy(secret) < self.entropy:
             return False
         if self.needs_digit and not any(char.isdigit() for char in secret):
@@ -245,29 +278,38 @@ def _allowlist(data: dict[str, Any]) -> _Allowlist:
 
 @cache
 def gitleaks_rules() -> tuple[Rule, ...]:
-    """The gitleaks rules, in its file's order, each with its checks (read once per process)."""
-    data = tomllib.loads(files(__package__).joinpath("data/gitleaks_rules.toml").read_text("utf-8"))
-    shared = _allowlist(data["allowlist"])
-    rules = []
-    for item in data["rules"]:
-        rule_id = item["id"]
-        check = _Check(
-            float(item.get("entropy", 0.0)),
-            rule_id.startswith("generic"),
-            (shared, *(_allowlist(entry) for entry in item.get("allowlists", ()))),
-        )
-        rules.append(
-            Rule(
-                name=rule_id,
-                type=next((t for prefix, t in _TYPES if rule_id.startswith(prefix)), "api_key"),
-                secret=True,
-                pattern=item["regex"],
-                keywords=tuple(item["keywords"]),
-                group=item.get("secretGroup"),
-                accept=check,
-            )
-        )
-    return tuple(rules)
+    """The rules of gitleaks, then ours in its form, each with its checks (read once per process).
+
+    ``data/gitleaks_rules.toml`` is gitleaks' own set; ``data/more_rules.toml`` adds formats it
+    lacks. Both are read as gitleaks reads its file, with gitleaks' global allowlist.
+    """
+    gitleaks = _read("gitleaks_rules.toml")
+    shared = _allowlist(gitleaks["allowlist"])
+    items = [*gitleaks["rules"], *_read("more_rules.toml")["rules"]]
+    return tuple(_gitleaks_rule(item, shared) for item in items)
+
+
+def _read(name: str) -> dict[str, Any]:
+    return tomllib.loads(files(__package__).joinpath("data", name).read_text("utf-8"))
+
+
+def _gitleaks_rule(item: dict[str, Any], shared: _Allowlist) -> Rule:
+    rule_id = item["id"]
+    check = _Check(
+        float(item.get("entropy", 0.0)),
+        rule_id.startswith("generic"),
+        (shared, *(_allowlist(entry) for entry in item.get("allowlists", ()))),
+        _OPERATOR in item["regex"],
+    )
+    return Rule(
+        name=rule_id,
+        type=next((t for prefix, t in _TYPES if rule_id.startswith(prefix)), "api_key"),
+        secret=True,
+        pattern=item["regex"].replace(_CODE_END, _PROSE_END),
+        keywords=tuple(item["keywords"]),
+        group=item.get("secretGroup"),
+        accept=check,
+    )
 
 
 def shannon_entropy(text: str) -> float:
@@ -276,6 +318,28 @@ def shannon_entropy(text: str) -> float:
         return 0.0
     size = len(text)
     return -sum(count / size * math.log2(count / size) for count in Counter(text).values())
+
+
+_ENCODED = "encoded-secret"
+
+
+def _encoded_secrets(text: str) -> Iterator[Span]:
+    return encoded_secrets(text, _holds_secret)
+
+
+def _holds_secret(text: str) -> bool:
+    # Whether a decoded text holds what another built-in secret rule finds.
+    lowered = text.lower()
+    return any(
+        next(iter(rule.spans(text)), None) is not None
+        for rule in _decoded_rules()
+        if not rule.keywords or any(word in lowered for word in rule.keywords)
+    )
+
+
+@cache
+def _decoded_rules() -> tuple[Rule, ...]:
+    return tuple(rule for rule in default_rules().rules if rule.secret and rule.name != _ENCODED)
 
 
 @cache
@@ -311,7 +375,8 @@ def default_rules() -> RuleSet:
         Rule("kp-key", "api_key", True, r"kp_[a-f0-9]{16,}", keywords=("kp_",)),
         Rule("slack-token", "api_key", True, r"xox[bpras]-[A-Za-z0-9\-]+", keywords=("xox",)),
     )
-    # Credentials in URLs and password= assignments: after every provider's format.
+    # Credentials in URLs, Basic credentials and password= assignments, then secrets written in
+    # base64: after every provider's format.
     assignments = (
         Rule(
             "url-credentials",
@@ -326,8 +391,10 @@ def default_rules() -> RuleSet:
             True,
             _ASSIGNMENT,
             group="value",
-            keywords=("pass", "pwd", "secret", "token", "key"),
+            keywords=("pass", "pwd", "secret", "token", "key", "credential", "session"),
         ),
+        Rule("basic-auth", "password", True, keywords=("basic",), finder=basic_credentials),
+        Rule(_ENCODED, "encoded_secret", True, digits=True, finder=_encoded_secrets),
     )
     # Personal identifiers: kept at private, redacted at aggregated and federated.
     identifiers = (
