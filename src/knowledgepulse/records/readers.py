@@ -8,6 +8,7 @@ Parquet rows read by pyarrow (the ``[parquet]`` extra) a batch of :data:`BATCH_R
 
 from __future__ import annotations
 
+import collections
 import gzip
 import io
 import json
@@ -427,6 +428,16 @@ def _read_parquet(source: Source) -> Iterator[Record | Problem]:
         # Parquet is read from its footer: standard input and gzip are read whole first.
         whole = name == STDIN_NAME or isinstance(source.stream, gzip.GzipFile)
         with pq.ParquetFile(io.BytesIO(read_all(source.stream)) if whole else name) as file:
+            counts = collections.Counter(file.schema_arrow.names)
+            if twice := sorted(column for column, count in counts.items() if count > 1):
+                # A row is a dict: one of the two would be dropped, the other written twice.
+                yield Problem(
+                    Location(name),
+                    "",
+                    f"the column {twice[0]!r} appears twice; a row holds one value a column "
+                    "name: rename one of them",
+                )
+                return
             for batch in file.iter_batches(batch_size=BATCH_ROWS):
                 for row in batch.to_pylist():
                     yield Record(Location(name, index + 1, index), row)
