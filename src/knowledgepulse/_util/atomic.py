@@ -74,7 +74,7 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
             yield file
             file.flush()
             os.fsync(file.fileno())
-        os.chmod(temporary, _mode_for(path))
+        os.chmod(temporary, mode_for(path))
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -122,7 +122,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _mode_for(path: Path) -> int:
+def mode_for(path: Path) -> int:
     """The mode ``path`` has (a file kept private stays private), else a new file's."""
     try:
         return stat.S_IMODE(os.stat(path).st_mode)
