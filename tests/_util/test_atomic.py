@@ -26,6 +26,17 @@ def test_a_regular_file_is_replaced_by_a_new_inode(tmp_path: Path) -> None:
     assert path.stat().st_ino != before
 
 
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_a_replaced_file_keeps_its_mode(tmp_path: Path) -> None:
+    """An output kept private (0600) is not made world-readable by the umask's 0644."""
+    path = tmp_path / "private.jsonl"
+    path.write_text("old")
+    path.chmod(0o600)
+    with atomic_text(path) as stream:
+        stream.write("new")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 def test_a_fifo_is_written_in_place_and_stays_a_fifo(tmp_path: Path) -> None:
     """Writing onto a FIFO feeds its reader; the FIFO is not replaced by a regular file."""

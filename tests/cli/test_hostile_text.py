@@ -19,10 +19,13 @@ from tests.builders import trace_json
 from tests.cli.conftest import KpRunner
 
 EVALS = Path(__file__).parents[2] / "examples" / "evals"
-HOSTILE = "\x1b[2J\x1b]0;pwned\x07\x9b31m\r\x08<img src=x onerror=alert(1)>\x00"
+# ... and U+202E, which shows the text after it reversed ("evil\u202etxt.exe": "evilexe.txt").
+HOSTILE = "\x1b[2J\x1b]0;pwned\x07\x9b31m\r\x08<img src=x onerror=alert(1)>\u202e\x00"
 RAW_HTML = "<img src=x"
 # What may appear raw in text output: newlines and tabs (in the expected places) only.
-RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+RAW_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 # JSON escapes C0 controls itself and keeps DEL and C1 as data (they are not its controls).
 RAW_IN_JSON = re.compile("[\x00-\x08\x0b-\x1f]")
 
@@ -100,7 +103,8 @@ def test_kp_score_table_explain_and_messages_show_escapes(kp: KpRunner, folder: 
         assert run.code == 1, run.err
         assert "\\x1b" in run.err
         assert_no_raw_control(run.err)
-        assert_no_raw_control(run.out, pattern=RAW_CONTROL if "table" in args else RAW_IN_JSON)
+        shown = "table" in args or "html" in args
+        assert_no_raw_control(run.out, pattern=RAW_CONTROL if shown else RAW_IN_JSON)
         assert "html" not in args or RAW_HTML not in run.out
         assert "table" not in args or "kp:trace:\\n " in run.out  # a valid id, shown escaped
         assert "--explain" not in args or "\nkp:trace:\\n: score" in run.out  # one line

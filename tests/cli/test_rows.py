@@ -217,3 +217,19 @@ def test_select_on_rows_names_the_task_column_it_was_given(kp: KpRunner) -> None
     )
     assert run.code == 0, run.err
     assert "1 of 1 task covered (by nosuch), 3 traces without nosuch taken as one task" in run.err
+
+
+@pytest.mark.parametrize(
+    "command", [("select", "--no-embedder"), ("dedupe",), ("redact",)], ids=lambda c: c[0]
+)
+def test_no_row_read_still_gives_a_readable_parquet_file(
+    kp: KpRunner, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """An input of no row, -o FILE.parquet: a valid Parquet file of no row, not 0 bytes."""
+    source = tmp_path / "empty.parquet"
+    rows = [json.loads(line) for line in (DATA / "openai_chat.jsonl").read_text().splitlines()]
+    pq.write_table(pa.Table.from_pylist(rows).slice(0, 0), source)
+    output = tmp_path / "out.parquet"
+    run = kp(*command, "--from", "auto", str(source), "-o", str(output))
+    assert run.code == 0, run.err
+    assert pq.read_table(output).num_rows == 0

@@ -64,3 +64,15 @@ def test_parquet_where_only_json_is_accepted_says_so(tmp_path: Path) -> None:
     path = write(tmp_path / "d.parquet", ROWS)
     with pytest.raises(InputFileError, match=r"rows is read by naming its format \(source\)$"):
         list(read_records(path, formats=("json", "jsonl")))
+
+
+def test_a_column_name_given_twice_is_one_problem_not_a_row_missing_a_column(
+    tmp_path: Path,
+) -> None:
+    """Two columns of one name cannot both be a row's: the file is refused, saying which."""
+    path = tmp_path / "d.parquet"
+    table = pa.table([pa.array(["a"]), pa.array(["b"])], names=["note", "note"])
+    pq.write_table(table, path)
+    (problem,) = list(read_records(path))
+    assert isinstance(problem, Problem)
+    assert problem.message.startswith("the column 'note' appears twice")

@@ -662,3 +662,33 @@ def test_a_langfuse_event_at_error_level_is_an_error_the_next_action_recovers_fr
     ]
     assert trace.steps[2].content == "rate limit hit"
     assert trace.metadata.success is True  # the error was recovered from, below the root
+
+
+def test_spans_that_share_an_id_are_each_read_and_the_id_is_named(tmp_path: Path) -> None:
+    """A damaged export giving four spans one id: still five steps, and a warning naming it."""
+    export = json.loads((DATA / "jaeger" / "genai_agent_trace.json").read_text())
+    spans = export["data"][0]["spans"]
+    shared = spans[0]["spanID"]
+    for span in spans[2:5]:  # two tool calls and a model call, children of the agent
+        span["spanID"] = shared
+    path = tmp_path / "shared.json"
+    path.write_text(json.dumps(export))
+    item = only(path, "jaeger")
+    assert len(item.trace.steps) == len(
+        only(DATA / "jaeger" / "genai_agent_trace.json").trace.steps
+    )
+    assert item.warnings == (
+        f"4 different spans have the span id {shared}: each is read, and the spans whose "
+        "parent it is hang under the first",
+    )
+
+
+def test_a_span_sent_twice_is_read_once_without_a_warning(tmp_path: Path) -> None:
+    """An exporter's retry repeats a span whole: one step, nothing to warn of."""
+    export = json.loads((DATA / "jaeger" / "genai_agent_trace.json").read_text())
+    export["data"][0]["spans"].append(export["data"][0]["spans"][2])
+    path = tmp_path / "twice.json"
+    path.write_text(json.dumps(export))
+    item = only(path, "jaeger")
+    assert item.trace.steps == only(DATA / "jaeger" / "genai_agent_trace.json").trace.steps
+    assert item.warnings == ()

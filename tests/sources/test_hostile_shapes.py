@@ -1,6 +1,7 @@
-"""A list or an object where a reader expects a type name is no type, never a set lookup.
+"""Odd shapes where a reader expects a list or a type name: converted or located, never a crash.
 
-Each of these was found by ``bench/fuzz_loaders.py`` as an uncaught ``TypeError``.
+The first were found by ``bench/fuzz_loaders.py`` as uncaught ``TypeError``s; the last test
+replaces each list of each fixture by a number, a string and null in turn.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from knowledgepulse.records import Record
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources.langchain._messages import as_message
 from knowledgepulse.sources.openai_agents._items import output_item_entries
 from tests.sources.helpers import convert_file
@@ -48,3 +51,62 @@ def test_a_langchain_content_block_typed_with_a_list_is_not_text(kind: Any) -> N
     message = as_message({"type": "ai", "content": [{"type": kind, "text": "x"}, "kept"]})
     assert message is not None
     assert message.text == "kept"
+
+
+DATA = Path(__file__).parent / "data"
+# The source each fixture folder is read with (named, so a mutated file still reaches it).
+FOLDER_SOURCES = {
+    "jaeger": "jaeger",
+    "langchain": "langsmith",
+    "langfuse": "langfuse",
+    "openai_agents": "openai-agents",
+    "otel_js": "otel-js",
+    "phoenix": "phoenix",
+    "pydantic_ai": "pydantic-ai",
+    "smolagents": "smolagents",
+}
+FIXTURES = sorted(
+    path for path in DATA.rglob("*") if path.suffix in (".json", ".jsonl") and path.is_file()
+)
+
+
+def list_paths(value: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """Where ``value`` holds a list, outermost first."""
+    if isinstance(value, dict):
+        return [found for key, inner in value.items() for found in list_paths(inner, (*path, key))]
+    if isinstance(value, list):
+        inner = [found for i, item in enumerate(value) for found in list_paths(item, (*path, i))]
+        return [path, *inner]
+    return []
+
+
+def replaced(value: Any, path: tuple[str | int, ...], new: Any) -> Any:
+    """A copy of ``value`` with what is at ``path`` replaced by ``new``."""
+    if not path:
+        return new
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy[path[0]] = replaced(value[path[0]], path[1:], new)  # type: ignore[index]
+    return copy
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_a_number_string_or_null_where_a_fixture_has_a_list_is_no_crash(
+    tmp_path: Path, fixture: Path
+) -> None:
+    """Every list of every fixture, in turn a number, a string, null: converted or located."""
+    source = FOLDER_SOURCES.get(fixture.parent.name, "auto")
+    documents = [record.value for record in read_records(fixture) if isinstance(record, Record)]
+    mutated = tmp_path / fixture.name
+    for index, document in enumerate(documents):
+        for path in list_paths(document):
+            for new in (1.5, "x", None):
+                changed = [
+                    *documents[:index],
+                    replaced(document, path, new),
+                    *documents[index + 1 :],
+                ]
+                mutated.write_text("\n".join(map(json.dumps, changed)) + "\n", "utf-8")
+                try:
+                    convert_file(mutated, source=source)
+                except Exception as error:  # the test is that there is none: say which
+                    pytest.fail(f"{path} = {new!r}: {type(error).__name__}: {error}")

@@ -1,8 +1,9 @@
 """Writing files so that an interrupted run never leaves a truncated one behind.
 
-A temporary file beside the destination is flushed, given the umask's mode, then renamed over
-it; a killed process's temporary is removed by the next save. A device or a FIFO
-(``-o /dev/null``, ``-o >(gzip)``) is written in place: a rename would replace the device.
+A temporary file beside the destination is flushed, given the mode of the file it replaces (the
+umask's for a new one), then renamed over it; a killed process's temporary is removed by the next
+save. A device or a FIFO (``-o /dev/null``, ``-o >(gzip)``) is written in place: a rename would
+replace the device.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
             yield file
             file.flush()
             os.fsync(file.fileno())
-        os.chmod(temporary, new_file_mode())
+        os.chmod(temporary, mode_for(path))
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -119,6 +120,14 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # someone else's live process
         pass
     return True
+
+
+def mode_for(path: Path) -> int:
+    """The mode ``path`` has (a file kept private stays private), else a new file's."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return new_file_mode()
 
 
 @functools.cache

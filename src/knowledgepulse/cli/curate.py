@@ -276,9 +276,8 @@ def select_command(
     if similarity_histogram:
         _histogram(result.corpus)
     # Dataset rows go back as rows (their form, or -o's), traces with their quality score.
-    with item_output(
-        output, rows_form(output, inputs) if _has_rows(result.corpus) else "jsonl"
-    ) as out:
+    rows = _has_rows(result.corpus) or not result.corpus.items  # none: Parquet stays Parquet
+    with item_output(output, rows_form(output, inputs) if rows else "jsonl") as out:
         for scored in result.selected:
             out.write(scored)
     if report_path is not None:
@@ -337,7 +336,7 @@ def dedupe_command(
             raise click.UsageError(NO_EMBEDDER.format(what="kp dedupe")) from None
     if similarity_histogram:
         _histogram(result.corpus)
-    if _has_rows(result.corpus):
+    if _has_rows(result.corpus) or not result.corpus.items:  # none: Parquet stays Parquet
         form = rows_form(output, inputs)
         with item_output(output, form, SCORE_COLUMNS + DEDUPE_COLUMNS) as rows:
             for scored, columns in zip(result.corpus.items, result.columns(), strict=True):

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from knowledgepulse import __version__
+from knowledgepulse._util.signals import sigterm_as_ctrl_c
 from knowledgepulse._util.text import printable
 from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError
 
@@ -150,7 +151,8 @@ def _say(message: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run ``kp`` and return its exit code (the console script exits with it)."""
     try:
-        result: Any = cli.main(args=argv, prog_name="kp", standalone_mode=False)
+        with sigterm_as_ctrl_c():
+            result: Any = cli.main(args=argv, prog_name="kp", standalone_mode=False)
     except click.exceptions.Exit as done:
         return done.exit_code
     except (click.Abort, KeyboardInterrupt) as stop:

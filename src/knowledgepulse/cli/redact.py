@@ -107,7 +107,7 @@ def redact_command(
         again = itertools.chain([] if first is None else [first], read)
         items = redact_items(again, redactor, found=found)
         # Dataset rows go back as rows (their form, or -o's), anything else as trace documents.
-        rows = first is not None and first.row is not None
+        rows = first is None or first.row is not None  # none: Parquet stays Parquet
         with item_output(output, form if rows else "jsonl", added=()) as out:
             for item in items:
                 if rows:

@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import importlib.resources
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import threading
@@ -414,10 +415,31 @@ _failure: EmbedderUnavailableError | None = None
 def _open_in_worker(settings: OnnxModelSettings) -> None:
     # An exception here would print a traceback and break the pool; keep it for the first batch.
     global _runner, _failure  # noqa: PLW0603 - the worker process's one model
+    _exit_with_parent()
     try:
         _runner = OnnxRunner(settings)
     except EmbedderUnavailableError as error:
         _failure = error
+
+
+def _exit_with_parent() -> None:
+    """End this worker process as soon as its parent has gone, however it went.
+
+    A worker waits for batches on a queue whose write end it holds too, so a parent killed
+    (SIGKILL, or SIGTERM's default) would leave it running, its model in memory, for ever. The
+    parent process's sentinel, the read end of a pipe only the parent writes to, becomes readable
+    when the parent dies; unlike Linux's PR_SET_PDEATHSIG, it works on every platform and does
+    not fire when merely the thread that started the worker ends.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def wait_for_parent() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=wait_for_parent, name="kp-parent-watch", daemon=True).start()
 
 
 def _run_in_worker(batch: PaddedBatch) -> NDArray[np.float32]:

@@ -9,6 +9,7 @@ and so are Arrow IPC files and a Hugging Face ``save_to_disk`` folder of them (`
 
 from __future__ import annotations
 
+import collections
 import gzip
 import io
 import json
@@ -557,6 +558,16 @@ def _read_batches(
         # Read from a path (footer first, or memory-mapped): standard input and gzip whole first.
         whole = name == STDIN_NAME or isinstance(source.stream, gzip.GzipFile)
         for batch in batches(io.BytesIO(read_all(source.stream)) if whole else name):
+            counts = collections.Counter(batch.schema.names)
+            if twice := sorted(column for column, count in counts.items() if count > 1):
+                # A row is a dict: one of the two would be dropped, the other written twice.
+                yield Problem(
+                    Location(name),
+                    "",
+                    f"the column {twice[0]!r} appears twice; a row holds one value a column "
+                    "name: rename one of them",
+                )
+                return
             for row in arrow.batch_rows(batch):
                 yield Record(Location(name, index + 1, index), row)
                 index += 1

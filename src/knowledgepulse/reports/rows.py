@@ -7,13 +7,14 @@ keys spliced in before the closing brace (a row that already has a ``kp_`` key i
 from __future__ import annotations
 
 import base64
+import contextlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Literal
 
 import orjson
 
-from knowledgepulse.errors import OutputError
+from knowledgepulse.errors import Location, OutputError
 from knowledgepulse.records import Record
 from knowledgepulse.records.readers import MAGIC, import_pyarrow_parquet, is_parquet_name
 from knowledgepulse.value.breakdown import ValueBreakdown
@@ -80,6 +81,51 @@ def jsonl_row(row: Record, columns: Mapping[str, Any]) -> str:
     return orjson.dumps(merged, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+def _inferred_schema(pa: Any, rows: list[dict[str, Any]]) -> tuple[Any, tuple[str, ...]]:
+    """The Arrow schema of rows from JSON (``None`` for none), and its columns of empty objects.
+
+    An integer from 2**63 to 2**64 - 1 makes its column unsigned; an object that is empty
+    wherever it appears (a struct with no field, which Parquet cannot hold) becomes null.
+    """
+    if not rows:
+        return None, ()
+    fields, emptied = [], []
+    for name in dict.fromkeys(key for row in rows for key in row):
+        values = [row.get(name) for row in rows]
+        try:
+            found = pa.array(values).type
+        except OverflowError:  # beyond int64: uint64 holds it (or refuses a negative beside it)
+            found = pa.array(values, type=pa.uint64()).type
+        writable = _without_empty_structs(pa, found)
+        fields.append(pa.field(name, writable))
+        if writable != found:
+            emptied.append(name)
+    return pa.schema(fields), tuple(emptied)
+
+
+def _without_empty_structs(pa: Any, found: Any) -> Any:
+    """``found`` with each struct that has no field, wherever it is, made the null type."""
+    if pa.types.is_struct(found):
+        if found.num_fields == 0:
+            return pa.null()
+        return pa.struct(
+            [field.with_type(_without_empty_structs(pa, field.type)) for field in found]
+        )
+    if pa.types.is_list(found) or pa.types.is_large_list(found):
+        item = found.value_field.with_type(_without_empty_structs(pa, found.value_type))
+        return pa.large_list(item) if pa.types.is_large_list(found) else pa.list_(item)
+    return found
+
+
+def _empty_objects_as_null(value: Any) -> Any:
+    """``value`` with each empty object in it, at any depth, ``None``."""
+    if isinstance(value, dict):
+        return {key: _empty_objects_as_null(inner) for key, inner in value.items()} or None
+    if isinstance(value, list):
+        return [_empty_objects_as_null(inner) for inner in value]
+    return value
+
+
 def _json_default(value: Any) -> Any:
     # What a Parquet row may hold and JSON has no word for (a Decimal is written as text).
     if isinstance(value, bytes | bytearray):
@@ -92,9 +138,10 @@ def _json_default(value: Any) -> Any:
 class RowWriter:
     """Rows out with their ``kp_`` columns, in JSON Lines (a text stream) or Parquet (binary).
 
-    Parquet is written a batch at a time. Its schema is the first row's input file's if that is
-    Parquet, else inferred from the first batch; the ``kp_`` columns follow it (replacing any of
-    the same name).
+    Parquet is written a batch at a time, so it has the columns of the first batch: those of
+    its rows' Parquet files, and of its other rows' values, unified; the ``kp_`` columns follow
+    (replacing any of the same name). A later row with a column outside them stops the run
+    with an ``OutputError``, rather than losing the column.
     """
 
     def __init__(
@@ -103,8 +150,9 @@ class RowWriter:
         self._stream: Any = stream
         self._parquet = fmt == "parquet"
         self._added = added
-        self._pending: list[dict[str, Any]] = []
+        self._pending: list[tuple[Location, dict[str, Any]]] = []
         self._schema: Any = None
+        self._emptied: tuple[str, ...] = ()  # columns where an empty object is written as null
         self._writer: Any = None
         if self._parquet:
             self._pq = import_pyarrow_parquet()
@@ -117,36 +165,75 @@ class RowWriter:
         if not self._parquet:
             self._stream.write(jsonl_row(row, columns) + "\n")
             return
-        if self._schema is None:
-            name = row.location.file
-            try:
-                self._schema = self._pq.read_schema(name) if _is_parquet(name) else False
-            except (OSError, ValueError):
-                self._schema = False
-        self._pending.append({**row.value, **columns})
+        self._pending.append((row.location, {**row.value, **columns}))
         if len(self._pending) >= BATCH_ROWS:
             self._flush()
 
     def _flush(self) -> None:
         if not self._pending:
             return
+        try:
+            table = self._table()
+        except BaseException:
+            self.discard()
+            raise
+        self._writer.write_table(table)
+        self._pending.clear()
+
+    def _table(self) -> Any:
+        """The pending rows as a table of the output's schema (fixed by the first batch)."""
         pa = self._pa
         try:
             if self._writer is None:
-                # Rows from JSON: the columns of every row of the first batch, not the first's.
-                base = self._schema or pa.Table.from_struct_array(pa.array(self._pending)).schema
-                kept = [field for field in base if field.name not in self._added]
-                added = [pa.field(name, COLUMN_TYPES[name]) for name in self._added]
-                self._schema = pa.schema(kept + added, metadata=base.metadata)
+                self._schema, self._emptied = self._first_schema()
                 self._writer = self._pq.ParquetWriter(self._stream, self._schema)
-            table = pa.Table.from_pylist(self._pending, schema=self._schema)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as error:
+            return pa.Table.from_pylist(self._fitted_rows(), schema=self._schema)
+        # pyarrow's ArrowInvalid and ArrowTypeError are ValueError and TypeError; an integer
+        # out of a column's range is an OverflowError.
+        except (ArithmeticError, TypeError, ValueError) as error:
             raise OutputError(
                 f"the rows do not fit one Parquet schema ({error}); write JSON Lines instead "
                 "(-o FILE.jsonl)"
             ) from None
-        self._writer.write_table(table)
-        self._pending.clear()
+
+    def _first_schema(self) -> tuple[Any, tuple[str, ...]]:
+        """The output's schema, from the first batch; the columns whose empty objects are null."""
+        pa = self._pa
+        by_file: dict[str, list[dict[str, Any]]] = {}
+        for location, row in self._pending:
+            by_file.setdefault(location.file, []).append(row)
+        schemas, others = [], []
+        for name, rows in by_file.items():
+            try:
+                schemas.append(self._pq.read_schema(name) if _is_parquet(name) else None)
+            except (OSError, ValueError):
+                schemas.append(None)
+            if schemas[-1] is None:
+                others += rows
+        inferred, emptied = _inferred_schema(pa, others)
+        found = [schema for schema in [*schemas, inferred] if schema is not None]
+        base = pa.unify_schemas(found)  # every file's columns; a name typed two ways: an error
+        kept = [field for field in base if field.name not in self._added]
+        added = [pa.field(name, COLUMN_TYPES[name]) for name in self._added]
+        return pa.schema(kept + added, metadata=found[0].metadata), emptied
+
+    def _fitted_rows(self) -> list[dict[str, Any]]:
+        """The pending rows as the schema takes them; OutputError for a column outside it."""
+        names = set(self._schema.names)
+        rows = []
+        for location, row in self._pending:
+            if outside := [key for key in row if key not in names]:
+                raise OutputError(
+                    f"{location}: the column {outside[0]!r} is not in the Parquet output, whose "
+                    f"columns are those of the first {BATCH_ROWS:,} rows (and their Parquet "
+                    "files); write JSON Lines instead (-o FILE.jsonl), which keeps every row's "
+                    "columns"
+                )
+            for name in self._emptied:
+                if name in row:
+                    row[name] = _empty_objects_as_null(row[name])
+            rows.append(row)
+        return rows
 
     def close(self) -> None:
         """Finish the output: Parquet's last batch and footer."""
@@ -166,3 +253,12 @@ class RowWriter:
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         if kind is None:
             self.close()
+        else:
+            self.discard()
+
+    def discard(self) -> None:
+        """After a failure: let Parquet's writer go now, while its stream is still open."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            with contextlib.suppress(OSError, ValueError):
+                writer.close()

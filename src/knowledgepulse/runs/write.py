@@ -191,6 +191,8 @@ class ItemWriter:
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         if kind is None:
             self.close()
+        elif self._rows is not None:
+            self._rows.discard()
 
 
 @contextmanager

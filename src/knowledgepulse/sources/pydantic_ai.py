@@ -356,7 +356,8 @@ def _error_text(content: Any) -> str:
         lines = []
         for error in content:
             if isinstance(error, Mapping) and "msg" in error:
-                loc = ".".join(str(item) for item in error.get("loc") or ())
+                loc = error.get("loc")
+                loc = ".".join(map(str, loc)) if isinstance(loc, list | tuple) else str(loc or "")
                 lines.append(f"{loc}: {error['msg']}" if loc else str(error["msg"]))
             else:
                 lines.append(as_text(error))

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from knowledgepulse._util.atomic import (
     fsync_path,
-    new_file_mode,
+    mode_for,
     remove_stale_temporaries,
     temporary_beside,
 )
@@ -566,7 +566,7 @@ def create_ring_file(
             finally:
                 ring.close()
         fsync_path(temporary)
-        os.chmod(temporary, new_file_mode())
+        os.chmod(temporary, mode_for(path))
         if entries is not None:
             os.replace(temporary, path)
         else:

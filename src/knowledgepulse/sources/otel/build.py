@@ -9,6 +9,7 @@ run``) gives the objective, the agent's name and the final answer.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -83,18 +84,26 @@ def convert_spans(
         framework=top.scope or next((item.span.scope for item in ordered if item.span.scope), None),
         metadata=_metadata(root, top),
         content_hint=CONTENT_HINT,
+        warnings=_shared_ids(spans),
     )
 
 
 def _tree_order(spans: Sequence[Span]) -> list[_Read]:
-    """Spans depth first from the roots (earliest first), siblings by start time, then as given."""
+    """Spans depth first from the roots (earliest first), siblings by start time, then as given.
+
+    A span sent twice is read once; different spans that share an id are each read, and the
+    spans whose parent is that id hang under the first (see :func:`_shared_ids`).
+    """
     position = {id(span): index for index, span in enumerate(spans)}
     by_id: dict[str, Span] = {}
+    repeats: list[Span] = []
     for span in spans:
-        by_id.setdefault(span.span_id, span)
+        kept = by_id.setdefault(span.span_id, span)
+        if kept is not span and kept != span:
+            repeats.append(span)
     children: dict[str, list[Span]] = {}
     roots: list[Span] = []
-    for span in by_id.values():
+    for span in [*by_id.values(), *repeats]:
         if span.parent_id is None or span.parent_id not in by_id or span.parent_id == span.span_id:
             roots.append(span)
         else:
@@ -105,24 +114,46 @@ def _tree_order(spans: Sequence[Span]) -> list[_Read]:
         return (start, position[id(span)])
 
     ordered: list[_Read] = []
-    seen: set[str] = set()
+    seen: set[int] = set()
     stack: list[tuple[Span, int | None]] = []
     stack.extend((span, None) for span in sorted(roots, key=key, reverse=True))
     while stack:
         span, parent = stack.pop()
-        if span.span_id in seen:
+        if id(span) in seen:
             continue
-        seen.add(span.span_id)
+        seen.add(id(span))
         ordered.append(_Read(span, read(span), parent))
         here = len(ordered) - 1
-        stack.extend(
-            (child, here) for child in sorted(children.get(span.span_id, []), key=key)[::-1]
-        )
+        if by_id[span.span_id] is span:
+            stack.extend(
+                (child, here) for child in sorted(children.get(span.span_id, []), key=key)[::-1]
+            )
     # A cycle of parents has no root: keep its spans, in the order given.
     ordered.extend(
-        _Read(span, read(span), None) for span in by_id.values() if span.span_id not in seen
+        _Read(span, read(span), None)
+        for span in [*by_id.values(), *repeats]
+        if id(span) not in seen
     )
     return ordered
+
+
+def _shared_ids(spans: Sequence[Span]) -> tuple[str, ...]:
+    """A warning for each span id that different spans share (a span sent twice is none).
+
+    Ids are unique within a trace, so an export that repeats one is damaged: every span is kept
+    as a step, rather than all but one dropped silently, and the user is told which id it was.
+    """
+    first: dict[str, Span] = {}
+    shared: Counter[str] = Counter()
+    for span in spans:
+        kept = first.setdefault(span.span_id, span)
+        if kept is not span and kept != span:
+            shared[span.span_id] += 1
+    return tuple(
+        f"{count + 1} different spans have the span id {span_id}: each is read, and the spans "
+        "whose parent it is hang under the first"
+        for span_id, count in shared.items()
+    )
 
 
 def _seconds(span: Span) -> float | None:

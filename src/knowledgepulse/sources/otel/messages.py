@@ -56,7 +56,8 @@ def _message(item: Mapping[str, Any]) -> Message:
             parts.append({"type": "text", "content": content})
     elif isinstance(content, list):
         parts.extend(part for part in (_block(raw) for raw in content) if part)
-    for call in item.get("tool_calls") or []:
+    calls = item.get("tool_calls")
+    for call in calls if isinstance(calls, list) else []:
         if isinstance(call, dict):
             inner = call.get("function")
             function: Mapping[str, Any] = inner if isinstance(inner, dict) else call

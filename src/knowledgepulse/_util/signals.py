@@ -1,0 +1,41 @@
+"""SIGTERM handled as Ctrl-C is, so that a terminated run cleans up as an interrupted one does.
+
+SIGTERM is what ``kill PID``, ``timeout``, systemd and a cancelled CI job send. Its default ends
+the process at once: no temporary output removed, no worker process stopped, no word said.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+
+@contextmanager
+def sigterm_as_ctrl_c() -> Iterator[None]:
+    """In this block SIGTERM does what Ctrl-C does (``KeyboardInterrupt``, by default).
+
+    Only the main thread may handle a signal, and a handler of the program's own is kept: in
+    either case nothing changes. The previous handling comes back when the block ends.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _as_ctrl_c)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _as_ctrl_c(signum: int, frame: FrameType | None) -> None:
+    # Whatever handles Ctrl-C now: asyncio.run's handler cancels its task, as on a Ctrl-C.
+    handler = signal.getsignal(signal.SIGINT)
+    if not callable(handler):  # Ctrl-C ignored (a background job): SIGTERM must still stop it
+        handler = signal.default_int_handler
+    handler(signal.SIGINT, frame)

@@ -1,0 +1,101 @@
+"""A ``kp`` run killed (SIGKILL) or terminated (SIGTERM) leaves no embedding worker behind."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "traces"
+
+pytestmark = [
+    pytest.mark.embedder,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),
+]
+
+
+def _workers(parent: int) -> list[int]:
+    """The multiprocessing children of ``parent`` (workers and resource tracker)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            status = (entry / "status").read_text()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:  # not a process, or gone meanwhile
+            continue
+        if f"\nPPid:\t{parent}\n" in status and b"multiprocessing" in command:
+            found.append(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+_SCORE = ("score", "--workers", "2", "--batch-size", "1", "-f", "jsonl")
+
+
+@pytest.fixture
+def scoring() -> Iterator[tuple[subprocess.Popen[bytes], list[int]]]:
+    """``kp score --workers 2`` that has scored one trace and waits for more; its workers."""
+    run = subprocess.Popen(
+        [sys.executable, "-m", "knowledgepulse.cli.main", *_SCORE],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert run.stdin is not None
+    assert run.stdout is not None
+    run.stdin.write((EXAMPLES / "traces.jsonl").read_bytes().splitlines(keepends=True)[0])
+    run.stdin.flush()
+    ready, _, _ = select.select([run.stdout], [], [], 60)
+    assert ready, "no trace scored within 60 s"
+    workers = _workers(run.pid)
+    yield run, workers
+    run.kill()
+    _ended(run, workers)
+
+
+def _ended(run: subprocess.Popen[bytes], workers: list[int]) -> tuple[list[int], str]:
+    """The workers still running 5 s after ``run`` ended (then killed), and its stderr."""
+    run.wait(30)
+    deadline = time.monotonic() + 5
+    while (alive := [pid for pid in workers if _running(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in alive:  # else they would hold the output pipes open for ever
+        os.kill(pid, signal.SIGKILL)
+    _, err = run.communicate()
+    return alive, err.decode()
+
+
+def test_the_workers_end_when_kp_is_killed(
+    scoring: tuple[subprocess.Popen[bytes], list[int]],
+) -> None:
+    """kill -9 of kp: its worker processes see their parent gone and exit within seconds."""
+    run, workers = scoring
+    assert workers
+    run.kill()
+    assert _ended(run, workers)[0] == []
+
+
+def test_sigterm_stops_kp_as_ctrl_c_does(
+    scoring: tuple[subprocess.Popen[bytes], list[int]],
+) -> None:
+    """kill PID (timeout, CI cancellation): one line, exit 130, workers stopped, no traceback."""
+    run, workers = scoring
+    assert workers
+    run.terminate()
+    alive, err = _ended(run, workers)
+    assert (alive, run.returncode) == ([], 130)
+    assert err.strip() == "kp: interrupted; nothing was written to --output or --cache"

@@ -1,0 +1,67 @@
+"""``RowWriter`` to Parquet: every column kept or a clear stop, whatever JSON values rows hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from knowledgepulse.errors import OutputError
+from knowledgepulse.records import Location, Record
+from knowledgepulse.reports import rows as rows_module
+from knowledgepulse.reports.rows import RowWriter
+
+
+def written(path: Path, rows: list[Record]) -> pa.Table:
+    """``rows`` written to ``path`` as Parquet with no added column, read back."""
+    with path.open("wb") as stream, RowWriter("parquet", stream, added=()) as writer:
+        for row in rows:
+            writer.write(row, {})
+    return pq.read_table(path)
+
+
+def from_json(values: list[dict[str, Any]], name: str = "rows.jsonl") -> list[Record]:
+    return [Record(Location(name, i + 1, i), value) for i, value in enumerate(values)]
+
+
+def test_an_empty_object_is_written_as_null(tmp_path: Path) -> None:
+    """Parquet has no struct without a field: ``{}``, alone or nested, comes back null."""
+    table = written(
+        tmp_path / "out.parquet",
+        from_json([{"meta": {}, "nest": {"n": 1, "e": {}, "l": [{}]}}, {"meta": {}, "nest": {}}]),
+    )
+    assert table.column("meta").to_pylist() == [None, None]
+    assert table.column("nest").to_pylist() == [{"n": 1, "e": None, "l": [None]}, None]
+
+
+def test_an_integer_beyond_int64_makes_its_column_unsigned(tmp_path: Path) -> None:
+    """2**63 (orjson reads up to 2**64 - 1 as an int) is kept exactly, in a uint64 column."""
+    table = written(tmp_path / "out.parquet", from_json([{"big": 2**63}, {"big": 1}]))
+    assert table.schema.field("big").type == pa.uint64()
+    assert table.column("big").to_pylist() == [2**63, 1]
+
+
+def test_rows_of_two_parquet_files_keep_the_columns_of_both(tmp_path: Path) -> None:
+    """A file's extra column is in the output, null in the other file's rows."""
+    first, second = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    pq.write_table(pa.Table.from_pylist([{"id": "a"}]), first)
+    pq.write_table(pa.Table.from_pylist([{"id": "b", "notes": "keep me"}]), second)
+    rows = [
+        Record(Location(str(first), 1, 0), {"id": "a"}),
+        Record(Location(str(second), 1, 0), {"id": "b", "notes": "keep me"}),
+    ]
+    table = written(tmp_path / "out.parquet", rows)
+    assert table.to_pylist() == [{"id": "a", "notes": None}, {"id": "b", "notes": "keep me"}]
+
+
+def test_a_later_row_with_a_new_column_stops_the_run_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the first batch fixed the columns, a row with another says where, not drops it."""
+    monkeypatch.setattr(rows_module, "BATCH_ROWS", 2)
+    rows = from_json([{"id": 1}, {"id": 2}, {"id": 3, "late": "v"}])
+    with pytest.raises(OutputError, match=r"rows\.jsonl:3: the column 'late' is not in"):
+        written(tmp_path / "out.parquet", rows)
