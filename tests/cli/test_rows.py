@@ -230,6 +230,6 @@ def test_no_row_read_still_gives_a_readable_parquet_file(
     rows = [json.loads(line) for line in (DATA / "openai_chat.jsonl").read_text().splitlines()]
     pq.write_table(pa.Table.from_pylist(rows).slice(0, 0), source)
     output = tmp_path / "out.parquet"
-    run = kp(*command, "--from", "auto", str(source), "-o", str(output))
+    run = kp(*command, "--from", "auto", str(source), "-o", str(output), "--allow-empty")
     assert run.code == 0, run.err
     assert pq.read_table(output).num_rows == 0
