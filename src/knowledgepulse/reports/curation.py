@@ -57,6 +57,7 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None, inval
     picked = ", ".join(f"{domain} {n}" for domain, n in sorted(domains.items()))
     parts = [
         f"{counted(len(result.corpus.items), 'trace')} scored",
+        ranked_by(result),
         f"{len(selected)} selected"
         + (f" (budget {result.budget})" if result.budget is not None else "")
         + (f": {picked}" if picked else ""),
@@ -69,6 +70,12 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None, inval
             else f"{min_score}"
         )
         parts.append(f"{reasons['below_min_score']} below the minimum score {shown}")
+    if result.min_reward is not None:
+        outcome = "reward" if result.rank_by == "score" else result.rank_by
+        parts.append(
+            f"{reasons['below_min_reward']} below the minimum {outcome} {result.min_reward:g} "
+            "or without one"
+        )
     parts += [f"{reasons[reason]} {words}" for reason, words in _REASONS if reasons[reason]]
     if invalid:
         parts.append(f"{counted(invalid, 'invalid record')} skipped")
@@ -79,6 +86,16 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None, inval
         without = result.task_field or "a task"
         parts[-1] += f", {counted(missing, 'trace')} without {without} taken as one task"
     return "; ".join(parts)
+
+
+def ranked_by(result: SelectionResult) -> str:
+    """``ranked by reward, then success and score (2 without one, last)``."""
+    if result.rank_by == "score":
+        return "ranked by success, then score"
+    text = f"ranked by {result.rank_by}, then success and score"
+    if missing := sum(outcome is None for outcome in result.outcomes):
+        text += f" ({missing} without one, last)"
+    return text
 
 
 def dedupe_summary(result: DedupeResult) -> str:
