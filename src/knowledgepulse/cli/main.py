@@ -40,6 +40,7 @@ _COMMANDS = {
     "schema": ("schema:schema_command", "Print a file format's JSON Schema."),
     "select": ("curate:select_command", "Pick the best diverse traces."),
     "dedupe": ("curate:dedupe_command", "Group near-duplicate traces."),
+    "split": ("split:split_command", "Train/test sets by task, leak-proof."),
     "redact": ("redact:redact_command", "Redact secrets and personal data."),
     "convert": ("convert:convert_command", "Agent framework telemetry to traces."),
 }
@@ -69,6 +70,8 @@ FLAGS: dict[str | tuple[str, object], str] = {
     ("read_only", True): "--frozen",
     "source": "--from",
     "success_threshold": "--success-threshold",
+    "test": "--test",
+    "validation": "--validation",
     "load_suite": "--suite FILE",
     "VectorCache.open": "--cache FILE",
     "workers": "--workers",

@@ -11,6 +11,7 @@ from knowledgepulse.curation.select import RejectionReason
 
 if TYPE_CHECKING:  # the run layer's results, named for their types only
     from knowledgepulse.runs.curate import DedupeResult, SelectionResult
+    from knowledgepulse.runs.splits import SplitResult
 
 BAR_WIDTH = 40
 
@@ -107,3 +108,29 @@ def dedupe_summary(result: DedupeResult) -> str:
         f"{counted(len(result.groups), 'near-duplicate group')} at cosine >= "
         f"{result.threshold:g}; {counted(duplicates, 'trace')} would go, {count - duplicates} kept"
     )
+
+
+def split_summary(result: SplitResult) -> str:
+    """What a split made: the groups, each set's size against its share, groups on two sides.
+
+    ``10 traces in 4 groups by task (seed 0): train 8 (80.0%, asked 75%), ...; no group on
+    two sides``.
+    """
+    total = len(result.items)
+    sizes = ", ".join(
+        f"{part} {count} ({100 * count / total if total else 0:.1f}%, asked "
+        f"{100 * result.fractions[part]:g}%)"
+        for part, count in result.sizes.items()
+    )
+    text = (
+        f"{counted(total, 'trace')} in {counted(len(set(result.groups)), 'group')} by "
+        f"{result.by} (seed {result.seed})"
+    )
+    if result.stratify is not None:
+        text += f", stratified by {result.stratify}"
+    text += f": {sizes}"
+    if result.without_key:
+        text += f"; {counted(result.without_key, 'trace')} without {result.by}, each its own group"
+    shared = result.shared_groups
+    text += f"; {len(shared)} groups on two sides" if shared else "; no group on two sides"
+    return text
