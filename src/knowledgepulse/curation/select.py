@@ -3,8 +3,8 @@
 Walking down the ranking (the outcome when ranking by one, success, score, id, content digest:
 never the input order), a candidate is rejected below the minimum score or outcome, as a
 near-duplicate of the most similar selected trace, or past the budget; a rejected trace never
-blocks another. Domains (``per_domain``) and, within
-one, tasks take turns, so a budget covers as many as it can (``docs/curation.md``). A dedupe
+blocks another. Domains (``per_domain``) and, within one, tasks take turns, so a budget covers
+as many as it can, then goes to successful runs before failed ones (``docs/curation.md``). A dedupe
 group is what selection with no budget makes of a corpus: its representative is its best trace,
 and groups do not chain. A task key is read (:func:`~knowledgepulse.trace.item.task_at`) or
 inferred (:func:`infer_tasks`).
