@@ -225,3 +225,46 @@ def test_similarity_histogram_is_printed_on_stderr(
     assert "cosine of each trace with its nearest other trace (4 traces):" in run.err
     assert "p50 " in run.err
     assert "traces at or above --max-similarity S" in run.err
+
+
+def test_select_rank_by_reward_keeps_the_highest_reward_run_of_each_task(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Rows with rewards: --rank-by reward --per-task 1 keeps 1.0 over 0.6, and says so."""
+    rows = [
+        {
+            "id": f"{task}-{reward}",
+            "task_id": task,
+            "reward": reward,
+            "messages": [
+                {"role": "user", "content": f"fix bug {task}"},
+                {"role": "assistant", "content": f"patched with reward {reward}"},
+            ],
+        }
+        for task in ("a", "b")
+        for reward in (0.6, 1.0, 0.0)
+    ]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    run = kp("select", str(path), "--no-embedder", "--rank-by", "reward", "--per-task", "1")
+    assert run.code == 0, run.err
+    assert [json.loads(line)["id"] for line in run.out.splitlines()] == ["a-1.0", "b-1.0"]
+    assert "ranked by reward, then success and score" in run.err
+    low = kp("select", str(path), "--no-embedder", "--min-reward", "0.5")
+    assert sorted(json.loads(line)["id"] for line in low.out.splitlines()) == [
+        "a-0.6",
+        "a-1.0",
+        "b-0.6",
+        "b-1.0",
+    ]
+    assert "2 below the minimum reward 0.5" in low.err
+
+
+def test_select_rank_by_a_field_no_trace_has_is_a_one_line_error(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A misspelt --rank-by field exits 2 naming the option, with no traceback."""
+    run = kp("select", corpus(tmp_path), "--no-embedder", "--rank-by", "metadata.rewrd")
+    assert run.code == 2
+    assert "kp: error: --rank-by metadata.rewrd: no item has a metadata.rewrd" in run.err
+    assert "Traceback" not in run.err

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from hypothesis import strategies as st
@@ -30,11 +30,17 @@ _vector = st.tuples(_components, _components, _components).filter(any)
 _TASKS = st.sampled_from([None, "t1", "t2", "t3", "t4", "t5"])
 
 
+_OUTCOMES = st.sampled_from([None, 0.0, 0.5, 1.0, 1.0])
+
+
 @st.composite
-def pools(draw: st.DrawFn, max_size: int = 16, *, tasks: bool = False) -> Pool:
+def pools(
+    draw: st.DrawFn, max_size: int = 16, *, tasks: bool = False, outcomes: bool = False
+) -> Pool:
     """Up to ``max_size`` candidates: repeated ids, tied scores, three domains.
 
-    With ``tasks``, each candidate is a run of one of five tasks, or of none.
+    With ``tasks``, each candidate is a run of one of five tasks, or of none; with
+    ``outcomes``, each has tied outcomes (or none) and may have failed.
     """
     size = draw(st.integers(min_value=0, max_value=max_size))
     raw = [draw(_vector) for _ in range(size)]
@@ -52,4 +58,15 @@ def pools(draw: st.DrawFn, max_size: int = 16, *, tasks: bool = False) -> Pool:
         )
         for row in range(size)
     ]
+    if outcomes:
+        # A digest covers the whole content: the outcome and success too.
+        candidates = [
+            replace(
+                candidate,
+                failed=(failed := draw(st.booleans())),
+                outcome=(outcome := draw(_OUTCOMES)),
+                tiebreak=candidate.tiebreak + repr((failed, outcome)).encode(),
+            )
+            for candidate in candidates
+        ]
     return Pool(candidates, vectors)

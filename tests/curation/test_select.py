@@ -285,3 +285,112 @@ def test_a_budget_goes_to_a_new_task_before_a_better_second_run() -> None:
     # Without tasks it is plain score-first.
     untasked = [Candidate(c.key, c.score) for c in pool]
     assert select(untasked, budget=2).selected == (0, 1)
+
+
+def test_a_tasks_successful_runs_are_taken_before_its_failed_ones() -> None:
+    """Per task K = 2: the better failed run waits until the successful ones are taken."""
+    pool = [
+        Candidate("kp:trace:a1", 0.9, task="a"),
+        Candidate("kp:trace:a2", 0.8, task="a", failed=True),
+        Candidate("kp:trace:a3", 0.4, task="a"),
+        Candidate("kp:trace:b1", 0.7, task="b", failed=True),
+    ]
+    selection = select(pool, per_task=2)
+    assert [pool[i].key for i in selection.selected] == [
+        "kp:trace:a1",
+        "kp:trace:b1",
+        "kp:trace:a3",
+    ]
+    assert [(pool[r.index].key, r.reason) for r in selection.rejected] == [
+        ("kp:trace:a2", "over_per_task")
+    ]
+
+
+def test_a_task_with_a_successful_run_left_gets_its_next_pick_first() -> None:
+    """Budget 3: the second round starts with the task whose next run succeeded."""
+    pool = [
+        Candidate("kp:trace:a1", 0.9, task="a"),
+        Candidate("kp:trace:a2", 0.8, task="a", failed=True),
+        Candidate("kp:trace:b1", 0.5, task="b"),
+        Candidate("kp:trace:b2", 0.3, task="b"),
+    ]
+    assert [pool[i].key for i in select(pool, budget=3).selected] == [
+        "kp:trace:a1",
+        "kp:trace:b1",
+        "kp:trace:b2",
+    ]
+
+
+def test_by_outcome_ranks_the_outcome_first_then_success_then_score() -> None:
+    """The highest outcome first; equal outcomes by success, then score; none last."""
+    pool = [
+        Candidate("kp:trace:a", 0.9, outcome=0.6),
+        Candidate("kp:trace:b", 0.2, outcome=1.0),
+        Candidate("kp:trace:c", 0.3, outcome=1.0, failed=True),
+        Candidate("kp:trace:d", 0.5, outcome=1.0),
+        Candidate("kp:trace:e", 1.0),
+    ]
+    assert [pool[i].key[-1] for i in ranking(pool, by_outcome=True)] == list("dbcae")
+    assert [pool[i].key[-1] for i in ranking(pool)] == list("eadbc")
+
+
+def test_min_outcome_rejects_the_runs_below_it_and_those_without_one() -> None:
+    """Below the minimum or missing: below_min_reward; the minimum itself is kept."""
+    pool = [
+        Candidate("kp:trace:a", 0.9, outcome=0.4),
+        Candidate("kp:trace:b", 0.2, outcome=0.5),
+        Candidate("kp:trace:c", 0.8),
+    ]
+    selection = select(pool, min_outcome=0.5)
+    assert selection.selected == (1,)
+    assert {(r.index, r.reason) for r in selection.rejected} == {
+        (0, "below_min_reward"),
+        (2, "below_min_reward"),
+    }
+
+
+@given(pools(tasks=True, outcomes=True))
+def test_best_of_n_by_outcome_keeps_each_tasks_highest_outcome(pool: Pool) -> None:
+    """Per task 1 by outcome: each task's pick has its highest outcome, then success, then score."""
+    selection = select(pool.candidates, per_task=1, by_outcome=True)
+
+    def merit(c: Candidate) -> tuple[bool, float, bool, float]:
+        return (c.outcome is not None, c.outcome or 0.0, not c.failed, c.score)
+
+    picked = {pool.candidates[i].task: pool.candidates[i] for i in selection.selected}
+    assert picked.keys() == {c.task for c in pool.candidates}
+    for task, pick in picked.items():
+        assert merit(pick) == max(merit(c) for c in pool.candidates if c.task == task)
+
+
+@given(
+    pools(tasks=True, outcomes=True),
+    budgets,
+    per_task_limits,
+    st.booleans(),
+    st.none() | st.sampled_from([0.5, 1.0]),
+    st.randoms(),
+)
+def test_selection_by_outcome_does_not_depend_on_input_order(  # noqa: PLR0917 - drawn values
+    pool: Pool,
+    budget: int | None,
+    per_task: int | None,
+    by_outcome: bool,
+    min_outcome: float | None,
+    rng: random.Random,
+) -> None:
+    """Outcomes, success and a minimum outcome keep the selection free of the input order."""
+    order = list(range(len(pool.candidates)))
+    rng.shuffle(order)
+    shuffled = pool.permuted(order)
+    first, second = (
+        select(
+            p.candidates,
+            budget=budget,
+            per_task=per_task,
+            by_outcome=by_outcome,
+            min_outcome=min_outcome,
+        )
+        for p in (pool, shuffled)
+    )
+    assert _described(pool, first) == _described(shuffled, second)

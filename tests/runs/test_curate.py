@@ -320,3 +320,100 @@ def test_select_with_redact_counts_the_redactions_of_the_selected_items_only() -
     result = select(traces, budget=1, scorer=scorer(), redact=redactor)
     assert len(result.selected) == 1
     assert (redactor.redacted, dict(redactor.types)) == (1, {"email": 1})
+
+
+def rewarded_rows(rewards: dict[str, list[float]]) -> list[dict[str, Any]]:
+    """Chat rows: each task's runs with their rewards, and a ``pass_rate`` column in reverse."""
+    return [
+        {
+            "id": f"{task}-{run}",
+            "task_id": task,
+            "reward": reward,
+            "pass_rate": -reward,
+            "messages": [
+                {"role": "user", "content": f"solve task {task}"},
+                {"role": "assistant", "content": f"answer {run} " + "word " * run},
+            ],
+        }
+        for task, runs in rewards.items()
+        for run, reward in enumerate(runs)
+    ]
+
+
+def no_embedder() -> TraceValueScorer:
+    return TraceValueScorer(embedder=None)
+
+
+def test_rank_by_reward_keeps_each_tasks_highest_reward_run() -> None:
+    """Best of N by reward: 1.0 beats 0.6 though both count as successes at 0.5."""
+    rows = rewarded_rows({"a": [0.6, 1.0, 0.2], "b": [0.9, 0.0, 0.7]})
+    result = select(rows, rank_by="reward", per_task=1, scorer=no_embedder())
+    assert [row["id"] for row in result.rows] == ["a-1", "b-0"]
+    assert result.outcomes == (0.6, 1.0, 0.2, 0.9, 0.0, 0.7)
+
+
+def test_rank_by_a_column_ranks_by_its_number() -> None:
+    """A numeric column named by rank_by: its highest value is each task's pick."""
+    rows = rewarded_rows({"a": [0.6, 1.0, 0.2], "b": [0.9, 0.0, 0.7]})
+    result = select(rows, rank_by="pass_rate", per_task=1, scorer=no_embedder())
+    assert [row["id"] for row in result.rows] == ["b-1", "a-2"]  # -0.0, then -0.2
+
+
+def test_rank_by_a_dotted_path_of_the_trace() -> None:
+    """A trace's number at a dotted path ranks it; a trace without it comes last."""
+    traces = [trace_json(trace_id=f"kp:trace:{name}", objective="the same task") for name in "abc"]
+    traces[0]["metadata"]["eval"] = {"pass_rate": 0.2}
+    traces[1]["metadata"]["eval"] = {"pass_rate": 0.9}
+    result = select(traces, rank_by="metadata.eval.pass_rate", scorer=no_embedder())
+    assert [scored.trace.id for scored in result.selected] == [
+        "kp:trace:b",
+        "kp:trace:a",
+        "kp:trace:c",
+    ]
+
+
+def test_equal_rewards_go_to_the_higher_score() -> None:
+    """Two runs of one task with reward 1.0: the one scoring higher is kept."""
+    rows = rewarded_rows({"a": [1.0, 1.0]})
+    result = select(rows, rank_by="reward", per_task=1, scorer=no_embedder())
+    best = max(result.corpus.items, key=lambda scored: scored.breakdown.score)
+    assert result.selected == [best]
+
+
+def test_min_reward_leaves_out_the_runs_below_it() -> None:
+    """Runs below the minimum reward are rejected as below_min_reward, ranked by score."""
+    rows = rewarded_rows({"a": [0.6, 1.0, 0.2], "b": [0.9, 0.0, 0.7]})
+    result = select(rows, min_reward=0.7, scorer=no_embedder())
+    assert sorted(row["id"] for row in result.rows) == ["a-1", "b-0", "b-2"]
+    assert {r.item.trace.id: r.reason for r in result.rejected} == {
+        "kp:trace:a-0": "below_min_reward",
+        "kp:trace:a-2": "below_min_reward",
+        "kp:trace:b-1": "below_min_reward",
+    }
+
+
+def test_a_tasks_successful_runs_are_selected_before_its_failed_ones() -> None:
+    """By score, a failed run's higher score does not put it before a successful run."""
+    traces = [
+        trace_json(trace_id="kp:trace:failed", objective="refund 7", success=False),
+        trace_json(trace_id="kp:trace:won", objective="refund 7", success=True),
+    ]
+    traces[0]["steps"] *= 3  # more steps, a higher score
+    result = select(traces, per_task=1, scorer=no_embedder())
+    assert [scored.trace.id for scored in result.selected] == ["kp:trace:won"]
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"rank_by": "rewrd"}, "rank_by='rewrd'"),
+        ({"rank_by": "reward"}, "rank_by='reward'"),
+        ({"min_reward": 0.5}, "min_reward=0.5"),
+    ],
+)
+def test_an_outcome_no_item_has_is_an_error_naming_the_parameter(
+    options: dict[str, Any], named: str
+) -> None:
+    """A misspelt field, or a reward where none was read, is refused, not ranked as nothing."""
+    with pytest.raises(ScorerParameterError, match=named):
+        select(curation_traces(), scorer=no_embedder(), **options)

@@ -207,6 +207,21 @@ def test_row_options_name_the_columns_and_the_success_threshold() -> None:
     assert traces[0].trace.id == "kp:trace:order-status"
     assert traces[0].trace.metadata.success is False  # 0.9 < 0.95
     assert traces[0].trace.metadata.task_domain == "order-status"
+    assert traces[0].reward == 0.9  # the number itself is kept, for ranking by reward
+
+
+@pytest.mark.parametrize(
+    ("success", "reward"), [(True, None), ("passed", None), ("0.75", 0.75), (1, 1.0)]
+)
+def test_the_reward_is_the_success_columns_number(
+    tmp_path: Path, success: object, reward: float | None
+) -> None:
+    """A number (or a numeric string) in the success column is the reward; a label is none."""
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps({"messages": messages, "success": success}) + "\n")
+    [item], _ = converted(path)
+    assert item.reward == reward
 
 
 def test_a_named_id_column_a_row_lacks_gives_the_row_number() -> None:

@@ -48,7 +48,7 @@ from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import dumps, tidy
-from knowledgepulse.runs.curate import dedupe, select
+from knowledgepulse.runs.curate import RANK_BY_SCORE, dedupe, select
 from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
@@ -195,7 +195,23 @@ def _histogram(corpus: Corpus) -> None:
     "--per-task",
     type=click.IntRange(min=1),
     metavar="K",
-    help="Keep at most the best K traces of each task (best of N).",
+    help="Keep at most the best K traces of each task by the ranking (best of N).",
+)
+@click.option(
+    "--rank-by",
+    metavar="score|reward|FIELD",
+    default=RANK_BY_SCORE,
+    show_default=True,
+    help="Rank first by: score (successful runs, then the trace score); reward (a dataset's "
+    "success column, when it holds numbers); or FIELD (a numeric column of the rows, or a "
+    "dotted path to a number in the trace's JSON). Ties go to success, then the trace score; "
+    "a trace without the number ranks last.",
+)
+@click.option(
+    "--min-reward",
+    type=float,
+    metavar="X",
+    help="Reject traces whose reward (or --rank-by FIELD) is below X or missing.",
 )
 @similarity_histogram_option
 @output_option(
@@ -224,6 +240,8 @@ def select_command(
     task_field: str | None,
     task_similarity: float,
     per_task: int | None,
+    rank_by: str,
+    min_reward: float | None,
     similarity_histogram: bool,
     output: Path | None,
     report_path: Path | None,
@@ -234,10 +252,12 @@ def select_command(
     """Select the best traces: score first, across tasks, skipping near-duplicates.
 
     Traces are scored in corpus mode (novelty against every other trace of the input) and
-    ranked by score, then id. Each trace is a run of a task (--task-field, else inferred), and
-    the tasks take turns: the next pick is the best trace of a task with the fewest picks so
-    far. A trace is rejected when it is below --min-score, when its cosine with a selected
-    trace reaches --max-similarity, when its task has --per-task picks, or when the budget is
+    ranked by --rank-by, then successful before failed, then by score, then id. Each trace is
+    a run of a task (--task-field, else inferred), and the tasks take turns: every task's best
+    first, then the successful runs left before any failed one, each time from a task with
+    the fewest picks so far. A trace is rejected when it is below --min-score or --min-reward,
+    when its cosine with a selected trace reaches --max-similarity, when its task has
+    --per-task picks, or when the budget is
     spent. The selected traces are written as JSON Lines in the order they were picked (every
     task's best before any task's second, so the first N are a selection of N), each with
     metadata.quality_score set (and, with --redact, their secrets and personal data
@@ -268,6 +288,8 @@ def select_command(
                 max_similarity=max_similarity,
                 task_field=task_field,
                 task_similarity=task_similarity,
+                rank_by=rank_by,
+                min_reward=min_reward,
                 progress=progress.advance,
                 **run,
             )

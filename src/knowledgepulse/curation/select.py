@@ -1,9 +1,10 @@
 """Score-first, diversity-aware selection (in the spirit of DEITA's filtering), and dedupe.
 
-Walking down the ranking (score, id, content digest: never the input order), a candidate is
-rejected below the minimum score, as a near-duplicate of the most similar selected trace, or
-past the budget; a rejected trace never blocks another. Domains (``per_domain``) and, within
-one, tasks take turns, so a budget covers as many as it can (``docs/curation.md``). A dedupe
+Walking down the ranking (the outcome when ranking by one, success, score, id, content digest:
+never the input order), a candidate is rejected below the minimum score or outcome, as a
+near-duplicate of the most similar selected trace, or past the budget; a rejected trace never
+blocks another. Domains (``per_domain``) and, within one, tasks take turns, so a budget covers
+as many as it can, then goes to successful runs before failed ones (``docs/curation.md``). A dedupe
 group is what selection with no budget makes of a corpus: its representative is its best trace,
 and groups do not chain. A task key is read (:func:`~knowledgepulse.trace.item.task_at`) or
 inferred (:func:`infer_tasks`).
@@ -20,7 +21,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-RejectionReason = Literal["below_min_score", "near_duplicate", "over_budget", "over_per_task"]
+RejectionReason = Literal[
+    "below_min_score", "below_min_reward", "near_duplicate", "over_budget", "over_per_task"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +36,11 @@ class Candidate:
         domain: its ``metadata.task_domain`` (for ``per_domain``).
         tiebreak: a digest of its content, for two copies of one id with equal scores.
         task: the task it is a run of (``None``: none known).
+        failed: whether the run failed: it ranks after every run that did not, at an equal
+            outcome, whatever its score.
+        outcome: the number it is ranked by before success and score with ``by_outcome`` (a
+            reward, or a field's value; ``None``: it has none, and ranks after every one that
+            has), and compared with ``min_outcome``.
     """
 
     key: str
@@ -40,6 +48,8 @@ class Candidate:
     domain: str = ""
     tiebreak: bytes = b""
     task: str | None = None
+    failed: bool = False
+    outcome: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +58,9 @@ class Rejection:
 
     Attributes:
         index: the candidate's position in the list given to :func:`select`.
-        reason: ``below_min_score``, ``near_duplicate``, ``over_budget`` or ``over_per_task``
-            (its task already has ``per_task`` picks).
+        reason: ``below_min_score``, ``below_min_reward`` (its outcome is below
+            ``min_outcome``, or it has none), ``near_duplicate``, ``over_budget`` or
+            ``over_per_task`` (its task already has ``per_task`` picks).
         duplicate_of: with ``near_duplicate``, the index of the most similar selected candidate.
         similarity: with ``near_duplicate``, the cosine with that candidate.
     """
@@ -76,9 +87,24 @@ class Selection:
     min_score: float | None = None
 
 
-def ranking(candidates: Sequence[Candidate]) -> list[int]:
-    """The candidates' indexes, best first: score descending, then id, digest, domain, task."""
-    keys = [(-c.score, c.key, c.tiebreak, c.domain, c.task or "") for c in candidates]
+def ranking(candidates: Sequence[Candidate], *, by_outcome: bool = False) -> list[int]:
+    """The candidates' indexes, best first.
+
+    With ``by_outcome``, outcome descending (none last) first; then the successful before the
+    failed, score descending, id, digest, domain, task.
+    """
+    keys = [
+        (
+            *((c.outcome is None, -(c.outcome or 0.0)) if by_outcome else ()),
+            c.failed,
+            -c.score,
+            c.key,
+            c.tiebreak,
+            c.domain,
+            c.task or "",
+        )
+        for c in candidates
+    ]
     return sorted(range(len(candidates)), key=keys.__getitem__)
 
 
@@ -96,8 +122,14 @@ def select(
     max_similarity: float | None = None,
     per_domain: bool = False,
     per_task: int | None = None,
+    by_outcome: bool = False,
+    min_outcome: float | None = None,
 ) -> Selection:
     """Pick the best candidates under a budget, a minimum score and a similarity limit.
+
+    The candidates are taken in :func:`ranking` order (``by_outcome``: their outcomes first),
+    so a task's successful runs come before its failed ones; ``min_outcome`` leaves out a
+    candidate whose outcome is below it or missing.
 
     ``vectors`` (unit vectors, row ``i`` for ``candidates[i]``) are needed with
     ``max_similarity``: a candidate whose cosine with a selected one reaches it is rejected.
@@ -115,12 +147,12 @@ def select(
         if vectors.ndim != 2 or vectors.shape[0] != len(candidates):
             raise ValueError(f"{vectors.shape} vectors for {len(candidates)} candidates")
         rows = np.zeros((min(limit, len(vectors)), vectors.shape[1]), dtype=np.float32)
-    order = ranking(candidates)
+    order = ranking(candidates, by_outcome=by_outcome)
     position = {index: rank for rank, index in enumerate(order)}
     rejected = {
-        index: Rejection(index, "below_min_score")
+        index: Rejection(index, reason)
         for index in order
-        if min_score is not None and candidates[index].score < min_score
+        if (reason := _below(candidates[index], min_score, min_outcome)) is not None
     }
     eligible: dict[str, list[int]] = {}
     for index in order:
@@ -180,11 +212,25 @@ def select(
     )
 
 
+def _below(
+    candidate: Candidate, min_score: float | None, min_outcome: float | None
+) -> RejectionReason | None:
+    """Why a candidate is below a minimum (score first), or ``None``: it is not."""
+    if min_score is not None and candidate.score < min_score:
+        return "below_min_score"
+    if min_outcome is not None and (candidate.outcome is None or candidate.outcome < min_outcome):
+        return "below_min_reward"
+    return None
+
+
 class _TaskTurns:
     """One domain's eligible candidates by task; the next is the best of a least-picked task.
 
-    A heap of ``(picks of the task, rank of its best candidate, task)``, each entry checked
-    when it comes to the top (another domain's pick, or a dropped near-duplicate, stale it).
+    Every task's first pick comes first; after it, a task's successful runs come before any
+    task's failed ones (a failed run is taken past its task's first only when no task has a
+    successful run left), and the tasks take turns within each. A heap of :meth:`_turn`
+    entries, each checked when it comes to the top (another domain's pick, or a dropped
+    near-duplicate, stale it).
     """
 
     def __init__(
@@ -198,24 +244,31 @@ class _TaskTurns:
         self.queues: dict[str | None, deque[int]] = {}
         for index in indexes:  # in ranking order
             self.queues.setdefault(candidates[index].task, deque()).append(index)
+        self._candidates = candidates
         self._position = position
         self._taken = taken
         self._limit = limit
-        # Ranks are unique, so the task itself (maybe None) is never compared.
-        self._heap = [
-            (taken[task], position[queue[0]], task) for task, queue in self.queues.items()
-        ]
+        self._heap = [self._turn(task, queue[0]) for task, queue in self.queues.items()]
         heapq.heapify(self._heap)
+
+    def _turn(self, task: str | None, best: int) -> tuple[bool, int, int, str | None]:
+        """The heap entry of a task whose best eligible candidate is ``best``.
+
+        ``(a failed run past the task's first, picks of the task, rank of best, task)``: ranks
+        are unique, so the task itself (maybe ``None``) is never compared.
+        """
+        count = self._taken[task]
+        return (count > 0 and self._candidates[best].failed, count, self._position[best], task)
 
     def head(self, first: Callable[[deque[int]], int | None]) -> int | None:
         """The next pick (``first`` gives a queue's best eligible candidate), or ``None``."""
         while self._heap:
-            count, rank, task = self._heap[0]
+            task = self._heap[0][-1]
             best = first(self.queues[task])
             if best is None or (self._limit is not None and self._taken[task] >= self._limit):
                 heapq.heappop(self._heap)
-            elif (count, rank) != (self._taken[task], self._position[best]):
-                heapq.heapreplace(self._heap, (self._taken[task], self._position[best], task))
+            elif self._heap[0] != (turn := self._turn(task, best)):
+                heapq.heapreplace(self._heap, turn)
             else:
                 return best
         return None
@@ -229,12 +282,12 @@ class _TaskTurns:
 
     def take(self) -> int:
         """Remove the candidate :meth:`head` just gave (it is selected) and return it."""
-        _, _, task = self._heap[0]
+        task = self._heap[0][-1]
         index = self.queues[task].popleft()
         self._taken[task] += 1
         queue = self.queues[task]
         if queue:
-            heapq.heapreplace(self._heap, (self._taken[task], self._position[queue[0]], task))
+            heapq.heapreplace(self._heap, self._turn(task, queue[0]))
         else:
             heapq.heappop(self._heap)
         return index

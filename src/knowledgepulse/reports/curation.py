@@ -11,6 +11,7 @@ from knowledgepulse.curation.select import RejectionReason
 
 if TYPE_CHECKING:  # the run layer's results, named for their types only
     from knowledgepulse.runs.curate import DedupeResult, SelectionResult
+    from knowledgepulse.runs.splits import SplitResult
 
 BAR_WIDTH = 40
 
@@ -57,6 +58,7 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None, inval
     picked = ", ".join(f"{domain} {n}" for domain, n in sorted(domains.items()))
     parts = [
         f"{counted(len(result.corpus.items), 'trace')} scored",
+        ranked_by(result),
         f"{len(selected)} selected"
         + (f" (budget {result.budget})" if result.budget is not None else "")
         + (f": {picked}" if picked else ""),
@@ -69,6 +71,12 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None, inval
             else f"{min_score}"
         )
         parts.append(f"{reasons['below_min_score']} below the minimum score {shown}")
+    if result.min_reward is not None:
+        outcome = "reward" if result.rank_by == "score" else result.rank_by
+        parts.append(
+            f"{reasons['below_min_reward']} below the minimum {outcome} {result.min_reward:g} "
+            "or without one"
+        )
     parts += [f"{reasons[reason]} {words}" for reason, words in _REASONS if reasons[reason]]
     if invalid:
         parts.append(f"{counted(invalid, 'invalid record')} skipped")
@@ -81,6 +89,16 @@ def selection_summary(result: SelectionResult, min_score: MinScore | None, inval
     return "; ".join(parts)
 
 
+def ranked_by(result: SelectionResult) -> str:
+    """``ranked by reward, then success and score (2 without one, last)``."""
+    if result.rank_by == "score":
+        return "ranked by success, then score"
+    text = f"ranked by {result.rank_by}, then success and score"
+    if missing := sum(outcome is None for outcome in result.outcomes):
+        text += f" ({missing} without one, last)"
+    return text
+
+
 def dedupe_summary(result: DedupeResult) -> str:
     """``8 traces scored; 2 near-duplicate groups at cosine >= 0.95; 3 traces would go, 5 kept``."""
     count = len(result.corpus.items)
@@ -90,3 +108,29 @@ def dedupe_summary(result: DedupeResult) -> str:
         f"{counted(len(result.groups), 'near-duplicate group')} at cosine >= "
         f"{result.threshold:g}; {counted(duplicates, 'trace')} would go, {count - duplicates} kept"
     )
+
+
+def split_summary(result: SplitResult) -> str:
+    """What a split made: the groups, each set's size against its share, groups on two sides.
+
+    ``10 traces in 4 groups by task (seed 0): train 8 (80.0%, asked 75%), ...; no group on
+    two sides``.
+    """
+    total = len(result.items)
+    sizes = ", ".join(
+        f"{part} {count} ({100 * count / total if total else 0:.1f}%, asked "
+        f"{100 * result.fractions[part]:g}%)"
+        for part, count in result.sizes.items()
+    )
+    text = (
+        f"{counted(total, 'trace')} in {counted(len(set(result.groups)), 'group')} by "
+        f"{result.by} (seed {result.seed})"
+    )
+    if result.stratify is not None:
+        text += f", stratified by {result.stratify}"
+    text += f": {sizes}"
+    if result.without_key:
+        text += f"; {counted(result.without_key, 'trace')} without {result.by}, each its own group"
+    shared = result.shared_groups
+    text += f"; {len(shared)} groups on two sides" if shared else "; no group on two sides"
+    return text

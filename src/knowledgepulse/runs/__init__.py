@@ -1,4 +1,4 @@
-"""Workflows as library calls: read, redact, score, select, dedupe, write back; evaluate cases.
+"""Workflows as library calls: read, redact, score, select, dedupe, split, write back; evaluate.
 
 Each ``kp`` command is option parsing, one call here, a write and a summary; the pytest plugin
 and Ray run the same steps. :func:`score`, :func:`annotate` and :func:`redact` are the one-call
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from knowledgepulse.runs.api import Redaction, annotate, redact, score
     from knowledgepulse.runs.curate import DedupeResult, SelectionResult, dedupe, select
     from knowledgepulse.runs.evaluation import EvalOutcome, evaluate_cases
+    from knowledgepulse.runs.splits import SplitResult, split
 
 # Curation brings numpy, scoring the scorer, redaction its rules, evaluation the scorers:
 # imported on first use (PEP 562), so reading alone stays light. The steps under these calls
@@ -25,12 +26,14 @@ _HOME_OF = {
     "EvalOutcome": "evaluation",
     "Redaction": "api",
     "SelectionResult": "curate",
+    "SplitResult": "splits",
     "annotate": "api",
     "dedupe": "curate",
     "evaluate_cases": "evaluation",
     "redact": "api",
     "score": "api",
     "select": "curate",
+    "split": "splits",
 }
 
 
@@ -53,6 +56,7 @@ __all__ = [
     "Redaction",
     "RunInput",
     "SelectionResult",
+    "SplitResult",
     "annotate",
     "dedupe",
     "evaluate_cases",
@@ -60,4 +64,5 @@ __all__ = [
     "redact",
     "score",
     "select",
+    "split",
 ]

@@ -11,8 +11,9 @@ the input's own form.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from knowledgepulse.curation import dedupe as dedupe_candidates
@@ -30,7 +31,7 @@ from knowledgepulse.runs.redaction import redactor_of
 from knowledgepulse.runs.write import annotated_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
-from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.item import TraceItem, number_at
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer
 
@@ -38,6 +39,11 @@ if TYPE_CHECKING:
     from knowledgepulse.curation.select import RejectionReason
     from knowledgepulse.redact.items import Redactor
     from knowledgepulse.redact.walk import Finding
+
+RANK_BY_SCORE = "score"
+"""``rank_by`` for the trace score alone (successful runs still before failed ones)."""
+RANK_BY_REWARD = "reward"
+"""``rank_by`` for each item's reward: its dataset's success column, when that is a number."""
 
 NO_VECTORS = (
     "{what} needs an embedder, and none could be loaded: install knowledgepulse[embeddings], "
@@ -51,7 +57,8 @@ class Rejected:
 
     Attributes:
         item: the item, with its score.
-        reason: ``below_min_score``, ``near_duplicate``, ``over_budget`` or ``over_per_task``.
+        reason: ``below_min_score``, ``below_min_reward``, ``near_duplicate``, ``over_budget``
+            or ``over_per_task``.
         task: the task it is a run of.
         duplicate_of: with ``near_duplicate``, the most similar selected item.
         similarity: with ``near_duplicate``, the cosine with that item.
@@ -86,6 +93,10 @@ class SelectionResult:
         task_field: the task field or column the caller named, if any.
         budget: the budget applied (``top`` as a count), or ``None``.
         min_score: the minimum score applied (a percentile resolved), or ``None``.
+        rank_by: what the items were ranked by first: ``score``, ``reward`` or a field.
+        min_reward: the minimum outcome applied, or ``None``.
+        outcomes: each item's outcome (its reward, or the ``rank_by`` field's number; ``None``:
+            it has none), in input order; empty when no outcome was read.
         problems: what could not be read, and the warnings, in input order.
         data: the input, for :attr:`rows` in its form.
     """
@@ -98,6 +109,9 @@ class SelectionResult:
     task_field: str | None = None
     budget: int | None = None
     min_score: float | None = None
+    rank_by: str = RANK_BY_SCORE
+    min_reward: float | None = None
+    outcomes: tuple[float | None, ...] = ()
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
 
@@ -215,6 +229,8 @@ def select(
     max_similarity: float | None = None,
     task_field: str | None = None,
     task_similarity: float = INFERRED_TASK_SIMILARITY,
+    rank_by: str = RANK_BY_SCORE,
+    min_reward: float | None = None,
     scorer: TraceValueScorer | None = None,
     redact: bool | Redactor = False,
     source: str | None = "auto",
@@ -225,9 +241,11 @@ def select(
 ) -> SelectionResult:
     """The best items of ``data``: score first, across tasks, skipping near-duplicates.
 
-    Items are ranked by score, then id. Each is a run of a task (read with it: ``task_field``
-    or a dataset's task column; else inferred), and the tasks take turns: the next pick is the
-    best item of a task with the fewest picks so far (``docs/curation.md``).
+    Items are ranked by their outcome when ``rank_by`` names one (highest first; an item
+    without one last), then successful before failed, then by score, then id. Each is a run of
+    a task (read with it: ``task_field`` or a dataset's task column; else inferred), and the
+    tasks take turns: the next pick is the best item of a task with the fewest picks so far,
+    so a task's successful runs are taken before its failed ones (``docs/curation.md``).
 
     Args:
         data: files, row dicts, a DataFrame, an Arrow table or a ``datasets.Dataset`` (see
@@ -243,6 +261,11 @@ def select(
             the trace's JSON (``metadata.task_id``); items without it are one task.
         task_similarity: with no task read, the cosine with a task's best run from which an
             item is a run of that task.
+        rank_by: ``score``; ``reward``: each item's reward (a dataset's success column, when
+            it is a number); or a field: a dataset's numeric column, else a dotted path to a
+            number in the trace's JSON (``metadata.eval.pass_rate``).
+        min_reward: leave out items whose outcome (the ``rank_by`` number; with ``score``,
+            the reward) is below it or missing.
         scorer: scores the items (default: ``TraceValueScorer()``, the bundled model).
         redact: clean the items of secrets and personal data before scoring: ``True`` by each
             trace's privacy level, or a configured ``Redactor``.
@@ -254,7 +277,8 @@ def select(
 
     Raises:
         ValueError: contradictory or out-of-range settings.
-        ScorerParameterError: ``max_similarity`` with a scorer that has no embedder.
+        ScorerParameterError: ``max_similarity`` with a scorer that has no embedder; a
+            ``rank_by`` or ``min_reward`` outcome that no item has.
         EmbedderUnavailableError: ``max_similarity`` and the embedder could not be loaded.
     """
     if budget is not None and top is not None:
@@ -265,6 +289,10 @@ def select(
         raise ValueError(f"budget must be 0 or more, got {budget!r}")
     if isinstance(min_score, str):
         min_score = MinScore.parse(min_score)
+    if not rank_by.strip():
+        raise ScorerParameterError(Setting("rank_by", rank_by), ": give score, reward or a field")
+    if min_reward is not None and not math.isfinite(min_reward):
+        raise ScorerParameterError(Setting("min_reward", min_reward), ": give a finite number")
     if max_similarity is not None:
         _needs_embedder(scorer, "max_similarity")
     corpus, problems, count_redacted = _corpus(
@@ -285,14 +313,24 @@ def select(
         budget = budget_for_top(top, len(corpus.items))
     scores = [scored.breakdown.score for scored in corpus.items]
     threshold = min_score.resolve(scores) if isinstance(min_score, MinScore) else min_score
+    by_outcome = rank_by != RANK_BY_SCORE
+    outcomes = _outcomes(corpus, rank_by if by_outcome else RANK_BY_REWARD, min_reward, by_outcome)
+    candidates = [
+        replace(candidate, failed=not scored.trace.metadata.success, outcome=outcome)
+        for candidate, scored, outcome in zip(
+            corpus.candidates(tasks), corpus.items, outcomes or [None] * len(tasks), strict=True
+        )
+    ]
     selection = select_candidates(
-        corpus.candidates(tasks),
+        candidates,
         corpus.vectors,
         budget=budget,
         min_score=threshold,
         max_similarity=max_similarity,
         per_domain=per_domain,
         per_task=per_task,
+        by_outcome=by_outcome,
+        min_outcome=min_reward,
     )
     for index in selection.selected:  # what is written: the rows left out are not shared
         count_redacted(index)
@@ -316,6 +354,9 @@ def select(
         task_field=task_field,
         budget=budget,
         min_score=selection.min_score,
+        rank_by=rank_by,
+        min_reward=min_reward,
+        outcomes=tuple(outcomes),
         problems=problems,
         data=data,
     )
@@ -445,6 +486,45 @@ def _tasks(
     objectives = [scored.trace.task.objective for scored in corpus.items]
     inferred = infer_tasks(corpus.candidates(), objectives, corpus.vectors, threshold=similarity)
     return list(inferred), True
+
+
+def outcome_of(item: TraceItem, rank_by: str) -> float | None:
+    """An item's outcome: its ``reward``, or the number at the field ``rank_by`` names.
+
+    A field is a column of the item's dataset row (a dotted path into it), else a dotted path
+    in its trace's JSON; ``None`` when it holds no number.
+    """
+    if rank_by == RANK_BY_REWARD:
+        return item.reward
+    if item.row is not None:
+        found = number_at(item.row.value, rank_by)
+        if found is not None:
+            return found
+    return number_at(item.document, rank_by)
+
+
+def _outcomes(
+    corpus: Corpus, field: str, minimum: float | None, ranked: bool
+) -> list[float | None]:
+    """Each item's outcome when it is ranked by or compared with ``minimum``, else none.
+
+    Raises:
+        ScorerParameterError: items, and not one of them with that outcome (a misspelt field).
+    """
+    if not ranked and minimum is None:
+        return []
+    found = [outcome_of(scored.item, field) for scored in corpus.items]
+    if found and all(value is None for value in found):
+        setting = Setting("rank_by", field) if ranked else Setting("min_reward", minimum)
+        why = (
+            "a reward is the number in a dataset's success column (rows whose success "
+            "column holds numbers)"
+            if field == RANK_BY_REWARD
+            else f"name a numeric column of the rows or a dotted path to a number in the "
+            f"trace's JSON (metadata.eval.pass_rate), not {field!r}"
+        )
+        raise ScorerParameterError(setting, f": no item has a {field}; {why}")
+    return found
 
 
 def _report_row(scored: ScoredItem) -> dict[str, Any]:

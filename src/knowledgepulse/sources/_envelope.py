@@ -90,6 +90,7 @@ def assemble(
     location: Location | None = None,
     row: Record | None = None,
     task: str | None = None,
+    reward: float | None = None,
 ) -> TraceItem:
     """Join the steps and the envelope into a validated trace item.
 
@@ -115,6 +116,7 @@ def assemble(
         row: the dataset row the trace was made from.
         task: the task the trace is a run of, when the source says (a row's task column); it
             is also kept in ``metadata.source.task``.
+        reward: the run's reward, when the source gives its outcome as a number.
 
     Raises:
         ConversionError: there is not a single step to make a trace of.
@@ -164,7 +166,7 @@ def assemble(
     if not steps.saw_text:
         warnings = (*warnings, no_text(source, content_hint))
     record = Record(location or Location(f"<{source}>"), document)
-    return TraceItem(record, trace, row, task, warnings)
+    return TraceItem(record, trace, row, task, warnings, reward)
 
 
 def no_text(source: str, content_hint: str) -> str:

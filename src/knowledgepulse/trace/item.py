@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,8 @@ class TraceItem:
         task: the task the trace is a run of, when the input says (a task column or field);
             ``None``: not said, left to inference.
         warnings: what reading lost or guessed, in words (each said once a file).
+        reward: the run's reward, when the input gave its outcome as a number (a dataset's
+            success column: ``metadata.success`` is whether it reaches the threshold).
     """
 
     record: Record
@@ -34,6 +37,7 @@ class TraceItem:
     row: Record | None = None
     task: str | None = None
     warnings: tuple[str, ...] = ()
+    reward: float | None = None
 
     @property
     def location(self) -> Location:
@@ -46,12 +50,10 @@ class TraceItem:
         return self.record.value
 
 
-def task_at(document: Any, path: str) -> str | None:
-    """The task key at a dotted ``path`` of a trace's JSON (``metadata.task_id``, ``extra.0``).
+def value_at(document: Any, path: str) -> Any:
+    """The value at a dotted ``path`` of a JSON value (``metadata.task_id``, ``extra.0``).
 
-    A number segment indexes a list. A string is the key itself; another JSON value is its
-    compact JSON text with sorted keys, so equal values make equal keys. ``None`` when a
-    segment is missing or the value is null.
+    A number segment indexes a list; ``None`` when a segment is missing.
     """
     value = document
     for segment in path.split("."):
@@ -61,8 +63,31 @@ def task_at(document: Any, path: str) -> str | None:
             value = value[int(segment)]
         else:
             return None
+    return value
+
+
+def task_at(document: Any, path: str) -> str | None:
+    """The task key at a dotted ``path`` of a trace's JSON (``metadata.task_id``, ``extra.0``).
+
+    A number segment indexes a list. A string is the key itself; another JSON value is its
+    compact JSON text with sorted keys, so equal values make equal keys. ``None`` when a
+    segment is missing or the value is null.
+    """
+    value = value_at(document, path)
     if value is None:
         return None
     if isinstance(value, str):
         return value
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def number_at(document: Any, path: str) -> float | None:
+    """The finite number at a dotted ``path`` of a JSON value (see :func:`value_at`).
+
+    A boolean, a string or a missing value is no number: ``None``.
+    """
+    value = value_at(document, path)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None

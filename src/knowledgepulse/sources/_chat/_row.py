@@ -255,6 +255,7 @@ def _convert_row(
     except PathError as error:
         raise PathError((columns.messages, *error.path), error.message) from error
     success = told.answered
+    reward = None
     if columns.success is not None and columns.success in row:
         said = _success(row[columns.success], columns.threshold)
         if said is None:
@@ -264,6 +265,7 @@ def _convert_row(
                 f"{describe_value(row[columns.success])}",
             )
         success = said
+        reward = _reward(row[columns.success])
     task = _label(row.get(columns.task)) if columns.task else None
     domain = _label(row.get(columns.domain)) if columns.domain else None
     return assemble(
@@ -283,6 +285,7 @@ def _convert_row(
         location=record.location,
         row=record,
         task=task,
+        reward=reward,
     )
 
 
@@ -322,6 +325,20 @@ def _time(value: Any) -> datetime | None:
             return datetime.fromtimestamp(seconds, UTC)
         except (OverflowError, OSError, ValueError):
             return None
+    return None
+
+
+def _reward(value: Any) -> float | None:
+    """A success column's value as a reward: a finite number (a numeric string too), else none."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
     return None
 
 

@@ -1,0 +1,106 @@
+"""``kp split``: train, test (and validation) sets by group, no group on two sides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from knowledgepulse.cli._console import say
+from knowledgepulse.cli._traces import (
+    ProblemSink,
+    paths_argument,
+    source_options,
+    sources,
+    trace_options,
+)
+from knowledgepulse.reports.curation import split_summary
+from knowledgepulse.reports.rows import row_format
+from knowledgepulse.reports.terminal import ReadProgress
+from knowledgepulse.runs.splits import BY_TASK, split, write_split
+
+_share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
+
+
+@click.command("split")
+@paths_argument
+@click.option(
+    "--by",
+    metavar="KEY",
+    default=BY_TASK,
+    show_default=True,
+    help="The group no two sets share: task (the rows' task column or --task-field, else "
+    "the objective), domain, or any column of the rows or dotted path of the trace's JSON "
+    "(metadata.session_id). A trace without it is a group of its own.",
+)
+@click.option("--test", "test", type=_share, required=True, metavar="F", help="The test share.")
+@click.option(
+    "--validation",
+    type=_share,
+    metavar="F",
+    help="The validation share [default: no validation set].",
+)
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="The same seed gives the same split."
+)
+@click.option(
+    "--stratify",
+    metavar="KEY",
+    help="Split each value of KEY apart, in the same shares (domain, or a key as --by).",
+)
+@click.option(
+    "-o",
+    "--output",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="The directory of train, test (and validation) .jsonl, or .parquet for Parquet rows.",
+)
+@source_options(required=False)
+def split_command(
+    *,
+    paths: tuple[str, ...],
+    by: str,
+    test: float,
+    validation: float | None,
+    seed: int,
+    stratify: str | None,
+    directory: Path,
+    source: str | None,
+    domain: str | None,
+    confidence: float | None,
+    allow_empty: bool,
+    **row_columns: str | float | None,
+) -> int:
+    """Split traces into train and test sets (and validation) by group, leak-proof.
+
+    Every group (a task by default) goes whole to one set, so no set holds a run of another's
+    task; the split is checked after and the summary says so. Groups are shuffled by --seed
+    and each goes to the set furthest below its share, so the sets come within a group of
+    their shares and the same seed gives the same split. Each set is written as DIR/train,
+    DIR/test (and DIR/validation) in the input's form: dataset rows as they were (JSON Lines,
+    or Parquet), traces as JSON Lines.
+    """
+    options = trace_options(domain, confidence, row_columns)
+    inputs = sources(paths)
+    task_field = row_columns.get("task_field")
+    sink = ProblemSink()
+    with ReadProgress.for_sources(inputs) as progress:
+        result = split(
+            inputs,
+            test=test,
+            validation=validation or 0.0,
+            by=by,
+            seed=seed,
+            stratify=stratify,
+            task_field=task_field if isinstance(task_field, str) else None,
+            source=source,
+            options=options,
+            notes=say,
+            progress=progress.advance,
+            on_problem=sink,
+        )
+    rows = any(item.row is not None for item in result.items)
+    write_split(result, directory, row_format(None, inputs) if rows else "jsonl")
+    say(split_summary(result))
+    return sink.exit_code(len(result.items), allow_empty=allow_empty)

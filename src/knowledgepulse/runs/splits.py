@@ -1,0 +1,212 @@
+"""Train, test and validation sets split by group, so that no task is on two sides.
+
+:func:`split` reads the whole input (anything :func:`~knowledgepulse.runs.items_of` takes),
+gives each item a group key (its task, or any field or column), and sends every group whole to
+one part (:func:`~knowledgepulse.curation.split.assign_groups`: the same seed, the same split).
+Nothing is scored: no embedder is needed. :func:`write_split` writes each part in the input's
+own form, as ``kp redact`` does: dataset rows as rows, traces as traces.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse.curation.splits import PARTS, assign_groups
+from knowledgepulse.errors import ScorerParameterError, Setting
+from knowledgepulse.records import Problem
+from knowledgepulse.runs.inputs import RunInput, items_of
+from knowledgepulse.runs.read import OnProblem, valid_items
+from knowledgepulse.runs.write import WriteForm, item_writer, redacted_like
+from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._read import Notes
+from knowledgepulse.trace.item import TraceItem, task_at
+
+BY_TASK = "task"
+"""The group key ``task``: the task read with the item (a task column or ``task_field``), else
+its objective (runs of one task share it: select's inference without an embedder)."""
+BY_DOMAIN = "domain"
+"""The key ``domain``: the trace's ``metadata.task_domain``."""
+
+
+def key_of(item: TraceItem, by: str) -> str | None:
+    """An item's key: ``task``, ``domain``, or a row's column (dotted path) or the trace's."""
+    if by == BY_TASK:
+        return item.task or item.trace.task.objective
+    if by == BY_DOMAIN:
+        return item.trace.metadata.task_domain
+    if item.row is not None:
+        found = task_at(item.row.value, by)
+        if found is not None:
+            return found
+    return task_at(item.document, by)
+
+
+@dataclass(frozen=True, slots=True)
+class SplitResult:
+    """What :func:`split` made of the input: each item's part and group.
+
+    Attributes:
+        items: every item read, in input order.
+        parts: each item's part (``train``, ``validation`` or ``test``), in input order.
+        groups: each item's group key, in input order (an item without the key is a group of
+            its own, keyed by its id).
+        by: the group key's name.
+        fractions: each part's share asked for.
+        seed: the seed of the groups' shuffle.
+        stratify: the key the groups were split within (each stratum split apart), or ``None``.
+        without_key: how many items had no ``by`` value.
+        problems: what could not be read, and the warnings, in input order.
+        data: the input, for :meth:`rows` in its form.
+    """
+
+    items: tuple[TraceItem, ...]
+    parts: tuple[str, ...]
+    groups: tuple[str, ...]
+    by: str
+    fractions: Mapping[str, float]
+    seed: int
+    stratify: str | None = None
+    without_key: int = 0
+    problems: tuple[Problem, ...] = ()
+    data: Any = field(default=None, repr=False, compare=False)
+
+    def items_in(self, part: str) -> list[TraceItem]:
+        """The items of one part, in input order."""
+        return [item for item, its in zip(self.items, self.parts, strict=True) if its == part]
+
+    def rows(self, part: str) -> Any:
+        """One part in the input's form: a DataFrame, Arrow table or Dataset, else dicts."""
+        return redacted_like(self.data, self.items_in(part))
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        """How many items each part asked for holds."""
+        counts = Counter(self.parts)
+        return {part: counts[part] for part in PARTS if part in self.fractions}
+
+    @property
+    def shared_groups(self) -> list[str]:
+        """The groups found in two parts or more: checked from the items, never expected."""
+        seen: dict[str, set[str]] = {}
+        for group, part in zip(self.groups, self.parts, strict=True):
+            seen.setdefault(group, set()).add(part)
+        return sorted(group for group, parts in seen.items() if len(parts) > 1)
+
+
+def split(
+    data: RunInput,
+    *,
+    test: float,
+    validation: float = 0.0,
+    by: str = BY_TASK,
+    seed: int = 0,
+    stratify: str | None = None,
+    task_field: str | None = None,
+    source: str | None = "auto",
+    options: TraceOptions | None = None,
+    notes: Notes | None = None,
+    progress: Callable[[int], object] | None = None,
+    on_problem: OnProblem | None = None,
+) -> SplitResult:
+    """Split ``data`` into train, test (and validation) sets, each group whole in one.
+
+    Args:
+        data: files, row dicts, a DataFrame, an Arrow table or a ``datasets.Dataset``.
+        test: the test set's share of the items, in (0, 1).
+        validation: the validation set's share, in [0, 1); train has the rest.
+        by: the group key: ``task`` (see :data:`BY_TASK`), ``domain``, or a row's column (a
+            dotted path into it) else a dotted path in the trace's JSON (``metadata.session``).
+        seed: the same seed (and input) gives the same split.
+        stratify: a key (as ``by``) whose values are split apart, each in the same shares
+            (a group goes with its most common value).
+        task_field: where ``task`` is read: a dataset's column, else a dotted path in the
+            trace's JSON.
+        source: a source's name, or ``None``: recognised from the content.
+        options: the domain, confidence and row columns of converted traces.
+        notes: told what a reader says about a whole file.
+        progress: for files, told the bytes read so far.
+        on_problem: told each record that cannot be read, as it is found.
+
+    Raises:
+        ScorerParameterError: shares out of range, or leaving nothing for train.
+    """
+    if not 0.0 < test < 1.0:
+        raise ScorerParameterError(Setting("test", test), ": give a share in (0, 1)")
+    if not 0.0 <= validation < 1.0 or test + validation >= 1.0:
+        raise ScorerParameterError(
+            Setting("validation", validation),
+            f": give a share in [0, 1) that leaves train some (test is {test:g})",
+        )
+    fractions = {"train": 1.0 - test - validation, "test": test}
+    if validation:
+        fractions["validation"] = validation
+    problems: list[Problem] = []
+    read = items_of(
+        data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
+    )
+    items = tuple(valid_items(read, problems, on_problem))
+    keys = [key_of(item, by) for item in items]
+    groups = tuple(
+        key if key is not None else f"\0{item.trace.id}"
+        for item, key in zip(items, keys, strict=True)
+    )
+    strata = _strata(items, groups, stratify)
+    part_of: dict[str, str] = {}
+    for members in strata.values():
+        part_of |= assign_groups(Counter(members), fractions, seed=seed)
+    return SplitResult(
+        items,
+        tuple(part_of[group] for group in groups),
+        groups,
+        by,
+        fractions,
+        seed,
+        stratify,
+        sum(key is None for key in keys),
+        tuple(problems),
+        data,
+    )
+
+
+def _strata(
+    items: tuple[TraceItem, ...], groups: tuple[str, ...], stratify: str | None
+) -> dict[str, list[str]]:
+    """Each stratum's groups, one entry an item (their count is the group's size)."""
+    if stratify is None:
+        return {"": list(groups)}
+    values: dict[str, Counter[str]] = {}
+    for item, group in zip(items, groups, strict=True):
+        values.setdefault(group, Counter())[key_of(item, stratify) or ""] += 1
+    # A group's stratum: its most common value (ties: the smallest).
+    home = {
+        group: min(counts.items(), key=lambda pair: (-pair[1], pair[0]))[0]
+        for group, counts in values.items()
+    }
+    strata: dict[str, list[str]] = {}
+    for group in groups:
+        strata.setdefault(home[group], []).append(group)
+    return strata
+
+
+def write_split(result: SplitResult, directory: Path, form: WriteForm = "jsonl") -> dict[str, Path]:
+    """Each part written to ``directory/<part>.<ext>`` (atomically) in the input's form.
+
+    Dataset rows go back as rows (``jsonl`` or ``parquet``), traces as their documents; the
+    directory is made if it is missing. Returns each part's file.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    for part in result.fractions:
+        path = directory / f"{part}.{'parquet' if form == 'parquet' else 'jsonl'}"
+        with item_writer(path, form, added=()) as out:
+            for item in result.items_in(part):
+                if item.row is not None:
+                    out.write_row(item, {})
+                else:
+                    out.write_trace(item)
+        written[part] = path
+    return written

@@ -1,0 +1,82 @@
+"""``kp split``: each set in the input's form, no task on two sides, said in the summary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.cli.conftest import KpRunner
+
+ROOT = Path(__file__).parents[2]
+DATASETS = ROOT / "examples" / "datasets"
+
+
+def jsonl(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DATASETS.glob("*.jsonl")))
+def test_split_writes_jsonl_rows_back_as_they_were(kp: KpRunner, tmp_path: Path, name: str) -> None:
+    """Every row once, unchanged, in train or test; the summary says no group crossed."""
+    run = kp("split", str(DATASETS / name), "--test", "0.5", "--seed", "3", "-o", str(tmp_path))
+    assert run.code == 0, run.err
+    assert "no group on two sides" in run.err
+    sides = [jsonl(tmp_path / f"{part}.jsonl") for part in ("train", "test")]
+    assert sorted(map(json.dumps, sides[0] + sides[1])) == sorted(
+        map(json.dumps, jsonl(DATASETS / name))
+    )
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DATASETS.glob("*.parquet")))
+def test_split_writes_parquet_rows_as_parquet(kp: KpRunner, tmp_path: Path, name: str) -> None:
+    """A Parquet input gives Parquet sets of its columns, every row once.
+
+    (A set left empty has no columns: the writer takes its schema from its first row.)
+    """
+    run = kp("split", str(DATASETS / name), "--test", "0.4", "-o", str(tmp_path))
+    assert run.code == 0, run.err
+    source = pq.read_table(DATASETS / name)
+    tables = [pq.read_table(tmp_path / f"{part}.parquet") for part in ("train", "test")]
+    assert all(t.column_names == source.column_names for t in tables if t.num_rows)
+    assert sum(table.num_rows for table in tables) == source.num_rows
+
+
+def test_split_keeps_a_tasks_runs_together_with_a_validation_set(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """--by task_id (a column) with --validation: three sets, no task_id in two of them."""
+    source = DATASETS / "openai_chat.jsonl"
+    run = kp(
+        "split", str(source), "--by", "instance_id", "--test", "0.3", "--validation", "0.3",
+        "-o", str(tmp_path),
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    tasks = [
+        {row["instance_id"] for row in jsonl(tmp_path / f"{part}.jsonl")}
+        for part in ("train", "validation", "test")
+    ]
+    assert sum(map(len, tasks)) == len(set().union(*tasks))
+    assert "by instance_id (seed 0)" in run.err
+
+
+def test_split_traces_gives_traces_and_the_same_seed_the_same_files(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """ReasoningTrace files go out as traces; running again with the seed gives equal bytes."""
+    source = ROOT / "corpora" / "reflexion_hotpotqa.jsonl"
+    for out in ("a", "b"):
+        run = kp("split", str(source), "--test", "0.2", "--seed", "7", "-o", str(tmp_path / out))
+        assert run.code == 0, run.err
+    for part in ("train.jsonl", "test.jsonl"):
+        assert (tmp_path / "a" / part).read_bytes() == (tmp_path / "b" / part).read_bytes()
+    assert jsonl(tmp_path / "a" / "test.jsonl")[0]["@type"] == "ReasoningTrace"
+
+
+def test_split_without_a_test_share_is_a_usage_error(kp: KpRunner, tmp_path: Path) -> None:
+    """--test is required and must be in (0, 1)."""
+    source = str(DATASETS / "hermes.jsonl")
+    assert kp("split", source, "-o", str(tmp_path)).code == 2
+    assert kp("split", source, "--test", "1", "-o", str(tmp_path)).code == 2

@@ -1,0 +1,119 @@
+"""``runs.split``: whole groups in one part, the same split for a seed, the input's form back."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.errors import ScorerParameterError
+from knowledgepulse.runs import split
+from knowledgepulse.runs.splits import write_split
+from tests.builders import trace_json
+
+pd = pytest.importorskip("pandas")  # untyped: no stubs
+
+
+def chat_rows(tasks: list[int], domains: list[str] | None = None) -> list[dict[str, Any]]:
+    """One chat row a run: ``tasks[i]`` is row i's task, ``domains[i]`` its domain."""
+    return [
+        {
+            "id": f"run-{index}",
+            "task_id": f"task-{task}",
+            **({"domain": domains[index]} if domains else {}),
+            "messages": [
+                {"role": "user", "content": f"task {task}"},
+                {"role": "assistant", "content": f"run {index}"},
+            ],
+        }
+        for index, task in enumerate(tasks)
+    ]
+
+
+def parts_by_id(result: Any) -> dict[str, str]:
+    return {item.trace.id: part for item, part in zip(result.items, result.parts, strict=True)}
+
+
+@settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    st.lists(st.integers(min_value=0, max_value=15), min_size=1, max_size=40),
+    st.integers(min_value=0, max_value=3),
+    st.sampled_from([0.0, 0.2]),
+    st.randoms(),
+)
+def test_no_task_is_on_two_sides_and_the_seed_decides_the_split(
+    tasks: list[int], seed: int, validation: float, rng: random.Random
+) -> None:
+    """Each task's runs share a part; the same seed gives each row the same part in any order."""
+    rows = chat_rows(tasks)
+    result = split(rows, test=0.3, validation=validation, seed=seed)
+    part_of_task: dict[str, str] = {}
+    for row, part in zip(rows, result.parts, strict=True):
+        assert part_of_task.setdefault(row["task_id"], part) == part
+    assert result.shared_groups == []
+    shuffled = rows[:]
+    rng.shuffle(shuffled)
+    assert parts_by_id(split(shuffled, test=0.3, validation=validation, seed=seed)) == (
+        parts_by_id(result)
+    )
+
+
+def test_a_dataframe_part_comes_back_as_its_own_rows() -> None:
+    """rows(part) of a DataFrame is a DataFrame of that part's rows, index kept."""
+    frame = pd.DataFrame(chat_rows([0, 0, 1, 2, 3, 3, 4, 5, 6, 7]))
+    result = split(frame, test=0.3, seed=1)
+    test = result.rows("test")
+    train = result.rows("train")
+    assert isinstance(test, pd.DataFrame)
+    assert sorted([*test.index, *train.index]) == list(range(10))
+    assert set(test["task_id"]).isdisjoint(train["task_id"])
+
+
+def test_a_field_of_the_trace_groups_and_traces_without_it_stand_alone() -> None:
+    """--by a dotted path: equal values together; a trace without it is its own group."""
+    traces = [trace_json(trace_id=f"kp:trace:{n}", objective=f"job {n}") for n in range(6)]
+    for trace in traces[:4]:
+        trace["metadata"]["session"] = "s1" if int(trace["id"][-1]) < 2 else "s2"
+    result = split(traces, test=0.5, by="metadata.session")
+    assert result.without_key == 2
+    assert len(set(result.groups)) == 4
+    assert result.parts[0] == result.parts[1]
+    assert result.parts[2] == result.parts[3]
+
+
+def test_stratified_each_domain_is_split_in_the_shares() -> None:
+    """With stratify, every domain sends about its share to test, not one domain all of it."""
+    domains = ["code", "qa"] * 100
+    result = split(chat_rows(list(range(200)), domains), test=0.25, stratify="domain")
+    for domain in ("code", "qa"):
+        parts = [p for p, d in zip(result.parts, domains, strict=True) if d == domain]
+        assert parts.count("test") == 25
+
+
+@pytest.mark.parametrize(
+    ("test", "validation", "named"), [(0.0, 0.0, "test=0.0"), (0.6, 0.4, "validation=0.4")]
+)
+def test_shares_leaving_no_train_or_no_test_are_refused(
+    test: float, validation: float, named: str
+) -> None:
+    """A share out of range names its parameter."""
+    with pytest.raises(ScorerParameterError, match=named):
+        split(chat_rows([0, 1]), test=test, validation=validation)
+
+
+def test_write_split_gives_each_part_in_the_input_form(tmp_path: Path) -> None:
+    """Rows are written back as rows, each part in its file, every row once."""
+    rows = chat_rows([0, 0, 1, 2, 3])
+    result = split(rows, test=0.4, seed=2)
+    files = write_split(result, tmp_path / "out")
+    assert sorted(path.name for path in files.values()) == ["test.jsonl", "train.jsonl"]
+    written = [
+        json.loads(line) for path in files.values() for line in path.read_text().splitlines()
+    ]
+    assert sorted(row["id"] for row in written) == sorted(row["id"] for row in rows)
+    assert all(row in rows for row in written)
