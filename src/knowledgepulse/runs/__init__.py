@@ -50,13 +50,13 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_HOME_OF})
 
 
+# What a run returns is reachable here too (``runs.SplitResult``); the input type is
+# ``runs.inputs.RunInput``. Listed: the calls, and the results a caller names most.
 __all__ = [
     "DedupeResult",
     "EvalOutcome",
     "Redaction",
-    "RunInput",
     "SelectionResult",
-    "SplitResult",
     "annotate",
     "dedupe",
     "evaluate_cases",
