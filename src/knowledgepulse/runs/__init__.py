@@ -10,13 +10,15 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from knowledgepulse.runs.inputs import RunInput, items_of
+from knowledgepulse.runs.inputs import RunInput as RunInput
+from knowledgepulse.runs.inputs import items_of
 
 if TYPE_CHECKING:
     from knowledgepulse.runs.api import Redaction, annotate, redact, score
     from knowledgepulse.runs.curate import DedupeResult, SelectionResult, dedupe, select
     from knowledgepulse.runs.evaluation import EvalOutcome, evaluate_cases
-    from knowledgepulse.runs.splits import SplitResult, split
+    from knowledgepulse.runs.splits import SplitResult as SplitResult
+    from knowledgepulse.runs.splits import split
 
 # Curation brings numpy, scoring the scorer, redaction its rules, evaluation the scorers:
 # imported on first use (PEP 562), so reading alone stays light. The steps under these calls
