@@ -1,4 +1,4 @@
-"""Coding agents' own logs: SWE-agent ``.traj``, Claude Code session JSONL, Harbor's ATIF.
+"""Coding agents' logs: SWE-agent ``.traj``, Claude Code sessions, Harbor's ATIF (and --to atif).
 
 The files are the conformance corpus's real ones (tests/conformance/files, origins and licences
 in SOURCES.md there); variants change one field of a real file to reach a rule it does not show.
@@ -11,10 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from knowledgepulse.cli.main import cli
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import convert
+from knowledgepulse.sources._sessions.atif import to_atif
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from tests.sources.helpers import convert_file, recognise, source_of
 
@@ -203,3 +206,92 @@ def test_atif_system_steps_are_not_steps_and_feedback_that_reports_an_error_is_o
         "thought",
         "error_recovery",
     ]
+
+
+# --- writing ATIF -------------------------------------------------------------------------
+
+ATIF_SOURCES = frozenset({"system", "user", "agent"})
+AGENT_ONLY = ("model_name", "reasoning_content", "tool_calls", "metrics")
+
+
+def atif_errors(document: dict[str, Any]) -> list[str]:
+    """What breaks the required fields of Harbor's ATIF models (Trajectory, Agent, Step...)."""
+    errors = [
+        f"root.{key} missing"
+        for key in ("schema_version", "session_id", "agent", "steps")
+        if key not in document
+    ]
+    if not str(document.get("schema_version", "")).startswith("ATIF-v1."):
+        errors.append("schema_version is not ATIF-v1.x")
+    agent = document.get("agent", {})
+    errors += [
+        f"agent.{key} not a string"
+        for key in ("name", "version")
+        if not isinstance(agent.get(key), str)
+    ]
+    steps = document.get("steps") or []
+    if not steps:
+        errors.append("steps empty")
+    for number, step in enumerate(steps, 1):
+        where = f"steps[{number - 1}]"
+        if step.get("step_id") != number:
+            errors.append(f"{where}.step_id is not {number}")
+        if step.get("source") not in ATIF_SOURCES:
+            errors.append(f"{where}.source")
+        if not isinstance(step.get("message"), str):
+            errors.append(f"{where}.message not a string")
+        if step.get("source") != "agent":
+            errors += [f"{where}.{key} on a non-agent step" for key in AGENT_ONLY if key in step]
+        ids = set()
+        for call in step.get("tool_calls", []):
+            if not all(isinstance(call.get(key), str) for key in ("tool_call_id", "function_name")):
+                errors.append(f"{where}.tool_calls: id or name")
+            if not isinstance(call.get("arguments"), dict):
+                errors.append(f"{where}.tool_calls: arguments not an object")
+            ids.add(call.get("tool_call_id"))
+        for result in step.get("observation", {}).get("results", []):
+            if "source_call_id" in result and result["source_call_id"] not in ids:
+                errors.append(f"{where}.observation: source_call_id names no call of the step")
+    return errors
+
+
+def corpus_traces() -> list[ReasoningTrace]:
+    paths = [p for p in sorted(CORPUS.glob("*/*")) if not p.name.endswith(".facts.json")]
+    items = [item for path in paths for item in convert_file(path)]
+    return [item.trace for item in items if isinstance(item, TraceItem)]
+
+
+def test_every_corpus_trace_written_as_atif_keeps_atifs_required_fields() -> None:
+    """``to_atif`` of each trace kp reads from the corpus passes the ATIF models' checks."""
+    traces = corpus_traces()
+    assert len(traces) >= 40
+    for trace in traces:
+        assert atif_errors(to_atif(trace)) == [], trace.id
+
+
+def test_a_trace_written_as_atif_reads_back_with_its_objective_calls_and_answer() -> None:
+    """Round trip: the ATIF reader gives back the objective, tools, answer, domain, confidence."""
+    for trace in corpus_traces():
+        back = only(list(convert([to_atif(trace)], source="atif"))).trace
+        assert back.id == trace.id
+        assert back.task.objective == trace.task.objective
+        assert tools(back) == tools(trace)
+        assert back.metadata.task_domain == trace.metadata.task_domain
+        assert back.outcome.confidence == trace.outcome.confidence
+        if trace.steps[-1].type == "thought":
+            assert back.outcome.result_summary == trace.outcome.result_summary
+
+
+def test_kp_convert_to_atif_writes_one_trajectory_a_line(tmp_path: Path) -> None:
+    """``kp convert --to atif`` writes ATIF documents that kp reads back as atif."""
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(
+        cli,
+        ["convert", str(CLAUDE / "representative_messages.jsonl"), "--to", "atif", "-o", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    (line,) = out.read_text().splitlines()
+    document = json.loads(line)
+    assert atif_errors(document) == []
+    assert recognise(document) == "atif"
+    assert document["session_id"] == "test_session"

@@ -25,9 +25,16 @@ from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._row import UNDATED
 from knowledgepulse.sources._chat._text import content_text, error_text
-from knowledgepulse.sources._envelope import ConversionError, TraceOptions, assemble
+from knowledgepulse.sources._envelope import (
+    CONFIDENCE_KEY,
+    DOMAIN_KEY,
+    ConversionError,
+    TraceOptions,
+    assemble,
+)
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.models import ReasoningTrace
 
 CONTENT_HINT = "Harbor writes every step's message into the trajectory"
 SCHEMA_PREFIX = "ATIF-"
@@ -174,3 +181,78 @@ def _time(value: Any) -> datetime | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
+
+
+WRITTEN_VERSION = "ATIF-v1.6"
+"""The ATIF version :func:`to_atif` writes (the latest whose ``session_id`` is required)."""
+_ACTIONS = frozenset({"tool_call", "error_recovery"})
+
+
+def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
+    """A ``ReasoningTrace`` as an ATIF trajectory (``kp convert --to atif``).
+
+    The objective is the first ``user`` step; the steps follow as ``agent`` steps: a thought
+    opens one (its ``message``), the tool calls after it are its ``tool_calls``, and the
+    observations after them its ``observation`` results, joined by call id (``call_<step_id>``).
+    An observation that follows no call (an error the run reported) is a result without a
+    call. The domain and confidence go in the root's ``extra`` under ``kp.task_domain`` and
+    ``kp.confidence`` (which the reader takes back); what else ATIF has no field for (success,
+    the result summary, each step's type) under ``extra.knowledgepulse``. Read back, the
+    objective, the tool calls, the final answer, the domain and the confidence are the trace's.
+    """
+    agent_steps: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    unanswered: list[dict[str, Any]] = []
+    for step in trace.steps:
+        is_call = step.type in _ACTIONS and step.tool is not None
+        if step.type == "observation":
+            if current is None:
+                current = {"source": "agent", "message": ""}
+                agent_steps.append(current)
+            result: dict[str, Any] = {"content": step.content or step.output_summary or ""}
+            name = step.tool.name if step.tool is not None else None
+            answered = next((call for call in unanswered if call["function_name"] == name), None)
+            if answered is not None:
+                unanswered.remove(answered)
+                result = {"source_call_id": answered["tool_call_id"], **result}
+            current.setdefault("observation", {"results": []})["results"].append(result)
+        elif is_call and step.tool is not None:
+            if current is None or "observation" in current:
+                current = {"source": "agent", "message": ""}
+                agent_steps.append(current)
+            call = {
+                "tool_call_id": f"call_{step.step_id}",
+                "function_name": step.tool.name,
+                "arguments": step.input or {},
+            }
+            current.setdefault("tool_calls", []).append(call)
+            unanswered.append(call)
+        else:  # a thought, or a recovery that calls no tool: the agent speaks
+            current = {"source": "agent", "message": step.content or ""}
+            agent_steps.append(current)
+            unanswered = []
+    metadata = trace.metadata
+    user = {
+        "source": "user",
+        "timestamp": metadata.created_at.isoformat().replace("+00:00", "Z"),
+        "message": trace.task.objective,
+    }
+    steps = [{"step_id": number, **step} for number, step in enumerate([user, *agent_steps], 1)]
+    return {
+        "schema_version": WRITTEN_VERSION,
+        "session_id": trace.id.removeprefix("kp:trace:"),
+        "agent": {
+            "name": metadata.agent_id or metadata.framework or "agent",
+            "version": "unknown",
+        },
+        "steps": steps,
+        "extra": {
+            DOMAIN_KEY: metadata.task_domain,
+            CONFIDENCE_KEY: trace.outcome.confidence,
+            "knowledgepulse": {
+                "success": metadata.success,
+                "result_summary": trace.outcome.result_summary,
+                "step_types": [step.type for step in trace.steps],
+            },
+        },
+    }
