@@ -127,7 +127,7 @@ def _function_calls(history: list[Any]) -> list[Mapping[str, Any] | None]:
     for message in history:
         if not isinstance(message, Mapping) or message.get("role") != "assistant":
             continue
-        if "action" not in message:
+        if "action" not in message or _is_demo(message):
             continue
         tool_calls = message.get("tool_calls")
         first = tool_calls[0] if isinstance(tool_calls, list) and tool_calls else None
@@ -140,12 +140,17 @@ def _issue(history: list[Any]) -> str | None:
     for message in history:
         if not isinstance(message, Mapping) or message.get("role") != "user":
             continue
-        if message.get("is_demo") in (True, "True", "true"):
+        if _is_demo(message):
             continue
         text = content_text(message.get("content"))
         if text and text.strip():
             return text
     return None
+
+
+def _is_demo(message: Mapping[str, Any]) -> bool:
+    """Whether a history message belongs to a demonstration of another task."""
+    return message.get("is_demo") is True
 
 
 def _latency(value: Any) -> float | None:
