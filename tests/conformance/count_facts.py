@@ -325,15 +325,24 @@ def langsmith(path: Path) -> list[Run]:
     return runs
 
 
-# --- formats kp does not read yet (the gaps) ---------------------------------------------
+# --- coding agents' own logs -----------------------------------------------------------
 
 
 def swe_agent_traj(path: Path) -> list[Run]:
-    """A SWE-agent ``.traj``: the issue is the first user turn; each action's command a tool."""
+    """A SWE-agent ``.traj``: the issue is the first user turn; each action's command a tool.
+
+    A user turn marked ``is_demo`` is a demonstration of another task SWE-agent shows the model
+    before the issue, not the issue.
+    """
     document = json.loads(path.read_text())
     timeline = _Timeline()
     objective = next(
-        (turn["content"] for turn in document["history"] if turn["role"] == "user"), None
+        (
+            turn["content"]
+            for turn in document["history"]
+            if turn["role"] == "user" and not turn.get("is_demo")
+        ),
+        None,
     )
     for step in document["trajectory"]:
         command = step["action"].strip().split()
@@ -411,9 +420,9 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "anthropic": anthropic,
     "openai-responses": openai_responses,
     "sharegpt": sharegpt,
-    "gap-swe-agent": swe_agent_traj,
-    "gap-claude-code": claude_code,
-    "gap-atif": atif,
+    "swe-agent": swe_agent_traj,
+    "claude-code": claude_code,
+    "atif": atif,
 }
 """The counting function of each corpus folder (the folder is the format)."""
 

@@ -37,79 +37,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "'failed' — the final_result arguments (the answer) are not the result: "
         "result_summary 'failed'"
     ),
-    ("gap-atif/harbor_openhands.json", "traces"): (
-        "0 traces — ATIF (Harbor) is not a format kp reads yet: 'not a trace file this tool knows'"
-    ),
-    ("gap-atif/harbor_openhands.json", "runs[0]"): (
-        "no trace — ATIF (Harbor) is not a format kp reads yet: 'not a trace file this tool knows'"
-    ),
-    ("gap-atif/harbor_terminus2_invalid_json.json", "traces"): (
-        "0 traces — ATIF (Harbor) is not a format kp reads yet: 'not a trace file this tool knows'"
-    ),
-    ("gap-atif/harbor_terminus2_invalid_json.json", "runs[0]"): (
-        "no trace — ATIF (Harbor) is not a format kp reads yet: 'not a trace file this tool knows'"
-    ),
-    ("gap-atif/harbor_terminus2_timeout.json", "traces"): (
-        "0 traces — ATIF (Harbor) is not a format kp reads yet: 'not a trace file this tool knows'"
-    ),
-    ("gap-atif/harbor_terminus2_timeout.json", "runs[0]"): (
-        "no trace — ATIF (Harbor) is not a format kp reads yet: 'not a trace file this tool knows'"
-    ),
-    ("gap-atif/simple_trajectory.json", "traces"): (
-        "0 traces — ATIF (Harbor) is not a format kp reads yet: 'not a trace file this tool knows'"
-    ),
-    ("gap-atif/simple_trajectory.json", "runs[0]"): (
-        "no trace — ATIF (Harbor) is not a format kp reads yet: 'not a trace file this tool knows'"
-    ),
-    (
-        "gap-claude-code/representative_messages.jsonl",
-        "traces",
-    ): "0 traces — Claude Code session JSONL is not a format kp reads yet",
-    (
-        "gap-claude-code/representative_messages.jsonl",
-        "runs[0]",
-    ): "no trace — Claude Code session JSONL is not a format kp reads yet",
-    (
-        "gap-claude-code/session_b.jsonl",
-        "traces",
-    ): "0 traces — Claude Code session JSONL is not a format kp reads yet",
-    (
-        "gap-claude-code/session_b.jsonl",
-        "runs[0]",
-    ): "no trace — Claude Code session JSONL is not a format kp reads yet",
-    (
-        "gap-claude-code/todowrite_examples.jsonl",
-        "traces",
-    ): "0 traces — Claude Code session JSONL is not a format kp reads yet",
-    (
-        "gap-claude-code/todowrite_examples.jsonl",
-        "runs[0]",
-    ): "no trace — Claude Code session JSONL is not a format kp reads yet",
-    ("gap-swe-agent/6e44b9__sweagenttestrepo-1c2844.traj", "runs[0].tools"): (
-        "['find_file', 'open', 'edit', 'bash'] — no SWE-agent reader: the .traj's"
-        " `history` is read as chat messages, not its actions"
-    ),
-    ("gap-swe-agent/6e44b9__sweagenttestrepo-1c2844.traj", "runs[0].final_answer"): (
-        "'failed' — no SWE-agent reader: the submission (info.submission) is not "
-        "the answer kp takes"
-    ),
-    ("gap-swe-agent/6e44b9__sweagenttestrepo-1c2844.traj", "runs[0].success"): (
-        "False — no SWE-agent reader: info.exit_status 'submitted' is not read as success"
-    ),
-    ("gap-swe-agent/pydicom__pydicom-1458.traj", "runs[0].tools"): (
-        "[] — no SWE-agent reader: the .traj's `history` is read as chat messages, not its actions"
-    ),
-    ("gap-swe-agent/pydicom__pydicom-1458.traj", "runs[0].final_answer"): (
-        '"The `reproduce_bug.py` script has been successful — no SWE-agent '
-        "reader: the submission (info.submission) is not the answer kp takes"
-    ),
-    ("gap-swe-agent/swe-agent__test-repo-i1.traj", "runs[0].tools"): (
-        "[] — no SWE-agent reader: the .traj's `history` is read as chat messages, not its actions"
-    ),
-    ("gap-swe-agent/swe-agent__test-repo-i1.traj", "runs[0].final_answer"): (
-        "'The `missing_colon.py` script ran successfully an — no SWE-agent "
-        "reader: the submission (info.submission) is not the answer kp takes"
-    ),
     ("jaeger/genai_test_trace.json", "runs[0].tools"): (
         "['retrieval', 'retrieval', 'list_dashboards', 'sea — GenAI `retrieval` "
         "spans become tools named 'retrieval', and execute_tool spans sharing a "
@@ -236,6 +163,14 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
 """(file, fact) -> what kp gives, and why, for every fact kp gets wrong today."""
 
 KNOWN_WARNINGS: dict[tuple[str, int], str] = {
+    # Terminus-2 sends its whole prompt ("You are an AI assistant tasked with...", the task
+    # inside) as the user's message: ATIF's first user step, kept as the file has it.
+    ("atif/harbor_terminus2_invalid_json.json", 0): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
+    ("atif/harbor_terminus2_timeout.json", 0): (
+        "the objective reads as a system prompt, not the user's request"
+    ),
     (
         "jaeger/genai_test_trace.json",
         0,

@@ -12,7 +12,7 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import say
+from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import output_option
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
@@ -26,13 +26,24 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.records.readers import open_source
 from knowledgepulse.reports.redaction import summary_tail
+from knowledgepulse.reports.value import dumps
 from knowledgepulse.runs.redaction import redact_items
+from knowledgepulse.sources._sessions.atif import to_atif
 
 
 @click.command("convert")
 @paths_argument
 @source_options(required=True)
 @output_option("Write the traces here instead of stdout (atomically: the file appears when done).")
+@click.option(
+    "--to",
+    "target",
+    type=click.Choice(["reasoning-trace", "atif"]),
+    default="reasoning-trace",
+    show_default=True,
+    help="The format to write: ReasoningTrace JSON Lines, or Harbor's ATIF trajectories "
+    "(one a line).",
+)
 @redact_options
 def convert_command(
     *,
@@ -41,6 +52,7 @@ def convert_command(
     domain: str | None,
     confidence: float | None,
     output: Path | None,
+    target: str,
     redact: bool,
     privacy_level: str | None,
     rules_file: Path | None,
@@ -54,6 +66,8 @@ def convert_command(
     Jaeger, Tempo, OTel JS spans) or datasets of conversation rows (see --from). Each file is
     recognised by its content, and what it was read as is said on stderr. --redact cleans
     the traces of secrets and personal data (see kp redact).
+
+    --to atif writes each trace as a Harbor ATIF trajectory instead, one a line.
 
     PATH is a JSON, JSON Lines (.gz too) or Parquet file, or - for standard input. A record
     that cannot be read is reported on stderr as FILE:LINE: message and the others go on; exit
@@ -69,15 +83,24 @@ def convert_command(
     if output is not None:
         check_destination(output, what="output")
     sink = ProblemSink()
-    with item_output(output, "jsonl") as written:
-        items = read_traces(inputs, sink, source=source, options=options)
-        for item in items if redactor is None else redact_items(items, redactor):
-            written.write_trace(item)
-    message = f"converted {counted(written.written, 'trace')}"
+    items = read_traces(inputs, sink, source=source, options=options)
+    items = items if redactor is None else redact_items(items, redactor)
+    count = 0
+    if target == "atif":
+        with open_output(output) as stream:
+            for item in items:
+                stream.write(dumps(to_atif(item.trace)) + "\n")
+                count += 1
+    else:
+        with item_output(output, "jsonl") as written:
+            for item in items:
+                written.write_trace(item)
+        count = written.written
+    message = f"converted {counted(count, 'trace')}"
     if sink.tally.invalid:
         message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
     if sink.tally.warnings:
         message += f"; {counted(sink.tally.warnings, 'warning')}"
     message += summary_tail(redactor)
     say(message)
-    return sink.exit_code(written.written, allow_empty=allow_empty)
+    return sink.exit_code(count, allow_empty=allow_empty)

@@ -17,6 +17,7 @@ from knowledgepulse.sources._chat._row import ChatSource
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._exports import jaeger, langfuse, otel_js, phoenix
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
+from knowledgepulse.sources._sessions import atif, claude_code, swe_agent
 from knowledgepulse.sources.langchain import _files as langsmith
 from knowledgepulse.sources.openai_agents import _files as agents_files
 from knowledgepulse.sources.openai_agents import _spans as agents_spans
@@ -160,6 +161,40 @@ class OtelJs(Source):
     content_hint = otel_js.CONTENT_HINT
     recognises = staticmethod(otel_js.recognises)
     convert = staticmethod(otel_js.convert_records)
+
+
+# Coding agents' own logs.
+
+
+@register_source("swe-agent")
+class SweAgent(Source):
+    """SWE-agent ``.traj`` files (``trajectory``, ``history``, ``info``)."""
+
+    shapes = "SWE-agent .traj files (trajectory, history, info)"
+    content_hint = swe_agent.CONTENT_HINT
+    overrides = ("openai-chat", "sharegpt")  # its history is chat messages too
+    recognises = staticmethod(swe_agent.recognises)
+    convert = staticmethod(swe_agent.convert_records)
+
+
+@register_source("claude-code")
+class ClaudeCode(Source):
+    """Claude Code session JSONL (``type``, ``message``, ``sessionId`` records)."""
+
+    shapes = "Claude Code session JSONL (type, message, sessionId records)"
+    content_hint = claude_code.CONTENT_HINT
+    recognises = staticmethod(claude_code.recognises)
+    convert = staticmethod(claude_code.convert_records)
+
+
+@register_source("atif")
+class Atif(Source):
+    """Harbor's Agent Trajectory Interchange Format (``schema_version: ATIF-v1.x``)."""
+
+    shapes = "Harbor's Agent Trajectory Interchange Format (schema_version ATIF-v1.x)"
+    content_hint = atif.CONTENT_HINT
+    recognises = staticmethod(atif.recognises)
+    convert = staticmethod(atif.convert_records)
 
 
 # Conversation datasets, one row a conversation.

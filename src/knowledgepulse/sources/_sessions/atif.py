@@ -1,0 +1,258 @@
+"""Harbor's Agent Trajectory Interchange Format (ATIF, ``ATIF-v1.x``) as traces: one file, one run.
+
+A trajectory is ``{schema_version, session_id, agent: {name, version, model_name}, steps}``;
+each step has a ``source`` (``system``, ``user`` or ``agent``) and a ``message`` (text, or
+content parts since v1.6); an agent step may add ``reasoning_content``, ``tool_calls``
+(``tool_call_id``, ``function_name``, ``arguments``) and an ``observation`` whose ``results``
+answer the calls (``source_call_id``). The mapping: the first user message is the objective;
+system steps are not steps of the run; an agent step's reasoning and message are thoughts, the
+message of the last agent step that calls no tool the final answer; each tool call is a
+``tool_call`` joined with the result that names it (a result that names no call answers the
+step's calls in order). A result that answers no call is environment feedback: an evident
+error when it says so (``Error...``, as tool results are read), else left out.
+
+ATIF records no outcome, so success is whether the trajectory ends on the agent's turn with its
+answer, as for an unlabelled dataset row; the confidence stays the default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
+from typing import Any
+
+from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._chat._row import UNDATED
+from knowledgepulse.sources._chat._text import content_text, error_text
+from knowledgepulse.sources._envelope import (
+    CONFIDENCE_KEY,
+    DOMAIN_KEY,
+    ConversionError,
+    TraceOptions,
+    assemble,
+)
+from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.models import ReasoningTrace
+
+CONTENT_HINT = "Harbor writes every step's message into the trajectory"
+SCHEMA_PREFIX = "ATIF-"
+"""How ``schema_version`` starts (``ATIF-v1.4``... ``ATIF-v1.7``)."""
+
+
+def recognises(value: Any) -> bool:
+    """Whether a file's first record is an ATIF trajectory (``schema_version: ATIF-...``)."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("schema_version"), str)
+        and value["schema_version"].startswith(SCHEMA_PREFIX)
+        and isinstance(value.get("steps"), list)
+    )
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """Every trajectory in one file's records (a JSON file is one; JSON Lines may hold many)."""
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+        elif not recognises(item.value):
+            yield item.problem(
+                (),
+                f"not an ATIF trajectory: {describe_value(item.value)}; expected "
+                "{schema_version: 'ATIF-v1.x', session_id, agent, steps: [...]}",
+            )
+        else:
+            try:
+                yield _convert(item, options)
+            except ConversionError as error:
+                yield item.problem((), str(error))
+
+
+def _convert(record: Record, options: TraceOptions) -> TraceItem:
+    document: Mapping[str, Any] = record.value
+    steps = [step for step in document["steps"] if isinstance(step, Mapping)]
+    builder = StepBuilder()
+    objective: str | None = None
+    started: datetime | None = None
+    last_agent = max(
+        (n for n, step in enumerate(steps) if step.get("source") == "agent"), default=-1
+    )
+    for number, step in enumerate(steps):
+        at = _time(step.get("timestamp"))
+        started = started or at
+        text = _text(step.get("message"))
+        if step.get("source") == "user" and objective is None:
+            objective = text
+        if step.get("source") == "agent":
+            _tell_agent(builder, step, text, at, final=number == last_agent)
+    agent = document.get("agent")
+    name = agent.get("name") if isinstance(agent, Mapping) else None
+    name = name if isinstance(name, str) and name.strip() else None
+    ends_on_agent = bool(steps) and steps[-1].get("source") == "agent"
+    return assemble(
+        builder,
+        source="atif",
+        source_id=_run_id(document, record),
+        success=ends_on_agent and builder.final_answer is not None,
+        options=options,
+        objective=objective,
+        fallback_objective=name,
+        created_at=started or UNDATED,
+        result_summary=builder.final_answer,
+        agent_id=name,
+        framework=name,
+        metadata=document.get("extra") if isinstance(document.get("extra"), Mapping) else None,
+        source_extra={"schema_version": document["schema_version"]},
+        content_hint=CONTENT_HINT,
+        location=record.location,
+    )
+
+
+def _tell_agent(
+    builder: StepBuilder,
+    step: Mapping[str, Any],
+    text: str | None,
+    at: datetime | None,
+    *,
+    final: bool,
+) -> None:
+    reasoning = step.get("reasoning_content")
+    builder.thought(reasoning if isinstance(reasoning, str) else None, at=at)
+    calls = [call for call in step.get("tool_calls") or () if _is_call(call)]
+    if final and not calls:
+        builder.answer(text, at=at)
+    else:
+        builder.thought(text, at=at)
+    names = {call["tool_call_id"]: call["function_name"] for call in calls}
+    pending = list(calls)
+    for call in calls:
+        builder.tool_request(
+            call["function_name"], call.get("arguments"), call_id=call["tool_call_id"], at=at
+        )
+    observation = step.get("observation")
+    results = observation.get("results") if isinstance(observation, Mapping) else None
+    for result in results if isinstance(results, list) else ():
+        if not isinstance(result, Mapping):
+            continue
+        content = result.get("content")
+        output = _text(content) if isinstance(content, list) else content
+        call_id = result.get("source_call_id")
+        if isinstance(call_id, str) and call_id in names:
+            pending = [call for call in pending if call["tool_call_id"] != call_id]
+            builder.tool_result(names[call_id], output=output, call_id=call_id, at=at)
+        elif pending:
+            call = pending.pop(0)
+            builder.tool_result(
+                call["function_name"], output=output, call_id=call["tool_call_id"], at=at
+            )
+        else:  # feedback that answers no call: an error only when it says so
+            builder.error(error_text(as_text(output)) if output is not None else None, at=at)
+
+
+def _is_call(call: Any) -> bool:
+    return (
+        isinstance(call, Mapping)
+        and isinstance(call.get("function_name"), str)
+        and bool(call["function_name"])
+        and isinstance(call.get("tool_call_id"), str)
+    )
+
+
+def _text(message: Any) -> str | None:
+    """A message's text: a string, or the text of its content parts (ATIF v1.6)."""
+    return content_text(message)
+
+
+def _run_id(document: Mapping[str, Any], record: Record) -> str:
+    for key in ("session_id", "trajectory_id"):
+        value = document.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return f"atif:{record.location}"
+
+
+def _time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+WRITTEN_VERSION = "ATIF-v1.6"
+"""The ATIF version :func:`to_atif` writes (the latest whose ``session_id`` is required)."""
+_ACTIONS = frozenset({"tool_call", "error_recovery"})
+
+
+def to_atif(trace: ReasoningTrace) -> dict[str, Any]:
+    """A ``ReasoningTrace`` as an ATIF trajectory (``kp convert --to atif``).
+
+    The objective is the first ``user`` step; the steps follow as ``agent`` steps: a thought
+    opens one (its ``message``), the tool calls after it are its ``tool_calls``, and the
+    observations after them its ``observation`` results, joined by call id (``call_<step_id>``).
+    An observation that follows no call (an error the run reported) is a result without a
+    call. The domain and confidence go in the root's ``extra`` under ``kp.task_domain`` and
+    ``kp.confidence`` (which the reader takes back); what else ATIF has no field for (success,
+    the result summary, each step's type) under ``extra.knowledgepulse``. Read back, the
+    objective, the tool calls, the final answer, the domain and the confidence are the trace's.
+    """
+    agent_steps: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    unanswered: list[dict[str, Any]] = []
+    for step in trace.steps:
+        is_call = step.type in _ACTIONS and step.tool is not None
+        if step.type == "observation":
+            if current is None:
+                current = {"source": "agent", "message": ""}
+                agent_steps.append(current)
+            result: dict[str, Any] = {"content": step.content or step.output_summary or ""}
+            name = step.tool.name if step.tool is not None else None
+            answered = next((call for call in unanswered if call["function_name"] == name), None)
+            if answered is not None:
+                unanswered.remove(answered)
+                result = {"source_call_id": answered["tool_call_id"], **result}
+            current.setdefault("observation", {"results": []})["results"].append(result)
+        elif is_call and step.tool is not None:
+            if current is None or "observation" in current:
+                current = {"source": "agent", "message": ""}
+                agent_steps.append(current)
+            call = {
+                "tool_call_id": f"call_{step.step_id}",
+                "function_name": step.tool.name,
+                "arguments": step.input or {},
+            }
+            current.setdefault("tool_calls", []).append(call)
+            unanswered.append(call)
+        else:  # a thought, or a recovery that calls no tool: the agent speaks
+            current = {"source": "agent", "message": step.content or ""}
+            agent_steps.append(current)
+            unanswered = []
+    metadata = trace.metadata
+    user = {
+        "source": "user",
+        "timestamp": metadata.created_at.isoformat().replace("+00:00", "Z"),
+        "message": trace.task.objective,
+    }
+    steps = [{"step_id": number, **step} for number, step in enumerate([user, *agent_steps], 1)]
+    return {
+        "schema_version": WRITTEN_VERSION,
+        "session_id": trace.id.removeprefix("kp:trace:"),
+        "agent": {
+            "name": metadata.agent_id or metadata.framework or "agent",
+            "version": "unknown",
+        },
+        "steps": steps,
+        "extra": {
+            DOMAIN_KEY: metadata.task_domain,
+            CONFIDENCE_KEY: trace.outcome.confidence,
+            "knowledgepulse": {
+                "success": metadata.success,
+                "result_summary": trace.outcome.result_summary,
+                "step_types": [step.type for step in trace.steps],
+            },
+        },
+    }

@@ -1,0 +1,145 @@
+"""Claude Code session files (``~/.claude/projects/<project>/<session>.jsonl``) as traces.
+
+Each line is a record: ``user`` and ``assistant`` records carry an Anthropic Messages
+``message`` (content blocks: ``text``, ``thinking``, ``tool_use``, ``tool_result``), with the
+``sessionId``, ``uuid`` and ``parentUuid`` that chain them; ``summary``,
+``file-history-snapshot`` (``isSnapshotUpdate``) and ``system`` records hold no turn. One trace
+per ``sessionId``: its messages, in file order, are read by the Anthropic Messages reader, so the
+mapping is that of Anthropic rows (the first user text is the objective, the last assistant text
+that calls no tool the answer, a ``tool_result`` with ``is_error`` an evident error whose next
+action is its ``error_recovery``). Left out: ``isMeta`` user records (command caveats kp did not
+type) and ``isSidechain`` records (a sub-agent's own conversation). A session file records no
+outcome, so success is whether the session ends in the assistant's answer, as for an unlabelled
+dataset row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources._chat import anthropic
+from knowledgepulse.sources._envelope import (
+    ConversionError,
+    PathError,
+    TraceOptions,
+    assemble,
+)
+from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.trace import TraceItem
+
+CONTENT_HINT = "Claude Code writes the messages of every session into its .jsonl"
+TURNS = frozenset({"user", "assistant"})
+"""The record types that carry a message."""
+
+
+@dataclass
+class _Session:
+    """One session's messages as read so far, and where it starts."""
+
+    first: Record
+    messages: list[Mapping[str, Any]] = field(default_factory=list)
+    started: datetime | None = None
+    version: str | None = None
+
+
+def recognises(value: Any) -> bool:
+    """Whether a file's first record is a Claude Code session record."""
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")
+    if kind == "summary":
+        return "leafUuid" in value and "summary" in value
+    if kind == "file-history-snapshot":
+        return "isSnapshotUpdate" in value and "messageId" in value
+    return (
+        isinstance(kind, str)
+        and isinstance(value.get("sessionId"), str)
+        and "parentUuid" in value
+        and "uuid" in value
+    )
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """One trace per session of one file's records, in the order the sessions start."""
+    sessions: dict[str, _Session] = {}
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        try:
+            _tell(sessions, item)
+        except PathError as error:
+            yield item.problem(error.path, error.message)
+    for session_id, session in sessions.items():
+        try:
+            yield _finish(session_id, session, options)
+        except PathError as error:
+            yield session.first.problem(error.path, error.message)
+        except ConversionError as error:
+            yield session.first.problem((), str(error))
+
+
+def _tell(sessions: dict[str, _Session], record: Record) -> None:
+    value = record.value
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        raise PathError((), f"not a Claude Code session record: {describe_value(value)}")
+    if value["type"] not in TURNS or value.get("isSidechain") is True:
+        return
+    session_id = value.get("sessionId")
+    if not isinstance(session_id, str) or not session_id:
+        raise PathError(("sessionId",), "a user or assistant record needs its sessionId")
+    message = value.get("message")
+    if not isinstance(message, dict) or message.get("role") not in TURNS:
+        raise PathError(
+            ("message",),
+            f"expected a message {{role: user|assistant, content: ...}}, found "
+            f"{describe_value(message)}",
+        )
+    if not isinstance(message.get("content"), str | list):
+        raise PathError(
+            ("message", "content"),
+            f"expected text or a list of blocks, found {describe_value(message.get('content'))}",
+        )
+    session = sessions.setdefault(session_id, _Session(record))
+    session.started = session.started or _time(value.get("timestamp"))
+    version = value.get("version")
+    session.version = session.version or (version if isinstance(version, str) else None)
+    if value.get("isMeta") is True:
+        return
+    session.messages.append(message)
+
+
+def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceItem:
+    builder = StepBuilder()
+    told = anthropic.tell(session.messages, builder)
+    return assemble(
+        builder,
+        source="claude-code",
+        source_id=session_id,
+        success=told.answered,
+        options=options,
+        objective=told.objective,
+        created_at=session.started,
+        result_summary=builder.final_answer,
+        agent_id="claude-code",
+        framework="claude-code",
+        source_extra={"version": session.version} if session.version else None,
+        content_hint=CONTENT_HINT,
+        location=Location(session.first.location.file, session.first.location.line),
+    )
+
+
+def _time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None

@@ -1,0 +1,168 @@
+"""SWE-agent ``.traj`` files as traces: one file, one run.
+
+A ``.traj`` holds the run's ``trajectory`` (one entry per turn: ``thought``, ``action``,
+``observation``), the model's ``history`` and an ``info`` with the ``exit_status`` and the
+``submission`` (the patch). The mapping: the objective is the first user message of the history
+that is not a demonstration (``is_demo``), i.e. the issue; each turn's ``thought`` is a thought,
+its ``action`` a tool call named by the command's first word, whose arguments are the rest of the
+command line (or, for function-calling runs, the arguments of the history's ``tool_calls``), and
+its ``observation`` the result. The submission is the final answer.
+
+Success: a ``.traj`` does not say whether the patch resolves the issue (that is the evaluation's
+verdict, kept elsewhere), so, as for a dataset row without a label, kp takes whether the run
+ended in its answer: an ``exit_status`` of ``submitted`` with a submission. Any other exit
+status (``exit_cost``, ``exit_context``, ``exit_format``, ``exit_error``...) is a terminal error.
+The confidence stays the default, which says it was not measured.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._chat._row import UNDATED
+from knowledgepulse.sources._chat._text import content_text
+from knowledgepulse.sources._envelope import ConversionError, TraceOptions, assemble
+from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.trace import TraceItem
+
+CONTENT_HINT = "SWE-agent writes the thoughts, actions and observations into every .traj"
+SUBMITTED = "submitted"
+"""The exit status of a run that ended in its submission (``submitted (exit_cost)`` too)."""
+_TURN_KEYS = frozenset({"action", "observation"})
+
+
+def recognises(value: Any) -> bool:
+    """Whether a file's first record is a SWE-agent ``.traj`` (trajectory, history, info)."""
+    if not isinstance(value, dict) or not isinstance(value.get("info"), dict):
+        return False
+    turns, history = value.get("trajectory"), value.get("history")
+    return (
+        isinstance(turns, list)
+        and isinstance(history, list)
+        and all(isinstance(turn, dict) and turn.keys() >= _TURN_KEYS for turn in turns[:1])
+    )
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """Every trajectory in one file's records (a ``.traj`` is one; JSON Lines may hold many)."""
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+        elif not recognises(item.value):
+            yield item.problem(
+                (),
+                f"not a SWE-agent trajectory: {describe_value(item.value)}; expected "
+                "{trajectory: [...], history: [...], info: {...}}",
+            )
+        else:
+            try:
+                yield _convert(item, options)
+            except ConversionError as error:
+                yield item.problem((), str(error))
+
+
+def _convert(record: Record, options: TraceOptions) -> TraceItem:
+    document: Mapping[str, Any] = record.value
+    info: Mapping[str, Any] = document["info"]
+    builder = StepBuilder()
+    calls = _function_calls(document["history"])
+    for number, turn in enumerate(document["trajectory"]):
+        _tell_turn(builder, turn, calls[number] if number < len(calls) else None)
+    status = info.get("exit_status")
+    submission = info.get("submission")
+    submitted = isinstance(status, str) and status.startswith(SUBMITTED)
+    if isinstance(status, str) and not submitted:
+        builder.error(f"the run ended with exit status {status!r}", terminal=True)
+    if isinstance(submission, str):
+        builder.answer(submission)
+    return assemble(
+        builder,
+        source="swe-agent",
+        source_id=f"swe-agent:{_run_name(record)}",
+        success=submitted and bool(builder.final_answer),
+        options=options,
+        objective=_issue(document["history"]),
+        created_at=UNDATED,
+        result_summary=builder.final_answer,
+        framework="swe-agent",
+        source_extra={"exit_status": status} if isinstance(status, str) else None,
+        content_hint=CONTENT_HINT,
+        location=record.location,
+    )
+
+
+def _tell_turn(builder: StepBuilder, turn: Any, call: Mapping[str, Any] | None) -> None:
+    if not isinstance(turn, Mapping):
+        return
+    thought = turn.get("thought")
+    builder.thought(thought if isinstance(thought, str) else None)
+    action = turn.get("action")
+    if not isinstance(action, str) or not action.strip():
+        return
+    command = action.strip()
+    name = command.split(maxsplit=1)[0]
+    rest = command[len(name) :].strip()
+    function = call.get("function") if call is not None else None
+    arguments = function.get("arguments") if isinstance(function, Mapping) else None
+    call_id = call.get("id") if call is not None else None
+    builder.tool_result(
+        name,
+        arguments=arguments if arguments is not None else (rest or None),
+        output=turn.get("observation"),
+        call_id=call_id if isinstance(call_id, str) else None,
+        latency_ms=_latency(turn.get("execution_time")),
+    )
+
+
+def _function_calls(history: list[Any]) -> list[Mapping[str, Any] | None]:
+    """The first tool call of each assistant action in the history, in order (function calling)."""
+    found: list[Mapping[str, Any] | None] = []
+    for message in history:
+        if not isinstance(message, Mapping) or message.get("role") != "assistant":
+            continue
+        if "action" not in message or _is_demo(message):
+            continue
+        tool_calls = message.get("tool_calls")
+        first = tool_calls[0] if isinstance(tool_calls, list) and tool_calls else None
+        found.append(first if isinstance(first, Mapping) else None)
+    return found
+
+
+def _issue(history: list[Any]) -> str | None:
+    """The first user message that is not a demonstration: the issue the run solves."""
+    for message in history:
+        if not isinstance(message, Mapping) or message.get("role") != "user":
+            continue
+        if _is_demo(message):
+            continue
+        text = content_text(message.get("content"))
+        if text and text.strip():
+            return text
+    return None
+
+
+def _is_demo(message: Mapping[str, Any]) -> bool:
+    """Whether a history message belongs to a demonstration of another task."""
+    return message.get("is_demo") is True
+
+
+def _latency(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return float(value) * 1000
+    return None
+
+
+def _run_name(record: Record) -> str:
+    """The run's name: the file's stem (SWE-agent names a ``.traj`` after the instance)."""
+    stem = Path(record.location.file).stem
+    if stem and not stem.startswith("<") and stem != "-":
+        return stem if record.location.index in (None, 0) else f"{stem}-{record.location.index}"
+    digest = hashlib.sha256(str(record.value.get("info")).encode("utf-8", "replace"))
+    return digest.hexdigest()[:32]

@@ -1,0 +1,297 @@
+"""Coding agents' logs: SWE-agent ``.traj``, Claude Code sessions, Harbor's ATIF (and --to atif).
+
+The files are the conformance corpus's real ones (tests/conformance/files, origins and licences
+in SOURCES.md there); variants change one field of a real file to reach a rule it does not show.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from knowledgepulse.cli.main import cli
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.readers import read_records
+from knowledgepulse.sources import convert
+from knowledgepulse.sources._sessions.atif import to_atif
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import convert_file, recognise, source_of
+
+CORPUS = Path(__file__).parents[1] / "conformance" / "files"
+SWE = CORPUS / "swe-agent"
+CLAUDE = CORPUS / "claude-code"
+ATIF = CORPUS / "atif"
+
+
+def steps(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def only(items: list[TraceItem | Problem]) -> TraceItem:
+    assert [item for item in items if isinstance(item, Problem)] == []
+    (item,) = items
+    assert isinstance(item, TraceItem)
+    return item
+
+
+def tools(trace: ReasoningTrace) -> list[str]:
+    return [step.tool.name for step in trace.steps if step.type == "tool_call" and step.tool]
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize(
+    ("folder", "source"), [(SWE, "swe-agent"), (CLAUDE, "claude-code"), (ATIF, "atif")]
+)
+def test_each_corpus_file_is_recognised_by_its_own_source_alone(folder: Path, source: str) -> None:
+    """Detection: the first record of every real file is claimed by one source, its own."""
+    files = [path for path in sorted(folder.iterdir()) if not path.name.endswith(".facts.json")]
+    assert files
+    for path in files:
+        first = next(item for item in read_records(path) if isinstance(item, Record))
+        assert recognise(first.value) == source, path.name
+
+
+def test_a_swe_agent_traj_is_one_run_of_its_commands_ending_in_the_submission() -> None:
+    """Each action is a tool call named by its command, with its result; the patch is the answer."""
+    path = SWE / "swe-agent__test-repo-i1.traj"
+    item = only(convert_file(path))
+    trace = item.trace
+    document = json.loads(path.read_text())
+    assert trace.id == "kp:trace:swe-agent:swe-agent__test-repo-i1"
+    assert trace.task.objective.startswith("We're currently solving the following issue")
+    assert tools(trace) == ["find_file", "open", "edit", "python", "submit"]
+    assert trace.steps[0].type == "thought"
+    assert trace.steps[1].input == {"_raw": '"missing_colon.py"'}
+    assert trace.steps[2].type == "observation"
+    assert trace.outcome.result_summary == document["info"]["submission"][:500]
+    assert trace.metadata.success is True
+    assert source_of(item)["exit_status"] == "submitted"
+
+
+def test_a_swe_agent_demonstration_is_not_the_objective() -> None:
+    """The user turn marked ``is_demo`` (another task's worked example) is skipped: the issue is."""
+    trace = only(convert_file(SWE / "pydicom__pydicom-1458.traj")).trace
+    assert trace.task.objective.startswith("We're currently solving the following issue")
+
+
+def test_a_function_calling_traj_takes_the_arguments_of_its_tool_calls() -> None:
+    """SWE-agent 1.x keeps each action's arguments as JSON in the history's ``tool_calls``."""
+    trace = only(convert_file(SWE / "6e44b9__sweagenttestrepo-1c2844.traj")).trace
+    assert trace.steps[1].tool is not None
+    assert trace.steps[1].tool.name == "find_file"
+    assert trace.steps[1].input == {"file_name": "missing_colon.py"}
+    assert trace.steps[1].latency_ms is not None
+
+
+def test_a_traj_that_exits_without_submitting_failed_at_a_terminal_error() -> None:
+    """Another exit status (out of budget, say) is a terminal error: no recovery, no success."""
+    document = json.loads((SWE / "swe-agent__test-repo-i1.traj").read_text())
+    document["info"] = {"exit_status": "exit_cost"}
+    trace = only(list(convert([document], source="swe-agent"))).trace
+    assert trace.metadata.success is False
+    assert trace.steps[-1].type == "observation"
+    assert "exit_cost" in (trace.steps[-1].content or "")
+    assert not any(step.type == "error_recovery" for step in trace.steps)
+
+
+def test_a_claude_code_session_is_one_trace_of_its_turns() -> None:
+    """User and assistant records of one sessionId: first user text, tool uses, the last answer."""
+    trace = only(convert_file(CLAUDE / "representative_messages.jsonl")).trace
+    assert trace.id == "kp:trace:test_session"
+    assert trace.task.objective.startswith("Hello Claude! Can you help me understand")
+    assert steps(trace) == [
+        ("thought", None),
+        ("tool_call", "Edit"),
+        ("observation", "Edit"),
+        ("thought", None),
+        ("tool_call", "Bash"),
+        ("observation", "Bash"),
+        ("thought", None),
+    ]
+    assert trace.outcome.result_summary.startswith("Perfect! As you can see")
+    assert trace.metadata.success is True
+
+
+def test_two_sessions_in_one_file_are_two_traces() -> None:
+    """One trace per sessionId, in the order the sessions start; summary records hold no turn."""
+    records = lines(CLAUDE / "representative_messages.jsonl") + lines(CLAUDE / "session_b.jsonl")
+    items = list(convert(records, source="claude-code"))
+    assert [item.trace.id for item in items if isinstance(item, TraceItem)] == [
+        "kp:trace:test_session",
+        "kp:trace:session_b",
+    ]
+    assert not any(isinstance(item, Problem) for item in items)
+
+
+def test_a_failed_claude_code_tool_use_then_a_retry_is_an_error_recovery() -> None:
+    """A tool_result with ``is_error`` is the failure's observation; the next tool use recovers."""
+    records = lines(CLAUDE / "todowrite_examples.jsonl")
+    for record in records:
+        content = (record.get("message") or {}).get("content")
+        for block in content if isinstance(content, list) else ():
+            if block.get("tool_use_id") == "toolu_todowrite_001":
+                block["is_error"] = True
+    trace = only(list(convert(records, source="claude-code"))).trace
+    assert [step.type for step in trace.steps][1:5] == [
+        "tool_call",
+        "observation",
+        "thought",
+        "error_recovery",
+    ]
+    assert trace.steps[4].tool is not None
+    assert trace.steps[4].tool.name == "TodoWrite"
+
+
+def test_meta_and_sidechain_records_are_not_turns_of_the_session() -> None:
+    """A command caveat (``isMeta``) is not the objective; a sub-agent's records are not steps."""
+    records = lines(CLAUDE / "session_b.jsonl")
+    meta = {**records[0], "uuid": "meta", "isMeta": True}
+    meta["message"] = {"role": "user", "content": "Caveat: the messages below were generated"}
+    side = {**records[1], "uuid": "side", "isSidechain": True}
+    trace = only(list(convert([meta, side, *records], source="claude-code"))).trace
+    assert trace.task.objective.startswith("This is from a different session file")
+    assert len(trace.steps) == 1
+
+
+def test_an_atif_trajectory_maps_reasoning_calls_results_and_the_answer() -> None:
+    """Agent steps: reasoning and message thoughts, tool calls joined to their results by id."""
+    item = only(convert_file(ATIF / "simple_trajectory.json"))
+    trace = item.trace
+    assert trace.id == "kp:trace:sess-abc123-simple"
+    assert trace.task.objective == "What is the current price of GOOGL?"
+    assert steps(trace) == [
+        ("thought", None),
+        ("thought", None),
+        ("tool_call", "financial_search"),
+        ("observation", "financial_search"),
+        ("thought", None),
+    ]
+    assert (trace.steps[0].content or "").startswith("User wants current stock price")
+    assert trace.steps[2].input == {"ticker": "GOOGL", "metric": "price"}
+    assert trace.outcome.result_summary.startswith("Alphabet (GOOGL) is currently trading")
+    assert trace.metadata.agent_id == "finance-assistant"
+    assert source_of(item)["schema_version"] == "ATIF-v1.4"
+    assert trace.metadata.success is True
+
+
+def test_atif_results_without_a_call_id_answer_the_steps_calls_in_order() -> None:
+    """Terminus-2 leaves ``source_call_id`` out: each result is its step's call's observation."""
+    trace = only(convert_file(ATIF / "harbor_terminus2_timeout.json")).trace
+    observations = [step for step in trace.steps if step.type == "observation"]
+    assert [step.tool.name for step in observations if step.tool] == ["bash_command"] * 3
+    assert "Hello, world!" in (observations[0].content or "")
+    assert trace.metadata.success is False  # it ends on a tool call, with no answer
+
+
+def test_atif_system_steps_are_not_steps_and_feedback_that_reports_an_error_is_one() -> None:
+    """A system step is context; a result answering no call is an error when it says so."""
+    document = json.loads((ATIF / "harbor_openhands.json").read_text())
+    assert "You are OpenHands agent" not in json.dumps(
+        [step.content for step in only(list(convert([document]))).trace.steps]
+    )
+    agent = next(step for step in document["steps"] if step["source"] == "agent")
+    agent["tool_calls"] = []
+    agent["observation"] = {"results": [{"content": "Error: the command could not be parsed"}]}
+    trace = only(list(convert([document], source="atif"))).trace
+    assert [step.type for step in trace.steps][:4] == [
+        "thought",
+        "observation",
+        "thought",
+        "error_recovery",
+    ]
+
+
+# --- writing ATIF -------------------------------------------------------------------------
+
+ATIF_SOURCES = frozenset({"system", "user", "agent"})
+AGENT_ONLY = ("model_name", "reasoning_content", "tool_calls", "metrics")
+
+
+def atif_errors(document: dict[str, Any]) -> list[str]:
+    """What breaks the required fields of Harbor's ATIF models (Trajectory, Agent, Step...)."""
+    errors = [
+        f"root.{key} missing"
+        for key in ("schema_version", "session_id", "agent", "steps")
+        if key not in document
+    ]
+    if not str(document.get("schema_version", "")).startswith("ATIF-v1."):
+        errors.append("schema_version is not ATIF-v1.x")
+    agent = document.get("agent", {})
+    errors += [
+        f"agent.{key} not a string"
+        for key in ("name", "version")
+        if not isinstance(agent.get(key), str)
+    ]
+    steps = document.get("steps") or []
+    if not steps:
+        errors.append("steps empty")
+    for number, step in enumerate(steps, 1):
+        where = f"steps[{number - 1}]"
+        if step.get("step_id") != number:
+            errors.append(f"{where}.step_id is not {number}")
+        if step.get("source") not in ATIF_SOURCES:
+            errors.append(f"{where}.source")
+        if not isinstance(step.get("message"), str):
+            errors.append(f"{where}.message not a string")
+        if step.get("source") != "agent":
+            errors += [f"{where}.{key} on a non-agent step" for key in AGENT_ONLY if key in step]
+        ids = set()
+        for call in step.get("tool_calls", []):
+            if not all(isinstance(call.get(key), str) for key in ("tool_call_id", "function_name")):
+                errors.append(f"{where}.tool_calls: id or name")
+            if not isinstance(call.get("arguments"), dict):
+                errors.append(f"{where}.tool_calls: arguments not an object")
+            ids.add(call.get("tool_call_id"))
+        for result in step.get("observation", {}).get("results", []):
+            if "source_call_id" in result and result["source_call_id"] not in ids:
+                errors.append(f"{where}.observation: source_call_id names no call of the step")
+    return errors
+
+
+def corpus_traces() -> list[ReasoningTrace]:
+    paths = [p for p in sorted(CORPUS.glob("*/*")) if not p.name.endswith(".facts.json")]
+    items = [item for path in paths for item in convert_file(path)]
+    return [item.trace for item in items if isinstance(item, TraceItem)]
+
+
+def test_every_corpus_trace_written_as_atif_keeps_atifs_required_fields() -> None:
+    """``to_atif`` of each trace kp reads from the corpus passes the ATIF models' checks."""
+    traces = corpus_traces()
+    assert len(traces) >= 40
+    for trace in traces:
+        assert atif_errors(to_atif(trace)) == [], trace.id
+
+
+def test_a_trace_written_as_atif_reads_back_with_its_objective_calls_and_answer() -> None:
+    """Round trip: the ATIF reader gives back the objective, tools, answer, domain, confidence."""
+    for trace in corpus_traces():
+        back = only(list(convert([to_atif(trace)], source="atif"))).trace
+        assert back.id == trace.id
+        assert back.task.objective == trace.task.objective
+        assert tools(back) == tools(trace)
+        assert back.metadata.task_domain == trace.metadata.task_domain
+        assert back.outcome.confidence == trace.outcome.confidence
+        if trace.steps[-1].type == "thought":
+            assert back.outcome.result_summary == trace.outcome.result_summary
+
+
+def test_kp_convert_to_atif_writes_one_trajectory_a_line(tmp_path: Path) -> None:
+    """``kp convert --to atif`` writes ATIF documents that kp reads back as atif."""
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(
+        cli,
+        ["convert", str(CLAUDE / "representative_messages.jsonl"), "--to", "atif", "-o", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    (line,) = out.read_text().splitlines()
+    document = json.loads(line)
+    assert atif_errors(document) == []
+    assert recognise(document) == "atif"
+    assert document["session_id"] == "test_session"
