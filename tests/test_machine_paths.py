@@ -33,8 +33,8 @@ THIRD_PARTY = "tests/conformance/files/"
 SANDBOX = re.compile(
     r"/root/|/tmp/[\w.-]+|/Users/user/|/home/user/|[A-Za-z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)U"
 )
-# Files that hold such paths on purpose: the redactor's tests and data (a home-folder path is a kind of
-# personal data it finds), and this file's own examples of what the check finds.
+# Files that hold such paths on purpose: the redactor's tests and data (a home-folder path is a
+# kind of personal data it finds), and this file's own examples of what the check finds.
 ALLOWED = {
     "tests/redact/test_laws.py",
     "tests/redact/test_parity.py",
