@@ -114,8 +114,11 @@ def test_a_source_registered_by_decorator_is_detected_and_read() -> None:
     register_source("plain-runs")(PlainRuns)
     said: list[str] = []
     rows = [{"plain_run": ["look it up", "found it"], "answer": "42"}]
-    (item,) = sources.convert(rows, notes=said.append)
+    warning, item = sources.convert(rows, notes=said.append)
     assert isinstance(item, TraceItem)
+    # Its runs name no task: the objective is the envelope's placeholder, and a law says so.
+    assert isinstance(warning, Problem)
+    assert "the objective is a placeholder ('agent run')" in warning.message
     assert [step.type for step in item.trace.steps] == ["thought", "thought", "thought"]
     assert item.trace.id == "kp:trace:plain:0"
     assert said == ["rows: read as plain-runs (1 trace)"]
@@ -152,7 +155,7 @@ def test_a_source_published_as_an_entry_point_is_loaded_on_first_use(
     registry._sources.entry_points_loaded = False
     assert get_source("plain-runs").name == "plain-runs"
     assert asked == [registry.ENTRY_POINT_GROUP]
-    (item,) = sources.convert([{"plain_run": ["x"]}])
+    *_, item = sources.convert([{"plain_run": ["x"]}])  # after the placeholder's warning
     assert isinstance(item, TraceItem)
 
 

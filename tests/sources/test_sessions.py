@@ -32,8 +32,9 @@ def steps(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
 
 
 def only(items: list[TraceItem | Problem]) -> TraceItem:
-    assert [item for item in items if isinstance(item, Problem)] == []
-    (item,) = items
+    """The one trace read, with no problem (a broken law of conversion is a warning, not one)."""
+    assert [item for item in items if isinstance(item, Problem) and not item.warning] == []
+    (item,) = [item for item in items if isinstance(item, TraceItem)]
     assert isinstance(item, TraceItem)
     return item
 

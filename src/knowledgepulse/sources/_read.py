@@ -18,6 +18,7 @@ from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources._envelope import TraceOptions
+from knowledgepulse.sources._invariants import check
 from knowledgepulse.sources._registry import (
     REASONING_TRACE,
     Source,
@@ -141,17 +142,24 @@ class _Reading:
             if isinstance(item, Problem):
                 yield item
                 continue
-            if self.seen.add(item.trace.id):
-                yield _repeated(item, found)
-            for warning in item.warnings:  # what every trace of a file says, said once
-                if warning not in self.warned:
-                    self.warned.add(warning)
-                    yield Problem(item.location, "", warning, warning=True)
+            yield from self._warnings(item, found)
             count += 1
             yield item
         line = found.describe(None if first is None else first.value, count, self.options)
         if self.notes is not None and line is not None:
             self.notes(f"{name}: {line}")
+
+    def _warnings(self, item: TraceItem, source: Source) -> Iterator[Problem]:
+        """What to say of one item before it: a repeated id, a broken law, the file's notes."""
+        if self.seen.add(item.trace.id):
+            yield _repeated(item, source)
+        if source.name != REASONING_TRACE:  # a conversion: does it keep the laws?
+            for law in check(item.trace):
+                yield Problem(item.location, "", law, warning=True)
+        for warning in item.warnings:  # what every trace of a file says, said once
+            if warning not in self.warned:
+                self.warned.add(warning)
+                yield Problem(item.location, "", warning, warning=True)
 
 
 def _repeated(item: TraceItem, source: Source) -> Problem:
