@@ -10,7 +10,7 @@ from the same vocabulary. Runs :func:`knowledgepulse.runs.decontaminate` at its 
 (or ``--ngram`` / ``--min-overlap``), without an embedder, and prints recall (planted copies
 removed) and precision (removed rows that were planted), each kind's recall, and the time.
 At the defaults (PaLM's 8-grams, 70 %) a reworded copy with four words changed in ~35 is
-often kept: ``--ngram 5`` finds it (the embedding check is the other way).
+often kept: ``--ngram 5`` finds most (the embedding check is the other way).
 
     python bench/bench_decontaminate.py [--rows 100000] [--references 10000] [--ngram 8]
 """
