@@ -36,10 +36,12 @@ from knowledgepulse.cli._traces import (
     trace_options,
 )
 from knowledgepulse.curation.corpus import Corpus
+from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM
 from knowledgepulse.curation.percentiles import MinScore, similarity_histogram
 from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
 from knowledgepulse.errors import EmbedderUnavailableError
 from knowledgepulse.reports.curation import (
+    decontamination_summary,
     dedupe_summary,
     render_similarity_histogram,
     selection_summary,
@@ -48,7 +50,7 @@ from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import dumps, tidy
-from knowledgepulse.runs.curate import RANK_BY_SCORE, dedupe, select
+from knowledgepulse.runs.curate import RANK_BY_SCORE, decontaminate, dedupe, select
 from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
@@ -319,6 +321,39 @@ def select_command(
     show_default=True,
     help="Two traces are near-duplicates when their cosine reaches S (see --similarity-histogram).",
 )
+@click.option(
+    "--against",
+    "against",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="REF",
+    help="Decontaminate instead: remove from the input the traces that copy a task of REF "
+    "(an evaluation set in any form kp reads, or a .txt file of task texts, one a line), by "
+    "n-gram overlap of the task text and, with an embedder, by cosine (--threshold). The "
+    "traces kept are written as they came. Repeatable.",
+)
+@click.option(
+    "--ngram",
+    type=click.IntRange(min=1),
+    default=NGRAM,
+    show_default=True,
+    help="With --against: words per n-gram (PaLM's 8; case, punctuation and numbers aside).",
+)
+@click.option(
+    "--min-overlap",
+    type=click.FloatRange(0.0, 1.0, min_open=True),
+    default=MIN_OVERLAP,
+    show_default=True,
+    help="With --against: a trace copies a REF task when its task text covers this share of "
+    "the REF task's words in shared n-grams (PaLM's 70%).",
+)
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --against: write each removed trace here (JSONL), with the REF item it "
+    "matched, the overlap and the cosine.",
+)
 @similarity_histogram_option
 @output_option(
     "Write the groups here (JSONL, atomically) instead of stdout; dataset rows go as "
@@ -333,6 +368,10 @@ def dedupe_command(
     *,
     paths: tuple[str, ...],
     threshold: float,
+    against: tuple[Path, ...],
+    ngram: int,
+    min_overlap: float,
+    report_path: Path | None,
     similarity_histogram: bool,
     output: Path | None,
     no_embedder: bool,
@@ -341,13 +380,37 @@ def dedupe_command(
 ) -> int:
     """Group near-duplicate traces; each group names the trace it keeps.
 
+    With --against REF, remove instead the traces whose task copies one of REF's
+    (decontamination, docs/curation.md): the kept traces (or rows) are written as they came,
+    and --report lists each removed one with the REF item it matched.
+
     One JSON line per group of two or more traces: the representative (highest score, then
     smallest id) and each member with its cosine to the representative. Dataset rows (--from)
     are written back instead, every row in input order with its kp_ columns, kp_group (its
     group's number, or null) and kp_kept (false for a duplicate that would go); --redact
     cleans them of secrets and personal data first.
     """
-    refuse_usage((no_embedder, "kp dedupe compares embeddings; drop --no-embedder"))
+    if against:
+        refuse_usage(
+            (similarity_histogram, "--similarity-histogram is for dedupe within one set"),
+            (options.get("redact", False), "--redact is for dedupe within one set"),
+        )
+        return _decontaminate(
+            paths,
+            against,
+            ngram,
+            min_overlap,
+            threshold,
+            output,
+            report_path,
+            allow_empty,
+            no_embedder=no_embedder,
+            **options,
+        )
+    refuse_usage(
+        (no_embedder, "kp dedupe compares embeddings; drop --no-embedder"),
+        (report_path is not None, "--report lists what --against removed: give --against"),
+    )
     sink = ProblemSink()
     run, redactor = run_arguments(paths, (output,), sink, no_embedder=False, **options)
     inputs = sources(paths)
@@ -369,3 +432,50 @@ def dedupe_command(
                 stream.write(dumps(tidy(group.to_dict())) + "\n")
     say(dedupe_summary(result) + summary_tail(redactor))
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
+
+
+def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
+    paths: tuple[str, ...],
+    against: tuple[Path, ...],
+    ngram: int,
+    min_overlap: float,
+    threshold: float,
+    output: Path | None,
+    report_path: Path | None,
+    allow_empty: bool,
+    *,
+    no_embedder: bool,
+    **options: Any,
+) -> int:
+    """``kp dedupe --against``: the kept traces in their own form, the report, a summary."""
+    sink = ProblemSink()
+    run, _ = run_arguments(paths, (output, report_path), sink, no_embedder=no_embedder, **options)
+    del run["redact"]
+    inputs = sources(paths)
+    with ReadProgress.for_sources(inputs) as progress:
+        try:
+            result = decontaminate(
+                inputs,
+                against=[str(path) for path in against],
+                ngram=ngram,
+                min_overlap=min_overlap,
+                threshold=threshold,
+                progress=progress.advance,
+                **run,
+            )
+        except EmbedderUnavailableError:
+            raise click.UsageError(NO_EMBEDDER.format(what="kp dedupe --against")) from None
+    kept = result.kept
+    rows = (bool(result.items) and result.items[0].row is not None) or not result.items
+    with item_output(output, rows_form(output, inputs) if rows else "jsonl", ()) as out:
+        for item in kept:
+            if item.row is not None:
+                out.write_row(item, {})
+            else:
+                out.write_trace(item)
+    if report_path is not None:
+        with open_output(report_path) as stream:
+            for found in result.removed:
+                stream.write(dumps(tidy(found.to_dict())) + "\n")
+    say(decontamination_summary(result))
+    return sink.exit_code(len(result.items), allow_empty=allow_empty)

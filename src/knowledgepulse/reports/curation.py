@@ -10,7 +10,7 @@ from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES, MinScore, S
 from knowledgepulse.curation.select import RejectionReason
 
 if TYPE_CHECKING:  # the run layer's results, named for their types only
-    from knowledgepulse.runs.curate import DedupeResult, SelectionResult
+    from knowledgepulse.runs.curate import DecontaminationResult, DedupeResult, SelectionResult
     from knowledgepulse.runs.splits import SplitResult
 
 BAR_WIDTH = 40
@@ -107,6 +107,26 @@ def dedupe_summary(result: DedupeResult) -> str:
         f"{counted(count, 'trace')} scored; "
         f"{counted(len(result.groups), 'near-duplicate group')} at cosine >= "
         f"{result.threshold:g}; {counted(duplicates, 'trace')} would go, {count - duplicates} kept"
+    )
+
+
+def decontamination_summary(result: DecontaminationResult) -> str:
+    """What decontamination removed, and why.
+
+    ``100 traces against 10 reference items: 3 removed (2 by 8-gram overlap >= 0.7, 1 by
+    cosine >= 0.95), 97 kept``.
+    """
+    reasons = Counter(found.reason for found in result.removed)
+    why = [f"{reasons['ngram']} by {result.ngram}-gram overlap >= {result.min_overlap:g}"]
+    if result.threshold is not None:
+        why.append(f"{reasons['embedding']} by cosine >= {result.threshold:g}")
+    else:
+        why.append("no embedder")
+    removed = len(result.removed)
+    return (
+        f"{counted(len(result.items), 'trace')} against "
+        f"{counted(result.references, 'reference item')}: {removed} removed "
+        f"({', '.join(why)}), {len(result.items) - removed} kept"
     )
 
 

@@ -2,7 +2,8 @@
 
 Each ``kp`` command is option parsing, one call here, a write and a summary; the pytest plugin
 and Ray run the same steps. :func:`score`, :func:`annotate` and :func:`redact` are the one-call
-forms for Python data (``docs/python-api.md``).
+forms for Python data (``docs/python-api.md``); :func:`decontaminate` cleans a set of
+another's copies.
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ from knowledgepulse.runs.inputs import items_of
 
 if TYPE_CHECKING:
     from knowledgepulse.runs.api import Redaction, annotate, redact, score
-    from knowledgepulse.runs.curate import DedupeResult, SelectionResult, dedupe, select
+    from knowledgepulse.runs.curate import DecontaminationResult as DecontaminationResult
+    from knowledgepulse.runs.curate import (
+        DedupeResult,
+        SelectionResult,
+        decontaminate,
+        dedupe,
+        select,
+    )
     from knowledgepulse.runs.evaluation import EvalOutcome, evaluate_cases
     from knowledgepulse.runs.splits import SplitResult as SplitResult
     from knowledgepulse.runs.splits import split
@@ -24,12 +32,14 @@ if TYPE_CHECKING:
 # imported on first use (PEP 562), so reading alone stays light. The steps under these calls
 # (``scoring``, ``write``, ``redaction``, ``on_ray``) are imported from their modules.
 _HOME_OF = {
+    "DecontaminationResult": "curate",
     "DedupeResult": "curate",
     "EvalOutcome": "evaluation",
     "Redaction": "api",
     "SelectionResult": "curate",
     "SplitResult": "splits",
     "annotate": "api",
+    "decontaminate": "curate",
     "dedupe": "curate",
     "evaluate_cases": "evaluation",
     "redact": "api",
@@ -60,6 +70,7 @@ __all__ = [
     "Redaction",
     "SelectionResult",
     "annotate",
+    "decontaminate",
     "dedupe",
     "evaluate_cases",
     "items_of",

@@ -1,0 +1,127 @@
+"""Decontamination by n-gram overlap: which reference (evaluation) item a text contains.
+
+A text is cut into words (case folded, punctuation dropped, every run of digits read as ``0``,
+so a copy with other numbers still matches) and the words into n-grams. The defaults are
+PaLM's (Chowdhery et al. 2022, section 8): 8-grams, and an evaluation example is contaminated
+when 70 % of it is found (GPT-3, Brown et al. 2020, appendix C, uses 8 to 13 words). The share
+is counted on words, as Llama 2's analysis counts tokens (Touvron et al. 2023, appendix A.6): a
+reference item is *covered* by a text in the share of its words that lie in an n-gram the text
+also has. Measured on the reference item, a training text that quotes an evaluation task inside
+more words covers it whole, and a reworded copy loses only the words near each change (a
+copy with a change every few words is left to the embedding check, or to a smaller n).
+
+A text shorter than n words is one gram of all its words: it matches only a text equal to it
+(after normalising), as GPT-3 found shorter n-grams collide spuriously.
+
+The reference items' grams are hashed into an inverted index (gram hash to items), so a text is
+compared only with the items that share a gram with it, and with at most the
+:data:`CANDIDATES` that share the most.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+NGRAM = 8
+"""Words per n-gram: PaLM's 8 (GPT-3's smallest)."""
+MIN_OVERLAP = 0.7
+"""The share of a reference item's words covered from which a text contains it (PaLM's 70 %)."""
+CANDIDATES = 8
+"""The reference items sharing the most grams with a text whose coverage is measured."""
+COMMON_GRAM = 100
+"""A gram held by more reference items than this (a template's phrase) names no candidate."""
+
+_WORD = re.compile(r"\w+")
+_DIGITS = re.compile(r"\d+")
+
+
+def words_of(text: str) -> list[str]:
+    """The words of ``text``, case folded, without punctuation, each run of digits ``0``."""
+    return [_DIGITS.sub("0", word) for word in _WORD.findall(text.casefold())]
+
+
+def gram_hashes(words: Sequence[str], n: int = NGRAM) -> list[int]:
+    """The hash of each n-gram of ``words`` in order; one gram of them all when fewer than n."""
+    if not words:
+        return []
+    if len(words) < n:
+        return [hash(tuple(words))]
+    return [hash(gram) for gram in zip(*(words[k:] for k in range(n)), strict=False)]
+
+
+def coverage(grams: Sequence[int], length: int, found: set[int] | frozenset[int], n: int) -> float:
+    """The share of an item's ``length`` words in one of its ``grams`` that is in ``found``."""
+    if length == 0:
+        return 0.0
+    span = min(n, length)
+    covered = reach = 0
+    for start, gram in enumerate(grams):
+        if gram in found:
+            end = start + span
+            covered += end - max(start, reach)
+            reach = end
+    return covered / length
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """The reference item a text covers most, and how much of it.
+
+    Attributes:
+        index: the reference item's position.
+        overlap: the share of its words the text covers (see :func:`coverage`).
+    """
+
+    index: int
+    overlap: float
+
+
+class OverlapIndex:
+    """The reference texts' hashed n-grams, each to the items that hold it.
+
+    Args:
+        texts: the reference items' texts, in order.
+        n: words per n-gram.
+
+    Raises:
+        ValueError: ``n`` below 1.
+    """
+
+    def __init__(self, texts: Iterable[str], n: int = NGRAM) -> None:
+        if n < 1:
+            raise ValueError(f"an n-gram holds 1 word or more, got n={n}")
+        self.n = n
+        self._grams: list[list[int]] = []
+        self._lengths: list[int] = []
+        self._holders: dict[int, list[int]] = {}
+        for index, text in enumerate(texts):
+            words = words_of(text)
+            grams = gram_hashes(words, n)
+            self._grams.append(grams)
+            self._lengths.append(len(words))
+            for gram in set(grams):
+                self._holders.setdefault(gram, []).append(index)
+
+    def __len__(self) -> int:
+        return len(self._grams)
+
+    def best_match(self, text: str) -> Match | None:
+        """The reference item ``text`` covers most (the first of equals), or ``None``.
+
+        ``None`` when it shares no n-gram with any item (or only grams of :data:`COMMON_GRAM`).
+        """
+        found = set(gram_hashes(words_of(text), self.n))
+        shared: Counter[int] = Counter()
+        for gram in found:
+            holders = self._holders.get(gram)
+            if holders is not None and len(holders) <= COMMON_GRAM:
+                shared.update(holders)
+        best: Match | None = None
+        for index, _ in shared.most_common(CANDIDATES):
+            overlap = coverage(self._grams[index], self._lengths[index], found, self.n)
+            if best is None or (overlap, -index) > (best.overlap, -best.index):
+                best = Match(index, overlap)
+        return best

@@ -1,0 +1,45 @@
+"""kp dedupe --against: a set cleaned of a reference set's tasks, the rest written as it came."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.conftest import KpRunner
+
+TASK = "Find the cheapest flight from Boston to Denver on March 12 for two adults and book it."
+OTHER = "Write a short poem about the sea and the quiet harbour lights at night."
+
+
+def rows(path: Path) -> str:
+    """Two chat rows: a renumbered copy of TASK, and OTHER."""
+    lines = [
+        {"messages": [{"role": "user", "content": text}, {"role": "assistant", "content": "ok"}]}
+        for text in (TASK.replace("12", "3"), OTHER)
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def test_against_a_text_file_keeps_the_unrelated_row_and_reports_the_copy(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """The copy goes to the report with its REF line; the other row is written unchanged."""
+    reference, report = tmp_path / "eval.txt", tmp_path / "removed.jsonl"
+    reference.write_text(TASK + "\n", encoding="utf-8")
+    run = kp(
+        "dedupe", rows(tmp_path / "new.jsonl"), "--against", str(reference),
+        "--no-embedder", "--report", str(report),
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    assert [json.loads(line)["messages"][0]["content"] for line in run.out.splitlines()] == [OTHER]
+    (removed,) = [json.loads(line) for line in report.read_text().splitlines()]
+    assert (removed["matched_id"], removed["overlap"]) == (f"{reference}:1", 1.0)
+    assert "1 removed (1 by 8-gram overlap >= 0.7, no embedder), 1 kept" in run.err
+
+
+def test_report_without_against_is_refused(kp: KpRunner, tmp_path: Path) -> None:
+    """--report lists what --against removed: alone it is a usage error."""
+    run = kp("dedupe", rows(tmp_path / "new.jsonl"), "--report", str(tmp_path / "r.jsonl"))
+    assert run.code == 2
+    assert "--against" in run.err

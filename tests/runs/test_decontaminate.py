@@ -1,0 +1,132 @@
+"""decontaminate: the items of a set that copy a reference set's tasks go, the rest stay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.runs import decontaminate
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.value.scorer import TraceValueScorer
+
+EVAL = [
+    "Find the cheapest flight from Boston to Denver on March 3 for two adults and book it.",
+    "Summarise the quarterly sales report in 5 bullet points for the board meeting.",
+]
+UNRELATED = "Write a short poem about the sea and the quiet harbour lights at night."
+
+
+def chat(content: str) -> dict[str, Any]:
+    """A chat row asking ``content``."""
+    return {
+        "messages": [
+            {"role": "user", "content": content},
+            {"role": "assistant", "content": "Done."},
+        ]
+    }
+
+
+def new_rows() -> list[dict[str, Any]]:
+    """A verbatim copy, a copy with other numbers, and an unrelated task."""
+    return [chat(EVAL[0]), chat(EVAL[1].replace("5", "12").upper()), chat(UNRELATED)]
+
+
+def test_planted_copies_go_and_the_unrelated_task_stays() -> None:
+    """Verbatim and renumbered copies are removed; the unrelated row is kept as it came."""
+    result = decontaminate(new_rows(), against_texts=EVAL, source="openai-chat")
+    assert [found.reference.text for found in result.removed] == EVAL
+    assert result.kept_rows == [chat(UNRELATED)]
+
+
+def test_only_the_new_set_loses_items(tmp_path: Path) -> None:
+    """The reference set is read, never changed: its items are counted, none removed."""
+    reference = tmp_path / "eval.txt"
+    reference.write_text("\n".join(EVAL) + "\n\n", encoding="utf-8")
+    result = decontaminate(new_rows(), against=reference, source="openai-chat")
+    assert result.references == 2
+    assert reference.read_text(encoding="utf-8") == "\n".join(EVAL) + "\n\n"
+    assert len(result.removed) == 2
+
+
+def test_a_text_file_reference_names_each_match_by_its_line(tmp_path: Path) -> None:
+    """A .txt reference is task texts a line; a match names its file and line."""
+    reference = tmp_path / "eval.txt"
+    reference.write_text(f"{UNRELATED}\n", encoding="utf-8")
+    result = decontaminate(new_rows(), against=str(reference), source="openai-chat")
+    (found,) = result.removed
+    assert (found.reference.location.file, found.reference.location.line) == (str(reference), 1)
+
+
+def test_the_report_row_names_the_item_the_reference_and_the_overlap() -> None:
+    """Each report row: the removed id, why, the matched reference and the measures."""
+    result = decontaminate(new_rows()[:1], against_texts=EVAL, source="openai-chat")
+    row = result.removed[0].to_dict()
+    assert set(row) == {
+        "id",
+        "file",
+        "line",
+        "reason",
+        "matched_id",
+        "matched_file",
+        "matched_line",
+        "overlap",
+        "similarity",
+    }
+    assert (row["reason"], row["matched_id"], row["overlap"]) == ("ngram", "texts:1", 1.0)
+
+
+def test_an_embedder_adds_the_cosine_and_finds_reworded_copies() -> None:
+    """With a scorer's embedder, a copy below the n-gram share goes by its cosine."""
+    reworded = "Book two adults on the cheapest Boston Denver flight, March 3."
+    result = decontaminate(
+        [chat(reworded), chat(UNRELATED)],
+        against=[chat(EVAL[0])],
+        threshold=0.5,
+        scorer=TraceValueScorer(embedder=HashingEmbedder()),
+        source="openai-chat",
+    )
+    assert [found.reason for found in result.removed] == ["embedding"]
+    assert result.threshold == 0.5
+
+
+def test_a_min_overlap_outside_a_share_is_refused() -> None:
+    """min_overlap must be in (0, 1]."""
+    with pytest.raises(ValueError, match="min_overlap"):
+        decontaminate([], against_texts=EVAL, min_overlap=0)
+
+
+TEXTS = st.lists(
+    st.lists(
+        st.sampled_from(["alpha", "beta", "gamma", "delta", "3"]), min_size=1, max_size=14
+    ).map(" ".join),
+    max_size=6,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(TEXTS, TEXTS, st.floats(0.05, 1.0), st.floats(0.05, 1.0))
+def test_removal_is_monotone_in_the_threshold(
+    new: list[str], reference: list[str], low: float, high: float
+) -> None:
+    """What goes at a higher min_overlap also goes at a lower one."""
+    low, high = min(low, high), max(low, high)
+    rows = [chat(text) for text in new]
+
+    def removed(share: float) -> set[int]:
+        result = decontaminate(rows, against_texts=reference, min_overlap=share)
+        return {found.item.location.index or 0 for found in result.removed}
+
+    assert removed(high) <= removed(low)
+
+
+@settings(max_examples=40, deadline=None)
+@given(TEXTS)
+def test_nothing_goes_against_an_empty_reference_and_all_against_itself(new: list[str]) -> None:
+    """An item never matches its own set: against no reference all stay; against itself all go."""
+    rows = [chat(text) for text in new]
+    assert decontaminate(rows, against_texts=[]).removed == ()
+    assert len(decontaminate(rows, against_texts=new).removed) == len(rows)
