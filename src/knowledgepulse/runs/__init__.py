@@ -15,16 +15,18 @@ from knowledgepulse.runs.inputs import RunInput as RunInput
 from knowledgepulse.runs.inputs import items_of
 
 if TYPE_CHECKING:
-    from knowledgepulse.runs.api import Redaction, annotate, redact, score
+    from knowledgepulse.runs.api import Redaction as Redaction
+    from knowledgepulse.runs.api import annotate, redact, score
     from knowledgepulse.runs.curate import DecontaminationResult as DecontaminationResult
+    from knowledgepulse.runs.curate import DedupeResult as DedupeResult
+    from knowledgepulse.runs.curate import SelectionResult as SelectionResult
     from knowledgepulse.runs.curate import (
-        DedupeResult,
-        SelectionResult,
         decontaminate,
         dedupe,
         select,
     )
-    from knowledgepulse.runs.evaluation import EvalOutcome, evaluate_cases
+    from knowledgepulse.runs.evaluation import EvalOutcome as EvalOutcome
+    from knowledgepulse.runs.evaluation import evaluate_cases
     from knowledgepulse.runs.splits import SplitResult as SplitResult
     from knowledgepulse.runs.splits import split
 
@@ -62,13 +64,9 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_HOME_OF})
 
 
-# What a run returns is reachable here too (``runs.SplitResult``); the input type is
-# ``runs.inputs.RunInput``. Listed: the calls, and the results a caller names most.
+# The calls. What they return is reachable here too (``runs.SelectionResult``), and the input
+# type is ``runs.inputs.RunInput``.
 __all__ = [
-    "DedupeResult",
-    "EvalOutcome",
-    "Redaction",
-    "SelectionResult",
     "annotate",
     "decontaminate",
     "dedupe",
