@@ -13,13 +13,14 @@ import click
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import say
-from knowledgepulse.cli._options import output_option
+from knowledgepulse.cli._options import TO_MESSAGES_HELP, output_option, to_option
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     ProblemSink,
     item_output,
     paths_argument,
     read_traces,
+    rows_form,
     source_options,
     sources,
     trace_options,
@@ -33,6 +34,7 @@ from knowledgepulse.runs.redaction import redact_items
 @paths_argument
 @source_options(required=True)
 @output_option("Write the traces here instead of stdout (atomically: the file appears when done).")
+@to_option(("trace", "messages"), "trace: ReasoningTrace JSON Lines; " + TO_MESSAGES_HELP, "trace")
 @redact_options
 def convert_command(
     *,
@@ -41,6 +43,7 @@ def convert_command(
     domain: str | None,
     confidence: float | None,
     output: Path | None,
+    to: str,
     redact: bool,
     privacy_level: str | None,
     rules_file: Path | None,
@@ -53,7 +56,8 @@ def convert_command(
     steps, Pydantic AI messages, an observability tool's export (Langfuse, Arize Phoenix,
     Jaeger, Tempo, OTel JS spans) or datasets of conversation rows (see --from). Each file is
     recognised by its content, and what it was read as is said on stderr. --redact cleans
-    the traces of secrets and personal data (see kp redact).
+    the traces of secrets and personal data (see kp redact). --to messages writes training
+    rows instead (JSON Lines, or Parquet for a .parquet -o), which --from auto reads back.
 
     PATH is a JSON, JSON Lines (.gz too) or Parquet file, or - for standard input. A record
     that cannot be read is reported on stderr as FILE:LINE: message and the others go on; exit
@@ -69,7 +73,9 @@ def convert_command(
     if output is not None:
         check_destination(output, what="output")
     sink = ProblemSink()
-    with item_output(output, "jsonl") as written:
+    messages = to == "messages"
+    form = rows_form(output, ()) if messages else "jsonl"
+    with item_output(output, form, (), messages=messages) as written:
         items = read_traces(inputs, sink, source=source, options=options)
         for item in items if redactor is None else redact_items(items, redactor):
             written.write_trace(item)
