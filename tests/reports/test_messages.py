@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.messages import chat_row
-from knowledgepulse.sources import convert
+from knowledgepulse.sources import convert, read
 from knowledgepulse.trace.models import ReasoningTrace
 from tests.builders import trace_json
 from tests.paths import CORPORA, REPO
@@ -241,3 +241,21 @@ def test_generated_traces_read_back_the_same(trace: ReasoningTrace) -> None:
     row = chat_row(trace)
     assert_trl_shape(row)
     assert_same_trace(trace, read_back(row))
+
+
+CONFORMANCE = sorted(
+    path
+    for path in (REPO / "tests" / "conformance" / "files").rglob("*")
+    if path.is_file() and not path.name.endswith((".facts.json", ".md"))
+)
+
+
+@pytest.mark.parametrize("path", CONFORMANCE, ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_conformance_files_read_back_the_same(path: Path) -> None:
+    """Traces of every source (OTel, LangSmith, Langfuse, chat rows...) survive the round trip."""
+    for item in read([path]):
+        if isinstance(item, Problem):
+            continue
+        row = chat_row(item.trace)
+        assert_trl_shape(row)
+        assert_same_trace(item.trace, read_back(row))
