@@ -47,6 +47,27 @@ def format_option(
     )
 
 
+def to_option(
+    choices: Sequence[str], help: str, default: str | None = None
+) -> Callable[[Command], Command]:
+    """``--to``: the form items are written in (``messages``: training rows in chat form)."""
+    return click.option(
+        "--to",
+        "to",
+        type=click.Choice(choices),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+TO_MESSAGES_HELP = (
+    "messages: write each trace as a training row in OpenAI chat form (messages with "
+    "tool_calls and tool turns, tools as a JSON string, the kp_ columns and the id beside "
+    "them), as JSON Lines or, for a .parquet -o, Parquet."
+)
+
+
 def refuse_usage(*rules: tuple[bool, str]) -> None:
     """Raise the first ``(broken, message)`` rule that is broken as a usage error (exit 2)."""
     for broken, message in rules:

@@ -196,12 +196,16 @@ def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "js
 
 @contextmanager
 def item_output(
-    output: Path | None, form: WriteForm, added: tuple[str, ...] = SCORE_COLUMNS
+    output: Path | None,
+    form: WriteForm,
+    added: tuple[str, ...] = SCORE_COLUMNS,
+    *,
+    messages: bool = False,
 ) -> Iterator[ItemWriter]:
-    """A writer of items in their own form to ``-o`` (atomically) or standard output."""
+    """A writer of items in their own form (or as training rows) to ``-o`` or standard output."""
     if output is not None:
-        with item_writer(output, form, added) as writer:
+        with item_writer(output, form, added, messages=messages) as writer:
             yield writer
         return
-    with open_output(None) as stream, item_writer(stream, form, added) as writer:
-        yield writer
+    with open_output(None) as stream, item_writer(stream, form, added, messages=messages) as w:
+        yield w

@@ -13,13 +13,14 @@ import click
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, say
-from knowledgepulse.cli._options import output_option
+from knowledgepulse.cli._options import TO_MESSAGES_HELP, output_option, to_option
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     ProblemSink,
     item_output,
     paths_argument,
     read_traces,
+    rows_form,
     source_options,
     sources,
     trace_options,
@@ -35,14 +36,11 @@ from knowledgepulse.sources._sessions.atif import to_atif
 @paths_argument
 @source_options(required=True)
 @output_option("Write the traces here instead of stdout (atomically: the file appears when done).")
-@click.option(
-    "--to",
-    "target",
-    type=click.Choice(["reasoning-trace", "atif"]),
-    default="reasoning-trace",
-    show_default=True,
-    help="The format to write: ReasoningTrace JSON Lines, or Harbor's ATIF trajectories "
-    "(one a line).",
+@to_option(
+    ("trace", "messages", "atif"),
+    "trace: ReasoningTrace JSON Lines; " + TO_MESSAGES_HELP + " atif: Harbor's ATIF "
+    "trajectories, one a line.",
+    "trace",
 )
 @redact_options
 def convert_command(
@@ -52,7 +50,7 @@ def convert_command(
     domain: str | None,
     confidence: float | None,
     output: Path | None,
-    target: str,
+    to: str,
     redact: bool,
     privacy_level: str | None,
     rules_file: Path | None,
@@ -65,7 +63,8 @@ def convert_command(
     steps, Pydantic AI messages, an observability tool's export (Langfuse, Arize Phoenix,
     Jaeger, Tempo, OTel JS spans) or datasets of conversation rows (see --from). Each file is
     recognised by its content, and what it was read as is said on stderr. --redact cleans
-    the traces of secrets and personal data (see kp redact).
+    the traces of secrets and personal data (see kp redact). --to messages writes training
+    rows instead (JSON Lines, or Parquet for a .parquet -o), which --from auto reads back.
 
     --to atif writes each trace as a Harbor ATIF trajectory instead, one a line.
 
@@ -86,13 +85,15 @@ def convert_command(
     items = read_traces(inputs, sink, source=source, options=options)
     items = items if redactor is None else redact_items(items, redactor)
     count = 0
-    if target == "atif":
+    if to == "atif":
         with open_output(output) as stream:
             for item in items:
                 stream.write(dumps(to_atif(item.trace)) + "\n")
                 count += 1
     else:
-        with item_output(output, "jsonl") as written:
+        messages = to == "messages"
+        form = rows_form(output, ()) if messages else "jsonl"
+        with item_output(output, form, (), messages=messages) as written:
             for item in items:
                 written.write_trace(item)
         count = written.written

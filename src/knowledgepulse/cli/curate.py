@@ -19,11 +19,13 @@ from knowledgepulse.cli._embedder import (
     novelty_text_option,
 )
 from knowledgepulse.cli._options import (
+    TO_MESSAGES_HELP,
     MinScoreType,
     output_option,
     profiles_file_option,
     refuse_usage,
     registry_from,
+    to_option,
 )
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
@@ -220,6 +222,7 @@ def _histogram(corpus: Corpus) -> None:
     "Write the selected traces here (JSONL, atomically) instead of stdout; dataset rows "
     "go as JSONL or, for a .parquet name, Parquet."
 )
+@to_option(("messages",), TO_MESSAGES_HELP)
 @click.option(
     "--report",
     "report_path",
@@ -247,6 +250,7 @@ def select_command(
     similarity_histogram: bool,
     output: Path | None,
     report_path: Path | None,
+    to: str | None,
     no_embedder: bool,
     allow_empty: bool,
     **options: Any,
@@ -300,8 +304,10 @@ def select_command(
     if similarity_histogram:
         _histogram(result.corpus)
     # Dataset rows go back as rows (their form, or -o's), traces with their quality score.
-    rows = _has_rows(result.corpus) or not result.corpus.items  # none: Parquet stays Parquet
-    with item_output(output, rows_form(output, inputs) if rows else "jsonl") as out:
+    messages = to == "messages"
+    rows = _has_rows(result.corpus) or not result.corpus.items or messages  # none: Parquet stays
+    form = rows_form(output, inputs) if rows else "jsonl"
+    with item_output(output, form, messages=messages) as out:
         for scored in result.selected:
             out.write(scored)
     if report_path is not None:
@@ -359,6 +365,7 @@ def select_command(
     "Write the groups here (JSONL, atomically) instead of stdout; dataset rows go as "
     "JSONL or, for a .parquet name, Parquet."
 )
+@to_option(("messages",), "The kept traces only, each a training row: " + TO_MESSAGES_HELP)
 @model_options
 @novelty_text_option
 @profiles_file_option
@@ -374,6 +381,7 @@ def dedupe_command(
     report_path: Path | None,
     similarity_histogram: bool,
     output: Path | None,
+    to: str | None,
     no_embedder: bool,
     allow_empty: bool,
     **options: Any,
@@ -388,7 +396,8 @@ def dedupe_command(
     smallest id) and each member with its cosine to the representative. Dataset rows (--from)
     are written back instead, every row in input order with its kp_ columns, kp_group (its
     group's number, or null) and kp_kept (false for a duplicate that would go); --redact
-    cleans them of secrets and personal data first.
+    cleans them of secrets and personal data first. --to messages writes the kept traces
+    only, each a training row in chat form.
     """
     if against:
         refuse_usage(
@@ -421,7 +430,11 @@ def dedupe_command(
             raise click.UsageError(NO_EMBEDDER.format(what="kp dedupe")) from None
     if similarity_histogram:
         _histogram(result.corpus)
-    if _has_rows(result.corpus) or not result.corpus.items:  # none: Parquet stays Parquet
+    if to == "messages":
+        with item_output(output, rows_form(output, inputs), messages=True) as kept:
+            for scored in result.kept:
+                kept.write(scored)
+    elif _has_rows(result.corpus) or not result.corpus.items:  # none: Parquet stays Parquet
         form = rows_form(output, inputs)
         with item_output(output, form, SCORE_COLUMNS + DEDUPE_COLUMNS) as rows:
             for scored, columns in zip(result.corpus.items, result.columns(), strict=True):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -141,15 +141,21 @@ class RowWriter:
     Parquet is written a batch at a time, so it has the columns of the first batch: those of
     its rows' Parquet files, and of its other rows' values, unified; the ``kp_`` columns follow
     (replacing any of the same name). A later row with a column outside them stops the run
-    with an ``OutputError``, rather than losing the column.
+    with an ``OutputError``, rather than losing the column. ``fields`` (given the pyarrow
+    module) fixes the columns before the ``kp_`` ones instead (training rows).
     """
 
     def __init__(
-        self, fmt: RowFormat, stream: IO[str] | IO[bytes], added: tuple[str, ...] = SCORE_COLUMNS
+        self,
+        fmt: RowFormat,
+        stream: IO[str] | IO[bytes],
+        added: tuple[str, ...] = SCORE_COLUMNS,
+        fields: Callable[[Any], list[Any]] | None = None,
     ) -> None:
         self._stream: Any = stream
         self._parquet = fmt == "parquet"
         self._added = added
+        self._fields = fields
         self._pending: list[tuple[Location, dict[str, Any]]] = []
         self._schema: Any = None
         self._emptied: tuple[str, ...] = ()  # columns where an empty object is written as null
@@ -199,6 +205,9 @@ class RowWriter:
     def _first_schema(self) -> tuple[Any, tuple[str, ...]]:
         """The output's schema, from the first batch; the columns whose empty objects are null."""
         pa = self._pa
+        if self._fields is not None:
+            added = [pa.field(name, COLUMN_TYPES[name]) for name in self._added]
+            return pa.schema(self._fields(pa) + added), ()
         by_file: dict[str, list[dict[str, Any]]] = {}
         for location, row in self._pending:
             by_file.setdefault(location.file, []).append(row)
@@ -242,9 +251,11 @@ class RowWriter:
         self._flush()
         if self._writer is not None:
             self._writer.close()
-        else:  # no row at all: an empty file with the kp_ columns alone
+        else:  # no row at all: an empty file with the kp_ columns alone (or fixed ones first)
             pa = self._pa
-            schema = pa.schema([pa.field(name, COLUMN_TYPES[name]) for name in self._added])
+            fixed = self._fields(pa) if self._fields is not None else []
+            added = [pa.field(name, COLUMN_TYPES[name]) for name in self._added]
+            schema = pa.schema(fixed + added)
             self._pq.ParquetWriter(self._stream, schema).close()
 
     def __enter__(self) -> RowWriter:

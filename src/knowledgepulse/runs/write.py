@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import IO, Any, Literal, TypeAlias, cast
 
 from knowledgepulse._util.atomic import atomic_binary, atomic_text
+from knowledgepulse.records import Record
+from knowledgepulse.reports.messages import chat_row, messages_fields
 from knowledgepulse.reports.rows import (
     COLUMN_TYPES,
     SCORE_COLUMNS,
@@ -123,6 +125,8 @@ class ItemWriter:
         form: see :data:`WriteForm`. Parquet holds rows only: an item without a dataset row is
             written as its trace document's fields, with the added columns.
         added: the columns a row gets, in order (Parquet's schema holds exactly these).
+        messages: write every item as a training row in chat form instead
+            (:func:`knowledgepulse.reports.messages.chat_row`), with the added columns.
     """
 
     def __init__(
@@ -130,10 +134,14 @@ class ItemWriter:
         stream: IO[str] | IO[bytes],
         form: WriteForm = "jsonl",
         added: tuple[str, ...] = SCORE_COLUMNS,
+        *,
+        messages: bool = False,
     ) -> None:
         self._stream: Any = stream
         self._form = form
-        self._rows = RowWriter("parquet", stream, added) if form == "parquet" else None
+        self._messages = messages
+        fields = messages_fields if messages else None
+        self._rows = RowWriter("parquet", stream, added, fields) if form == "parquet" else None
         self._written = 0
         if form == "json":
             cast("IO[str]", stream).write("[")
@@ -150,14 +158,19 @@ class ItemWriter:
         Parquet every item is a row.
         """
         item = scored.item
-        if self._rows is not None or item.row is not None:
+        if self._rows is not None or item.row is not None or self._messages:
             self.write_row(item, kp_columns(scored.breakdown) if columns is None else columns)
         else:
             self._line(annotated_line(item.document, scored.breakdown.score))
 
     def write_row(self, item: TraceItem, columns: Mapping[str, Any]) -> None:
-        """The item's dataset row (its trace document when it has none) with ``columns``."""
+        """The item's dataset row (its trace document when it has none) with ``columns``.
+
+        Its training row instead when the writer writes messages.
+        """
         row = item.row or item.record
+        if self._messages:
+            row = Record(item.record.location, chat_row(item.trace))
         if self._rows is not None:
             self._rows.write(row, columns)
             self._written += 1
@@ -166,7 +179,7 @@ class ItemWriter:
 
     def write_trace(self, item: TraceItem) -> None:
         """The item's trace document as it is (a converted or redacted trace)."""
-        if self._rows is not None:
+        if self._rows is not None or self._messages:
             self.write_row(item, {})
         else:
             self._line(dumps(item.document))
@@ -197,9 +210,15 @@ class ItemWriter:
 
 @contextmanager
 def item_writer(
-    target: Path | IO[str], form: WriteForm = "jsonl", added: tuple[str, ...] = SCORE_COLUMNS
+    target: Path | IO[str],
+    form: WriteForm = "jsonl",
+    added: tuple[str, ...] = SCORE_COLUMNS,
+    *,
+    messages: bool = False,
 ) -> Iterator[ItemWriter]:
     """An :class:`ItemWriter` to a text stream, or to a file that appears when the block ends.
+
+    ``messages``: the items as training rows in chat form (see :class:`ItemWriter`).
 
     The file replaces ``target`` atomically, and only when the block completes (an error
     leaves the old one). Parquet needs a file.
@@ -210,12 +229,18 @@ def item_writer(
     if not isinstance(target, Path):
         if form == "parquet":
             raise ValueError("Parquet is written to a file: give a path, not a stream")
-        with ItemWriter(target, form, added) as writer:
+        with ItemWriter(target, form, added, messages=messages) as writer:
             yield writer
         return
     if form == "parquet":
-        with atomic_binary(target) as binary, ItemWriter(binary, form, added) as writer:
+        with (
+            atomic_binary(target) as binary,
+            ItemWriter(binary, form, added, messages=messages) as writer,
+        ):
             yield writer
         return
-    with atomic_text(target, errors=ENCODING_ERRORS) as text, ItemWriter(text, form, added) as w:
+    with (
+        atomic_text(target, errors=ENCODING_ERRORS) as text,
+        ItemWriter(text, form, added, messages=messages) as w,
+    ):
         yield w

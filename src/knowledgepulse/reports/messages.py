@@ -1,0 +1,173 @@
+"""A trace as one training row in OpenAI chat form, as TRL's tool-calling format reads it.
+
+The row's ``messages`` are the system prompt (when one is given), the objective as the user's
+turn, each thought as an assistant turn, each tool call as an entry of an assistant turn's
+``tool_calls`` (``arguments`` a JSON string), each observation as the ``tool`` turn answering
+the latest call still waiting (by ``tool_call_id``), and the outcome's ``result_summary`` as
+the last assistant turn. ``tools`` is a JSON string (as TRL and the trainers built on it settled
+on, since Arrow mangles mixed schemas): each tool's ``input_schema`` where the trace keeps one,
+else an object schema of the argument keys its calls used. The trace's id (less ``kp:trace:``),
+task, domain, success and time go beside them, in the columns the chat readers look for, so
+reading the row back (``--from auto``) gives the same trace.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from knowledgepulse.trace.models import ReasoningTrace, Step
+
+MESSAGES_COLUMNS = ("id", "task_id", "task_domain", "success", "created_at", "messages", "tools")
+"""A training row's columns, in order (the ``kp_`` columns follow when it is scored)."""
+
+ID_PREFIX = "kp:trace:"
+_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"))
+
+
+def chat_row(trace: ReasoningTrace, *, system: str | None = None) -> dict[str, Any]:
+    """The trace as one chat row: ``messages``, ``tools`` and the trace's own columns.
+
+    Args:
+        trace: any trace (every reader gives one).
+        system: the system prompt to open the conversation with (traces keep none).
+
+    An observation no call waits for (an error met outside a tool) is a ``user`` turn, as the
+    environment speaking; a tool call with no tool named is assistant text.
+    """
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    messages.append({"role": "user", "content": trace.task.objective})
+    waiting: list[tuple[str, str]] = []  # (call id, tool name) of calls not yet answered
+    tools: dict[str, dict[str, Any]] = {}  # each tool's parameters schema
+    given: set[str] = set()  # the tools whose schema the trace keeps
+    answer = trace.outcome.result_summary
+    steps = list(trace.steps)
+    if steps[-1].type == "thought" and (steps[-1].content or "").strip() == answer.strip():
+        steps.pop()  # the answer, told once, last
+    for step in steps:
+        if step.type in ("tool_call", "error_recovery") and step.tool is not None:
+            call_id = f"call_{sum(len(m.get('tool_calls', ())) for m in messages)}"
+            _call(messages, call_id, step)
+            waiting.append((call_id, step.tool.name))
+            _learn_tool(tools, given, step)
+        elif step.type == "observation":
+            messages.append(_observation(step, waiting))
+        elif (step.content or "").strip():
+            messages.append({"role": "assistant", "content": step.content})
+    messages.append({"role": "assistant", "content": answer})
+    source = (trace.metadata.model_extra or {}).get("source")
+    task = source.get("task") if isinstance(source, dict) else None
+    return {
+        "id": trace.id.removeprefix(ID_PREFIX),
+        "task_id": task if isinstance(task, str) else None,
+        "task_domain": trace.metadata.task_domain,
+        "success": trace.metadata.success,
+        "created_at": trace.metadata.created_at.isoformat(),
+        "messages": messages,
+        "tools": json.dumps(_tool_list(tools), ensure_ascii=False),
+    }
+
+
+def messages_fields(pa: Any) -> list[Any]:
+    """The Arrow fields of a training row, for Parquet (``pa``: the pyarrow module).
+
+    Fixed rather than inferred, so that rows whose first batch has no tool call still take
+    later ones.
+    """
+    call = pa.struct(
+        [
+            pa.field("id", pa.string()),
+            pa.field("type", pa.string()),
+            pa.field(
+                "function",
+                pa.struct([pa.field("name", pa.string()), pa.field("arguments", pa.string())]),
+            ),
+        ]
+    )
+    message = pa.struct(
+        [
+            pa.field("role", pa.string()),
+            pa.field("content", pa.string()),
+            pa.field("tool_calls", pa.list_(call)),
+            pa.field("tool_call_id", pa.string()),
+            pa.field("name", pa.string()),
+        ]
+    )
+    types = {
+        "success": pa.bool_(),
+        "messages": pa.list_(message),
+    }
+    return [pa.field(name, types.get(name, pa.string())) for name in MESSAGES_COLUMNS]
+
+
+def _call(messages: list[dict[str, Any]], call_id: str, step: Step) -> None:
+    """Add the step's call to the assistant turn just told, else to a new one."""
+    assert step.tool is not None  # the caller passes tool calls only
+    arguments = step.input or {}
+    raw = arguments.get("_raw") if len(arguments) == 1 else None
+    call = {
+        "id": call_id,
+        "type": "function",
+        "function": {
+            "name": step.tool.name,
+            # A call whose input was no JSON object keeps its text (it reads back the same).
+            "arguments": raw if isinstance(raw, str) else json.dumps(arguments, ensure_ascii=False),
+        },
+    }
+    last = messages[-1]
+    if last["role"] == "assistant":
+        last.setdefault("tool_calls", []).append(call)
+    else:
+        messages.append({"role": "assistant", "tool_calls": [call]})
+
+
+def _observation(step: Step, waiting: list[tuple[str, str]]) -> dict[str, Any]:
+    """The ``tool`` turn answering the latest waiting call (of the step's tool, if named).
+
+    A trace tells each call's observation right after it; a call with none waits for ever.
+    """
+    text = step.content if step.content is not None else step.output_summary or ""
+    named = step.tool.name if step.tool is not None else None
+    match = next((call for call in reversed(waiting) if named in (None, call[1])), None)
+    if match is None:
+        return {"role": "user", "content": text}
+    waiting.remove(match)
+    call_id, name = match
+    return {"role": "tool", "tool_call_id": call_id, "name": name, "content": text}
+
+
+def _learn_tool(tools: dict[str, dict[str, Any]], given: set[str], step: Step) -> None:
+    """Record the step's tool's parameters: its schema if the trace keeps one, else its keys."""
+    assert step.tool is not None  # the caller passes tool calls only
+    name = step.tool.name
+    schema = (step.tool.model_extra or {}).get("input_schema")
+    if name in given:
+        return
+    if isinstance(schema, dict):
+        tools[name] = schema
+        given.add(name)
+        return
+    properties = tools.setdefault(name, {"type": "object", "properties": {}})["properties"]
+    for key, value in (step.input or {}).items():
+        if key != "_raw":
+            properties.setdefault(key, _json_type(value))
+
+
+def _tool_list(tools: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tools as TRL's ``tools`` column lists them (OpenAI function definitions)."""
+    return [
+        {"type": "function", "function": {"name": name, "description": "", "parameters": schema}}
+        for name, schema in tools.items()
+    ]
+
+
+def _json_type(value: Any) -> dict[str, Any]:
+    """The JSON Schema type of one argument's value (``{}`` when it says none)."""
+    if isinstance(value, list):
+        return {"type": "array"}
+    if isinstance(value, dict):
+        return {"type": "object"}
+    for kind, name in _JSON_TYPES:
+        if isinstance(value, kind):
+            return {"type": name}
+    return {}

@@ -1,0 +1,99 @@
+"""``--to messages``: training rows from any source, that trainers load and kp reads back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledgepulse.testing import HashingEmbedder
+from tests.builders import curation_traces
+from tests.cli.conftest import KpRunner
+from tests.paths import REPO
+
+TRACES = REPO / "examples" / "traces" / "traces.jsonl"
+LANGSMITH = REPO / "examples" / "integrations" / "langgraph" / "runs.json"
+
+
+@pytest.fixture(autouse=True)
+def hashing_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands embed with the fast fake instead of MiniLM."""
+    monkeypatch.setattr(
+        "knowledgepulse.novelty.shared_embedder", lambda *_, **__: HashingEmbedder(), raising=True
+    )
+
+
+def rows_in(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def trace_ids(kp: KpRunner, path: Path) -> list[str]:
+    """The ids of the traces ``kp convert --from auto`` reads from ``path``."""
+    run = kp("convert", "--from", "auto", str(path))
+    assert run.code == 0, run.err
+    return [trace["id"] for trace in rows_in(run.out)]
+
+
+@pytest.mark.parametrize("suffix", ["jsonl", "parquet"])
+def test_convert_to_messages_writes_rows_that_read_back_as_the_same_traces(
+    kp: KpRunner, tmp_path: Path, suffix: str
+) -> None:
+    """JSON Lines or Parquet by -o's name; --from auto reads the rows back, same ids."""
+    out = tmp_path / f"rows.{suffix}"
+    run = kp("convert", "--from", "auto", str(TRACES), "--to", "messages", "-o", str(out))
+    assert run.code == 0, run.err
+    assert "converted 8 traces" in run.err
+    assert trace_ids(kp, out) == trace_ids(kp, TRACES)
+
+
+def test_convert_a_framework_file_to_messages(kp: KpRunner) -> None:
+    """A LangSmith export becomes chat rows: a user turn first, the answer last."""
+    run = kp("convert", "--from", "auto", str(LANGSMITH), "--to", "messages")
+    assert run.code == 0, run.err
+    [row] = rows_in(run.out)
+    assert row["messages"][0]["role"] == "user"
+    assert row["messages"][-1]["role"] == "assistant"
+    assert any(message["role"] == "tool" for message in row["messages"])
+
+
+@pytest.mark.parametrize("loader", ["json", "parquet"])
+def test_training_rows_load_with_datasets(kp: KpRunner, tmp_path: Path, loader: str) -> None:
+    """datasets.load_dataset reads the rows: messages a list of turns, tools a JSON string."""
+    datasets = pytest.importorskip("datasets")
+    out = tmp_path / ("rows.jsonl" if loader == "json" else "rows.parquet")
+    run = kp("convert", "--from", "auto", str(TRACES), "--to", "messages", "-o", str(out))
+    assert run.code == 0, run.err
+    loaded = datasets.load_dataset(
+        loader, data_files=str(out), split="train", cache_dir=str(tmp_path / "cache")
+    )
+    assert loaded.num_rows == 8
+    first = loaded[0]
+    assert first["messages"][0]["role"] == "user"
+    calls = [call for m in first["messages"] for call in m.get("tool_calls") or []]
+    assert calls
+    assert all(isinstance(call["function"]["arguments"], str) for call in calls)
+    assert isinstance(json.loads(first["tools"]), list)
+
+
+def test_select_to_messages_writes_the_selected_traces_scored(kp: KpRunner, tmp_path: Path) -> None:
+    """The selected traces come out as chat rows with their kp_ columns."""
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in curation_traces()))
+    run = kp("select", str(path), "--budget", "2", "--to", "messages")
+    assert run.code == 0, run.err
+    rows = rows_in(run.out)
+    assert len(rows) == 2
+    assert all(row["messages"][0]["role"] == "user" for row in rows)
+    assert all(0 < row["kp_score"] <= 1 for row in rows)
+
+
+def test_dedupe_to_messages_writes_the_kept_traces_only(kp: KpRunner, tmp_path: Path) -> None:
+    """Of the two flight copies one row stays; the others are kept, as chat rows."""
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in curation_traces()))
+    out = tmp_path / "kept.parquet"
+    run = kp("dedupe", str(path), "--threshold", "0.95", "--to", "messages", "-o", str(out))
+    assert run.code == 0, run.err
+    assert trace_ids(kp, out) == ["kp:trace:flight-a", "kp:trace:code-1", "kp:trace:code-2"]

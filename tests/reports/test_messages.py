@@ -1,0 +1,261 @@
+"""Training rows in chat form: TRL's shape, and read back (``--from auto``) as the same trace."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.records import Problem
+from knowledgepulse.reports.messages import chat_row
+from knowledgepulse.sources import convert, read
+from knowledgepulse.trace.models import ReasoningTrace
+from tests.builders import trace_json
+from tests.paths import CORPORA, REPO
+
+TRACES = REPO / "examples" / "traces" / "traces.jsonl"
+CORPUS_FILES = sorted(CORPORA.glob("*.jsonl"))
+ROLES = {"system", "user", "assistant", "tool"}
+
+
+def traces_of(path: Path, sample: int | None = None) -> list[ReasoningTrace]:
+    """The file's valid traces (a seeded sample of them when asked)."""
+    found = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            found.append(ReasoningTrace.model_validate(json.loads(line)))
+        except ValueError:
+            continue
+    if sample is not None and len(found) > sample:
+        found = random.Random(0).sample(found, sample)
+    return found
+
+
+def read_back(row: dict[str, Any]) -> ReasoningTrace:
+    """The row as ``--from auto`` reads it."""
+    items = list(convert([json.loads(json.dumps(row))]))
+    (item,) = items
+    assert not isinstance(item, Problem), item
+    return item.trace
+
+
+def tool_names(trace: ReasoningTrace) -> list[str]:
+    return [
+        step.tool.name
+        for step in trace.steps
+        if step.type in ("tool_call", "error_recovery") and step.tool is not None
+    ]
+
+
+def observations(trace: ReasoningTrace) -> list[str]:
+    """The text of each observation that answers a call (those a chat row can hold)."""
+    return [step.content or "" for step in chat_steps(trace) if step.type == "observation"]
+
+
+def chat_steps(trace: ReasoningTrace) -> list[Any]:
+    """The steps less the observations no call waits for (they become user turns)."""
+    kept, waiting = [], 0
+    for step in trace.steps:
+        if step.type in ("tool_call", "error_recovery") and step.tool is not None:
+            waiting += 1
+        elif step.type == "observation":
+            if not waiting:
+                continue
+            waiting -= 1
+        kept.append(step)
+    return kept
+
+
+def assert_same_trace(trace: ReasoningTrace, back: ReasoningTrace) -> None:
+    assert back.id == trace.id
+    assert back.task.objective == trace.task.objective
+    assert tool_names(back) == tool_names(trace)
+    assert observations(back) == observations(trace)
+    assert back.outcome.result_summary == trace.outcome.result_summary
+    assert back.metadata.success == trace.metadata.success
+    assert back.metadata.task_domain == trace.metadata.task_domain
+    assert back.metadata.created_at == trace.metadata.created_at
+
+
+def assert_trl_shape(row: dict[str, Any]) -> None:
+    """The shape TRL's tool-calling docs give: roles, string arguments, answered call ids."""
+    called: set[str] = set()
+    for message in row["messages"]:
+        assert message["role"] in ROLES
+        assert isinstance(message.get("content"), str | None)
+        for call in message.get("tool_calls") or []:
+            assert message["role"] == "assistant"
+            assert call["type"] == "function"
+            assert isinstance(call["function"]["name"], str)
+            assert isinstance(call["function"]["arguments"], str)
+            called.add(call["id"])
+        if message["role"] == "tool":
+            assert message["tool_call_id"] in called
+    assert row["messages"][-1]["role"] == "assistant"
+    tools = json.loads(row["tools"])
+    assert all(tool["type"] == "function" and tool["function"]["name"] for tool in tools)
+
+
+def test_a_trace_becomes_user_assistant_and_tool_turns_matched_by_call_id() -> None:
+    """The objective is the user's turn, a call an assistant tool_call, its result a tool turn."""
+    trace = ReasoningTrace.model_validate(
+        trace_json(
+            step_list=[
+                {"step_id": 0, "type": "thought", "content": "look it up"},
+                {
+                    "step_id": 1,
+                    "type": "tool_call",
+                    "tool": {"name": "search"},
+                    "input": {"q": "Oslo", "n": 3},
+                },
+                {"step_id": 2, "type": "observation", "content": "3 flights"},
+            ]
+        )
+    )
+    row = chat_row(trace, system="You book flights.")
+    assert row["messages"] == [
+        {"role": "system", "content": "You book flights."},
+        {"role": "user", "content": trace.task.objective},
+        {
+            "role": "assistant",
+            "content": "look it up",
+            "tool_calls": [
+                {
+                    "id": "call_0",
+                    "type": "function",
+                    "function": {"name": "search", "arguments": '{"q": "Oslo", "n": 3}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_0", "name": "search", "content": "3 flights"},
+        {"role": "assistant", "content": "done"},
+    ]
+    assert json.loads(row["tools"]) == [
+        {
+            "type": "function",
+            "function": {
+                "name": "search",
+                "description": "",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"q": {"type": "string"}, "n": {"type": "integer"}},
+                },
+            },
+        }
+    ]
+    assert row["id"] == "test-1"
+
+
+def test_a_tool_schema_the_trace_keeps_is_the_tools_column() -> None:
+    """A step's tool.input_schema is written as the tool's parameters, not the keys seen."""
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+    trace = ReasoningTrace.model_validate(
+        trace_json(
+            step_list=[
+                {
+                    "step_id": 0,
+                    "type": "tool_call",
+                    "tool": {"name": "search", "input_schema": schema},
+                    "input": {"q": "x", "extra": 1},
+                }
+            ]
+        )
+    )
+    assert json.loads(chat_row(trace)["tools"])[0]["function"]["parameters"] == schema
+
+
+def test_an_observation_answers_the_call_just_before_it() -> None:
+    """A call with no result waits unanswered; the next observation answers the later call."""
+    trace = ReasoningTrace.model_validate(
+        trace_json(
+            step_list=[
+                {"step_id": 0, "type": "tool_call", "tool": {"name": "edit"}},
+                {"step_id": 1, "type": "tool_call", "tool": {"name": "test"}},
+                {"step_id": 2, "type": "observation", "content": "passed"},
+            ]
+        )
+    )
+    tool_turn = chat_row(trace)["messages"][-2]
+    assert (tool_turn["name"], tool_turn["tool_call_id"]) == ("test", "call_1")
+
+
+def test_every_example_trace_reads_back_the_same() -> None:
+    """Each trace of examples/traces: same objective, tools, observations and answer."""
+    traces = traces_of(TRACES)
+    assert traces
+    for trace in traces:
+        row = chat_row(trace)
+        assert_trl_shape(row)
+        assert_same_trace(trace, read_back(row))
+
+
+@pytest.mark.parametrize("corpus", CORPUS_FILES, ids=lambda path: path.stem)
+def test_corpus_traces_read_back_the_same(corpus: Path) -> None:
+    """A sample of each corpus: same objective, tools, observations and answer."""
+    for trace in traces_of(corpus, sample=50):
+        row = chat_row(trace)
+        assert_trl_shape(row)
+        assert_same_trace(trace, read_back(row))
+
+
+WORDS = st.text(alphabet="abcdefghij klmnop.,", min_size=1, max_size=20).filter(
+    lambda text: text.strip() == text and text[0].isalpha()
+)
+
+
+@st.composite
+def generated_traces(draw: st.DrawFn) -> ReasoningTrace:
+    """A trace of thoughts, named tool calls with inputs, and observations after calls."""
+    step_list: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(min_value=1, max_value=8))):
+        kind = draw(st.sampled_from(["thought", "tool_call", "error_recovery"]))
+        step: dict[str, Any] = {"step_id": len(step_list), "type": kind}
+        if kind == "thought":
+            step["content"] = draw(WORDS)
+        else:
+            step["tool"] = {"name": draw(st.sampled_from(["search", "edit", "run"]))}
+            step["input"] = draw(st.dictionaries(st.sampled_from("abc"), WORDS, max_size=2))
+        step_list.append(step)
+        if kind != "thought" and draw(st.booleans()):
+            step_list.append(
+                {"step_id": len(step_list), "type": "observation", "content": draw(WORDS)}
+            )
+    document = trace_json(
+        step_list=step_list,
+        objective=draw(WORDS),
+        success=draw(st.booleans()),
+    )
+    document["outcome"]["result_summary"] = draw(WORDS)
+    return ReasoningTrace.model_validate(document)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated_traces())
+def test_generated_traces_read_back_the_same(trace: ReasoningTrace) -> None:
+    """For any trace of thoughts, calls and their results, the row reads back the same."""
+    row = chat_row(trace)
+    assert_trl_shape(row)
+    assert_same_trace(trace, read_back(row))
+
+
+CONFORMANCE = sorted(
+    path
+    for path in (REPO / "tests" / "conformance" / "files").rglob("*")
+    if path.is_file() and not path.name.endswith((".facts.json", ".md"))
+)
+
+
+@pytest.mark.parametrize("path", CONFORMANCE, ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_conformance_files_read_back_the_same(path: Path) -> None:
+    """Traces of every source (OTel, LangSmith, Langfuse, chat rows...) survive the round trip."""
+    for item in read([path]):
+        if isinstance(item, Problem):
+            continue
+        row = chat_row(item.trace)
+        assert_trl_shape(row)
+        assert_same_trace(item.trace, read_back(row))
