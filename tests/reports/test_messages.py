@@ -37,10 +37,10 @@ def traces_of(path: Path, sample: int | None = None) -> list[ReasoningTrace]:
 
 
 def read_back(row: dict[str, Any]) -> ReasoningTrace:
-    """The row as ``--from auto`` reads it."""
+    """The row as ``--from auto`` reads it (a broken law of conversion is a warning, not a loss)."""
     items = list(convert([json.loads(json.dumps(row))]))
-    (item,) = items
-    assert not isinstance(item, Problem), item
+    assert [i for i in items if isinstance(i, Problem) and not i.warning] == []
+    (item,) = [i for i in items if not isinstance(i, Problem)]
     return item.trace
 
 
