@@ -21,17 +21,16 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._row import UNDATED
 from knowledgepulse.sources._chat._text import content_text, error_text
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
-    ConversionError,
     TraceOptions,
     assemble,
 )
+from knowledgepulse.sources._sessions._documents import each_document, iso_time
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.models import ReasoningTrace
@@ -55,20 +54,13 @@ def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
     """Every trajectory in one file's records (a JSON file is one; JSON Lines may hold many)."""
-    for item in records:
-        if isinstance(item, Problem):
-            yield item
-        elif not recognises(item.value):
-            yield item.problem(
-                (),
-                f"not an ATIF trajectory: {describe_value(item.value)}; expected "
-                "{schema_version: 'ATIF-v1.x', session_id, agent, steps: [...]}",
-            )
-        else:
-            try:
-                yield _convert(item, options)
-            except ConversionError as error:
-                yield item.problem((), str(error))
+    return each_document(
+        records,
+        recognises,
+        lambda record: _convert(record, options),
+        what="an ATIF trajectory",
+        expected="{schema_version: 'ATIF-v1.x', session_id, agent, steps: [...]}",
+    )
 
 
 def _convert(record: Record, options: TraceOptions) -> TraceItem:
@@ -81,7 +73,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         (n for n, step in enumerate(steps) if step.get("source") == "agent"), default=-1
     )
     for number, step in enumerate(steps):
-        at = _time(step.get("timestamp"))
+        at = iso_time(step.get("timestamp"))
         started = started or at
         text = _text(step.get("message"))
         if step.get("source") == "user" and objective is None:
@@ -172,15 +164,6 @@ def _run_id(document: Mapping[str, Any], record: Record) -> str:
         if isinstance(value, str) and value.strip():
             return value.strip()
     return f"atif:{record.location}"
-
-
-def _time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 WRITTEN_VERSION = "ATIF-v1.6"

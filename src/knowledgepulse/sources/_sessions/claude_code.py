@@ -29,6 +29,7 @@ from knowledgepulse.sources._envelope import (
     TraceOptions,
     assemble,
 )
+from knowledgepulse.sources._sessions._documents import iso_time
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -108,7 +109,7 @@ def _tell(sessions: dict[str, _Session], record: Record) -> None:
             f"expected text or a list of blocks, found {describe_value(message.get('content'))}",
         )
     session = sessions.setdefault(session_id, _Session(record))
-    session.started = session.started or _time(value.get("timestamp"))
+    session.started = session.started or iso_time(value.get("timestamp"))
     version = value.get("version")
     session.version = session.version or (version if isinstance(version, str) else None)
     if value.get("isMeta") is True:
@@ -134,12 +135,3 @@ def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceI
         content_hint=CONTENT_HINT,
         location=Location(session.first.location.file, session.first.location.line),
     )
-
-
-def _time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None

@@ -22,11 +22,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._row import UNDATED
 from knowledgepulse.sources._chat._text import content_text
-from knowledgepulse.sources._envelope import ConversionError, TraceOptions, assemble
+from knowledgepulse.sources._envelope import TraceOptions, assemble
+from knowledgepulse.sources._sessions._documents import each_document
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -52,20 +52,13 @@ def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
     """Every trajectory in one file's records (a ``.traj`` is one; JSON Lines may hold many)."""
-    for item in records:
-        if isinstance(item, Problem):
-            yield item
-        elif not recognises(item.value):
-            yield item.problem(
-                (),
-                f"not a SWE-agent trajectory: {describe_value(item.value)}; expected "
-                "{trajectory: [...], history: [...], info: {...}}",
-            )
-        else:
-            try:
-                yield _convert(item, options)
-            except ConversionError as error:
-                yield item.problem((), str(error))
+    return each_document(
+        records,
+        recognises,
+        lambda record: _convert(record, options),
+        what="a SWE-agent trajectory",
+        expected="{trajectory: [...], history: [...], info: {...}}",
+    )
 
 
 def _convert(record: Record, options: TraceOptions) -> TraceItem:

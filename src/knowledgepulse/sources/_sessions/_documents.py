@@ -1,0 +1,47 @@
+"""What the session formats share: one document a record, and their timestamps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+from typing import Any
+
+from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._envelope import ConversionError
+from knowledgepulse.trace import TraceItem
+
+
+def each_document(
+    records: Iterable[Record | Problem],
+    recognises: Callable[[Any], bool],
+    convert: Callable[[Record], TraceItem],
+    *,
+    what: str,
+    expected: str,
+) -> Iterator[TraceItem | Problem]:
+    """Every record converted as one document (a JSON file is one; JSON Lines may hold many).
+
+    A record that is not ``what`` is a problem naming the ``expected`` shape; a document that
+    cannot be converted, a problem saying why; the others go on.
+    """
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+        elif not recognises(item.value):
+            yield item.problem((), f"not {what}: {describe_value(item.value)}; expected {expected}")
+        else:
+            try:
+                yield convert(item)
+            except ConversionError as error:
+                yield item.problem((), str(error))
+
+
+def iso_time(value: Any) -> datetime | None:
+    """An ISO 8601 timestamp (``Z`` for UTC too) as a datetime; ``None`` when it is not one."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
