@@ -25,6 +25,7 @@ def test_members_are_close_to_their_representative_and_representatives_are_not(
     for group in groups:
         kept = pool.candidates[group.representative]
         for index, similarity in group.members:
+            assert similarity is not None
             assert similarity >= threshold
             assert (-kept.score, kept.key) <= (
                 -pool.candidates[index].score,
