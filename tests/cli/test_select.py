@@ -117,6 +117,75 @@ def test_dedupe_groups_near_duplicates_under_their_best_trace(kp: KpRunner, tmp_
     assert "1 near-duplicate group at cosine >= 0.95; 1 trace would go, 3 kept" in run.err
 
 
+def test_dedupe_by_task_writes_every_row_with_its_task_group(kp: KpRunner, tmp_path: Path) -> None:
+    """Rows: each task's runs share a kp_group; only each task's best is kp_kept."""
+    rows = [
+        {
+            "id": f"{task}-{run}",
+            "task_id": task,
+            "messages": [
+                {"role": "user", "content": f"fix bug {task}"},
+                {"role": "assistant", "content": f"patched it, attempt {run}" + " again" * run},
+            ],
+        }
+        for task, runs in (("a", 3), ("b", 2), ("c", 1))
+        for run in range(runs)
+    ]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    run = kp("dedupe", str(path), "--by", "task", "--no-embedder")
+    assert run.code == 0, run.err
+    written = [json.loads(line) for line in run.out.splitlines()]
+    assert [row["id"] for row in written] == [row["id"] for row in rows]
+    group_of = {row["id"]: row["kp_group"] for row in written}
+    assert group_of["a-0"] == group_of["a-1"] == group_of["a-2"] is not None
+    assert group_of["b-0"] == group_of["b-1"] not in (None, group_of["a-0"])
+    assert group_of["c-0"] is None
+    kept = sorted(row["id"].split("-")[0] for row in written if row["kp_kept"])
+    assert kept == ["a", "b", "c"]
+    assert "6 traces scored; 2 task groups (tasks read); 3 traces would go, 3 kept" in run.err
+
+
+def test_dedupe_by_task_reads_the_task_field_of_traces(kp: KpRunner, tmp_path: Path) -> None:
+    """--task-field names the task's path in the trace; --by task groups by it."""
+    traces = curation_traces()
+    for trace, task in zip(traces, ("flights", "flights", "code", "code"), strict=True):
+        trace["metadata"]["bench"] = {"task": task}
+    run = kp(
+        "dedupe",
+        write(tmp_path / "t.jsonl", traces),
+        "--by",
+        "task",
+        "--task-field",
+        "metadata.bench.task",
+    )
+    assert run.code == 0, run.err
+    groups = [json.loads(line) for line in run.out.splitlines()]
+    for group in groups:  # each task's best: the highest score, then the smaller id
+        runs = [group["representative"], *group["members"]]
+        best = min(runs, key=lambda run: (-run["score"], run["id"]))
+        assert group["representative"]["id"] == best["id"]
+    assert "kp:trace:flight-a" in {g["representative"]["id"] for g in groups}  # copies: a tie
+    assert [g["size"] for g in groups] == [2, 2]
+    assert "2 task groups (tasks read)" in run.err
+
+
+def test_dedupe_by_task_is_refused_with_against(kp: KpRunner, tmp_path: Path) -> None:
+    """--by task groups one set; with --against it is a usage error."""
+    reference = tmp_path / "ref.txt"
+    reference.write_text("cheapest flight Lisbon Oslo\n")
+    run = kp("dedupe", corpus(tmp_path), "--by", "task", "--against", str(reference))
+    assert run.code == 2
+    assert "--by task is for dedupe within one set" in run.err
+
+
+def test_dedupe_by_similarity_still_needs_an_embedder(kp: KpRunner, tmp_path: Path) -> None:
+    """--no-embedder is refused by similarity (the default) and names --by task."""
+    run = kp("dedupe", corpus(tmp_path), "--no-embedder")
+    assert run.code == 2
+    assert "drop --no-embedder (or give --by task)" in run.err
+
+
 @pytest.mark.parametrize(
     ("novelty_text", "groups"), [("objective-actions-terms", 0), ("windows", 1)]
 )

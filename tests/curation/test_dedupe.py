@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from knowledgepulse.curation import dedupe
-from knowledgepulse.curation.select import Candidate
+from knowledgepulse.curation.select import Candidate, dedupe_by_task
 from tests.curation.strategies import Pool, pools
 
 thresholds = st.sampled_from([0.5, 0.9, 1.0])
@@ -25,6 +25,7 @@ def test_members_are_close_to_their_representative_and_representatives_are_not(
     for group in groups:
         kept = pool.candidates[group.representative]
         for index, similarity in group.members:
+            assert similarity is not None
             assert similarity >= threshold
             assert (-kept.score, kept.key) <= (
                 -pool.candidates[index].score,
@@ -70,3 +71,30 @@ def test_the_best_scored_copy_represents_its_group() -> None:
     [group] = dedupe(pool, vectors, threshold=0.95)
     assert group.representative == 1  # 0.8 ties with c; b is the smaller id
     assert [index for index, _ in group.members] == [2, 0]
+
+
+@given(pools(tasks=True))
+def test_by_task_the_groups_are_the_tasks_of_two_or_more_runs(pool: Pool) -> None:
+    """Each group is one task's runs under its best (score, then id); no task, no group."""
+    groups = dedupe_by_task(pool.candidates, pool.vectors)
+    by_task: dict[str, set[int]] = {}
+    for index, candidate in enumerate(pool.candidates):
+        if candidate.task is not None:
+            by_task.setdefault(candidate.task, set()).add(index)
+    found = {frozenset((group.representative, *(m for m, _ in group.members))) for group in groups}
+    assert found == {frozenset(runs) for runs in by_task.values() if len(runs) > 1}
+    for group in groups:
+        kept = pool.candidates[group.representative]
+        for index, similarity in group.members:
+            member = pool.candidates[index]
+            assert (-kept.score, kept.key) <= (-member.score, member.key)
+            expected = float(pool.vectors[group.representative] @ pool.vectors[index])
+            assert similarity == expected
+
+
+def test_by_task_without_vectors_leaves_the_cosines_unknown() -> None:
+    """Without vectors a task's group still forms; its members' cosines are None."""
+    runs = [Candidate(f"kp:trace:{n}", 0.5, task="t") for n in range(3)]
+    [group] = dedupe_by_task(runs)
+    assert group.representative == 0
+    assert group.members == ((1, None), (2, None))

@@ -417,3 +417,57 @@ def test_an_outcome_no_item_has_is_an_error_naming_the_parameter(
     """A misspelt field, or a reward where none was read, is refused, not ranked as nothing."""
     with pytest.raises(ScorerParameterError, match=named):
         select(curation_traces(), scorer=no_embedder(), **options)
+
+
+def test_dedupe_by_task_groups_the_rows_of_each_task_column_value() -> None:
+    """By task the groups are the task column's partition, each under its best run."""
+    rows = rewarded_rows({"a": [1.0, 0.0, 0.5], "b": [1.0, 1.0], "c": [0.0]})
+    result = dedupe(rows, by="task", scorer=no_embedder())
+    assert not result.tasks_inferred
+    ids = [scored.breakdown.trace_id.removeprefix("kp:trace:") for scored in result.corpus.items]
+    groups = {
+        frozenset(ids[i] for i, group in enumerate(result.group_of) if group == number)
+        for number in range(len(result.groups))
+    }
+    assert groups == {frozenset({"a-0", "a-1", "a-2"}), frozenset({"b-0", "b-1"})}
+    for group in result.groups:
+        runs = [group.representative, *(member for member, _ in group.members)]
+        best = min(runs, key=lambda s: (-s.breakdown.score, s.breakdown.trace_id))
+        assert group.representative is best
+    assert len(result.kept) == 3
+
+
+def test_dedupe_by_task_infers_two_runs_of_one_objective_as_one_task() -> None:
+    """With no task read, two runs of one objective are one group; the other traces none."""
+    traces = curation_traces()
+    traces[1]["task"]["objective"] = "book the cheapest flight from Lisbon to Oslo in May"
+    traces.append(
+        trace_json(
+            trace_id="kp:trace:code-1-again",
+            domain="code",
+            objective=traces[2]["task"]["objective"],
+        )
+    )
+    result = dedupe(traces, by="task", scorer=no_embedder())
+    assert result.tasks_inferred
+    [group] = result.groups
+    ids = {
+        group.representative.breakdown.trace_id,
+        *(m.breakdown.trace_id for m, _ in group.members),
+    }
+    assert ids == {"kp:trace:code-1", "kp:trace:code-1-again"}
+
+
+def test_dedupe_by_task_reads_a_dotted_task_field_of_the_traces() -> None:
+    """task_field names where the task is; a trace without it is in no group."""
+    result = dedupe(corpus(), by="task", task_field="metadata.bench.task_id", scorer=scorer())
+    [group] = result.groups
+    assert len(group.members) == 2
+    assert all(similarity is not None for _, similarity in group.members)
+    assert sum(index is not None for index in result.group_of) == 3
+
+
+def test_dedupe_by_an_unknown_grouping_is_an_error() -> None:
+    """by takes similarity or task."""
+    with pytest.raises(ValueError, match="'similarity' or 'task'"):
+        dedupe(corpus(), by="objective", scorer=scorer())  # type: ignore[arg-type]

@@ -52,7 +52,15 @@ from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import dumps, tidy
-from knowledgepulse.runs.curate import RANK_BY_SCORE, decontaminate, dedupe, select
+from knowledgepulse.runs.curate import (
+    DEDUPE_BY_SIMILARITY,
+    DEDUPE_BY_TASK,
+    RANK_BY_SCORE,
+    DedupeBy,
+    decontaminate,
+    dedupe,
+    select,
+)
 from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
@@ -63,6 +71,23 @@ similarity_histogram_option = click.option(
     is_flag=True,
     help="Print on stderr the distribution of each trace's cosine with its nearest other "
     "trace (percentiles and a histogram), to choose --max-similarity from your own data.",
+)
+
+task_field_option = click.option(
+    "--task-field",
+    metavar="PATH",
+    help="The task each trace is a run of: with --from, a dataset column; else the "
+    "value at this dotted path of the trace's JSON (metadata.task_id, or any key). "
+    "Default: a dataset's task column when one is found, else inferred (the same "
+    "objective, or novelty vectors within --task-similarity of the task's best run).",
+)
+task_similarity_option = click.option(
+    "--task-similarity",
+    type=click.FloatRange(-1.0, 1.0),
+    default=INFERRED_TASK_SIMILARITY,
+    show_default=True,
+    help="Without --task-field: a trace whose cosine with a task's best run "
+    "reaches S is a run of that task (1 groups only equal objectives).",
 )
 
 NO_EMBEDDER = (
@@ -179,22 +204,8 @@ def _histogram(corpus: Corpus) -> None:
     help="Reject a trace whose cosine with an already selected trace reaches S "
     "(see --similarity-histogram).",
 )
-@click.option(
-    "--task-field",
-    metavar="PATH",
-    help="The task each trace is a run of: with --from, a dataset column; else the "
-    "value at this dotted path of the trace's JSON (metadata.task_id, or any key). "
-    "Default: a dataset's task column when one is found, else inferred (the same "
-    "objective, or novelty vectors within --task-similarity of the task's best run).",
-)
-@click.option(
-    "--task-similarity",
-    type=click.FloatRange(-1.0, 1.0),
-    default=INFERRED_TASK_SIMILARITY,
-    show_default=True,
-    help="Without --task-field: a trace whose cosine with a task's best run "
-    "reaches S is a run of that task (1 groups only equal objectives).",
-)
+@task_field_option
+@task_similarity_option
 @click.option(
     "--per-task",
     type=click.IntRange(min=1),
@@ -321,12 +332,23 @@ def select_command(
 @click.command("dedupe")
 @paths_argument
 @click.option(
+    "--by",
+    type=click.Choice((DEDUPE_BY_SIMILARITY, DEDUPE_BY_TASK)),
+    default=DEDUPE_BY_SIMILARITY,
+    show_default=True,
+    help="similarity: near-copies, by cosine (--threshold); task: the runs of one task, "
+    "each task keeping its best (the task read with --task-field or a dataset's task "
+    "column, else inferred as kp select infers it: see --task-similarity).",
+)
+@click.option(
     "--threshold",
     type=click.FloatRange(-1.0, 1.0),
     default=0.95,
     show_default=True,
     help="Two traces are near-duplicates when their cosine reaches S (see --similarity-histogram).",
 )
+@task_field_option
+@task_similarity_option
 @click.option(
     "--against",
     "against",
@@ -369,12 +391,15 @@ def select_command(
 @model_options
 @novelty_text_option
 @profiles_file_option
-@source_options(required=False)
+@source_options(required=False, task_field=False)
 @redact_options
 def dedupe_command(
     *,
     paths: tuple[str, ...],
+    by: DedupeBy,
     threshold: float,
+    task_field: str | None,
+    task_similarity: float,
     against: tuple[Path, ...],
     ngram: int,
     min_overlap: float,
@@ -387,6 +412,10 @@ def dedupe_command(
     **options: Any,
 ) -> int:
     """Group near-duplicate traces; each group names the trace it keeps.
+
+    --by task groups the runs of each task instead (--task-field, a dataset's task column,
+    else inferred as kp select infers tasks); a trace without a read task is in no group.
+    Without an embedder (--no-embedder) inference groups equal objectives only.
 
     With --against REF, remove instead the traces whose task copies one of REF's
     (decontamination, docs/curation.md): the kept traces (or rows) are written as they came,
@@ -401,6 +430,7 @@ def dedupe_command(
     """
     if against:
         refuse_usage(
+            (by == DEDUPE_BY_TASK, "--by task is for dedupe within one set"),
             (similarity_histogram, "--similarity-histogram is for dedupe within one set"),
             (options.get("redact", False), "--redact is for dedupe within one set"),
         )
@@ -414,18 +444,31 @@ def dedupe_command(
             report_path,
             allow_empty,
             no_embedder=no_embedder,
+            task_field=task_field,  # a row column, as before: which task is not asked
             **options,
         )
+    by_task = by == DEDUPE_BY_TASK
     refuse_usage(
-        (no_embedder, "kp dedupe compares embeddings; drop --no-embedder"),
+        (
+            no_embedder and not by_task,
+            "kp dedupe compares embeddings; drop --no-embedder (or give --by task)",
+        ),
         (report_path is not None, "--report lists what --against removed: give --against"),
     )
     sink = ProblemSink()
-    run, redactor = run_arguments(paths, (output,), sink, no_embedder=False, **options)
+    run, redactor = run_arguments(paths, (output,), sink, no_embedder=no_embedder, **options)
     inputs = sources(paths)
     with ReadProgress.for_sources(inputs) as progress:
         try:
-            result = dedupe(inputs, threshold=threshold, progress=progress.advance, **run)
+            result = dedupe(
+                inputs,
+                by=by,
+                threshold=threshold,
+                task_field=task_field,
+                task_similarity=task_similarity,
+                progress=progress.advance,
+                **run,
+            )
         except EmbedderUnavailableError:
             raise click.UsageError(NO_EMBEDDER.format(what="kp dedupe")) from None
     if similarity_histogram:

@@ -300,11 +300,11 @@ class DuplicateGroup:
     Attributes:
         representative: the index of the kept candidate.
         members: ``(index, cosine with the representative)`` of each near-duplicate, in ranking
-            order.
+            order (the cosine ``None`` when unknown: a task's group without vectors).
     """
 
     representative: int
-    members: tuple[tuple[int, float], ...]
+    members: tuple[tuple[int, float | None], ...]
 
 
 def dedupe(
@@ -316,7 +316,7 @@ def dedupe(
     """
     task_blind = [replace(candidate, task=None) for candidate in candidates]
     selection = select(task_blind, vectors, max_similarity=threshold)
-    members: dict[int, list[tuple[int, float]]] = {}
+    members: dict[int, list[tuple[int, float | None]]] = {}
     for rejection in selection.rejected:
         # With no budget and no minimum score, every rejection is a near-duplicate.
         if rejection.duplicate_of is not None and rejection.similarity is not None:
@@ -325,6 +325,34 @@ def dedupe(
             )
     return [
         DuplicateGroup(kept, tuple(members[kept])) for kept in selection.selected if kept in members
+    ]
+
+
+def dedupe_by_task(
+    candidates: Sequence[Candidate], vectors: NDArray[np.float32] | None = None
+) -> list[DuplicateGroup]:
+    """The groups of two or more candidates of one task, best representative first.
+
+    Each group is a task's candidates (their ``task``; one without a task is in no group),
+    its representative the task's best by :func:`ranking`. A member's cosine with the
+    representative needs ``vectors`` (unit rows, one per candidate); without them it is
+    ``None``.
+    """
+    by_task: dict[str, list[int]] = {}
+    for index in ranking(candidates):
+        task = candidates[index].task
+        if task is not None:
+            by_task.setdefault(task, []).append(index)
+    return [
+        DuplicateGroup(
+            kept,
+            tuple(
+                (member, None if vectors is None else float(vectors[kept] @ vectors[member]))
+                for member in members
+            ),
+        )
+        for kept, *members in by_task.values()
+        if members
     ]
 
 

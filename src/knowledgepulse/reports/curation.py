@@ -100,13 +100,23 @@ def ranked_by(result: SelectionResult) -> str:
 
 
 def dedupe_summary(result: DedupeResult) -> str:
-    """``8 traces scored; 2 near-duplicate groups at cosine >= 0.95; 3 traces would go, 5 kept``."""
+    """``8 traces scored; 2 near-duplicate groups at cosine >= 0.95; 3 traces would go, 5 kept``.
+
+    By task: ``8 traces scored; 2 task groups (tasks inferred); 3 traces would go, 5 kept``.
+    """
     count = len(result.corpus.items)
     duplicates = sum(len(group.members) for group in result.groups)
+    if result.by == "task":
+        how = "inferred" if result.tasks_inferred else "read"
+        groups = f"{counted(len(result.groups), 'task group')} (tasks {how})"
+    else:
+        groups = (
+            f"{counted(len(result.groups), 'near-duplicate group')} at cosine >= "
+            f"{result.threshold:g}"
+        )
     return (
-        f"{counted(count, 'trace')} scored; "
-        f"{counted(len(result.groups), 'near-duplicate group')} at cosine >= "
-        f"{result.threshold:g}; {counted(duplicates, 'trace')} would go, {count - duplicates} kept"
+        f"{counted(count, 'trace')} scored; {groups}; "
+        f"{counted(duplicates, 'trace')} would go, {count - duplicates} kept"
     )
 
 

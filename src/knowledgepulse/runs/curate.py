@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from knowledgepulse.curation import dedupe as dedupe_candidates
 from knowledgepulse.curation import infer_tasks, score_corpus
@@ -26,7 +26,11 @@ from knowledgepulse.curation import select as select_candidates
 from knowledgepulse.curation.corpus import Corpus
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.curation.percentiles import MinScore
-from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY, budget_for_top
+from knowledgepulse.curation.select import (
+    INFERRED_TASK_SIMILARITY,
+    budget_for_top,
+    dedupe_by_task,
+)
 from knowledgepulse.errors import (
     EmbedderUnavailableError,
     InputFileError,
@@ -55,6 +59,12 @@ RANK_BY_SCORE = "score"
 """``rank_by`` for the trace score alone (successful runs still before failed ones)."""
 RANK_BY_REWARD = "reward"
 """``rank_by`` for each item's reward: its dataset's success column, when that is a number."""
+
+DEDUPE_BY_SIMILARITY: Final = "similarity"
+"""``dedupe(by=...)`` for near-copies: items whose cosine reaches the threshold."""
+DEDUPE_BY_TASK: Final = "task"
+"""``dedupe(by=...)`` for runs of one task: the tasks read with the items, else inferred."""
+DedupeBy = Literal["similarity", "task"]
 
 NO_VECTORS = (
     "{what} needs an embedder, and none could be loaded: install knowledgepulse[embeddings], "
@@ -149,11 +159,12 @@ class DedupeGroup:
 
     Attributes:
         representative: the kept item: the group's best (highest score, then smallest id).
-        members: each near-duplicate with its cosine to the representative, best first.
+        members: each near-duplicate with its cosine to the representative, best first
+            (``None``: no vectors, in a task's group scored without an embedder).
     """
 
     representative: ScoredItem
-    members: tuple[tuple[ScoredItem, float], ...]
+    members: tuple[tuple[ScoredItem, float | None], ...]
 
     def to_dict(self) -> dict[str, Any]:
         """The group as a report row: the representative, the size, each member's cosine."""
@@ -175,7 +186,11 @@ class DedupeResult:
         corpus: every item scored, in input order, and their vectors.
         groups: each group of two or more items, best representative first.
         group_of: each item's group (its index in ``groups``), or ``None``, in input order.
-        threshold: the cosine from which two items are near-duplicates.
+        threshold: the cosine from which two items are near-duplicates (with ``by``
+            ``similarity``).
+        by: ``similarity`` (near-copies by cosine) or ``task`` (runs of one task).
+        tasks: with ``by`` ``task``, each item's task, in input order; else empty.
+        tasks_inferred: with ``by`` ``task``, whether the tasks were inferred.
         problems: what could not be read, and the warnings, in input order.
         data: the input, for :attr:`kept_rows` and :attr:`dropped_rows` in its form.
     """
@@ -184,6 +199,9 @@ class DedupeResult:
     groups: tuple[DedupeGroup, ...]
     group_of: tuple[int | None, ...]
     threshold: float
+    by: DedupeBy = DEDUPE_BY_SIMILARITY
+    tasks: tuple[str | None, ...] = ()
+    tasks_inferred: bool = False
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
 
@@ -376,8 +394,10 @@ def select(
 def dedupe(
     data: RunInput | Corpus,
     *,
+    by: DedupeBy = DEDUPE_BY_SIMILARITY,
     threshold: float = 0.95,
     task_field: str | None = None,
+    task_similarity: float = INFERRED_TASK_SIMILARITY,
     scorer: TraceValueScorer | None = None,
     redact: bool | Redactor = False,
     source: str | None = "auto",
@@ -388,16 +408,24 @@ def dedupe(
 ) -> DedupeResult:
     """The groups of near-duplicate items of ``data``, each under the item it keeps.
 
-    Two items are near-duplicates when their cosine reaches ``threshold``; a group's
-    representative is its best item, and groups do not chain. Tasks play no part.
-    ``task_field`` only says where the items' tasks are read; the other arguments are
-    :func:`select`'s.
+    By ``similarity``, two items are near-duplicates when their cosine reaches
+    ``threshold``, and groups do not chain; tasks play no part. By ``task``, a group is the
+    runs of one task: read with the items (``task_field``, or a dataset's task column; an
+    item without one is in no group), else inferred as :func:`select` infers them (the same
+    objective, or a cosine with the task's best run reaching ``task_similarity``; without an
+    embedder, the same objective only). Either way a group's representative is its best item
+    (highest score, then smallest id). The other arguments are :func:`select`'s.
 
     Raises:
-        ScorerParameterError: a scorer without an embedder.
-        EmbedderUnavailableError: the embedder could not be loaded.
+        ValueError: ``by`` neither ``similarity`` nor ``task``.
+        ScorerParameterError: by ``similarity``, a scorer without an embedder.
+        EmbedderUnavailableError: by ``similarity``, the embedder could not be loaded.
     """
-    _needs_embedder(scorer, "dedupe")
+    if by not in (DEDUPE_BY_SIMILARITY, DEDUPE_BY_TASK):
+        raise ValueError(f"dedupe groups by 'similarity' or 'task', not {by!r}")
+    by_task = by == DEDUPE_BY_TASK
+    if not by_task:
+        _needs_embedder(scorer, "dedupe")
     corpus, problems, count_redacted = _corpus(
         data,
         scorer=scorer,
@@ -411,13 +439,17 @@ def dedupe(
     )
     for index in range(len(corpus.items)):  # every item is written, kept or marked to go
         count_redacted(index)
-    if corpus.vectors is None and corpus.items:
-        raise EmbedderUnavailableError(NO_VECTORS.format(what="dedupe"))
-    found = (
-        []
-        if corpus.vectors is None
-        else dedupe_candidates(corpus.candidates(), corpus.vectors, threshold=threshold)
-    )
+    tasks: list[str | None] = []
+    inferred = False
+    if by_task:
+        tasks, inferred = _tasks(corpus, task_field, task_similarity)
+        found = dedupe_by_task(corpus.candidates(tasks), corpus.vectors)
+    elif corpus.vectors is None:
+        if corpus.items:
+            raise EmbedderUnavailableError(NO_VECTORS.format(what="dedupe"))
+        found = []
+    else:
+        found = dedupe_candidates(corpus.candidates(), corpus.vectors, threshold=threshold)
     items = corpus.items
     group_of: list[int | None] = [None] * len(items)
     for number, group in enumerate(found):
@@ -430,7 +462,17 @@ def dedupe(
         )
         for group in found
     )
-    return DedupeResult(corpus, groups, tuple(group_of), threshold, problems=problems, data=data)
+    return DedupeResult(
+        corpus,
+        groups,
+        tuple(group_of),
+        threshold,
+        by=by,
+        tasks=tuple(tasks),
+        tasks_inferred=inferred,
+        problems=problems,
+        data=data,
+    )
 
 
 def _needs_embedder(scorer: TraceValueScorer | None, what: str) -> None:
