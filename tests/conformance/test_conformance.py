@@ -29,14 +29,6 @@ _COMPARED = 400
 """Objectives and answers are compared on their first characters, whitespace folded."""
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("anthropic/test_anthropic_tool_output.jsonl", "runs[0].tools"): (
-        "['get_user_country', 'final_result'] — Pydantic AI's output tool "
-        "final_result counted as a tool call (it is the answer)"
-    ),
-    ("anthropic/test_anthropic_tool_output.jsonl", "runs[0].final_answer"): (
-        "'failed' — the final_result arguments (the answer) are not the result: "
-        "result_summary 'failed'"
-    ),
     ("jaeger/genai_test_trace.json", "runs[0].tools"): (
         "['retrieval', 'retrieval', 'list_dashboards', 'sea — GenAI `retrieval` "
         "spans become tools named 'retrieval', and execute_tool spans sharing a "
@@ -129,28 +121,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ),
     ("openai-chat/reason_tool_use_demo.jsonl", "runs[7]"): (
         "no trace — the row gives no step (its `value` parts are not read), so no trace"
-    ),
-    ("openai-chat/test_openai_tool_output.jsonl", "runs[0].tools"): (
-        "['get_user_country', 'final_result'] — Pydantic AI's output tool "
-        "final_result counted as a tool call (it is the answer)"
-    ),
-    ("openai-chat/test_openai_tool_output.jsonl", "runs[0].final_answer"): (
-        "'failed' — the final_result arguments (the answer) are not the result: "
-        "result_summary 'failed'"
-    ),
-    (
-        "openai-responses/test_openai_responses_history_with_combined_tool_call_id.jsonl",
-        "runs[0].tools",
-    ): (
-        "['get_user_country', 'final_result'] — Pydantic AI's output tool "
-        "final_result counted as a tool call (it is the answer)"
-    ),
-    (
-        "openai-responses/test_openai_responses_history_with_combined_tool_call_id.jsonl",
-        "runs[0].final_answer",
-    ): (
-        "'failed' — the final_result arguments (the answer) are not the result: "
-        "result_summary 'failed'"
     ),
     ("otel-js/all-spans.json", "traces"): (
         "7 traces — the ai.generateObject trace's answer (ai.response.object) is "

@@ -86,7 +86,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
                 message.get("content") if text is None else text,
                 call_id=call_id if isinstance(call_id, str) else None,
             )
-    return _row.Told(objective, answered, system)
+    return _row.Told(objective, answered or calls.answered, system)
 
 
 def assistant_text(calls: _row.Calls, text: str) -> tuple[str, bool]:
