@@ -122,13 +122,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("openai-chat/reason_tool_use_demo.jsonl", "runs[7]"): (
         "no trace — the row gives no step (its `value` parts are not read), so no trace"
     ),
-    ("otel-js/all-spans.json", "traces"): (
-        "7 traces — the ai.generateObject trace's answer (ai.response.object) is "
-        "not read: 'holds no step', 8 traces give 7"
-    ),
-    ("otel-js/all-spans.json", "runs[4]"): (
-        "no trace — the ai.generateObject trace is dropped ('the trace holds no step')"
-    ),
 }
 """(file, fact) -> what kp gives, and why, for every fact kp gets wrong today."""
 

@@ -283,7 +283,8 @@ def _ai_sdk_output(attrs: Mapping[str, Any]) -> list[msg.Message]:
     reasoning = _str(attrs.get("ai.response.reasoning"))
     if reasoning:
         parts.append({"type": "reasoning", "content": reasoning})
-    text = _str(attrs.get("ai.response.text"))
+    # generateObject / streamObject answer with the object (JSON text), not with text.
+    text = _str(attrs.get("ai.response.text")) or _str(attrs.get("ai.response.object"))
     if text:
         parts.append({"type": "text", "content": text})
     calls = msg.loads(attrs.get("ai.response.toolCalls"))
