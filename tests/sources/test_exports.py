@@ -302,7 +302,7 @@ def test_an_ai_sdk_generate_object_model_span_alone_answers_with_its_object(
 ) -> None:
     """A lone ``ai.generateObject.doGenerate`` span (as the AI SDK's tests export it) answers."""
     recipe = '{"name":"Scrambled Eggs","steps":["Crack the eggs."]}'
-    span = {
+    span: dict[str, Any] = {
         "name": "ai.generateObject.doGenerate",
         "spanContext": {
             "traceId": "8f60802815d6e97da2dbc4708a8e5c7b",
