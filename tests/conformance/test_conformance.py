@@ -66,62 +66,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "no trace — langsmith-js post/patch payloads (patches carry trace_id, no "
         "id) are not recognised"
     ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "traces"): (
-        "4 traces — LLaMA-Factory's `value` content parts: rows with only "
-        "text/reasoning parts give no step"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[0]"): (
-        "no trace — the row gives no step (its `value` parts are not read), so no trace"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[1].objective"): (
-        "'openai run' — `value` text parts are not read: the objective falls back"
-        " to the placeholder 'openai run'"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[1].tools"): (
-        "['tool', 'tool'] — `tool_call` parts holding JSON in `value` give tool calls named 'tool'"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[1].final_answer"): (
-        "'failed' — `value` text parts are not read: no answer, result_summary 'failed'"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[2].objective"): (
-        "'openai run' — `value` text parts are not read: the objective falls back"
-        " to the placeholder 'openai run'"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[2].tools"): (
-        "['tool', 'tool'] — `tool_call` parts holding JSON in `value` give tool calls named 'tool'"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[2].final_answer"): (
-        "'failed' — `value` text parts are not read: no answer, result_summary 'failed'"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[3]"): (
-        "no trace — the row gives no step (its `value` parts are not read), so no trace"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[4].objective"): (
-        "'openai run' — `value` text parts are not read: the objective falls back"
-        " to the placeholder 'openai run'"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[4].tools"): (
-        "['tool'] — `tool_call` parts holding JSON in `value` give tool calls named 'tool'"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[4].final_answer"): (
-        "'failed' — `value` text parts are not read: no answer, result_summary 'failed'"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[5]"): (
-        "no trace — the row gives no step (its `value` parts are not read), so no trace"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[6].objective"): (
-        "'openai run' — `value` text parts are not read: the objective falls back"
-        " to the placeholder 'openai run'"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[6].tools"): (
-        "['tool'] — `tool_call` parts holding JSON in `value` give tool calls named 'tool'"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[6].final_answer"): (
-        "'failed' — `value` text parts are not read: no answer, result_summary 'failed'"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", "runs[7]"): (
-        "no trace — the row gives no step (its `value` parts are not read), so no trace"
-    ),
 }
 """(file, fact) -> what kp gives, and why, for every fact kp gets wrong today."""
 
@@ -138,26 +82,6 @@ KNOWN_WARNINGS: dict[tuple[str, int], str] = {
         "jaeger/genai_test_trace.json",
         0,
     ): "the final answer appears 4 times among the steps (once is right)",
-    ("openai-chat/reason_tool_use_demo.jsonl", 0): (
-        "steps [0, 2] call a tool with no real name (empty, '?', 'tool' or a step"
-        " type); the objective is a placeholder ('openai run'), not the user's "
-        "request"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", 1): (
-        "steps [0, 2] call a tool with no real name (empty, '?', 'tool' or a step"
-        " type); the objective is a placeholder ('openai run'), not the user's "
-        "request"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", 2): (
-        "steps [0] call a tool with no real name (empty, '?', 'tool' or a step "
-        "type); the objective is a placeholder ('openai run'), not the user's "
-        "request"
-    ),
-    ("openai-chat/reason_tool_use_demo.jsonl", 3): (
-        "steps [0] call a tool with no real name (empty, '?', 'tool' or a step "
-        "type); the objective is a placeholder ('openai run'), not the user's "
-        "request"
-    ),
 }
 """(file, trace index) -> the invariant warnings kp's trace raises today."""
 

@@ -474,3 +474,63 @@ def test_pydantic_ai_output_tool_call_is_the_answer_not_a_tool(tmp_path: Path, s
     ]
     assert json.loads(traces[0].trace.outcome.result_summary) == {"city": "Mexico City"}
     assert traces[0].trace.metadata.success is True
+
+
+def test_llama_factory_value_parts_give_reasoning_named_calls_and_split_results(
+    tmp_path: Path,
+) -> None:
+    """LLaMA-Factory parts hold ``value``: reasoning, tool_call JSON, and a list of results."""
+    results = [
+        {"tool_call_id": "call_1", "name": "circle_area", "content": "{'area': 7.0686}"},
+        {"tool_call_id": "call_2", "name": "circle_area", "content": "{'area': 28.2743}"},
+    ]
+    row = {
+        "messages": [
+            {"role": "system", "content": [{"type": "text", "value": "Use the tools."}]},
+            {"role": "user", "content": [{"type": "text", "value": "Areas for r=1.5 and r=3?"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "reasoning", "value": "Call circle_area twice."},
+                    {
+                        "type": "tool_call",
+                        "value": '{"name": "circle_area", "arguments": {"radius": 1.5}}',
+                    },
+                    {
+                        "type": "tool_call",
+                        "value": '{"name": "circle_area", "arguments": {"radius": 3}}',
+                    },
+                ],
+            },
+            {"role": "tool", "content": [{"type": "text", "value": json.dumps(results)}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "reasoning", "value": "Both areas came back."},
+                    {"type": "text", "value": "7.07 m² and 28.27 m²."},
+                ],
+            },
+        ],
+        "tools": '[{"type": "function", "function": {"name": "circle_area"}}]',
+    }
+    path = tmp_path / "reason_tool_use.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    trace = traces[0].trace
+    assert trace.task.objective == "Areas for r=1.5 and r=3?"
+    assert steps(traces[0]) == [
+        ("thought", None),
+        ("tool_call", "circle_area"),
+        ("observation", "circle_area"),
+        ("tool_call", "circle_area"),
+        ("observation", "circle_area"),
+        ("thought", None),
+        ("thought", None),
+    ]
+    assert [step.input for step in trace.steps if step.type == "tool_call"] == [
+        {"radius": 1.5},
+        {"radius": 3},
+    ]
+    assert trace.steps[4].content == "{'area': 28.2743}"
+    assert trace.outcome.result_summary == "7.07 m² and 28.27 m²."
