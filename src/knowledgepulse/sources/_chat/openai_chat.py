@@ -124,7 +124,7 @@ def _result_list(text: str | None) -> list[dict[str, Any]] | None:
 
 def _part_calls(content: Any) -> list[Mapping[str, Any]]:
     """The calls of a message's ``tool_call`` content parts, each ``{"name", "arguments"}``."""
-    found = []
+    found: list[Mapping[str, Any]] = []
     for part in content if isinstance(content, list) else []:
         if not isinstance(part, dict) or part.get("type") != "tool_call":
             continue
