@@ -34,38 +34,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "spans become tools named 'retrieval', and execute_tool spans sharing a "
         "call id merge into one"
     ),
-    ("langsmith/langsmith_js_wrap_openai_default.json", "traces"): (
-        "0 traces — langsmith-js post/patch payloads (patches carry trace_id, no "
-        "id) are not recognised"
-    ),
-    ("langsmith/langsmith_js_wrap_openai_default.json", "runs[0]"): (
-        "no trace — langsmith-js post/patch payloads (patches carry trace_id, no "
-        "id) are not recognised"
-    ),
-    ("langsmith/langsmith_js_wrap_openai_reasoning.json", "traces"): (
-        "0 traces — langsmith-js post/patch payloads (patches carry trace_id, no "
-        "id) are not recognised"
-    ),
-    ("langsmith/langsmith_js_wrap_openai_reasoning.json", "runs[0]"): (
-        "no trace — langsmith-js post/patch payloads (patches carry trace_id, no "
-        "id) are not recognised"
-    ),
-    ("langsmith/langsmith_js_wrap_openai_stream.json", "traces"): (
-        "0 traces — langsmith-js post/patch payloads (patches carry trace_id, no "
-        "id) are not recognised"
-    ),
-    ("langsmith/langsmith_js_wrap_openai_stream.json", "runs[0]"): (
-        "no trace — langsmith-js post/patch payloads (patches carry trace_id, no "
-        "id) are not recognised"
-    ),
-    ("langsmith/langsmith_js_wrap_openai_stream_no_usage.json", "traces"): (
-        "0 traces — langsmith-js post/patch payloads (patches carry trace_id, no "
-        "id) are not recognised"
-    ),
-    ("langsmith/langsmith_js_wrap_openai_stream_no_usage.json", "runs[0]"): (
-        "no trace — langsmith-js post/patch payloads (patches carry trace_id, no "
-        "id) are not recognised"
-    ),
 }
 """(file, fact) -> what kp gives, and why, for every fact kp gets wrong today."""
 
