@@ -28,13 +28,7 @@ from count_facts import FILES, ROOT, corpus  # type: ignore[import-not-found]
 _COMPARED = 400
 """Objectives and answers are compared on their first characters, whitespace folded."""
 
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("jaeger/genai_test_trace.json", "runs[0].tools"): (
-        "['retrieval', 'retrieval', 'list_dashboards', 'sea — GenAI `retrieval` "
-        "spans become tools named 'retrieval', and execute_tool spans sharing a "
-        "call id merge into one"
-    ),
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 """(file, fact) -> what kp gives, and why, for every fact kp gets wrong today."""
 
 KNOWN_WARNINGS: dict[tuple[str, int], str] = {

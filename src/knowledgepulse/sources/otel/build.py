@@ -306,6 +306,7 @@ def _tell_tool(
         at=_seconds(item.span),
         latency_ms=_latency_ms(item.span),
         mcp_server=view.mcp_server or servers.get(index),
+        distinct=True,  # each tool span is a call, even where two share a call id
     )
 
 
