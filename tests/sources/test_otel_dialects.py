@@ -485,3 +485,29 @@ def test_pydantic_ai_output_tool_call_in_model_output_is_the_answer_not_a_tool()
         ("thought", None),
     ]
     assert json.loads(trace.outcome.result_summary) == {"city": "Mexico City"}
+
+
+def test_a_genai_retrieval_span_is_read_through_not_a_tool_call() -> None:
+    """``retrieval`` (a vector search) gives no step; the ``execute_tool`` beside it does."""
+    root = span("invoke_agent triage", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+    search = span(
+        "retrieval vector-search",
+        {"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "docs"},
+        start=1,
+        parent=root,
+    )
+    tool = span(
+        "execute_tool list_dashboards",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "list_dashboards",
+            "gen_ai.tool.call.result": '{"rows": 12}',
+        },
+        start=2,
+        parent=root,
+    )
+    trace = to_trace([root, search, tool]).trace
+    assert [(kind, name) for kind, name, _ in steps(trace)] == [
+        ("tool_call", "list_dashboards"),
+        ("observation", "list_dashboards"),
+    ]
