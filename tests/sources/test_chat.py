@@ -375,3 +375,162 @@ def test_rows_that_are_not_dicts_are_problems_and_a_dict_of_splits_is_refused() 
     splits: Any = {"train": []}
     with pytest.raises(ValueError, match="give one split"):
         list(sources.convert(splits))
+
+
+_OUTPUT_TOOL_ROWS = {
+    # The request bodies Pydantic AI's own test cassettes record (trimmed): the model calls
+    # get_user_country, then the output tool final_result with the answer as its arguments.
+    "anthropic": {
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Largest city?"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "t1", "name": "get_user_country", "input": {}}
+                ],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "Mexico"}],
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "t2",
+                        "name": "final_result",
+                        "input": {"city": "Mexico City"},
+                    }
+                ],
+            },
+        ]
+    },
+    "openai-chat": {
+        "messages": [
+            {"role": "user", "content": "Largest city?"},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "get_user_country", "arguments": "{}"},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "Mexico"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c2",
+                        "type": "function",
+                        "function": {
+                            "name": "final_result_CityLocation",
+                            "arguments": '{"city": "Mexico City"}',
+                        },
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c2", "content": "Final result processed."},
+        ]
+    },
+    "openai-responses": {
+        "input": [
+            {"role": "user", "content": "Largest city?"},
+            {
+                "type": "function_call",
+                "call_id": "c1",
+                "name": "get_user_country",
+                "arguments": "{}",
+            },
+            {"type": "function_call_output", "call_id": "c1", "output": "Mexico"},
+            {"type": "reasoning", "id": "rs_1", "summary": []},
+            {
+                "type": "function_call",
+                "call_id": "c2",
+                "name": "final_result",
+                "arguments": '{"city":"Mexico City"}',
+            },
+        ]
+    },
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_OUTPUT_TOOL_ROWS))
+def test_pydantic_ai_output_tool_call_is_the_answer_not_a_tool(tmp_path: Path, shape: str) -> None:
+    """A final_result(_*) call's arguments are the answer; its "processed" result is dropped."""
+    path = tmp_path / "cassette.jsonl"
+    path.write_text(json.dumps(_OUTPUT_TOOL_ROWS[shape]) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert source_of(traces[0])["format"] == shape
+    assert steps(traces[0]) == [
+        ("tool_call", "get_user_country"),
+        ("observation", "get_user_country"),
+        ("thought", None),
+    ]
+    assert json.loads(traces[0].trace.outcome.result_summary) == {"city": "Mexico City"}
+    assert traces[0].trace.metadata.success is True
+
+
+def test_llama_factory_value_parts_give_reasoning_named_calls_and_split_results(
+    tmp_path: Path,
+) -> None:
+    """LLaMA-Factory parts hold ``value``: reasoning, tool_call JSON, and a list of results."""
+    results = [
+        {"tool_call_id": "call_1", "name": "circle_area", "content": "{'area': 7.0686}"},
+        {"tool_call_id": "call_2", "name": "circle_area", "content": "{'area': 28.2743}"},
+    ]
+    row = {
+        "messages": [
+            {"role": "system", "content": [{"type": "text", "value": "Use the tools."}]},
+            {"role": "user", "content": [{"type": "text", "value": "Areas for r=1.5 and r=3?"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "reasoning", "value": "Call circle_area twice."},
+                    {
+                        "type": "tool_call",
+                        "value": '{"name": "circle_area", "arguments": {"radius": 1.5}}',
+                    },
+                    {
+                        "type": "tool_call",
+                        "value": '{"name": "circle_area", "arguments": {"radius": 3}}',
+                    },
+                ],
+            },
+            {"role": "tool", "content": [{"type": "text", "value": json.dumps(results)}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "reasoning", "value": "Both areas came back."},
+                    {"type": "text", "value": "7.07 m² and 28.27 m²."},
+                ],
+            },
+        ],
+        "tools": '[{"type": "function", "function": {"name": "circle_area"}}]',
+    }
+    path = tmp_path / "reason_tool_use.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    trace = traces[0].trace
+    assert trace.task.objective == "Areas for r=1.5 and r=3?"
+    assert steps(traces[0]) == [
+        ("thought", None),
+        ("tool_call", "circle_area"),
+        ("observation", "circle_area"),
+        ("tool_call", "circle_area"),
+        ("observation", "circle_area"),
+        ("thought", None),
+        ("thought", None),
+    ]
+    assert [step.input for step in trace.steps if step.type == "tool_call"] == [
+        {"radius": 1.5},
+        {"radius": 3},
+    ]
+    assert trace.steps[4].content == "{'area': 28.2743}"
+    assert trace.outcome.result_summary == "7.07 m² and 28.27 m²."

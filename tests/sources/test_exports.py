@@ -297,6 +297,40 @@ def test_otel_js_console_exporter_objects_and_stringified_spans_read_the_same(
         assert only(path).trace == expected
 
 
+def test_an_ai_sdk_generate_object_model_span_alone_answers_with_its_object(
+    tmp_path: Path,
+) -> None:
+    """A lone ``ai.generateObject.doGenerate`` span (as the AI SDK's tests export it) answers."""
+    recipe = '{"name":"Scrambled Eggs","steps":["Crack the eggs."]}'
+    span: dict[str, Any] = {
+        "name": "ai.generateObject.doGenerate",
+        "spanContext": {
+            "traceId": "8f60802815d6e97da2dbc4708a8e5c7b",
+            "spanId": "bf098ec12458e605",
+        },
+        "parentSpanId": None,
+        "startTime": [1770131997, 0],
+        "endTime": [1770131999, 0],
+        "status": {"code": 0},
+        "events": [],
+        "resource": {"attributes": {}},
+        "attributes": {
+            "ai.operationId": "ai.generateObject.doGenerate",
+            "ai.prompt.messages": json.dumps(
+                [{"role": "user", "content": [{"type": "text", "text": "A recipe, please."}]}]
+            ),
+            "ai.response.finishReason": "stop",
+            "ai.response.object": recipe,
+        },
+    }
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps([span]))
+    trace = only(path).trace
+    assert trace.task.objective == "A recipe, please."
+    assert steps(trace) == [("thought", None)]
+    assert trace.outcome.result_summary == recipe
+
+
 def test_jaeger_bad_span_is_located_and_the_trace_still_converts(tmp_path: Path) -> None:
     document = json.loads((DATA / "jaeger" / "genai_agent_trace.json").read_text())
     document["data"][0]["spans"].append({"traceID": "", "spanID": "x"})

@@ -158,6 +158,51 @@ def test_a_flat_list_of_runs_in_any_order_gives_the_nested_trace(random: Any) ->
     assert rebuilt.trace == nested.trace
 
 
+def test_langsmith_js_patch_names_its_run_only_by_dotted_order(tmp_path: Path) -> None:
+    """A LangSmith JS batch: the patch has no ``id``; its ``dotted_order`` ends with the run's."""
+    run_id = "dc34609e-3eeb-459d-bc2a-6fedb01d2e6e"
+    order = f"20241013T070537170001Z{run_id}"
+    messages = [{"role": "user", "content": "howdy"}]
+    batch = {
+        "post": [
+            {
+                "id": run_id,
+                "name": "ChatOpenAI",
+                "start_time": 1728803137170,
+                "run_type": "llm",
+                "inputs": {"model": "gpt-4o-mini", "messages": messages},
+                "child_runs": [],
+                "trace_id": run_id,
+                "dotted_order": order,
+            }
+        ],
+        "patch": [
+            {
+                "end_time": 1728803138285,
+                "inputs": {"model": "gpt-4o-mini", "messages": messages},
+                "outputs": {
+                    "object": "chat.completion",
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": "Howdy!"}}
+                    ],
+                },
+                "dotted_order": order,
+                "trace_id": run_id,
+            }
+        ],
+    }
+    path = tmp_path / "langsmith_js.json"
+    path.write_text(json.dumps(batch), "utf-8")
+    assert recognise(batch) == "langsmith"
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem), item
+    trace = item.trace
+    assert trace.id == f"kp:trace:{run_id}"
+    assert trace.task.objective == "howdy"
+    assert trace.outcome.result_summary == "Howdy!"
+    assert trace.metadata.success is True
+
+
 def test_post_and_patch_batches_give_the_nested_trace(tmp_path: Path) -> None:
     """Ingest batches: posts open runs, patches (here in a later line) add outputs and ends."""
     run = example_run()

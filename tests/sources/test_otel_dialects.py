@@ -424,3 +424,90 @@ def test_spans_of_several_traces_are_refused_by_to_trace() -> None:
         to_trace([tool, other])
     with pytest.raises(ConversionError, match="not a span"):
         to_trace([42])
+
+
+def test_pydantic_ai_output_tool_call_in_model_output_is_the_answer_not_a_tool() -> None:
+    """A model span calling final_result (the output tool) answers; no tool step is made of it."""
+    root = span("agent run", {"agent_name": "geo"}, start=0, scope="pydantic-ai")
+    first = span(
+        "chat gpt-4o",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": messages(
+                {"role": "user", "parts": [{"type": "text", "content": "Largest city?"}]}
+            ),
+            "gen_ai.output.messages": messages(
+                {
+                    "role": "assistant",
+                    "parts": [{"type": "tool_call", "id": "c1", "name": "get_user_country"}],
+                }
+            ),
+        },
+        start=1,
+        parent=root,
+    )
+    tool = span(
+        "running tool",
+        {
+            "gen_ai.tool.name": "get_user_country",
+            "gen_ai.tool.call.id": "c1",
+            "tool_arguments": "{}",
+            "tool_response": "Mexico",
+        },
+        start=2,
+        parent=root,
+    )
+    last = span(
+        "chat gpt-4o",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.output.messages": messages(
+                {
+                    "role": "assistant",
+                    "parts": [
+                        {
+                            "type": "tool_call",
+                            "id": "c2",
+                            "name": "final_result",
+                            "arguments": {"city": "Mexico City"},
+                        }
+                    ],
+                }
+            ),
+        },
+        start=3,
+        parent=root,
+    )
+    trace = to_trace([root, first, tool, last]).trace
+    assert [(kind, name) for kind, name, _ in steps(trace)] == [
+        ("tool_call", "get_user_country"),
+        ("observation", "get_user_country"),
+        ("thought", None),
+    ]
+    assert json.loads(trace.outcome.result_summary) == {"city": "Mexico City"}
+
+
+def test_a_genai_retrieval_span_is_read_through_not_a_tool_call() -> None:
+    """``retrieval`` (a vector search) gives no step; the ``execute_tool`` beside it does."""
+    root = span("invoke_agent triage", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+    search = span(
+        "retrieval vector-search",
+        {"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "docs"},
+        start=1,
+        parent=root,
+    )
+    tool = span(
+        "execute_tool list_dashboards",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "list_dashboards",
+            "gen_ai.tool.call.result": '{"rows": 12}',
+        },
+        start=2,
+        parent=root,
+    )
+    trace = to_trace([root, search, tool]).trace
+    assert [(kind, name) for kind, name, _ in steps(trace)] == [
+        ("tool_call", "list_dashboards"),
+        ("observation", "list_dashboards"),
+    ]

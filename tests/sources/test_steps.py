@@ -195,11 +195,15 @@ def test_blank_thoughts_and_answers_add_no_step() -> None:
 class _Scanning(StepBuilder):
     """The matching rule as spec/integrations.md states it: a scan of every earlier tool event."""
 
-    def _matching(self, name: str, call_id: str | None, *, flag: str) -> Any:
+    def _matching(
+        self, name: str, call_id: str | None, *, flag: str, distinct: bool = False
+    ) -> Any:
         tools = [(event, event.tool) for event in self._events if event.tool is not None]
-        for event, tool in tools:
+        for event, tool in reversed(tools):  # the latest call of the id
             if call_id is not None and tool.call_id == call_id:
-                return event
+                if not getattr(tool, flag) or (flag == "executed" and not distinct):
+                    return event
+                break  # a request, or a distinct execution, reusing the id: a new call
         for event, tool in tools:
             differs = tool.call_id is not None and call_id is not None
             if tool.name == name and not getattr(tool, flag) and not differs:
@@ -223,7 +227,7 @@ _TOOL_EVENTS = st.lists(
 def test_indexed_matching_merges_tool_events_as_a_scan_of_every_earlier_one(
     events: list[tuple[bool, str, str | None, float | None]],
 ) -> None:
-    """Requests and executions merge by call id, else by name in order, renames included."""
+    """Requests and results merge by call id (a reused id: a new call), else by name in order."""
     builders = StepBuilder(), _Scanning()
     for builder in builders:
         for number, (request, name, call_id, at) in enumerate(events):
@@ -233,3 +237,31 @@ def test_indexed_matching_merges_tool_events_as_a_scan_of_every_earlier_one(
                 builder.tool_result(name, output=f"out {number}", call_id=call_id, at=at)
     indexed, scanned = builders
     assert indexed.steps() == scanned.steps()
+
+
+def test_tool_spans_sharing_a_call_id_are_distinct_calls_each_joining_its_request() -> None:
+    """Two requests and two tool spans reusing one call id: two calls, each with its result."""
+    builder = StepBuilder()
+    for number in (1, 2):
+        builder.tool_request("list_dashboards", {"n": number}, call_id="call_1", at=number)
+        builder.tool_result(
+            "list_dashboards", output=f"out {number}", call_id="call_1", distinct=True
+        )
+        builder.tool_result("list_dashboards", output=f"out {number}", call_id="call_1")
+    assert [
+        (step["type"], step.get("input"), step.get("output_summary"))
+        for step in builder.steps()
+        if step["type"] == "tool_call"
+    ] == [("tool_call", {"n": 1}, "out 1"), ("tool_call", {"n": 2}, "out 2")]
+
+
+def test_tool_spans_sharing_a_call_id_with_no_request_are_still_distinct_calls() -> None:
+    """Spans alone (no model call recorded its request): one step per span, not one merged."""
+    builder = StepBuilder()
+    for number in (1, 2, 3):
+        builder.tool_result("search", output=f"out {number}", call_id="c", at=number, distinct=True)
+    assert [step["output_summary"] for step in builder.steps() if step["type"] == "tool_call"] == [
+        "out 1",
+        "out 2",
+        "out 3",
+    ]

@@ -7,8 +7,10 @@ requested, tool executions and their results, the final answer. The builder turn
 
 * order by start time; ties, and events with no time, keep the order they were told in (tree
   order), an event with no time sitting after the event told before it;
-* a requested tool call and its execution are one ``tool_call`` step, matched by call id, else by
-  tool name in order; a request that never ran is still a ``tool_call``;
+* a requested tool call and its execution are one ``tool_call`` step, matched by call id (the
+  latest call of that id; a request, or a distinct execution, that reuses the id of a call
+  already requested, or executed, is a new call), else by tool name in order; a request that
+  never ran is still a ``tool_call``;
 * a failed tool call's result is an ``observation`` carrying the error text, and the next tool
   call after it is an ``error_recovery`` (it keeps its tool). The failure itself is never typed
   ``error_recovery``: that would reward failing;
@@ -197,15 +199,18 @@ class StepBuilder:
         at: Timestamp = None,
         latency_ms: float | None = None,
         mcp_server: str | None = None,
+        distinct: bool = False,
     ) -> None:
         """A tool's execution and its result (``error``: the failure's text, when it failed).
 
         It joins the request with the same call id, else the first request of that name not yet
-        executed; its own start time, when known, places the merged step.
+        executed; its own start time, when known, places the merged step. A ``distinct``
+        execution (a tool span of its own) never joins a call already executed: two executions
+        that share a call id are two calls.
         """
         if output is not None or error:
             self._seen_text = True
-        event = self._matching(name, call_id, flag="executed")
+        event = self._matching(name, call_id, flag="executed", distinct=distinct)
         if event is None:
             event = self._new_tool(name, call_id, at)
         elif at is not None:
@@ -230,7 +235,7 @@ class StepBuilder:
         event = _Event(_seconds(at), len(self._events), tool=_ToolEvent(name, call_id))
         self._events.append(event)
         if call_id is not None:
-            self._by_call_id.setdefault(call_id, event)
+            self._by_call_id[call_id] = event  # the latest call of that id is the one answered
         self._wait(event, "requested")
         self._wait(event, "executed")
         return event
@@ -240,14 +245,18 @@ class StepBuilder:
         key = (flag, tool.name, tool.call_id is not None)
         heapq.heappush(self._waiting.setdefault(key, []), (event.seq, event))
 
-    def _matching(self, name: str, call_id: str | None, *, flag: _Flag) -> _Event | None:
+    def _matching(
+        self, name: str, call_id: str | None, *, flag: _Flag, distinct: bool = False
+    ) -> _Event | None:
         """The tool event a request or an execution joins: same call id, else same name.
 
         By name, only an event not yet ``flag`` (requested, or executed) and whose call id does
         not differ from ``call_id`` qualifies, the earliest first.
         """
         if call_id is not None and call_id in self._by_call_id:
-            return self._by_call_id[call_id]
+            event = self._by_call_id[call_id]
+            if _joins(_tool(event), flag, distinct=distinct):
+                return event
         # An event with a call id qualifies only when this call has none.
         heads = [self._first_waiting(flag, name, False)]
         if call_id is None:
@@ -321,6 +330,18 @@ class StepBuilder:
             keyed.append((event.at if event.at is not None else last, event.seq, event))
         keyed.sort(key=lambda item: (item[0], item[1]))
         return [event for _, _, event in keyed]
+
+
+def _joins(tool: _ToolEvent, flag: _Flag, *, distinct: bool) -> bool:
+    """Whether a request or an execution with a call's id is that call (the latest of the id).
+
+    Distinct calls may share an id (an agent that numbers its calls per turn): a second request
+    is a new call, and so is a second ``distinct`` execution (a tool span of its own). A result
+    told again (the tool message a model call is given) joins the call it answers.
+    """
+    if flag == "requested" or distinct:
+        return not getattr(tool, flag)
+    return True
 
 
 def _tool(event: _Event) -> _ToolEvent:

@@ -43,8 +43,14 @@ CONTENT_HINT = (
 )
 """How to get Pydantic AI messages that carry text."""
 
-OUTPUT_TOOL_PREFIX = "final_result"
-"""Pydantic AI's output tools are named ``final_result`` (``final_result_<Type>`` for unions)."""
+OUTPUT_TOOL = "final_result"
+"""Pydantic AI's output tool: ``final_result`` (``final_result_<Type>`` for unions)."""
+
+
+def is_output_tool(name: str) -> bool:
+    """Whether a tool is Pydantic AI's output tool: a call to it is the answer, not a tool call."""
+    return name == OUTPUT_TOOL or name.startswith(f"{OUTPUT_TOOL}_")
+
 
 _KINDS = frozenset({"request", "response"})
 _FAILED_OUTCOMES = frozenset({"failed", "retried", "denied", "interrupted"})
@@ -239,7 +245,7 @@ def _is_tool_call(part: Mapping[str, Any]) -> bool:
     return (
         part["part_kind"] in ("tool-call", "builtin-tool-call")
         and isinstance(name, str)
-        and not name.startswith(OUTPUT_TOOL_PREFIX)
+        and not is_output_tool(name)
     )
 
 
@@ -252,7 +258,7 @@ def _tell_request_part(run: _Run, part: Mapping[str, Any], path: Loc, at: dateti
             run.objective = text
     elif kind in ("tool-return", "builtin-tool-return"):
         name = _name(part, path)
-        if name.startswith(OUTPUT_TOOL_PREFIX) and part.get("outcome", "success") == "success":
+        if is_output_tool(name) and part.get("outcome", "success") == "success":
             return  # "Final result processed."
         content = part.get("content")
         outcome = part.get("outcome")  # a list or an object is no outcome, not a set lookup
@@ -267,7 +273,7 @@ def _tell_request_part(run: _Run, part: Mapping[str, Any], path: Loc, at: dateti
     elif kind == "retry-prompt":
         text = _error_text(part.get("content"))
         tool = part.get("tool_name")
-        if isinstance(tool, str) and tool and not tool.startswith(OUTPUT_TOOL_PREFIX):
+        if isinstance(tool, str) and tool and not is_output_tool(tool):
             run.builder.tool_result(tool, error=text, call_id=_call_id(part), at=when)
         else:
             run.builder.error(text, at=when)
@@ -289,7 +295,7 @@ def _tell_response_part(
         run.builder.thought(text, at=at)
     elif kind in ("tool-call", "builtin-tool-call"):
         name = _name(part, path)
-        if name.startswith(OUTPUT_TOOL_PREFIX):
+        if is_output_tool(name):
             run.answer = as_text(part.get("args"))
         else:
             run.builder.tool_request(name, part.get("args"), call_id=_call_id(part), at=at)

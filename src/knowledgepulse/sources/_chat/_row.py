@@ -34,6 +34,7 @@ from knowledgepulse.sources._envelope import (
 from knowledgepulse.sources._registry import Source
 from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions
 from knowledgepulse.sources._steps import StepBuilder, as_text
+from knowledgepulse.sources.pydantic_ai import is_output_tool
 from knowledgepulse.trace import TraceItem
 
 ID_FIELDS = ("id", "_id", "uuid", "conversation_id", "trajectory_id", "sample_id", "row_id")
@@ -366,15 +367,25 @@ class Calls:
     """A conversation's tool calls as they are told: results find their call by id or order.
 
     A result that names no call (ShareGPT observations, Hermes responses without a name) belongs
-    to the earliest call not yet answered.
+    to the earliest call not yet answered. A call to Pydantic AI's output tool (``final_result``)
+    is the answer, its arguments the final output; its result ("Final result processed.") is
+    dropped.
     """
 
     builder: StepBuilder
     names: dict[str, str] = dataclasses.field(default_factory=dict)
     pending: list[str] = dataclasses.field(default_factory=list)
+    answered: bool = False
+    """Whether the output tool gave the answer."""
 
     def request(self, name: str, arguments: Any = None, call_id: str | None = None) -> None:
         """A tool call the assistant asked for."""
+        if is_output_tool(name):
+            self.builder.answer(as_text(arguments))
+            self.answered = self.builder.final_answer is not None
+            if call_id:
+                self.names[call_id] = name
+            return
         if call_id:
             self.names[call_id] = name
         self.pending.append(name)
@@ -391,12 +402,16 @@ class Calls:
         """A tool's result; ``is_error`` when the format says, else the text is read for it."""
         known = name or self.names.get(call_id or "") or (self.pending[0] if self.pending else "")
         known = known or "tool"
-        if known in self.pending:
-            self.pending.remove(known)
         if is_error is None:
             failed = error_text(output)
         else:
             failed = (as_text(output) or "error") if is_error else None
+        if is_output_tool(known):  # an output the agent rejected is an error; else "processed"
+            self.builder.error(failed)
+            self.answered = self.answered and not failed
+            return
+        if known in self.pending:
+            self.pending.remove(known)
         self.builder.tool_result(
             known, output=None if failed else output, error=failed, call_id=call_id
         )

@@ -33,7 +33,7 @@ def one_of(value: Any, names: frozenset[str]) -> bool:
 
 
 def content_text(content: Any, kinds: frozenset[str] = frozenset({"text"})) -> str | None:
-    """A message's text: a string, or the text of its parts of the given ``type`` s."""
+    """A message's text: a string, or the text (or ``value``) of its parts of the given types."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -43,6 +43,8 @@ def content_text(content: Any, kinds: frozenset[str] = frozenset({"text"})) -> s
                 texts.append(part)
             elif isinstance(part, dict) and one_of(part.get("type", "text"), kinds):
                 text = part.get("text")
+                if not isinstance(text, str):
+                    text = part.get("value")  # LLaMA-Factory's parts
                 if isinstance(text, str):
                     texts.append(text)
         return "\n".join(texts) or None

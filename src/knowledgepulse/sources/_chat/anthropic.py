@@ -69,7 +69,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
                     objective = text
             continue
         answered = _tell_assistant(calls, blocks, (index, "content"), last=index == last)
-    return _row.Told(objective, answered)
+    return _row.Told(objective, answered or calls.answered)
 
 
 def _tell_assistant(

@@ -6,12 +6,17 @@ assistant message without a tool call the answer; each ``tool_calls[]`` entry (a
 ``function_call``) is a tool call whose ``arguments`` string is parsed, joined by
 ``tool_call_id`` with the ``tool`` message that answers it (``function`` messages by name).
 Hermes ``<tool_call>`` / ``<tool_response>`` tags in the text are read as calls and results.
+LLaMA-Factory writes content parts with a ``value``: ``reasoning`` parts are thoughts, a
+``tool_call`` part's value is a ``{"name", "arguments"}`` call, and one ``tool`` message may
+answer several calls with a JSON list of ``{"name", "content", "tool_call_id"}``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+import orjson
 
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.sources._chat import _row
@@ -33,6 +38,7 @@ CONTENT_HINT = (
 )
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "ipython"})
 TEXT_KINDS = frozenset({"text", "input_text", "output_text"})
+_REASONING_KINDS = frozenset({"reasoning"})
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
 
 
@@ -79,14 +85,58 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
         elif has_tags(text):
             tagged_results(calls, text or "")
         else:
-            call_id = message.get("tool_call_id")
-            name = message.get("name")
-            calls.result(
-                name if isinstance(name, str) else None,
-                message.get("content") if text is None else text,
-                call_id=call_id if isinstance(call_id, str) else None,
-            )
-    return _row.Told(objective, answered, system)
+            _tell_result(calls, message, text)
+    return _row.Told(objective, answered or calls.answered, system)
+
+
+def _tell_result(calls: _row.Calls, message: Mapping[str, Any], text: str | None) -> None:
+    """A tool message: one result, or (LLaMA-Factory) a JSON list of results, one per call."""
+    results = _result_list(text)
+    if results is None:
+        call_id = message.get("tool_call_id")
+        name = message.get("name")
+        results = [{"name": name, "tool_call_id": call_id, "content": message.get("content")}]
+        if text is not None:
+            results[0]["content"] = text
+    for result in results:
+        name, call_id = result.get("name"), result.get("tool_call_id")
+        calls.result(
+            name if isinstance(name, str) else None,
+            result.get("content"),
+            call_id=call_id if isinstance(call_id, str) else None,
+        )
+
+
+def _result_list(text: str | None) -> list[dict[str, Any]] | None:
+    if text is None or not text.lstrip().startswith("[{"):
+        return None
+    try:
+        parsed = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(parsed, list) and all(
+        isinstance(item, dict) and "content" in item and isinstance(item.get("name"), str)
+        for item in parsed
+    ):
+        return parsed
+    return None
+
+
+def _part_calls(content: Any) -> list[Mapping[str, Any]]:
+    """The calls of a message's ``tool_call`` content parts, each ``{"name", "arguments"}``."""
+    found: list[Mapping[str, Any]] = []
+    for part in content if isinstance(content, list) else []:
+        if not isinstance(part, dict) or part.get("type") != "tool_call":
+            continue
+        value = part.get("value")
+        if isinstance(value, str):
+            try:
+                value = orjson.loads(value)
+            except orjson.JSONDecodeError:
+                continue
+        if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"]:
+            found.append(value)
+    return found
 
 
 def assistant_text(calls: _row.Calls, text: str) -> tuple[str, bool]:
@@ -125,14 +175,17 @@ def _tell_assistant(
     for key in ("reasoning_content", "reasoning"):
         if isinstance(message.get(key), str):
             builder.thought(message[key])
-    text, tagged = assistant_text(calls, content_text(message.get("content"), TEXT_KINDS) or "")
+    content = message.get("content")
+    builder.thought(content_text(content, _REASONING_KINDS) if isinstance(content, list) else None)
+    text, tagged = assistant_text(calls, content_text(content, TEXT_KINDS) or "")
     requested = message.get("tool_calls") or []
     if not isinstance(requested, list):
         raise PathError(
             (*path, "tool_calls"), f"expected a list, found {describe_value(requested)}"
         )
     legacy = message.get("function_call")
-    if final and not requested and not tagged and not legacy and text.strip():
+    in_parts = _part_calls(content)
+    if final and not requested and not tagged and not legacy and not in_parts and text.strip():
         builder.answer(text)
         return True
     builder.thought(text)
@@ -150,6 +203,8 @@ def _tell_assistant(
         )
     if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
         calls.request(legacy["name"], legacy.get("arguments"))
+    for call in in_parts:
+        calls.request(call["name"], call.get("arguments"))
     return False
 
 

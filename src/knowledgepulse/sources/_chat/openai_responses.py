@@ -90,7 +90,11 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
             calls.result(
                 None, item.get("output"), call_id=call_id if isinstance(call_id, str) else None
             )
-    return _row.Told(objective, answer_at >= 0 and builder.final_answer is not None, system)
+    return _row.Told(
+        objective,
+        (answer_at >= 0 and builder.final_answer is not None) or calls.answered,
+        system,
+    )
 
 
 def _request(

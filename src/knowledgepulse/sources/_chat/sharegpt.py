@@ -108,7 +108,7 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
             tagged_results(calls, text or "")
         else:
             calls.result(None, value)
-    return _row.Told(objective, answered, system)
+    return _row.Told(objective, answered or calls.answered, system)
 
 
 def _tell_assistant(calls: _row.Calls, text: str, *, final: bool, agent: bool) -> str:

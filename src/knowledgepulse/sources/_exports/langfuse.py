@@ -244,19 +244,15 @@ def _attributes(item: Mapping[str, Any], tools: set[str]) -> dict[str, Any]:
             "gen_ai.input.messages": _messages(item.get("input"), "user"),
             "gen_ai.output.messages": _messages(item.get("output"), "assistant"),
         }
-    if kind == "TOOL" or (kind == "SPAN" and isinstance(name, str) and name in tools):
+    # Langfuse's RETRIEVER is a retrieval the agent ran as a step: a tool call, as a TOOL.
+    if kind in ("TOOL", "RETRIEVER") or (
+        kind == "SPAN" and isinstance(name, str) and name in tools
+    ):
         return {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": name,
             "gen_ai.tool.call.arguments": item.get("input"),
             "gen_ai.tool.call.result": item.get("output"),
-        }
-    if kind == "RETRIEVER":
-        return {
-            "gen_ai.operation.name": "retrieval",
-            "gen_ai.tool.name": name,
-            "gen_ai.tool.call.arguments": item.get("input"),
-            "gen_ai.retrieval.documents": item.get("output"),
         }
     if kind == "EVENT":  # an error at ERROR level (the next action recovers), else nothing
         return {"langfuse.observation.type": "event"}

@@ -3,7 +3,8 @@
 A file may hold a root run with its ``child_runs`` nested (``read_run(load_child_runs=True)``,
 our own :func:`dump_run`), runs one per element or line with ``parent_run_id`` links
 (``client.list_runs``), or the batches the LangSmith SDK posts (``{"post": [...], "patch":
-[...]}``: a patch updates the run posted with its id). All runs of a file go into one pool; the
+[...]}``: a patch updates the run posted with its id, which a JS SDK patch gives only at the
+end of its ``dotted_order``). All runs of a file go into one pool; the
 trees are rebuilt from it, children ordered by start time (else ``dotted_order``, else file
 order), and each root is one trace.
 """
@@ -44,7 +45,7 @@ def recognises(value: Any) -> bool:
     present = [key for key in _BATCH_KEYS if key in value]
     return bool(present) and all(
         isinstance(value[key], list)
-        and all(isinstance(run, Mapping) and "id" in run for run in value[key])
+        and all(isinstance(run, Mapping) and _patch_id(run) is not None for run in value[key])
         for key in present
     )
 
@@ -140,7 +141,7 @@ class _Pool:
 
     def apply_patches(self) -> Iterator[Problem]:
         for record, path, patch in self.patches:
-            key = _run_id(patch)
+            key = _patch_id(patch)
             entry = self.entries.get(key) if key else None
             if entry is not None:
                 entry.run.update({k: v for k, v in patch.items() if v is not None})
@@ -288,6 +289,19 @@ def _run_id(run: Mapping[str, Any]) -> str | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     return _string(value)
+
+
+def _patch_id(run: Mapping[str, Any]) -> str | None:
+    """The id of the run a patch updates: its ``id``, else the end of its ``dotted_order``.
+
+    LangSmith JS patches carry no ``id``; the last segment of a ``dotted_order`` is the run's
+    start time (22 characters, ``20241013T070537170001Z``) followed by its id.
+    """
+    found = _run_id(run)
+    order = run.get("dotted_order")
+    if found is None and isinstance(order, str):
+        found = _string(order.rsplit(".", 1)[-1][22:])
+    return found
 
 
 def _string(value: Any) -> str | None:

@@ -25,6 +25,7 @@ from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.dialects import View, read
 from knowledgepulse.sources.otel.spans import Span
+from knowledgepulse.sources.pydantic_ai import is_output_tool
 from knowledgepulse.trace import TraceItem
 
 CONTENT_HINT = (
@@ -178,9 +179,12 @@ def _answer(ordered: list[_Read], agent: _Read | None) -> str | None:
     )
     if inferences:
         last = inferences[-1].view.output_messages or []
-        calls = any(part.get("type") == "tool_call" for m in last for part in m["parts"])
+        calls = [part for m in last for part in m["parts"] if part.get("type") == "tool_call"]
         if not calls:
             return msg.last_assistant_text(last)
+        output = [part for part in calls if is_output_tool(str(part.get("name") or ""))]
+        if output:  # Pydantic AI's output tool: its arguments are the final output
+            return as_text(output[-1].get("arguments")) or None
     return None
 
 
@@ -250,16 +254,29 @@ def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Con
             builder.thought(as_text(part.get("content")), at=at)
         elif kind in ("tool_call", "server_tool_call"):
             name = str(part.get("name") or "")
+            if is_output_tool(name):
+                continue  # the answer, told as the answer
             builder.tool_request(name, part.get("arguments"), call_id=call_id, at=at)
         elif kind == "server_tool_call_response" and call_id:
             name = context.names.get(call_id, "")
             builder.tool_result(name, output=_response(part), call_id=call_id)
+    _tell_tool_responses(builder, view, context, at)
+
+
+def _tell_tool_responses(
+    builder: StepBuilder, view: View, context: _Context, at: float | None
+) -> None:
+    """The tool results a model call was given that no tool span told."""
     for part in _new_tool_responses(view):
         call_id = str(part["id"]) if part.get("id") else None
         if call_id in context.executed or (call_id is None and context.any_execution):
             continue  # the tool's own span says more (its time, its status)
         name = context.names.get(call_id or "", "") or str(part.get("name") or "")
         output = _response(part)
+        if is_output_tool(name):
+            if is_retry_prompt(output):  # the output was rejected: the model tries again
+                builder.error(as_text(output), at=at)
+            continue  # "Final result processed."
         if is_retry_prompt(output):
             builder.tool_result(name, error=as_text(output), call_id=call_id)
         else:
@@ -275,6 +292,11 @@ def _tell_tool(
     if view.is_mcp and parent is not None and parent.role == "tool" and not parent.is_mcp:
         return  # the MCP client span of a tool already told: it gave its server to the parent
     retried = not view.error and is_retry_prompt(view.result)
+    if is_output_tool(view.tool_name or item.span.name):
+        # Pydantic AI's output tool: the answer, not a call; a rejected output is an error.
+        if retried or view.error:
+            builder.error(as_text(view.result) if retried else view.error, at=_seconds(item.span))
+        return
     builder.tool_result(
         view.tool_name or item.span.name,
         arguments=view.arguments,
@@ -284,6 +306,7 @@ def _tell_tool(
         at=_seconds(item.span),
         latency_ms=_latency_ms(item.span),
         mcp_server=view.mcp_server or servers.get(index),
+        distinct=True,  # each tool span is a call, even where two share a call id
     )
 
 

@@ -36,7 +36,9 @@ _GENAI_ROLES: dict[str, Role] = {
     "text_completion": "inference",
     "generate_content": "inference",
     "execute_tool": "tool",
-    "retrieval": "tool",
+    # A retrieval (a vector search the app runs) is no tool call unless an execute_tool span
+    # wraps it: read through, as the conventions keep the two operations apart.
+    "retrieval": "other",
 }
 _TRACELOOP_ROLES: dict[str, Role] = {"workflow": "agent", "agent": "agent", "tool": "tool"}
 
@@ -163,9 +165,6 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         view.fill("genai-events", input_messages=inputs, output_messages=outputs)
     if role == "tool":
         name = _str(attrs.get("gen_ai.tool.name"))
-        if operation == "retrieval" and not name:
-            source = _str(attrs.get("gen_ai.data_source.id"))
-            name = f"retrieval:{source}" if source else "retrieval"
         if not name and view.is_mcp:
             name = span.name.removeprefix("tools/call").strip() or span.name
         view.fill(
@@ -173,7 +172,7 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             tool_name=name or span.name.removeprefix("execute_tool").strip() or span.name,
             call_id=_str(attrs.get("gen_ai.tool.call.id")),
             arguments=msg.loads(attrs.get("gen_ai.tool.call.arguments")),
-            result=attrs.get("gen_ai.tool.call.result", attrs.get("gen_ai.retrieval.documents")),
+            result=attrs.get("gen_ai.tool.call.result"),
             mcp_server=_server(attrs) if view.is_mcp else None,
         )
 
@@ -283,7 +282,8 @@ def _ai_sdk_output(attrs: Mapping[str, Any]) -> list[msg.Message]:
     reasoning = _str(attrs.get("ai.response.reasoning"))
     if reasoning:
         parts.append({"type": "reasoning", "content": reasoning})
-    text = _str(attrs.get("ai.response.text"))
+    # generateObject / streamObject answer with the object (JSON text), not with text.
+    text = _str(attrs.get("ai.response.text")) or _str(attrs.get("ai.response.object"))
     if text:
         parts.append({"type": "text", "content": text})
     calls = msg.loads(attrs.get("ai.response.toolCalls"))
