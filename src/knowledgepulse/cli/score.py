@@ -52,6 +52,7 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.novelty.settings import max_windows_of
 from knowledgepulse.reports.redaction import summary_tail
+from knowledgepulse.reports.rows import ANNOTATED_COLUMNS
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import (
     RunTally,
@@ -64,6 +65,7 @@ from knowledgepulse.reports.value import (
 from knowledgepulse.reports.value_formats import EXPLAINED_FORMATS, report_writer
 from knowledgepulse.runs.redaction import redact_items
 from knowledgepulse.runs.scoring import ScoreRun, threshold_of
+from knowledgepulse.runs.write import UnreadRows
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
@@ -302,18 +304,26 @@ def score_command(
     other: WriteForm = "json" if output_format == "json" else "jsonl"
     writes = rows_form(output, inputs, other) if annotate else None
     tally = RunTally(run.scorer.threshold)
-    sink = ProblemSink(tally, keep=output_format in ("json", "html") and not annotate)
+    # --annotate gives every dataset row back: one that gives no trace with its kp_error.
+    unread = UnreadRows() if annotate else None
+    sink = ProblemSink(
+        tally, keep=output_format in ("json", "html") and not annotate, unread=unread
+    )
     collector = TableCollector()
     with run:
         with ReadProgress.for_sources(inputs) as progress:
             items = read_traces(
                 paths, sink, source=source, options=convert_options, progress=progress
             )
+            if unread is not None:
+                items = unread.items(items)
             if redactor is not None:
                 items = redact_items(items, redactor)
             # Time order, a corpus or a percentile read the whole input here, before any output.
             scored = run.score(items, order=order, corpus=corpus, min_score=min_score)
-            with _emitting(output, output_format, writes, collector, sink, explain=explain) as emit:
+            with _emitting(
+                output, output_format, writes, collector, sink, unread=unread, explain=explain
+            ) as emit:
                 for result in scored:
                     tally.threshold = result.breakdown.threshold
                     tally.add(result)
@@ -340,14 +350,16 @@ def _emitting(
     collector: TableCollector,
     sink: ProblemSink,
     *,
+    unread: UnreadRows | None,
     explain: bool,
 ) -> Iterator[Callable[[ScoredItem], None]]:
     """``kp score``'s output as it is scored; at the end (not on an error) the report's ending.
 
-    ``writes``: the form ``--annotate`` writes the items back in.
+    ``writes``: the form ``--annotate`` writes the items back in, ``unread`` the rows that gave
+    no trace it writes back in their places.
     """
     if writes is not None:
-        with item_output(output, writes) as items:
+        with item_output(output, writes, ANNOTATED_COLUMNS, unread=unread) as items:
             yield items.write
         return
     if output_format == "table":  # rendered by rich at the end, through its own console
