@@ -20,6 +20,7 @@ from knowledgepulse._util.atomic import atomic_binary, atomic_text
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.reports.messages import chat_row, messages_fields
 from knowledgepulse.reports.rows import (
+    ANNOTATED_COLUMNS,
     COLUMN_TYPES,
     ERROR_COLUMN,
     SCORE_COLUMNS,
@@ -70,7 +71,47 @@ def annotated_like(
     kind = table_kind(data)
     if kind is None:
         return [annotated(item, row) for item, row in zip(scored, columns, strict=True)]
-    rows = _positions(data, kind, [item.item for item in scored])
+    positions = [_position(item.item) for item in scored]
+    return _with_columns(data, kind, positions, columns, names)
+
+
+Kept: TypeAlias = "ScoredItem | tuple[Record, str]"
+"""An annotated run's row: a scored item, or a row that gave no trace with its error."""
+
+
+def kept_like(data: Any, kept: Sequence[Kept]) -> Any:
+    """Every row as ``data`` came, in ``kept``'s order (see :func:`annotated_like`).
+
+    A scored row gets its ``kp_`` columns and an empty ``kp_error``; a row that gave no trace
+    its error in ``kp_error`` and the other ``kp_`` columns empty.
+    """
+    columns = [
+        {**kp_columns(row.breakdown), ERROR_COLUMN: None}
+        if isinstance(row, ScoredItem)
+        else error_columns(row[1])
+        for row in kept
+    ]
+    kind = table_kind(data)
+    if kind is None:
+        return [
+            annotated(row, added) if isinstance(row, ScoredItem) else {**row[0].value, **added}
+            for row, added in zip(kept, columns, strict=True)
+        ]
+    positions = [
+        _position(row.item) if isinstance(row, ScoredItem) else _index(row[0]) for row in kept
+    ]
+    return _with_columns(data, kind, positions, columns, ANNOTATED_COLUMNS)
+
+
+def _with_columns(
+    data: Any,
+    kind: str,
+    positions: Sequence[int],
+    columns: Sequence[Mapping[str, Any]],
+    names: Sequence[str],
+) -> Any:
+    """The table's rows at ``positions``, in that order, with each row's ``columns`` added."""
+    rows = _rows_at(data, kind, positions)
     added = {name: [row[name] for row in columns] for name in names}
     if kind == "pandas":
         return rows.assign(**added)
@@ -105,14 +146,17 @@ def redacted_like(data: Any, items: Sequence[TraceItem]) -> Any:
 
 def _position(item: TraceItem) -> int:
     """An in-memory row's place in its table (its location's index)."""
-    index = (item.row or item.record).location.index
+    return _index(item.row or item.record)
+
+
+def _index(record: Record) -> int:
+    index = record.location.index
     assert index is not None  # every in-memory row is located by its index
     return index
 
 
-def _positions(data: Any, kind: str, items: Sequence[TraceItem]) -> Any:
-    """The table's rows of ``items``, in their order."""
-    positions = [_position(item) for item in items]
+def _rows_at(data: Any, kind: str, positions: Sequence[int]) -> Any:
+    """The table's rows at ``positions``, in their order."""
     if kind == "pandas":
         return data.iloc[positions]
     if kind == "arrow":
@@ -166,9 +210,16 @@ class UnreadRows:
         for record, messages in rows:
             yield record, "; ".join(messages)
 
-    def is_row_file(self, name: str) -> bool:
-        """Whether ``name``'s records are dataset rows (some item of it was read as a row)."""
-        return name in self._row_files
+    def rows(self, before: int | None, *, every_file: bool = False) -> Iterator[tuple[Record, str]]:
+        """The rows to write before item ``before`` (``None``: all), each with its error.
+
+        Each is its record with a row's value (a record that is no JSON object: an empty
+        one). Only the records of files whose items are rows, unless ``every_file``.
+        """
+        for record, message in self.due(before):
+            if every_file or record.location.file in self._row_files:
+                row = record if isinstance(record.value, Mapping) else Record(record.location, {})
+                yield row, message
 
 
 class ItemWriter:
@@ -233,10 +284,8 @@ class ItemWriter:
         """The rows that gave no trace and come before item ``before`` (``None``: all left)."""
         if self._unread is None:
             return
-        for record, message in self._unread.due(before):
-            if self._rows is None and not self._unread.is_row_file(record.location.file):
-                continue  # a trace file's bad record: a problem on stderr only
-            row = record if isinstance(record.value, Mapping) else Record(record.location, {})
+        # In Parquet every record is a row; else a trace file's bad record is a problem only.
+        for row, message in self._unread.rows(before, every_file=self._rows is not None):
             columns = error_columns(message, self._added)
             if self._rows is not None:
                 self._rows.write(row, columns)
