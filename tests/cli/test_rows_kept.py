@@ -57,8 +57,8 @@ def test_annotate_keeps_a_broken_jsonl_line_in_its_place_with_kp_error(
 
 
 def broken_copy(table: pa.Table) -> dict[str, Any]:
-    """The first row with every nested column (the conversation) empty: no trace in it."""
-    row = table.slice(0, 1).to_pylist()[0]
+    """The first row with every nested or text column empty (its conversation too): no trace."""
+    row: dict[str, Any] = table.slice(0, 1).to_pylist()[0]
     nested = [
         field.name
         for field in table.schema
@@ -106,15 +106,14 @@ def test_annotate_leaves_a_trace_files_bad_record_out(kp: KpRunner, tmp_path: Pa
 CHAT_ROW = json.loads((DATASETS / "openai_chat.jsonl").read_text().splitlines()[0])
 
 
-def mixed_lines(kinds: list[str]) -> list[str]:
-    """A JSONL dataset: a good chat row (``good``), a line that is no JSON, or a row without
-    a conversation, each with its number in ``n`` where it is a row."""
-    made = {
-        "good": lambda n: json.dumps(CHAT_ROW | {"trajectory_id": f"run-{n}", "n": n}),
-        "no-json": lambda _: BROKEN_LINE,
-        "no-conversation": lambda n: json.dumps(CHAT_ROW | {"trajectory": "lost", "n": n}),
-    }
-    return [made[kind](number) for number, kind in enumerate(kinds)]
+def mixed_line(kind: str, number: int) -> str:
+    """A good chat row, a line that is no JSON, or a row without a conversation (``n``: its
+    number, where it is a row)."""
+    if kind == "good":
+        return json.dumps(CHAT_ROW | {"trajectory_id": f"run-{number}", "n": number})
+    if kind == "no-conversation":
+        return json.dumps(CHAT_ROW | {"trajectory": "lost", "n": number})
+    return BROKEN_LINE
 
 
 @settings(
@@ -131,7 +130,7 @@ def test_annotate_gives_every_row_back_in_order_whatever_the_mix(
     """Any mix of good and bad rows: rows in = rows out, in input order, kp_error on bad ones."""
     folder = tmp_path_factory.mktemp("mix")
     source, out = folder / "rows.jsonl", folder / "out.jsonl"
-    lines = mixed_lines(kinds)
+    lines = [mixed_line(kind, number) for number, kind in enumerate(kinds)]
     source.write_text("".join(line + "\n" for line in lines))
     run = kp("score", "--from", "auto", "--no-embedder", "--annotate", str(source), "-o", str(out))
     assert run.code == (0 if set(kinds) == {"good"} else 1), run.err
