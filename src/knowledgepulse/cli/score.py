@@ -111,7 +111,8 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Write the traces back with metadata.quality_score filled in (JSONL, or a JSON list "
     "with --format json); dataset rows (--from) go back as they were, with kp_ columns added, "
-    "as JSON Lines or Parquet (the input's form, or -o's suffix).",
+    "as JSON Lines or Parquet (the input's form, or -o's suffix): every row, one kp cannot "
+    "read in its place with kp_error saying why.",
 )
 @click.option(
     "--cache",
@@ -208,7 +209,8 @@ def score_command(
 
     PATH is a JSON file (one trace or a list), a JSONL file (one trace a line), either of them
     gzipped (.gz), or - for standard input. Bad records are reported on stderr as
-    FILE:LINE: PATH: message and skipped; exit code 1 when there were any. With --from, PATH is
+    FILE:LINE: PATH: message and skipped (--annotate writes a bad dataset row back, with
+    kp_error); exit code 1 when there were any. With --from, PATH is
     an agent framework's file (see kp convert), converted as it is read. --redact (with
     --annotate) writes the traces with their secrets and personal data redacted.
     """
