@@ -103,6 +103,24 @@ def test_annotate_leaves_a_trace_files_bad_record_out(kp: KpRunner, tmp_path: Pa
     assert all("kp_error" not in document for document in written)
 
 
+SECRET = "sk-proj-Abc123Def456Ghi789Jkl012Mno345Pqr678"
+
+
+def test_annotate_redact_cleans_a_row_it_cannot_read_too(kp: KpRunner, tmp_path: Path) -> None:
+    """--redact: a bad row written back has its secrets redacted as a read row would."""
+    lines = (DATASETS / "openai_chat.jsonl").read_text().splitlines()
+    lines.insert(1, json.dumps({"token": SECRET, "trajectory": "lost"}))
+    source, out = tmp_path / "rows.jsonl", tmp_path / "out.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    run = kp("score", "--no-embedder", "--annotate", "--redact", str(source), "-o", str(out))
+    assert run.code == 1, run.err
+    written = out.read_text()
+    assert SECRET not in written
+    bad = json.loads(written.splitlines()[1])
+    assert bad["kp_error"] is not None
+    assert bad["token"].startswith("[REDACTED")
+
+
 CHAT_ROW = json.loads((DATASETS / "openai_chat.jsonl").read_text().splitlines()[0])
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,7 +64,7 @@ from knowledgepulse.reports.value import (
     validation_report,
 )
 from knowledgepulse.reports.value_formats import EXPLAINED_FORMATS, report_writer
-from knowledgepulse.runs.redaction import redact_items
+from knowledgepulse.runs.redaction import redact_items, redacted_record
 from knowledgepulse.runs.scoring import ScoreRun, threshold_of
 from knowledgepulse.runs.write import UnreadRows
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
@@ -308,6 +309,8 @@ def score_command(
     tally = RunTally(run.scorer.threshold)
     # --annotate gives every dataset row back: one that gives no trace with its kp_error.
     unread = UnreadRows() if annotate else None
+    if unread is not None and redactor is not None:
+        unread.clean = partial(redacted_record, redactor=redactor)
     sink = ProblemSink(
         tally, keep=output_format in ("json", "html") and not annotate, unread=unread
     )

@@ -12,13 +12,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
-from knowledgepulse.runs.redaction import redact_items, redactor_of
+from knowledgepulse.runs.redaction import redact_items, redacted_record, redactor_of
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of
 from knowledgepulse.runs.write import Kept, UnreadRows, kept_like, redacted_like
 from knowledgepulse.trace import TraceItem
@@ -207,6 +208,8 @@ def _scored(
     redactor = redactor_of(settings.get("redact", False))
     if redactor is not None:
         items = redact_items(items, redactor)
+        if unread is not None:
+            unread.clean = partial(redacted_record, redactor=redactor)
     with ScoreRun(
         settings.get("scorer"),
         cache_path=None if cache_path is None else Path(cache_path),

@@ -11,7 +11,7 @@ with ``metadata.quality_score`` set once it is scored. ``kp score --annotate``, 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Literal, TypeAlias, cast
@@ -174,7 +174,9 @@ class UnreadRows:
     the output is Parquet; a trace file's are not (they stay problems on stderr only).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clean: Callable[[Record], Record] | None = None) -> None:
+        self.clean = clean
+        """Applied to each row before it is written (``--redact``: its secrets removed)."""
         self._read = 0
         self._pending: deque[tuple[int, Problem]] = deque()
         self._row_files: set[str] = set()
@@ -219,7 +221,7 @@ class UnreadRows:
         for record, message in self.due(before):
             if every_file or record.location.file in self._row_files:
                 row = record if isinstance(record.value, Mapping) else Record(record.location, {})
-                yield row, message
+                yield row if self.clean is None else self.clean(row), message
 
 
 class ItemWriter:
