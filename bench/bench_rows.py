@@ -2,6 +2,7 @@
 
     python bench/bench_rows.py                      # 100,000 rows
     python bench/bench_rows.py --rows 100000 1000000
+    python bench/bench_rows.py --rows 200000 --bad-every 100   # 1 row in 100 unreadable
 
 Each size writes a Parquet file of generated OpenAI-chat rows (an id, a reward, and messages
 with a tool call, its result and an answer, a few hundred bytes each, as in tool-use datasets),
@@ -9,7 +10,8 @@ then runs ``kp score --from openai-chat --annotate --no-embedder FILE -o OUT.par
 fresh process and reports its wall time, rows a second and peak resident memory (the child's
 ``ru_maxrss``), and its CPU time: on a shared machine rows per CPU second is the figure that
 does not depend on the other processes. The output is checked: as many rows as the input, with
-the ``kp_`` columns.
+the ``kp_`` columns. ``--bad-every N`` makes every Nth row one kp cannot read (no messages):
+rows in = rows out still, each of those with its ``kp_error``.
 Goal (issue 18): under 500 MB peak, at least 5,000 rows a second on 2 cores, at 1M rows.
 
 Measured on the 2-core development machine, one process, quiet (2026-11-26): 1,000,000 rows in
@@ -19,6 +21,12 @@ embedder that --no-embedder does not have, and the traces kept alive set off a f
 of Python's garbage collector about once per 1,000 rows (a fifth of the time). Without an
 embedder the scorer now takes one trace at a time. Row groups of 8,192 rows instead of 1,024 gave
 a higher peak (368 MB against 321 MB at 1M rows, earlier code) for no speed.
+
+Rows in = rows out (issue 27), 2026-11-28, on the shared machine under load (load average 7 on
+2 cores, so wall time is not the figure): 200,000 rows with 2,000 unreadable (--bad-every 100):
+200,000 rows out, 2,000 of them with kp_error; 142.8 s, 1,401 rows/s, 2,751 rows per CPU second,
+peak 227 MB. At 20,000 rows the code before the change and after it gave the same rows per CPU
+second (2,147-2,544 and 2,471-2,678 over two runs each): a quiet rerun is owed for rows/s.
 """
 
 from __future__ import annotations
@@ -83,13 +91,18 @@ def row(number: int, rng: random.Random) -> dict[str, object]:
     return {"id": f"row-{number}", "reward": round(rng.random(), 3), "messages": messages}
 
 
-def write_rows(path: Path, count: int, seed: int = 0) -> None:
-    """``count`` generated rows as Parquet, written a batch at a time."""
+def write_rows(path: Path, count: int, seed: int = 0, bad_every: int = 0) -> None:
+    """``count`` generated rows as Parquet, written a batch at a time; every ``bad_every``th
+    without messages (0: none)."""
     rng = random.Random(seed)
     writer = None
     batch = 10_000
     for start in range(0, count, batch):
-        table = pa.Table.from_pylist([row(n, rng) for n in range(start, min(count, start + batch))])
+        rows = [row(n, rng) for n in range(start, min(count, start + batch))]
+        for number, made in enumerate(rows, start):
+            if bad_every and number % bad_every == bad_every - 1:
+                made["messages"] = None
+        table = pa.Table.from_pylist(rows)
         if writer is None:
             writer = pq.ParquetWriter(path, table.schema)
         writer.write_table(table.cast(writer.schema))
@@ -97,11 +110,12 @@ def write_rows(path: Path, count: int, seed: int = 0) -> None:
         writer.close()
 
 
-def measure(count: int, scratch: Path) -> dict[str, float]:
+def measure(count: int, scratch: Path, bad_every: int = 0) -> dict[str, float]:
     """Score ``count`` rows in a fresh ``kp`` process; its time and peak memory."""
     source = scratch / f"rows-{count}.parquet"
     out = scratch / f"scored-{count}.parquet"
-    write_rows(source, count)
+    write_rows(source, count, bad_every=bad_every)
+    bad = count // bad_every if bad_every else 0
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     before, cpu_before = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
     began = time.perf_counter()
@@ -118,17 +132,23 @@ def measure(count: int, scratch: Path) -> dict[str, float]:
         "-o",
         str(out),
     ]
-    subprocess.run(
-        command, check=True, stderr=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "100"}
+    done = subprocess.run(
+        command, check=False, stderr=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "100"}
     )
+    assert done.returncode == (1 if bad else 0), done.returncode  # 1: a row was unreadable
     elapsed = time.perf_counter() - began
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     peak_kb, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime - cpu_before
     written = pq.ParquetFile(out)
     assert written.metadata.num_rows == count, written.metadata.num_rows
     assert "kp_score" in written.schema_arrow.names
+    if bad:
+        read = pq.read_table(out, columns=["kp_error"]).column("kp_error").null_count
+        assert count - read == bad, (count, read, bad)
     return {
         "rows": count,
+        "rows_out": written.metadata.num_rows,
+        "unreadable": bad,
         "seconds": elapsed,
         "rows_per_s": count / elapsed,
         "cpu_seconds": cpu,
@@ -142,13 +162,18 @@ def measure(count: int, scratch: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[100_000])
+    parser.add_argument(
+        "--bad-every", type=int, default=0, help="make every Nth row unreadable (0: none)"
+    )
     args = parser.parse_args()
     print(f"cores available: {len(os.sched_getaffinity(0))}")
     with tempfile.TemporaryDirectory() as scratch:
         for count in sorted(args.rows):
-            found = measure(count, Path(scratch))
+            found = measure(count, Path(scratch), args.bad_every)
             print(
-                f"{found['rows']:>9,} rows ({found['input_mb']:.0f} MB Parquet): "
+                f"{found['rows']:>9,} rows in, {found['rows_out']:,} out "
+                f"({found['unreadable']:,} unreadable, with kp_error) "
+                f"({found['input_mb']:.0f} MB Parquet): "
                 f"{found['seconds']:.1f} s, {found['rows_per_s']:,.0f} rows/s; "
                 f"{found['cpu_seconds']:.1f} CPU s, {found['rows_per_cpu_s']:,.0f} rows per CPU "
                 f"second; peak {found['peak_mb']:.0f} MB"

@@ -11,9 +11,12 @@ from __future__ import annotations
 import enum
 import importlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # records sit above this module: the type is named, never imported
+    from knowledgepulse.records import Record
 
 # The errors a caller catches. The other errors report a wrong argument (each is also a ValueError
 # or LookupError); Setting and the functions below build messages.
@@ -58,12 +61,15 @@ class Problem:
     """One thing wrong with the input: where, the JSON path inside the record, and why.
 
     A ``warning`` (a duplicate id, say) is reported and counted but rejects nothing.
+    ``record``: the record it is about, when there is one (a dataset row that gives no trace
+    is written back with its error, ``kp score --annotate``); not part of its value.
     """
 
     location: Location
     path: str
     message: str
     warning: bool = False
+    record: Record | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         label = "warning: " if self.warning else ""

@@ -6,6 +6,7 @@ out as the first input's form (JSON Lines or Parquet) or ``-o``'s; Parquet needs
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -23,7 +24,7 @@ from knowledgepulse.reports.rows import SCORE_COLUMNS, row_format
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs.read import read_items
-from knowledgepulse.runs.write import ItemWriter, WriteForm, item_writer
+from knowledgepulse.runs.write import ItemWriter, UnreadRows, WriteForm, item_writer
 from knowledgepulse.sources import SOURCE_CHOICES
 from knowledgepulse.sources._registry import get_source, source_names
 from knowledgepulse.trace.item import TraceItem
@@ -45,17 +46,29 @@ def sources(paths: Sequence[str]) -> list[str]:
 
 
 class ProblemSink:
-    """Prints each problem on stderr as it is found, counts it, and keeps it if asked."""
+    """Prints each problem on stderr as it is found, counts it, and keeps it if asked.
 
-    def __init__(self, tally: RunTally | None = None, *, keep: bool = False) -> None:
+    ``unread``: also given each problem, to write the rows that gave no trace back.
+    """
+
+    def __init__(
+        self,
+        tally: RunTally | None = None,
+        *,
+        keep: bool = False,
+        unread: UnreadRows | None = None,
+    ) -> None:
         self.tally = tally or RunTally(DEFAULT_THRESHOLD)
         self.kept: list[Problem] = []
         self._keep = keep
+        self._unread = unread
 
     def __call__(self, problem: Problem) -> None:
         self.tally.add_problem(problem)
-        if self._keep:
-            self.kept.append(problem)
+        if self._keep:  # its message, not its record: a report's memory stays small
+            self.kept.append(dataclasses.replace(problem, record=None))
+        if self._unread is not None:
+            self._unread.add(problem)
         say(str(problem), one_line=True)
 
     def exit_code(self, traces: int, *, allow_empty: bool) -> int:
@@ -201,11 +214,18 @@ def item_output(
     added: tuple[str, ...] = SCORE_COLUMNS,
     *,
     messages: bool = False,
+    unread: UnreadRows | None = None,
 ) -> Iterator[ItemWriter]:
-    """A writer of items in their own form (or as training rows) to ``-o`` or standard output."""
+    """A writer of items in their own form (or as training rows) to ``-o`` or standard output.
+
+    ``unread``: the rows that gave no trace, written back in their places.
+    """
     if output is not None:
-        with item_writer(output, form, added, messages=messages) as writer:
+        with item_writer(output, form, added, messages=messages, unread=unread) as writer:
             yield writer
         return
-    with open_output(None) as stream, item_writer(stream, form, added, messages=messages) as w:
+    with (
+        open_output(None) as stream,
+        item_writer(stream, form, added, messages=messages, unread=unread) as w,
+    ):
         yield w

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,6 +53,7 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.novelty.settings import max_windows_of
 from knowledgepulse.reports.redaction import summary_tail
+from knowledgepulse.reports.rows import ANNOTATED_COLUMNS
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import (
     RunTally,
@@ -62,8 +64,9 @@ from knowledgepulse.reports.value import (
     validation_report,
 )
 from knowledgepulse.reports.value_formats import EXPLAINED_FORMATS, report_writer
-from knowledgepulse.runs.redaction import redact_items
+from knowledgepulse.runs.redaction import redact_items, redacted_record
 from knowledgepulse.runs.scoring import ScoreRun, threshold_of
+from knowledgepulse.runs.write import UnreadRows
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
@@ -109,7 +112,8 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Write the traces back with metadata.quality_score filled in (JSONL, or a JSON list "
     "with --format json); dataset rows (--from) go back as they were, with kp_ columns added, "
-    "as JSON Lines or Parquet (the input's form, or -o's suffix).",
+    "as JSON Lines or Parquet (the input's form, or -o's suffix): every row, one kp cannot "
+    "read in its place with kp_error saying why.",
 )
 @click.option(
     "--cache",
@@ -206,7 +210,8 @@ def score_command(
 
     PATH is a JSON file (one trace or a list), a JSONL file (one trace a line), either of them
     gzipped (.gz), or - for standard input. Bad records are reported on stderr as
-    FILE:LINE: PATH: message and skipped; exit code 1 when there were any. With --from, PATH is
+    FILE:LINE: PATH: message and skipped (--annotate writes a bad dataset row back, with
+    kp_error); exit code 1 when there were any. With --from, PATH is
     an agent framework's file (see kp convert), converted as it is read. --redact (with
     --annotate) writes the traces with their secrets and personal data redacted.
     """
@@ -302,18 +307,28 @@ def score_command(
     other: WriteForm = "json" if output_format == "json" else "jsonl"
     writes = rows_form(output, inputs, other) if annotate else None
     tally = RunTally(run.scorer.threshold)
-    sink = ProblemSink(tally, keep=output_format in ("json", "html") and not annotate)
+    # --annotate gives every dataset row back: one that gives no trace with its kp_error.
+    unread = UnreadRows() if annotate else None
+    if unread is not None and redactor is not None:
+        unread.clean = partial(redacted_record, redactor=redactor)
+    sink = ProblemSink(
+        tally, keep=output_format in ("json", "html") and not annotate, unread=unread
+    )
     collector = TableCollector()
     with run:
         with ReadProgress.for_sources(inputs) as progress:
             items = read_traces(
                 paths, sink, source=source, options=convert_options, progress=progress
             )
+            if unread is not None:
+                items = unread.items(items)
             if redactor is not None:
                 items = redact_items(items, redactor)
             # Time order, a corpus or a percentile read the whole input here, before any output.
             scored = run.score(items, order=order, corpus=corpus, min_score=min_score)
-            with _emitting(output, output_format, writes, collector, sink, explain=explain) as emit:
+            with _emitting(
+                output, output_format, writes, collector, sink, unread=unread, explain=explain
+            ) as emit:
                 for result in scored:
                     tally.threshold = result.breakdown.threshold
                     tally.add(result)
@@ -340,14 +355,16 @@ def _emitting(
     collector: TableCollector,
     sink: ProblemSink,
     *,
+    unread: UnreadRows | None,
     explain: bool,
 ) -> Iterator[Callable[[ScoredItem], None]]:
     """``kp score``'s output as it is scored; at the end (not on an error) the report's ending.
 
-    ``writes``: the form ``--annotate`` writes the items back in.
+    ``writes``: the form ``--annotate`` writes the items back in, ``unread`` the rows that gave
+    no trace it writes back in their places.
     """
     if writes is not None:
-        with item_output(output, writes) as items:
+        with item_output(output, writes, ANNOTATED_COLUMNS, unread=unread) as items:
             yield items.write
         return
     if output_format == "table":  # rendered by rich at the end, through its own console

@@ -54,7 +54,7 @@ class Record:
 
     def problem(self, loc: Sequence[str | int], message: str, *, warning: bool = False) -> Problem:
         """A problem at a path inside this record."""
-        return Problem(self.locate(loc), format_path(loc) if loc else "", message, warning)
+        return Problem(self.locate(loc), format_path(loc) if loc else "", message, warning, self)
 
     def problems_from(self, error: ValidationError) -> list[Problem]:
         """Every error of a pydantic validation of this record's value, located by JSON path."""

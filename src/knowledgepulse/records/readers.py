@@ -298,10 +298,13 @@ def _read_jsonl(
             try:
                 value, warnings = json_values.loads(raw)
             except UnicodeDecodeError as error:
-                yield Problem(location, "", _utf8_message(raw, error.start, error.reason))
+                message = _utf8_message(raw, error.start, error.reason)
+                yield Problem(location, "", message, record=Record(location, None))
                 continue
             except json_values.JsonError as problem:
-                yield Problem(location, problem.path, problem.message)
+                yield Problem(
+                    location, problem.path, problem.message, record=Record(location, None)
+                )
                 continue
             for path, message in warnings:
                 yield Problem(location, path, message, warning=True)

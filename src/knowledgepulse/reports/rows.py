@@ -32,12 +32,18 @@ COLUMN_TYPES = {
     "kp_nearest": "string",
     "kp_group": "int64",
     "kp_kept": "bool",
+    "kp_error": "string",
 }
-"""Every ``kp_`` column with its Arrow type: first those of a scored row, then kp dedupe's."""
+"""Every ``kp_`` column with its Arrow type: those of a scored row, kp dedupe's, the error."""
 DEDUPE_COLUMNS = ("kp_group", "kp_kept")
 """The columns ``kp dedupe`` adds: the row's near-duplicate group, and whether it is kept."""
-SCORE_COLUMNS = tuple(name for name in COLUMN_TYPES if name not in DEDUPE_COLUMNS)
+ERROR_COLUMN = "kp_error"
+"""Why a row gave no trace (``kp score --annotate`` keeps it, its other ``kp_`` columns empty);
+empty on a row that was read."""
+SCORE_COLUMNS = tuple(name for name in COLUMN_TYPES if name not in (*DEDUPE_COLUMNS, ERROR_COLUMN))
 """The columns every scored row gets, in this order."""
+ANNOTATED_COLUMNS = (*SCORE_COLUMNS, ERROR_COLUMN)
+"""The columns ``kp score --annotate`` adds to every row, read or not, in this order."""
 
 
 def kp_columns(breakdown: ValueBreakdown) -> dict[str, Any]:
@@ -49,6 +55,11 @@ def kp_columns(breakdown: ValueBreakdown) -> dict[str, Any]:
         **{f"kp_{name}": value for name, value in dimensions.items()},
         "kp_nearest": breakdown.novelty.nearest_id,
     }
+
+
+def error_columns(message: str, added: Sequence[str] = ANNOTATED_COLUMNS) -> dict[str, Any]:
+    """The ``kp_`` columns of a row that gave no trace: ``kp_error`` says why, the rest empty."""
+    return {**dict.fromkeys(added), ERROR_COLUMN: message}
 
 
 def row_format(output: Path | None, inputs: Sequence[str]) -> RowFormat:

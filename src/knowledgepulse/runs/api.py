@@ -12,15 +12,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
-from knowledgepulse.runs.redaction import redact_items, redactor_of
+from knowledgepulse.runs.redaction import redact_items, redacted_record, redactor_of
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of
-from knowledgepulse.runs.write import annotated_like, redacted_like
+from knowledgepulse.runs.write import Kept, UnreadRows, kept_like, redacted_like
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 
@@ -98,12 +99,20 @@ def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
     ``kp_shareable``, the four dimensions, ``kp_nearest``); a ``ReasoningTrace`` document gets
     ``metadata.quality_score``. A pandas ``DataFrame``, a pyarrow ``Table`` or a
     ``datasets.Dataset`` gives its own rows back (index and types kept) with the ``kp_``
-    columns added; row dicts or files give a list of dicts. A record that gives no trace is
-    left out (and told to ``on_problem``).
+    columns added; row dicts or files give a list of dicts. A dataset row that gives no trace
+    is kept in its place with ``kp_error`` saying why and its other ``kp_`` columns empty (and
+    told to ``on_problem``); a read row's ``kp_error`` is empty. A trace document that gives
+    none is left out.
 
     Takes the arguments of :func:`score` (:class:`ScoreSettings`).
     """
-    return annotated_like(data, list(_scored(data, settings)))
+    unread = UnreadRows()
+    kept: list[Kept] = []
+    for count, scored in enumerate(_scored(data, settings, unread)):
+        kept += unread.rows(count)
+        kept.append(scored)
+    kept += unread.rows(None)
+    return kept_like(data, kept)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,9 +181,17 @@ def redact(
     return Redaction(redacted_like(data, items), items, findings, counts, problems)
 
 
-def _scored(data: RunInput, settings: ScoreSettings) -> Iterator[ScoredItem]:
-    """``data`` read, redacted if asked, and scored by a :class:`ScoreRun` of ``settings``."""
+def _scored(
+    data: RunInput, settings: ScoreSettings, unread: UnreadRows | None = None
+) -> Iterator[ScoredItem]:
+    """``data`` read, redacted if asked, and scored by a :class:`ScoreRun` of ``settings``.
+
+    ``unread``: given the problems, and counting the items, to keep the rows that gave none.
+    """
     cache_path = settings.get("cache_path")
+    told = settings.get("on_problem") or _logged
+    if unread is not None:
+        told = _both(unread.add, told)
     items: Iterable[TraceItem] = valid_items(
         items_of(
             data,
@@ -184,11 +201,15 @@ def _scored(data: RunInput, settings: ScoreSettings) -> Iterator[ScoredItem]:
             notes=settings.get("notes"),
         ),
         [],
-        settings.get("on_problem") or _logged,
+        told,
     )
+    if unread is not None:
+        items = unread.items(items)
     redactor = redactor_of(settings.get("redact", False))
     if redactor is not None:
         items = redact_items(items, redactor)
+        if unread is not None:
+            unread.clean = partial(redacted_record, redactor=redactor)
     with ScoreRun(
         settings.get("scorer"),
         cache_path=None if cache_path is None else Path(cache_path),
@@ -202,6 +223,14 @@ def _scored(data: RunInput, settings: ScoreSettings) -> Iterator[ScoredItem]:
             corpus=settings.get("corpus", False),
             min_score=min_score_of(settings.get("min_score")),
         )
+
+
+def _both(first: OnProblem, second: OnProblem) -> OnProblem:
+    def told(problem: Problem) -> None:
+        first(problem)
+        second(problem)
+
+    return told
 
 
 def _logged(problem: Problem) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from knowledgepulse.records import Record
 from knowledgepulse.trace import TraceItem
 
 if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only to redact
@@ -17,6 +18,17 @@ if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only to redact
 
 Found = Callable[[TraceItem, "list[Finding]"], object]
 """Told each item (as it was read) and what was redacted in it (an empty list: nothing)."""
+
+
+def redacted_record(record: Record, redactor: Redactor) -> Record:
+    """A row that gave no trace, cleaned as a read row is, so that writing it back leaks nothing.
+
+    At the redactor's level, else ``private`` (a converted row's).
+    """
+    from knowledgepulse.redact.walk import redact_value  # noqa: PLC0415 - the rules load here
+
+    value, findings = redact_value(record.value, redactor.level or "private", redactor.rules)
+    return Record(record.location, value) if findings else record
 
 
 def redactor_of(redact: bool | Redactor) -> Redactor | None:

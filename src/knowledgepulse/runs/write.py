@@ -10,18 +10,22 @@ with ``metadata.quality_score`` set once it is scored. ``kp score --annotate``, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Literal, TypeAlias, cast
 
 from knowledgepulse._util.atomic import atomic_binary, atomic_text
-from knowledgepulse.records import Record
+from knowledgepulse.records import Problem, Record
 from knowledgepulse.reports.messages import chat_row, messages_fields
 from knowledgepulse.reports.rows import (
+    ANNOTATED_COLUMNS,
     COLUMN_TYPES,
+    ERROR_COLUMN,
     SCORE_COLUMNS,
     RowWriter,
+    error_columns,
     jsonl_row,
     kp_columns,
 )
@@ -67,7 +71,47 @@ def annotated_like(
     kind = table_kind(data)
     if kind is None:
         return [annotated(item, row) for item, row in zip(scored, columns, strict=True)]
-    rows = _positions(data, kind, [item.item for item in scored])
+    positions = [_position(item.item) for item in scored]
+    return _with_columns(data, kind, positions, columns, names)
+
+
+Kept: TypeAlias = "ScoredItem | tuple[Record, str]"
+"""An annotated run's row: a scored item, or a row that gave no trace with its error."""
+
+
+def kept_like(data: Any, kept: Sequence[Kept]) -> Any:
+    """Every row as ``data`` came, in ``kept``'s order (see :func:`annotated_like`).
+
+    A scored row gets its ``kp_`` columns and an empty ``kp_error``; a row that gave no trace
+    its error in ``kp_error`` and the other ``kp_`` columns empty.
+    """
+    columns = [
+        {**kp_columns(row.breakdown), ERROR_COLUMN: None}
+        if isinstance(row, ScoredItem)
+        else error_columns(row[1])
+        for row in kept
+    ]
+    kind = table_kind(data)
+    if kind is None:
+        return [
+            annotated(row, added) if isinstance(row, ScoredItem) else {**row[0].value, **added}
+            for row, added in zip(kept, columns, strict=True)
+        ]
+    positions = [
+        _position(row.item) if isinstance(row, ScoredItem) else _index(row[0]) for row in kept
+    ]
+    return _with_columns(data, kind, positions, columns, ANNOTATED_COLUMNS)
+
+
+def _with_columns(
+    data: Any,
+    kind: str,
+    positions: Sequence[int],
+    columns: Sequence[Mapping[str, Any]],
+    names: Sequence[str],
+) -> Any:
+    """The table's rows at ``positions``, in that order, with each row's ``columns`` added."""
+    rows = _rows_at(data, kind, positions)
     added = {name: [row[name] for row in columns] for name in names}
     if kind == "pandas":
         return rows.assign(**added)
@@ -102,19 +146,82 @@ def redacted_like(data: Any, items: Sequence[TraceItem]) -> Any:
 
 def _position(item: TraceItem) -> int:
     """An in-memory row's place in its table (its location's index)."""
-    index = (item.row or item.record).location.index
+    return _index(item.row or item.record)
+
+
+def _index(record: Record) -> int:
+    index = record.location.index
     assert index is not None  # every in-memory row is located by its index
     return index
 
 
-def _positions(data: Any, kind: str, items: Sequence[TraceItem]) -> Any:
-    """The table's rows of ``items``, in their order."""
-    positions = [_position(item) for item in items]
+def _rows_at(data: Any, kind: str, positions: Sequence[int]) -> Any:
+    """The table's rows at ``positions``, in their order."""
     if kind == "pandas":
         return data.iloc[positions]
     if kind == "arrow":
         return data.take(positions)
     return data.select(positions)
+
+
+class UnreadRows:
+    """The dataset rows that gave no trace, held until their place in the output comes.
+
+    A row's place is counted in items: a problem read after ``n`` items goes out before the
+    ``n``-th item written (0-based), so a run that writes every item it reads, in order, gives
+    its rows back in input order, each one once. Only the rows read ahead of the writer are held.
+    A file's bad records are rows when the file gives rows (one of its items has a row), or when
+    the output is Parquet; a trace file's are not (they stay problems on stderr only).
+    """
+
+    def __init__(self, clean: Callable[[Record], Record] | None = None) -> None:
+        self.clean = clean
+        """Applied to each row before it is written (``--redact``: its secrets removed)."""
+        self._read = 0
+        self._pending: deque[tuple[int, Problem]] = deque()
+        self._row_files: set[str] = set()
+
+    def items(self, stream: Iterable[TraceItem]) -> Iterator[TraceItem]:
+        """The items of ``stream``, counted as they are read (between the problems added)."""
+        for item in stream:
+            if item.row is not None:
+                self._row_files.add(item.location.file)
+            self._read += 1
+            yield item
+
+    def add(self, problem: Problem) -> None:
+        """Hold ``problem`` if it rejected a record (a warning rejects nothing)."""
+        if not problem.warning and problem.record is not None:
+            self._pending.append((self._read, problem))
+
+    def due(self, written: int | None) -> Iterator[tuple[Record, str]]:
+        """The rows to write before item ``written`` (``None``: all), each with its error.
+
+        A record's problems come together: they are one row, their messages joined.
+        """
+        rows: list[tuple[Record, list[str]]] = []
+        while self._pending and (written is None or self._pending[0][0] <= written):
+            problem = self._pending.popleft()[1]
+            record = problem.record
+            assert record is not None  # only problems with a record are held
+            message = f"{problem.path}: {problem.message}" if problem.path else problem.message
+            if rows and rows[-1][0] is record:
+                rows[-1][1].append(message)
+            else:
+                rows.append((record, [message]))
+        for record, messages in rows:
+            yield record, "; ".join(messages)
+
+    def rows(self, before: int | None, *, every_file: bool = False) -> Iterator[tuple[Record, str]]:
+        """The rows to write before item ``before`` (``None``: all), each with its error.
+
+        Each is its record with a row's value (a record that is no JSON object: an empty
+        one). Only the records of files whose items are rows, unless ``every_file``.
+        """
+        for record, message in self.due(before):
+            if every_file or record.location.file in self._row_files:
+                row = record if isinstance(record.value, Mapping) else Record(record.location, {})
+                yield row if self.clean is None else self.clean(row), message
 
 
 class ItemWriter:
@@ -127,6 +234,8 @@ class ItemWriter:
         added: the columns a row gets, in order (Parquet's schema holds exactly these).
         messages: write every item as a training row in chat form instead
             (:func:`knowledgepulse.reports.messages.chat_row`), with the added columns.
+        unread: the dataset rows that gave no trace, each written in its place with
+            ``kp_error`` and its other added columns empty; a read row's ``kp_error`` is empty.
     """
 
     def __init__(
@@ -136,10 +245,14 @@ class ItemWriter:
         added: tuple[str, ...] = SCORE_COLUMNS,
         *,
         messages: bool = False,
+        unread: UnreadRows | None = None,
     ) -> None:
         self._stream: Any = stream
         self._form = form
         self._messages = messages
+        self._unread = unread
+        self._added = added
+        self._items = 0
         fields = messages_fields if messages else None
         self._rows = RowWriter("parquet", stream, added, fields) if form == "parquet" else None
         self._written = 0
@@ -158,10 +271,29 @@ class ItemWriter:
         Parquet every item is a row.
         """
         item = scored.item
+        self._write_unread(self._items)
+        self._items += 1
         if self._rows is not None or item.row is not None or self._messages:
-            self.write_row(item, kp_columns(scored.breakdown) if columns is None else columns)
+            if columns is None:
+                columns = kp_columns(scored.breakdown)
+                if self._unread is not None:
+                    columns[ERROR_COLUMN] = None
+            self.write_row(item, columns)
         else:
             self._line(annotated_line(item.document, scored.breakdown.score))
+
+    def _write_unread(self, before: int | None) -> None:
+        """The rows that gave no trace and come before item ``before`` (``None``: all left)."""
+        if self._unread is None:
+            return
+        # In Parquet every record is a row; else a trace file's bad record is a problem only.
+        for row, message in self._unread.rows(before, every_file=self._rows is not None):
+            columns = error_columns(message, self._added)
+            if self._rows is not None:
+                self._rows.write(row, columns)
+                self._written += 1
+            else:
+                self._line(jsonl_row(row, columns))
 
     def write_row(self, item: TraceItem, columns: Mapping[str, Any]) -> None:
         """The item's dataset row (its trace document when it has none) with ``columns``.
@@ -192,7 +324,8 @@ class ItemWriter:
         self._written += 1
 
     def close(self) -> None:
-        """Finish the output: a JSON list's end, Parquet's last batch and footer."""
+        """Finish the output: the last rows that gave no trace, a list's end, Parquet's footer."""
+        self._write_unread(None)
         if self._rows is not None:
             self._rows.close()
         elif self._form == "json":
@@ -215,10 +348,12 @@ def item_writer(
     added: tuple[str, ...] = SCORE_COLUMNS,
     *,
     messages: bool = False,
+    unread: UnreadRows | None = None,
 ) -> Iterator[ItemWriter]:
     """An :class:`ItemWriter` to a text stream, or to a file that appears when the block ends.
 
-    ``messages``: the items as training rows in chat form (see :class:`ItemWriter`).
+    ``messages``: the items as training rows in chat form; ``unread``: the rows that gave no
+    trace, written in their places (see :class:`ItemWriter`).
 
     The file replaces ``target`` atomically, and only when the block completes (an error
     leaves the old one). Parquet needs a file.
@@ -229,18 +364,18 @@ def item_writer(
     if not isinstance(target, Path):
         if form == "parquet":
             raise ValueError("Parquet is written to a file: give a path, not a stream")
-        with ItemWriter(target, form, added, messages=messages) as writer:
+        with ItemWriter(target, form, added, messages=messages, unread=unread) as writer:
             yield writer
         return
     if form == "parquet":
         with (
             atomic_binary(target) as binary,
-            ItemWriter(binary, form, added, messages=messages) as writer,
+            ItemWriter(binary, form, added, messages=messages, unread=unread) as writer,
         ):
             yield writer
         return
     with (
         atomic_text(target, errors=ENCODING_ERRORS) as text,
-        ItemWriter(text, form, added, messages=messages) as w,
+        ItemWriter(text, form, added, messages=messages, unread=unread) as w,
     ):
         yield w

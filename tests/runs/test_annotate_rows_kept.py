@@ -1,0 +1,62 @@
+"""runs.annotate gives every row back: one that gives no trace in its place, kp_error set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.records import Problem
+from knowledgepulse.reports.rows import ANNOTATED_COLUMNS
+from knowledgepulse.runs import annotate
+from knowledgepulse.value import TraceValueScorer
+
+CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
+CHAT_ROW = json.loads(CHAT.read_text().splitlines()[0])
+
+
+def made(kind: str, number: int) -> Any:
+    """A good chat row, a row whose conversation is lost, or a value that is no row."""
+    if kind == "good":
+        return CHAT_ROW | {"trajectory_id": f"run-{number}", "n": number}
+    if kind == "no-conversation":
+        return CHAT_ROW | {"trajectory": "lost", "n": number}
+    return number  # a bare number: no row at all
+
+
+def ignore(_: Problem) -> None:
+    """Problems are not this test's subject."""
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    kinds=st.lists(st.sampled_from(["good", "no-conversation", "no-row"]), max_size=12).filter(
+        lambda kinds: "good" in kinds  # rows none of which reads are not known as rows
+    )
+)
+def test_annotate_gives_every_row_dict_back_in_order(kinds: list[str]) -> None:
+    """Any mix of good and bad row dicts: as many dicts back, in order, kp_error on bad ones."""
+    rows = [made(kind, number) for number, kind in enumerate(kinds)]
+    back = annotate(rows, scorer=TraceValueScorer(embedder=None), on_problem=ignore)
+    assert len(back) == len(rows)
+    assert [row.get("n") for row in back] == [
+        None if kind == "no-row" else number for number, kind in enumerate(kinds)
+    ]
+    assert [row["kp_error"] is not None for row in back] == [kind != "good" for kind in kinds]
+    for row, kind in zip(back, kinds, strict=True):
+        assert list(row)[-len(ANNOTATED_COLUMNS) :] == list(ANNOTATED_COLUMNS)
+        assert (row["kp_score"] is None) == (kind != "good")
+
+
+def test_annotate_keeps_a_bad_row_of_a_dataframe_at_its_index() -> None:
+    """A DataFrame comes back whole, its index kept, the bad row's kp_error set."""
+    rows = [made("good", 0), made("no-conversation", 1), made("good", 2)]
+    frame = pd.DataFrame(rows, index=["a", "b", "c"])
+    back = annotate(frame, scorer=TraceValueScorer(embedder=None), on_problem=ignore)
+    assert list(back.index) == ["a", "b", "c"]
+    assert back["kp_error"].notna().tolist() == [False, True, False]
+    assert back["kp_score"].isna().tolist() == [False, True, False]
