@@ -6,6 +6,7 @@ The page uses the plain style, which is click's own ``--help`` text."""
 
 from __future__ import annotations
 
+import markdown  # the test extra's, with mkdocs-click and pymdown-extensions
 import pytest
 
 from tests.paths import REPO
@@ -16,8 +17,6 @@ PAGE = (REPO / "docs" / "cli.md").read_text("utf-8")
 @pytest.fixture(scope="module")
 def html() -> str:
     """The page as mkdocs renders it: Markdown with the mkdocs-click extension (mkdocs.yml)."""
-    pytest.importorskip("mkdocs_click", reason="the docs extra is not installed")
-    markdown = pytest.importorskip("markdown")
     return str(markdown.Markdown(extensions=["mkdocs-click", "pymdownx.superfences"]).convert(PAGE))
 
 
