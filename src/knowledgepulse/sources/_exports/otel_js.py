@@ -19,12 +19,17 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.otel.build import CONTENT_HINT
 from knowledgepulse.sources.otel.files import convert_span_records
-from knowledgepulse.sources.otel.spans import Span, SpanError, SpanEvent, hex_id, time_ns
+from knowledgepulse.sources.otel.spans import (
+    Span,
+    SpanError,
+    SpanEvent,
+    hex_id,
+    is_error_code,
+    time_ns,
+)
 from knowledgepulse.trace import TraceItem
 
 __all__ = ["CONTENT_HINT", "convert_records", "recognises"]
-
-_ERROR = 2  # SpanStatusCode.ERROR
 
 
 def recognises(value: Any) -> bool:
@@ -96,7 +101,7 @@ def _span(value: Mapping[str, Any]) -> Span:
         name=str(value.get("name") or ""),
         start_ns=start,
         end_ns=end,
-        error=status.get("code") in (_ERROR, "ERROR"),
+        error=is_error_code(status.get("code")),
         status_message=message if isinstance(message, str) and message else None,
         attributes=_dict(value.get("attributes")),
         events=tuple(
