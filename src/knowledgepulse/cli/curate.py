@@ -506,7 +506,7 @@ def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
     """``kp dedupe --against``: the kept traces in their own form, the report, a summary."""
     sink = ProblemSink()
     run, _ = run_arguments(paths, (output, report_path), sink, no_embedder=no_embedder, **options)
-    del run["redact"]
+    del run["redact"]  # refused with --against: decontamination writes rows as they came
     inputs = sources(paths)
     with ReadProgress.for_sources(inputs) as progress:
         try:
@@ -521,10 +521,10 @@ def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
             )
         except EmbedderUnavailableError:
             raise click.UsageError(NO_EMBEDDER.format(what="kp dedupe --against")) from None
-    kept = result.kept
-    rows = (bool(result.items) and result.items[0].row is not None) or not result.items
+    # Dataset rows (and an input of none: a valid empty Parquet file) go back as rows.
+    rows = not result.items or result.items[0].row is not None
     with item_output(output, rows_form(output, inputs) if rows else "jsonl", ()) as out:
-        for item in kept:
+        for item in result.kept:
             if item.row is not None:
                 out.write_row(item, {})
             else:
