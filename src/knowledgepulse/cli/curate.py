@@ -52,12 +52,12 @@ from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import dumps, tidy
+from knowledgepulse.runs.contamination import decontaminate
 from knowledgepulse.runs.curate import (
     DEDUPE_BY_SIMILARITY,
     DEDUPE_BY_TASK,
     RANK_BY_SCORE,
     DedupeBy,
-    decontaminate,
     dedupe,
     select,
 )

@@ -10,7 +10,8 @@ from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES, MinScore, S
 from knowledgepulse.curation.select import RejectionReason
 
 if TYPE_CHECKING:  # the run layer's results, named for their types only
-    from knowledgepulse.runs.curate import DecontaminationResult, DedupeResult, SelectionResult
+    from knowledgepulse.runs.contamination import DecontaminationResult
+    from knowledgepulse.runs.curate import DedupeResult, SelectionResult
     from knowledgepulse.runs.splits import SplitResult
 
 BAR_WIDTH = 40

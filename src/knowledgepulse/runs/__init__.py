@@ -17,14 +17,11 @@ from knowledgepulse.runs.inputs import items_of
 if TYPE_CHECKING:
     from knowledgepulse.runs.api import Redaction as Redaction
     from knowledgepulse.runs.api import annotate, redact, score
-    from knowledgepulse.runs.curate import DecontaminationResult as DecontaminationResult
+    from knowledgepulse.runs.contamination import DecontaminationResult as DecontaminationResult
+    from knowledgepulse.runs.contamination import decontaminate
     from knowledgepulse.runs.curate import DedupeResult as DedupeResult
     from knowledgepulse.runs.curate import SelectionResult as SelectionResult
-    from knowledgepulse.runs.curate import (
-        decontaminate,
-        dedupe,
-        select,
-    )
+    from knowledgepulse.runs.curate import dedupe, select
     from knowledgepulse.runs.evaluation import EvalOutcome as EvalOutcome
     from knowledgepulse.runs.evaluation import evaluate_cases
     from knowledgepulse.runs.splits import SplitResult as SplitResult
@@ -34,14 +31,14 @@ if TYPE_CHECKING:
 # imported on first use (PEP 562), so reading alone stays light. The steps under these calls
 # (``scoring``, ``write``, ``redaction``, ``on_ray``) are imported from their modules.
 _HOME_OF = {
-    "DecontaminationResult": "curate",
+    "DecontaminationResult": "contamination",
     "DedupeResult": "curate",
     "EvalOutcome": "evaluation",
     "Redaction": "api",
     "SelectionResult": "curate",
     "SplitResult": "splits",
     "annotate": "api",
-    "decontaminate": "curate",
+    "decontaminate": "contamination",
     "dedupe": "curate",
     "evaluate_cases": "evaluation",
     "redact": "api",

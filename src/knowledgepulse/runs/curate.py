@@ -1,4 +1,4 @@
-"""Curation as library calls: the best items of a corpus, its near-duplicates, decontamination.
+"""Curation as library calls: the best items of a corpus, and its near-duplicates.
 
 :func:`select` and :func:`dedupe` read the whole input (anything
 :func:`~knowledgepulse.runs.items_of` takes: files, row dicts, a DataFrame, an Arrow table, a
@@ -14,17 +14,14 @@ form.
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from knowledgepulse.curation import dedupe as dedupe_candidates
 from knowledgepulse.curation import infer_tasks, score_corpus
 from knowledgepulse.curation import select as select_candidates
 from knowledgepulse.curation.corpus import Corpus
-from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.curation.percentiles import MinScore
 from knowledgepulse.curation.select import (
     INFERRED_TASK_SIMILARITY,
@@ -33,8 +30,6 @@ from knowledgepulse.curation.select import (
 )
 from knowledgepulse.errors import (
     EmbedderUnavailableError,
-    InputFileError,
-    Location,
     ScorerParameterError,
     Setting,
 )
@@ -43,7 +38,7 @@ from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_column
 from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.redaction import redactor_of
-from knowledgepulse.runs.write import annotated_like, redacted_like
+from knowledgepulse.runs.write import annotated_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem, number_at
@@ -589,286 +584,4 @@ def _report_row(scored: ScoredItem) -> dict[str, Any]:
         "domain": breakdown.domain,
         "file": location.file,
         "line": location.line,
-    }
-
-
-@dataclass(frozen=True, slots=True)
-class Reference:
-    """An item of the reference (evaluation) set: its id, its task text, where it was read.
-
-    Attributes:
-        id: the trace's id, or ``<file>:<line>`` for a line of a text file (``texts:<n>`` for
-            the n-th of ``against_texts``, from 1).
-        text: its task text (the trace's ``task.objective``, or the line).
-        location: where it was read.
-    """
-
-    id: str
-    text: str
-    location: Location
-
-
-@dataclass(frozen=True, slots=True)
-class Contaminated:
-    """An item :func:`decontaminate` removed, and the reference item it matched.
-
-    Attributes:
-        item: the removed item.
-        reference: the reference item it matched.
-        reason: ``ngram`` (its task text covers the reference's, see
-            :mod:`knowledgepulse.curation.overlap`) or ``embedding`` (its novelty vector's
-            cosine with the reference's reaches the threshold).
-        overlap: the share of the reference's words it covers, when the n-grams matched.
-        similarity: the cosine with the reference, when compared by embedding.
-    """
-
-    item: TraceItem
-    reference: Reference
-    reason: Literal["ngram", "embedding"]
-    overlap: float | None = None
-    similarity: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """A report row: the item's id and place, why, and the reference item it matched."""
-        location, matched = self.item.location, self.reference.location
-        return {
-            "id": self.item.trace.id,
-            "file": location.file,
-            "line": location.line,
-            "reason": self.reason,
-            "matched_id": self.reference.id,
-            "matched_file": matched.file,
-            "matched_line": matched.line,
-            "overlap": self.overlap,
-            "similarity": self.similarity,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class DecontaminationResult:
-    """What :func:`decontaminate` removed from its input, and what it kept.
-
-    Attributes:
-        items: every valid item of the input, in input order.
-        removed: each removed item with the reference item it matched, in input order.
-        references: how many reference items were compared.
-        ngram: the words per n-gram.
-        min_overlap: the share of a reference item's words from which an item contains it.
-        threshold: the cosine from which an item is a near-copy, or ``None``: no embedding.
-        problems: what could not be read (the input's, then the references'), in order.
-        data: the input, for :attr:`kept_rows` in its form.
-    """
-
-    items: tuple[TraceItem, ...]
-    removed: tuple[Contaminated, ...]
-    references: int
-    ngram: int = NGRAM
-    min_overlap: float = MIN_OVERLAP
-    threshold: float | None = None
-    problems: tuple[Problem, ...] = ()
-    data: Any = field(default=None, repr=False, compare=False)
-
-    @property
-    def kept(self) -> list[TraceItem]:
-        """The items that stay, in input order."""
-        gone = {id(found.item) for found in self.removed}
-        return [item for item in self.items if id(item) not in gone]
-
-    @property
-    def kept_rows(self) -> Any:
-        """The items that stay in the input's form: its rows, else the trace documents.
-
-        A pandas ``DataFrame``, an Arrow ``Table`` or a ``datasets.Dataset`` for those inputs;
-        otherwise dicts. Nothing is added: the rows are as they came.
-        """
-        return redacted_like(self.data, self.kept)
-
-
-def decontaminate(
-    data: RunInput,
-    *,
-    against: RunInput | None = None,
-    against_texts: Iterable[str] = (),
-    ngram: int = NGRAM,
-    min_overlap: float = MIN_OVERLAP,
-    threshold: float = 0.95,
-    scorer: TraceValueScorer | None = None,
-    source: str | None = "auto",
-    options: TraceOptions | None = None,
-    notes: Notes | None = None,
-    progress: Callable[[int], object] | None = None,
-    on_problem: OnProblem | None = None,
-) -> DecontaminationResult:
-    """The items of ``data`` that are no copy of a reference (evaluation) item, and the rest.
-
-    Only ``data`` loses items. An item goes when its task text (``task.objective``) covers
-    ``min_overlap`` of a reference item's words in shared ``ngram``-word n-grams, case,
-    punctuation and numbers aside (:mod:`knowledgepulse.curation.overlap` gives the sources
-    of the defaults); and, with a ``scorer`` that has an embedder, when its novelty vector's
-    cosine with a reference item's reaches ``threshold``.
-
-    Args:
-        data: the set to clean: files, row dicts, a DataFrame, an Arrow table or a
-            ``datasets.Dataset`` (see :data:`~knowledgepulse.runs.RunInput`).
-        against: the reference set, in any of those forms; a ``.txt`` file is read as task
-            texts, one a line (blank lines skipped).
-        against_texts: reference task texts given as strings, besides ``against``.
-        ngram: words per n-gram.
-        min_overlap: the share of a reference item's words (0-1] from which an item contains
-            it.
-        threshold: with an embedder, the cosine from which an item is a near-copy.
-        scorer: its embedder compares novelty vectors (a text line is embedded as it is);
-            ``None``, or a scorer without an embedder: n-grams only.
-        source: a source's name, or ``None``: recognised from the content (see ``items_of``),
-            for both sets.
-        options: the domain, confidence and row columns of converted traces, for both sets.
-        notes: told what a reader says about a whole file.
-        progress: for files of ``data``, told the bytes read so far.
-        on_problem: told each record that cannot be read, as it is found.
-
-    Raises:
-        ValueError: ``ngram`` below 1, or ``min_overlap`` outside (0, 1].
-        EmbedderUnavailableError: the scorer's embedder could not be loaded.
-    """
-    if not 0 < min_overlap <= 1:
-        raise ValueError(f"min_overlap is a share of words in (0, 1], got {min_overlap!r}")
-    problems: list[Problem] = []
-    items = list(
-        valid_items(
-            items_of(data, source=source, options=options, notes=notes, progress=progress),
-            problems,
-            on_problem,
-        )
-    )
-    references, reference_items = _references(
-        against, against_texts, source, options, notes, problems, on_problem
-    )
-    index = OverlapIndex((reference.text for reference in references), ngram)
-    found: dict[int, Contaminated] = {}
-    for position, item in enumerate(items):
-        match = index.best_match(item.trace.task.objective)
-        if match is not None and match.overlap >= min_overlap:
-            reference = references[match.index]
-            found[position] = Contaminated(item, reference, "ngram", overlap=match.overlap)
-    embedded = scorer is not None and scorer.embedder is not None
-    if embedded and items and references:
-        assert scorer is not None
-        for position, (row, cosine) in _embedding_matches(
-            scorer, items, references, reference_items
-        ).items():
-            earlier = found.get(position)
-            if earlier is not None:
-                found[position] = replace(earlier, similarity=cosine)
-            elif cosine >= threshold:
-                found[position] = Contaminated(
-                    items[position], references[row], "embedding", similarity=cosine
-                )
-    return DecontaminationResult(
-        tuple(items),
-        tuple(found[position] for position in sorted(found)),
-        len(references),
-        ngram=ngram,
-        min_overlap=min_overlap,
-        threshold=threshold if embedded else None,
-        problems=tuple(problems),
-        data=data,
-    )
-
-
-def _references(  # noqa: PLR0917 - one private call, the run's reading settings
-    against: RunInput | None,
-    texts: Iterable[str],
-    source: str | None,
-    options: TraceOptions | None,
-    notes: Notes | None,
-    problems: list[Problem],
-    on_problem: OnProblem | None,
-) -> tuple[list[Reference], list[TraceItem | None]]:
-    """The reference items, and each one's trace (``None`` for a text)."""
-    references: list[Reference] = []
-    traces: list[TraceItem | None] = []
-
-    def add_text(text: str, name: str, line: int) -> None:
-        if text.strip():
-            where = Location(name, line)
-            references.append(Reference(str(where), text.strip(), where))
-            traces.append(None)
-
-    paths = [] if against is None else _text_paths(against)
-    if against is not None and paths is None:
-        for item in valid_items(
-            items_of(against, source=source, options=options, notes=notes), problems, on_problem
-        ):
-            references.append(Reference(item.trace.id, item.trace.task.objective, item.location))
-            traces.append(item)
-    for path in paths or ():
-        try:
-            lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError as error:
-            raise InputFileError(
-                f"{path}: cannot read the reference texts ({error.strerror or error})"
-            ) from None
-        for number, line in enumerate(lines, start=1):
-            add_text(line, str(path), number)
-    for number, text in enumerate(texts, start=1):
-        add_text(text, "texts", number)
-    return references, traces
-
-
-def _text_paths(against: RunInput) -> list[str | os.PathLike[str]] | None:
-    """The paths of ``against`` when every one is a ``.txt`` file of task texts, else ``None``.
-
-    Raises:
-        ValueError: ``.txt`` files mixed with other inputs.
-    """
-    paths = [against] if isinstance(against, str | os.PathLike) else against
-    if not isinstance(paths, list | tuple) or not paths:
-        return None
-    texts = [p for p in paths if isinstance(p, str | os.PathLike) and _is_text(p)]
-    if not texts:
-        return None
-    if len(texts) != len(paths):
-        raise ValueError("give the reference's .txt files of task texts apart from its traces")
-    return texts
-
-
-def _is_text(path: str | os.PathLike[str]) -> bool:
-    return Path(path).suffix.lower() == ".txt"
-
-
-def _embedding_matches(
-    scorer: TraceValueScorer,
-    items: Sequence[TraceItem],
-    references: Sequence[Reference],
-    reference_items: Sequence[TraceItem | None],
-) -> dict[int, tuple[int, float]]:
-    """Each item's nearest reference item by cosine, and the cosine (for the report too)."""
-    import numpy as np  # noqa: PLC0415 - only with an embedder
-
-    from knowledgepulse.novelty.cache.search import frozen_nearest  # noqa: PLC0415
-
-    vectors = scorer.embed_traces([item.trace for item in items])
-    if vectors is None:
-        raise EmbedderUnavailableError(NO_VECTORS.format(what="embedding decontamination"))
-    held = np.zeros((len(references), vectors.shape[1]), dtype=np.float32)
-    traced = [i for i, item in enumerate(reference_items) if item is not None]
-    if traced:
-        traced_vectors = scorer.embed_traces([reference_items[i].trace for i in traced])  # type: ignore[union-attr]
-        assert traced_vectors is not None
-        held[traced] = traced_vectors
-    lines = [i for i, item in enumerate(reference_items) if item is None]
-    if lines:
-        assert scorer.embedder is not None
-        raw = np.asarray(
-            scorer.embedder.embed_batch([references[i].text for i in lines]), dtype=np.float32
-        )
-        norms = np.linalg.norm(raw, axis=1, keepdims=True)
-        held[lines] = raw / np.maximum(norms, 1e-12)
-    nearest = frozen_nearest(held, np.asarray(vectors, dtype=np.float32))
-    return {
-        position: (int(row), float(cosine))
-        for position, (row, cosine) in enumerate(
-            zip(nearest.index, nearest.similarity, strict=True)
-        )
-        if row >= 0
     }
