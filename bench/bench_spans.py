@@ -14,11 +14,11 @@ Goal (issue 28): 100,000 spans under one root converted in under 30 s on 2 cores
 Measured on the 2-core development machine (2026-11-28), which other jobs held at a load of 15
 to 22, so CPU seconds are the figures to compare. Before (each tool call scanned every earlier
 tool event; issue 28's figures, machine lightly loaded): Langfuse 32,000 observations 60.1 s,
-306 MB; OTLP 100,000 spans 173 s, 2.2 GB. After, 100,000 spans: Langfuse 16.3 CPU s, 800 MB;
-OTLP 23.5 CPU s, 1,080 MB; Tempo 24.3 CPU s, 1,076 MB; Jaeger 23.9 CPU s, 1,081 MB; Phoenix
-15.3 CPU s, 752 MB; OTel JS 15.6 CPU s, 860 MB (Langfuse 32,000: 5.3 CPU s, 284 MB). Time is
-linear now; the OTLP-shaped files stay a little over 1 GB at their peak: the parsed file, the
-spans, the steps as dicts and as the validated trace are all alive at once.
+306 MB; OTLP 100,000 spans 173 s, 2.2 GB. Then linear time, but a peak a little over 1 GB for
+the OTLP-shaped files (OTLP 1,080 MB), because the parsed file stayed alive through conversion.
+Now it is let go once its spans are read; 100,000 spans: Langfuse 16.9 CPU s, 800 MB; OTLP
+24.1 CPU s, 864 MB; Tempo 24.9 CPU s, 864 MB; Jaeger 26.8 CPU s, 882 MB; Phoenix 19.8 CPU s,
+753 MB; OTel JS 21.1 CPU s, 860 MB.
 """
 
 from __future__ import annotations

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import base64
+import gc
 import itertools
 import json
+import weakref
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.records import Problem
+from knowledgepulse import sources
+from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources import _read as sources_read
 from knowledgepulse.sources.otel import to_trace
 from knowledgepulse.sources.otel.build import CONTENT_HINT
 from knowledgepulse.sources.otel.files import convert_records, recognises
@@ -372,3 +377,28 @@ def test_a_start_time_of_thousands_of_digits_is_not_a_crash(tmp_path: Path) -> N
     path.write_text(text.replace(f'"{start}"', '"' + "9" * 5000 + '"'))
     (item,) = convert_file(path, source="otlp")
     assert isinstance(item, TraceItem)  # the span, its time unknown, still makes the trace
+
+
+class _Watched(dict[str, Any]):
+    """A parsed document that a weak reference can watch (a plain dict cannot be)."""
+
+
+def test_a_parsed_span_file_is_let_go_before_its_traces_come_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only the spans outlive reading: the parsed document (a whole OTLP file) is not kept alive
+    through conversion, so a file's peak memory is its spans and one trace (issue 28, item 15)."""
+    value = json.loads((DATA / "genai_semconv_examples.otlp.jsonl").read_text().splitlines()[0])
+    watched: list[weakref.ref[_Watched]] = []
+
+    def read_records(path: str | Path, **_: Any) -> Iterator[Record]:
+        document = _Watched(value)
+        watched.append(weakref.ref(document))
+        yield Record(Location(str(path)), document)
+
+    monkeypatch.setattr(sources_read, "read_records", read_records)
+    items = sources.read(["spans.json"], source="auto")
+    first = next(item for item in items if isinstance(item, TraceItem))
+    gc.collect()
+    assert first.trace.steps
+    assert watched[0]() is None

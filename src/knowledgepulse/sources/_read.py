@@ -116,6 +116,7 @@ class _Reading:
         lead: list[Record | Problem] = []
         first: Record | None = None
         found: Source | None = None if self.source == "auto" else get_source(self.source)
+        record: Record | Problem | None = None
         for record in records:
             if not isinstance(record, Record):
                 lead.append(record)
@@ -137,15 +138,19 @@ class _Reading:
         if found is None:  # an empty file, or nothing any source knows
             yield from (problem for problem in lead if isinstance(problem, Problem))
             return
+        # Nothing here keeps a record alive through the conversion (for one JSON document, an
+        # OTLP file, the record is the whole parsed file): only what describe() is given of it.
+        shown = first.value if first is not None and _describes_first(found) else None
+        first = record = None
         count = 0
-        for item in found.convert(chain(lead, records), self.options):
+        for item in found.convert(chain(_emptied(lead), records), self.options):
             if isinstance(item, Problem):
                 yield item
                 continue
             yield from self._warnings(item, found)
             count += 1
             yield item
-        line = found.describe(None if first is None else first.value, count, self.options)
+        line = found.describe(shown, count, self.options)
         if self.notes is not None and line is not None:
             self.notes(f"{name}: {line}")
 
@@ -160,6 +165,18 @@ class _Reading:
             if warning not in self.warned:
                 self.warned.add(warning)
                 yield Problem(item.location, "", warning, warning=True)
+
+
+def _describes_first(source: Source) -> bool:
+    """Whether a source's :meth:`Source.describe` is its own, which may read the first record."""
+    return type(source).describe is not Source.describe
+
+
+def _emptied(records: list[Record | Problem]) -> Iterator[Record | Problem]:
+    """The records of a list in order, each let go by the list as it is given."""
+    records.reverse()
+    while records:
+        yield records.pop()
 
 
 def _repeated(item: TraceItem, source: Source) -> Problem:

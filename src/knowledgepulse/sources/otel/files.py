@@ -9,6 +9,7 @@ rest go on; so is a trace that gives no step.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from knowledgepulse._util.jsonpath import Loc
@@ -62,17 +63,11 @@ def convert_span_records(
     """
     traces: dict[str, list[Span]] = {}
     first: dict[str, tuple[Record, Loc]] = {}
-    for item in records:
-        if isinstance(item, Problem):
-            yield item
-            continue
-        for found, loc in spans_of(item):
-            if isinstance(found, SpanError):
-                yield item.problem(found.loc, found.message)
-                continue
-            traces.setdefault(found.trace_id, []).append(found)
-            first.setdefault(found.trace_id, (item, loc))
-    for trace_id, spans in traces.items():
+    yield from _gather(records, spans_of, traces, first)
+    for trace_id in list(traces):
+        # Each trace's spans are let go once it is converted: a file's peak memory is its spans
+        # and one trace, not every trace.
+        spans = traces.pop(trace_id)
         record, loc = first[trace_id]
         if not has_genai(spans):
             yield record.problem(
@@ -91,6 +86,32 @@ def convert_span_records(
             yield record.problem(loc, f"trace {trace_id} could not be converted: {error!r}")
         else:
             yield placed(converted, Location(record.location.file))
+
+
+def _gather(
+    records: Iterable[Record | Problem],
+    spans_of: SpansOf,
+    traces: dict[str, list[Span]],
+    first: dict[str, tuple[Record, Loc]],
+) -> Iterator[Problem]:
+    """Every span of the records into ``traces``, each trace's first place into ``first``.
+
+    Only the spans outlive this: a parsed record (a whole file, for OTLP JSON) is let go here, as
+    soon as its spans are read, and a trace's place keeps the record's location, not its value.
+    """
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        for found, loc in spans_of(item):
+            if isinstance(found, SpanError):
+                yield item.problem(found.loc, found.message)
+                continue
+            spans = traces.get(found.trace_id)
+            if spans is None:
+                spans = traces[found.trace_id] = []
+                first[found.trace_id] = (replace(item, value=None, raw=None), loc)
+            spans.append(found)
 
 
 def _spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
