@@ -40,6 +40,7 @@ def run(
     final_answer: str | None = None,
     success: bool | None = None,
     trace_id: str | None = None,
+    reward: float | None = None,
 ) -> Run:
     """One run's facts, in the facts file's shape."""
     facts: Run = {
@@ -52,6 +53,8 @@ def run(
     }
     if trace_id is not None:
         facts["trace_id"] = trace_id
+    if reward is not None:
+        facts["reward"] = reward
     return facts
 
 
@@ -132,6 +135,33 @@ def openai_chat(path: Path) -> list[Run]:
                         timeline.tool(json.loads(part["value"])["name"])
         runs.append(timeline.facts(objective))
     return runs
+
+
+def prompt_completion(path: Path) -> list[Run]:
+    """TRL / ``verifiers`` rows: ``prompt`` then ``completion`` messages, a numeric ``reward``.
+
+    Either column may be a JSON string, and each ``tool_calls`` entry a JSON string of a call.
+    """
+    runs = []
+    for row in _rows(path):
+        timeline, objective = _Timeline(), None
+        messages = [_json(row["prompt"]), _json(row["completion"])]
+        for message in messages[0] + messages[1]:
+            role, content = message.get("role"), message.get("content")
+            if role == "user" and objective is None:
+                objective = _text(content)
+            if role == "assistant":
+                timeline.text(_text(content))
+                for call in _json(message.get("tool_calls")) or []:
+                    timeline.tool(_json(call)["function"]["name"])
+            if role == "tool" and str(content).startswith(("Traceback", "Error")):
+                timeline.error()  # a Python traceback or an error message: the call failed
+        runs.append(timeline.facts(objective, reward=row.get("reward")))
+    return runs
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def anthropic(path: Path) -> list[Run]:
@@ -417,6 +447,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "otlp": otlp,
     "langsmith": langsmith,
     "openai-chat": openai_chat,
+    "prompt-completion": prompt_completion,
     "anthropic": anthropic,
     "openai-responses": openai_responses,
     "sharegpt": sharegpt,

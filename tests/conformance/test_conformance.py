@@ -53,11 +53,16 @@ def _conversions() -> dict[str, tuple[dict[str, Any], list[ReasoningTrace]]]:
     """Each corpus file's facts and the traces kp reads from it (auto-detected)."""
     found = {}
     for path, _, facts_path in corpus():
-        items = read([path])
-        traces = [item.trace for item in items if not isinstance(item, Problem)]
+        items = [item for item in read([path]) if not isinstance(item, Problem)]
+        traces = [item.trace for item in items]
+        _REWARDS.update((id(item.trace), item.reward) for item in items)
         name = str(path.relative_to(FILES if path.is_relative_to(FILES) else ROOT))
         found[name] = (json.loads(facts_path.read_text()), traces)
     return found
+
+
+_REWARDS: dict[int, float | None] = {}
+"""The reward kp read for each corpus trace (by the trace's identity): it rides on the item."""
 
 
 def _fold(text: str | None) -> str:
@@ -113,6 +118,8 @@ def _failures(facts: dict[str, Any], traces: list[ReasoningTrace]) -> dict[str, 
             )
         if run["success"] is not None:
             given["success"] = (run["success"], trace.metadata.success)
+        if "reward" in run:
+            given["reward"] = (run["reward"], _REWARDS.get(id(trace)))
         if run["errors"] > run["recovered"]:  # a terminal error: the run failed
             given["success"] = (False, trace.metadata.success)
         for fact, (expected, got) in given.items():

@@ -241,11 +241,12 @@ class OpenAIResponses(ChatSource):
 
 @register_source("openai-chat")
 class OpenAIChat(ChatSource):
-    """OpenAI Chat Completions messages, with ``tool_calls``."""
+    """OpenAI Chat Completions messages, with ``tool_calls``; TRL's prompt/completion rows."""
 
-    shapes = "dataset rows of messages with tool_calls"
+    shapes = "dataset rows of messages with tool_calls, or prompt and completion messages"
     fields = ("messages", "conversation", "chat", "prompt")
     framework = "openai"
+    continued = ("prompt", "completion")
     content_hint = openai_chat.CONTENT_HINT
     matches = staticmethod(openai_chat.matches)
     tell = staticmethod(openai_chat.tell)
