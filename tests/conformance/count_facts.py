@@ -409,6 +409,43 @@ def claude_code(path: Path) -> list[Run]:
     return runs
 
 
+def codex(path: Path) -> list[Run]:
+    """A Codex rollout: its ``response_item`` lines are Responses items; one run a file.
+
+    User messages Codex writes itself (one ``<tag>...</tag>`` block, the AGENTS.md
+    instructions) are no objective; a ``*_call_output`` whose ``success`` is false or whose
+    text starts ``Exit code: N`` (N not 0) is an error.
+    """
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    timeline, objective, session = _Timeline(), None, None
+    for record in records:
+        payload = record["payload"]
+        if record["type"] == "session_meta" and session is None:
+            session = payload["id"]
+        if record["type"] != "response_item":
+            continue
+        kind = payload["type"]
+        if kind == "message":
+            text = _text(payload["content"])
+            own = text and (text.startswith("<") or text.startswith("# AGENTS.md"))
+            if payload["role"] == "user" and objective is None and not own:
+                objective = text
+            if payload["role"] == "assistant":
+                timeline.text(text)
+        elif kind.endswith("_call"):
+            named = kind in ("function_call", "custom_tool_call", "mcp_call")
+            timeline.tool(payload["name"] if named else kind)
+        elif kind.endswith("_call_output"):
+            output = payload["output"]
+            text = output.get("content") if isinstance(output, dict) else output
+            failed = isinstance(output, dict) and output.get("success") is False
+            if isinstance(text, str) and text.startswith("Exit code: "):
+                failed = failed or not text.startswith("Exit code: 0")
+            if failed:
+                timeline.error()
+    return [timeline.facts(objective, trace_id=session)]
+
+
 def atif(path: Path) -> list[Run]:
     """A Harbor ATIF trajectory: ``steps`` by ``source``; an agent step's ``tool_calls``."""
     document = json.loads(path.read_text())
@@ -453,6 +490,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "sharegpt": sharegpt,
     "swe-agent": swe_agent_traj,
     "claude-code": claude_code,
+    "codex": codex,
     "atif": atif,
 }
 """The counting function of each corpus folder (the folder is the format)."""

@@ -17,7 +17,7 @@ from knowledgepulse.sources._chat._row import ChatSource
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._exports import jaeger, langfuse, otel_js, phoenix
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
-from knowledgepulse.sources._sessions import atif, claude_code, swe_agent
+from knowledgepulse.sources._sessions import atif, claude_code, codex, swe_agent
 from knowledgepulse.sources.langchain import _files as langsmith
 from knowledgepulse.sources.openai_agents import _files as agents_files
 from knowledgepulse.sources.openai_agents import _spans as agents_spans
@@ -185,6 +185,16 @@ class ClaudeCode(Source):
     content_hint = claude_code.CONTENT_HINT
     recognises = staticmethod(claude_code.recognises)
     convert = staticmethod(claude_code.convert_records)
+
+
+@register_source("codex")
+class Codex(Source):
+    """Codex session JSONL (``~/.codex/sessions/.../rollout-*.jsonl``: ``type``, ``payload``)."""
+
+    shapes = "Codex rollout JSONL (session_meta, response_item, event_msg, turn_context lines)"
+    content_hint = codex.CONTENT_HINT
+    recognises = staticmethod(codex.recognises)
+    convert = staticmethod(codex.convert_records)
 
 
 @register_source("atif")
