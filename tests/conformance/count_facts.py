@@ -427,7 +427,7 @@ def codex(path: Path) -> list[Run]:
         kind = payload["type"]
         if kind == "message":
             text = _text(payload["content"])
-            own = text and (text.startswith("<") or text.startswith("# AGENTS.md"))
+            own = text and text.startswith(("<", "# AGENTS.md"))
             if payload["role"] == "user" and objective is None and not own:
                 objective = text
             if payload["role"] == "assistant":

@@ -221,7 +221,8 @@ def test_a_failed_codex_command_then_the_next_call_is_an_error_recovery(output: 
     kinds = [step.type for step in trace.steps]
     assert kinds.count("error_recovery") == 1
     recovery = trace.steps[kinds.index("error_recovery")]
-    assert recovery.tool is not None and recovery.tool.name == "tool_search_call"
+    assert recovery.tool is not None
+    assert recovery.tool.name == "tool_search_call"
 
 
 def test_a_successful_codex_command_is_no_error() -> None:

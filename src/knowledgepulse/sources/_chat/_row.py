@@ -38,7 +38,15 @@ from knowledgepulse.sources.pydantic_ai import is_output_tool
 from knowledgepulse.trace import TraceItem
 
 ID_FIELDS = ("id", "_id", "uuid", "conversation_id", "trajectory_id", "sample_id", "row_id")
-TASK_FIELDS = ("task_id", "instance_id", "example_id", "task", "problem_id", "question_id", "prompt_id")
+TASK_FIELDS = (
+    "task_id",
+    "instance_id",
+    "example_id",
+    "task",
+    "problem_id",
+    "question_id",
+    "prompt_id",
+)
 SUCCESS_FIELDS = (
     "success",
     "resolved",
