@@ -285,10 +285,10 @@ def jaeger(path: Path) -> list[Run]:
 
 
 def otlp(path: Path) -> list[Run]:
-    """OTLP JSON (``resourceSpans``): a run per trace id with GenAI spans."""
-    document = json.loads(path.read_text())
+    """OTLP JSON or JSON Lines (``resourceSpans``): a run per trace id with GenAI spans."""
+    documents = list(_rows(path)) if path.suffix == ".jsonl" else [json.loads(path.read_text())]
     found: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
-    for resource in document["resourceSpans"]:
+    for resource in (r for document in documents for r in document["resourceSpans"]):
         for scope in resource.get("scopeSpans", []):
             for span in scope["spans"]:
                 tags = {
@@ -497,6 +497,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
 
 REUSED: dict[str, str] = {
     "tests/sources/data/otel/opentelemetry_proto_trace.json": "otlp",
+    "tests/sources/data/otel/genai_semconv_examples.otlp.jsonl": "otlp",
     "tests/sources/data/langchain/langsmith_py_wrap_openai_.json": "langsmith",
     "tests/sources/data/langchain/langsmith_py_wrap_openai_reasoning.json": "langsmith",
 }

@@ -28,7 +28,11 @@ from count_facts import FILES, ROOT, corpus  # type: ignore[import-not-found]
 _COMPARED = 400
 """Objectives and answers are compared on their first characters, whitespace folded."""
 
-KNOWN_GAPS: dict[tuple[str, str], str] = {}
+KNOWN_GAPS: dict[tuple[str, str], str] = {
+    # The spec's reasoning example records only the output messages: no user text to be the
+    # objective, and a trace needs one, so the span's name stands in.
+    ("tests/sources/data/otel/genai_semconv_examples.otlp.jsonl", "runs[1].objective"): "'chat'",
+}
 """(file, fact) -> what kp gives, and why, for every fact kp gets wrong today."""
 
 KNOWN_WARNINGS: dict[tuple[str, int], str] = {
