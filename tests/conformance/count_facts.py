@@ -413,8 +413,8 @@ def codex(path: Path) -> list[Run]:
     """A Codex rollout: its ``response_item`` lines are Responses items; one run a file.
 
     User messages Codex writes itself (one ``<tag>...</tag>`` block, the AGENTS.md
-    instructions) are no objective; a ``*_call_output`` whose ``success`` is false or whose
-    text starts ``Exit code: N`` (N not 0) is an error.
+    instructions) are no objective; a ``*_call_output`` whose ``success`` is false, whose text
+    starts ``Exit code: N`` or whose JSON ``metadata.exit_code`` is N (N not 0) is an error.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     timeline, objective, session = _Timeline(), None, None
@@ -441,6 +441,8 @@ def codex(path: Path) -> list[Run]:
             failed = isinstance(output, dict) and output.get("success") is False
             if isinstance(text, str) and text.startswith("Exit code: "):
                 failed = failed or not text.startswith("Exit code: 0")
+            if isinstance(text, str) and text.startswith('{"output"'):  # the shell's JSON
+                failed = failed or json.loads(text)["metadata"]["exit_code"] != 0
             if failed:
                 timeline.error()
     return [timeline.facts(objective, trace_id=session)]
