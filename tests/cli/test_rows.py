@@ -195,7 +195,7 @@ def test_convert_takes_the_row_options_and_says_them(kp: KpRunner) -> None:
     traces = [json.loads(line) for line in run.out.splitlines()]
     assert [t["id"] for t in traces] == ["kp:trace:order-status", "kp:trace:news"]
     assert [t["metadata"]["success"] for t in traces] == [False, False]
-    assert "messages from 'input'; id from 'task'" in run.err
+    assert "messages from 'input' then 'output'; id from 'task'" in run.err
 
 
 def test_select_per_task_on_rows_reads_the_task_column(kp: KpRunner) -> None:

@@ -40,6 +40,7 @@ def run(
     final_answer: str | None = None,
     success: bool | None = None,
     trace_id: str | None = None,
+    reward: float | None = None,
 ) -> Run:
     """One run's facts, in the facts file's shape."""
     facts: Run = {
@@ -52,6 +53,8 @@ def run(
     }
     if trace_id is not None:
         facts["trace_id"] = trace_id
+    if reward is not None:
+        facts["reward"] = reward
     return facts
 
 
@@ -132,6 +135,33 @@ def openai_chat(path: Path) -> list[Run]:
                         timeline.tool(json.loads(part["value"])["name"])
         runs.append(timeline.facts(objective))
     return runs
+
+
+def prompt_completion(path: Path) -> list[Run]:
+    """TRL / ``verifiers`` rows: ``prompt`` then ``completion`` messages, a numeric ``reward``.
+
+    Either column may be a JSON string, and each ``tool_calls`` entry a JSON string of a call.
+    """
+    runs = []
+    for row in _rows(path):
+        timeline, objective = _Timeline(), None
+        messages = [_json(row["prompt"]), _json(row["completion"])]
+        for message in messages[0] + messages[1]:
+            role, content = message.get("role"), message.get("content")
+            if role == "user" and objective is None:
+                objective = _text(content)
+            if role == "assistant":
+                timeline.text(_text(content))
+                for call in _json(message.get("tool_calls")) or []:
+                    timeline.tool(_json(call)["function"]["name"])
+            if role == "tool" and str(content).startswith(("Traceback", "Error")):
+                timeline.error()  # a Python traceback or an error message: the call failed
+        runs.append(timeline.facts(objective, reward=row.get("reward")))
+    return runs
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def anthropic(path: Path) -> list[Run]:
@@ -255,10 +285,10 @@ def jaeger(path: Path) -> list[Run]:
 
 
 def otlp(path: Path) -> list[Run]:
-    """OTLP JSON (``resourceSpans``): a run per trace id with GenAI spans."""
-    document = json.loads(path.read_text())
+    """OTLP JSON or JSON Lines (``resourceSpans``): a run per trace id with GenAI spans."""
+    documents = list(_rows(path)) if path.suffix == ".jsonl" else [json.loads(path.read_text())]
     found: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
-    for resource in document["resourceSpans"]:
+    for resource in (r for document in documents for r in document["resourceSpans"]):
         for scope in resource.get("scopeSpans", []):
             for span in scope["spans"]:
                 tags = {
@@ -379,6 +409,45 @@ def claude_code(path: Path) -> list[Run]:
     return runs
 
 
+def codex(path: Path) -> list[Run]:
+    """A Codex rollout: its ``response_item`` lines are Responses items; one run a file.
+
+    User messages Codex writes itself (one ``<tag>...</tag>`` block, the AGENTS.md
+    instructions) are no objective; a ``*_call_output`` whose ``success`` is false, whose text
+    starts ``Exit code: N`` or whose JSON ``metadata.exit_code`` is N (N not 0) is an error.
+    """
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    timeline, objective, session = _Timeline(), None, None
+    for record in records:
+        payload = record["payload"]
+        if record["type"] == "session_meta" and session is None:
+            session = payload["id"]
+        if record["type"] != "response_item":
+            continue
+        kind = payload["type"]
+        if kind == "message":
+            text = _text(payload["content"])
+            own = text and text.startswith(("<", "# AGENTS.md"))
+            if payload["role"] == "user" and objective is None and not own:
+                objective = text
+            if payload["role"] == "assistant":
+                timeline.text(text)
+        elif kind.endswith("_call"):
+            named = kind in ("function_call", "custom_tool_call", "mcp_call")
+            timeline.tool(payload["name"] if named else kind)
+        elif kind.endswith("_call_output"):
+            output = payload["output"]
+            text = output.get("content") if isinstance(output, dict) else output
+            failed = isinstance(output, dict) and output.get("success") is False
+            if isinstance(text, str) and text.startswith("Exit code: "):
+                failed = failed or not text.startswith("Exit code: 0")
+            if isinstance(text, str) and text.startswith('{"output"'):  # the shell's JSON
+                failed = failed or json.loads(text)["metadata"]["exit_code"] != 0
+            if failed:
+                timeline.error()
+    return [timeline.facts(objective, trace_id=session)]
+
+
 def atif(path: Path) -> list[Run]:
     """A Harbor ATIF trajectory: ``steps`` by ``source``; an agent step's ``tool_calls``."""
     document = json.loads(path.read_text())
@@ -417,17 +486,20 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "otlp": otlp,
     "langsmith": langsmith,
     "openai-chat": openai_chat,
+    "prompt-completion": prompt_completion,
     "anthropic": anthropic,
     "openai-responses": openai_responses,
     "sharegpt": sharegpt,
     "swe-agent": swe_agent_traj,
     "claude-code": claude_code,
+    "codex": codex,
     "atif": atif,
 }
 """The counting function of each corpus folder (the folder is the format)."""
 
 REUSED: dict[str, str] = {
     "tests/sources/data/otel/opentelemetry_proto_trace.json": "otlp",
+    "tests/sources/data/otel/genai_semconv_examples.otlp.jsonl": "otlp",
     "tests/sources/data/langchain/langsmith_py_wrap_openai_.json": "langsmith",
     "tests/sources/data/langchain/langsmith_py_wrap_openai_reasoning.json": "langsmith",
 }

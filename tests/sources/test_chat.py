@@ -534,3 +534,73 @@ def test_llama_factory_value_parts_give_reasoning_named_calls_and_split_results(
     ]
     assert trace.steps[4].content == "{'area': 28.2743}"
     assert trace.outcome.result_summary == "7.07 m² and 28.27 m²."
+
+
+PROMPT_COMPLETION = (
+    Path(__file__).parents[1]
+    / "conformance"
+    / "files"
+    / "prompt-completion"
+    / "wiki_search_gpt-4.1-mini.jsonl"
+)
+
+
+def test_prompt_and_completion_rows_are_the_prompt_then_the_completion() -> None:
+    """A verifiers rollout row: the prompt's user message is the objective, the completion's
+    JSON-string tool calls are steps, the reward is the item's reward."""
+    traces, problems = converted(PROMPT_COMPLETION)
+    assert not problems
+    assert len(traces) == 5
+    first = traces[0]
+    assert (
+        first.trace.task.objective == "What is the meaning of the term 'Utsuro-bune' in Japanese?"
+    )
+    assert [name for kind, name in steps(first) if kind == "tool_call"] == [
+        "search_pages",
+        "read_section",
+        "view_sections",
+        "read_section",
+    ]
+    assert first.trace.outcome.result_summary
+    assert first.reward == 1.0
+    assert [item.reward for item in traces] == [
+        json.loads(line)["reward"] for line in PROMPT_COMPLETION.read_text().splitlines()
+    ]
+
+
+def _as_json_strings(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as TRL's string columns keep it: prompt, completion and tools as JSON text."""
+    return {
+        **row,
+        "prompt": json.dumps(row["prompt"]),
+        "completion": json.dumps(row["completion"]),
+        "tools": json.dumps(row["info"]["oai_tools"]),
+        "info": json.dumps(row["info"]),
+    }
+
+
+@pytest.mark.parametrize("layout", ["jsonl-strings", "parquet-nested", "parquet-strings"])
+def test_prompt_and_completion_rows_read_the_same_as_json_strings_and_parquet(
+    layout: str, tmp_path: Path
+) -> None:
+    """JSON-string columns and Parquet files (nested or string columns) give the same traces."""
+    rows = [json.loads(line) for line in PROMPT_COMPLETION.read_text().splitlines()]
+    expected, _ = converted(PROMPT_COMPLETION)
+    if layout == "jsonl-strings":
+        path = tmp_path / "rows.jsonl"
+        path.write_text("".join(json.dumps(_as_json_strings(row)) + "\n" for row in rows))
+    else:
+        pa = pytest.importorskip("pyarrow")
+        pq = pytest.importorskip("pyarrow.parquet")
+        path = tmp_path / "rows.parquet"
+        table_rows = rows if layout == "parquet-nested" else [_as_json_strings(r) for r in rows]
+        if layout == "parquet-nested":  # a struct column cannot hold info's free-form schemas
+            table_rows = [{**row, "info": json.dumps(row["info"])} for row in rows]
+        pq.write_table(pa.Table.from_pylist(table_rows), path)
+    traces, problems = converted(path)
+    assert not problems
+    assert [steps(item) for item in traces] == [steps(item) for item in expected]
+    assert [item.trace.task.objective for item in traces] == [
+        item.trace.task.objective for item in expected
+    ]
+    assert [item.reward for item in traces] == [item.reward for item in expected]

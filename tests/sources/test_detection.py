@@ -68,6 +68,7 @@ READ_AS: dict[str, str | None] = {
     "tests/sources/data/openai_agents/mcp_tracing.snapshot.json": None,
     "tests/sources/data/openai_agents/tool_call_error.snapshot.json": None,
     "tests/sources/data/otel/console_exporter_pretty.jsonl": "otlp",
+    "tests/sources/data/otel/genai_invoke_agent.otlp.json": "otlp",
     "tests/sources/data/otel/genai_semconv_examples.otlp.jsonl": "otlp",
     "tests/sources/data/otel/openinference_tool_calling.jsonl": "otlp",
     "tests/sources/data/otel/openinference_traces.json": "otlp",

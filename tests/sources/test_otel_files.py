@@ -20,6 +20,7 @@ from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources import _read as sources_read
+from knowledgepulse.sources._invariants import check
 from knowledgepulse.sources.otel import to_trace
 from knowledgepulse.sources.otel.build import CONTENT_HINT
 from knowledgepulse.sources.otel.files import convert_records, recognises
@@ -64,6 +65,24 @@ def test_semconv_tool_call_example_gives_the_spec_steps() -> None:
     assert trace.metadata.success is True
     assert trace.metadata.framework == "semconv-example"
     assert trace.metadata.created_at.isoformat() == "2023-11-14T22:13:20+00:00"
+
+
+def test_an_invoke_agent_run_in_todays_conventions_is_read_from_its_attributes() -> None:
+    """GenAI conventions as they stand: the agent span's ``gen_ai.input.messages`` give the
+    objective (not ``gen_ai.system_instructions``), a structured (``kvlistValue``) message list
+    reads as its JSON form does, ``tool_call`` / ``tool_call_response`` parts and the
+    ``execute_tool`` span make one call, and the answer appears once."""
+    (item,) = traces(DATA / "genai_invoke_agent.otlp.json")
+    trace = item.trace
+    assert trace.task.objective == "Weather in Paris?"
+    assert steps(trace) == [
+        ("tool_call", "get_weather", 'get_weather {"location":"Paris"}'),
+        ("observation", "get_weather", "rainy, 57F"),
+        ("thought", None, "Rainy, 57F"),
+    ]
+    assert trace.outcome.result_summary == "Rainy, 57F"
+    assert trace.metadata.agent_id == "weather"
+    assert check(trace) == []
 
 
 def test_a_trace_spread_over_lines_is_one_trace() -> None:

@@ -33,6 +33,7 @@ BUILT_IN = (
     "otel-js",
     "swe-agent",
     "claude-code",
+    "codex",
     "atif",
     "hermes",
     "anthropic",

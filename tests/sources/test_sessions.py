@@ -1,4 +1,4 @@
-"""Coding agents' logs: SWE-agent ``.traj``, Claude Code sessions, Harbor's ATIF (and --to atif).
+"""Coding agents' logs: SWE-agent ``.traj``, Claude Code and Codex sessions, ATIF (and --to atif).
 
 The files are the conformance corpus's real ones (tests/conformance/files, origins and licences
 in SOURCES.md there); variants change one field of a real file to reach a rule it does not show.
@@ -25,6 +25,7 @@ CORPUS = Path(__file__).parents[1] / "conformance" / "files"
 SWE = CORPUS / "swe-agent"
 CLAUDE = CORPUS / "claude-code"
 ATIF = CORPUS / "atif"
+CODEX = CORPUS / "codex"
 
 
 def steps(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
@@ -43,12 +44,21 @@ def tools(trace: ReasoningTrace) -> list[str]:
     return [step.tool.name for step in trace.steps if step.type == "tool_call" and step.tool]
 
 
+def actions(trace: ReasoningTrace) -> list[str]:
+    """The tools a trace called, retries included."""
+    return [step.tool.name for step in trace.steps if step.type in ACTIONS and step.tool]
+
+
+ACTIONS = ("tool_call", "error_recovery")
+
+
 def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 @pytest.mark.parametrize(
-    ("folder", "source"), [(SWE, "swe-agent"), (CLAUDE, "claude-code"), (ATIF, "atif")]
+    ("folder", "source"),
+    [(SWE, "swe-agent"), (CLAUDE, "claude-code"), (ATIF, "atif"), (CODEX, "codex")],
 )
 def test_each_corpus_file_is_recognised_by_its_own_source_alone(folder: Path, source: str) -> None:
     """Detection: the first record of every real file is claimed by one source, its own."""
@@ -159,6 +169,66 @@ def test_meta_and_sidechain_records_are_not_turns_of_the_session() -> None:
     trace = only(list(convert([meta, side, *records], source="claude-code"))).trace
     assert trace.task.objective.startswith("This is from a different session file")
     assert len(trace.steps) == 1
+
+
+def test_a_codex_rollout_is_one_trace_of_its_response_items() -> None:
+    """The user's message is the objective, calls are steps joined to outputs, the last
+    assistant message the answer; event_msg copies of the turns add no step."""
+    trace = only(convert_file(CODEX / "agent_sessions_small.jsonl")).trace
+    assert trace.id == "kp:trace:019fc8be-3658-7ca3-9e29-000000000000"
+    assert trace.task.objective == "List the files"
+    assert tools(trace) == ["shell", "shell", "tool_search_call", "web_search_call"]
+    assert trace.outcome.result_summary == "Found 2 files."
+    assert trace.metadata.framework == "codex"
+
+
+def _codex_variant(output: Any) -> list[dict[str, Any]]:
+    """The corpus rollout with Codex's own context message first and one output replaced."""
+    records = lines(CODEX / "agent_sessions_small.jsonl")
+    context = {
+        "timestamp": records[0]["timestamp"],
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {
+                    "type": "input_text",
+                    "text": "<environment_context>\n  <cwd>/tmp/repo</cwd>\n</environment_context>",
+                }
+            ],
+        },
+    }
+    for record in records:
+        if record["payload"].get("call_id") == "call-2" and "output" in record["payload"]:
+            record["payload"]["output"] = output
+    return [records[0], context, *records[1:]]
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Exit code: 2\nWall time: 0.1 seconds\nOutput:\nls: cannot access 'x': No such file",
+        {"content": "ls: cannot access 'x': No such file", "success": False},
+        json.dumps({"output": "ls: cannot access 'x'", "metadata": {"exit_code": 2}}),
+    ],
+)
+def test_a_failed_codex_command_then_the_next_call_is_an_error_recovery(output: Any) -> None:
+    """A non-zero exit code or ``success: false`` is an error; the next call recovers from it;
+    Codex's environment context is not the objective."""
+    trace = only(list(convert(_codex_variant(output), source="auto"))).trace
+    assert trace.task.objective == "List the files"
+    kinds = [step.type for step in trace.steps]
+    assert kinds.count("error_recovery") == 1
+    recovery = trace.steps[kinds.index("error_recovery")]
+    assert recovery.tool is not None
+    assert recovery.tool.name == "tool_search_call"
+
+
+def test_a_successful_codex_command_is_no_error() -> None:
+    """Exit code 0 is an ordinary observation."""
+    trace = only(list(convert(_codex_variant("Exit code: 0\nOutput:\na.txt"), source="auto"))).trace
+    assert "error_recovery" not in [step.type for step in trace.steps]
 
 
 def test_an_atif_trajectory_maps_reasoning_calls_results_and_the_answer() -> None:
@@ -276,7 +346,8 @@ def test_a_trace_written_as_atif_reads_back_with_its_objective_calls_and_answer(
         back = only(list(convert([to_atif(trace)], source="atif"))).trace
         assert back.id == trace.id
         assert back.task.objective == trace.task.objective
-        assert tools(back) == tools(trace)
+        # ATIF has no field for an error: a call that recovered from one reads back as a call.
+        assert actions(back) == actions(trace)
         assert back.metadata.task_domain == trace.metadata.task_domain
         assert back.outcome.confidence == trace.outcome.confidence
         if trace.steps[-1].type == "thought":

@@ -17,7 +17,7 @@ from knowledgepulse.sources._chat._row import ChatSource
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._exports import jaeger, langfuse, otel_js, phoenix
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
-from knowledgepulse.sources._sessions import atif, claude_code, swe_agent
+from knowledgepulse.sources._sessions import atif, claude_code, codex, swe_agent
 from knowledgepulse.sources.langchain import _files as langsmith
 from knowledgepulse.sources.openai_agents import _files as agents_files
 from knowledgepulse.sources.openai_agents import _spans as agents_spans
@@ -187,6 +187,16 @@ class ClaudeCode(Source):
     convert = staticmethod(claude_code.convert_records)
 
 
+@register_source("codex")
+class Codex(Source):
+    """Codex session JSONL (``~/.codex/sessions/.../rollout-*.jsonl``: ``type``, ``payload``)."""
+
+    shapes = "Codex rollout JSONL (session_meta, response_item, event_msg, turn_context lines)"
+    content_hint = codex.CONTENT_HINT
+    recognises = staticmethod(codex.recognises)
+    convert = staticmethod(codex.convert_records)
+
+
 @register_source("atif")
 class Atif(Source):
     """Harbor's Agent Trajectory Interchange Format (``schema_version: ATIF-v1.x``)."""
@@ -241,11 +251,12 @@ class OpenAIResponses(ChatSource):
 
 @register_source("openai-chat")
 class OpenAIChat(ChatSource):
-    """OpenAI Chat Completions messages, with ``tool_calls``."""
+    """OpenAI Chat Completions messages, with ``tool_calls``; TRL's prompt/completion rows."""
 
-    shapes = "dataset rows of messages with tool_calls"
+    shapes = "dataset rows of messages with tool_calls, or prompt and completion messages"
     fields = ("messages", "conversation", "chat", "prompt")
     framework = "openai"
+    continued = ("prompt", "completion")
     content_hint = openai_chat.CONTENT_HINT
     matches = staticmethod(openai_chat.matches)
     tell = staticmethod(openai_chat.tell)

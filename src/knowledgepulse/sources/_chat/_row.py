@@ -38,7 +38,15 @@ from knowledgepulse.sources.pydantic_ai import is_output_tool
 from knowledgepulse.trace import TraceItem
 
 ID_FIELDS = ("id", "_id", "uuid", "conversation_id", "trajectory_id", "sample_id", "row_id")
-TASK_FIELDS = ("task_id", "instance_id", "task", "problem_id", "question_id", "prompt_id")
+TASK_FIELDS = (
+    "task_id",
+    "instance_id",
+    "example_id",
+    "task",
+    "problem_id",
+    "question_id",
+    "prompt_id",
+)
 SUCCESS_FIELDS = (
     "success",
     "resolved",
@@ -123,10 +131,12 @@ class Columns:
     threshold: float
     domain: str | None
     time: str | None = None
+    then: str | None = None
+    """The column whose messages follow (a prompt's ``completion``), when the row has it."""
 
     def describe(self) -> str:
         """The columns the rows are read from, in one line."""
-        parts = [f"messages from {self.messages!r}"]
+        parts = [f"messages from {self.messages!r}" + (f" then {self.then!r}" if self.then else "")]
         parts.append(f"id from {self.id!r}" if self.id else "id from the row number")
         if self.task:
             parts.append(f"task from {self.task!r}")
@@ -209,6 +219,11 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
         ),
         domain=said.domain_field or _first_present(row, DOMAIN_FIELDS),
         time=next((name for name in TIME_FIELDS if _time(row.get(name)) is not None), None),
+        then=(
+            family.continued[1]
+            if family.continued and messages == family.continued[0] and family.continued[1] in row
+            else None
+        ),
     )
 
 

@@ -9,6 +9,9 @@ Hermes ``<tool_call>`` / ``<tool_response>`` tags in the text are read as calls 
 LLaMA-Factory writes content parts with a ``value``: ``reasoning`` parts are thoughts, a
 ``tool_call`` part's value is a ``{"name", "arguments"}`` call, and one ``tool`` message may
 answer several calls with a JSON list of ``{"name", "content", "tool_call_id"}``.
+TRL's conversational prompt/completion rows and RL rollouts (``verifiers``) keep the ``prompt``
+messages and the ``completion`` messages in two columns, read one after the other; they may
+store ``tool_calls`` (the list, or each call) as JSON strings.
 """
 
 from __future__ import annotations
@@ -178,11 +181,12 @@ def _tell_assistant(
     content = message.get("content")
     builder.thought(content_text(content, _REASONING_KINDS) if isinstance(content, list) else None)
     text, tagged = assistant_text(calls, content_text(content, TEXT_KINDS) or "")
-    requested = message.get("tool_calls") or []
+    requested = _json(message.get("tool_calls")) or []
     if not isinstance(requested, list):
         raise PathError(
             (*path, "tool_calls"), f"expected a list, found {describe_value(requested)}"
         )
+    requested = [_json(call) for call in requested]
     legacy = message.get("function_call")
     in_parts = _part_calls(content)
     if final and not requested and not tagged and not legacy and not in_parts and text.strip():
@@ -206,6 +210,16 @@ def _tell_assistant(
     for call in in_parts:
         calls.request(call["name"], call.get("arguments"))
     return False
+
+
+def _json(value: Any) -> Any:
+    """A value stored as a JSON string (a Parquet string column) parsed; anything else as is."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("[", "{"):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return value
 
 
 def _not_a_message(value: Any) -> str:

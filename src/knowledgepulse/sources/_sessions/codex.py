@@ -1,0 +1,170 @@
+"""Codex session files (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``) as traces.
+
+Each line is ``{timestamp, type, payload}``. ``session_meta`` opens the session (its ``id``,
+``cli_version``); each ``response_item`` holds an OpenAI Responses item the model was given or
+wrote (``message``, ``reasoning``, ``function_call`` / ``custom_tool_call`` /
+``local_shell_call`` / ``web_search_call`` and their ``*_output``); ``event_msg`` lines are the
+interface's copies of the same turns (``user_message``, ``agent_message``, token counts) and
+``turn_context`` / ``compacted`` lines settings and summaries: no step of their own. A file is one
+session, read by the Responses reader, so the mapping is that of Responses rows (the first user
+message is the objective, the last assistant message after the last call the answer). Left out:
+the user messages Codex writes itself (``<environment_context>``, ``<user_instructions>``, the
+AGENTS.md instructions). A tool output is an error when it says so: ``success: false``, or a
+non-zero exit code (``Exit code: 1``, ``{"metadata": {"exit_code": 1}}``). A session file records
+no outcome, so success is whether the session ends in the assistant's answer. Later
+``session_meta`` lines (a forked session copies its parent's) open no new trace.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.sources._chat import openai_responses
+from knowledgepulse.sources._chat._text import content_text
+from knowledgepulse.sources._envelope import ConversionError, PathError, TraceOptions, assemble
+from knowledgepulse.sources._sessions._documents import iso_time
+from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.trace import TraceItem
+
+CONTENT_HINT = "Codex writes the messages of every session into its rollout .jsonl"
+LINES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+"""The ``type`` of a rollout line that tells a file is one; later versions add others
+(``world_state``), read past."""
+_OUTPUT_TEXT = frozenset({"input_text", "output_text", "text"})
+_CONTEXT = re.compile(r"\s*(<([a-z_ ]+)>[\s\S]*</\2>|# AGENTS\.md instructions)\s*$")
+"""A user message Codex writes itself: one tagged block, or the AGENTS.md instructions."""
+_EXIT_CODE = re.compile(r"(?:Exit code:|Process exited with code) (\d+)")
+
+
+@dataclass
+class _Session:
+    """One rollout's response items as read so far, and where it starts."""
+
+    first: Record
+    id: str | None = None
+    items: list[Mapping[str, Any]] = field(default_factory=list)
+    started: datetime | None = None
+    version: str | None = None
+
+
+def recognises(value: Any) -> bool:
+    """Whether a file's first record is a Codex rollout line."""
+    return (
+        isinstance(value, dict)
+        and value.get("type") in LINES
+        and isinstance(value.get("payload"), dict)
+    )
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """The one trace of a rollout file's records; a line that cannot be read is a problem."""
+    session: _Session | None = None
+    for item in records:
+        if isinstance(item, Problem):
+            yield item
+            continue
+        session = session or _Session(item)
+        try:
+            _tell(session, item)
+        except PathError as error:
+            yield item.problem(error.path, error.message)
+    if session is None:
+        return
+    try:
+        yield _finish(session, options)
+    except PathError as error:
+        yield session.first.problem(error.path, error.message)
+    except ConversionError as error:
+        yield session.first.problem((), str(error))
+
+
+def _tell(session: _Session, record: Record) -> None:
+    value = record.value
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        raise PathError(
+            (),
+            f"not a Codex rollout line: {describe_value(value)}; expected "
+            f"{{timestamp, type: {'|'.join(sorted(LINES))}, payload: {{...}}}}",
+        )
+    if not isinstance(value.get("payload"), dict):
+        raise PathError(
+            ("payload",), f"expected an object, found {describe_value(value.get('payload'))}"
+        )
+    payload = value["payload"]
+    session.started = session.started or iso_time(value.get("timestamp"))
+    if value["type"] == "session_meta" and session.id is None:
+        found = payload.get("id")
+        session.id = found if isinstance(found, str) and found else None
+        version = payload.get("cli_version")
+        session.version = version if isinstance(version, str) else None
+        session.started = iso_time(payload.get("timestamp")) or session.started
+    elif value["type"] == "response_item" and not _context(payload):
+        kind = payload.get("type")
+        if isinstance(kind, str) and kind.endswith("_call_output"):
+            payload = {**payload, "output": _output(payload.get("output"))}
+        session.items.append(payload)
+
+
+def _context(item: Mapping[str, Any]) -> bool:
+    """Whether an item is a user message Codex wrote itself (the environment, instructions)."""
+    if item.get("type") != "message" or item.get("role") != "user":
+        return False
+    text = content_text(item.get("content"), _OUTPUT_TEXT)
+    return text is not None and _CONTEXT.match(text) is not None
+
+
+def _output(output: Any) -> Any:
+    """A tool output as its text; an ``{"error": text}`` object when it says it failed.
+
+    Codex writes the text, ``{"content", "success"}``, content items, or JSON text holding the
+    command's ``output`` and ``metadata.exit_code``.
+    """
+    failed = False
+    if isinstance(output, dict) and "content" in output:
+        failed = output.get("success") is False
+        output = output["content"]
+    if isinstance(output, dict | list):
+        output = content_text(output if isinstance(output, list) else [output], _OUTPUT_TEXT)
+    if isinstance(output, str) and output.lstrip().startswith("{"):
+        try:
+            parsed = orjson.loads(output)
+        except orjson.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict) and isinstance(parsed.get("metadata"), dict):
+            failed = failed or parsed["metadata"].get("exit_code") not in (0, None)
+            output = parsed.get("output", output)
+    if isinstance(output, str) and (code := _EXIT_CODE.match(output)) is not None:
+        failed = failed or code.group(1) != "0"
+    return {"error": output or "the tool failed"} if failed else output
+
+
+def _finish(session: _Session, options: TraceOptions) -> TraceItem:
+    builder = StepBuilder()
+    told = openai_responses.tell(session.items, builder)
+    location = session.first.location
+    return assemble(
+        builder,
+        source="codex",
+        source_id=session.id or Path(location.file).stem,
+        success=told.answered,
+        options=options,
+        objective=told.objective,
+        created_at=session.started,
+        result_summary=builder.final_answer,
+        agent_id="codex",
+        framework="codex",
+        source_extra={"version": session.version} if session.version else None,
+        content_hint=CONTENT_HINT,
+        location=Location(location.file, location.line),
+    )
