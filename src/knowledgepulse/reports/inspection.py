@@ -39,7 +39,9 @@ def inspection_text(inspection: Inspection, width: int = 100) -> str:
 
 def _header(inspection: Inspection, width: int) -> list[str]:
     how = "named with --from" if inspection.named else "recognised"
-    lines = [_cut(f"{inspection.file}: read by {inspection.source} ({how})", width)]
+    name = _one_line(inspection.file)
+    lines = [name if len(name) <= width else "…" + name[len(name) - width + 1 :]]
+    lines += _row("source", f"{inspection.source} ({how})", width)
     if inspection.evidence is not None and inspection.decided_by is not None:
         lines += _row("why", f"record {inspection.decided_by + 1}: {inspection.evidence}", width)
     if inspection.decided_by:
@@ -93,8 +95,8 @@ def _source(part: Part) -> str | None:
         return where + (f" (and {counted(origin.also, 'other place')})" if origin.also else "")
     if part.note is not None:
         return part.note
-    if part.value is not None and part.name in ("objective", "answer"):
-        return "made by the source (no field of the records holds this text as it is)"
+    if part.value is not None and part.name in ("objective", "answer", "tool"):
+        return "made by the source: no field of the records holds it as it is"
     return None
 
 

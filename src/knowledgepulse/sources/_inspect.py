@@ -294,7 +294,7 @@ def _parts(
             "success",
             str(trace.metadata.success).lower(),
             field=fields.get("success"),
-            note=None if "success" in fields else _success_note(source),
+            note=None if "success" in fields else _success_note(source, fields),
         ),
         Part("reward", reward, field=fields.get("success") if reward else None),
         Part(
@@ -318,10 +318,12 @@ def _parts(
     )
 
 
-def _success_note(source: dict[str, Any]) -> str:
+def _success_note(source: dict[str, Any], fields: dict[str, str]) -> str:
     if not source:  # not converted: a ReasoningTrace read as itself
         return "the trace's own metadata.success"
-    return "the source's own rule (a run's status, a conversation ending in an answer)"
+    if "steps" in fields:  # rows without a success column
+        return "no column: whether the conversation ends in an answer"
+    return "the source's own rule (the run's status, its errors)"
 
 
 def _steps(item: TraceItem) -> tuple[StepLine, ...]:
