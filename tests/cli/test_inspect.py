@@ -9,7 +9,7 @@ import pytest
 
 from knowledgepulse.trace import TraceItem
 from tests.cli.conftest import KpRunner
-from tests.sources.test_inspect import FILES, _first_trace
+from tests.sources.helpers import INSPECTED, first_trace
 
 SCREEN = 50
 COLUMNS = 100
@@ -22,7 +22,7 @@ def _columns(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize(
     ("path", "source"),
-    [pytest.param(path, source, id=path.name) for path, source in FILES.items()],
+    [pytest.param(path, source, id=path.name) for path, source in INSPECTED.items()],
 )
 def test_inspect_fits_one_screen_and_names_the_source_and_objective(
     kp: KpRunner, path: Path, source: str
@@ -33,7 +33,7 @@ def test_inspect_fits_one_screen_and_names_the_source_and_objective(
     assert len(lines) <= SCREEN, result.out
     assert max(map(len, lines)) <= COLUMNS
     assert lines[1] == f"  source     {source} (recognised)"
-    item = _first_trace(path)
+    item = first_trace(path)
     if item is None:
         assert result.code == 1
         assert "no trace was read" in result.out
@@ -50,7 +50,7 @@ def test_inspect_json_gives_every_part_and_the_records(kp: KpRunner) -> None:
     result = kp("inspect", "--format", "json", str(path))
     assert result.code == 0, result.err
     found = json.loads(result.out)
-    item = _first_trace(path)
+    item = first_trace(path)
     assert isinstance(item, TraceItem)
     parts = {part["name"]: part for part in found["parts"]}
     assert found["source"] == "sharegpt"

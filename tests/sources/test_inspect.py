@@ -30,51 +30,7 @@ from knowledgepulse.sources._inspect import Part
 from knowledgepulse.sources._registry import unregister_source
 from knowledgepulse.trace import TraceItem
 from tests.paths import REPO
-
-CORPUS = REPO / "tests" / "conformance" / "files"
-FIRST_FILES = {
-    "anthropic/test_anthropic_mixed_strict_tool_run.jsonl": "anthropic",
-    "atif/harbor_openhands.json": "atif",
-    "claude-code/representative_messages.jsonl": "claude-code",
-    "jaeger/genai_test_trace.json": "jaeger",
-    "langsmith/langsmith_js_wrap_openai_default.json": "langsmith",
-    "openai-chat/mllm_demo.json": "openai-chat",
-    "openai-responses/test_native_output.jsonl": "openai-responses",
-    "otel-js/ai-generateObject.json": "otel-js",
-    "otlp/otlp2jaeger-in-error.json": "otlp",
-    "sharegpt/glaive_toolcall_en_demo.json": "sharegpt",
-    "swe-agent/6e44b9__sweagenttestrepo-1c2844.traj": "swe-agent",
-}
-"""The first file of each folder of the corpus, and the source that reads it."""
-EXAMPLES = {
-    "datasets/anthropic.jsonl": "anthropic",
-    "datasets/anthropic.parquet": "anthropic",
-    "datasets/hermes.jsonl": "hermes",
-    "datasets/hermes.parquet": "hermes",
-    "datasets/openai_chat.jsonl": "openai-chat",
-    "datasets/openai_chat.parquet": "openai-chat",
-    "datasets/openai_chat_hf": "openai-chat",
-    "datasets/openai_responses.jsonl": "openai-responses",
-    "datasets/openai_responses.parquet": "openai-responses",
-    "datasets/sharegpt.jsonl": "sharegpt",
-    "datasets/sharegpt.parquet": "sharegpt",
-    "datasets/swe_agent.jsonl": "sharegpt",
-    "datasets/swe_agent.parquet": "sharegpt",
-    "integrations/langgraph/runs.json": "langsmith",
-    "integrations/openai_agents/agents_export.jsonl": "openai-agents",
-    "integrations/otel/pydantic_ai_weather.otlp.jsonl": "otlp",
-    "integrations/pydantic_ai/messages.json": "pydantic-ai",
-    "integrations/smolagents/steps.json": "smolagents",
-    "traces/finance-tsmc.json": "reasoning-trace",
-    "traces/traces.jsonl": "reasoning-trace",
-}
-FILES = {CORPUS / name: source for name, source in FIRST_FILES.items()} | {
-    REPO / "examples" / name: source for name, source in EXAMPLES.items()
-}
-
-
-def _first_trace(path: Path) -> TraceItem | None:
-    return next((item for item in read([path]) if isinstance(item, TraceItem)), None)
+from tests.sources.helpers import INSPECTED, first_trace
 
 
 def _raw(path: Path) -> dict[int, Any]:
@@ -110,7 +66,7 @@ def _folded(text: str) -> str:
 
 
 def _cases() -> Iterator[Any]:
-    for path, source in FILES.items():
+    for path, source in INSPECTED.items():
         yield pytest.param(path, source, id=str(path.relative_to(REPO)))
 
 
@@ -130,7 +86,7 @@ def test_inspect_names_the_source_that_reads_the_file(path: Path, source: str) -
 @pytest.mark.parametrize(("path", "source"), list(_cases()))
 def test_the_objective_field_named_holds_the_converted_objective(path: Path, source: str) -> None:
     """Read from the raw record at the place named, the objective is the trace's objective."""
-    item = _first_trace(path)
+    item = first_trace(path)
     if item is None:
         pytest.skip("the file gives no trace (its runs hold no GenAI span)")
     inspection = inspect_file(path)
@@ -150,7 +106,7 @@ def test_the_tool_and_answer_fields_named_hold_the_converted_values(
     path: Path, source: str
 ) -> None:
     """The first tool's name and the answer are at the places named, where they were found."""
-    item = _first_trace(path)
+    item = first_trace(path)
     if item is None:
         pytest.skip("the file gives no trace")
     inspection = inspect_file(path)
@@ -170,7 +126,7 @@ def test_the_tool_and_answer_fields_named_hold_the_converted_values(
 )
 def test_a_datasets_columns_named_hold_its_task_and_reward(path: Path, source: str) -> None:
     """The task and success columns named are those the rows' task and reward came from."""
-    item = _first_trace(path)
+    item = first_trace(path)
     assert item is not None
     assert item.row is not None
     inspection = inspect_file(path)
