@@ -201,3 +201,15 @@ def test_an_empty_file_is_an_input_error(tmp_path: Path) -> None:
     path.write_text("")
     with pytest.raises(InputFileError, match="holds no record"):
         inspect_file(path)
+
+
+def test_a_named_source_is_explained_on_the_first_record_it_recognises(tmp_path: Path) -> None:
+    """--from: the evidence is from the first record the source knows, not a stray line."""
+    row = (REPO / "examples" / "datasets" / "sharegpt.jsonl").read_text().splitlines()[0]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"note": "a header line"}\n' + row + "\n")
+    inspection = inspect_file(path, source="sharegpt")
+    assert inspection.named
+    assert inspection.decided_by == 1
+    assert inspection.evidence is not None
+    assert inspection.evidence.startswith("column 'conversations' holds sharegpt turns")

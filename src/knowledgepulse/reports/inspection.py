@@ -44,7 +44,7 @@ def _header(inspection: Inspection, width: int) -> list[str]:
     lines += _row("source", f"{inspection.source} ({how})", width)
     if inspection.evidence is not None and inspection.decided_by is not None:
         lines += _row("why", f"record {inspection.decided_by + 1}: {inspection.evidence}", width)
-    if inspection.decided_by:
+    if inspection.decided_by and not inspection.named:
         lines += _row(
             "unsure",
             f"no source recognised the {counted(inspection.decided_by, 'record')} before it "

@@ -113,10 +113,11 @@ class Inspection:
         file: the file read.
         source: the source that read it.
         named: whether the source was named (``--from``) rather than detected.
-        decided_by: the record detection decided on (0-based); the ones before it no source
-            recognised.
+        decided_by: the 0-based index of the record the source was chosen on; when detected, no
+            source recognised the ones before it.
         evidence: what in that record the source recognised.
-        also: the other sources that recognised the record, which the chosen one overrides.
+        also: the other sources that recognised the record, which the chosen one takes
+            precedence over (it overrides them, or it is a ``ReasoningTrace``).
         read_as: what the source says it read (``read as otlp (3 traces)``).
         records: how many records the file holds.
         traces: how many traces it gave.
@@ -167,14 +168,14 @@ def inspect_file(
     options = options or TraceOptions()
     name = str(path)
     kept, count, first_problem = _head(name)
-    chosen, decided_by = _decide(name, kept, source, first_problem)
-    first_value = kept[decided_by].value if decided_by is not None else None
+    chosen, decided = _decide(name, kept, source, first_problem)
+    first_value = None if decided is None else decided.value
     said: list[str] = []
     item: TraceItem | None = None
     traces = errors = 0
     warnings: dict[str, str] = {}  # each message once, where it was first said
     problems: list[str] = []
-    for found in read([name], source=chosen.name, options=options, notes=said.append):
+    for found in read([name], source=source, options=options, notes=said.append):
         if isinstance(found, Problem):
             if found.warning:
                 warnings.setdefault(found.message, str(found))
@@ -194,8 +195,12 @@ def inspect_file(
         file=name,
         source=chosen.name,
         named=source != "auto",
-        decided_by=decided_by,
-        evidence=None if first_value is None else chosen.evidence(first_value),
+        decided_by=None if decided is None else decided.location.index or 0,
+        evidence=(
+            chosen.evidence(first_value)
+            if first_value is not None and chosen in recognisers(first_value)
+            else None
+        ),
         also=also,
         read_as=said[0].split(": ", 1)[-1] if said else None,
         records=count,
@@ -228,17 +233,19 @@ def _head(name: str) -> tuple[list[Record], int, Problem | None]:
 
 def _decide(
     name: str, kept: list[Record], source: str, problem: Problem | None
-) -> tuple[Source, int | None]:
-    """The source that reads the file, and the record detection decided on (``auto``)."""
-    if source != "auto":
-        return get_source(source), 0 if kept else None
+) -> tuple[Source, Record | None]:
+    """The source that reads the file, and the record it was chosen on (``auto``: detected)."""
+    if source != "auto":  # named: the first record it recognises is the one to explain
+        named = get_source(source)
+        known = (record for record in kept if named in recognisers(record.value))
+        return named, next(known, kept[0] if kept else None)
     if not kept:
         why = f": {problem.message}" if problem is not None else ""
         raise InputFileError(f"{name} holds no record to read{why}")
-    for index, record in enumerate(kept):
+    for record in kept:  # the first record a source recognises decides, as in read()
         candidates = detect(record.value)
         if len(candidates) == 1:
-            return candidates[0], index
+            return candidates[0], record
         if candidates:
             raise InputFileError(f"{record.location}: {undecided(record.value, candidates)}")
     first = kept[0]
