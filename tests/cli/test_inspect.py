@@ -41,7 +41,8 @@ def test_inspect_fits_one_screen_and_names_the_source_and_objective(
     assert result.code == 0, result.err
     objective = " ".join(item.trace.task.objective.split())
     (shown,) = [line for line in lines if line.startswith("  objective  ")]
-    assert objective.startswith(shown.removeprefix("  objective  ").removesuffix("…"))
+    value = shown.removeprefix("  objective  ").split("  <- ")[0]  # values hold no two spaces
+    assert objective.startswith(value.removesuffix("…"))
 
 
 def test_inspect_json_gives_every_part_and_the_records(kp: KpRunner) -> None:
@@ -95,3 +96,21 @@ def test_inspect_from_names_the_source_and_says_so(kp: KpRunner) -> None:
     result = kp("inspect", "--from", "sharegpt", str(path))
     assert result.code == 0, result.err
     assert "  source     sharegpt (named with --from)\n" in result.out
+
+
+def test_a_busy_file_still_fits_one_screen(kp: KpRunner, tmp_path: Path) -> None:
+    """Stray records, errors, warnings and a long run: the steps and records give way."""
+    rows = (Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl").read_text()
+    first = json.loads(rows.splitlines()[0])
+    first["trajectory"] += first["trajectory"][2:] * 6  # a long run
+    stray = "".join(f'{{"note {n}": "{"x" * 300}"}}\n' for n in range(5))
+    path = tmp_path / "busy.jsonl"
+    path.write_text(stray + (json.dumps(first) + "\n") * 3 + rows)
+    result = kp("inspect", str(path))
+    lines = result.out.splitlines()
+    assert len(lines) <= SCREEN, result.out
+    assert max(map(len, lines)) <= COLUMNS
+    assert "unsure" in result.out
+    assert "errors (first 3 of 5)" in result.out
+    assert "warnings (first" in result.out
+    assert "more steps" in result.out

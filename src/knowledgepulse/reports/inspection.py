@@ -22,6 +22,8 @@ SHOWN_STEPS = 10
 SHOWN_WARNINGS = 3
 RECORD_LINES = 6
 _LABEL = 11
+_RECORD_AT_LEAST = 5
+"""The lines the steps leave for a source record: a blank line, its title, three lines."""
 
 
 def inspection_json(inspection: Inspection) -> str:
@@ -31,10 +33,12 @@ def inspection_json(inspection: Inspection) -> str:
 
 def inspection_text(inspection: Inspection, width: int = 100) -> str:
     """The inspection as text for a person, at most :data:`SCREEN_LINES` lines of ``width``."""
-    lines = [*_header(inspection, width), *_parts(inspection, width), *_steps(inspection, width)]
-    lines += _records(inspection, width, room=SCREEN_LINES - len(lines) - _tail_size(inspection))
-    lines += _tail(inspection, width)
-    return "\n".join(lines[:SCREEN_LINES]) + "\n"
+    head = [*_header(inspection, width), *_parts(inspection, width)]
+    tail = _tail(inspection, width)
+    room = SCREEN_LINES - len(head) - len(tail)  # the steps, then the records, take what is left
+    steps = _steps(inspection, width, room - _RECORD_AT_LEAST)
+    records = _records(inspection, width, room - len(steps))
+    return "\n".join([*head, *steps, *records, *tail]) + "\n"
 
 
 def _header(inspection: Inspection, width: int) -> list[str]:
@@ -77,8 +81,12 @@ def _parts(inspection: Inspection, width: int) -> list[str]:
     for part in inspection.parts:
         if part.value is None and part.field is None and part.name in ("reward", "tool"):
             continue
-        lines.append(_cut(f"  {part.name:<{_LABEL}}{_one_line(part.value or '(none)')}", width))
+        value = f"  {part.name:<{_LABEL}}{_one_line(part.value or '(none)')}"
         source = _source(part)
+        if source and len(value) + len(source) + 5 <= width:  # a short value: on one line
+            lines.append(f"{value}  <- {source}")
+            continue
+        lines.append(_cut(value, width))
         if source:
             lines.append(_cut(f"  {'':<{_LABEL}}<- {source}", width))
     return lines
@@ -100,11 +108,12 @@ def _source(part: Part) -> str | None:
     return None
 
 
-def _steps(inspection: Inspection, width: int) -> list[str]:
-    if not inspection.steps:
+def _steps(inspection: Inspection, width: int, room: int) -> list[str]:
+    shown = min(SHOWN_STEPS, room - 3)  # a blank line, the title, the count of the rest
+    if not inspection.steps or shown < 1:
         return []
     lines = ["", f"steps ({len(inspection.steps)})"]
-    for step in inspection.steps[:SHOWN_STEPS]:
+    for step in inspection.steps[:shown]:
         head = f"  {step.step_id:>3} {step.type}"
         if step.tool is not None and step.type != "tool_call":
             head += f" [{step.tool}]"
@@ -112,8 +121,8 @@ def _steps(inspection: Inspection, width: int) -> list[str]:
             head += f" {step.tool}"
         text = step.text if step.tool is None or step.type != "tool_call" else ""
         lines.append(_cut(f"{head}  {_one_line(text)}".rstrip(), width))
-    if len(inspection.steps) > SHOWN_STEPS:
-        lines.append(f"  … {counted(len(inspection.steps) - SHOWN_STEPS, 'more step')}")
+    if len(inspection.steps) > shown:
+        lines.append(f"  … {counted(len(inspection.steps) - shown, 'more step')}")
     return lines
 
 
@@ -122,7 +131,8 @@ def _records(inspection: Inspection, width: int, room: int) -> list[str]:
     for record in inspection.source_records:
         if room - len(lines) < 3:
             break
-        text = _one_line(json.dumps(record.value, ensure_ascii=False, default=str))
+        text = json.dumps(record.value, ensure_ascii=False, default=str)
+        text = _one_line(text[: 2 * RECORD_LINES * width])  # a record may be megabytes
         wrapped = textwrap.wrap(text, width - 2, break_on_hyphens=False) or [""]
         shown = min(RECORD_LINES, room - len(lines) - 2)
         body = wrapped[:shown]
@@ -134,12 +144,6 @@ def _records(inspection: Inspection, width: int, room: int) -> list[str]:
         ]
         lines += [f"  {line}" for line in body]
     return lines
-
-
-def _tail_size(inspection: Inspection) -> int:
-    shown = len(inspection.problems) + min(len(inspection.warnings), SHOWN_WARNINGS)
-    headers = 2 * (bool(inspection.problems) + bool(inspection.warnings))
-    return 2 * shown + headers  # each message takes at most two lines
 
 
 def _tail(inspection: Inspection, width: int) -> list[str]:
