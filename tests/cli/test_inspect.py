@@ -114,3 +114,27 @@ def test_a_busy_file_still_fits_one_screen(kp: KpRunner, tmp_path: Path) -> None
     assert "errors (first 3 of 5)" in result.out
     assert "warnings (first" in result.out
     assert "more steps" in result.out
+
+
+def test_inspect_of_standard_input_is_refused_with_the_way_round(kp: KpRunner) -> None:
+    """``-`` cannot be read twice: exit 2, saying to save it to a file."""
+    result = kp("inspect", "-", stdin='{"colour": "blue"}')
+    assert result.code == 2
+    assert "save it to a file" in result.err
+
+
+def test_control_characters_in_the_file_are_shown_escaped(kp: KpRunner, tmp_path: Path) -> None:
+    """A tool name holding an escape sequence is printed escaped, not obeyed."""
+    call = {"id": "c1", "type": "function", "function": {"name": "get\x1b[2J", "arguments": "{}"}}
+    messages = [
+        {"role": "user", "content": "What is the weather?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+        {"role": "assistant", "content": "Sunny."},
+    ]
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps({"messages": messages}) + "\n")
+    result = kp("inspect", str(path))
+    assert result.code == 0, result.err
+    assert "\x1b" not in result.out
+    assert "tool_call get\\x1b[2J" in result.out

@@ -38,7 +38,11 @@ def inspection_text(inspection: Inspection, width: int = 100) -> str:
     room = SCREEN_LINES - len(head) - len(tail)  # the steps, then the records, take what is left
     steps = _steps(inspection, width, room - _RECORD_AT_LEAST)
     records = _records(inspection, width, room - len(steps))
-    return "\n".join([*head, *steps, *records, *tail]) + "\n"
+    # Every text from the file is shown, never obeyed: an escape sequence in a name is escaped.
+    return (
+        "\n".join(printable(line, one_line=True) for line in (*head, *steps, *records, *tail))
+        + "\n"
+    )
 
 
 def _header(inspection: Inspection, width: int) -> list[str]:

@@ -23,7 +23,7 @@ from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.json_values import nodes
-from knowledgepulse.records.readers import read_records
+from knowledgepulse.records.readers import STDIN, read_records
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._read import read, undecided
 from knowledgepulse.sources._registry import Source, detect, get_source, recognisers
@@ -167,6 +167,11 @@ def inspect_file(
     """
     options = options or TraceOptions()
     name = str(path)
+    if name == STDIN:
+        raise InputFileError(
+            "inspect reads its file twice (to count it, then as read() does), which standard "
+            "input cannot be: save it to a file and inspect that"
+        )
     kept, count, first_problem = _head(name)
     chosen, decided = _decide(name, kept, source, first_problem)
     first_value = None if decided is None else decided.value
