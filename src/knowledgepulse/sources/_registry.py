@@ -31,7 +31,8 @@ class Source:
     """Base class of every source, built-in or a third party's.
 
     A subclass is made with no arguments, holds no state, and implements :meth:`recognises`
-    and :meth:`convert`; :meth:`describe` says what it read. Register it with
+    and :meth:`convert`; :meth:`describe` says what it read, :meth:`evidence` and
+    :meth:`mapping` why and from which fields (``kp inspect``). Register it with
     :func:`register_source`.
     """
 
