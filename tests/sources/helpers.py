@@ -11,6 +11,7 @@ from knowledgepulse.sources import TraceOptions, read
 from knowledgepulse.sources._envelope import NO_TEXT
 from knowledgepulse.sources._registry import detect, get_source
 from knowledgepulse.trace import TraceItem
+from tests.paths import REPO
 
 
 def convert_file(
@@ -47,3 +48,41 @@ def source_of(item: TraceItem) -> dict[str, Any]:
 def has_text(item: TraceItem) -> bool:
     """Whether the source recorded any message text (else a warning says it holds none)."""
     return not any(NO_TEXT in warning for warning in item.warnings)
+
+
+CORPUS = REPO / "tests" / "conformance" / "files"
+FIRST_FILES = {
+    files[0]: folder.name  # each folder is named after the source that reads its files
+    for folder in sorted(CORPUS.iterdir())
+    if folder.is_dir()
+    and (files := sorted(p for p in folder.iterdir() if not p.name.endswith(".facts.json")))
+}
+"""The first file of each folder of the conformance corpus, and the source that reads it."""
+EXAMPLES = {
+    "datasets/anthropic.jsonl": "anthropic",
+    "datasets/anthropic.parquet": "anthropic",
+    "datasets/hermes.jsonl": "hermes",
+    "datasets/hermes.parquet": "hermes",
+    "datasets/openai_chat.jsonl": "openai-chat",
+    "datasets/openai_chat.parquet": "openai-chat",
+    "datasets/openai_chat_hf": "openai-chat",
+    "datasets/openai_responses.jsonl": "openai-responses",
+    "datasets/openai_responses.parquet": "openai-responses",
+    "datasets/sharegpt.jsonl": "sharegpt",
+    "datasets/sharegpt.parquet": "sharegpt",
+    "datasets/swe_agent.jsonl": "sharegpt",
+    "datasets/swe_agent.parquet": "sharegpt",
+    "integrations/langgraph/runs.json": "langsmith",
+    "integrations/openai_agents/agents_export.jsonl": "openai-agents",
+    "integrations/otel/pydantic_ai_weather.otlp.jsonl": "otlp",
+    "integrations/pydantic_ai/messages.json": "pydantic-ai",
+    "integrations/smolagents/steps.json": "smolagents",
+    "traces/finance-tsmc.json": "reasoning-trace",
+    "traces/traces.jsonl": "reasoning-trace",
+}
+INSPECTED = FIRST_FILES | {REPO / "examples" / name: source for name, source in EXAMPLES.items()}
+
+
+def first_trace(path: Path) -> TraceItem | None:
+    """The first trace ``sources.read`` gives of a file, or ``None``."""
+    return next((item for item in read([path]) if isinstance(item, TraceItem)), None)

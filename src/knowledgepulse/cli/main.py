@@ -44,6 +44,7 @@ _COMMANDS = {
     "split": ("split:split_command", "Train/test sets by task, leak-proof."),
     "redact": ("redact:redact_command", "Redact secrets and personal data."),
     "convert": ("convert:convert_command", "Agent framework telemetry to traces."),
+    "inspect": ("inspect:inspect_command", "Show how a file is read, field by field."),
 }
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from knowledgepulse.sources._envelope import TraceOptions, assemble
+from knowledgepulse.sources._inspect import Inspection, inspect_file
 from knowledgepulse.sources._read import convert, read
 from knowledgepulse.sources._registry import Source, register_source, source_names
 from knowledgepulse.sources._rows import RowOptions
@@ -38,12 +39,14 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Inspection",
     "RowOptions",
     "Source",
     "StepBuilder",
     "TraceOptions",
     "assemble",
     "convert",
+    "inspect_file",
     "read",
     "register_source",
 ]

@@ -132,7 +132,7 @@ class _Reading:
                 break
             yield from (problem for problem in lead if isinstance(problem, Problem))
             lead = []
-            yield record.problem((), _undecided(record.value, candidates))
+            yield record.problem((), undecided(record.value, candidates))
             if candidates:  # claimed by several: the rest of the file is theirs too
                 return
         if found is None:  # an empty file, or nothing any source knows
@@ -191,7 +191,8 @@ def _repeated(item: TraceItem, source: Source) -> Problem:
     )
 
 
-def _undecided(value: Any, candidates: list[Source]) -> str:
+def undecided(value: Any, candidates: list[Source]) -> str:
+    """Why a record decides no source: none recognises it, or several do (name one)."""
     if not candidates:
         return (
             f"not a trace file this tool knows: {describe_value(value)}; name its source, one of "

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, ClassVar, TypeVar
 
+from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.plugins import Registry, did_you_mean
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import UnknownSourceError
@@ -30,7 +31,8 @@ class Source:
     """Base class of every source, built-in or a third party's.
 
     A subclass is made with no arguments, holds no state, and implements :meth:`recognises`
-    and :meth:`convert`; :meth:`describe` says what it read. Register it with
+    and :meth:`convert`; :meth:`describe` says what it read, :meth:`evidence` and
+    :meth:`mapping` why and from which fields (``kp inspect``). Register it with
     :func:`register_source`.
     """
 
@@ -72,6 +74,19 @@ class Source:
             options: the options it was read with.
         """
         return f"read as {self.name} ({counted(count, 'trace')})"
+
+    def evidence(self, value: Any) -> str:
+        """What in a record it recognises shows that it is in this format, for ``kp inspect``."""
+        return f"{describe_value(value)}, as in {self.shapes or self.name}"
+
+    def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+        """The fields of a file's records its traces' parts are read from, by part, or ``{}``.
+
+        The parts: ``steps``, ``id``, ``task``, ``success``, ``domain``, ``created_at``; a
+        source names those its reading fixes for the whole file (a dataset's columns), the
+        same ones its :meth:`convert` reads.
+        """
+        return {}
 
 
 S = TypeVar("S", bound=type[Source])
@@ -129,18 +144,28 @@ def detect(value: Any) -> list[Source]:
     source knows the record; several: the record is ambiguous, and the user must name one.
     """
     found: list[Source] = []
+    for source in _recognising(value):
+        if source.name == REASONING_TRACE:
+            return [source]
+        found.append(source)
+    overridden = {name for source in found for name in source.overrides}
+    return [source for source in found if source.name not in overridden]
+
+
+def recognisers(value: Any) -> list[Source]:
+    """Every source that recognises a record, in detection order, before overrides count."""
+    return list(_recognising(value))
+
+
+def _recognising(value: Any) -> Iterator[Source]:
     for source in _every_source():
         try:
             recognised = source.recognises(value)
         except Exception as error:  # a broken plugin must not stop every read
             _log.warning("source %r failed to recognise a record: %r", source.name, error)
             continue
-        if recognised and source.name == REASONING_TRACE:
-            return [source]
         if recognised:
-            found.append(source)
-    overridden = {name for source in found for name in source.overrides}
-    return [source for source in found if source.name not in overridden]
+            yield source
 
 
 def unknown_source_message(name: str) -> str:
@@ -172,6 +197,7 @@ __all__ = [
     "Source",
     "detect",
     "get_source",
+    "recognisers",
     "register_source",
     "source_names",
     "unknown_source_message",

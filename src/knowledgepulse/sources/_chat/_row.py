@@ -119,6 +119,30 @@ class ChatSource(Source):
         columns = _columns(first, options.rows, self) if isinstance(first, dict) else None
         return head if not isinstance(columns, Columns) else f"{head}: {columns.describe()}"
 
+    def evidence(self, value: Any) -> str:
+        """The column whose value is a conversation in this format."""
+        column = messages_column(value, self) if isinstance(value, dict) else None
+        return f"column {column!r} holds {self.name} turns ({self.shapes})"
+
+    def mapping(self, first: Any, options: TraceOptions) -> dict[str, str]:
+        """The columns the rows are read from: the user's, else those guessed from ``first``."""
+        columns = _columns(first, options.rows, self) if isinstance(first, dict) else None
+        if not isinstance(columns, Columns):
+            return {}
+        found = {
+            "steps": (
+                " then ".join(self.continued)
+                if self.continued and columns.messages == self.continued[0]
+                else columns.messages
+            ),
+            "id": columns.id,
+            "task": columns.task,
+            "success": columns.success,
+            "domain": columns.domain,
+            "created_at": columns.time,
+        }
+        return {part: column for part, column in found.items() if column is not None}
+
 
 @dataclass(frozen=True, slots=True)
 class Columns:

@@ -1,0 +1,420 @@
+"""What reading one file does, said: its source and why, and where its first trace came from.
+
+``kp inspect`` shows it: the source, each part of the first trace with the field it was read
+from, and that trace beside the records it was made of.
+
+Nothing here describes a converter by hand. The source is the one detection picks (and every
+source that recognised the record is named); the columns are the ones the source itself says it
+reads (:meth:`Source.mapping`); the other parts are found by looking for the first trace's own
+values (its objective, answer, first tool name, source id) among the records it was made of, so
+the mapping shown is the one the conversion made, and cannot drift from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse.errors import InputFileError
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.json_values import nodes
+from knowledgepulse.records.readers import STDIN, read_records
+from knowledgepulse.sources._envelope import TraceOptions
+from knowledgepulse.sources._read import read, undecided
+from knowledgepulse.sources._registry import Source, detect, get_source, recognisers
+from knowledgepulse.trace import TraceItem
+
+KEPT_RECORDS = 200
+"""The records kept to look in: those of the first trace, from where it starts."""
+_MIN_INSIDE = 20
+"""A value this long may be found inside a longer text (a prompt holding the question)."""
+_CUT_MARK = "…"
+_SHOWN_PROBLEMS = 3
+
+Path_ = tuple[str | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a value of the trace sits in the file: a record, and a path inside it.
+
+    Attributes:
+        record: the record's 0-based index among the file's records.
+        path: the JSON path of the value inside the record (``messages[1].content``).
+        inside: when the value at ``path`` is JSON text, the path inside it; else ``None``.
+        within: whether the trace's value is part of the text there, not all of it.
+        where: the path as words, a list of ``{key, value}`` attributes shown by key.
+        also: how many other places hold the same value.
+    """
+
+    record: int
+    path: Path_
+    inside: Path_ | None
+    within: bool
+    where: str
+    also: int
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One part of the first trace, its value and where it came from.
+
+    Attributes:
+        name: ``objective``, ``steps``, ``answer``, ``tool``, ``success``, ``reward``,
+            ``task``, ``domain`` or ``id``.
+        value: the part's value in the converted trace, as text.
+        field: the record field the source says it read the part from (a column), if any.
+        origin: where the value was found among the trace's records, if it was.
+        note: how the value was made when no field holds it (``default``, ``argument``...).
+    """
+
+    name: str
+    value: str | None
+    field: str | None = None
+    origin: Origin | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StepLine:
+    """A step of the trace, in short: its number, type, tool and text."""
+
+    step_id: int
+    type: str
+    tool: str | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRecord:
+    """A record of the file that the first trace was made of.
+
+    Attributes:
+        index: its 0-based index among the file's records.
+        location: where it is (``FILE:LINE``).
+        value: the record as read (a JSON value or a row).
+    """
+
+    index: int
+    location: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Inspection:
+    """What reading one file gives, for a person to check: the result of :func:`inspect_file`.
+
+    Attributes:
+        file: the file read.
+        source: the source that read it.
+        named: whether the source was named (``--from``) rather than detected.
+        decided_by: the 0-based index of the record the source was chosen on; when detected, no
+            source recognised the ones before it.
+        evidence: what in that record the source recognised.
+        also: the other sources that recognised the record, which the chosen one takes
+            precedence over (it overrides them, or it is a ``ReasoningTrace``).
+        read_as: what the source says it read (``read as otlp (3 traces)``).
+        records: how many records the file holds.
+        traces: how many traces it gave.
+        errors: how many records or parts could not be read.
+        problems: the first of them, with where each is.
+        warnings: what reading warned of, each message once, with where it was first said.
+        parts: the first trace's parts, and where each came from.
+        steps: the first trace's steps.
+        success: the first trace's success.
+        trace_id: the first trace's id.
+        source_records: the first of the records the first trace was made of.
+    """
+
+    file: str
+    source: str
+    named: bool
+    decided_by: int | None
+    evidence: str | None
+    also: tuple[str, ...]
+    read_as: str | None
+    records: int
+    traces: int
+    errors: int
+    problems: tuple[str, ...]
+    warnings: tuple[str, ...]
+    parts: tuple[Part, ...]
+    steps: tuple[StepLine, ...]
+    success: bool | None
+    trace_id: str | None
+    source_records: tuple[SourceRecord, ...]
+
+
+def inspect_file(
+    path: str | Path, *, source: str = "auto", options: TraceOptions | None = None
+) -> Inspection:
+    """Read a file as :func:`~knowledgepulse.sources.read` does, and say what was read.
+
+    Args:
+        path: a JSON, JSON Lines (``.gz`` too), Parquet or Arrow file.
+        source: a source's name, or ``auto`` to recognise it from the file's content.
+        options: the domain, confidence and row columns, as for ``read``.
+
+    Raises:
+        InputFileError: the file cannot be read, holds no record, or no source (or several)
+            recognises its records; the message names the candidates and how to choose.
+        UnknownSourceError: ``source`` is not a registered source.
+    """
+    options = options or TraceOptions()
+    name = str(path)
+    if name == STDIN:
+        raise InputFileError(
+            "inspect reads its file twice (to count it, then as read() does), which standard "
+            "input cannot be: save it to a file and inspect that"
+        )
+    kept, count, first_problem = _head(name)
+    chosen, decided = _decide(name, kept, source, first_problem)
+    first_value = None if decided is None else decided.value
+    said: list[str] = []
+    item: TraceItem | None = None
+    traces = errors = 0
+    warnings: dict[str, str] = {}  # each message once, where it was first said
+    problems: list[str] = []
+    for found in read([name], source=source, options=options, notes=said.append):
+        if isinstance(found, Problem):
+            if found.warning:
+                warnings.setdefault(found.message, str(found))
+            else:
+                errors += 1
+                if len(problems) < _SHOWN_PROBLEMS:
+                    problems.append(str(found))
+            continue
+        traces += 1
+        item = item or found
+    also: tuple[str, ...] = ()
+    if source == "auto" and first_value is not None:
+        also = tuple(s.name for s in recognisers(first_value) if s.name != chosen.name)
+    start = _start(item, kept)
+    parts = () if item is None else _parts(item, chosen.mapping(first_value, options), kept, start)
+    return Inspection(
+        file=name,
+        source=chosen.name,
+        named=source != "auto",
+        decided_by=None if decided is None else decided.location.index or 0,
+        evidence=(
+            chosen.evidence(first_value)
+            if first_value is not None and chosen in recognisers(first_value)
+            else None
+        ),
+        also=also,
+        read_as=said[0].split(": ", 1)[-1] if said else None,
+        records=count,
+        traces=traces,
+        errors=errors,
+        problems=tuple(problems),
+        warnings=tuple(warnings.values()),
+        parts=parts,
+        steps=() if item is None else _steps(item),
+        success=None if item is None else item.trace.metadata.success,
+        trace_id=None if item is None else item.trace.id,
+        source_records=_made_of(parts, kept, start),
+    )
+
+
+def _head(name: str) -> tuple[list[Record], int, Problem | None]:
+    """The file's first records, how many it holds, and its first problem."""
+    kept: list[Record] = []
+    count = 0
+    first_problem = None
+    for record in read_records(name):
+        if isinstance(record, Problem):
+            first_problem = first_problem or record
+            continue
+        count += 1
+        if len(kept) < KEPT_RECORDS:
+            kept.append(record)
+    return kept, count, first_problem
+
+
+def _decide(
+    name: str, kept: list[Record], source: str, problem: Problem | None
+) -> tuple[Source, Record | None]:
+    """The source that reads the file, and the record it was chosen on (``auto``: detected)."""
+    if source != "auto":  # named: the first record it recognises is the one to explain
+        named = get_source(source)
+        known = (record for record in kept if named in recognisers(record.value))
+        return named, next(known, kept[0] if kept else None)
+    if not kept:
+        why = f": {problem.message}" if problem is not None else ""
+        raise InputFileError(f"{name} holds no record to read{why}")
+    for record in kept:  # the first record a source recognises decides, as in read()
+        candidates = detect(record.value)
+        if len(candidates) == 1:
+            return candidates[0], record
+        if candidates:
+            raise InputFileError(f"{record.location}: {undecided(record.value, candidates)}")
+    first = kept[0]
+    raise InputFileError(f"{first.location}: {undecided(first.value, [])}")
+
+
+def _start(item: TraceItem | None, kept: list[Record]) -> int:
+    """The position among ``kept`` of the record the first trace starts at."""
+    if item is None:
+        return 0
+    at = (item.row or item.record).location.index or 0
+    return next((place for place, record in enumerate(kept) if record.location.index == at), 0)
+
+
+def _made_of(parts: tuple[Part, ...], kept: list[Record], start: int) -> tuple[SourceRecord, ...]:
+    """The record the first trace starts at, and the next one its parts were found in."""
+    found = {part.origin.record for part in parts if part.origin is not None}
+    return tuple(
+        SourceRecord(record.location.index or 0, str(record.location), record.value)
+        for at, record in enumerate(kept[start:])
+        if at == 0 or (record.location.index or 0) in found
+    )[:2]
+
+
+def _parts(
+    item: TraceItem, fields: dict[str, str], kept: list[Record], start: int
+) -> tuple[Part, ...]:
+    trace = item.trace
+    records = kept[start:]
+    found = (trace.metadata.model_extra or {}).get("source")  # a converted trace's origins
+    source: dict[str, Any] = found if isinstance(found, dict) else {}
+    tools = [step.tool.name for step in trace.steps if step.tool is not None]
+    domain_note = {
+        "argument": "given as an argument (--domain)",
+        "metadata": "the kp.task_domain metadata key",
+        "default": "the default: no domain column or kp.task_domain key",
+    }.get(str(source.get("domain_source")), "the trace's own task_domain")
+    reward = None if item.reward is None else f"{item.reward:g}"
+    return (
+        Part("objective", trace.task.objective, origin=_find(trace.task.objective, records)),
+        Part("steps", f"{len(trace.steps)} steps", field=fields.get("steps")),
+        Part(
+            "tool",
+            tools[0] if tools else None,
+            origin=_find(tools[0], records, inside_text=False) if tools else None,
+        ),
+        Part(
+            "answer",
+            trace.outcome.result_summary,
+            origin=_find(trace.outcome.result_summary, records),
+        ),
+        Part(
+            "success",
+            str(trace.metadata.success).lower(),
+            field=fields.get("success"),
+            note=None if "success" in fields else _success_note(source, fields),
+        ),
+        Part("reward", reward, field=fields.get("success") if reward else None),
+        Part(
+            "task",
+            item.task,
+            field=fields.get("task"),
+            origin=_find(item.task, records) if item.task and "task" not in fields else None,
+        ),
+        Part(
+            "domain",
+            trace.metadata.task_domain,
+            field=fields.get("domain") if source.get("domain_source") == "metadata" else None,
+            note=domain_note,
+        ),
+        Part(
+            "id",
+            trace.id,
+            field=fields.get("id"),
+            origin=_find(str(source.get("trace_id", "")), records) if "id" not in fields else None,
+        ),
+    )
+
+
+def _success_note(source: dict[str, Any], fields: dict[str, str]) -> str:
+    if not source:  # not converted: a ReasoningTrace read as itself
+        return "the trace's own metadata.success"
+    if "steps" in fields:  # rows without a success column
+        return "no column: whether the conversation ends in an answer"
+    return "the source's own rule (the run's status, its errors)"
+
+
+def _steps(item: TraceItem) -> tuple[StepLine, ...]:
+    return tuple(
+        StepLine(
+            step.step_id,
+            step.type,
+            None if step.tool is None else step.tool.name,
+            " ".join((step.content or "").split()),
+        )
+        for step in item.trace.steps
+    )
+
+
+def _find(value: str | None, records: list[Record], *, inside_text: bool = True) -> Origin | None:
+    """Where ``value`` first sits among ``records`` (whole, else inside a longer text if asked).
+
+    A name (a tool's) is looked for whole only: a prompt listing the tools holds it too.
+    """
+    if not value or not value.strip():
+        return None
+    wanted = _folded(value)
+    cut = wanted.endswith(_CUT_MARK)
+    wanted = wanted.removesuffix(_CUT_MARK).rstrip()
+    whole: list[tuple[int, Path_, Path_ | None, Any]] = []
+    inside: list[tuple[int, Path_, Path_ | None, Any]] = []
+    for index, record in enumerate(records):
+        for text, path, within, root in _texts(record.value):
+            folded = _folded(text)
+            if folded == wanted or (cut and folded.startswith(wanted)):
+                whole.append((index, path, within, root))
+            elif inside_text and len(wanted) >= _MIN_INSIDE and wanted in folded:
+                inside.append((index, path, within, root))
+    found = whole or inside
+    if not found:
+        return None
+    index, path, within, root = found[0]
+    record = records[index]
+    where = _where(root, path) + ("" if within is None else f" (JSON) {format_path(within)}")
+    return Origin(record.location.index or 0, path, within, not whole, where, len(found) - 1)
+
+
+def _texts(value: Any) -> Iterator[tuple[str, Path_, Path_ | None, Any]]:
+    """Every string under ``value`` with its path; a string of JSON is looked into too."""
+    for node, loc in nodes(value):
+        if not isinstance(node, str):
+            continue
+        yield node, tuple(loc), None, value
+        if node.lstrip()[:1] in ("{", "["):
+            try:
+                parsed = orjson.loads(node)
+            except orjson.JSONDecodeError:
+                continue
+            for inner, inner_loc in nodes(parsed):
+                if isinstance(inner, str):
+                    yield inner, tuple(loc), tuple(inner_loc), value
+
+
+def _where(root: Any, path: Path_) -> str:
+    """The path as words: an item of a ``[{key, value}]`` list (OTLP attributes) by its key."""
+    text = ""
+    node = root
+    for step in path:
+        item = _child(node, step)
+        key = item.get("key") if isinstance(step, int) and isinstance(item, dict) else None
+        # format_path spells one step after a first one: ``.name``, ``[3]`` or ``['a b']``.
+        text += f"[key={key}]" if isinstance(key, str) else format_path(("_", step))[1:]
+        node = item
+    return text.lstrip(".") or "$"
+
+
+def _child(node: Any, step: str | int) -> Any:
+    if isinstance(node, dict):
+        return node.get(step)
+    return node[step] if isinstance(node, list) and isinstance(step, int) else None
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split())
+
+
+__all__ = ["Inspection", "Origin", "Part", "SourceRecord", "StepLine", "inspect_file"]

@@ -1,0 +1,140 @@
+"""``kp inspect FILE``: how a file is read, on one screen, or as JSON; bad input is one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from knowledgepulse.trace import TraceItem
+from tests.cli.conftest import KpRunner
+from tests.sources.helpers import INSPECTED, first_trace
+
+SCREEN = 50
+COLUMNS = 100
+
+
+@pytest.fixture(autouse=True)
+def _columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", str(COLUMNS))
+
+
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [pytest.param(path, source, id=path.name) for path, source in INSPECTED.items()],
+)
+def test_inspect_fits_one_screen_and_names_the_source_and_objective(
+    kp: KpRunner, path: Path, source: str
+) -> None:
+    """At 100 columns the text is at most 50 lines, naming the source and the trace's objective."""
+    result = kp("inspect", str(path))
+    lines = result.out.splitlines()
+    assert len(lines) <= SCREEN, result.out
+    assert max(map(len, lines)) <= COLUMNS
+    assert lines[1] == f"  source     {source} (recognised)"
+    item = first_trace(path)
+    if item is None:
+        assert result.code == 1
+        assert "no trace was read" in result.out
+        return
+    assert result.code == 0, result.err
+    objective = " ".join(item.trace.task.objective.split())
+    (shown,) = [line for line in lines if line.startswith("  objective  ")]
+    value = shown.removeprefix("  objective  ").split("  <- ")[0]  # values hold no two spaces
+    assert objective.startswith(value.removesuffix("…"))
+
+
+def test_inspect_json_gives_every_part_and_the_records(kp: KpRunner) -> None:
+    """--format json is the inspection as data: the source, the parts with fields, the record."""
+    path = Path(__file__).parents[2] / "examples" / "datasets" / "sharegpt.jsonl"
+    result = kp("inspect", "--format", "json", str(path))
+    assert result.code == 0, result.err
+    found = json.loads(result.out)
+    item = first_trace(path)
+    assert isinstance(item, TraceItem)
+    parts = {part["name"]: part for part in found["parts"]}
+    assert found["source"] == "sharegpt"
+    assert parts["objective"]["value"] == item.trace.task.objective
+    assert parts["steps"]["field"] == "conversations"
+    assert found["source_records"][0]["value"] == item.row.value if item.row else False
+
+
+def test_inspect_of_a_missing_file_is_a_one_line_error(kp: KpRunner, tmp_path: Path) -> None:
+    """A file that is not there: exit 2, the path named, no traceback."""
+    result = kp("inspect", str(tmp_path / "nowhere.jsonl"))
+    assert result.code == 2
+    assert "nowhere.jsonl" in result.err
+    assert result.err.startswith("kp: error:")
+    assert "Traceback" not in result.err
+
+
+def test_inspect_of_a_file_no_source_knows_names_the_sources(kp: KpRunner, tmp_path: Path) -> None:
+    """No source recognises the record: exit 2, the keys it has and the --from choices."""
+    path = tmp_path / "odd.json"
+    path.write_text('{"colour": "blue"}')
+    result = kp("inspect", str(path))
+    assert result.code == 2
+    assert "not a trace file this tool knows: an object with keys colour" in result.err
+    assert "--from" in result.err
+    assert "Traceback" not in result.err
+
+
+def test_inspect_of_binary_junk_is_a_one_line_error(kp: KpRunner, tmp_path: Path) -> None:
+    """An unreadable file (not UTF-8, no format): exit 2 with the reason, no traceback."""
+    path = tmp_path / "junk.jsonl"
+    path.write_bytes(b"\xff\xfe\x00garbage\n")
+    result = kp("inspect", str(path))
+    assert result.code == 2
+    assert result.err.startswith("kp: error:")
+    assert "Traceback" not in result.err
+
+
+def test_inspect_from_names_the_source_and_says_so(kp: KpRunner) -> None:
+    """--from reads with the source named, and the header says it was named."""
+    path = Path(__file__).parents[2] / "examples" / "datasets" / "hermes.jsonl"
+    result = kp("inspect", "--from", "sharegpt", str(path))
+    assert result.code == 0, result.err
+    assert "  source     sharegpt (named with --from)\n" in result.out
+
+
+def test_a_busy_file_still_fits_one_screen(kp: KpRunner, tmp_path: Path) -> None:
+    """Stray records, errors, warnings and a long run: the steps and records give way."""
+    rows = (Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl").read_text()
+    first = json.loads(rows.splitlines()[0])
+    first["trajectory"] += first["trajectory"][2:] * 6  # a long run
+    stray = "".join(f'{{"note {n}": "{"x" * 300}"}}\n' for n in range(5))
+    path = tmp_path / "busy.jsonl"
+    path.write_text(stray + (json.dumps(first) + "\n") * 3 + rows)
+    result = kp("inspect", str(path))
+    lines = result.out.splitlines()
+    assert len(lines) <= SCREEN, result.out
+    assert max(map(len, lines)) <= COLUMNS
+    assert "unsure" in result.out
+    assert "errors (first 3 of 5)" in result.out
+    assert "warnings (first" in result.out
+    assert "more steps" in result.out
+
+
+def test_inspect_of_standard_input_is_refused_with_the_way_round(kp: KpRunner) -> None:
+    """``-`` cannot be read twice: exit 2, saying to save it to a file."""
+    result = kp("inspect", "-", stdin='{"colour": "blue"}')
+    assert result.code == 2
+    assert "save it to a file" in result.err
+
+
+def test_control_characters_in_the_file_are_shown_escaped(kp: KpRunner, tmp_path: Path) -> None:
+    """A tool name holding an escape sequence is printed escaped, not obeyed."""
+    call = {"id": "c1", "type": "function", "function": {"name": "get\x1b[2J", "arguments": "{}"}}
+    messages = [
+        {"role": "user", "content": "What is the weather?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+        {"role": "assistant", "content": "Sunny."},
+    ]
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps({"messages": messages}) + "\n")
+    result = kp("inspect", str(path))
+    assert result.code == 0, result.err
+    assert "\x1b" not in result.out
+    assert "tool_call get\\x1b[2J" in result.out

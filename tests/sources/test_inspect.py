@@ -1,0 +1,215 @@
+"""``inspect_file``: the source, the field each part of the first trace came from, and its records.
+
+The mapping is checked against the conversion itself: the value at each field ``inspect_file``
+names, read from the raw record, is the converted trace's value, on the first file of each
+folder of the conformance corpus and on every bundled example.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from knowledgepulse.errors import InputFileError
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.readers import read_records
+from knowledgepulse.sources import (
+    Inspection,
+    RowOptions,
+    Source,
+    inspect_file,
+    read,
+    register_source,
+)
+from knowledgepulse.sources._envelope import TraceOptions
+from knowledgepulse.sources._inspect import Part
+from knowledgepulse.sources._registry import unregister_source
+from knowledgepulse.trace import TraceItem
+from tests.paths import REPO
+from tests.sources.helpers import INSPECTED, first_trace
+
+
+def _raw(path: Path) -> dict[int, Any]:
+    """The file's records as the record reader gives them, by index (no source involved)."""
+    return {
+        record.location.index or 0: record.value
+        for record in read_records(path)
+        if isinstance(record, Record)
+    }
+
+
+def _at(value: Any, path: tuple[str | int, ...]) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _value_at(records: dict[int, Any], part: Part) -> str:
+    """The text at the place a part says it came from, read from the raw records."""
+    assert part.origin is not None, f"{part.name}: no origin"
+    found = _at(records[part.origin.record], part.origin.path)
+    if part.origin.inside is not None:
+        found = _at(orjson.loads(found), part.origin.inside)
+    return " ".join(str(found).split())
+
+
+def _part(inspection: Inspection, name: str) -> Part:
+    return next(part for part in inspection.parts if part.name == name)
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split()).removesuffix("…").rstrip()
+
+
+def _cases() -> Iterator[Any]:
+    for path, source in INSPECTED.items():
+        yield pytest.param(path, source, id=str(path.relative_to(REPO)))
+
+
+@pytest.mark.parametrize(("path", "source"), list(_cases()))
+def test_inspect_names_the_source_that_reads_the_file(path: Path, source: str) -> None:
+    """The source is the one detection picks, and the counts are those of reading the file."""
+    inspection = inspect_file(path)
+    items = list(read([path]))
+    assert inspection.source == source
+    assert inspection.traces == sum(isinstance(item, TraceItem) for item in items)
+    assert inspection.errors == sum(
+        isinstance(item, Problem) and not item.warning for item in items
+    )
+    assert inspection.evidence
+
+
+@pytest.mark.parametrize(("path", "source"), list(_cases()))
+def test_the_objective_field_named_holds_the_converted_objective(path: Path, source: str) -> None:
+    """Read from the raw record at the place named, the objective is the trace's objective."""
+    item = first_trace(path)
+    if item is None:
+        pytest.skip("the file gives no trace (its runs hold no GenAI span)")
+    inspection = inspect_file(path)
+    objective = _part(inspection, "objective")
+    assert objective.value == item.trace.task.objective
+    shown = _value_at(_raw(path), objective)
+    wanted = _folded(item.trace.task.objective)
+    assert (
+        (wanted in shown)
+        if objective.origin and objective.origin.within
+        else (shown.startswith(wanted))
+    )
+
+
+@pytest.mark.parametrize(("path", "source"), list(_cases()))
+def test_the_tool_and_answer_fields_named_hold_the_converted_values(
+    path: Path, source: str
+) -> None:
+    """The first tool's name and the answer are at the places named, where they were found."""
+    item = first_trace(path)
+    if item is None:
+        pytest.skip("the file gives no trace")
+    inspection = inspect_file(path)
+    records = _raw(path)
+    tools = [step.tool.name for step in item.trace.steps if step.tool is not None]
+    tool = _part(inspection, "tool")
+    assert tool.value == (tools[0] if tools else None)
+    if tool.origin is not None:
+        assert _value_at(records, tool) == tools[0]
+    answer = _part(inspection, "answer")
+    if answer.origin is not None and not answer.origin.within:
+        assert _value_at(records, answer).startswith(_folded(item.trace.outcome.result_summary))
+
+
+@pytest.mark.parametrize(
+    ("path", "source"), [case for case in _cases() if "datasets" in str(case.values[0])]
+)
+def test_a_datasets_columns_named_hold_its_task_and_reward(path: Path, source: str) -> None:
+    """The task and success columns named are those the rows' task and reward came from."""
+    item = first_trace(path)
+    assert item is not None
+    assert item.row is not None
+    inspection = inspect_file(path)
+    task, success = _part(inspection, "task"), _part(inspection, "success")
+    if task.field is None:  # no column named: the rows name no task
+        assert item.task is None
+    else:
+        assert str(item.row.value[task.field]) == item.task
+    if success.field is None:  # success is whether the conversation ends in an answer
+        assert item.reward is None
+    elif item.reward is not None:
+        assert float(item.row.value[success.field]) == item.reward
+    else:
+        assert item.row.value[success.field] is item.trace.metadata.success
+
+
+def test_the_columns_named_are_the_ones_the_user_gave() -> None:
+    """A --task-field given is the task field shown, and the task read from it."""
+    path = REPO / "examples" / "datasets" / "openai_chat.jsonl"
+    options = TraceOptions(rows=RowOptions(task_field="repo"))
+    inspection = inspect_file(path, options=options)
+    assert _part(inspection, "task").field == "repo"
+    assert _part(inspection, "task").value == "acme/widgets"
+
+
+def test_a_record_no_source_knows_before_the_first_is_counted_as_unsure(tmp_path: Path) -> None:
+    """Detection decides on a later record; the records before it are said."""
+    row = (REPO / "examples" / "datasets" / "sharegpt.jsonl").read_text().splitlines()[0]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"note": "a header line"}\n' + row + "\n")
+    inspection = inspect_file(path)
+    assert inspection.source == "sharegpt"
+    assert inspection.decided_by == 1
+    assert inspection.errors == 1
+
+
+def test_a_file_no_source_recognises_is_an_input_error(tmp_path: Path) -> None:
+    """No source knows the record: the error says so and names the sources to choose from."""
+    path = tmp_path / "odd.json"
+    path.write_text('{"colour": "blue"}')
+    with pytest.raises(InputFileError, match=r"not a trace file this tool knows.*otlp"):
+        inspect_file(path)
+
+
+@pytest.fixture
+def rival() -> Iterator[None]:
+    """Two sources that both recognise ``{"rival": ...}`` records."""
+
+    class Rival(Source):
+        def recognises(self, value: Any) -> bool:
+            return isinstance(value, dict) and "rival" in value
+
+    register_source("rival-a")(type("RivalA", (Rival,), {}))
+    register_source("rival-b")(type("RivalB", (Rival,), {}))
+    yield
+    unregister_source("rival-a")
+    unregister_source("rival-b")
+
+
+@pytest.mark.usefixtures("rival")
+def test_a_file_two_sources_claim_names_both(tmp_path: Path) -> None:
+    """Two sources recognise the record: the error names both and how to choose (--from)."""
+    path = tmp_path / "rival.json"
+    path.write_text('{"rival": 1}')
+    with pytest.raises(InputFileError, match=r"rival-a, rival-b.*--from"):
+        inspect_file(path)
+
+
+def test_an_empty_file_is_an_input_error(tmp_path: Path) -> None:
+    """A file with no record has nothing to inspect, and says so."""
+    path = tmp_path / "empty.jsonl"
+    path.write_text("")
+    with pytest.raises(InputFileError, match="holds no record"):
+        inspect_file(path)
+
+
+def test_a_named_source_is_explained_on_the_first_record_it_recognises(tmp_path: Path) -> None:
+    """--from: the evidence is from the first record the source knows, not a stray line."""
+    row = (REPO / "examples" / "datasets" / "sharegpt.jsonl").read_text().splitlines()[0]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"note": "a header line"}\n' + row + "\n")
+    inspection = inspect_file(path, source="sharegpt")
+    assert inspection.named
+    assert inspection.decided_by == 1
+    assert inspection.evidence is not None
+    assert inspection.evidence.startswith("column 'conversations' holds sharegpt turns")
