@@ -51,8 +51,11 @@ def has_text(item: TraceItem) -> bool:
 
 
 CORPUS = REPO / "tests" / "conformance" / "files"
+SHAPE_FOLDERS = {"prompt-completion": "openai-chat"}
+"""Corpus folders named after a shape of rows, and the source that reads that shape."""
 FIRST_FILES = {
-    files[0]: folder.name  # each folder is named after the source that reads its files
+    # Each other folder is named after the source that reads its files.
+    files[0]: SHAPE_FOLDERS.get(folder.name, folder.name)
     for folder in sorted(CORPUS.iterdir())
     if folder.is_dir()
     and (files := sorted(p for p in folder.iterdir() if not p.name.endswith(".facts.json")))
