@@ -15,7 +15,7 @@ within n of the start, the end or another change are in no shared gram (PaLM's 8
 of a reference item are also covered where a word-level alignment of the two texts
 (``difflib.SequenceMatcher``) matches them: only the changed words stay uncovered. This is the
 check Phi-1 and Cosmopedia run on the items an n-gram names (the share of the benchmark
-sample's words in matched blocks, ``huggingface/cosmopedia`` ``decontamination/README.md``:
+sample's words in matched blocks, the decontamination README of huggingface/cosmopedia:
 10-grams, then over 0.5 of the sample); here it joins the grams' words, against PaLM's
 stricter 70 %. It runs only on the :data:`CANDIDATES` a shared gram names, so it costs
 nothing for the unrelated texts; the grams keep finding the reordered copies an alignment
