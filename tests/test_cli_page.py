@@ -29,7 +29,7 @@ def test_no_option_shows_clicks_unset_sentinel(html: str) -> None:
 
 def test_a_default_shows_as_kp_help_prints_it(html: str) -> None:
     """An option with a default shows it (``--device``, ``--engine``); one without, none."""
-    assert html.count("[default: cpu]") == 3  # score, select, dedupe
+    assert html.count("[default: cpu]") == 4  # score, select, dedupe, split
     assert "[default: local]" in html
     assert "--no-embedder                   Score without an embedder" in html
     assert "[default: None]" not in html

@@ -21,7 +21,10 @@ def jsonl(path: Path) -> list[dict[str, object]]:
 @pytest.mark.parametrize("name", sorted(p.name for p in DATASETS.glob("*.jsonl")))
 def test_split_writes_jsonl_rows_back_as_they_were(kp: KpRunner, tmp_path: Path, name: str) -> None:
     """Every row once, unchanged, in train or test; the summary says no group crossed."""
-    run = kp("split", str(DATASETS / name), "--test", "0.5", "--seed", "3", "-o", str(tmp_path))
+    run = kp(
+        "split", str(DATASETS / name), "--test", "0.5", "--seed", "3", "--no-embedder",
+        "-o", str(tmp_path),
+    )  # fmt: skip
     assert run.code == 0, run.err
     assert "no group on two sides" in run.err
     sides = [jsonl(tmp_path / f"{part}.jsonl") for part in ("train", "test")]
@@ -36,7 +39,7 @@ def test_split_writes_parquet_rows_as_parquet(kp: KpRunner, tmp_path: Path, name
 
     (A set left empty has no columns: the writer takes its schema from its first row.)
     """
-    run = kp("split", str(DATASETS / name), "--test", "0.4", "-o", str(tmp_path))
+    run = kp("split", str(DATASETS / name), "--test", "0.4", "--no-embedder", "-o", str(tmp_path))
     assert run.code == 0, run.err
     source = pq.read_table(DATASETS / name)
     tables = [pq.read_table(tmp_path / f"{part}.parquet") for part in ("train", "test")]
@@ -65,11 +68,18 @@ def test_split_keeps_a_tasks_runs_together_with_a_validation_set(
 def test_split_traces_gives_traces_and_the_same_seed_the_same_files(
     kp: KpRunner, tmp_path: Path
 ) -> None:
-    """ReasoningTrace files go out as traces; running again with the seed gives equal bytes."""
+    """ReasoningTrace files go out as traces; running again with the seed gives equal bytes.
+
+    Their tasks are inferred (without an embedder: from equal objectives), as kp select's.
+    """
     source = ROOT / "corpora" / "reflexion_hotpotqa.jsonl"
     for out in ("a", "b"):
-        run = kp("split", str(source), "--test", "0.2", "--seed", "7", "-o", str(tmp_path / out))
+        run = kp(
+            "split", str(source), "--test", "0.2", "--seed", "7", "--no-embedder",
+            "-o", str(tmp_path / out),
+        )  # fmt: skip
         assert run.code == 0, run.err
+        assert "535 traces in 100 groups by task (inferred)" in run.err
     for part in ("train.jsonl", "test.jsonl"):
         assert (tmp_path / "a" / part).read_bytes() == (tmp_path / "b" / part).read_bytes()
     assert jsonl(tmp_path / "a" / "test.jsonl")[0]["@type"] == "ReasoningTrace"

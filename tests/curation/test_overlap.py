@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.curation.overlap import OverlapIndex, coverage, gram_hashes, words_of
+from knowledgepulse.curation.overlap import MIN_OVERLAP, OverlapIndex, coverage, words_of
 
 TASK = "Find the cheapest flight from Boston to Denver on March 3 for two adults and book it."
 WORDS = st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta", "7", "Omega"]), max_size=30)
@@ -36,13 +36,40 @@ def test_a_text_shorter_than_n_matches_only_its_equal() -> None:
     assert index.best_match("Reverse a list in place without a copy of it, quickly.") is None
 
 
+def test_a_reworded_copy_is_covered_past_the_minimum() -> None:
+    """Two words changed and two swapped: only they are left uncovered, not the grams over them."""
+    reference = (
+        "Find the cheapest flight from Boston to Denver on March 3 for two adults, pay with the "
+        "card on file, and email both boarding passes to the traveller."
+    )
+    reworded = reference.replace("cheapest", "fastest").replace("two adults", "adults two")
+    reworded = reworded.replace("email", "text")
+    match = OverlapIndex([reference]).best_match(reworded)
+    assert match is not None
+    assert match.overlap >= MIN_OVERLAP
+    assert match.overlap < 1.0
+
+
+def test_a_text_sharing_one_clause_stays_below_the_minimum() -> None:
+    """A text quoting one clause of three covers about a third of the reference, no more."""
+    reference = (
+        "Find the cheapest flight from Boston to Denver on March 3 for two adults. Pay with the "
+        "card on file and keep the seats together. Email both boarding passes to the traveller."
+    )
+    other = (
+        "Pay with the card on file and keep the seats together. Then write a short poem about "
+        "harbour lights, and list three rivers of Europe in alphabetical order."
+    )
+    match = OverlapIndex([reference]).best_match(other)
+    assert match is not None
+    assert match.overlap < MIN_OVERLAP
+
+
 @given(WORDS, WORDS)
 def test_coverage_is_a_share_and_a_text_covers_itself_whole(
     reference: list[str], other: list[str]
 ) -> None:
-    """Coverage is in [0, 1], and 1 for the reference's own grams."""
-    grams = gram_hashes(reference)
-    value = coverage(grams, len(reference), set(gram_hashes(other)), 8)
-    assert 0.0 <= value <= 1.0
+    """Coverage is in [0, 1], and 1 for the reference itself."""
+    assert 0.0 <= coverage(reference, other) <= 1.0
     if reference:
-        assert coverage(grams, len(reference), set(grams), 8) == 1.0
+        assert coverage(reference, reference) == 1.0

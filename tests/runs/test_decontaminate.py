@@ -42,6 +42,16 @@ def test_planted_copies_go_and_the_unrelated_task_stays() -> None:
     assert result.kept_rows == [chat(UNRELATED)]
 
 
+def test_a_reworded_copy_goes_with_its_overlap_below_whole() -> None:
+    """Two words changed and two swapped in 16: aligned words still cover the task, so it goes."""
+    reworded = EVAL[0].replace("cheapest", "fastest").replace("two adults", "adults two")
+    result = decontaminate([chat(reworded), chat(UNRELATED)], against_texts=EVAL)
+    (found,) = result.removed
+    assert found.reference.text == EVAL[0]
+    assert found.overlap is not None
+    assert 0.7 <= found.overlap < 1.0
+
+
 def test_only_the_new_set_loses_items(tmp_path: Path) -> None:
     """The reference set is read, never changed: its items are counted, none removed."""
     reference = tmp_path / "eval.txt"

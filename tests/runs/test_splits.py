@@ -12,8 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import ScorerParameterError
-from knowledgepulse.runs import split
+from knowledgepulse.runs import select, split
 from knowledgepulse.runs.splits import write_split
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.value.scorer import TraceValueScorer
 from tests.builders import trace_json
 
 pd = pytest.importorskip("pandas")  # untyped: no stubs
@@ -72,6 +74,20 @@ def test_a_dataframe_part_comes_back_as_its_own_rows() -> None:
     assert isinstance(test, pd.DataFrame)
     assert sorted([*test.index, *train.index]) == list(range(10))
     assert set(test["task_id"]).isdisjoint(train["task_id"])
+
+
+def test_tasks_not_read_are_inferred_as_select_infers_them() -> None:
+    """Reworded runs of one task are one group: the tasks select infers, not the objectives."""
+    objectives = ["refund order 7", "money back for order 7", "refund 7", "write a poem"]
+    traces = [
+        trace_json(trace_id=f"kp:trace:{n}", objective=objective)
+        for n, objective in enumerate(objectives)
+    ]
+    scorer = TraceValueScorer(embedder=HashingEmbedder())
+    result = split(traces, test=0.5, scorer=scorer)
+    assert result.tasks_inferred
+    assert result.groups == select(traces, scorer=scorer).tasks
+    assert len(set(result.groups)) < len(objectives)
 
 
 def test_a_field_of_the_trace_groups_and_traces_without_it_stand_alone() -> None:

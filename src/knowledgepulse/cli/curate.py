@@ -373,7 +373,7 @@ def select_command(
     default=MIN_OVERLAP,
     show_default=True,
     help="With --against: a trace copies a REF task when its task text covers this share of "
-    "the REF task's words in shared n-grams (PaLM's 70%).",
+    "the REF task's words in shared n-grams or aligned blocks (PaLM's 70%).",
 )
 @click.option(
     "--report",

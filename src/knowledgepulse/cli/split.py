@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from knowledgepulse.cli._console import say
+from knowledgepulse.cli._embedder import build_embedder, model_options
 from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
@@ -14,10 +15,12 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
+from knowledgepulse.cli.curate import task_similarity_option
 from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.rows import row_format
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.runs.splits import BY_TASK, split, write_split
+from knowledgepulse.value.scorer import TraceValueScorer
 
 _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 
@@ -30,8 +33,9 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
     default=BY_TASK,
     show_default=True,
     help="The group no two sets share: task (the rows' task column or --task-field, else "
-    "the objective), domain, or any column of the rows or dotted path of the trace's JSON "
-    "(metadata.session_id). A trace without it is a group of its own.",
+    "inferred as kp select infers it: see --task-similarity), domain, or any column of the "
+    "rows or dotted path of the trace's JSON (metadata.session_id). A trace without it is a "
+    "group of its own.",
 )
 @click.option("--test", "test", type=_share, required=True, metavar="F", help="The test share.")
 @click.option(
@@ -56,6 +60,8 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
     required=True,
     help="The directory of train, test (and validation) .jsonl, or .parquet for Parquet rows.",
 )
+@task_similarity_option
+@model_options
 @source_options(required=False)
 def split_command(
     *,
@@ -66,6 +72,13 @@ def split_command(
     seed: int,
     stratify: str | None,
     directory: Path,
+    task_similarity: float,
+    no_embedder: bool,
+    embedder_name: str | None,
+    model: Path | None,
+    batch_size: int | None,
+    workers: int | None,
+    device: str,
     source: str | None,
     domain: str | None,
     confidence: float | None,
@@ -84,6 +97,9 @@ def split_command(
     options = trace_options(domain, confidence, row_columns)
     inputs = sources(paths)
     task_field = row_columns.get("task_field")
+    embedder = build_embedder(
+        no_embedder, model, workers=workers, device=device, paths=paths, embedder_name=embedder_name
+    )
     sink = ProblemSink()
     with ReadProgress.for_sources(inputs) as progress:
         result = split(
@@ -94,6 +110,8 @@ def split_command(
             seed=seed,
             stratify=stratify,
             task_field=task_field if isinstance(task_field, str) else None,
+            task_similarity=task_similarity,
+            scorer=TraceValueScorer(embedder=embedder, batch_size=batch_size),
             source=source,
             options=options,
             notes=say,

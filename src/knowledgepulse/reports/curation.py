@@ -155,7 +155,7 @@ def split_summary(result: SplitResult) -> str:
     )
     text = (
         f"{counted(total, 'trace')} in {counted(len(set(result.groups)), 'group')} by "
-        f"{result.by} (seed {result.seed})"
+        f"{result.by}{' (inferred)' if result.tasks_inferred else ''} (seed {result.seed})"
     )
     if result.stratify is not None:
         text += f", stratified by {result.stratify}"

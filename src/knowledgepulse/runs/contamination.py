@@ -141,10 +141,11 @@ def decontaminate(
     """The items of ``data`` that are no copy of a reference (evaluation) item, and the rest.
 
     Only ``data`` loses items. An item goes when its task text (``task.objective``) covers
-    ``min_overlap`` of a reference item's words in shared ``ngram``-word n-grams, case,
-    punctuation and numbers aside (:mod:`knowledgepulse.curation.overlap` gives the sources
-    of the defaults); and, with a ``scorer`` that has an embedder, when its novelty vector's
-    cosine with a reference item's reaches ``threshold``.
+    ``min_overlap`` of a reference item's words in shared ``ngram``-word n-grams or in blocks
+    a word-level alignment matches, case, punctuation and numbers aside
+    (:mod:`knowledgepulse.curation.overlap` gives the sources of the defaults); and, with a
+    ``scorer`` that has an embedder, when its novelty vector's cosine with a reference item's
+    reaches ``threshold``.
 
     Args:
         data: the set to clean: files, row dicts, a DataFrame, an Arrow table or a

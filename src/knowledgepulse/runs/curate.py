@@ -14,7 +14,7 @@ form.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -523,17 +523,32 @@ def _corpus(
 def _tasks(
     corpus: Corpus, task_field: str | None, similarity: float
 ) -> tuple[list[str | None], bool]:
-    """Each item's task, and whether they were inferred.
-
-    The tasks read with the items when the caller named a task field or any item has a task
-    (a dataset's task column); else inferred from the objectives and the vectors.
-    """
-    read = [scored.item.task for scored in corpus.items]
-    if task_field is not None or any(task is not None for task in read):
+    """Each item's task, and whether they were inferred (:func:`tasks_read`, else inferred)."""
+    read = tasks_read([scored.item for scored in corpus.items], task_field)
+    if read is not None:
         return read, False
+    return list(inferred_tasks(corpus, similarity)), True
+
+
+def tasks_read(items: Sequence[TraceItem], task_field: str | None) -> list[str | None] | None:
+    """The tasks read with the items, or ``None``: there are none, and they are inferred.
+
+    They are read when the caller named a task field or any item has a task (a dataset's task
+    column); an item without one then has ``None``.
+    """
+    read = [item.task for item in items]
+    return read if task_field is not None or any(task is not None for task in read) else None
+
+
+def inferred_tasks(corpus: Corpus, similarity: float) -> list[str]:
+    """Each item's task inferred from the objectives and the vectors (:func:`infer_tasks`).
+
+    What :func:`select`, :func:`dedupe` and :func:`~knowledgepulse.runs.split` group by when
+    no task is read: the same objective, or a cosine with the task's best run reaching
+    ``similarity``; without vectors, the same objective only.
+    """
     objectives = [scored.trace.task.objective for scored in corpus.items]
-    inferred = infer_tasks(corpus.candidates(), objectives, corpus.vectors, threshold=similarity)
-    return list(inferred), True
+    return infer_tasks(corpus.candidates(), objectives, corpus.vectors, threshold=similarity)
 
 
 def outcome_of(item: TraceItem, rank_by: str) -> float | None:

@@ -3,8 +3,10 @@
 :func:`split` reads the whole input (anything :func:`~knowledgepulse.runs.items_of` takes),
 gives each item a group key (its task, or any field or column), and sends every group whole to
 one part (:func:`~knowledgepulse.curation.split.assign_groups`: the same seed, the same split).
-Nothing is scored: no embedder is needed. :func:`write_split` writes each part in the input's
-own form, as ``kp redact`` does: dataset rows as rows, traces as traces.
+Tasks that are not read with the items are inferred as :func:`~knowledgepulse.runs.select`
+infers them, which scores the items (the one time a split needs the embedder); any other key
+scores nothing. :func:`write_split` writes each part in the input's own form, as ``kp redact``
+does: dataset rows as rows, traces as traces.
 """
 
 from __future__ import annotations
@@ -15,19 +17,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from knowledgepulse.curation import score_corpus
+from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
 from knowledgepulse.curation.splits import PARTS, assign_groups
 from knowledgepulse.errors import ScorerParameterError, Setting
 from knowledgepulse.records import Problem
+from knowledgepulse.runs.curate import inferred_tasks, tasks_read
 from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.write import WriteForm, item_writer, redacted_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem, task_at
+from knowledgepulse.value.scorer import TraceValueScorer
 
 BY_TASK = "task"
-"""The group key ``task``: the task read with the item (a task column or ``task_field``), else
-its objective (runs of one task share it: select's inference without an embedder)."""
+"""The group key ``task``: the task read with the item (a task column or ``task_field``; an item
+without one, its objective), else inferred as :func:`~knowledgepulse.runs.select` infers it."""
 BY_DOMAIN = "domain"
 """The key ``domain``: the trace's ``metadata.task_domain``."""
 
@@ -59,6 +65,7 @@ class SplitResult:
         seed: the seed of the groups' shuffle.
         stratify: the key the groups were split within (each stratum split apart), or ``None``.
         without_key: how many items had no ``by`` value.
+        tasks_inferred: whether the tasks (``by`` ``task``) were inferred, not read.
         problems: what could not be read, and the warnings, in input order.
         data: the input, for :meth:`rows` in its form.
     """
@@ -71,6 +78,7 @@ class SplitResult:
     seed: int
     stratify: str | None = None
     without_key: int = 0
+    tasks_inferred: bool = False
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
 
@@ -106,6 +114,8 @@ def split(
     seed: int = 0,
     stratify: str | None = None,
     task_field: str | None = None,
+    task_similarity: float = INFERRED_TASK_SIMILARITY,
+    scorer: TraceValueScorer | None = None,
     source: str | None = "auto",
     options: TraceOptions | None = None,
     notes: Notes | None = None,
@@ -125,6 +135,11 @@ def split(
             (a group goes with its most common value).
         task_field: where ``task`` is read: a dataset's column, else a dotted path in the
             trace's JSON.
+        task_similarity: with ``task`` not read, the cosine with a task's best run from which
+            an item is a run of that task (as :func:`~knowledgepulse.runs.select`'s).
+        scorer: with ``task`` not read, scores the items whose tasks are inferred (default:
+            ``TraceValueScorer()``, the bundled model; without an embedder, the same
+            objective makes a task).
         source: a source's name, or ``None``: recognised from the content.
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
@@ -149,7 +164,12 @@ def split(
         data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
     )
     items = tuple(valid_items(read, problems, on_problem))
-    keys = [key_of(item, by) for item in items]
+    inferred = by == BY_TASK and tasks_read(items, task_field) is None
+    if inferred:
+        corpus = score_corpus(scorer or TraceValueScorer(), items)
+        keys: list[str | None] = list(inferred_tasks(corpus, task_similarity))
+    else:
+        keys = [key_of(item, by) for item in items]
     groups = tuple(
         key if key is not None else f"\0{item.trace.id}"
         for item, key in zip(items, keys, strict=True)
@@ -167,6 +187,7 @@ def split(
         seed,
         stratify,
         sum(key is None for key in keys),
+        inferred,
         tuple(problems),
         data,
     )
