@@ -16,9 +16,9 @@ from tokenizers import Tokenizer
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty.embedder import default_embedder
-from knowledgepulse.novelty.static import STATIC_MODEL_ID
-from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, MiniLMEmbedder, bundled_tokenizer_path
+from knowledgepulse.novelty.minilm import MiniLMEmbedder, bundled_tokenizer_path
 from knowledgepulse.novelty.settings import WINDOW_PIECES
+from knowledgepulse.novelty.static import STATIC_MODEL_ID
 from knowledgepulse.novelty.windows import leading_pieces
 
 pytestmark = pytest.mark.embedder

@@ -1,7 +1,7 @@
 """A monotone map of one embedder's novelty onto another's scale, so thresholds keep their meaning.
 
 The static embedder separates new tasks from repeats as well as MiniLM does, but on its own
-scale (tau-bench median novelty of new tasks / repeats 0.73 / 0.36 against MiniLM's 0.46 / 0.22),
+scale (tau-bench median novelty of new tasks / repeats 0.73 / 0.36 against MiniLM's 0.47 / 0.21),
 so the same sharing threshold would share other traces. Its table ships a map fitted on the
 public corpora by ``bench/build_static_embedder.py``: the same quantiles of both embedders'
 novelty, joined by straight lines (``docs/novelty.md``). No numpy: a scorer applies it per trace.
