@@ -72,7 +72,9 @@ def online_novelty(
     """Each trace's novelty (``1 - max cosine``, clamped) against those before it in ``order``,
     from the second on: an online cache holding everything."""
     sims = similarity[np.ix_(order, order)]
-    return np.clip(1 - np.array([sims[k, :k].max() for k in range(1, len(order))]), 0, 1)
+    nearest = np.array([sims[k, :k].max() for k in range(1, len(order))], dtype=np.float64)
+    novelty: NDArray[np.float64] = np.clip(1 - nearest, 0, 1)
+    return novelty
 
 
 def separation(

@@ -210,7 +210,10 @@ def corpus_vectors(embedder: Embedder, corpus: str) -> NDArray[np.float32]:
 
 def novelty_against(rows: NDArray[np.float32], others: NDArray[np.float32]) -> NDArray[np.float64]:
     """Each row's novelty (``1 - max cosine``, clamped) against ``others``."""
-    return np.clip(1 - (rows @ others.T).max(axis=1), 0, 1).astype(np.float64)
+    novelty: NDArray[np.float64] = np.clip(1 - (rows @ others.T).max(axis=1), 0, 1).astype(
+        np.float64
+    )
+    return novelty
 
 
 def paired_novelty(
