@@ -28,6 +28,7 @@ import argparse
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -65,18 +66,35 @@ def task_key(corpus: str, trace: ReasoningTrace) -> str:
     return found.group(1) if found else trace.task.objective
 
 
+def online_novelty(
+    similarity: NDArray[np.float32], order: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    """Each trace's novelty (``1 - max cosine``, clamped) against those before it in ``order``,
+    from the second on: an online cache holding everything."""
+    sims = similarity[np.ix_(order, order)]
+    nearest = np.array([sims[k, :k].max() for k in range(1, len(order))], dtype=np.float64)
+    novelty: NDArray[np.float64] = np.clip(1 - nearest, 0, 1)
+    return novelty
+
+
 def separation(
-    similarity: NDArray[np.float32], groups: NDArray[np.int64], orders: int
+    similarity: NDArray[np.float32],
+    groups: NDArray[np.int64],
+    orders: int,
+    calibration: Callable[[float], float] | None = None,
 ) -> tuple[float, float, float]:
-    """Mean AUC over random orders, and the median novelty of new tasks and of repeats."""
+    """Mean AUC over random orders, and the median novelty of new tasks and of repeats
+    (through ``calibration``, a monotone map onto another scale, if given)."""
     rng = np.random.default_rng(0)
     aucs: list[float] = []
     new_all: list[float] = []
     repeat_all: list[float] = []
     for _ in range(orders):
         order = rng.permutation(len(groups))
-        sims, seen_groups = similarity[np.ix_(order, order)], groups[order]
-        novelty = np.clip(1 - np.array([sims[k, :k].max() for k in range(1, len(order))]), 0, 1)
+        seen_groups = groups[order]
+        novelty = online_novelty(similarity, order)
+        if calibration is not None:
+            novelty = np.array([calibration(float(value)) for value in novelty])
         repeat = np.array(
             [seen_groups[k] in set(seen_groups[:k].tolist()) for k in range(1, len(order))]
         )

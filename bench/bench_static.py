@@ -9,7 +9,12 @@ On the default novelty text (``TraceValueScorer(novelty_text=...)``), for each e
 - separation, per corpus (``bench_novelty``'s method): the AUC of novelty first-seen vs repeat
   over ``--orders`` random orders (a repeat is a trace whose task came before), the median
   novelty of new tasks and of repeats, and dedupe's best F1: over every pair of traces, "same
-  task" predicted by cosine >= t, at the best t (printed).
+  task" predicted by cosine >= t, at the best t (printed); for a table with a novelty
+  calibration, the medians again on MiniLM's scale (``static calibrated``);
+- sharing decisions, per corpus: every trace scored in file order against the ones before it
+  (``kp score``'s default), the share reaching the 0.75 threshold with each embedder, and the
+  share of traces whose decision agrees with MiniLM's: static's novelty as it is (``raw``) and
+  through its calibration (``calibrated``, what ``kp score`` does).
 
 ``--plain`` adds each corpus with every action turned into a thought (tool-less runs).
 ``--static DIR`` adds tables built by ``bench/build_static_embedder.py --out DIR`` (another
@@ -62,6 +67,16 @@ def throughput(embedder: Embedder, traces: list[ReasoningTrace], count: int) -> 
     start, cpu = time.perf_counter(), time.process_time()
     scorer.embed_traces(batch)
     return count / (time.perf_counter() - start), count / (time.process_time() - cpu)
+
+
+def shared(
+    embedder: Embedder | None, traces: list[ReasoningTrace], vectors: NDArray[np.float32]
+) -> NDArray[np.bool_]:
+    """Whether each trace reaches the sharing threshold, scored in order against those before it
+    (the embedder's novelty calibration applied; ``None``: none applied)."""
+    scorer = TraceValueScorer(embedder=embedder, novelty_text=DEFAULT_NOVELTY_TEXT)
+    scores = [breakdown.shareable for breakdown in scorer.score_embedded(traces, vectors)]
+    return np.array(scores)
 
 
 def best_f1(similarity: NDArray[np.float32], groups: NDArray[np.int64]) -> tuple[float, float]:
@@ -117,6 +132,7 @@ def main() -> None:
     )
 
     print("corpus | embedder | AUC | median N new / repeat | dedupe best F1 (at cosine)")
+    decisions: dict[str, tuple[list[ReasoningTrace], dict[str, NDArray[np.float32]]]] = {}
     corpora = [(name, False) for name in args.corpora]
     corpora += [(name, True) for name in args.corpora] if args.plain else []
     for corpus, plain in corpora:
@@ -135,7 +151,27 @@ def main() -> None:
                 f"| {f1:.3f} ({at:.2f})",
                 flush=True,
             )
+            calibration = getattr(embedder, "novelty_calibration", None)
+            mapped = calibration(DEFAULT_NOVELTY_TEXT) if calibration else None
+            if mapped is not None:
+                _, new, repeat = separation(similarity, groups, args.orders, mapped)
+                print(f"{label} | {name} calibrated | | {new:.2f} / {repeat:.2f} |", flush=True)
+            vectors[key] = matrix
         print(f"{label} | AUC static - minilm-int8 | {aucs['static'] - aucs['minilm-int8']:+.3f}")
+        decisions[label] = (traces, {name: vectors[(label, name)] for name in embedders})
+
+    print(
+        "\ncorpus | shared (>= 0.75, file order): minilm-int8 / static raw / static calibrated "
+        "| decisions agreeing with minilm-int8: raw / calibrated"
+    )
+    for label, (traces, matrices) in decisions.items():
+        reference = shared(embedders["minilm-int8"], traces, matrices["minilm-int8"])
+        raw = shared(None, traces, matrices["static"])
+        calibrated = shared(embedders["static"], traces, matrices["static"])
+        print(
+            f"{label} | {reference.mean():.3f} / {raw.mean():.3f} / {calibrated.mean():.3f} "
+            f"| {(raw == reference).mean():.3f} / {(calibrated == reference).mean():.3f}"
+        )
 
 
 if __name__ == "__main__":

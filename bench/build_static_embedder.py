@@ -17,14 +17,23 @@ The steps (model2vec's distillation, then "all-but-the-top", Mu & Viswanath 2018
    the same map on every text's vector: it is baked into the table, free at run time. The
    table keeps the 256 - D remaining directions (the removed ones would be zero);
 5. int8 rows with a float32 scale a token (model2vec's ``weights``), written in model2vec's
-   format (``model.safetensors`` and ``config.json``; the tokenizer is kp's bundled one).
+   format (``model.safetensors`` and ``config.json``; the tokenizer is kp's bundled one);
+6. the novelty calibration, written to ``config.json`` (``novelty_calibration``): each corpus
+   in ``--fit-corpora`` embedded with the new table and with MiniLM on the default novelty
+   text; every trace's novelty against the traces before it in 10 seeded random orders
+   (``bench_novelty.online_novelty``) and against the other corpora (unrelated traces); the
+   same quantiles of both embedders' novelty
+   (``CALIBRATION_QUANTILES``, with 0 and 1) taken as the knots of a piecewise-linear map of
+   the table's novelty onto MiniLM's. ``--calibrate-only`` fits it for the table in ``--out``
+   and rewrites that ``config.json`` alone.
 
 Deterministic: sorted inputs, one onnxruntime thread, fixed batches, no random numbers. The
 script prints the sha256 of ``model.safetensors``; ``STATIC_MODEL_SHA256`` in
 ``src/knowledgepulse/novelty/static.py`` pins the shipped one (a test checks it). Floating point
 can differ in the last bit on another CPU; ``--check`` then compares the rebuilt table with the
-shipped one instead of the bytes. Needs the ``embeddings`` extra and ``model2vec`` (for its
-file format: ``pip install model2vec``); takes about a minute.
+shipped one instead of the bytes, and the calibration's knots with the shipped ones. Needs the
+``embeddings`` extra and ``model2vec`` (for its file format: ``pip install model2vec``); takes
+about two minutes.
 """
 
 from __future__ import annotations
@@ -40,23 +49,30 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from bench_novelty import load, online_novelty
+from knowledgepulse.novelty import Embedder
 from knowledgepulse.novelty.minilm import (
     BUNDLED_MODEL_ID,
     BUNDLED_MODEL_SHA256,
+    MiniLMEmbedder,
     bundled_tokenizer_path,
     file_sha256,
 )
+from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
 from knowledgepulse.novelty.settings import WINDOW_PIECES
-from knowledgepulse.novelty.static import STATIC_MODEL_DIR
+from knowledgepulse.novelty.static import STATIC_MODEL_DIR, StaticEmbedder
 from knowledgepulse.novelty.windows import leading_pieces
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.trace.text import actions_text, objective_text, whole_text
+from knowledgepulse.value import TraceValueScorer
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 FIT_CORPORA = ("reflexion_hotpotqa", "taubench")
 PCA_DIMENSIONS = 256
 SIF_COEFFICIENT = 1e-4
 DEFAULT_DIRECTIONS = 16
+CALIBRATION_QUANTILES = (0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99)
+CALIBRATION_ORDERS = 10
 _BATCH = 512
 _UNUSED = re.compile(r"\[unused\d+\]")
 
@@ -183,6 +199,103 @@ def save(
     return file_sha256(out / "model.safetensors")
 
 
+def corpus_vectors(embedder: Embedder, corpus: str) -> NDArray[np.float32]:
+    """Every trace of ``corpus`` embedded as novelty reads it by default."""
+    vectors = TraceValueScorer(embedder=embedder, novelty_text=DEFAULT_NOVELTY_TEXT).embed_traces(
+        load(corpus)[0]
+    )
+    assert vectors is not None
+    return vectors
+
+
+def novelty_against(rows: NDArray[np.float32], others: NDArray[np.float32]) -> NDArray[np.float64]:
+    """Each row's novelty (``1 - max cosine``, clamped) against ``others``."""
+    novelty: NDArray[np.float64] = np.clip(1 - (rows @ others.T).max(axis=1), 0, 1).astype(
+        np.float64
+    )
+    return novelty
+
+
+def paired_novelty(
+    table: Embedder, corpora: tuple[str, ...]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Novelties measured by the table and by MiniLM, pair by pair (see step 6).
+
+    Within each corpus, every trace's online novelty in seeded random orders (runs of one
+    domain: new tasks and repeats); across them, every trace's novelty against the other
+    corpora (unrelated traces, which the first alone would leave out of the fit).
+    """
+    model = MiniLMEmbedder()
+    vectors = {name: (corpus_vectors(table, name), corpus_vectors(model, name)) for name in corpora}
+    model.close()
+    pairs: list[tuple[NDArray[np.float64], NDArray[np.float64]]] = []
+    for name, (ours, theirs) in vectors.items():
+        rng = np.random.default_rng(0)
+        for _ in range(CALIBRATION_ORDERS):
+            order = rng.permutation(len(ours))
+            pairs.append(
+                (online_novelty(ours @ ours.T, order), online_novelty(theirs @ theirs.T, order))
+            )
+        others = [other for other in vectors if other != name]
+        if others:
+            pairs.append(
+                (
+                    novelty_against(ours, np.concatenate([vectors[o][0] for o in others])),
+                    novelty_against(theirs, np.concatenate([vectors[o][1] for o in others])),
+                )
+            )
+    return np.concatenate([a for a, _ in pairs]), np.concatenate([b for _, b in pairs])
+
+
+def quantile_knots(
+    novelty: NDArray[np.float64], reference: NDArray[np.float64]
+) -> list[list[float]]:
+    """The same quantiles of both, with (0, 0) and (1, 1): knots of a monotone map.
+
+    Rounded to 4 places; a knot whose first value does not rise (many novelties are 0: exact
+    repeats) is left out, so the map is a function.
+    """
+    ours = np.quantile(novelty, CALIBRATION_QUANTILES)
+    theirs = np.quantile(reference, CALIBRATION_QUANTILES)
+    knots = [[0.0, 0.0]]
+    for x, y in zip(ours.round(4), theirs.round(4), strict=True):
+        if 0 < x < 1 and x > knots[-1][0]:
+            knots.append([float(x), max(float(y), knots[-1][1])])
+    return [*knots, [1.0, 1.0]]
+
+
+def calibration(folder: Path, corpora: tuple[str, ...]) -> dict[str, Any]:
+    """The ``novelty_calibration`` entry for the table in ``folder`` (see step 6)."""
+    static, minilm = paired_novelty(StaticEmbedder(folder), corpora)
+    return {
+        "onto": BUNDLED_MODEL_ID,
+        "fitted_on": [f"corpora/{name}.jsonl" for name in corpora],
+        "orders": CALIBRATION_ORDERS,
+        "quantiles": list(CALIBRATION_QUANTILES),
+        "knots": {DEFAULT_NOVELTY_TEXT: quantile_knots(static, minilm)},
+    }
+
+
+def write_calibration(folder: Path, entry: dict[str, Any]) -> None:
+    """Set ``novelty_calibration`` in the folder's ``config.json`` (model2vec's layout)."""
+    path = folder / "config.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    config["novelty_calibration"] = entry
+    path.write_text(json.dumps(config, indent=4), encoding="utf-8")
+
+
+def check_calibration(entry: dict[str, Any]) -> None:
+    """Print the largest difference between ``entry``'s knots and the shipped table's."""
+    shipped = json.loads((STATIC_MODEL_DIR / "config.json").read_text(encoding="utf-8"))
+    ours = entry["knots"][DEFAULT_NOVELTY_TEXT]
+    theirs = shipped.get("novelty_calibration", {}).get("knots", {}).get(DEFAULT_NOVELTY_TEXT)
+    if theirs is None or len(theirs) != len(ours):
+        print(f"the shipped calibration's knots differ in number: {theirs} vs {ours}")
+        return
+    difference = np.abs(np.array(ours) - np.array(theirs)).max()
+    print(f"novelty calibration: largest knot difference from the shipped one {difference:.4f}")
+
+
 def main() -> None:
     """Build the table, write it, print its checksum (and with --check, compare)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -196,7 +309,18 @@ def main() -> None:
     parser.add_argument(
         "--check", action="store_true", help="build into a temporary folder and compare"
     )
+    parser.add_argument(
+        "--calibrate-only",
+        action="store_true",
+        help="fit the novelty calibration of the table in --out and write it to its config.json",
+    )
     args = parser.parse_args()
+    corpora = tuple(sorted(args.fit_corpora))
+    if args.calibrate_only:
+        entry = calibration(args.out, corpora)
+        write_calibration(args.out, entry)
+        print(f"{args.out / 'config.json'}: novelty calibration {entry['knots']}")
+        return
     if args.tokens is not None and args.tokens.exists():
         tokens = np.load(args.tokens)
     else:
@@ -206,7 +330,6 @@ def main() -> None:
     tokenizer_vocab = json.loads(bundled_tokenizer_path().read_text(encoding="utf-8"))
     vocab = tokenizer_vocab["model"]["vocab"]
     vocabulary = sorted(vocab, key=vocab.__getitem__)
-    corpora = tuple(sorted(args.fit_corpora))
     table = distil(tokens, vocabulary, fit_texts(corpora), args.directions)
     rows, scale = quantized(table)
     config = {
@@ -220,6 +343,9 @@ def main() -> None:
     out = Path(tempfile.mkdtemp()) if args.check else args.out
     digest = save(rows, scale, config, out)
     print(f"{out / 'model.safetensors'}: {rows.shape[0]} x {rows.shape[1]} int8, sha256 {digest}")
+    entry = calibration(out, corpora)
+    write_calibration(out, entry)
+    print(f"{out / 'config.json'}: novelty calibration {entry['knots']}")
     if args.check:
         shipped_path = STATIC_MODEL_DIR / "model.safetensors"
         same = digest == file_sha256(shipped_path)
@@ -228,6 +354,7 @@ def main() -> None:
         shipped = load_file(str(shipped_path))
         difference = np.abs(rows.astype(np.int16) - shipped["embeddings"].astype(np.int16)).max()
         print(f"same bytes as the shipped table: {same}; largest int8 difference: {difference}")
+        check_calibration(entry)
 
 
 if __name__ == "__main__":

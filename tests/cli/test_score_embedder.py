@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID
+from knowledgepulse.novelty.static import STATIC_MODEL_ID
 from tests.cli.conftest import KpRunner
 
 pytestmark = pytest.mark.embedder
@@ -98,13 +100,30 @@ def test_a_cache_of_another_model_is_refused(kp: KpRunner, tmp_path: Path) -> No
     run = kp("score", str(TRACES), "-f", "jsonl", "--cache", str(cache))
     assert run.code == 2
     assert "'some-other-model'" in run.err
-    assert "all-MiniLM-L6-v2-onnx-int8" in run.err
+    assert STATIC_MODEL_ID in run.err
+
+
+def test_a_minilm_cache_under_the_static_default_says_to_choose_minilm(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A cache the model made (the default before the static table) is refused with the fix:
+    both names, and --embedder minilm; with it, the cache is used."""
+    cache = tmp_path / "old.kpcache.npz"
+    assert kp("score", str(TRACES), "--embedder", "minilm", "--cache", str(cache)).code == 0
+    run = kp("score", str(TRACES), "-f", "jsonl", "--cache", str(cache))
+    assert run.code == 2
+    assert BUNDLED_MODEL_ID in run.err
+    assert STATIC_MODEL_ID in run.err
+    assert "choose that embedder (--embedder minilm)" in run.err
+    again = kp("score", str(TRACES), "--embedder", "minilm", "--cache", str(cache))
+    assert "8 traces of this input were already in" in again.err
 
 
 def test_without_the_extra_novelty_is_one_half_and_one_line_says_why() -> None:
-    """No onnxruntime: every trace is scored with N = 0.5 and stderr says why, once."""
+    """No tokenizers (which both embedders need): every trace is scored with N = 0.5 and stderr
+    says why, once."""
     code = (
-        "import sys; sys.modules['onnxruntime'] = None\n"
+        "import sys; sys.modules['tokenizers'] = None\n"
         "from knowledgepulse.cli.main import main\n"
         f"sys.exit(main(['score', {str(TRACES)!r}, '-f', 'jsonl']))\n"
     )

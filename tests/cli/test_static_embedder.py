@@ -47,10 +47,11 @@ def test_a_cache_of_static_vectors_refuses_the_minilm_model(kp: KpRunner, tmp_pa
     cache = tmp_path / "static.kpcache.npz"
     first = kp("score", str(TRACES), "-f", "jsonl", "--embedder", "static", "--cache", str(cache))
     assert first.code == 0, first.err
-    run = kp("score", str(TRACES), "-f", "jsonl", "--cache", str(cache))
+    run = kp("score", str(TRACES), "-f", "jsonl", "--embedder", "minilm", "--cache", str(cache))
     assert run.code == 2
     assert STATIC_MODEL_ID in run.err
     assert BUNDLED_MODEL_ID in run.err
+    assert "choose that embedder (--embedder static)" in run.err
 
 
 @pytest.mark.parametrize(

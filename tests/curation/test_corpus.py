@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -88,3 +89,15 @@ def test_scores_do_not_depend_on_input_order(
         )
 
     assert by_content(traces) == by_content(shuffled)
+
+
+def test_corpus_novelty_goes_through_the_embedders_calibration() -> None:
+    """Leave-one-out novelty is mapped as online novelty is: the scorer's one definition."""
+    from tests.value.test_scorer import LOWERING, Calibrated
+
+    traces = [loaded("kp:trace:a", OBJECTIVES[0]), loaded("kp:trace:b", OBJECTIVES[1])]
+    plain = score_corpus(scorer(), traces).breakdowns
+    mapped = score_corpus(TraceValueScorer(embedder=Calibrated()), traces).breakdowns
+    for calibrated, alone in zip(mapped, plain, strict=True):
+        assert calibrated.dimensions.novelty == pytest.approx(LOWERING(alone.dimensions.novelty))
+        assert calibrated.novelty.calibrated_onto == "reference"

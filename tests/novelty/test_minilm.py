@@ -16,8 +16,9 @@ from tokenizers import Tokenizer
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty.embedder import default_embedder
-from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, MiniLMEmbedder, bundled_tokenizer_path
+from knowledgepulse.novelty.minilm import MiniLMEmbedder, bundled_tokenizer_path
 from knowledgepulse.novelty.settings import WINDOW_PIECES
+from knowledgepulse.novelty.static import STATIC_MODEL_ID
 from knowledgepulse.novelty.windows import leading_pieces
 
 pytestmark = pytest.mark.embedder
@@ -123,11 +124,11 @@ def test_max_windows_bounds_the_text_read() -> None:
     assert a @ b == pytest.approx(1.0, abs=1e-5)
 
 
-def test_default_embedder_is_one_per_process_and_lazy() -> None:
-    """default_embedder() is the same object every time, and loading is deferred."""
+def test_default_embedder_is_one_per_process_and_the_static_table() -> None:
+    """default_embedder() is the same object every time: the static table, the CPU default."""
     assert default_embedder() is default_embedder()
     assert not MiniLMEmbedder().loaded
-    assert default_embedder().model_id == BUNDLED_MODEL_ID
+    assert default_embedder().model_id == STATIC_MODEL_ID
 
 
 def test_concurrent_calls_share_one_session(minilm: MiniLMEmbedder) -> None:

@@ -3,6 +3,7 @@ model2vec reads it as its own, and a damaged or mismatched table is refused."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -13,7 +14,8 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
-from knowledgepulse.novelty.minilm import bundled_tokenizer_path, file_sha256
+from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, bundled_tokenizer_path, file_sha256
+from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
 from knowledgepulse.novelty.static import (
     STATIC_MODEL_DIR,
     STATIC_MODEL_ID,
@@ -136,3 +138,23 @@ def test_a_count_of_pieces_that_is_not_positive_is_refused(static: StaticEmbedde
     """embed_leading names max_pieces when it is zero or negative."""
     with pytest.raises(ScorerParameterError, match="max_pieces"):
         static.embed_leading(["text"], 0)
+
+
+def test_the_shipped_table_maps_its_novelty_onto_minilms_scale(static: StaticEmbedder) -> None:
+    """The default novelty text has a calibration onto the bundled MiniLM, lowering mid values
+    (the static scale runs higher: docs/novelty.md); other texts keep the table's own scale."""
+    calibration = static.novelty_calibration(DEFAULT_NOVELTY_TEXT)
+    assert calibration is not None
+    assert calibration.onto == BUNDLED_MODEL_ID
+    assert calibration(0.5) < 0.5
+    assert static.novelty_calibration("windows") is None
+
+
+def test_a_malformed_calibration_is_refused_with_the_file(tmp_path: Path) -> None:
+    """A config.json whose novelty_calibration does not rise is an EmbedderUnavailableError."""
+    shutil.copytree(STATIC_MODEL_DIR, tmp_path, dirs_exist_ok=True)
+    config = json.loads((tmp_path / "config.json").read_text())
+    config["novelty_calibration"]["knots"][DEFAULT_NOVELTY_TEXT] = [[0, 0], [0.5, 0.9], [0.6, 0.1]]
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(EmbedderUnavailableError, match=r"config\.json.*novelty_calibration"):
+        StaticEmbedder(tmp_path).novelty_calibration(DEFAULT_NOVELTY_TEXT)

@@ -3,18 +3,47 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from knowledgepulse.errors import ScorerParameterError
-from knowledgepulse.runs.embedder import ray_embedder, run_embedder
+from knowledgepulse.novelty.static import StaticEmbedder
+from knowledgepulse.runs.embedder import embedder_kind, ray_embedder, run_embedder
 
 
 def test_the_bundled_model_on_the_cpu_is_the_process_wide_embedder(tmp_path: Path) -> None:
     """Two runs with the same settings share one embedder (one model, one set of workers)."""
     small = tmp_path / "t.jsonl"
     small.write_text("{}\n")
-    assert run_embedder(paths=[str(small)]) is run_embedder(workers=1)
+    assert run_embedder(paths=[str(small)], kind="minilm") is run_embedder(workers=1)
+
+
+def test_the_static_table_is_the_default_on_the_cpu_and_shared() -> None:
+    """Without a kind, a run on the CPU gets the process-wide static table."""
+    embedder = run_embedder()
+    assert isinstance(embedder, StaticEmbedder)
+    assert run_embedder(kind="static") is embedder
+
+
+@pytest.mark.parametrize(
+    ("options", "kind"),
+    [
+        ({}, "static"),
+        ({"device": "cuda"}, "minilm"),
+        ({"device": "cuda:1"}, "minilm"),
+        ({"model_path": Path("model.onnx")}, "minilm"),
+        ({"workers": 2}, "minilm"),
+        ({"kind": "static", "workers": 2}, "static"),
+        ({"kind": "minilm"}, "minilm"),
+    ],
+)
+def test_an_option_only_the_model_takes_asks_for_the_model(
+    options: dict[str, Any], kind: str
+) -> None:
+    """The static table on the CPU, MiniLM on a GPU or with a model file or workers; a named
+    kind wins (and run_embedder then refuses what it cannot take)."""
+    assert embedder_kind(**options) == kind
 
 
 def test_an_onnx_model_on_ray_with_a_gpu_is_refused_by_its_parameter_names(

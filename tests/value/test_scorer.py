@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, VectorError
 from knowledgepulse.novelty.cache import VectorCache
+from knowledgepulse.novelty.calibration import NoveltyCalibration
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, novelty_text
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import ReasoningTrace
@@ -433,3 +434,28 @@ def test_embed_traces_gives_one_unit_vector_per_trace_and_leaves_the_cache() -> 
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert scorer.cache.size == 0
     assert TraceValueScorer(embedder=None).embed_traces([make_trace()]) is None
+
+
+LOWERING = NoveltyCalibration(((0.0, 0.0), (0.5, 0.2), (1.0, 1.0)), onto="reference")
+"""A calibration that lowers mid novelties, as the static table's does."""
+
+
+class Calibrated(HashingEmbedder):
+    """The test embedder with a novelty calibration (as the static table brings one)."""
+
+    def novelty_calibration(self, novelty_text: str) -> NoveltyCalibration | None:
+        return LOWERING
+
+
+def test_an_embedders_calibration_maps_the_novelty_and_the_explanation_says_onto_what() -> None:
+    """N = calibration(1 - cosine): the breakdown keeps the cosine and names the scale."""
+    scorer = TraceValueScorer(embedder=Calibrated())
+    scorer.score(make_trace(trace_id="kp:trace:a", objective="book a flight to Oslo"))
+    second = scorer.score(make_trace(trace_id="kp:trace:b", objective="book a flight to Rome"))
+    assert second.novelty.similarity is not None
+    assert second.dimensions.novelty == pytest.approx(LOWERING(1 - second.novelty.similarity))
+    assert second.dimensions.novelty < 1 - second.novelty.similarity
+    assert second.novelty.calibrated_onto == "reference"
+    assert "mapped onto reference's novelty scale" in second.explain()
+    assert TraceValueScorer(embedder=HashingEmbedder()).novelty_of(0.5) == pytest.approx(0.5)
+    assert scorer.novelty_of(0.5) == pytest.approx(0.2)

@@ -61,8 +61,9 @@ model_options = option_group(
         "embedder_name",
         type=click.Choice(EMBEDDERS),
         help="minilm: the all-MiniLM-L6-v2 model; static: a table distilled from it, tens of "
-        "times faster on a CPU, on its own novelty scale (see docs/novelty.md) "
-        f"[default: {DEFAULT_EMBEDDER}].",
+        "times faster on a CPU, its novelty mapped onto the model's scale (see docs/novelty.md) "
+        f"[default: {DEFAULT_EMBEDDER} on the CPU; minilm with --device cuda, --model or "
+        "--workers].",
     ),
     click.option(
         "--model",
@@ -74,7 +75,7 @@ model_options = option_group(
         type=click.IntRange(min=1),
         help="Traces embedded per batch (more: faster, more memory) [default: "
         f"{DEFAULT_BATCH_SIZE}; {WORKER_BATCH_SIZE} a worker with --workers 2 or more; "
-        f"{GPU_BATCH_SIZE} on a GPU; {STATIC_BATCH_SIZE} with --embedder static].",
+        f"{GPU_BATCH_SIZE} on a GPU; {STATIC_BATCH_SIZE} for the static embedder].",
     ),
     click.option(
         "--workers",
@@ -109,8 +110,8 @@ def build_embedder(
 ) -> Embedder | None:
     """The embedder the options ask for (:func:`~knowledgepulse.runs.embedder.run_embedder`).
 
-    A named model or device, or the static embedder, that cannot load fails now; it is closed
-    with the command.
+    A named model or device, or the static embedder, that cannot load fails now; a named one is
+    closed with the command.
     """
     from knowledgepulse.runs.embedder import run_embedder  # noqa: PLC0415 - numpy
 
@@ -126,11 +127,15 @@ def build_embedder(
                 "no model: drop them"
             )
         return None
-    kind = embedder_name or DEFAULT_EMBEDDER
     embedder = run_embedder(
-        model, device=device, workers=workers, paths=paths, max_windows=max_windows, kind=kind
+        model,
+        device=device,
+        workers=workers,
+        paths=paths,
+        max_windows=max_windows,
+        kind=embedder_name,
     )
-    if model is not None or device != "cpu" or kind != "minilm":
+    if model is not None or device != "cpu":
         click.get_current_context().call_on_close(embedder.close)
     return embedder
 

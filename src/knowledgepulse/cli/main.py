@@ -59,6 +59,7 @@ FLAGS: dict[str | tuple[str, object], str] = {
     ("corpus", True): "--corpus",
     "device": "--device",
     "domain": "--domain",
+    "embedder": "--embedder",
     ("embedder", None): "--no-embedder",
     ("frozen", True): "--frozen",
     "max_elements": "--cache-size",

@@ -145,8 +145,8 @@ if TYPE_CHECKING:
     "--max-windows",
     "max_windows",
     metavar="N|none",
-    help="Embed at most the first N windows of 254 word pieces per trace; 'none' for no cap "
-    "[default: 32].",
+    help="Embed at most the first N windows of 254 word pieces per trace with the MiniLM model "
+    "(so it runs it); 'none' for no cap [default: 32].",
 )
 @novelty_text_option
 @click.option(
@@ -285,7 +285,8 @@ def score_command(
             device=device,
             paths=paths,
             max_windows=window_cap,
-            embedder_name=embedder_name,
+            # --max-windows, like --workers, is the model's option, so it asks for the model.
+            embedder_name=embedder_name or ("minilm" if max_windows is not None else None),
         )
     )
     scorer = TraceValueScorer(

@@ -22,7 +22,7 @@ from knowledgepulse.curation.select import Candidate
 from knowledgepulse.novelty.cache.search import BLOCK_BYTES, frozen_nearest
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown
-from knowledgepulse.value.dimensions import EMPTY_CACHE_NOVELTY, NO_EMBEDDER_NOVELTY, novelty
+from knowledgepulse.value.dimensions import EMPTY_CACHE_NOVELTY, NO_EMBEDDER_NOVELTY
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer
 
@@ -144,8 +144,13 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpu
             if nearest[rank] >= 0:
                 cosine = float(similarity[rank])
                 nearest_id = ids[order[nearest[rank]]]
-                origin = NoveltyOrigin("embedding", nearest_id=nearest_id, similarity=cosine)
-                origins[index] = (novelty(cosine), origin)
+                origin = NoveltyOrigin(
+                    "embedding",
+                    nearest_id=nearest_id,
+                    similarity=cosine,
+                    calibrated_onto=scorer.calibrated_onto,
+                )
+                origins[index] = (scorer.novelty_of(cosine), origin)
     items = [
         ScoredItem(loaded, scorer.breakdown_with_novelty(loaded.trace, value, origin))
         for loaded, (value, origin) in zip(traces, origins, strict=True)

@@ -10,13 +10,20 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, Setting
 from knowledgepulse.novelty.devices import GPU_INSTALL_HINT, resolve_device
-from knowledgepulse.novelty.settings import DEFAULT_BATCH_SIZE, DEFAULT_MAX_WINDOWS
+from knowledgepulse.novelty.settings import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_EMBEDDER,
+    DEFAULT_MAX_WINDOWS,
+    EMBEDDERS,
+)
 
 if TYPE_CHECKING:  # numpy and the model load only when something is embedded
     import numpy as np
     from numpy.typing import NDArray
 
+    from knowledgepulse.novelty.calibration import NoveltyCalibration
     from knowledgepulse.novelty.minilm import MiniLMEmbedder
+    from knowledgepulse.novelty.static import StaticEmbedder
     from knowledgepulse.novelty.windows import WindowedEmbeddings
 
 
@@ -25,10 +32,11 @@ class Embedder(Protocol):
     """Anything that turns texts into vectors.
 
     Only :meth:`embed_batch` is required. An embedder may also say its ``dimensions`` (the cache
-    is then sized before the first text), a ``model_id`` (saved caches record it) and a
+    is then sized before the first text), a ``model_id`` (saved caches record it), a
     ``batch_size`` (the texts a call should hold to run at full speed where it runs, which a
-    scorer gives it unless told otherwise); see :func:`dimensions_of`, :func:`model_id_of` and
-    :func:`batch_size_of` for what is assumed when it does not.
+    scorer gives it unless told otherwise) and a ``novelty_calibration`` (its novelty's map onto
+    another embedder's scale); see :func:`dimensions_of`, :func:`model_id_of`,
+    :func:`batch_size_of` and :func:`calibration_of` for what is assumed when it does not.
     """
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
@@ -46,8 +54,15 @@ class WindowedEmbedder(Embedder, Protocol):
 
 
 def dimensions_of(embedder: Embedder) -> int | None:
-    """The embedder's declared vector length, or ``None`` when it does not declare one."""
-    dimensions = getattr(embedder, "dimensions", None)
+    """The embedder's declared vector length, or ``None`` when it does not declare one.
+
+    ``None`` too when it cannot load to tell (the static table without its extra): its first
+    embedding then says why, and scoring falls back to novelty 0.5.
+    """
+    try:
+        dimensions = getattr(embedder, "dimensions", None)
+    except EmbedderUnavailableError:
+        return None
     return dimensions if isinstance(dimensions, int) and not isinstance(dimensions, bool) else None
 
 
@@ -68,27 +83,55 @@ def model_id_of(embedder: Embedder) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
-def default_embedder() -> MiniLMEmbedder:
-    """The process-wide all-MiniLM-L6-v2 embedder (created once; loaded on first use).
+def calibration_of(embedder: Embedder, novelty_text: str) -> NoveltyCalibration | None:
+    """The embedder's map of its novelty onto another's scale for ``novelty_text``, if any."""
+    calibration = getattr(embedder, "novelty_calibration", None)
+    return calibration(novelty_text) if callable(calibration) else None
+
+
+def default_embedder() -> MiniLMEmbedder | StaticEmbedder:
+    """The process-wide default embedder: :data:`DEFAULT_EMBEDDER` (created once, loaded on use).
 
     It is returned even when the ``embeddings`` extra is missing: the first embedding then
     raises :class:`~knowledgepulse.errors.EmbedderUnavailableError` with the install command,
     and scoring falls back to novelty 0.5 with one log line.
     """
-    return shared_embedder()
+    return shared_embedder(kind=DEFAULT_EMBEDDER)
 
 
 @functools.cache
 def shared_embedder(
-    workers: int | None = None, max_windows: int | None = DEFAULT_MAX_WINDOWS
-) -> MiniLMEmbedder:
+    workers: int | None = None,
+    max_windows: int | None = DEFAULT_MAX_WINDOWS,
+    *,
+    kind: str = "minilm",
+) -> MiniLMEmbedder | StaticEmbedder:
     """The process-wide bundled embedder with these settings (created once; loaded on first use).
 
     One model (and one set of worker processes) per process, however many runs use it.
-    """
-    from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415 - see above
+    ``kind`` is ``minilm`` (the model, with ``workers`` and ``max_windows``) or ``static``
+    (the table, which takes neither).
 
-    return MiniLMEmbedder(workers=workers, max_windows=max_windows)
+    Raises:
+        ScorerParameterError: an unknown ``kind``, or ``workers`` or ``max_windows`` other than
+            the defaults with the static table.
+    """
+    # numpy and the model's runtime load only for a run that embeds.
+    from knowledgepulse.novelty.minilm import MiniLMEmbedder  # noqa: PLC0415
+    from knowledgepulse.novelty.static import StaticEmbedder  # noqa: PLC0415
+
+    if kind == "minilm":
+        return MiniLMEmbedder(workers=workers, max_windows=max_windows)
+    if kind not in EMBEDDERS:
+        raise ScorerParameterError(f"unknown embedder {kind!r}; the embedders are {EMBEDDERS}")
+    if workers is not None or max_windows != DEFAULT_MAX_WINDOWS:
+        raise ScorerParameterError(
+            Setting("workers"),
+            " and ",
+            Setting("max_windows"),
+            " choose how the MiniLM model runs; the static table takes neither",
+        )
+    return StaticEmbedder()
 
 
 def embedder_for(

@@ -14,8 +14,11 @@ EMBEDDERS = ("minilm", "static")
 """The bundled embedders by name (``--embedder``): the MiniLM model, and the static table
 distilled from it (:mod:`knowledgepulse.novelty.static`)."""
 
-DEFAULT_EMBEDDER = "minilm"
-"""The embedder a run uses unless told otherwise (``docs/novelty.md`` says why)."""
+DEFAULT_EMBEDDER = "static"
+"""The embedder a run on a CPU uses unless told otherwise: the static table, tens of times
+faster than the model and as good at novelty, its novelty mapped onto the model's scale
+(``docs/novelty.md`` measures both). The model (``minilm``) runs when an option only it takes
+asks for it: a GPU, a model file, workers (:func:`knowledgepulse.runs.embedder.embedder_kind`)."""
 
 DEFAULT_MAX_WINDOWS = 32
 """Windows embedded per text unless told otherwise (measured: see ``windows``)."""

@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import positive_int
 from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.novelty.calibration import NoveltyCalibration
 from knowledgepulse.novelty.minilm import bundled_tokenizer_path, file_sha256, optional_module
 from knowledgepulse.novelty.settings import STATIC_BATCH_SIZE
 from knowledgepulse.novelty.windows import leading_pieces, unit_rows
@@ -90,6 +91,24 @@ class StaticEmbedder:
     def batch_size(self) -> int:
         """Texts a call should hold: :data:`STATIC_BATCH_SIZE`."""
         return STATIC_BATCH_SIZE
+
+    def novelty_calibration(self, novelty_text: str) -> NoveltyCalibration | None:
+        """The map of this table's novelty onto MiniLM's for ``novelty_text``, if it has one.
+
+        The build script fits it on the public corpora and writes it to ``config.json``
+        (``novelty_calibration``); a scorer applies it to every novelty it measures, so the
+        sharing threshold means what it means with MiniLM. ``None``: no map for that text.
+
+        Raises:
+            EmbedderUnavailableError: ``config.json`` is unreadable or its map malformed.
+        """
+        found = _config(self._folder).get("novelty_calibration")
+        try:
+            return None if found is None else NoveltyCalibration.from_config(found, novelty_text)
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
+            raise EmbedderUnavailableError(
+                f"{self._folder / 'config.json'}: a malformed novelty_calibration ({error})"
+            ) from None
 
     def load(self) -> None:
         """Read the table and the tokenizer now instead of on first use.

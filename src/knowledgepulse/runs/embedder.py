@@ -55,6 +55,31 @@ def workers_for(paths: Sequence[str]) -> int:
     return cores if total >= WORKERS_FROM_BYTES else 1
 
 
+def embedder_kind(
+    kind: str | None = None,
+    *,
+    model_path: Path | None = None,
+    device: str = "cpu",
+    workers: int | None = None,
+) -> str:
+    """The embedder a run uses: ``kind`` when given, else the default for where it runs.
+
+    An option that only the MiniLM model takes asks for it: a model file, a GPU (``device``
+    ``cuda``, or ``auto`` on a machine with one) or ``workers``. Otherwise, on the CPU,
+    :data:`~knowledgepulse.novelty.settings.DEFAULT_EMBEDDER` (the static table).
+
+    Raises:
+        ScorerParameterError: an unknown device name.
+    """
+    from knowledgepulse.novelty.devices import cuda_available, parse_device  # noqa: PLC0415
+
+    if kind is not None:
+        return kind
+    device = parse_device(device)
+    on_gpu = device.startswith("cuda") or (device == "auto" and cuda_available())
+    return "minilm" if on_gpu or model_path is not None or workers is not None else DEFAULT_EMBEDDER
+
+
 def run_embedder(
     model_path: Path | None = None,
     *,
@@ -62,14 +87,15 @@ def run_embedder(
     workers: int | None = None,
     paths: Sequence[str] = (),
     max_windows: int | None = DEFAULT_MAX_WINDOWS,
-    kind: str = DEFAULT_EMBEDDER,
+    kind: str | None = None,
 ) -> MiniLMEmbedder | StaticEmbedder:
-    """The embedder for a run over ``paths``: the shared bundled one, or one loaded now.
+    """The embedder for a run over ``paths``: a shared bundled one, or one loaded now.
 
-    The bundled model on the CPU is shared within the process
-    (:func:`~knowledgepulse.novelty.shared_embedder`) and loads on first use. A named model or
-    device, and the static embedder, are loaded here, so that one that cannot load fails
-    before any work rather than leaving novelty at 0.5; the caller closes it.
+    The bundled model on the CPU and the static table are shared within the process
+    (:func:`~knowledgepulse.novelty.shared_embedder`) and load on first use. A named model or
+    device, and the static table named by ``kind``, are loaded here, so that one that cannot
+    load fails before any work rather than leaving novelty at 0.5; the caller closes a named
+    model or device.
 
     Args:
         model_path: your own ONNX model (CPU only; MiniLM only).
@@ -78,7 +104,8 @@ def run_embedder(
         paths: the run's inputs, which set the default ``workers`` by their size.
         max_windows: the most 254-piece windows embedded of a text (``None``: every one).
         kind: ``minilm`` (the model) or ``static`` (the table distilled from it, which runs in
-            this process on the CPU: it takes no model, device or workers).
+            this process on the CPU: it takes no model, device or workers); default: the
+            static table on the CPU, the model where an option asks for it (:func:`embedder_kind`).
 
     Raises:
         ScorerParameterError: an unknown device or kind, an ONNX model with a CUDA device, or
@@ -87,8 +114,10 @@ def run_embedder(
     """
     from knowledgepulse import novelty  # noqa: PLC0415 - the model is loaded lazily
 
+    named = kind
+    kind = embedder_kind(kind, model_path=model_path, device=device, workers=workers)
     if kind == "static":
-        return _static_embedder(model_path, device=device, workers=workers)
+        return _static_embedder(model_path, device=device, workers=workers, load=bool(named))
     if kind != "minilm":
         raise ScorerParameterError(
             f"unknown embedder {kind!r}; the embedders are 'minilm' and 'static'"
@@ -96,7 +125,7 @@ def run_embedder(
 
     workers = workers if workers is not None else workers_for(paths)
     if model_path is None and device == "cpu":
-        return novelty.shared_embedder(workers, max_windows)
+        return novelty.shared_embedder(workers, max_windows, kind="minilm")
     embedder = novelty.embedder_for(
         device, workers=workers, model_path=model_path, max_windows=max_windows
     )
@@ -105,12 +134,16 @@ def run_embedder(
 
 
 def _static_embedder(
-    model_path: Path | None, *, device: str, workers: int | None
-) -> StaticEmbedder:
-    """The static embedder, loaded; refuses the options that only the model takes."""
-    from knowledgepulse.novelty.static import StaticEmbedder  # noqa: PLC0415 - numpy
+    model_path: Path | None, *, device: str, workers: int | None, load: bool
+) -> MiniLMEmbedder | StaticEmbedder:
+    """The shared static table (``load``: loaded now); refuses the options only the model takes.
 
-    if model_path is not None or device != "cpu" or workers is not None:
+    As the default it loads on first use, as the bundled model does: without the extra,
+    novelty is 0.5 and one line says why; asked for by name, it fails before any work.
+    """
+    from knowledgepulse import novelty  # noqa: PLC0415 - numpy
+
+    if model_path is not None or device not in ("cpu", "auto") or workers is not None:
         raise ScorerParameterError(
             "the static embedder is a table read in this process, on the CPU: ",
             Setting("model_path"),
@@ -120,8 +153,9 @@ def _static_embedder(
             Setting("workers"),
             " choose how the MiniLM model runs; drop them or use the MiniLM embedder",
         )
-    embedder = StaticEmbedder()
-    embedder.load()
+    embedder = novelty.shared_embedder(kind="static")
+    if load:
+        embedder.load()
     return embedder
 
 

@@ -45,6 +45,8 @@ class NoveltyOrigin:
         windows: how many 254-piece windows of the text were embedded (``None``: not said).
         capped: whether the text had more windows than the embedder's ``max_windows``.
         novelty_text: the representation the trace's vector was made with.
+        calibrated_onto: with an embedding, the model onto whose novelty scale ``1 - cosine``
+            was mapped (the static table's calibration), or ``None`` when it was not.
     """
 
     source: NoveltySource
@@ -54,6 +56,7 @@ class NoveltyOrigin:
     windows: int | None = None
     capped: bool | None = None
     novelty_text: str | None = None
+    calibrated_onto: str | None = None
 
     def to_dict(self, *, rounding: Rounding = unrounded) -> dict[str, Any]:
         """The novelty's inputs by name (the similarity through ``rounding``)."""
@@ -207,6 +210,8 @@ def _novelty_words(origin: NoveltyOrigin) -> str:
             f"most similar: {origin.nearest_id} at cosine {origin.similarity:.4f}; "
             "novelty = 1 - cosine, clamped to [0, 1]"
         )
+        if origin.calibrated_onto:
+            words += f", mapped onto {origin.calibrated_onto}'s novelty scale"
     elif origin.source == "empty_cache":
         words = "empty cache: nothing to compare with, so 0.5"
     else:

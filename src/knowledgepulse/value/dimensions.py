@@ -142,13 +142,16 @@ def complexity(features: TraceFeatures) -> float:
     return without_noise(min(1.0, type_variety + recovery + length))
 
 
-def novelty(max_similarity: float) -> float:
-    """``N = 1 - maxCosineSimilarity``, clamped to [0, 1].
+def novelty(max_similarity: float, calibration: Callable[[float], float] | None = None) -> float:
+    """``N = 1 - maxCosineSimilarity``, clamped to [0, 1], then through ``calibration`` if any.
 
     Cosine similarity can be negative (the reference then returns N > 1) or, through float
-    rounding, slightly above 1; the clamp keeps N a proportion.
+    rounding, slightly above 1; the clamp keeps N a proportion. An embedder on another scale
+    than MiniLM's (the static table) brings a monotone ``calibration`` of [0, 1] onto it, so
+    the sharing threshold keeps its meaning (:mod:`knowledgepulse.novelty.calibration`).
     """
-    return min(1.0, max(0.0, 1.0 - max_similarity))
+    raw = min(1.0, max(0.0, 1.0 - max_similarity))
+    return raw if calibration is None else calibration(raw)
 
 
 def tool_diversity(features: TraceFeatures) -> float:

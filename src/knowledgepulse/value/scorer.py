@@ -17,6 +17,7 @@ from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty.embedder import (
     Embedder,
     batch_size_of,
+    calibration_of,
     default_embedder,
     dimensions_of,
 )
@@ -51,7 +52,7 @@ _log = logging.getLogger("knowledgepulse")
 
 
 DEFAULT_EMBEDDER: Any = object()
-"""Marker for "use the MiniLM embedder if it is installed"."""
+"""Marker for "use the default embedder" (``knowledgepulse.novelty.embedder.default_embedder``)."""
 
 TraceInput: TypeAlias = "ReasoningTrace | Mapping[str, Any]"
 """A trace to score: a model, or parsed JSON."""
@@ -61,10 +62,11 @@ class TraceValueScorer:
     """Scores traces 0.0-1.0 and explains every score.
 
     Args:
-        embedder: what turns trace texts into vectors: by default the process-wide
-            all-MiniLM-L6-v2 (novelty falls back to 0.5, with one log line, when the
-            ``embeddings`` extra is not installed), any :class:`~knowledgepulse.novelty.Embedder`,
-            or ``None`` for no embedder (novelty 0.5).
+        embedder: what turns trace texts into vectors: by default the process-wide static
+            table distilled from all-MiniLM-L6-v2, its novelty mapped onto the model's scale
+            (novelty falls back to 0.5, with one log line, when the ``embeddings`` extra is not
+            installed), any :class:`~knowledgepulse.novelty.Embedder` (``MiniLMEmbedder()``:
+            the model), or ``None`` for no embedder (novelty 0.5).
         cache: the vectors novelty is measured against (default: an empty cache made on first
             use, of ``cache_size`` vectors (default 1000, oldest out first) that count for
             ``ttl_ms`` milliseconds (default: for ever)).
@@ -118,6 +120,11 @@ class TraceValueScorer:
             )
         self._novelty_text: NoveltyText = novelty_text_named(novelty_text)
         self._embedder = default_embedder() if embedder is DEFAULT_EMBEDDER else embedder
+        self._calibration = (
+            None
+            if self._embedder is None
+            else calibration_of(self._embedder, self._novelty_text.name)
+        )
         self._cache_size = cache_size or DEFAULT_MAX_ELEMENTS
         self._ttl_ms = ttl_ms
         # A size too large for memory is refused now, not after the first batch is embedded.
@@ -176,6 +183,19 @@ class TraceValueScorer:
                         max_elements=self._cache_size, dimensions=dimensions, ttl_ms=self._ttl_ms
                     )
         return self._cache
+
+    @property
+    def calibrated_onto(self) -> str | None:
+        """The model whose novelty scale this scorer's is mapped onto (``None``: its own)."""
+        return None if self._calibration is None else self._calibration.onto
+
+    def novelty_of(self, similarity: float) -> float:
+        """The novelty of a trace whose nearest vector is at cosine ``similarity``.
+
+        ``1 - similarity`` clamped to [0, 1], mapped onto MiniLM's scale when the embedder
+        brings a calibration for this novelty text (the static table does).
+        """
+        return novelty(similarity, self._calibration)
 
     def register_profile(
         self, domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False
@@ -350,11 +370,12 @@ class TraceValueScorer:
         windows, capped = embedded.windows or unknown, embedded.capped or unknown
         return [
             (
-                EMPTY_CACHE_NOVELTY if nearest is None else novelty(nearest.similarity),
+                EMPTY_CACHE_NOVELTY if nearest is None else self.novelty_of(nearest.similarity),
                 NoveltyOrigin(
                     "empty_cache" if nearest is None else "embedding",
                     nearest_id=None if nearest is None else nearest.id,
                     similarity=None if nearest is None else nearest.similarity,
+                    calibrated_onto=None if nearest is None else self.calibrated_onto,
                     windows=count,
                     capped=cap,
                     novelty_text=self.novelty_text,

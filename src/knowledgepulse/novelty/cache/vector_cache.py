@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from knowledgepulse._util.settings import optional_duration_ms, positive_int
-from knowledgepulse.errors import CacheFileError, ScorerParameterError, VectorError
+from knowledgepulse.errors import CacheFileError, ScorerParameterError, Setting, VectorError
 from knowledgepulse.novelty.cache.npz import CacheFileContents, read_cache_file, write_cache_file
 from knowledgepulse.novelty.cache.ring_file import (
     FRESH_START,
@@ -43,6 +43,7 @@ from knowledgepulse.novelty.cache.search import (
 )
 from knowledgepulse.novelty.settings import (
     DEFAULT_DIMENSIONS,
+    DEFAULT_EMBEDDER,
     DEFAULT_MAX_ELEMENTS,
     check_cache_size,
 )
@@ -549,14 +550,31 @@ def _check_identity(
     if expected_model_id is not None and model_id != expected_model_id:
         raise CacheFileError(
             f"{path}: the cache holds vectors of model {model_id!r}, but the embedder "
-            f"is {expected_model_id!r}; their similarities mean nothing together. Use "
-            "another cache file, or delete this one to start a fresh cache"
+            f"is {expected_model_id!r}; their similarities mean nothing together. ",
+            *_bundled_advice(model_id or "", expected_model_id),
+            "Use another cache file, or delete this one to start a fresh cache",
         )
     if expected_dimensions is not None and dimensions != expected_dimensions:
         raise CacheFileError(
             f"{path}: the cache holds {dimensions}-dimensional vectors, but the "
             f"embedder makes {expected_dimensions}-dimensional ones; {FRESH_START}"
         )
+
+
+def _bundled_advice(model_id: str, expected_model_id: str) -> tuple[str | Setting, ...]:
+    """How to score against a cache another bundled embedder made: name that embedder."""
+    from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID  # noqa: PLC0415 - only on a miss
+    from knowledgepulse.novelty.static import STATIC_MODEL_ID  # noqa: PLC0415
+
+    for name, prefix in (("static", STATIC_MODEL_ID), ("minilm", BUNDLED_MODEL_ID)):
+        if model_id.startswith(prefix) and not expected_model_id.startswith(prefix):
+            return (
+                f"The {name} embedder made it (the default on a CPU is {DEFAULT_EMBEDDER}): "
+                "to score against it, choose that embedder (",
+                Setting("embedder", name),
+                "). ",
+            )
+    return ()
 
 
 def _same_file(one: Path, other: Path) -> bool:

@@ -1,0 +1,52 @@
+"""The novelty calibration: a monotone map of [0, 1] onto itself, read from a table's config."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from knowledgepulse.novelty.calibration import NoveltyCalibration
+
+KNOTS = ((0.0, 0.0), (0.2, 0.1), (0.5, 0.3), (0.9, 0.8), (1.0, 1.0))
+UNIT = st.floats(0.0, 1.0)
+
+
+def test_the_map_goes_through_its_knots_and_straight_between_them() -> None:
+    """Each knot maps to its pair; halfway between two knots maps halfway between their pairs."""
+    calibration = NoveltyCalibration(KNOTS, onto="ref")
+    for x, y in KNOTS:
+        assert calibration(x) == pytest.approx(y)
+    assert calibration(0.35) == pytest.approx(0.2)
+
+
+@given(UNIT, UNIT)
+def test_the_map_keeps_the_order_of_novelties_within_the_unit_interval(a: float, b: float) -> None:
+    """A lower novelty never maps above a higher one, and every value stays in [0, 1]."""
+    calibration = NoveltyCalibration(KNOTS, onto="ref")
+    low, high = sorted((a, b))
+    assert 0.0 <= calibration(low) <= calibration(high) <= 1.0
+
+
+@pytest.mark.parametrize(
+    "knots",
+    [
+        ((0.0, 0.0), (0.5, 0.6), (0.5, 0.7), (1.0, 1.0)),  # a repeated novelty
+        ((0.0, 0.0), (0.5, 0.6), (0.7, 0.4), (1.0, 1.0)),  # a falling reference
+        ((0.0, 0.1), (1.0, 1.0)),  # not from (0, 0)
+    ],
+)
+def test_knots_that_would_not_make_a_monotone_map_of_the_unit_interval_are_refused(
+    knots: tuple[tuple[float, float], ...],
+) -> None:
+    """Knots must rise from (0, 0) to (1, 1)."""
+    with pytest.raises(ValueError, match="calibration"):
+        NoveltyCalibration(knots, onto="ref")
+
+
+def test_a_config_entry_gives_the_map_of_its_novelty_text_only() -> None:
+    """The entry's knots for the text asked for; ``None`` for a text it has none for."""
+    entry = {"onto": "ref", "knots": {"objective-actions-terms": [[0, 0], [0.5, 0.25], [1, 1]]}}
+    calibration = NoveltyCalibration.from_config(entry, "objective-actions-terms")
+    assert calibration == NoveltyCalibration(((0.0, 0.0), (0.5, 0.25), (1.0, 1.0)), onto="ref")
+    assert NoveltyCalibration.from_config(entry, "windows") is None
