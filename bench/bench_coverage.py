@@ -41,8 +41,9 @@ from bench_novelty import CORPORA, task_key
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation import select as score_first
 from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
-from knowledgepulse.novelty.minilm import MiniLMEmbedder
+from knowledgepulse.novelty.settings import DEFAULT_EMBEDDER, EMBEDDERS
 from knowledgepulse.runs import select
+from knowledgepulse.runs.embedder import run_embedder
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.load import load_traces
 from knowledgepulse.trace.text import whole_text
@@ -113,10 +114,12 @@ def main() -> None:
     parser.add_argument(
         "--task-similarity", nargs="+", type=float, default=[INFERRED_TASK_SIMILARITY]
     )
+    parser.add_argument(
+        "--embedder", choices=EMBEDDERS, default=DEFAULT_EMBEDDER, help="as kp's --embedder"
+    )
     args = parser.parse_args()
-    embedder = MiniLMEmbedder()
-    embedder.load()
-    scorer = TraceValueScorer(embedder=embedder)
+    scorer = TraceValueScorer(embedder=run_embedder(kind=args.embedder))
+    print(f"embedder: {args.embedder}")
     print(f"corpus | method | tasks covered at k={args.k} (of all) | % of picks successful")
     for corpus in args.corpora:
         traces = [

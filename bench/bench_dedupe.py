@@ -32,8 +32,9 @@ from bench_novelty import CORPORA, task_key
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.corpus import Corpus
 from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
-from knowledgepulse.novelty.minilm import MiniLMEmbedder
+from knowledgepulse.novelty.settings import DEFAULT_EMBEDDER, EMBEDDERS
 from knowledgepulse.runs import dedupe
+from knowledgepulse.runs.embedder import run_embedder
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.load import load_traces
 from knowledgepulse.trace.text import whole_text
@@ -80,10 +81,12 @@ def main() -> None:
         "--task-similarity", nargs="+", type=float, default=[INFERRED_TASK_SIMILARITY]
     )
     parser.add_argument("--thresholds", nargs="+", type=float, default=THRESHOLDS)
+    parser.add_argument(
+        "--embedder", choices=EMBEDDERS, default=DEFAULT_EMBEDDER, help="as kp's --embedder"
+    )
     args = parser.parse_args()
-    embedder = MiniLMEmbedder()
-    embedder.load()
-    scorer = TraceValueScorer(embedder=embedder)
+    scorer = TraceValueScorer(embedder=run_embedder(kind=args.embedder))
+    print(f"embedder: {args.embedder}")
     has_semhash = importlib.util.find_spec("semhash") is not None
     if not has_semhash:
         print("semhash is not installed: its rows are left out")

@@ -50,3 +50,14 @@ def test_a_config_entry_gives_the_map_of_its_novelty_text_only() -> None:
     calibration = NoveltyCalibration.from_config(entry, "objective-actions-terms")
     assert calibration == NoveltyCalibration(((0.0, 0.0), (0.5, 0.25), (1.0, 1.0)), onto="ref")
     assert NoveltyCalibration.from_config(entry, "windows") is None
+
+
+@given(UNIT)
+def test_the_inverse_is_the_least_novelty_the_map_takes_to_a_reference_novelty(
+    reference: float,
+) -> None:
+    """Mapping the inverse gives the reference novelty back: a threshold keeps its meaning."""
+    calibration = NoveltyCalibration(KNOTS, onto="ref")
+    own = calibration.inverse(reference)
+    assert 0.0 <= own <= 1.0
+    assert calibration(own) == pytest.approx(reference, abs=1e-12)

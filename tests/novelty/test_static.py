@@ -22,6 +22,8 @@ from knowledgepulse.novelty.static import (
     STATIC_MODEL_SHA256,
     StaticEmbedder,
 )
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.value import TraceValueScorer
 
 pytestmark = pytest.mark.embedder
 
@@ -158,3 +160,16 @@ def test_a_malformed_calibration_is_refused_with_the_file(tmp_path: Path) -> Non
     (tmp_path / "config.json").write_text(json.dumps(config))
     with pytest.raises(EmbedderUnavailableError, match=r"config\.json.*novelty_calibration"):
         StaticEmbedder(tmp_path).novelty_calibration(DEFAULT_NOVELTY_TEXT)
+
+
+def test_a_cosine_threshold_on_minilms_scale_is_lowered_to_the_tables_own(
+    static: StaticEmbedder,
+) -> None:
+    """The static table's cosines run higher than MiniLM's: a threshold set on MiniLM's scale
+    is taken to the cosine whose novelty the calibration maps onto the same one."""
+    scorer = TraceValueScorer(embedder=static)
+    for reference in (0.65, 0.95):
+        own = scorer.cosine_of(reference)
+        assert own < reference
+        assert scorer.novelty_of(own) == pytest.approx(1.0 - reference, abs=1e-9)
+    assert TraceValueScorer(embedder=HashingEmbedder()).cosine_of(0.65) == 0.65

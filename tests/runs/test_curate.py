@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -471,3 +472,18 @@ def test_dedupe_by_an_unknown_grouping_is_an_error() -> None:
     """by takes similarity or task."""
     with pytest.raises(ValueError, match="'similarity' or 'task'"):
         dedupe(corpus(), by="objective", scorer=scorer())  # type: ignore[arg-type]
+
+
+def test_similarity_thresholds_reach_the_vectors_through_the_corpus_scale() -> None:
+    """dedupe's threshold, select's max_similarity and task inference are set on MiniLM's
+    cosines: each meets the vectors as the corpus's ``cosine_of`` says (the static table's
+    calibration), so a lower cosine there groups what the same number would not."""
+    scored = select(corpus(), scorer=scorer()).corpus
+    lowered = dataclasses.replace(scored, cosine_of=lambda cosine: cosine - 0.5)
+    assert len(dedupe(lowered, threshold=0.95).dropped) > len(
+        dedupe(scored, threshold=0.95).dropped
+    )
+    assert len(select(lowered, max_similarity=0.95).selected) < len(
+        select(scored, max_similarity=0.95).selected
+    )
+    assert len(dedupe(lowered, by="task").groups) < len(dedupe(scored, by="task").groups)

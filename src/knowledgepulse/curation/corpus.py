@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -87,10 +87,14 @@ class Corpus:
         items: each trace item with its breakdown (novelty against every other item).
         vectors: the items' unit vectors, row ``i`` for ``items[i]`` (``None`` without an
             embedder).
+        cosine_of: a cosine threshold set on MiniLM's scale as a cosine between these vectors
+            (:meth:`~knowledgepulse.value.TraceValueScorer.cosine_of` of the scorer that made
+            them).
     """
 
     items: list[ScoredItem]
     vectors: NDArray[np.float32] | None
+    cosine_of: Callable[[float], float] = field(default=lambda cosine: cosine, compare=False)
 
     @property
     def breakdowns(self) -> list[ValueBreakdown]:
@@ -155,4 +159,4 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpu
         ScoredItem(loaded, scorer.breakdown_with_novelty(loaded.trace, value, origin))
         for loaded, (value, origin) in zip(traces, origins, strict=True)
     ]
-    return Corpus(items, vectors)
+    return Corpus(items, vectors, scorer.cosine_of)

@@ -9,7 +9,7 @@ novelty, joined by straight lines (``docs/novelty.md``). No numpy: a scorer appl
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -43,6 +43,17 @@ class NoveltyCalibration:
         at = min(max(bisect_right([x for x, _ in self.knots], novelty), 1), len(self.knots) - 1)
         (x0, y0), (x1, y1) = self.knots[at - 1], self.knots[at]
         return y0 + (y1 - y0) * (novelty - x0) / (x1 - x0)
+
+    def inverse(self, reference: float) -> float:
+        """The least novelty on this embedder's scale that the map takes to ``reference``.
+
+        What a threshold set on the reference's scale (a cosine of MiniLM's: ``1 - novelty``)
+        is on this embedder's own, so that it keeps its meaning.
+        """
+        reference = min(max(reference, 0.0), 1.0)
+        at = min(max(bisect_left([y for _, y in self.knots], reference), 1), len(self.knots) - 1)
+        (x0, y0), (x1, y1) = self.knots[at - 1], self.knots[at]
+        return x0 if y1 == y0 else x0 + (x1 - x0) * (reference - y0) / (y1 - y0)
 
     @classmethod
     def from_config(cls, found: Mapping[str, Any], novelty_text: str) -> NoveltyCalibration | None:

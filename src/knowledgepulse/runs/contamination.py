@@ -199,7 +199,7 @@ def decontaminate(
             earlier = found.get(position)
             if earlier is not None:
                 found[position] = replace(earlier, similarity=cosine)
-            elif cosine >= threshold:
+            elif cosine >= scorer.cosine_of(threshold):
                 found[position] = Contaminated(
                     items[position], references[row], "embedding", similarity=cosine
                 )

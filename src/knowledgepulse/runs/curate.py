@@ -350,7 +350,7 @@ def select(
         corpus.vectors,
         budget=budget,
         min_score=threshold,
-        max_similarity=max_similarity,
+        max_similarity=None if max_similarity is None else corpus.cosine_of(max_similarity),
         per_domain=per_domain,
         per_task=per_task,
         by_outcome=by_outcome,
@@ -444,7 +444,9 @@ def dedupe(
             raise EmbedderUnavailableError(NO_VECTORS.format(what="dedupe"))
         found = []
     else:
-        found = dedupe_candidates(corpus.candidates(), corpus.vectors, threshold=threshold)
+        found = dedupe_candidates(
+            corpus.candidates(), corpus.vectors, threshold=corpus.cosine_of(threshold)
+        )
     items = corpus.items
     group_of: list[int | None] = [None] * len(items)
     for number, group in enumerate(found):
@@ -545,10 +547,13 @@ def inferred_tasks(corpus: Corpus, similarity: float) -> list[str]:
 
     What :func:`select`, :func:`dedupe` and :func:`~knowledgepulse.runs.split` group by when
     no task is read: the same objective, or a cosine with the task's best run reaching
-    ``similarity``; without vectors, the same objective only.
+    ``similarity`` (on MiniLM's scale: :attr:`Corpus.cosine_of`); without vectors, the same
+    objective only.
     """
     objectives = [scored.trace.task.objective for scored in corpus.items]
-    return infer_tasks(corpus.candidates(), objectives, corpus.vectors, threshold=similarity)
+    return infer_tasks(
+        corpus.candidates(), objectives, corpus.vectors, threshold=corpus.cosine_of(similarity)
+    )
 
 
 def outcome_of(item: TraceItem, rank_by: str) -> float | None:

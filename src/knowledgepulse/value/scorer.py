@@ -197,6 +197,18 @@ class TraceValueScorer:
         """
         return novelty(similarity, self._calibration)
 
+    def cosine_of(self, reference_cosine: float) -> float:
+        """A cosine threshold set on MiniLM's scale, as a cosine between this embedder's vectors.
+
+        kp's similarity thresholds (``dedupe``'s 0.95, the task inference's 0.65, a
+        ``max_similarity``) are set on MiniLM's cosines; an embedder with a novelty calibration
+        (the static table) compares its own vectors at the cosine that means the same there:
+        ``1 - c`` is a novelty, taken back through the calibration. Unchanged without one.
+        """
+        if self._calibration is None:
+            return reference_cosine
+        return 1.0 - self._calibration.inverse(1.0 - reference_cosine)
+
     def register_profile(
         self, domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False
     ) -> ScoringWeights:
