@@ -129,7 +129,7 @@ def test_every_row_writer_gives_every_row_back_with_the_bad_one_marked(
     )  # select: its picks, then what it cannot judge
     errors = [row.get("kp_error") for row in written]
     assert [error is not None for error in errors] == [i == bad for i in range(len(rows))]
-    assert errors[bad] in err
+    assert str(errors[bad]) in err
     assert all(
         value is None
         for key, value in written[bad].items()

@@ -280,7 +280,7 @@ def select_command(
     metadata.quality_score set (and, with --redact, their secrets and personal data
     redacted); --report lists the rejected ones with their reasons. Dataset
     rows (--from) are written back as they were, with kp_ columns added, in the input's form
-    (JSON Lines or Parquet) or -o's.
+    (JSON Lines or Parquet) or -o's; a row that cannot be read follows them, with kp_error.
     """
     refuse_usage(
         (
@@ -425,9 +425,9 @@ def dedupe_command(
     One JSON line per group of two or more traces: the representative (highest score, then
     smallest id) and each member with its cosine to the representative. Dataset rows (--from)
     are written back instead, every row in input order with its kp_ columns, kp_group (its
-    group's number, or null) and kp_kept (false for a duplicate that would go); --redact
-    cleans them of secrets and personal data first. --to messages writes the kept traces
-    only, each a training row in chat form.
+    group's number, or null) and kp_kept (false for a duplicate that would go), a row that
+    cannot be read with kp_error; --redact cleans them of secrets and personal data first.
+    --to messages writes the kept traces only, each a training row in chat form.
     """
     if against:
         refuse_usage(

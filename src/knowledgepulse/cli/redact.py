@@ -84,7 +84,8 @@ def redact_command(
     phone numbers, IP addresses, home-directory paths, card numbers, IBANs and US SSNs too,
     unless the trace's privacy level is private (a trace converted with --from is private:
     give --privacy-level aggregated to remove identifiers too). Dataset rows (--from) are
-    written back in their own form, every string cleaned.
+    written back in their own form, every string cleaned; a row that cannot be read too, with
+    kp_error saying why.
 
     PATH is a JSON or JSON Lines file (.gz too), or - for standard input. A record that cannot
     be read is reported on stderr as FILE:LINE: PATH: message and the others go on; exit code
