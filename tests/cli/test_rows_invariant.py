@@ -50,8 +50,18 @@ COMMANDS = {
     "messages": ("convert", "--from", "auto", "--to", "messages"),
     "select": ("select", "--from", "auto", "--no-embedder"),
     "dedupe": ("dedupe", "--from", "auto", "--no-embedder", "--by", "task"),
+    "decontaminate": ("dedupe", "--from", "auto", "--no-embedder", "--against"),
 }
-"""Each command that writes rows, as it is run (the input and ``-o`` follow)."""
+"""Each command that writes rows, as it is run (a reference set, the input and ``-o`` follow)."""
+
+
+def command_line(command: str, folder: Path) -> tuple[str, ...]:
+    """``command``'s arguments; ``kp dedupe --against`` a task no dataset copies (none removed)."""
+    if command != "decontaminate":
+        return COMMANDS[command]
+    reference = folder / "reference.txt"
+    reference.write_text("Translate the quarterly zebra census into Old Norse verse.\n")
+    return (*COMMANDS[command], str(reference))
 
 
 def without_kp(row: dict[str, Any]) -> dict[str, Any]:
@@ -102,7 +112,7 @@ def run_writer(
 ) -> tuple[list[dict[str, Any]], str]:
     """Run ``command`` on ``source``: the rows it wrote, and its stderr (exit 1: a bad row)."""
     out = folder / ("out.parquet" if source.suffix == ".parquet" else "out.jsonl")
-    run = kp(*COMMANDS[command], str(source), "-o", str(out))
+    run = kp(*command_line(command, folder), str(source), "-o", str(out))
     assert run.code == 1, run.err
     return written_rows(out), run.err
 
@@ -124,9 +134,8 @@ def test_every_row_writer_gives_every_row_back_with_the_bad_one_marked(
     planted, rows = planted_copy(source, tmp_path)
     written, err = run_writer(kp, command, planted, tmp_path)
     assert len(written) == len(rows)
-    bad = (
-        len(rows) - 1 if command == "select" else 1
-    )  # select: its picks, then what it cannot judge
+    last = command in ("select", "decontaminate")  # what they keep, then what they cannot judge
+    bad = len(rows) - 1 if last else 1
     errors = [row.get("kp_error") for row in written]
     assert [error is not None for error in errors] == [i == bad for i in range(len(rows))]
     assert str(errors[bad]) in err
@@ -142,7 +151,7 @@ def test_every_row_writer_gives_every_row_back_with_the_bad_one_marked(
         assert without_kp(written[bad]) == rows[1]
     else:  # an Arrow file's JSON extension column is read as JSON: its rows told by id
         same = identity if source.suffix == ".arrow" else comparable
-        if command == "select":  # every row picked, in the picks' order
+        if last:  # every row picked (or kept), in the picks' order
             assert Counter(map(same, written)) == Counter(map(same, rows))
         else:
             assert [same(row) for row in written] == [same(row) for row in rows]
@@ -170,12 +179,12 @@ def test_any_mix_of_rows_gives_every_row_back(
     ]
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
     out = folder / "out.jsonl"
-    run = kp(*COMMANDS[command], str(source), "-o", str(out))
+    run = kp(*command_line(command, folder), str(source), "-o", str(out))
     assert run.code == (0 if all(good) else 1), run.err
     written = written_rows(out)
     assert len(written) == len(rows)
     marked = [row.get("kp_error") is not None for row in written]
-    if command == "select":  # the picks, then the rows it could not judge, in input order
+    if command in ("select", "decontaminate"):  # what they keep, then what they cannot judge
         assert marked == sorted(marked)
         assert [row["n"] for row in written if row.get("kp_error")] == [
             n for n, ok in enumerate(good) if not ok

@@ -528,7 +528,8 @@ def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
             raise click.UsageError(NO_EMBEDDER.format(what="kp dedupe --against")) from None
     # Dataset rows (and an input of none: a valid empty Parquet file) go back as rows.
     rows = not result.items or result.items[0].row is not None
-    with item_output(output, rows_form(output, inputs) if rows else "jsonl", ()) as out:
+    form = rows_form(output, inputs) if rows else "jsonl"
+    with item_output(output, form, (), unread=result.unread) as out:
         for item in result.kept:
             if item.row is not None:
                 out.write_row(item, {})
@@ -538,5 +539,5 @@ def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
         with open_output(report_path) as stream:
             for found in result.removed:
                 stream.write(dumps(tidy(found.to_dict())) + "\n")
-    say(decontamination_summary(result))
+    say(decontamination_summary(result) + kept_tail(result.unread.written))
     return sink.exit_code(len(result.items), allow_empty=allow_empty)
