@@ -32,6 +32,15 @@ Rows in = rows out (issue 27), 2026-11-28, on the shared machine under load (loa
 200,000 rows out, 2,000 of them with kp_error; 142.8 s, 1,401 rows/s, 2,751 rows per CPU second,
 peak 227 MB. At 20,000 rows the code before the change and after it gave the same rows per CPU
 second (2,147-2,544 and 2,471-2,678 over two runs each): a quiet rerun is owed for rows/s.
+
+Every row writer (``--commands``), 2026-11-28, the same 200,000 rows with 2,000 unreadable, on
+the shared machine under a load average of 14 to 38 on 2 cores (wall time is not the figure;
+rows per CPU second is, and it too runs low under such load: annotate gave 2,421 here against
+6,303 quiet): every command gave 200,000 rows out, 2,000 of them with kp_error.
+    annotate  82.6 CPU s, 2,421 rows per CPU second, peak 227 MB (542 s wall)
+    messages  89.6 CPU s, 2,231 rows per CPU second, peak 222 MB (547 s wall)
+``redact`` was stopped at 200,000 rows for time (5,000 rows: 499 rows per CPU second, the
+redaction rules' cost; 1,067 for annotate at that size, start-up included).
 """
 
 from __future__ import annotations
