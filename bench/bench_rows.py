@@ -1,17 +1,22 @@
-"""Dataset rows through ``kp score --annotate``: rows a second and peak memory, by row count.
+"""Dataset rows through kp's row writers: rows a second and peak memory, by row count.
 
-    python bench/bench_rows.py                      # 100,000 rows
+    python bench/bench_rows.py                      # 100,000 rows, kp score --annotate
     python bench/bench_rows.py --rows 100000 1000000
     python bench/bench_rows.py --rows 200000 --bad-every 100   # 1 row in 100 unreadable
+    python bench/bench_rows.py --rows 200000 --bad-every 100 --commands all
+
+``--commands`` names the row writers to run (``all``: every one): ``annotate`` (``kp score
+--annotate``), ``redact``, ``messages`` (``kp convert --to messages``), ``select`` and ``dedupe``
+(``--by task``), each with ``--from openai-chat`` (and ``--no-embedder`` where it scores), to a
+Parquet file.
 
 Each size writes a Parquet file of generated OpenAI-chat rows (an id, a reward, and messages
 with a tool call, its result and an answer, a few hundred bytes each, as in tool-use datasets),
-then runs ``kp score --from openai-chat --annotate --no-embedder FILE -o OUT.parquet`` in a
-fresh process and reports its wall time, rows a second and peak resident memory (the child's
-``ru_maxrss``), and its CPU time: on a shared machine rows per CPU second is the figure that
-does not depend on the other processes. The output is checked: as many rows as the input, with
-the ``kp_`` columns. ``--bad-every N`` makes every Nth row one kp cannot read (no messages):
-rows in = rows out still, each of those with its ``kp_error``.
+then runs each command on it in a fresh process and reports its wall time, rows a second, peak
+resident memory (the command's own ``ru_maxrss``) and CPU time: on a shared machine rows per
+CPU second is the figure that does not depend on the other processes. The output is checked:
+as many rows as the input. ``--bad-every N`` makes every Nth row one kp cannot read (no
+messages): rows in = rows out still, each of those with its ``kp_error``.
 Goal (issue 18): under 500 MB peak, at least 5,000 rows a second on 2 cores, at 1M rows.
 
 Measured on the 2-core development machine, one process, quiet (2026-11-26): 1,000,000 rows in
@@ -27,6 +32,21 @@ Rows in = rows out (issue 27), 2026-11-28, on the shared machine under load (loa
 200,000 rows out, 2,000 of them with kp_error; 142.8 s, 1,401 rows/s, 2,751 rows per CPU second,
 peak 227 MB. At 20,000 rows the code before the change and after it gave the same rows per CPU
 second (2,147-2,544 and 2,471-2,678 over two runs each): a quiet rerun is owed for rows/s.
+
+Every row writer (``--commands``), 2026-11-28, the same 200,000 rows with 2,000 unreadable, on
+the shared machine under a load average of 14 to 38 on 2 cores (wall time is not the figure;
+rows per CPU second is, and it too runs low under such load: annotate gave 2,421 here against
+6,303 quiet): every command gave 200,000 rows out, 2,000 of them with kp_error.
+    annotate  82.6 CPU s, 2,421 rows per CPU second, peak 227 MB (542 s wall)
+    messages  89.6 CPU s, 2,231 rows per CPU second, peak 222 MB (547 s wall)
+    select   125.5 CPU s, 1,593 rows per CPU second, peak 4,828 MB (694 s wall)
+    dedupe   117.0 CPU s, 1,709 rows per CPU second, peak 4,777 MB (328 s wall)
+select and dedupe (``--by task``) miss the memory goal by ten times: they score in corpus mode
+and hold every item (its trace, document and row, about 24 KB) until the choice is made; the
+rows kept with kp_error are not the cause (2,000 records held). ``redact`` was stopped at
+200,000 rows for time; at 20,000 rows (load 2.5): redact 28.6 CPU s, 700 rows per CPU second,
+peak 208 MB, against annotate 8.3 CPU s, 2,412 rows per CPU second, peak 198 MB (the
+redaction rules' cost).
 """
 
 from __future__ import annotations
@@ -35,7 +55,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -110,38 +129,46 @@ def write_rows(path: Path, count: int, seed: int = 0, bad_every: int = 0) -> Non
         writer.close()
 
 
-def measure(count: int, scratch: Path, bad_every: int = 0) -> dict[str, float]:
-    """Score ``count`` rows in a fresh ``kp`` process; its time and peak memory."""
+COMMANDS = {
+    "annotate": ("score", "--annotate", "--no-embedder"),
+    "redact": ("redact",),
+    "messages": ("convert", "--to", "messages"),
+    "select": ("select", "--no-embedder"),
+    "dedupe": ("dedupe", "--by", "task", "--no-embedder"),
+}
+"""Each row writer's command line, before ``--from openai-chat FILE -o OUT.parquet``."""
+
+
+def measure(
+    count: int, scratch: Path, bad_every: int = 0, command: str = "annotate"
+) -> dict[str, float]:
+    """Run ``command`` on ``count`` rows in a fresh ``kp`` process; its time and peak memory.
+
+    The peak is the process's own: each run is a child of a fresh interpreter.
+    """
     source = scratch / f"rows-{count}.parquet"
-    out = scratch / f"scored-{count}.parquet"
-    write_rows(source, count, bad_every=bad_every)
+    out = scratch / f"{command}-{count}.parquet"
+    if not source.exists():
+        write_rows(source, count, bad_every=bad_every)
     bad = count // bad_every if bad_every else 0
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    before, cpu_before = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
-    began = time.perf_counter()
-    command = [
-        sys.executable,
-        "-m",
-        "knowledgepulse.cli.main",
-        "score",
-        "--from",
-        "openai-chat",
-        "--annotate",
-        "--no-embedder",
-        str(source),
-        "-o",
-        str(out),
-    ]
-    done = subprocess.run(
-        command, check=False, stderr=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "100"}
+    kp = [sys.executable, "-m", "knowledgepulse.cli.main", *COMMANDS[command]]
+    argv = [*kp, "--from", "openai-chat", str(source), "-o", str(out)]
+    # A child that runs the command and says its own peak and CPU time, so sizes and commands
+    # measured in one session do not share ru_maxrss.
+    child = (
+        "import resource, subprocess, sys, os, json; "
+        f"code = subprocess.run({argv!r}, stderr=subprocess.DEVNULL, "
+        "env={**os.environ, 'COLUMNS': '100'}).returncode; "
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+        "print(json.dumps([code, u.ru_maxrss, u.ru_utime + u.ru_stime]))"
     )
-    assert done.returncode == (1 if bad else 0), done.returncode  # 1: a row was unreadable
+    began = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", child], check=True, capture_output=True, text=True)
     elapsed = time.perf_counter() - began
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    peak_kb, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime - cpu_before
+    code, peak_kb, cpu = json.loads(done.stdout)
+    assert code == (1 if bad else 0), code  # 1: a row was unreadable
     written = pq.ParquetFile(out)
     assert written.metadata.num_rows == count, written.metadata.num_rows
-    assert "kp_score" in written.schema_arrow.names
     if bad:
         read = pq.read_table(out, columns=["kp_error"]).column("kp_error").null_count
         assert count - read == bad, (count, read, bad)
@@ -153,8 +180,7 @@ def measure(count: int, scratch: Path, bad_every: int = 0) -> dict[str, float]:
         "rows_per_s": count / elapsed,
         "cpu_seconds": cpu,
         "rows_per_cpu_s": count / cpu,
-        # ru_maxrss of children is the largest child so far: sizes run in increasing order.
-        "peak_mb": max(peak_kb, before) / 1024,
+        "peak_mb": peak_kb / 1024,
         "input_mb": source.stat().st_size / 2**20,
     }
 
@@ -165,19 +191,32 @@ def main() -> None:
     parser.add_argument(
         "--bad-every", type=int, default=0, help="make every Nth row unreadable (0: none)"
     )
+    parser.add_argument(
+        "--commands",
+        nargs="+",
+        choices=[*COMMANDS, "all"],
+        default=["annotate"],
+        help="the row writers to run (all: every one)",
+    )
     args = parser.parse_args()
+    commands = list(COMMANDS) if "all" in args.commands else args.commands
     print(f"cores available: {len(os.sched_getaffinity(0))}")
     with tempfile.TemporaryDirectory() as scratch:
         for count in sorted(args.rows):
-            found = measure(count, Path(scratch), args.bad_every)
-            print(
-                f"{found['rows']:>9,} rows in, {found['rows_out']:,} out "
-                f"({found['unreadable']:,} unreadable, with kp_error) "
-                f"({found['input_mb']:.0f} MB Parquet): "
-                f"{found['seconds']:.1f} s, {found['rows_per_s']:,.0f} rows/s; "
-                f"{found['cpu_seconds']:.1f} CPU s, {found['rows_per_cpu_s']:,.0f} rows per CPU "
-                f"second; peak {found['peak_mb']:.0f} MB"
-            )
+            for command in commands:
+                report(command, measure(count, Path(scratch), args.bad_every, command))
+
+
+def report(command: str, found: dict[str, float]) -> None:
+    """One line of figures for one command and size."""
+    print(
+        f"{command:>9}: {found['rows']:>9,} rows in, {found['rows_out']:,} out "
+        f"({found['unreadable']:,} unreadable, with kp_error) "
+        f"({found['input_mb']:.0f} MB Parquet): "
+        f"{found['seconds']:.1f} s, {found['rows_per_s']:,.0f} rows/s; "
+        f"{found['cpu_seconds']:.1f} CPU s, {found['rows_per_cpu_s']:,.0f} rows per CPU "
+        f"second; peak {found['peak_mb']:.0f} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.records import Location, Record
-from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, jsonl_row
+from knowledgepulse.reports.rows import (
+    ANNOTATED_COLUMNS,
+    DEDUPE_COLUMNS,
+    SCORE_COLUMNS,
+    jsonl_row,
+)
 from knowledgepulse.testing import HashingEmbedder
 from tests.cli.conftest import KpRunner
 
@@ -54,7 +59,8 @@ def test_select_writes_the_original_jsonl_rows_byte_for_byte_with_kp_columns(
 def test_select_to_parquet_keeps_the_schema_and_adds_the_kp_columns(
     kp: KpRunner, tmp_path: Path
 ) -> None:
-    """A Parquet input selected into Parquet: the same columns, equal values, then kp_ ones."""
+    """A Parquet input selected into Parquet: the same columns, equal values, then kp_ ones
+    (kp_error last, empty: every row was read)."""
     rows = [json.loads(line) for line in (DATA / "openai_chat.jsonl").read_text().splitlines()]
     table = pa.Table.from_pylist(rows)
     source = tmp_path / "rows.parquet"
@@ -63,7 +69,8 @@ def test_select_to_parquet_keeps_the_schema_and_adds_the_kp_columns(
     run = kp("select", "--from", "openai-chat", "--budget", "2", str(source), "-o", str(out))
     assert run.code == 0, run.err
     written = pq.read_table(out)
-    assert written.schema.names == table.schema.names + list(SCORE_COLUMNS)
+    assert written.schema.names == table.schema.names + list(ANNOTATED_COLUMNS)
+    assert written.column("kp_error").null_count == written.num_rows
     for name in table.schema.names:
         assert written.schema.field(name) == table.schema.field(name)
     by_id = {row["trajectory_id"]: row for row in table.to_pylist()}

@@ -12,11 +12,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from knowledgepulse.records import Location, Record
+from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.reports.rows import SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs import items_of
 from knowledgepulse.runs.write import (
     ItemWriter,
+    UnreadRows,
     annotated,
     annotated_like,
     item_writer,
@@ -161,3 +162,29 @@ def test_row_dicts_come_back_as_dicts() -> None:
     back = annotated_like(rows, scored_rows(rows))
     assert [{k: v for k, v in row.items() if not k.startswith("kp_")} for row in back] == rows
     assert all("kp_score" not in row for row in rows)
+
+
+def held(in_place: bool) -> UnreadRows:
+    """Rows that gave no trace: one read before a row item, one after it."""
+    unread = UnreadRows(in_place=in_place)
+    bad = [Record(Location("rows.jsonl", line, line - 1), {"n": line}) for line in (1, 3)]
+    unread.add(Problem(bad[0].location, "", "no conversation", record=bad[0]))
+    for _ in unread.items([scored_row().item]):
+        unread.add(Problem(bad[1].location, "", "no conversation", record=bad[1]))
+    return unread
+
+
+@pytest.mark.parametrize(("in_place", "order"), [(True, [1, 7, 3]), (False, [7, 1, 3])])
+def test_rows_that_gave_no_trace_go_in_their_places_or_last(
+    in_place: bool, order: list[int]
+) -> None:
+    """In place: each where it was read; else (an output in another order) all after the items."""
+    unread = held(in_place)
+    stream = io.StringIO()
+    with ItemWriter(stream, unread=unread) as writer:
+        writer.write(scored_row())
+    rows = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert [row.get("n", row.get("id")) for row in rows] == order
+    assert [row.get("kp_error") for row in rows if "n" in row] == ["no conversation"] * 2
+    assert unread.written == 2
+    assert writer.items == 1

@@ -6,6 +6,7 @@ Written as the files are read (an OTel file exporter's run can be long); ``quali
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import click
@@ -27,8 +28,10 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.records.readers import open_source
 from knowledgepulse.reports.redaction import summary_tail
+from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import dumps
-from knowledgepulse.runs.redaction import redact_items
+from knowledgepulse.runs.redaction import redact_items, redacted_record
+from knowledgepulse.runs.write import UnreadRows
 from knowledgepulse.sources._sessions.atif import to_atif
 
 
@@ -81,8 +84,16 @@ def convert_command(
                 pass
     if output is not None:
         check_destination(output, what="output")
-    sink = ProblemSink()
+    messages = to == "messages"
+    # Training rows: a row that gives no trace is written too (every field empty, kp_error).
+    unread = None
+    if messages:
+        unread = UnreadRows(
+            None if redactor is None else partial(redacted_record, redactor=redactor)
+        )
+    sink = ProblemSink(unread=unread)
     items = read_traces(inputs, sink, source=source, options=options)
+    items = items if unread is None else unread.items(items)
     items = items if redactor is None else redact_items(items, redactor)
     count = 0
     if to == "atif":
@@ -91,17 +102,16 @@ def convert_command(
                 stream.write(dumps(to_atif(item.trace)) + "\n")
                 count += 1
     else:
-        messages = to == "messages"
         form = rows_form(output, ()) if messages else "jsonl"
-        with item_output(output, form, (), messages=messages) as written:
+        with item_output(output, form, (), messages=messages, unread=unread) as written:
             for item in items:
                 written.write_trace(item)
-        count = written.written
+        count = written.items
     message = f"converted {counted(count, 'trace')}"
     if sink.tally.invalid:
         message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
     if sink.tally.warnings:
         message += f"; {counted(sink.tally.warnings, 'warning')}"
-    message += summary_tail(redactor)
-    say(message)
+    message += kept_tail(0 if unread is None else unread.written)
+    say(message + summary_tail(redactor))
     return sink.exit_code(count, allow_empty=allow_empty)

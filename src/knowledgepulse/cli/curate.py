@@ -49,7 +49,7 @@ from knowledgepulse.reports.curation import (
     selection_summary,
 )
 from knowledgepulse.reports.redaction import summary_tail
-from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS
+from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import dumps, tidy
 from knowledgepulse.runs.contamination import decontaminate
@@ -280,7 +280,7 @@ def select_command(
     metadata.quality_score set (and, with --redact, their secrets and personal data
     redacted); --report lists the rejected ones with their reasons. Dataset
     rows (--from) are written back as they were, with kp_ columns added, in the input's form
-    (JSON Lines or Parquet) or -o's.
+    (JSON Lines or Parquet) or -o's; a row that cannot be read follows them, with kp_error.
     """
     refuse_usage(
         (
@@ -318,14 +318,15 @@ def select_command(
     messages = to == "messages"
     rows = _has_rows(result.corpus) or not result.corpus.items or messages  # none: Parquet stays
     form = rows_form(output, inputs) if rows else "jsonl"
-    with item_output(output, form, messages=messages) as out:
+    with item_output(output, form, messages=messages, unread=result.unread) as out:
         for scored in result.selected:
             out.write(scored)
     if report_path is not None:
         with open_output(report_path) as stream:
             for rejected in result.rejected:
                 stream.write(dumps(tidy(rejected.to_dict())) + "\n")
-    say(selection_summary(result, min_score, sink.tally.invalid) + summary_tail(redactor))
+    summary = selection_summary(result, min_score, sink.tally.invalid)
+    say(summary + kept_tail(result.unread.written) + summary_tail(redactor))
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
 
 
@@ -424,9 +425,9 @@ def dedupe_command(
     One JSON line per group of two or more traces: the representative (highest score, then
     smallest id) and each member with its cosine to the representative. Dataset rows (--from)
     are written back instead, every row in input order with its kp_ columns, kp_group (its
-    group's number, or null) and kp_kept (false for a duplicate that would go); --redact
-    cleans them of secrets and personal data first. --to messages writes the kept traces
-    only, each a training row in chat form.
+    group's number, or null) and kp_kept (false for a duplicate that would go), a row that
+    cannot be read with kp_error; --redact cleans them of secrets and personal data first.
+    --to messages writes the kept traces only, each a training row in chat form.
     """
     if against:
         refuse_usage(
@@ -473,20 +474,24 @@ def dedupe_command(
             raise click.UsageError(NO_EMBEDDER.format(what="kp dedupe")) from None
     if similarity_histogram:
         _histogram(result.corpus)
+    unread = result.unread
     if to == "messages":
-        with item_output(output, rows_form(output, inputs), messages=True) as kept:
+        unread.in_place = False  # the kept traces only: the rows that gave none go last
+        form = rows_form(output, inputs)
+        with item_output(output, form, messages=True, unread=unread) as kept:
             for scored in result.kept:
                 kept.write(scored)
     elif _has_rows(result.corpus) or not result.corpus.items:  # none: Parquet stays Parquet
         form = rows_form(output, inputs)
-        with item_output(output, form, SCORE_COLUMNS + DEDUPE_COLUMNS) as rows:
+        added = SCORE_COLUMNS + DEDUPE_COLUMNS
+        with item_output(output, form, added, unread=unread) as rows:
             for scored, columns in zip(result.corpus.items, result.columns(), strict=True):
                 rows.write_row(scored.item, columns)
     else:
         with open_output(output) as stream:
             for group in result.groups:
                 stream.write(dumps(tidy(group.to_dict())) + "\n")
-    say(dedupe_summary(result) + summary_tail(redactor))
+    say(dedupe_summary(result) + kept_tail(unread.written) + summary_tail(redactor))
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
 
 
@@ -523,7 +528,8 @@ def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
             raise click.UsageError(NO_EMBEDDER.format(what="kp dedupe --against")) from None
     # Dataset rows (and an input of none: a valid empty Parquet file) go back as rows.
     rows = not result.items or result.items[0].row is not None
-    with item_output(output, rows_form(output, inputs) if rows else "jsonl", ()) as out:
+    form = rows_form(output, inputs) if rows else "jsonl"
+    with item_output(output, form, (), unread=result.unread) as out:
         for item in result.kept:
             if item.row is not None:
                 out.write_row(item, {})
@@ -533,5 +539,5 @@ def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
         with open_output(report_path) as stream:
             for found in result.removed:
                 stream.write(dumps(tidy(found.to_dict())) + "\n")
-    say(decontamination_summary(result))
+    say(decontamination_summary(result) + kept_tail(result.unread.written))
     return sink.exit_code(len(result.items), allow_empty=allow_empty)

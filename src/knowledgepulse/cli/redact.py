@@ -7,6 +7,7 @@ in its own form; what was redacted is said by JSON path, never by value.
 from __future__ import annotations
 
 import itertools
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,9 +29,16 @@ from knowledgepulse.cli._traces import (
     trace_options,
 )
 from knowledgepulse.reports.redaction import finding_line, redaction_summary
+from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import dumps
-from knowledgepulse.runs.redaction import finding_entry, redact_items, redaction_report
+from knowledgepulse.runs.redaction import (
+    finding_entry,
+    redact_items,
+    redacted_record,
+    redaction_report,
+)
+from knowledgepulse.runs.write import UnreadRows
 from knowledgepulse.trace.item import TraceItem
 
 if TYPE_CHECKING:
@@ -76,7 +84,8 @@ def redact_command(
     phone numbers, IP addresses, home-directory paths, card numbers, IBANs and US SSNs too,
     unless the trace's privacy level is private (a trace converted with --from is private:
     give --privacy-level aggregated to remove identifiers too). Dataset rows (--from) are
-    written back in their own form, every string cleaned.
+    written back in their own form, every string cleaned; a row that cannot be read too, with
+    kp_error saying why.
 
     PATH is a JSON or JSON Lines file (.gz too), or - for standard input. A record that cannot
     be read is reported on stderr as FILE:LINE: PATH: message and the others go on; exit code
@@ -91,7 +100,9 @@ def redact_command(
     from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load only here
 
     redactor = Redactor(privacy_level, rules_file=rules_file)
-    sink = ProblemSink()
+    # A dataset row that gives no trace is written back too, cleaned as a read row is.
+    unread = UnreadRows(partial(redacted_record, redactor=redactor))
+    sink = ProblemSink(unread=unread)
     reported: list[dict[str, Any]] = []
 
     def found(item: TraceItem, findings: list[Finding]) -> None:
@@ -104,11 +115,11 @@ def redact_command(
     with ReadProgress.for_sources(inputs) as progress:
         read = read_traces(inputs, sink, source=source, options=options, progress=progress)
         first = next(read, None)
-        again = itertools.chain([] if first is None else [first], read)
+        again = unread.items(itertools.chain([] if first is None else [first], read))
         items = redact_items(again, redactor, found=found)
         # Dataset rows go back as rows (their form, or -o's), anything else as trace documents.
         rows = first is None or first.row is not None  # none: Parquet stays Parquet
-        with item_output(output, form if rows else "jsonl", added=()) as out:
+        with item_output(output, form if rows else "jsonl", added=(), unread=unread) as out:
             for item in items:
                 if rows:
                     out.write_row(item, {})
@@ -116,9 +127,9 @@ def redact_command(
                     out.write_trace(item)
     if report_path is not None:
         with open_output(report_path) as stream:
-            stream.write(dumps(redaction_report(redactor, out.written, reported)) + "\n")
-    message = f"read {counted(out.written, 'trace')}; {redaction_summary(redactor)}"
+            stream.write(dumps(redaction_report(redactor, out.items, reported)) + "\n")
+    message = f"read {counted(out.items, 'trace')}; {redaction_summary(redactor)}"
     if sink.tally.invalid:
         message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
-    say(message)
-    return sink.exit_code(out.written, allow_empty=allow_empty)
+    say(message + kept_tail(unread.written))
+    return sink.exit_code(out.items, allow_empty=allow_empty)

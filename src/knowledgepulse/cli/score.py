@@ -53,7 +53,7 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.novelty.settings import max_windows_of
 from knowledgepulse.reports.redaction import summary_tail
-from knowledgepulse.reports.rows import ANNOTATED_COLUMNS
+from knowledgepulse.reports.rows import ANNOTATED_COLUMNS, kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import (
     RunTally,
@@ -344,7 +344,8 @@ def score_command(
         saved = run.cache_outcome != "no_embedder"
         for line in cache_lines(str(cache_path), saved=saved, already_cached=run.already_cached):
             say(line)
-    say(summary_line(tally) + summary_tail(redactor))
+    kept = 0 if unread is None else unread.written
+    say(summary_line(tally) + kept_tail(kept) + summary_tail(redactor))
     return sink.exit_code(tally.scored, allow_empty=allow_empty)
 
 

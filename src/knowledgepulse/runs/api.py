@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.inputs import RunInput, items_of
-from knowledgepulse.runs.read import OnProblem, valid_items
+from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
 from knowledgepulse.runs.redaction import redact_items, redacted_record, redactor_of
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of
 from knowledgepulse.runs.write import Kept, UnreadRows, kept_like, redacted_like
@@ -191,7 +191,7 @@ def _scored(
     cache_path = settings.get("cache_path")
     told = settings.get("on_problem") or _logged
     if unread is not None:
-        told = _both(unread.add, told)
+        told = tell_both(unread.add, told)
     items: Iterable[TraceItem] = valid_items(
         items_of(
             data,
@@ -223,14 +223,6 @@ def _scored(
             corpus=settings.get("corpus", False),
             min_score=min_score_of(settings.get("min_score")),
         )
-
-
-def _both(first: OnProblem, second: OnProblem) -> OnProblem:
-    def told(problem: Problem) -> None:
-        first(problem)
-        second(problem)
-
-    return told
 
 
 def _logged(problem: Problem) -> None:

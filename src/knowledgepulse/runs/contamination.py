@@ -23,8 +23,8 @@ from knowledgepulse.errors import (
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.curate import NO_VECTORS
 from knowledgepulse.runs.inputs import RunInput, items_of
-from knowledgepulse.runs.read import OnProblem, valid_items
-from knowledgepulse.runs.write import redacted_like
+from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
+from knowledgepulse.runs.write import UnreadRows, redacted_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem
@@ -96,6 +96,8 @@ class DecontaminationResult:
         threshold: the cosine from which an item is a near-copy, or ``None``: no embedding.
         problems: what could not be read (the input's, then the references'), in order.
         data: the input, for :attr:`kept_rows` in its form.
+        unread: the input's dataset rows that gave no trace, for an ``ItemWriter`` to write
+            after the kept ones (each with ``kp_error``): no row goes missing from the output.
     """
 
     items: tuple[TraceItem, ...]
@@ -106,6 +108,7 @@ class DecontaminationResult:
     threshold: float | None = None
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
+    unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
 
     @property
     def kept(self) -> list[TraceItem]:
@@ -173,11 +176,14 @@ def decontaminate(
     if not 0 < min_overlap <= 1:
         raise ValueError(f"min_overlap is a share of words in (0, 1], got {min_overlap!r}")
     problems: list[Problem] = []
+    unread = UnreadRows(in_place=False)  # not judged, so not removed: after the kept ones
     items = list(
-        valid_items(
-            items_of(data, source=source, options=options, notes=notes, progress=progress),
-            problems,
-            on_problem,
+        unread.items(
+            valid_items(
+                items_of(data, source=source, options=options, notes=notes, progress=progress),
+                problems,
+                unread.add if on_problem is None else tell_both(unread.add, on_problem),
+            )
         )
     )
     references, reference_items = _references(
@@ -212,6 +218,7 @@ def decontaminate(
         threshold=threshold if embedded else None,
         problems=tuple(problems),
         data=data,
+        unread=unread,
     )
 
 

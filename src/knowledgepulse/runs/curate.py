@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from knowledgepulse.curation import dedupe as dedupe_candidates
@@ -36,9 +37,9 @@ from knowledgepulse.errors import (
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs.inputs import RunInput, items_of
-from knowledgepulse.runs.read import OnProblem, valid_items
-from knowledgepulse.runs.redaction import redactor_of
-from knowledgepulse.runs.write import annotated_like
+from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
+from knowledgepulse.runs.redaction import redacted_record, redactor_of
+from knowledgepulse.runs.write import UnreadRows, annotated_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem, number_at
@@ -115,6 +116,8 @@ class SelectionResult:
             it has none), in input order; empty when no outcome was read.
         problems: what could not be read, and the warnings, in input order.
         data: the input, for :attr:`rows` in its form.
+        unread: the dataset rows that gave no trace, for an ``ItemWriter`` to write after the
+            selected ones (each with ``kp_error``): no row goes missing from the output.
     """
 
     corpus: Corpus
@@ -130,6 +133,7 @@ class SelectionResult:
     outcomes: tuple[float | None, ...] = ()
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
+    unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
 
     @property
     def selected(self) -> list[ScoredItem]:
@@ -188,6 +192,8 @@ class DedupeResult:
         tasks_inferred: with ``by`` ``task``, whether the tasks were inferred.
         problems: what could not be read, and the warnings, in input order.
         data: the input, for :attr:`kept_rows` and :attr:`dropped_rows` in its form.
+        unread: the dataset rows that gave no trace, for an ``ItemWriter`` writing every item
+            in input order to write in their places (each with ``kp_error``).
     """
 
     corpus: Corpus
@@ -199,6 +205,7 @@ class DedupeResult:
     tasks_inferred: bool = False
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
+    unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
 
     def is_kept(self, index: int) -> bool:
         """Whether ``corpus.items[index]`` stays: it is in no group, or represents its group."""
@@ -319,6 +326,7 @@ def select(
         raise ScorerParameterError(Setting("min_reward", min_reward), ": give a finite number")
     if max_similarity is not None:
         _needs_embedder(scorer, "max_similarity")
+    unread = UnreadRows(in_place=False)  # the picks' order is not the input's: theirs last
     corpus, problems, count_redacted = _corpus(
         data,
         scorer=scorer,
@@ -329,6 +337,7 @@ def select(
         notes=notes,
         progress=progress,
         on_problem=on_problem,
+        unread=unread,
     )
     if max_similarity is not None and corpus.vectors is None and corpus.items:
         raise EmbedderUnavailableError(NO_VECTORS.format(what="max_similarity"))
@@ -383,6 +392,7 @@ def select(
         outcomes=tuple(outcomes),
         problems=problems,
         data=data,
+        unread=unread,
     )
 
 
@@ -421,6 +431,7 @@ def dedupe(
     by_task = by == DEDUPE_BY_TASK
     if not by_task:
         _needs_embedder(scorer, "dedupe")
+    unread = UnreadRows()
     corpus, problems, count_redacted = _corpus(
         data,
         scorer=scorer,
@@ -431,6 +442,7 @@ def dedupe(
         notes=notes,
         progress=progress,
         on_problem=on_problem,
+        unread=unread,
     )
     for index in range(len(corpus.items)):  # every item is written, kept or marked to go
         count_redacted(index)
@@ -469,6 +481,7 @@ def dedupe(
         tasks_inferred=inferred,
         problems=problems,
         data=data,
+        unread=unread,
     )
 
 
@@ -492,22 +505,27 @@ def _corpus(
     notes: Notes | None,
     progress: Callable[[int], object] | None,
     on_problem: OnProblem | None,
+    unread: UnreadRows,
 ) -> tuple[Corpus, tuple[Problem, ...], Callable[[int], None]]:
     """``data`` read, redacted and scored in corpus mode (a ``Corpus`` as it is).
 
     And a function that counts the redaction of ``corpus.items[index]`` in the redactor: every
-    item is redacted before it is scored, and only those written are counted.
+    item is redacted before it is scored, and only those written are counted. ``unread`` is
+    given the rows that gave no trace (redacted as the items are).
     """
     if isinstance(data, Corpus):
         return data, (), lambda _: None
     redactor = redactor_of(redact)
+    if redactor is not None:
+        unread.clean = partial(redacted_record, redactor=redactor)
     problems: list[Problem] = []
     read = items_of(
         data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
     )
     items: list[TraceItem] = []
     found: list[tuple[TraceItem, list[Finding]]] = []
-    for item in valid_items(read, problems, on_problem):
+    told = unread.add if on_problem is None else tell_both(unread.add, on_problem)
+    for item in unread.items(valid_items(read, problems, told)):
         if redactor is None:
             items.append(item)
             continue

@@ -99,6 +99,16 @@ OnProblem = Callable[[Problem], object]
 """Told each record that gives no trace item, as it is read."""
 
 
+def tell_both(first: OnProblem, second: OnProblem) -> OnProblem:
+    """An ``OnProblem`` that tells ``first``, then ``second``."""
+
+    def told(problem: Problem) -> None:
+        first(problem)
+        second(problem)
+
+    return told
+
+
 def valid_items(
     stream: Iterable[TraceItem | Problem], problems: list[Problem], on_problem: OnProblem | None
 ) -> Iterator[TraceItem]:

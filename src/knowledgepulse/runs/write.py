@@ -174,9 +174,16 @@ class UnreadRows:
     the output is Parquet; a trace file's are not (they stay problems on stderr only).
     """
 
-    def __init__(self, clean: Callable[[Record], Record] | None = None) -> None:
+    def __init__(
+        self, clean: Callable[[Record], Record] | None = None, *, in_place: bool = True
+    ) -> None:
         self.clean = clean
         """Applied to each row before it is written (``--redact``: its secrets removed)."""
+        self.in_place = in_place
+        """Whether each row goes in its place; ``False``: all of them last, for an output in
+        another order than the input's (``kp select``'s picks), so they stay apart."""
+        self.written = 0
+        """How many of the rows were written."""
         self._read = 0
         self._pending: deque[tuple[int, Problem]] = deque()
         self._row_files: set[str] = set()
@@ -199,6 +206,8 @@ class UnreadRows:
 
         A record's problems come together: they are one row, their messages joined.
         """
+        if not self.in_place and written is not None:
+            return
         rows: list[tuple[Record, list[str]]] = []
         while self._pending and (written is None or self._pending[0][0] <= written):
             problem = self._pending.popleft()[1]
@@ -235,7 +244,10 @@ class ItemWriter:
         messages: write every item as a training row in chat form instead
             (:func:`knowledgepulse.reports.messages.chat_row`), with the added columns.
         unread: the dataset rows that gave no trace, each written in its place with
-            ``kp_error`` and its other added columns empty; a read row's ``kp_error`` is empty.
+            ``kp_error`` saying why and its other added columns empty (a training row: every
+            field empty). In Parquet every row then has ``kp_error``, empty on a read one; in
+            JSON Lines a read row has it only when ``added`` names it (``kp score
+            --annotate``), so that the others go out as they did.
     """
 
     def __init__(
@@ -251,6 +263,8 @@ class ItemWriter:
         self._form = form
         self._messages = messages
         self._unread = unread
+        if unread is not None and form == "parquet" and ERROR_COLUMN not in added:
+            added = (*added, ERROR_COLUMN)  # a Parquet schema is fixed before the rows come
         self._added = added
         self._items = 0
         fields = messages_fields if messages else None
@@ -261,8 +275,13 @@ class ItemWriter:
 
     @property
     def written(self) -> int:
-        """How many items were written so far."""
+        """How many items, and rows that gave no trace, were written so far."""
         return self._written
+
+    @property
+    def items(self) -> int:
+        """How many items were written so far (the rows that gave no trace aside)."""
+        return self._items
 
     def write(self, scored: ScoredItem, columns: Mapping[str, Any] | None = None) -> None:
         """A scored item in its own form: a row, else a trace with its quality score.
@@ -271,16 +290,32 @@ class ItemWriter:
         Parquet every item is a row.
         """
         item = scored.item
-        self._write_unread(self._items)
-        self._items += 1
+        self._next_item()
         if self._rows is not None or item.row is not None or self._messages:
-            if columns is None:
-                columns = kp_columns(scored.breakdown)
-                if self._unread is not None:
-                    columns[ERROR_COLUMN] = None
-            self.write_row(item, columns)
+            self._row(item, kp_columns(scored.breakdown) if columns is None else columns)
         else:
             self._line(annotated_line(item.document, scored.breakdown.score))
+
+    def write_row(self, item: TraceItem, columns: Mapping[str, Any]) -> None:
+        """The item's dataset row (its trace document when it has none) with ``columns``.
+
+        Its training row instead when the writer writes messages.
+        """
+        self._next_item()
+        self._row(item, columns)
+
+    def write_trace(self, item: TraceItem) -> None:
+        """The item's trace document as it is (a converted or redacted trace)."""
+        if self._rows is not None or self._messages:
+            self.write_row(item, {})
+            return
+        self._next_item()
+        self._line(dumps(item.document))
+
+    def _next_item(self) -> None:
+        """Before the next item: the rows that gave no trace and come before it."""
+        self._write_unread(self._items)
+        self._items += 1
 
     def _write_unread(self, before: int | None) -> None:
         """The rows that gave no trace and come before item ``before`` (``None``: all left)."""
@@ -289,32 +324,23 @@ class ItemWriter:
         # In Parquet every record is a row; else a trace file's bad record is a problem only.
         for row, message in self._unread.rows(before, every_file=self._rows is not None):
             columns = error_columns(message, self._added)
-            if self._rows is not None:
-                self._rows.write(row, columns)
-                self._written += 1
-            else:
-                self._line(jsonl_row(row, columns))
+            self._put(Record(row.location, {}) if self._messages else row, columns)
+            self._unread.written += 1
 
-    def write_row(self, item: TraceItem, columns: Mapping[str, Any]) -> None:
-        """The item's dataset row (its trace document when it has none) with ``columns``.
-
-        Its training row instead when the writer writes messages.
-        """
+    def _row(self, item: TraceItem, columns: Mapping[str, Any]) -> None:
         row = item.row or item.record
         if self._messages:
             row = Record(item.record.location, chat_row(item.trace))
+        if ERROR_COLUMN in self._added and ERROR_COLUMN not in columns:
+            columns = {**columns, ERROR_COLUMN: None}
+        self._put(row, columns)
+
+    def _put(self, row: Record, columns: Mapping[str, Any]) -> None:
         if self._rows is not None:
             self._rows.write(row, columns)
             self._written += 1
         else:
             self._line(jsonl_row(row, columns))
-
-    def write_trace(self, item: TraceItem) -> None:
-        """The item's trace document as it is (a converted or redacted trace)."""
-        if self._rows is not None or self._messages:
-            self.write_row(item, {})
-        else:
-            self._line(dumps(item.document))
 
     def _line(self, line: str) -> None:
         if self._form == "json":
