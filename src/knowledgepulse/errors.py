@@ -8,11 +8,14 @@ a located :class:`Problem`.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import importlib
-from collections.abc import Callable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # records sit above this module: the type is named, never imported
@@ -217,8 +220,39 @@ def missing_extra(package: str, extra: str, error: ImportError) -> MissingDepend
 
 
 def import_optional(name: str, missing: Callable[[ImportError], Exception]) -> ModuleType:
-    """The optional module ``name``; if missing, ``missing(error)``, unchained (no traceback)."""
+    """The optional module ``name``; if missing, ``missing(error)``, unchained (no traceback).
+
+    A Ctrl-C during the import stays one: C extensions (numpy's, onnxruntime's) turn the
+    ``KeyboardInterrupt`` into an ``ImportError``, which would pass for a missing package and
+    let an interrupted run go on without it and exit 0.
+    """
+    with _ctrl_c_noted() as noted:
+        try:
+            return importlib.import_module(name)
+        except ImportError as error:
+            if noted:
+                raise KeyboardInterrupt from None
+            raise missing(error) from None
+
+
+@contextlib.contextmanager
+def _ctrl_c_noted() -> Iterator[list[int]]:
+    """In this block a Ctrl-C is noted in the list yielded, then handled as before.
+
+    Only the main thread may handle a signal; elsewhere, or with Ctrl-C ignored, nothing changes.
+    """
+    noted: list[int] = []
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous) or threading.current_thread() is not threading.main_thread():
+        yield noted
+        return
+
+    def note(signum: int, frame: FrameType | None) -> Any:
+        noted.append(signum)
+        return previous(signum, frame)
+
+    signal.signal(signal.SIGINT, note)
     try:
-        return importlib.import_module(name)
-    except ImportError as error:
-        raise missing(error) from None
+        yield noted
+    finally:
+        signal.signal(signal.SIGINT, previous)

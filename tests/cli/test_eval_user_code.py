@@ -164,6 +164,93 @@ def test_timeout_zero_means_no_limit() -> None:
     assert task_timeout(2.5) == 2.5
 
 
+def _scored_by(tmp_path: Path, evaluate: str) -> tuple[str, ...]:
+    """``kp eval`` of cases 'a' and 'b' (actual "a text", "b text") by a plugin scorer whose
+    evaluate() body is given, and content-quality."""
+    plugin = tmp_path / "kp_own_scorer.py"
+    plugin.write_text(
+        "import os, signal, time\nfrom knowledgepulse.evals import Scorer, register_scorer\n\n"
+        "@register_scorer('kp-test-own')\nclass Own(Scorer):\n"
+        f"    def evaluate(self, actual, expected, pages):\n        {evaluate}\n"
+    )
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("scorers: [{type: kp-test-own, threshold: 0}, {type: content-quality}]\n")
+    cases = tmp_path / "cases.jsonl"
+    rows = [
+        {"id": i, "actual": f"{i} text", "expected": {"contentPatterns": ["text"]}} for i in "ab"
+    ]
+    cases.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return ("eval", str(cases), "--suite", str(suite), "--plugin", str(plugin), "-f", "json")
+
+
+def test_a_hung_scorer_is_that_case_s_error_past_the_timeout(kp: KpRunner, tmp_path: Path) -> None:
+    """A plugin scorer past --timeout fails its case with an error naming it and the limit."""
+    hangs = "time.sleep(10 if actual == 'a text' else 0)\n        return ScoreResult(1.0)"
+    args = _scored_by(tmp_path, f"from knowledgepulse.evals import ScoreResult\n        {hangs}")
+    started = time.perf_counter()
+    run = kp(*args, "--timeout", "0.2")
+    assert time.perf_counter() - started < 8
+    assert run.code == 1
+    a, b = json.loads(run.out)["cases"]
+    assert a["scorers"][0]["error"] == (
+        "scorer 'kp-test-own' gave no result within 0.2 s; make it faster, or give it more time "
+        "(timeout)"
+    )
+    assert a["scorers"][1]["score"] == 1.0
+    assert [scorer["score"] for scorer in b["scorers"]] == [1.0, 1.0]
+
+
+def test_keyboard_interrupt_in_a_scorer_is_that_scorer_s_error(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A scorer raising KeyboardInterrupt fails its case; the run is reported, exit 1, not 130."""
+    run = kp(*_scored_by(tmp_path, "raise KeyboardInterrupt('from the scorer')"))
+    assert run.code == 1
+    cases = json.loads(run.out)["cases"]
+    errors = [case["scorers"][0]["error"] for case in cases]
+    assert errors == ["the scorer raised KeyboardInterrupt: from the scorer"] * 2
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_real_ctrl_c_while_a_scorer_runs_stops_the_run(kp: KpRunner, tmp_path: Path) -> None:
+    """SIGINT to kp while a plugin scorer runs: exit 130 and one line, as for any Ctrl-C."""
+    run = kp(*_scored_by(tmp_path, "os.kill(os.getpid(), signal.SIGINT); time.sleep(10)"))
+    assert run.code == 130
+    assert run.out == ""
+    assert run.err.strip() == "kp: interrupted; nothing was written to --output or --cache"
+
+
+def test_a_plugin_whose_import_never_ends_is_a_one_line_error(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plugin looping at import: exit 2 and one line naming the limit (here shortened)."""
+    monkeypatch.setattr("knowledgepulse._util.user_modules.IMPORT_TIMEOUT_S", 0.5)
+    plugin = tmp_path / "kp_looping_plugin.py"
+    plugin.write_text(
+        "import time\nend = time.monotonic() + 10\nwhile time.monotonic() < end:\n    pass\n"
+    )
+    run = kp(*ARGS, str(plugin), "-f", "json")
+    assert (run.code, run.out) == (2, "")
+    assert run.err.strip() == (
+        f"kp: error: plugin '{plugin}': importing it did not finish within 0.5 s; fix the "
+        "module (an endless loop, or a wait, at import?)"
+    )
+
+
+def test_a_plugin_that_ends_the_process_at_import_is_an_error_not_a_pass(tmp_path: Path) -> None:
+    """os._exit(0) in a plugin's import: kp says so and exits 2, never 0 with no report."""
+    plugin = tmp_path / "kp_exiting_plugin.py"
+    plugin.write_text("import os\nos._exit(0)\n")
+    done = subprocess.run(
+        [*KP[:-1], str(plugin), "-f", "json"], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.strip() == (
+        f"kp: error: plugin '{plugin}': it exited the process during import (exit code 0), "
+        "which would end kp with no report; fix the module (run it with python)"
+    )
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_a_real_ctrl_c_stops_the_run_with_130_and_one_line(task_file: Path, tmp_path: Path) -> None:
     """SIGINT to kp while a task call hangs: exit 130, one line on stderr, no report."""

@@ -189,6 +189,32 @@ def test_a_raising_scorer_becomes_an_error_row_and_the_others_still_run() -> Non
     assert result.failing == (broken,)
 
 
+class Sleeps(Scorer):
+    """A test scorer that takes far longer than any test's timeout."""
+
+    def evaluate(
+        self, actual: ActualOutput, expected: ExpectedOutput, pages: Sequence[Page]
+    ) -> ScoreResult:
+        time.sleep(5)
+        return ScoreResult(1.0)
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_scorer_past_the_timeout_is_an_error_row_naming_it_and_the_limit() -> None:
+    """run_suite(timeout=): a scorer that does not answer in time fails; the others score."""
+    register_scorer("kp-test-sleeps")(Sleeps)
+    suite = make_suite({"type": "kp-test-sleeps", "name": "slow"}, {"type": "content-quality"})
+    started = time.perf_counter()
+    [result] = run_suite(suite, [cart_rename()], timeout=0.05).cases
+    assert time.perf_counter() - started < 4
+    slow, content = result.outcomes
+    assert slow.error == (
+        "scorer 'slow (kp-test-sleeps)' gave no result within 0.05 s; make it faster, or give it "
+        "more time (timeout)"
+    )
+    assert content.score == 1.0
+
+
 @pytest.mark.parametrize(
     ("returned", "reason"),
     [

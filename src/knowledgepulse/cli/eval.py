@@ -51,7 +51,7 @@ EXIT_CODES: dict[Verdict, int] = {
     "failed": EXIT_FINDINGS,
     "regressed": EXIT_REGRESSION,
 }
-TASK_SETTINGS = ("concurrency", "timeout", "retries", "repeat", "task_version", "cache_dir")
+TASK_SETTINGS = ("concurrency", "retries", "repeat", "task_version", "cache_dir")
 
 tolerance_option = click.option(
     "--tolerance",
@@ -128,8 +128,9 @@ tolerance_option = click.option(
     "--timeout",
     type=click.FloatRange(min=0),
     metavar="SECONDS",
-    help="With --task: the longest one call may take; past it the case is an error, "
-    f"so a hung call cannot hang CI [default: {DEFAULT_TIMEOUT_S:g}; 0: no limit].",
+    help="The longest one call of your code may take: a --task call, or a scorer of yours on "
+    "one case; past it the case is an error, so a hung call cannot hang CI "
+    f"[default: {DEFAULT_TIMEOUT_S:g}; 0: no limit].",
 )
 @click.option(
     "--retries",
@@ -191,7 +192,7 @@ def eval_command(
 
     With --task, the cases' inputs (instruction, input, pages) go to the task and its outputs
     are scored; a call that raises or times out is that case's error. --plugin loads custom
-    scorers first.
+    scorers first; a call of one past --timeout is that case's error too.
     """
     given = _given(*TASK_SETTINGS, "no_cache")
     output_format = output_format or report_format(output, RUN_FORMATS)
@@ -233,13 +234,14 @@ def eval_command(
     }
     if dry_run:
         return _dry_run(check_cases(cases, **asked), output_format, output, quiet or not cases)
-    task_settings["timeout"] = task_timeout(task_settings["timeout"])
+    timeout = task_timeout(task_settings.pop("timeout"))
     task_settings["cache_dir"] = None if no_cache else task_settings["cache_dir"]
     with TaskBar() as bar:
         outcome = evaluate_cases(
             cases,
             fail_on=fail_on,
             tolerance=tolerance,
+            timeout=timeout,
             progress=None if quiet else bar,
             **asked,
             **(task_settings if task_spec is not None else {}),

@@ -97,7 +97,8 @@ async def evaluate_async(
         cases: case files, or cases (see :data:`Cases`); their ``actual`` is ignored.
         suite: a suite, or the path of a suite file.
         concurrency: the most task calls in flight at once.
-        timeout: seconds one call may take (``None``: no limit); past it the call is abandoned.
+        timeout: seconds one call of your code may take, the task's or a scorer's on one case
+            (``None``: no limit); past it the call is abandoned and the case is an error.
         retries: how many times a call that raised or timed out is tried again.
         retry_delay: seconds before the first retry; each later one waits twice as long.
         repeat: calls per case; above 1, each scorer's mean ± standard error and pass@K.
@@ -155,7 +156,9 @@ async def evaluate_async(
     await asyncio.gather(*(answer(job, task_input) for job, task_input in jobs.items()))
 
     def scored(index: int, item: LoadedCase) -> CaseResult:
-        runs = [_score_answer(resolved, item, answers[index, run]) for run in range(repeat)]
+        runs = [
+            _score_answer(resolved, item, answers[index, run], timeout) for run in range(repeat)
+        ]
         return runs[0] if repeat == 1 else combine_runs(resolved, runs)
 
     return collect_run(resolved, inputs, scored)
@@ -181,7 +184,9 @@ evaluate = _blocking(evaluate_async)
 """:func:`evaluate_async` in an event loop of its own: the same arguments, the same result."""
 
 
-def _score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseResult:
+def _score_answer(
+    suite: Suite, item: LoadedCase, answer: TaskAnswer, timeout: float | None
+) -> CaseResult:
     # A scorer that cannot read the output in the form it needs gets an error result; the others
     # still score. The duration is the output's own durationMs, else the task's time.
     case, location = item.case, item.location
@@ -190,7 +195,7 @@ def _score_answer(suite: Suite, item: LoadedCase, answer: TaskAnswer) -> CaseRes
     scored = case.with_actual(answer.output)
     fit = check_case(scored, suite, location, require_actual=False)
     context = CaseContext.of(scored, answer.duration_ms)
-    result = score_context(suite, context, location, unfit=fit.by_scorer)
+    result = score_context(suite, context, location, unfit=fit.by_scorer, timeout=timeout)
     return replace(result, duration_ms=answer.duration_ms, task=answer.record)
 
 

@@ -36,9 +36,9 @@ from knowledgepulse.evals.results import (
     mean_and_stderr,
     passes,
 )
-from knowledgepulse.evals.scorer import CaseContext, ScoreResult
+from knowledgepulse.evals.scorer import CaseContext, ScoreResult, is_builtin
 from knowledgepulse.evals.suite import Suite, SuiteScorer
-from knowledgepulse.evals.tasks import TaskRecord
+from knowledgepulse.evals.tasks import TaskRecord, call_bounded
 from knowledgepulse.records import Location, Problem
 
 _log = logging.getLogger("knowledgepulse")
@@ -82,16 +82,19 @@ def _checked(result: Any) -> ScoreResult:
     return ScoreResult(float(score), result.details, result.error)
 
 
-def evaluate_case(suite: Suite, case: Case, location: Location | None = None) -> CaseResult:
+def evaluate_case(
+    suite: Suite, case: Case, location: Location | None = None, *, timeout: float | None = None
+) -> CaseResult:
     """Every suite scorer on one case's recorded output, and its verdict.
 
-    Malformed when the case misses what the suite's scorers read.
+    Malformed when the case misses what the suite's scorers read. ``timeout``: the seconds one
+    scorer may take (``None``: no limit).
     """
     where = location or Location("<case>")
     problems = check_case(case, suite, where).problems
     if problems:
         return CaseResult(case.id, where, problems=problems, description=case.description)
-    return score_context(suite, CaseContext.of(case), where)
+    return score_context(suite, CaseContext.of(case), where, timeout=timeout)
 
 
 def score_context(
@@ -100,23 +103,54 @@ def score_context(
     location: Location,
     *,
     unfit: Mapping[str, Sequence[Problem]] | None = None,
+    timeout: float | None = None,
 ) -> CaseResult:
-    """Every suite scorer on one case, and its verdict; those ``unfit`` (by key) cannot read it."""
+    """Every suite scorer on one case, and its verdict; those ``unfit`` (by key) cannot read it.
+
+    ``timeout``: the seconds one scorer may take on the case (``None``: no limit).
+    """
     outcomes = []
     for entry in suite.scorers:
         problems = (unfit or {}).get(entry.key)
         if problems:
             said = "; ".join(f"{p.path}: {p.message}" if p.path else p.message for p in problems)
             result = ScoreResult.failed(f"cannot read the output: {said}")
-        else:  # an exception or an invalid result becomes an error result
-            try:
-                result = _checked(entry.scorer.score_case(context))
-            except (Exception, SystemExit) as error:  # scorers are independent: one failure row
-                _log.debug("scorer %r raised on case %r", entry.key, context.case.id, exc_info=True)
-                result = ScoreResult.failed(f"the scorer raised {type(error).__name__}: {error}")
+        else:
+            result = _scored(entry, context, timeout)
         outcomes.append(_outcome(entry, result))
     case = context.case
     return CaseResult(case.id, location, tuple(outcomes), description=case.description)
+
+
+def _scored(entry: SuiteScorer, context: CaseContext, timeout: float | None) -> ScoreResult:
+    """One scorer's result on one case; what it raises, or an invalid result, is an error result.
+
+    The user's scorers run in a thread of their own, bounded by ``timeout``: a hung one fails
+    its case, a ``KeyboardInterrupt`` it raises is its error, and a real Ctrl-C, which reaches
+    the waiting main thread, stops the run. The built-ins bound their own time and run here.
+    """
+    scorer = entry.scorer
+    failure: BaseException | None
+    if is_builtin(scorer):
+        try:
+            returned, failure = scorer.score_case(context), None
+        except (Exception, SystemExit) as error:
+            returned, failure = None, error
+    else:
+        try:
+            returned, failure = call_bounded(
+                lambda: scorer.score_case(context), timeout, "kp-scorer"
+            )
+        except TimeoutError:
+            return ScoreResult.failed(
+                f"scorer {entry.label!r} gave no result within {timeout:g} s; make it faster, "
+                "or give it more time (timeout)"
+            )
+    if failure is None:
+        return _checked(returned)
+    # Scorers are independent: one failure is one row.
+    _log.debug("scorer %r raised on case %r", entry.key, context.case.id, exc_info=failure)
+    return ScoreResult.failed(f"the scorer raised {type(failure).__name__}: {failure}")
 
 
 def task_failed(suite: Suite, case: Case, location: Location, record: TaskRecord) -> CaseResult:
@@ -229,17 +263,22 @@ def summarize(
     )
 
 
-def run_suite(suite: Suite, cases: Iterable[Case | CaseInput]) -> EvalRun:
+def run_suite(
+    suite: Suite, cases: Iterable[Case | CaseInput], *, timeout: float | None = None
+) -> EvalRun:
     """Run every scorer of ``suite`` on every case's recorded output, in order, as they are read.
 
     ``cases``: models, or what :func:`~knowledgepulse.evals.cases.iter_cases` yields; an
-    iterator of cases is never held whole.
+    iterator of cases is never held whole. ``timeout``: the seconds one of your scorers may take
+    on one case (``None``: no limit); past it the case gets an error result and the run goes on.
     """
     loaded = (LoadedCase(c, Location("<case>")) if isinstance(c, Case) else c for c in cases)
     return collect_run(
         suite,
         fit_cases(loaded, suite),
-        lambda _, item: score_context(suite, CaseContext.of(item.case), item.location),
+        lambda _, item: score_context(
+            suite, CaseContext.of(item.case), item.location, timeout=timeout
+        ),
     )
 
 

@@ -214,6 +214,11 @@ def builtin_scorer_types() -> tuple[str, ...]:
     return tuple(sorted(n for n, cls in _scorers.classes.items() if _scorers.is_builtin(cls)))
 
 
+def is_builtin(scorer: Scorer) -> bool:
+    """Whether ``scorer`` is one that ships with knowledgepulse (a subclass of one is not)."""
+    return _scorers.is_builtin(type(scorer))
+
+
 def unknown_scorer_message(type_name: str) -> str:
     """Say that a type is unknown, which exist, which is closest, and how to add one."""
     known = scorer_types()

@@ -10,24 +10,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import difflib
-import importlib
-import importlib.util
 import inspect
 import json
 import math
-import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, JsonValue
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
+from knowledgepulse._util.user_modules import import_user_module
 from knowledgepulse.errors import PluginLoadError
 from knowledgepulse.evals.models import Case, Page
 
@@ -36,6 +33,8 @@ TaskFunction = Callable[["TaskInput"], Any]
 
 TASK_FAILURES = (Exception, SystemExit, KeyboardInterrupt)
 """What a task may raise that fails its case: ``sys.exit()`` in a task must not end the run."""
+
+T = TypeVar("T")
 
 MAX_RETRY_DELAY_S = 60.0
 """The longest wait between two attempts, however many retries came before."""
@@ -193,29 +192,62 @@ async def _in_thread(task: TaskFunction, task_input: TaskInput) -> tuple[Any, fl
     loop = asyncio.get_running_loop()
     future: asyncio.Future[tuple[Any, float]] = loop.create_future()
 
-    def settle(result: tuple[Any, float], failure: BaseException | None) -> None:
+    def settle(result: tuple[Any, float] | None, failure: BaseException | None) -> None:
         if future.done():  # abandoned after a timeout: drop the answer
             return
-        if failure is None:
-            future.set_result(result)
-        else:
+        if isinstance(failure, StopIteration):  # a future refuses StopIteration itself
+            failure = RuntimeError(f"StopIteration: {failure}")
+        if failure is not None:
             future.set_exception(failure)
+        elif result is not None:  # always, without a failure
+            future.set_result(result)
 
-    def work() -> None:
-        result: tuple[Any, float] = (None, 0.0)
-        failure: BaseException | None = None
+    def timed() -> tuple[Any, float]:
         started = time.perf_counter()
-        try:
-            result = (task(task_input), time.perf_counter() - started)
-        except StopIteration as error:  # a future refuses StopIteration itself
-            failure = RuntimeError(f"StopIteration: {error}")
-        except BaseException as error:  # handed to the awaiting coroutine, which decides
-            failure = error
+        return task(task_input), time.perf_counter() - started
+
+    def done(result: tuple[Any, float] | None, failure: BaseException | None) -> None:
         with contextlib.suppress(RuntimeError):  # the loop has closed: nobody is waiting
             loop.call_soon_threadsafe(settle, result, failure)
 
-    threading.Thread(target=work, name="kp-task", daemon=True).start()
+    in_thread(timed, done, "kp-task")
     return await future
+
+
+def in_thread(
+    call: Callable[[], T], done: Callable[[T | None, BaseException | None], object], name: str
+) -> None:
+    """Run ``call()`` in a daemon thread ``name``, then ``done(result, None)`` or ``done(None, e)``.
+
+    A daemon thread, so one that never returns does not hold the process at exit. Whatever
+    ``call`` raises, ``KeyboardInterrupt`` included, is handed to ``done``: a real Ctrl-C reaches
+    the main thread only, never this one.
+    """
+
+    def work() -> None:
+        try:
+            result = call()
+        except BaseException as error:  # handed on, to be that call's failure
+            done(None, error)
+        else:
+            done(result, None)
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+
+
+def call_bounded(
+    call: Callable[[], T], timeout: float | None, name: str
+) -> tuple[T | None, BaseException | None]:
+    """``call()`` in a daemon thread (:func:`in_thread`): its result, or what it raised.
+
+    Raises:
+        TimeoutError: no answer within ``timeout`` seconds (``None``: no limit); the thread is
+            abandoned, still running.
+        KeyboardInterrupt: a real Ctrl-C while waiting.
+    """
+    answer: Future[tuple[T | None, BaseException | None]] = Future()
+    in_thread(call, lambda result, failure: answer.set_result((result, failure)), name)
+    return answer.result(timeout)
 
 
 def check_options(
@@ -238,9 +270,8 @@ def check_options(
 
 
 # --- Loading the user's code by name: a task (``module:function``) and scorer plugins ----------
-# A spec names a module (found from the working directory too) or a .py file, imported under its
-# own name with its directory first on sys.path, as pytest does, so the modules beside it import
-# each other and a file named twice is imported once.
+# Each module is tried in a child process first (see _util.user_modules): one that never finishes
+# importing, or ends the process, is a PluginLoadError instead of a hung or silent run.
 
 
 def load_task(spec: str) -> TaskFunction:
@@ -255,7 +286,7 @@ def load_task(spec: str) -> TaskFunction:
             f"task {spec!r}: give MODULE:FUNCTION or path/to/file.py:FUNCTION, e.g. "
             "workflow:summarise"
         )
-    module = _import(where, what=f"task {spec!r}")
+    module = import_user_module(where, what=f"task {spec!r}")
     found: Any = module
     for part in name.split("."):
         if not hasattr(found, part):
@@ -275,69 +306,4 @@ def load_task(spec: str) -> TaskFunction:
 
 def load_plugin(spec: str) -> ModuleType:
     """Import a plugin module or ``.py`` file, registering its scorers (or PluginLoadError)."""
-    return _import(spec, what=f"plugin {spec!r}")
-
-
-def _import(spec: str, *, what: str) -> ModuleType:
-    if spec.endswith(".py") or os.sep in spec or "/" in spec:
-        return _import_file(Path(spec), what)
-    # `kp` is a console script, so unlike `python -m` it does not put the working directory on
-    # sys.path; a task module beside the case files should be found all the same.
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        return importlib.import_module(spec)
-    except ModuleNotFoundError as error:
-        if error.name is not None and (spec == error.name or spec.startswith(f"{error.name}.")):
-            raise PluginLoadError(
-                f"{what}: no module named {error.name!r} here or among the installed "
-                "packages; check the name, or give the path of a .py file"
-            ) from None
-        raise _import_failed(what, error) from None
-    except (Exception, SystemExit) as error:  # the user's module may raise anything, exit too
-        raise _import_failed(what, error) from None
-
-
-def _import_file(path: Path, what: str) -> ModuleType:
-    if path.suffix != ".py":
-        raise PluginLoadError(f"{what}: a file must end in .py")
-    if not path.is_file():
-        raise PluginLoadError(f"{what}: no such file")
-    resolved = path.resolve()
-    directory = str(resolved.parent)
-    if directory not in sys.path:
-        sys.path.insert(0, directory)
-    name = resolved.stem
-    if not name.isidentifier():
-        raise PluginLoadError(
-            f"{what}: {resolved.name} is not an importable module name; rename it "
-            "(letters, digits and underscores)"
-        )
-    loaded = sys.modules.get(name)
-    if loaded is not None:
-        file = getattr(loaded, "__file__", None)
-        if file is not None and Path(file).resolve() == resolved:
-            return loaded
-        raise PluginLoadError(
-            f"{what}: a module named {name!r} is already imported from "
-            f"{file or 'elsewhere'}; rename the file"
-        )
-    module_spec = importlib.util.spec_from_file_location(name, resolved)
-    if module_spec is None or module_spec.loader is None:  # pragma: no cover - .py files load
-        raise PluginLoadError(f"{what}: cannot be imported")
-    module = importlib.util.module_from_spec(module_spec)
-    sys.modules[name] = module
-    try:
-        module_spec.loader.exec_module(module)
-    except (Exception, SystemExit) as error:  # the user's module may raise anything, exit too
-        del sys.modules[name]
-        raise _import_failed(what, error) from None
-    return module
-
-
-def _import_failed(what: str, error: BaseException) -> PluginLoadError:
-    text = str(error).strip().split("\n", 1)[0]
-    return PluginLoadError(
-        f"{what}: importing it raised {type(error).__name__}: {text}; fix the module "
-        "(run it with python to see the traceback)"
-    )
+    return import_user_module(spec, what=f"plugin {spec!r}")

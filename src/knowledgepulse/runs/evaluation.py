@@ -37,7 +37,7 @@ from knowledgepulse.evals.report import EvalReport, load_report
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import Suite, load_suite, preset
-from knowledgepulse.evals.tasks import TaskFunction, load_plugin, load_task
+from knowledgepulse.evals.tasks import TaskFunction, check_options, load_plugin, load_task
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import STDIN, open_source
 from knowledgepulse.runs.read import OnProblem
@@ -189,7 +189,8 @@ def evaluate_cases(
             ``regression`` with a baseline, else ``failure``.
         tolerance: with a baseline, score changes at most this large count as unchanged.
         concurrency: with a task, calls in flight at once.
-        timeout: with a task, the seconds one call may take (``None``: no limit).
+        timeout: the seconds one call of your code may take: a task's call, or one of your
+            scorers on one case (``None``: no limit); past it that case is an error.
         retries: with a task, retries of a call that raised or timed out.
         repeat: with a task, calls per case (means, standard errors and pass@K above 1).
         task_version: with a task, cache its outputs under this version.
@@ -205,7 +206,7 @@ def evaluate_cases(
         ReportFileError: the baseline is not a ``kp eval`` JSON report.
         OutputError: the output cache cannot be written (before any call).
     """
-    settings = (concurrency, timeout, retries, repeat, task_version, cache_dir)
+    settings = (concurrency, retries, repeat, task_version, cache_dir)
     if task is None and (
         given := [k for k, v in zip(_TASK, settings, strict=True) if v != _TASK[k]]
     ):
@@ -213,13 +214,14 @@ def evaluate_cases(
     if fail_on == "regression" and baseline is None:
         raise ValueError("fail_on='regression' needs a baseline to be no worse than (baseline=)")
     check_tolerance(tolerance)
+    check_options(concurrency, timeout, retries, 0, repeat)
     resolved, loaded, base = _prepare(
         cases, suite=suite, preset=preset, task=task, plugins=plugins, baseline=baseline
     )
     found: list[Problem] = []
     inputs = _read(cases, resolved, loaded, found, on_problem)
     if loaded is None:
-        run = run_suite(resolved, inputs)
+        run = run_suite(resolved, inputs, timeout=timeout)
     else:
         run = evaluate(
             loaded,
@@ -240,7 +242,6 @@ def evaluate_cases(
 
 _TASK: dict[str, object] = {
     "concurrency": DEFAULT_CONCURRENCY,
-    "timeout": DEFAULT_TIMEOUT_S,
     "retries": 0,
     "repeat": 1,
     "task_version": None,
