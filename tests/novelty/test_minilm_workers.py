@@ -146,3 +146,26 @@ def test_a_wait_for_a_batch_ends_when_a_worker_has_died() -> None:
     pool = SimpleNamespace(_processes={1: SimpleNamespace(exitcode=-9)})
     with pytest.raises(BrokenProcessPool):
         _result(never, pool)  # type: ignore[arg-type]
+
+
+def test_ctrl_c_while_batches_run_stops_the_workers_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An interrupt in the wait for a batch ends the workers mid-batch (SIGTERM), rather than
+    waiting for the batches in flight, whose results would be thrown away."""
+    from knowledgepulse.novelty import minilm
+
+    before = set(multiprocessing.active_children())
+    embedder = MiniLMEmbedder(workers=2, max_batch_windows=1)
+    embedder.embed_batch(["warm the workers up"])
+    workers = set(multiprocessing.active_children()) - before
+
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(minilm, "_result", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        embedder.embed_batch(["a text"] * 40)
+    assert workers
+    assert {worker.exitcode for worker in workers} == {-signal.SIGTERM}
+    embedder.close()

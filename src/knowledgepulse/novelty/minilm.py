@@ -478,6 +478,13 @@ class WorkerPool:
             with _children_ignore_ctrl_c():  # workers are spawned as the batches are submitted
                 futures = [executor.submit(_run_in_worker, batch) for batch in batches]
             return [_result(future, executor) for future in futures]
+        except KeyboardInterrupt:
+            # Ctrl-C (or SIGTERM) should stop kp now, not after the batches in flight: the
+            # workers' results would be thrown away.
+            for process in list((getattr(executor, "_processes", None) or {}).values()):
+                process.terminate()
+            self.close()
+            raise
         except BrokenProcessPool:
             self.close()
             raise EmbedderUnavailableError(
