@@ -18,6 +18,7 @@ The functions are deliberately naive: they know each format, not kp.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,9 @@ from typing import Any
 HERE = Path(__file__).parent
 FILES = HERE / "files"
 ROOT = HERE.parent.parent
+
+_ORIGIN = re.compile(r"^\| `([^`]+)` \| ([^ |]+) \|", re.MULTILINE)
+"""A SOURCES.md table row: the file, then its repository."""
 
 Run = dict[str, Any]
 OUTPUT_TOOL = "final_result"
@@ -488,13 +492,28 @@ def corpus() -> Iterator[tuple[Path, str, Path]]:
         yield path, folder, FILES / "reused" / (path.name + ".facts.json")
 
 
+def name_of(path: Path) -> str:
+    """A corpus file's name: under ``files/``, or from the repository root (a reused one)."""
+    return str(path.relative_to(FILES if path.is_relative_to(FILES) else ROOT))
+
+
+def origins() -> dict[str, str]:
+    """Each file SOURCES.md names (its table rows) and the repository it comes from."""
+    return dict(_ORIGIN.findall((HERE / "SOURCES.md").read_text()))
+
+
 def main() -> None:
-    """Write every facts file."""
+    """Write every facts file, and say how many files from how many repositories."""
+    names = []
     for path, folder, facts_path in corpus():
         runs = COUNTERS[folder](path)
         facts = {"format": folder, "traces": len(runs), "runs": runs}
         facts_path.parent.mkdir(parents=True, exist_ok=True)
         facts_path.write_text(json.dumps(facts, indent=1, ensure_ascii=False) + "\n")
+        names.append(name_of(path))
+    found = origins()
+    repositories = {found[name] for name in names if name in found}
+    print(f"{len(names)} files from {len(repositories)} repositories")
 
 
 if __name__ == "__main__":

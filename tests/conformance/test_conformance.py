@@ -23,10 +23,8 @@ from knowledgepulse.sources._invariants import check
 from knowledgepulse.trace.models import ReasoningTrace
 
 sys.path.insert(0, str(Path(__file__).parent))
-from count_facts import FILES, ROOT, corpus  # type: ignore[import-not-found]
+from count_facts import corpus, name_of, origins  # type: ignore[import-not-found]
 
-_ORIGIN = re.compile(r"^\| `([^`]+)` \| ([^ |]+) \|", re.MULTILINE)
-"""A SOURCES.md table row: the file, then its repository."""
 _COMPARED = 400
 """Objectives and answers are compared on their first characters, whitespace folded."""
 
@@ -61,8 +59,7 @@ def _conversions() -> dict[str, tuple[dict[str, Any], list[ReasoningTrace]]]:
     for path, _, facts_path in corpus():
         items = read([path])
         traces = [item.trace for item in items if not isinstance(item, Problem)]
-        name = str(path.relative_to(FILES if path.is_relative_to(FILES) else ROOT))
-        found[name] = (json.loads(facts_path.read_text()), traces)
+        found[name_of(path)] = (json.loads(facts_path.read_text()), traces)
     return found
 
 
@@ -160,7 +157,7 @@ def test_the_corpus_has_files_of_every_folder_and_a_facts_file_each() -> None:
 
 def test_every_corpus_file_has_its_origin_and_they_come_from_twenty_repositories() -> None:
     """SOURCES.md names each file's repository (one row a file), from at least 20 of them."""
-    origins = dict(_ORIGIN.findall((FILES.parent / "SOURCES.md").read_text()))
+    found = origins()
     names = set(_conversions())
-    assert names <= origins.keys(), f"files without a SOURCES.md row: {names - origins.keys()}"
-    assert len({origins[name] for name in names}) >= 20
+    assert names <= found.keys(), f"files without a SOURCES.md row: {names - found.keys()}"
+    assert len({found[name] for name in names}) >= 20
