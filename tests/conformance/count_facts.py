@@ -18,6 +18,7 @@ The functions are deliberately naive: they know each format, not kp.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,9 @@ from typing import Any
 HERE = Path(__file__).parent
 FILES = HERE / "files"
 ROOT = HERE.parent.parent
+
+_ORIGIN = re.compile(r"^\| `([^`]+)` \| ([^ |]+) \|", re.MULTILINE)
+"""A SOURCES.md table row: the file, then its repository."""
 
 Run = dict[str, Any]
 OUTPUT_TOOL = "final_result"
@@ -78,7 +82,7 @@ class _Timeline:
 
     def __init__(self) -> None:
         self.tools: list[str] = []
-        self.events: list[tuple[str, str | None]] = []  # ("tool"|"text"|"error", text)
+        self.events: list[tuple[str, str | None]] = []  # ("tool"|"text"|"error"|..., text)
 
     def tool(self, name: str, arguments: Any = None) -> None:
         if name == OUTPUT_TOOL:  # Pydantic AI's output tool: its arguments are the answer
@@ -117,23 +121,63 @@ class _Timeline:
 # --- conversation rows -------------------------------------------------------------------
 
 
+_FAILED = ("Error", "An error occurred while running the tool")
+"""How a failed call's output starts: a tool runner's ``Error...``, the OpenAI Agents SDK's own."""
+
+
+def _legacy_call(timeline: _Timeline, call: dict[str, Any]) -> None:
+    """A ``function_call``: a tool, or ToolBench's ``Finish`` (the answer, or giving up)."""
+    arguments = json.loads(call["arguments"]) if call["name"] == "Finish" else {}
+    if "return_type" not in arguments:
+        timeline.tool(call["name"], call.get("arguments"))
+    elif arguments["return_type"] == "give_answer":
+        timeline.text(arguments.get("final_answer"))
+    else:  # it gave up: the text before is no answer
+        timeline.events.append(("gave up", None))
+
+
+def _toolbench_error(content: Any) -> bool:
+    try:
+        result = json.loads(content)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(result, dict) and bool(result.get("error"))
+
+
 def openai_chat(path: Path) -> list[Run]:
-    """Rows with OpenAI Chat ``messages`` (LLaMA-Factory's ``value`` parts too)."""
+    """Rows with OpenAI Chat ``messages`` (LLaMA-Factory's ``value`` parts too).
+
+    The format has no error flag: a tool message that starts as ``_FAILED`` says is a failed
+    call, as tau-bench's environment ("Error: ...") and crewAI ("Error executing tool: ...")
+    write it.
+    tau-bench's rows hold the conversation in ``traj`` and the run's grade in ``reward``
+    (1 when the task was done, 0 when not): the success label. ToolBench's rows use the legacy
+    ``function_call`` / ``function`` messages; a function's result is ``{"error", "response"}``
+    (a failure when ``error`` is set), and its ``Finish`` call ends the run: its ``final_answer``
+    is the answer (``give_answer``), or there is none (``give_up_and_restart``).
+    """
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        for message in row["messages"]:
+        for message in row["messages"] if "messages" in row else row["traj"]:
             role, content = message.get("role"), message.get("content")
             if role == "user" and objective is None:
                 objective = _text(content)
+            if role == "tool" and str(content).startswith(_FAILED):
+                timeline.error()  # a failed tool says so (tau-bench "Error: ...", crewAI)
+            if role == "function" and _toolbench_error(content):
+                timeline.error()
             if role == "assistant":
                 timeline.text(_text(content))
                 for call in message.get("tool_calls") or []:
                     timeline.tool(call["function"]["name"], call["function"].get("arguments"))
+                if message.get("function_call"):  # the legacy single call (ToolBench)
+                    _legacy_call(timeline, message["function_call"])
                 for part in content if isinstance(content, list) else []:
                     if part.get("type") == "tool_call":
                         timeline.tool(json.loads(part["value"])["name"])
-        runs.append(timeline.facts(objective))
+        success = row["reward"] >= 1 if "reward" in row else None
+        runs.append(timeline.facts(objective, success))
     return runs
 
 
@@ -187,7 +231,7 @@ def anthropic(path: Path) -> list[Run]:
 
 
 def openai_responses(path: Path) -> list[Run]:
-    """Rows with OpenAI Responses ``input`` items."""
+    """Rows with OpenAI Responses ``input`` items (a failed call's output says so first)."""
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
@@ -199,6 +243,8 @@ def openai_responses(path: Path) -> list[Run]:
                 timeline.text(_text(item["content"]))
             if kind == "function_call":
                 timeline.tool(item["name"], item.get("arguments"))
+            if kind == "function_call_output" and str(item.get("output")).startswith(_FAILED):
+                timeline.error()
         runs.append(timeline.facts(objective))
     return runs
 
@@ -469,8 +515,9 @@ def _rows(path: Path) -> Iterator[dict[str, Any]]:
     text = path.read_text()
     if path.suffix == ".jsonl":
         yield from (json.loads(line) for line in text.splitlines() if line.strip())
-    else:
-        yield from json.loads(text)
+        return
+    document = json.loads(text)
+    yield from [document] if isinstance(document, dict) else document  # one row, or a list
 
 
 def _group(items: list[Any], key: Callable[[Any], str]) -> dict[str, list[Any]]:
@@ -517,13 +564,28 @@ def corpus() -> Iterator[tuple[Path, str, Path]]:
         yield path, folder, FILES / "reused" / (path.name + ".facts.json")
 
 
+def name_of(path: Path) -> str:
+    """A corpus file's name: under ``files/``, or from the repository root (a reused one)."""
+    return str(path.relative_to(FILES if path.is_relative_to(FILES) else ROOT))
+
+
+def origins() -> dict[str, str]:
+    """Each file SOURCES.md names (its table rows) and the repository it comes from."""
+    return dict(_ORIGIN.findall((HERE / "SOURCES.md").read_text()))
+
+
 def main() -> None:
-    """Write every facts file."""
+    """Write every facts file, and say how many files from how many repositories."""
+    names = []
     for path, folder, facts_path in corpus():
         runs = COUNTERS[folder](path)
         facts = {"format": folder, "traces": len(runs), "runs": runs}
         facts_path.parent.mkdir(parents=True, exist_ok=True)
         facts_path.write_text(json.dumps(facts, indent=1, ensure_ascii=False) + "\n")
+        names.append(name_of(path))
+    found = origins()
+    repositories = {found[name] for name in names if name in found}
+    print(f"{len(names)} files from {len(repositories)} repositories")
 
 
 if __name__ == "__main__":

@@ -110,6 +110,75 @@ def test_responses_items_read_input_then_output_and_an_error_output_gives_a_reco
     assert steps(traces[1])[0] == ("tool_call", "web_search_call")
 
 
+def test_the_agents_sdk_message_for_a_tool_that_raised_is_an_error(tmp_path: Path) -> None:
+    """The OpenAI Agents SDK's "An error occurred while running the tool" output is a failure."""
+    row = {
+        "input": [
+            {"role": "user", "content": "Call the tool."},
+            {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}"},
+            {
+                "type": "function_call_output",
+                "call_id": "c1",
+                "output": "An error occurred while running the tool. Please try again. Error: Ouch",
+            },
+            {"role": "assistant", "content": "The tool failed; nothing was found."},
+        ]
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert steps(traces[0]) == [
+        ("tool_call", "lookup"),
+        ("observation", "lookup"),
+        ("error_recovery", None),
+    ]
+
+
+def _toolbench_row(finish: dict[str, str]) -> dict[str, Any]:
+    """A ToolBench answer's messages: legacy function calls, then its ``Finish`` call."""
+    return {
+        "messages": [
+            {"role": "system", "content": "You can call functions."},
+            {"role": "user", "content": "Where is parcel YZA890?"},
+            {
+                "role": "assistant",
+                "content": "",
+                "function_call": {"name": "track", "arguments": '{"reference": "YZA890"}'},
+            },
+            {"role": "function", "name": "track", "content": '{"error": "", "response": "ok"}'},
+            {
+                "role": "assistant",
+                "content": "",
+                "function_call": {"name": "Finish", "arguments": json.dumps(finish)},
+            },
+        ]
+    }
+
+
+def test_legacy_function_messages_are_openai_chat_and_toolbench_finish_ends_the_run(
+    tmp_path: Path,
+) -> None:
+    """Rows with the ``function`` role are openai-chat; ``Finish`` gives the answer or gives up."""
+    path = tmp_path / "toolbench.jsonl"
+    answered = _toolbench_row({"return_type": "give_answer", "final_answer": "In transit."})
+    gave_up = _toolbench_row({"return_type": "give_up_and_restart"})
+    path.write_text("".join(json.dumps(row) + "\n" for row in (answered, gave_up)))
+    traces, problems = converted(path)
+    assert not problems
+    assert source_of(traces[0])["format"] == "openai-chat"
+    assert steps(traces[0]) == [("tool_call", "track"), ("observation", "track"), ("thought", None)]
+    assert traces[0].trace.outcome.result_summary == "In transit."
+    assert traces[0].trace.metadata.success is True
+    assert steps(traces[1]) == [
+        ("tool_call", "track"),
+        ("observation", "track"),
+        ("observation", None),  # it gave up: a terminal error, no answer
+    ]
+    assert traces[1].trace.steps[-1].content == '{"return_type": "give_up_and_restart"}'
+    assert traces[1].trace.metadata.success is False
+
+
 def test_anthropic_is_error_result_makes_the_next_tool_use_a_recovery() -> None:
     """Anthropic: thinking and text are thoughts; tool_result by tool_use_id with is_error."""
     traces, problems = converted(DATA / "anthropic.jsonl")

@@ -341,7 +341,12 @@ def test_every_corpus_trace_written_as_atif_keeps_atifs_required_fields() -> Non
 
 
 def test_a_trace_written_as_atif_reads_back_with_its_objective_calls_and_answer() -> None:
-    """Round trip: the ATIF reader gives back the objective, tools, answer, domain, confidence."""
+    """Round trip: the ATIF reader gives back the objective, tools, answer, domain, confidence.
+
+    The tools are every call in order, retries included: ATIF has no error flag, so a retry
+    after a result that only its source's reader took for an error (tau-bench's "Error: ...")
+    reads back as a plain call.
+    """
     for trace in corpus_traces():
         back = only(list(convert([to_atif(trace)], source="atif"))).trace
         assert back.id == trace.id

@@ -401,6 +401,23 @@ def _success(value: Any, threshold: float) -> bool | None:
     return None
 
 
+_FINISH = "Finish"
+"""ToolBench's (ToolLLaMA's) closing call, whose ``return_type`` is ``give_answer`` (with the
+``final_answer``) or ``give_up_and_restart``: how the run ends, not a tool call."""
+
+
+def _finish(name: str, arguments: Any) -> dict[str, Any] | None:
+    """The arguments of a ToolBench ``Finish`` call, else ``None`` (any other call)."""
+    if name != _FINISH:
+        return None
+    if isinstance(arguments, str):
+        try:
+            arguments = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            return None
+    return arguments if isinstance(arguments, dict) and "return_type" in arguments else None
+
+
 @dataclass
 class Calls:
     """A conversation's tool calls as they are told: results find their call by id or order.
@@ -408,7 +425,8 @@ class Calls:
     A result that names no call (ShareGPT observations, Hermes responses without a name) belongs
     to the earliest call not yet answered. A call to Pydantic AI's output tool (``final_result``)
     is the answer, its arguments the final output; its result ("Final result processed.") is
-    dropped.
+    dropped. ToolBench's ``Finish`` call ends the run: with its ``final_answer`` when it gives
+    one, else (it gave up) with a terminal error that says so.
     """
 
     builder: StepBuilder
@@ -419,6 +437,14 @@ class Calls:
 
     def request(self, name: str, arguments: Any = None, call_id: str | None = None) -> None:
         """A tool call the assistant asked for."""
+        finish = _finish(name, arguments)
+        if finish is not None:
+            if finish["return_type"] == "give_answer":
+                self.builder.answer(as_text(finish.get("final_answer")))
+                self.answered = self.builder.final_answer is not None
+            else:  # it gave up: the run ends there, with no answer
+                self.builder.error(as_text(finish), terminal=True)
+            return
         if is_output_tool(name):
             self.builder.answer(as_text(arguments))
             self.answered = self.builder.final_answer is not None

@@ -2,7 +2,9 @@
 
 Chat formats have no error flag on a tool result (Anthropic's ``is_error`` aside), so a result is
 an evident error when it says so first: an object with an ``error`` key, or text that starts with
-``Error``, ``Exception`` or a Python traceback (as tool runners write them).
+``Error``, ``Exception`` or a Python traceback (as tool runners write them), or with the OpenAI
+Agents SDK's own message for a tool that raised ("An error occurred while running the tool. Please
+try again. Error: ...", its ``default_tool_error_function``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import orjson
 from knowledgepulse.records.json_values import json_value, python_literal
 
 _ERROR_START = re.compile(
-    r"^\s*(?:error\b|exception\b|traceback \(most recent call last\)|\w*error:)", re.IGNORECASE
+    r"^\s*(?:error\b|exception\b|traceback \(most recent call last\)|\w*error:"
+    r"|an error occurred while running the tool\b)",
+    re.IGNORECASE,
 )
 _TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _TOOL_RESPONSE = re.compile(r"<tool_response>\s*(.*?)\s*(?:</tool_response>|$)", re.DOTALL)

@@ -20,8 +20,8 @@ from typing import Any
 import orjson
 
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse.sources._chat import _row
-from knowledgepulse.sources._chat._text import has_tags
+from knowledgepulse.sources._chat import _row, openai_chat
+from knowledgepulse.sources._chat._text import has_tags, one_of
 from knowledgepulse.sources._chat.openai_chat import assistant_text, tagged_results
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._steps import StepBuilder
@@ -57,12 +57,11 @@ def matches(turns: list[Any]) -> bool:
     parsed = [_turn(turn) for turn in turns]
     if not all(found is not None and found[0] in SPEAKERS for found in parsed):
         return False
-    # Chat Completions messages (role/content) are read by openai-chat, unless a ShareGPT name
-    # (gpt, human, observation...) or the text key says otherwise.
+    # Chat Completions messages (role/content, the legacy ``function`` role too) are read by
+    # openai-chat, unless a ShareGPT name (gpt, human, observation...) or the text key says
+    # otherwise.
     return any(
-        "from" in turn
-        or "text" in turn
-        or turn.get("role") not in ("system", "user", "assistant", "tool")
+        "from" in turn or "text" in turn or not one_of(turn.get("role"), openai_chat.ROLES)
         for turn in turns
     )
 

@@ -1,0 +1,85 @@
+"""Turn a VCR cassette of model API calls into one dataset row: the recipe of the cassette rows.
+
+Run from the repository root:
+``python tests/conformance/from_cassette.py CASSETTE.yaml tests/conformance/files/FORMAT/x.jsonl``.
+
+A framework's agent re-sends the whole conversation on every model call, so the last request
+of a cassette, followed by the reply it got, is the whole run. The row is written in the shape
+of the API the cassette recorded, which is a shape kp reads as dataset rows:
+
+* Anthropic Messages (``/v1/messages``): ``{"system", "tools", "messages"}``, the reply's
+  ``content`` appended as an assistant message;
+* OpenAI Chat Completions (``/chat/completions``): ``{"messages", "tools"}``, the reply's
+  ``choices[0].message`` appended;
+* OpenAI Responses (``/responses``): ``{"input"}``, the reply's ``output`` items appended
+  (``instructions`` kept).
+
+Nothing else is changed: no message is edited, dropped or added. Streaming calls are skipped
+(their reply is a stream of events, not one message).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def _json(body: Any) -> Any:
+    if isinstance(body, dict) and "string" in body:
+        body = body["string"]
+    if isinstance(body, bytes) and body[:2] == b"\x1f\x8b":  # a gzip-encoded reply
+        body = gzip.decompress(body)
+    return json.loads(body) if isinstance(body, str | bytes) else body
+
+
+def _api(uri: str) -> str | None:
+    path = uri.split("?", maxsplit=1)[0].rstrip("/")
+    if path.endswith("/messages"):
+        return "anthropic"
+    if path.endswith("/chat/completions"):
+        return "openai-chat"
+    if path.endswith("/responses"):
+        return "openai-responses"
+    return None
+
+
+def row(cassette: Path) -> dict[str, Any]:
+    """The row of a cassette's last (non-streaming) model call and its reply."""
+    interactions = yaml.safe_load(cassette.read_text())["interactions"]
+    calls = []
+    for interaction in interactions:
+        request = interaction["request"]
+        api = _api(request["uri"])
+        body = request.get("parsed_body") or _json(request.get("body"))
+        if api is None or not isinstance(body, dict) or body.get("stream"):
+            continue
+        response = interaction["response"]
+        calls.append((api, body, response.get("parsed_body") or _json(response["body"])))
+    api, request, reply = calls[-1]
+    if api == "anthropic":
+        messages = [*request["messages"], {"role": "assistant", "content": reply["content"]}]
+        kept = {key: request[key] for key in ("system", "tools") if key in request}
+        return {**kept, "messages": messages}
+    if api == "openai-chat":
+        kept = {key: request[key] for key in ("tools",) if key in request}
+        return {"messages": [*request["messages"], reply["choices"][0]["message"]], **kept}
+    items = request["input"]
+    if isinstance(items, str):  # a bare string is the user's message
+        items = [{"role": "user", "content": items}]
+    kept = {key: request[key] for key in ("instructions",) if key in request}
+    return {"input": [*items, *reply["output"]], **kept}
+
+
+def main() -> None:
+    """Write the row of ``argv[1]`` (a cassette) to ``argv[2]`` (a JSON Lines file)."""
+    cassette, out = Path(sys.argv[1]), Path(sys.argv[2])
+    out.write_text(json.dumps(row(cassette), ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
