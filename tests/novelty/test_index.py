@@ -58,6 +58,7 @@ def test_nearest_through_the_index_is_the_exact_nearest(monkeypatch: pytest.Monk
     keys = [f"t{i:04d}" for i in range(len(vectors))]
     exact = leave_one_out_nearest(vectors, keys)
     monkeypatch.setattr(index, "EXACT_LIMIT", 0)
+    monkeypatch.setattr(index, "BLOCK_ROWS", 100)  # several blocks of queries
     found = leave_one_out_nearest(vectors, keys)
     assert (found[0] == exact[0]).all()
     np.testing.assert_allclose(found[1], exact[1], atol=1e-6)

@@ -24,6 +24,8 @@ EXACT_LIMIT = 50_000
 """Vectors up to which searches scan exactly; past it they use an HNSW index when installed."""
 NEIGHBOURS = 16
 """Candidates the index proposes for each query, of which the best allowed one is taken."""
+BLOCK_ROWS = 4096
+"""Queries whose proposed neighbours' vectors are held at once (16 rows each)."""
 SCALE_HINT = 'pip install "knowledgepulse[scale]"'
 
 
@@ -48,15 +50,19 @@ def nearest_other_key(
     """
     index = _index(vectors.shape[1])
     index.add(np.arange(len(vectors)), vectors, threads=1)
-    found = index.search(vectors, NEIGHBOURS).keys.astype(np.intp)
-    found[found >= len(vectors)] = -1  # usearch pads a short answer with its "no key"
-    allowed = (found >= 0) & (codes[np.maximum(found, 0)] != codes[:, None])
-    cosines = np.einsum("ij,ikj->ik", vectors, vectors[np.maximum(found, 0)])
-    cosines[~allowed] = -np.inf
-    column = cosines.argmax(axis=1)
-    rows = np.arange(len(vectors))
-    nearest = np.where(allowed[rows, column], found[rows, column], -1)
-    similarity = np.clip(cosines[rows, column].astype(np.float64), -1.0, 1.0)
+    nearest = np.full(len(vectors), -1, dtype=np.intp)
+    similarity = np.full(len(vectors), np.nan, dtype=np.float64)
+    for start in range(0, len(vectors), BLOCK_ROWS):  # the proposed rows, a block at a time
+        rows = slice(start, start + BLOCK_ROWS)
+        found = index.search(vectors[rows], NEIGHBOURS).keys.astype(np.intp)
+        found[found >= len(vectors)] = -1  # usearch pads a short answer with its "no key"
+        allowed = (found >= 0) & (codes[np.maximum(found, 0)] != codes[rows, None])
+        cosines = np.einsum("ij,ikj->ik", vectors[rows], vectors[np.maximum(found, 0)])
+        cosines[~allowed] = -np.inf
+        column = cosines.argmax(axis=1)
+        at = np.arange(len(found))
+        nearest[rows] = np.where(allowed[at, column], found[at, column], -1)
+        similarity[rows] = np.clip(cosines[at, column].astype(np.float64), -1.0, 1.0)
     missed = np.flatnonzero(nearest < 0)
     if len(missed):
         exact = frozen_nearest(vectors, vectors[missed], held_keys=codes, query_keys=codes[missed])
