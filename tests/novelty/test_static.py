@@ -16,6 +16,7 @@ from tokenizers import Tokenizer
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
 from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID, bundled_tokenizer_path, file_sha256
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
+from knowledgepulse.novelty.settings import STATIC_BATCH_SIZE
 from knowledgepulse.novelty.static import (
     STATIC_MODEL_DIR,
     STATIC_MODEL_ID,
@@ -64,6 +65,16 @@ def test_a_batch_gives_each_text_what_it_gets_alone(
     together = static.embed_batch(texts).reshape(len(texts), static.dimensions)
     for row, text in zip(together, texts, strict=True):
         np.testing.assert_array_equal(row, static.embed_batch([text])[0])
+
+
+def test_a_call_longer_than_a_batch_gives_each_text_what_it_gets_alone(
+    static: StaticEmbedder,
+) -> None:
+    """Texts past the first batch of a call (it is tokenized a batch at a time) are not shifted."""
+    texts = [f"{SAMPLES[i % len(SAMPLES)]} {i}" for i in range(STATIC_BATCH_SIZE + 3)]
+    together = static.embed_batch(texts)
+    for index in (0, STATIC_BATCH_SIZE - 1, STATIC_BATCH_SIZE, len(texts) - 1):
+        np.testing.assert_array_equal(together[index], static.embed_batch([texts[index]])[0])
 
 
 def test_a_new_embedder_gives_the_same_vectors(static: StaticEmbedder) -> None:

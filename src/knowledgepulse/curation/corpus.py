@@ -19,6 +19,7 @@ import orjson
 from numpy.typing import NDArray
 
 from knowledgepulse.curation.select import Candidate
+from knowledgepulse.novelty.cache.index import approximate, nearest_other_key
 from knowledgepulse.novelty.cache.search import BLOCK_BYTES, frozen_nearest
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown
@@ -58,6 +59,8 @@ def leave_one_out_nearest(
     Rows with equal keys (trace ids) are never compared. Returns ``(nearest, similarity)``:
     the nearest other row (``-1`` when there is none) and the cosine, clamped to [-1, 1]
     (``nan`` with none). Equal similarities go to the smallest key, then the lowest index.
+    Past :data:`~knowledgepulse.novelty.cache.index.EXACT_LIMIT` rows an HNSW index proposes
+    the neighbours (see :mod:`~knowledgepulse.novelty.cache.index`).
     """
     if vectors.shape[0] != len(keys):
         raise ValueError(f"{vectors.shape[0]} vectors for {len(keys)} keys")
@@ -66,13 +69,18 @@ def leave_one_out_nearest(
     order = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
     _, codes = np.unique(np.asarray(keys, dtype=object)[order], return_inverse=True)
     codes = codes.astype(np.intp).reshape(-1)
-    found = frozen_nearest(
-        vectors[order], vectors[order], held_keys=codes, query_keys=codes, block_bytes=block_bytes
-    )
+    ordered = vectors[order]
+    if approximate(len(keys)):  # past the exact limit: a nearest, not always the smallest key
+        found_index, found_similarity = nearest_other_key(ordered, codes)
+    else:
+        found = frozen_nearest(
+            ordered, ordered, held_keys=codes, query_keys=codes, block_bytes=block_bytes
+        )
+        found_index, found_similarity = found.index, found.similarity
     nearest = np.full(len(keys), -1, dtype=np.intp)
     similarity = np.full(len(keys), np.nan, dtype=np.float64)
-    nearest[order] = np.where(found.index >= 0, order[found.index], -1)
-    similarity[order] = found.similarity
+    nearest[order] = np.where(found_index >= 0, order[found_index], -1)
+    similarity[order] = found_similarity
     return nearest, similarity
 
 

@@ -21,6 +21,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse.novelty.cache.index import GrowingRows, approximate
+
 RejectionReason = Literal[
     "below_min_score", "below_min_reward", "near_duplicate", "over_budget", "over_per_task"
 ]
@@ -146,7 +148,8 @@ def select(
             raise ValueError("max_similarity needs the candidates' vectors")
         if vectors.ndim != 2 or vectors.shape[0] != len(candidates):
             raise ValueError(f"{vectors.shape} vectors for {len(candidates)} candidates")
-        rows = np.zeros((min(limit, len(vectors)), vectors.shape[1]), dtype=np.float32)
+        size = min(limit, len(vectors))
+        rows = GrowingRows(size, vectors.shape[1], approximate=approximate(size))
     order = ranking(candidates, by_outcome=by_outcome)
     position = {index: rank for rank, index in enumerate(order)}
     rejected = {
@@ -164,9 +167,8 @@ def select(
         # A near_duplicate rejection when the candidate is too close to a pick, else None.
         if rows is None or vectors is None or max_similarity is None or not picked:
             return None
-        similarities = rows[: len(picked)] @ vectors[index]
-        best = int(np.argmax(similarities))  # ties: the earliest pick, the better one
-        similarity = min(1.0, max(-1.0, float(similarities[best])))
+        best, cosine = rows.nearest(vectors[index])  # ties: the earliest pick, the better one
+        similarity = min(1.0, max(-1.0, cosine))
         if similarity < max_similarity:
             return None
         return Rejection(index, "near_duplicate", picked[best], similarity)
@@ -198,7 +200,7 @@ def select(
                 continue
             index = turns.take()
             if rows is not None and vectors is not None:
-                rows[len(picked)] = vectors[index]
+                rows.add(vectors[index])
             picked.append(index)
     for turns in domains:
         for index, task_full in turns.rest():
@@ -386,18 +388,21 @@ def infer_tasks(
     by_objective: dict[str, str] = {}
     leaders: list[int] = []  # the first (best) run of each task, in ranking order
     # Their vectors, a row per task as tasks are found (never more rows than candidates).
-    rows = None if vectors is None else np.zeros_like(vectors)
+    rows = (
+        None
+        if vectors is None
+        else GrowingRows(count, vectors.shape[1], approximate=approximate(count))
+    )
     for index in ranking(candidates):
         task = by_objective.get(objectives[index])
         if task is None and vectors is not None and rows is not None and leaders:
-            similarities = rows[: len(leaders)] @ vectors[index]
-            best = int(np.argmax(similarities))  # ties: the earlier, better task
-            if similarities[best] >= threshold:
+            best, similarity = rows.nearest(vectors[index])  # ties: the earlier, better task
+            if similarity >= np.float32(threshold):  # compared in float32, as the vectors are
                 task = tasks[leaders[best]]
         if task is None:
             task = candidates[index].key
             if rows is not None and vectors is not None:
-                rows[len(leaders)] = vectors[index]
+                rows.add(vectors[index])
             leaders.append(index)
         tasks[index] = task
         by_objective.setdefault(objectives[index], task)

@@ -137,21 +137,23 @@ class StaticEmbedder:
 
     def _embed(self, texts: Sequence[str], *, max_pieces: int | None) -> NDArray[np.float32]:
         rows, scale = self._loaded()
-        pieces = leading_pieces(
-            texts,
-            self._encode,
-            max_windows=None if max_pieces is None else 1,
-            window_pieces=max_pieces or 1,
-        )
         sums = np.zeros((len(texts), rows.shape[1]), dtype=np.float32)
-        for row, (ids, _) in enumerate(pieces):
-            found = np.asarray(ids, dtype=np.intp)
-            found = found[found != self._unknown] if self._unknown is not None else found
-            if len(found):
-                # Each distinct piece once, weighted by its count: bounded by the vocabulary.
-                unique, counts = np.unique(found, return_counts=True)
-                weights = (counts * scale[unique]).astype(np.float32)
-                sums[row] = weights @ rows[unique].astype(np.float32)
+        # A batch at a time: a text's tokenizer output takes some 30 KB, a vector 1 KB.
+        for start in range(0, len(texts), STATIC_BATCH_SIZE):
+            pieces = leading_pieces(
+                texts[start : start + STATIC_BATCH_SIZE],
+                self._encode,
+                max_windows=None if max_pieces is None else 1,
+                window_pieces=max_pieces or 1,
+            )
+            for row, (ids, _) in enumerate(pieces, start):
+                found = np.asarray(ids, dtype=np.intp)
+                found = found[found != self._unknown] if self._unknown is not None else found
+                if len(found):
+                    # Each distinct piece once, weighted by its count: bounded by the vocabulary.
+                    unique, counts = np.unique(found, return_counts=True)
+                    weights = (counts * scale[unique]).astype(np.float32)
+                    sums[row] = weights @ rows[unique].astype(np.float32)
         return unit_rows(sums)
 
     def _encode(self, texts: list[str]) -> list[list[int]]:

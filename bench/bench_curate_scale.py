@@ -1,0 +1,218 @@
+"""Issue 29's "dedupe and select at scale": where ``kp dedupe``'s time and memory go.
+
+    python bench/bench_curate_scale.py 10000 100000          # stages in one process, and the CLI
+    python bench/bench_curate_scale.py 1000000 --cli-only    # the goal: kp dedupe on 1M traces
+    python bench/bench_curate_scale.py 10000 --stages-only
+
+Generated traces (deterministic, no download): tasks of topic words drawn from the bundled
+tokenizer's vocabulary, several runs of each, and about one trace in ten a near-copy of an
+earlier one (another id, one word changed), so dedupe has planted pairs to find. For each N:
+
+- stages, in one process as :func:`~knowledgepulse.runs.dedupe` runs them, with the static
+  embedder: read (parse and validate), embed, search (each trace's nearest other trace),
+  group (the dedupe walk), and ``select`` with a budget of N/10 on the scored corpus; seconds
+  and the peak RSS after each (a peak only grows), and the planted pairs found;
+- ``kp dedupe --embedder static`` and ``kp select --embedder static --budget N/10`` as a user
+  runs them: wall, CPU (user + system) and peak RSS from ``/usr/bin/time``.
+
+Goal (issue 29): 1M traces, ``kp dedupe`` with the static embedder in <= 15 minutes on 2 cores,
+peak memory < 4 GB. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from knowledgepulse.curation import corpus as corpus_module
+from knowledgepulse.curation import dedupe, score_corpus, select
+from knowledgepulse.novelty.minilm import bundled_tokenizer_path
+from knowledgepulse.novelty.static import StaticEmbedder
+from knowledgepulse.runs.inputs import items_of
+from knowledgepulse.runs.read import valid_items
+from knowledgepulse.trace.item import TraceItem
+from knowledgepulse.value import TraceValueScorer
+
+KP = [sys.executable, "-m", "knowledgepulse.cli.main"]
+RUNS_PER_TASK = 4
+"""Runs of each task (each its own wording around the task's topic words)."""
+COPY_SHARE = 0.1
+"""The share of traces that are a near-copy of an earlier one."""
+
+
+def vocabulary() -> list[str]:
+    """Whole words of the bundled tokenizer (3 letters or more): the generator's words."""
+    vocab = json.loads(bundled_tokenizer_path().read_text(encoding="utf-8"))["model"]["vocab"]
+    return sorted(word for word in vocab if word.isalpha() and word.isascii() and len(word) >= 3)
+
+
+def generated(count: int, seed: int = 29) -> Iterator[tuple[dict[str, Any], str | None]]:
+    """``count`` traces, each with the id it copies (``None``: none); the same for a seed."""
+    rng, words = random.Random(seed), vocabulary()
+    recent: list[dict[str, Any]] = []  # copies come from the last few hundred traces
+    topic: list[str] = []
+    for number in range(count):
+        original = None
+        if recent and rng.random() < COPY_SHARE:
+            document = json.loads(json.dumps(rng.choice(recent)))
+            original = document["id"]
+            document["id"] = f"kp:trace:scale-{number:07d}"
+            step = rng.choice(document["steps"])
+            content = step["content"].split()
+            content[rng.randrange(len(content))] = rng.choice(words)
+            step["content"] = " ".join(content)
+        else:
+            if number % RUNS_PER_TASK == 0 or not topic:
+                topic = rng.sample(words, 12)
+
+            def sentence(size: int) -> str:
+                return " ".join(
+                    rng.choice(topic) if rng.random() < 0.3 else rng.choice(words)  # noqa: B023
+                    for _ in range(size)
+                )
+
+            document = {
+                "@context": "https://openknowledgepulse.org/schema/v1",
+                "@type": "ReasoningTrace",
+                "id": f"kp:trace:scale-{number:07d}",
+                "metadata": {
+                    "created_at": "2026-11-28T08:00:00Z",
+                    "agent_id": f"agent-{number % 13}",
+                    "task_domain": rng.choice(("code", "finance", "research")),
+                    "success": rng.random() < 0.8,
+                    "quality_score": 0,
+                    "visibility": "network",
+                    "privacy_level": "aggregated",
+                },
+                "task": {"objective": " ".join(topic[:8])},
+                "steps": [
+                    {"step_id": step_id, "type": "thought", "content": sentence(rng.randint(8, 30))}
+                    for step_id in range(rng.randint(3, 8))
+                ],
+                "outcome": {"result_summary": sentence(8), "confidence": 0.5},
+            }
+        recent.append(document)
+        if len(recent) > 500:
+            recent.pop(0)
+        yield document, original
+
+
+def write_traces(count: int, path: Path) -> list[tuple[str, str]]:
+    """Write ``count`` generated traces as JSONL; the planted pairs (copy id, original id)."""
+    planted = []
+    with path.open("w", encoding="utf-8") as out:
+        for document, original in generated(count):
+            if original is not None:
+                planted.append((document["id"], original))
+            out.write(json.dumps(document, separators=(",", ":")) + "\n")
+    return planted
+
+
+def peak_mib() -> float:
+    """This process's peak RSS so far (MiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def stages(path: Path, count: int, planted: list[tuple[str, str]]) -> None:
+    """Each stage of dedupe (and select with a budget), timed, in this process."""
+    figures: list[tuple[str, float, float, float]] = []
+    clock = (time.perf_counter(), time.process_time())
+
+    def mark(stage: str) -> None:
+        nonlocal clock
+        now = (time.perf_counter(), time.process_time())
+        figures.append((stage, now[0] - clock[0], now[1] - clock[1], peak_mib()))
+        clock = now
+
+    def timed(stage: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            mark(f"{stage} (before)")
+            found = function(*args, **kwargs)
+            mark(stage)
+            return found
+
+        return run
+
+    scorer = TraceValueScorer(embedder=StaticEmbedder())
+    scorer.embedder.load()  # type: ignore[union-attr]
+    mark("start")
+    traces = [
+        item for item in valid_items(items_of([str(path)]), [], None) if isinstance(item, TraceItem)
+    ]
+    mark("read")
+    # score_corpus's two costly steps, timed where it calls them.
+    scorer.embed_traces = timed("embed", scorer.embed_traces)  # type: ignore[method-assign]
+    corpus_module.leave_one_out_nearest = timed("search", corpus_module.leave_one_out_nearest)
+    corpus = score_corpus(scorer, traces)
+    mark("breakdowns")
+    assert corpus.vectors is not None
+    groups = dedupe(corpus.candidates(), corpus.vectors, threshold=0.95)
+    mark("group")
+    select(corpus.candidates(), corpus.vectors, budget=count // 10, max_similarity=0.95)
+    mark("select")
+    print(f"\n== stages, {count:,} traces (wall s, CPU s, peak RSS MiB so far)")
+    for stage, wall, cpu, peak in figures[1:]:  # "X (before)": from the last mark to X
+        print(f"{stage:>15}: {wall:8.1f} s  {cpu:8.1f} s CPU  {peak:8.0f} MiB")
+    grouped = sum(len(group.members) for group in groups)
+    group_of: dict[str, int] = {}
+    for number, group in enumerate(groups):
+        for index in (group.representative, *(member for member, _ in group.members)):
+            group_of[traces[index].trace.id] = number
+    found = sum(1 for a, b in planted if a in group_of and group_of.get(b) == group_of[a])
+    print(
+        f"{len(groups):,} groups, {grouped:,} near-duplicates marked; "
+        f"{found:,} of {len(planted):,} planted pairs in one group",
+        flush=True,
+    )
+
+
+def cli(path: Path, count: int, command: list[str]) -> None:
+    """Wall, CPU and peak RSS of one kp command on ``path``, output to a file."""
+    with tempfile.TemporaryDirectory() as scratch:
+        output = Path(scratch) / "out.jsonl"
+        timed = ["/usr/bin/time", "-f", "%e %U %S %M", *KP, *command, str(path), "-o", str(output)]
+        run = subprocess.run(timed, capture_output=True, text=True, check=False)
+        wall, user, system, peak = run.stderr.strip().splitlines()[-1].split()
+        lines = sum(1 for _ in output.open()) if output.exists() else 0
+    print(
+        f"kp {' '.join(command)} on {count:,}: {float(wall):.1f} s wall, "
+        f"{float(user) + float(system):.1f} s CPU, {int(peak) / 1024:.0f} MiB peak, "
+        f"{lines:,} lines out, exit {run.returncode}",
+        flush=True,
+    )
+    if run.returncode not in (0, 1):
+        print(run.stderr[-2000:])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("counts", nargs="+", type=int)
+    parser.add_argument("--cli-only", action="store_true")
+    parser.add_argument("--stages-only", action="store_true")
+    parser.add_argument("--keep", type=Path, help="write the traces here (and keep them)")
+    args = parser.parse_args()
+    for count in args.counts:
+        with tempfile.TemporaryDirectory() as scratch:
+            path = args.keep or Path(scratch) / "traces.jsonl"
+            started = time.perf_counter()
+            planted = write_traces(count, path)
+            took = time.perf_counter() - started
+            print(f"generated {count:,} traces in {took:.0f} s ({path.stat().st_size >> 20} MiB)")
+            if not args.cli_only:
+                stages(path, count, planted)
+            if not args.stages_only:
+                cli(path, count, ["dedupe", "--embedder", "static"])
+                cli(path, count, ["select", "--embedder", "static", "--budget", str(count // 10)])
+
+
+if __name__ == "__main__":
+    main()

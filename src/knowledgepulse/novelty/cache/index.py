@@ -1,0 +1,116 @@
+"""Nearest neighbours past what exact scans can do: an HNSW graph (usearch), exact below it.
+
+An exact scan compares every vector with every other: at a million traces that is 10^12
+products, hours on two cores. Past :data:`EXACT_LIMIT` vectors the searches here go through a
+usearch HNSW index (``pip install "knowledgepulse[scale]"``; without it they stay exact, and
+slow). The index only proposes neighbours: every similarity reported is recomputed exactly from
+the two vectors, so a threshold compares true cosines, and what the index can miss is a
+neighbour, never a wrong value. The index is built in one thread, in the caller's order, so
+the same input gives the same answer. Up to :data:`EXACT_LIMIT` nothing here changes a result.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from knowledgepulse.errors import import_optional
+from knowledgepulse.novelty.cache.search import frozen_nearest
+
+EXACT_LIMIT = 50_000
+"""Vectors up to which searches scan exactly; past it they use an HNSW index when installed."""
+NEIGHBOURS = 16
+"""Candidates the index proposes for each query, of which the best allowed one is taken."""
+BLOCK_ROWS = 4096
+"""Queries whose proposed neighbours' vectors are held at once (16 rows each)."""
+SCALE_HINT = 'pip install "knowledgepulse[scale]"'
+
+
+def approximate(count: int) -> bool:
+    """Whether a search over ``count`` vectors goes through the index (past the limit)."""
+    return count > EXACT_LIMIT and importlib.util.find_spec("usearch") is not None
+
+
+def _index(dimensions: int) -> Any:
+    """An empty usearch index of inner products over unit vectors (half-precision rows)."""
+    usearch = import_optional("usearch.index", lambda _: ImportError(SCALE_HINT))
+    return usearch.Index(ndim=dimensions, metric="ip", dtype="f16")
+
+
+def nearest_other_key(
+    vectors: NDArray[np.float32], codes: NDArray[np.intp]
+) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """For each row, a nearest row of another code (through the index), and their cosine.
+
+    ``(-1, nan)`` for a row with no other code. A row whose proposed neighbours all share its
+    code (many copies of one id) is scanned exactly.
+    """
+    index = _index(vectors.shape[1])
+    index.add(np.arange(len(vectors)), vectors, threads=1)
+    nearest = np.full(len(vectors), -1, dtype=np.intp)
+    similarity = np.full(len(vectors), np.nan, dtype=np.float64)
+    for start in range(0, len(vectors), BLOCK_ROWS):  # the proposed rows, a block at a time
+        rows = slice(start, start + BLOCK_ROWS)
+        found = index.search(vectors[rows], NEIGHBOURS).keys.astype(np.intp)
+        found[found >= len(vectors)] = -1  # usearch pads a short answer with its "no key"
+        allowed = (found >= 0) & (codes[np.maximum(found, 0)] != codes[rows, None])
+        cosines = np.einsum("ij,ikj->ik", vectors[rows], vectors[np.maximum(found, 0)])
+        cosines[~allowed] = -np.inf
+        column = cosines.argmax(axis=1)
+        at = np.arange(len(found))
+        nearest[rows] = np.where(allowed[at, column], found[at, column], -1)
+        similarity[rows] = np.clip(cosines[at, column].astype(np.float64), -1.0, 1.0)
+    missed = np.flatnonzero(nearest < 0)
+    if len(missed):
+        exact = frozen_nearest(vectors, vectors[missed], held_keys=codes, query_keys=codes[missed])
+        nearest[missed], similarity[missed] = exact.index, exact.similarity
+    similarity[nearest < 0] = np.nan
+    return nearest, similarity
+
+
+class GrowingRows:
+    """Vectors added one at a time, each query answered with the most similar one so far.
+
+    Exact (a row per vector, one product a query) unless ``approximate``: then an HNSW index
+    proposes :data:`NEIGHBOURS` and the most similar of them is taken.
+
+    Args:
+        capacity: the most vectors that will be added.
+        dimensions: their length.
+        approximate: search through the index (see :func:`approximate`).
+    """
+
+    def __init__(self, capacity: int, dimensions: int, *, approximate: bool = False) -> None:
+        self._rows = np.zeros((capacity, dimensions), dtype=np.float32)
+        self._count = 0
+        self._index = _index(dimensions) if approximate else None
+
+    def __len__(self) -> int:
+        return self._count
+
+    def add(self, vector: NDArray[np.float32]) -> None:
+        """Hold ``vector``; it is number ``len(self)`` before the call."""
+        self._rows[self._count] = vector
+        if self._index is not None:
+            self._index.add(self._count, vector, threads=1)
+        self._count += 1
+
+    def nearest(self, vector: NDArray[np.float32]) -> tuple[int, float]:
+        """The held vector most similar to ``vector``: its number and their cosine.
+
+        The earliest of equals; ``(-1, -inf)`` when none is held.
+        """
+        if not self._count:
+            return -1, -np.inf
+        if self._index is None:
+            similarities = self._rows[: self._count] @ vector
+            best = int(np.argmax(similarities))
+            return best, float(similarities[best])
+        keys = np.sort(self._index.search(vector, NEIGHBOURS).keys.astype(np.intp))
+        keys = keys[keys < self._count]
+        similarities = self._rows[keys] @ vector
+        best = int(np.argmax(similarities))
+        return int(keys[best]), float(similarities[best])
