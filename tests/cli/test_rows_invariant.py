@@ -90,7 +90,8 @@ def planted_copy(source: Path, folder: Path) -> tuple[Path, list[dict[str, Any]]
             stream.write_table(table)
         return copy, table.to_pylist()
     if source.suffix == ".json":
-        rows = json.loads(source.read_text(encoding="utf-8"))
+        document = json.loads(source.read_text(encoding="utf-8"))
+        rows = document if isinstance(document, list) else [document]  # a file of one row
         rows.insert(1, PLANTED)
         copy.write_text(json.dumps(rows), encoding="utf-8")
         return copy, rows
