@@ -211,11 +211,16 @@ class MissingDependencyError(KnowledgePulseError, ImportError):
     """Raised when an optional dependency is not installed; the message names the extra."""
 
 
+def install_hint(extra: str) -> str:
+    """How to add an optional extra: kp is installed from its checkout (no package index has it)."""
+    return f'pip install -e ".[{extra}]" in the knowledgepulse checkout'
+
+
 def missing_extra(package: str, extra: str, error: ImportError) -> MissingDependencyError:
     """The error for a live collector whose framework is not installed."""
     return MissingDependencyError(
         f"this needs {package}, which is not installed ({error}); "
-        f'install it with: pip install "knowledgepulse[{extra}]"'
+        f"install it with: {install_hint(extra)}"
     )
 
 

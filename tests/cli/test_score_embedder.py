@@ -23,7 +23,7 @@ TRACES = Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl"
 NO_CUDA = (
     "no CUDA GPU found"
     if importlib.util.find_spec("torch") is not None
-    else 'pip install "knowledgepulse[gpu]"'
+    else 'pip install -e ".[gpu]"'
 )
 
 
@@ -135,7 +135,7 @@ def test_without_the_extra_novelty_is_one_half_and_one_line_says_why() -> None:
     assert {r["dimensions"]["novelty"] for r in scored} == {0.5}  # type: ignore[index]
     warnings = [line for line in run.stderr.splitlines() if "novelty is 0.5" in line]
     assert len(warnings) == 1
-    assert 'pip install "knowledgepulse[embeddings]"' in warnings[0]
+    assert 'pip install -e ".[embeddings]" in the knowledgepulse checkout' in warnings[0]
 
 
 def test_cache_size_and_ttl_shape_the_saved_cache(kp: KpRunner, tmp_path: Path) -> None:

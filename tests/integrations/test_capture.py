@@ -218,7 +218,7 @@ def test_when_nothing_is_caught_it_says_so_once(
     warnings = [record.getMessage() for record in caplog.records]
     assert len(warnings) == 1
     assert "no trace was captured during" in warnings[0]
-    assert "knowledgepulse[langchain]" in warnings[0]
+    assert 'pip install -e ".[langchain]"' in warnings[0]
     assert "Hooks active: langchain" in warnings[0]
     assert plain.kp_capture.traces == []  # type: ignore[attr-defined]
 

@@ -279,7 +279,7 @@ def test_a_missing_langchain_core_says_how_to_install_it(
 ) -> None:
     """Without langchain-core, ``tracer()`` names the extra to install."""
     monkeypatch.setitem(sys.modules, "langchain_core.tracers.base", None)
-    with pytest.raises(MissingDependencyError, match=r"knowledgepulse\[langchain\]"):
+    with pytest.raises(MissingDependencyError, match=r"pip install -e \"\.\[langchain\]\""):
         lc.tracer()
 
 

@@ -180,12 +180,12 @@ def test_activate_captures_only_runs_started_inside() -> None:
 
 
 def test_install_without_the_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No ``opentelemetry-sdk``: ``pip install "knowledgepulse[otel]"`` is the message."""
+    """No ``opentelemetry-sdk``: ``pip install -e ".[otel]"`` is the message."""
     monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)
     monkeypatch.delitem(sys.modules, "knowledgepulse.integrations.otel.live", raising=False)
-    with pytest.raises(MissingDependencyError, match=r"knowledgepulse\[otel\]"):
+    with pytest.raises(MissingDependencyError, match=r"pip install -e \"\.\[otel\]\""):
         install()
-    with pytest.raises(MissingDependencyError, match=r"knowledgepulse\[otel\]"):
+    with pytest.raises(MissingDependencyError, match=r"pip install -e \"\.\[otel\]\""):
         activate(Collector())
 
 

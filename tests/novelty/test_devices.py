@@ -112,7 +112,7 @@ def test_cuda_without_a_gpu_is_refused_with_the_fix() -> None:
 def test_cuda_without_torch_gives_the_install_line(monkeypatch: pytest.MonkeyPatch) -> None:
     """torch not installed: the error is the ``gpu`` extra's pip line; ``auto`` falls to CPU."""
     monkeypatch.setitem(sys.modules, "torch", None)  # makes `import torch` fail
-    with pytest.raises(EmbedderUnavailableError, match=r'pip install "knowledgepulse\[gpu\]"'):
+    with pytest.raises(EmbedderUnavailableError, match=r'pip install -e "\.\[gpu\]"'):
         embedder_for("cuda")
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     assert type(embedder_for("auto")) is MiniLMEmbedder

@@ -188,9 +188,7 @@ def test_an_onnx_file_that_is_not_a_model_is_a_clear_error(tmp_path: Path) -> No
 def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without onnxruntime the error gives the pip command for the extra."""
     monkeypatch.setitem(__import__("sys").modules, "onnxruntime", None)
-    with pytest.raises(
-        EmbedderUnavailableError, match=r'pip install "knowledgepulse\[embeddings\]"'
-    ):
+    with pytest.raises(EmbedderUnavailableError, match=r'pip install -e "\.\[embeddings\]"'):
         MiniLMEmbedder().load()
 
 

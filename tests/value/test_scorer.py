@@ -173,7 +173,7 @@ class _UnavailableEmbedder:
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
         self.calls += 1
         raise EmbedderUnavailableError(
-            'the embedder needs: pip install "knowledgepulse[embeddings]"'
+            'the embedder needs: pip install -e ".[embeddings]" in the knowledgepulse checkout'
         )
 
 

@@ -92,7 +92,7 @@ model_options = option_group(
         default="cpu",
         show_default=True,
         help="Where the model runs: cpu (the bundled int8 model), cuda (a GPU, fp16: "
-        'needs "knowledgepulse[gpu]"), auto (cuda when there is one).',
+        "needs the gpu extra), auto (cuda when there is one).",
     ),
 )
 """``--no-embedder``, ``--embedder``, ``--model``, ``--batch-size``, ``--workers``, ``--device``."""

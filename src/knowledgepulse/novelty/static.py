@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import positive_int
-from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.errors import EmbedderUnavailableError, install_hint
 from knowledgepulse.novelty.calibration import NoveltyCalibration
 from knowledgepulse.novelty.minilm import bundled_tokenizer_path, file_sha256, optional_module
 from knowledgepulse.novelty.settings import STATIC_BATCH_SIZE
@@ -169,7 +169,7 @@ class StaticEmbedder:
             return self._rows, self._scale
 
     def _read_table(self) -> tuple[NDArray[Any], NDArray[np.float32]]:
-        hint = 'pip install "knowledgepulse[embeddings]"'
+        hint = install_hint("embeddings")
         numpy_tensors = optional_module(
             "safetensors.numpy", "the static embedder needs the safetensors package"
         )

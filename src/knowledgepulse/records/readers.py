@@ -32,6 +32,7 @@ from knowledgepulse.errors import (
     Problem,
     Setting,
     import_optional,
+    install_hint,
 )
 from knowledgepulse.records import arrow, json_values
 from knowledgepulse.records.json_values import Record
@@ -490,7 +491,7 @@ def import_pyarrow_parquet() -> Any:
         "pyarrow.parquet",
         lambda error: MissingDependencyError(
             f"reading or writing Parquet needs pyarrow, which is not installed ({error}); "
-            'install it with: pip install "knowledgepulse[parquet]"'
+            f"install it with: {install_hint('parquet')}"
         ),
     )
 
@@ -533,7 +534,7 @@ def _read_arrow(source: Source) -> Iterator[Record | Problem]:
         "pyarrow.ipc",
         lambda error: MissingDependencyError(
             f"reading Arrow files needs pyarrow, which is not installed ({error}); "
-            'install it with: pip install "knowledgepulse[parquet]"'
+            f"install it with: {install_hint('parquet')}"
         ),
     )
     ipc_file = _head(source.stream, len(arrow.FILE_MAGIC)) == arrow.FILE_MAGIC

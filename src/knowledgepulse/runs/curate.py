@@ -33,6 +33,7 @@ from knowledgepulse.errors import (
     EmbedderUnavailableError,
     ScorerParameterError,
     Setting,
+    install_hint,
 )
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
@@ -63,8 +64,9 @@ DEDUPE_BY_TASK: Final = "task"
 DedupeBy = Literal["similarity", "task"]
 
 NO_VECTORS = (
-    "{what} needs an embedder, and none could be loaded: install knowledgepulse[embeddings], "
-    "or give a scorer whose embedder loads"
+    "{what} needs an embedder, and none could be loaded: install the embeddings extra ("
+    + install_hint("embeddings")
+    + "), or give a scorer whose embedder loads"
 )
 
 

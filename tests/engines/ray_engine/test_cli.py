@@ -75,7 +75,7 @@ def test_engine_ray_without_ray_installed_names_the_extra(
     run = kp("score", str(traces_file), "--engine", "ray")
     assert run.code == 2
     assert run.err.startswith("kp: error: Ray is not installed")
-    assert 'pip install "knowledgepulse[ray]"' in run.err
+    assert 'pip install -e ".[ray]" in the knowledgepulse checkout' in run.err
     assert "Traceback" not in run.err
 
 

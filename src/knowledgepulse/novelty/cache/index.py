@@ -2,7 +2,7 @@
 
 An exact scan compares every vector with every other: at a million traces that is 10^12
 products, hours on two cores. Past :data:`EXACT_LIMIT` vectors the searches here go through a
-usearch HNSW index (``pip install "knowledgepulse[scale]"``; without it they stay exact, and
+usearch HNSW index (the ``scale`` extra; without it they stay exact, and
 slow). The index only proposes neighbours: every similarity reported is recomputed exactly from
 the two vectors, so a threshold compares true cosines, and what the index can miss is a
 neighbour, never a wrong value. The index is built in one thread, in the caller's order, so
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from knowledgepulse.errors import import_optional
+from knowledgepulse.errors import import_optional, install_hint
 from knowledgepulse.novelty.cache.search import frozen_nearest
 
 EXACT_LIMIT = 50_000
@@ -26,7 +26,7 @@ NEIGHBOURS = 16
 """Candidates the index proposes for each query, of which the best allowed one is taken."""
 BLOCK_ROWS = 4096
 """Queries whose proposed neighbours' vectors are held at once (16 rows each)."""
-SCALE_HINT = 'pip install "knowledgepulse[scale]"'
+SCALE_HINT = install_hint("scale")
 
 
 def approximate(count: int) -> bool:
