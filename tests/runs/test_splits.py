@@ -133,3 +133,25 @@ def test_write_split_gives_each_part_in_the_input_form(tmp_path: Path) -> None:
     ]
     assert sorted(row["id"] for row in written) == sorted(row["id"] for row in rows)
     assert all(row in rows for row in written)
+
+
+def test_rows_that_give_no_trace_are_written_apart_with_their_error(tmp_path: Path) -> None:
+    """Rows in = rows out: a row kp cannot read is in no part (it cannot be grouped) but in
+    ``unread.jsonl``, as it was, with ``kp_error`` saying why."""
+    rows = chat_rows([0, 0, 1, 2, 3])
+    broken = {"id": "run-broken", "task_id": "task-9", "messages": 7}
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in [*rows[:2], broken, *rows[2:]]))
+    result = split([str(path)], test=0.4, seed=2)
+    files = write_split(result, tmp_path / "out")
+    assert sorted(files) == ["test", "train", "unread"]
+    [unread] = [json.loads(line) for line in files["unread"].read_text().splitlines()]
+    assert {key: value for key, value in unread.items() if key != "kp_error"} == broken
+    assert "messages" in unread["kp_error"]
+    parts = [
+        json.loads(line)
+        for part in ("train", "test")
+        for line in files[part].read_text().splitlines()
+    ]
+    assert sorted(row["id"] for row in parts) == sorted(row["id"] for row in rows)
+    assert result.unread.written == 1

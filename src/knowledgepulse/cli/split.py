@@ -17,7 +17,7 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.cli.curate import task_similarity_option
 from knowledgepulse.reports.curation import split_summary
-from knowledgepulse.reports.rows import row_format
+from knowledgepulse.reports.rows import kept_tail, row_format
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.runs.splits import BY_TASK, split, write_split
 from knowledgepulse.value.scorer import TraceValueScorer
@@ -58,7 +58,8 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
     "directory",
     type=click.Path(file_okay=False, path_type=Path),
     required=True,
-    help="The directory of train, test (and validation) .jsonl, or .parquet for Parquet rows.",
+    help="The directory of train, test (and validation) .jsonl, or .parquet for Parquet rows; "
+    "rows that give no trace go to unread, with kp_error.",
 )
 @task_similarity_option
 @model_options
@@ -120,5 +121,5 @@ def split_command(
         )
     rows = any(item.row is not None for item in result.items)
     write_split(result, directory, row_format(None, inputs) if rows else "jsonl")
-    say(split_summary(result))
+    say(split_summary(result) + kept_tail(result.unread.written))
     return sink.exit_code(len(result.items), allow_empty=allow_empty)

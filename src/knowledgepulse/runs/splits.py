@@ -24,8 +24,8 @@ from knowledgepulse.errors import ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.curate import inferred_tasks, tasks_read
 from knowledgepulse.runs.inputs import RunInput, items_of
-from knowledgepulse.runs.read import OnProblem, valid_items
-from knowledgepulse.runs.write import WriteForm, item_writer, redacted_like
+from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
+from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redacted_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem, task_at
@@ -68,6 +68,8 @@ class SplitResult:
         tasks_inferred: whether the tasks (``by`` ``task``) were inferred, not read.
         problems: what could not be read, and the warnings, in input order.
         data: the input, for :meth:`rows` in its form.
+        unread: the dataset rows that gave no trace: in no part, since they cannot be grouped;
+            :func:`write_split` writes them to a file of their own, each with ``kp_error``.
     """
 
     items: tuple[TraceItem, ...]
@@ -81,6 +83,7 @@ class SplitResult:
     tasks_inferred: bool = False
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
+    unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
 
     def items_in(self, part: str) -> list[TraceItem]:
         """The items of one part, in input order."""
@@ -163,7 +166,9 @@ def split(
     read = items_of(
         data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
     )
-    items = tuple(valid_items(read, problems, on_problem))
+    unread = UnreadRows(in_place=False)
+    told = unread.add if on_problem is None else tell_both(unread.add, on_problem)
+    items = tuple(unread.items(valid_items(read, problems, told)))
     inferred = by == BY_TASK and tasks_read(items, task_field) is None
     if inferred:
         corpus = score_corpus(scorer or TraceValueScorer(), items)
@@ -190,6 +195,7 @@ def split(
         inferred,
         tuple(problems),
         data,
+        unread,
     )
 
 
@@ -217,12 +223,15 @@ def write_split(result: SplitResult, directory: Path, form: WriteForm = "jsonl")
     """Each part written to ``directory/<part>.<ext>`` (atomically) in the input's form.
 
     Dataset rows go back as rows (``jsonl`` or ``parquet``), traces as their documents; the
-    directory is made if it is missing. Returns each part's file.
+    directory is made if it is missing. The dataset rows that gave no trace go to
+    ``directory/unread.<ext>``, each with ``kp_error`` saying why, when there are any: rows in
+    are rows out. Returns each part's file (``unread`` too, when written).
     """
     directory.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
+    suffix = "parquet" if form == "parquet" else "jsonl"
     for part in result.fractions:
-        path = directory / f"{part}.{'parquet' if form == 'parquet' else 'jsonl'}"
+        path = directory / f"{part}.{suffix}"
         with item_writer(path, form, added=()) as out:
             for item in result.items_in(part):
                 if item.row is not None:
@@ -230,4 +239,8 @@ def write_split(result: SplitResult, directory: Path, form: WriteForm = "jsonl")
                 else:
                     out.write_trace(item)
         written[part] = path
+    if result.unread.has_rows():
+        with item_writer(directory / f"unread.{suffix}", form, added=(), unread=result.unread):
+            pass  # nothing read: the writer writes the held rows as it closes
+        written["unread"] = directory / f"unread.{suffix}"
     return written

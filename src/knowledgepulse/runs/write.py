@@ -221,6 +221,13 @@ class UnreadRows:
         for record, messages in rows:
             yield record, "; ".join(messages)
 
+    def has_rows(self) -> bool:
+        """Whether a row is held that :meth:`rows` would give (one of a file of rows)."""
+        return any(
+            problem.record is not None and problem.record.location.file in self._row_files
+            for _, problem in self._pending
+        )
+
     def rows(self, before: int | None, *, every_file: bool = False) -> Iterator[tuple[Record, str]]:
         """The rows to write before item ``before`` (``None``: all), each with its error.
 
