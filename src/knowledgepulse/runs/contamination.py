@@ -23,7 +23,7 @@ from knowledgepulse.errors import (
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.curate import NO_VECTORS
 from knowledgepulse.runs.inputs import RunInput, items_of
-from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
+from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.write import UnreadRows, redacted_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
@@ -177,15 +177,8 @@ def decontaminate(
         raise ValueError(f"min_overlap is a share of words in (0, 1], got {min_overlap!r}")
     problems: list[Problem] = []
     unread = UnreadRows(in_place=False)  # not judged, so not removed: after the kept ones
-    items = list(
-        unread.items(
-            valid_items(
-                items_of(data, source=source, options=options, notes=notes, progress=progress),
-                problems,
-                unread.add if on_problem is None else tell_both(unread.add, on_problem),
-            )
-        )
-    )
+    read = items_of(data, source=source, options=options, notes=notes, progress=progress)
+    items = list(unread.valid(read, problems, on_problem))
     references, reference_items = _references(
         against, against_texts, source, options, notes, problems, on_problem
     )

@@ -38,7 +38,7 @@ from knowledgepulse.errors import (
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs.inputs import RunInput, items_of
-from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
+from knowledgepulse.runs.read import OnProblem
 from knowledgepulse.runs.redaction import redacted_record, redactor_of
 from knowledgepulse.runs.write import UnreadRows, annotated_like
 from knowledgepulse.sources import TraceOptions
@@ -526,8 +526,7 @@ def _corpus(
     )
     items: list[TraceItem] = []
     found: list[tuple[TraceItem, list[Finding]]] = []
-    told = unread.add if on_problem is None else tell_both(unread.add, on_problem)
-    for item in unread.items(valid_items(read, problems, told)):
+    for item in unread.valid(read, problems, on_problem):
         if redactor is None:
             items.append(item)
             continue

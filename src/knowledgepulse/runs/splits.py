@@ -24,7 +24,7 @@ from knowledgepulse.errors import ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.curate import inferred_tasks, tasks_read
 from knowledgepulse.runs.inputs import RunInput, items_of
-from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
+from knowledgepulse.runs.read import OnProblem
 from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redacted_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
@@ -167,8 +167,7 @@ def split(
         data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
     )
     unread = UnreadRows(in_place=False)
-    told = unread.add if on_problem is None else tell_both(unread.add, on_problem)
-    items = tuple(unread.items(valid_items(read, problems, told)))
+    items = tuple(unread.valid(read, problems, on_problem))
     inferred = by == BY_TASK and tasks_read(items, task_field) is None
     if inferred:
         corpus = score_corpus(scorer or TraceValueScorer(), items)

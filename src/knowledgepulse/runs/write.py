@@ -31,6 +31,7 @@ from knowledgepulse.reports.rows import (
 )
 from knowledgepulse.reports.value import annotated_document, annotated_line, dumps
 from knowledgepulse.runs.inputs import table_kind
+from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 
@@ -187,6 +188,16 @@ class UnreadRows:
         self._read = 0
         self._pending: deque[tuple[int, Problem]] = deque()
         self._row_files: set[str] = set()
+
+    def valid(
+        self,
+        stream: Iterable[TraceItem | Problem],
+        problems: list[Problem],
+        on_problem: OnProblem | None = None,
+    ) -> Iterator[TraceItem]:
+        """The items of ``stream`` (:func:`valid_items`), each problem held here too."""
+        told = self.add if on_problem is None else tell_both(self.add, on_problem)
+        return self.items(valid_items(stream, problems, told))
 
     def items(self, stream: Iterable[TraceItem]) -> Iterator[TraceItem]:
         """The items of ``stream``, counted as they are read (between the problems added)."""
