@@ -192,13 +192,14 @@ def decontaminate(
     embedded = scorer is not None and scorer.embedder is not None
     if embedded and items and references:
         assert scorer is not None
+        own_threshold = scorer.cosine_of(threshold)  # on MiniLM's scale: see cosine_of
         for position, (row, cosine) in _embedding_matches(
             scorer, items, references, reference_items
         ).items():
             earlier = found.get(position)
             if earlier is not None:
                 found[position] = replace(earlier, similarity=cosine)
-            elif cosine >= scorer.cosine_of(threshold):
+            elif cosine >= own_threshold:
                 found[position] = Contaminated(
                     items[position], references[row], "embedding", similarity=cosine
                 )
