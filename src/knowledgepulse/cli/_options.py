@@ -106,3 +106,34 @@ def registry_from(profiles_file: Path | None) -> ProfileRegistry:
     from knowledgepulse.value.profiles import ProfileRegistry, load_profiles  # noqa: PLC0415
 
     return ProfileRegistry(load_profiles(profiles_file) if profiles_file is not None else None)
+
+
+similarity_histogram_option = click.option(
+    "--similarity-histogram",
+    is_flag=True,
+    help="Print on stderr the distribution of each trace's cosine with its nearest other "
+    "trace (percentiles and a histogram), to choose --max-similarity from your own data.",
+)
+
+task_field_option = click.option(
+    "--task-field",
+    metavar="PATH",
+    help="The task each trace is a run of: with --from, a dataset column; else the "
+    "value at this dotted path of the trace's JSON (metadata.task_id, or any key). "
+    "Default: a dataset's task column when one is found, else inferred (the same "
+    "objective, or novelty vectors within --task-similarity of the task's best run).",
+)
+
+
+def task_similarity_option(command: Command) -> Command:
+    """``--task-similarity S``, for the commands that infer tasks (curation loads with them)."""
+    from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY  # noqa: PLC0415 - numpy
+
+    return click.option(
+        "--task-similarity",
+        type=click.FloatRange(-1.0, 1.0),
+        default=INFERRED_TASK_SIMILARITY,
+        show_default=True,
+        help="Without --task-field: a trace whose cosine with a task's best run "
+        "reaches S is a run of that task (1 groups only equal objectives).",
+    )(command)

@@ -25,6 +25,9 @@ from knowledgepulse.cli._options import (
     profiles_file_option,
     refuse_usage,
     registry_from,
+    similarity_histogram_option,
+    task_field_option,
+    task_similarity_option,
     to_option,
 )
 from knowledgepulse.cli._redaction import redact_options, redactor_from
@@ -40,7 +43,6 @@ from knowledgepulse.cli._traces import (
 from knowledgepulse.curation.corpus import Corpus
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM
 from knowledgepulse.curation.percentiles import MinScore, similarity_histogram
-from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
 from knowledgepulse.errors import EmbedderUnavailableError, install_hint
 from knowledgepulse.reports.curation import (
     decontamination_summary,
@@ -65,30 +67,6 @@ from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
-
-similarity_histogram_option = click.option(
-    "--similarity-histogram",
-    is_flag=True,
-    help="Print on stderr the distribution of each trace's cosine with its nearest other "
-    "trace (percentiles and a histogram), to choose --max-similarity from your own data.",
-)
-
-task_field_option = click.option(
-    "--task-field",
-    metavar="PATH",
-    help="The task each trace is a run of: with --from, a dataset column; else the "
-    "value at this dotted path of the trace's JSON (metadata.task_id, or any key). "
-    "Default: a dataset's task column when one is found, else inferred (the same "
-    "objective, or novelty vectors within --task-similarity of the task's best run).",
-)
-task_similarity_option = click.option(
-    "--task-similarity",
-    type=click.FloatRange(-1.0, 1.0),
-    default=INFERRED_TASK_SIMILARITY,
-    show_default=True,
-    help="Without --task-field: a trace whose cosine with a task's best run "
-    "reaches S is a run of that task (1 groups only equal objectives).",
-)
 
 NO_EMBEDDER = (
     "{what} needs an embedder, and none could be loaded "

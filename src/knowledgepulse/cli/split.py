@@ -8,6 +8,7 @@ import click
 
 from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import build_embedder, model_options
+from knowledgepulse.cli._options import task_similarity_option
 from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
@@ -15,7 +16,6 @@ from knowledgepulse.cli._traces import (
     sources,
     trace_options,
 )
-from knowledgepulse.cli.curate import task_similarity_option
 from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.rows import kept_tail, row_format
 from knowledgepulse.reports.terminal import ReadProgress
