@@ -187,6 +187,10 @@ class PluginLoadError(KnowledgePulseError, ImportError):
     """Raised when a ``--task`` or ``--plugin`` is missing, raises on import, or lacks the name."""
 
 
+class ParameterConflictError(KnowledgePulseError, ValueError):
+    """Raised when parameters given together contradict each other (a shell's usage error)."""
+
+
 class ScorerParameterError(KnowledgePulseError, ValueError):
     """Raised when a scorer, embedder or vector cache gets a setting it does not take."""
 

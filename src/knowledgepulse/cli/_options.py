@@ -8,10 +8,29 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from knowledgepulse.errors import ParameterConflictError
+
 if TYPE_CHECKING:
     from knowledgepulse.value.profiles import ProfileRegistry
 
 Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+class _KpCommand(click.Command):
+    """A command that shows a library's parameter conflict as a usage error, naming options."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from knowledgepulse.cli.main import flag_of  # noqa: PLC0415 - main imports commands
+
+        try:
+            return super().invoke(ctx)
+        except ParameterConflictError as error:
+            raise click.UsageError(error.message_with(flag_of), ctx) from None
+
+
+def command(name: str) -> Callable[[Callable[..., Any]], click.Command]:
+    """A ``kp`` command named ``name`` (``click.command``'s decorator)."""
+    return click.command(name, cls=_KpCommand)
 
 
 def option_group(*options: Callable[[Any], Any]) -> Callable[[Command], Command]:

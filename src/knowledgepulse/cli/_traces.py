@@ -6,12 +6,12 @@ out as the first input's form (JSON Lines or Parquet) or ``-o``'s; Parquet needs
 
 from __future__ import annotations
 
-import dataclasses
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -20,18 +20,14 @@ from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import STDIN
-from knowledgepulse.reports.rows import SCORE_COLUMNS, row_format
+from knowledgepulse.reports.rows import SCORE_COLUMNS
 from knowledgepulse.reports.terminal import ReadProgress
-from knowledgepulse.reports.value import RunTally
-from knowledgepulse.runs.read import read_items
-from knowledgepulse.runs.write import ItemWriter, UnreadRows, WriteForm, item_writer
-from knowledgepulse.sources import SOURCE_CHOICES
+from knowledgepulse.runs.problems import ProblemSink
+from knowledgepulse.runs.read import read_items, trace_options
+from knowledgepulse.runs.write import ItemWriter, WriteForm, item_writer
+from knowledgepulse.sources import SOURCE_CHOICES, TraceOptions
 from knowledgepulse.sources._registry import get_source, source_names
 from knowledgepulse.trace.item import TraceItem
-from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
-
-if TYPE_CHECKING:  # the converters bring pydantic: loaded for --from only
-    from knowledgepulse.sources import TraceOptions
 
 paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...")
 
@@ -45,41 +41,20 @@ def sources(paths: Sequence[str]) -> list[str]:
     return [STDIN]
 
 
-class ProblemSink:
-    """Prints each problem on stderr as it is found, counts it, and keeps it if asked.
+def problem_sink(**settings: Any) -> ProblemSink:
+    """A :class:`~knowledgepulse.runs.problems.ProblemSink` that prints each problem on stderr."""
+    return ProblemSink(show=partial(say, one_line=True), **settings)
 
-    ``unread``: also given each problem, to write the rows that gave no trace back.
+
+def exit_code(sink: ProblemSink, traces: int, *, allow_empty: bool) -> int:
+    """The command's exit code: 1 when any record was rejected, or none gave a trace.
+
+    ``traces``: how many the command read; none is a finding unless ``allow_empty``.
     """
-
-    def __init__(
-        self,
-        tally: RunTally | None = None,
-        *,
-        keep: bool = False,
-        unread: UnreadRows | None = None,
-    ) -> None:
-        self.tally = tally or RunTally(DEFAULT_THRESHOLD)
-        self.kept: list[Problem] = []
-        self._keep = keep
-        self._unread = unread
-
-    def __call__(self, problem: Problem) -> None:
-        self.tally.add_problem(problem)
-        if self._keep:  # its message, not its record: a report's memory stays small
-            self.kept.append(dataclasses.replace(problem, record=None))
-        if self._unread is not None:
-            self._unread.add(problem)
-        say(str(problem), one_line=True)
-
-    def exit_code(self, traces: int, *, allow_empty: bool) -> int:
-        """The command's exit code: 1 when any record was rejected, or none gave a trace.
-
-        ``traces``: how many the command read; none is a finding unless ``allow_empty``.
-        """
-        if not traces and not self.tally.invalid and not allow_empty:
-            say("kp: the input holds no trace; give --allow-empty when that is expected")
-            return EXIT_FINDINGS
-        return EXIT_FINDINGS if self.tally.invalid else EXIT_OK
+    if not traces and not sink.tally.invalid and not allow_empty:
+        say("kp: the input holds no trace; give --allow-empty when that is expected")
+        return EXIT_FINDINGS
+    return EXIT_FINDINGS if sink.tally.invalid else EXIT_OK
 
 
 def shapes_help() -> str:
@@ -152,80 +127,38 @@ def source_options(*, required: bool, task_field: bool = True) -> Callable[[Comm
     )
 
 
-def trace_options(
-    domain: str | None, confidence: float | None, rows: Mapping[str, Any]
-) -> TraceOptions | None:
-    """The options for converted traces, from the command's (``None``: none given).
+TRACE_OPTIONS = (
+    "domain",
+    "confidence",
+    "success_threshold",
+    *(name.removeprefix("--").replace("-", "_") for name, _ in ROW_OPTIONS),
+)
 
-    They apply to whatever is converted, with ``--from`` or recognised by content; a
-    ``ReasoningTrace`` keeps its own domain and confidence, and the reader warns that it does.
-    """
-    given_rows = {key: value for key, value in rows.items() if value is not None}
-    if domain is None and confidence is None and not given_rows:
-        return None
-    from knowledgepulse.sources import RowOptions, TraceOptions  # noqa: PLC0415
 
-    return TraceOptions(domain=domain, confidence=confidence, rows=RowOptions(**given_rows))
+def trace_options_of(options: dict[str, Any]) -> TraceOptions | None:
+    """The converted traces' options (``--domain``...), taken out of a command's ``options``."""
+    return trace_options(**{name: options.pop(name) for name in TRACE_OPTIONS if name in options})
 
 
 def read_traces(
-    paths: Sequence[str],
-    sink: ProblemSink,
-    *,
-    source: str | None,
-    options: TraceOptions | None,
-    task_field: str | None = None,
-    progress: ReadProgress | None = None,
+    paths: Sequence[str], sink: ProblemSink, progress: ReadProgress | None = None, **reading: Any
 ) -> Iterator[TraceItem]:
-    """The valid traces of ``paths``, converted as they are read when ``source`` (``--from``)."""
-    for item in read_items(
-        sources(paths),
-        source=source,
-        options=options,
-        task_field=task_field,
-        notes=say,
-        progress=None if progress is None else progress.advance,
-    ):
+    """The valid traces of ``paths`` (``reading``: ``source``, ``options``); problems: ``sink``."""
+    advance = None if progress is None else progress.advance
+    for item in read_items(sources(paths), notes=say, progress=advance, **reading):
         if isinstance(item, Problem):
             sink(item)
         else:
             yield item
 
 
-def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "jsonl") -> WriteForm:
-    """The form rows go out in: Parquet when the first input or ``-o`` is, else ``other``.
-
-    Parquet needs a file: without ``-o`` it is a ``click.UsageError``.
-    """
-    if row_format(output, inputs) != "parquet":
-        return other
-    if output is None:
-        raise click.UsageError(
-            "the rows are Parquet, which needs a file: give -o FILE.parquet (or -o FILE.jsonl "
-            "for JSON Lines)"
-        )
-    return "parquet"
-
-
 @contextmanager
 def item_output(
-    output: Path | None,
-    form: WriteForm,
-    added: tuple[str, ...] = SCORE_COLUMNS,
-    *,
-    messages: bool = False,
-    unread: UnreadRows | None = None,
+    output: Path | None, form: WriteForm, added: tuple[str, ...] = SCORE_COLUMNS, **writing: Any
 ) -> Iterator[ItemWriter]:
-    """A writer of items in their own form (or as training rows) to ``-o`` or standard output.
-
-    ``unread``: the rows that gave no trace, written back in their places.
-    """
-    if output is not None:
-        with item_writer(output, form, added, messages=messages, unread=unread) as writer:
-            yield writer
-        return
+    """A writer of items (:func:`~knowledgepulse.runs.write.item_writer`) to ``-o`` or stdout."""
     with (
-        open_output(None) as stream,
-        item_writer(stream, form, added, messages=messages, unread=unread) as w,
+        nullcontext(output) if output is not None else open_output(None) as target,
+        item_writer(target, form, added, **writing) as writer,
     ):
-        yield w
+        yield writer

@@ -6,36 +6,34 @@ Written as the files are read (an OTel file exporter's run can be long); ``quali
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
-
-import click
+from typing import Any
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, say
-from knowledgepulse.cli._options import TO_MESSAGES_HELP, output_option, to_option
+from knowledgepulse.cli._options import TO_MESSAGES_HELP, command, output_option, to_option
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
-    ProblemSink,
+    exit_code,
     item_output,
     paths_argument,
+    problem_sink,
     read_traces,
-    rows_form,
     source_options,
     sources,
-    trace_options,
+    trace_options_of,
 )
 from knowledgepulse.records.readers import open_source
 from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import dumps
-from knowledgepulse.runs.redaction import redact_items, redacted_record
-from knowledgepulse.runs.write import UnreadRows
+from knowledgepulse.runs.redaction import unread_rows, written_items
+from knowledgepulse.runs.write import rows_form
 from knowledgepulse.sources._sessions.atif import to_atif
 
 
-@click.command("convert")
+@command("convert")
 @paths_argument
 @source_options(required=True)
 @output_option("Write the traces here instead of stdout (atomically: the file appears when done).")
@@ -47,18 +45,7 @@ from knowledgepulse.sources._sessions.atif import to_atif
 )
 @redact_options
 def convert_command(
-    *,
-    paths: tuple[str, ...],
-    source: str,
-    domain: str | None,
-    confidence: float | None,
-    output: Path | None,
-    to: str,
-    redact: bool,
-    privacy_level: str | None,
-    rules_file: Path | None,
-    allow_empty: bool,
-    **row_columns: str | float | None,
+    *, paths: tuple[str, ...], output: Path | None, to: str, allow_empty: bool, **options: Any
 ) -> int:
     """Convert agent frameworks' files to ReasoningTrace JSON Lines, one trace per run.
 
@@ -75,8 +62,10 @@ def convert_command(
     that cannot be read is reported on stderr as FILE:LINE: message and the others go on; exit
     code 1 when there was any.
     """
-    options = trace_options(domain, confidence, row_columns)
-    redactor = redactor_from(redact, privacy_level, rules_file)
+    convert_options = trace_options_of(options)
+    redactor = redactor_from(
+        options.pop("redact"), options.pop("privacy_level"), options.pop("rules_file")
+    )
     inputs = sources(paths)
     for path in inputs:
         if path != "-":
@@ -86,15 +75,10 @@ def convert_command(
         check_destination(output, what="output")
     messages = to == "messages"
     # Training rows: a row that gives no trace is written too (every field empty, kp_error).
-    unread = None
-    if messages:
-        unread = UnreadRows(
-            None if redactor is None else partial(redacted_record, redactor=redactor)
-        )
-    sink = ProblemSink(unread=unread)
-    items = read_traces(inputs, sink, source=source, options=options)
-    items = items if unread is None else unread.items(items)
-    items = items if redactor is None else redact_items(items, redactor)
+    unread = unread_rows(redactor) if messages else None
+    sink = problem_sink(unread=unread)
+    read = read_traces(inputs, sink, options=convert_options, **options)
+    items = written_items(read, unread, redactor)
     count = 0
     if to == "atif":
         with open_output(output) as stream:
@@ -114,4 +98,4 @@ def convert_command(
         message += f"; {counted(sink.tally.warnings, 'warning')}"
     message += kept_tail(0 if unread is None else unread.written)
     say(message + summary_tail(redactor))
-    return sink.exit_code(count, allow_empty=allow_empty)
+    return exit_code(sink, count, allow_empty=allow_empty)

@@ -21,6 +21,7 @@ from knowledgepulse.cli._embedder import (
 from knowledgepulse.cli._options import (
     TO_MESSAGES_HELP,
     MinScoreType,
+    command,
     output_option,
     profiles_file_option,
     refuse_usage,
@@ -32,13 +33,13 @@ from knowledgepulse.cli._options import (
 )
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
-    ProblemSink,
+    exit_code,
     item_output,
     paths_argument,
-    rows_form,
+    problem_sink,
     source_options,
     sources,
-    trace_options,
+    trace_options_of,
 )
 from knowledgepulse.curation.corpus import Corpus
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM
@@ -63,10 +64,12 @@ from knowledgepulse.runs.curate import (
     dedupe,
     select,
 )
+from knowledgepulse.runs.write import rows_form
 from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
+    from knowledgepulse.runs.problems import ProblemSink
 
 NO_EMBEDDER = (
     "{what} needs an embedder, and none could be loaded "
@@ -80,52 +83,39 @@ def run_arguments(
     sink: ProblemSink,
     *,
     no_embedder: bool,
-    embedder_name: str | None,
-    model: Path | None,
-    batch_size: int | None,
-    workers: int | None,
-    device: str,
-    novelty_text: str,
-    profiles_file: Path | None,
-    source: str | None,
-    domain: str | None,
-    confidence: float | None,
-    redact: bool,
-    privacy_level: str | None,
-    rules_file: Path | None,
-    **row_columns: str | float | None,
+    **options: Any,
 ) -> tuple[dict[str, Any], Redactor | None]:
     """The run's keyword arguments from the options, and the redactor (for the summary).
 
     Every option is checked before a record is read, and the ``outputs`` too: Parquet rows
     need ``-o``, and each must be writable.
     """
-    options = trace_options(domain, confidence, row_columns)
-    if source is not None:
+    reading = trace_options_of(options)
+    if options["source"] is not None:
         rows_form(outputs[0], sources(paths))  # Parquet needs -o: refused before reading
     for path in outputs:
         if path is not None:
             check_destination(path, what="output")
-    redactor = redactor_from(redact, privacy_level, rules_file)
+    redactor = redactor_from(options["redact"], options["privacy_level"], options["rules_file"])
     embedder = build_embedder(
         no_embedder,
-        model,
-        workers=workers,
-        device=device,
+        options["model"],
+        workers=options["workers"],
+        device=options["device"],
         paths=paths,
-        embedder_name=embedder_name,
+        embedder_name=options["embedder_name"],
     )
     scorer = TraceValueScorer(
         embedder=embedder,
-        novelty_text=novelty_text,
-        profiles=registry_from(profiles_file),
-        batch_size=batch_size,
+        novelty_text=options["novelty_text"],
+        profiles=registry_from(options["profiles_file"]),
+        batch_size=options["batch_size"],
     )
     arguments = {
         "scorer": scorer,
         "redact": redactor or False,
-        "source": source,
-        "options": options,
+        "source": options["source"],
+        "options": reading,
         "notes": say,
         "on_problem": sink,
     }
@@ -155,7 +145,7 @@ def _histogram(corpus: Corpus) -> None:
     say(render_similarity_histogram(similarity_histogram(corpus.nearest_similarities())))
 
 
-@click.command("select")
+@command("select")
 @paths_argument
 @click.option("--budget", type=click.IntRange(min=0), help="Select at most N traces.")
 @click.option(
@@ -266,7 +256,7 @@ def select_command(
             "--budget and --top both set the budget; give one",
         ),
     )
-    sink = ProblemSink()
+    sink = problem_sink()
     run, redactor = run_arguments(
         paths, (output, report_path), sink, no_embedder=no_embedder, **options
     )
@@ -305,10 +295,10 @@ def select_command(
                 stream.write(dumps(tidy(rejected.to_dict())) + "\n")
     summary = selection_summary(result, min_score, sink.tally.invalid)
     say(summary + kept_tail(result.unread.written) + summary_tail(redactor))
-    return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
+    return exit_code(sink, len(result.corpus.items), allow_empty=allow_empty)
 
 
-@click.command("dedupe")
+@command("dedupe")
 @paths_argument
 @click.option(
     "--by",
@@ -434,7 +424,7 @@ def dedupe_command(
         ),
         (report_path is not None, "--report lists what --against removed: give --against"),
     )
-    sink = ProblemSink()
+    sink = problem_sink()
     run, redactor = run_arguments(paths, (output,), sink, no_embedder=no_embedder, **options)
     inputs = sources(paths)
     with ReadProgress.for_sources(inputs) as progress:
@@ -470,7 +460,7 @@ def dedupe_command(
             for group in result.groups:
                 stream.write(dumps(tidy(group.to_dict())) + "\n")
     say(dedupe_summary(result) + kept_tail(unread.written) + summary_tail(redactor))
-    return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
+    return exit_code(sink, len(result.corpus.items), allow_empty=allow_empty)
 
 
 def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
@@ -487,7 +477,7 @@ def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
     **options: Any,
 ) -> int:
     """``kp dedupe --against``: the kept traces in their own form, the report, a summary."""
-    sink = ProblemSink()
+    sink = problem_sink()
     run, _ = run_arguments(paths, (output, report_path), sink, no_embedder=no_embedder, **options)
     del run["redact"]  # refused with --against: decontamination writes rows as they came
     inputs = sources(paths)
@@ -518,4 +508,4 @@ def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
             for found in result.removed:
                 stream.write(dumps(tidy(found.to_dict())) + "\n")
     say(decontamination_summary(result) + kept_tail(result.unread.written))
-    return sink.exit_code(len(result.items), allow_empty=allow_empty)
+    return exit_code(sink, len(result.items), allow_empty=allow_empty)

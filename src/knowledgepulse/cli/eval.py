@@ -22,7 +22,7 @@ from knowledgepulse.cli._console import (
     report_format,
     stdout_for_the_report,
 )
-from knowledgepulse.cli._options import format_option, output_option, refuse_usage
+from knowledgepulse.cli._options import command, format_option, output_option, refuse_usage
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION
 from knowledgepulse.evals.compare import (
     DEFAULT_TOLERANCE,
@@ -62,7 +62,7 @@ tolerance_option = click.option(
 )
 
 
-@click.command("eval")
+@command("eval")
 @click.argument("cases", nargs=-1, metavar="CASES...")
 @click.option(
     "-s",
@@ -302,7 +302,7 @@ def task_timeout(given: float | None) -> float | None:
     return given or None
 
 
-@click.command("compare")
+@command("compare")
 @click.argument("base", metavar="BASE.json", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("new", metavar="NEW.json", type=click.Path(dir_okay=False, path_type=Path))
 @tolerance_option

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import shutil
+from typing import Any
 
 import click
 
 from knowledgepulse.cli._console import open_output
-from knowledgepulse.cli._options import format_option
-from knowledgepulse.cli._traces import source_options, trace_options
+from knowledgepulse.cli._options import command, format_option
+from knowledgepulse.cli._traces import source_options, trace_options_of
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 
 
-@click.command("inspect")
+@command("inspect")
 @click.argument("path")
 @source_options(required=True, task_field=True)
 @format_option(
@@ -21,14 +22,7 @@ from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
     "text",
 )
 def inspect_command(
-    *,
-    path: str,
-    source: str,
-    domain: str | None,
-    confidence: float | None,
-    output_format: str,
-    allow_empty: bool,
-    **row_columns: str | float | None,
+    *, path: str, source: str, output_format: str, allow_empty: bool, **options: Any
 ) -> int:
     """Say how PATH is read: its source and why, and where each part of its first trace came from.
 
@@ -41,8 +35,7 @@ def inspect_command(
     from knowledgepulse.reports.inspection import inspection_json, inspection_text  # noqa: PLC0415
     from knowledgepulse.sources import inspect_file  # noqa: PLC0415
 
-    options = trace_options(domain, confidence, row_columns)
-    inspection = inspect_file(path, source=source, options=options)
+    inspection = inspect_file(path, source=source, options=trace_options_of(options))
     width = min(100, shutil.get_terminal_size((100, 50)).columns)
     with open_output(None, for_people=output_format == "text") as stream:
         if output_format == "json":

@@ -68,6 +68,7 @@ FLAGS: dict[str | tuple[str, object], str] = {
     "min_reward": "--min-reward",
     "model_path": "--model",
     "order": "--order",
+    "output": "-o",
     "rank_by": "--rank-by",
     ("read_only", False): "without --frozen",
     ("read_only", True): "--frozen",

@@ -7,7 +7,6 @@ in its own form; what was redacted is said by JSON path, never by value.
 from __future__ import annotations
 
 import itertools
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,36 +15,31 @@ import click
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
 from knowledgepulse.cli._console import open_output, say
-from knowledgepulse.cli._options import output_option
+from knowledgepulse.cli._options import command, output_option
 from knowledgepulse.cli._redaction import level_option, rules_option
 from knowledgepulse.cli._traces import (
-    ProblemSink,
+    exit_code,
     item_output,
     paths_argument,
+    problem_sink,
     read_traces,
-    rows_form,
     source_options,
     sources,
-    trace_options,
+    trace_options_of,
 )
 from knowledgepulse.reports.redaction import finding_line, redaction_summary
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import dumps
-from knowledgepulse.runs.redaction import (
-    finding_entry,
-    redact_items,
-    redacted_record,
-    redaction_report,
-)
-from knowledgepulse.runs.write import UnreadRows
+from knowledgepulse.runs.redaction import finding_entry, redact_items, redaction_report, unread_rows
+from knowledgepulse.runs.write import rows_form
 from knowledgepulse.trace.item import TraceItem
 
 if TYPE_CHECKING:
     from knowledgepulse.redact.walk import Finding
 
 
-@click.command("redact")
+@command("redact")
 @paths_argument
 @level_option
 @rules_option("--rules")
@@ -68,11 +62,8 @@ def redact_command(
     rules_file: Path | None,
     output: Path | None,
     report_path: Path | None,
-    source: str | None,
-    domain: str | None,
-    confidence: float | None,
     allow_empty: bool,
-    **row_columns: str | float | None,
+    **options: Any,
 ) -> int:
     """Redact secrets and personal data from traces, so that they are safe to share.
 
@@ -91,7 +82,7 @@ def redact_command(
     be read is reported on stderr as FILE:LINE: PATH: message and the others go on; exit code
     1 when there was any.
     """
-    options = trace_options(domain, confidence, row_columns)
+    convert_options = trace_options_of(options)
     inputs = sources(paths)
     form = rows_form(output, inputs)  # Parquet without -o refused before reading
     for path in (output, report_path):
@@ -101,8 +92,8 @@ def redact_command(
 
     redactor = Redactor(privacy_level, rules_file=rules_file)
     # A dataset row that gives no trace is written back too, cleaned as a read row is.
-    unread = UnreadRows(partial(redacted_record, redactor=redactor))
-    sink = ProblemSink(unread=unread)
+    unread = unread_rows(redactor)
+    sink = problem_sink(unread=unread)
     reported: list[dict[str, Any]] = []
 
     def found(item: TraceItem, findings: list[Finding]) -> None:
@@ -113,7 +104,7 @@ def redact_command(
             say(finding_line(item.location, finding))
 
     with ReadProgress.for_sources(inputs) as progress:
-        read = read_traces(inputs, sink, source=source, options=options, progress=progress)
+        read = read_traces(inputs, sink, progress, options=convert_options, **options)
         first = next(read, None)
         again = unread.items(itertools.chain([] if first is None else [first], read))
         items = redact_items(again, redactor, found=found)
@@ -132,4 +123,4 @@ def redact_command(
     if sink.tally.invalid:
         message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
     say(message + kept_tail(unread.written))
-    return sink.exit_code(out.items, allow_empty=allow_empty)
+    return exit_code(sink, out.items, allow_empty=allow_empty)

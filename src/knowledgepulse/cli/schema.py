@@ -8,6 +8,7 @@ import pkgutil
 import click
 
 from knowledgepulse.cli._console import open_output
+from knowledgepulse.cli._options import command
 
 # Each schema's module loads only when asked for: `kp schema trace` needs no evals code.
 _SCHEMAS = {
@@ -17,7 +18,7 @@ _SCHEMAS = {
 }
 
 
-@click.command("schema")
+@command("schema")
 @click.argument("name", type=click.Choice(tuple(_SCHEMAS)))
 def schema_command(name: str) -> int:
     """Print the JSON Schema of NAME: 'trace', 'suite' (suite files) or 'case' (one case).

@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -34,6 +33,7 @@ from knowledgepulse.cli._embedder import (
 )
 from knowledgepulse.cli._options import (
     MinScoreType,
+    command,
     format_option,
     output_option,
     profiles_file_option,
@@ -42,14 +42,14 @@ from knowledgepulse.cli._options import (
 )
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
-    ProblemSink,
+    exit_code,
     item_output,
     paths_argument,
+    problem_sink,
     read_traces,
-    rows_form,
     source_options,
     sources,
-    trace_options,
+    trace_options_of,
 )
 from knowledgepulse.novelty.settings import max_windows_of
 from knowledgepulse.reports.redaction import summary_tail
@@ -64,19 +64,18 @@ from knowledgepulse.reports.value import (
     validation_report,
 )
 from knowledgepulse.reports.value_formats import EXPLAINED_FORMATS, report_writer
-from knowledgepulse.runs.redaction import redact_items, redacted_record
+from knowledgepulse.runs.redaction import unread_rows, written_items
 from knowledgepulse.runs.scoring import ScoreRun, threshold_of
-from knowledgepulse.runs.write import UnreadRows
+from knowledgepulse.runs.write import rows_form
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
-    from knowledgepulse.curation.percentiles import MinScore
-    from knowledgepulse.runs.scoring import Order
-    from knowledgepulse.runs.write import WriteForm
+    from knowledgepulse.runs.problems import ProblemSink
+    from knowledgepulse.runs.write import UnreadRows, WriteForm
     from knowledgepulse.value.item import ScoredItem
 
 
-@click.command("score")
+@command("score")
 @paths_argument
 @format_option(
     ("table", "json", "jsonl", "csv", "html"),
@@ -177,34 +176,17 @@ def score_command(
     paths: tuple[str, ...],
     output_format: str | None,
     output: Path | None,
+    annotate: bool,
+    explain: bool,
     no_embedder: bool,
     embedder_name: str | None,
-    model: Path | None,
-    min_score: MinScore | None,
-    annotate: bool,
-    cache_path: Path | None,
-    frozen: bool,
-    cache_size: int | None,
-    ttl_seconds: float | None,
-    batch_size: int | None,
-    workers: int | None,
-    device: str,
     engine: str,
     address: str | None,
     max_windows: str | None,
-    novelty_text: str,
-    order: Order,
-    corpus: bool,
-    explain: bool,
-    profiles_file: Path | None,
-    source: str | None,
-    domain: str | None,
-    confidence: float | None,
-    redact: bool,
-    privacy_level: str | None,
-    rules_file: Path | None,
+    cache_path: Path | None,
+    frozen: bool,
     allow_empty: bool,
-    **row_columns: str | float | None,
+    **options: Any,
 ) -> int:
     """Score reasoning traces 0.0-1.0 for how valuable they are to share.
 
@@ -215,17 +197,23 @@ def score_command(
     an agent framework's file (see kp convert), converted as it is read. --redact (with
     --annotate) writes the traces with their secrets and personal data redacted.
     """
-    convert_options = trace_options(domain, confidence, row_columns)
-    redactor = redactor_from(redact, privacy_level, rules_file)
+    reading = {"source": options.pop("source"), "options": trace_options_of(options)}
+    redactor = redactor_from(
+        options.pop("redact"), options.pop("privacy_level"), options.pop("rules_file")
+    )
     output_format = output_format or report_format(output, ("json", "csv", "html"), "jsonl")
+    tuning = (options["cache_size"], options["ttl_seconds"], max_windows)
     refuse_usage(
-        (redact and not annotate, "--redact cleans the traces --annotate writes; add --annotate"),
+        (
+            redactor is not None and not annotate,
+            "--redact cleans the traces --annotate writes; add --annotate",
+        ),
         (
             no_embedder and cache_path is not None,
             "--cache holds embeddings, so it needs an embedder; drop --no-embedder",
         ),
         (
-            no_embedder and (cache_size, ttl_seconds, max_windows) != (None, None, None),
+            no_embedder and tuning != (None, None, None),
             "--cache-size, --ttl and --max-windows tune the embedder and its cache; "
             "drop them or --no-embedder",
         ),
@@ -258,7 +246,7 @@ def score_command(
             "every word piece: drop --max-windows",
         ),
         (
-            corpus and no_embedder,
+            options["corpus"] and no_embedder,
             "--corpus compares the input's traces with each other by their embeddings: it needs "
             "an embedder and takes no --cache",
         ),
@@ -274,7 +262,7 @@ def score_command(
                 f"--frozen scores against a saved cache, and {cache_path} does not exist; "
                 "build it first with --cache without --frozen"
             )
-    registry = registry_from(profiles_file)
+    model, workers, device = options["model"], options["workers"], options["device"]
     embedder = (
         ray_embedder(address, model=model, max_windows=window_cap, workers=workers, device=device)
         if engine == "ray"
@@ -289,44 +277,39 @@ def score_command(
             embedder_name=embedder_name or ("minilm" if max_windows is not None else None),
         )
     )
+    min_score = options["min_score"]
     scorer = TraceValueScorer(
         embedder=embedder,
-        profiles=registry,
+        profiles=registry_from(options["profiles_file"]),
         threshold=threshold_of(min_score),
-        batch_size=batch_size,
-        novelty_text=novelty_text,
+        batch_size=options["batch_size"],
+        novelty_text=options["novelty_text"],
     )
+    ttl = options["ttl_seconds"]
     run = ScoreRun(
         scorer,
         cache_path=cache_path,
         frozen=frozen,
-        cache_size=cache_size,
-        ttl_ms=None if ttl_seconds is None else ttl_seconds * 1000,
+        cache_size=options["cache_size"],
+        ttl_ms=None if ttl is None else ttl * 1000,
     )
     inputs = sources(paths)
     # --annotate: dataset rows go back as Parquet when they came from (or -o names) Parquet.
     other: WriteForm = "json" if output_format == "json" else "jsonl"
     writes = rows_form(output, inputs, other) if annotate else None
-    tally = RunTally(run.scorer.threshold)
     # --annotate gives every dataset row back: one that gives no trace with its kp_error.
-    unread = UnreadRows() if annotate else None
-    if unread is not None and redactor is not None:
-        unread.clean = partial(redacted_record, redactor=redactor)
-    sink = ProblemSink(
-        tally, keep=output_format in ("json", "html") and not annotate, unread=unread
-    )
+    unread = unread_rows(redactor) if annotate else None
+    tally = RunTally(run.scorer.threshold)
+    keep = output_format in ("json", "html") and not annotate
+    sink = problem_sink(tally=tally, keep=keep, unread=unread)
     collector = TableCollector()
     with run:
         with ReadProgress.for_sources(inputs) as progress:
-            items = read_traces(
-                paths, sink, source=source, options=convert_options, progress=progress
-            )
-            if unread is not None:
-                items = unread.items(items)
-            if redactor is not None:
-                items = redact_items(items, redactor)
+            items = written_items(read_traces(inputs, sink, progress, **reading), unread, redactor)
             # Time order, a corpus or a percentile read the whole input here, before any output.
-            scored = run.score(items, order=order, corpus=corpus, min_score=min_score)
+            scored = run.score(
+                items, order=options["order"], corpus=options["corpus"], min_score=min_score
+            )
             with _emitting(
                 output, output_format, writes, collector, sink, unread=unread, explain=explain
             ) as emit:
@@ -346,7 +329,7 @@ def score_command(
             say(line)
     kept = 0 if unread is None else unread.written
     say(summary_line(tally) + kept_tail(kept) + summary_tail(redactor))
-    return sink.exit_code(tally.scored, allow_empty=allow_empty)
+    return exit_code(sink, tally.scored, allow_empty=allow_empty)
 
 
 @contextmanager
@@ -378,19 +361,12 @@ def _emitting(
         writer.close(sink.tally, sink.kept)
 
 
-@click.command("validate")
+@command("validate")
 @paths_argument
 @format_option(("text", "json"), "text: problems on stderr; json: a report on stdout.", "text")
 @source_options(required=False)
 def validate_command(
-    *,
-    paths: tuple[str, ...],
-    output_format: str,
-    source: str | None,
-    domain: str | None,
-    confidence: float | None,
-    allow_empty: bool,
-    **row_columns: str | float | None,
+    *, paths: tuple[str, ...], output_format: str, allow_empty: bool, **options: Any
 ) -> int:
     """Check traces against the ReasoningTrace schema, without scoring.
 
@@ -398,25 +374,22 @@ def validate_command(
     With --from, PATH is an agent framework's file, converted and checked as kp score reads it:
     the traces valid here are the ones kp score scores.
     """
-    convert_options = trace_options(domain, confidence, row_columns)
-    tally = RunTally(DEFAULT_THRESHOLD)
-    sink = ProblemSink(tally, keep=output_format == "json")
+    convert_options = trace_options_of(options)
+    sink = problem_sink(keep=output_format == "json")
     valid = 0
     with ReadProgress.for_sources(sources(paths)) as progress:
-        for _ in read_traces(
-            paths, sink, source=source, options=convert_options, progress=progress
-        ):
+        for _ in read_traces(paths, sink, progress, options=convert_options, **options):
             valid += 1
             progress.scored(valid)
     if output_format == "json":
-        document = validation_report(valid, tally, sink.kept)
+        document = validation_report(valid, sink.tally, sink.kept)
         with open_output(None) as stream:
             stream.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
-    say(validation_line(valid, tally))
-    return sink.exit_code(valid, allow_empty=allow_empty)
+    say(validation_line(valid, sink.tally))
+    return exit_code(sink, valid, allow_empty=allow_empty)
 
 
-@click.command("profiles")
+@command("profiles")
 @format_option(("table", "json"), "Output format.", "table")
 @profiles_file_option
 def profiles_command(output_format: str, profiles_file: Path | None) -> int:

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import build_embedder, model_options
-from knowledgepulse.cli._options import task_similarity_option
+from knowledgepulse.cli._options import command, task_similarity_option
 from knowledgepulse.cli._traces import (
-    ProblemSink,
+    exit_code,
     paths_argument,
+    problem_sink,
     source_options,
     sources,
-    trace_options,
+    trace_options_of,
 )
 from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.rows import kept_tail, row_format
@@ -25,7 +27,7 @@ from knowledgepulse.value.scorer import TraceValueScorer
 _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 
 
-@click.command("split")
+@command("split")
 @paths_argument
 @click.option(
     "--by",
@@ -67,24 +69,16 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 def split_command(
     *,
     paths: tuple[str, ...],
-    by: str,
-    test: float,
     validation: float | None,
-    seed: int,
-    stratify: str | None,
     directory: Path,
-    task_similarity: float,
     no_embedder: bool,
     embedder_name: str | None,
     model: Path | None,
     batch_size: int | None,
     workers: int | None,
     device: str,
-    source: str | None,
-    domain: str | None,
-    confidence: float | None,
     allow_empty: bool,
-    **row_columns: str | float | None,
+    **options: Any,
 ) -> int:
     """Split traces into train and test sets (and validation) by group, leak-proof.
 
@@ -95,31 +89,26 @@ def split_command(
     DIR/test (and DIR/validation) in the input's form: dataset rows as they were (JSON Lines,
     or Parquet), traces as JSON Lines.
     """
-    options = trace_options(domain, confidence, row_columns)
+    task_field = options.get("task_field")
+    convert_options = trace_options_of(options)
     inputs = sources(paths)
-    task_field = row_columns.get("task_field")
     embedder = build_embedder(
         no_embedder, model, workers=workers, device=device, paths=paths, embedder_name=embedder_name
     )
-    sink = ProblemSink()
+    sink = problem_sink()
     with ReadProgress.for_sources(inputs) as progress:
         result = split(
             inputs,
-            test=test,
             validation=validation or 0.0,
-            by=by,
-            seed=seed,
-            stratify=stratify,
-            task_field=task_field if isinstance(task_field, str) else None,
-            task_similarity=task_similarity,
+            task_field=task_field,
             scorer=TraceValueScorer(embedder=embedder, batch_size=batch_size),
-            source=source,
-            options=options,
+            options=convert_options,
             notes=say,
             progress=progress.advance,
             on_problem=sink,
+            **options,
         )
     rows = any(item.row is not None for item in result.items)
     write_split(result, directory, row_format(None, inputs) if rows else "jsonl")
     say(split_summary(result) + kept_tail(result.unread.written))
-    return sink.exit_code(len(result.items), allow_empty=allow_empty)
+    return exit_code(sink, len(result.items), allow_empty=allow_empty)

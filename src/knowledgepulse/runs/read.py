@@ -13,7 +13,7 @@ from pathlib import Path
 
 from knowledgepulse import sources
 from knowledgepulse.records import Problem
-from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources import RowOptions, TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.item import task_at
@@ -71,6 +71,21 @@ def without_secrets(items: Iterable[TraceItem | Problem]) -> Iterator[TraceItem 
             yield item if message == item.message else dataclasses.replace(item, message=message)
         else:
             yield item
+
+
+def trace_options(
+    domain: str | None = None, confidence: float | None = None, **rows: str | float | None
+) -> TraceOptions | None:
+    """The options of converted traces from those given (``None`` values: not given).
+
+    ``rows``: :class:`~knowledgepulse.sources.RowOptions`' fields. ``None`` when nothing is
+    given. They apply to whatever is converted, named or recognised by content; a
+    ``ReasoningTrace`` keeps its own domain and confidence, and the reader warns that it does.
+    """
+    given = {key: value for key, value in rows.items() if value is not None}
+    if domain is None and confidence is None and not given:
+        return None
+    return TraceOptions(domain=domain, confidence=confidence, rows=RowOptions(**given))  # type: ignore[arg-type]
 
 
 def with_task_column(options: TraceOptions | None, task_field: str | None) -> TraceOptions | None:

@@ -7,9 +7,11 @@ it the items of a run and says, for a report, what was redacted where (never the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from knowledgepulse.records import Record
+from knowledgepulse.runs.write import UnreadRows
 from knowledgepulse.trace import TraceItem
 
 if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only to redact
@@ -88,3 +90,17 @@ def redaction_report(
         "redactions": dict(redactor.types.most_common()),
         "by_trace": list(by_trace),
     }
+
+
+def unread_rows(redactor: Redactor | None = None, *, in_place: bool = True) -> UnreadRows:
+    """The rows that give no trace, held to be written back, cleaned by ``redactor`` if any."""
+    clean = None if redactor is None else partial(redacted_record, redactor=redactor)
+    return UnreadRows(clean, in_place=in_place)
+
+
+def written_items(
+    items: Iterable[TraceItem], unread: UnreadRows | None, redactor: Redactor | None
+) -> Iterable[TraceItem]:
+    """``items`` as a run writes them back: each unread row's place held, each item redacted."""
+    items = items if unread is None else unread.items(items)
+    return items if redactor is None else redact_items(items, redactor)

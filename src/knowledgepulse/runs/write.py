@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any, Literal, TypeAlias, cast
 
 from knowledgepulse._util.atomic import atomic_binary, atomic_text
+from knowledgepulse.errors import ParameterConflictError, Setting
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.reports.messages import chat_row, messages_fields
 from knowledgepulse.reports.rows import (
@@ -28,6 +29,7 @@ from knowledgepulse.reports.rows import (
     error_columns,
     jsonl_row,
     kp_columns,
+    row_format,
 )
 from knowledgepulse.reports.value import annotated_document, annotated_line, dumps
 from knowledgepulse.runs.inputs import table_kind
@@ -423,3 +425,22 @@ def item_writer(
         ItemWriter(text, form, added, messages=messages, unread=unread) as w,
     ):
         yield w
+
+
+def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "jsonl") -> WriteForm:
+    """The form rows go out in: Parquet when the first input or ``output`` is, else ``other``.
+
+    Raises:
+        ParameterConflictError: the rows are Parquet and ``output`` is ``None`` (a stream).
+    """
+    if row_format(output, inputs) != "parquet":
+        return other
+    if output is None:
+        raise ParameterConflictError(
+            "the rows are Parquet, which needs a file: give ",
+            Setting("output", "FILE.parquet"),
+            " (or ",
+            Setting("output", "FILE.jsonl"),
+            " for JSON Lines)",
+        )
+    return "parquet"
