@@ -16,7 +16,7 @@ def test_parquet_rows_without_an_output_name_the_output_parameter(tmp_path: Path
     """Parquet input to a stream is refused by a conflict naming ``output``, as Python spells it."""
     source = tmp_path / "rows.parquet"
     source.write_bytes(b"PAR1")  # the form is told by the first bytes
-    with pytest.raises(ParameterConflictError, match="give output='FILE.parquet'"):
+    with pytest.raises(ParameterConflictError, match=r"give output='FILE\.parquet'"):
         rows_form(None, [str(source)])
 
 
