@@ -6,10 +6,8 @@ Data never goes through rich markup or emoji codes; its control characters are s
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
-import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +16,7 @@ from typing import IO
 from rich.console import Console
 
 from knowledgepulse._util.atomic import atomic_text
+from knowledgepulse._util.stdout import report_stdout
 from knowledgepulse._util.text import printable
 from knowledgepulse.reports.terminal import ENCODING_ERRORS, stderr_console, text_stream
 
@@ -105,61 +104,3 @@ def output_console(
             yield _plain_console(
                 file=stream, width=REPORT_COLUMNS, no_color=True, color_system=None
             )
-
-
-_held: IO[str] | None = None
-
-
-def report_stdout() -> IO[str]:
-    """The stream a report on stdout goes to: stdout, or the one held back from user code."""
-    return _held if _held is not None else sys.stdout
-
-
-@contextmanager
-def stdout_for_the_report() -> Iterator[None]:
-    """While entered, ``print`` (and descriptor 1) go to stderr; reports use :func:`report_stdout`.
-
-    What a task or plugin prints must not corrupt a report on stdout (``kp eval -f json | jq``).
-    """
-    global _held  # noqa: PLW0603 - one stdout per process, like sys.stdout itself
-    original = sys.stdout
-    saved_fd = _duplicate_fd_one(original)
-    if saved_fd is None:  # a replaced sys.stdout (tests, notebooks): Python's prints only
-        _held = original
-    else:
-        _held = open(  # noqa: SIM115 - closed in the finally below
-            saved_fd,
-            "w",
-            encoding=original.encoding,
-            errors=original.errors,
-            closefd=False,
-        )
-    sys.stdout = sys.stderr
-    try:
-        yield
-    finally:
-        sys.stdout = original
-        held, _held = _held, None
-        if saved_fd is not None:
-            with contextlib.suppress(OSError, ValueError):  # a closed pipe: main says nothing
-                held.close()
-            os.dup2(saved_fd, 1)
-            os.close(saved_fd)
-
-
-def _duplicate_fd_one(stream: IO[str]) -> int | None:
-    """A copy of descriptor 1, which then points at stderr; ``None`` when stdout is not fd 1."""
-    try:
-        if stream.fileno() != 1:
-            return None
-        stream.flush()
-        sys.stderr.flush()
-        saved = os.dup(1)
-    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
-        return None
-    try:
-        os.dup2(sys.stderr.fileno(), 1)
-    except (AttributeError, OSError, ValueError):
-        os.close(saved)
-        return None
-    return saved

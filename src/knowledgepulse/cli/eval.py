@@ -15,12 +15,12 @@ from rich.console import Group
 from rich.table import Table
 
 from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.stdout import stdout_for_the_report
 from knowledgepulse._util.text import printable
 from knowledgepulse.cli._console import (
     open_output,
     output_console,
     report_format,
-    stdout_for_the_report,
 )
 from knowledgepulse.cli._options import command, format_option, output_option, refuse_usage
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION
