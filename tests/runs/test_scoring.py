@@ -213,3 +213,14 @@ def test_without_cache_settings_the_scorer_is_used_as_it_is() -> None:
     own = scorer()
     list(own.iter_scores(item.trace for item in items()[:2]))
     assert ScoreRun(own).scorer is own
+
+
+def test_tallied_counts_each_scored_item_and_tells_progress_the_count() -> None:
+    """Every item passes through unchanged, counted in the tally; progress hears 1, 2, ... 6."""
+    from knowledgepulse.reports.value import RunTally  # noqa: PLC0415
+    from knowledgepulse.runs.scoring import tallied  # noqa: PLC0415
+
+    tally, heard = RunTally(0.5), []
+    scored = list(score_items(items(), scorer()))
+    assert list(tallied(scored, tally, heard.append)) == scored
+    assert (tally.scored, heard) == (6, [1, 2, 3, 4, 5, 6])

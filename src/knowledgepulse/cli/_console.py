@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import IO
 
@@ -57,6 +57,11 @@ def open_output(output: Path | None, *, for_people: bool = False) -> Iterator[IO
         yield stream
     finally:
         stream.flush()
+
+
+def output_target(output: Path | None) -> AbstractContextManager[Path | IO[str]]:
+    """``output``, or a stream on stdout (:func:`open_output`), for a writer that takes either."""
+    return nullcontext(output) if output is not None else open_output(None)
 
 
 _SUFFIX_FORMATS = {

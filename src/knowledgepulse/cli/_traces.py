@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import click
 
-from knowledgepulse.cli._console import open_output, say
+from knowledgepulse.cli._console import output_target, say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.records import Problem
@@ -157,8 +157,5 @@ def item_output(
     output: Path | None, form: WriteForm, added: tuple[str, ...] = SCORE_COLUMNS, **writing: Any
 ) -> Iterator[ItemWriter]:
     """A writer of items (:func:`~knowledgepulse.runs.write.item_writer`) to ``-o`` or stdout."""
-    with (
-        nullcontext(output) if output is not None else open_output(None) as target,
-        item_writer(target, form, added, **writing) as writer,
-    ):
+    with output_target(output) as target, item_writer(target, form, added, **writing) as writer:
         yield writer

@@ -9,8 +9,7 @@ summarises. Scoring streams a batch at a time, so memory stays flat; ``--order t
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,7 @@ from knowledgepulse.cli._console import (
     REPORT_COLUMNS,
     open_output,
     output_console,
+    output_target,
     report_format,
     say,
 )
@@ -43,7 +43,6 @@ from knowledgepulse.cli._options import (
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     exit_code,
-    item_output,
     paths_argument,
     problem_sink,
     read_traces,
@@ -53,7 +52,7 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.novelty.settings import max_windows_of
 from knowledgepulse.reports.redaction import summary_tail
-from knowledgepulse.reports.rows import ANNOTATED_COLUMNS, kept_tail
+from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import (
     RunTally,
@@ -63,16 +62,14 @@ from knowledgepulse.reports.value import (
     validation_line,
     validation_report,
 )
-from knowledgepulse.reports.value_formats import EXPLAINED_FORMATS, report_writer
+from knowledgepulse.reports.value_formats import EXPLAINED_FORMATS
 from knowledgepulse.runs.redaction import unread_rows, written_items
-from knowledgepulse.runs.scoring import ScoreRun, threshold_of
-from knowledgepulse.runs.write import rows_form
+from knowledgepulse.runs.scoring import ScoreRun, tallied, threshold_of
+from knowledgepulse.runs.write import rows_form, scores_writer
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
-    from knowledgepulse.runs.problems import ProblemSink
-    from knowledgepulse.runs.write import UnreadRows, WriteForm
-    from knowledgepulse.value.item import ScoredItem
+    from knowledgepulse.runs.write import WriteForm
 
 
 @command("score")
@@ -310,13 +307,15 @@ def score_command(
             scored = run.score(
                 items, order=options["order"], corpus=options["corpus"], min_score=min_score
             )
-            with _emitting(
-                output, output_format, writes, collector, sink, unread=unread, explain=explain
-            ) as emit:
-                for result in scored:
-                    tally.threshold = result.breakdown.threshold
-                    tally.add(result)
-                    progress.scored(tally.scored)
+            with (
+                output_target(output) as target,
+                nullcontext(collector.write)  # a table: drawn by rich at the end
+                if output_format == "table" and not annotate
+                else scores_writer(
+                    target, output_format, sink, rows=writes, unread=unread, explain=explain
+                ) as emit,
+            ):
+                for result in tallied(scored, tally, progress.scored):
                     emit(result)
         if output_format == "table" and not annotate:
             from knowledgepulse.reports.value_table import print_scores  # noqa: PLC0415
@@ -330,35 +329,6 @@ def score_command(
     kept = 0 if unread is None else unread.written
     say(summary_line(tally) + kept_tail(kept) + summary_tail(redactor))
     return exit_code(sink, tally.scored, allow_empty=allow_empty)
-
-
-@contextmanager
-def _emitting(
-    output: Path | None,
-    output_format: str,
-    writes: WriteForm | None,
-    collector: TableCollector,
-    sink: ProblemSink,
-    *,
-    unread: UnreadRows | None,
-    explain: bool,
-) -> Iterator[Callable[[ScoredItem], None]]:
-    """``kp score``'s output as it is scored; at the end (not on an error) the report's ending.
-
-    ``writes``: the form ``--annotate`` writes the items back in, ``unread`` the rows that gave
-    no trace it writes back in their places.
-    """
-    if writes is not None:
-        with item_output(output, writes, ANNOTATED_COLUMNS, unread=unread) as items:
-            yield items.write
-        return
-    if output_format == "table":  # rendered by rich at the end, through its own console
-        yield collector.write
-        return
-    with open_output(output) as stream:
-        writer = report_writer(output_format, stream, explain=explain)
-        yield writer.write
-        writer.close(sink.tally, sink.kept)
 
 
 @command("validate")

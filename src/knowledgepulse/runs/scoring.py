@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
@@ -21,6 +21,7 @@ from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 if TYPE_CHECKING:  # numpy, and the cache, load only for the runs that need them
     from knowledgepulse.curation.percentiles import MinScore
     from knowledgepulse.novelty.cache import VectorCache
+    from knowledgepulse.reports.value import RunTally
 
 Order: TypeAlias = Literal["input", "time"]
 """``input``: as the items come; ``time``: by ``metadata.created_at`` (ties by id, content)."""
@@ -268,3 +269,18 @@ def _open_cache(
         ttl_ms=ttl_ms,
         read_only=frozen,
     )
+
+
+def tallied(
+    scored: Iterable[ScoredItem], tally: RunTally, progress: Callable[[int], object] | None = None
+) -> Iterator[ScoredItem]:
+    """The scored items, each counted in ``tally`` as it passes; ``progress`` told the count.
+
+    The tally's threshold follows the items' (a percentile's is known once the whole input is).
+    """
+    for result in scored:
+        tally.threshold = result.breakdown.threshold
+        tally.add(result)
+        if progress is not None:
+            progress(tally.scored)
+        yield result

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import IO, Any, Literal, TypeAlias, cast
+from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 from knowledgepulse._util.atomic import atomic_binary, atomic_text
 from knowledgepulse.errors import ParameterConflictError, Setting
@@ -32,10 +32,14 @@ from knowledgepulse.reports.rows import (
     row_format,
 )
 from knowledgepulse.reports.value import annotated_document, annotated_line, dumps
+from knowledgepulse.reports.value_formats import report_writer
 from knowledgepulse.runs.inputs import table_kind
 from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
+
+if TYPE_CHECKING:
+    from knowledgepulse.runs.problems import ProblemSink
 
 WriteForm: TypeAlias = Literal["jsonl", "json", "parquet"]
 """``jsonl``: a JSON line an item; ``json``: one JSON list, an item a line; ``parquet``: rows."""
@@ -444,3 +448,34 @@ def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "js
             " for JSON Lines)",
         )
     return "parquet"
+
+
+@contextmanager
+def scores_writer(
+    target: Path | IO[str],
+    report: str,
+    problems: ProblemSink,
+    *,
+    rows: WriteForm | None = None,
+    unread: UnreadRows | None = None,
+    explain: bool = False,
+) -> Iterator[Callable[[ScoredItem], None]]:
+    """Where scored items go as they come: back in their own form, or into a report.
+
+    ``rows``: the form the items are written back in, annotated (``unread``: the rows that gave
+    no trace, in their places); else a ``report`` (``json``, ``jsonl``, ``csv``, ``html``:
+    :func:`~knowledgepulse.reports.value_formats.report_writer`) that ends, when the block
+    completes, with ``problems``' tally and the problems it kept.
+    """
+    if rows is not None:
+        with item_writer(target, rows, ANNOTATED_COLUMNS, unread=unread) as items:
+            yield items.write
+        return
+    with (
+        nullcontext(target)
+        if not isinstance(target, Path)
+        else atomic_text(target, errors=ENCODING_ERRORS) as stream
+    ):
+        writer = report_writer(report, stream, explain=explain)
+        yield writer.write
+        writer.close(problems.tally, problems.kept)
