@@ -13,7 +13,8 @@ from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.percentiles import MinScore
 from knowledgepulse.errors import CacheFileError, ScorerParameterError
 from knowledgepulse.records import Location, Record
-from knowledgepulse.runs.scoring import ScoreRun, score_items
+from knowledgepulse.reports.value import RunTally
+from knowledgepulse.runs.scoring import ScoreRun, score_items, tallied
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.load import validate_record
@@ -217,10 +218,7 @@ def test_without_cache_settings_the_scorer_is_used_as_it_is() -> None:
 
 def test_tallied_counts_each_scored_item_and_tells_progress_the_count() -> None:
     """Every item passes through unchanged, counted in the tally; progress hears 1, 2, ... 6."""
-    from knowledgepulse.reports.value import RunTally  # noqa: PLC0415
-    from knowledgepulse.runs.scoring import tallied  # noqa: PLC0415
-
-    tally, heard = RunTally(0.5), []
+    tally, heard = RunTally(0.5), list[int]()
     scored = list(score_items(items(), scorer()))
     assert list(tallied(scored, tally, heard.append)) == scored
     assert (tally.scored, heard) == (6, [1, 2, 3, 4, 5, 6])
