@@ -7,9 +7,14 @@ from typing import Any
 
 import pytest
 
-from knowledgepulse.errors import ScorerParameterError
+from knowledgepulse.errors import ParameterConflictError, ScorerParameterError
 from knowledgepulse.novelty.static import StaticEmbedder
-from knowledgepulse.runs.embedder import embedder_kind, ray_embedder, run_embedder
+from knowledgepulse.runs.embedder import (
+    chosen_embedder,
+    embedder_kind,
+    ray_embedder,
+    run_embedder,
+)
 
 
 def test_the_bundled_model_on_the_cpu_is_the_process_wide_embedder(tmp_path: Path) -> None:
@@ -53,3 +58,24 @@ def test_an_onnx_model_on_ray_with_a_gpu_is_refused_by_its_parameter_names(
     pytest.importorskip("ray")
     with pytest.raises(ScorerParameterError, match=r"model_path is an ONNX file.*device='cuda'"):
         ray_embedder(model_path=tmp_path / "model.onnx", device="cuda")
+
+
+def test_no_embedder_gives_none() -> None:
+    """``no_embedder`` chooses no embedder at all."""
+    assert chosen_embedder(no_embedder=True) is None
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({"kind": "minilm"}, "model_path and kind choose the embedder, and no_embedder=True"),
+        ({"device": "cuda"}, "workers and device choose how the model runs; with no_embedder=True"),
+    ],
+)
+def test_no_embedder_with_a_model_setting_is_a_conflict_naming_both(
+    settings: dict[str, Any], named: str
+) -> None:
+    """A setting that chooses or runs a model, given with ``no_embedder``, names both."""
+    with pytest.raises(ParameterConflictError) as raised:
+        chosen_embedder(no_embedder=True, **settings)
+    assert named in str(raised.value)

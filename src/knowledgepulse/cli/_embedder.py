@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,7 +17,6 @@ from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_
 from knowledgepulse.novelty.settings import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_EMBEDDER,
-    DEFAULT_MAX_WINDOWS,
     EMBEDDERS,
     GPU_BATCH_SIZE,
     STATIC_BATCH_SIZE,
@@ -58,7 +57,7 @@ model_options = option_group(
     ),
     click.option(
         "--embedder",
-        "embedder_name",
+        "kind",
         type=click.Choice(EMBEDDERS),
         help="minilm: the all-MiniLM-L6-v2 model; static: a table distilled from it, tens of "
         "times faster on a CPU, its novelty mapped onto the model's scale (see docs/novelty.md) "
@@ -67,6 +66,7 @@ model_options = option_group(
     ),
     click.option(
         "--model",
+        "model_path",
         type=click.Path(exists=True, dir_okay=False, path_type=Path),
         help="Another local all-MiniLM-L6-v2-compatible ONNX model to embed with.",
     ),
@@ -97,45 +97,21 @@ model_options = option_group(
 )
 """``--no-embedder``, ``--embedder``, ``--model``, ``--batch-size``, ``--workers``, ``--device``."""
 
+MODEL_OPTIONS = ("no_embedder", "model_path", "kind", "device", "workers", "max_windows")
+"""The options that choose the embedder (``--max-windows`` is ``kp score``'s)."""
 
-def build_embedder(
-    no_embedder: bool,
-    model: Path | None,
-    *,
-    workers: int | None,
-    device: str,
-    paths: Sequence[str],
-    max_windows: int | None = DEFAULT_MAX_WINDOWS,
-    embedder_name: str | None = None,
-) -> Embedder | None:
-    """The embedder the options ask for (:func:`~knowledgepulse.runs.embedder.run_embedder`).
 
-    A named model or device, or the static embedder, that cannot load fails now; a named one is
+def build_embedder(paths: Sequence[str], options: dict[str, Any]) -> Embedder | None:
+    """The embedder the model options ask for, taken out of a command's ``options``.
+
+    See :func:`~knowledgepulse.runs.embedder.chosen_embedder`; a named model or device is
     closed with the command.
     """
-    from knowledgepulse.runs.embedder import run_embedder  # noqa: PLC0415 - numpy
+    from knowledgepulse.runs.embedder import chosen_embedder  # noqa: PLC0415 - numpy
 
-    if no_embedder and (model is not None or embedder_name is not None):
-        raise click.UsageError(
-            "--model and --embedder choose the embedder, and --no-embedder asks for none; "
-            "give one or the other"
-        )
-    if no_embedder:
-        if workers is not None or device != "cpu":
-            raise click.UsageError(
-                "--workers and --device choose how the model runs; with --no-embedder there is "
-                "no model: drop them"
-            )
-        return None
-    embedder = run_embedder(
-        model,
-        device=device,
-        workers=workers,
-        paths=paths,
-        max_windows=max_windows,
-        kind=embedder_name,
-    )
-    if model is not None or device != "cpu":
+    chosen = {name: options.pop(name) for name in MODEL_OPTIONS if name in options}
+    embedder = chosen_embedder(paths, **chosen)
+    if embedder is not None and (chosen["model_path"] is not None or chosen["device"] != "cpu"):
         click.get_current_context().call_on_close(embedder.close)
     return embedder
 
@@ -143,7 +119,7 @@ def build_embedder(
 def ray_embedder(
     address: str | None,
     *,
-    model: Path | None,
+    model_path: Path | None,
     max_windows: int | None,
     workers: int | None,
     device: str,
@@ -155,7 +131,7 @@ def ray_embedder(
     from knowledgepulse.runs import embedder as run  # noqa: PLC0415 - Ray loads only for it
 
     embedder = run.ray_embedder(
-        address, model_path=model, device=device, workers=workers, max_windows=max_windows
+        address, model_path=model_path, device=device, workers=workers, max_windows=max_windows
     )
     click.get_current_context().call_on_close(embedder.close)
     embedder.start()

@@ -97,14 +97,7 @@ def run_arguments(
         if path is not None:
             check_destination(path, what="output")
     redactor = redactor_from(options["redact"], options["privacy_level"], options["rules_file"])
-    embedder = build_embedder(
-        no_embedder,
-        options["model"],
-        workers=options["workers"],
-        device=options["device"],
-        paths=paths,
-        embedder_name=options["embedder_name"],
-    )
+    embedder = build_embedder(paths, {"no_embedder": no_embedder, **options})
     scorer = TraceValueScorer(
         embedder=embedder,
         novelty_text=options["novelty_text"],

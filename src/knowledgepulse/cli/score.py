@@ -69,6 +69,7 @@ from knowledgepulse.runs.write import rows_form, scores_writer
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
+    from knowledgepulse.novelty import Embedder
     from knowledgepulse.runs.write import WriteForm
 
 
@@ -176,7 +177,7 @@ def score_command(
     annotate: bool,
     explain: bool,
     no_embedder: bool,
-    embedder_name: str | None,
+    kind: str | None,
     engine: str,
     address: str | None,
     max_windows: str | None,
@@ -233,12 +234,12 @@ def score_command(
             "to run: drop one of them",
         ),
         (
-            embedder_name == "static" and engine == "ray",
+            kind == "static" and engine == "ray",
             "--engine ray runs the MiniLM model on a cluster; the static embedder needs none: "
             "drop --engine ray or --embedder static",
         ),
         (
-            embedder_name == "static" and max_windows is not None,
+            kind == "static" and max_windows is not None,
             "--max-windows caps the windows the MiniLM model reads; the static embedder reads "
             "every word piece: drop --max-windows",
         ),
@@ -259,21 +260,20 @@ def score_command(
                 f"--frozen scores against a saved cache, and {cache_path} does not exist; "
                 "build it first with --cache without --frozen"
             )
-    model, workers, device = options["model"], options["workers"], options["device"]
-    embedder = (
-        ray_embedder(address, model=model, max_windows=window_cap, workers=workers, device=device)
-        if engine == "ray"
-        else build_embedder(
-            no_embedder,
-            model,
-            workers=workers,
-            device=device,
-            paths=paths,
+    embedder: Embedder | None
+    if engine == "ray":
+        embedder = ray_embedder(
+            address,
+            model_path=options["model_path"],
             max_windows=window_cap,
-            # --max-windows, like --workers, is the model's option, so it asks for the model.
-            embedder_name=embedder_name or ("minilm" if max_windows is not None else None),
+            workers=options["workers"],
+            device=options["device"],
         )
-    )
+    else:
+        # --max-windows, like --workers, is the model's option, so it asks for the model.
+        kind = kind or ("minilm" if max_windows is not None else None)
+        chosen = {"no_embedder": no_embedder, "kind": kind, "max_windows": window_cap}
+        embedder = build_embedder(paths, {**options, **chosen})
     min_score = options["min_score"]
     scorer = TraceValueScorer(
         embedder=embedder,

@@ -71,12 +71,7 @@ def split_command(
     paths: tuple[str, ...],
     validation: float | None,
     directory: Path,
-    no_embedder: bool,
-    embedder_name: str | None,
-    model: Path | None,
     batch_size: int | None,
-    workers: int | None,
-    device: str,
     allow_empty: bool,
     **options: Any,
 ) -> int:
@@ -92,9 +87,7 @@ def split_command(
     task_field = options.get("task_field")
     convert_options = trace_options_of(options)
     inputs = sources(paths)
-    embedder = build_embedder(
-        no_embedder, model, workers=workers, device=device, paths=paths, embedder_name=embedder_name
-    )
+    embedder = build_embedder(paths, options)
     sink = problem_sink()
     with ReadProgress.for_sources(inputs) as progress:
         result = split(

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knowledgepulse.errors import ScorerParameterError, Setting
+from knowledgepulse.errors import ParameterConflictError, ScorerParameterError, Setting
 from knowledgepulse.novelty.settings import DEFAULT_EMBEDDER, DEFAULT_MAX_WINDOWS
 from knowledgepulse.records.readers import STDIN
 
@@ -131,6 +131,52 @@ def run_embedder(
     )
     embedder.load()
     return embedder
+
+
+def chosen_embedder(
+    paths: Sequence[str] = (),
+    *,
+    no_embedder: bool = False,
+    model_path: Path | None = None,
+    kind: str | None = None,
+    device: str = "cpu",
+    workers: int | None = None,
+    max_windows: int | None = DEFAULT_MAX_WINDOWS,
+) -> MiniLMEmbedder | StaticEmbedder | None:
+    """The embedder a run's settings choose (:func:`run_embedder`), or ``None`` for none.
+
+    Raises:
+        ParameterConflictError: ``no_embedder`` with a ``model_path`` or ``kind`` (which choose
+            one), or with ``workers`` or a ``device`` other than the CPU (which run one).
+    """
+    if not no_embedder:
+        return run_embedder(
+            model_path,
+            device=device,
+            workers=workers,
+            paths=paths,
+            max_windows=max_windows,
+            kind=kind,
+        )
+    if model_path is not None or kind is not None:
+        raise ParameterConflictError(
+            Setting("model_path"),
+            " and ",
+            Setting("kind"),
+            " choose the embedder, and ",
+            Setting("no_embedder", True),
+            " asks for none; give one or the other",
+        )
+    if workers is not None or device != "cpu":
+        raise ParameterConflictError(
+            Setting("workers"),
+            " and ",
+            Setting("device"),
+            " choose how the model runs; with ",
+            Setting("no_embedder", True),
+            " there is no model: drop them",
+        )
+    return None
 
 
 def _static_embedder(
