@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from knowledgepulse.cli._options import option_group
+from knowledgepulse.cli._options import option_group, registry_from
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
 from knowledgepulse.novelty.settings import (
     DEFAULT_BATCH_SIZE,
@@ -23,6 +23,7 @@ from knowledgepulse.novelty.settings import (
     WORKER_BATCH_SIZE,
 )
 from knowledgepulse.runs.embedder import GZIP_RATIO, WORKERS_FROM_BYTES
+from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.novelty import Embedder
@@ -114,6 +115,19 @@ def build_embedder(paths: Sequence[str], options: dict[str, Any]) -> Embedder | 
     if embedder is not None and (chosen["model_path"] is not None or chosen["device"] != "cpu"):
         click.get_current_context().call_on_close(embedder.close)
     return embedder
+
+
+def build_scorer(
+    options: dict[str, Any], embedder: Embedder | None, **settings: Any
+) -> TraceValueScorer:
+    """A scorer of ``embedder``, ``settings`` and the scoring options taken out of ``options``."""
+    return TraceValueScorer(
+        embedder=embedder,
+        profiles=registry_from(options.pop("profiles_file", None)),
+        batch_size=options.pop("batch_size"),
+        novelty_text=options.pop("novelty_text", DEFAULT_NOVELTY_TEXT),
+        **settings,
+    )
 
 
 def ray_embedder(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -46,9 +46,15 @@ redact_options = option_group(
 )
 """``--redact``, ``--privacy-level`` and ``--redact-rules``, for a command that shares."""
 
+REDACT_OPTIONS = ("redact", "privacy_level", "rules_file")
 
-def redactor_from(redact: bool, level: str | None, rules_file: Path | None) -> Redactor | None:
-    """The redactor ``--redact`` asks for, or ``None`` (a usage error for its options alone)."""
+
+def redactor_from(options: dict[str, Any]) -> Redactor | None:
+    """The redactor ``--redact`` asks for, or ``None``, its options taken out of ``options``.
+
+    ``--privacy-level`` or ``--redact-rules`` without ``--redact`` is a usage error.
+    """
+    redact, level, rules_file = (options.pop(name) for name in REDACT_OPTIONS)
     if not redact:
         if level is not None or rules_file is not None:
             raise click.UsageError(

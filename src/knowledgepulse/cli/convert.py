@@ -63,9 +63,7 @@ def convert_command(
     code 1 when there was any.
     """
     convert_options = trace_options_of(options)
-    redactor = redactor_from(
-        options.pop("redact"), options.pop("privacy_level"), options.pop("rules_file")
-    )
+    redactor = redactor_from(options)
     inputs = sources(paths)
     for path in inputs:
         if path != "-":

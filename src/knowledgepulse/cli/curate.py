@@ -15,6 +15,7 @@ from knowledgepulse._util.atomic import check_destination
 from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._embedder import (
     build_embedder,
+    build_scorer,
     model_options,
     novelty_text_option,
 )
@@ -25,7 +26,6 @@ from knowledgepulse.cli._options import (
     output_option,
     profiles_file_option,
     refuse_usage,
-    registry_from,
     similarity_histogram_option,
     task_field_option,
     task_similarity_option,
@@ -65,7 +65,6 @@ from knowledgepulse.runs.curate import (
     select,
 )
 from knowledgepulse.runs.write import rows_form
-from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
@@ -96,16 +95,10 @@ def run_arguments(
     for path in outputs:
         if path is not None:
             check_destination(path, what="output")
-    redactor = redactor_from(options["redact"], options["privacy_level"], options["rules_file"])
-    embedder = build_embedder(paths, {"no_embedder": no_embedder, **options})
-    scorer = TraceValueScorer(
-        embedder=embedder,
-        novelty_text=options["novelty_text"],
-        profiles=registry_from(options["profiles_file"]),
-        batch_size=options["batch_size"],
-    )
+    redactor = redactor_from(options)
+    options["no_embedder"] = no_embedder
     arguments = {
-        "scorer": scorer,
+        "scorer": build_scorer(options, build_embedder(paths, options)),
         "redact": redactor or False,
         "source": options["source"],
         "options": reading,

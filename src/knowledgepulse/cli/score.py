@@ -27,6 +27,7 @@ from knowledgepulse.cli._console import (
 )
 from knowledgepulse.cli._embedder import (
     build_embedder,
+    build_scorer,
     model_options,
     novelty_text_option,
     ray_embedder,
@@ -66,7 +67,7 @@ from knowledgepulse.reports.value_formats import EXPLAINED_FORMATS
 from knowledgepulse.runs.redaction import unread_rows, written_items
 from knowledgepulse.runs.scoring import ScoreRun, tallied, threshold_of
 from knowledgepulse.runs.write import rows_form, scores_writer
-from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
+from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
     from knowledgepulse.novelty import Embedder
@@ -196,9 +197,7 @@ def score_command(
     --annotate) writes the traces with their secrets and personal data redacted.
     """
     reading = {"source": options.pop("source"), "options": trace_options_of(options)}
-    redactor = redactor_from(
-        options.pop("redact"), options.pop("privacy_level"), options.pop("rules_file")
-    )
+    redactor = redactor_from(options)
     output_format = output_format or report_format(output, ("json", "csv", "html"), "jsonl")
     tuning = (options["cache_size"], options["ttl_seconds"], max_windows)
     refuse_usage(
@@ -275,13 +274,7 @@ def score_command(
         chosen = {"no_embedder": no_embedder, "kind": kind, "max_windows": window_cap}
         embedder = build_embedder(paths, {**options, **chosen})
     min_score = options["min_score"]
-    scorer = TraceValueScorer(
-        embedder=embedder,
-        profiles=registry_from(options["profiles_file"]),
-        threshold=threshold_of(min_score),
-        batch_size=options["batch_size"],
-        novelty_text=options["novelty_text"],
-    )
+    scorer = build_scorer(options, embedder, threshold=threshold_of(min_score))
     ttl = options["ttl_seconds"]
     run = ScoreRun(
         scorer,

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from knowledgepulse.cli._console import say
-from knowledgepulse.cli._embedder import build_embedder, model_options
+from knowledgepulse.cli._embedder import build_embedder, build_scorer, model_options
 from knowledgepulse.cli._options import command, task_similarity_option
 from knowledgepulse.cli._traces import (
     exit_code,
@@ -22,7 +22,6 @@ from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.rows import kept_tail, row_format
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.runs.splits import BY_TASK, split, write_split
-from knowledgepulse.value.scorer import TraceValueScorer
 
 _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 
@@ -71,7 +70,6 @@ def split_command(
     paths: tuple[str, ...],
     validation: float | None,
     directory: Path,
-    batch_size: int | None,
     allow_empty: bool,
     **options: Any,
 ) -> int:
@@ -87,14 +85,13 @@ def split_command(
     task_field = options.get("task_field")
     convert_options = trace_options_of(options)
     inputs = sources(paths)
-    embedder = build_embedder(paths, options)
     sink = problem_sink()
     with ReadProgress.for_sources(inputs) as progress:
         result = split(
             inputs,
             validation=validation or 0.0,
             task_field=task_field,
-            scorer=TraceValueScorer(embedder=embedder, batch_size=batch_size),
+            scorer=build_scorer(options, build_embedder(paths, options)),
             options=convert_options,
             notes=say,
             progress=progress.advance,
