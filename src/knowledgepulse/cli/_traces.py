@@ -130,9 +130,14 @@ def source_options(*, required: bool, task_field: bool = True) -> Callable[[Comm
 TRACE_OPTIONS = (
     "domain",
     "confidence",
+    "messages_field",
+    "id_field",
+    "task_field",
+    "success_field",
     "success_threshold",
-    *(name.removeprefix("--").replace("-", "_") for name, _ in ROW_OPTIONS),
+    "domain_field",
 )
+"""The options of :func:`source_options` that say how traces are converted."""
 
 
 def trace_options_of(options: dict[str, Any]) -> TraceOptions | None:

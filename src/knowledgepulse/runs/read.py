@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from knowledgepulse import sources
 from knowledgepulse.records import Problem
@@ -74,7 +75,7 @@ def without_secrets(items: Iterable[TraceItem | Problem]) -> Iterator[TraceItem 
 
 
 def trace_options(
-    domain: str | None = None, confidence: float | None = None, **rows: str | float | None
+    domain: str | None = None, confidence: float | None = None, **rows: Any
 ) -> TraceOptions | None:
     """The options of converted traces from those given (``None`` values: not given).
 
@@ -85,7 +86,7 @@ def trace_options(
     given = {key: value for key, value in rows.items() if value is not None}
     if domain is None and confidence is None and not given:
         return None
-    return TraceOptions(domain=domain, confidence=confidence, rows=RowOptions(**given))  # type: ignore[arg-type]
+    return TraceOptions(domain=domain, confidence=confidence, rows=RowOptions(**given))
 
 
 def with_task_column(options: TraceOptions | None, task_field: str | None) -> TraceOptions | None:
