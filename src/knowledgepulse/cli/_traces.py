@@ -22,7 +22,8 @@ from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import STDIN
 from knowledgepulse.reports.rows import SCORE_COLUMNS
 from knowledgepulse.reports.terminal import ReadProgress
-from knowledgepulse.runs.problems import ProblemSink
+from knowledgepulse.reports.value import RunTally
+from knowledgepulse.runs import problems
 from knowledgepulse.runs.read import read_items, trace_options
 from knowledgepulse.runs.write import ItemWriter, WriteForm, item_writer
 from knowledgepulse.sources import SOURCE_CHOICES, TraceOptions
@@ -41,20 +42,21 @@ def sources(paths: Sequence[str]) -> list[str]:
     return [STDIN]
 
 
-def problem_sink(**settings: Any) -> ProblemSink:
-    """A :class:`~knowledgepulse.runs.problems.ProblemSink` that prints each problem on stderr."""
-    return ProblemSink(show=partial(say, one_line=True), **settings)
+class ProblemSink(problems.ProblemSink):
+    """The run's problem sink, printing each problem on stderr; and the command's exit code."""
 
+    def __init__(self, tally: RunTally | None = None, **settings: Any) -> None:
+        super().__init__(tally, show=partial(say, one_line=True), **settings)
 
-def exit_code(sink: ProblemSink, traces: int, *, allow_empty: bool) -> int:
-    """The command's exit code: 1 when any record was rejected, or none gave a trace.
+    def exit_code(self, traces: int, *, allow_empty: bool) -> int:
+        """The command's exit code: 1 when any record was rejected, or none gave a trace.
 
-    ``traces``: how many the command read; none is a finding unless ``allow_empty``.
-    """
-    if not traces and not sink.tally.invalid and not allow_empty:
-        say("kp: the input holds no trace; give --allow-empty when that is expected")
-        return EXIT_FINDINGS
-    return EXIT_FINDINGS if sink.tally.invalid else EXIT_OK
+        ``traces``: how many the command read; none is a finding unless ``allow_empty``.
+        """
+        if not traces and not self.tally.invalid and not allow_empty:
+            say("kp: the input holds no trace; give --allow-empty when that is expected")
+            return EXIT_FINDINGS
+        return EXIT_FINDINGS if self.tally.invalid else EXIT_OK
 
 
 def shapes_help() -> str:

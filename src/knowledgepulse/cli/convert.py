@@ -15,10 +15,9 @@ from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import TO_MESSAGES_HELP, command, output_option, to_option
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
-    exit_code,
+    ProblemSink,
     item_output,
     paths_argument,
-    problem_sink,
     read_traces,
     source_options,
     sources,
@@ -74,7 +73,7 @@ def convert_command(
     messages = to == "messages"
     # Training rows: a row that gives no trace is written too (every field empty, kp_error).
     unread = unread_rows(redactor) if messages else None
-    sink = problem_sink(unread=unread)
+    sink = ProblemSink(unread=unread)
     read = read_traces(inputs, sink, options=convert_options, **options)
     items = written_items(read, unread, redactor)
     count = 0
@@ -96,4 +95,4 @@ def convert_command(
         message += f"; {counted(sink.tally.warnings, 'warning')}"
     message += kept_tail(0 if unread is None else unread.written)
     say(message + summary_tail(redactor))
-    return exit_code(sink, count, allow_empty=allow_empty)
+    return sink.exit_code(count, allow_empty=allow_empty)

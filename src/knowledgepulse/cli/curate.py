@@ -33,10 +33,9 @@ from knowledgepulse.cli._options import (
 )
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
-    exit_code,
+    ProblemSink,
     item_output,
     paths_argument,
-    problem_sink,
     source_options,
     sources,
     trace_options_of,
@@ -68,7 +67,6 @@ from knowledgepulse.runs.write import rows_form
 
 if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
-    from knowledgepulse.runs.problems import ProblemSink
 
 NO_EMBEDDER = (
     "{what} needs an embedder, and none could be loaded "
@@ -242,7 +240,7 @@ def select_command(
             "--budget and --top both set the budget; give one",
         ),
     )
-    sink = problem_sink()
+    sink = ProblemSink()
     run, redactor = run_arguments(
         paths, (output, report_path), sink, no_embedder=no_embedder, **options
     )
@@ -281,7 +279,7 @@ def select_command(
                 stream.write(dumps(tidy(rejected.to_dict())) + "\n")
     summary = selection_summary(result, min_score, sink.tally.invalid)
     say(summary + kept_tail(result.unread.written) + summary_tail(redactor))
-    return exit_code(sink, len(result.corpus.items), allow_empty=allow_empty)
+    return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
 
 
 @command("dedupe")
@@ -410,7 +408,7 @@ def dedupe_command(
         ),
         (report_path is not None, "--report lists what --against removed: give --against"),
     )
-    sink = problem_sink()
+    sink = ProblemSink()
     run, redactor = run_arguments(paths, (output,), sink, no_embedder=no_embedder, **options)
     inputs = sources(paths)
     with ReadProgress.for_sources(inputs) as progress:
@@ -446,7 +444,7 @@ def dedupe_command(
             for group in result.groups:
                 stream.write(dumps(tidy(group.to_dict())) + "\n")
     say(dedupe_summary(result) + kept_tail(unread.written) + summary_tail(redactor))
-    return exit_code(sink, len(result.corpus.items), allow_empty=allow_empty)
+    return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
 
 
 def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
@@ -463,7 +461,7 @@ def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
     **options: Any,
 ) -> int:
     """``kp dedupe --against``: the kept traces in their own form, the report, a summary."""
-    sink = problem_sink()
+    sink = ProblemSink()
     run, _ = run_arguments(paths, (output, report_path), sink, no_embedder=no_embedder, **options)
     del run["redact"]  # refused with --against: decontamination writes rows as they came
     inputs = sources(paths)
@@ -494,4 +492,4 @@ def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
             for found in result.removed:
                 stream.write(dumps(tidy(found.to_dict())) + "\n")
     say(decontamination_summary(result) + kept_tail(result.unread.written))
-    return exit_code(sink, len(result.items), allow_empty=allow_empty)
+    return sink.exit_code(len(result.items), allow_empty=allow_empty)

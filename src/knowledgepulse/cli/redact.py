@@ -18,10 +18,9 @@ from knowledgepulse.cli._console import open_output, say
 from knowledgepulse.cli._options import command, output_option
 from knowledgepulse.cli._redaction import level_option, rules_option
 from knowledgepulse.cli._traces import (
-    exit_code,
+    ProblemSink,
     item_output,
     paths_argument,
-    problem_sink,
     read_traces,
     source_options,
     sources,
@@ -93,7 +92,7 @@ def redact_command(
     redactor = Redactor(privacy_level, rules_file=rules_file)
     # A dataset row that gives no trace is written back too, cleaned as a read row is.
     unread = unread_rows(redactor)
-    sink = problem_sink(unread=unread)
+    sink = ProblemSink(unread=unread)
     reported: list[dict[str, Any]] = []
 
     def found(item: TraceItem, findings: list[Finding]) -> None:
@@ -123,4 +122,4 @@ def redact_command(
     if sink.tally.invalid:
         message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
     say(message + kept_tail(unread.written))
-    return exit_code(sink, out.items, allow_empty=allow_empty)
+    return sink.exit_code(out.items, allow_empty=allow_empty)

@@ -43,9 +43,8 @@ from knowledgepulse.cli._options import (
 )
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
-    exit_code,
+    ProblemSink,
     paths_argument,
-    problem_sink,
     read_traces,
     source_options,
     sources,
@@ -291,7 +290,7 @@ def score_command(
     unread = unread_rows(redactor) if annotate else None
     tally = RunTally(run.scorer.threshold)
     keep = output_format in ("json", "html") and not annotate
-    sink = problem_sink(tally=tally, keep=keep, unread=unread)
+    sink = ProblemSink(tally, keep=keep, unread=unread)
     collector = TableCollector()
     with run:
         with ReadProgress.for_sources(inputs) as progress:
@@ -321,7 +320,7 @@ def score_command(
             say(line)
     kept = 0 if unread is None else unread.written
     say(summary_line(tally) + kept_tail(kept) + summary_tail(redactor))
-    return exit_code(sink, tally.scored, allow_empty=allow_empty)
+    return sink.exit_code(tally.scored, allow_empty=allow_empty)
 
 
 @command("validate")
@@ -338,7 +337,7 @@ def validate_command(
     the traces valid here are the ones kp score scores.
     """
     convert_options = trace_options_of(options)
-    sink = problem_sink(keep=output_format == "json")
+    sink = ProblemSink(keep=output_format == "json")
     valid = 0
     with ReadProgress.for_sources(sources(paths)) as progress:
         for _ in read_traces(paths, sink, progress, options=convert_options, **options):
@@ -349,7 +348,7 @@ def validate_command(
         with open_output(None) as stream:
             stream.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
     say(validation_line(valid, sink.tally))
-    return exit_code(sink, valid, allow_empty=allow_empty)
+    return sink.exit_code(valid, allow_empty=allow_empty)
 
 
 @command("profiles")

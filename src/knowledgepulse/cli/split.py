@@ -11,9 +11,8 @@ from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import build_embedder, build_scorer, model_options
 from knowledgepulse.cli._options import command, task_similarity_option
 from knowledgepulse.cli._traces import (
-    exit_code,
+    ProblemSink,
     paths_argument,
-    problem_sink,
     source_options,
     sources,
     trace_options_of,
@@ -85,7 +84,7 @@ def split_command(
     task_field = options.get("task_field")
     convert_options = trace_options_of(options)
     inputs = sources(paths)
-    sink = problem_sink()
+    sink = ProblemSink()
     with ReadProgress.for_sources(inputs) as progress:
         result = split(
             inputs,
@@ -101,4 +100,4 @@ def split_command(
     rows = any(item.row is not None for item in result.items)
     write_split(result, directory, row_format(None, inputs) if rows else "jsonl")
     say(split_summary(result) + kept_tail(result.unread.written))
-    return exit_code(sink, len(result.items), allow_empty=allow_empty)
+    return sink.exit_code(len(result.items), allow_empty=allow_empty)
