@@ -49,7 +49,7 @@ def public_names(paths: list[Path]) -> dict[str, int]:
     return found
 
 
-COMMANDS = ("score", "curate", "convert", "redact", "eval", "schema")
+COMMANDS = ("score", "curate", "split", "convert", "redact", "inspect", "eval", "schema")
 
 
 def cli_command_imports() -> list[tuple[str, str]]:

@@ -89,3 +89,14 @@ def test_a_logged_library_error_is_spelt_with_options() -> None:
         _PrintableFormatter("%(message)s").format(record) == "novelty: try fewer --workers please"
     )
     assert record.args == (error,)  # the record other handlers see is left as it was
+
+
+def test_a_parameter_conflict_is_a_usage_error_naming_the_options(kp: KpRunner) -> None:
+    """A library ParameterConflictError shows as the command's usage error, in kp's options."""
+    run = kp("score", str(TRACES), "--no-embedder", "--embedder", "static")
+    assert run.code == 2
+    assert "Usage: kp score" in run.err
+    assert (
+        "Error: --model and --embedder choose the embedder, and --no-embedder asks for none; "
+        "give one or the other"
+    ) in run.err
