@@ -125,10 +125,15 @@ class PydanticAI(Source):
 
 @register_source("langfuse")
 class Langfuse(Source):
-    """A Langfuse trace export, or the public API's traces or observations."""
+    """A Langfuse trace export, the public API's traces or observations, or export rows."""
 
-    shapes = "a trace export ({trace, observations}) or the public API's traces or observations"
+    shapes = (
+        "a trace export ({trace, observations}), the public API's traces or observations, or "
+        "the blob storage export's observation rows (Parquet, JSON Lines)"
+    )
     content_hint = langfuse.CONTENT_HINT
+    # An export row's input column holds a generation's messages: a chat row's, to them.
+    overrides = ("openai-chat", "openai-responses", "anthropic")
     recognises = staticmethod(langfuse.recognises)
     convert = staticmethod(langfuse.convert_records)
 
