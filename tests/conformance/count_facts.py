@@ -430,6 +430,8 @@ def swe_agent_traj(path: Path) -> list[Run]:
 
 _COMMAND = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 """A mini-SWE-agent command block (its default action regex)."""
+_RETURN_CODE = re.compile(r"(?:<exception>.*?</exception>\s*)?<returncode>(-?\d+)<", re.DOTALL)
+"""How a command's output opens: the exception that stopped it, if one did, then its code."""
 
 
 def mini_swe_agent(path: Path) -> list[Run]:
@@ -437,7 +439,8 @@ def mini_swe_agent(path: Path) -> list[Run]:
 
     An assistant message's commands are its ``tool_calls`` (tool-calling models), else its one
     fenced ``bash`` block: a reply with none, or several, gets mini-SWE-agent's format error (an
-    error). A command whose output opens with a non-zero ``<returncode>`` failed.
+    error). A command whose output opens with a non-zero ``<returncode>`` (after the
+    ``<exception>`` that stopped it, a timeout) failed.
     """
     document = json.loads(path.read_text())
     timeline = _Timeline()
@@ -452,7 +455,8 @@ def mini_swe_agent(path: Path) -> list[Run]:
                     timeline.tool("bash")
             else:
                 timeline.error()
-        if message["role"] in ("user", "tool") and re.match(r"<returncode>(?!0<)", content):
+        code = _RETURN_CODE.match(content) if message["role"] in ("user", "tool") else None
+        if code and code.group(1) != "0":
             timeline.error()
     info = document["info"]
     timeline.text(info.get("submission") or None)

@@ -122,16 +122,16 @@ def test_a_traj_that_exits_without_submitting_failed_at_a_terminal_error() -> No
 
 def test_a_mini_swe_agent_run_is_its_bash_commands_ending_in_the_submission() -> None:
     """Each fenced command is a ``bash`` call with its output; the text around it a thought."""
-    path = MINI / "django__django-16255.traj.json"
+    path = MINI / "django__django-16429.traj.json"
     item = only(convert_file(path))
     trace = item.trace
     document = json.loads(path.read_text())
-    assert trace.id == "kp:trace:mini-swe-agent:django__django-16255"
+    assert trace.id == "kp:trace:mini-swe-agent:django__django-16429"
     assert trace.task.objective == document["messages"][1]["content"]
     assert steps(trace)[:3] == [("thought", None), ("tool_call", "bash"), ("observation", "bash")]
     assert trace.steps[0].content is not None
     assert "```" not in trace.steps[0].content
-    assert trace.steps[1].input == {"command": "ls -R django/contrib/sitemaps"}
+    assert trace.steps[1].input == {"command": "ls -R django/utils/timesince.py"}
     assert document["info"]["submission"].startswith(trace.outcome.result_summary.rstrip("…"))
     assert trace.metadata.success is True
     assert source_of(item)["exit_status"] == "Submitted"
@@ -166,7 +166,7 @@ def test_a_tool_calling_mini_swe_agent_run_reads_its_tool_calls_and_exit_message
 
 def test_a_mini_swe_agent_run_that_did_not_submit_failed_with_its_exception() -> None:
     """Another exit status is a terminal error that says the run's exception; no success."""
-    trace = only(convert_file(MINI / "pvlib__pvlib-python-1606.traj.json")).trace
+    trace = only(convert_file(MINI / "pvlib__pvlib-python-1707.traj.json")).trace
     assert trace.metadata.success is False
     assert trace.steps[-1].type == "observation"
     assert "InternalServerError" in (trace.steps[-1].content or "")

@@ -43,7 +43,10 @@ TOOL = "bash"
 """The one tool the agent has: its commands run in a shell."""
 _BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 """A command block, as mini-SWE-agent's default action regex finds it."""
-_RETURN_CODE = re.compile(r"^\s*<returncode>(-?\d+)</returncode>")
+_RETURN_CODE = re.compile(
+    r"\s*(?:<exception>.*?</exception>\s*)?<returncode>(-?\d+)</returncode>", re.DOTALL
+)
+"""How an output opens: the exception that stopped the command, if one did, then its code."""
 
 
 def recognises(value: Any) -> bool:
