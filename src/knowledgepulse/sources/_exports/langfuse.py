@@ -197,7 +197,7 @@ def _export(rows: list[dict[str, Any]]) -> dict[str, Any]:
         (
             n
             for n, row in enumerate(rows)
-            if not row.get("parent_observation_id") or row.get("is_app_root")
+            if not row.get("parent_observation_id") or row.get("is_root_observation") is True
         ),
         0,
     )
