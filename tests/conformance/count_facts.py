@@ -428,6 +428,41 @@ def swe_agent_traj(path: Path) -> list[Run]:
     return [timeline.facts(objective, info.get("exit_status") == "submitted")]
 
 
+_COMMAND = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
+"""A mini-SWE-agent command block (its default action regex)."""
+_RETURN_CODE = re.compile(r"(?:<exception>.*?</exception>\s*)?<returncode>(-?\d+)<", re.DOTALL)
+"""How a command's output opens: the exception that stopped it, if one did, then its code."""
+
+
+def mini_swe_agent(path: Path) -> list[Run]:
+    """A mini-SWE-agent ``.traj.json``: the task is the first user message; commands ``bash`` calls.
+
+    An assistant message's commands are its ``tool_calls`` (tool-calling models), else its one
+    fenced ``bash`` block: a reply with none, or several, gets mini-SWE-agent's format error (an
+    error). A command whose output opens with a non-zero ``<returncode>`` (after the
+    ``<exception>`` that stopped it, a timeout) failed.
+    """
+    document = json.loads(path.read_text())
+    timeline = _Timeline()
+    messages = document["messages"]
+    objective = next(message["content"] for message in messages if message["role"] == "user")
+    for message in messages:
+        content = message.get("content") or ""
+        if message["role"] == "assistant":
+            commands = len(message.get("tool_calls") or []) or len(_COMMAND.findall(content))
+            if commands == 1 or message.get("tool_calls"):
+                for _ in range(commands):
+                    timeline.tool("bash")
+            else:
+                timeline.error()
+        code = _RETURN_CODE.match(content) if message["role"] in ("user", "tool") else None
+        if code and code.group(1) != "0":
+            timeline.error()
+    info = document["info"]
+    timeline.text(info.get("submission") or None)
+    return [timeline.facts(objective, info["exit_status"] == "Submitted")]
+
+
 def claude_code(path: Path) -> list[Run]:
     """A Claude Code session JSONL: a run per ``sessionId``; ``tool_use`` blocks are tools."""
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -538,6 +573,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "openai-responses": openai_responses,
     "sharegpt": sharegpt,
     "swe-agent": swe_agent_traj,
+    "mini-swe-agent": mini_swe_agent,
     "claude-code": claude_code,
     "codex": codex,
     "atif": atif,

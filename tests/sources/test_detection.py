@@ -63,6 +63,7 @@ READ_AS: dict[str, str | None] = {
     "tests/sources/data/langchain/tracer_nested_run.json": "langsmith",
     "tests/sources/data/langchain/tracer_nested_runs_on_error.json": "langsmith",
     "tests/sources/data/langfuse/api_traces_page.json": "langfuse",
+    "tests/sources/data/langfuse/observations_v2.parquet": "langfuse",
     "tests/sources/data/langfuse/weather_agent_export.json": "langfuse",
     # The SDK's own test snapshots, from which the tests rebuild exported objects.
     "tests/sources/data/openai_agents/mcp_tracing.snapshot.json": None,

@@ -191,6 +191,83 @@ def test_langfuse_observations_page_groups_by_trace_and_a_span_named_as_a_tool_i
     assert two.trace.outcome.result_summary == "Alone."
 
 
+ENRICHED = DATA / "langfuse" / "observations_v2.parquet"
+"""The JSON fixtures' traces as Langfuse's enriched observations export (make_observations_v2)."""
+
+
+def _same_trace(trace: ReasoningTrace) -> tuple[Any, ...]:
+    """What a trace says, less when kp read it."""
+    return (
+        trace.task.objective,
+        [(step.type, step.tool.name if step.tool else None, step.content) for step in trace.steps],
+        [(step.input, step.latency_ms) for step in trace.steps],
+        trace.outcome.result_summary,
+        trace.metadata.success,
+        trace.metadata.task_domain,
+    )
+
+
+def _json_traces() -> dict[str, ReasoningTrace]:
+    found = [
+        item.trace
+        for name in ("weather_agent_export.json", "api_traces_page.json")
+        for item in convert_file(DATA / "langfuse" / name)
+        if isinstance(item, TraceItem)
+    ]
+    return {trace.id: trace for trace in found}
+
+
+def test_langfuse_enriched_parquet_rows_read_as_the_json_exports_of_their_traces() -> None:
+    """One trace per trace_id, whatever the rows' order: the same trace the JSON exports give."""
+    first = next(item for item in read_records(ENRICHED) if isinstance(item, Record))
+    assert recognise(first.value) == "langfuse"
+    items = convert_file(ENRICHED)
+    assert [item for item in items if isinstance(item, Problem)] == []
+    traces = [item.trace for item in items if isinstance(item, TraceItem)]
+    expected = _json_traces()
+    assert len(traces) == 2
+    for trace in traces:
+        assert _same_trace(trace) == _same_trace(expected[trace.id])
+
+
+def test_langfuse_export_rows_in_json_lines_with_zoneless_utc_times_read_the_same(
+    tmp_path: Path,
+) -> None:
+    """The text export's rows: times "YYYY-MM-DD HH:MM:SS.ffffff" in UTC, metadata an object."""
+    rows = [item.value for item in read_records(ENRICHED) if isinstance(item, Record)]
+    lines = []
+    for row in rows:
+        times = {
+            k: v.strftime("%Y-%m-%d %H:%M:%S.%f")
+            for k, v in row.items()
+            if k.endswith(("_time", "_at")) and v
+        }
+        lines.append(
+            json.dumps(
+                {
+                    **row,
+                    **times,
+                    "metadata": dict(row["metadata"]),
+                    "total_cost": 0,
+                    "cost_details": {},
+                    "usage_details": dict(row["usage_details"]),
+                    "tool_definitions": {},
+                },
+                default=str,
+            )
+        )
+    path = tmp_path / "observations_v2.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    parquet = {
+        item.trace.id: item.trace for item in convert_file(ENRICHED) if isinstance(item, TraceItem)
+    }
+    traces = [item.trace for item in convert_file(path) if isinstance(item, TraceItem)]
+    assert sorted(trace.id for trace in traces) == sorted(parquet)
+    for trace in traces:
+        assert _same_trace(trace) == _same_trace(parquet[trace.id])
+        assert trace.metadata.created_at == parquet[trace.id].metadata.created_at
+
+
 def test_langfuse_root_error_fails_the_trace_and_ids_only_are_a_located_problem(
     tmp_path: Path,
 ) -> None:

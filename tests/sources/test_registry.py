@@ -32,6 +32,7 @@ BUILT_IN = (
     "jaeger",
     "otel-js",
     "swe-agent",
+    "mini-swe-agent",
     "claude-code",
     "codex",
     "atif",

@@ -1,4 +1,5 @@
-"""Coding agents' logs: SWE-agent ``.traj``, Claude Code and Codex sessions, ATIF (and --to atif).
+"""Coding agents' logs: SWE-agent and mini-SWE-agent trajectories, Claude Code and Codex sessions,
+ATIF (and --to atif).
 
 The files are the conformance corpus's real ones (tests/conformance/files, origins and licences
 in SOURCES.md there); variants change one field of a real file to reach a rule it does not show.
@@ -23,6 +24,7 @@ from tests.sources.helpers import convert_file, recognise, source_of
 
 CORPUS = Path(__file__).parents[1] / "conformance" / "files"
 SWE = CORPUS / "swe-agent"
+MINI = CORPUS / "mini-swe-agent"
 CLAUDE = CORPUS / "claude-code"
 ATIF = CORPUS / "atif"
 CODEX = CORPUS / "codex"
@@ -58,7 +60,13 @@ def lines(path: Path) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(
     ("folder", "source"),
-    [(SWE, "swe-agent"), (CLAUDE, "claude-code"), (ATIF, "atif"), (CODEX, "codex")],
+    [
+        (SWE, "swe-agent"),
+        (MINI, "mini-swe-agent"),
+        (CLAUDE, "claude-code"),
+        (ATIF, "atif"),
+        (CODEX, "codex"),
+    ],
 )
 def test_each_corpus_file_is_recognised_by_its_own_source_alone(folder: Path, source: str) -> None:
     """Detection: the first record of every real file is claimed by one source, its own."""
@@ -110,6 +118,59 @@ def test_a_traj_that_exits_without_submitting_failed_at_a_terminal_error() -> No
     assert trace.steps[-1].type == "observation"
     assert "exit_cost" in (trace.steps[-1].content or "")
     assert not any(step.type == "error_recovery" for step in trace.steps)
+
+
+def test_a_mini_swe_agent_run_is_its_bash_commands_ending_in_the_submission() -> None:
+    """Each fenced command is a ``bash`` call with its output; the text around it a thought."""
+    path = MINI / "django__django-16429.traj.json"
+    item = only(convert_file(path))
+    trace = item.trace
+    document = json.loads(path.read_text())
+    assert trace.id == "kp:trace:mini-swe-agent:django__django-16429"
+    assert trace.task.objective == document["messages"][1]["content"]
+    assert steps(trace)[:3] == [("thought", None), ("tool_call", "bash"), ("observation", "bash")]
+    assert trace.steps[0].content is not None
+    assert "```" not in trace.steps[0].content
+    assert trace.steps[1].input == {"command": "ls -R django/utils/timesince.py"}
+    assert document["info"]["submission"].startswith(trace.outcome.result_summary.rstrip("…"))
+    assert trace.metadata.success is True
+    assert source_of(item)["exit_status"] == "Submitted"
+
+
+def test_a_mini_swe_agent_reply_without_one_command_is_an_error_the_next_command_recovers() -> None:
+    """Two commands in one reply get mini-SWE-agent's format error; the next command recovers."""
+    trace = only(convert_file(MINI / "django__django-13670.traj.json")).trace
+    (error,) = [
+        n
+        for n, step in enumerate(trace.steps)
+        if step.type == "observation" and "EXACTLY ONE" in (step.content or "")
+    ]
+    after = [step for step in trace.steps[error + 1 :] if step.tool is not None]
+    assert after[0].type == "error_recovery"
+    assert after[0].tool is not None
+    assert after[0].tool.name == "bash"
+
+
+def test_a_tool_calling_mini_swe_agent_run_reads_its_tool_calls_and_exit_message() -> None:
+    """mini-SWE-agent 2's ``tool_calls`` are the commands; the ``exit`` message the last output."""
+    path = MINI / "sqlfluff__sqlfluff-2419.traj.json"
+    trace = only(convert_file(path)).trace
+    document = json.loads(path.read_text())
+    calls = [m for m in document["messages"] if m["role"] == "assistant"]
+    assert actions(trace) == ["bash"] * len(calls)
+    first = json.loads(calls[0]["tool_calls"][0]["function"]["arguments"])
+    assert trace.steps[1].input == first
+    assert trace.steps[-1].content == document["info"]["submission"]
+    assert trace.metadata.success is True
+
+
+def test_a_mini_swe_agent_run_that_did_not_submit_failed_with_its_exception() -> None:
+    """Another exit status is a terminal error that says the run's exception; no success."""
+    trace = only(convert_file(MINI / "pvlib__pvlib-python-1707.traj.json")).trace
+    assert trace.metadata.success is False
+    assert trace.steps[-1].type == "observation"
+    assert "InternalServerError" in (trace.steps[-1].content or "")
+    assert "SSL" in (trace.steps[-1].content or "")
 
 
 def test_a_claude_code_session_is_one_trace_of_its_turns() -> None:

@@ -17,7 +17,7 @@ from knowledgepulse.sources._chat._row import ChatSource
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._exports import jaeger, langfuse, otel_js, phoenix
 from knowledgepulse.sources._registry import REASONING_TRACE, Source, register_source
-from knowledgepulse.sources._sessions import atif, claude_code, codex, swe_agent
+from knowledgepulse.sources._sessions import atif, claude_code, codex, mini_swe_agent, swe_agent
 from knowledgepulse.sources.langchain import _files as langsmith
 from knowledgepulse.sources.openai_agents import _files as agents_files
 from knowledgepulse.sources.openai_agents import _spans as agents_spans
@@ -125,10 +125,15 @@ class PydanticAI(Source):
 
 @register_source("langfuse")
 class Langfuse(Source):
-    """A Langfuse trace export, or the public API's traces or observations."""
+    """A Langfuse trace export, the public API's traces or observations, or export rows."""
 
-    shapes = "a trace export ({trace, observations}) or the public API's traces or observations"
+    shapes = (
+        "a trace export ({trace, observations}), the public API's traces or observations, or "
+        "the blob storage export's observation rows (Parquet, JSON Lines)"
+    )
     content_hint = langfuse.CONTENT_HINT
+    # An export row's input column holds a generation's messages: a chat row's, to them.
+    overrides = ("openai-chat", "openai-responses", "anthropic")
     recognises = staticmethod(langfuse.recognises)
     convert = staticmethod(langfuse.convert_records)
 
@@ -175,6 +180,17 @@ class SweAgent(Source):
     overrides = ("openai-chat", "sharegpt")  # its history is chat messages too
     recognises = staticmethod(swe_agent.recognises)
     convert = staticmethod(swe_agent.convert_records)
+
+
+@register_source("mini-swe-agent")
+class MiniSweAgent(Source):
+    """mini-SWE-agent ``.traj.json`` files (``trajectory_format``, ``messages``, ``info``)."""
+
+    shapes = "mini-SWE-agent .traj.json files (trajectory_format, messages, info)"
+    content_hint = mini_swe_agent.CONTENT_HINT
+    overrides = ("openai-chat",)  # its messages are chat messages too
+    recognises = staticmethod(mini_swe_agent.recognises)
+    convert = staticmethod(mini_swe_agent.convert_records)
 
 
 @register_source("claude-code")

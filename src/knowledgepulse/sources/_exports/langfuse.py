@@ -14,12 +14,25 @@ from; other events say nothing. When Langfuse ingested OTel spans, the span's ow
 sit in ``metadata.attributes``: they win (OpenInference, GenAI...), and what Langfuse made of
 the span fills in what they leave out. The trace's ``input`` gives
 the objective and its ``output`` the answer.
+
+Langfuse's blob storage export writes the same observations as rows (Parquet, JSON Lines):
+``observations_v2/`` holds the enriched observations of Langfuse v4, one row an observation with
+its trace's context (``trace_name``, ``user_id``, ``session_id``, ``tags``), in snake_case
+(``trace_id``, ``parent_observation_id`` empty at the root, ``start_time``, ``status_message``),
+times in UTC with no zone, ``metadata`` a map of strings. The columns are those of its field
+reference (langfuse.com/docs/api-and-data-platform/features/blob-storage-export-fields) and of
+``EVENTS_FIELDS`` in ``packages/shared/src/server/queries/clickhouse-sql/event-query-builder.ts``.
+The rows of one ``trace_id`` are read as that trace's export: each row as the observation the API
+gives, and the trace's input and output those of its root observation, as Langfuse itself takes
+them (``input: argMaxIf(input, event_ts, parent_span_id = '')`` there). The legacy
+``observations/`` export (the same rows without the trace's context) reads the same way.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from knowledgepulse._util.jsonpath import Loc, describe_value
@@ -60,7 +73,19 @@ def recognises(value: Any) -> bool:
     if isinstance(value, dict) and isinstance(value.get("data"), list):
         first = next(iter(value["data"]), None)
         return _is_trace(first) or _is_observation(first)
-    return _is_export(value) or _is_trace(value)
+    return _is_export(value) or _is_trace(value) or _is_row(value)
+
+
+def _is_row(value: Any) -> bool:
+    """An observation row of the blob storage export (snake_case, one row an observation)."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("trace_id"), str)
+        and isinstance(value.get("type"), str)
+        and value["type"] in _TYPES
+        and "id" in value
+        and "start_time" in value
+    )
 
 
 def _is_export(value: Any) -> bool:
@@ -93,7 +118,7 @@ def convert_records(
     The whole file is read first: a ``SPAN`` is a tool when a generation anywhere in the file
     (pages of observations come in any order) asked for a tool of its name.
     """
-    items = list(records)
+    items = _traces_of_rows(records)
     tools = _requested_tools(
         item
         for record in items
@@ -117,6 +142,99 @@ def convert_records(
                 yield from _trace_spans(trace, observations, where, trace_key, tools)
 
     yield from convert_span_records(items, options, spans, source="langfuse")
+
+
+_ROW_FIELDS = {
+    "id": "id",
+    "trace_id": "traceId",
+    "type": "type",
+    "name": "name",
+    "start_time": "startTime",
+    "end_time": "endTime",
+    "parent_observation_id": "parentObservationId",
+    "level": "level",
+    "status_message": "statusMessage",
+    "input": "input",
+    "output": "output",
+    "metadata": "metadata",
+    "provided_model_name": "model",
+    "usage_details": "usageDetails",
+}
+"""An export row's column, and the public API's name of the same observation field."""
+_TRACE_FIELDS = {"user_id": "userId", "session_id": "sessionId", "tags": "tags"}
+"""The trace's context each enriched row repeats, and its name on the API's trace."""
+
+
+def _traces_of_rows(records: Iterable[Record | Problem]) -> list[Record | Problem]:
+    """The records, each trace's export rows made one trace export, where its first row was."""
+    items: list[Record | Problem] = []
+    traces: dict[str, tuple[int, Record, list[dict[str, Any]]]] = {}
+    for item in records:
+        if not (isinstance(item, Record) and _is_row(item.value)):
+            items.append(item)
+            continue
+        trace_id = item.value["trace_id"]
+        if trace_id not in traces:
+            traces[trace_id] = (len(items), item, [])
+            items.append(item)
+        traces[trace_id][2].append(item.value)
+    for at, first, rows in traces.values():
+        items[at] = Record(first.location, _export(rows))
+    return items
+
+
+def _export(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One trace's rows as the UI's export: the trace, from its root row, and its observations."""
+    observations = [
+        {
+            field: _value(column, row[column])
+            for column, field in _ROW_FIELDS.items()
+            if column in row
+        }
+        for row in rows
+    ]
+    root = next(
+        (
+            n
+            for n, row in enumerate(rows)
+            if not row.get("parent_observation_id") or row.get("is_root_observation") is True
+        ),
+        0,
+    )
+    observation = observations[root]
+    starts = [o["startTime"] for o in observations if isinstance(o.get("startTime"), datetime)]
+    trace = {
+        "id": rows[root]["trace_id"],
+        "timestamp": min(starts, default=None),
+        "name": rows[root].get("trace_name") or rows[root].get("name"),
+        "input": observation.get("input") or None,
+        "output": observation.get("output") or None,
+        "metadata": observation.get("metadata"),
+        **{
+            field: rows[root][column]
+            for column, field in _TRACE_FIELDS.items()
+            if column in rows[root]
+        },
+    }
+    return {"trace": trace, "observations": observations}
+
+
+_MAPS = frozenset({"metadata", "usage_details"})
+"""The export's map columns: Parquet gives a map as a list of (key, value) pairs."""
+
+
+def _value(column: str, value: Any) -> Any:
+    """An export cell as the API gives it: times in UTC, a map a dict."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    if column.endswith("_time") and isinstance(value, str) and value:
+        try:  # the text exports' "YYYY-MM-DD HH:MM:SS.ffffff", in UTC
+            return _value(column, datetime.fromisoformat(value))
+        except ValueError:
+            return value
+    if column in _MAPS and isinstance(value, list):
+        return {pair[0]: pair[1] for pair in value if isinstance(pair, tuple) and len(pair) == 2}
+    return value
 
 
 _Group = tuple[Mapping[str, Any] | None, list[Any], Loc, Loc]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
@@ -45,3 +47,16 @@ def iso_time(value: Any) -> datetime | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
+
+
+def run_name(record: Record) -> str:
+    """A one-run document's name: its file's stem (agents name a trajectory after the task).
+
+    A document past a JSON Lines file's first adds its index; one read from standard input is
+    named by a digest of its ``info``.
+    """
+    stem = Path(record.location.file).stem
+    if stem and not stem.startswith("<") and stem != "-":
+        return stem if record.location.index in (None, 0) else f"{stem}-{record.location.index}"
+    digest = hashlib.sha256(str(record.value.get("info")).encode("utf-8", "replace"))
+    return digest.hexdigest()[:32]

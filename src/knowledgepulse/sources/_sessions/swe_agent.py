@@ -17,16 +17,14 @@ The confidence stays the default, which says it was not measured.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._row import UNDATED
 from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._envelope import TraceOptions, assemble
-from knowledgepulse.sources._sessions._documents import each_document
+from knowledgepulse.sources._sessions._documents import each_document, run_name
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
 
@@ -78,7 +76,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
     return assemble(
         builder,
         source="swe-agent",
-        source_id=f"swe-agent:{_run_name(record)}",
+        source_id=f"swe-agent:{run_name(record)}",
         success=submitted and bool(builder.final_answer),
         options=options,
         objective=_issue(document["history"]),
@@ -150,12 +148,3 @@ def _latency(value: Any) -> float | None:
     if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
         return float(value) * 1000
     return None
-
-
-def _run_name(record: Record) -> str:
-    """The run's name: the file's stem (SWE-agent names a ``.traj`` after the instance)."""
-    stem = Path(record.location.file).stem
-    if stem and not stem.startswith("<") and stem != "-":
-        return stem if record.location.index in (None, 0) else f"{stem}-{record.location.index}"
-    digest = hashlib.sha256(str(record.value.get("info")).encode("utf-8", "replace"))
-    return digest.hexdigest()[:32]

@@ -1,0 +1,179 @@
+"""mini-SWE-agent ``.traj.json`` files as traces: one file, one run.
+
+A trajectory (``trajectory_format`` ``mini-swe-agent-1``, ``mini-swe-agent-1.1``...) holds the
+run's chat ``messages`` and an ``info`` with the ``exit_status`` and the ``submission`` (the
+patch). The agent has one tool, a shell: each assistant message asks for one command, as a
+fenced ``bash`` (``mswea_bash_command``) block in its text, as ``tool_calls`` (tool-calling
+models), or as the ``extra.actions`` mini-SWE-agent parsed; the next ``user`` or ``tool``
+message is its output, ``<returncode>N</returncode>`` first.
+
+The mapping: the objective is the first user message (the task as the instance template
+words it); an assistant's text, less its command block, is a thought; each command is a call of
+the ``bash`` tool (arguments ``{"command": ...}``), its output the result, failed when the
+return code is not 0. A reply mini-SWE-agent could not read (no command, or several: it answers
+with its format error) is an error the next command recovers from. The submission is the final
+answer.
+
+Success, as for SWE-agent: a trajectory does not say whether the patch resolves the task (the
+evaluation's verdict, kept elsewhere), so kp takes whether the run ended in its submission, an
+``exit_status`` of ``Submitted``; any other (``LimitsExceeded``, ``Timeout``,
+``InternalServerError``...) is a terminal error whose text is the run's exception, when kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.sources._chat._row import UNDATED
+from knowledgepulse.sources._chat._text import content_text
+from knowledgepulse.sources._envelope import TraceOptions, assemble
+from knowledgepulse.sources._sessions._documents import each_document, run_name
+from knowledgepulse.sources._steps import StepBuilder
+from knowledgepulse.trace import TraceItem
+
+CONTENT_HINT = "mini-SWE-agent writes every message into each .traj.json"
+FORMAT = "mini-swe-agent"
+"""How every ``trajectory_format`` value of the agent starts."""
+SUBMITTED = "Submitted"
+TOOL = "bash"
+"""The one tool the agent has: its commands run in a shell."""
+_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
+"""A command block, as mini-SWE-agent's default action regex finds it."""
+_RETURN_CODE = re.compile(
+    r"\s*(?:<exception>.*?</exception>\s*)?<returncode>(-?\d+)</returncode>", re.DOTALL
+)
+"""How an output opens: the exception that stopped the command, if one did, then its code."""
+
+
+def recognises(value: Any) -> bool:
+    """Whether a file's first record is a mini-SWE-agent trajectory (its format, messages)."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("trajectory_format"), str)
+        and value["trajectory_format"].startswith(FORMAT)
+        and isinstance(value.get("messages"), list)
+    )
+
+
+def convert_records(
+    records: Iterable[Record | Problem], options: TraceOptions
+) -> Iterator[TraceItem | Problem]:
+    """Every trajectory in one file's records (a ``.traj.json`` holds one; JSON Lines many)."""
+    return each_document(
+        records,
+        recognises,
+        lambda record: _convert(record, options),
+        what="a mini-SWE-agent trajectory",
+        expected='{trajectory_format: "mini-swe-agent-1.1", messages: [...], info: {...}}',
+    )
+
+
+def _convert(record: Record, options: TraceOptions) -> TraceItem:
+    document: Mapping[str, Any] = record.value
+    info = _object(document.get("info"))
+    messages = [m for m in document["messages"] if isinstance(m, Mapping)]
+    first = next((n for n, m in enumerate(messages) if m.get("role") == "user"), len(messages))
+    objective = content_text(messages[first].get("content")) if messages[first:] else None
+    builder = StepBuilder()
+    pending: list[str] = []  # the commands asked for and not yet answered, oldest first
+    for message in messages[first + 1 :]:
+        role = message.get("role")
+        extra = _object(message.get("extra"))
+        at = extra.get("timestamp") if isinstance(extra.get("timestamp"), int | float) else None
+        text = content_text(message.get("content")) or ""
+        if role == "assistant":
+            thought, commands = _commands(message, text)
+            builder.thought(thought, at=at)
+            for command in commands:
+                builder.tool_request(TOOL, {"command": command}, at=at)
+            pending = commands
+            if not commands:
+                pending = [""]  # mini-SWE-agent answers a reply it cannot read with an error
+        elif role in ("user", "tool") and pending:
+            command = pending.pop(0)
+            if not command:
+                builder.error(text or "the reply held no command to run", at=at)
+            else:
+                code = _return_code(text, extra)
+                failed = code not in (None, 0)
+                builder.tool_result(
+                    TOOL,
+                    output=None if failed else text,
+                    error=text if failed else None,
+                    at=at,
+                )
+        elif role == "exit" and pending and pending[0]:  # the submit command's output
+            builder.tool_result(TOOL, output=text, at=at)
+            pending = []
+    status = info.get("exit_status")
+    submission = info.get("submission")
+    submitted = status == SUBMITTED
+    if isinstance(status, str) and status and not submitted:
+        reason = info.get("exception_str")
+        why = f": {reason}" if isinstance(reason, str) and reason else ""
+        builder.error(f"the run ended with exit status {status!r}{why}", terminal=True)
+    if isinstance(submission, str) and submission.strip():
+        builder.answer(submission)
+    return assemble(
+        builder,
+        source=FORMAT,
+        source_id=f"{FORMAT}:{_name(document, record)}",
+        success=submitted and bool(builder.final_answer),
+        options=options,
+        objective=objective,
+        created_at=UNDATED,
+        result_summary=builder.final_answer,
+        framework=FORMAT,
+        source_extra={"exit_status": status} if isinstance(status, str) else None,
+        content_hint=CONTENT_HINT,
+        location=record.location,
+    )
+
+
+def _commands(message: Mapping[str, Any], text: str) -> tuple[str, list[str]]:
+    """An assistant message's thought and the commands it asked for (in the order asked)."""
+    calls = message.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        return text, [_argument(call) for call in calls if isinstance(call, Mapping)]
+    actions = _object(message.get("extra")).get("actions")
+    blocks = _BLOCK.findall(text)
+    if len(blocks) == 1:  # the command is part of the text: the rest is the thought
+        return _BLOCK.sub("", text).strip(), [blocks[0]]
+    if isinstance(actions, list) and actions:
+        found = [a.get("command") for a in actions if isinstance(a, Mapping)]
+        return text, [command for command in found if isinstance(command, str)]
+    return text, []
+
+
+def _argument(call: Mapping[str, Any]) -> str:
+    """The command of a tool call (its ``arguments`` JSON text holds ``command``)."""
+    function = call.get("function")
+    arguments = function.get("arguments") if isinstance(function, Mapping) else None
+    try:
+        loaded = json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        return str(arguments)
+    command = loaded.get("command") if isinstance(loaded, Mapping) else None
+    return command if isinstance(command, str) else json.dumps(loaded)
+
+
+def _return_code(text: str, extra: Mapping[str, Any]) -> int | None:
+    code = extra.get("returncode")
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code
+    found = _RETURN_CODE.match(text)
+    return int(found.group(1)) if found else None
+
+
+def _name(document: Mapping[str, Any], record: Record) -> str:
+    """The run's name: its ``instance_id`` (the task), else the file's."""
+    instance = document.get("instance_id")
+    return instance if isinstance(instance, str) and instance else run_name(record)
+
+
+def _object(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
