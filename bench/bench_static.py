@@ -1,6 +1,7 @@
 """The static embedder against the int8 MiniLM model, in the same run: cost and separation.
 
     python bench/bench_static.py [--orders 10] [--plain] [--static DIR ...] [--batch 2000]
+    python bench/bench_static.py --throughput [--rounds 5] [--against SRC] [--batch 2000]
 
 On the default novelty text (``TraceValueScorer(novelty_text=...)``), for each embedder:
 
@@ -19,6 +20,24 @@ On the default novelty text (``TraceValueScorer(novelty_text=...)``), for each e
 ``--plain`` adds each corpus with every action turned into a thought (tool-less runs).
 ``--static DIR`` adds tables built by ``bench/build_static_embedder.py --out DIR`` (another
 ``--directions``, or fitted on one corpus only), named by their folder.
+
+``--throughput`` prints only the static embedder's traces/s: one call of ``--batch`` tau-bench
+traces and one of the 200 distinct ones, each round in a fresh process (``--rounds``), medians;
+``--against SRC`` runs the code under another checkout's ``src/`` alternately, round by round,
+and prints the ratios. Issue 29 (batch throughput), measured on the shared 2-core machine at
+load average 3.5 to 11, main at ``cda8a75`` against the faster action terms, term vectors,
+piece counting, ``encode_batch_fast`` and prefixes cut before a space (vectors unchanged)::
+
+    git archive cda8a75 src | tar -x -C /tmp/kp-main
+    python bench/bench_static.py --throughput --rounds 11 --against /tmp/kp-main/src
+
+    code | 2,000 tau-bench traces in one call, a wall second / a CPU second | the 200 distinct
+    this    | 350 / 831 | 348 / 871
+    against | 205 / 560 | 206 / 568
+    ratio   | 1.70x / 1.48x | 1.69x / 1.53x
+
+(7 rounds, another load: 572 / 711 against 355 / 438, 1.61x / 1.62x.) The 833 traces/s a wall
+second measured before on a quiet machine times 1.6 is about 1,350; not measured quiet here.
 
 Figures only; nothing here fails on a timing. Timings on a shared machine are noisy: read the
 ratios, which come from the same run.
