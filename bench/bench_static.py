@@ -1,6 +1,7 @@
 """The static embedder against the int8 MiniLM model, in the same run: cost and separation.
 
     python bench/bench_static.py [--orders 10] [--plain] [--static DIR ...] [--batch 2000]
+    python bench/bench_static.py --throughput [--rounds 5] [--against SRC] [--batch 2000]
 
 On the default novelty text (``TraceValueScorer(novelty_text=...)``), for each embedder:
 
@@ -20,6 +21,24 @@ On the default novelty text (``TraceValueScorer(novelty_text=...)``), for each e
 ``--static DIR`` adds tables built by ``bench/build_static_embedder.py --out DIR`` (another
 ``--directions``, or fitted on one corpus only), named by their folder.
 
+``--throughput`` prints only the static embedder's traces/s: one call of ``--batch`` tau-bench
+traces and one of the 200 distinct ones, each round in a fresh process (``--rounds``), medians;
+``--against SRC`` runs the code under another checkout's ``src/`` alternately, round by round,
+and prints the ratios. Issue 29 (batch throughput), measured on the shared 2-core machine at
+load average 3.5 to 11, main at ``cda8a75`` against the faster action terms, term vectors,
+piece counting, ``encode_batch_fast`` and prefixes cut before a space (vectors unchanged)::
+
+    git archive cda8a75 src | tar -x -C /tmp/kp-main
+    python bench/bench_static.py --throughput --rounds 11 --against /tmp/kp-main/src
+
+    code | 2,000 tau-bench traces in one call, a wall second / a CPU second | the 200 distinct
+    this    | 350 / 831 | 348 / 871
+    against | 205 / 560 | 206 / 568
+    ratio   | 1.70x / 1.48x | 1.69x / 1.53x
+
+(7 rounds, another load: 572 / 711 against 355 / 438, 1.61x / 1.62x.) The 833 traces/s a wall
+second measured before on a quiet machine times 1.6 is about 1,350; not measured quiet here.
+
 Figures only; nothing here fails on a timing. Timings on a shared machine are noisy: read the
 ratios, which come from the same run.
 """
@@ -27,6 +46,9 @@ ratios, which come from the same run.
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -69,6 +91,51 @@ def throughput(embedder: Embedder, traces: list[ReasoningTrace], count: int) -> 
     return count / (time.perf_counter() - start), count / (time.process_time() - cpu)
 
 
+def compare_throughput(batch: int, rounds: int, against: Path | None) -> None:
+    """Print the median throughput of the static embedder, each round in a fresh process: this
+    checkout's code and, alternating with it round by round, the code under ``against``."""
+    trees = {"this": Path(__file__).resolve().parents[1] / "src"}
+    trees |= {"against": against.resolve()} if against is not None else {}
+    rates: dict[str, list[list[float]]] = {name: [] for name in trees}
+    for _ in range(rounds):
+        for name, source in trees.items():
+            found = subprocess.run(
+                [sys.executable, __file__, "--one-call", "--batch", str(batch)],
+                env={**os.environ, "PYTHONPATH": str(source)},
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            rates[name].append([float(rate) for rate in found.stdout.split()])
+    print(
+        f"code | traces/s over {rounds} rounds (median): {batch} tau-bench traces in one call, "
+        "a wall second / a CPU second | the 200 distinct ones in one call, same"
+    )
+    medians = {name: np.median(np.array(found), axis=0) for name, found in rates.items()}
+    for name, median in medians.items():
+        print(
+            f"{name} ({trees[name]}) | {median[0]:,.0f} / {median[1]:,.0f} | "
+            f"{median[2]:,.0f} / {median[3]:,.0f}"
+        )
+    if against is not None:
+        ratio = medians["this"] / medians["against"]
+        print(
+            f"ratio this / against | {ratio[0]:.2f}x / {ratio[1]:.2f}x | "
+            f"{ratio[2]:.2f}x / {ratio[3]:.2f}x"
+        )
+
+
+def one_call(batch: int) -> None:
+    """Print the static embedder's traces/s (wall, CPU) for ``batch`` tau-bench traces in one
+    call and for the 200 distinct ones in one call, after a warm-up call."""
+    embedder = StaticEmbedder()
+    embedder.load()
+    taubench, _ = load("taubench")
+    throughput(embedder, taubench, 20)
+    rates = [*throughput(embedder, taubench, batch), *throughput(embedder, taubench, len(taubench))]
+    print(" ".join(f"{rate:.1f}" for rate in rates))
+
+
 def shared(
     embedder: Embedder | None, traces: list[ReasoningTrace], vectors: NDArray[np.float32]
 ) -> NDArray[np.bool_]:
@@ -92,15 +159,34 @@ def best_f1(similarity: NDArray[np.float32], groups: NDArray[np.int64]) -> tuple
     return float(f1[best]), float(scores[order][best])
 
 
-def main() -> None:
-    """Print the cost rows, then one separation row per corpus and embedder."""
+def arguments() -> argparse.Namespace:
+    """The command line's options."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--orders", type=int, default=10)
     parser.add_argument("--batch", type=int, default=2000, help="traces in the throughput call")
     parser.add_argument("--plain", action="store_true", help="add the tool-less corpora")
     parser.add_argument("--static", nargs="*", type=Path, default=[], help="more tables")
     parser.add_argument("--corpora", nargs="+", default=["taubench", "reflexion_hotpotqa"])
-    args = parser.parse_args()
+    parser.add_argument(
+        "--throughput", action="store_true", help="only the static embedder's throughput"
+    )
+    parser.add_argument("--rounds", type=int, default=5, help="--throughput: fresh processes")
+    parser.add_argument(
+        "--against", type=Path, help="--throughput: also the code under this src/ (alternating)"
+    )
+    parser.add_argument("--one-call", action="store_true", help=argparse.SUPPRESS)
+    return parser.parse_args()
+
+
+def main() -> None:
+    """Print the cost rows, then one separation row per corpus and embedder."""
+    args = arguments()
+    if args.one_call:
+        one_call(args.batch)
+        return
+    if args.throughput:
+        compare_throughput(args.batch, args.rounds, args.against)
+        return
     embedders: dict[str, MiniLMEmbedder | StaticEmbedder] = {
         "minilm-int8": MiniLMEmbedder(),
         "static": StaticEmbedder(),

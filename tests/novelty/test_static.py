@@ -3,6 +3,7 @@ model2vec reads it as its own, and a damaged or mismatched table is refused."""
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -11,6 +12,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numpy.typing import NDArray
+from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
@@ -23,6 +26,7 @@ from knowledgepulse.novelty.static import (
     STATIC_MODEL_SHA256,
     StaticEmbedder,
 )
+from knowledgepulse.novelty.windows import unit_rows
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
 
@@ -36,6 +40,38 @@ SAMPLES = [
     "",
     "🙂 ünïcödé \x00 text",
 ]
+
+
+# Long texts too, so that reading the first pieces tokenizes a prefix and grows it.
+LONG_TEXTS = st.lists(
+    st.sampled_from(["refund", "order", "#W2378156", "ünïcödé", "unbelievably", "🙂", ",", "\n"]),
+    max_size=1500,
+).map(" ".join)
+
+
+@functools.cache
+def plain_parts() -> tuple[NDArray[np.int8], NDArray[np.float32], Tokenizer]:
+    """The shipped table's rows and scale, and the bundled tokenizer, read on their own."""
+    tensors = load_file(str(STATIC_MODEL_DIR / "model.safetensors"))
+    tokenizer = Tokenizer.from_file(str(bundled_tokenizer_path()))
+    tokenizer.no_truncation()
+    return tensors["embeddings"], tensors["weights"].astype(np.float32), tokenizer
+
+
+def plain_vectors(texts: list[str], max_pieces: int | None = None) -> NDArray[np.float32]:
+    """The static embedder's definition, text by text from the whole text's word pieces: the
+    unit mean of their rows weighted by the table's scale, ``[UNK]`` left out."""
+    rows, scale, tokenizer = plain_parts()
+    sums = np.zeros((len(texts), rows.shape[1]), dtype=np.float32)
+    for row, text in enumerate(texts):
+        ids = np.array(tokenizer.encode(text, add_special_tokens=False).ids, dtype=np.intp)
+        ids = ids[:max_pieces]
+        ids = ids[ids != tokenizer.token_to_id("[UNK]")]
+        if len(ids):
+            unique, counts = np.unique(ids, return_counts=True)
+            weights = (counts * scale[unique]).astype(np.float32)
+            sums[row] = weights @ rows[unique].astype(np.float32)
+    return unit_rows(sums)
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +101,23 @@ def test_a_batch_gives_each_text_what_it_gets_alone(
     together = static.embed_batch(texts).reshape(len(texts), static.dimensions)
     for row, text in zip(together, texts, strict=True):
         np.testing.assert_array_equal(row, static.embed_batch([text])[0])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    texts=st.lists(TEXTS | LONG_TEXTS, max_size=6),
+    max_pieces=st.sampled_from([None, 1, 7, 254]),
+)
+def test_the_vectors_are_the_plain_text_by_text_ones_to_the_bit(
+    static: StaticEmbedder, texts: list[str], max_pieces: int | None
+) -> None:
+    """The batched path (prefixes, one count of pieces for all texts) is the plain definition."""
+    found = (
+        static.embed_batch(texts) if max_pieces is None else static.embed_leading(texts, max_pieces)
+    )
+    np.testing.assert_array_equal(
+        found.reshape(len(texts), static.dimensions), plain_vectors(texts, max_pieces)
+    )
 
 
 def test_a_call_longer_than_a_batch_gives_each_text_what_it_gets_alone(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -15,6 +17,10 @@ from knowledgepulse.trace.text import action_terms
 from tests.builders import make_trace, step
 
 TERMS = st.sets(st.text(min_size=1, max_size=12), max_size=30)
+# Texts dense in what the patterns look at: word characters (Unicode digits too), -.@:/, spaces.
+TERM_TEXTS = st.text(st.sampled_from("aZ_é9٣-.@:/ \n,İ"), max_size=60) | st.text(max_size=60)
+IDENTIFIER = re.compile(r"[\w\-.@:/]*\d[\w\-.@:/]*")
+"""The identifiers' definition, as it was first written: a backtracking pattern."""
 
 
 def term_vector(terms: Iterable[str], dimensions: int = 384) -> NDArray[np.float32]:
@@ -64,6 +70,24 @@ def test_the_vector_is_the_same_in_every_process() -> None:
     assert vector[bucket] == (1.0 if digest >> 63 else -1.0)
 
 
+@given(st.lists(TERMS, max_size=6), st.sampled_from([1, 7, 384]))
+def test_term_vectors_are_the_plain_loop_over_each_sets_terms(
+    sets: list[set[str]], dimensions: int
+) -> None:
+    """The batch fill equals adding each term's sign to its bucket one term at a time."""
+    plain = np.zeros((len(sets), dimensions), dtype=np.float32)
+    for row, terms in enumerate(sets):
+        for term in terms:
+            digest = int.from_bytes(
+                hashlib.blake2b(term.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
+                "little",
+            )
+            plain[row, digest % dimensions] += 1.0 if digest >> 63 else -1.0
+    norms = np.linalg.norm(plain.astype(np.float64), axis=1, keepdims=True)
+    plain = (plain / np.where(norms == 0, 1, norms)).astype(np.float32)
+    assert np.array_equal(term_vectors(sets, dimensions), plain)
+
+
 def test_term_vectors_stack_one_row_per_set() -> None:
     """The batch form is the one-by-one form, row by row."""
     sets = [{"a", "b"}, set(), {"c"}]
@@ -109,3 +133,18 @@ def test_a_trace_without_actions_has_only_its_objective_identifiers() -> None:
     thinking = [step(0, "thought", "step 42 of the plan")]
     assert action_terms(make_trace(objective="What is 2+2?", step_list=thinking)) == set()
     assert action_terms(make_trace(objective="Order A1234", step_list=thinking)) == {"a1234"}
+
+
+@given(objective=TERM_TEXTS, content=TERM_TEXTS, value=TERM_TEXTS)
+def test_action_terms_are_the_patterns_matches_text_by_text(
+    objective: str, content: str, value: str
+) -> None:
+    """The runs with a digit are what the backtracking pattern finds; the words, \\w+'s."""
+    trace = make_trace(
+        objective=objective or "x",
+        step_list=[{**step(0, "tool_call", content, "t"), "input": {"q": value, "n": [value]}}],
+    )
+    identifiers = IDENTIFIER.findall(objective or "x") + IDENTIFIER.findall(content)
+    expected = {token.lower() for token in identifiers if len(token) >= 3}
+    expected |= {word.lower() for word in re.findall(r"\w+", value)}
+    assert action_terms(trace) == expected

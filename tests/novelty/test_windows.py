@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.novelty.settings import DEFAULT_MAX_WINDOWS, WINDOW_PIECES
 from knowledgepulse.novelty.windows import (
+    PREFIX_CHARS_PER_PIECE,
     WORD_PIECES_MARGIN,
     Window,
     batches_by_length,
@@ -131,6 +132,22 @@ def test_only_a_bounded_prefix_of_a_huge_text_is_tokenized() -> None:
     assert len(ids) == 2 * WINDOW_PIECES
     assert capped
     assert max(seen) < 50 * (2 * WINDOW_PIECES + WORD_PIECES_MARGIN)
+
+
+def test_a_prefix_cut_before_a_space_reads_one_piece_more_than_it_keeps() -> None:
+    """Words: one prefix, ending before a space, of (kept + 1) pieces' characters at most."""
+    seen: list[str] = []
+
+    def recording(texts: list[str]) -> list[list[int]]:
+        seen.extend(texts)
+        return word_pieces(texts)
+
+    text = "refund order 42 " * 2000
+    ((ids, capped),) = leading_pieces([text], recording, max_windows=1)
+    assert (ids, capped) == (word_pieces([text])[0][:WINDOW_PIECES], True)
+    (prefix,) = seen
+    assert len(prefix) <= (WINDOW_PIECES + 1) * PREFIX_CHARS_PER_PIECE
+    assert text[len(prefix)] == " "
 
 
 def test_a_sparse_text_grows_its_prefix_until_the_windows_are_full() -> None:

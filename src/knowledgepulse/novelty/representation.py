@@ -146,11 +146,17 @@ def term_vectors(
 
     from knowledgepulse.novelty.windows import unit_rows  # noqa: PLC0415
 
-    matrix = np.zeros((len(term_sets), dimensions), dtype=np.float32)
-    for row, terms in enumerate(term_sets):
-        for term in set(terms):
-            digest = stable_hash64(term)
-            matrix[row, digest % dimensions] += 1.0 if digest >> 63 else -1.0
+    sets = [set(terms) for terms in term_sets]
+    # Each distinct term of the call hashed once: a corpus's terms recur (a quarter distinct).
+    digests = {term: stable_hash64(term) for term in set().union(*sets)}
+    found = np.fromiter(
+        (digests[term] for terms in sets for term in terms), np.uint64, sum(map(len, sets))
+    )
+    rows = np.repeat(np.arange(len(sets)), [len(terms) for terms in sets])
+    signs = np.where(found >> np.uint64(63), np.float32(1.0), np.float32(-1.0))
+    matrix = np.zeros((len(sets), dimensions), dtype=np.float32)
+    # Sums of +-1 are exact in float32, so the order of the additions is free.
+    np.add.at(matrix, (rows, (found % np.uint64(dimensions)).astype(np.intp)), signs)
     return unit_rows(matrix)
 
 

@@ -75,29 +75,43 @@ def leading_pieces(
 ) -> list[tuple[list[int], bool]]:
     """Each text's word pieces, at most ``max_windows`` windows of them, and whether it had more.
 
-    With a cap, only a prefix of each text is tokenized, grown fourfold until it gives the
-    windows' pieces plus :data:`WORD_PIECES_MARGIN` (so the pieces kept are exactly the whole
-    text's first ones) or is the whole text. ``encode`` gives each text's word-piece ids.
+    With a cap, only a prefix of each text is tokenized, grown fourfold until it gives more
+    pieces than the windows hold or is the whole text. A prefix that ends before a space (the
+    word pieces of the text before it are the same whatever follows) needs one piece more; one
+    cut mid-word (no space in its second half) :data:`WORD_PIECES_MARGIN` more. So the pieces
+    kept are exactly the whole text's first ones. ``encode`` gives each text's word-piece ids.
     """
     if max_windows is None:
         return [(ids, False) for ids in encode([replace_unencodable(t) for t in texts])]
     kept = max_windows * window_pieces
-    enough = kept + WORD_PIECES_MARGIN
     result: list[tuple[list[int], bool]] = [([], False)] * len(texts)
     pending = list(range(len(texts)))
-    chars = enough * PREFIX_CHARS_PER_PIECE
+    chars = (kept + 1) * PREFIX_CHARS_PER_PIECE
     while pending:
-        prefixes = [texts[i][:chars] for i in pending]
+        prefixes = [_prefix(texts[i], chars) for i in pending]
         encoded = encode([replace_unencodable(prefix) for prefix in prefixes])
         short = []
         for index, prefix, ids in zip(pending, prefixes, encoded, strict=True):
-            whole = len(prefix) == len(texts[index])
+            text = texts[index]
+            whole = len(prefix) == len(text)
+            enough = kept if whole or text[len(prefix)] == " " else kept + WORD_PIECES_MARGIN
             if whole or len(ids) > enough:
                 result[index] = (ids[:kept], len(ids) > kept)
             else:
                 short.append(index)
         pending, chars = short, chars * 4
     return result
+
+
+def _prefix(text: str, chars: int) -> str:
+    """At most ``chars`` of ``text``'s first characters: up to its last space in their second half.
+
+    Before a space, the prefix's word pieces are the text's first ones.
+    """
+    if len(text) <= chars:
+        return text
+    space = text.rfind(" ", chars // 2, chars + 1)
+    return text[: space if space > 0 else chars]
 
 
 def batches_by_length(

@@ -31,26 +31,34 @@ def actions_text(trace: ReasoningTrace) -> str:
 
 
 _WORD = re.compile(r"\w+")
-# An identifier-like token (a user id, an order number, a date): at least one digit in it.
-_IDENTIFIER = re.compile(r"[\w\-.@:/]*\d[\w\-.@:/]*")
+_RUN = re.compile(r"[\w\-.@:/]+")
+_DIGIT = re.compile(r"\d")
 
 
 def action_terms(trace: ReasoningTrace) -> set[str]:
     """The specifics the trace acted on, as lowercase terms.
 
     The words of the values in its acting steps' ``input`` (a search query, a user id), and the
-    identifier-like tokens of the objective and those steps' content. Two runs of one task share
-    them even when their wording differs; two tasks with templated wording usually do not.
+    identifier-like tokens of the objective and those steps' content: the runs of word
+    characters and ``-.@:/`` (a user id, an order number, a date) with a digit in them, of 3
+    characters or more. Two runs of one task share them even when their wording differs; two
+    tasks with templated wording usually do not.
     """
-    terms: set[str] = set()
     contents = [trace.task.objective]
+    values: list[str] = []
     for step in trace.steps:
         if step.type not in ACTION_STEP_TYPES:
             continue
         contents.append(step.content or "")
-        for value, _ in nodes(step.input):  # the values: the keys are the tool's schema
-            if value is not None and not isinstance(value, dict | list):
-                terms.update(word.lower() for word in _WORD.findall(str(value)))
-    for content in contents:
-        terms.update(token.lower() for token in _IDENTIFIER.findall(content) if len(token) >= 3)
-    return terms
+        # The values: the keys are the tool's schema.
+        values.extend(
+            str(value)
+            for value, _ in nodes(step.input)
+            if value is not None and not isinstance(value, dict | list)
+        )
+    # One search over the texts joined by a newline, which no pattern matches, finds what a
+    # search of each would; each distinct run is looked at once (ids and words recur).
+    words = set(_WORD.findall("\n".join(values)))
+    runs = set(_RUN.findall("\n".join(contents)))
+    words.update(run for run in runs if len(run) >= 3 and _DIGIT.search(run))
+    return {term.lower() for term in words}
