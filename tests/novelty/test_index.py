@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -92,3 +95,10 @@ def test_growing_rows_through_the_index_name_the_earliest_of_equal_vectors() -> 
         rows.add(vector)
         rows.add(vector)
         assert rows.nearest(vector)[0] == 1
+
+
+def test_the_model_runtime_loads_after_the_index_library() -> None:
+    """onnxruntime imported after usearch does not crash (usearch 2.26.2 on did: pinned below)."""
+    code = "import usearch.index\nimport onnxruntime\n"
+    done = subprocess.run([sys.executable, "-c", code], check=False, timeout=60)
+    assert done.returncode == 0
