@@ -340,6 +340,12 @@ def _output_text(value: Any) -> str | None:
         for key in ("output", "answer", "result", "content", "text"):
             if isinstance(loaded.get(key), str) and loaded[key].strip():
                 return str(loaded[key])
+        content = loaded.get("content")
+        if isinstance(content, dict | list):  # a reply: ADK's model content, Anthropic's blocks
+            reply = content if isinstance(content, dict) else {"content": content}
+            text = msg.last_assistant_text(msg.messages([{"role": "assistant", **reply}]))
+            if text:
+                return text
     if isinstance(loaded, list):
         text = msg.last_assistant_text(msg.messages(loaded))
         if text:
