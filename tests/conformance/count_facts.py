@@ -420,20 +420,22 @@ def _said(value: Any) -> str | None:
         return "\n".join(texts) if texts else None
     if not isinstance(value, dict) or value.get("type") in ("function_call", "tool_call"):
         return None
-    for key in ("text", "parts", "content", "output"):
+    for key in ("text", "parts", "content", "output", "raw", "candidates"):
         if value.get(key) and (key != "text" or isinstance(value[key], str)):
             return _said(value[key])
     return None
 
 
 def _user_said(value: Any) -> str | None:
-    """The first user text of a run's input: text, ``prompt``, ``new_message`` (ADK), messages."""
+    """The first user text of a run's input: text, ``prompt``, ``message``, ``new_message``
+    (ADK), messages or Gemini ``contents``."""
     value = _decoded(value)
     if isinstance(value, str):
         return value
     if isinstance(value, dict):
-        if isinstance(value.get("prompt"), str):
-            return str(value["prompt"])
+        for key in ("prompt", "message", "contents"):  # Agno's run, Gemini's call
+            if isinstance(value.get(key), str):
+                return str(value[key])
         if "new_message" in value:
             return _said(value["new_message"])
         value = value.get("messages", value.get("contents"))
@@ -478,7 +480,8 @@ def langfuse(path: Path) -> list[Run]:
     Langfuse keeps inputs and outputs as JSON text (of JSON text, for OTel spans): decoded.
     The objective is the user text of the trace's input, else of the first generation's input;
     a tool ran where an observation is a ``TOOL``, has a ``gen_ai.tool.name`` attribute, or is a
-    ``SPAN`` named as a tool a generation asked for; the answer is the trace's output text, else
+    ``SPAN`` named as a tool a generation asked for; the answer is the text the run returned (the
+    trace's output, else the first output of a span that is no generation: crewAI's ``raw``), else
     the last generation's when it came after every tool. ``level: ERROR`` is an error.
     """
     document = json.loads(path.read_text())
@@ -488,20 +491,32 @@ def langfuse(path: Path) -> list[Run]:
     asked = [name for o in generations for name in _called(_decoded(o.get("output")))]
     # Tools that start in the same millisecond ran in the order the model asked for them.
     observations.sort(key=lambda o: (o["startTime"], _asked_at(asked, o)))
+
+    def ran_tool(observation: dict[str, Any]) -> bool:
+        return (
+            observation["type"] == "TOOL"
+            or bool(_attributes_of(observation).get("gen_ai.tool.name"))
+            or (observation["type"] == "SPAN" and observation["name"] in asked)
+        )
+
     timeline = _Timeline()
     for observation in observations:
-        named = _attributes_of(observation).get("gen_ai.tool.name")
-        if (
-            observation["type"] == "TOOL"
-            or named
-            or (observation["type"] == "SPAN" and observation["name"] in asked)
-        ):
-            timeline.tool(str(named or observation["name"]).removeprefix("execute_tool "))
+        if ran_tool(observation):
+            named = _attributes_of(observation).get("gen_ai.tool.name") or observation["name"]
+            timeline.tool(str(named).removeprefix("execute_tool "))
         if observation["type"] == "GENERATION" and observation is generations[-1]:
             timeline.text(_said(_decoded(observation.get("output"))))
         if observation.get("level") == "ERROR":
             timeline.error()
-    timeline.text(_said(_decoded(trace.get("output"))))  # what the run returned, if text
+    returned = trace.get("output") or next(  # the run's, else its outermost span's (crewAI's)
+        (
+            o["output"]
+            for o in observations
+            if o["type"] in ("SPAN", "AGENT", "CHAIN") and not ran_tool(o) and o.get("output")
+        ),
+        None,
+    )
+    timeline.text(_said(_decoded(returned)))  # what the run returned, if text
     objective = _user_said(trace.get("input")) or next(
         (text for o in generations if (text := _user_said(o.get("input")))), None
     )

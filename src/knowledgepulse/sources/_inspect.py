@@ -45,7 +45,8 @@ class Origin:
     Attributes:
         record: the record's 0-based index among the file's records.
         path: the JSON path of the value inside the record (``messages[1].content``).
-        inside: when the value at ``path`` is JSON text, the path inside it; else ``None``.
+        inside: when the value at ``path`` is JSON text, the path inside it (decoded all the
+            way: Langfuse keeps JSON text as JSON text again); else ``None``.
         within: whether the trace's value is part of the text there, not all of it.
         where: the path as words, a list of ``{key, value}`` attributes shown by key.
         also: how many other places hold the same value.

@@ -337,26 +337,34 @@ def input_text(value: Any) -> str | None:
     if isinstance(loaded, str):
         return loaded.strip() or None
     if isinstance(loaded, dict):
-        if "role" in loaded and ("parts" in loaded or "content" in loaded):  # one message
-            text = first_user_text(messages(loaded))
-            if text:
-                return text
-        if "messages" in loaded:
-            text = first_user_text(messages(loaded["messages"])) or _last_text(loaded["messages"])
-            if text:
-                return text
-        for key in ("input", "query", "question", "task", "prompt", "user_prompt"):
-            if isinstance(loaded.get(key), str) and loaded[key].strip():
-                return str(loaded[key])
-        text = _message_among(loaded)
-        if text:
-            return text
-        for item in loaded.values():
-            if isinstance(item, str) and item.strip():
-                return item
+        return _input_among(loaded)
     if isinstance(loaded, list):
         return first_user_text(messages(loaded))
     return None
+
+
+def _input_among(loaded: Mapping[str, Any]) -> str | None:
+    """The user's input in a JSON object: a message, messages, a named field, else any text."""
+    if "role" in loaded and ("parts" in loaded or "content" in loaded):  # one message
+        text = first_user_text(messages(loaded))
+        if text:
+            return text
+    if "messages" in loaded:
+        text = first_user_text(messages(loaded["messages"])) or _last_text(loaded["messages"])
+        if text:
+            return text
+    # The user's words by name: ``message`` (Agno's run), ``contents`` (Gemini's call).
+    for key in ("input", "query", "question", "task", "prompt", "user_prompt", "message"):
+        if isinstance(loaded.get(key), str) and loaded[key].strip():
+            return str(loaded[key])
+    contents = loaded.get("contents")
+    text = contents if isinstance(contents, str) else first_user_text(messages(contents))
+    if text and text.strip():
+        return text
+    text = _message_among(loaded)
+    if text:
+        return text
+    return next((item for item in loaded.values() if isinstance(item, str) and item.strip()), None)
 
 
 def _message_among(arguments: Mapping[str, Any]) -> str | None:
