@@ -17,6 +17,7 @@ The functions are deliberately naive: they know each format, not kp.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -263,6 +264,37 @@ def sharegpt(path: Path) -> list[Run]:
             if who == "function_call":
                 timeline.tool(json.loads(value)["name"])
         runs.append(timeline.facts(objective))
+    return runs
+
+
+_TAGGED_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
+
+
+def hermes(path: Path) -> list[Run]:
+    """ShareGPT rows with Hermes tags: a ``<tool_call>`` block of a ``gpt`` turn is a call.
+
+    A call is JSON or a Python literal (``'arguments'``, ``True``); hermes-function-calling-v1's
+    extraction rows write the newlines around it as the two characters ``\\n`` and put the name
+    inside ``arguments``. The text outside the blocks is the model's; ``completed``
+    (hermes-agent's trajectories) is the success label.
+    """
+    runs = []
+    for row in _rows(path):
+        timeline, objective = _Timeline(), None
+        for turn in row["conversations"]:
+            who, value = turn["from"], turn["value"]
+            if who == "human" and objective is None:
+                objective = value
+            if who == "gpt":
+                timeline.text(_TAGGED_CALL.sub("", value).strip())
+                for block in _TAGGED_CALL.findall(value):
+                    body = block.strip().removeprefix("\\n").removesuffix("\\n")
+                    try:
+                        call = json.loads(body)
+                    except ValueError:
+                        call = ast.literal_eval(body)
+                    timeline.tool(call.get("name") or call["arguments"]["name"])
+        runs.append(timeline.facts(objective, row.get("completed")))
     return runs
 
 
@@ -660,6 +692,7 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "anthropic": anthropic,
     "openai-responses": openai_responses,
     "sharegpt": sharegpt,
+    "hermes": hermes,
     "swe-agent": swe_agent_traj,
     "claude-code": claude_code,
     "codex": codex,
