@@ -17,6 +17,7 @@ The functions are deliberately naive: they know each format, not kp.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -266,6 +267,37 @@ def sharegpt(path: Path) -> list[Run]:
     return runs
 
 
+_TAGGED_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
+
+
+def hermes(path: Path) -> list[Run]:
+    """ShareGPT rows with Hermes tags: a ``<tool_call>`` block of a ``gpt`` turn is a call.
+
+    A call is JSON or a Python literal (``'arguments'``, ``True``); hermes-function-calling-v1's
+    extraction rows write the newlines around it as the two characters ``\\n`` and put the name
+    inside ``arguments``. The text outside the blocks is the model's; ``completed``
+    (hermes-agent's trajectories) is the success label.
+    """
+    runs = []
+    for row in _rows(path):
+        timeline, objective = _Timeline(), None
+        for turn in row["conversations"]:
+            who, value = turn["from"], turn["value"]
+            if who == "human" and objective is None:
+                objective = value
+            if who == "gpt":
+                timeline.text(_TAGGED_CALL.sub("", value).strip())
+                for block in _TAGGED_CALL.findall(value):
+                    body = block.strip().removeprefix("\\n").removesuffix("\\n")
+                    try:
+                        call = json.loads(body)
+                    except ValueError:
+                        call = ast.literal_eval(body)
+                    timeline.tool(call.get("name") or call["arguments"]["name"])
+        runs.append(timeline.facts(objective, row.get("completed")))
+    return runs
+
+
 # --- observability exports ---------------------------------------------------------------
 
 
@@ -399,6 +431,128 @@ def langsmith(path: Path) -> list[Run]:
         timeline.text(_text(message.get("content")))
         runs.append(timeline.facts(objective, not root.get("error"), trace_id=root["id"]))
     return runs
+
+
+def _decoded(value: Any) -> Any:
+    """A Langfuse input or output: JSON text (often of JSON text again) decoded all the way."""
+    while isinstance(value, str) and value.strip()[:1] in ("{", "[", '"'):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            break
+    return value
+
+
+def _said(value: Any) -> str | None:
+    """The text a message-like value holds (its text parts joined); no tool call is text."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        texts = [text for text in map(_said, value) if text]
+        return "\n".join(texts) if texts else None
+    if not isinstance(value, dict) or value.get("type") in ("function_call", "tool_call"):
+        return None
+    for key in ("text", "parts", "content", "output", "raw", "candidates"):
+        if value.get(key) and (key != "text" or isinstance(value[key], str)):
+            return _said(value[key])
+    return None
+
+
+def _user_said(value: Any) -> str | None:
+    """The first user text of a run's input: text, ``prompt``, ``message``, ``new_message``
+    (ADK), messages or Gemini ``contents``."""
+    value = _decoded(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        for key in ("prompt", "message", "contents"):  # Agno's run, Gemini's call
+            if isinstance(value.get(key), str):
+                return str(value[key])
+        if "new_message" in value:
+            return _said(value["new_message"])
+        value = value.get("messages", value.get("contents"))
+    for message in value if isinstance(value, list) else []:
+        if isinstance(message, dict) and "human" in (message.get("role"), message.get("type")):
+            return _said(message)
+        if isinstance(message, dict) and message.get("role") == "user":
+            return _said(message)
+    return None
+
+
+def _attributes_of(observation: dict[str, Any]) -> dict[str, Any]:
+    metadata = _decoded(observation.get("metadata"))
+    attributes = metadata.get("attributes") if isinstance(metadata, dict) else None
+    return attributes if isinstance(attributes, dict) else {}
+
+
+def _called(value: Any) -> Iterator[str]:
+    """The tool names a model output asks for, wherever its format puts the calls."""
+    if isinstance(value, list):
+        for item in value:
+            yield from _called(item)
+    elif isinstance(value, dict):
+        if value.get("type") in ("function_call", "tool_call", "tool_use") and "name" in value:
+            yield value["name"]
+        if "toolName" in value:  # the AI SDK
+            yield value["toolName"]
+        if isinstance(value.get("function"), dict) and "name" in value["function"]:
+            yield value["function"]["name"]  # an OpenAI tool call
+        for item in value.values():
+            yield from _called(_decoded(item) if isinstance(item, str) else item)
+
+
+def _asked_at(asked: list[str], observation: dict[str, Any]) -> int:
+    named = _attributes_of(observation).get("gen_ai.tool.name") or observation["name"]
+    return asked.index(named) if named in asked else -1
+
+
+def langfuse(path: Path) -> list[Run]:
+    """A Langfuse UI trace export (``{"trace", "observations"}``): one run.
+
+    Langfuse keeps inputs and outputs as JSON text (of JSON text, for OTel spans): decoded.
+    The objective is the user text of the trace's input, else of the first generation's input;
+    a tool ran where an observation is a ``TOOL``, has a ``gen_ai.tool.name`` attribute, or is a
+    ``SPAN`` named as a tool a generation asked for; the answer is the text the run returned (the
+    trace's output, else the first output of a span that is no generation: crewAI's ``raw``), else
+    the last generation's when it came after every tool. ``level: ERROR`` is an error.
+    """
+    document = json.loads(path.read_text())
+    trace = document["trace"]
+    observations = sorted(document["observations"], key=lambda o: o["startTime"])
+    generations = [o for o in observations if o["type"] == "GENERATION"]
+    asked = [name for o in generations for name in _called(_decoded(o.get("output")))]
+    # Tools that start in the same millisecond ran in the order the model asked for them.
+    observations.sort(key=lambda o: (o["startTime"], _asked_at(asked, o)))
+
+    def ran_tool(observation: dict[str, Any]) -> bool:
+        return (
+            observation["type"] == "TOOL"
+            or bool(_attributes_of(observation).get("gen_ai.tool.name"))
+            or (observation["type"] == "SPAN" and observation["name"] in asked)
+        )
+
+    timeline = _Timeline()
+    for observation in observations:
+        if ran_tool(observation):
+            named = _attributes_of(observation).get("gen_ai.tool.name") or observation["name"]
+            timeline.tool(str(named).removeprefix("execute_tool "))
+        if observation["type"] == "GENERATION" and observation is generations[-1]:
+            timeline.text(_said(_decoded(observation.get("output"))))
+        if observation.get("level") == "ERROR":
+            timeline.error()
+    returned = trace.get("output") or next(  # the run's, else its outermost span's (crewAI's)
+        (
+            o["output"]
+            for o in observations
+            if o["type"] in ("SPAN", "AGENT", "CHAIN") and not ran_tool(o) and o.get("output")
+        ),
+        None,
+    )
+    timeline.text(_said(_decoded(returned)))  # what the run returned, if text
+    objective = _user_said(trace.get("input")) or next(
+        (text for o in generations if (text := _user_said(o.get("input")))), None
+    )
+    return [timeline.facts(objective, trace_id=trace["id"])]
 
 
 # --- coding agents' own logs -----------------------------------------------------------
@@ -567,11 +721,13 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "jaeger": jaeger,
     "otlp": otlp,
     "langsmith": langsmith,
+    "langfuse": langfuse,
     "openai-chat": openai_chat,
     "prompt-completion": prompt_completion,
     "anthropic": anthropic,
     "openai-responses": openai_responses,
     "sharegpt": sharegpt,
+    "hermes": hermes,
     "swe-agent": swe_agent_traj,
     "mini-swe-agent": mini_swe_agent,
     "claude-code": claude_code,

@@ -16,6 +16,7 @@ from knowledgepulse import sources
 from knowledgepulse.cli.main import cli
 from knowledgepulse.records import Problem
 from knowledgepulse.sources import RowOptions, TraceOptions
+from knowledgepulse.sources._chat._text import tool_calls
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file, source_of
 
@@ -673,3 +674,28 @@ def test_prompt_and_completion_rows_read_the_same_as_json_strings_and_parquet(
         item.trace.task.objective for item in expected
     ]
     assert [item.reward for item in traces] == [item.reward for item in expected]
+
+
+def test_a_hermes_agent_trajectory_not_completed_is_a_failure(tmp_path: Path) -> None:
+    """hermes-agent writes ``completed``: false when the run stopped before its answer."""
+    turns = [
+        {"from": "human", "value": "Find the file."},
+        {"from": "gpt", "value": '<tool_call>\n{"name": "ls", "arguments": {}}\n</tool_call>'},
+        {"from": "tool", "value": '<tool_response>{"name": "ls", "content": "a"}</tool_response>'},
+        {"from": "gpt", "value": "It is a."},
+    ]
+    path = tmp_path / "trajectories.jsonl"
+    rows = [{"conversations": turns, "model": "m", "completed": done} for done in (False, True)]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    traces, _ = converted(path)
+    assert [item.trace.metadata.success for item in traces] == [False, True]
+
+
+def test_hermes_calls_with_escaped_newlines_and_the_name_inside_the_arguments_are_read() -> None:
+    """hermes-function-calling-v1's extraction rows: ``\\n`` as two characters, the name nested."""
+    text = (
+        '<tool_call>\\n{"arguments": {"queries": [\'Why?\'], "name": "ExpertQAExtractor"}}'
+        "\\n</tool_call>"
+    )
+    [call], rest = tool_calls(text)
+    assert (call.name, call.arguments, rest) == ("ExpertQAExtractor", {"queries": ["Why?"]}, "")

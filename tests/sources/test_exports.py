@@ -803,3 +803,105 @@ def test_a_span_sent_twice_is_read_once_without_a_warning(tmp_path: Path) -> Non
     item = only(path, "jaeger")
     assert item.trace.steps == only(DATA / "jaeger" / "genai_agent_trace.json").trace.steps
     assert item.warnings == ()
+
+
+def _langfuse_export(trace: dict[str, Any], *observations: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "trace": {"id": "lf1", "timestamp": "2025-01-01T00:00:00Z", **trace},
+        "observations": list(observations),
+    }
+
+
+def test_langfuse_input_and_output_kept_as_json_text_of_json_text_give_the_texts() -> None:
+    """An OTel span's JSON input, kept by Langfuse as JSON text again, is decoded all the way."""
+    question = {"messages": [{"role": "user", "content": "What is Langfuse?"}]}
+    export = _langfuse_export(
+        {"input": json.dumps(json.dumps(question)), "output": json.dumps("A tracing tool.")},
+        _observation("lf1", "g1", "GENERATION", 1, output="A tracing tool."),
+    )
+    trace = _trace_of("langfuse", export)
+    assert trace.task.objective == "What is Langfuse?"
+    assert trace.outcome.result_summary == "A tracing tool."
+
+
+def test_langfuse_google_adk_run_gives_the_new_message_and_the_model_content() -> None:
+    """ADK's run arguments (user and session ids around ``new_message``) give the user's text."""
+    arguments = {
+        "user_id": "demo-user",
+        "session_id": "demo-session",
+        "new_message": {"parts": [{"text": "hi"}], "role": "user"},
+    }
+    event = {"content": {"parts": [{"text": "Hello!"}], "role": "model"}, "author": "agent"}
+    export = _langfuse_export(
+        {"input": json.dumps(json.dumps(arguments)), "output": json.dumps(json.dumps(event))},
+    )
+    trace = _trace_of("langfuse", export)
+    assert trace.task.objective == "hi"
+    assert trace.outcome.result_summary == "Hello!"
+
+
+def test_langfuse_langchain_tool_calls_in_additional_kwargs_name_the_tool_span() -> None:
+    """A LangChain message dump keeps its calls in ``additional_kwargs``: the SPAN is that tool."""
+    call = {"id": "c1", "type": "function", "function": {"name": "Web-Search", "arguments": "{}"}}
+    export = _langfuse_export(
+        {"input": "Search the web."},
+        _observation(
+            "lf1",
+            "g1",
+            "GENERATION",
+            1,
+            output={
+                "role": "assistant",
+                "content": "",
+                "additional_kwargs": {"tool_calls": [call]},
+            },
+        ),
+        _observation("lf1", "s1", "SPAN", 2, name="Web-Search", input={"q": 1}, output="found"),
+        _observation("lf1", "g2", "GENERATION", 3, output="Found it."),
+    )
+    assert steps(_trace_of("langfuse", export)) == [
+        ("tool_call", "Web-Search"),
+        ("observation", "Web-Search"),
+        ("thought", None),
+    ]
+
+
+def test_langfuse_langchain_js_serialised_messages_give_the_answer() -> None:
+    """LangChain.js messages serialised with their class (``lc``, ``kwargs``) keep their roles."""
+
+    def message(kind: str, content: str) -> dict[str, Any]:
+        path = ["langchain_core", "messages", kind]
+        return {"lc": 1, "type": "constructor", "id": path, "kwargs": {"content": content}}
+
+    output = {"messages": [message("HumanMessage", "Weather?"), message("AIMessage", "Sunny.")]}
+    export = _langfuse_export({"input": "Weather?", "output": json.dumps(json.dumps(output))})
+    assert _trace_of("langfuse", export).outcome.result_summary == "Sunny."
+
+
+def test_tool_calls_written_as_the_message_text_and_results_naming_no_call_pair_in_order() -> None:
+    """Koog writes its calls as JSON text and its results without a call id: two named calls."""
+    calls = [
+        {"function": {"name": name, "arguments": "{}"}, "id": f"c{n}", "type": "function"}
+        for n, name in enumerate(("HelloTool", "ByeTool"))
+    ]
+    asked = [{"role": "assistant", "content": json.dumps([call])} for call in calls]
+    history = [
+        {"role": "user", "content": "Greet Bob."},
+        {"role": "tool", "content": json.dumps([calls[0]])},
+        {"role": "tool", "content": "Hello Bob!"},
+        {"role": "tool", "content": json.dumps([calls[1]])},
+        {"role": "tool", "content": "Bye Bob!"},
+    ]
+    export = _langfuse_export(
+        {},
+        _observation("lf1", "g1", "GENERATION", 1, input=history[:1], output=asked),
+        _observation("lf1", "g2", "GENERATION", 2, input=history, output="Hello and bye, Bob!"),
+    )
+    trace = _trace_of("langfuse", export)
+    assert steps(trace) == [
+        ("tool_call", "HelloTool"),
+        ("observation", "HelloTool"),
+        ("tool_call", "ByeTool"),
+        ("observation", "ByeTool"),
+        ("thought", None),
+    ]

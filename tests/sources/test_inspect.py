@@ -53,7 +53,9 @@ def _value_at(records: dict[int, Any], part: Part) -> str:
     assert part.origin is not None, f"{part.name}: no origin"
     found = _at(records[part.origin.record], part.origin.path)
     if part.origin.inside is not None:
-        found = _at(orjson.loads(found), part.origin.inside)
+        while isinstance(found, str):  # JSON text, of JSON text again in a Langfuse export
+            found = orjson.loads(found)
+        found = _at(found, part.origin.inside)
     return " ".join(str(found).split())
 
 

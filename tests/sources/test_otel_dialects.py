@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from itertools import count
 from typing import Any
@@ -510,4 +511,69 @@ def test_a_genai_retrieval_span_is_read_through_not_a_tool_call() -> None:
     assert [(kind, name) for kind, name, _ in steps(trace)] == [
         ("tool_call", "list_dashboards"),
         ("observation", "list_dashboards"),
+    ]
+
+
+def _agent_run(input_value: Any, output_value: Any, *children: Span) -> ReasoningTrace:
+    """An OpenInference AGENT span (the run) with its children, as ``to_trace`` reads it."""
+    root = span(
+        "run",
+        {
+            "openinference.span.kind": "AGENT",
+            "input.value": json.dumps(input_value),
+            "output.value": json.dumps(output_value),
+        },
+        start=0,
+        span_id="00000000000000aa",
+    )
+    return to_trace([root, *children]).trace
+
+
+def test_agno_run_arguments_give_the_message_not_a_python_repr() -> None:
+    """Agno's Agent.run input holds reprs beside ``message``: the message is the objective."""
+    arguments = {
+        "run_response": "RunResponse(content=None, model='gpt-4o-mini')",
+        "run_messages": "RunMessages(messages=[Message(role='system')])",
+        "session_id": "35cc6c90",
+        "message": "What is trending on Twitter?",
+    }
+    trace = _agent_run(arguments, {"content": "Here is what is trending."})
+    assert trace.task.objective == "What is trending on Twitter?"
+    assert trace.outcome.result_summary == "Here is what is trending."
+
+
+def test_a_gemini_call_gives_its_contents_and_its_first_candidate() -> None:
+    """generate_content's arguments and response: ``contents`` asks, ``candidates`` answer."""
+    call = {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Hi?"}]}]}
+    reply = {
+        "sdk_http_response": {"headers": {"vary": "Origin"}},
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "Hello."}]}}],
+    }
+    trace = _agent_run(call, reply)
+    assert trace.task.objective == "Hi?"
+    assert trace.outcome.result_summary == "Hello."
+    assert _agent_run({"model": "m", "contents": "Hi?"}, reply).task.objective == "Hi?"
+
+
+def test_crewai_output_raw_is_the_answer_and_the_react_reply_holding_it_is_told_once() -> None:
+    """CrewOutput's ``raw`` is the answer; the reply ``...Final Answer: <raw>`` keeps its lead."""
+    answer = "<h1>Hello World! Langfuse monitors your CrewAI agent!</h1>"
+    reply = f"I now can give a great answer\nFinal Answer: {answer}"
+    model = span(
+        "completion",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "Write the page.",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": reply,
+        },
+        start=1,
+    )
+    model = dataclasses.replace(model, parent_id="00000000000000aa")
+    trace = _agent_run({"task": "Write the page."}, {"raw": answer, "json_dict": None}, model)
+    assert trace.outcome.result_summary == answer
+    assert [step.content for step in trace.steps] == [
+        "I now can give a great answer\nFinal Answer:",
+        answer,
     ]

@@ -208,6 +208,8 @@ class _Scanning(StepBuilder):
             differs = tool.call_id is not None and call_id is not None
             if tool.name == name and not getattr(tool, flag) and not differs:
                 return event
+        if not name and call_id is None and flag == "executed":  # a result naming no call
+            return next((e for e, t in tools if t.requested and not t.executed), None)
         return None
 
 
@@ -264,4 +266,19 @@ def test_tool_spans_sharing_a_call_id_with_no_request_are_still_distinct_calls()
         "out 1",
         "out 2",
         "out 3",
+    ]
+
+
+def test_a_result_naming_neither_tool_nor_call_answers_the_oldest_call_still_waiting() -> None:
+    """Results without a name or a call id (Koog's tool messages) join the calls in order."""
+    builder = StepBuilder()
+    builder.tool_request("hello", {}, call_id="c1")
+    builder.tool_request("bye", {}, call_id="c2")
+    builder.tool_result("", output="Hello!")
+    builder.tool_result("", output="Bye!")
+    assert [(step["type"], step["tool"]["name"]) for step in builder.steps()] == [
+        ("tool_call", "hello"),
+        ("observation", "hello"),
+        ("tool_call", "bye"),
+        ("observation", "bye"),
     ]

@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import Problem, Record
@@ -27,6 +25,7 @@ from knowledgepulse.records.readers import STDIN, read_records
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._read import read, undecided
 from knowledgepulse.sources._registry import Source, detect, get_source, recognisers
+from knowledgepulse.sources.otel.messages import loads
 from knowledgepulse.trace import TraceItem
 
 KEPT_RECORDS = 200
@@ -46,7 +45,8 @@ class Origin:
     Attributes:
         record: the record's 0-based index among the file's records.
         path: the JSON path of the value inside the record (``messages[1].content``).
-        inside: when the value at ``path`` is JSON text, the path inside it; else ``None``.
+        inside: when the value at ``path`` is JSON text, the path inside it (decoded all the
+            way: Langfuse keeps JSON text as JSON text again); else ``None``.
         within: whether the trace's value is part of the text there, not all of it.
         where: the path as words, a list of ``{key, value}`` attributes shown by key.
         also: how many other places hold the same value.
@@ -384,14 +384,12 @@ def _texts(value: Any) -> Iterator[tuple[str, Path_, Path_ | None, Any]]:
         if not isinstance(node, str):
             continue
         yield node, tuple(loc), None, value
-        if node.lstrip()[:1] in ("{", "["):
-            try:
-                parsed = orjson.loads(node)
-            except orjson.JSONDecodeError:
-                continue
-            for inner, inner_loc in nodes(parsed):
-                if isinstance(inner, str):
-                    yield inner, tuple(loc), tuple(inner_loc), value
+        parsed = loads(node)  # JSON text, or JSON text of JSON text (as Langfuse keeps it)
+        if parsed is node:
+            continue
+        for inner, inner_loc in nodes(parsed):
+            if isinstance(inner, str):
+                yield inner, tuple(loc), tuple(inner_loc), value
 
 
 def _where(root: Any, path: Path_) -> str:

@@ -138,6 +138,7 @@ class StepBuilder:
     # Indexes of the tool events, so that matching a call costs the same in a trace of 100,000.
     _by_call_id: dict[str, _Event] = field(default_factory=dict)
     _waiting: _Waiting = field(default_factory=dict)
+    _unanswered_from: int = 0  # no event before this index is a tool call still unexecuted
 
     def thought(self, text: str | None, *, at: Timestamp = None) -> None:
         """Model reasoning, a plan, or assistant text that is not the final answer."""
@@ -261,7 +262,19 @@ class StepBuilder:
         heads = [self._first_waiting(flag, name, False)]
         if call_id is None:
             heads.append(self._first_waiting(flag, name, True))
-        return min((head for head in heads if head), key=lambda event: event.seq, default=None)
+        found = min((head for head in heads if head), key=lambda event: event.seq, default=None)
+        if found is None and not name and call_id is None and flag == "executed":
+            return self._first_unanswered()  # a result that names no call answers the oldest
+        return found
+
+    def _first_unanswered(self) -> _Event | None:
+        """The earliest tool call not yet executed (a cursor: linear over the whole trace)."""
+        while self._unanswered_from < len(self._events):
+            tool = self._events[self._unanswered_from].tool
+            if tool is not None and tool.requested and not tool.executed:
+                return self._events[self._unanswered_from]
+            self._unanswered_from += 1
+        return None
 
     def _first_waiting(self, flag: _Flag, name: str, with_call_id: bool) -> _Event | None:
         """The earliest event of that name not yet ``flag``; those flagged or renamed dropped."""

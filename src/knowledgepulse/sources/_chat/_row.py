@@ -56,6 +56,7 @@ SUCCESS_FIELDS = (
     "correct",
     "reward",
     "score",
+    "completed",  # hermes-agent's trajectories: false when the run stopped before its answer
 )
 DOMAIN_FIELDS = ("task_domain", "domain", "category")
 TIME_FIELDS = ("created_at", "timestamp", "created", "start_time")

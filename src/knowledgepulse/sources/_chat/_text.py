@@ -103,12 +103,33 @@ def tool_calls(text: str) -> tuple[list[TaggedCall], str]:
     """The ``<tool_call>`` blocks of assistant text, and the text outside them."""
     calls = []
     for body in _TOOL_CALL.findall(text):
-        parsed = _json_or_python(body)
-        if isinstance(parsed, dict) and isinstance(parsed.get("name"), str):
-            calls.append(TaggedCall(parsed["name"], parsed.get("arguments", parsed.get("args"))))
+        call = _tagged_call(_json_or_python(_ESCAPED_ENDS.sub("", body)))
+        if call is not None:
+            calls.append(call)
         elif body:
             calls.append(TaggedCall("tool", {"_raw": body}))
     return calls, _TOOL_CALL.sub("", text).strip()
+
+
+_ESCAPED_ENDS = re.compile(r"^(?:\\n|\s)+|(?:\\n|\s)+$")
+"""Newlines written as the two characters ``\\n`` around a call (hermes-function-calling-v1's
+extraction rows: ``<tool_call>\\n{...}\\n</tool_call>``)."""
+
+
+def _tagged_call(parsed: Any) -> TaggedCall | None:
+    """A parsed call: its name and arguments; the name may sit inside the arguments.
+
+    hermes-function-calling-v1's extraction rows write ``{"arguments": {..., "name": ...}}``.
+    """
+    if not isinstance(parsed, dict):
+        return None
+    arguments = parsed.get("arguments", parsed.get("args"))
+    if isinstance(parsed.get("name"), str):
+        return TaggedCall(parsed["name"], arguments)
+    if isinstance(arguments, dict) and isinstance(arguments.get("name"), str):
+        inner = dict(arguments)
+        return TaggedCall(inner.pop("name"), inner)
+    return None
 
 
 def tool_responses(text: str) -> Iterator[tuple[str | None, Any]]:

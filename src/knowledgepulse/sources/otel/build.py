@@ -193,6 +193,7 @@ class _Context:
     """What every model call's parts are read against."""
 
     skip: tuple[int, int] | None  # the (span, part) that is the final answer, told as the answer
+    lead: str  # what that part says before the answer ("...Final Answer:"), told as a thought
     names: dict[str, str]  # tool name by call id, for results that give only the id
     executed: set[str | None]  # call ids whose tool span recorded a result or an error
     any_execution: bool
@@ -208,8 +209,14 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
         for part in _output_parts(item.view):
             if part.get("type") in ("tool_call", "server_tool_call") and part.get("id"):
                 names[str(part["id"])] = str(part.get("name") or "")
+    skip = _answer_part(ordered, answer)
+    lead = ""
+    if skip is not None and answer is not None:
+        said = as_text(_output_parts(ordered[skip[0]].view)[skip[1]].get("content")).strip()
+        lead = said[: len(said) - len(answer.strip())].strip()
     context = _Context(
-        skip=_answer_part(ordered, answer),
+        skip=skip,
+        lead=lead,
         names=names,
         executed={view.call_id for view in told if view.result is not None or view.error},
         any_execution=any(view.result is not None or view.error for view in told),
@@ -225,19 +232,28 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
 
 
 def _answer_part(ordered: list[_Read], answer: str | None) -> tuple[int, int] | None:
-    """The last text part that is the final answer (it is told once, as the answer)."""
+    """The last text part that is the final answer (it is told once, as the answer).
+
+    A reply that ends in a long answer holds it too: crewAI's agent writes ``I now can give a
+    great answer``, then on a new line ``Final Answer: ...``, and the run returns what follows.
+    """
     if answer is None:
         return None
+    wanted = answer.strip()
     for index in range(len(ordered) - 1, -1, -1):
         parts = _output_parts(ordered[index].view)
         for number in range(len(parts) - 1, -1, -1):
             part = parts[number]
-            if (
-                part.get("type") == "text"
-                and as_text(part.get("content")).strip() == answer.strip()
-            ):
+            said = as_text(part.get("content")).strip()
+            whole = said == wanted or (len(wanted) >= _LONG_ANSWER and said.endswith(wanted))
+            if part.get("type") == "text" and whole:
                 return (index, number)
     return None
+
+
+_LONG_ANSWER = 20
+"""Answers at least this long are found at the end of a longer reply too (a short one, "4", is
+not: the reply "2 + 2 = 4" is reasoning that happens to end in it)."""
 
 
 def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Context) -> None:
@@ -252,6 +268,8 @@ def _tell_inference(builder: StepBuilder, index: int, item: _Read, context: _Con
         call_id = str(part["id"]) if part.get("id") else None
         if kind in ("text", "reasoning") and (index, number) != context.skip:
             builder.thought(as_text(part.get("content")), at=at)
+        elif (index, number) == context.skip and context.lead:
+            builder.thought(context.lead, at=at)
         elif kind in ("tool_call", "server_tool_call"):
             name = str(part.get("name") or "")
             if is_output_tool(name):

@@ -337,9 +337,19 @@ def _output_text(value: Any) -> str | None:
             text = msg.last_assistant_text(msg.messages(loaded["messages"]))
             if text:
                 return text
-        for key in ("output", "answer", "result", "content", "text"):
+        # ``raw``: crewAI's CrewOutput and TaskOutput, whose other fields restate it.
+        for key in ("output", "answer", "result", "content", "text", "raw"):
             if isinstance(loaded.get(key), str) and loaded[key].strip():
                 return str(loaded[key])
+        candidates = loaded.get("candidates")  # Gemini's response: its first candidate's content
+        if isinstance(candidates, list) and candidates and isinstance(candidates[0], dict):
+            loaded = candidates[0]
+        content = loaded.get("content")
+        if isinstance(content, dict | list):  # a reply: ADK's model content, Anthropic's blocks
+            reply = content if isinstance(content, dict) else {"content": content}
+            text = msg.last_assistant_text(msg.messages([{"role": "assistant", **reply}]))
+            if text:
+                return text
     if isinstance(loaded, list):
         text = msg.last_assistant_text(msg.messages(loaded))
         if text:

@@ -19,14 +19,19 @@ Message = dict[str, Any]
 
 
 def loads(value: Any) -> Any:
-    """A JSON string parsed (anything else as it is); text that is not JSON stays text."""
+    """A JSON string parsed (anything else as it is); text that is not JSON stays text.
+
+    JSON text of JSON text is decoded all the way: Langfuse keeps an OTel span's input and
+    output (already JSON text) as JSON text again, a JSON string whose value is the JSON.
+    """
     if isinstance(value, str):
         stripped = value.strip()
-        if stripped[:1] in ("[", "{"):
+        if stripped[:1] in ("[", "{", '"'):
             try:
-                return json.loads(stripped)
+                loaded = json.loads(stripped)
             except ValueError:
                 return value
+            return loads(loaded) if stripped[:1] == '"' else loaded
     return value
 
 
@@ -41,6 +46,8 @@ def messages(value: Any) -> list[Message]:
 
 
 def _message(item: Mapping[str, Any]) -> Message:
+    if item.get("type") == "constructor" and isinstance(item.get("kwargs"), dict):
+        item = _langchain_message(item)
     role = str(item.get("role") or item.get("type") or "")
     parts: list[dict[str, Any]] = []
     raw_parts = item.get("parts")
@@ -57,6 +64,10 @@ def _message(item: Mapping[str, Any]) -> Message:
     elif isinstance(content, list):
         parts.extend(part for part in (_block(raw) for raw in content) if part)
     calls = item.get("tool_calls")
+    if parts and _written_calls(content):  # the calls written out as the content's text (Koog)
+        parts, calls = [], loads(content)
+    if not calls and isinstance(item.get("additional_kwargs"), dict):
+        calls = item["additional_kwargs"].get("tool_calls")  # a LangChain message's dump
     for call in calls if isinstance(calls, list) else []:
         if isinstance(call, dict):
             inner = call.get("function")
@@ -70,6 +81,31 @@ def _message(item: Mapping[str, Any]) -> Message:
                 }
             )
     return {"role": role, "parts": parts}
+
+
+def _written_calls(content: Any) -> bool:
+    """Whether a message's text is its OpenAI tool calls as JSON (``[{"function": {"name"...``)."""
+    if not isinstance(content, str) or not content.startswith("[{"):
+        return False
+    calls = loads(content)
+    return isinstance(calls, list) and all(
+        isinstance(call, dict)
+        and isinstance(call.get("function"), dict)
+        and "name" in call["function"]
+        for call in calls
+    )
+
+
+def _langchain_message(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A LangChain message serialised with its class, as LangChain.js writes it.
+
+    ``{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs": {...}}``: its fields,
+    its role from the class name (``human``, ``ai``, ``tool``, ``system``).
+    """
+    path = item.get("id")
+    name = str(path[-1]) if isinstance(path, list) and path else ""
+    role = name.removesuffix("Chunk").removesuffix("Message").lower()
+    return {**item["kwargs"], "role": role or None}
 
 
 def _part(raw: Any) -> dict[str, Any] | None:
@@ -301,22 +337,43 @@ def input_text(value: Any) -> str | None:
     if isinstance(loaded, str):
         return loaded.strip() or None
     if isinstance(loaded, dict):
-        if "role" in loaded and ("parts" in loaded or "content" in loaded):  # one message
-            text = first_user_text(messages(loaded))
-            if text:
-                return text
-        if "messages" in loaded:
-            text = first_user_text(messages(loaded["messages"])) or _last_text(loaded["messages"])
-            if text:
-                return text
-        for key in ("input", "query", "question", "task", "prompt", "user_prompt"):
-            if isinstance(loaded.get(key), str) and loaded[key].strip():
-                return str(loaded[key])
-        for item in loaded.values():
-            if isinstance(item, str) and item.strip():
-                return item
+        return _input_among(loaded)
     if isinstance(loaded, list):
         return first_user_text(messages(loaded))
+    return None
+
+
+def _input_among(loaded: Mapping[str, Any]) -> str | None:
+    """The user's input in a JSON object: a message, messages, a named field, else any text."""
+    if "role" in loaded and ("parts" in loaded or "content" in loaded):  # one message
+        text = first_user_text(messages(loaded))
+        if text:
+            return text
+    if "messages" in loaded:
+        text = first_user_text(messages(loaded["messages"])) or _last_text(loaded["messages"])
+        if text:
+            return text
+    # The user's words by name: ``message`` (Agno's run), ``contents`` (Gemini's call).
+    for key in ("input", "query", "question", "task", "prompt", "user_prompt", "message"):
+        if isinstance(loaded.get(key), str) and loaded[key].strip():
+            return str(loaded[key])
+    contents = loaded.get("contents")
+    text = contents if isinstance(contents, str) else first_user_text(messages(contents))
+    if text and text.strip():
+        return text
+    text = _message_among(loaded)
+    if text:
+        return text
+    return next((item for item in loaded.values() if isinstance(item, str) and item.strip()), None)
+
+
+def _message_among(arguments: Mapping[str, Any]) -> str | None:
+    """The user's text of a message among a run's arguments (ADK's ``new_message``)."""
+    for item in arguments.values():
+        if isinstance(item, dict) and "role" in item and ("parts" in item or "content" in item):
+            text = first_user_text(messages(item))
+            if text:
+                return text
     return None
 
 
