@@ -29,8 +29,8 @@ def scorer() -> TraceValueScorer:
 
 
 @st.composite
-def lines(draw: st.DrawFn) -> list[str]:
-    """A JSON Lines file's lines: traces (copies, shared objectives) or chat rows, a bad one."""
+def lines(draw: st.DrawFn) -> tuple[str | None, list[str]]:
+    """A source and JSON Lines: traces (copies, shared objectives) or chat rows, maybe a bad one."""
     rows = draw(st.booleans())
     count = draw(st.integers(1, 9))
     found = []
@@ -56,7 +56,7 @@ def lines(draw: st.DrawFn) -> list[str]:
         found.append(json.dumps(record))
     if draw(st.booleans()):
         found.insert(draw(st.integers(0, len(found))), '{"id": "bad", "messages": null}')
-    return found
+    return ("openai-chat" if rows else None), found
 
 
 def selected_output(result: SelectionResult) -> str:
@@ -92,10 +92,10 @@ SELECT_OPTIONS = st.fixed_dictionaries(
 @settings(max_examples=20, deadline=None)
 @given(lines(), SELECT_OPTIONS, st.sampled_from(["similarity", "task"]))
 def test_reading_again_writes_what_holding_every_item_writes(
-    found: list[str], options: dict[str, Any], by: Any
+    read: tuple[str | None, list[str]], options: dict[str, Any], by: Any
 ) -> None:
     """select and dedupe with reread write, choose and report as they do holding the items."""
-    source = None if found[0].startswith('{"@context"') else "openai-chat"
+    source, found = read
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "input.jsonl"
         path.write_text("\n".join(found) + "\n")

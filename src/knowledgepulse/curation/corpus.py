@@ -280,7 +280,9 @@ def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: R
                 embed()
     if batch:
         embed()
-    vectors = None if unembedded or not embedded else np.concatenate(embedded)
+    if not embedded and not unembedded and scorer.embedder is not None:
+        embed()  # none: the embedder's empty answer, as score_corpus has it
+    vectors = None if unembedded else np.concatenate(embedded)
     embedded.clear()
     ids = [trace_id for trace_id, _, _ in counted]
     order = sorted(range(len(ids)), key=lambda i: (ids[i], facts[i].digest))
