@@ -282,7 +282,7 @@ def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: R
         embed()
     if not embedded and not unembedded and scorer.embedder is not None:
         embed()  # none: the embedder's empty answer, as score_corpus has it
-    vectors = None if unembedded else np.concatenate(embedded)
+    vectors = np.concatenate(embedded) if embedded and not unembedded else None
     embedded.clear()
     ids = [trace_id for trace_id, _, _ in counted]
     order = sorted(range(len(ids)), key=lambda i: (ids[i], facts[i].digest))

@@ -202,16 +202,38 @@ def select(
             if rows is not None and vectors is not None:
                 rows.add(vectors[index])
             picked.append(index)
-    for turns in domains:
-        for index, task_full in turns.rest():
-            rejected[index] = duplicate(index) or Rejection(
-                index, "over_per_task" if task_full else "over_budget"
-            )
+    rest = [pair for turns in domains for pair in turns.rest()]
+    # The picks are final: every candidate left is compared with them at once.
+    rejected |= _near_duplicates(
+        [index for index, _ in rest], vectors, rows, picked, max_similarity
+    )
+    for index, task_full in rest:
+        if index not in rejected:
+            rejected[index] = Rejection(index, "over_per_task" if task_full else "over_budget")
     return Selection(
         selected=tuple(picked),
         rejected=tuple(rejected[i] for i in sorted(rejected, key=position.__getitem__)),
         min_score=min_score,
     )
+
+
+def _near_duplicates(
+    indexes: list[int],
+    vectors: NDArray[np.float32] | None,
+    rows: GrowingRows | None,
+    picked: list[int],
+    max_similarity: float | None,
+) -> dict[int, Rejection]:
+    """The candidates at ``indexes`` whose cosine with a pick (``rows``) reaches the limit."""
+    if rows is None or vectors is None or max_similarity is None or not picked:
+        return {}
+    best, cosine = rows.nearest_many(vectors[indexes])
+    found = {}
+    for index, number, similarity in zip(indexes, best.tolist(), cosine.tolist(), strict=True):
+        clamped = min(1.0, max(-1.0, similarity))
+        if clamped >= max_similarity:
+            found[index] = Rejection(index, "near_duplicate", picked[number], clamped)
+    return found
 
 
 def _below(
@@ -314,20 +336,43 @@ def dedupe(
 ) -> list[DuplicateGroup]:
     """The near-duplicate groups (two or more traces), best representative first.
 
-    Tasks play no part: a group is made of near-copies, whatever task each is a run of.
+    Tasks play no part: a group is made of near-copies, whatever task each is a run of. What
+    :func:`select` with ``max_similarity`` and nothing else picks, walked a block of the ranking
+    at a time: the block against the picks before it in one product (or index search), then
+    against its own picks.
     """
-    task_blind = [replace(candidate, task=None) for candidate in candidates]
-    selection = select(task_blind, vectors, max_similarity=threshold)
+    if vectors.ndim != 2 or vectors.shape[0] != len(candidates):
+        raise ValueError(f"{vectors.shape} vectors for {len(candidates)} candidates")
+    order = ranking([replace(candidate, task=None) for candidate in candidates])
+    rows = GrowingRows(len(order), vectors.shape[1], approximate=approximate(len(order)))
+    kept: list[int] = []  # the picks, in the order picked (their numbers in rows)
     members: dict[int, list[tuple[int, float | None]]] = {}
-    for rejection in selection.rejected:
-        # With no budget and no minimum score, every rejection is a near-duplicate.
-        if rejection.duplicate_of is not None and rejection.similarity is not None:
-            members.setdefault(rejection.duplicate_of, []).append(
-                (rejection.index, rejection.similarity)
-            )
-    return [
-        DuplicateGroup(kept, tuple(members[kept])) for kept in selection.selected if kept in members
-    ]
+    for start in range(0, len(order), WALK_BLOCK):
+        block = order[start : start + WALK_BLOCK]
+        block_vectors = vectors[block]
+        before, before_cosine = rows.nearest_many(block_vectors)
+        inner = block_vectors @ block_vectors.T
+        first = len(kept)  # the number of the block's first pick
+        taken: list[int] = []  # the block's picks, as rows of the block
+        for row, index in enumerate(block):
+            best, cosine = int(before[row]), float(before_cosine[row])
+            if taken:
+                within = inner[row, taken]
+                column = int(within.argmax())
+                if within[column] > cosine:  # ties: the earlier pick, from an earlier block
+                    best, cosine = first + column, float(within[column])
+            similarity = min(1.0, max(-1.0, cosine))
+            if best >= 0 and similarity >= threshold:
+                members.setdefault(kept[best], []).append((index, similarity))
+            else:
+                taken.append(row)
+                kept.append(index)
+        rows.add_many(block_vectors[taken])
+    return [DuplicateGroup(index, tuple(members[index])) for index in kept if index in members]
+
+
+WALK_BLOCK = 1024
+"""Candidates :func:`dedupe` compares with the picks before them in one product."""
 
 
 def dedupe_by_task(
