@@ -145,6 +145,9 @@ class Corpus:
         cosine_of: a cosine threshold set on MiniLM's scale as a cosine between these vectors
             (:meth:`~knowledgepulse.value.TraceValueScorer.cosine_of` of the scorer that made
             them).
+        facts: each item's :class:`Facts` (``None``: taken from the items when asked).
+        reread: for items held apart (:func:`score_apart`), what reads them again whole;
+            ``None``: the items are whole.
     """
 
     items: list[ScoredItem]

@@ -8,7 +8,8 @@ against every other item, so no verdict depends on the input's order. Either als
 scoring again. :func:`decontaminate` removes from a set the items that copy a reference
 (evaluation) set's tasks, by n-gram overlap and, with an embedder, by cosine; it scores nothing.
 The results are plain data: the items, why each was left out, and the rows in the input's own
-form.
+form. With ``reread``, files are held apart (about 1 KB an item and its vector) and read again
+for the items written (the results' ``to_write``).
 """
 
 from __future__ import annotations
