@@ -71,7 +71,7 @@ def deduped_output(result: DedupeResult) -> str:
     stream = io.StringIO()
     added = SCORE_COLUMNS + DEDUPE_COLUMNS
     with ItemWriter(stream, added=added, unread=result.unread) as writer:
-        for scored, columns in zip(result.to_write(), result.columns(), strict=True):
+        for scored, columns in zip(result.to_write(), result.iter_columns(), strict=True):
             writer.write_row(scored.item, columns)
     groups = [json.dumps(group.to_dict(), default=str) for group in result.groups]
     return stream.getvalue() + "\n".join(groups)

@@ -487,7 +487,7 @@ def dedupe_command(
         form = rows_form(output, inputs)
         added = SCORE_COLUMNS + DEDUPE_COLUMNS
         with item_output(output, form, added, unread=unread) as rows:
-            for scored, columns in zip(result.to_write(), result.columns(), strict=True):
+            for scored, columns in zip(result.to_write(), result.iter_columns(), strict=True):
                 rows.write_row(scored.item, columns)
     else:
         with open_output(output) as stream:

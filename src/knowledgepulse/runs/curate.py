@@ -236,12 +236,12 @@ class DedupeResult:
 
     def columns(self) -> list[dict[str, Any]]:
         """Each item's ``kp_`` columns, ``kp_group`` and ``kp_kept`` last, in input order."""
-        return [
-            kp_columns(scored.breakdown) | {"kp_group": group, "kp_kept": self.is_kept(index)}
-            for index, (scored, group) in enumerate(
-                zip(self.corpus.items, self.group_of, strict=True)
-            )
-        ]
+        return list(self.iter_columns())
+
+    def iter_columns(self) -> Iterator[dict[str, Any]]:
+        """:meth:`columns` one at a time, to write every row without holding them all."""
+        for index, (scored, group) in enumerate(zip(self.corpus.items, self.group_of, strict=True)):
+            yield kp_columns(scored.breakdown) | {"kp_group": group, "kp_kept": self.is_kept(index)}
 
     @property
     def kept_rows(self) -> Any:
