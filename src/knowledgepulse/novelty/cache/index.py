@@ -5,9 +5,10 @@ products, hours on two cores. Past :data:`EXACT_LIMIT` vectors the searches here
 usearch HNSW index (the ``scale`` extra; without it they stay exact, and
 slow). The index only proposes neighbours: every similarity reported is recomputed exactly from
 the two vectors, so a threshold compares true cosines, and what the index can miss is a
-neighbour, never a wrong value. The index is built and searched in batches on every core
-(:data:`THREADS`), so past the limit two runs may propose different neighbours where the graph
-differs. Up to :data:`EXACT_LIMIT` nothing here changes a result.
+neighbour, never a wrong value. The index is built in one thread, in the caller's order, so the
+same input gives the same answer (a graph built on several threads differs from run to run); it
+is searched in batches on every core (:data:`THREADS`). Up to :data:`EXACT_LIMIT` nothing here
+changes a result.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ NEIGHBOURS = 16
 BLOCK_ROWS = 4096
 """Queries whose proposed neighbours' vectors are held at once (16 rows each)."""
 THREADS = 0
-"""usearch's threads for a batch: 0, every core."""
+"""usearch's threads for a batch of searches: 0, every core."""
 SCALE_HINT = install_hint("scale")
 
 
@@ -52,7 +53,7 @@ def nearest_other_key(
     code (many copies of one id) is scanned exactly.
     """
     index = _index(vectors.shape[1])
-    index.add(np.arange(len(vectors)), vectors, threads=THREADS)
+    index.add(np.arange(len(vectors)), vectors, threads=1)
     nearest = np.full(len(vectors), -1, dtype=np.intp)
     similarity = np.full(len(vectors), np.nan, dtype=np.float64)
     for start in range(0, len(vectors), BLOCK_ROWS):  # the proposed rows, a block at a time
@@ -109,7 +110,7 @@ class GrowingRows:
         self._rows[self._count : self._count + count] = vectors
         if self._index is not None:
             keys = np.arange(self._count, self._count + count)
-            self._index.add(keys, vectors, threads=THREADS)
+            self._index.add(keys, vectors, threads=1)
         self._count += count
 
     def nearest_many(
