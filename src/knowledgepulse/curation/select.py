@@ -13,7 +13,7 @@ inferred (:func:`infer_tasks`).
 from __future__ import annotations
 
 import heapq
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -180,14 +180,14 @@ def select(
         for indexes in eligible.values()
     ]
 
-    def head(queue: deque[int]) -> int | None:
-        # The queue's best candidate that is not a near-duplicate of a selected one.
+    def head(queue: list[int]) -> int | None:
+        # The queue's best candidate (its last) that is not a near-duplicate of a selected one.
         while queue:
-            found = duplicate(queue[0])
+            found = duplicate(queue[-1])
             if found is None:
-                return queue[0]
-            rejected[queue[0]] = found
-            queue.popleft()
+                return queue[-1]
+            rejected[queue[-1]] = found
+            queue.pop()
         return None
 
     while len(picked) < limit:
@@ -265,14 +265,18 @@ class _TaskTurns:
         taken: Counter[str | None],
         limit: int | None,
     ) -> None:
-        self.queues: dict[str | None, deque[int]] = {}
+        # Each task's candidates, best last (a list a task, not a deque: a corpus of 200,000
+        # tasks of one run each held 150 MB of deques).
+        self.queues: dict[str | None, list[int]] = {}
         for index in indexes:  # in ranking order
-            self.queues.setdefault(candidates[index].task, deque()).append(index)
+            self.queues.setdefault(candidates[index].task, []).append(index)
+        for queue in self.queues.values():
+            queue.reverse()
         self._candidates = candidates
         self._position = position
         self._taken = taken
         self._limit = limit
-        self._heap = [self._turn(task, queue[0]) for task, queue in self.queues.items()]
+        self._heap = [self._turn(task, queue[-1]) for task, queue in self.queues.items()]
         heapq.heapify(self._heap)
 
     def _turn(self, task: str | None, best: int) -> tuple[bool, int, int, str | None]:
@@ -284,7 +288,7 @@ class _TaskTurns:
         count = self._taken[task]
         return (count > 0 and self._candidates[best].failed, count, self._position[best], task)
 
-    def head(self, first: Callable[[deque[int]], int | None]) -> int | None:
+    def head(self, first: Callable[[list[int]], int | None]) -> int | None:
         """The next pick (``first`` gives a queue's best eligible candidate), or ``None``."""
         while self._heap:
             task = self._heap[0][-1]
@@ -301,17 +305,17 @@ class _TaskTurns:
         """Each candidate left, and whether its task has all the picks it may have."""
         for task, queue in self.queues.items():
             full = self._limit is not None and self._taken[task] >= self._limit
-            for index in queue:
+            for index in reversed(queue):
                 yield index, full
 
     def take(self) -> int:
         """Remove the candidate :meth:`head` just gave (it is selected) and return it."""
         task = self._heap[0][-1]
-        index = self.queues[task].popleft()
+        index = self.queues[task].pop()
         self._taken[task] += 1
         queue = self.queues[task]
         if queue:
-            heapq.heapreplace(self._heap, self._turn(task, queue[0]))
+            heapq.heapreplace(self._heap, self._turn(task, queue[-1]))
         else:
             heapq.heappop(self._heap)
         return index
