@@ -59,10 +59,15 @@ Peak memory fell seven times (4,828 and 4,777 MB before) but misses 500 MB: what
 about 1.7 KB a row after choosing (the breakdown with its features, the item's location and
 records, facts, candidates) and 2.7 KB at the peak (tracemalloc, 20,000 rows), on top of about
 200 MB for the interpreter and the reader; select's picks that come before their turn add about
-530 bytes each (zlib). dedupe's every kp_ columns were held too (about 100 MB at 200,000 rows):
-they are now made one row at a time, after this measurement. The second reading costs about a
-third more CPU (1,593 and 1,709 rows per CPU second before, at a similar load): neither reaches
-5,000 rows a second on 2 cores (annotate, one reading, 6,300 quiet).
+530 bytes each (zlib). dedupe's every kp_ columns were held too (about 100 MB at 200,000 rows),
+and select's queue of each task was a deque (150 MB for 200,000 tasks of one run); after both
+were changed, the same command (load about 10):
+    select   184.8 CPU s, 1,082 rows per CPU second, peak 685 MB (281 s wall)
+    dedupe   171.2 CPU s, 1,168 rows per CPU second, peak 521 MB (248 s wall)
+select's peak did not follow its Python heap's (2.7 to 2.0 KB a row at 20,000 rows): the picks
+waiting for their place come on top of the arenas the choice left. The second reading costs
+about a third more CPU (1,593 and 1,709 rows per CPU second before, at a similar load): neither
+reaches 5,000 rows a second on 2 cores (annotate, one reading, 6,300 quiet).
 """
 
 from __future__ import annotations
