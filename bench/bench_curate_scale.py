@@ -17,6 +17,25 @@ earlier one (another id, one word changed), so dedupe has planted pairs to find.
 
 Goal (issue 29): 1M traces, ``kp dedupe`` with the static embedder in <= 15 minutes on 2 cores,
 peak memory < 4 GB. Asserts nothing.
+
+2026-11-29, ``python bench/bench_curate_scale.py 100000 --stages-only``, the shared machine at a
+load average of 9 to 11 on 2 cores (CPU seconds are the figures; wall time is the load's): the
+dedupe walk in blocks of 1,024 (one index search a block against the picks, one product within
+it), select's candidates left after the budget compared with the picks at once, index searches
+on every core (the graph built on both cores too in this run: the same CPU time; it is built in
+one thread again since, for one answer per input).
+    read 15.6, embed 16.9, search 214.1 (389 s wall), breakdowns 5.8, group 131.1,
+    select (budget 10,000) 124.7 CPU s; peak 4,058 MiB (the stages hold every item: the CLI holds
+    about 1.7 KB an item and the vectors); 22,520 groups, 77,444 near-duplicates marked, 9,982
+    of 9,982 planted pairs in one group.
+Against the figures before (15.1, 18.3, 195.3, 4.1, 125.4, 150.6) only select gained: past
+50,000 traces the search and the walk are the index's own cost, about 1 ms of CPU a query on
+864-wide half-precision vectors, which threads spread over the cores but do not shrink. Not run
+at 1M: extrapolated, the search and the walk (N log N) take about 2,600 and 1,600 CPU s, read and
+embed 330, so over 70 CPU minutes (over 35 minutes on 2 idle cores), and the vectors alone (864
+float32 a trace) are 3.5 GB. Reaching the goal needs narrower vectors in the index (float16 or
+int8 rows, or fewer dimensions), cheaper index settings (expansion), and the walk reusing the
+neighbours the novelty search already proposed instead of a second index.
 """
 
 from __future__ import annotations

@@ -47,6 +47,27 @@ rows kept with kp_error are not the cause (2,000 records held). ``redact`` was s
 200,000 rows for time; at 20,000 rows (load 2.5): redact 28.6 CPU s, 700 rows per CPU second,
 peak 208 MB, against annotate 8.3 CPU s, 2,412 rows per CPU second, peak 198 MB (the
 redaction rules' cost).
+
+select and dedupe reading their files twice (``reread``: about 1 KB held a row, the chosen rows
+read again to write; ``select``'s picks, read in input order, wait compressed for their place),
+2026-11-29, ``python bench/bench_rows.py --rows 200000 --bad-every 100 --commands select
+dedupe``, the shared machine at a load average of 6 to 11 on 2 cores: every row out, 2,000 with
+kp_error.
+    select   175.0 CPU s, 1,143 rows per CPU second, peak 690 MB (558 s wall)
+    dedupe   164.5 CPU s, 1,216 rows per CPU second, peak 647 MB (840 s wall)
+Peak memory fell seven times (4,828 and 4,777 MB before) but misses 500 MB: what is held is
+about 1.7 KB a row after choosing (the breakdown with its features, the item's location and
+records, facts, candidates) and 2.7 KB at the peak (tracemalloc, 20,000 rows), on top of about
+200 MB for the interpreter and the reader; select's picks that come before their turn add about
+530 bytes each (zlib). dedupe's every kp_ columns were held too (about 100 MB at 200,000 rows),
+and select's queue of each task was a deque (150 MB for 200,000 tasks of one run); after both
+were changed, the same command (load about 10):
+    select   184.8 CPU s, 1,082 rows per CPU second, peak 685 MB (281 s wall)
+    dedupe   171.2 CPU s, 1,168 rows per CPU second, peak 521 MB (248 s wall)
+select's peak did not follow its Python heap's (2.7 to 2.0 KB a row at 20,000 rows): the picks
+waiting for their place come on top of the arenas the choice left. The second reading costs
+about a third more CPU (1,593 and 1,709 rows per CPU second before, at a similar load): neither
+reaches 5,000 rows a second on 2 cores (annotate, one reading, 6,300 quiet).
 """
 
 from __future__ import annotations

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import random
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.curation import dedupe
+from knowledgepulse.curation import dedupe, select
 from knowledgepulse.curation.select import Candidate, dedupe_by_task
 from tests.curation.strategies import Pool, pools
 
 thresholds = st.sampled_from([0.5, 0.9, 1.0])
+select_module = importlib.import_module("knowledgepulse.curation.select")  # the package's
+# ``select`` is the function
 
 
 @given(pools(), thresholds)
@@ -98,3 +103,30 @@ def test_by_task_without_vectors_leaves_the_cosines_unknown() -> None:
     [group] = dedupe_by_task(runs)
     assert group.representative == 0
     assert group.members == ((1, None), (2, None))
+
+
+@given(pools(), thresholds, st.sampled_from([1, 2, 3, 1024]))
+def test_the_walk_in_blocks_groups_as_select_picks(
+    pool: Pool, threshold: float, block: int
+) -> None:
+    """dedupe's blocks group as select picks, whatever the block's size (cosines within 1e-6)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(select_module, "WALK_BLOCK", block)
+        groups = dedupe(pool.candidates, pool.vectors, threshold=threshold)
+    blind = [dataclasses.replace(candidate, task=None) for candidate in pool.candidates]
+    selection = select(blind, pool.vectors, max_similarity=threshold)
+    members: dict[int, list[tuple[int, float | None]]] = {}
+    for rejection in selection.rejected:
+        assert rejection.duplicate_of is not None
+        members.setdefault(rejection.duplicate_of, []).append(
+            (rejection.index, rejection.similarity)
+        )
+    expected = [(kept, members[kept]) for kept in selection.selected if kept in members]
+    found = [(g.representative, list(g.members)) for g in groups]
+    assert [(kept, [m for m, _ in group]) for kept, group in found] == [
+        (kept, [m for m, _ in group]) for kept, group in expected
+    ]
+    # One product for a block, one a query: within float32's last digits.
+    assert [c for _, group in found for _, c in group] == pytest.approx(
+        [c for _, group in expected for _, c in group], abs=1e-6
+    )

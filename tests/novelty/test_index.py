@@ -102,3 +102,17 @@ def test_the_model_runtime_loads_after_the_index_library() -> None:
     code = "import usearch.index\nimport onnxruntime\n"
     done = subprocess.run([sys.executable, "-c", code], check=False, timeout=60)
     assert done.returncode == 0
+
+
+@pytest.mark.parametrize("through_index", [False, True])
+def test_nearest_of_many_queries_is_the_nearest_of_each(through_index: bool) -> None:
+    """GrowingRows.nearest_many names what nearest names for each query (cosines within 1e-6)."""
+    vectors, _ = _planted(originals=60)
+    rows = GrowingRows(len(vectors), vectors.shape[1], approximate=through_index)
+    rows.add_many(vectors[:100])
+    queries = vectors[100:]
+    best, cosine = rows.nearest_many(queries)
+    one_by_one = [rows.nearest(query) for query in queries]
+    assert best.tolist() == [number for number, _ in one_by_one]
+    assert cosine.tolist() == pytest.approx([found for _, found in one_by_one], abs=1e-6)
+    assert GrowingRows(3, 64).nearest_many(queries[:2])[0].tolist() == [-1, -1]

@@ -188,3 +188,25 @@ def test_rows_that_gave_no_trace_go_in_their_places_or_last(
     assert [row.get("kp_error") for row in rows if "n" in row] == ["no conversation"] * 2
     assert unread.written == 2
     assert writer.items == 1
+
+
+def test_items_given_out_of_order_are_written_in_their_places() -> None:
+    """write(at=) holds an item given before its turn and writes it once the ones before are."""
+    rows = [scored_row(), scored_trace(), scored_row()]
+    in_order = io.StringIO()
+    with ItemWriter(in_order) as writer:
+        for scored in rows:
+            writer.write(scored)
+    shuffled = io.StringIO()
+    with ItemWriter(shuffled) as writer:
+        for place in (2, 0, 1):
+            writer.write(rows[place], at=place)
+    assert shuffled.getvalue() == in_order.getvalue()
+
+
+def test_a_place_never_given_is_an_error_at_the_end() -> None:
+    """Items waiting for a place that never came are not dropped silently."""
+    writer = ItemWriter(io.StringIO())
+    writer.write(scored_row(), at=1)
+    with pytest.raises(ValueError, match="no item was given at place 0"):
+        writer.close()

@@ -260,6 +260,7 @@ def select_command(
                 rank_by=rank_by,
                 min_reward=min_reward,
                 progress=progress.advance,
+                reread=True,
                 **run,
             )
         except EmbedderUnavailableError:
@@ -271,8 +272,8 @@ def select_command(
     rows = _has_rows(result.corpus) or not result.corpus.items or messages  # none: Parquet stays
     form = rows_form(output, inputs) if rows else "jsonl"
     with item_output(output, form, messages=messages, unread=result.unread) as out:
-        for scored in result.selected:
-            out.write(scored)
+        for place, scored in result.to_write():
+            out.write(scored, at=place)
     if report_path is not None:
         with open_output(report_path) as stream:
             for rejected in result.rejected:
@@ -420,6 +421,7 @@ def dedupe_command(
                 task_field=task_field,
                 task_similarity=task_similarity,
                 progress=progress.advance,
+                reread=True,
                 **run,
             )
         except EmbedderUnavailableError:
@@ -431,13 +433,13 @@ def dedupe_command(
         unread.in_place = False  # the kept traces only: the rows that gave none go last
         form = rows_form(output, inputs)
         with item_output(output, form, messages=True, unread=unread) as kept:
-            for scored in result.kept:
+            for scored in result.to_write(kept=True):
                 kept.write(scored)
     elif _has_rows(result.corpus) or not result.corpus.items:  # none: Parquet stays Parquet
         form = rows_form(output, inputs)
         added = SCORE_COLUMNS + DEDUPE_COLUMNS
         with item_output(output, form, added, unread=unread) as rows:
-            for scored, columns in zip(result.corpus.items, result.columns(), strict=True):
+            for scored, columns in zip(result.to_write(), result.iter_columns(), strict=True):
                 rows.write_row(scored.item, columns)
     else:
         with open_output(output) as stream:

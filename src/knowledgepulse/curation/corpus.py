@@ -4,30 +4,77 @@ Online scoring compares a trace with the ones before it, so of two near-duplicat
 second looks unoriginal and shuffling the file changes the verdicts. Here nothing depends on
 order: the traces are embedded in a canonical order (by id, then a digest of their content) and
 each is compared with all the others (leave-one-out; a second copy of an id is the same trace).
+
+:func:`score_corpus` holds every item; :func:`score_apart` holds of each only what choosing
+needs (its breakdown, :class:`Facts` and vector: about 1 KB a trace, against 20 KB or more for
+an item), for an input that can be read again to write the chosen items (:meth:`Corpus.whole`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias, cast
 
 import numpy as np
 import orjson
 from numpy.typing import NDArray
 
 from knowledgepulse.curation.select import Candidate
+from knowledgepulse.errors import InputFileError
 from knowledgepulse.novelty.cache.index import approximate, nearest_other_key
 from knowledgepulse.novelty.cache.search import BLOCK_BYTES, frozen_nearest
+from knowledgepulse.records import Record
 from knowledgepulse.trace.item import TraceItem
+from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value.breakdown import NoveltyOrigin, ValueBreakdown
-from knowledgepulse.value.dimensions import EMPTY_CACHE_NOVELTY, NO_EMBEDDER_NOVELTY
+from knowledgepulse.value.dimensions import (
+    EMPTY_CACHE_NOVELTY,
+    NO_EMBEDDER_NOVELTY,
+    TraceFeatures,
+)
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer
 
 NO_EMBEDDER_REASON = "no embedder: corpus novelty compares embeddings, so novelty is 0.5"
+CHANGED = (
+    "the input changed while kp read it: it no longer gives the traces it gave, at {location}; "
+    "run again on a copy that nothing writes to"
+)
+HELD_APART: ReasoningTrace = ReasoningTrace.model_construct(**cast("dict[str, Any]", {}))
+"""The trace of an item held apart (:func:`score_apart`): it has no field, so reading one
+raises ``AttributeError`` rather than giving a value; the whole item is :meth:`Corpus.whole`'s."""
+
+Reread: TypeAlias = Callable[[Collection[int]], Iterator[TraceItem]]
+"""Every item of a corpus's input again, in input order, as it was scored (redacted when it
+was); the redaction of the items at the indexes given is counted."""
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What choosing reads of an item besides its breakdown, kept when the item is not.
+
+    Attributes:
+        digest: :func:`content_digest` of its trace's JSON (ties between copies of an id).
+        success: its ``metadata.success``.
+        objective: its ``task.objective`` (task inference groups equal ones).
+    """
+
+    digest: bytes
+    success: bool
+    objective: str
+
+    @classmethod
+    def of(cls, item: TraceItem, digest: bytes | None = None) -> Facts:
+        """An item's facts (``digest``: its content digest, when already computed)."""
+        trace = item.trace
+        return cls(
+            content_digest(item.document) if digest is None else digest,
+            trace.metadata.success,
+            trace.task.objective,
+        )
 
 
 def content_digest(document: Any) -> bytes:
@@ -98,16 +145,32 @@ class Corpus:
         cosine_of: a cosine threshold set on MiniLM's scale as a cosine between these vectors
             (:meth:`~knowledgepulse.value.TraceValueScorer.cosine_of` of the scorer that made
             them).
+        facts: each item's :class:`Facts` (``None``: taken from the items when asked).
+        reread: for items held apart (:func:`score_apart`), what reads them again whole;
+            ``None``: the items are whole.
     """
 
     items: list[ScoredItem]
     vectors: NDArray[np.float32] | None
     cosine_of: Callable[[float], float] = field(default=lambda cosine: cosine, compare=False)
+    facts: list[Facts] | None = field(default=None, repr=False, compare=False)
+    reread: Reread | None = field(default=None, repr=False, compare=False)
 
     @property
     def breakdowns(self) -> list[ValueBreakdown]:
         """Each item's breakdown, in input order."""
         return [scored.breakdown for scored in self.items]
+
+    @property
+    def held_apart(self) -> bool:
+        """Whether the items are held apart (:func:`score_apart`): :meth:`whole` reads them."""
+        return self.reread is not None
+
+    def item_facts(self) -> list[Facts]:
+        """Each item's :class:`Facts`, in input order."""
+        if self.facts is not None:
+            return self.facts
+        return [Facts.of(scored.item) for scored in self.items]
 
     def candidates(self, tasks: Sequence[str | None] | None = None) -> list[Candidate]:
         """Each item as a selection candidate, with its task when ``tasks`` gives them."""
@@ -117,11 +180,39 @@ class Corpus:
                 scored.breakdown.trace_id,
                 scored.breakdown.score,
                 domain=scored.breakdown.domain,
-                tiebreak=content_digest(scored.item.document),
+                tiebreak=facts.digest,
                 task=task,
             )
-            for scored, task in zip(self.items, keys, strict=True)
+            for scored, facts, task in zip(self.items, self.item_facts(), keys, strict=True)
         ]
+
+    def whole(
+        self, indexes: Iterable[int], counted: Collection[int] | None = None
+    ) -> Iterator[tuple[int, ScoredItem]]:
+        """The items at ``indexes``, each whole, with its place in ``indexes``.
+
+        Held, they come in the order of ``indexes``. Held apart, they are read again
+        (:data:`Reread`; the redaction of those at ``counted``, by default ``indexes``, is
+        counted) and come in input order: a writer puts each in its place
+        (:meth:`~knowledgepulse.runs.write.ItemWriter.write`'s ``at``).
+
+        Raises:
+            InputFileError: the input no longer gives the items it gave (it changed).
+        """
+        wanted = list(indexes)
+        if self.reread is None:
+            yield from ((place, self.items[index]) for place, index in enumerate(wanted))
+            return
+        place = {index: number for number, index in enumerate(wanted)}
+        count = 0
+        for index, item in enumerate(self.reread(place.keys() if counted is None else counted)):
+            if index >= len(self.items) or item.trace.id != self.items[index].breakdown.trace_id:
+                raise InputFileError(CHANGED.format(location=item.location))
+            if index in place:
+                count += 1
+                yield place[index], ScoredItem(item, self.items[index].breakdown)
+        if count < len(place):
+            raise InputFileError(CHANGED.format(location="its end"))
 
     def nearest_similarities(self) -> list[float]:
         """The cosine of each embedded item with its nearest other item (none for a lone id)."""
@@ -137,34 +228,99 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpu
 
     Holds every vector at once (4 bytes per dimension per trace: 1.5 KB with MiniLM).
     """
-    order = canonical_order(traces)
+    digests = [content_digest(loaded.record.value) for loaded in traces]
+    ids = [loaded.trace.id for loaded in traces]
+    order = sorted(range(len(traces)), key=lambda i: (ids[i], digests[i]))  # canonical_order
     embedded = scorer.embed_traces([traces[i].trace for i in order])
     vectors: NDArray[np.float32] | None = None
-    origins: list[tuple[float, NoveltyOrigin]]
-    if embedded is None:
-        origins = [(NO_EMBEDDER_NOVELTY, NoveltyOrigin("no_embedder", reason=NO_EMBEDDER_REASON))]
-        origins *= len(traces)
-    else:
-        # Back from canonical order to the caller's.
+    if embedded is not None:  # back from canonical order to the caller's
         vectors = np.empty_like(embedded)
         vectors[order] = embedded
-        ids = [loaded.trace.id for loaded in traces]
-        nearest, similarity = leave_one_out_nearest(embedded, [ids[i] for i in order])
-        # A trace with no other (every trace has its id) keeps the empty cache's novelty.
-        origins = [(EMPTY_CACHE_NOVELTY, NoveltyOrigin("empty_cache"))] * len(traces)
-        for rank, index in enumerate(order):
-            if nearest[rank] >= 0:
-                cosine = float(similarity[rank])
-                nearest_id = ids[order[nearest[rank]]]
-                origin = NoveltyOrigin(
-                    "embedding",
-                    nearest_id=nearest_id,
-                    similarity=cosine,
-                    calibrated_onto=scorer.calibrated_onto,
-                )
-                origins[index] = (scorer.novelty_of(cosine), origin)
+    origins = _novelties(scorer, ids, order, embedded)
     items = [
         ScoredItem(loaded, scorer.breakdown_with_novelty(loaded.trace, value, origin))
         for loaded, (value, origin) in zip(traces, origins, strict=True)
     ]
-    return Corpus(items, vectors, scorer.cosine_of)
+    facts = [Facts.of(loaded, digest) for loaded, digest in zip(traces, digests, strict=True)]
+    return Corpus(items, vectors, scorer.cosine_of, facts)
+
+
+def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: Reread) -> Corpus:
+    """:func:`score_corpus` holding of each trace only its breakdown, facts and vector.
+
+    ``reread`` gives the traces again for :meth:`Corpus.whole`; each item of the corpus is
+    held without its JSON, its row's value or its trace (:data:`HELD_APART`). The breakdowns
+    are :func:`score_corpus`'s, except that the traces are embedded in batches in input order:
+    an embedder whose vectors depend on the batch (MiniLM's padding) may round differently.
+    """
+    held: list[TraceItem] = []
+    facts: list[Facts] = []
+    counted: list[tuple[str, str, TraceFeatures]] = []
+    batch: list[ReasoningTrace] = []
+    embedded: list[NDArray[np.float32]] = []
+    unembedded = False
+
+    def embed() -> None:
+        nonlocal unembedded
+        vectors = None if unembedded else scorer.embed_traces(batch)
+        unembedded = vectors is None
+        if vectors is not None:
+            embedded.append(vectors)
+        batch.clear()
+
+    for loaded in traces:
+        trace = loaded.trace
+        facts.append(Facts.of(loaded))
+        counted.append((trace.id, trace.metadata.task_domain, TraceFeatures.of(trace)))
+        row = None if loaded.row is None else Record(loaded.row.location, None)
+        light = TraceItem(
+            Record(loaded.location, None), HELD_APART, row, loaded.task, (), loaded.reward
+        )
+        held.append(light)
+        if scorer.embedder is not None and not unembedded:
+            batch.append(trace)
+            if len(batch) >= scorer.batch_size:
+                embed()
+    if batch:
+        embed()
+    if not embedded and not unembedded and scorer.embedder is not None:
+        embed()  # none: the embedder's empty answer, as score_corpus has it
+    vectors = np.concatenate(embedded) if embedded and not unembedded else None
+    embedded.clear()
+    ids = [trace_id for trace_id, _, _ in counted]
+    order = sorted(range(len(ids)), key=lambda i: (ids[i], facts[i].digest))
+    origins = _novelties(scorer, ids, order, None if vectors is None else vectors[order])
+    items = [
+        ScoredItem(light, scorer.breakdown_of(*facts_of, value, origin))
+        for light, facts_of, (value, origin) in zip(held, counted, origins, strict=True)
+    ]
+    return Corpus(items, vectors, scorer.cosine_of, facts, reread)
+
+
+def _novelties(
+    scorer: TraceValueScorer,
+    ids: Sequence[str],
+    order: Sequence[int],
+    vectors: NDArray[np.float32] | None,
+) -> list[tuple[float, NoveltyOrigin]]:
+    """Each trace's leave-one-out novelty and its origin, in input order.
+
+    ``order`` is the canonical order (:func:`canonical_order`), and ``vectors`` are in it.
+    """
+    if vectors is None:
+        origin = NoveltyOrigin("no_embedder", reason=NO_EMBEDDER_REASON)
+        return [(NO_EMBEDDER_NOVELTY, origin)] * len(ids)
+    nearest, similarity = leave_one_out_nearest(vectors, [ids[i] for i in order])
+    # A trace with no other (every trace has its id) keeps the empty cache's novelty.
+    origins = [(EMPTY_CACHE_NOVELTY, NoveltyOrigin("empty_cache"))] * len(ids)
+    for rank, index in enumerate(order):
+        if nearest[rank] >= 0:
+            cosine = float(similarity[rank])
+            origin = NoveltyOrigin(
+                "embedding",
+                nearest_id=ids[order[nearest[rank]]],
+                similarity=cosine,
+                calibrated_onto=scorer.calibrated_onto,
+            )
+            origins[index] = (scorer.novelty_of(cosine), origin)
+    return origins

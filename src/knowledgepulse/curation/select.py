@@ -13,7 +13,7 @@ inferred (:func:`infer_tasks`).
 from __future__ import annotations
 
 import heapq
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -180,14 +180,14 @@ def select(
         for indexes in eligible.values()
     ]
 
-    def head(queue: deque[int]) -> int | None:
-        # The queue's best candidate that is not a near-duplicate of a selected one.
+    def head(queue: list[int]) -> int | None:
+        # The queue's best candidate (its last) that is not a near-duplicate of a selected one.
         while queue:
-            found = duplicate(queue[0])
+            found = duplicate(queue[-1])
             if found is None:
-                return queue[0]
-            rejected[queue[0]] = found
-            queue.popleft()
+                return queue[-1]
+            rejected[queue[-1]] = found
+            queue.pop()
         return None
 
     while len(picked) < limit:
@@ -202,16 +202,38 @@ def select(
             if rows is not None and vectors is not None:
                 rows.add(vectors[index])
             picked.append(index)
-    for turns in domains:
-        for index, task_full in turns.rest():
-            rejected[index] = duplicate(index) or Rejection(
-                index, "over_per_task" if task_full else "over_budget"
-            )
+    rest = [pair for turns in domains for pair in turns.rest()]
+    # The picks are final: every candidate left is compared with them at once.
+    rejected |= _near_duplicates(
+        [index for index, _ in rest], vectors, rows, picked, max_similarity
+    )
+    for index, task_full in rest:
+        if index not in rejected:
+            rejected[index] = Rejection(index, "over_per_task" if task_full else "over_budget")
     return Selection(
         selected=tuple(picked),
         rejected=tuple(rejected[i] for i in sorted(rejected, key=position.__getitem__)),
         min_score=min_score,
     )
+
+
+def _near_duplicates(
+    indexes: list[int],
+    vectors: NDArray[np.float32] | None,
+    rows: GrowingRows | None,
+    picked: list[int],
+    max_similarity: float | None,
+) -> dict[int, Rejection]:
+    """The candidates at ``indexes`` whose cosine with a pick (``rows``) reaches the limit."""
+    if rows is None or vectors is None or max_similarity is None or not picked:
+        return {}
+    best, cosine = rows.nearest_many(vectors[indexes])
+    found = {}
+    for index, number, similarity in zip(indexes, best.tolist(), cosine.tolist(), strict=True):
+        clamped = min(1.0, max(-1.0, similarity))
+        if clamped >= max_similarity:
+            found[index] = Rejection(index, "near_duplicate", picked[number], clamped)
+    return found
 
 
 def _below(
@@ -243,14 +265,18 @@ class _TaskTurns:
         taken: Counter[str | None],
         limit: int | None,
     ) -> None:
-        self.queues: dict[str | None, deque[int]] = {}
+        # Each task's candidates, best last (a list a task, not a deque: a corpus of 200,000
+        # tasks of one run each held 150 MB of deques).
+        self.queues: dict[str | None, list[int]] = {}
         for index in indexes:  # in ranking order
-            self.queues.setdefault(candidates[index].task, deque()).append(index)
+            self.queues.setdefault(candidates[index].task, []).append(index)
+        for queue in self.queues.values():
+            queue.reverse()
         self._candidates = candidates
         self._position = position
         self._taken = taken
         self._limit = limit
-        self._heap = [self._turn(task, queue[0]) for task, queue in self.queues.items()]
+        self._heap = [self._turn(task, queue[-1]) for task, queue in self.queues.items()]
         heapq.heapify(self._heap)
 
     def _turn(self, task: str | None, best: int) -> tuple[bool, int, int, str | None]:
@@ -262,7 +288,7 @@ class _TaskTurns:
         count = self._taken[task]
         return (count > 0 and self._candidates[best].failed, count, self._position[best], task)
 
-    def head(self, first: Callable[[deque[int]], int | None]) -> int | None:
+    def head(self, first: Callable[[list[int]], int | None]) -> int | None:
         """The next pick (``first`` gives a queue's best eligible candidate), or ``None``."""
         while self._heap:
             task = self._heap[0][-1]
@@ -279,17 +305,17 @@ class _TaskTurns:
         """Each candidate left, and whether its task has all the picks it may have."""
         for task, queue in self.queues.items():
             full = self._limit is not None and self._taken[task] >= self._limit
-            for index in queue:
+            for index in reversed(queue):
                 yield index, full
 
     def take(self) -> int:
         """Remove the candidate :meth:`head` just gave (it is selected) and return it."""
         task = self._heap[0][-1]
-        index = self.queues[task].popleft()
+        index = self.queues[task].pop()
         self._taken[task] += 1
         queue = self.queues[task]
         if queue:
-            heapq.heapreplace(self._heap, self._turn(task, queue[0]))
+            heapq.heapreplace(self._heap, self._turn(task, queue[-1]))
         else:
             heapq.heappop(self._heap)
         return index
@@ -314,20 +340,43 @@ def dedupe(
 ) -> list[DuplicateGroup]:
     """The near-duplicate groups (two or more traces), best representative first.
 
-    Tasks play no part: a group is made of near-copies, whatever task each is a run of.
+    Tasks play no part: a group is made of near-copies, whatever task each is a run of. What
+    :func:`select` with ``max_similarity`` and nothing else picks, walked a block of the ranking
+    at a time: the block against the picks before it in one product (or index search), then
+    against its own picks.
     """
-    task_blind = [replace(candidate, task=None) for candidate in candidates]
-    selection = select(task_blind, vectors, max_similarity=threshold)
+    if vectors.ndim != 2 or vectors.shape[0] != len(candidates):
+        raise ValueError(f"{vectors.shape} vectors for {len(candidates)} candidates")
+    order = ranking([replace(candidate, task=None) for candidate in candidates])
+    rows = GrowingRows(len(order), vectors.shape[1], approximate=approximate(len(order)))
+    kept: list[int] = []  # the picks, in the order picked (their numbers in rows)
     members: dict[int, list[tuple[int, float | None]]] = {}
-    for rejection in selection.rejected:
-        # With no budget and no minimum score, every rejection is a near-duplicate.
-        if rejection.duplicate_of is not None and rejection.similarity is not None:
-            members.setdefault(rejection.duplicate_of, []).append(
-                (rejection.index, rejection.similarity)
-            )
-    return [
-        DuplicateGroup(kept, tuple(members[kept])) for kept in selection.selected if kept in members
-    ]
+    for start in range(0, len(order), WALK_BLOCK):
+        block = order[start : start + WALK_BLOCK]
+        block_vectors = vectors[block]
+        before, before_cosine = rows.nearest_many(block_vectors)
+        inner = block_vectors @ block_vectors.T
+        first = len(kept)  # the number of the block's first pick
+        taken: list[int] = []  # the block's picks, as rows of the block
+        for row, index in enumerate(block):
+            best, cosine = int(before[row]), float(before_cosine[row])
+            if taken:
+                within = inner[row, taken]
+                column = int(within.argmax())
+                if within[column] > cosine:  # ties: the earlier pick, from an earlier block
+                    best, cosine = first + column, float(within[column])
+            similarity = min(1.0, max(-1.0, cosine))
+            if best >= 0 and similarity >= threshold:
+                members.setdefault(kept[best], []).append((index, similarity))
+            else:
+                taken.append(row)
+                kept.append(index)
+        rows.add_many(block_vectors[taken])
+    return [DuplicateGroup(index, tuple(members[index])) for index in kept if index in members]
+
+
+WALK_BLOCK = 1024
+"""Candidates :func:`dedupe` compares with the picks before them in one product."""
 
 
 def dedupe_by_task(

@@ -8,13 +8,14 @@ against every other item, so no verdict depends on the input's order. Either als
 scoring again. :func:`decontaminate` removes from a set the items that copy a reference
 (evaluation) set's tasks, by n-gram overlap and, with an embedder, by cosine; it scores nothing.
 The results are plain data: the items, why each was left out, and the rows in the input's own
-form.
+form. With ``reread``, files are held apart (about 1 KB an item and its vector) and read again
+for the items written (the results' ``to_write``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from knowledgepulse.curation import dedupe as dedupe_candidates
 from knowledgepulse.curation import infer_tasks, score_corpus
 from knowledgepulse.curation import select as select_candidates
-from knowledgepulse.curation.corpus import Corpus
+from knowledgepulse.curation.corpus import Corpus, score_apart
 from knowledgepulse.curation.percentiles import MinScore
 from knowledgepulse.curation.select import (
     INFERRED_TASK_SIMILARITY,
@@ -37,8 +38,8 @@ from knowledgepulse.errors import (
 )
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
-from knowledgepulse.runs.inputs import RunInput, items_of
-from knowledgepulse.runs.read import OnProblem
+from knowledgepulse.runs.inputs import RunInput, files_of, items_of
+from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.redaction import redacted_record, redactor_of
 from knowledgepulse.runs.write import UnreadRows, annotated_like
 from knowledgepulse.sources import TraceOptions
@@ -139,8 +140,16 @@ class SelectionResult:
 
     @property
     def selected(self) -> list[ScoredItem]:
-        """The selected items, in the order picked."""
+        """The selected items, in the order picked (held apart: see :meth:`to_write`)."""
         return [self.corpus.items[index] for index in self.picks]
+
+    def to_write(self) -> Iterator[tuple[int, ScoredItem]]:
+        """Each selected item whole, with its place in the order picked (:meth:`Corpus.whole`).
+
+        Held apart, they come in input order: give each to ``ItemWriter.write`` with
+        ``at=place``.
+        """
+        return self.corpus.whole(self.picks)
 
     @property
     def rows(self) -> Any:
@@ -150,8 +159,9 @@ class SelectionResult:
         (their rows, with the ``kp_`` columns added); otherwise dicts: a dataset row with its
         ``kp_`` columns, a trace with ``metadata.quality_score`` set.
         """
-        columns = [kp_columns(scored.breakdown) for scored in self.selected]
-        return annotated_like(self.data, self.selected, columns)
+        selected = [scored for _, scored in sorted(self.to_write(), key=lambda pair: pair[0])]
+        columns = [kp_columns(scored.breakdown) for scored in selected]
+        return annotated_like(self.data, selected, columns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,12 +236,12 @@ class DedupeResult:
 
     def columns(self) -> list[dict[str, Any]]:
         """Each item's ``kp_`` columns, ``kp_group`` and ``kp_kept`` last, in input order."""
-        return [
-            kp_columns(scored.breakdown) | {"kp_group": group, "kp_kept": self.is_kept(index)}
-            for index, (scored, group) in enumerate(
-                zip(self.corpus.items, self.group_of, strict=True)
-            )
-        ]
+        return list(self.iter_columns())
+
+    def iter_columns(self) -> Iterator[dict[str, Any]]:
+        """:meth:`columns` one at a time, to write every row without holding them all."""
+        for index, (scored, group) in enumerate(zip(self.corpus.items, self.group_of, strict=True)):
+            yield kp_columns(scored.breakdown) | {"kp_group": group, "kp_kept": self.is_kept(index)}
 
     @property
     def kept_rows(self) -> Any:
@@ -243,10 +253,19 @@ class DedupeResult:
         """The near-duplicates that would go, in the input's form."""
         return self._rows(keep=False)
 
+    def to_write(self, *, kept: bool = False) -> Iterator[ScoredItem]:
+        """Every item (``kept``: those that stay) in input order, each whole.
+
+        See :meth:`Corpus.whole`; every item's redaction is counted, as every item is written.
+        """
+        every = range(len(self.corpus.items))
+        indexes = [i for i in every if self.is_kept(i)] if kept else every
+        return (scored for _, scored in self.corpus.whole(indexes, counted=every))
+
     def _rows(self, *, keep: bool) -> Any:
         indexes = [i for i in range(len(self.corpus.items)) if self.is_kept(i) == keep]
         every = self.columns()
-        items = [self.corpus.items[i] for i in indexes]
+        items = [scored for _, scored in self.corpus.whole(indexes, counted=())]
         columns = [every[i] for i in indexes]
         return annotated_like(self.data, items, columns, SCORE_COLUMNS + DEDUPE_COLUMNS)
 
@@ -271,6 +290,7 @@ def select(
     notes: Notes | None = None,
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
+    reread: bool = False,
 ) -> SelectionResult:
     """The best items of ``data``: score first, across tasks, skipping near-duplicates.
 
@@ -307,6 +327,11 @@ def select(
         notes: told what a reader says about a whole file.
         progress: for files, told the bytes read so far.
         on_problem: told each record that cannot be read, as it is found.
+        reread: for files (not standard input), hold of each item only what choosing needs
+            (about 1 KB) and read the files again for the items written
+            (:meth:`SelectionResult.to_write`): the result's items are then held apart
+            (:meth:`~knowledgepulse.curation.corpus.Corpus.whole`). For inputs too large to
+            hold.
 
     Raises:
         ValueError: contradictory or out-of-range settings.
@@ -329,7 +354,9 @@ def select(
     if max_similarity is not None:
         _needs_embedder(scorer, "max_similarity")
     unread = UnreadRows(in_place=False)  # the picks' order is not the input's: theirs last
-    corpus, problems, count_redacted = _corpus(
+    by_outcome = rank_by != RANK_BY_SCORE
+    outcome_field = rank_by if by_outcome else RANK_BY_REWARD
+    corpus, problems, count_redacted, read_outcomes = _corpus(
         data,
         scorer=scorer,
         redact=redact,
@@ -340,6 +367,8 @@ def select(
         progress=progress,
         on_problem=on_problem,
         unread=unread,
+        reread=reread,
+        outcome_field=outcome_field if by_outcome or min_reward is not None else None,
     )
     if max_similarity is not None and corpus.vectors is None and corpus.items:
         raise EmbedderUnavailableError(NO_VECTORS.format(what="max_similarity"))
@@ -348,12 +377,14 @@ def select(
         budget = budget_for_top(top, len(corpus.items))
     scores = [scored.breakdown.score for scored in corpus.items]
     threshold = min_score.resolve(scores) if isinstance(min_score, MinScore) else min_score
-    by_outcome = rank_by != RANK_BY_SCORE
-    outcomes = _outcomes(corpus, rank_by if by_outcome else RANK_BY_REWARD, min_reward, by_outcome)
+    outcomes = _outcomes(corpus, outcome_field, min_reward, by_outcome, read_outcomes)
     candidates = [
-        replace(candidate, failed=not scored.trace.metadata.success, outcome=outcome)
-        for candidate, scored, outcome in zip(
-            corpus.candidates(tasks), corpus.items, outcomes or [None] * len(tasks), strict=True
+        replace(candidate, failed=not facts.success, outcome=outcome)
+        for candidate, facts, outcome in zip(
+            corpus.candidates(tasks),
+            corpus.item_facts(),
+            outcomes or [None] * len(tasks),
+            strict=True,
         )
     ]
     selection = select_candidates(
@@ -412,6 +443,7 @@ def dedupe(
     notes: Notes | None = None,
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
+    reread: bool = False,
 ) -> DedupeResult:
     """The groups of near-duplicate items of ``data``, each under the item it keeps.
 
@@ -421,7 +453,8 @@ def dedupe(
     item without one is in no group), else inferred as :func:`select` infers them (the same
     objective, or a cosine with the task's best run reaching ``task_similarity``; without an
     embedder, the same objective only). Either way a group's representative is its best item
-    (highest score, then smallest id). The other arguments are :func:`select`'s.
+    (highest score, then smallest id). The other arguments are :func:`select`'s (with
+    ``reread``, the items are written through :meth:`DedupeResult.to_write`).
 
     Raises:
         ValueError: ``by`` neither ``similarity`` nor ``task``.
@@ -434,7 +467,7 @@ def dedupe(
     if not by_task:
         _needs_embedder(scorer, "dedupe")
     unread = UnreadRows()
-    corpus, problems, count_redacted = _corpus(
+    corpus, problems, count_redacted, _ = _corpus(
         data,
         scorer=scorer,
         redact=redact,
@@ -445,6 +478,7 @@ def dedupe(
         progress=progress,
         on_problem=on_problem,
         unread=unread,
+        reread=reread,
     )
     for index in range(len(corpus.items)):  # every item is written, kept or marked to go
         count_redacted(index)
@@ -508,15 +542,20 @@ def _corpus(
     progress: Callable[[int], object] | None,
     on_problem: OnProblem | None,
     unread: UnreadRows,
-) -> tuple[Corpus, tuple[Problem, ...], Callable[[int], None]]:
+    reread: bool = False,
+    outcome_field: str | None = None,
+) -> tuple[Corpus, tuple[Problem, ...], Callable[[int], None], list[float | None] | None]:
     """``data`` read, redacted and scored in corpus mode (a ``Corpus`` as it is).
 
     And a function that counts the redaction of ``corpus.items[index]`` in the redactor: every
     item is redacted before it is scored, and only those written are counted. ``unread`` is
-    given the rows that gave no trace (redacted as the items are).
+    given the rows that gave no trace (redacted as the items are). With ``reread`` and files,
+    the items are held apart (:func:`score_apart`): their redaction is counted as they are
+    read again, and each item's outcome at ``outcome_field`` is read first (the last value;
+    ``None`` otherwise).
     """
     if isinstance(data, Corpus):
-        return data, (), lambda _: None
+        return data, (), lambda _: None, None
     redactor = redactor_of(redact)
     if redactor is not None:
         unread.clean = partial(redacted_record, redactor=redactor)
@@ -524,21 +563,51 @@ def _corpus(
     read = items_of(
         data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
     )
-    items: list[TraceItem] = []
+    items = unread.valid(read, problems, on_problem)
+    scorer = scorer or TraceValueScorer()
+    paths = files_of(data) if reread else None
+    if paths is not None:
+        outcomes: list[float | None] = []
+        again_paths = paths
+
+        def again(counted: Collection[int]) -> Iterator[TraceItem]:
+            found = items_of(again_paths, source=source, options=options, task_field=task_field)
+            for index, item in enumerate(valid_items(found, [], None)):
+                yield _cleaned(item, redactor, counted=index in counted)
+
+        def noted(item: TraceItem) -> TraceItem:
+            if outcome_field is not None:
+                outcomes.append(outcome_of(item, outcome_field))
+            return item
+
+        cleaned = (noted(_cleaned(item, redactor, counted=False)) for item in items)
+        corpus = score_apart(scorer, cleaned, again)
+        return corpus, tuple(problems), lambda _: None, outcomes if outcome_field else None
+    held: list[TraceItem] = []
     found: list[tuple[TraceItem, list[Finding]]] = []
-    for item in unread.valid(read, problems, on_problem):
+    for item in items:
         if redactor is None:
-            items.append(item)
+            held.append(item)
             continue
-        cleaned, findings = redactor.redact(item, count=False)
+        cleaned_item, findings = redactor.redact(item, count=False)
         found.append((item, findings))
-        items.append(cleaned)
+        held.append(cleaned_item)
 
     def count(index: int) -> None:
         if redactor is not None:
             redactor.count(*found[index])
 
-    return score_corpus(scorer or TraceValueScorer(), items), tuple(problems), count
+    return score_corpus(scorer, held), tuple(problems), count, None
+
+
+def _cleaned(item: TraceItem, redactor: Redactor | None, *, counted: bool) -> TraceItem:
+    """The item redacted (without a redactor, as it is); its redaction counted if ``counted``."""
+    if redactor is None:
+        return item
+    cleaned, findings = redactor.redact(item, count=False)
+    if counted:
+        redactor.count(item, findings)
+    return cleaned
 
 
 def _tasks(
@@ -569,7 +638,7 @@ def inferred_tasks(corpus: Corpus, similarity: float) -> list[str]:
     ``similarity`` (on MiniLM's scale: :attr:`Corpus.cosine_of`); without vectors, the same
     objective only.
     """
-    objectives = [scored.trace.task.objective for scored in corpus.items]
+    objectives = [facts.objective for facts in corpus.item_facts()]
     return infer_tasks(
         corpus.candidates(), objectives, corpus.vectors, threshold=corpus.cosine_of(similarity)
     )
@@ -591,16 +660,25 @@ def outcome_of(item: TraceItem, rank_by: str) -> float | None:
 
 
 def _outcomes(
-    corpus: Corpus, field: str, minimum: float | None, ranked: bool
+    corpus: Corpus,
+    field: str,
+    minimum: float | None,
+    ranked: bool,
+    read: list[float | None] | None = None,
 ) -> list[float | None]:
     """Each item's outcome when it is ranked by or compared with ``minimum``, else none.
 
+    ``read``: the outcomes read with the items (held apart, they have no row to read).
+
     Raises:
         ScorerParameterError: items, and not one of them with that outcome (a misspelt field).
+        ValueError: a corpus held apart, given back with an outcome to rank by.
     """
     if not ranked and minimum is None:
         return []
-    found = [outcome_of(scored.item, field) for scored in corpus.items]
+    if read is None and corpus.held_apart:
+        raise ValueError("a corpus held apart keeps no rows: give rank_by when reading it")
+    found = read if read is not None else [outcome_of(s.item, field) for s in corpus.items]
     if found and all(value is None for value in found):
         setting = Setting("rank_by", field) if ranked else Setting("min_reward", minimum)
         why = (

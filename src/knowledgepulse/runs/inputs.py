@@ -83,6 +83,14 @@ def _paths(data: Any) -> list[str | Path] | None:
     return None
 
 
+def files_of(data: Any) -> list[str | Path] | None:
+    """The files ``data`` names, when it names files that can be read twice (not ``-``)."""
+    paths = _paths(data)
+    if paths is None or any(str(path) == "-" for path in paths):
+        return None
+    return paths
+
+
 def table_kind(data: Any) -> str | None:
     """``pandas``, ``arrow`` or ``datasets`` for a table of those kinds, else ``None``.
 

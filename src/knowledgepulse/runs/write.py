@@ -10,6 +10,8 @@ with ``metadata.quality_score`` set once it is scored. ``kp score --annotate``, 
 
 from __future__ import annotations
 
+import pickle
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
@@ -18,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 from knowledgepulse._util.atomic import atomic_binary, atomic_text
 from knowledgepulse.errors import ParameterConflictError, Setting
-from knowledgepulse.records import Problem, Record
+from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.reports.messages import chat_row, messages_fields
 from knowledgepulse.reports.rows import (
     ANNOTATED_COLUMNS,
@@ -294,6 +296,8 @@ class ItemWriter:
         fields = messages_fields if messages else None
         self._rows = RowWriter("parquet", stream, added, fields) if form == "parquet" else None
         self._written = 0
+        # Items given before their turn (``write``'s ``at``), as they will be written, packed.
+        self._early: dict[int, tuple[Location | None, bytes]] = {}
         if form == "json":
             cast("IO[str]", stream).write("[")
 
@@ -307,18 +311,49 @@ class ItemWriter:
         """How many items were written so far (the rows that gave no trace aside)."""
         return self._items
 
-    def write(self, scored: ScoredItem, columns: Mapping[str, Any] | None = None) -> None:
+    def write(
+        self, scored: ScoredItem, columns: Mapping[str, Any] | None = None, *, at: int | None = None
+    ) -> None:
         """A scored item in its own form: a row, else a trace with its quality score.
 
         A row is the item's dataset row with ``columns`` (default: its ``kp_`` columns); in
-        Parquet every item is a row.
+        Parquet every item is a row. ``at``: the item's place among the items written (from
+        0), for items given out of order (``kp select``'s picks read again in input order): one
+        given before its turn is held, as it will be written and compressed (about 500 bytes
+        for a row of a tool-use dataset), until the items before it are written.
         """
-        item = scored.item
+        if at is not None and at != self._items:
+            self._early[at] = self._packed(scored, columns)
+            return
         self._next_item()
+        item = scored.item
         if self._rows is not None or item.row is not None or self._messages:
             self._row(item, kp_columns(scored.breakdown) if columns is None else columns)
         else:
             self._line(annotated_line(item.document, scored.breakdown.score))
+        while self._items in self._early:
+            location, packed = self._early.pop(self._items)
+            self._next_item()
+            if location is None:
+                self._line(zlib.decompress(packed).decode("utf-8", "surrogatepass"))
+            else:
+                value, raw, added = pickle.loads(zlib.decompress(packed))
+                self._put(Record(location, value, raw=raw), added)
+
+    def _packed(
+        self, scored: ScoredItem, columns: Mapping[str, Any] | None
+    ) -> tuple[Location | None, bytes]:
+        """What :meth:`write` writes for the item, compressed, to write later.
+
+        Its row's location and its row (value, own bytes, columns), or ``None`` and its line.
+        """
+        item = scored.item
+        if self._rows is not None or item.row is not None or self._messages:
+            added = kp_columns(scored.breakdown) if columns is None else columns
+            row, added = self._row_of(item, added)
+            return row.location, zlib.compress(pickle.dumps((row.value, row.raw, dict(added))), 1)
+        line = annotated_line(item.document, scored.breakdown.score)
+        return None, zlib.compress(line.encode("utf-8", "surrogatepass"), 1)
 
     def write_row(self, item: TraceItem, columns: Mapping[str, Any]) -> None:
         """The item's dataset row (its trace document when it has none) with ``columns``.
@@ -352,12 +387,18 @@ class ItemWriter:
             self._unread.written += 1
 
     def _row(self, item: TraceItem, columns: Mapping[str, Any]) -> None:
+        self._put(*self._row_of(item, columns))
+
+    def _row_of(
+        self, item: TraceItem, columns: Mapping[str, Any]
+    ) -> tuple[Record, Mapping[str, Any]]:
+        """The row written for ``item`` (its dataset row, trace or training row), its columns."""
         row = item.row or item.record
         if self._messages:
             row = Record(item.record.location, chat_row(item.trace))
         if ERROR_COLUMN in self._added and ERROR_COLUMN not in columns:
             columns = {**columns, ERROR_COLUMN: None}
-        self._put(row, columns)
+        return row, columns
 
     def _put(self, row: Record, columns: Mapping[str, Any]) -> None:
         if self._rows is not None:
@@ -374,7 +415,15 @@ class ItemWriter:
         self._written += 1
 
     def close(self) -> None:
-        """Finish the output: the last rows that gave no trace, a list's end, Parquet's footer."""
+        """Finish the output: the last rows that gave no trace, a list's end, Parquet's footer.
+
+        Raises:
+            ValueError: an item was given ``at`` a place after one never given.
+        """
+        if self._early:
+            raise ValueError(
+                f"no item was given at place {self._items}, so {len(self._early)} wait"
+            )
         self._write_unread(None)
         if self._rows is not None:
             self._rows.close()

@@ -345,11 +345,29 @@ class TraceValueScorer:
 
         The other dimensions, the profile, the overrides and the threshold are this scorer's.
         """
-        profile, weights = self.profiles.select(trace.metadata.task_domain)
+        features = TraceFeatures.of(trace)
+        return self.breakdown_of(
+            trace.id, trace.metadata.task_domain, features, novelty_value, origin
+        )
+
+    def breakdown_of(
+        self,
+        trace_id: str,
+        domain: str,
+        features: TraceFeatures,
+        novelty_value: float,
+        origin: NoveltyOrigin,
+    ) -> ValueBreakdown:
+        """:meth:`breakdown_with_novelty` from what was counted of the trace, once it is gone.
+
+        ``features`` are :meth:`TraceFeatures.of` the trace, ``domain`` its
+        ``metadata.task_domain``.
+        """
+        profile, weights = self.profiles.select(domain)
         return compose(
-            trace_id=trace.id,
-            domain=trace.metadata.task_domain,
-            features=TraceFeatures.of(trace),
+            trace_id=trace_id,
+            domain=domain,
+            features=features,
             novelty_value=novelty_value,
             novelty_origin=origin,
             profile=profile,

@@ -5,8 +5,10 @@ products, hours on two cores. Past :data:`EXACT_LIMIT` vectors the searches here
 usearch HNSW index (the ``scale`` extra; without it they stay exact, and
 slow). The index only proposes neighbours: every similarity reported is recomputed exactly from
 the two vectors, so a threshold compares true cosines, and what the index can miss is a
-neighbour, never a wrong value. The index is built in one thread, in the caller's order, so
-the same input gives the same answer. Up to :data:`EXACT_LIMIT` nothing here changes a result.
+neighbour, never a wrong value. The index is built in one thread, in the caller's order, so the
+same input gives the same answer (a graph built on several threads differs from run to run); it
+is searched in batches on every core (:data:`THREADS`). Up to :data:`EXACT_LIMIT` nothing here
+changes a result.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse.errors import import_optional, install_hint
-from knowledgepulse.novelty.cache.search import frozen_nearest
+from knowledgepulse.novelty.cache.search import BLOCK_BYTES, frozen_nearest
 
 EXACT_LIMIT = 50_000
 """Vectors up to which searches scan exactly; past it they use an HNSW index when installed."""
@@ -26,6 +28,8 @@ NEIGHBOURS = 16
 """Candidates the index proposes for each query, of which the best allowed one is taken."""
 BLOCK_ROWS = 4096
 """Queries whose proposed neighbours' vectors are held at once (16 rows each)."""
+THREADS = 0
+"""usearch's threads for a batch of searches: 0, every core."""
 SCALE_HINT = install_hint("scale")
 
 
@@ -54,7 +58,7 @@ def nearest_other_key(
     similarity = np.full(len(vectors), np.nan, dtype=np.float64)
     for start in range(0, len(vectors), BLOCK_ROWS):  # the proposed rows, a block at a time
         rows = slice(start, start + BLOCK_ROWS)
-        found = index.search(vectors[rows], NEIGHBOURS).keys.astype(np.intp)
+        found = index.search(vectors[rows], NEIGHBOURS, threads=THREADS).keys.astype(np.intp)
         found[found >= len(vectors)] = -1  # usearch pads a short answer with its "no key"
         allowed = (found >= 0) & (codes[np.maximum(found, 0)] != codes[rows, None])
         cosines = np.einsum("ij,ikj->ik", vectors[rows], vectors[np.maximum(found, 0)])
@@ -98,6 +102,47 @@ class GrowingRows:
             self._index.add(self._count, vector, threads=1)
         self._count += 1
 
+    def add_many(self, vectors: NDArray[np.float32]) -> None:
+        """Hold each row of ``vectors``, numbered on from ``len(self)``."""
+        count = len(vectors)
+        if not count:
+            return
+        self._rows[self._count : self._count + count] = vectors
+        if self._index is not None:
+            keys = np.arange(self._count, self._count + count)
+            self._index.add(keys, vectors, threads=1)
+        self._count += count
+
+    def nearest_many(
+        self, vectors: NDArray[np.float32]
+    ) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
+        """:meth:`nearest` of each row of ``vectors``, in blocks: the numbers and the cosines.
+
+        The earliest of equals; ``-1`` and ``-inf`` where none is held.
+        """
+        best = np.full(len(vectors), -1, dtype=np.intp)
+        similarity = np.full(len(vectors), -np.inf, dtype=np.float32)
+        if not self._count or not len(vectors):
+            return best, similarity
+        held = self._rows[: self._count]
+        step = max(1, BLOCK_BYTES // (4 * self._count)) if self._index is None else BLOCK_ROWS
+        for start in range(0, len(vectors), step):
+            block = slice(start, start + step)
+            if self._index is None:
+                products = vectors[block] @ held.T
+                best[block] = products.argmax(axis=1)
+            else:
+                found = self._index.search(vectors[block], NEIGHBOURS, threads=THREADS)
+                keys = np.sort(found.keys.astype(np.intp), axis=1)  # ties: the earliest
+                keys[keys >= self._count] = -1  # usearch pads a short answer with "no key"
+                products = np.einsum("ij,ikj->ik", vectors[block], held[np.maximum(keys, 0)])
+                products[keys < 0] = -np.inf
+                column = products.argmax(axis=1)
+                best[block] = keys[np.arange(len(keys)), column]
+            similarity[block] = products[np.arange(len(products)), products.argmax(axis=1)]
+        best[np.isneginf(similarity)] = -1
+        return best, similarity
+
     def nearest(self, vector: NDArray[np.float32]) -> tuple[int, float]:
         """The held vector most similar to ``vector``: its number and their cosine.
 
@@ -110,7 +155,7 @@ class GrowingRows:
             best = int(np.argmax(similarities))
             return best, float(similarities[best])
         keys = np.sort(self._index.search(vector, NEIGHBOURS).keys.astype(np.intp))
-        keys = keys[keys < self._count]
+        keys = keys[(keys >= 0) & (keys < self._count)]
         similarities = self._rows[keys] @ vector
         best = int(np.argmax(similarities))
         return int(keys[best]), float(similarities[best])

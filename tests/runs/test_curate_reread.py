@@ -1,0 +1,151 @@
+"""``select`` and ``dedupe`` with ``reread``: items held apart, the files read again to write."""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.errors import InputFileError
+from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS
+from knowledgepulse.runs import dedupe, select
+from knowledgepulse.runs.curate import DedupeResult, SelectionResult
+from knowledgepulse.runs.write import ItemWriter
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.value import TraceValueScorer
+from tests.builders import trace_json
+
+WORDS = ["refund", "order", "flight", "Oslo", "invoice", "payment", "test", "deploy"]
+
+
+def scorer(*, embedder: bool = True) -> TraceValueScorer:
+    return TraceValueScorer(embedder=HashingEmbedder() if embedder else None)
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> tuple[str | None, list[str]]:
+    """A source and JSON Lines: traces (copies, shared objectives) or chat rows, maybe a bad one."""
+    rows = draw(st.booleans())
+    count = draw(st.integers(1, 9))
+    found = []
+    for number in range(count):
+        objective = " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3)))
+        success = draw(st.booleans())
+        if rows:
+            record: dict[str, Any] = {
+                "id": f"row-{draw(st.integers(0, count))}",
+                "reward": draw(st.sampled_from([0.0, 0.5, 1.0])),
+                "messages": [
+                    {"role": "user", "content": objective},
+                    {"role": "assistant", "content": f"done {number % 3}"},
+                ],
+            }
+        else:
+            record = trace_json(
+                trace_id=f"kp:trace:{draw(st.integers(0, count))}",
+                objective=objective,
+                success=success,
+                domain=draw(st.sampled_from(["code", "finance"])),
+            )
+        found.append(json.dumps(record))
+    if draw(st.booleans()):
+        found.insert(draw(st.integers(0, len(found))), '{"id": "bad", "messages": null}')
+    return ("openai-chat" if rows else None), found
+
+
+def selected_output(result: SelectionResult) -> str:
+    stream = io.StringIO()
+    with ItemWriter(stream, unread=result.unread) as writer:
+        for place, scored in result.to_write():
+            writer.write(scored, at=place)
+    return stream.getvalue()
+
+
+def deduped_output(result: DedupeResult) -> str:
+    stream = io.StringIO()
+    added = SCORE_COLUMNS + DEDUPE_COLUMNS
+    with ItemWriter(stream, added=added, unread=result.unread) as writer:
+        for scored, columns in zip(result.to_write(), result.iter_columns(), strict=True):
+            writer.write_row(scored.item, columns)
+    groups = [json.dumps(group.to_dict(), default=str) for group in result.groups]
+    return stream.getvalue() + "\n".join(groups)
+
+
+SELECT_OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "budget": st.integers(0, 6),
+        "max_similarity": st.sampled_from([0.5, 0.95]),
+        "per_task": st.integers(1, 2),
+        "per_domain": st.booleans(),
+        "min_score": st.sampled_from(["p30", "p70"]),
+    },
+)
+
+
+@settings(max_examples=20, deadline=None)
+@given(lines(), SELECT_OPTIONS, st.sampled_from(["similarity", "task"]), st.booleans())
+def test_reading_again_writes_what_holding_every_item_writes(
+    read: tuple[str | None, list[str]], options: dict[str, Any], by: Any, embedder: bool
+) -> None:
+    """select and dedupe with reread write, choose and report as they do holding the items."""
+    source, found = read
+    if not embedder:  # what compares vectors needs them
+        options.pop("max_similarity", None)
+        by = "task"
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "input.jsonl"
+        path.write_text("\n".join(found) + "\n")
+        results = [
+            select(
+                [str(path)],
+                scorer=scorer(embedder=embedder),
+                source=source,
+                **options,
+                reread=again,
+            )
+            for again in (False, True)
+        ]
+        assert results[1].corpus.held_apart
+        held, apart = (selected_output(result) for result in results)
+        assert apart == held
+        assert [r.to_dict() for r in results[1].rejected] == [
+            r.to_dict() for r in results[0].rejected
+        ]
+        assert results[1].corpus.breakdowns == results[0].corpus.breakdowns
+        deduped = [
+            dedupe(
+                [str(path)], by=by, scorer=scorer(embedder=embedder), source=source, reread=again
+            )
+            for again in (False, True)
+        ]
+        assert deduped_output(deduped[1]) == deduped_output(deduped[0])
+
+
+def test_the_items_written_are_read_again_from_the_file(tmp_path: Path) -> None:
+    """Held apart, the items written are read again: a file changed meanwhile is refused."""
+    path = tmp_path / "traces.jsonl"
+    traces = [trace_json(trace_id=f"kp:trace:{n}", objective=WORDS[n]) for n in range(3)]
+    path.write_text("".join(json.dumps(trace) + "\n" for trace in traces))
+    result = select([str(path)], scorer=scorer(), reread=True)
+    assert result.corpus.held_apart
+    with pytest.raises(AttributeError):
+        _ = result.selected[0].trace.id  # what is held has no trace
+    assert {scored.trace.id for _, scored in result.to_write()} == {t["id"] for t in traces}
+    traces[1]["id"] = "kp:trace:another"
+    path.write_text("".join(json.dumps(trace) + "\n" for trace in traces))
+    with pytest.raises(InputFileError, match="changed while kp read it"):
+        list(result.to_write())
+
+
+def test_items_in_memory_are_held_whole_as_before() -> None:
+    """What is not files (items in memory, standard input) is held whole, reread or not."""
+    result = dedupe([trace_json()], scorer=scorer(), reread=True)
+    assert not result.corpus.held_apart
+    assert result.corpus.items[0].trace.id == trace_json()["id"]
