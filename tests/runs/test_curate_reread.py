@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import tempfile
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS
-from knowledgepulse.runs import dedupe, select
+from knowledgepulse.runs import dedupe, inputs, select
 from knowledgepulse.runs.curate import DedupeResult, SelectionResult
 from knowledgepulse.runs.write import ItemWriter
 from knowledgepulse.testing import HashingEmbedder
@@ -149,3 +150,22 @@ def test_items_in_memory_are_held_whole_as_before() -> None:
     result = dedupe([trace_json()], scorer=scorer(), reread=True)
     assert not result.corpus.held_apart
     assert result.corpus.items[0].trace.id == trace_json()["id"]
+
+
+def test_without_a_choice_only_large_files_are_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """reread=None reads files again from REREAD_FROM_BYTES (a .gz counting 4x), never below."""
+    path = tmp_path / "traces.jsonl"
+    path.write_text(json.dumps(trace_json()) + "\n")
+    size = path.stat().st_size
+    monkeypatch.setattr(inputs, "REREAD_FROM_BYTES", size + 1)
+    assert not select([str(path)], scorer=scorer(), reread=None).corpus.held_apart
+    assert select([str(path)], scorer=scorer(), reread=True).corpus.held_apart
+    packed = tmp_path / "traces.jsonl.gz"
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    monkeypatch.setattr(inputs, "REREAD_FROM_BYTES", packed.stat().st_size * 4)
+    assert select([str(packed)], scorer=scorer(), reread=None).corpus.held_apart
+    monkeypatch.setattr(inputs, "REREAD_FROM_BYTES", size)
+    assert dedupe([str(path)], scorer=scorer(), reread=None).corpus.held_apart
+    assert not dedupe([str(path)], scorer=scorer(), reread=False).corpus.held_apart

@@ -1,7 +1,7 @@
 """``kp select`` and ``kp dedupe``: the options, one call to ``runs.curate``, the output, a summary.
 
-Novelty is against every other trace of the input, so no verdict depends on its order; the
-whole input is held in memory (1.5 KB of vector per trace with MiniLM).
+Novelty is against every other trace of the input, so no verdict depends on its order. A
+large file is held apart (about 1 KB and a vector a trace) and read again to write.
 """
 
 from __future__ import annotations
@@ -260,7 +260,7 @@ def select_command(
                 rank_by=rank_by,
                 min_reward=min_reward,
                 progress=progress.advance,
-                reread=True,
+                reread=None,  # large files: held apart, read again to write
                 **run,
             )
         except EmbedderUnavailableError:
@@ -421,7 +421,7 @@ def dedupe_command(
                 task_field=task_field,
                 task_similarity=task_similarity,
                 progress=progress.advance,
-                reread=True,
+                reread=None,  # large files: held apart, read again to write
                 **run,
             )
         except EmbedderUnavailableError:

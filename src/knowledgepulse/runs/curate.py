@@ -38,7 +38,7 @@ from knowledgepulse.errors import (
 )
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
-from knowledgepulse.runs.inputs import RunInput, files_of, items_of
+from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.redaction import redacted_record, redactor_of
 from knowledgepulse.runs.write import UnreadRows, annotated_like
@@ -290,7 +290,7 @@ def select(
     notes: Notes | None = None,
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
-    reread: bool = False,
+    reread: bool | None = False,
 ) -> SelectionResult:
     """The best items of ``data``: score first, across tasks, skipping near-duplicates.
 
@@ -331,7 +331,7 @@ def select(
             (about 1 KB) and read the files again for the items written
             (:meth:`SelectionResult.to_write`): the result's items are then held apart
             (:meth:`~knowledgepulse.curation.corpus.Corpus.whole`). For inputs too large to
-            hold.
+            hold; ``None``: for files of ``REREAD_FROM_BYTES`` or more (as ``kp`` does).
 
     Raises:
         ValueError: contradictory or out-of-range settings.
@@ -443,7 +443,7 @@ def dedupe(
     notes: Notes | None = None,
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
-    reread: bool = False,
+    reread: bool | None = False,
 ) -> DedupeResult:
     """The groups of near-duplicate items of ``data``, each under the item it keeps.
 
@@ -542,7 +542,7 @@ def _corpus(
     progress: Callable[[int], object] | None,
     on_problem: OnProblem | None,
     unread: UnreadRows,
-    reread: bool = False,
+    reread: bool | None = False,
     outcome_field: str | None = None,
 ) -> tuple[Corpus, tuple[Problem, ...], Callable[[int], None], list[float | None] | None]:
     """``data`` read, redacted and scored in corpus mode (a ``Corpus`` as it is).
@@ -565,7 +565,7 @@ def _corpus(
     )
     items = unread.valid(read, problems, on_problem)
     scorer = scorer or TraceValueScorer()
-    paths = files_of(data) if reread else None
+    paths = files_to_reread(data, reread)
     if paths is not None:
         outcomes: list[float | None] = []
         again_paths = paths

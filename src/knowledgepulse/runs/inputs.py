@@ -91,6 +91,29 @@ def files_of(data: Any) -> list[str | Path] | None:
     return paths
 
 
+REREAD_FROM_BYTES = 16 * 1024 * 1024
+"""The size of files (a ``.gz`` counting ``GZIP_RATIO`` times) from which a curation run holds
+each item apart and reads the files again to write: an item held whole takes 20 KB or more,
+so 16 MB of short rows would hold gigabytes; below it, reading once is the faster."""
+
+
+def files_to_reread(data: Any, reread: bool | None) -> list[str | Path] | None:
+    """The files to read again to write, when ``reread`` asks (``None``: when they are large)."""
+    paths = None if reread is False else files_of(data)
+    if paths is None or reread:
+        return paths
+    from knowledgepulse.runs.embedder import GZIP_RATIO  # noqa: PLC0415 - one definition
+
+    total = 0
+    for path in paths:
+        try:
+            size = os.stat(path).st_size
+        except OSError:  # the reader says what is wrong with it
+            continue
+        total += size * (GZIP_RATIO if str(path).endswith(".gz") else 1)
+    return paths if total >= REREAD_FROM_BYTES else None
+
+
 def table_kind(data: Any) -> str | None:
     """``pandas``, ``arrow`` or ``datasets`` for a table of those kinds, else ``None``.
 
