@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from knowledgepulse._util.atomic import check_destination
-from knowledgepulse.cli._console import open_output, say
+from knowledgepulse.cli._console import output_target, say
 from knowledgepulse.cli._embedder import (
     build_embedder,
     build_scorer,
@@ -34,7 +34,6 @@ from knowledgepulse.cli._options import (
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     ProblemSink,
-    item_output,
     paths_argument,
     source_options,
     sources,
@@ -51,9 +50,8 @@ from knowledgepulse.reports.curation import (
     selection_summary,
 )
 from knowledgepulse.reports.redaction import summary_tail
-from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kept_tail
+from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
-from knowledgepulse.reports.value import dumps, tidy
 from knowledgepulse.runs.contamination import decontaminate
 from knowledgepulse.runs.curate import (
     DEDUPE_BY_SIMILARITY,
@@ -63,7 +61,7 @@ from knowledgepulse.runs.curate import (
     dedupe,
     select,
 )
-from knowledgepulse.runs.write import rows_form
+from knowledgepulse.runs.write import rows_form, write_jsonl
 
 if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
@@ -118,11 +116,6 @@ def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) 
             f"{value!r}: give a percentage in (0, 100], such as 10%", param_hint="--top"
         )
     return percent
-
-
-def _has_rows(corpus: Corpus) -> bool:
-    """Whether the input was dataset rows (``--from``), to be written back as rows."""
-    return bool(corpus.items) and corpus.items[0].item.row is not None
 
 
 def _histogram(corpus: Corpus) -> None:
@@ -267,17 +260,10 @@ def select_command(
             raise click.UsageError(NO_EMBEDDER.format(what="--max-similarity")) from None
     if similarity_histogram:
         _histogram(result.corpus)
-    # Dataset rows go back as rows (their form, or -o's), traces with their quality score.
-    messages = to == "messages"
-    rows = _has_rows(result.corpus) or not result.corpus.items or messages  # none: Parquet stays
-    form = rows_form(output, inputs) if rows else "jsonl"
-    with item_output(output, form, messages=messages, unread=result.unread) as out:
-        for place, scored in result.to_write():
-            out.write(scored, at=place)
+    with output_target(output) as target:
+        result.write_to(target, inputs, messages=to == "messages")
     if report_path is not None:
-        with open_output(report_path) as stream:
-            for rejected in result.rejected:
-                stream.write(dumps(tidy(rejected.to_dict())) + "\n")
+        write_jsonl(report_path, result.rejected)
     summary = selection_summary(result, min_score, sink.tally.invalid)
     say(summary + kept_tail(result.unread.written) + summary_tail(redactor))
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
@@ -388,110 +374,56 @@ def dedupe_command(
             (similarity_histogram, "--similarity-histogram is for dedupe within one set"),
             (options.get("redact", False), "--redact is for dedupe within one set"),
         )
-        return _decontaminate(
-            paths,
-            against,
-            ngram,
-            min_overlap,
-            threshold,
-            output,
-            report_path,
-            allow_empty,
-            no_embedder=no_embedder,
-            task_field=task_field,  # a row column, as before: which task is not asked
-            **options,
+        options["task_field"] = task_field  # a row column, as before: which task is not asked
+    else:
+        refuse_usage(
+            (
+                no_embedder and by != DEDUPE_BY_TASK,
+                "kp dedupe compares embeddings; drop --no-embedder (or give --by task)",
+            ),
+            (report_path is not None, "--report lists what --against removed: give --against"),
         )
-    by_task = by == DEDUPE_BY_TASK
-    refuse_usage(
-        (
-            no_embedder and not by_task,
-            "kp dedupe compares embeddings; drop --no-embedder (or give --by task)",
-        ),
-        (report_path is not None, "--report lists what --against removed: give --against"),
-    )
     sink = ProblemSink()
-    run, redactor = run_arguments(paths, (output,), sink, no_embedder=no_embedder, **options)
+    written = (output, report_path) if against else (output,)
+    run, redactor = run_arguments(paths, written, sink, no_embedder=no_embedder, **options)
     inputs = sources(paths)
+    what = "kp dedupe --against" if against else "kp dedupe"
     with ReadProgress.for_sources(inputs) as progress:
         try:
-            result = dedupe(
-                inputs,
-                by=by,
-                threshold=threshold,
-                task_field=task_field,
-                task_similarity=task_similarity,
-                progress=progress.advance,
-                reread=None,  # large files: held apart, read again to write
-                **run,
-            )
+            if against:
+                del run["redact"]  # refused: decontamination writes rows as they came
+                found = decontaminate(
+                    inputs,
+                    against=[str(path) for path in against],
+                    ngram=ngram,
+                    min_overlap=min_overlap,
+                    threshold=threshold,
+                    progress=progress.advance,
+                    **run,
+                )
+            else:
+                result = dedupe(
+                    inputs,
+                    by=by,
+                    threshold=threshold,
+                    task_field=task_field,
+                    task_similarity=task_similarity,
+                    progress=progress.advance,
+                    reread=None,  # large files: held apart, read again to write
+                    **run,
+                )
         except EmbedderUnavailableError:
-            raise click.UsageError(NO_EMBEDDER.format(what="kp dedupe")) from None
+            raise click.UsageError(NO_EMBEDDER.format(what=what)) from None
+    if against:
+        with output_target(output) as target:
+            found.write_to(target, inputs)
+        if report_path is not None:
+            write_jsonl(report_path, found.removed)
+        say(decontamination_summary(found) + kept_tail(found.unread.written))
+        return sink.exit_code(len(found.items), allow_empty=allow_empty)
     if similarity_histogram:
         _histogram(result.corpus)
-    unread = result.unread
-    if to == "messages":
-        unread.in_place = False  # the kept traces only: the rows that gave none go last
-        form = rows_form(output, inputs)
-        with item_output(output, form, messages=True, unread=unread) as kept:
-            for scored in result.to_write(kept=True):
-                kept.write(scored)
-    elif _has_rows(result.corpus) or not result.corpus.items:  # none: Parquet stays Parquet
-        form = rows_form(output, inputs)
-        added = SCORE_COLUMNS + DEDUPE_COLUMNS
-        with item_output(output, form, added, unread=unread) as rows:
-            for scored, columns in zip(result.to_write(), result.iter_columns(), strict=True):
-                rows.write_row(scored.item, columns)
-    else:
-        with open_output(output) as stream:
-            for group in result.groups:
-                stream.write(dumps(tidy(group.to_dict())) + "\n")
-    say(dedupe_summary(result) + kept_tail(unread.written) + summary_tail(redactor))
+    with output_target(output) as target:
+        result.write_to(target, inputs, messages=to == "messages")
+    say(dedupe_summary(result) + kept_tail(result.unread.written) + summary_tail(redactor))
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
-
-
-def _decontaminate(  # noqa: PLR0917 - the command's settings, passed on
-    paths: tuple[str, ...],
-    against: tuple[Path, ...],
-    ngram: int,
-    min_overlap: float,
-    threshold: float,
-    output: Path | None,
-    report_path: Path | None,
-    allow_empty: bool,
-    *,
-    no_embedder: bool,
-    **options: Any,
-) -> int:
-    """``kp dedupe --against``: the kept traces in their own form, the report, a summary."""
-    sink = ProblemSink()
-    run, _ = run_arguments(paths, (output, report_path), sink, no_embedder=no_embedder, **options)
-    del run["redact"]  # refused with --against: decontamination writes rows as they came
-    inputs = sources(paths)
-    with ReadProgress.for_sources(inputs) as progress:
-        try:
-            result = decontaminate(
-                inputs,
-                against=[str(path) for path in against],
-                ngram=ngram,
-                min_overlap=min_overlap,
-                threshold=threshold,
-                progress=progress.advance,
-                **run,
-            )
-        except EmbedderUnavailableError:
-            raise click.UsageError(NO_EMBEDDER.format(what="kp dedupe --against")) from None
-    # Dataset rows (and an input of none: a valid empty Parquet file) go back as rows.
-    rows = not result.items or result.items[0].row is not None
-    form = rows_form(output, inputs) if rows else "jsonl"
-    with item_output(output, form, (), unread=result.unread) as out:
-        for item in result.kept:
-            if item.row is not None:
-                out.write_row(item, {})
-            else:
-                out.write_trace(item)
-    if report_path is not None:
-        with open_output(report_path) as stream:
-            for found in result.removed:
-                stream.write(dumps(tidy(found.to_dict())) + "\n")
-    say(decontamination_summary(result) + kept_tail(result.unread.written))
-    return sink.exit_code(len(result.items), allow_empty=allow_empty)

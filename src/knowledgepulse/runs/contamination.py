@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
@@ -24,7 +24,7 @@ from knowledgepulse.records import Problem
 from knowledgepulse.runs.curate import NO_VECTORS
 from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
-from knowledgepulse.runs.write import UnreadRows, redacted_like
+from knowledgepulse.runs.write import UnreadRows, item_writer, output_form, redacted_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem
@@ -124,6 +124,24 @@ class DecontaminationResult:
         otherwise dicts. Nothing is added: the rows are as they came.
         """
         return redacted_like(self.data, self.kept)
+
+    def write_to(self, target: Path | IO[str], inputs: Sequence[str] = ()) -> None:
+        """The kept items as they came to ``target``, then the rows that gave no trace.
+
+        Dataset rows go back as rows (Parquet when the first of ``inputs`` or a ``.parquet``
+        target is), traces as their documents.
+
+        Raises:
+            ParameterConflictError: Parquet rows to a stream.
+        """
+        rows = not self.items or self.items[0].row is not None
+        form = output_form(target, inputs, rows=rows)
+        with item_writer(target, form, (), unread=self.unread) as out:
+            for item in self.kept:
+                if item.row is not None:
+                    out.write_row(item, {})
+                else:
+                    out.write_trace(item)
 
 
 def decontaminate(

@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import IO, TYPE_CHECKING, Any, Final, Literal
 
 from knowledgepulse.curation import dedupe as dedupe_candidates
 from knowledgepulse.curation import infer_tasks, score_corpus
@@ -41,7 +41,13 @@ from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_column
 from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.redaction import redacted_record, redactor_of
-from knowledgepulse.runs.write import UnreadRows, annotated_like
+from knowledgepulse.runs.write import (
+    UnreadRows,
+    annotated_like,
+    item_writer,
+    output_form,
+    write_jsonl,
+)
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem, number_at
@@ -49,6 +55,8 @@ from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from knowledgepulse.curation.select import RejectionReason
     from knowledgepulse.redact.items import Redactor
     from knowledgepulse.redact.walk import Finding
@@ -163,6 +171,23 @@ class SelectionResult:
         columns = [kp_columns(scored.breakdown) for scored in selected]
         return annotated_like(self.data, selected, columns)
 
+    def write_to(
+        self, target: Path | IO[str], inputs: Sequence[str] = (), *, messages: bool = False
+    ) -> None:
+        """The selected items, in the order picked, to ``target`` (``kp select``'s output).
+
+        Dataset rows go back as rows with their ``kp_`` columns (Parquet when the first of
+        ``inputs`` or a ``.parquet`` target is), then the rows that gave no trace; traces with
+        their quality score. ``messages``: each item as a training row in chat form.
+
+        Raises:
+            ParameterConflictError: Parquet rows to a stream.
+        """
+        form = output_form(target, inputs, rows=messages or _gives_rows(self.corpus))
+        with item_writer(target, form, messages=messages, unread=self.unread) as out:
+            for place, scored in self.to_write():
+                out.write(scored, at=place)
+
 
 @dataclass(frozen=True, slots=True)
 class DedupeGroup:
@@ -262,12 +287,45 @@ class DedupeResult:
         indexes = [i for i in every if self.is_kept(i)] if kept else every
         return (scored for _, scored in self.corpus.whole(indexes, counted=every))
 
+    def write_to(
+        self, target: Path | IO[str], inputs: Sequence[str] = (), *, messages: bool = False
+    ) -> None:
+        """The result to ``target`` (``kp dedupe``'s output): the groups, or the rows.
+
+        Dataset rows go back in input order with their ``kp_`` columns, ``kp_group`` and
+        ``kp_kept`` (see :meth:`SelectionResult.write_to` for their form); traces as one JSON
+        line a group. ``messages``: the kept items only, each a training row in chat form, the
+        rows that gave no trace last.
+
+        Raises:
+            ParameterConflictError: Parquet rows to a stream.
+        """
+        if messages:
+            self.unread.in_place = False
+            form = output_form(target, inputs, rows=True)
+            with item_writer(target, form, messages=True, unread=self.unread) as kept:
+                for scored in self.to_write(kept=True):
+                    kept.write(scored)
+        elif _gives_rows(self.corpus):
+            form = output_form(target, inputs, rows=True)
+            added = SCORE_COLUMNS + DEDUPE_COLUMNS
+            with item_writer(target, form, added, unread=self.unread) as rows:
+                for scored, columns in zip(self.to_write(), self.iter_columns(), strict=True):
+                    rows.write_row(scored.item, columns)
+        else:
+            write_jsonl(target, self.groups)
+
     def _rows(self, *, keep: bool) -> Any:
         indexes = [i for i in range(len(self.corpus.items)) if self.is_kept(i) == keep]
         every = self.columns()
         items = [scored for _, scored in self.corpus.whole(indexes, counted=())]
         columns = [every[i] for i in indexes]
         return annotated_like(self.data, items, columns, SCORE_COLUMNS + DEDUPE_COLUMNS)
+
+
+def _gives_rows(corpus: Corpus) -> bool:
+    """Whether the items are dataset rows, written back as rows (none: a Parquet file stays)."""
+    return not corpus.items or corpus.items[0].item.row is not None
 
 
 def select(

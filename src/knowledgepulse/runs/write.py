@@ -14,7 +14,7 @@ import pickle
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
@@ -33,7 +33,7 @@ from knowledgepulse.reports.rows import (
     kp_columns,
     row_format,
 )
-from knowledgepulse.reports.value import annotated_document, annotated_line, dumps
+from knowledgepulse.reports.value import annotated_document, annotated_line, dumps, tidy
 from knowledgepulse.reports.value_formats import report_writer
 from knowledgepulse.runs.inputs import table_kind
 from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
@@ -499,6 +499,28 @@ def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "js
     return "parquet"
 
 
+def output_form(target: Path | IO[str], inputs: Sequence[str], *, rows: bool) -> WriteForm:
+    """The form items go to ``target`` in: :func:`rows_form` for ``rows``, else JSON Lines."""
+    return rows_form(target if isinstance(target, Path) else None, inputs) if rows else "jsonl"
+
+
+@contextmanager
+def text_output(target: Path | IO[str]) -> Iterator[IO[str]]:
+    """``target`` as a text stream: a stream as it is, a file that replaces the path atomically."""
+    if not isinstance(target, Path):
+        yield target
+        return
+    with atomic_text(target, errors=ENCODING_ERRORS) as stream:
+        yield stream
+
+
+def write_jsonl(target: Path | IO[str], records: Iterable[Any]) -> None:
+    """Each record's ``to_dict()`` as a JSON line (a report's rows: groups, rejections)."""
+    with text_output(target) as stream:
+        for record in records:
+            stream.write(dumps(tidy(record.to_dict())) + "\n")
+
+
 @contextmanager
 def scores_writer(
     target: Path | IO[str],
@@ -520,11 +542,7 @@ def scores_writer(
         with item_writer(target, rows, ANNOTATED_COLUMNS, unread=unread) as items:
             yield items.write
         return
-    with (
-        nullcontext(target)
-        if not isinstance(target, Path)
-        else atomic_text(target, errors=ENCODING_ERRORS) as stream
-    ):
+    with text_output(target) as stream:
         writer = report_writer(report, stream, explain=explain)
         yield writer.write
         writer.close(problems.tally, problems.kept)

@@ -1,0 +1,115 @@
+"""The curation results write themselves: ``write_to`` gives what ``kp select``/``dedupe`` write."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledgepulse.errors import ParameterConflictError
+from knowledgepulse.runs import decontaminate, dedupe, select
+from knowledgepulse.runs.write import output_form, write_jsonl
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.value import TraceValueScorer
+from tests.builders import curation_traces
+
+DATASETS = Path(__file__).parents[2] / "examples" / "datasets"
+
+
+def scorer() -> TraceValueScorer:
+    return TraceValueScorer(embedder=HashingEmbedder())
+
+
+def lines(stream: io.StringIO) -> list[Any]:
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+def chat_rows() -> list[dict[str, Any]]:
+    path = DATASETS / "openai_chat.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_a_selection_writes_its_rows_in_the_order_picked() -> None:
+    """Traces go out with their quality score, as :attr:`SelectionResult.rows` gives them."""
+    result = select(curation_traces(), budget=3, scorer=scorer())
+    out = io.StringIO()
+    result.write_to(out)
+    assert lines(out) == result.rows
+    assert len(result.rows) == 3
+
+
+def test_a_selection_writes_training_rows_with_messages() -> None:
+    """``messages``: every selected item is a chat-form training row."""
+    result = select(curation_traces(), budget=2, scorer=scorer())
+    out = io.StringIO()
+    result.write_to(out, messages=True)
+    assert len(lines(out)) == 2
+    assert all("messages" in row for row in lines(out))
+
+
+def test_dedupe_of_traces_writes_one_line_a_group() -> None:
+    """Traces: each group as its report row."""
+    result = dedupe(curation_traces(), threshold=0.95, scorer=scorer())
+    out = io.StringIO()
+    result.write_to(out)
+    assert len(lines(out)) == len(result.groups) == 1
+    assert (
+        lines(out)[0]["representative"]["id"] == result.groups[0].representative.breakdown.trace_id
+    )
+
+
+def test_dedupe_of_rows_writes_every_row_with_its_group_columns() -> None:
+    """Rows: every row in input order, with ``kp_group`` and ``kp_kept``."""
+    rows = chat_rows()
+    result = dedupe(rows, by="task", scorer=scorer())
+    out = io.StringIO()
+    result.write_to(out)
+    written = lines(out)
+    assert [{k: v for k, v in r.items() if not k.startswith("kp_")} for r in written] == rows
+    assert [r["kp_kept"] for r in written] == [c["kp_kept"] for c in result.columns()]
+
+
+def test_dedupe_with_messages_writes_the_kept_items_only() -> None:
+    """``messages``: one training row a kept item."""
+    result = dedupe(curation_traces(), threshold=0.95, scorer=scorer())
+    out = io.StringIO()
+    result.write_to(out, messages=True)
+    assert len(lines(out)) == len(result.kept) < len(result.corpus.items)
+
+
+def test_decontamination_writes_the_kept_rows_as_they_came() -> None:
+    """The removed row goes; the others are written unchanged."""
+    texts = ["Book the cheapest flight from Boston to Denver for two adults on March 3.", "Hi."]
+    rows = [
+        {"messages": [{"role": "user", "content": t}, {"role": "assistant", "content": "Done."}]}
+        for t in texts
+    ]
+    objective = texts[0]
+    result = decontaminate(rows, against_texts=[objective], source="openai-chat")
+    out = io.StringIO()
+    result.write_to(out)
+    assert lines(out) == result.kept_rows
+    assert len(lines(out)) == len(rows) - len(result.removed) < len(rows)
+
+
+def test_parquet_rows_to_a_stream_are_refused_before_anything_is_written(tmp_path: Path) -> None:
+    """The first input is Parquet: rows need a file, traces do not care."""
+    source = tmp_path / "rows.parquet"
+    source.write_bytes(b"PAR1")
+    with pytest.raises(ParameterConflictError, match="output"):
+        output_form(io.StringIO(), [str(source)], rows=True)
+    assert output_form(io.StringIO(), [str(source)], rows=False) == "jsonl"
+    assert output_form(tmp_path / "out.parquet", ["rows.jsonl"], rows=True) == "parquet"
+
+
+def test_write_jsonl_writes_each_records_dict_to_a_file(tmp_path: Path) -> None:
+    """One tidy JSON line a record, in the file only once the block completes."""
+    result = select(curation_traces(), budget=1, scorer=scorer())
+    path = tmp_path / "rejected.jsonl"
+    write_jsonl(path, result.rejected)
+    assert [
+        row["id"] for row in json.loads("[" + ",".join(path.read_text().splitlines()) + "]")
+    ] == [rejected.to_dict()["id"] for rejected in result.rejected]
