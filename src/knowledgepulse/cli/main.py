@@ -60,6 +60,7 @@ FLAGS: dict[str | tuple[str, object], str] = {
     "device": "--device",
     "domain": "--domain",
     "embedder": "--embedder",
+    "engine": "--engine",
     ("embedder", None): "--no-embedder",
     ("frozen", True): "--frozen",
     "kind": "--embedder",

@@ -64,7 +64,7 @@ from knowledgepulse.reports.value import (
 )
 from knowledgepulse.reports.value_formats import EXPLAINED_FORMATS
 from knowledgepulse.runs.redaction import unread_rows, written_items
-from knowledgepulse.runs.scoring import ScoreRun, tallied, threshold_of
+from knowledgepulse.runs.scoring import ScoreRun, check_engine, tallied, threshold_of
 from knowledgepulse.runs.write import rows_form, scores_writer
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
@@ -222,30 +222,14 @@ def score_command(
             "--explain explains the scores of a report: give --format table, json or jsonl "
             "(without --annotate)",
         ),
-        (
-            address is not None and engine != "ray",
-            "--address names a Ray cluster; it needs --engine ray",
-        ),
-        (
-            engine == "ray" and no_embedder,
-            "--engine ray runs the embedding model on Ray; with --no-embedder there is nothing "
-            "to run: drop one of them",
-        ),
-        (
-            kind == "static" and engine == "ray",
-            "--engine ray runs the MiniLM model on a cluster; the static embedder needs none: "
-            "drop --engine ray or --embedder static",
-        ),
-        (
-            kind == "static" and max_windows is not None,
-            "--max-windows caps the windows the MiniLM model reads; the static embedder reads "
-            "every word piece: drop --max-windows",
-        ),
-        (
-            options["corpus"] and no_embedder,
-            "--corpus compares the input's traces with each other by their embeddings: it needs "
-            "an embedder and takes no --cache",
-        ),
+    )
+    check_engine(
+        engine=engine,
+        address=address,
+        kind=kind,
+        max_windows=max_windows,
+        corpus=options["corpus"],
+        no_embedder=no_embedder,
     )
     window_cap = max_windows_of(max_windows)
     # Everything a user can get wrong fails here, before the first record is read.

@@ -13,7 +13,12 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from knowledgepulse.errors import CacheFileError, ScorerParameterError, Setting
+from knowledgepulse.errors import (
+    CacheFileError,
+    ParameterConflictError,
+    ScorerParameterError,
+    Setting,
+)
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
@@ -132,6 +137,77 @@ def threshold_of(min_score: MinScore | None) -> float:
     if min_score is None or min_score.value is None:
         return DEFAULT_THRESHOLD
     return min_score.value
+
+
+def check_engine(
+    *,
+    engine: str = "local",
+    address: str | None = None,
+    kind: str | None = None,
+    max_windows: str | int | None = None,
+    corpus: bool = False,
+    no_embedder: bool = False,
+) -> None:
+    """Refuse the settings of a run's embedding engine that contradict each other.
+
+    Args:
+        engine: ``local``, or ``ray`` (the MiniLM model on a Ray cluster's actors).
+        address: the Ray cluster to join (``engine`` ``ray`` only).
+        kind: the embedder asked for (``static`` takes no engine and no window cap).
+        max_windows: the MiniLM model's window cap, if one is given.
+        corpus: novelty against the input's other traces, which needs an embedder.
+        no_embedder: the run embeds nothing.
+
+    Raises:
+        ParameterConflictError: the first conflict, naming its parameters.
+    """
+    ray = Setting("engine", "ray")
+    rules = (
+        (
+            address is not None and engine != "ray",
+            (Setting("address"), " names a Ray cluster; it needs ", ray),
+        ),
+        (
+            engine == "ray" and no_embedder,
+            (
+                ray,
+                " runs the embedding model on Ray; with ",
+                Setting("no_embedder", True),
+                " there is nothing to run: drop one of them",
+            ),
+        ),
+        (
+            kind == "static" and engine == "ray",
+            (
+                ray,
+                " runs the MiniLM model on a cluster; the static embedder needs none: drop ",
+                ray,
+                " or ",
+                Setting("kind", "static"),
+            ),
+        ),
+        (
+            kind == "static" and max_windows is not None,
+            (
+                Setting("max_windows"),
+                " caps the windows the MiniLM model reads; the static embedder reads every "
+                "word piece: drop ",
+                Setting("max_windows"),
+            ),
+        ),
+        (
+            corpus and no_embedder,
+            (
+                Setting("corpus", True),
+                " compares the input's traces with each other by their embeddings: it needs "
+                "an embedder and takes no ",
+                Setting("cache_path"),
+            ),
+        ),
+    )
+    for broken, parts in rules:
+        if broken:
+            raise ParameterConflictError(*parts)
 
 
 class ScoreRun:
