@@ -36,8 +36,12 @@ piece counting, ``encode_batch_fast`` and prefixes cut before a space (vectors u
     against | 205 / 560 | 206 / 568
     ratio   | 1.70x / 1.48x | 1.69x / 1.53x
 
-(7 rounds, another load: 572 / 711 against 355 / 438, 1.61x / 1.62x.) The 833 traces/s a wall
-second measured before on a quiet machine times 1.6 is about 1,350; not measured quiet here.
+(7 rounds, another load: 572 / 711 against 355 / 438, 1.61x / 1.62x.) Quiet (load 0.2,
+2026-11-29), ``--rounds 5 --against`` the tree at ``cda8a75``::
+
+    this    | 1,203 / 855 | 1,421 / 915
+    against | 827 / 566 | 748 / 518
+    ratio   | 1.45x / 1.51x | 1.90x / 1.77x
 
 Figures only; nothing here fails on a timing. Timings on a shared machine are noisy: read the
 ratios, which come from the same run.
