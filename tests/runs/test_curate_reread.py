@@ -9,6 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,6 +24,13 @@ from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
 from tests.builders import trace_json
 
+CHAT_ROW = {
+    "id": "row-1",
+    "messages": [
+        {"role": "user", "content": "Refund order 42"},
+        {"role": "assistant", "content": "Refunded."},
+    ],
+}
 WORDS = ["refund", "order", "flight", "Oslo", "invoice", "payment", "test", "deploy"]
 
 
@@ -155,7 +164,7 @@ def test_items_in_memory_are_held_whole_as_before() -> None:
 def test_without_a_choice_only_large_files_are_read_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """reread=None reads files again from REREAD_FROM_BYTES (a .gz counting 4x), never below."""
+    """reread=None reads files again from REREAD_FROM_BYTES (.gz, .parquet 4x), never below."""
     path = tmp_path / "traces.jsonl"
     path.write_text(json.dumps(trace_json()) + "\n")
     size = path.stat().st_size
@@ -166,6 +175,10 @@ def test_without_a_choice_only_large_files_are_read_again(
     packed.write_bytes(gzip.compress(path.read_bytes()))
     monkeypatch.setattr(inputs, "REREAD_FROM_BYTES", packed.stat().st_size * 4)
     assert select([str(packed)], scorer=scorer(), reread=None).corpus.held_apart
+    columns = tmp_path / "rows.parquet"
+    pq.write_table(pa.Table.from_pylist([CHAT_ROW]), columns)
+    monkeypatch.setattr(inputs, "REREAD_FROM_BYTES", columns.stat().st_size * 4)
+    assert dedupe([str(columns)], by="task", scorer=scorer(), reread=None).corpus.held_apart
     monkeypatch.setattr(inputs, "REREAD_FROM_BYTES", size)
     assert dedupe([str(path)], scorer=scorer(), reread=None).corpus.held_apart
     assert not dedupe([str(path)], scorer=scorer(), reread=False).corpus.held_apart

@@ -91,10 +91,11 @@ def files_of(data: Any) -> list[str | Path] | None:
     return paths
 
 
-REREAD_FROM_BYTES = 16 * 1024 * 1024
-"""The size of files (a ``.gz`` counting ``GZIP_RATIO`` times) from which a curation run holds
-each item apart and reads the files again to write: an item held whole takes 20 KB or more,
-so 16 MB of short rows would hold gigabytes; below it, reading once is the faster."""
+REREAD_FROM_BYTES = 8 * 1024 * 1024
+"""The size of files (a ``.gz`` or ``.parquet`` counting ``GZIP_RATIO`` times: compressed) from
+which a curation run holds each item apart and reads the files again to write: an item held
+whole takes 20 KB or more, so 8 MB of rows of 1 KB hold about 200 MB, and more would hold
+gigabytes; below it, reading once is the faster."""
 
 
 def files_to_reread(data: Any, reread: bool | None) -> list[str | Path] | None:
@@ -110,7 +111,7 @@ def files_to_reread(data: Any, reread: bool | None) -> list[str | Path] | None:
             size = os.stat(path).st_size
         except OSError:  # the reader says what is wrong with it
             continue
-        total += size * (GZIP_RATIO if str(path).endswith(".gz") else 1)
+        total += size * (GZIP_RATIO if str(path).endswith((".gz", ".parquet")) else 1)
     return paths if total >= REREAD_FROM_BYTES else None
 
 
