@@ -15,10 +15,9 @@ from typing import IO
 
 from rich.console import Console
 
-from knowledgepulse._util.atomic import atomic_text
 from knowledgepulse._util.stdout import report_stdout
 from knowledgepulse._util.text import printable
-from knowledgepulse.reports.terminal import ENCODING_ERRORS, stderr_console, text_stream
+from knowledgepulse.reports.terminal import stderr_console, text_stream
 
 REPORT_COLUMNS = 120
 """The width of a table written to a file or a redirected stdout: a log's lines are long."""
@@ -43,7 +42,9 @@ def open_output(output: Path | None, *, for_people: bool = False) -> Iterator[IO
     ``for_people`` stdout gets the terminal's own encoding, ``?`` for what it lacks.
     """
     if output is not None:
-        with atomic_text(output, errors=ENCODING_ERRORS) as file:
+        from knowledgepulse.runs.write import text_output  # noqa: PLC0415 - kp --help stays light
+
+        with text_output(output) as file:
             yield file
         return
     stdout = report_stdout()

@@ -460,24 +460,20 @@ def item_writer(
     Raises:
         ValueError: Parquet to a stream.
     """
-    if not isinstance(target, Path):
-        if form == "parquet":
-            raise ValueError("Parquet is written to a file: give a path, not a stream")
-        with ItemWriter(target, form, added, messages=messages, unread=unread) as writer:
-            yield writer
-        return
-    if form == "parquet":
+    if form != "parquet":
         with (
-            atomic_binary(target) as binary,
-            ItemWriter(binary, form, added, messages=messages, unread=unread) as writer,
+            text_output(target) as text,
+            ItemWriter(text, form, added, messages=messages, unread=unread) as writer,
         ):
             yield writer
         return
+    if not isinstance(target, Path):
+        raise ValueError("Parquet is written to a file: give a path, not a stream")
     with (
-        atomic_text(target, errors=ENCODING_ERRORS) as text,
-        ItemWriter(text, form, added, messages=messages, unread=unread) as w,
+        atomic_binary(target) as binary,
+        ItemWriter(binary, form, added, messages=messages, unread=unread) as writer,
     ):
-        yield w
+        yield writer
 
 
 def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "jsonl") -> WriteForm:
