@@ -92,3 +92,8 @@ def describe(error: ErrorDetails) -> str:
         if message.startswith(prefix):
             return f"got {found}; {replacement}{message.removeprefix(prefix)}"
     return f"{message} (got {found})"
+
+
+def as_object(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a JSON object (a mapping), else an empty one: for optional keys."""
+    return value if isinstance(value, Mapping) else {}

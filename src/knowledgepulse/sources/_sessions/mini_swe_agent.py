@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from knowledgepulse._util.jsonpath import as_object
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._row import UNDATED
 from knowledgepulse.sources._chat._text import content_text
@@ -74,7 +75,7 @@ def convert_records(
 
 def _convert(record: Record, options: TraceOptions) -> TraceItem:
     document: Mapping[str, Any] = record.value
-    info = _object(document.get("info"))
+    info = as_object(document.get("info"))
     messages = [m for m in document["messages"] if isinstance(m, Mapping)]
     first = next((n for n, m in enumerate(messages) if m.get("role") == "user"), len(messages))
     objective = content_text(messages[first].get("content")) if messages[first:] else None
@@ -82,7 +83,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
     pending: list[str] = []  # the commands asked for and not yet answered, oldest first
     for message in messages[first + 1 :]:
         role = message.get("role")
-        extra = _object(message.get("extra"))
+        extra = as_object(message.get("extra"))
         at = extra.get("timestamp") if isinstance(extra.get("timestamp"), int | float) else None
         text = content_text(message.get("content")) or ""
         if role == "assistant":
@@ -139,7 +140,7 @@ def _commands(message: Mapping[str, Any], text: str) -> tuple[str, list[str]]:
     calls = message.get("tool_calls")
     if isinstance(calls, list) and calls:
         return text, [_argument(call) for call in calls if isinstance(call, Mapping)]
-    actions = _object(message.get("extra")).get("actions")
+    actions = as_object(message.get("extra")).get("actions")
     blocks = _BLOCK.findall(text)
     if len(blocks) == 1:  # the command is part of the text: the rest is the thought
         return _BLOCK.sub("", text).strip(), [blocks[0]]
@@ -173,7 +174,3 @@ def _name(document: Mapping[str, Any], record: Record) -> str:
     """The run's name: its ``instance_id`` (the task), else the file's."""
     instance = document.get("instance_id")
     return instance if isinstance(instance, str) and instance else run_name(record)
-
-
-def _object(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}

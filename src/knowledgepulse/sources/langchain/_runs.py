@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from knowledgepulse._util.jsonpath import as_object
 from knowledgepulse.records.json_values import json_value, python_literal
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
@@ -137,7 +138,7 @@ class _Walk:
     warnings: list[str] = field(default_factory=list)
 
     def visit(self, run: Mapping[str, Any], *, inside_tool: bool) -> None:
-        metadata = _mapping(_mapping(run.get("extra")).get("metadata"))
+        metadata = as_object(as_object(run.get("extra")).get("metadata"))
         if metadata.get("ls_integration") == "langgraph" or any(
             str(key).startswith("langgraph_") for key in metadata
         ):
@@ -152,7 +153,7 @@ class _Walk:
 
     def _model(self, run: Mapping[str, Any], *, inside_tool: bool) -> None:
         at = run_time(run.get("start_time"))
-        inputs = _mapping(run.get("inputs"))
+        inputs = as_object(run.get("inputs"))
         history = message_list(inputs.get("messages"))
         if self.first_user_text is None:
             self.first_user_text = next(
@@ -187,7 +188,7 @@ class _Walk:
         if isinstance(outputs, Mapping) and outputs:
             output = outputs.get("output", outputs.get("documents", outputs))
         reply = next((m for m in find_messages(output) if m.role == "tool"), None)
-        call_id = _string(_mapping(run.get("extra")).get("tool_call_id"))
+        call_id = _string(as_object(run.get("extra")).get("tool_call_id"))
         call_id = call_id or (reply.tool_call_id if reply else None)
         error = _error_text(run.get("error"))
         if reply is not None and reply.status == "error" and not error:
@@ -246,7 +247,7 @@ def model_output(outputs: Any) -> list[Message]:
     choices = outputs.get("choices")
     if isinstance(choices, list):
         first_choice = next((item for item in choices if isinstance(item, Mapping)), None)
-        message = as_message(_mapping(first_choice).get("message"))
+        message = as_message(as_object(first_choice).get("message"))
         return [message] if message is not None else []
     for key in ("output", "message"):
         message = as_message(outputs.get(key)) if key in outputs else None
@@ -352,7 +353,7 @@ def _error_text(error: Any) -> str | None:
 
 
 def _metadata(run: Mapping[str, Any]) -> dict[str, Any]:
-    metadata = dict(_mapping(_mapping(run.get("extra")).get("metadata")))
+    metadata = dict(as_object(as_object(run.get("extra")).get("metadata")))
     for alias, key in _ALIASES.items():
         if key not in metadata and alias in metadata:
             metadata[key] = metadata[alias]
@@ -360,7 +361,7 @@ def _metadata(run: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _name(run: Mapping[str, Any]) -> str:
-    name = _string(run.get("name")) or _string(_mapping(run.get("serialized")).get("name"))
+    name = _string(run.get("name")) or _string(as_object(run.get("serialized")).get("name"))
     return name or _kind(run) or "run"
 
 
@@ -373,10 +374,6 @@ def _string(value: Any) -> str | None:
     if isinstance(value, str) and value.strip():
         return value
     return None
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 __all__ = ["MAX_RUNS_PER_TRACE", "RunNode", "convert_tree", "model_output", "run_time"]

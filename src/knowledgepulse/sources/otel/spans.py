@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from knowledgepulse._util.jsonpath import Loc
+from knowledgepulse._util.jsonpath import Loc, as_object
 
 
 class SpanError(ValueError):
@@ -106,7 +106,7 @@ def otlp_spans(value: Mapping[str, Any]) -> Iterator[tuple[Span, Loc] | SpanErro
         if not isinstance(resource_spans, dict):
             yield SpanError(where, "expected an object with scopeSpans")
             continue
-        resource = _attributes(_pick(_dict(resource_spans.get("resource")), "attributes"))
+        resource = _attributes(_pick(as_object(resource_spans.get("resource")), "attributes"))
         scope_key = "scopeSpans" if "scopeSpans" in resource_spans else "scope_spans"
         if scope_key not in resource_spans:  # OTLP before 0.15 called them instrumentation spans
             scope_key = (
@@ -121,7 +121,7 @@ def otlp_spans(value: Mapping[str, Any]) -> Iterator[tuple[Span, Loc] | SpanErro
             if not isinstance(scope_spans, dict):
                 yield SpanError((*where, scope_key, s), "expected an object with spans")
                 continue
-            scope_value = _dict(
+            scope_value = as_object(
                 _pick(scope_spans, "scope", "instrumentationLibrary", "instrumentation_library")
             )
             scope = scope_value.get("name") if isinstance(scope_value.get("name"), str) else None
@@ -142,15 +142,15 @@ def console_span(value: Mapping[str, Any]) -> Span:
     Raises:
         SpanError: its ids are missing or unreadable.
     """
-    context = _dict(value.get("context"))
+    context = as_object(value.get("context"))
     trace_id = hex_id(context.get("trace_id"), ("context", "trace_id"), 16)
     span_id = hex_id(context.get("span_id"), ("context", "span_id"), 8)
     parent = value.get("parent_id")
     parent_id = None if parent in (None, "") else hex_id(parent, ("parent_id",), 8)
-    status = _dict(value.get("status"))
+    status = as_object(value.get("status"))
     code = status.get("status_code", value.get("status_code"))
     message = status.get("description", value.get("status_message"))
-    attributes = dict(_dict(value.get("attributes")))
+    attributes = dict(as_object(value.get("attributes")))
     kind = value.get("span_kind")
     if isinstance(kind, str) and not kind.startswith("SPAN_KIND_"):
         # OpenInference's spec puts its own kind (CHAIN, LLM...) where OTel puts the span kind.
@@ -158,7 +158,7 @@ def console_span(value: Mapping[str, Any]) -> Span:
     events = tuple(
         SpanEvent(
             str(event.get("name", "")),
-            dict(_dict(event.get("attributes"))),
+            dict(as_object(event.get("attributes"))),
             time_ns(event.get("timestamp")),
         )
         for event in _list(value.get("events"))
@@ -175,7 +175,7 @@ def console_span(value: Mapping[str, Any]) -> Span:
         status_message=message if isinstance(message, str) and message else None,
         attributes=attributes,
         events=events,
-        resource=dict(_dict(_dict(value.get("resource")).get("attributes"))),
+        resource=dict(as_object(as_object(value.get("resource")).get("attributes"))),
         scope=None,
     )
 
@@ -222,7 +222,7 @@ def _otlp_span(raw: Any, resource: Mapping[str, Any], scope: str | None) -> Span
     span_key = "span_id" if "span_id" in raw else "spanId"
     parent_key = "parent_span_id" if "parent_span_id" in raw else "parentSpanId"
     parent = raw.get(parent_key)
-    status = _dict(raw.get("status"))
+    status = as_object(raw.get("status"))
     message = status.get("message")
     return Span(
         trace_id=hex_id(raw.get(trace_key), (trace_key,), 16),
@@ -348,9 +348,9 @@ def any_value(value: Any) -> Any:
         if kind == "doublevalue":
             return _float(item)
         if kind == "arrayvalue":
-            return [any_value(element) for element in _list(_dict(item).get("values"))]
+            return [any_value(element) for element in _list(as_object(item).get("values"))]
         if kind == "kvlistvalue":
-            return _attributes(_dict(item).get("values"))
+            return _attributes(as_object(item).get("values"))
         if kind == "bytesvalue":
             try:
                 return base64.b64decode(str(item))
@@ -379,10 +379,6 @@ def _pick(value: Mapping[str, Any], *keys: str) -> Any:
         if key in value:
             return value[key]
     return None
-
-
-def _dict(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _list(value: Any) -> list[Any]:
