@@ -268,6 +268,8 @@ def sharegpt(path: Path) -> list[Run]:
 
 
 _TAGGED_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
+_THINKING = re.compile(r"<think>.*?</think>", re.DOTALL)
+"""hermes-agent's reasoning before a reply: no text of the answer."""
 
 
 def hermes(path: Path) -> list[Run]:
@@ -275,8 +277,8 @@ def hermes(path: Path) -> list[Run]:
 
     A call is JSON or a Python literal (``'arguments'``, ``True``); hermes-function-calling-v1's
     extraction rows write the newlines around it as the two characters ``\\n`` and put the name
-    inside ``arguments``. The text outside the blocks is the model's; ``completed``
-    (hermes-agent's trajectories) is the success label.
+    inside ``arguments``. The text outside the blocks (and outside hermes-agent's ``<think>``
+    reasoning) is the model's; ``completed`` (hermes-agent's trajectories) is the success label.
     """
     runs = []
     for row in _rows(path):
@@ -286,7 +288,7 @@ def hermes(path: Path) -> list[Run]:
             if who == "human" and objective is None:
                 objective = value
             if who == "gpt":
-                timeline.text(_TAGGED_CALL.sub("", value).strip())
+                timeline.text(_THINKING.sub("", _TAGGED_CALL.sub("", value)).strip())
                 for block in _TAGGED_CALL.findall(value):
                     body = block.strip().removeprefix("\\n").removesuffix("\\n")
                     try:
@@ -644,12 +646,21 @@ def claude_code(path: Path) -> list[Run]:
     return runs
 
 
+_IDE_REQUEST = "## My request for Codex:"
+"""Where the user's own words start in a message Codex's IDE extension wraps in its context."""
+_SANDBOX_FAILED = re.compile(r"failed in sandbox .*?exit code: (\d+)", re.DOTALL)
+"""How a command the sandbox stopped reports it (Codex 0.40), its exit code inside."""
+
+
 def codex(path: Path) -> list[Run]:
     """A Codex rollout: its ``response_item`` lines are Responses items; one run a file.
 
     User messages Codex writes itself (one ``<tag>...</tag>`` block, the AGENTS.md
-    instructions) are no objective; a ``*_call_output`` whose ``success`` is false, whose text
-    starts ``Exit code: N`` or whose JSON ``metadata.exit_code`` is N (N not 0) is an error.
+    instructions) are no objective; the IDE extension's message (``# Context from my IDE
+    setup:``, open tabs...) holds the user's words after ``## My request for Codex:``. A
+    ``*_call_output`` whose ``success`` is false, whose text starts ``Exit code: N`` or
+    ``failed in sandbox ... exit code: N``, or whose JSON ``metadata.exit_code`` is N (N not 0)
+    is an error.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     timeline, objective, session = _Timeline(), None, None
@@ -664,7 +675,7 @@ def codex(path: Path) -> list[Run]:
             text = _text(payload["content"])
             own = text and text.startswith(("<", "# AGENTS.md"))
             if payload["role"] == "user" and objective is None and not own:
-                objective = text
+                objective = text.split(_IDE_REQUEST, 1)[-1].strip() if text else text
             if payload["role"] == "assistant":
                 timeline.text(text)
         elif kind.endswith("_call"):
@@ -676,6 +687,8 @@ def codex(path: Path) -> list[Run]:
             failed = isinstance(output, dict) and output.get("success") is False
             if isinstance(text, str) and text.startswith("Exit code: "):
                 failed = failed or not text.startswith("Exit code: 0")
+            if isinstance(text, str) and (stopped := _SANDBOX_FAILED.match(text)):
+                failed = failed or stopped.group(1) != "0"
             if isinstance(text, str) and text.startswith('{"output"'):  # the shell's JSON
                 failed = failed or json.loads(text)["metadata"]["exit_code"] != 0
             if failed:

@@ -60,6 +60,14 @@ def test_an_answer_told_twice_in_one_step_is_said(
     assert any("appears" in warning for warning in check(trace))
 
 
+def test_reasoning_that_quotes_the_answer_is_no_second_appearance() -> None:
+    """A thought that mentions the answer among other words (a model's reasoning) is no copy."""
+    answer = "Hello from HermesWith!"
+    reasoning = f'The user wants me to say exactly "{answer}" and nothing else.'
+    trace = _converted([("thought", reasoning)], answer, "Please say hello")
+    assert check(trace) == []
+
+
 def test_a_tool_named_question_mark_is_said() -> None:
     """A tool call named ``?`` breaks the tool-name law."""
     trace = _converted([("tool", "?")], "done", "Please help")

@@ -272,6 +272,8 @@ def _codex_variant(output: Any) -> list[dict[str, Any]]:
         "Exit code: 2\nWall time: 0.1 seconds\nOutput:\nls: cannot access 'x': No such file",
         {"content": "ls: cannot access 'x': No such file", "success": False},
         json.dumps({"output": "ls: cannot access 'x'", "metadata": {"exit_code": 2}}),
+        "failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, "
+        "exit code: 1, stdout: , stderr: /bin/ps: Operation not permitted\n",
     ],
 )
 def test_a_failed_codex_command_then_the_next_call_is_an_error_recovery(output: Any) -> None:
@@ -284,6 +286,14 @@ def test_a_failed_codex_command_then_the_next_call_is_an_error_recovery(output: 
     recovery = trace.steps[kinds.index("error_recovery")]
     assert recovery.tool is not None
     assert recovery.tool.name == "tool_search_call"
+
+
+def test_a_codex_ide_message_gives_the_users_request_as_the_objective() -> None:
+    """The VS Code extension wraps the request in its context (open tabs...): only the words
+    after ``## My request for Codex:`` are the objective (agentcmd's recorded session)."""
+    trace = only(convert_file(CODEX / "agentcmd_2025-09-25T15-12-14.jsonl")).trace
+    assert trace.task.objective.startswith("Evaluate @packages/services and create a new")
+    assert "Open tabs" not in trace.task.objective
 
 
 def test_a_successful_codex_command_is_no_error() -> None:

@@ -48,8 +48,10 @@ def _answer_once(trace: ReasoningTrace) -> str | None:
     ]
     if len(answer) < _SHORT:  # a short answer ("4") may well recur inside other text
         copies = thoughts.count(answer)
-    else:  # two copies joined into one step count twice
-        copies = sum(text.count(answer) for text in thoughts)
+    else:  # two copies joined into one step count twice; a step quoting it (reasoning) none
+        copies = sum(
+            text.count(answer) for text in thoughts if not text.replace(answer, "").strip()
+        )
     if copies <= 1:
         return None
     return f"the final answer appears {copies} times among the steps (once is right)"

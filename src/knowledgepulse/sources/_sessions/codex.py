@@ -9,8 +9,10 @@ interface's copies of the same turns (``user_message``, ``agent_message``, token
 session, read by the Responses reader, so the mapping is that of Responses rows (the first user
 message is the objective, the last assistant message after the last call the answer). Left out:
 the user messages Codex writes itself (``<environment_context>``, ``<user_instructions>``, the
-AGENTS.md instructions). A tool output is an error when it says so: ``success: false``, or a
-non-zero exit code (``Exit code: 1``, ``{"metadata": {"exit_code": 1}}``). A session file records
+AGENTS.md instructions); a message of the IDE extension (``# Context from my IDE setup:``, the
+open tabs...) keeps only the user's words, after ``## My request for Codex:``. A tool output is
+an error when it says so: ``success: false``, or a non-zero exit code (``Exit code: 1``,
+``{"metadata": {"exit_code": 1}}``, ``failed in sandbox ... exit code: 1``). A session file records
 no outcome, so success is whether the session ends in the assistant's answer. Later
 ``session_meta`` lines (a forked session copies its parent's) open no new trace.
 """
@@ -42,7 +44,12 @@ LINES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
 _OUTPUT_TEXT = frozenset({"input_text", "output_text", "text"})
 _CONTEXT = re.compile(r"\s*(<([a-z_ ]+)>[\s\S]*</\2>|# AGENTS\.md instructions)\s*$")
 """A user message Codex writes itself: one tagged block, or the AGENTS.md instructions."""
-_EXIT_CODE = re.compile(r"(?:Exit code:|Process exited with code) (\d+)")
+_EXIT_CODE = re.compile(
+    r"(?:Exit code:|Process exited with code|failed in sandbox .*?exit code:) (\d+)", re.DOTALL
+)
+"""How a command's output gives its exit code (the sandbox's refusal, Codex 0.40, included)."""
+_IDE_REQUEST = "## My request for Codex:"
+"""Where the user's words start in a message the IDE extension wraps in its context."""
 
 
 @dataclass
@@ -113,7 +120,7 @@ def _tell(session: _Session, record: Record) -> None:
         kind = payload.get("type")
         if isinstance(kind, str) and kind.endswith("_call_output"):
             payload = {**payload, "output": _output(payload.get("output"))}
-        session.items.append(payload)
+        session.items.append(_request(payload))
 
 
 def _context(item: Mapping[str, Any]) -> bool:
@@ -122,6 +129,17 @@ def _context(item: Mapping[str, Any]) -> bool:
         return False
     text = content_text(item.get("content"), _OUTPUT_TEXT)
     return text is not None and _CONTEXT.match(text) is not None
+
+
+def _request(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A user message as the user wrote it: the IDE extension's context around it left out."""
+    if item.get("type") != "message" or item.get("role") != "user":
+        return item
+    text = content_text(item.get("content"), _OUTPUT_TEXT)
+    if text is None or _IDE_REQUEST not in text:
+        return item
+    request = text.split(_IDE_REQUEST, 1)[1].strip()
+    return {**item, "content": [{"type": "input_text", "text": request}]}
 
 
 def _output(output: Any) -> Any:
