@@ -46,17 +46,26 @@ class ProblemSink(problems.ProblemSink):
     """The run's problem sink, printing each problem on stderr; and the command's exit code."""
 
     def __init__(self, tally: RunTally | None = None, **settings: Any) -> None:
-        super().__init__(tally, show=partial(say, one_line=True), **settings)
+        super().__init__(tally, show=show_problem, **settings)
 
     def exit_code(self, traces: int, *, allow_empty: bool) -> int:
-        """The command's exit code: 1 when any record was rejected, or none gave a trace.
+        """The command's exit code (:func:`exit_code`)."""
+        return exit_code(self.tally, traces, allow_empty=allow_empty)
 
-        ``traces``: how many the command read; none is a finding unless ``allow_empty``.
-        """
-        if not traces and not self.tally.invalid and not allow_empty:
-            say("kp: the input holds no trace; give --allow-empty when that is expected")
-            return EXIT_FINDINGS
-        return EXIT_FINDINGS if self.tally.invalid else EXIT_OK
+
+show_problem = partial(say, one_line=True)
+"""A problem shown on stderr as it is found, on one line."""
+
+
+def exit_code(tally: RunTally, traces: int, *, allow_empty: bool) -> int:
+    """A command's exit code: 1 when any record was rejected, or none gave a trace.
+
+    ``traces``: how many the command read; none is a finding unless ``allow_empty``.
+    """
+    if not traces and not tally.invalid and not allow_empty:
+        say("kp: the input holds no trace; give --allow-empty when that is expected")
+        return EXIT_FINDINGS
+    return EXIT_FINDINGS if tally.invalid else EXIT_OK
 
 
 def shapes_help() -> str:

@@ -13,12 +13,7 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse.cli._console import output_target, say
-from knowledgepulse.cli._embedder import (
-    build_embedder,
-    build_scorer,
-    model_options,
-    novelty_text_option,
-)
+from knowledgepulse.cli._embedder import model_options, novelty_text_option, scorer_from
 from knowledgepulse.cli._options import (
     TO_MESSAGES_HELP,
     MinScoreType,
@@ -94,7 +89,7 @@ def run_arguments(
     redactor = redactor_from(options)
     options["no_embedder"] = no_embedder
     arguments = {
-        "scorer": build_scorer(options, build_embedder(paths, options)),
+        "scorer": scorer_from(paths, options),
         "redact": redactor or False,
         "source": options["source"],
         "options": reading,
