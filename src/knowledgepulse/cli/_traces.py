@@ -7,28 +7,21 @@ out as the first input's form (JSON Lines or Parquet) or ``-o``'s; Parquet needs
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import click
 
-from knowledgepulse.cli._console import output_target, say
+from knowledgepulse.cli._console import say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import STDIN
-from knowledgepulse.reports.rows import SCORE_COLUMNS
-from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import problems
-from knowledgepulse.runs.read import read_items, trace_options
-from knowledgepulse.runs.write import ItemWriter, WriteForm, item_writer
+from knowledgepulse.runs.read import trace_options
 from knowledgepulse.sources import SOURCE_CHOICES, TraceOptions
 from knowledgepulse.sources._registry import get_source, source_names
-from knowledgepulse.trace.item import TraceItem
 
 paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...")
 
@@ -154,24 +147,3 @@ TRACE_OPTIONS = (
 def trace_options_of(options: dict[str, Any]) -> TraceOptions | None:
     """The converted traces' options (``--domain``...), taken out of a command's ``options``."""
     return trace_options(**{name: options.pop(name) for name in TRACE_OPTIONS if name in options})
-
-
-def read_traces(
-    paths: Sequence[str], sink: ProblemSink, progress: ReadProgress | None = None, **reading: Any
-) -> Iterator[TraceItem]:
-    """The valid traces of ``paths`` (``reading``: ``source``, ``options``); problems: ``sink``."""
-    advance = None if progress is None else progress.advance
-    for item in read_items(sources(paths), notes=say, progress=advance, **reading):
-        if isinstance(item, Problem):
-            sink(item)
-        else:
-            yield item
-
-
-@contextmanager
-def item_output(
-    output: Path | None, form: WriteForm, added: tuple[str, ...] = SCORE_COLUMNS, **writing: Any
-) -> Iterator[ItemWriter]:
-    """A writer of items (:func:`~knowledgepulse.runs.write.item_writer`) to ``-o`` or stdout."""
-    with output_target(output) as target, item_writer(target, form, added, **writing) as writer:
-        yield writer

@@ -33,18 +33,16 @@ from knowledgepulse.cli._options import (
 )
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
-    ProblemSink,
     exit_code,
     paths_argument,
-    read_traces,
     show_problem,
     source_options,
     sources,
     trace_options_of,
 )
 from knowledgepulse.reports.terminal import ReadProgress
-from knowledgepulse.reports.value import validation_line, validation_report
 from knowledgepulse.runs.embedder import profiles_of
+from knowledgepulse.runs.problems import validate_files
 from knowledgepulse.runs.score_files import score_files
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
@@ -206,19 +204,23 @@ def validate_command(
     With --from, PATH is an agent framework's file, converted and checked as kp score reads it:
     the traces valid here are the ones kp score scores.
     """
-    convert_options = trace_options_of(options)
-    sink = ProblemSink(keep=output_format == "json")
-    valid = 0
-    with ReadProgress.for_sources(sources(paths)) as progress:
-        for _ in read_traces(paths, sink, progress, options=convert_options, **options):
-            valid += 1
-            progress.scored(valid)
+    inputs = sources(paths)
+    with ReadProgress.for_sources(inputs) as progress:
+        done = validate_files(
+            inputs,
+            keep=output_format == "json",
+            options=trace_options_of(options),
+            notes=say,
+            on_problem=show_problem,
+            progress=progress.advance,
+            validated=progress.scored,
+            **options,
+        )
     if output_format == "json":
-        document = validation_report(valid, sink.tally, sink.kept)
         with open_output(None) as stream:
-            stream.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
-    say(validation_line(valid, sink.tally))
-    return sink.exit_code(valid, allow_empty=allow_empty)
+            stream.write(json.dumps(done.report, ensure_ascii=False, indent=2) + "\n")
+    say(done.summary)
+    return exit_code(done.tally, done.valid, allow_empty=allow_empty)
 
 
 @command("profiles")
