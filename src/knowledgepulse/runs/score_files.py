@@ -123,6 +123,7 @@ def score_files(
     redactor = redactor_of(redact)
     _check(
         output_format,
+        target,
         annotate=annotate,
         explain=explain,
         redacts=redactor is not None,
@@ -167,7 +168,7 @@ def score_files(
             if output_format == "table" and not annotate:
                 done.results.extend(tallied(results, done.tally, scored))
             else:
-                assert target is not None, "give a target for a report or for annotated rows"
+                assert target is not None  # refused by _check
                 with scores_writer(
                     target, output_format, sink, rows=writes, unread=unread, explain=explain
                 ) as emit:
@@ -182,6 +183,7 @@ def score_files(
 
 def _check(
     output_format: str,
+    target: Path | IO[str] | None,
     *,
     annotate: bool,
     explain: bool,
@@ -239,3 +241,8 @@ def _check(
     for broken, what, fix in rules:
         if broken:
             raise ParameterConflictError(*what, *fix)
+    if target is None and (annotate or output_format != "table"):
+        raise ParameterConflictError(
+            Setting("output_format", output_format),
+            " is written: give a target (a path or a stream)",
+        )
