@@ -1,7 +1,7 @@
-"""How the trace commands read traces (``--from``: a framework's files) and write rows back.
+"""The trace commands' inputs: the paths, the input options (``--from``...), the problems.
 
-Bad records are printed on stderr as ``FILE:LINE: PATH: message`` as found, and skipped. Rows go
-out as the first input's form (JSON Lines or Parquet) or ``-o``'s; Parquet needs a file.
+Bad records are printed on stderr as ``FILE:LINE: PATH: message`` as found, and skipped; the
+exit code says whether there were any.
 """
 
 from __future__ import annotations
