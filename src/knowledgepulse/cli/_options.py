@@ -48,6 +48,13 @@ def output_option(help: str) -> Callable[[Command], Command]:
     )
 
 
+def report_option(help: str) -> Callable[[Command], Command]:
+    """``--report FILE``: where a command writes what it did to each trace (``report_path``)."""
+    return click.option(
+        "--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help=help
+    )
+
+
 def format_option(
     choices: Sequence[str], help: str, default: str | None = None
 ) -> Callable[[Command], Command]:

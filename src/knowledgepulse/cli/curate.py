@@ -21,6 +21,7 @@ from knowledgepulse.cli._options import (
     output_option,
     profiles_file_option,
     refuse_usage,
+    report_option,
     similarity_histogram_option,
     task_field_option,
     task_similarity_option,
@@ -171,12 +172,7 @@ def _histogram(corpus: Corpus) -> None:
     "go as JSONL or, for a .parquet name, Parquet."
 )
 @to_option(("messages",), TO_MESSAGES_HELP)
-@click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write every rejected trace with its reason here (JSONL).",
-)
+@report_option("Write every rejected trace with its reason here (JSONL).")
 @model_options
 @novelty_text_option
 @profiles_file_option
@@ -288,12 +284,9 @@ def select_command(
     help="With --against: a trace copies a REF task when its task text covers this share of "
     "the REF task's words in shared n-grams or aligned blocks (PaLM's 70%).",
 )
-@click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="With --against: write each removed trace here (JSONL), with the REF item it "
-    "matched, the overlap and the cosine.",
+@report_option(
+    "With --against: write each removed trace here (JSONL), with the REF item it "
+    "matched, the overlap and the cosine."
 )
 @similarity_histogram_option
 @output_option(

@@ -9,10 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import click
-
 from knowledgepulse.cli._console import output_target, say
-from knowledgepulse.cli._options import command, output_option
+from knowledgepulse.cli._options import command, output_option, report_option
 from knowledgepulse.cli._redaction import level_option, rules_option
 from knowledgepulse.cli._traces import (
     exit_code,
@@ -34,12 +32,9 @@ from knowledgepulse.runs.redaction import redact_files
     "Write the redacted traces here (JSONL, atomically) instead of stdout; dataset rows go "
     "as JSONL or, for a .parquet name, Parquet."
 )
-@click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write what was redacted in each trace here (JSON: id, file, line, and each JSON "
-    "path's type, rule and count) instead of listing it on stderr.",
+@report_option(
+    "Write what was redacted in each trace here (JSON: id, file, line, and each JSON "
+    "path's type, rule and count) instead of listing it on stderr."
 )
 @source_options(required=False)
 def redact_command(
