@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from functools import partial
 from typing import Any
 
@@ -20,7 +21,7 @@ from knowledgepulse.records.readers import STDIN
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import problems
 from knowledgepulse.runs.read import trace_options
-from knowledgepulse.sources import SOURCE_CHOICES, TraceOptions
+from knowledgepulse.sources import SOURCE_CHOICES, RowOptions, TraceOptions
 from knowledgepulse.sources._registry import get_source, source_names
 
 paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...")
@@ -131,16 +132,7 @@ def source_options(*, required: bool, task_field: bool = True) -> Callable[[Comm
     )
 
 
-TRACE_OPTIONS = (
-    "domain",
-    "confidence",
-    "messages_field",
-    "id_field",
-    "task_field",
-    "success_field",
-    "success_threshold",
-    "domain_field",
-)
+TRACE_OPTIONS = ("domain", "confidence", *(field.name for field in fields(RowOptions)))
 """The options of :func:`source_options` that say how traces are converted."""
 
 
