@@ -46,8 +46,6 @@ def convert_command(
     the traces of secrets and personal data (see kp redact). --to messages writes training
     rows instead (JSON Lines, or Parquet for a .parquet -o), which --from auto reads back.
 
-    --to atif writes each trace as a Harbor ATIF trajectory instead, one a line.
-
     PATH is a JSON, JSON Lines (.gz too) or Parquet file, or - for standard input. A record
     that cannot be read is reported on stderr as FILE:LINE: message and the others go on; exit
     code 1 when there was any.

@@ -328,7 +328,6 @@ def dedupe_command(
     are written back instead, every row in input order with its kp_ columns, kp_group (its
     group's number, or null) and kp_kept (false for a duplicate that would go), a row that
     cannot be read with kp_error; --redact cleans them of secrets and personal data first.
-    --to messages writes the kept traces only, each a training row in chat form.
     """
     if against:
         refuse_usage(
