@@ -45,7 +45,11 @@ def test_score_files_keeps_the_results_for_a_table() -> None:
 @pytest.mark.parametrize(
     ("settings", "python", "kp"),
     [
-        ({"redact": True}, "redact=True cleans the traces annotate=True", "--redact cleans"),
+        (
+            {"redact": True},
+            "redact=True cleans the traces annotate=True",
+            "--redact cleans the traces --annotate writes; add --annotate",
+        ),
         ({"annotate": True, "output_format": "csv"}, "output_format='json'", "--format json"),
         ({"cache_size": 10, "no_embedder": True}, "ttl_ms and max_windows", "--ttl and"),
         ({"explain": True, "output_format": "csv"}, "give output_format='table'", "--format table"),

@@ -201,7 +201,7 @@ def _check(
                 Setting("redact", True),
                 " cleans the traces ",
                 Setting("annotate", True),
-                " writes; ",
+                " writes",
             ),
             ("; add ", Setting("annotate", True)),
         ),
