@@ -18,6 +18,7 @@ from rich.console import Console
 from knowledgepulse._util.stdout import report_stdout
 from knowledgepulse._util.text import printable
 from knowledgepulse.reports.terminal import stderr_console, text_stream
+from knowledgepulse.reports.value_formats import suffix_format
 
 REPORT_COLUMNS = 120
 """The width of a table written to a file or a redirected stdout: a log's lines are long."""
@@ -65,18 +66,6 @@ def output_target(output: Path | None) -> AbstractContextManager[Path | IO[str]]
     return nullcontext(output) if output is not None else open_output(None)
 
 
-_SUFFIX_FORMATS = {
-    ".json": "json",
-    ".jsonl": "jsonl",
-    ".csv": "csv",
-    ".xml": "junit",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".html": "html",
-    ".htm": "html",
-}
-
-
 def report_format(output: Path | None, formats: Iterable[str], default: str = "json") -> str:
     """A report's default ``--format``: a table on a terminal, else by ``--output``'s suffix.
 
@@ -85,8 +74,7 @@ def report_format(output: Path | None, formats: Iterable[str], default: str = "j
     """
     if output is None:
         return "table" if stdout_is_terminal() else default
-    found = _SUFFIX_FORMATS.get(output.suffix.lower(), default)
-    return found if found in formats else default
+    return suffix_format(output, formats, default)
 
 
 _plain_console = functools.partial(Console, highlight=False, markup=False, emoji=False)

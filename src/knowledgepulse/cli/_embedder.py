@@ -1,7 +1,6 @@
-"""The model options, and the embedder they ask for, in this process or on Ray (``--engine ray``).
+"""The model options, and the scorer they ask for (:func:`knowledgepulse.runs.embedder.run_scorer`).
 
-Which embedder, and how many workers, is the run layer's choice
-(:mod:`knowledgepulse.runs.embedder`); here are the options and what only the shell checks.
+Which embedder, and how many workers, is the run layer's choice; here are the options.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from knowledgepulse.cli._options import option_group, registry_from
+from knowledgepulse.cli._options import option_group
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT, NOVELTY_TEXTS
 from knowledgepulse.novelty.settings import (
     DEFAULT_BATCH_SIZE,
@@ -22,11 +21,10 @@ from knowledgepulse.novelty.settings import (
     STATIC_BATCH_SIZE,
     WORKER_BATCH_SIZE,
 )
-from knowledgepulse.runs.embedder import GZIP_RATIO, WORKERS_FROM_BYTES
-from knowledgepulse.value.scorer import TraceValueScorer
+from knowledgepulse.runs.embedder import GZIP_RATIO, WORKERS_FROM_BYTES, run_scorer
 
 if TYPE_CHECKING:
-    from knowledgepulse.novelty import Embedder
+    from knowledgepulse.value.scorer import TraceValueScorer
 
 
 def _device(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -98,55 +96,17 @@ model_options = option_group(
 )
 """``--no-embedder``, ``--embedder``, ``--model``, ``--batch-size``, ``--workers``, ``--device``."""
 
-MODEL_OPTIONS = ("no_embedder", "model_path", "kind", "device", "workers", "max_windows")
-"""The options that choose the embedder (``--max-windows`` is ``kp score``'s)."""
+MODEL_OPTIONS = (
+    *("no_embedder", "kind", "model_path", "device", "workers", "batch_size"),
+    *("novelty_text", "profiles_file"),
+)
+"""The options that choose the embedder and the scorer (:class:`ModelSettings`' names)."""
 
 
-def build_embedder(paths: Sequence[str], options: dict[str, Any]) -> Embedder | None:
-    """The embedder the model options ask for, taken out of a command's ``options``.
+def scorer_from(paths: Sequence[str], options: dict[str, Any]) -> TraceValueScorer:
+    """The scorer the model options ask for (taken out of ``options``), closed with the command.
 
-    See :func:`~knowledgepulse.runs.embedder.chosen_embedder`; a named model or device is
-    closed with the command.
+    See :func:`~knowledgepulse.runs.embedder.run_scorer`.
     """
-    from knowledgepulse.runs.embedder import chosen_embedder  # noqa: PLC0415 - numpy
-
-    chosen = {name: options.pop(name) for name in MODEL_OPTIONS if name in options}
-    embedder = chosen_embedder(paths, **chosen)
-    if embedder is not None and (chosen["model_path"] is not None or chosen["device"] != "cpu"):
-        click.get_current_context().call_on_close(embedder.close)
-    return embedder
-
-
-def build_scorer(
-    options: dict[str, Any], embedder: Embedder | None, **settings: Any
-) -> TraceValueScorer:
-    """A scorer of ``embedder``, ``settings`` and the scoring options taken out of ``options``."""
-    return TraceValueScorer(
-        embedder=embedder,
-        profiles=registry_from(options.pop("profiles_file", None)),
-        batch_size=options.pop("batch_size"),
-        novelty_text=options.pop("novelty_text", DEFAULT_NOVELTY_TEXT),
-        **settings,
-    )
-
-
-def ray_embedder(
-    address: str | None,
-    *,
-    model_path: Path | None,
-    max_windows: int | None,
-    workers: int | None,
-    device: str,
-) -> Embedder:
-    """A started ``RayEmbedder`` (see :func:`knowledgepulse.runs.embedder.ray_embedder`).
-
-    It is closed with the command.
-    """
-    from knowledgepulse.runs import embedder as run  # noqa: PLC0415 - Ray loads only for it
-
-    embedder = run.ray_embedder(
-        address, model_path=model_path, device=device, workers=workers, max_windows=max_windows
-    )
-    click.get_current_context().call_on_close(embedder.close)
-    embedder.start()
-    return embedder
+    model = {name: options.pop(name) for name in MODEL_OPTIONS if name in options}
+    return click.get_current_context().with_resource(run_scorer(paths, **model))

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
 
 from knowledgepulse.errors import ParameterConflictError
-
-if TYPE_CHECKING:
-    from knowledgepulse.value.profiles import ProfileRegistry
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
@@ -48,6 +45,13 @@ def output_option(help: str) -> Callable[[Command], Command]:
     """``-o/--output PATH``: where a command writes instead of stdout."""
     return click.option(
         "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help=help
+    )
+
+
+def report_option(help: str) -> Callable[[Command], Command]:
+    """``--report FILE``: where a command writes what it did to each trace (``report_path``)."""
+    return click.option(
+        "--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help=help
     )
 
 
@@ -118,13 +122,6 @@ profiles_file_option = click.option(
     help="YAML/JSON file of extra weight profiles: {domain: {complexity, novelty, tool_diversity, "
     "outcome_confidence}}.",
 )
-
-
-def registry_from(profiles_file: Path | None) -> ProfileRegistry:
-    """The built-in profiles plus any from the user's file."""
-    from knowledgepulse.value.profiles import ProfileRegistry, load_profiles  # noqa: PLC0415
-
-    return ProfileRegistry(load_profiles(profiles_file) if profiles_file is not None else None)
 
 
 similarity_histogram_option = click.option(

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from knowledgepulse.cli._options import Command, option_group
+from knowledgepulse.runs.redaction import redactor_for
 from knowledgepulse.trace.models import PRIVACY_LEVELS
 
-if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only to redact
+if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
 
 level_option = click.option(
@@ -50,18 +51,5 @@ REDACT_OPTIONS = ("redact", "privacy_level", "rules_file")
 
 
 def redactor_from(options: dict[str, Any]) -> Redactor | None:
-    """The redactor ``--redact`` asks for, or ``None``, its options taken out of ``options``.
-
-    ``--privacy-level`` or ``--redact-rules`` without ``--redact`` is a usage error.
-    """
-    redact, level, rules_file = (options.pop(name) for name in REDACT_OPTIONS)
-    if not redact:
-        if level is not None or rules_file is not None:
-            raise click.UsageError(
-                "--privacy-level and --redact-rules say how to redact; add --redact"
-            )
-        return None
-    # The rules (and regex, ahocorasick_rs) load only with --redact: 30 ms of every kp run.
-    from knowledgepulse.redact.items import Redactor  # noqa: PLC0415
-
-    return Redactor(level, rules_file=rules_file)
+    """The redactor ``--redact`` asks for, or ``None``, its options taken out of ``options``."""
+    return redactor_for(*(options.pop(name) for name in REDACT_OPTIONS))

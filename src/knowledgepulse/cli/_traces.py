@@ -1,34 +1,28 @@
-"""How the trace commands read traces (``--from``: a framework's files) and write rows back.
+"""The trace commands' inputs: the paths, the input options (``--from``...), the problems.
 
-Bad records are printed on stderr as ``FILE:LINE: PATH: message`` as found, and skipped. Rows go
-out as the first input's form (JSON Lines or Parquet) or ``-o``'s; Parquet needs a file.
+Bad records are printed on stderr as ``FILE:LINE: PATH: message`` as found, and skipped; the
+exit code says whether there were any.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from dataclasses import fields
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import click
 
-from knowledgepulse.cli._console import output_target, say
+from knowledgepulse.cli._console import say
 from knowledgepulse.cli._options import Command, option_group
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
-from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import STDIN
-from knowledgepulse.reports.rows import SCORE_COLUMNS
-from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.reports.value import RunTally
 from knowledgepulse.runs import problems
-from knowledgepulse.runs.read import read_items, trace_options
-from knowledgepulse.runs.write import ItemWriter, WriteForm, item_writer
-from knowledgepulse.sources import SOURCE_CHOICES, TraceOptions
+from knowledgepulse.runs.read import trace_options
+from knowledgepulse.sources import SOURCE_CHOICES, RowOptions, TraceOptions
 from knowledgepulse.sources._registry import get_source, source_names
-from knowledgepulse.trace.item import TraceItem
 
 paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...")
 
@@ -46,17 +40,26 @@ class ProblemSink(problems.ProblemSink):
     """The run's problem sink, printing each problem on stderr; and the command's exit code."""
 
     def __init__(self, tally: RunTally | None = None, **settings: Any) -> None:
-        super().__init__(tally, show=partial(say, one_line=True), **settings)
+        super().__init__(tally, show=show_problem, **settings)
 
     def exit_code(self, traces: int, *, allow_empty: bool) -> int:
-        """The command's exit code: 1 when any record was rejected, or none gave a trace.
+        """The command's exit code (:func:`exit_code`)."""
+        return exit_code(self.tally, traces, allow_empty=allow_empty)
 
-        ``traces``: how many the command read; none is a finding unless ``allow_empty``.
-        """
-        if not traces and not self.tally.invalid and not allow_empty:
-            say("kp: the input holds no trace; give --allow-empty when that is expected")
-            return EXIT_FINDINGS
-        return EXIT_FINDINGS if self.tally.invalid else EXIT_OK
+
+show_problem = partial(say, one_line=True)
+"""A problem shown on stderr as it is found, on one line."""
+
+
+def exit_code(tally: RunTally, traces: int, *, allow_empty: bool) -> int:
+    """A command's exit code: 1 when any record was rejected, or none gave a trace.
+
+    ``traces``: how many the command read; none is a finding unless ``allow_empty``.
+    """
+    if not traces and not tally.invalid and not allow_empty:
+        say("kp: the input holds no trace; give --allow-empty when that is expected")
+        return EXIT_FINDINGS
+    return EXIT_FINDINGS if tally.invalid else EXIT_OK
 
 
 def shapes_help() -> str:
@@ -129,40 +132,10 @@ def source_options(*, required: bool, task_field: bool = True) -> Callable[[Comm
     )
 
 
-TRACE_OPTIONS = (
-    "domain",
-    "confidence",
-    "messages_field",
-    "id_field",
-    "task_field",
-    "success_field",
-    "success_threshold",
-    "domain_field",
-)
+TRACE_OPTIONS = ("domain", "confidence", *(field.name for field in fields(RowOptions)))
 """The options of :func:`source_options` that say how traces are converted."""
 
 
 def trace_options_of(options: dict[str, Any]) -> TraceOptions | None:
     """The converted traces' options (``--domain``...), taken out of a command's ``options``."""
     return trace_options(**{name: options.pop(name) for name in TRACE_OPTIONS if name in options})
-
-
-def read_traces(
-    paths: Sequence[str], sink: ProblemSink, progress: ReadProgress | None = None, **reading: Any
-) -> Iterator[TraceItem]:
-    """The valid traces of ``paths`` (``reading``: ``source``, ``options``); problems: ``sink``."""
-    advance = None if progress is None else progress.advance
-    for item in read_items(sources(paths), notes=say, progress=advance, **reading):
-        if isinstance(item, Problem):
-            sink(item)
-        else:
-            yield item
-
-
-@contextmanager
-def item_output(
-    output: Path | None, form: WriteForm, added: tuple[str, ...] = SCORE_COLUMNS, **writing: Any
-) -> Iterator[ItemWriter]:
-    """A writer of items (:func:`~knowledgepulse.runs.write.item_writer`) to ``-o`` or stdout."""
-    with output_target(output) as target, item_writer(target, form, added, **writing) as writer:
-        yield writer

@@ -9,27 +9,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse._util.atomic import check_destination
-from knowledgepulse._util.text import counted
-from knowledgepulse.cli._console import open_output, say
+from knowledgepulse.cli._console import output_target, say
 from knowledgepulse.cli._options import TO_MESSAGES_HELP, command, output_option, to_option
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
-    ProblemSink,
-    item_output,
+    exit_code,
     paths_argument,
-    read_traces,
+    show_problem,
     source_options,
     sources,
     trace_options_of,
 )
-from knowledgepulse.records.readers import open_source
-from knowledgepulse.reports.redaction import summary_tail
-from knowledgepulse.reports.rows import kept_tail
-from knowledgepulse.reports.value import dumps
-from knowledgepulse.runs.redaction import unread_rows, written_items
-from knowledgepulse.runs.write import rows_form
-from knowledgepulse.sources._sessions.atif import to_atif
+from knowledgepulse.runs.convert import ConvertTo, convert_files
 
 
 @command("convert")
@@ -44,7 +35,7 @@ from knowledgepulse.sources._sessions.atif import to_atif
 )
 @redact_options
 def convert_command(
-    *, paths: tuple[str, ...], output: Path | None, to: str, allow_empty: bool, **options: Any
+    *, paths: tuple[str, ...], output: Path | None, to: ConvertTo, allow_empty: bool, **options: Any
 ) -> int:
     """Convert agent frameworks' files to ReasoningTrace JSON Lines, one trace per run.
 
@@ -55,44 +46,21 @@ def convert_command(
     the traces of secrets and personal data (see kp redact). --to messages writes training
     rows instead (JSON Lines, or Parquet for a .parquet -o), which --from auto reads back.
 
-    --to atif writes each trace as a Harbor ATIF trajectory instead, one a line.
-
     PATH is a JSON, JSON Lines (.gz too) or Parquet file, or - for standard input. A record
     that cannot be read is reported on stderr as FILE:LINE: message and the others go on; exit
     code 1 when there was any.
     """
-    convert_options = trace_options_of(options)
     redactor = redactor_from(options)
-    inputs = sources(paths)
-    for path in inputs:
-        if path != "-":
-            with open_source(path):  # a missing file fails now, before any output
-                pass
-    if output is not None:
-        check_destination(output, what="output")
-    messages = to == "messages"
-    # Training rows: a row that gives no trace is written too (every field empty, kp_error).
-    unread = unread_rows(redactor) if messages else None
-    sink = ProblemSink(unread=unread)
-    read = read_traces(inputs, sink, options=convert_options, **options)
-    items = written_items(read, unread, redactor)
-    count = 0
-    if to == "atif":
-        with open_output(output) as stream:
-            for item in items:
-                stream.write(dumps(to_atif(item.trace)) + "\n")
-                count += 1
-    else:
-        form = rows_form(output, ()) if messages else "jsonl"
-        with item_output(output, form, (), messages=messages, unread=unread) as written:
-            for item in items:
-                written.write_trace(item)
-        count = written.items
-    message = f"converted {counted(count, 'trace')}"
-    if sink.tally.invalid:
-        message += f"; {counted(sink.tally.invalid, 'record')} could not be read"
-    if sink.tally.warnings:
-        message += f"; {counted(sink.tally.warnings, 'warning')}"
-    message += kept_tail(0 if unread is None else unread.written)
-    say(message + summary_tail(redactor))
-    return sink.exit_code(count, allow_empty=allow_empty)
+    with output_target(output) as target:
+        done = convert_files(
+            sources(paths),
+            target,
+            to=to,
+            redact=redactor or False,
+            options=trace_options_of(options),
+            notes=say,
+            on_problem=show_problem,
+            **options,
+        )
+    say(done.summary)
+    return exit_code(done.tally, done.traces, allow_empty=allow_empty)

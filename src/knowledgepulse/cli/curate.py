@@ -13,12 +13,7 @@ import click
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse.cli._console import output_target, say
-from knowledgepulse.cli._embedder import (
-    build_embedder,
-    build_scorer,
-    model_options,
-    novelty_text_option,
-)
+from knowledgepulse.cli._embedder import model_options, novelty_text_option, scorer_from
 from knowledgepulse.cli._options import (
     TO_MESSAGES_HELP,
     MinScoreType,
@@ -26,6 +21,7 @@ from knowledgepulse.cli._options import (
     output_option,
     profiles_file_option,
     refuse_usage,
+    report_option,
     similarity_histogram_option,
     task_field_option,
     task_similarity_option,
@@ -41,7 +37,7 @@ from knowledgepulse.cli._traces import (
 )
 from knowledgepulse.curation.corpus import Corpus
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM
-from knowledgepulse.curation.percentiles import MinScore, similarity_histogram
+from knowledgepulse.curation.percentiles import similarity_histogram
 from knowledgepulse.errors import EmbedderUnavailableError, install_hint
 from knowledgepulse.reports.curation import (
     decontamination_summary,
@@ -76,11 +72,9 @@ def run_arguments(
     paths: tuple[str, ...],
     outputs: tuple[Path | None, ...],
     sink: ProblemSink,
-    *,
-    no_embedder: bool,
-    **options: Any,
+    options: dict[str, Any],
 ) -> tuple[dict[str, Any], Redactor | None]:
-    """The run's keyword arguments from the options, and the redactor (for the summary).
+    """The run's keyword arguments, taken out of ``options``, and the redactor (for the summary).
 
     Every option is checked before a record is read, and the ``outputs`` too: Parquet rows
     need ``-o``, and each must be writable.
@@ -92,11 +86,10 @@ def run_arguments(
         if path is not None:
             check_destination(path, what="output")
     redactor = redactor_from(options)
-    options["no_embedder"] = no_embedder
     arguments = {
-        "scorer": build_scorer(options, build_embedder(paths, options)),
+        "scorer": scorer_from(paths, options),
         "redact": redactor or False,
-        "source": options["source"],
+        "source": options.pop("source"),
         "options": reading,
         "notes": say,
         "on_problem": sink,
@@ -179,12 +172,7 @@ def _histogram(corpus: Corpus) -> None:
     "go as JSONL or, for a .parquet name, Parquet."
 )
 @to_option(("messages",), TO_MESSAGES_HELP)
-@click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write every rejected trace with its reason here (JSONL).",
-)
+@report_option("Write every rejected trace with its reason here (JSONL).")
 @model_options
 @novelty_text_option
 @profiles_file_option
@@ -193,21 +181,11 @@ def _histogram(corpus: Corpus) -> None:
 def select_command(
     *,
     paths: tuple[str, ...],
-    budget: int | None,
-    top: float | None,
-    per_domain: bool,
-    min_score: MinScore | None,
-    max_similarity: float | None,
     task_field: str | None,
-    task_similarity: float,
-    per_task: int | None,
-    rank_by: str,
-    min_reward: float | None,
     similarity_histogram: bool,
     output: Path | None,
     report_path: Path | None,
     to: str | None,
-    no_embedder: bool,
     allow_empty: bool,
     **options: Any,
 ) -> int:
@@ -229,32 +207,23 @@ def select_command(
     """
     refuse_usage(
         (
-            budget is not None and top is not None,
+            options["budget"] is not None and options["top"] is not None,
             "--budget and --top both set the budget; give one",
         ),
     )
     sink = ProblemSink()
-    run, redactor = run_arguments(
-        paths, (output, report_path), sink, no_embedder=no_embedder, **options
-    )
+    run, redactor = run_arguments(paths, (output, report_path), sink, options)
     inputs = sources(paths)
     with ReadProgress.for_sources(inputs) as progress:
         try:
+            # reread=None: a large file is held apart, and read again to write.
             result = select(
                 inputs,
-                budget=budget,
-                top=top,
-                per_domain=per_domain,
-                per_task=per_task,
-                min_score=min_score,
-                max_similarity=max_similarity,
                 task_field=task_field,
-                task_similarity=task_similarity,
-                rank_by=rank_by,
-                min_reward=min_reward,
                 progress=progress.advance,
-                reread=None,  # large files: held apart, read again to write
+                reread=None,
                 **run,
+                **options,
             )
         except EmbedderUnavailableError:
             raise click.UsageError(NO_EMBEDDER.format(what="--max-similarity")) from None
@@ -264,7 +233,7 @@ def select_command(
         result.write_to(target, inputs, messages=to == "messages")
     if report_path is not None:
         write_jsonl(report_path, result.rejected)
-    summary = selection_summary(result, min_score, sink.tally.invalid)
+    summary = selection_summary(result, options["min_score"], sink.tally.invalid)
     say(summary + kept_tail(result.unread.written) + summary_tail(redactor))
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
 
@@ -315,12 +284,9 @@ def select_command(
     help="With --against: a trace copies a REF task when its task text covers this share of "
     "the REF task's words in shared n-grams or aligned blocks (PaLM's 70%).",
 )
-@click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="With --against: write each removed trace here (JSONL), with the REF item it "
-    "matched, the overlap and the cosine.",
+@report_option(
+    "With --against: write each removed trace here (JSONL), with the REF item it "
+    "matched, the overlap and the cosine."
 )
 @similarity_histogram_option
 @output_option(
@@ -337,17 +303,13 @@ def dedupe_command(
     *,
     paths: tuple[str, ...],
     by: DedupeBy,
-    threshold: float,
     task_field: str | None,
     task_similarity: float,
     against: tuple[Path, ...],
-    ngram: int,
-    min_overlap: float,
     report_path: Path | None,
     similarity_histogram: bool,
     output: Path | None,
     to: str | None,
-    no_embedder: bool,
     allow_empty: bool,
     **options: Any,
 ) -> int:
@@ -366,28 +328,27 @@ def dedupe_command(
     are written back instead, every row in input order with its kp_ columns, kp_group (its
     group's number, or null) and kp_kept (false for a duplicate that would go), a row that
     cannot be read with kp_error; --redact cleans them of secrets and personal data first.
-    --to messages writes the kept traces only, each a training row in chat form.
     """
     if against:
         refuse_usage(
             (by == DEDUPE_BY_TASK, "--by task is for dedupe within one set"),
             (similarity_histogram, "--similarity-histogram is for dedupe within one set"),
-            (options.get("redact", False), "--redact is for dedupe within one set"),
+            (options["redact"], "--redact is for dedupe within one set"),
         )
         options["task_field"] = task_field  # a row column, as before: which task is not asked
     else:
         refuse_usage(
             (
-                no_embedder and by != DEDUPE_BY_TASK,
+                options["no_embedder"] and by != DEDUPE_BY_TASK,
                 "kp dedupe compares embeddings; drop --no-embedder (or give --by task)",
             ),
             (report_path is not None, "--report lists what --against removed: give --against"),
         )
-    sink = ProblemSink()
-    written = (output, report_path) if against else (output,)
-    run, redactor = run_arguments(paths, written, sink, no_embedder=no_embedder, **options)
+    sink, threshold = ProblemSink(), options.pop("threshold")
+    run, redactor = run_arguments(
+        paths, (output, report_path) if against else (output,), sink, options
+    )
     inputs = sources(paths)
-    what = "kp dedupe --against" if against else "kp dedupe"
     with ReadProgress.for_sources(inputs) as progress:
         try:
             if against:
@@ -395,11 +356,10 @@ def dedupe_command(
                 found = decontaminate(
                     inputs,
                     against=[str(path) for path in against],
-                    ngram=ngram,
-                    min_overlap=min_overlap,
                     threshold=threshold,
                     progress=progress.advance,
                     **run,
+                    **options,
                 )
             else:
                 result = dedupe(
@@ -413,6 +373,7 @@ def dedupe_command(
                     **run,
                 )
         except EmbedderUnavailableError:
+            what = "kp dedupe --against" if against else "kp dedupe"
             raise click.UsageError(NO_EMBEDDER.format(what=what)) from None
     if against:
         with output_target(output) as target:

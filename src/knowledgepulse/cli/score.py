@@ -9,14 +9,12 @@ summarises. Scoring streams a batch at a time, so memory stays flat; ``--order t
 from __future__ import annotations
 
 import json
-from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 from rich.console import Console
 
-from knowledgepulse._util.atomic import check_destination
 from knowledgepulse.cli._console import (
     REPORT_COLUMNS,
     open_output,
@@ -25,52 +23,28 @@ from knowledgepulse.cli._console import (
     report_format,
     say,
 )
-from knowledgepulse.cli._embedder import (
-    build_embedder,
-    build_scorer,
-    model_options,
-    novelty_text_option,
-    ray_embedder,
-)
+from knowledgepulse.cli._embedder import model_options, novelty_text_option
 from knowledgepulse.cli._options import (
     MinScoreType,
     command,
     format_option,
     output_option,
     profiles_file_option,
-    refuse_usage,
-    registry_from,
 )
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
-    ProblemSink,
+    exit_code,
     paths_argument,
-    read_traces,
+    show_problem,
     source_options,
     sources,
     trace_options_of,
 )
-from knowledgepulse.novelty.settings import max_windows_of
-from knowledgepulse.reports.redaction import summary_tail
-from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
-from knowledgepulse.reports.value import (
-    RunTally,
-    TableCollector,
-    cache_lines,
-    summary_line,
-    validation_line,
-    validation_report,
-)
-from knowledgepulse.reports.value_formats import EXPLAINED_FORMATS
-from knowledgepulse.runs.redaction import unread_rows, written_items
-from knowledgepulse.runs.scoring import ScoreRun, check_engine, tallied, threshold_of
-from knowledgepulse.runs.write import rows_form, scores_writer
+from knowledgepulse.runs.embedder import profiles_of
+from knowledgepulse.runs.problems import validate_files
+from knowledgepulse.runs.score_files import score_files
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
-
-if TYPE_CHECKING:
-    from knowledgepulse.novelty import Embedder
-    from knowledgepulse.runs.write import WriteForm
 
 
 @command("score")
@@ -134,8 +108,9 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--ttl",
-    "ttl_seconds",
+    "ttl_ms",
     type=click.FloatRange(min=0.0, min_open=True),
+    callback=lambda _, __, seconds: None if seconds is None else seconds * 1000,
     help="The cache's time-to-live in seconds: older vectors no longer count [default: none].",
 )
 @click.option(
@@ -176,13 +151,6 @@ def score_command(
     output: Path | None,
     annotate: bool,
     explain: bool,
-    no_embedder: bool,
-    kind: str | None,
-    engine: str,
-    address: str | None,
-    max_windows: str | None,
-    cache_path: Path | None,
-    frozen: bool,
     allow_empty: bool,
     **options: Any,
 ) -> int:
@@ -195,116 +163,32 @@ def score_command(
     an agent framework's file (see kp convert), converted as it is read. --redact (with
     --annotate) writes the traces with their secrets and personal data redacted.
     """
-    reading = {"source": options.pop("source"), "options": trace_options_of(options)}
-    redactor = redactor_from(options)
     output_format = output_format or report_format(output, ("json", "csv", "html"), "jsonl")
-    tuning = (options["cache_size"], options["ttl_seconds"], max_windows)
-    refuse_usage(
-        (
-            redactor is not None and not annotate,
-            "--redact cleans the traces --annotate writes; add --annotate",
-        ),
-        (
-            no_embedder and cache_path is not None,
-            "--cache holds embeddings, so it needs an embedder; drop --no-embedder",
-        ),
-        (
-            no_embedder and tuning != (None, None, None),
-            "--cache-size, --ttl and --max-windows tune the embedder and its cache; "
-            "drop them or --no-embedder",
-        ),
-        (
-            annotate and output_format not in ("json", "jsonl"),
-            "--annotate writes traces as JSONL (default) or a JSON list (--format json)",
-        ),
-        (
-            explain and (annotate or output_format not in EXPLAINED_FORMATS),
-            "--explain explains the scores of a report: give --format table, json or jsonl "
-            "(without --annotate)",
-        ),
-    )
-    check_engine(
-        engine=engine,
-        address=address,
-        kind=kind,
-        max_windows=max_windows,
-        corpus=options["corpus"],
-        no_embedder=no_embedder,
-    )
-    window_cap = max_windows_of(max_windows)
-    # Everything a user can get wrong fails here, before the first record is read.
-    if output is not None:
-        check_destination(output, what="output")
-    if cache_path is not None:
-        check_destination(cache_path, what="cache")
-        if frozen and not cache_path.exists():
-            raise click.UsageError(
-                f"--frozen scores against a saved cache, and {cache_path} does not exist; "
-                "build it first with --cache without --frozen"
-            )
-    embedder: Embedder | None
-    if engine == "ray":
-        embedder = ray_embedder(
-            address,
-            model_path=options["model_path"],
-            max_windows=window_cap,
-            workers=options["workers"],
-            device=options["device"],
-        )
-    else:
-        # --max-windows, like --workers, is the model's option, so it asks for the model.
-        kind = kind or ("minilm" if max_windows is not None else None)
-        chosen = {"no_embedder": no_embedder, "kind": kind, "max_windows": window_cap}
-        embedder = build_embedder(paths, {**options, **chosen})
-    min_score = options["min_score"]
-    scorer = build_scorer(options, embedder, threshold=threshold_of(min_score))
-    ttl = options["ttl_seconds"]
-    run = ScoreRun(
-        scorer,
-        cache_path=cache_path,
-        frozen=frozen,
-        cache_size=options["cache_size"],
-        ttl_ms=None if ttl is None else ttl * 1000,
-    )
+    redactor = redactor_from(options)
     inputs = sources(paths)
-    # --annotate: dataset rows go back as Parquet when they came from (or -o names) Parquet.
-    other: WriteForm = "json" if output_format == "json" else "jsonl"
-    writes = rows_form(output, inputs, other) if annotate else None
-    # --annotate gives every dataset row back: one that gives no trace with its kp_error.
-    unread = unread_rows(redactor) if annotate else None
-    tally = RunTally(run.scorer.threshold)
-    keep = output_format in ("json", "html") and not annotate
-    sink = ProblemSink(tally, keep=keep, unread=unread)
-    collector = TableCollector()
-    with run:
-        with ReadProgress.for_sources(inputs) as progress:
-            items = written_items(read_traces(inputs, sink, progress, **reading), unread, redactor)
-            # Time order, a corpus or a percentile read the whole input here, before any output.
-            scored = run.score(
-                items, order=options["order"], corpus=options["corpus"], min_score=min_score
-            )
-            with (
-                output_target(output) as target,
-                nullcontext(collector.write)  # a table: drawn by rich at the end
-                if output_format == "table" and not annotate
-                else scores_writer(
-                    target, output_format, sink, rows=writes, unread=unread, explain=explain
-                ) as emit,
-            ):
-                for result in tallied(scored, tally, progress.scored):
-                    emit(result)
-        if output_format == "table" and not annotate:
-            from knowledgepulse.reports.value_table import print_scores  # noqa: PLC0415
+    with ReadProgress.for_sources(inputs) as progress, output_target(output) as target:
+        done = score_files(
+            inputs,
+            target,
+            output_format=output_format,
+            annotate=annotate,
+            explain=explain,
+            redact=redactor or False,
+            options=trace_options_of(options),
+            notes=say,
+            on_problem=show_problem,
+            progress=progress.advance,
+            scored=progress.scored,
+            **options,
+        )
+    if output_format == "table" and not annotate:
+        from knowledgepulse.reports.value_table import print_scores  # noqa: PLC0415
 
-            with output_console(output, redirected_width=REPORT_COLUMNS) as console:
-                print_scores(console, collector.results, tally, explain=explain)
-    if cache_path is not None:
-        saved = run.cache_outcome != "no_embedder"
-        for line in cache_lines(str(cache_path), saved=saved, already_cached=run.already_cached):
-            say(line)
-    kept = 0 if unread is None else unread.written
-    say(summary_line(tally) + kept_tail(kept) + summary_tail(redactor))
-    return sink.exit_code(tally.scored, allow_empty=allow_empty)
+        with output_console(output, redirected_width=REPORT_COLUMNS) as console:
+            print_scores(console, done.results, done.tally, explain=explain)
+    for line in [*done.notes, done.summary]:
+        say(line)
+    return exit_code(done.tally, done.tally.scored, allow_empty=allow_empty)
 
 
 @command("validate")
@@ -320,19 +204,23 @@ def validate_command(
     With --from, PATH is an agent framework's file, converted and checked as kp score reads it:
     the traces valid here are the ones kp score scores.
     """
-    convert_options = trace_options_of(options)
-    sink = ProblemSink(keep=output_format == "json")
-    valid = 0
-    with ReadProgress.for_sources(sources(paths)) as progress:
-        for _ in read_traces(paths, sink, progress, options=convert_options, **options):
-            valid += 1
-            progress.scored(valid)
+    inputs = sources(paths)
+    with ReadProgress.for_sources(inputs) as progress:
+        done = validate_files(
+            inputs,
+            keep=output_format == "json",
+            options=trace_options_of(options),
+            notes=say,
+            on_problem=show_problem,
+            progress=progress.advance,
+            validated=progress.scored,
+            **options,
+        )
     if output_format == "json":
-        document = validation_report(valid, sink.tally, sink.kept)
         with open_output(None) as stream:
-            stream.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
-    say(validation_line(valid, sink.tally))
-    return sink.exit_code(valid, allow_empty=allow_empty)
+            stream.write(json.dumps(done.report, ensure_ascii=False, indent=2) + "\n")
+    say(done.summary)
+    return exit_code(done.tally, done.valid, allow_empty=allow_empty)
 
 
 @command("profiles")
@@ -344,7 +232,7 @@ def profiles_command(output_format: str, profiles_file: Path | None) -> int:
     A trace's metadata.task_domain picks the profile by exact match; any other domain uses
     'default'.
     """
-    registry = registry_from(profiles_file)
+    registry = profiles_of(profiles_file)
     if output_format == "json":
         data = {name: weights.to_dict() for name, weights in registry.items()}
         click.echo(json.dumps(data, indent=2))

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from knowledgepulse.cli._console import say
-from knowledgepulse.cli._embedder import build_embedder, build_scorer, model_options
+from knowledgepulse.cli._embedder import model_options, scorer_from
 from knowledgepulse.cli._options import command, task_similarity_option
 from knowledgepulse.cli._traces import (
     ProblemSink,
@@ -90,7 +90,7 @@ def split_command(
             inputs,
             validation=validation or 0.0,
             task_field=task_field,
-            scorer=build_scorer(options, build_embedder(paths, options)),
+            scorer=scorer_from(paths, options),
             options=convert_options,
             notes=say,
             progress=progress.advance,

@@ -3,6 +3,7 @@
 :func:`run_embedder` picks it in this process, :func:`ray_embedder` on a Ray cluster's actors
 (Ray is imported only then); both give the same vectors. :func:`workers_for` is the default
 worker count: one process per core only for an input big enough to repay starting them.
+:func:`run_scorer` is a run's scorer around the embedder its :class:`ModelSettings` choose.
 """
 
 from __future__ import annotations
@@ -11,16 +12,22 @@ import io
 import os
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from knowledgepulse.errors import ParameterConflictError, ScorerParameterError, Setting
-from knowledgepulse.novelty.settings import DEFAULT_EMBEDDER, DEFAULT_MAX_WINDOWS
+from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
+from knowledgepulse.novelty.settings import DEFAULT_EMBEDDER, DEFAULT_MAX_WINDOWS, max_windows_of
 from knowledgepulse.records.readers import STDIN
+from knowledgepulse.runs.scoring import check_engine
+from knowledgepulse.value.profiles import ProfileRegistry, load_profiles
+from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.engines.ray_engine import RayEmbedder
+    from knowledgepulse.novelty import Embedder
     from knowledgepulse.novelty.minilm import MiniLMEmbedder
     from knowledgepulse.novelty.static import StaticEmbedder
 
@@ -246,3 +253,106 @@ def ray_embedder(
         num_gpus=1.0 if device.startswith("cuda") else 0.0,
         address=address,
     )
+
+
+class ModelSettings(TypedDict, total=False):
+    """How a run embeds and scores (:func:`run_scorer`), all optional.
+
+    Attributes:
+        no_embedder: embed nothing: novelty is 0.5 for every trace.
+        kind: ``minilm`` or ``static`` (default: :func:`embedder_kind`).
+        model_path: your own ONNX model; ``device``: ``cpu``, ``cuda[:N]`` or ``auto``;
+            ``workers``: processes running the model on a CPU (see :func:`run_embedder`).
+        max_windows: the MiniLM model's window cap: a count, ``"none"``, or ``None`` for the
+            default (a cap given asks for the model).
+        engine: ``local``, or ``ray``: the model on a Ray cluster's actors (``address``: the
+            cluster to join; default: a local Ray for this run).
+        batch_size: traces embedded per batch (default: the embedder's own).
+        profiles_file: a YAML/JSON file of extra weight profiles.
+        novelty_text: what stands for a trace in novelty.
+        threshold: the scorer's sharing threshold.
+    """
+
+    no_embedder: bool
+    kind: str | None
+    model_path: Path | None
+    device: str
+    workers: int | None
+    max_windows: str | int | None
+    engine: str
+    address: str | None
+    batch_size: int | None
+    profiles_file: Path | None
+    novelty_text: str
+    threshold: float
+
+
+def profiles_of(profiles_file: str | Path | None) -> ProfileRegistry:
+    """The built-in weight profiles plus any from ``profiles_file``."""
+    return ProfileRegistry(load_profiles(profiles_file) if profiles_file is not None else None)
+
+
+def check_model(model: ModelSettings, *, corpus: bool = False) -> None:
+    """Refuse settings that contradict each other (:func:`check_engine`) or a bad window cap.
+
+    ``corpus``: the run compares its traces with each other (so it needs an embedder).
+
+    Raises:
+        ParameterConflictError: the first conflict, naming its parameters.
+        ScorerParameterError: ``max_windows`` is neither a positive count nor ``"none"``.
+    """
+    check_engine(
+        engine=model.get("engine", "local"),
+        address=model.get("address"),
+        kind=model.get("kind"),
+        max_windows=model.get("max_windows"),
+        corpus=corpus,
+        no_embedder=model.get("no_embedder", False),
+    )
+    max_windows_of(model.get("max_windows"))
+
+
+@contextmanager
+def run_scorer(paths: Sequence[str], **model: Unpack[ModelSettings]) -> Iterator[TraceValueScorer]:
+    """A scorer around the embedder ``model`` chooses for ``paths``, closed after the block.
+
+    Raises:
+        ParameterConflictError: settings that contradict each other (:func:`check_engine`).
+        EmbedderUnavailableError: a named model or device cannot be loaded.
+    """
+    engine, address = model.get("engine", "local"), model.get("address")
+    kind, max_windows = model.get("kind"), model.get("max_windows")
+    no_embedder, device = model.get("no_embedder", False), model.get("device", "cpu")
+    check_model(model)
+    window_cap = max_windows_of(max_windows)
+    workers, model_path = model.get("workers"), model.get("model_path")
+    embedder: Embedder | None
+    if engine == "ray":
+        embedder = ray_embedder(
+            address, model_path=model_path, device=device, workers=workers, max_windows=window_cap
+        )
+        embedder.start()
+    else:
+        embedder = chosen_embedder(
+            paths,
+            no_embedder=no_embedder,
+            model_path=model_path,
+            # A window cap, like workers, is the model's setting, so it asks for the model.
+            kind=kind or ("minilm" if max_windows is not None else None),
+            device=device,
+            workers=workers,
+            max_windows=window_cap,
+        )
+    # The shared bundled embedders stay loaded for the process; one loaded for this run closes.
+    owned = engine == "ray" or model_path is not None or device != "cpu"
+    try:
+        yield TraceValueScorer(
+            embedder=embedder,
+            profiles=profiles_of(model.get("profiles_file")),
+            batch_size=model.get("batch_size"),
+            novelty_text=model.get("novelty_text", DEFAULT_NOVELTY_TEXT),
+            threshold=model.get("threshold", DEFAULT_THRESHOLD),
+        )
+    finally:
+        if owned and embedder is not None:
+            embedder.close()

@@ -1,17 +1,23 @@
-"""A run's problems: each counted, kept if asked, and handed on as it is found."""
+"""A run's problems: each counted, kept if asked, and handed on as it is found.
+
+:func:`validate_files` is a run of reading only: the valid traces counted, the problems found.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.value import RunTally
+from knowledgepulse.reports.value import RunTally, validation_line, validation_report
+from knowledgepulse.runs.read import read_items, valid_items
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
     from knowledgepulse.runs.write import UnreadRows
+    from knowledgepulse.sources import TraceOptions
+    from knowledgepulse.sources._read import Notes
 
 
 class ProblemSink:
@@ -44,3 +50,55 @@ class ProblemSink:
             self._unread.add(problem)
         if self._show is not None:
             self._show(str(problem))
+
+
+@dataclasses.dataclass(frozen=True)
+class Validated:
+    """What :func:`validate_files` found: the valid traces, the tally, the problems kept."""
+
+    valid: int
+    tally: RunTally
+    problems: list[Problem]
+
+    @property
+    def report(self) -> dict[str, Any]:
+        """The JSON report: the valid and invalid counts, warnings and each problem kept."""
+        return validation_report(self.valid, self.tally, self.problems)
+
+    @property
+    def summary(self) -> str:
+        """One line: ``5 valid traces; 1 invalid record; 2 warnings``."""
+        return validation_line(self.valid, self.tally)
+
+
+def validate_files(
+    paths: Sequence[str],
+    *,
+    keep: bool = False,
+    source: str | None = None,
+    options: TraceOptions | None = None,
+    notes: Notes | None = None,
+    on_problem: Callable[[str], object] | None = None,
+    progress: Callable[[int], object] | None = None,
+    validated: Callable[[int], object] | None = None,
+) -> Validated:
+    """Read ``paths`` as a scoring run would, without scoring: count the valid traces.
+
+    Args:
+        paths: trace files, or a framework's or dataset's files (``-``: standard input).
+        keep: keep each problem (its message) for :attr:`Validated.report`.
+        source: a source's name, or ``None`` / ``auto``: recognised from the content.
+        options: the domain, confidence and row columns of converted traces.
+        notes: told what a reader says about a whole file.
+        on_problem: told each record that gives no valid trace, as a line of text.
+        progress: told the bytes read so far.
+        validated: told the valid traces so far.
+    """
+    sink = ProblemSink(keep=keep, show=on_problem)
+    read = read_items(paths, source=source, options=options, notes=notes, progress=progress)
+    valid = 0
+    for _ in valid_items(read, None, sink):
+        valid += 1
+        if validated is not None:
+            validated(valid)
+    return Validated(valid, sink.tally, sink.kept)

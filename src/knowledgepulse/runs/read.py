@@ -126,13 +126,16 @@ def tell_both(first: OnProblem, second: OnProblem) -> OnProblem:
 
 
 def valid_items(
-    stream: Iterable[TraceItem | Problem], problems: list[Problem], on_problem: OnProblem | None
+    stream: Iterable[TraceItem | Problem],
+    problems: list[Problem] | None,
+    on_problem: OnProblem | None,
 ) -> Iterator[TraceItem]:
-    """The items of ``stream``; each problem kept in ``problems`` and told to ``on_problem``."""
+    """The items of ``stream``; each problem kept in ``problems`` if given, told ``on_problem``."""
     for item in stream:
         if isinstance(item, TraceItem):
             yield item
             continue
-        problems.append(item)
+        if problems is not None:
+            problems.append(item)
         if on_problem is not None:
             on_problem(item)

@@ -6,17 +6,30 @@ it the items of a run and says, for a report, what was redacted where (never the
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
+from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.text import counted
+from knowledgepulse.errors import ParameterConflictError, Setting
 from knowledgepulse.records import Record
-from knowledgepulse.runs.write import UnreadRows
+from knowledgepulse.reports.redaction import finding_line, redaction_summary
+from knowledgepulse.reports.rows import kept_tail
+from knowledgepulse.reports.value import RunTally, dumps
+from knowledgepulse.runs.problems import ProblemSink
+from knowledgepulse.runs.read import read_items, valid_items
+from knowledgepulse.runs.write import UnreadRows, item_writer, rows_form, text_output
 from knowledgepulse.trace import TraceItem
 
 if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only to redact
     from knowledgepulse.redact.items import Redactor
     from knowledgepulse.redact.walk import Finding
+    from knowledgepulse.sources import TraceOptions
+    from knowledgepulse.sources._read import Notes
 
 Found = Callable[[TraceItem, "list[Finding]"], object]
 """Told each item (as it was read) and what was redacted in it (an empty list: nothing)."""
@@ -42,6 +55,30 @@ def redactor_of(redact: bool | Redactor) -> Redactor | None:
 
         return Redactor()
     return redact
+
+
+def redactor_for(
+    redact: bool, privacy_level: str | None = None, rules_file: Path | None = None
+) -> Redactor | None:
+    """The redactor a run's settings ask for, or ``None`` when ``redact`` is false.
+
+    Raises:
+        ParameterConflictError: ``privacy_level`` or ``rules_file`` without ``redact``.
+    """
+    if not redact:
+        if privacy_level is not None or rules_file is not None:
+            raise ParameterConflictError(
+                Setting("privacy_level"),
+                " and ",
+                Setting("rules_file"),
+                " say how to redact; add ",
+                Setting("redact", True),
+            )
+        return None
+    # The rules (and regex, ahocorasick_rs) load only to redact: 30 ms of every kp run.
+    from knowledgepulse.redact.items import Redactor  # noqa: PLC0415
+
+    return Redactor(privacy_level, rules_file=rules_file)
 
 
 def redact_items(
@@ -104,3 +141,100 @@ def written_items(
     """``items`` as a run writes them back: each unread row's place held, each item redacted."""
     items = items if unread is None else unread.items(items)
     return items if redactor is None else redact_items(items, redactor)
+
+
+@dataclass(frozen=True)
+class RedactedFiles:
+    """What :func:`redact_files` did: traces written, the tally, rows kept, the redactor."""
+
+    traces: int
+    tally: RunTally
+    kept_rows: int
+    redactor: Redactor
+
+    @property
+    def summary(self) -> str:
+        """One line: the traces read, what was redacted, what could not be read."""
+        message = f"read {counted(self.traces, 'trace')}; {redaction_summary(self.redactor)}"
+        if self.tally.invalid:
+            message += f"; {counted(self.tally.invalid, 'record')} could not be read"
+        return message + kept_tail(self.kept_rows)
+
+
+def redact_files(
+    paths: Sequence[str],
+    target: Path | IO[str],
+    *,
+    privacy_level: str | None = None,
+    rules_file: Path | None = None,
+    report_path: Path | None = None,
+    source: str | None = None,
+    options: TraceOptions | None = None,
+    notes: Notes | None = None,
+    on_problem: Callable[[str], object] | None = None,
+    on_finding: Callable[[str], object] | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> RedactedFiles:
+    """Write the traces of ``paths`` to ``target`` redacted, each in its own form.
+
+    Dataset rows go back as rows (their form, or ``target``'s suffix), every string cleaned,
+    a row that gives no trace too (with ``kp_error``); anything else as trace documents.
+
+    Args:
+        paths: trace files, or a framework's or dataset's files (``-``: standard input).
+        target: a path (replaced atomically when done) or a text stream.
+        privacy_level: redact at this level instead of each trace's.
+        rules_file: custom rules (YAML), run before the built-in ones.
+        report_path: write what was redacted in each trace here (JSON) instead of telling
+            ``on_finding``.
+        source: a source's name, or ``None`` / ``auto``: recognised from the content.
+        options: the domain, confidence and row columns of converted traces.
+        notes: told what a reader says about a whole file.
+        on_problem: told each record that gives no trace, as a line of text.
+        on_finding: told each redaction as a line (``FILE:LINE: PATH: redacted ...``).
+        progress: told the bytes read so far.
+
+    Raises:
+        ParameterConflictError: Parquet rows to a stream.
+        OutputError: ``target`` or ``report_path`` cannot be written.
+        RedactionRulesError: ``rules_file`` has errors.
+    """
+    form = rows_form(target if isinstance(target, Path) else None, paths)
+    for path in (target, report_path):
+        if isinstance(path, Path):
+            check_destination(path, what="output")
+    from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load here
+
+    redactor = Redactor(privacy_level, rules_file=rules_file)
+    # A dataset row that gives no trace is written back too, cleaned as a read row is.
+    unread = unread_rows(redactor)
+    sink = ProblemSink(unread=unread, show=on_problem)
+    reported: list[dict[str, Any]] = []
+
+    def found(item: TraceItem, findings: list[Finding]) -> None:
+        if findings and report_path is not None:
+            reported.append(finding_entry(item, findings))
+            return
+        for finding in findings:
+            if on_finding is not None:
+                on_finding(finding_line(item.location, finding))
+
+    read = valid_items(
+        read_items(paths, source=source, options=options, notes=notes, progress=progress),
+        None,
+        sink,
+    )
+    first = next(read, None)
+    again = unread.items(itertools.chain([] if first is None else [first], read))
+    # Dataset rows go back as rows (their form, or the target's), anything else as traces.
+    rows = first is None or first.row is not None  # none: Parquet stays Parquet
+    with item_writer(target, form if rows else "jsonl", (), unread=unread) as out:
+        for item in redact_items(again, redactor, found=found):
+            if rows:
+                out.write_row(item, {})
+            else:
+                out.write_trace(item)
+    if report_path is not None:
+        with text_output(report_path) as stream:
+            stream.write(dumps(redaction_report(redactor, out.items, reported)) + "\n")
+    return RedactedFiles(out.items, sink.tally, unread.written, redactor)

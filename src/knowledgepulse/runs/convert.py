@@ -1,0 +1,113 @@
+"""Converting files in one call: a framework's or dataset's files written as traces or rows.
+
+What ``kp convert`` does, as a library call: the items are written as they are read (an OTel
+file exporter's run can be long), as ``ReasoningTrace`` JSON Lines, training rows in chat form,
+or Harbor ATIF trajectories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Literal, TypeAlias
+
+from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.text import counted
+from knowledgepulse.records.readers import STDIN, open_source
+from knowledgepulse.reports.redaction import summary_tail
+from knowledgepulse.reports.rows import kept_tail
+from knowledgepulse.reports.value import RunTally, dumps
+from knowledgepulse.runs.problems import ProblemSink
+from knowledgepulse.runs.read import read_items, valid_items
+from knowledgepulse.runs.redaction import redactor_of, unread_rows, written_items
+from knowledgepulse.runs.write import item_writer, rows_form, text_output
+
+if TYPE_CHECKING:
+    from knowledgepulse.redact.items import Redactor
+    from knowledgepulse.sources import TraceOptions
+    from knowledgepulse.sources._read import Notes
+
+ConvertTo: TypeAlias = Literal["trace", "messages", "atif"]
+"""``trace``: ``ReasoningTrace`` JSON Lines; ``messages``: training rows in OpenAI chat form
+(JSON Lines, or Parquet for a ``.parquet`` path); ``atif``: Harbor ATIF trajectories."""
+
+
+@dataclass(frozen=True)
+class Converted:
+    """What :func:`convert_files` did: traces written, the tally, rows kept, the redactor."""
+
+    traces: int
+    tally: RunTally
+    kept_rows: int = 0
+    redactor: Redactor | None = None
+
+    @property
+    def summary(self) -> str:
+        """One line: converted, could not be read, warnings, rows written back, redacted."""
+        message = f"converted {counted(self.traces, 'trace')}"
+        if self.tally.invalid:
+            message += f"; {counted(self.tally.invalid, 'record')} could not be read"
+        if self.tally.warnings:
+            message += f"; {counted(self.tally.warnings, 'warning')}"
+        return message + kept_tail(self.kept_rows) + summary_tail(self.redactor)
+
+
+def convert_files(
+    paths: Sequence[str],
+    target: Path | IO[str],
+    *,
+    to: ConvertTo = "trace",
+    redact: bool | Redactor = False,
+    source: str | None = "auto",
+    options: TraceOptions | None = None,
+    notes: Notes | None = None,
+    on_problem: Callable[[str], object] | None = None,
+) -> Converted:
+    """Write the traces of ``paths`` to ``target`` as they are read.
+
+    Args:
+        paths: a framework's or dataset's files, or trace files (``-``: standard input).
+        target: a path (replaced atomically when done) or a text stream.
+        to: the form written (:data:`ConvertTo`); with ``messages``, a row that gives no
+            trace is written too (every field empty, ``kp_error`` saying why).
+        redact: clean the traces of secrets and personal data: ``True`` by each trace's
+            privacy level, or a configured ``Redactor``.
+        source: a source's name, or ``auto``: recognised from each file's content.
+        options: the domain, confidence and row columns of converted traces.
+        notes: told what a reader says about a whole file.
+        on_problem: told each record that gives no trace, as a line of text.
+
+    Raises:
+        InputFileError: a file is missing (checked before any output).
+        OutputError: ``target`` cannot be written.
+    """
+    redactor = redactor_of(redact)
+    for path in paths:
+        if path != STDIN:
+            with open_source(path):  # a missing file fails now, before any output
+                pass
+    if isinstance(target, Path):
+        check_destination(target, what="output")
+    messages = to == "messages"
+    unread = unread_rows(redactor) if messages else None
+    sink = ProblemSink(unread=unread, show=on_problem)
+    read = read_items(paths, source=source, options=options, notes=notes)
+    items = written_items(valid_items(read, None, sink), unread, redactor)
+    count = 0
+    if to == "atif":
+        from knowledgepulse.sources._sessions.atif import to_atif  # noqa: PLC0415
+
+        with text_output(target) as stream:
+            for item in items:
+                stream.write(dumps(to_atif(item.trace)) + "\n")
+                count += 1
+    else:
+        output = target if isinstance(target, Path) else None
+        form = rows_form(output, ()) if messages else "jsonl"
+        with item_writer(target, form, (), messages=messages, unread=unread) as written:
+            for item in items:
+                written.write_trace(item)
+        count = written.items
+    kept = 0 if unread is None else unread.written
+    return Converted(count, sink.tally, kept, redactor)

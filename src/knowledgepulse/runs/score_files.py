@@ -1,0 +1,248 @@
+"""Scoring files in one call: read, redact, score, and write a report or the rows back.
+
+What ``kp score`` does, as a library call: every setting a user can get wrong (a conflict, a
+destination, a ``frozen`` cache that does not exist) is refused before the first record is
+read; then the items stream through a :class:`~knowledgepulse.runs.scoring.ScoreRun` (its
+cache saved after a clean run) into the writer, a batch at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Unpack
+
+from knowledgepulse._util.atomic import check_destination
+from knowledgepulse.errors import ParameterConflictError, Setting
+from knowledgepulse.reports.redaction import summary_tail
+from knowledgepulse.reports.rows import kept_tail
+from knowledgepulse.reports.value import RunTally, cache_lines, summary_line
+from knowledgepulse.reports.value_formats import EXPLAINED_FORMATS
+from knowledgepulse.runs.embedder import ModelSettings, check_model, run_scorer
+from knowledgepulse.runs.problems import ProblemSink
+from knowledgepulse.runs.read import read_items, valid_items
+from knowledgepulse.runs.redaction import redactor_of, unread_rows, written_items
+from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of, tallied, threshold_of
+from knowledgepulse.runs.write import WriteForm, rows_form, scores_writer
+from knowledgepulse.value.item import ScoredItem
+
+if TYPE_CHECKING:
+    from knowledgepulse.curation.percentiles import MinScore
+    from knowledgepulse.redact.items import Redactor
+    from knowledgepulse.sources import TraceOptions
+    from knowledgepulse.sources._read import Notes
+
+
+@dataclass
+class ScoredFiles:
+    """What :func:`score_files` did.
+
+    Attributes:
+        tally: the counts: scored, shareable (at the final threshold), invalid, warnings.
+        results: every scored item, in output order, for ``output_format="table"`` (drawn by
+            the caller); empty otherwise (they were written as they came).
+        notes: what to say of the cache: that it was not saved, how many traces it held.
+        kept_rows: the dataset rows that gave no trace, written back with ``kp_error``.
+        redactor: the redactor used, if any, with its counts.
+    """
+
+    tally: RunTally
+    results: list[ScoredItem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    kept_rows: int = 0
+    redactor: Redactor | None = None
+
+    @property
+    def summary(self) -> str:
+        """One line: scored, shareable, skipped, rows written back, what was redacted."""
+        return summary_line(self.tally) + kept_tail(self.kept_rows) + summary_tail(self.redactor)
+
+
+def score_files(
+    paths: Sequence[str],
+    target: Path | IO[str] | None = None,
+    *,
+    output_format: str = "jsonl",
+    annotate: bool = False,
+    explain: bool = False,
+    redact: bool | Redactor = False,
+    min_score: MinScore | float | str | None = None,
+    order: Order = "input",
+    corpus: bool = False,
+    cache_path: Path | None = None,
+    frozen: bool = False,
+    cache_size: int | None = None,
+    ttl_ms: float | None = None,
+    source: str | None = None,
+    options: TraceOptions | None = None,
+    notes: Notes | None = None,
+    on_problem: Callable[[str], object] | None = None,
+    progress: Callable[[int], object] | None = None,
+    scored: Callable[[int], object] | None = None,
+    **model: Unpack[ModelSettings],
+) -> ScoredFiles:
+    """Score the traces of ``paths`` and write a report of them, or the traces back, to ``target``.
+
+    Args:
+        paths: trace files, or a framework's or dataset's files (``-``: standard input).
+        target: a path (replaced atomically when the run completes) or a text stream; ``None``
+            with ``output_format="table"`` (the results are returned instead).
+        output_format: the report: ``jsonl``, ``json``, ``csv``, ``html``, or ``table`` (kept
+            in :attr:`ScoredFiles.results`); with ``annotate``, ``jsonl`` or ``json``.
+        annotate: write the traces back with ``metadata.quality_score`` set; dataset rows go
+            back as they were, with ``kp_`` columns added, every row in its place (one that
+            gave no trace with ``kp_error``), as JSON Lines or Parquet (the input's form or
+            ``target``'s suffix).
+        explain: each score explained in words (``table``, ``json``, ``jsonl`` reports).
+        redact: clean what ``annotate`` writes: ``True`` by each trace's privacy level, or a
+            configured ``Redactor``.
+        min_score: the sharing threshold: a score, or ``"pNN"``, a percentile of the scores
+            (reads the whole input first).
+        order: ``input`` streams; ``time`` scores by ``metadata.created_at`` (reads the whole
+            input first; see :func:`~knowledgepulse.runs.scoring.score_items`).
+        corpus: novelty against every other trace of the input (reads it whole first).
+        cache_path: a saved vector cache, made if missing and saved after a clean run (see
+            :class:`~knowledgepulse.runs.scoring.ScoreRun`).
+        frozen: score against ``cache_path`` without adding to it.
+        cache_size: how many vectors the cache holds.
+        ttl_ms: the cache's time-to-live in milliseconds.
+        source: a source's name, or ``None`` / ``auto``: recognised from the content.
+        options: the domain, confidence and row columns of converted traces.
+        notes: told what a reader says about a whole file.
+        on_problem: told each record that gives no trace, as a line of text.
+        progress: told the bytes read so far.
+        scored: told the items scored so far.
+        **model: the embedder and scorer (:class:`~knowledgepulse.runs.embedder.ModelSettings`).
+
+    Raises:
+        ParameterConflictError: settings that contradict each other, naming them.
+        OutputError: ``target`` or ``cache_path`` cannot be written.
+    """
+    redactor = redactor_of(redact)
+    _check(
+        output_format,
+        target,
+        annotate=annotate,
+        explain=explain,
+        redacts=redactor is not None,
+        cache_path=cache_path,
+        tunes=(cache_size, ttl_ms, model.get("max_windows")) != (None, None, None),
+        no_embedder=model.get("no_embedder", False),
+    )
+    model.setdefault("threshold", threshold_of(min_score_of(min_score)))
+    check_model(model, corpus=corpus)
+    # Everything a user can get wrong fails here, before the first record is read.
+    for path, what in ((target, "output"), (cache_path, "cache")):
+        if isinstance(path, Path):
+            check_destination(path, what=what)
+    if frozen and cache_path is not None and not cache_path.exists():
+        raise ParameterConflictError(
+            Setting("frozen", True),
+            f" scores against a saved cache, and {cache_path} does not exist; build it first with ",
+            Setting("cache_path"),
+            " without ",
+            Setting("frozen", True),
+        )
+    with ExitStack() as stack:
+        scorer = stack.enter_context(run_scorer(paths, **model))
+        run = ScoreRun(
+            scorer, cache_path=cache_path, frozen=frozen, cache_size=cache_size, ttl_ms=ttl_ms
+        )
+        # --annotate: dataset rows go back as Parquet when they came from (or -o names) Parquet.
+        other: WriteForm = "json" if output_format == "json" else "jsonl"
+        output = target if isinstance(target, Path) else None
+        writes = rows_form(output, paths, other) if annotate else None
+        unread = unread_rows(redactor) if annotate else None
+        done = ScoredFiles(RunTally(run.scorer.threshold), redactor=redactor)
+        keep = output_format in ("json", "html") and not annotate
+        sink = ProblemSink(done.tally, keep=keep, unread=unread, show=on_problem)
+        with run:
+            read = read_items(paths, source=source, options=options, notes=notes, progress=progress)
+            items = written_items(valid_items(read, None, sink), unread, redactor)
+            # Time order, a corpus or a percentile read the whole input here, before any output.
+            results = run.score(
+                items, order=order, corpus=corpus, min_score=min_score_of(min_score)
+            )
+            if output_format == "table" and not annotate:
+                done.results.extend(tallied(results, done.tally, scored))
+            else:
+                assert target is not None  # refused by _check
+                with scores_writer(
+                    target, output_format, sink, rows=writes, unread=unread, explain=explain
+                ) as emit:
+                    for result in tallied(results, done.tally, scored):
+                        emit(result)
+    if cache_path is not None:
+        saved = run.cache_outcome != "no_embedder"
+        done.notes = cache_lines(str(cache_path), saved=saved, already_cached=run.already_cached)
+    done.kept_rows = 0 if unread is None else unread.written
+    return done
+
+
+def _check(
+    output_format: str,
+    target: Path | IO[str] | None,
+    *,
+    annotate: bool,
+    explain: bool,
+    redacts: bool,
+    cache_path: Path | None,
+    tunes: bool,
+    no_embedder: bool,
+) -> None:
+    """Refuse the settings of :func:`score_files` that contradict each other, naming them."""
+    without_model = Setting("no_embedder", True)
+    rules = (
+        (
+            redacts and not annotate,
+            (
+                Setting("redact", True),
+                " cleans the traces ",
+                Setting("annotate", True),
+                " writes",
+            ),
+            ("; add ", Setting("annotate", True)),
+        ),
+        (
+            no_embedder and cache_path is not None,
+            (Setting("cache_path"), " holds embeddings, so it needs an embedder; "),
+            ("drop ", without_model),
+        ),
+        (
+            no_embedder and tunes,
+            (
+                Setting("cache_size"),
+                ", ",
+                Setting("ttl_ms"),
+                " and ",
+                Setting("max_windows"),
+                " tune the embedder and its cache; ",
+            ),
+            ("drop them or ", without_model),
+        ),
+        (
+            annotate and output_format not in ("json", "jsonl"),
+            (Setting("annotate", True), " writes traces as JSONL (default) or a JSON list "),
+            ("(", Setting("output_format", "json"), ")"),
+        ),
+        (
+            explain and (annotate or output_format not in EXPLAINED_FORMATS),
+            (
+                Setting("explain", True),
+                " explains the scores of a report: give ",
+                Setting("output_format", "table"),
+                ", json or jsonl ",
+            ),
+            ("(without ", Setting("annotate", True), ")"),
+        ),
+    )
+    for broken, what, fix in rules:
+        if broken:
+            raise ParameterConflictError(*what, *fix)
+    if target is None and (annotate or output_format != "table"):
+        raise ParameterConflictError(
+            Setting("output_format", output_format),
+            " is written: give a target (a path or a stream)",
+        )

@@ -1,0 +1,114 @@
+"""What the trace commands do, as one library call each: score, convert, redact, validate files."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledgepulse.cli.main import flag_of
+from knowledgepulse.errors import ParameterConflictError
+from knowledgepulse.runs.convert import convert_files
+from knowledgepulse.runs.embedder import run_scorer
+from knowledgepulse.runs.problems import validate_files
+from knowledgepulse.runs.redaction import redact_files, redactor_for
+from knowledgepulse.runs.score_files import score_files
+from tests.paths import REPO
+
+TRACES = str(REPO / "examples" / "traces" / "traces.jsonl")
+INVALID = str(REPO / "examples" / "traces" / "invalid.jsonl")
+
+
+def _lines(stream: io.StringIO) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+def test_score_files_writes_a_report_line_per_trace_and_tallies_them() -> None:
+    """Scoring a file without an embedder: one JSON line per trace, counted in the tally."""
+    out = io.StringIO()
+    done = score_files([TRACES], out, no_embedder=True)
+    rows = _lines(out)
+    assert len(rows) == done.tally.scored > 0
+    assert all(0.0 <= row["score"] <= 1.0 for row in rows)
+    assert done.summary.startswith(f"{done.tally.scored} traces scored")
+
+
+def test_score_files_keeps_the_results_for_a_table() -> None:
+    """``output_format="table"`` writes nothing and gives every result back, in order."""
+    done = score_files([TRACES], output_format="table", no_embedder=True)
+    assert len(done.results) == done.tally.scored > 0
+
+
+@pytest.mark.parametrize(
+    ("settings", "python", "kp"),
+    [
+        (
+            {"redact": True},
+            "redact=True cleans the traces annotate=True",
+            "--redact cleans the traces --annotate writes; add --annotate",
+        ),
+        ({"annotate": True, "output_format": "csv"}, "output_format='json'", "--format json"),
+        ({"cache_size": 10, "no_embedder": True}, "ttl_ms and max_windows", "--ttl and"),
+        ({"explain": True, "output_format": "csv"}, "give output_format='table'", "--format table"),
+    ],
+)
+def test_score_files_refuses_settings_that_contradict_each_other(
+    settings: dict[str, Any], python: str, kp: str
+) -> None:
+    """A conflict is refused before any record is read, naming parameters (kp: its options)."""
+    with pytest.raises(ParameterConflictError) as raised:
+        score_files([TRACES], io.StringIO(), **settings)
+    assert python in str(raised.value)
+    assert kp in raised.value.message_with(flag_of)
+
+
+def test_score_files_refuses_a_frozen_cache_that_does_not_exist(tmp_path: Path) -> None:
+    """``frozen`` scores against a saved cache: a missing one is named before any work."""
+    missing = tmp_path / "missing.kpcache"
+    with pytest.raises(ParameterConflictError, match="does not exist; build it first"):
+        score_files([TRACES], io.StringIO(), cache_path=missing, frozen=True)
+
+
+def test_run_scorer_gives_a_scorer_of_the_settings() -> None:
+    """The settings reach the scorer: no embedder, the batch size, the threshold."""
+    with run_scorer([TRACES], no_embedder=True, batch_size=7, threshold=0.3) as scorer:
+        assert (scorer.embedder, scorer.batch_size, scorer.threshold) == (None, 7, 0.3)
+
+
+def test_convert_files_passes_reasoning_traces_through_and_counts_them() -> None:
+    """Traces converted: one JSON line each, the count and the tally said in the summary."""
+    out = io.StringIO()
+    done = convert_files([TRACES], out)
+    assert len(_lines(out)) == done.traces > 0
+    assert done.summary == f"converted {done.traces} traces"
+
+
+def test_redact_files_cleans_what_it_writes_and_says_each_finding() -> None:
+    """Each finding is told as a line; the redacted traces are written, as many as read."""
+    out, found = io.StringIO(), list[str]()
+    done = redact_files([TRACES], out, privacy_level="aggregated", on_finding=found.append)
+    assert len(_lines(out)) == done.traces > 0
+    assert all(": redacted " in line for line in found)
+    assert done.summary.startswith(f"read {done.traces} traces; ")
+
+
+def test_redactor_for_refuses_a_level_without_redact() -> None:
+    """A privacy level or rules without ``redact`` says how to redact and nothing does."""
+    with pytest.raises(ParameterConflictError) as raised:
+        redactor_for(False, "aggregated")
+    assert raised.value.message_with(flag_of) == (
+        "--privacy-level and --redact-rules say how to redact; add --redact"
+    )
+    assert redactor_for(False) is None
+
+
+def test_validate_files_counts_valid_traces_and_keeps_problems() -> None:
+    """Reading only: valid traces counted, each problem told and kept for the report."""
+    told: list[str] = []
+    done = validate_files([TRACES, INVALID], keep=True, on_problem=told.append)
+    assert done.valid > 0
+    assert done.tally.invalid > 0
+    assert len(done.report["problems"]) == len(told) > 0
