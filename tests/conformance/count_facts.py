@@ -719,10 +719,14 @@ def pydantic_ai(path: Path) -> list[Run]:
     """Pydantic AI ``all_messages()`` JSON: one run of ``request`` / ``response`` messages.
 
     A ``tool-return`` whose ``outcome`` is not ``success``, and a ``retry-prompt`` (a tool's
-    ``ModelRetry``, an output that failed validation), are errors. The file holds no success label.
+    ``ModelRetry``, an output that failed validation), are errors. The file has no success field:
+    the run succeeded when it ended in its answer (text, or the output tool's arguments, which
+    Pydantic AI acknowledges with a last request) and no message's ``state`` says otherwise than
+    ``complete``.
     """
     timeline, objective = _Timeline(), None
-    for message in json.loads(path.read_text()):
+    messages = json.loads(path.read_text())
+    for message in messages:
         for part in message["parts"]:
             kind = part["part_kind"]
             if kind == "user-prompt" and objective is None:
@@ -734,7 +738,10 @@ def pydantic_ai(path: Path) -> list[Run]:
                 timeline.tool(part["tool_name"], part.get("args"))
             if kind == "retry-prompt" or part.get("outcome", "success") != "success":
                 timeline.error()
-    return [timeline.facts(objective)]
+    facts = timeline.facts(objective)
+    complete = all(message.get("state", "complete") == "complete" for message in messages)
+    facts["success"] = complete and facts["final_answer"] is not None
+    return [facts]
 
 
 def smolagents(path: Path) -> list[Run]:
