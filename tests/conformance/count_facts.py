@@ -715,11 +715,16 @@ def atif(path: Path) -> list[Run]:
 # --- agent frameworks' own serialisations ------------------------------------------------
 
 
+_RETRIED = ("retry-prompt", "retry-feedback")
+"""Pydantic AI's parts that send an error back to the model (1.x's name, then 2.x's)."""
+
+
 def pydantic_ai(path: Path) -> list[Run]:
     """Pydantic AI ``all_messages()`` JSON: one run of ``request`` / ``response`` messages.
 
-    A ``tool-return`` whose ``outcome`` is not ``success``, and a ``retry-prompt`` (a tool's
-    ``ModelRetry``, an output that failed validation), are errors. The file has no success field:
+    A ``tool-return`` whose ``outcome`` is not ``success``, a ``retry-prompt`` (a tool's
+    ``ModelRetry``, an output that failed validation) and a ``retry-feedback`` (2.x: an output
+    the agent rejected) are errors. The file has no success field:
     the run succeeded when it ended in its answer (text, or the output tool's arguments, which
     Pydantic AI acknowledges with a last request) and no message's ``state`` says otherwise than
     ``complete``.
@@ -736,7 +741,7 @@ def pydantic_ai(path: Path) -> list[Run]:
                 timeline.text(part["content"])
             if kind == "tool-call":
                 timeline.tool(part["tool_name"], part.get("args"))
-            if kind == "retry-prompt" or part.get("outcome", "success") != "success":
+            if kind in _RETRIED or part.get("outcome", "success") != "success":
                 timeline.error()
     facts = timeline.facts(objective)
     complete = all(message.get("state", "complete") == "complete" for message in messages)

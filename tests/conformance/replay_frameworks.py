@@ -27,6 +27,7 @@ there.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 import sys
 from collections.abc import Callable
@@ -36,6 +37,7 @@ from typing import Any
 import httpx2
 import yaml
 from from_cassette import _json  # type: ignore[import-not-found]
+from typing_extensions import TypedDict
 
 OUT = Path(__file__).parent / "files"
 
@@ -45,6 +47,7 @@ TEMPERATURE = (
     PYDANTIC_AI + "test_openai/test_openai_instructions_with_tool_calls_keep_instructions.yaml"
 )
 TOOL_OUTPUT = PYDANTIC_AI + "test_openai/test_openai_tool_output.yaml"
+BEDROCK_OUTPUT = PYDANTIC_AI + "test_bedrock/test_bedrock_model_structured_output.yaml"
 LOGFIRE = "pydantic+logfire/tests/otel_integrations/cassettes/"
 AGENTS_CHAT = LOGFIRE + "test_openai_agents/test_chat_completions.yaml"
 SMOLAGENTS_RUN = (
@@ -57,40 +60,68 @@ SMOLAGENTS_RUN = (
 # --- the recorded replies ------------------------------------------------------------------
 
 
-def _from_gemini(reply: dict[str, Any], number: int) -> dict[str, Any]:
-    """A Gemini ``generateContent`` reply as the Chat Completions reply it amounts to."""
-    parts = reply["candidates"][0]["content"]["parts"]
-    usage = reply.get("usageMetadata", {})
-    texts = [part["text"] for part in parts if "text" in part and not part.get("thought")]
-    calls = [
-        {
-            "id": f"call_{number}_{index}",
-            "type": "function",
-            "function": {
-                "name": part["functionCall"]["name"],
-                "arguments": json.dumps(part["functionCall"].get("args", {})),
-            },
-        }
-        for index, part in enumerate(parts)
-        if "functionCall" in part
-    ]
+def _chat(
+    number: int,
+    model: str,
+    texts: list[str],
+    calls: list[tuple[str, Any]],
+    tokens: tuple[int, int],
+) -> dict[str, Any]:
+    """A Chat Completions reply of a model's texts and (name, arguments) calls."""
     message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
     if calls:
-        message["tool_calls"] = calls
+        message["tool_calls"] = [
+            {
+                "id": f"call_{number}_{index}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            for index, (name, arguments) in enumerate(calls)
+        ]
     return {
-        "id": reply.get("responseId", f"gemini-{number}"),
+        "id": f"replayed-{number}",
         "object": "chat.completion",
         "created": 0,
-        "model": reply.get("modelVersion", "gemini"),
+        "model": model,
         "choices": [
             {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
         ],
         "usage": {
-            "prompt_tokens": usage.get("promptTokenCount", 0),
-            "completion_tokens": usage.get("candidatesTokenCount", 0),
-            "total_tokens": usage.get("totalTokenCount", 0),
+            "prompt_tokens": tokens[0],
+            "completion_tokens": tokens[1],
+            "total_tokens": sum(tokens),
         },
     }
+
+
+def _from_gemini(reply: dict[str, Any], number: int) -> dict[str, Any]:
+    """A Gemini ``generateContent`` reply as the Chat Completions reply it amounts to."""
+    parts = reply["candidates"][0]["content"]["parts"]
+    usage = reply.get("usageMetadata", {})
+    return _chat(
+        number,
+        reply.get("modelVersion", "gemini"),
+        [part["text"] for part in parts if "text" in part and not part.get("thought")],
+        [
+            (p["functionCall"]["name"], p["functionCall"].get("args", {}))
+            for p in parts
+            if "functionCall" in p
+        ],
+        (usage.get("promptTokenCount", 0), usage.get("candidatesTokenCount", 0)),
+    )
+
+
+def _from_bedrock(reply: dict[str, Any], number: int) -> dict[str, Any]:
+    """A Bedrock ``converse`` reply as the Chat Completions reply it amounts to."""
+    blocks = reply["output"]["message"]["content"]
+    usage = reply.get("usage", {})
+    return _chat(
+        number,
+        "bedrock",
+        [block["text"] for block in blocks if "text" in block],
+        [(b["toolUse"]["name"], b["toolUse"]["input"]) for b in blocks if "toolUse" in b],
+        (usage.get("inputTokens", 0), usage.get("outputTokens", 0)),
+    )
 
 
 def replies(cassette: Path) -> list[dict[str, Any]]:
@@ -103,6 +134,8 @@ def replies(cassette: Path) -> list[dict[str, Any]]:
             found.append(reply)
         elif uri.endswith(":generateContent"):
             found.append(_from_gemini(reply, number))
+        elif uri.endswith("/converse"):
+            found.append(_from_bedrock(reply, number))
     return found
 
 
@@ -172,8 +205,38 @@ def pydantic_ai_runs(cassettes: Path) -> None:
     async def get_user_country() -> str:
         return "Mexico"
 
+    class Response(TypedDict):
+        temperature: str
+        date: datetime.date
+        city: str
+
+    answering = Agent(
+        model(BEDROCK_OUTPUT, "us.amazon.nova-micro-v1:0"),
+        instructions="You are a helpful chatbot.",
+        output_type=Response,
+        retries={"tools": 5, "output": 5},
+    )
+
+    @answering.tool_plain
+    async def temperature(city: str, date: datetime.date) -> str:
+        """Get the temperature in a city on a specific date.
+
+        Args:
+            city: The city name.
+            date: The date.
+
+        Returns:
+            The temperature in degrees Celsius.
+        """
+        return "30°C"
+
     runs: list[tuple[str, Agent[None, Any], str]] = [
         ("google_model_retry", retrying, "What is the capital of France?"),
+        (
+            "bedrock_model_structured_output",
+            answering,
+            "What was the temperature in London 1st January 2022?",
+        ),
         ("openai_instructions_with_tool_calls", instructed, "What is the temperature in Tokyo?"),
         ("openai_tool_output", structured, "What is the largest city in the user country?"),
     ]
