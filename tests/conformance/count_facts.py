@@ -30,6 +30,8 @@ ROOT = HERE.parent.parent
 
 _ORIGIN = re.compile(r"^\| `([^`]+)` \| ([^ |]+) \|", re.MULTILINE)
 """A SOURCES.md table row: the file, then its repository."""
+_REPLAYED = re.compile(r"^\| `([^`]+)` \|.*\| replayed: ", re.MULTILINE)
+"""A SOURCES.md row of a file a framework wrote replaying a recording (replay_frameworks.py)."""
 
 Run = dict[str, Any]
 OUTPUT_TOOL = "final_result"
@@ -710,6 +712,110 @@ def atif(path: Path) -> list[Run]:
     return [timeline.facts(objective, trace_id=document.get("session_id"))]
 
 
+# --- agent frameworks' own serialisations ------------------------------------------------
+
+
+_RETRIED = ("retry-prompt", "retry-feedback")
+"""Pydantic AI's parts that send an error back to the model (1.x's name, then 2.x's)."""
+
+
+def pydantic_ai(path: Path) -> list[Run]:
+    """Pydantic AI ``all_messages()`` JSON: one run of ``request`` / ``response`` messages.
+
+    A ``tool-return`` whose ``outcome`` is not ``success``, a ``retry-prompt`` (a tool's
+    ``ModelRetry``, an output that failed validation) and a ``retry-feedback`` (2.x: an output
+    the agent rejected) are errors. The file has no success field:
+    the run succeeded when it ended in its answer (text, or the output tool's arguments, which
+    Pydantic AI acknowledges with a last request) and no message's ``state`` says otherwise than
+    ``complete``.
+    """
+    timeline, objective = _Timeline(), None
+    messages = json.loads(path.read_text())
+    for message in messages:
+        for part in message["parts"]:
+            kind = part["part_kind"]
+            if kind == "user-prompt" and objective is None:
+                content = part["content"]
+                objective = content if isinstance(content, str) else _text(content)
+            if kind == "text":
+                timeline.text(part["content"])
+            if kind == "tool-call":
+                timeline.tool(part["tool_name"], part.get("args"))
+            if kind in _RETRIED or part.get("outcome", "success") != "success":
+                timeline.error()
+    facts = timeline.facts(objective)
+    complete = all(message.get("state", "complete") == "complete" for message in messages)
+    facts["success"] = complete and facts["final_answer"] is not None
+    return [facts]
+
+
+def smolagents(path: Path) -> list[Run]:
+    """smolagents memory steps: a ``RunResult.dict()`` (``steps``, ``state``) or a list of steps.
+
+    The task step holds the objective; an action step's calls are those its model asked for
+    (``model_output_message.tool_calls``: smolagents keeps a call that failed only there), a
+    ``final_answer`` call's ``answer`` the answer; its ``error`` is an error. A run out of steps
+    (``AgentMaxStepsError``) is given its answer by one more model call: the answer, then the
+    error that ended the run. ``state`` is the success label.
+    """
+    document = json.loads(path.read_text())
+    steps = document["steps"] if isinstance(document, dict) else document
+    timeline, objective = _Timeline(), None
+    for step in steps:
+        if "task" in step and objective is None:
+            objective = step["task"]
+        asked = (step.get("model_output_message") or {}).get("tool_calls") or step.get("tool_calls")
+        if asked or step.get("model_output"):
+            timeline.text(_text(step.get("model_output")))
+        for call in asked or []:
+            arguments = call["function"]["arguments"]
+            if call["function"]["name"] == "final_answer":
+                answer = arguments.get("answer") if isinstance(arguments, dict) else arguments
+                timeline.text(str(answer))
+            else:
+                timeline.tool(call["function"]["name"])
+        error = step.get("error")
+        if error and error.get("type") == "AgentMaxStepsError":
+            timeline.text(str(step.get("action_output")))
+        if error:
+            timeline.error()
+    state = document.get("state") if isinstance(document, dict) else None
+    facts = timeline.facts(objective, None if state is None else state == "success")
+    if state == "max_steps_error":
+        facts["final_answer"] = str(document["output"])
+    return [facts]
+
+
+def openai_agents(path: Path) -> list[Run]:
+    """Agents SDK exports (``Trace.export()`` / ``Span.export()`` lines): a run per trace id.
+
+    Spans in start order: a ``generation`` span's input holds the user's message and its output
+    the model's messages (text; the calls it asks for are the ``function`` spans that follow);
+    a ``function`` span is a tool, a span with an ``error`` an error; an ``agent`` span's error
+    means the run failed (the success label).
+    """
+    objects = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    spans = [o for o in objects if o["object"] == "trace.span"]
+    runs = []
+    for members in _group(spans, lambda s: s["trace_id"]).values():
+        members.sort(key=lambda s: s["started_at"])
+        timeline, objective, failed = _Timeline(), None, False
+        for span in members:
+            data = span["span_data"]
+            if data["type"] == "generation":
+                if objective is None:
+                    objective = _first_user(data.get("input"))
+                for message in data.get("output") or []:
+                    timeline.text(_text(message.get("content")))
+            if data["type"] == "function":
+                timeline.tool(data["name"])
+            if span.get("error"):
+                timeline.error()
+                failed = failed or data["type"] == "agent"
+        runs.append(timeline.facts(objective, not failed))
+    return runs
+
+
 # --- the corpus ---------------------------------------------------------------------------
 
 
@@ -746,6 +852,9 @@ COUNTERS: dict[str, Callable[[Path], list[Run]]] = {
     "claude-code": claude_code,
     "codex": codex,
     "atif": atif,
+    "pydantic-ai": pydantic_ai,
+    "smolagents": smolagents,
+    "openai-agents": openai_agents,
 }
 """The counting function of each corpus folder (the folder is the format)."""
 
@@ -779,8 +888,14 @@ def origins() -> dict[str, str]:
     return dict(_ORIGIN.findall((HERE / "SOURCES.md").read_text()))
 
 
+def replayed() -> set[str]:
+    """The files SOURCES.md marks as replayed through a framework: no public file themselves."""
+    return set(_REPLAYED.findall((HERE / "SOURCES.md").read_text()))
+
+
 def main() -> None:
-    """Write every facts file, and say how many files from how many repositories."""
+    """Write every facts file; say how many public files from how many repositories, and how
+    many replayed ones apart."""
     names = []
     for path, folder, facts_path in corpus():
         runs = COUNTERS[folder](path)
@@ -788,9 +903,15 @@ def main() -> None:
         facts_path.parent.mkdir(parents=True, exist_ok=True)
         facts_path.write_text(json.dumps(facts, indent=1, ensure_ascii=False) + "\n")
         names.append(name_of(path))
-    found = origins()
-    repositories = {found[name] for name in names if name in found}
-    print(f"{len(names)} files from {len(repositories)} repositories")
+    found, replays = origins(), replayed()
+    public = [name for name in names if name not in replays]
+    repositories = {found[name] for name in public if name in found}
+    recordings = {found[name] for name in names if name in replays}
+    print(f"{len(public)} files from {len(repositories)} repositories")
+    print(
+        f"{len(names) - len(public)} more written by frameworks replaying recordings "
+        f"of {len(recordings)} repositories (replay_frameworks.py)"
+    )
 
 
 if __name__ == "__main__":

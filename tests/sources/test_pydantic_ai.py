@@ -217,6 +217,18 @@ def test_the_output_tool_is_the_answer_not_a_tool() -> None:
     assert all(step.tool is None for step in converted.trace.steps)
 
 
+def test_a_run_that_answers_through_the_output_tool_succeeded() -> None:
+    """The output tool's "Final result processed." closes a run that answered: success true."""
+    messages = [
+        request(user("Which city?")),
+        response(call("final_result", {"city": "Lyon"}, "c1")),
+        request(ret("final_result", "Final result processed.", "c1")),
+    ]
+    converted = pai.to_trace(messages)
+    assert converted.trace.metadata.success is True
+    assert converted.trace.outcome.confidence == 0.8
+
+
 def test_a_run_that_ends_in_a_request_did_not_succeed() -> None:
     """Without a final response the run did not finish: success false, confidence 0.2."""
     messages = [

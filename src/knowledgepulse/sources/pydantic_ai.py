@@ -219,10 +219,11 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
         run.metadata = {**message["metadata"], **run.metadata}
     if message.get("state") not in (None, "complete"):
         run.incomplete = True
-    run.last_kind = message["kind"]
     for index, part in enumerate(parts):
         if not isinstance(part, Mapping) or not isinstance(part.get("part_kind"), str):
             raise PathError((*path, "parts", index), "a part needs a part_kind, a string")
+    # "Final result processed." closes a run that answered: it still ends in its answer.
+    run.last_kind = run.last_kind if _closes_output(message["kind"], parts) else message["kind"]
     # A response's text is the answer only when it calls no tool and no message follows it.
     if run.last_text is not None:
         run.builder.thought(run.last_text, at=run.last_text_at)
@@ -238,6 +239,24 @@ def _tell(run: _Run, message: Any, path: Loc) -> None:
         if text:
             texts.append(text)
     run.last_text, run.last_text_at = "\n".join(texts) or None, at
+
+
+def _closes_output(kind: str, parts: list[Mapping[str, Any]]) -> bool:
+    """Whether a request only acknowledges the output tool's call ("Final result processed.").
+
+    Pydantic AI ends a run that answers through its output tool with this request.
+    """
+    return (
+        kind == "request"
+        and bool(parts)
+        and all(
+            part["part_kind"] == "tool-return"
+            and isinstance(part.get("tool_name"), str)
+            and is_output_tool(part["tool_name"])
+            and part.get("outcome", "success") == "success"
+            for part in parts
+        )
+    )
 
 
 def _is_tool_call(part: Mapping[str, Any]) -> bool:

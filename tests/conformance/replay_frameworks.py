@@ -1,0 +1,419 @@
+"""Replay recorded model replies through the real frameworks and keep what each framework writes.
+
+Run by hand from the repository root (never by the test suite), with the cassettes laid out as
+``CASSETTES/<owner>+<name>/<path in the repository>`` (``SOURCES.md`` names each one's commit)::
+
+    python tests/conformance/replay_frameworks.py CASSETTES
+
+No public file holds Pydantic AI message JSON, smolagents memory steps or Agents SDK trace
+exports under a licence (``SOURCES.md`` says what was searched). So the model replies that public
+VCR cassettes recorded are served, in the order recorded, to each framework's own OpenAI Chat
+Completions client through an ``httpx2.MockTransport`` (the openai client's HTTP library); the
+framework runs its loop, calls tools defined as the recording's test defined them, and serialises
+the run itself:
+
+* Pydantic AI (``OpenAIChatModel``): ``result.all_messages_json()``;
+* smolagents (``OpenAIModel``, ``ToolCallingAgent``): ``agent.run(..., return_full_result=True)``'s
+  ``RunResult.dict()`` (the memory steps and the run's state);
+* OpenAI Agents SDK (``OpenAIChatCompletionsModel``): each ``Trace.export()`` and
+  ``Span.export()`` a processor receives, one a line, as the SDK's exporter sends them.
+
+A Gemini reply (``generateContent``) is served as the Chat Completions message it amounts to: its
+text parts as ``content``, its ``functionCall`` parts as ``tool_calls`` (name and arguments
+unchanged). Ids and times are the frameworks' own, so a replay's output differs run to run only
+there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import yaml
+from from_cassette import _json  # type: ignore[import-not-found]
+from typing_extensions import TypedDict
+
+OUT = Path(__file__).parent / "files"
+
+PYDANTIC_AI = "pydantic+pydantic-ai/tests/models/cassettes/"
+GOOGLE_RETRY = PYDANTIC_AI + "test_google/test_google_model_retry.yaml"
+TEMPERATURE = (
+    PYDANTIC_AI + "test_openai/test_openai_instructions_with_tool_calls_keep_instructions.yaml"
+)
+TOOL_OUTPUT = PYDANTIC_AI + "test_openai/test_openai_tool_output.yaml"
+BEDROCK_OUTPUT = PYDANTIC_AI + "test_bedrock/test_bedrock_model_structured_output.yaml"
+LOGFIRE = "pydantic+logfire/tests/otel_integrations/cassettes/"
+AGENTS_CHAT = LOGFIRE + "test_openai_agents/test_chat_completions.yaml"
+SMOLAGENTS_RUN = (
+    "Arize-ai+openinference/python/instrumentation/openinference-instrumentation-smolagents/tests/"
+    "openinference/instrumentation/smolagents/cassettes/test_instrumentor/"
+    "TestAgents.test_tool_calling_agent_with_image_has_expected_attributes.yaml"
+)
+
+
+# --- the recorded replies ------------------------------------------------------------------
+
+
+def _chat(
+    number: int,
+    model: str,
+    texts: list[str],
+    calls: list[tuple[str, Any]],
+    tokens: tuple[int, int],
+) -> dict[str, Any]:
+    """A Chat Completions reply of a model's texts and (name, arguments) calls."""
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{number}_{index}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            for index, (name, arguments) in enumerate(calls)
+        ]
+    return {
+        "id": f"replayed-{number}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+        ],
+        "usage": {
+            "prompt_tokens": tokens[0],
+            "completion_tokens": tokens[1],
+            "total_tokens": sum(tokens),
+        },
+    }
+
+
+def _from_gemini(reply: dict[str, Any], number: int) -> dict[str, Any]:
+    """A Gemini ``generateContent`` reply as the Chat Completions reply it amounts to."""
+    parts = reply["candidates"][0]["content"]["parts"]
+    usage = reply.get("usageMetadata", {})
+    return _chat(
+        number,
+        reply.get("modelVersion", "gemini"),
+        [part["text"] for part in parts if "text" in part and not part.get("thought")],
+        [
+            (p["functionCall"]["name"], p["functionCall"].get("args", {}))
+            for p in parts
+            if "functionCall" in p
+        ],
+        (usage.get("promptTokenCount", 0), usage.get("candidatesTokenCount", 0)),
+    )
+
+
+def _from_bedrock(reply: dict[str, Any], number: int) -> dict[str, Any]:
+    """A Bedrock ``converse`` reply as the Chat Completions reply it amounts to."""
+    blocks = reply["output"]["message"]["content"]
+    usage = reply.get("usage", {})
+    return _chat(
+        number,
+        "bedrock",
+        [block["text"] for block in blocks if "text" in block],
+        [(b["toolUse"]["name"], b["toolUse"]["input"]) for b in blocks if "toolUse" in b],
+        (usage.get("inputTokens", 0), usage.get("outputTokens", 0)),
+    )
+
+
+def replies(cassette: Path) -> list[dict[str, Any]]:
+    """The model replies a cassette recorded, in order, as Chat Completions bodies."""
+    found = []
+    for number, interaction in enumerate(yaml.safe_load(cassette.read_text())["interactions"]):
+        uri = interaction["request"]["uri"].split("?")[0]
+        reply = interaction["response"].get("parsed_body") or _json(interaction["response"]["body"])
+        if uri.endswith("/chat/completions"):
+            found.append(reply)
+        elif uri.endswith(":generateContent"):
+            found.append(_from_gemini(reply, number))
+        elif uri.endswith("/converse"):
+            found.append(_from_bedrock(reply, number))
+    return found
+
+
+def transport(cassette: Path) -> Callable[[httpx2.Request], httpx2.Response]:
+    """A handler that answers each Chat Completions request with the next recorded reply."""
+    queue = replies(cassette)
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        assert request.url.path.endswith("/chat/completions"), request.url
+        return httpx2.Response(200, json=queue.pop(0))
+
+    return answer
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    print(f"wrote {path.relative_to(OUT)}")
+
+
+# --- Pydantic AI ---------------------------------------------------------------------------
+
+
+def pydantic_ai_runs(cassettes: Path) -> None:
+    """The three recordings through Pydantic AI's agent loop; all_messages_json() kept."""
+    from pydantic import BaseModel
+    from pydantic_ai import Agent, ModelRetry, ToolOutput
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    def model(cassette: str, name: str) -> OpenAIChatModel:
+        client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / cassette)))
+        return OpenAIChatModel(name, provider=OpenAIProvider(api_key="-", http_client=client))
+
+    retrying: Agent[None, str] = Agent(
+        model(GOOGLE_RETRY, "gemini-2.5-pro"),
+        system_prompt="You are a helpful chatbot.",
+        retries=2,
+    )
+
+    @retrying.tool_plain
+    async def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        if country == "La France":
+            return "Paris"
+        raise ModelRetry('The country is not supported. Use "La France" instead.')
+
+    instructed: Agent[None, str] = Agent(
+        model(TEMPERATURE, "gpt-4.1-mini"), instructions="You are a helpful assistant."
+    )
+
+    @instructed.tool_plain
+    async def get_temperature(city: str) -> float:
+        return 20.0
+
+    class CityLocation(BaseModel):
+        city: str
+        country: str
+
+    structured = Agent(model(TOOL_OUTPUT, "gpt-4o"), output_type=ToolOutput(CityLocation))
+
+    @structured.tool_plain
+    async def get_user_country() -> str:
+        return "Mexico"
+
+    class Response(TypedDict):
+        temperature: str
+        date: datetime.date
+        city: str
+
+    answering = Agent(
+        model(BEDROCK_OUTPUT, "us.amazon.nova-micro-v1:0"),
+        instructions="You are a helpful chatbot.",
+        output_type=Response,
+        retries={"tools": 5, "output": 5},
+    )
+
+    @answering.tool_plain
+    async def temperature(city: str, date: datetime.date) -> str:
+        """Get the temperature in a city on a specific date.
+
+        Args:
+            city: The city name.
+            date: The date.
+
+        Returns:
+            The temperature in degrees Celsius.
+        """
+        return "30°C"
+
+    runs: list[tuple[str, Agent[None, Any], str]] = [
+        ("google_model_retry", retrying, "What is the capital of France?"),
+        (
+            "bedrock_model_structured_output",
+            answering,
+            "What was the temperature in London 1st January 2022?",
+        ),
+        ("openai_instructions_with_tool_calls", instructed, "What is the temperature in Tokyo?"),
+        ("openai_tool_output", structured, "What is the largest city in the user country?"),
+    ]
+    for name, agent, prompt in runs:
+        result = asyncio.run(agent.run(prompt))
+        messages = json.loads(result.all_messages_json())
+        _write(OUT / "pydantic-ai" / f"{name}.json", json.dumps(messages, indent=1) + "\n")
+
+
+# --- smolagents ------------------------------------------------------------------------------
+
+
+def smolagents_runs(cassettes: Path) -> None:
+    """The recordings through smolagents' ToolCallingAgent; RunResult.dict() kept.
+
+    smolagents ends a run only on a ``final_answer`` call; a recording made by another framework
+    ends in text instead, so its agent gets as many steps as the recording has tool-calling
+    replies, and smolagents asks the recorded text reply for the answer when they are used up
+    (``max_steps_error``), as it does for any model that does not call ``final_answer``.
+    """
+    from smolagents import OpenAIModel, ToolCallingAgent, tool
+
+    def model(cassette: str, name: str) -> OpenAIModel:
+        client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / cassette)))
+        return OpenAIModel(name, api_key="-", client_kwargs={"http_client": client})
+
+    @tool  # type: ignore[untyped-decorator]
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        if country == "La France":
+            return "Paris"
+        raise ValueError('The country is not supported. Use "La France" instead.')
+
+    @tool  # type: ignore[untyped-decorator]
+    def get_temperature(city: str) -> float:
+        """Get the temperature in a city.
+
+        Args:
+            city: The city.
+        """
+        return 20.0
+
+    runs: list[tuple[str, ToolCallingAgent, str]] = [
+        (
+            "openinference_tool_calling_agent",
+            ToolCallingAgent(tools=[], model=model(SMOLAGENTS_RUN, "gpt-4o"), verbosity_level=-1),
+            "Describe what you see in this image briefly.",
+        ),
+        (
+            "google_model_retry",
+            ToolCallingAgent(
+                tools=[get_capital],
+                model=model(GOOGLE_RETRY, "gemini-2.5-pro"),
+                max_steps=2,
+                verbosity_level=-1,
+            ),
+            "What is the capital of France?",
+        ),
+        (
+            "openai_instructions_with_tool_calls",
+            ToolCallingAgent(
+                tools=[get_temperature],
+                model=model(TEMPERATURE, "gpt-4.1-mini"),
+                max_steps=1,
+                verbosity_level=-1,
+            ),
+            "What is the temperature in Tokyo?",
+        ),
+    ]
+    for name, agent, task in runs:
+        result = agent.run(task, return_full_result=True)
+        document = json.dumps(result.dict(), indent=1, default=str)
+        _write(OUT / "smolagents" / f"{name}.json", document + "\n")
+
+
+# --- the OpenAI Agents SDK -------------------------------------------------------------------
+
+
+def openai_agents_runs(cassettes: Path) -> None:
+    """The recordings through the Agents SDK's runner; the exported trace and spans kept."""
+    import agents
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from agents.tracing import TracingProcessor
+    from openai import AsyncOpenAI
+
+    class Exported(TracingProcessor):
+        """What the SDK's exporter would send: each ended trace's and span's export()."""
+
+        def __init__(self) -> None:
+            self.lines: list[dict[str, Any]] = []
+
+        def on_trace_start(self, trace: Any) -> None:
+            pass
+
+        def on_trace_end(self, trace: Any) -> None:
+            if exported := trace.export():
+                self.lines.append(exported)
+
+        def on_span_start(self, span: Any) -> None:
+            pass
+
+        def on_span_end(self, span: Any) -> None:
+            if exported := span.export():
+                self.lines.append(exported)
+
+        def shutdown(self) -> None:
+            pass
+
+        def force_flush(self) -> None:
+            pass
+
+    def model(cassette: str, name: str) -> OpenAIChatCompletionsModel:
+        client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / cassette)))
+        return OpenAIChatCompletionsModel(name, AsyncOpenAI(api_key="-", http_client=client))
+
+    @function_tool
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        if country == "La France":
+            return "Paris"
+        raise ValueError('The country is not supported. Use "La France" instead.')
+
+    @function_tool
+    def get_temperature(city: str) -> float:
+        """Get the temperature in a city."""
+        return 20.0
+
+    runs: list[tuple[str, Agent[Any], str]] = [
+        (
+            "logfire_chat_completions",
+            Agent(name="my_agent", model=model(AGENTS_CHAT, "gpt-4o")),
+            "1+1?",
+        ),
+        (
+            "google_model_retry",
+            Agent(
+                name="chatbot",
+                instructions="You are a helpful chatbot.",
+                tools=[get_capital],
+                model=model(GOOGLE_RETRY, "gemini-2.5-pro"),
+            ),
+            "What is the capital of France?",
+        ),
+        (
+            "openai_instructions_with_tool_calls",
+            Agent(
+                name="assistant",
+                instructions="You are a helpful assistant.",
+                tools=[get_temperature],
+                model=model(TEMPERATURE, "gpt-4.1-mini"),
+            ),
+            "What is the temperature in Tokyo?",
+        ),
+    ]
+    for name, agent, prompt in runs:
+        processor = Exported()
+        agents.set_trace_processors([processor])  # only ours: nothing is sent anywhere
+        asyncio.run(Runner.run(agent, prompt))
+        lines = "".join(json.dumps(line) + "\n" for line in processor.lines)
+        _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
+
+
+def main() -> None:
+    """Replay every recording through every framework into ``files/``."""
+    cassettes = Path(sys.argv[1])
+    pydantic_ai_runs(cassettes)
+    smolagents_runs(cassettes)
+    openai_agents_runs(cassettes)
+
+
+if __name__ == "__main__":
+    main()
