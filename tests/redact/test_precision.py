@@ -77,6 +77,12 @@ def test_a_us_zip_plus_4_code_is_not_a_phone_number(code: str) -> None:
     )
 
 
+def test_two_international_numbers_joined_by_a_hyphen_are_both_redacted() -> None:
+    """A "+" opens a number of its own: the second is no part of an id (hypothesis found it)."""
+    text = "+44 20 7946 0958-+44 20 7946 0958"
+    assert clean_text(text, "federated").text == "[REDACTED:phone]-[REDACTED:phone]"
+
+
 SHA = "9fceb02d0ae598e95dc970b74767f19372d61af8"
 
 

@@ -184,6 +184,8 @@ def _joined(text: str, at: int, step: int) -> bool:
     if char.isalnum() or char in "_]":  # "]": a marker stands for what was there
         return True
     after = at + step
+    if step < 0 and text[at + 1] == "+":
+        return False  # "+" opens a number of its own: "0958-+44 20 ..." is two numbers
     return char in "-/#." and 0 <= after < len(text) and text[after].isalnum()
 
 
