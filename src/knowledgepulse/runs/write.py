@@ -10,7 +10,9 @@ with ``metadata.quality_score`` set once it is scored. ``kp score --annotate``, 
 
 from __future__ import annotations
 
+import os
 import pickle
+import tempfile
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -296,8 +298,10 @@ class ItemWriter:
         fields = messages_fields if messages else None
         self._rows = RowWriter("parquet", stream, added, fields) if form == "parquet" else None
         self._written = 0
-        # Items given before their turn (``write``'s ``at``), as they will be written, packed.
-        self._early: dict[int, tuple[Location | None, bytes]] = {}
+        # Items given before their turn (``write``'s ``at``), as they will be written, packed
+        # in a temporary file: each one's place, and where it starts in the file.
+        self._early: dict[int, int] = {}
+        self._spilled: IO[bytes] | None = None
         if form == "json":
             cast("IO[str]", stream).write("[")
 
@@ -319,11 +323,12 @@ class ItemWriter:
         A row is the item's dataset row with ``columns`` (default: its ``kp_`` columns); in
         Parquet every item is a row. ``at``: the item's place among the items written (from
         0), for items given out of order (``kp select``'s picks read again in input order): one
-        given before its turn is held, as it will be written and compressed (about 500 bytes
-        for a row of a tool-use dataset), until the items before it are written.
+        given before its turn is put aside, as it will be written and compressed, in a
+        temporary file (about 500 bytes for a row of a tool-use dataset, and a few dozen held),
+        until the items before it are written.
         """
         if at is not None and at != self._items:
-            self._early[at] = self._packed(scored, columns)
+            self._hold(at, scored, columns)
             return
         self._next_item()
         item = scored.item
@@ -332,13 +337,27 @@ class ItemWriter:
         else:
             self._line(annotated_line(item.document, scored.breakdown.score))
         while self._items in self._early:
-            location, packed = self._early.pop(self._items)
+            location, packed = self._held(self._early.pop(self._items))
             self._next_item()
             if location is None:
                 self._line(zlib.decompress(packed).decode("utf-8", "surrogatepass"))
             else:
                 value, raw, added = pickle.loads(zlib.decompress(packed))
                 self._put(Record(location, value, raw=raw), added)
+
+    def _hold(self, at: int, scored: ScoredItem, columns: Mapping[str, Any] | None) -> None:
+        """The item to write at place ``at``, packed and put aside in a temporary file."""
+        if self._spilled is None:
+            self._spilled = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the writer
+        self._early[at] = self._spilled.seek(0, os.SEEK_END)
+        pickle.dump(self._packed(scored, columns), self._spilled)
+
+    def _held(self, start: int) -> tuple[Location | None, bytes]:
+        """The packed item put aside at ``start`` of the temporary file."""
+        assert self._spilled is not None  # an item was put aside
+        self._spilled.seek(start)
+        found: tuple[Location | None, bytes] = pickle.load(self._spilled)
+        return found
 
     def _packed(
         self, scored: ScoredItem, columns: Mapping[str, Any] | None
@@ -420,6 +439,7 @@ class ItemWriter:
         Raises:
             ValueError: an item was given ``at`` a place after one never given.
         """
+        self._drop_held()
         if self._early:
             raise ValueError(
                 f"no item was given at place {self._items}, so {len(self._early)} wait"
@@ -436,8 +456,16 @@ class ItemWriter:
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         if kind is None:
             self.close()
-        elif self._rows is not None:
+            return
+        self._drop_held()
+        if self._rows is not None:
             self._rows.discard()
+
+    def _drop_held(self) -> None:
+        """Close (and so delete) the temporary file of the items put aside, if there is one."""
+        if self._spilled is not None:
+            self._spilled.close()
+            self._spilled = None
 
 
 @contextmanager
