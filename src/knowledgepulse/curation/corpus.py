@@ -63,12 +63,13 @@ class Facts:
     Attributes:
         digest: :func:`content_digest` of its trace's JSON (ties between copies of an id).
         success: its ``metadata.success``.
-        objective: its ``task.objective`` (task inference groups equal ones).
+        objective_digest: a digest of its ``task.objective`` (task inference groups equal
+            ones; a prompt can be kilobytes long, its digest is 16 bytes).
     """
 
     digest: bytes
     success: bool
-    objective: str
+    objective_digest: bytes
 
     @classmethod
     def of(cls, item: TraceItem, digest: bytes | None = None) -> Facts:
@@ -77,7 +78,9 @@ class Facts:
         return cls(
             content_digest(item.document) if digest is None else digest,
             trace.metadata.success,
-            trace.task.objective,
+            hashlib.blake2b(
+                trace.task.objective.encode("utf-8", "surrogatepass"), digest_size=16
+            ).digest(),
         )
 
 
