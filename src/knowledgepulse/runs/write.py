@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import pickle
 import tempfile
-import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 from knowledgepulse._util.atomic import atomic_binary, atomic_text
 from knowledgepulse.errors import ParameterConflictError, Setting
-from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records import Problem, Record
 from knowledgepulse.reports.messages import chat_row, messages_fields
 from knowledgepulse.reports.rows import (
     ANNOTATED_COLUMNS,
@@ -298,8 +297,8 @@ class ItemWriter:
         fields = messages_fields if messages else None
         self._rows = RowWriter("parquet", stream, added, fields) if form == "parquet" else None
         self._written = 0
-        # Items given before their turn (``write``'s ``at``), as they will be written, packed
-        # in a temporary file: each one's place, and where it starts in the file.
+        # Items given before their turn (``write``'s ``at``), put aside in a temporary file:
+        # each one's place, and where it starts in the file.
         self._early: dict[int, int] = {}
         self._spilled: IO[bytes] | None = None
         if form == "json":
@@ -323,9 +322,8 @@ class ItemWriter:
         A row is the item's dataset row with ``columns`` (default: its ``kp_`` columns); in
         Parquet every item is a row. ``at``: the item's place among the items written (from
         0), for items given out of order (``kp select``'s picks read again in input order): one
-        given before its turn is put aside, as it will be written and compressed, in a
-        temporary file (about 500 bytes for a row of a tool-use dataset, and a few dozen held),
-        until the items before it are written.
+        given before its turn is put aside, as it will be written, in a temporary file (a few
+        dozen bytes held each) until the items before it are written.
         """
         if at is not None and at != self._items:
             self._hold(at, scored, columns)
@@ -337,42 +335,35 @@ class ItemWriter:
         else:
             self._line(annotated_line(item.document, scored.breakdown.score))
         while self._items in self._early:
-            location, packed = self._held(self._early.pop(self._items))
-            self._next_item()
-            if location is None:
-                self._line(zlib.decompress(packed).decode("utf-8", "surrogatepass"))
-            else:
-                value, raw, added = pickle.loads(zlib.decompress(packed))
-                self._put(Record(location, value, raw=raw), added)
+            self._write_held(self._early.pop(self._items))
 
     def _hold(self, at: int, scored: ScoredItem, columns: Mapping[str, Any] | None) -> None:
-        """The item to write at place ``at``, packed and put aside in a temporary file."""
+        """The item to write at place ``at`` put aside in a temporary file, as it will be written.
+
+        Its row's location, value, own bytes and columns, or ``None`` and its line.
+        """
         if self._spilled is None:
             self._spilled = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the writer
         self._early[at] = self._spilled.seek(0, os.SEEK_END)
-        pickle.dump(self._packed(scored, columns), self._spilled)
-
-    def _held(self, start: int) -> tuple[Location | None, bytes]:
-        """The packed item put aside at ``start`` of the temporary file."""
-        assert self._spilled is not None  # an item was put aside
-        self._spilled.seek(start)
-        found: tuple[Location | None, bytes] = pickle.load(self._spilled)
-        return found
-
-    def _packed(
-        self, scored: ScoredItem, columns: Mapping[str, Any] | None
-    ) -> tuple[Location | None, bytes]:
-        """What :meth:`write` writes for the item, compressed, to write later.
-
-        Its row's location and its row (value, own bytes, columns), or ``None`` and its line.
-        """
         item = scored.item
         if self._rows is not None or item.row is not None or self._messages:
             added = kp_columns(scored.breakdown) if columns is None else columns
             row, added = self._row_of(item, added)
-            return row.location, zlib.compress(pickle.dumps((row.value, row.raw, dict(added))), 1)
-        line = annotated_line(item.document, scored.breakdown.score)
-        return None, zlib.compress(line.encode("utf-8", "surrogatepass"), 1)
+            aside = (row.location, row.value, row.raw, dict(added))
+        else:
+            aside = (None, annotated_line(item.document, scored.breakdown.score), None, None)
+        pickle.dump(aside, self._spilled)
+
+    def _write_held(self, start: int) -> None:
+        """The item put aside at ``start`` of the temporary file, written in its place."""
+        assert self._spilled is not None  # an item was put aside
+        self._spilled.seek(start)
+        location, value, raw, added = pickle.load(self._spilled)
+        self._next_item()
+        if location is None:
+            self._line(value)
+        else:
+            self._put(Record(location, value, raw=raw), added)
 
     def write_row(self, item: TraceItem, columns: Mapping[str, Any]) -> None:
         """The item's dataset row (its trace document when it has none) with ``columns``.
