@@ -346,6 +346,7 @@ class ItemWriter:
             self._spilled = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the writer
         self._early[at] = self._spilled.seek(0, os.SEEK_END)
         item = scored.item
+        aside: tuple[Any, ...]
         if self._rows is not None or item.row is not None or self._messages:
             added = kp_columns(scored.breakdown) if columns is None else columns
             row, added = self._row_of(item, added)
