@@ -89,7 +89,8 @@ converts every row again, and conversion is three quarters of the profile (cProf
 rows): choosing 7.8 and 8.8 CPU s, writing 9.0 and 9.6 (select, dedupe), so each command costs
 about twice annotate. Writing dataset rows needs the rows, not their traces: a second reading
 of the records alone, matched to the items held by location (a file's change told by its size
-and time), would take writing to about a third and is the next step to 5,000 rows a second.
+and time), would take writing to about a third (estimated from the profile, not built) and is
+the next step to 5,000 rows a second.
 """
 
 from __future__ import annotations
