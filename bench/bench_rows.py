@@ -68,6 +68,29 @@ select's peak did not follow its Python heap's (2.7 to 2.0 KB a row at 20,000 ro
 waiting for their place come on top of the arenas the choice left. The second reading costs
 about a third more CPU (1,593 and 1,709 rows per CPU second before, at a similar load): neither
 reaches 5,000 rows a second on 2 cores (annotate, one reading, 6,300 quiet).
+
+Under 500 MB (2026-11-29), the same command with annotate as the yardstick (``--commands
+annotate select dedupe``), the shared machine at a load average of 6.5 to 7.6 on 2 cores: every
+row out, 2,000 with kp_error.
+    annotate  80.1 CPU s, 2,497 rows per CPU second, peak 227 MB (288 s wall)
+    select   184.5 CPU s, 1,084 rows per CPU second, peak 458 MB (300 s wall)
+    dedupe   157.7 CPU s, 1,268 rows per CPU second, peak 461 MB (302 s wall)
+The rows held fell from 1,448 to 1,098 bytes each (tracemalloc after choosing, 20,000 rows):
+equal features and domains are held once, an item and its row share one record with no line
+map (an empty dict each before), and the objective is held as a 16-byte digest (task inference
+only compares them). select's picks that come before their turn wait in a temporary file,
+pickled (a place and an offset held, about 100 bytes), not in memory compressed: zlib's set-up
+per row cost as much as writing it (writing 12.9 to 9.0 CPU s at 20,000 rows). Before, in the
+run that measured select (annotate 88.1 CPU s, 2,271 rows per CPU second): select 189.1 CPU
+s, 1,058 rows per CPU second, peak 679 MB. What is left, about 1.1 KB a row: the breakdown
+(its dimensions and numbers, 290 bytes), the location (120), the item and its record (140),
+the id (66), the facts and digests (150), the scored item (48). The CPU: the second reading
+converts every row again, and conversion is three quarters of the profile (cProfile, 20,000
+rows): choosing 7.8 and 8.8 CPU s, writing 9.0 and 9.6 (select, dedupe), so each command costs
+about twice annotate. Writing dataset rows needs the rows, not their traces: a second reading
+of the records alone, matched to the items held by location (a file's change told by its size
+and time), would take writing to about a third (estimated from the profile, not built) and is
+the next step to 5,000 rows a second.
 """
 
 from __future__ import annotations

@@ -104,7 +104,11 @@ SELECT_OPTIONS = st.fixed_dictionaries(
 def test_reading_again_writes_what_holding_every_item_writes(
     read: tuple[str | None, list[str]], options: dict[str, Any], by: Any, embedder: bool
 ) -> None:
-    """select and dedupe with reread write, choose and report as they do holding the items."""
+    """select and dedupe with reread write, choose and report as they do holding the items.
+
+    To a stream and to a file (Parquet for rows: select's picks, given in input order, are put
+    aside until their places come).
+    """
     source, found = read
     if not embedder:  # what compares vectors needs them
         options.pop("max_similarity", None)
@@ -125,6 +129,10 @@ def test_reading_again_writes_what_holding_every_item_writes(
         assert results[1].corpus.held_apart
         held, apart = (selected_output(result) for result in results)
         assert apart == held
+        tables = [Path(scratch) / f"{name}.parquet" for name in ("held", "apart")]
+        for result, table in zip(results, tables, strict=True):
+            result.write_to(table, [str(path)])  # kp select's Parquet rows, picks in order
+        assert tables[1].read_bytes() == tables[0].read_bytes()
         assert [r.to_dict() for r in results[1].rejected] == [
             r.to_dict() for r in results[0].rejected
         ]

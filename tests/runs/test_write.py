@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -202,6 +204,25 @@ def test_items_given_out_of_order_are_written_in_their_places() -> None:
         for place in (2, 0, 1):
             writer.write(rows[place], at=place)
     assert shuffled.getvalue() == in_order.getvalue()
+
+
+def test_items_given_before_their_turn_wait_outside_memory() -> None:
+    """write(at=) puts aside an early item in a temporary file: a few dozen bytes held each."""
+    text = os.urandom(1024).hex()  # 2 KB that compress to about 1 KB
+    rows = [scored_row(json.dumps({"id": n, "text": text}).encode()) for n in range(1000)]
+    stream = io.StringIO()
+    early = list(enumerate(rows))[:0:-1]  # the last first, the first never until the end
+    with ItemWriter(stream) as writer:
+        tracemalloc.start()
+        try:
+            for place, scored in early:
+                writer.write(scored, at=place)
+            held = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+        writer.write(rows[0], at=0)
+    assert held < 400 * len(rows)
+    assert [json.loads(line)["id"] for line in stream.getvalue().splitlines()] == list(range(1000))
 
 
 def test_a_place_never_given_is_an_error_at_the_end() -> None:

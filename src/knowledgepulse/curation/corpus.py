@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, TypeAlias, cast
 
 import numpy as np
@@ -47,6 +48,9 @@ HELD_APART: ReasoningTrace = ReasoningTrace.model_construct(**cast("dict[str, An
 """The trace of an item held apart (:func:`score_apart`): it has no field, so reading one
 raises ``AttributeError`` rather than giving a value; the whole item is :meth:`Corpus.whole`'s."""
 
+NO_LINES: Mapping[Any, int] = MappingProxyType({})
+"""The lines of a record held apart: none (one empty mapping for all, not one each)."""
+
 Reread: TypeAlias = Callable[[Collection[int]], Iterator[TraceItem]]
 """Every item of a corpus's input again, in input order, as it was scored (redacted when it
 was); the redaction of the items at the indexes given is counted."""
@@ -59,12 +63,13 @@ class Facts:
     Attributes:
         digest: :func:`content_digest` of its trace's JSON (ties between copies of an id).
         success: its ``metadata.success``.
-        objective: its ``task.objective`` (task inference groups equal ones).
+        objective_digest: a digest of its ``task.objective`` (task inference groups equal
+            ones; a prompt can be kilobytes long, its digest is 16 bytes).
     """
 
     digest: bytes
     success: bool
-    objective: str
+    objective_digest: bytes
 
     @classmethod
     def of(cls, item: TraceItem, digest: bytes | None = None) -> Facts:
@@ -73,7 +78,9 @@ class Facts:
         return cls(
             content_digest(item.document) if digest is None else digest,
             trace.metadata.success,
-            trace.task.objective,
+            hashlib.blake2b(
+                trace.task.objective.encode("utf-8", "surrogatepass"), digest_size=16
+            ).digest(),
         )
 
 
@@ -268,15 +275,16 @@ def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: R
             embedded.append(vectors)
         batch.clear()
 
+    # Equal features (and domains) are one object: most traces share them with others.
+    shared: dict[Any, Any] = {}
     for loaded in traces:
         trace = loaded.trace
         facts.append(Facts.of(loaded))
-        counted.append((trace.id, trace.metadata.task_domain, TraceFeatures.of(trace)))
-        row = None if loaded.row is None else Record(loaded.row.location, None)
-        light = TraceItem(
-            Record(loaded.location, None), HELD_APART, row, loaded.task, (), loaded.reward
+        domain, features = trace.metadata.task_domain, TraceFeatures.of(trace)
+        counted.append(
+            (trace.id, shared.setdefault(domain, domain), shared.setdefault(features, features))
         )
-        held.append(light)
+        held.append(_light(loaded))
         if scorer.embedder is not None and not unembedded:
             batch.append(trace)
             if len(batch) >= scorer.batch_size:
@@ -295,6 +303,19 @@ def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: R
         for light, facts_of, (value, origin) in zip(held, counted, origins, strict=True)
     ]
     return Corpus(items, vectors, scorer.cosine_of, facts, reread)
+
+
+def _light(item: TraceItem) -> TraceItem:
+    """What :func:`score_apart` holds of an item: where it and its row were read, task, reward.
+
+    One record stands for both places when they are one (a dataset row's).
+    """
+    record = Record(item.location, None, NO_LINES)
+    row = None
+    if item.row is not None:
+        same = item.row.location == item.location
+        row = record if same else Record(item.row.location, None, NO_LINES)
+    return TraceItem(record, HELD_APART, row, item.task, (), item.reward)
 
 
 def _novelties(

@@ -696,7 +696,7 @@ def inferred_tasks(corpus: Corpus, similarity: float) -> list[str]:
     ``similarity`` (on MiniLM's scale: :attr:`Corpus.cosine_of`); without vectors, the same
     objective only.
     """
-    objectives = [facts.objective for facts in corpus.item_facts()]
+    objectives = [facts.objective_digest.hex() for facts in corpus.item_facts()]
     return infer_tasks(
         corpus.candidates(), objectives, corpus.vectors, threshold=corpus.cosine_of(similarity)
     )

@@ -10,8 +10,9 @@ with ``metadata.quality_score`` set once it is scored. ``kp score --annotate``, 
 
 from __future__ import annotations
 
+import os
 import pickle
-import zlib
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 from knowledgepulse._util.atomic import atomic_binary, atomic_text
 from knowledgepulse.errors import ParameterConflictError, Setting
-from knowledgepulse.records import Location, Problem, Record
+from knowledgepulse.records import Problem, Record
 from knowledgepulse.reports.messages import chat_row, messages_fields
 from knowledgepulse.reports.rows import (
     ANNOTATED_COLUMNS,
@@ -296,8 +297,10 @@ class ItemWriter:
         fields = messages_fields if messages else None
         self._rows = RowWriter("parquet", stream, added, fields) if form == "parquet" else None
         self._written = 0
-        # Items given before their turn (``write``'s ``at``), as they will be written, packed.
-        self._early: dict[int, tuple[Location | None, bytes]] = {}
+        # Items given before their turn (``write``'s ``at``), put aside in a temporary file:
+        # each one's place, and where it starts in the file.
+        self._early: dict[int, int] = {}
+        self._spilled: IO[bytes] | None = None
         if form == "json":
             cast("IO[str]", stream).write("[")
 
@@ -319,11 +322,11 @@ class ItemWriter:
         A row is the item's dataset row with ``columns`` (default: its ``kp_`` columns); in
         Parquet every item is a row. ``at``: the item's place among the items written (from
         0), for items given out of order (``kp select``'s picks read again in input order): one
-        given before its turn is held, as it will be written and compressed (about 500 bytes
-        for a row of a tool-use dataset), until the items before it are written.
+        given before its turn is put aside, as it will be written, in a temporary file (a few
+        dozen bytes held each) until the items before it are written.
         """
         if at is not None and at != self._items:
-            self._early[at] = self._packed(scored, columns)
+            self._hold(at, scored, columns)
             return
         self._next_item()
         item = scored.item
@@ -332,28 +335,36 @@ class ItemWriter:
         else:
             self._line(annotated_line(item.document, scored.breakdown.score))
         while self._items in self._early:
-            location, packed = self._early.pop(self._items)
-            self._next_item()
-            if location is None:
-                self._line(zlib.decompress(packed).decode("utf-8", "surrogatepass"))
-            else:
-                value, raw, added = pickle.loads(zlib.decompress(packed))
-                self._put(Record(location, value, raw=raw), added)
+            self._write_held(self._early.pop(self._items))
 
-    def _packed(
-        self, scored: ScoredItem, columns: Mapping[str, Any] | None
-    ) -> tuple[Location | None, bytes]:
-        """What :meth:`write` writes for the item, compressed, to write later.
+    def _hold(self, at: int, scored: ScoredItem, columns: Mapping[str, Any] | None) -> None:
+        """The item to write at place ``at`` put aside in a temporary file, as it will be written.
 
-        Its row's location and its row (value, own bytes, columns), or ``None`` and its line.
+        Its row's location, value, own bytes and columns, or ``None`` and its line.
         """
+        if self._spilled is None:
+            self._spilled = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the writer
+        self._early[at] = self._spilled.seek(0, os.SEEK_END)
         item = scored.item
+        aside: tuple[Any, ...]
         if self._rows is not None or item.row is not None or self._messages:
             added = kp_columns(scored.breakdown) if columns is None else columns
             row, added = self._row_of(item, added)
-            return row.location, zlib.compress(pickle.dumps((row.value, row.raw, dict(added))), 1)
-        line = annotated_line(item.document, scored.breakdown.score)
-        return None, zlib.compress(line.encode("utf-8", "surrogatepass"), 1)
+            aside = (row.location, row.value, row.raw, dict(added))
+        else:
+            aside = (None, annotated_line(item.document, scored.breakdown.score), None, None)
+        pickle.dump(aside, self._spilled)
+
+    def _write_held(self, start: int) -> None:
+        """The item put aside at ``start`` of the temporary file, written in its place."""
+        assert self._spilled is not None  # an item was put aside
+        self._spilled.seek(start)
+        location, value, raw, added = pickle.load(self._spilled)
+        self._next_item()
+        if location is None:
+            self._line(value)
+        else:
+            self._put(Record(location, value, raw=raw), added)
 
     def write_row(self, item: TraceItem, columns: Mapping[str, Any]) -> None:
         """The item's dataset row (its trace document when it has none) with ``columns``.
@@ -420,6 +431,7 @@ class ItemWriter:
         Raises:
             ValueError: an item was given ``at`` a place after one never given.
         """
+        self._drop_held()
         if self._early:
             raise ValueError(
                 f"no item was given at place {self._items}, so {len(self._early)} wait"
@@ -436,8 +448,16 @@ class ItemWriter:
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         if kind is None:
             self.close()
-        elif self._rows is not None:
+            return
+        self._drop_held()
+        if self._rows is not None:
             self._rows.discard()
+
+    def _drop_held(self) -> None:
+        """Close (and so delete) the temporary file of the items put aside, if there is one."""
+        if self._spilled is not None:
+            self._spilled.close()
+            self._spilled = None
 
 
 @contextmanager
