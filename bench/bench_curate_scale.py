@@ -99,6 +99,21 @@ def generated(count: int, seed: int = 29) -> Iterator[tuple[dict[str, Any], str 
                     for _ in range(size)
                 )
 
+            def step(step_id: int) -> dict[str, Any]:
+                # Every other step acts (a search for topic words and a numbered record), so
+                # each part of the default novelty text has something to read.
+                content = sentence(rng.randint(8, 30))
+                if step_id % 2 == 0:
+                    return {"step_id": step_id, "type": "thought", "content": content}
+                query = f"{sentence(3)} rec-{rng.randrange(10**6)}"
+                return {
+                    "step_id": step_id,
+                    "type": "tool_call",
+                    "content": content,
+                    "tool": {"name": "search"},
+                    "input": {"query": query},
+                }
+
             document = {
                 "@context": "https://openknowledgepulse.org/schema/v1",
                 "@type": "ReasoningTrace",
@@ -113,10 +128,7 @@ def generated(count: int, seed: int = 29) -> Iterator[tuple[dict[str, Any], str 
                     "privacy_level": "aggregated",
                 },
                 "task": {"objective": " ".join(topic[:8])},
-                "steps": [
-                    {"step_id": step_id, "type": "thought", "content": sentence(rng.randint(8, 30))}
-                    for step_id in range(rng.randint(3, 8))
-                ],
+                "steps": [step(step_id) for step_id in range(rng.randint(3, 8))],
                 "outcome": {"result_summary": sentence(8), "confidence": 0.5},
             }
         recent.append(document)
