@@ -35,10 +35,13 @@ Against exact scans on the first 60,000 (``EXACT_LIMIT`` raised): leave-one-out 
 (exact 113), the same nearest cosine for 99.93% of rows (99.96% of those at 0.95 or more); the
 dedupe walk 51 CPU s (exact 59), 5,195 of the 5,198 exact groups found whole, 6,009 members
 against 6,012.
-Not reached, and not run at 1M: read, embed and breakdowns alone take about 800 CPU s at 1M (on
-one core: 13 minutes), the search and the walk about 750 and 950 CPU s more (N log N from
-100,000), so about 40 CPU minutes; and the vectors (864 float32: 3.5 GB at 1M) with the walk's
-copy of its picks' vectors pass 4 GB. What is left, in order of yield: the dedupe walk taking
+The CLI at 300,000 (the traces kept by a short script calling :func:`write_traces` and
+:func:`cli`, as ``--cli-only`` does), load average 4 to 8:
+    kp dedupe --embedder static: 1,039 s wall, 691 CPU s, 2,904 MiB peak, exit 0.
+Not reached, and not run at 1M: from 300,000, about 2,300-2,500 CPU s (40 CPU minutes; read,
+embed and breakdowns alone about 800 CPU s, on one core: 13 minutes) and about 9.5 GB (per
+trace: its record, 1.7 KB, its vector, 864 float32 = 3.5 KB, and the walk's copy of it).
+What is left, in order of yield: the dedupe walk taking
 the novelty search's neighbours (a trace whose nearest other is under the threshold is never a
 member, and a pick within it of a member is itself such a trace, so the walk needs only the
 traces whose nearest other reaches it; needs that cosine carried from ``score_corpus`` to
