@@ -38,6 +38,7 @@ against 6,012.
 The CLI at 300,000 (the traces kept by a short script calling :func:`write_traces` and
 :func:`cli`, as ``--cli-only`` does), load average 4 to 8:
     kp dedupe --embedder static: 1,039 s wall, 691 CPU s, 2,904 MiB peak, exit 0.
+    kp select --embedder static --budget 30000: 589 s wall, 531 CPU s, 3,299 MiB peak, exit 0.
 Not reached, and not run at 1M: from 300,000, about 2,300-2,500 CPU s (40 CPU minutes; read,
 embed and breakdowns alone about 800 CPU s, on one core: 13 minutes) and about 9.5 GB (per
 trace: its record, 1.7 KB, its vector, 864 float32 = 3.5 KB, and the walk's copy of it).
