@@ -18,24 +18,36 @@ earlier one (another id, one word changed), so dedupe has planted pairs to find.
 Goal (issue 29): 1M traces, ``kp dedupe`` with the static embedder in <= 15 minutes on 2 cores,
 peak memory < 4 GB. Asserts nothing.
 
-2026-11-29, ``python bench/bench_curate_scale.py 100000 --stages-only``, the shared machine at a
-load average of 9 to 11 on 2 cores (CPU seconds are the figures; wall time is the load's): the
-dedupe walk in blocks of 1,024 (one index search a block against the picks, one product within
-it), select's candidates left after the budget compared with the picks at once, index searches
-on every core (the graph built on both cores too in this run: the same CPU time; it is built in
-one thread again since, for one answer per input).
-    read 15.6, embed 16.9, search 214.1 (389 s wall), breakdowns 5.8, group 131.1,
-    select (budget 10,000) 124.7 CPU s; peak 4,058 MiB (the stages hold every item: the CLI holds
-    about 1.7 KB an item and the vectors); 22,520 groups, 77,444 near-duplicates marked, 9,982
-    of 9,982 planted pairs in one group.
-Against the figures before (15.1, 18.3, 195.3, 4.1, 125.4, 150.6) only select gained: past
-50,000 traces the search and the walk are the index's own cost, about 1 ms of CPU a query on
-864-wide half-precision vectors, which threads spread over the cores but do not shrink. Not run
-at 1M: extrapolated, the search and the walk (N log N) take about 2,600 and 1,600 CPU s, read and
-embed 330, so over 70 CPU minutes (over 35 minutes on 2 idle cores), and the vectors alone (864
-float32 a trace) are 3.5 GB. Reaching the goal needs narrower vectors in the index (float16 or
-int8 rows, or fewer dimensions), cheaper index settings (expansion), and the walk reusing the
-neighbours the novelty search already proposed instead of a second index.
+2026-11-29, ``python bench/bench_curate_scale.py 100000 --stages-only``, load average 7 to 9 on
+the 2 shared cores (CPU seconds are the figures; wall is the load's). The traces now act: every
+other step is a tool call with a search query, so the objective, the actions and their terms all
+count (before, every step was a thought, and the vectors were the objective's alone: 22,538
+distinct among 100,000, each task's runs one vector). The index holds each vector's 64 leading
+principal directions in int8 (it was 864 half-precision floats):
+    read 24.9, embed 48.4, search 63.2, breakdowns 6.0, group 77.8, select (budget 10,000) 130.2
+    CPU s; peak 4,577 MiB (the stages hold every item); 8,706 groups, 10,101 near-duplicates
+    marked, 10,101 of 10,108 planted pairs in one group (the planted pairs' cosines go down to
+    0.949, under the 0.95 threshold).
+On the same 100,000 vectors, usearch alone (one thread, build + 16 neighbours of each): 864-wide
+int8 rows 94.8 + 61.2 CPU s, the true nearest proposed for 94.9% of 1,000 sampled rows; 64
+leading directions 31.3 + 17.3 s (32 proposed), 99.9%; 128 directions 32.1 + 18.6 s, 99.8%.
+Against exact scans on the first 60,000 (``EXACT_LIMIT`` raised): leave-one-out search 37 CPU s
+(exact 113), the same nearest cosine for 99.93% of rows (99.96% of those at 0.95 or more); the
+dedupe walk 51 CPU s (exact 59), 5,195 of the 5,198 exact groups found whole, 6,009 members
+against 6,012.
+The CLI at 300,000 (the traces kept by a short script calling :func:`write_traces` and
+:func:`cli`, as ``--cli-only`` does), load average 4 to 8:
+    kp dedupe --embedder static: 1,039 s wall, 691 CPU s, 2,904 MiB peak, exit 0.
+    kp select --embedder static --budget 30000: 589 s wall, 531 CPU s, 3,299 MiB peak, exit 0.
+Not reached, and not run at 1M: from 300,000, about 2,300-2,500 CPU s (40 CPU minutes; read,
+embed and breakdowns alone about 800 CPU s, on one core: 13 minutes) and about 9.5 GB (per
+trace: its record, 1.7 KB, its vector, 864 float32 = 3.5 KB, and the walk's copy of it).
+What is left, in order of yield: the dedupe walk taking
+the novelty search's neighbours (a trace whose nearest other is under the threshold is never a
+member, and a pick within it of a member is itself such a trace, so the walk needs only the
+traces whose nearest other reaches it; needs that cosine carried from ``score_corpus`` to
+``dedupe``), the walk holding its picks' row numbers instead of copies, vectors kept in float16,
+and reading and embedding on both cores.
 """
 
 from __future__ import annotations
@@ -99,6 +111,21 @@ def generated(count: int, seed: int = 29) -> Iterator[tuple[dict[str, Any], str 
                     for _ in range(size)
                 )
 
+            def step(step_id: int) -> dict[str, Any]:
+                # Every other step acts (a search for topic words and a numbered record), so
+                # each part of the default novelty text has something to read.
+                content = sentence(rng.randint(8, 30))
+                if step_id % 2 == 0:
+                    return {"step_id": step_id, "type": "thought", "content": content}
+                query = f"{sentence(3)} rec-{rng.randrange(10**6)}"
+                return {
+                    "step_id": step_id,
+                    "type": "tool_call",
+                    "content": content,
+                    "tool": {"name": "search"},
+                    "input": {"query": query},
+                }
+
             document = {
                 "@context": "https://openknowledgepulse.org/schema/v1",
                 "@type": "ReasoningTrace",
@@ -113,10 +140,7 @@ def generated(count: int, seed: int = 29) -> Iterator[tuple[dict[str, Any], str 
                     "privacy_level": "aggregated",
                 },
                 "task": {"objective": " ".join(topic[:8])},
-                "steps": [
-                    {"step_id": step_id, "type": "thought", "content": sentence(rng.randint(8, 30))}
-                    for step_id in range(rng.randint(3, 8))
-                ],
+                "steps": [step(step_id) for step_id in range(rng.randint(3, 8))],
                 "outcome": {"result_summary": sentence(8), "confidence": 0.5},
             }
         recent.append(document)

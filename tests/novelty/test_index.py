@@ -17,14 +17,14 @@ from knowledgepulse.novelty.cache.index import EXACT_LIMIT, GrowingRows, approxi
 pytest.importorskip("usearch")
 
 
-def _planted(originals: int = 300, seed: int = 3) -> tuple[np.ndarray, list[int]]:
+def _planted(originals: int = 300, seed: int = 3, width: int = 64) -> tuple[np.ndarray, list[int]]:
     """Unit vectors: ``originals`` random ones, and one to three near-copies of each."""
     rng = np.random.default_rng(seed)
-    base = rng.standard_normal((originals, 64)).astype(np.float32)
+    base = rng.standard_normal((originals, width)).astype(np.float32)
     rows, source = [], []
     for number, vector in enumerate(base):
         for _ in range(1 + int(rng.integers(1, 4))):
-            rows.append(vector + 0.08 * rng.standard_normal(64).astype(np.float32))
+            rows.append(vector + 0.08 * rng.standard_normal(width).astype(np.float32))
             source.append(number)
     order = rng.permutation(len(rows))
     vectors = np.asarray(rows, dtype=np.float32)[order]
@@ -65,6 +65,21 @@ def test_nearest_through_the_index_is_the_exact_nearest(monkeypatch: pytest.Monk
     found = leave_one_out_nearest(vectors, keys)
     assert (found[0] == exact[0]).all()
     np.testing.assert_allclose(found[1], exact[1], atol=1e-6)
+
+
+def test_wide_vectors_are_indexed_along_their_leading_directions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Vectors wider than the index's rows: 64 directions kept, the same neighbours and groups."""
+    vectors, _ = _planted(originals=200, width=256)
+    assert index.principal_directions(vectors).shape == (256, index.PROJECTED)
+    keys = [f"t{i:04d}" for i in range(len(vectors))]
+    exact, exact_groups = leave_one_out_nearest(vectors, keys), _groups(vectors)
+    monkeypatch.setattr(index, "EXACT_LIMIT", 0)
+    found = leave_one_out_nearest(vectors, keys)
+    assert (found[0] == exact[0]).all()
+    np.testing.assert_allclose(found[1], exact[1], atol=1e-6)
+    assert _groups(vectors) == exact_groups
 
 
 def test_copies_of_one_id_are_passed_over_to_another_id(monkeypatch: pytest.MonkeyPatch) -> None:

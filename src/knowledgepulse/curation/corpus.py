@@ -118,19 +118,18 @@ def leave_one_out_nearest(
     """
     if vectors.shape[0] != len(keys):
         raise ValueError(f"{vectors.shape[0]} vectors for {len(keys)} keys")
+    _, codes = np.unique(np.asarray(keys, dtype=object), return_inverse=True)
+    codes = codes.astype(np.intp).reshape(-1)
+    if approximate(len(keys)):  # past the exact limit: a nearest, not always the smallest key
+        return nearest_other_key(vectors, codes)  # in input order: no copy of the vectors
     # The scan keeps the earliest of equal similarities: rows by key, then index, make it the
     # smallest key's lowest row.
     order = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
-    _, codes = np.unique(np.asarray(keys, dtype=object)[order], return_inverse=True)
-    codes = codes.astype(np.intp).reshape(-1)
     ordered = vectors[order]
-    if approximate(len(keys)):  # past the exact limit: a nearest, not always the smallest key
-        found_index, found_similarity = nearest_other_key(ordered, codes)
-    else:
-        found = frozen_nearest(
-            ordered, ordered, held_keys=codes, query_keys=codes, block_bytes=block_bytes
-        )
-        found_index, found_similarity = found.index, found.similarity
+    found = frozen_nearest(
+        ordered, ordered, held_keys=codes[order], query_keys=codes[order], block_bytes=block_bytes
+    )
+    found_index, found_similarity = found.index, found.similarity
     nearest = np.full(len(keys), -1, dtype=np.intp)
     similarity = np.full(len(keys), np.nan, dtype=np.float64)
     nearest[order] = np.where(found_index >= 0, order[found_index], -1)

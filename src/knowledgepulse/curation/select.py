@@ -149,7 +149,7 @@ def select(
         if vectors.ndim != 2 or vectors.shape[0] != len(candidates):
             raise ValueError(f"{vectors.shape} vectors for {len(candidates)} candidates")
         size = min(limit, len(vectors))
-        rows = GrowingRows(size, vectors.shape[1], approximate=approximate(size))
+        rows = GrowingRows(size, vectors.shape[1], approximate=approximate(size), sample=vectors)
     order = ranking(candidates, by_outcome=by_outcome)
     position = {index: rank for rank, index in enumerate(order)}
     rejected = {
@@ -348,7 +348,9 @@ def dedupe(
     if vectors.ndim != 2 or vectors.shape[0] != len(candidates):
         raise ValueError(f"{vectors.shape} vectors for {len(candidates)} candidates")
     order = ranking([replace(candidate, task=None) for candidate in candidates])
-    rows = GrowingRows(len(order), vectors.shape[1], approximate=approximate(len(order)))
+    rows = GrowingRows(
+        len(order), vectors.shape[1], approximate=approximate(len(order)), sample=vectors
+    )
     kept: list[int] = []  # the picks, in the order picked (their numbers in rows)
     members: dict[int, list[tuple[int, float | None]]] = {}
     for start in range(0, len(order), WALK_BLOCK):
@@ -440,7 +442,7 @@ def infer_tasks(
     rows = (
         None
         if vectors is None
-        else GrowingRows(count, vectors.shape[1], approximate=approximate(count))
+        else GrowingRows(count, vectors.shape[1], approximate=approximate(count), sample=vectors)
     )
     for index in ranking(candidates):
         task = by_objective.get(objectives[index])
