@@ -45,10 +45,14 @@ def approximate(count: int) -> bool:
     return count > EXACT_LIMIT and importlib.util.find_spec("usearch") is not None
 
 
-def _index(dimensions: int) -> Any:
-    """An empty usearch index of inner products over unit vectors (int8 rows)."""
+def _index(dimensions: int, *, narrow: bool = True) -> Any:
+    """An empty usearch index of inner products over unit vectors.
+
+    Narrow rows (:func:`principal_directions`) are held in int8; whole vectors in half
+    precision, since int8 steps are coarse beside the small parts of a wide unit vector.
+    """
     usearch = import_optional("usearch.index", lambda _: ImportError(SCALE_HINT))
-    return usearch.Index(ndim=dimensions, metric="ip", dtype="i8")
+    return usearch.Index(ndim=dimensions, metric="ip", dtype="i8" if narrow else "f16")
 
 
 def principal_directions(sample: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -130,7 +134,8 @@ class GrowingRows:
         if approximate and sample is not None:
             self._directions = principal_directions(sample)
         width = dimensions if self._directions is None else self._directions.shape[1]
-        self._index = _index(width) if approximate else None
+        narrow = self._directions is not None
+        self._index = _index(width, narrow=narrow) if approximate else None
 
     def _narrowed(self, vectors: NDArray[np.float32]) -> NDArray[np.float32]:
         """What the index holds of ``vectors``."""
