@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import math
 import random
 
 import numpy as np
@@ -12,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from knowledgepulse.curation import dedupe, select
+from knowledgepulse.curation.corpus import leave_one_out_nearest
 from knowledgepulse.curation.select import Candidate, dedupe_by_task
 from tests.curation.strategies import Pool, pools
 
@@ -130,3 +132,16 @@ def test_the_walk_in_blocks_groups_as_select_picks(
     assert [c for _, group in found for _, c in group] == pytest.approx(
         [c for _, group in expected for _, c in group], abs=1e-6
     )
+
+
+@given(pools(), thresholds)
+def test_leaving_out_whoever_has_no_near_copy_groups_the_same(pool: Pool, threshold: float) -> None:
+    """With each candidate's nearest other (another id's, ``inf`` for a recurring id), the same."""
+    keys = [candidate.key for candidate in pool.candidates]
+    _, cosines = leave_one_out_nearest(pool.vectors, keys)
+    nearest = [
+        math.inf if keys.count(key) > 1 or math.isnan(cosine) else float(cosine)
+        for key, cosine in zip(keys, cosines, strict=True)
+    ]
+    walked = dedupe(pool.candidates, pool.vectors, threshold=threshold, nearest=nearest)
+    assert walked == dedupe(pool.candidates, pool.vectors, threshold=threshold)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -123,6 +124,19 @@ def test_dedupe_from_dicts_groups_what_the_cli_groups(
     groups = [ids(json.loads(line)) for line in out.splitlines()]
     assert groups
     assert [ids(group.to_dict()) for group in result.groups] == groups
+
+
+def test_dedupe_on_a_corpus_walks_only_the_items_with_a_near_copy() -> None:
+    """The leave-one-out novelty bounds each item's cosines: the same groups as a full walk."""
+    traces = [*corpus(), dict(corpus()[0])]  # one id twice: it has no bound, so it walks
+    result = dedupe(traces, threshold=0.8, scorer=scorer())
+    whole = dataclasses.replace(result.corpus, leave_one_out=False)
+    bounds = result.corpus.nearest_cosines()
+    assert bounds is not None
+    assert min(bounds) < 0.8 < max(bounds) == math.inf  # some left out, some walked
+    assert whole.nearest_cosines() is None
+    assert dedupe(whole, threshold=0.8).groups == result.groups
+    assert any(group.members for group in result.groups)
 
 
 def test_dedupe_splits_the_items_into_kept_and_dropped(tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -154,6 +156,9 @@ class Corpus:
         facts: each item's :class:`Facts` (``None``: taken from the items when asked).
         reread: for items held apart (:func:`score_apart`), what reads them again whole;
             ``None``: the items are whole.
+        leave_one_out: whether each breakdown's novelty is against the other items (as
+            :func:`score_corpus` and :func:`score_apart` score them): then its cosine bounds
+            the item's cosine with every other (:meth:`nearest_cosines`).
     """
 
     items: list[ScoredItem]
@@ -161,6 +166,7 @@ class Corpus:
     cosine_of: Callable[[float], float] = field(default=lambda cosine: cosine, compare=False)
     facts: list[Facts] | None = field(default=None, repr=False, compare=False)
     reread: Reread | None = field(default=None, repr=False, compare=False)
+    leave_one_out: bool = field(default=False, compare=False)
 
     @property
     def breakdowns(self) -> list[ValueBreakdown]:
@@ -220,6 +226,24 @@ class Corpus:
         if count < len(place):
             raise InputFileError(CHANGED.format(location="its end"))
 
+    def nearest_cosines(self) -> list[float] | None:
+        """Each item's highest cosine with any other item, or ``inf`` where it is not known.
+
+        Known from the leave-one-out novelty (:attr:`leave_one_out`; else ``None``), which
+        compares items of other ids only: an item whose id recurs, or with no other id, is
+        ``inf``.
+        """
+        if not self.leave_one_out:
+            return None
+        ids = Counter(scored.breakdown.trace_id for scored in self.items)
+        cosines = []
+        for scored in self.items:
+            novelty = scored.breakdown.novelty
+            known = novelty.source == "embedding" and ids[scored.breakdown.trace_id] == 1
+            cosine = novelty.similarity if known else None
+            cosines.append(math.inf if cosine is None else cosine)
+        return cosines
+
     def nearest_similarities(self) -> list[float]:
         """The cosine of each embedded item with its nearest other item (none for a lone id)."""
         return [
@@ -248,7 +272,7 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpu
         for loaded, (value, origin) in zip(traces, origins, strict=True)
     ]
     facts = [Facts.of(loaded, digest) for loaded, digest in zip(traces, digests, strict=True)]
-    return Corpus(items, vectors, scorer.cosine_of, facts)
+    return Corpus(items, vectors, scorer.cosine_of, facts, leave_one_out=True)
 
 
 def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: Reread) -> Corpus:
@@ -301,7 +325,7 @@ def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: R
         ScoredItem(light, scorer.breakdown_of(*facts_of, value, origin))
         for light, facts_of, (value, origin) in zip(held, counted, origins, strict=True)
     ]
-    return Corpus(items, vectors, scorer.cosine_of, facts, reread)
+    return Corpus(items, vectors, scorer.cosine_of, facts, reread, leave_one_out=True)
 
 
 def _light(item: TraceItem) -> TraceItem:

@@ -336,18 +336,26 @@ class DuplicateGroup:
 
 
 def dedupe(
-    candidates: Sequence[Candidate], vectors: NDArray[np.float32], *, threshold: float
+    candidates: Sequence[Candidate],
+    vectors: NDArray[np.float32],
+    *,
+    threshold: float,
+    nearest: Sequence[float] | None = None,
 ) -> list[DuplicateGroup]:
     """The near-duplicate groups (two or more traces), best representative first.
 
     Tasks play no part: a group is made of near-copies, whatever task each is a run of. What
     :func:`select` with ``max_similarity`` and nothing else picks, walked a block of the ranking
     at a time: the block against the picks before it in one product (or index search), then
-    against its own picks.
+    against its own picks. ``nearest``: each candidate's highest cosine with any other, where
+    known (``inf`` where not; a corpus's leave-one-out novelty gives it): a candidate below
+    ``threshold`` there is in no group and changes none, so the walk leaves it out.
     """
     if vectors.ndim != 2 or vectors.shape[0] != len(candidates):
         raise ValueError(f"{vectors.shape} vectors for {len(candidates)} candidates")
     order = ranking([replace(candidate, task=None) for candidate in candidates])
+    if nearest is not None:  # two products of one pair round apart: a hair under still walks
+        order = [index for index in order if nearest[index] >= threshold - COSINE_SLACK]
     rows = GrowingRows(
         len(order), vectors.shape[1], approximate=approximate(len(order)), sample=vectors
     )
@@ -379,6 +387,8 @@ def dedupe(
 
 WALK_BLOCK = 1024
 """Candidates :func:`dedupe` compares with the picks before them in one product."""
+COSINE_SLACK = 1e-5
+"""How far two float32 products of the same two unit vectors may round apart, and more."""
 
 
 def dedupe_by_task(

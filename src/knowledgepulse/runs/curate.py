@@ -551,7 +551,10 @@ def dedupe(
         found = []
     else:
         found = dedupe_candidates(
-            corpus.candidates(), corpus.vectors, threshold=corpus.cosine_of(threshold)
+            corpus.candidates(),
+            corpus.vectors,
+            threshold=corpus.cosine_of(threshold),
+            nearest=corpus.nearest_cosines(),
         )
     items = corpus.items
     group_of: list[int | None] = [None] * len(items)
