@@ -48,6 +48,11 @@ member, and a pick within it of a member is itself such a trace, so the walk nee
 traces whose nearest other reaches it; needs that cosine carried from ``score_corpus`` to
 ``dedupe``), the walk holding its picks' row numbers instead of copies, vectors kept in float16,
 and reading and embedding on both cores.
+
+The walk bounded by each trace's nearest other (``kp dedupe`` since 2026-11-29: a trace whose
+novelty's nearest is under the threshold is in no group), the same command, load 6 to 8, both
+walks in one run: 18,807 of 100,000 traces walked; group 64.1 CPU s walking every trace, 7.2
+bounded (read 17.0, embed 34.7, search 43.3, select 55.4 in that run).
 """
 
 from __future__ import annotations
