@@ -51,10 +51,15 @@ def redactor_of(redact: bool | Redactor) -> Redactor | None:
     if redact is False:
         return None
     if redact is True:
-        from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load here
-
-        return Redactor()
+        return _new_redactor()
     return redact
+
+
+def _new_redactor(privacy_level: str | None = None, rules_file: Path | None = None) -> Redactor:
+    # The rules (and regex, ahocorasick_rs) load only to redact: 30 ms of every kp run.
+    from knowledgepulse.redact.items import Redactor  # noqa: PLC0415
+
+    return Redactor(privacy_level, rules_file=rules_file)
 
 
 def redactor_for(
@@ -75,10 +80,7 @@ def redactor_for(
                 Setting("redact", True),
             )
         return None
-    # The rules (and regex, ahocorasick_rs) load only to redact: 30 ms of every kp run.
-    from knowledgepulse.redact.items import Redactor  # noqa: PLC0415
-
-    return Redactor(privacy_level, rules_file=rules_file)
+    return _new_redactor(privacy_level, rules_file)
 
 
 def redact_items(
@@ -203,9 +205,7 @@ def redact_files(
     for path in (target, report_path):
         if isinstance(path, Path):
             check_destination(path, what="output")
-    from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load here
-
-    redactor = Redactor(privacy_level, rules_file=rules_file)
+    redactor = _new_redactor(privacy_level, rules_file)
     # A dataset row that gives no trace is written back too, cleaned as a read row is.
     unread = unread_rows(redactor)
     sink = ProblemSink(unread=unread, show=on_problem)
