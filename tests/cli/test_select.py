@@ -80,7 +80,7 @@ def test_select_min_score_as_a_percentile(kp: KpRunner, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--budget", "2", "--top", "10%"], "give one"),
+        (["--budget", "2", "--top", "10%"], "--budget and --top both set the budget; give one"),
         (["--top", "0%"], "percentage"),
         (["--min-score", "p200"], "p0 to p100"),
         (["--max-similarity", "0.9", "--no-embedder"], "needs an embedder"),

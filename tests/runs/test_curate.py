@@ -18,7 +18,11 @@ from hypothesis import strategies as st
 
 from knowledgepulse.cli.main import main
 from knowledgepulse.curation.corpus import content_digest
-from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError
+from knowledgepulse.errors import (
+    EmbedderUnavailableError,
+    ParameterConflictError,
+    ScorerParameterError,
+)
 from knowledgepulse.redact.items import Redactor
 from knowledgepulse.reports.rows import SCORE_COLUMNS
 from knowledgepulse.runs import dedupe, select
@@ -239,7 +243,7 @@ def test_problems_are_reported_as_data_and_as_found(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("call", "error", "words"),
     [
-        (lambda: select(corpus(), budget=1, top=10), ValueError, "budget and top"),
+        (lambda: select(corpus(), budget=1, top=10), ParameterConflictError, "budget and top"),
         (lambda: select(corpus(), top=0), ValueError, "top is a percentage"),
         (
             lambda: select(corpus(), max_similarity=0.9, scorer=TraceValueScorer(embedder=None)),

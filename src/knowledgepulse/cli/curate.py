@@ -205,12 +205,6 @@ def select_command(
     rows (--from) are written back as they were, with kp_ columns added, in the input's form
     (JSON Lines or Parquet) or -o's; a row that cannot be read follows them, with kp_error.
     """
-    refuse_usage(
-        (
-            options["budget"] is not None and options["top"] is not None,
-            "--budget and --top both set the budget; give one",
-        ),
-    )
     sink = ProblemSink()
     run, redactor = run_arguments(paths, (output, report_path), sink, options)
     inputs = sources(paths)

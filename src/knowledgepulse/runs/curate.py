@@ -32,6 +32,7 @@ from knowledgepulse.curation.select import (
 )
 from knowledgepulse.errors import (
     EmbedderUnavailableError,
+    ParameterConflictError,
     ScorerParameterError,
     Setting,
     install_hint,
@@ -392,13 +393,16 @@ def select(
             hold; ``None``: for files of ``REREAD_FROM_BYTES`` or more (as ``kp`` does).
 
     Raises:
-        ValueError: contradictory or out-of-range settings.
+        ParameterConflictError: both ``budget`` and ``top``.
+        ValueError: out-of-range settings.
         ScorerParameterError: ``max_similarity`` with a scorer that has no embedder; a
             ``rank_by`` or ``min_reward`` outcome that no item has.
         EmbedderUnavailableError: ``max_similarity`` and the embedder could not be loaded.
     """
     if budget is not None and top is not None:
-        raise ValueError("budget and top both set the budget; give one")
+        raise ParameterConflictError(
+            Setting("budget"), " and ", Setting("top"), " both set the budget; give one"
+        )
     if top is not None and not 0 < top <= 100:
         raise ValueError(f"top is a percentage in (0, 100], got {top!r}")
     if budget is not None and budget < 0:
