@@ -107,8 +107,19 @@ def flag_of(setting: Setting) -> str:
     return flag if setting.value is NO_VALUE else f"{flag} {setting.value}"
 
 
+class _ReaderGoneError(Exception):
+    """Standard output's reader went away (``kp score ... | head``); not an error of kp's."""
+
+
 class _LazyGroup(click.Group):
     """Imports a command's module only when that command is run or its help is shown."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as error:
+            # click's main turns a broken pipe into sys.exit(1), even outside standalone mode.
+            raise _ReaderGoneError from error
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(_COMMANDS)
@@ -191,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     except KnowledgePulseError as error:
         _say(f"kp: error: {error.message_with(flag_of)}")
         return EXIT_USAGE
-    except BrokenPipeError:
+    except _ReaderGoneError:
         # `kp score ... | head` closes our stdout early; that is not an error. Python flushes
         # stdout at exit, which with the reader gone would raise again.
         with contextlib.suppress(OSError, ValueError, AttributeError):
