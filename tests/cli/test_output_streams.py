@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from knowledgepulse.cli.main import EXIT_OK, main
+from knowledgepulse.cli.main import EXIT_OK, EXIT_USAGE, main
+from tests.cli.conftest import KpRunner
 
 TRACES = Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl"
 
@@ -27,3 +28,26 @@ def test_a_reader_that_goes_away_ends_the_run_with_exit_0(
     code = main(["score", str(TRACES), "--no-embedder", "-f", "jsonl"])
     assert code == EXIT_OK
     assert capsys.readouterr().err == ""
+
+
+def test_output_dash_is_stdout_not_a_file_named_dash(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``-o -`` writes to standard output, as ``-`` reads standard input."""
+    monkeypatch.chdir(tmp_path)
+    run = kp("score", str(TRACES), "--no-embedder", "-o", "-")
+    assert run.code == EXIT_OK
+    assert len(run.out.splitlines()) == len(TRACES.read_text().splitlines())
+    assert not (tmp_path / "-").exists()
+
+
+def test_parquet_rows_to_output_dash_ask_for_a_file(
+    kp: KpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parquet rows with ``-o -`` are refused as without ``-o``, not written to a file "-"."""
+    monkeypatch.chdir(tmp_path)
+    rows = Path(__file__).parents[2] / "examples" / "datasets" / "hermes.parquet"
+    run = kp("score", str(rows), "--no-embedder", "--annotate", "-o", "-")
+    assert run.code == EXIT_USAGE
+    assert "the rows are Parquet, which needs a file: give -o FILE.parquet" in run.err
+    assert not (tmp_path / "-").exists()

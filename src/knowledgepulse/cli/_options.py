@@ -42,10 +42,19 @@ def option_group(*options: Callable[[Any], Any]) -> Callable[[Command], Command]
 
 
 def output_option(help: str) -> Callable[[Command], Command]:
-    """``-o/--output PATH``: where a command writes instead of stdout."""
+    """``-o/--output PATH``: where a command writes instead of stdout (``-o -``: stdout)."""
     return click.option(
-        "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help=help
+        "-o",
+        "--output",
+        type=click.Path(dir_okay=False, path_type=Path),
+        callback=_stdout_as_none,
+        help=help,
     )
+
+
+def _stdout_as_none(context: click.Context, parameter: click.Parameter, path: Path | None) -> Any:
+    # `-o -` is standard output, as `-` is standard input, not a file named "-".
+    return None if path == Path("-") else path
 
 
 def report_option(help: str) -> Callable[[Command], Command]:
