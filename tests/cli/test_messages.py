@@ -97,3 +97,18 @@ def test_dedupe_to_messages_writes_the_kept_traces_only(kp: KpRunner, tmp_path: 
     run = kp("dedupe", str(path), "--threshold", "0.95", "--to", "messages", "-o", str(out))
     assert run.code == 0, run.err
     assert trace_ids(kp, out) == ["kp:trace:flight-a", "kp:trace:code-1", "kp:trace:code-2"]
+
+
+def test_dedupe_against_to_messages_writes_the_kept_traces_as_chat_rows(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Decontamination with --to messages gives training rows, not the traces as they came."""
+    reference = tmp_path / "eval.txt"
+    reference.write_text(json.loads(TRACES.read_text().splitlines()[0])["task"]["objective"])
+    run = kp(
+        "dedupe", str(TRACES), "--against", str(reference), "--no-embedder", "--to", "messages"
+    )
+    assert run.code == 0, run.err
+    rows = rows_in(run.out)
+    assert len(rows) == len(TRACES.read_text().splitlines()) - 1
+    assert all(row["messages"][0]["role"] == "user" and "@type" not in row for row in rows)

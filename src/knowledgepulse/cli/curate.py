@@ -371,7 +371,7 @@ def dedupe_command(
             raise click.UsageError(NO_EMBEDDER.format(what=what)) from None
     if against:
         with output_target(output) as target:
-            found.write_to(target, inputs)
+            found.write_to(target, inputs, messages=to == "messages")
         if report_path is not None:
             write_jsonl(report_path, found.removed)
         say(decontamination_summary(found) + kept_tail(found.unread.written))

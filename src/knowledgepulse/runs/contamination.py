@@ -125,18 +125,21 @@ class DecontaminationResult:
         """
         return redacted_like(self.data, self.kept)
 
-    def write_to(self, target: Path | IO[str], inputs: Sequence[str] = ()) -> None:
+    def write_to(
+        self, target: Path | IO[str], inputs: Sequence[str] = (), *, messages: bool = False
+    ) -> None:
         """The kept items as they came to ``target``, then the rows that gave no trace.
 
         Dataset rows go back as rows (Parquet when the first of ``inputs`` or a ``.parquet``
-        target is), traces as their documents.
+        target is), traces as their documents. ``messages``: each kept item as a training
+        row in chat form instead.
 
         Raises:
             ParameterConflictError: Parquet rows to a stream.
         """
-        rows = not self.items or self.items[0].row is not None
+        rows = messages or not self.items or self.items[0].row is not None
         form = output_form(target, inputs, rows=rows)
-        with item_writer(target, form, (), unread=self.unread) as out:
+        with item_writer(target, form, (), messages=messages, unread=self.unread) as out:
             for item in self.kept:
                 if item.row is not None:
                     out.write_row(item, {})
