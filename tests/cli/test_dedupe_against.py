@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.conftest import KpRunner
 
 TASK = "Find the cheapest flight from Boston to Denver on March 12 for two adults and book it."
@@ -43,3 +45,28 @@ def test_report_without_against_is_refused(kp: KpRunner, tmp_path: Path) -> None
     run = kp("dedupe", rows(tmp_path / "new.jsonl"), "--report", str(tmp_path / "r.jsonl"))
     assert run.code == 2
     assert "--against" in run.err
+
+
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        (("--ngram", "5"), "--ngram only apply with --against REF"),
+        (("--min-overlap", "0.5"), "--min-overlap only apply with --against REF"),
+        (("--by", "task", "--threshold", "0.5"), "drop --threshold"),
+        (("--task-similarity", "0.3"), "--task-similarity infers the tasks of --by task"),
+        (
+            ("--against", "REF", "--task-similarity", "0.3"),
+            "--task-similarity is for dedupe --by task",
+        ),
+    ],
+)
+def test_an_option_the_mode_does_not_use_is_refused_not_ignored(
+    kp: KpRunner, tmp_path: Path, given: tuple[str, ...], named: str
+) -> None:
+    """An option of another dedupe mode is a usage error naming it, not silently ignored."""
+    reference = tmp_path / "eval.txt"
+    reference.write_text(TASK + "\n", encoding="utf-8")
+    given = tuple(str(reference) if arg == "REF" else arg for arg in given)
+    run = kp("dedupe", rows(tmp_path / "new.jsonl"), *given, "--embedder", "static")
+    assert run.code == 2
+    assert named in run.err

@@ -100,6 +100,16 @@ TO_MESSAGES_HELP = (
 )
 
 
+def given(*names: str) -> list[str]:
+    """The options among ``names`` given on the command line, as ``--name``."""
+    context = click.get_current_context()
+    return [
+        f"--{name.replace('_', '-')}"
+        for name in names
+        if context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+    ]
+
+
 def refuse_usage(*rules: tuple[bool, str]) -> None:
     """Raise the first ``(broken, message)`` rule that is broken as a usage error (exit 2)."""
     for broken, message in rules:

@@ -18,6 +18,7 @@ from knowledgepulse.cli._options import (
     TO_MESSAGES_HELP,
     MinScoreType,
     command,
+    given,
     output_option,
     profiles_file_option,
     refuse_usage,
@@ -328,6 +329,7 @@ def dedupe_command(
             (by == DEDUPE_BY_TASK, "--by task is for dedupe within one set"),
             (similarity_histogram, "--similarity-histogram is for dedupe within one set"),
             (options["redact"], "--redact is for dedupe within one set"),
+            (bool(given("task_similarity")), "--task-similarity is for dedupe --by task"),
         )
         options["task_field"] = task_field  # a row column, as before: which task is not asked
     else:
@@ -337,6 +339,18 @@ def dedupe_command(
                 "kp dedupe compares embeddings; drop --no-embedder (or give --by task)",
             ),
             (report_path is not None, "--report lists what --against removed: give --against"),
+            (
+                bool(against_only := given("ngram", "min_overlap")),
+                f"{', '.join(against_only)} only apply with --against REF",
+            ),
+            (
+                by == DEDUPE_BY_TASK and bool(given("threshold")),
+                "--by task keeps each task's best run, whatever the cosine: drop --threshold",
+            ),
+            (
+                by != DEDUPE_BY_TASK and bool(given("task_similarity")),
+                "--task-similarity infers the tasks of --by task: give --by task",
+            ),
         )
     sink, threshold = ProblemSink(), options.pop("threshold")
     run, redactor = run_arguments(

@@ -22,7 +22,13 @@ from knowledgepulse.cli._console import (
     output_console,
     report_format,
 )
-from knowledgepulse.cli._options import command, format_option, output_option, refuse_usage
+from knowledgepulse.cli._options import (
+    command,
+    format_option,
+    given,
+    output_option,
+    refuse_usage,
+)
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION
 from knowledgepulse.evals.compare import (
     DEFAULT_TOLERANCE,
@@ -194,19 +200,19 @@ def eval_command(
     are scored; a call that raises or times out is that case's error. --plugin loads custom
     scorers first; a call of one past --timeout is that case's error too.
     """
-    given = _given(*TASK_SETTINGS, "no_cache")
+    task_only = given(*TASK_SETTINGS, "no_cache")
     output_format = output_format or report_format(output, RUN_FORMATS)
     refuse_usage(
         (
-            task_spec is None and bool(given),
-            f"{', '.join(given)} only apply with --task MODULE:FUNCTION",
+            task_spec is None and bool(task_only),
+            f"{', '.join(task_only)} only apply with --task MODULE:FUNCTION",
         ),
         (
             (suite_path is None) == (preset_name is None),
             "give exactly one of --suite FILE or --preset NAME",
         ),
         (
-            baseline is None and bool(_given("tolerance")),
+            baseline is None and bool(given("tolerance")),
             "--tolerance applies to the comparison with --baseline FILE",
         ),
         (
@@ -268,16 +274,6 @@ def _dry_run(check: CaseCheck, output_format: str, output: Path | None, quiet: b
     if not quiet:
         _stderr(checked_line(check.cases, check.malformed, check.unreadable_files, check.warnings))
     return EXIT_OK if check.passed else EXIT_FINDINGS
-
-
-def _given(*names: str) -> list[str]:
-    """The options among ``names`` given on the command line, as ``--name``."""
-    context = click.get_current_context()
-    return [
-        f"--{name.replace('_', '-')}"
-        for name in names
-        if context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
-    ]
 
 
 def _stderr(line: str | Problem) -> None:
