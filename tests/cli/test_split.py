@@ -90,3 +90,13 @@ def test_split_without_a_test_share_is_a_usage_error(kp: KpRunner, tmp_path: Pat
     source = str(DATASETS / "hermes.jsonl")
     assert kp("split", source, "-o", str(tmp_path)).code == 2
     assert kp("split", source, "--test", "1", "-o", str(tmp_path)).code == 2
+
+
+def test_task_similarity_with_another_group_is_refused(kp: KpRunner, tmp_path: Path) -> None:
+    """--task-similarity infers tasks: with --by domain it is a usage error, not ignored."""
+    run = kp(
+        "split", str(DATASETS / "hermes.jsonl"), "--test", "0.5", "--by", "domain",
+        "--task-similarity", "0.3", "--no-embedder", "-o", str(tmp_path),
+    )  # fmt: skip
+    assert run.code == 2
+    assert "--task-similarity infers the tasks of --by task: give --by task" in run.err

@@ -9,7 +9,7 @@ import click
 
 from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import model_options, scorer_from
-from knowledgepulse.cli._options import command, task_similarity_option
+from knowledgepulse.cli._options import command, given, refuse_usage, task_similarity_option
 from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
@@ -81,6 +81,12 @@ def split_command(
     DIR/test (and DIR/validation) in the input's form: dataset rows as they were (JSON Lines,
     or Parquet), traces as JSON Lines.
     """
+    refuse_usage(
+        (
+            options["by"] != BY_TASK and bool(given("task_similarity")),
+            "--task-similarity infers the tasks of --by task: give --by task",
+        )
+    )
     task_field = options.get("task_field")
     convert_options = trace_options_of(options)
     inputs = sources(paths)
