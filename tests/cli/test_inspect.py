@@ -138,3 +138,11 @@ def test_control_characters_in_the_file_are_shown_escaped(kp: KpRunner, tmp_path
     assert result.code == 0, result.err
     assert "\x1b" not in result.out
     assert "tool_call get\\x1b[2J" in result.out
+
+
+def test_a_file_that_gives_only_warnings_points_to_the_warnings(kp: KpRunner) -> None:
+    """No trace and no error: the screen says the warnings below say why, not the errors."""
+    spans = Path(__file__).parents[1] / "conformance/files/otlp/otlp2jaeger-in-error.json"
+    run = kp("inspect", str(spans))
+    assert "no trace was read: the warnings below say why" in run.out
+    assert "\nerrors (" not in run.out

@@ -77,7 +77,8 @@ def _header(inspection: Inspection, width: int) -> list[str]:
 
 def _parts(inspection: Inspection, width: int) -> list[str]:
     if inspection.trace_id is None:
-        return ["", "no trace was read: the errors below say why"]
+        said = "errors" if inspection.problems else "warnings" if inspection.warnings else None
+        return ["", f"no trace was read: the {said} below say why" if said else "no trace was read"]
     lines = [
         "",
         _cut(f"first trace {inspection.trace_id}: each part, and where it came from", width),
