@@ -100,3 +100,12 @@ def test_a_parameter_conflict_is_a_usage_error_naming_the_options(kp: KpRunner) 
         "Error: --model and --embedder choose the embedder, and --no-embedder asks for none; "
         "give one or the other"
     ) in run.err
+
+
+def test_batch_size_without_an_embedder_is_refused_by_its_option(kp: KpRunner) -> None:
+    """--batch-size with --no-embedder sizes nothing: a usage error naming both, not ignored."""
+    run = kp("score", str(TRACES), "--no-embedder", "--batch-size", "4")
+    assert run.code == 2
+    assert (
+        "--batch-size sets how many traces the model embeds at once; with --no-embedder" in run.err
+    )

@@ -70,6 +70,7 @@ def test_no_embedder_gives_none() -> None:
     [
         ({"kind": "minilm"}, "model_path and kind choose the embedder, and no_embedder=True"),
         ({"device": "cuda"}, "workers and device choose how the model runs; with no_embedder=True"),
+        ({"batch_size": 64}, "batch_size sets how many traces the model embeds at once; with no_"),
     ],
 )
 def test_no_embedder_with_a_model_setting_is_a_conflict_naming_both(

@@ -73,9 +73,11 @@ def test_score_files_refuses_a_frozen_cache_that_does_not_exist(tmp_path: Path) 
 
 
 def test_run_scorer_gives_a_scorer_of_the_settings() -> None:
-    """The settings reach the scorer: no embedder, the batch size, the threshold."""
-    with run_scorer([TRACES], no_embedder=True, batch_size=7, threshold=0.3) as scorer:
-        assert (scorer.embedder, scorer.batch_size, scorer.threshold) == (None, 7, 0.3)
+    """The settings reach the scorer: the embedder, the batch size, the threshold."""
+    with run_scorer([TRACES], kind="static", batch_size=7, threshold=0.3) as scorer:
+        assert (scorer.embedder is not None, scorer.batch_size, scorer.threshold) == (True, 7, 0.3)
+    with run_scorer([TRACES], no_embedder=True, threshold=0.3) as scorer:
+        assert (scorer.embedder, scorer.threshold) == (None, 0.3)
 
 
 def test_convert_files_passes_reasoning_traces_through_and_counts_them() -> None:

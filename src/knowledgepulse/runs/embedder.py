@@ -149,12 +149,16 @@ def chosen_embedder(
     device: str = "cpu",
     workers: int | None = None,
     max_windows: int | None = DEFAULT_MAX_WINDOWS,
+    batch_size: int | None = None,
 ) -> MiniLMEmbedder | StaticEmbedder | None:
     """The embedder a run's settings choose (:func:`run_embedder`), or ``None`` for none.
 
+    ``batch_size`` is only checked here: the scorer feeds the embedder in batches of it.
+
     Raises:
         ParameterConflictError: ``no_embedder`` with a ``model_path`` or ``kind`` (which choose
-            one), or with ``workers`` or a ``device`` other than the CPU (which run one).
+            one), or with ``workers``, a ``device`` other than the CPU or a ``batch_size``
+            (which run one).
     """
     if not no_embedder:
         return run_embedder(
@@ -182,6 +186,13 @@ def chosen_embedder(
             " choose how the model runs; with ",
             Setting("no_embedder", True),
             " there is no model: drop them",
+        )
+    if batch_size is not None:
+        raise ParameterConflictError(
+            Setting("batch_size"),
+            " sets how many traces the model embeds at once; with ",
+            Setting("no_embedder", True),
+            " there is no model: drop it",
         )
     return None
 
@@ -342,6 +353,7 @@ def run_scorer(paths: Sequence[str], **model: Unpack[ModelSettings]) -> Iterator
             device=device,
             workers=workers,
             max_windows=window_cap,
+            batch_size=model.get("batch_size"),
         )
     # The shared bundled embedders stay loaded for the process; one loaded for this run closes.
     owned = engine == "ray" or model_path is not None or device != "cpu"
