@@ -155,3 +155,13 @@ def test_rows_that_give_no_trace_are_written_apart_with_their_error(tmp_path: Pa
     ]
     assert sorted(row["id"] for row in parts) == sorted(row["id"] for row in rows)
     assert result.unread.written == 1
+
+
+def test_a_set_an_earlier_split_left_in_the_directory_goes(tmp_path: Path) -> None:
+    """A second split without validation leaves no stale validation set to leak tasks."""
+    rows = chat_rows([0, 0, 1, 2, 3, 4, 5])
+    out = tmp_path / "out"
+    write_split(split(rows, test=0.3, validation=0.3, seed=2), out)
+    (out / "unread.jsonl").write_text("{}\n")
+    write_split(split(rows, test=0.4, seed=2), out)
+    assert sorted(path.name for path in out.iterdir()) == ["test.jsonl", "train.jsonl"]

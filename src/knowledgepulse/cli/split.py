@@ -59,7 +59,8 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
     type=click.Path(file_okay=False, path_type=Path),
     required=True,
     help="The directory of train, test (and validation) .jsonl, or .parquet for Parquet rows; "
-    "rows that give no trace go to unread, with kp_error.",
+    "rows that give no trace go to unread, with kp_error; an earlier split's sets there "
+    "are replaced.",
 )
 @task_similarity_option
 @model_options

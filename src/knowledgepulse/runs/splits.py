@@ -224,7 +224,9 @@ def write_split(result: SplitResult, directory: Path, form: WriteForm = "jsonl")
     Dataset rows go back as rows (``jsonl`` or ``parquet``), traces as their documents; the
     directory is made if it is missing. The dataset rows that gave no trace go to
     ``directory/unread.<ext>``, each with ``kp_error`` saying why, when there are any: rows in
-    are rows out. Returns each part's file (``unread`` too, when written).
+    are rows out. A part's file an earlier split left in ``directory`` and this one does not
+    write (its validation set, say) is removed, so that the directory holds one split. Returns
+    each part's file (``unread`` too, when written).
     """
     directory.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
@@ -242,4 +244,8 @@ def write_split(result: SplitResult, directory: Path, form: WriteForm = "jsonl")
         with item_writer(directory / f"unread.{suffix}", form, added=(), unread=result.unread):
             pass  # nothing read: the writer writes the held rows as it closes
         written["unread"] = directory / f"unread.{suffix}"
+    for part in (*PARTS, "unread"):  # an earlier split's set would overlap this one's
+        for stale in (directory / f"{part}.jsonl", directory / f"{part}.parquet"):
+            if stale not in written.values():
+                stale.unlink(missing_ok=True)
     return written
