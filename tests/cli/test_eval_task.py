@@ -230,6 +230,19 @@ def test_task_settings_without_a_task_are_a_usage_error(kp: KpRunner) -> None:
     assert "--repeat, --no-cache only apply with --task MODULE:FUNCTION" in run.err
 
 
+def test_a_cache_dir_without_a_task_version_is_a_usage_error(
+    kp: KpRunner, tmp_path: Path, counting: Path
+) -> None:
+    """--cache-dir without --task-version caches nothing: refused, naming what it needs."""
+    cache = tmp_path / "cache"
+    run = kp(*EXAMPLE_ARGS, "--task", f"{counting}:answer", "--cache-dir", str(cache))
+    assert run.code == 2
+    assert "--cache-dir holds the outputs cached under --task-version: give --task-version" in (
+        run.err
+    )
+    assert calls(counting) == []
+
+
 def test_a_module_task_is_found_from_the_working_directory(
     kp: KpRunner, tmp_path: Path, counting: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -216,6 +216,10 @@ def eval_command(
             "--tolerance applies to the comparison with --baseline FILE",
         ),
         (
+            task_settings["task_version"] is None and bool(given("cache_dir")),
+            "--cache-dir holds the outputs cached under --task-version: give --task-version",
+        ),
+        (
             not cases and not dry_run,
             "give case files (JSON, JSONL or YAML), or - to read stdin",
         ),
