@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse._util.atomic import atomic_text, check_destination
-from knowledgepulse.cli.main import main
+from knowledgepulse.cli.main import EXIT_USAGE, main
+from knowledgepulse.errors import OutputError
 
 TRACES = Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl"
 
@@ -79,3 +80,36 @@ def test_a_device_as_output_stays_a_character_device(
     assert code == 0, capsys.readouterr().err
     assert stat.S_ISCHR(null_device.stat().st_mode)
     assert null_device.read_bytes() == b""  # a null device, not a file holding the report
+
+
+def test_an_input_of_the_run_is_refused_as_its_destination(tmp_path: Path) -> None:
+    """The input, by another spelling too, cannot be the output; data and ``-`` are no file."""
+    source = tmp_path / "in.jsonl"
+    source.write_text("{}\n")
+    again = tmp_path / "sub" / ".." / "in.jsonl"
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(OutputError, match="it is an input of this run, which it would replace"):
+        check_destination(again, inputs=["-", {"rows": 1}, str(source)])
+    check_destination(tmp_path / "out.jsonl", inputs=["-", str(source)])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("score", "--no-embedder"),
+        ("select", "--no-embedder"),
+        ("convert",),
+        ("redact",),
+        ("dedupe", "--by", "task", "--no-embedder"),
+    ],
+)
+def test_a_command_writing_over_its_input_leaves_it_untouched(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """``-o`` naming the input is a usage error before any work; the input stays as it was."""
+    source = tmp_path / "traces.jsonl"
+    source.write_bytes(TRACES.read_bytes())
+    code = main([command[0], str(source), *command[1:], "-o", str(source)])
+    assert code == EXIT_USAGE
+    assert "it is an input of this run" in capsys.readouterr().err
+    assert source.read_bytes() == TRACES.read_bytes()

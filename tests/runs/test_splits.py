@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.errors import ScorerParameterError
+from knowledgepulse.errors import OutputError, ScorerParameterError
 from knowledgepulse.runs import select, split
 from knowledgepulse.runs.splits import write_split
 from knowledgepulse.testing import HashingEmbedder
@@ -165,3 +165,16 @@ def test_a_set_an_earlier_split_left_in_the_directory_goes(tmp_path: Path) -> No
     (out / "unread.jsonl").write_text("{}\n")
     write_split(split(rows, test=0.4, seed=2), out)
     assert sorted(path.name for path in out.iterdir()) == ["test.jsonl", "train.jsonl"]
+
+
+def test_a_split_into_the_directory_of_its_input_part_is_refused(tmp_path: Path) -> None:
+    """Splitting ``out/validation.jsonl`` into ``out`` would remove its input: refused."""
+    out = tmp_path / "out"
+    out.mkdir()
+    source = out / "validation.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in chat_rows([0, 1, 2, 3])))
+    kept = source.read_text()
+    with pytest.raises(OutputError, match=r"its input .*validation\.jsonl is there"):
+        write_split(split([str(source)], test=0.5, seed=2), out, inputs=[str(source)])
+    assert [path.name for path in out.iterdir()] == ["validation.jsonl"]
+    assert source.read_text() == kept

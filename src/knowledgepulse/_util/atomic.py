@@ -15,7 +15,7 @@ import io
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -25,8 +25,12 @@ from knowledgepulse.errors import OutputError
 _SUFFIX = ".kp-tmp"
 
 
-def check_destination(path: Path, *, what: str = "output") -> None:
-    """Fail fast, before any work, with an ``OutputError`` when ``path`` cannot be written."""
+def check_destination(path: Path, *, what: str = "output", inputs: Iterable[object] = ()) -> None:
+    """Fail fast, before any work, with an ``OutputError`` when ``path`` cannot be written.
+
+    ``inputs``: what the run reads (paths among them); ``path`` may not be one of them, which
+    the output would replace.
+    """
     directory = path.parent
     if path.is_dir():
         raise OutputError(f"{what} {path} is a directory; give a file path")
@@ -34,6 +38,11 @@ def check_destination(path: Path, *, what: str = "output") -> None:
         if not os.access(path, os.W_OK):
             raise OutputError(f"cannot write the {what} {path}: no permission to write it")
         return
+    if any(is_same_file(path, source) for source in inputs):
+        raise OutputError(
+            f"cannot write the {what} {path}: it is an input of this run, which it would "
+            "replace; write to another file"
+        )
     if not directory.is_dir():
         raise OutputError(
             f"cannot write the {what} {path}: the directory {directory} does not exist; "
@@ -81,6 +90,16 @@ def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
             os.unlink(temporary)
         raise
     fsync_path(path.parent)
+
+
+def is_same_file(path: Path, source: object) -> bool:
+    """Whether ``source`` (a run's input: a path, ``-``, or data) is the file at ``path``."""
+    if not isinstance(source, str | Path) or str(source) == "-":
+        return False
+    try:
+        return os.path.samefile(path, source)
+    except (OSError, ValueError):  # either missing: not the same existing file
+        return False
 
 
 def _is_special(path: Path) -> bool:

@@ -85,7 +85,7 @@ def run_arguments(
         rows_form(outputs[0], sources(paths))  # Parquet needs -o: refused before reading
     for path in outputs:
         if path is not None:
-            check_destination(path, what="output")
+            check_destination(path, what="output", inputs=paths)
     redactor = redactor_from(options)
     arguments = {
         "scorer": scorer_from(paths, options),

@@ -233,7 +233,7 @@ def eval_command(
         ),
     )
     if output is not None:
-        check_destination(output, what="report")
+        check_destination(output, what="report", inputs=cases)
     asked: dict[str, Any] = {
         "suite": suite_path,
         "preset": preset_name,
@@ -332,7 +332,7 @@ def compare_command(
     """
     output_format = output_format or report_format(output, tuple(COMPARISON_VIEWS))
     if output is not None:
-        check_destination(output, what="comparison")
+        check_destination(output, what="comparison", inputs=(base, new))
     comparison = compare_runs(base, new, tolerance=tolerance)
     _write(COMPARISON_VIEWS[output_format](comparison), output)
     if not quiet and not (output_format == "table" and output is None):

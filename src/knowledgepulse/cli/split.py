@@ -105,6 +105,6 @@ def split_command(
             **options,
         )
     rows = any(item.row is not None for item in result.items)
-    write_split(result, directory, row_format(None, inputs) if rows else "jsonl")
+    write_split(result, directory, row_format(None, inputs) if rows else "jsonl", inputs=paths)
     say(split_summary(result) + kept_tail(result.unread.written))
     return sink.exit_code(len(result.items), allow_empty=allow_empty)

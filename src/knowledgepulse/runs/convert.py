@@ -88,7 +88,7 @@ def convert_files(
             with open_source(path):  # a missing file fails now, before any output
                 pass
     if isinstance(target, Path):
-        check_destination(target, what="output")
+        check_destination(target, what="output", inputs=paths)
     messages = to == "messages"
     unread = unread_rows(redactor) if messages else None
     sink = ProblemSink(unread=unread, show=on_problem)

@@ -204,7 +204,7 @@ def redact_files(
     form = rows_form(target if isinstance(target, Path) else None, paths)
     for path in (target, report_path):
         if isinstance(path, Path):
-            check_destination(path, what="output")
+            check_destination(path, what="output", inputs=paths)
     redactor = _new_redactor(privacy_level, rules_file)
     # A dataset row that gives no trace is written back too, cleaned as a read row is.
     unread = unread_rows(redactor)

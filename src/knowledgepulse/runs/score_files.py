@@ -136,7 +136,7 @@ def score_files(
     # Everything a user can get wrong fails here, before the first record is read.
     for path, what in ((target, "output"), (cache_path, "cache")):
         if isinstance(path, Path):
-            check_destination(path, what=what)
+            check_destination(path, what=what, inputs=paths)
     if frozen and cache_path is not None and not cache_path.exists():
         raise ParameterConflictError(
             Setting("frozen", True),

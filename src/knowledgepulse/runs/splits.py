@@ -12,15 +12,16 @@ does: dataset rows as rows, traces as traces.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from knowledgepulse._util.atomic import is_same_file
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
 from knowledgepulse.curation.splits import PARTS, assign_groups
-from knowledgepulse.errors import ScorerParameterError, Setting
+from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.curate import inferred_tasks, tasks_read
 from knowledgepulse.runs.inputs import RunInput, items_of
@@ -32,6 +33,7 @@ from knowledgepulse.trace.item import TraceItem, task_at
 from knowledgepulse.value.scorer import TraceValueScorer
 
 BY_TASK = "task"
+_SUFFIXES = ("jsonl", "parquet")  # the forms write_split writes a part in
 """The group key ``task``: the task read with the item (a task column or ``task_field``; an item
 without one, its objective), else inferred as :func:`~knowledgepulse.runs.select` infers it."""
 BY_DOMAIN = "domain"
@@ -218,7 +220,9 @@ def _strata(
     return strata
 
 
-def write_split(result: SplitResult, directory: Path, form: WriteForm = "jsonl") -> dict[str, Path]:
+def write_split(
+    result: SplitResult, directory: Path, form: WriteForm = "jsonl", inputs: Iterable[object] = ()
+) -> dict[str, Path]:
     """Each part written to ``directory/<part>.<ext>`` (atomically) in the input's form.
 
     Dataset rows go back as rows (``jsonl`` or ``parquet``), traces as their documents; the
@@ -227,7 +231,19 @@ def write_split(result: SplitResult, directory: Path, form: WriteForm = "jsonl")
     are rows out. A part's file an earlier split left in ``directory`` and this one does not
     write (its validation set, say) is removed, so that the directory holds one split. Returns
     each part's file (``unread`` too, when written).
+
+    Raises:
+        OutputError: one of ``inputs`` (what the split read) is a part's file in ``directory``,
+            which the split would replace or remove; nothing is written.
     """
+    inputs = tuple(inputs)
+    parts = [directory / f"{part}.{ext}" for part in (*PARTS, "unread") for ext in _SUFFIXES]
+    for path in parts:
+        if any(is_same_file(path, source) for source in inputs):
+            raise OutputError(
+                f"cannot write the split to {directory}: its input {path} is there, which the "
+                "split would replace; write to another directory"
+            )
     directory.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     suffix = "parquet" if form == "parquet" else "jsonl"
@@ -244,8 +260,7 @@ def write_split(result: SplitResult, directory: Path, form: WriteForm = "jsonl")
         with item_writer(directory / f"unread.{suffix}", form, added=(), unread=result.unread):
             pass  # nothing read: the writer writes the held rows as it closes
         written["unread"] = directory / f"unread.{suffix}"
-    for part in (*PARTS, "unread"):  # an earlier split's set would overlap this one's
-        for stale in (directory / f"{part}.jsonl", directory / f"{part}.parquet"):
-            if stale not in written.values():
-                stale.unlink(missing_ok=True)
+    for stale in parts:  # an earlier split's set would overlap this one's
+        if stale not in written.values():
+            stale.unlink(missing_ok=True)
     return written
