@@ -337,3 +337,26 @@ def test_select_rank_by_a_field_no_trace_has_is_a_one_line_error(
     assert run.code == 2
     assert "kp: error: --rank-by metadata.rewrd: no item has a metadata.rewrd" in run.err
     assert "Traceback" not in run.err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("select",),
+        ("dedupe", "--by", "task"),
+        ("split", "--test", "0.5", "-o", "SPLIT"),
+    ],
+)
+def test_task_similarity_with_a_task_field_is_refused_not_ignored(
+    kp: KpRunner, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """--task-similarity infers tasks; with --task-field they are read, so it is refused."""
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in curation_traces()))
+    options = [str(tmp_path / "split") if arg == "SPLIT" else arg for arg in command[1:]]
+    run = kp(
+        command[0], str(path), *options, "--no-embedder",
+        "--task-field", "metadata.task_domain", "--task-similarity", "0.3",
+    )  # fmt: skip
+    assert run.code == 2
+    assert "--task-similarity infers the tasks --task-field reads: give one of them" in run.err

@@ -160,6 +160,16 @@ task_field_option = click.option(
 )
 
 
+def refuse_task_similarity_with(task_field: str | None) -> None:
+    """``--task-similarity`` infers tasks: with ``--task-field`` reading them, it is refused."""
+    refuse_usage(
+        (
+            task_field is not None and bool(given("task_similarity")),
+            "--task-similarity infers the tasks --task-field reads: give one of them",
+        )
+    )
+
+
 def task_similarity_option(command: Command) -> Command:
     """``--task-similarity S``, for the commands that infer tasks (curation loads with them)."""
     from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY  # noqa: PLC0415 - numpy

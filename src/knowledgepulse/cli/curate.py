@@ -21,6 +21,7 @@ from knowledgepulse.cli._options import (
     given,
     output_option,
     profiles_file_option,
+    refuse_task_similarity_with,
     refuse_usage,
     report_option,
     similarity_histogram_option,
@@ -206,6 +207,7 @@ def select_command(
     rows (--from) are written back as they were, with kp_ columns added, in the input's form
     (JSON Lines or Parquet) or -o's; a row that cannot be read follows them, with kp_error.
     """
+    refuse_task_similarity_with(task_field)
     sink = ProblemSink()
     run, redactor = run_arguments(paths, (output, report_path), sink, options)
     inputs = sources(paths)
@@ -324,6 +326,7 @@ def dedupe_command(
     group's number, or null) and kp_kept (false for a duplicate that would go), a row that
     cannot be read with kp_error; --redact cleans them of secrets and personal data first.
     """
+    refuse_task_similarity_with(task_field)
     if against:
         refuse_usage(
             (by == DEDUPE_BY_TASK, "--by task is for dedupe within one set"),

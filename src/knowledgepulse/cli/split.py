@@ -9,7 +9,13 @@ import click
 
 from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import model_options, scorer_from
-from knowledgepulse.cli._options import command, given, refuse_usage, task_similarity_option
+from knowledgepulse.cli._options import (
+    command,
+    given,
+    refuse_task_similarity_with,
+    refuse_usage,
+    task_similarity_option,
+)
 from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
@@ -89,6 +95,7 @@ def split_command(
         )
     )
     task_field = options.get("task_field")
+    refuse_task_similarity_with(task_field)
     convert_options = trace_options_of(options)
     inputs = sources(paths)
     sink = ProblemSink()
