@@ -146,3 +146,12 @@ def test_a_file_that_gives_only_warnings_points_to_the_warnings(kp: KpRunner) ->
     run = kp("inspect", str(spans))
     assert "no trace was read: the warnings below say why" in run.out
     assert "\nerrors (" not in run.out
+
+
+def test_an_empty_file_exits_2_as_the_help_says(kp: KpRunner, tmp_path: Path) -> None:
+    """An empty file holds no record: a one-line error, exit 2, which --help states."""
+    path = tmp_path / "empty.jsonl"
+    path.write_text("")
+    run = kp("inspect", str(path), "--allow-empty")
+    assert (run.code, run.err.strip()) == (2, f"kp: error: {path} holds no record to read")
+    assert "holds no record (an empty file)" in " ".join(kp("inspect", "--help").out.split())
