@@ -184,14 +184,19 @@ COMMANDS = {
 
 
 def measure(
-    count: int, scratch: Path, bad_every: int = 0, command: str = "annotate"
+    count: int,
+    scratch: Path,
+    bad_every: int = 0,
+    command: str = "annotate",
+    src: Path | None = None,
 ) -> dict[str, float]:
     """Run ``command`` on ``count`` rows in a fresh ``kp`` process; its time and peak memory.
 
-    The peak is the process's own: each run is a child of a fresh interpreter.
+    The peak is the process's own: each run is a child of a fresh interpreter. ``src``: run the
+    code under that ``src/`` folder (another checkout's) instead of the installed one.
     """
     source = scratch / f"rows-{count}.parquet"
-    out = scratch / f"{command}-{count}.parquet"
+    out = scratch / f"{command}-{count}-{'this' if src is None else 'against'}.parquet"
     if not source.exists():
         write_rows(source, count, bad_every=bad_every)
     bad = count // bad_every if bad_every else 0
@@ -202,7 +207,9 @@ def measure(
     child = (
         "import resource, subprocess, sys, os, json; "
         f"code = subprocess.run({argv!r}, stderr=subprocess.DEVNULL, "
-        "env={**os.environ, 'COLUMNS': '100'}).returncode; "
+        "env={**os.environ, 'COLUMNS': '100'"
+        + ("" if src is None else f", 'PYTHONPATH': {str(src)!r}")
+        + "}).returncode; "
         "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
         "print(json.dumps([code, u.ru_maxrss, u.ru_utime + u.ru_stime]))"
     )
@@ -242,19 +249,48 @@ def main() -> None:
         default=["annotate"],
         help="the row writers to run (all: every one)",
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="also run each command with the code under this src/ folder (another checkout's), "
+        "alternating with this one, and check that both write the same bytes",
+    )
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each command (median)")
     args = parser.parse_args()
     commands = list(COMMANDS) if "all" in args.commands else args.commands
+    trees: dict[str, Path | None] = {"this": None}
+    if args.against is not None:
+        trees["against"] = args.against.resolve()
     print(f"cores available: {len(os.sched_getaffinity(0))}")
     with tempfile.TemporaryDirectory() as scratch:
         for count in sorted(args.rows):
             for command in commands:
-                report(command, measure(count, Path(scratch), args.bad_every, command))
+                runs: dict[str, list[dict[str, float]]] = {tree: [] for tree in trees}
+                for _ in range(args.repeats):
+                    for tree, src in trees.items():
+                        runs[tree].append(
+                            measure(count, Path(scratch), args.bad_every, command, src)
+                        )
+                for tree, found in runs.items():
+                    report(command, median_run(found), tree if len(trees) > 1 else "")
+                if len(trees) > 1:
+                    outputs = [
+                        Path(scratch) / f"{command}-{count}-{tree}.parquet" for tree in trees
+                    ]
+                    same = outputs[0].read_bytes() == outputs[1].read_bytes()
+                    print(f"{command:>9}: the same bytes out: {same}")
 
 
-def report(command: str, found: dict[str, float]) -> None:
-    """One line of figures for one command and size."""
+def median_run(runs: list[dict[str, float]]) -> dict[str, float]:
+    """The run of median CPU time (its other figures with it)."""
+    return sorted(runs, key=lambda run: run["cpu_seconds"])[len(runs) // 2]
+
+
+def report(command: str, found: dict[str, float], tree: str = "") -> None:
+    """One line of figures for one command and size (``tree``: which code ran it)."""
     print(
-        f"{command:>9}: {found['rows']:>9,} rows in, {found['rows_out']:,} out "
+        f"{command:>9}{f' ({tree})' if tree else ''}: {found['rows']:>9,} rows in, "
+        f"{found['rows_out']:,} out "
         f"({found['unreadable']:,} unreadable, with kp_error) "
         f"({found['input_mb']:.0f} MB Parquet): "
         f"{found['seconds']:.1f} s, {found['rows_per_s']:,.0f} rows/s; "

@@ -361,10 +361,15 @@ def _tool(event: _Event) -> _ToolEvent:
     return event.tool
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, without building an encoder
+for each call (two thirds of its time for a tool's few arguments)."""
+
+
 def _tool_step(tool: _ToolEvent, *, recovery: bool) -> dict[str, Any]:
     step: dict[str, Any] = {"type": "error_recovery" if recovery else "tool_call"}
     arguments = as_input(tool.arguments)
-    compact = json.dumps(arguments, ensure_ascii=False, separators=(",", ":")) if arguments else ""
+    compact = _COMPACT.encode(arguments) if arguments else ""
     step["content"] = bounded(f"{tool.name} {compact}".rstrip())
     step["tool"] = {"name": tool.name}
     if tool.mcp_server:
