@@ -4,11 +4,14 @@
     python bench/bench_rows.py --rows 100000 1000000
     python bench/bench_rows.py --rows 200000 --bad-every 100   # 1 row in 100 unreadable
     python bench/bench_rows.py --rows 200000 --bad-every 100 --commands all
+    python bench/bench_rows.py --rows 50000 --commands select --repeats 3 --against OLD/src
 
 ``--commands`` names the row writers to run (``all``: every one): ``annotate`` (``kp score
 --annotate``), ``redact``, ``messages`` (``kp convert --to messages``), ``select`` and ``dedupe``
 (``--by task``), each with ``--from openai-chat`` (and ``--no-embedder`` where it scores), to a
-Parquet file.
+Parquet file. ``--against SRC`` runs each command with the code under another checkout's
+``src/`` too, alternating with this one, and says whether both wrote the same bytes;
+``--repeats N`` reports each one's run of median CPU time.
 
 Each size writes a Parquet file of generated OpenAI-chat rows (an id, a reward, and messages
 with a tool call, its result and an answer, a few hundred bytes each, as in tool-use datasets),
@@ -91,6 +94,20 @@ about twice annotate. Writing dataset rows needs the rows, not their traces: a s
 of the records alone, matched to the items held by location (a file's change told by its size
 and time), would take writing to about a third (estimated from the profile, not built) and is
 the next step to 5,000 rows a second.
+
+Built (issue 27, 2026-11-29): the second reading takes each dataset row as it is, found again by
+its location (the file's size and time of change checked), unless it is redacted or written as
+a training row; tool arguments parsed by orjson where that gives the same value, their compact
+text by one shared encoder. ``--rows 200000 --bad-every 100 --commands annotate select dedupe
+--against MAIN/src``, one run, load 4 to 5 on 2 cores, the same bytes out for each command:
+    annotate  74.9 -> 71.4 CPU s, 2,671 -> 2,801 rows per CPU second, peak 220 -> 226 MB
+    select   175.0 -> 114.8 CPU s, 1,143 -> 1,743 rows per CPU second, peak 477 -> 468 MB
+    dedupe   135.2 -> 76.9 CPU s, 1,479 -> 2,602 rows per CPU second, peak 457 -> 453 MB
+Medians of 3 alternating runs, ``--rows 50000 --bad-every 100 --repeats 3 --against
+MAIN/src`` (same commands, load 4 to 9): annotate 2,713 -> 3,271 rows per CPU second (1.21x),
+select 1,498 -> 2,261 (1.51x), dedupe 1,519 -> 2,761 (1.82x); peaks 201 to 276 MB.
+Still short of 5,000 rows a second on this loaded machine; docs/performance.md says where the
+time goes now and what the second core could give (about 1.3x, and more memory than the goal).
 """
 
 from __future__ import annotations
@@ -184,14 +201,19 @@ COMMANDS = {
 
 
 def measure(
-    count: int, scratch: Path, bad_every: int = 0, command: str = "annotate"
+    count: int,
+    scratch: Path,
+    bad_every: int = 0,
+    command: str = "annotate",
+    src: Path | None = None,
 ) -> dict[str, float]:
     """Run ``command`` on ``count`` rows in a fresh ``kp`` process; its time and peak memory.
 
-    The peak is the process's own: each run is a child of a fresh interpreter.
+    The peak is the process's own: each run is a child of a fresh interpreter. ``src``: run the
+    code under that ``src/`` folder (another checkout's) instead of the installed one.
     """
     source = scratch / f"rows-{count}.parquet"
-    out = scratch / f"{command}-{count}.parquet"
+    out = scratch / f"{command}-{count}-{'this' if src is None else 'against'}.parquet"
     if not source.exists():
         write_rows(source, count, bad_every=bad_every)
     bad = count // bad_every if bad_every else 0
@@ -202,7 +224,9 @@ def measure(
     child = (
         "import resource, subprocess, sys, os, json; "
         f"code = subprocess.run({argv!r}, stderr=subprocess.DEVNULL, "
-        "env={**os.environ, 'COLUMNS': '100'}).returncode; "
+        "env={**os.environ, 'COLUMNS': '100'"
+        + ("" if src is None else f", 'PYTHONPATH': {str(src)!r}")
+        + "}).returncode; "
         "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
         "print(json.dumps([code, u.ru_maxrss, u.ru_utime + u.ru_stime]))"
     )
@@ -242,19 +266,48 @@ def main() -> None:
         default=["annotate"],
         help="the row writers to run (all: every one)",
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="also run each command with the code under this src/ folder (another checkout's), "
+        "alternating with this one, and check that both write the same bytes",
+    )
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each command (median)")
     args = parser.parse_args()
     commands = list(COMMANDS) if "all" in args.commands else args.commands
+    trees: dict[str, Path | None] = {"this": None}
+    if args.against is not None:
+        trees["against"] = args.against.resolve()
     print(f"cores available: {len(os.sched_getaffinity(0))}")
     with tempfile.TemporaryDirectory() as scratch:
         for count in sorted(args.rows):
             for command in commands:
-                report(command, measure(count, Path(scratch), args.bad_every, command))
+                runs: dict[str, list[dict[str, float]]] = {tree: [] for tree in trees}
+                for _ in range(args.repeats):
+                    for tree, src in trees.items():
+                        runs[tree].append(
+                            measure(count, Path(scratch), args.bad_every, command, src)
+                        )
+                for tree, found in runs.items():
+                    report(command, median_run(found), tree if len(trees) > 1 else "")
+                if len(trees) > 1:
+                    outputs = [
+                        Path(scratch) / f"{command}-{count}-{tree}.parquet" for tree in trees
+                    ]
+                    same = outputs[0].read_bytes() == outputs[1].read_bytes()
+                    print(f"{command:>9}: the same bytes out: {same}")
 
 
-def report(command: str, found: dict[str, float]) -> None:
-    """One line of figures for one command and size."""
+def median_run(runs: list[dict[str, float]]) -> dict[str, float]:
+    """The run of median CPU time (its other figures with it)."""
+    return sorted(runs, key=lambda run: run["cpu_seconds"])[len(runs) // 2]
+
+
+def report(command: str, found: dict[str, float], tree: str = "") -> None:
+    """One line of figures for one command and size (``tree``: which code ran it)."""
     print(
-        f"{command:>9}: {found['rows']:>9,} rows in, {found['rows_out']:,} out "
+        f"{command:>9}{f' ({tree})' if tree else ''}: {found['rows']:>9,} rows in, "
+        f"{found['rows_out']:,} out "
         f"({found['unreadable']:,} unreadable, with kp_error) "
         f"({found['input_mb']:.0f} MB Parquet): "
         f"{found['seconds']:.1f} s, {found['rows_per_s']:,.0f} rows/s; "

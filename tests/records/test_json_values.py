@@ -18,6 +18,7 @@ from knowledgepulse.records.json_values import (
     check_depth,
     json_value,
     loads,
+    parsed_json,
     repeated,
     repeated_key,
 )
@@ -142,3 +143,39 @@ def test_json_value_reads_an_integer_past_64_bits_as_orjson_does() -> None:
     assert isinstance(json_value(10**30), float)
     with pytest.raises(ValueError, match="past a double"):
         json_value(10**400)
+
+
+_ANY_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(2**63 - 2, 2**64 + 2)
+    | st.floats()
+    | st.text(st.characters(exclude_categories=())),  # lone surrogates too
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+def _outcome(read: Any, text: str) -> str:
+    """What reading ``text`` gives: its value's exact JSON (types, float bits), or refused."""
+    try:
+        return repr(read(text))
+    except (ValueError, RecursionError):
+        return "refused"
+
+
+@given(_ANY_JSON, st.booleans(), st.integers(0, 3), st.integers(MAX_NESTING - 3, MAX_NESTING + 3))
+def test_parsed_json_gives_what_json_value_of_json_loads_gives(
+    value: Any, ascii_only: bool, cut: int, depth: int
+) -> None:
+    """orjson's fast reading is the same value as json's read through json_value, or both refuse.
+
+    NaN and infinities, integers past 64 bits, lone surrogates, nesting around the bound, and
+    texts cut short.
+    """
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    for given_text in (text, text[: len(text) - cut], "[" * depth + text + "]" * depth):
+        assert _outcome(parsed_json, given_text) == _outcome(
+            lambda t: json_value(json.loads(t)), given_text
+        )

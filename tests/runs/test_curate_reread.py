@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -69,19 +70,19 @@ def lines(draw: st.DrawFn) -> tuple[str | None, list[str]]:
     return ("openai-chat" if rows else None), found
 
 
-def selected_output(result: SelectionResult) -> str:
+def selected_output(result: SelectionResult, *, rows: bool = False) -> str:
     stream = io.StringIO()
     with ItemWriter(stream, unread=result.unread) as writer:
-        for place, scored in result.to_write():
+        for place, scored in result.to_write(rows=rows):
             writer.write(scored, at=place)
     return stream.getvalue()
 
 
-def deduped_output(result: DedupeResult) -> str:
+def deduped_output(result: DedupeResult, *, rows: bool = False) -> str:
     stream = io.StringIO()
     added = SCORE_COLUMNS + DEDUPE_COLUMNS
     with ItemWriter(stream, added=added, unread=result.unread) as writer:
-        for scored, columns in zip(result.to_write(), result.iter_columns(), strict=True):
+        for scored, columns in zip(result.to_write(rows=rows), result.iter_columns(), strict=True):
             writer.write_row(scored.item, columns)
     groups = [json.dumps(group.to_dict(), default=str) for group in result.groups]
     return stream.getvalue() + "\n".join(groups)
@@ -97,6 +98,10 @@ SELECT_OPTIONS = st.fixed_dictionaries(
         "min_score": st.sampled_from(["p30", "p70"]),
     },
 )
+
+
+RUNS = [(False, False), (True, False), (True, True)]
+"""Each run's ``reread``, and whether its rows are written read again unconverted."""
 
 
 @settings(max_examples=20, deadline=None)
@@ -124,13 +129,17 @@ def test_reading_again_writes_what_holding_every_item_writes(
                 **options,
                 reread=again,
             )
-            for again in (False, True)
+            for again, _ in RUNS
         ]
         assert results[1].corpus.held_apart
-        held, apart = (selected_output(result) for result in results)
+        held, apart, unconverted = (
+            selected_output(result, rows=rows)
+            for result, (_, rows) in zip(results, RUNS, strict=True)
+        )
         assert apart == held
+        assert unconverted == held
         tables = [Path(scratch) / f"{name}.parquet" for name in ("held", "apart")]
-        for result, table in zip(results, tables, strict=True):
+        for result, table in zip(results, tables, strict=False):
             result.write_to(table, [str(path)])  # kp select's Parquet rows, picks in order
         assert tables[1].read_bytes() == tables[0].read_bytes()
         assert [r.to_dict() for r in results[1].rejected] == [
@@ -141,9 +150,14 @@ def test_reading_again_writes_what_holding_every_item_writes(
             dedupe(
                 [str(path)], by=by, scorer=scorer(embedder=embedder), source=source, reread=again
             )
-            for again in (False, True)
+            for again, _ in RUNS
         ]
-        assert deduped_output(deduped[1]) == deduped_output(deduped[0])
+        held, apart, unconverted = (
+            deduped_output(result, rows=rows)
+            for result, (_, rows) in zip(deduped, RUNS, strict=True)
+        )
+        assert apart == held
+        assert unconverted == held
 
 
 def test_the_items_written_are_read_again_from_the_file(tmp_path: Path) -> None:
@@ -190,3 +204,86 @@ def test_without_a_choice_only_large_files_are_read_again(
     monkeypatch.setattr(inputs, "REREAD_FROM_BYTES", size)
     assert dedupe([str(path)], scorer=scorer(), reread=None).corpus.held_apart
     assert not dedupe([str(path)], scorer=scorer(), reread=False).corpus.held_apart
+
+
+def chat_rows(count: int) -> list[dict[str, Any]]:
+    """``count`` chat rows of three tasks, every fourth unreadable (no messages)."""
+    return [
+        {
+            "id": f"row-{n}",
+            "task_id": f"task-{n % 3}",
+            "reward": n / count,
+            "messages": None
+            if n % 4 == 3
+            else [
+                {"role": "user", "content": f"{WORDS[n % len(WORDS)]} number {n}"},
+                {"role": "assistant", "content": f"Done {n}: {'ok ' * (n % 5)}"},
+            ],
+        }
+        for n in range(count)
+    ]
+
+
+@pytest.mark.parametrize("form", ["jsonl", "parquet"])
+def test_rows_read_again_unconverted_are_the_rows_converted_again(
+    tmp_path: Path, form: str
+) -> None:
+    """Dataset rows held apart are read again without converting them: the same rows out.
+
+    Byte for byte what converting every row again writes (and holding every item), select's
+    picks out of input order and the unreadable rows included: rows in = rows out.
+    """
+    path = tmp_path / f"rows.{form}"
+    rows = chat_rows(12)
+    if form == "parquet":
+        pq.write_table(pa.Table.from_pylist(rows), path)
+    else:  # spacing and key order of their own, which the rows written back keep
+        path.write_text(
+            "".join(json.dumps(row, indent=None, separators=(", ", ":")) + "\n" for row in rows)
+        )
+
+    def chosen(again: bool) -> SelectionResult:  # a result's unread rows are written once
+        return select([str(path)], scorer=scorer(embedder=False), budget=5, reread=again)
+
+    def deduped(again: bool) -> DedupeResult:
+        return dedupe([str(path)], by="task", scorer=scorer(embedder=False), reread=again)
+
+    assert chosen(True).corpus.rows_again is not None
+    assert chosen(False).picks != tuple(sorted(chosen(False).picks))  # out of input order
+    unconverted = selected_output(chosen(True), rows=True)
+    assert unconverted == selected_output(chosen(True)) == selected_output(chosen(False))
+    unconverted = deduped_output(deduped(True), rows=True)
+    assert unconverted == deduped_output(deduped(True)) == deduped_output(deduped(False))
+    assert len(unconverted.splitlines()) == len(rows) + len(deduped(True).groups)
+    for name, run in (("select", chosen), ("dedupe", deduped)):
+        outputs = [tmp_path / f"{name}-{again}.{form}" for again in (False, True)]
+        for again, output in zip((False, True), outputs, strict=True):
+            run(again).write_to(output, [str(path)])
+        assert outputs[1].read_bytes() == outputs[0].read_bytes()
+    written = tmp_path / "dedupe-True.jsonl"
+    deduped(True).write_to(written, [str(path)])
+    assert [json.loads(line)["id"] for line in written.read_text().splitlines()] == [
+        row["id"] for row in rows
+    ]
+
+
+def test_a_row_file_changed_before_its_rows_are_read_again_is_refused(tmp_path: Path) -> None:
+    """Rows read again unconverted are checked by the file's size and time: a change is refused."""
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in chat_rows(4)))
+    result = dedupe([str(path)], by="task", scorer=scorer(embedder=False), reread=True)
+    assert result.corpus.rows_again is not None
+    changed = path.read_text().replace("number 1", "number 9")
+    path.write_text(changed)  # the same size, another row
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    with pytest.raises(InputFileError, match="changed while kp read it"):
+        list(result.to_write(rows=True))
+
+
+def test_rows_redacted_are_converted_again_to_be_written(tmp_path: Path) -> None:
+    """With redaction the rows read again are converted and redacted, not taken as they are."""
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in chat_rows(4)))
+    result = dedupe([str(path)], by="task", scorer=scorer(embedder=False), redact=True, reread=True)
+    assert result.corpus.held_apart
+    assert result.corpus.rows_again is None

@@ -200,6 +200,21 @@ def python_literal(text: str) -> Any:
     return json_value(value)
 
 
+def parsed_json(text: str) -> Any:
+    """JSON text as a JSON value: :func:`json_value` of ``json.loads(text)``, the same value.
+
+    orjson reads it when it can (about ten times faster): it refuses what :func:`json_value`
+    refuses or changes (NaN, an infinite number, a lone surrogate) and reads integers past 64
+    bits as floats, as it does; a text it refuses, or that may nest past :data:`MAX_NESTING`,
+    is read by ``json`` (which accepts NaN, so that :func:`json_value` says why it refuses it).
+    A ``ValueError`` if the text is no JSON value for us.
+    """
+    if text.count("{") + text.count("[") <= MAX_NESTING:
+        with contextlib.suppress(orjson.JSONDecodeError):
+            return orjson.loads(text)
+    return json_value(json.loads(text))
+
+
 def json_value(value: Any, depth: int = 0) -> Any:
     """``value`` as a JSON value: tuples as lists, a lone surrogate as U+FFFD.
 

@@ -15,6 +15,7 @@ for the items written (the results' ``to_write``).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -23,7 +24,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, Literal
 from knowledgepulse.curation import dedupe as dedupe_candidates
 from knowledgepulse.curation import infer_tasks, score_corpus
 from knowledgepulse.curation import select as select_candidates
-from knowledgepulse.curation.corpus import Corpus, score_apart
+from knowledgepulse.curation.corpus import CHANGED, Corpus, score_apart
 from knowledgepulse.curation.percentiles import MinScore
 from knowledgepulse.curation.select import (
     INFERRED_TASK_SIMILARITY,
@@ -32,12 +33,14 @@ from knowledgepulse.curation.select import (
 )
 from knowledgepulse.errors import (
     EmbedderUnavailableError,
+    InputFileError,
     ParameterConflictError,
     ScorerParameterError,
     Setting,
     install_hint,
 )
-from knowledgepulse.records import Problem
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
@@ -152,13 +155,14 @@ class SelectionResult:
         """The selected items, in the order picked (held apart: see :meth:`to_write`)."""
         return [self.corpus.items[index] for index in self.picks]
 
-    def to_write(self) -> Iterator[tuple[int, ScoredItem]]:
+    def to_write(self, *, rows: bool = False) -> Iterator[tuple[int, ScoredItem]]:
         """Each selected item whole, with its place in the order picked (:meth:`Corpus.whole`).
 
         Held apart, they come in input order: give each to ``ItemWriter.write`` with
-        ``at=place``.
+        ``at=place``. ``rows``: only their dataset rows are written (read again unconverted
+        where they can be).
         """
-        return self.corpus.whole(self.picks)
+        return self.corpus.whole(self.picks, rows=rows)
 
     @property
     def rows(self) -> Any:
@@ -168,7 +172,8 @@ class SelectionResult:
         (their rows, with the ``kp_`` columns added); otherwise dicts: a dataset row with its
         ``kp_`` columns, a trace with ``metadata.quality_score`` set.
         """
-        selected = [scored for _, scored in sorted(self.to_write(), key=lambda pair: pair[0])]
+        chosen = self.to_write(rows=True)
+        selected = [scored for _, scored in sorted(chosen, key=lambda pair: pair[0])]
         columns = [kp_columns(scored.breakdown) for scored in selected]
         return annotated_like(self.data, selected, columns)
 
@@ -186,7 +191,7 @@ class SelectionResult:
         """
         form = output_form(target, inputs, rows=messages or _gives_rows(self.corpus))
         with item_writer(target, form, messages=messages, unread=self.unread) as out:
-            for place, scored in self.to_write():
+            for place, scored in self.to_write(rows=not messages):
                 out.write(scored, at=place)
 
 
@@ -279,14 +284,15 @@ class DedupeResult:
         """The near-duplicates that would go, in the input's form."""
         return self._rows(keep=False)
 
-    def to_write(self, *, kept: bool = False) -> Iterator[ScoredItem]:
+    def to_write(self, *, kept: bool = False, rows: bool = False) -> Iterator[ScoredItem]:
         """Every item (``kept``: those that stay) in input order, each whole.
 
-        See :meth:`Corpus.whole`; every item's redaction is counted, as every item is written.
+        See :meth:`Corpus.whole` (and its ``rows``); every item's redaction is counted, as
+        every item is written.
         """
         every = range(len(self.corpus.items))
         indexes = [i for i in every if self.is_kept(i)] if kept else every
-        return (scored for _, scored in self.corpus.whole(indexes, counted=every))
+        return (scored for _, scored in self.corpus.whole(indexes, counted=every, rows=rows))
 
     def write_to(
         self, target: Path | IO[str], inputs: Sequence[str] = (), *, messages: bool = False
@@ -311,7 +317,8 @@ class DedupeResult:
             form = output_form(target, inputs, rows=True)
             added = SCORE_COLUMNS + DEDUPE_COLUMNS
             with item_writer(target, form, added, unread=self.unread) as rows:
-                for scored, columns in zip(self.to_write(), self.iter_columns(), strict=True):
+                written = self.to_write(rows=True)
+                for scored, columns in zip(written, self.iter_columns(), strict=True):
                     rows.write_row(scored.item, columns)
         else:
             write_jsonl(target, self.groups)
@@ -319,7 +326,7 @@ class DedupeResult:
     def _rows(self, *, keep: bool) -> Any:
         indexes = [i for i in range(len(self.corpus.items)) if self.is_kept(i) == keep]
         every = self.columns()
-        items = [scored for _, scored in self.corpus.whole(indexes, counted=())]
+        items = [scored for _, scored in self.corpus.whole(indexes, counted=(), rows=True)]
         columns = [every[i] for i in indexes]
         return annotated_like(self.data, items, columns, SCORE_COLUMNS + DEDUPE_COLUMNS)
 
@@ -645,8 +652,11 @@ def _corpus(
                 outcomes.append(outcome_of(item, outcome_field))
             return item
 
+        stamps = [_stamp(path) for path in paths]  # before the first reading
         cleaned = (noted(_cleaned(item, redactor, counted=False)) for item in items)
         corpus = score_apart(scorer, cleaned, again)
+        if redactor is None and all(scored.item.row is not None for scored in corpus.items):
+            corpus = replace(corpus, rows_again=partial(_records_again, paths, stamps))
         return corpus, tuple(problems), lambda _: None, outcomes if outcome_field else None
     held: list[TraceItem] = []
     found: list[tuple[TraceItem, list[Finding]]] = []
@@ -663,6 +673,29 @@ def _corpus(
             redactor.count(*found[index])
 
     return score_corpus(scorer, held), tuple(problems), count, None
+
+
+def _stamp(path: str | Path) -> tuple[int, int] | None:
+    """A file's size and time of change (``None``: it cannot be read; the reader says why)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_size, found.st_mtime_ns
+
+
+def _records_again(
+    paths: Sequence[str | Path], stamps: Sequence[tuple[int, int] | None]
+) -> Iterator[Record]:
+    """Every record of ``paths`` again, not converted (a corpus's ``rows_again``).
+
+    Raises:
+        InputFileError: a file's size or time of change is not what it was when first read.
+    """
+    for path, stamp in zip(paths, stamps, strict=True):
+        if _stamp(path) != stamp:
+            raise InputFileError(CHANGED.format(location=path))
+        yield from (record for record in read_records(path) if isinstance(record, Record))
 
 
 def _cleaned(item: TraceItem, redactor: Redactor | None, *, counted: bool) -> TraceItem:

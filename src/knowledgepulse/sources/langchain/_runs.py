@@ -10,14 +10,13 @@ nodes) is plumbing, recursed into. Evident errors: a run's ``error``, and a ``To
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object
-from knowledgepulse.records.json_values import json_value, python_literal
+from knowledgepulse.records.json_values import parsed_json, python_literal
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
@@ -325,7 +324,7 @@ def _tool_input(inputs: Any) -> Any:
     value = inputs["input"]
     if isinstance(value, str) and value.lstrip().startswith("{"):
         try:
-            return json_value(json.loads(value))
+            return parsed_json(value)
         except (ValueError, RecursionError):
             pass
         try:  # LangChain writes ``str(dict)`` here: a Python literal, read safely
