@@ -64,8 +64,9 @@ searched in that order as before, instead of a copy in it), the outputs byte-ide
 traces kept in files by a short script calling :func:`write_traces`, then
 ``/usr/bin/time -v kp dedupe --embedder static FILE -o OUT`` on each tree: 100,000 traces, peak
 1,204 -> 797 MiB (138 and 149 CPU s, load 1 to 7), the same 8,704 groups byte for byte;
-1,000,000 traces, load 4.5 to 7 throughout: exit 0, the same 84,516 groups, 2,268 s wall (68% of
-a core), 1,545 CPU s, peak 5,192 MiB (was 9,037). Sampled every few seconds (RSS and the main
+1,000,000 traces, load 4.5 to 7 throughout: exit 0, 84,516 groups (as many as before; that
+run's output was not kept to compare), 2,268 s wall (68% of a core), 1,545 CPU s, peak 5,192 MiB
+(was 9,037). Sampled every few seconds (RSS and the main
 thread's stack): read and embed 895 s wall to 4.3 GB (the tokenizer's two threads 224 CPU s of
 it: its batch parallelism is on; the rest is the main thread, parsing, validating and summing
 pieces under the GIL), the index build (one thread, for a deterministic graph) 630 s, the
