@@ -57,6 +57,27 @@ bounded (read 17.0, embed 34.7, search 43.3, select 55.4 in that run).
 the same day: exit 0, 84,516 groups, 1,463 s wall (a CI run beside it for the first 12
 minutes), 1,573 CPU s, peak 9,037 MiB (the vectors held twice at the peak: joined from their
 batches, and copied in canonical order for the leave-one-out search).
+
+The vectors held once (``score_apart`` fills one array, grown in place, as the batches are
+embedded; the leave-one-out search reads them through the canonical order, the index built and
+searched in that order as before, instead of a copy in it), the outputs byte-identical. The
+traces kept in files by a short script calling :func:`write_traces`, then
+``/usr/bin/time -v kp dedupe --embedder static FILE -o OUT`` on each tree: 100,000 traces, peak
+1,204 -> 797 MiB (138 and 149 CPU s, load 1 to 7), the same 8,704 groups byte for byte;
+1,000,000 traces, load 4.5 to 7 throughout: exit 0, 84,516 groups (as many as before; that
+run's output was not kept to compare), 2,268 s wall (68% of a core), 1,545 CPU s, peak 5,192 MiB
+(was 9,037). Sampled every few seconds (RSS and the main
+thread's stack): read and embed 895 s wall to 4.3 GB (the tokenizer's two threads 224 CPU s of
+it: its batch parallelism is on; the rest is the main thread, parsing, validating and summing
+pieces under the GIL), the index build (one thread, for a deterministic graph) 630 s, the
+searches 540 s, breakdowns 35 s, the walk 130 s (the peak, 5.1 GB: every breakdown, the
+candidates and the walk's picks beside the vectors). Still held at 1M: the vectors, 3,296 MiB
+(float16 would halve them, about 3.5 GB at the peak by arithmetic, not measured, and move
+cosines within rounding, so not the default), about 1.2 KB a trace of small objects
+(tracemalloc at 30,000: the breakdown, its floats, novelty origin and dimensions, the held
+item, record and location, the facts and digests, the id; none over 120 bytes), and the
+usearch graph and the walk's transients. Not reached: 15 minutes (read and embed alone, on
+one core but the tokenizer, pass it under this load) and 4 GB.
 """
 
 from __future__ import annotations

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.curation import score_corpus
+from knowledgepulse.curation.corpus import Corpus, score_apart
+from knowledgepulse.novelty.cache import index
 from knowledgepulse.records import Location, Record
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace.item import TraceItem
@@ -68,27 +71,55 @@ def test_without_an_embedder_novelty_is_half_and_says_why() -> None:
     assert "corpus" in (breakdowns[0].novelty.reason or "")
 
 
+def apart(scorer: TraceValueScorer, items: list[TraceItem]) -> Corpus:
+    """:func:`score_apart`, its traces embedded two at a time (its array grown several times)."""
+    scorer.batch_size = 2
+    return score_apart(scorer, items, lambda _: iter(items))
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(st.tuples(st.integers(0, 5), st.sampled_from(OBJECTIVES)), max_size=8),
     st.randoms(),
+    st.sampled_from([score_corpus, apart]),
+    st.booleans(),
 )
 def test_scores_do_not_depend_on_input_order(
-    specs: list[tuple[int, str]], rng: random.Random
+    specs: list[tuple[int, str]],
+    rng: random.Random,
+    scored: Callable[[TraceValueScorer, list[TraceItem]], Corpus],
+    through_the_index: bool,
 ) -> None:
-    """Shuffling the input gives each trace exactly the same breakdown."""
+    """Shuffling the input gives each trace exactly the same breakdown and vector.
+
+    Held or apart, scanned exactly or through the index (which is built in canonical order).
+    """
     traces = [loaded(f"kp:trace:{n}", objective) for n, objective in specs]
     shuffled = traces[:]
     rng.shuffle(shuffled)
 
-    def by_content(items: list[TraceItem]) -> list[tuple[str, str, object]]:
-        rows = score_corpus(scorer(), items).breakdowns
+    def by_content(items: list[TraceItem]) -> list[tuple[str, str, object, bytes]]:
+        corpus = scored(scorer(), items)
+        assert corpus.vectors is not None
         return sorted(
-            (t.trace.id, t.trace.task.objective, repr(b.to_dict()))
-            for t, b in zip(items, rows, strict=True)
+            (t.trace.id, t.trace.task.objective, repr(b.to_dict()), vector.tobytes())
+            for t, b, vector in zip(items, corpus.breakdowns, corpus.vectors, strict=True)
         )
 
-    assert by_content(traces) == by_content(shuffled)
+    with pytest.MonkeyPatch.context() as patch:
+        if through_the_index:
+            patch.setattr(index, "EXACT_LIMIT", 0)
+        assert by_content(traces) == by_content(shuffled)
+
+
+def test_scored_apart_the_breakdowns_and_vectors_are_those_held() -> None:
+    """score_apart, embedding in batches into one growing array, matches score_corpus."""
+    traces = [loaded(f"kp:trace:{n}", OBJECTIVES[n % 4]) for n in range(11)]
+    held, held_apart = score_corpus(scorer(), traces), apart(scorer(), traces)
+    assert held_apart.breakdowns == held.breakdowns
+    assert held.vectors is not None
+    assert held_apart.vectors is not None
+    assert held_apart.vectors.tobytes() == held.vectors.tobytes()
 
 
 def test_corpus_novelty_goes_through_the_embedders_calibration() -> None:

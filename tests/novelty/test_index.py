@@ -131,3 +131,19 @@ def test_nearest_of_many_queries_is_the_nearest_of_each(through_index: bool) -> 
     assert best.tolist() == [number for number, _ in one_by_one]
     assert cosine.tolist() == pytest.approx([found for _, found in one_by_one], abs=1e-6)
     assert GrowingRows(3, 64).nearest_many(queries[:2])[0].tolist() == [-1, -1]
+
+
+def test_a_last_block_of_one_query_is_answered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows one past a whole number of blocks: usearch answers the lone query flat, still read."""
+    vectors, _ = _planted(originals=40)
+    rows = vectors[:41]
+    keys = [f"t{i:04d}" for i in range(len(rows))]
+    exact = leave_one_out_nearest(rows, keys)
+    monkeypatch.setattr(index, "EXACT_LIMIT", 0)
+    monkeypatch.setattr(index, "BLOCK_ROWS", 20)  # blocks of 20, 20 and 1
+    found = leave_one_out_nearest(rows, keys)
+    assert (found[0] == exact[0]).all()
+    held = GrowingRows(len(rows), rows.shape[1], approximate=True, sample=rows)
+    held.add_many(rows)
+    best, _ = held.nearest_many(rows)
+    assert list(best) == list(range(len(rows)))

@@ -112,34 +112,41 @@ def time_order(traces: Sequence[TraceItem]) -> list[int]:
 
 
 def leave_one_out_nearest(
-    vectors: NDArray[np.float32], keys: Sequence[str], *, block_bytes: int = BLOCK_BYTES
+    vectors: NDArray[np.float32],
+    keys: Sequence[str],
+    *,
+    order: Sequence[int] | None = None,
+    block_bytes: int = BLOCK_BYTES,
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
     """For each row, the most similar row with another key, and their cosine.
 
     Rows with equal keys (trace ids) are never compared. Returns ``(nearest, similarity)``:
     the nearest other row (``-1`` when there is none) and the cosine, clamped to [-1, 1]
-    (``nan`` with none). Equal similarities go to the smallest key, then the lowest index.
-    Past :data:`~knowledgepulse.novelty.cache.index.EXACT_LIMIT` rows an HNSW index proposes
-    the neighbours (see :mod:`~knowledgepulse.novelty.cache.index`).
+    (``nan`` with none). ``order`` ranks the rows, by key (by default: by key, then index):
+    equal similarities go to the earliest in it, and the answer depends only on the rows in
+    that order, not on where each row sits in ``vectors``. Past
+    :data:`~knowledgepulse.novelty.cache.index.EXACT_LIMIT` rows an HNSW index proposes the
+    neighbours (see :mod:`~knowledgepulse.novelty.cache.index`).
     """
     if vectors.shape[0] != len(keys):
         raise ValueError(f"{vectors.shape[0]} vectors for {len(keys)} keys")
     _, codes = np.unique(np.asarray(keys, dtype=object), return_inverse=True)
     codes = codes.astype(np.intp).reshape(-1)
-    if approximate(len(keys)):  # past the exact limit: a nearest, not always the smallest key
-        return nearest_other_key(vectors, codes)  # in input order: no copy of the vectors
-    # The scan keeps the earliest of equal similarities: rows by key, then index, make it the
-    # smallest key's lowest row.
-    order = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
-    ordered = vectors[order]
+    if order is None:
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+    ranked = np.asarray(order, dtype=np.intp)
+    if approximate(len(keys)):  # past the exact limit: a nearest, not always the earliest
+        return nearest_other_key(vectors, codes, ranked)  # no copy of the vectors in order
+    # The scan keeps the earliest of equal similarities: the rows in order make it the
+    # earliest of them in ``order``.
+    ordered = vectors[ranked]
     found = frozen_nearest(
-        ordered, ordered, held_keys=codes[order], query_keys=codes[order], block_bytes=block_bytes
+        ordered, ordered, held_keys=codes[ranked], query_keys=codes[ranked], block_bytes=block_bytes
     )
-    found_index, found_similarity = found.index, found.similarity
     nearest = np.full(len(keys), -1, dtype=np.intp)
     similarity = np.full(len(keys), np.nan, dtype=np.float64)
-    nearest[order] = np.where(found_index >= 0, order[found_index], -1)
-    similarity[order] = found_similarity
+    nearest[ranked] = np.where(found.index >= 0, ranked[found.index], -1)
+    similarity[ranked] = found.similarity
     return nearest, similarity
 
 
@@ -299,7 +306,8 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpu
     if embedded is not None:  # back from canonical order to the caller's
         vectors = np.empty_like(embedded)
         vectors[order] = embedded
-    origins = _novelties(scorer, ids, order, embedded)
+        del embedded
+    origins = _novelties(scorer, ids, order, vectors)
     items = [
         ScoredItem(loaded, scorer.breakdown_with_novelty(loaded.trace, value, origin))
         for loaded, (value, origin) in zip(traces, origins, strict=True)
@@ -320,15 +328,23 @@ def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: R
     facts: list[Facts] = []
     counted: list[tuple[str, str, TraceFeatures]] = []
     batch: list[ReasoningTrace] = []
-    embedded: list[NDArray[np.float32]] = []
+    # One array, grown in place (a realloc: no second copy) and trimmed at the end.
+    embedded: NDArray[np.float32] | None = None
+    count = 0
     unembedded = False
 
     def embed() -> None:
-        nonlocal unembedded
+        nonlocal unembedded, embedded, count
         vectors = None if unembedded else scorer.embed_traces(batch)
         unembedded = vectors is None
         if vectors is not None:
-            embedded.append(vectors)
+            if embedded is None:
+                embedded = np.empty((0, vectors.shape[1]), dtype=vectors.dtype)
+            if count + len(vectors) > len(embedded):
+                grown = max(count + len(vectors), len(embedded) * 5 // 4)
+                embedded.resize((grown, vectors.shape[1]), refcheck=False)
+            embedded[count : count + len(vectors)] = vectors
+            count += len(vectors)
         batch.clear()
 
     # Equal features (and domains) are one object: most traces share them with others.
@@ -347,13 +363,15 @@ def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: R
                 embed()
     if batch:
         embed()
-    if not embedded and not unembedded and scorer.embedder is not None:
+    if embedded is None and not unembedded and scorer.embedder is not None:
         embed()  # none: the embedder's empty answer, as score_corpus has it
-    vectors = np.concatenate(embedded) if embedded and not unembedded else None
-    embedded.clear()
+    vectors = None
+    if embedded is not None and not unembedded:
+        embedded.resize((count, embedded.shape[1]), refcheck=False)
+        vectors = embedded
     ids = [trace_id for trace_id, _, _ in counted]
     order = sorted(range(len(ids)), key=lambda i: (ids[i], facts[i].digest))
-    origins = _novelties(scorer, ids, order, None if vectors is None else vectors[order])
+    origins = _novelties(scorer, ids, order, vectors)
     items = [
         ScoredItem(light, scorer.breakdown_of(*facts_of, value, origin))
         for light, facts_of, (value, origin) in zip(held, counted, origins, strict=True)
@@ -382,20 +400,22 @@ def _novelties(
 ) -> list[tuple[float, NoveltyOrigin]]:
     """Each trace's leave-one-out novelty and its origin, in input order.
 
-    ``order`` is the canonical order (:func:`canonical_order`), and ``vectors`` are in it.
+    ``ids`` and ``vectors`` are in input order; ``order`` is the canonical order
+    (:func:`canonical_order`), which breaks ties and makes the answer the same for any input
+    order.
     """
     if vectors is None:
         origin = NoveltyOrigin("no_embedder", reason=NO_EMBEDDER_REASON)
         return [(NO_EMBEDDER_NOVELTY, origin)] * len(ids)
-    nearest, similarity = leave_one_out_nearest(vectors, [ids[i] for i in order])
+    nearest, similarity = leave_one_out_nearest(vectors, ids, order=order)
     # A trace with no other (every trace has its id) keeps the empty cache's novelty.
     origins = [(EMPTY_CACHE_NOVELTY, NoveltyOrigin("empty_cache"))] * len(ids)
-    for rank, index in enumerate(order):
-        if nearest[rank] >= 0:
-            cosine = float(similarity[rank])
+    for index, other in enumerate(nearest):
+        if other >= 0:
+            cosine = float(similarity[index])
             origin = NoveltyOrigin(
                 "embedding",
-                nearest_id=ids[order[nearest[rank]]],
+                nearest_id=ids[other],
                 similarity=cosine,
                 calibrated_onto=scorer.calibrated_onto,
             )

@@ -73,30 +73,49 @@ def _narrowed(vectors: NDArray[np.float32], directions: NDArray[np.float32]) -> 
     return np.asarray(rows / np.where(lengths > 0, lengths, 1), dtype=np.float32)
 
 
+def _keys(found: Any, queries: int) -> NDArray[np.intp]:
+    """The keys of a batch search's answer, a row a query (usearch answers one query flat)."""
+    return np.asarray(found.keys, dtype=np.intp).reshape(queries, -1)
+
+
 def nearest_other_key(
-    vectors: NDArray[np.float32], codes: NDArray[np.intp]
+    vectors: NDArray[np.float32], codes: NDArray[np.intp], order: NDArray[np.intp] | None = None
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
     """For each row, a nearest row of another code (through the index), and their cosine.
 
     ``(-1, nan)`` for a row with no other code. A row whose proposed neighbours all share its
-    code (many copies of one id) is scanned exactly.
+    code (many copies of one id) is scanned exactly. ``order`` (default: as they are) is the
+    order the rows are fitted on and added to the index in, so that the same rows in any
+    places give the same graph, and with it the same answer (of equal cosines among a scanned
+    row's candidates, the lowest row of ``vectors`` is taken); the vectors are read through
+    it, never copied in it.
     """
-    directions = principal_directions(vectors)
+    ranked = np.arange(len(vectors)) if order is None else order
+    fitted = ranked[:: max(1, len(ranked) // FIT_ROWS)]  # principal_directions' own sample
+    directions = principal_directions(vectors[fitted])
     index = _index(directions.shape[1])
-    index.add(np.arange(len(vectors)), _narrowed(vectors, directions), threads=1)
+    narrow = np.empty((len(vectors), directions.shape[1]), dtype=np.float32)
+    for start in range(0, len(vectors), BLOCK_ROWS):
+        narrow[start : start + BLOCK_ROWS] = _narrowed(
+            vectors[ranked[start : start + BLOCK_ROWS]], directions
+        )
+    index.add(np.arange(len(vectors)), narrow, threads=1)  # a key is a rank in ``order``
+    del narrow
     nearest = np.full(len(vectors), -1, dtype=np.intp)
     similarity = np.full(len(vectors), np.nan, dtype=np.float64)
     for start in range(0, len(vectors), BLOCK_ROWS):  # the proposed rows, a block at a time
-        rows = slice(start, start + BLOCK_ROWS)
-        queries = _narrowed(vectors[rows], directions)
-        found = index.search(queries, NEIGHBOURS, threads=THREADS).keys.astype(np.intp)
-        found[found >= len(vectors)] = -1  # usearch pads a short answer with its "no key"
-        allowed = (found >= 0) & (codes[np.maximum(found, 0)] != codes[rows, None])
-        cosines = np.einsum("ij,ikj->ik", vectors[rows], vectors[np.maximum(found, 0)])
+        rows = ranked[start : start + BLOCK_ROWS]
+        block = vectors[rows]
+        found = index.search(_narrowed(block, directions), NEIGHBOURS, threads=THREADS)
+        keys = _keys(found, len(rows))
+        keys[keys >= len(vectors)] = -1  # usearch pads a short answer with its "no key"
+        proposed = np.where(keys >= 0, ranked[np.maximum(keys, 0)], -1)
+        allowed = (proposed >= 0) & (codes[np.maximum(proposed, 0)] != codes[rows, None])
+        cosines = np.einsum("ij,ikj->ik", block, vectors[np.maximum(proposed, 0)])
         cosines[~allowed] = -np.inf
         column = cosines.argmax(axis=1)
-        at = np.arange(len(found))
-        nearest[rows] = np.where(allowed[at, column], found[at, column], -1)
+        at = np.arange(len(proposed))
+        nearest[rows] = np.where(allowed[at, column], proposed[at, column], -1)
         similarity[rows] = np.clip(cosines[at, column].astype(np.float64), -1.0, 1.0)
     missed = np.flatnonzero(nearest < 0)
     if len(missed):
@@ -183,7 +202,7 @@ class GrowingRows:
             else:
                 queries = self._narrowed(vectors[block])
                 found = self._index.search(queries, NEIGHBOURS, threads=THREADS)
-                keys = np.sort(found.keys.astype(np.intp), axis=1)  # ties: the earliest
+                keys = np.sort(_keys(found, len(queries)), axis=1)  # ties: the earliest
                 keys[keys >= self._count] = -1  # usearch pads a short answer with "no key"
                 products = np.einsum("ij,ikj->ik", vectors[block], held[np.maximum(keys, 0)])
                 products[keys < 0] = -np.inf
