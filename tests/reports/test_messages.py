@@ -57,6 +57,11 @@ def observations(trace: ReasoningTrace) -> list[str]:
     return [step.content or "" for step in chat_steps(trace) if step.type == "observation"]
 
 
+def thoughts(trace: ReasoningTrace) -> list[str]:
+    """The text of each thought step (the answer among them only where the trace had it so)."""
+    return [step.content or "" for step in trace.steps if step.type == "thought"]
+
+
 def chat_steps(trace: ReasoningTrace) -> list[Any]:
     """The steps less the observations no call waits for (they become user turns)."""
     kept, waiting = [], 0
@@ -72,11 +77,18 @@ def chat_steps(trace: ReasoningTrace) -> list[Any]:
 
 
 def assert_same_trace(trace: ReasoningTrace, back: ReasoningTrace) -> None:
+    assert thoughts(back) == thoughts(trace)
+    assert_same_outcome(trace, back)
+
+
+def assert_same_outcome(trace: ReasoningTrace, back: ReasoningTrace) -> None:
     assert back.id == trace.id
     assert back.task.objective == trace.task.objective
     assert tool_names(back) == tool_names(trace)
     assert observations(back) == observations(trace)
     assert back.outcome.result_summary == trace.outcome.result_summary
+    assert back.outcome.confidence == trace.outcome.confidence
+    assert back.metadata.privacy_level == trace.metadata.privacy_level
     assert back.metadata.success == trace.metadata.success
     assert back.metadata.task_domain == trace.metadata.task_domain
     assert back.metadata.created_at == trace.metadata.created_at
@@ -184,6 +196,20 @@ def test_an_observation_answers_the_call_just_before_it() -> None:
     assert (tool_turn["name"], tool_turn["tool_call_id"]) == ("test", "call_1")
 
 
+def test_the_outcome_and_privacy_level_read_back_and_the_answer_stays_out_of_the_steps() -> None:
+    """Confidence, privacy level and a summary that was no step come back from the kp_ columns."""
+    document = trace_json(
+        step_list=[{"step_id": 0, "type": "tool_call", "tool": {"name": "search"}}],
+        confidence=0.95,
+    )
+    document["metadata"]["privacy_level"] = "aggregated"
+    trace = ReasoningTrace.model_validate(document)
+    back = read_back(chat_row(trace))
+    assert [step.type for step in back.steps] == ["tool_call"]
+    assert (back.outcome.result_summary, back.outcome.confidence) == ("done", 0.95)
+    assert back.metadata.privacy_level == "aggregated"
+
+
 def test_every_example_trace_reads_back_the_same() -> None:
     """Each trace of examples/traces: same objective, tools, observations and answer."""
     traces = traces_of(TRACES)
@@ -258,4 +284,4 @@ def test_conformance_files_read_back_the_same(path: Path) -> None:
             continue
         row = chat_row(item.trace)
         assert_trl_shape(row)
-        assert_same_trace(item.trace, read_back(row))
+        assert_same_outcome(item.trace, read_back(row))

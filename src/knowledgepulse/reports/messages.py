@@ -7,8 +7,10 @@ the latest call still waiting (by ``tool_call_id``), and the outcome's ``result_
 the last assistant turn. ``tools`` is a JSON string (as TRL and the trainers built on it settled
 on, since Arrow mangles mixed schemas): each tool's ``input_schema`` where the trace keeps one,
 else an object schema of the argument keys its calls used. The trace's id (less ``kp:trace:``),
-task, domain, success and time go beside them, in the columns the chat readers look for, so
-reading the row back (``--from auto``) gives the same trace.
+task, domain, success and time go beside them, in the columns the chat readers look for, and
+what the conversation cannot say in ``kp_`` columns: the outcome's confidence, the privacy
+level, and whether the answer was also the trace's last thought step; so reading the row back
+(``--from auto``) gives the same trace.
 """
 
 from __future__ import annotations
@@ -16,9 +18,25 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from knowledgepulse.sources._chat._row import (
+    ANSWER_STEP_COLUMN,
+    CONFIDENCE_COLUMN,
+    PRIVACY_COLUMN,
+)
 from knowledgepulse.trace.models import ReasoningTrace, Step
 
-MESSAGES_COLUMNS = ("id", "task_id", "task_domain", "success", "created_at", "messages", "tools")
+MESSAGES_COLUMNS = (
+    "id",
+    "task_id",
+    "task_domain",
+    "success",
+    "created_at",
+    CONFIDENCE_COLUMN,
+    PRIVACY_COLUMN,
+    ANSWER_STEP_COLUMN,
+    "messages",
+    "tools",
+)
 """A training row's columns, in order (the ``kp_`` columns follow when it is scored)."""
 
 ID_PREFIX = "kp:trace:"
@@ -42,7 +60,10 @@ def chat_row(trace: ReasoningTrace, *, system: str | None = None) -> dict[str, A
     given: set[str] = set()  # the tools whose schema the trace keeps
     answer = trace.outcome.result_summary
     steps = list(trace.steps)
-    if steps[-1].type == "thought" and (steps[-1].content or "").strip() == answer.strip():
+    answer_step = (
+        steps[-1].type == "thought" and (steps[-1].content or "").strip() == answer.strip()
+    )
+    if answer_step:
         steps.pop()  # the answer, told once, last
     for step in steps:
         if step.type in ("tool_call", "error_recovery") and step.tool is not None:
@@ -63,6 +84,9 @@ def chat_row(trace: ReasoningTrace, *, system: str | None = None) -> dict[str, A
         "task_domain": trace.metadata.task_domain,
         "success": trace.metadata.success,
         "created_at": trace.metadata.created_at.isoformat(),
+        CONFIDENCE_COLUMN: trace.outcome.confidence,
+        PRIVACY_COLUMN: trace.metadata.privacy_level,
+        ANSWER_STEP_COLUMN: answer_step,
         "messages": messages,
         "tools": json.dumps(_tool_list(tools), ensure_ascii=False),
     }
@@ -95,6 +119,8 @@ def messages_fields(pa: Any) -> list[Any]:
     )
     types = {
         "success": pa.bool_(),
+        CONFIDENCE_COLUMN: pa.float64(),
+        ANSWER_STEP_COLUMN: pa.bool_(),
         "messages": pa.list_(message),
     }
     return [pa.field(name, types.get(name, pa.string())) for name in MESSAGES_COLUMNS]
