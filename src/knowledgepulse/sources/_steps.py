@@ -138,6 +138,9 @@ class StepBuilder:
     """Whether the final answer is also the last ``thought`` step (a row kp wrote may say no)."""
     told_once: bool = False
     """Whether no thought repeats the answer (a row kp wrote): none is dropped as a repeat."""
+    failed_calls: frozenset[str] | None = None
+    """The call ids whose result was an error, where the source says (a row kp wrote); else a
+    result's text says whether it failed."""
     _seen_text: bool = False
     # Indexes of the tool events, so that matching a call costs the same in a trace of 100,000.
     _by_call_id: dict[str, _Event] = field(default_factory=dict)

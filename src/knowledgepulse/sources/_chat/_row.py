@@ -70,6 +70,8 @@ PRIVACY_COLUMN = "kp_privacy_level"
 ANSWER_STEP_COLUMN = "kp_answer_step"
 """Whether the final answer (the last assistant turn) is also the trace's last thought step;
 ``false``: it is the outcome's ``result_summary`` only."""
+FAILED_CALLS_COLUMN = "kp_failed_calls"
+"""The ids of the calls whose result was an error (the next action its ``error_recovery``)."""
 
 UNDATED = datetime(1970, 1, 1, tzinfo=UTC)
 """The ``created_at`` of a row with no time column: fixed, so that the same rows always give
@@ -301,8 +303,11 @@ def _convert_row(
         rest = conversation(row.get(family.continued[1]))
         messages = messages + rest if rest else messages
     answer_step = row.get(ANSWER_STEP_COLUMN)
+    failed = row.get(FAILED_CALLS_COLUMN)
     builder = StepBuilder(
-        answer_is_step=answer_step is not False, told_once=answer_step is not None
+        answer_is_step=answer_step is not False,
+        told_once=answer_step is not None,
+        failed_calls=frozenset(map(str, failed)) if isinstance(failed, list) else None,
     )
     try:
         told = family.tell(messages, builder)
@@ -499,6 +504,9 @@ class Calls:
         """A tool's result; ``is_error`` when the format says, else the text is read for it."""
         known = name or self.names.get(call_id or "") or (self.pending[0] if self.pending else "")
         known = known or "tool"
+        told = self.builder.failed_calls
+        if is_error is None and told is not None and call_id is not None:
+            is_error = call_id in told
         if is_error is None:
             failed = error_text(output)
         else:
