@@ -112,3 +112,20 @@ def test_dedupe_against_to_messages_writes_the_kept_traces_as_chat_rows(
     rows = rows_in(run.out)
     assert len(rows) == len(TRACES.read_text().splitlines()) - 1
     assert all(row["messages"][0]["role"] == "user" and "@type" not in row for row in rows)
+
+
+@pytest.mark.parametrize("corpus", sorted((REPO / "corpora").glob("*.jsonl")), ids=lambda p: p.stem)
+def test_training_rows_score_as_the_traces_they_came_from(
+    kp: KpRunner, tmp_path: Path, corpus: Path
+) -> None:
+    """kp score --no-embedder gives each corpus trace and its training row the same score."""
+    rows = tmp_path / "rows.parquet"
+    assert kp("convert", str(corpus), "--to", "messages", "-o", str(rows)).code == 0
+    scores = []
+    for path in (corpus, rows):
+        run = kp("score", str(path), "--no-embedder", "--format", "jsonl")
+        assert run.code == 0, run.err
+        scores.append({row["id"]: row["score"] for row in rows_in(run.out) if "score" in row})
+    assert scores[0]
+    assert scores[0].keys() == scores[1].keys()
+    assert all(abs(scores[0][key] - scores[1][key]) <= 1e-9 for key in scores[0])

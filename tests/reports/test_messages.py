@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 from typing import Any
 
@@ -23,16 +22,14 @@ CORPUS_FILES = sorted(CORPORA.glob("*.jsonl"))
 ROLES = {"system", "user", "assistant", "tool"}
 
 
-def traces_of(path: Path, sample: int | None = None) -> list[ReasoningTrace]:
-    """The file's valid traces (a seeded sample of them when asked)."""
+def traces_of(path: Path) -> list[ReasoningTrace]:
+    """The file's valid traces."""
     found = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
             found.append(ReasoningTrace.model_validate(json.loads(line)))
         except ValueError:
             continue
-    if sample is not None and len(found) > sample:
-        found = random.Random(0).sample(found, sample)
     return found
 
 
@@ -57,6 +54,16 @@ def observations(trace: ReasoningTrace) -> list[str]:
     return [step.content or "" for step in chat_steps(trace) if step.type == "observation"]
 
 
+def step_kinds(trace: ReasoningTrace) -> list[tuple[str, str | None]]:
+    """Each step's type and tool: what complexity and tool diversity count."""
+    return [(step.type, step.tool.name if step.tool else None) for step in trace.steps]
+
+
+def thoughts(trace: ReasoningTrace) -> list[str]:
+    """The text of each thought step (the answer among them only where the trace had it so)."""
+    return [step.content or "" for step in trace.steps if step.type == "thought"]
+
+
 def chat_steps(trace: ReasoningTrace) -> list[Any]:
     """The steps less the observations no call waits for (they become user turns)."""
     kept, waiting = [], 0
@@ -72,11 +79,18 @@ def chat_steps(trace: ReasoningTrace) -> list[Any]:
 
 
 def assert_same_trace(trace: ReasoningTrace, back: ReasoningTrace) -> None:
+    assert thoughts(back) == thoughts(trace)
+    assert_same_outcome(trace, back)
+
+
+def assert_same_outcome(trace: ReasoningTrace, back: ReasoningTrace) -> None:
     assert back.id == trace.id
     assert back.task.objective == trace.task.objective
     assert tool_names(back) == tool_names(trace)
     assert observations(back) == observations(trace)
     assert back.outcome.result_summary == trace.outcome.result_summary
+    assert back.outcome.confidence == trace.outcome.confidence
+    assert back.metadata.privacy_level == trace.metadata.privacy_level
     assert back.metadata.success == trace.metadata.success
     assert back.metadata.task_domain == trace.metadata.task_domain
     assert back.metadata.created_at == trace.metadata.created_at
@@ -184,6 +198,20 @@ def test_an_observation_answers_the_call_just_before_it() -> None:
     assert (tool_turn["name"], tool_turn["tool_call_id"]) == ("test", "call_1")
 
 
+def test_the_outcome_and_privacy_level_read_back_and_the_answer_stays_out_of_the_steps() -> None:
+    """Confidence, privacy level and a summary that was no step come back from the kp_ columns."""
+    document = trace_json(
+        step_list=[{"step_id": 0, "type": "tool_call", "tool": {"name": "search"}}],
+        confidence=0.95,
+    )
+    document["metadata"]["privacy_level"] = "aggregated"
+    trace = ReasoningTrace.model_validate(document)
+    back = read_back(chat_row(trace))
+    assert [step.type for step in back.steps] == ["tool_call"]
+    assert (back.outcome.result_summary, back.outcome.confidence) == ("done", 0.95)
+    assert back.metadata.privacy_level == "aggregated"
+
+
 def test_every_example_trace_reads_back_the_same() -> None:
     """Each trace of examples/traces: same objective, tools, observations and answer."""
     traces = traces_of(TRACES)
@@ -196,11 +224,13 @@ def test_every_example_trace_reads_back_the_same() -> None:
 
 @pytest.mark.parametrize("corpus", CORPUS_FILES, ids=lambda path: path.stem)
 def test_corpus_traces_read_back_the_same(corpus: Path) -> None:
-    """A sample of each corpus: same objective, tools, observations and answer."""
-    for trace in traces_of(corpus, sample=50):
+    """Every trace of each corpus: the same steps, one by one, and the same outcome."""
+    for trace in traces_of(corpus):
         row = chat_row(trace)
         assert_trl_shape(row)
-        assert_same_trace(trace, read_back(row))
+        back = read_back(row)
+        assert_same_trace(trace, back)
+        assert step_kinds(back) == step_kinds(trace)
 
 
 WORDS = st.text(alphabet="abcdefghij klmnop.,", min_size=1, max_size=20).filter(
@@ -252,10 +282,17 @@ CONFORMANCE = sorted(
 
 @pytest.mark.parametrize("path", CONFORMANCE, ids=lambda path: f"{path.parent.name}/{path.name}")
 def test_conformance_files_read_back_the_same(path: Path) -> None:
-    """Traces of every source (OTel, LangSmith, Langfuse, chat rows...) survive the round trip."""
+    """Traces of every source survive the round trip: outcome, tools, observations, steps.
+
+    The steps one by one where every observation answers a call (see :func:`chat_steps`).
+    """
     for item in read([path]):
         if isinstance(item, Problem):
             continue
         row = chat_row(item.trace)
         assert_trl_shape(row)
-        assert_same_trace(item.trace, read_back(row))
+        back = read_back(row)
+        assert_same_outcome(item.trace, back)
+        if len(chat_steps(item.trace)) == len(item.trace.steps):
+            # An observation no call waits for is a user turn: the user speaking, not a step.
+            assert step_kinds(back) == step_kinds(item.trace)

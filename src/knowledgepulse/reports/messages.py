@@ -7,8 +7,11 @@ the latest call still waiting (by ``tool_call_id``), and the outcome's ``result_
 the last assistant turn. ``tools`` is a JSON string (as TRL and the trainers built on it settled
 on, since Arrow mangles mixed schemas): each tool's ``input_schema`` where the trace keeps one,
 else an object schema of the argument keys its calls used. The trace's id (less ``kp:trace:``),
-task, domain, success and time go beside them, in the columns the chat readers look for, so
-reading the row back (``--from auto``) gives the same trace.
+task, domain, success and time go beside them, in the columns the chat readers look for, and
+what the conversation cannot say in ``kp_`` columns: the outcome's confidence, the privacy
+level, whether the answer was also the trace's last thought step, and which calls failed (the
+next action their ``error_recovery``); so reading the row back (``--from auto``) gives the same
+trace.
 """
 
 from __future__ import annotations
@@ -16,9 +19,27 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from knowledgepulse.sources._chat._row import (
+    ANSWER_STEP_COLUMN,
+    CONFIDENCE_COLUMN,
+    FAILED_CALLS_COLUMN,
+    PRIVACY_COLUMN,
+)
 from knowledgepulse.trace.models import ReasoningTrace, Step
 
-MESSAGES_COLUMNS = ("id", "task_id", "task_domain", "success", "created_at", "messages", "tools")
+MESSAGES_COLUMNS = (
+    "id",
+    "task_id",
+    "task_domain",
+    "success",
+    "created_at",
+    CONFIDENCE_COLUMN,
+    PRIVACY_COLUMN,
+    ANSWER_STEP_COLUMN,
+    FAILED_CALLS_COLUMN,
+    "messages",
+    "tools",
+)
 """A training row's columns, in order (the ``kp_`` columns follow when it is scored)."""
 
 ID_PREFIX = "kp:trace:"
@@ -42,9 +63,13 @@ def chat_row(trace: ReasoningTrace, *, system: str | None = None) -> dict[str, A
     given: set[str] = set()  # the tools whose schema the trace keeps
     answer = trace.outcome.result_summary
     steps = list(trace.steps)
-    if steps[-1].type == "thought" and (steps[-1].content or "").strip() == answer.strip():
+    answer_step = (
+        steps[-1].type == "thought" and (steps[-1].content or "").strip() == answer.strip()
+    )
+    if answer_step:
         steps.pop()  # the answer, told once, last
-    for step in steps:
+    failed: list[str] = []  # the calls whose result the next action recovers from
+    for index, step in enumerate(steps):
         if step.type in ("tool_call", "error_recovery") and step.tool is not None:
             call_id = f"call_{sum(len(m.get('tool_calls', ())) for m in messages)}"
             _call(messages, call_id, step)
@@ -52,6 +77,8 @@ def chat_row(trace: ReasoningTrace, *, system: str | None = None) -> dict[str, A
             _learn_tool(tools, given, step)
         elif step.type == "observation":
             messages.append(_observation(step, waiting))
+            if messages[-1]["role"] == "tool" and _recovered(steps[index + 1 :]):
+                failed.append(messages[-1]["tool_call_id"])
         elif (step.content or "").strip():
             messages.append({"role": "assistant", "content": step.content})
     messages.append({"role": "assistant", "content": answer})
@@ -63,6 +90,10 @@ def chat_row(trace: ReasoningTrace, *, system: str | None = None) -> dict[str, A
         "task_domain": trace.metadata.task_domain,
         "success": trace.metadata.success,
         "created_at": trace.metadata.created_at.isoformat(),
+        CONFIDENCE_COLUMN: trace.outcome.confidence,
+        PRIVACY_COLUMN: trace.metadata.privacy_level,
+        ANSWER_STEP_COLUMN: answer_step,
+        FAILED_CALLS_COLUMN: failed,
         "messages": messages,
         "tools": json.dumps(_tool_list(tools), ensure_ascii=False),
     }
@@ -95,9 +126,27 @@ def messages_fields(pa: Any) -> list[Any]:
     )
     types = {
         "success": pa.bool_(),
+        CONFIDENCE_COLUMN: pa.float64(),
+        ANSWER_STEP_COLUMN: pa.bool_(),
+        FAILED_CALLS_COLUMN: pa.list_(pa.string()),
         "messages": pa.list_(message),
     }
     return [pa.field(name, types.get(name, pa.string())) for name in MESSAGES_COLUMNS]
+
+
+def _recovered(rest: list[Step]) -> bool:
+    """Whether the next action after a result (else any later step) is an ``error_recovery``.
+
+    The chat readers make the action after a failed result its recovery: the next tool call,
+    else the next thought.
+    """
+    action = next(
+        (step for step in rest if step.type in ("tool_call", "error_recovery") and step.tool),
+        None,
+    )
+    if action is not None:
+        return action.type == "error_recovery"
+    return any(step.type == "error_recovery" for step in rest)
 
 
 def _call(messages: list[dict[str, Any]], call_id: str, step: Step) -> None:

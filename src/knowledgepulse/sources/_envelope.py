@@ -91,6 +91,7 @@ def assemble(
     row: Record | None = None,
     task: str | None = None,
     reward: float | None = None,
+    privacy_level: str = "private",
 ) -> TraceItem:
     """Join the steps and the envelope into a validated trace item.
 
@@ -117,6 +118,7 @@ def assemble(
         task: the task the trace is a run of, when the source says (a row's task column); it
             is also kept in ``metadata.source.task``.
         reward: the run's reward, when the source gives its outcome as a number.
+        privacy_level: the trace's ``metadata.privacy_level`` (a row kp wrote keeps its own).
 
     Raises:
         ConversionError: there is not a single step to make a trace of.
@@ -145,7 +147,7 @@ def assemble(
             "success": success,
             "quality_score": 0.0,
             "visibility": "private",
-            "privacy_level": "private",
+            "privacy_level": privacy_level,
             "source": {
                 "format": source,
                 "trace_id": source_id,

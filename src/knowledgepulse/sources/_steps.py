@@ -132,6 +132,13 @@ class StepBuilder:
     _events: list[_Event] = field(default_factory=list)
     _answer: str | None = None
     _answer_at: float | None = None
+    answer_is_step: bool = True
+    """Whether the final answer is also the last ``thought`` step (a row kp wrote may say no)."""
+    told_once: bool = False
+    """Whether no thought repeats the answer (a row kp wrote): none is dropped as a repeat."""
+    failed_calls: frozenset[str] | None = None
+    """The call ids whose result was an error, where the source says (a row kp wrote); else a
+    result's text says whether it failed."""
     _seen_text: bool = False
     # Indexes of the tool events, so that matching a call costs the same in a trace of 100,000.
     _by_call_id: dict[str, _Event] = field(default_factory=dict)
@@ -305,7 +312,7 @@ class StepBuilder:
                 if tool.error or tool.output is not None:
                     steps.append(_observation(tool))
                     after_error = bool(tool.error)
-        if self._answer is not None:
+        if self._answer is not None and self.answer_is_step:
             reply = len(steps) if after_error and reply is None else reply
             steps.append({"type": "thought", "content": bounded(self._answer)})
         if after_error and reply is not None:
@@ -318,7 +325,7 @@ class StepBuilder:
         Frameworks record the final answer at each level that passes it up (the model call, the
         agent, the root run): it is one answer, told once, last.
         """
-        if self._answer is None:
+        if self._answer is None or not self.answer_is_step or self.told_once:
             return events
         answer = self._answer.strip()
         last_action = max(

@@ -25,6 +25,7 @@ from knowledgepulse._util.text import counted
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import error_text
 from knowledgepulse.sources._envelope import (
+    CONFIDENCE_KEY,
     DOMAIN_KEY,
     ConversionError,
     PathError,
@@ -36,6 +37,7 @@ from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.pydantic_ai import is_output_tool
 from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.models import PRIVACY_LEVELS
 
 ID_FIELDS = ("id", "_id", "uuid", "conversation_id", "trajectory_id", "sample_id", "row_id")
 TASK_FIELDS = (
@@ -60,6 +62,16 @@ SUCCESS_FIELDS = (
 )
 DOMAIN_FIELDS = ("task_domain", "domain", "category")
 TIME_FIELDS = ("created_at", "timestamp", "created", "start_time")
+# What a training row kp wrote (``--to messages``) keeps that its conversation cannot say.
+CONFIDENCE_COLUMN = "kp_confidence"
+"""The outcome's confidence, in [0, 1]."""
+PRIVACY_COLUMN = "kp_privacy_level"
+"""The trace's ``metadata.privacy_level``."""
+ANSWER_STEP_COLUMN = "kp_answer_step"
+"""Whether the final answer (the last assistant turn) is also the trace's last thought step;
+``false``: it is the outcome's ``result_summary`` only."""
+FAILED_CALLS_COLUMN = "kp_failed_calls"
+"""The ids of the calls whose result was an error (the next action its ``error_recovery``)."""
 
 UNDATED = datetime(1970, 1, 1, tzinfo=UTC)
 """The ``created_at`` of a row with no time column: fixed, so that the same rows always give
@@ -290,7 +302,13 @@ def _convert_row(
     if family.continued is not None and columns.messages == family.continued[0]:
         rest = conversation(row.get(family.continued[1]))
         messages = messages + rest if rest else messages
-    builder = StepBuilder()
+    answer_step = row.get(ANSWER_STEP_COLUMN)
+    failed = row.get(FAILED_CALLS_COLUMN)
+    builder = StepBuilder(
+        answer_is_step=answer_step is not False,
+        told_once=answer_step is not None,
+        failed_calls=frozenset(map(str, failed)) if isinstance(failed, list) else None,
+    )
     try:
         told = family.tell(messages, builder)
     except PathError as error:
@@ -309,6 +327,7 @@ def _convert_row(
         reward = _reward(row[columns.success])
     task = _label(row.get(columns.task)) if columns.task else None
     domain = _label(row.get(columns.domain)) if columns.domain else None
+    kept = {DOMAIN_KEY: domain, CONFIDENCE_KEY: row.get(CONFIDENCE_COLUMN)}
     return assemble(
         builder,
         source=family.name,
@@ -320,14 +339,31 @@ def _convert_row(
         created_at=(_time(row.get(columns.time)) if columns.time else None) or UNDATED,
         result_summary=builder.final_answer,
         framework=family.framework,
-        metadata={DOMAIN_KEY: domain} if domain else None,
+        metadata=kept,
         source_extra={"row": record.location.index},
         content_hint=family.content_hint,
         location=record.location,
         row=record,
         task=task,
         reward=reward,
+        privacy_level=_privacy_level(row.get(PRIVACY_COLUMN)),
     )
+
+
+def _privacy_level(value: Any) -> str:
+    """The row's privacy level: ``private`` when it has none.
+
+    Raises:
+        PathError: the row names a level there is not.
+    """
+    if value is None:
+        return "private"
+    if value not in PRIVACY_LEVELS:
+        raise PathError(
+            (PRIVACY_COLUMN,),
+            f"expected one of {', '.join(PRIVACY_LEVELS)}, found {describe_value(value)}",
+        )
+    return str(value)
 
 
 def _source_id(row: Mapping[str, Any], record: Record, columns: Columns) -> str:
@@ -468,6 +504,9 @@ class Calls:
         """A tool's result; ``is_error`` when the format says, else the text is read for it."""
         known = name or self.names.get(call_id or "") or (self.pending[0] if self.pending else "")
         known = known or "tool"
+        told = self.builder.failed_calls
+        if is_error is None and told is not None and call_id is not None:
+            is_error = call_id in told
         if is_error is None:
             failed = error_text(output)
         else:
