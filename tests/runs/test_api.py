@@ -56,6 +56,17 @@ def test_rows_a_dataframe_and_an_arrow_table_score_alike() -> None:
     assert len(by_kind[0]) == 3
 
 
+def test_a_dataframe_read_from_parquet_scores_as_the_file() -> None:
+    """pandas.read_parquet holds list cells as NumPy arrays; the rows still read as the file's."""
+    path = DATASETS / "openai_chat.parquet"
+    frame = pd.read_parquet(path)
+    assert type(frame["trajectory"][0]).__name__ == "ndarray"
+    from_file = [(s.trace.id, s.breakdown.score) for s in score(path, scorer=scorer())]
+    from_frame = [(s.trace.id, s.breakdown.score) for s in score(frame, scorer=scorer())]
+    assert from_frame == from_file
+    assert len(from_file) == 3
+
+
 def test_annotate_gives_row_dicts_back_with_kp_columns_and_leaves_the_callers_alone() -> None:
     """Each row with its kp_ columns, in order; the rows given are not changed."""
     rows = chat_rows()

@@ -129,6 +129,18 @@ def table_kind(data: Any) -> str | None:
     return None
 
 
+def _plain(value: Any) -> Any:
+    """A pandas cell as the value it stands for, NumPy arrays as lists.
+
+    pandas holds a list read from Parquet (and each list inside it) as a NumPy array.
+    """
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list) or type(value).__name__ == "ndarray":
+        return [_plain(item) for item in value]
+    return value
+
+
 def _rows(data: Any) -> Iterator[Any]:
     """The rows of a table or an iterable, as dicts, lazily."""
     if isinstance(data, Mapping):
@@ -140,7 +152,7 @@ def _rows(data: Any) -> Iterator[Any]:
     if kind == "arrow":
         return (row for batch in data.to_batches() for row in batch.to_pylist())
     if kind == "pandas":
-        return iter(data.to_dict(orient="records"))
+        return (_plain(row) for row in data.to_dict(orient="records"))
     if isinstance(data, Iterable):  # row dicts, a datasets.Dataset among them
         return iter(data)
     raise TypeError(
