@@ -57,6 +57,15 @@ def _stdout_as_none(context: click.Context, parameter: click.Parameter, path: Pa
     return None if path == Path("-") else path
 
 
+def allow_empty_option(what: str) -> Callable[[Command], Command]:
+    """``--allow-empty``: exit 0 when the input holds no ``what`` (else 1: most often a mistake)."""
+    return click.option(
+        "--allow-empty",
+        is_flag=True,
+        help=f"Exit 0 when the input holds no {what} [default: exit 1, as a mistake].",
+    )
+
+
 def report_option(help: str) -> Callable[[Command], Command]:
     """``--report FILE``: where a command writes what it did to each trace (``report_path``)."""
     return click.option(
