@@ -217,6 +217,21 @@ def test_cases_can_come_from_stdin(kp: KpRunner) -> None:
     assert json.loads(run.out)["cases"][0]["file"] == "<stdin>"
 
 
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_no_case_exits_1_unless_allowed(kp: KpRunner, tmp_path: Path, source: str) -> None:
+    """A gate over no case is a mistake, not a pass: exit 1 and say so; --allow-empty exits 0."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    args = ("eval", "-" if source == "stdin" else str(empty), "--suite", SUITE, "-f", "json")
+    run = kp(*args, "-q", stdin="")
+    assert run.code == 1
+    assert "hold no case; give --allow-empty" in run.err
+    assert json.loads(run.out)["summary"]["cases"] == 0
+    allowed = kp(*args, "--allow-empty", stdin="")
+    assert allowed.code == 0
+    assert "--allow-empty" not in allowed.err
+
+
 def test_quiet_prints_nothing_on_stderr(kp: KpRunner) -> None:
     """-q drops the problems and the summary line from stderr; the report has them."""
     run = kp("eval", INVALID, "--suite", SUITE, "-f", "json", "-q")

@@ -51,3 +51,26 @@ def test_parquet_rows_to_output_dash_ask_for_a_file(
     assert run.code == EXIT_USAGE
     assert "the rows are Parquet, which needs a file: give -o FILE.parquet" in run.err
     assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (("split", "--no-embedder", "-o", "-"), "'-o' / '--output'"),
+        (("select", "--no-embedder", "--report", "-"), "'--report'"),
+        (("redact", "--report", "-"), "'--report'"),
+    ],
+)
+def test_a_dash_where_a_file_or_directory_is_needed_is_refused_not_created(
+    kp: KpRunner,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: tuple[str, ...],
+    option: str,
+) -> None:
+    """--report - and kp split -o - made a file or folder named -: a usage error names it."""
+    monkeypatch.chdir(tmp_path)
+    run = kp(*args, str(TRACES))
+    assert run.code == EXIT_USAGE
+    assert f"Invalid value for {option}: - is not accepted here" in run.err
+    assert not (tmp_path / "-").exists()

@@ -23,6 +23,7 @@ from knowledgepulse.testing import HashingEmbedder
 from tests.cli.conftest import KpRunner
 
 DATA = Path(__file__).parents[1] / "sources" / "data" / "chat"
+TRACES = Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl"
 
 
 @pytest.fixture(autouse=True)
@@ -113,6 +114,28 @@ def test_parquet_rows_to_standard_output_are_refused_before_reading(
     run = kp("select", "--from", "auto", "--no-embedder", str(source))
     assert run.code == 2
     assert "-o FILE.parquet" in run.err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("convert",),
+        ("convert", "--to", "atif"),
+        ("redact",),
+        ("select", "--no-embedder"),
+        ("score", "--no-embedder", "--annotate"),
+    ],
+)
+def test_an_arrow_output_is_refused_before_reading_naming_the_forms_written(
+    kp: KpRunner, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """-o x.arrow was written as JSON Lines: it is a usage error naming -o and the suffixes."""
+    out = tmp_path / "x.arrow"
+    run = kp(*command, str(TRACES), "-o", str(out))
+    assert run.code == 2
+    assert "-o x.arrow: .arrow is not a form written here" in run.err
+    assert ".jsonl" in run.err
+    assert not out.exists()
 
 
 def test_dedupe_on_rows_marks_every_row_with_its_group_and_whether_it_is_kept(

@@ -138,7 +138,8 @@ def test_reading_again_writes_what_holding_every_item_writes(
         )
         assert apart == held
         assert unconverted == held
-        tables = [Path(scratch) / f"{name}.parquet" for name in ("held", "apart")]
+        suffix = ".parquet" if source else ".jsonl"  # traces are written as JSON Lines only
+        tables = [Path(scratch) / f"{name}{suffix}" for name in ("held", "apart")]
         for result, table in zip(results, tables, strict=False):
             result.write_to(table, [str(path)])  # kp select's Parquet rows, picks in order
         assert tables[1].read_bytes() == tables[0].read_bytes()

@@ -8,7 +8,7 @@ import pytest
 
 from knowledgepulse.errors import ParameterConflictError
 from knowledgepulse.runs.read import trace_options
-from knowledgepulse.runs.write import rows_form
+from knowledgepulse.runs.write import check_output_name, output_form, rows_form
 from knowledgepulse.sources import RowOptions, TraceOptions
 
 
@@ -24,6 +24,29 @@ def test_rows_go_out_as_parquet_to_a_parquet_file_else_in_the_other_form() -> No
     """A .parquet output or first input gives Parquet; anything else the form asked for."""
     assert rows_form(Path("out.parquet"), ["rows.jsonl"]) == "parquet"
     assert rows_form(None, ["rows.jsonl"], "json") == "json"
+
+
+@pytest.mark.parametrize("name", ["out.arrow", "out.CSV", "out.feather", "out.zip"])
+def test_an_output_named_after_a_form_not_written_is_refused(name: str) -> None:
+    """Rows or traces are never written under another format's suffix as JSON Lines."""
+    with pytest.raises(ParameterConflictError, match=r"output .* is not a form written here"):
+        rows_form(Path(name), ["rows.jsonl"])
+    with pytest.raises(ParameterConflictError, match=r"\.jsonl, \.ndjson, \.json"):
+        output_form(Path(name), [], rows=False)
+
+
+def test_traces_to_a_parquet_name_are_refused_rows_are_not() -> None:
+    """Parquet is for dataset rows: traces (JSON Lines) under a .parquet name are refused."""
+    with pytest.raises(ParameterConflictError, match=r"out\.parquet: \.parquet is not a form"):
+        output_form(Path("out.parquet"), [], rows=False)
+    assert output_form(Path("out.parquet"), [], rows=True) == "parquet"
+
+
+@pytest.mark.parametrize("name", ["out.jsonl", "out.json", "out", "/dev/stdout", "tmp.Xy12ab"])
+def test_a_jsonl_name_or_one_of_no_known_form_is_written_as_json_lines(name: str) -> None:
+    """What a suffix does not name (none, a mktemp name) is written as it was: JSON Lines."""
+    check_output_name(Path(name), rows=False)
+    assert output_form(Path(name), [], rows=False) == "jsonl"
 
 
 def test_trace_options_are_none_when_nothing_is_given() -> None:

@@ -12,7 +12,7 @@ from knowledgepulse import sources
 from knowledgepulse.cli.main import cli
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
-from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources import RowOptions, TraceOptions
 from knowledgepulse.sources._registry import detect, source_names
 from knowledgepulse.trace import TraceItem, load_traces
 from knowledgepulse.value import TraceValueScorer
@@ -147,6 +147,36 @@ def test_a_reasoning_trace_with_options_keeps_its_own_domain_and_says_so() -> No
     traces = [item.trace for item in items if isinstance(item, TraceItem)]
     assert len(traces) == 8
     assert "given" not in {trace.metadata.task_domain for trace in traces}
+
+
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [
+        (TRACES, "reasoning-trace"),
+        (
+            ROOT / "tests" / "conformance" / "files" / "langfuse" / "agno-2025-06-11.json",
+            "langfuse",
+        ),
+    ],
+)
+def test_row_options_on_a_file_that_is_not_rows_are_warned_of(path: Path, source: str) -> None:
+    """Row columns given for a trace file or an export are not applied: one warning names them."""
+    rows = RowOptions(messages_field="m", id_field="i", success_field="s", success_threshold=0.3)
+    items = list(sources.read([path], options=TraceOptions(rows=rows)))
+    said = [item.message for item in items if isinstance(item, Problem) and item.warning]
+    unapplied = [message for message in said if "row options" in message]
+    assert unapplied == [
+        f"a {source} file is not dataset rows: the row options given "
+        "(messages_field, id_field, success_field, success_threshold) are not applied to it"
+    ]
+
+
+def test_row_options_on_rows_are_not_warned_of() -> None:
+    """A dataset's rows read the row columns given: no warning."""
+    rows = ROOT / "examples" / "datasets" / "openai_chat.jsonl"
+    options = TraceOptions(rows=RowOptions(id_field="id", success_threshold=0.3))
+    items = list(sources.read([rows], options=options))
+    assert [item for item in items if isinstance(item, Problem)] == []
 
 
 def test_a_file_of_traces_and_a_file_of_rows_read_together_each_by_its_own_source() -> None:

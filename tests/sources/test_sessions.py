@@ -350,6 +350,17 @@ def test_atif_system_steps_are_not_steps_and_feedback_that_reports_an_error_is_o
     ]
 
 
+def test_an_atif_step_of_an_unknown_source_is_left_out_with_a_warning() -> None:
+    """A step of a source ATIF lacks is named in a warning; with no user step, no objective."""
+    document = json.loads((ATIF / "simple_trajectory.json").read_text())
+    document["steps"][0]["source"] = ["x"]
+    item = only(list(convert([document], source="atif")))
+    assert any(
+        "steps[0] (step_id 1)" in warning and '["x"]' in warning for warning in item.warnings
+    )
+    assert item.trace.task.objective == "finance-assistant run"  # the envelope's placeholder
+
+
 # --- writing ATIF -------------------------------------------------------------------------
 
 ATIF_SOURCES = frozenset({"system", "user", "agent"})

@@ -57,11 +57,35 @@ def _stdout_as_none(context: click.Context, parameter: click.Parameter, path: Pa
     return None if path == Path("-") else path
 
 
+def allow_empty_option(what: str) -> Callable[[Command], Command]:
+    """``--allow-empty``: exit 0 when the input holds no ``what`` (else 1: most often a mistake)."""
+    return click.option(
+        "--allow-empty",
+        is_flag=True,
+        help=f"Exit 0 when the input holds no {what} [default: exit 1, as a mistake].",
+    )
+
+
 def report_option(help: str) -> Callable[[Command], Command]:
     """``--report FILE``: where a command writes what it did to each trace (``report_path``)."""
     return click.option(
-        "--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), help=help
+        "--report",
+        "report_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        callback=not_stdout("standard output carries the command's output; give a file"),
+        help=help,
     )
+
+
+def not_stdout(why: str) -> Callable[[click.Context, click.Parameter, Path | None], Any]:
+    """An option callback refusing ``-``, which would be a file or folder named "-", saying why."""
+
+    def refuse(context: click.Context, parameter: click.Parameter, path: Path | None) -> Any:
+        if path == Path("-"):
+            raise click.BadParameter(f"- is not accepted here: {why}", context, parameter)
+        return path
+
+    return refuse
 
 
 def format_option(

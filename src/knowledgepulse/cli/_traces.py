@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from knowledgepulse.cli._console import say
-from knowledgepulse.cli._options import Command, option_group
+from knowledgepulse.cli._options import Command, allow_empty_option, option_group
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 from knowledgepulse.records.readers import STDIN
 from knowledgepulse.reports.value import RunTally
@@ -124,11 +124,7 @@ def source_options(*, required: bool, task_field: bool = True) -> Callable[[Comm
             type=float,
             help="A number in the success column at or above it is a success [default: 0.5].",
         ),
-        click.option(
-            "--allow-empty",
-            is_flag=True,
-            help="Exit 0 when the input holds no trace [default: exit 1, as a mistake].",
-        ),
+        allow_empty_option("trace"),
     )
 
 

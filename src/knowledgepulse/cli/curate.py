@@ -59,7 +59,7 @@ from knowledgepulse.runs.curate import (
     dedupe,
     select,
 )
-from knowledgepulse.runs.write import rows_form, write_jsonl
+from knowledgepulse.runs.write import check_output_name, rows_form, write_jsonl
 
 if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
@@ -82,6 +82,7 @@ def run_arguments(
     need ``-o``, and each must be writable.
     """
     reading = trace_options_of(options)
+    check_output_name(outputs[0])
     if options["source"] is not None:
         rows_form(outputs[0], sources(paths))  # Parquet needs -o: refused before reading
     for path in outputs:

@@ -23,6 +23,7 @@ from knowledgepulse.cli._console import (
     report_format,
 )
 from knowledgepulse.cli._options import (
+    allow_empty_option,
     command,
     format_option,
     given,
@@ -163,6 +164,7 @@ tolerance_option = click.option(
     help="With --task-version: where outputs are cached [default: .kp-cache/outputs].",
 )
 @click.option("--no-cache", is_flag=True, help="With --task: neither read nor write the cache.")
+@allow_empty_option("case")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on stderr but errors.")
 @stdout_for_the_report()  # a task's or plugin's prints go to stderr
 def eval_command(
@@ -180,6 +182,7 @@ def eval_command(
     task_spec: str | None,
     quiet: bool,
     no_cache: bool,
+    allow_empty: bool,
     **task_settings: Any,
 ) -> int:
     """Score evaluation CASES (JSON, JSONL or YAML files, or - for stdin) with a suite.
@@ -189,7 +192,8 @@ def eval_command(
     FILE:LINE: PATH: message and count as failed; a part of a file that cannot be read (a
     syntax error) is reported with its line and counted as a file. Warnings (a case id used
     twice) are reported and counted but fail nothing. Exit code 0 when every case passes, 1
-    when any fails or is malformed or a file could not be read in full, 2 for usage or suite
+    when any fails or is malformed or a file could not be read in full, or when the files hold no
+    case (unless --allow-empty: a gate over nothing is a mistake), 2 for usage or suite
     errors (or a --baseline that is not a kp eval JSON report), 4 when a case that passed in
     the --baseline fails now, or (with --fail-on regression, the default with --baseline) a
     case not in it fails; then failures the baseline had too exit 0. --fail-on never exits 0
@@ -259,8 +263,9 @@ def eval_command(
     run, comparison, gate = outcome.run, outcome.comparison, outcome.gate
     for failure in () if quiet else outcome.task_failures:
         _stderr(failure)
-    if not run.cases and not run.file_problems and not quiet:
-        _stderr("kp: warning: the case files hold no cases")
+    empty = not run.cases and not run.file_problems and not allow_empty
+    if empty:  # a gate over no case is a mistake, not a pass
+        _stderr("kp: the case files hold no case; give --allow-empty when that is expected")
     _write(run_report(run, output_format, comparison, gate), output)
     # The table ends with the summary already; other formats get it on stderr.
     if not quiet and not (output_format == "table" and output is None):
@@ -269,7 +274,7 @@ def eval_command(
             _stderr(comparison_line(comparison))
     if not quiet and gate.fail_on == "regression":  # the table does not say it either
         _stderr(f"--fail-on regression: {standings_line(gate)}")
-    return EXIT_CODES[outcome.verdict]
+    return EXIT_FINDINGS if empty else EXIT_CODES[outcome.verdict]
 
 
 def _dry_run(check: CaseCheck, output_format: str, output: Path | None, quiet: bool) -> int:

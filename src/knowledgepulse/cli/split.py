@@ -12,6 +12,7 @@ from knowledgepulse.cli._embedder import model_options, scorer_from
 from knowledgepulse.cli._options import (
     command,
     given,
+    not_stdout,
     refuse_task_similarity_with,
     refuse_usage,
     task_similarity_option,
@@ -64,6 +65,7 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
     "directory",
     type=click.Path(file_okay=False, path_type=Path),
     required=True,
+    callback=not_stdout("the sets are files in a directory; give the directory's path"),
     help="The directory of train, test (and validation) .jsonl, or .parquet for Parquet rows; "
     "rows that give no trace go to unread, with kp_error; an earlier split's sets there "
     "are replaced.",

@@ -21,7 +21,7 @@ from knowledgepulse.reports.value import RunTally, dumps
 from knowledgepulse.runs.problems import ProblemSink
 from knowledgepulse.runs.read import read_items, valid_items
 from knowledgepulse.runs.redaction import redactor_of, unread_rows, written_items
-from knowledgepulse.runs.write import item_writer, rows_form, text_output
+from knowledgepulse.runs.write import check_output_name, item_writer, output_form, text_output
 
 if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
@@ -87,9 +87,10 @@ def convert_files(
         if path != STDIN:
             with open_source(path):  # a missing file fails now, before any output
                 pass
-    if isinstance(target, Path):
-        check_destination(target, what="output", inputs=paths)
     messages = to == "messages"
+    if isinstance(target, Path):
+        check_output_name(target, rows=messages)
+        check_destination(target, what="output", inputs=paths)
     unread = unread_rows(redactor) if messages else None
     sink = ProblemSink(unread=unread, show=on_problem)
     read = read_items(paths, source=source, options=options, notes=notes)
@@ -103,8 +104,7 @@ def convert_files(
                 stream.write(dumps(to_atif(item.trace)) + "\n")
                 count += 1
     else:
-        output = target if isinstance(target, Path) else None
-        form = rows_form(output, ()) if messages else "jsonl"
+        form = output_form(target, (), rows=messages)
         with item_writer(target, form, (), messages=messages, unread=unread) as written:
             for item in items:
                 written.write_trace(item)

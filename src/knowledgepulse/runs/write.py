@@ -22,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, cast
 from knowledgepulse._util.atomic import atomic_binary, atomic_text
 from knowledgepulse.errors import ParameterConflictError, Setting
 from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.readers import is_parquet_name
 from knowledgepulse.reports.messages import chat_row, messages_fields
 from knowledgepulse.reports.rows import (
     ANNOTATED_COLUMNS,
@@ -496,12 +497,43 @@ def item_writer(
         yield writer
 
 
+JSON_LINES_NAMES = "JSON Lines (.jsonl, .ndjson, .json)"
+"""The names traces are written under, for a message (rows may be Parquet too)."""
+_TABLES = (".arrow", ".feather", ".ipc", ".csv", ".tsv", ".xlsx", ".xls", ".orc", ".avro")
+_DOCUMENTS = (".html", ".htm", ".xml", ".yaml", ".yml", ".zip", ".bz2", ".xz", ".zst", ".tar")
+_NOT_WRITTEN = frozenset((*_TABLES, *_DOCUMENTS))
+"""Suffixes of forms that traces and rows are never written in (other data, archives)."""
+
+
+def check_output_name(output: Path | None, *, rows: bool = True) -> None:
+    """Refuse an output whose suffix names a form it would not be written in (``x.arrow``).
+
+    ``rows``: whether dataset rows may go there (Parquet); traces are JSON Lines only. A name
+    without a suffix, or with one of no known format, is written as JSON Lines.
+
+    Raises:
+        ParameterConflictError: naming the output and the forms written.
+    """
+    if output is None:
+        return
+    suffix = output.suffix.lower()
+    if suffix in _NOT_WRITTEN or (not rows and is_parquet_name(output.name)):
+        forms = f"{JSON_LINES_NAMES} or, for dataset rows, Parquet (.parquet)" if rows else ""
+        raise ParameterConflictError(
+            Setting("output"),
+            f" {output.name}: {suffix} is not a form written here; the output is "
+            f"{forms or JSON_LINES_NAMES}: give a name with one of those suffixes",
+        )
+
+
 def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "jsonl") -> WriteForm:
     """The form rows go out in: Parquet when the first input or ``output`` is, else ``other``.
 
     Raises:
-        ParameterConflictError: the rows are Parquet and ``output`` is ``None`` (a stream).
+        ParameterConflictError: the rows are Parquet and ``output`` is ``None`` (a stream), or
+            ``output``'s suffix names a form not written (:func:`check_output_name`).
     """
+    check_output_name(output)
     if row_format(output, inputs) != "parquet":
         return other
     if output is None:
@@ -516,8 +548,14 @@ def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "js
 
 
 def output_form(target: Path | IO[str], inputs: Sequence[str], *, rows: bool) -> WriteForm:
-    """The form items go to ``target`` in: :func:`rows_form` for ``rows``, else JSON Lines."""
-    return rows_form(target if isinstance(target, Path) else None, inputs) if rows else "jsonl"
+    """The form items go to ``target`` in: :func:`rows_form` for ``rows``, else JSON Lines.
+
+    Raises:
+        ParameterConflictError: ``target``'s suffix names a form not written there.
+    """
+    output = target if isinstance(target, Path) else None
+    check_output_name(output, rows=rows)
+    return rows_form(output, inputs) if rows else "jsonl"
 
 
 @contextmanager

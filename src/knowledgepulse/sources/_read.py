@@ -143,10 +143,14 @@ class _Reading:
         shown = first.value if first is not None and _describes_first(found) else None
         first = record = None
         count = 0
+        unapplied = () if found.reads_rows else self.options.rows.row_only()
         for item in found.convert(chain(_emptied(lead), records), self.options):
             if isinstance(item, Problem):
                 yield item
                 continue
+            if unapplied:  # said once a file, as a ReasoningTrace's own domain is
+                yield _not_rows(item.location, found, unapplied)
+                unapplied = ()
             yield from self._warnings(item, found)
             count += 1
             yield item
@@ -165,6 +169,16 @@ class _Reading:
             if warning not in self.warned:
                 self.warned.add(warning)
                 yield Problem(item.location, "", warning, warning=True)
+
+
+def _not_rows(location: Location, source: Source, options: tuple[str, ...]) -> Problem:
+    return Problem(
+        Location(location.file),
+        "",
+        f"a {source.name} file is not dataset rows: the row options given "
+        f"({', '.join(options)}) are not applied to it",
+        warning=True,
+    )
 
 
 def _describes_first(source: Source) -> bool:

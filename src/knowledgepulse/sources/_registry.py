@@ -43,6 +43,9 @@ class Source:
     all_messages() JSON``)."""
     content_hint: ClassVar[str] = ""
     """How to make the producer record message text, for when its traces hold none."""
+    reads_rows: ClassVar[bool] = False
+    """Whether it reads dataset rows, and so the row options (``messages_field``...): a source
+    that does not is warned of any given, which it leaves unapplied."""
     overrides: ClassVar[tuple[str, ...]] = ()
     """The sources this one is a special case of: when both recognise a record, this one reads
     it (Hermes rows are ShareGPT or chat rows whose text holds tool-call tags)."""

@@ -7,7 +7,7 @@ importing them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from knowledgepulse.errors import ScorerParameterError, Setting
 
@@ -41,3 +41,11 @@ class RowOptions:
     def __post_init__(self) -> None:
         if self.success_threshold is not None and not math.isfinite(self.success_threshold):
             raise ScorerParameterError(Setting("success_threshold"), " must be a finite number")
+
+    def row_only(self) -> tuple[str, ...]:
+        """The options given that only dataset rows have (a trace's task has a dotted path too)."""
+        return tuple(
+            field.name
+            for field in fields(self)
+            if field.name != "task_field" and getattr(self, field.name) is not None
+        )

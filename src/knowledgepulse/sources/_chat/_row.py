@@ -101,6 +101,7 @@ class ChatSource(Source):
     read are the same for every format.
     """
 
+    reads_rows = True
     fields: ClassVar[tuple[str, ...]] = ()
     """The columns that usually hold the conversation, in order of preference."""
     framework: ClassVar[str] = ""

@@ -6,10 +6,12 @@ content parts since v1.6); an agent step may add ``reasoning_content``, ``tool_c
 (``tool_call_id``, ``function_name``, ``arguments``) and an ``observation`` whose ``results``
 answer the calls (``source_call_id``). The mapping: the first user message is the objective;
 system steps are not steps of the run; an agent step's reasoning and message are thoughts, the
-message of the last agent step that calls no tool the final answer; each tool call is a
+message of the last agent step that calls no tool the final answer; a step whose source is none
+of these is left out with a warning that names it; each tool call is a
 ``tool_call`` joined with the result that names it (a result that names no call answers the
 step's calls in order). A result that answers no call is environment feedback: an evident
-error when it says so (``Error...``, as tool results are read), else left out.
+error when it says so (``Error...``, as tool results are read), else left out. Without a user
+step there is no objective: the envelope's placeholder stands in, as for the other sessions.
 
 ATIF records no outcome, so success is whether the trajectory ends on the agent's turn with its
 answer, as for an unlabelled dataset row; the confidence stays the default.
@@ -17,6 +19,7 @@ answer, as for an unlabelled dataset row; the confidence stays the default.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
@@ -36,6 +39,8 @@ from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.models import ReasoningTrace
 
 CONTENT_HINT = "Harbor writes every step's message into the trajectory"
+SOURCES = ("agent", "system", "user")
+"""The step sources ATIF defines."""
 SCHEMA_PREFIX = "ATIF-"
 """How ``schema_version`` starts (``ATIF-v1.4``... ``ATIF-v1.7``)."""
 
@@ -72,7 +77,11 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
     last_agent = max(
         (n for n, step in enumerate(steps) if step.get("source") == "agent"), default=-1
     )
+    warnings: list[str] = []
     for number, step in enumerate(steps):
+        if step.get("source") not in SOURCES:
+            warnings.append(_unknown_source(number, step))
+            continue
         at = iso_time(step.get("timestamp"))
         started = started or at
         text = _text(step.get("message"))
@@ -91,12 +100,12 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         success=ends_on_agent and builder.final_answer is not None,
         options=options,
         objective=objective,
-        fallback_objective=name,
         created_at=started or UNDATED,
         result_summary=builder.final_answer,
         agent_id=name,
         framework=name,
         metadata=document.get("extra") if isinstance(document.get("extra"), Mapping) else None,
+        warnings=tuple(warnings),
         source_extra={"schema_version": document["schema_version"]},
         content_hint=CONTENT_HINT,
         location=record.location,
@@ -142,6 +151,16 @@ def _tell_agent(
             )
         else:  # feedback that answers no call: an error only when it says so
             builder.error(error_text(as_text(output)) if output is not None else None, at=at)
+
+
+def _unknown_source(number: int, step: Mapping[str, Any]) -> str:
+    step_id = step.get("step_id")
+    named = f" (step_id {step_id})" if isinstance(step_id, int | str) else ""
+    value = json.dumps(step.get("source"), ensure_ascii=False, default=str)[:60]
+    return (
+        f"steps[{number}]{named} has source {value}, not one of ATIF's "
+        f"({', '.join(SOURCES)}): the step is left out"
+    )
 
 
 def _is_call(call: Any) -> bool:
