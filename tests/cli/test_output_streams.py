@@ -1,8 +1,10 @@
-"""Where ``kp`` writes: a reader of standard output that goes away, ``-o -``."""
+"""Where ``kp`` writes: a reader of standard output that goes away, ``-o -``, ``-o x.gz``."""
 
 from __future__ import annotations
 
+import gzip
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -74,3 +76,22 @@ def test_a_dash_where_a_file_or_directory_is_needed_is_refused_not_created(
     assert run.code == EXIT_USAGE
     assert f"Invalid value for {option}: - is not accepted here" in run.err
     assert not (tmp_path / "-").exists()
+
+
+def test_an_output_named_gz_is_gzip_that_reads_back_and_the_same_each_time(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """``-o x.jsonl.gz`` is gzip (it was plain text under a .gz name), the same bytes each run."""
+    first, second = tmp_path / "a.jsonl.gz", tmp_path / "b.jsonl.gz"
+    for output in (first, second):
+        run = kp("convert", str(TRACES), "-o", str(output))
+        assert run.code == EXIT_OK, run.err
+    with gzip.open(first, "rt", encoding="utf-8") as unpacked:
+        written = [json.loads(line) for line in unpacked]
+    assert [trace["id"] for trace in written] == [
+        json.loads(line)["id"] for line in TRACES.read_text(encoding="utf-8").splitlines()
+    ]
+    assert first.read_bytes() == second.read_bytes()
+    scored = kp("score", str(first), "--no-embedder", "-f", "jsonl")
+    assert scored.code == EXIT_OK
+    assert len(scored.out.splitlines()) == len(TRACES.read_text().splitlines())

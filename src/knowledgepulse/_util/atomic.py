@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import glob
+import gzip
 import io
 import os
 import stat
@@ -54,12 +55,19 @@ def check_destination(path: Path, *, what: str = "output", inputs: Iterable[obje
 
 @contextmanager
 def atomic_text(path: Path, *, errors: str = "strict") -> Iterator[IO[str]]:
-    r"""A text file (UTF-8, ``\n`` line endings) that replaces ``path`` when the block succeeds."""
+    r"""A text file (UTF-8, ``\n`` line endings) that replaces ``path`` when the block succeeds.
+
+    A name ending in ``.gz`` is written gzip-compressed, as kp and every other tool read it (with
+    no time in its header, so that the same text gives the same bytes).
+    """
     with atomic_binary(path) as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8", errors=errors, newline="\n")
+        packed = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if path.suffix == ".gz" else None
+        text = io.TextIOWrapper(packed or raw, encoding="utf-8", errors=errors, newline="\n")
         yield text
         text.flush()
         text.detach()
+        if packed is not None:
+            packed.close()  # ends the gzip stream; ``raw`` stays open for atomic_binary
 
 
 @contextmanager
