@@ -173,3 +173,13 @@ def test_every_corpus_file_has_its_origin_and_they_come_from_twenty_repositories
     names = set(_conversions())
     assert names <= found.keys(), f"files without a SOURCES.md row: {names - found.keys()}"
     assert len({found[name] for name in names - replayed()}) >= 20
+
+
+def test_every_corpus_file_converts_to_the_same_traces_each_time() -> None:
+    """A second reading gives the same documents: nothing (a time of conversion) varies."""
+    for path, _, _ in corpus():
+        again = [item.trace for item in read([path]) if not isinstance(item, Problem)]
+        first = _conversions()[name_of(path)][1]
+        assert [t.model_dump(mode="json") for t in again] == [
+            t.model_dump(mode="json") for t in first
+        ], name_of(path)

@@ -30,6 +30,9 @@ NO_TEXT = "hold no message text"
 DEFAULT_DOMAIN = "default"
 SUCCESS_CONFIDENCE = 0.8
 FAILURE_CONFIDENCE = 0.2
+UNDATED = datetime(1970, 1, 1, tzinfo=UTC)
+"""The ``created_at`` of a trace whose source gives no time: fixed, so that the same file always
+converts to the same bytes (the time of conversion would make two runs differ)."""
 
 Origin = Literal["argument", "metadata", "default"]
 
@@ -104,7 +107,8 @@ def assemble(
         options: the user's domain and confidence.
         objective: the first user message's text.
         fallback_objective: the agent's or workflow's name, when there is no user text.
-        created_at: when the root started (a datetime or Unix seconds); now when unknown.
+        created_at: when the root started (a datetime or Unix seconds); :data:`UNDATED` when
+            unknown.
         result_summary: what came of it; the final answer when not given.
         agent_id: the agent's id or name.
         framework: the framework that ran it.
@@ -225,7 +229,7 @@ def _first_text(*candidates: str | None) -> str | None:
 
 def _rfc3339(at: datetime | float | None) -> str:
     if at is None:
-        moment = datetime.now(UTC)
+        moment = UNDATED
     elif isinstance(at, datetime):
         moment = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
     else:
@@ -233,5 +237,5 @@ def _rfc3339(at: datetime | float | None) -> str:
             moment = datetime.fromtimestamp(at, UTC)
         except (OverflowError, OSError, ValueError):
             # Past year 9999 (a corrupt timestamp): no time is known, as when none is given.
-            moment = datetime.now(UTC)
+            moment = UNDATED
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")

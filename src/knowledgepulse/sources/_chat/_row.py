@@ -27,6 +27,7 @@ from knowledgepulse.sources._chat._text import error_text
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
+    UNDATED,
     ConversionError,
     PathError,
     TraceOptions,
@@ -73,9 +74,6 @@ ANSWER_STEP_COLUMN = "kp_answer_step"
 FAILED_CALLS_COLUMN = "kp_failed_calls"
 """The ids of the calls whose result was an error (the next action its ``error_recovery``)."""
 
-UNDATED = datetime(1970, 1, 1, tzinfo=UTC)
-"""The ``created_at`` of a row with no time column: fixed, so that the same rows always give
-the same bytes (the time of conversion would make two runs differ)."""
 _MILLISECONDS_FROM = 1e11
 """A time number this large is milliseconds (1e11 seconds is past the year 5000)."""
 

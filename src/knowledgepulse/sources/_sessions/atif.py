@@ -25,11 +25,11 @@ from datetime import datetime
 from typing import Any
 
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._chat._row import UNDATED
 from knowledgepulse.sources._chat._text import content_text, error_text
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
+    UNDATED,
     TraceOptions,
     assemble,
 )

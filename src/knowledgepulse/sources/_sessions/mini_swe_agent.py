@@ -29,9 +29,8 @@ from typing import Any
 
 from knowledgepulse._util.jsonpath import as_object
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._chat._row import UNDATED
 from knowledgepulse.sources._chat._text import content_text
-from knowledgepulse.sources._envelope import TraceOptions, assemble
+from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble
 from knowledgepulse.sources._sessions._documents import each_document, run_name
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem

@@ -21,9 +21,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._chat._row import UNDATED
 from knowledgepulse.sources._chat._text import content_text
-from knowledgepulse.sources._envelope import TraceOptions, assemble
+from knowledgepulse.sources._envelope import UNDATED, TraceOptions, assemble
 from knowledgepulse.sources._sessions._documents import each_document, run_name
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem
