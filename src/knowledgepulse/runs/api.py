@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from knowledgepulse.records import Problem
-from knowledgepulse.runs.inputs import RunInput, items_of
+from knowledgepulse.runs.inputs import RunInput, items_of, table_kind
 from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
 from knowledgepulse.runs.redaction import redact_items, redacted_record, redactor_of
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of
@@ -102,16 +102,18 @@ def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
     columns added; row dicts or files give a list of dicts. A dataset row that gives no trace
     is kept in its place with ``kp_error`` saying why and its other ``kp_`` columns empty (and
     told to ``on_problem``); a read row's ``kp_error`` is empty. A trace document that gives
-    none is left out.
+    none is left out (every record of a table is a row; a list or file is known to hold rows
+    once one of them reads).
 
     Takes the arguments of :func:`score` (:class:`ScoreSettings`).
     """
     unread = UnreadRows()
+    table = table_kind(data) is not None
     kept: list[Kept] = []
     for count, scored in enumerate(_scored(data, settings, unread)):
-        kept += unread.rows(count)
+        kept += unread.rows(count, every_file=table)
         kept.append(scored)
-    kept += unread.rows(None)
+    kept += unread.rows(None, every_file=table)
     return kept_like(data, kept)
 
 
