@@ -133,3 +133,9 @@ def test_score_and_annotate_are_at_the_top_level() -> None:
     """import knowledgepulse as kp; kp.score(...) and kp.annotate(...) are the runs' own."""
     assert knowledgepulse.score is score
     assert knowledgepulse.annotate is annotate
+
+
+def test_a_keyword_that_is_no_setting_is_refused_not_ignored() -> None:
+    """annotate(data, budget=3) raises, naming budget, instead of scoring without it."""
+    with pytest.raises(TypeError, match="'budget'"):
+        annotate(chat_rows(), budget=3)  # type: ignore[call-arg]

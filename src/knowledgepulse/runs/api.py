@@ -198,7 +198,14 @@ def _scored(
     """``data`` read, redacted if asked, and scored by a :class:`ScoreRun` of ``settings``.
 
     ``unread``: given the problems, and counting the items, to keep the rows that gave none.
+
+    Raises:
+        TypeError: a keyword that is not a setting (as Python's own for a misspelt one).
     """
+    unknown = sorted(settings.keys() - ScoreSettings.__optional_keys__)
+    if unknown:
+        taken = ", ".join(sorted(ScoreSettings.__optional_keys__))
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}; the settings are {taken}")
     cache_path = settings.get("cache_path")
     told = settings.get("on_problem") or _logged
     if unread is not None:
