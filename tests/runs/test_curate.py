@@ -255,6 +255,21 @@ def test_problems_are_reported_as_data_and_as_found(tmp_path: Path) -> None:
             ScorerParameterError,
             "dedupe compares embeddings",
         ),
+        (
+            lambda: select(corpus(), max_similarity=95),
+            ScorerParameterError,
+            "max_similarity=95: a cosine",
+        ),
+        (
+            lambda: dedupe(corpus(), threshold=float("nan")),
+            ScorerParameterError,
+            "threshold=nan: a cosine",
+        ),
+        (
+            lambda: select(corpus(), task_similarity=-2),
+            ScorerParameterError,
+            "task_similarity=-2: a cosine",
+        ),
     ],
 )
 def test_library_errors_name_the_parameters_not_the_flags(
