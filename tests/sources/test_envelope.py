@@ -7,8 +7,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.sources import StepBuilder, TraceOptions
-from knowledgepulse.sources._envelope import ConversionError, assemble
+from knowledgepulse.sources._envelope import assemble
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
 from tests.sources.helpers import convert_file, source_of

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-from pathlib import Path
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest

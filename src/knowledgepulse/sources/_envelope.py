@@ -15,7 +15,12 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from knowledgepulse.errors import ScorerParameterError, Setting, TraceValidationError
+from knowledgepulse.errors import (
+    ConversionError,
+    ScorerParameterError,
+    Setting,
+    TraceValidationError,
+)
 from knowledgepulse.records import Location, Record
 from knowledgepulse.sources._rows import RowOptions
 from knowledgepulse.sources._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
@@ -32,10 +37,6 @@ SUCCESS_CONFIDENCE = 0.8
 FAILURE_CONFIDENCE = 0.2
 
 Origin = Literal["argument", "metadata", "default"]
-
-
-class ConversionError(ValueError):
-    """A source trace holds too little to make a ``ReasoningTrace`` of (no step at all, say)."""
 
 
 class PathError(ValueError):
