@@ -131,6 +131,8 @@ def _with_columns(
         for name, values in added.items():
             rows = rows.append_column(name, pa.array(values, type=COLUMN_TYPES[name]))
         return rows
+    # Made in memory: a dataset read from disk would otherwise get a cache file in its folder.
+    rows = rows.flatten_indices(keep_in_memory=True)
     for name, values in added.items():
         rows = rows.add_column(name, values)
     return rows
@@ -178,7 +180,7 @@ def _rows_at(data: Any, kind: str, positions: Sequence[int]) -> Any:
         return data.iloc[positions]
     if kind == "arrow":
         return data.take(positions)
-    return data.select(positions)
+    return data.select(positions, keep_in_memory=True)
 
 
 class UnreadRows:
