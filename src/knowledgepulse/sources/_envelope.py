@@ -63,9 +63,15 @@ class TraceOptions:
     rows: RowOptions = RowOptions()  # noqa: RUF009 - frozen, so one shared default is safe
 
     def __post_init__(self) -> None:
+        if self.domain is not None and not isinstance(self.domain, str):
+            raise ScorerParameterError(Setting("domain", self.domain), " must be a string")
         if self.domain is not None and not self.domain.strip():
             raise ScorerParameterError(Setting("domain"), " must not be empty")
-        if self.confidence is not None and not 0.0 <= self.confidence <= 1.0:
+        if self.confidence is not None and (
+            isinstance(self.confidence, bool)
+            or not isinstance(self.confidence, int | float)
+            or not 0.0 <= self.confidence <= 1.0
+        ):
             raise ScorerParameterError(
                 Setting("confidence"), f" must be in [0, 1], not {self.confidence}"
             )
