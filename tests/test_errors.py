@@ -37,3 +37,14 @@ def test_a_missing_optional_module_is_the_caller_s_error() -> None:
     """Without an interrupt, a module that cannot be imported is ``missing(error)``."""
     with pytest.raises(RuntimeError, match="missing: No module named 'kp_no_such_module'"):
         import_optional("kp_no_such_module", lambda error: RuntimeError(f"missing: {error}"))
+
+
+def test_an_object_to_trace_cannot_convert_raises_a_public_knowledgepulse_error() -> None:
+    """to_trace(None) raises knowledgepulse.errors.ConversionError, catchable without internals."""
+    from knowledgepulse.errors import ConversionError, KnowledgePulseError
+    from knowledgepulse.integrations.langchain import to_trace
+
+    with pytest.raises(ConversionError) as raised:
+        to_trace(None)
+    assert isinstance(raised.value, KnowledgePulseError)
+    assert isinstance(raised.value, ValueError)  # as before: callers catching ValueError still do

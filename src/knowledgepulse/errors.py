@@ -191,6 +191,13 @@ class ParameterConflictError(KnowledgePulseError, ValueError):
     """Raised when parameters given together contradict each other (a shell's usage error)."""
 
 
+class ConversionError(KnowledgePulseError, ValueError):
+    """Raised when a source's record holds too little to make a trace of (no step at all, say).
+
+    What a source's ``to_trace`` raises on an object it cannot convert.
+    """
+
+
 class ScorerParameterError(KnowledgePulseError, ValueError):
     """Raised when a scorer, embedder or vector cache gets a setting it does not take."""
 

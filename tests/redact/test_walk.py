@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.redact import Finding, redact_document, redact_trace
 from knowledgepulse.redact.walk import hashed_id, names_secret, redact_value, summarize
 from knowledgepulse.trace import ReasoningTrace
@@ -125,6 +126,14 @@ def test_redact_trace_gives_a_valid_trace_and_the_findings() -> None:
     assert isinstance(redacted, ReasoningTrace)
     assert KEY not in redacted.model_dump_json()
     assert summarize(findings) == {"email": 2, "password": 1, "api_key": 1, "phone": 1, "ip": 1}
+
+
+def test_redact_trace_takes_the_traces_parsed_json_as_the_scorer_does() -> None:
+    """A dict from json.load is validated and redacted alike; an invalid one names its path."""
+    redacted, findings = redact_trace(_trace())
+    assert (redacted, findings) == redact_trace(ReasoningTrace.model_validate(_trace()))
+    with pytest.raises(TraceValidationError, match="id"):
+        redact_trace({**_trace(), "id": 5})
 
 
 def test_entity_names_and_facts_are_cleaned_but_types_and_dates_kept() -> None:

@@ -60,3 +60,11 @@ def test_annotate_keeps_a_bad_row_of_a_dataframe_at_its_index() -> None:
     assert list(back.index) == ["a", "b", "c"]
     assert back["kp_error"].notna().tolist() == [False, True, False]
     assert back["kp_score"].isna().tolist() == [False, True, False]
+
+
+def test_annotate_keeps_every_row_of_a_table_none_of_which_reads() -> None:
+    """A DataFrame whose rows all fail comes back whole, each row's kp_error set."""
+    frame = pd.DataFrame([made("no-conversation", 0), made("no-conversation", 1)])
+    back = annotate(frame, scorer=TraceValueScorer(embedder=None), on_problem=ignore)
+    assert back["n"].tolist() == [0, 1]
+    assert back["kp_error"].notna().all()

@@ -117,7 +117,25 @@ def test_redact_gives_the_data_in_its_form_with_what_was_found() -> None:
     assert result.problems == []
 
 
+def test_redact_keeps_a_row_that_gives_no_trace_in_its_place_cleaned() -> None:
+    """Rows in = rows out: a row that cannot be read comes back where it was, its secret gone."""
+    rows = chat_rows()
+    rows[1]["trajectory"] = f"lost; the key was {SECRET}"
+    frame = pd.DataFrame(rows, index=["a", "b", "c"])
+    result = redact(frame, on_problem=lambda _: None)
+    assert list(result.data.index) == ["a", "b", "c"]
+    assert SECRET not in result.data.to_json()
+    assert len(result.items) == len(result.findings) == 2
+    assert len(redact(rows, on_problem=lambda _: None).data) == 3
+
+
 def test_score_and_annotate_are_at_the_top_level() -> None:
     """import knowledgepulse as kp; kp.score(...) and kp.annotate(...) are the runs' own."""
     assert knowledgepulse.score is score
     assert knowledgepulse.annotate is annotate
+
+
+def test_a_keyword_that_is_no_setting_is_refused_not_ignored() -> None:
+    """annotate(data, budget=3) raises, naming budget, instead of scoring without it."""
+    with pytest.raises(TypeError, match="'budget'"):
+        annotate(chat_rows(), budget=3)  # type: ignore[call-arg]

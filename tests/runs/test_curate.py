@@ -190,6 +190,18 @@ def test_select_gives_a_dataset_back_for_a_dataset() -> None:
     assert "kp_score" in picked.column_names
 
 
+def test_select_on_a_dataset_read_from_disk_writes_nothing_into_its_folder(
+    tmp_path: Path,
+) -> None:
+    """Rows picked out of order are put together in memory, not in a cache file by the data."""
+    datasets = pytest.importorskip("datasets")
+    datasets.load_from_disk(DATASETS / "openai_chat_hf").save_to_disk(tmp_path / "runs")
+    before = sorted(path.name for path in (tmp_path / "runs").iterdir())
+    result = select(datasets.load_from_disk(tmp_path / "runs"), scorer=scorer())
+    assert list(result.rows["trajectory_id"]) != sorted(result.rows["trajectory_id"])
+    assert sorted(path.name for path in (tmp_path / "runs").iterdir()) == before
+
+
 def test_select_leaves_the_callers_dicts_as_they_were() -> None:
     """The rows given back are copies: the input's quality_score is not overwritten."""
     traces = corpus()
@@ -254,6 +266,21 @@ def test_problems_are_reported_as_data_and_as_found(tmp_path: Path) -> None:
             lambda: dedupe(corpus(), scorer=TraceValueScorer(embedder=None)),
             ScorerParameterError,
             "dedupe compares embeddings",
+        ),
+        (
+            lambda: select(corpus(), max_similarity=95),
+            ScorerParameterError,
+            "max_similarity=95: a cosine",
+        ),
+        (
+            lambda: dedupe(corpus(), threshold=float("nan")),
+            ScorerParameterError,
+            "threshold=nan: a cosine",
+        ),
+        (
+            lambda: select(corpus(), task_similarity=-2),
+            ScorerParameterError,
+            "task_similarity=-2: a cosine",
         ),
     ],
 )

@@ -173,6 +173,12 @@ def test_settings_that_cannot_run_are_refused_by_their_parameter_names(
     assert "--" not in message
 
 
+def test_a_task_that_is_no_function_is_refused_before_any_case_runs() -> None:
+    """task=5 raises at once, naming task, instead of failing every case with 'not callable'."""
+    with pytest.raises(TypeError, match="task must be a function"):
+        evaluate_cases("no-such-file.jsonl", preset="strict", task=5)  # type: ignore[arg-type]
+
+
 def test_an_unwritable_cache_names_cache_dir(tmp_path: Path) -> None:
     """The output cache's error names the parameter (kp spells it --cache-dir)."""
     blocked = tmp_path / "file"

@@ -7,8 +7,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from knowledgepulse.errors import ConversionError, ScorerParameterError
 from knowledgepulse.sources import StepBuilder, TraceOptions
-from knowledgepulse.sources._envelope import ConversionError, assemble
+from knowledgepulse.sources._envelope import assemble
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
 from tests.sources.helpers import convert_file, source_of
@@ -111,6 +112,14 @@ def test_options_reject_an_empty_domain_and_an_out_of_range_confidence() -> None
         TraceOptions(domain="")
     with pytest.raises(ValueError, match="confidence"):
         TraceOptions(confidence=1.5)
+
+
+def test_options_of_the_wrong_type_are_refused_by_name_not_crashed_on() -> None:
+    """tracer(domain=5) or confidence="high" names the setting (no AttributeError, TypeError)."""
+    with pytest.raises(ScorerParameterError, match="domain=5"):
+        TraceOptions(domain=5)  # type: ignore[arg-type]
+    with pytest.raises(ScorerParameterError, match="confidence"):
+        TraceOptions(confidence="high")  # type: ignore[arg-type]
 
 
 ROOT = Path(__file__).parents[2]

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources import langchain as lc
-from knowledgepulse.sources._envelope import ConversionError
 from knowledgepulse.sources.langchain import _files as lc_files
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources import openai_agents as oa
-from knowledgepulse.sources._envelope import ConversionError
 from knowledgepulse.sources.openai_agents import _files as oa_files
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file, has_text, source_of

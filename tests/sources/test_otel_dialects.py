@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from knowledgepulse.sources._envelope import ConversionError
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.sources.otel import to_trace
 from knowledgepulse.sources.otel.spans import Span, SpanEvent
 from knowledgepulse.trace import ReasoningTrace

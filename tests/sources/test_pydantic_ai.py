@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources import pydantic_ai as pai
-from knowledgepulse.sources._envelope import ConversionError
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file, has_text, source_of
 

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources import smolagents as smol
-from knowledgepulse.sources._envelope import ConversionError
 from knowledgepulse.sources.smolagents import _files as smol_files
 from knowledgepulse.trace import TraceItem
 from tests.sources.helpers import convert_file, source_of

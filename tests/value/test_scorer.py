@@ -6,6 +6,7 @@ import json
 import logging
 import re
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -459,3 +460,31 @@ def test_an_embedders_calibration_maps_the_novelty_and_the_explanation_says_onto
     assert "mapped onto reference's novelty scale" in second.explain()
     assert TraceValueScorer(embedder=HashingEmbedder()).novelty_of(0.5) == pytest.approx(0.5)
     assert scorer.novelty_of(0.5) == pytest.approx(0.2)
+
+
+class _OtherModel(HashingEmbedder):
+    """As wide as HashingEmbedder, but another model: its vectors mean other things."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model_id = "other-model"
+
+
+def test_a_cache_saved_from_python_reloads_under_its_scorers_model(tmp_path: Path) -> None:
+    """cache.save(path) records the scorer's model, so loading it for that model is allowed."""
+    cache = VectorCache()
+    scorer = TraceValueScorer(embedder=HashingEmbedder(), cache=cache)
+    scorer.score(make_trace())
+    cache.save(tmp_path / "seen.kpcache")
+    loaded = VectorCache.load(tmp_path / "seen.kpcache", expected_model_id=scorer.cache_model_id)
+    assert loaded.model_id == scorer.cache_model_id == cache.model_id
+    assert len(loaded) == 1
+
+
+def test_two_embedders_of_one_width_cannot_share_a_cache() -> None:
+    """A second model's vectors are refused by a cache that holds the first's."""
+    cache = VectorCache()
+    TraceValueScorer(embedder=HashingEmbedder(), cache=cache).score(make_trace())
+    with pytest.raises(ScorerParameterError, match="other-model"):
+        TraceValueScorer(embedder=_OtherModel(), cache=cache).score(make_trace())
+    assert len(cache) == 1

@@ -23,6 +23,7 @@ from knowledgepulse.records.json_values import MAX_NESTING, JsonError, check_dep
 from knowledgepulse.redact.cleaner import candidate_rules, clean, marker
 from knowledgepulse.redact.detectors import default_rules
 from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, check_level
+from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.models import PRIVACY_LEVELS, PrivacyLevel, ReasoningTrace
 
 Loc = tuple[str | int, ...]
@@ -269,15 +270,20 @@ def _redact(
 
 
 def redact_trace(
-    trace: ReasoningTrace,
+    trace: ReasoningTrace | Mapping[str, Any],
     level: PrivacyLevel | str | None = None,
     rules: RuleSet | None = None,
 ) -> tuple[ReasoningTrace, list[Finding]]:
     """A trace with its secrets (and, by level, personal identifiers) redacted, and the findings.
 
-    ``level`` defaults to the trace's own ``metadata.privacy_level`` (a ``ValueError`` if it is
-    not a privacy level), ``rules`` to every built-in rule. Nothing found: the same trace.
+    ``trace`` is a ``ReasoningTrace`` or its parsed JSON. ``level`` defaults to the trace's own
+    ``metadata.privacy_level`` (a ``ValueError`` if it is not a privacy level), ``rules`` to
+    every built-in rule. Nothing found: the same trace.
+
+    Raises:
+        TraceValidationError: ``trace`` is a mapping that is not a valid trace.
     """
+    trace = parse_trace(trace)
     document = trace.model_dump(mode="json", by_alias=True, exclude_unset=True)
     redacted, findings = redact_document(document, level, rules)
     if not findings:

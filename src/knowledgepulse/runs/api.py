@@ -16,8 +16,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
-from knowledgepulse.records import Problem
-from knowledgepulse.runs.inputs import RunInput, items_of
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.runs.inputs import RunInput, items_of, table_kind
 from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
 from knowledgepulse.runs.redaction import redact_items, redacted_record, redactor_of
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of
@@ -102,16 +102,18 @@ def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
     columns added; row dicts or files give a list of dicts. A dataset row that gives no trace
     is kept in its place with ``kp_error`` saying why and its other ``kp_`` columns empty (and
     told to ``on_problem``); a read row's ``kp_error`` is empty. A trace document that gives
-    none is left out.
+    none is left out (every record of a table is a row; a list or file is known to hold rows
+    once one of them reads).
 
     Takes the arguments of :func:`score` (:class:`ScoreSettings`).
     """
     unread = UnreadRows()
+    table = table_kind(data) is not None
     kept: list[Kept] = []
     for count, scored in enumerate(_scored(data, settings, unread)):
-        kept += unread.rows(count)
+        kept += unread.rows(count, every_file=table)
         kept.append(scored)
-    kept += unread.rows(None)
+    kept += unread.rows(None, every_file=table)
     return kept_like(data, kept)
 
 
@@ -122,7 +124,8 @@ class Redaction:
     Attributes:
         data: the records redacted, in ``data``'s own form: each dataset row with its strings
             cleaned, or each trace document; a table for a table (see :func:`annotate`), else
-            a list of dicts.
+            a list of dicts. A dataset row that gives no trace is kept in its place, its
+            strings cleaned as a read row's are (as ``kp redact`` writes it).
         items: the redacted trace items, in order.
         findings: what was redacted in each item (same order; empty where nothing was): the
             JSON path, the type (``email``, ``api_key``...), the rule and how many.
@@ -169,16 +172,24 @@ def redact(
     redactor = Redactor(level, rules_file=None if rules_file is None else Path(rules_file))
     findings: list[list[Finding]] = []
     problems: list[Problem] = []
+    unread = UnreadRows(partial(redacted_record, redactor=redactor))
+    table = table_kind(data) is not None
     read = items_of(data, source=source, options=options, notes=notes)
-    items = list(
+    items: list[TraceItem] = []
+    kept: list[TraceItem | Record] = []
+    for count, item in enumerate(
         redact_items(
-            valid_items(read, problems, on_problem or _logged),
+            unread.valid(read, problems, on_problem or _logged),
             redactor,
             found=lambda _, found: findings.append(found),
         )
-    )
+    ):
+        kept += (row for row, _ in unread.rows(count, every_file=table))
+        kept.append(item)
+        items.append(item)
+    kept += (row for row, _ in unread.rows(None, every_file=table))
     counts = dict(redactor.types.most_common())
-    return Redaction(redacted_like(data, items), items, findings, counts, problems)
+    return Redaction(redacted_like(data, kept), items, findings, counts, problems)
 
 
 def _scored(
@@ -187,7 +198,14 @@ def _scored(
     """``data`` read, redacted if asked, and scored by a :class:`ScoreRun` of ``settings``.
 
     ``unread``: given the problems, and counting the items, to keep the rows that gave none.
+
+    Raises:
+        TypeError: a keyword that is not a setting (as Python's own for a misspelt one).
     """
+    unknown = sorted(settings.keys() - ScoreSettings.__optional_keys__)
+    if unknown:
+        taken = ", ".join(sorted(ScoreSettings.__optional_keys__))
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}; the settings are {taken}")
     cache_path = settings.get("cache_path")
     told = settings.get("on_problem") or _logged
     if unread is not None:

@@ -403,7 +403,8 @@ def select(
         ParameterConflictError: both ``budget`` and ``top``.
         ValueError: out-of-range settings.
         ScorerParameterError: ``max_similarity`` with a scorer that has no embedder; a
-            ``rank_by`` or ``min_reward`` outcome that no item has.
+            ``rank_by`` or ``min_reward`` outcome that no item has; ``max_similarity`` or
+            ``task_similarity`` outside [-1, 1].
         EmbedderUnavailableError: ``max_similarity`` and the embedder could not be loaded.
     """
     if budget is not None and top is not None:
@@ -420,7 +421,9 @@ def select(
         raise ScorerParameterError(Setting("rank_by", rank_by), ": give score, reward or a field")
     if min_reward is not None and not math.isfinite(min_reward):
         raise ScorerParameterError(Setting("min_reward", min_reward), ": give a finite number")
+    _check_cosine("task_similarity", task_similarity)
     if max_similarity is not None:
+        _check_cosine("max_similarity", max_similarity)
         _needs_embedder(scorer, "max_similarity")
     unread = UnreadRows(in_place=False)  # the picks' order is not the input's: theirs last
     by_outcome = rank_by != RANK_BY_SCORE
@@ -527,12 +530,15 @@ def dedupe(
 
     Raises:
         ValueError: ``by`` neither ``similarity`` nor ``task``.
-        ScorerParameterError: by ``similarity``, a scorer without an embedder.
+        ScorerParameterError: by ``similarity``, a scorer without an embedder; ``threshold`` or
+            ``task_similarity`` outside [-1, 1].
         EmbedderUnavailableError: by ``similarity``, the embedder could not be loaded.
     """
     if by not in (DEDUPE_BY_SIMILARITY, DEDUPE_BY_TASK):
         raise ValueError(f"dedupe groups by 'similarity' or 'task', not {by!r}")
     by_task = by == DEDUPE_BY_TASK
+    _check_cosine("threshold", threshold)
+    _check_cosine("task_similarity", task_similarity)
     if not by_task:
         _needs_embedder(scorer, "dedupe")
     unread = UnreadRows()
@@ -591,6 +597,12 @@ def dedupe(
         data=data,
         unread=unread,
     )
+
+
+def _check_cosine(name: str, value: float) -> None:
+    """A cosine setting out of [-1, 1] (or NaN) would silently keep or drop everything."""
+    if not -1.0 <= value <= 1.0:
+        raise ScorerParameterError(Setting(name, value), ": a cosine is between -1 and 1")
 
 
 def _needs_embedder(scorer: TraceValueScorer | None, what: str) -> None:

@@ -294,6 +294,10 @@ def _user_code(
         raise ValueError("give exactly one of suite (a suite or its file) or preset (a name)")
     for plugin in plugins:
         load_plugin(plugin)
+    if task is not None and not isinstance(task, str) and not callable(task):
+        raise TypeError(
+            f"task must be a function or 'module:function', got {type(task).__name__} {task!r}"
+        )
     return load_task(task) if isinstance(task, str) else task
 
 

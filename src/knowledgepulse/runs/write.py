@@ -132,18 +132,21 @@ def _with_columns(
         for name, values in added.items():
             rows = rows.append_column(name, pa.array(values, type=COLUMN_TYPES[name]))
         return rows
+    # Made in memory: a dataset read from disk would otherwise get a cache file in its folder.
+    rows = rows.flatten_indices(keep_in_memory=True)
     for name, values in added.items():
         rows = rows.add_column(name, values)
     return rows
 
 
-def redacted_like(data: Any, items: Sequence[TraceItem]) -> Any:
+def redacted_like(data: Any, items: Sequence[TraceItem | Record]) -> Any:
     """The items' records as ``data`` came: each dataset row, else each trace document.
 
     A table (see :func:`annotated_like`) gives a table of the same columns and types, the
     items' rows in their order (a DataFrame keeps their index); anything else a list of dicts.
+    A :class:`Record` is a row that gave no trace, kept as it is.
     """
-    records = [item.row.value if item.row is not None else item.document for item in items]
+    records = [_record_value(item) for item in items]
     kind = table_kind(data)
     if kind == "pandas":
         index = data.index[[_position(item) for item in items]]
@@ -155,9 +158,15 @@ def redacted_like(data: Any, items: Sequence[TraceItem]) -> Any:
     return records
 
 
-def _position(item: TraceItem) -> int:
+def _record_value(item: TraceItem | Record) -> Any:
+    if isinstance(item, Record):
+        return item.value
+    return item.row.value if item.row is not None else item.document
+
+
+def _position(item: TraceItem | Record) -> int:
     """An in-memory row's place in its table (its location's index)."""
-    return _index(item.row or item.record)
+    return _index(item if isinstance(item, Record) else item.row or item.record)
 
 
 def _index(record: Record) -> int:
@@ -172,7 +181,7 @@ def _rows_at(data: Any, kind: str, positions: Sequence[int]) -> Any:
         return data.iloc[positions]
     if kind == "arrow":
         return data.take(positions)
-    return data.select(positions)
+    return data.select(positions, keep_in_memory=True)
 
 
 class UnreadRows:

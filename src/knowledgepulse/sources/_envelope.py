@@ -15,7 +15,12 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from knowledgepulse.errors import ScorerParameterError, Setting, TraceValidationError
+from knowledgepulse.errors import (
+    ConversionError,
+    ScorerParameterError,
+    Setting,
+    TraceValidationError,
+)
 from knowledgepulse.records import Location, Record
 from knowledgepulse.sources._rows import RowOptions
 from knowledgepulse.sources._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
@@ -35,10 +40,6 @@ UNDATED = datetime(1970, 1, 1, tzinfo=UTC)
 converts to the same bytes (the time of conversion would make two runs differ)."""
 
 Origin = Literal["argument", "metadata", "default"]
-
-
-class ConversionError(ValueError):
-    """A source trace holds too little to make a ``ReasoningTrace`` of (no step at all, say)."""
 
 
 class PathError(ValueError):
@@ -65,9 +66,15 @@ class TraceOptions:
     rows: RowOptions = RowOptions()  # noqa: RUF009 - frozen, so one shared default is safe
 
     def __post_init__(self) -> None:
+        if self.domain is not None and not isinstance(self.domain, str):
+            raise ScorerParameterError(Setting("domain", self.domain), " must be a string")
         if self.domain is not None and not self.domain.strip():
             raise ScorerParameterError(Setting("domain"), " must not be empty")
-        if self.confidence is not None and not 0.0 <= self.confidence <= 1.0:
+        if self.confidence is not None and (
+            isinstance(self.confidence, bool)
+            or not isinstance(self.confidence, int | float)
+            or not 0.0 <= self.confidence <= 1.0
+        ):
             raise ScorerParameterError(
                 Setting("confidence"), f" must be in [0, 1], not {self.confidence}"
             )

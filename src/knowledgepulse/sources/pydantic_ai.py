@@ -26,14 +26,9 @@ from datetime import datetime
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value, format_path
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.sources._envelope import (
-    ConversionError,
-    PathError,
-    TraceOptions,
-    assemble,
-    placed,
-)
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble, placed
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.trace import TraceItem
 

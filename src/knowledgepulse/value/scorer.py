@@ -296,6 +296,10 @@ class TraceValueScorer:
         except EmbedderUnavailableError as error:
             self._give_up_embedding(embedder, error)
             return None
+        # Vectors of two models in one cache would be compared as if alike: the first claims it.
+        width = result.vectors.shape[-1] if result.vectors.ndim == 2 else None
+        cache = self._cache_for(self.cache_dimensions or width)
+        cache.claim(self._novelty_text.cache_model_id(embedder))
         source = f"the {self._novelty_text.name!r} novelty text gave"
         return self._checked(result.vectors, len(traces), source, result.windows, result.capped)
 

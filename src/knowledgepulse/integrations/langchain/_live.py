@@ -23,8 +23,9 @@ from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.context import register_configure_hook
 from langchain_core.tracers.schemas import Run
 
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
-from knowledgepulse.sources._envelope import ConversionError, TraceOptions
+from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.langchain._files import dump_run, trees
 from knowledgepulse.sources.langchain._runs import convert_tree
 from knowledgepulse.trace import TraceItem

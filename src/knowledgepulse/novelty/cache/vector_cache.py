@@ -292,11 +292,34 @@ class VectorCache:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    @property
+    def model_id(self) -> str | None:
+        """The model that made the vectors, when known: a saved cache's, or a scorer's."""
+        return self._model_id
+
+    def claim(self, model_id: str) -> None:
+        """Record that ``model_id`` makes this cache's vectors; a scorer claims its cache.
+
+        Raises:
+            ScorerParameterError: the vectors are another model's: their similarities with
+                this one's would mean nothing.
+        """
+        with self._lock:
+            if self._model_id is None:
+                self._model_id = model_id
+            elif self._model_id != model_id:
+                raise ScorerParameterError(
+                    f"the cache holds vectors of model {self._model_id!r}, but the embedder is "
+                    f"{model_id!r}; their similarities mean nothing together: give this scorer "
+                    "its own VectorCache"
+                )
+
     def save(self, path: str | Path, *, model_id: str | None = None) -> None:
         """Write the live vectors, their ids and times to ``path``, atomically.
 
         An ``.npz`` name, or an existing ``.npz`` cache, gets an ``.npz``; any other path a ring
-        file. ``model_id`` names the embedder, so that :meth:`load` can refuse another's.
+        file. ``model_id`` names the embedder, so that :meth:`load` can refuse another's
+        (default: :attr:`model_id`, which a scorer sets on the cache it uses).
 
         Raises:
             OutputError: the file cannot be created.
@@ -306,6 +329,7 @@ class VectorCache:
         if isinstance(self._store, FileRing) and _same_file(target, self._store.ring.path):
             self.flush()
             return
+        model_id = self._model_id if model_id is None else model_id
         saved = self._contents(model_id)
         if _wants_npz(target):
             write_cache_file(target, saved)
@@ -467,6 +491,7 @@ class VectorCache:
             if max_elements is not None:
                 raise
             raise damaged(target, f"too large to load: {error}") from None
+        cache._model_id = saved.model_id
         first = max(0, len(saved.ids) - cache.max_elements)  # the newest are kept
         units = cache._units(saved.vectors[first:], "vectors")
         cache._store.append(units, saved.ids[first:], saved.added_at[first:])

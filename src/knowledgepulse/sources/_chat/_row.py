@@ -22,13 +22,13 @@ import orjson
 
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.text import counted
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import error_text
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
     UNDATED,
-    ConversionError,
     PathError,
     TraceOptions,
     assemble,

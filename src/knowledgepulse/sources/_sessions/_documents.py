@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._envelope import ConversionError
 from knowledgepulse.trace import TraceItem
 
 

@@ -21,14 +21,10 @@ from datetime import datetime
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._chat import anthropic
-from knowledgepulse.sources._envelope import (
-    ConversionError,
-    PathError,
-    TraceOptions,
-    assemble,
-)
+from knowledgepulse.sources._envelope import PathError, TraceOptions, assemble
 from knowledgepulse.sources._sessions._documents import iso_time
 from knowledgepulse.sources._steps import StepBuilder
 from knowledgepulse.trace import TraceItem

@@ -18,7 +18,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from knowledgepulse.sources._envelope import ConversionError, TraceOptions
+from knowledgepulse.errors import ConversionError
+from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.langchain._files import dump_run, trees
 from knowledgepulse.sources.langchain._runs import convert_tree
 from knowledgepulse.trace import TraceItem

@@ -21,8 +21,9 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from knowledgepulse._util.jsonpath import describe_value, format_path
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.sources._envelope import ConversionError, TraceOptions, placed
+from knowledgepulse.sources._envelope import TraceOptions, placed
 from knowledgepulse.sources.langchain._runs import CONTENT_HINT, RunNode, convert_tree, run_time
 from knowledgepulse.trace import TraceItem
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from knowledgepulse.sources._envelope import ConversionError, TraceOptions
+from knowledgepulse.errors import ConversionError
+from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.otel.build import convert_spans
 from knowledgepulse.sources.otel.spans import (
     Span,

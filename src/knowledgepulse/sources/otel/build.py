@@ -14,13 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from knowledgepulse.sources._envelope import (
-    CONFIDENCE_KEY,
-    DOMAIN_KEY,
-    ConversionError,
-    TraceOptions,
-    assemble,
-)
+from knowledgepulse.errors import ConversionError
+from knowledgepulse.sources._envelope import CONFIDENCE_KEY, DOMAIN_KEY, TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.dialects import View, read

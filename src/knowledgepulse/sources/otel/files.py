@@ -13,8 +13,9 @@ from dataclasses import replace
 from typing import Any
 
 from knowledgepulse._util.jsonpath import Loc
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.sources._envelope import ConversionError, TraceOptions, placed
+from knowledgepulse.sources._envelope import TraceOptions, placed
 from knowledgepulse.sources.otel.build import convert_spans, has_genai
 from knowledgepulse.sources.otel.spans import (
     Span,

@@ -6,13 +6,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.sources._envelope import (
-    ConversionError,
-    PathError,
-    TraceOptions,
-    placed,
-)
+from knowledgepulse.sources._envelope import PathError, TraceOptions, placed
 from knowledgepulse.sources.smolagents._run import Run, finish, tell
 from knowledgepulse.sources.smolagents._shapes import (
     ACTION_KEYS,

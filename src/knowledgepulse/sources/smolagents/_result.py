@@ -5,11 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from knowledgepulse.sources._envelope import (
-    ConversionError,
-    PathError,
-    TraceOptions,
-)
+from knowledgepulse.errors import ConversionError
+from knowledgepulse.sources._envelope import PathError, TraceOptions
 from knowledgepulse.sources.smolagents._run import Run, finish, tell
 from knowledgepulse.sources.smolagents._shapes import RUN_KEYS, number
 from knowledgepulse.trace import TraceItem
