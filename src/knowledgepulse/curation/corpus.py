@@ -328,7 +328,8 @@ def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: R
     facts: list[Facts] = []
     counted: list[tuple[str, str, TraceFeatures]] = []
     batch: list[ReasoningTrace] = []
-    # One array, grown in place (a realloc: no second copy) and trimmed at the end.
+    # One array, grown in place (a realloc: no second copy) and trimmed at the end. No view of
+    # it outlives a call of embed(), so resize may skip its reference check.
     embedded: NDArray[np.float32] | None = None
     count = 0
     unembedded = False
