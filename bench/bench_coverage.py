@@ -37,15 +37,13 @@ from dataclasses import replace
 import numpy as np
 from numpy.typing import NDArray
 
-from bench_novelty import CORPORA, task_key
+from bench_novelty import corpus_items, task_key
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation import select as score_first
 from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
 from knowledgepulse.novelty.settings import DEFAULT_EMBEDDER, EMBEDDERS
 from knowledgepulse.runs import select
 from knowledgepulse.runs.embedder import run_embedder
-from knowledgepulse.trace.item import TraceItem
-from knowledgepulse.trace.load import load_traces
 from knowledgepulse.trace.text import whole_text
 from knowledgepulse.value import TraceValueScorer
 
@@ -122,11 +120,7 @@ def main() -> None:
     print(f"embedder: {args.embedder}")
     print(f"corpus | method | tasks covered at k={args.k} (of all) | % of picks successful")
     for corpus in args.corpora:
-        traces = [
-            item
-            for item in load_traces([CORPORA / f"{corpus}.jsonl"])
-            if isinstance(item, TraceItem)
-        ]
+        traces = corpus_items(corpus)
         tasks = [task_key(corpus, t.trace) for t in traces]
         success = [t.trace.metadata.success for t in traces]
         every = len(set(tasks))

@@ -28,15 +28,13 @@ import importlib.util
 from collections.abc import Sequence
 from typing import Any
 
-from bench_novelty import CORPORA, task_key
+from bench_novelty import corpus_items, task_key
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.corpus import Corpus
 from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
 from knowledgepulse.novelty.settings import DEFAULT_EMBEDDER, EMBEDDERS
 from knowledgepulse.runs import dedupe
 from knowledgepulse.runs.embedder import run_embedder
-from knowledgepulse.trace.item import TraceItem
-from knowledgepulse.trace.load import load_traces
 from knowledgepulse.trace.text import whole_text
 from knowledgepulse.value import TraceValueScorer
 
@@ -92,11 +90,7 @@ def main() -> None:
         print("semhash is not installed: its rows are left out")
     print("corpus | grouping | pair-F1 (goal)")
     for corpus in args.corpora:
-        traces = [
-            item
-            for item in load_traces([CORPORA / f"{corpus}.jsonl"])
-            if isinstance(item, TraceItem)
-        ]
+        traces = corpus_items(corpus)
         truth = [task_key(corpus, item.trace) for item in traces]
         goal = GOALS.get(corpus)
 

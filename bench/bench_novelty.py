@@ -37,6 +37,8 @@ from numpy.typing import NDArray
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.novelty.representation import NOVELTY_TEXTS
 from knowledgepulse.trace import ReasoningTrace
+from knowledgepulse.trace.item import TraceItem
+from knowledgepulse.trace.load import load_traces
 from knowledgepulse.value import TraceValueScorer
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
@@ -58,6 +60,12 @@ def load(name: str, *, plain: bool = False) -> tuple[list[ReasoningTrace], NDArr
     groups: dict[str, int] = {}
     keys = [task_key(name, trace) for trace in traces]
     return traces, np.array([groups.setdefault(key, len(groups)) for key in keys])
+
+
+def corpus_items(name: str) -> list[TraceItem]:
+    """The corpus's traces as kp reads them (each with its location), for the curation benches."""
+    found = load_traces([CORPORA / f"{name}.jsonl"])
+    return [item for item in found if isinstance(item, TraceItem)]
 
 
 def task_key(corpus: str, trace: ReasoningTrace) -> str:

@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 
 from bench_coverage import coverage
 from bench_dedupe import pair_f1
-from bench_novelty import CORPORA, task_key
+from bench_novelty import corpus_items, task_key
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation import select as select_candidates
 from knowledgepulse.curation.corpus import Corpus
@@ -42,8 +42,6 @@ from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
 from knowledgepulse.novelty.settings import DEFAULT_EMBEDDER, EMBEDDERS
 from knowledgepulse.runs.curate import inferred_tasks
 from knowledgepulse.runs.embedder import run_embedder
-from knowledgepulse.trace.item import TraceItem
-from knowledgepulse.trace.load import load_traces
 from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer
 
@@ -127,11 +125,7 @@ def main() -> None:
     scorer = TraceValueScorer(embedder=embedder)
     print(f"embedder: {args.embedder}, tasks inferred at {INFERRED_TASK_SIMILARITY:g}")
     for corpus in args.corpora:
-        traces = [
-            item
-            for item in load_traces([CORPORA / f"{corpus}.jsonl"])
-            if isinstance(item, TraceItem)
-        ]
+        traces = corpus_items(corpus)
         truth = [task_key(corpus, item.trace) for item in traces]
         success = [item.trace.metadata.success for item in traces]
         scored: Corpus = score_corpus(scorer, traces)
