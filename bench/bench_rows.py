@@ -34,7 +34,8 @@ Rows in = rows out (issue 27), 2026-11-28, on the shared machine under load (loa
 2 cores, so wall time is not the figure): 200,000 rows with 2,000 unreadable (--bad-every 100):
 200,000 rows out, 2,000 of them with kp_error; 142.8 s, 1,401 rows/s, 2,751 rows per CPU second,
 peak 227 MB. At 20,000 rows the code before the change and after it gave the same rows per CPU
-second (2,147-2,544 and 2,471-2,678 over two runs each): a quiet rerun is owed for rows/s.
+second (2,147-2,544 and 2,471-2,678 over two runs each). Quiet, 2026-11-29 (docs/performance.md):
+annotate 4,283 rows/s, select 2,404, dedupe 2,865 at 200,000 rows with 2,000 unreadable.
 
 Every row writer (``--commands``), 2026-11-28, the same 200,000 rows with 2,000 unreadable, on
 the shared machine under a load average of 14 to 38 on 2 cores (wall time is not the figure;
