@@ -563,8 +563,10 @@ def output_form(target: Path | IO[str], inputs: Sequence[str], *, rows: bool) ->
         ParameterConflictError: ``target``'s suffix names a form not written there.
     """
     output = target if isinstance(target, Path) else None
-    check_output_name(output, rows=rows)
-    return rows_form(output, inputs) if rows else "jsonl"
+    if rows:
+        return rows_form(output, inputs)  # which checks the name for rows
+    check_output_name(output, rows=False)
+    return "jsonl"
 
 
 @contextmanager
