@@ -137,7 +137,7 @@ class CaseItem(pytest.Item):
 def judge(spec: EvalSpec, entry: LoadedCase | MalformedCase) -> CaseResult:
     """One case's result: its recorded output scored, or its task called and the answer scored."""
     if spec.task is None:
-        run = run_suite(spec.suite, [entry])
+        run = run_suite(spec.suite, [entry], timeout=spec.timeout)
     else:
         run = evaluate(
             spec.task,
