@@ -108,7 +108,8 @@ def test_a_hung_scorer_fails_its_case_at_the_evaluation_files_timeout(
     )
     shouting.makefile(
         ".kp.yaml",
-        evals="suite: suite.yaml\nplugins: [plugins/scorers.py]\ncases: cases.jsonl\ntimeout: 0.2\n",
+        evals="suite: suite.yaml\nplugins: [plugins/scorers.py]\ncases: cases.jsonl\n"
+        "timeout: 0.2\n",
     )
     result = shouting.runpytest()
     result.assert_outcomes(failed=2)
