@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from knowledgepulse.evals import load_cases, load_suite, preset, run_suite
 from knowledgepulse.evals.compare import Comparison, compare_runs
 from knowledgepulse.evals.report import load_report
 from knowledgepulse.reports.compare import (
     MARKDOWN_ROWS,
+    case_detail,
     comparison_line,
     comparison_to_console,
     comparison_to_dict,
@@ -151,3 +153,23 @@ def test_markdown_cuts_long_tables_and_says_how_many_more() -> None:
     rows = re.findall(r"^\| case-\d+ \|", text, flags=re.MULTILINE)
     assert len(rows) == MARKDOWN_ROWS
     assert "… and 7 more (the JSON report has them all)." in text
+
+
+def test_a_flip_decided_by_a_scorer_one_suite_lacks_names_that_scorer() -> None:
+    """A scorer added to the suite that a case fails explains its regression (it read '—')."""
+    examples = Path(__file__).parents[2] / "examples" / "evals"
+    cases = load_cases(examples / "after.jsonl")
+    without = run_suite(preset("standard"), cases)
+    with_it = run_suite(load_suite(examples / "suite.yaml"), cases)
+    regressed = {
+        case.label: case_detail(case) for case in compare_runs(without, with_it).of("regressed")
+    }
+    assert regressed["delete-outdated-notice"] == (
+        "response-time absent → 0.620: new in the suite, and fails"
+    )
+    improved = {
+        case.label: case_detail(case) for case in compare_runs(with_it, without).of("improved")
+    }
+    assert improved["delete-outdated-notice"] == (
+        "response-time 0.620 → absent: failed, and is no longer in the suite"
+    )
