@@ -14,7 +14,6 @@ from knowledgepulse.evals import load_cases, load_suite, preset, run_suite
 from knowledgepulse.evals.compare import Comparison, compare_runs
 from knowledgepulse.evals.report import load_report
 from knowledgepulse.reports.compare import (
-    MARKDOWN_ROWS,
     case_detail,
     comparison_line,
     comparison_to_console,
@@ -23,7 +22,7 @@ from knowledgepulse.reports.compare import (
     comparison_to_markdown,
     with_comparison,
 )
-from knowledgepulse.reports.evals import json_chunks
+from knowledgepulse.reports.evals import MARKDOWN_ROWS, json_chunks
 from tests.evals.test_compare import timed_run
 
 

@@ -29,6 +29,7 @@ from knowledgepulse.evals.compare import (
 from knowledgepulse.evals.report import EvalReport, ReportCase, ReportScore, ReportScorer
 from knowledgepulse.reports.evals import (
     DASH,
+    MARKDOWN_ROWS,
     escape,
     indented_json,
     number,
@@ -37,7 +38,6 @@ from knowledgepulse.reports.evals import (
     titled_table,
 )
 
-MARKDOWN_ROWS = 50
 ARROW = "→"
 # Sections in the order every view shows them, with their headings and console styles.
 SECTIONS: tuple[tuple[CaseChange, str, str], ...] = (
