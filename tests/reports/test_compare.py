@@ -114,6 +114,13 @@ def test_the_stderr_line_names_the_base_and_every_count() -> None:
     assert "\n" not in line
 
 
+def test_the_stderr_line_says_when_no_case_id_is_in_common() -> None:
+    """A baseline of other cases (a wrong artifact) compares nothing: the line says so."""
+    line = comparison_line(compare_runs(timed_run({"a": 100}), timed_run({"b": 100})))
+    assert line.endswith("; no case id in common: is the baseline a run of these cases?")
+    assert "in common" not in comparison_line(build_comparison())
+
+
 def test_markdown_shows_regressions_as_a_table_and_folds_the_rest() -> None:
     """The regression table is outside any <details>; every other section is inside one."""
     text = comparison_to_markdown(build_comparison())

@@ -136,6 +136,9 @@ def comparison_line(comparison: Comparison) -> str:
     ]
     if unmatched := base.without_id + new.without_id:
         parts.append(f"{counted(unmatched, 'malformed case')} without an id not compared")
+    s = comparison.summary
+    if s.added and s.removed and not (s.regressions + s.improvements + s.changed + s.unchanged):
+        parts.append("no case id in common: is the baseline a run of these cases?")
     return "; ".join(parts)
 
 
