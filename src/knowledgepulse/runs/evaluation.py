@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases
 from knowledgepulse.evals.compare import (
@@ -46,7 +45,7 @@ from knowledgepulse.runs.read import OnProblem
 
 Baseline = EvalRun | EvalReport | str | Path
 """An earlier run to compare with: the run, its report, or its ``kp eval -f json`` file."""
-SuiteSpec = Suite | Mapping[str, Any] | str | Path
+SuiteSpec = Suite | Mapping[str, object] | str | Path
 """A suite: built, data shaped like a suite file (``{"scorers": [...]}``), or its file."""
 
 
@@ -215,8 +214,6 @@ def evaluate_cases(
         given := [k for k, v in zip(_TASK, settings, strict=True) if v != _TASK[k]]
     ):
         raise ValueError(f"{', '.join(given)}: settings of a task's calls; give a task (task=)")
-    if fail_on is not None and fail_on not in FAIL_ON:
-        raise ValueError(f"fail_on must be one of {', '.join(FAIL_ON)} (or None), not {fail_on!r}")
     if fail_on == "regression" and baseline is None:
         raise ValueError("fail_on='regression' needs a baseline to be no worse than (baseline=)")
     check_tolerance(tolerance)
@@ -224,6 +221,8 @@ def evaluate_cases(
     resolved, loaded, base = _prepare(
         cases, suite=suite, preset=preset, task=task, plugins=plugins, baseline=baseline
     )
+    if fail_on is not None and fail_on not in FAIL_ON:  # a typo read as 'failure' before
+        raise ValueError(f"fail_on must be one of {', '.join(FAIL_ON)} (or None), not {fail_on!r}")
     found: list[Problem] = []
     inputs = _read(cases, resolved, loaded, found, on_problem)
     if loaded is None:
