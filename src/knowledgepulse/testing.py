@@ -60,9 +60,10 @@ def assert_passes(result: CaseResult | EvalRun) -> None:
     """
     __tracebackhide__ = True
     if not isinstance(result, CaseResult | EvalRun):
-        raise TypeError(
-            f"assert_passes takes a CaseResult or an EvalRun, got {type(result).__name__}"
-        )
+        got = type(result).__name__
+        # evaluate_cases' outcome is the natural thing to pass: say what to pass instead.
+        hint = "; pass its .run (or assert on .passed, its gate)" if hasattr(result, "run") else ""
+        raise TypeError(f"assert_passes takes a CaseResult or an EvalRun, got {got}{hint}")
     if isinstance(result, EvalRun) and not result.cases and result.passed:
         raise AssertionError("the run evaluated no cases, so it shows nothing")
     if not result.passed:

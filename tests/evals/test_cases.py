@@ -234,3 +234,23 @@ def test_a_readers_warning_rides_with_its_case(tmp_path: Path) -> None:
     assert isinstance(loaded, LoadedCase)
     assert loaded.case.id == "x\ufffd"
     assert [w.path for w in loaded.warnings] == ["id"]
+
+
+@pytest.mark.parametrize("case_id", ["", "  ", "\n\t"])
+def test_a_blank_case_id_makes_its_case_malformed_with_no_id(tmp_path: Path, case_id: str) -> None:
+    """Reports and pytest name a case by its id: an id with no visible character is refused."""
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(case_json(case_id)) + "\n" + json.dumps(case_json("ok")) + "\n")
+    bad, good = load_cases(path)
+    assert isinstance(bad, MalformedCase)
+    assert bad.case_id is None
+    assert [f"{p.path}: {p.message}" for p in bad.problems] == [
+        f"id: got {json.dumps(case_id)}; expected a name that is not blank"
+    ]
+    assert isinstance(good, LoadedCase)
+
+
+@pytest.mark.parametrize("case_id", ["ケース 1", "a::b", " padded ", "tab\tin", "x\r"])
+def test_a_case_id_with_a_visible_character_is_valid(case_id: str) -> None:
+    """Unicode, spaces, controls and punctuation are fine in an id (reports escape controls)."""
+    assert parse_case(case_json(case_id)).id == case_id

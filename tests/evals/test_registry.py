@@ -88,7 +88,7 @@ def test_user_scorer_registers_with_the_decorator_and_is_usable_by_name() -> Non
     case = make_case([page("p1", b1="x")], actual=[op("delete", "b1"), op("delete", "b1")])
     assert scorer.score(*bulk(case)) == 0.0
     assert scorer.details(*bulk(case)) == {"operations": 2}
-    assert scorer.diagnose(scorer.evaluate(*bulk(case))) == []
+    assert scorer.diagnose(scorer.evaluate(*bulk(case))) == ['details: {"operations": 2}']
 
 
 @pytest.mark.usefixtures("isolated_registry")

@@ -16,7 +16,13 @@ from knowledgepulse.evals.cases import FileProblem, LoadedCase, MalformedCase
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 from knowledgepulse.evals.results import TOLERANCE, mean_and_stderr, passes, weighted_score
 from knowledgepulse.evals.runner import evaluate_case, run_suite
-from knowledgepulse.evals.scorer import BULK_EDIT, Scorer, ScoreResult, register_scorer
+from knowledgepulse.evals.scorer import (
+    BULK_EDIT,
+    DETAILS_CHARS,
+    Scorer,
+    ScoreResult,
+    register_scorer,
+)
 from knowledgepulse.records import Location, Problem
 from tests.evals.builders import cases, make_case, make_suite, op, page
 
@@ -324,6 +330,24 @@ def test_custom_scorer_hint_appears_in_the_diagnosis() -> None:
     suite = make_suite({"type": "kp-test-word-limit"})
     [outcome] = evaluate_case(suite, cart_rename()).outcomes
     assert outcome.diagnosis == ("shorten: Add to Basket", "shorten: Your Basket")
+
+
+class NoHint(WordLimit):
+    """A user's scorer with no diagnose of its own."""
+
+    diagnose = Scorer.diagnose
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_failing_scorer_without_its_own_hint_shows_its_details() -> None:
+    """Without diagnose(), the details explain the failure in every report, cut to one line."""
+    register_scorer("kp-test-no-hint")(NoHint)
+    [outcome] = evaluate_case(make_suite({"type": "kp-test-no-hint"}), cart_rename()).outcomes
+    assert outcome.diagnosis == ('details: {"long": ["Add to Basket", "Your Basket"]}',)
+    many = ScoreResult(0.0, {"long": ["x" * 50] * 20})
+    [line] = NoHint().diagnose(many)
+    assert len(line) == len("details: ") + DETAILS_CHARS
+    assert line.endswith("...")
 
 
 @pytest.mark.usefixtures("isolated_registry")

@@ -9,6 +9,7 @@ from knowledgepulse.evals import evaluate_case, preset, run_suite
 from knowledgepulse.evals.cases import FileProblem, MalformedCase
 from knowledgepulse.evals.models import Case
 from knowledgepulse.records import Location, Problem
+from knowledgepulse.runs import evaluate_cases
 from knowledgepulse.testing import assert_passes, failure_message
 from tests.evals.builders import cases, make_case, op, page
 
@@ -81,6 +82,13 @@ def test_anything_but_a_result_is_a_type_error() -> None:
     """A score or a case is not something to assert on; the message says what is."""
     with pytest.raises(TypeError, match="takes a CaseResult or an EvalRun, got Case"):
         assert_passes(renamed("Your Basket"))  # type: ignore[arg-type]
+
+
+def test_an_evaluation_outcome_is_refused_saying_what_to_pass() -> None:
+    """evaluate_cases' outcome is not a run; the TypeError says to pass its .run."""
+    outcome = evaluate_cases([], preset="strict")
+    with pytest.raises(TypeError, match=r"got EvalOutcome; pass its \.run"):
+        assert_passes(outcome)  # type: ignore[arg-type]
 
 
 @settings(max_examples=40, deadline=None)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.errors import SuiteError
+from knowledgepulse.evals.evaluate import DEFAULT_TIMEOUT_S
 from knowledgepulse.pytest_plugin.eval_file import load_eval_file
 from tests.pytest_plugin.conftest import SUITE, rename_case, write_jsonl
 
@@ -43,6 +44,12 @@ def test_paths_are_relative_to_the_evaluation_file_and_shown_tidy(tree: Path) ->
     assert spec.case_files == ("data/a.jsonl",)
     assert spec.suite.name == "rename"
     assert [e.key for e in spec.suite.scorers] == ["operation-accuracy", "content-quality"]
+
+
+def test_calls_of_user_code_are_bounded_by_kp_evals_default_timeout(tree: Path) -> None:
+    """Without `timeout`, a task's or scorer's call has kp eval's limit, not none: no hung CI."""
+    spec = load_eval_file(write("suite: ../suite.yaml\ncases: ../data/a.jsonl\n"))
+    assert spec.timeout == DEFAULT_TIMEOUT_S
 
 
 def test_a_glob_matches_files_sorted_and_a_file_named_twice_is_read_once(tree: Path) -> None:

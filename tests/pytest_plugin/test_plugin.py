@@ -340,3 +340,16 @@ def test_the_shipped_examples_run_as_the_docs_say(pytester: pytest.Pytester) -> 
             "*summaries.kp.yaml: 3 of 4 cases passed (75.0%)*",
         ]
     )
+
+
+@pytest.mark.parametrize("given", [("evals.kp.yaml",), ("--kp-preset", "standard", "empty.jsonl")])
+def test_case_files_that_hold_no_case_are_a_collection_error(
+    pytester: pytest.Pytester, given: tuple[str, ...]
+) -> None:
+    """As kp eval exits 1 over no case, an evaluation of nothing fails instead of passing."""
+    (pytester.path / "empty.jsonl").write_text("\n", encoding="utf-8")
+    (pytester.path / "evals.kp.yaml").write_text("preset: standard\ncases: empty.jsonl\n")
+    (pytester.path / "test_other.py").write_text("def test_fine():\n    pass\n")
+    result = pytester.runpytest(*given, "test_other.py")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*hold no case, so nothing would be checked*"])

@@ -95,6 +95,27 @@ def test_a_plugin_that_raises_is_a_collection_error_naming_it(shouting: pytest.P
     result.stdout.no_fnmatch_line("*Traceback*")
 
 
+def test_a_hung_scorer_fails_its_case_at_the_evaluation_files_timeout(
+    shouting: pytest.Pytester,
+) -> None:
+    """A scorer of the user's that hangs is bounded by `timeout` (no task needed), as in kp eval."""
+    scorers = shouting.path / "plugins" / "scorers.py"
+    scorers.write_text(
+        scorers.read_text("utf-8").replace(
+            "        quiet = ", "        __import__('time').sleep(3)\n        quiet = "
+        ),
+        "utf-8",
+    )
+    shouting.makefile(
+        ".kp.yaml",
+        evals="suite: suite.yaml\nplugins: [plugins/scorers.py]\ncases: cases.jsonl\n"
+        "timeout: 0.2\n",
+    )
+    result = shouting.runpytest()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*gave no result within*"])
+
+
 def test_kp_plugin_loads_scorers_for_kp_suite(shouting: pytest.Pytester) -> None:
     result = shouting.runpytest(
         "--kp-suite", "suite.yaml", "--kp-plugin", "plugins/scorers.py", "cases.jsonl"

@@ -92,14 +92,14 @@ def test_a_task_that_cannot_be_found_is_a_collection_error(workflow: pytest.Pyte
 
 
 def test_task_settings_without_a_task_are_a_problem(workflow: pytest.Pytester) -> None:
-    """timeout, retries and repeat apply to task calls; alone they are a mistake to report."""
+    """retries and repeat apply to task calls; alone they are a mistake to report."""
     write_jsonl(workflow.path / "cases.jsonl", [asked("x")])
     (workflow.path / "evals.kp.yaml").write_text(
-        "suite: suite.yaml\ncases: cases.jsonl\ntimeout: 5\n"
+        "suite: suite.yaml\ncases: cases.jsonl\nretries: 5\n"
     )
     result = workflow.runpytest()
     result.stdout.fnmatch_lines(
-        [literal("evals.kp.yaml:3: timeout: 'timeout' applies to a task's calls*")]
+        [literal("evals.kp.yaml:3: retries: 'retries' applies to a task's calls*")]
     )
 
 

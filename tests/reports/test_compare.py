@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from knowledgepulse.evals import load_cases, load_suite, preset, run_suite
 from knowledgepulse.evals.compare import Comparison, compare_runs
 from knowledgepulse.evals.report import load_report
 from knowledgepulse.reports.compare import (
-    MARKDOWN_ROWS,
+    case_detail,
     comparison_line,
     comparison_to_console,
     comparison_to_dict,
@@ -21,7 +22,7 @@ from knowledgepulse.reports.compare import (
     comparison_to_markdown,
     with_comparison,
 )
-from knowledgepulse.reports.evals import json_chunks
+from knowledgepulse.reports.evals import MARKDOWN_ROWS, json_chunks
 from tests.evals.test_compare import timed_run
 
 
@@ -113,6 +114,13 @@ def test_the_stderr_line_names_the_base_and_every_count() -> None:
     assert "\n" not in line
 
 
+def test_the_stderr_line_says_when_no_case_id_is_in_common() -> None:
+    """A baseline of other cases (a wrong artifact) compares nothing: the line says so."""
+    line = comparison_line(compare_runs(timed_run({"a": 100}), timed_run({"b": 100})))
+    assert line.endswith("; no case id in common: is the baseline a run of these cases?")
+    assert "in common" not in comparison_line(build_comparison())
+
+
 def test_markdown_shows_regressions_as_a_table_and_folds_the_rest() -> None:
     """The regression table is outside any <details>; every other section is inside one."""
     text = comparison_to_markdown(build_comparison())
@@ -151,3 +159,23 @@ def test_markdown_cuts_long_tables_and_says_how_many_more() -> None:
     rows = re.findall(r"^\| case-\d+ \|", text, flags=re.MULTILINE)
     assert len(rows) == MARKDOWN_ROWS
     assert "… and 7 more (the JSON report has them all)." in text
+
+
+def test_a_flip_decided_by_a_scorer_one_suite_lacks_names_that_scorer() -> None:
+    """A scorer added to the suite that a case fails explains its regression (it read '—')."""
+    examples = Path(__file__).parents[2] / "examples" / "evals"
+    cases = load_cases(examples / "after.jsonl")
+    without = run_suite(preset("standard"), cases)
+    with_it = run_suite(load_suite(examples / "suite.yaml"), cases)
+    regressed = {
+        case.label: case_detail(case) for case in compare_runs(without, with_it).of("regressed")
+    }
+    assert regressed["delete-outdated-notice"] == (
+        "response-time absent → 0.620: new in the suite, and fails"
+    )
+    improved = {
+        case.label: case_detail(case) for case in compare_runs(with_it, without).of("improved")
+    }
+    assert improved["delete-outdated-notice"] == (
+        "response-time 0.620 → absent: failed, and is no longer in the suite"
+    )

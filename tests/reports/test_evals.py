@@ -15,6 +15,7 @@ from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.records import Location, Problem
 from knowledgepulse.reports.evals import (
+    MARKDOWN_ROWS,
     escape,
     indented_json,
     json_chunks,
@@ -214,6 +215,26 @@ def test_markdown_has_a_summary_table_then_failing_then_malformed_cases(run: Eva
         for line in outcome.diagnosis:
             assert f"  - {escape(line)}" in text
     assert "`good`" not in text
+
+
+def test_markdown_cuts_long_case_sections_and_says_how_many_more() -> None:
+    """Past MARKDOWN_ROWS failing (or malformed) cases a section ends with '… and N more'."""
+    suite = make_suite({"type": "operation-accuracy"})
+    pages = [page("p1", b1="Cart")]
+    failing = make_case(pages, actual=[], expected=[op("update", "b1")])
+    count = MARKDOWN_ROWS + 7
+    problem = Problem(Location(CASES_FILE, 1), "id", "required field is missing")
+    run = run_suite(
+        suite,
+        [LoadedCase(failing, Location(CASES_FILE, n)) for n in range(count)]
+        + [MalformedCase(Location(CASES_FILE, n), (problem,)) for n in range(count)],
+    )
+    text = to_markdown(run)
+    assert f"### Failing cases ({count})" in text
+    assert f"### Malformed cases ({count})" in text
+    assert text.count("#### ") == MARKDOWN_ROWS
+    assert text.count("- (no id) at ") == MARKDOWN_ROWS
+    assert text.count("… and 7 more (the JSON report has them all).") == 2
 
 
 def test_markdown_escapes_text_from_cases() -> None:

@@ -116,6 +116,30 @@ def test_cases_may_be_dicts_and_a_suite_an_object() -> None:
     assert str(in_memory.run.cases[1].location) == "<cases>[1]"
 
 
+def test_a_suite_may_be_data_shaped_like_a_suite_file() -> None:
+    """suite={"scorers": [...]} is built as the file with that content would be."""
+    data = {"name": "ops", "scorers": [{"type": "operation-accuracy", "threshold": 0.9}]}
+    outcome = evaluate_cases(JSONL_CASES, suite=data)
+    assert outcome.suite.name == "ops"
+    assert [(s.key, s.threshold) for s in outcome.suite.scorers] == [("operation-accuracy", 0.9)]
+
+
+def test_one_case_not_in_a_list_is_refused_saying_so() -> None:
+    """cases=a_dict is not read as its keys (paths): the TypeError says to put it in a list."""
+    case = json.loads(Path(JSONL_CASES).read_text("utf-8").splitlines()[0])
+    with pytest.raises(TypeError, match=re.escape("cases=[case]")):
+        evaluate_cases(case, preset="standard")
+
+
+def test_a_case_that_is_not_a_mapping_is_a_malformed_case() -> None:
+    """A number among in-memory cases is malformed at its index, as in a JSON file."""
+    outcome = evaluate_cases([3], preset="standard")  # type: ignore[arg-type]
+    assert [str(problem) for problem in outcome.problems] == [
+        "<cases>[0]: got 3; expected a JSON object"
+    ]
+    assert outcome.verdict == "failed"
+
+
 def test_a_task_by_name_or_as_a_function_gives_the_same_run() -> None:
     """The example workflow renames Cart to Basket; named or passed, each case passes."""
     by_name = evaluate_cases(RENAME_CASES, preset="strict", task=RENAME_TASK, cache_dir=None)
@@ -171,6 +195,15 @@ def test_settings_that_cannot_run_are_refused_by_their_parameter_names(
     message = str(refused.value)
     assert all(name in message for name in named), message
     assert "--" not in message
+
+
+def test_an_unknown_fail_on_is_refused_before_any_case_is_read() -> None:
+    """fail_on='failures' (a typo) is a ValueError naming it; it was judged as 'failure'."""
+    read: list[Problem] = []
+    with pytest.raises(ValueError, match=re.escape("fail_on must be one of")) as refused:
+        evaluate_cases(INVALID_CASES, suite=SUITE, fail_on="failures", on_problem=read.append)  # type: ignore[arg-type]
+    assert "'failures'" in str(refused.value)
+    assert read == []
 
 
 def test_a_task_that_is_no_function_is_refused_before_any_case_runs() -> None:

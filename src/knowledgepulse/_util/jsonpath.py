@@ -40,6 +40,7 @@ def describe_value(value: Any) -> str:
 
 _PATTERN_MEANINGS = {
     r"^kp:trace:[\s\S]+": "an id of the form 'kp:trace:<anything>'",
+    r"\S": "a name that is not blank",
 }
 _MAX_PREVIEW = 60
 

@@ -7,6 +7,7 @@ reads in the bulk-edit form is checked only when one does, naming it (``needed b
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from itertools import groupby
@@ -17,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from knowledgepulse._util.jsonpath import describe
 from knowledgepulse.errors import CaseValidationError
-from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput
+from knowledgepulse.evals.models import CASE_ID_PATTERN, ActualOutput, Case, ExpectedOutput
 from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
 from knowledgepulse.evals.scorer import CasePart
 from knowledgepulse.evals.suite import Suite
@@ -57,6 +58,7 @@ class FileProblem:
 
 
 CaseInput = LoadedCase | MalformedCase | FileProblem
+CASE_ID = re.compile(CASE_ID_PATTERN)
 
 
 def parse_case(value: Any, *, source: str = "<case>") -> Case:
@@ -72,7 +74,8 @@ def parse_case(value: Any, *, source: str = "<case>") -> Case:
 def validate_case(record: Record) -> LoadedCase | MalformedCase:
     """A record as a valid case, or a malformed one; every content pattern is compiled here."""
     raw_id = record.value.get("id") if isinstance(record.value, dict) else None
-    case_id = raw_id if isinstance(raw_id, str) else None
+    # A blank id names nothing in a report: the case is shown as "(no id) FILE:LINE".
+    case_id = raw_id if isinstance(raw_id, str) and CASE_ID.search(raw_id) else None
     try:
         case = Case.model_validate(record.value)
     except ValidationError as error:

@@ -206,8 +206,10 @@ def case_inputs(cases: Cases) -> Iterator[CaseInput]:
 
     Raises:
         InputFileError: a case file cannot be opened at all.
-        TypeError: paths mixed with cases.
+        TypeError: paths mixed with cases, or one case not in a list.
     """
+    if isinstance(cases, Mapping):
+        raise TypeError("give a list of cases, not one case alone: cases=[case]")
     if isinstance(cases, str | Path) or (
         isinstance(cases, Sequence) and all(isinstance(case, str | Path) for case in cases)
     ):
@@ -221,7 +223,8 @@ def case_inputs(cases: Cases) -> Iterator[CaseInput]:
         elif isinstance(item, str | Path):
             raise TypeError("give case files as a list of paths, or cases, not the two mixed")
         else:
-            yield validate_case(Record(Location("<cases>", index=index), dict(item)))
+            value = dict(item) if isinstance(item, Mapping) else item
+            yield validate_case(Record(Location("<cases>", index=index), value))
 
 
 # --- The output cache --------------------------------------------------------------------------

@@ -25,6 +25,9 @@ from knowledgepulse.trace.models import JSON_SCHEMA_DIALECT
 
 Position = Literal["before", "after"]
 KNOWN_OPERATION_TYPES: tuple[str, ...] = ("insert", "update", "delete")
+CASE_ID_PATTERN = r"\S"
+"""A case id names its case in every report (a test's name under pytest): it has a visible
+character (the pattern is searched, not matched whole)."""
 
 
 class _CaseModel(BaseModel):
@@ -143,7 +146,10 @@ class Case(_CaseModel):
     The bulk-edit form of ``actual`` and ``expected`` is checked only for the scorers reading it.
     """
 
-    id: StrictStr = Field(description="The case's id, shown in every report.")
+    id: StrictStr = Field(
+        pattern=CASE_ID_PATTERN,
+        description="The case's id, shown in every report; not blank.",
+    )
     description: StrictStr | None = None
     instruction: StrictStr | None = Field(
         default=None, description="What the workflow is asked to do; a task receives it."

@@ -6,6 +6,7 @@ the ``knowledgepulse.scorers`` entry points, loaded the first time a name is not
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -89,6 +90,10 @@ def recorded_duration(actual: JsonValue) -> float | None:
     return float(value) if math.isfinite(value) and value >= 0 else None
 
 
+DETAILS_CHARS = 300
+"""The most characters of a result's details the default diagnosis shows."""
+
+
 class Scorer:
     """Base class of every scorer, built-in or user-defined.
 
@@ -152,8 +157,20 @@ class Scorer:
         return self.evaluate(actual, expected, pages).details
 
     def diagnose(self, result: ScoreResult) -> list[str]:
-        """What to check when this scorer falls below its threshold, one line each."""
-        return []
+        """What to check when this scorer falls below its threshold, one line each.
+
+        By default the result's details, cut to :data:`DETAILS_CHARS`: a failure then explains
+        itself wherever it is shown (pytest, JUnit, Markdown), not only in the JSON report.
+        Override it with hints of your own (``[]``: none).
+        """
+        if result.score is None or not result.details:
+            return []
+        try:
+            text = json.dumps(result.details, ensure_ascii=False, default=repr)
+        except ValueError:  # a dict or list inside itself
+            text = repr(result.details)
+        cut = text if len(text) <= DETAILS_CHARS else f"{text[: DETAILS_CHARS - 3]}..."
+        return [f"details: {cut}"]
 
 
 # --- The registry: scorers by type name ------------------------------------------------------

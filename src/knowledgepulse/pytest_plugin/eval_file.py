@@ -26,6 +26,7 @@ from pydantic import (
 from knowledgepulse._util.jsonpath import describe
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import InputFileError, PluginLoadError, SuiteError
+from knowledgepulse.evals.evaluate import DEFAULT_TIMEOUT_S
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset, read_document
 from knowledgepulse.evals.tasks import TaskFunction, load_plugin, load_task
 from knowledgepulse.records import Problem, Record
@@ -60,13 +61,15 @@ class EvalSpec:
     """A resolved evaluation file: its suite built, its case files found, its task imported.
 
     ``case_files`` are each once, a glob's matches sorted; ``task`` is ``None`` to score ``actual``.
+    ``timeout`` bounds each call of the user's code (the task's, and each of its scorers' on a
+    case), as ``kp eval --timeout`` does, so a hung call cannot hang the session.
     """
 
     source: str
     suite: Suite
     case_files: tuple[str, ...]
     task: TaskFunction | None = None
-    timeout: float | None = None
+    timeout: float | None = DEFAULT_TIMEOUT_S
     retries: int = 0
     repeat: int = 1
 
@@ -95,7 +98,8 @@ def load_eval_file(path: str | Path) -> EvalSpec:
     if problems or suite is None:
         summary = f"{name}: {counted(len(problems), 'problem')} in the evaluation file or its suite"
         raise SuiteError(summary, problems)
-    return EvalSpec(name, suite, case_files, task, model.timeout, model.retries, model.repeat)
+    timeout = DEFAULT_TIMEOUT_S if model.timeout is None else model.timeout
+    return EvalSpec(name, suite, case_files, task, timeout, model.retries, model.repeat)
 
 
 _SHAPE = (
@@ -166,7 +170,7 @@ def _task(
     if model.task is None:
         problems.extend(
             record.problem((key,), f"'{key}' applies to a task's calls; name the task with 'task'")
-            for key in ("timeout", "retries", "repeat")
+            for key in ("retries", "repeat")
             if key in model.model_fields_set
         )
         return None

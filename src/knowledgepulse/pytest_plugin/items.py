@@ -24,7 +24,7 @@ from knowledgepulse.evals.runner import run_suite, summarize
 from knowledgepulse.evals.suite import Suite
 from knowledgepulse.pytest_plugin.eval_file import EvalSpec, load_eval_file
 from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarning
-from knowledgepulse.records import Location, Problem
+from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import format_from_name
 from knowledgepulse.reports.evals import number, summary_line
 from knowledgepulse.runs.evaluation import load_evaluation
@@ -137,7 +137,7 @@ class CaseItem(pytest.Item):
 def judge(spec: EvalSpec, entry: LoadedCase | MalformedCase) -> CaseResult:
     """One case's result: its recorded output scored, or its task called and the answer scored."""
     if spec.task is None:
-        run = run_suite(spec.suite, [entry])
+        run = run_suite(spec.suite, [entry], timeout=spec.timeout)
     else:
         run = evaluate(
             spec.task,
@@ -172,10 +172,14 @@ def _items(
                 continue
             name = _unique(_name(entry), names)
             yield CaseItem.from_parent(parent, name=name, entry=entry, spec=spec)
-        if not names:
-            _warn(Problem(Location(spec.source), "", "the case files hold no cases"))
     except EvalWarning as warning:  # -W error made a warning an exception: the file fails
         raise parent.CollectError(str(warning)) from None
+    if not names:  # as kp eval exits 1: a gate over nothing is a mistake, not a pass
+        files = ", ".join(spec.case_files)
+        raise parent.CollectError(
+            f"{spec.source}: the case files ({files}) hold no case, so nothing would be checked; "
+            "add cases, or leave the evaluation out"
+        )
 
 
 def _name(entry: CaseInput) -> str:

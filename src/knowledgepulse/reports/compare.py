@@ -29,6 +29,7 @@ from knowledgepulse.evals.compare import (
 from knowledgepulse.evals.report import EvalReport, ReportCase, ReportScore, ReportScorer
 from knowledgepulse.reports.evals import (
     DASH,
+    MARKDOWN_ROWS,
     escape,
     indented_json,
     number,
@@ -37,7 +38,6 @@ from knowledgepulse.reports.evals import (
     titled_table,
 )
 
-MARKDOWN_ROWS = 50
 ARROW = "→"
 # Sections in the order every view shows them, with their headings and console styles.
 SECTIONS: tuple[tuple[CaseChange, str, str], ...] = (
@@ -81,7 +81,29 @@ def case_detail(case: CaseComparison) -> str:
         return _verdict_of(present)
     if case.base is not None and case.new is not None and case.new.malformed != case.base.malformed:
         return "now malformed" if case.new.malformed else "no longer malformed"
-    return "; ".join(score_change(score) for score in case.changed_scores) or DASH
+    changes = [score_change(score) for score in case.changed_scores]
+    return "; ".join([*changes, *_one_sided_failures(case)]) or DASH
+
+
+def _one_sided_failures(case: CaseComparison) -> list[str]:
+    """Why a case flipped when a suite entry only one run has decided it: that scorer's failure.
+
+    ``pass → fail`` because the new suite adds a scorer the case fails (or the reverse, after one
+    was removed) moves no score both runs have; without this the flip would read as a dash.
+    """
+    failing = case.new if case.change == "regressed" else case.base
+    if case.change not in ("regressed", "improved") or failing is None:
+        return []
+    shared = {score.key for score in case.scores}
+    if case.change == "regressed":
+        said = "{key} absent {arrow} {score}: new in the suite, and fails"
+    else:
+        said = "{key} {score} {arrow} absent: failed, and is no longer in the suite"
+    return [
+        said.format(key=score.key, arrow=ARROW, score=_score(score))
+        for score in failing.scorers
+        if not score.passed and score.key not in shared
+    ]
 
 
 def _verdict(passed: bool) -> str:
@@ -114,6 +136,9 @@ def comparison_line(comparison: Comparison) -> str:
     ]
     if unmatched := base.without_id + new.without_id:
         parts.append(f"{counted(unmatched, 'malformed case')} without an id not compared")
+    s = comparison.summary
+    if s.added and s.removed and not (s.regressions + s.improvements + s.changed + s.unchanged):
+        parts.append("no case id in common: is the baseline a run of these cases?")
     return "; ".join(parts)
 
 

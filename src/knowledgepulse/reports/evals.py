@@ -24,6 +24,9 @@ from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
 from knowledgepulse.evals.suite import Suite, SuiteScorer
 
 DASH = "—"
+MARKDOWN_ROWS = 50
+"""The most cases one Markdown section lists, so a pull-request comment stays within what a code
+host accepts (GitHub: 65,536 characters); the JSON report has every case."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$])")
 
@@ -347,14 +350,16 @@ def to_markdown(run: EvalRun) -> str:
     malformed = [r for r in run.cases if r.malformed]
     if failing:
         lines += ["", f"### Failing cases ({len(failing)})"]
-        for result in failing:
+        for result in failing[:MARKDOWN_ROWS]:
             lines += ["", *_markdown_case(result)]
+        lines += _more(len(failing))
     if malformed:
         lines += ["", f"### Malformed cases ({len(malformed)})", ""]
-        for result in malformed:
+        for result in malformed[:MARKDOWN_ROWS]:
             name = code(result.case_id) if result.case_id is not None else "(no id)"
             lines.append(f"- {name} at {code(str(result.location))}")
             lines.extend(f"  - {escape(str(problem))}" for problem in result.problems)
+        lines += _more(len(malformed))
     unreadable = [problem for problem in run.file_problems if not problem.warning]
     for heading, problems in (("Not read in full", unreadable), ("Warnings", run.warnings)):
         if problems:
@@ -363,6 +368,13 @@ def to_markdown(run: EvalRun) -> str:
     if not failing and not malformed and not unreadable and s.cases:
         lines += ["", "Every case passed."]
     return printable("\n".join(lines) + "\n")
+
+
+def _more(count: int) -> list[str]:
+    """The line that ends a section cut at :data:`MARKDOWN_ROWS` cases, if it was cut."""
+    if count <= MARKDOWN_ROWS:
+        return []
+    return ["", f"… and {count - MARKDOWN_ROWS} more (the JSON report has them all)."]
 
 
 def _markdown_case(result: CaseResult) -> list[str]:

@@ -10,13 +10,14 @@ the gate and its verdict, and the problems found while reading.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases
 from knowledgepulse.evals.compare import (
     DEFAULT_TOLERANCE,
+    FAIL_ON,
     Comparison,
     FailOn,
     Gate,
@@ -36,7 +37,7 @@ from knowledgepulse.evals.evaluate import (
 from knowledgepulse.evals.report import EvalReport, load_report
 from knowledgepulse.evals.results import EvalRun
 from knowledgepulse.evals.runner import run_suite
-from knowledgepulse.evals.suite import Suite, load_suite, preset
+from knowledgepulse.evals.suite import Suite, load_suite, preset, suite_from_dict
 from knowledgepulse.evals.tasks import TaskFunction, check_options, load_plugin, load_task
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import STDIN, open_source
@@ -44,6 +45,8 @@ from knowledgepulse.runs.read import OnProblem
 
 Baseline = EvalRun | EvalReport | str | Path
 """An earlier run to compare with: the run, its report, or its ``kp eval -f json`` file."""
+SuiteSpec = Suite | Mapping[str, object] | str | Path
+"""A suite: built, data shaped like a suite file (``{"scorers": [...]}``), or its file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +130,7 @@ class CaseCheck:
 
 def load_evaluation(
     *,
-    suite: Suite | str | Path | None = None,
+    suite: SuiteSpec | None = None,
     preset: str | None = None,
     task: TaskFunction | str | None = None,
     plugins: Iterable[str] = (),
@@ -135,7 +138,7 @@ def load_evaluation(
     """The suite and the task of an evaluation: the plugins imported first, then the task.
 
     Args:
-        suite: a suite, or the path of a suite file (YAML or JSON).
+        suite: a suite, data shaped like a suite file, or the path of one (YAML or JSON).
         preset: instead of ``suite``, a built-in suite's name (``standard``, say).
         task: the workflow under test, or the ``module:function`` (or
             ``path/to/file.py:function``) that names it; ``None``: score recorded outputs.
@@ -155,7 +158,7 @@ def load_evaluation(
 def evaluate_cases(
     cases: Cases,
     *,
-    suite: Suite | str | Path | None = None,
+    suite: SuiteSpec | None = None,
     preset: str | None = None,
     task: TaskFunction | str | None = None,
     plugins: Iterable[str] = (),
@@ -179,7 +182,7 @@ def evaluate_cases(
 
     Args:
         cases: case files (a path or a list of paths; ``-`` is stdin), or cases (dicts, say).
-        suite: a suite, or the path of a suite file.
+        suite: a suite, data shaped like a suite file, or the path of one.
         preset: instead of ``suite``, a built-in suite's name.
         task: the workflow under test, or the ``module:function`` that names it.
         plugins: modules or ``.py`` files to import first, registering their scorers.
@@ -218,6 +221,8 @@ def evaluate_cases(
     resolved, loaded, base = _prepare(
         cases, suite=suite, preset=preset, task=task, plugins=plugins, baseline=baseline
     )
+    if fail_on is not None and fail_on not in FAIL_ON:  # a typo read as 'failure' before
+        raise ValueError(f"fail_on must be one of {', '.join(FAIL_ON)} (or None), not {fail_on!r}")
     found: list[Problem] = []
     inputs = _read(cases, resolved, loaded, found, on_problem)
     if loaded is None:
@@ -253,7 +258,7 @@ _TASK: dict[str, object] = {
 def check_cases(
     cases: Cases,
     *,
-    suite: Suite | str | Path | None = None,
+    suite: SuiteSpec | None = None,
     preset: str | None = None,
     task: TaskFunction | str | None = None,
     plugins: Iterable[str] = (),
@@ -301,16 +306,18 @@ def _user_code(
     return load_task(task) if isinstance(task, str) else task
 
 
-def _suite(suite: Suite | str | Path | None, name: str | None) -> Suite:
+def _suite(suite: SuiteSpec | None, name: str | None) -> Suite:
     if isinstance(suite, Suite):
         return suite
+    if isinstance(suite, Mapping):
+        return suite_from_dict(suite)
     return load_suite(suite) if suite is not None else preset(name or "")
 
 
 def _prepare(
     cases: Cases,
     *,
-    suite: Suite | str | Path | None,
+    suite: SuiteSpec | None,
     preset: str | None,
     task: TaskFunction | str | None,
     plugins: Iterable[str],
