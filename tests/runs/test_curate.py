@@ -282,6 +282,31 @@ def test_problems_are_reported_as_data_and_as_found(tmp_path: Path) -> None:
             ScorerParameterError,
             "task_similarity=-2: a cosine",
         ),
+        (
+            lambda: dedupe(corpus(), scorer=TraceValueScorer(embedder=None)),
+            ScorerParameterError,
+            "drop embedder=None [(]or give by='task'[)]",
+        ),
+        (
+            lambda: select(corpus(), task_field="metadata.task", task_similarity=0.5),
+            ParameterConflictError,
+            "task_similarity infers the tasks task_field reads: give one of them",
+        ),
+        (
+            lambda: dedupe(corpus(), task_field="metadata.task", task_similarity=0.5),
+            ParameterConflictError,
+            "task_similarity infers the tasks task_field reads: give one of them",
+        ),
+        (
+            lambda: dedupe(corpus(), task_similarity=0.5),
+            ParameterConflictError,
+            "task_similarity infers the tasks of by='task': give by='task'",
+        ),
+        (
+            lambda: dedupe(corpus(), by="task", threshold=0.5),
+            ParameterConflictError,
+            "by='task' keeps each task's best run, whatever the cosine: drop threshold",
+        ),
     ],
 )
 def test_library_errors_name_the_parameters_not_the_flags(

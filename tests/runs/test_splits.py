@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.errors import OutputError, ScorerParameterError
+from knowledgepulse.errors import OutputError, ParameterConflictError, ScorerParameterError
 from knowledgepulse.runs import select, split
 from knowledgepulse.runs.splits import write_split
 from knowledgepulse.testing import HashingEmbedder
@@ -120,6 +120,21 @@ def test_shares_leaving_no_train_or_no_test_are_refused(
     """A share out of range names its parameter."""
     with pytest.raises(ScorerParameterError, match=named):
         split(chat_rows([0, 1]), test=test, validation=validation)
+
+
+@pytest.mark.parametrize(
+    ("settings", "words"),
+    [
+        ({"task_field": "metadata.task"}, "task_similarity infers the tasks task_field reads"),
+        ({"by": "domain"}, "task_similarity infers the tasks of by='task': give by='task'"),
+    ],
+)
+def test_task_similarity_where_no_task_is_inferred_is_refused(
+    settings: dict[str, str], words: str
+) -> None:
+    """task_similarity with tasks read, or grouping by another key: a conflict naming both."""
+    with pytest.raises(ParameterConflictError, match=words):
+        split([trace_json()], test=0.5, task_similarity=0.5, **settings)  # type: ignore[arg-type]
 
 
 def test_write_split_gives_each_part_in_the_input_form(tmp_path: Path) -> None:

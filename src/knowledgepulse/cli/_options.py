@@ -184,16 +184,6 @@ task_field_option = click.option(
 )
 
 
-def refuse_task_similarity_with(task_field: str | None) -> None:
-    """``--task-similarity`` infers tasks: with ``--task-field`` reading them, it is refused."""
-    refuse_usage(
-        (
-            task_field is not None and bool(given("task_similarity")),
-            "--task-similarity infers the tasks --task-field reads: give one of them",
-        )
-    )
-
-
 def task_similarity_option(command: Command) -> Command:
     """``--task-similarity S``, for the commands that infer tasks (curation loads with them)."""
     from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY  # noqa: PLC0415 - numpy
@@ -201,8 +191,7 @@ def task_similarity_option(command: Command) -> Command:
     return click.option(
         "--task-similarity",
         type=click.FloatRange(-1.0, 1.0),
-        default=INFERRED_TASK_SIMILARITY,
-        show_default=True,
         help="Without --task-field: a trace whose cosine with a task's best run "
-        "reaches S is a run of that task (1 groups only equal objectives).",
+        "reaches S is a run of that task (1 groups only equal objectives).  "
+        f"[default: {INFERRED_TASK_SIMILARITY}]",
     )(command)

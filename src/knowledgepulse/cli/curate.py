@@ -21,7 +21,6 @@ from knowledgepulse.cli._options import (
     given,
     output_option,
     profiles_file_option,
-    refuse_task_similarity_with,
     refuse_usage,
     report_option,
     similarity_histogram_option,
@@ -54,6 +53,7 @@ from knowledgepulse.runs.contamination import decontaminate
 from knowledgepulse.runs.curate import (
     DEDUPE_BY_SIMILARITY,
     DEDUPE_BY_TASK,
+    DEDUPE_THRESHOLD,
     RANK_BY_SCORE,
     DedupeBy,
     dedupe,
@@ -208,7 +208,6 @@ def select_command(
     rows (--from) are written back as they were, with kp_ columns added, in the input's form
     (JSON Lines or Parquet) or -o's; a row that cannot be read follows them, with kp_error.
     """
-    refuse_task_similarity_with(task_field)
     sink = ProblemSink()
     run, redactor = run_arguments(paths, (output, report_path), sink, options)
     inputs = sources(paths)
@@ -250,9 +249,8 @@ def select_command(
 @click.option(
     "--threshold",
     type=click.FloatRange(-1.0, 1.0),
-    default=0.95,
-    show_default=True,
-    help="Two traces are near-duplicates when their cosine reaches S (see --similarity-histogram).",
+    help="Two traces are near-duplicates when their cosine reaches S (see --similarity-histogram)."
+    f"  [default: {DEDUPE_THRESHOLD}]",
 )
 @task_field_option
 @task_similarity_option
@@ -302,7 +300,7 @@ def dedupe_command(
     paths: tuple[str, ...],
     by: DedupeBy,
     task_field: str | None,
-    task_similarity: float,
+    task_similarity: float | None,
     against: tuple[Path, ...],
     report_path: Path | None,
     similarity_histogram: bool,
@@ -327,33 +325,20 @@ def dedupe_command(
     group's number, or null) and kp_kept (false for a duplicate that would go), a row that
     cannot be read with kp_error; --redact cleans them of secrets and personal data first.
     """
-    refuse_task_similarity_with(task_field)
     if against:
         refuse_usage(
             (by == DEDUPE_BY_TASK, "--by task is for dedupe within one set"),
             (similarity_histogram, "--similarity-histogram is for dedupe within one set"),
             (options["redact"], "--redact is for dedupe within one set"),
-            (bool(given("task_similarity")), "--task-similarity is for dedupe --by task"),
+            (task_similarity is not None, "--task-similarity is for dedupe --by task"),
         )
         options["task_field"] = task_field  # a row column, as before: which task is not asked
     else:
         refuse_usage(
-            (
-                options["no_embedder"] and by != DEDUPE_BY_TASK,
-                "kp dedupe compares embeddings; drop --no-embedder (or give --by task)",
-            ),
             (report_path is not None, "--report lists what --against removed: give --against"),
             (
                 bool(against_only := given("ngram", "min_overlap")),
                 f"{', '.join(against_only)} only apply with --against REF",
-            ),
-            (
-                by == DEDUPE_BY_TASK and bool(given("threshold")),
-                "--by task keeps each task's best run, whatever the cosine: drop --threshold",
-            ),
-            (
-                by != DEDUPE_BY_TASK and bool(given("task_similarity")),
-                "--task-similarity infers the tasks of --by task: give --by task",
             ),
         )
     sink, threshold = ProblemSink(), options.pop("threshold")

@@ -9,14 +9,7 @@ import click
 
 from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import model_options, scorer_from
-from knowledgepulse.cli._options import (
-    command,
-    given,
-    not_stdout,
-    refuse_task_similarity_with,
-    refuse_usage,
-    task_similarity_option,
-)
+from knowledgepulse.cli._options import command, not_stdout, task_similarity_option
 from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
@@ -90,14 +83,7 @@ def split_command(
     DIR/test (and DIR/validation) in the input's form: dataset rows as they were (JSON Lines,
     or Parquet), traces as JSON Lines.
     """
-    refuse_usage(
-        (
-            options["by"] != BY_TASK and bool(given("task_similarity")),
-            "--task-similarity infers the tasks of --by task: give --by task",
-        )
-    )
     task_field = options.get("task_field")
-    refuse_task_similarity_with(task_field)
     convert_options = trace_options_of(options)
     inputs = sources(paths)
     sink = ProblemSink()

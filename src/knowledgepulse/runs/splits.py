@@ -19,11 +19,10 @@ from typing import Any
 
 from knowledgepulse._util.atomic import is_same_file
 from knowledgepulse.curation import score_corpus
-from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
 from knowledgepulse.curation.splits import PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
-from knowledgepulse.runs.curate import inferred_tasks, tasks_read
+from knowledgepulse.runs.curate import inferred_tasks, similarity_of_tasks, tasks_read
 from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.read import OnProblem
 from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redacted_like
@@ -119,7 +118,7 @@ def split(
     seed: int = 0,
     stratify: str | None = None,
     task_field: str | None = None,
-    task_similarity: float = INFERRED_TASK_SIMILARITY,
+    task_similarity: float | None = None,
     scorer: TraceValueScorer | None = None,
     source: str | None = "auto",
     options: TraceOptions | None = None,
@@ -141,7 +140,8 @@ def split(
         task_field: where ``task`` is read: a dataset's column, else a dotted path in the
             trace's JSON.
         task_similarity: with ``task`` not read, the cosine with a task's best run from which
-            an item is a run of that task (as :func:`~knowledgepulse.runs.select`'s).
+            an item is a run of that task (as :func:`~knowledgepulse.runs.select`'s; default:
+            ``INFERRED_TASK_SIMILARITY``).
         scorer: with ``task`` not read, scores the items whose tasks are inferred (default:
             ``TraceValueScorer()``, the bundled model; without an embedder, the same
             objective makes a task).
@@ -153,6 +153,8 @@ def split(
 
     Raises:
         ScorerParameterError: shares out of range, or leaving nothing for train.
+        ParameterConflictError: ``task_similarity`` with ``task_field`` (which reads the tasks
+            it would infer), or with another ``by`` than ``task``.
     """
     if not 0.0 < test < 1.0:
         raise ScorerParameterError(Setting("test", test), ": give a share in (0, 1)")
@@ -161,6 +163,7 @@ def split(
             Setting("validation", validation),
             f": give a share in [0, 1) that leaves train some (test is {test:g})",
         )
+    similarity = similarity_of_tasks(task_similarity, task_field, by_task=by == BY_TASK)
     fractions = {"train": 1.0 - test - validation, "test": test}
     if validation:
         fractions["validation"] = validation
@@ -173,7 +176,7 @@ def split(
     inferred = by == BY_TASK and tasks_read(items, task_field) is None
     if inferred:
         corpus = score_corpus(scorer or TraceValueScorer(), items)
-        keys: list[str | None] = list(inferred_tasks(corpus, task_similarity))
+        keys: list[str | None] = list(inferred_tasks(corpus, similarity))
     else:
         keys = [key_of(item, by) for item in items]
     groups = tuple(
