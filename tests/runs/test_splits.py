@@ -150,6 +150,16 @@ def test_write_split_gives_each_part_in_the_input_form(tmp_path: Path) -> None:
     assert all(row in rows for row in written)
 
 
+def test_write_split_gives_parquet_rows_back_as_parquet(tmp_path: Path) -> None:
+    """The parts of a Parquet file's split are Parquet by default, as kp split writes them."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    pa = pytest.importorskip("pyarrow")
+    source = tmp_path / "rows.parquet"
+    pq.write_table(pa.Table.from_pylist(chat_rows([0, 0, 1, 2, 3])), source)
+    files = write_split(split([str(source)], test=0.4, seed=2), tmp_path / "out")
+    assert sorted(path.name for path in files.values()) == ["test.parquet", "train.parquet"]
+
+
 def test_rows_that_give_no_trace_are_written_apart_with_their_error(tmp_path: Path) -> None:
     """Rows in = rows out: a row kp cannot read is in no part (it cannot be grouped) but in
     ``unread.jsonl``, as it was, with ``kp_error`` saying why."""

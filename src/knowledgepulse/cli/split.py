@@ -18,7 +18,7 @@ from knowledgepulse.cli._traces import (
     trace_options_of,
 )
 from knowledgepulse.reports.curation import split_summary
-from knowledgepulse.reports.rows import kept_tail, row_format
+from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.runs.splits import BY_TASK, split, write_split
 
@@ -99,7 +99,6 @@ def split_command(
             on_problem=sink,
             **options,
         )
-    rows = any(item.row is not None for item in result.items)
-    write_split(result, directory, row_format(None, inputs) if rows else "jsonl", inputs=paths)
+    write_split(result, directory)
     say(split_summary(result) + kept_tail(result.unread.written))
     return sink.exit_code(len(result.items), allow_empty=allow_empty)

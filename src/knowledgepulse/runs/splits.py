@@ -22,8 +22,9 @@ from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.splits import PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
+from knowledgepulse.reports.rows import row_format
 from knowledgepulse.runs.curate import inferred_tasks, similarity_of_tasks, tasks_read
-from knowledgepulse.runs.inputs import RunInput, items_of
+from knowledgepulse.runs.inputs import RunInput, files_of, items_of
 from knowledgepulse.runs.read import OnProblem
 from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redacted_like
 from knowledgepulse.sources import TraceOptions
@@ -224,22 +225,30 @@ def _strata(
 
 
 def write_split(
-    result: SplitResult, directory: Path, form: WriteForm = "jsonl", inputs: Iterable[object] = ()
+    result: SplitResult,
+    directory: Path,
+    form: WriteForm | None = None,
+    inputs: Iterable[object] | None = None,
 ) -> dict[str, Path]:
     """Each part written to ``directory/<part>.<ext>`` (atomically) in the input's form.
 
-    Dataset rows go back as rows (``jsonl`` or ``parquet``), traces as their documents; the
-    directory is made if it is missing. The dataset rows that gave no trace go to
+    Dataset rows go back as rows (``form``: by default Parquet when the first file read is,
+    else ``jsonl``), traces as their documents (``jsonl``); the directory is made if it is
+    missing. The dataset rows that gave no trace go to
     ``directory/unread.<ext>``, each with ``kp_error`` saying why, when there are any: rows in
     are rows out. A part's file an earlier split left in ``directory`` and this one does not
     write (its validation set, say) is removed, so that the directory holds one split. Returns
     each part's file (``unread`` too, when written).
 
     Raises:
-        OutputError: one of ``inputs`` (what the split read) is a part's file in ``directory``,
-            which the split would replace or remove; nothing is written.
+        OutputError: one of ``inputs`` (by default the files the split read) is a part's file
+            in ``directory``, which the split would replace or remove; nothing is written.
     """
-    inputs = tuple(inputs)
+    files = [str(path) for path in files_of(result.data) or ()]
+    inputs = tuple(files if inputs is None else inputs)
+    if form is None:
+        rows = any(item.row is not None for item in result.items)
+        form = row_format(None, files) if rows else "jsonl"
     parts = [directory / f"{part}.{ext}" for part in (*PARTS, "unread") for ext in _SUFFIXES]
     for path in parts:
         if any(is_same_file(path, source) for source in inputs):
