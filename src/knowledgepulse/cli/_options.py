@@ -134,6 +134,16 @@ def given(*names: str) -> list[str]:
     ]
 
 
+def unless_given(context: click.Context, parameter: click.Parameter, value: Any) -> Any:
+    """An option callback: ``None`` for an option left at its default, which ``--help`` shows.
+
+    The library then applies the default itself, and can refuse a setting given where it
+    does not apply.
+    """
+    source = context.get_parameter_source(parameter.name or "")
+    return None if source is click.core.ParameterSource.DEFAULT else value
+
+
 def refuse_usage(*rules: tuple[bool, str]) -> None:
     """Raise the first ``(broken, message)`` rule that is broken as a usage error (exit 2)."""
     for broken, message in rules:
@@ -191,7 +201,9 @@ def task_similarity_option(command: Command) -> Command:
     return click.option(
         "--task-similarity",
         type=click.FloatRange(-1.0, 1.0),
+        default=INFERRED_TASK_SIMILARITY,
+        show_default=True,
+        callback=unless_given,
         help="Without --task-field: a trace whose cosine with a task's best run "
-        "reaches S is a run of that task (1 groups only equal objectives).  "
-        f"[default: {INFERRED_TASK_SIMILARITY}]",
+        "reaches S is a run of that task (1 groups only equal objectives).",
     )(command)

@@ -27,6 +27,7 @@ from knowledgepulse.cli._options import (
     task_field_option,
     task_similarity_option,
     to_option,
+    unless_given,
 )
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
@@ -249,8 +250,10 @@ def select_command(
 @click.option(
     "--threshold",
     type=click.FloatRange(-1.0, 1.0),
-    help="Two traces are near-duplicates when their cosine reaches S (see --similarity-histogram)."
-    f"  [default: {DEDUPE_THRESHOLD}]",
+    default=DEDUPE_THRESHOLD,
+    show_default=True,
+    callback=unless_given,
+    help="Two traces are near-duplicates when their cosine reaches S (see --similarity-histogram).",
 )
 @task_field_option
 @task_similarity_option

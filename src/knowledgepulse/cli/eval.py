@@ -28,6 +28,7 @@ from knowledgepulse.cli._options import (
     format_option,
     output_option,
     refuse_usage,
+    unless_given,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION
 from knowledgepulse.evals.compare import (
@@ -60,8 +61,10 @@ EXIT_CODES: dict[Verdict, int] = {
 tolerance_option = click.option(
     "--tolerance",
     type=click.FloatRange(min=0),
-    help="Score changes at most this large count as unchanged (verdict flips always count).  "
-    f"[default: {DEFAULT_TOLERANCE}]",
+    default=DEFAULT_TOLERANCE,
+    show_default=True,
+    callback=unless_given,
+    help="Score changes at most this large count as unchanged (verdict flips always count).",
 )
 
 
