@@ -34,7 +34,6 @@ from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
     source_options,
-    sources,
     trace_options_of,
 )
 from knowledgepulse.curation.corpus import Corpus
@@ -72,7 +71,7 @@ NO_EMBEDDER = (
 
 
 def run_arguments(
-    paths: tuple[str, ...],
+    paths: list[str],
     outputs: tuple[Path | None, ...],
     sink: ProblemSink,
     options: dict[str, Any],
@@ -85,7 +84,7 @@ def run_arguments(
     reading = trace_options_of(options)
     check_output_name(outputs[0])
     if options["source"] is not None:
-        rows_form(outputs[0], sources(paths))  # Parquet needs -o: refused before reading
+        rows_form(outputs[0], paths)  # Parquet needs -o: refused before reading
     for path in outputs:
         if path is not None:
             check_destination(path, what="output", inputs=paths)
@@ -184,7 +183,7 @@ def _histogram(corpus: Corpus) -> None:
 @redact_options
 def select_command(
     *,
-    paths: tuple[str, ...],
+    paths: list[str],
     task_field: str | None,
     similarity_histogram: bool,
     output: Path | None,
@@ -211,12 +210,11 @@ def select_command(
     """
     sink = ProblemSink()
     run, redactor = run_arguments(paths, (output, report_path), sink, options)
-    inputs = sources(paths)
-    with ReadProgress.for_sources(inputs) as progress:
+    with ReadProgress.for_sources(paths) as progress:
         try:
             # reread=None: a large file is held apart, and read again to write.
             result = select(
-                inputs,
+                paths,
                 task_field=task_field,
                 progress=progress.advance,
                 reread=None,
@@ -228,7 +226,7 @@ def select_command(
     if similarity_histogram:
         _histogram(result.corpus)
     with output_target(output) as target:
-        result.write_to(target, inputs, messages=to == "messages")
+        result.write_to(target, paths, messages=to == "messages")
     if report_path is not None:
         write_jsonl(report_path, result.rejected)
     summary = selection_summary(result, options["min_score"], sink.tally.invalid)
@@ -300,7 +298,7 @@ def select_command(
 @redact_options
 def dedupe_command(
     *,
-    paths: tuple[str, ...],
+    paths: list[str],
     by: DedupeBy,
     task_field: str | None,
     task_similarity: float | None,
@@ -348,13 +346,12 @@ def dedupe_command(
     run, redactor = run_arguments(
         paths, (output, report_path) if against else (output,), sink, options
     )
-    inputs = sources(paths)
-    with ReadProgress.for_sources(inputs) as progress:
+    with ReadProgress.for_sources(paths) as progress:
         try:
             if against:
                 del run["redact"]  # refused: decontamination writes rows as they came
                 found = decontaminate(
-                    inputs,
+                    paths,
                     against=[str(path) for path in against],
                     threshold=threshold,
                     progress=progress.advance,
@@ -363,7 +360,7 @@ def dedupe_command(
                 )
             else:
                 result = dedupe(
-                    inputs,
+                    paths,
                     by=by,
                     threshold=threshold,
                     task_field=task_field,
@@ -377,7 +374,7 @@ def dedupe_command(
             raise click.UsageError(NO_EMBEDDER.format(what=what)) from None
     if against:
         with output_target(output) as target:
-            found.write_to(target, inputs, messages=to == "messages")
+            found.write_to(target, paths, messages=to == "messages")
         if report_path is not None:
             write_jsonl(report_path, found.removed)
         say(decontamination_summary(found) + kept_tail(found.unread.written))
@@ -385,6 +382,6 @@ def dedupe_command(
     if similarity_histogram:
         _histogram(result.corpus)
     with output_target(output) as target:
-        result.write_to(target, inputs, messages=to == "messages")
+        result.write_to(target, paths, messages=to == "messages")
     say(dedupe_summary(result) + kept_tail(result.unread.written) + summary_tail(redactor))
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)

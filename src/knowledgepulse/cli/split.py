@@ -14,7 +14,6 @@ from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
     source_options,
-    sources,
     trace_options_of,
 )
 from knowledgepulse.reports.curation import split_summary
@@ -68,7 +67,7 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 @source_options(required=False)
 def split_command(
     *,
-    paths: tuple[str, ...],
+    paths: list[str],
     validation: float | None,
     directory: Path,
     allow_empty: bool,
@@ -85,11 +84,10 @@ def split_command(
     """
     task_field = options.get("task_field")
     convert_options = trace_options_of(options)
-    inputs = sources(paths)
     sink = ProblemSink()
-    with ReadProgress.for_sources(inputs) as progress:
+    with ReadProgress.for_sources(paths) as progress:
         result = split(
-            inputs,
+            paths,
             validation=validation or 0.0,
             task_field=task_field,
             scorer=scorer_from(paths, options),
