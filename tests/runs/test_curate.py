@@ -328,6 +328,19 @@ def test_max_similarity_without_vectors_says_the_embedder_did_not_load(
         select(corpus(), max_similarity=0.9, scorer=failing)
 
 
+def test_kp_shows_the_same_error_with_its_options(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """kp select --max-similarity without vectors: the library's error, spelt with options."""
+    monkeypatch.setattr(TraceValueScorer, "embed_traces", lambda self, traces: None)
+    path = tmp_path / "traces.jsonl"
+    path.write_text("".join(json.dumps(trace) + "\n" for trace in corpus()))
+    code, _, err = kp(capsys, "select", str(path), "--max-similarity", "0.9")
+    assert code == 2
+    assert err.startswith("kp: error: --max-similarity needs an embedder, and none could be")
+    assert err.rstrip().endswith("or give the embedder a model file it can load (--model)")
+
+
 _OBJECTIVES = ["refund order 7", "book a flight", "fix the test", "sum invoices", "plan a trip"]
 
 

@@ -39,7 +39,6 @@ from knowledgepulse.cli._traces import (
 from knowledgepulse.curation.corpus import Corpus
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM
 from knowledgepulse.curation.percentiles import similarity_histogram
-from knowledgepulse.errors import EmbedderUnavailableError, install_hint
 from knowledgepulse.reports.curation import (
     decontamination_summary,
     dedupe_summary,
@@ -63,11 +62,6 @@ from knowledgepulse.runs.write import check_output_name, rows_form, write_jsonl
 
 if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
-
-NO_EMBEDDER = (
-    "{what} needs an embedder, and none could be loaded "
-    "(install the embeddings extra: " + install_hint("embeddings") + ", or give --model)"
-)
 
 
 def run_arguments(
@@ -211,18 +205,15 @@ def select_command(
     sink = ProblemSink()
     run, redactor = run_arguments(paths, (output, report_path), sink, options)
     with ReadProgress.for_sources(paths) as progress:
-        try:
-            # reread=None: a large file is held apart, and read again to write.
-            result = select(
-                paths,
-                task_field=task_field,
-                progress=progress.advance,
-                reread=None,
-                **run,
-                **options,
-            )
-        except EmbedderUnavailableError:
-            raise click.UsageError(NO_EMBEDDER.format(what="--max-similarity")) from None
+        # reread=None: a large file is held apart, and read again to write.
+        result = select(
+            paths,
+            task_field=task_field,
+            progress=progress.advance,
+            reread=None,
+            **run,
+            **options,
+        )
     if similarity_histogram:
         _histogram(result.corpus)
     with output_target(output) as target:
@@ -347,31 +338,27 @@ def dedupe_command(
         paths, (output, report_path) if against else (output,), sink, options
     )
     with ReadProgress.for_sources(paths) as progress:
-        try:
-            if against:
-                del run["redact"]  # refused: decontamination writes rows as they came
-                found = decontaminate(
-                    paths,
-                    against=[str(path) for path in against],
-                    threshold=threshold,
-                    progress=progress.advance,
-                    **run,
-                    **options,
-                )
-            else:
-                result = dedupe(
-                    paths,
-                    by=by,
-                    threshold=threshold,
-                    task_field=task_field,
-                    task_similarity=task_similarity,
-                    progress=progress.advance,
-                    reread=None,  # large files: held apart, read again to write
-                    **run,
-                )
-        except EmbedderUnavailableError:
-            what = "kp dedupe --against" if against else "kp dedupe"
-            raise click.UsageError(NO_EMBEDDER.format(what=what)) from None
+        if against:
+            del run["redact"]  # refused: decontamination writes rows as they came
+            found = decontaminate(
+                paths,
+                against=[str(path) for path in against],
+                threshold=threshold,
+                progress=progress.advance,
+                **run,
+                **options,
+            )
+        else:
+            result = dedupe(
+                paths,
+                by=by,
+                threshold=threshold,
+                task_field=task_field,
+                task_similarity=task_similarity,
+                progress=progress.advance,
+                reread=None,  # large files: held apart, read again to write
+                **run,
+            )
     if against:
         with output_target(output) as target:
             found.write_to(target, paths, messages=to == "messages")

@@ -16,12 +16,11 @@ from typing import IO, Any, Literal
 
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
-    EmbedderUnavailableError,
     InputFileError,
     Location,
 )
 from knowledgepulse.records import Problem
-from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, NO_VECTORS
+from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
 from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.write import UnreadRows, item_writer, output_form, redacted_like
@@ -313,7 +312,7 @@ def _embedding_matches(
 
     vectors = scorer.embed_traces([item.trace for item in items])
     if vectors is None:
-        raise EmbedderUnavailableError(NO_VECTORS.format(what="embedding decontamination"))
+        raise no_vectors("embedding decontamination")
     held = np.zeros((len(references), vectors.shape[1]), dtype=np.float32)
     traced = [i for i, item in enumerate(reference_items) if item is not None]
     if traced:

