@@ -54,7 +54,6 @@ from knowledgepulse.runs.curate import (
     DEDUPE_BY_TASK,
     DEDUPE_THRESHOLD,
     RANK_BY_SCORE,
-    DedupeBy,
     dedupe,
     select,
 )
@@ -290,9 +289,7 @@ def select_command(
 def dedupe_command(
     *,
     paths: list[str],
-    by: DedupeBy,
     task_field: str | None,
-    task_similarity: float | None,
     against: tuple[Path, ...],
     report_path: Path | None,
     similarity_histogram: bool,
@@ -318,6 +315,7 @@ def dedupe_command(
     cannot be read with kp_error; --redact cleans them of secrets and personal data first.
     """
     if against:
+        by, task_similarity = options.pop("by"), options.pop("task_similarity")  # one set's
         refuse_usage(
             (by == DEDUPE_BY_TASK, "--by task is for dedupe within one set"),
             (similarity_histogram, "--similarity-histogram is for dedupe within one set"),
@@ -333,7 +331,8 @@ def dedupe_command(
                 f"{', '.join(against_only)} only apply with --against REF",
             ),
         )
-    sink, threshold = ProblemSink(), options.pop("threshold")
+        del options["ngram"], options["min_overlap"]  # decontamination's
+    sink = ProblemSink()
     run, redactor = run_arguments(
         paths, (output, report_path) if against else (output,), sink, options
     )
@@ -343,7 +342,6 @@ def dedupe_command(
             found = decontaminate(
                 paths,
                 against=[str(path) for path in against],
-                threshold=threshold,
                 progress=progress.advance,
                 **run,
                 **options,
@@ -351,13 +349,11 @@ def dedupe_command(
         else:
             result = dedupe(
                 paths,
-                by=by,
-                threshold=threshold,
                 task_field=task_field,
-                task_similarity=task_similarity,
                 progress=progress.advance,
                 reread=None,  # large files: held apart, read again to write
                 **run,
+                **options,
             )
     if against:
         with output_target(output) as target:
