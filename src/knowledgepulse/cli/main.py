@@ -12,6 +12,7 @@ import logging
 import os
 import pkgutil
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 import click
@@ -84,9 +85,9 @@ def flag_of(setting: Setting) -> str:
 
 def _option_named(name: str) -> click.Option | None:
     context = click.get_current_context(silent=True) or click.Context(cli)
-    commands = [context.command]
+    commands: Iterable[click.Command] = [context.command]
     if context.command is cli:  # outside a command: the first command that has the option
-        commands = [cli.get_command(context, command) or cli for command in _COMMANDS]
+        commands = (cli.get_command(context, command) or cli for command in _COMMANDS)
     options = (parameter for command in commands for parameter in command.params)
     return next((p for p in options if isinstance(p, click.Option) and p.name == name), None)
 
