@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import click
 import pytest
 
-from knowledgepulse.cli.main import FLAGS, _PrintableFormatter, cli, flag_of
+from knowledgepulse.cli.main import SPELT_AS, _PrintableFormatter, cli, flag_of
+from knowledgepulse.cli.redact import redact_command
 from knowledgepulse.errors import EmbedderUnavailableError, Setting
 from tests.cli.conftest import KpRunner
 from tests.novelty.test_ring_file import interrupted_save
@@ -30,6 +32,14 @@ def test_a_setting_is_spelt_by_python_and_by_kp(setting: Setting, python: str, f
     assert (str(setting), flag_of(setting)) == (python, flag)
 
 
+def test_a_setting_is_spelt_by_the_running_commands_option() -> None:
+    """In kp redact, rules_file is its --rules; outside a command, the first command's option."""
+    with click.Context(redact_command):
+        assert flag_of(Setting("rules_file")) == "--rules"
+    assert flag_of(Setting("rules_file")) == "--redact-rules"
+    assert flag_of(Setting("annotate", False)) == "without --annotate"
+
+
 def test_a_users_value_is_shown_as_given() -> None:
     """Only the settings are spelt again: a value that looks like a parameter is left alone."""
     error = EmbedderUnavailableError(
@@ -46,7 +56,7 @@ def test_every_flag_is_an_option_of_kp() -> None:
         for parameter in cli.get_command(None, name).params  # type: ignore[arg-type, union-attr]
         for option in (*parameter.opts, *parameter.secondary_opts)
     }
-    named = {word for flag in FLAGS.values() for word in flag.split() if word.startswith("--")}
+    named = {word for flag in SPELT_AS.values() for word in flag.split() if word.startswith("--")}
     assert named <= options
 
 

@@ -282,6 +282,31 @@ def test_problems_are_reported_as_data_and_as_found(tmp_path: Path) -> None:
             ScorerParameterError,
             "task_similarity=-2: a cosine",
         ),
+        (
+            lambda: dedupe(corpus(), scorer=TraceValueScorer(embedder=None)),
+            ScorerParameterError,
+            "drop embedder=None [(]or give by='task'[)]",
+        ),
+        (
+            lambda: select(corpus(), task_field="metadata.task", task_similarity=0.5),
+            ParameterConflictError,
+            "task_similarity infers the tasks task_field reads: give one of them",
+        ),
+        (
+            lambda: dedupe(corpus(), task_field="metadata.task", task_similarity=0.5),
+            ParameterConflictError,
+            "task_similarity infers the tasks task_field reads: give one of them",
+        ),
+        (
+            lambda: dedupe(corpus(), task_similarity=0.5),
+            ParameterConflictError,
+            "task_similarity infers the tasks of by='task': give by='task'",
+        ),
+        (
+            lambda: dedupe(corpus(), by="task", threshold=0.5),
+            ParameterConflictError,
+            "by='task' keeps each task's best run, whatever the cosine: drop threshold",
+        ),
     ],
 )
 def test_library_errors_name_the_parameters_not_the_flags(
@@ -301,6 +326,19 @@ def test_max_similarity_without_vectors_says_the_embedder_did_not_load(
     monkeypatch.setattr(failing, "embed_traces", lambda traces: None)
     with pytest.raises(EmbedderUnavailableError, match="max_similarity needs an embedder"):
         select(corpus(), max_similarity=0.9, scorer=failing)
+
+
+def test_kp_shows_the_same_error_with_its_options(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """kp select --max-similarity without vectors: the library's error, spelt with options."""
+    monkeypatch.setattr(TraceValueScorer, "embed_traces", lambda self, traces: None)
+    path = tmp_path / "traces.jsonl"
+    path.write_text("".join(json.dumps(trace) + "\n" for trace in corpus()))
+    code, _, err = kp(capsys, "select", str(path), "--max-similarity", "0.9")
+    assert code == 2
+    assert err.startswith("kp: error: --max-similarity needs an embedder, and none could be")
+    assert err.rstrip().endswith("or give the embedder a model file it can load (--model)")
 
 
 _OBJECTIVES = ["refund order 7", "book a flight", "fix the test", "sum invoices", "plan a trip"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, main
-from knowledgepulse.errors import OutputError
+from knowledgepulse.errors import OutputError, ParameterConflictError
 from knowledgepulse.evals import load_report, preset
 from knowledgepulse.evals.tasks import TaskInput, load_task
 from knowledgepulse.records import Problem
@@ -184,6 +184,11 @@ def test_a_task_that_raises_is_a_located_problem_of_its_case() -> None:
         ({"suite": SUITE, "fail_on": "regression"}, ("fail_on=", "baseline=")),
         ({"suite": SUITE, "repeat": 2, "cache_dir": None}, ("repeat", "cache_dir", "task=")),
         ({"suite": SUITE, "baseline": "base.json", "tolerance": -1}, ("tolerance",)),
+        ({"suite": SUITE, "tolerance": 0.1}, ("tolerance applies", "baseline=")),
+        (
+            {"suite": SUITE, "task": RENAME_TASK, "cache_dir": "elsewhere"},
+            ("cache_dir holds the outputs cached under task_version",),
+        ),
     ],
 )
 def test_settings_that_cannot_run_are_refused_by_their_parameter_names(
@@ -204,6 +209,12 @@ def test_an_unknown_fail_on_is_refused_before_any_case_is_read() -> None:
         evaluate_cases(INVALID_CASES, suite=SUITE, fail_on="failures", on_problem=read.append)  # type: ignore[arg-type]
     assert "'failures'" in str(refused.value)
     assert read == []
+
+
+def test_a_dry_run_refuses_the_settings_the_run_would() -> None:
+    """check_cases takes the run's settings and refuses a conflict as evaluate_cases does."""
+    with pytest.raises(ParameterConflictError, match=re.escape("repeat only apply with task=")):
+        check_cases(JSONL_CASES, preset="strict", repeat=2)
 
 
 def test_a_task_that_is_no_function_is_refused_before_any_case_runs() -> None:

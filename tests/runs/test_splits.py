@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.errors import OutputError, ScorerParameterError
+from knowledgepulse.errors import OutputError, ParameterConflictError, ScorerParameterError
 from knowledgepulse.runs import select, split
 from knowledgepulse.runs.splits import write_split
 from knowledgepulse.testing import HashingEmbedder
@@ -122,6 +122,21 @@ def test_shares_leaving_no_train_or_no_test_are_refused(
         split(chat_rows([0, 1]), test=test, validation=validation)
 
 
+@pytest.mark.parametrize(
+    ("settings", "words"),
+    [
+        ({"task_field": "metadata.task"}, "task_similarity infers the tasks task_field reads"),
+        ({"by": "domain"}, "task_similarity infers the tasks of by='task': give by='task'"),
+    ],
+)
+def test_task_similarity_where_no_task_is_inferred_is_refused(
+    settings: dict[str, str], words: str
+) -> None:
+    """task_similarity with tasks read, or grouping by another key: a conflict naming both."""
+    with pytest.raises(ParameterConflictError, match=words):
+        split([trace_json()], test=0.5, task_similarity=0.5, **settings)  # type: ignore[arg-type]
+
+
 def test_write_split_gives_each_part_in_the_input_form(tmp_path: Path) -> None:
     """Rows are written back as rows, each part in its file, every row once."""
     rows = chat_rows([0, 0, 1, 2, 3])
@@ -133,6 +148,16 @@ def test_write_split_gives_each_part_in_the_input_form(tmp_path: Path) -> None:
     ]
     assert sorted(row["id"] for row in written) == sorted(row["id"] for row in rows)
     assert all(row in rows for row in written)
+
+
+def test_write_split_gives_parquet_rows_back_as_parquet(tmp_path: Path) -> None:
+    """The parts of a Parquet file's split are Parquet by default, as kp split writes them."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    pa = pytest.importorskip("pyarrow")
+    source = tmp_path / "rows.parquet"
+    pq.write_table(pa.Table.from_pylist(chat_rows([0, 0, 1, 2, 3])), source)
+    files = write_split(split([str(source)], test=0.4, seed=2), tmp_path / "out")
+    assert sorted(path.name for path in files.values()) == ["test.parquet", "train.parquet"]
 
 
 def test_rows_that_give_no_trace_are_written_apart_with_their_error(tmp_path: Path) -> None:

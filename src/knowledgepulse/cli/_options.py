@@ -134,6 +134,16 @@ def given(*names: str) -> list[str]:
     ]
 
 
+def unless_given(context: click.Context, parameter: click.Parameter, value: Any) -> Any:
+    """An option callback: ``None`` for an option left at its default, which ``--help`` shows.
+
+    The library then applies the default itself, and can refuse a setting given where it
+    does not apply.
+    """
+    source = context.get_parameter_source(parameter.name or "")
+    return None if source is click.core.ParameterSource.DEFAULT else value
+
+
 def refuse_usage(*rules: tuple[bool, str]) -> None:
     """Raise the first ``(broken, message)`` rule that is broken as a usage error (exit 2)."""
     for broken, message in rules:
@@ -184,16 +194,6 @@ task_field_option = click.option(
 )
 
 
-def refuse_task_similarity_with(task_field: str | None) -> None:
-    """``--task-similarity`` infers tasks: with ``--task-field`` reading them, it is refused."""
-    refuse_usage(
-        (
-            task_field is not None and bool(given("task_similarity")),
-            "--task-similarity infers the tasks --task-field reads: give one of them",
-        )
-    )
-
-
 def task_similarity_option(command: Command) -> Command:
     """``--task-similarity S``, for the commands that infer tasks (curation loads with them)."""
     from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY  # noqa: PLC0415 - numpy
@@ -203,6 +203,7 @@ def task_similarity_option(command: Command) -> Command:
         type=click.FloatRange(-1.0, 1.0),
         default=INFERRED_TASK_SIMILARITY,
         show_default=True,
+        callback=unless_given,
         help="Without --task-field: a trace whose cosine with a task's best run "
         "reaches S is a run of that task (1 groups only equal objectives).",
     )(command)

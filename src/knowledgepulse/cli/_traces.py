@@ -24,16 +24,18 @@ from knowledgepulse.runs.read import trace_options
 from knowledgepulse.sources import SOURCE_CHOICES, RowOptions, TraceOptions
 from knowledgepulse.sources._registry import get_source, source_names
 
-paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...")
 
-
-def sources(paths: Sequence[str]) -> list[str]:
+def _sources(context: click.Context, parameter: click.Parameter, paths: Sequence[str]) -> Any:
     """The inputs: the paths given, or standard input when it is piped and no path is given."""
     if paths:
         return list(paths)
     if sys.stdin.isatty():
         raise click.UsageError("give trace files (JSON or JSONL), or - to read standard input")
     return [STDIN]
+
+
+paths_argument = click.argument("paths", nargs=-1, metavar="[PATH]...", callback=_sources)
+"""``[PATH]...``: the inputs, as a list (``[-]``, standard input, when none is given)."""
 
 
 class ProblemSink(problems.ProblemSink):

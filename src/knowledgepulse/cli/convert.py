@@ -17,7 +17,6 @@ from knowledgepulse.cli._traces import (
     paths_argument,
     show_problem,
     source_options,
-    sources,
     trace_options_of,
 )
 from knowledgepulse.runs.convert import ConvertTo, convert_files
@@ -35,7 +34,7 @@ from knowledgepulse.runs.convert import ConvertTo, convert_files
 )
 @redact_options
 def convert_command(
-    *, paths: tuple[str, ...], output: Path | None, to: ConvertTo, allow_empty: bool, **options: Any
+    *, paths: list[str], output: Path | None, to: ConvertTo, allow_empty: bool, **options: Any
 ) -> int:
     """Convert agent frameworks' files to ReasoningTrace JSON Lines, one trace per run.
 
@@ -53,7 +52,7 @@ def convert_command(
     redactor = redactor_from(options)
     with output_target(output) as target:
         done = convert_files(
-            sources(paths),
+            paths,
             target,
             to=to,
             redact=redactor or False,

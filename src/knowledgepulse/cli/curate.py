@@ -21,26 +21,24 @@ from knowledgepulse.cli._options import (
     given,
     output_option,
     profiles_file_option,
-    refuse_task_similarity_with,
     refuse_usage,
     report_option,
     similarity_histogram_option,
     task_field_option,
     task_similarity_option,
     to_option,
+    unless_given,
 )
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
     source_options,
-    sources,
     trace_options_of,
 )
 from knowledgepulse.curation.corpus import Corpus
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM
 from knowledgepulse.curation.percentiles import similarity_histogram
-from knowledgepulse.errors import EmbedderUnavailableError, install_hint
 from knowledgepulse.reports.curation import (
     decontamination_summary,
     dedupe_summary,
@@ -54,8 +52,8 @@ from knowledgepulse.runs.contamination import decontaminate
 from knowledgepulse.runs.curate import (
     DEDUPE_BY_SIMILARITY,
     DEDUPE_BY_TASK,
+    DEDUPE_THRESHOLD,
     RANK_BY_SCORE,
-    DedupeBy,
     dedupe,
     select,
 )
@@ -64,14 +62,9 @@ from knowledgepulse.runs.write import check_output_name, rows_form, write_jsonl
 if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
 
-NO_EMBEDDER = (
-    "{what} needs an embedder, and none could be loaded "
-    "(install the embeddings extra: " + install_hint("embeddings") + ", or give --model)"
-)
-
 
 def run_arguments(
-    paths: tuple[str, ...],
+    paths: list[str],
     outputs: tuple[Path | None, ...],
     sink: ProblemSink,
     options: dict[str, Any],
@@ -84,7 +77,7 @@ def run_arguments(
     reading = trace_options_of(options)
     check_output_name(outputs[0])
     if options["source"] is not None:
-        rows_form(outputs[0], sources(paths))  # Parquet needs -o: refused before reading
+        rows_form(outputs[0], paths)  # Parquet needs -o: refused before reading
     for path in outputs:
         if path is not None:
             check_destination(path, what="output", inputs=paths)
@@ -183,7 +176,7 @@ def _histogram(corpus: Corpus) -> None:
 @redact_options
 def select_command(
     *,
-    paths: tuple[str, ...],
+    paths: list[str],
     task_field: str | None,
     similarity_histogram: bool,
     output: Path | None,
@@ -208,27 +201,22 @@ def select_command(
     rows (--from) are written back as they were, with kp_ columns added, in the input's form
     (JSON Lines or Parquet) or -o's; a row that cannot be read follows them, with kp_error.
     """
-    refuse_task_similarity_with(task_field)
     sink = ProblemSink()
     run, redactor = run_arguments(paths, (output, report_path), sink, options)
-    inputs = sources(paths)
-    with ReadProgress.for_sources(inputs) as progress:
-        try:
-            # reread=None: a large file is held apart, and read again to write.
-            result = select(
-                inputs,
-                task_field=task_field,
-                progress=progress.advance,
-                reread=None,
-                **run,
-                **options,
-            )
-        except EmbedderUnavailableError:
-            raise click.UsageError(NO_EMBEDDER.format(what="--max-similarity")) from None
+    with ReadProgress.for_sources(paths) as progress:
+        # reread=None: a large file is held apart, and read again to write.
+        result = select(
+            paths,
+            task_field=task_field,
+            progress=progress.advance,
+            reread=None,
+            **run,
+            **options,
+        )
     if similarity_histogram:
         _histogram(result.corpus)
     with output_target(output) as target:
-        result.write_to(target, inputs, messages=to == "messages")
+        result.write_to(target, paths, messages=to == "messages")
     if report_path is not None:
         write_jsonl(report_path, result.rejected)
     summary = selection_summary(result, options["min_score"], sink.tally.invalid)
@@ -250,8 +238,9 @@ def select_command(
 @click.option(
     "--threshold",
     type=click.FloatRange(-1.0, 1.0),
-    default=0.95,
+    default=DEDUPE_THRESHOLD,
     show_default=True,
+    callback=unless_given,
     help="Two traces are near-duplicates when their cosine reaches S (see --similarity-histogram).",
 )
 @task_field_option
@@ -299,10 +288,8 @@ def select_command(
 @redact_options
 def dedupe_command(
     *,
-    paths: tuple[str, ...],
-    by: DedupeBy,
+    paths: list[str],
     task_field: str | None,
-    task_similarity: float,
     against: tuple[Path, ...],
     report_path: Path | None,
     similarity_histogram: bool,
@@ -327,69 +314,50 @@ def dedupe_command(
     group's number, or null) and kp_kept (false for a duplicate that would go), a row that
     cannot be read with kp_error; --redact cleans them of secrets and personal data first.
     """
-    refuse_task_similarity_with(task_field)
     if against:
+        by, task_similarity = options.pop("by"), options.pop("task_similarity")  # one set's
         refuse_usage(
             (by == DEDUPE_BY_TASK, "--by task is for dedupe within one set"),
             (similarity_histogram, "--similarity-histogram is for dedupe within one set"),
             (options["redact"], "--redact is for dedupe within one set"),
-            (bool(given("task_similarity")), "--task-similarity is for dedupe --by task"),
+            (task_similarity is not None, "--task-similarity is for dedupe --by task"),
         )
         options["task_field"] = task_field  # a row column, as before: which task is not asked
     else:
         refuse_usage(
-            (
-                options["no_embedder"] and by != DEDUPE_BY_TASK,
-                "kp dedupe compares embeddings; drop --no-embedder (or give --by task)",
-            ),
             (report_path is not None, "--report lists what --against removed: give --against"),
             (
                 bool(against_only := given("ngram", "min_overlap")),
                 f"{', '.join(against_only)} only apply with --against REF",
             ),
-            (
-                by == DEDUPE_BY_TASK and bool(given("threshold")),
-                "--by task keeps each task's best run, whatever the cosine: drop --threshold",
-            ),
-            (
-                by != DEDUPE_BY_TASK and bool(given("task_similarity")),
-                "--task-similarity infers the tasks of --by task: give --by task",
-            ),
         )
-    sink, threshold = ProblemSink(), options.pop("threshold")
+        del options["ngram"], options["min_overlap"]  # decontamination's
+    sink = ProblemSink()
     run, redactor = run_arguments(
         paths, (output, report_path) if against else (output,), sink, options
     )
-    inputs = sources(paths)
-    with ReadProgress.for_sources(inputs) as progress:
-        try:
-            if against:
-                del run["redact"]  # refused: decontamination writes rows as they came
-                found = decontaminate(
-                    inputs,
-                    against=[str(path) for path in against],
-                    threshold=threshold,
-                    progress=progress.advance,
-                    **run,
-                    **options,
-                )
-            else:
-                result = dedupe(
-                    inputs,
-                    by=by,
-                    threshold=threshold,
-                    task_field=task_field,
-                    task_similarity=task_similarity,
-                    progress=progress.advance,
-                    reread=None,  # large files: held apart, read again to write
-                    **run,
-                )
-        except EmbedderUnavailableError:
-            what = "kp dedupe --against" if against else "kp dedupe"
-            raise click.UsageError(NO_EMBEDDER.format(what=what)) from None
+    with ReadProgress.for_sources(paths) as progress:
+        if against:
+            del run["redact"]  # refused: decontamination writes rows as they came
+            found = decontaminate(
+                paths,
+                against=[str(path) for path in against],
+                progress=progress.advance,
+                **run,
+                **options,
+            )
+        else:
+            result = dedupe(
+                paths,
+                task_field=task_field,
+                progress=progress.advance,
+                reread=None,  # large files: held apart, read again to write
+                **run,
+                **options,
+            )
     if against:
         with output_target(output) as target:
-            found.write_to(target, inputs, messages=to == "messages")
+            found.write_to(target, paths, messages=to == "messages")
         if report_path is not None:
             write_jsonl(report_path, found.removed)
         say(decontamination_summary(found) + kept_tail(found.unread.written))
@@ -397,6 +365,6 @@ def dedupe_command(
     if similarity_histogram:
         _histogram(result.corpus)
     with output_target(output) as target:
-        result.write_to(target, inputs, messages=to == "messages")
+        result.write_to(target, paths, messages=to == "messages")
     say(dedupe_summary(result) + kept_tail(result.unread.written) + summary_tail(redactor))
     return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)

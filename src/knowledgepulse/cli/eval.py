@@ -26,15 +26,14 @@ from knowledgepulse.cli._options import (
     allow_empty_option,
     command,
     format_option,
-    given,
     output_option,
     refuse_usage,
+    unless_given,
 )
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION
 from knowledgepulse.evals.compare import (
     DEFAULT_TOLERANCE,
     FAIL_ON,
-    FailOn,
     Verdict,
     compare_runs,
 )
@@ -58,13 +57,13 @@ EXIT_CODES: dict[Verdict, int] = {
     "failed": EXIT_FINDINGS,
     "regressed": EXIT_REGRESSION,
 }
-TASK_SETTINGS = ("concurrency", "retries", "repeat", "task_version", "cache_dir")
 
 tolerance_option = click.option(
     "--tolerance",
     type=click.FloatRange(min=0),
     default=DEFAULT_TOLERANCE,
     show_default=True,
+    callback=unless_given,
     help="Score changes at most this large count as unchanged (verdict flips always count).",
 )
 
@@ -74,14 +73,12 @@ tolerance_option = click.option(
 @click.option(
     "-s",
     "--suite",
-    "suite_path",
     type=click.Path(dir_okay=False, path_type=Path),
     help="A suite file (YAML or JSON): the scorers, weights, thresholds and params.",
 )
 @click.option(
     "-p",
     "--preset",
-    "preset_name",
     type=click.Choice(PRESET_NAMES),
     help="A built-in suite from the scorer design guide.",
 )
@@ -120,7 +117,6 @@ tolerance_option = click.option(
 )
 @click.option(
     "--task",
-    "task_spec",
     metavar="MODULE:FUNCTION",
     help="Call this function (or path/to/file.py:FUNCTION) on each case's input "
     "and score what it returns, instead of the cases' recorded actual outputs.",
@@ -128,7 +124,6 @@ tolerance_option = click.option(
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1),
-    default=DEFAULT_CONCURRENCY,
     help=f"With --task: calls in flight at once [default: {DEFAULT_CONCURRENCY}].",
 )
 @click.option(
@@ -142,13 +137,11 @@ tolerance_option = click.option(
 @click.option(
     "--retries",
     type=click.IntRange(min=0),
-    default=0,
     help="With --task: retries of a call that raised or timed out, with backoff [default: 0].",
 )
 @click.option(
     "--repeat",
     type=click.IntRange(min=1),
-    default=1,
     metavar="K",
     help="With --task: call K times per case; report each scorer's mean ± stderr and pass@K.",
 )
@@ -170,20 +163,13 @@ tolerance_option = click.option(
 def eval_command(
     *,
     cases: tuple[str, ...],
-    suite_path: Path | None,
-    preset_name: str | None,
     output_format: str | None,
     output: Path | None,
     dry_run: bool,
-    baseline: Path | None,
-    fail_on: FailOn | None,
-    tolerance: float,
-    plugins: tuple[str, ...],
-    task_spec: str | None,
     quiet: bool,
     no_cache: bool,
     allow_empty: bool,
-    **task_settings: Any,
+    **settings: Any,
 ) -> int:
     """Score evaluation CASES (JSON, JSONL or YAML files, or - for stdin) with a suite.
 
@@ -204,33 +190,9 @@ def eval_command(
     are scored; a call that raises or times out is that case's error. --plugin loads custom
     scorers first; a call of one past --timeout is that case's error too.
     """
-    task_only = given(*TASK_SETTINGS, "no_cache")
     output_format = output_format or report_format(output, RUN_FORMATS)
     refuse_usage(
-        (
-            task_spec is None and bool(task_only),
-            f"{', '.join(task_only)} only apply with --task MODULE:FUNCTION",
-        ),
-        (
-            (suite_path is None) == (preset_name is None),
-            "give exactly one of --suite FILE or --preset NAME",
-        ),
-        (
-            baseline is None and bool(given("tolerance")),
-            "--tolerance applies to the comparison with --baseline FILE",
-        ),
-        (
-            task_settings["task_version"] is None and bool(given("cache_dir")),
-            "--cache-dir holds the outputs cached under --task-version: give --task-version",
-        ),
-        (
-            not cases and not dry_run,
-            "give case files (JSON, JSONL or YAML), or - to read stdin",
-        ),
-        (
-            fail_on == "regression" and baseline is None,
-            "--fail-on regression needs --baseline FILE, the run to be no worse than",
-        ),
+        (not cases and not dry_run, "give case files (JSON, JSONL or YAML), or - to read stdin"),
         (
             dry_run and output_format in ("junit", "html"),
             "--dry-run prints the suite; use --format table, json or markdown",
@@ -238,27 +200,15 @@ def eval_command(
     )
     if output is not None:
         check_destination(output, what="report", inputs=cases)
-    asked: dict[str, Any] = {
-        "suite": suite_path,
-        "preset": preset_name,
-        "task": task_spec,
-        "plugins": plugins,
-        "baseline": baseline,
-        "on_problem": None if quiet else _stderr,
-    }
+    settings["cache_dir"] = None if no_cache else settings["cache_dir"]
+    settings["timeout"] = task_timeout(settings["timeout"])
+    on_problem = None if quiet else _stderr
     if dry_run:
-        return _dry_run(check_cases(cases, **asked), output_format, output, quiet or not cases)
-    timeout = task_timeout(task_settings.pop("timeout"))
-    task_settings["cache_dir"] = None if no_cache else task_settings["cache_dir"]
+        check = check_cases(cases, on_problem=on_problem, **settings)
+        return _dry_run(check, output_format, output, quiet or not cases)
     with TaskBar() as bar:
         outcome = evaluate_cases(
-            cases,
-            fail_on=fail_on,
-            tolerance=tolerance,
-            timeout=timeout,
-            progress=None if quiet else bar,
-            **asked,
-            **(task_settings if task_spec is not None else {}),
+            cases, progress=None if quiet else bar, on_problem=on_problem, **settings
         )
     run, comparison, gate = outcome.run, outcome.comparison, outcome.gate
     for failure in () if quiet else outcome.task_failures:
@@ -322,7 +272,7 @@ def compare_command(
     *,
     base: Path,
     new: Path,
-    tolerance: float,
+    tolerance: float | None,
     output_format: str | None,
     output: Path | None,
     quiet: bool,
@@ -338,6 +288,7 @@ def compare_command(
     output_format = output_format or report_format(output, tuple(COMPARISON_VIEWS))
     if output is not None:
         check_destination(output, what="comparison", inputs=(base, new))
+    tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance
     comparison = compare_runs(base, new, tolerance=tolerance)
     _write(COMPARISON_VIEWS[output_format](comparison), output)
     if not quiet and not (output_format == "table" and output is None):

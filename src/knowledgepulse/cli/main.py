@@ -2,7 +2,7 @@
 
 A command's module is imported only when that command runs (``kp score`` loads no evaluation
 code); this module turns library errors into one-line messages and exit codes (see the epilog),
-naming the options where the library names its parameters (:data:`FLAGS`).
+naming the options where the library names its parameters (:func:`flag_of`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import logging
 import os
 import pkgutil
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 import click
@@ -48,63 +49,47 @@ _COMMANDS = {
 }
 
 
-FLAGS: dict[str | tuple[str, object], str] = {
-    "address": "--address",
-    ("annotate", True): "--annotate",
-    "batch_size": "--batch-size",
-    "budget": "--budget",
-    "cache_dir": "--cache-dir",
+SPELT_AS: dict[str | tuple[str, object], str] = {
     ("cache_dir", None): "--no-cache",
-    "cache_path": "--cache",
-    "cache_size": "--cache-size",
-    "confidence": "--confidence",
-    ("corpus", True): "--corpus",
-    "device": "--device",
-    "domain": "--domain",
-    "embedder": "--embedder",
-    "engine": "--engine",
-    ("explain", True): "--explain",
     ("embedder", None): "--no-embedder",
-    ("frozen", True): "--frozen",
-    "kind": "--embedder",
-    "max_elements": "--cache-size",
-    "max_similarity": "--max-similarity",
-    "max_windows": "--max-windows",
-    "min_reward": "--min-reward",
-    "model_path": "--model",
-    ("no_embedder", True): "--no-embedder",
-    "order": "--order",
-    "privacy_level": "--privacy-level",
-    "output": "-o",
-    "output_format": "--format",
-    "rank_by": "--rank-by",
     ("read_only", False): "without --frozen",
     ("read_only", True): "--frozen",
-    ("redact", True): "--redact",
-    "rules_file": "--redact-rules",
-    "source": "--from",
-    "success_threshold": "--success-threshold",
-    "test": "--test",
-    "top": "--top",
-    "ttl_ms": "--ttl",
-    "validation": "--validation",
-    "load_suite": "--suite FILE",
+    "embedder": "--embedder",
+    "max_elements": "--cache-size",
+    "output": "-o",
     "VectorCache.open": "--cache FILE",
-    "workers": "--workers",
 }
-"""The option that sets each parameter a library error names, by the parameter's name, or by its
-name and value where that value is an option of its own. A parameter not here is shown as Python
-spells it."""
+"""How kp spells a parameter (or a parameter and value) that no option is named after, or
+that it spells otherwise than by the option's long name."""
 
 
 def flag_of(setting: Setting) -> str:
-    """A setting a library error names, as ``kp`` spells it: ``--device cuda:3``, say."""
-    if setting.value is not NO_VALUE and (exact := FLAGS.get((setting.name, setting.value))):
+    """A setting a library error names, as ``kp`` spells it: ``--device cuda:3``, say.
+
+    By :data:`SPELT_AS`, else by the option of the running command (outside one, of the first
+    command that has it) whose parameter has the setting's name: a flag by its long name
+    (``without`` it when false), another option by its long name and the value. A parameter no
+    option sets is spelt as Python spells it.
+    """
+    value = setting.value
+    if value is not NO_VALUE and (exact := SPELT_AS.get((setting.name, value))):
         return exact
-    flag = FLAGS.get(setting.name)
+    option = _option_named(setting.name)
+    flag = SPELT_AS.get(setting.name) or (max(option.opts, key=len) if option else None)
     if flag is None:
         return str(setting)
-    return flag if setting.value is NO_VALUE else f"{flag} {setting.value}"
+    if option is not None and option.is_flag:
+        return flag if value in (True, NO_VALUE) else f"without {flag}"
+    return flag if value is NO_VALUE else f"{flag} {value}"
+
+
+def _option_named(name: str) -> click.Option | None:
+    context = click.get_current_context(silent=True) or click.Context(cli)
+    commands: Iterable[click.Command] = [context.command]
+    if context.command is cli:  # outside a command: the first command that has the option
+        commands = (cli.get_command(context, command) or cli for command in _COMMANDS)
+    options = (parameter for command in commands for parameter in command.params)
+    return next((p for p in options if isinstance(p, click.Option) and p.name == name), None)
 
 
 class _ReaderGoneError(Exception):

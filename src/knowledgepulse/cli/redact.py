@@ -17,7 +17,6 @@ from knowledgepulse.cli._traces import (
     paths_argument,
     show_problem,
     source_options,
-    sources,
     trace_options_of,
 )
 from knowledgepulse.reports.terminal import ReadProgress
@@ -38,7 +37,7 @@ from knowledgepulse.runs.redaction import redact_files
 )
 @source_options(required=False)
 def redact_command(
-    *, paths: tuple[str, ...], output: Path | None, allow_empty: bool, **options: Any
+    *, paths: list[str], output: Path | None, allow_empty: bool, **options: Any
 ) -> int:
     """Redact secrets and personal data from traces, so that they are safe to share.
 
@@ -57,10 +56,9 @@ def redact_command(
     be read is reported on stderr as FILE:LINE: PATH: message and the others go on; exit code
     1 when there was any.
     """
-    inputs = sources(paths)
-    with ReadProgress.for_sources(inputs) as progress, output_target(output) as target:
+    with ReadProgress.for_sources(paths) as progress, output_target(output) as target:
         done = redact_files(
-            inputs,
+            paths,
             target,
             options=trace_options_of(options),
             notes=say,

@@ -37,7 +37,6 @@ from knowledgepulse.cli._traces import (
     paths_argument,
     show_problem,
     source_options,
-    sources,
     trace_options_of,
 )
 from knowledgepulse.reports.terminal import ReadProgress
@@ -146,7 +145,7 @@ from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 @redact_options
 def score_command(
     *,
-    paths: tuple[str, ...],
+    paths: list[str],
     output_format: str | None,
     output: Path | None,
     annotate: bool,
@@ -165,10 +164,9 @@ def score_command(
     """
     output_format = output_format or report_format(output, ("json", "csv", "html"), "jsonl")
     redactor = redactor_from(options)
-    inputs = sources(paths)
-    with ReadProgress.for_sources(inputs) as progress, output_target(output) as target:
+    with ReadProgress.for_sources(paths) as progress, output_target(output) as target:
         done = score_files(
-            inputs,
+            paths,
             target,
             output_format=output_format,
             annotate=annotate,
@@ -196,7 +194,7 @@ def score_command(
 @format_option(("text", "json"), "text: problems on stderr; json: a report on stdout.", "text")
 @source_options(required=False)
 def validate_command(
-    *, paths: tuple[str, ...], output_format: str, allow_empty: bool, **options: Any
+    *, paths: list[str], output_format: str, allow_empty: bool, **options: Any
 ) -> int:
     """Check traces against the ReasoningTrace schema, without scoring.
 
@@ -204,10 +202,9 @@ def validate_command(
     With --from, PATH is an agent framework's file, converted and checked as kp score reads it:
     the traces valid here are the ones kp score scores.
     """
-    inputs = sources(paths)
-    with ReadProgress.for_sources(inputs) as progress:
+    with ReadProgress.for_sources(paths) as progress:
         done = validate_files(
-            inputs,
+            paths,
             keep=output_format == "json",
             options=trace_options_of(options),
             notes=say,

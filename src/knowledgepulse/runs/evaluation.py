@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict, Unpack
 
+from knowledgepulse.errors import NO_VALUE, ParameterConflictError, Setting
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases
 from knowledgepulse.evals.compare import (
     DEFAULT_TOLERANCE,
@@ -164,11 +166,11 @@ def evaluate_cases(
     plugins: Iterable[str] = (),
     baseline: Baseline | None = None,
     fail_on: FailOn | None = None,
-    tolerance: float = DEFAULT_TOLERANCE,
-    concurrency: int = DEFAULT_CONCURRENCY,
+    tolerance: float | None = None,
+    concurrency: int | None = None,
     timeout: float | None = DEFAULT_TIMEOUT_S,
-    retries: int = 0,
-    repeat: int = 1,
+    retries: int | None = None,
+    repeat: int | None = None,
     task_version: str | None = None,
     cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
     progress: Callable[[TaskProgress], object] | None = None,
@@ -190,39 +192,45 @@ def evaluate_cases(
         fail_on: what fails the run: ``failure`` (any failing case), ``regression`` (a case
             worse than the baseline: it passed there, or is not in it) or ``never``; by default
             ``regression`` with a baseline, else ``failure``.
-        tolerance: with a baseline, score changes at most this large count as unchanged.
-        concurrency: with a task, calls in flight at once.
+        tolerance: with a baseline, score changes at most this large count as unchanged
+            (default: ``DEFAULT_TOLERANCE``).
+        concurrency: with a task, calls in flight at once (default: ``DEFAULT_CONCURRENCY``).
         timeout: the seconds one call of your code may take: a task's call, or one of your
             scorers on one case (``None``: no limit); past it that case is an error.
-        retries: with a task, retries of a call that raised or timed out.
-        repeat: with a task, calls per case (means, standard errors and pass@K above 1).
+        retries: with a task, retries of a call that raised or timed out (default: 0).
+        repeat: with a task, calls per case (means, standard errors and pass@K above 1;
+            default: 1).
         task_version: with a task, cache its outputs under this version.
-        cache_dir: with a task, where outputs are cached (``None``: nowhere).
+        cache_dir: with a task version, where outputs are cached (``None``: nowhere).
         progress: with a task, told how far the calls are.
         on_problem: told each problem and warning found while reading, as it is found.
 
     Raises:
-        ValueError: contradictory or out-of-range settings, or task settings without a task.
+        ParameterConflictError: settings that contradict each other (:func:`check_settings`).
+        ValueError: out-of-range settings.
         PluginLoadError: a plugin or the task cannot be imported.
         InputFileError: a case file, the suite file or the baseline cannot be opened.
         SuiteError: the suite has errors, each located.
         ReportFileError: the baseline is not a ``kp eval`` JSON report.
         OutputError: the output cache cannot be written (before any call).
     """
-    settings = (concurrency, retries, repeat, task_version, cache_dir)
-    if task is None and (
-        given := [k for k, v in zip(_TASK, settings, strict=True) if v != _TASK[k]]
-    ):
-        raise ValueError(f"{', '.join(given)}: settings of a task's calls; give a task (task=)")
-    if fail_on == "regression" and baseline is None:
-        raise ValueError("fail_on='regression' needs a baseline to be no worse than (baseline=)")
-    check_tolerance(tolerance)
-    check_options(concurrency, timeout, retries, 0, repeat)
+    check_settings(
+        task,
+        baseline,
+        fail_on=fail_on,
+        tolerance=tolerance,
+        concurrency=concurrency,
+        timeout=timeout,
+        retries=retries,
+        repeat=repeat,
+        task_version=task_version,
+        cache_dir=cache_dir,
+    )
+    tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance
+    concurrency = DEFAULT_CONCURRENCY if concurrency is None else concurrency
     resolved, loaded, base = _prepare(
         cases, suite=suite, preset=preset, task=task, plugins=plugins, baseline=baseline
     )
-    if fail_on is not None and fail_on not in FAIL_ON:  # a typo read as 'failure' before
-        raise ValueError(f"fail_on must be one of {', '.join(FAIL_ON)} (or None), not {fail_on!r}")
     found: list[Problem] = []
     inputs = _read(cases, resolved, loaded, found, on_problem)
     if loaded is None:
@@ -234,8 +242,8 @@ def evaluate_cases(
             resolved,
             concurrency=concurrency,
             timeout=timeout,
-            retries=retries,
-            repeat=repeat,
+            retries=0 if retries is None else retries,
+            repeat=1 if repeat is None else repeat,
             task_version=task_version,
             cache_dir=cache_dir,
             progress=progress,
@@ -245,14 +253,77 @@ def evaluate_cases(
     return EvalOutcome(run, comparison, gate, tuple(found))
 
 
-_TASK: dict[str, object] = {
-    "concurrency": DEFAULT_CONCURRENCY,
-    "retries": 0,
-    "repeat": 1,
-    "task_version": None,
-    "cache_dir": DEFAULT_CACHE_DIR,
-}
-"""The task settings of :func:`evaluate_cases`, in order, and their defaults."""
+class RunSettings(TypedDict, total=False):
+    """The settings of an evaluation run, as :func:`evaluate_cases` takes them."""
+
+    fail_on: FailOn | None
+    tolerance: float | None
+    concurrency: int | None
+    timeout: float | None
+    retries: int | None
+    repeat: int | None
+    task_version: str | None
+    cache_dir: str | Path | None
+
+
+_TASK_CALLS = ("concurrency", "retries", "repeat", "task_version")
+"""The settings of a task's calls, besides ``cache_dir``, in order (``None``: not given)."""
+
+
+def check_settings(task: object, baseline: object, **settings: Unpack[RunSettings]) -> None:
+    """Refuse a run's settings that contradict each other, naming them (a dry run's too).
+
+    Raises:
+        ParameterConflictError: settings of a task's calls without a ``task``; a ``cache_dir``
+            without a ``task_version``; ``tolerance`` or ``fail_on='regression'`` without a
+            ``baseline``.
+        ValueError: out-of-range settings, an unknown ``fail_on``.
+    """
+    named = [Setting(name) for name in _TASK_CALLS if settings.get(name) is not None]
+    cache_dir = settings.get("cache_dir", DEFAULT_CACHE_DIR)
+    a_dir = cache_dir is not None and Path(cache_dir) != DEFAULT_CACHE_DIR
+    if cache_dir is None or a_dir:
+        named.append(Setting("cache_dir", NO_VALUE if a_dir else None))
+    if task is None and named:
+        listed = [part for setting in named for part in (", ", setting)][1:]
+        raise ParameterConflictError(
+            *listed, " only apply with ", Setting("task", "MODULE:FUNCTION")
+        )
+    if a_dir and settings.get("task_version") is None:
+        version = Setting("task_version")
+        raise ParameterConflictError(
+            Setting("cache_dir"), " holds the outputs cached under ", version, ": give ", version
+        )
+    if (tolerance := settings.get("tolerance")) is not None:
+        if baseline is None:
+            raise ParameterConflictError(
+                Setting("tolerance"),
+                " applies to the comparison with ",
+                Setting("baseline", "FILE"),
+            )
+        check_tolerance(tolerance)
+    fail_on = settings.get("fail_on")
+    if fail_on is not None and fail_on not in FAIL_ON:  # a typo was read as 'failure'
+        raise ValueError(f"fail_on must be one of {', '.join(FAIL_ON)} (or None), not {fail_on!r}")
+    if fail_on == "regression" and baseline is None:
+        raise ParameterConflictError(
+            Setting("fail_on", "regression"),
+            " needs ",
+            Setting("baseline", "FILE"),
+            ", the run to be no worse than",
+        )
+    concurrency, retries, repeat = (
+        settings.get("concurrency"),
+        settings.get("retries"),
+        settings.get("repeat"),
+    )
+    check_options(
+        DEFAULT_CONCURRENCY if concurrency is None else concurrency,
+        settings.get("timeout"),
+        0 if retries is None else retries,
+        0,
+        1 if repeat is None else repeat,
+    )
 
 
 def check_cases(
@@ -264,16 +335,19 @@ def check_cases(
     plugins: Iterable[str] = (),
     baseline: Baseline | None = None,
     on_problem: OnProblem | None = None,
+    **settings: Unpack[RunSettings],
 ) -> CaseCheck:
     """Prepare an evaluation as :func:`evaluate_cases` does and read its cases, scoring none.
 
     Every case is validated and every content pattern compiled; with a task, what only its
-    answers will hold is not asked of the cases. The arguments are :func:`evaluate_cases`'s.
+    answers will hold is not asked of the cases. The arguments are :func:`evaluate_cases`'s:
+    ``settings``, those of the run, are checked as it checks them, and left unused.
 
     Raises:
-        PluginLoadError, InputFileError, SuiteError, ReportFileError: as
-            :func:`evaluate_cases` raises them, before its first case.
+        ParameterConflictError, ValueError, PluginLoadError, InputFileError, SuiteError,
+            ReportFileError: as :func:`evaluate_cases` raises them, before its first case.
     """
+    check_settings(task, baseline, **settings)
     resolved, loaded, _ = _prepare(
         cases, suite=suite, preset=preset, task=task, plugins=plugins, baseline=baseline
     )
@@ -296,7 +370,9 @@ def _user_code(
 ) -> TaskFunction | None:
     """The plugins imported, then the task: first of all, so a bad name costs nothing."""
     if (suite is None) == (preset is None):
-        raise ValueError("give exactly one of suite (a suite or its file) or preset (a name)")
+        raise ParameterConflictError(
+            "give exactly one of ", Setting("suite", "FILE"), " or ", Setting("preset", "NAME")
+        )
     for plugin in plugins:
         load_plugin(plugin)
     if task is not None and not isinstance(task, str) and not callable(task):

@@ -19,12 +19,12 @@ from typing import Any
 
 from knowledgepulse._util.atomic import is_same_file
 from knowledgepulse.curation import score_corpus
-from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
 from knowledgepulse.curation.splits import PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
-from knowledgepulse.runs.curate import inferred_tasks, tasks_read
-from knowledgepulse.runs.inputs import RunInput, items_of
+from knowledgepulse.reports.rows import row_format
+from knowledgepulse.runs.curate import inferred_tasks, similarity_of_tasks, tasks_read
+from knowledgepulse.runs.inputs import RunInput, files_of, items_of
 from knowledgepulse.runs.read import OnProblem
 from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redacted_like
 from knowledgepulse.sources import TraceOptions
@@ -119,7 +119,7 @@ def split(
     seed: int = 0,
     stratify: str | None = None,
     task_field: str | None = None,
-    task_similarity: float = INFERRED_TASK_SIMILARITY,
+    task_similarity: float | None = None,
     scorer: TraceValueScorer | None = None,
     source: str | None = "auto",
     options: TraceOptions | None = None,
@@ -141,7 +141,8 @@ def split(
         task_field: where ``task`` is read: a dataset's column, else a dotted path in the
             trace's JSON.
         task_similarity: with ``task`` not read, the cosine with a task's best run from which
-            an item is a run of that task (as :func:`~knowledgepulse.runs.select`'s).
+            an item is a run of that task (as :func:`~knowledgepulse.runs.select`'s; default:
+            ``INFERRED_TASK_SIMILARITY``).
         scorer: with ``task`` not read, scores the items whose tasks are inferred (default:
             ``TraceValueScorer()``, the bundled model; without an embedder, the same
             objective makes a task).
@@ -153,6 +154,8 @@ def split(
 
     Raises:
         ScorerParameterError: shares out of range, or leaving nothing for train.
+        ParameterConflictError: ``task_similarity`` with ``task_field`` (which reads the tasks
+            it would infer), or with another ``by`` than ``task``.
     """
     if not 0.0 < test < 1.0:
         raise ScorerParameterError(Setting("test", test), ": give a share in (0, 1)")
@@ -161,6 +164,7 @@ def split(
             Setting("validation", validation),
             f": give a share in [0, 1) that leaves train some (test is {test:g})",
         )
+    similarity = similarity_of_tasks(task_similarity, task_field, by_task=by == BY_TASK)
     fractions = {"train": 1.0 - test - validation, "test": test}
     if validation:
         fractions["validation"] = validation
@@ -173,7 +177,7 @@ def split(
     inferred = by == BY_TASK and tasks_read(items, task_field) is None
     if inferred:
         corpus = score_corpus(scorer or TraceValueScorer(), items)
-        keys: list[str | None] = list(inferred_tasks(corpus, task_similarity))
+        keys: list[str | None] = list(inferred_tasks(corpus, similarity))
     else:
         keys = [key_of(item, by) for item in items]
     groups = tuple(
@@ -221,22 +225,30 @@ def _strata(
 
 
 def write_split(
-    result: SplitResult, directory: Path, form: WriteForm = "jsonl", inputs: Iterable[object] = ()
+    result: SplitResult,
+    directory: Path,
+    form: WriteForm | None = None,
+    inputs: Iterable[object] | None = None,
 ) -> dict[str, Path]:
     """Each part written to ``directory/<part>.<ext>`` (atomically) in the input's form.
 
-    Dataset rows go back as rows (``jsonl`` or ``parquet``), traces as their documents; the
-    directory is made if it is missing. The dataset rows that gave no trace go to
+    Dataset rows go back as rows (``form``: by default Parquet when the first file read is,
+    else ``jsonl``), traces as their documents (``jsonl``); the directory is made if it is
+    missing. The dataset rows that gave no trace go to
     ``directory/unread.<ext>``, each with ``kp_error`` saying why, when there are any: rows in
     are rows out. A part's file an earlier split left in ``directory`` and this one does not
     write (its validation set, say) is removed, so that the directory holds one split. Returns
     each part's file (``unread`` too, when written).
 
     Raises:
-        OutputError: one of ``inputs`` (what the split read) is a part's file in ``directory``,
-            which the split would replace or remove; nothing is written.
+        OutputError: one of ``inputs`` (by default the files the split read) is a part's file
+            in ``directory``, which the split would replace or remove; nothing is written.
     """
-    inputs = tuple(inputs)
+    files = [str(path) for path in files_of(result.data) or ()]
+    inputs = tuple(files if inputs is None else inputs)
+    if form is None:
+        rows = any(item.row is not None for item in result.items)
+        form = row_format(None, files) if rows else "jsonl"
     parts = [directory / f"{part}.{ext}" for part in (*PARTS, "unread") for ext in _SUFFIXES]
     for path in parts:
         if any(is_same_file(path, source) for source in inputs):
