@@ -242,3 +242,13 @@ def test_the_outcome_is_typed_data() -> None:
     assert outcome.comparison is None
     assert outcome.gate.fail_on == "failure"
     assert outcome.suite is outcome.run.suite
+
+
+def test_a_run_over_no_case_fails_unless_allowed(tmp_path: Path) -> None:
+    """An empty case file fails the verdict, as kp eval exits 1; allow_empty lets it pass."""
+    empty = tmp_path / "none.jsonl"
+    empty.write_text("", encoding="utf-8")
+    refused = evaluate_cases(str(empty), preset="strict")
+    allowed = evaluate_cases(str(empty), preset="strict", allow_empty=True)
+    assert (refused.empty, refused.verdict, refused.passed) == (True, "failed", False)
+    assert (allowed.verdict, allowed.passed) == ("passed", True)

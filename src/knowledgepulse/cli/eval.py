@@ -208,13 +208,16 @@ def eval_command(
         return _dry_run(check, output_format, output, quiet or not cases)
     with TaskBar() as bar:
         outcome = evaluate_cases(
-            cases, progress=None if quiet else bar, on_problem=on_problem, **settings
+            cases,
+            progress=None if quiet else bar,
+            on_problem=on_problem,
+            allow_empty=allow_empty,
+            **settings,
         )
     run, comparison, gate = outcome.run, outcome.comparison, outcome.gate
     for failure in () if quiet else outcome.task_failures:
         _stderr(failure)
-    empty = not run.cases and not run.file_problems and not allow_empty
-    if empty:  # a gate over no case is a mistake, not a pass
+    if outcome.empty and not allow_empty:
         _stderr("kp: the case files hold no case; give --allow-empty when that is expected")
     _write(run_report(run, output_format, comparison, gate), output)
     # The table ends with the summary already; other formats get it on stderr.
@@ -224,7 +227,7 @@ def eval_command(
             _stderr(comparison_line(comparison))
     if not quiet and gate.fail_on == "regression":  # the table does not say it either
         _stderr(f"--fail-on regression: {standings_line(gate)}")
-    return EXIT_FINDINGS if empty else EXIT_CODES[outcome.verdict]
+    return EXIT_CODES[outcome.verdict]
 
 
 def _dry_run(check: CaseCheck, output_format: str, output: Path | None, quiet: bool) -> int:

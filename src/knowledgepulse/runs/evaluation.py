@@ -67,6 +67,12 @@ class EvalOutcome:
     comparison: Comparison | None
     gate: Gate
     problems: tuple[Problem, ...] = ()
+    allow_empty: bool = False
+
+    @property
+    def empty(self) -> bool:
+        """Whether the case files held no case (and every file was read)."""
+        return not self.run.cases and not self.run.file_problems
 
     @property
     def suite(self) -> Suite:
@@ -75,7 +81,13 @@ class EvalOutcome:
 
     @property
     def verdict(self) -> Verdict:
-        """``passed``, ``failed`` or ``regressed`` (worse than the baseline), by the gate."""
+        """``passed``, ``failed`` or ``regressed`` (worse than the baseline), by the gate.
+
+        A run over no case fails unless ``allow_empty``: a gate over nothing (a glob that
+        matched no file, an emptied case file) is a mistake, not a pass.
+        """
+        if self.empty and not self.allow_empty:
+            return "failed"
         return self.gate.verdict(self.run)
 
     @property
@@ -175,6 +187,7 @@ def evaluate_cases(
     cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
     progress: Callable[[TaskProgress], object] | None = None,
     on_problem: OnProblem | None = None,
+    allow_empty: bool = False,
 ) -> EvalOutcome:
     """Judge ``cases`` with a suite, compare the run with a baseline, and apply the gate.
 
@@ -204,6 +217,7 @@ def evaluate_cases(
         cache_dir: with a task version, where outputs are cached (``None``: nowhere).
         progress: with a task, told how far the calls are.
         on_problem: told each problem and warning found while reading, as it is found.
+        allow_empty: let a run over no case pass (by default its verdict is ``failed``).
 
     Raises:
         ParameterConflictError: settings that contradict each other (:func:`check_settings`).
@@ -250,7 +264,7 @@ def evaluate_cases(
         )
     comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
     gate = Gate.of(run, comparison, fail_on or ("regression" if base is not None else "failure"))
-    return EvalOutcome(run, comparison, gate, tuple(found))
+    return EvalOutcome(run, comparison, gate, tuple(found), allow_empty)
 
 
 class RunSettings(TypedDict, total=False):
