@@ -217,3 +217,17 @@ def test_kp_convert_redact_cleans_what_a_source_puts_in_ids_names_and_metadata(
     assert run.code == 0, run.err
     assert run.out
     assert SECRET[:12] not in run.out + run.err
+
+
+def test_a_secret_straddling_the_output_summary_s_limit_leaves_no_part(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A tool result is cut at 500 characters for output_summary: not inside the secret."""
+    row = _row()
+    row["trajectory"][3]["content"] = "." * 480 + f" {SECRET} and more output"
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(row) + "\n")
+    run = kp("convert", "--redact", str(source))
+    assert run.code == 0, run.err
+    assert '"output_summary":"...' in run.out  # the cut summary is there, checked
+    assert SECRET[:12] not in run.out + run.err
