@@ -265,3 +265,11 @@ def test_a_string_holding_json_with_a_repeated_key_is_written_again_from_its_val
     row = {"s": '{"notes": "q8zr4lm2xv7np3kw9ts6yb1hc5jd0fgq", "notes": "clean"}'}
     redacted, _ = redact_value(row)
     assert redacted == {"s": '{"notes":"clean"}'}
+
+
+def test_a_json_string_stays_json_when_a_rule_would_take_its_quotes() -> None:
+    """A tools list holding "reset_password", "description": no key is taken for a value."""
+    tools = json.dumps([{"name": "reset_password", "description": "Reset a user's password"}])
+    redacted, findings = redact_value({"tools": tools})
+    assert json.loads(redacted["tools"]) == json.loads(tools)
+    assert findings == []

@@ -178,6 +178,21 @@ def _string(text: str, loc: Loc, visit: Visit, mode: Mode) -> str:
     return visit(loc, text, mode)
 
 
+def _json_broken(text: str, cleaned: str) -> Any:
+    """``text`` parsed, when it is a JSON object or list and ``cleaned`` no longer parses."""
+    if not _JSON_START.match(text):
+        return None
+    try:
+        orjson.loads(cleaned)
+    except orjson.JSONDecodeError:
+        try:
+            parsed = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return None
+        return parsed if isinstance(parsed, dict | list) else None
+    return None
+
+
 def _secrets_only(visit: Visit) -> Visit:
     """``visit`` for the values under a secret's key; any other string left for its whole text."""
 
@@ -256,6 +271,10 @@ def _redact(
             findings.append(Finding(format_path(loc), _KEY_RULE.type, _KEY_RULE.name, 1))
             return marker(_KEY_RULE.type)
         cleaned, found = clean(text, candidates) if candidates else (text, Counter[Rule]())
+        if found and mode == "text" and (parsed := _json_broken(text, cleaned)) is not None:
+            # A rule took a quote or a bracket of JSON text (a key read as a quoted value): its
+            # values are cleaned one by one instead, so that it stays the JSON it was.
+            return orjson.dumps(_walk(parsed, loc, redact, mode, None)).decode()
         if found:
             path = format_path(loc)
             findings.extend(
