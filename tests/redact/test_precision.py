@@ -77,6 +77,16 @@ def test_a_us_zip_plus_4_code_is_not_a_phone_number(code: str) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "stamp",
+    ["2024-05-15 15:00:00", "2024-05-15 06:07:00,123", "2024/05/15 09:30", "2024-5-1 15:00"],
+)
+def test_a_date_and_time_is_not_a_phone_number(stamp: str) -> None:
+    """A log line's date and hour read as a phone number in some region: the time is kept."""
+    assert clean_text(f"{stamp} INFO started").text == f"{stamp} INFO started"
+    assert clean_text(f"{stamp} call (207) 555-0134").text == f"{stamp} call [REDACTED:phone]"
+
+
 def test_two_international_numbers_joined_by_a_hyphen_are_both_redacted() -> None:
     """A "+" opens a number of its own: the second is no part of an id (hypothesis found it)."""
     text = "+44 20 7946 0958-+44 20 7946 0958"

@@ -146,6 +146,8 @@ def _ipv6(text: str) -> Iterator[Span]:
 _DOTTED_QUAD = regex.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _SSN_SHAPE = regex.compile(r"\d{3}([\-. ])\d{2}\1\d{4}")
 _ZIP_PLUS_4 = regex.compile(r"\d{5}-\d{4}")
+# A date, alone or opening a time (a log line's 2024-05-15 15:00:00 read as 2024-05-15 15).
+_DATE = regex.compile(r"(?:1[6-9]|2\d)\d\d([\-/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b")
 # A run of digits that may be a phone number: at least 7 digits, with the separators, brackets
 # and "+" numbers are written with. The library reads each run, not the whole text: a run is
 # short, and most texts with digits hold none.
@@ -199,6 +201,8 @@ def _looks_like_phone(text: str, start: int, end: int) -> bool:
         return False  # an IP address or an SSN, valid or not, is not a phone number
     if _ZIP_PLUS_4.fullmatch(found):
         return False  # a US ZIP+4 code (04101-3310)
+    if _DATE.match(found):
+        return False  # a date, or a date and the hour after it
     digits = sum(char.isdigit() for char in found)
     if digits < 7 or " - " in found:
         return False
