@@ -165,3 +165,10 @@ def test_at_private_only_secrets_are_redacted() -> None:
     text = "alice@example.com (415) 555-0132 10.0.0.7 /home/alice " + "AKIA" + "Z" * 15 + "7"
     cleaned = clean_text(text, "private")
     assert set(cleaned.redactions) == {"api_key"}
+
+
+@pytest.mark.parametrize("code", ["out[1::6] = arr[2::4]", "rows[10::2]", "f(x)[1::3]"])
+def test_a_slice_with_a_start_and_a_step_is_not_an_ip_address(code: str) -> None:
+    """1::6 is an IPv6 address, but not subscripting a name: a real one there still goes."""
+    assert clean_text(code).text == code
+    assert clean_text("hosts[2001:db8::1]").text == "hosts[[REDACTED:ip]]"

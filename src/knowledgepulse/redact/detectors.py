@@ -125,17 +125,23 @@ _IPV6_CANDIDATE = regex.compile(
 )
 
 
+_SUBSCRIPT = regex.compile(r"[\w\])]\[")  # what comes just before a slice's bounds
+
+
 def _ipv6(text: str) -> Iterator[Span]:
     for match in _IPV6_CANDIDATE.finditer(text):
         found = match.group()
         address = found.split("%", 1)[0]
+        groups = sum(1 for group in address.split(":") if group)
         # "::1" is also Python's slice a[::1]: a one-group address not after "[" or a word.
-        if sum(1 for group in address.split(":") if group) < 2 and (
+        if groups < 2 and (
             address != "::1"
             or _joined(text, match.start() - 1, -1)
             or text[: match.start()].endswith("[")
         ):
             continue
+        if groups <= 2 and _SUBSCRIPT.fullmatch(text, max(0, match.start() - 2), match.start()):
+            continue  # a slice: out[1::6], arr[2::4]
         try:
             ipaddress.IPv6Address(address)
         except ValueError:
