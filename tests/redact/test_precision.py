@@ -138,6 +138,7 @@ def test_a_url_with_credentials_after_a_secret_s_name_still_loses_them() -> None
 
 IDENTIFIERS = [
     "alice@example.com",
+    "/users?email=alice%40example.com",
     "+44 20 7946 0958",
     "(415) 555-0132",
     "192.168.1.100",

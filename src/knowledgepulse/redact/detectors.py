@@ -414,8 +414,9 @@ def default_rules() -> RuleSet:
             "email",
             "email",
             False,
-            r"[a-zA-Z0-9._%+\-]+@[a-zA-Z0-9.\-]+\.(?:[a-zA-Z]{2,}|xn--[a-zA-Z0-9\-]+)",
-            keywords=("@",),
+            # Also URL-encoded, as a query string writes one (?email=jane%40example.com).
+            r"[a-zA-Z0-9._%+\-]+(?:@|%40)[a-zA-Z0-9.\-]+\.(?:[a-zA-Z]{2,}|xn--[a-zA-Z0-9\-]+)",
+            keywords=("@", "%40"),
         ),
         Rule(
             "home-path",
