@@ -273,3 +273,14 @@ def test_a_json_string_stays_json_when_a_rule_would_take_its_quotes() -> None:
     redacted, findings = redact_value({"tools": tools})
     assert json.loads(redacted["tools"]) == json.loads(tools)
     assert findings == []
+
+
+def test_a_number_in_a_json_string_stays_a_number() -> None:
+    """Tool-call arguments as a JSON string: a number shaped as a phone is no bare marker."""
+    arguments = json.dumps({"order_id": 4155550134, "note": "call 415-555-0134"})
+    redacted, findings = redact_value({"arguments": arguments}, "aggregated")
+    assert json.loads(redacted["arguments"]) == {
+        "order_id": 4155550134,
+        "note": "call [REDACTED:phone]",
+    }
+    assert [finding.path for finding in findings] == ["arguments.note"]
