@@ -117,6 +117,10 @@ def _write_parquet(path: Path, place: str) -> str:
     if place == "map column":
         entries = [[("note", f"key {SECRET}"), ("api_key", NAMED)], [("note", "clean")]]
         table = table.append_column("m", pa.array(entries, pa.map_(pa.string(), pa.string())))
+    elif place == "schema metadata":  # the file's own and a column's notes
+        repo = table.schema.field("repo").with_metadata({"note": f"key {SECRET}"})
+        table = table.set_column(table.schema.get_field_index("repo"), repo, table["repo"])
+        table = table.replace_schema_metadata({"exported_with": f"token {SECRET}"})
     else:
         binary = [f"key {SECRET}".encode(), b"clean"]
         table = table.append_column("b", pa.array(binary, pa.binary()))
@@ -131,6 +135,7 @@ CELLS: list[tuple[str, str]] = [
     ("jsonl", "repeated key"),
     ("parquet", "map column"),
     ("parquet", "binary column"),
+    ("parquet", "schema metadata"),
 ]
 COMMANDS = ["redact", "score --annotate", "select", "select --budget 1", "dedupe", "convert"]
 
@@ -162,7 +167,9 @@ def _text(path: Path) -> str:
     import pyarrow.parquet as pq
 
     rows = pq.read_table(path).to_pylist()
-    return json.dumps(rows, default=lambda value: value.decode("latin-1"))
+    schema = pq.read_schema(path)
+    notes = [schema.metadata, *(field.metadata for field in schema)]
+    return json.dumps(rows, default=lambda value: value.decode("latin-1")) + repr(notes)
 
 
 @pytest.mark.parametrize("command", COMMANDS)

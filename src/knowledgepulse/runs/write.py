@@ -309,7 +309,10 @@ class ItemWriter:
         self._added = added
         self._items = 0
         fields = messages_fields if messages else None
-        self._rows = RowWriter("parquet", stream, added, fields) if form == "parquet" else None
+        clean = unread.clean if unread is not None else None  # set when the run redacts
+        self._rows = (
+            RowWriter("parquet", stream, added, fields, clean) if form == "parquet" else None
+        )
         self._written = 0
         # Items given before their turn (``write``'s ``at``), put aside in a temporary file:
         # each one's place, and where it starts in the file.
