@@ -275,12 +275,13 @@ def test_a_json_string_stays_json_when_a_rule_would_take_its_quotes() -> None:
     assert findings == []
 
 
-def test_a_number_in_a_json_string_stays_a_number() -> None:
-    """Tool-call arguments as a JSON string: a number shaped as a phone is no bare marker."""
-    arguments = json.dumps({"order_id": 4155550134, "note": "call 415-555-0134"})
+def test_a_number_in_a_json_string_a_rule_finds_becomes_the_marker_as_text() -> None:
+    """Tool-call arguments as a JSON string: a card number is no bare marker breaking the JSON."""
+    arguments = json.dumps({"card": 4111111111111111, "qty": 2, "note": "call 415-555-0134"})
     redacted, findings = redact_value({"arguments": arguments}, "aggregated")
     assert json.loads(redacted["arguments"]) == {
-        "order_id": 4155550134,
+        "card": "[REDACTED:credit_card]",
+        "qty": 2,
         "note": "call [REDACTED:phone]",
     }
-    assert [finding.path for finding in findings] == ["arguments.note"]
+    assert [finding.path for finding in findings] == ["arguments.card", "arguments.note"]
