@@ -117,6 +117,10 @@ def _write_parquet(path: Path, place: str) -> str:
     if place == "map column":
         entries = [[("note", f"key {SECRET}"), ("api_key", NAMED)], [("note", "clean")]]
         table = table.append_column("m", pa.array(entries, pa.map_(pa.string(), pa.string())))
+    elif place == "schema metadata":  # the file's own and a column's notes
+        repo = table.schema.field("repo").with_metadata({"note": f"key {SECRET}"})
+        table = table.set_column(table.schema.get_field_index("repo"), repo, table["repo"])
+        table = table.replace_schema_metadata({"exported_with": f"token {SECRET}"})
     else:
         binary = [f"key {SECRET}".encode(), b"clean"]
         table = table.append_column("b", pa.array(binary, pa.binary()))
@@ -131,6 +135,7 @@ CELLS: list[tuple[str, str]] = [
     ("jsonl", "repeated key"),
     ("parquet", "map column"),
     ("parquet", "binary column"),
+    ("parquet", "schema metadata"),
 ]
 COMMANDS = ["redact", "score --annotate", "select", "select --budget 1", "dedupe", "convert"]
 
@@ -162,7 +167,9 @@ def _text(path: Path) -> str:
     import pyarrow.parquet as pq
 
     rows = pq.read_table(path).to_pylist()
-    return json.dumps(rows, default=lambda value: value.decode("latin-1"))
+    schema = pq.read_schema(path)
+    notes = [schema.metadata, *(field.metadata for field in schema)]
+    return json.dumps(rows, default=lambda value: value.decode("latin-1")) + repr(notes)
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -216,4 +223,18 @@ def test_kp_convert_redact_cleans_what_a_source_puts_in_ids_names_and_metadata(
     run = kp("convert", "--redact", str(source))
     assert run.code == 0, run.err
     assert run.out
+    assert SECRET[:12] not in run.out + run.err
+
+
+def test_a_secret_straddling_the_output_summary_s_limit_leaves_no_part(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A tool result is cut at 500 characters for output_summary: not inside the secret."""
+    row = _row()
+    row["trajectory"][3]["content"] = "." * 480 + f" {SECRET} and more output"
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(row) + "\n")
+    run = kp("convert", "--redact", str(source))
+    assert run.code == 0, run.err
+    assert '"output_summary":"...' in run.out  # the cut summary is there, checked
     assert SECRET[:12] not in run.out + run.err

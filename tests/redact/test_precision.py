@@ -77,6 +77,16 @@ def test_a_us_zip_plus_4_code_is_not_a_phone_number(code: str) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "stamp",
+    ["2024-05-15 15:00:00", "2024-05-15 06:07:00,123", "2024/05/15 09:30", "2024-5-1 15:00"],
+)
+def test_a_date_and_time_is_not_a_phone_number(stamp: str) -> None:
+    """A log line's date and hour read as a phone number in some region: the time is kept."""
+    assert clean_text(f"{stamp} INFO started").text == f"{stamp} INFO started"
+    assert clean_text(f"{stamp} call (207) 555-0134").text == f"{stamp} call [REDACTED:phone]"
+
+
 def test_two_international_numbers_joined_by_a_hyphen_are_both_redacted() -> None:
     """A "+" opens a number of its own: the second is no part of an id (hypothesis found it)."""
     text = "+44 20 7946 0958-+44 20 7946 0958"
@@ -128,6 +138,7 @@ def test_a_url_with_credentials_after_a_secret_s_name_still_loses_them() -> None
 
 IDENTIFIERS = [
     "alice@example.com",
+    "/users?email=alice%40example.com",
     "+44 20 7946 0958",
     "(415) 555-0132",
     "192.168.1.100",
@@ -155,3 +166,10 @@ def test_at_private_only_secrets_are_redacted() -> None:
     text = "alice@example.com (415) 555-0132 10.0.0.7 /home/alice " + "AKIA" + "Z" * 15 + "7"
     cleaned = clean_text(text, "private")
     assert set(cleaned.redactions) == {"api_key"}
+
+
+@pytest.mark.parametrize("code", ["out[1::6] = arr[2::4]", "rows[10::2]", "f(x)[1::3]"])
+def test_a_slice_with_a_start_and_a_step_is_not_an_ip_address(code: str) -> None:
+    """1::6 is an IPv6 address, but not subscripting a name: a real one there still goes."""
+    assert clean_text(code).text == code
+    assert clean_text("hosts[2001:db8::1]").text == "hosts[[REDACTED:ip]]"

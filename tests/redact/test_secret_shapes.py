@@ -112,3 +112,13 @@ def test_basic_credentials_are_redacted_whatever_they_decode_to() -> None:
     cleaned = clean_text(f"Authorization: Basic {encoded}", "private")
     assert cleaned.text == "Authorization: Basic [REDACTED:password]"
     assert clean_text("Basic usage of the API", "private").text == "Basic usage of the API"
+
+
+def test_a_private_key_cut_before_its_end_line_is_redacted() -> None:
+    """A PEM key cut by a length limit (an output_summary's 500 characters) keeps no line of it."""
+    lines = [f"TESTONLY{index:02d}" + "Ab0+/" * 11 for index in range(12)]
+    key = "\n".join(["-----BEGIN ENCRYPTED PRIVATE KEY-----", "Proc-Type: 4,ENCRYPTED", "", *lines])
+    for text in (key[:500] + "…", json.dumps({"stdout": key})[:500]):
+        cleaned = clean_text(f"$ cat id_rsa\n{text}", "private").text
+        assert "TESTONLY" not in cleaned
+        assert "[REDACTED:private_key]" in cleaned

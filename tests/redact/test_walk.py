@@ -265,3 +265,23 @@ def test_a_string_holding_json_with_a_repeated_key_is_written_again_from_its_val
     row = {"s": '{"notes": "q8zr4lm2xv7np3kw9ts6yb1hc5jd0fgq", "notes": "clean"}'}
     redacted, _ = redact_value(row)
     assert redacted == {"s": '{"notes":"clean"}'}
+
+
+def test_a_json_string_stays_json_when_a_rule_would_take_its_quotes() -> None:
+    """A tools list holding "reset_password", "description": no key is taken for a value."""
+    tools = json.dumps([{"name": "reset_password", "description": "Reset a user's password"}])
+    redacted, findings = redact_value({"tools": tools})
+    assert json.loads(redacted["tools"]) == json.loads(tools)
+    assert findings == []
+
+
+def test_a_number_in_a_json_string_a_rule_finds_becomes_the_marker_as_text() -> None:
+    """Tool-call arguments as a JSON string: a card number is no bare marker breaking the JSON."""
+    arguments = json.dumps({"card": 4111111111111111, "qty": 2, "note": "call 415-555-0134"})
+    redacted, findings = redact_value({"arguments": arguments}, "aggregated")
+    assert json.loads(redacted["arguments"]) == {
+        "card": "[REDACTED:credit_card]",
+        "qty": 2,
+        "note": "call [REDACTED:phone]",
+    }
+    assert [finding.path for finding in findings] == ["arguments.card", "arguments.note"]

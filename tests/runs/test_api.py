@@ -14,7 +14,7 @@ import pytest
 import knowledgepulse
 from knowledgepulse.cli.main import main
 from knowledgepulse.records import Problem
-from knowledgepulse.runs import annotate, redact, score
+from knowledgepulse.runs import annotate, dedupe, redact, score, select
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
 
@@ -139,3 +139,22 @@ def test_a_keyword_that_is_no_setting_is_refused_not_ignored() -> None:
     """annotate(data, budget=3) raises, naming budget, instead of scoring without it."""
     with pytest.raises(TypeError, match="'budget'"):
         annotate(chat_rows(), budget=3)  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("kind", [pd.DataFrame, pa.Table.from_pylist])
+def test_a_table_annotated_selected_or_deduped_with_redact_comes_back_redacted(
+    kind: Any,
+) -> None:
+    """redact=True on a table: the rows given back are the redacted ones, not the table's own."""
+    rows = chat_rows()
+    for row in rows:
+        row["trajectory"][0]["content"] += f" Use the key {SECRET}."
+    data = kind(rows)
+    given = [
+        annotate(data, scorer=scorer(), redact=True),
+        select(data, scorer=scorer(), redact=True).rows,
+        dedupe(data, scorer=scorer(), threshold=-1.0, redact=True).dropped_rows,
+    ]
+    frames = [table.to_pandas() if isinstance(table, pa.Table) else table for table in given]
+    assert [len(frame) for frame in frames] == [3, 3, 2]
+    assert [SECRET[:12] in frame.to_json() for frame in frames] == [False, False, False]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -171,7 +173,17 @@ def test_summary_never_exceeds_its_characters(text: str, limit: int) -> None:
     """A summary is the text itself or a marked prefix of it."""
     cut = summary(text, limit)
     assert len(cut) <= limit
-    assert cut == text or cut[:-1] == text[: limit - 1]
+    assert cut == text or (cut.endswith("…") and text.startswith(cut[:-1]))
+
+
+@pytest.mark.parametrize("cut", [bounded, summary])
+def test_a_token_the_limit_splits_is_dropped_whole(cut: Callable[[str, int], str]) -> None:
+    """A secret straddling the limit leaves no part of itself, which no rule would recognise."""
+    token = "ghp_" + "TESTONLY" * 4 + "abcd"
+    for start in range(10, 50):
+        text = "x" * (start - 1) + f" {token}, then more"
+        head = cut(text, 40).removesuffix("…")
+        assert head in (text[:start], "x" * len(head))  # before the token, or inside the x's
 
 
 def test_inputs_are_json_objects_else_raw() -> None:

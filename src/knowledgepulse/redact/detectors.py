@@ -125,17 +125,23 @@ _IPV6_CANDIDATE = regex.compile(
 )
 
 
+_SUBSCRIPT = regex.compile(r"[\w\])]\[")  # what comes just before a slice's bounds
+
+
 def _ipv6(text: str) -> Iterator[Span]:
     for match in _IPV6_CANDIDATE.finditer(text):
         found = match.group()
         address = found.split("%", 1)[0]
+        groups = sum(1 for group in address.split(":") if group)
         # "::1" is also Python's slice a[::1]: a one-group address not after "[" or a word.
-        if sum(1 for group in address.split(":") if group) < 2 and (
+        if groups < 2 and (
             address != "::1"
             or _joined(text, match.start() - 1, -1)
             or text[: match.start()].endswith("[")
         ):
             continue
+        if groups <= 2 and _SUBSCRIPT.fullmatch(text, max(0, match.start() - 2), match.start()):
+            continue  # a slice: out[1::6], arr[2::4]
         try:
             ipaddress.IPv6Address(address)
         except ValueError:
@@ -146,6 +152,8 @@ def _ipv6(text: str) -> Iterator[Span]:
 _DOTTED_QUAD = regex.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _SSN_SHAPE = regex.compile(r"\d{3}([\-. ])\d{2}\1\d{4}")
 _ZIP_PLUS_4 = regex.compile(r"\d{5}-\d{4}")
+# A date, alone or opening a time (a log line's 2024-05-15 15:00:00 read as 2024-05-15 15).
+_DATE = regex.compile(r"(?:1[6-9]|2\d)\d\d([\-/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b")
 # A run of digits that may be a phone number: at least 7 digits, with the separators, brackets
 # and "+" numbers are written with. The library reads each run, not the whole text: a run is
 # short, and most texts with digits hold none.
@@ -199,6 +207,8 @@ def _looks_like_phone(text: str, start: int, end: int) -> bool:
         return False  # an IP address or an SSN, valid or not, is not a phone number
     if _ZIP_PLUS_4.fullmatch(found):
         return False  # a US ZIP+4 code (04101-3310)
+    if _DATE.match(found):
+        return False  # a date, or a date and the hour after it
     digits = sum(char.isdigit() for char in found)
     if digits < 7 or " - " in found:
         return False
@@ -404,8 +414,9 @@ def default_rules() -> RuleSet:
             "email",
             "email",
             False,
-            r"[a-zA-Z0-9._%+\-]+@[a-zA-Z0-9.\-]+\.(?:[a-zA-Z]{2,}|xn--[a-zA-Z0-9\-]+)",
-            keywords=("@",),
+            # Also URL-encoded, as a query string writes one (?email=jane%40example.com).
+            r"[a-zA-Z0-9._%+\-]+(?:@|%40)[a-zA-Z0-9.\-]+\.(?:[a-zA-Z]{2,}|xn--[a-zA-Z0-9\-]+)",
+            keywords=("@", "%40"),
         ),
         Rule(
             "home-path",

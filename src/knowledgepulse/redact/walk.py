@@ -178,6 +178,47 @@ def _string(text: str, loc: Loc, visit: Visit, mode: Mode) -> str:
     return visit(loc, text, mode)
 
 
+def _json_broken(text: str, cleaned: str) -> Any:
+    """``text`` parsed, when it is a JSON object or list and ``cleaned`` no longer parses."""
+    if not _JSON_START.match(text):
+        return None
+    try:
+        orjson.loads(cleaned)
+    except orjson.JSONDecodeError:
+        try:
+            parsed = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return None
+        return parsed if isinstance(parsed, dict | list) else None
+    return None
+
+
+class _Number(str):
+    """A JSON number as text, for the rules to read; the number again when they find nothing."""
+
+    number: int | float
+
+
+def _numbers_as_text(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _numbers_as_text(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_numbers_as_text(item) for item in value]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        text = _Number(value)
+        text.number = value
+        return text
+    return value
+
+
+def _numbers_back(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _numbers_back(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_numbers_back(item) for item in value]
+    return value.number if isinstance(value, _Number) else value
+
+
 def _secrets_only(visit: Visit) -> Visit:
     """``visit`` for the values under a secret's key; any other string left for its whole text."""
 
@@ -256,6 +297,12 @@ def _redact(
             findings.append(Finding(format_path(loc), _KEY_RULE.type, _KEY_RULE.name, 1))
             return marker(_KEY_RULE.type)
         cleaned, found = clean(text, candidates) if candidates else (text, Counter[Rule]())
+        if found and mode == "text" and (parsed := _json_broken(text, cleaned)) is not None:
+            # A rule took a quote, a bracket or a number of JSON text (a key read as a quoted
+            # value): its values are cleaned one by one instead, so that it stays JSON; a number
+            # a rule finds something in becomes the marker, as text.
+            cleaned_values = _walk(_numbers_as_text(parsed), loc, redact, mode, None)
+            return orjson.dumps(_numbers_back(cleaned_values)).decode()
         if found:
             path = format_path(loc)
             findings.extend(

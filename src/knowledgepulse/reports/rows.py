@@ -159,7 +159,9 @@ class RowWriter:
     its rows' Parquet files, and of its other rows' values, unified; the ``kp_`` columns follow
     (replacing any of the same name). A later row with a column outside them stops the run
     with an ``OutputError``, rather than losing the column. ``fields`` (given the pyarrow
-    module) fixes the columns before the ``kp_`` ones instead (training rows).
+    module) fixes the columns before the ``kp_`` ones instead (training rows). ``clean``
+    (``--redact``'s, as a row's) cleans the key-value metadata the schema keeps from the rows'
+    Parquet files, its own and each column's: a producer's notes are text as any other.
     """
 
     def __init__(
@@ -168,11 +170,13 @@ class RowWriter:
         stream: IO[str] | IO[bytes],
         added: tuple[str, ...] = SCORE_COLUMNS,
         fields: Callable[[Any], list[Any]] | None = None,
+        clean: Callable[[Record], Record] | None = None,
     ) -> None:
         self._stream: Any = stream
         self._parquet = fmt == "parquet"
         self._added = added
         self._fields = fields
+        self._clean = clean
         self._pending: list[tuple[Location, dict[str, Any]]] = []
         self._schema: Any = None
         self._emptied: tuple[str, ...] = ()  # columns where an empty object is written as null
@@ -241,7 +245,24 @@ class RowWriter:
         base = pa.unify_schemas(found)  # every file's columns; a name typed two ways: an error
         kept = [field for field in base if field.name not in self._added]
         added = [pa.field(name, COLUMN_TYPES[name]) for name in self._added]
-        return pa.schema(kept + added, metadata=found[0].metadata), emptied
+        schema = pa.schema(kept + added, metadata=found[0].metadata)
+        return schema if self._clean is None else self._cleaned(schema), emptied
+
+    def _cleaned(self, schema: Any) -> Any:
+        """``schema`` with its metadata and its fields' cleaned by ``clean``."""
+        location = self._pending[0][0]
+
+        def cleaned(metadata: Mapping[bytes, bytes] | None) -> Any:
+            if not metadata or self._clean is None:
+                return metadata
+            named = {
+                key.decode("utf-8", "surrogateescape"): value for key, value in metadata.items()
+            }
+            value = self._clean(Record(location, named)).value
+            return {key.encode("utf-8", "surrogateescape"): item for key, item in value.items()}
+
+        fields = [field.with_metadata(cleaned(field.metadata)) for field in schema]
+        return self._pa.schema(fields, metadata=cleaned(schema.metadata))
 
     def _fitted_rows(self) -> list[dict[str, Any]]:
         """The pending rows as the schema takes them; OutputError for a column outside it."""

@@ -114,7 +114,7 @@ def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
         kept += unread.rows(count, every_file=table)
         kept.append(scored)
     kept += unread.rows(None, every_file=table)
-    return kept_like(data, kept)
+    return kept_like(data, kept, redacted=settings.get("redact", False) is not False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -141,6 +141,7 @@ class SelectionResult:
         data: the input, for :attr:`rows` in its form.
         unread: the dataset rows that gave no trace, for an ``ItemWriter`` to write after the
             selected ones (each with ``kp_error``): no row goes missing from the output.
+        redacted: the items were redacted: :attr:`rows` are made of their rows, not ``data``'s.
     """
 
     corpus: Corpus
@@ -157,6 +158,7 @@ class SelectionResult:
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
     unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
+    redacted: bool = field(default=False, repr=False, compare=False)
 
     @property
     def selected(self) -> list[ScoredItem]:
@@ -183,7 +185,7 @@ class SelectionResult:
         chosen = self.to_write(rows=True)
         selected = [scored for _, scored in sorted(chosen, key=lambda pair: pair[0])]
         columns = [kp_columns(scored.breakdown) for scored in selected]
-        return annotated_like(self.data, selected, columns)
+        return annotated_like(self.data, selected, columns, redacted=self.redacted)
 
     def write_to(
         self, target: Path | IO[str], inputs: Sequence[str] = (), *, messages: bool = False
@@ -245,6 +247,8 @@ class DedupeResult:
         data: the input, for :attr:`kept_rows` and :attr:`dropped_rows` in its form.
         unread: the dataset rows that gave no trace, for an ``ItemWriter`` writing every item
             in input order to write in their places (each with ``kp_error``).
+        redacted: the items were redacted: :attr:`kept_rows` and :attr:`dropped_rows` are made
+            of their rows, not ``data``'s.
     """
 
     corpus: Corpus
@@ -257,6 +261,7 @@ class DedupeResult:
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
     unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
+    redacted: bool = field(default=False, repr=False, compare=False)
 
     def is_kept(self, index: int) -> bool:
         """Whether ``corpus.items[index]`` stays: it is in no group, or represents its group."""
@@ -336,7 +341,8 @@ class DedupeResult:
         every = self.columns()
         items = [scored for _, scored in self.corpus.whole(indexes, counted=(), rows=True)]
         columns = [every[i] for i in indexes]
-        return annotated_like(self.data, items, columns, SCORE_COLUMNS + DEDUPE_COLUMNS)
+        names = SCORE_COLUMNS + DEDUPE_COLUMNS
+        return annotated_like(self.data, items, columns, names, redacted=self.redacted)
 
 
 def _gives_rows(corpus: Corpus) -> bool:
@@ -507,6 +513,7 @@ def select(
         problems=problems,
         data=data,
         unread=unread,
+        redacted=redact is not False,
     )
 
 
@@ -615,6 +622,7 @@ def dedupe(
         problems=problems,
         data=data,
         unread=unread,
+        redacted=redact is not False,
     )
 
 

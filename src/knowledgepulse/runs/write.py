@@ -69,32 +69,40 @@ def annotated_like(
     scored: Sequence[ScoredItem],
     columns: Sequence[Mapping[str, Any]] | None = None,
     names: Sequence[str] = SCORE_COLUMNS,
+    *,
+    redacted: bool = False,
 ) -> Any:
     """The scored items as ``data`` came, each with its score (:func:`annotated`).
 
     A pandas ``DataFrame``, a pyarrow ``Table`` or a ``datasets.Dataset`` gives its own rows
     back, in the items' order (index and types kept), with the columns added; anything else
     gives a list of dicts. ``columns`` are each item's added columns (default: the ``kp_``
-    columns of its breakdown), ``names`` the ones a table gets, in order.
+    columns of its breakdown), ``names`` the ones a table gets, in order. ``redacted``: the
+    items' rows were redacted, so a table is made of them (:func:`redacted_like`), not of its
+    own rows.
     """
     if columns is None:
         columns = [kp_columns(item.breakdown) for item in scored]
     kind = table_kind(data)
     if kind is None:
         return [annotated(item, row) for item, row in zip(scored, columns, strict=True)]
+    if redacted:
+        rows = redacted_like(data, [item.item for item in scored])
+        return _add_columns(rows, kind, columns, names)
     positions = [_position(item.item) for item in scored]
-    return _with_columns(data, kind, positions, columns, names)
+    return _add_columns(_rows_at(data, kind, positions), kind, columns, names)
 
 
 Kept: TypeAlias = "ScoredItem | tuple[Record, str]"
 """An annotated run's row: a scored item, or a row that gave no trace with its error."""
 
 
-def kept_like(data: Any, kept: Sequence[Kept]) -> Any:
+def kept_like(data: Any, kept: Sequence[Kept], *, redacted: bool = False) -> Any:
     """Every row as ``data`` came, in ``kept``'s order (see :func:`annotated_like`).
 
     A scored row gets its ``kp_`` columns and an empty ``kp_error``; a row that gave no trace
-    its error in ``kp_error`` and the other ``kp_`` columns empty.
+    its error in ``kp_error`` and the other ``kp_`` columns empty. ``redacted``: as
+    :func:`annotated_like`'s.
     """
     columns = [
         {**kp_columns(row.breakdown), ERROR_COLUMN: None}
@@ -108,21 +116,17 @@ def kept_like(data: Any, kept: Sequence[Kept]) -> Any:
             annotated(row, added) if isinstance(row, ScoredItem) else {**row[0].value, **added}
             for row, added in zip(kept, columns, strict=True)
         ]
-    positions = [
-        _position(row.item) if isinstance(row, ScoredItem) else _index(row[0]) for row in kept
-    ]
-    return _with_columns(data, kind, positions, columns, ANNOTATED_COLUMNS)
+    items = [row.item if isinstance(row, ScoredItem) else row[0] for row in kept]
+    if redacted:
+        return _add_columns(redacted_like(data, items), kind, columns, ANNOTATED_COLUMNS)
+    rows = _rows_at(data, kind, [_position(item) for item in items])
+    return _add_columns(rows, kind, columns, ANNOTATED_COLUMNS)
 
 
-def _with_columns(
-    data: Any,
-    kind: str,
-    positions: Sequence[int],
-    columns: Sequence[Mapping[str, Any]],
-    names: Sequence[str],
+def _add_columns(
+    rows: Any, kind: str, columns: Sequence[Mapping[str, Any]], names: Sequence[str]
 ) -> Any:
-    """The table's rows at ``positions``, in that order, with each row's ``columns`` added."""
-    rows = _rows_at(data, kind, positions)
+    """The table ``rows`` with each row's ``columns`` added, in the order of ``names``."""
     added = {name: [row[name] for row in columns] for name in names}
     if kind == "pandas":
         return rows.assign(**added)
@@ -305,7 +309,10 @@ class ItemWriter:
         self._added = added
         self._items = 0
         fields = messages_fields if messages else None
-        self._rows = RowWriter("parquet", stream, added, fields) if form == "parquet" else None
+        clean = unread.clean if unread is not None else None  # set when the run redacts
+        self._rows = (
+            RowWriter("parquet", stream, added, fields, clean) if form == "parquet" else None
+        )
         self._written = 0
         # Items given before their turn (``write``'s ``at``), put aside in a temporary file:
         # each one's place, and where it starts in the file.

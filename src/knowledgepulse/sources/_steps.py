@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -38,18 +39,35 @@ Timestamp = datetime | float | None
 """When an event started: a datetime, Unix seconds, or unknown."""
 
 
+# Where a token ends, as the redaction rules read one. A cut inside a token goes back to the
+# token's start: a secret or an e-mail address straddling the limit is dropped whole, never
+# kept in part where no rule can recognise it (the trace is redacted after it is converted).
+_TOKEN_END = r"\s'\"`,;)}\]"
+_IN_TOKEN = re.compile(rf"[^{_TOKEN_END}]")
+_LAST_TOKEN = re.compile(rf"[{_TOKEN_END}][^{_TOKEN_END}]*\Z")
+
+
+def _cut(text: str, head: str) -> str:
+    """``head``, a prefix of ``text``, less a token it splits (unless that token is all of it)."""
+    if _IN_TOKEN.match(text, len(head)) and (last := _LAST_TOKEN.search(head)):
+        return head[: last.start() + 1]
+    return head
+
+
 def bounded(text: str, max_bytes: int = MAX_CONTENT_BYTES) -> str:
-    """``text`` cut to at most ``max_bytes`` UTF-8 bytes, on a character boundary, marked ``…``."""
+    """``text`` cut to at most ``max_bytes`` UTF-8 bytes, between tokens, marked ``…``."""
     encoded = text.encode("utf-8", "surrogatepass")
     if len(encoded) <= max_bytes:
         return text
     room = max_bytes - len(_CUT_MARK.encode())
-    return encoded[:room].decode("utf-8", "ignore") + _CUT_MARK
+    return _cut(text, encoded[:room].decode("utf-8", "ignore")) + _CUT_MARK
 
 
 def summary(text: str, max_chars: int = MAX_OUTPUT_SUMMARY) -> str:
-    """``text`` cut to at most ``max_chars`` characters, marked ``…`` when cut."""
-    return text if len(text) <= max_chars else text[: max_chars - 1] + _CUT_MARK
+    """``text`` cut to at most ``max_chars`` characters, between tokens, marked ``…`` when cut."""
+    if len(text) <= max_chars:
+        return text
+    return _cut(text, text[: max_chars - 1]) + _CUT_MARK
 
 
 def as_text(value: Any) -> str:

@@ -183,11 +183,19 @@ def issue_28() -> None:
         add("password-assignment", sample.format(ALPHABET), ALPHABET, ISSUE)
 
 
+def cut_keys() -> None:
+    """A PEM private key without its END line: cut at a converter's length limit, or by head."""
+    body = "\n".join(draw(64, ALNUM + "+/") for _ in range(6))
+    key = f"-----BEGIN OPENSSH PRIVATE KEY-----\n{body}"
+    add("private-key-unterminated", f"$ head -7 ~/.ssh/id_ed25519\n{key[:400]}…", body[:300])
+
+
 def main() -> None:
     ours()
     gitleaks()
     more_rules()
     issue_28()
+    cut_keys()
     for row in ROWS:
         print(json.dumps(row, ensure_ascii=False))
 
