@@ -344,7 +344,7 @@ def _held_left_alone() -> Iterator[None]:
     """In this block Python's full garbage collections skip every object that exists now.
 
     Writing a choice out allocates a row at a time while the corpus is held (about nine
-    objects an item), and each full collection it set off walked all of them (a third of
+    objects an item), and each full collection it set off walked all of them (two fifths of
     ``kp select``'s time in collections, at 50,000 rows, went to those). ``gc.freeze`` sets
     them aside until the block ends; nothing is freed later than it would be but cyclic
     garbage. A process that froze objects itself is left as it is.
