@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import gzip
 import io
 import json
@@ -288,3 +289,25 @@ def test_rows_redacted_are_converted_again_to_be_written(tmp_path: Path) -> None
     result = dedupe([str(path)], by="task", scorer=scorer(embedder=False), redact=True, reread=True)
     assert result.corpus.held_apart
     assert result.corpus.rows_again is None
+
+
+@pytest.mark.parametrize("frozen_before", [False, True])
+def test_writing_a_choice_leaves_the_collectors_frozen_objects_as_they_were(
+    tmp_path: Path, frozen_before: bool
+) -> None:
+    """What is set aside from collections while a choice is written is let go after; a caller's
+    freeze stays."""
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(CHAT_ROW) + "\n")
+    chosen = select([str(path)], scorer=scorer(), reread=True)
+    grouped = dedupe([str(path)], scorer=scorer(), reread=True)
+    if frozen_before:
+        gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        chosen.write_to(tmp_path / "chosen.jsonl")
+        grouped.write_to(tmp_path / "grouped.jsonl")
+        assert gc.get_freeze_count() == before
+    finally:
+        gc.unfreeze()
+    assert (tmp_path / "chosen.jsonl").read_text().count("\n") == 1

@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 from knowledgepulse._util.atomic import atomic_binary, atomic_text
 from knowledgepulse.errors import ParameterConflictError, Setting
-from knowledgepulse.records import Problem, Record
+from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import is_parquet_name
 from knowledgepulse.reports.messages import chat_row, messages_fields
 from knowledgepulse.reports.rows import (
@@ -357,7 +357,8 @@ class ItemWriter:
     def _hold(self, at: int, scored: ScoredItem, columns: Mapping[str, Any] | None) -> None:
         """The item to write at place ``at`` put aside in a temporary file, as it will be written.
 
-        Its row's location, value, own bytes and columns, or ``None`` and its line.
+        Its row's location (as a tuple: a dataclass pickles three times slower), value, own
+        bytes and columns, or ``None`` and its line.
         """
         if self._spilled is None:
             self._spilled = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the writer
@@ -367,7 +368,9 @@ class ItemWriter:
         if self._rows is not None or item.row is not None or self._messages:
             added = kp_columns(scored.breakdown) if columns is None else columns
             row, added = self._row_of(item, added)
-            aside = (row.location, row.value, row.raw, dict(added))
+            location = row.location
+            where = (location.file, location.line, location.index)
+            aside = (where, row.value, row.raw, dict(added))
         else:
             aside = (None, annotated_line(item.document, scored.breakdown.score), None, None)
         pickle.dump(aside, self._spilled)
@@ -376,12 +379,12 @@ class ItemWriter:
         """The item put aside at ``start`` of the temporary file, written in its place."""
         assert self._spilled is not None  # an item was put aside
         self._spilled.seek(start)
-        location, value, raw, added = pickle.load(self._spilled)
+        where, value, raw, added = pickle.load(self._spilled)
         self._next_item()
-        if location is None:
+        if where is None:
             self._line(value)
         else:
-            self._put(Record(location, value, raw=raw), added)
+            self._put(Record(Location(*where), value, raw=raw), added)
 
     def write_row(self, item: TraceItem, columns: Mapping[str, Any]) -> None:
         """The item's dataset row (its trace document when it has none) with ``columns``.

@@ -56,6 +56,8 @@ def _cut(text: str, head: str) -> str:
 
 def bounded(text: str, max_bytes: int = MAX_CONTENT_BYTES) -> str:
     """``text`` cut to at most ``max_bytes`` UTF-8 bytes, between tokens, marked ``…``."""
+    if len(text) * 4 <= max_bytes:  # no character takes more than 4 bytes: nothing to cut
+        return text
     encoded = text.encode("utf-8", "surrogatepass")
     if len(encoded) <= max_bytes:
         return text

@@ -35,10 +35,11 @@ def parse_trace(value: Any, *, source: str = "<trace>") -> ReasoningTrace:
     """
     if isinstance(value, ReasoningTrace):
         return value
-    result = validate_record(Record(Location(source), value))
-    if isinstance(result, TraceItem):
-        return result.trace
-    raise TraceValidationError(f"{source}: not a valid ReasoningTrace", result)
+    try:
+        return ReasoningTrace.model_validate(value)
+    except ValidationError as error:
+        problems = Record(Location(source), value).problems_from(error)
+    raise TraceValidationError(f"{source}: not a valid ReasoningTrace", problems)
 
 
 def validate_record(record: Record) -> TraceItem | list[Problem]:

@@ -66,7 +66,11 @@ class Dimensions:
 
     def to_dict(self, *, rounding: Rounding = unrounded) -> dict[str, float]:
         """The values by dimension name, in the formula's order (each through ``rounding``)."""
-        return {field.name: rounding(getattr(self, field.name)) for field in fields(self)}
+        return {name: rounding(getattr(self, name)) for name in DIMENSION_NAMES}
+
+
+DIMENSION_NAMES = tuple(field.name for field in fields(Dimensions))
+"""The dimensions' names, in the formula's order (``fields()`` is slow to call for each row)."""
 
 
 @dataclass(frozen=True, slots=True)
