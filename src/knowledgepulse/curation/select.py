@@ -354,7 +354,9 @@ def dedupe(
     """
     if vectors.ndim != 2 or vectors.shape[0] != len(candidates):
         raise ValueError(f"{vectors.shape} vectors for {len(candidates)} candidates")
-    order = ranking([replace(candidate, task=None) for candidate in candidates])
+    # Tasks out of the ranking; a copy only of a candidate that has one (at a million, the
+    # copies alone were some 90 MB).
+    order = ranking([c if c.task is None else replace(c, task=None) for c in candidates])
     if nearest is not None:  # two products of one pair round apart: a hair under still walks
         order = [index for index in order if nearest[index] >= threshold - COSINE_SLACK]
     rows = GrowingRows(

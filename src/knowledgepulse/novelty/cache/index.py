@@ -157,7 +157,8 @@ class GrowingRows:
         sample: vectors like those that will be added and asked about (all of them, say): the
             index holds their :func:`principal_directions`; ``None``: whole vectors.
 
-    Vectors given in half precision are held and compared as float32.
+    Through the index, rows are held as ``sample`` holds them (half precision past the limit:
+    :func:`held_dtype`); every product is float32's.
     """
 
     def __init__(
@@ -168,7 +169,8 @@ class GrowingRows:
         approximate: bool = False,
         sample: NDArray[np.floating[Any]] | None = None,
     ) -> None:
-        self._rows = np.zeros((capacity, dimensions), dtype=np.float32)
+        dtype = sample.dtype if approximate and sample is not None else np.float32
+        self._rows = np.zeros((capacity, dimensions), dtype=dtype)
         self._count = 0
         self._directions = None  # the index's rows are whole vectors without a sample
         if approximate and sample is not None:
@@ -228,7 +230,7 @@ class GrowingRows:
                 found = self._index.search(queries, NEIGHBOURS, threads=THREADS)
                 keys = np.sort(_keys(found, len(queries)), axis=1)  # ties: the earliest
                 keys[keys >= self._count] = -1  # usearch pads a short answer with "no key"
-                products = np.einsum("ij,ikj->ik", rows, held[np.maximum(keys, 0)])
+                products = np.einsum("ij,ikj->ik", rows, as_float32(held[np.maximum(keys, 0)]))
                 products[keys < 0] = -np.inf
                 column = products.argmax(axis=1)
                 best[block] = keys[np.arange(len(keys)), column]
@@ -251,6 +253,6 @@ class GrowingRows:
         found = self._index.search(self._narrowed(vector), NEIGHBOURS)
         keys = np.sort(found.keys.astype(np.intp))
         keys = keys[(keys >= 0) & (keys < self._count)]
-        similarities = self._rows[keys] @ vector
+        similarities = as_float32(self._rows[keys]) @ vector
         best = int(np.argmax(similarities))
         return int(keys[best]), float(similarities[best])
