@@ -146,7 +146,10 @@ def test_past_the_exact_limit_the_vectors_are_held_in_half_precision(
     halved = scored(scorer(), traces)
     assert exact.vectors is not None
     assert halved.vectors is not None
-    assert (exact.vectors.dtype, halved.vectors.dtype) == (np.float32, np.float16)
+    assert (exact.vectors.dtype, halved.vectors.dtype) == (
+        np.dtype(np.float32),
+        np.dtype(np.float16),
+    )
     assert np.array_equal(halved.vectors, exact.vectors.astype(np.float16))
     nearest = [b.novelty.nearest_id for b in exact.breakdowns]
     assert [b.novelty.nearest_id for b in halved.breakdowns] == nearest
