@@ -86,9 +86,12 @@ and this tree in one session, load 7 to 15 from other jobs:
     100,000 traces: main 116.9 CPU s, 796 MiB; float16 127.0 CPU s, 741 MiB; 8,700 of 8,704
     groups the same (4 pairs at cosines 0.991-1.0 lost to index misses, none across the
     threshold; 7 groups under another representative; 38 traces changed group).
+    100,000 traces, load below 5: main 119.7 CPU s, 798 MiB; every change 104.9 CPU s,
+    529 MiB, the same bytes out as float16 alone.
     200,000 traces: main 358.4 CPU s, 1,220 MiB; this tree 350.1 CPU s, 897 MiB; 17,332 of
     17,345 groups the same (13 lost, 15 new, all at cosines 0.977-1.0: index misses both
-    ways; 13 groups under another representative; 112 traces changed group).
+    ways; 13 groups under another representative; 112 traces changed group). Quiet (load
+    below 2): main 234.2 CPU s, 1,218 MiB, 196 s wall; this tree 229.6 CPU s, 897 MiB, 195 s.
 1,000,000 could not run to its end beside that load (6.7 CPU minutes in 39 wall minutes,
 stopped while reading). By arithmetic from the 5,192 MiB run: vectors -1,648 MiB, the walk's
 picks -150, the candidates' copies -85: about 3,300 MiB at the walk's peak, under 4 GB (not
