@@ -72,12 +72,31 @@ it: its batch parallelism is on; the rest is the main thread, parsing, validatin
 pieces under the GIL), the index build (one thread, for a deterministic graph) 630 s, the
 searches 540 s, breakdowns 35 s, the walk 130 s (the peak, 5.1 GB: every breakdown, the
 candidates and the walk's picks beside the vectors). Still held at 1M: the vectors, 3,296 MiB
-(float16 would halve them, about 3.5 GB at the peak by arithmetic, not measured, and move
-cosines within rounding, so not the default), about 1.2 KB a trace of small objects
+(float16 since, below), about 1.2 KB a trace of small objects
 (tracemalloc at 30,000: the breakdown, its floats, novelty origin and dimensions, the held
 item, record and location, the facts and digests, the id; none over 120 bytes), and the
 usearch graph and the walk's transients. Not reached: 15 minutes (read and embed alone, on
 one core but the tokenizer, pass it under this load) and 4 GB.
+
+Past ``EXACT_LIMIT`` the vectors are held in float16 (``index.held_dtype``; each cosine a
+float32 product), the walk's picks too, the index's proposals compared a column at a time, no
+copy of each candidate for the ranking, and a static call embeds each distinct text once; below
+the limit the outputs are byte-identical. The same ``/usr/bin/time -v kp dedupe`` command, main
+and this tree in one session, load 7 to 15 from other jobs:
+    100,000 traces: main 116.9 CPU s, 796 MiB; float16 127.0 CPU s, 741 MiB; 8,700 of 8,704
+    groups the same (4 pairs at cosines 0.991-1.0 lost to index misses, none across the
+    threshold; 7 groups under another representative; 38 traces changed group).
+    100,000 traces, load below 5: main 119.7 CPU s, 798 MiB; every change 104.9 CPU s,
+    529 MiB, the same bytes out as float16 alone.
+    200,000 traces: main 358.4 CPU s, 1,220 MiB; this tree 350.1 CPU s, 897 MiB; 17,332 of
+    17,345 groups the same (13 lost, 15 new, all at cosines 0.977-1.0: index misses both
+    ways; 13 groups under another representative; 112 traces changed group). Quiet (load
+    below 2): main 234.2 CPU s, 1,218 MiB, 196 s wall; this tree 229.6 CPU s, 897 MiB, 195 s.
+1,000,000 could not run to its end beside that load (6.7 CPU minutes in 39 wall minutes,
+stopped while reading). By arithmetic from the 5,192 MiB run: vectors -1,648 MiB, the walk's
+picks -150, the candidates' copies -85: about 3,300 MiB at the walk's peak, under 4 GB (not
+measured). The time goal stays out of reach (read and embed, the one-thread build: see
+docs/performance.md).
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -132,3 +133,25 @@ def test_corpus_novelty_goes_through_the_embedders_calibration() -> None:
     for calibrated, alone in zip(mapped, plain, strict=True):
         assert calibrated.dimensions.novelty == pytest.approx(LOWERING(alone.dimensions.novelty))
         assert calibrated.novelty.calibrated_onto == "reference"
+
+
+@pytest.mark.parametrize("scored", [score_corpus, apart])
+def test_past_the_exact_limit_the_vectors_are_held_in_half_precision(
+    scored: Callable[[TraceValueScorer, list[TraceItem]], Corpus], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the search goes through the index the vectors take half the memory, nearest kept."""
+    traces = [loaded(f"kp:trace:{n}", OBJECTIVES[n % 4]) for n in range(7)]
+    exact = scored(scorer(), traces)
+    monkeypatch.setattr(index, "EXACT_LIMIT", 4)  # passed while score_apart's batches come in
+    halved = scored(scorer(), traces)
+    assert exact.vectors is not None
+    assert halved.vectors is not None
+    assert (exact.vectors.dtype, halved.vectors.dtype) == (
+        np.dtype(np.float32),
+        np.dtype(np.float16),
+    )
+    assert np.array_equal(halved.vectors, exact.vectors.astype(np.float16))
+    nearest = [b.novelty.nearest_id for b in exact.breakdowns]
+    assert [b.novelty.nearest_id for b in halved.breakdowns] == nearest
+    for half, whole in zip(halved.breakdowns, exact.breakdowns, strict=True):
+        assert half.novelty.similarity == pytest.approx(whole.novelty.similarity, abs=2e-3)

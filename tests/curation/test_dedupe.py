@@ -155,3 +155,16 @@ def test_leaving_out_whoever_has_no_near_copy_groups_the_same(pool: Pool, thresh
     ]
     walked = dedupe(pool.candidates, pool.vectors, threshold=threshold, nearest=nearest)
     assert walked == dedupe(pool.candidates, pool.vectors, threshold=threshold)
+
+
+@given(pools(), thresholds)
+def test_vectors_held_in_half_precision_group_as_their_float32_values(
+    pool: Pool, threshold: float
+) -> None:
+    """float16 rows (a corpus past the exact limit) are compared as float32 products."""
+    half = pool.vectors.astype(np.float16)
+    widened = half.astype(np.float32)
+    assert dedupe(pool.candidates, half, threshold=threshold) == dedupe(
+        pool.candidates, widened, threshold=threshold
+    )
+    assert dedupe_by_task(pool.candidates, half) == dedupe_by_task(pool.candidates, widened)

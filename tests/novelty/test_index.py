@@ -147,3 +147,29 @@ def test_a_last_block_of_one_query_is_answered(monkeypatch: pytest.MonkeyPatch) 
     held.add_many(rows)
     best, _ = held.nearest_many(rows)
     assert list(best) == list(range(len(rows)))
+
+
+def test_half_precision_rows_are_held_so_and_compared_in_float32(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Through the index, float16 vectors stay float16 held; answers are their float32 values'."""
+    half = _planted()[0].astype(np.float16)
+    monkeypatch.setattr(index, "EXACT_LIMIT", 0)
+    answers = []
+    for vectors in (half, half.astype(np.float32)):
+        rows = GrowingRows(len(vectors), vectors.shape[1], approximate=True, sample=vectors)
+        rows.add_many(vectors[:200])
+        answers.append((rows.nearest_many(vectors[200:]), rows.nearest(vectors[300])))
+        assert rows._rows.dtype == vectors.dtype
+    (best, cosine), one = answers[0]
+    (widened_best, widened_cosine), widened_one = answers[1]
+    assert best.tolist() == widened_best.tolist()
+    assert cosine.tobytes() == widened_cosine.tobytes()
+    assert one == widened_one
+    keys = [f"t{i:04d}" for i in range(len(half))]
+    found, exact = (
+        leave_one_out_nearest(half, keys),
+        leave_one_out_nearest(half.astype(np.float32), keys),
+    )
+    assert found[0].tolist() == exact[0].tolist()
+    assert found[1].tobytes() == exact[1].tobytes()

@@ -237,3 +237,21 @@ def test_a_cosine_threshold_on_minilms_scale_is_lowered_to_the_tables_own(
         assert own < reference
         assert scorer.novelty_of(own) == pytest.approx(1.0 - reference, abs=1e-9)
     assert TraceValueScorer(embedder=HashingEmbedder()).cosine_of(0.65) == 0.65
+
+
+def test_a_text_repeated_in_a_call_is_tokenized_once(
+    static: StaticEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs of one task share their objective: it is read once and each copy gets its vector."""
+    read: list[str] = []
+    encode = static._encode
+
+    def counted(texts: list[str]) -> list[list[int]]:
+        read.extend(texts)
+        return encode(texts)
+
+    monkeypatch.setattr(static, "_encode", counted)
+    texts = [SAMPLES[0], SAMPLES[1], SAMPLES[0], SAMPLES[0]]
+    found = static.embed_leading(texts, 254)
+    assert sorted(read) == sorted(SAMPLES[:2])
+    np.testing.assert_array_equal(found, plain_vectors(texts, 254))

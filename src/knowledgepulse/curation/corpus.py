@@ -27,8 +27,8 @@ from numpy.typing import NDArray
 
 from knowledgepulse.curation.select import Candidate
 from knowledgepulse.errors import InputFileError
-from knowledgepulse.novelty.cache.index import approximate, nearest_other_key
-from knowledgepulse.novelty.cache.search import BLOCK_BYTES, frozen_nearest
+from knowledgepulse.novelty.cache.index import approximate, held_dtype, nearest_other_key
+from knowledgepulse.novelty.cache.search import BLOCK_BYTES, as_float32, frozen_nearest
 from knowledgepulse.records import Record
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.models import ReasoningTrace
@@ -112,7 +112,7 @@ def time_order(traces: Sequence[TraceItem]) -> list[int]:
 
 
 def leave_one_out_nearest(
-    vectors: NDArray[np.float32],
+    vectors: NDArray[np.floating[Any]],
     keys: Sequence[str],
     *,
     order: Sequence[int] | None = None,
@@ -139,7 +139,7 @@ def leave_one_out_nearest(
         return nearest_other_key(vectors, codes, ranked)  # no copy of the vectors in order
     # The scan keeps the earliest of equal similarities: the rows in order make it the
     # earliest of them in ``order``.
-    ordered = vectors[ranked]
+    ordered = as_float32(vectors[ranked])
     found = frozen_nearest(
         ordered, ordered, held_keys=codes[ranked], query_keys=codes[ranked], block_bytes=block_bytes
     )
@@ -160,7 +160,8 @@ class Corpus:
     Attributes:
         items: each trace item with its breakdown (novelty against every other item).
         vectors: the items' unit vectors, row ``i`` for ``items[i]`` (``None`` without an
-            embedder).
+            embedder): float32, or float16 past the exact search's limit
+            (:func:`~knowledgepulse.novelty.cache.index.held_dtype`).
         cosine_of: a cosine threshold set on MiniLM's scale as a cosine between these vectors
             (:meth:`~knowledgepulse.value.TraceValueScorer.cosine_of` of the scorer that made
             them).
@@ -176,7 +177,7 @@ class Corpus:
     """
 
     items: list[ScoredItem]
-    vectors: NDArray[np.float32] | None
+    vectors: NDArray[np.floating[Any]] | None
     cosine_of: Callable[[float], float] = field(default=lambda cosine: cosine, compare=False)
     facts: list[Facts] | None = field(default=None, repr=False, compare=False)
     reread: Reread | None = field(default=None, repr=False, compare=False)
@@ -296,15 +297,16 @@ class Corpus:
 def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpus:
     """Score every trace with leave-one-out novelty; the scorer's cache is neither read nor changed.
 
-    Holds every vector at once (4 bytes per dimension per trace: 1.5 KB with MiniLM).
+    Holds every vector at once (4 bytes per dimension per trace: 1.5 KB with MiniLM; 2 past
+    the exact search's limit, :func:`~knowledgepulse.novelty.cache.index.held_dtype`).
     """
     digests = [content_digest(loaded.record.value) for loaded in traces]
     ids = [loaded.trace.id for loaded in traces]
     order = sorted(range(len(traces)), key=lambda i: (ids[i], digests[i]))  # canonical_order
     embedded = scorer.embed_traces([traces[i].trace for i in order])
-    vectors: NDArray[np.float32] | None = None
+    vectors: NDArray[np.floating[Any]] | None = None
     if embedded is not None:  # back from canonical order to the caller's
-        vectors = np.empty_like(embedded)
+        vectors = np.empty(embedded.shape, held_dtype(len(embedded)))
         vectors[order] = embedded
         del embedded
     origins = _novelties(scorer, ids, order, vectors)
@@ -328,9 +330,10 @@ def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: R
     facts: list[Facts] = []
     counted: list[tuple[str, str, TraceFeatures]] = []
     batch: list[ReasoningTrace] = []
-    # One array, grown in place (a realloc: no second copy) and trimmed at the end. No view of
-    # it outlives a call of embed(), so resize may skip its reference check.
-    embedded: NDArray[np.float32] | None = None
+    # One array, grown in place (a realloc: no second copy) and trimmed at the end, in half
+    # precision once it passes the exact search's limit (held_dtype). No view of it outlives a
+    # call of embed(), so resize may skip its reference check.
+    embedded: NDArray[np.floating[Any]] | None = None
     count = 0
     unembedded = False
 
@@ -341,6 +344,8 @@ def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: R
         if vectors is not None:
             if embedded is None:
                 embedded = np.empty((0, vectors.shape[1]), dtype=vectors.dtype)
+            if embedded.dtype != (dtype := held_dtype(count + len(vectors))):
+                embedded = embedded[:count].astype(dtype)
             if count + len(vectors) > len(embedded):
                 grown = max(count + len(vectors), len(embedded) * 5 // 4)
                 embedded.resize((grown, vectors.shape[1]), refcheck=False)
@@ -397,7 +402,7 @@ def _novelties(
     scorer: TraceValueScorer,
     ids: Sequence[str],
     order: Sequence[int],
-    vectors: NDArray[np.float32] | None,
+    vectors: NDArray[np.floating[Any]] | None,
 ) -> list[tuple[float, NoveltyOrigin]]:
     """Each trace's leave-one-out novelty and its origin, in input order.
 

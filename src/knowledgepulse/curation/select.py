@@ -16,12 +16,13 @@ import heapq
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from knowledgepulse.novelty.cache.index import GrowingRows, approximate
+from knowledgepulse.novelty.cache.search import as_float32
 
 RejectionReason = Literal[
     "below_min_score", "below_min_reward", "near_duplicate", "over_budget", "over_per_task"
@@ -117,7 +118,7 @@ def budget_for_top(percent: float, count: int) -> int:
 
 def select(
     candidates: Sequence[Candidate],
-    vectors: NDArray[np.float32] | None = None,
+    vectors: NDArray[np.floating[Any]] | None = None,
     *,
     budget: int | None = None,
     min_score: float | None = None,
@@ -219,7 +220,7 @@ def select(
 
 def _near_duplicates(
     indexes: list[int],
-    vectors: NDArray[np.float32] | None,
+    vectors: NDArray[np.floating[Any]] | None,
     rows: GrowingRows | None,
     picked: list[int],
     max_similarity: float | None,
@@ -337,7 +338,7 @@ class DuplicateGroup:
 
 def dedupe(
     candidates: Sequence[Candidate],
-    vectors: NDArray[np.float32],
+    vectors: NDArray[np.floating[Any]],
     *,
     threshold: float,
     nearest: Sequence[float] | None = None,
@@ -353,7 +354,9 @@ def dedupe(
     """
     if vectors.ndim != 2 or vectors.shape[0] != len(candidates):
         raise ValueError(f"{vectors.shape} vectors for {len(candidates)} candidates")
-    order = ranking([replace(candidate, task=None) for candidate in candidates])
+    # Tasks out of the ranking; a copy only of a candidate that has one (at a million, the
+    # copies alone were some 90 MB).
+    order = ranking([c if c.task is None else replace(c, task=None) for c in candidates])
     if nearest is not None:  # two products of one pair round apart: a hair under still walks
         order = [index for index in order if nearest[index] >= threshold - COSINE_SLACK]
     rows = GrowingRows(
@@ -363,7 +366,7 @@ def dedupe(
     members: dict[int, list[tuple[int, float | None]]] = {}
     for start in range(0, len(order), WALK_BLOCK):
         block = order[start : start + WALK_BLOCK]
-        block_vectors = vectors[block]
+        block_vectors = as_float32(vectors[block])
         before, before_cosine = rows.nearest_many(block_vectors)
         inner = block_vectors @ block_vectors.T
         first = len(kept)  # the number of the block's first pick
@@ -392,7 +395,7 @@ COSINE_SLACK = 1e-5
 
 
 def dedupe_by_task(
-    candidates: Sequence[Candidate], vectors: NDArray[np.float32] | None = None
+    candidates: Sequence[Candidate], vectors: NDArray[np.floating[Any]] | None = None
 ) -> list[DuplicateGroup]:
     """The groups of two or more candidates of one task, best representative first.
 
@@ -410,13 +413,18 @@ def dedupe_by_task(
         DuplicateGroup(
             kept,
             tuple(
-                (member, None if vectors is None else float(vectors[kept] @ vectors[member]))
+                (member, None if vectors is None else _cosine(vectors[kept], vectors[member]))
                 for member in members
             ),
         )
         for kept, *members in by_task.values()
         if members
     ]
+
+
+def _cosine(first: NDArray[np.floating[Any]], second: NDArray[np.floating[Any]]) -> float:
+    """The cosine of two unit vectors, a float32 product whatever they are held in."""
+    return float(as_float32(first) @ as_float32(second))
 
 
 INFERRED_TASK_SIMILARITY = 0.65
@@ -427,7 +435,7 @@ on tau-bench, a median of 0.75 within a task, 0.35 between two)."""
 def infer_tasks(
     candidates: Sequence[Candidate],
     objectives: Sequence[str],
-    vectors: NDArray[np.float32] | None = None,
+    vectors: NDArray[np.floating[Any]] | None = None,
     *,
     threshold: float = INFERRED_TASK_SIMILARITY,
 ) -> list[str]:

@@ -137,6 +137,13 @@ class StaticEmbedder:
         return self._embed(texts, max_pieces=max_pieces)
 
     def _embed(self, texts: Sequence[str], *, max_pieces: int | None) -> NDArray[np.float32]:
+        # Each distinct text once: a text's vector does not depend on the others of the call,
+        # and texts recur (a task's runs share their objective).
+        distinct = dict.fromkeys(texts)
+        if len(distinct) < len(texts):
+            found = self._embed(list(distinct), max_pieces=max_pieces)
+            row_of = {text: row for row, text in enumerate(distinct)}
+            return found[[row_of[text] for text in texts]]
         rows, scale = self._loaded()
         sums = np.zeros((len(texts), rows.shape[1]), dtype=np.float32)
         # A batch at a time: a text's tokenizer output takes some 30 KB, a vector 1 KB.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,8 +20,14 @@ BLOCK_BYTES = 64 * 1024 * 1024
 BLOCK_QUERIES = 256
 """Queries per block: enough to keep BLAS busy; online, a block is scored before it is held."""
 
-Parts = NDArray[np.float32] | Sequence[NDArray[np.float32]]
+Parts = NDArray[np.floating[Any]] | Sequence[NDArray[np.floating[Any]]]
+"""Held vectors: float32, or float16 (a large corpus's, ``index.held_dtype``) read as float32."""
 Times = Sequence[NDArray[np.float64]]
+
+
+def as_float32(vectors: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
+    """``vectors`` as float32 (no copy when they are): products of half-precision rows in BLAS."""
+    return np.asarray(vectors, dtype=np.float32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +95,7 @@ def online_nearest(
 
 def _scan(  # noqa: PLR0917 - the two searches' settings, passed straight through
     queries: NDArray[np.float32],
-    parts: list[NDArray[np.float32]],
+    parts: list[NDArray[np.floating[Any]]],
     times: Sequence[NDArray[np.float64]] | None,
     due: NDArray[np.float64] | None,
     keys: NDArray[np.intp] | None,
@@ -115,7 +122,7 @@ def _scan(  # noqa: PLR0917 - the two searches' settings, passed straight throug
             for first in range(max(low, offset), stop, step):
                 last = min(stop, first + step)
                 span = slice(first - offset, last - offset)
-                scores = block @ part[span].T
+                scores = block @ as_float32(part[span]).T
                 if window is not None:
                     query = prior + np.arange(rows.start, rows.stop)[:, None]
                     column = np.arange(first, last)[None, :]
