@@ -199,11 +199,16 @@ class _Number(str):
     number: int | float
 
 
-def _numbers_as_text(value: Any) -> Any:
+def _leaves(value: Any, change: Callable[[Any], Any]) -> Any:
+    """``value`` (parsed JSON) with ``change`` applied to each of its leaves."""
     if isinstance(value, dict):
-        return {key: _numbers_as_text(item) for key, item in value.items()}
+        return {key: _leaves(item, change) for key, item in value.items()}
     if isinstance(value, list):
-        return [_numbers_as_text(item) for item in value]
+        return [_leaves(item, change) for item in value]
+    return change(value)
+
+
+def _number_as_text(value: Any) -> Any:
     if isinstance(value, int | float) and not isinstance(value, bool):
         text = _Number(value)
         text.number = value
@@ -211,11 +216,7 @@ def _numbers_as_text(value: Any) -> Any:
     return value
 
 
-def _numbers_back(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _numbers_back(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_numbers_back(item) for item in value]
+def _number_back(value: Any) -> Any:
     return value.number if isinstance(value, _Number) else value
 
 
@@ -301,8 +302,8 @@ def _redact(
             # A rule took a quote, a bracket or a number of JSON text (a key read as a quoted
             # value): its values are cleaned one by one instead, so that it stays JSON; a number
             # a rule finds something in becomes the marker, as text.
-            cleaned_values = _walk(_numbers_as_text(parsed), loc, redact, mode, None)
-            return orjson.dumps(_numbers_back(cleaned_values)).decode()
+            cleaned_values = _walk(_leaves(parsed, _number_as_text), loc, redact, mode, None)
+            return orjson.dumps(_leaves(cleaned_values, _number_back)).decode()
         if found:
             path = format_path(loc)
             findings.extend(
