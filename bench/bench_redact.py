@@ -201,6 +201,10 @@ def planted() -> None:
             step["content"] = text
             if step.get("input") is not None:
                 step["input"] = {"query": text, "args": [{"env": text}]}
+        document["knowledge_graph_delta"] = {
+            "entities": [{"name": text, "type": text}],
+            "relationships": [{"fact": text, "valid_from": text}],
+        }
         redacted, _ = redact_document(document, "private")
         # The walker keeps the shape and the order: the strings pair up.
         for before, after in zip(strings_of(document), strings_of(redacted), strict=True):

@@ -137,7 +137,18 @@ CELLS: list[tuple[str, str]] = [
     ("parquet", "binary column"),
     ("parquet", "schema metadata"),
 ]
-COMMANDS = ["redact", "score --annotate", "select", "select --budget 1", "dedupe", "convert"]
+COMMANDS = [
+    "redact",
+    "score --annotate",
+    "select",
+    "select --budget 1",
+    "dedupe",
+    "dedupe --against",
+    "dedupe --against itself",
+    "split",
+    "convert",
+]
+UNRELATED = "Bake a loaf of sourdough bread with a long cold overnight proof in the fridge"
 
 
 def _arguments(command: str, source: Path, out: Path, report: Path, rows: bool) -> list[str]:
@@ -154,6 +165,16 @@ def _arguments(command: str, source: Path, out: Path, report: Path, rows: bool) 
                     "--report", str(report)]  # fmt: skip
         case "dedupe":  # every pair a group: their ids are in the groups of traces
             return ["dedupe", *read, "--redact", "--threshold", "-1", str(source), "-o", str(out)]
+        case "dedupe --against":  # an unrelated task: both kept, written (n-grams only)
+            texts = out.with_name("reference.txt")
+            texts.write_text(UNRELATED + "\n")
+            return ["dedupe", *read, "--redact", "--against", str(texts), "--no-embedder",
+                    str(source), "-o", str(out), "--report", str(report)]  # fmt: skip
+        case "dedupe --against itself":  # both removed: in the report, with the REF's ids
+            return ["dedupe", *read, "--redact", "--against", str(source), str(source),
+                    "-o", str(out), "--report", str(report)]  # fmt: skip
+        case "split":  # the sets are files in a directory
+            return ["split", *read, "--redact", "--test", "0.5", str(source), "-o", str(out)]
         case _:
             return ["convert", *read, "--redact", str(source), "-o", str(out)]
 
@@ -162,6 +183,8 @@ def _text(path: Path) -> str:
     """What a file holds, as text; a Parquet file's rows with their bytes as text."""
     if not path.exists():
         return ""
+    if path.is_dir():
+        return "\n".join(_text(part) for part in sorted(path.iterdir()))
     if path.suffix != ".parquet":
         return path.read_text()
     import pyarrow.parquet as pq
@@ -182,12 +205,16 @@ def test_no_planted_secret_leaves_any_command_that_redacts(
     writer = {"trace": _write_traces, "jsonl": _write_rows, "parquet": _write_parquet}[kind]
     secret = writer(source, place)
     out = tmp_path / ("out.parquet" if kind == "parquet" and command != "convert" else "out.jsonl")
+    if command == "split":
+        out = tmp_path / "sets"
     report = tmp_path / "report.json"
     run = kp(*_arguments(command, source, out, report, kind != "trace"))
     assert run.code in (0, 1), run.err
     everything = "\n".join([_text(out), _text(report), run.out, run.err])
     if place == "rejected field":
         assert "metadata.success" in run.err  # the record was refused: its message is the place
+    elif command == "dedupe --against itself":
+        assert '"matched_id"' in _text(report), "nothing was removed: the cell checks nothing"
     else:
         assert _text(out) or run.out, "nothing was written: the cell checks nothing"
     assert secret[:12] not in everything

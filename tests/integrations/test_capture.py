@@ -17,6 +17,7 @@ import knowledgepulse as kp
 from knowledgepulse.errors import MissingDependencyError
 from knowledgepulse.integrations._collector import Collector
 from knowledgepulse.integrations.capture import Capture, capture
+from knowledgepulse.redact.items import Redactor
 from knowledgepulse.sources import StepBuilder, TraceOptions
 from knowledgepulse.sources._envelope import assemble
 from knowledgepulse.value import ScoredItem
@@ -329,6 +330,21 @@ def test_capture_with_redact_keeps_and_hands_on_the_redacted_trace(
     assert not any(key in text for text in texts)
     assert trace.task.objective == "Deploy with token [REDACTED:api_key]"
     assert seen[0].trace == trace
+
+
+def test_capture_with_a_redactor_redacts_at_its_level_and_counts(
+    framework: FakeFramework,
+) -> None:
+    """redact=True keeps identifiers (a captured trace is private); Redactor("aggregated") not."""
+    with capture(redact=True) as by_trace:
+        framework.run("Mail alice@example.com")
+    assert by_trace.traces[0].task.objective == "Mail alice@example.com"
+    redactor = Redactor("aggregated")
+    with capture(redact=redactor) as aggregated:
+        framework.run("Mail alice@example.com")
+    assert aggregated.traces[0].task.objective == "Mail [REDACTED:email]"
+    assert redactor.types["email"] >= 1
+    assert redactor.redacted == 1
 
 
 def test_a_collector_without_redact_keeps_the_text_as_it_was(framework: FakeFramework) -> None:

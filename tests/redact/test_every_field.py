@@ -50,7 +50,9 @@ FIELDS: list[tuple[str | int, ...]] = [
     ("steps", 3, "output_summary"),
     ("outcome", "result_summary"),
     ("knowledge_graph_delta", "entities", 0, "name"),
+    ("knowledge_graph_delta", "entities", 0, "type"),
     ("knowledge_graph_delta", "relationships", 0, "fact"),
+    ("knowledge_graph_delta", "relationships", 0, "valid_from"),
 ]
 
 
@@ -71,8 +73,8 @@ def _planted(text: str) -> dict[str, Any]:
             {"step_id": 3, "type": "error_recovery", "content": text, "output_summary": text},
         ],
         knowledge_graph_delta={
-            "entities": [{"name": text, "type": "tool"}],
-            "relationships": [{"fact": text, "valid_from": "2026-01-31"}],
+            "entities": [{"name": text, "type": text}],
+            "relationships": [{"fact": text, "valid_from": text}],
         },
     )
     document["task"]["input_schema"] = {"properties": {"q": {"description": text}}}

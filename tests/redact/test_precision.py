@@ -173,3 +173,44 @@ def test_a_slice_with_a_start_and_a_step_is_not_an_ip_address(code: str) -> None
     """1::6 is an IPv6 address, but not subscripting a name: a real one there still goes."""
     assert clean_text(code).text == code
     assert clean_text("hosts[2001:db8::1]").text == "hosts[[REDACTED:ip]]"
+
+
+@pytest.mark.parametrize(
+    ("text", "cleaned"),
+    [
+        (
+            "GET https://api.example.com/v1/items?api_key=X9f8e7d6c5b4a3&page=2",
+            "GET https://api.example.com/v1/items?api_key=[REDACTED:password]&page=2",
+        ),
+        ("/q?token=abc123def&page=2&sort=asc", "/q?token=[REDACTED:password]&page=2&sort=asc"),
+        ("a?access_token=ya1234567890&amp;next=3", "a?access_token=[REDACTED:password]&amp;next=3"),
+        ("password=ab&cd later", "password=[REDACTED:password] later"),
+    ],
+)
+def test_a_query_parameter_after_a_secret_s_keeps_the_next_parameter(
+    text: str, cleaned: str
+) -> None:
+    """The value ends before "&name=" (the next parameter); an "&" inside a value still goes."""
+    assert clean_text(text, "private").text == cleaned
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"name": "generate_password", "description": "Generate a random password"}]',
+        'required: ["email", "password", "remember_me"]',
+        '{"type": "password", "autocomplete": "current-password"}',
+        'password_policy = "min-length-8"',
+    ],
+)
+def test_a_word_after_a_name_holding_password_is_not_a_password(text: str) -> None:
+    """gitleaks' hashicorp-tf-password (for .tf files) took these; ordinary text keeps them."""
+    assert clean_text(text, "private").text == text
+
+
+def test_a_terraform_password_is_still_redacted_with_its_quotes_kept() -> None:
+    """password-assignment finds what hashicorp-tf-password did, and keeps the quotes."""
+    text = 'administrator_login_password = "thisIsDog11"'
+    assert clean_text(text, "private").text == (
+        'administrator_login_password = "[REDACTED:password]"'
+    )

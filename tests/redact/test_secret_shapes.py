@@ -122,3 +122,34 @@ def test_a_private_key_cut_before_its_end_line_is_redacted() -> None:
         cleaned = clean_text(f"$ cat id_rsa\n{text}", "private").text
         assert "TESTONLY" not in cleaned
         assert "[REDACTED:private_key]" in cleaned
+
+
+@pytest.mark.parametrize(
+    ("text", "cleaned"),
+    [
+        ("Cookie: session=abc123def456ghi789", "Cookie: session=[REDACTED:password]"),
+        (
+            'curl -H "Cookie: session=eyJhbGciOi123; theme=dark" https://x',
+            'curl -H "Cookie: session=[REDACTED:password]; theme=[REDACTED:password]" https://x',
+        ),
+        (
+            '{"Cookie": "session=abc123; uid=42"}',
+            '{"Cookie": "session=[REDACTED:password]; uid=[REDACTED:password]"}',
+        ),
+        ('Cookie: a="quoted1"\r\nHost: x', 'Cookie: a="[REDACTED:password]"\r\nHost: x'),
+        (
+            "Set-Cookie: SID=31d4d96e407aad42; Path=/; Secure; HttpOnly",
+            "Set-Cookie: SID=[REDACTED:password]; Path=/; Secure; HttpOnly",
+        ),
+    ],
+)
+def test_every_value_of_a_cookie_header_is_redacted(text: str, cleaned: str) -> None:
+    """A Cookie header's values are sessions; a Set-Cookie's first pair only (then attributes)."""
+    assert clean_text(text, "private").text == cleaned
+    assert clean_text(cleaned, "private").text == cleaned
+
+
+@pytest.mark.parametrize("text", ["The cookie: it was eaten", "cookie: none set", "cookies: 3"])
+def test_the_word_cookie_without_a_pair_redacts_nothing(text: str) -> None:
+    """Only name=value pairs after a Cookie header's colon are values."""
+    assert clean_text(text, "private").text == text

@@ -136,8 +136,8 @@ def test_redact_trace_takes_the_traces_parsed_json_as_the_scorer_does() -> None:
         redact_trace({**_trace(), "id": 5})
 
 
-def test_entity_names_and_facts_are_cleaned_but_types_and_dates_kept() -> None:
-    """The knowledge graph's text is free text; its types and dates are not."""
+def test_entity_names_and_facts_are_cleaned_and_ordinary_types_and_dates_stay() -> None:
+    """The knowledge graph's text is free text; a type and a date hold nothing to redact."""
     document = trace_json(
         knowledge_graph_delta={
             "entities": [{"name": "alice@example.com", "type": "person"}],
@@ -148,6 +148,34 @@ def test_entity_names_and_facts_are_cleaned_but_types_and_dates_kept() -> None:
     graph = redacted["knowledge_graph_delta"]
     assert graph["entities"] == [{"name": "[REDACTED:email]", "type": "person"}]
     assert graph["relationships"] == [{"fact": "[REDACTED:email] works here", "valid_from": "2024"}]
+
+
+def test_a_secret_in_an_entity_type_or_a_valid_from_is_redacted() -> None:
+    """Both are free strings (the schema checks neither), so both are cleaned as text."""
+    document = trace_json(
+        knowledge_graph_delta={
+            "entities": [{"name": "repo", "type": f"token {KEY}"}],
+            "relationships": [{"fact": "pushed", "valid_from": f"2024 by bob@corp.io {KEY}"}],
+        }
+    )
+    redacted, findings = redact_trace(document, "aggregated")
+    graph = redacted.model_dump(by_alias=True)["knowledge_graph_delta"]
+    assert graph["entities"][0]["type"] == "token [REDACTED:api_key]"
+    assert graph["relationships"][0]["valid_from"] == (
+        "2024 by [REDACTED:email] [REDACTED:api_key]"
+    )
+    assert {finding.path for finding in findings} == {
+        "knowledge_graph_delta.entities[0].type",
+        "knowledge_graph_delta.relationships[0].valid_from",
+    }
+
+
+def test_a_secret_cannot_be_in_created_at_which_is_a_checked_date() -> None:
+    """created_at is kept unredacted: validation refuses anything but an RFC 3339 date-time."""
+    document = trace_json()
+    document["metadata"]["created_at"] = f"2024-01-01T00:00:00Z {KEY}"
+    with pytest.raises(TraceValidationError, match="created_at"):
+        redact_trace(document)
 
 
 def test_redact_value_cleans_every_string_of_a_row_and_keeps_its_keys() -> None:

@@ -140,3 +140,17 @@ def test_nothing_goes_against_an_empty_reference_and_all_against_itself(new: lis
     rows = [chat(text) for text in new]
     assert decontaminate(rows, against_texts=[]).removed == ()
     assert len(decontaminate(rows, against_texts=new).removed) == len(rows)
+
+
+def test_redact_cleans_the_kept_rows_and_changes_no_verdict() -> None:
+    """A secret in a copy and in a kept row: the same removals, and no secret given back."""
+    key = "ghp_" + "A1b2C3d4" * 4 + "E5f6"
+    rows = [chat(f"{EVAL[0]} Use {key}."), chat(f"{UNRELATED} Mail ann@corp.io, key {key}")]
+    plain = decontaminate(rows, against_texts=EVAL, source="openai-chat")
+    redacted = decontaminate(rows, against_texts=EVAL, source="openai-chat", redact=True)
+    assert [found.reference.id for found in redacted.removed] == ["texts:1"]
+    assert len(plain.removed) == len(redacted.removed) == 1
+    assert redacted.kept_rows == [chat(f"{UNRELATED} Mail ann@corp.io, key [REDACTED:api_key]")]
+    assert key not in str([found.item.document for found in redacted.removed])
+    assert redacted.redactor is not None
+    assert redacted.redactor.redacted == 1  # the kept item's redaction only is counted

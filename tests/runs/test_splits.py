@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import OutputError, ParameterConflictError, ScorerParameterError
+from knowledgepulse.redact.items import Redactor
 from knowledgepulse.runs import select, split
 from knowledgepulse.runs.splits import write_split
 from knowledgepulse.testing import HashingEmbedder
@@ -203,3 +204,19 @@ def test_a_split_into_the_directory_of_its_input_part_is_refused(tmp_path: Path)
         write_split(split([str(source)], test=0.5, seed=2), out, inputs=[str(source)])
     assert [path.name for path in out.iterdir()] == ["validation.jsonl"]
     assert source.read_text() == kept
+
+
+def test_redact_cleans_every_part_and_changes_no_group() -> None:
+    """Grouped by an e-mail column: the same parts with redact (read before), no e-mail left."""
+    rows = chat_rows([0, 1, 2, 3, 4, 5])
+    for index, row in enumerate(rows):
+        row["user"] = f"user{index % 3}@corp.io"
+    plain = split(rows, test=0.3, by="user", seed=2)
+    redacted = split(rows, test=0.3, by="user", seed=2, redact=Redactor("aggregated"))
+    assert redacted.parts == plain.parts
+    assert len(set(redacted.groups)) == 3
+    written = json.dumps([redacted.rows(part) for part in ("train", "test")])
+    assert "@corp.io" not in written
+    assert written.count("[REDACTED:email]") == 6
+    assert redacted.redactor is not None
+    assert redacted.redactor.types["email"] == 6

@@ -254,7 +254,7 @@ def select_command(
     help="Decontaminate instead: remove from the input the traces that copy a task of REF "
     "(an evaluation set in any form kp reads, or a .txt file of task texts, one a line), by "
     "n-gram overlap of the task text and, with an embedder, by cosine (--threshold). The "
-    "traces kept are written as they came. Repeatable.",
+    "traces kept are written as they came (with --redact, redacted). Repeatable.",
 )
 @click.option(
     "--ngram",
@@ -306,7 +306,8 @@ def dedupe_command(
 
     With --against REF, remove instead the traces whose task copies one of REF's
     (decontamination, docs/curation.md): the kept traces (or rows) are written as they came,
-    and --report lists each removed one with the REF item it matched.
+    and --report lists each removed one with the REF item it matched; --redact cleans both
+    (the traces are compared first, as read).
 
     One JSON line per group of two or more traces: the representative (highest score, then
     smallest id) and each member with its cosine to the representative. Dataset rows (--from)
@@ -319,7 +320,6 @@ def dedupe_command(
         refuse_usage(
             (by == DEDUPE_BY_TASK, "--by task is for dedupe within one set"),
             (similarity_histogram, "--similarity-histogram is for dedupe within one set"),
-            (options["redact"], "--redact is for dedupe within one set"),
             (task_similarity is not None, "--task-similarity is for dedupe --by task"),
         )
         options["task_field"] = task_field  # a row column, as before: which task is not asked
@@ -338,7 +338,6 @@ def dedupe_command(
     )
     with ReadProgress.for_sources(paths) as progress:
         if against:
-            del run["redact"]  # refused: decontamination writes rows as they came
             found = decontaminate(
                 paths,
                 against=[str(path) for path in against],
@@ -360,7 +359,11 @@ def dedupe_command(
             found.write_to(target, paths, messages=to == "messages")
         if report_path is not None:
             write_jsonl(report_path, found.removed)
-        say(decontamination_summary(found) + kept_tail(found.unread.written))
+        say(
+            decontamination_summary(found)
+            + kept_tail(found.unread.written)
+            + summary_tail(redactor)
+        )
         return sink.exit_code(len(found.items), allow_empty=allow_empty)
     if similarity_histogram:
         _histogram(result.corpus)

@@ -10,6 +10,7 @@ import click
 from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import model_options, scorer_from
 from knowledgepulse.cli._options import command, not_stdout, task_similarity_option
+from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     ProblemSink,
     paths_argument,
@@ -17,6 +18,7 @@ from knowledgepulse.cli._traces import (
     trace_options_of,
 )
 from knowledgepulse.reports.curation import split_summary
+from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
 from knowledgepulse.runs.splits import BY_TASK, split, write_split
@@ -65,6 +67,7 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 @task_similarity_option
 @model_options
 @source_options(required=False)
+@redact_options
 def split_command(
     *,
     paths: list[str],
@@ -80,11 +83,13 @@ def split_command(
     and each goes to the set furthest below its share, so the sets come within a group of
     their shares and the same seed gives the same split. Each set is written as DIR/train,
     DIR/test (and DIR/validation) in the input's form: dataset rows as they were (JSON Lines,
-    or Parquet), traces as JSON Lines.
+    or Parquet), traces as JSON Lines; --redact cleans them of secrets and personal data (the
+    groups are read first: the same split).
     """
     task_field = options.get("task_field")
     convert_options = trace_options_of(options)
     sink = ProblemSink()
+    redactor = redactor_from(options)
     with ReadProgress.for_sources(paths) as progress:
         result = split(
             paths,
@@ -95,8 +100,9 @@ def split_command(
             notes=say,
             progress=progress.advance,
             on_problem=sink,
+            redact=redactor or False,
             **options,
         )
     write_split(result, directory)
-    say(split_summary(result) + kept_tail(result.unread.written))
+    say(split_summary(result) + kept_tail(result.unread.written) + summary_tail(redactor))
     return sink.exit_code(len(result.items), allow_empty=allow_empty)

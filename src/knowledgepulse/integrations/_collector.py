@@ -21,12 +21,16 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from knowledgepulse.records import Record
 from knowledgepulse.sources._envelope import NO_TEXT, TraceOptions
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value import ScoredItem, TraceValueScorer, ValueBreakdown
 from knowledgepulse.value.scorer import default_scorer
+
+if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only for a collector that redacts
+    from knowledgepulse.redact.items import Redactor
 
 logger = logging.getLogger("knowledgepulse.integrations")
 
@@ -50,9 +54,11 @@ class Collector:
         on_trace: called with each captured run, a :class:`~knowledgepulse.value.ScoredItem`;
             an exception in it is logged.
         keep: how many captured traces :attr:`captured` keeps (the oldest dropped first).
-        redact: redact each trace (secrets always, personal identifiers by its
-            ``metadata.privacy_level``; see :mod:`knowledgepulse.redact`) before it is scored
-            and kept; only novelty reads its text, so only novelty can change.
+        redact: ``True``: redact each trace before it is scored and kept, secrets always and
+            personal identifiers by its ``metadata.privacy_level`` (a captured trace's is
+            ``private``: secrets only); a :class:`~knowledgepulse.redact.items.Redactor`
+            (``Redactor("aggregated")``): at its level, by its rules, counting what it
+            redacted. Only novelty reads the text, so only novelty can change.
     """
 
     def __init__(
@@ -63,10 +69,11 @@ class Collector:
         scorer: TraceValueScorer | None = None,
         on_trace: OnTrace | None = None,
         keep: int = DEFAULT_KEEP,
-        redact: bool = False,
+        redact: bool | Redactor = False,
     ) -> None:
         self.options = TraceOptions(domain=domain, confidence=confidence)
         self.redact = redact
+        self._redactor: Redactor | None = None if isinstance(redact, bool) else redact
         self._scorer = scorer
         self._on_trace = on_trace
         self._captured: deque[ScoredItem] = deque(maxlen=max(1, keep))
@@ -114,11 +121,9 @@ class Collector:
                 logger.exception("knowledgepulse: on_trace raised; the agent run goes on")
 
     def _score(self, item: TraceItem) -> ScoredItem:
+        if self.redact is not False:
+            item = self._redacted(item)
         trace = item.trace
-        if self.redact:  # imported here: its rules load only for a collector that redacts
-            from knowledgepulse.redact import redact_trace  # noqa: PLC0415
-
-            trace = redact_trace(trace)[0]
         breakdown = (self._scorer or default_scorer()).score(trace)
         trace = trace.model_copy(
             update={
@@ -129,3 +134,14 @@ class Collector:
         document = trace.model_dump(mode="json", by_alias=True, exclude_none=True)
         record = Record(item.location, document)
         return ScoredItem(replace(item, record=record, trace=trace), breakdown)
+
+    def _redacted(self, item: TraceItem) -> TraceItem:
+        """The item redacted, and counted in the redactor (``types``) under the lock."""
+        if self._redactor is None:  # redact=True: by each trace's privacy level
+            from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load
+
+            self._redactor = Redactor()
+        cleaned, findings = self._redactor.redact(item, count=False)
+        with self._lock:
+            self._redactor.count(item, findings)
+        return cleaned

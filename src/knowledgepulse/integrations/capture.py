@@ -30,11 +30,14 @@ import threading
 from collections.abc import AsyncIterator, Callable, Generator
 from contextlib import AbstractContextManager
 from types import TracebackType
-from typing import Any, ParamSpec, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast, overload
 
 from knowledgepulse.errors import MissingDependencyError, install_hint
 from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace, logger
 from knowledgepulse.value import TraceValueScorer
+
+if TYPE_CHECKING:
+    from knowledgepulse.redact.items import Redactor
 
 HOOKS: tuple[str, ...] = ("langchain", "openai_agents", "otel")
 """The live modules ``capture`` switches on, each through its ``activate(collector)``."""
@@ -68,7 +71,7 @@ class Capture(Collector):
         on_trace: OnTrace | None = None,
         keep: int = DEFAULT_KEEP,
         hooks: tuple[str, ...] = HOOKS,
-        redact: bool = False,
+        redact: bool | Redactor = False,
     ) -> None:
         super().__init__(
             domain=domain,
@@ -265,7 +268,7 @@ def capture(
     scorer: TraceValueScorer | None = None,
     on_trace: OnTrace | None = None,
     keep: int = DEFAULT_KEEP,
-    redact: bool = False,
+    redact: bool | Redactor = False,
 ) -> Capture: ...
 
 
@@ -278,7 +281,7 @@ def capture(
     scorer: TraceValueScorer | None = None,
     on_trace: OnTrace | None = None,
     keep: int = DEFAULT_KEEP,
-    redact: bool = False,
+    redact: bool | Redactor = False,
 ) -> Capture | Callable[P, R]:
     """Record, score and keep the real steps of the agent runs made inside a call or block.
 
@@ -296,9 +299,12 @@ def capture(
         on_trace: called with each :class:`~knowledgepulse.value.ScoredItem`; what it
             raises is logged.
         keep: how many captured traces are kept (the oldest dropped first).
-        redact: redact each trace (secrets always, personal identifiers by its
-            ``metadata.privacy_level``; see :mod:`knowledgepulse.redact`) before it is scored
-            and kept; only novelty reads its text, so only novelty can change.
+        redact: ``True``: redact each trace before it is scored and kept, secrets always and
+            personal identifiers by its ``metadata.privacy_level`` (a captured trace's is
+            ``private``: secrets only); a :class:`~knowledgepulse.redact.items.Redactor`
+            (``Redactor("aggregated")``): at its level, by its rules (see
+            :mod:`knowledgepulse.redact`). Only novelty reads the text, so only novelty can
+            change.
     """
     made = Capture(
         domain=domain,

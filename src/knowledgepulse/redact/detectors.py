@@ -1,11 +1,11 @@
 """The built-in rules: the reference SDK's patterns, gitleaks' rules, checked identifiers.
 
-gitleaks' 221 rules (``data/gitleaks_rules.toml``) and the formats it lacks
+gitleaks' 220 rules (``data/gitleaks_rules.toml``) and the formats it lacks
 (``data/more_rules.toml``) apply as in gitleaks (secret group, entropy, allowlists, stopwords;
 a ``generic-*`` secret needs a digit), a token ending at punctuation too, as in a sentence. The
-order is the reference's, widened: its secret patterns, gitleaks', credentials in URLs, Basic
-credentials and ``password=`` assignments, secrets written in base64; then the identifiers
-(checksums, ``ipaddress``, phonenumbers), phones last: they take others' digits.
+order is the reference's, widened: its secret patterns, gitleaks', credentials in URLs,
+``password=`` assignments, Cookie headers, Basic credentials, secrets written in base64; then
+the identifiers (checksums, ``ipaddress``, phonenumbers), phones last: they take others' digits.
 """
 
 from __future__ import annotations
@@ -44,13 +44,36 @@ _NOT_A_VALUE = (
 # The reference's pattern, widened: a name that ends in one of SECRET_NAMES, also in the JSON
 # form ("password": "x": a quote may close the name); the value on the same line as its name,
 # so that a line that only names a key (GITHUB_API_KEY=) does not take the next line.
+# An unquoted value ends before "&name=": the next parameter of a query string (?api_key=X&page=2).
 _ASSIGNMENT = (
     rf"(?i)(?:{SECRET_NAMES})['\"]?[ \t]*[=:][ \t]*"
     rf"(?:(?P<quote>['\"]){_NOT_A_VALUE}(?P<value>[^'\"\n]*)(?P=quote)"
-    rf"|{_NOT_A_VALUE}(?P<value>[^\s'\"`,;)}}\[\]]{{2,}}))"
+    rf"|{_NOT_A_VALUE}(?P<value>(?:[^\s'\"`,;)}}\[\]&]|&(?!(?:amp;)?[\w.\-\[\]]+=)){{2,}}))"
 )
 
 _UNTIL_END = r"[^\s'\"`,;)}\]]"  # what may follow in a path or a URL: up to a space or a quote
+
+
+# An HTTP Cookie header (its quoted JSON form too) and its pairs: every value is a credential
+# the server reads (a session), while a Set-Cookie header's pairs after the first are attributes
+# (Path=/, Expires=...). A value is what RFC 6265 allows, less quotes that end a text's header.
+_COOKIE_HEADER = regex.compile(r"(?i)(?<![\w-])(?P<set>set-)?cookie['\"]?:[ \t]*['\"]?")
+_COOKIE_PAIR = regex.compile(
+    r"[ \t]*[^=;,\s\"'`\\]+=(?:\"(?P<value>[^;,\s\"\\]*)\"|(?P<value>[^;,\s\"'`\\]*))"
+)
+
+
+def _cookies(text: str) -> Iterator[Span]:
+    for header in _COOKIE_HEADER.finditer(text):
+        at = header.end()
+        while pair := _COOKIE_PAIR.match(text, at):
+            start, end = pair.span("value")
+            if end > start and not text.startswith("[REDACTED", start):
+                yield start, end
+            at = pair.end()
+            if header.group("set") or not text.startswith(";", at):
+                break
+            at += 1
 
 
 def _luhn(digits: str) -> bool:
@@ -405,6 +428,7 @@ def default_rules() -> RuleSet:
             group="value",
             keywords=("pass", "pwd", "secret", "token", "key", "credential", "session"),
         ),
+        Rule("cookie-header", "password", True, keywords=("cookie",), finder=_cookies),
         Rule("basic-auth", "password", True, keywords=("basic",), finder=basic_credentials),
         Rule(_ENCODED, "encoded_secret", True, digits=True, finder=_encoded_secrets),
     )

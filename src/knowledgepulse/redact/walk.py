@@ -52,8 +52,6 @@ _TRACE_POLICY: dict[tuple[str, ...], Mode] = {
     ("steps", _ANY, "step_id"): "kept",
     ("steps", _ANY, "type"): "kept",
     ("steps", _ANY, "tool", "name"): "id",
-    ("knowledge_graph_delta", "entities", _ANY, "type"): "kept",
-    ("knowledge_graph_delta", "relationships", _ANY, "valid_from"): "kept",
 }
 _POLICY_PREFIXES = frozenset(path[:end] for path in _TRACE_POLICY for end in range(len(path)))
 

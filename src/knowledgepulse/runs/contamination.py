@@ -3,7 +3,8 @@
 :func:`decontaminate` reads both sets (anything :func:`~knowledgepulse.runs.items_of` takes; a
 reference may also be a text file of task texts, one a line), and removes from the first the
 items whose task text a reference item's n-grams cover, and, with an embedder, those within a
-cosine of one. It scores nothing; only the first set loses items.
+cosine of one. It scores nothing; only the first set loses items. With ``redact``, what it gives
+back is redacted: the items are compared as read, so redaction changes no verdict.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
@@ -23,11 +24,15 @@ from knowledgepulse.records import Problem
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
 from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
+from knowledgepulse.runs.redaction import redactor_of, unread_rows
 from knowledgepulse.runs.write import UnreadRows, item_writer, output_form, redacted_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.scorer import TraceValueScorer
+
+if TYPE_CHECKING:
+    from knowledgepulse.redact.items import Redactor
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +102,8 @@ class DecontaminationResult:
         data: the input, for :attr:`kept_rows` in its form.
         unread: the input's dataset rows that gave no trace, for an ``ItemWriter`` to write
             after the kept ones (each with ``kp_error``): no row goes missing from the output.
+        redactor: what redacted the items, the reference ids and the unread rows, counting the
+            kept items' redactions, or ``None``.
     """
 
     items: tuple[TraceItem, ...]
@@ -108,6 +115,7 @@ class DecontaminationResult:
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
     unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
+    redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
     @property
     def kept(self) -> list[TraceItem]:
@@ -160,6 +168,7 @@ def decontaminate(
     notes: Notes | None = None,
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
+    redact: bool | Redactor = False,
 ) -> DecontaminationResult:
     """The items of ``data`` that are no copy of a reference (evaluation) item, and the rest.
 
@@ -189,6 +198,10 @@ def decontaminate(
         notes: told what a reader says about a whole file.
         progress: for files of ``data``, told the bytes read so far.
         on_problem: told each record that cannot be read, as it is found.
+        redact: clean what is given back of secrets and personal data (the items, kept and
+            removed, the rows that gave no trace, a reference trace's id): ``True`` by each
+            trace's privacy level, or a configured ``Redactor``, which counts the kept items'.
+            The items are compared before, as read.
 
     Raises:
         ValueError: ``ngram`` below 1, or ``min_overlap`` outside (0, 1].
@@ -198,7 +211,8 @@ def decontaminate(
         raise ValueError(f"min_overlap is a share of words in (0, 1], got {min_overlap!r}")
     threshold = DEDUPE_THRESHOLD if threshold is None else threshold
     problems: list[Problem] = []
-    unread = UnreadRows(in_place=False)  # not judged, so not removed: after the kept ones
+    redactor = redactor_of(redact)
+    unread = unread_rows(redactor, in_place=False)  # not judged, not removed: after the kept
     read = items_of(data, source=source, options=options, notes=notes, progress=progress)
     items = list(unread.valid(read, problems, on_problem))
     references, reference_items = _references(
@@ -225,6 +239,8 @@ def decontaminate(
                 found[position] = Contaminated(
                     items[position], references[row], "embedding", similarity=cosine
                 )
+    if redactor is not None:
+        items, found = _redacted(items, found, redactor)
     return DecontaminationResult(
         tuple(items),
         tuple(found[position] for position in sorted(found)),
@@ -235,7 +251,28 @@ def decontaminate(
         problems=tuple(problems),
         data=data,
         unread=unread,
+        redactor=redactor,
     )
+
+
+def _redacted(
+    items: list[TraceItem], found: dict[int, Contaminated], redactor: Redactor
+) -> tuple[list[TraceItem], dict[int, Contaminated]]:
+    """The items redacted (the kept ones counted), and each removed one with its redacted item.
+
+    The reference it matched keeps its place; its id is hashed when a rule finds anything in it.
+    """
+    from knowledgepulse.redact.walk import redact_id  # noqa: PLC0415 - the rules load to redact
+
+    cleaned = [
+        redactor.redact(item, count=position not in found)[0] for position, item in enumerate(items)
+    ]
+    level = redactor.level or "aggregated"
+    for position, match in found.items():
+        reference = match.reference
+        hidden = replace(reference, id=redact_id(reference.id, level, redactor.rules)[0])
+        found[position] = replace(match, item=cleaned[position], reference=hidden)
+    return cleaned, found
 
 
 def _references(  # noqa: PLR0917 - one private call, the run's reading settings

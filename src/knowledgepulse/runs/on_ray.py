@@ -6,7 +6,8 @@ conversation format), the actors embed them, the driver measures novelty in orde
 results equal the local ones) and gives :class:`~knowledgepulse.value.ScoredItem` objects, each
 written back in its own form by :func:`~knowledgepulse.runs.write.annotated`. An actor cannot
 receive a loaded model (an onnxruntime session does not pickle): it gets a picklable
-``EmbedderFactory``. Ray itself is imported on first use (``docs/ray.md``).
+``EmbedderFactory``. With ``redact``, the actors redact each trace and row before they embed it,
+as a local run redacts before it scores. Ray itself is imported on first use (``docs/ray.md``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import itertools
 import json
 import pickle
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Unpack
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Unpack, cast
 
 import numpy as np
 import orjson
@@ -38,6 +39,8 @@ from knowledgepulse.novelty.representation import novelty_text
 from knowledgepulse.novelty.settings import DEFAULT_BATCH_SIZE
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.runs.inputs import ROWS_NAME, items_of
+from knowledgepulse.runs.read import without_secrets
+from knowledgepulse.runs.redaction import redactor_of
 from knowledgepulse.runs.write import annotated
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.trace.load import validate_record
@@ -45,6 +48,7 @@ from knowledgepulse.value.item import ScoredItem
 from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
+    from knowledgepulse.redact.items import Redactor
     from knowledgepulse.sources import TraceOptions
     from knowledgepulse.value.breakdown import ValueBreakdown
 
@@ -60,6 +64,7 @@ _CAPPED = "_kp_capped"
 _PROBLEMS = "_kp_problems"
 _KEY = "_kp_key"
 _ROW = "_kp_row"
+_FOUND = "_kp_found"
 
 RowReader: TypeAlias = Callable[
     [list[dict[str, Any]]], list[tuple[dict[str, Any] | None, list[tuple[str, str]]]]
@@ -159,7 +164,9 @@ class TraceBatchEmbedder:
     vector (zeros for a bad row), the windows read (-1: not known), whether it was capped (-1:
     not known) and the row's problems as JSON (``""``: none), plus the ``order_by`` value, and
     the row itself, pickled (so that its values come back exactly as read), unless the row is
-    the trace.
+    the trace. With a ``redactor``, the trace and the row are redacted before they are
+    embedded (an id as written: hashed when it held anything), and what was redacted in each
+    is given too, as JSON (``Finding`` fields), for the driver to count.
     """
 
     def __init__(
@@ -168,32 +175,41 @@ class TraceBatchEmbedder:
         novelty_text_name: str,
         reader: RowReader,
         order_by: str | None,
+        redactor: Redactor | None = None,
     ) -> None:
         self._embedder: Embedder = factory()
         self._text = novelty_text(novelty_text_name)
         self._reader = reader
         self._order_by = order_by
+        self._redactor = redactor
 
     def __call__(self, batch: Any) -> dict[str, NDArray[Any]]:
         """Embed one ``pyarrow.Table`` batch; see the class docstring for the columns."""
         rows: list[dict[str, Any]] = batch.to_pylist()
         size = len(rows)
-        ids, texts, problems = (np.full(size, "", dtype=object) for _ in range(3))
+        ids, texts, problems, redacted = (np.full(size, "", dtype=object) for _ in range(4))
         windows = np.full(size, -1, dtype=np.int32)
         capped = np.full(size, -1, dtype=np.int8)
         valid: dict[int, TraceItem] = {}
+        kept: list[dict[str, Any] | None] = [None if self._is_trace(row) else row for row in rows]
         for position, (value, found) in enumerate(self._reader(rows)):
             if isinstance(value, dict) and isinstance(value.get("id"), str):
-                ids[position] = value["id"]
-            if found:
-                problems[position] = json.dumps(found)
-                continue
-            result = validate_record(Record(Location("row"), value))
+                ids[position] = self._id(value)
+            result = None if found else validate_record(Record(Location("row"), value))
             if isinstance(result, TraceItem):
                 valid[position] = result
-                texts[position] = json.dumps(value, ensure_ascii=False, default=_plain)
-            else:
-                problems[position] = json.dumps([[item.path, item.message] for item in result])
+                continue
+            refused = found if result is None else [(item.path, item.message) for item in result]
+            problems[position] = json.dumps(refused)
+            kept[position] = None  # the driver gives a bad row's problems only
+        for position, item in valid.items():
+            if self._redactor is not None:
+                valid[position], kept[position], redacted[position] = self._redacted(
+                    item, kept[position]
+                )
+            texts[position] = json.dumps(
+                valid[position].document, ensure_ascii=False, default=_plain
+            )
         positions = list(valid)
         represented = self._text.embed(self._embedder, [item.trace for item in valid.values()])
         # A batch of bad rows only still gives vectors of the usual width: Ray joins blocks
@@ -210,7 +226,6 @@ class TraceBatchEmbedder:
             windows[positions] = represented.windows
             capped[positions] = represented.capped
         # Pickled: Arrow would turn the row's lists into arrays on the way to the driver.
-        kept = [None if self._is_trace(row) else row for row in rows]
         return {
             _ID: ids,
             _TRACE_JSON: texts,
@@ -218,6 +233,7 @@ class TraceBatchEmbedder:
             _WINDOWS: windows,
             _CAPPED: capped,
             _PROBLEMS: problems,
+            _FOUND: redacted,
             _ROW: np.asarray([pickle.dumps(row) for row in kept], dtype=object),
             **(
                 {_KEY: np.asarray(batch.column(self._order_by).to_pylist(), dtype=object)}
@@ -225,6 +241,25 @@ class TraceBatchEmbedder:
                 else {}
             ),
         }
+
+    def _redacted(
+        self, item: TraceItem, row: dict[str, Any] | None
+    ) -> tuple[TraceItem, dict[str, Any] | None, str]:
+        """The item and its row redacted, and what was redacted, as JSON for the driver."""
+        assert self._redactor is not None
+        with_row = replace(item, row=None if row is None else Record(item.location, row))
+        cleaned, findings = self._redactor.redact(with_row, count=False)
+        found = json.dumps([[f.path, f.type, f.rule, f.count] for f in findings])
+        return cleaned, None if cleaned.row is None else cleaned.row.value, found
+
+    def _id(self, document: dict[str, Any]) -> str:
+        """The trace's id as it is written: hashed, when redacting, if a rule finds anything."""
+        if self._redactor is None:
+            return str(document["id"])
+        from knowledgepulse.redact.walk import document_level, redact_id  # noqa: PLC0415
+
+        level = self._redactor.level or document_level(document)
+        return redact_id(document["id"], level, self._redactor.rules)[0]
 
     def _is_trace(self, row: dict[str, Any]) -> bool:
         """Whether the row is itself the trace (no row to give back beside it)."""
@@ -288,6 +323,7 @@ def score_dataset(
     options: TraceOptions | None = None,
     column: str = TRACE_COLUMN,
     order_by: str | None = None,
+    redact: bool | Redactor = False,
     **engine: Unpack[ActorOptions],
 ) -> DatasetScores:
     """Score every row of a Ray Dataset; the scored items and the bad rows' problems, in order.
@@ -297,7 +333,13 @@ def score_dataset(
     items: list[ScoredItem] = []
     problems: list[Problem] = []
     for result in iter_dataset_scores(
-        dataset, source=source, options=options, column=column, order_by=order_by, **engine
+        dataset,
+        source=source,
+        options=options,
+        column=column,
+        order_by=order_by,
+        redact=redact,
+        **engine,
     ):
         if isinstance(result, Problem):
             problems.append(result)
@@ -313,6 +355,7 @@ def iter_dataset_scores(
     options: TraceOptions | None = None,
     column: str = TRACE_COLUMN,
     order_by: str | None = None,
+    redact: bool | Redactor = False,
     scorer: TraceValueScorer | None = None,
     factory: EmbedderFactory | None = None,
     concurrency: int | None = None,
@@ -330,6 +373,9 @@ def iter_dataset_scores(
         options: with ``source``, the domain, confidence and row columns (``RowOptions``).
         column: the column holding each trace (``source=None``).
         order_by: score in the order of this column instead of the dataset's order.
+        redact: clean each trace and row of secrets and personal data before it is embedded
+            and scored, as a local run does: ``True`` by each trace's privacy level, or a
+            configured ``Redactor`` (it goes to the actors pickled, and counts here).
         scorer: the scorer whose settings apply (default: a new one); its embedder only names
             the model, which must be the factory's: the actors do the embedding.
         factory: makes each actor's embedder (default: the bundled MiniLM, one thread each).
@@ -360,13 +406,14 @@ def iter_dataset_scores(
     reader: RowReader = (
         TraceColumn(column, order_by) if source is None else ConversationRows(source, options)
     )
+    redactor = redactor_of(redact)
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False)
     if concurrency is None:
         concurrency = actors_allowed(ray.cluster_resources(), num_cpus, num_gpus)
     mapped = dataset.map_batches(
         TraceBatchEmbedder,
-        fn_constructor_args=(factory, scorer.novelty_text, reader, order_by),
+        fn_constructor_args=(factory, scorer.novelty_text, reader, order_by, redactor),
         batch_size=batch_size,
         batch_format="pyarrow",
         compute=ray.data.ActorPoolStrategy(size=concurrency),
@@ -382,7 +429,7 @@ def iter_dataset_scores(
     positions = itertools.count()
     try:
         for batch in mapped.iter_batches(batch_size=batch_size, batch_format="numpy"):
-            yield from _score_batch(scorer, batch, positions)
+            yield from _score_batch(scorer, batch, positions, redactor)
     except ray.exceptions.RayError as error:
         # An actor's own error (a model that does not load) reaches the caller as it is.
         failed = RayClusterError(f"scoring the dataset failed on the cluster: {first_line(error)}")
@@ -391,9 +438,16 @@ def iter_dataset_scores(
 
 
 def _score_batch(
-    scorer: TraceValueScorer, batch: dict[str, Any], positions: Iterator[int]
+    scorer: TraceValueScorer,
+    batch: dict[str, Any],
+    positions: Iterator[int],
+    redactor: Redactor | None = None,
 ) -> Iterator[ScoredItem | Problem]:
-    """One batch's rows, scored in order (novelty of the valid ones in one pass)."""
+    """One batch's rows, scored in order (novelty of the valid ones in one pass).
+
+    A problem's message is given with its secrets redacted, as a local run's; with a
+    ``redactor``, each row's redaction (found by the actor) is counted in it.
+    """
     size = len(batch[_ID])
     problems = [str(text) for text in batch[_PROBLEMS]]
     valid = [row for row in range(size) if not problems[row]]
@@ -415,7 +469,8 @@ def _score_batch(
         position, trace_id = next(positions), str(batch[_ID][row]) or None
         if problems[row]:
             where = Location(f"row {position}" + (f" ({trace_id})" if trace_id else ""))
-            yield from (Problem(where, *found) for found in json.loads(problems[row]))
+            found = (Problem(where, *each) for each in json.loads(problems[row]))
+            yield from cast("Iterator[Problem]", without_secrets(found))
             continue
         where = Location(f"row {position}")
         # Only our own actors' rows (pickled there, see TraceBatchEmbedder) are unpickled.
@@ -425,6 +480,10 @@ def _score_batch(
             traces[row],
             None if original is None else Record(where, original),
         )
+        if redactor is not None:
+            from knowledgepulse.redact.walk import Finding  # noqa: PLC0415 - only to redact
+
+            redactor.count(item, [Finding(*each) for each in json.loads(batch[_FOUND][row])])
         yield ScoredItem(item, next(breakdowns))
 
 

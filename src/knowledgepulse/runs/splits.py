@@ -6,7 +6,8 @@ one part (:func:`~knowledgepulse.curation.split.assign_groups`: the same seed, t
 Tasks that are not read with the items are inferred as :func:`~knowledgepulse.runs.select`
 infers them, which scores the items (the one time a split needs the embedder); any other key
 scores nothing. :func:`write_split` writes each part in the input's own form, as ``kp redact``
-does: dataset rows as rows, traces as traces.
+does: dataset rows as rows, traces as traces; with ``redact``, every one redacted (the groups are
+read before, so the split is the same with and without it).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knowledgepulse._util.atomic import is_same_file
 from knowledgepulse.curation import score_corpus
@@ -26,11 +27,15 @@ from knowledgepulse.reports.rows import row_format
 from knowledgepulse.runs.curate import inferred_tasks, similarity_of_tasks, tasks_read
 from knowledgepulse.runs.inputs import RunInput, files_of, items_of
 from knowledgepulse.runs.read import OnProblem
+from knowledgepulse.runs.redaction import redact_items, redactor_of, unread_rows
 from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redacted_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem, task_at
 from knowledgepulse.value.scorer import TraceValueScorer
+
+if TYPE_CHECKING:
+    from knowledgepulse.redact.items import Redactor
 
 BY_TASK = "task"
 _SUFFIXES = ("jsonl", "parquet")  # the forms write_split writes a part in
@@ -72,6 +77,7 @@ class SplitResult:
         data: the input, for :meth:`rows` in its form.
         unread: the dataset rows that gave no trace: in no part, since they cannot be grouped;
             :func:`write_split` writes them to a file of their own, each with ``kp_error``.
+        redactor: what redacted the items (and the unread rows), with its counts, or ``None``.
     """
 
     items: tuple[TraceItem, ...]
@@ -86,6 +92,7 @@ class SplitResult:
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
     unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
+    redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
     def items_in(self, part: str) -> list[TraceItem]:
         """The items of one part, in input order."""
@@ -126,6 +133,7 @@ def split(
     notes: Notes | None = None,
     progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
+    redact: bool | Redactor = False,
 ) -> SplitResult:
     """Split ``data`` into train, test (and validation) sets, each group whole in one.
 
@@ -151,6 +159,10 @@ def split(
         notes: told what a reader says about a whole file.
         progress: for files, told the bytes read so far.
         on_problem: told each record that cannot be read, as it is found.
+        redact: clean the items (and the rows that gave no trace) of secrets and personal data:
+            ``True`` by each trace's privacy level, or a configured ``Redactor``. The groups are
+            read first, so that redaction changes no part (an e-mail column as ``by`` would
+            be one marker for all).
 
     Raises:
         ScorerParameterError: shares out of range, or leaving nothing for train.
@@ -172,7 +184,8 @@ def split(
     read = items_of(
         data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
     )
-    unread = UnreadRows(in_place=False)
+    redactor = redactor_of(redact)
+    unread = unread_rows(redactor, in_place=False)
     items = tuple(unread.valid(read, problems, on_problem))
     inferred = by == BY_TASK and tasks_read(items, task_field) is None
     if inferred:
@@ -188,6 +201,8 @@ def split(
     part_of: dict[str, str] = {}
     for members in strata.values():
         part_of |= assign_groups(Counter(members), fractions, seed=seed)
+    if redactor is not None:
+        items = tuple(redact_items(items, redactor))
     return SplitResult(
         items,
         tuple(part_of[group] for group in groups),
@@ -201,6 +216,7 @@ def split(
         tuple(problems),
         data,
         unread,
+        redactor,
     )
 
 
@@ -261,7 +277,7 @@ def write_split(
     suffix = "parquet" if form == "parquet" else "jsonl"
     for part in result.fractions:
         path = directory / f"{part}.{suffix}"
-        with item_writer(path, form, added=()) as out:
+        with item_writer(path, form, added=(), clean=result.unread.clean) as out:
             for item in result.items_in(part):
                 if item.row is not None:
                     out.write_row(item, {})

@@ -289,6 +289,8 @@ class ItemWriter:
             field empty). In Parquet every row then has ``kp_error``, empty on a read one; in
             JSON Lines a read row has it only when ``added`` names it (``kp score
             --annotate``), so that the others go out as they did.
+        clean: cleans the key-value metadata a Parquet schema keeps from the rows' files
+            (``--redact``'s, as a row's); default: ``unread``'s.
     """
 
     def __init__(
@@ -299,6 +301,7 @@ class ItemWriter:
         *,
         messages: bool = False,
         unread: UnreadRows | None = None,
+        clean: Callable[[Record], Record] | None = None,
     ) -> None:
         self._stream: Any = stream
         self._form = form
@@ -309,7 +312,8 @@ class ItemWriter:
         self._added = added
         self._items = 0
         fields = messages_fields if messages else None
-        clean = unread.clean if unread is not None else None  # set when the run redacts
+        if unread is not None and clean is None:
+            clean = unread.clean  # set when the run redacts
         self._rows = (
             RowWriter("parquet", stream, added, fields, clean) if form == "parquet" else None
         )
@@ -488,11 +492,13 @@ def item_writer(
     *,
     messages: bool = False,
     unread: UnreadRows | None = None,
+    clean: Callable[[Record], Record] | None = None,
 ) -> Iterator[ItemWriter]:
     """An :class:`ItemWriter` to a text stream, or to a file that appears when the block ends.
 
     ``messages``: the items as training rows in chat form; ``unread``: the rows that gave no
-    trace, written in their places (see :class:`ItemWriter`).
+    trace, written in their places; ``clean``: what cleans a Parquet schema's metadata (see
+    :class:`ItemWriter`).
 
     The file replaces ``target`` atomically, and only when the block completes (an error
     leaves the old one). Parquet needs a file.
@@ -503,7 +509,7 @@ def item_writer(
     if form != "parquet":
         with (
             text_output(target) as text,
-            ItemWriter(text, form, added, messages=messages, unread=unread) as writer,
+            ItemWriter(text, form, added, messages=messages, unread=unread, clean=clean) as writer,
         ):
             yield writer
         return
@@ -511,7 +517,7 @@ def item_writer(
         raise ValueError("Parquet is written to a file: give a path, not a stream")
     with (
         atomic_binary(target) as binary,
-        ItemWriter(binary, form, added, messages=messages, unread=unread) as writer,
+        ItemWriter(binary, form, added, messages=messages, unread=unread, clean=clean) as writer,
     ):
         yield writer
 

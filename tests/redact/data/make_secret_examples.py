@@ -7,7 +7,8 @@ comes from. Random parts are drawn with a fixed seed. Three groups: our own rule
 ``redact/data/more_rules.toml`` (the providers' documented shapes); gitleaks rules whose Go
 examples ``make_gitleaks_tps.py`` cannot evaluate, written after them (gitleaks,
 ``cmd/generate/config/rules/*.go``, MIT; see THIRD_PARTY_NOTICES.md); and the shapes issue 28
-found leaking: in a sentence, in base64, after a secret's name.
+found leaking: in a sentence, in base64, after a secret's name (and a later leak hunt: a Cookie
+header).
 """
 
 from __future__ import annotations
@@ -93,8 +94,9 @@ def gitleaks() -> None:
         token,
         GITLEAKS,
     )
+    # gitleaks' hashicorp-tf-password example (that rule is left out: gitleaks_rules.toml).
     add(
-        "hashicorp-tf-password",
+        "password-assignment",
         'administrator_login_password = "thisIsDog11"',
         "thisIsDog11",
         GITLEAKS,
@@ -190,12 +192,21 @@ def cut_keys() -> None:
     add("private-key-unterminated", f"$ head -7 ~/.ssh/id_ed25519\n{key[:400]}…", body[:300])
 
 
+def leak_hunt() -> None:
+    """What the leak hunt after issue 28 found missed: a session in a Cookie header."""
+    session = draw(32, HEX)
+    add("cookie-header", f"curl -H 'Cookie: session={session}' https://shop.example.com", session)
+    session = draw(24, ALNUM + "-_")
+    add("cookie-header", f"Set-Cookie: sid={session}; Path=/; HttpOnly; Secure", session)
+
+
 def main() -> None:
     ours()
     gitleaks()
     more_rules()
     issue_28()
     cut_keys()
+    leak_hunt()
     for row in ROWS:
         print(json.dumps(row, ensure_ascii=False))
 

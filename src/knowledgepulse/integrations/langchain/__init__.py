@@ -32,6 +32,7 @@ from knowledgepulse.value import TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.integrations.langchain._live import KPTracer
+    from knowledgepulse.redact.items import Redactor
 
 
 def _live_module() -> ModuleType:
@@ -49,7 +50,7 @@ def tracer(
     scorer: TraceValueScorer | None = None,
     on_trace: OnTrace | None = None,
     keep: int = DEFAULT_KEEP,
-    redact: bool = False,
+    redact: bool | Redactor = False,
 ) -> KPTracer:
     """A LangChain tracer (``BaseTracer``) that converts and scores every finished root run.
 
@@ -60,9 +61,12 @@ def tracer(
         scorer: scores each trace; the process-wide default scorer when ``None``.
         on_trace: called with each :class:`~knowledgepulse.value.ScoredItem`.
         keep: how many captured traces the tracer keeps (``.captured``, ``.traces``).
-        redact: redact each trace (secrets always, personal identifiers by its
-            ``metadata.privacy_level``; see :mod:`knowledgepulse.redact`) before it is scored
-            and kept; only novelty reads its text, so only novelty can change.
+        redact: ``True``: redact each trace before it is scored and kept, secrets always and
+            personal identifiers by its ``metadata.privacy_level`` (a captured trace's is
+            ``private``: secrets only); a :class:`~knowledgepulse.redact.items.Redactor`
+            (``Redactor("aggregated")``): at its level, by its rules (see
+            :mod:`knowledgepulse.redact`). Only novelty reads the text, so only novelty can
+            change.
 
     Raises:
         MissingDependencyError: ``langchain-core`` is not installed.

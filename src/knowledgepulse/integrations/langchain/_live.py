@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.context import register_configure_hook
@@ -30,6 +30,9 @@ from knowledgepulse.sources.langchain._files import dump_run, trees
 from knowledgepulse.sources.langchain._runs import convert_tree
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
+
+if TYPE_CHECKING:
+    from knowledgepulse.redact.items import Redactor
 
 logger = logging.getLogger("knowledgepulse.integrations")
 
@@ -128,7 +131,7 @@ class KPTracer(Collector, _Recorder):
         on_trace: OnTrace | None = None,
         keep: int = DEFAULT_KEEP,
         max_trace_age_s: float = MAX_TRACE_AGE_S,
-        redact: bool = False,
+        redact: bool | Redactor = False,
     ) -> None:
         Collector.__init__(
             self,

@@ -31,6 +31,7 @@ from knowledgepulse.value import TraceValueScorer
 
 if TYPE_CHECKING:
     from knowledgepulse.integrations.openai_agents._live import AgentsTraceProcessor
+    from knowledgepulse.redact.items import Redactor
 
 
 def _load_live() -> ModuleType:
@@ -48,7 +49,7 @@ def processor(
     scorer: TraceValueScorer | None = None,
     on_trace: OnTrace | None = None,
     keep: int = DEFAULT_KEEP,
-    redact: bool = False,
+    redact: bool | Redactor = False,
 ) -> AgentsTraceProcessor:
     """An Agents SDK ``TracingProcessor`` that converts and scores every trace when it ends.
 
@@ -59,9 +60,12 @@ def processor(
         scorer: scores each trace; the process-wide default scorer when ``None``.
         on_trace: called with each :class:`~knowledgepulse.value.ScoredItem`.
         keep: how many captured traces the processor keeps (``.captured``, ``.traces``).
-        redact: redact each trace (secrets always, personal identifiers by its
-            ``metadata.privacy_level``; see :mod:`knowledgepulse.redact`) before it is scored
-            and kept; only novelty reads its text, so only novelty can change.
+        redact: ``True``: redact each trace before it is scored and kept, secrets always and
+            personal identifiers by its ``metadata.privacy_level`` (a captured trace's is
+            ``private``: secrets only); a :class:`~knowledgepulse.redact.items.Redactor`
+            (``Redactor("aggregated")``): at its level, by its rules (see
+            :mod:`knowledgepulse.redact`). Only novelty reads the text, so only novelty can
+            change.
 
     Raises:
         MissingDependencyError: ``openai-agents`` is not installed.

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.tracing import (
     FunctionSpanData,
@@ -40,6 +40,9 @@ from knowledgepulse.sources.openai_agents._result import plain
 from knowledgepulse.sources.openai_agents._spans import convert_spans
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
+
+if TYPE_CHECKING:
+    from knowledgepulse.redact.items import Redactor
 
 logger = logging.getLogger("knowledgepulse.integrations")
 
@@ -229,7 +232,7 @@ class AgentsTraceProcessor(Collector, _Recorder):
         max_spans_per_trace: int = MAX_SPANS_PER_TRACE,
         max_open_traces: int = MAX_OPEN_TRACES,
         max_trace_age_s: float = MAX_TRACE_AGE_S,
-        redact: bool = False,
+        redact: bool | Redactor = False,
     ) -> None:
         Collector.__init__(
             self,

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
 
     from knowledgepulse.integrations.otel.live import OTelCollector
+    from knowledgepulse.redact.items import Redactor
     from knowledgepulse.value import TraceValueScorer
 
 
@@ -43,7 +44,7 @@ def install(
     on_trace: OnTrace | None = None,
     tracer_provider: TracerProvider | None = None,
     keep: int = DEFAULT_KEEP,
-    redact: bool = False,
+    redact: bool | Redactor = False,
 ) -> OTelCollector:
     """Add a span processor that converts and scores every agent run traced with OpenTelemetry.
 
@@ -55,9 +56,12 @@ def install(
         tracer_provider: the SDK provider to add the processor to; else the global one (an SDK
             provider is set globally when none is).
         keep: how many captured traces the collector keeps.
-        redact: redact each trace (secrets always, personal identifiers by its
-            ``metadata.privacy_level``; see :mod:`knowledgepulse.redact`) before it is scored
-            and kept; only novelty reads its text, so only novelty can change.
+        redact: ``True``: redact each trace before it is scored and kept, secrets always and
+            personal identifiers by its ``metadata.privacy_level`` (a captured trace's is
+            ``private``: secrets only); a :class:`~knowledgepulse.redact.items.Redactor`
+            (``Redactor("aggregated")``): at its level, by its rules (see
+            :mod:`knowledgepulse.redact`). Only novelty reads the text, so only novelty can
+            change.
 
     Returns:
         The collector: ``.captured``, ``.traces``, ``.breakdowns``; ``.close()`` stops it.

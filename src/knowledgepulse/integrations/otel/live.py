@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry import trace as trace_api
 from opentelemetry.context import Context
@@ -30,6 +30,9 @@ from knowledgepulse.sources.otel.build import convert_spans, has_genai
 from knowledgepulse.sources.otel.spans import live_span
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value import TraceValueScorer
+
+if TYPE_CHECKING:
+    from knowledgepulse.redact.items import Redactor
 
 logger = logging.getLogger("knowledgepulse.integrations")
 
@@ -193,7 +196,7 @@ def install(
     max_spans_per_trace: int = DEFAULT_MAX_SPANS_PER_TRACE,
     max_open_traces: int = DEFAULT_MAX_OPEN_TRACES,
     max_age_s: float = DEFAULT_MAX_AGE_S,
-    redact: bool = False,
+    redact: bool | Redactor = False,
 ) -> OTelCollector:
     """Capture every agent run traced by OpenTelemetry, as a scored ``ReasoningTrace``.
 
