@@ -103,6 +103,22 @@ def test_an_embedder_adds_the_cosine_and_finds_reworded_copies() -> None:
     assert result.threshold == 0.5
 
 
+def test_an_embedder_compares_a_task_text_reference_with_each_task() -> None:
+    """A reference given as text has no steps: its cosine is with each item's task text."""
+    reworded = "Book two adults on the cheapest Boston Denver flight, March 3."
+    result = decontaminate(
+        [chat(EVAL[0]), chat(UNRELATED)],
+        against_texts=[reworded, EVAL[1]],
+        threshold=0.5,
+        scorer=TraceValueScorer(embedder=HashingEmbedder()),
+        source="openai-chat",
+    )
+    (found,) = result.removed
+    assert (found.reason, found.reference.text) == ("embedding", reworded)
+    assert found.similarity is not None
+    assert 0.5 <= found.similarity < 1.0
+
+
 def test_a_min_overlap_outside_a_share_is_refused() -> None:
     """min_overlap must be in (0, 1]."""
     with pytest.raises(ValueError, match="min_overlap"):

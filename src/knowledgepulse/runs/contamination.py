@@ -32,6 +32,9 @@ from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from knowledgepulse.redact.items import Redactor
 
 
@@ -342,33 +345,42 @@ def _embedding_matches(
     references: Sequence[Reference],
     reference_items: Sequence[TraceItem | None],
 ) -> dict[int, tuple[int, float]]:
-    """Each item's nearest reference item by cosine, and the cosine (for the report too)."""
+    """Each item's nearest reference item by cosine, and the cosine (for the report too).
+
+    A reference trace is compared by novelty vectors, as ``kp dedupe`` compares two traces; a
+    reference that is only a task text (a line of a ``.txt`` file) has no steps to embed, so it
+    is compared with each item's task text, both embedded as plain text.
+    """
     import numpy as np  # noqa: PLC0415 - only with an embedder
 
     from knowledgepulse.novelty.cache.search import frozen_nearest  # noqa: PLC0415
+    from knowledgepulse.novelty.windows import unit_rows  # noqa: PLC0415
 
-    vectors = scorer.embed_traces([item.trace for item in items])
-    if vectors is None:
+    embedder = scorer.embedder
+    if embedder is None:
         raise no_vectors("embedding decontamination")
-    held = np.zeros((len(references), vectors.shape[1]), dtype=np.float32)
-    traced = [i for i, item in enumerate(reference_items) if item is not None]
+
+    def as_text(texts: list[str]) -> NDArray[np.float32]:
+        return unit_rows(np.asarray(embedder.embed_batch(texts), dtype=np.float32))
+
+    traced = [row for row, item in enumerate(reference_items) if item is not None]
+    lines = [row for row, item in enumerate(reference_items) if item is None]
+    compared: list[tuple[list[int], NDArray[np.float32], NDArray[np.float32]]] = []
     if traced:
-        traced_vectors = scorer.embed_traces([reference_items[i].trace for i in traced])  # type: ignore[union-attr]
-        assert traced_vectors is not None
-        held[traced] = traced_vectors
-    lines = [i for i, item in enumerate(reference_items) if item is None]
+        held = scorer.embed_traces([reference_items[row].trace for row in traced])  # type: ignore[union-attr]
+        queries = scorer.embed_traces([item.trace for item in items])
+        assert held is not None  # the scorer has an embedder
+        assert queries is not None
+        compared.append((traced, held, queries))
     if lines:
-        assert scorer.embedder is not None
-        raw = np.asarray(
-            scorer.embedder.embed_batch([references[i].text for i in lines]), dtype=np.float32
-        )
-        norms = np.linalg.norm(raw, axis=1, keepdims=True)
-        held[lines] = raw / np.maximum(norms, 1e-12)
-    nearest = frozen_nearest(held, np.asarray(vectors, dtype=np.float32))
-    return {
-        position: (int(row), float(cosine))
+        tasks = as_text([item.trace.task.objective for item in items])
+        compared.append((lines, as_text([references[row].text for row in lines]), tasks))
+    best: dict[int, tuple[int, float]] = {}
+    for rows, held, queries in compared:
+        nearest = frozen_nearest(held, queries)
         for position, (row, cosine) in enumerate(
             zip(nearest.index, nearest.similarity, strict=True)
-        )
-        if row >= 0
-    }
+        ):
+            if row >= 0 and (position not in best or cosine > best[position][1]):
+                best[position] = (rows[int(row)], float(cosine))
+    return best
