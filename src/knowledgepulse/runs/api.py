@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
+from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.runs.inputs import RunInput, items_of, table_kind
 from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
@@ -200,12 +201,15 @@ def _scored(
     ``unread``: given the problems, and counting the items, to keep the rows that gave none.
 
     Raises:
-        TypeError: a keyword that is not a setting (as Python's own for a misspelt one).
+        SettingTypeError: a keyword that is not a setting (a TypeError, as Python's own for a
+            misspelt one).
     """
     unknown = sorted(settings.keys() - ScoreSettings.__optional_keys__)
     if unknown:
         taken = ", ".join(sorted(ScoreSettings.__optional_keys__))
-        raise TypeError(f"unexpected keyword argument {unknown[0]!r}; the settings are {taken}")
+        raise SettingTypeError(
+            f"unexpected keyword argument {unknown[0]!r}; the settings are {taken}"
+        )
     cache_path = settings.get("cache_path")
     told = settings.get("on_problem") or _logged
     if unread is not None:
