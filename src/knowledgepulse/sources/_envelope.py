@@ -68,7 +68,7 @@ class TraceOptions:
     def __post_init__(self) -> None:
         domain, confidence = self.domain, self.confidence
         if domain is not None:
-            text_of(domain, "domain", "a domain's name (code, math...), or None for the default")
+            text_of(domain, "domain", "a domain's name (code, math...)")
         if confidence is not None:
             number_of(confidence, "confidence", "a number in [0, 1]", lambda c: 0.0 <= c <= 1.0)
         instance_of(self.rows, "rows", RowOptions, "a RowOptions")
