@@ -6,6 +6,7 @@ what to give; one of the wrong type is a ``SettingTypeError``, a ``TypeError`` t
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +17,9 @@ import pytest
 import knowledgepulse
 from knowledgepulse import runs as typed_runs
 from knowledgepulse import sources as typed_sources
-from knowledgepulse.errors import ScorerParameterError, SettingTypeError
+from knowledgepulse.errors import ParameterConflictError, ScorerParameterError, SettingTypeError
+from knowledgepulse.runs.write import item_writer
+from knowledgepulse.sources.openai_agents import to_trace
 from knowledgepulse.value import TraceValueScorer
 
 CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
@@ -72,6 +75,7 @@ BAD: list[tuple[Callable[[], object], str, bool]] = [
     (lambda: kp.capture(on_trace=5), "on_trace=5: give a function", True),
     (lambda: kp.capture(scorer="hash"), "scorer='hash': give a TraceValueScorer", True),
     (lambda: kp.capture(keep=0), "keep=0: give a whole number of 1 or more", False),
+    (lambda: to_trace({"final_output": "x"}), "result: expected an Agents SDK RunResult", True),
 ]
 
 
@@ -91,3 +95,12 @@ def test_a_close_name_is_suggested() -> None:
     """A misspelt choice names the closest one allowed."""
     with pytest.raises(ScorerParameterError, match="Did you mean 'similarity'"):
         runs.dedupe(ROWS, by="simlarity", scorer=NO_MODEL)
+
+
+def test_parquet_to_a_stream_is_a_parameter_conflict() -> None:
+    """item_writer cannot write Parquet to a text stream: the library's error, naming target."""
+    with (
+        pytest.raises(ParameterConflictError, match="give a path as target, not a stream"),
+        item_writer(io.StringIO(), "parquet"),
+    ):
+        pass

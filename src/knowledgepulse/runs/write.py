@@ -502,7 +502,7 @@ def item_writer(
     leaves the old one). Parquet needs a file.
 
     Raises:
-        ValueError: Parquet to a stream.
+        ParameterConflictError: Parquet to a stream.
     """
     if form != "parquet":
         with (
@@ -512,7 +512,9 @@ def item_writer(
             yield writer
         return
     if not isinstance(target, Path):
-        raise ValueError("Parquet is written to a file: give a path, not a stream")
+        raise ParameterConflictError(
+            "Parquet is written to a file: give a path as ", Setting("target"), ", not a stream"
+        )
     with (
         atomic_binary(target) as binary,
         ItemWriter(binary, form, added, messages=messages, unread=unread) as writer,
