@@ -4,8 +4,10 @@ pytest runs it, so each call really works as written."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, assert_type
 
 import knowledgepulse as kp
 from knowledgepulse.curation import select
@@ -67,3 +69,15 @@ def test_curation_and_device_choice_are_typed() -> None:
     selection: Selection = select(candidates, budget=2)
     assert [candidates[i].key for i in selection.selected] == ["kp:trace:3", "kp:trace:2"]
     assert isinstance(embedder_for("cpu"), Embedder)
+
+
+def test_annotated_rows_of_dicts_come_back_typed_as_dicts() -> None:
+    """Row dicts (or files) in, row dicts out: annotate's result is typed, not Any (mypy checks)."""
+    chat = EXAMPLES / "datasets/openai_chat.jsonl"
+    rows: list[dict[str, Any]] = [json.loads(line) for line in chat.read_text("utf-8").splitlines()]
+    scorer = TraceValueScorer(embedder=None)
+    annotated = assert_type(kp.annotate(rows, scorer=scorer), list[dict[str, Any]])
+    from_file = assert_type(
+        kp.annotate(EXAMPLES / "datasets/openai_chat.jsonl", scorer=scorer), list[dict[str, Any]]
+    )
+    assert [row["kp_score"] for row in annotated] == [row["kp_score"] for row in from_file]

@@ -199,7 +199,14 @@ class ConversionError(KnowledgePulseError, ValueError):
 
 
 class ScorerParameterError(KnowledgePulseError, ValueError):
-    """Raised when a scorer, embedder or vector cache gets a setting it does not take."""
+    """Raised when a call gets a setting it does not take: out of range, or none of the names.
+
+    A scorer's, an embedder's or a vector cache's; a run's (``select(budget=-1)``), a source's.
+    """
+
+
+class SettingTypeError(ScorerParameterError, TypeError):
+    """Raised when a setting is of the wrong type (``budget="3"``); a TypeError, as Python's own."""
 
 
 class ProfileError(KnowledgePulseError, ValueError):

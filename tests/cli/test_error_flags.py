@@ -15,6 +15,7 @@ from tests.cli.conftest import KpRunner
 from tests.novelty.test_ring_file import interrupted_save
 
 TRACES = Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl"
+CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
 
 
 @pytest.mark.parametrize(
@@ -119,3 +120,23 @@ def test_batch_size_without_an_embedder_is_refused_by_its_option(kp: KpRunner) -
     assert (
         "--batch-size sets how many traces the model embeds at once; with --no-embedder" in run.err
     )
+
+
+@pytest.mark.parametrize(
+    ("data", "option", "shown"),
+    [
+        (TRACES, "--domain", "--domain ''"),
+        (TRACES, "--domain-field", "--domain-field ''"),
+        (CHAT, "--domain-field", "--domain-field ''"),
+        (CHAT, "--task-field", "--task-field ''"),
+        (TRACES, "--domain", "--domain '  '"),
+    ],
+)
+def test_an_empty_domain_or_column_is_a_usage_error_whatever_the_input(
+    kp: KpRunner, data: Path, option: str, shown: str
+) -> None:
+    """An empty --domain-field was a warning on a trace file and taken on rows; now exit 2."""
+    value = shown.split(" ", 1)[1].strip("'")
+    run = kp("score", str(data), "--no-embedder", option, value)
+    assert run.code == 2
+    assert run.err.startswith(f"kp: error: {shown}: give a ")

@@ -152,3 +152,68 @@ def test_junit_without_a_baseline_is_as_before(kp: KpRunner) -> None:
     messages = [message for _, message in verdicts(root).values()]
     assert len(messages) == 2
     assert all(message.startswith("1 scorer(s) below threshold") for message in messages)
+
+
+def test_a_baseline_with_no_passing_case_is_warned_loudly_on_the_comparison(
+    kp: KpRunner, tmp_path: Path, regressed: str
+) -> None:
+    """Recorded in an outage (every case failed), it gates nothing: the comparison says so first."""
+    ids = [json.loads(line)["id"] for line in Path(CASES).read_text(encoding="utf-8").splitlines()]
+    outage = changed_cases(tmp_path, dict.fromkeys(ids, 10**7))
+    base = tmp_path / "outage.json"
+    assert kp("eval", outage, "--suite", SUITE, "--fail-on", "never", "-o", str(base)).code == 0
+    assert json.loads(base.read_text(encoding="utf-8"))["summary"]["passed"] == 0
+    warning = f"WARNING: the base run {base} has no passing case, so no case can regress"
+    run = kp("eval", regressed, "--suite", SUITE, "--baseline", str(base), "-f", "json")
+    assert run.code == 0  # as before: the warning changes no verdict
+    assert warning in run.err
+    new = tmp_path / "new.json"
+    kp("eval", CASES, "--suite", SUITE, "-o", str(new))
+    assert warning in kp("compare", str(base), str(new), "-f", "json").err
+    markdown = kp("compare", str(base), str(new), "-f", "markdown").out
+    assert markdown.split("\n")[2].startswith("**WARNING: the base run ")
+    assert "has no passing case" in markdown
+
+
+def test_a_baseline_with_a_passing_case_gets_no_warning(kp: KpRunner, baseline: str) -> None:
+    """The example baseline passes two cases: no warning."""
+    run = kp("eval", CASES, "--suite", SUITE, "--baseline", baseline, "-f", "json")
+    assert "WARNING" not in run.err
+
+
+@pytest.mark.parametrize("output_format", ["table", "markdown"])
+def test_a_case_id_with_a_line_break_is_printed_on_one_line(
+    kp: KpRunner, tmp_path: Path, output_format: str
+) -> None:
+    """'two\\nlines' is shown two\\nlines, escaped, in the run's and the comparison's reports."""
+    cases = [json.loads(line) for line in Path(CASES).read_text(encoding="utf-8").splitlines()]
+    cases[1]["id"] = "two\nlines"  # a failing case: its heading names it too
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(case) + "\n" for case in cases), encoding="utf-8")
+    base, new = tmp_path / "base.json", tmp_path / "new.json"
+    kp("eval", str(path), "--suite", SUITE, "-o", str(base))
+    kp("eval", CASES, "--suite", SUITE, "-o", str(new))
+    shown = [
+        kp("eval", str(path), "--suite", SUITE, "-f", output_format).out,
+        kp("compare", str(base), str(new), "-f", output_format).out,
+    ]
+    for out in shown:
+        assert "two\\nlines" in out
+        assert not any(line.strip(" |│").startswith("lines") for line in out.splitlines())
+
+
+def test_a_baseline_written_with_a_repeated_case_id_says_it_cannot_be_one(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Told when the report is written, not first when it is used (and refused) as a baseline."""
+    cases = [json.loads(line) for line in Path(CASES).read_text(encoding="utf-8").splitlines()]
+    cases[1]["id"] = cases[0]["id"]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(case) + "\n" for case in cases), encoding="utf-8")
+    base = tmp_path / "base.json"
+    written = kp("eval", str(path), "--suite", SUITE, "--fail-on", "never", "-o", str(base))
+    assert written.code == 0
+    assert f"{path}:2: warning: id: the case id 'multi-page-rename' is also used" in written.err
+    assert "this run's JSON report cannot be a baseline" in written.err
+    used = kp("eval", CASES, "--suite", SUITE, "--baseline", str(base))
+    assert (used.code, "case ids repeat" in used.err) == (2, True)

@@ -80,13 +80,15 @@ def test_inspect_of_a_file_no_source_knows_names_the_sources(kp: KpRunner, tmp_p
     assert "Traceback" not in result.err
 
 
-def test_inspect_of_binary_junk_is_a_one_line_error(kp: KpRunner, tmp_path: Path) -> None:
-    """An unreadable file (not UTF-8, no format): exit 2 with the reason, no traceback."""
+def test_inspect_of_binary_junk_shows_the_bad_record_as_kp_score_does(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A record not in UTF-8 is a bad record at its line: exit 1 as in kp score, no traceback."""
     path = tmp_path / "junk.jsonl"
     path.write_bytes(b"\xff\xfe\x00garbage\n")
     result = kp("inspect", str(path))
-    assert result.code == 2
-    assert result.err.startswith("kp: error:")
+    assert result.code == 1
+    assert f"{path}:1: not UTF-8 text" in result.out
     assert "Traceback" not in result.err
 
 
@@ -148,10 +150,26 @@ def test_a_file_that_gives_only_warnings_points_to_the_warnings(kp: KpRunner) ->
     assert "\nerrors (" not in run.out
 
 
-def test_an_empty_file_exits_2_as_the_help_says(kp: KpRunner, tmp_path: Path) -> None:
-    """An empty file holds no record: a one-line error, exit 2, which --help states."""
+@pytest.mark.parametrize("source", [(), ("--from", "openai-chat")])
+def test_an_empty_file_gives_no_trace_exit_1_with_or_without_from(
+    kp: KpRunner, tmp_path: Path, source: tuple[str, ...]
+) -> None:
+    """kp --help's codes: no trace is 1 (0 with --allow-empty), not 2, detected or named."""
     path = tmp_path / "empty.jsonl"
     path.write_text("")
-    run = kp("inspect", str(path), "--allow-empty")
-    assert (run.code, run.err.strip()) == (2, f"kp: error: {path} holds no record to read")
-    assert "holds no record (an empty file)" in " ".join(kp("inspect", "--help").out.split())
+    run = kp("inspect", str(path), *source)
+    assert (run.code, run.err) == (1, "")
+    assert "0 records -> 0 traces" in run.out
+    assert kp("inspect", str(path), *source, "--allow-empty").code == 0
+
+
+def test_a_file_of_bad_records_only_is_no_trace_and_shows_its_errors(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Every record an error: exit 1 with the errors listed, as with --from; no source named."""
+    path = tmp_path / "bad.jsonl"
+    path.write_text("{bad\n")
+    run = kp("inspect", str(path))
+    assert run.code == 1
+    assert "source     none: the file holds no record" in run.out
+    assert f"{path}:1: invalid JSON" in run.out

@@ -95,3 +95,38 @@ def test_an_output_named_gz_is_gzip_that_reads_back_and_the_same_each_time(
     scored = kp("score", str(first), "--no-embedder", "-f", "jsonl")
     assert scored.code == EXIT_OK
     assert len(scored.out.splitlines()) == len(TRACES.read_text().splitlines())
+
+
+EVALS = Path(__file__).parents[2] / "examples" / "evals"
+EVAL = ("eval", str(EVALS / "cases.jsonl"), "-s", str(EVALS / "suite.yaml"))
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [
+        (("score", str(TRACES), "--no-embedder"), "scores.arrow"),
+        (("score", str(TRACES), "--no-embedder", "-f", "json"), "scores.parquet"),
+        (("score", str(TRACES), "--no-embedder"), "scores.md"),
+        (EVAL, "report.arrow"),
+        ((*EVAL, "-f", "json"), "report.feather"),
+        (EVAL, "report.csv"),
+    ],
+)
+def test_a_report_named_as_another_form_is_a_usage_error_before_any_work(
+    kp: KpRunner, tmp_path: Path, command: tuple[str, ...], name: str
+) -> None:
+    """-o x.arrow got the report's JSON under an Arrow name: exit 2 naming -o, nothing written."""
+    out = tmp_path / name
+    run = kp(*command, "-o", str(out))
+    assert run.code == EXIT_USAGE
+    assert f"-o {name}: this report is not written as {out.suffix}" in run.err
+    assert not out.exists()
+
+
+def test_a_compressed_report_is_written_in_the_format_its_inner_suffix_names(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """-o scores.csv.gz is CSV, gzipped (it was JSON Lines under a .csv name)."""
+    out = tmp_path / "scores.csv.gz"
+    assert kp("score", str(TRACES), "--no-embedder", "-o", str(out)).code == EXIT_OK
+    assert gzip.decompress(out.read_bytes()).decode().startswith("id,")

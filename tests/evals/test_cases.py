@@ -198,7 +198,8 @@ def test_a_repeated_case_id_is_a_warning_on_the_later_case_even_across_files(
     assert warning.warning
     assert str(warning) == (
         f"{second}:1: warning: id: the case id 'same' is also used at {first}:1; give each case "
-        "its own id so that reports can tell them apart"
+        "its own id: reports tell cases apart by it, and a comparison matches them by it, so "
+        "this run's JSON report cannot be a baseline"
     )
 
 

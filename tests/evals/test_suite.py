@@ -242,6 +242,22 @@ def test_suite_that_is_not_a_mapping_is_an_error(tmp_path: Path) -> None:
     assert problems_of(path) == [f"{path}:1: a suite is a mapping with a 'scorers' list of scorers"]
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("- a\n", "suite.yaml"),
+        ("# scorers\n- scorers: []\n- scorers: []\n", "suite.yaml"),
+        ('[{"scorers": []}]', "suite.json"),
+    ],
+)
+def test_a_suite_file_that_is_a_list_says_it_found_a_list(
+    tmp_path: Path, text: str, name: str
+) -> None:
+    """A top-level list is named a list, not its first item's type or a count of documents."""
+    [problem] = problems_of(write(tmp_path, text, name))
+    assert "holds one mapping with a 'scorers' list; found a list (" in problem
+
+
 def test_empty_suite_file_is_an_error(tmp_path: Path) -> None:
     """An empty file says it found nothing."""
     path = write(tmp_path, "# nothing yet\n")

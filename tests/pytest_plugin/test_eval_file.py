@@ -105,3 +105,13 @@ def test_a_malformed_evaluation_file_says_what_to_write(
 ) -> None:
     """Each mistake gets a message saying what the file should hold."""
     assert any(expected in problem for problem in problems(text))
+
+
+@pytest.mark.parametrize("text", ["- preset: strict\n  cases: ../data/a.jsonl\n", "- a\n- b\n"])
+def test_an_evaluation_file_that_is_a_list_is_refused_saying_it_found_a_list(
+    tree: Path, text: str
+) -> None:
+    """A list at the top level (a mapping written as a list item, say) is named a list."""
+    [problem] = problems(text)
+    assert problem.startswith("evals/e.kp.yaml:1: an evaluation file holds one mapping")
+    assert problem.endswith("; found a list (1 item)" if "preset" in text else "(2 items)")

@@ -115,7 +115,7 @@ def test_the_trace_s_own_privacy_level_decides_unless_one_is_given() -> None:
 
 def test_an_unknown_level_is_refused_with_the_three_levels() -> None:
     """A misspelt level names the valid ones."""
-    with pytest.raises(ValueError, match="aggregated, federated, private"):
+    with pytest.raises(ValueError, match="'aggregated', 'federated', 'private'"):
         redact_document(_trace(), "public")
 
 

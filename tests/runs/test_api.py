@@ -138,7 +138,7 @@ def test_score_and_annotate_are_at_the_top_level() -> None:
 def test_a_keyword_that_is_no_setting_is_refused_not_ignored() -> None:
     """annotate(data, budget=3) raises, naming budget, instead of scoring without it."""
     with pytest.raises(TypeError, match="'budget'"):
-        annotate(chat_rows(), budget=3)  # type: ignore[call-arg]
+        annotate(chat_rows(), budget=3)  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize("kind", [pd.DataFrame, pa.Table.from_pylist])

@@ -256,7 +256,7 @@ def test_problems_are_reported_as_data_and_as_found(tmp_path: Path) -> None:
     ("call", "error", "words"),
     [
         (lambda: select(corpus(), budget=1, top=10), ParameterConflictError, "budget and top"),
-        (lambda: select(corpus(), top=0), ValueError, "top is a percentage"),
+        (lambda: select(corpus(), top=0), ScorerParameterError, "top=0: give a percentage"),
         (
             lambda: select(corpus(), max_similarity=0.9, scorer=TraceValueScorer(embedder=None)),
             ScorerParameterError,
@@ -270,17 +270,17 @@ def test_problems_are_reported_as_data_and_as_found(tmp_path: Path) -> None:
         (
             lambda: select(corpus(), max_similarity=95),
             ScorerParameterError,
-            "max_similarity=95: a cosine",
+            "max_similarity=95: give a cosine",
         ),
         (
             lambda: dedupe(corpus(), threshold=float("nan")),
             ScorerParameterError,
-            "threshold=nan: a cosine",
+            "threshold=nan: give a cosine",
         ),
         (
             lambda: select(corpus(), task_similarity=-2),
             ScorerParameterError,
-            "task_similarity=-2: a cosine",
+            "task_similarity=-2: give a cosine",
         ),
         (
             lambda: dedupe(corpus(), scorer=TraceValueScorer(embedder=None)),
@@ -552,8 +552,10 @@ def test_dedupe_by_task_reads_a_dotted_task_field_of_the_traces() -> None:
 
 
 def test_dedupe_by_an_unknown_grouping_is_an_error() -> None:
-    """by takes similarity or task."""
-    with pytest.raises(ValueError, match="'similarity' or 'task'"):
+    """by takes similarity or task: a ScorerParameterError naming by, its value and both."""
+    with pytest.raises(
+        ScorerParameterError, match="by='objective': give one of 'similarity', 'task'"
+    ):
         dedupe(corpus(), by="objective", scorer=scorer())  # type: ignore[arg-type]
 
 

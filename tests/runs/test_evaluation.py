@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, main
-from knowledgepulse.errors import OutputError, ParameterConflictError
+from knowledgepulse.errors import (
+    OutputError,
+    ParameterConflictError,
+    ScorerParameterError,
+    SettingTypeError,
+)
 from knowledgepulse.evals import load_report, preset
 from knowledgepulse.evals.tasks import TaskInput, load_task
 from knowledgepulse.records import Problem
@@ -203,9 +208,11 @@ def test_settings_that_cannot_run_are_refused_by_their_parameter_names(
 
 
 def test_an_unknown_fail_on_is_refused_before_any_case_is_read() -> None:
-    """fail_on='failures' (a typo) is a ValueError naming it; it was judged as 'failure'."""
+    """fail_on='failures' (a typo) is refused, naming it; it was judged as 'failure'."""
     read: list[Problem] = []
-    with pytest.raises(ValueError, match=re.escape("fail_on must be one of")) as refused:
+    with pytest.raises(
+        ScorerParameterError, match=re.escape("fail_on='failures': give one of")
+    ) as refused:
         evaluate_cases(INVALID_CASES, suite=SUITE, fail_on="failures", on_problem=read.append)  # type: ignore[arg-type]
     assert "'failures'" in str(refused.value)
     assert read == []
@@ -219,7 +226,7 @@ def test_a_dry_run_refuses_the_settings_the_run_would() -> None:
 
 def test_a_task_that_is_no_function_is_refused_before_any_case_runs() -> None:
     """task=5 raises at once, naming task, instead of failing every case with 'not callable'."""
-    with pytest.raises(TypeError, match="task must be a function"):
+    with pytest.raises(SettingTypeError, match="task=5: give a function or 'module:function'"):
         evaluate_cases("no-such-file.jsonl", preset="strict", task=5)  # type: ignore[arg-type]
 
 

@@ -118,7 +118,7 @@ def test_a_fixed_min_score_replaces_the_scorers_threshold() -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"order": "random"}, "order must be 'input' or 'time'"),
+        ({"order": "random"}, "order='random': give one of 'input', 'time'"),
         ({"order": "time", "corpus": True}, "corpus scoring does not depend on order"),
     ],
 )

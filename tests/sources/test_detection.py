@@ -239,7 +239,8 @@ def test_the_trace_commands_read_rows_with_no_source_named(
 ) -> None:
     """``kp score``, ``select`` and ``dedupe`` on Parquet or chat rows need no ``--from``."""
     path = ROOT / "examples" / "datasets" / name
-    output = tmp_path / f"out{path.suffix}"
+    # kp score writes a report (JSON Lines), not rows: an .parquet name is refused.
+    output = tmp_path / ("out.jsonl" if command[0] == "score" else f"out{path.suffix}")
     result = CliRunner().invoke(cli, [*command, str(path), "-o", str(output)])
     assert result.exit_code == 0, result.stderr
     assert f"{path}: read as " in result.stderr

@@ -201,12 +201,12 @@ def test_a_file_two_sources_claim_names_both(tmp_path: Path) -> None:
         inspect_file(path)
 
 
-def test_an_empty_file_is_an_input_error(tmp_path: Path) -> None:
-    """A file with no record has nothing to inspect, and says so."""
+def test_an_empty_file_is_inspected_as_no_record_and_no_source(tmp_path: Path) -> None:
+    """A file with no record gives no trace, as read() gives none; no source is recognised."""
     path = tmp_path / "empty.jsonl"
     path.write_text("")
-    with pytest.raises(InputFileError, match="holds no record"):
-        inspect_file(path)
+    inspection = inspect_file(path)
+    assert (inspection.source, inspection.records, inspection.traces) == (None, 0, 0)
 
 
 def test_a_named_source_is_explained_on_the_first_record_it_recognises(tmp_path: Path) -> None:

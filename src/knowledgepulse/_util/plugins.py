@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar
 
+from knowledgepulse.errors import ScorerParameterError
+
 T = TypeVar("T")
 C = TypeVar("C", bound=type[Any])
 
@@ -38,7 +40,7 @@ class Registry(Generic[T]):
     taken: str
     """The error when another class holds a name, with ``{name}`` and ``{holder}``."""
     check_name: Callable[[str], None]
-    """Raises ValueError for a name that may not be registered."""
+    """Raises ScorerParameterError for a name that may not be registered."""
     classes: dict[str, type[T]] = field(default_factory=dict)
     entry_points_loaded: bool = False
     _builtins_loaded: bool = False
@@ -48,7 +50,7 @@ class Registry(Generic[T]):
         """Class decorator: register the class under ``name`` and set its ``name_attr``.
 
         Raises:
-            ValueError: ``check_name`` refuses the name, or another class holds it.
+            ScorerParameterError: ``check_name`` refuses the name, or another class holds it.
         """
         self.check_name(name)
 
@@ -60,7 +62,8 @@ class Registry(Generic[T]):
                 # The same class imported again (its module forgotten and re-imported, as
                 # pytester and notebooks do) replaces itself; another class is a clash.
                 if existing is not None and _qualified(existing) != _qualified(cls):
-                    raise ValueError(self.taken.format(name=name, holder=_qualified(existing)))
+                    taken = self.taken.format(name=name, holder=_qualified(existing))
+                    raise ScorerParameterError(taken)
                 setattr(cls, self.name_attr, name)
                 self.classes[name] = cls
             return cls

@@ -1,10 +1,88 @@
-"""Checks of the numbers a scorer, cache or embedder is configured with, raising one clear error."""
+"""Checks of the settings a call is given (a scorer's, a cache's, a run's), raising one clear error.
+
+The error names the setting with the value given (``budget='3'``, which a shell spells as its
+option) and says what to give instead.
+"""
 
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Callable, Sequence
+from typing import TypeVar, cast
 
-from knowledgepulse.errors import ScorerParameterError
+from knowledgepulse._util.plugins import did_you_mean
+from knowledgepulse.errors import ScorerParameterError, Setting, SettingTypeError
+
+T = TypeVar("T")
+
+
+def wrong_setting(
+    name: str, value: object, allowed: str, *, wrong_type: bool = False
+) -> ScorerParameterError:
+    """The error for ``name`` given ``value``, which it does not take: ``name=value: give ...``.
+
+    ``wrong_type``: the value is of a type the setting never takes (a :class:`SettingTypeError`,
+    a ``TypeError`` too). A value other than a number, a text or ``None`` is named by its type
+    (``on_trace`` given a list: ``on_trace (a list): give ...``).
+    """
+    error = SettingTypeError if wrong_type else ScorerParameterError
+    if value is None or isinstance(value, str | int | float | bool):
+        return error(Setting(name, value), f": give {allowed}")
+    return error(Setting(name), f" (a {type(value).__name__}): give {allowed}")
+
+
+def one_of(value: object, name: str, allowed: Sequence[str]) -> str:
+    """``value`` when it is one of ``allowed``; else an error listing them and the closest."""
+    if isinstance(value, str) and value in allowed:
+        return value
+    hint = did_you_mean(value, allowed) if isinstance(value, str) else ""
+    listed = ", ".join(map(repr, allowed))
+    allowed_text = f"one of {listed}" + (f".{hint}" if hint else "")
+    raise wrong_setting(name, value, allowed_text, wrong_type=not isinstance(value, str))
+
+
+def text_of(value: object, name: str, allowed: str) -> str:
+    """``value`` when it is a text with more than spaces in it; ``allowed`` says what to give."""
+    if isinstance(value, str) and value.strip():
+        return value
+    raise wrong_setting(name, value, allowed, wrong_type=not isinstance(value, str))
+
+
+def count_of(value: object, name: str, *, least: int) -> int:
+    """``value`` when it is a whole number (numpy's too, not a bool) of ``least`` or more."""
+    if is_count(value, least):
+        return int(cast(int, value))
+    raise wrong_setting(
+        name, value, f"a whole number of {least} or more", wrong_type=not is_count(value)
+    )
+
+
+def number_of(value: object, name: str, allowed: str, fits: Callable[[float], bool]) -> float:
+    """``value`` when it is a real number (not NaN, not a bool) that ``fits`` (``allowed``)."""
+    if is_number(value) and fits(cast(float, value)):
+        return cast(float, value)
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    raise wrong_setting(name, value, allowed, wrong_type=not real)
+
+
+def instance_of(value: object, name: str, kind: type[T], allowed: str) -> T:
+    """``value`` when it is a ``kind``; else a :class:`SettingTypeError` saying what to give."""
+    if isinstance(value, kind):
+        return value
+    raise wrong_setting(name, value, allowed, wrong_type=True)
+
+
+def is_count(value: object, least: int | None = None) -> bool:
+    """Whether ``value`` is a whole number (numpy's too, not a bool), of ``least`` or more."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        return False
+    return least is None or int(value) >= least
+
+
+def is_number(value: object) -> bool:
+    """Whether ``value`` is a real number other than NaN (numpy's too), not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(value)
 
 
 def positive_int(value: object, name: str, *, what: str = "a positive whole number") -> int:

@@ -50,6 +50,7 @@ from knowledgepulse.reports.eval_formats import (
 )
 from knowledgepulse.reports.evals import checked_line, summary_line
 from knowledgepulse.reports.terminal import TaskBar
+from knowledgepulse.reports.value_formats import check_report_name
 from knowledgepulse.runs.evaluation import CaseCheck, check_cases, evaluate_cases
 
 EXIT_CODES: dict[Verdict, int] = {
@@ -198,6 +199,7 @@ def eval_command(
             "--dry-run prints the suite; use --format table, json or markdown",
         ),
     )
+    check_report_name(output, RUN_FORMATS)
     if output is not None:
         check_destination(output, what="report", inputs=cases)
     settings["cache_dir"] = None if no_cache else settings["cache_dir"]
@@ -289,6 +291,7 @@ def compare_command(
     that is not a kp eval JSON report.
     """
     output_format = output_format or report_format(output, tuple(COMPARISON_VIEWS))
+    check_report_name(output, tuple(COMPARISON_VIEWS))
     if output is not None:
         check_destination(output, what="comparison", inputs=(base, new))
     tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance

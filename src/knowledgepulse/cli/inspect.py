@@ -30,8 +30,8 @@ def inspect_command(
     and records no source knows), the field each part of the first trace came from (objective,
     steps, answer, success, reward, task, domain, id), that trace's steps beside the record it
     was made of, and the counts of records, traces, errors and warnings. Exit code 1 when the
-    file gives no trace (unless --allow-empty); 2 when it cannot be read, holds no record (an
-    empty file) or, without --from, holds none a source recognises.
+    file gives no trace, an empty one too (unless --allow-empty); 2 when it cannot be read or,
+    without --from, holds records no source recognises.
     """
     from knowledgepulse.reports.inspection import inspection_json, inspection_text  # noqa: PLC0415
     from knowledgepulse.sources import inspect_file  # noqa: PLC0415

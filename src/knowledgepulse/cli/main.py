@@ -68,8 +68,8 @@ def flag_of(setting: Setting) -> str:
 
     By :data:`SPELT_AS`, else by the option of the running command (outside one, of the first
     command that has it) whose parameter has the setting's name: a flag by its long name
-    (``without`` it when false), another option by its long name and the value. A parameter no
-    option sets is spelt as Python spells it.
+    (``without`` it when false), another option by its long name and the value (quoted when it
+    is empty or spaces). A parameter no option sets is spelt as Python spells it.
     """
     value = setting.value
     if value is not NO_VALUE and (exact := SPELT_AS.get((setting.name, value))):
@@ -80,7 +80,7 @@ def flag_of(setting: Setting) -> str:
         return str(setting)
     if option is not None and option.is_flag:
         return flag if value in (True, NO_VALUE) else f"without {flag}"
-    return flag if value is NO_VALUE else f"{flag} {value}"
+    return flag if value is NO_VALUE else f"{flag} {value if str(value).strip() else repr(value)}"
 
 
 def _option_named(name: str) -> click.Option | None:

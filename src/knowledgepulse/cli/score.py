@@ -40,6 +40,7 @@ from knowledgepulse.cli._traces import (
     trace_options_of,
 )
 from knowledgepulse.reports.terminal import ReadProgress
+from knowledgepulse.reports.value_formats import SCORE_FORMATS
 from knowledgepulse.runs.embedder import profiles_of
 from knowledgepulse.runs.problems import validate_files
 from knowledgepulse.runs.score_files import score_files
@@ -49,7 +50,7 @@ from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
 @command("score")
 @paths_argument
 @format_option(
-    ("table", "json", "jsonl", "csv", "html"),
+    SCORE_FORMATS,
     "Output format [default: table on a terminal; else from the --output suffix (.json, "
     ".csv, .html), else jsonl]; html: a self-contained report page.",
 )

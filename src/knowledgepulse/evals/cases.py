@@ -172,8 +172,9 @@ def _duplicate_id(
     return [
         record.problem(
             ("id",),
-            f"the case id {case_id!r} is also used at {first}; give each case its own id so "
-            "that reports can tell them apart",
+            f"the case id {case_id!r} is also used at {first}; give each case its own id: "
+            "reports tell cases apart by it, and a comparison matches them by it, so this "
+            "run's JSON report cannot be a baseline",
             warning=True,
         )
     ]

@@ -20,7 +20,7 @@ from typing import Any, ParamSpec, cast
 from pydantic import JsonValue
 
 from knowledgepulse._util.atomic import atomic_text
-from knowledgepulse.errors import KnowledgePulseError, OutputError, Setting
+from knowledgepulse.errors import KnowledgePulseError, OutputError, Setting, SettingTypeError
 from knowledgepulse.evals.cases import (
     CaseInput,
     FileProblem,
@@ -110,7 +110,7 @@ async def evaluate_async(
             terminal); it runs in the event loop, so it should be quick.
 
     Raises:
-        ValueError: a setting out of range.
+        ScorerParameterError: a setting out of range.
         SuiteError: the suite file has errors (before any call).
         InputFileError: a case file cannot be read at all.
         OutputError: the cache directory cannot be written (before any call).
@@ -206,10 +206,12 @@ def case_inputs(cases: Cases) -> Iterator[CaseInput]:
 
     Raises:
         InputFileError: a case file cannot be opened at all.
-        TypeError: paths mixed with cases, or one case not in a list.
+        SettingTypeError: paths mixed with cases, or one case not in a list.
     """
     if isinstance(cases, Mapping):
-        raise TypeError("give a list of cases, not one case alone: cases=[case]")
+        raise SettingTypeError(
+            Setting("cases"), " is one case alone: give a list of cases, cases=[case]"
+        )
     if isinstance(cases, str | Path) or (
         isinstance(cases, Sequence) and all(isinstance(case, str | Path) for case in cases)
     ):
@@ -221,7 +223,10 @@ def case_inputs(cases: Cases) -> Iterator[CaseInput]:
         elif isinstance(item, LoadedCase | MalformedCase | FileProblem):
             yield item
         elif isinstance(item, str | Path):
-            raise TypeError("give case files as a list of paths, or cases, not the two mixed")
+            raise SettingTypeError(
+                Setting("cases"),
+                ": give case files as a list of paths, or cases, not the two mixed",
+            )
         else:
             value = dict(item) if isinstance(item, Mapping) else item
             yield validate_case(Record(Location("<cases>", index=index), value))

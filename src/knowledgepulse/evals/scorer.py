@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from knowledgepulse._util.jsonpath import describe, format_path
 from knowledgepulse._util.plugins import Registry, did_you_mean
+from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError, UnknownScorerError
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 
@@ -181,9 +182,12 @@ S = TypeVar("S", bound=type[Scorer])
 
 
 def _check_type_name(type_name: str) -> None:
-    if not type_name or type_name != type_name.strip():
-        raise ValueError(
-            f"scorer type names must be non-empty without spaces around: {type_name!r}"
+    if not isinstance(type_name, str) or not type_name or type_name != type_name.strip():
+        raise wrong_setting(
+            "type_name",
+            type_name,
+            "a scorer type name: non-empty without spaces around",
+            wrong_type=not isinstance(type_name, str),
         )
 
 

@@ -149,15 +149,35 @@ def read_document(
     if problems:
         raise SuiteError(f"{name}: the {what} cannot be parsed", problems)
     records = [item for item in items if isinstance(item, Record)]
-    if len(records) == 1 and (not mapping or isinstance(records[0].value, Mapping)):
+    # The reader gives a list's items as records, as it gives documents: the text tells them apart.
+    listed = bool(records) and _starts_a_list(path)
+    if len(records) == 1 and not listed and (not mapping or isinstance(records[0].value, Mapping)):
         return records[0]
-    if len(records) == 1:
-        found = type(records[0].value).__name__
+    if listed:
+        found = f"a list ({counted(len(records), 'item')})"
+        line = records[0].location.line
+    elif len(records) == 1:
+        found, line = type(records[0].value).__name__, None
     else:
         found = f"{len(records)} documents" if records else "nothing"
-    line = records[1].location.line if len(records) > 1 else None
+        line = records[1].location.line if len(records) > 1 else None
     problem = Problem(Location(name, line), "", f"{shape}; found {found}")
     raise SuiteError(f"{name}: {not_a}", [problem])
+
+
+def _starts_a_list(path: str | Path) -> bool:
+    """Whether the file's first document is a list: YAML's ``- item`` or ``[...]``, JSON's."""
+    try:
+        text = Path(path).read_text("utf-8", errors="replace")
+    except OSError:  # standard input, read once
+        return False
+    for line in text.splitlines():
+        content = line.strip()
+        if content.startswith("---"):  # a document's start, perhaps with the document after it
+            content = content[3:].strip()
+        if content and not content.startswith(("#", "%")):
+            return content == "-" or content.startswith(("- ", "["))
+    return False
 
 
 def suite_from_dict(data: Mapping[str, Any], *, source: str = "<suite>") -> Suite:

@@ -19,13 +19,14 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, JsonValue
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
+from knowledgepulse._util.settings import is_count, is_number, wrong_setting
 from knowledgepulse._util.user_modules import import_user_module
-from knowledgepulse.errors import PluginLoadError
+from knowledgepulse.errors import PluginLoadError, ScorerParameterError
 from knowledgepulse.evals.models import Case, Page
 
 TaskFunction = Callable[["TaskInput"], Any]
@@ -250,23 +251,35 @@ def call_bounded(
     return answer.result(timeout)
 
 
+_TIMEOUT = "seconds > 0, or None for no limit"
+
+
 def check_options(
     concurrency: int, timeout: float | None, retries: int, retry_delay: float, repeat: int
 ) -> None:
-    """Refuse settings no run can use (ValueError naming each, its value, what it takes)."""
-    problems = []
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        problems.append(f"concurrency must be an integer >= 1, not {concurrency!r}")
-    if timeout is not None and not (isinstance(timeout, int | float) and 0 < timeout < math.inf):
-        problems.append(f"timeout must be a number of seconds > 0 (or None), not {timeout!r}")
-    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-        problems.append(f"retries must be an integer >= 0, not {retries!r}")
-    if not (isinstance(retry_delay, int | float) and 0 <= retry_delay < math.inf):
-        problems.append(f"retry_delay must be a number of seconds >= 0, not {retry_delay!r}")
-    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
-        problems.append(f"repeat must be an integer >= 1, not {repeat!r}")
-    if problems:
-        raise ValueError("; ".join(problems))
+    """Refuse settings no run can use, naming each with its value and what it takes.
+
+    Raises:
+        ScorerParameterError: one or more of them, all named.
+    """
+
+    def seconds(value: object, *, zero: bool) -> bool:
+        return is_number(value) and (zero or value != 0) and 0 <= cast(float, value) < math.inf
+
+    wrong = [
+        wrong_setting(name, value, allowed)
+        for name, value, fits, allowed in (
+            ("concurrency", concurrency, is_count(concurrency, 1), "an integer >= 1"),
+            ("timeout", timeout, timeout is None or seconds(timeout, zero=False), _TIMEOUT),
+            ("retries", retries, is_count(retries, 0), "an integer >= 0"),
+            ("retry_delay", retry_delay, seconds(retry_delay, zero=True), "seconds >= 0"),
+            ("repeat", repeat, is_count(repeat, 1), "an integer >= 1"),
+        )
+        if not fits
+    ]
+    if wrong:
+        parts = [part for error in wrong for part in ("; ", *error.parts)][1:]
+        raise ScorerParameterError(*parts)
 
 
 # --- Loading the user's code by name: a task (``module:function``) and scorer plugins ----------

@@ -21,8 +21,9 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
+from knowledgepulse._util.settings import count_of, wrong_setting
 from knowledgepulse.records import Record
 from knowledgepulse.sources._envelope import NO_TEXT, TraceOptions
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -42,6 +43,19 @@ OnTrace = Callable[[ScoredItem], object]
 """Called with each captured run: its trace (scored), breakdown, warnings (``.item.warnings``)."""
 
 
+def checked_on_trace(on_trace: object) -> OnTrace | None:
+    """``on_trace`` as a collector was given it: a function, or ``None``.
+
+    Raises:
+        SettingTypeError: anything else, which would fail (logged) at every trace.
+    """
+    if on_trace is None or callable(on_trace):
+        return cast(OnTrace | None, on_trace)
+    raise wrong_setting(
+        "on_trace", on_trace, "a function taking a ScoredItem, or None", wrong_type=True
+    )
+
+
 class Collector:
     """Scores the traces a live hook finishes, keeps the last ``keep`` of them, calls ``on_trace``.
 
@@ -59,6 +73,10 @@ class Collector:
             ``private``: secrets only); a :class:`~knowledgepulse.redact.items.Redactor`
             (``Redactor("aggregated")``): at its level, by its rules, counting what it
             redacted. Only novelty reads the text, so only novelty can change.
+
+    Raises:
+        ScorerParameterError: a setting out of range or of the wrong type (an ``on_trace``
+            that is no function, a ``keep`` below 1).
     """
 
     def __init__(
@@ -74,9 +92,13 @@ class Collector:
         self.options = TraceOptions(domain=domain, confidence=confidence)
         self.redact = redact
         self._redactor: Redactor | None = None if isinstance(redact, bool) else redact
+        if scorer is not None and not callable(getattr(scorer, "score", None)):
+            raise wrong_setting(
+                "scorer", scorer, "a TraceValueScorer, or None for the default", wrong_type=True
+            )
         self._scorer = scorer
-        self._on_trace = on_trace
-        self._captured: deque[ScoredItem] = deque(maxlen=max(1, keep))
+        self._on_trace = checked_on_trace(on_trace)
+        self._captured: deque[ScoredItem] = deque(maxlen=count_of(keep, "keep", least=1))
         self._lock = threading.Lock()
         self._warned_no_text = False
 

@@ -33,7 +33,13 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast, overload
 
 from knowledgepulse.errors import MissingDependencyError, install_hint
-from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace, logger
+from knowledgepulse.integrations._collector import (
+    DEFAULT_KEEP,
+    Collector,
+    OnTrace,
+    checked_on_trace,
+    logger,
+)
 from knowledgepulse.value import TraceValueScorer
 
 if TYPE_CHECKING:
@@ -81,7 +87,7 @@ class Capture(Collector):
             keep=keep,
             redact=redact,
         )
-        self._user_on_trace = on_trace
+        self._user_on_trace = checked_on_trace(on_trace)
         self._hooks = hooks
         self._count = 0
         self._count_lock = threading.Lock()

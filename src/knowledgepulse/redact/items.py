@@ -6,9 +6,10 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from knowledgepulse.errors import ParameterConflictError, Setting
 from knowledgepulse.redact.config import load_rules
 from knowledgepulse.redact.detectors import default_rules
-from knowledgepulse.redact.rules import RuleSet
+from knowledgepulse.redact.rules import RuleSet, check_level
 from knowledgepulse.redact.walk import (
     Finding,
     document_level,
@@ -37,8 +38,10 @@ class Redactor:
         rules_file: Path | None = None,
     ) -> None:
         if rules is not None and rules_file is not None:
-            raise ValueError("give rules or rules_file, not both")
-        self.level = level
+            raise ParameterConflictError(
+                Setting("rules"), " and ", Setting("rules_file"), " both give the rules: give one"
+            )
+        self.level = level if level is None else check_level(level)
         self.rules: RuleSet = (
             rules
             if rules is not None

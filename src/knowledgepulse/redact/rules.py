@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import cast
 
 import regex
 
+from knowledgepulse._util.settings import one_of
 from knowledgepulse.trace.models import PRIVACY_LEVELS, PrivacyLevel
 
 DEFAULT_LEVEL: PrivacyLevel = "aggregated"
@@ -90,9 +92,9 @@ class RuleSet:
 
 
 def check_level(level: str) -> PrivacyLevel:
-    """``level`` when it is a privacy level; else a ``ValueError`` naming the three."""
-    if level in PRIVACY_LEVELS:
-        return level
-    raise ValueError(
-        f"unknown privacy level {level!r}: expected one of {', '.join(PRIVACY_LEVELS)}"
-    )
+    """``level`` when it is a privacy level.
+
+    Raises:
+        ScorerParameterError: anything else, naming the three (and the closest).
+    """
+    return cast(PrivacyLevel, one_of(level, "level", PRIVACY_LEVELS))

@@ -125,11 +125,32 @@ def counts_line(comparison: Comparison) -> str:
     return ", ".join([*counts, *(f"{n} {word}" for word, n in rest.items())])
 
 
+def baseline_warning(comparison: Comparison) -> str | None:
+    """The warning for a base run with no passing case, which no case can regress against.
+
+    A baseline recorded while the task or a service it calls was down fails every case: a
+    gate on regressions would then pass whatever the new run does.
+    """
+    base = comparison.base
+    if base.summary.passed:
+        return None
+    return (
+        f"WARNING: the base run {base.source} has no passing case, so no case can regress "
+        "against it and a gate on regressions passes every case (was it recorded while the "
+        "task or a service it calls was down?): record it again from a run that passes"
+    )
+
+
 def comparison_line(comparison: Comparison) -> str:
-    """One line for stderr: the counts, then the pass rate and weighted mean on each side."""
+    """One line for stderr: the counts, then the pass rate and weighted mean on each side.
+
+    It starts with :func:`baseline_warning` when the base run has no passing case.
+    """
     base, new = comparison.base, comparison.new
     before, after = base.summary, new.summary
+    warning = baseline_warning(comparison)
     parts = [
+        *([warning] if warning else []),
         f"against {base.source}: {counts_line(comparison)}",
         f"pass rate {percent(before.pass_rate)} {ARROW} {percent(after.pass_rate)}",
         f"weighted mean {number(before.weighted_mean)} {ARROW} {number(after.weighted_mean)}",
@@ -315,8 +336,11 @@ def comparison_to_console(comparison: Comparison) -> Group:
     for row in totals_rows(comparison):
         totals.add_row(*row)
     parts += [Text(), scorers, Text()]
-    style = "bold red" if comparison.regressed else "bold"
-    parts += [totals, Text(printable(comparison_line(comparison)), style=style)]
+    loud = comparison.regressed or baseline_warning(comparison) is not None
+    parts += [
+        totals,
+        Text(printable(comparison_line(comparison)), style="bold red" if loud else "bold"),
+    ]
     return Group(*parts)
 
 
@@ -329,9 +353,11 @@ def comparison_to_markdown(comparison: Comparison) -> str:
         # The regression count leads the line; bold, so a reviewer cannot miss it.
         first, rest = counts.split(", ", 1)
         counts = f"**{first}** (passed in the base run, fail now), {rest}"
+    warning = baseline_warning(comparison)
     lines = [
         f"## Comparison: {escape(title)}",
         "",
+        *([f"**{escape(warning)}**", ""] if warning else []),
         f"{counts}.",
         "",
         f"Base {escape(base.source)}, new {escape(new.source)}; "

@@ -32,8 +32,11 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$])")
 
 
 def short(text: str, limit: int = 120) -> str:
-    """Printable text cut to ``limit`` characters (``…`` when cut), for a console column."""
-    text = printable(text)
+    """Printable text on one line, cut to ``limit`` characters (``…`` when cut), for a column.
+
+    A line break in it (a case id's) is shown escaped, so that a row stays one line.
+    """
+    text = printable(text, one_line=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -323,7 +326,8 @@ def escape(text: str) -> str:
 
 
 def code(text: str) -> str:
-    """Inline code that survives backticks in the text."""
+    """Inline code that survives backticks in the text; a line break is shown escaped."""
+    text = printable(text, one_line=True)
     fence, pad = ("``", " ") if "`" in text else ("`", "")
     return f"{fence}{pad}{text}{pad}{fence}"
 

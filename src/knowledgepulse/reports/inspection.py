@@ -47,9 +47,14 @@ def inspection_text(inspection: Inspection, width: int = 100) -> str:
 
 def _header(inspection: Inspection, width: int) -> list[str]:
     how = "named with --from" if inspection.named else "recognised"
+    source = (
+        f"{inspection.source} ({how})"
+        if inspection.source
+        else "none: the file holds no record to recognise one by"
+    )
     name = _one_line(inspection.file)
     lines = [name if len(name) <= width else "…" + name[len(name) - width + 1 :]]
-    lines += _row("source", f"{inspection.source} ({how})", width)
+    lines += _row("source", source, width)
     if inspection.evidence is not None and inspection.decided_by is not None:
         lines += _row("why", f"record {inspection.decided_by + 1}: {inspection.evidence}", width)
     if inspection.decided_by and not inspection.named:

@@ -10,12 +10,13 @@ the ``knowledgepulse`` logger), and the run goes on.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, Unpack, overload
 
+from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.runs.inputs import RunInput, items_of, table_kind
 from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
@@ -26,6 +27,8 @@ from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 
 if TYPE_CHECKING:
+    import os
+
     from knowledgepulse.curation.percentiles import MinScore
     from knowledgepulse.redact.items import Redactor
     from knowledgepulse.redact.walk import Finding
@@ -34,6 +37,31 @@ if TYPE_CHECKING:
     from knowledgepulse.value.scorer import TraceValueScorer
 
 _log = logging.getLogger("knowledgepulse")
+
+Paths: TypeAlias = "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
+"""Files to read: their records come back as dicts."""
+Rows: TypeAlias = "list[dict[str, Any]]"
+"""Records as dicts: a dataset row with its ``kp_`` columns, or a trace document."""
+
+
+# A table comes back a table of its kind (which pandas, pyarrow and datasets do not type):
+# each is known by what it can do, as ``table_kind`` knows it, so that rows are not one.
+class _DataFrame(Protocol):
+    @property
+    def iloc(self) -> Any: ...
+
+
+class _ArrowTable(Protocol):
+    def to_batches(self) -> Any: ...
+
+
+class _Dataset(Protocol):
+    @property
+    def features(self) -> Any: ...
+
+
+Table: TypeAlias = "_DataFrame | _ArrowTable | _Dataset"
+"""A pandas ``DataFrame``, a pyarrow ``Table`` or a ``datasets.Dataset``."""
 
 """Told each record that gave no valid trace (and each warning), as it is met."""
 
@@ -90,6 +118,14 @@ def score(data: RunInput, **settings: Unpack[ScoreSettings]) -> list[ScoredItem]
         ThresholdSpecError: ``min_score`` is neither a score in [0, 1] nor ``pNN``.
     """
     return list(_scored(data, settings))
+
+
+@overload
+def annotate(
+    data: Paths | Iterable[Mapping[str, Any]], **settings: Unpack[ScoreSettings]
+) -> Rows: ...
+@overload
+def annotate(data: Table, **settings: Unpack[ScoreSettings]) -> Any: ...
 
 
 def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
@@ -200,12 +236,15 @@ def _scored(
     ``unread``: given the problems, and counting the items, to keep the rows that gave none.
 
     Raises:
-        TypeError: a keyword that is not a setting (as Python's own for a misspelt one).
+        SettingTypeError: a keyword that is not a setting (a TypeError, as Python's own for a
+            misspelt one).
     """
     unknown = sorted(settings.keys() - ScoreSettings.__optional_keys__)
     if unknown:
         taken = ", ".join(sorted(ScoreSettings.__optional_keys__))
-        raise TypeError(f"unexpected keyword argument {unknown[0]!r}; the settings are {taken}")
+        raise SettingTypeError(
+            f"unexpected keyword argument {unknown[0]!r}; the settings are {taken}"
+        )
     cache_path = settings.get("cache_path")
     told = settings.get("on_problem") or _logged
     if unread is not None:

@@ -15,13 +15,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
+from knowledgepulse._util.settings import count_of, number_of, wrong_setting
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
     InputFileError,
     Location,
+    ScorerParameterError,
+    Setting,
 )
 from knowledgepulse.records import Problem
-from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
+from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, check_cosine, no_vectors
 from knowledgepulse.runs.inputs import RunInput, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.redaction import redactor_of, unread_rows
@@ -29,7 +32,7 @@ from knowledgepulse.runs.write import UnreadRows, item_writer, output_form, reda
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem
-from knowledgepulse.value.scorer import TraceValueScorer
+from knowledgepulse.value.scorer import TraceValueScorer, checked_scorer
 
 if TYPE_CHECKING:
     import numpy as np
@@ -207,12 +210,19 @@ def decontaminate(
             The items are compared before, as read.
 
     Raises:
-        ValueError: ``ngram`` below 1, or ``min_overlap`` outside (0, 1].
+        ScorerParameterError: ``ngram`` below 1, ``min_overlap`` outside (0, 1], ``threshold``
+            outside [-1, 1]; a setting of the wrong type.
         EmbedderUnavailableError: the scorer's embedder could not be loaded.
     """
-    if not 0 < min_overlap <= 1:
-        raise ValueError(f"min_overlap is a share of words in (0, 1], got {min_overlap!r}")
+    ngram = count_of(ngram, "ngram", least=1)
+    min_overlap = number_of(
+        min_overlap, "min_overlap", "a share of words in (0, 1]", lambda share: 0 < share <= 1
+    )
     threshold = DEDUPE_THRESHOLD if threshold is None else threshold
+    check_cosine("threshold", threshold)
+    checked_scorer(scorer)
+    if isinstance(against_texts, str):
+        raise wrong_setting("against_texts", against_texts, "a list of task texts", wrong_type=True)
     problems: list[Problem] = []
     redactor = redactor_of(redact)
     unread = unread_rows(redactor, in_place=False)  # not judged, not removed: after the kept
@@ -322,7 +332,7 @@ def _text_paths(against: RunInput) -> list[str | os.PathLike[str]] | None:
     """The paths of ``against`` when every one is a ``.txt`` file of task texts, else ``None``.
 
     Raises:
-        ValueError: ``.txt`` files mixed with other inputs.
+        ScorerParameterError: ``.txt`` files mixed with other inputs.
     """
     paths = [against] if isinstance(against, str | os.PathLike) else against
     if not isinstance(paths, list | tuple) or not paths:
@@ -331,7 +341,11 @@ def _text_paths(against: RunInput) -> list[str | os.PathLike[str]] | None:
     if not texts:
         return None
     if len(texts) != len(paths):
-        raise ValueError("give the reference's .txt files of task texts apart from its traces")
+        raise ScorerParameterError(
+            Setting("against"),
+            " mixes .txt files of task texts with traces: give one kind, or the texts as ",
+            Setting("against_texts"),
+        )
     return texts
 
 

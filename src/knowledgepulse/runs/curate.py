@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import IO, TYPE_CHECKING, Any, Final, Literal
 
+from knowledgepulse._util.settings import count_of, number_of, one_of, text_of
 from knowledgepulse.curation import dedupe as dedupe_candidates
 from knowledgepulse.curation import infer_tasks, score_corpus
 from knowledgepulse.curation import select as select_candidates
@@ -47,6 +48,7 @@ from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_column
 from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.redaction import redacted_record, redactor_of
+from knowledgepulse.runs.scoring import min_score_of
 from knowledgepulse.runs.write import (
     UnreadRows,
     annotated_like,
@@ -58,7 +60,7 @@ from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem, number_at
 from knowledgepulse.value.item import ScoredItem
-from knowledgepulse.value.scorer import TraceValueScorer
+from knowledgepulse.value.scorer import TraceValueScorer, checked_scorer
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -444,8 +446,8 @@ def select(
     Raises:
         ParameterConflictError: both ``budget`` and ``top``; ``task_similarity`` with
             ``task_field`` (which reads the tasks it would infer).
-        ValueError: out-of-range settings.
-        ScorerParameterError: ``max_similarity`` with a scorer that has no embedder; a
+        ScorerParameterError: a setting out of range or of the wrong type; ``max_similarity``
+            with a scorer that has no embedder; a
             ``rank_by`` or ``min_reward`` outcome that no item has; ``max_similarity`` or
             ``task_similarity`` outside [-1, 1].
         EmbedderUnavailableError: ``max_similarity`` and the embedder could not be loaded.
@@ -454,19 +456,20 @@ def select(
         raise ParameterConflictError(
             Setting("budget"), " and ", Setting("top"), " both set the budget; give one"
         )
-    if top is not None and not 0 < top <= 100:
-        raise ValueError(f"top is a percentage in (0, 100], got {top!r}")
-    if budget is not None and budget < 0:
-        raise ValueError(f"budget must be 0 or more, got {budget!r}")
-    if isinstance(min_score, str):
-        min_score = MinScore.parse(min_score)
-    if not rank_by.strip():
-        raise ScorerParameterError(Setting("rank_by", rank_by), ": give score, reward or a field")
-    if min_reward is not None and not math.isfinite(min_reward):
-        raise ScorerParameterError(Setting("min_reward", min_reward), ": give a finite number")
+    if top is not None:
+        top = number_of(top, "top", "a percentage in (0, 100]", lambda top: 0 < top <= 100)
+    if budget is not None:
+        budget = count_of(budget, "budget", least=0)
+    if per_task is not None:
+        per_task = count_of(per_task, "per_task", least=1)
+    min_score = min_score_of(min_score)
+    text_of(rank_by, "rank_by", "score, reward or a field")
+    if min_reward is not None:
+        min_reward = number_of(min_reward, "min_reward", "a finite number", math.isfinite)
     task_similarity = similarity_of_tasks(task_similarity, task_field)
+    checked_scorer(scorer)
     if max_similarity is not None:
-        _check_cosine("max_similarity", max_similarity)
+        check_cosine("max_similarity", max_similarity)
         _needs_embedder(scorer, "max_similarity")
     unread = UnreadRows(in_place=False)  # the picks' order is not the input's: theirs last
     by_outcome = rank_by != RANK_BY_SCORE
@@ -574,15 +577,15 @@ def dedupe(
     :meth:`DedupeResult.to_write`).
 
     Raises:
-        ValueError: ``by`` neither ``similarity`` nor ``task``.
         ParameterConflictError: a setting of the other ``by``: ``threshold`` by ``task``,
             ``task_similarity`` by ``similarity``; ``task_similarity`` with ``task_field``.
-        ScorerParameterError: by ``similarity``, a scorer without an embedder; ``threshold`` or
-            ``task_similarity`` outside [-1, 1].
+        ScorerParameterError: ``by`` neither ``similarity`` nor ``task``; by ``similarity``, a
+            scorer without an embedder; ``threshold`` or ``task_similarity`` outside [-1, 1];
+            a setting of the wrong type.
         EmbedderUnavailableError: by ``similarity``, the embedder could not be loaded.
     """
-    if by not in (DEDUPE_BY_SIMILARITY, DEDUPE_BY_TASK):
-        raise ValueError(f"dedupe groups by 'similarity' or 'task', not {by!r}")
+    one_of(by, "by", (DEDUPE_BY_SIMILARITY, DEDUPE_BY_TASK))
+    checked_scorer(scorer)
     by_task = by == DEDUPE_BY_TASK
     task_similarity = similarity_of_tasks(task_similarity, task_field, by_task=by_task)
     if by_task and threshold is not None:
@@ -592,7 +595,7 @@ def dedupe(
             Setting("threshold"),
         )
     threshold = DEDUPE_THRESHOLD if threshold is None else threshold
-    _check_cosine("threshold", threshold)
+    check_cosine("threshold", threshold)
     if not by_task:
         _needs_embedder(scorer, "dedupe", " (or give ", Setting("by", DEDUPE_BY_TASK), ")")
     unread = UnreadRows()
@@ -654,10 +657,9 @@ def dedupe(
     )
 
 
-def _check_cosine(name: str, value: float) -> None:
-    """A cosine setting out of [-1, 1] (or NaN) would silently keep or drop everything."""
-    if not -1.0 <= value <= 1.0:
-        raise ScorerParameterError(Setting(name, value), ": a cosine is between -1 and 1")
+def check_cosine(name: str, value: float) -> None:
+    """Refuse a cosine setting out of [-1, 1] (or NaN), which would keep or drop everything."""
+    number_of(value, name, "a cosine, between -1 and 1", lambda cosine: -1.0 <= cosine <= 1.0)
 
 
 def similarity_of_tasks(
@@ -684,7 +686,7 @@ def similarity_of_tasks(
         raise ParameterConflictError(
             Setting("task_similarity"), " infers the tasks of ", task, ": give ", task
         )
-    _check_cosine("task_similarity", task_similarity)
+    check_cosine("task_similarity", task_similarity)
     return task_similarity
 
 
@@ -865,13 +867,17 @@ def _outcomes(
     ``read``: the outcomes read with the items (held apart, they have no row to read).
 
     Raises:
-        ScorerParameterError: items, and not one of them with that outcome (a misspelt field).
-        ValueError: a corpus held apart, given back with an outcome to rank by.
+        ScorerParameterError: items, and not one of them with that outcome (a misspelt field);
+            a corpus held apart, given back with an outcome to rank by.
     """
     if not ranked and minimum is None:
         return []
     if read is None and corpus.held_apart:
-        raise ValueError("a corpus held apart keeps no rows: give rank_by when reading it")
+        raise ScorerParameterError(
+            Setting("rank_by", field),
+            ": a corpus held apart (reread) keeps no rows to read it from; give it when "
+            "reading the data",
+        )
     found = read if read is not None else [outcome_of(s.item, field) for s in corpus.items]
     if found and all(value is None for value in found):
         setting = Setting("rank_by", field) if ranked else Setting("min_reward", minimum)

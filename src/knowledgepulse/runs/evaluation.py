@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict, Unpack
 
+from knowledgepulse._util.settings import one_of, wrong_setting
 from knowledgepulse.errors import NO_VALUE, ParameterConflictError, Setting
 from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases
 from knowledgepulse.evals.compare import (
@@ -159,7 +160,7 @@ def load_evaluation(
         plugins: modules or ``.py`` files to import first, registering their scorers.
 
     Raises:
-        ValueError: neither or both of ``suite`` and ``preset``.
+        ParameterConflictError: neither or both of ``suite`` and ``preset``.
         PluginLoadError: a plugin or the task cannot be imported.
         InputFileError: the suite file cannot be read.
         SuiteError: the suite has errors, each located.
@@ -221,7 +222,7 @@ def evaluate_cases(
 
     Raises:
         ParameterConflictError: settings that contradict each other (:func:`check_settings`).
-        ValueError: out-of-range settings.
+        ScorerParameterError: out-of-range settings.
         PluginLoadError: a plugin or the task cannot be imported.
         InputFileError: a case file, the suite file or the baseline cannot be opened.
         SuiteError: the suite has errors, each located.
@@ -291,7 +292,7 @@ def check_settings(task: object, baseline: object, **settings: Unpack[RunSetting
         ParameterConflictError: settings of a task's calls without a ``task``; a ``cache_dir``
             without a ``task_version``; ``tolerance`` or ``fail_on='regression'`` without a
             ``baseline``.
-        ValueError: out-of-range settings, an unknown ``fail_on``.
+        ScorerParameterError: out-of-range settings, an unknown ``fail_on``.
     """
     named = [Setting(name) for name in _TASK_CALLS if settings.get(name) is not None]
     cache_dir = settings.get("cache_dir", DEFAULT_CACHE_DIR)
@@ -317,8 +318,8 @@ def check_settings(task: object, baseline: object, **settings: Unpack[RunSetting
             )
         check_tolerance(tolerance)
     fail_on = settings.get("fail_on")
-    if fail_on is not None and fail_on not in FAIL_ON:  # a typo was read as 'failure'
-        raise ValueError(f"fail_on must be one of {', '.join(FAIL_ON)} (or None), not {fail_on!r}")
+    if fail_on is not None:  # a typo was read as 'failure'
+        one_of(fail_on, "fail_on", FAIL_ON)
     if fail_on == "regression" and baseline is None:
         raise ParameterConflictError(
             Setting("fail_on", "regression"),
@@ -358,7 +359,7 @@ def check_cases(
     ``settings``, those of the run, are checked as it checks them, and left unused.
 
     Raises:
-        ParameterConflictError, ValueError, PluginLoadError, InputFileError, SuiteError,
+        ParameterConflictError, ScorerParameterError, PluginLoadError, InputFileError, SuiteError,
             ReportFileError: as :func:`evaluate_cases` raises them, before its first case.
     """
     check_settings(task, baseline, **settings)
@@ -390,9 +391,7 @@ def _user_code(
     for plugin in plugins:
         load_plugin(plugin)
     if task is not None and not isinstance(task, str) and not callable(task):
-        raise TypeError(
-            f"task must be a function or 'module:function', got {type(task).__name__} {task!r}"
-        )
+        raise wrong_setting("task", task, "a function or 'module:function'", wrong_type=True)
     return load_task(task) if isinstance(task, str) else task
 
 

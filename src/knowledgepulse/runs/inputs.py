@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from knowledgepulse import sources
+from knowledgepulse._util.settings import instance_of, text_of, wrong_setting
+from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.read import read_items, with_task_column, with_tasks
 from knowledgepulse.sources import TraceOptions
@@ -52,9 +54,14 @@ def items_of(
         progress: for files, told the bytes read so far (as :func:`read_items` is).
 
     Raises:
-        TypeError: ``data`` is none of the kinds above (a single dict, say).
+        SettingTypeError: ``data`` is none of the kinds above (a single dict, say); ``options``
+            or ``task_field`` of the wrong type.
         InputFileError: a file cannot be opened.
     """
+    if options is not None:
+        instance_of(options, "options", TraceOptions, "a TraceOptions, or None")
+    if task_field is not None:
+        text_of(task_field, "task_field", "a column's name or a dotted path (metadata.task_id)")
     paths = _paths(data)
     if paths is not None:
         return read_items(
@@ -144,9 +151,10 @@ def _plain(value: Any) -> Any:
 def _rows(data: Any) -> Iterator[Any]:
     """The rows of a table or an iterable, as dicts, lazily."""
     if isinstance(data, Mapping):
-        raise TypeError(
-            "data is one mapping, not rows (a DatasetDict, or a single trace?): give a list of "
-            "rows or traces, or one split, e.g. dataset['train']"
+        raise SettingTypeError(
+            Setting("data"),
+            " is one mapping, not rows (a DatasetDict, or a single trace?): give a list of "
+            "rows or traces, or one split, e.g. dataset['train']",
         )
     kind = table_kind(data)
     if kind == "arrow":
@@ -155,7 +163,9 @@ def _rows(data: Any) -> Iterator[Any]:
         return (_plain(row) for row in data.to_dict(orient="records"))
     if isinstance(data, Iterable):  # row dicts, a datasets.Dataset among them
         return iter(data)
-    raise TypeError(
-        f"cannot read {type(data).__name__} as traces: give a path, row dicts, a pandas "
-        "DataFrame, a pyarrow Table or a datasets.Dataset"
+    raise wrong_setting(
+        "data",
+        data,
+        "a path, row dicts, a pandas DataFrame, a pyarrow Table or a datasets.Dataset",
+        wrong_type=True,
     )

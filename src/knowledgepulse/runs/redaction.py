@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import ParameterConflictError, Setting
 from knowledgepulse.records import Record
@@ -52,6 +53,10 @@ def redactor_of(redact: bool | Redactor) -> Redactor | None:
         return None
     if redact is True:
         return _new_redactor()
+    from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - see _new_redactor
+
+    if not isinstance(redact, Redactor):
+        raise wrong_setting("redact", redact, "True, False or a Redactor", wrong_type=True)
     return redact
 
 

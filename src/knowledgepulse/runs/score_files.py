@@ -19,7 +19,11 @@ from knowledgepulse.errors import ParameterConflictError, Setting
 from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, cache_lines, summary_line
-from knowledgepulse.reports.value_formats import EXPLAINED_FORMATS
+from knowledgepulse.reports.value_formats import (
+    EXPLAINED_FORMATS,
+    SCORE_FORMATS,
+    check_report_name,
+)
 from knowledgepulse.runs.embedder import ModelSettings, check_model, run_scorer
 from knowledgepulse.runs.problems import ProblemSink
 from knowledgepulse.runs.read import read_items, valid_items
@@ -241,6 +245,8 @@ def _check(
     for broken, what, fix in rules:
         if broken:
             raise ParameterConflictError(*what, *fix)
+    if not annotate and isinstance(target, Path):
+        check_report_name(target, SCORE_FORMATS)
     if target is None and (annotate or output_format != "table"):
         raise ParameterConflictError(
             Setting("output_format", output_format),

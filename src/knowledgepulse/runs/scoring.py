@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
+from knowledgepulse._util.settings import one_of
 from knowledgepulse.errors import (
     CacheFileError,
     ParameterConflictError,
@@ -21,7 +22,7 @@ from knowledgepulse.errors import (
 )
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value.item import ScoredItem
-from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer
+from knowledgepulse.value.scorer import DEFAULT_THRESHOLD, TraceValueScorer, checked_scorer
 
 if TYPE_CHECKING:  # numpy, and the cache, load only for the runs that need them
     from knowledgepulse.curation.percentiles import MinScore
@@ -59,8 +60,7 @@ def score_items(
     Raises:
         ScorerParameterError: an unknown ``order``, or ``order="time"`` with ``corpus``.
     """
-    if order not in ("input", "time"):
-        raise ScorerParameterError(f"order must be 'input' or 'time', got {order!r}")
+    one_of(order, "order", ("input", "time"))
     if corpus and order == "time":
         raise ScorerParameterError(
             "corpus scoring does not depend on order; drop ", Setting("order", "time")
@@ -247,7 +247,7 @@ class ScoreRun:
                 " scores against a saved cache: give ",
                 Setting("cache_path"),
             )
-        scorer = scorer or TraceValueScorer()
+        scorer = checked_scorer(scorer) or TraceValueScorer()
         if (cache_path, cache_size, ttl_ms) != (None, None, None):
             # The cache's identity (model and novelty text) and width are the scorer's.
             cache = _open_cache(cache_path, scorer, cache_size, ttl_ms, frozen=frozen)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knowledgepulse._util.atomic import is_same_file
+from knowledgepulse._util.settings import is_count, number_of, text_of, wrong_setting
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.splits import PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
@@ -32,7 +33,7 @@ from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redact
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem, task_at
-from knowledgepulse.value.scorer import TraceValueScorer
+from knowledgepulse.value.scorer import TraceValueScorer, checked_scorer
 
 if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
@@ -165,17 +166,23 @@ def split(
             be one marker for all).
 
     Raises:
-        ScorerParameterError: shares out of range, or leaving nothing for train.
+        ScorerParameterError: shares out of range, or leaving nothing for train; a ``by`` or
+            ``stratify`` that no item has (a misspelt field); a setting of the wrong type.
         ParameterConflictError: ``task_similarity`` with ``task_field`` (which reads the tasks
             it would infer), or with another ``by`` than ``task``.
     """
-    if not 0.0 < test < 1.0:
-        raise ScorerParameterError(Setting("test", test), ": give a share in (0, 1)")
-    if not 0.0 <= validation < 1.0 or test + validation >= 1.0:
-        raise ScorerParameterError(
-            Setting("validation", validation),
-            f": give a share in [0, 1) that leaves train some (test is {test:g})",
-        )
+    test = number_of(test, "test", "a share in (0, 1)", lambda share: 0.0 < share < 1.0)
+    validation = number_of(
+        validation,
+        "validation",
+        f"a share in [0, 1) that leaves train some (test is {test:g})",
+        lambda share: 0.0 <= share < 1.0 and test + share < 1.0,
+    )
+    if not is_count(seed):
+        raise wrong_setting("seed", seed, "a whole number", wrong_type=True)
+    text_of(by, "by", _KEYS)
+    if stratify is not None:
+        text_of(stratify, "stratify", _KEYS)
     similarity = similarity_of_tasks(task_similarity, task_field, by_task=by == BY_TASK)
     fractions = {"train": 1.0 - test - validation, "test": test}
     if validation:
@@ -189,10 +196,11 @@ def split(
     items = tuple(unread.valid(read, problems, on_problem))
     inferred = by == BY_TASK and tasks_read(items, task_field) is None
     if inferred:
-        corpus = score_corpus(scorer or TraceValueScorer(), items)
+        corpus = score_corpus(checked_scorer(scorer) or TraceValueScorer(), items)
         keys: list[str | None] = list(inferred_tasks(corpus, similarity))
     else:
         keys = [key_of(item, by) for item in items]
+        _found_in_some("by", by, keys)
     groups = tuple(
         key if key is not None else f"\0{item.trace.id}"
         for item, key in zip(items, keys, strict=True)
@@ -220,6 +228,15 @@ def split(
     )
 
 
+_KEYS = "task, domain, a row's column or a dotted path in the trace's JSON (metadata.session)"
+
+
+def _found_in_some(name: str, key: str, keys: list[str | None]) -> None:
+    """A key that no item has is misspelt: every item would be a group, or a stratum, alone."""
+    if keys and all(found is None for found in keys):
+        raise ScorerParameterError(Setting(name, key), f": no item has it; give {_KEYS}")
+
+
 def _strata(
     items: tuple[TraceItem, ...], groups: tuple[str, ...], stratify: str | None
 ) -> dict[str, list[str]]:
@@ -227,8 +244,10 @@ def _strata(
     if stratify is None:
         return {"": list(groups)}
     values: dict[str, Counter[str]] = {}
-    for item, group in zip(items, groups, strict=True):
-        values.setdefault(group, Counter())[key_of(item, stratify) or ""] += 1
+    keys = [key_of(item, stratify) for item in items]
+    _found_in_some("stratify", stratify, keys)
+    for key, group in zip(keys, groups, strict=True):
+        values.setdefault(group, Counter())[key or ""] += 1
     # A group's stratum: its most common value (ties: the smallest).
     home = {
         group: min(counts.items(), key=lambda pair: (-pair[1], pair[0]))[0]

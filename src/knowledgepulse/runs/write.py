@@ -36,7 +36,11 @@ from knowledgepulse.reports.rows import (
     row_format,
 )
 from knowledgepulse.reports.value import annotated_document, annotated_line, dumps, tidy
-from knowledgepulse.reports.value_formats import report_writer
+from knowledgepulse.reports.value_formats import (
+    DOCUMENT_SUFFIXES,
+    TABLE_SUFFIXES,
+    report_writer,
+)
 from knowledgepulse.runs.inputs import table_kind
 from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
 from knowledgepulse.trace import TraceItem
@@ -504,7 +508,7 @@ def item_writer(
     leaves the old one). Parquet needs a file.
 
     Raises:
-        ValueError: Parquet to a stream.
+        ParameterConflictError: Parquet to a stream.
     """
     if form != "parquet":
         with (
@@ -514,7 +518,9 @@ def item_writer(
             yield writer
         return
     if not isinstance(target, Path):
-        raise ValueError("Parquet is written to a file: give a path, not a stream")
+        raise ParameterConflictError(
+            "Parquet is written to a file: give a path as ", Setting("target"), ", not a stream"
+        )
     with (
         atomic_binary(target) as binary,
         ItemWriter(binary, form, added, messages=messages, unread=unread, clean=clean) as writer,
@@ -524,9 +530,7 @@ def item_writer(
 
 JSON_LINES_NAMES = "JSON Lines (.jsonl, .ndjson, .json)"
 """The names traces are written under, for a message (rows may be Parquet too)."""
-_TABLES = (".arrow", ".feather", ".ipc", ".csv", ".tsv", ".xlsx", ".xls", ".orc", ".avro")
-_DOCUMENTS = (".html", ".htm", ".xml", ".yaml", ".yml", ".zip", ".bz2", ".xz", ".zst", ".tar")
-_NOT_WRITTEN = frozenset((*_TABLES, *_DOCUMENTS))
+_NOT_WRITTEN = frozenset((*TABLE_SUFFIXES, *DOCUMENT_SUFFIXES))
 """Suffixes of forms that traces and rows are never written in (other data, archives)."""
 
 

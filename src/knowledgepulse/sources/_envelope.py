@@ -15,10 +15,9 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from knowledgepulse._util.settings import instance_of, number_of, text_of
 from knowledgepulse.errors import (
     ConversionError,
-    ScorerParameterError,
-    Setting,
     TraceValidationError,
 )
 from knowledgepulse.records import Location, Record
@@ -67,18 +66,12 @@ class TraceOptions:
     rows: RowOptions = RowOptions()  # noqa: RUF009 - frozen, so one shared default is safe
 
     def __post_init__(self) -> None:
-        if self.domain is not None and not isinstance(self.domain, str):
-            raise ScorerParameterError(Setting("domain", self.domain), " must be a string")
-        if self.domain is not None and not self.domain.strip():
-            raise ScorerParameterError(Setting("domain"), " must not be empty")
-        if self.confidence is not None and (
-            isinstance(self.confidence, bool)
-            or not isinstance(self.confidence, int | float)
-            or not 0.0 <= self.confidence <= 1.0
-        ):
-            raise ScorerParameterError(
-                Setting("confidence"), f" must be in [0, 1], not {self.confidence}"
-            )
+        domain, confidence = self.domain, self.confidence
+        if domain is not None:
+            text_of(domain, "domain", "a domain's name (code, math...)")
+        if confidence is not None:
+            number_of(confidence, "confidence", "a number in [0, 1]", lambda c: 0.0 <= c <= 1.0)
+        instance_of(self.rows, "rows", RowOptions, "a RowOptions")
 
 
 def assemble(

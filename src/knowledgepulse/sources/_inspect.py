@@ -111,7 +111,8 @@ class Inspection:
 
     Attributes:
         file: the file read.
-        source: the source that read it.
+        source: the source that read it; ``None``: detected, and the file holds no record to
+            recognise one by (it is empty, or every record is an error).
         named: whether the source was named (``--from``) rather than detected.
         decided_by: the 0-based index of the record the source was chosen on; when detected, no
             source recognised the ones before it.
@@ -132,7 +133,7 @@ class Inspection:
     """
 
     file: str
-    source: str
+    source: str | None
     named: bool
     decided_by: int | None
     evidence: str | None
@@ -161,8 +162,8 @@ def inspect_file(
         options: the domain, confidence and row columns, as for ``read``.
 
     Raises:
-        InputFileError: the file cannot be read, holds no record, or no source (or several)
-            recognises its records; the message names the candidates and how to choose.
+        InputFileError: the file cannot be read, or no source (or several) recognises its
+            records; the message names the candidates and how to choose.
         UnknownSourceError: ``source`` is not a registered source.
     """
     options = options or TraceOptions()
@@ -172,8 +173,8 @@ def inspect_file(
             "inspect reads its file twice (to count it, then as read() does), which standard "
             "input cannot be: save it to a file and inspect that"
         )
-    kept, count, first_problem = _head(name)
-    chosen, decided = _decide(name, kept, source, first_problem)
+    kept, count = _head(name)
+    chosen, decided = _decide(kept, source)
     first_value = None if decided is None else decided.value
     said: list[str] = []
     item: TraceItem | None = None
@@ -192,18 +193,20 @@ def inspect_file(
         traces += 1
         item = item or found
     also: tuple[str, ...] = ()
-    if source == "auto" and first_value is not None:
+    if source == "auto" and first_value is not None and chosen is not None:
         also = tuple(s.name for s in recognisers(first_value) if s.name != chosen.name)
     start = _start(item, kept)
-    parts = () if item is None else _parts(item, chosen.mapping(first_value, options), kept, start)
+    parts: tuple[Part, ...] = ()
+    if item is not None and chosen is not None:
+        parts = _parts(item, chosen.mapping(first_value, options), kept, start)
     return Inspection(
         file=name,
-        source=chosen.name,
+        source=None if chosen is None else chosen.name,
         named=source != "auto",
         decided_by=None if decided is None else decided.location.index or 0,
         evidence=(
             chosen.evidence(first_value)
-            if first_value is not None and chosen in recognisers(first_value)
+            if first_value is not None and chosen and chosen in recognisers(first_value)
             else None
         ),
         also=also,
@@ -221,32 +224,31 @@ def inspect_file(
     )
 
 
-def _head(name: str) -> tuple[list[Record], int, Problem | None]:
-    """The file's first records, how many it holds, and its first problem."""
+def _head(name: str) -> tuple[list[Record], int]:
+    """The file's first records, and how many it holds."""
     kept: list[Record] = []
     count = 0
-    first_problem = None
     for record in read_records(name):
         if isinstance(record, Problem):
-            first_problem = first_problem or record
             continue
         count += 1
         if len(kept) < KEPT_RECORDS:
             kept.append(record)
-    return kept, count, first_problem
+    return kept, count
 
 
-def _decide(
-    name: str, kept: list[Record], source: str, problem: Problem | None
-) -> tuple[Source, Record | None]:
-    """The source that reads the file, and the record it was chosen on (``auto``: detected)."""
+def _decide(kept: list[Record], source: str) -> tuple[Source | None, Record | None]:
+    """The source that reads the file, and the record it was chosen on (``auto``: detected).
+
+    ``None``: ``auto``, and no record to recognise a source by (an empty file, or one whose
+    every record is an error): no trace, as ``read`` gives none.
+    """
     if source != "auto":  # named: the first record it recognises is the one to explain
         named = get_source(source)
         known = (record for record in kept if named in recognisers(record.value))
         return named, next(known, kept[0] if kept else None)
     if not kept:
-        why = f": {problem.message}" if problem is not None else ""
-        raise InputFileError(f"{name} holds no record to read{why}")
+        return None, None
     for record in kept:  # the first record a source recognises decides, as in read()
         candidates = detect(record.value)
         if len(candidates) == 1:

@@ -15,6 +15,7 @@ from typing import Any
 
 from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import describe_value
+from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources._envelope import TraceOptions
@@ -80,12 +81,14 @@ def convert(
         notes: told what the source says about the records.
 
     Raises:
-        ValueError: ``records`` is a mapping (a ``DatasetDict`` of splits, say), not records.
+        SettingTypeError: ``records`` is a mapping (a ``DatasetDict`` of splits, say) or a text.
         UnknownSourceError: ``source`` is not a registered source.
     """
-    if isinstance(records, Mapping):
-        raise ValueError(
-            "records is a mapping, not rows (a DatasetDict?): give one split, e.g. dataset['train']"
+    if isinstance(records, Mapping | str | bytes):
+        raise SettingTypeError(
+            Setting("records"),
+            f" is a {type(records).__name__}, not records: give a list of them (a DatasetDict? "
+            "give one split, e.g. dataset['train'])",
         )
     located = (
         Record(

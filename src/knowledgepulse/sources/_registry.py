@@ -14,6 +14,7 @@ from typing import Any, ClassVar, TypeVar
 
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.plugins import Registry, did_you_mean
+from knowledgepulse._util.settings import wrong_setting
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import UnknownSourceError
 from knowledgepulse.records import Problem, Record
@@ -96,9 +97,12 @@ S = TypeVar("S", bound=type[Source])
 
 
 def _check_name(name: str) -> None:
-    if not name or name != name.strip() or name == "auto":
-        raise ValueError(
-            f"source names must be non-empty, without spaces around, not auto: {name!r}"
+    if not isinstance(name, str) or not name or name != name.strip() or name == "auto":
+        raise wrong_setting(
+            "name",
+            name,
+            "a source name: non-empty, without spaces around, not auto",
+            wrong_type=not isinstance(name, str),
         )
 
 

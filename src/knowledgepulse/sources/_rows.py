@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 
-from knowledgepulse.errors import ScorerParameterError, Setting
+from knowledgepulse._util.settings import number_of, text_of
 
 DEFAULT_SUCCESS_THRESHOLD = 0.5
 """A number in the success column counts as success from this value up, unless told."""
@@ -39,8 +39,12 @@ class RowOptions:
     domain_field: str | None = None
 
     def __post_init__(self) -> None:
-        if self.success_threshold is not None and not math.isfinite(self.success_threshold):
-            raise ScorerParameterError(Setting("success_threshold"), " must be a finite number")
+        if self.success_threshold is not None:
+            number_of(self.success_threshold, "success_threshold", "a finite number", math.isfinite)
+        for field in fields(self):
+            column = getattr(self, field.name)
+            if field.name.endswith("_field") and column is not None:
+                text_of(column, field.name, "a column's name")
 
     def row_only(self) -> tuple[str, ...]:
         """The options given that only dataset rows have (a trace's task has a dotted path too)."""

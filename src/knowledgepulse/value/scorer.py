@@ -12,7 +12,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from knowledgepulse._util.settings import optional_duration_ms, optional_positive_int
+from knowledgepulse._util.settings import (
+    optional_duration_ms,
+    optional_positive_int,
+    wrong_setting,
+)
 from knowledgepulse.errors import EmbedderUnavailableError, ScorerParameterError, VectorError
 from knowledgepulse.novelty.embedder import (
     Embedder,
@@ -117,6 +121,22 @@ class TraceValueScorer:
                 "cache_size and ttl_ms shape the cache the scorer makes, but a cache was given; "
                 "set them on that cache: VectorCache(max_elements=..., ttl_ms=...) or "
                 "VectorCache.load(path, max_elements=..., ttl_ms=...)"
+            )
+        if embedder is not DEFAULT_EMBEDDER and not (
+            embedder is None or isinstance(embedder, Embedder)
+        ):
+            raise wrong_setting(
+                "embedder",
+                embedder,
+                "an Embedder (MiniLMEmbedder(), say), or None for none",
+                wrong_type=True,
+            )
+        if not (profiles is None or isinstance(profiles, ProfileRegistry | Mapping)):
+            raise wrong_setting(
+                "profiles",
+                profiles,
+                "a mapping of domain to ScoringWeights, or a ProfileRegistry",
+                wrong_type=True,
             )
         self._novelty_text: NoveltyText = novelty_text_named(novelty_text)
         self._embedder = default_embedder() if embedder is DEFAULT_EMBEDDER else embedder
@@ -433,8 +453,21 @@ def default_scorer() -> TraceValueScorer:
     return _default
 
 
+def checked_scorer(scorer: object) -> TraceValueScorer | None:
+    """``scorer`` as a call was given it: a :class:`TraceValueScorer`, or ``None`` (the default).
+
+    Raises:
+        ScorerParameterError: anything else (a scorer's name, say).
+    """
+    if scorer is None or isinstance(scorer, TraceValueScorer):
+        return scorer
+    allowed = "a TraceValueScorer, or None for the default one"
+    raise wrong_setting("scorer", scorer, allowed, wrong_type=True)
+
+
 def set_default_scorer(scorer: TraceValueScorer | None) -> None:
     """Replace the process-wide scorer (``None``: a fresh default one on next use)."""
+    checked_scorer(scorer)
     global _default  # noqa: PLW0603 - see default_scorer
     with _default_lock:
         _default = scorer

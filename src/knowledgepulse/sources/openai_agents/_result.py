@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.sources._envelope import TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.openai_agents._items import (
@@ -58,14 +59,15 @@ def to_trace(
         confidence: the outcome's confidence (else 0.8 on success, 0.2 on failure).
 
     Raises:
-        TypeError: ``result`` has no ``new_items`` (it is not a run result).
+        SettingTypeError: ``result`` has no ``new_items`` (it is not a run result).
         ConversionError: the run produced no step at all.
     """
     options = TraceOptions(domain=domain, confidence=confidence)
     items = getattr(result, "new_items", None)
     if not isinstance(items, list):
-        raise TypeError(
-            f"expected an Agents SDK RunResult (with new_items), not {type(result).__name__}"
+        raise SettingTypeError(
+            Setting("result"),
+            f": expected an Agents SDK RunResult (with new_items), not {type(result).__name__}",
         )
     entries = _entries(items)
     builder = StepBuilder()

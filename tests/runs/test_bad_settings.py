@@ -1,0 +1,106 @@
+"""A bad value given to a public call is the library's error, naming the setting and the value.
+
+Each is a ``ScorerParameterError`` (a ``ValueError``) whose message says what was given and
+what to give; one of the wrong type is a ``SettingTypeError``, a ``TypeError`` too.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import knowledgepulse
+from knowledgepulse import runs as typed_runs
+from knowledgepulse import sources as typed_sources
+from knowledgepulse.errors import ParameterConflictError, ScorerParameterError, SettingTypeError
+from knowledgepulse.runs.write import item_writer
+from knowledgepulse.sources.openai_agents import to_trace
+from knowledgepulse.value import TraceValueScorer
+
+CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
+ROWS = [json.loads(line) for line in CHAT.read_text("utf-8").splitlines()]
+NO_MODEL = TraceValueScorer(embedder=None)
+# Called as a notebook's user calls them, unchecked: the values below are of the wrong type.
+runs: Any = typed_runs
+sources: Any = typed_sources
+kp: Any = knowledgepulse
+Scorer: Any = TraceValueScorer
+
+
+def _split(**settings: Any) -> object:
+    return runs.split(ROWS, **{"test": 0.5, "scorer": NO_MODEL, **settings})
+
+
+# (the call, the words its message holds, whether the value is of the wrong type)
+BAD: list[tuple[Callable[[], object], str, bool]] = [
+    (lambda: runs.dedupe(ROWS, by="nope", scorer=NO_MODEL), "by='nope': give one of", False),
+    (lambda: runs.dedupe(ROWS, threshold="0.9"), "threshold='0.9': give a cosine", True),
+    (lambda: runs.redact(ROWS, level="secret"), "level='secret': give one of", False),
+    (lambda: runs.select(ROWS, budget="3"), "budget='3': give a whole number of 0", True),
+    (lambda: runs.select(ROWS, budget=1.5), "budget=1.5: give a whole number", True),
+    (lambda: runs.select(ROWS, budget=-1), "budget=-1: give a whole number of 0", False),
+    (lambda: runs.select(ROWS, top="5"), "top='5': give a percentage", True),
+    (lambda: runs.select(ROWS, per_task=0), "per_task=0: give a whole number of 1", False),
+    (lambda: runs.select(ROWS, max_similarity="0.9"), "max_similarity='0.9'", True),
+    (lambda: runs.select(ROWS, rank_by=5), "rank_by=5: give score, reward or a field", True),
+    (lambda: runs.select(ROWS, min_reward="1"), "min_reward='1': give a finite number", True),
+    (lambda: runs.select(ROWS, scorer="hash"), "scorer='hash': give a TraceValueScorer", True),
+    (lambda: runs.select(ROWS, options={"domain": "x"}), "options (a dict): give", True),
+    (lambda: runs.select(ROWS, redact="yes"), "redact='yes': give True, False", True),
+    (lambda: runs.score(ROWS, scorer="hash"), "scorer='hash': give a TraceValueScorer", True),
+    (lambda: runs.annotate(ROWS, scorer="hash"), "scorer='hash'", True),
+    (lambda: runs.score(ROWS, redact="yes"), "redact='yes'", True),
+    (lambda: _split(test="0.2"), "test='0.2': give a share in (0, 1)", True),
+    (lambda: _split(by="sesion"), "by='sesion': no item has it", False),
+    (lambda: _split(stratify="lang"), "stratify='lang': no item has it", False),
+    (lambda: _split(seed="x"), "seed='x': give a whole number", True),
+    (lambda: runs.decontaminate(ROWS, against_texts=["a"], ngram=0), "ngram=0", False),
+    (lambda: runs.decontaminate(ROWS, against_texts=["a"], min_overlap=2), "min_overlap=2", False),
+    (lambda: runs.decontaminate(ROWS, against_texts=["a"], threshold=2), "threshold=2", False),
+    (lambda: runs.decontaminate(ROWS, against_texts="a task"), "against_texts='a task'", True),
+    (lambda: list(runs.items_of(5)), "data=5: give a path", True),
+    (lambda: list(runs.items_of(ROWS, task_field=5)), "task_field=5", True),
+    (lambda: runs.evaluate_cases([], preset="standard", timeout=-1), "timeout=-1", False),
+    (lambda: list(sources.convert("{}")), "records is a str", True),
+    (lambda: sources.RowOptions(messages_field=""), "messages_field='': give a column", False),
+    (lambda: sources.RowOptions(success_threshold="1"), "success_threshold='1'", True),
+    (lambda: sources.register_source(" mine"), "name=' mine': give a source name", False),
+    (lambda: Scorer(embedder="minilm"), "embedder='minilm': give an Embedder", True),
+    (lambda: Scorer(profiles=5), "profiles=5: give a mapping", True),
+    (lambda: kp.capture(on_trace=5), "on_trace=5: give a function", True),
+    (lambda: kp.capture(scorer="hash"), "scorer='hash': give a TraceValueScorer", True),
+    (lambda: kp.capture(keep=0), "keep=0: give a whole number of 1 or more", False),
+    (lambda: to_trace({"final_output": "x"}), "result: expected an Agents SDK RunResult", True),
+]
+
+
+@pytest.mark.parametrize(("call", "words", "wrong_type"), BAD)
+def test_a_bad_setting_is_refused_naming_it_its_value_and_what_to_give(
+    call: Callable[[], object], words: str, wrong_type: bool
+) -> None:
+    """The library's error (never a bare ValueError, AttributeError or a value taken)."""
+    with pytest.raises(ScorerParameterError) as refused:
+        call()
+    assert words in str(refused.value)
+    assert isinstance(refused.value, TypeError) == wrong_type
+    assert isinstance(refused.value, SettingTypeError) == wrong_type
+
+
+def test_a_close_name_is_suggested() -> None:
+    """A misspelt choice names the closest one allowed."""
+    with pytest.raises(ScorerParameterError, match="Did you mean 'similarity'"):
+        runs.dedupe(ROWS, by="simlarity", scorer=NO_MODEL)
+
+
+def test_parquet_to_a_stream_is_a_parameter_conflict() -> None:
+    """item_writer cannot write Parquet to a text stream: the library's error, naming target."""
+    with (
+        pytest.raises(ParameterConflictError, match="give a path as target, not a stream"),
+        item_writer(io.StringIO(), "parquet"),
+    ):
+        pass
