@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.atomic import check_destinations
 from knowledgepulse.cli._console import output_target, say
 from knowledgepulse.cli._embedder import model_options, novelty_text_option, scorer_from
 from knowledgepulse.cli._options import (
@@ -78,9 +78,7 @@ def run_arguments(
     check_output_name(outputs[0])
     if options["source"] is not None:
         rows_form(outputs[0], paths)  # Parquet needs -o: refused before reading
-    for path in outputs:
-        if path is not None:
-            check_destination(path, what="output", inputs=paths)
+    check_destinations(outputs, inputs=paths)
     redactor = redactor_from(options)
     arguments = {
         "scorer": scorer_from(paths, options),
