@@ -239,6 +239,24 @@ def convert_rows(
 
 
 def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Columns | str:
+    # A column named that the file's first row lacks is a misspelling, not a column to guess
+    # past: read without it, the rows would say other successes and ids than the user meant.
+    # (A later row may lack one: a dataset joined from two sources.) The task is read as
+    # select reads a task field: rows without it are one task, and the summary says so.
+    named = {
+        "messages_field; kp: --messages-field": said.messages_field,
+        "id_field; kp: --id-field": said.id_field,
+        "success_field; kp: --success-field": said.success_field,
+        "domain_field; kp: --domain-field": said.domain_field,
+    }
+    absent = [
+        f"{column!r} ({option})" for option, column in named.items() if column not in {None, *row}
+    ]
+    if absent:
+        return (
+            f"the file's first row has no column {' or '.join(absent)}: "
+            f"{describe_value(row)}; name a column the rows have"
+        )
     messages = said.messages_field or messages_column(row, family)
     if messages is None:
         return (
