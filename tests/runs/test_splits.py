@@ -76,6 +76,16 @@ def test_a_dataframe_part_comes_back_as_its_own_rows() -> None:
     assert set(test["task_id"]).isdisjoint(train["task_id"])
 
 
+def test_a_part_the_split_has_not_is_an_error_not_an_empty_set() -> None:
+    """rows("valid"), or "validation" with none asked for, names the parts there are."""
+    result = split(chat_rows([0, 1, 2, 3]), test=0.5, seed=0)
+    for part in ("valid", "validation"):
+        with pytest.raises(
+            ValueError, match=f"no part '{part}' in this split: its parts are train, test"
+        ):
+            result.rows(part)
+
+
 def test_tasks_not_read_are_inferred_as_select_infers_them() -> None:
     """Reworded runs of one task are one group: the tasks select infers, not the objectives."""
     objectives = ["refund order 7", "money back for order 7", "refund 7", "write a poem"]

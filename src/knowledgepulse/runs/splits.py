@@ -88,11 +88,24 @@ class SplitResult:
     unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
 
     def items_in(self, part: str) -> list[TraceItem]:
-        """The items of one part, in input order."""
+        """The items of one part, in input order.
+
+        Raises:
+            ValueError: ``part`` is not a part of this split (a misspelling, or ``validation``
+                when none was asked for), which would otherwise look like an empty set.
+        """
+        if part not in self.fractions:
+            raise ValueError(
+                f"no part {part!r} in this split: its parts are {', '.join(self.fractions)}"
+            )
         return [item for item, its in zip(self.items, self.parts, strict=True) if its == part]
 
     def rows(self, part: str) -> Any:
-        """One part in the input's form: a DataFrame, Arrow table or Dataset, else dicts."""
+        """One part in the input's form: a DataFrame, Arrow table or Dataset, else dicts.
+
+        Raises:
+            ValueError: ``part`` is not a part of this split.
+        """
         return redacted_like(self.data, self.items_in(part))
 
     @property
