@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -213,3 +215,16 @@ def test_a_split_into_the_directory_of_its_input_part_is_refused(tmp_path: Path)
         write_split(split([str(source)], test=0.5, seed=2), out, inputs=[str(source)])
     assert [path.name for path in out.iterdir()] == ["validation.jsonl"]
     assert source.read_text() == kept
+
+
+def test_a_parquet_value_json_has_no_type_for_groups_by_its_text() -> None:
+    """Split by a timestamp or decimal column of Arrow rows: groups by value, no TypeError."""
+    pa = pytest.importorskip("pyarrow")
+    rows = chat_rows([0, 1, 2, 3])
+    for index, row in enumerate(rows):
+        row["started"] = datetime(2024, 1, 1 + index % 2, tzinfo=UTC)
+        row["cost"] = Decimal(index % 2)
+    for by in ("started", "cost"):
+        result = split(pa.Table.from_pylist(rows), test=0.5, by=by, seed=0)
+        assert len(set(result.groups)) == 2
+        assert result.shared_groups == []

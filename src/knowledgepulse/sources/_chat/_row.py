@@ -38,6 +38,7 @@ from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.pydantic_ai import is_output_tool
 from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.item import finite_number
 from knowledgepulse.trace.models import PRIVACY_LEVELS
 
 ID_FIELDS = ("id", "_id", "uuid", "conversation_id", "trajectory_id", "sample_id", "row_id")
@@ -399,7 +400,7 @@ def _label(value: Any) -> str | None:
         return None
     if isinstance(value, str):
         return value.strip() or None
-    if isinstance(value, int | float) and math.isfinite(value):
+    if finite_number(value) is not None:
         return str(value)
     return None
 
@@ -424,23 +425,19 @@ def _time(value: Any) -> datetime | None:
 
 def _reward(value: Any) -> float | None:
     """A success column's value as a reward: a finite number (a numeric string too), else none."""
-    if isinstance(value, bool):
-        return None
     if isinstance(value, str):
         try:
             value = float(value.strip())
         except ValueError:
             return None
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
-    return None
+    return finite_number(value)
 
 
 def _success(value: Any, threshold: float) -> bool | None:
     if isinstance(value, bool):
         return value
-    if isinstance(value, int | float):
-        return value >= threshold if math.isfinite(value) else None
+    if (number := finite_number(value)) is not None:
+        return number >= threshold
     if isinstance(value, str):
         word = value.strip().lower()
         if word in _TRUE_WORDS:
