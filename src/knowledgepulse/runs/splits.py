@@ -19,7 +19,7 @@ from typing import Any
 
 from knowledgepulse._util.atomic import is_same_file
 from knowledgepulse.curation import score_corpus
-from knowledgepulse.curation.splits import PARTS, assign_groups
+from knowledgepulse.curation.splits import BY_TASK, PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import row_format
@@ -32,10 +32,7 @@ from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace.item import TraceItem, task_at
 from knowledgepulse.value.scorer import TraceValueScorer
 
-BY_TASK = "task"
 _SUFFIXES = ("jsonl", "parquet")  # the forms write_split writes a part in
-"""The group key ``task``: the task read with the item (a task column or ``task_field``; an item
-without one, its objective), else inferred as :func:`~knowledgepulse.runs.select` infers it."""
 BY_DOMAIN = "domain"
 """The key ``domain``: the trace's ``metadata.task_domain``."""
 
@@ -66,12 +63,14 @@ class SplitResult:
         fractions: each part's share asked for.
         seed: the seed of the groups' shuffle.
         stratify: the key the groups were split within (each stratum split apart), or ``None``.
-        without_key: how many items had no ``by`` value.
+        without_key: how many items had no ``by`` value (with ``task`` read, no task: each
+            is grouped by its objective).
         tasks_inferred: whether the tasks (``by`` ``task``) were inferred, not read.
         problems: what could not be read, and the warnings, in input order.
         data: the input, for :meth:`rows` in its form.
         unread: the dataset rows that gave no trace: in no part, since they cannot be grouped;
             :func:`write_split` writes them to a file of their own, each with ``kp_error``.
+        task_field: where the tasks were read (``by`` ``task``), as given to :func:`split`.
     """
 
     items: tuple[TraceItem, ...]
@@ -86,6 +85,7 @@ class SplitResult:
     problems: tuple[Problem, ...] = ()
     data: Any = field(default=None, repr=False, compare=False)
     unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
+    task_field: str | None = None
 
     def items_in(self, part: str) -> list[TraceItem]:
         """The items of one part, in input order.
@@ -191,8 +191,13 @@ def split(
     if inferred:
         corpus = score_corpus(scorer or TraceValueScorer(), items)
         keys: list[str | None] = list(inferred_tasks(corpus, similarity))
+        without = 0
     else:
         keys = [key_of(item, by) for item in items]
+        without = sum(
+            (item.task is None) if by == BY_TASK else (key is None)
+            for item, key in zip(items, keys, strict=True)
+        )
     groups = tuple(
         key if key is not None else f"\0{item.trace.id}"
         for item, key in zip(items, keys, strict=True)
@@ -209,11 +214,12 @@ def split(
         fractions,
         seed,
         stratify,
-        sum(key is None for key in keys),
+        without,
         inferred,
         tuple(problems),
         data,
         unread,
+        task_field,
     )
 
 
