@@ -458,6 +458,8 @@ def select(
         raise ValueError(f"top is a percentage in (0, 100], got {top!r}")
     if budget is not None and budget < 0:
         raise ValueError(f"budget must be 0 or more, got {budget!r}")
+    if per_task is not None and per_task < 1:  # 0 would keep nothing, as if no task had a run
+        raise ValueError(f"per_task must be 1 or more, got {per_task!r}")
     if isinstance(min_score, str):
         min_score = MinScore.parse(min_score)
     if not rank_by.strip():
