@@ -259,6 +259,7 @@ def test_problems_are_reported_as_data_and_as_found(tmp_path: Path) -> None:
         (lambda: select(corpus(), budget=1, top=10), ParameterConflictError, "budget and top"),
         (lambda: select(corpus(), top=0), ValueError, "top is a percentage"),
         (lambda: select(corpus(), per_task=0), ValueError, "per_task must be 1 or more, got 0"),
+        (lambda: select(corpus(), task_field=""), ScorerParameterError, "task_field='': give"),
         (
             lambda: select(corpus(), max_similarity=0.9, scorer=TraceValueScorer(embedder=None)),
             ScorerParameterError,

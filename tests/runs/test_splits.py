@@ -124,6 +124,20 @@ def test_stratified_each_domain_is_split_in_the_shares() -> None:
 
 
 @pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({"by": ""}, "by=''"),
+        ({"stratify": " "}, "stratify=' '"),
+        ({"task_field": ""}, "task_field=''"),
+    ],
+)
+def test_an_empty_key_is_refused_naming_its_parameter(settings: dict[str, str], named: str) -> None:
+    """An empty group, stratum or task key is an error, not every trace a group of its own."""
+    with pytest.raises(ScorerParameterError, match=named):
+        split(chat_rows([0, 1]), test=0.5, **settings)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
     ("test", "validation", "named"), [(0.0, 0.0, "test=0.0"), (0.6, 0.4, "validation=0.4")]
 )
 def test_shares_leaving_no_train_or_no_test_are_refused(

@@ -670,8 +670,12 @@ def similarity_of_tasks(
     Raises:
         ParameterConflictError: given with ``task_field`` (the tasks are read, not inferred),
             or without ``by_task`` (no task is asked for).
-        ScorerParameterError: outside [-1, 1].
+        ScorerParameterError: outside [-1, 1]; an empty ``task_field``.
     """
+    if task_field is not None and not task_field.strip():
+        raise ScorerParameterError(
+            Setting("task_field", task_field), ": give a column or a dotted path (metadata.task_id)"
+        )
     if task_similarity is None:
         return INFERRED_TASK_SIMILARITY
     if task_field is not None:

@@ -166,7 +166,8 @@ def split(
         on_problem: told each record that cannot be read, as it is found.
 
     Raises:
-        ScorerParameterError: shares out of range, or leaving nothing for train.
+        ScorerParameterError: shares out of range, or leaving nothing for train; an empty
+            ``by``, ``stratify`` or ``task_field``.
         ParameterConflictError: ``task_similarity`` with ``task_field`` (which reads the tasks
             it would infer), or with another ``by`` than ``task``.
     """
@@ -177,6 +178,11 @@ def split(
             Setting("validation", validation),
             f": give a share in [0, 1) that leaves train some (test is {test:g})",
         )
+    for name, key in (("by", by), ("stratify", stratify)):
+        if key is not None and not key.strip():
+            raise ScorerParameterError(
+                Setting(name, key), ": give task, domain, a column or a dotted path"
+            )
     similarity = similarity_of_tasks(task_similarity, task_field, by_task=by == BY_TASK)
     fractions = {"train": 1.0 - test - validation, "test": test}
     if validation:
