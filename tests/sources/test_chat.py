@@ -710,3 +710,16 @@ def test_hermes_calls_with_escaped_newlines_and_the_name_inside_the_arguments_ar
     )
     [call], rest = tool_calls(text)
     assert (call.name, call.arguments, rest) == ("ExpertQAExtractor", {"queries": ["Why?"]}, "")
+
+
+@pytest.mark.parametrize("missing", [None, float("nan")], ids=["null", "nan"])
+def test_a_null_success_value_says_no_outcome_not_an_unreadable_row(missing: object) -> None:
+    """null (Parquet) or NaN (a DataFrame's missing number): no reward, success from the talk."""
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    rows = [{"messages": messages, "reward": 0.25}, {"messages": messages, "reward": missing}]
+    read = list(sources.convert(rows, source="openai-chat"))
+    assert [type(item) for item in read] == [TraceItem, TraceItem]
+    graded, ungraded = read
+    assert isinstance(graded, TraceItem) and isinstance(ungraded, TraceItem)
+    assert (graded.reward, graded.trace.metadata.success) == (0.25, False)
+    assert (ungraded.reward, ungraded.trace.metadata.success) == (None, True)

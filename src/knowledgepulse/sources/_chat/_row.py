@@ -333,7 +333,9 @@ def _convert_row(
         raise PathError((columns.messages, *error.path), error.message) from error
     success = told.answered
     reward = None
-    if columns.success is not None and columns.success in row:
+    # A null (or a DataFrame's NaN) says no outcome, as a row without the column does: an
+    # ungraded run, which ranks last by reward, not a row that cannot be read.
+    if columns.success is not None and not _is_null(row.get(columns.success)):
         said = _success(row[columns.success], columns.threshold)
         if said is None:
             raise PathError(
@@ -366,6 +368,10 @@ def _convert_row(
         reward=reward,
         privacy_level=_privacy_level(row.get(PRIVACY_COLUMN)),
     )
+
+
+def _is_null(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def _privacy_level(value: Any) -> str:
