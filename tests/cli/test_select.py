@@ -117,6 +117,18 @@ def test_dedupe_groups_near_duplicates_under_their_best_trace(kp: KpRunner, tmp_
     assert "1 near-duplicate group at cosine >= 0.95; 1 trace would go, 3 kept" in run.err
 
 
+@pytest.mark.parametrize("by", ["similarity", "task"])
+def test_dedupe_groups_of_traces_to_a_parquet_name_are_refused(
+    kp: KpRunner, tmp_path: Path, by: str
+) -> None:
+    """The groups are JSON Lines: -o groups.parquet is a usage error, not JSON in a .parquet."""
+    out = tmp_path / "groups.parquet"
+    run = kp("dedupe", corpus(tmp_path), "--by", by, "-o", str(out))
+    assert run.code == 2
+    assert "groups.parquet: .parquet is not a form written here" in run.err
+    assert not out.exists()
+
+
 def test_dedupe_by_task_writes_every_row_with_its_task_group(kp: KpRunner, tmp_path: Path) -> None:
     """Rows: each task's runs share a kp_group; only each task's best is kp_kept."""
     rows = [

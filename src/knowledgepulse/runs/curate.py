@@ -323,7 +323,8 @@ class DedupeResult:
         rows that gave no trace last.
 
         Raises:
-            ParameterConflictError: Parquet rows to a stream.
+            ParameterConflictError: Parquet rows to a stream; a ``target`` whose suffix names a
+                form the output is not written in (the groups to ``.parquet``).
         """
         if messages:
             self.unread.in_place = False
@@ -342,6 +343,7 @@ class DedupeResult:
                 for scored, columns in zip(written, self.iter_columns(), strict=True):
                     rows.write_row(scored.item, columns)
         else:
+            output_form(target, inputs, rows=False)  # groups are JSON Lines: refuse .parquet
             write_jsonl(target, self.groups)
 
     def _rows(self, *, keep: bool) -> Any:
