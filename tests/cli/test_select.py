@@ -129,6 +129,25 @@ def test_dedupe_groups_of_traces_to_a_parquet_name_are_refused(
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    "command",
+    [("select", "--budget", "1"), ("dedupe", "--against", "REF")],
+    ids=lambda c: c[0],
+)
+def test_a_report_to_a_parquet_name_is_refused_before_any_work(
+    kp: KpRunner, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """--report is JSON Lines: --report x.parquet names the flag, and nothing is written."""
+    source = corpus(tmp_path)
+    out, report = tmp_path / "out.jsonl", tmp_path / "report.parquet"
+    given = [source if arg == "REF" else arg for arg in command]
+    run = kp(*given[:1], source, *given[1:], "-o", str(out), "--report", str(report))
+    assert run.code == 2
+    assert "--report report.parquet: .parquet is not a form written here" in run.err
+    assert not out.exists()
+    assert not report.exists()
+
+
 def test_dedupe_by_task_writes_every_row_with_its_task_group(kp: KpRunner, tmp_path: Path) -> None:
     """Rows: each task's runs share a kp_group; only each task's best is kp_kept."""
     rows = [

@@ -343,7 +343,6 @@ class DedupeResult:
                 for scored, columns in zip(written, self.iter_columns(), strict=True):
                     rows.write_row(scored.item, columns)
         else:
-            output_form(target, inputs, rows=False)  # groups are JSON Lines: refuse .parquet
             write_jsonl(target, self.groups)
 
     def _rows(self, *, keep: bool) -> Any:
