@@ -68,17 +68,20 @@ def run_arguments(
     outputs: tuple[Path | None, ...],
     sink: ProblemSink,
     options: dict[str, Any],
+    *,
+    messages: bool = False,
 ) -> tuple[dict[str, Any], Redactor | None]:
     """The run's keyword arguments, taken out of ``options``, and the redactor (for the summary).
 
     Every option is checked before a record is read, and the ``outputs`` too: Parquet rows
-    need ``-o``, and each must be writable.
+    need ``-o`` (training rows, ``messages``, go to a stream as JSON Lines), and each must be
+    writable.
     """
     reading = trace_options_of(options)
     check_output_name(outputs[0])
     for report in outputs[1:]:  # reports are JSON Lines, whatever the input
         check_output_name(report, rows=False, setting="report_path")
-    if options["source"] is not None:
+    if options["source"] is not None and not messages:
         rows_form(outputs[0], paths)  # Parquet needs -o: refused before reading
     check_destinations(outputs, inputs=paths)
     redactor = redactor_from(options)
@@ -202,7 +205,9 @@ def select_command(
     (JSON Lines or Parquet) or -o's; a row that cannot be read follows them, with kp_error.
     """
     sink = ProblemSink()
-    run, redactor = run_arguments(paths, (output, report_path), sink, options)
+    run, redactor = run_arguments(
+        paths, (output, report_path), sink, options, messages=to == "messages"
+    )
     with ReadProgress.for_sources(paths) as progress:
         # reread=None: a large file is held apart, and read again to write.
         result = select(
@@ -334,7 +339,11 @@ def dedupe_command(
         del options["ngram"], options["min_overlap"]  # decontamination's
     sink = ProblemSink()
     run, redactor = run_arguments(
-        paths, (output, report_path) if against else (output,), sink, options
+        paths,
+        (output, report_path) if against else (output,),
+        sink,
+        options,
+        messages=to == "messages",
     )
     with ReadProgress.for_sources(paths) as progress:
         if against:

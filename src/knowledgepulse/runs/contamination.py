@@ -136,8 +136,8 @@ class DecontaminationResult:
         Raises:
             ParameterConflictError: Parquet rows to a stream.
         """
-        rows = messages or not self.items or self.items[0].row is not None
-        form = output_form(target, inputs, rows=rows)
+        rows = not self.items or self.items[0].row is not None
+        form = output_form(target, inputs, rows=rows, messages=messages)
         with item_writer(target, form, (), messages=messages, unread=self.unread) as out:
             for item in self.kept:
                 if item.row is not None:

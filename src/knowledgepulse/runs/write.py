@@ -567,15 +567,20 @@ def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "js
     return "parquet"
 
 
-def output_form(target: Path | IO[str], inputs: Sequence[str], *, rows: bool) -> WriteForm:
+def output_form(
+    target: Path | IO[str], inputs: Sequence[str], *, rows: bool, messages: bool = False
+) -> WriteForm:
     """The form items go to ``target`` in: :func:`rows_form` for ``rows``, else JSON Lines.
+
+    ``messages``: training rows, whose form is ``target``'s alone (Parquet for a ``.parquet``
+    name, else JSON Lines, to a stream too), not the input's.
 
     Raises:
         ParameterConflictError: ``target``'s suffix names a form not written there.
     """
     output = target if isinstance(target, Path) else None
-    if rows:
-        return rows_form(output, inputs)  # which checks the name for rows
+    if rows or messages:
+        return rows_form(output, () if messages else inputs)  # which checks the name for rows
     check_output_name(output, rows=False)
     return "jsonl"
 
