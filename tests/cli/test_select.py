@@ -201,6 +201,18 @@ def test_dedupe_by_task_reads_the_task_field_of_traces(kp: KpRunner, tmp_path: P
     assert "2 task groups (tasks read)" in run.err
 
 
+def test_dedupe_by_task_says_how_many_traces_lacked_the_task_field(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A --task-field a trace lacks leaves it in no group, and the summary counts them."""
+    traces = curation_traces()
+    traces[0]["metadata"]["bench"] = {"task": "flights"}
+    path = write(tmp_path / "t.jsonl", traces)
+    run = kp("dedupe", path, "--by", "task", "--task-field", "metadata.bench.task", "--no-embedder")
+    assert run.code == 0, run.err
+    assert "0 task groups (tasks read), 3 traces without metadata.bench.task in no group" in run.err
+
+
 def test_dedupe_by_task_is_refused_with_against(kp: KpRunner, tmp_path: Path) -> None:
     """--by task groups one set; with --against it is a usage error."""
     reference = tmp_path / "ref.txt"

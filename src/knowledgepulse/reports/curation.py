@@ -111,6 +111,9 @@ def dedupe_summary(result: DedupeResult) -> str:
     if result.by == "task":
         how = "inferred" if result.tasks_inferred else "read"
         groups = f"{counted(len(result.groups), 'task group')} (tasks {how})"
+        if missing := sum(task is None for task in result.tasks):
+            without = result.task_field or "a task"
+            groups += f", {counted(missing, 'trace')} without {without} in no group"
     else:
         groups = (
             f"{counted(len(result.groups), 'near-duplicate group')} at cosine >= "

@@ -254,6 +254,7 @@ class DedupeResult:
             in input order to write in their places (each with ``kp_error``).
         redacted: the items were redacted: :attr:`kept_rows` and :attr:`dropped_rows` are made
             of their rows, not ``data``'s.
+        task_field: with ``by`` ``task``, where the tasks were read, as given to :func:`dedupe`.
     """
 
     corpus: Corpus
@@ -267,6 +268,7 @@ class DedupeResult:
     data: Any = field(default=None, repr=False, compare=False)
     unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
     redacted: bool = field(default=False, repr=False, compare=False)
+    task_field: str | None = None
 
     def is_kept(self, index: int) -> bool:
         """Whether ``corpus.items[index]`` stays: it is in no group, or represents its group."""
@@ -654,6 +656,7 @@ def dedupe(
         data=data,
         unread=unread,
         redacted=redact is not False,
+        task_field=task_field,
     )
 
 
