@@ -304,10 +304,19 @@ def test_a_named_id_column_a_row_lacks_gives_the_row_number(tmp_path: Path) -> N
     assert [t.trace.id for t in traces] == ["kp:trace:i-1", "kp:trace:joined:1"]
 
 
-@pytest.mark.parametrize("option", ["messages_field", "id_field", "success_field", "domain_field"])
-def test_a_named_column_the_first_row_lacks_is_a_problem_not_a_guess(option: str) -> None:
+@pytest.mark.parametrize(
+    ("option", "rows"),
+    [
+        ("messages_field", RowOptions(messages_field="resolvd")),
+        ("id_field", RowOptions(id_field="resolvd")),
+        ("success_field", RowOptions(success_field="resolvd")),
+        ("domain_field", RowOptions(domain_field="resolvd")),
+    ],
+)
+def test_a_named_column_the_first_row_lacks_is_a_problem_not_a_guess(
+    option: str, rows: RowOptions
+) -> None:
     """A misspelt column makes every row a problem naming it, never a guess past it."""
-    rows = RowOptions(**{option: "resolvd"})
     traces, problems = converted(DATA / "openai_chat.jsonl", options=TraceOptions(rows=rows))
     assert traces == []
     assert len(problems) == 3
@@ -718,8 +727,8 @@ def test_a_null_success_value_says_no_outcome_not_an_unreadable_row(missing: obj
     messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     rows = [{"messages": messages, "reward": 0.25}, {"messages": messages, "reward": missing}]
     read = list(sources.convert(rows, source="openai-chat"))
-    assert [type(item) for item in read] == [TraceItem, TraceItem]
     graded, ungraded = read
-    assert isinstance(graded, TraceItem) and isinstance(ungraded, TraceItem)
+    assert isinstance(graded, TraceItem)
+    assert isinstance(ungraded, TraceItem)
     assert (graded.reward, graded.trace.metadata.success) == (0.25, False)
     assert (ungraded.reward, ungraded.trace.metadata.success) == (None, True)
