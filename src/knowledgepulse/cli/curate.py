@@ -338,13 +338,8 @@ def dedupe_command(
         )
         del options["ngram"], options["min_overlap"]  # decontamination's
     sink = ProblemSink()
-    run, redactor = run_arguments(
-        paths,
-        (output, report_path) if against else (output,),
-        sink,
-        options,
-        messages=to == "messages",
-    )
+    outputs = (output, report_path) if against else (output,)
+    run, redactor = run_arguments(paths, outputs, sink, options, messages=to == "messages")
     with ReadProgress.for_sources(paths) as progress:
         if against:
             del run["redact"]  # refused: decontamination writes rows as they came
