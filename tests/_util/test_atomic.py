@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledgepulse._util.atomic import atomic_text, check_destination
+from knowledgepulse._util.atomic import atomic_text, check_destination, check_destinations
 from knowledgepulse.cli.main import EXIT_USAGE, main
 from knowledgepulse.errors import OutputError
 
@@ -91,6 +91,35 @@ def test_an_input_of_the_run_is_refused_as_its_destination(tmp_path: Path) -> No
     with pytest.raises(OutputError, match="it is an input of this run, which it would replace"):
         check_destination(again, inputs=["-", {"rows": 1}, str(source)])
     check_destination(tmp_path / "out.jsonl", inputs=["-", str(source)])
+
+
+def test_two_outputs_naming_one_file_are_refused(tmp_path: Path) -> None:
+    """Two outputs of a run at one path (by any spelling) fail; a device may take both."""
+    (tmp_path / "sub").mkdir()
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(OutputError, match="two outputs of this run to"):
+        check_destinations([out, None, tmp_path / "sub" / ".." / "out.jsonl"])
+    check_destinations([out, tmp_path / "report.jsonl"])
+    check_destinations([Path(os.devnull), Path(os.devnull)])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("select", "--no-embedder"),
+        ("dedupe", "--against", str(TRACES), "--no-embedder"),
+    ],
+    ids=lambda c: c[0],
+)
+def test_a_report_on_the_output_file_is_refused_before_any_work(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """-o and --report naming one file: a usage error, not an output the report replaced."""
+    out = tmp_path / "out.jsonl"
+    code = main([command[0], str(TRACES), *command[1:], "-o", str(out), "--report", str(out)])
+    assert code == EXIT_USAGE
+    assert "two outputs of this run" in capsys.readouterr().err
+    assert not out.exists()
 
 
 @pytest.mark.parametrize(

@@ -70,3 +70,32 @@ def test_an_option_the_mode_does_not_use_is_refused_not_ignored(
     run = kp("dedupe", rows(tmp_path / "new.jsonl"), *given, "--embedder", "static")
     assert run.code == 2
     assert named in run.err
+
+
+def test_against_a_text_file_and_a_dataset_together_reads_both(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """--against eval.txt --against eval.jsonl: REF is both, not an internal error."""
+    texts, report = tmp_path / "eval.txt", tmp_path / "removed.jsonl"
+    texts.write_text("an evaluation task that no row copies at all\n", encoding="utf-8")
+    reference = tmp_path / "eval.jsonl"
+    reference.write_text(
+        json.dumps(
+            {
+                "messages": [
+                    {"role": "user", "content": TASK},
+                    {"role": "assistant", "content": "ok"},
+                ]
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    run = kp(
+        "dedupe", rows(tmp_path / "new.jsonl"), "--against", str(texts), "--against",
+        str(reference), "--no-embedder", "--report", str(report),
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    assert "against 2 reference items: 1 removed" in run.err
+    (removed,) = [json.loads(line) for line in report.read_text().splitlines()]
+    assert removed["matched_file"] == str(reference)

@@ -129,3 +129,28 @@ def test_training_rows_score_as_the_traces_they_came_from(
     assert scores[0]
     assert scores[0].keys() == scores[1].keys()
     assert all(abs(scores[0][key] - scores[1][key]) <= 1e-9 for key in scores[0])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("select", "--no-embedder"),
+        ("dedupe", "--by", "task", "--no-embedder"),
+        ("dedupe", "--against", "REF", "--no-embedder"),
+        ("convert",),
+    ],
+    ids=lambda c: "-".join(c[:2]),
+)
+def test_training_rows_of_parquet_input_go_to_standard_output_as_json_lines(
+    kp: KpRunner, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """--to messages without -o writes JSON Lines whatever the input's form, as documented."""
+    source = REPO / "examples" / "datasets" / "openai_chat.parquet"
+    reference = tmp_path / "eval.txt"
+    reference.write_text("a task no row of the dataset copies in any of its words at all\n")
+    given = [str(reference) if arg == "REF" else arg for arg in command]
+    run = kp(given[0], str(source), *given[1:], "--to", "messages")
+    assert run.code == 0, run.err
+    rows = rows_in(run.out)
+    assert rows
+    assert all(row["messages"][0]["role"] == "user" for row in rows)

@@ -117,6 +117,37 @@ def test_dedupe_groups_near_duplicates_under_their_best_trace(kp: KpRunner, tmp_
     assert "1 near-duplicate group at cosine >= 0.95; 1 trace would go, 3 kept" in run.err
 
 
+@pytest.mark.parametrize("by", ["similarity", "task"])
+def test_dedupe_groups_of_traces_to_a_parquet_name_are_refused(
+    kp: KpRunner, tmp_path: Path, by: str
+) -> None:
+    """The groups are JSON Lines: -o groups.parquet is a usage error, not JSON in a .parquet."""
+    out = tmp_path / "groups.parquet"
+    run = kp("dedupe", corpus(tmp_path), "--by", by, "-o", str(out))
+    assert run.code == 2
+    assert "groups.parquet: .parquet is not a form written here" in run.err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("select", "--budget", "1"), ("dedupe", "--against", "REF")],
+    ids=lambda c: c[0],
+)
+def test_a_report_to_a_parquet_name_is_refused_before_any_work(
+    kp: KpRunner, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """--report is JSON Lines: --report x.parquet names the flag, and nothing is written."""
+    source = corpus(tmp_path)
+    out, report = tmp_path / "out.jsonl", tmp_path / "report.parquet"
+    given = [source if arg == "REF" else arg for arg in command]
+    run = kp(*given[:1], source, *given[1:], "-o", str(out), "--report", str(report))
+    assert run.code == 2
+    assert "--report report.parquet: .parquet is not a form written here" in run.err
+    assert not out.exists()
+    assert not report.exists()
+
+
 def test_dedupe_by_task_writes_every_row_with_its_task_group(kp: KpRunner, tmp_path: Path) -> None:
     """Rows: each task's runs share a kp_group; only each task's best is kp_kept."""
     rows = [
@@ -168,6 +199,18 @@ def test_dedupe_by_task_reads_the_task_field_of_traces(kp: KpRunner, tmp_path: P
     assert "kp:trace:flight-a" in {g["representative"]["id"] for g in groups}  # copies: a tie
     assert [g["size"] for g in groups] == [2, 2]
     assert "2 task groups (tasks read)" in run.err
+
+
+def test_dedupe_by_task_says_how_many_traces_lacked_the_task_field(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A --task-field a trace lacks leaves it in no group, and the summary counts them."""
+    traces = curation_traces()
+    traces[0]["metadata"]["bench"] = {"task": "flights"}
+    path = write(tmp_path / "t.jsonl", traces)
+    run = kp("dedupe", path, "--by", "task", "--task-field", "metadata.bench.task", "--no-embedder")
+    assert run.code == 0, run.err
+    assert "0 task groups (tasks read), 3 traces without metadata.bench.task in no group" in run.err
 
 
 def test_dedupe_by_task_is_refused_with_against(kp: KpRunner, tmp_path: Path) -> None:

@@ -100,3 +100,14 @@ def test_task_similarity_with_another_group_is_refused(kp: KpRunner, tmp_path: P
     )  # fmt: skip
     assert run.code == 2
     assert "--task-similarity infers the tasks of --by task: give --by task" in run.err
+
+
+def test_split_says_how_many_traces_lacked_the_task_field(kp: KpRunner, tmp_path: Path) -> None:
+    """A --task-field no trace has is said, with what the traces were grouped by instead."""
+    source = ROOT / "examples" / "traces" / "traces.jsonl"
+    run = kp(
+        "split", str(source), "--task-field", "metadata.nosuch", "--test", "0.5",
+        "--no-embedder", "-o", str(tmp_path),
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    assert "8 traces without metadata.nosuch, grouped by objective" in run.err

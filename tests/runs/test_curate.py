@@ -7,6 +7,7 @@ import dataclasses
 import json
 import math
 import random
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -257,6 +258,7 @@ def test_problems_are_reported_as_data_and_as_found(tmp_path: Path) -> None:
     [
         (lambda: select(corpus(), budget=1, top=10), ParameterConflictError, "budget and top"),
         (lambda: select(corpus(), top=0), ScorerParameterError, "top=0: give a percentage"),
+        (lambda: select(corpus(), task_field=""), ScorerParameterError, "task_field='': give"),
         (
             lambda: select(corpus(), max_similarity=0.9, scorer=TraceValueScorer(embedder=None)),
             ScorerParameterError,
@@ -572,3 +574,27 @@ def test_similarity_thresholds_reach_the_vectors_through_the_corpus_scale() -> N
         select(scored, max_similarity=0.95).selected
     )
     assert len(dedupe(lowered, by="task").groups) < len(dedupe(scored, by="task").groups)
+
+
+def test_a_parquet_decimal_reward_ranks_as_the_number_it_is() -> None:
+    """A decimal128 success column (SQL, Spark exports) is a reward, not an unreadable value."""
+    rewards = [Decimal("0.60"), Decimal("1.00"), Decimal("0.20")]
+    rows = [
+        {
+            "id": f"run-{index}",
+            "task_id": "t",
+            "reward": reward,
+            "messages": [
+                {"role": "user", "content": "add 2 and 2"},
+                {"role": "assistant", "content": f"answer {index}"},
+            ],
+        }
+        for index, reward in enumerate(rewards)
+    ]
+    table = pa.Table.from_pylist(rows).cast(
+        pa.Table.from_pylist(rows).schema.set(2, pa.field("reward", pa.decimal128(5, 2)))
+    )
+    result = select(table, rank_by="reward", per_task=1, scorer=scorer())
+    assert result.problems == ()
+    assert result.rows.column("id").to_pylist() == ["run-1"]
+    assert result.rows.column("reward").type == pa.decimal128(5, 2)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +79,16 @@ def test_a_dataframe_part_comes_back_as_its_own_rows() -> None:
     assert set(test["task_id"]).isdisjoint(train["task_id"])
 
 
+def test_a_part_the_split_has_not_is_an_error_not_an_empty_set() -> None:
+    """rows("valid"), or "validation" with none asked for, names the parts there are."""
+    result = split(chat_rows([0, 1, 2, 3]), test=0.5, seed=0)
+    for part in ("valid", "validation"):
+        with pytest.raises(
+            ValueError, match=f"no part '{part}' in this split: its parts are train, test"
+        ):
+            result.rows(part)
+
+
 def test_tasks_not_read_are_inferred_as_select_infers_them() -> None:
     """Reworded runs of one task are one group: the tasks select infers, not the objectives."""
     objectives = ["refund order 7", "money back for order 7", "refund 7", "write a poem"]
@@ -110,6 +122,20 @@ def test_stratified_each_domain_is_split_in_the_shares() -> None:
     for domain in ("code", "qa"):
         parts = [p for p, d in zip(result.parts, domains, strict=True) if d == domain]
         assert parts.count("test") == 25
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({"by": ""}, "by=''"),
+        ({"stratify": " "}, "stratify=' '"),
+        ({"task_field": ""}, "task_field=''"),
+    ],
+)
+def test_an_empty_key_is_refused_naming_its_parameter(settings: dict[str, str], named: str) -> None:
+    """An empty group, stratum or task key is an error, not every trace a group of its own."""
+    with pytest.raises(ScorerParameterError, match=named):
+        split(chat_rows([0, 1]), test=0.5, **settings)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -220,3 +246,16 @@ def test_redact_cleans_every_part_and_changes_no_group() -> None:
     assert written.count("[REDACTED:email]") == 6
     assert redacted.redactor is not None
     assert redacted.redactor.types["email"] == 6
+
+
+def test_a_parquet_value_json_has_no_type_for_groups_by_its_text() -> None:
+    """Split by a timestamp or decimal column of Arrow rows: groups by value, no TypeError."""
+    pa = pytest.importorskip("pyarrow")
+    rows = chat_rows([0, 1, 2, 3])
+    for index, row in enumerate(rows):
+        row["started"] = datetime(2024, 1, 1 + index % 2, tzinfo=UTC)
+        row["cost"] = Decimal(index % 2)
+    for by in ("started", "cost"):
+        result = split(pa.Table.from_pylist(rows), test=0.5, by=by, seed=0)
+        assert len(set(result.groups)) == 2
+        assert result.shared_groups == []

@@ -294,14 +294,34 @@ def test_the_reward_is_the_success_columns_number(
     assert item.reward == reward
 
 
-def test_a_named_id_column_a_row_lacks_gives_the_row_number() -> None:
-    """``kp:trace:<file stem>:<row>`` when the id column is absent from the row."""
+def test_a_named_id_column_a_row_lacks_gives_the_row_number(tmp_path: Path) -> None:
+    """``kp:trace:<file stem>:<row>`` when the id column is absent from a later row."""
+    first, second = (DATA / "openai_responses.jsonl").read_text().splitlines()
+    path = tmp_path / "joined.jsonl"
+    path.write_text(json.dumps({**json.loads(first), "instance_id": "i-1"}) + "\n" + second + "\n")
     rows = RowOptions(id_field="instance_id")
-    traces, _ = converted(DATA / "openai_responses.jsonl", options=TraceOptions(rows=rows))
-    assert [t.trace.id for t in traces] == [
-        "kp:trace:openai_responses:0",
-        "kp:trace:openai_responses:1",
-    ]
+    traces, _ = converted(path, options=TraceOptions(rows=rows))
+    assert [t.trace.id for t in traces] == ["kp:trace:i-1", "kp:trace:joined:1"]
+
+
+@pytest.mark.parametrize(
+    ("option", "rows"),
+    [
+        ("messages_field", RowOptions(messages_field="resolvd")),
+        ("id_field", RowOptions(id_field="resolvd")),
+        ("success_field", RowOptions(success_field="resolvd")),
+        ("domain_field", RowOptions(domain_field="resolvd")),
+    ],
+)
+def test_a_named_column_the_first_row_lacks_is_a_problem_not_a_guess(
+    option: str, rows: RowOptions
+) -> None:
+    """A misspelt column makes every row a problem naming it, never a guess past it."""
+    traces, problems = converted(DATA / "openai_chat.jsonl", options=TraceOptions(rows=rows))
+    assert traces == []
+    assert len(problems) == 3
+    assert f"the file's first row has no column 'resolvd' ({option}; kp: --" in problems[0].message
+    assert "instance_id, model_patch, repo, resolved, trajectory" in problems[0].message
 
 
 def test_the_guessed_columns_are_said_once_per_file() -> None:
@@ -699,3 +719,16 @@ def test_hermes_calls_with_escaped_newlines_and_the_name_inside_the_arguments_ar
     )
     [call], rest = tool_calls(text)
     assert (call.name, call.arguments, rest) == ("ExpertQAExtractor", {"queries": ["Why?"]}, "")
+
+
+@pytest.mark.parametrize("missing", [None, float("nan")], ids=["null", "nan"])
+def test_a_null_success_value_says_no_outcome_not_an_unreadable_row(missing: object) -> None:
+    """null (Parquet) or NaN (a DataFrame's missing number): no reward, success from the talk."""
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    rows = [{"messages": messages, "reward": 0.25}, {"messages": messages, "reward": missing}]
+    read = list(sources.convert(rows, source="openai-chat"))
+    graded, ungraded = read
+    assert isinstance(graded, TraceItem)
+    assert isinstance(ungraded, TraceItem)
+    assert (graded.reward, graded.trace.metadata.success) == (0.25, False)
+    assert (ungraded.reward, ungraded.trace.metadata.success) == (None, True)

@@ -174,7 +174,7 @@ def test_row_options_on_a_file_that_is_not_rows_are_warned_of(path: Path, source
 def test_row_options_on_rows_are_not_warned_of() -> None:
     """A dataset's rows read the row columns given: no warning."""
     rows = ROOT / "examples" / "datasets" / "openai_chat.jsonl"
-    options = TraceOptions(rows=RowOptions(id_field="id", success_threshold=0.3))
+    options = TraceOptions(rows=RowOptions(id_field="trajectory_id", success_threshold=0.3))
     items = list(sources.read([rows], options=options))
     assert [item for item in items if isinstance(item, Problem)] == []
 

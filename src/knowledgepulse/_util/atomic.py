@@ -53,6 +53,31 @@ def check_destination(path: Path, *, what: str = "output", inputs: Iterable[obje
         raise OutputError(f"cannot write the {what} {path}: no permission to write in {directory}")
 
 
+def check_destinations(paths: Iterable[Path | None], *, inputs: Iterable[object] = ()) -> None:
+    """:func:`check_destination` for each path given, and no two of them one file.
+
+    Two outputs of one run naming one file would leave only the one written last (``-o`` and
+    ``--report`` alike); a device (``/dev/null``) may take several.
+    """
+    sources = tuple(inputs)
+    earlier: list[Path] = []
+    for path in paths:
+        if path is None:
+            continue
+        check_destination(path, inputs=sources)
+        if not _is_special(path) and any(_same_name(path, other) for other in earlier):
+            raise OutputError(
+                f"cannot write two outputs of this run to {path}: the one written last would "
+                "replace the other; give each its own file"
+            )
+        earlier.append(path)
+
+
+def _same_name(path: Path, other: Path) -> bool:
+    """Whether two paths name one file, whether it exists yet or not."""
+    return is_same_file(path, other) or path.resolve() == other.resolve()
+
+
 @contextmanager
 def atomic_text(path: Path, *, errors: str = "strict") -> Iterator[IO[str]]:
     r"""A text file (UTF-8, ``\n`` line endings) that replaces ``path`` when the block succeeds.

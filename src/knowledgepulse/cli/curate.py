@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from knowledgepulse._util.atomic import check_destination
+from knowledgepulse._util.atomic import check_destinations
 from knowledgepulse.cli._console import output_target, say
 from knowledgepulse.cli._embedder import model_options, novelty_text_option, scorer_from
 from knowledgepulse.cli._options import (
@@ -68,19 +68,22 @@ def run_arguments(
     outputs: tuple[Path | None, ...],
     sink: ProblemSink,
     options: dict[str, Any],
+    *,
+    messages: bool = False,
 ) -> tuple[dict[str, Any], Redactor | None]:
     """The run's keyword arguments, taken out of ``options``, and the redactor (for the summary).
 
     Every option is checked before a record is read, and the ``outputs`` too: Parquet rows
-    need ``-o``, and each must be writable.
+    need ``-o`` (training rows, ``messages``, go to a stream as JSON Lines), and each must be
+    writable.
     """
     reading = trace_options_of(options)
     check_output_name(outputs[0])
-    if options["source"] is not None:
+    for report in outputs[1:]:  # reports are JSON Lines, whatever the input
+        check_output_name(report, rows=False, setting="report_path")
+    if options["source"] is not None and not messages:
         rows_form(outputs[0], paths)  # Parquet needs -o: refused before reading
-    for path in outputs:
-        if path is not None:
-            check_destination(path, what="output", inputs=paths)
+    check_destinations(outputs, inputs=paths)
     redactor = redactor_from(options)
     arguments = {
         "scorer": scorer_from(paths, options),
@@ -202,7 +205,9 @@ def select_command(
     (JSON Lines or Parquet) or -o's; a row that cannot be read follows them, with kp_error.
     """
     sink = ProblemSink()
-    run, redactor = run_arguments(paths, (output, report_path), sink, options)
+    run, redactor = run_arguments(
+        paths, (output, report_path), sink, options, messages=to == "messages"
+    )
     with ReadProgress.for_sources(paths) as progress:
         # reread=None: a large file is held apart, and read again to write.
         result = select(
@@ -333,9 +338,8 @@ def dedupe_command(
         )
         del options["ngram"], options["min_overlap"]  # decontamination's
     sink = ProblemSink()
-    run, redactor = run_arguments(
-        paths, (output, report_path) if against else (output,), sink, options
-    )
+    outputs = (output, report_path) if against else (output,)
+    run, redactor = run_arguments(paths, outputs, sink, options, messages=to == "messages")
     with ReadProgress.for_sources(paths) as progress:
         if against:
             found = decontaminate(

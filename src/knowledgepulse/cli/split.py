@@ -17,11 +17,12 @@ from knowledgepulse.cli._traces import (
     source_options,
     trace_options_of,
 )
+from knowledgepulse.curation.splits import BY_TASK
 from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
-from knowledgepulse.runs.splits import BY_TASK, split, write_split
+from knowledgepulse.runs.splits import split, write_split
 
 _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 

@@ -14,6 +14,9 @@ from collections.abc import Mapping
 
 PARTS = ("train", "validation", "test")
 """The parts, in the order ties between them go."""
+BY_TASK = "task"
+"""The group key ``task``: the task read with the item (a task column or ``task_field``; an item
+without one, its objective), else inferred as :func:`~knowledgepulse.runs.select` infers it."""
 
 
 def group_order(keys: list[str], seed: int) -> list[str]:

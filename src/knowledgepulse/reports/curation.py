@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from knowledgepulse._util.text import counted
 from knowledgepulse.curation.percentiles import SUMMARY_PERCENTILES, MinScore, SimilarityHistogram
 from knowledgepulse.curation.select import RejectionReason
+from knowledgepulse.curation.splits import BY_TASK
 
 if TYPE_CHECKING:  # the run layer's results, named for their types only
     from knowledgepulse.runs.contamination import DecontaminationResult
@@ -110,6 +111,9 @@ def dedupe_summary(result: DedupeResult) -> str:
     if result.by == "task":
         how = "inferred" if result.tasks_inferred else "read"
         groups = f"{counted(len(result.groups), 'task group')} (tasks {how})"
+        if missing := sum(task is None for task in result.tasks):
+            without = result.task_field or "a task"
+            groups += f", {counted(missing, 'trace')} without {without} in no group"
     else:
         groups = (
             f"{counted(len(result.groups), 'near-duplicate group')} at cosine >= "
@@ -160,7 +164,10 @@ def split_summary(result: SplitResult) -> str:
     if result.stratify is not None:
         text += f", stratified by {result.stratify}"
     text += f": {sizes}"
-    if result.without_key:
+    if result.without_key and result.by == BY_TASK:
+        without = result.task_field or "a task"
+        text += f"; {counted(result.without_key, 'trace')} without {without}, grouped by objective"
+    elif result.without_key:
         text += f"; {counted(result.without_key, 'trace')} without {result.by}, each its own group"
     shared = result.shared_groups
     text += f"; {len(shared)} groups on two sides" if shared else "; no group on two sides"

@@ -20,8 +20,6 @@ from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
     InputFileError,
     Location,
-    ScorerParameterError,
-    Setting,
 )
 from knowledgepulse.records import Problem
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, check_cosine, no_vectors
@@ -150,8 +148,8 @@ class DecontaminationResult:
         Raises:
             ParameterConflictError: Parquet rows to a stream.
         """
-        rows = messages or not self.items or self.items[0].row is not None
-        form = output_form(target, inputs, rows=rows)
+        rows = not self.items or self.items[0].row is not None
+        form = output_form(target, inputs, rows=rows, messages=messages)
         with item_writer(target, form, (), messages=messages, unread=self.unread) as out:
             for item in self.kept:
                 if item.row is not None:
@@ -188,8 +186,8 @@ def decontaminate(
     Args:
         data: the set to clean: files, row dicts, a DataFrame, an Arrow table or a
             ``datasets.Dataset`` (see :data:`~knowledgepulse.runs.RunInput`).
-        against: the reference set, in any of those forms; a ``.txt`` file is read as task
-            texts, one a line (blank lines skipped).
+        against: the reference set, in any of those forms; a ``.txt`` file (among other
+            files too) is read as task texts, one a line (blank lines skipped).
         against_texts: reference task texts given as strings, besides ``against``.
         ngram: words per n-gram.
         min_overlap: the share of a reference item's words (0-1] from which an item contains
@@ -307,14 +305,14 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
             references.append(Reference(str(where), text.strip(), where))
             traces.append(None)
 
-    paths = [] if against is None else _text_paths(against)
-    if against is not None and paths is None:
+    read, paths = _text_paths(against)
+    if read is not None:
         for item in valid_items(
-            items_of(against, source=source, options=options, notes=notes), problems, on_problem
+            items_of(read, source=source, options=options, notes=notes), problems, on_problem
         ):
             references.append(Reference(item.trace.id, item.trace.task.objective, item.location))
             traces.append(item)
-    for path in paths or ():
+    for path in paths:
         try:
             lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError as error:
@@ -328,25 +326,18 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
     return references, traces
 
 
-def _text_paths(against: RunInput) -> list[str | os.PathLike[str]] | None:
-    """The paths of ``against`` when every one is a ``.txt`` file of task texts, else ``None``.
-
-    Raises:
-        ScorerParameterError: ``.txt`` files mixed with other inputs.
-    """
+def _text_paths(
+    against: RunInput | None,
+) -> tuple[RunInput | None, list[str | os.PathLike[str]]]:
+    """``against`` apart: what is read as traces (``None``: nothing), and the ``.txt`` files."""
     paths = [against] if isinstance(against, str | os.PathLike) else against
-    if not isinstance(paths, list | tuple) or not paths:
-        return None
+    if not isinstance(paths, list | tuple):
+        return against, []
     texts = [p for p in paths if isinstance(p, str | os.PathLike) and _is_text(p)]
     if not texts:
-        return None
-    if len(texts) != len(paths):
-        raise ScorerParameterError(
-            Setting("against"),
-            " mixes .txt files of task texts with traces: give one kind, or the texts as ",
-            Setting("against_texts"),
-        )
-    return texts
+        return against, []
+    others = [p for p in paths if p not in texts]
+    return others or None, texts
 
 
 def _is_text(path: str | os.PathLike[str]) -> bool:

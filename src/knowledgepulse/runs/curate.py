@@ -203,7 +203,7 @@ class SelectionResult:
         Raises:
             ParameterConflictError: Parquet rows to a stream.
         """
-        form = output_form(target, inputs, rows=messages or _gives_rows(self.corpus))
+        form = output_form(target, inputs, rows=_gives_rows(self.corpus), messages=messages)
         with (
             _held_left_alone(),
             item_writer(target, form, messages=messages, unread=self.unread) as out,
@@ -256,6 +256,7 @@ class DedupeResult:
             in input order to write in their places (each with ``kp_error``).
         redacted: the items were redacted: :attr:`kept_rows` and :attr:`dropped_rows` are made
             of their rows, not ``data``'s.
+        task_field: with ``by`` ``task``, where the tasks were read, as given to :func:`dedupe`.
     """
 
     corpus: Corpus
@@ -269,6 +270,7 @@ class DedupeResult:
     data: Any = field(default=None, repr=False, compare=False)
     unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
     redacted: bool = field(default=False, repr=False, compare=False)
+    task_field: str | None = None
 
     def is_kept(self, index: int) -> bool:
         """Whether ``corpus.items[index]`` stays: it is in no group, or represents its group."""
@@ -325,11 +327,12 @@ class DedupeResult:
         rows that gave no trace last.
 
         Raises:
-            ParameterConflictError: Parquet rows to a stream.
+            ParameterConflictError: Parquet rows to a stream; a ``target`` whose suffix names a
+                form the output is not written in (the groups to ``.parquet``).
         """
         if messages:
             self.unread.in_place = False
-            form = output_form(target, inputs, rows=True)
+            form = output_form(target, inputs, rows=True, messages=True)
             with (
                 _held_left_alone(),
                 item_writer(target, form, messages=True, unread=self.unread) as kept,
@@ -654,6 +657,7 @@ def dedupe(
         data=data,
         unread=unread,
         redacted=redact is not False,
+        task_field=task_field,
     )
 
 
@@ -670,8 +674,12 @@ def similarity_of_tasks(
     Raises:
         ParameterConflictError: given with ``task_field`` (the tasks are read, not inferred),
             or without ``by_task`` (no task is asked for).
-        ScorerParameterError: outside [-1, 1].
+        ScorerParameterError: outside [-1, 1]; an empty ``task_field``.
     """
+    if task_field is not None and not task_field.strip():
+        raise ScorerParameterError(
+            Setting("task_field", task_field), ": give a column or a dotted path (metadata.task_id)"
+        )
     if task_similarity is None:
         return INFERRED_TASK_SIMILARITY
     if task_field is not None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from knowledgepulse._util.atomic import is_same_file
 from knowledgepulse._util.settings import is_count, number_of, text_of, wrong_setting
 from knowledgepulse.curation import score_corpus
-from knowledgepulse.curation.splits import PARTS, assign_groups
+from knowledgepulse.curation.splits import BY_TASK, PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import row_format
@@ -38,10 +38,7 @@ from knowledgepulse.value.scorer import TraceValueScorer, checked_scorer
 if TYPE_CHECKING:
     from knowledgepulse.redact.items import Redactor
 
-BY_TASK = "task"
 _SUFFIXES = ("jsonl", "parquet")  # the forms write_split writes a part in
-"""The group key ``task``: the task read with the item (a task column or ``task_field``; an item
-without one, its objective), else inferred as :func:`~knowledgepulse.runs.select` infers it."""
 BY_DOMAIN = "domain"
 """The key ``domain``: the trace's ``metadata.task_domain``."""
 
@@ -72,13 +69,15 @@ class SplitResult:
         fractions: each part's share asked for.
         seed: the seed of the groups' shuffle.
         stratify: the key the groups were split within (each stratum split apart), or ``None``.
-        without_key: how many items had no ``by`` value.
+        without_key: how many items had no ``by`` value (with ``task`` read, no task: each
+            is grouped by its objective).
         tasks_inferred: whether the tasks (``by`` ``task``) were inferred, not read.
         problems: what could not be read, and the warnings, in input order.
         data: the input, for :meth:`rows` in its form.
         unread: the dataset rows that gave no trace: in no part, since they cannot be grouped;
             :func:`write_split` writes them to a file of their own, each with ``kp_error``.
         redactor: what redacted the items (and the unread rows), with its counts, or ``None``.
+        task_field: where the tasks were read (``by`` ``task``), as given to :func:`split`.
     """
 
     items: tuple[TraceItem, ...]
@@ -94,13 +93,27 @@ class SplitResult:
     data: Any = field(default=None, repr=False, compare=False)
     unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
     redactor: Redactor | None = field(default=None, repr=False, compare=False)
+    task_field: str | None = None
 
     def items_in(self, part: str) -> list[TraceItem]:
-        """The items of one part, in input order."""
+        """The items of one part, in input order.
+
+        Raises:
+            ValueError: ``part`` is not a part of this split (a misspelling, or ``validation``
+                when none was asked for), which would otherwise look like an empty set.
+        """
+        if part not in self.fractions:
+            raise ValueError(
+                f"no part {part!r} in this split: its parts are {', '.join(self.fractions)}"
+            )
         return [item for item, its in zip(self.items, self.parts, strict=True) if its == part]
 
     def rows(self, part: str) -> Any:
-        """One part in the input's form: a DataFrame, Arrow table or Dataset, else dicts."""
+        """One part in the input's form: a DataFrame, Arrow table or Dataset, else dicts.
+
+        Raises:
+            ValueError: ``part`` is not a part of this split.
+        """
         return redacted_like(self.data, self.items_in(part))
 
     @property
@@ -167,7 +180,8 @@ def split(
 
     Raises:
         ScorerParameterError: shares out of range, or leaving nothing for train; a ``by`` or
-            ``stratify`` that no item has (a misspelt field); a setting of the wrong type.
+            ``stratify`` that no item has (a misspelt field); a setting of the wrong type; an empty
+            ``task_field``.
         ParameterConflictError: ``task_similarity`` with ``task_field`` (which reads the tasks
             it would infer), or with another ``by`` than ``task``.
     """
@@ -198,9 +212,14 @@ def split(
     if inferred:
         corpus = score_corpus(checked_scorer(scorer) or TraceValueScorer(), items)
         keys: list[str | None] = list(inferred_tasks(corpus, similarity))
+        without = 0
     else:
         keys = [key_of(item, by) for item in items]
         _found_in_some("by", by, keys)
+        without = sum(
+            (item.task is None) if by == BY_TASK else (key is None)
+            for item, key in zip(items, keys, strict=True)
+        )
     groups = tuple(
         key if key is not None else f"\0{item.trace.id}"
         for item, key in zip(items, keys, strict=True)
@@ -219,12 +238,13 @@ def split(
         fractions,
         seed,
         stratify,
-        sum(key is None for key in keys),
+        without,
         inferred,
         tuple(problems),
         data,
         unread,
         redactor,
+        task_field,
     )
 
 

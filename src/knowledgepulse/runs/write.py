@@ -534,11 +534,12 @@ _NOT_WRITTEN = frozenset((*TABLE_SUFFIXES, *DOCUMENT_SUFFIXES))
 """Suffixes of forms that traces and rows are never written in (other data, archives)."""
 
 
-def check_output_name(output: Path | None, *, rows: bool = True) -> None:
+def check_output_name(output: Path | None, *, rows: bool = True, setting: str = "output") -> None:
     """Refuse an output whose suffix names a form it would not be written in (``x.arrow``).
 
     ``rows``: whether dataset rows may go there (Parquet); traces are JSON Lines only. A name
-    without a suffix, or with one of no known format, is written as JSON Lines.
+    without a suffix, or with one of no known format, is written as JSON Lines. ``setting``:
+    the parameter the error names.
 
     Raises:
         ParameterConflictError: naming the output and the forms written.
@@ -549,7 +550,7 @@ def check_output_name(output: Path | None, *, rows: bool = True) -> None:
     if suffix in _NOT_WRITTEN or (not rows and is_parquet_name(output.name)):
         forms = f"{JSON_LINES_NAMES} or, for dataset rows, Parquet (.parquet)" if rows else ""
         raise ParameterConflictError(
-            Setting("output"),
+            Setting(setting),
             f" {output.name}: {suffix} is not a form written here; the output is "
             f"{forms or JSON_LINES_NAMES}: give a name with one of those suffixes",
         )
@@ -576,15 +577,20 @@ def rows_form(output: Path | None, inputs: Sequence[str], other: WriteForm = "js
     return "parquet"
 
 
-def output_form(target: Path | IO[str], inputs: Sequence[str], *, rows: bool) -> WriteForm:
+def output_form(
+    target: Path | IO[str], inputs: Sequence[str], *, rows: bool, messages: bool = False
+) -> WriteForm:
     """The form items go to ``target`` in: :func:`rows_form` for ``rows``, else JSON Lines.
+
+    ``messages``: training rows, whose form is ``target``'s alone (Parquet for a ``.parquet``
+    name, else JSON Lines, to a stream too), not the input's.
 
     Raises:
         ParameterConflictError: ``target``'s suffix names a form not written there.
     """
     output = target if isinstance(target, Path) else None
-    if rows:
-        return rows_form(output, inputs)  # which checks the name for rows
+    if rows or messages:
+        return rows_form(output, () if messages else inputs)  # which checks the name for rows
     check_output_name(output, rows=False)
     return "jsonl"
 
@@ -600,7 +606,14 @@ def text_output(target: Path | IO[str]) -> Iterator[IO[str]]:
 
 
 def write_jsonl(target: Path | IO[str], records: Iterable[Any]) -> None:
-    """Each record's ``to_dict()`` as a JSON line (a report's rows: groups, rejections)."""
+    """Each record's ``to_dict()`` as a JSON line (a report's rows: groups, rejections).
+
+    Raises:
+        ParameterConflictError: ``target``'s suffix names another form (``.parquet``), which
+            the file would not be in.
+    """
+    if isinstance(target, Path):
+        check_output_name(target, rows=False)
     with text_output(target) as stream:
         for record in records:
             stream.write(dumps(tidy(record.to_dict())) + "\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from knowledgepulse.records import Location, Record
@@ -78,7 +79,8 @@ def task_at(document: Any, path: str) -> str | None:
         return None
     if isinstance(value, str):
         return value
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    # default=str: a Parquet value JSON has no type for (a decimal, a timestamp) is its text.
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def number_at(document: Any, path: str) -> float | None:
@@ -86,8 +88,15 @@ def number_at(document: Any, path: str) -> float | None:
 
     A boolean, a string or a missing value is no number: ``None``.
     """
-    value = value_at(document, path)
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    return finite_number(value_at(document, path))
+
+
+def finite_number(value: Any) -> float | None:
+    """``value`` as a finite float when it is a number (a Parquet decimal too), else ``None``.
+
+    A boolean is no number.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
         return None
     number = float(value)
     return number if math.isfinite(number) else None

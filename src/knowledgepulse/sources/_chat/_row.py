@@ -38,6 +38,7 @@ from knowledgepulse.sources._rows import DEFAULT_SUCCESS_THRESHOLD, RowOptions
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.pydantic_ai import is_output_tool
 from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace.item import finite_number
 from knowledgepulse.trace.models import PRIVACY_LEVELS
 
 ID_FIELDS = ("id", "_id", "uuid", "conversation_id", "trajectory_id", "sample_id", "row_id")
@@ -239,6 +240,24 @@ def convert_rows(
 
 
 def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Columns | str:
+    # A column named that the file's first row lacks is a misspelling, not a column to guess
+    # past: read without it, the rows would say other successes and ids than the user meant.
+    # (A later row may lack one: a dataset joined from two sources.) The task is read as
+    # select reads a task field: rows without it are one task, and the summary says so.
+    named = {
+        "messages_field; kp: --messages-field": said.messages_field,
+        "id_field; kp: --id-field": said.id_field,
+        "success_field; kp: --success-field": said.success_field,
+        "domain_field; kp: --domain-field": said.domain_field,
+    }
+    absent = [
+        f"{column!r} ({option})" for option, column in named.items() if column not in {None, *row}
+    ]
+    if absent:
+        return (
+            f"the file's first row has no column {' or '.join(absent)}: "
+            f"{describe_value(row)}; name a column the rows have"
+        )
     messages = said.messages_field or messages_column(row, family)
     if messages is None:
         return (
@@ -314,7 +333,9 @@ def _convert_row(
         raise PathError((columns.messages, *error.path), error.message) from error
     success = told.answered
     reward = None
-    if columns.success is not None and columns.success in row:
+    # A null (or a DataFrame's NaN) says no outcome, as a row without the column does: an
+    # ungraded run, which ranks last by reward, not a row that cannot be read.
+    if columns.success is not None and not _is_null(row.get(columns.success)):
         said = _success(row[columns.success], columns.threshold)
         if said is None:
             raise PathError(
@@ -349,6 +370,10 @@ def _convert_row(
     )
 
 
+def _is_null(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def _privacy_level(value: Any) -> str:
     """The row's privacy level: ``private`` when it has none.
 
@@ -381,7 +406,7 @@ def _label(value: Any) -> str | None:
         return None
     if isinstance(value, str):
         return value.strip() or None
-    if isinstance(value, int | float) and math.isfinite(value):
+    if finite_number(value) is not None:
         return str(value)
     return None
 
@@ -406,23 +431,19 @@ def _time(value: Any) -> datetime | None:
 
 def _reward(value: Any) -> float | None:
     """A success column's value as a reward: a finite number (a numeric string too), else none."""
-    if isinstance(value, bool):
-        return None
     if isinstance(value, str):
         try:
             value = float(value.strip())
         except ValueError:
             return None
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
-    return None
+    return finite_number(value)
 
 
 def _success(value: Any, threshold: float) -> bool | None:
     if isinstance(value, bool):
         return value
-    if isinstance(value, int | float):
-        return value >= threshold if math.isfinite(value) else None
+    if (number := finite_number(value)) is not None:
+        return number >= threshold
     if isinstance(value, str):
         word = value.strip().lower()
         if word in _TRUE_WORDS:
