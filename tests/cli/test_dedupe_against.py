@@ -40,6 +40,24 @@ def test_against_a_text_file_keeps_the_unrelated_row_and_reports_the_copy(
     assert "1 removed (1 by 8-gram overlap >= 0.7, no embedder), 1 kept" in run.err
 
 
+def test_an_evaluation_set_of_prompts_is_read_at_the_against_field(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Prompt-only rows are no traces: read at --against-field, they are the tasks compared."""
+    reference = tmp_path / "eval.jsonl"
+    reference.write_text(json.dumps({"question": TASK, "answer": "42"}) + "\n", encoding="utf-8")
+    new = rows(tmp_path / "new.jsonl")
+    run = kp("dedupe", new, "--against", str(reference), "--no-embedder")
+    assert run.code == 1  # the reference's row is no trace: a bad record, and nothing removed
+    assert "against 0 reference items" in run.err
+    assert "--against-field" in run.err
+    run = kp(
+        "dedupe", new, "--against", str(reference), "--against-field", "question", "--no-embedder"
+    )
+    assert run.code == 0, run.err
+    assert [json.loads(line)["messages"][0]["content"] for line in run.out.splitlines()] == [OTHER]
+
+
 def test_report_without_against_is_refused(kp: KpRunner, tmp_path: Path) -> None:
     """--report lists what --against removed: alone it is a usage error."""
     run = kp("dedupe", rows(tmp_path / "new.jsonl"), "--report", str(tmp_path / "r.jsonl"))
@@ -52,6 +70,7 @@ def test_report_without_against_is_refused(kp: KpRunner, tmp_path: Path) -> None
     [
         (("--ngram", "5"), "--ngram only apply with --against REF"),
         (("--min-overlap", "0.5"), "--min-overlap only apply with --against REF"),
+        (("--against-field", "question"), "--against-field only apply with --against REF"),
         (("--by", "task", "--threshold", "0.5"), "drop --threshold"),
         (("--task-similarity", "0.3"), "--task-similarity infers the tasks of --by task"),
         (

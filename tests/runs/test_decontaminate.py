@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,37 @@ def test_an_embedder_compares_a_task_text_reference_with_each_task() -> None:
     assert (found.reason, found.reference.text) == ("embedding", reworded)
     assert found.similarity is not None
     assert 0.5 <= found.similarity < 1.0
+
+
+def test_an_evaluation_set_of_prompts_is_read_at_its_field() -> None:
+    """against_field: a text column, or a list of chat messages' first user message."""
+    prompts = [
+        {"question": EVAL[0]},
+        {
+            "question": [
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": EVAL[1]},
+            ]
+        },
+    ]
+    result = decontaminate(new_rows(), against=prompts, against_field="question")
+    assert [found.reference.text for found in result.removed] == EVAL
+    assert result.kept_rows == [chat(UNRELATED)]
+
+
+def test_a_reference_record_without_text_at_its_field_is_a_located_problem(
+    tmp_path: Path,
+) -> None:
+    """A record with no text at against_field is a problem at its line; the others are read."""
+    reference = tmp_path / "eval.jsonl"
+    reference.write_text(
+        json.dumps({"question": EVAL[0]}) + "\n" + json.dumps({"prompt": EVAL[1]}) + "\n",
+        encoding="utf-8",
+    )
+    result = decontaminate(new_rows(), against=reference, against_field="question")
+    assert result.references == 1
+    (problem,) = result.problems
+    assert (problem.location.line, "'question'" in problem.message) == (2, True)
 
 
 def test_a_min_overlap_outside_a_share_is_refused() -> None:

@@ -262,6 +262,13 @@ def select_command(
     "traces kept are written as they came (with --redact, redacted). Repeatable.",
 )
 @click.option(
+    "--against-field",
+    metavar="FIELD",
+    help="With --against: read each REF record's task text at FIELD (a column, or a dotted path "
+    "in its JSON; a list of chat messages gives its first user message), not as a trace: for "
+    "an evaluation set of prompts.",
+)
+@click.option(
     "--ngram",
     type=click.IntRange(min=1),
     default=NGRAM,
@@ -332,11 +339,11 @@ def dedupe_command(
         refuse_usage(
             (report_path is not None, "--report lists what --against removed: give --against"),
             (
-                bool(against_only := given("ngram", "min_overlap")),
+                bool(against_only := given("ngram", "min_overlap", "against_field")),
                 f"{', '.join(against_only)} only apply with --against REF",
             ),
         )
-        del options["ngram"], options["min_overlap"]  # decontamination's
+        del options["ngram"], options["min_overlap"], options["against_field"]  # --against's
     sink = ProblemSink()
     outputs = (output, report_path) if against else (output,)
     run, redactor = run_arguments(paths, outputs, sink, options, messages=to == "messages")

@@ -138,11 +138,17 @@ def decontamination_summary(result: DecontaminationResult) -> str:
     else:
         why.append("no embedder")
     removed = len(result.removed)
-    return (
+    text = (
         f"{counted(len(result.items), 'trace')} against "
         f"{counted(result.references, 'reference item')}: {removed} removed "
         f"({', '.join(why)}), {len(result.items) - removed} kept"
     )
+    if not result.references:  # every item kept: an evaluation set of prompts read as traces?
+        text += (
+            "; nothing to compare against: for an evaluation set of prompts, name the field "
+            "holding each task text (kp: --against-field), or give the texts a line in a .txt"
+        )
+    return text
 
 
 def split_summary(result: SplitResult) -> str:

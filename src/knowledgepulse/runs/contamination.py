@@ -10,26 +10,29 @@ back is redacted: the items are compared as read, so redaction changes no verdic
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from knowledgepulse._util.settings import count_of, number_of, wrong_setting
+from knowledgepulse._util.settings import count_of, number_of, text_of, wrong_setting
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
     InputFileError,
     Location,
 )
-from knowledgepulse.records import Problem
+from knowledgepulse.records import Problem, Record
+from knowledgepulse.records.readers import read_records
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, check_cosine, no_vectors
-from knowledgepulse.runs.inputs import RunInput, items_of
+from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, items_of, paths_of, rows_of
 from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.redaction import redactor_of, unread_rows
 from knowledgepulse.runs.write import UnreadRows, item_writer, output_form, redacted_like
 from knowledgepulse.sources import TraceOptions
+from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._read import Notes
-from knowledgepulse.trace.item import TraceItem
+from knowledgepulse.trace.item import TraceItem, value_at
 from knowledgepulse.value.scorer import TraceValueScorer, checked_scorer
 
 if TYPE_CHECKING:
@@ -163,6 +166,7 @@ def decontaminate(
     *,
     against: RunInput | None = None,
     against_texts: Iterable[str] = (),
+    against_field: str | None = None,
     ngram: int = NGRAM,
     min_overlap: float = MIN_OVERLAP,
     threshold: float | None = None,
@@ -189,6 +193,10 @@ def decontaminate(
         against: the reference set, in any of those forms; a ``.txt`` file (among other
             files too) is read as task texts, one a line (blank lines skipped).
         against_texts: reference task texts given as strings, besides ``against``.
+        against_field: read each record of ``against`` as a task text at this field (a
+            column, or a dotted path in its JSON), not as a trace: for an evaluation set of
+            prompts (``question``, ``prompt``); a list of chat messages there gives its first
+            user message. A record without text there is a problem.
         ngram: words per n-gram.
         min_overlap: the share of a reference item's words (0-1] from which an item contains
             it.
@@ -226,8 +234,10 @@ def decontaminate(
     unread = unread_rows(redactor, in_place=False)  # not judged, not removed: after the kept
     read = items_of(data, source=source, options=options, notes=notes, progress=progress)
     items = list(unread.valid(read, problems, on_problem))
+    if against_field is not None:
+        text_of(against_field, "against_field", "the field holding each reference's task text")
     references, reference_items = _references(
-        against, against_texts, source, options, notes, problems, on_problem
+        against, against_texts, against_field, source, options, notes, problems, on_problem
     )
     index = OverlapIndex((reference.text for reference in references), ngram)
     found: dict[int, Contaminated] = {}
@@ -289,6 +299,7 @@ def _redacted(
 def _references(  # noqa: PLR0917 - one private call, the run's reading settings
     against: RunInput | None,
     texts: Iterable[str],
+    field: str | None,
     source: str | None,
     options: TraceOptions | None,
     notes: Notes | None,
@@ -306,7 +317,11 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
             traces.append(None)
 
     read, paths = _text_paths(against)
-    if read is not None:
+    if read is not None and field is not None:
+        for text, where in _texts_at(read, field, problems, on_problem):
+            references.append(Reference(str(where), text, where))
+            traces.append(None)
+    elif read is not None:
         for item in valid_items(
             items_of(read, source=source, options=options, notes=notes), problems, on_problem
         ):
@@ -324,6 +339,44 @@ def _references(  # noqa: PLR0917 - one private call, the run's reading settings
     for number, text in enumerate(texts, start=1):
         add_text(text, "texts", number)
     return references, traces
+
+
+def _texts_at(
+    data: RunInput, field: str, problems: list[Problem], on_problem: OnProblem | None
+) -> Iterator[tuple[str, Location]]:
+    """Each record's task text at ``field`` and where it is; a record without one is a problem."""
+    paths = paths_of(data)
+    records: Iterable[Record | Problem] = (
+        chain.from_iterable(read_records(path) for path in paths)
+        if paths is not None
+        else (Record(Location(ROWS_NAME, n + 1, n), row) for n, row in enumerate(rows_of(data)))
+    )
+    for record in records:
+        text = _text_at(record.value, field) if isinstance(record, Record) else None
+        if text is not None:
+            yield text, record.location
+            continue
+        problem = (
+            record
+            if isinstance(record, Problem)
+            else record.problem(
+                (),
+                f"no task text at {field!r} (against_field): a text, or a "
+                "list of chat messages with a user message, was expected there",
+            )
+        )
+        problems.append(problem)
+        if on_problem is not None:
+            on_problem(problem)
+
+
+def _text_at(value: Any, field: str) -> str | None:
+    """The text at ``field``: a string, or a list of chat messages' first user message."""
+    found = value_at(value, field)
+    if isinstance(found, list):
+        user = next((m for m in found if isinstance(m, dict) and m.get("role") == "user"), None)
+        found = None if user is None else content_text(user.get("content"))
+    return found.strip() or None if isinstance(found, str) else None
 
 
 def _text_paths(

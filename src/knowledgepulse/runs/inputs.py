@@ -62,7 +62,7 @@ def items_of(
         instance_of(options, "options", TraceOptions, "a TraceOptions, or None")
     if task_field is not None:
         text_of(task_field, "task_field", "a column's name or a dotted path (metadata.task_id)")
-    paths = _paths(data)
+    paths = paths_of(data)
     if paths is not None:
         return read_items(
             paths,
@@ -73,7 +73,7 @@ def items_of(
             progress=progress,
         )
     items = sources.convert(
-        _rows(data),
+        rows_of(data),
         source=source or "auto",
         options=with_task_column(options, task_field),
         name=ROWS_NAME,
@@ -82,7 +82,8 @@ def items_of(
     return with_tasks(items, task_field)
 
 
-def _paths(data: Any) -> list[str | Path] | None:
+def paths_of(data: Any) -> list[str | Path] | None:
+    """The paths ``data`` names (``-``: standard input), or ``None`` when it is not paths."""
     if isinstance(data, str | os.PathLike):
         return [Path(data) if not isinstance(data, str) else data]
     if isinstance(data, Sequence) and data and all(isinstance(p, str | os.PathLike) for p in data):
@@ -92,7 +93,7 @@ def _paths(data: Any) -> list[str | Path] | None:
 
 def files_of(data: Any) -> list[str | Path] | None:
     """The files ``data`` names, when it names files that can be read twice (not ``-``)."""
-    paths = _paths(data)
+    paths = paths_of(data)
     if paths is None or any(str(path) == "-" for path in paths):
         return None
     return paths
@@ -148,7 +149,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _rows(data: Any) -> Iterator[Any]:
+def rows_of(data: Any) -> Iterator[Any]:
     """The rows of a table or an iterable, as dicts, lazily."""
     if isinstance(data, Mapping):
         raise SettingTypeError(
