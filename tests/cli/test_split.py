@@ -111,3 +111,19 @@ def test_split_says_how_many_traces_lacked_the_task_field(kp: KpRunner, tmp_path
     )  # fmt: skip
     assert run.code == 0, run.err
     assert "8 traces without metadata.nosuch, grouped by objective" in run.err
+
+
+def test_split_says_which_part_is_empty_when_groups_are_too_few(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Three groups for three parts of 70/20/10 %: the empty part is named, with why."""
+    source = tmp_path / "three.jsonl"
+    lines = (ROOT / "examples" / "traces" / "traces.jsonl").read_text("utf-8").splitlines()[:3]
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = kp(
+        "split", str(source), "--task-field", "id", "--test", "0.2", "--validation", "0.1",
+        "--no-embedder", "-o", str(tmp_path / "parts"),
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    assert "validation is empty: too few groups (3) for every share" in run.err
+    assert (tmp_path / "parts" / "validation.jsonl").read_text("utf-8") == ""

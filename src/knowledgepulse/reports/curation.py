@@ -175,6 +175,12 @@ def split_summary(result: SplitResult) -> str:
         text += f"; {counted(result.without_key, 'trace')} without {without}, grouped by objective"
     elif result.without_key:
         text += f"; {counted(result.without_key, 'trace')} without {result.by}, each its own group"
+    empty = [part for part, count in result.sizes.items() if not count]
+    if empty and total:  # a trainer meets an empty file: say why here
+        text += (
+            f"; {' and '.join(empty)} {'is' if len(empty) == 1 else 'are'} empty: "
+            f"too few groups ({len(set(result.groups))}) for every share"
+        )
     shared = result.shared_groups
     text += f"; {len(shared)} groups on two sides" if shared else "; no group on two sides"
     return text
