@@ -239,14 +239,28 @@ def test_select_per_task_on_rows_reads_the_task_column(kp: KpRunner) -> None:
     assert "covered (by the dataset's task column)" in run.err
 
 
-def test_select_on_rows_names_the_task_column_it_was_given(kp: KpRunner) -> None:
+def test_select_on_rows_names_the_task_column_it_was_given(kp: KpRunner, tmp_path: Path) -> None:
     """--task-field on rows: the summary names that column, and rows without it are one task."""
+    source = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
+    rows = [json.loads(line) for line in source.read_text().splitlines()]
+    rows[0]["tier"] = "gold"
+    tiered = tmp_path / "tiered.jsonl"
+    tiered.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    run = kp(
+        "select", "--from", "openai-chat", "--no-embedder", "--task-field", "tier", str(tiered)
+    )
+    assert run.code == 0, run.err
+    assert "2 of 2 tasks covered (by tier), 2 traces without tier taken as one task" in run.err
+
+
+def test_select_refuses_a_task_column_no_row_has(kp: KpRunner) -> None:
+    """A --task-field no row has is misspelt: refused, not every row one task."""
     source = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
     run = kp(
         "select", "--from", "openai-chat", "--no-embedder", "--task-field", "nosuch", str(source)
     )
-    assert run.code == 0, run.err
-    assert "1 of 1 task covered (by nosuch), 3 traces without nosuch taken as one task" in run.err
+    assert run.code == 2
+    assert "--task-field nosuch: no trace has it (misspelt?)" in run.err
 
 
 @pytest.mark.parametrize(

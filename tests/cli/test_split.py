@@ -103,14 +103,31 @@ def test_task_similarity_with_another_group_is_refused(kp: KpRunner, tmp_path: P
 
 
 def test_split_says_how_many_traces_lacked_the_task_field(kp: KpRunner, tmp_path: Path) -> None:
-    """A --task-field no trace has is said, with what the traces were grouped by instead."""
+    """A --task-field some traces lack is said, with what they were grouped by instead."""
+    traces = (ROOT / "examples" / "traces" / "traces.jsonl").read_text("utf-8").splitlines()
+    tiered = [json.loads(line) for line in traces]
+    for trace in tiered[:2]:
+        trace["metadata"]["tier"] = "gold"
+    source = tmp_path / "tiered.jsonl"
+    source.write_text("".join(json.dumps(trace) + "\n" for trace in tiered), encoding="utf-8")
+    run = kp(
+        "split", str(source), "--task-field", "metadata.tier", "--test", "0.5",
+        "--no-embedder", "-o", str(tmp_path / "parts"),
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    assert "6 traces without metadata.tier, grouped by objective" in run.err
+
+
+def test_split_refuses_a_task_field_no_trace_has(kp: KpRunner, tmp_path: Path) -> None:
+    """A --task-field no trace has is misspelt: refused before anything is written."""
     source = ROOT / "examples" / "traces" / "traces.jsonl"
     run = kp(
         "split", str(source), "--task-field", "metadata.nosuch", "--test", "0.5",
-        "--no-embedder", "-o", str(tmp_path),
+        "--no-embedder", "-o", str(tmp_path / "parts"),
     )  # fmt: skip
-    assert run.code == 0, run.err
-    assert "8 traces without metadata.nosuch, grouped by objective" in run.err
+    assert run.code == 2
+    assert "--task-field metadata.nosuch: no trace has it" in run.err
+    assert not (tmp_path / "parts").exists()
 
 
 def test_split_says_which_part_is_empty_when_groups_are_too_few(

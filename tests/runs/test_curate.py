@@ -260,6 +260,11 @@ def test_problems_are_reported_as_data_and_as_found(tmp_path: Path) -> None:
         (lambda: select(corpus(), top=0), ScorerParameterError, "top=0: give a percentage"),
         (lambda: select(corpus(), task_field=""), ScorerParameterError, "task_field='': give"),
         (
+            lambda: select(corpus(), task_field="metadata.nosuch", per_task=1),
+            ScorerParameterError,
+            "task_field='metadata.nosuch': no trace has it",
+        ),
+        (
             lambda: select(corpus(), max_similarity=0.9, scorer=TraceValueScorer(embedder=None)),
             ScorerParameterError,
             "max_similarity compares embeddings",

@@ -829,8 +829,18 @@ def tasks_read(items: Sequence[TraceItem], task_field: str | None) -> list[str |
 
     They are read when the caller named a task field or any item has a task (a dataset's task
     column); an item without one then has ``None``.
+
+    Raises:
+        ScorerParameterError: ``task_field`` is named and no item has it (misspelt): every
+            item would be of one task.
     """
     read = [item.task for item in items]
+    if task_field is not None and read and all(task is None for task in read):
+        raise ScorerParameterError(
+            Setting("task_field", task_field),
+            ": no trace has it (misspelt?); give a dataset's column, or a dotted path in the "
+            "trace's JSON (metadata.task_id)",
+        )
     return read if task_field is not None or any(task is not None for task in read) else None
 
 
