@@ -359,7 +359,7 @@ def _read_whole(
 
 
 def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
-    index = 0
+    index = colons = 0  # colons: those of the elements read, as orjson writes them
     too_deep = _too_deep_element(data)
     # use_float: int and float, not Decimal; an int past 64 bits is an error, not a slow parse.
     # Before a too deep element, small buffers: ijson parses a whole buffer ahead of what it yields.
@@ -370,16 +370,84 @@ def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
             location = Location(name, None, index)
             index += 1
             try:
-                json_values.check_depth(value)
+                text = orjson.dumps(value)
+            except orjson.JSONEncodeError:  # too deep for orjson, or a lone surrogate
+                text, colons = None, -1
+            try:
+                json_values.check_depth(value, text)
             except json_values.JsonError as problem:
                 yield Problem(location, problem.path, problem.message)
                 continue
+            if text is not None and colons >= 0:
+                colons += text.count(b":")
             yield Record(location, value)
     except (ijson.JSONError, UnicodeDecodeError) as error:  # yajl checks UTF-8 less than orjson
-        yield _list_syntax_problem(data, name, index, error)
+        # What ijson refuses, json may read (NaN, an integer past 64 bits): the rest is read by it.
+        rest = _python_list(data)
+        if rest is None:
+            yield _list_syntax_problem(data, name, index, error)
+            return
+        yield from _elements(rest, index, name)
+        yield from _repeated_keys(rest, name)
         return
     if too_deep is not None:
         yield Problem(Location(name, None, too_deep), "", json_values.TOO_DEEP)
+    if colons != _colons(data):  # a key repeated: its first value is in the text, not the records
+        yield from _repeated_keys(_python_list(data) or [], name)
+
+
+class _Repeated(dict[str, Any]):
+    """An object that had a key twice (``key``; the last value kept), as ``json`` reads it."""
+
+    key = ""
+
+
+def _pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(items)
+    if len(value) == len(items):
+        return value
+    repeated = _Repeated(value)
+    repeated.key = next(key for key, _ in items if sum(k == key for k, _ in items) > 1)
+    return repeated
+
+
+def _python_list(data: bytes) -> list[Any] | None:
+    """The list ``json`` reads from ``data`` (objects with a repeated key marked); else None."""
+    try:
+        value = json.loads(data, object_pairs_hook=_pairs)
+    except (ValueError, RecursionError):  # not JSON even for json, too deep, a number too long
+        return None
+    return value if isinstance(value, list) else None
+
+
+def _elements(values: list[Any], start: int, name: str) -> Iterator[Record | Problem]:
+    """The elements of a list from ``start`` on, each checked as orjson reads a document."""
+    for index in range(start, len(values)):
+        location = Location(name, None, index)
+        try:
+            value, lone_surrogates = json_values.checked(values[index])
+        except json_values.JsonError as problem:
+            yield Problem(location, problem.path, problem.message)
+            continue
+        for path in lone_surrogates:
+            yield Problem(location, path, json_values.LONE_SURROGATE, warning=True)
+        yield Record(location, value)
+
+
+def _repeated_keys(values: list[Any], name: str) -> Iterator[Problem]:
+    """A warning for each element of a list holding an object with a repeated key."""
+    for index, element in enumerate(values):
+        found = next(
+            (item for item, _ in json_values.nodes(element) if isinstance(item, _Repeated)), None
+        )
+        if found is not None:
+            message = json_values.repeated(found.key)
+            yield Problem(Location(name, None, index), "", message, warning=True)
+
+
+def _colons(data: bytes) -> int:
+    """The colons of a JSON text, a ``\\u003a`` escape counted as one (see ``repeated_key``)."""
+    return data.count(b":") + data.count(b"\\u003a") + data.count(b"\\u003A")
 
 
 def _too_deep_element(data: bytes) -> int | None:
