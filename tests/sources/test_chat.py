@@ -699,3 +699,33 @@ def test_hermes_calls_with_escaped_newlines_and_the_name_inside_the_arguments_ar
     )
     [call], rest = tool_calls(text)
     assert (call.name, call.arguments, rest) == ("ExpertQAExtractor", {"queries": ["Why?"]}, "")
+
+
+def _chat_row(**columns: Any) -> dict[str, Any]:
+    messages = [{"role": "user", "content": "Hi?"}, {"role": "assistant", "content": "Hello."}]
+    return {"messages": messages, **columns}
+
+
+def test_a_task_or_domain_naming_nothing_is_that_rows_problem_not_dropped() -> None:
+    """A list or an object where the task (or domain) is named is said at its column; not lost."""
+    rows = [
+        _chat_row(task_id="t1", domain="coding"),
+        _chat_row(task_id=["t1", "t2"], domain="coding"),
+        _chat_row(task_id="t3", domain={"name": "coding"}),
+        _chat_row(task_id=float("nan"), domain=None),  # a missing label (pandas' NaN): none
+    ]
+    items = list(sources.convert(rows))
+    assert [str(item).split(": expected")[0] for item in items if isinstance(item, Problem)] == [
+        "rows:2: task_id",
+        "rows:3: domain",
+    ]
+    traces = [item for item in items if isinstance(item, TraceItem)]
+    assert [t.trace.metadata.source.get("task") for t in traces] == ["t1", None]
+
+
+def test_a_task_column_holding_no_label_is_not_guessed() -> None:
+    """The guess passes over a ``task`` holding an object for a column that names the task."""
+    rows = [_chat_row(task={"prompt": "Hi?"}, problem_id="p1")]
+    (item,) = sources.convert(rows)
+    assert isinstance(item, TraceItem)
+    assert item.trace.metadata.source["task"] == "p1"

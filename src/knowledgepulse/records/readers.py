@@ -446,7 +446,7 @@ def _repeated_keys(values: list[Any], name: str) -> Iterator[Problem]:
 
 
 def _colons(data: bytes) -> int:
-    """The colons of a JSON text, a ``\\u003a`` escape counted as one (see ``repeated_key``)."""
+    r"""The colons of a JSON text, a ``\u003a`` escape counted as one (see ``repeated_key``)."""
     return data.count(b":") + data.count(b"\\u003a") + data.count(b"\\u003A")
 
 
