@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import json
@@ -500,3 +501,34 @@ def test_unclosed_brackets_in_a_json_list_cost_memory_linear_in_the_file() -> No
         tracemalloc.stop()
     assert peak < 20_000_000
     assert [(type(i).__name__, i.location.index) for i in items] == [("Record", 0), ("Problem", 1)]
+
+
+@pytest.mark.parametrize(
+    ("codec", "mark"),
+    [
+        ("utf-16-le", codecs.BOM_UTF16_LE),
+        ("utf-16-be", codecs.BOM_UTF16_BE),
+        ("utf-32-le", codecs.BOM_UTF32_LE),
+    ],
+)
+@pytest.mark.parametrize("name", ["t.jsonl", "t.json", "t.jsonl.gz"])
+def test_a_utf16_or_utf32_text_with_its_byte_order_mark_is_read(
+    tmp_path: Path, codec: str, mark: bytes, name: str
+) -> None:
+    """As Python's json reads it (Windows PowerShell's ``>`` writes UTF-16): every record."""
+    text = '{"a": "é"}\n{"b": 2}\n' if "jsonl" in name else '[{"a": "é"}, {"b": 2}]'
+    data = mark + text.encode(codec)
+    data = gzip.compress(data) if name.endswith(".gz") else data
+    assert [item.value for item in read_file(tmp_path, name, data)] == [{"a": "é"}, {"b": 2}]  # type: ignore[union-attr]
+
+
+def test_broken_utf16_is_an_input_error_saying_to_save_as_utf8(tmp_path: Path) -> None:
+    """Half a character at the end: the file is refused with what it is and how to fix it."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes('{"a": 1}\n'.encode("utf-16") + b"\x00")
+    with pytest.raises(
+        InputFileError,
+        match=r"not UTF-16 text, as its byte-order mark says: .*"
+        r"save the file as UTF-8",
+    ):
+        list(read_records(path))

@@ -9,6 +9,7 @@ and so are Arrow IPC files and a Hugging Face ``save_to_disk`` folder of them (`
 
 from __future__ import annotations
 
+import codecs
 import collections
 import gzip
 import io
@@ -82,7 +83,7 @@ def open_source(source: str | Path) -> Iterator[Source]:
         raw: BinaryIO = getattr(sys.stdin, "buffer", None) or io.BytesIO(
             sys.stdin.read().encode("utf-8", "surrogatepass")
         )
-        yield Source(STDIN_NAME, _maybe_gunzip(raw))
+        yield Source(STDIN_NAME, _as_utf8(_maybe_gunzip(raw), STDIN_NAME))
         return
     name = str(source)
     if Path(source).is_dir():
@@ -97,7 +98,7 @@ def open_source(source: str | Path) -> Iterator[Source]:
     except OSError as error:
         raise InputFileError(f"{name}: cannot be read ({error.strerror})") from None
     with file:
-        yield Source(name, _maybe_gunzip(file))
+        yield Source(name, _as_utf8(_maybe_gunzip(file), name))
 
 
 def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
@@ -107,6 +108,38 @@ def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
     if buffered.peek(2)[:2] == _GZIP_MAGIC:
         return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
     return buffered
+
+
+# UTF-32's little-endian mark starts with UTF-16's: it comes first.
+_UNICODE_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def _as_utf8(stream: BinaryIO, name: str) -> BinaryIO:
+    """The stream, or the UTF-8 of a UTF-16 or UTF-32 text known by its byte-order mark.
+
+    Such a text (Windows PowerShell's ``>`` writes UTF-16) is read whole, as ``json`` reads it.
+    """
+    head = _head(stream, 4)
+    encoding = next((code for mark, code in _UNICODE_MARKS if head.startswith(mark)), None)
+    if encoding is None:
+        return stream
+    try:
+        data = read_all(stream)
+    except ReadError as failure:  # a truncated .gz
+        raise InputFileError(f"{name}: {failure}") from None
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        raise InputFileError(
+            f"{name}: not {encoding.upper()} text, as its byte-order mark says: "
+            f"{error.reason} at byte {error.start}; save the file as UTF-8"
+        ) from None
+    return io.BytesIO(text.encode("utf-8", "surrogatepass"))
 
 
 class ReadError(Exception):

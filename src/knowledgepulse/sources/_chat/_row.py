@@ -385,7 +385,9 @@ def _source_id(row: Mapping[str, Any], record: Record, columns: Columns) -> str:
 
 def _column_label(row: Mapping[str, Any], column: str | None, what: str) -> str | None:
     """A row's task or domain label; a PathError for a value that names none (a list, say)."""
-    value = None if column is None else row.get(column)
+    if column is None:
+        return None
+    value = row.get(column)
     if value is None or _labels(value):
         return _label(value)
     raise PathError(
