@@ -95,6 +95,16 @@ def test_stdin_is_sniffed_as_jsonl(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [str(i.location) for i in items] == ["<stdin>:1", "<stdin>:2"]
 
 
+@pytest.mark.parametrize("first", [b'{"a": "caf\xe9"}', b'{"a": "\x00"}', b'{"a": 1,,}'])
+def test_stdin_whose_first_line_is_broken_is_still_json_lines(first: bytes) -> None:
+    """A Latin-1 byte, a NUL or a typo costs the first line alone, not the lines after it."""
+    items = list(
+        read_stream(Source("<stdin>", io.BytesIO(first + b'\n{"b": 2}\n')), ("json", "jsonl"))
+    )
+    assert [type(item).__name__ for item in items] == ["Problem", "Record"]
+    assert [item.location.line for item in items] == [1, 2]
+
+
 def test_stdin_pretty_json_is_one_document(monkeypatch: pytest.MonkeyPatch) -> None:
     """Standard input holding one pretty-printed object is read as one JSON document."""
     monkeypatch.setattr("sys.stdin", io.StringIO('{\n  "a": 1\n}\n'))

@@ -291,11 +291,8 @@ def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
     if stripped.startswith(b"["):
         return "json"
     if stripped.startswith(b"{"):
-        try:
-            json.loads(stripped)
-        except (ValueError, RecursionError):
-            return "json"  # a pretty-printed document spans several lines
-        return "jsonl" if "jsonl" in allowed else "json"
+        # A pretty-printed document goes on past its first line; a broken line is one bad record.
+        return "jsonl" if "jsonl" in allowed and not _continues(stripped) else "json"
     if not stripped.strip():
         # Blank first line: JSON Lines skips it; JSON and YAML are read whole.
         return "jsonl" if "jsonl" in allowed else ("yaml" if "yaml" in allowed else "json")
