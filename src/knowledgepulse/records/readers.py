@@ -657,8 +657,9 @@ def _read_batches(
     """
     name, index = source.name, 0
     try:
-        # Read from a path (footer first, or memory-mapped): standard input and gzip whole first.
-        whole = name == STDIN_NAME or isinstance(source.stream, gzip.GzipFile)
+        # Read from a path (footer first, or memory-mapped); what can be read only once (standard
+        # input, gzip, a pipe: opening it again would wait for a writer for ever) whole first.
+        whole = isinstance(source.stream, gzip.GzipFile) or not Path(name).is_file()
         for batch in batches(io.BytesIO(read_all(source.stream)) if whole else name):
             counts = collections.Counter(batch.schema.names)
             if twice := sorted(column for column, count in counts.items() if count > 1):
