@@ -720,7 +720,7 @@ def test_a_task_or_domain_naming_nothing_is_that_rows_problem_not_dropped() -> N
         "rows:3: domain",
     ]
     traces = [item for item in items if isinstance(item, TraceItem)]
-    assert [t.trace.metadata.source.get("task") for t in traces] == ["t1", None]
+    assert [source_of(t).get("task") for t in traces] == ["t1", None]
 
 
 def test_a_task_column_holding_no_label_is_not_guessed() -> None:
@@ -728,4 +728,4 @@ def test_a_task_column_holding_no_label_is_not_guessed() -> None:
     rows = [_chat_row(task={"prompt": "Hi?"}, problem_id="p1")]
     (item,) = sources.convert(rows)
     assert isinstance(item, TraceItem)
-    assert item.trace.metadata.source["task"] == "p1"
+    assert source_of(item)["task"] == "p1"

@@ -97,7 +97,7 @@ def test_mapping_with_a_misspelt_name_is_refused() -> None:
 @pytest.mark.parametrize("weights", [1, [0.25, 0.25, 0.25, 0.25], None])
 def test_weights_that_are_no_mapping_are_a_profile_error_naming_the_domain(weights: object) -> None:
     """``ProfileRegistry({'legal': 1})`` says what a profile takes, not a TypeError of its code."""
-    with pytest.raises(ProfileError, match="^legal: expected the weights of complexity, novelty"):
+    with pytest.raises(ProfileError, match=r"^legal: expected the weights of complexity, novelty"):
         ProfileRegistry({"legal": weights})  # type: ignore[dict-item]
 
 
