@@ -101,6 +101,19 @@ def open_source(source: str | Path) -> Iterator[Source]:
         yield Source(name, _as_utf8(_maybe_gunzip(file), name))
 
 
+def check_openable(source: str | Path) -> None:
+    """An InputFileError now if a path cannot be opened (missing, a folder, no permission).
+
+    Standard input and a pipe (``<(...)``, a FIFO) are left unopened: they can be read only
+    once, and the read to come is the one that counts.
+    """
+    path = Path(source)
+    if str(source) == STDIN or (path.exists() and not (path.is_file() or path.is_dir())):
+        return
+    with open_source(source):
+        pass
+
+
 def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
     buffered: io.BufferedReader = (
         stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)  # type: ignore[arg-type]
