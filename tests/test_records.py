@@ -532,13 +532,8 @@ def test_a_utf16_or_utf32_text_with_its_byte_order_mark_is_read(
     assert [item.value for item in read_file(tmp_path, name, data)] == [{"a": "é"}, {"b": 2}]  # type: ignore[union-attr]
 
 
-def test_broken_utf16_is_an_input_error_saying_to_save_as_utf8(tmp_path: Path) -> None:
-    """Half a character at the end: the file is refused with what it is and how to fix it."""
-    path = tmp_path / "t.jsonl"
-    path.write_bytes('{"a": 1}\n'.encode("utf-16") + b"\x00")
-    with pytest.raises(
-        InputFileError,
-        match=r"not UTF-16 text, as its byte-order mark says: .*"
-        r"save the file as UTF-8",
-    ):
-        list(read_records(path))
+def test_bytes_that_only_start_like_utf16_are_read_as_they_are(tmp_path: Path) -> None:
+    """Junk with a UTF-16 mark, of an odd length, is no UTF-16: its line is a bad record."""
+    items = read_file(tmp_path, "t.jsonl", b"\xff\xfe\x00garbage\n" + b'{"a": 12}\n')
+    assert [type(item).__name__ for item in items] == ["Problem", "Record"]
+    assert "not UTF-8 text: byte 0xff at column 1" in items[0].message  # type: ignore[union-attr]

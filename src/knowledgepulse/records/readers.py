@@ -135,7 +135,9 @@ _UNICODE_MARKS = (
 def _as_utf8(stream: BinaryIO, name: str) -> BinaryIO:
     """The stream, or the UTF-8 of a UTF-16 or UTF-32 text known by its byte-order mark.
 
-    Such a text (Windows PowerShell's ``>`` writes UTF-16) is read whole, as ``json`` reads it.
+    Such a text (Windows PowerShell's ``>`` writes UTF-16) is read whole, as ``json`` reads it;
+    bytes that only start like one are read as they are (each line then says where it is not
+    UTF-8).
     """
     head = _head(stream, 4)
     encoding = next((code for mark, code in _UNICODE_MARKS if head.startswith(mark)), None)
@@ -146,13 +148,9 @@ def _as_utf8(stream: BinaryIO, name: str) -> BinaryIO:
     except ReadError as failure:  # a truncated .gz
         raise InputFileError(f"{name}: {failure}") from None
     try:
-        text = data.decode(encoding)
-    except UnicodeDecodeError as error:
-        raise InputFileError(
-            f"{name}: not {encoding.upper()} text, as its byte-order mark says: "
-            f"{error.reason} at byte {error.start}; save the file as UTF-8"
-        ) from None
-    return io.BytesIO(text.encode("utf-8", "surrogatepass"))
+        return io.BytesIO(data.decode(encoding).encode("utf-8", "surrogatepass"))
+    except UnicodeDecodeError:
+        return io.BytesIO(data)
 
 
 class ReadError(Exception):
