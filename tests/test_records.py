@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import json
@@ -92,6 +93,16 @@ def test_stdin_is_sniffed_as_jsonl(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO('{"a": 1}\n{"a": 2}\n'))
     items = list(read_records("-"))
     assert [str(i.location) for i in items] == ["<stdin>:1", "<stdin>:2"]
+
+
+@pytest.mark.parametrize("first", [b'{"a": "caf\xe9"}', b'{"a": "\x00"}', b'{"a": 1,,}'])
+def test_stdin_whose_first_line_is_broken_is_still_json_lines(first: bytes) -> None:
+    """A Latin-1 byte, a NUL or a typo costs the first line alone, not the lines after it."""
+    items = list(
+        read_stream(Source("<stdin>", io.BytesIO(first + b'\n{"b": 2}\n')), ("json", "jsonl"))
+    )
+    assert [type(item).__name__ for item in items] == ["Problem", "Record"]
+    assert [item.location.line for item in items] == [1, 2]
 
 
 def test_stdin_pretty_json_is_one_document(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,8 +201,7 @@ def test_a_repeated_key_keeps_its_last_value(tmp_path: Path, name: str) -> None:
     """A key given twice keeps the last value, as JSON.parse does (spec: changed in session 3)."""
     data = b'{"steps": [{"type": "a", "type": "b"}]}\n'
     data = data if name.endswith("jsonl") else b"[" + data + b"]"
-    *_, record = read_file(tmp_path, name, data)
-    assert isinstance(record, Record)
+    (record,) = [item for item in read_file(tmp_path, name, data) if isinstance(item, Record)]
     assert record.value == {"steps": [{"type": "b"}]}
 
 
@@ -248,11 +258,11 @@ def test_a_too_deep_element_of_a_json_list_costs_only_itself(tmp_path: Path) -> 
     ]
 
 
-@pytest.mark.parametrize("bad", [b'{"a": NaN, "b": "trunc', b'{"a": 1e999}', b'{"a": 1,,}'])
+@pytest.mark.parametrize("bad", [b'{"a": NaN, "b": "trunc', b'{"a": 1,,}'])
 def test_a_syntax_error_in_a_json_list_keeps_the_elements_before_it(
     tmp_path: Path, bad: bytes
 ) -> None:
-    """NaN, an overflow or a syntax error ends the list there, at its line; earlier ones count."""
+    """A syntax error ends the list there, at its line; earlier ones count."""
     items = read_file(tmp_path, "t.json", b'[\n{"a": 1},\n{"a": 2},\n' + bad + b',\n{"a": 4}\n]')
     assert [type(i).__name__ for i in items] == ["Record", "Record", "Problem"]
     assert isinstance(items[2], Problem)
@@ -371,7 +381,7 @@ json_texts = st.recursive(
 def test_json_lines_and_lists_read_what_python_reads(text: str) -> None:
     """Any strict JSON (repeated keys included: the last wins) reads as Python's json reads it.
 
-    A JSON Lines line with a repeated key says so in a warning, and only such a line.
+    A line (or list element) with a repeated key says so in a warning, and only such a one.
     """
     expected = json.loads(text)
     repeats: list[bool] = []
@@ -386,7 +396,10 @@ def test_json_lines_and_lists_read_what_python_reads(text: str) -> None:
     ] * any(repeats)
     assert isinstance(line, Record)
     assert json.dumps(line.value) == json.dumps(expected)  # same int/float types, same key order
-    (element,) = parsed(f"[{text}]", "json")
+    element, *warnings = parsed(f"[{text}]", "json")
+    assert [isinstance(w, Problem) and w.message.startswith("the key ") for w in warnings] == [
+        True
+    ] * any(repeats)
     assert isinstance(element, Record)
     assert json.dumps(element.value) == json.dumps(expected)
 
@@ -411,14 +424,45 @@ def test_anything_but_an_object_after_a_document_is_still_extra_data(tmp_path: P
     assert str(items[1]) == f"{path}:2: invalid JSON: extra data after the document (column 3)"
 
 
-def test_an_integer_past_64_bits_ends_a_json_list_at_its_element(tmp_path: Path) -> None:
-    """ijson refuses it (JSON Lines reads it as a float): the elements before it are kept."""
+def test_an_integer_past_64_bits_in_a_json_list_reads_as_a_float(tmp_path: Path) -> None:
+    """ijson refuses it; the list is read on, the integer a float as in JSON Lines."""
     items = read_file(tmp_path, "t.json", b'[{"a": 1},\n{"b": 18446744073709551616}, {"c": 3}]')
-    assert [str(item).split(": ", 1)[-1] for item in items[1:]] == [
-        "invalid JSON: an integer past 64 bits; write it as a string"
+    assert [item.value for item in items] == [{"a": 1}, {"b": 2.0**64}, {"c": 3}]  # type: ignore[union-attr]
+    assert [item.location.index for item in items] == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("literal", "path"),
+    [("NaN", "a"), ("-Infinity", "a"), ("1e999", "a"), ("[1, Infinity]", "a[1]")],
+)
+def test_a_non_finite_number_in_a_json_list_costs_only_its_element(
+    tmp_path: Path, literal: str, path: str
+) -> None:
+    """As in JSON Lines: the element is a problem at its path, the elements after it are read."""
+    data = f'[{{"a": 1}},\n{{"a": {literal}}},\n{{"a": 3}}]'.encode()
+    items = read_file(tmp_path, "t.json", data)
+    assert [str(item).split("t.json", 1)[1] for item in items if isinstance(item, Problem)] == [
+        f"[1]: {path}: NaN and infinite numbers are not valid JSON; use a finite number"
     ]
-    assert str(items[1].location) == f"{tmp_path / 't.json'}[1]"
-    assert isinstance(items[0], Record)
+    assert [(i.location.index, i.value) for i in items if isinstance(i, Record)] == [
+        (0, {"a": 1}),
+        (2, {"a": 3}),
+    ]
+
+
+def test_a_repeated_key_in_a_json_list_element_is_told_at_its_index(tmp_path: Path) -> None:
+    """As in JSON Lines, the value never read is said, at the element that held it."""
+    data = b'[{"a": 1}, {"b": {"c": "AKIAZ7QW3RTY5UIOP2LK", "c": "clean"}}, {"a": 3}]'
+    items = read_file(tmp_path, "t.json", data)
+    assert [str(item) for item in items if isinstance(item, Problem)] == [
+        f"{tmp_path / 't.json'}[1]: warning: the key 'c' appears twice in one object; "
+        "the last value is used, the first ignored"
+    ]
+    assert [item.value for item in items if isinstance(item, Record)] == [
+        {"a": 1},
+        {"b": {"c": "clean"}},
+        {"a": 3},
+    ]
 
 
 _MARKED_TEXT = st.text(alphabet='[]{}",\\:ab\n')
@@ -467,3 +511,29 @@ def test_unclosed_brackets_in_a_json_list_cost_memory_linear_in_the_file() -> No
         tracemalloc.stop()
     assert peak < 20_000_000
     assert [(type(i).__name__, i.location.index) for i in items] == [("Record", 0), ("Problem", 1)]
+
+
+@pytest.mark.parametrize(
+    ("codec", "mark"),
+    [
+        ("utf-16-le", codecs.BOM_UTF16_LE),
+        ("utf-16-be", codecs.BOM_UTF16_BE),
+        ("utf-32-le", codecs.BOM_UTF32_LE),
+    ],
+)
+@pytest.mark.parametrize("name", ["t.jsonl", "t.json", "t.jsonl.gz"])
+def test_a_utf16_or_utf32_text_with_its_byte_order_mark_is_read(
+    tmp_path: Path, codec: str, mark: bytes, name: str
+) -> None:
+    """As Python's json reads it (Windows PowerShell's ``>`` writes UTF-16): every record."""
+    text = '{"a": "é"}\n{"b": 2}\n' if "jsonl" in name else '[{"a": "é"}, {"b": 2}]'
+    data = mark + text.encode(codec)
+    data = gzip.compress(data) if name.endswith(".gz") else data
+    assert [item.value for item in read_file(tmp_path, name, data)] == [{"a": "é"}, {"b": 2}]  # type: ignore[union-attr]
+
+
+def test_bytes_that_only_start_like_utf16_are_read_as_they_are(tmp_path: Path) -> None:
+    """Junk with a UTF-16 mark, of an odd length, is no UTF-16: its line is a bad record."""
+    items = read_file(tmp_path, "t.jsonl", b"\xff\xfe\x00garbage\n" + b'{"a": 12}\n')
+    assert [type(item).__name__ for item in items] == ["Problem", "Record"]
+    assert "not UTF-8 text: byte 0xff at column 1" in items[0].message  # type: ignore[union-attr]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -178,3 +179,26 @@ def test_compare_refuses_a_string_score_or_a_repeated_id_with_its_path(
     assert run.code == 2
     assert f"{bad}: {where}:" in run.err
     assert run.code != EXIT_INTERNAL
+
+
+@pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="no /dev/fd")
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("convert",), "converted 8 traces"),
+        (("eval", "-s", str(SUITE)), "2 of 4 cases passed"),
+    ],
+)
+def test_a_pipe_is_read_once_not_drained_by_the_check_for_missing_files(
+    kp: KpRunner, args: tuple[str, ...], said: str
+) -> None:
+    """``kp convert <(cat FILE)``: the check that every file opens left the pipe empty."""
+    data = (EXAMPLES / "traces" / "traces.jsonl" if args[0] == "convert" else CASES).read_bytes()
+    read_end, write_end = os.pipe()
+    os.write(write_end, data)  # under a pipe's 64 KiB: no writer thread needed
+    os.close(write_end)
+    try:
+        run = kp(args[0], f"/dev/fd/{read_end}", *args[1:])
+    finally:
+        os.close(read_end)
+    assert said in run.err

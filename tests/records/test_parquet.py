@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +50,36 @@ def test_many_row_groups_are_read_batch_by_batch(
     rows: list[dict[str, object]] = [{"n": i, "tags": [str(i)] * (i % 3)} for i in range(100)]
     path = write(tmp_path / "d.parquet", rows, row_group_size=10)
     assert [r.value for r in read_records(path) if isinstance(r, Record)] == rows
+
+
+def test_parquet_from_a_named_pipe_is_read_once(tmp_path: Path) -> None:
+    """``kp score <(cat d.parquet)``: the pipe is read as it was opened, never opened again.
+
+    Opened again, it waited for a writer for ever; here a writer comes after the data, so that
+    the bug ends the read (with nothing to read) instead of hanging the test.
+    """
+    data = write(tmp_path / "d.parquet", ROWS).read_bytes()
+    pipe = tmp_path / "d.pipe.parquet"
+    os.mkfifo(pipe)
+    done = threading.Event()
+
+    def writer() -> None:
+        pipe.write_bytes(data)
+        while not done.wait(0.01):
+            try:  # succeeds only while a reader waits on a second open of the pipe
+                os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:  # ENXIO: no reader waits
+                continue
+            return
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        records = list(read_records(pipe))
+    finally:
+        done.set()
+        thread.join()
+    assert [r.value for r in records] == ROWS  # type: ignore[union-attr]
 
 
 def test_a_broken_parquet_file_is_one_problem(tmp_path: Path) -> None:

@@ -732,3 +732,33 @@ def test_a_null_success_value_says_no_outcome_not_an_unreadable_row(missing: obj
     assert isinstance(ungraded, TraceItem)
     assert (graded.reward, graded.trace.metadata.success) == (0.25, False)
     assert (ungraded.reward, ungraded.trace.metadata.success) == (None, True)
+
+
+def _chat_row(**columns: Any) -> dict[str, Any]:
+    messages = [{"role": "user", "content": "Hi?"}, {"role": "assistant", "content": "Hello."}]
+    return {"messages": messages, **columns}
+
+
+def test_a_task_or_domain_naming_nothing_is_that_rows_problem_not_dropped() -> None:
+    """A list or an object where the task (or domain) is named is said at its column; not lost."""
+    rows = [
+        _chat_row(task_id="t1", domain="coding"),
+        _chat_row(task_id=["t1", "t2"], domain="coding"),
+        _chat_row(task_id="t3", domain={"name": "coding"}),
+        _chat_row(task_id=float("nan"), domain=None),  # a missing label (pandas' NaN): none
+    ]
+    items = list(sources.convert(rows))
+    assert [str(item).split(": expected")[0] for item in items if isinstance(item, Problem)] == [
+        "rows:2: task_id",
+        "rows:3: domain",
+    ]
+    traces = [item for item in items if isinstance(item, TraceItem)]
+    assert [source_of(t).get("task") for t in traces] == ["t1", None]
+
+
+def test_a_task_column_holding_no_label_is_not_guessed() -> None:
+    """The guess passes over a ``task`` holding an object for a column that names the task."""
+    rows = [_chat_row(task={"prompt": "Hi?"}, problem_id="p1")]
+    (item,) = sources.convert(rows)
+    assert isinstance(item, TraceItem)
+    assert source_of(item)["task"] == "p1"

@@ -137,6 +137,13 @@ def test_a_reasoning_trace_scores_the_same_read_by_detection() -> None:
     assert [scorer.score(t).score for t in detected] == [scorer.score(t).score for t in loaded]
 
 
+@pytest.mark.parametrize("path", [TRACES, str(TRACES)])
+def test_one_path_not_in_a_list_is_read_as_that_file(path: str | Path) -> None:
+    """``sources.read("traces.jsonl")`` reads the file (its letters were read as paths: '/')."""
+    items = list(sources.read(path))
+    assert [type(item).__name__ for item in items] == ["TraceItem"] * 8
+
+
 def test_a_reasoning_trace_with_options_keeps_its_own_domain_and_says_so() -> None:
     """A domain given for converted traces is not applied to a trace file: a warning says so."""
     items = list(sources.read([TRACES], options=TraceOptions(domain="given")))

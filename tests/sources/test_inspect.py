@@ -7,6 +7,7 @@ folder of the conformance corpus and on every bundled example.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -207,6 +208,19 @@ def test_an_empty_file_is_inspected_as_no_record_and_no_source(tmp_path: Path) -
     path.write_text("")
     inspection = inspect_file(path)
     assert (inspection.source, inspection.records, inspection.traces) == (None, 0, 0)
+
+
+@pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="no /dev/fd")
+def test_a_pipe_is_refused_as_standard_input_is() -> None:
+    """``kp inspect <(cat FILE)`` was read twice: the second read found the pipe empty."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, (REPO / "examples" / "traces" / "traces.jsonl").read_bytes()[:4096])
+    os.close(write_end)
+    try:
+        with pytest.raises(InputFileError, match="standard input or a pipe cannot be"):
+            inspect_file(f"/dev/fd/{read_end}")
+    finally:
+        os.close(read_end)
 
 
 def test_a_named_source_is_explained_on_the_first_record_it_recognises(tmp_path: Path) -> None:

@@ -126,7 +126,7 @@ def test_a_json_list_broken_midway_keeps_the_traces_before_the_break(tmp_path: P
     """Elements stream one by one: those before a syntax error load; the error names its line."""
     traces = [json.dumps(trace_json(trace_id=f"kp:trace:{n}")) for n in range(3)]
     path = tmp_path / "t.json"
-    path.write_text("[\n" + ",\n".join(traces) + ',\n{"a": NaN}\n]\n')
+    path.write_text("[\n" + ",\n".join(traces) + ',\n{"a": NaN, "b": "trunc\n]\n')
     items = list(load_traces([path]))
     assert [i.trace.id for i in items if isinstance(i, TraceItem)] == [
         "kp:trace:0",

@@ -94,6 +94,13 @@ def test_mapping_with_a_misspelt_name_is_refused() -> None:
         )
 
 
+@pytest.mark.parametrize("weights", [1, [0.25, 0.25, 0.25, 0.25], None])
+def test_weights_that_are_no_mapping_are_a_profile_error_naming_the_domain(weights: object) -> None:
+    """``ProfileRegistry({'legal': 1})`` says what a profile takes, not a TypeError of its code."""
+    with pytest.raises(ProfileError, match=r"^legal: expected the weights of complexity, novelty"):
+        ProfileRegistry({"legal": weights})  # type: ignore[dict-item]
+
+
 def test_changing_an_existing_profile_needs_replace() -> None:
     """Registering different weights for an existing domain needs replace=True."""
     registry = ProfileRegistry()

@@ -30,7 +30,7 @@ from knowledgepulse.evals.evaluate import DEFAULT_TIMEOUT_S
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset, read_document
 from knowledgepulse.evals.tasks import TaskFunction, load_plugin, load_task
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.records.readers import open_source
+from knowledgepulse.records.readers import check_openable
 
 _GLOB_CHARACTERS = frozenset("*?[")
 _RELATIVE = "paths in an evaluation file are relative to the file"
@@ -200,8 +200,7 @@ def _case_files(
                 )
         for match in matches:
             try:
-                with open_source(match):
-                    pass
+                check_openable(match)
             except InputFileError as error:
                 problems.append(record.problem(("cases", index), f"{error}; {_RELATIVE}"))
             else:

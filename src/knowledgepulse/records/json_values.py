@@ -170,6 +170,18 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
     except ValueError as failure:  # int() past sys.get_int_max_str_digits()
         reason = str(failure).split(";", 1)[0].split("\n", 1)[0]
         raise JsonError(f"a number too long to read ({reason}); write it as a string") from None
+    value, found = checked(value)
+    if not found:
+        raise syntax  # a number orjson cannot hold, say
+    return value, found
+
+
+def checked(value: Any) -> tuple[Any, list[str]]:
+    """A value ``json`` read, as orjson reads it, and the paths of its lone surrogates.
+
+    Raises a ``JsonError`` at the path of what orjson refuses: a nesting too deep, NaN or an
+    infinite number, an integer past a double.
+    """
     check_depth(value)  # first: json_value recurses
     for item, loc in nodes(value):
         if isinstance(item, float) and not math.isfinite(item):
@@ -183,8 +195,6 @@ def _explain(data: bytes, error: orjson.JSONDecodeError) -> tuple[Any, list[str]
             for text in (item if isinstance(item, dict) else [item])
         )
     ]
-    if not found:
-        raise syntax  # a number orjson cannot hold, say
     return json_value(value), found
 
 

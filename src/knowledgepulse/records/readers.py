@@ -9,6 +9,7 @@ and so are Arrow IPC files and a Hugging Face ``save_to_disk`` folder of them (`
 
 from __future__ import annotations
 
+import codecs
 import collections
 import gzip
 import io
@@ -82,7 +83,7 @@ def open_source(source: str | Path) -> Iterator[Source]:
         raw: BinaryIO = getattr(sys.stdin, "buffer", None) or io.BytesIO(
             sys.stdin.read().encode("utf-8", "surrogatepass")
         )
-        yield Source(STDIN_NAME, _maybe_gunzip(raw))
+        yield Source(STDIN_NAME, _as_utf8(_maybe_gunzip(raw), STDIN_NAME))
         return
     name = str(source)
     if Path(source).is_dir():
@@ -97,7 +98,20 @@ def open_source(source: str | Path) -> Iterator[Source]:
     except OSError as error:
         raise InputFileError(f"{name}: cannot be read ({error.strerror})") from None
     with file:
-        yield Source(name, _maybe_gunzip(file))
+        yield Source(name, _as_utf8(_maybe_gunzip(file), name))
+
+
+def check_openable(source: str | Path) -> None:
+    """An InputFileError now if a path cannot be opened (missing, a folder, no permission).
+
+    Standard input and a pipe (``<(...)``, a FIFO) are left unopened: they can be read only
+    once, and the read to come is the one that counts.
+    """
+    path = Path(source)
+    if str(source) == STDIN or (path.exists() and not (path.is_file() or path.is_dir())):
+        return
+    with open_source(source):
+        pass
 
 
 def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
@@ -107,6 +121,36 @@ def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
     if buffered.peek(2)[:2] == _GZIP_MAGIC:
         return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
     return buffered
+
+
+# UTF-32's little-endian mark starts with UTF-16's: it comes first.
+_UNICODE_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def _as_utf8(stream: BinaryIO, name: str) -> BinaryIO:
+    """The stream, or the UTF-8 of a UTF-16 or UTF-32 text known by its byte-order mark.
+
+    Such a text (Windows PowerShell's ``>`` writes UTF-16) is read whole, as ``json`` reads it;
+    bytes that only start like one are read as they are (each line then says where it is not
+    UTF-8).
+    """
+    head = _head(stream, 4)
+    encoding = next((code for mark, code in _UNICODE_MARKS if head.startswith(mark)), None)
+    if encoding is None:
+        return stream
+    try:
+        data = read_all(stream)
+    except ReadError as failure:  # a truncated .gz
+        raise InputFileError(f"{name}: {failure}") from None
+    try:
+        return io.BytesIO(data.decode(encoding).encode("utf-8", "surrogatepass"))
+    except UnicodeDecodeError:
+        return io.BytesIO(data)
 
 
 class ReadError(Exception):
@@ -258,11 +302,8 @@ def _sniff(first_line: bytes, allowed: tuple[Format, ...]) -> Format:
     if stripped.startswith(b"["):
         return "json"
     if stripped.startswith(b"{"):
-        try:
-            json.loads(stripped)
-        except (ValueError, RecursionError):
-            return "json"  # a pretty-printed document spans several lines
-        return "jsonl" if "jsonl" in allowed else "json"
+        # A pretty-printed document goes on past its first line; a broken line is one bad record.
+        return "jsonl" if "jsonl" in allowed and not _continues(stripped) else "json"
     if not stripped.strip():
         # Blank first line: JSON Lines skips it; JSON and YAML are read whole.
         return "jsonl" if "jsonl" in allowed else ("yaml" if "yaml" in allowed else "json")
@@ -359,7 +400,7 @@ def _read_whole(
 
 
 def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
-    index = 0
+    index = colons = 0  # colons: those of the elements read, as orjson writes them
     too_deep = _too_deep_element(data)
     # use_float: int and float, not Decimal; an int past 64 bits is an error, not a slow parse.
     # Before a too deep element, small buffers: ijson parses a whole buffer ahead of what it yields.
@@ -370,16 +411,84 @@ def _parse_list(data: bytes, name: str) -> Iterator[Record | Problem]:
             location = Location(name, None, index)
             index += 1
             try:
-                json_values.check_depth(value)
+                text = orjson.dumps(value)
+            except orjson.JSONEncodeError:  # too deep for orjson, or a lone surrogate
+                text, colons = None, -1
+            try:
+                json_values.check_depth(value, text)
             except json_values.JsonError as problem:
                 yield Problem(location, problem.path, problem.message)
                 continue
+            if text is not None and colons >= 0:
+                colons += text.count(b":")
             yield Record(location, value)
     except (ijson.JSONError, UnicodeDecodeError) as error:  # yajl checks UTF-8 less than orjson
-        yield _list_syntax_problem(data, name, index, error)
+        # What ijson refuses, json may read (NaN, an integer past 64 bits): the rest is read by it.
+        rest = _python_list(data)
+        if rest is None:
+            yield _list_syntax_problem(data, name, index, error)
+            return
+        yield from _elements(rest, index, name)
+        yield from _repeated_keys(rest, name)
         return
     if too_deep is not None:
         yield Problem(Location(name, None, too_deep), "", json_values.TOO_DEEP)
+    if colons != _colons(data):  # a key repeated: its first value is in the text, not the records
+        yield from _repeated_keys(_python_list(data) or [], name)
+
+
+class _Repeated(dict[str, Any]):
+    """An object that had a key twice (``key``; the last value kept), as ``json`` reads it."""
+
+    key = ""
+
+
+def _pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(items)
+    if len(value) == len(items):
+        return value
+    repeated = _Repeated(value)
+    repeated.key = next(key for key, _ in items if sum(k == key for k, _ in items) > 1)
+    return repeated
+
+
+def _python_list(data: bytes) -> list[Any] | None:
+    """The list ``json`` reads from ``data`` (objects with a repeated key marked); else None."""
+    try:
+        value = json.loads(data, object_pairs_hook=_pairs)
+    except (ValueError, RecursionError):  # not JSON even for json, too deep, a number too long
+        return None
+    return value if isinstance(value, list) else None
+
+
+def _elements(values: list[Any], start: int, name: str) -> Iterator[Record | Problem]:
+    """The elements of a list from ``start`` on, each checked as orjson reads a document."""
+    for index in range(start, len(values)):
+        location = Location(name, None, index)
+        try:
+            value, lone_surrogates = json_values.checked(values[index])
+        except json_values.JsonError as problem:
+            yield Problem(location, problem.path, problem.message)
+            continue
+        for path in lone_surrogates:
+            yield Problem(location, path, json_values.LONE_SURROGATE, warning=True)
+        yield Record(location, value)
+
+
+def _repeated_keys(values: list[Any], name: str) -> Iterator[Problem]:
+    """A warning for each element of a list holding an object with a repeated key."""
+    for index, element in enumerate(values):
+        found = next(
+            (item for item, _ in json_values.nodes(element) if isinstance(item, _Repeated)), None
+        )
+        if found is not None:
+            message = json_values.repeated(found.key)
+            yield Problem(Location(name, None, index), "", message, warning=True)
+
+
+def _colons(data: bytes) -> int:
+    r"""The colons of a JSON text, a ``\u003a`` escape counted as one (see ``repeated_key``)."""
+    return data.count(b":") + data.count(b"\\u003a") + data.count(b"\\u003A")
 
 
 def _too_deep_element(data: bytes) -> int | None:
@@ -559,8 +668,9 @@ def _read_batches(
     """
     name, index = source.name, 0
     try:
-        # Read from a path (footer first, or memory-mapped): standard input and gzip whole first.
-        whole = name == STDIN_NAME or isinstance(source.stream, gzip.GzipFile)
+        # Read from a path (footer first, or memory-mapped); what can be read only once (standard
+        # input, gzip, a pipe: opening it again would wait for a writer for ever) whole first.
+        whole = isinstance(source.stream, gzip.GzipFile) or not Path(name).is_file()
         for batch in batches(io.BytesIO(read_all(source.stream)) if whole else name):
             counts = collections.Counter(batch.schema.names)
             if twice := sorted(column for column, count in counts.items() if count > 1):

@@ -14,7 +14,7 @@ from typing import IO, TYPE_CHECKING, Literal, TypeAlias
 
 from knowledgepulse._util.atomic import check_destination
 from knowledgepulse._util.text import counted
-from knowledgepulse.records.readers import STDIN, open_source
+from knowledgepulse.records.readers import check_openable
 from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.value import RunTally, dumps
@@ -84,9 +84,7 @@ def convert_files(
     """
     redactor = redactor_of(redact)
     for path in paths:
-        if path != STDIN:
-            with open_source(path):  # a missing file fails now, before any output
-                pass
+        check_openable(path)  # a missing file fails now, before any output
     messages = to == "messages"
     if isinstance(target, Path):
         check_output_name(target, rows=messages)

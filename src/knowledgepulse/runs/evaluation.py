@@ -43,7 +43,7 @@ from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import Suite, load_suite, preset, suite_from_dict
 from knowledgepulse.evals.tasks import TaskFunction, check_options, load_plugin, load_task
 from knowledgepulse.records import Problem
-from knowledgepulse.records.readers import STDIN, open_source
+from knowledgepulse.records.readers import check_openable
 from knowledgepulse.runs.read import OnProblem
 
 Baseline = EvalRun | EvalReport | str | Path
@@ -422,9 +422,8 @@ def _prepare(
         else []
     )
     for path in paths:
-        if isinstance(path, str | Path) and str(path) != STDIN:
-            with open_source(path):
-                pass
+        if isinstance(path, str | Path):
+            check_openable(path)
     resolved = _suite(suite, preset)
     # Read before any case runs: a bad baseline should not cost a whole run.
     base = load_report(baseline) if isinstance(baseline, str | Path) else baseline

@@ -168,10 +168,12 @@ def inspect_file(
     """
     options = options or TraceOptions()
     name = str(path)
-    if name == STDIN:
+    # A pipe (kp inspect <(...)) read a second time is empty, or waits for a writer for ever.
+    target = Path(name)
+    if name == STDIN or (target.exists() and not (target.is_file() or target.is_dir())):
         raise InputFileError(
-            "inspect reads its file twice (to count it, then as read() does), which standard "
-            "input cannot be: save it to a file and inspect that"
+            f"{name}: inspect reads its file twice (to count it, then as read() does), which "
+            "standard input or a pipe cannot be: save it to a file and inspect that"
         )
     kept, count = _head(name)
     chosen, decided = _decide(kept, source)

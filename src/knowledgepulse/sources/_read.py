@@ -35,7 +35,7 @@ Notes = Callable[[str], object]
 
 
 def read(
-    paths: Sequence[str | Path],
+    paths: str | Path | Sequence[str | Path],
     *,
     source: str = "auto",
     options: TraceOptions | None = None,
@@ -45,7 +45,8 @@ def read(
     """Every trace item of ``paths``, and every problem, in input order.
 
     Args:
-        paths: JSON, JSON Lines (``.gz`` too) or Parquet files, or ``-`` for standard input.
+        paths: JSON, JSON Lines (``.gz`` too) or Parquet files, or ``-`` for standard input;
+            or one of them.
         source: a source's name (:func:`source_names`), or ``auto``: each file's is recognised
             from its first record.
         options: the domain, confidence and row columns of converted traces (a
@@ -58,7 +59,8 @@ def read(
         UnknownSourceError: ``source`` is not a registered source.
     """
     reading = _Reading(source, options or TraceOptions(), notes)
-    for path in paths:
+    # One path is one file, not a sequence of one-letter paths.
+    for path in [paths] if isinstance(paths, str | Path) else paths:
         yield from reading.file(str(path), read_records(path, progress=progress))
 
 

@@ -50,6 +50,11 @@ class ScoringWeights(Dimensions):
             ProfileError: a name is missing or unknown, or the weights are invalid.
         """
         expected = [field.name for field in fields(cls)]
+        if not isinstance(data, Mapping):
+            raise ProfileError(
+                f"{name}: expected the weights of {', '.join(expected)} (a mapping or "
+                f"ScoringWeights), got {type(data).__name__} {data!r:.80}"
+            )
         missing = [key for key in expected if key not in data]
         unknown = sorted(str(key) for key in data if key not in expected)
         parts = [

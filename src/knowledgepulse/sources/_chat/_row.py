@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -267,12 +267,12 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
     return Columns(
         messages=messages,
         id=said.id_field or _first_present(row, ID_FIELDS),
-        task=said.task_field or _first_present(row, TASK_FIELDS),
-        success=said.success_field or _first_present(row, SUCCESS_FIELDS, labels=True),
+        task=said.task_field or _first_present(row, TASK_FIELDS, labels=_labels),
+        success=said.success_field or _first_present(row, SUCCESS_FIELDS, labels=_says_success),
         threshold=(
             DEFAULT_SUCCESS_THRESHOLD if said.success_threshold is None else said.success_threshold
         ),
-        domain=said.domain_field or _first_present(row, DOMAIN_FIELDS),
+        domain=said.domain_field or _first_present(row, DOMAIN_FIELDS, labels=_labels),
         time=next((name for name in TIME_FIELDS if _time(row.get(name)) is not None), None),
         then=(
             family.continued[1]
@@ -283,15 +283,22 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
 
 
 def _first_present(
-    row: Mapping[str, Any], names: tuple[str, ...], *, labels: bool = False
+    row: Mapping[str, Any],
+    names: tuple[str, ...],
+    *,
+    labels: Callable[[Any], bool] = lambda value: True,
 ) -> str | None:
-    for name in names:
-        value = row.get(name)
-        if value is None:
-            continue
-        if not labels or _success(value, DEFAULT_SUCCESS_THRESHOLD) is not None:
-            return name
-    return None
+    """The first of ``names`` whose value in ``row`` is there and of the kind ``labels`` takes."""
+    return next((name for name in names if row.get(name) is not None and labels(row[name])), None)
+
+
+def _says_success(value: Any) -> bool:
+    return _success(value, DEFAULT_SUCCESS_THRESHOLD) is not None
+
+
+def _labels(value: Any) -> bool:
+    """Whether a value can name a task or domain (text or a number; NaN: none given)."""
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
 def _convert_row(
@@ -345,8 +352,8 @@ def _convert_row(
             )
         success = said
         reward = _reward(row[columns.success])
-    task = _label(row.get(columns.task)) if columns.task else None
-    domain = _label(row.get(columns.domain)) if columns.domain else None
+    task = _column_label(row, columns.task, "task")
+    domain = _column_label(row, columns.domain, "domain")
     kept = {DOMAIN_KEY: domain, CONFIDENCE_KEY: row.get(CONFIDENCE_COLUMN)}
     return assemble(
         builder,
@@ -399,6 +406,20 @@ def _source_id(row: Mapping[str, Any], record: Record, columns: Columns) -> str:
     stem = (name.with_suffix("") if name.suffix.lower() == ".gz" else name).stem
     stem = stem.strip("<>") or "rows"
     return f"{stem}:{record.location.index or 0}"
+
+
+def _column_label(row: Mapping[str, Any], column: str | None, what: str) -> str | None:
+    """A row's task or domain label; a PathError for a value that names none (a list, say)."""
+    if column is None:
+        return None
+    value = row.get(column)
+    if value is None or _labels(value):
+        return _label(value)
+    raise PathError(
+        (column,),
+        f"expected a text or a number naming the {what}, found {describe_value(value)}; "
+        f"name the column that does with {what}_field (kp: --{what}-field)",
+    )
 
 
 def _label(value: Any) -> str | None:
