@@ -65,7 +65,9 @@ class Problem:
 
     A ``warning`` (a duplicate id, say) is reported and counted but rejects nothing.
     ``record``: the record it is about, when there is one (a dataset row that gives no trace
-    is written back with its error, ``kp score --annotate``); not part of its value.
+    is written back with its error, ``kp score --annotate``); not part of its value. ``row``:
+    the record is a dataset row (a source of rows read it), so it is written back even when no
+    row of its file gave a trace.
     """
 
     location: Location
@@ -73,6 +75,7 @@ class Problem:
     message: str
     warning: bool = False
     record: Record | None = field(default=None, compare=False, repr=False)
+    row: bool = field(default=False, compare=False, repr=False)
 
     def __str__(self) -> str:
         label = "warning: " if self.warning else ""

@@ -264,6 +264,31 @@ def test_select_refuses_a_task_column_no_row_has(kp: KpRunner) -> None:
 
 
 @pytest.mark.parametrize(
+    "command",
+    [
+        ("score", "--annotate", "--no-embedder"),
+        ("select", "--no-embedder"),
+        ("dedupe", "--by", "task", "--no-embedder"),
+        ("redact",),
+    ],
+    ids=lambda c: c[0],
+)
+def test_rows_of_which_none_gives_a_trace_all_come_back_with_their_error(
+    kp: KpRunner, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """Rows in = rows out when no row of a JSON Lines file can be read: each with kp_error."""
+    source = tmp_path / "bad.jsonl"
+    rows = [{"messages": [], "n": 1}, {"messages": [{"role": "user", "content": "hi"}], "n": 2}]
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    output = tmp_path / "out.jsonl"
+    run = kp(*command, "--from", "openai-chat", str(source), "-o", str(output))
+    assert run.code == 1, run.err
+    back = [json.loads(line) for line in output.read_text().splitlines()]
+    assert [row["n"] for row in back] == [1, 2]
+    assert all(row["kp_error"] for row in back)
+
+
+@pytest.mark.parametrize(
     "command", [("select", "--no-embedder"), ("dedupe",), ("redact",)], ids=lambda c: c[0]
 )
 def test_no_row_read_still_gives_a_readable_parquet_file(

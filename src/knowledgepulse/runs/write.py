@@ -238,6 +238,8 @@ class UnreadRows:
         """Hold ``problem`` if it rejected a record (a warning rejects nothing)."""
         if not problem.warning and problem.record is not None:
             self._pending.append((self._read, problem))
+            if problem.row:  # a file of rows whose items may all have failed
+                self._row_files.add(problem.record.location.file)
 
     def due(self, written: int | None) -> Iterator[tuple[Record, str]]:
         """The rows to write before item ``written`` (``None``: all), each with its error.

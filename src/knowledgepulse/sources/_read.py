@@ -9,6 +9,7 @@ source says about a whole file (what it read it as, the columns it guessed) goes
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -151,7 +152,7 @@ class _Reading:
         unapplied = () if found.reads_rows else self.options.rows.row_only()
         for item in found.convert(chain(_emptied(lead), records), self.options):
             if isinstance(item, Problem):
-                yield item
+                yield replace(item, row=True) if found.reads_rows and item.record else item
                 continue
             if unapplied:  # said once a file, as a ReasoningTrace's own domain is
                 yield _not_rows(item.location, found, unapplied)
