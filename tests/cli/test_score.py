@@ -218,6 +218,29 @@ def test_missing_file_exits_2(kp: KpRunner, tmp_path: Path) -> None:
     assert "nope.jsonl: no such file" in run.err
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("score", "-f", "jsonl", "--no-embedder"),
+        ("select", "--no-embedder"),
+        ("validate",),
+        ("split", "--test", "0.5", "--no-embedder", "-o", "parts"),
+    ],
+    ids=lambda c: c[0],
+)
+def test_a_missing_second_file_stops_the_run_before_any_output(
+    kp: KpRunner, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """Every input is checked before the first is read: nothing of the first file goes out."""
+    name, *options = command
+    options = [str(tmp_path / option) if option == "parts" else option for option in options]
+    run = kp(name, TRACES, str(tmp_path / "nope.jsonl"), *options)
+    assert run.code == 2
+    assert "nope.jsonl: no such file" in run.err
+    assert run.out == ""
+    assert not (tmp_path / "parts").exists()
+
+
 def test_profiles_file_adds_a_domain(kp: KpRunner, tmp_path: Path) -> None:
     """--profiles FILE registers profiles that traces of that domain then use."""
     profiles = tmp_path / "p.yaml"

@@ -44,7 +44,7 @@ def read_items(
         progress: told the bytes read so far.
 
     Raises:
-        InputFileError: a file cannot be opened (checked as its turn comes).
+        InputFileError: a file cannot be opened (every one checked before the first item).
         UnknownSourceError: ``source`` is not a registered source.
     """
     items = sources.read(

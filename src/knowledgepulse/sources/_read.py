@@ -18,7 +18,7 @@ from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Location, Problem, Record
-from knowledgepulse.records.readers import read_records
+from knowledgepulse.records.readers import check_openable, read_records
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._invariants import check
 from knowledgepulse.sources._registry import (
@@ -56,12 +56,16 @@ def read(
         progress: told the bytes read so far.
 
     Raises:
-        InputFileError: a file cannot be opened (checked as its turn comes).
+        InputFileError: a file cannot be opened (every one checked before the first item, so
+            that a missing second file stops a run before any output).
         UnknownSourceError: ``source`` is not a registered source.
     """
-    reading = _Reading(source, options or TraceOptions(), notes)
     # One path is one file, not a sequence of one-letter paths.
-    for path in [paths] if isinstance(paths, str | Path) else paths:
+    files = [paths] if isinstance(paths, str | Path) else list(paths)
+    for path in files:
+        check_openable(path)
+    reading = _Reading(source, options or TraceOptions(), notes)
+    for path in files:
         yield from reading.file(str(path), read_records(path, progress=progress))
 
 
