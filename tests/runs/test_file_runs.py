@@ -86,6 +86,12 @@ def test_score_files_reads_a_frozen_cache_in_a_directory_it_cannot_write(
         score_files([TRACES], io.StringIO(), cache_path=cache)
 
 
+def test_score_files_refuses_a_frozen_cache_that_is_one_of_its_inputs() -> None:
+    """Read-only or not, an input given as the cache is a mistake, named before any work."""
+    with pytest.raises(OutputError, match="it is an input of this run"):
+        score_files([TRACES], io.StringIO(), cache_path=Path(TRACES), frozen=True)
+
+
 def test_score_files_refuses_a_frozen_cache_that_does_not_exist(tmp_path: Path) -> None:
     """``frozen`` scores against a saved cache: a missing one is named before any work."""
     missing = tmp_path / "missing.kpcache"

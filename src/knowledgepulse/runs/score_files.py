@@ -139,9 +139,9 @@ def score_files(
     check_model(model, corpus=corpus)
     # Everything a user can get wrong fails here, before the first record is read.
     # A frozen cache is only read, so it may sit in a directory this run cannot write.
-    for path, what in ((target, "output"), (None if frozen else cache_path, "cache")):
+    for path, what, reads in ((target, "output", False), (cache_path, "cache", frozen)):
         if isinstance(path, Path):
-            check_destination(path, what=what, inputs=paths)
+            check_destination(path, what=what, inputs=paths, read_only=reads)
     if frozen and cache_path is not None and not cache_path.exists():
         raise ParameterConflictError(
             Setting("frozen", True),
