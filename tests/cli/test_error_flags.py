@@ -140,3 +140,14 @@ def test_an_empty_domain_or_column_is_a_usage_error_whatever_the_input(
     run = kp("score", str(data), "--no-embedder", option, value)
     assert run.code == 2
     assert run.err.startswith(f"kp: error: {shown}: give a ")
+
+
+@pytest.mark.parametrize("seconds", ["inf", "nan", "1e308"])
+def test_a_ttl_of_no_finite_milliseconds_is_refused_as_ttl(
+    kp: KpRunner, seconds: str, tmp_path: Path
+) -> None:
+    """--ttl inf (or seconds past a double in ms) is a usage error naming --ttl, not ttl_ms."""
+    run = kp("score", str(TRACES), "--cache", str(tmp_path / "c.npz"), "--ttl", seconds)
+    assert run.code == 2
+    assert "Invalid value for '--ttl'" in run.err
+    assert "ttl_ms" not in run.err

@@ -288,3 +288,17 @@ def test_a_failed_save_leaves_the_old_cache_and_no_temporary(
     assert [p.name for p in tmp_path.iterdir()] == ["c.npz"]
     monkeypatch.undo()
     assert [e.id for e in VectorCache.load(path).entries()] == ["kept"]
+
+
+def test_a_data_file_named_as_the_cache_is_not_advised_deleted_outright(tmp_path: Path) -> None:
+    """A file of other content may be the user's data given as the cache by mistake: the error
+    offers another path first, and deleting only if knowledgepulse made the file."""
+    data = tmp_path / "traces.jsonl"
+    data.write_text('{"id": "kp:trace:1"}\n')
+    with pytest.raises(CacheFileError) as caught:
+        VectorCache.open(data, model_id="m", dimensions=3)
+    message = str(caught.value)
+    assert message.startswith(f"{data}: not a knowledgepulse vector cache")
+    assert "give another cache path" in message
+    assert "if knowledgepulse made this file, delete it" in message
+    assert data.read_text() == '{"id": "kp:trace:1"}\n'

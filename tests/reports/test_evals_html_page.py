@@ -13,6 +13,8 @@ from knowledgepulse.records import Location, Problem
 from knowledgepulse.reports import html as trace_html
 from knowledgepulse.reports.html import POLICY, STYLE, histogram, page, table, text
 from knowledgepulse.reports.value import RunTally
+from knowledgepulse.value import TraceValueScorer
+from tests.builders import make_trace, scored_item
 
 
 def test_text_escapes_markup_quotes_and_controls() -> None:
@@ -81,3 +83,14 @@ def test_the_trace_value_report_loads_no_evaluation_code() -> None:
     code = "import sys, knowledgepulse.reports.html; print('knowledgepulse.evals' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False"]
+
+
+def test_the_trace_value_report_counts_in_words_as_the_summary_line_does() -> None:
+    """One trace of a domain is '1 trace', and the page's summary is the stderr line."""
+    breakdown = TraceValueScorer(embedder=None).score(make_trace())
+    tally = RunTally(threshold=0.75)
+    item = scored_item(breakdown)
+    tally.add(item)
+    document = trace_html.value_page([item], tally, [])
+    assert f"{breakdown.domain} (1 trace)</h3>" in document
+    assert "<p>1 trace scored; 0 reach the sharing threshold 0.75.</p>" in document

@@ -16,6 +16,7 @@ from knowledgepulse.cli.main import main
 from knowledgepulse.records import Problem
 from knowledgepulse.runs import annotate, dedupe, redact, score, select
 from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer
 
 DATASETS = Path(__file__).parents[2] / "examples" / "datasets"
@@ -54,6 +55,18 @@ def test_rows_a_dataframe_and_an_arrow_table_score_alike() -> None:
     ]
     assert by_kind[0] == by_kind[1] == by_kind[2]
     assert len(by_kind[0]) == 3
+
+
+def test_reasoning_trace_models_score_as_their_file() -> None:
+    """A list of ``ReasoningTrace`` models scores as the JSON Lines file they were read from."""
+    path = Path(__file__).parents[2] / "examples" / "traces" / "traces.jsonl"
+    models = [ReasoningTrace.model_validate_json(line) for line in path.read_text().splitlines()]
+    problems: list[Problem] = []
+    from_models = score(models, scorer=scorer(), on_problem=problems.append)
+    assert problems == []
+    from_file = score(path, scorer=scorer())
+    assert [s.trace.id for s in from_models] == [s.trace.id for s in from_file]
+    assert [s.breakdown.score for s in from_models] == [s.breakdown.score for s in from_file]
 
 
 def test_a_dataframe_read_from_parquet_scores_as_the_file() -> None:

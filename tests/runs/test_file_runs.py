@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from knowledgepulse.cli.main import flag_of
-from knowledgepulse.errors import ParameterConflictError
+from knowledgepulse.errors import OutputError, ParameterConflictError
 from knowledgepulse.runs.convert import convert_files
 from knowledgepulse.runs.embedder import run_scorer
 from knowledgepulse.runs.problems import validate_files
@@ -63,6 +64,32 @@ def test_score_files_refuses_settings_that_contradict_each_other(
         score_files([TRACES], io.StringIO(), **settings)
     assert python in str(raised.value)
     assert kp in raised.value.message_with(flag_of)
+
+
+def test_score_files_reads_a_frozen_cache_in_a_directory_it_cannot_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``frozen`` only reads the cache, so a read-only directory (a shared one) is no error."""
+    cache = tmp_path / "shared" / "traces.kpcache"
+    cache.parent.mkdir()
+    score_files([TRACES], io.StringIO(), cache_path=cache)
+    # os.access, not chmod: root (a container's test run) may write anywhere.
+    writable = os.access
+    monkeypatch.setattr(
+        "knowledgepulse._util.atomic.os.access",
+        lambda path, mode: writable(path, mode) and Path(path) != cache.parent,
+    )
+    out = io.StringIO()
+    done = score_files([TRACES], out, cache_path=cache, frozen=True)
+    assert done.tally.scored == len(_lines(out)) > 0
+    with pytest.raises(OutputError, match="no permission to write in"):
+        score_files([TRACES], io.StringIO(), cache_path=cache)
+
+
+def test_score_files_refuses_a_frozen_cache_that_is_one_of_its_inputs() -> None:
+    """Read-only or not, an input given as the cache is a mistake, named before any work."""
+    with pytest.raises(OutputError, match="it is an input of this run"):
+        score_files([TRACES], io.StringIO(), cache_path=Path(TRACES), frozen=True)
 
 
 def test_score_files_refuses_a_frozen_cache_that_does_not_exist(tmp_path: Path) -> None:

@@ -80,6 +80,14 @@ def test_the_breakdown_says_where_domain_and_confidence_came_from() -> None:
     assert "(domain 'code', as given)" in breakdown.explain()
 
 
+def test_the_explanation_keeps_the_confidence_arithmetic_whole() -> None:
+    """``confidence x factor (verb)`` reads in one piece; where it came from follows it."""
+    breakdown = TraceValueScorer(embedder=None).score(convert(success=False).trace)
+    assert (
+        "confidence 0.2000 x 0.3 (failed); the confidence is the default: the source records none"
+    ) in breakdown.explain()
+
+
 def test_a_hand_written_trace_reports_its_values_as_the_traces_own() -> None:
     """Without metadata.source, both origins are 'trace' and the explanation adds nothing."""
     document = convert().trace.model_dump(mode="json", by_alias=True, exclude_none=True)

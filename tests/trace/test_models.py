@@ -89,6 +89,13 @@ def test_steps_must_not_be_empty() -> None:
     assert message.startswith("steps:")
 
 
+def test_an_empty_objective_is_told_in_kps_words() -> None:
+    """An empty string where text is needed reads as the other problems do, not as pydantic's."""
+    data = trace_json()
+    data["task"]["objective"] = ""
+    assert problems_of(data) == ['task.objective: got ""; expected a non-empty string']
+
+
 def test_negative_step_id_and_latency_are_rejected() -> None:
     """step_id and latency_ms are >= 0."""
     data = trace_json()

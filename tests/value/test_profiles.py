@@ -145,3 +145,17 @@ def test_profiles_file_loads_valid_profiles(tmp_path: Path) -> None:
         '"tool_diversity": 0.1, "outcome_confidence": 0.3}}'
     )
     assert load_profiles(path) == {"legal": ScoringWeights(0.4, 0.2, 0.1, 0.3)}
+
+
+def test_profiles_file_names_an_empty_domain_with_its_file_and_line(tmp_path: Path) -> None:
+    """An empty domain name in a profiles file is an error at its file and line, like the rest."""
+    path = tmp_path / "profiles.yaml"
+    path.write_text(
+        "legal:\n  complexity: 0.4\n  novelty: 0.2\n"
+        "  tool_diversity: 0.1\n  outcome_confidence: 0.3\n"
+        "'':\n  complexity: 0.25\n  novelty: 0.25\n"
+        "  tool_diversity: 0.25\n  outcome_confidence: 0.25\n"
+    )
+    with pytest.raises(ProfileError) as caught:
+        load_profiles(path)
+    assert str(caught.value) == f"{path}:6: ['']: a profile needs a non-empty domain name"

@@ -462,6 +462,19 @@ def test_an_embedders_calibration_maps_the_novelty_and_the_explanation_says_onto
     assert scorer.novelty_of(0.5) == pytest.approx(0.2)
 
 
+def test_the_explanation_of_a_mapped_novelty_shows_the_number_before_and_after_the_map() -> None:
+    """``--explain`` gives 1 - cosine and the mapped value, so a user can check N by hand."""
+    scorer = TraceValueScorer(embedder=Calibrated())
+    scorer.score(make_trace(trace_id="kp:trace:a", objective="book a flight to Oslo"))
+    second = scorer.score(make_trace(trace_id="kp:trace:b", objective="book a flight to Rome"))
+    assert second.novelty.similarity is not None
+    raw = 1 - second.novelty.similarity
+    assert (
+        f"cosine {second.novelty.similarity:.4f}; novelty = 1 - cosine, clamped to [0, 1] = "
+        f"{raw:.4f}, mapped onto reference's novelty scale: {second.dimensions.novelty:.4f}"
+    ) in second.explain()
+
+
 class _OtherModel(HashingEmbedder):
     """As wide as HashingEmbedder, but another model: its vectors mean other things."""
 

@@ -26,11 +26,14 @@ from knowledgepulse.errors import OutputError
 _SUFFIX = ".kp-tmp"
 
 
-def check_destination(path: Path, *, what: str = "output", inputs: Iterable[object] = ()) -> None:
+def check_destination(
+    path: Path, *, what: str = "output", inputs: Iterable[object] = (), read_only: bool = False
+) -> None:
     """Fail fast, before any work, with an ``OutputError`` when ``path`` cannot be written.
 
     ``inputs``: what the run reads (paths among them); ``path`` may not be one of them, which
-    the output would replace.
+    the output would replace. ``read_only``: this run only reads ``path`` (a frozen cache), so
+    its directory need not be writable; it is still never one of the inputs.
     """
     directory = path.parent
     if path.is_dir():
@@ -44,6 +47,8 @@ def check_destination(path: Path, *, what: str = "output", inputs: Iterable[obje
             f"cannot write the {what} {path}: it is an input of this run, which it would "
             "replace; write to another file"
         )
+    if read_only:
+        return
     if not directory.is_dir():
         raise OutputError(
             f"cannot write the {what} {path}: the directory {directory} does not exist; "

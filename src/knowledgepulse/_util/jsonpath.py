@@ -89,6 +89,10 @@ def describe(error: ErrorDetails) -> str:
     if kind == "too_short":
         least = error.get("ctx", {}).get("min_length", 1)
         return f"got {found}; expected at least {counted(least, 'item')}"
+    if kind == "string_too_short":
+        least = error.get("ctx", {}).get("min_length", 1)
+        expected = "a non-empty string" if least == 1 else f"at least {least} characters"
+        return f"got {found}; expected {expected}"
     for prefix, replacement in _PREFIXES.items():
         if message.startswith(prefix):
             return f"got {found}; {replacement}{message.removeprefix(prefix)}"

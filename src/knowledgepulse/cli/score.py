@@ -9,6 +9,7 @@ summarises. Scoring streams a batch at a time, so memory stays flat; ``--order t
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,15 @@ from knowledgepulse.runs.embedder import profiles_of
 from knowledgepulse.runs.problems import validate_files
 from knowledgepulse.runs.score_files import score_files
 from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
+
+
+def _milliseconds(seconds: float | None) -> float | None:
+    """``--ttl`` in milliseconds; ``inf`` (or a number that overflows there) is no duration."""
+    if seconds is None:
+        return None
+    if not math.isfinite(seconds * 1000):
+        raise click.BadParameter(f"{seconds!r}: give a finite number of seconds")
+    return seconds * 1000
 
 
 @command("score")
@@ -110,7 +120,7 @@ from knowledgepulse.value.scorer import DEFAULT_THRESHOLD
     "--ttl",
     "ttl_ms",
     type=click.FloatRange(min=0.0, min_open=True),
-    callback=lambda _, __, seconds: None if seconds is None else seconds * 1000,
+    callback=lambda _, __, seconds: _milliseconds(seconds),
     help="The cache's time-to-live in seconds: older vectors no longer count [default: none].",
 )
 @click.option(

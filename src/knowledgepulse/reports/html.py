@@ -14,9 +14,9 @@ from typing import IO
 
 import numpy as np
 
-from knowledgepulse._util.text import printable
+from knowledgepulse._util.text import counted, printable
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.value import RunTally, TableCollector
+from knowledgepulse.reports.value import RunTally, TableCollector, summary_line
 from knowledgepulse.value.item import ScoredItem
 
 STYLE = """
@@ -104,8 +104,7 @@ def value_page(results: Sequence[ScoredItem], tally: RunTally, problems: Sequenc
     """A scoring run's page: distributions by domain, overrides, near-duplicates, top and bottom."""
     sections = [
         "<h1>Trace value report</h1>",
-        f"<p>{tally.scored} traces scored; {tally.shareable} reach the sharing threshold "
-        f"{tally.threshold:g}; {tally.invalid} invalid records; {tally.warnings} warnings.</p>",
+        f"<p>{text(summary_line(tally))}.</p>",
         _distributions(results),
         _overrides(results),
         _duplicates(results),
@@ -122,7 +121,7 @@ def _distributions(results: Sequence[ScoredItem]) -> str:
     rows = ["<h2>Distributions by domain</h2>"]
     for domain in sorted(by_domain):
         group = by_domain[domain]
-        rows.append(f"<h3>{text(domain)} ({len(group)} traces)</h3><table>")
+        rows.append(f"<h3>{text(domain)} ({counted(len(group), 'trace')})</h3><table>")
         rows.append("<tr><th>value</th><th>histogram 0-1</th><th>p10</th><th>p50</th>")
         rows.append("<th>p90</th><th>max</th></tr>")
         for name in _DIMENSIONS:

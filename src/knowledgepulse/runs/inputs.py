@@ -21,13 +21,13 @@ from knowledgepulse.records import Problem
 from knowledgepulse.runs.read import read_items, with_task_column, with_tasks
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
-from knowledgepulse.trace import TraceItem
+from knowledgepulse.trace import ReasoningTrace, TraceItem
 
 RunInput: TypeAlias = (
     "str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Iterable[Mapping[str, Any]] | Any"
 )
-"""A path, several paths, row dicts (a list, a generator, a ``datasets.Dataset``), a pandas
-``DataFrame`` or a pyarrow ``Table``."""
+"""A path, several paths, row dicts or ``ReasoningTrace`` models (a list, a generator, a
+``datasets.Dataset``), a pandas ``DataFrame`` or a pyarrow ``Table``."""
 
 ROWS_NAME = "rows"
 """What locations and row-number ids call in-memory rows (``kp:trace:rows:<n>``)."""
@@ -149,6 +149,13 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _document(row: Any) -> Any:
+    """A ``ReasoningTrace`` model as its JSON document (read as any other); a row as it is."""
+    if isinstance(row, ReasoningTrace):
+        return row.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return row
+
+
 def rows_of(data: Any) -> Iterator[Any]:
     """The rows of a table or an iterable, as dicts, lazily."""
     if isinstance(data, Mapping):
@@ -162,8 +169,8 @@ def rows_of(data: Any) -> Iterator[Any]:
         return (row for batch in data.to_batches() for row in batch.to_pylist())
     if kind == "pandas":
         return (_plain(row) for row in data.to_dict(orient="records"))
-    if isinstance(data, Iterable):  # row dicts, a datasets.Dataset among them
-        return iter(data)
+    if isinstance(data, Iterable):  # row dicts, ReasoningTrace models, a datasets.Dataset
+        return (_document(row) for row in data)
     raise wrong_setting(
         "data",
         data,

@@ -138,9 +138,10 @@ def score_files(
     model.setdefault("threshold", threshold_of(min_score_of(min_score)))
     check_model(model, corpus=corpus)
     # Everything a user can get wrong fails here, before the first record is read.
-    for path, what in ((target, "output"), (cache_path, "cache")):
+    # A frozen cache is only read, so it may sit in a directory this run cannot write.
+    for path, what, reads in ((target, "output", False), (cache_path, "cache", frozen)):
         if isinstance(path, Path):
-            check_destination(path, what=what, inputs=paths)
+            check_destination(path, what=what, inputs=paths, read_only=reads)
     if frozen and cache_path is not None and not cache_path.exists():
         raise ParameterConflictError(
             Setting("frozen", True),

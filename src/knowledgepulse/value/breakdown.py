@@ -22,6 +22,7 @@ from knowledgepulse.value.dimensions import (
     unrounded,
     without_noise,
 )
+from knowledgepulse.value.dimensions import novelty as novelty_of_similarity
 from knowledgepulse.value.profiles import ScoringWeights
 
 NoveltySource = Literal["embedding", "empty_cache", "no_embedder"]
@@ -168,7 +169,7 @@ class ValueBreakdown:
         f = self.features
         words = {
             "complexity": _complexity_words(f),
-            "novelty": _novelty_words(self.novelty),
+            "novelty": _novelty_words(self.novelty, self.dimensions.novelty),
             "tool diversity": f"{counted(f.unique_tools, 'distinct tool')} over "
             f"{counted(f.step_count, 'step')}: min(1, {f.unique_tools}/{max(1, f.step_count)} x 3)",
             "outcome confidence": _outcome_words(f),
@@ -204,14 +205,16 @@ def _complexity_words(f: TraceFeatures) -> str:
     )
 
 
-def _novelty_words(origin: NoveltyOrigin) -> str:
+def _novelty_words(origin: NoveltyOrigin, value: float) -> str:
     if origin.source == "embedding":
+        # The numbers in between, so that the dimension's value can be checked by hand.
+        similarity = origin.similarity or 0.0
         words = (
-            f"most similar: {origin.nearest_id} at cosine {origin.similarity:.4f}; "
-            "novelty = 1 - cosine, clamped to [0, 1]"
+            f"most similar: {origin.nearest_id} at cosine {similarity:.4f}; "
+            f"novelty = 1 - cosine, clamped to [0, 1] = {novelty_of_similarity(similarity):.4f}"
         )
         if origin.calibrated_onto:
-            words += f", mapped onto {origin.calibrated_onto}'s novelty scale"
+            words += f", mapped onto {origin.calibrated_onto}'s novelty scale: {value:.4f}"
     elif origin.source == "empty_cache":
         words = "empty cache: nothing to compare with, so 0.5"
     else:
@@ -236,7 +239,11 @@ _ORIGIN_WORDS = {
 
 def _outcome_words(f: TraceFeatures) -> str:
     factor, verb = ("1.0", "succeeded") if f.success else (FAILED_OUTCOME_FACTOR, "failed")
-    return f"confidence {f.confidence:.4f}{_ORIGIN_WORDS[f.confidence_source]} x {factor} ({verb})"
+    origin = _ORIGIN_WORDS[f.confidence_source].removeprefix(", ")
+    # Where the confidence came from follows the arithmetic, so as not to split it.
+    return f"confidence {f.confidence:.4f} x {factor} ({verb})" + (
+        f"; the confidence is {origin}" if origin else ""
+    )
 
 
 def compose(

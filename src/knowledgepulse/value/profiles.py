@@ -144,6 +144,9 @@ def load_profiles(path: str | Path) -> dict[str, ScoringWeights]:
     profiles: dict[str, ScoringWeights] = {}
     for record in records[:1]:
         for domain, weights in record.value.items():
+            if not domain:
+                problems.append(record.problem(("",), "a profile needs a non-empty domain name"))
+                continue
             if not isinstance(weights, dict):
                 problems.append(
                     record.problem((str(domain),), "expected a mapping of the four weights")

@@ -416,7 +416,7 @@ class VectorCache:
             layout = RingLayout(dimensions, max_elements or DEFAULT_MAX_ELEMENTS)
             create_ring_file(path, layout, model_id=model_id, ttl_ms=ttl_ms)
         elif not is_ring_file(path):
-            raise not_a_cache(path, "neither a ring file nor an .npz")
+            raise _not_a_cache_file(path)
         ring = RingFile(path, writable=not read_only)
         try:
             _check_identity(path, ring.model_id, ring.layout.dimensions, model_id, dimensions)
@@ -563,6 +563,21 @@ def _own_keys(store: MemoryRing | FileRing, ids: list[str | None]) -> NDArray[np
 def _wants_npz(path: Path) -> bool:
     """Whether a save to ``path`` writes an ``.npz``: an ``.npz`` name, or an ``.npz`` there now."""
     return path.name.endswith(".npz") or starts_with(path, b"PK\x03\x04")
+
+
+def _not_a_cache_file(path: Path) -> CacheFileError:
+    """The error for an existing file of other content named as the cache.
+
+    It may be the user's data given by mistake (``--cache traces.jsonl``), so deleting it is
+    advised only for an empty file or one knowledgepulse made (then damaged).
+    """
+    if path.stat().st_size == 0:
+        return not_a_cache(path, "the file is empty")
+    return CacheFileError(
+        f"{path}: not a knowledgepulse vector cache: neither a ring file nor an .npz; give "
+        "another cache path (a missing file is made), or, if knowledgepulse made this file, "
+        "delete it: it is damaged"
+    )
 
 
 def _check_identity(
