@@ -253,3 +253,19 @@ def test_the_real_otel_file_exporter_writes_what_kp_convert_reads(tmp_path: Path
     (line,) = converted.read_text("utf-8").splitlines()
     assert ReasoningTrace.model_validate_json(line) == unscored(collector.traces[0])
     assert step_shape(collector.traces[0]) == RETRY_SHAPE
+
+
+def test_a_text_answer_that_is_json_is_told_once() -> None:
+    """A model's text answer written as JSON ('{"add":0}') is the answer once, kept as written."""
+    tracer_provider, _ = provider()
+    collector = install(tracer_provider=tracer_provider)
+
+    def answer_in_json(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart('{"sum":3}')])
+
+    agent: Agent[None, str] = Agent(FunctionModel(answer_in_json), name="adder")
+    agent.instrument = InstrumentationSettings(tracer_provider=tracer_provider)
+    agent.run_sync("Add 1 and 2.")
+    (trace,) = collector.traces
+    assert [(step.type, step.content) for step in trace.steps] == [("thought", '{"sum":3}')]
+    assert trace.outcome.result_summary == '{"sum":3}'
