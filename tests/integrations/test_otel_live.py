@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from opentelemetry import trace as trace_api
-from pydantic_ai import Agent, ModelRetry
+from pydantic_ai import Agent, ModelRetry, UsageLimitExceeded, UsageLimits
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
@@ -19,6 +20,7 @@ from knowledgepulse.integrations._collector import Collector
 from knowledgepulse.integrations.otel import activate, install, to_trace
 from knowledgepulse.integrations.otel.live import KPSpanProcessor
 from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.integrations.loops import run_fresh
 from tests.integrations.otel_helpers import USER_TASK, provider, run_weather_agent, write_jsonl
 from tests.sources.helpers import convert_file
 from tests.sources.weather import RETRY_SHAPE, step_shape
@@ -253,3 +255,66 @@ def test_the_real_otel_file_exporter_writes_what_kp_convert_reads(tmp_path: Path
     (line,) = converted.read_text("utf-8").splitlines()
     assert ReasoningTrace.model_validate_json(line) == unscored(collector.traces[0])
     assert step_shape(collector.traces[0]) == RETRY_SHAPE
+
+
+def test_a_text_answer_that_is_json_is_told_once() -> None:
+    """A model's text answer written as JSON ('{"add":0}') is the answer once, kept as written."""
+    tracer_provider, _ = provider()
+    collector = install(tracer_provider=tracer_provider)
+
+    def answer_in_json(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart('{"sum":3}')])
+
+    agent: Agent[None, str] = Agent(FunctionModel(answer_in_json), name="adder")
+    agent.instrument = InstrumentationSettings(tracer_provider=tracer_provider)
+    agent.run_sync("Add 1 and 2.")
+    (trace,) = collector.traces
+    assert [(step.type, step.content) for step in trace.steps] == [("thought", '{"sum":3}')]
+    assert trace.outcome.result_summary == '{"sum":3}'
+
+
+def test_a_run_that_fails_before_any_step_is_captured_as_a_failure(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An agent span that ends in an exception, with no model output, is a failed one-step trace."""
+    tracer_provider, _ = provider()
+    collector = install(tracer_provider=tracer_provider)
+
+    async def unreachable(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        raise ConnectionError("the model is unreachable")
+        yield ""  # pragma: no cover - makes this an async generator
+
+    agent: Agent[None, str] = Agent(FunctionModel(stream_function=unreachable), name="streamer")
+    agent.instrument = InstrumentationSettings(tracer_provider=tracer_provider)
+
+    async def stream() -> None:
+        async with agent.run_stream("Weather in Paris?") as result:
+            async for _ in result.stream_text():
+                pass
+
+    with pytest.raises(ConnectionError):
+        run_fresh(stream())
+    (trace,) = collector.traces
+    assert [(step.type, step.content) for step in trace.steps] == [
+        ("observation", "the model is unreachable")
+    ]
+    assert trace.metadata.success is False
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
+
+
+def test_the_error_that_ends_a_run_is_its_last_step() -> None:
+    """A run stopped by its agent (a usage limit) after a tool call ends in that error."""
+    tracer_provider, _ = provider()
+    collector = install(tracer_provider=tracer_provider)
+    agent, _ = _weather_agent(tracer_provider)
+    with pytest.raises(UsageLimitExceeded):
+        agent.run_sync("Weather in Paris?", usage_limits=UsageLimits(request_limit=1))
+    (trace,) = collector.traces
+    assert [step.type for step in trace.steps] == [
+        "thought",
+        "tool_call",
+        "observation",
+        "observation",
+    ]
+    assert "request_limit of 1" in (trace.steps[-1].content or "")
+    assert trace.metadata.success is False

@@ -65,8 +65,11 @@ def convert_spans(
     answer = _answer(ordered, agent)
     builder = StepBuilder()
     _tell(builder, ordered, answer)
-    builder.answer(answer)
     top = agent.span if agent is not None else root
+    failure = _untold_failure(ordered, agent or ordered[0])
+    if failure is not None:
+        builder.error(failure, at=top.end_ns / 1e9 if top.end_ns else None, terminal=True)
+    builder.answer(answer)
     return assemble(
         builder,
         source=source,
@@ -403,6 +406,33 @@ def _agent_id(ordered: list[_Read], agent: _Read | None) -> str | None:
         if agent.view.agent_name:
             return agent.view.agent_name
     return next((item.view.agent_name for item in ordered if item.view.agent_name), None)
+
+
+def _untold_failure(ordered: list[_Read], top: _Read) -> str | None:
+    """The error the run ended in, when no span inside it told it (a usage limit, say).
+
+    An exception raised in a model call or a tool is on its span and again on the agent's, as it
+    passes up: it is told once, where it happened.
+    """
+    if top.view.role not in ("agent", "other"):
+        return None  # a model call, tool or event tells its own error
+    failure = top.view.error
+    told = [item.view.error for item in ordered if item is not top and item.view.error]
+    if failure is None or (told and not _says_why(top.span)):
+        return None  # a bare ERROR status: the failure inside, passed up
+    if any(failure in text or text in failure for text in told):
+        return None
+    return failure
+
+
+def _says_why(span: Span) -> bool:
+    """Whether a failed span gives a message (an exception's, or its status's), not a bare code."""
+    messages = [
+        event.attributes.get("exception.message")
+        for event in span.events
+        if event.name == "exception"
+    ]
+    return bool(span.status_message) or any(isinstance(text, str) and text for text in messages)
 
 
 def _succeeded(span: Span) -> bool:

@@ -12,6 +12,7 @@ still read).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -354,7 +355,20 @@ def _output_text(value: Any) -> str | None:
         text = msg.last_assistant_text(msg.messages(loaded))
         if text:
             return text
-    return as_text(loaded)
+    # JSON that holds no message is the answer as written (spacing and all), so that it matches
+    # the model's own text of it and is told once.
+    return _as_written(value) if isinstance(value, str) else as_text(loaded)
+
+
+def _as_written(text: str) -> str:
+    """JSON text as its producer wrote it, out of any JSON strings around it (Langfuse's)."""
+    stripped = text.strip()
+    while stripped[:1] == '"':  # msg.loads decoded it, so it is valid JSON
+        inner = json.loads(stripped)
+        if not isinstance(inner, str):
+            break
+        stripped = inner.strip()
+    return stripped
 
 
 def _server(attrs: Mapping[str, Any]) -> str | None:
