@@ -361,8 +361,8 @@ def _texts_at(
             if isinstance(record, Problem)
             else record.problem(
                 (),
-                f"no task text at {field!r} (against_field): a text, or a "
-                "list of chat messages with a user message, was expected there",
+                f"no task text at {field!r}, the field named for the reference's task texts: "
+                "a text, or a list of chat messages with a user message, was expected there",
             )
         )
         problems.append(problem)
@@ -376,7 +376,7 @@ def _text_at(value: Any, field: str) -> str | None:
     if isinstance(found, list):
         user = next((m for m in found if isinstance(m, dict) and m.get("role") == "user"), None)
         found = None if user is None else content_text(user.get("content"))
-    return found.strip() or None if isinstance(found, str) else None
+    return (found.strip() or None) if isinstance(found, str) else None
 
 
 def _text_paths(
