@@ -107,11 +107,16 @@ def check_openable(source: str | Path) -> None:
     Standard input and a pipe (``<(...)``, a FIFO) are left unopened: they can be read only
     once, and the read to come is the one that counts.
     """
-    path = Path(source)
-    if str(source) == STDIN or (path.exists() and not (path.is_file() or path.is_dir())):
+    if reads_once(source):
         return
     with open_source(source):
         pass
+
+
+def reads_once(source: str | Path) -> bool:
+    """Whether ``source`` is standard input or a pipe (``<(...)``, a FIFO): read once only."""
+    path = Path(source)
+    return str(source) == STDIN or (path.exists() and not (path.is_file() or path.is_dir()))
 
 
 def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:

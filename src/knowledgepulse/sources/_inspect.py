@@ -21,7 +21,7 @@ from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.json_values import nodes
-from knowledgepulse.records.readers import STDIN, read_records
+from knowledgepulse.records.readers import read_records, reads_once
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources._read import read, undecided
 from knowledgepulse.sources._registry import Source, detect, get_source, recognisers
@@ -169,8 +169,7 @@ def inspect_file(
     options = options or TraceOptions()
     name = str(path)
     # A pipe (kp inspect <(...)) read a second time is empty, or waits for a writer for ever.
-    target = Path(name)
-    if name == STDIN or (target.exists() and not (target.is_file() or target.is_dir())):
+    if reads_once(name):
         raise InputFileError(
             f"{name}: inspect reads its file twice (to count it, then as read() does), which "
             "standard input or a pipe cannot be: save it to a file and inspect that"

@@ -267,12 +267,12 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
     return Columns(
         messages=messages,
         id=said.id_field or _first_present(row, ID_FIELDS),
-        task=said.task_field or _first_present(row, TASK_FIELDS, labels=_labels),
+        task=said.task_field or _first_present(row, TASK_FIELDS, labels=_names_label),
         success=said.success_field or _first_present(row, SUCCESS_FIELDS, labels=_says_success),
         threshold=(
             DEFAULT_SUCCESS_THRESHOLD if said.success_threshold is None else said.success_threshold
         ),
-        domain=said.domain_field or _first_present(row, DOMAIN_FIELDS, labels=_labels),
+        domain=said.domain_field or _first_present(row, DOMAIN_FIELDS, labels=_names_label),
         time=next((name for name in TIME_FIELDS if _time(row.get(name)) is not None), None),
         then=(
             family.continued[1]
@@ -296,7 +296,7 @@ def _says_success(value: Any) -> bool:
     return _success(value, DEFAULT_SUCCESS_THRESHOLD) is not None
 
 
-def _labels(value: Any) -> bool:
+def _names_label(value: Any) -> bool:
     """Whether a value can name a task or domain (text or a number; NaN: none given)."""
     return isinstance(value, str | int | float) and not isinstance(value, bool)
 
@@ -413,7 +413,7 @@ def _column_label(row: Mapping[str, Any], column: str | None, what: str) -> str 
     if column is None:
         return None
     value = row.get(column)
-    if value is None or _labels(value):
+    if value is None or _names_label(value):
         return _label(value)
     raise PathError(
         (column,),
