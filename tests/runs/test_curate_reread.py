@@ -291,23 +291,20 @@ def test_rows_redacted_are_converted_again_to_be_written(tmp_path: Path) -> None
     assert result.corpus.rows_again is None
 
 
-@pytest.mark.parametrize("frozen_before", [False, True])
-def test_writing_a_choice_leaves_the_collectors_frozen_objects_as_they_were(
-    tmp_path: Path, frozen_before: bool
-) -> None:
-    """What is set aside from collections while a choice is written is let go after; a caller's
-    freeze stays (a frozen object that dies meanwhile leaves the count: it is only checked kept)."""
+def test_a_run_and_its_writing_give_the_collectors_thresholds_back(tmp_path: Path) -> None:
+    """Full collections are held off while a corpus is read, scored and written, then the
+    caller's thresholds come back, whatever they were."""
     path = tmp_path / "rows.jsonl"
     path.write_text(json.dumps(CHAT_ROW) + "\n")
-    chosen = select([str(path)], scorer=scorer(), reread=True)
-    grouped = dedupe([str(path)], scorer=scorer(), reread=True)
-    if frozen_before:
-        gc.freeze()
+    before = gc.get_threshold()
+    gc.set_threshold(500, 7, 9)
     try:
-        assert (gc.get_freeze_count() > 0) == frozen_before
+        chosen = select([str(path)], scorer=scorer(), reread=True)
+        grouped = dedupe([str(path)], scorer=scorer(), reread=True)
+        assert gc.get_threshold() == (500, 7, 9)
         chosen.write_to(tmp_path / "chosen.jsonl")
         grouped.write_to(tmp_path / "grouped.jsonl")
-        assert (gc.get_freeze_count() > 0) == frozen_before
+        assert gc.get_threshold() == (500, 7, 9)
     finally:
-        gc.unfreeze()
+        gc.set_threshold(*before)
     assert (tmp_path / "chosen.jsonl").read_text().count("\n") == 1

@@ -16,6 +16,7 @@ from itertools import chain
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
+from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import count_of, number_of, text_of, wrong_setting
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
@@ -161,6 +162,7 @@ class DecontaminationResult:
                     out.write_trace(item)
 
 
+@young_collections_only()
 def decontaminate(
     data: RunInput,
     *,

@@ -14,15 +14,14 @@ for the items written (the results' ``to_write``).
 
 from __future__ import annotations
 
-import gc
 import math
 import os
 from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import IO, TYPE_CHECKING, Any, Final, Literal
 
+from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import count_of, number_of, one_of, text_of
 from knowledgepulse.curation import dedupe as dedupe_candidates
 from knowledgepulse.curation import infer_tasks, score_corpus
@@ -205,7 +204,7 @@ class SelectionResult:
         """
         form = output_form(target, inputs, rows=_gives_rows(self.corpus), messages=messages)
         with (
-            _held_left_alone(),
+            young_collections_only(),
             item_writer(target, form, messages=messages, unread=self.unread) as out,
         ):
             for place, scored in self.to_write(rows=not messages):
@@ -334,7 +333,7 @@ class DedupeResult:
             self.unread.in_place = False
             form = output_form(target, inputs, rows=True, messages=True)
             with (
-                _held_left_alone(),
+                young_collections_only(),
                 item_writer(target, form, messages=True, unread=self.unread) as kept,
             ):
                 for scored in self.to_write(kept=True):
@@ -342,7 +341,10 @@ class DedupeResult:
         elif _gives_rows(self.corpus):
             form = output_form(target, inputs, rows=True)
             added = SCORE_COLUMNS + DEDUPE_COLUMNS
-            with _held_left_alone(), item_writer(target, form, added, unread=self.unread) as rows:
+            with (
+                young_collections_only(),
+                item_writer(target, form, added, unread=self.unread) as rows,
+            ):
                 written = self.to_write(rows=True)
                 for scored, columns in zip(written, self.iter_columns(), strict=True):
                     rows.write_row(scored.item, columns)
@@ -358,31 +360,12 @@ class DedupeResult:
         return annotated_like(self.data, items, columns, names, redacted=self.redacted)
 
 
-@contextmanager
-def _held_left_alone() -> Iterator[None]:
-    """In this block Python's full garbage collections skip every object that exists now.
-
-    Writing a choice out allocates a row at a time while the corpus is held (about nine
-    objects an item), and each full collection it set off walked all of them (two fifths of
-    ``kp select``'s time in collections, at 50,000 rows, went to those). ``gc.freeze`` sets
-    them aside until the block ends; nothing is freed later than it would be but cyclic
-    garbage. A process that froze objects itself is left as it is.
-    """
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
 def _gives_rows(corpus: Corpus) -> bool:
     """Whether the items are dataset rows, written back as rows (none: a Parquet file stays)."""
     return not corpus.items or corpus.items[0].item.row is not None
 
 
+@young_collections_only()
 def select(
     data: RunInput | Corpus,
     *,
@@ -551,6 +534,7 @@ def select(
     )
 
 
+@young_collections_only()
 def dedupe(
     data: RunInput | Corpus,
     *,

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
+from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import one_of
 from knowledgepulse.errors import (
     CacheFileError,
@@ -105,7 +106,8 @@ def _whole(
     from knowledgepulse.curation.corpus import time_order  # noqa: PLC0415 - numpy
 
     if corpus:
-        breakdowns = score_corpus(scorer, items).breakdowns
+        with young_collections_only():  # every item is held
+            breakdowns = score_corpus(scorer, items).breakdowns
     else:
         if order == "time":
             items = [items[i] for i in time_order(items)]

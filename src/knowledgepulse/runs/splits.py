@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knowledgepulse._util.atomic import is_same_file
+from knowledgepulse._util.collector import young_collections_only
 from knowledgepulse._util.settings import is_count, number_of, text_of, wrong_setting
 from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation.splits import BY_TASK, PARTS, assign_groups
@@ -131,6 +132,7 @@ class SplitResult:
         return sorted(group for group, parts in seen.items() if len(parts) > 1)
 
 
+@young_collections_only()
 def split(
     data: RunInput,
     *,
