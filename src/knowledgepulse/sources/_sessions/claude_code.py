@@ -8,13 +8,17 @@ per ``sessionId``: its messages, in file order, are read by the Anthropic Messag
 mapping is that of Anthropic rows (the first user text is the objective, the last assistant text
 that calls no tool the answer, a ``tool_result`` with ``is_error`` an evident error whose next
 action is its ``error_recovery``). Left out: ``isMeta`` user records (command caveats kp did not
-type) and ``isSidechain`` records (a sub-agent's own conversation). A session file records no
+type) and ``isSidechain`` records (a sub-agent's own conversation). A slash command the user
+typed is recorded as tags (``<command-message>init is analyzing…</command-message>``
+``<command-name>/init</command-name>`` ``<command-args>...</command-args>``, its expansion an
+``isMeta`` record): it is read as typed, ``/init ARGS``. A session file records no
 outcome, so success is whether the session ends in the assistant's answer, as for an unlabelled
 dataset row.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,6 +36,8 @@ from knowledgepulse.trace import TraceItem
 CONTENT_HINT = "Claude Code writes the messages of every session into its .jsonl"
 TURNS = frozenset({"user", "assistant"})
 """The record types that carry a message."""
+_COMMAND_TAG = re.compile(r"<command-(name|message|args)>([\s\S]*?)</command-\1>")
+"""A tag of a slash command's record: its name, Claude Code's status message, its arguments."""
 
 
 @dataclass
@@ -110,7 +116,34 @@ def _tell(sessions: dict[str, _Session], record: Record) -> None:
     session.version = session.version or (version if isinstance(version, str) else None)
     if value.get("isMeta") is True:
         return
-    session.messages.append(message)
+    session.messages.append(_typed(message))
+
+
+def _typed(message: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A user's slash command as typed (``/name args``), not the tags Claude Code records."""
+    content = message["content"]
+    if message["role"] != "user" or "<command-name>" not in str(content):
+        return message
+    if isinstance(content, str):
+        return {**message, "content": _command(content)}
+    blocks = [
+        {**block, "text": _command(block["text"])}
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+        else block
+        for block in content
+    ]
+    return {**message, "content": blocks}
+
+
+def _command(text: str) -> str:
+    """``/name args`` for a text of command tags alone; any other text as it is."""
+    tags = {kind: value.strip() for kind, value in _COMMAND_TAG.findall(text)}
+    if "name" not in tags or _COMMAND_TAG.sub("", text).strip():
+        return text
+    name = tags["name"] if tags["name"].startswith("/") else f"/{tags['name']}"
+    return f"{name} {tags['args']}" if tags.get("args") else name
 
 
 def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceItem:
