@@ -641,10 +641,11 @@ def _typed(text: str) -> str:
 def claude_code(path: Path) -> list[Run]:
     """A Claude Code session JSONL: a run per ``sessionId``; ``tool_use`` blocks are tools.
 
-    A sub-agent's records (``isSidechain``, which Claude Code 1.0 wrote into the session's file
-    and 2.x writes into an ``agent-*.jsonl`` of their own) are its own run, not the session's;
-    an ``isMeta`` record is text Claude Code wrote (a command's expansion, a caveat); a slash
-    command is what the user typed, ``/name args``.
+    A sub-agent's records (``isSidechain``) are its own run, not the session's: Claude Code 2.x
+    writes them into an ``agent-<agentId>.jsonl`` of their own, with their ``agentId`` (a run,
+    ``<sessionId>/agent-<agentId>``); 1.0 wrote them into the session's file without one,
+    interleaved (no run to tell apart: left out). An ``isMeta`` record is text Claude Code wrote
+    (a command's expansion, a caveat); a slash command is what the user typed, ``/name args``.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     runs = []
@@ -654,10 +655,12 @@ def claude_code(path: Path) -> list[Run]:
             for r in records
             if isinstance(r, dict)
             and r.get("type") in ("user", "assistant")
-            and not r.get("isSidechain")
+            and (not r.get("isSidechain") or r.get("agentId"))
             and not r.get("isMeta")
         ],
-        lambda r: r["sessionId"],
+        lambda r: (
+            f"{r['sessionId']}/agent-{r['agentId']}" if r.get("isSidechain") else r["sessionId"]
+        ),
     )
     for session, members in sessions.items():
         timeline, objective = _Timeline(), None

@@ -232,6 +232,23 @@ def test_meta_and_sidechain_records_are_not_turns_of_the_session() -> None:
     assert len(trace.steps) == 1
 
 
+def test_a_claude_code_sub_agent_file_is_the_sub_agents_own_trace() -> None:
+    """Claude Code 2.x writes a sub-agent's run to ``agent-<agentId>.jsonl``, every record a
+    sidechain with its ``agentId``: one trace of its own (codemie-code's recorded file), not none;
+    beside its session's records it stays apart from them."""
+    records = lines(CLAUDE / "codemie_claude_2.1.7_subagent.jsonl")
+    trace = only(list(convert(records, source="auto"))).trace
+    assert trace.id == "kp:trace:e9fb405b-169f-40eb-9396-7e75076f045d/agent-a485154"
+    assert trace.task.objective.startswith("Analyze the existing CLI command structure")
+    assert len(tools(trace)) == 19
+    session = lines(CLAUDE / "session_b.jsonl")
+    items = list(convert([*session, *records], source="claude-code"))
+    assert [len(item.trace.steps) for item in items if isinstance(item, TraceItem)] == [
+        len(only(list(convert(session, source="claude-code"))).trace.steps),
+        len(trace.steps),
+    ]
+
+
 def test_a_codex_rollout_is_one_trace_of_its_response_items() -> None:
     """The user's message is the objective, calls are steps joined to outputs, the last
     assistant message the answer; event_msg copies of the turns add no step."""
