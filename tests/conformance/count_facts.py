@@ -126,6 +126,8 @@ class _Timeline:
 
 _FAILED = ("Error", "An error occurred while running the tool")
 """How a failed call's output starts: a tool runner's ``Error...``, the OpenAI Agents SDK's own."""
+_EXCEPTION = re.compile(r"[A-Z]\w*(?:Error|Exception): ")
+"""A failed call's output that is the exception its tool raised (``ValueError: ...``)."""
 
 
 def _legacy_call(timeline: _Timeline, call: dict[str, Any]) -> None:
@@ -166,7 +168,9 @@ def openai_chat(path: Path) -> list[Run]:
             role, content = message.get("role"), message.get("content")
             if role == "user" and objective is None:
                 objective = _text(content)
-            if role == "tool" and str(content).startswith(_FAILED):
+            if role == "tool" and (
+                str(content).startswith(_FAILED) or _EXCEPTION.match(str(content))
+            ):
                 timeline.error()  # a failed tool says so (tau-bench "Error: ...", crewAI)
             if role == "function" and _toolbench_error(content):
                 timeline.error()
