@@ -273,7 +273,8 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
         if family.continued and messages == family.continued[0] and family.continued[1] in row
         else None
     )
-    ids, tasks = ID_FIELDS, TASK_FIELDS
+    ids: tuple[str, ...] = ID_FIELDS
+    tasks: tuple[str, ...] = TASK_FIELDS
     if then is not None:  # prompt/completion rollouts: verifiers' `id` (later `example_id`)
         # names the example, the same in each of its rollouts: the task, not the run.
         ids, tasks = ROLLOUT_ID_FIELDS, ROLLOUT_TASK_FIELDS
