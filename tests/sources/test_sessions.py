@@ -173,6 +173,15 @@ def test_a_mini_swe_agent_run_that_did_not_submit_failed_with_its_exception() ->
     assert "SSL" in (trace.steps[-1].content or "")
 
 
+def test_swe_agent_turns_whose_call_ids_repeat_are_each_a_call() -> None:
+    """A replayed function-calling run reuses call ids (four ``bash`` calls share one): each
+    turn of the trajectory is a call of its own, none merged into an earlier one."""
+    path = SWE / "marshmallow-1867_function_calling_replace.traj"
+    trace = only(convert_file(path)).trace
+    turns = json.loads(path.read_text())["trajectory"]
+    assert tools(trace) == [turn["action"].split()[0] for turn in turns]
+
+
 def test_a_claude_code_session_is_one_trace_of_its_turns() -> None:
     """User and assistant records of one sessionId: first user text, tool uses, the last answer."""
     trace = only(convert_file(CLAUDE / "representative_messages.jsonl")).trace
