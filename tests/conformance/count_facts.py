@@ -414,11 +414,14 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
 
 
 def langsmith(path: Path) -> list[Run]:
-    """LangSmith run payloads (``{"post": [...], "patch": [...]}``): a run per root run."""
+    """LangSmith run payloads (``{"post": [...], "patch": [...]}``, or a list of such batches,
+    as the SDK sent them one request at a time): a run per root run."""
     document = json.loads(path.read_text())
+    batches = document if isinstance(document, list) else [document]
     runs_by_id: dict[str, dict[str, Any]] = {}
-    for payload in document.get("post", []) + document.get("patch", []):
-        runs_by_id.setdefault(payload.get("id") or payload["trace_id"], {}).update(payload)
+    for batch in batches:
+        for payload in batch.get("post", []) + batch.get("patch", []):
+            runs_by_id.setdefault(payload.get("id") or payload["trace_id"], {}).update(payload)
     runs = []
     for root in (r for r in runs_by_id.values() if not r.get("parent_run_id")):
         children = sorted(
