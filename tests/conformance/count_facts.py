@@ -628,21 +628,18 @@ def mini_swe_agent(path: Path) -> list[Run]:
     return [timeline.facts(objective, info["exit_status"] == "Submitted")]
 
 
-_SLASH_COMMAND = re.compile(
-    r"<command-message>.*?</command-message>\s*<command-name>(.*?)</command-name>"
-    r"(?:\s*<command-args>(.*?)</command-args>)?",
-    re.DOTALL,
-)
-"""How Claude Code records a slash command the user typed (1.0.x): status, name, arguments."""
+_COMMAND_TAG = re.compile(r"<command-(message|name|args)>(.*?)</command-\1>", re.DOTALL)
+"""How Claude Code records a slash command the user typed: its status message, name and
+arguments, each in a tag (1.0 writes the message first, 2.x the name)."""
 
 
 def _typed(text: str) -> str:
     """A Claude Code user text as the user typed it: a slash command as ``/name args``."""
-    command = _SLASH_COMMAND.fullmatch(text.strip())
-    if command is None:
+    tags = {kind: value.strip() for kind, value in _COMMAND_TAG.findall(text)}
+    if "name" not in tags or _COMMAND_TAG.sub("", text).strip():
         return text
-    name, arguments = command.group(1).strip(), (command.group(2) or "").strip()
-    return f"{name} {arguments}" if arguments else name
+    name = tags["name"] if tags["name"].startswith("/") else "/" + tags["name"]
+    return f"{name} {tags['args']}" if tags.get("args") else name
 
 
 def claude_code(path: Path) -> list[Run]:
