@@ -126,6 +126,8 @@ class _Timeline:
 
 _FAILED = ("Error", "An error occurred while running the tool")
 """How a failed call's output starts: a tool runner's ``Error...``, the OpenAI Agents SDK's own."""
+_EXCEPTION = re.compile(r"[A-Z]\w*(?:Error|Exception): ")
+"""A failed call's output that is the exception its tool raised (``ValueError: ...``)."""
 
 
 def _legacy_call(timeline: _Timeline, call: dict[str, Any]) -> None:
@@ -166,7 +168,9 @@ def openai_chat(path: Path) -> list[Run]:
             role, content = message.get("role"), message.get("content")
             if role == "user" and objective is None:
                 objective = _text(content)
-            if role == "tool" and str(content).startswith(_FAILED):
+            if role == "tool" and (
+                str(content).startswith(_FAILED) or _EXCEPTION.match(str(content))
+            ):
                 timeline.error()  # a failed tool says so (tau-bench "Error: ...", crewAI)
             if role == "function" and _toolbench_error(content):
                 timeline.error()
@@ -410,11 +414,14 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
 
 
 def langsmith(path: Path) -> list[Run]:
-    """LangSmith run payloads (``{"post": [...], "patch": [...]}``): a run per root run."""
+    """LangSmith run payloads (``{"post": [...], "patch": [...]}``, or a list of such batches,
+    as the SDK sent them one request at a time): a run per root run."""
     document = json.loads(path.read_text())
+    batches = document if isinstance(document, list) else [document]
     runs_by_id: dict[str, dict[str, Any]] = {}
-    for payload in document.get("post", []) + document.get("patch", []):
-        runs_by_id.setdefault(payload.get("id") or payload["trace_id"], {}).update(payload)
+    for batch in batches:
+        for payload in batch.get("post", []) + batch.get("patch", []):
+            runs_by_id.setdefault(payload.get("id") or payload["trace_id"], {}).update(payload)
     runs = []
     for root in (r for r in runs_by_id.values() if not r.get("parent_run_id")):
         children = sorted(
@@ -621,13 +628,43 @@ def mini_swe_agent(path: Path) -> list[Run]:
     return [timeline.facts(objective, info["exit_status"] == "Submitted")]
 
 
+_COMMAND_TAG = re.compile(r"<command-(message|name|args)>(.*?)</command-\1>", re.DOTALL)
+"""How Claude Code records a slash command the user typed: its status message, name and
+arguments, each in a tag (1.0 writes the message first, 2.x the name)."""
+
+
+def _typed(text: str) -> str:
+    """A Claude Code user text as the user typed it: a slash command as ``/name args``."""
+    tags = {kind: value.strip() for kind, value in _COMMAND_TAG.findall(text)}
+    if "name" not in tags or _COMMAND_TAG.sub("", text).strip():
+        return text
+    name = tags["name"] if tags["name"].startswith("/") else "/" + tags["name"]
+    return f"{name} {tags['args']}" if tags.get("args") else name
+
+
 def claude_code(path: Path) -> list[Run]:
-    """A Claude Code session JSONL: a run per ``sessionId``; ``tool_use`` blocks are tools."""
+    """A Claude Code session JSONL: a run per ``sessionId``; ``tool_use`` blocks are tools.
+
+    A sub-agent's records (``isSidechain``) are its own run, not the session's: Claude Code 2.x
+    writes them into an ``agent-<agentId>.jsonl`` of their own, with their ``agentId`` (a run,
+    ``<sessionId>/agent-<agentId>``); 1.0 wrote them into the session's file without one,
+    interleaved (no run to tell apart: left out). An ``isMeta`` record is text Claude Code wrote
+    (a command's expansion, a caveat); a slash command is what the user typed, ``/name args``.
+    """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     runs = []
     sessions = _group(
-        [r for r in records if isinstance(r, dict) and r.get("type") in ("user", "assistant")],
-        lambda r: r["sessionId"],
+        [
+            r
+            for r in records
+            if isinstance(r, dict)
+            and r.get("type") in ("user", "assistant")
+            and (not r.get("isSidechain") or r.get("agentId"))
+            and not r.get("isMeta")
+        ],
+        lambda r: (
+            f"{r['sessionId']}/agent-{r['agentId']}" if r.get("isSidechain") else r["sessionId"]
+        ),
     )
     for session, members in sessions.items():
         timeline, objective = _Timeline(), None
@@ -637,7 +674,7 @@ def claude_code(path: Path) -> list[Run]:
             for block in blocks:
                 kind = block.get("type")
                 if record["type"] == "user" and kind == "text" and objective is None:
-                    objective = block["text"]
+                    objective = _typed(block["text"])
                 if record["type"] == "assistant" and kind == "text":
                     timeline.text(block["text"])
                 if kind == "tool_use":
@@ -652,6 +689,30 @@ _IDE_REQUEST = "## My request for Codex:"
 """Where the user's own words start in a message Codex's IDE extension wraps in its context."""
 _SANDBOX_FAILED = re.compile(r"failed in sandbox .*?exit code: (\d+)", re.DOTALL)
 """How a command the sandbox stopped reports it (Codex 0.40), its exit code inside."""
+_UNIFIED_EXEC = re.compile(r"Chunk ID: [^\n]*\nWall time: [^\n]*\nProcess exited with code (\d+)")
+"""The header of a unified exec output (``exec_command``, ``write_stdin``; Codex 0.12x)."""
+
+
+def _codex_own(text: str) -> bool:
+    """A user text part Codex writes itself: a tagged block, or the AGENTS.md instructions."""
+    text = text.strip()
+    tagged = re.fullmatch(r"<([a-z_ ]+)>.*</\1>", text, re.DOTALL) is not None
+    return tagged or text.startswith("# AGENTS.md")
+
+
+def _codex_failed(output: Any) -> bool:
+    """Whether a Codex tool output says its call failed (see :func:`codex`)."""
+    text = output.get("content") if isinstance(output, dict) else output
+    failed = isinstance(output, dict) and output.get("success") is False
+    if isinstance(text, str) and text.startswith("Exit code: "):
+        failed = failed or not text.startswith("Exit code: 0")
+    if isinstance(text, str) and (stopped := _SANDBOX_FAILED.match(text)):
+        failed = failed or stopped.group(1) != "0"
+    if isinstance(text, str) and text.startswith('{"output"'):  # the shell's JSON
+        failed = failed or json.loads(text)["metadata"]["exit_code"] != 0
+    if isinstance(text, str) and (unified := _UNIFIED_EXEC.match(text)):
+        failed = failed or unified.group(1) != "0"
+    return failed
 
 
 def codex(path: Path) -> list[Run]:
@@ -662,40 +723,35 @@ def codex(path: Path) -> list[Run]:
     setup:``, open tabs...) holds the user's words after ``## My request for Codex:``. A
     ``*_call_output`` whose ``success`` is false, whose text starts ``Exit code: N`` or
     ``failed in sandbox ... exit code: N``, or whose JSON ``metadata.exit_code`` is N (N not 0)
-    is an error.
+    is an error, as is one whose unified exec header (``Chunk ID``, ``Wall time``) says
+    ``Process exited with code N``. Codex 0.12x writes the AGENTS.md instructions and the
+    environment as two parts of one user message: each part is judged. A rollout with no user
+    message item (a trimmed one) has its user's words in the ``event_msg`` ``user_message``.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    timeline, objective, session = _Timeline(), None, None
+    timeline, objective, session, said = _Timeline(), None, None, None
     for record in records:
         payload = record["payload"]
         if record["type"] == "session_meta" and session is None:
             session = payload["id"]
+        if record["type"] == "event_msg" and payload["type"] == "user_message" and said is None:
+            said = payload["message"].split(_IDE_REQUEST, 1)[-1].strip()
         if record["type"] != "response_item":
             continue
         kind = payload["type"]
         if kind == "message":
-            text = _text(payload["content"])
-            own = text and text.startswith(("<", "# AGENTS.md"))
-            if payload["role"] == "user" and objective is None and not own:
-                objective = text.split(_IDE_REQUEST, 1)[-1].strip() if text else text
+            parts = [_text([part]) for part in payload["content"]]
+            text = "\n".join(p for p in parts if p and not _codex_own(p)) or None
+            if payload["role"] == "user" and objective is None and text:
+                objective = text.split(_IDE_REQUEST, 1)[-1].strip()
             if payload["role"] == "assistant":
-                timeline.text(text)
+                timeline.text(_text(payload["content"]))
         elif kind.endswith("_call"):
             named = kind in ("function_call", "custom_tool_call", "mcp_call")
             timeline.tool(payload["name"] if named else kind)
-        elif kind.endswith("_call_output"):
-            output = payload["output"]
-            text = output.get("content") if isinstance(output, dict) else output
-            failed = isinstance(output, dict) and output.get("success") is False
-            if isinstance(text, str) and text.startswith("Exit code: "):
-                failed = failed or not text.startswith("Exit code: 0")
-            if isinstance(text, str) and (stopped := _SANDBOX_FAILED.match(text)):
-                failed = failed or stopped.group(1) != "0"
-            if isinstance(text, str) and text.startswith('{"output"'):  # the shell's JSON
-                failed = failed or json.loads(text)["metadata"]["exit_code"] != 0
-            if failed:
-                timeline.error()
-    return [timeline.facts(objective, trace_id=session)]
+        elif kind.endswith("_call_output") and _codex_failed(payload["output"]):
+            timeline.error()
+    return [timeline.facts(objective or said, trace_id=session)]
 
 
 def atif(path: Path) -> list[Run]:

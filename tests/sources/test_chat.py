@@ -658,6 +658,16 @@ def test_prompt_and_completion_rows_are_the_prompt_then_the_completion() -> None
     ]
 
 
+def test_rollouts_of_one_example_are_traces_of_their_own_with_the_example_as_task() -> None:
+    """verifiers wrote the example as ``id``, the same in each of its rollouts (three here, a
+    recorded MCP run): each rollout is its own trace, the example its task, not one id thrice."""
+    path = PROMPT_COMPLETION.with_name("mcp_env_gpt-4.1-mini.jsonl")
+    traces, problems = converted(path)
+    assert not problems  # no "the same run exported twice?"
+    assert len({item.trace.id for item in traces}) == 3
+    assert {item.task for item in traces} == {"0"}
+
+
 def _as_json_strings(row: dict[str, Any]) -> dict[str, Any]:
     """A row as TRL's string columns keep it: prompt, completion and tools as JSON text."""
     return {

@@ -173,6 +173,15 @@ def test_a_mini_swe_agent_run_that_did_not_submit_failed_with_its_exception() ->
     assert "SSL" in (trace.steps[-1].content or "")
 
 
+def test_swe_agent_turns_whose_call_ids_repeat_are_each_a_call() -> None:
+    """A replayed function-calling run reuses call ids (four ``bash`` calls share one): each
+    turn of the trajectory is a call of its own, none merged into an earlier one."""
+    path = SWE / "marshmallow-1867_function_calling_replace.traj"
+    trace = only(convert_file(path)).trace
+    turns = json.loads(path.read_text())["trajectory"]
+    assert tools(trace) == [turn["action"].split()[0] for turn in turns]
+
+
 def test_a_claude_code_session_is_one_trace_of_its_turns() -> None:
     """User and assistant records of one sessionId: first user text, tool uses, the last answer."""
     trace = only(convert_file(CLAUDE / "representative_messages.jsonl")).trace
@@ -232,6 +241,23 @@ def test_meta_and_sidechain_records_are_not_turns_of_the_session() -> None:
     assert len(trace.steps) == 1
 
 
+def test_a_claude_code_sub_agent_file_is_the_sub_agents_own_trace() -> None:
+    """Claude Code 2.x writes a sub-agent's run to ``agent-<agentId>.jsonl``, every record a
+    sidechain with its ``agentId``: one trace of its own (codemie-code's recorded file), not none;
+    beside its session's records it stays apart from them."""
+    records = lines(CLAUDE / "codemie_claude_2.1.7_subagent.jsonl")
+    trace = only(list(convert(records, source="auto"))).trace
+    assert trace.id == "kp:trace:e9fb405b-169f-40eb-9396-7e75076f045d/agent-a485154"
+    assert trace.task.objective.startswith("Analyze the existing CLI command structure")
+    assert len(tools(trace)) == 19
+    session = lines(CLAUDE / "session_b.jsonl")
+    items = list(convert([*session, *records], source="claude-code"))
+    assert [len(item.trace.steps) for item in items if isinstance(item, TraceItem)] == [
+        len(only(list(convert(session, source="claude-code"))).trace.steps),
+        len(trace.steps),
+    ]
+
+
 def test_a_codex_rollout_is_one_trace_of_its_response_items() -> None:
     """The user's message is the objective, calls are steps joined to outputs, the last
     assistant message the answer; event_msg copies of the turns add no step."""
@@ -274,6 +300,8 @@ def _codex_variant(output: Any) -> list[dict[str, Any]]:
         json.dumps({"output": "ls: cannot access 'x'", "metadata": {"exit_code": 2}}),
         "failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, "
         "exit code: 1, stdout: , stderr: /bin/ps: Operation not permitted\n",
+        "Chunk ID: de4b53\nWall time: 4.1190 seconds\nProcess exited with code 2\n"
+        "Original token count: 34\nOutput:\nrg: node_modules/x: No such file or directory\n",
     ],
 )
 def test_a_failed_codex_command_then_the_next_call_is_an_error_recovery(output: Any) -> None:
@@ -296,10 +324,59 @@ def test_a_codex_ide_message_gives_the_users_request_as_the_objective() -> None:
     assert "Open tabs" not in trace.task.objective
 
 
-def test_a_successful_codex_command_is_no_error() -> None:
-    """Exit code 0 is an ordinary observation."""
-    trace = only(list(convert(_codex_variant("Exit code: 0\nOutput:\na.txt"), source="auto"))).trace
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Exit code: 0\nOutput:\na.txt",
+        "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\na.txt",
+        "Chunk ID: 2\nWall time: 1.0 seconds\nProcess running with session ID 7\nOutput:\n"
+        "Process exited with code 1",
+    ],
+)
+def test_a_successful_codex_command_is_no_error(output: str) -> None:
+    """Exit code 0 is an ordinary observation, as is a command still running (the words of its
+    output after ``Output:`` are no exit code of its own)."""
+    trace = only(list(convert(_codex_variant(output), source="auto"))).trace
     assert "error_recovery" not in [step.type for step in trace.steps]
+
+
+def test_codex_context_parts_of_one_user_message_are_not_the_objective() -> None:
+    """Codex 0.125 writes the AGENTS.md instructions and the environment as two parts of one
+    user message: neither is the user's request (codemie-code's recorded session)."""
+    trace = only(convert_file(CODEX / "codemie_codex_tui_0.125.jsonl")).trace
+    assert trace.task.objective == "show tools"
+    assert [step.type for step in trace.steps].count("error_recovery") == 4
+
+
+def test_a_codex_rollout_without_user_items_takes_the_users_message_event() -> None:
+    """A rollout whose user turns are only ``event_msg`` ``user_message`` lines has its
+    objective there, the IDE's context around it left out, not the 'codex run' placeholder."""
+    trace = only(convert_file(CODEX / "codemie_codex_desktop_0.128.jsonl")).trace
+    assert trace.task.objective.startswith("analyze trascript and summarzie action items")
+
+
+@pytest.mark.parametrize(
+    ("name", "objective"),
+    [
+        ("claude_code_viewer_init.jsonl", "/init"),
+        (
+            "claude_code_viewer_orchestrator.jsonl",
+            "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください",
+        ),
+    ],
+)
+def test_a_claude_code_slash_command_is_the_objective_as_typed(name: str, objective: str) -> None:
+    """``<command-message>`` / ``<command-name>`` / ``<command-args>`` tags are read as the
+    command the user typed; its expansion (``isMeta``) is not the objective."""
+    assert only(convert_file(CLAUDE / name)).trace.task.objective == objective
+
+
+def test_a_user_text_with_more_than_command_tags_is_kept_as_it_is() -> None:
+    """Only a text of command tags alone is a slash command; other words around them stay."""
+    records = lines(CLAUDE / "session_b.jsonl")
+    text = "see <command-name>/init</command-name> here"
+    records[0]["message"] = {"role": "user", "content": text}
+    assert only(list(convert(records, source="claude-code"))).trace.task.objective == text
 
 
 def test_an_atif_trajectory_maps_reasoning_calls_results_and_the_answer() -> None:

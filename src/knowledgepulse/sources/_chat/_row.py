@@ -51,6 +51,10 @@ TASK_FIELDS = (
     "question_id",
     "prompt_id",
 )
+ROLLOUT_ID_FIELDS = tuple(name for name in ID_FIELDS if name != "id")
+ROLLOUT_TASK_FIELDS = ("example_id", "id", *(name for name in TASK_FIELDS if name != "example_id"))
+"""A prompt/completion row's: verifiers wrote the example a rollout is of as ``id`` (later
+``example_id``), repeated for each rollout, so ``id`` names its task there, not the run."""
 SUCCESS_FIELDS = (
     "success",
     "resolved",
@@ -264,21 +268,27 @@ def _columns(row: Mapping[str, Any], said: RowOptions, family: ChatSource) -> Co
             f"no column holds {family.name} messages: {describe_value(row)}; "
             "name it with messages_field (kp: --messages-field)"
         )
+    then = (
+        family.continued[1]
+        if family.continued and messages == family.continued[0] and family.continued[1] in row
+        else None
+    )
+    ids: tuple[str, ...] = ID_FIELDS
+    tasks: tuple[str, ...] = TASK_FIELDS
+    if then is not None:  # prompt/completion rollouts: verifiers' `id` (later `example_id`)
+        # names the example, the same in each of its rollouts: the task, not the run.
+        ids, tasks = ROLLOUT_ID_FIELDS, ROLLOUT_TASK_FIELDS
     return Columns(
         messages=messages,
-        id=said.id_field or _first_present(row, ID_FIELDS),
-        task=said.task_field or _first_present(row, TASK_FIELDS, labels=_names_label),
+        id=said.id_field or _first_present(row, ids),
+        task=said.task_field or _first_present(row, tasks, labels=_names_label),
         success=said.success_field or _first_present(row, SUCCESS_FIELDS, labels=_says_success),
         threshold=(
             DEFAULT_SUCCESS_THRESHOLD if said.success_threshold is None else said.success_threshold
         ),
         domain=said.domain_field or _first_present(row, DOMAIN_FIELDS, labels=_names_label),
         time=next((name for name in TIME_FIELDS if _time(row.get(name)) is not None), None),
-        then=(
-            family.continued[1]
-            if family.continued and messages == family.continued[0] and family.continued[1] in row
-            else None
-        ),
+        then=then,
     )
 
 

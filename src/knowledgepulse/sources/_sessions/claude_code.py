@@ -4,17 +4,26 @@ Each line is a record: ``user`` and ``assistant`` records carry an Anthropic Mes
 ``message`` (content blocks: ``text``, ``thinking``, ``tool_use``, ``tool_result``), with the
 ``sessionId``, ``uuid`` and ``parentUuid`` that chain them; ``summary``,
 ``file-history-snapshot`` (``isSnapshotUpdate``) and ``system`` records hold no turn. One trace
-per ``sessionId``: its messages, in file order, are read by the Anthropic Messages reader, so the
+per ``sessionId``, and one per sub-agent of Claude Code 2.x (``isSidechain`` records with an
+``agentId``, which it writes to an ``agent-<agentId>.jsonl`` of their own: the sub-agent's run,
+its objective the task its parent gave it, its id ``<sessionId>/agent-<agentId>``): its
+messages, in file order, are read by the Anthropic Messages reader, so the
 mapping is that of Anthropic rows (the first user text is the objective, the last assistant text
 that calls no tool the answer, a ``tool_result`` with ``is_error`` an evident error whose next
 action is its ``error_recovery``). Left out: ``isMeta`` user records (command caveats kp did not
-type) and ``isSidechain`` records (a sub-agent's own conversation). A session file records no
+type) and ``isSidechain`` records without an ``agentId`` (Claude Code 1.0 wrote its sub-agents'
+conversations into the session's file, interleaved, with nothing to tell them apart). A slash
+command the user
+typed is recorded as tags (``<command-message>init is analyzing…</command-message>``
+``<command-name>/init</command-name>`` ``<command-args>...</command-args>``, its expansion an
+``isMeta`` record): it is read as typed, ``/init ARGS``. A session file records no
 outcome, so success is whether the session ends in the assistant's answer, as for an unlabelled
 dataset row.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,6 +41,8 @@ from knowledgepulse.trace import TraceItem
 CONTENT_HINT = "Claude Code writes the messages of every session into its .jsonl"
 TURNS = frozenset({"user", "assistant"})
 """The record types that carry a message."""
+_COMMAND_TAG = re.compile(r"<command-(name|message|args)>([\s\S]*?)</command-\1>")
+"""A tag of a slash command's record: its name, Claude Code's status message, its arguments."""
 
 
 @dataclass
@@ -87,11 +98,15 @@ def _tell(sessions: dict[str, _Session], record: Record) -> None:
     value = record.value
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
         raise PathError((), f"not a Claude Code session record: {describe_value(value)}")
-    if value["type"] not in TURNS or value.get("isSidechain") is True:
+    agent = value.get("agentId")
+    sidechain = value.get("isSidechain") is True
+    if value["type"] not in TURNS or (sidechain and not (isinstance(agent, str) and agent)):
         return
     session_id = value.get("sessionId")
     if not isinstance(session_id, str) or not session_id:
         raise PathError(("sessionId",), "a user or assistant record needs its sessionId")
+    if sidechain:  # a sub-agent's run: a trace of its own
+        session_id = f"{session_id}/agent-{agent}"
     message = value.get("message")
     if not isinstance(message, dict) or message.get("role") not in TURNS:
         raise PathError(
@@ -110,7 +125,34 @@ def _tell(sessions: dict[str, _Session], record: Record) -> None:
     session.version = session.version or (version if isinstance(version, str) else None)
     if value.get("isMeta") is True:
         return
-    session.messages.append(message)
+    session.messages.append(_typed(message))
+
+
+def _typed(message: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A user's slash command as typed (``/name args``), not the tags Claude Code records."""
+    content = message["content"]
+    if message["role"] != "user" or "<command-name>" not in str(content):
+        return message
+    if isinstance(content, str):
+        return {**message, "content": _command(content)}
+    blocks = [
+        {**block, "text": _command(block["text"])}
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+        else block
+        for block in content
+    ]
+    return {**message, "content": blocks}
+
+
+def _command(text: str) -> str:
+    """``/name args`` for a text of command tags alone; any other text as it is."""
+    tags = {kind: value.strip() for kind, value in _COMMAND_TAG.findall(text)}
+    if "name" not in tags or _COMMAND_TAG.sub("", text).strip():
+        return text
+    name = tags["name"] if tags["name"].startswith("/") else f"/{tags['name']}"
+    return f"{name} {tags['args']}" if tags.get("args") else name
 
 
 def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceItem:

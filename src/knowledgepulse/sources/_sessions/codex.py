@@ -8,12 +8,16 @@ interface's copies of the same turns (``user_message``, ``agent_message``, token
 ``turn_context`` / ``compacted`` lines settings and summaries: no step of their own. A file is one
 session, read by the Responses reader, so the mapping is that of Responses rows (the first user
 message is the objective, the last assistant message after the last call the answer). Left out:
-the user messages Codex writes itself (``<environment_context>``, ``<user_instructions>``, the
-AGENTS.md instructions); a message of the IDE extension (``# Context from my IDE setup:``, the
-open tabs...) keeps only the user's words, after ``## My request for Codex:``. A tool output is
+the user messages, and the parts of one, that Codex writes itself (``<environment_context>``,
+``<user_instructions>``, the AGENTS.md instructions: Codex 0.12x writes the AGENTS.md
+instructions and the environment as two parts of one message); a message of the IDE extension
+(``# Context from my IDE setup:``, the open tabs...) keeps only the user's words, after
+``## My request for Codex:``. A rollout with no user ``response_item`` (a trimmed one) takes its
+objective from the first ``event_msg`` ``user_message``, the interface's copy. A tool output is
 an error when it says so: ``success: false``, or a non-zero exit code (``Exit code: 1``,
-``{"metadata": {"exit_code": 1}}``, ``failed in sandbox ... exit code: 1``). A session file records
-no outcome, so success is whether the session ends in the assistant's answer. Later
+``{"metadata": {"exit_code": 1}}``, ``failed in sandbox ... exit code: 1``, or the unified exec
+header's ``Process exited with code 1`` after its ``Chunk ID`` and ``Wall time``). A session
+file records no outcome, so success is whether the session ends in the assistant's answer. Later
 ``session_meta`` lines (a forked session copies its parent's) open no new trace.
 """
 
@@ -43,12 +47,19 @@ LINES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
 """The ``type`` of a rollout line that tells a file is one; later versions add others
 (``world_state``), read past."""
 _OUTPUT_TEXT = frozenset({"input_text", "output_text", "text"})
-_CONTEXT = re.compile(r"\s*(<([a-z_ ]+)>[\s\S]*</\2>|# AGENTS\.md instructions)\s*$")
-"""A user message Codex writes itself: one tagged block, or the AGENTS.md instructions."""
-_EXIT_CODE = re.compile(
-    r"(?:Exit code:|Process exited with code|failed in sandbox .*?exit code:) (\d+)", re.DOTALL
+_CONTEXT = re.compile(
+    r"\s*(<([a-z_ ]+)>[\s\S]*</\2>"
+    r"|# AGENTS\.md instructions(?: for [^\n]*\n[\s\S]*<INSTRUCTIONS>[\s\S]*</INSTRUCTIONS>)?)\s*$"
 )
-"""How a command's output gives its exit code (the sandbox's refusal, Codex 0.40, included)."""
+"""A user message (or part of one) Codex writes itself: one tagged block, or the AGENTS.md
+instructions (``# AGENTS.md instructions for DIR`` and an ``<INSTRUCTIONS>`` block)."""
+_EXIT_CODE = re.compile(
+    r"(?:(?:Chunk ID|Wall time): [^\n]*\n)*"
+    r"(?:Exit code:|Process exited with code|failed in sandbox .*?exit code:) (\d+)",
+    re.DOTALL,
+)
+"""How a command's output gives its exit code (the sandbox's refusal, Codex 0.40, and the
+unified exec header of ``exec_command`` / ``write_stdin``, Codex 0.12x, included)."""
 _IDE_REQUEST = "## My request for Codex:"
 """Where the user's words start in a message the IDE extension wraps in its context."""
 
@@ -60,6 +71,8 @@ class _Session:
     first: Record
     id: str | None = None
     items: list[Mapping[str, Any]] = field(default_factory=list)
+    said: str | None = None
+    """The first ``event_msg`` ``user_message``: the objective when no user item holds one."""
     started: datetime | None = None
     version: str | None = None
 
@@ -117,30 +130,43 @@ def _tell(session: _Session, record: Record) -> None:
         version = payload.get("cli_version")
         session.version = version if isinstance(version, str) else None
         session.started = iso_time(payload.get("timestamp")) or session.started
-    elif value["type"] == "response_item" and not _context(payload):
-        kind = payload.get("type")
+    elif value["type"] == "event_msg" and payload.get("type") == "user_message":
+        said = payload.get("message")
+        if session.said is None and isinstance(said, str) and not _CONTEXT.match(said):
+            session.said = _users_words(said)
+    elif value["type"] == "response_item" and (item := _request(payload)) is not None:
+        kind = item.get("type")
         if isinstance(kind, str) and kind.endswith("_call_output"):
-            payload = {**payload, "output": _output(payload.get("output"))}
-        session.items.append(_request(payload))
+            item = {**item, "output": _output(item.get("output"))}
+        session.items.append(item)
 
 
-def _context(item: Mapping[str, Any]) -> bool:
-    """Whether an item is a user message Codex wrote itself (the environment, instructions)."""
-    if item.get("type") != "message" or item.get("role") != "user":
-        return False
-    text = content_text(item.get("content"), _OUTPUT_TEXT)
-    return text is not None and _CONTEXT.match(text) is not None
+def _request(item: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """An item as the model was given it, but a user message as the user wrote it.
 
-
-def _request(item: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A user message as the user wrote it: the IDE extension's context around it left out."""
+    The parts Codex wrote itself (the environment, instructions) and the IDE extension's context
+    are left out; ``None`` for a message Codex wrote all of.
+    """
     if item.get("type") != "message" or item.get("role") != "user":
         return item
-    text = content_text(item.get("content"), _OUTPUT_TEXT)
-    if text is None or _IDE_REQUEST not in text:
-        return item
-    request = text.split(_IDE_REQUEST, 1)[1].strip()
-    return {**item, "content": [{"type": "input_text", "text": request}]}
+    content = item.get("content")
+    parts = content if isinstance(content, list) else [content]
+    kept = [
+        part
+        for part in parts
+        if (text := content_text([part], _OUTPUT_TEXT)) is None or not _CONTEXT.match(text)
+    ]
+    if not kept:
+        return None
+    text = content_text(kept, _OUTPUT_TEXT)
+    if text is not None and _IDE_REQUEST in text:
+        return {**item, "content": [{"type": "input_text", "text": _users_words(text)}]}
+    return item if len(kept) == len(parts) else {**item, "content": kept}
+
+
+def _users_words(text: str) -> str:
+    """A user's text without the IDE extension's context around it (open tabs, files)."""
+    return text.split(_IDE_REQUEST, 1)[1].strip() if _IDE_REQUEST in text else text
 
 
 def _output(output: Any) -> Any:
@@ -178,7 +204,7 @@ def _finish(session: _Session, options: TraceOptions) -> TraceItem:
         source_id=session.id or Path(location.file).stem,
         success=told.answered,
         options=options,
-        objective=told.objective,
+        objective=told.objective or session.said,
         created_at=session.started,
         result_summary=builder.final_answer,
         agent_id="codex",

@@ -6,7 +6,9 @@ A ``.traj`` holds the run's ``trajectory`` (one entry per turn: ``thought``, ``a
 that is not a demonstration (``is_demo``), i.e. the issue; each turn's ``thought`` is a thought,
 its ``action`` a tool call named by the command's first word, whose arguments are the rest of the
 command line (or, for function-calling runs, the arguments of the history's ``tool_calls``), and
-its ``observation`` the result. The submission is the final answer.
+its ``observation`` the result. Each turn is a call of its own, even where its call id repeats an
+earlier turn's (SWE-agent's replayed demonstrations reuse them). The submission is the final
+answer.
 
 Success: a ``.traj`` does not say whether the patch resolves the issue (that is the evaluation's
 verdict, kept elsewhere), so, as for a dataset row without a label, kp takes whether the run
@@ -108,6 +110,7 @@ def _tell_turn(builder: StepBuilder, turn: Any, call: Mapping[str, Any] | None) 
         output=turn.get("observation"),
         call_id=call_id if isinstance(call_id, str) else None,
         latency_ms=_latency(turn.get("execution_time")),
+        distinct=True,  # each turn is a call of its own, though its id may repeat an earlier one
     )
 
 
