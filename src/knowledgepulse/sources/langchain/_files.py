@@ -257,7 +257,7 @@ def dump_run(run: Any, *, serialized: bool = True) -> dict[str, Any]:
     top: dict[str, Any] = {}
     while stack:
         current, parent = stack.pop()
-        dumped: dict[str, Any] = to_jsonable_python(current, fallback=str)
+        dumped: dict[str, Any] = to_jsonable_python(current, fallback=_unknown)
         if not serialized:
             dumped.pop("serialized", None)
         dumped["child_runs"] = []
@@ -267,6 +267,21 @@ def dump_run(run: Any, *, serialized: bool = True) -> dict[str, Any]:
             parent["child_runs"].append(dumped)
         stack.extend((child, dumped) for child in reversed(getattr(current, "child_runs", [])))
     return top
+
+
+def _unknown(value: Any) -> Any:
+    """What pydantic cannot write as JSON: a LangGraph ``Send`` as LangGraph JS writes it, else str.
+
+    Not ``str(send)``: a ``Send`` carries the graph state, its repr writes every message's
+    repr, and a LangChain message's repr costs some 300 times its JSON (it compares each field
+    with its default). A long LangGraph run, whose conditional edge returns a ``Send`` per
+    tool call, spent most of its traced time there. One level: deeper unknowns are ``str()``.
+    """
+    kind = type(value)
+    if kind.__name__ == "Send" and kind.__module__.startswith("langgraph."):
+        fields = {"lg_name": "Send", "node": value.node, "args": value.arg}
+        return to_jsonable_python(fields, fallback=str)
+    return str(value)
 
 
 def _start_key(entry: _Entry) -> tuple[float, int]:
