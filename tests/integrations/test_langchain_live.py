@@ -322,6 +322,60 @@ def test_a_prebuilt_agent_s_sends_are_saved_as_json_without_the_state_s_repr(
     assert tracer.traces[0].outcome.result_summary == "Found a."
 
 
+def test_a_run_is_dumped_as_pydantic_dumps_it_each_message_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The dump equals each run's pydantic JSON; a message in several runs is one shared dict.
+
+    Every LangGraph node and model run keeps the state so far: dumped again at each, a long
+    run's dump grew with the square of its steps.
+    """
+    from pydantic_core import to_jsonable_python
+
+    from knowledgepulse.integrations.langchain import _live
+    from knowledgepulse.sources.langchain import _files
+
+    runs: list[Any] = []
+    real_dump = _files.dump_run
+
+    def kept(run: Any, **settings: Any) -> dict[str, Any]:
+        runs.append(run)
+        return real_dump(run, **settings)
+
+    monkeypatch.setattr(_live, "dump_run", kept)
+    tracer = lc.tracer(scorer=scorer())
+    invoke({"callbacks": [tracer]})
+    assert tracer.last_run is not None
+    expected = [
+        {**to_jsonable_python(run, fallback=_files._unknown), "child_runs": None}
+        for run in live_runs(runs[0])
+    ]
+    for run in expected:
+        run.pop("serialized", None)
+    dumped = runs_of(tracer.last_run)
+    assert sorted(json.dumps({**run, "child_runs": None}) for run in dumped) == sorted(
+        json.dumps(run) for run in expected
+    )
+    question = [
+        message
+        for run in dumped
+        for message in as_list(run.get("inputs", {}).get("messages"))
+        if isinstance(message, dict) and message.get("content") == EXAMPLE_MODULE.TASK
+    ]
+    assert len(question) > 2
+    assert all(message is question[0] for message in question)
+
+
+def live_runs(run: Any) -> list[Any]:
+    """A LangChain run and every run under it."""
+    found, stack = [], [run]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(current.child_runs)
+    return found
+
+
 def runs_of(run: dict[str, Any]) -> list[dict[str, Any]]:
     """A dumped run and every run under it."""
     found, stack = [], [run]
