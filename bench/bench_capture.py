@@ -7,20 +7,22 @@ The graph is LangGraph's prebuilt ReAct agent over a scripted chat model (offlin
 calls a tool ``--steps`` times, then answers; its conditional edge returns a ``Send`` carrying
 the whole state for each tool call. Each repeat runs the graph untraced, under LangChain's own
 tracer machinery alone (a ``BaseTracer`` that keeps chat inputs, as ours and LangSmith's do, and
-persists nothing: the floor of any LangChain tracer), traced with a ``Send`` dumped as its
-``str()`` (before), and traced as now (its node and args as JSON); medians and ratios come from
-one process, so a busy machine slows all four alike. A "step" is one model turn with its tool
-call. Both traced runs must give the same trace.
+persists nothing: the floor of any LangChain tracer), traced with runs dumped as before (each
+run whole by pydantic, a ``Send`` as its ``str()``), and traced as now (a ``Send``'s node and
+args as JSON, each object in the runs' inputs and outputs dumped once); medians and ratios come
+from one process, so a busy machine slows all four alike. A "step" is one model turn with its
+tool call. Both traced runs must give the same trace.
 
 Why: a ``Send``'s repr is the whole state's, and a LangChain message's repr costs some 300 times
 its JSON (``Serializable`` compares each field with its default, and pydantic 2.14 inspects the
 default factory's signature each time). The same check makes LangChain's own ``dumpd`` of every
-chat model's input messages the floor's cost; the rest is LangSmith's run format, whose every
-run holds the state so far (some 50 MB of JSON for 200 steps).
+chat model's input messages the floor's cost. And LangSmith's run format gives every run the
+state so far (some 50 MB of JSON for 200 steps), the same messages dumped again at each step.
 
-Measured on the 2-core development machine (2026-11-29, load about 3), 200 steps, medians of 3:
-untraced 6.99 ms/step; before 89.93 ms/step (12.9x untraced); now 65.88 ms/step (9.4x);
-before / now 1.37x.
+Measured on the 2-core development machine (2026-11-29, load 3 to 4), 200 steps, medians of
+3 in one run: untraced 6.09 ms/step; LangChain floor 24.65 (4.0x); before 107.89 (17.7x);
+now 35.18 (5.8x); before / now 3.07x. Run to run the ratio moved with the load (other runs of
+the Send fix alone: 1.35x to 2.74x); our share over the floor went from 83 to 10.5 ms/step.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ import argparse
 import statistics
 import time
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
@@ -37,6 +38,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.tools import tool
 from langchain_core.tracers.base import BaseTracer
 from langgraph.prebuilt import create_react_agent
+from pydantic_core import to_jsonable_python
 
 from knowledgepulse.integrations import langchain as lc
 from knowledgepulse.sources.langchain import _files
@@ -96,15 +98,22 @@ class TracerFloor(BaseTracer):
         return None
 
 
-def traced(steps: int, fallback: Callable[[Any], Any]) -> tuple[float, Any]:
-    """Seconds of a traced run with ``fallback`` for what JSON cannot say, and its trace."""
-    kept = _files._unknown
-    _files._unknown = fallback  # type: ignore[assignment]
+def old_dump(run: Any, memo: dict[int, Any]) -> dict[str, Any]:
+    """A run as ``dump_run`` dumped each before: the whole of it by pydantic, unknowns by str()."""
+    dumped: dict[str, Any] = to_jsonable_python(run, fallback=str)
+    return dumped
+
+
+def traced(steps: int, *, before: bool) -> tuple[float, Any]:
+    """Seconds of a traced run, with ``dump_run`` as it was ``before`` or as now; its trace."""
+    now = _files._dumped
+    if before:
+        _files._dumped = old_dump
     try:
         tracer = lc.tracer(scorer=TraceValueScorer(embedder=None))
         seconds = timed_run(steps, tracer)
     finally:
-        _files._unknown = kept
+        _files._dumped = now
     trace = tracer.traces[0]
     return seconds, trace.model_dump(exclude={"id"}, mode="json")
 
@@ -121,9 +130,9 @@ def main() -> None:
     for _ in range(args.repeats):
         untraced.append(timed_run(args.steps, None))
         floor.append(timed_run(args.steps, TracerFloor()))
-        seconds, old_trace = traced(args.steps, str)
+        seconds, old_trace = traced(args.steps, before=True)
         before.append(seconds)
-        seconds, new_trace = traced(args.steps, _files._unknown)
+        seconds, new_trace = traced(args.steps, before=False)
         now.append(seconds)
         if strip_times(old_trace) != strip_times(new_trace):
             raise SystemExit("the two traced runs gave different traces")
