@@ -141,7 +141,7 @@ def test_a_run_continued_with_message_history_is_a_trace_of_its_own() -> None:
     """``all_messages()`` of a run given ``message_history`` holds the earlier run: left out."""
 
     def echo(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        prompt = messages[-1].parts[-1].content
+        prompt = getattr(messages[-1].parts[-1], "content", None)
         return ModelResponse(parts=[TextPart(f"about {prompt}")])
 
     agent: Agent[None, str] = Agent(FunctionModel(echo))
