@@ -419,3 +419,7 @@ def test_a_conversation_continued_with_message_history_gives_one_trace_per_run(
             ("kp:trace:pydantic-ai-run-1", "Weather in Paris?"),
             ("kp:trace:pydantic-ai-run-2", "And in Lyon?"),
         ], path.name
+    lines.write_text(json.dumps(first + second) + "\n[]\n")
+    *_, nothing = convert_file(lines, source="pydantic-ai")
+    assert isinstance(nothing, Problem)
+    assert "no step" in str(nothing)

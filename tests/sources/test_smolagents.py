@@ -389,6 +389,11 @@ def test_a_memory_kept_across_runs_gives_one_trace_per_run(tmp_path: Path) -> No
             "And in Lyon?",
         ], path.name
         assert len(items) == 2
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(json.dumps(memory) + "\n[]\n")
+    *_, nothing = convert_file(empty, source="smolagents")
+    assert isinstance(nothing, Problem)
+    assert "no step" in str(nothing)
     result = {"steps": memory, "state": "success", "output": "Sunny in Lyon"}
     (item,) = smol_files.convert_records([Record(Location("run.json"), result)], TraceOptions())
     assert isinstance(item, TraceItem)

@@ -175,7 +175,7 @@ def convert_records(
             yield item
             continue
         if isinstance(item.value, list):
-            for first, messages in _runs(item.value):
+            for first, messages in _runs(item.value) or [(0, [])]:  # none: said, as a run
                 run = _Run()
                 for index, message in enumerate(messages, start=first):
                     try:

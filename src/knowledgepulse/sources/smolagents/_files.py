@@ -103,7 +103,7 @@ def _convert_record_run(record: Record, options: TraceOptions) -> Iterator[Trace
             return
     else:
         steps = value
-    runs = runs_of(steps)
+    runs = runs_of(steps) or [(0, [])]  # no step: said below, as a run with none
     if prefix:  # a RunResult: its state, output and timing are its last run's
         runs = runs[-1:]
     for position, (first, run_steps) in enumerate(runs, start=1):
