@@ -118,3 +118,21 @@ def test_against_a_text_file_and_a_dataset_together_reads_both(
     assert "against 2 reference items: 1 removed" in run.err
     (removed,) = [json.loads(line) for line in report.read_text().splitlines()]
     assert removed["matched_file"] == str(reference)
+
+
+@pytest.mark.parametrize("empty", ["eval.txt", "eval.jsonl"])
+def test_a_reference_that_gives_no_item_exits_1_as_an_empty_input_does(
+    kp: KpRunner, tmp_path: Path, empty: str
+) -> None:
+    """Nothing to compare with: every trace is written, the run says so and exits 1."""
+    reference = tmp_path / empty
+    reference.write_text("", encoding="utf-8")
+    new = rows(tmp_path / "new.jsonl")
+    run = kp("dedupe", new, "--against", str(reference), "--no-embedder")
+    assert run.code == 1
+    assert len(run.out.splitlines()) == 2
+    assert "--against gave no reference item" in run.err
+    assert "--allow-empty" in run.err
+    allowed = kp("dedupe", new, "--against", str(reference), "--no-embedder", "--allow-empty")
+    assert allowed.code == 0, allowed.err
+    assert allowed.out == run.out

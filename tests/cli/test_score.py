@@ -338,3 +338,17 @@ def test_empty_input_says_0_traces_and_exits_1_unless_allowed(
     allowed = kp(*args, str(empty), "--allow-empty")
     assert (allowed.code, allowed.out) == (0, "")
     assert "--allow-empty" not in allowed.err
+
+
+@pytest.mark.parametrize("command", ["score", "select", "dedupe"])
+def test_a_domain_without_a_profile_is_told_with_the_profiles(kp: KpRunner, command: str) -> None:
+    """``--domain coding``: said on stderr that the default weights apply, and the closest."""
+    rows = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
+    run = kp(command, "--embedder", "static", "--domain", "coding", str(rows))
+    assert run.code == 0
+    assert "'coding' names no weight profile" in run.err
+    assert "'default' weights" in run.err
+    assert "code, medical" in run.err
+    assert "Did you mean 'code'?" in run.err
+    named = kp(command, "--embedder", "static", "--domain", "code", str(rows))
+    assert "weight profile" not in named.err

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import knowledgepulse as kp
-from knowledgepulse.errors import MissingDependencyError
+from knowledgepulse.errors import MissingDependencyError, ScorerParameterError
 from knowledgepulse.integrations._collector import Collector
 from knowledgepulse.integrations.capture import Capture, capture
 from knowledgepulse.redact.items import Redactor
@@ -352,3 +352,10 @@ def test_a_collector_without_redact_keeps_the_text_as_it_was(framework: FakeFram
     with capture() as cap:
         framework.run("Mail alice@example.com")
     assert "alice@example.com" in cap.traces[0].model_dump_json()
+
+
+def test_a_misspelt_hook_is_refused_with_the_hooks_it_could_be() -> None:
+    """``Capture(hooks=("langchian",))`` would capture nothing: an error names the hooks."""
+    with pytest.raises(ScorerParameterError, match=r"hooks='langchian'.*'otel'.*'langchain'\?"):
+        Capture(hooks=("langchian",))
+    assert Capture(hooks=("otel",)) is not None

@@ -261,6 +261,138 @@ def test_a_tool_error_message_alone_fails_an_unknown_tool_call() -> None:
     assert "wether" in (trace.steps[1].content or "")
 
 
+class ScriptedToolModel(FakeMessagesListChatModel):
+    """The scripted model, accepting tools as a prebuilt agent binds them."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+
+def test_a_prebuilt_agent_s_sends_are_saved_as_json_without_the_state_s_repr(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A ``Send`` (the graph state, per tool call) is its node and args as JSON, not its repr.
+
+    A LangChain message's repr costs some 300 times its JSON; written per step, the state's
+    reprs made a long run's tracing many times slower than the run.
+    """
+    import warnings
+
+    from langchain_core.tools import tool
+    from langgraph.prebuilt import create_react_agent
+    from langgraph.types import Send
+
+    @tool
+    def lookup(query: str) -> str:
+        """Look something up."""
+        return f"found {query}"
+
+    replies = [
+        AIMessage(content="", tool_calls=[{"name": "lookup", "args": {"query": "a"}, "id": "c1"}]),
+        AIMessage(content="Found a."),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # moved to langchain.agents in LangGraph 1.0
+        graph: Any = create_react_agent(ScriptedToolModel(responses=replies), [lookup])
+    reprs: list[str] = []
+    original = Send.__repr__
+
+    def counted(self: Send) -> str:
+        reprs.append(self.node)
+        return original(self)
+
+    monkeypatch.setattr(Send, "__repr__", counted)
+    tracer = lc.tracer(scorer=scorer())
+    graph.invoke({"messages": [("user", "Find a")]}, {"callbacks": [tracer]})
+    assert reprs == []
+    assert tracer.last_run is not None
+    sends = [
+        output
+        for run in runs_of(tracer.last_run)
+        for output in as_list(run.get("outputs"))
+        if isinstance(output, dict) and output.get("lg_name") == "Send"
+    ]
+    assert [send["node"] for send in sends] == ["tools"]
+    assert sends[0]["args"]["tool_call"]["args"] == {"query": "a"}
+    assert step_shape(tracer.traces[0]) == [
+        ("tool_call", "lookup"),
+        ("observation", "lookup"),
+        ("thought", None),
+    ]
+    assert tracer.traces[0].outcome.result_summary == "Found a."
+
+
+def test_a_run_is_dumped_as_pydantic_dumps_it_each_message_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The dump equals each run's pydantic JSON; a message in several runs is one shared dict.
+
+    Every LangGraph node and model run keeps the state so far: dumped again at each, a long
+    run's dump grew with the square of its steps.
+    """
+    from pydantic_core import to_jsonable_python
+
+    from knowledgepulse.integrations.langchain import _live
+    from knowledgepulse.sources.langchain import _files
+
+    runs: list[Any] = []
+    real_dump = _files.dump_run
+
+    def kept(run: Any, **settings: Any) -> dict[str, Any]:
+        runs.append(run)
+        return real_dump(run, **settings)
+
+    monkeypatch.setattr(_live, "dump_run", kept)
+    tracer = lc.tracer(scorer=scorer())
+    invoke({"callbacks": [tracer]})
+    assert tracer.last_run is not None
+    expected = [
+        {**to_jsonable_python(run, fallback=_files._unknown), "child_runs": None}
+        for run in live_runs(runs[0])
+    ]
+    for run in expected:
+        run.pop("serialized", None)
+    dumped = runs_of(tracer.last_run)
+    assert sorted(json.dumps({**run, "child_runs": None}) for run in dumped) == sorted(
+        json.dumps(run) for run in expected
+    )
+    question = [
+        message
+        for run in dumped
+        for message in as_list(run.get("inputs", {}).get("messages"))
+        if isinstance(message, dict) and message.get("content") == EXAMPLE_MODULE.TASK
+    ]
+    assert len(question) > 2
+    assert all(message is question[0] for message in question)
+
+
+def live_runs(run: Any) -> list[Any]:
+    """A LangChain run and every run under it."""
+    found, stack = [], [run]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(current.child_runs)
+    return found
+
+
+def runs_of(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """A dumped run and every run under it."""
+    found, stack = [], [run]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(current["child_runs"])
+    return found
+
+
+def as_list(value: Any) -> list[Any]:
+    """A conditional edge's outputs: ``{"output": [...]}`` or the list itself."""
+    if isinstance(value, dict) and "output" in value:
+        value = value["output"]
+    return value if isinstance(value, list) else [value]
+
+
 def test_the_example_prints_a_scored_trace_and_saves_its_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -135,3 +135,23 @@ def test_structured_output_is_the_answer() -> None:
     assert {step.tool.name for step in trace.steps if step.tool} == {"get_weather"}
     assert trace.outcome.result_summary == '{"city": "Lyon", "sky": "clear"}'
     assert trace.metadata.success is True
+
+
+def test_a_run_continued_with_message_history_is_a_trace_of_its_own() -> None:
+    """``all_messages()`` of a run given ``message_history`` holds the earlier run: left out."""
+
+    def echo(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompt = getattr(messages[-1].parts[-1], "content", None)
+        return ModelResponse(parts=[TextPart(f"about {prompt}")])
+
+    agent: Agent[None, str] = Agent(FunctionModel(echo))
+    first = run(agent, "Weather in Paris?")
+    second = run_fresh(agent.run("And in Lyon?", message_history=first.all_messages()))
+    assert len(second.all_messages()) > len(second.new_messages())
+
+    trace = pai.to_trace(second).trace
+
+    assert trace.task.objective == "And in Lyon?"
+    assert trace.outcome.result_summary == "about And in Lyon?"
+    assert trace.steps == pai.to_trace(second.new_messages()).trace.steps
+    assert trace.id == pai.to_trace(second.new_messages()).trace.id != pai.to_trace(first).trace.id

@@ -150,3 +150,31 @@ def test_an_agent_that_runs_out_of_steps_fails() -> None:
     assert converted.trace.metadata.success is False
     assert converted.trace.outcome.confidence == 0.2
     assert "error_recovery" not in [step.type for step in converted.trace.steps]
+
+
+def test_a_run_that_keeps_the_memory_is_a_trace_of_its_own() -> None:
+    """``run(task, reset=False)``: the earlier run's steps stay in memory, but not in this trace."""
+    model = ScriptedModel(
+        [
+            ("I will look the weather up.", [("get_weather", {"city": "Paris"})]),
+            ("The service failed; once more.", [("get_weather", {"city": "Paris"})]),
+            (None, [("final_answer", {"answer": "Sunny in Paris"})]),
+            ("Now Lyon.", [("get_weather", {"city": "Lyon"})]),
+            (None, [("final_answer", {"answer": "Sunny in Lyon"})]),
+        ]
+    )
+    agent = ToolCallingAgent(tools=[flaky_weather()], model=model, verbosity_level=-1)
+    first = agent.run("What is the weather in Paris?", return_full_result=True)
+    second = agent.run("And in Lyon?", reset=False, return_full_result=True)
+    assert len(second.steps) > len(first.steps)  # smolagents hands over the whole memory
+
+    trace = smol.to_trace(second).trace
+
+    assert trace.task.objective == "And in Lyon?"
+    assert trace.outcome.result_summary == "Sunny in Lyon"
+    assert [step.type for step in trace.steps] == ["thought", "tool_call", "observation", "thought"]
+    assert trace.steps[1].input == {"city": "Lyon"}
+    from_memory = smol.to_trace(agent).trace
+    assert (from_memory.steps, from_memory.task) == (trace.steps, trace.task)
+    assert smol.to_trace(first).trace.outcome.result_summary == "Sunny in Paris"
+    assert smol.to_trace(first).trace.id != trace.id

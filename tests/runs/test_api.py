@@ -171,3 +171,19 @@ def test_a_table_annotated_selected_or_deduped_with_redact_comes_back_redacted(
     frames = [table.to_pandas() if isinstance(table, pa.Table) else table for table in given]
     assert [len(frame) for frame in frames] == [3, 3, 2]
     assert [SECRET[:12] in frame.to_json() for frame in frames] == [False, False, False]
+
+
+def test_a_domain_without_a_profile_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    """``options=TraceOptions(domain=...)`` that names no profile: one warning, scores as given."""
+    from knowledgepulse.sources import TraceOptions
+
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        scored = score(chat_rows(), scorer=scorer(), options=TraceOptions(domain="coding"))
+    assert [s.breakdown.profile for s in scored] == ["default"] * 3
+    told = [r.getMessage() for r in caplog.records if "weight profile" in r.getMessage()]
+    assert len(told) == 1
+    assert "Did you mean 'code'?" in told[0]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        score(chat_rows(), scorer=scorer(), options=TraceOptions(domain="code"))
+    assert "weight profile" not in caplog.text

@@ -386,3 +386,40 @@ def test_a_kind_that_is_a_list_or_an_object_is_a_located_problem(
     assert items
     assert all(isinstance(item, Problem) for item in items)
     assert list(convert_file(path, source="auto"))
+
+
+def test_a_conversation_continued_with_message_history_gives_one_trace_per_run(
+    tmp_path: Path,
+) -> None:
+    """``all_messages()`` after ``message_history``: each ``run_id`` is a trace of its own."""
+    first = [
+        {**request(user("Weather in Paris?")), "run_id": "run-1"},
+        {**response(text("Sunny in Paris.")), "run_id": "run-1"},
+    ]
+    second = [
+        {**request(user("And in Lyon?")), "run_id": "run-2"},
+        {**response(text("Rainy in Lyon.")), "run_id": "run-2"},
+    ]
+    trace = pai.to_trace(first + second).trace
+    assert (trace.task.objective, trace.outcome.result_summary) == (
+        "And in Lyon?",
+        "Rainy in Lyon.",
+    )
+    assert trace == pai.to_trace(second).trace
+    listed, lines = tmp_path / "messages.json", tmp_path / "messages.jsonl"
+    listed.write_text(json.dumps(first + second))
+    lines.write_text("".join(json.dumps(message) + "\n" for message in first + second))
+    for path in (listed, lines):
+        items = list(convert_file(path, source="pydantic-ai"))
+        assert [
+            (item.trace.id, item.trace.task.objective)
+            for item in items
+            if isinstance(item, TraceItem)
+        ] == [
+            ("kp:trace:pydantic-ai-run-1", "Weather in Paris?"),
+            ("kp:trace:pydantic-ai-run-2", "And in Lyon?"),
+        ], path.name
+    lines.write_text(json.dumps(first + second) + "\n[]\n")
+    *_, nothing = convert_file(lines, source="pydantic-ai")
+    assert isinstance(nothing, Problem)
+    assert "no step" in str(nothing)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import ConversionError
-from knowledgepulse.records import Problem
+from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources import smolagents as smol
 from knowledgepulse.sources.smolagents import _files as smol_files
@@ -371,3 +371,31 @@ def test_a_timestamp_past_year_9999_is_not_a_crash(tmp_path: Path) -> None:
     path.write_text(json.dumps(steps))
     items = list(convert_file(path, source="smolagents"))
     assert any(isinstance(item, TraceItem) for item in items)
+
+
+def test_a_memory_kept_across_runs_gives_one_trace_per_run(tmp_path: Path) -> None:
+    """Steps of ``run(task, reset=False)``: each ``TaskStep`` starts a run, in a list or lines."""
+    second = weather_run()
+    second[0] = {"task": "And in Lyon?", "task_images": None}
+    memory = weather_run() + second
+    listed = tmp_path / "memory.json"
+    listed.write_text(json.dumps(memory))
+    lines = tmp_path / "memory.jsonl"
+    lines.write_text("".join(json.dumps(step) + "\n" for step in memory))
+    for path in (listed, lines):
+        items = list(convert_file(path, source="smolagents", options=TraceOptions()))
+        assert [item.trace.task.objective for item in items if isinstance(item, TraceItem)] == [
+            "What is the weather in Paris?",
+            "And in Lyon?",
+        ], path.name
+        assert len(items) == 2
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(json.dumps(memory) + "\n[]\n")
+    *_, nothing = convert_file(empty, source="smolagents")
+    assert isinstance(nothing, Problem)
+    assert "no step" in str(nothing)
+    result = {"steps": memory, "state": "success", "output": "Sunny in Lyon"}
+    (item,) = smol_files.convert_records([Record(Location("run.json"), result)], TraceOptions())
+    assert isinstance(item, TraceItem)
+    assert item.trace.task.objective == "And in Lyon?"
+    assert len(item.trace.steps) == len(smol.to_trace(weather_run()).trace.steps)

@@ -159,3 +159,15 @@ def test_profiles_file_names_an_empty_domain_with_its_file_and_line(tmp_path: Pa
     with pytest.raises(ProfileError) as caught:
         load_profiles(path)
     assert str(caught.value) == f"{path}:6: ['']: a profile needs a non-empty domain name"
+
+
+def test_a_domain_without_a_profile_is_said_and_a_registered_one_is_not() -> None:
+    """``unweighed`` says why a domain gets the default weights; a user's profile silences it."""
+    registry = ProfileRegistry()
+    said = registry.unweighed("legal")
+    assert said is not None
+    assert "'default' weights" in said
+    assert ", ".join(BUILTIN_PROFILES) in said
+    assert registry.unweighed("code") is None
+    registry.register("legal", BUILTIN_PROFILES["finance"])
+    assert registry.unweighed("legal") is None

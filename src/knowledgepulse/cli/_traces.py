@@ -44,8 +44,17 @@ class ProblemSink(problems.ProblemSink):
     def __init__(self, tally: RunTally | None = None, **settings: Any) -> None:
         super().__init__(tally, show=show_problem, **settings)
 
-    def exit_code(self, traces: int, *, allow_empty: bool) -> int:
-        """The command's exit code (:func:`exit_code`)."""
+    def exit_code(self, traces: int, *, allow_empty: bool, references: int | None = None) -> int:
+        """The command's exit code (:func:`exit_code`).
+
+        ``references``: the items ``--against`` read; none is a finding, as an empty input is.
+        """
+        if references == 0 and not allow_empty:
+            say(
+                "kp: --against gave no reference item, so no trace was compared with any; "
+                "give --allow-empty when that is expected"
+            )
+            return EXIT_FINDINGS
         return exit_code(self.tally, traces, allow_empty=allow_empty)
 
 

@@ -259,7 +259,8 @@ def select_command(
     help="Decontaminate instead: remove from the input the traces that copy a task of REF "
     "(an evaluation set in any form kp reads, or a .txt file of task texts, one a line), by "
     "n-gram overlap of the task text and, with an embedder, by cosine (--threshold). The "
-    "traces kept are written as they came (with --redact, redacted). Repeatable.",
+    "traces kept are written as they came (with --redact, redacted). Repeatable. A REF that "
+    "gives no item exits 1, as an empty input does (--allow-empty: 0).",
 )
 @click.option(
     "--against-field",
@@ -375,7 +376,9 @@ def dedupe_command(
             + kept_tail(found.unread.written)
             + summary_tail(redactor)
         )
-        return sink.exit_code(len(found.items), allow_empty=allow_empty)
+        return sink.exit_code(
+            len(found.items), allow_empty=allow_empty, references=found.references
+        )
     if similarity_histogram:
         _histogram(result.corpus)
     with output_target(output) as target:

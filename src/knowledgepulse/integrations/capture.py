@@ -32,6 +32,7 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast, overload
 
+from knowledgepulse._util.settings import one_of
 from knowledgepulse.errors import MissingDependencyError, install_hint
 from knowledgepulse.integrations._collector import (
     DEFAULT_KEEP,
@@ -88,7 +89,8 @@ class Capture(Collector):
             redact=redact,
         )
         self._user_on_trace = checked_on_trace(on_trace)
-        self._hooks = hooks
+        # A misspelt hook would switch nothing on, and only "no trace was captured" would tell.
+        self._hooks = tuple(one_of(name, "hooks", HOOKS) for name in hooks)
         self._count = 0
         self._count_lock = threading.Lock()
         self._warned_nothing = False

@@ -21,7 +21,7 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.runs.inputs import RunInput, items_of, table_kind
 from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
 from knowledgepulse.runs.redaction import redact_items, redacted_record, redactor_of
-from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of
+from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of, tell_unweighed_domain
 from knowledgepulse.runs.write import Kept, UnreadRows, kept_like, redacted_like
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
@@ -274,6 +274,7 @@ def _scored(
         cache_size=settings.get("cache_size"),
         ttl_ms=settings.get("ttl_ms"),
     ) as run:
+        tell_unweighed_domain(run.scorer, settings.get("options"), settings.get("notes"))
         yield from run.score(
             items,
             order=settings.get("order", "input"),

@@ -47,7 +47,7 @@ from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_column
 from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
 from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.redaction import redacted_record, redactor_of
-from knowledgepulse.runs.scoring import min_score_of
+from knowledgepulse.runs.scoring import min_score_of, tell_unweighed_domain
 from knowledgepulse.runs.write import (
     UnreadRows,
     annotated_like,
@@ -727,6 +727,7 @@ def _corpus(
     )
     items = unread.valid(read, problems, on_problem)
     scorer = scorer or TraceValueScorer()
+    tell_unweighed_domain(scorer, options, notes)
     paths = files_to_reread(data, reread)
     if paths is not None:
         outcomes: list[float | None] = []

@@ -28,7 +28,14 @@ from knowledgepulse.runs.embedder import ModelSettings, check_model, run_scorer
 from knowledgepulse.runs.problems import ProblemSink
 from knowledgepulse.runs.read import read_items, valid_items
 from knowledgepulse.runs.redaction import redactor_of, unread_rows, written_items
-from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of, tallied, threshold_of
+from knowledgepulse.runs.scoring import (
+    Order,
+    ScoreRun,
+    min_score_of,
+    tallied,
+    tell_unweighed_domain,
+    threshold_of,
+)
 from knowledgepulse.runs.write import WriteForm, rows_form, scores_writer
 from knowledgepulse.value.item import ScoredItem
 
@@ -152,6 +159,7 @@ def score_files(
         )
     with ExitStack() as stack:
         scorer = stack.enter_context(run_scorer(paths, **model))
+        tell_unweighed_domain(scorer, options, notes)
         run = ScoreRun(
             scorer, cache_path=cache_path, frozen=frozen, cache_size=cache_size, ttl_ms=ttl_ms
         )

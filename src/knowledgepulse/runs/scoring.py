@@ -8,6 +8,7 @@ for its scorer's model and novelty text before the first item, and saves it afte
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -29,6 +30,9 @@ if TYPE_CHECKING:  # numpy, and the cache, load only for the runs that need them
     from knowledgepulse.curation.percentiles import MinScore
     from knowledgepulse.novelty.cache import VectorCache
     from knowledgepulse.reports.value import RunTally
+    from knowledgepulse.sources import TraceOptions
+
+_log = logging.getLogger("knowledgepulse")
 
 Order: TypeAlias = Literal["input", "time"]
 """``input``: as the items come; ``time``: by ``metadata.created_at`` (ties by id, content)."""
@@ -36,6 +40,19 @@ Order: TypeAlias = Literal["input", "time"]
 CacheOutcome: TypeAlias = Literal["saved", "frozen", "no_embedder"]
 """What closing a run did with its cache: saved it, left it (frozen), or had nothing to save
 (no embedder was available, so no vector was made)."""
+
+
+def tell_unweighed_domain(
+    scorer: TraceValueScorer, options: TraceOptions | None, notes: Callable[[str], object] | None
+) -> None:
+    """Say when the converted traces' domain names none of ``scorer``'s weight profiles.
+
+    Told to ``notes``, else logged (``knowledgepulse``): those traces get the default weights.
+    """
+    domain = options.domain if options is not None else None
+    said = scorer.profiles.unweighed(domain) if domain else None
+    if said is not None:
+        (notes or _log.warning)(said)
 
 
 def score_items(

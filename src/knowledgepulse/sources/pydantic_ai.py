@@ -104,7 +104,8 @@ def to_trace(
     Args:
         messages: ``result.all_messages()`` (live ``ModelMessage`` objects), the run result itself,
             their JSON (the bytes or text of ``ModelMessagesTypeAdapter.dump_json``), or that JSON
-            parsed (a list of message dicts).
+            parsed (a list of message dicts). Their last run: with ``message_history`` the
+            earlier runs come first, each its own trace (a file gives one trace per run).
         domain: the trace's ``task_domain`` (default ``default``).
         confidence: the outcome's confidence (default 0.8 on success, 0.2 on failure).
         agent_id: the agent's name, kept in ``metadata.agent_id`` and the objective when no user
@@ -124,7 +125,8 @@ def to_trace(
             f"expected a list of Pydantic AI messages, not {describe_value(loaded)}"
         )
     run = _Run()
-    for index, message in enumerate(loaded):
+    first, last_run = _runs(loaded)[-1] if loaded else (0, [])
+    for index, message in enumerate(last_run, start=first):
         try:
             _tell(run, message, (index,))
         except PathError as error:
@@ -132,14 +134,39 @@ def to_trace(
     return _finish(run, TraceOptions(domain=domain, confidence=confidence), agent_id, success)
 
 
+def _runs(messages: Sequence[Any]) -> list[tuple[int, list[Any]]]:
+    """Each run's messages, with the index of its first: another ``run_id`` starts a run.
+
+    After ``agent.run(prompt, message_history=earlier.all_messages())``, ``all_messages()``
+    holds the earlier runs first (each message keeps the ``run_id`` of the run that made it): the
+    model's context, but each run is a trace of its own. Messages with no ``run_id`` (Pydantic
+    AI before 1.x) stay with the run before them.
+    """
+    found: list[tuple[int, list[Any]]] = []
+    current: str | None = None
+    for index, message in enumerate(messages):
+        run_id = _run_id(message)
+        if not found or (run_id is not None and run_id != current):
+            found.append((index, []))
+            current = run_id
+        found[-1][1].append(message)
+    return found
+
+
+def _run_id(message: Any) -> str | None:
+    run_id = message.get("run_id") if isinstance(message, Mapping) else None
+    return run_id if isinstance(run_id, str) and run_id else None
+
+
 def convert_records(
     records: Iterable[Record | Problem], options: TraceOptions
 ) -> Iterator[TraceItem | Problem]:
     """Every run in one file's records.
 
-    A record that is one message belongs to the file's run (a JSON list of messages: one run per
-    file); a record that is a list of messages is a run of its own (JSON Lines, one message list a
-    line). A message that cannot be read is reported where it is and left out.
+    A record that is one message belongs to the file's current run (JSON Lines of messages); a
+    record that is a list of messages holds its runs (JSON Lines, one message list a line). A
+    message of another ``run_id`` starts a run (a conversation continued with
+    ``message_history``). A message that cannot be read is reported where it is and left out.
     """
     shared = _Run()
     shared_first: Record | None = None
@@ -148,14 +175,19 @@ def convert_records(
             yield item
             continue
         if isinstance(item.value, list):
-            run = _Run()
-            for index, message in enumerate(item.value):
-                try:
-                    _tell(run, message, (index,))
-                except PathError as error:
-                    yield item.problem(error.path, error.message)
-            yield _finish_record(run, options, item)
+            for first, messages in _runs(item.value) or [(0, [])]:  # none: said, as a run
+                run = _Run()
+                for index, message in enumerate(messages, start=first):
+                    try:
+                        _tell(run, message, (index,))
+                    except PathError as error:
+                        yield item.problem(error.path, error.message)
+                yield _finish_record(run, options, item)
             continue
+        run_id = _run_id(item.value)
+        if shared_first is not None and run_id is not None and run_id != shared.run_id:
+            yield _finish_record(shared, options, shared_first)  # the next run's messages
+            shared, shared_first = _Run(), None
         try:
             _tell(shared, item.value, ())
         except PathError as error:

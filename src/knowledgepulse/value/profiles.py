@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from knowledgepulse._util.plugins import did_you_mean
 from knowledgepulse.errors import ProfileError
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import read_records
@@ -117,6 +118,20 @@ class ProfileRegistry(Mapping[str, ScoringWeights]):
         """The profile name and weights for a domain (``default`` when none matches exactly)."""
         name = domain if domain in self._profiles else DEFAULT_PROFILE
         return name, self._profiles[name]
+
+    def unweighed(self, domain: str) -> str | None:
+        """Why ``domain``'s traces get the ``default`` weights; ``None`` if a profile has its name.
+
+        Domains are open (a trace may carry any, for its own sake), so this is said, not raised:
+        a misspelt ``--domain coding`` would otherwise be weighed as ``default`` unnoticed.
+        """
+        if domain in self._profiles:
+            return None
+        return (
+            f"the domain {domain!r} names no weight profile, so the traces converted with it are "
+            f"scored with the {DEFAULT_PROFILE!r} weights (the profiles: {', '.join(self)}; add "
+            f"one from a file with --profiles, or register_profile).{did_you_mean(domain, [*self])}"
+        )
 
     def __getitem__(self, name: str) -> ScoringWeights:
         return self._profiles[name]

@@ -60,12 +60,9 @@ def processor(
         scorer: scores each trace; the process-wide default scorer when ``None``.
         on_trace: called with each :class:`~knowledgepulse.value.ScoredItem`.
         keep: how many captured traces the processor keeps (``.captured``, ``.traces``).
-        redact: ``True``: redact each trace before it is scored and kept, secrets always and
-            personal identifiers by its ``metadata.privacy_level`` (a captured trace's is
-            ``private``: secrets only); a :class:`~knowledgepulse.redact.items.Redactor`
-            (``Redactor("aggregated")``): at its level, by its rules (see
-            :mod:`knowledgepulse.redact`). Only novelty reads the text, so only novelty can
-            change.
+        redact: redact each trace before it is scored and kept: ``True`` (by its privacy
+            level, secrets always) or a :class:`~knowledgepulse.redact.items.Redactor`; as
+            :func:`~knowledgepulse.integrations.capture.capture` says.
 
     Raises:
         MissingDependencyError: ``openai-agents`` is not installed.

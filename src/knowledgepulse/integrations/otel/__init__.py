@@ -56,12 +56,9 @@ def install(
         tracer_provider: the SDK provider to add the processor to; else the global one (an SDK
             provider is set globally when none is).
         keep: how many captured traces the collector keeps.
-        redact: ``True``: redact each trace before it is scored and kept, secrets always and
-            personal identifiers by its ``metadata.privacy_level`` (a captured trace's is
-            ``private``: secrets only); a :class:`~knowledgepulse.redact.items.Redactor`
-            (``Redactor("aggregated")``): at its level, by its rules (see
-            :mod:`knowledgepulse.redact`). Only novelty reads the text, so only novelty can
-            change.
+        redact: redact each trace before it is scored and kept: ``True`` (by its privacy
+            level, secrets always) or a :class:`~knowledgepulse.redact.items.Redactor`; as
+            :func:`~knowledgepulse.integrations.capture.capture` says.
 
     Returns:
         The collector: ``.captured``, ``.traces``, ``.breakdowns``; ``.close()`` stops it.

@@ -9,7 +9,7 @@ from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._envelope import PathError, TraceOptions, placed
-from knowledgepulse.sources.smolagents._run import Run, finish, tell
+from knowledgepulse.sources.smolagents._run import Run, finish, is_task, runs_of, tell
 from knowledgepulse.sources.smolagents._shapes import (
     ACTION_KEYS,
     PLANNING_KEYS,
@@ -47,10 +47,11 @@ def convert_records(
 ) -> Iterator[TraceItem | Problem]:
     """Every run in one file's records.
 
-    A record that is one step belongs to the file's run (a JSON list of steps, or JSON Lines of
-    steps: one run per file); a record that is a list of steps or a run result is a run of its
-    own (JSON Lines of runs: one run per line). A step that cannot be read is reported where it is
-    and left out; the rest of its run still converts.
+    A record that is one step belongs to the file's current run (JSON Lines of steps); a record
+    that is a list of steps holds its runs, and a run result its last run (JSON Lines of runs:
+    one a line). A ``TaskStep`` starts a run: a memory kept with ``agent.run(task,
+    reset=False)`` holds each run after the one before. A step that cannot be read is reported
+    where it is and left out; the rest of its run still converts.
     """
     shared = Run()
     shared_first: Record | None = None
@@ -62,6 +63,9 @@ def convert_records(
         if isinstance(value, list) or (isinstance(value, dict) and value.keys() >= RUN_KEYS):
             yield from _convert_record_run(item, options)
         elif isinstance(value, dict):
+            if is_task(value) and shared_first is not None:  # the next run (reset=False)
+                yield from _finish_shared(shared, shared_first, options)
+                shared, shared_first = Run(), None
             try:
                 tell(shared, value, ())
             except PathError as error:
@@ -71,12 +75,17 @@ def convert_records(
         else:
             yield item.problem((), not_a_step(value))
     if shared_first is not None:
-        try:
-            found = finish(shared, options, state=None, output=None, agent_id=None, trace_id=None)
-        except ConversionError as error:
-            yield shared_first.problem((), str(error))
-        else:
-            yield placed(found, Location(shared_first.location.file))
+        yield from _finish_shared(shared, shared_first, options)
+
+
+def _finish_shared(run: Run, first: Record, options: TraceOptions) -> Iterator[TraceItem | Problem]:
+    """The run told by step records, placed where its first step was read."""
+    try:
+        found = finish(run, options, state=None, output=None, agent_id=None, trace_id=None)
+    except ConversionError as error:
+        yield first.problem((), str(error))
+    else:
+        yield placed(found, Location(first.location.file))
 
 
 def _convert_record_run(record: Record, options: TraceOptions) -> Iterator[TraceItem | Problem]:
@@ -94,15 +103,27 @@ def _convert_record_run(record: Record, options: TraceOptions) -> Iterator[Trace
             return
     else:
         steps = value
-    run = Run(started=started)
-    for index, step in enumerate(steps):
+    runs = runs_of(steps) or [(0, [])]  # no step: said below, as a run with none
+    if prefix:  # a RunResult: its state, output and timing are its last run's
+        runs = runs[-1:]
+    for position, (first, run_steps) in enumerate(runs, start=1):
+        last = position == len(runs)
+        run = Run(started=started if last else None)
+        for index, step in enumerate(run_steps, start=first):
+            try:
+                tell(run, step, (*prefix, index))
+            except PathError as error:
+                yield record.problem(error.path, error.message)
         try:
-            tell(run, step, (*prefix, index))
-        except PathError as error:
-            yield record.problem(error.path, error.message)
-    try:
-        converted = finish(run, options, state=state, output=output, agent_id=None, trace_id=None)
-    except ConversionError as error:
-        yield record.problem((), str(error))
-    else:
-        yield placed(converted, Location(record.location.file))
+            converted = finish(
+                run,
+                options,
+                state=state if last else None,
+                output=output if last else None,
+                agent_id=None,
+                trace_id=None,
+            )
+        except ConversionError as error:
+            yield record.problem((*prefix, first), str(error))
+        else:
+            yield placed(converted, Location(record.location.file))

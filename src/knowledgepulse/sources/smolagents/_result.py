@@ -7,7 +7,7 @@ from typing import Any
 
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.sources._envelope import PathError, TraceOptions
-from knowledgepulse.sources.smolagents._run import Run, finish, tell
+from knowledgepulse.sources.smolagents._run import Run, finish, runs_of, tell
 from knowledgepulse.sources.smolagents._shapes import RUN_KEYS, number
 from knowledgepulse.trace import TraceItem
 
@@ -25,7 +25,9 @@ def to_trace(
     Args:
         run: a ``RunResult`` (``agent.run(task, return_full_result=True)``), the agent itself or
             its ``agent.memory``, the step dicts of ``agent.memory.get_full_steps()``, or a list
-            of memory step objects.
+            of memory step objects. Its last run: with ``agent.run(task, reset=False)`` the
+            memory keeps the earlier runs before it, each its own trace (a file of the steps
+            gives one trace per run).
         domain: the trace's ``task_domain`` (default ``default``).
         confidence: the outcome's confidence (default 0.8 on success, 0.2 on failure).
         agent_id: the agent's name, kept in ``metadata.agent_id`` (an agent's ``name`` when the
@@ -38,7 +40,8 @@ def to_trace(
     """
     steps, state, output, started, name = _unpack(run)
     run_data = Run(started=started)
-    for index, step in enumerate(steps):
+    first, last_run = runs_of(steps)[-1] if steps else (0, [])
+    for index, step in enumerate(last_run, start=first):
         try:
             tell(run_data, step, (index,))
         except PathError as error:

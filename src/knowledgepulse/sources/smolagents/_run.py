@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,18 +53,45 @@ class Run:
     canonical: list[Any] = field(default_factory=list)
 
 
+def runs_of(steps: Sequence[Any]) -> list[tuple[int, list[Any]]]:
+    """Each run in a memory's steps, with the index of its first step; a ``TaskStep`` starts one.
+
+    ``agent.run`` appends a ``TaskStep``, then that run's steps; with ``reset=False`` the memory
+    (and ``RunResult.steps``) keeps the earlier runs before it: the model's context, but each
+    ``run`` call is a run of its own, with its own task, answer and state.
+    """
+    found: list[tuple[int, list[Any]]] = []
+    for index, step in enumerate(steps):
+        plain = as_step(step)
+        if not found or is_task(plain):
+            found.append((index, []))
+        found[-1][1].append(plain)
+    return found
+
+
+def as_step(step: Any) -> Any:
+    """A step as its dict: a live memory step becomes its JSON shape; anything else is kept."""
+    if hasattr(step, "dict") and not isinstance(step, Mapping):
+        return step.dict()
+    return step
+
+
+def is_task(step: Any) -> bool:
+    """Whether a step (as its dict) is a ``TaskStep``."""
+    return isinstance(step, Mapping) and "task" in step and step.keys() <= TASK_KEYS
+
+
 def tell(run: Run, step: Any, path: Loc) -> None:
     """Tell the builder what one step did.
 
     Raises:
         PathError: the step, or a part of it, cannot be read (its path is in the error).
     """
-    if hasattr(step, "dict") and not isinstance(step, Mapping):
-        step = step.dict()  # a live memory step: its JSON shape
+    step = as_step(step)
     if not isinstance(step, Mapping):
         raise PathError(path, not_a_step(step))
     run.canonical.append(_canonical(step))
-    if "task" in step and step.keys() <= TASK_KEYS:
+    if is_task(step):
         if run.objective is None and isinstance(step["task"], str):
             run.objective = step["task"]
         return
