@@ -12,6 +12,7 @@ an item), for an input that can be read again to write the chosen items (:meth:`
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -25,6 +26,7 @@ import numpy as np
 import orjson
 from numpy.typing import NDArray
 
+from knowledgepulse.curation.lane import EmbeddingLane, lane_for
 from knowledgepulse.curation.select import Candidate
 from knowledgepulse.errors import InputFileError
 from knowledgepulse.novelty.cache.index import approximate, held_dtype, nearest_other_key
@@ -318,6 +320,37 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpu
     return Corpus(items, vectors, scorer.cosine_of, facts, leave_one_out=True)
 
 
+class _GrowingRows:
+    """One array of vectors, grown in place as batches come (a realloc: no second copy).
+
+    In half precision once it passes the exact search's limit (:func:`held_dtype`). No view of
+    it outlives a call of :meth:`add`, so resizing may skip its reference check.
+    """
+
+    def __init__(self) -> None:
+        self.array: NDArray[np.floating[Any]] | None = None
+        self.count = 0
+
+    def add(self, *batches: NDArray[np.floating[Any]]) -> None:
+        """Each batch's rows after those added before."""
+        for vectors in batches:
+            if self.array is None:
+                self.array = np.empty((0, vectors.shape[1]), dtype=vectors.dtype)
+            if self.array.dtype != (dtype := held_dtype(self.count + len(vectors))):
+                self.array = self.array[: self.count].astype(dtype)
+            if self.count + len(vectors) > len(self.array):
+                grown = max(self.count + len(vectors), len(self.array) * 5 // 4)
+                self.array.resize((grown, vectors.shape[1]), refcheck=False)
+            self.array[self.count : self.count + len(vectors)] = vectors
+            self.count += len(vectors)
+
+    def whole(self) -> NDArray[np.floating[Any]] | None:
+        """The rows added, trimmed to them (``None``: none was ever added)."""
+        if self.array is not None:
+            self.array.resize((self.count, self.array.shape[1]), refcheck=False)
+        return self.array
+
+
 def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: Reread) -> Corpus:
     """:func:`score_corpus` holding of each trace only its breakdown, facts and vector.
 
@@ -330,51 +363,45 @@ def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: R
     facts: list[Facts] = []
     counted: list[tuple[str, str, TraceFeatures]] = []
     batch: list[ReasoningTrace] = []
-    # One array, grown in place (a realloc: no second copy) and trimmed at the end, in half
-    # precision once it passes the exact search's limit (held_dtype). No view of it outlives a
-    # call of embed(), so resize may skip its reference check.
-    embedded: NDArray[np.floating[Any]] | None = None
-    count = 0
+    embedded = _GrowingRows()
     unembedded = False
+    lane: EmbeddingLane | None = None  # a second process, past LANE_AFTER traces
 
     def embed() -> None:
-        nonlocal unembedded, embedded, count
-        vectors = None if unembedded else scorer.embed_traces(batch)
-        unembedded = vectors is None
-        if vectors is not None:
-            if embedded is None:
-                embedded = np.empty((0, vectors.shape[1]), dtype=vectors.dtype)
-            if embedded.dtype != (dtype := held_dtype(count + len(vectors))):
-                embedded = embedded[:count].astype(dtype)
-            if count + len(vectors) > len(embedded):
-                grown = max(count + len(vectors), len(embedded) * 5 // 4)
-                embedded.resize((grown, vectors.shape[1]), refcheck=False)
-            embedded[count : count + len(vectors)] = vectors
-            count += len(vectors)
+        nonlocal unembedded, lane
+        if lane is None and embedded.count:  # the first batch here: the embedder loads
+            lane = lane_for(scorer.embedder, scorer.novelty_text, len(held))
+        if lane is not None:
+            lane.put(batch)
+            embedded.add(*lane.ready())
+        elif not unembedded:
+            vectors = scorer.embed_traces(batch)
+            unembedded = vectors is None
+            if vectors is not None:
+                embedded.add(vectors)
         batch.clear()
 
     # Equal features (and domains) are one object: most traces share them with others.
     shared: dict[Any, Any] = {}
-    for loaded in traces:
-        trace = loaded.trace
-        facts.append(Facts.of(loaded))
-        domain, features = trace.metadata.task_domain, TraceFeatures.of(trace)
-        counted.append(
-            (trace.id, shared.setdefault(domain, domain), shared.setdefault(features, features))
-        )
-        held.append(_light(loaded))
-        if scorer.embedder is not None and not unembedded:
-            batch.append(trace)
-            if len(batch) >= scorer.batch_size:
-                embed()
-    if batch:
-        embed()
-    if embedded is None and not unembedded and scorer.embedder is not None:
-        embed()  # none: the embedder's empty answer, as score_corpus has it
-    vectors = None
-    if embedded is not None and not unembedded:
-        embedded.resize((count, embedded.shape[1]), refcheck=False)
-        vectors = embedded
+    with contextlib.ExitStack() as stack:
+        stack.callback(lambda: lane.close() if lane else None)
+        for loaded in traces:
+            trace = loaded.trace
+            facts.append(Facts.of(loaded))
+            domain, features = trace.metadata.task_domain, TraceFeatures.of(trace)
+            counted.append(
+                (trace.id, shared.setdefault(domain, domain), shared.setdefault(features, features))
+            )
+            held.append(_light(loaded))
+            if scorer.embedder is not None and not unembedded:
+                batch.append(trace)
+                if len(batch) >= scorer.batch_size:
+                    embed()
+        if batch or (embedded.array is None and scorer.embedder is not None):
+            embed()  # the rest; or none: the embedder's empty answer, as score_corpus has it
+        if lane is not None:
+            embedded.add(*lane.ready(wait=True))
+    vectors = None if unembedded else embedded.whole()
     ids = [trace_id for trace_id, _, _ in counted]
     order = sorted(range(len(ids)), key=lambda i: (ids[i], facts[i].digest))
     origins = _novelties(scorer, ids, order, vectors)

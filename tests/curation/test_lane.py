@@ -1,0 +1,132 @@
+"""The embedding lane: a large corpus embedded in a second process gives the same answer."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+import numpy as np
+import pytest
+
+from knowledgepulse.curation import lane as lane_module
+from knowledgepulse.curation.corpus import score_apart
+from knowledgepulse.curation.lane import EmbeddingLane
+from knowledgepulse.errors import EmbedderUnavailableError
+from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
+from knowledgepulse.novelty.static import StaticEmbedder
+from knowledgepulse.records import Location, Record
+from knowledgepulse.trace.item import TraceItem
+from knowledgepulse.trace.load import validate_record
+from knowledgepulse.trace.models import ReasoningTrace
+from knowledgepulse.value.scorer import TraceValueScorer
+from tests.builders import trace_json
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the lane forks: Linux only")
+
+WORDS = ["flight", "hotel", "refund", "invoice", "parser", "cache", "shard", "replica", "token"]
+
+
+def items(count: int) -> list[TraceItem]:
+    """Traces of several tasks, some with the same objective (a task's runs)."""
+    found = []
+    for number in range(count):
+        words = [WORDS[(number * 7 + step) % len(WORDS)] for step in range(number % 5 + 3)]
+        result = validate_record(
+            Record(
+                Location("t.jsonl", number + 1),
+                trace_json(trace_id=f"kp:trace:{number}", objective=" ".join(words[:4])),
+            )
+        )
+        assert isinstance(result, TraceItem)
+        found.append(result)
+    return found
+
+
+def scorer() -> TraceValueScorer:
+    return TraceValueScorer(embedder=StaticEmbedder(), batch_size=8)
+
+
+@pytest.fixture
+def lanes(monkeypatch: pytest.MonkeyPatch) -> list[EmbeddingLane]:
+    """The lanes started, with a low start and room for one batch in flight."""
+    started: list[EmbeddingLane] = []
+    monkeypatch.setattr(lane_module, "LANE_AFTER", 16)
+    monkeypatch.setattr(lane_module, "IN_FLIGHT", 1)
+    lane_for = lane_module.lane_for
+
+    def counted(*args: object) -> EmbeddingLane | None:
+        found = lane_for(*args)  # type: ignore[arg-type]
+        if found is not None:
+            started.append(found)
+        return found
+
+    monkeypatch.setattr("knowledgepulse.curation.corpus.lane_for", counted)
+    return started
+
+
+def test_a_corpus_embedded_partly_in_the_worker_is_scored_as_one_embedded_here(
+    lanes: list[EmbeddingLane], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    traces = items(120)
+    with_lane = score_apart(scorer(), traces, lambda _: iter(traces))
+    assert len(lanes) == 1
+    monkeypatch.setattr(lane_module, "LANE_AFTER", 10**9)
+    here = score_apart(scorer(), traces, lambda _: iter(traces))
+    assert with_lane.vectors is not None
+    assert here.vectors is not None
+    assert np.array_equal(with_lane.vectors, here.vectors)
+    assert with_lane.breakdowns == here.breakdowns
+
+
+def test_the_vectors_of_batches_come_back_in_the_order_put() -> None:
+    traces = [item.trace for item in items(64)]
+    batches = [traces[start : start + 8] for start in range(0, 64, 8)]
+    embedder = StaticEmbedder()
+    lane = EmbeddingLane(embedder, DEFAULT_NOVELTY_TEXT)
+    try:
+        for batch in batches:
+            lane.put(batch)
+        kinds = {type(found).__name__ for found in lane._waiting}
+        found = lane.ready(wait=True)
+    finally:
+        lane.close()
+    assert "Future" in kinds
+    expected = scorer().embed_traces(traces)
+    assert expected is not None
+    assert np.array_equal(np.concatenate(found), expected)
+
+
+def test_forking_the_worker_prints_nothing_and_leaves_the_environment(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    embedder = StaticEmbedder()
+    traces = [item.trace for item in items(40)]
+    scorer().embed_traces(traces)  # the tokenizer's threads have run in this process
+    before = os.environ.get("TOKENIZERS_PARALLELISM")
+    lane = EmbeddingLane(embedder, DEFAULT_NOVELTY_TEXT)
+    try:
+        lane.put(traces)
+        lane.ready(wait=True)
+    finally:
+        lane.close()
+    assert os.environ.get("TOKENIZERS_PARALLELISM") == before
+    assert capfd.readouterr().err == ""
+
+
+def put_and_wait(lane: EmbeddingLane, traces: list[ReasoningTrace]) -> None:
+    lane.put(traces)
+    lane.ready(wait=True)
+
+
+def test_a_worker_that_dies_is_a_clear_embedder_error() -> None:
+    lane = EmbeddingLane(StaticEmbedder(), DEFAULT_NOVELTY_TEXT)
+    try:
+        for process in lane._pool._processes.values():
+            assert process.pid is not None
+            os.kill(process.pid, signal.SIGKILL)
+            process.join()
+        with pytest.raises(EmbedderUnavailableError, match="the process embedding beside"):
+            put_and_wait(lane, [item.trace for item in items(8)])
+    finally:
+        lane.close()
