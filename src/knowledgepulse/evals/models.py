@@ -18,8 +18,12 @@ from pydantic import (
     PrivateAttr,
     StrictInt,
     StrictStr,
+    TypeAdapter,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from knowledgepulse.trace.models import JSON_SCHEMA_DIALECT
 
@@ -125,7 +129,25 @@ class ActualOutput(_CaseModel):
     )
 
 
-ContentPatterns = dict[str, list[StrictStr]] | list[StrictStr]
+_PATTERN_LIST: TypeAdapter[list[str]] = TypeAdapter(list[StrictStr])
+_PATTERN_MAP: TypeAdapter[dict[str, list[str]]] = TypeAdapter(dict[str, list[StrictStr]])
+
+
+def _one_form(value: Any, _: ValidatorFunctionWrapHandler) -> list[str] | dict[str, list[str]]:
+    # The form is chosen by the value's JSON type, so a problem is told once, at its own path:
+    # pydantic's union told it for both forms, under their Python types
+    # ("contentPatterns['dict[str,list[str]]']: ... expected a JSON object").
+    if isinstance(value, list):
+        return _PATTERN_LIST.validate_python(value)
+    if isinstance(value, dict):
+        return _PATTERN_MAP.validate_python(value)
+    raise PydanticCustomError(
+        "content_patterns",
+        "Input should be a list of regular expressions, or an object of page id to such a list",
+    )
+
+
+ContentPatterns = Annotated[dict[str, list[StrictStr]] | list[StrictStr], WrapValidator(_one_form)]
 
 
 class ExpectedOutput(_CaseModel):
