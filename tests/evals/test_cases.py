@@ -7,7 +7,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.errors import CaseValidationError
 from knowledgepulse.evals.cases import (
     CaseInput,
@@ -111,6 +114,30 @@ def test_parse_case_raises_with_every_problem() -> None:
     with pytest.raises(CaseValidationError) as raised:
         parse_case({"id": 3, "pages": "p1", "expect": {}})
     assert [p.path for p in raised.value.problems] == ["id", "pages", "expect"]
+
+
+_KEYS = st.sampled_from(["dict", "list", "float", "durationMs", "a b", "[key]"]) | st.text(
+    max_size=4
+)
+_STEPS = st.lists(st.one_of(_KEYS, st.integers(0, 2)), max_size=5)
+
+
+def _holding(path: list[str | int], leaf: object) -> object:
+    """A JSON value with ``leaf`` at ``path`` (a list index pads the list with nulls)."""
+    value = leaf
+    for step in reversed(path):
+        value = [*([None] * step), value] if isinstance(step, int) else {step: value}
+    return value
+
+
+@given(part=st.sampled_from(["input", "actual", "expected"]), path=_STEPS)
+def test_a_value_json_refuses_is_told_at_its_json_path(part: str, path: list[str | int]) -> None:
+    """A NaN anywhere in a case's JSON data is located by its path, without pydantic's type tags."""
+    with pytest.raises(CaseValidationError) as raised:
+        parse_case({"id": "c", part: _holding(path, float("nan"))})
+    [problem] = raised.value.problems
+    assert problem.path == format_path((part, *path))
+    assert problem.message.startswith("NaN and infinite numbers are not allowed")
 
 
 def test_any_json_output_and_expectation_make_a_valid_case() -> None:
