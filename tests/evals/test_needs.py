@@ -197,6 +197,28 @@ def test_content_quality_on_a_text_without_a_pattern_list_cannot_score(expected:
     assert "give expected: {contentPatterns: [regex, ...]}" in str(outcome.error)
 
 
+@pytest.mark.parametrize(
+    ("expected", "reason"),
+    [
+        (None, "expected is null or missing"),
+        ({}, "expected has no contentPatterns;"),
+        ({"contentPattern": ["a"]}, "no contentPatterns (it has 'contentPattern': misspelt?)"),
+        ({"contentPatterns": {"p1": ["a"]}}, "contentPatterns is an object (patterns per page"),
+        ({"contentPatterns": ["a", 5]}, "contentPatterns holds an item that is not a text"),
+        ({"contentPatterns": "a"}, 'contentPatterns is "a", not a list'),
+        ("a", 'expected is "a", not an object with contentPatterns'),
+    ],
+)
+def test_content_quality_on_a_text_says_what_expected_holds_instead(
+    expected: Any, reason: str
+) -> None:
+    """The error result names what is there in place of a pattern list (a misspelt key too)."""
+    [result] = run_suite(make_suite({"type": "content-quality"}), [_case("x", expected)]).cases
+    [outcome] = result.outcomes
+    assert "the output is a text, and " in str(outcome.error)
+    assert reason in str(outcome.error)
+
+
 def test_an_invalid_pattern_in_any_expectation_is_malformed_when_read(tmp_path: Path) -> None:
     """Patterns are compiled when the case is read, whatever the output's kind."""
     path = write_jsonl(
