@@ -138,7 +138,7 @@ def test_one_case_not_in_a_list_is_refused_saying_so() -> None:
 
 def test_a_case_that_is_not_a_mapping_is_a_malformed_case() -> None:
     """A number among in-memory cases is malformed at its index, as in a JSON file."""
-    outcome = evaluate_cases([3], preset="standard")  # type: ignore[arg-type]
+    outcome = evaluate_cases([3], preset="standard")  # type: ignore[list-item]
     assert [str(problem) for problem in outcome.problems] == [
         "<cases>[0]: got 3; expected a JSON object"
     ]

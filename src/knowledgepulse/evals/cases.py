@@ -8,16 +8,16 @@ reads in the bulk-edit form is checked only when one does, naming it (``needed b
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import groupby
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
 from knowledgepulse._util.jsonpath import describe
-from knowledgepulse.errors import CaseValidationError
+from knowledgepulse.errors import CaseValidationError, Setting, SettingTypeError
 from knowledgepulse.evals.models import CASE_ID_PATTERN, ActualOutput, Case, ExpectedOutput
 from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
 from knowledgepulse.evals.scorer import CasePart
@@ -183,6 +183,44 @@ def _duplicate_id(
 def load_cases(sources: str | Path | Iterable[str | Path]) -> list[CaseInput]:
     """Every case of the files, in order (see :func:`iter_cases`)."""
     return list(iter_cases(sources))
+
+
+Cases = str | Path | Iterable[str | Path | Case | CaseInput | Mapping[str, Any]]
+"""Case files (a path or a list of paths; ``-`` is stdin), or cases: models, loaded ones, or
+plain dicts (the two not mixed)."""
+
+
+def case_inputs(cases: Cases) -> Iterator[CaseInput]:
+    """The cases as :func:`~knowledgepulse.evals.cases.iter_cases` yields them, read as needed.
+
+    A case without a file is located as ``<cases>[index]``.
+
+    Raises:
+        InputFileError: a case file cannot be opened at all.
+        SettingTypeError: paths mixed with cases, or one case not in a list.
+    """
+    if isinstance(cases, Mapping):
+        raise SettingTypeError(
+            Setting("cases"), " is one case alone: give a list of cases, cases=[case]"
+        )
+    if isinstance(cases, str | Path) or (
+        isinstance(cases, Sequence) and all(isinstance(case, str | Path) for case in cases)
+    ):
+        yield from iter_cases(cast("str | Path | Sequence[str | Path]", cases))
+        return
+    for index, item in enumerate(cases):
+        if isinstance(item, Case):
+            yield LoadedCase(item, Location("<cases>", index=index))
+        elif isinstance(item, LoadedCase | MalformedCase | FileProblem):
+            yield item
+        elif isinstance(item, str | Path):
+            raise SettingTypeError(
+                Setting("cases"),
+                ": give case files as a list of paths, or cases, not the two mixed",
+            )
+        else:
+            value = dict(item) if isinstance(item, Mapping) else item
+            yield validate_case(Record(Location("<cases>", index=index), value))
 
 
 # --- Checking cases against what a suite reads ---------------------------------------------
