@@ -140,6 +140,41 @@ def test_a_value_json_refuses_is_told_at_its_json_path(part: str, path: list[str
     assert problem.message.startswith("NaN and infinite numbers are not allowed")
 
 
+@pytest.mark.parametrize(
+    ("expected_op", "told"),
+    [
+        (
+            op("update", "B1"),
+            "targetBlockId: 'B1' names no block of page 'p1' (did you mean 'b1'?)",
+        ),
+        (op("delete", None, index=5), "targetIndex: 5 names no block of page 'p1' (blocks 'b1')"),
+        (op("update", "b1", page="p9"), "pageId: 'p9' is no page of the case (its pages: 'p1')"),
+    ],
+)
+def test_an_expected_target_the_pages_lack_is_a_warning(
+    tmp_path: Path, expected_op: dict[str, object], told: str
+) -> None:
+    """A typo in an expected target is told as a warning at its path; the case is still scored."""
+    data = case_json(expected={"operations": [expected_op]})
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(data) + "\n")
+    [loaded] = bulk_cases(path)
+    assert isinstance(loaded, LoadedCase)
+    [warning] = loaded.warnings
+    assert warning.warning
+    assert str(warning).startswith(f"{path}:1: warning: expected.operations[0].{told}")
+
+
+def test_expected_targets_the_pages_have_give_no_warning(tmp_path: Path) -> None:
+    """By id or by index, a block that is on its page warns of nothing."""
+    ops = [op("update", "b1"), op("update", None, index=0), op("update", "b1", page="p1")]
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(case_json(expected={"operations": ops})) + "\n")
+    [loaded] = bulk_cases(path)
+    assert isinstance(loaded, LoadedCase)
+    assert loaded.warnings == ()
+
+
 def test_any_json_output_and_expectation_make_a_valid_case() -> None:
     """Without a suite that reads the bulk-edit form, a text output and no pages are fine."""
     case = parse_case(

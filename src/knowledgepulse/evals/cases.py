@@ -7,6 +7,7 @@ reads in the bulk-edit form is checked only when one does, naming it (``needed b
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from knowledgepulse._util.jsonpath import describe
 from knowledgepulse.errors import CaseValidationError, Setting, SettingTypeError
 from knowledgepulse.evals.models import CASE_ID_PATTERN, ActualOutput, Case, ExpectedOutput
+from knowledgepulse.evals.operations import resolve_block, resolve_page
 from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
 from knowledgepulse.evals.scorer import CasePart
 from knowledgepulse.evals.suite import Suite
@@ -231,10 +233,15 @@ _ORDER: tuple[CasePart, ...] = ("pages", "actual", "expected")
 
 @dataclass(frozen=True, slots=True)
 class Fit:
-    """How a case fits a suite: every problem once, and those keeping each scorer (by key)."""
+    """How a case fits a suite: every problem once, and those keeping each scorer (by key).
+
+    ``warnings``: what the case says that cannot be what was meant (an expected operation on a
+    block the pages do not have); they reject nothing.
+    """
 
     problems: tuple[Problem, ...]
     by_scorer: Mapping[str, tuple[Problem, ...]]
+    warnings: tuple[Problem, ...] = ()
 
 
 def check_case(
@@ -276,7 +283,55 @@ def check_case(
         problems.extend(found)
         for key in keys if found else ():
             by_scorer.setdefault(key, []).extend(found)
-    return Fit(tuple(problems), {key: tuple(found) for key, found in by_scorer.items()})
+    warnings = () if problems or "expected" not in readers else _unresolved(case, record)
+    return Fit(tuple(problems), {key: tuple(found) for key, found in by_scorer.items()}, warnings)
+
+
+def _unresolved(case: Case, record: Record) -> tuple[Problem, ...]:
+    # An expected target the pages lack is a typo in the case: the scorers would compare the
+    # model's operations with an edit no model can make, and fail the one that edits the right
+    # block. Spec-wise the case is valid, so this is a warning.
+    expected = ExpectedOutput.model_validate(case.expected)
+    found: list[Problem] = []
+    for i, operation in enumerate(expected.operations):
+        page = resolve_page(operation, case.pages)
+        if page is None:
+            pages = ", ".join(repr(p.id) for p in case.pages)
+            found.append(
+                record.problem(
+                    ("expected", "operations", i, "pageId"),
+                    f"{operation.page_id!r} is no page of the case (its pages: {pages}); no "
+                    "operation can be on it, so check the id",
+                    warning=True,
+                )
+            )
+        elif operation.has_target and resolve_block(operation, page) is None:
+            by_id = operation.target_block_id is not None
+            field, given = (
+                ("targetBlockId", operation.target_block_id)
+                if by_id
+                else ("targetIndex", operation.target_index)
+            )
+            ids = [block.id for block in page.blocks]
+            folded = {block_id.casefold(): block_id for block_id in ids}
+            close = difflib.get_close_matches(str(given).casefold(), folded, n=1) if by_id else []
+            blocks = (
+                f"did you mean {folded[close[0]]!r}?"
+                if close
+                else f"{len(ids)} blocks"
+                if len(ids) > 8
+                else "blocks " + (", ".join(map(repr, ids)) or "none")
+            )
+            found.append(
+                record.problem(
+                    ("expected", "operations", i, field),
+                    f"{given!r} names no block of page {page.id!r} ({blocks}); the model cannot "
+                    "edit it, and one that edits the block meant is scored wrong: check the "
+                    f"{'id' if by_id else 'index (0-based, into the original blocks)'}",
+                    warning=True,
+                )
+            )
+    return tuple(found)
 
 
 def _part_problems(case: Case, part: CasePart) -> list[tuple[tuple[str | int, ...], str]]:
@@ -332,5 +387,8 @@ def fit_cases(
             )
             if fit.problems:
                 yield MalformedCase(item.location, fit.problems, item.case.id, item.warnings)
+                continue
+            if fit.warnings:
+                yield replace(item, warnings=(*item.warnings, *fit.warnings))
                 continue
         yield item
