@@ -229,6 +229,28 @@ def test_an_invalid_pattern_in_any_expectation_is_malformed_when_read(tmp_path: 
     assert malformed.problems[0].path == "expected.contentPatterns[0]"
 
 
+@pytest.mark.parametrize(
+    ("answer", "told"),
+    [
+        ({"answer": "30 days"}, "an object with keys answer"),
+        (42, "a JSON int"),
+        (None, "null"),
+    ],
+)
+def test_content_quality_says_why_an_output_not_a_text_needs_pages(
+    tmp_path: Path, answer: Any, told: str
+) -> None:
+    """A RAG answer as an object is read as edit operations: the problem says so, and why."""
+    path = write_jsonl(
+        tmp_path / "c.jsonl", {"id": "c", "actual": answer, "expected": {"contentPatterns": []}}
+    )
+    [problem] = problems(make_suite({"type": "content-quality"}), path)
+    assert problem == (
+        f"{path}:1: pages: required field is missing (needed by content-quality; the output is "
+        f"{told}, not a text, so content-quality reads it as bulk-edit operations on pages)"
+    )
+
+
 def test_content_quality_on_bulk_edit_output_still_needs_pages(tmp_path: Path) -> None:
     """An object output is read as operations: then the pages are needed, and said so."""
     path = write_jsonl(

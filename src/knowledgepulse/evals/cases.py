@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
-from knowledgepulse._util.jsonpath import describe
+from knowledgepulse._util.jsonpath import describe, describe_value
 from knowledgepulse.errors import CaseValidationError, Setting, SettingTypeError
 from knowledgepulse.evals.models import CASE_ID_PATTERN, ActualOutput, Case, ExpectedOutput
 from knowledgepulse.evals.operations import resolve_block, resolve_page
@@ -270,21 +270,42 @@ def check_case(
         for entry in suite.scorers:
             by_scorer[entry.key] = [missing]
     readers: dict[CasePart, list[str]] = {}
+    by_kind: list[str] = []  # scorers that read a text output as it is, and this one in bulk
     for entry in suite.scorers:
         parts = entry.scorer.parts_read(case.actual) if output_known else entry.scorer.reads
         for part in parts:
             readers.setdefault(part, []).append(entry.key)
+        if output_known and parts != entry.scorer.parts_read("") and not _bulk_like(case.actual):
+            by_kind.append(entry.key)
     for part in _ORDER:
         keys = readers.get(part)
         if not keys or (part == "actual" and (problems or not output_known)):
             continue
-        suffix = "" if len(keys) == len(suite.scorers) else f" (needed by {', '.join(keys)})"
+        suffix = _needed_by(keys, len(suite.scorers), by_kind, case.actual)
         found = [record.problem(loc, text + suffix) for loc, text in _part_problems(case, part)]
         problems.extend(found)
         for key in keys if found else ():
             by_scorer.setdefault(key, []).extend(found)
     warnings = () if problems or "expected" not in readers else _unresolved(case, record)
     return Fit(tuple(problems), {key: tuple(found) for key, found in by_scorer.items()}, warnings)
+
+
+def _bulk_like(actual: Any) -> bool:
+    """Whether an output looks like edit operations (an object with one of their keys)."""
+    return isinstance(actual, Mapping) and bool({"operations", "durationMs"} & set(actual))
+
+
+def _needed_by(keys: list[str], scorers: int, by_kind: list[str], actual: Any) -> str:
+    """Which scorers need a part, and why a scorer that reads a text as it is needs it here."""
+    why = [key for key in keys if key in by_kind]
+    if why:
+        # A RAG answer given as {"answer": ...} was told 'pages: required field is missing' alone.
+        return (
+            f" (needed by {', '.join(keys)}; the output is {describe_value(actual)}, not a "
+            f"text, so {' and '.join(why)} read{'s' if len(why) == 1 else ''} it as bulk-edit "
+            "operations on pages)"
+        )
+    return "" if len(keys) == scorers else f" (needed by {', '.join(keys)})"
 
 
 def _unresolved(case: Case, record: Record) -> tuple[Problem, ...]:
