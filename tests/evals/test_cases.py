@@ -175,6 +175,33 @@ def test_expected_targets_the_pages_have_give_no_warning(tmp_path: Path) -> None
     assert loaded.warnings == ()
 
 
+@pytest.mark.parametrize(
+    ("changes", "told"),
+    [
+        ({"expectd": {}}, "expectd: unknown field; did you mean 'expected'?"),
+        ({"pages": [{**page("p1", b1="x"), "titel": "T"}]}, "pages[0].titel: unknown field; did"),
+        (
+            {"expected": {"operations": [{**op("update", "b1"), "postion": "before"}]}},
+            "expected.operations[0].postion: unknown field; did you mean 'position'?",
+        ),
+        (
+            {"expected": {"operations": [{"type": "update", "targetBlockID": "b1"}]}},
+            "expected.operations[0].targetBlockID: unknown field; did you mean 'targetBlockId'?",
+        ),
+        ({"zzz": 1}, "zzz: unknown field; remove it or check its spelling"),
+    ],
+)
+def test_an_unknown_key_names_the_key_its_object_takes(
+    tmp_path: Path, changes: dict[str, object], told: str
+) -> None:
+    """A misspelt key of a case, a page or an expected operation names the key meant, if any."""
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(case_json(**changes)) + "\n")
+    [malformed] = bulk_cases(path)
+    assert isinstance(malformed, MalformedCase)
+    assert any(str(p).startswith(f"{path}:1: {told}") for p in malformed.problems)
+
+
 def test_any_json_output_and_expectation_make_a_valid_case() -> None:
     """Without a suite that reads the bulk-edit form, a text output and no pages are fine."""
     case = parse_case(

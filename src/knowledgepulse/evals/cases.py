@@ -13,9 +13,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import groupby
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, cast, get_args
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from knowledgepulse._util.jsonpath import describe, describe_value
 from knowledgepulse.errors import CaseValidationError, Setting, SettingTypeError
@@ -81,13 +82,53 @@ def validate_case(record: Record) -> LoadedCase | MalformedCase:
     try:
         case = Case.model_validate(record.value)
     except ValidationError as error:
-        return MalformedCase(record.location, tuple(record.problems_from(error)), case_id)
+        return MalformedCase(record.location, tuple(_problems(record, error, Case)), case_id)
     # Kept on the case, so a problem found later (against a suite) points at its own line.
     case._lines = record.lines
     bad_patterns = tuple(_pattern_problems(case, record))
     if bad_patterns:
         return MalformedCase(record.location, bad_patterns, case_id)
     return LoadedCase(case, record.location)
+
+
+def _problems(record: Record, error: ValidationError, model: type[BaseModel]) -> list[Problem]:
+    return [record.problem(tuple(item["loc"]), _described(item, model)) for item in error.errors()]
+
+
+def _described(item: ErrorDetails, model: type[BaseModel]) -> str:
+    """The error in words; an unknown key names the closest key its object takes."""
+    text = describe(item)
+    loc = tuple(item["loc"])
+    if item["type"] != "extra_forbidden" or not loc or not isinstance(loc[-1], str):
+        return text
+    keys = _keys_at(model, loc[:-1])
+    close = difflib.get_close_matches(loc[-1].casefold(), [k.casefold() for k in keys], n=1)
+    if not close:
+        return text
+    meant = next(key for key in keys if key.casefold() == close[0])
+    return f"unknown field; did you mean {meant!r}? (or remove it)"
+
+
+def _keys_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> list[str]:
+    """The keys the object at ``loc`` inside a ``model`` document takes (none when unknown)."""
+    current: type[BaseModel] | None = model
+    for key in loc:
+        if current is None:
+            return []
+        if isinstance(key, str):
+            fields = current.model_fields.items()
+            field = next((f for name, f in fields if key in (name, f.alias)), None)
+            current = None if field is None else _model_in(field.annotation)
+    if current is None:
+        return []
+    return [field.alias or name for name, field in current.model_fields.items()]
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model a field holds: ``Page`` for ``list[Page]`` or ``Page | None``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next(filter(None, (_model_in(arg) for arg in get_args(annotation))), None)
 
 
 def _pattern_problems(case: Case, record: Record) -> Iterator[Problem]:
@@ -367,7 +408,7 @@ def _part_problems(case: Case, part: CasePart) -> list[tuple[tuple[str | int, ..
     try:
         model = _MODELS[part].model_validate(value)
     except ValidationError as error:
-        return [((part, *item["loc"]), describe(item)) for item in error.errors()]
+        return [((part, *item["loc"]), _described(item, _MODELS[part])) for item in error.errors()]
     if not isinstance(model, ExpectedOutput) or len(case.pages) <= 1:
         return []
     # With several pages: a plain pattern list, expected operations without a pageId.
