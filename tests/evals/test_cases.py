@@ -196,7 +196,7 @@ def test_an_unknown_key_names_the_key_its_object_takes(
 ) -> None:
     """A misspelt key of a case, a page or an expected operation names the key meant, if any."""
     path = tmp_path / "c.jsonl"
-    path.write_text(json.dumps(case_json(**changes)) + "\n")
+    path.write_text(json.dumps({**case_json(), **changes}) + "\n")
     [malformed] = bulk_cases(path)
     assert isinstance(malformed, MalformedCase)
     assert any(str(p).startswith(f"{path}:1: {told}") for p in malformed.problems)
