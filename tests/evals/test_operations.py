@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -10,6 +11,7 @@ from knowledgepulse.evals.operations import (
     BlockRef,
     Inapplicable,
     apply_operations,
+    describe_operation,
     inserted_block_id,
     resolve_target,
     target_key,
@@ -299,3 +301,24 @@ def test_original_case_is_not_modified() -> None:
     case = make_case([page("p1", b1="one")], actual=[op("update", "b1", content="x")])
     apply_operations(case.pages, actual_of(case).operations)
     assert case.pages[0].blocks[0].content == "one"
+
+
+@pytest.mark.parametrize(
+    ("key", "meant"),
+    [
+        ("targetBlockID", "targetBlockId"),
+        ("target_block_id", "targetBlockId"),
+        ("Position", "position"),
+    ],
+)
+def test_an_operations_key_near_a_field_is_named_in_its_description(key: str, meant: str) -> None:
+    """A model's 'target_block_id' is read as no field: its description says which one it meant."""
+    told = describe_operation({"type": "update", key: "b1"})
+    assert told.endswith(f"; {key!r} is read as no field: did you mean {meant!r}?")
+
+
+def test_an_operation_with_known_keys_only_is_described_as_before() -> None:
+    """Nothing is added for the spec's keys, or for a key near none of them."""
+    assert describe_operation({"type": "update", "targetBlockId": "b1", "why": "x"}) == (
+        "update block 'b1'"
+    )

@@ -7,6 +7,7 @@ exist; an inapplicable operation is skipped with its reason. An inserted block g
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -308,7 +309,24 @@ def describe_operation(op: Mapping[str, Any]) -> str:
         text = f"{kind} {describe_target(op)}" if has_target else f"{kind} with no target"
     if op.get("pageId") is not None:
         text += f" on page '{op['pageId']}'"
-    return text
+    return text + _misspelt(op)
+
+
+_OPERATION_KEYS = ("type", "pageId", "targetBlockId", "targetIndex", "position", "content")
+
+
+def _misspelt(op: Mapping[str, Any]) -> str:
+    # A model's output keeps keys it made up and ignores them (the spec's data is open), so a
+    # 'targetBlockID' or 'target_block_id' made an "update with no target" with no word why.
+    folded = {key.casefold().replace("_", ""): key for key in _OPERATION_KEYS}
+    notes = []
+    for key in op:
+        if key in _OPERATION_KEYS or not isinstance(key, str):
+            continue
+        close = difflib.get_close_matches(key.casefold().replace("_", ""), folded, n=1)
+        if close:
+            notes.append(f"{key!r} is read as no field: did you mean {folded[close[0]]!r}?")
+    return f"; {'; '.join(notes)}" if notes else ""
 
 
 def operation_label(side: str, index: int, op: Mapping[str, Any]) -> str:
