@@ -20,6 +20,7 @@ from pydantic_core import ErrorDetails
 from knowledgepulse._util.jsonpath import describe
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import KnowledgePulseError, Setting, SuiteError, UnknownPresetError
+from knowledgepulse.evals.models import CASE_ID_PATTERN
 from knowledgepulse.evals.scorer import (
     Scorer,
     builtin_scorer_types,
@@ -46,7 +47,10 @@ class ScorerEntry(BaseModel):
     name: StrictStr | None = Field(
         default=None,
         min_length=1,
-        description="Key of this scorer's results; needed when a type appears more than once.",
+        # A blank name keyed the results by spaces: a scorer without a name in every report.
+        pattern=CASE_ID_PATTERN,
+        description="Key of this scorer's results, not blank; needed when a type appears more "
+        "than once.",
     )
     weight: Weight = Field(
         default=1.0,
