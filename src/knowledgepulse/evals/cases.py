@@ -450,7 +450,9 @@ def fit_cases(
             if fit.problems:
                 yield MalformedCase(item.location, fit.problems, item.case.id, item.warnings)
                 continue
-            if fit.warnings:
-                yield replace(item, warnings=(*item.warnings, *fit.warnings))
+            # Cases already fitted (evaluate_cases' run_suite) are fitted again: warn once.
+            found = tuple(w for w in fit.warnings if w not in item.warnings)
+            if found:
+                yield replace(item, warnings=(*item.warnings, *found))
                 continue
         yield item
