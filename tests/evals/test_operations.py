@@ -6,13 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.evals.models import Case, Operation, Page
+from knowledgepulse.evals.models import Block, Case, Operation, Page
 from knowledgepulse.evals.operations import (
     BlockRef,
     Inapplicable,
     apply_operations,
     describe_operation,
     inserted_block_id,
+    resolve_block,
     resolve_target,
     target_key,
 )
@@ -322,3 +323,13 @@ def test_an_operation_with_known_keys_only_is_described_as_before() -> None:
     assert describe_operation({"type": "update", "targetBlockId": "b1", "why": "x"}) == (
         "update block 'b1'"
     )
+
+
+def test_a_page_copied_with_other_blocks_resolves_its_own_blocks() -> None:
+    """The index of a page's blocks is never a copy's: model_copy keeps what a page caches."""
+    original = Page.model_validate(page("p1", b1="one"))
+    target = Operation.model_validate(op("update", "b1"))
+    assert resolve_block(target, original) is not None
+    copied = original.model_copy(update={"blocks": [Block.model_validate(block("b2", "two"))]})
+    assert resolve_block(target, copied) is None
+    assert resolve_block(target, original) is not None

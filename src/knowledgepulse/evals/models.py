@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -74,11 +73,6 @@ class Page(_CaseModel):
     def content(self) -> str:
         """The page's blocks' contents joined with newlines."""
         return "\n".join(block.content for block in self.blocks)
-
-    @cached_property
-    def block_by_id(self) -> Mapping[str, Block]:
-        """The page's blocks by id (ids are unique within a page): one look-up per operation."""
-        return {block.id: block for block in self.blocks}
 
 
 class Operation(BaseModel):

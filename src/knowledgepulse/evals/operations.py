@@ -8,6 +8,8 @@ exist; an inapplicable operation is skipped with its reason. An inserted block g
 from __future__ import annotations
 
 import difflib
+import threading
+from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -134,11 +136,32 @@ def page_key(operation: Operation, pages: Sequence[Page]) -> str | None:
 def resolve_block(operation: Operation, page: Page) -> Block | None:
     """The ORIGINAL block an operation targets on ``page``: ``targetBlockId`` wins when given."""
     if operation.target_block_id is not None:
-        return page.block_by_id.get(operation.target_block_id)
+        return _blocks_by_id(page).get(operation.target_block_id)
     index = operation.target_index
     if index is not None and 0 <= index < len(page.blocks):
         return page.blocks[index]
     return None
+
+
+_INDEXES: OrderedDict[int, tuple[list[Block], dict[str, Block]]] = OrderedDict()
+_KEPT_INDEXES = 64
+_INDEXES_LOCK = threading.Lock()
+
+
+def _blocks_by_id(page: Page) -> Mapping[str, Block]:
+    # Every scorer resolves every operation: a scan of the page each time made a case of 5,000
+    # blocks and 7,500 operations take 20 s. Indexes of the pages last seen are kept, each with
+    # the list it indexes (so its id is not reused while kept; a model_copy's new list misses).
+    with _INDEXES_LOCK:  # scorers may run in threads of their own (their timeouts)
+        found = _INDEXES.get(id(page.blocks))
+        if found is None or found[0] is not page.blocks:
+            found = (page.blocks, {block.id: block for block in page.blocks})
+            _INDEXES[id(page.blocks)] = found
+            if len(_INDEXES) > _KEPT_INDEXES:
+                _INDEXES.popitem(last=False)
+        else:
+            _INDEXES.move_to_end(id(page.blocks))
+        return found[1]
 
 
 def resolve_target(operation: Operation, pages: Sequence[Page]) -> BlockRef | None:
