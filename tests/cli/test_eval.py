@@ -327,8 +327,8 @@ def test_cases_are_scored_as_they_are_read(
             events.append("read")
             yield item
 
-    # The module, not the function evals exports under the same name.
-    monkeypatch.setattr(sys.modules["knowledgepulse.evals.evaluate"], "iter_cases", logged)
+    # Where case_inputs, which kp eval reads through, finds it.
+    monkeypatch.setattr(sys.modules["knowledgepulse.evals.cases"], "iter_cases", logged)
     cases = write_cases(tmp_path / "c.jsonl", *({**PASSING_CASE, "id": f"c{i}"} for i in range(3)))
     try:
         assert kp("eval", cases, "--suite", str(suite), "-f", "json").code == 0

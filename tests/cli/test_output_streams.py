@@ -123,6 +123,39 @@ def test_a_report_named_as_another_form_is_a_usage_error_before_any_work(
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("format_given", "name", "told"),
+    [
+        (
+            "json",
+            "report.html",
+            "-o report.html: .html names the html format, but the report is "
+            "written as json (--format json); name the file .json, or write it as html",
+        ),
+        ("junit", "report.md", "name the file .xml, or write it as markdown"),
+        ("table", "report.json", "name the file .txt, or write it as json"),
+    ],
+)
+def test_a_report_named_for_another_of_its_formats_than_the_one_given_is_a_usage_error(
+    kp: KpRunner, tmp_path: Path, format_given: str, name: str, told: str
+) -> None:
+    """-f json -o report.html wrote JSON into a page a browser shows as text: exit 2, no file."""
+    out = tmp_path / name
+    run = kp(*EVAL, "-f", format_given, "-o", str(out))
+    assert run.code == EXIT_USAGE
+    assert told in run.err
+    assert not out.exists()
+
+
+def test_a_format_the_suffix_agrees_with_or_does_not_name_is_written(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """-f junit -o r.xml and -f table -o r.txt are what they say."""
+    assert kp(*EVAL, "-f", "junit", "-o", str(tmp_path / "r.xml")).code != EXIT_USAGE
+    assert kp(*EVAL, "-f", "table", "-o", str(tmp_path / "r.txt")).code != EXIT_USAGE
+    assert (tmp_path / "r.xml").read_text().startswith("<?xml")
+
+
 def test_a_compressed_report_is_written_in_the_format_its_inner_suffix_names(
     kp: KpRunner, tmp_path: Path
 ) -> None:

@@ -7,7 +7,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.errors import CaseValidationError
 from knowledgepulse.evals.cases import (
     CaseInput,
@@ -111,6 +114,92 @@ def test_parse_case_raises_with_every_problem() -> None:
     with pytest.raises(CaseValidationError) as raised:
         parse_case({"id": 3, "pages": "p1", "expect": {}})
     assert [p.path for p in raised.value.problems] == ["id", "pages", "expect"]
+
+
+_KEYS = st.sampled_from(["dict", "list", "float", "durationMs", "a b", "[key]"]) | st.text(
+    max_size=4
+)
+_STEPS = st.lists(st.one_of(_KEYS, st.integers(0, 2)), max_size=5)
+
+
+def _holding(path: list[str | int], leaf: object) -> object:
+    """A JSON value with ``leaf`` at ``path`` (a list index pads the list with nulls)."""
+    value = leaf
+    for step in reversed(path):
+        value = [*([None] * step), value] if isinstance(step, int) else {step: value}
+    return value
+
+
+@given(part=st.sampled_from(["input", "actual", "expected"]), path=_STEPS)
+def test_a_value_json_refuses_is_told_at_its_json_path(part: str, path: list[str | int]) -> None:
+    """A NaN anywhere in a case's JSON data is located by its path, without pydantic's type tags."""
+    with pytest.raises(CaseValidationError) as raised:
+        parse_case({"id": "c", part: _holding(path, float("nan"))})
+    [problem] = raised.value.problems
+    assert problem.path == format_path((part, *path))
+    assert problem.message.startswith("NaN and infinite numbers are not allowed")
+
+
+@pytest.mark.parametrize(
+    ("expected_op", "told"),
+    [
+        (
+            op("update", "B1"),
+            "targetBlockId: 'B1' names no block of page 'p1' (did you mean 'b1'?)",
+        ),
+        (op("delete", None, index=5), "targetIndex: 5 names no block of page 'p1' (blocks 'b1')"),
+        (op("update", "b1", page="p9"), "pageId: 'p9' is no page of the case (its pages: 'p1')"),
+    ],
+)
+def test_an_expected_target_the_pages_lack_is_a_warning(
+    tmp_path: Path, expected_op: dict[str, object], told: str
+) -> None:
+    """A typo in an expected target is told as a warning at its path; the case is still scored."""
+    data = case_json(expected={"operations": [expected_op]})
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(data) + "\n")
+    [loaded] = bulk_cases(path)
+    assert isinstance(loaded, LoadedCase)
+    [warning] = loaded.warnings
+    assert warning.warning
+    assert str(warning).startswith(f"{path}:1: warning: expected.operations[0].{told}")
+
+
+def test_expected_targets_the_pages_have_give_no_warning(tmp_path: Path) -> None:
+    """By id or by index, a block that is on its page warns of nothing."""
+    ops = [op("update", "b1"), op("update", None, index=0), op("update", "b1", page="p1")]
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(case_json(expected={"operations": ops})) + "\n")
+    [loaded] = bulk_cases(path)
+    assert isinstance(loaded, LoadedCase)
+    assert loaded.warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("changes", "told"),
+    [
+        ({"expectd": {}}, "expectd: unknown field; did you mean 'expected'?"),
+        ({"pages": [{**page("p1", b1="x"), "titel": "T"}]}, "pages[0].titel: unknown field; did"),
+        (
+            {"expected": {"operations": [{**op("update", "b1"), "postion": "before"}]}},
+            "expected.operations[0].postion: unknown field; did you mean 'position'?",
+        ),
+        (
+            {"expected": {"operations": [{"type": "update", "targetBlockID": "b1"}]}},
+            "expected.operations[0].targetBlockID: unknown field; did you mean 'targetBlockId'?",
+        ),
+        ({"zzz": 1}, "zzz: unknown field; remove it or check its spelling"),
+    ],
+)
+def test_an_unknown_key_names_the_key_its_object_takes(
+    tmp_path: Path, changes: dict[str, object], told: str
+) -> None:
+    """A misspelt key of a case, a page or an expected operation names the key meant, if any."""
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps({**case_json(), **changes}) + "\n")
+    [malformed] = bulk_cases(path)
+    assert isinstance(malformed, MalformedCase)
+    assert any(str(p).startswith(f"{path}:1: {told}") for p in malformed.problems)
 
 
 def test_any_json_output_and_expectation_make_a_valid_case() -> None:

@@ -80,6 +80,23 @@ def test_list_patterns_with_several_pages_are_malformed() -> None:
     assert problem.endswith("use {pageId: [patterns]}")
 
 
+@pytest.mark.parametrize(
+    ("patterns", "told"),
+    [
+        ("x", 'expected.contentPatterns: got "x"; expected a list of regular expressions, or an'),
+        ([5], "expected.contentPatterns[0]: got 5; expected a valid string"),
+        ({"p1": "x"}, 'expected.contentPatterns.p1: got "x"; expected a valid list'),
+        ({"p1": [5]}, "expected.contentPatterns.p1[0]: got 5; expected a valid string"),
+    ],
+)
+def test_content_patterns_of_the_wrong_shape_are_told_once_at_their_path(
+    patterns: object, told: str
+) -> None:
+    """One problem, at its JSON path, for the form the value has; never pydantic's union tags."""
+    [problem] = bulk_problems(_case_json(expected={"operations": [], "contentPatterns": patterns}))
+    assert problem.startswith(f"c.jsonl:1: {told}")
+
+
 def test_expected_operations_need_page_id_with_several_pages() -> None:
     """Every expected operation names its page when there are several, and the error says which."""
     data = _case_json(

@@ -197,6 +197,28 @@ def test_content_quality_on_a_text_without_a_pattern_list_cannot_score(expected:
     assert "give expected: {contentPatterns: [regex, ...]}" in str(outcome.error)
 
 
+@pytest.mark.parametrize(
+    ("expected", "reason"),
+    [
+        (None, "expected is null or missing"),
+        ({}, "expected has no contentPatterns;"),
+        ({"contentPattern": ["a"]}, "no contentPatterns (it has 'contentPattern': misspelt?)"),
+        ({"contentPatterns": {"p1": ["a"]}}, "contentPatterns is an object (patterns per page"),
+        ({"contentPatterns": ["a", 5]}, "contentPatterns holds an item that is not a text"),
+        ({"contentPatterns": "a"}, 'contentPatterns is "a", not a list'),
+        ("a", 'expected is "a", not an object with contentPatterns'),
+    ],
+)
+def test_content_quality_on_a_text_says_what_expected_holds_instead(
+    expected: Any, reason: str
+) -> None:
+    """The error result names what is there in place of a pattern list (a misspelt key too)."""
+    [result] = run_suite(make_suite({"type": "content-quality"}), [_case("x", expected)]).cases
+    [outcome] = result.outcomes
+    assert "the output is a text, and " in str(outcome.error)
+    assert reason in str(outcome.error)
+
+
 def test_an_invalid_pattern_in_any_expectation_is_malformed_when_read(tmp_path: Path) -> None:
     """Patterns are compiled when the case is read, whatever the output's kind."""
     path = write_jsonl(
@@ -205,6 +227,28 @@ def test_an_invalid_pattern_in_any_expectation_is_malformed_when_read(tmp_path: 
     [malformed] = load_cases(path)
     assert isinstance(malformed, MalformedCase)
     assert malformed.problems[0].path == "expected.contentPatterns[0]"
+
+
+@pytest.mark.parametrize(
+    ("answer", "told"),
+    [
+        ({"answer": "30 days"}, "an object with keys answer"),
+        (42, "a JSON int"),
+        (None, "null"),
+    ],
+)
+def test_content_quality_says_why_an_output_not_a_text_needs_pages(
+    tmp_path: Path, answer: Any, told: str
+) -> None:
+    """A RAG answer as an object is read as edit operations: the problem says so, and why."""
+    path = write_jsonl(
+        tmp_path / "c.jsonl", {"id": "c", "actual": answer, "expected": {"contentPatterns": []}}
+    )
+    [problem] = problems(make_suite({"type": "content-quality"}), path)
+    assert problem == (
+        f"{path}:1: pages: required field is missing (needed by content-quality; the output is "
+        f"{told}, not a text, so content-quality reads it as bulk-edit operations on pages)"
+    )
 
 
 def test_content_quality_on_bulk_edit_output_still_needs_pages(tmp_path: Path) -> None:

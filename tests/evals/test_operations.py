@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.evals.models import Case, Operation, Page
+from knowledgepulse.evals.models import Block, Case, Operation, Page
 from knowledgepulse.evals.operations import (
     BlockRef,
     Inapplicable,
     apply_operations,
+    describe_operation,
     inserted_block_id,
+    resolve_block,
     resolve_target,
     target_key,
 )
@@ -299,3 +302,34 @@ def test_original_case_is_not_modified() -> None:
     case = make_case([page("p1", b1="one")], actual=[op("update", "b1", content="x")])
     apply_operations(case.pages, actual_of(case).operations)
     assert case.pages[0].blocks[0].content == "one"
+
+
+@pytest.mark.parametrize(
+    ("key", "meant"),
+    [
+        ("targetBlockID", "targetBlockId"),
+        ("target_block_id", "targetBlockId"),
+        ("Position", "position"),
+    ],
+)
+def test_an_operations_key_near_a_field_is_named_in_its_description(key: str, meant: str) -> None:
+    """A model's 'target_block_id' is read as no field: its description says which one it meant."""
+    told = describe_operation({"type": "update", key: "b1"})
+    assert told.endswith(f"; {key!r} is read as no field: did you mean {meant!r}?")
+
+
+def test_an_operation_with_known_keys_only_is_described_as_before() -> None:
+    """Nothing is added for the spec's keys, or for a key near none of them."""
+    assert describe_operation({"type": "update", "targetBlockId": "b1", "why": "x"}) == (
+        "update block 'b1'"
+    )
+
+
+def test_a_page_copied_with_other_blocks_resolves_its_own_blocks() -> None:
+    """The index of a page's blocks is never a copy's: model_copy keeps what a page caches."""
+    original = Page.model_validate(page("p1", b1="one"))
+    target = Operation.model_validate(op("update", "b1"))
+    assert resolve_block(target, original) is not None
+    copied = original.model_copy(update={"blocks": [Block.model_validate(block("b2", "two"))]})
+    assert resolve_block(target, copied) is None
+    assert resolve_block(target, original) is not None

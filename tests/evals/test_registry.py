@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from knowledgepulse.errors import ScorerParameterError, UnknownScorerError
+from knowledgepulse.errors import ScorerParameterError, SuiteError, UnknownScorerError
 from knowledgepulse.evals.models import ActualOutput, ExpectedOutput, Page
 from knowledgepulse.evals.scorer import (
     BULK_EDIT,
@@ -20,7 +20,7 @@ from knowledgepulse.evals.scorer import (
     unregister_scorer,
 )
 from knowledgepulse.evals.scorers.operation_accuracy import OperationAccuracy
-from tests.evals.builders import bulk, make_case, op, page
+from tests.evals.builders import bulk, make_case, make_suite, op, page
 
 BUILT_IN_NAMES = [
     "anti-hallucination",
@@ -161,3 +161,47 @@ def test_no_params_and_empty_params_are_the_same() -> None:
     """from_params(None) and from_params({}) build the same scorer."""
     cls = get_scorer_class("content-quality")
     assert cls.from_params(None).params == cls.from_params({}).params
+
+
+class _LaxParams(BaseModel):
+    """A user's parameters written without extra="forbid": pydantic ignores unknown keys."""
+
+    max_words: int = 50
+
+
+class _Lax(Scorer):
+    Params = _LaxParams
+
+    def evaluate(self, actual: object, expected: object, pages: Sequence[Page]) -> ScoreResult:
+        return ScoreResult(1.0)
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_misspelt_parameter_is_refused_even_when_the_params_model_ignores_extras() -> None:
+    """'max_word' for 'max_words' is an error naming the key meant, not a run with the default."""
+    register_scorer("kp-test-lax")(_Lax)
+    with pytest.raises(SuiteError) as raised:
+        make_suite({"type": "kp-test-lax", "params": {"max_word": 3}})
+    [problem] = raised.value.problems
+    assert (problem.path, problem.message) == (
+        "scorers[0].params.max_word",
+        "unknown key; did you mean 'max_words'? kp-test-lax takes: max_words",
+    )
+    with pytest.raises(ScorerParameterError, match="kp-test-lax: max_word: unknown field"):
+        _Lax.from_params({"max_word": 3})
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_params_model_that_allows_extras_keeps_them() -> None:
+    """extra="allow" is a choice: the keys it keeps are not refused."""
+
+    class Open(BaseModel):
+        model_config = ConfigDict(extra="allow")
+
+    class OpenScorer(Scorer):
+        Params = Open
+
+        def evaluate(self, actual: object, expected: object, pages: Sequence[Page]) -> ScoreResult:
+            return ScoreResult(1.0)
+
+    assert OpenScorer.from_params({"anything": 1}).params.model_extra == {"anything": 1}

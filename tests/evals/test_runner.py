@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Sequence
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from knowledgepulse.evals.cases import FileProblem, LoadedCase, MalformedCase
+from knowledgepulse.evals.cases import FileProblem, LoadedCase, MalformedCase, load_cases
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 from knowledgepulse.evals.results import TOLERANCE, mean_and_stderr, passes, weighted_score
 from knowledgepulse.evals.runner import evaluate_case, run_suite
@@ -415,6 +417,23 @@ def test_run_summary_counts_malformed_cases_as_failed() -> None:
     assert [r.case_id for r in run.cases] == ["case-1", "case-1", "case-1", None]
     assert run.cases[3].malformed
     assert not run.passed
+
+
+def test_run_suite_reads_case_files_and_dicts_as_evaluate_does(tmp_path: Path) -> None:
+    """A path, a list of paths or plain dicts give the run that loaded cases give."""
+    suite = make_suite({"type": "operation-accuracy"})
+    data = cart_rename(case_id="c1").model_dump(by_alias=True, exclude_none=True)
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(data) + "\n")
+    expected = run_suite(suite, load_cases(path))
+    for given_cases in (path, str(path), [path]):
+        assert run_suite(suite, given_cases) == expected
+    [from_dict] = run_suite(suite, [data]).cases
+    assert (from_dict.case_id, from_dict.passed, str(from_dict.location)) == (
+        "c1",
+        True,
+        "<cases>[0]",
+    )
 
 
 def test_run_with_no_cases_has_no_rates() -> None:

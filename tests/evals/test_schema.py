@@ -7,6 +7,7 @@ generated schema uses; a test fails if the schema starts using one it does not k
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ CHECKED = {
     "exclusiveMinimum",
     "minLength",
     "minItems",
+    "pattern",
     "items",
     "anyOf",
     "allOf",
@@ -82,6 +84,7 @@ def _bounds(schema: dict[str, Any], value: Any, path: str) -> list[str]:
         "exclusiveMinimum": lambda limit: value > limit,
         "minLength": lambda limit: len(value) >= limit,
         "minItems": lambda limit: len(value) >= limit,
+        "pattern": lambda pattern: re.search(pattern, value) is not None,
     }
     return [
         f"{path}: breaks {key}"
@@ -148,6 +151,7 @@ def test_schema_accepts_the_example_suite() -> None:
         ({"type": "operation-accuracy", "treshold": 0.9}, "$.scorers[0].treshold: not allowed"),
         ({"type": "operation-accuracy", "threshold": 1.5}, "$.scorers[0].threshold: matches none"),
         ({"type": "operation-accuracy", "weight": -1}, "$.scorers[0].weight: breaks minimum"),
+        ({"type": "operation-accuracy", "name": "  "}, "$.scorers[0].name: matches none"),
         ({"type": "response-time"}, "$.scorers[0].params: required"),
         (
             {"type": "response-time", "params": {"max_acceptable_ms": 0}},

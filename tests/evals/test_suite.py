@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -228,6 +229,18 @@ def test_two_equal_names_are_an_error() -> None:
         make_suite(
             {"type": "content-quality", "name": "x"}, {"type": "operation-accuracy", "name": "x"}
         )
+
+
+@pytest.mark.parametrize("name", [" ", "\t\n"])
+def test_a_blank_name_is_an_error(name: str) -> None:
+    """A name of spaces would key the scorer's results by nothing visible in every report."""
+    with pytest.raises(SuiteError) as raised:
+        make_suite({"type": "content-quality", "name": name})
+    [problem] = raised.value.problems
+    assert (problem.path, problem.message) == (
+        "scorers[0].name",
+        f"got {json.dumps(name)}; expected a name that is not blank",
+    )
 
 
 def test_empty_scorer_list_is_an_error() -> None:

@@ -60,7 +60,7 @@ def test_a_run_raises_with_its_summary_every_failing_case_and_the_lost_files() -
         assert_passes(run)
     lines = str(raised.value).splitlines()
     assert lines[0].startswith("1 of 3 cases passed (33.3%); 1 malformed; 1 file could not")
-    assert "FAIL rename  <case>  weighted 0.800" in lines
+    assert "FAIL rename  <cases>[1]  weighted 0.800" in lines
     assert "MALFORMED broken  cases.jsonl:3" in lines
     assert "    cases.jsonl:3: actual: required field is missing" in lines
     assert lines[-2:] == ["Not read in full", "  more.yaml:9: invalid YAML: cut short"]

@@ -13,6 +13,7 @@ from knowledgepulse.evals import evaluate_case, load_suite, parse_case
 from knowledgepulse.evals.suite import PRESET_NAMES
 from knowledgepulse.records import Location
 from knowledgepulse.testing import failure_message
+from tests.evals.builders import op
 from tests.pytest_plugin.conftest import SUITE, Project, literal, rename_case, write_jsonl
 
 # Enabled here rather than in conftest.py: pytest refuses `pytest_plugins` in a conftest
@@ -218,6 +219,23 @@ def test_a_warning_made_an_error_fails_its_case_with_the_warning(
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["id: the case id 'twice' is also used at cases.jsonl:1*"])
     assert "Traceback" not in result.stdout.str()
+
+
+def test_an_expected_block_the_pages_lack_is_a_warning_at_its_case(
+    pytester: pytest.Pytester, project: Project
+) -> None:
+    """A typo in an expected block id is told in pytest's warnings summary, naming the id meant."""
+    typo = rename_case("typo")
+    typo["expected"] = {"operations": [op("update", "B1")], "contentPatterns": ["Basket"]}
+    project(typo)
+    result = pytester.runpytest("-W", "default::knowledgepulse.pytest_plugin.EvalWarning")
+    result.assert_outcomes(failed=1, warnings=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*cases.jsonl:1: EvalWarning: expected.operations[[]0[]].targetBlockId: 'B1' names no"
+            " block of page 'p' (did you mean 'b1'?)*"
+        ]
+    )
 
 
 def test_the_session_ends_with_each_evaluations_summary(

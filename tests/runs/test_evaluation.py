@@ -138,7 +138,7 @@ def test_one_case_not_in_a_list_is_refused_saying_so() -> None:
 
 def test_a_case_that_is_not_a_mapping_is_a_malformed_case() -> None:
     """A number among in-memory cases is malformed at its index, as in a JSON file."""
-    outcome = evaluate_cases([3], preset="standard")  # type: ignore[arg-type]
+    outcome = evaluate_cases([3], preset="standard")  # type: ignore[list-item]
     assert [str(problem) for problem in outcome.problems] == [
         "<cases>[0]: got 3; expected a JSON object"
     ]
@@ -259,3 +259,19 @@ def test_a_run_over_no_case_fails_unless_allowed(tmp_path: Path) -> None:
     allowed = evaluate_cases(str(empty), preset="strict", allow_empty=True)
     assert (refused.empty, refused.verdict, refused.passed) == (True, "failed", False)
     assert (allowed.verdict, allowed.passed) == ("passed", True)
+
+
+def test_a_warning_found_checking_a_case_against_the_suite_is_told_once() -> None:
+    """A case fitted to the suite as it is read, then run, carries its warning once."""
+    case = {
+        "id": "typo",
+        "pages": [{"id": "p", "blocks": [{"id": "intro", "type": "p", "content": "Hi"}]}],
+        "actual": {"operations": []},
+        "expected": {"operations": [{"type": "update", "targetBlockId": "Intro"}]},
+    }
+    outcome = evaluate_cases([case], preset="standard")
+    [warning] = outcome.problems
+    assert warning.warning
+    assert warning.path == "expected.operations[0].targetBlockId"
+    assert outcome.run.summary.warnings == 1
+    assert outcome.run.cases[0].warnings == (warning,)

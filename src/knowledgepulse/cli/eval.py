@@ -199,7 +199,7 @@ def eval_command(
             "--dry-run prints the suite; use --format table, json or markdown",
         ),
     )
-    check_report_name(output, RUN_FORMATS)
+    check_report_name(output, RUN_FORMATS, output_format)
     if output is not None:
         check_destination(output, what="report", inputs=cases)
     settings["cache_dir"] = None if no_cache else settings["cache_dir"]
@@ -291,7 +291,7 @@ def compare_command(
     that is not a kp eval JSON report.
     """
     output_format = output_format or report_format(output, tuple(COMPARISON_VIEWS))
-    check_report_name(output, tuple(COMPARISON_VIEWS))
+    check_report_name(output, tuple(COMPARISON_VIEWS), output_format)
     if output is not None:
         check_destination(output, what="comparison", inputs=(base, new))
     tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance

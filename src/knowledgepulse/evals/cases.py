@@ -7,18 +7,21 @@ reads in the bulk-edit form is checked only when one does, naming it (``needed b
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import groupby
 from pathlib import Path
-from typing import Any
+from typing import Any, cast, get_args
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
-from knowledgepulse._util.jsonpath import describe
-from knowledgepulse.errors import CaseValidationError
+from knowledgepulse._util.jsonpath import describe, describe_value
+from knowledgepulse.errors import CaseValidationError, Setting, SettingTypeError
 from knowledgepulse.evals.models import CASE_ID_PATTERN, ActualOutput, Case, ExpectedOutput
+from knowledgepulse.evals.operations import resolve_block, resolve_page
 from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
 from knowledgepulse.evals.scorer import CasePart
 from knowledgepulse.evals.suite import Suite
@@ -79,13 +82,53 @@ def validate_case(record: Record) -> LoadedCase | MalformedCase:
     try:
         case = Case.model_validate(record.value)
     except ValidationError as error:
-        return MalformedCase(record.location, tuple(record.problems_from(error)), case_id)
+        return MalformedCase(record.location, tuple(_problems(record, error, Case)), case_id)
     # Kept on the case, so a problem found later (against a suite) points at its own line.
     case._lines = record.lines
     bad_patterns = tuple(_pattern_problems(case, record))
     if bad_patterns:
         return MalformedCase(record.location, bad_patterns, case_id)
     return LoadedCase(case, record.location)
+
+
+def _problems(record: Record, error: ValidationError, model: type[BaseModel]) -> list[Problem]:
+    return [record.problem(tuple(item["loc"]), _described(item, model)) for item in error.errors()]
+
+
+def _described(item: ErrorDetails, model: type[BaseModel]) -> str:
+    """The error in words; an unknown key names the closest key its object takes."""
+    text = describe(item)
+    loc = tuple(item["loc"])
+    if item["type"] != "extra_forbidden" or not loc or not isinstance(loc[-1], str):
+        return text
+    keys = _keys_at(model, loc[:-1])
+    close = difflib.get_close_matches(loc[-1].casefold(), [k.casefold() for k in keys], n=1)
+    if not close:
+        return text
+    meant = next(key for key in keys if key.casefold() == close[0])
+    return f"unknown field; did you mean {meant!r}? (or remove it)"
+
+
+def _keys_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> list[str]:
+    """The keys the object at ``loc`` inside a ``model`` document takes (none when unknown)."""
+    current: type[BaseModel] | None = model
+    for key in loc:
+        if current is None:
+            return []
+        if isinstance(key, str):
+            fields = current.model_fields.items()
+            field = next((f for name, f in fields if key in (name, f.alias)), None)
+            current = None if field is None else _model_in(field.annotation)
+    if current is None:
+        return []
+    return [field.alias or name for name, field in current.model_fields.items()]
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model a field holds: ``Page`` for ``list[Page]`` or ``Page | None``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next(filter(None, (_model_in(arg) for arg in get_args(annotation))), None)
 
 
 def _pattern_problems(case: Case, record: Record) -> Iterator[Problem]:
@@ -185,6 +228,44 @@ def load_cases(sources: str | Path | Iterable[str | Path]) -> list[CaseInput]:
     return list(iter_cases(sources))
 
 
+Cases = str | Path | Iterable[str | Path | Case | CaseInput | Mapping[str, Any]]
+"""Case files (a path or a list of paths; ``-`` is stdin), or cases: models, loaded ones, or
+plain dicts (the two not mixed)."""
+
+
+def case_inputs(cases: Cases) -> Iterator[CaseInput]:
+    """The cases as :func:`~knowledgepulse.evals.cases.iter_cases` yields them, read as needed.
+
+    A case without a file is located as ``<cases>[index]``.
+
+    Raises:
+        InputFileError: a case file cannot be opened at all.
+        SettingTypeError: paths mixed with cases, or one case not in a list.
+    """
+    if isinstance(cases, Mapping):
+        raise SettingTypeError(
+            Setting("cases"), " is one case alone: give a list of cases, cases=[case]"
+        )
+    if isinstance(cases, str | Path) or (
+        isinstance(cases, Sequence) and all(isinstance(case, str | Path) for case in cases)
+    ):
+        yield from iter_cases(cast("str | Path | Sequence[str | Path]", cases))
+        return
+    for index, item in enumerate(cases):
+        if isinstance(item, Case):
+            yield LoadedCase(item, Location("<cases>", index=index))
+        elif isinstance(item, LoadedCase | MalformedCase | FileProblem):
+            yield item
+        elif isinstance(item, str | Path):
+            raise SettingTypeError(
+                Setting("cases"),
+                ": give case files as a list of paths, or cases, not the two mixed",
+            )
+        else:
+            value = dict(item) if isinstance(item, Mapping) else item
+            yield validate_case(Record(Location("<cases>", index=index), value))
+
+
 # --- Checking cases against what a suite reads ---------------------------------------------
 
 _MODELS: dict[CasePart, type[BaseModel]] = {"actual": ActualOutput, "expected": ExpectedOutput}
@@ -193,10 +274,15 @@ _ORDER: tuple[CasePart, ...] = ("pages", "actual", "expected")
 
 @dataclass(frozen=True, slots=True)
 class Fit:
-    """How a case fits a suite: every problem once, and those keeping each scorer (by key)."""
+    """How a case fits a suite: every problem once, and those keeping each scorer (by key).
+
+    ``warnings``: what the case says that cannot be what was meant (an expected operation on a
+    block the pages do not have); they reject nothing.
+    """
 
     problems: tuple[Problem, ...]
     by_scorer: Mapping[str, tuple[Problem, ...]]
+    warnings: tuple[Problem, ...] = ()
 
 
 def check_case(
@@ -225,20 +311,89 @@ def check_case(
         for entry in suite.scorers:
             by_scorer[entry.key] = [missing]
     readers: dict[CasePart, list[str]] = {}
+    by_kind: list[str] = []  # scorers that read a text output as it is, and this one in bulk
     for entry in suite.scorers:
         parts = entry.scorer.parts_read(case.actual) if output_known else entry.scorer.reads
         for part in parts:
             readers.setdefault(part, []).append(entry.key)
+        if output_known and parts != entry.scorer.parts_read("") and not _bulk_like(case.actual):
+            by_kind.append(entry.key)
     for part in _ORDER:
         keys = readers.get(part)
         if not keys or (part == "actual" and (problems or not output_known)):
             continue
-        suffix = "" if len(keys) == len(suite.scorers) else f" (needed by {', '.join(keys)})"
+        suffix = _needed_by(keys, len(suite.scorers), by_kind, case.actual)
         found = [record.problem(loc, text + suffix) for loc, text in _part_problems(case, part)]
         problems.extend(found)
         for key in keys if found else ():
             by_scorer.setdefault(key, []).extend(found)
-    return Fit(tuple(problems), {key: tuple(found) for key, found in by_scorer.items()})
+    warnings = () if problems or "expected" not in readers else _unresolved(case, record)
+    return Fit(tuple(problems), {key: tuple(found) for key, found in by_scorer.items()}, warnings)
+
+
+def _bulk_like(actual: Any) -> bool:
+    """Whether an output looks like edit operations (an object with one of their keys)."""
+    return isinstance(actual, Mapping) and bool({"operations", "durationMs"} & set(actual))
+
+
+def _needed_by(keys: list[str], scorers: int, by_kind: list[str], actual: Any) -> str:
+    """Which scorers need a part, and why a scorer that reads a text as it is needs it here."""
+    why = [key for key in keys if key in by_kind]
+    if why:
+        # A RAG answer given as {"answer": ...} was told 'pages: required field is missing' alone.
+        return (
+            f" (needed by {', '.join(keys)}; the output is {describe_value(actual)}, not a "
+            f"text, so {' and '.join(why)} read{'s' if len(why) == 1 else ''} it as bulk-edit "
+            "operations on pages)"
+        )
+    return "" if len(keys) == scorers else f" (needed by {', '.join(keys)})"
+
+
+def _unresolved(case: Case, record: Record) -> tuple[Problem, ...]:
+    # An expected target the pages lack is a typo in the case: the scorers would compare the
+    # model's operations with an edit no model can make, and fail the one that edits the right
+    # block. Spec-wise the case is valid, so this is a warning.
+    expected = ExpectedOutput.model_validate(case.expected)
+    found: list[Problem] = []
+    for i, operation in enumerate(expected.operations):
+        page = resolve_page(operation, case.pages)
+        if page is None:
+            pages = ", ".join(repr(p.id) for p in case.pages)
+            found.append(
+                record.problem(
+                    ("expected", "operations", i, "pageId"),
+                    f"{operation.page_id!r} is no page of the case (its pages: {pages}); no "
+                    "operation can be on it, so check the id",
+                    warning=True,
+                )
+            )
+        elif operation.has_target and resolve_block(operation, page) is None:
+            by_id = operation.target_block_id is not None
+            field, given = (
+                ("targetBlockId", operation.target_block_id)
+                if by_id
+                else ("targetIndex", operation.target_index)
+            )
+            ids = [block.id for block in page.blocks]
+            folded = {block_id.casefold(): block_id for block_id in ids}
+            close = difflib.get_close_matches(str(given).casefold(), folded, n=1) if by_id else []
+            blocks = (
+                f"did you mean {folded[close[0]]!r}?"
+                if close
+                else f"{len(ids)} blocks"
+                if len(ids) > 8
+                else "blocks " + (", ".join(map(repr, ids)) or "none")
+            )
+            found.append(
+                record.problem(
+                    ("expected", "operations", i, field),
+                    f"{given!r} names no block of page {page.id!r} ({blocks}); the model cannot "
+                    "edit it, and one that edits the block meant is scored wrong: check the "
+                    f"{'id' if by_id else 'index (0-based, into the original blocks)'}",
+                    warning=True,
+                )
+            )
+    return tuple(found)
 
 
 def _part_problems(case: Case, part: CasePart) -> list[tuple[tuple[str | int, ...], str]]:
@@ -253,7 +408,7 @@ def _part_problems(case: Case, part: CasePart) -> list[tuple[tuple[str | int, ..
     try:
         model = _MODELS[part].model_validate(value)
     except ValidationError as error:
-        return [((part, *item["loc"]), describe(item)) for item in error.errors()]
+        return [((part, *item["loc"]), _described(item, _MODELS[part])) for item in error.errors()]
     if not isinstance(model, ExpectedOutput) or len(case.pages) <= 1:
         return []
     # With several pages: a plain pattern list, expected operations without a pageId.
@@ -294,5 +449,10 @@ def fit_cases(
             )
             if fit.problems:
                 yield MalformedCase(item.location, fit.problems, item.case.id, item.warnings)
+                continue
+            # Cases already fitted (evaluate_cases' run_suite) are fitted again: warn once.
+            found = tuple(w for w in fit.warnings if w not in item.warnings)
+            if found:
+                yield replace(item, warnings=(*item.warnings, *found))
                 continue
         yield item

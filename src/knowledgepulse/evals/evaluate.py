@@ -12,26 +12,22 @@ import functools
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, ParamSpec, cast
+from typing import Any, ParamSpec
 
 from pydantic import JsonValue
 
 from knowledgepulse._util.atomic import atomic_text
-from knowledgepulse.errors import KnowledgePulseError, OutputError, Setting, SettingTypeError
+from knowledgepulse.errors import KnowledgePulseError, OutputError, Setting
 from knowledgepulse.evals.cases import (
-    CaseInput,
-    FileProblem,
+    Cases,
     LoadedCase,
-    MalformedCase,
+    case_inputs,
     check_case,
     fit_cases,
-    iter_cases,
-    validate_case,
 )
-from knowledgepulse.evals.models import Case
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import collect_run, combine_runs, score_context, task_failed
 from knowledgepulse.evals.scorer import CaseContext, recorded_duration
@@ -45,7 +41,6 @@ from knowledgepulse.evals.tasks import (
     check_options,
     task_name,
 )
-from knowledgepulse.records import Location, Record
 
 DEFAULT_CACHE_DIR = Path(".kp-cache") / "outputs"
 """Where outputs are cached unless told otherwise (relative to the working directory)."""
@@ -58,10 +53,6 @@ DEFAULT_TIMEOUT_S = 300.0
 
 _log = logging.getLogger("knowledgepulse")
 P = ParamSpec("P")
-
-Cases = str | Path | Sequence[str | Path] | Iterable[Case | CaseInput | Mapping[str, Any]]
-"""Case files (a path or a list of paths; ``-`` is stdin), or cases: models, loaded ones, or
-plain dicts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,39 +188,6 @@ def _score_answer(
     context = CaseContext.of(scored, answer.duration_ms)
     result = score_context(suite, context, location, unfit=fit.by_scorer, timeout=timeout)
     return replace(result, duration_ms=answer.duration_ms, task=answer.record)
-
-
-def case_inputs(cases: Cases) -> Iterator[CaseInput]:
-    """The cases as :func:`~knowledgepulse.evals.cases.iter_cases` yields them, read as needed.
-
-    A case without a file is located as ``<cases>[index]``.
-
-    Raises:
-        InputFileError: a case file cannot be opened at all.
-        SettingTypeError: paths mixed with cases, or one case not in a list.
-    """
-    if isinstance(cases, Mapping):
-        raise SettingTypeError(
-            Setting("cases"), " is one case alone: give a list of cases, cases=[case]"
-        )
-    if isinstance(cases, str | Path) or (
-        isinstance(cases, Sequence) and all(isinstance(case, str | Path) for case in cases)
-    ):
-        yield from iter_cases(cast("str | Path | Sequence[str | Path]", cases))
-        return
-    for index, item in enumerate(cases):
-        if isinstance(item, Case):
-            yield LoadedCase(item, Location("<cases>", index=index))
-        elif isinstance(item, LoadedCase | MalformedCase | FileProblem):
-            yield item
-        elif isinstance(item, str | Path):
-            raise SettingTypeError(
-                Setting("cases"),
-                ": give case files as a list of paths, or cases, not the two mixed",
-            )
-        else:
-            value = dict(item) if isinstance(item, Mapping) else item
-            yield validate_case(Record(Location("<cases>", index=index), value))
 
 
 # --- The output cache --------------------------------------------------------------------------

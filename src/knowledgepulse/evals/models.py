@@ -18,8 +18,13 @@ from pydantic import (
     PrivateAttr,
     StrictInt,
     StrictStr,
+    TypeAdapter,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     model_validator,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from knowledgepulse.trace.models import JSON_SCHEMA_DIALECT
 
@@ -125,7 +130,25 @@ class ActualOutput(_CaseModel):
     )
 
 
-ContentPatterns = dict[str, list[StrictStr]] | list[StrictStr]
+_PATTERN_LIST: TypeAdapter[list[str]] = TypeAdapter(list[StrictStr])
+_PATTERN_MAP: TypeAdapter[dict[str, list[str]]] = TypeAdapter(dict[str, list[StrictStr]])
+
+
+def _one_form(value: Any, _: ValidatorFunctionWrapHandler) -> list[str] | dict[str, list[str]]:
+    # The form is chosen by the value's JSON type, so a problem is told once, at its own path:
+    # pydantic's union told it for both forms, under their Python types
+    # ("contentPatterns['dict[str,list[str]]']: ... expected a JSON object").
+    if isinstance(value, list):
+        return _PATTERN_LIST.validate_python(value)
+    if isinstance(value, dict):
+        return _PATTERN_MAP.validate_python(value)
+    raise PydanticCustomError(
+        "content_patterns",
+        "Input should be a list of regular expressions, or an object of page id to such a list",
+    )
+
+
+ContentPatterns = Annotated[dict[str, list[StrictStr]] | list[StrictStr], WrapValidator(_one_form)]
 
 
 class ExpectedOutput(_CaseModel):
@@ -138,6 +161,53 @@ class ExpectedOutput(_CaseModel):
         description="Regexes searched in each page's content after the actual operations: "
         "{pageId: [regex, ...]}, or a plain list when the case has one page.",
     )
+
+
+_JSON_TAGS = frozenset({"dict", "list", "str", "int", "float", "bool", "[key]"})
+
+
+def _data_path(value: Any, loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """A JSON value's error location without the type tags pydantic's ``JsonValue`` puts in it.
+
+    ``JsonValue`` is a union: its errors name the member before each key or index and at the
+    end (``dict, 'durationMs', float``). Walking the value tells a tag from a key of that name.
+    """
+    path: list[str | int] = []
+    i = 0
+    while i < len(loc):
+        part, key = loc[i], loc[i + 1] if i + 1 < len(loc) else None
+        if part == "dict" and isinstance(value, dict) and key is not None:
+            path.append(key)
+            value, i = value.get(key), i + 2
+        elif part == "list" and isinstance(value, list) and isinstance(key, int):
+            path.append(key)
+            value, i = value[key] if 0 <= key < len(value) else None, i + 2
+        else:
+            if not (isinstance(part, str) and part in _JSON_TAGS):
+                path.append(part)
+            i += 1
+    return tuple(path)
+
+
+def _untagged(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    # A NaN at actual.durationMs was told at 'actual.dict.durationMs.float' (from Python: files
+    # refuse NaN as they are read).
+    try:
+        return handler(value)
+    except ValidationError as error:
+        details = [
+            InitErrorDetails(
+                type=PydanticCustomError(item["type"], item["msg"]),
+                loc=_data_path(value, tuple(item["loc"])),
+                input=item["input"],
+            )
+            for item in error.errors()
+        ]
+        raise ValidationError.from_exception_data(error.title, details) from None
+
+
+JsonData = Annotated[JsonValue, WrapValidator(_untagged)]
+"""Any JSON value; a problem inside it is located by its JSON path alone."""
 
 
 class Case(_CaseModel):
@@ -154,7 +224,7 @@ class Case(_CaseModel):
     instruction: StrictStr | None = Field(
         default=None, description="What the workflow is asked to do; a task receives it."
     )
-    input: JsonValue = Field(
+    input: JsonData = Field(
         default=None,
         description="The workflow's input besides the pages, any JSON value (a text, say); a "
         "task receives it.",
@@ -163,12 +233,12 @@ class Case(_CaseModel):
         default_factory=list,
         description="The original pages; the bulk-edit scorers need at least one.",
     )
-    actual: JsonValue = Field(
+    actual: JsonData = Field(
         default=None,
         description="The workflow's output, any JSON value; the bulk-edit scorers read "
         "{operations, durationMs}. Left out when a task produces it.",
     )
-    expected: JsonValue = Field(
+    expected: JsonData = Field(
         default=None,
         description="What was expected, any JSON value; the bulk-edit scorers read "
         "{operations, contentPatterns}.",

@@ -16,9 +16,11 @@ from typing import Any
 
 from knowledgepulse.evals.cases import (
     CaseInput,
+    Cases,
     FileProblem,
     LoadedCase,
     MalformedCase,
+    case_inputs,
     check_case,
     fit_cases,
 )
@@ -263,19 +265,21 @@ def summarize(
     )
 
 
-def run_suite(
-    suite: Suite, cases: Iterable[Case | CaseInput], *, timeout: float | None = None
-) -> EvalRun:
+def run_suite(suite: Suite, cases: Cases, *, timeout: float | None = None) -> EvalRun:
     """Run every scorer of ``suite`` on every case's recorded output, in order, as they are read.
 
-    ``cases``: models, or what :func:`~knowledgepulse.evals.cases.iter_cases` yields; an
-    iterator of cases is never held whole. ``timeout``: the seconds one of your scorers may take
-    on one case (``None``: no limit); past it the case gets an error result and the run goes on.
+    ``cases``: case files, or cases (see :data:`~knowledgepulse.evals.cases.Cases`): models,
+    plain dicts, or what :func:`~knowledgepulse.evals.cases.iter_cases` yields; an iterator of
+    cases is never held whole. ``timeout``: the seconds one of your scorers may take on one case
+    (``None``: no limit); past it the case gets an error result and the run goes on.
+
+    Raises:
+        InputFileError: a case file cannot be opened at all.
+        SettingTypeError: paths mixed with cases, or one case not in a list.
     """
-    loaded = (LoadedCase(c, Location("<case>")) if isinstance(c, Case) else c for c in cases)
     return collect_run(
         suite,
-        fit_cases(loaded, suite),
+        fit_cases(case_inputs(cases), suite),
         lambda _, item: score_context(
             suite, CaseContext.of(item.case), item.location, timeout=timeout
         ),

@@ -95,6 +95,24 @@ DETAILS_CHARS = 300
 """The most characters of a result's details the default diagnosis shows."""
 
 
+def ignored_params(params: type[BaseModel], raw: Mapping[str, Any]) -> list[str]:
+    """The keys of ``raw`` that ``params`` would drop without a word (pydantic's default).
+
+    A ``Params`` model without ``extra="forbid"`` ignores unknown keys, so a misspelt parameter
+    of a user's scorer (``max_word``) ran with the default: they are refused like the built-ins'.
+    A model with ``extra="allow"`` keeps them, on purpose.
+    """
+    if params.model_config.get("extra") in ("allow", "forbid"):
+        return []
+    names = set(params.model_fields) | {
+        alias
+        for field in params.model_fields.values()
+        for alias in (field.alias, field.validation_alias)
+        if isinstance(alias, str)
+    }
+    return [key for key in raw if key not in names]
+
+
 class Scorer:
     """Base class of every scorer, built-in or user-defined.
 
@@ -122,13 +140,19 @@ class Scorer:
     @classmethod
     def from_params(cls, raw: Mapping[str, Any] | None = None) -> Self:
         """Build the scorer from YAML-style parameters (ScorerParameterError names each bad one)."""
+        name = cls.type_name or cls.__name__
+        ignored = ignored_params(cls.Params, dict(raw or {}))
+        if ignored:
+            takes = ", ".join(cls.Params.model_fields) or "no params"
+            unknown = "; ".join(f"{key}: unknown field ({name} takes: {takes})" for key in ignored)
+            raise ScorerParameterError(f"{name}: {unknown}")
         try:
             params = cls.Params.model_validate(dict(raw or {}))
         except ValidationError as error:
             reasons = "; ".join(
                 f"{format_path(tuple(item['loc']))}: {describe(item)}" for item in error.errors()
             )
-            raise ScorerParameterError(f"{cls.type_name or cls.__name__}: {reasons}") from None
+            raise ScorerParameterError(f"{name}: {reasons}") from None
         return cls(params)
 
     def evaluate(self, actual: Any, expected: Any, pages: Sequence[Page]) -> ScoreResult:

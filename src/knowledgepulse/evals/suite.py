@@ -20,10 +20,12 @@ from pydantic_core import ErrorDetails
 from knowledgepulse._util.jsonpath import describe
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import KnowledgePulseError, Setting, SuiteError, UnknownPresetError
+from knowledgepulse.evals.models import CASE_ID_PATTERN
 from knowledgepulse.evals.scorer import (
     Scorer,
     builtin_scorer_types,
     get_scorer_class,
+    ignored_params,
     unknown_scorer_message,
 )
 from knowledgepulse.records import Location, Problem, Record
@@ -46,7 +48,10 @@ class ScorerEntry(BaseModel):
     name: StrictStr | None = Field(
         default=None,
         min_length=1,
-        description="Key of this scorer's results; needed when a type appears more than once.",
+        # A blank name keyed the results by spaces: a scorer without a name in every report.
+        pattern=CASE_ID_PATTERN,
+        description="Key of this scorer's results, not blank; needed when a type appears more "
+        "than once.",
     )
     weight: Weight = Field(
         default=1.0,
@@ -289,10 +294,18 @@ def _build_scorer(
     raw_params = raw.get("params", {})
     if not isinstance(raw_params, Mapping):
         return None  # reported by the structural validation
+    fields = tuple(cls.Params.model_fields)
+    ignored = ignored_params(cls.Params, raw_params)
+    for key in ignored:
+        told = (
+            _unknown_key(key, fields, f"{type_name} takes")
+            if fields
+            else f"unknown key; {type_name} takes no params"
+        )
+        problems.append(record.problem(("scorers", index, "params", key), told))
     try:
         params = cls.Params.model_validate(dict(raw_params))
     except ValidationError as error:
-        fields = tuple(cls.Params.model_fields)
         for item in error.errors():
             if item["type"] != "extra_forbidden":
                 message = (
@@ -303,6 +316,8 @@ def _build_scorer(
             else:
                 message = f"unknown key; {type_name} takes no params"
             problems.append(record.problem(("scorers", index, "params", *item["loc"]), message))
+        return None
+    if ignored:
         return None
     try:
         return cls(params)

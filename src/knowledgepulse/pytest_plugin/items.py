@@ -8,7 +8,7 @@ score nothing), through ``run_suite`` or ``evaluate`` as ``kp eval`` does.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -117,14 +117,12 @@ class CaseItem(pytest.Item):
                 f"{entry.problem}",
                 pytrace=False,
             )
-        try:
-            for warning in entry.warnings:
-                _warn(warning)
-        except EvalWarning as warning:  # promoted to an error with -W error
-            pytest.fail(str(warning), pytrace=False)
+        _warn_all(entry.warnings)
         result = judge(self.spec, entry)
         tally.results.append(result)
         self.user_properties.extend(_properties(result))
+        # Checking the case against the suite can warn too (an expected block the pages lack).
+        _warn_all(result.warnings[len(entry.warnings) :])
         if not result.passed:
             pytest.fail(failure_message(result), pytrace=False)
 
@@ -132,6 +130,14 @@ class CaseItem(pytest.Item):
         """The case's own file and line, so pytest points at the case, not at the plugin."""
         path, line = self._where
         return path, None if line is None else line - 1, self._domain
+
+
+def _warn_all(found: Sequence[Problem]) -> None:
+    try:
+        for warning in found:
+            _warn(warning)
+    except EvalWarning as warning:  # promoted to an error with -W error
+        pytest.fail(str(warning), pytrace=False)
 
 
 def judge(spec: EvalSpec, entry: LoadedCase | MalformedCase) -> CaseResult:

@@ -57,11 +57,15 @@ def suffix_format(output: Path, formats: Iterable[str], default: str = "json") -
     return found if found in formats else default
 
 
-def check_report_name(output: Path | None, formats: Iterable[str]) -> None:
+def check_report_name(
+    output: Path | None, formats: Iterable[str], chosen: str | None = None
+) -> None:
     """Refuse a report file whose suffix names a form the report is not written in (``x.arrow``).
 
     ``formats``: those the report can be written in; a name without a suffix, or with one of
-    no known form (``.txt``, ``.log``), takes any of them.
+    no known form (``.txt``, ``.log``), takes any of them. ``chosen``: the format it is written
+    in, when given (``--format``): a suffix that names another of ``formats`` is refused too
+    (``-f json -o report.html`` wrote JSON into a page a browser shows as text).
 
     Raises:
         ParameterConflictError: naming the output and the suffixes of ``formats``.
@@ -71,6 +75,15 @@ def check_report_name(output: Path | None, formats: Iterable[str]) -> None:
     suffix = _format_suffix(output)
     named = _SUFFIX_FORMATS.get(suffix)
     formats = tuple(formats)
+    if chosen is not None and named in formats and named != chosen:
+        fitting = [s for s, form in _SUFFIX_FORMATS.items() if form == chosen][:1]
+        raise ParameterConflictError(
+            Setting("output"),
+            f" {output.name}: {suffix} names the {named} format, but the report is written as "
+            f"{chosen} (",
+            Setting("output_format", chosen),
+            f"); name the file {fitting[0] if fitting else '.txt'}, or write it as {named}",
+        )
     if named in formats or (named is None and suffix not in _DATA_FORMS):
         return
     *others, last = [s for s, form in _SUFFIX_FORMATS.items() if form in formats]

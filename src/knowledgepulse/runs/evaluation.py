@@ -17,7 +17,14 @@ from typing import TypedDict, Unpack
 
 from knowledgepulse._util.settings import one_of, wrong_setting
 from knowledgepulse.errors import NO_VALUE, ParameterConflictError, Setting
-from knowledgepulse.evals.cases import CaseInput, FileProblem, MalformedCase, fit_cases
+from knowledgepulse.evals.cases import (
+    CaseInput,
+    Cases,
+    FileProblem,
+    MalformedCase,
+    case_inputs,
+    fit_cases,
+)
 from knowledgepulse.evals.compare import (
     DEFAULT_TOLERANCE,
     FAIL_ON,
@@ -32,9 +39,7 @@ from knowledgepulse.evals.evaluate import (
     DEFAULT_CACHE_DIR,
     DEFAULT_CONCURRENCY,
     DEFAULT_TIMEOUT_S,
-    Cases,
     TaskProgress,
-    case_inputs,
     evaluate,
 )
 from knowledgepulse.evals.report import EvalReport, load_report

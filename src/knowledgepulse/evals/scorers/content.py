@@ -9,11 +9,13 @@ applied and content-quality's score (with its own params).
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from knowledgepulse._util.jsonpath import preview
 from knowledgepulse.evals.models import ActualOutput, Block, ContentPatterns, ExpectedOutput, Page
 from knowledgepulse.evals.operations import apply_operations, operation_label
 from knowledgepulse.evals.patterns import PatternParams, PatternReport, check_patterns
@@ -38,6 +40,22 @@ def content_report(
         return check_patterns(patterns, pages, **params.model_dump())
     except ValueError as error:  # a plain list of patterns for several pages
         return str(error)
+
+
+def _no_pattern_list(expected: Any, patterns: Any) -> str:
+    """Why a text case's ``expected`` gives no list of patterns: what is there instead."""
+    if isinstance(patterns, Mapping):
+        return "expected.contentPatterns is an object (patterns per page, for bulk edits)"
+    if isinstance(patterns, list):
+        return "expected.contentPatterns holds an item that is not a text"
+    if patterns is not None:
+        return f"expected.contentPatterns is {preview(patterns)}, not a list"
+    if expected is None:
+        return "expected is null or missing"
+    if not isinstance(expected, Mapping):
+        return f"expected is {preview(expected)}, not an object with contentPatterns"
+    near = difflib.get_close_matches("contentPatterns", [str(key) for key in expected], n=1)
+    return "expected has no contentPatterns" + (f" (it has {near[0]!r}: misspelt?)" if near else "")
 
 
 def content_lines(details: Mapping[str, Any]) -> list[str]:
@@ -82,9 +100,8 @@ class ContentQuality(Scorer):
         patterns = expected.get("contentPatterns") if isinstance(expected, Mapping) else None
         texts = [p for p in patterns if isinstance(p, str)] if isinstance(patterns, list) else None
         if texts is None or texts != patterns:
-            found = ("no " if patterns is None else "") + "expected.contentPatterns"
             return ScoreResult.failed(
-                f"the output is a text, and {found} is not a list of regular expressions; give "
+                f"the output is a text, and {_no_pattern_list(expected, patterns)}; give "
                 "expected: {contentPatterns: [regex, ...]} (an empty list checks nothing)"
             )
         page = Page(id=TEXT_OUTPUT, blocks=[Block(id=TEXT_OUTPUT, type="text", content=actual)])

@@ -8,7 +8,7 @@ over all of them before the next), else ``missing``; the rest are ``unexpectedOp
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict, deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -64,14 +64,16 @@ def _match(
     actual_keys = [_Key.of(op, pages) for op in actual]
     used: set[int] = set()
     unmatched: list[int] = []
+    # The first unused actual operation with an equal key: each key's indices, in order.
+    waiting: dict[_Key, deque[int]] = defaultdict(deque)
+    for a, k in enumerate(actual_keys):
+        waiting[k].append(a)
     for e, key in enumerate(expected_keys):
-        found = None
-        if key.type in KNOWN_OPERATION_TYPES:
-            found = next((a for a, k in enumerate(actual_keys) if a not in used and k == key), None)
-        if found is None:
-            unmatched.append(e)
+        queue = waiting.get(key) if key.type in KNOWN_OPERATION_TYPES else None
+        if queue:
+            used.add(queue.popleft())
         else:
-            used.add(found)
+            unmatched.append(e)
 
     closest: dict[int, tuple[Mismatch, int]] = {}
     for rank in (Mismatch.POSITION, Mismatch.TYPE, Mismatch.TARGET):
