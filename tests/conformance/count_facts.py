@@ -371,11 +371,15 @@ def jaeger(path: Path) -> list[Run]:
 
 
 def otlp(path: Path) -> list[Run]:
-    """OTLP JSON or JSON Lines (``resourceSpans``): a run per trace id with GenAI spans."""
+    """OTLP JSON or JSON Lines (``resourceSpans``; Tempo's export: ``batches`` whose spans are
+    under ``instrumentationLibrarySpans``, OTLP's name before 1.0): a run per trace id with
+    GenAI spans."""
     documents = list(_rows(path)) if path.suffix == ".jsonl" else [json.loads(path.read_text())]
     found: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
-    for resource in (r for document in documents for r in document["resourceSpans"]):
-        for scope in resource.get("scopeSpans", []):
+    resources = (r for d in documents for r in d.get("resourceSpans", d.get("batches", [])))
+    for resource in resources:
+        scopes = resource.get("scopeSpans", []) + resource.get("instrumentationLibrarySpans", [])
+        for scope in scopes:
             for span in scope["spans"]:
                 tags = {
                     a["key"]: next(iter(a["value"].values())) for a in span.get("attributes", [])
@@ -391,22 +395,45 @@ def otlp(path: Path) -> list[Run]:
     return runs
 
 
+def _flattened(tags: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """The messages of the older flattened attributes (OpenLLMetry's): ``gen_ai.prompt.N.role``,
+    ``gen_ai.prompt.N.content``, likewise ``gen_ai.completion.N.*``, in N's order."""
+    messages: dict[int, dict[str, Any]] = {}
+    for key, value in tags.items():
+        if match := re.fullmatch(re.escape(prefix) + r"\.(\d+)\.(role|content)", key):
+            messages.setdefault(int(match.group(1)), {})[match.group(2)] = value
+    return [messages[n] for n in sorted(messages)]
+
+
 def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
-    """A run from spans in start order (GenAI semantic conventions), or none without GenAI."""
-    genai = [(name, tags) for name, tags in spans if "gen_ai.operation.name" in tags]
+    """A run from spans in start order (GenAI semantic conventions), or none without GenAI.
+
+    A model call is a ``chat`` operation, or a span of the older flattened attributes
+    (``gen_ai.prompt.N.*``, ``gen_ai.completion.N.*``, ``llm.request.type``), which has no
+    operation name.
+    """
+    genai = [
+        (name, tags)
+        for name, tags in spans
+        if "gen_ai.operation.name" in tags or _flattened(tags, "gen_ai.prompt")
+    ]
     if not genai:
         return []
     timeline, objective = _Timeline(), None
     root_failed = False
     for name, tags in genai:
-        operation = tags["gen_ai.operation.name"]
+        operation = tags.get("gen_ai.operation.name", "chat")
         failed = str(tags.get("error")).lower() == "true" or tags.get("otel.status_code") == "ERROR"
         if operation == "chat" and objective is None and "gen_ai.input.messages" in tags:
             objective = _first_user(tags["gen_ai.input.messages"])
+        if operation == "chat" and objective is None and _flattened(tags, "gen_ai.prompt"):
+            objective = _first_user(_flattened(tags, "gen_ai.prompt"))
         if operation == "execute_tool":
             timeline.tool(tags.get("gen_ai.tool.name") or name.removeprefix("execute_tool "))
         if operation == "chat" and "gen_ai.output.messages" in tags:
             timeline.text(_last_assistant(tags["gen_ai.output.messages"]))
+        if operation == "chat" and _flattened(tags, "gen_ai.completion"):
+            timeline.text(_last_assistant(_flattened(tags, "gen_ai.completion")))
         if failed:
             timeline.error()
             root_failed = root_failed or operation == "invoke_agent"
