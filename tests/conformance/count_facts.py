@@ -539,8 +539,17 @@ def _called(value: Any) -> Iterator[str]:
             yield from _called(_decoded(item) if isinstance(item, str) else item)
 
 
+def _tool_named(observation: dict[str, Any]) -> str:
+    """The tool an observation ran: its ``gen_ai.tool.name`` or AI SDK ``ai.toolCall.name``
+    attribute (Langfuse once named the AI SDK's tool observations ``ai.toolCall``), else its
+    name."""
+    attributes = _attributes_of(observation)
+    named = attributes.get("gen_ai.tool.name") or attributes.get("ai.toolCall.name")
+    return str(named or observation["name"])
+
+
 def _asked_at(asked: list[str], observation: dict[str, Any]) -> int:
-    named = _attributes_of(observation).get("gen_ai.tool.name") or observation["name"]
+    named = _tool_named(observation)
     return asked.index(named) if named in asked else -1
 
 
@@ -572,8 +581,7 @@ def langfuse(path: Path) -> list[Run]:
     timeline = _Timeline()
     for observation in observations:
         if ran_tool(observation):
-            named = _attributes_of(observation).get("gen_ai.tool.name") or observation["name"]
-            timeline.tool(str(named).removeprefix("execute_tool "))
+            timeline.tool(_tool_named(observation).removeprefix("execute_tool "))
         if observation["type"] == "GENERATION" and observation is generations[-1]:
             timeline.text(_said(_decoded(observation.get("output"))))
         if observation.get("level") == "ERROR":
