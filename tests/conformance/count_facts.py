@@ -391,8 +391,54 @@ def otlp(path: Path) -> list[Run]:
     runs = []
     for trace_id, spans in found.items():
         spans.sort(key=lambda entry: entry[0])
-        runs.extend(_genai_run(trace_id, [(name, tags) for _, name, tags in spans]))
+        named = [(name, tags) for _, name, tags in spans]
+        runs.extend(_genai_run(trace_id, named) or _openinference_run(trace_id, named))
     return runs
+
+
+def _oi_messages(tags: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """OpenInference's flattened messages: ``llm.input_messages.N.message.role`` / ``.content``."""
+    messages: dict[int, dict[str, Any]] = {}
+    for key, value in tags.items():
+        if match := re.fullmatch(re.escape(prefix) + r"\.(\d+)\.message\.(role|content)", key):
+            messages.setdefault(int(match.group(1)), {})[match.group(2)] = value
+    return [messages[n] for n in sorted(messages)]
+
+
+def _langchain_tool_failed(output: Any) -> bool:
+    """A LangChain ``ToolMessage`` dump (``{"type": "tool", "data": {...}}``) whose ``status`` is
+    ``error``: how LangGraph's ``ToolNode`` answers a tool that raised."""
+    message = _json(output) if isinstance(output, str) and output.startswith("{") else output
+    data = message.get("data", message) if isinstance(message, dict) else {}
+    return isinstance(data, dict) and data.get("type") == "tool" and data.get("status") == "error"
+
+
+def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
+    """A run from OpenInference spans in start order, or none without them.
+
+    The objective is the first user message a model call (``LLM``) was sent; a ``TOOL`` span is
+    a tool, failed when its status is ERROR or its output a LangChain tool message with
+    ``status: "error"``; a model call's output text is text; the trace's first span failing
+    fails the run.
+    """
+    kinds = [tags.get("openinference.span.kind") for _, tags in spans]
+    if not any(kinds):
+        return []
+    timeline, objective = _Timeline(), None
+    for name, tags in spans:
+        kind = tags.get("openinference.span.kind")
+        if kind == "LLM" and objective is None:
+            objective = _first_user(_oi_messages(tags, "llm.input_messages"))
+        if kind == "TOOL":
+            timeline.tool(tags.get("tool.name") or name)
+            if tags.get("otel.status_code") == "ERROR" or _langchain_tool_failed(
+                tags.get("output.value")
+            ):
+                timeline.error()
+        if kind == "LLM":
+            timeline.text(_last_assistant(_oi_messages(tags, "llm.output_messages")))
+    success = spans[0][1].get("otel.status_code") != "ERROR"
+    return [timeline.facts(objective, success, trace_id=trace_id)]
 
 
 def _flattened(tags: dict[str, Any], prefix: str) -> list[dict[str, Any]]:

@@ -16,7 +16,14 @@ the run itself:
 * smolagents (``OpenAIModel``, ``ToolCallingAgent``): ``agent.run(..., return_full_result=True)``'s
   ``RunResult.dict()`` (the memory steps and the run's state);
 * OpenAI Agents SDK (``OpenAIChatCompletionsModel``): each ``Trace.export()`` and
-  ``Span.export()`` a processor receives, one a line, as the SDK's exporter sends them.
+  ``Span.export()`` a processor receives, one a line, as the SDK's exporter sends them;
+* the Agents SDK and LangGraph (``create_react_agent`` over ``langchain_openai.ChatOpenAI``)
+  instrumented by OpenInference (``openinference-instrumentation-openai-agents`` 2.6.0,
+  ``-langchain`` 0.1.80; ``langchain-openai`` 1.7.4 for LangGraph's model): the spans an
+  in-memory exporter kept, written as OTLP JSON as the OTel file exporter writes them
+  (``tests/integrations/otel_helpers.otlp_json``). These packages are no dependency of
+  knowledgepulse: install them beside it to replay (``pip install --no-deps --target DIR ...``
+  and ``PYTHONPATH=DIR``).
 
 A Gemini reply (``generateContent``) is served as the Chat Completions message it amounts to: its
 text parts as ``content``, its ``functionCall`` parts as ``tool_calls`` (name and arguments
@@ -28,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import functools
 import json
 import sys
 from collections.abc import Callable
@@ -407,12 +415,124 @@ def openai_agents_runs(cassettes: Path) -> None:
         _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
 
 
+# --- OpenInference instrumentation ---------------------------------------------------------
+
+
+def _capital(country: str, failure: type[Exception]) -> str:
+    """The recording's ``get_capital``: only "La France" is known (the model must retry)."""
+    if country == "La France":
+        return "Paris"
+    raise failure('The country is not supported. Use "La France" instead.')
+
+
+def openinference_runs(cassettes: Path) -> None:
+    """Two recordings through the Agents SDK and LangGraph, each traced by OpenInference."""
+    import agents
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from langchain_core.tools import ToolException, tool
+    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
+    from langgraph.prebuilt import create_react_agent
+    from openai import AsyncOpenAI
+    from openinference.instrumentation.langchain import (  # type: ignore[import-not-found]
+        LangChainInstrumentor,
+    )
+    from openinference.instrumentation.openai_agents import (  # type: ignore[import-not-found]
+        OpenAIAgentsInstrumentor,
+    )
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from tests.integrations.otel_helpers import otlp_json
+
+    def traced(name: str, instrumentor: Any, run: Callable[[], Any]) -> None:
+        provider = TracerProvider()
+        exporter = InMemorySpanExporter()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        agents.set_trace_processors([])  # only OpenInference's: nothing is sent anywhere
+        instrumentor.instrument(tracer_provider=provider)
+        try:
+            run()
+        finally:
+            instrumentor.uninstrument()
+        document = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
+        _write(OUT / "otlp" / f"openinference_{name}.json", document + "\n")
+
+    @function_tool
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return _capital(country, ValueError)
+
+    def agents_model(cassette: str, name: str) -> OpenAIChatCompletionsModel:
+        client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / cassette)))
+        return OpenAIChatCompletionsModel(name, AsyncOpenAI(api_key="-", http_client=client))
+
+    chatbot = Agent(
+        name="chatbot",
+        instructions="You are a helpful chatbot.",
+        tools=[get_capital],
+        model=agents_model(GOOGLE_RETRY, "gemini-2.5-pro"),
+    )
+    question = "What is the capital of France?"
+    traced(
+        "openai_agents_google_model_retry",
+        OpenAIAgentsInstrumentor(),
+        lambda: asyncio.run(Runner.run(chatbot, question)),
+    )
+
+    @tool("get_capital")
+    def get_capital_tool(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return _capital(country, ToolException)
+
+    get_capital_tool.handle_tool_error = True  # the error text goes back to the model
+
+    @tool
+    def get_temperature(city: str) -> float:
+        """Get the temperature in a city."""
+        return 20.0
+
+    graphs = [
+        ("google_model_retry", GOOGLE_RETRY, "gemini-2.5-pro", get_capital_tool, question),
+        (
+            "instructions_with_tool_calls",
+            TEMPERATURE,
+            "gpt-4.1-mini",
+            get_temperature,
+            "What is the temperature in Tokyo?",
+        ),
+    ]
+    prompts = {
+        GOOGLE_RETRY: "You are a helpful chatbot.",
+        TEMPERATURE: "You are a helpful assistant.",
+    }
+    for name, cassette, model, function, prompt in graphs:
+        client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / cassette)))
+        llm = ChatOpenAI(model=model, api_key="-", http_client=client)
+        graph = create_react_agent(llm, [function], prompt=prompts[cassette])
+        traced(
+            f"langgraph_{name}",
+            LangChainInstrumentor(),
+            functools.partial(graph.invoke, {"messages": [("user", prompt)]}),
+        )
+
+
 def main() -> None:
     """Replay every recording through every framework into ``files/``."""
     cassettes = Path(sys.argv[1])
     pydantic_ai_runs(cassettes)
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
+    openinference_runs(cassettes)
 
 
 if __name__ == "__main__":
