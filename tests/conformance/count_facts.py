@@ -396,12 +396,20 @@ def otlp(path: Path) -> list[Run]:
     return runs
 
 
+_PYDANTIC_RETRY = "Your previous response failed the application's validation"
+"""How Pydantic AI 2.x's feedback on an output it rejected opens (sent as a user message)."""
+
+
 def _oi_messages(tags: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
-    """OpenInference's flattened messages: ``llm.input_messages.N.message.role`` / ``.content``."""
+    """OpenInference's flattened messages: ``llm.input_messages.N.message.role`` / ``.content``
+    (a message of parts: ``.contents.0.message_content.text``)."""
     messages: dict[int, dict[str, Any]] = {}
+    fields = r"(role|content|contents\.0\.message_content\.text)"
+    pattern = re.escape(prefix) + r"\.(\d+)\.message\." + fields
     for key, value in tags.items():
-        if match := re.fullmatch(re.escape(prefix) + r"\.(\d+)\.message\.(role|content)", key):
-            messages.setdefault(int(match.group(1)), {})[match.group(2)] = value
+        if match := re.fullmatch(pattern, key):
+            field = "role" if match.group(2) == "role" else "content"
+            messages.setdefault(int(match.group(1)), {})[field] = value
     return [messages[n] for n in sorted(messages)]
 
 
@@ -418,8 +426,10 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
 
     The objective is the first user message a model call (``LLM``) was sent; a ``TOOL`` span is
     a tool, failed when its status is ERROR or its output a LangChain tool message with
-    ``status: "error"``; a model call's output text is text; the trace's first span failing
-    fails the run.
+    ``status: "error"``; a model call's output text is text, and its call of Pydantic AI's output
+    tool the answer; a model call whose last input message is Pydantic AI's feedback on a
+    rejected output (``_PYDANTIC_RETRY``) follows an error; the trace's first span failing fails
+    the run.
     """
     kinds = [tags.get("openinference.span.kind") for _, tags in spans]
     if not any(kinds):
@@ -427,8 +437,11 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
     timeline, objective = _Timeline(), None
     for name, tags in spans:
         kind = tags.get("openinference.span.kind")
+        sent = _oi_messages(tags, "llm.input_messages") if kind == "LLM" else []
         if kind == "LLM" and objective is None:
-            objective = _first_user(_oi_messages(tags, "llm.input_messages"))
+            objective = _first_user(sent)
+        if sent and str(sent[-1].get("content", "")).startswith(_PYDANTIC_RETRY):
+            timeline.error()
         if kind == "TOOL":
             timeline.tool(tags.get("tool.name") or name)
             if tags.get("otel.status_code") == "ERROR" or _langchain_tool_failed(
@@ -437,6 +450,9 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
                 timeline.error()
         if kind == "LLM":
             timeline.text(_last_assistant(_oi_messages(tags, "llm.output_messages")))
+            output_tool = "llm.output_messages.0.message.tool_calls.0.tool_call.function"
+            if tags.get(f"{output_tool}.name") == OUTPUT_TOOL:
+                timeline.tool(OUTPUT_TOOL, tags.get(f"{output_tool}.arguments"))
     success = spans[0][1].get("otel.status_code") != "ERROR"
     return [timeline.facts(objective, success, trace_id=trace_id)]
 
@@ -449,6 +465,25 @@ def _flattened(tags: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
         if match := re.fullmatch(re.escape(prefix) + r"\.(\d+)\.(role|content)", key):
             messages.setdefault(int(match.group(1)), {})[match.group(2)] = value
     return [messages[n] for n in sorted(messages)]
+
+
+def _rejected(messages_json: Any) -> bool:
+    """Whether a model call's last input message is Pydantic AI's feedback on an output it
+    rejected (the model is asked again: an error of the run)."""
+    messages = _json(messages_json) or []
+    last = messages[-1] if messages else {}
+    said = _text(last.get("parts", last.get("content"))) or ""
+    return last.get("role") == "user" and said.startswith(_PYDANTIC_RETRY)
+
+
+def _output_tool_calls(messages_json: Any) -> list[Any]:
+    """The arguments of each call of Pydantic AI's output tool in a model call's output."""
+    return [
+        part.get("arguments")
+        for message in _json(messages_json) or []
+        for part in message.get("parts", [])
+        if part.get("type") == "tool_call" and part.get("name") == OUTPUT_TOOL
+    ]
 
 
 def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
@@ -474,10 +509,14 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
             objective = _first_user(tags["gen_ai.input.messages"])
         if operation == "chat" and objective is None and _flattened(tags, "gen_ai.prompt"):
             objective = _first_user(_flattened(tags, "gen_ai.prompt"))
+        if operation == "chat" and _rejected(tags.get("gen_ai.input.messages")):
+            timeline.error()
         if operation == "execute_tool":
             timeline.tool(tags.get("gen_ai.tool.name") or name.removeprefix("execute_tool "))
         if operation == "chat" and "gen_ai.output.messages" in tags:
             timeline.text(_last_assistant(tags["gen_ai.output.messages"]))
+            for arguments in _output_tool_calls(tags["gen_ai.output.messages"]):
+                timeline.tool(OUTPUT_TOOL, arguments)
         if operation == "chat" and _flattened(tags, "gen_ai.completion"):
             timeline.text(_last_assistant(_flattened(tags, "gen_ai.completion")))
         if failed:

@@ -17,9 +17,11 @@ the run itself:
   ``RunResult.dict()`` (the memory steps and the run's state);
 * OpenAI Agents SDK (``OpenAIChatCompletionsModel``): each ``Trace.export()`` and
   ``Span.export()`` a processor receives, one a line, as the SDK's exporter sends them;
-* the Agents SDK and LangGraph (``create_react_agent`` over ``langchain_openai.ChatOpenAI``)
-  instrumented by OpenInference (``openinference-instrumentation-openai-agents`` 2.6.0,
-  ``-langchain`` 0.1.80; ``langchain-openai`` 1.7.4 for LangGraph's model): the spans an
+* the Agents SDK, LangGraph (``create_react_agent`` over ``langchain_openai.ChatOpenAI``) and
+  Pydantic AI (its own GenAI spans, which ``OpenInferenceSpanProcessor`` gives OpenInference's
+  attributes) instrumented by OpenInference (``openinference-instrumentation-openai-agents``
+  2.6.0, ``-langchain`` 0.1.80, ``-pydantic-ai`` 0.1.30; ``langchain-openai`` 1.7.4 for
+  LangGraph's model): the spans an
   in-memory exporter kept, written as OTLP JSON as the OTel file exporter writes them
   (``tests/integrations/otel_helpers.otlp_json``). These packages are no dependency of
   knowledgepulse: install them beside it to replay (``pip install --no-deps --target DIR ...``
@@ -425,20 +427,12 @@ def _capital(country: str, failure: type[Exception]) -> str:
     raise failure('The country is not supported. Use "La France" instead.')
 
 
-def openinference_runs(cassettes: Path) -> None:
-    """Two recordings through the Agents SDK and LangGraph, each traced by OpenInference."""
+def _traced(
+    name: str, instrumentor: Any, run: Callable[[], Any], *, pydantic_ai: bool = False
+) -> None:
+    """Run ``run`` under ``instrumentor`` (Pydantic AI: its own instrumentation, which
+    OpenInference's span processor maps) and write the spans it made as OTLP JSON."""
     import agents
-    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
-    from langchain_core.tools import ToolException, tool
-    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
-    from langgraph.prebuilt import create_react_agent
-    from openai import AsyncOpenAI
-    from openinference.instrumentation.langchain import (  # type: ignore[import-not-found]
-        LangChainInstrumentor,
-    )
-    from openinference.instrumentation.openai_agents import (  # type: ignore[import-not-found]
-        OpenAIAgentsInstrumentor,
-    )
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -446,18 +440,39 @@ def openinference_runs(cassettes: Path) -> None:
     sys.path.insert(0, str(Path(__file__).parents[2]))
     from tests.integrations.otel_helpers import otlp_json
 
-    def traced(name: str, instrumentor: Any, run: Callable[[], Any]) -> None:
-        provider = TracerProvider()
-        exporter = InMemorySpanExporter()
-        provider.add_span_processor(SimpleSpanProcessor(exporter))
-        agents.set_trace_processors([])  # only OpenInference's: nothing is sent anywhere
+    provider = TracerProvider()
+    exporter = InMemorySpanExporter()
+    if pydantic_ai:
+        from openinference.instrumentation.pydantic_ai import (  # type: ignore[import-not-found]
+            OpenInferenceSpanProcessor,
+        )
+        from pydantic_ai import Agent
+        from pydantic_ai.models.instrumented import InstrumentationSettings
+
+        provider.add_span_processor(OpenInferenceSpanProcessor())
+        Agent.instrument_all(InstrumentationSettings(tracer_provider=provider))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    agents.set_trace_processors([])  # only OpenInference's: nothing is sent anywhere
+    if instrumentor is not None:
         instrumentor.instrument(tracer_provider=provider)
-        try:
-            run()
-        finally:
+    try:
+        run()
+    finally:
+        if instrumentor is not None:
             instrumentor.uninstrument()
-        document = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
-        _write(OUT / "otlp" / f"openinference_{name}.json", document + "\n")
+        if pydantic_ai:
+            Agent.instrument_all(False)
+    document = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
+    _write(OUT / "otlp" / f"openinference_{name}.json", document + "\n")
+
+
+def openinference_agents_run(cassettes: Path) -> None:
+    """The Agents SDK's retry of ``get_capital``, traced by OpenInference."""
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from openai import AsyncOpenAI
+    from openinference.instrumentation.openai_agents import (  # type: ignore[import-not-found]
+        OpenAIAgentsInstrumentor,
+    )
 
     @function_tool
     def get_capital(country: str) -> str:
@@ -468,25 +483,33 @@ def openinference_runs(cassettes: Path) -> None:
         """
         return _capital(country, ValueError)
 
-    def agents_model(cassette: str, name: str) -> OpenAIChatCompletionsModel:
-        client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / cassette)))
-        return OpenAIChatCompletionsModel(name, AsyncOpenAI(api_key="-", http_client=client))
-
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
     chatbot = Agent(
         name="chatbot",
         instructions="You are a helpful chatbot.",
         tools=[get_capital],
-        model=agents_model(GOOGLE_RETRY, "gemini-2.5-pro"),
+        model=OpenAIChatCompletionsModel(
+            "gemini-2.5-pro", AsyncOpenAI(api_key="-", http_client=client)
+        ),
     )
-    question = "What is the capital of France?"
-    traced(
+    _traced(
         "openai_agents_google_model_retry",
         OpenAIAgentsInstrumentor(),
-        lambda: asyncio.run(Runner.run(chatbot, question)),
+        lambda: asyncio.run(Runner.run(chatbot, "What is the capital of France?")),
+    )
+
+
+def openinference_langgraph_runs(cassettes: Path) -> None:
+    """Two recordings through LangGraph's ReAct agent, traced by OpenInference."""
+    from langchain_core.tools import ToolException, tool
+    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
+    from langgraph.prebuilt import create_react_agent
+    from openinference.instrumentation.langchain import (  # type: ignore[import-not-found]
+        LangChainInstrumentor,
     )
 
     @tool("get_capital")
-    def get_capital_tool(country: str) -> str:
+    def get_capital(country: str) -> str:
         """Get the capital of a country.
 
         Args:
@@ -494,7 +517,7 @@ def openinference_runs(cassettes: Path) -> None:
         """
         return _capital(country, ToolException)
 
-    get_capital_tool.handle_tool_error = True  # the error text goes back to the model
+    get_capital.handle_tool_error = True  # the error text goes back to the model
 
     @tool
     def get_temperature(city: str) -> float:
@@ -502,28 +525,84 @@ def openinference_runs(cassettes: Path) -> None:
         return 20.0
 
     graphs = [
-        ("google_model_retry", GOOGLE_RETRY, "gemini-2.5-pro", get_capital_tool, question),
+        (
+            "google_model_retry",
+            GOOGLE_RETRY,
+            "gemini-2.5-pro",
+            get_capital,
+            "You are a helpful chatbot.",
+            "What is the capital of France?",
+        ),
         (
             "instructions_with_tool_calls",
             TEMPERATURE,
             "gpt-4.1-mini",
             get_temperature,
+            "You are a helpful assistant.",
             "What is the temperature in Tokyo?",
         ),
     ]
-    prompts = {
-        GOOGLE_RETRY: "You are a helpful chatbot.",
-        TEMPERATURE: "You are a helpful assistant.",
-    }
-    for name, cassette, model, function, prompt in graphs:
+    for name, cassette, model, function, instructions, question in graphs:
         client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / cassette)))
         llm = ChatOpenAI(model=model, api_key="-", http_client=client)
-        graph = create_react_agent(llm, [function], prompt=prompts[cassette])
-        traced(
+        graph = create_react_agent(llm, [function], prompt=instructions)
+        _traced(
             f"langgraph_{name}",
             LangChainInstrumentor(),
-            functools.partial(graph.invoke, {"messages": [("user", prompt)]}),
+            functools.partial(graph.invoke, {"messages": [("user", question)]}),
         )
+
+
+def openinference_pydantic_ai_run(cassettes: Path) -> None:
+    """Pydantic AI's rejected structured output and its retry, mapped by OpenInference."""
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    class Response(TypedDict):
+        temperature: str
+        date: datetime.date
+        city: str
+
+    client = httpx2.AsyncClient(
+        transport=httpx2.MockTransport(transport(cassettes / BEDROCK_OUTPUT))
+    )
+    answering = Agent(
+        OpenAIChatModel(
+            "us.amazon.nova-micro-v1:0", provider=OpenAIProvider(api_key="-", http_client=client)
+        ),
+        instructions="You are a helpful chatbot.",
+        output_type=Response,
+        retries={"tools": 5, "output": 5},
+    )
+
+    @answering.tool_plain
+    async def temperature(city: str, date: datetime.date) -> str:
+        """Get the temperature in a city on a specific date.
+
+        Args:
+            city: The city name.
+            date: The date.
+
+        Returns:
+            The temperature in degrees Celsius.
+        """
+        return "30°C"
+
+    asked = "What was the temperature in London 1st January 2022?"
+    _traced(
+        "pydantic_ai_bedrock_model_structured_output",
+        None,
+        lambda: asyncio.run(answering.run(asked)),
+        pydantic_ai=True,
+    )
+
+
+def openinference_runs(cassettes: Path) -> None:
+    """Recordings through the Agents SDK, LangGraph and Pydantic AI, traced by OpenInference."""
+    openinference_agents_run(cassettes)
+    openinference_langgraph_runs(cassettes)
+    openinference_pydantic_ai_run(cassettes)
 
 
 def main() -> None:

@@ -660,3 +660,56 @@ def test_langgraph_under_openinference_answers_once_and_a_failed_tool_message_is
         ("observation", "get_capital"),
         ("thought", None),
     ]
+
+
+def test_pydantic_ai_2_retry_feedback_is_an_error_and_no_objective() -> None:
+    """Pydantic AI 2.x's feedback on a rejected output (user text "...not a message from the
+    user") is an error the next call recovers from, and no objective, though OpenInference
+    gives it to the agent span as its input."""
+    question = "What was the temperature in London?"
+    feedback = (
+        "Your previous response failed the application's validation (this is automated "
+        'feedback, not a message from the user):\n<pyai:validation_errors>\n[{"type": '
+        '"json_invalid"}]\n</pyai:validation_errors>'
+    )
+    answer = '{"city": "London", "temperature": "30C"}'
+
+    def said(role: str, text: str) -> dict[str, Any]:
+        return {"role": role, "parts": [{"type": "text", "content": text}]}
+
+    agent = span(
+        "invoke_agent agent",
+        {
+            "openinference.span.kind": "AGENT",
+            "input.value": feedback,
+            "output.value": answer,
+            "gen_ai.operation.name": "invoke_agent",
+        },
+        start=0,
+    )
+    first = span(
+        "chat model",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": messages(said("user", question)),
+            "gen_ai.output.messages": messages(said("assistant", "It was 30C.")),
+        },
+        start=1,
+        parent=agent,
+    )
+    output_call = {"type": "tool_call", "id": "c1", "name": "final_result", "arguments": answer}
+    second = span(
+        "chat model",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": messages(
+                said("user", question), said("assistant", "It was 30C."), said("user", feedback)
+            ),
+            "gen_ai.output.messages": messages({"role": "assistant", "parts": [output_call]}),
+        },
+        start=2,
+        parent=agent,
+    )
+    trace = to_trace([agent, first, second]).trace
+    assert trace.task.objective == question
+    assert [kind for kind, _, _ in steps(trace)] == ["thought", "observation", "error_recovery"]
