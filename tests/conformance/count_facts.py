@@ -424,7 +424,8 @@ def _langchain_tool_failed(output: Any) -> bool:
 def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
     """A run from OpenInference spans in start order, or none without them.
 
-    The objective is the first user message a model call (``LLM``) was sent; a ``TOOL`` span is
+    The objective is the ``task`` of an AGENT span's input (smolagents' run arguments), else the
+    first user message a model call (``LLM``) was sent; a ``TOOL`` span is
     a tool, failed when its status is ERROR or its output a LangChain tool message with
     ``status: "error"``; a model call's output text is text, and its call of Pydantic AI's output
     tool the answer; a model call whose last input message is Pydantic AI's feedback on a
@@ -435,6 +436,15 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
     if not any(kinds):
         return []
     timeline, objective = _Timeline(), None
+    for _, tags in spans:  # smolagents' run arguments: the task as the user gave it
+        run_arguments = (
+            _json(tags.get("input.value"))
+            if tags.get("openinference.span.kind") == "AGENT"
+            else None
+        )
+        if isinstance(run_arguments, dict) and isinstance(run_arguments.get("task"), str):
+            objective = run_arguments["task"]
+            break
     for name, tags in spans:
         kind = tags.get("openinference.span.kind")
         sent = _oi_messages(tags, "llm.input_messages") if kind == "LLM" else []

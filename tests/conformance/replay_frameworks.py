@@ -20,7 +20,8 @@ the run itself:
 * the Agents SDK, LangGraph (``create_react_agent`` over ``langchain_openai.ChatOpenAI``) and
   Pydantic AI (its own GenAI spans, which ``OpenInferenceSpanProcessor`` gives OpenInference's
   attributes) instrumented by OpenInference (``openinference-instrumentation-openai-agents``
-  2.6.0, ``-langchain`` 0.1.80, ``-pydantic-ai`` 0.1.30; ``langchain-openai`` 1.7.4 for
+  2.6.0, ``-langchain`` 0.1.80, ``-pydantic-ai`` 0.1.30, ``-smolagents`` 0.1.43;
+  ``langchain-openai`` 1.7.4 for
   LangGraph's model): the spans an
   in-memory exporter kept, written as OTLP JSON as the OTel file exporter writes them
   (``tests/integrations/otel_helpers.otlp_json``). These packages are no dependency of
@@ -598,11 +599,44 @@ def openinference_pydantic_ai_run(cassettes: Path) -> None:
     )
 
 
+def openinference_smolagents_run(cassettes: Path) -> None:
+    """smolagents' retry of ``get_capital`` (as ``smolagents/google_model_retry.json``), traced
+    by OpenInference."""
+    from openinference.instrumentation.smolagents import (  # type: ignore[import-not-found]
+        SmolagentsInstrumentor,
+    )
+    from smolagents import OpenAIModel, ToolCallingAgent, tool
+
+    @tool  # type: ignore[untyped-decorator]
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return _capital(country, ValueError)
+
+    client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
+    agent = ToolCallingAgent(
+        tools=[get_capital],
+        model=OpenAIModel("gemini-2.5-pro", api_key="-", client_kwargs={"http_client": client}),
+        max_steps=2,
+        verbosity_level=-1,
+    )
+    _traced(
+        "smolagents_google_model_retry",
+        SmolagentsInstrumentor(),
+        lambda: agent.run("What is the capital of France?"),
+    )
+
+
 def openinference_runs(cassettes: Path) -> None:
-    """Recordings through the Agents SDK, LangGraph and Pydantic AI, traced by OpenInference."""
+    """Recordings through the Agents SDK, LangGraph, Pydantic AI and smolagents, traced by
+    OpenInference."""
     openinference_agents_run(cassettes)
     openinference_langgraph_runs(cassettes)
     openinference_pydantic_ai_run(cassettes)
+    openinference_smolagents_run(cassettes)
 
 
 def main() -> None:
