@@ -40,6 +40,7 @@ import asyncio
 import datetime
 import functools
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -464,6 +465,10 @@ def _traced(
         if pydantic_ai:
             Agent.instrument_all(False)
     document = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
+    # An exception event's stack trace names this machine's paths: kept from the repository
+    # root, and from ``site-packages/`` on, as the corpus keeps recorded paths.
+    document = document.replace(str(Path(__file__).parents[2]) + "/", "")
+    document = re.sub(r'[^"\s]*/site-packages/', "site-packages/", document)
     _write(OUT / "otlp" / f"openinference_{name}.json", document + "\n")
 
 
