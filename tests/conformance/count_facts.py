@@ -371,11 +371,15 @@ def jaeger(path: Path) -> list[Run]:
 
 
 def otlp(path: Path) -> list[Run]:
-    """OTLP JSON or JSON Lines (``resourceSpans``): a run per trace id with GenAI spans."""
+    """OTLP JSON or JSON Lines (``resourceSpans``; Tempo's export: ``batches`` whose spans are
+    under ``instrumentationLibrarySpans``, OTLP's name before 1.0): a run per trace id with
+    GenAI spans."""
     documents = list(_rows(path)) if path.suffix == ".jsonl" else [json.loads(path.read_text())]
     found: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
-    for resource in (r for document in documents for r in document["resourceSpans"]):
-        for scope in resource.get("scopeSpans", []):
+    resources = (r for d in documents for r in d.get("resourceSpans", d.get("batches", [])))
+    for resource in resources:
+        scopes = resource.get("scopeSpans", []) + resource.get("instrumentationLibrarySpans", [])
+        for scope in scopes:
             for span in scope["spans"]:
                 tags = {
                     a["key"]: next(iter(a["value"].values())) for a in span.get("attributes", [])
@@ -387,26 +391,144 @@ def otlp(path: Path) -> list[Run]:
     runs = []
     for trace_id, spans in found.items():
         spans.sort(key=lambda entry: entry[0])
-        runs.extend(_genai_run(trace_id, [(name, tags) for _, name, tags in spans]))
+        named = [(name, tags) for _, name, tags in spans]
+        runs.extend(_genai_run(trace_id, named) or _openinference_run(trace_id, named))
     return runs
 
 
+_PYDANTIC_RETRY = "Your previous response failed the application's validation"
+"""How Pydantic AI 2.x's feedback on an output it rejected opens (sent as a user message)."""
+
+
+def _oi_messages(tags: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """OpenInference's flattened messages: ``llm.input_messages.N.message.role`` / ``.content``
+    (a message of parts: ``.contents.0.message_content.text``)."""
+    messages: dict[int, dict[str, Any]] = {}
+    fields = r"(role|content|contents\.0\.message_content\.text)"
+    pattern = re.escape(prefix) + r"\.(\d+)\.message\." + fields
+    for key, value in tags.items():
+        if match := re.fullmatch(pattern, key):
+            field = "role" if match.group(2) == "role" else "content"
+            messages.setdefault(int(match.group(1)), {})[field] = value
+    return [messages[n] for n in sorted(messages)]
+
+
+def _langchain_tool_failed(output: Any) -> bool:
+    """A LangChain ``ToolMessage`` dump (``{"type": "tool", "data": {...}}``) whose ``status`` is
+    ``error``: how LangGraph's ``ToolNode`` answers a tool that raised."""
+    message = _json(output) if isinstance(output, str) and output.startswith("{") else output
+    data = message.get("data", message) if isinstance(message, dict) else {}
+    return isinstance(data, dict) and data.get("type") == "tool" and data.get("status") == "error"
+
+
+def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
+    """A run from OpenInference spans in start order, or none without them.
+
+    The objective is the ``task`` of an AGENT span's input (smolagents' run arguments), else the
+    first user message a model call (``LLM``) was sent; a ``TOOL`` span is
+    a tool, failed when its status is ERROR or its output a LangChain tool message with
+    ``status: "error"``; a model call's output text is text, and its call of Pydantic AI's output
+    tool the answer; a model call whose last input message is Pydantic AI's feedback on a
+    rejected output (``_PYDANTIC_RETRY``) follows an error; the trace's first span failing fails
+    the run.
+    """
+    kinds = [tags.get("openinference.span.kind") for _, tags in spans]
+    if not any(kinds):
+        return []
+    timeline, objective = _Timeline(), None
+    for _, tags in spans:  # smolagents' run arguments: the task as the user gave it
+        run_arguments = (
+            _json(tags.get("input.value"))
+            if tags.get("openinference.span.kind") == "AGENT"
+            else None
+        )
+        if isinstance(run_arguments, dict) and isinstance(run_arguments.get("task"), str):
+            objective = run_arguments["task"]
+            break
+    for name, tags in spans:
+        kind = tags.get("openinference.span.kind")
+        sent = _oi_messages(tags, "llm.input_messages") if kind == "LLM" else []
+        if kind == "LLM" and objective is None:
+            objective = _first_user(sent)
+        if sent and str(sent[-1].get("content", "")).startswith(_PYDANTIC_RETRY):
+            timeline.error()
+        if kind == "TOOL":
+            timeline.tool(tags.get("tool.name") or name)
+            if tags.get("otel.status_code") == "ERROR" or _langchain_tool_failed(
+                tags.get("output.value")
+            ):
+                timeline.error()
+        if kind == "LLM":
+            timeline.text(_last_assistant(_oi_messages(tags, "llm.output_messages")))
+            output_tool = "llm.output_messages.0.message.tool_calls.0.tool_call.function"
+            if tags.get(f"{output_tool}.name") == OUTPUT_TOOL:
+                timeline.tool(OUTPUT_TOOL, tags.get(f"{output_tool}.arguments"))
+    success = spans[0][1].get("otel.status_code") != "ERROR"
+    return [timeline.facts(objective, success, trace_id=trace_id)]
+
+
+def _flattened(tags: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """The messages of the older flattened attributes (OpenLLMetry's): ``gen_ai.prompt.N.role``,
+    ``gen_ai.prompt.N.content``, likewise ``gen_ai.completion.N.*``, in N's order."""
+    messages: dict[int, dict[str, Any]] = {}
+    for key, value in tags.items():
+        if match := re.fullmatch(re.escape(prefix) + r"\.(\d+)\.(role|content)", key):
+            messages.setdefault(int(match.group(1)), {})[match.group(2)] = value
+    return [messages[n] for n in sorted(messages)]
+
+
+def _rejected(messages_json: Any) -> bool:
+    """Whether a model call's last input message is Pydantic AI's feedback on an output it
+    rejected (the model is asked again: an error of the run)."""
+    messages = _json(messages_json) or []
+    last = messages[-1] if messages else {}
+    said = _text(last.get("parts", last.get("content"))) or ""
+    return last.get("role") == "user" and said.startswith(_PYDANTIC_RETRY)
+
+
+def _output_tool_calls(messages_json: Any) -> list[Any]:
+    """The arguments of each call of Pydantic AI's output tool in a model call's output."""
+    return [
+        part.get("arguments")
+        for message in _json(messages_json) or []
+        for part in message.get("parts", [])
+        if part.get("type") == "tool_call" and part.get("name") == OUTPUT_TOOL
+    ]
+
+
 def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
-    """A run from spans in start order (GenAI semantic conventions), or none without GenAI."""
-    genai = [(name, tags) for name, tags in spans if "gen_ai.operation.name" in tags]
+    """A run from spans in start order (GenAI semantic conventions), or none without GenAI.
+
+    A model call is a ``chat`` operation, or a span of the older flattened attributes
+    (``gen_ai.prompt.N.*``, ``gen_ai.completion.N.*``, ``llm.request.type``), which has no
+    operation name.
+    """
+    genai = [
+        (name, tags)
+        for name, tags in spans
+        if "gen_ai.operation.name" in tags or _flattened(tags, "gen_ai.prompt")
+    ]
     if not genai:
         return []
     timeline, objective = _Timeline(), None
     root_failed = False
     for name, tags in genai:
-        operation = tags["gen_ai.operation.name"]
+        operation = tags.get("gen_ai.operation.name", "chat")
         failed = str(tags.get("error")).lower() == "true" or tags.get("otel.status_code") == "ERROR"
         if operation == "chat" and objective is None and "gen_ai.input.messages" in tags:
             objective = _first_user(tags["gen_ai.input.messages"])
+        if operation == "chat" and objective is None and _flattened(tags, "gen_ai.prompt"):
+            objective = _first_user(_flattened(tags, "gen_ai.prompt"))
+        if operation == "chat" and _rejected(tags.get("gen_ai.input.messages")):
+            timeline.error()
         if operation == "execute_tool":
             timeline.tool(tags.get("gen_ai.tool.name") or name.removeprefix("execute_tool "))
         if operation == "chat" and "gen_ai.output.messages" in tags:
             timeline.text(_last_assistant(tags["gen_ai.output.messages"]))
+            for arguments in _output_tool_calls(tags["gen_ai.output.messages"]):
+                timeline.tool(OUTPUT_TOOL, arguments)
+        if operation == "chat" and _flattened(tags, "gen_ai.completion"):
+            timeline.text(_last_assistant(_flattened(tags, "gen_ai.completion")))
         if failed:
             timeline.error()
             root_failed = root_failed or operation == "invoke_agent"
@@ -512,8 +634,17 @@ def _called(value: Any) -> Iterator[str]:
             yield from _called(_decoded(item) if isinstance(item, str) else item)
 
 
+def _tool_named(observation: dict[str, Any]) -> str:
+    """The tool an observation ran: its ``gen_ai.tool.name`` or AI SDK ``ai.toolCall.name``
+    attribute (Langfuse once named the AI SDK's tool observations ``ai.toolCall``), else its
+    name."""
+    attributes = _attributes_of(observation)
+    named = attributes.get("gen_ai.tool.name") or attributes.get("ai.toolCall.name")
+    return str(named or observation["name"])
+
+
 def _asked_at(asked: list[str], observation: dict[str, Any]) -> int:
-    named = _attributes_of(observation).get("gen_ai.tool.name") or observation["name"]
+    named = _tool_named(observation)
     return asked.index(named) if named in asked else -1
 
 
@@ -545,8 +676,7 @@ def langfuse(path: Path) -> list[Run]:
     timeline = _Timeline()
     for observation in observations:
         if ran_tool(observation):
-            named = _attributes_of(observation).get("gen_ai.tool.name") or observation["name"]
-            timeline.tool(str(named).removeprefix("execute_tool "))
+            timeline.tool(_tool_named(observation).removeprefix("execute_tool "))
         if observation["type"] == "GENERATION" and observation is generations[-1]:
             timeline.text(_said(_decoded(observation.get("output"))))
         if observation.get("level") == "ERROR":

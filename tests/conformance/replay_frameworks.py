@@ -16,7 +16,17 @@ the run itself:
 * smolagents (``OpenAIModel``, ``ToolCallingAgent``): ``agent.run(..., return_full_result=True)``'s
   ``RunResult.dict()`` (the memory steps and the run's state);
 * OpenAI Agents SDK (``OpenAIChatCompletionsModel``): each ``Trace.export()`` and
-  ``Span.export()`` a processor receives, one a line, as the SDK's exporter sends them.
+  ``Span.export()`` a processor receives, one a line, as the SDK's exporter sends them;
+* the Agents SDK, LangGraph (``create_react_agent`` over ``langchain_openai.ChatOpenAI``) and
+  Pydantic AI (its own GenAI spans, which ``OpenInferenceSpanProcessor`` gives OpenInference's
+  attributes) instrumented by OpenInference (``openinference-instrumentation-openai-agents``
+  2.6.0, ``-langchain`` 0.1.80, ``-pydantic-ai`` 0.1.30, ``-smolagents`` 0.1.43;
+  ``langchain-openai`` 1.7.4 for
+  LangGraph's model): the spans an
+  in-memory exporter kept, written as OTLP JSON as the OTel file exporter writes them
+  (``tests/integrations/otel_helpers.otlp_json``). These packages are no dependency of
+  knowledgepulse: install them beside it to replay (``pip install --no-deps --target DIR ...``
+  and ``PYTHONPATH=DIR``).
 
 A Gemini reply (``generateContent``) is served as the Chat Completions message it amounts to: its
 text parts as ``content``, its ``functionCall`` parts as ``tool_calls`` (name and arguments
@@ -28,7 +38,9 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import functools
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -407,12 +419,238 @@ def openai_agents_runs(cassettes: Path) -> None:
         _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
 
 
+# --- OpenInference instrumentation ---------------------------------------------------------
+
+
+def _capital(country: str, failure: type[Exception]) -> str:
+    """The recording's ``get_capital``: only "La France" is known (the model must retry)."""
+    if country == "La France":
+        return "Paris"
+    raise failure('The country is not supported. Use "La France" instead.')
+
+
+def _traced(
+    name: str, instrumentor: Any, run: Callable[[], Any], *, pydantic_ai: bool = False
+) -> None:
+    """Run ``run`` under ``instrumentor`` (Pydantic AI: its own instrumentation, which
+    OpenInference's span processor maps) and write the spans it made as OTLP JSON."""
+    import agents
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from tests.integrations.otel_helpers import otlp_json
+
+    provider = TracerProvider()
+    exporter = InMemorySpanExporter()
+    if pydantic_ai:
+        from openinference.instrumentation.pydantic_ai import (  # type: ignore[import-not-found]
+            OpenInferenceSpanProcessor,
+        )
+        from pydantic_ai import Agent
+        from pydantic_ai.models.instrumented import InstrumentationSettings
+
+        provider.add_span_processor(OpenInferenceSpanProcessor())
+        Agent.instrument_all(InstrumentationSettings(tracer_provider=provider))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    agents.set_trace_processors([])  # only OpenInference's: nothing is sent anywhere
+    if instrumentor is not None:
+        instrumentor.instrument(tracer_provider=provider)
+    try:
+        run()
+    finally:
+        if instrumentor is not None:
+            instrumentor.uninstrument()
+        if pydantic_ai:
+            Agent.instrument_all(False)
+    document = json.dumps(otlp_json(exporter.get_finished_spans()), indent=1)
+    # An exception event's stack trace names this machine's paths: kept from the repository
+    # root, and from ``site-packages/`` on, as the corpus keeps recorded paths.
+    document = document.replace(str(Path(__file__).parents[2]) + "/", "")
+    document = re.sub(r'[^"\s]*/site-packages/', "site-packages/", document)
+    _write(OUT / "otlp" / f"openinference_{name}.json", document + "\n")
+
+
+def openinference_agents_run(cassettes: Path) -> None:
+    """The Agents SDK's retry of ``get_capital``, traced by OpenInference."""
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from openai import AsyncOpenAI
+    from openinference.instrumentation.openai_agents import (  # type: ignore[import-not-found]
+        OpenAIAgentsInstrumentor,
+    )
+
+    @function_tool
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return _capital(country, ValueError)
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
+    chatbot = Agent(
+        name="chatbot",
+        instructions="You are a helpful chatbot.",
+        tools=[get_capital],
+        model=OpenAIChatCompletionsModel(
+            "gemini-2.5-pro", AsyncOpenAI(api_key="-", http_client=client)
+        ),
+    )
+    _traced(
+        "openai_agents_google_model_retry",
+        OpenAIAgentsInstrumentor(),
+        lambda: asyncio.run(Runner.run(chatbot, "What is the capital of France?")),
+    )
+
+
+def openinference_langgraph_runs(cassettes: Path) -> None:
+    """Two recordings through LangGraph's ReAct agent, traced by OpenInference."""
+    from langchain_core.tools import ToolException, tool
+    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
+    from langgraph.prebuilt import create_react_agent
+    from openinference.instrumentation.langchain import (  # type: ignore[import-not-found]
+        LangChainInstrumentor,
+    )
+
+    @tool("get_capital")
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return _capital(country, ToolException)
+
+    get_capital.handle_tool_error = True  # the error text goes back to the model
+
+    @tool
+    def get_temperature(city: str) -> float:
+        """Get the temperature in a city."""
+        return 20.0
+
+    graphs = [
+        (
+            "google_model_retry",
+            GOOGLE_RETRY,
+            "gemini-2.5-pro",
+            get_capital,
+            "You are a helpful chatbot.",
+            "What is the capital of France?",
+        ),
+        (
+            "instructions_with_tool_calls",
+            TEMPERATURE,
+            "gpt-4.1-mini",
+            get_temperature,
+            "You are a helpful assistant.",
+            "What is the temperature in Tokyo?",
+        ),
+    ]
+    for name, cassette, model, function, instructions, question in graphs:
+        client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / cassette)))
+        llm = ChatOpenAI(model=model, api_key="-", http_client=client)
+        graph = create_react_agent(llm, [function], prompt=instructions)
+        _traced(
+            f"langgraph_{name}",
+            LangChainInstrumentor(),
+            functools.partial(graph.invoke, {"messages": [("user", question)]}),
+        )
+
+
+def openinference_pydantic_ai_run(cassettes: Path) -> None:
+    """Pydantic AI's rejected structured output and its retry, mapped by OpenInference."""
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    class Response(TypedDict):
+        temperature: str
+        date: datetime.date
+        city: str
+
+    client = httpx2.AsyncClient(
+        transport=httpx2.MockTransport(transport(cassettes / BEDROCK_OUTPUT))
+    )
+    answering = Agent(
+        OpenAIChatModel(
+            "us.amazon.nova-micro-v1:0", provider=OpenAIProvider(api_key="-", http_client=client)
+        ),
+        instructions="You are a helpful chatbot.",
+        output_type=Response,
+        retries={"tools": 5, "output": 5},
+    )
+
+    @answering.tool_plain
+    async def temperature(city: str, date: datetime.date) -> str:
+        """Get the temperature in a city on a specific date.
+
+        Args:
+            city: The city name.
+            date: The date.
+
+        Returns:
+            The temperature in degrees Celsius.
+        """
+        return "30°C"
+
+    asked = "What was the temperature in London 1st January 2022?"
+    _traced(
+        "pydantic_ai_bedrock_model_structured_output",
+        None,
+        lambda: asyncio.run(answering.run(asked)),
+        pydantic_ai=True,
+    )
+
+
+def openinference_smolagents_run(cassettes: Path) -> None:
+    """smolagents' retry of ``get_capital`` (as ``smolagents/google_model_retry.json``), traced
+    by OpenInference."""
+    from openinference.instrumentation.smolagents import (  # type: ignore[import-not-found]
+        SmolagentsInstrumentor,
+    )
+    from smolagents import OpenAIModel, ToolCallingAgent, tool
+
+    @tool  # type: ignore[untyped-decorator]
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return _capital(country, ValueError)
+
+    client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / GOOGLE_RETRY)))
+    agent = ToolCallingAgent(
+        tools=[get_capital],
+        model=OpenAIModel("gemini-2.5-pro", api_key="-", client_kwargs={"http_client": client}),
+        max_steps=2,
+        verbosity_level=-1,
+    )
+    _traced(
+        "smolagents_google_model_retry",
+        SmolagentsInstrumentor(),
+        lambda: agent.run("What is the capital of France?"),
+    )
+
+
+def openinference_runs(cassettes: Path) -> None:
+    """Recordings through the Agents SDK, LangGraph, Pydantic AI and smolagents, traced by
+    OpenInference."""
+    openinference_agents_run(cassettes)
+    openinference_langgraph_runs(cassettes)
+    openinference_pydantic_ai_run(cassettes)
+    openinference_smolagents_run(cassettes)
+
+
 def main() -> None:
     """Replay every recording through every framework into ``files/``."""
     cassettes = Path(sys.argv[1])
     pydantic_ai_runs(cassettes)
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
+    openinference_runs(cassettes)
 
 
 if __name__ == "__main__":

@@ -905,3 +905,49 @@ def test_tool_calls_written_as_the_message_text_and_results_naming_no_call_pair_
         ("observation", "ByeTool"),
         ("thought", None),
     ]
+
+
+def test_langfuse_ai_sdk_tool_observation_is_the_tool_its_attributes_name() -> None:
+    """An AI SDK tool observation Langfuse named ``ai.toolCall`` ran ``ai.toolCall.name``; the
+    app's handler typed GENERATION around the SDK's call is no second model call (the answer is
+    told once, after the tool)."""
+    answer = "A dataset is a collection of items to test your application on."
+    tool_attributes = {
+        "operation.name": "ai.toolCall",
+        "ai.operationId": "ai.toolCall",
+        "ai.toolCall.name": "searchDocs",
+        "ai.toolCall.id": "call_1",
+        "ai.toolCall.args": '{"query": "dataset"}',
+        "ai.toolCall.result": '{"text": "Datasets are..."}',
+    }
+    export = _langfuse_export(
+        {"input": json.dumps("what is a dataset"), "output": json.dumps(answer)},
+        _observation("lf1", "a1", "GENERATION", 1, name="handle-message", output=answer),
+        _observation(
+            "lf1",
+            "a2",
+            "GENERATION",
+            2,
+            name="ai.streamText",
+            parentObservationId="a1",
+            output=answer,
+        ),
+        _observation(
+            "lf1",
+            "a3",
+            "TOOL",
+            3,
+            name="ai.toolCall",
+            parentObservationId="a2",
+            input='{"query": "dataset"}',
+            output='{"text": "Datasets are..."}',
+            metadata=json.dumps({"attributes": tool_attributes}),
+        ),
+    )
+    trace = _trace_of("langfuse", export)
+    assert steps(trace) == [
+        ("tool_call", "searchDocs"),
+        ("observation", "searchDocs"),
+        ("thought", None),
+    ]
+    assert answers(trace) == 1

@@ -55,7 +55,10 @@ def _value_at(records: dict[int, Any], part: Part) -> str:
     found = _at(records[part.origin.record], part.origin.path)
     if part.origin.inside is not None:
         while isinstance(found, str):  # JSON text, of JSON text again in a Langfuse export
-            found = orjson.loads(found)
+            try:
+                found = orjson.loads(found)
+            except orjson.JSONDecodeError:  # decoded all the way: a JSON string held text
+                break
         found = _at(found, part.origin.inside)
     return " ".join(str(found).split())
 

@@ -577,3 +577,139 @@ def test_crewai_output_raw_is_the_answer_and_the_react_reply_holding_it_is_told_
         "I now can give a great answer\nFinal Answer:",
         answer,
     ]
+
+
+def _langchain_dict(kind: str, **data: Any) -> dict[str, Any]:
+    """A LangChain message as ``messages_to_dict`` writes it (OpenInference's LangChain dump)."""
+    return {"type": kind, "data": {"type": kind, "content": "", **data}}
+
+
+def test_langgraph_under_openinference_answers_once_and_a_failed_tool_message_is_an_error() -> None:
+    """A graph's ``{"messages": [{"type", "data"}]}`` output gives the last AI text, told once;
+    a TOOL span whose output is a ToolMessage with ``status: "error"`` failed (LangGraph's
+    ToolNode hands the exception's text back), so the model's next call is its recovery."""
+    question = "What is the capital of France?"
+
+    def tool_message(content: str, status: str) -> str:
+        message = _langchain_dict("tool", content=content, name="get_capital", status=status)
+        return json.dumps(message)
+
+    def llm(start: int, parent: Span, **output: str) -> Span:
+        fields = {
+            "llm.output_messages.0.message.role": "assistant",
+            **{f"llm.output_messages.0.message.{key}": value for key, value in output.items()},
+        }
+        return span(
+            "ChatOpenAI", {"openinference.span.kind": "LLM", **fields}, start=start, parent=parent
+        )
+
+    graph = span(
+        "LangGraph",
+        {
+            "openinference.span.kind": "CHAIN",
+            "input.value": json.dumps({"messages": [["user", question]]}),
+            "output.value": json.dumps(
+                {
+                    "messages": [
+                        _langchain_dict("human", content=question),
+                        _langchain_dict("ai", content="Paris"),
+                    ]
+                }
+            ),
+        },
+        start=0,
+    )
+    calls = [
+        ("tool_calls.0.tool_call.function.name", "get_capital"),
+        ("tool_calls.0.tool_call.function.arguments", '{"country": "France"}'),
+    ]
+    spans = [
+        graph,
+        llm(1, graph, **dict(calls)),
+        span(
+            "get_capital",
+            {
+                "openinference.span.kind": "TOOL",
+                "tool.name": "get_capital",
+                "input.value": "France",
+                "output.value": tool_message('Use "La France" instead.', "error"),
+            },
+            start=2,
+            parent=graph,
+        ),
+        llm(3, graph, **{**dict(calls), calls[1][0]: '{"country": "La France"}'}),
+        span(
+            "get_capital",
+            {
+                "openinference.span.kind": "TOOL",
+                "tool.name": "get_capital",
+                "input.value": "La France",
+                "output.value": tool_message("Paris", "success"),
+            },
+            start=4,
+            parent=graph,
+        ),
+        llm(5, graph, content="Paris"),
+    ]
+    trace = to_trace(spans).trace
+    assert trace.outcome.result_summary == "Paris"
+    assert [(kind, tool) for kind, tool, _ in steps(trace)] == [
+        ("tool_call", "get_capital"),
+        ("observation", "get_capital"),
+        ("error_recovery", "get_capital"),
+        ("observation", "get_capital"),
+        ("thought", None),
+    ]
+
+
+def test_pydantic_ai_2_retry_feedback_is_an_error_and_no_objective() -> None:
+    """Pydantic AI 2.x's feedback on a rejected output (user text "...not a message from the
+    user") is an error the next call recovers from, and no objective, though OpenInference
+    gives it to the agent span as its input."""
+    question = "What was the temperature in London?"
+    feedback = (
+        "Your previous response failed the application's validation (this is automated "
+        'feedback, not a message from the user):\n<pyai:validation_errors>\n[{"type": '
+        '"json_invalid"}]\n</pyai:validation_errors>'
+    )
+    answer = '{"city": "London", "temperature": "30C"}'
+
+    def said(role: str, text: str) -> dict[str, Any]:
+        return {"role": role, "parts": [{"type": "text", "content": text}]}
+
+    agent = span(
+        "invoke_agent agent",
+        {
+            "openinference.span.kind": "AGENT",
+            "input.value": feedback,
+            "output.value": answer,
+            "gen_ai.operation.name": "invoke_agent",
+        },
+        start=0,
+    )
+    first = span(
+        "chat model",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": messages(said("user", question)),
+            "gen_ai.output.messages": messages(said("assistant", "It was 30C.")),
+        },
+        start=1,
+        parent=agent,
+    )
+    output_call = {"type": "tool_call", "id": "c1", "name": "final_result", "arguments": answer}
+    second = span(
+        "chat model",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": messages(
+                said("user", question), said("assistant", "It was 30C."), said("user", feedback)
+            ),
+            "gen_ai.output.messages": messages({"role": "assistant", "parts": [output_call]}),
+        },
+        start=2,
+        parent=agent,
+    )
+    trace = to_trace([agent, first, second]).trace
+    assert trace.task.objective == question
+    assert [kind for kind, _, _ in steps(trace)] == ["thought", "observation", "error_recovery"]

@@ -45,6 +45,7 @@ from knowledgepulse.sources._envelope import (
 from knowledgepulse.sources._steps import as_text
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.build import CONTENT_HINT
+from knowledgepulse.sources.otel.dialects import read
 from knowledgepulse.sources.otel.files import convert_span_records
 from knowledgepulse.sources.otel.spans import Span, SpanError, dotted, hex_id, time_ns
 from knowledgepulse.trace import TraceItem
@@ -313,15 +314,21 @@ def _root(trace: Mapping[str, Any], trace_id: str, *, failed: bool) -> Span:
 def _observation_spans(
     trace_id: str | None, observations: list[Any], where: Loc, key: Loc, tools: set[str]
 ) -> Iterator[tuple[Span | SpanError, Loc]]:
+    wrappers = {
+        item.get("parentObservationId")
+        for item in observations
+        if isinstance(item, dict) and item.get("type") == "GENERATION"
+    }
     for n, item in enumerate(observations):
         loc: Loc = (*where, *key, n) if key else where
         try:
-            yield _span(item, trace_id, tools), loc
+            wraps = isinstance(item, dict) and item.get("id") in wrappers
+            yield _span(item, trace_id, tools, wraps=wraps), loc
         except SpanError as error:
             yield SpanError((*loc, *error.loc), error.message), loc
 
 
-def _span(item: Any, trace_id: str | None, tools: set[str]) -> Span:
+def _span(item: Any, trace_id: str | None, tools: set[str], *, wraps: bool = False) -> Span:
     if not isinstance(item, dict):
         raise SpanError((), f"expected an observation object, found {describe_value(item)}")
     own_trace = hex_id(item.get("traceId") or trace_id, ("traceId",), 16)
@@ -349,13 +356,50 @@ def _span(item: Any, trace_id: str | None, tools: set[str]) -> Span:
     )
     # The span's own attributes win, name by name; what Langfuse made of the span (its type,
     # input and output) fills in what they leave out (an ADK tool's arguments, say).
-    return dataclasses.replace(span, attributes={**_attributes(item, tools), **span.attributes})
+    made = _attributes(item, tools, wraps=wraps)
+    return dataclasses.replace(span, attributes={**_agreeing(made, span), **span.attributes})
 
 
-def _attributes(item: Mapping[str, Any], tools: set[str]) -> dict[str, Any]:
-    """What an observation's type, input and output say, as GenAI / OpenInference attributes."""
+_OPERATIONS = {"agent": "invoke_agent", "inference": "chat", "tool": "execute_tool"}
+"""The GenAI operation of each role a span's own attributes can give it."""
+
+
+def _agreeing(made: dict[str, Any], span: Span) -> dict[str, Any]:
+    """What Langfuse made of a span, told in the role and tool name its own attributes give.
+
+    Langfuse's fill-in speaks GenAI, which the dialects read before the others: a Vercel AI SDK
+    span's own ``ai.*`` attributes (an ``ai.toolCall`` observation, named so by Langfuse before
+    it named them after the tool, whose ``ai.toolCall.name`` is the tool; an ``ai.streamText``
+    typed GENERATION, the SDK's whole call) would be overruled by its observation name and type.
+    """
+    own = read(span)
+    operation = made.get("gen_ai.operation.name")
+    if not own.sources or operation is None:  # the span's attributes say nothing themselves
+        return made
+    agreed = {key: value for key, value in made.items() if key != "gen_ai.operation.name"}
+    if own.role in _OPERATIONS:
+        agreed["gen_ai.operation.name"] = _OPERATIONS[own.role]
+    if own.tool_name:
+        agreed["gen_ai.tool.name"] = own.tool_name
+    return agreed
+
+
+def _attributes(item: Mapping[str, Any], tools: set[str], *, wraps: bool) -> dict[str, Any]:
+    """What an observation's type, input and output say, as GenAI / OpenInference attributes.
+
+    A GENERATION that holds generations of its own (an app's handler the SDK's ``observe``
+    typed as one, around the model calls it made) is no model call: it is the run they make,
+    its input the request and its output the answer, as an AGENT's are.
+    """
     kind = item.get("type")
     name = item.get("name")
+    if kind == "AGENT" or (kind == "GENERATION" and wraps):
+        return {
+            "openinference.span.kind": "AGENT",
+            "agent.name": name,
+            "input.value": item.get("input"),
+            "output.value": item.get("output"),
+        }
     if kind == "GENERATION":
         return {
             "gen_ai.operation.name": "chat",
@@ -374,13 +418,6 @@ def _attributes(item: Mapping[str, Any], tools: set[str]) -> dict[str, Any]:
         }
     if kind == "EVENT":  # an error at ERROR level (the next action recovers), else nothing
         return {"langfuse.observation.type": "event"}
-    if kind == "AGENT":
-        return {
-            "openinference.span.kind": "AGENT",
-            "agent.name": name,
-            "input.value": item.get("input"),
-            "output.value": item.get("output"),
-        }
     return {}
 
 

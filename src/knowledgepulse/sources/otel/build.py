@@ -370,11 +370,19 @@ def _new_parts(view: View) -> list[dict[str, Any]]:
 RETRY_PROMPT_END = "Fix the errors and try again."
 """How Pydantic AI ends every retry prompt it sends the model (``RetryPromptPart.model_response``):
 in its spans a retry is known by this text alone (the messages it saves say ``retry-prompt``)."""
+RETRY_FEEDBACK_START = (
+    "Your previous response failed the application's validation "
+    "(this is automated feedback, not a message from the user):"
+)
+"""How Pydantic AI 2.x opens the feedback on an output it rejected (``RetryFeedbackPart``, sent as
+user text: ``_RETRY_FEEDBACK_FRAMING`` in ``pydantic_ai/messages.py``), before its fenced errors."""
 
 
 def is_retry_prompt(value: Any) -> bool:
     """Whether a tool result or user text is a Pydantic AI retry prompt (an evident error)."""
-    return isinstance(value, str) and value.rstrip().endswith(RETRY_PROMPT_END)
+    return isinstance(value, str) and (
+        value.rstrip().endswith(RETRY_PROMPT_END) or value.lstrip().startswith(RETRY_FEEDBACK_START)
+    )
 
 
 def _response(part: dict[str, Any]) -> Any:
@@ -386,7 +394,10 @@ def _response(part: dict[str, Any]) -> Any:
 
 def _objective(ordered: list[_Read], agent: _Read | None) -> str | None:
     if agent is not None:
-        text = agent.view.input_text or msg.first_user_text(agent.view.input_messages or [])
+        # OpenInference gives a Pydantic AI run's span the last user text it sent as its input:
+        # the feedback on a rejected output, when the model had to retry, is no user's request.
+        said = (agent.view.input_text, msg.first_user_text(agent.view.input_messages or []))
+        text = next((text for text in said if text and not is_retry_prompt(text)), None)
         if text:
             return text
     by_time = sorted(ordered, key=lambda item: item.span.start_ns or 0)

@@ -83,7 +83,7 @@ def read(span: Span) -> View:
         dialect(span, span.attributes, view)
     if view.role is None:
         view.role = "other"
-    view.error = evident_error(span)
+    view.error = evident_error(span) or view.error  # the span's status, else what a dialect read
     return view
 
 
@@ -131,6 +131,7 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             call_id=_str(attrs.get("tool_call.id")),
             arguments=msg.loads(attrs.get("input.value")),
             result=attrs.get("output.value"),
+            error=msg.tool_failure(attrs.get("output.value")),
         )
     elif role == "agent":
         view.fill(

@@ -48,6 +48,8 @@ def messages(value: Any) -> list[Message]:
 def _message(item: Mapping[str, Any]) -> Message:
     if item.get("type") == "constructor" and isinstance(item.get("kwargs"), dict):
         item = _langchain_message(item)
+    elif _is_message_dict(item):
+        item = {**item["data"], "role": item["type"]}
     role = str(item.get("role") or item.get("type") or "")
     parts: list[dict[str, Any]] = []
     raw_parts = item.get("parts")
@@ -94,6 +96,39 @@ def _written_calls(content: Any) -> bool:
         and "name" in call["function"]
         for call in calls
     )
+
+
+def _is_message_dict(item: Mapping[str, Any]) -> bool:
+    """A LangChain message as ``messages_to_dict`` writes it: ``{"type": "ai", "data": {...}}``.
+
+    Its fields are in ``data``: how OpenInference's LangChain instrumentation dumps a graph's
+    ``messages``.
+    """
+    return (
+        isinstance(item.get("type"), str)
+        and isinstance(item.get("data"), dict)
+        and "role" not in item
+        and "content" not in item
+    )
+
+
+def tool_failure(value: Any) -> str | None:
+    """The text of a LangChain ``ToolMessage`` whose ``status`` is ``error``, else ``None``.
+
+    That is how LangGraph's ``ToolNode`` reports a tool that raised; either of LangChain's dumps
+    (``{"type", "data"}``, or its class with ``kwargs``) is read.
+    """
+    loaded = loads(value)
+    if not isinstance(loaded, dict):
+        return None
+    if loaded.get("type") == "constructor" and isinstance(loaded.get("kwargs"), dict):
+        loaded = loaded["kwargs"]
+    elif _is_message_dict(loaded):
+        loaded = loaded["data"]
+    if loaded.get("type") != "tool" or loaded.get("status") != "error":
+        return None
+    content = loaded.get("content")
+    return content if isinstance(content, str) and content else "the tool failed"
 
 
 def _langchain_message(item: Mapping[str, Any]) -> Mapping[str, Any]:
