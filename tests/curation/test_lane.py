@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -130,3 +133,42 @@ def test_a_worker_that_dies_is_a_clear_embedder_error() -> None:
             put_and_wait(lane, [item.trace for item in items(8)])
     finally:
         lane.close()
+
+
+ORPHAN = """
+import sys
+from knowledgepulse.curation.lane import EmbeddingLane
+from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
+from knowledgepulse.novelty.static import StaticEmbedder
+lane = EmbeddingLane(StaticEmbedder(), DEFAULT_NOVELTY_TEXT)
+print(*lane._pool._processes, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_worker_whose_caller_is_killed_ends_too() -> None:
+    """Killed outright, the caller closes nothing: the worker still goes (it holds the queues)."""
+    caller = subprocess.Popen(
+        [sys.executable, "-c", ORPHAN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert caller.stdout is not None
+    worker = int(caller.stdout.readline())
+    caller.kill()
+    caller.wait()
+    caller.stdout.close()
+    assert caller.stdin is not None
+    caller.stdin.close()
+    for _ in range(100):
+        if not os.path.exists(f"/proc/{worker}") or "Z" in _state(worker):
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail(f"the worker {worker} outlived its caller")
+
+
+def _state(pid: int) -> str:
+    """A process's state letter (Z: ended, not yet reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return "Z"

@@ -28,6 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse._util.processes import exit_with_parent
 from knowledgepulse.errors import EmbedderUnavailableError
 from knowledgepulse.novelty.embedder import Embedder
 from knowledgepulse.novelty.representation import NoveltyText, novelty_text
@@ -124,6 +125,7 @@ def _start(embedder: Embedder, text: str) -> None:
     """In the worker: its embedder; Ctrl-C is the caller's to handle (it stops the worker)."""
     global _worker  # noqa: PLW0603 - the worker process's one embedder
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent()
     _worker = (embedder, novelty_text(text))
 
 

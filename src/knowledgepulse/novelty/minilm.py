@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse._util.processes import exit_with_parent
 from knowledgepulse._util.settings import optional_positive_int, positive_int
 from knowledgepulse.errors import EmbedderUnavailableError, Setting, import_optional, install_hint
 from knowledgepulse.novelty.settings import (
@@ -415,31 +416,11 @@ _failure: EmbedderUnavailableError | None = None
 def _open_in_worker(settings: OnnxModelSettings) -> None:
     # An exception here would print a traceback and break the pool; keep it for the first batch.
     global _runner, _failure  # noqa: PLW0603 - the worker process's one model
-    _exit_with_parent()
+    exit_with_parent()
     try:
         _runner = OnnxRunner(settings)
     except EmbedderUnavailableError as error:
         _failure = error
-
-
-def _exit_with_parent() -> None:
-    """End this worker process as soon as its parent has gone, however it went.
-
-    A worker waits for batches on a queue whose write end it holds too, so a parent killed
-    (SIGKILL, or SIGTERM's default) would leave it running, its model in memory, for ever. The
-    parent process's sentinel, the read end of a pipe only the parent writes to, becomes readable
-    when the parent dies; unlike Linux's PR_SET_PDEATHSIG, it works on every platform and does
-    not fire when merely the thread that started the worker ends.
-    """
-    parent = multiprocessing.parent_process()
-    if parent is None:
-        return
-
-    def wait_for_parent() -> None:
-        multiprocessing.connection.wait([parent.sentinel])
-        os._exit(1)
-
-    threading.Thread(target=wait_for_parent, name="kp-parent-watch", daemon=True).start()
 
 
 def _run_in_worker(batch: PaddedBatch) -> NDArray[np.float32]:
