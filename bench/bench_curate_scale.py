@@ -97,8 +97,8 @@ s, peak 3,433 MiB (under 4 GB; the 15 minutes not reached: read and embed, the o
 build: see docs/performance.md); 84,483 groups (84,516 with float32 vectors).
 No full garbage collection while the corpus is held, and the static embedder's batches
 embedded in a forked worker past 20,000 traces (``curation/lane.py``), the same bytes out:
-1,000,000 traces (load 1 to 3) 15 min 8 s wall, 1,213 CPU s, peak 3,452 MiB, the same 84,483
-groups; 200,000 (load about 3) 220.1 -> 179.4 s wall against a705e53.
+1,000,000 traces, quiet: 13 min 47 s wall, 1,126 CPU s, peak 3,411 MiB (the goal met), the same
+84,483 groups; 200,000 (load about 3) 220.1 -> 179.4 s wall against a705e53.
 """
 
 from __future__ import annotations
