@@ -134,14 +134,21 @@ def test_a_report_named_as_another_form_is_a_usage_error_before_any_work(
         ),
         ("junit", "report.md", "name the file .xml, or write it as markdown"),
         ("table", "report.json", "name the file .txt, or write it as json"),
+        ("score json", "scores.html", "name the file .json, or write it as html"),
+        ("score jsonl", "scores.csv", "name the file .jsonl, or write it as csv"),
     ],
 )
 def test_a_report_named_for_another_of_its_formats_than_the_one_given_is_a_usage_error(
     kp: KpRunner, tmp_path: Path, format_given: str, name: str, told: str
 ) -> None:
-    """-f json -o report.html wrote JSON into a page a browser shows as text: exit 2, no file."""
+    """-f json -o report.html wrote JSON into a page a browser shows as text: exit 2, no file.
+
+    ``kp eval`` and ``kp score`` ("score FORMAT") alike.
+    """
     out = tmp_path / name
-    run = kp(*EVAL, "-f", format_given, "-o", str(out))
+    command, _, format_given = format_given.rpartition(" ")
+    given = ("score", str(TRACES), "--no-embedder") if command else EVAL
+    run = kp(*given, "-f", format_given, "-o", str(out))
     assert run.code == EXIT_USAGE
     assert told in run.err
     assert not out.exists()

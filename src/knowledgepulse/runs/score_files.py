@@ -255,7 +255,7 @@ def _check(
         if broken:
             raise ParameterConflictError(*what, *fix)
     if not annotate and isinstance(target, Path):
-        check_report_name(target, SCORE_FORMATS)
+        check_report_name(target, SCORE_FORMATS, output_format)
     if target is None and (annotate or output_format != "table"):
         raise ParameterConflictError(
             Setting("output_format", output_format),
