@@ -279,6 +279,8 @@ def test_kp_preset_with_an_unknown_name_is_a_usage_error(pytester: pytest.Pytest
     result = pytester.runpytest("--kp-preset", "strct", "cases.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: unknown preset 'strct'. Did you mean 'strict'?*"])
+    # The way out is named as pytest's command line spells it, not as the library's function.
+    result.stderr.fnmatch_lines(["*write your own suite file and load it (--kp-suite FILE)"])
 
 
 def test_kp_suite_with_a_bad_suite_is_a_usage_error_listing_every_problem(
