@@ -191,3 +191,11 @@ def test_diagnosis_names_expected_and_actual_targets() -> None:
         "expected.operations[2] (2nd delete on page 'p1') targets block 'b3', "
         "but the actual operations have no 2nd delete on page 'p1'",
     ]
+
+
+def test_the_pairing_rule_is_told_with_the_type_of_the_first_wrong_target() -> None:
+    """Deletes only: the rule's example speaks of deletes (it said 'update' whatever the type)."""
+    case = make_case(PAGES, actual=[op("delete", "b2")], expected=[op("delete", "b1")])
+    first = diagnose("target-block-precision", case)[0]
+    assert first.startswith("0 of 1 targets correct")
+    assert "the k-th expected delete on a page with the k-th actual delete there" in first

@@ -112,10 +112,11 @@ class TargetBlockPrecision(Scorer):
         details = result.details
         lines = []
         if details["incorrectTargets"]:
+            kind = details["incorrectTargets"][0]["type"]  # the rule told with a type at hand
             lines.append(
                 f"{details['correctTargets']} of {details['totalTargets']} targets correct; "
-                "operations are paired by page and type in order (the k-th expected update "
-                "on a page with the k-th actual update there)"
+                f"operations are paired by page and type in order (the k-th expected {kind} "
+                f"on a page with the k-th actual {kind} there)"
             )
         for item in details["incorrectTargets"]:
             nth = f"{ordinal(item['ordinal'])} {item['type']}"
