@@ -14,11 +14,12 @@ import pytest
 
 from knowledgepulse.curation import lane as lane_module
 from knowledgepulse.curation.corpus import score_apart
-from knowledgepulse.curation.lane import EmbeddingLane
+from knowledgepulse.curation.lane import EmbeddingLane, lane_for
 from knowledgepulse.errors import EmbedderUnavailableError
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
 from knowledgepulse.novelty.static import StaticEmbedder
 from knowledgepulse.records import Location, Record
+from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace.item import TraceItem
 from knowledgepulse.trace.load import validate_record
 from knowledgepulse.trace.models import ReasoningTrace
@@ -137,7 +138,7 @@ def test_a_worker_that_dies_is_a_clear_embedder_error() -> None:
 
 ORPHAN = """
 import sys
-from knowledgepulse.curation.lane import EmbeddingLane
+from knowledgepulse.curation.lane import EmbeddingLane, lane_for
 from knowledgepulse.novelty.representation import DEFAULT_NOVELTY_TEXT
 from knowledgepulse.novelty.static import StaticEmbedder
 lane = EmbeddingLane(StaticEmbedder(), DEFAULT_NOVELTY_TEXT)
@@ -172,3 +173,18 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
     except FileNotFoundError:
         return "Z"
+
+
+def test_no_lane_below_its_start_on_one_core_or_for_another_embedder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The worker only pays where a second core is there to run it, and for the static table."""
+    static = StaticEmbedder()
+    assert lane_for(static, DEFAULT_NOVELTY_TEXT, lane_module.LANE_AFTER - 1) is None
+    assert lane_for(HashingEmbedder(), DEFAULT_NOVELTY_TEXT, lane_module.LANE_AFTER) is None
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0, 1})
+    lane = lane_for(static, DEFAULT_NOVELTY_TEXT, lane_module.LANE_AFTER)
+    assert lane is not None
+    lane.close()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0})
+    assert lane_for(static, DEFAULT_NOVELTY_TEXT, lane_module.LANE_AFTER) is None
