@@ -320,7 +320,7 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpu
     return Corpus(items, vectors, scorer.cosine_of, facts, leave_one_out=True)
 
 
-class _GrowingRows:
+class _VectorArray:
     """One array of vectors, grown in place as batches come (a realloc: no second copy).
 
     In half precision once it passes the exact search's limit (:func:`held_dtype`). No view of
@@ -363,7 +363,7 @@ def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: R
     facts: list[Facts] = []
     counted: list[tuple[str, str, TraceFeatures]] = []
     batch: list[ReasoningTrace] = []
-    embedded = _GrowingRows()
+    embedded = _VectorArray()
     unembedded = False
     lane: EmbeddingLane | None = None  # a second process, past LANE_AFTER traces
 
