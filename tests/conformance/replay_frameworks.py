@@ -217,30 +217,7 @@ def pydantic_ai_runs(cassettes: Path) -> None:
     async def get_user_country() -> str:
         return "Mexico"
 
-    class Response(TypedDict):
-        temperature: str
-        date: datetime.date
-        city: str
-
-    answering = Agent(
-        model(BEDROCK_OUTPUT, "us.amazon.nova-micro-v1:0"),
-        instructions="You are a helpful chatbot.",
-        output_type=Response,
-        retries={"tools": 5, "output": 5},
-    )
-
-    @answering.tool_plain
-    async def temperature(city: str, date: datetime.date) -> str:
-        """Get the temperature in a city on a specific date.
-
-        Args:
-            city: The city name.
-            date: The date.
-
-        Returns:
-            The temperature in degrees Celsius.
-        """
-        return "30°C"
+    answering = temperature_agent(model(BEDROCK_OUTPUT, "us.amazon.nova-micro-v1:0"))
 
     runs: list[tuple[str, Agent[None, Any], str]] = [
         ("google_model_retry", retrying, "What is the capital of France?"),
@@ -559,24 +536,17 @@ def openinference_langgraph_runs(cassettes: Path) -> None:
         )
 
 
-def openinference_pydantic_ai_run(cassettes: Path) -> None:
-    """Pydantic AI's rejected structured output and its retry, mapped by OpenInference."""
+def temperature_agent(model: Any) -> Any:
+    """The agent of pydantic-ai's Bedrock structured-output cassette: a typed answer, one tool."""
     from pydantic_ai import Agent
-    from pydantic_ai.models.openai import OpenAIChatModel
-    from pydantic_ai.providers.openai import OpenAIProvider
 
     class Response(TypedDict):
         temperature: str
         date: datetime.date
         city: str
 
-    client = httpx2.AsyncClient(
-        transport=httpx2.MockTransport(transport(cassettes / BEDROCK_OUTPUT))
-    )
     answering = Agent(
-        OpenAIChatModel(
-            "us.amazon.nova-micro-v1:0", provider=OpenAIProvider(api_key="-", http_client=client)
-        ),
+        model,
         instructions="You are a helpful chatbot.",
         output_type=Response,
         retries={"tools": 5, "output": 5},
@@ -594,6 +564,23 @@ def openinference_pydantic_ai_run(cassettes: Path) -> None:
             The temperature in degrees Celsius.
         """
         return "30°C"
+
+    return answering
+
+
+def openinference_pydantic_ai_run(cassettes: Path) -> None:
+    """Pydantic AI's rejected structured output and its retry, mapped by OpenInference."""
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    client = httpx2.AsyncClient(
+        transport=httpx2.MockTransport(transport(cassettes / BEDROCK_OUTPUT))
+    )
+    answering = temperature_agent(
+        OpenAIChatModel(
+            "us.amazon.nova-micro-v1:0", provider=OpenAIProvider(api_key="-", http_client=client)
+        )
+    )
 
     asked = "What was the temperature in London 1st January 2022?"
     _traced(
