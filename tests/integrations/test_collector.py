@@ -90,3 +90,22 @@ def test_the_captured_item_holds_the_scored_trace_as_its_document() -> None:
     document = captured.item.document
     assert document["metadata"]["quality_score"] == captured.breakdown.score
     assert captured.trace.metadata.quality_score == captured.breakdown.score
+
+
+def test_a_domain_without_a_weight_profile_is_warned_once_at_set_up(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``tracer(domain="custmer_service")``: logged with the closest profile, as kp says it.
+
+    A known domain, or a profile the user registered on the scorer, is not warned about.
+    """
+    scorer = TraceValueScorer(embedder=None)
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse.integrations"):
+        Collector(domain="custmer_service", scorer=scorer)
+        Collector(domain="customer_service", scorer=scorer)
+        scorer.register_profile("legal", scorer.profiles["finance"])
+        Collector(domain="legal", scorer=scorer)
+    [warning] = caplog.records
+    assert "'custmer_service' names no weight profile" in warning.getMessage()
+    assert "Did you mean 'customer_service'?" in warning.getMessage()
+    assert "--" not in warning.getMessage()  # the library names no kp option

@@ -74,6 +74,9 @@ class Collector:
             (``Redactor("aggregated")``): at its level, by its rules, counting what it
             redacted. Only novelty reads the text, so only novelty can change.
 
+    A ``domain`` that names none of the scorer's weight profiles is logged as a warning (its
+    traces get the ``default`` weights), as ``kp`` says it for ``--domain``.
+
     Raises:
         ScorerParameterError: a setting out of range or of the wrong type (an ``on_trace``
             that is no function, a ``keep`` below 1).
@@ -97,6 +100,8 @@ class Collector:
                 "scorer", scorer, "a TraceValueScorer, or None for the default", wrong_type=True
             )
         self._scorer = scorer
+        if domain and (said := (scorer or default_scorer()).profiles.unweighed(domain)):
+            logger.warning("knowledgepulse: %s", said)
         self._on_trace = checked_on_trace(on_trace)
         self._captured: deque[ScoredItem] = deque(maxlen=count_of(keep, "keep", least=1))
         self._lock = threading.Lock()

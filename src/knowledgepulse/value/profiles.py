@@ -128,9 +128,9 @@ class ProfileRegistry(Mapping[str, ScoringWeights]):
         if domain in self._profiles:
             return None
         return (
-            f"the domain {domain!r} names no weight profile, so the traces converted with it are "
-            f"scored with the {DEFAULT_PROFILE!r} weights (the profiles: {', '.join(self)}; add "
-            f"one from a file with --profiles, or register_profile).{did_you_mean(domain, [*self])}"
+            f"the domain {domain!r} names no weight profile, so the traces given it are scored "
+            f"with the {DEFAULT_PROFILE!r} weights (the profiles: {', '.join(self)}; add one from "
+            f"a profiles file, or with register_profile).{did_you_mean(domain, [*self])}"
         )
 
     def __getitem__(self, name: str) -> ScoringWeights:
