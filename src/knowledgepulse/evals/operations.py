@@ -7,7 +7,6 @@ exist; an inapplicable operation is skipped with its reason. An inserted block g
 
 from __future__ import annotations
 
-import difflib
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from knowledgepulse._util.text import closest
 from knowledgepulse.evals.models import KNOWN_OPERATION_TYPES, Block, Operation, Page
 
 INSERTED_BLOCK_TYPE = "inserted"
@@ -346,14 +346,13 @@ _OPERATION_KEYS = ("type", "pageId", "targetBlockId", "targetIndex", "position",
 def _misspelt(op: Mapping[str, Any]) -> str:
     # A model's output keeps keys it made up and ignores them (the spec's data is open), so a
     # 'targetBlockID' or 'target_block_id' made an "update with no target" with no word why.
-    folded = {key.casefold().replace("_", ""): key for key in _OPERATION_KEYS}
     notes = []
     for key in op:
         if key in _OPERATION_KEYS or not isinstance(key, str):
             continue
-        close = difflib.get_close_matches(key.casefold().replace("_", ""), folded, n=1)
-        if close:
-            notes.append(f"{key!r} is read as no field: did you mean {folded[close[0]]!r}?")
+        near = closest(key, _OPERATION_KEYS, fold=True)
+        if near is not None:
+            notes.append(f"{key!r} is read as no field: did you mean {near!r}?")
     return f"; {'; '.join(notes)}" if notes else ""
 
 

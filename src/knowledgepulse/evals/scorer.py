@@ -16,8 +16,9 @@ from typing import Any, ClassVar, Literal, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from knowledgepulse._util.jsonpath import describe, format_path
-from knowledgepulse._util.plugins import Registry, did_you_mean
+from knowledgepulse._util.plugins import Registry
 from knowledgepulse._util.settings import wrong_setting
+from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError, UnknownScorerError
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
 
