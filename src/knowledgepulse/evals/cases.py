@@ -21,7 +21,7 @@ from knowledgepulse._util.jsonpath import describe, describe_value
 from knowledgepulse._util.text import closest
 from knowledgepulse.errors import CaseValidationError, Setting, SettingTypeError
 from knowledgepulse.evals.models import CASE_ID_PATTERN, ActualOutput, Case, ExpectedOutput
-from knowledgepulse.evals.operations import resolve_block, resolve_page
+from knowledgepulse.evals.operations import CasePages, resolve_block, resolve_page
 from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
 from knowledgepulse.evals.scorer import CasePart
 from knowledgepulse.evals.suite import Suite
@@ -353,20 +353,21 @@ def _unresolved(case: Case, record: Record) -> tuple[Problem, ...]:
     # model's operations with an edit no model can make, and fail the one that edits the right
     # block. Spec-wise the case is valid, so this is a warning.
     expected = ExpectedOutput.model_validate(case.expected)
+    pages = CasePages(case.pages)
     found: list[Problem] = []
     for i, operation in enumerate(expected.operations):
-        page = resolve_page(operation, case.pages)
+        page = resolve_page(operation, pages)
         if page is None:
-            pages = ", ".join(repr(p.id) for p in case.pages)
+            listed = ", ".join(repr(p.id) for p in case.pages)
             found.append(
                 record.problem(
                     ("expected", "operations", i, "pageId"),
-                    f"{operation.page_id!r} is no page of the case (its pages: {pages}); no "
+                    f"{operation.page_id!r} is no page of the case (its pages: {listed}); no "
                     "operation can be on it, so check the id",
                     warning=True,
                 )
             )
-        elif operation.has_target and resolve_block(operation, page) is None:
+        elif operation.has_target and resolve_block(operation, page, pages) is None:
             by_id = operation.target_block_id is not None
             field, given = (
                 ("targetBlockId", operation.target_block_id)

@@ -7,8 +7,6 @@ exist; an inapplicable operation is skipped with its reason. An inserted block g
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -120,6 +118,25 @@ class ApplicationResult:
         return sum(outcome.applicable for outcome in self.outcomes)
 
 
+class CasePages(tuple[Page, ...]):
+    """A case's pages with each one's blocks by id, indexed once for every scorer of the case.
+
+    Every scorer resolves every operation: a scan of its page each time made a case of 5,000
+    blocks and 7,500 operations take 20 s. Pages in a plain sequence are scanned.
+    """
+
+    def __init__(self, pages: Iterable[Page] = ()) -> None:
+        # Page ids are unique within a case, so a page's index is found by its id.
+        self.blocks: Mapping[str, Mapping[str, Block]] = {
+            page.id: {block.id: block for block in page.blocks} for page in self
+        }
+
+    @classmethod
+    def of(cls, pages: Sequence[Page]) -> CasePages:
+        """``pages`` indexed, unless they already are."""
+        return pages if isinstance(pages, CasePages) else cls(pages)
+
+
 def resolve_page(operation: Operation, pages: Sequence[Page]) -> Page | None:
     """The page an operation is on: its ``pageId``, or the only page when it gives none."""
     key = page_key(operation, pages)
@@ -133,35 +150,20 @@ def page_key(operation: Operation, pages: Sequence[Page]) -> str | None:
     return pages[0].id if len(pages) == 1 else None
 
 
-def resolve_block(operation: Operation, page: Page) -> Block | None:
-    """The ORIGINAL block an operation targets on ``page``: ``targetBlockId`` wins when given."""
-    if operation.target_block_id is not None:
-        return _blocks_by_id(page).get(operation.target_block_id)
+def resolve_block(operation: Operation, page: Page, pages: Sequence[Page] = ()) -> Block | None:
+    """The ORIGINAL block an operation targets on ``page``: ``targetBlockId`` wins when given.
+
+    ``pages``: those ``page`` is one of; when they are :class:`CasePages`, it is looked up there.
+    """
+    block_id = operation.target_block_id
+    if block_id is not None:
+        if isinstance(pages, CasePages):
+            return pages.blocks[page.id].get(block_id)
+        return next((block for block in page.blocks if block.id == block_id), None)
     index = operation.target_index
     if index is not None and 0 <= index < len(page.blocks):
         return page.blocks[index]
     return None
-
-
-_INDEXES: OrderedDict[int, tuple[list[Block], dict[str, Block]]] = OrderedDict()
-_KEPT_INDEXES = 64
-_INDEXES_LOCK = threading.Lock()
-
-
-def _blocks_by_id(page: Page) -> Mapping[str, Block]:
-    # Every scorer resolves every operation: a scan of the page each time made a case of 5,000
-    # blocks and 7,500 operations take 20 s. Indexes of the pages last seen are kept, each with
-    # the list it indexes (so its id is not reused while kept; a model_copy's new list misses).
-    with _INDEXES_LOCK:  # scorers may run in threads of their own (their timeouts)
-        found = _INDEXES.get(id(page.blocks))
-        if found is None or found[0] is not page.blocks:
-            found = (page.blocks, {block.id: block for block in page.blocks})
-            _INDEXES[id(page.blocks)] = found
-            if len(_INDEXES) > _KEPT_INDEXES:
-                _INDEXES.popitem(last=False)
-        else:
-            _INDEXES.move_to_end(id(page.blocks))
-        return found[1]
 
 
 def resolve_target(operation: Operation, pages: Sequence[Page]) -> BlockRef | None:
@@ -169,7 +171,7 @@ def resolve_target(operation: Operation, pages: Sequence[Page]) -> BlockRef | No
     page = resolve_page(operation, pages)
     if page is None:
         return None
-    block = resolve_block(operation, page)
+    block = resolve_block(operation, page, pages)
     return BlockRef(page.id, block.id) if block is not None else None
 
 
@@ -207,6 +209,7 @@ class _Slot:
 
 def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> ApplicationResult:
     """Apply ``operations`` in order to a copy of ``pages`` (the inputs are not modified)."""
+    pages = CasePages.of(pages)
     work: dict[str, list[_Slot]] = {
         page.id: [_Slot(block, original=True) for block in page.blocks] for page in pages
     }
@@ -278,7 +281,7 @@ def _check(
     elif operation.type not in KNOWN_OPERATION_TYPES:
         reason = Inapplicable.UNKNOWN_TYPE
     elif operation.has_target:
-        block = resolve_block(operation, page)
+        block = resolve_block(operation, page, pages)
         target = BlockRef(page.id, block.id) if block is not None else None
         if target is None:
             reason = Inapplicable.TARGET_NOT_FOUND
