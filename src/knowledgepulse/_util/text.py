@@ -22,20 +22,31 @@ def counted(count: int, noun: str) -> str:
 
 
 def closest(
-    name: str, known: Iterable[str], *, fold: bool = False, max_edits: int | None = None
+    name: str,
+    known: Iterable[str],
+    *,
+    ignore_case: bool = False,
+    ignore_underscores: bool = False,
+    max_edits: int | None = None,
 ) -> str | None:
     """The known name nearest to ``name``, spelt as ``known`` spells it; ``None`` if none is near.
 
     Near is difflib's: a similarity of 0.6 or more (``get_close_matches``), the most similar
     first. With ``max_edits``, near is within that many edits instead, and half the known name's
     length at most (so a short name is not near every short key); the fewest edits first, then
-    the name first in sorted order. ``fold``: case and underscores set aside, for names people
-    write in several styles (``target_block_id`` and ``TargetBlockID`` are ``targetBlockId``).
+    the name first in sorted order. ``ignore_case`` and ``ignore_underscores`` compare names
+    with those set aside, for names people write in several styles (``target_block_id`` and
+    ``TargetBlockID`` are then ``targetBlockId``); the name answered is still spelt as known.
     """
+
+    def folded(text: str) -> str:
+        text = text.casefold() if ignore_case else text
+        return text.replace("_", "") if ignore_underscores else text
+
     spelt: dict[str, str] = {}
     for candidate in known:
-        spelt.setdefault(_folded(candidate) if fold else candidate, candidate)
-    wanted = _folded(name) if fold else name
+        spelt.setdefault(folded(candidate), candidate)
+    wanted = folded(name)
     if max_edits is None:
         near = difflib.get_close_matches(wanted, spelt, n=1)
         return spelt[near[0]] if near else None
@@ -53,14 +64,10 @@ def closest(
     return min(found)[1] if found else None
 
 
-def did_you_mean(name: str, known: Iterable[str], *, fold: bool = False) -> str:
+def did_you_mean(name: str, known: Iterable[str]) -> str:
     """`` Did you mean 'x'?`` for the known name :func:`closest` to ``name``, or ``""``."""
-    near = closest(name, known, fold=fold)
+    near = closest(name, known)
     return f" Did you mean {near!r}?" if near is not None else ""
-
-
-def _folded(name: str) -> str:
-    return name.casefold().replace("_", "")
 
 
 def printable(text: str, *, one_line: bool = False) -> str:

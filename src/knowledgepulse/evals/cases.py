@@ -102,7 +102,7 @@ def _described(item: ErrorDetails, model: type[BaseModel]) -> str:
     if item["type"] != "extra_forbidden" or not loc or not isinstance(loc[-1], str):
         return text
     keys = _keys_at(model, loc[:-1])
-    meant = closest(loc[-1], keys, fold=True)
+    meant = closest(loc[-1], keys, ignore_case=True)
     if meant is None:
         return text
     return f"unknown field; did you mean {meant!r}? (or remove it)"
@@ -375,7 +375,7 @@ def _unresolved(case: Case, record: Record) -> tuple[Problem, ...]:
                 else ("targetIndex", operation.target_index)
             )
             ids = [block.id for block in page.blocks]
-            near = closest(str(given), ids, fold=True) if by_id else None
+            near = closest(str(given), ids, ignore_case=True) if by_id else None
             blocks = (
                 f"did you mean {near!r}?"
                 if near is not None

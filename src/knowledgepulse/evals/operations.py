@@ -353,7 +353,7 @@ def _misspelt(op: Mapping[str, Any]) -> str:
     for key in op:
         if key in _OPERATION_KEYS or not isinstance(key, str):
             continue
-        near = closest(key, _OPERATION_KEYS, fold=True)
+        near = closest(key, _OPERATION_KEYS, ignore_case=True, ignore_underscores=True)
         if near is not None:
             notes.append(f"{key!r} is read as no field: did you mean {near!r}?")
     return f"; {'; '.join(notes)}" if notes else ""

@@ -124,9 +124,10 @@ _TRACE = _shape_of(ReasoningTrace)
 
 @functools.lru_cache(maxsize=1024)  # bounded: a producer's many extra keys cannot grow it
 def _closest(key: str, known: frozenset[str]) -> str | None:
-    """The known key within :data:`MAX_EDITS` of ``key`` (case and underscores aside)."""
-    # Edits, not difflib's similarity: a producer's own short keys ('kind') are near 'id' by that.
-    return closest(key, known, fold=True, max_edits=MAX_EDITS)
+    """The known key within :data:`MAX_EDITS` of ``key`` (case aside), the nearest first."""
+    # Edits, not difflib's similarity: a producer's own short keys ('kind') are near 'id' by that;
+    # underscores count, or 'x_id' would be near 'id' too.
+    return closest(key, known, ignore_case=True, max_edits=MAX_EDITS)
 
 
 def has_unknown_keys(trace: ReasoningTrace) -> bool:
