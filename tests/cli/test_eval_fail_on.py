@@ -145,6 +145,20 @@ def test_junit_with_fail_on_failure_keeps_old_failures_as_failures(
     assert root.get("skipped") == "0"
 
 
+@pytest.mark.parametrize("against_baseline", [False, True])
+def test_junit_with_fail_on_never_still_fails_the_failing_cases(
+    kp: KpRunner, baseline: str, regressed: str, against_baseline: bool
+) -> None:
+    """--fail-on never sets the exit code only: a failing case is a failure, never skipped."""
+    options = ("--baseline", baseline) if against_baseline else ()
+    code, root = junit(kp, regressed, *options, "--fail-on", "never")
+    assert code == 0
+    found = verdicts(root)
+    assert {tag for tag, _ in found.values()} == {"failure"}
+    assert set(found) == {"multi-page-rename", OLD_FAILURE}
+    assert (root.get("failures"), root.get("skipped")) == ("2", "0")
+
+
 def test_junit_without_a_baseline_is_as_before(kp: KpRunner) -> None:
     """No standing to say: the failures' messages are the scorers' alone."""
     code, root = junit(kp, CASES)

@@ -33,13 +33,15 @@ def test_a_case_without_an_id_that_fails_is_a_new_failure() -> None:
     assert Gate.of(new, compare_runs(base, new), "regression").standings == (None, "new failure")
 
 
-def test_failure_and_never_excuse_nothing_and_everything() -> None:
-    """--fail-on failure excuses no failing case, never excuses every one."""
+def test_failure_and_never_excuse_no_case() -> None:
+    """--fail-on failure excuses no failing case; never passes the run but excuses none either."""
     base = timed_run({"a": FAIL})
     new = timed_run({"a": FAIL})
     comparison = compare_runs(base, new)
     assert not Gate.of(new, comparison, "failure").excused(0)
-    assert Gate.of(new, comparison, "never").excused(0)
+    assert not Gate.of(new, comparison, "never").excused(0)
+    assert not Gate.of(new, None, "never").excused(0)
+    assert Gate.of(new, comparison, "never").verdict(new) == "passed"
     assert Gate.of(new, None, "failure").standings == ()
 
 

@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledgepulse.evals.models import Block, Case, Operation, Page
+from knowledgepulse.evals.models import ActualOutput, Block, Case, ExpectedOutput, Operation, Page
 from knowledgepulse.evals.operations import (
     BlockRef,
+    CasePages,
     Inapplicable,
     apply_operations,
     describe_operation,
@@ -333,3 +334,20 @@ def test_a_page_copied_with_other_blocks_resolves_its_own_blocks() -> None:
     copied = original.model_copy(update={"blocks": [Block.model_validate(block("b2", "two"))]})
     assert resolve_block(target, copied) is None
     assert resolve_block(target, original) is not None
+    indexed = CasePages([original])
+    assert resolve_block(target, copied, CasePages([copied])) is None
+    assert resolve_block(target, original, indexed) is indexed[0].blocks[0]
+
+
+@given(cases())
+def test_the_case_index_resolves_every_operation_as_a_scan_of_its_page_does(case: Case) -> None:
+    """CasePages looks targets up by id; what it finds is what the pages themselves hold."""
+    operations = [
+        *ActualOutput.model_validate(case.actual).operations,
+        *ExpectedOutput.model_validate(case.expected).operations,
+    ]
+    indexed = CasePages.of(case.pages)
+    assert CasePages.of(indexed) is indexed
+    for operation in operations:
+        assert resolve_target(operation, indexed) == resolve_target(operation, case.pages)
+        assert target_key(operation, indexed) == target_key(operation, case.pages)

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
-from hypothesis import given
+from hypothesis import given, settings
 
-from knowledgepulse.evals.models import Case
+from knowledgepulse.evals.models import (
+    KNOWN_OPERATION_TYPES,
+    ActualOutput,
+    Case,
+    ExpectedOutput,
+    Operation,
+    Page,
+)
 from knowledgepulse.evals.scorer import ScoreResult, get_scorer_class
+from knowledgepulse.evals.scorers.operation_accuracy import Mismatch, _Key, _match
 from tests.evals.builders import cases, diagnose, evaluate, make_case, op, page
 
 PAGES = [page("p1", b1="one", b2="two", b3="three")]
@@ -266,3 +275,49 @@ def test_actual_equal_to_expected_scores_one(case: Case) -> None:
         update={"actual": {**case.actual, "operations": case.expected["operations"]}}
     )
     assert evaluate("operation-accuracy", same).score == 1.0
+
+
+def _match_by_scan(
+    expected: Sequence[Operation], actual: Sequence[Operation], pages: Sequence[Page]
+) -> tuple[list[tuple[int, Mismatch, int | None]], list[int]]:
+    """The module docstring's rule written out plainly: every unused actual one scanned per rank."""
+    e_keys = [_Key.of(o, pages) for o in expected]
+    a_keys = [_Key.of(o, pages) for o in actual]
+    used: set[int] = set()
+    unmatched = []
+    for e, key in enumerate(e_keys):
+        same = [a for a, k in enumerate(a_keys) if a not in used and k == key]
+        if same and key.type in KNOWN_OPERATION_TYPES:
+            used.add(same[0])
+        else:
+            unmatched.append(e)
+
+    def closeness(x: _Key, y: _Key) -> Mismatch | None:
+        same_type = x.type == y.type and x.type in KNOWN_OPERATION_TYPES
+        if x.target == y.target:
+            return Mismatch.POSITION if same_type else Mismatch.TYPE
+        return Mismatch.TARGET if same_type else None
+
+    found: dict[int, tuple[Mismatch, int]] = {}
+    for rank in (Mismatch.POSITION, Mismatch.TYPE, Mismatch.TARGET):
+        for e in (e for e in unmatched if e not in found):
+            near = [
+                a
+                for a in range(len(actual))
+                if a not in used and closeness(e_keys[e], a_keys[a]) is rank
+            ]
+            if near:
+                a = min(near, key=lambda a: (a_keys[a].page != e_keys[e].page, a))
+                used.add(a)
+                found[e] = (rank, a)
+    explained = [(e, *found.get(e, (Mismatch.MISSING, None))) for e in unmatched]
+    return explained, [a for a in range(len(actual)) if a not in used]
+
+
+@settings(max_examples=300)
+@given(cases())
+def test_the_closest_actual_operations_are_those_of_a_scan_of_every_one(case: Case) -> None:
+    """Found by group in linear time, the reasons and closest ones are the plain scan's."""
+    expected = ExpectedOutput.model_validate(case.expected).operations
+    actual = ActualOutput.model_validate(case.actual).operations
+    assert _match(expected, actual, case.pages) == _match_by_scan(expected, actual, case.pages)

@@ -7,11 +7,10 @@ missing or every name is asked for.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar
@@ -126,12 +125,6 @@ class Registry(Generic[T]):
             f"@register_{self.kind}({name!r}) "
             f"or publish it under the {self.group!r} entry-point group."
         )
-
-
-def did_you_mean(name: str, known: Sequence[str]) -> str:
-    """`` Did you mean 'x'?`` for the known name closest to ``name``, or ``""`` if none is close."""
-    closest = difflib.get_close_matches(name, known, n=1)
-    return f" Did you mean {closest[0]!r}?" if closest else ""
 
 
 def _qualified(cls: type) -> str:

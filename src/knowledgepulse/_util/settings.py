@@ -11,7 +11,7 @@ import numbers
 from collections.abc import Callable, Sequence
 from typing import TypeVar, cast
 
-from knowledgepulse._util.plugins import did_you_mean
+from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import ScorerParameterError, Setting, SettingTypeError
 
 T = TypeVar("T")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable
 
 # The invisible marks that reorder the text around them (bidirectional overrides, embeddings,
 # isolates and marks): "evil\u202etxt.exe" shows as "evilexe.txt" (Trojan Source, CVE-2021-42574).
@@ -17,6 +19,55 @@ _UNPRINTABLE_IN_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff\ufff
 def counted(count: int, noun: str) -> str:
     """``1 trace``, ``2 traces``: a count and its noun, plural when it is not one."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def closest(
+    name: str,
+    known: Iterable[str],
+    *,
+    ignore_case: bool = False,
+    ignore_underscores: bool = False,
+    max_edits: int | None = None,
+) -> str | None:
+    """The known name nearest to ``name``, spelt as ``known`` spells it; ``None`` if none is near.
+
+    Near is difflib's: a similarity of 0.6 or more (``get_close_matches``), the most similar
+    first. With ``max_edits``, near is within that many edits instead, and half the known name's
+    length at most (so a short name is not near every short key); the fewest edits first, then
+    the name first in sorted order. ``ignore_case`` and ``ignore_underscores`` compare names
+    with those set aside, for names people write in several styles (``target_block_id`` and
+    ``TargetBlockID`` are then ``targetBlockId``); the name answered is still spelt as known.
+    """
+
+    def folded(text: str) -> str:
+        text = text.casefold() if ignore_case else text
+        return text.replace("_", "") if ignore_underscores else text
+
+    spelt: dict[str, str] = {}
+    for candidate in known:
+        spelt.setdefault(folded(candidate), candidate)
+    wanted = folded(name)
+    if max_edits is None:
+        near = difflib.get_close_matches(wanted, spelt, n=1)
+        return spelt[near[0]] if near else None
+    found: list[tuple[int, str]] = []
+    for key, candidate in spelt.items():
+        bound = min(max_edits, len(key) // 2)
+        # Cheap rejection first: lengths further apart than the bound need more edits.
+        if abs(len(key) - len(wanted)) > bound:
+            continue
+        # The edits of difflib's alignment: a bound on Levenshtein's distance.
+        opcodes = difflib.SequenceMatcher(None, wanted, key).get_opcodes()
+        edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
+        if edits <= bound:
+            found.append((edits, candidate))
+    return min(found)[1] if found else None
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` Did you mean 'x'?`` for the known name :func:`closest` to ``name``, or ``""``."""
+    near = closest(name, known)
+    return f" Did you mean {near!r}?" if near is not None else ""
 
 
 def printable(text: str, *, one_line: bool = False) -> str:

@@ -7,7 +7,6 @@ reads in the bulk-edit form is checked only when one does, naming it (``needed b
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -19,9 +18,10 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from knowledgepulse._util.jsonpath import describe, describe_value
+from knowledgepulse._util.text import closest
 from knowledgepulse.errors import CaseValidationError, Setting, SettingTypeError
 from knowledgepulse.evals.models import CASE_ID_PATTERN, ActualOutput, Case, ExpectedOutput
-from knowledgepulse.evals.operations import resolve_block, resolve_page
+from knowledgepulse.evals.operations import CasePages, resolve_block, resolve_page
 from knowledgepulse.evals.patterns import compile_pattern, pattern_problem
 from knowledgepulse.evals.scorer import CasePart
 from knowledgepulse.evals.suite import Suite
@@ -102,10 +102,9 @@ def _described(item: ErrorDetails, model: type[BaseModel]) -> str:
     if item["type"] != "extra_forbidden" or not loc or not isinstance(loc[-1], str):
         return text
     keys = _keys_at(model, loc[:-1])
-    close = difflib.get_close_matches(loc[-1].casefold(), [k.casefold() for k in keys], n=1)
-    if not close:
+    meant = closest(loc[-1], keys, ignore_case=True)
+    if meant is None:
         return text
-    meant = next(key for key in keys if key.casefold() == close[0])
     return f"unknown field; did you mean {meant!r}? (or remove it)"
 
 
@@ -354,20 +353,21 @@ def _unresolved(case: Case, record: Record) -> tuple[Problem, ...]:
     # model's operations with an edit no model can make, and fail the one that edits the right
     # block. Spec-wise the case is valid, so this is a warning.
     expected = ExpectedOutput.model_validate(case.expected)
+    pages = CasePages(case.pages)
     found: list[Problem] = []
     for i, operation in enumerate(expected.operations):
-        page = resolve_page(operation, case.pages)
+        page = resolve_page(operation, pages)
         if page is None:
-            pages = ", ".join(repr(p.id) for p in case.pages)
+            listed = ", ".join(repr(p.id) for p in case.pages)
             found.append(
                 record.problem(
                     ("expected", "operations", i, "pageId"),
-                    f"{operation.page_id!r} is no page of the case (its pages: {pages}); no "
+                    f"{operation.page_id!r} is no page of the case (its pages: {listed}); no "
                     "operation can be on it, so check the id",
                     warning=True,
                 )
             )
-        elif operation.has_target and resolve_block(operation, page) is None:
+        elif operation.has_target and resolve_block(operation, page, pages) is None:
             by_id = operation.target_block_id is not None
             field, given = (
                 ("targetBlockId", operation.target_block_id)
@@ -375,11 +375,10 @@ def _unresolved(case: Case, record: Record) -> tuple[Problem, ...]:
                 else ("targetIndex", operation.target_index)
             )
             ids = [block.id for block in page.blocks]
-            folded = {block_id.casefold(): block_id for block_id in ids}
-            close = difflib.get_close_matches(str(given).casefold(), folded, n=1) if by_id else []
+            near = closest(str(given), ids, ignore_case=True) if by_id else None
             blocks = (
-                f"did you mean {folded[close[0]]!r}?"
-                if close
+                f"did you mean {near!r}?"
+                if near is not None
                 else f"{len(ids)} blocks"
                 if len(ids) > 8
                 else "blocks " + (", ".join(map(repr, ids)) or "none")

@@ -7,14 +7,12 @@ exist; an inapplicable operation is skipped with its reason. An inserted block g
 
 from __future__ import annotations
 
-import difflib
-import threading
-from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from knowledgepulse._util.text import closest
 from knowledgepulse.evals.models import KNOWN_OPERATION_TYPES, Block, Operation, Page
 
 INSERTED_BLOCK_TYPE = "inserted"
@@ -120,6 +118,25 @@ class ApplicationResult:
         return sum(outcome.applicable for outcome in self.outcomes)
 
 
+class CasePages(tuple[Page, ...]):
+    """A case's pages with each one's blocks by id, indexed once for every scorer of the case.
+
+    Every scorer resolves every operation: a scan of its page each time made a case of 5,000
+    blocks and 7,500 operations take 20 s. Pages in a plain sequence are scanned.
+    """
+
+    def __init__(self, pages: Iterable[Page] = ()) -> None:
+        # Page ids are unique within a case, so a page's index is found by its id.
+        self.blocks: Mapping[str, Mapping[str, Block]] = {
+            page.id: {block.id: block for block in page.blocks} for page in self
+        }
+
+    @classmethod
+    def of(cls, pages: Sequence[Page]) -> CasePages:
+        """``pages`` indexed, unless they already are."""
+        return pages if isinstance(pages, CasePages) else cls(pages)
+
+
 def resolve_page(operation: Operation, pages: Sequence[Page]) -> Page | None:
     """The page an operation is on: its ``pageId``, or the only page when it gives none."""
     key = page_key(operation, pages)
@@ -133,35 +150,20 @@ def page_key(operation: Operation, pages: Sequence[Page]) -> str | None:
     return pages[0].id if len(pages) == 1 else None
 
 
-def resolve_block(operation: Operation, page: Page) -> Block | None:
-    """The ORIGINAL block an operation targets on ``page``: ``targetBlockId`` wins when given."""
-    if operation.target_block_id is not None:
-        return _blocks_by_id(page).get(operation.target_block_id)
+def resolve_block(operation: Operation, page: Page, pages: Sequence[Page] = ()) -> Block | None:
+    """The ORIGINAL block an operation targets on ``page``: ``targetBlockId`` wins when given.
+
+    ``pages``: those ``page`` is one of; when they are :class:`CasePages`, it is looked up there.
+    """
+    block_id = operation.target_block_id
+    if block_id is not None:
+        if isinstance(pages, CasePages):
+            return pages.blocks[page.id].get(block_id)
+        return next((block for block in page.blocks if block.id == block_id), None)
     index = operation.target_index
     if index is not None and 0 <= index < len(page.blocks):
         return page.blocks[index]
     return None
-
-
-_INDEXES: OrderedDict[int, tuple[list[Block], dict[str, Block]]] = OrderedDict()
-_KEPT_INDEXES = 64
-_INDEXES_LOCK = threading.Lock()
-
-
-def _blocks_by_id(page: Page) -> Mapping[str, Block]:
-    # Every scorer resolves every operation: a scan of the page each time made a case of 5,000
-    # blocks and 7,500 operations take 20 s. Indexes of the pages last seen are kept, each with
-    # the list it indexes (so its id is not reused while kept; a model_copy's new list misses).
-    with _INDEXES_LOCK:  # scorers may run in threads of their own (their timeouts)
-        found = _INDEXES.get(id(page.blocks))
-        if found is None or found[0] is not page.blocks:
-            found = (page.blocks, {block.id: block for block in page.blocks})
-            _INDEXES[id(page.blocks)] = found
-            if len(_INDEXES) > _KEPT_INDEXES:
-                _INDEXES.popitem(last=False)
-        else:
-            _INDEXES.move_to_end(id(page.blocks))
-        return found[1]
 
 
 def resolve_target(operation: Operation, pages: Sequence[Page]) -> BlockRef | None:
@@ -169,7 +171,7 @@ def resolve_target(operation: Operation, pages: Sequence[Page]) -> BlockRef | No
     page = resolve_page(operation, pages)
     if page is None:
         return None
-    block = resolve_block(operation, page)
+    block = resolve_block(operation, page, pages)
     return BlockRef(page.id, block.id) if block is not None else None
 
 
@@ -207,6 +209,7 @@ class _Slot:
 
 def apply_operations(pages: Sequence[Page], operations: Iterable[Operation]) -> ApplicationResult:
     """Apply ``operations`` in order to a copy of ``pages`` (the inputs are not modified)."""
+    pages = CasePages.of(pages)
     work: dict[str, list[_Slot]] = {
         page.id: [_Slot(block, original=True) for block in page.blocks] for page in pages
     }
@@ -278,7 +281,7 @@ def _check(
     elif operation.type not in KNOWN_OPERATION_TYPES:
         reason = Inapplicable.UNKNOWN_TYPE
     elif operation.has_target:
-        block = resolve_block(operation, page)
+        block = resolve_block(operation, page, pages)
         target = BlockRef(page.id, block.id) if block is not None else None
         if target is None:
             reason = Inapplicable.TARGET_NOT_FOUND
@@ -346,14 +349,13 @@ _OPERATION_KEYS = ("type", "pageId", "targetBlockId", "targetIndex", "position",
 def _misspelt(op: Mapping[str, Any]) -> str:
     # A model's output keeps keys it made up and ignores them (the spec's data is open), so a
     # 'targetBlockID' or 'target_block_id' made an "update with no target" with no word why.
-    folded = {key.casefold().replace("_", ""): key for key in _OPERATION_KEYS}
     notes = []
     for key in op:
         if key in _OPERATION_KEYS or not isinstance(key, str):
             continue
-        close = difflib.get_close_matches(key.casefold().replace("_", ""), folded, n=1)
-        if close:
-            notes.append(f"{key!r} is read as no field: did you mean {folded[close[0]]!r}?")
+        near = closest(key, _OPERATION_KEYS, ignore_case=True, ignore_underscores=True)
+        if near is not None:
+            notes.append(f"{key!r} is read as no field: did you mean {near!r}?")
     return f"; {'; '.join(notes)}" if notes else ""
 
 

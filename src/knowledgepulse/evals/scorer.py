@@ -16,10 +16,12 @@ from typing import Any, ClassVar, Literal, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from knowledgepulse._util.jsonpath import describe, format_path
-from knowledgepulse._util.plugins import Registry, did_you_mean
+from knowledgepulse._util.plugins import Registry
 from knowledgepulse._util.settings import wrong_setting
+from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import KnowledgePulseError, ScorerParameterError, UnknownScorerError
 from knowledgepulse.evals.models import ActualOutput, Case, ExpectedOutput, Page
+from knowledgepulse.evals.operations import CasePages
 
 CasePart = Literal["pages", "actual", "expected"]
 """A part of a case a scorer may read in the bulk-edit form."""
@@ -69,6 +71,11 @@ class CaseContext:
         """The context of a case: its duration ``actual.durationMs``, else ``measured_ms``."""
         recorded = recorded_duration(case.actual)
         return cls(case, recorded if recorded is not None else measured_ms)
+
+    @cached_property
+    def pages(self) -> CasePages:
+        """The case's pages, their blocks indexed once for all its scorers."""
+        return CasePages(self.case.pages)
 
     @cached_property
     def bulk_actual(self) -> ActualOutput:
@@ -168,18 +175,18 @@ class Scorer:
         reads = self.parts_read(context.case.actual)
         actual = context.bulk_actual if "actual" in reads else context.case.actual
         expected = context.bulk_expected if "expected" in reads else context.case.expected
-        return self.evaluate(actual, expected, context.case.pages)
+        return self.evaluate(actual, expected, context.pages)
 
     def score(self, actual: Any, expected: Any, pages: Sequence[Page] = ()) -> float:
         """The score alone, in [0, 1] (the guide's interface; ScorerError when there is none)."""
-        result = self.evaluate(actual, expected, pages)
+        result = self.evaluate(actual, expected, CasePages.of(pages))
         if result.score is None:
             raise ScorerError(f"{self.type_name}: {result.error}")
         return result.score
 
     def details(self, actual: Any, expected: Any, pages: Sequence[Page] = ()) -> Mapping[str, Any]:
         """The details that explain the score, for debugging (the guide's interface)."""
-        return self.evaluate(actual, expected, pages).details
+        return self.evaluate(actual, expected, CasePages.of(pages)).details
 
     def diagnose(self, result: ScoreResult) -> list[str]:
         """What to check when this scorer falls below its threshold, one line each.

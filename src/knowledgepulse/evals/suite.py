@@ -7,7 +7,6 @@ Results are keyed by ``name``, else ``type``. Presets are suite-file data, resol
 
 from __future__ import annotations
 
-import difflib
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from pydantic_core import ErrorDetails
 
 from knowledgepulse._util.jsonpath import describe
-from knowledgepulse._util.text import counted
+from knowledgepulse._util.text import closest, counted, did_you_mean
 from knowledgepulse.errors import KnowledgePulseError, Setting, SuiteError, UnknownPresetError
 from knowledgepulse.evals.models import CASE_ID_PATTERN
 from knowledgepulse.evals.scorer import (
@@ -265,8 +264,8 @@ def _structure_problem(item: ErrorDetails, record: Record) -> Problem:
 
 
 def _unknown_key(key: str, allowed: tuple[str, ...], what: str) -> str:
-    closest = difflib.get_close_matches(key, allowed, n=1)
-    guess = f"did you mean {closest[0]!r}? " if closest else ""
+    near = closest(key, allowed)
+    guess = f"did you mean {near!r}? " if near is not None else ""
     return f"unknown key; {guess}{what}: {', '.join(allowed)}"
 
 
@@ -420,8 +419,7 @@ def preset(name: str) -> Suite:
     try:
         data = PRESETS[name]
     except KeyError:
-        closest = difflib.get_close_matches(name, PRESET_NAMES, n=1)
-        hint = f" Did you mean {closest[0]!r}?" if closest else ""
+        hint = did_you_mean(name, PRESET_NAMES)
         raise UnknownPresetError(
             f"unknown preset {name!r}.{hint} Presets: {', '.join(PRESET_NAMES)}; "
             "or write your own suite file and load it (",

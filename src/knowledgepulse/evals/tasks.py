@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import difflib
 import inspect
 import json
 import math
@@ -25,6 +24,7 @@ from pydantic import BaseModel, JsonValue
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from knowledgepulse._util.settings import is_count, is_number, wrong_setting
+from knowledgepulse._util.text import closest
 from knowledgepulse._util.user_modules import import_user_module
 from knowledgepulse.errors import PluginLoadError, ScorerParameterError
 from knowledgepulse.evals.models import Case, Page
@@ -304,8 +304,8 @@ def load_task(spec: str) -> TaskFunction:
     for part in name.split("."):
         if not hasattr(found, part):
             names = [n for n in dir(module) if not n.startswith("_")]
-            closest = difflib.get_close_matches(part, names, n=1)
-            hint = f"; did you mean {closest[0]!r}?" if closest else ""
+            near = closest(part, names)
+            hint = f"; did you mean {near!r}?" if near is not None else ""
             raise PluginLoadError(f"task {spec!r}: {where} has no attribute {part!r}{hint}")
         found = getattr(found, part)
     if not callable(found):

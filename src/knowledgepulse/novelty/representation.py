@@ -8,13 +8,13 @@ of unit part vectors has cosine ``w1*cos1 + w2*cos2 + ...`` with another (the we
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from knowledgepulse._util.digest import stable_hash64
+from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import ScorerParameterError
 from knowledgepulse.novelty.embedder import Embedder, WindowedEmbedder, model_id_of
 from knowledgepulse.novelty.settings import TERM_DIMENSIONS, WINDOW_PIECES
@@ -204,8 +204,7 @@ def novelty_text(name: str) -> NoveltyText:
     if found is not None:
         return found
     names = sorted(NOVELTY_TEXTS)
-    close = difflib.get_close_matches(str(name), names, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(str(name), names)
     raise ScorerParameterError(
         f"unknown novelty text {name!r}; the names are {', '.join(map(repr, names))}.{hint}"
     )

@@ -6,7 +6,6 @@ the suite, is collected and raised once, before any case runs, as for a suite fi
 
 from __future__ import annotations
 
-import difflib
 import glob
 import os
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from pydantic import (
 )
 
 from knowledgepulse._util.jsonpath import describe
-from knowledgepulse._util.text import counted
+from knowledgepulse._util.text import closest, counted
 from knowledgepulse.errors import InputFileError, PluginLoadError, SuiteError
 from knowledgepulse.evals.evaluate import DEFAULT_TIMEOUT_S
 from knowledgepulse.evals.suite import PRESET_NAMES, Suite, load_suite, preset, read_document
@@ -119,8 +118,8 @@ def _model_problem(item: Any, record: Record) -> Problem:
                 "unknown key; an evaluation file does not list scorers: put them in a suite file "
                 "and name it with 'suite: FILE' (or use 'preset: standard')",
             )
-        closest = difflib.get_close_matches(key, _FIELDS, n=1)
-        guess = f"did you mean {closest[0]!r}? " if closest else ""
+        near = closest(key, _FIELDS)
+        guess = f"did you mean {near!r}? " if near is not None else ""
         return record.problem(
             loc, f"unknown key; {guess}an evaluation file takes: {', '.join(_FIELDS)}"
         )
@@ -140,8 +139,8 @@ def _suite(
     if model.preset is not None:
         if model.preset in PRESET_NAMES:
             return preset(model.preset)
-        closest = difflib.get_close_matches(model.preset, PRESET_NAMES, n=1)
-        guess = f"did you mean {closest[0]!r}? " if closest else ""
+        near = closest(model.preset, PRESET_NAMES)
+        guess = f"did you mean {near!r}? " if near is not None else ""
         own = "or name your own suite file with 'suite'"
         said = f"unknown preset {model.preset!r}; {guess}the presets are {presets}, {own}"
         problems.append(record.problem(("preset",), said))

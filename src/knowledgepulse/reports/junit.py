@@ -1,9 +1,11 @@
 """Evaluation runs as JUnit XML: a ``<testcase>`` per case, ``classname`` its file, ``name`` its id.
 
 A failing case is a ``<failure>``; a malformed one, a task that raised and a file not read in full
-an ``<error>``. Against a baseline a failure says how it stands; an excused one is ``<skipped>``,
-so the report fails exactly the cases that fail the run. No timestamps, no durations over
-recorded outputs: equal runs, equal bytes; all text is printable, so the XML stays well-formed.
+an ``<error>``. Against a baseline a failure says how it stands; an old failure that
+``--fail-on regression`` excuses is ``<skipped>``, so the report fails exactly the cases that fail
+the run. ``--fail-on never`` sets the exit code only: a failing case is still a failure. No
+timestamps, no durations over recorded outputs: equal runs, equal bytes; all text is printable,
+so the XML stays well-formed.
 """
 
 from __future__ import annotations

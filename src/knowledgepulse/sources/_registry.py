@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, ClassVar, TypeVar
 
 from knowledgepulse._util.jsonpath import describe_value
-from knowledgepulse._util.plugins import Registry, did_you_mean
+from knowledgepulse._util.plugins import Registry
 from knowledgepulse._util.settings import wrong_setting
-from knowledgepulse._util.text import counted
+from knowledgepulse._util.text import counted, did_you_mean
 from knowledgepulse.errors import UnknownSourceError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._envelope import TraceOptions

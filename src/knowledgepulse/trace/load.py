@@ -6,7 +6,6 @@ it is a typo that silently changes the score: a warning says so. The known keys 
 
 from __future__ import annotations
 
-import difflib
 import functools
 import typing
 from collections.abc import Callable, Iterable, Iterator
@@ -17,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from knowledgepulse._util.digest import SeenIds
 from knowledgepulse._util.jsonpath import format_path
+from knowledgepulse._util.text import closest
 from knowledgepulse.errors import TraceValidationError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.records.readers import read_records
@@ -125,19 +125,9 @@ _TRACE = _shape_of(ReasoningTrace)
 @functools.lru_cache(maxsize=1024)  # bounded: a producer's many extra keys cannot grow it
 def _closest(key: str, known: frozenset[str]) -> str | None:
     """The known key within :data:`MAX_EDITS` of ``key`` (case aside), the nearest first."""
-    folded = key.lower()
-    found: list[tuple[int, str]] = []
-    for candidate in known:
-        bound = min(MAX_EDITS, len(candidate) // 2)
-        # Cheap rejection first: lengths further apart than the bound need more edits.
-        if abs(len(candidate) - len(folded)) > bound:
-            continue
-        # The edits of difflib's alignment: a bound on Levenshtein's distance.
-        opcodes = difflib.SequenceMatcher(None, folded, candidate.lower()).get_opcodes()
-        edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
-        if edits <= bound:
-            found.append((edits, candidate))
-    return min(found)[1] if found else None
+    # Edits, not difflib's similarity: a producer's own short keys ('kind') are near 'id' by that;
+    # underscores count, or 'x_id' would be near 'id' too.
+    return closest(key, known, ignore_case=True, max_edits=MAX_EDITS)
 
 
 def has_unknown_keys(trace: ReasoningTrace) -> bool:

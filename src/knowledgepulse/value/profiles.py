@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from knowledgepulse._util.plugins import did_you_mean
+from knowledgepulse._util.text import did_you_mean
 from knowledgepulse.errors import ProfileError
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import read_records

@@ -9,13 +9,13 @@ applied and content-quality's score (with its own params).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
 from knowledgepulse._util.jsonpath import preview
+from knowledgepulse._util.text import closest
 from knowledgepulse.evals.models import ActualOutput, Block, ContentPatterns, ExpectedOutput, Page
 from knowledgepulse.evals.operations import apply_operations, operation_label
 from knowledgepulse.evals.patterns import PatternParams, PatternReport, check_patterns
@@ -54,8 +54,8 @@ def _no_pattern_list(expected: Any, patterns: Any) -> str:
         return "expected is null or missing"
     if not isinstance(expected, Mapping):
         return f"expected is {preview(expected)}, not an object with contentPatterns"
-    near = difflib.get_close_matches("contentPatterns", [str(key) for key in expected], n=1)
-    return "expected has no contentPatterns" + (f" (it has {near[0]!r}: misspelt?)" if near else "")
+    near = closest("contentPatterns", [str(key) for key in expected])
+    return "expected has no contentPatterns" + (f" (it has {near!r}: misspelt?)" if near else "")
 
 
 def content_lines(details: Mapping[str, Any]) -> list[str]:

@@ -9,7 +9,7 @@ over all of them before the next), else ``missing``; the rest are ``unexpectedOp
 from __future__ import annotations
 
 from collections import Counter, defaultdict, deque
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -47,13 +47,27 @@ class _Key:
         return cls(op.type, target_key(op, pages), page_key(op, pages), position)
 
 
-def _closeness(expected: _Key, actual: _Key) -> Mismatch | None:
-    # How close an unused actual operation is to an unmatched expected one (None: unrelated).
-    same_type = expected.type == actual.type and expected.type in KNOWN_OPERATION_TYPES
-    if expected.target == actual.target:
-        # Same known type and target left unmatched can only differ in an insert's position.
-        return Mismatch.POSITION if same_type else Mismatch.TYPE
-    return Mismatch.TARGET if same_type else None
+# Each rank's candidates for an unmatched expected operation: the unused actual ones in the group
+# its key falls in, the first group first. POSITION: its known type and target; TYPE: its target,
+# any other type (none of its known type is left there, or POSITION would have taken it); TARGET:
+# its known type, any other target (the same reason), on its own page first. A target names its
+# page, so in the first two the page is the same.
+_CANDIDATES: tuple[tuple[Mismatch, tuple[Callable[[_Key], Hashable], ...]], ...] = (
+    (Mismatch.POSITION, (lambda k: (k.type, k.target),)),
+    (Mismatch.TYPE, (lambda k: k.target,)),
+    (Mismatch.TARGET, (lambda k: (k.type, k.page), lambda k: k.type)),
+)
+_SAME_TYPE = (Mismatch.POSITION, Mismatch.TARGET)
+
+
+def _grouped(
+    grouping: Callable[[_Key], Hashable], keys: Sequence[_Key], used: set[int]
+) -> dict[Hashable, deque[int]]:
+    groups: dict[Hashable, deque[int]] = defaultdict(deque)
+    for a, key in enumerate(keys):
+        if a not in used:
+            groups[grouping(key)].append(a)
+    return groups
 
 
 def _match(
@@ -76,19 +90,22 @@ def _match(
             unmatched.append(e)
 
     closest: dict[int, tuple[Mismatch, int]] = {}
-    for rank in (Mismatch.POSITION, Mismatch.TYPE, Mismatch.TARGET):
+    for rank, groupings in _CANDIDATES:
+        # Each group's unused actual operations in order; one used since is dropped when met, so
+        # each index leaves each group once: linear, where a scan per expected one was quadratic.
+        groups = [_grouped(grouping, actual_keys, used) for grouping in groupings]
         for e in unmatched:
-            if e in closest:
+            key = expected_keys[e]
+            if e in closest or (rank in _SAME_TYPE and key.type not in KNOWN_OPERATION_TYPES):
                 continue
-            candidates = [
-                a
-                for a, k in enumerate(actual_keys)
-                if a not in used and _closeness(expected_keys[e], k) is rank
-            ]
-            if candidates:
-                a = min(candidates, key=lambda a: (actual_keys[a].page != expected_keys[e].page, a))
-                used.add(a)
-                closest[e] = (rank, a)
+            for grouping, group in zip(groupings, groups, strict=True):
+                queue = group.get(grouping(key))
+                while queue and queue[0] in used:
+                    queue.popleft()
+                if queue:
+                    used.add(a := queue.popleft())
+                    closest[e] = (rank, a)
+                    break
     explained = [(e, *closest.get(e, (Mismatch.MISSING, None))) for e in unmatched]
     return explained, [a for a in range(len(actual)) if a not in used]
 
