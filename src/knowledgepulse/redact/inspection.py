@@ -67,4 +67,3 @@ def redact_inspection(
             for record in inspection.source_records
         ),
     )
-
