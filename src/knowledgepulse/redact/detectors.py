@@ -42,22 +42,45 @@ _NOT_A_VALUE = (
     r"|(?:null|none|nil|undefined|true|false)(?![\w.\-]))"
 )
 # The reference's pattern, widened: a name that ends in one of SECRET_NAMES, also in the JSON
-# form ("password": "x": a quote may close the name); the value on the same line as its name,
-# so that a line that only names a key (GITHUB_API_KEY=) does not take the next line.
-# An unquoted value ends before "&name=": the next parameter of a query string (?api_key=X&page=2).
+# form ("password": "x": a quote may close the name), escaped too (a JSON body kept as a string
+# inside a text: \"password\": \"x\", which no JSON parse of the whole text reaches); the value
+# on the same line as its name, so that a line that only names a key (GITHUB_API_KEY=) does not
+# take the next line. An unquoted value ends before "&name=": the next parameter of a query
+# string (?api_key=X&page=2).
 _ASSIGNMENT = (
-    rf"(?i)(?:{SECRET_NAMES})['\"]?[ \t]*[=:][ \t]*"
-    rf"(?:(?P<quote>['\"]){_NOT_A_VALUE}(?P<value>[^'\"\n]*)(?P=quote)"
+    rf"(?i)(?:{SECRET_NAMES})(?:\\*['\"])?[ \t]*[=:][ \t]*"
+    rf"(?:(?P<quote>\\*['\"]){_NOT_A_VALUE}(?P<value>[^'\"\n]*)(?P=quote)"
     rf"|{_NOT_A_VALUE}(?P<value>(?:[^\s'\"`,;)}}\[\]&]|&(?!(?:amp;)?[\w.\-\[\]]+=)){{2,}}))"
 )
 
 _UNTIL_END = r"[^\s'\"`,;)}\]]"  # what may follow in a path or a URL: up to a space or a quote
 
+# A value a person would not write as a word: one with a digit or a sign in it. Where no name
+# says that a secret follows (an option's, a header's scheme), prose must not be taken:
+# "--password TEXT", "--token is required", "Authorization: required".
+_NOT_A_WORD = r"(?=[^\s'\"`]*[^A-Za-z\s'\"`])"
+# A secret given as a command's option, its value after a space (--password=X is an
+# assignment): docker login --password X, vault login --token X, --client-secret "X". Not
+# --password-stdin, nor a next option (--password --verbose).
+_OPTION = (
+    rf"(?i)(?<![\w-])--(?:[a-z0-9]+[-_])*(?:{SECRET_NAMES})[ \t]+{_NOT_A_VALUE}"
+    rf"(?:(?P<quote>['\"])(?P<value>[^'\"\n]+)(?P=quote)"
+    rf"|(?!-){_NOT_A_WORD}(?P<value>[^\s'\"`;|&]{{2,}}))"
+)
+# An Authorization header in a text (curl -H 'Authorization: token X', a logged request): its
+# credentials, whatever the scheme (Bearer and Basic have rules of their own, which run first).
+_AUTHORIZATION = (
+    r"(?i)(?<![\w-])(?:proxy-)?authorization(?:\\*['\"])?[ \t]*[:=][ \t]*(?:\\*['\"])?"
+    rf"(?:[a-z][\w-]*[ \t]+)?{_NOT_A_VALUE}{_NOT_A_WORD}(?P<value>[^\s'\"`,;\\]{{8,}})"
+)
+
 
 # An HTTP Cookie header (its quoted JSON form too) and its pairs: every value is a credential
 # the server reads (a session), while a Set-Cookie header's pairs after the first are attributes
 # (Path=/, Expires=...). A value is what RFC 6265 allows, less quotes that end a text's header.
-_COOKIE_HEADER = regex.compile(r"(?i)(?<![\w-])(?P<set>set-)?cookie['\"]?:[ \t]*['\"]?")
+_COOKIE_HEADER = regex.compile(
+    r"(?i)(?<![\w-])(?P<set>set-)?cookie(?:\\*['\"])?:[ \t]*(?:\\*['\"])?"
+)
 _COOKIE_PAIR = regex.compile(
     r"[ \t]*[^=;,\s\"'`\\]+=(?:\"(?P<value>[^;,\s\"\\]*)\"|(?P<value>[^;,\s\"'`\\]*))"
 )
@@ -427,6 +450,22 @@ def default_rules() -> RuleSet:
             _ASSIGNMENT,
             group="value",
             keywords=("pass", "pwd", "secret", "token", "key", "credential", "session"),
+        ),
+        Rule(
+            "option-secret",
+            "password",
+            True,
+            _OPTION,
+            group="value",
+            keywords=("--",),
+        ),
+        Rule(
+            "authorization-header",
+            "password",
+            True,
+            _AUTHORIZATION,
+            group="value",
+            keywords=("authorization",),
         ),
         Rule("cookie-header", "password", True, keywords=("cookie",), finder=_cookies),
         Rule("basic-auth", "password", True, keywords=("basic",), finder=basic_credentials),
