@@ -64,7 +64,7 @@ _NOT_A_WORD = r"(?=[^\s'\"`]*[^A-Za-z\s'\"`])"
 # --password-stdin, nor a next option (--password --verbose).
 _OPTION = (
     rf"(?i)(?<![\w-])--(?:[a-z0-9]+[-_])*(?:{SECRET_NAMES})[ \t]+{_NOT_A_VALUE}"
-    rf"(?:(?P<quote>['\"])(?P<value>[^'\"\n]+)(?P=quote)"
+    rf"(?:(?P<quote>\\*['\"])(?P<value>[^'\"\n]+)(?P=quote)"
     rf"|(?!-){_NOT_A_WORD}(?P<value>[^\s'\"`;|&]{{2,}}))"
 )
 # An Authorization header in a text (curl -H 'Authorization: token X', a logged request): its
@@ -75,15 +75,18 @@ _AUTHORIZATION = (
 )
 
 
-# An HTTP Cookie header (its quoted JSON form too) and its pairs: every value is a credential
-# the server reads (a session), while a Set-Cookie header's pairs after the first are attributes
+# An HTTP Cookie header (its quoted JSON form too) and its pairs: a value is a credential the
+# server reads (a session), while a Set-Cookie header's pairs after the first are attributes
 # (Path=/, Expires=...). A value is what RFC 6265 allows, less quotes that end a text's header.
+# A short plain word is a setting, not a session (theme=dark, consent=yes, lang=en-GB): kept; a
+# session is longer or holds a digit or a sign.
 _COOKIE_HEADER = regex.compile(
     r"(?i)(?<![\w-])(?P<set>set-)?cookie(?:\\*['\"])?:[ \t]*(?:\\*['\"])?"
 )
 _COOKIE_PAIR = regex.compile(
     r"[ \t]*[^=;,\s\"'`\\]+=(?:\"(?P<value>[^;,\s\"\\]*)\"|(?P<value>[^;,\s\"'`\\]*))"
 )
+_COOKIE_SETTING = regex.compile(r"[A-Za-z]{1,12}(?:[-_][A-Za-z]{1,12})?")
 
 
 def _cookies(text: str) -> Iterator[Span]:
@@ -91,7 +94,8 @@ def _cookies(text: str) -> Iterator[Span]:
         at = header.end()
         while pair := _COOKIE_PAIR.match(text, at):
             start, end = pair.span("value")
-            if end > start and not text.startswith("[REDACTED", start):
+            setting = _COOKIE_SETTING.fullmatch(text, start, end) is not None
+            if end > start and not setting and not text.startswith("[REDACTED", start):
                 yield start, end
             at = pair.end()
             if header.group("set") or not text.startswith(";", at):
