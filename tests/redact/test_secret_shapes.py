@@ -42,9 +42,21 @@ def test_each_example_is_found_by_its_own_rule_and_never_survives(example: dict[
 _OWN_END = {"azure-ad-client-secret"}
 
 
-@pytest.mark.parametrize("sentence", ["Use {}.", "the key ({}), then", "it is {}!", "<{}>"])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Use {}.",
+        "the key ({}), then",
+        "it is {}!",
+        "<{}>",
+        'Response: {{"body": "{{\\"data\\": \\"{}\\"}}"}}',  # JSON escaped inside a text
+        'got "{}"; expected a valid boolean',  # a problem quoting a value (escaped if quoted)
+        'got "use \\"{}.\\""; expected',
+    ],
+)
 def test_a_token_found_between_spaces_is_found_before_punctuation(sentence: str) -> None:
-    """Every gitleaks secret found bare between spaces is found at the end of a sentence too."""
+    """Every gitleaks secret found bare between spaces is found at the end of a sentence too,
+    and between quotes escaped as a JSON text inside a text escapes them."""
     rules = {row["secret"]: row["rule"] for row in _lines("gitleaks_tps.jsonl")}
     found = [
         secret

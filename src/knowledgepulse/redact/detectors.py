@@ -305,9 +305,10 @@ class _Allowlist:
 _OPERATOR = r"(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)"
 _EMPTY_VALUE = regex.compile(r"[=:][ \t]*\r?\n[\s'\"`=]*$")
 # gitleaks ends a token at a quote, a space, ";" or the end, as in source code; in a sentence
-# it may also end at punctuation before a space ("Use rk_live_... .", "(npm_...),").
+# it may also end at punctuation before a space ("Use rk_live_... .", "(npm_...),"), and at a
+# quote escaped as JSON text inside a text escapes it (\"p8e-...\"; a message quoting a value).
 _CODE_END = r"""(?:[\x60'"\s;]|\\[nr]|$)"""
-_PROSE_END = r"""(?:[\x60'"\s;]|\\[nr]|$|[.,:!?)\]}>]+(?:[\x60'"\s]|$))"""
+_PROSE_END = r"""(?:[\x60'"\s;]|\\[nr'"\x60]|$|[.,:!?)\]}>]+(?:[\x60'"\s\\]|$))"""
 
 
 @dataclass(frozen=True)
