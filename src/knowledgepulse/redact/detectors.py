@@ -53,17 +53,28 @@ _ASSIGNMENT = (
     rf"|{_NOT_A_VALUE}(?P<value>(?:[^\s'\"`,;)}}\[\]&]|&(?!(?:amp;)?[\w.\-\[\]]+=)){{2,}}))"
 )
 
+# How a SECRET_NAMES name after "_" begins (aws_secret_access_key): the keywords of a rule
+# that needs one.
+_NAME_STARTS = tuple(
+    f"_{start}"
+    for start in (
+        *("pass", "pwd", "secret", "token", "credential", "session", "api", "access"),
+        *("private", "auth", "client", "encryption", "signing", "master"),
+    )
+)
 _UNTIL_END = r"[^\s'\"`,;)}\]]"  # what may follow in a path or a URL: up to a space or a quote
 
 # A value a person would not write as a word: one with a digit or a sign in it. Where no name
 # says that a secret follows (an option's, a header's scheme), prose must not be taken:
 # "--password TEXT", "--token is required", "Authorization: required".
 _NOT_A_WORD = r"(?=[^\s'\"`]*[^A-Za-z\s'\"`])"
-# A secret given as a command's option, its value after a space (--password=X is an
-# assignment): docker login --password X, vault login --token X, --client-secret "X". Not
-# --password-stdin, nor a next option (--password --verbose).
+# A secret given as a command's option or a setting's name, its value after a space
+# (--password=X is an assignment): docker login --password X, vault login --token X,
+# --client-secret "X", aws configure set aws_secret_access_key X (a name with "_" in it: no
+# sentence writes one). Not --password-stdin, nor a next option (--password --verbose).
 _OPTION = (
-    rf"(?i)(?<![\w-])--(?:[a-z0-9]+[-_])*(?:{SECRET_NAMES})[ \t]+{_NOT_A_VALUE}"
+    rf"(?i)(?<![\w-])(?:--(?:[a-z0-9]+[-_])*|(?:[a-z0-9]+_)+)(?:{SECRET_NAMES})[ \t]+"
+    rf"{_NOT_A_VALUE}"
     rf"(?:(?P<quote>\\*['\"])(?P<value>[^'\"\n]+)(?P=quote)"
     rf"|(?!-){_NOT_A_WORD}(?P<value>[^\s'\"`;|&]{{2,}}))"
 )
@@ -462,7 +473,7 @@ def default_rules() -> RuleSet:
             True,
             _OPTION,
             group="value",
-            keywords=("--",),
+            keywords=("--", *_NAME_STARTS),
         ),
         Rule(
             "authorization-header",

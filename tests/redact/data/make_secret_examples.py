@@ -216,6 +216,8 @@ def second_leak_hunt() -> None:
     token = draw(20) + "3"
     body = f'{{\\"access_token\\": \\"{token}\\", \\"expires_in\\": 3600}}'
     add("password-assignment", f'Lambda returned: {{"statusCode": 200, "body": "{body}"}}', token)
+    secret = draw(40, ALNUM + "/+")
+    add("option-secret", f"aws configure set aws_secret_access_key {secret}", secret)
 
 
 def main() -> None:
