@@ -496,6 +496,7 @@ def default_rules() -> RuleSet:
             # Also URL-encoded, as a query string writes one (?email=jane%40example.com).
             r"[a-zA-Z0-9._%+\-]+(?:@|%40)[a-zA-Z0-9.\-]+\.(?:[a-zA-Z]{2,}|xn--[a-zA-Z0-9\-]+)",
             keywords=("@", "%40"),
+            escapes=True,
         ),
         Rule(
             "home-path",
@@ -503,15 +504,20 @@ def default_rules() -> RuleSet:
             False,
             r"(?<![\w.\-\]])/(?:home|Users)/[a-zA-Z0-9._\-]+(?:/" + _UNTIL_END + "*)?",
             keywords=("/home/", "/users/"),
+            escapes=True,
         ),
         Rule(
             "windows-home-path",
             "filepath",
             False,
-            r"\b[A-Za-z]:[\\/]Users[\\/][a-zA-Z0-9._\-]+(?:[\\/]" + _UNTIL_END + "*)*",
+            # After an escaped line break too (\nC:\Users\...), and with its separators escaped
+            # as JSON text writes them (C:\\Users\\bob), where a single \n ends it: an escape.
+            r"(?:(?<=\\[nrt])|\b)[A-Za-z]:"
+            r"(?:\\\\Users\\\\[a-zA-Z0-9._\-]+(?:\\\\[^\s'\"`,;)}\]\\]*)*"
+            r"|[\\/]Users[\\/][a-zA-Z0-9._\-]+(?:[\\/]" + _UNTIL_END + "*)*)",
             keywords=("\\users\\", "/users/"),
         ),
-        Rule("iban", "iban", False, digits=True, finder=_ibans),
+        Rule("iban", "iban", False, digits=True, finder=_ibans, escapes=True),
         Rule(
             "credit-card",
             "credit_card",
@@ -521,6 +527,7 @@ def default_rules() -> RuleSet:
             r"[1-6]\d{3}(?:[ \-]?\d{3,4}){2}[ \-]?\d{1,7}(?![\w\-])",
             digits=True,
             accept=_card,
+            escapes=True,
         ),
         Rule(
             "us-ssn",
@@ -529,8 +536,9 @@ def default_rules() -> RuleSet:
             r"(?<![\w\-.\]])(?!000|666|9\d\d)\d{3}([\-. ])(?!00)\d{2}\1(?!0000)\d{4}(?![\w\-])",
             digits=True,
             group=0,
+            escapes=True,
         ),
-        Rule("ipv6", "ip", False, keywords=(":",), digits=True, finder=_ipv6),
+        Rule("ipv6", "ip", False, keywords=(":",), digits=True, finder=_ipv6, escapes=True),
         Rule(
             "ipv4",
             "ip",
@@ -538,6 +546,7 @@ def default_rules() -> RuleSet:
             r"(?<![\w\]])(?:25[0-5]|2[0-4]\d|[01]?\d\d?)(?:\.(?:25[0-5]|2[0-4]\d|[01]?\d\d?)){3}\b",
             keywords=(".",),
             digits=True,
+            escapes=True,
         ),
         Rule(
             "phone",
@@ -545,8 +554,16 @@ def default_rules() -> RuleSet:
             False,
             r"(?<![\w.\-+\]])(?:\+?1[\-.\s]?)?\(?\d{3}\)?[\-.\s]?\s?\d{3}[\-.\s]\d{4}\b",
             digits=True,
+            escapes=True,
         ),
-        Rule("phone-international", "phone", False, r"\+[1-9]\d{6,14}\b", keywords=("+",)),
-        Rule("phone-number", "phone", False, digits=True, finder=_phones),
+        Rule(
+            "phone-international",
+            "phone",
+            False,
+            r"\+[1-9]\d{6,14}\b",
+            keywords=("+",),
+            escapes=True,
+        ),
+        Rule("phone-number", "phone", False, digits=True, finder=_phones, escapes=True),
     )
     return RuleSet(reference + gitleaks_rules() + assignments + identifiers)
