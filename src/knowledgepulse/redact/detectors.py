@@ -212,6 +212,7 @@ def _ipv6(text: str) -> Iterator[Span]:
 
 _DOTTED_QUAD = regex.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _SSN_SHAPE = regex.compile(r"\d{3}([\-. ])\d{2}\1\d{4}")
+_DECIMAL = regex.compile(r"\d+\.\d+")  # one point and no other separator: 0.049690183
 _ZIP_PLUS_4 = regex.compile(r"\d{5}-\d{4}")
 # A date, alone or opening a time (a log line's 2024-05-15 15:00:00 read as 2024-05-15 15).
 _DATE = regex.compile(r"(?:1[6-9]|2\d)\d\d([\-/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b")
@@ -266,6 +267,8 @@ def _looks_like_phone(text: str, start: int, end: int) -> bool:
     found = text[start:end]
     if _DOTTED_QUAD.fullmatch(found) or _SSN_SHAPE.fullmatch(found):
         return False  # an IP address or an SSN, valid or not, is not a phone number
+    if _DECIMAL.fullmatch(found):
+        return False  # a decimal, as an embedding's vector in a span holds hundreds of them
     if _ZIP_PLUS_4.fullmatch(found):
         return False  # a US ZIP+4 code (04101-3310)
     if _DATE.match(found):
