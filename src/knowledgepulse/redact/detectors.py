@@ -514,7 +514,7 @@ def default_rules() -> RuleSet:
             "filepath",
             False,
             # After an escaped line break too (\nC:\Users\...), and with its separators escaped
-            # as JSON text writes them (C:\\Users\\Username), where a single \n ends it: an escape.
+            # as JSON text writes them (C:\\Users\\...), where a single \n ends it: an escape.
             r"(?:(?<=\\[nrt])|\b)[A-Za-z]:"
             r"(?:\\\\Users\\\\[a-zA-Z0-9._\-]+(?:\\\\[^\s'\"`,;)}\]\\]*)*"
             r"|[\\/]Users[\\/][a-zA-Z0-9._\-]+(?:[\\/]" + _UNTIL_END + "*)*)",
