@@ -173,3 +173,28 @@ def test_a_file_of_bad_records_only_is_no_trace_and_shows_its_errors(
     assert run.code == 1
     assert "source     none: the file holds no record" in run.out
     assert f"{path}:1: invalid JSON" in run.out
+
+
+SECRET = "ghp_4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF"
+CHAT = Path(__file__).parents[1] / "sources" / "data" / "chat" / "openai_chat.jsonl"
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_inspect_shows_no_secret_of_the_file_without_being_asked(
+    kp: KpRunner, tmp_path: Path, output_format: str
+) -> None:
+    """Its output is pasted in bug reports: a secret in the records is redacted, as in messages."""
+    path = tmp_path / "in.jsonl"
+    row = json.loads(CHAT.read_text().splitlines()[0])
+    row["notes"] = f"token {SECRET}"
+    row["trajectory"][1]["content"] = f"Mail dana@corp.io the key {SECRET}"
+    path.write_text(json.dumps(row) + "\n")
+    result = kp("inspect", "--format", output_format, str(path))
+    assert result.code == 0, result.err
+    assert SECRET[:12] not in result.out
+    assert "dana@corp.io" in result.out  # an identifier only with --redact
+    redacted = kp("inspect", "--format", output_format, "--redact", "--privacy-level",
+                  "aggregated", str(path))  # fmt: skip
+    assert redacted.code == 0, redacted.err
+    assert "dana@corp.io" not in redacted.out
+    assert "[REDACTED:email]" in redacted.out

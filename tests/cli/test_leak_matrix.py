@@ -265,3 +265,20 @@ def test_a_secret_straddling_the_output_summary_s_limit_leaves_no_part(
     assert run.code == 0, run.err
     assert '"output_summary":"...' in run.out  # the cut summary is there, checked
     assert SECRET[:12] not in run.out + run.err
+
+
+def test_a_named_secret_in_escaped_json_of_a_cut_tool_result_leaves_no_part(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """A JSON body kept as a string (a Lambda's) in a tool result cut for output_summary: the
+    cut text is no JSON to parse, and its names are escaped (\\"access_token\\": \\"...\\")."""
+    body = json.dumps({"access_token": NAMED, "expires_in": 3600})
+    result = json.dumps({"statusCode": 200, "body": body, "log": "." * 600})
+    row = _row()
+    row["trajectory"][3]["content"] = f"Lambda returned: {result}"
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(row) + "\n")
+    run = kp("convert", "--redact", str(source))
+    assert run.code == 0, run.err
+    assert '\\\\\\"access_token\\\\\\": \\\\\\"[REDACTED:password]' in run.out
+    assert NAMED[:12] not in run.out + run.err

@@ -373,3 +373,19 @@ def test_case_files_that_hold_no_case_are_a_collection_error(
     result = pytester.runpytest(*given, "test_other.py")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*hold no case, so nothing would be checked*"])
+
+
+def test_a_refused_value_holding_a_secret_fails_without_quoting_the_secret(
+    pytester: pytest.Pytester, project: Project
+) -> None:
+    """A malformed case's message quotes the value it refuses: a secret in it is redacted, as
+    in kp's other messages, since a failure goes to CI logs."""
+    token = "ghp_4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF"
+    bad = rename_case("leaky")
+    bad["actual"]["durationMs"] = token
+    project(bad)
+    result = pytester.runpytest("-v", "--junitxml=report.xml")
+    result.assert_outcomes(failed=1)
+    shown = result.stdout.str() + (pytester.path / "report.xml").read_text()
+    assert "[REDACTED:api_key]" in shown
+    assert token[:12] not in shown

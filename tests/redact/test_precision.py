@@ -161,6 +161,27 @@ def test_identifiers_are_redacted_at_aggregated_and_federated_only(identifier: s
     assert clean_text(text, "private").text == text
 
 
+@pytest.mark.parametrize("identifier", IDENTIFIERS)
+@pytest.mark.parametrize(
+    "form",
+    [
+        "out: line\\n{}\\nnext",  # a JSON text's escaped line breaks, inside a text
+        "\\t{}\\r\\n",
+        'got "x\\n{}"; expected a valid boolean',  # a problem quoting a value of two lines
+    ],
+)
+def test_an_identifier_after_an_escaped_line_break_is_redacted_whole(
+    identifier: str, form: str
+) -> None:
+    """``\\n`` written as two characters bounds an identifier as a line break does; the
+    escapes around it are kept."""
+    written = identifier.replace("\\", "\\\\") if "\\" in form else identifier
+    text = form.format(written)
+    cleaned = clean_text(text, "aggregated").text
+    assert written not in cleaned
+    assert cleaned.count("\\") >= form.count("\\")
+
+
 def test_at_private_only_secrets_are_redacted() -> None:
     """A text with identifiers and one secret loses only the secret at private."""
     text = "alice@example.com (415) 555-0132 10.0.0.7 /home/alice " + "AKIA" + "Z" * 15 + "7"

@@ -42,9 +42,21 @@ def test_each_example_is_found_by_its_own_rule_and_never_survives(example: dict[
 _OWN_END = {"azure-ad-client-secret"}
 
 
-@pytest.mark.parametrize("sentence", ["Use {}.", "the key ({}), then", "it is {}!", "<{}>"])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Use {}.",
+        "the key ({}), then",
+        "it is {}!",
+        "<{}>",
+        'Response: {{"body": "{{\\"data\\": \\"{}\\"}}"}}',  # JSON escaped inside a text
+        'got "{}"; expected a valid boolean',  # a problem quoting a value (escaped if quoted)
+        'got "use \\"{}.\\""; expected',
+    ],
+)
 def test_a_token_found_between_spaces_is_found_before_punctuation(sentence: str) -> None:
-    """Every gitleaks secret found bare between spaces is found at the end of a sentence too."""
+    """Every gitleaks secret found bare between spaces is found at the end of a sentence too,
+    and between quotes escaped as a JSON text inside a text escapes them."""
     rules = {row["secret"]: row["rule"] for row in _lines("gitleaks_tps.jsonl")}
     found = [
         secret
@@ -130,7 +142,7 @@ def test_a_private_key_cut_before_its_end_line_is_redacted() -> None:
         ("Cookie: session=abc123def456ghi789", "Cookie: session=[REDACTED:password]"),
         (
             'curl -H "Cookie: session=eyJhbGciOi123; theme=dark" https://x',
-            'curl -H "Cookie: session=[REDACTED:password]; theme=[REDACTED:password]" https://x',
+            'curl -H "Cookie: session=[REDACTED:password]; theme=dark" https://x',
         ),
         (
             '{"Cookie": "session=abc123; uid=42"}',
@@ -144,9 +156,22 @@ def test_a_private_key_cut_before_its_end_line_is_redacted() -> None:
     ],
 )
 def test_every_value_of_a_cookie_header_is_redacted(text: str, cleaned: str) -> None:
-    """A Cookie header's values are sessions; a Set-Cookie's first pair only (then attributes)."""
+    """A Cookie header's values are sessions; a Set-Cookie's first pair only (then attributes);
+    a short plain word is a setting (theme=dark), kept."""
     assert clean_text(text, "private").text == cleaned
     assert clean_text(cleaned, "private").text == cleaned
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Cookie: theme=dark; consent=yes; lang=en-GB; cookieconsent_status=dismiss",
+        "Set-Cookie: sid=deleted; Path=/; Max-Age=0",
+    ],
+)
+def test_a_cookie_that_is_a_short_plain_word_is_kept(text: str) -> None:
+    """A setting (a theme, a consent flag, a language) is no session: nothing to hide."""
+    assert clean_text(text, "private").text == text
 
 
 @pytest.mark.parametrize("text", ["The cookie: it was eaten", "cookie: none set", "cookies: 3"])

@@ -275,3 +275,29 @@ def test_a_warning_found_checking_a_case_against_the_suite_is_told_once() -> Non
     assert warning.path == "expected.operations[0].targetBlockId"
     assert outcome.run.summary.warnings == 1
     assert outcome.run.cases[0].warnings == (warning,)
+
+
+def test_no_secret_a_case_or_a_task_holds_is_quoted_in_problems_or_reports(
+    tmp_path: Path,
+) -> None:
+    """A refused value and a task's exception are quoted in messages and every report: any
+    secret in them is redacted there, as in kp's other messages."""
+    token = "ghp_4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF"
+    key = "sk-proj-XwDwNy1dCzhPTZn-t-A52u1F7L7DEeb30G4ra6UUkCZznqpL"
+    cases = [json.loads(line) for line in Path(JSONL_CASES).read_text().splitlines()[:2]]
+    cases[0]["actual"]["durationMs"] = f'token="{token}"'
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(map(json.dumps, cases)) + "\n")
+    told: list[Problem] = []
+    outcome = evaluate_cases(str(path), suite=SUITE, on_problem=told.append)
+
+    def leaky(task: TaskInput) -> object:
+        raise RuntimeError(f"401 from https://api.example.com/v1?api_key={key}")
+
+    failed = evaluate_cases(RENAME_CASES, preset="strict", task=leaky, cache_dir=None)
+    messages = [*told, *outcome.problems, *failed.task_failures]
+    reports = [outcome.report.model_dump_json(), failed.report.model_dump_json()]
+    shown = "\n".join([*map(str, messages), *reports])
+    assert "[REDACTED:" in shown
+    assert token[:12] not in shown
+    assert key[:12] not in shown

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from knowledgepulse.records import Problem
 from knowledgepulse.runs import items_of
@@ -59,3 +63,28 @@ def test_a_problem_never_quotes_a_secret(tmp_path: Path) -> None:
     assert [problem.path for problem in problems] == ["metadata.success"] * 2
     assert problems[0].message == 'got "[REDACTED:api_key]"; expected a valid boolean'
     assert not any("ghp_" in str(problem) for problem in problems)
+
+
+def _examples() -> list[dict[str, str]]:
+    data = ROOT / "tests" / "redact" / "data"
+    first: dict[str, dict[str, str]] = {}
+    for line in (data / "gitleaks_tps.jsonl").read_text("utf-8").splitlines():
+        row = json.loads(line)
+        first.setdefault(row["rule"], row)
+    ours = (data / "secret_examples.jsonl").read_text("utf-8").splitlines()
+    return [*first.values(), *map(json.loads, ours)]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(example=st.sampled_from(_examples()))
+def test_a_problem_never_quotes_any_secret_shape(example: dict[str, str]) -> None:
+    """Whatever secret a refused value holds: the message quotes it as JSON (its quotes
+    escaped, "password: \\"...\\""), and no part of the secret is in it."""
+    bad = trace_json()
+    bad["metadata"]["success"] = example["sample"]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "t.jsonl"
+        path.write_text(json.dumps(bad) + "\n")
+        problems = [item for item in read_items([path]) if isinstance(item, Problem)]
+    assert problems
+    assert example["secret"] not in str(problems[0])

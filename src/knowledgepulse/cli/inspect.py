@@ -9,6 +9,7 @@ import click
 
 from knowledgepulse.cli._console import open_output
 from knowledgepulse.cli._options import command, format_option
+from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import source_options, trace_options_of
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
 
@@ -21,6 +22,7 @@ from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
     "text: one screen for a person; json: every part whole, for a program.",
     "text",
 )
+@redact_options
 def inspect_command(
     *, path: str, source: str, output_format: str, allow_empty: bool, **options: Any
 ) -> int:
@@ -31,12 +33,20 @@ def inspect_command(
     steps, answer, success, reward, task, domain, id), that trace's steps beside the record it
     was made of, and the counts of records, traces, errors and warnings. Exit code 1 when the
     file gives no trace, an empty one too (unless --allow-empty); 2 when it cannot be read or,
-    without --from, holds records no source recognises.
+    without --from, holds records no source recognises. Secrets in the values shown are always
+    redacted, as in any message; --redact redacts personal data too, by the trace's privacy
+    level (see kp redact), for an inspection to paste in a bug report.
     """
+    from knowledgepulse.redact.inspection import redact_inspection  # noqa: PLC0415
     from knowledgepulse.reports.inspection import inspection_json, inspection_text  # noqa: PLC0415
     from knowledgepulse.sources import inspect_file  # noqa: PLC0415
 
+    redactor = redactor_from(options)
     inspection = inspect_file(path, source=source, options=trace_options_of(options))
+    # Secrets always (the output is pasted in bug reports); identifiers only when asked.
+    inspection = redact_inspection(
+        inspection, *(("private", None) if redactor is None else (redactor.level, redactor.rules))
+    )
     width = min(100, shutil.get_terminal_size((100, 50)).columns)
     with open_output(None, for_people=output_format == "text") as stream:
         if output_format == "json":

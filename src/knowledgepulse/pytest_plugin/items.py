@@ -27,7 +27,7 @@ from knowledgepulse.pytest_plugin.keys import OPTIONS_KEY, TALLIES_KEY, EvalWarn
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import format_from_name
 from knowledgepulse.reports.evals import number, summary_line
-from knowledgepulse.runs.evaluation import load_evaluation
+from knowledgepulse.runs.evaluation import load_evaluation, secret_free_case, secret_free_result
 from knowledgepulse.testing import failure_message
 
 
@@ -173,7 +173,7 @@ def judge(spec: EvalSpec, entry: LoadedCase | MalformedCase) -> CaseResult:
             repeat=spec.repeat,
             cache_dir=None,
         )
-    return run.cases[0]
+    return secret_free_result(run.cases[0])  # its messages go to CI logs: no secret
 
 
 @dataclass
@@ -191,7 +191,8 @@ def _items(
     """One item per case and per part of a file that cannot be read, named uniquely."""
     names: set[str] = set()
     try:
-        for entry in inputs:
+        for read in inputs:
+            entry = secret_free_case(read)
             if isinstance(entry, FileProblem) and entry.problem.warning:
                 _warn(entry.problem)
                 continue

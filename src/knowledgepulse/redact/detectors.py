@@ -42,25 +42,62 @@ _NOT_A_VALUE = (
     r"|(?:null|none|nil|undefined|true|false)(?![\w.\-]))"
 )
 # The reference's pattern, widened: a name that ends in one of SECRET_NAMES, also in the JSON
-# form ("password": "x": a quote may close the name); the value on the same line as its name,
-# so that a line that only names a key (GITHUB_API_KEY=) does not take the next line.
-# An unquoted value ends before "&name=": the next parameter of a query string (?api_key=X&page=2).
+# form ("password": "x": a quote may close the name), escaped too (a JSON body kept as a string
+# inside a text: \"password\": \"x\", which no JSON parse of the whole text reaches); the value
+# on the same line as its name, so that a line that only names a key (GITHUB_API_KEY=) does not
+# take the next line. An unquoted value ends before "&name=": the next parameter of a query
+# string (?api_key=X&page=2).
 _ASSIGNMENT = (
-    rf"(?i)(?:{SECRET_NAMES})['\"]?[ \t]*[=:][ \t]*"
-    rf"(?:(?P<quote>['\"]){_NOT_A_VALUE}(?P<value>[^'\"\n]*)(?P=quote)"
+    rf"(?i)(?:{SECRET_NAMES})(?:\\*['\"])?[ \t]*[=:][ \t]*"
+    rf"(?:(?P<quote>\\*['\"]){_NOT_A_VALUE}(?P<value>[^'\"\n]*)(?P=quote)"
     rf"|{_NOT_A_VALUE}(?P<value>(?:[^\s'\"`,;)}}\[\]&]|&(?!(?:amp;)?[\w.\-\[\]]+=)){{2,}}))"
 )
 
+# How a SECRET_NAMES name after "_" begins (aws_secret_access_key): the keywords of a rule
+# that needs one.
+_NAME_STARTS = tuple(
+    f"_{start}"
+    for start in (
+        *("pass", "pwd", "secret", "token", "credential", "session", "api", "access"),
+        *("private", "auth", "client", "encryption", "signing", "master"),
+    )
+)
 _UNTIL_END = r"[^\s'\"`,;)}\]]"  # what may follow in a path or a URL: up to a space or a quote
 
+# A value a person would not write as a word: one with a digit or a sign in it. Where no name
+# says that a secret follows (an option's, a header's scheme), prose must not be taken:
+# "--password TEXT", "--token is required", "Authorization: required".
+_NOT_A_WORD = r"(?=[^\s'\"`]*[^A-Za-z\s'\"`])"
+# A secret given as a command's option or a setting's name, its value after a space
+# (--password=X is an assignment): docker login --password X, vault login --token X,
+# --client-secret "X", aws configure set aws_secret_access_key X (a name with "_" in it: no
+# sentence writes one). Not --password-stdin, nor a next option (--password --verbose).
+_OPTION = (
+    rf"(?i)(?<![\w-])(?:--(?:[a-z0-9]+[-_])*|(?:[a-z0-9]+_)+)(?:{SECRET_NAMES})[ \t]+"
+    rf"{_NOT_A_VALUE}"
+    rf"(?:(?P<quote>\\*['\"])(?P<value>[^'\"\n]+)(?P=quote)"
+    rf"|(?!-){_NOT_A_WORD}(?P<value>[^\s'\"`;|&]{{2,}}))"
+)
+# An Authorization header in a text (curl -H 'Authorization: token X', a logged request): its
+# credentials, whatever the scheme (Bearer and Basic have rules of their own, which run first).
+_AUTHORIZATION = (
+    r"(?i)(?<![\w-])(?:proxy-)?authorization(?:\\*['\"])?[ \t]*[:=][ \t]*(?:\\*['\"])?"
+    rf"(?:[a-z][\w-]*[ \t]+)?{_NOT_A_VALUE}{_NOT_A_WORD}(?P<value>[^\s'\"`,;\\]{{8,}})"
+)
 
-# An HTTP Cookie header (its quoted JSON form too) and its pairs: every value is a credential
-# the server reads (a session), while a Set-Cookie header's pairs after the first are attributes
+
+# An HTTP Cookie header (its quoted JSON form too) and its pairs: a value is a credential the
+# server reads (a session), while a Set-Cookie header's pairs after the first are attributes
 # (Path=/, Expires=...). A value is what RFC 6265 allows, less quotes that end a text's header.
-_COOKIE_HEADER = regex.compile(r"(?i)(?<![\w-])(?P<set>set-)?cookie['\"]?:[ \t]*['\"]?")
+# A short plain word is a setting, not a session (theme=dark, consent=yes, lang=en-GB): kept; a
+# session is longer or holds a digit or a sign.
+_COOKIE_HEADER = regex.compile(
+    r"(?i)(?<![\w-])(?P<set>set-)?cookie(?:\\*['\"])?:[ \t]*(?:\\*['\"])?"
+)
 _COOKIE_PAIR = regex.compile(
     r"[ \t]*[^=;,\s\"'`\\]+=(?:\"(?P<value>[^;,\s\"\\]*)\"|(?P<value>[^;,\s\"'`\\]*))"
 )
+_COOKIE_SETTING = regex.compile(r"[A-Za-z]{1,12}(?:[-_][A-Za-z]{1,12})?")
 
 
 def _cookies(text: str) -> Iterator[Span]:
@@ -68,7 +105,8 @@ def _cookies(text: str) -> Iterator[Span]:
         at = header.end()
         while pair := _COOKIE_PAIR.match(text, at):
             start, end = pair.span("value")
-            if end > start and not text.startswith("[REDACTED", start):
+            setting = _COOKIE_SETTING.fullmatch(text, start, end) is not None
+            if end > start and not setting and not text.startswith("[REDACTED", start):
                 yield start, end
             at = pair.end()
             if header.group("set") or not text.startswith(";", at):
@@ -174,6 +212,7 @@ def _ipv6(text: str) -> Iterator[Span]:
 
 _DOTTED_QUAD = regex.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _SSN_SHAPE = regex.compile(r"\d{3}([\-. ])\d{2}\1\d{4}")
+_DECIMAL = regex.compile(r"\d+\.\d+")  # one point and no other separator: 0.049690183
 _ZIP_PLUS_4 = regex.compile(r"\d{5}-\d{4}")
 # A date, alone or opening a time (a log line's 2024-05-15 15:00:00 read as 2024-05-15 15).
 _DATE = regex.compile(r"(?:1[6-9]|2\d)\d\d([\-/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b")
@@ -228,6 +267,8 @@ def _looks_like_phone(text: str, start: int, end: int) -> bool:
     found = text[start:end]
     if _DOTTED_QUAD.fullmatch(found) or _SSN_SHAPE.fullmatch(found):
         return False  # an IP address or an SSN, valid or not, is not a phone number
+    if _DECIMAL.fullmatch(found):
+        return False  # a decimal, as an embedding's vector in a span holds hundreds of them
     if _ZIP_PLUS_4.fullmatch(found):
         return False  # a US ZIP+4 code (04101-3310)
     if _DATE.match(found):
@@ -278,9 +319,10 @@ class _Allowlist:
 _OPERATOR = r"(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)"
 _EMPTY_VALUE = regex.compile(r"[=:][ \t]*\r?\n[\s'\"`=]*$")
 # gitleaks ends a token at a quote, a space, ";" or the end, as in source code; in a sentence
-# it may also end at punctuation before a space ("Use rk_live_... .", "(npm_...),").
+# it may also end at punctuation before a space ("Use rk_live_... .", "(npm_...),"), and at a
+# quote escaped as JSON text inside a text escapes it (\"p8e-...\"; a message quoting a value).
 _CODE_END = r"""(?:[\x60'"\s;]|\\[nr]|$)"""
-_PROSE_END = r"""(?:[\x60'"\s;]|\\[nr]|$|[.,:!?)\]}>]+(?:[\x60'"\s]|$))"""
+_PROSE_END = r"""(?:[\x60'"\s;]|\\[nr'"\x60]|$|[.,:!?)\]}>]+(?:[\x60'"\s\\]|$))"""
 
 
 @dataclass(frozen=True)
@@ -428,6 +470,22 @@ def default_rules() -> RuleSet:
             group="value",
             keywords=("pass", "pwd", "secret", "token", "key", "credential", "session"),
         ),
+        Rule(
+            "option-secret",
+            "password",
+            True,
+            _OPTION,
+            group="value",
+            keywords=("--", *_NAME_STARTS),
+        ),
+        Rule(
+            "authorization-header",
+            "password",
+            True,
+            _AUTHORIZATION,
+            group="value",
+            keywords=("authorization",),
+        ),
         Rule("cookie-header", "password", True, keywords=("cookie",), finder=_cookies),
         Rule("basic-auth", "password", True, keywords=("basic",), finder=basic_credentials),
         Rule(_ENCODED, "encoded_secret", True, digits=True, finder=_encoded_secrets),
@@ -441,6 +499,7 @@ def default_rules() -> RuleSet:
             # Also URL-encoded, as a query string writes one (?email=jane%40example.com).
             r"[a-zA-Z0-9._%+\-]+(?:@|%40)[a-zA-Z0-9.\-]+\.(?:[a-zA-Z]{2,}|xn--[a-zA-Z0-9\-]+)",
             keywords=("@", "%40"),
+            escapes=True,
         ),
         Rule(
             "home-path",
@@ -448,15 +507,20 @@ def default_rules() -> RuleSet:
             False,
             r"(?<![\w.\-\]])/(?:home|Users)/[a-zA-Z0-9._\-]+(?:/" + _UNTIL_END + "*)?",
             keywords=("/home/", "/users/"),
+            escapes=True,
         ),
         Rule(
             "windows-home-path",
             "filepath",
             False,
-            r"\b[A-Za-z]:[\\/]Users[\\/][a-zA-Z0-9._\-]+(?:[\\/]" + _UNTIL_END + "*)*",
+            # After an escaped line break too (\nC:\Users\...), and with its separators escaped
+            # as JSON text writes them (C:\\Users\\...), where a single \n ends it: an escape.
+            r"(?:(?<=\\[nrt])|\b)[A-Za-z]:"
+            r"(?:\\\\Users\\\\[a-zA-Z0-9._\-]+(?:\\\\[^\s'\"`,;)}\]\\]*)*"
+            r"|[\\/]Users[\\/][a-zA-Z0-9._\-]+(?:[\\/]" + _UNTIL_END + "*)*)",
             keywords=("\\users\\", "/users/"),
         ),
-        Rule("iban", "iban", False, digits=True, finder=_ibans),
+        Rule("iban", "iban", False, digits=True, finder=_ibans, escapes=True),
         Rule(
             "credit-card",
             "credit_card",
@@ -466,6 +530,7 @@ def default_rules() -> RuleSet:
             r"[1-6]\d{3}(?:[ \-]?\d{3,4}){2}[ \-]?\d{1,7}(?![\w\-])",
             digits=True,
             accept=_card,
+            escapes=True,
         ),
         Rule(
             "us-ssn",
@@ -474,8 +539,9 @@ def default_rules() -> RuleSet:
             r"(?<![\w\-.\]])(?!000|666|9\d\d)\d{3}([\-. ])(?!00)\d{2}\1(?!0000)\d{4}(?![\w\-])",
             digits=True,
             group=0,
+            escapes=True,
         ),
-        Rule("ipv6", "ip", False, keywords=(":",), digits=True, finder=_ipv6),
+        Rule("ipv6", "ip", False, keywords=(":",), digits=True, finder=_ipv6, escapes=True),
         Rule(
             "ipv4",
             "ip",
@@ -483,6 +549,7 @@ def default_rules() -> RuleSet:
             r"(?<![\w\]])(?:25[0-5]|2[0-4]\d|[01]?\d\d?)(?:\.(?:25[0-5]|2[0-4]\d|[01]?\d\d?)){3}\b",
             keywords=(".",),
             digits=True,
+            escapes=True,
         ),
         Rule(
             "phone",
@@ -490,8 +557,16 @@ def default_rules() -> RuleSet:
             False,
             r"(?<![\w.\-+\]])(?:\+?1[\-.\s]?)?\(?\d{3}\)?[\-.\s]?\s?\d{3}[\-.\s]\d{4}\b",
             digits=True,
+            escapes=True,
         ),
-        Rule("phone-international", "phone", False, r"\+[1-9]\d{6,14}\b", keywords=("+",)),
-        Rule("phone-number", "phone", False, digits=True, finder=_phones),
+        Rule(
+            "phone-international",
+            "phone",
+            False,
+            r"\+[1-9]\d{6,14}\b",
+            keywords=("+",),
+            escapes=True,
+        ),
+        Rule("phone-number", "phone", False, digits=True, finder=_phones, escapes=True),
     )
     return RuleSet(reference + gitleaks_rules() + assignments + identifiers)

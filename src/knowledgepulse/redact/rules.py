@@ -20,6 +20,7 @@ DEFAULT_LEVEL: PrivacyLevel = "aggregated"
 """The level a text without one is cleaned at (the reference SDK's default)."""
 
 Span = tuple[int, int]
+_ESCAPED_BREAK = regex.compile(r"\\[nrt]")
 Accept = Callable[["regex.Match[str]", str], bool]
 """Whether a found value (the match, and the span's text) is really one; else it is kept."""
 Finder = Callable[[str], Iterable[Span]]
@@ -28,13 +29,15 @@ Finder = Callable[[str], Iterable[Span]]
 
 @dataclass(frozen=True, eq=False)
 class Rule:
-    """One detector: a ``regex`` pattern (or a Python ``finder``) and what its finds are.
+    r"""One detector: a ``regex`` pattern (or a Python ``finder``) and what its finds are.
 
     ``name`` is the rule's id (``github-pat``), ``type`` the marker's (``[REDACTED:api_key]``).
     A ``secret`` is redacted at every privacy level, an identifier kept at ``private``. It runs
     only on a text holding one of its lowercase ``keywords`` (if any) and, with ``digits``, a
     digit. ``group`` is the capture group hidden (``None``: the first that matched, else the
-    whole match, as gitleaks); a match ``accept`` refuses (a checksum, entropy) is kept.
+    whole match, as gitleaks); a match ``accept`` refuses (a checksum, entropy) is kept. With
+    ``escapes``, a line break or tab escaped as JSON text writes it (``\n``, two characters)
+    bounds what it finds, as a real one does: ``\n415-867-5309`` holds a phone number.
     """
 
     name: str
@@ -46,6 +49,7 @@ class Rule:
     group: int | str | None = None
     accept: Accept | None = None
     finder: Finder | None = field(default=None, repr=False)
+    escapes: bool = False
 
     @cached_property
     def compiled(self) -> regex.Pattern[str]:
@@ -55,6 +59,9 @@ class Rule:
 
     def spans(self, text: str) -> Iterator[Span]:
         """The spans of ``text`` this rule hides, in order."""
+        if self.escapes and "\\" in text:
+            # Each escape as two line breaks: the same offsets, and no word glued to what follows.
+            text = _ESCAPED_BREAK.sub("\n\n", text)
         if self.finder is not None:
             yield from self.finder(text)
             return

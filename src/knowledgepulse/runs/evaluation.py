@@ -11,7 +11,7 @@ the gate and its verdict, and the problems found while reading.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypedDict, Unpack
 
@@ -43,13 +43,13 @@ from knowledgepulse.evals.evaluate import (
     evaluate,
 )
 from knowledgepulse.evals.report import EvalReport, load_report
-from knowledgepulse.evals.results import EvalRun
+from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.evals.runner import run_suite
 from knowledgepulse.evals.suite import Suite, load_suite, preset, suite_from_dict
 from knowledgepulse.evals.tasks import TaskFunction, check_options, load_plugin, load_task
 from knowledgepulse.records import Problem
 from knowledgepulse.records.readers import check_openable
-from knowledgepulse.runs.read import OnProblem
+from knowledgepulse.runs.read import OnProblem, secret_free
 
 Baseline = EvalRun | EvalReport | str | Path
 """An earlier run to compare with: the run, its report, or its ``kp eval -f json`` file."""
@@ -268,6 +268,7 @@ def evaluate_cases(
             cache_dir=cache_dir,
             progress=progress,
         )
+    run = _secret_free_run(run)
     comparison = compare_runs(base, run, tolerance=tolerance) if base is not None else None
     gate = Gate.of(run, comparison, fail_on or ("regression" if base is not None else "failure"))
     return EvalOutcome(run, comparison, gate, tuple(found), allow_empty)
@@ -435,6 +436,59 @@ def _prepare(
     return resolved, loaded, base
 
 
+def secret_free_case(item: CaseInput) -> CaseInput:
+    """The case with any secret its problems' messages quote redacted, as a trace's are.
+
+    A refused value is quoted (``got "ghp_..."``), and the messages go to stderr, CI logs and
+    every report (an e-mail address is kept).
+    """
+    if isinstance(item, FileProblem):
+        return FileProblem(secret_free(item.problem))
+    warnings = tuple(map(secret_free, item.warnings))
+    if isinstance(item, MalformedCase):
+        return replace(item, problems=tuple(map(secret_free, item.problems)), warnings=warnings)
+    return replace(item, warnings=warnings) if item.warnings else item
+
+
+def secret_free_result(result: CaseResult) -> CaseResult:
+    """A case's result with any secret in its messages redacted.
+
+    Its problems and warnings (the suite fits a case, and a task's output, again), its task's
+    error and its scorers' errors (a task's exception may quote a key: ``?api_key=...``).
+    """
+    task = result.task
+    if task is not None and task.error_message:
+        task = replace(task, error_message=_secret_free_text(task.error_message))
+    outcomes = tuple(
+        replace(outcome, result=replace(outcome.result, error=_secret_free_text(error)))
+        if (error := outcome.result.error)
+        else outcome
+        for outcome in result.outcomes
+    )
+    return replace(
+        result,
+        outcomes=outcomes,
+        problems=tuple(map(secret_free, result.problems)),
+        warnings=tuple(map(secret_free, result.warnings)),
+        runs=tuple(map(secret_free_result, result.runs)),
+        task=task,
+    )
+
+
+def _secret_free_text(text: str) -> str:
+    from knowledgepulse.redact import clean_text  # noqa: PLC0415 - the rules load here
+
+    return clean_text(text, "private").text
+
+
+def _secret_free_run(run: EvalRun) -> EvalRun:
+    return replace(
+        run,
+        cases=tuple(map(secret_free_result, run.cases)),
+        file_problems=tuple(map(secret_free, run.file_problems)),
+    )
+
+
 def _read(
     cases: Cases,
     suite: Suite,
@@ -443,7 +497,8 @@ def _read(
     on_problem: OnProblem | None,
 ) -> Iterator[CaseInput]:
     """The cases fitted to the suite, as read; each one's problems and warnings kept and told."""
-    for item in fit_cases(case_inputs(cases), suite, before_task=task is not None):
+    for read in fit_cases(case_inputs(cases), suite, before_task=task is not None):
+        item = secret_free_case(read)
         if isinstance(item, FileProblem):
             problems: tuple[Problem, ...] = (item.problem,)
         else:

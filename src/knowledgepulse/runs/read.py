@@ -64,14 +64,18 @@ def without_secrets(items: Iterable[TraceItem | Problem]) -> Iterator[TraceItem 
     problems go to stderr and CI logs. Only secrets: an e-mail address is kept.
     """
     for item in items:
-        if isinstance(item, Problem) and item.message:
-            # The rules load on the first problem only: a clean input never pays for them.
-            from knowledgepulse.redact import clean_text  # noqa: PLC0415
+        yield secret_free(item) if isinstance(item, Problem) else item
 
-            message = clean_text(item.message, "private").text
-            yield item if message == item.message else dataclasses.replace(item, message=message)
-        else:
-            yield item
+
+def secret_free(problem: Problem) -> Problem:
+    """``problem`` with any secret in its message redacted (an e-mail address is kept)."""
+    if not problem.message:
+        return problem
+    # The rules load on the first problem only: a clean input never pays for them.
+    from knowledgepulse.redact import clean_text  # noqa: PLC0415
+
+    message = clean_text(problem.message, "private").text
+    return problem if message == problem.message else dataclasses.replace(problem, message=message)
 
 
 def trace_options(

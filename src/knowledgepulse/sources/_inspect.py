@@ -130,6 +130,8 @@ class Inspection:
         success: the first trace's success.
         trace_id: the first trace's id.
         source_records: the first of the records the first trace was made of.
+        privacy_level: the first trace's ``metadata.privacy_level`` (``private`` when
+            converted), which its redaction follows unless told another level.
     """
 
     file: str
@@ -149,6 +151,7 @@ class Inspection:
     success: bool | None
     trace_id: str | None
     source_records: tuple[SourceRecord, ...]
+    privacy_level: str | None = None
 
 
 def inspect_file(
@@ -222,6 +225,7 @@ def inspect_file(
         success=None if item is None else item.trace.metadata.success,
         trace_id=None if item is None else item.trace.id,
         source_records=_made_of(parts, kept, start),
+        privacy_level=None if item is None else item.trace.metadata.privacy_level,
     )
 
 

@@ -7,8 +7,9 @@ comes from. Random parts are drawn with a fixed seed. Three groups: our own rule
 ``redact/data/more_rules.toml`` (the providers' documented shapes); gitleaks rules whose Go
 examples ``make_gitleaks_tps.py`` cannot evaluate, written after them (gitleaks,
 ``cmd/generate/config/rules/*.go``, MIT; see THIRD_PARTY_NOTICES.md); and the shapes issue 28
-found leaking: in a sentence, in base64, after a secret's name (and a later leak hunt: a Cookie
-header).
+found leaking: in a sentence, in base64, after a secret's name (and later leak hunts: a Cookie
+header; a secret as a command's option, an Authorization header of any scheme, a name and value
+in JSON escaped inside a text).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ HEX = "0123456789abcdef"
 GITLEAKS = "gitleaks cmd/generate/config/rules (MIT)"
 ISSUE = "issue 28"
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+API = "https://api.github.com/user"
 
 
 def draw(size: int, chars: str = ALNUM) -> str:
@@ -200,6 +202,24 @@ def leak_hunt() -> None:
     add("cookie-header", f"Set-Cookie: sid={session}; Path=/; HttpOnly; Secure", session)
 
 
+def second_leak_hunt() -> None:
+    """What the second leak hunt found missed: a secret as a command's option, an Authorization
+    header of another scheme, and a name and value in JSON kept escaped inside a text."""
+    password = draw(16) + "7"
+    add("option-secret", f"docker login -u ci --password {password} registry.corp", password)
+    token = "hvs." + draw(24)
+    add("option-secret", f'vault login --token "{token}" -address=https://vault.corp', token)
+    token = draw(40, HEX)
+    add("authorization-header", f"curl -H 'Authorization: token {token}' {API}", token)
+    token = draw(24) + "9"
+    add("authorization-header", f'{{"headers": "{{\\"Authorization\\": \\"{token}\\"}}"}}', token)
+    token = draw(20) + "3"
+    body = f'{{\\"access_token\\": \\"{token}\\", \\"expires_in\\": 3600}}'
+    add("password-assignment", f'Lambda returned: {{"statusCode": 200, "body": "{body}"}}', token)
+    secret = draw(40, ALNUM + "/+")
+    add("option-secret", f"aws configure set aws_secret_access_key {secret}", secret)
+
+
 def main() -> None:
     ours()
     gitleaks()
@@ -207,6 +227,7 @@ def main() -> None:
     issue_28()
     cut_keys()
     leak_hunt()
+    second_leak_hunt()
     for row in ROWS:
         print(json.dumps(row, ensure_ascii=False))
 

@@ -1,0 +1,85 @@
+"""The law of redaction on the way out: no planted secret leaves any writer with redaction on.
+
+A secret of every shape the rules know (gitleaks' first example of each rule, and ours) is
+planted in one place of a chat row, and the row is converted by every writer (traces, training
+messages, ATIF) with ``redact``: neither the output nor any problem holds the secret.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from knowledgepulse.redact.items import Redactor
+from knowledgepulse.runs.convert import convert_files
+
+DATA = Path(__file__).parents[1] / "redact" / "data"
+
+
+def _examples() -> list[dict[str, str]]:
+    first: dict[str, dict[str, str]] = {}
+    for line in (DATA / "gitleaks_tps.jsonl").read_text("utf-8").splitlines():
+        row = json.loads(line)
+        first.setdefault(row["rule"], row)
+    ours = (DATA / "secret_examples.jsonl").read_text("utf-8").splitlines()
+    return [*first.values(), *map(json.loads, ours)]
+
+
+def _row(
+    objective: str = "Deploy the service",
+    arguments: str = "deploy",
+    result: str = "deployed",
+    answer: str = "Done.",
+    **columns: Any,
+) -> dict[str, Any]:
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "shell", "arguments": json.dumps({"command": arguments})},
+    }
+    messages = [
+        {"role": "user", "content": objective},
+        {"role": "assistant", "content": "I will deploy it.", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": result},
+        {"role": "assistant", "content": answer},
+    ]  # fmt: skip
+    return {"id": "r1", "messages": messages, **columns}
+
+
+PLACES: dict[str, Callable[[str], dict[str, Any]]] = {
+    "objective": lambda text: _row(objective=f"Deploy with {text}"),
+    "tool arguments (a JSON string)": lambda text: _row(arguments=f"deploy {text}"),
+    "tool result": lambda text: _row(result=f"Output:\n{text}\nexit 0"),
+    "answer": lambda text: _row(answer=f"Done: {text}"),
+    "a column kp does not read": lambda text: _row(notes=f"see {text}"),
+    "a row kp cannot read": lambda text: {"id": "r2", "messages": f"lost {text}"},
+}
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    example=st.sampled_from(_examples()),
+    place=st.sampled_from(sorted(PLACES)),
+    to=st.sampled_from(["trace", "messages", "atif"]),
+)
+def test_no_planted_secret_leaves_any_writer_with_redaction_on(
+    example: dict[str, str], place: str, to: Any
+) -> None:
+    """Output and problems hold no planted secret, for every writer."""
+    out = io.StringIO()
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "rows.jsonl"
+        path.write_text(json.dumps(PLACES[place](example["sample"])) + "\n")
+        convert_files(
+            [str(path)], out, to=to, redact=Redactor("private"), on_problem=problems.append
+        )
+    assert out.getvalue() or problems  # something was written or told: the case checks it
+    assert example["secret"] not in out.getvalue() + "\n".join(problems)
