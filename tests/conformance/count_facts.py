@@ -496,6 +496,12 @@ def _output_tool_calls(messages_json: Any) -> list[Any]:
     ]
 
 
+_INFERENCE = ("chat", "generate_content", "text_completion")
+"""The conventions' model-call operations (Google ADK's spans say ``generate_content``)."""
+_ADK_MERGED = "(merged tools)"
+"""The tool name of the span Google ADK adds after parallel calls (``execute_tool (merged)``)."""
+
+
 def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
     """A run from spans in start order (GenAI semantic conventions), or none without GenAI.
 
@@ -514,6 +520,9 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
     root_failed = False
     for name, tags in genai:
         operation = tags.get("gen_ai.operation.name", "chat")
+        operation = "chat" if operation in _INFERENCE else operation
+        if operation == "execute_tool" and tags.get("gen_ai.tool.name") == _ADK_MERGED:
+            continue  # ADK's span of the parallel calls' results, merged: each call has its own
         failed = str(tags.get("error")).lower() == "true" or tags.get("otel.status_code") == "ERROR"
         if operation == "chat" and objective is None and "gen_ai.input.messages" in tags:
             objective = _first_user(tags["gen_ai.input.messages"])

@@ -713,3 +713,60 @@ def test_pydantic_ai_2_retry_feedback_is_an_error_and_no_objective() -> None:
     trace = to_trace([agent, first, second]).trace
     assert trace.task.objective == question
     assert [kind for kind, _, _ in steps(trace)] == ["thought", "observation", "error_recovery"]
+
+
+def _adk_tool(city: str, call_id: str, *, start: int, parent: Span) -> Span:
+    """An execute_tool span as Google ADK 2.x writes it (its own call id, its own attributes)."""
+    return span(
+        "execute_tool get_weather",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.call.id": call_id,
+            "gcp.vertex.agent.tool_call_args": json.dumps({"city": city}),
+            "gcp.vertex.agent.tool_response": json.dumps({"city": city, "temp_c": 20}),
+        },
+        start=start,
+        parent=parent,
+    )
+
+
+def test_adk_parallel_calls_are_one_step_each_and_its_merge_span_is_no_call() -> None:
+    """ADK numbers the model's calls ``get_weather_0`` in its messages but gives their spans ids
+    of its own (``adk-...``), and adds an ``execute_tool (merged)`` span: two calls, not five."""
+    agent = span("invoke_agent weather_agent", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+    calls = [
+        {"type": "tool_call", "id": f"get_weather_{n}", "name": "get_weather", "arguments": {}}
+        for n in range(2)
+    ]
+    model = span(
+        "generate_content gemini-2.5-flash",
+        {
+            "gen_ai.operation.name": "generate_content",
+            "gen_ai.input.messages": messages(
+                {"role": "user", "parts": [{"type": "text", "content": "Paris and London?"}]}
+            ),
+            "gen_ai.output.messages": messages({"role": "assistant", "parts": calls}),
+        },
+        start=1,
+        parent=agent,
+    )
+    merged = span(
+        "execute_tool (merged)",
+        {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "(merged tools)"},
+        start=4,
+        parent=agent,
+    )
+    paris = _adk_tool("Paris", "adk-942758e9", start=2, parent=agent)
+    london = _adk_tool("London", "adk-5502d5f7", start=3, parent=agent)
+    trace = to_trace([agent, model, paris, london, merged]).trace
+    assert [(kind, tool) for kind, tool, _ in steps(trace)] == [
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+    ]
+    assert [step.input for step in trace.steps if step.type == "tool_call"] == [
+        {"city": "Paris"},
+        {"city": "London"},
+    ]
