@@ -376,6 +376,7 @@ def otlp(path: Path) -> list[Run]:
     GenAI spans."""
     documents = list(_rows(path)) if path.suffix == ".jsonl" else [json.loads(path.read_text())]
     found: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
+    logged = _logged(documents)
     resources = (r for d in documents for r in d.get("resourceSpans", d.get("batches", [])))
     for resource in resources:
         scopes = resource.get("scopeSpans", []) + resource.get("instrumentationLibrarySpans", [])
@@ -384,6 +385,8 @@ def otlp(path: Path) -> list[Run]:
                 tags = {
                     a["key"]: next(iter(a["value"].values())) for a in span.get("attributes", [])
                 }
+                for key, value in logged.get((span["traceId"], span["spanId"]), {}).items():
+                    tags.setdefault(key, value)
                 if span.get("status", {}).get("code") in (2, "STATUS_CODE_ERROR"):
                     tags["otel.status_code"] = "ERROR"
                 entry = (int(span["startTimeUnixNano"]), span["name"], tags)
@@ -394,6 +397,33 @@ def otlp(path: Path) -> list[Run]:
         named = [(name, tags) for _, name, tags in spans]
         runs.extend(_genai_run(trace_id, named) or _openinference_run(trace_id, named))
     return runs
+
+
+def _any(value: dict[str, Any]) -> Any:
+    """An OTLP ``AnyValue`` as a plain value (a log record's structured attributes)."""
+    kind, item = next(iter(value.items()), ("", None))
+    entries: list[dict[str, Any]] = item.get("values", []) if isinstance(item, dict) else []
+    if kind == "arrayValue":
+        return [_any(entry) for entry in entries]
+    if kind == "kvlistValue":
+        return {entry["key"]: _any(entry.get("value", {})) for entry in entries}
+    return item
+
+
+def _logged(documents: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    """The GenAI messages log records give their span (the ``gen_ai.client.inference.operation
+    .details`` event: the content of a model call, when it is recorded in events)."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for document in documents:
+        for resource in document.get("resourceLogs", []):
+            for scope in resource.get("scopeLogs", []):
+                for record in scope.get("logRecords", []):
+                    tags = {a["key"]: _any(a.get("value", {})) for a in record["attributes"]}
+                    given = found.setdefault((record["traceId"], record["spanId"]), {})
+                    for key in ("gen_ai.input.messages", "gen_ai.output.messages"):
+                        if key in tags:
+                            given[key] = tags[key]
+    return found
 
 
 _PYDANTIC_RETRY = "Your previous response failed the application's validation"
