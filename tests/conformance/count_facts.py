@@ -532,6 +532,32 @@ _ADK_MERGED = "(merged tools)"
 """The tool name of the span Google ADK adds after parallel calls (``execute_tool (merged)``)."""
 
 
+_ADK_REQUEST = "gcp.vertex.agent.llm_request"
+
+
+def _said_anything(tags: dict[str, Any]) -> bool:
+    """Whether a span carries a model's reply in the conventions' attributes."""
+    return "gen_ai.output.messages" in tags or bool(_flattened(tags, "gen_ai.completion"))
+
+
+def _adk_call(name: str, tags: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A span as the GenAI conventions' spans, Google ADK's ``call_llm`` read from its own
+    ``gcp.vertex.agent.llm_request`` (Gemini ``contents``) and ``llm_response``: where ADK keeps
+    the messages when the conventions' spans carry none (content in events, or elided)."""
+    request = _json(tags.get(_ADK_REQUEST) or "{}")
+    reply = _json(tags.get("gcp.vertex.agent.llm_response") or "{}").get("content") or {}
+
+    def said(content: dict[str, Any]) -> dict[str, Any]:
+        parts = [{"type": "text", "content": p["text"]} for p in content["parts"] if "text" in p]
+        return {"role": content.get("role"), "parts": parts}
+
+    return name, {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.input.messages": [said(content) for content in request.get("contents", [])],
+        "gen_ai.output.messages": [said(reply)] if reply else [],
+    }
+
+
 def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
     """A run from spans in start order (GenAI semantic conventions), or none without GenAI.
 
@@ -546,6 +572,12 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
     ]
     if not genai:
         return []
+    if not any(_said_anything(tags) for _, tags in genai):  # ADK keeps them on its call_llm
+        genai = [
+            _adk_call(name, tags) if name == "call_llm" else (name, tags)
+            for name, tags in spans
+            if "gen_ai.operation.name" in tags or (name == "call_llm" and _ADK_REQUEST in tags)
+        ]
     timeline, objective = _Timeline(), None
     root_failed = False
     for name, tags in genai:

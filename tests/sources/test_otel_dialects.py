@@ -770,3 +770,47 @@ def test_adk_parallel_calls_are_one_step_each_and_its_merge_span_is_no_call() ->
         {"city": "Paris"},
         {"city": "London"},
     ]
+
+
+def test_adk_call_llm_gives_the_model_call_when_the_conventions_spans_carry_no_text() -> None:
+    """ADK's default mode: the messages are only in its ``call_llm`` span's own attributes (the
+    ``generate_content`` span inside it has none); each model call is read once, from there."""
+    agent = span("invoke_agent weather_agent", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+
+    def call_llm(contents: list[Any], reply: dict[str, Any], *, start: int) -> list[Span]:
+        outer = span(
+            "call_llm",
+            {
+                "gen_ai.system": "gcp.vertex.agent",
+                "gcp.vertex.agent.llm_request": json.dumps({"contents": contents}),
+                "gcp.vertex.agent.llm_response": json.dumps({"content": reply}),
+            },
+            start=start,
+            parent=agent,
+        )
+        inner = span(
+            "generate_content gemini-2.5-flash",
+            {"gen_ai.operation.name": "generate_content"},
+            start=start,
+            parent=outer,
+        )
+        return [outer, inner]
+
+    asked = {"role": "user", "parts": [{"text": "Weather in Paris?"}]}
+    called = {"role": "model", "parts": [{"function_call": {"name": "get_weather", "args": {}}}]}
+    answered = {"role": "user", "parts": [{"function_response": {"name": "get_weather"}}]}
+    said = {"role": "model", "parts": [{"text": "Sunny."}]}
+    spans = [
+        agent,
+        *call_llm([asked], called, start=1),
+        _adk_tool("Paris", "adk-1f2e", start=2, parent=agent),
+        *call_llm([asked, called, answered], said, start=3),
+    ]
+    trace = to_trace(spans).trace
+    assert trace.task.objective == "Weather in Paris?"
+    assert [(kind, tool) for kind, tool, _ in steps(trace)] == [
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("thought", None),
+    ]
+    assert trace.outcome.result_summary == "Sunny."

@@ -24,6 +24,7 @@ from knowledgepulse.sources._invariants import check
 from knowledgepulse.sources.otel import to_trace
 from knowledgepulse.sources.otel.build import CONTENT_HINT
 from knowledgepulse.sources.otel.files import convert_records, recognises
+from knowledgepulse.sources.otel.logs import logged_content
 from knowledgepulse.sources.otel.spans import any_value
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from tests.sources.helpers import convert_file, recognise, source_of
@@ -483,3 +484,11 @@ def test_per_message_events_in_log_records_give_the_spans_messages(tmp_path: Pat
     (trace,) = [item.trace for item in traces(path)]
     assert trace.task.objective == "Hi?"
     assert steps(trace) == [("thought", None, "Hello.")]
+
+
+def test_elided_message_events_give_no_text() -> None:
+    """``<elided>`` (the text OTel's Python instrumentations write when capture is off) is no
+    message: it is never read as the user's request."""
+    elided = {"kvlistValue": {"values": [{"key": "content", "value": {"stringValue": "<elided>"}}]}}
+    document = _logged(_chat_span(), {"eventName": "gen_ai.user.message", "body": elided})
+    assert logged_content(document) == {}

@@ -59,7 +59,7 @@ def convert_spans(
     trace_ids = {span.trace_id for span in spans}
     if len(trace_ids) > 1:
         raise ConversionError(f"the spans belong to {len(trace_ids)} traces, not one")
-    ordered = _tree_order(spans)
+    ordered = _one_per_model_call(_tree_order(spans))
     root = ordered[0].span
     agent = next((item for item in ordered if item.view.role == "agent"), None)
     answer = _answer(ordered, agent)
@@ -134,6 +134,37 @@ def _tree_order(spans: Sequence[Span]) -> list[_Read]:
         if id(span) not in seen
     )
     return ordered
+
+
+def _one_per_model_call(ordered: list[_Read]) -> list[_Read]:
+    """Each model call once, however many spans inside one another record it.
+
+    ADK's ``call_llm`` wraps its ``generate_content``, and an instrumentation's ``openai.chat``
+    may sit inside that: the call is read from the innermost span that recorded the reply, else
+    from the outer one; the others are plumbing.
+    """
+    for item in ordered:
+        outer = _enclosing_call(ordered, item) if item.view.role == "inference" else None
+        if outer is None:
+            continue
+        if item.view.output_messages or not outer.output_messages:
+            outer.role = "other"
+        else:
+            item.view.role = "other"
+    return ordered
+
+
+def _enclosing_call(ordered: list[_Read], item: _Read) -> View | None:
+    """The model call a span is inside, through plumbing (not through an agent or a tool)."""
+    parent = item.parent
+    while parent is not None:
+        view = ordered[parent].view
+        if view.role == "inference":
+            return view
+        if view.role != "other":
+            return None
+        parent = ordered[parent].parent
+    return None
 
 
 def _shared_ids(spans: Sequence[Span]) -> tuple[str, ...]:

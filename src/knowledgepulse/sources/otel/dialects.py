@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from knowledgepulse._util.jsonpath import as_object
 from knowledgepulse.sources._steps import as_text
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.spans import Span
@@ -186,6 +187,8 @@ ADK_MERGED_TOOLS = "(merged tools)"
 (merged)``): their results merged into one event, already told by each call's own span."""
 _ADK_ARGUMENTS = "gcp.vertex.agent.tool_call_args"
 _ADK_RESULT = "gcp.vertex.agent.tool_response"
+_ADK_REQUEST = "gcp.vertex.agent.llm_request"
+_ADK_RESPONSE = "gcp.vertex.agent.llm_response"
 _ADK_NO_CONTENT = ("{}", "N/A")
 """What ADK writes in its tool attributes when content capture is off (or there is none)."""
 
@@ -203,8 +206,21 @@ def _model_call_id(attrs: Mapping[str, Any]) -> str | None:
 
 
 def _adk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
-    # Google ADK's own attributes on its execute_tool spans: the arguments and the response
-    # (``{"result": X}`` when the tool returned no object), whatever GenAI content mode is on.
+    # Google ADK's own attributes, whatever GenAI content mode is on: its call_llm span keeps
+    # the request it sent (Gemini ``contents``) and the reply; its execute_tool spans keep the
+    # arguments and the response (``{"result": X}`` when the tool returned no object).
+    request = msg.loads(attrs.get(_ADK_REQUEST))
+    if view.role is None and isinstance(request, dict):
+        reply = as_object(msg.loads(attrs.get(_ADK_RESPONSE))).get("content")
+        view.fill(
+            "adk",
+            role="inference",
+            input_messages=msg.messages(request.get("contents")),
+            output_messages=msg.messages([{"role": "model", **reply}])
+            if isinstance(reply, dict)
+            else None,
+        )
+        return
     if view.role != "tool" or _ADK_ARGUMENTS not in attrs:
         return
     arguments, result = attrs.get(_ADK_ARGUMENTS), attrs.get(_ADK_RESULT)

@@ -29,6 +29,9 @@ _MESSAGE_EVENTS = (
     "gen_ai.choice",
 )
 
+ELIDED = "<elided>"
+"""What OTel's Python GenAI instrumentations write for a message's text when capture is off."""
+
 SpanKey = tuple[str, str]
 """A span's (trace id, span id), both lowercase hex."""
 
@@ -70,7 +73,8 @@ def logged_content(document: Mapping[str, Any]) -> dict[SpanKey, dict[str, Any]]
         if name in _MESSAGE_EVENTS:
             body = any_value(record.get("body"))
             message = body if isinstance(body, dict) else {"content": body}
-            given.setdefault("events", []).append({"event.name": name, **message})
+            if message.get("content") != ELIDED:
+                given.setdefault("events", []).append({"event.name": name, **message})
             continue
         for attribute in _CONTENT:
             if attribute in attributes:
