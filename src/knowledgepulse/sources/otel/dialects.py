@@ -227,7 +227,7 @@ def _adk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     view.fill(
         "adk",
         arguments=None if arguments in _ADK_NO_CONTENT else msg.loads(arguments),
-        result=None if result in _ADK_NO_CONTENT or view.error else result,
+        result=None if result in _ADK_NO_CONTENT else result,
     )
 
 
