@@ -73,6 +73,25 @@ def test_an_error_outside_any_tool_call_is_an_observation_then_recovered() -> No
     assert kinds(builder.steps()) == ["observation", "thought", "error_recovery", "observation"]
 
 
+def test_a_reply_that_fails_again_is_the_recovery_of_the_error_before_it() -> None:
+    """mini-SWE-agent's format errors in a row: each reply is the model's try at recovering
+    (it failed, so the next error follows it); the command that finally runs recovers the last."""
+    builder = StepBuilder()
+    builder.error("found 2 actions")
+    builder.thought("Sorry, one action:")
+    builder.error("found 3 actions")
+    builder.thought("Again, one action:")
+    builder.tool_result("bash", output="ok")
+    assert kinds(builder.steps()) == [
+        "observation",
+        "error_recovery",
+        "observation",
+        "thought",
+        "error_recovery",
+        "observation",
+    ]
+
+
 def test_requests_merge_with_executions_by_call_id_whatever_the_order() -> None:
     """A request and its execution are one tool_call; different ids never merge."""
     builder = StepBuilder()

@@ -312,14 +312,17 @@ class StepBuilder:
         """The ``steps`` array, numbered from 0, the final answer last.
 
         The action after an evident error is its ``error_recovery``: the next tool call, or,
-        when no tool call follows, the next thought (the final answer included). An error with
-        nothing after it is terminal: no step is a recovery.
+        when no tool call follows, the next thought (the final answer included); a thought that
+        another error follows is the recovery that failed. An error with nothing after it is
+        terminal: no step is a recovery.
         """
         steps: list[dict[str, Any]] = []
         after_error = False
         reply: int | None = None  # the first thought after the pending error
         for event in self._without_repeated_answer(self._ordered()):
             if event.error is not None:
+                if after_error and reply is not None:  # the reply tried, and failed again
+                    steps[reply]["type"] = "error_recovery"
                 steps.append(_error_observation(event.error))
                 after_error, reply = not event.terminal, None
             elif event.tool is None:
