@@ -849,23 +849,33 @@ def claude_code(path: Path) -> list[Run]:
     A sub-agent's records (``isSidechain``) are its own run, not the session's: Claude Code 2.x
     writes them into an ``agent-<agentId>.jsonl`` of their own, with their ``agentId`` (a run,
     ``<sessionId>/agent-<agentId>``); 1.0 wrote them into the session's file without one,
-    interleaved (no run to tell apart: left out). An ``isMeta`` record is text Claude Code wrote
+    interleaved: a run per chain of ``parentUuid`` links from a sidechain record whose parent is
+    none, ``<sessionId>/sidechain-<its uuid>``. An ``isMeta`` record is text Claude Code wrote
     (a command's expansion, a caveat); a slash command is what the user typed, ``/name args``.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     runs = []
+    first: dict[str, str] = {}  # a 1.0 sidechain record's uuid -> the uuid its chain starts at
+    for r in records:
+        if isinstance(r, dict) and r.get("isSidechain") and not r.get("agentId"):
+            first[r["uuid"]] = first.get(str(r.get("parentUuid"))) or str(r["uuid"])
+
+    def run_of(r: dict[str, Any]) -> str:
+        if not r.get("isSidechain"):
+            return str(r["sessionId"])
+        if r.get("agentId"):
+            return f"{r['sessionId']}/agent-{r['agentId']}"
+        return f"{r['sessionId']}/sidechain-{first[r['uuid']]}"
+
     sessions = _group(
         [
             r
             for r in records
             if isinstance(r, dict)
             and r.get("type") in ("user", "assistant")
-            and (not r.get("isSidechain") or r.get("agentId"))
             and not r.get("isMeta")
         ],
-        lambda r: (
-            f"{r['sessionId']}/agent-{r['agentId']}" if r.get("isSidechain") else r["sessionId"]
-        ),
+        run_of,
     )
     for session, members in sessions.items():
         timeline, objective = _Timeline(), None
