@@ -18,6 +18,7 @@ The functions are deliberately naive: they know each format, not kp.
 from __future__ import annotations
 
 import ast
+import base64
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -374,7 +375,7 @@ def otlp(path: Path) -> list[Run]:
     """OTLP JSON or JSON Lines (``resourceSpans``; Tempo's export: ``batches`` whose spans are
     under ``instrumentationLibrarySpans``, OTLP's name before 1.0): a run per trace id with
     GenAI spans."""
-    documents = list(_rows(path)) if path.suffix == ".jsonl" else [json.loads(path.read_text())]
+    documents = list(_rows(path))  # JSON Lines, one document, or a list of documents
     found: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
     logged = _logged(documents)
     resources = (r for d in documents for r in d.get("resourceSpans", d.get("batches", [])))
@@ -390,13 +391,20 @@ def otlp(path: Path) -> list[Run]:
                 if span.get("status", {}).get("code") in (2, "STATUS_CODE_ERROR"):
                     tags["otel.status_code"] = "ERROR"
                 entry = (int(span["startTimeUnixNano"]), span["name"], tags)
-                found.setdefault(span["traceId"], []).append(entry)
+                found.setdefault(_hex(span["traceId"]), []).append(entry)
     runs = []
     for trace_id, spans in found.items():
         spans.sort(key=lambda entry: entry[0])
         named = [(name, tags) for _, name, tags in spans]
         runs.extend(_genai_run(trace_id, named) or _openinference_run(trace_id, named))
     return runs
+
+
+def _hex(trace_id: str) -> str:
+    """A trace id as hex: OTLP JSON writes hex, some exporters (protobuf's JSON) base64."""
+    if re.fullmatch(r"[0-9a-fA-F]{32}", trace_id):
+        return trace_id.lower()
+    return base64.b64decode(trace_id).hex()
 
 
 def _any(value: dict[str, Any]) -> Any:

@@ -814,3 +814,54 @@ def test_adk_call_llm_gives_the_model_call_when_the_conventions_spans_carry_no_t
         ("thought", None),
     ]
     assert trace.outcome.result_summary == "Sunny."
+
+
+def test_a_model_call_two_instrumentations_recorded_is_read_once() -> None:
+    """LangChain's ``ChatOpenAI`` span in the chain and OpenAI's ``ChatCompletion`` span under
+    the root (its parent lost) record one call: one request, joined to the tool span by name and
+    known by the id from then on, so the next call's tool result joins it too; one answer."""
+
+    def llm(scope: str, parts: list[dict[str, Any]], *, start: int, parent: Span) -> Span:
+        return span(
+            "ChatCompletion" if "openai" in scope else "ChatOpenAI",
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.input.messages": messages(*history[: 1 + 2 * (start // 3)]),
+                "gen_ai.output.messages": messages({"role": "assistant", "parts": parts}),
+            },
+            start=start,
+            parent=parent,
+            scope=scope,
+        )
+
+    asked = {"type": "tool_call", "id": "call_1", "name": "search", "arguments": {"q": "AI"}}
+    history = [
+        {"role": "user", "parts": [{"type": "text", "content": "AI trends?"}]},
+        {"role": "assistant", "parts": [asked]},
+        {
+            "role": "tool",
+            "parts": [{"type": "tool_call_response", "id": "call_1", "response": "3"}],
+        },
+    ]
+    root = span("main", start=0)
+    agent = span("AgentExecutor", {"gen_ai.operation.name": "invoke_agent"}, start=0, parent=root)
+    said = [{"type": "text", "content": "Three trends."}]
+    chain, client = (
+        "openinference.instrumentation.langchain",
+        "openinference.instrumentation.openai",
+    )
+    spans = [
+        root,
+        agent,
+        llm(chain, [{**asked, "id": None}], start=1, parent=agent),
+        llm(client, [asked], start=1, parent=root),
+        span("search", {"gen_ai.operation.name": "execute_tool"}, start=2, parent=agent),
+        llm(chain, said, start=3, parent=agent),
+        llm(client, said, start=3, parent=root),
+    ]
+    trace = to_trace(spans).trace
+    assert [(kind, tool) for kind, tool, _ in steps(trace)] == [
+        ("tool_call", "search"),
+        ("observation", "search"),
+        ("thought", None),
+    ]

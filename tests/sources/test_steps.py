@@ -122,6 +122,16 @@ def test_without_ids_requests_merge_by_name_in_order() -> None:
     ]
 
 
+def test_a_request_joined_by_name_names_the_call_for_the_results_told_later() -> None:
+    """An execution told with no call id, then its request with one (joined by name): a result
+    told later by that id is the same call's, not a call of its own."""
+    builder = StepBuilder()
+    builder.tool_result("search", output="from the tool span", at=2.0)
+    builder.tool_request("search", {"q": "AI"}, call_id="call_1", at=1.0)
+    builder.tool_result("search", output="as the next model call was given it", call_id="call_1")
+    assert kinds(builder.steps()) == ["tool_call", "observation"]
+
+
 def test_a_request_that_never_ran_is_still_a_tool_call() -> None:
     """Hosted tools run on the provider's side: the step is kept, with no observation."""
     builder = StepBuilder()

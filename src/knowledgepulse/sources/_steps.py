@@ -210,6 +210,11 @@ class StepBuilder:
         if event is None:
             event = self._new_tool(name, call_id, at)
         tool = _tool(event)
+        if call_id is not None and tool.call_id is None and call_id not in self._by_call_id:
+            # An execution that named no call, joined by name: the call is known by the
+            # request's id from now on (the tool result a later model call is given names it).
+            tool.call_id = call_id
+            self._by_call_id[call_id] = event
         tool.requested = True
         if tool.arguments is None:
             tool.arguments = arguments
