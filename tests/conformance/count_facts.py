@@ -859,7 +859,8 @@ def claude_code(path: Path) -> list[Run]:
     ``<sessionId>/agent-<agentId>``); 1.0 wrote them into the session's file without one,
     interleaved: a run per chain of ``parentUuid`` links from a sidechain record whose parent is
     none, ``<sessionId>/sidechain-<its uuid>``. An ``isMeta`` record is text Claude Code wrote
-    (a command's expansion, a caveat); a slash command is what the user typed, ``/name args``.
+    (a command's expansion, a caveat); a slash command is what the user typed, ``/name args``,
+    but a local one (``/clear``), which ``<local-command-stdout>`` follows, is no turn.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     runs = []
@@ -875,16 +876,19 @@ def claude_code(path: Path) -> list[Run]:
             return f"{r['sessionId']}/agent-{r['agentId']}"
         return f"{r['sessionId']}/sidechain-{first[r['uuid']]}"
 
-    sessions = _group(
-        [
-            r
-            for r in records
-            if isinstance(r, dict)
-            and r.get("type") in ("user", "assistant")
-            and not r.get("isMeta")
-        ],
-        run_of,
-    )
+    turns = [
+        r
+        for r in records
+        if isinstance(r, dict) and r.get("type") in ("user", "assistant") and not r.get("isMeta")
+    ]
+    for n, r in enumerate(turns):  # a local command (/clear) and what it printed: no turns
+        content = r["message"]["content"]
+        said = content if isinstance(content, str) else json.dumps(content)
+        if r["type"] == "user" and said.lstrip().startswith("<local-command-std"):
+            r["local"] = True
+            if n and "<command-name>" in str(turns[n - 1]["message"]["content"]):
+                turns[n - 1]["local"] = True
+    sessions = _group([r for r in turns if not r.get("local")], run_of)
     for session, members in sessions.items():
         timeline, objective = _Timeline(), None
         for record in members:

@@ -409,6 +409,15 @@ def test_a_claude_code_slash_command_is_the_objective_as_typed(name: str, object
     assert traces[0].task.objective == objective
 
 
+def test_a_local_command_and_its_output_are_not_the_objective() -> None:
+    """``/clear`` (a local command: Claude Code records what it printed in
+    ``<local-command-stdout>``) asked the model nothing: the request after it is the objective;
+    before, the session's objective was ``/clear`` (agentcmd's recorded 2.0.29 session)."""
+    path = CLAUDE / "agentcmd_claude_2.0.29_askuserquestion.jsonl"
+    trace = only(convert_file(path)).trace
+    assert trace.task.objective.startswith("Let's explore scrolling, scroll to bottom")
+
+
 def test_a_user_text_with_more_than_command_tags_is_kept_as_it_is() -> None:
     """Only a text of command tags alone is a slash command; other words around them stay."""
     records = lines(CLAUDE / "session_b.jsonl")

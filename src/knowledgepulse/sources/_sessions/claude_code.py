@@ -132,7 +132,29 @@ def _tell(sessions: dict[str, _Session], chains: dict[str, str], record: Record)
     session.version = session.version or (version if isinstance(version, str) else None)
     if value.get("isMeta") is True:
         return
+    if message["role"] == "user" and _LOCAL_OUTPUT.match(_text(message["content"])):
+        # A local command's output (/clear, /model...): the command and its output are
+        # Claude Code's own, nothing the model was asked.
+        if session.messages and _is_command(session.messages[-1]):
+            session.messages.pop()
+        return
     session.messages.append(_typed(message))
+
+
+_LOCAL_OUTPUT = re.compile(r"\s*<local-command-(?:stdout|stderr)>")
+"""How Claude Code records what a local command (``/clear``, ``/model``...) printed."""
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    return "\n".join(text for text in texts if isinstance(text, str))
+
+
+def _is_command(message: Mapping[str, Any]) -> bool:
+    """Whether a message is a slash command as typed (``_typed`` made it ``/name args``)."""
+    return message["role"] == "user" and _text(message["content"]).startswith("/")
 
 
 def _chain(chains: dict[str, str], value: Mapping[str, Any]) -> str | None:
