@@ -18,6 +18,7 @@ The functions are deliberately naive: they know each format, not kp.
 from __future__ import annotations
 
 import ast
+import base64
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -374,8 +375,9 @@ def otlp(path: Path) -> list[Run]:
     """OTLP JSON or JSON Lines (``resourceSpans``; Tempo's export: ``batches`` whose spans are
     under ``instrumentationLibrarySpans``, OTLP's name before 1.0): a run per trace id with
     GenAI spans."""
-    documents = list(_rows(path)) if path.suffix == ".jsonl" else [json.loads(path.read_text())]
+    documents = list(_rows(path))  # JSON Lines, one document, or a list of documents
     found: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
+    logged = _logged(documents)
     resources = (r for d in documents for r in d.get("resourceSpans", d.get("batches", [])))
     for resource in resources:
         scopes = resource.get("scopeSpans", []) + resource.get("instrumentationLibrarySpans", [])
@@ -384,16 +386,52 @@ def otlp(path: Path) -> list[Run]:
                 tags = {
                     a["key"]: next(iter(a["value"].values())) for a in span.get("attributes", [])
                 }
+                for key, value in logged.get((span["traceId"], span["spanId"]), {}).items():
+                    tags.setdefault(key, value)
                 if span.get("status", {}).get("code") in (2, "STATUS_CODE_ERROR"):
                     tags["otel.status_code"] = "ERROR"
                 entry = (int(span["startTimeUnixNano"]), span["name"], tags)
-                found.setdefault(span["traceId"], []).append(entry)
+                found.setdefault(_hex(span["traceId"]), []).append(entry)
     runs = []
     for trace_id, spans in found.items():
         spans.sort(key=lambda entry: entry[0])
         named = [(name, tags) for _, name, tags in spans]
         runs.extend(_genai_run(trace_id, named) or _openinference_run(trace_id, named))
     return runs
+
+
+def _hex(trace_id: str) -> str:
+    """A trace id as hex: OTLP JSON writes hex, some exporters (protobuf's JSON) base64."""
+    if re.fullmatch(r"[0-9a-fA-F]{32}", trace_id):
+        return trace_id.lower()
+    return base64.b64decode(trace_id).hex()
+
+
+def _any(value: dict[str, Any]) -> Any:
+    """An OTLP ``AnyValue`` as a plain value (a log record's structured attributes)."""
+    kind, item = next(iter(value.items()), ("", None))
+    entries: list[dict[str, Any]] = item.get("values", []) if isinstance(item, dict) else []
+    if kind == "arrayValue":
+        return [_any(entry) for entry in entries]
+    if kind == "kvlistValue":
+        return {entry["key"]: _any(entry.get("value", {})) for entry in entries}
+    return item
+
+
+def _logged(documents: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    """The GenAI messages log records give their span (the ``gen_ai.client.inference.operation
+    .details`` event: the content of a model call, when it is recorded in events)."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for document in documents:
+        for resource in document.get("resourceLogs", []):
+            for scope in resource.get("scopeLogs", []):
+                for record in scope.get("logRecords", []):
+                    tags = {a["key"]: _any(a.get("value", {})) for a in record["attributes"]}
+                    given = found.setdefault((record["traceId"], record["spanId"]), {})
+                    for key in ("gen_ai.input.messages", "gen_ai.output.messages"):
+                        if key in tags:
+                            given[key] = tags[key]
+    return found
 
 
 _PYDANTIC_RETRY = "Your previous response failed the application's validation"
@@ -496,6 +534,38 @@ def _output_tool_calls(messages_json: Any) -> list[Any]:
     ]
 
 
+_INFERENCE = ("chat", "generate_content", "text_completion")
+"""The conventions' model-call operations (Google ADK's spans say ``generate_content``)."""
+_ADK_MERGED = "(merged tools)"
+"""The tool name of the span Google ADK adds after parallel calls (``execute_tool (merged)``)."""
+
+
+_ADK_REQUEST = "gcp.vertex.agent.llm_request"
+
+
+def _said_anything(tags: dict[str, Any]) -> bool:
+    """Whether a span carries a model's reply in the conventions' attributes."""
+    return "gen_ai.output.messages" in tags or bool(_flattened(tags, "gen_ai.completion"))
+
+
+def _adk_call(name: str, tags: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A span as the GenAI conventions' spans, Google ADK's ``call_llm`` read from its own
+    ``gcp.vertex.agent.llm_request`` (Gemini ``contents``) and ``llm_response``: where ADK keeps
+    the messages when the conventions' spans carry none (content in events, or elided)."""
+    request = _json(tags.get(_ADK_REQUEST) or "{}")
+    reply = _json(tags.get("gcp.vertex.agent.llm_response") or "{}").get("content") or {}
+
+    def said(content: dict[str, Any]) -> dict[str, Any]:
+        parts = [{"type": "text", "content": p["text"]} for p in content["parts"] if "text" in p]
+        return {"role": content.get("role"), "parts": parts}
+
+    return name, {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.input.messages": [said(content) for content in request.get("contents", [])],
+        "gen_ai.output.messages": [said(reply)] if reply else [],
+    }
+
+
 def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
     """A run from spans in start order (GenAI semantic conventions), or none without GenAI.
 
@@ -510,10 +580,19 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
     ]
     if not genai:
         return []
+    if not any(_said_anything(tags) for _, tags in genai):  # ADK keeps them on its call_llm
+        genai = [
+            _adk_call(name, tags) if name == "call_llm" else (name, tags)
+            for name, tags in spans
+            if "gen_ai.operation.name" in tags or (name == "call_llm" and _ADK_REQUEST in tags)
+        ]
     timeline, objective = _Timeline(), None
     root_failed = False
     for name, tags in genai:
         operation = tags.get("gen_ai.operation.name", "chat")
+        operation = "chat" if operation in _INFERENCE else operation
+        if operation == "execute_tool" and tags.get("gen_ai.tool.name") == _ADK_MERGED:
+            continue  # ADK's span of the parallel calls' results, merged: each call has its own
         failed = str(tags.get("error")).lower() == "true" or tags.get("otel.status_code") == "ERROR"
         if operation == "chat" and objective is None and "gen_ai.input.messages" in tags:
             objective = _first_user(tags["gen_ai.input.messages"])
@@ -778,24 +857,38 @@ def claude_code(path: Path) -> list[Run]:
     A sub-agent's records (``isSidechain``) are its own run, not the session's: Claude Code 2.x
     writes them into an ``agent-<agentId>.jsonl`` of their own, with their ``agentId`` (a run,
     ``<sessionId>/agent-<agentId>``); 1.0 wrote them into the session's file without one,
-    interleaved (no run to tell apart: left out). An ``isMeta`` record is text Claude Code wrote
-    (a command's expansion, a caveat); a slash command is what the user typed, ``/name args``.
+    interleaved: a run per chain of ``parentUuid`` links from a sidechain record whose parent is
+    none, ``<sessionId>/sidechain-<its uuid>``. An ``isMeta`` record is text Claude Code wrote
+    (a command's expansion, a caveat); a slash command is what the user typed, ``/name args``,
+    but a local one (``/clear``), which ``<local-command-stdout>`` follows, is no turn.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     runs = []
-    sessions = _group(
-        [
-            r
-            for r in records
-            if isinstance(r, dict)
-            and r.get("type") in ("user", "assistant")
-            and (not r.get("isSidechain") or r.get("agentId"))
-            and not r.get("isMeta")
-        ],
-        lambda r: (
-            f"{r['sessionId']}/agent-{r['agentId']}" if r.get("isSidechain") else r["sessionId"]
-        ),
-    )
+    first: dict[str, str] = {}  # a 1.0 sidechain record's uuid -> the uuid its chain starts at
+    for r in records:
+        if isinstance(r, dict) and r.get("isSidechain") and not r.get("agentId"):
+            first[r["uuid"]] = first.get(str(r.get("parentUuid"))) or str(r["uuid"])
+
+    def run_of(r: dict[str, Any]) -> str:
+        if not r.get("isSidechain"):
+            return str(r["sessionId"])
+        if r.get("agentId"):
+            return f"{r['sessionId']}/agent-{r['agentId']}"
+        return f"{r['sessionId']}/sidechain-{first[r['uuid']]}"
+
+    turns = [
+        r
+        for r in records
+        if isinstance(r, dict) and r.get("type") in ("user", "assistant") and not r.get("isMeta")
+    ]
+    for n, r in enumerate(turns):  # a local command (/clear) and what it printed: no turns
+        content = r["message"]["content"]
+        said = content if isinstance(content, str) else json.dumps(content)
+        if r["type"] == "user" and said.lstrip().startswith("<local-command-std"):
+            r["local"] = True
+            if n and "<command-name>" in str(turns[n - 1]["message"]["content"]):
+                turns[n - 1]["local"] = True
+    sessions = _group([r for r in turns if not r.get("local")], run_of)
     for session, members in sessions.items():
         timeline, objective = _Timeline(), None
         for record in members:

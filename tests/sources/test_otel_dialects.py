@@ -713,3 +713,155 @@ def test_pydantic_ai_2_retry_feedback_is_an_error_and_no_objective() -> None:
     trace = to_trace([agent, first, second]).trace
     assert trace.task.objective == question
     assert [kind for kind, _, _ in steps(trace)] == ["thought", "observation", "error_recovery"]
+
+
+def _adk_tool(city: str, call_id: str, *, start: int, parent: Span) -> Span:
+    """An execute_tool span as Google ADK 2.x writes it (its own call id, its own attributes)."""
+    return span(
+        "execute_tool get_weather",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.call.id": call_id,
+            "gcp.vertex.agent.tool_call_args": json.dumps({"city": city}),
+            "gcp.vertex.agent.tool_response": json.dumps({"city": city, "temp_c": 20}),
+        },
+        start=start,
+        parent=parent,
+    )
+
+
+def test_adk_parallel_calls_are_one_step_each_and_its_merge_span_is_no_call() -> None:
+    """ADK numbers the model's calls ``get_weather_0`` in its messages but gives their spans ids
+    of its own (``adk-...``), and adds an ``execute_tool (merged)`` span: two calls, not five."""
+    agent = span("invoke_agent weather_agent", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+    calls = [
+        {"type": "tool_call", "id": f"get_weather_{n}", "name": "get_weather", "arguments": {}}
+        for n in range(2)
+    ]
+    model = span(
+        "generate_content gemini-2.5-flash",
+        {
+            "gen_ai.operation.name": "generate_content",
+            "gen_ai.input.messages": messages(
+                {"role": "user", "parts": [{"type": "text", "content": "Paris and London?"}]}
+            ),
+            "gen_ai.output.messages": messages({"role": "assistant", "parts": calls}),
+        },
+        start=1,
+        parent=agent,
+    )
+    merged = span(
+        "execute_tool (merged)",
+        {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "(merged tools)"},
+        start=4,
+        parent=agent,
+    )
+    paris = _adk_tool("Paris", "adk-942758e9", start=2, parent=agent)
+    london = _adk_tool("London", "adk-5502d5f7", start=3, parent=agent)
+    trace = to_trace([agent, model, paris, london, merged]).trace
+    assert [(kind, tool) for kind, tool, _ in steps(trace)] == [
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+    ]
+    assert [step.input for step in trace.steps if step.type == "tool_call"] == [
+        {"city": "Paris"},
+        {"city": "London"},
+    ]
+
+
+def test_adk_call_llm_gives_the_model_call_when_the_conventions_spans_carry_no_text() -> None:
+    """ADK's default mode: the messages are only in its ``call_llm`` span's own attributes (the
+    ``generate_content`` span inside it has none); each model call is read once, from there."""
+    agent = span("invoke_agent weather_agent", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+
+    def call_llm(contents: list[Any], reply: dict[str, Any], *, start: int) -> list[Span]:
+        outer = span(
+            "call_llm",
+            {
+                "gen_ai.system": "gcp.vertex.agent",
+                "gcp.vertex.agent.llm_request": json.dumps({"contents": contents}),
+                "gcp.vertex.agent.llm_response": json.dumps({"content": reply}),
+            },
+            start=start,
+            parent=agent,
+        )
+        inner = span(
+            "generate_content gemini-2.5-flash",
+            {"gen_ai.operation.name": "generate_content"},
+            start=start,
+            parent=outer,
+        )
+        return [outer, inner]
+
+    asked = {"role": "user", "parts": [{"text": "Weather in Paris?"}]}
+    called = {"role": "model", "parts": [{"function_call": {"name": "get_weather", "args": {}}}]}
+    answered = {"role": "user", "parts": [{"function_response": {"name": "get_weather"}}]}
+    said = {"role": "model", "parts": [{"text": "Sunny."}]}
+    spans = [
+        agent,
+        *call_llm([asked], called, start=1),
+        _adk_tool("Paris", "adk-1f2e", start=2, parent=agent),
+        *call_llm([asked, called, answered], said, start=3),
+    ]
+    trace = to_trace(spans).trace
+    assert trace.task.objective == "Weather in Paris?"
+    assert [(kind, tool) for kind, tool, _ in steps(trace)] == [
+        ("tool_call", "get_weather"),
+        ("observation", "get_weather"),
+        ("thought", None),
+    ]
+    assert trace.outcome.result_summary == "Sunny."
+
+
+def test_a_model_call_two_instrumentations_recorded_is_read_once() -> None:
+    """LangChain's ``ChatOpenAI`` span in the chain and OpenAI's ``ChatCompletion`` span under
+    the root (its parent lost) record one call: one request, joined to the tool span by name and
+    known by the id from then on, so the next call's tool result joins it too; one answer."""
+
+    def llm(scope: str, parts: list[dict[str, Any]], *, start: int, parent: Span) -> Span:
+        return span(
+            "ChatCompletion" if "openai" in scope else "ChatOpenAI",
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.input.messages": messages(*history[: 1 + 2 * (start // 3)]),
+                "gen_ai.output.messages": messages({"role": "assistant", "parts": parts}),
+            },
+            start=start,
+            parent=parent,
+            scope=scope,
+        )
+
+    asked = {"type": "tool_call", "id": "call_1", "name": "search", "arguments": {"q": "AI"}}
+    history = [
+        {"role": "user", "parts": [{"type": "text", "content": "AI trends?"}]},
+        {"role": "assistant", "parts": [asked]},
+        {
+            "role": "tool",
+            "parts": [{"type": "tool_call_response", "id": "call_1", "response": "3"}],
+        },
+    ]
+    root = span("main", start=0)
+    agent = span("AgentExecutor", {"gen_ai.operation.name": "invoke_agent"}, start=0, parent=root)
+    said = [{"type": "text", "content": "Three trends."}]
+    chain, client = (
+        "openinference.instrumentation.langchain",
+        "openinference.instrumentation.openai",
+    )
+    spans = [
+        root,
+        agent,
+        llm(chain, [{**asked, "id": None}], start=1, parent=agent),
+        llm(client, [asked], start=1, parent=root),
+        span("search", {"gen_ai.operation.name": "execute_tool"}, start=2, parent=agent),
+        llm(chain, said, start=3, parent=agent),
+        llm(client, said, start=3, parent=root),
+    ]
+    trace = to_trace(spans).trace
+    assert [(kind, tool) for kind, tool, _ in steps(trace)] == [
+        ("tool_call", "search"),
+        ("observation", "search"),
+        ("thought", None),
+    ]

@@ -24,6 +24,7 @@ from knowledgepulse.sources._invariants import check
 from knowledgepulse.sources.otel import to_trace
 from knowledgepulse.sources.otel.build import CONTENT_HINT
 from knowledgepulse.sources.otel.files import convert_records, recognises
+from knowledgepulse.sources.otel.logs import logged_content
 from knowledgepulse.sources.otel.spans import any_value
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from tests.sources.helpers import convert_file, recognise, source_of
@@ -422,3 +423,72 @@ def test_a_parsed_span_file_is_let_go_before_its_traces_come_out(
     gc.collect()
     assert first.trace.steps
     assert watched[0]() is None
+
+
+def _logged(span: dict[str, Any], *records: dict[str, Any]) -> dict[str, Any]:
+    """An OTLP document of one span and log records tied to it, as a collector saves both."""
+    ids = {"traceId": span["traceId"], "spanId": span["spanId"]}
+    logs = [{"scopeLogs": [{"logRecords": [{**ids, **record} for record in records]}]}]
+    return {**_otlp([span]), "resourceLogs": logs}
+
+
+def _chat_span() -> dict[str, Any]:
+    operation = {"key": "gen_ai.operation.name", "value": {"stringValue": "generate_content"}}
+    return _tool_span(name="generate_content m", attributes=[operation])
+
+
+def test_model_call_content_recorded_in_log_records_is_the_spans() -> None:
+    """Content captured as events: the ``operation.details`` log record (structured messages)
+    gives its span the messages; before, the trace held no step."""
+
+    def text(role: str, said: str) -> dict[str, Any]:
+        part = [{"key": "type", "value": {"stringValue": "text"}}]
+        part.append({"key": "content", "value": {"stringValue": said}})
+        parts = {"arrayValue": {"values": [{"kvlistValue": {"values": part}}]}}
+        message = [
+            {"key": "role", "value": {"stringValue": role}},
+            {"key": "parts", "value": parts},
+        ]
+        return {"arrayValue": {"values": [{"kvlistValue": {"values": message}}]}}
+
+    details = {
+        "eventName": "gen_ai.client.inference.operation.details",
+        "attributes": [
+            {"key": "gen_ai.input.messages", "value": text("user", "Who are you?")},
+            {"key": "gen_ai.output.messages", "value": text("assistant", "An assistant.")},
+        ],
+    }
+    trace = to_trace([_logged(_chat_span(), details)]).trace
+    assert trace.task.objective == "Who are you?"
+    assert steps(trace) == [("thought", None, "An assistant.")]
+
+
+def test_per_message_events_in_log_records_give_the_spans_messages(tmp_path: Path) -> None:
+    """The earlier conventions' ``gen_ai.user.message`` / ``gen_ai.choice`` log records, the
+    message in the body, read as the same events on the span are."""
+    user = {
+        "eventName": "gen_ai.user.message",
+        "body": {"kvlistValue": {"values": [{"key": "content", "value": {"stringValue": "Hi?"}}]}},
+    }
+    reply = [{"key": "content", "value": {"stringValue": "Hello."}}]
+    choice = {
+        "attributes": [{"key": "event.name", "value": {"stringValue": "gen_ai.choice"}}],
+        "body": {
+            "kvlistValue": {
+                "values": [{"key": "message", "value": {"kvlistValue": {"values": reply}}}]
+            }
+        },
+    }
+    path = tmp_path / "logged.json"
+    path.write_text(json.dumps(_logged(_chat_span(), user, choice)), encoding="utf-8")
+    (trace,) = [item.trace for item in traces(path)]
+    assert trace.task.objective == "Hi?"
+    assert steps(trace) == [("thought", None, "Hello.")]
+
+
+def test_elided_message_events_give_no_text() -> None:
+    """``<elided>`` (the text OTel's Python instrumentations write when capture is off) is no
+    message: it is never read as the user's request."""
+    elided = {"kvlistValue": {"values": [{"key": "content", "value": {"stringValue": "<elided>"}}]}}
+    document = _logged(_chat_span(), {"eventName": "gen_ai.user.message", "body": elided})
+    assert logged_content(document) == {}

@@ -235,10 +235,46 @@ def test_meta_and_sidechain_records_are_not_turns_of_the_session() -> None:
     records = lines(CLAUDE / "session_b.jsonl")
     meta = {**records[0], "uuid": "meta", "isMeta": True}
     meta["message"] = {"role": "user", "content": "Caveat: the messages below were generated"}
-    side = {**records[1], "uuid": "side", "isSidechain": True}
-    trace = only(list(convert([meta, side, *records], source="claude-code"))).trace
-    assert trace.task.objective.startswith("This is from a different session file")
-    assert len(trace.steps) == 1
+    side = {**records[1], "uuid": "side", "parentUuid": None, "isSidechain": True}
+    session, _ = [
+        item.trace
+        for item in convert([meta, side, *records], source="claude-code")
+        if isinstance(item, TraceItem)
+    ]
+    assert session.task.objective.startswith("This is from a different session file")
+    assert len(session.steps) == 1
+
+
+def test_claude_code_1_sub_agents_interleaved_in_the_session_are_each_a_trace() -> None:
+    """Claude Code 1.0 wrote its sub-agents' records into the session's file (sidechains with no
+    ``agentId``), interleaved when two ran at once: each chain of ``parentUuid`` links from its
+    first record is a run of its own, its objective the task it was given; before, kp dropped
+    them all (the recorded orchestrator session's two sub-agents)."""
+    records = lines(CLAUDE / "claude_code_viewer_orchestrator.jsonl")
+    session = records[0]["sessionId"]
+
+    def side(uuid: str, parent: str | None, role: str, text: str) -> dict[str, Any]:
+        message = {"role": role, "content": [{"type": "text", "text": text}]}
+        return {
+            "type": role,
+            "sessionId": session,
+            "uuid": uuid,
+            "parentUuid": parent,
+            "isSidechain": True,
+            "message": message,
+        }
+
+    interleaved = [
+        side("a1", None, "user", "Write the types."),
+        side("b1", None, "user", "Write the tests."),
+        side("a2", "a1", "assistant", "Types written."),
+        side("b2", "b1", "assistant", "Tests written."),
+    ]
+    items = list(convert([*records, *interleaved], source="claude-code"))
+    found = {item.trace.id: item.trace for item in items if isinstance(item, TraceItem)}
+    assert len(found) == 5  # the session, its two recorded sub-agents, the two added
+    assert found[f"kp:trace:{session}/sidechain-a1"].task.objective == "Write the types."
+    assert found[f"kp:trace:{session}/sidechain-b1"].outcome.result_summary == "Tests written."
 
 
 def test_a_claude_code_sub_agent_file_is_the_sub_agents_own_trace() -> None:
@@ -367,8 +403,19 @@ def test_a_codex_rollout_without_user_items_takes_the_users_message_event() -> N
 )
 def test_a_claude_code_slash_command_is_the_objective_as_typed(name: str, objective: str) -> None:
     """``<command-message>`` / ``<command-name>`` / ``<command-args>`` tags are read as the
-    command the user typed; its expansion (``isMeta``) is not the objective."""
-    assert only(convert_file(CLAUDE / name)).trace.task.objective == objective
+    command the user typed; its expansion (``isMeta``) is not the objective (the session's
+    trace, first; its sub-agents' follow)."""
+    traces = [item.trace for item in convert_file(CLAUDE / name) if isinstance(item, TraceItem)]
+    assert traces[0].task.objective == objective
+
+
+def test_a_local_command_and_its_output_are_not_the_objective() -> None:
+    """``/clear`` (a local command: Claude Code records what it printed in
+    ``<local-command-stdout>``) asked the model nothing: the request after it is the objective;
+    before, the session's objective was ``/clear`` (agentcmd's recorded 2.0.29 session)."""
+    path = CLAUDE / "agentcmd_claude_2.0.29_askuserquestion.jsonl"
+    trace = only(convert_file(path)).trace
+    assert trace.task.objective.startswith("Let's explore scrolling, scroll to bottom")
 
 
 def test_a_user_text_with_more_than_command_tags_is_kept_as_it_is() -> None:

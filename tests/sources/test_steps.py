@@ -73,6 +73,25 @@ def test_an_error_outside_any_tool_call_is_an_observation_then_recovered() -> No
     assert kinds(builder.steps()) == ["observation", "thought", "error_recovery", "observation"]
 
 
+def test_a_reply_that_fails_again_is_the_recovery_of_the_error_before_it() -> None:
+    """mini-SWE-agent's format errors in a row: each reply is the model's try at recovering
+    (it failed, so the next error follows it); the command that finally runs recovers the last."""
+    builder = StepBuilder()
+    builder.error("found 2 actions")
+    builder.thought("Sorry, one action:")
+    builder.error("found 3 actions")
+    builder.thought("Again, one action:")
+    builder.tool_result("bash", output="ok")
+    assert kinds(builder.steps()) == [
+        "observation",
+        "error_recovery",
+        "observation",
+        "thought",
+        "error_recovery",
+        "observation",
+    ]
+
+
 def test_requests_merge_with_executions_by_call_id_whatever_the_order() -> None:
     """A request and its execution are one tool_call; different ids never merge."""
     builder = StepBuilder()
@@ -101,6 +120,16 @@ def test_without_ids_requests_merge_by_name_in_order() -> None:
         ("tool_call", {"n": 2}, 'lookup {"n":2}'),
         ("observation", None, "second"),
     ]
+
+
+def test_a_request_joined_by_name_names_the_call_for_the_results_told_later() -> None:
+    """An execution told with no call id, then its request with one (joined by name): a result
+    told later by that id is the same call's, not a call of its own."""
+    builder = StepBuilder()
+    builder.tool_result("search", output="from the tool span", at=2.0)
+    builder.tool_request("search", {"q": "AI"}, call_id="call_1", at=1.0)
+    builder.tool_result("search", output="as the next model call was given it", call_id="call_1")
+    assert kinds(builder.steps()) == ["tool_call", "observation"]
 
 
 def test_a_request_that_never_ran_is_still_a_tool_call() -> None:

@@ -210,6 +210,11 @@ class StepBuilder:
         if event is None:
             event = self._new_tool(name, call_id, at)
         tool = _tool(event)
+        if call_id is not None and tool.call_id is None and call_id not in self._by_call_id:
+            # An execution that named no call, joined by name: the call is known by the
+            # request's id from now on (the tool result a later model call is given names it).
+            tool.call_id = call_id
+            self._by_call_id[call_id] = event
         tool.requested = True
         if tool.arguments is None:
             tool.arguments = arguments
@@ -312,14 +317,17 @@ class StepBuilder:
         """The ``steps`` array, numbered from 0, the final answer last.
 
         The action after an evident error is its ``error_recovery``: the next tool call, or,
-        when no tool call follows, the next thought (the final answer included). An error with
-        nothing after it is terminal: no step is a recovery.
+        when no tool call follows, the next thought (the final answer included); a thought that
+        another error follows is the recovery that failed. An error with nothing after it is
+        terminal: no step is a recovery.
         """
         steps: list[dict[str, Any]] = []
         after_error = False
         reply: int | None = None  # the first thought after the pending error
         for event in self._without_repeated_answer(self._ordered()):
             if event.error is not None:
+                if after_error and reply is not None:  # the reply tried, and failed again
+                    steps[reply]["type"] = "error_recovery"
                 steps.append(_error_observation(event.error))
                 after_error, reply = not event.terminal, None
             elif event.tool is None:

@@ -4,16 +4,17 @@ Each line is a record: ``user`` and ``assistant`` records carry an Anthropic Mes
 ``message`` (content blocks: ``text``, ``thinking``, ``tool_use``, ``tool_result``), with the
 ``sessionId``, ``uuid`` and ``parentUuid`` that chain them; ``summary``,
 ``file-history-snapshot`` (``isSnapshotUpdate``) and ``system`` records hold no turn. One trace
-per ``sessionId``, and one per sub-agent of Claude Code 2.x (``isSidechain`` records with an
-``agentId``, which it writes to an ``agent-<agentId>.jsonl`` of their own: the sub-agent's run,
-its objective the task its parent gave it, its id ``<sessionId>/agent-<agentId>``): its
-messages, in file order, are read by the Anthropic Messages reader, so the
+per ``sessionId``, and one per sub-agent run: Claude Code 2.x marks its records
+``isSidechain`` with an ``agentId`` and writes them to an ``agent-<agentId>.jsonl`` of their own
+(the trace ``<sessionId>/agent-<agentId>``); Claude Code 1.0 wrote them into the session's own
+file, interleaved when several ran at once, ``isSidechain`` with no ``agentId``: each run is a
+chain of ``parentUuid`` links from its first record (the trace
+``<sessionId>/sidechain-<its uuid>``). A sub-agent's objective is the task its parent gave it.
+A trace's messages, in file order, are read by the Anthropic Messages reader, so the
 mapping is that of Anthropic rows (the first user text is the objective, the last assistant text
 that calls no tool the answer, a ``tool_result`` with ``is_error`` an evident error whose next
 action is its ``error_recovery``). Left out: ``isMeta`` user records (command caveats kp did not
-type) and ``isSidechain`` records without an ``agentId`` (Claude Code 1.0 wrote its sub-agents'
-conversations into the session's file, interleaved, with nothing to tell them apart). A slash
-command the user
+type). A slash command the user
 typed is recorded as tags (``<command-message>init is analyzing…</command-message>``
 ``<command-name>/init</command-name>`` ``<command-args>...</command-args>``, its expansion an
 ``isMeta`` record): it is read as typed, ``/init ARGS``. A session file records no
@@ -77,12 +78,13 @@ def convert_records(
 ) -> Iterator[TraceItem | Problem]:
     """One trace per session of one file's records, in the order the sessions start."""
     sessions: dict[str, _Session] = {}
+    chains: dict[str, str] = {}
     for item in records:
         if isinstance(item, Problem):
             yield item
             continue
         try:
-            _tell(sessions, item)
+            _tell(sessions, chains, item)
         except PathError as error:
             yield item.problem(error.path, error.message)
     for session_id, session in sessions.items():
@@ -94,19 +96,24 @@ def convert_records(
             yield session.first.problem((), str(error))
 
 
-def _tell(sessions: dict[str, _Session], record: Record) -> None:
+def _tell(sessions: dict[str, _Session], chains: dict[str, str], record: Record) -> None:
     value = record.value
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
         raise PathError((), f"not a Claude Code session record: {describe_value(value)}")
     agent = value.get("agentId")
     sidechain = value.get("isSidechain") is True
-    if value["type"] not in TURNS or (sidechain and not (isinstance(agent, str) and agent)):
+    chain = _chain(chains, value) if sidechain and not isinstance(agent, str) else None
+    if value["type"] not in TURNS:
         return
     session_id = value.get("sessionId")
     if not isinstance(session_id, str) or not session_id:
         raise PathError(("sessionId",), "a user or assistant record needs its sessionId")
-    if sidechain:  # a sub-agent's run: a trace of its own
+    if sidechain and isinstance(agent, str) and agent:  # a sub-agent's run: a trace of its own
         session_id = f"{session_id}/agent-{agent}"
+    elif sidechain:  # Claude Code 1.0's sub-agent, in its parent's file: its chain of records
+        if chain is None:
+            return
+        session_id = f"{session_id}/sidechain-{chain}"
     message = value.get("message")
     if not isinstance(message, dict) or message.get("role") not in TURNS:
         raise PathError(
@@ -125,7 +132,44 @@ def _tell(sessions: dict[str, _Session], record: Record) -> None:
     session.version = session.version or (version if isinstance(version, str) else None)
     if value.get("isMeta") is True:
         return
+    if message["role"] == "user" and _LOCAL_OUTPUT.match(_text(message["content"])):
+        # A local command's output (/clear, /model...): the command and its output are
+        # Claude Code's own, nothing the model was asked.
+        if session.messages and _is_command(session.messages[-1]):
+            session.messages.pop()
+        return
     session.messages.append(_typed(message))
+
+
+_LOCAL_OUTPUT = re.compile(r"\s*<local-command-(?:stdout|stderr)>")
+"""How Claude Code records what a local command (``/clear``, ``/model``...) printed."""
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    return "\n".join(text for text in texts if isinstance(text, str))
+
+
+def _is_command(message: Mapping[str, Any]) -> bool:
+    """Whether a message is a slash command as typed (``_typed`` made it ``/name args``)."""
+    return message["role"] == "user" and _text(message["content"]).startswith("/")
+
+
+def _chain(chains: dict[str, str], value: Mapping[str, Any]) -> str | None:
+    """The first record (its uuid) of the sub-agent run a Claude Code 1.0 sidechain record is in.
+
+    Claude Code 1.0 wrote its sub-agents' conversations into the session's own file, their
+    records interleaved when several ran at once and marked ``isSidechain`` with no ``agentId``:
+    each run is a chain of ``parentUuid`` links from a record whose parent is none (or no
+    sidechain record), the task its parent gave it.
+    """
+    uuid, parent = value.get("uuid"), value.get("parentUuid")
+    if not isinstance(uuid, str) or not uuid:
+        return None
+    chains[uuid] = chains.get(parent, uuid) if isinstance(parent, str) else uuid
+    return chains[uuid]
 
 
 def _typed(message: Mapping[str, Any]) -> Mapping[str, Any]:

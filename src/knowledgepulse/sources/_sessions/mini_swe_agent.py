@@ -16,8 +16,9 @@ answer.
 
 Success, as for SWE-agent: a trajectory does not say whether the patch resolves the task (the
 evaluation's verdict, kept elsewhere), so kp takes whether the run ended in its submission, an
-``exit_status`` of ``Submitted``; any other (``LimitsExceeded``, ``Timeout``,
-``InternalServerError``...) is a terminal error whose text is the run's exception, when kept.
+``exit_status`` of ``Submitted`` with a patch (an empty one resolves nothing); any other
+(``LimitsExceeded``, ``Timeout``, ``InternalServerError``...) is a terminal error whose text is
+the run's exception, when kept.
 """
 
 from __future__ import annotations

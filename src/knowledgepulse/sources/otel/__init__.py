@@ -19,6 +19,7 @@ from typing import Any
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.sources._envelope import TraceOptions
 from knowledgepulse.sources.otel.build import convert_spans
+from knowledgepulse.sources.otel.logs import document_spans
 from knowledgepulse.sources.otel.spans import (
     Span,
     SpanError,
@@ -26,7 +27,6 @@ from knowledgepulse.sources.otel.spans import (
     is_console_span,
     is_otlp,
     live_span,
-    otlp_spans,
 )
 from knowledgepulse.trace import TraceItem
 
@@ -77,7 +77,7 @@ def _as_spans(item: Any) -> list[Span]:
         if isinstance(item, Span):
             return [item]
         if is_otlp(item):
-            found = list(otlp_spans(item))
+            found = list(document_spans(item))
             errors = [error for error in found if isinstance(error, SpanError)]
             if errors:
                 raise errors[0]

@@ -9,6 +9,7 @@ run``) gives the objective, the agent's name and the final answer.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -59,7 +60,7 @@ def convert_spans(
     trace_ids = {span.trace_id for span in spans}
     if len(trace_ids) > 1:
         raise ConversionError(f"the spans belong to {len(trace_ids)} traces, not one")
-    ordered = _tree_order(spans)
+    ordered = _one_per_model_call(_tree_order(spans))
     root = ordered[0].span
     agent = next((item for item in ordered if item.view.role == "agent"), None)
     answer = _answer(ordered, agent)
@@ -134,6 +135,93 @@ def _tree_order(spans: Sequence[Span]) -> list[_Read]:
         if id(span) not in seen
     )
     return ordered
+
+
+def _one_per_model_call(ordered: list[_Read]) -> list[_Read]:
+    """Each model call once, however many spans inside one another record it.
+
+    ADK's ``call_llm`` wraps its ``generate_content``, and an instrumentation's ``openai.chat``
+    may sit inside that: the call is read from the innermost span that recorded the reply, else
+    from the outer one; the others are plumbing.
+    """
+    for item in ordered:
+        outer = _enclosing_call(ordered, item) if item.view.role == "inference" else None
+        if outer is None:
+            continue
+        if item.view.output_messages or not outer.output_messages:
+            outer.role = "other"
+        else:
+            item.view.role = "other"
+    _once_across_instrumentations(ordered)
+    return ordered
+
+
+def _once_across_instrumentations(ordered: list[_Read]) -> None:
+    """A model call two instrumentations each recorded, apart in the tree, is read once.
+
+    LangChain's instrumentation records ``ChatOpenAI`` where the chain calls it and OpenAI's
+    records ``ChatCompletion`` where the client runs (its parent lost: under the root): two
+    spans at the same time with the same reply. The one whose tool calls carry their ids is
+    kept (a tool span is joined to it by them), else the first.
+    """
+    kept: dict[tuple[Any, ...], list[_Read]] = {}
+    for item in ordered:
+        if item.view.role != "inference" or not item.view.output_messages:
+            continue
+        same = kept.setdefault(_reply(item.view), [])
+        twin = next((other for other in same if _twins(other.span, item.span)), None)
+        if twin is None:
+            same.append(item)
+            continue
+        if _call_ids(item.view) > _call_ids(twin.view):
+            twin.view.role = "other"
+            same[same.index(twin)] = item
+        else:
+            item.view.role = "other"
+
+
+def _reply(view: View) -> tuple[Any, ...]:
+    """What a model call answered: its parts' kinds, texts, tool names and arguments."""
+    return tuple(
+        (
+            part.get("type"),
+            part.get("name"),
+            as_text(part.get("content")).strip(),
+            json.dumps(msg.loads(part.get("arguments")), sort_keys=True, default=str),
+        )
+        for part in _output_parts(view)
+    )
+
+
+def _twins(first: Span, second: Span) -> bool:
+    """Whether two instrumentations (two scopes) recorded spans that overlap in time."""
+    if first.scope == second.scope or None in (
+        first.start_ns,
+        first.end_ns,
+        second.start_ns,
+        second.end_ns,
+    ):
+        return False
+    return bool(first.start_ns <= second.end_ns and second.start_ns <= first.end_ns)  # type: ignore[operator]
+
+
+def _call_ids(view: View) -> int:
+    return sum(
+        1 for part in _output_parts(view) if part.get("type") == "tool_call" and part.get("id")
+    )
+
+
+def _enclosing_call(ordered: list[_Read], item: _Read) -> View | None:
+    """The model call a span is inside, through plumbing (not through an agent or a tool)."""
+    parent = item.parent
+    while parent is not None:
+        view = ordered[parent].view
+        if view.role == "inference":
+            return view
+        if view.role != "other":
+            return None
+        parent = ordered[parent].parent
+    return None
 
 
 def _shared_ids(spans: Sequence[Span]) -> tuple[str, ...]:
@@ -220,7 +308,11 @@ def _tell(builder: StepBuilder, ordered: list[_Read], answer: str | None) -> Non
         any_execution=any(view.result is not None or view.error for view in told),
     )
     servers = _mcp_servers(ordered)
-    for index, item in enumerate(ordered):
+    # Told by start time (ties in tree order): a model call's request is told before the tool
+    # span that ran it wherever the two hang (an instrumentation may lose the parent of its
+    # span), so that the result a later model call is given joins the call it answers.
+    for index in sorted(range(len(ordered)), key=lambda n: ordered[n].span.start_ns or 0):
+        item = ordered[index]
         if item.view.role == "tool":
             _tell_tool(builder, ordered, index, servers)
         elif item.view.role == "inference":
@@ -239,6 +331,8 @@ def _answer_part(ordered: list[_Read], answer: str | None) -> tuple[int, int] | 
         return None
     wanted = answer.strip()
     for index in range(len(ordered) - 1, -1, -1):
+        if ordered[index].view.role != "inference":
+            continue  # a model call read from another span (_one_per_model_call)
         parts = _output_parts(ordered[index].view)
         for number in range(len(parts) - 1, -1, -1):
             part = parts[number]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from knowledgepulse._util.jsonpath import as_object
 from knowledgepulse.sources._steps import as_text
 from knowledgepulse.sources.otel import messages as msg
 from knowledgepulse.sources.otel.spans import Span
@@ -154,6 +155,8 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         role = "other"  # MCP listings and other methods are plumbing
     if role is None:
         return
+    if role == "tool" and attrs.get("gen_ai.tool.name") == ADK_MERGED_TOOLS:
+        role = "other"  # ADK's span of parallel calls' results merged: no call of its own
     agent_name = _str(attrs.get("gen_ai.agent.name")) or _str(attrs.get("gen_ai.workflow.name"))
     view.fill(
         "genai",
@@ -172,11 +175,60 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         view.fill(
             "genai",
             tool_name=name or span.name.removeprefix("execute_tool").strip() or span.name,
-            call_id=_str(attrs.get("gen_ai.tool.call.id")),
+            call_id=_model_call_id(attrs),
             arguments=msg.loads(attrs.get("gen_ai.tool.call.arguments")),
             result=attrs.get("gen_ai.tool.call.result"),
             mcp_server=_server(attrs) if view.is_mcp else None,
         )
+
+
+ADK_MERGED_TOOLS = "(merged tools)"
+"""The tool name of the span Google ADK adds after parallel tool calls (``execute_tool
+(merged)``): their results merged into one event, already told by each call's own span."""
+_ADK_ARGUMENTS = "gcp.vertex.agent.tool_call_args"
+_ADK_RESULT = "gcp.vertex.agent.tool_response"
+_ADK_REQUEST = "gcp.vertex.agent.llm_request"
+_ADK_RESPONSE = "gcp.vertex.agent.llm_response"
+_ADK_NO_CONTENT = ("{}", "N/A")
+"""What ADK writes in its tool attributes when content capture is off (or there is none)."""
+
+
+def _model_call_id(attrs: Mapping[str, Any]) -> str | None:
+    """The call id that ties a tool span to the model's request of it.
+
+    Google ADK gives a call the model sent without an id one of its own (``adk-<uuid>``, or
+    ``<not specified>``) that the model call's messages never carry: they number the calls
+    ``<tool>_<n>`` instead. Such a span is matched to its request by name, in order.
+    """
+    call_id = _str(attrs.get("gen_ai.tool.call.id"))
+    adk_own = call_id is not None and (call_id.startswith("adk-") or call_id == "<not specified>")
+    return None if adk_own and _ADK_ARGUMENTS in attrs else call_id
+
+
+def _adk(span: Span, attrs: Mapping[str, Any], view: View) -> None:
+    # Google ADK's own attributes, whatever GenAI content mode is on: its call_llm span keeps
+    # the request it sent (Gemini ``contents``) and the reply; its execute_tool spans keep the
+    # arguments and the response (``{"result": X}`` when the tool returned no object).
+    request = msg.loads(attrs.get(_ADK_REQUEST))
+    if view.role is None and isinstance(request, dict):
+        reply = as_object(msg.loads(attrs.get(_ADK_RESPONSE))).get("content")
+        view.fill(
+            "adk",
+            role="inference",
+            input_messages=msg.messages(request.get("contents")),
+            output_messages=msg.messages([{"role": "model", **reply}])
+            if isinstance(reply, dict)
+            else None,
+        )
+        return
+    if view.role != "tool" or _ADK_ARGUMENTS not in attrs:
+        return
+    arguments, result = attrs.get(_ADK_ARGUMENTS), attrs.get(_ADK_RESULT)
+    view.fill(
+        "adk",
+        arguments=None if arguments in _ADK_NO_CONTENT else msg.loads(arguments),
+        result=None if result in _ADK_NO_CONTENT else result,
+    )
 
 
 def _legacy(span: Span, attrs: Mapping[str, Any], view: View) -> None:
@@ -313,6 +365,7 @@ def _langfuse(span: Span, attrs: Mapping[str, Any], view: View) -> None:
 _DIALECTS: tuple[Callable[[Span, Mapping[str, Any], View], None], ...] = (
     _openinference,
     _genai,
+    _adk,
     _legacy,
     _ai_sdk,
     _pydantic_ai,

@@ -17,13 +17,13 @@ from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.sources._envelope import TraceOptions, placed
 from knowledgepulse.sources.otel.build import convert_spans, has_genai
+from knowledgepulse.sources.otel.logs import document_spans
 from knowledgepulse.sources.otel.spans import (
     Span,
     SpanError,
     console_span,
     is_console_span,
     is_otlp,
-    otlp_spans,
 )
 from knowledgepulse.trace import TraceItem
 
@@ -118,7 +118,7 @@ def _gather(
 def _spans(record: Record) -> Iterator[tuple[Span | SpanError, Loc]]:
     value = record.value
     if is_otlp(value):
-        for found in otlp_spans(value):
+        for found in document_spans(value):
             if isinstance(found, SpanError):
                 yield found, found.loc
             else:

@@ -1,0 +1,98 @@
+"""GenAI content an OTLP document keeps in its log records (``resourceLogs``), for its spans.
+
+With content capture set to events (``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` at
+``event_only``, Google ADK's event modes), an instrumentation records the messages not on its
+spans but as log records tied to them by ``traceId`` and ``spanId``: the latest conventions'
+``gen_ai.client.inference.operation.details`` event (``gen_ai.input.messages``,
+``gen_ai.output.messages``, ``gen_ai.system_instructions`` as structured attributes), or the
+earlier per-message events (``gen_ai.user.message``, ``gen_ai.choice``..., the message in the
+body). Where a document holds both signals (a collector's export, agentevals' recordings), each
+span is read as if it carried its content itself: the details' attributes become the span's (its
+own win), the per-message events its ``events`` attribute, as ``messages.event_messages`` reads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from typing import Any
+
+from knowledgepulse._util.jsonpath import Loc, as_object
+from knowledgepulse.sources.otel.spans import Span, SpanError, any_value, hex_id, otlp_spans
+
+_CONTENT = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
+_MESSAGE_EVENTS = (
+    "gen_ai.system.message",
+    "gen_ai.user.message",
+    "gen_ai.assistant.message",
+    "gen_ai.tool.message",
+    "gen_ai.choice",
+)
+
+ELIDED = "<elided>"
+"""What OTel's Python GenAI instrumentations write for a message's text when capture is off."""
+
+SpanKey = tuple[str, str]
+"""A span's (trace id, span id), both lowercase hex."""
+
+
+def document_spans(document: Mapping[str, Any]) -> Iterator[tuple[Span, Loc] | SpanError]:
+    """Each span of an OTLP document (as ``otlp_spans``), given the content its logs record."""
+    logged = logged_content(document)
+    for found in otlp_spans(document):
+        given = None if isinstance(found, SpanError) else logged.get(_key(found[0]))
+        if given and not isinstance(found, SpanError):  # the span's own attributes win
+            span, loc = found
+            yield replace(span, attributes={**given, **span.attributes}), loc
+        else:
+            yield found
+
+
+def _key(span: Span) -> SpanKey:
+    return (span.trace_id, span.span_id)
+
+
+def logged_content(document: Mapping[str, Any]) -> dict[SpanKey, dict[str, Any]]:
+    """The GenAI attributes each span's log records give it (``events``: its message events)."""
+    found: dict[SpanKey, dict[str, Any]] = {}
+    for record in _log_records(document):
+        try:
+            key = (
+                hex_id(_pick(record, "traceId", "trace_id"), (), 16),
+                hex_id(_pick(record, "spanId", "span_id"), (), 8),
+            )
+        except SpanError:
+            continue  # a log record of no span: nothing to give
+        attributes = {
+            entry["key"]: any_value(entry.get("value"))
+            for entry in _list(record.get("attributes"))
+            if isinstance(entry, dict) and isinstance(entry.get("key"), str)
+        }
+        name = _pick(record, "eventName", "event_name") or attributes.get("event.name")
+        given = found.setdefault(key, {})
+        if name in _MESSAGE_EVENTS:
+            body = any_value(record.get("body"))
+            message = body if isinstance(body, dict) else {"content": body}
+            if message.get("content") != ELIDED:
+                given.setdefault("events", []).append({"event.name": name, **message})
+            continue
+        for attribute in _CONTENT:
+            if attribute in attributes:
+                given.setdefault(attribute, attributes[attribute])
+    return {key: given for key, given in found.items() if given}
+
+
+def _log_records(document: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    for resource in _list(_pick(document, "resourceLogs", "resource_logs")):
+        for scope in _list(_pick(as_object(resource), "scopeLogs", "scope_logs")):
+            for record in _list(_pick(as_object(scope), "logRecords", "log_records")):
+                if isinstance(record, dict):
+                    yield record
+
+
+def _pick(value: Mapping[str, Any], *keys: str) -> Any:
+    return next((value[key] for key in keys if key in value), None)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
