@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import ray
@@ -12,9 +14,12 @@ import ray
 from knowledgepulse.engines.ray_engine import MiniLMFactory
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.reports.rows import SCORE_COLUMNS
-from knowledgepulse.runs.on_ray import ConversationRows, score_dataset
+from knowledgepulse.runs import items_of
+from knowledgepulse.runs.on_ray import ConversationRows, TraceBatchEmbedder, score_dataset
+from knowledgepulse.runs.on_ray import _score_batch as score_batch
+from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import TraceItem
-from knowledgepulse.value import TraceValueScorer
+from knowledgepulse.value import ScoredItem, TraceValueScorer
 from tests.sources.helpers import convert_file
 
 EXAMPLES = Path(__file__).parents[3] / "examples" / "datasets"
@@ -37,9 +42,28 @@ def test_each_row_of_a_batch_gives_its_trace_or_its_located_problems() -> None:
 
 def test_every_row_no_source_knows_says_so() -> None:
     """A row in no known shape is a problem of its own, in a batch of such rows too."""
-    (_, first), (_, second) = ConversationRows()([{"x": 1}, {"y": 2}])
+    first, second = (read.problems for read in ConversationRows()([{"x": 1}, {"y": 2}]))
     assert "not a trace file this tool knows" in first[0][1]
     assert "not a trace file this tool knows" in second[0][1]
+
+
+def test_an_item_scored_on_ray_keeps_the_task_and_reward_its_row_gave() -> None:
+    """The actor's and driver's steps (in-process) give each item a local read's task and reward.
+
+    A reward column (a number in the success column) and a task column travel with the item,
+    so that ``select(result.items, per_task=1, rank_by="reward")`` chooses as locally.
+    """
+    rows = [json.loads(line) for line in (EXAMPLES / "openai_chat.jsonl").read_text().splitlines()]
+    for row, reward in zip(rows, (0.25, 1.0, 0.5), strict=True):
+        row["resolved"] = reward
+    scorer = TraceValueScorer(embedder=HashingEmbedder())
+    actor = TraceBatchEmbedder(HashingEmbedder, scorer.novelty_text, ConversationRows(), None)
+    batch = actor(pa.Table.from_pylist(rows))
+    scored = list(score_batch(scorer, batch, itertools.count()))
+    local = [item for item in items_of(rows) if isinstance(item, TraceItem)]
+    assert all(isinstance(item, ScoredItem) for item in scored)
+    assert [s.item.task for s in scored] == [i.task for i in local] != [None] * 3  # type: ignore[union-attr]
+    assert [s.item.reward for s in scored] == [i.reward for i in local] == [0.25, 1.0, 0.5]  # type: ignore[union-attr]
 
 
 @pytest.mark.embedder
