@@ -185,9 +185,9 @@ def decontaminate(
     Only ``data`` loses items. An item goes when its task text (``task.objective``) covers
     ``min_overlap`` of a reference item's words in shared ``ngram``-word n-grams or in blocks
     a word-level alignment matches, case, punctuation and numbers aside
-    (:mod:`knowledgepulse.curation.overlap` gives the sources of the defaults); and, with a
-    ``scorer`` that has an embedder, when its novelty vector's cosine with a reference item's
-    reaches ``threshold``.
+    (:mod:`knowledgepulse.curation.overlap` gives the sources of the defaults); and, when the
+    scorer has an embedder (the default's, as ``kp dedupe --against``), when its novelty
+    vector's cosine with a reference item's reaches ``threshold``.
 
     Args:
         data: the set to clean: files, row dicts, a DataFrame, an Arrow table or a
@@ -205,7 +205,8 @@ def decontaminate(
         threshold: with an embedder, the cosine from which an item is a near-copy (default:
             ``DEDUPE_THRESHOLD``).
         scorer: its embedder compares novelty vectors (a text line is embedded as it is);
-            ``None``, or a scorer without an embedder: n-grams only.
+            default: ``TraceValueScorer()``, the static table, as ``kp`` compares;
+            ``TraceValueScorer(embedder=None)``: n-grams only.
         source: a source's name, or ``None``: recognised from the content (see ``items_of``),
             for both sets.
         options: the domain, confidence and row columns of converted traces, for both sets.
@@ -228,7 +229,7 @@ def decontaminate(
     )
     threshold = DEDUPE_THRESHOLD if threshold is None else threshold
     check_cosine("threshold", threshold)
-    checked_scorer(scorer)
+    scorer = checked_scorer(scorer) or TraceValueScorer()
     if isinstance(against_texts, str):
         raise wrong_setting("against_texts", against_texts, "a list of task texts", wrong_type=True)
     problems: list[Problem] = []
@@ -248,9 +249,8 @@ def decontaminate(
         if match is not None and match.overlap >= min_overlap:
             reference = references[match.index]
             found[position] = Contaminated(item, reference, "ngram", overlap=match.overlap)
-    embedded = scorer is not None and scorer.embedder is not None
+    embedded = scorer.embedder is not None
     if embedded and items and references:
-        assert scorer is not None
         own_threshold = scorer.cosine_of(threshold)  # on MiniLM's scale: see cosine_of
         for position, (row, cosine) in _embedding_matches(
             scorer, items, references, reference_items
