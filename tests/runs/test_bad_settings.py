@@ -45,6 +45,11 @@ BAD: list[tuple[Callable[[], object], str, bool]] = [
     (lambda: runs.select(ROWS, budget=1.5), "budget=1.5: give a whole number", True),
     (lambda: runs.select(ROWS, budget=-1), "budget=-1: give a whole number of 0", False),
     (lambda: runs.select(ROWS, top="5"), "top='5': give a percentage", True),
+    (
+        lambda: runs.select(ROWS, top="10%"),
+        "top='10%': give a percentage in (0, 100] as a number (top=10",
+        True,
+    ),
     (lambda: runs.select(ROWS, per_task=0), "per_task=0: give a whole number of 1", False),
     (lambda: runs.select(ROWS, max_similarity="0.9"), "max_similarity='0.9'", True),
     (lambda: runs.select(ROWS, rank_by=5), "rank_by=5: give score, reward or a field", True),

@@ -443,7 +443,9 @@ def select(
             Setting("budget"), " and ", Setting("top"), " both set the budget; give one"
         )
     if top is not None:
-        top = number_of(top, "top", "a percentage in (0, 100]", lambda top: 0 < top <= 100)
+        # A number, not kp's "10%": the text a user copies from the CLI is told how to write it.
+        allowed = "a percentage in (0, 100] as a number (top=10: the top 10%)"
+        top = number_of(top, "top", allowed, lambda top: 0 < top <= 100)
     if budget is not None:
         budget = count_of(budget, "budget", least=0)
     if per_task is not None:
