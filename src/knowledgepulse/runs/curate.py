@@ -411,8 +411,9 @@ def select(
         task_similarity: with no task read, the cosine with a task's best run from which an
             item is a run of that task (default: ``INFERRED_TASK_SIMILARITY``).
         rank_by: ``score``; ``reward``: each item's reward (a dataset's success column, when
-            it is a number); or a field: a dataset's numeric column, else a dotted path to a
-            number in the trace's JSON (``metadata.eval.pass_rate``).
+            it is a number; else a column or field named ``reward``); or a field: a dataset's
+            numeric column, else a dotted path to a number in the trace's JSON
+            (``metadata.eval.pass_rate``).
         min_reward: leave out items whose outcome (the ``rank_by`` number; with ``score``,
             the reward) is below it or missing.
         scorer: scores the items (default: ``TraceValueScorer()``, the bundled model).
@@ -849,9 +850,11 @@ def outcome_of(item: TraceItem, rank_by: str) -> float | None:
     """An item's outcome: its ``reward``, or the number at the field ``rank_by`` names.
 
     A field is a column of the item's dataset row (a dotted path into it), else a dotted path
-    in its trace's JSON; ``None`` when it holds no number.
+    in its trace's JSON; ``None`` when it holds no number. An item without a reward (its
+    success column is a boolean, or missing) takes the number of a field named ``reward``:
+    the name says what it holds, and would otherwise be shadowed by the keyword.
     """
-    if rank_by == RANK_BY_REWARD:
+    if rank_by == RANK_BY_REWARD and item.reward is not None:
         return item.reward
     if item.row is not None:
         found = number_at(item.row.value, rank_by)
@@ -888,7 +891,7 @@ def _outcomes(
         setting = Setting("rank_by", field) if ranked else Setting("min_reward", minimum)
         why = (
             "a reward is the number in a dataset's success column (rows whose success "
-            "column holds numbers)"
+            "column holds numbers), else in a column or field named reward"
             if field == RANK_BY_REWARD
             else f"name a numeric column of the rows or a dotted path to a number in the "
             f"trace's JSON (metadata.eval.pass_rate), not {field!r}"
