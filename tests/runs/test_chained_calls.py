@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledgepulse.errors import SettingTypeError
+from knowledgepulse.records import Problem
 from knowledgepulse.runs import decontaminate, dedupe, items_of, score, select, split
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import TraceItem
@@ -77,3 +78,10 @@ def test_selecting_scored_items_is_order_independent(order: list[int], budget: i
     want = select(TRACES, budget=budget, scorer=scorer())
     got = select(shuffled, budget=budget, scorer=scorer())
     assert [s.trace.id for s in got.selected] == [s.trace.id for s in want.selected]
+
+
+def test_a_record_no_source_knows_names_the_parameter_to_give() -> None:
+    """The problem says source= for a Python caller, beside kp's --from."""
+    (problem,) = list(items_of([{"question": "what?"}]))
+    assert isinstance(problem, Problem)
+    assert "name its source (source=; kp: --from" in problem.message
