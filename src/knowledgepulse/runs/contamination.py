@@ -29,7 +29,13 @@ from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, check_cosine, no_vector
 from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, items_of, paths_of, rows_of
 from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.redaction import redactor_of, unread_rows
-from knowledgepulse.runs.write import UnreadRows, item_writer, output_form, redacted_like
+from knowledgepulse.runs.write import (
+    UnreadRows,
+    item_writer,
+    output_form,
+    redacted_like,
+    target_of,
+)
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._read import Notes
@@ -141,7 +147,11 @@ class DecontaminationResult:
         return redacted_like(self.data, self.kept)
 
     def write_to(
-        self, target: Path | IO[str], inputs: Sequence[str] = (), *, messages: bool = False
+        self,
+        target: str | os.PathLike[str] | IO[str],
+        inputs: Sequence[str] = (),
+        *,
+        messages: bool = False,
     ) -> None:
         """The kept items as they came to ``target``, then the rows that gave no trace.
 
@@ -152,6 +162,7 @@ class DecontaminationResult:
         Raises:
             ParameterConflictError: Parquet rows to a stream.
         """
+        target = target_of(target)
         rows = not self.items or self.items[0].row is not None
         form = output_form(target, inputs, rows=rows, messages=messages)
         with item_writer(target, form, (), messages=messages, unread=self.unread) as out:

@@ -53,6 +53,7 @@ from knowledgepulse.runs.write import (
     annotated_like,
     item_writer,
     output_form,
+    target_of,
     write_jsonl,
 )
 from knowledgepulse.sources import TraceOptions
@@ -191,7 +192,11 @@ class SelectionResult:
         return annotated_like(self.data, selected, columns, redacted=self.redacted)
 
     def write_to(
-        self, target: Path | IO[str], inputs: Sequence[str] = (), *, messages: bool = False
+        self,
+        target: str | os.PathLike[str] | IO[str],
+        inputs: Sequence[str] = (),
+        *,
+        messages: bool = False,
     ) -> None:
         """The selected items, in the order picked, to ``target`` (``kp select``'s output).
 
@@ -202,6 +207,7 @@ class SelectionResult:
         Raises:
             ParameterConflictError: Parquet rows to a stream.
         """
+        target = target_of(target)
         form = output_form(target, inputs, rows=_gives_rows(self.corpus), messages=messages)
         with (
             young_collections_only(),
@@ -316,7 +322,11 @@ class DedupeResult:
         return (scored for _, scored in self.corpus.whole(indexes, counted=every, rows=rows))
 
     def write_to(
-        self, target: Path | IO[str], inputs: Sequence[str] = (), *, messages: bool = False
+        self,
+        target: str | os.PathLike[str] | IO[str],
+        inputs: Sequence[str] = (),
+        *,
+        messages: bool = False,
     ) -> None:
         """The result to ``target`` (``kp dedupe``'s output): the groups, or the rows.
 
@@ -329,6 +339,7 @@ class DedupeResult:
             ParameterConflictError: Parquet rows to a stream; a ``target`` whose suffix names a
                 form the output is not written in (the groups to ``.parquet``).
         """
+        target = target_of(target)
         if messages:
             self.unread.in_place = False
             form = output_form(target, inputs, rows=True, messages=True)
