@@ -51,6 +51,8 @@ BAD: list[tuple[Callable[[], object], str, bool]] = [
         True,
     ),
     (lambda: runs.select(ROWS, per_task=0), "per_task=0: give a whole number of 1", False),
+    (lambda: runs.select(ROWS, min_score="p500"), "min_score='p500': give a score in", False),
+    (lambda: runs.annotate(ROWS, min_score=[0.5]), "min_score (a list): give a score", True),
     (lambda: runs.select(ROWS, max_similarity="0.9"), "max_similarity='0.9'", True),
     (lambda: runs.select(ROWS, rank_by=5), "rank_by=5: give score, reward or a field", True),
     (lambda: runs.select(ROWS, min_reward="1"), "min_reward='1': give a finite number", True),
