@@ -11,6 +11,8 @@ import pytest
 
 from knowledgepulse.errors import ParameterConflictError
 from knowledgepulse.runs import decontaminate, dedupe, select, split
+from knowledgepulse.runs.contamination import DecontaminationResult
+from knowledgepulse.runs.curate import DedupeResult, SelectionResult
 from knowledgepulse.runs.splits import write_split
 from knowledgepulse.runs.write import output_form, write_jsonl
 from knowledgepulse.testing import HashingEmbedder
@@ -119,7 +121,7 @@ def test_write_jsonl_writes_each_records_dict_to_a_file(tmp_path: Path) -> None:
 def test_every_result_writes_to_a_path_given_as_text(tmp_path: Path) -> None:
     """A notebook's str path is a file, as a Path is: the same lines, no AttributeError."""
     rows = chat_rows()
-    results = {
+    results: dict[str, SelectionResult | DedupeResult | DecontaminationResult] = {
         "select": select(rows, scorer=scorer()),
         "dedupe": dedupe(rows, scorer=scorer()),
         "decontaminate": decontaminate(rows, against_texts=["no task copies this one"]),
