@@ -70,6 +70,7 @@ BAD: list[tuple[Callable[[], object], str, bool]] = [
     (lambda: runs.decontaminate(ROWS, against_texts=["a"], min_overlap=2), "min_overlap=2", False),
     (lambda: runs.decontaminate(ROWS, against_texts=["a"], threshold=2), "threshold=2", False),
     (lambda: runs.decontaminate(ROWS, against_texts="a task"), "against_texts='a task'", True),
+    (lambda: runs.decontaminate(ROWS), "nothing to decontaminate against: give", False),
     (lambda: list(runs.items_of(5)), "data=5: give a path", True),
     (lambda: list(runs.items_of(ROWS, task_field=5)), "task_field=5", True),
     (lambda: runs.evaluate_cases([], preset="standard", timeout=-1), "timeout=-1", False),

@@ -22,6 +22,8 @@ from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
     InputFileError,
     Location,
+    ScorerParameterError,
+    Setting,
 )
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
@@ -178,7 +180,7 @@ def decontaminate(
     data: RunInput,
     *,
     against: RunInput | None = None,
-    against_texts: Iterable[str] = (),
+    against_texts: Iterable[str] | None = None,
     against_field: str | None = None,
     ngram: int = NGRAM,
     min_overlap: float = MIN_OVERLAP,
@@ -231,7 +233,8 @@ def decontaminate(
 
     Raises:
         ScorerParameterError: ``ngram`` below 1, ``min_overlap`` outside (0, 1], ``threshold``
-            outside [-1, 1]; a setting of the wrong type.
+            outside [-1, 1]; a setting of the wrong type; neither ``against`` nor
+            ``against_texts`` given.
         EmbedderUnavailableError: the scorer's embedder could not be loaded.
     """
     ngram = count_of(ngram, "ngram", least=1)
@@ -243,6 +246,13 @@ def decontaminate(
     scorer = checked_scorer(scorer) or TraceValueScorer()
     if isinstance(against_texts, str):
         raise wrong_setting("against_texts", against_texts, "a list of task texts", wrong_type=True)
+    if against is None and against_texts is None:  # nothing to compare with: a call's slip
+        raise ScorerParameterError(
+            "nothing to decontaminate against: give the reference (evaluation) set as ",
+            Setting("against"),
+            " (files, rows or a table), or its task texts as ",
+            Setting("against_texts"),
+        )
     problems: list[Problem] = []
     redactor = redactor_of(redact)
     unread = unread_rows(redactor, in_place=False)  # not judged, not removed: after the kept
@@ -251,7 +261,7 @@ def decontaminate(
     if against_field is not None:
         text_of(against_field, "against_field", "the field holding each reference's task text")
     references, reference_items = _references(
-        against, against_texts, against_field, source, options, notes, problems, on_problem
+        against, against_texts or (), against_field, source, options, notes, problems, on_problem
     )
     index = OverlapIndex((reference.text for reference in references), ngram)
     found: dict[int, Contaminated] = {}
