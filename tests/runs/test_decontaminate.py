@@ -230,6 +230,7 @@ def test_the_default_compares_as_kp_dedupe_against_does(
     result = decontaminate(str(new), against=str(reference))
     assert [found.item.trace.id for found in result.removed] == by_kp
     assert {found.reason for found in result.removed} == {"embedding"}
+    assert all((found.similarity or 0.0) >= 0.95 for found in result.removed)  # the threshold
     ngrams_only = decontaminate(
         str(new), against=str(reference), scorer=TraceValueScorer(embedder=None)
     )

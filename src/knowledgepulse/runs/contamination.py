@@ -78,7 +78,8 @@ class Contaminated:
             :mod:`knowledgepulse.curation.overlap`) or ``embedding`` (its novelty vector's
             cosine with the reference's reaches the threshold).
         overlap: the share of the reference's words it covers, when the n-grams matched.
-        similarity: the cosine with the reference, when compared by embedding.
+        similarity: the cosine with the reference, when compared by embedding, on the
+            threshold's scale (MiniLM's; see :attr:`~knowledgepulse.runs.curate.Rejected`).
     """
 
     item: TraceItem
@@ -277,11 +278,12 @@ def decontaminate(
             scorer, items, references, reference_items
         ).items():
             earlier = found.get(position)
+            said = scorer.reference_cosine(cosine)  # reported on the threshold's scale
             if earlier is not None:
-                found[position] = replace(earlier, similarity=cosine)
+                found[position] = replace(earlier, similarity=said)
             elif cosine >= own_threshold:
                 found[position] = Contaminated(
-                    items[position], references[row], "embedding", similarity=cosine
+                    items[position], references[row], "embedding", similarity=said
                 )
     if redactor is not None:
         items, found = _redacted(items, found, redactor)

@@ -105,7 +105,9 @@ class Rejected:
             or ``over_per_task``.
         task: the task it is a run of.
         duplicate_of: with ``near_duplicate``, the most similar selected item.
-        similarity: with ``near_duplicate``, the cosine with that item.
+        similarity: with ``near_duplicate``, the cosine with that item, on the scale
+            ``max_similarity`` is set on (MiniLM's: the static table's cosines are mapped onto
+            it, ``docs/novelty.md``), so it reaches ``max_similarity``.
     """
 
     item: ScoredItem
@@ -223,8 +225,9 @@ class DedupeGroup:
 
     Attributes:
         representative: the kept item: the group's best (highest score, then smallest id).
-        members: each near-duplicate with its cosine to the representative, best first
-            (``None``: no vectors, in a task's group scored without an embedder).
+        members: each near-duplicate with its cosine to the representative, best first, on
+            the threshold's scale (MiniLM's, as :attr:`Rejected.similarity`; ``None``: no
+            vectors, in a task's group scored without an embedder).
     """
 
     representative: ScoredItem
@@ -525,7 +528,7 @@ def select(
             r.reason,
             tasks[r.index],
             None if r.duplicate_of is None else items[r.duplicate_of],
-            r.similarity,
+            None if r.similarity is None else corpus.reference_cosine(r.similarity),
         )
         for r in selection.rejected
     )
@@ -639,7 +642,10 @@ def dedupe(
     groups = tuple(
         DedupeGroup(
             items[group.representative],
-            tuple((items[index], similarity) for index, similarity in group.members),
+            tuple(
+                (items[index], None if similarity is None else corpus.reference_cosine(similarity))
+                for index, similarity in group.members
+            ),
         )
         for group in found
     )
