@@ -14,7 +14,7 @@ import ray
 from knowledgepulse.engines.ray_engine import MiniLMFactory
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.reports.rows import SCORE_COLUMNS
-from knowledgepulse.runs import items_of
+from knowledgepulse.runs import items_of, select
 from knowledgepulse.runs.on_ray import ConversationRows, TraceBatchEmbedder, score_dataset
 from knowledgepulse.runs.on_ray import _score_batch as score_batch
 from knowledgepulse.testing import HashingEmbedder
@@ -85,3 +85,20 @@ def test_a_parquet_dataset_of_chat_rows_comes_back_as_its_rows_with_the_local_sc
     local = TraceValueScorer(embedder=MiniLMEmbedder(max_windows=2)).score_many(traces)
     assert [row["kp_score"] for row in result.rows] == [round(b.score, 4) for b in local]
     assert [row["kp_nearest"] for row in result.rows] == [b.novelty.nearest_id for b in local]
+
+
+@pytest.mark.embedder
+@pytest.mark.usefixtures("ray_cluster")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
+def test_what_ray_scored_is_selected_as_the_same_rows_in_memory() -> None:
+    """select(score_dataset(...).items, per_task=1, rank_by=reward) picks what select(rows) does."""
+    rows = [json.loads(line) for line in (EXAMPLES / "openai_chat.jsonl").read_text().splitlines()]
+    for row, reward in zip(rows, (0.25, 1.0, 0.5), strict=True):
+        row["resolved"] = reward
+    result = score_dataset(ray.data.from_items(rows), source="auto", factory=FACTORY)
+    scorer = TraceValueScorer(embedder=MiniLMEmbedder(max_windows=2))
+    on_ray = select(result.items, per_task=1, rank_by="reward", scorer=scorer)
+    in_memory = select(rows, per_task=1, rank_by="reward", scorer=scorer)
+    assert [s.trace.id for s in on_ray.selected] == [s.trace.id for s in in_memory.selected]
+    assert on_ray.outcomes == in_memory.outcomes
+    assert not on_ray.tasks_inferred
