@@ -10,11 +10,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import ray
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from knowledgepulse.engines.ray_engine import MiniLMFactory
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
 from knowledgepulse.reports.rows import SCORE_COLUMNS
-from knowledgepulse.runs import items_of, select
+from knowledgepulse.runs import items_of, score, select
 from knowledgepulse.runs.on_ray import ConversationRows, TraceBatchEmbedder, score_dataset
 from knowledgepulse.runs.on_ray import _score_batch as score_batch
 from knowledgepulse.testing import HashingEmbedder
@@ -102,3 +104,29 @@ def test_what_ray_scored_is_selected_as_the_same_rows_in_memory() -> None:
     assert [s.trace.id for s in on_ray.selected] == [s.trace.id for s in in_memory.selected]
     assert on_ray.outcomes == in_memory.outcomes
     assert not on_ray.tasks_inferred
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=4), min_size=1, max_size=5))
+def test_any_batching_scores_as_one_local_run(sizes: list[int]) -> None:
+    """Rows cut into batches of any sizes (the actor's and driver's steps, in-process) give the
+    local run's items: same ids, scores, tasks and rewards, in order."""
+    lines = (EXAMPLES / "openai_chat.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in (lines * 3)[: sum(sizes)]]
+    for number, row in enumerate(rows):
+        row["trajectory_id"] = f"run-{number}"
+    scorer = TraceValueScorer(embedder=HashingEmbedder())
+    actor = TraceBatchEmbedder(HashingEmbedder, scorer.novelty_text, ConversationRows(), None)
+    positions, start, scored = itertools.count(), 0, list[ScoredItem]()
+    for size in sizes:
+        batch = actor(pa.Table.from_pylist(rows[start : start + size]))
+        found = score_batch(scorer, batch, positions)
+        scored.extend(item for item in found if isinstance(item, ScoredItem))
+        start += size
+    local = score(rows, scorer=TraceValueScorer(embedder=HashingEmbedder()))
+    facts = [(s.trace.id, s.item.task, s.item.reward) for s in local]
+    assert [(s.trace.id, s.item.task, s.item.reward) for s in scored] == facts
+    # The vectors travel as float32, as on Ray: the scores agree within 1e-6.
+    assert [s.breakdown.score for s in scored] == pytest.approx(
+        [s.breakdown.score for s in local], abs=1e-6
+    )
