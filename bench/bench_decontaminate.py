@@ -25,6 +25,7 @@ from typing import Any
 
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM
 from knowledgepulse.runs import decontaminate
+from knowledgepulse.value import TraceValueScorer
 
 KINDS = ("verbatim", "reworded", "reordered", "numbers")
 TEMPLATE = "You are a support agent; help the customer with this request."
@@ -137,6 +138,7 @@ def main() -> None:
         source="openai-chat",
         ngram=args.ngram,
         min_overlap=args.min_overlap,
+        scorer=TraceValueScorer(embedder=None),  # the goal's measure: n-grams, no embedder
     )
     seconds = time.perf_counter() - start
     removed = {found.item.trace.id.removeprefix("kp:trace:") for found in result.removed}

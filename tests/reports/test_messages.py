@@ -233,6 +233,35 @@ def test_corpus_traces_read_back_the_same(corpus: Path) -> None:
         assert step_kinds(back) == step_kinds(trace)
 
 
+def call_texts(trace: ReasoningTrace) -> list[str]:
+    """Each call's step text where it is more than the call (it does not start with its name)."""
+    return [
+        step.content or ""
+        for step in trace.steps
+        if step.type in ("tool_call", "error_recovery")
+        and step.tool is not None
+        and not (step.content or "").strip().startswith(step.tool.name)
+    ]
+
+
+@pytest.mark.parametrize("corpus", CORPUS_FILES, ids=lambda path: path.stem)
+def test_what_an_agent_says_with_a_call_is_in_the_row_and_reads_back(corpus: Path) -> None:
+    """tau-bench's respond calls carry the agent's message: a trainer sees it, as content.
+
+    Read back, each is its call's text again (not a thought), and the steps stay the same.
+    """
+    said = 0
+    for trace in traces_of(corpus):
+        row = chat_row(trace)
+        contents = [message.get("content") for message in row["messages"]]
+        assert all(text in contents for text in call_texts(trace))
+        back = read_back(row)
+        assert call_texts(back) == call_texts(trace)
+        assert step_kinds(back) == step_kinds(trace)
+        said += len(call_texts(trace))
+    assert said > 0 or "reflexion" in corpus.stem  # tau-bench's respond calls say something
+
+
 WORDS = st.text(alphabet="abcdefghij klmnop.,", min_size=1, max_size=20).filter(
     lambda text: text.strip() == text and text[0].isalpha()
 )

@@ -443,6 +443,27 @@ def test_rank_by_reward_keeps_each_tasks_highest_reward_run() -> None:
     assert result.outcomes == (0.6, 1.0, 0.2, 0.9, 0.0, 0.7)
 
 
+def test_rank_by_reward_reads_a_reward_column_beside_a_boolean_success(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A boolean success column gives no reward: a column named reward is the reward, in
+    Python and in kp alike (the keyword no longer shadows the column)."""
+    rows = rewarded_rows({"a": [0.6, 1.0, 0.2], "b": [0.9, 0.0, 0.7]})
+    for row in rows:
+        row["success"] = row["reward"] >= 0.5
+    result = select(rows, rank_by="reward", per_task=1, scorer=no_embedder())
+    assert [row["id"] for row in result.rows] == ["a-1", "b-0"]
+    assert result.outcomes == (0.6, 1.0, 0.2, 0.9, 0.0, 0.7)
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    args = ["select", str(path), "--rank-by", "reward", "--per-task", "1", "--no-embedder"]
+    assert main(args) == 0
+    assert [json.loads(line)["id"] for line in capsys.readouterr().out.splitlines()] == [
+        "a-1",
+        "b-0",
+    ]
+
+
 def test_rank_by_a_column_ranks_by_its_number() -> None:
     """A numeric column named by rank_by: its highest value is each task's pick."""
     rows = rewarded_rows({"a": [0.6, 1.0, 0.2], "b": [0.9, 0.0, 0.7]})

@@ -10,9 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledgepulse.cli.main import main
 from knowledgepulse.runs import decontaminate
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value.scorer import TraceValueScorer
+from tests.paths import CORPORA
 
 EVAL = [
     "Find the cheapest flight from Boston to Denver on March 3 for two adults and book it.",
@@ -202,3 +204,34 @@ def test_redact_cleans_the_kept_rows_and_changes_no_verdict() -> None:
     assert key not in str([found.item.document for found in redacted.removed])
     assert redacted.redactor is not None
     assert redacted.redactor.redacted == 1  # the kept item's redaction only is counted
+
+
+def test_the_default_compares_as_kp_dedupe_against_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without a scorer, the default one's embedder finds the copies kp finds by cosine too.
+
+    Each reference is a task with its words reversed: no 8-gram is left, the cosine still
+    reaches the threshold, and the Python call removes what ``kp dedupe --against`` removes.
+    """
+    lines = (CORPORA / "reflexion_hotpotqa.jsonl").read_text(encoding="utf-8").splitlines()[:12]
+    new = tmp_path / "new.jsonl"
+    new.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    reversed_tasks = [
+        " ".join(json.loads(line)["task"]["objective"].split()[::-1]) for line in lines[:6]
+    ]
+    reference = tmp_path / "eval.txt"
+    reference.write_text("\n".join(reversed_tasks) + "\n", encoding="utf-8")
+    report = tmp_path / "report.jsonl"
+    code = main(["dedupe", str(new), "--against", str(reference), "--report", str(report)])
+    assert code == 0
+    capsys.readouterr()
+    by_kp = [json.loads(line)["id"] for line in report.read_text().splitlines()]
+    result = decontaminate(str(new), against=str(reference))
+    assert [found.item.trace.id for found in result.removed] == by_kp
+    assert {found.reason for found in result.removed} == {"embedding"}
+    assert all((found.similarity or 0.0) >= 0.95 for found in result.removed)  # the threshold
+    ngrams_only = decontaminate(
+        str(new), against=str(reference), scorer=TraceValueScorer(embedder=None)
+    )
+    assert ngrams_only.removed == ()

@@ -10,7 +10,10 @@ from typing import Any
 import pytest
 
 from knowledgepulse.errors import ParameterConflictError
-from knowledgepulse.runs import decontaminate, dedupe, select
+from knowledgepulse.runs import decontaminate, dedupe, select, split
+from knowledgepulse.runs.contamination import DecontaminationResult
+from knowledgepulse.runs.curate import DedupeResult, SelectionResult
+from knowledgepulse.runs.splits import write_split
 from knowledgepulse.runs.write import output_form, write_jsonl
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
@@ -113,3 +116,21 @@ def test_write_jsonl_writes_each_records_dict_to_a_file(tmp_path: Path) -> None:
     assert [
         row["id"] for row in json.loads("[" + ",".join(path.read_text().splitlines()) + "]")
     ] == [rejected.to_dict()["id"] for rejected in result.rejected]
+
+
+def test_every_result_writes_to_a_path_given_as_text(tmp_path: Path) -> None:
+    """A notebook's str path is a file, as a Path is: the same lines, no AttributeError."""
+    rows = chat_rows()
+    results: dict[str, SelectionResult | DedupeResult | DecontaminationResult] = {
+        "select": select(rows, scorer=scorer()),
+        "dedupe": dedupe(rows, scorer=scorer()),
+        "decontaminate": decontaminate(rows, against_texts=["no task copies this one"]),
+    }
+    for name, result in results.items():
+        as_text, as_path = tmp_path / f"{name}-text.jsonl", tmp_path / f"{name}-path.jsonl"
+        result.write_to(str(as_text))
+        result.write_to(as_path)
+        assert as_text.read_text() == as_path.read_text() != ""
+    parts = write_split(split(rows, test=0.5, by="instance_id"), str(tmp_path / "split"))
+    assert sorted(parts) == ["test", "train"]
+    assert all(path.is_file() for path in parts.values())

@@ -155,9 +155,9 @@ def _histogram(corpus: Corpus) -> None:
     default=RANK_BY_SCORE,
     show_default=True,
     help="Rank first by: score (successful runs, then the trace score); reward (a dataset's "
-    "success column, when it holds numbers); or FIELD (a numeric column of the rows, or a "
-    "dotted path to a number in the trace's JSON). Ties go to success, then the trace score; "
-    "a trace without the number ranks last.",
+    "success column, when it holds numbers, else a reward column); or FIELD (a numeric column "
+    "of the rows, or a dotted path to a number in the trace's JSON). Ties go to success, then "
+    "the trace score; a trace without the number ranks last.",
 )
 @click.option(
     "--min-reward",

@@ -167,6 +167,8 @@ class Corpus:
         cosine_of: a cosine threshold set on MiniLM's scale as a cosine between these vectors
             (:meth:`~knowledgepulse.value.TraceValueScorer.cosine_of` of the scorer that made
             them).
+        reference_cosine: a cosine between these vectors on MiniLM's scale, the inverse of
+            ``cosine_of``: what a similarity is reported as, beside the thresholds.
         facts: each item's :class:`Facts` (``None``: taken from the items when asked).
         reread: for items held apart (:func:`score_apart`), what reads them again whole;
             ``None``: the items are whole.
@@ -185,6 +187,9 @@ class Corpus:
     reread: Reread | None = field(default=None, repr=False, compare=False)
     leave_one_out: bool = field(default=False, compare=False)
     rows_again: RowsAgain | None = field(default=None, repr=False, compare=False)
+    reference_cosine: Callable[[float], float] = field(
+        default=lambda cosine: cosine, repr=False, compare=False
+    )
 
     @property
     def breakdowns(self) -> list[ValueBreakdown]:
@@ -288,9 +293,12 @@ class Corpus:
         return cosines
 
     def nearest_similarities(self) -> list[float]:
-        """The cosine of each embedded item with its nearest other item (none for a lone id)."""
+        """The cosine of each embedded item with its nearest other item (none for a lone id).
+
+        On the thresholds' scale (:attr:`reference_cosine`), to choose ``max_similarity`` from.
+        """
         return [
-            novelty.similarity
+            self.reference_cosine(novelty.similarity)
             for novelty in (scored.breakdown.novelty for scored in self.items)
             if novelty.source == "embedding" and novelty.similarity is not None
         ]
@@ -317,7 +325,14 @@ def score_corpus(scorer: TraceValueScorer, traces: Sequence[TraceItem]) -> Corpu
         for loaded, (value, origin) in zip(traces, origins, strict=True)
     ]
     facts = [Facts.of(loaded, digest) for loaded, digest in zip(traces, digests, strict=True)]
-    return Corpus(items, vectors, scorer.cosine_of, facts, leave_one_out=True)
+    return Corpus(
+        items,
+        vectors,
+        scorer.cosine_of,
+        facts,
+        leave_one_out=True,
+        reference_cosine=scorer.reference_cosine,
+    )
 
 
 class _VectorArray:
@@ -409,7 +424,15 @@ def score_apart(scorer: TraceValueScorer, traces: Iterable[TraceItem], reread: R
         ScoredItem(light, scorer.breakdown_of(*facts_of, value, origin))
         for light, facts_of, (value, origin) in zip(held, counted, origins, strict=True)
     ]
-    return Corpus(items, vectors, scorer.cosine_of, facts, reread, leave_one_out=True)
+    return Corpus(
+        items,
+        vectors,
+        scorer.cosine_of,
+        facts,
+        reread,
+        leave_one_out=True,
+        reference_cosine=scorer.reference_cosine,
+    )
 
 
 def _light(item: TraceItem) -> TraceItem:

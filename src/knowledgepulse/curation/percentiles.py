@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from knowledgepulse.errors import KnowledgePulseError
+from knowledgepulse.errors import ScorerParameterError
 
 SUMMARY_PERCENTILES = (10, 25, 50, 75, 90, 99)
 BIN_WIDTH = 0.05
@@ -26,8 +26,11 @@ LIMITS = (0.8, 0.85, 0.9, 0.95, 0.99)
 _PERCENTILE = re.compile(r"^[pP](\d+(?:\.\d+)?)$")
 
 
-class ThresholdSpecError(KnowledgePulseError):
-    """Raised when a ``--min-score`` is neither a number in [0, 1] nor ``p0``-``p100``."""
+class ThresholdSpecError(ScorerParameterError):
+    """Raised when a minimum score is neither a number in [0, 1] nor ``p0``-``p100``.
+
+    A ``ValueError`` and a setting's error, as every other bad setting of a call.
+    """
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,14 +4,17 @@ The row's ``messages`` are the system prompt (when one is given), the objective 
 turn, each thought as an assistant turn, each tool call as an entry of an assistant turn's
 ``tool_calls`` (``arguments`` a JSON string), each observation as the ``tool`` turn answering
 the latest call still waiting (by ``tool_call_id``), and the outcome's ``result_summary`` as
-the last assistant turn. ``tools`` is a JSON string (as TRL and the trainers built on it settled
-on, since Arrow mangles mixed schemas): each tool's ``input_schema`` where the trace keeps one,
-else an object schema of the argument keys its calls used. The trace's id (less ``kp:trace:``),
-task, domain, success and time go beside them, in the columns the chat readers look for, and
-what the conversation cannot say in ``kp_`` columns: the outcome's confidence, the privacy
-level, whether the answer was also the trace's last thought step, and which calls failed (the
-next action their ``error_recovery``); so reading the row back (``--from auto``) gives the same
-trace.
+the last assistant turn. A call whose step text is not the call itself (it does not start with
+the tool's name: what the agent said with it, as tau-bench's ``respond`` message to the user)
+opens an assistant turn of its own with that text as ``content``, so a trainer sees it.
+``tools`` is a JSON string (as TRL and the trainers built on it settled on, since Arrow
+mangles mixed schemas): each tool's ``input_schema`` where the trace keeps one, else an object
+schema of the argument keys its calls used. The trace's id (less ``kp:trace:``), task, domain,
+success and time go beside them, in the columns the chat readers look for, and what the
+conversation cannot say in ``kp_`` columns: the outcome's confidence, the privacy level,
+whether the answer was also the trace's last thought step, which calls failed (the next action
+their ``error_recovery``) and which calls' turns' text is their own; so reading the row back
+(``--from auto``) gives the same trace.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 
 from knowledgepulse.sources._chat._row import (
     ANSWER_STEP_COLUMN,
+    CALL_TEXTS_COLUMN,
     CONFIDENCE_COLUMN,
     FAILED_CALLS_COLUMN,
     PRIVACY_COLUMN,
@@ -37,6 +41,7 @@ MESSAGES_COLUMNS = (
     PRIVACY_COLUMN,
     ANSWER_STEP_COLUMN,
     FAILED_CALLS_COLUMN,
+    CALL_TEXTS_COLUMN,
     "messages",
     "tools",
 )
@@ -69,9 +74,13 @@ def chat_row(trace: ReasoningTrace, *, system: str | None = None) -> dict[str, A
     if answer_step:
         steps.pop()  # the answer, told once, last
     failed: list[str] = []  # the calls whose result the next action recovers from
+    texts: list[str] = []  # the calls whose turn's content is their step's own text
     for index, step in enumerate(steps):
         if step.type in ("tool_call", "error_recovery") and step.tool is not None:
             call_id = f"call_{sum(len(m.get('tool_calls', ())) for m in messages)}"
+            if _says_more(step):
+                messages.append({"role": "assistant", "content": step.content})
+                texts.append(call_id)
             _call(messages, call_id, step)
             waiting.append((call_id, step.tool.name))
             _learn_tool(tools, given, step)
@@ -94,6 +103,7 @@ def chat_row(trace: ReasoningTrace, *, system: str | None = None) -> dict[str, A
         PRIVACY_COLUMN: trace.metadata.privacy_level,
         ANSWER_STEP_COLUMN: answer_step,
         FAILED_CALLS_COLUMN: failed,
+        CALL_TEXTS_COLUMN: texts,
         "messages": messages,
         "tools": json.dumps(_tool_list(tools), ensure_ascii=False),
     }
@@ -129,6 +139,7 @@ def messages_fields(pa: Any) -> list[Any]:
         CONFIDENCE_COLUMN: pa.float64(),
         ANSWER_STEP_COLUMN: pa.bool_(),
         FAILED_CALLS_COLUMN: pa.list_(pa.string()),
+        CALL_TEXTS_COLUMN: pa.list_(pa.string()),
         "messages": pa.list_(message),
     }
     return [pa.field(name, types.get(name, pa.string())) for name in MESSAGES_COLUMNS]
@@ -147,6 +158,18 @@ def _recovered(rest: list[Step]) -> bool:
     if action is not None:
         return action.type == "error_recovery"
     return any(step.type == "error_recovery" for step in rest)
+
+
+def _says_more(step: Step) -> bool:
+    """Whether a call's step text is more than the call: it does not start with the tool's name.
+
+    A reader writes a call's text as its name and arguments (``search {"q": "x"}``), and traces
+    that describe a call name it first (``financial_data_api(ticker=TSM)``); any other text is
+    what the agent said with the call, which the call's arguments do not hold.
+    """
+    assert step.tool is not None  # the caller passes tool calls only
+    text = (step.content or "").strip()
+    return bool(text) and not text.startswith(step.tool.name)
 
 
 def _call(messages: list[dict[str, Any]], call_id: str, step: Step) -> None:

@@ -22,6 +22,8 @@ from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
     InputFileError,
     Location,
+    ScorerParameterError,
+    Setting,
 )
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
@@ -29,7 +31,13 @@ from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, check_cosine, no_vector
 from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, items_of, paths_of, rows_of
 from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.redaction import redactor_of, unread_rows
-from knowledgepulse.runs.write import UnreadRows, item_writer, output_form, redacted_like
+from knowledgepulse.runs.write import (
+    UnreadRows,
+    item_writer,
+    output_form,
+    redacted_like,
+    target_of,
+)
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._chat._text import content_text
 from knowledgepulse.sources._read import Notes
@@ -70,7 +78,8 @@ class Contaminated:
             :mod:`knowledgepulse.curation.overlap`) or ``embedding`` (its novelty vector's
             cosine with the reference's reaches the threshold).
         overlap: the share of the reference's words it covers, when the n-grams matched.
-        similarity: the cosine with the reference, when compared by embedding.
+        similarity: the cosine with the reference, when compared by embedding, on the
+            threshold's scale (MiniLM's; see :attr:`~knowledgepulse.runs.curate.Rejected`).
     """
 
     item: TraceItem
@@ -141,7 +150,11 @@ class DecontaminationResult:
         return redacted_like(self.data, self.kept)
 
     def write_to(
-        self, target: Path | IO[str], inputs: Sequence[str] = (), *, messages: bool = False
+        self,
+        target: str | os.PathLike[str] | IO[str],
+        inputs: Sequence[str] = (),
+        *,
+        messages: bool = False,
     ) -> None:
         """The kept items as they came to ``target``, then the rows that gave no trace.
 
@@ -152,6 +165,7 @@ class DecontaminationResult:
         Raises:
             ParameterConflictError: Parquet rows to a stream.
         """
+        target = target_of(target)
         rows = not self.items or self.items[0].row is not None
         form = output_form(target, inputs, rows=rows, messages=messages)
         with item_writer(target, form, (), messages=messages, unread=self.unread) as out:
@@ -167,7 +181,7 @@ def decontaminate(
     data: RunInput,
     *,
     against: RunInput | None = None,
-    against_texts: Iterable[str] = (),
+    against_texts: Iterable[str] | None = None,
     against_field: str | None = None,
     ngram: int = NGRAM,
     min_overlap: float = MIN_OVERLAP,
@@ -185,9 +199,9 @@ def decontaminate(
     Only ``data`` loses items. An item goes when its task text (``task.objective``) covers
     ``min_overlap`` of a reference item's words in shared ``ngram``-word n-grams or in blocks
     a word-level alignment matches, case, punctuation and numbers aside
-    (:mod:`knowledgepulse.curation.overlap` gives the sources of the defaults); and, with a
-    ``scorer`` that has an embedder, when its novelty vector's cosine with a reference item's
-    reaches ``threshold``.
+    (:mod:`knowledgepulse.curation.overlap` gives the sources of the defaults); and, when the
+    scorer has an embedder (the default's, as ``kp dedupe --against``), when its novelty
+    vector's cosine with a reference item's reaches ``threshold``.
 
     Args:
         data: the set to clean: files, row dicts, a DataFrame, an Arrow table or a
@@ -205,7 +219,8 @@ def decontaminate(
         threshold: with an embedder, the cosine from which an item is a near-copy (default:
             ``DEDUPE_THRESHOLD``).
         scorer: its embedder compares novelty vectors (a text line is embedded as it is);
-            ``None``, or a scorer without an embedder: n-grams only.
+            default: ``TraceValueScorer()``, the static table, as ``kp`` compares;
+            ``TraceValueScorer(embedder=None)``: n-grams only.
         source: a source's name, or ``None``: recognised from the content (see ``items_of``),
             for both sets.
         options: the domain, confidence and row columns of converted traces, for both sets.
@@ -219,7 +234,8 @@ def decontaminate(
 
     Raises:
         ScorerParameterError: ``ngram`` below 1, ``min_overlap`` outside (0, 1], ``threshold``
-            outside [-1, 1]; a setting of the wrong type.
+            outside [-1, 1]; a setting of the wrong type; neither ``against`` nor
+            ``against_texts`` given.
         EmbedderUnavailableError: the scorer's embedder could not be loaded.
     """
     ngram = count_of(ngram, "ngram", least=1)
@@ -228,9 +244,16 @@ def decontaminate(
     )
     threshold = DEDUPE_THRESHOLD if threshold is None else threshold
     check_cosine("threshold", threshold)
-    checked_scorer(scorer)
+    scorer = checked_scorer(scorer) or TraceValueScorer()
     if isinstance(against_texts, str):
         raise wrong_setting("against_texts", against_texts, "a list of task texts", wrong_type=True)
+    if against is None and against_texts is None:  # nothing to compare with: a call's slip
+        raise ScorerParameterError(
+            "nothing to decontaminate against: give the reference (evaluation) set as ",
+            Setting("against"),
+            " (files, rows or a table), or its task texts as ",
+            Setting("against_texts"),
+        )
     problems: list[Problem] = []
     redactor = redactor_of(redact)
     unread = unread_rows(redactor, in_place=False)  # not judged, not removed: after the kept
@@ -239,7 +262,7 @@ def decontaminate(
     if against_field is not None:
         text_of(against_field, "against_field", "the field holding each reference's task text")
     references, reference_items = _references(
-        against, against_texts, against_field, source, options, notes, problems, on_problem
+        against, against_texts or (), against_field, source, options, notes, problems, on_problem
     )
     index = OverlapIndex((reference.text for reference in references), ngram)
     found: dict[int, Contaminated] = {}
@@ -248,19 +271,19 @@ def decontaminate(
         if match is not None and match.overlap >= min_overlap:
             reference = references[match.index]
             found[position] = Contaminated(item, reference, "ngram", overlap=match.overlap)
-    embedded = scorer is not None and scorer.embedder is not None
+    embedded = scorer.embedder is not None
     if embedded and items and references:
-        assert scorer is not None
         own_threshold = scorer.cosine_of(threshold)  # on MiniLM's scale: see cosine_of
         for position, (row, cosine) in _embedding_matches(
             scorer, items, references, reference_items
         ).items():
             earlier = found.get(position)
+            said = scorer.reference_cosine(cosine)  # reported on the threshold's scale
             if earlier is not None:
-                found[position] = replace(earlier, similarity=cosine)
+                found[position] = replace(earlier, similarity=said)
             elif cosine >= own_threshold:
                 found[position] = Contaminated(
-                    items[position], references[row], "embedding", similarity=cosine
+                    items[position], references[row], "embedding", similarity=said
                 )
     if redactor is not None:
         items, found = _redacted(items, found, redactor)

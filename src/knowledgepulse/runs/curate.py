@@ -53,6 +53,7 @@ from knowledgepulse.runs.write import (
     annotated_like,
     item_writer,
     output_form,
+    target_of,
     write_jsonl,
 )
 from knowledgepulse.sources import TraceOptions
@@ -104,7 +105,9 @@ class Rejected:
             or ``over_per_task``.
         task: the task it is a run of.
         duplicate_of: with ``near_duplicate``, the most similar selected item.
-        similarity: with ``near_duplicate``, the cosine with that item.
+        similarity: with ``near_duplicate``, the cosine with that item, on the scale
+            ``max_similarity`` is set on (MiniLM's: the static table's cosines are mapped onto
+            it, ``docs/novelty.md``), so it reaches ``max_similarity``.
     """
 
     item: ScoredItem
@@ -191,7 +194,11 @@ class SelectionResult:
         return annotated_like(self.data, selected, columns, redacted=self.redacted)
 
     def write_to(
-        self, target: Path | IO[str], inputs: Sequence[str] = (), *, messages: bool = False
+        self,
+        target: str | os.PathLike[str] | IO[str],
+        inputs: Sequence[str] = (),
+        *,
+        messages: bool = False,
     ) -> None:
         """The selected items, in the order picked, to ``target`` (``kp select``'s output).
 
@@ -202,6 +209,7 @@ class SelectionResult:
         Raises:
             ParameterConflictError: Parquet rows to a stream.
         """
+        target = target_of(target)
         form = output_form(target, inputs, rows=_gives_rows(self.corpus), messages=messages)
         with (
             young_collections_only(),
@@ -217,8 +225,9 @@ class DedupeGroup:
 
     Attributes:
         representative: the kept item: the group's best (highest score, then smallest id).
-        members: each near-duplicate with its cosine to the representative, best first
-            (``None``: no vectors, in a task's group scored without an embedder).
+        members: each near-duplicate with its cosine to the representative, best first, on
+            the threshold's scale (MiniLM's, as :attr:`Rejected.similarity`; ``None``: no
+            vectors, in a task's group scored without an embedder).
     """
 
     representative: ScoredItem
@@ -316,7 +325,11 @@ class DedupeResult:
         return (scored for _, scored in self.corpus.whole(indexes, counted=every, rows=rows))
 
     def write_to(
-        self, target: Path | IO[str], inputs: Sequence[str] = (), *, messages: bool = False
+        self,
+        target: str | os.PathLike[str] | IO[str],
+        inputs: Sequence[str] = (),
+        *,
+        messages: bool = False,
     ) -> None:
         """The result to ``target`` (``kp dedupe``'s output): the groups, or the rows.
 
@@ -329,6 +342,7 @@ class DedupeResult:
             ParameterConflictError: Parquet rows to a stream; a ``target`` whose suffix names a
                 form the output is not written in (the groups to ``.parquet``).
         """
+        target = target_of(target)
         if messages:
             self.unread.in_place = False
             form = output_form(target, inputs, rows=True, messages=True)
@@ -411,8 +425,9 @@ def select(
         task_similarity: with no task read, the cosine with a task's best run from which an
             item is a run of that task (default: ``INFERRED_TASK_SIMILARITY``).
         rank_by: ``score``; ``reward``: each item's reward (a dataset's success column, when
-            it is a number); or a field: a dataset's numeric column, else a dotted path to a
-            number in the trace's JSON (``metadata.eval.pass_rate``).
+            it is a number; else a column or field named ``reward``); or a field: a dataset's
+            numeric column, else a dotted path to a number in the trace's JSON
+            (``metadata.eval.pass_rate``).
         min_reward: leave out items whose outcome (the ``rank_by`` number; with ``score``,
             the reward) is below it or missing.
         scorer: scores the items (default: ``TraceValueScorer()``, the bundled model).
@@ -443,7 +458,9 @@ def select(
             Setting("budget"), " and ", Setting("top"), " both set the budget; give one"
         )
     if top is not None:
-        top = number_of(top, "top", "a percentage in (0, 100]", lambda top: 0 < top <= 100)
+        # A number, not kp's "10%": the text a user copies from the CLI is told how to write it.
+        allowed = "a percentage in (0, 100] as a number (top=10: the top 10%)"
+        top = number_of(top, "top", allowed, lambda top: 0 < top <= 100)
     if budget is not None:
         budget = count_of(budget, "budget", least=0)
     if per_task is not None:
@@ -511,7 +528,7 @@ def select(
             r.reason,
             tasks[r.index],
             None if r.duplicate_of is None else items[r.duplicate_of],
-            r.similarity,
+            None if r.similarity is None else corpus.reference_cosine(r.similarity),
         )
         for r in selection.rejected
     )
@@ -625,7 +642,10 @@ def dedupe(
     groups = tuple(
         DedupeGroup(
             items[group.representative],
-            tuple((items[index], similarity) for index, similarity in group.members),
+            tuple(
+                (items[index], None if similarity is None else corpus.reference_cosine(similarity))
+                for index, similarity in group.members
+            ),
         )
         for group in found
     )
@@ -847,9 +867,11 @@ def outcome_of(item: TraceItem, rank_by: str) -> float | None:
     """An item's outcome: its ``reward``, or the number at the field ``rank_by`` names.
 
     A field is a column of the item's dataset row (a dotted path into it), else a dotted path
-    in its trace's JSON; ``None`` when it holds no number.
+    in its trace's JSON; ``None`` when it holds no number. An item without a reward (its
+    success column is a boolean, or missing) takes the number of a field named ``reward``:
+    the name says what it holds, and would otherwise be shadowed by the keyword.
     """
-    if rank_by == RANK_BY_REWARD:
+    if rank_by == RANK_BY_REWARD and item.reward is not None:
         return item.reward
     if item.row is not None:
         found = number_at(item.row.value, rank_by)
@@ -886,7 +908,7 @@ def _outcomes(
         setting = Setting("rank_by", field) if ranked else Setting("min_reward", minimum)
         why = (
             "a reward is the number in a dataset's success column (rows whose success "
-            "column holds numbers)"
+            "column holds numbers), else in a column or field named reward"
             if field == RANK_BY_REWARD
             else f"name a numeric column of the rows or a dotted path to a number in the "
             f"trace's JSON (metadata.eval.pass_rate), not {field!r}"

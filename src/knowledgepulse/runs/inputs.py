@@ -3,12 +3,15 @@
 ``items_of`` takes any of them. Files go through :func:`~knowledgepulse.runs.read.read_items`;
 rows held in memory through :func:`knowledgepulse.sources.convert`, their source recognised from
 the first row: ``ReasoningTrace`` documents (``@type``) as they are, dataset rows of a
-conversation format converted. Nothing is fetched and nothing heavy is imported unless the data
-is of its kind (pandas, pyarrow, datasets).
+conversation format converted; the items a run gave (``TraceItem``, ``ScoredItem``) as they are,
+so that one call's result is the next one's input. Nothing is fetched and nothing heavy is
+imported unless the data is of its kind (pandas, pyarrow, datasets).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -22,13 +25,17 @@ from knowledgepulse.runs.read import read_items, with_task_column, with_tasks
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import ReasoningTrace, TraceItem
+from knowledgepulse.trace.item import task_at
 
 RunInput: TypeAlias = (
     "str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Iterable[Mapping[str, Any]] | Any"
 )
 """A path, several paths, row dicts or ``ReasoningTrace`` models (a list, a generator, a
-``datasets.Dataset``), a pandas ``DataFrame`` or a pyarrow ``Table``."""
+``datasets.Dataset``), a pandas ``DataFrame`` or a pyarrow ``Table``; or the items a run gave
+(``TraceItem`` or ``ScoredItem`` objects: ``score``'s, a Ray ``score_dataset``'s ``items``, a
+result's ``kept``), each with its row, task and reward."""
 
+_NO_ROW = object()  # what an empty input's first row is
 ROWS_NAME = "rows"
 """What locations and row-number ids call in-memory rows (``kp:trace:rows:<n>``)."""
 
@@ -72,14 +79,54 @@ def items_of(
             notes=notes,
             progress=progress,
         )
+    rows = rows_of(data)
+    first = next(rows, _NO_ROW)
+    rows = itertools.chain(() if first is _NO_ROW else (first,), rows)
+    if _item_of(first) is not None:
+        return _given_items(rows, task_field)
     items = sources.convert(
-        rows_of(data),
+        rows,
         source=source or "auto",
         options=with_task_column(options, task_field),
         name=ROWS_NAME,
         notes=notes,
     )
     return with_tasks(items, task_field)
+
+
+def _item_of(row: Any) -> TraceItem | None:
+    """The trace item ``row`` is (a ``TraceItem``) or holds (a ``ScoredItem``), else ``None``.
+
+    A ``ScoredItem`` is told by its shape, so that reading never imports the scorer.
+    """
+    if isinstance(row, TraceItem):
+        return row
+    held = getattr(row, "item", None)
+    return held if isinstance(held, TraceItem) and hasattr(row, "breakdown") else None
+
+
+def _given_items(rows: Iterable[Any], task_field: str | None) -> Iterator[TraceItem]:
+    """The items a run gave, as they are (their location, row, task and reward kept).
+
+    ``task_field`` gives a task to an item that has none: its row's column, else the dotted
+    path in its trace's JSON, as when it was read.
+
+    Raises:
+        SettingTypeError: a row among them that is no item (one kind of data a call).
+    """
+    for index, row in enumerate(rows):
+        item = _item_of(row)
+        if item is None:
+            raise SettingTypeError(
+                Setting(f"data[{index}]"),
+                f" is a {type(row).__name__} among trace items: give items only, or rows only",
+            )
+        if item.task is None and task_field is not None:
+            task = task_at(item.row.value, task_field) if item.row is not None else None
+            task = task if task is not None else task_at(item.document, task_field)
+            if task is not None:
+                item = dataclasses.replace(item, task=task)
+        yield item
 
 
 def paths_of(data: Any) -> list[str | Path] | None:

@@ -15,10 +15,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Unpack, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, TypedDict, Unpack, cast
 
 import numpy as np
 import orjson
@@ -65,12 +66,29 @@ _PROBLEMS = "_kp_problems"
 _KEY = "_kp_key"
 _ROW = "_kp_row"
 _FOUND = "_kp_found"
+_TASK = "_kp_task"
+_REWARD = "_kp_reward"
 
-RowReader: TypeAlias = Callable[
-    [list[dict[str, Any]]], list[tuple[dict[str, Any] | None, list[tuple[str, str]]]]
-]
-"""A picklable callable that reads a batch of rows in an actor: for each row in order its
-trace document, or ``None`` and its problems as ``(path, message)`` pairs."""
+
+class RowRead(NamedTuple):
+    """What an actor read of one row: its trace document, or its problems; and its facts.
+
+    Attributes:
+        document: the trace as JSON, or ``None``: the row gave none.
+        problems: why it gave none, as ``(path, message)`` pairs.
+        task: the task the row says it is a run of (its task column), as a local read's item.
+        reward: the row's reward (a number in its success column), as a local read's item.
+    """
+
+    document: dict[str, Any] | None
+    problems: list[tuple[str, str]]
+    task: str | None = None
+    reward: float | None = None
+
+
+RowReader: TypeAlias = Callable[[list[dict[str, Any]]], list[RowRead]]
+"""A picklable callable that reads a batch of rows in an actor: a :class:`RowRead` for each
+row, in order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,28 +104,26 @@ class TraceColumn:
     column: str = TRACE_COLUMN
     order_by: str | None = None
 
-    def __call__(
-        self, rows: list[dict[str, Any]]
-    ) -> list[tuple[dict[str, Any] | None, list[tuple[str, str]]]]:
+    def __call__(self, rows: list[dict[str, Any]]) -> list[RowRead]:
         """Each row's trace as parsed JSON, or ``None`` and why there is none."""
         return [self._read(row) for row in rows]
 
-    def _read(self, row: dict[str, Any]) -> tuple[Any, list[tuple[str, str]]]:
+    def _read(self, row: dict[str, Any]) -> RowRead:
         if self.column not in row:
-            return {key: value for key, value in row.items() if key != self.order_by}, []
+            return RowRead({key: value for key, value in row.items() if key != self.order_by}, [])
         value, column = row[self.column], self.column
         if value is None:
-            return None, [("", f"the {column!r} column is null")]
+            return RowRead(None, [("", f"the {column!r} column is null")])
         try:
             if isinstance(value, bytes | bytearray):
                 value = value.decode("utf-8")
             if isinstance(value, str):
                 value = json.loads(value)
         except UnicodeDecodeError as error:
-            return None, [("", f"the {column!r} column is not UTF-8: {error}")]
+            return RowRead(None, [("", f"the {column!r} column is not UTF-8: {error}")])
         except json.JSONDecodeError as error:
-            return None, [("", f"the {column!r} column is not JSON: {error}")]
-        return value, []
+            return RowRead(None, [("", f"the {column!r} column is not JSON: {error}")])
+        return RowRead(value, [])
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,11 +141,9 @@ class ConversationRows:
     source: str = "auto"
     options: TraceOptions | None = None
 
-    def __call__(
-        self, rows: list[dict[str, Any]]
-    ) -> list[tuple[dict[str, Any] | None, list[tuple[str, str]]]]:
-        """Each row's trace document, or ``None`` and its problems as ``(path, message)``."""
-        documents: list[dict[str, Any] | None] = [None] * len(rows)
+    def __call__(self, rows: list[dict[str, Any]]) -> list[RowRead]:
+        """Each row's trace document and facts, or ``None`` and its problems."""
+        read: list[RowRead | None] = [None] * len(rows)
         problems: list[list[tuple[str, str]]] = [[] for _ in rows]
         for item in items_of(rows, source=self.source, options=self.options):
             if isinstance(item, Problem):
@@ -138,11 +152,12 @@ class ConversationRows:
                 continue
             index = (item.row or item.record).location.index
             if index is not None:
-                documents[index] = _digest_named(item.document, rows[index], index)
+                document = _digest_named(item.document, rows[index], index)
+                read[index] = RowRead(document, [], item.task, item.reward)
         unread = [("", "not read: its batch's rows are claimed by more than one source")]
         return [
-            (document, [] if document is not None else problems[n] or unread)
-            for n, document in enumerate(documents)
+            found if found is not None else RowRead(None, problems[n] or unread)
+            for n, found in enumerate(read)
         ]
 
 
@@ -164,9 +179,10 @@ class TraceBatchEmbedder:
     vector (zeros for a bad row), the windows read (-1: not known), whether it was capped (-1:
     not known) and the row's problems as JSON (``""``: none), plus the ``order_by`` value, and
     the row itself, pickled (so that its values come back exactly as read), unless the row is
-    the trace. With a ``redactor``, the trace and the row are redacted before they are
-    embedded (an id as written: hashed when it held anything), and what was redacted in each
-    is given too, as JSON (``Finding`` fields), for the driver to count.
+    the trace; and the task and reward read with it (JSON text, and NaN for none), so that the
+    driver's item is a local read's. With a ``redactor``, the trace and the row are redacted
+    before they are embedded (an id as written: hashed when it held anything), and what was
+    redacted in each is given too, as JSON (``Finding`` fields), for the driver to count.
     """
 
     def __init__(
@@ -188,16 +204,18 @@ class TraceBatchEmbedder:
         rows: list[dict[str, Any]] = batch.to_pylist()
         size = len(rows)
         ids, texts, problems, redacted = (np.full(size, "", dtype=object) for _ in range(4))
+        tasks = np.full(size, "null", dtype=object)  # JSON: a task is text, or none
+        rewards = np.full(size, np.nan, dtype=np.float64)
         windows = np.full(size, -1, dtype=np.int32)
         capped = np.full(size, -1, dtype=np.int8)
         valid: dict[int, TraceItem] = {}
         kept: list[dict[str, Any] | None] = [None if self._is_trace(row) else row for row in rows]
-        for position, (value, found) in enumerate(self._reader(rows)):
+        for position, (value, found, task, reward) in enumerate(self._reader(rows)):
             if isinstance(value, dict) and isinstance(value.get("id"), str):
                 ids[position] = self._id(value)
             result = None if found else validate_record(Record(Location("row"), value))
             if isinstance(result, TraceItem):
-                valid[position] = result
+                valid[position] = replace(result, task=task, reward=reward)
                 continue
             refused = found if result is None else [(item.path, item.message) for item in result]
             problems[position] = json.dumps(refused)
@@ -210,6 +228,9 @@ class TraceBatchEmbedder:
             texts[position] = json.dumps(
                 valid[position].document, ensure_ascii=False, default=_plain
             )
+            tasks[position] = json.dumps(valid[position].task)  # redacted with the item
+            if valid[position].reward is not None:
+                rewards[position] = valid[position].reward
         positions = list(valid)
         represented = self._text.embed(self._embedder, [item.trace for item in valid.values()])
         # A batch of bad rows only still gives vectors of the usual width: Ray joins blocks
@@ -234,6 +255,8 @@ class TraceBatchEmbedder:
             _CAPPED: capped,
             _PROBLEMS: problems,
             _FOUND: redacted,
+            _TASK: tasks,
+            _REWARD: rewards,
             _ROW: np.asarray([pickle.dumps(row) for row in kept], dtype=object),
             **(
                 {_KEY: np.asarray(batch.column(self._order_by).to_pylist(), dtype=object)}
@@ -475,10 +498,13 @@ def _score_batch(
         where = Location(f"row {position}")
         # Only our own actors' rows (pickled there, see TraceBatchEmbedder) are unpickled.
         original = pickle.loads(batch[_ROW][row])
+        reward = float(batch[_REWARD][row])
         item = TraceItem(
             Record(where, documents[row]),
             traces[row],
             None if original is None else Record(where, original),
+            task=json.loads(str(batch[_TASK][row])),
+            reward=None if math.isnan(reward) else reward,
         )
         if redactor is not None:
             from knowledgepulse.redact.walk import Finding  # noqa: PLC0415 - only to redact

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from knowledgepulse._util.collector import young_collections_only
-from knowledgepulse._util.settings import one_of
+from knowledgepulse._util.settings import one_of, wrong_setting
 from knowledgepulse.errors import (
     CacheFileError,
     ParameterConflictError,
@@ -140,15 +140,25 @@ def min_score_of(value: MinScore | float | str | None) -> MinScore | None:
     """A minimum score as given to a run: ``0.8``, ``"0.8"``, ``"p90"`` or a ``MinScore``.
 
     Raises:
-        ThresholdSpecError: a text or number that is neither a score in [0, 1] nor ``pNN``.
+        ThresholdSpecError: a text or number that is neither a score in [0, 1] nor ``pNN``,
+            naming ``min_score`` (a ``SettingTypeError`` for another type).
     """
     if value is None:
         return None
-    from knowledgepulse.curation.percentiles import MinScore  # noqa: PLC0415 - numpy
+    from knowledgepulse.curation.percentiles import (  # noqa: PLC0415 - numpy
+        MinScore,
+        ThresholdSpecError,
+    )
 
     if isinstance(value, MinScore):
         return value
-    return MinScore.parse(str(value))
+    allowed = "a score in [0, 1] (0.6) or a percentile of the scores from p0 to p100 ('p90')"
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise wrong_setting("min_score", value, allowed, wrong_type=True)
+    try:
+        return MinScore.parse(str(value))
+    except ThresholdSpecError:
+        raise ThresholdSpecError(Setting("min_score", value), f": give {allowed}") from None
 
 
 def threshold_of(min_score: MinScore | None) -> float:

@@ -12,6 +12,7 @@ read before, so the split is the same with and without it).
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -283,7 +284,7 @@ def _strata(
 
 def write_split(
     result: SplitResult,
-    directory: Path,
+    directory: str | os.PathLike[str],
     form: WriteForm | None = None,
     inputs: Iterable[object] | None = None,
 ) -> dict[str, Path]:
@@ -301,6 +302,7 @@ def write_split(
         OutputError: one of ``inputs`` (by default the files the split read) is a part's file
             in ``directory``, which the split would replace or remove; nothing is written.
     """
+    directory = Path(directory)
     files = [str(path) for path in files_of(result.data) or ()]
     inputs = tuple(files if inputs is None else inputs)
     if form is None:

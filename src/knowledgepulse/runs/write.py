@@ -597,6 +597,11 @@ def output_form(
     return "jsonl"
 
 
+def target_of(target: str | os.PathLike[str] | IO[str]) -> Path | IO[str]:
+    """Where a result is written: a path (text or ``PathLike``: a notebook's), or a stream."""
+    return Path(target) if isinstance(target, str | os.PathLike) else target
+
+
 @contextmanager
 def text_output(target: Path | IO[str]) -> Iterator[IO[str]]:
     """``target`` as a text stream: a stream as it is, a file that replaces the path atomically."""

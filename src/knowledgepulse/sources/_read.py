@@ -219,8 +219,9 @@ def undecided(value: Any, candidates: list[Source]) -> str:
     """Why a record decides no source: none recognises it, or several do (name one)."""
     if not candidates:
         return (
-            f"not a trace file this tool knows: {describe_value(value)}; name its source, one of "
-            f"{', '.join(source_names())} (kp: --from, whose help says the shapes each reads)"
+            f"not a trace file this tool knows: {describe_value(value)}; name its source "
+            f"(source=; kp: --from, whose help says the shapes each reads), one of "
+            f"{', '.join(source_names())}"
         )
     names = [source.name for source in candidates]
     choices = " or ".join(f"source={name!r}" for name in names)

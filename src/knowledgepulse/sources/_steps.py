@@ -128,6 +128,7 @@ class _ToolEvent:
     mcp_server: str | None = None
     requested: bool = False
     executed: bool = False
+    text: str | None = None  # the step's text, when the source gave one (else name and input)
 
 
 @dataclass(slots=True)
@@ -159,6 +160,8 @@ class StepBuilder:
     failed_calls: frozenset[str] | None = None
     """The call ids whose result was an error, where the source says (a row kp wrote); else a
     result's text says whether it failed."""
+    call_texts: frozenset[str] = frozenset()
+    """The call ids whose assistant turn's text is the call's own step text (a row kp wrote)."""
     _seen_text: bool = False
     # Indexes of the tool events, so that matching a call costs the same in a trace of 100,000.
     _by_call_id: dict[str, _Event] = field(default_factory=dict)
@@ -203,9 +206,19 @@ class StepBuilder:
         return self._seen_text
 
     def tool_request(
-        self, name: str, arguments: Any = None, *, call_id: str | None = None, at: Timestamp = None
+        self,
+        name: str,
+        arguments: Any = None,
+        *,
+        call_id: str | None = None,
+        at: Timestamp = None,
+        text: str | None = None,
     ) -> None:
-        """A tool call the model asked for; merged with its execution when one is told."""
+        """A tool call the model asked for; merged with its execution when one is told.
+
+        ``text``: the step's own text (what the agent said with the call), where the source
+        keeps one; else the step's text is the call's name and arguments.
+        """
         event = self._matching(name, call_id, flag="requested")
         if event is None:
             event = self._new_tool(name, call_id, at)
@@ -218,6 +231,9 @@ class StepBuilder:
         tool.requested = True
         if tool.arguments is None:
             tool.arguments = arguments
+        if text and text.strip():
+            self._seen_text = True
+            tool.text = text
 
     def tool_result(
         self,
@@ -405,7 +421,7 @@ def _tool_step(tool: _ToolEvent, *, recovery: bool) -> dict[str, Any]:
     step: dict[str, Any] = {"type": "error_recovery" if recovery else "tool_call"}
     arguments = as_input(tool.arguments)
     compact = _COMPACT.encode(arguments) if arguments else ""
-    step["content"] = bounded(f"{tool.name} {compact}".rstrip())
+    step["content"] = bounded(tool.text or f"{tool.name} {compact}".rstrip())
     step["tool"] = {"name": tool.name}
     if tool.mcp_server:
         step["tool"]["mcp_server"] = tool.mcp_server

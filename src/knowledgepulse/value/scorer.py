@@ -229,6 +229,18 @@ class TraceValueScorer:
             return reference_cosine
         return 1.0 - self._calibration.inverse(1.0 - reference_cosine)
 
+    def reference_cosine(self, cosine: float) -> float:
+        """A cosine between this embedder's vectors on MiniLM's scale: :meth:`cosine_of`'s inverse.
+
+        So that a similarity reported beside a threshold (a near-duplicate's, a histogram's) is
+        on the threshold's scale: it reaches ``t`` exactly when the raw cosine reaches
+        ``cosine_of(t)``. Unchanged without a calibration, and outside (0, 1), which the
+        calibration does not cover.
+        """
+        if self._calibration is None or not 0.0 < cosine < 1.0:
+            return cosine
+        return 1.0 - self._calibration(1.0 - cosine)
+
     def register_profile(
         self, domain: str, weights: ScoringWeights | Mapping[str, Any], *, replace: bool = False
     ) -> ScoringWeights:

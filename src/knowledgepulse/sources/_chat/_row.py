@@ -78,6 +78,9 @@ ANSWER_STEP_COLUMN = "kp_answer_step"
 ``false``: it is the outcome's ``result_summary`` only."""
 FAILED_CALLS_COLUMN = "kp_failed_calls"
 """The ids of the calls whose result was an error (the next action its ``error_recovery``)."""
+CALL_TEXTS_COLUMN = "kp_call_texts"
+"""The ids of the calls whose step's text is their assistant turn's ``content`` (what the agent
+said with the call: tau-bench's ``respond``), not a thought before them."""
 
 _MILLISECONDS_FROM = 1e11
 """A time number this large is milliseconds (1e11 seconds is past the year 5000)."""
@@ -339,10 +342,12 @@ def _convert_row(
         messages = messages + rest if rest else messages
     answer_step = row.get(ANSWER_STEP_COLUMN)
     failed = row.get(FAILED_CALLS_COLUMN)
+    texts = row.get(CALL_TEXTS_COLUMN)
     builder = StepBuilder(
         answer_is_step=answer_step is not False,
         told_once=answer_step is not None,
         failed_calls=frozenset(map(str, failed)) if isinstance(failed, list) else None,
+        call_texts=frozenset(map(str, texts)) if isinstance(texts, list) else frozenset(),
     )
     try:
         told = family.tell(messages, builder)
@@ -523,8 +528,10 @@ class Calls:
     answered: bool = False
     """Whether the output tool gave the answer."""
 
-    def request(self, name: str, arguments: Any = None, call_id: str | None = None) -> None:
-        """A tool call the assistant asked for."""
+    def request(
+        self, name: str, arguments: Any = None, call_id: str | None = None, text: str | None = None
+    ) -> None:
+        """A tool call the assistant asked for (``text``: its step's own text, if kept)."""
         finish = _finish(name, arguments)
         if finish is not None:
             if finish["return_type"] == "give_answer":
@@ -542,7 +549,7 @@ class Calls:
         if call_id:
             self.names[call_id] = name
         self.pending.append(name)
-        self.builder.tool_request(name, arguments, call_id=call_id)
+        self.builder.tool_request(name, arguments, call_id=call_id, text=text)
 
     def result(
         self,

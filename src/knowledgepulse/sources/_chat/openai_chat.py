@@ -192,7 +192,10 @@ def _tell_assistant(
     if final and not requested and not tagged and not legacy and not in_parts and text.strip():
         builder.answer(text)
         return True
-    builder.thought(text)
+    first_id = requested[0].get("id") if requested and isinstance(requested[0], dict) else None
+    own = text if isinstance(first_id, str) and first_id in builder.call_texts else None
+    if own is None:  # the turn's text is a thought; in a row kp wrote, maybe the call's own
+        builder.thought(text)
     for number, call in enumerate(requested):
         function = call.get("function") if isinstance(call, dict) else None
         name = function.get("name") if isinstance(function, dict) else None
@@ -203,7 +206,10 @@ def _tell_assistant(
             )
         call_id = call.get("id")
         calls.request(
-            name, function.get("arguments"), call_id if isinstance(call_id, str) else None
+            name,
+            function.get("arguments"),
+            call_id if isinstance(call_id, str) else None,
+            text=own if number == 0 else None,
         )
     if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
         calls.request(legacy["name"], legacy.get("arguments"))
