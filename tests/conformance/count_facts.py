@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -431,20 +431,19 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
     tool the answer; a model call whose last input message is Pydantic AI's feedback on a
     rejected output (``_PYDANTIC_RETRY``) follows an error; the trace's first span failing fails
     the run.
+
+    A crewAI crew (its kickoff span lists ``crew_tasks``) asks what its tasks' descriptions say,
+    their ``{name}`` placeholders filled from ``crew_inputs`` as crewAI fills them (its agents
+    are sent each inside crewAI's own prompt, ``Current Task: ...``); its tools are the calls
+    its model calls made, as the model named them, since crewAI's cache answers a repeated call
+    without running the tool (no TOOL span).
     """
     kinds = [tags.get("openinference.span.kind") for _, tags in spans]
     if not any(kinds):
         return []
-    timeline, objective = _Timeline(), None
-    for _, tags in spans:  # smolagents' run arguments: the task as the user gave it
-        run_arguments = (
-            _json(tags.get("input.value"))
-            if tags.get("openinference.span.kind") == "AGENT"
-            else None
-        )
-        if isinstance(run_arguments, dict) and isinstance(run_arguments.get("task"), str):
-            objective = run_arguments["task"]
-            break
+    timeline, objective = _Timeline(), _crew_asked(tags for _, tags in spans)
+    crew = objective is not None
+    objective = objective or _run_task(spans)
     for name, tags in spans:
         kind = tags.get("openinference.span.kind")
         sent = _oi_messages(tags, "llm.input_messages") if kind == "LLM" else []
@@ -453,18 +452,59 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
         if sent and str(sent[-1].get("content", "")).startswith(_PYDANTIC_RETRY):
             timeline.error()
         if kind == "TOOL":
-            timeline.tool(tags.get("tool.name") or name)
+            if not crew:
+                timeline.tool(tags.get("tool.name") or name)
             if tags.get("otel.status_code") == "ERROR" or _langchain_tool_failed(
                 tags.get("output.value")
             ):
                 timeline.error()
         if kind == "LLM":
             timeline.text(_last_assistant(_oi_messages(tags, "llm.output_messages")))
+            for called in _called_by_model(tags) if crew else []:
+                timeline.tool(called)
             output_tool = "llm.output_messages.0.message.tool_calls.0.tool_call.function"
             if tags.get(f"{output_tool}.name") == OUTPUT_TOOL:
                 timeline.tool(OUTPUT_TOOL, tags.get(f"{output_tool}.arguments"))
     success = spans[0][1].get("otel.status_code") != "ERROR"
     return [timeline.facts(objective, success, trace_id=trace_id)]
+
+
+def _run_task(spans: list[tuple[str, dict[str, Any]]]) -> str | None:
+    """smolagents' run arguments (an AGENT span's input): the ``task`` as the user gave it."""
+    for _, tags in spans:
+        run_arguments = (
+            _json(tags.get("input.value"))
+            if tags.get("openinference.span.kind") == "AGENT"
+            else None
+        )
+        if isinstance(run_arguments, dict) and isinstance(run_arguments.get("task"), str):
+            return str(run_arguments["task"])
+    return None
+
+
+def _crew_asked(attributes: Iterable[dict[str, Any]]) -> str | None:
+    """The descriptions of a crewAI crew's tasks (its kickoff span's ``crew_tasks``; crewAI's own
+    ``Crew Created`` span lists them without), each ``{name}`` of ``crew_inputs`` replaced by the
+    input, joined by blank lines; else ``None``."""
+    for tags in attributes:
+        tasks = [t for t in _json(tags.get("crew_tasks") or "[]") if "description" in t]
+        if tasks:
+            inputs = _json(tags.get("crew_inputs") or "{}")
+            asked = []
+            for task in tasks:
+                description = task["description"]
+                for key, value in inputs.items():
+                    description = description.replace("{" + key + "}", str(value))
+                asked.append(description.strip())
+            return "\n\n".join(asked)
+    return None
+
+
+def _called_by_model(tags: dict[str, Any]) -> list[str]:
+    """The names of the tools an OpenInference model call's output asks for, in order."""
+    pattern = r"llm\.output_messages\.0\.message\.tool_calls\.(\d+)\.tool_call\.function\.name"
+    calls = {int(m.group(1)): v for k, v in tags.items() if (m := re.fullmatch(pattern, k))}
+    return [calls[n] for n in sorted(calls)]
 
 
 def _flattened(tags: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
@@ -652,7 +692,8 @@ def langfuse(path: Path) -> list[Run]:
     """A Langfuse UI trace export (``{"trace", "observations"}``): one run.
 
     Langfuse keeps inputs and outputs as JSON text (of JSON text, for OTel spans): decoded.
-    The objective is the user text of the trace's input, else of the first generation's input;
+    The objective is the user text of the trace's input, else of the first generation's input
+    (a crewAI run's: its tasks' descriptions, as ``_crew_asked`` reads them);
     a tool ran where an observation is a ``TOOL``, has a ``gen_ai.tool.name`` attribute, or is a
     ``SPAN`` named as a tool a generation asked for; the answer is the text the run returned (the
     trace's output, else the first output of a span that is no generation: crewAI's ``raw``), else
@@ -690,8 +731,10 @@ def langfuse(path: Path) -> list[Run]:
         None,
     )
     timeline.text(_said(_decoded(returned)))  # what the run returned, if text
-    objective = _user_said(trace.get("input")) or next(
-        (text for o in generations if (text := _user_said(o.get("input")))), None
+    objective = (
+        _crew_asked(_attributes_of(o) for o in observations)
+        or _user_said(trace.get("input"))
+        or next((text for o in generations if (text := _user_said(o.get("input")))), None)
     )
     return [timeline.facts(objective, trace_id=trace["id"])]
 

@@ -579,6 +579,57 @@ def test_crewai_output_raw_is_the_answer_and_the_react_reply_holding_it_is_told_
     ]
 
 
+def _crew_run(attributes: dict[str, Any]) -> ReasoningTrace:
+    """A crew kickoff as OpenInference's crewAI instrumentor records it, its agent's model call
+    sent the task inside crewAI's prompt."""
+    kickoff = span(
+        "Crew_1.kickoff",
+        {"openinference.span.kind": "CHAIN", "output.value": '{"raw": "25.0"}', **attributes},
+        start=0,
+    )
+    agent = span("Calculator._execute_core", {"openinference.span.kind": "AGENT"}, start=1)
+    prompt = "\nCurrent Task: What is 100 / 4?\n\nThis is the expected criteria for your final"
+    model = span(
+        "ChatCompletion",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": prompt,
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": "25.0",
+        },
+        start=2,
+        parent=agent,
+    )
+    agent = dataclasses.replace(agent, parent_id=kickoff.span_id)
+    return to_trace([kickoff, agent, model]).trace
+
+
+def test_a_crew_kickoff_asks_its_tasks_with_the_inputs_filled_in_not_crewai_s_prompt() -> None:
+    """``crew_tasks`` holds the user's descriptions; ``{name}`` takes the kickoff's input."""
+    tasks = [
+        {"description": "What is {dividend} / {divisor}?", "expected_output": "The result"},
+        {"description": "Say it in {language}; keep {unknown}.", "expected_output": "Text"},
+    ]
+    inputs = {"dividend": 100, "divisor": 4, "language": "French"}
+    trace = _crew_run(
+        {
+            "crew_tasks": json.dumps(tasks),
+            "crew_inputs": json.dumps(inputs),
+            "input.value": json.dumps(inputs),
+        }
+    )
+    assert trace.task.objective == "What is 100 / 4?\n\nSay it in French; keep {unknown}."
+    assert trace.outcome.result_summary == "25.0"
+
+
+def test_a_crew_kickoff_without_inputs_asks_its_task_as_written() -> None:
+    """No inputs (``crew_inputs`` empty): the description itself, not the prompt sent."""
+    tasks = [{"description": "What is 100 / 4?", "expected_output": "The result"}]
+    trace = _crew_run({"crew_tasks": json.dumps(tasks), "crew_inputs": ""})
+    assert trace.task.objective == "What is 100 / 4?"
+
+
 def _langchain_dict(kind: str, **data: Any) -> dict[str, Any]:
     """A LangChain message as ``messages_to_dict`` writes it (OpenInference's LangChain dump)."""
     return {"type": kind, "data": {"type": kind, "content": "", **data}}

@@ -13,6 +13,7 @@ still read).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -136,9 +137,39 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     elif role == "agent":
         view.fill(
             "openinference",
-            input_text=msg.input_text(attrs.get("input.value")),
+            input_text=_crew_tasks(attrs) or msg.input_text(attrs.get("input.value")),
             output_text=_output_text(attrs.get("output.value")),
         )
+
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""A ``{name}`` in a crewAI task's description, filled from the kickoff's inputs."""
+
+
+def _crew_tasks(attrs: Mapping[str, Any]) -> str | None:
+    """What a crewAI crew was asked: its tasks' descriptions, each with the kickoff's inputs.
+
+    OpenInference's crew kickoff span lists the tasks (``crew_tasks``) as written, before crewAI
+    fills their ``{name}`` placeholders from the inputs (``crew_inputs``, also the span's
+    ``input.value``: JSON, no request); its agents are sent each description inside crewAI's
+    own prompt (``Current Task: ...``), which is no user's words either.
+    """
+    tasks = msg.loads(attrs.get("crew_tasks"))
+    if not isinstance(tasks, list):
+        return None
+    inputs = msg.loads(attrs.get("crew_inputs"))
+    values = inputs if isinstance(inputs, dict) else {}
+
+    def filled(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return str(values[name]) if name in values else match.group(0)
+
+    descriptions = [
+        _PLACEHOLDER.sub(filled, task["description"]).strip()
+        for task in tasks
+        if isinstance(task, dict) and _str(task.get("description"))
+    ]
+    return "\n\n".join(descriptions) or None
 
 
 def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
