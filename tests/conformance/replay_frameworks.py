@@ -24,9 +24,16 @@ the run itself:
   ``langchain-openai`` 1.7.4 for
   LangGraph's model): the spans an
   in-memory exporter kept, written as OTLP JSON as the OTel file exporter writes them
-  (``tests/integrations/otel_helpers.otlp_json``). These packages are no dependency of
-  knowledgepulse: install them beside it to replay (``pip install --no-deps --target DIR ...``
-  and ``PYTHONPATH=DIR``).
+  (``tests/integrations/otel_helpers.otlp_json``);
+* crewAI 1.15 (``Crew.kickoff``, its native OpenAI client given the mock transport) traced by
+  ``openinference-instrumentation-crewai`` 1.1.21 and ``-openai`` 0.1.66: the spans the OTel
+  JSON file exporter (``opentelemetry-exporter-otlp-json-file``) writes, as JSON Lines. crewAI
+  pins its own versions of what the others use: replay it from a virtual environment of its own
+  (``pip install crewai openinference-instrumentation-crewai openinference-instrumentation-openai
+  opentelemetry-exporter-otlp-json-file``) by calling ``openinference_crewai_runs(CASSETTES)``.
+
+These packages are no dependency of knowledgepulse: install them beside it to replay (``pip
+install --no-deps --target DIR ...`` and ``PYTHONPATH=DIR``).
 
 A Gemini reply (``generateContent``) is served as the Chat Completions message it amounts to: its
 text parts as ``content``, its ``functionCall`` parts as ``tool_calls`` (name and arguments
@@ -631,6 +638,194 @@ def openinference_runs(cassettes: Path) -> None:
     openinference_smolagents_run(cassettes)
 
 
+# --- crewAI, traced by OpenInference ------------------------------------------------------
+
+CREWAI = "crewAIInc+crewAI/lib/crewai/tests/cassettes/"
+CREW_CALCULATOR = (
+    CREWAI
+    + "agents/TestNativeToolCallingTokenUsage.test_openai_native_tool_calling_token_usage.yaml"
+)
+CREW_TOOL_ERRORS = CREWAI + "test_increment_tool_errors.yaml"
+CREW_TWO_TASKS = CREWAI + "test_cache_hitting_between_agents.yaml"
+
+
+def _counting(answer: Callable[[httpx2.Request], httpx2.Response]) -> Any:
+    """``answer``, and crewAI's context-window preflight answered as the Responses API does.
+
+    crewAI 1.15 asks ``/responses/input_tokens`` how long a request is before each model call
+    and tool result; the recordings (made before it did) hold no such call. The count served is
+    crewAI's own estimate (a token per four characters): it decides nothing in these short runs.
+    """
+
+    def answered(request: httpx2.Request) -> httpx2.Response:
+        if request.url.path.endswith("/responses/input_tokens"):
+            tokens = (len(request.content) + 3) // 4
+            return httpx2.Response(
+                200, json={"object": "response.input_tokens", "input_tokens": tokens}
+            )
+        return answer(request)
+
+    return answered
+
+
+def _crewai_llm(answer: Callable[[httpx2.Request], httpx2.Response], model: str) -> Any:
+    """crewAI's native OpenAI LLM whose client is served the recording (crewAI passes its
+    ``client_params`` to the sync and the async client alike, so the sync one is set here)."""
+    from crewai import LLM  # type: ignore[import-not-found]
+    from openai import OpenAI
+
+    llm = LLM(model=model, api_key="-")
+    transport = httpx2.MockTransport(_counting(answer))
+    llm._client = OpenAI(api_key="-", http_client=httpx2.Client(transport=transport))
+    return llm
+
+
+def _crewai_traced(name: str, run: Callable[[], Any]) -> None:
+    """Run ``run`` under OpenInference's crewAI and OpenAI instrumentors; the spans written by
+    the OTel JSON file exporter (``FileSpanExporter``: JSON Lines, a span a line)."""
+    import io
+
+    from openinference.instrumentation.crewai import (  # type: ignore[import-not-found]
+        CrewAIInstrumentor,
+    )
+    from openinference.instrumentation.openai import (  # type: ignore[import-not-found]
+        OpenAIInstrumentor,
+    )
+    from opentelemetry.exporter.otlp.json.file.trace_exporter import FileSpanExporter
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    stream = io.StringIO()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(stream=stream)))
+    instrumentors = [CrewAIInstrumentor(), OpenAIInstrumentor()]
+    for instrumentor in instrumentors:
+        instrumentor.instrument(tracer_provider=provider)
+    try:
+        run()
+    finally:
+        for instrumentor in instrumentors:
+            instrumentor.uninstrument()
+        provider.shutdown()
+    document = stream.getvalue().replace(str(Path(__file__).parents[2]) + "/", "")
+    document = re.sub(r'[^"\s]*/site-packages/', "site-packages/", document)
+    _write(OUT / "otlp" / f"openinference_crewai_{name}.jsonl", document)
+
+
+def openinference_crewai_runs(cassettes: Path) -> None:
+    """Three crewAI recordings through ``Crew.kickoff``, as crewAI's tests define their crews."""
+    import os
+
+    os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"  # crewAI's own telemetry: nothing sent
+    os.environ["CREWAI_TRACING_ENABLED"] = "false"
+    from crewai import Agent, Crew, Process, Task
+    from crewai.tools import BaseTool, tool  # type: ignore[import-not-found]
+    from pydantic import BaseModel, Field
+
+    class CalculatorInput(BaseModel):
+        """Input schema for calculator tool."""
+
+        expression: str = Field(description="Mathematical expression to evaluate")
+
+    class CalculatorTool(BaseTool):  # type: ignore[misc]
+        name: str = "calculator"
+        description: str = "Perform mathematical calculations. Use this for any math operations."
+        args_schema: type[BaseModel] = CalculatorInput
+
+        def _run(self, expression: str) -> str:
+            return f"The result of {expression} is {eval(expression)}"
+
+    def calculator_crew(description: str) -> Any:
+        llm = _crewai_llm(transport(cassettes / CREW_CALCULATOR), "gpt-4o-mini")
+        agent = Agent(
+            role="Calculator",
+            goal="Perform calculations efficiently",
+            backstory="You calculate things.",
+            tools=[CalculatorTool()],
+            llm=llm,
+            verbose=False,
+            max_iter=3,
+        )
+        task = Task(description=description, expected_output="The result", agent=agent)
+        return Crew(agents=[agent], tasks=[task])
+
+    def calculations() -> None:
+        # Two kickoffs, two traces: as recorded, then with the numbers as inputs (the same
+        # request reaches the model, so the recording answers it again).
+        calculator_crew("What is 100 / 4?").kickoff()
+        calculator_crew("What is {dividend} / {divisor}?").kickoff(
+            inputs={"dividend": 100, "divisor": 4}
+        )
+
+    def scoring() -> None:
+        answer = transport(cassettes / CREW_TOOL_ERRORS)
+
+        @tool  # type: ignore[untyped-decorator]
+        def scoring_examples() -> None:
+            "Useful examples for scoring titles."
+            raise Exception("Error")
+
+        scorer = Agent(
+            role="Scorer",
+            goal="Score the title",
+            backstory="You're an expert scorer, specialized in scoring titles.",
+            tools=[scoring_examples],
+            llm=_crewai_llm(answer, "gpt-4.1-mini"),
+        )
+        task = Task(
+            description="Give me an integer score between 1-5 for the following title: 'The "
+            "impact of AI in the future of work', check examples to based your evaluation.",
+            expected_output="The score of the title.",
+        )
+        Crew(
+            agents=[scorer],
+            tasks=[task],
+            process=Process.hierarchical,
+            manager_llm=_crewai_llm(answer, "gpt-4-0125-preview"),
+        ).kickoff()
+
+    def two_tasks() -> None:
+        llm = _crewai_llm(transport(cassettes / CREW_TWO_TASKS), "gpt-4.1-mini")
+        ceo = Agent(
+            role="CEO",
+            goal="Make sure the writers in your company produce amazing content.",
+            backstory="You're an long time CEO of a content creation agency with a Senior "
+            "Writer on the team. You're now working on a new project and want to make sure the "
+            "content produced is amazing.",
+            allow_delegation=True,
+            llm=llm,
+        )
+        researcher = Agent(
+            role="Researcher",
+            goal="Make the best research and analysis on content about AI and AI agents",
+            backstory="You're an expert researcher, specialized in technology, software "
+            "engineering, AI and startups. You work as a freelancer and is now working on doing "
+            "research and analysis for a new customer.",
+            allow_delegation=False,
+            llm=llm,
+        )
+
+        @tool  # type: ignore[untyped-decorator]
+        def multiplier(first_number: int, second_number: int) -> float:
+            """Useful for when you need to multiply two numbers together."""
+            return first_number * second_number
+
+        tasks = [
+            Task(
+                description=f"What is 2 {times} 6? Return only the number.",
+                expected_output="the result of multiplication",
+                tools=[multiplier],
+                agent=agent,
+            )
+            for times, agent in (("tims", ceo), ("times", researcher))
+        ]
+        Crew(agents=[ceo, researcher], tasks=tasks, cache=True).kickoff()
+
+    _crewai_traced("calculator", calculations)
+    _crewai_traced("hierarchical_tool_error", scoring)
+    _crewai_traced("two_tasks", two_tasks)
+
+
 def main() -> None:
     """Replay every recording through every framework into ``files/``."""
     cassettes = Path(sys.argv[1])
@@ -638,6 +833,7 @@ def main() -> None:
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
     openinference_runs(cassettes)
+    openinference_crewai_runs(cassettes)
 
 
 if __name__ == "__main__":
