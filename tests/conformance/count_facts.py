@@ -424,7 +424,8 @@ def _langchain_tool_failed(output: Any) -> bool:
 def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
     """A run from OpenInference spans in start order, or none without them.
 
-    The objective is the ``task`` of an AGENT span's input (smolagents' run arguments), else the
+    The objective is the ``task`` of an AGENT span's input (smolagents' run arguments), or its
+    ``messages`` text (crewAI's ``Agent.kickoff``), else the
     first user message a model call (``LLM``) was sent; a ``TOOL`` span is
     a tool, failed when its status is ERROR or its output a LangChain tool message with
     ``status: "error"``; a model call's output text is text, and its call of Pydantic AI's output
@@ -470,15 +471,17 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
 
 
 def _run_task(spans: list[tuple[str, dict[str, Any]]]) -> str | None:
-    """smolagents' run arguments (an AGENT span's input): the ``task`` as the user gave it."""
+    """An AGENT span's run arguments: the ``task`` as the user gave it (smolagents), or the
+    ``messages`` text (crewAI's ``Agent.kickoff``)."""
     for _, tags in spans:
         run_arguments = (
             _json(tags.get("input.value"))
             if tags.get("openinference.span.kind") == "AGENT"
             else None
         )
-        if isinstance(run_arguments, dict) and isinstance(run_arguments.get("task"), str):
-            return str(run_arguments["task"])
+        for key in ("task", "messages"):
+            if isinstance(run_arguments, dict) and isinstance(run_arguments.get(key), str):
+                return str(run_arguments[key])
     return None
 
 

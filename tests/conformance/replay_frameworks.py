@@ -647,6 +647,7 @@ CREW_CALCULATOR = (
 )
 CREW_TOOL_ERRORS = CREWAI + "test_increment_tool_errors.yaml"
 CREW_TWO_TASKS = CREWAI + "test_cache_hitting_between_agents.yaml"
+AGENT_TOOL_ERROR = CREWAI + "agents/test_native_tool_calling_error_handling.yaml"
 
 
 def _counting(answer: Callable[[httpx2.Request], httpx2.Response]) -> Any:
@@ -713,7 +714,8 @@ def _crewai_traced(name: str, run: Callable[[], Any]) -> None:
 
 
 def openinference_crewai_runs(cassettes: Path) -> None:
-    """Three crewAI recordings through ``Crew.kickoff``, as crewAI's tests define their crews."""
+    """Three crewAI recordings through ``Crew.kickoff`` and one through ``Agent.kickoff``, as
+    crewAI's tests define their crews and agents."""
     import os
 
     os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"  # crewAI's own telemetry: nothing sent
@@ -821,9 +823,29 @@ def openinference_crewai_runs(cassettes: Path) -> None:
         ]
         Crew(agents=[ceo, researcher], tasks=tasks, cache=True).kickoff()
 
+    class FailingTool(BaseTool):  # type: ignore[misc]
+        name: str = "failing_tool"
+        description: str = "This tool always fails"
+
+        def _run(self) -> str:
+            raise Exception("This tool always fails")  # the test's
+
+    def failing() -> None:
+        agent = Agent(
+            role="Calculator",
+            goal="Perform calculations efficiently",
+            backstory="You calculate things.",
+            tools=[FailingTool()],
+            llm=_crewai_llm(transport(cassettes / AGENT_TOOL_ERROR), "gpt-5-nano"),
+            verbose=False,
+            max_iter=3,
+        )
+        agent.kickoff("Use the failing_tool to do something.")
+
     _crewai_traced("calculator", calculations)
     _crewai_traced("hierarchical_tool_error", scoring)
     _crewai_traced("two_tasks", two_tasks)
+    _crewai_traced("agent_kickoff_tool_error", failing)
 
 
 def main() -> None:
