@@ -630,6 +630,113 @@ def test_a_crew_kickoff_without_inputs_asks_its_task_as_written() -> None:
     assert trace.task.objective == "What is 100 / 4?"
 
 
+def _autogen_model_call(start: int, parent: Span, **messages: Any) -> Span:
+    """An AutoGen model call as OpenInference records it: flattened messages."""
+    return span(
+        "OpenAIChatCompletionClient.create",
+        {
+            "openinference.span.kind": "LLM",
+            **{f"llm.{key.replace('__', '.')}": value for key, value in messages.items()},
+        },
+        start=start,
+        parent=parent,
+    )
+
+
+def test_autogen_s_tool_result_marked_is_error_makes_the_next_call_its_recovery() -> None:
+    """AutoGen hands a raised tool's text back (``function.{i}``, ``is_error``), its TOOL span
+    OK: the call failed, and the model's next call recovers from it."""
+    agent = span("chatbot.on_messages_stream", {"openinference.span.kind": "AGENT"}, start=0)
+    call = "output_messages.0.message.tool_calls.0.tool_call."
+    first = _autogen_model_call(
+        1,
+        agent,
+        input_messages__0__message__role="user",
+        input_messages__0__message__content="What is the capital of France?",
+        output_messages__0__message__role="assistant",
+        **{
+            (call + "id").replace(".", "__"): "call_0",
+            (call + "function.name").replace(".", "__"): "get_capital",
+        },
+    )
+    tool = {"openinference.span.kind": "TOOL", "tool.name": "get_capital"}
+    failed = span(
+        "chatbot.get_capital", {**tool, "output.value": "Use La France."}, start=2, parent=agent
+    )
+    result = {
+        "name": "get_capital",
+        "content": "Use La France.",
+        "call_id": "call_0",
+        "is_error": True,
+    }
+    second = _autogen_model_call(
+        3,
+        agent,
+        input_messages__0__message__role="function",
+        input_messages__0__function__0=json.dumps(result),
+        output_messages__0__message__role="assistant",
+        output_messages__0__message__content="Paris",
+    )
+    trace = to_trace([agent, first, failed, second]).trace
+    assert steps(trace) == [
+        ("tool_call", "get_capital", "get_capital"),
+        ("observation", "get_capital", "Use La France."),
+        ("error_recovery", None, "Paris"),
+    ]
+
+
+def test_an_exception_recorded_on_a_span_whose_status_is_ok_did_not_fail_it() -> None:
+    """Status OK is final: AutoGen's agent span records the CancelledError closing its stream."""
+    cancelled = SpanEvent("exception", {"exception.type": "asyncio.exceptions.CancelledError"})
+    agent = span(
+        "weather_agent.on_messages_stream",
+        {"openinference.span.kind": "AGENT", "output.value": "Sunny."},
+        start=0,
+        events=(cancelled,),
+    )
+    assert kinds_of(to_trace([dataclasses.replace(agent, ok=True)]).trace) == ["thought"]
+    assert "observation" in kinds_of(to_trace([agent]).trace)  # unset status: an error
+
+
+def test_a_python_object_repr_among_run_arguments_is_no_objective() -> None:
+    """AutoGen's agent input dumps its ``cancellation_token`` as ``<... object at 0x...>``."""
+    arguments = {
+        "messages": ["id='1' source='user' content='Hi?' type='TextMessage'"],
+        "cancellation_token": "<autogen_core._cancellation_token.CancellationToken object at 0x7f>",
+    }
+    model = span(
+        "create",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "Hi?",
+        },
+        start=1,
+    )
+    model = dataclasses.replace(model, parent_id="00000000000000aa")
+    assert _agent_run(arguments, "Hello.", model).task.objective == "Hi?"
+
+
+def test_an_autogen_task_result_answers_with_its_last_agent_message() -> None:
+    """A team's TaskResult: messages by ``source`` (``user``: the person), the last one sent
+    by an agent is the answer, not the result's JSON."""
+    result = {
+        "messages": [
+            {"source": "user", "content": "Write a poem.", "type": "TextMessage"},
+            {"source": "primary", "content": "Leaves fall.", "type": "TextMessage"},
+            {"source": "critic", "content": "APPROVE", "type": "TextMessage"},
+        ],
+        "stop_reason": "Text 'APPROVE' mentioned",
+    }
+    trace = _agent_run({"task": "Write a poem."}, result)
+    assert trace.task.objective == "Write a poem."
+    assert trace.outcome.result_summary == "APPROVE"
+
+
+def kinds_of(trace: ReasoningTrace) -> list[str]:
+    return [step.type for step in trace.steps]
+
+
 def _langchain_dict(kind: str, **data: Any) -> dict[str, Any]:
     """A LangChain message as ``messages_to_dict`` writes it (OpenInference's LangChain dump)."""
     return {"type": kind, "data": {"type": kind, "content": "", **data}}

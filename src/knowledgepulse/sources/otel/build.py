@@ -293,8 +293,8 @@ def _tell_tool_responses(
             if is_retry_prompt(output):  # the output was rejected: the model tries again
                 builder.error(as_text(output), at=at)
             continue  # "Final result processed."
-        if is_retry_prompt(output):
-            builder.tool_result(name, error=as_text(output), call_id=call_id)
+        if is_retry_prompt(output) or part.get("is_error"):  # AutoGen's says it failed
+            builder.tool_result(name, error=as_text(output) or "the tool failed", call_id=call_id)
         else:
             builder.tool_result(name, output=output, call_id=call_id)
 

@@ -89,12 +89,17 @@ def read(span: Span) -> View:
 
 
 def evident_error(span: Span) -> str | None:
-    """The error text when the span failed (status ERROR, ``error.type``, an exception event)."""
+    """The error text when the span failed (status ERROR, ``error.type``, an exception event).
+
+    An exception recorded on a span whose status is OK did not fail it: the instrumentation
+    set OK after it (AutoGen's agent span records the ``CancelledError`` that closes its
+    message stream, then ends OK).
+    """
     exception = next(
         (
             event
             for event in span.events
-            if event.name in ("exception", "gen_ai.execute_tool.exception")
+            if event.name in ("exception", "gen_ai.execute_tool.exception") and not span.ok
         ),
         None,
     )
