@@ -433,6 +433,9 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
     rejected output (``_PYDANTIC_RETRY``) follows an error; the trace's first span failing fails
     the run.
 
+    AutoGen hands a raised tool's text to the model as a result marked ``is_error`` (its TOOL span
+    ends OK): the model call that is first sent it follows an error.
+
     A crewAI crew (its kickoff span lists ``crew_tasks``) asks what its tasks' descriptions say,
     their ``{name}`` placeholders filled from ``crew_inputs`` as crewAI fills them (its agents
     are sent each inside crewAI's own prompt, ``Current Task: ...``); its tools are the calls
@@ -445,6 +448,7 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
     timeline, objective = _Timeline(), _crew_asked(tags for _, tags in spans)
     crew = objective is not None
     objective = objective or _run_task(spans)
+    told: set[Any] = set()
     for name, tags in spans:
         kind = tags.get("openinference.span.kind")
         sent = _oi_messages(tags, "llm.input_messages") if kind == "LLM" else []
@@ -452,6 +456,10 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
             objective = _first_user(sent)
         if sent and str(sent[-1].get("content", "")).startswith(_PYDANTIC_RETRY):
             timeline.error()
+        for call_id in _failed_results(tags) if kind == "LLM" else []:
+            if call_id not in told:  # each model call is sent the whole history again
+                told.add(call_id)
+                timeline.error()
         if kind == "TOOL":
             if not crew:
                 timeline.tool(tags.get("tool.name") or name)
@@ -468,6 +476,14 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
                 timeline.tool(OUTPUT_TOOL, tags.get(f"{output_tool}.arguments"))
     success = spans[0][1].get("otel.status_code") != "ERROR"
     return [timeline.facts(objective, success, trace_id=trace_id)]
+
+
+def _failed_results(tags: dict[str, Any]) -> list[Any]:
+    """The call ids of the tool results an AutoGen model call is sent marked ``is_error``
+    (``llm.input_messages.N.function.M``: a ``FunctionExecutionResult`` as JSON)."""
+    pattern = r"llm\.input_messages\.\d+\.function\.\d+"
+    results = [_json(v) for k, v in tags.items() if re.fullmatch(pattern, k)]
+    return [r.get("call_id") for r in results if isinstance(r, dict) and r.get("is_error")]
 
 
 def _run_task(spans: list[tuple[str, dict[str, Any]]]) -> str | None:

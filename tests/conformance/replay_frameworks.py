@@ -32,6 +32,12 @@ the run itself:
   (``pip install crewai openinference-instrumentation-crewai openinference-instrumentation-openai
   opentelemetry-exporter-otlp-json-file``) by calling ``openinference_crewai_runs(CASSETTES)``.
 
+* AutoGen AgentChat 0.7.5 (``AssistantAgent``, ``RoundRobinGroupChat`` over autogen-ext's
+  ``OpenAIChatCompletionClient``, given the mock transport) traced by
+  ``openinference-instrumentation-autogen-agentchat`` 0.1.22, written likewise; a streamed
+  recording is served as the event stream it was (``as_recorded``). Its own environment too:
+  ``openinference_autogen_runs(CASSETTES)``.
+
 These packages are no dependency of knowledgepulse: install them beside it to replay (``pip
 install --no-deps --target DIR ...`` and ``PYTHONPATH=DIR``).
 
@@ -848,6 +854,151 @@ def openinference_crewai_runs(cassettes: Path) -> None:
     _crewai_traced("agent_kickoff_tool_error", failing)
 
 
+# --- AutoGen AgentChat, traced by OpenInference ---------------------------------------------
+
+AUTOGEN = (
+    "Arize-ai+openinference/python/instrumentation/openinference-instrumentation-autogen-agentchat/"
+    "tests/cassettes/"
+)
+AUTOGEN_WEATHER = (
+    AUTOGEN + "test_instrumenting_assistant_agent/TestAssistantAgent.test_agent_run.yaml"
+)
+AUTOGEN_TEAM = AUTOGEN + "test_instrumenting_team/TestTeam.test_team_run.yaml"
+
+
+def as_recorded(cassette: Path) -> Callable[[httpx2.Request], httpx2.Response]:
+    """A handler that answers each Chat Completions request with the next recorded body as it
+    was recorded: a stream of events (``data: ...``) as one, for a client that asked to stream
+    (the cassettes keep no headers)."""
+    queue = [
+        interaction["response"]["body"]["string"]
+        for interaction in yaml.safe_load(cassette.read_text())["interactions"]
+    ]
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        assert request.url.path.endswith("/chat/completions"), request.url
+        body = queue.pop(0)
+        kind = "text/event-stream" if body.startswith("data:") else "application/json"
+        return httpx2.Response(200, content=body.encode(), headers={"content-type": kind})
+
+    return answer
+
+
+def _autogen_traced(name: str, run: Callable[[], Any]) -> None:
+    """Run ``run`` under OpenInference's AutoGen AgentChat instrumentor; the spans written by
+    the OTel JSON file exporter (JSON Lines, a span a line)."""
+    import io
+
+    from openinference.instrumentation.autogen_agentchat import (  # type: ignore[import-not-found]
+        AutogenAgentChatInstrumentor,
+    )
+    from opentelemetry.exporter.otlp.json.file.trace_exporter import FileSpanExporter
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    stream = io.StringIO()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(stream=stream)))
+    instrumentor = AutogenAgentChatInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        asyncio.run(run())
+    finally:
+        instrumentor.uninstrument()
+        provider.shutdown()
+    document = stream.getvalue().replace(str(Path(__file__).parents[2]) + "/", "")
+    document = re.sub(r'[^"\s]*/site-packages/', "site-packages/", document)
+    _write(OUT / "otlp" / f"openinference_autogen_{name}.jsonl", document)
+
+
+def openinference_autogen_runs(cassettes: Path) -> None:
+    """OpenInference's two AutoGen recordings as its tests run them, and the recording of a
+    tool that raises through an ``AssistantAgent``."""
+    from autogen_agentchat.agents import AssistantAgent  # type: ignore[import-not-found]
+    from autogen_agentchat.conditions import TextMentionTermination  # type: ignore[import-not-found]
+    from autogen_agentchat.teams import RoundRobinGroupChat  # type: ignore[import-not-found]
+    from autogen_ext.models.openai import (  # type: ignore[import-not-found]
+        OpenAIChatCompletionClient,
+    )
+
+    def client(answer: Callable[[httpx2.Request], httpx2.Response], model: str, **info: Any) -> Any:
+        transport = httpx2.MockTransport(answer)
+        return OpenAIChatCompletionClient(
+            model=model, api_key="-", http_client=httpx2.AsyncClient(transport=transport), **info
+        )
+
+    def get_weather(city: str) -> str:
+        """Get the weather for a given city."""
+        return f"The weather in {city} is 73 degrees and Sunny."
+
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return _capital(country, ValueError)
+
+    async def weather() -> None:
+        model_client = client(as_recorded(cassettes / AUTOGEN_WEATHER), "gpt-3.5-turbo")
+        agent = AssistantAgent(
+            name="weather_agent",
+            model_client=model_client,
+            tools=[get_weather],
+            system_message="You are a helpful assistant that can check the weather.",
+            reflect_on_tool_use=True,
+            model_client_stream=True,
+        )
+        await agent.run(task="What is the weather in New York?")
+        await model_client.close()
+
+    async def team() -> None:
+        model_client = client(as_recorded(cassettes / AUTOGEN_TEAM), "gpt-4o-2024-08-06")
+        primary = AssistantAgent(
+            "primary", model_client=model_client, system_message="You are a helpful AI assistant."
+        )
+        critic = AssistantAgent(
+            "critic",
+            model_client=model_client,
+            system_message="""
+            Provide constructive feedback.
+            Respond with 'APPROVE' when your feedbacks are addressed.
+            """,
+        )
+        termination = TextMentionTermination("APPROVE")
+        chat = RoundRobinGroupChat([primary, critic], termination_condition=termination)
+        await chat.run(task="Write a short poem about the fall season.")
+        await model_client.close()
+
+    async def retry() -> None:
+        # AutoGen hands the exception's text back to the model; two tool rounds let it retry,
+        # and reflecting on the result makes the third reply the answer, as recorded.
+        model_info = {
+            "vision": False,
+            "function_calling": True,
+            "json_output": False,
+            "family": "unknown",
+            "structured_output": False,
+        }
+        model_client = client(
+            transport(cassettes / GOOGLE_RETRY), "gemini-2.5-pro", model_info=model_info
+        )
+        agent = AssistantAgent(
+            name="chatbot",
+            model_client=model_client,
+            tools=[get_capital],
+            system_message="You are a helpful chatbot.",
+            reflect_on_tool_use=True,
+            max_tool_iterations=2,
+        )
+        await agent.run(task="What is the capital of France?")
+        await model_client.close()
+
+    _autogen_traced("assistant_agent_weather", weather)
+    _autogen_traced("round_robin_team", team)
+    _autogen_traced("google_model_retry", retry)
+
+
 def main() -> None:
     """Replay every recording through every framework into ``files/``."""
     cassettes = Path(sys.argv[1])
@@ -856,6 +1007,7 @@ def main() -> None:
     openai_agents_runs(cassettes)
     openinference_runs(cassettes)
     openinference_crewai_runs(cassettes)
+    openinference_autogen_runs(cassettes)
 
 
 if __name__ == "__main__":
