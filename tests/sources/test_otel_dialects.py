@@ -733,6 +733,51 @@ def test_an_autogen_task_result_answers_with_its_last_agent_message() -> None:
     assert trace.outcome.result_summary == "APPROVE"
 
 
+def test_a_tool_result_no_span_recorded_that_says_it_failed_is_an_error() -> None:
+    """OpenLLMetry traces crewAI's model calls, not its tools: the next call is sent
+    ``Error executing tool: ...``, read as a chat row's result is, so the reply recovers."""
+    workflow = span(
+        "crewai.workflow",
+        {
+            "gen_ai.operation.name": "invoke_agent",
+            "crewai.crew.tasks": json.dumps([{"description": "Score the title."}]),
+        },
+        start=0,
+    )
+    call = {"type": "tool_call", "id": "c1", "name": "scoring_examples", "arguments": {}}
+    asked = messages(
+        {"role": "user", "parts": [{"type": "text", "content": "Current Task: Score the title."}]}
+    )
+    first = span(
+        "openai.chat",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": asked,
+            "gen_ai.output.messages": messages({"role": "assistant", "parts": [call]}),
+        },
+        start=1,
+        parent=workflow,
+    )
+    result = {"type": "tool_call_response", "id": "c1", "response": "Error executing tool: Error"}
+    second = span(
+        "openai.chat",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": messages(
+                {"role": "assistant", "parts": [call]}, {"role": "tool", "parts": [result]}
+            ),
+            "gen_ai.output.messages": messages(
+                {"role": "assistant", "parts": [{"type": "text", "content": "3 of 5"}]}
+            ),
+        },
+        start=2,
+        parent=workflow,
+    )
+    trace = to_trace([workflow, first, second]).trace
+    assert trace.task.objective == "Score the title."
+    assert kinds_of(trace) == ["tool_call", "observation", "error_recovery"]
+
+
 def kinds_of(trace: ReasoningTrace) -> list[str]:
     return [step.type for step in trace.steps]
 

@@ -156,10 +156,11 @@ def _crew_tasks(attrs: Mapping[str, Any]) -> str | None:
 
     OpenInference's crew kickoff span lists the tasks (``crew_tasks``) as written, before crewAI
     fills their ``{name}`` placeholders from the inputs (``crew_inputs``, also the span's
-    ``input.value``: JSON, no request); its agents are sent each description inside crewAI's
-    own prompt (``Current Task: ...``), which is no user's words either.
+    ``input.value``: JSON, no request); OpenLLMetry's ``crewai.workflow`` span lists them as
+    ``crewai.crew.tasks``, and records no inputs. Its agents are sent each description inside
+    crewAI's own prompt (``Current Task: ...``), which is no user's words either.
     """
-    tasks = msg.loads(attrs.get("crew_tasks"))
+    tasks = msg.loads(attrs.get("crew_tasks", attrs.get("crewai.crew.tasks")))
     if not isinstance(tasks, list):
         return None
     inputs = msg.loads(attrs.get("crew_inputs"))
@@ -195,6 +196,7 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         "genai",
         role=role,
         agent_name=agent_name,
+        input_text=_crew_tasks(attrs) if role == "agent" else None,
         input_messages=msg.messages(attrs.get("gen_ai.input.messages")),
         output_messages=msg.messages(attrs.get("gen_ai.output.messages")),
     )
