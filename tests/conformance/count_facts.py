@@ -506,7 +506,8 @@ def _crew_asked(attributes: Iterable[dict[str, Any]]) -> str | None:
     ``Crew Created`` span lists them without), each ``{name}`` of ``crew_inputs`` replaced by the
     input, joined by blank lines; else ``None``."""
     for tags in attributes:
-        tasks = [t for t in _json(tags.get("crew_tasks") or "[]") if "description" in t]
+        listed = tags.get("crew_tasks") or tags.get("crewai.crew.tasks") or "[]"
+        tasks = [t for t in _json(listed) if "description" in t]
         if tasks:
             inputs = _json(tags.get("crew_inputs") or "{}")
             asked = []
@@ -555,12 +556,51 @@ def _output_tool_calls(messages_json: Any) -> list[Any]:
     ]
 
 
+def _called_tools(messages_json: Any) -> list[str]:
+    """The tools a model call's output asks for (``tool_call`` parts), but Pydantic AI's output
+    tool."""
+    return [
+        part["name"]
+        for message in _json(messages_json) or []
+        for part in message.get("parts", [])
+        if part.get("type") == "tool_call" and part.get("name") != OUTPUT_TOOL
+    ]
+
+
+def _failed_tool_messages(messages_json: Any, told: set[Any]) -> list[Any]:
+    """The call ids of the tool results a model call is sent, not sent before, whose text says
+    the call failed (as ``openai_chat`` reads a tool message)."""
+    return [
+        part.get("id")
+        for message in _json(messages_json) or []
+        for part in message.get("parts", [])
+        if part.get("type") == "tool_call_response"
+        and part.get("id") not in told
+        and (
+            str(part.get("response")).startswith(_FAILED)
+            or _EXCEPTION.match(str(part.get("response")))
+        )
+    ]
+
+
+def _untraced_tools(timeline: _Timeline, tags: dict[str, Any], told: set[Any]) -> None:
+    """A model call's failed tool results (each told once) and the tools its output asks for."""
+    for call_id in _failed_tool_messages(tags.get("gen_ai.input.messages"), told):
+        told.add(call_id)
+        timeline.error()
+    for called in _called_tools(tags.get("gen_ai.output.messages")):
+        timeline.tool(called)
+
+
 def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
     """A run from spans in start order (GenAI semantic conventions), or none without GenAI.
 
     A model call is a ``chat`` operation, or a span of the older flattened attributes
     (``gen_ai.prompt.N.*``, ``gen_ai.completion.N.*``, ``llm.request.type``), which has no
-    operation name.
+    operation name. Where no span is a tool execution (OpenLLMetry traces crewAI's model calls,
+    not its tools), the tools are those the model calls ask for, and a tool result a call is
+    sent that says it failed (crewAI's ``Error executing tool: ...``) is an error; a crewAI
+    crew asks what its tasks say (``crewai.crew.tasks``, as ``_crew_asked`` reads them).
     """
     genai = [
         (name, tags)
@@ -569,10 +609,14 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
     ]
     if not genai:
         return []
-    timeline, objective = _Timeline(), None
+    timeline, objective = _Timeline(), _crew_asked(tags for _, tags in genai)
     root_failed = False
+    untraced = all(tags.get("gen_ai.operation.name") != "execute_tool" for _, tags in genai)
+    told: set[Any] = set()
     for name, tags in genai:
         operation = tags.get("gen_ai.operation.name", "chat")
+        if untraced and operation == "chat":  # no tool span: what the model calls and is sent
+            _untraced_tools(timeline, tags, told)
         failed = str(tags.get("error")).lower() == "true" or tags.get("otel.status_code") == "ERROR"
         if operation == "chat" and objective is None and "gen_ai.input.messages" in tags:
             objective = _first_user(tags["gen_ai.input.messages"])

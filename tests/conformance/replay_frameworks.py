@@ -30,7 +30,9 @@ the run itself:
   JSON file exporter (``opentelemetry-exporter-otlp-json-file``) writes, as JSON Lines. crewAI
   pins its own versions of what the others use: replay it from a virtual environment of its own
   (``pip install crewai openinference-instrumentation-crewai openinference-instrumentation-openai
-  opentelemetry-exporter-otlp-json-file``) by calling ``openinference_crewai_runs(CASSETTES)``.
+  opentelemetry-exporter-otlp-json-file``) by calling ``openinference_crewai_runs(CASSETTES)``;
+  OpenLLMetry's ``opentelemetry-instrumentation-crewai`` and ``-openai`` 0.62.4 trace two of
+  them again (``openllmetry=True``: its model-call spans in the GenAI conventions, no tool span).
 
 * AutoGen AgentChat 0.7.5 (``AssistantAgent``, ``RoundRobinGroupChat`` over autogen-ext's
   ``OpenAIChatCompletionClient``, given the mock transport) traced by
@@ -687,20 +689,30 @@ def _crewai_llm(answer: Callable[[httpx2.Request], httpx2.Response], model: str)
     return llm
 
 
-def _crewai_traced(name: str, run: Callable[[], Any]) -> None:
-    """Run ``run`` under OpenInference's crewAI and OpenAI instrumentors; the spans written by
-    the OTel JSON file exporter (``FileSpanExporter``: JSON Lines, a span a line)."""
+def _crewai_traced(name: str, run: Callable[[], Any], *, openllmetry: bool = False) -> None:
+    """Run ``run`` under OpenInference's crewAI and OpenAI instrumentors (or OpenLLMetry's);
+    the spans written by the OTel JSON file exporter (``FileSpanExporter``: JSON Lines, a span
+    a line)."""
     import io
 
-    from openinference.instrumentation.crewai import (  # type: ignore[import-not-found]
-        CrewAIInstrumentor,
-    )
-    from openinference.instrumentation.openai import (  # type: ignore[import-not-found]
-        OpenAIInstrumentor,
-    )
     from opentelemetry.exporter.otlp.json.file.trace_exporter import FileSpanExporter
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    if openllmetry:
+        from opentelemetry.instrumentation.crewai import (  # type: ignore[import-not-found]
+            CrewAIInstrumentor,
+        )
+        from opentelemetry.instrumentation.openai import (  # type: ignore[import-not-found]
+            OpenAIInstrumentor,
+        )
+    else:
+        from openinference.instrumentation.crewai import (  # type: ignore[import-not-found]
+            CrewAIInstrumentor,
+        )
+        from openinference.instrumentation.openai import (  # type: ignore[import-not-found]
+            OpenAIInstrumentor,
+        )
 
     stream = io.StringIO()
     provider = TracerProvider()
@@ -716,12 +728,14 @@ def _crewai_traced(name: str, run: Callable[[], Any]) -> None:
         provider.shutdown()
     document = stream.getvalue().replace(str(Path(__file__).parents[2]) + "/", "")
     document = re.sub(r'[^"\s]*/site-packages/', "site-packages/", document)
-    _write(OUT / "otlp" / f"openinference_crewai_{name}.jsonl", document)
+    prefix = "openllmetry" if openllmetry else "openinference"
+    _write(OUT / "otlp" / f"{prefix}_crewai_{name}.jsonl", document)
 
 
-def openinference_crewai_runs(cassettes: Path) -> None:
+def openinference_crewai_runs(cassettes: Path, *, openllmetry: bool = False) -> None:
     """Three crewAI recordings through ``Crew.kickoff`` and one through ``Agent.kickoff``, as
-    crewAI's tests define their crews and agents."""
+    crewAI's tests define their crews and agents; OpenLLMetry traces the two crews that call
+    tools (``openllmetry=True``)."""
     import os
 
     os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"  # crewAI's own telemetry: nothing sent
@@ -848,6 +862,10 @@ def openinference_crewai_runs(cassettes: Path) -> None:
         )
         agent.kickoff("Use the failing_tool to do something.")
 
+    if openllmetry:
+        _crewai_traced("hierarchical_tool_error", scoring, openllmetry=True)
+        _crewai_traced("two_tasks", two_tasks, openllmetry=True)
+        return
     _crewai_traced("calculator", calculations)
     _crewai_traced("hierarchical_tool_error", scoring)
     _crewai_traced("two_tasks", two_tasks)
@@ -1007,6 +1025,7 @@ def main() -> None:
     openai_agents_runs(cassettes)
     openinference_runs(cassettes)
     openinference_crewai_runs(cassettes)
+    openinference_crewai_runs(cassettes, openllmetry=True)
     openinference_autogen_runs(cassettes)
 
 
