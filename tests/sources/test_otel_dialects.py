@@ -778,6 +778,45 @@ def test_a_tool_result_no_span_recorded_that_says_it_failed_is_an_error() -> Non
     assert kinds_of(trace) == ["tool_call", "observation", "error_recovery"]
 
 
+def test_a_model_call_whose_output_is_only_its_tool_calls_asks_for_them() -> None:
+    """crewAI's event listener (OpenInference) writes a reply that calls tools as the OpenAI
+    calls' JSON in ``output.value``: the request joins its tool span and the result the next
+    call is sent, so no nameless call is made up."""
+    agent = span("Scorer.execute", {"openinference.span.kind": "AGENT"}, start=0)
+    calls = [{"id": "c1", "type": "function", "function": {"name": "Score_It", "arguments": "{}"}}]
+    asked = span(
+        "gpt.llm_call",
+        {"openinference.span.kind": "LLM", "output.value": json.dumps(calls)},
+        start=1,
+        parent=agent,
+    )
+    tool = span(
+        "score_it.run",
+        {"openinference.span.kind": "TOOL", "tool.name": "score_it", "output.value": "4"},
+        start=2,
+        parent=agent,
+    )
+    answered = span(
+        "gpt.llm_call",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "tool",
+            "llm.input_messages.0.message.tool_call_id": "c1",
+            "llm.input_messages.0.message.content": "4",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": "It scores 4.",
+        },
+        start=3,
+        parent=agent,
+    )
+    trace = to_trace([agent, asked, tool, answered]).trace
+    assert [(step.type, step.tool.name if step.tool else None) for step in trace.steps] == [
+        ("tool_call", "Score_It"),
+        ("observation", "Score_It"),
+        ("thought", None),
+    ]
+
+
 def kinds_of(trace: ReasoningTrace) -> list[str]:
     return [step.type for step in trace.steps]
 

@@ -128,7 +128,8 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         view.fill(
             "openinference",
             input_messages=msg.openinference_messages(attrs, "llm.input_messages"),
-            output_messages=msg.openinference_messages(attrs, "llm.output_messages"),
+            output_messages=msg.openinference_messages(attrs, "llm.output_messages")
+            or _called(attrs.get("output.value")),
         )
     elif role == "tool":
         view.fill(
@@ -145,6 +146,20 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             input_text=_crew_tasks(attrs) or msg.input_text(attrs.get("input.value")),
             output_text=_output_text(attrs.get("output.value")),
         )
+
+
+def _called(value: Any) -> list[msg.Message]:
+    """A model call's output that is only the tool calls it made, as OpenAI lists them.
+
+    OpenInference's crewAI event listener (``use_event_listener=True``) records a reply that
+    calls tools as ``output.value`` alone: ``[{"id", "function": {"name", "arguments"}}]``.
+    """
+    calls = msg.loads(value)
+    if not isinstance(calls, list) or not calls:
+        return []
+    if not all(isinstance(call, dict) and isinstance(call.get("function"), dict) for call in calls):
+        return []
+    return msg.messages([{"role": "assistant", "tool_calls": calls}])
 
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
