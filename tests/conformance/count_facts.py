@@ -521,10 +521,15 @@ def _crew_asked(attributes: Iterable[dict[str, Any]]) -> str | None:
 
 
 def _called_by_model(tags: dict[str, Any]) -> list[str]:
-    """The names of the tools an OpenInference model call's output asks for, in order."""
+    """The names of the tools an OpenInference model call's output asks for, in order; the
+    crewAI event listener writes only ``output.value``, the OpenAI tool calls as JSON."""
     pattern = r"llm\.output_messages\.0\.message\.tool_calls\.(\d+)\.tool_call\.function\.name"
     calls = {int(m.group(1)): v for k, v in tags.items() if (m := re.fullmatch(pattern, k))}
-    return [calls[n] for n in sorted(calls)]
+    if calls:
+        return [calls[n] for n in sorted(calls)]
+    output = tags.get("output.value")
+    listed = _json(output) if isinstance(output, str) and output.startswith("[{") else []
+    return [call["function"]["name"] for call in listed if "function" in call]
 
 
 def _flattened(tags: dict[str, Any], prefix: str) -> list[dict[str, Any]]:

@@ -30,7 +30,8 @@ the run itself:
   JSON file exporter (``opentelemetry-exporter-otlp-json-file``) writes, as JSON Lines. crewAI
   pins its own versions of what the others use: replay it from a virtual environment of its own
   (``pip install crewai openinference-instrumentation-crewai openinference-instrumentation-openai
-  opentelemetry-exporter-otlp-json-file``) by calling ``openinference_crewai_runs(CASSETTES)``;
+  opentelemetry-exporter-otlp-json-file``) by calling ``openinference_crewai_runs(CASSETTES)``
+  (one crew again under the instrumentor's event listener, ``use_event_listener=True``);
   OpenLLMetry's ``opentelemetry-instrumentation-crewai`` and ``-openai`` 0.62.4 trace two of
   them again (``openllmetry=True``: its model-call spans in the GenAI conventions, no tool span).
 
@@ -689,10 +690,13 @@ def _crewai_llm(answer: Callable[[httpx2.Request], httpx2.Response], model: str)
     return llm
 
 
-def _crewai_traced(name: str, run: Callable[[], Any], *, openllmetry: bool = False) -> None:
-    """Run ``run`` under OpenInference's crewAI and OpenAI instrumentors (or OpenLLMetry's);
-    the spans written by the OTel JSON file exporter (``FileSpanExporter``: JSON Lines, a span
-    a line)."""
+def _crewai_traced(
+    name: str, run: Callable[[], Any], *, openllmetry: bool = False, events: bool = False
+) -> None:
+    """Run ``run`` under OpenInference's crewAI and OpenAI instrumentors (or OpenLLMetry's, or
+    OpenInference's crewAI event listener alone, which makes the model-call spans itself); the
+    spans written by the OTel JSON file exporter (``FileSpanExporter``: JSON Lines, a span a
+    line)."""
     import io
 
     from opentelemetry.exporter.otlp.json.file.trace_exporter import FileSpanExporter
@@ -717,19 +721,26 @@ def _crewai_traced(name: str, run: Callable[[], Any], *, openllmetry: bool = Fal
     stream = io.StringIO()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(stream=stream)))
-    instrumentors = [CrewAIInstrumentor(), OpenAIInstrumentor()]
+    instrumentors = (
+        [CrewAIInstrumentor()] if events else [CrewAIInstrumentor(), OpenAIInstrumentor()]
+    )
     for instrumentor in instrumentors:
-        instrumentor.instrument(tracer_provider=provider)
+        instrumentor.instrument(tracer_provider=provider, use_event_listener=events)
     try:
         run()
     finally:
+        if events:
+            from crewai.events import crewai_event_bus  # type: ignore[import-not-found]
+
+            crewai_event_bus.flush()  # its handlers end the spans
         for instrumentor in instrumentors:
             instrumentor.uninstrument()
         provider.shutdown()
     document = stream.getvalue().replace(str(Path(__file__).parents[2]) + "/", "")
     document = re.sub(r'[^"\s]*/site-packages/', "site-packages/", document)
     prefix = "openllmetry" if openllmetry else "openinference"
-    _write(OUT / "otlp" / f"{prefix}_crewai_{name}.jsonl", document)
+    kind = "crewai_events" if events else "crewai"
+    _write(OUT / "otlp" / f"{prefix}_{kind}_{name}.jsonl", document)
 
 
 def openinference_crewai_runs(cassettes: Path, *, openllmetry: bool = False) -> None:
@@ -866,6 +877,7 @@ def openinference_crewai_runs(cassettes: Path, *, openllmetry: bool = False) -> 
         _crewai_traced("hierarchical_tool_error", scoring, openllmetry=True)
         _crewai_traced("two_tasks", two_tasks, openllmetry=True)
         return
+    _crewai_traced("hierarchical_tool_error", scoring, events=True)
     _crewai_traced("calculator", calculations)
     _crewai_traced("hierarchical_tool_error", scoring)
     _crewai_traced("two_tasks", two_tasks)
