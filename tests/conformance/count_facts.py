@@ -21,7 +21,7 @@ import ast
 import base64
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -462,27 +462,31 @@ def _langchain_tool_failed(output: Any) -> bool:
 def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
     """A run from OpenInference spans in start order, or none without them.
 
-    The objective is the ``task`` of an AGENT span's input (smolagents' run arguments), else the
+    The objective is the ``task`` of an AGENT span's input (smolagents' run arguments), or its
+    ``messages`` text (crewAI's ``Agent.kickoff``), else the
     first user message a model call (``LLM``) was sent; a ``TOOL`` span is
     a tool, failed when its status is ERROR or its output a LangChain tool message with
     ``status: "error"``; a model call's output text is text, and its call of Pydantic AI's output
     tool the answer; a model call whose last input message is Pydantic AI's feedback on a
     rejected output (``_PYDANTIC_RETRY``) follows an error; the trace's first span failing fails
     the run.
+
+    AutoGen hands a raised tool's text to the model as a result marked ``is_error`` (its TOOL span
+    ends OK): the model call that is first sent it follows an error.
+
+    A crewAI crew (its kickoff span lists ``crew_tasks``) asks what its tasks' descriptions say,
+    their ``{name}`` placeholders filled from ``crew_inputs`` as crewAI fills them (its agents
+    are sent each inside crewAI's own prompt, ``Current Task: ...``); its tools are the calls
+    its model calls made, as the model named them, since crewAI's cache answers a repeated call
+    without running the tool (no TOOL span).
     """
     kinds = [tags.get("openinference.span.kind") for _, tags in spans]
     if not any(kinds):
         return []
-    timeline, objective = _Timeline(), None
-    for _, tags in spans:  # smolagents' run arguments: the task as the user gave it
-        run_arguments = (
-            _json(tags.get("input.value"))
-            if tags.get("openinference.span.kind") == "AGENT"
-            else None
-        )
-        if isinstance(run_arguments, dict) and isinstance(run_arguments.get("task"), str):
-            objective = run_arguments["task"]
-            break
+    timeline, objective = _Timeline(), _crew_asked(tags for _, tags in spans)
+    crew = objective is not None
+    objective = objective or _run_task(spans)
+    told: set[Any] = set()
     for name, tags in spans:
         kind = tags.get("openinference.span.kind")
         sent = _oi_messages(tags, "llm.input_messages") if kind == "LLM" else []
@@ -490,19 +494,80 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
             objective = _first_user(sent)
         if sent and str(sent[-1].get("content", "")).startswith(_PYDANTIC_RETRY):
             timeline.error()
+        for call_id in _failed_results(tags) if kind == "LLM" else []:
+            if call_id not in told:  # each model call is sent the whole history again
+                told.add(call_id)
+                timeline.error()
         if kind == "TOOL":
-            timeline.tool(tags.get("tool.name") or name)
+            if not crew:
+                timeline.tool(tags.get("tool.name") or name)
             if tags.get("otel.status_code") == "ERROR" or _langchain_tool_failed(
                 tags.get("output.value")
             ):
                 timeline.error()
         if kind == "LLM":
             timeline.text(_last_assistant(_oi_messages(tags, "llm.output_messages")))
+            for called in _called_by_model(tags) if crew else []:
+                timeline.tool(called)
             output_tool = "llm.output_messages.0.message.tool_calls.0.tool_call.function"
             if tags.get(f"{output_tool}.name") == OUTPUT_TOOL:
                 timeline.tool(OUTPUT_TOOL, tags.get(f"{output_tool}.arguments"))
     success = spans[0][1].get("otel.status_code") != "ERROR"
     return [timeline.facts(objective, success, trace_id=trace_id)]
+
+
+def _failed_results(tags: dict[str, Any]) -> list[Any]:
+    """The call ids of the tool results an AutoGen model call is sent marked ``is_error``
+    (``llm.input_messages.N.function.M``: a ``FunctionExecutionResult`` as JSON)."""
+    pattern = r"llm\.input_messages\.\d+\.function\.\d+"
+    results = [_json(v) for k, v in tags.items() if re.fullmatch(pattern, k)]
+    return [r.get("call_id") for r in results if isinstance(r, dict) and r.get("is_error")]
+
+
+def _run_task(spans: list[tuple[str, dict[str, Any]]]) -> str | None:
+    """An AGENT span's run arguments: the ``task`` as the user gave it (smolagents), or the
+    ``messages`` text (crewAI's ``Agent.kickoff``)."""
+    for _, tags in spans:
+        run_arguments = (
+            _json(tags.get("input.value"))
+            if tags.get("openinference.span.kind") == "AGENT"
+            else None
+        )
+        for key in ("task", "messages"):
+            if isinstance(run_arguments, dict) and isinstance(run_arguments.get(key), str):
+                return str(run_arguments[key])
+    return None
+
+
+def _crew_asked(attributes: Iterable[dict[str, Any]]) -> str | None:
+    """The descriptions of a crewAI crew's tasks (its kickoff span's ``crew_tasks``; crewAI's own
+    ``Crew Created`` span lists them without), each ``{name}`` of ``crew_inputs`` replaced by the
+    input, joined by blank lines; else ``None``."""
+    for tags in attributes:
+        listed = tags.get("crew_tasks") or tags.get("crewai.crew.tasks") or "[]"
+        tasks = [t for t in _json(listed) if "description" in t]
+        if tasks:
+            inputs = _json(tags.get("crew_inputs") or "{}")
+            asked = []
+            for task in tasks:
+                description = task["description"]
+                for key, value in inputs.items():
+                    description = description.replace("{" + key + "}", str(value))
+                asked.append(description.strip())
+            return "\n\n".join(asked)
+    return None
+
+
+def _called_by_model(tags: dict[str, Any]) -> list[str]:
+    """The names of the tools an OpenInference model call's output asks for, in order; the
+    crewAI event listener writes only ``output.value``, the OpenAI tool calls as JSON."""
+    pattern = r"llm\.output_messages\.0\.message\.tool_calls\.(\d+)\.tool_call\.function\.name"
+    calls = {int(m.group(1)): v for k, v in tags.items() if (m := re.fullmatch(pattern, k))}
+    if calls:
+        return [calls[n] for n in sorted(calls)]
+    output = tags.get("output.value")
+    listed = _json(output) if isinstance(output, str) and output.startswith("[{") else []
+    return [call["function"]["name"] for call in listed if "function" in call]
 
 
 def _flattened(tags: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
@@ -566,12 +631,65 @@ def _adk_call(name: str, tags: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     }
 
 
+def _called_tools(messages_json: Any) -> list[str]:
+    """The tools a model call's output asks for (``tool_call`` parts), but Pydantic AI's output
+    tool."""
+    return [
+        part["name"]
+        for message in _json(messages_json) or []
+        for part in message.get("parts", [])
+        if part.get("type") == "tool_call" and part.get("name") != OUTPUT_TOOL
+    ]
+
+
+def _failed_tool_messages(messages_json: Any, told: set[Any]) -> list[Any]:
+    """The call ids of the tool results a model call is sent, not sent before, whose text says
+    the call failed (as ``openai_chat`` reads a tool message)."""
+    return [
+        part.get("id")
+        for message in _json(messages_json) or []
+        for part in message.get("parts", [])
+        if part.get("type") == "tool_call_response"
+        and part.get("id") not in told
+        and (
+            str(part.get("response")).startswith(_FAILED)
+            or _EXCEPTION.match(str(part.get("response")))
+        )
+    ]
+
+
+def _untraced_tools(timeline: _Timeline, tags: dict[str, Any], told: set[Any]) -> None:
+    """A model call's failed tool results (each told once) and the tools its output asks for."""
+    for call_id in _failed_tool_messages(tags.get("gen_ai.input.messages"), told):
+        told.add(call_id)
+        timeline.error()
+    for called in _called_tools(tags.get("gen_ai.output.messages")):
+        timeline.tool(called)
+
+
+def _adk_calls_where_silent(
+    spans: list[tuple[str, dict[str, Any]]], genai: list[tuple[str, dict[str, Any]]]
+) -> list[tuple[str, dict[str, Any]]]:
+    """The GenAI spans, with Google ADK's ``call_llm`` spans read instead where no span of the
+    conventions says anything (ADK keeps the messages on its own span then)."""
+    if any(_said_anything(tags) for _, tags in genai):
+        return genai
+    return [
+        _adk_call(name, tags) if name == "call_llm" else (name, tags)
+        for name, tags in spans
+        if "gen_ai.operation.name" in tags or (name == "call_llm" and _ADK_REQUEST in tags)
+    ]
+
+
 def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[Run]:
     """A run from spans in start order (GenAI semantic conventions), or none without GenAI.
 
     A model call is a ``chat`` operation, or a span of the older flattened attributes
     (``gen_ai.prompt.N.*``, ``gen_ai.completion.N.*``, ``llm.request.type``), which has no
-    operation name.
+    operation name. Where no span is a tool execution (OpenLLMetry traces crewAI's model calls,
+    not its tools), the tools are those the model calls ask for, and a tool result a call is
+    sent that says it failed (crewAI's ``Error executing tool: ...``) is an error; a crewAI
+    crew asks what its tasks say (``crewai.crew.tasks``, as ``_crew_asked`` reads them).
     """
     genai = [
         (name, tags)
@@ -580,19 +698,18 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
     ]
     if not genai:
         return []
-    if not any(_said_anything(tags) for _, tags in genai):  # ADK keeps them on its call_llm
-        genai = [
-            _adk_call(name, tags) if name == "call_llm" else (name, tags)
-            for name, tags in spans
-            if "gen_ai.operation.name" in tags or (name == "call_llm" and _ADK_REQUEST in tags)
-        ]
-    timeline, objective = _Timeline(), None
+    genai = _adk_calls_where_silent(spans, genai)
+    timeline, objective = _Timeline(), _crew_asked(tags for _, tags in genai)
     root_failed = False
+    untraced = all(tags.get("gen_ai.operation.name") != "execute_tool" for _, tags in genai)
+    told: set[Any] = set()
     for name, tags in genai:
         operation = tags.get("gen_ai.operation.name", "chat")
         operation = "chat" if operation in _INFERENCE else operation
         if operation == "execute_tool" and tags.get("gen_ai.tool.name") == _ADK_MERGED:
             continue  # ADK's span of the parallel calls' results, merged: each call has its own
+        if untraced and operation == "chat":  # no tool span: what the model calls and is sent
+            _untraced_tools(timeline, tags, told)
         failed = str(tags.get("error")).lower() == "true" or tags.get("otel.status_code") == "ERROR"
         if operation == "chat" and objective is None and "gen_ai.input.messages" in tags:
             objective = _first_user(tags["gen_ai.input.messages"])
@@ -731,7 +848,8 @@ def langfuse(path: Path) -> list[Run]:
     """A Langfuse UI trace export (``{"trace", "observations"}``): one run.
 
     Langfuse keeps inputs and outputs as JSON text (of JSON text, for OTel spans): decoded.
-    The objective is the user text of the trace's input, else of the first generation's input;
+    The objective is the user text of the trace's input, else of the first generation's input
+    (a crewAI run's: its tasks' descriptions, as ``_crew_asked`` reads them);
     a tool ran where an observation is a ``TOOL``, has a ``gen_ai.tool.name`` attribute, or is a
     ``SPAN`` named as a tool a generation asked for; the answer is the text the run returned (the
     trace's output, else the first output of a span that is no generation: crewAI's ``raw``), else
@@ -769,8 +887,10 @@ def langfuse(path: Path) -> list[Run]:
         None,
     )
     timeline.text(_said(_decoded(returned)))  # what the run returned, if text
-    objective = _user_said(trace.get("input")) or next(
-        (text for o in generations if (text := _user_said(o.get("input")))), None
+    objective = (
+        _crew_asked(_attributes_of(o) for o in observations)
+        or _user_said(trace.get("input"))
+        or next((text for o in generations if (text := _user_said(o.get("input")))), None)
     )
     return [timeline.facts(objective, trace_id=trace["id"])]
 

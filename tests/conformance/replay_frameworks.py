@@ -24,9 +24,25 @@ the run itself:
   ``langchain-openai`` 1.7.4 for
   LangGraph's model): the spans an
   in-memory exporter kept, written as OTLP JSON as the OTel file exporter writes them
-  (``tests/integrations/otel_helpers.otlp_json``). These packages are no dependency of
-  knowledgepulse: install them beside it to replay (``pip install --no-deps --target DIR ...``
-  and ``PYTHONPATH=DIR``).
+  (``tests/integrations/otel_helpers.otlp_json``);
+* crewAI 1.15 (``Crew.kickoff``, its native OpenAI client given the mock transport) traced by
+  ``openinference-instrumentation-crewai`` 1.1.21 and ``-openai`` 0.1.66: the spans the OTel
+  JSON file exporter (``opentelemetry-exporter-otlp-json-file``) writes, as JSON Lines. crewAI
+  pins its own versions of what the others use: replay it from a virtual environment of its own
+  (``pip install crewai openinference-instrumentation-crewai openinference-instrumentation-openai
+  opentelemetry-exporter-otlp-json-file``) by calling ``openinference_crewai_runs(CASSETTES)``
+  (one crew again under the instrumentor's event listener, ``use_event_listener=True``);
+  OpenLLMetry's ``opentelemetry-instrumentation-crewai`` and ``-openai`` 0.62.4 trace two of
+  them again (``openllmetry=True``: its model-call spans in the GenAI conventions, no tool span).
+
+* AutoGen AgentChat 0.7.5 (``AssistantAgent``, ``RoundRobinGroupChat`` over autogen-ext's
+  ``OpenAIChatCompletionClient``, given the mock transport) traced by
+  ``openinference-instrumentation-autogen-agentchat`` 0.1.22, written likewise; a streamed
+  recording is served as the event stream it was (``as_recorded``). Its own environment too:
+  ``openinference_autogen_runs(CASSETTES)``.
+
+These packages are no dependency of knowledgepulse: install them beside it to replay (``pip
+install --no-deps --target DIR ...`` and ``PYTHONPATH=DIR``).
 
 A Gemini reply (``generateContent``) is served as the Chat Completions message it amounts to: its
 text parts as ``content``, its ``functionCall`` parts as ``tool_calls`` (name and arguments
@@ -631,6 +647,388 @@ def openinference_runs(cassettes: Path) -> None:
     openinference_smolagents_run(cassettes)
 
 
+# --- crewAI, traced by OpenInference ------------------------------------------------------
+
+CREWAI = "crewAIInc+crewAI/lib/crewai/tests/cassettes/"
+CREW_CALCULATOR = (
+    CREWAI
+    + "agents/TestNativeToolCallingTokenUsage.test_openai_native_tool_calling_token_usage.yaml"
+)
+CREW_TOOL_ERRORS = CREWAI + "test_increment_tool_errors.yaml"
+CREW_TWO_TASKS = CREWAI + "test_cache_hitting_between_agents.yaml"
+AGENT_TOOL_ERROR = CREWAI + "agents/test_native_tool_calling_error_handling.yaml"
+
+
+def _counting(answer: Callable[[httpx2.Request], httpx2.Response]) -> Any:
+    """``answer``, and crewAI's context-window preflight answered as the Responses API does.
+
+    crewAI 1.15 asks ``/responses/input_tokens`` how long a request is before each model call
+    and tool result; the recordings (made before it did) hold no such call. The count served is
+    crewAI's own estimate (a token per four characters): it decides nothing in these short runs.
+    """
+
+    def answered(request: httpx2.Request) -> httpx2.Response:
+        if request.url.path.endswith("/responses/input_tokens"):
+            tokens = (len(request.content) + 3) // 4
+            return httpx2.Response(
+                200, json={"object": "response.input_tokens", "input_tokens": tokens}
+            )
+        return answer(request)
+
+    return answered
+
+
+def _crewai_llm(answer: Callable[[httpx2.Request], httpx2.Response], model: str) -> Any:
+    """crewAI's native OpenAI LLM whose client is served the recording (crewAI passes its
+    ``client_params`` to the sync and the async client alike, so the sync one is set here)."""
+    from crewai import LLM  # type: ignore[import-not-found]
+    from openai import OpenAI
+
+    llm = LLM(model=model, api_key="-")
+    transport = httpx2.MockTransport(_counting(answer))
+    llm._client = OpenAI(api_key="-", http_client=httpx2.Client(transport=transport))
+    return llm
+
+
+def _crewai_traced(
+    name: str, run: Callable[[], Any], *, openllmetry: bool = False, events: bool = False
+) -> None:
+    """Run ``run`` under OpenInference's crewAI and OpenAI instrumentors (or OpenLLMetry's, or
+    OpenInference's crewAI event listener alone, which makes the model-call spans itself); the
+    spans written by the OTel JSON file exporter (``FileSpanExporter``: JSON Lines, a span a
+    line)."""
+    import io
+
+    from opentelemetry.exporter.otlp.json.file.trace_exporter import FileSpanExporter
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    if openllmetry:
+        from opentelemetry.instrumentation.crewai import (  # type: ignore[import-not-found]
+            CrewAIInstrumentor,
+        )
+        from opentelemetry.instrumentation.openai import (  # type: ignore[import-not-found]
+            OpenAIInstrumentor,
+        )
+    else:
+        from openinference.instrumentation.crewai import (  # type: ignore[import-not-found]
+            CrewAIInstrumentor,
+        )
+        from openinference.instrumentation.openai import (  # type: ignore[import-not-found]
+            OpenAIInstrumentor,
+        )
+
+    stream = io.StringIO()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(stream=stream)))
+    instrumentors = (
+        [CrewAIInstrumentor()] if events else [CrewAIInstrumentor(), OpenAIInstrumentor()]
+    )
+    for instrumentor in instrumentors:
+        instrumentor.instrument(tracer_provider=provider, use_event_listener=events)
+    try:
+        run()
+    finally:
+        if events:
+            from crewai.events import crewai_event_bus  # type: ignore[import-not-found]
+
+            crewai_event_bus.flush()  # its handlers end the spans
+        for instrumentor in instrumentors:
+            instrumentor.uninstrument()
+        provider.shutdown()
+    document = stream.getvalue().replace(str(Path(__file__).parents[2]) + "/", "")
+    document = re.sub(r'[^"\s]*/site-packages/', "site-packages/", document)
+    prefix = "openllmetry" if openllmetry else "openinference"
+    kind = "crewai_events" if events else "crewai"
+    _write(OUT / "otlp" / f"{prefix}_{kind}_{name}.jsonl", document)
+
+
+def openinference_crewai_runs(cassettes: Path, *, openllmetry: bool = False) -> None:
+    """Three crewAI recordings through ``Crew.kickoff`` and one through ``Agent.kickoff``, as
+    crewAI's tests define their crews and agents; OpenLLMetry traces the two crews that call
+    tools (``openllmetry=True``)."""
+    import os
+
+    os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"  # crewAI's own telemetry: nothing sent
+    os.environ["CREWAI_TRACING_ENABLED"] = "false"
+    from crewai import Agent, Crew, Process, Task
+    from crewai.tools import BaseTool, tool  # type: ignore[import-not-found]
+    from pydantic import BaseModel, Field
+
+    class CalculatorInput(BaseModel):
+        """Input schema for calculator tool."""
+
+        expression: str = Field(description="Mathematical expression to evaluate")
+
+    class CalculatorTool(BaseTool):  # type: ignore[misc]
+        name: str = "calculator"
+        description: str = "Perform mathematical calculations. Use this for any math operations."
+        args_schema: type[BaseModel] = CalculatorInput
+
+        def _run(self, expression: str) -> str:
+            return f"The result of {expression} is {eval(expression)}"
+
+    def calculator_crew(description: str) -> Any:
+        llm = _crewai_llm(transport(cassettes / CREW_CALCULATOR), "gpt-4o-mini")
+        agent = Agent(
+            role="Calculator",
+            goal="Perform calculations efficiently",
+            backstory="You calculate things.",
+            tools=[CalculatorTool()],
+            llm=llm,
+            verbose=False,
+            max_iter=3,
+        )
+        task = Task(description=description, expected_output="The result", agent=agent)
+        return Crew(agents=[agent], tasks=[task])
+
+    def calculations() -> None:
+        # Two kickoffs, two traces: as recorded, then with the numbers as inputs (the same
+        # request reaches the model, so the recording answers it again).
+        calculator_crew("What is 100 / 4?").kickoff()
+        calculator_crew("What is {dividend} / {divisor}?").kickoff(
+            inputs={"dividend": 100, "divisor": 4}
+        )
+
+    def scoring() -> None:
+        answer = transport(cassettes / CREW_TOOL_ERRORS)
+
+        @tool  # type: ignore[untyped-decorator]
+        def scoring_examples() -> None:
+            "Useful examples for scoring titles."
+            raise Exception("Error")
+
+        scorer = Agent(
+            role="Scorer",
+            goal="Score the title",
+            backstory="You're an expert scorer, specialized in scoring titles.",
+            tools=[scoring_examples],
+            llm=_crewai_llm(answer, "gpt-4.1-mini"),
+        )
+        task = Task(
+            description="Give me an integer score between 1-5 for the following title: 'The "
+            "impact of AI in the future of work', check examples to based your evaluation.",
+            expected_output="The score of the title.",
+        )
+        Crew(
+            agents=[scorer],
+            tasks=[task],
+            process=Process.hierarchical,
+            manager_llm=_crewai_llm(answer, "gpt-4-0125-preview"),
+        ).kickoff()
+
+    def two_tasks() -> None:
+        llm = _crewai_llm(transport(cassettes / CREW_TWO_TASKS), "gpt-4.1-mini")
+        ceo = Agent(
+            role="CEO",
+            goal="Make sure the writers in your company produce amazing content.",
+            backstory="You're an long time CEO of a content creation agency with a Senior "
+            "Writer on the team. You're now working on a new project and want to make sure the "
+            "content produced is amazing.",
+            allow_delegation=True,
+            llm=llm,
+        )
+        researcher = Agent(
+            role="Researcher",
+            goal="Make the best research and analysis on content about AI and AI agents",
+            backstory="You're an expert researcher, specialized in technology, software "
+            "engineering, AI and startups. You work as a freelancer and is now working on doing "
+            "research and analysis for a new customer.",
+            allow_delegation=False,
+            llm=llm,
+        )
+
+        @tool  # type: ignore[untyped-decorator]
+        def multiplier(first_number: int, second_number: int) -> float:
+            """Useful for when you need to multiply two numbers together."""
+            return first_number * second_number
+
+        tasks = [
+            Task(
+                description=f"What is 2 {times} 6? Return only the number.",
+                expected_output="the result of multiplication",
+                tools=[multiplier],
+                agent=agent,
+            )
+            for times, agent in (("tims", ceo), ("times", researcher))
+        ]
+        Crew(agents=[ceo, researcher], tasks=tasks, cache=True).kickoff()
+
+    class FailingTool(BaseTool):  # type: ignore[misc]
+        name: str = "failing_tool"
+        description: str = "This tool always fails"
+
+        def _run(self) -> str:
+            raise Exception("This tool always fails")  # the test's
+
+    def failing() -> None:
+        agent = Agent(
+            role="Calculator",
+            goal="Perform calculations efficiently",
+            backstory="You calculate things.",
+            tools=[FailingTool()],
+            llm=_crewai_llm(transport(cassettes / AGENT_TOOL_ERROR), "gpt-5-nano"),
+            verbose=False,
+            max_iter=3,
+        )
+        agent.kickoff("Use the failing_tool to do something.")
+
+    if openllmetry:
+        _crewai_traced("hierarchical_tool_error", scoring, openllmetry=True)
+        _crewai_traced("two_tasks", two_tasks, openllmetry=True)
+        return
+    _crewai_traced("hierarchical_tool_error", scoring, events=True)
+    _crewai_traced("calculator", calculations)
+    _crewai_traced("hierarchical_tool_error", scoring)
+    _crewai_traced("two_tasks", two_tasks)
+    _crewai_traced("agent_kickoff_tool_error", failing)
+
+
+# --- AutoGen AgentChat, traced by OpenInference ---------------------------------------------
+
+AUTOGEN = (
+    "Arize-ai+openinference/python/instrumentation/openinference-instrumentation-autogen-agentchat/"
+    "tests/cassettes/"
+)
+AUTOGEN_WEATHER = (
+    AUTOGEN + "test_instrumenting_assistant_agent/TestAssistantAgent.test_agent_run.yaml"
+)
+AUTOGEN_TEAM = AUTOGEN + "test_instrumenting_team/TestTeam.test_team_run.yaml"
+
+
+def as_recorded(cassette: Path) -> Callable[[httpx2.Request], httpx2.Response]:
+    """A handler that answers each Chat Completions request with the next recorded body as it
+    was recorded: a stream of events (``data: ...``) as one, for a client that asked to stream
+    (the cassettes keep no headers)."""
+    queue = [
+        interaction["response"]["body"]["string"]
+        for interaction in yaml.safe_load(cassette.read_text())["interactions"]
+    ]
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        assert request.url.path.endswith("/chat/completions"), request.url
+        body = queue.pop(0)
+        kind = "text/event-stream" if body.startswith("data:") else "application/json"
+        return httpx2.Response(200, content=body.encode(), headers={"content-type": kind})
+
+    return answer
+
+
+def _autogen_traced(name: str, run: Callable[[], Any]) -> None:
+    """Run ``run`` under OpenInference's AutoGen AgentChat instrumentor; the spans written by
+    the OTel JSON file exporter (JSON Lines, a span a line)."""
+    import io
+
+    from openinference.instrumentation.autogen_agentchat import (  # type: ignore[import-not-found]
+        AutogenAgentChatInstrumentor,
+    )
+    from opentelemetry.exporter.otlp.json.file.trace_exporter import FileSpanExporter
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    stream = io.StringIO()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(stream=stream)))
+    instrumentor = AutogenAgentChatInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        asyncio.run(run())
+    finally:
+        instrumentor.uninstrument()
+        provider.shutdown()
+    document = stream.getvalue().replace(str(Path(__file__).parents[2]) + "/", "")
+    document = re.sub(r'[^"\s]*/site-packages/', "site-packages/", document)
+    _write(OUT / "otlp" / f"openinference_autogen_{name}.jsonl", document)
+
+
+def openinference_autogen_runs(cassettes: Path) -> None:
+    """OpenInference's two AutoGen recordings as its tests run them, and the recording of a
+    tool that raises through an ``AssistantAgent``."""
+    from autogen_agentchat.agents import AssistantAgent  # type: ignore[import-not-found]
+    from autogen_agentchat.conditions import TextMentionTermination  # type: ignore[import-not-found]
+    from autogen_agentchat.teams import RoundRobinGroupChat  # type: ignore[import-not-found]
+    from autogen_ext.models.openai import (  # type: ignore[import-not-found]
+        OpenAIChatCompletionClient,
+    )
+
+    def client(answer: Callable[[httpx2.Request], httpx2.Response], model: str, **info: Any) -> Any:
+        transport = httpx2.MockTransport(answer)
+        return OpenAIChatCompletionClient(
+            model=model, api_key="-", http_client=httpx2.AsyncClient(transport=transport), **info
+        )
+
+    def get_weather(city: str) -> str:
+        """Get the weather for a given city."""
+        return f"The weather in {city} is 73 degrees and Sunny."
+
+    def get_capital(country: str) -> str:
+        """Get the capital of a country.
+
+        Args:
+            country: The country name.
+        """
+        return _capital(country, ValueError)
+
+    async def weather() -> None:
+        model_client = client(as_recorded(cassettes / AUTOGEN_WEATHER), "gpt-3.5-turbo")
+        agent = AssistantAgent(
+            name="weather_agent",
+            model_client=model_client,
+            tools=[get_weather],
+            system_message="You are a helpful assistant that can check the weather.",
+            reflect_on_tool_use=True,
+            model_client_stream=True,
+        )
+        await agent.run(task="What is the weather in New York?")
+        await model_client.close()
+
+    async def team() -> None:
+        model_client = client(as_recorded(cassettes / AUTOGEN_TEAM), "gpt-4o-2024-08-06")
+        primary = AssistantAgent(
+            "primary", model_client=model_client, system_message="You are a helpful AI assistant."
+        )
+        critic = AssistantAgent(
+            "critic",
+            model_client=model_client,
+            system_message="""
+            Provide constructive feedback.
+            Respond with 'APPROVE' when your feedbacks are addressed.
+            """,
+        )
+        termination = TextMentionTermination("APPROVE")
+        chat = RoundRobinGroupChat([primary, critic], termination_condition=termination)
+        await chat.run(task="Write a short poem about the fall season.")
+        await model_client.close()
+
+    async def retry() -> None:
+        # AutoGen hands the exception's text back to the model; two tool rounds let it retry,
+        # and reflecting on the result makes the third reply the answer, as recorded.
+        model_info = {
+            "vision": False,
+            "function_calling": True,
+            "json_output": False,
+            "family": "unknown",
+            "structured_output": False,
+        }
+        model_client = client(
+            transport(cassettes / GOOGLE_RETRY), "gemini-2.5-pro", model_info=model_info
+        )
+        agent = AssistantAgent(
+            name="chatbot",
+            model_client=model_client,
+            tools=[get_capital],
+            system_message="You are a helpful chatbot.",
+            reflect_on_tool_use=True,
+            max_tool_iterations=2,
+        )
+        await agent.run(task="What is the capital of France?")
+        await model_client.close()
+
+    _autogen_traced("assistant_agent_weather", weather)
+    _autogen_traced("round_robin_team", team)
+    _autogen_traced("google_model_retry", retry)
+
+
 def main() -> None:
     """Replay every recording through every framework into ``files/``."""
     cassettes = Path(sys.argv[1])
@@ -638,6 +1036,9 @@ def main() -> None:
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
     openinference_runs(cassettes)
+    openinference_crewai_runs(cassettes)
+    openinference_crewai_runs(cassettes, openllmetry=True)
+    openinference_autogen_runs(cassettes)
 
 
 if __name__ == "__main__":

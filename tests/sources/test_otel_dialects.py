@@ -579,6 +579,248 @@ def test_crewai_output_raw_is_the_answer_and_the_react_reply_holding_it_is_told_
     ]
 
 
+def _crew_run(attributes: dict[str, Any]) -> ReasoningTrace:
+    """A crew kickoff as OpenInference's crewAI instrumentor records it, its agent's model call
+    sent the task inside crewAI's prompt."""
+    kickoff = span(
+        "Crew_1.kickoff",
+        {"openinference.span.kind": "CHAIN", "output.value": '{"raw": "25.0"}', **attributes},
+        start=0,
+    )
+    agent = span("Calculator._execute_core", {"openinference.span.kind": "AGENT"}, start=1)
+    prompt = "\nCurrent Task: What is 100 / 4?\n\nThis is the expected criteria for your final"
+    model = span(
+        "ChatCompletion",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": prompt,
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": "25.0",
+        },
+        start=2,
+        parent=agent,
+    )
+    agent = dataclasses.replace(agent, parent_id=kickoff.span_id)
+    return to_trace([kickoff, agent, model]).trace
+
+
+def test_a_crew_kickoff_asks_its_tasks_with_the_inputs_filled_in_not_crewai_s_prompt() -> None:
+    """``crew_tasks`` holds the user's descriptions; ``{name}`` takes the kickoff's input."""
+    tasks = [
+        {"description": "What is {dividend} / {divisor}?", "expected_output": "The result"},
+        {"description": "Say it in {language}; keep {unknown}.", "expected_output": "Text"},
+    ]
+    inputs = {"dividend": 100, "divisor": 4, "language": "French"}
+    trace = _crew_run(
+        {
+            "crew_tasks": json.dumps(tasks),
+            "crew_inputs": json.dumps(inputs),
+            "input.value": json.dumps(inputs),
+        }
+    )
+    assert trace.task.objective == "What is 100 / 4?\n\nSay it in French; keep {unknown}."
+    assert trace.outcome.result_summary == "25.0"
+
+
+def test_a_crew_kickoff_without_inputs_asks_its_task_as_written() -> None:
+    """No inputs (``crew_inputs`` empty): the description itself, not the prompt sent."""
+    tasks = [{"description": "What is 100 / 4?", "expected_output": "The result"}]
+    trace = _crew_run({"crew_tasks": json.dumps(tasks), "crew_inputs": ""})
+    assert trace.task.objective == "What is 100 / 4?"
+
+
+def _autogen_model_call(start: int, parent: Span, **messages: Any) -> Span:
+    """An AutoGen model call as OpenInference records it: flattened messages."""
+    return span(
+        "OpenAIChatCompletionClient.create",
+        {
+            "openinference.span.kind": "LLM",
+            **{f"llm.{key.replace('__', '.')}": value for key, value in messages.items()},
+        },
+        start=start,
+        parent=parent,
+    )
+
+
+def test_autogen_s_tool_result_marked_is_error_makes_the_next_call_its_recovery() -> None:
+    """AutoGen hands a raised tool's text back (``function.{i}``, ``is_error``), its TOOL span
+    OK: the call failed, and the model's next call recovers from it."""
+    agent = span("chatbot.on_messages_stream", {"openinference.span.kind": "AGENT"}, start=0)
+    call = "output_messages.0.message.tool_calls.0.tool_call."
+    first = _autogen_model_call(
+        1,
+        agent,
+        input_messages__0__message__role="user",
+        input_messages__0__message__content="What is the capital of France?",
+        output_messages__0__message__role="assistant",
+        **{
+            (call + "id").replace(".", "__"): "call_0",
+            (call + "function.name").replace(".", "__"): "get_capital",
+        },
+    )
+    tool = {"openinference.span.kind": "TOOL", "tool.name": "get_capital"}
+    failed = span(
+        "chatbot.get_capital", {**tool, "output.value": "Use La France."}, start=2, parent=agent
+    )
+    result = {
+        "name": "get_capital",
+        "content": "Use La France.",
+        "call_id": "call_0",
+        "is_error": True,
+    }
+    second = _autogen_model_call(
+        3,
+        agent,
+        input_messages__0__message__role="function",
+        input_messages__0__function__0=json.dumps(result),
+        output_messages__0__message__role="assistant",
+        output_messages__0__message__content="Paris",
+    )
+    trace = to_trace([agent, first, failed, second]).trace
+    assert steps(trace) == [
+        ("tool_call", "get_capital", "get_capital"),
+        ("observation", "get_capital", "Use La France."),
+        ("error_recovery", None, "Paris"),
+    ]
+
+
+def test_an_exception_recorded_on_a_span_whose_status_is_ok_did_not_fail_it() -> None:
+    """Status OK is final: AutoGen's agent span records the CancelledError closing its stream."""
+    cancelled = SpanEvent("exception", {"exception.type": "asyncio.exceptions.CancelledError"})
+    agent = span(
+        "weather_agent.on_messages_stream",
+        {"openinference.span.kind": "AGENT", "output.value": "Sunny."},
+        start=0,
+        events=(cancelled,),
+    )
+    assert kinds_of(to_trace([dataclasses.replace(agent, ok=True)]).trace) == ["thought"]
+    assert "observation" in kinds_of(to_trace([agent]).trace)  # unset status: an error
+
+
+def test_a_python_object_repr_among_run_arguments_is_no_objective() -> None:
+    """AutoGen's agent input dumps its ``cancellation_token`` as ``<... object at 0x...>``."""
+    arguments = {
+        "messages": ["id='1' source='user' content='Hi?' type='TextMessage'"],
+        "cancellation_token": "<autogen_core._cancellation_token.CancellationToken object at 0x7f>",
+    }
+    model = span(
+        "create",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "Hi?",
+        },
+        start=1,
+    )
+    model = dataclasses.replace(model, parent_id="00000000000000aa")
+    assert _agent_run(arguments, "Hello.", model).task.objective == "Hi?"
+
+
+def test_an_autogen_task_result_answers_with_its_last_agent_message() -> None:
+    """A team's TaskResult: messages by ``source`` (``user``: the person), the last one sent
+    by an agent is the answer, not the result's JSON."""
+    result = {
+        "messages": [
+            {"source": "user", "content": "Write a poem.", "type": "TextMessage"},
+            {"source": "primary", "content": "Leaves fall.", "type": "TextMessage"},
+            {"source": "critic", "content": "APPROVE", "type": "TextMessage"},
+        ],
+        "stop_reason": "Text 'APPROVE' mentioned",
+    }
+    trace = _agent_run({"task": "Write a poem."}, result)
+    assert trace.task.objective == "Write a poem."
+    assert trace.outcome.result_summary == "APPROVE"
+
+
+def test_a_tool_result_no_span_recorded_that_says_it_failed_is_an_error() -> None:
+    """OpenLLMetry traces crewAI's model calls, not its tools: the next call is sent
+    ``Error executing tool: ...``, read as a chat row's result is, so the reply recovers."""
+    workflow = span(
+        "crewai.workflow",
+        {
+            "gen_ai.operation.name": "invoke_agent",
+            "crewai.crew.tasks": json.dumps([{"description": "Score the title."}]),
+        },
+        start=0,
+    )
+    call = {"type": "tool_call", "id": "c1", "name": "scoring_examples", "arguments": {}}
+    asked = messages(
+        {"role": "user", "parts": [{"type": "text", "content": "Current Task: Score the title."}]}
+    )
+    first = span(
+        "openai.chat",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": asked,
+            "gen_ai.output.messages": messages({"role": "assistant", "parts": [call]}),
+        },
+        start=1,
+        parent=workflow,
+    )
+    result = {"type": "tool_call_response", "id": "c1", "response": "Error executing tool: Error"}
+    second = span(
+        "openai.chat",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": messages(
+                {"role": "assistant", "parts": [call]}, {"role": "tool", "parts": [result]}
+            ),
+            "gen_ai.output.messages": messages(
+                {"role": "assistant", "parts": [{"type": "text", "content": "3 of 5"}]}
+            ),
+        },
+        start=2,
+        parent=workflow,
+    )
+    trace = to_trace([workflow, first, second]).trace
+    assert trace.task.objective == "Score the title."
+    assert kinds_of(trace) == ["tool_call", "observation", "error_recovery"]
+
+
+def test_a_model_call_whose_output_is_only_its_tool_calls_asks_for_them() -> None:
+    """crewAI's event listener (OpenInference) writes a reply that calls tools as the OpenAI
+    calls' JSON in ``output.value``: the request joins its tool span and the result the next
+    call is sent, so no nameless call is made up."""
+    agent = span("Scorer.execute", {"openinference.span.kind": "AGENT"}, start=0)
+    calls = [{"id": "c1", "type": "function", "function": {"name": "Score_It", "arguments": "{}"}}]
+    asked = span(
+        "gpt.llm_call",
+        {"openinference.span.kind": "LLM", "output.value": json.dumps(calls)},
+        start=1,
+        parent=agent,
+    )
+    tool = span(
+        "score_it.run",
+        {"openinference.span.kind": "TOOL", "tool.name": "score_it", "output.value": "4"},
+        start=2,
+        parent=agent,
+    )
+    answered = span(
+        "gpt.llm_call",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "tool",
+            "llm.input_messages.0.message.tool_call_id": "c1",
+            "llm.input_messages.0.message.content": "4",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": "It scores 4.",
+        },
+        start=3,
+        parent=agent,
+    )
+    trace = to_trace([agent, asked, tool, answered]).trace
+    assert [(step.type, step.tool.name if step.tool else None) for step in trace.steps] == [
+        ("tool_call", "Score_It"),
+        ("observation", "Score_It"),
+        ("thought", None),
+    ]
+
+
+def kinds_of(trace: ReasoningTrace) -> list[str]:
+    return [step.type for step in trace.steps]
+
+
 def _langchain_dict(kind: str, **data: Any) -> dict[str, Any]:
     """A LangChain message as ``messages_to_dict`` writes it (OpenInference's LangChain dump)."""
     return {"type": kind, "data": {"type": kind, "content": "", **data}}

@@ -15,6 +15,7 @@ from knowledgepulse.sources._steps import (
     MAX_OUTPUT_SUMMARY,
     as_input,
     bounded,
+    name_key,
     summary,
 )
 
@@ -132,6 +133,31 @@ def test_a_request_joined_by_name_names_the_call_for_the_results_told_later() ->
     assert kinds(builder.steps()) == ["tool_call", "observation"]
 
 
+def test_a_request_by_the_api_safe_name_joins_the_execution_by_the_tool_s_own_name() -> None:
+    """crewAI offers a tool named with spaces as snake case: one call, named as the tool is."""
+    builder = StepBuilder()
+    builder.tool_request("Delegate_work_to_coworker", {"task": "score"}, call_id="c1", at=1.0)
+    builder.tool_result("Delegate work to coworker", output="3 of 5", at=2.0, distinct=True)
+    builder.tool_request("delegate_work_to_coworker", {"task": "again"}, call_id="c2", at=3.0)
+    steps = builder.steps()
+    assert [(s["type"], s.get("tool", {}).get("name")) for s in steps] == [
+        ("tool_call", "Delegate work to coworker"),
+        ("observation", "Delegate work to coworker"),
+        ("tool_call", "delegate_work_to_coworker"),
+    ]
+
+
+def test_names_that_differ_in_more_than_case_and_punctuation_never_join() -> None:
+    """Only the letters and digits, casefolded, decide: another tool stays another call."""
+    assert name_key("Delegate work to coworker") == name_key("delegate_work_to_coworker")
+    assert name_key("get-weather") != name_key("get_weather_v2")
+    assert name_key("?") == "?"
+    builder = StepBuilder()
+    builder.tool_request("get_weather", {})
+    builder.tool_result("get_weather_v2", output="sunny")
+    assert kinds(builder.steps()) == ["tool_call", "tool_call", "observation"]
+
+
 def test_a_request_that_never_ran_is_still_a_tool_call() -> None:
     """Hosted tools run on the provider's side: the step is kept, with no observation."""
     builder = StepBuilder()
@@ -247,7 +273,7 @@ class _Scanning(StepBuilder):
                 break  # a request, or a distinct execution, reusing the id: a new call
         for event, tool in tools:
             differs = tool.call_id is not None and call_id is not None
-            if tool.name == name and not getattr(tool, flag) and not differs:
+            if name_key(tool.name) == name_key(name) and not getattr(tool, flag) and not differs:
                 return event
         if not name and call_id is None and flag == "executed":  # a result naming no call
             return next((e for e, t in tools if t.requested and not t.executed), None)
@@ -257,7 +283,7 @@ class _Scanning(StepBuilder):
 _TOOL_EVENTS = st.lists(
     st.tuples(
         st.booleans(),  # a request, else an execution
-        st.sampled_from(["search", "fetch", ""]),
+        st.sampled_from(["search", "fetch", "", "Fetch"]),
         st.sampled_from([None, "c1", "c2", "c3"]),
         st.sampled_from([None, 1.0, 2.0, 3.0]),
     ),

@@ -9,8 +9,9 @@ requested, tool executions and their results, the final answer. The builder turn
   order), an event with no time sitting after the event told before it;
 * a requested tool call and its execution are one ``tool_call`` step, matched by call id (the
   latest call of that id; a request, or a distinct execution, that reuses the id of a call
-  already requested, or executed, is a new call), else by tool name in order; a request that
-  never ran is still a ``tool_call``;
+  already requested, or executed, is a new call), else by tool name in order, the names compared
+  as a model API is given them (:func:`name_key`); a request that never ran is still a
+  ``tool_call``;
 * a failed tool call's result is an ``observation`` carrying the error text, and the next tool
   call after it is an ``error_recovery`` (it keeps its tool). The failure itself is never typed
   ``error_recovery``: that would reward failing;
@@ -143,7 +144,19 @@ class _Event:
 
 _Flag = Literal["requested", "executed"]
 _Waiting = dict[tuple[_Flag, str, bool], list[tuple[int, _Event]]]
-"""Tool events by flag not yet set, name and whether they have a call id: heaps by told order."""
+"""Tool events by flag not yet set, name key and whether they have a call id: heaps by told
+order."""
+
+
+def name_key(name: str) -> str:
+    """A tool's name as a request and its execution are matched by: letters and digits, casefolded.
+
+    Frameworks give the model a tool's name made safe for the API and run the tool by its own:
+    crewAI offers ``Delegate work to coworker`` as ``delegate_work_to_coworker`` (and earlier as
+    ``Delegate_work_to_coworker``), and its tool span names the tool as written. A name with no
+    letter or digit is its own key.
+    """
+    return "".join(char for char in name.casefold() if char.isalnum()) or name
 
 
 @dataclass
@@ -289,7 +302,7 @@ class StepBuilder:
 
     def _wait(self, event: _Event, flag: _Flag) -> None:
         tool = _tool(event)
-        key = (flag, tool.name, tool.call_id is not None)
+        key = (flag, name_key(tool.name), tool.call_id is not None)
         heapq.heappush(self._waiting.setdefault(key, []), (event.seq, event))
 
     def _matching(
@@ -324,8 +337,11 @@ class StepBuilder:
 
     def _first_waiting(self, flag: _Flag, name: str, with_call_id: bool) -> _Event | None:
         """The earliest event of that name not yet ``flag``; those flagged or renamed dropped."""
-        waiting = self._waiting.get((flag, name, with_call_id), [])
-        while waiting and (getattr(tool := _tool(waiting[0][1]), flag) or tool.name != name):
+        key = name_key(name)
+        waiting = self._waiting.get((flag, key, with_call_id), [])
+        while waiting and (
+            getattr(tool := _tool(waiting[0][1]), flag) or name_key(tool.name) != key
+        ):
             heapq.heappop(waiting)  # each entry leaves once: linear over the whole trace
         return waiting[0][1] if waiting else None
 

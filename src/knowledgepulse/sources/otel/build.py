@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledgepulse.errors import ConversionError
+from knowledgepulse.sources._chat._text import error_text
 from knowledgepulse.sources._envelope import CONFIDENCE_KEY, DOMAIN_KEY, TraceOptions, assemble
 from knowledgepulse.sources._steps import StepBuilder, as_text
 from knowledgepulse.sources.otel import messages as msg
@@ -387,8 +388,11 @@ def _tell_tool_responses(
             if is_retry_prompt(output):  # the output was rejected: the model tries again
                 builder.error(as_text(output), at=at)
             continue  # "Final result processed."
-        if is_retry_prompt(output):
-            builder.tool_result(name, error=as_text(output), call_id=call_id)
+        # With no span of its own, a result is read as a chat row's is: the flag AutoGen sets,
+        # else text that says it failed (crewAI's "Error executing tool: ...", when no
+        # instrumentation traced its tools).
+        if is_retry_prompt(output) or part.get("is_error") or error_text(output):
+            builder.tool_result(name, error=as_text(output) or "the tool failed", call_id=call_id)
         else:
             builder.tool_result(name, output=output, call_id=call_id)
 

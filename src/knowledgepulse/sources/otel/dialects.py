@@ -13,6 +13,7 @@ still read).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -89,12 +90,17 @@ def read(span: Span) -> View:
 
 
 def evident_error(span: Span) -> str | None:
-    """The error text when the span failed (status ERROR, ``error.type``, an exception event)."""
+    """The error text when the span failed (status ERROR, ``error.type``, an exception event).
+
+    An exception recorded on a span whose status is OK did not fail it: the instrumentation
+    set OK after it (AutoGen's agent span records the ``CancelledError`` that closes its
+    message stream, then ends OK).
+    """
     exception = next(
         (
             event
             for event in span.events
-            if event.name in ("exception", "gen_ai.execute_tool.exception")
+            if event.name in ("exception", "gen_ai.execute_tool.exception") and not span.ok
         ),
         None,
     )
@@ -123,7 +129,8 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         view.fill(
             "openinference",
             input_messages=msg.openinference_messages(attrs, "llm.input_messages"),
-            output_messages=msg.openinference_messages(attrs, "llm.output_messages"),
+            output_messages=msg.openinference_messages(attrs, "llm.output_messages")
+            or _called(attrs.get("output.value")),
         )
     elif role == "tool":
         view.fill(
@@ -137,9 +144,54 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     elif role == "agent":
         view.fill(
             "openinference",
-            input_text=msg.input_text(attrs.get("input.value")),
+            input_text=_crew_tasks(attrs) or msg.input_text(attrs.get("input.value")),
             output_text=_output_text(attrs.get("output.value")),
         )
+
+
+def _called(value: Any) -> list[msg.Message]:
+    """A model call's output that is only the tool calls it made, as OpenAI lists them.
+
+    OpenInference's crewAI event listener (``use_event_listener=True``) records a reply that
+    calls tools as ``output.value`` alone: ``[{"id", "function": {"name", "arguments"}}]``.
+    """
+    calls = msg.loads(value)
+    if not isinstance(calls, list) or not calls:
+        return []
+    if not all(isinstance(call, dict) and isinstance(call.get("function"), dict) for call in calls):
+        return []
+    return msg.messages([{"role": "assistant", "tool_calls": calls}])
+
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""A ``{name}`` in a crewAI task's description, filled from the kickoff's inputs."""
+
+
+def _crew_tasks(attrs: Mapping[str, Any]) -> str | None:
+    """What a crewAI crew was asked: its tasks' descriptions, each with the kickoff's inputs.
+
+    OpenInference's crew kickoff span lists the tasks (``crew_tasks``) as written, before crewAI
+    fills their ``{name}`` placeholders from the inputs (``crew_inputs``, also the span's
+    ``input.value``: JSON, no request); OpenLLMetry's ``crewai.workflow`` span lists them as
+    ``crewai.crew.tasks``, and records no inputs. Its agents are sent each description inside
+    crewAI's own prompt (``Current Task: ...``), which is no user's words either.
+    """
+    tasks = msg.loads(attrs.get("crew_tasks", attrs.get("crewai.crew.tasks")))
+    if not isinstance(tasks, list):
+        return None
+    inputs = msg.loads(attrs.get("crew_inputs"))
+    values = inputs if isinstance(inputs, dict) else {}
+
+    def filled(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return str(values[name]) if name in values else match.group(0)
+
+    descriptions = [
+        _PLACEHOLDER.sub(filled, task["description"]).strip()
+        for task in tasks
+        if isinstance(task, dict) and _str(task.get("description"))
+    ]
+    return "\n\n".join(descriptions) or None
 
 
 def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
@@ -162,6 +214,7 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
         "genai",
         role=role,
         agent_name=agent_name,
+        input_text=_crew_tasks(attrs) if role == "agent" else None,
         input_messages=msg.messages(attrs.get("gen_ai.input.messages")),
         output_messages=msg.messages(attrs.get("gen_ai.output.messages")),
     )

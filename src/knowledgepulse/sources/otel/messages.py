@@ -50,6 +50,8 @@ def _message(item: Mapping[str, Any]) -> Message:
         item = _langchain_message(item)
     elif _is_message_dict(item):
         item = {**item["data"], "role": item["type"]}
+    elif _is_agentchat_message(item):
+        item = {**item, "role": "user" if item["source"] == "user" else "assistant"}
     role = str(item.get("role") or item.get("type") or "")
     parts: list[dict[str, Any]] = []
     raw_parts = item.get("parts")
@@ -109,6 +111,21 @@ def _is_message_dict(item: Mapping[str, Any]) -> bool:
         and isinstance(item.get("data"), dict)
         and "role" not in item
         and "content" not in item
+    )
+
+
+def _is_agentchat_message(item: Mapping[str, Any]) -> bool:
+    """An AutoGen AgentChat message, as a ``TaskResult`` holds it.
+
+    ``{"source", "content", "type": "TextMessage"}``: its sender's name where a role would be
+    (``user``: the person).
+    """
+    kind = item.get("type")
+    return (
+        "role" not in item
+        and isinstance(item.get("source"), str)
+        and isinstance(kind, str)
+        and kind.endswith("Message")
     )
 
 
@@ -323,8 +340,36 @@ def openinference_messages(flat: Mapping[str, Any], prefix: str) -> list[Message
             else:
                 parts.append({"type": "text", "content": text})
         parts.extend(_oi_call(call) for call in indexed(entry, "message.tool_calls"))
+        parts.extend(_function_results(entry))
         found.append({"role": role, "parts": parts})
     return found
+
+
+_FUNCTION_RESULT = re.compile(r"function\.(\d{1,9})")
+
+
+def _function_results(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """AutoGen's tool results as OpenInference writes them: ``function.{i}``.
+
+    Each is the JSON of a ``FunctionExecutionResult`` (``name``, ``content``, ``call_id``,
+    ``is_error``): AutoGen hands a tool's exception to the model this way, and its tool span
+    ends OK.
+    """
+    found: list[tuple[int, dict[str, Any]]] = []
+    for key, value in entry.items():
+        match = _FUNCTION_RESULT.fullmatch(key)
+        result = loads(value) if match else None
+        if match and isinstance(result, dict):
+            part = {
+                "type": "tool_call_response",
+                "id": result.get("call_id"),
+                "name": result.get("name"),
+                "response": result.get("content"),
+            }
+            if result.get("is_error") is True:
+                part["is_error"] = True
+            found.append((int(match.group(1)), part))
+    return [part for _, part in sorted(found, key=lambda item: item[0])]
 
 
 def _oi_call(entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -399,7 +444,19 @@ def _input_among(loaded: Mapping[str, Any]) -> str | None:
     text = _message_among(loaded)
     if text:
         return text
-    return next((item for item in loaded.values() if isinstance(item, str) and item.strip()), None)
+    return next(
+        (
+            item
+            for item in loaded.values()
+            if isinstance(item, str) and item.strip() and not _PYTHON_OBJECT.fullmatch(item)
+        ),
+        None,
+    )
+
+
+_PYTHON_OBJECT = re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>")
+"""A Python object's default repr: an instrumentation's dump of an argument (AutoGen's
+``cancellation_token``), no one's words."""
 
 
 def _message_among(arguments: Mapping[str, Any]) -> str | None:

@@ -52,6 +52,8 @@ class Span:
         start_ns: start, nanoseconds since the Unix epoch.
         end_ns: end, likewise.
         error: whether the status is ERROR.
+        ok: whether the status is OK: set by the instrumentation, and final (the OTel API's
+            rule), so an exception the span recorded did not fail it.
         status_message: the status description.
         attributes: the span's attributes, as plain Python values.
         events: its events.
@@ -66,6 +68,7 @@ class Span:
     start_ns: int | None = None
     end_ns: int | None = None
     error: bool = False
+    ok: bool = False
     status_message: str | None = None
     attributes: Mapping[str, Any] = field(default_factory=dict)
     events: tuple[SpanEvent, ...] = ()
@@ -75,6 +78,7 @@ class Span:
 
 _HEX = re.compile(r"(?:0x)?([0-9a-fA-F]+)")
 _STATUS_ERROR = {2, "2", "ERROR", "STATUS_CODE_ERROR", "StatusCode.ERROR"}
+_STATUS_OK = {1, "1", "OK", "STATUS_CODE_OK", "StatusCode.OK"}
 
 
 _BATCH_KEYS = ("resourceSpans", "resource_spans", "batches")  # Tempo writes OTLP's pre-1.0 name
@@ -83,6 +87,11 @@ _BATCH_KEYS = ("resourceSpans", "resource_spans", "batches")  # Tempo writes OTL
 def is_error_code(code: Any) -> bool:
     """Whether a status code (OTLP's 2, ``STATUS_CODE_ERROR``, the SDK's ``ERROR``...) is ERROR."""
     return isinstance(code, int | str) and code in _STATUS_ERROR  # a list or object is no code
+
+
+def is_ok_code(code: Any) -> bool:
+    """Whether a status code (OTLP's 1, ``STATUS_CODE_OK``, the SDK's ``OK``...) is OK."""
+    return isinstance(code, int | str) and code in _STATUS_OK
 
 
 def is_otlp(value: Any) -> bool:
@@ -172,6 +181,7 @@ def console_span(value: Mapping[str, Any]) -> Span:
         start_ns=time_ns(value.get("start_time")),
         end_ns=time_ns(value.get("end_time")),
         error=is_error_code(code),
+        ok=is_ok_code(code),
         status_message=message if isinstance(message, str) and message else None,
         attributes=attributes,
         events=events,
@@ -196,6 +206,7 @@ def live_span(span: Any) -> Span:
         start_ns=span.start_time,
         end_ns=span.end_time,
         error=code == "ERROR",
+        ok=code == "OK",
         status_message=getattr(status, "description", None) or None,
         attributes=_plain(span.attributes),
         events=tuple(
@@ -232,6 +243,7 @@ def _otlp_span(raw: Any, resource: Mapping[str, Any], scope: str | None) -> Span
         start_ns=_nanos(_pick(raw, "startTimeUnixNano", "start_time_unix_nano")),
         end_ns=_nanos(_pick(raw, "endTimeUnixNano", "end_time_unix_nano")),
         error=is_error_code(status.get("code")),
+        ok=is_ok_code(status.get("code")),
         status_message=message if isinstance(message, str) and message else None,
         attributes=_attributes(raw.get("attributes")),
         events=tuple(
