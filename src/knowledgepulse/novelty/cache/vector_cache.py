@@ -602,9 +602,22 @@ def _check_identity(
 
 
 def _bundled_advice(model_id: str, expected_model_id: str) -> tuple[str | Setting, ...]:
-    """How to score against a cache another bundled embedder made: name that embedder."""
+    """How to score against a cache another bundled embedder, or another novelty text, made."""
     from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID  # noqa: PLC0415 - only on a miss
+    from knowledgepulse.novelty.representation import split_cache_model_id  # noqa: PLC0415
     from knowledgepulse.novelty.static import STATIC_MODEL_ID  # noqa: PLC0415
+
+    (embedder, text), (expected_embedder, expected_text) = map(
+        split_cache_model_id, (model_id, expected_model_id)
+    )
+    if embedder == expected_embedder and text != expected_text:
+        # The ids differ only after the embedder's, which a reader does not see at a glance.
+        return (
+            f"The same embedder made it, but its novelty text is {text!r}, not "
+            f"{expected_text!r}: to score against it, choose that text (",
+            Setting("novelty_text", text),
+            "). ",
+        )
 
     for name, prefix in (("static", STATIC_MODEL_ID), ("minilm", BUNDLED_MODEL_ID)):
         if model_id.startswith(prefix) and not expected_model_id.startswith(prefix):
