@@ -120,6 +120,9 @@ class VectorCache:
         self._lock = threading.RLock()
         self._path: Path | None = None  # the file flush() saves to
         self._model_id: str | None = None
+        self.dropped_on_load = 0
+        """How many of a saved cache's oldest vectors :meth:`load` or :meth:`open` left out to
+        fit a smaller ``max_elements`` (a shell tells its user: they are gone once saved)."""
 
     @property
     def max_elements(self) -> int:
@@ -432,7 +435,9 @@ class VectorCache:
         if read_only:
             return copy
         copy.save(path, model_id=ring.model_id)
-        return cls._on_ring(RingFile(path, writable=True), ttl_ms, clock, block_bytes)
+        cache = cls._on_ring(RingFile(path, writable=True), ttl_ms, clock, block_bytes)
+        cache.dropped_on_load = copy.dropped_on_load
+        return cache
 
     @classmethod
     def _on_ring(
@@ -493,6 +498,7 @@ class VectorCache:
             raise damaged(target, f"too large to load: {error}") from None
         cache._model_id = saved.model_id
         first = max(0, len(saved.ids) - cache.max_elements)  # the newest are kept
+        cache.dropped_on_load = first
         units = cache._units(saved.vectors[first:], "vectors")
         cache._store.append(units, saved.ids[first:], saved.added_at[first:])
         return cache
