@@ -120,6 +120,8 @@ class VectorCache:
         self._lock = threading.RLock()
         self._path: Path | None = None  # the file flush() saves to
         self._model_id: str | None = None
+        self._resize_on_flush = False  # open() of another capacity: the file is rewritten then
+        self._file_cleared = False
         self.dropped_on_load = 0
         """How many of a saved cache's oldest vectors :meth:`load` or :meth:`open` left out to
         fit a smaller ``max_elements`` (a shell tells its user: they are gone once saved)."""
@@ -258,6 +260,7 @@ class VectorCache:
         """Forget every vector (a file-backed cache forgets them at the next :meth:`flush`)."""
         with self._lock:
             self._store.clear()
+            self._file_cleared = True  # a resize then keeps nothing the file held
 
     def entries(self) -> Iterator[CachedVector]:
         """The live vectors (normalised), oldest first, with their ids and times."""
@@ -276,6 +279,8 @@ class VectorCache:
         with self._lock:
             if isinstance(self._store, FileRing):
                 self._store.commit(self._ttl_ms)
+            elif self._path is not None and self._resize_on_flush:
+                self._resize_file(self._path)
             elif self._path is not None:
                 self.save(self._path, model_id=self._model_id)
             else:
@@ -429,15 +434,52 @@ class VectorCache:
         ttl_ms = ttl_ms if ttl_ms is not None else ring.header.ttl_ms
         if max_elements is None or max_elements == ring.layout.capacity:
             return cls._on_ring(ring, ttl_ms, clock, block_bytes)
-        # Another capacity is another layout: rewrite the file with its newest vectors.
+        # Another capacity is another layout: the newest vectors are held in memory, and the
+        # file is rewritten at the first flush(), so a run that never saves leaves it as it was.
         ring.close()
         copy = cls.load(path, max_elements=max_elements, ttl_ms=ttl_ms, clock=clock)
-        if read_only:
-            return copy
-        copy.save(path, model_id=ring.model_id)
-        cache = cls._on_ring(RingFile(path, writable=True), ttl_ms, clock, block_bytes)
-        cache.dropped_on_load = copy.dropped_on_load
-        return cache
+        copy._block_bytes = block_bytes
+        if not read_only:
+            copy._path, copy._model_id, copy._resize_on_flush = path, ring.model_id, True
+        return copy
+
+    def _resize_file(self, path: Path) -> None:
+        """Rewrite the ring file at ``path`` at this cache's capacity, then keep it as the store.
+
+        Under the file's exclusive lock: what other processes saved since :meth:`open` read it
+        is merged in by time, as a save appends after theirs, then the newest are kept.
+        """
+        ring = RingFile(path, writable=True)
+        try:
+            with ring.writing():
+                theirs = ring.entries()
+                if self._file_cleared:
+                    theirs = (theirs[0][:0], theirs[1][:0], [])
+                mine = self._contents(self._model_id)
+                known = {_entry_key(*entry) for entry in zip(*theirs[1:], strict=True)}
+                new = [
+                    index
+                    for index, entry in enumerate(zip(mine.added_at, mine.ids, strict=True))
+                    if _entry_key(*entry) not in known
+                ]
+                vectors = np.concatenate([theirs[0], mine.vectors[new]])
+                times = np.concatenate([theirs[1], mine.added_at[new]])
+                ids = [*theirs[2], *(mine.ids[index] for index in new)]
+                order = np.argsort(times, kind="stable")
+                if self._ttl_ms:
+                    order = order[times[order] > self._clock() - self._ttl_ms]
+                order = order[-self._max_elements :]
+                create_ring_file(
+                    path,
+                    RingLayout(mine.dimensions, self._max_elements),
+                    model_id=self._model_id,
+                    ttl_ms=self._ttl_ms,
+                    entries=(vectors[order], times[order], [ids[i] for i in order.tolist()]),
+                )
+        finally:
+            ring.close()
+        self._store = FileRing(RingFile(path, writable=True))
+        self._resize_on_flush = False
 
     @classmethod
     def _on_ring(
@@ -636,6 +678,11 @@ def _bundled_advice(model_id: str, expected_model_id: str) -> tuple[str | Settin
     return ()
 
 
+def _entry_key(added_at: float, trace_id: str | None) -> tuple[float, str | None]:
+    """What tells one saved vector from another: when it was added, and under which id."""
+    return (float(added_at), trace_id)
+
+
 def _same_file(one: Path, other: Path) -> bool:
     try:
         return one.samefile(other)
@@ -746,7 +793,9 @@ class FileRing:
         kept = self._file_kept
         if index >= kept:
             return self.pending.id_at(index - kept)
-        return self.ring.id_at((self.ring.header.head - kept + index) % self.capacity)
+        # The file's own capacity: a file replaced by one of another size is reopened as it is.
+        slot = (self.ring.header.head - kept + index) % self.ring.layout.capacity
+        return self.ring.id_at(slot)
 
     def codes(self, wanted: dict[str | None, int]) -> NDArray[np.intp]:
         """As :meth:`MemoryRing.codes`, finding the file's slots by id hash."""
