@@ -318,8 +318,9 @@ class VectorCache:
             elif self._model_id != model_id:
                 raise ScorerParameterError(
                     f"the cache holds vectors of model {self._model_id!r}, but the embedder is "
-                    f"{model_id!r}; their similarities mean nothing together: give this scorer "
-                    "its own VectorCache"
+                    f"{model_id!r}; their similarities mean nothing together. ",
+                    *_novelty_text_advice(self._model_id, model_id),
+                    "Give this scorer its own VectorCache",
                 )
 
     def save(self, path: str | Path, *, model_id: str | None = None) -> None:
@@ -652,21 +653,10 @@ def _check_identity(
 def _bundled_advice(model_id: str, expected_model_id: str) -> tuple[str | Setting, ...]:
     """How to score against a cache another bundled embedder, or another novelty text, made."""
     from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID  # noqa: PLC0415 - only on a miss
-    from knowledgepulse.novelty.representation import split_cache_model_id  # noqa: PLC0415
     from knowledgepulse.novelty.static import STATIC_MODEL_ID  # noqa: PLC0415
 
-    (embedder, text), (expected_embedder, expected_text) = map(
-        split_cache_model_id, (model_id, expected_model_id)
-    )
-    if embedder == expected_embedder and text != expected_text:
-        # The ids differ only after the embedder's, which a reader does not see at a glance.
-        return (
-            f"The same embedder made it, but its novelty text is {text!r}, not "
-            f"{expected_text!r}: to score against it, choose that text (",
-            Setting("novelty_text", text),
-            "). ",
-        )
-
+    if advice := _novelty_text_advice(model_id, expected_model_id):
+        return advice
     for name, prefix in (("static", STATIC_MODEL_ID), ("minilm", BUNDLED_MODEL_ID)):
         if model_id.startswith(prefix) and not expected_model_id.startswith(prefix):
             return (
@@ -676,6 +666,24 @@ def _bundled_advice(model_id: str, expected_model_id: str) -> tuple[str | Settin
                 "). ",
             )
     return ()
+
+
+def _novelty_text_advice(model_id: str, expected_model_id: str) -> tuple[str | Setting, ...]:
+    """Which novelty text fits a cache the same embedder made under another one, if so."""
+    from knowledgepulse.novelty.representation import split_cache_model_id  # noqa: PLC0415
+
+    (embedder, text), (expected_embedder, expected_text) = map(
+        split_cache_model_id, (model_id, expected_model_id)
+    )
+    if embedder != expected_embedder or text == expected_text:
+        return ()
+    # The ids differ only after the embedder's, which a reader does not see at a glance.
+    return (
+        f"The same embedder made it, but its novelty text is {text!r}, not "
+        f"{expected_text!r}: to score against it, choose that text (",
+        Setting("novelty_text", text),
+        "). ",
+    )
 
 
 def _entry_key(added_at: float, trace_id: str | None) -> tuple[float, str | None]:
