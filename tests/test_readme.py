@@ -124,6 +124,19 @@ def test_the_api_snippet_prints_no_binary_noise() -> None:
     assert re.findall(r"\d\.\d{10,}", first) == []
 
 
+def test_the_pictured_trace_is_a_valid_trace() -> None:
+    """The trimmed trace a reader copies to start from scores as it is; before, it lacked the
+    required quality_score, visibility and privacy_level, so kp refused it with three errors."""
+    from knowledgepulse import parse_trace
+
+    traces = [
+        json.loads(body) for kind, body in BLOCKS if kind == "json" and "ReasoningTrace" in body
+    ]
+    assert traces
+    for trace in traces:
+        parse_trace(trace)
+
+
 def test_every_local_link_leads_to_a_file() -> None:
     """Links to docs/ pages and example folders point at what is in the repository."""
     links = [link for link in re.findall(r"\]\(([^)#]+)", TEXT) if "://" not in link]

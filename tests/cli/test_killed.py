@@ -99,3 +99,30 @@ def test_sigterm_stops_kp_as_ctrl_c_does(
     alive, err = _ended(run, workers)
     assert (alive, run.returncode) == ([], 130)
     assert err.strip() == "kp: interrupted; nothing was written to --output or --cache"
+
+
+def test_an_interrupted_run_leaves_a_resized_cache_file_as_it_was(tmp_path: Path) -> None:
+    """kill PID during kp score --cache-size N on a saved cache of another size: exit 130 and
+    the file byte for byte as before, as the message says; before, the resize was written when
+    the cache was opened, so the interrupted run had already dropped the oldest vectors."""
+    cache = tmp_path / "seen.kpcache"
+    kp = [sys.executable, "-m", "knowledgepulse.cli.main", "score", "-f", "jsonl"]
+    made = subprocess.run([*kp, str(EXAMPLES / "traces.jsonl"), "--cache", str(cache)], check=False)
+    assert made.returncode == 0
+    before = cache.read_bytes()
+    run = subprocess.Popen(
+        [*kp, "-", "--cache", str(cache), "--cache-size", "3", "--batch-size", "1"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert run.stdin is not None
+    assert run.stdout is not None
+    run.stdin.write((EXAMPLES / "traces.jsonl").read_bytes().splitlines(keepends=True)[0])
+    run.stdin.flush()
+    ready, _, _ = select.select([run.stdout], [], [], 60)
+    assert ready, "no trace scored within 60 s"
+    run.terminate()
+    _, err = run.communicate(timeout=30)
+    assert run.returncode == 130, err.decode()
+    assert cache.read_bytes() == before

@@ -149,6 +149,28 @@ def test_cache_size_and_ttl_shape_the_saved_cache(kp: KpRunner, tmp_path: Path) 
     assert (loaded.max_elements, loaded.size, loaded.ttl_ms) == (3, 3, 60_000)
 
 
+@pytest.mark.parametrize("name", ["seen.kpcache", "seen.npz"])
+@pytest.mark.parametrize("frozen", [False, True])
+def test_a_smaller_cache_size_on_a_saved_cache_says_which_vectors_it_drops(
+    kp: KpRunner, tmp_path: Path, name: str, frozen: bool
+) -> None:
+    """--cache-size below what a saved cache holds keeps its newest vectors and says how many of
+    the oldest went (and, frozen, that the file is unchanged); before, they went silently."""
+    from knowledgepulse.novelty.cache import VectorCache
+
+    cache = tmp_path / name
+    args = ("score", str(TRACES), "-f", "jsonl", "--cache", str(cache))
+    assert kp(*args).code == 0
+    run = kp(*args, "--cache-size", "3", *(["--frozen"] if frozen else []))
+    assert run.code == 0, run.err
+    fate = "left out of this run; the file keeps them" if frozen else "dropped from the file"
+    assert f"kp: {cache} held 8 vectors; --cache-size 3 keeps the newest 3" in run.err
+    assert f"the 5 oldest are {fate}" in run.err
+    assert VectorCache.load(cache).size == (8 if frozen else 3)
+    same = kp(*args, "--cache-size", "3" if not frozen else "8")
+    assert "keeps the newest" not in same.err
+
+
 def test_max_windows_caps_long_traces_and_says_so(kp: KpRunner, tmp_path: Path) -> None:
     """--max-windows 1 embeds only the first window of a long trace; the row says it was capped."""
     document = json.loads(TRACES.read_text().splitlines()[0])

@@ -71,3 +71,24 @@ def test_options_of_the_model_are_refused_with_the_static_embedder(
     assert run.code == 2
     assert named in run.err
     assert "Traceback" not in run.err
+
+
+@pytest.mark.parametrize(("made_with", "scored_with"), [("windows", None), (None, "truncate")])
+def test_a_cache_of_another_novelty_text_names_the_text_to_choose(
+    kp: KpRunner, tmp_path: Path, made_with: str | None, scored_with: str | None
+) -> None:
+    """The same embedder under another --novelty-text is refused with the option that fits the
+    cache; before, the error named only model ids, one of them the bare embedder's, so the user
+    could not tell that the novelty text was what differed. With that option the cache is used."""
+    cache = tmp_path / "seen.kpcache"
+    made = ["--novelty-text", made_with] if made_with else []
+    scored = ["--novelty-text", scored_with] if scored_with else []
+    assert kp("score", str(TRACES), "-f", "jsonl", "--cache", str(cache), *made).code == 0
+    run = kp("score", str(TRACES), "-f", "jsonl", "--cache", str(cache), *scored)
+    assert run.code == 2
+    fitting = made_with or "objective-actions-terms"
+    assert f"(--novelty-text {fitting})" in run.err
+    again = kp(
+        "score", str(TRACES), "-f", "jsonl", "--cache", str(cache), "--novelty-text", fitting
+    )
+    assert again.code == 0, again.err

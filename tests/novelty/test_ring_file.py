@@ -130,6 +130,66 @@ def test_another_size_rewrites_the_file_keeping_the_newest(tmp_path: Path) -> No
     assert (smaller.max_elements, [e.id for e in smaller.entries()]) == (2, ["c", "d"])
 
 
+def _four_vectors(path: Path) -> None:
+    cache = VectorCache.open(path, dimensions=2, max_elements=5)
+    cache.nearest_then_add_many(np.eye(2, dtype=np.float32)[[0, 1, 0, 1]], ids=list("abcd"))
+    cache.flush()
+    cache.close()
+
+
+def test_another_size_leaves_the_file_as_it_was_until_the_first_flush(tmp_path: Path) -> None:
+    """Opened at another capacity, a ring file is rewritten at flush(), not at open: a run
+    interrupted before its save leaves it byte for byte as it was; before, open() rewrote it,
+    so an interrupted kp score --cache-size had already dropped the oldest vectors."""
+    path = tmp_path / "c.kpcache"
+    _four_vectors(path)
+    before = path.read_bytes()
+    smaller = VectorCache.open(path, max_elements=2)
+    smaller.add([1.0, 1.0], id="e")
+    assert [e.id for e in smaller.entries()] == ["d", "e"]
+    smaller.close()
+    assert path.read_bytes() == before
+    smaller = VectorCache.open(path, max_elements=2)
+    smaller.add([1.0, 1.0], id="e")
+    smaller.flush()
+    smaller.add([1.0, -1.0], id="f")
+    smaller.flush()
+    reopened = VectorCache.open(path)
+    assert (reopened.max_elements, [e.id for e in reopened.entries()]) == (2, ["e", "f"])
+
+
+def test_a_resize_keeps_what_another_writer_saved_meanwhile(tmp_path: Path) -> None:
+    """The resizing save merges, by time, what another process saved after the resize was
+    opened, as a save appends after another's; the newest of both are kept."""
+    path = tmp_path / "c.kpcache"
+    _four_vectors(path)
+    later = time.time() * 1000 + 60_000  # after _four_vectors' wall-clock times
+    clock = iter(later + step for step in range(100))
+    larger = VectorCache.open(path, max_elements=8, clock=lambda: next(clock))
+    other = VectorCache.open(path, clock=lambda: next(clock))
+    larger.add([1.0, 1.0], id="mine-1")
+    other.add([1.0, -1.0], id="theirs")
+    other.flush()
+    larger.add([-1.0, 1.0], id="mine-2")
+    larger.flush()
+    ids = [e.id for e in VectorCache.open(path).entries()]
+    assert ids == ["a", "b", "c", "d", "mine-1", "theirs", "mine-2"]
+    # The replaced file is reopened at the next lock; the other cache keeps its own size.
+    assert [e.id for e in other.entries()] == ids[-other.max_elements :]
+
+
+def test_a_cleared_resize_keeps_nothing_the_file_held(tmp_path: Path) -> None:
+    """clear() then flush() on a cache opened at another capacity empties the file, as it
+    does at the file's own capacity."""
+    path = tmp_path / "c.kpcache"
+    _four_vectors(path)
+    smaller = VectorCache.open(path, max_elements=2)
+    smaller.clear()
+    smaller.add([1.0, 1.0], id="e")
+    smaller.flush()
+    assert [e.id for e in VectorCache.open(path).entries()] == ["e"]
+
+
 def test_two_writers_both_keep_their_vectors(tmp_path: Path) -> None:
     """A second writer's save appends after the first's; each sees the other after a save."""
     path = tmp_path / "c.kpcache"

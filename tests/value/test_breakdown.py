@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from knowledgepulse.novelty.calibration import NoveltyCalibration
 from knowledgepulse.novelty.windows import WindowedEmbeddings
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import ReasoningTrace
@@ -80,6 +81,8 @@ def test_inputs_hold_what_each_dimension_was_computed_from() -> None:
             "source": "no_embedder",
             "nearest_trace": None,
             "similarity": None,
+            "unmapped_novelty": None,
+            "mapped_onto": None,
             "windows_embedded": None,
             "capped": None,
             "novelty_text": "objective-actions-terms",
@@ -132,6 +135,8 @@ def test_a_capped_trace_says_so_in_both_forms() -> None:
         "source": "empty_cache",
         "nearest_trace": None,
         "similarity": None,
+        "unmapped_novelty": None,
+        "mapped_onto": None,
         "windows_embedded": 3,
         "capped": True,
         "novelty_text": "windows",
@@ -150,3 +155,33 @@ def test_an_embedder_that_does_not_window_leaves_the_windows_unknown() -> None:
 
     origin = TraceValueScorer(embedder=Plain()).score(make_trace()).novelty
     assert (origin.source, origin.windows, origin.capped) == ("empty_cache", None, None)
+
+
+class Mapped(HashingEmbedder):
+    """A hashing embedder whose novelty is mapped onto another model's scale, as the static
+    table's is onto MiniLM's."""
+
+    calibration = NoveltyCalibration(((0.0, 0.0), (0.5, 0.2), (1.0, 1.0)), onto="reference-model")
+
+    def novelty_calibration(self, novelty_text: str) -> NoveltyCalibration:
+        return self.calibration
+
+
+def test_a_rows_novelty_follows_from_its_cosine_and_the_mapping_it_names() -> None:
+    """to_dict's novelty inputs give 1 - cosine and the scale it was mapped onto, so a JSON row
+    explains its novelty without --explain; before, a row of the static embedder (the default)
+    showed cosine 0.14 and novelty 0.75 with nothing between them."""
+    for embedder in (Mapped(), HashingEmbedder()):
+        scorer = TraceValueScorer(embedder=embedder)
+        scorer.score(make_trace(trace_id="kp:trace:first", objective="sort a list of numbers"))
+        second = scorer.score(make_trace(trace_id="kp:trace:second", objective="parse a date"))
+        row = second.to_dict()
+        inputs = row["inputs"]["novelty"]
+        assert inputs["unmapped_novelty"] == min(1.0, max(0.0, 1.0 - inputs["similarity"]))
+        if isinstance(embedder, Mapped):
+            assert inputs["mapped_onto"] == "reference-model"
+            expected = Mapped.calibration(inputs["unmapped_novelty"])
+        else:
+            assert inputs["mapped_onto"] is None
+            expected = inputs["unmapped_novelty"]
+        assert abs(row["dimensions"]["novelty"] - expected) <= 1e-12

@@ -48,6 +48,15 @@ def test_a_cache_saved_under_one_representation_is_refused_under_another(tmp_pat
     assert VectorCache.load(path, expected_model_id=windows.cache_model_id).size == 1
 
 
+def test_a_cache_claimed_under_another_representation_names_the_one_that_fits() -> None:
+    """A scorer given a cache another representation of its embedder filled is refused with the
+    novelty_text that fits; before, the error named two model ids, one the bare embedder's."""
+    windows = TraceValueScorer(embedder=HashingEmbedder(), novelty_text="windows")
+    windows.score(make_trace())
+    with pytest.raises(ScorerParameterError, match=r"choose that text \(novelty_text='windows'\)"):
+        TraceValueScorer(embedder=HashingEmbedder(), cache=windows.cache).score(make_trace())
+
+
 def test_no_embedder_has_no_cache_model_id() -> None:
     """Without an embedder there is no model to name."""
     assert TraceValueScorer(embedder=None).cache_model_id is None

@@ -90,7 +90,7 @@ class NoveltyText:
         ``windows`` keeps the bare id, which caches saved before the names record.
         """
         model_id = model_id_of(embedder)
-        return model_id if self.name == "windows" else f"{model_id}+novelty-text:{self.name}"
+        return model_id if self.name == "windows" else f"{model_id}{NOVELTY_TEXT_MARK}{self.name}"
 
     def embed(self, embedder: Embedder, traces: Sequence[ReasoningTrace]) -> RepresentedVectors:
         """One unit vector per trace over the parts it has.
@@ -158,6 +158,16 @@ def term_vectors(
     # Sums of +-1 are exact in float32, so the order of the additions is free.
     np.add.at(matrix, (rows, (found % np.uint64(dimensions)).astype(np.intp)), signs)
     return unit_rows(matrix)
+
+
+NOVELTY_TEXT_MARK = "+novelty-text:"
+"""What joins the embedder's id and the novelty text's name in a cache's model id."""
+
+
+def split_cache_model_id(model_id: str) -> tuple[str, str]:
+    """``(embedder id, novelty text name)`` of a cache's model id (a bare id is ``windows``)."""
+    embedder_id, marked, name = model_id.partition(NOVELTY_TEXT_MARK)
+    return embedder_id, name if marked else "windows"
 
 
 DEFAULT_NOVELTY_TEXT = "objective-actions-terms"

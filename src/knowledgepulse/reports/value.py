@@ -288,9 +288,28 @@ def validation_line(valid: int, tally: RunTally) -> str:
     return message
 
 
-def cache_lines(cache: str, *, saved: bool, already_cached: int) -> list[str]:
-    """What to say of a run's cache: that it was not saved, how many traces it held already."""
-    lines = [] if saved else [f"kp: the cache was not saved to {cache}: no embedder was available"]
+def cache_lines(
+    cache: str,
+    *,
+    saved: bool,
+    already_cached: int,
+    dropped: int = 0,
+    cache_size: int | None = None,
+    frozen: bool = False,
+) -> list[str]:
+    """What to say of a run's cache: what a smaller size dropped, unsaved, already held.
+
+    ``dropped``: the oldest vectors a ``cache_size`` below the saved cache's count left out.
+    """
+    lines: list[str] = []
+    if dropped:
+        fate = "left out of this run; the file keeps them" if frozen else "dropped from the file"
+        lines.append(
+            f"kp: {cache} held {counted(dropped + (cache_size or 0), 'vector')}; --cache-size "
+            f"{cache_size} keeps the newest {cache_size}, so the {dropped} oldest are {fate}"
+        )
+    if not saved:
+        lines.append(f"kp: the cache was not saved to {cache}: no embedder was available")
     if already_cached:
         lines.append(
             f"kp: {counted(already_cached, 'trace')} of this input "

@@ -189,7 +189,14 @@ def score_files(
                         emit(result)
     if cache_path is not None:
         saved = run.cache_outcome != "no_embedder"
-        done.notes = cache_lines(str(cache_path), saved=saved, already_cached=run.already_cached)
+        done.notes = cache_lines(
+            str(cache_path),
+            saved=saved,
+            already_cached=run.already_cached,
+            dropped=run.dropped_on_open,
+            cache_size=run.cache_size,
+            frozen=frozen,
+        )
     done.kept_rows = 0 if unread is None else unread.written
     return done
 

@@ -277,6 +277,7 @@ class ScoreRun:
                 Setting("cache_path"),
             )
         scorer = checked_scorer(scorer) or TraceValueScorer()
+        cache = None
         if (cache_path, cache_size, ttl_ms) != (None, None, None):
             # The cache's identity (model and novelty text) and width are the scorer's.
             cache = _open_cache(cache_path, scorer, cache_size, ttl_ms, frozen=frozen)
@@ -295,6 +296,9 @@ class ScoreRun:
         self.scorer = scorer
         self.cache_path = cache_path
         self.frozen = frozen
+        self.cache_size = cache_size
+        self.dropped_on_open = 0 if cache is None else cache.dropped_on_load
+        """How many of ``cache_path``'s oldest vectors a smaller ``cache_size`` left out."""
         self.cache_outcome: CacheOutcome | None = None
         """What :meth:`close` did with the cache (``None``: no cache, or not closed yet)."""
 

@@ -60,11 +60,20 @@ class NoveltyOrigin:
     calibrated_onto: str | None = None
 
     def to_dict(self, *, rounding: Rounding = unrounded) -> dict[str, Any]:
-        """The novelty's inputs by name (the similarity through ``rounding``)."""
+        """The novelty's inputs by name (the similarity through ``rounding``).
+
+        With an embedding, ``unmapped_novelty`` is ``1 - similarity`` clamped to [0, 1] and
+        ``mapped_onto`` the model onto whose scale it was mapped (``None``: it is the novelty),
+        so a row's novelty can be followed from its cosine as ``explain()`` follows it.
+        """
+        similarity = self.similarity
+        unmapped = None if similarity is None else rounding(novelty_of_similarity(similarity))
         return {
             "source": self.source,
             "nearest_trace": self.nearest_id,
-            "similarity": None if self.similarity is None else rounding(self.similarity),
+            "similarity": None if similarity is None else rounding(similarity),
+            "unmapped_novelty": unmapped,
+            "mapped_onto": self.calibrated_onto,
             "windows_embedded": self.windows,
             "capped": self.capped,
             "novelty_text": self.novelty_text,

@@ -311,6 +311,36 @@ class RingFile:
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
 
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[CommitHeader]:
+        """Hold the exclusive lock, with the header of the last finished save (replayed if cut).
+
+        For a save that replaces the file (another capacity): no other save can land between
+        reading what the file holds and replacing it.
+        """
+        if not self.writable:
+            raise CacheFileError(f"{self.path}: opened read-only; it cannot be saved into")
+        self._lock(fcntl.LOCK_EX)
+        try:
+            yield self._refresh(fcntl.LOCK_EX)
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def entries(self) -> tuple[NDArray[np.float32], NDArray[np.float64], list[str | None]]:
+        """The live vectors, their times and ids, oldest first (a lock held, chunks checked)."""
+        self.verify()
+        runs = self.live_slots()
+        vectors = [self.vectors[a:b] for a, b in runs]
+        times = [self.added_at[a:b] for a, b in runs]
+        width = self.layout.dimensions
+        return (
+            np.concatenate(vectors).reshape(-1, width)
+            if vectors
+            else np.zeros((0, width), np.float32),
+            np.concatenate(times) if times else np.zeros(0, np.float64),
+            [self.id_at(slot) for a, b in runs for slot in range(a, b)],
+        )
+
     def live_slots(self, skip: int = 0) -> list[tuple[int, int]]:
         """The live slots, oldest first, as runs, leaving out the ``skip`` oldest."""
         count = max(0, self.header.count - skip)

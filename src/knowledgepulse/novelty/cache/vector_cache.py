@@ -120,6 +120,11 @@ class VectorCache:
         self._lock = threading.RLock()
         self._path: Path | None = None  # the file flush() saves to
         self._model_id: str | None = None
+        self._resize_on_flush = False  # open() of another capacity: the file is rewritten then
+        self._file_cleared = False
+        self.dropped_on_load = 0
+        """How many of a saved cache's oldest vectors :meth:`load` or :meth:`open` left out to
+        fit a smaller ``max_elements`` (a shell tells its user: they are gone once saved)."""
 
     @property
     def max_elements(self) -> int:
@@ -255,6 +260,7 @@ class VectorCache:
         """Forget every vector (a file-backed cache forgets them at the next :meth:`flush`)."""
         with self._lock:
             self._store.clear()
+            self._file_cleared = True  # a resize then keeps nothing the file held
 
     def entries(self) -> Iterator[CachedVector]:
         """The live vectors (normalised), oldest first, with their ids and times."""
@@ -273,6 +279,8 @@ class VectorCache:
         with self._lock:
             if isinstance(self._store, FileRing):
                 self._store.commit(self._ttl_ms)
+            elif self._path is not None and self._resize_on_flush:
+                self._resize_file(self._path)
             elif self._path is not None:
                 self.save(self._path, model_id=self._model_id)
             else:
@@ -310,8 +318,9 @@ class VectorCache:
             elif self._model_id != model_id:
                 raise ScorerParameterError(
                     f"the cache holds vectors of model {self._model_id!r}, but the embedder is "
-                    f"{model_id!r}; their similarities mean nothing together: give this scorer "
-                    "its own VectorCache"
+                    f"{model_id!r}; their similarities mean nothing together. ",
+                    *_novelty_text_advice(self._model_id, model_id),
+                    "Give this scorer its own VectorCache",
                 )
 
     def save(self, path: str | Path, *, model_id: str | None = None) -> None:
@@ -426,13 +435,52 @@ class VectorCache:
         ttl_ms = ttl_ms if ttl_ms is not None else ring.header.ttl_ms
         if max_elements is None or max_elements == ring.layout.capacity:
             return cls._on_ring(ring, ttl_ms, clock, block_bytes)
-        # Another capacity is another layout: rewrite the file with its newest vectors.
+        # Another capacity is another layout: the newest vectors are held in memory, and the
+        # file is rewritten at the first flush(), so a run that never saves leaves it as it was.
         ring.close()
         copy = cls.load(path, max_elements=max_elements, ttl_ms=ttl_ms, clock=clock)
-        if read_only:
-            return copy
-        copy.save(path, model_id=ring.model_id)
-        return cls._on_ring(RingFile(path, writable=True), ttl_ms, clock, block_bytes)
+        copy._block_bytes = block_bytes
+        if not read_only:
+            copy._path, copy._model_id, copy._resize_on_flush = path, ring.model_id, True
+        return copy
+
+    def _resize_file(self, path: Path) -> None:
+        """Rewrite the ring file at ``path`` at this cache's capacity, then keep it as the store.
+
+        Under the file's exclusive lock: what other processes saved since :meth:`open` read it
+        is merged in by time, as a save appends after theirs, then the newest are kept.
+        """
+        ring = RingFile(path, writable=True)
+        try:
+            with ring.writing():
+                theirs = ring.entries()
+                if self._file_cleared:
+                    theirs = (theirs[0][:0], theirs[1][:0], [])
+                mine = self._contents(self._model_id)
+                known = {_entry_key(*entry) for entry in zip(*theirs[1:], strict=True)}
+                new = [
+                    index
+                    for index, entry in enumerate(zip(mine.added_at, mine.ids, strict=True))
+                    if _entry_key(*entry) not in known
+                ]
+                vectors = np.concatenate([theirs[0], mine.vectors[new]])
+                times = np.concatenate([theirs[1], mine.added_at[new]])
+                ids = [*theirs[2], *(mine.ids[index] for index in new)]
+                order = np.argsort(times, kind="stable")
+                if self._ttl_ms:
+                    order = order[times[order] > self._clock() - self._ttl_ms]
+                order = order[-self._max_elements :]
+                create_ring_file(
+                    path,
+                    RingLayout(mine.dimensions, self._max_elements),
+                    model_id=self._model_id,
+                    ttl_ms=self._ttl_ms,
+                    entries=(vectors[order], times[order], [ids[i] for i in order.tolist()]),
+                )
+        finally:
+            ring.close()
+        self._store = FileRing(RingFile(path, writable=True))
+        self._resize_on_flush = False
 
     @classmethod
     def _on_ring(
@@ -493,6 +541,7 @@ class VectorCache:
             raise damaged(target, f"too large to load: {error}") from None
         cache._model_id = saved.model_id
         first = max(0, len(saved.ids) - cache.max_elements)  # the newest are kept
+        cache.dropped_on_load = first
         units = cache._units(saved.vectors[first:], "vectors")
         cache._store.append(units, saved.ids[first:], saved.added_at[first:])
         return cache
@@ -602,10 +651,12 @@ def _check_identity(
 
 
 def _bundled_advice(model_id: str, expected_model_id: str) -> tuple[str | Setting, ...]:
-    """How to score against a cache another bundled embedder made: name that embedder."""
+    """How to score against a cache another bundled embedder, or another novelty text, made."""
     from knowledgepulse.novelty.minilm import BUNDLED_MODEL_ID  # noqa: PLC0415 - only on a miss
     from knowledgepulse.novelty.static import STATIC_MODEL_ID  # noqa: PLC0415
 
+    if advice := _novelty_text_advice(model_id, expected_model_id):
+        return advice
     for name, prefix in (("static", STATIC_MODEL_ID), ("minilm", BUNDLED_MODEL_ID)):
         if model_id.startswith(prefix) and not expected_model_id.startswith(prefix):
             return (
@@ -615,6 +666,29 @@ def _bundled_advice(model_id: str, expected_model_id: str) -> tuple[str | Settin
                 "). ",
             )
     return ()
+
+
+def _novelty_text_advice(model_id: str, expected_model_id: str) -> tuple[str | Setting, ...]:
+    """Which novelty text fits a cache the same embedder made under another one, if so."""
+    from knowledgepulse.novelty.representation import split_cache_model_id  # noqa: PLC0415
+
+    (embedder, text), (expected_embedder, expected_text) = map(
+        split_cache_model_id, (model_id, expected_model_id)
+    )
+    if embedder != expected_embedder or text == expected_text:
+        return ()
+    # The ids differ only after the embedder's, which a reader does not see at a glance.
+    return (
+        f"The same embedder made it, but its novelty text is {text!r}, not "
+        f"{expected_text!r}: to score against it, choose that text (",
+        Setting("novelty_text", text),
+        "). ",
+    )
+
+
+def _entry_key(added_at: float, trace_id: str | None) -> tuple[float, str | None]:
+    """What tells one saved vector from another: when it was added, and under which id."""
+    return (float(added_at), trace_id)
 
 
 def _same_file(one: Path, other: Path) -> bool:
@@ -727,7 +801,9 @@ class FileRing:
         kept = self._file_kept
         if index >= kept:
             return self.pending.id_at(index - kept)
-        return self.ring.id_at((self.ring.header.head - kept + index) % self.capacity)
+        # The file's own capacity: a file replaced by one of another size is reopened as it is.
+        slot = (self.ring.header.head - kept + index) % self.ring.layout.capacity
+        return self.ring.id_at(slot)
 
     def codes(self, wanted: dict[str | None, int]) -> NDArray[np.intp]:
         """As :meth:`MemoryRing.codes`, finding the file's slots by id hash."""
