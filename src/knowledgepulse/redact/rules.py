@@ -65,6 +65,15 @@ class Rule:
         if self.finder is not None:
             yield from self.finder(text)
             return
+        yield from self._matches(text)
+        if '\\"' in text and '"' in self.compiled.pattern:
+            # Quotes escaped as JSON text inside a text (a tool call's arguments, a JSON body
+            # kept as a string): <add key=\"Password\" value=\"...\" /> is matched as written
+            # unescaped, and its spans taken back to the text's own offsets.
+            plain, at = _quotes_unescaped(text)
+            yield from ((at[start], at[end - 1] + 1) for start, end in self._matches(plain))
+
+    def _matches(self, text: str) -> Iterator[Span]:
         for match in self.compiled.finditer(text):
             span = _secret_span(match, self.group)
             if span[0] == span[1]:
@@ -72,6 +81,20 @@ class Rule:
             if self.accept is not None and not self.accept(match, text[span[0] : span[1]]):
                 continue
             yield span
+
+
+def _quotes_unescaped(text: str) -> tuple[str, list[int]]:
+    r"""``text`` with each ``\"`` as ``"``, and where each of its characters stands in ``text``."""
+    pieces = text.split('\\"')
+    at: list[int] = []
+    position = 0
+    for index, piece in enumerate(pieces):
+        if index:
+            at.append(position + 1)  # the quote, after its backslash
+            position += 2
+        at.extend(range(position, position + len(piece)))
+        position += len(piece)
+    return '"'.join(pieces), at
 
 
 def _secret_span(match: regex.Match[str], group: int | str | None) -> Span:
