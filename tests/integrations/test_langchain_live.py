@@ -171,6 +171,51 @@ def test_kp_capture_records_a_langgraph_run_through_this_hook() -> None:
     assert trace.metadata.task_domain == "weather"
 
 
+def test_a_capture_entered_again_inside_itself_keeps_each_run_once() -> None:
+    """A decorated function calling another of the same capture, or ``with cap`` around one."""
+    from knowledgepulse.integrations.capture import capture
+
+    cap = capture(scorer=scorer())
+
+    @cap
+    def inner() -> dict[str, Any]:
+        return invoke()
+
+    @cap
+    def outer() -> dict[str, Any]:
+        return inner()
+
+    outer()
+    with cap:
+        inner()
+    with cap, cap:
+        invoke()
+    assert len(cap.traces) == 3
+    assert len({trace.id for trace in cap.traces}) == 3
+    invoke()  # every session closed: the hook is off again
+    assert len(cap.traces) == 3
+
+
+def test_a_run_in_a_thread_pool_is_named_when_nothing_is_caught(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A pool thread does not inherit the context: the warning says so and how to pass it."""
+    import contextvars
+    from concurrent.futures import ThreadPoolExecutor
+
+    from knowledgepulse.integrations.capture import capture
+
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse.integrations"):
+        with capture(scorer=scorer()) as lost, ThreadPoolExecutor(1) as pool:
+            pool.submit(invoke).result()
+        with capture(scorer=scorer()) as kept, ThreadPoolExecutor(1) as pool:
+            pool.submit(contextvars.copy_context().run, invoke).result()
+    assert lost.traces == []
+    assert "ThreadPoolExecutor" in caplog.text
+    assert "contextvars.copy_context().run" in caplog.text
+    assert len(kept.traces) == 1
+
+
 def test_nested_activations_give_each_collector_the_run() -> None:
     """An inner activation keeps the outer one: both collectors get the trace once."""
     outer, inner = Collector(scorer=scorer()), Collector(scorer=scorer())

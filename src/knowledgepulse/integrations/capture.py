@@ -54,7 +54,10 @@ NOTHING_CAUGHT = (
     "into: LangChain / LangGraph (the langchain extra: " + install_hint("langchain") + "), the "
     "OpenAI Agents SDK (the openai-agents extra), or OpenTelemetry GenAI spans (the otel extra; "
     "Pydantic AI: Agent.instrument_all()). For smolagents or Pydantic "
-    "AI results, call kp.integrations.smolagents.to_trace / pydantic_ai.to_trace. Hooks active: %s"
+    "AI results, call kp.integrations.smolagents.to_trace / pydantic_ai.to_trace. A run started "
+    "in another thread (threading.Thread, a ThreadPoolExecutor) is not seen, since a thread does "
+    "not inherit the context: start it with contextvars.copy_context().run(fn, ...), or capture "
+    "inside the thread. Hooks active: %s"
 )
 
 P = ParamSpec("P")
@@ -96,6 +99,12 @@ class Capture(Collector):
         self._warned_nothing = False
         self._open: contextvars.ContextVar[tuple[_Session, ...]] = contextvars.ContextVar(
             f"kp_capture_{id(self)}", default=()
+        )
+        # Whether a session of this capture has its hooks on in this context: one started inside
+        # it (a decorated function calling another, a recursive one, `with cap` around a call of
+        # a function `cap` decorates) leaves them to it, or each run would be kept twice.
+        self._hooked: contextvars.ContextVar[bool] = contextvars.ContextVar(
+            f"kp_capture_hooked_{id(self)}", default=False
         )
 
     def _caught(self, captured: Any) -> None:
@@ -184,9 +193,14 @@ class _Session:
         self._label = label
         self._entered: list[tuple[str, AbstractContextManager[Any]]] = []
         self._count_at_start = 0
+        self._inner = False
 
     def start(self) -> None:
         self._count_at_start = self._capture._count
+        self._inner = self._capture._hooked.get()
+        if self._inner:
+            return  # the session around this one routes its runs here already
+        self._capture._hooked.set(True)
         for name in self._capture._hooks:
             manager = _activate(name, self._capture)
             if manager is None:
@@ -206,6 +220,8 @@ class _Session:
     ) -> None:
         # Each hook is closed even if another fails; what a hook returns is ignored, so it can
         # never swallow the user's exception.
+        if self._inner:
+            return  # the outer session says what it caught
         active = [name for name, _ in self._entered]
         for name, manager in reversed(self._entered):
             try:
@@ -213,6 +229,7 @@ class _Session:
             except Exception:
                 logger.exception("kp.capture: the %s hook failed to stop; the call goes on", name)
         self._entered.clear()
+        self._capture._hooked.set(False)
         self._warn_if_nothing(active)
 
     def _warn_if_nothing(self, active: list[str]) -> None:
