@@ -91,6 +91,25 @@ def test_the_saved_run_reads_back_to_the_same_trace(tmp_path: Path) -> None:
     assert item.trace.task == live.task
 
 
+def test_a_redacting_tracer_keeps_its_last_run_redacted_too(tmp_path: Path) -> None:
+    """``redact=True``: the run a user saves holds no secret, and reads back to the trace kept."""
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    tracer = lc.tracer(scorer=scorer(), redact=True)
+    graph = EXAMPLE_MODULE.build_graph()
+    task = f"{EXAMPLE_MODULE.TASK} My token is {secret}."
+    result = graph.invoke({"messages": [("user", task)]}, config={"callbacks": [tracer]})
+    assert secret in result["messages"][0].content  # the agent's own state is left as it was
+    saved = json.dumps(tracer.last_run)
+    assert secret not in saved
+    assert "[REDACTED:" in saved
+    path = tmp_path / "run.json"
+    path.write_text(saved, "utf-8")
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    assert item.trace.task == tracer.traces[0].task
+    assert item.trace.steps == tracer.traces[0].steps
+
+
 def test_the_metadata_keys_set_domain_and_confidence() -> None:
     """``config={"metadata": {"kp.task_domain": ..., "kp.confidence": ...}}`` is read."""
     tracer = lc.tracer(scorer=scorer())

@@ -21,7 +21,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from knowledgepulse._util.settings import count_of, wrong_setting
 from knowledgepulse.records import Record
@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only for a collect
     from knowledgepulse.redact.items import Redactor
 
 logger = logging.getLogger("knowledgepulse.integrations")
+
+T = TypeVar("T")
 
 DEFAULT_KEEP = 1000
 """How many finished traces a collector keeps (the oldest go first); ``on_trace`` sees all."""
@@ -162,13 +164,31 @@ class Collector:
         record = Record(item.location, document)
         return ScoredItem(replace(item, record=record, trace=trace), breakdown)
 
-    def _redacted(self, item: TraceItem) -> TraceItem:
-        """The item redacted, and counted in the redactor (``types``) under the lock."""
+    def kept_value(self, value: T) -> T:
+        """``value`` (a run as the framework gave it, kept to be saved) redacted as traces are.
+
+        A collector that does not redact gives it back as it is; one that does cleans it at its
+        redactor's level, else at ``private`` (secrets only), the level of a captured trace.
+        """
+        if self.redact is False:
+            return value
+        from knowledgepulse.redact.walk import redact_value  # noqa: PLC0415 - the rules load
+
+        redactor = self._made_redactor()
+        cleaned, _ = redact_value(value, redactor.level or "private", redactor.rules)
+        return cast(T, cleaned)
+
+    def _made_redactor(self) -> Redactor:
         if self._redactor is None:  # redact=True: by each trace's privacy level
             from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load
 
             self._redactor = Redactor()
-        cleaned, findings = self._redactor.redact(item, count=False)
+        return self._redactor
+
+    def _redacted(self, item: TraceItem) -> TraceItem:
+        """The item redacted, and counted in the redactor (``types``) under the lock."""
+        redactor = self._made_redactor()
+        cleaned, findings = redactor.redact(item, count=False)
         with self._lock:
-            self._redactor.count(item, findings)
+            redactor.count(item, findings)
         return cleaned
