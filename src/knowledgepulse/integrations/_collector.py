@@ -81,7 +81,7 @@ class Collector:
 
     Raises:
         ScorerParameterError: a setting out of range or of the wrong type (an ``on_trace``
-            that is no function, a ``keep`` below 1).
+            that is no function, a ``keep`` below 1, a ``redact`` that is no bool or Redactor).
     """
 
     def __init__(
@@ -95,6 +95,16 @@ class Collector:
         redact: bool | Redactor = False,
     ) -> None:
         self.options = TraceOptions(domain=domain, confidence=confidence)
+        # Checked here: a level's name given as redact="aggregated" would otherwise fail, logged,
+        # at every trace, and nothing would be captured.
+        if not isinstance(redact, bool) and not callable(getattr(redact, "redact", None)):
+            raise wrong_setting(
+                "redact",
+                redact,
+                "True, False, or a Redactor (for a privacy level: "
+                "knowledgepulse.redact.items.Redactor('aggregated'))",
+                wrong_type=True,
+            )
         self.redact = redact
         self._redactor: Redactor | None = None if isinstance(redact, bool) else redact
         if scorer is not None and not callable(getattr(scorer, "score", None)):
