@@ -190,6 +190,43 @@ def test_async_generators_are_not_broken(framework: FakeFramework) -> None:
     assert len(cap.traces) == 1
 
 
+def test_an_async_generator_left_early_switches_its_hooks_off_without_errors(
+    framework: FakeFramework, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A consumer that breaks out of its loop (a client gone) keeps no hook on, logs nothing.
+
+    Before, the hooks stayed on in the consumer's context, catching its later runs, and the
+    generator, closed later from another task, logged a traceback for each hook.
+    """
+    cap = capture()
+    closed: list[bool] = []
+
+    @cap
+    async def stream() -> AsyncIterator[str]:
+        try:
+            for task in ("s0", "s1", "s2"):
+                yield framework.run(task)
+        finally:
+            closed.append(True)
+
+    async def main() -> tuple[str, str, list[str]]:
+        async for first in stream():
+            break
+        after = framework.run("after the loop")
+        sent = stream()
+        second = [await sent.asend(None), await sent.asend("ignored")]
+        await sent.aclose()
+        return first, after, second
+
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse.integrations"):
+        first, _, second = run_fresh(main())
+    assert first == "done: s0"
+    assert second == ["done: s0", "done: s1"]
+    assert [trace.task.objective for trace in cap.traces] == ["s0", "s0", "s1"]
+    assert closed == [True, True]
+    assert caplog.records == []
+
+
 def test_with_and_async_with_capture_the_block(framework: FakeFramework) -> None:
     """The context manager forms capture the runs made in the block."""
     with kp.capture(domain="finance") as cap:

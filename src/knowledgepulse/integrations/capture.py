@@ -22,12 +22,13 @@ never invents steps.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import importlib
 import inspect
 import threading
-from collections.abc import AsyncIterator, Callable, Generator
+from collections.abc import AsyncGenerator, Callable, Generator, Iterator
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast, overload
@@ -147,10 +148,25 @@ class Capture(Collector):
         wrapper: Callable[..., Any]
         if inspect.isasyncgenfunction(function):
 
-            async def agen_wrapper(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-                with _Session(self, label).running():
-                    async for item in function(*args, **kwargs):
-                        yield item
+            async def agen_wrapper(*args: Any, **kwargs: Any) -> AsyncGenerator[Any, Any]:
+                # The hooks are on while a step of the generator runs, not across its yields: a
+                # consumer that breaks out of its loop would otherwise keep them on in its own
+                # context, and the generator, closed later from another task, could not reset them.
+                session = _Session(self, label)
+                session.begin()
+                inner: AsyncGenerator[Any, Any] = function(*args, **kwargs)
+                try:
+                    sent: Any = None
+                    while True:
+                        with session.running_step():
+                            try:
+                                item = await inner.asend(sent)
+                            except StopAsyncIteration:
+                                return
+                        sent = yield item
+                finally:
+                    await inner.aclose()
+                    session.end()
 
             wrapper = agen_wrapper
         elif inspect.iscoroutinefunction(function):
@@ -194,9 +210,18 @@ class _Session:
         self._entered: list[tuple[str, AbstractContextManager[Any]]] = []
         self._count_at_start = 0
         self._inner = False
+        self._active: list[str] = []  # the hooks it switched on, for the nothing-caught warning
 
     def start(self) -> None:
+        self.begin()
+        self.hook()
+
+    def begin(self) -> None:
+        """Note how many traces were caught before the call."""
         self._count_at_start = self._capture._count
+
+    def hook(self) -> None:
+        """Switch the hooks on in this context."""
         self._inner = self._capture._hooked.get()
         if self._inner:
             return  # the session around this one routes its runs here already
@@ -211,6 +236,8 @@ class _Session:
                 logger.exception("kp.capture: the %s hook failed to start; the call goes on", name)
                 continue
             self._entered.append((name, manager))
+            if name not in self._active:
+                self._active.append(name)
 
     def stop(
         self,
@@ -218,11 +245,20 @@ class _Session:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        self.unhook(kind, error, traceback)
+        self.end()
+
+    def unhook(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """Switch the hooks off, in the context that switched them on."""
         # Each hook is closed even if another fails; what a hook returns is ignored, so it can
         # never swallow the user's exception.
         if self._inner:
-            return  # the outer session says what it caught
-        active = [name for name, _ in self._entered]
+            return  # the outer session routes the runs
         for name, manager in reversed(self._entered):
             try:
                 manager.__exit__(kind, error, traceback)
@@ -230,17 +266,28 @@ class _Session:
                 logger.exception("kp.capture: the %s hook failed to stop; the call goes on", name)
         self._entered.clear()
         self._capture._hooked.set(False)
-        self._warn_if_nothing(active)
 
-    def _warn_if_nothing(self, active: list[str]) -> None:
+    def end(self) -> None:
+        """Say so (once per capture) if the call caught nothing."""
         capture = self._capture
-        if capture._count > self._count_at_start or capture._warned_nothing:
-            return
+        if self._inner or capture._count > self._count_at_start or capture._warned_nothing:
+            return  # an inner session: the outer one says what it caught
         capture._warned_nothing = True
-        logger.warning(NOTHING_CAUGHT, self._label, ", ".join(active) or "none")
+        logger.warning(NOTHING_CAUGHT, self._label, ", ".join(self._active) or "none")
 
     def running(self) -> _Running:
         return _Running(self)
+
+    @contextlib.contextmanager
+    def running_step(self) -> Iterator[None]:
+        """The hooks on for one step of a generator."""
+        self.hook()
+        try:
+            yield
+        except BaseException as error:
+            self.unhook(type(error), error, error.__traceback__)
+            raise
+        self.unhook(None, None, None)
 
 
 class _Running:
