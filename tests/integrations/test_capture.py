@@ -210,7 +210,9 @@ def test_an_async_generator_left_early_switches_its_hooks_off_without_errors(
             closed.append(True)
 
     async def main() -> tuple[str, str, list[str]]:
-        async for first in stream():
+        first = ""
+        async for item in stream():
+            first = item
             break
         after = framework.run("after the loop")
         sent = stream()
