@@ -6,7 +6,7 @@ import asyncio
 import logging
 import sys
 import types
-from collections.abc import AsyncIterator, Generator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -202,7 +202,7 @@ def test_an_async_generator_left_early_switches_its_hooks_off_without_errors(
     closed: list[bool] = []
 
     @cap
-    async def stream() -> AsyncIterator[str]:
+    async def stream() -> AsyncGenerator[str, str]:
         try:
             for task in ("s0", "s1", "s2"):
                 yield framework.run(task)
