@@ -202,7 +202,7 @@ def test_an_async_generator_left_early_switches_its_hooks_off_without_errors(
     closed: list[bool] = []
 
     @cap
-    async def stream() -> AsyncGenerator[str, str]:
+    async def stream() -> AsyncGenerator[str, str | None]:
         try:
             for task in ("s0", "s1", "s2"):
                 yield framework.run(task)
