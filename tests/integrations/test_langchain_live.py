@@ -157,6 +157,47 @@ def test_a_run_that_raises_is_a_failed_trace_and_the_error_reaches_the_caller() 
     assert trace.outcome.confidence == 0.2
 
 
+def test_a_graph_stopped_by_its_recursion_limit_ends_in_that_error() -> None:
+    """GraphRecursionError reaches the caller; the trace's last step says why the run failed."""
+    from langchain_core.tools import tool
+    from langgraph.errors import GraphRecursionError
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+
+    call = {"name": "get_time", "args": {"city": "Oslo"}}
+    model = FakeMessagesListChatModel(
+        responses=[AIMessage(content="", tool_calls=[{**call, "id": f"c{n}"}]) for n in range(9)]
+    )
+
+    @tool
+    def get_time(city: str) -> str:
+        """The time in a city."""
+        return f"noon in {city}"
+
+    def agent(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("agent", agent)
+    graph.add_node("tools", ToolNode([get_time]))
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge("tools", "agent")
+    compiled: Any = graph.compile()
+    tracer = lc.tracer(scorer=scorer())
+    with pytest.raises(GraphRecursionError):
+        compiled.invoke(
+            {"messages": [("user", "Time?")]}, {"callbacks": [tracer], "recursion_limit": 5}
+        )
+    (trace,) = tracer.traces
+    last = trace.steps[-1]
+    assert last.type == "observation"
+    assert last.tool is None
+    assert "GraphRecursionError" in (last.content or "")
+    assert [step.type for step in trace.steps].count("error_recovery") == 0
+    assert trace.metadata.success is False
+
+
 def test_async_runs_are_traced_too() -> None:
     """``ainvoke`` gives the same steps (the tracer runs inline, in order)."""
     tracer = lc.tracer(scorer=scorer())
