@@ -398,3 +398,11 @@ def test_a_misspelt_hook_is_refused_with_the_hooks_it_could_be() -> None:
     with pytest.raises(ScorerParameterError, match=r"hooks='langchian'.*'otel'.*'langchain'\?"):
         Capture(hooks=("langchian",))
     assert Capture(hooks=("otel",)) is not None
+
+
+@pytest.mark.parametrize("given", ["code", 0.9, ["code"]])
+def test_a_positional_that_is_no_function_is_refused_naming_the_keywords(given: object) -> None:
+    """``kp.capture("code")`` meant ``domain="code"``: refused at once, not when called."""
+    with pytest.raises(ScorerParameterError) as raised:
+        kp.capture(given)  # type: ignore[call-overload]
+    assert "domain='code'" in str(raised.value)

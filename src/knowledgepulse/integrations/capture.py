@@ -33,7 +33,7 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast, overload
 
-from knowledgepulse._util.settings import one_of
+from knowledgepulse._util.settings import one_of, wrong_setting
 from knowledgepulse.errors import MissingDependencyError, install_hint
 from knowledgepulse.integrations._collector import (
     DEFAULT_KEEP,
@@ -377,7 +377,19 @@ def capture(
             (``Redactor("aggregated")``): at its level, by its rules (see
             :mod:`knowledgepulse.redact`). Only novelty reads the text, so only novelty can
             change.
+
+    Raises:
+        SettingTypeError: ``function`` is not callable (``kp.capture("code")``: the domain is
+            ``domain="code"``), or a setting is of the wrong type or out of range.
     """
+    if function is not None and not callable(function):
+        # kp.capture("code") would wrap the text, and fail only when the "function" is called.
+        raise wrong_setting(
+            "function",
+            function,
+            "the function to wrap, or only keywords: @kp.capture(domain='code')",
+            wrong_type=True,
+        )
     made = Capture(
         domain=domain,
         confidence=confidence,
