@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from knowledgepulse._util.settings import count_of, wrong_setting
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Record
 from knowledgepulse.sources._envelope import NO_TEXT, TraceOptions
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -144,6 +145,13 @@ class Collector:
         """Convert, score, keep and hand on one finished trace; log (never raise) any failure."""
         try:
             captured = self._score(build())
+        except ConversionError as error:
+            # A run that holds no step (a stream left before any output, a chain with no model):
+            # said in one line; a traceback is for what kp did not expect.
+            logger.warning(
+                "knowledgepulse could not capture a trace: %s; the agent run goes on", error
+            )
+            return
         except Exception:
             logger.exception("knowledgepulse could not capture a trace; the agent run goes on")
             return
