@@ -27,6 +27,7 @@ import contextvars
 import functools
 import importlib
 import inspect
+import sys
 import threading
 from collections.abc import AsyncGenerator, Callable, Generator, Iterator
 from contextlib import AbstractContextManager
@@ -311,7 +312,8 @@ class _Running:
 def _activate(name: str, collector: Collector) -> AbstractContextManager[Any] | None:
     """The hook ``name`` switched on for ``collector``, or ``None`` when it cannot be."""
     try:
-        module = importlib.import_module(f"knowledgepulse.integrations.{name}")
+        qualified = f"knowledgepulse.integrations.{name}"
+        module = sys.modules.get(qualified) or importlib.import_module(qualified)
     except ImportError:
         return None  # this knowledgepulse has no such hook
     activate = getattr(module, "activate", None)
