@@ -6,7 +6,7 @@ import asyncio
 import logging
 import sys
 import types
-from collections.abc import AsyncIterator, Generator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -190,6 +190,45 @@ def test_async_generators_are_not_broken(framework: FakeFramework) -> None:
     assert len(cap.traces) == 1
 
 
+def test_an_async_generator_left_early_switches_its_hooks_off_without_errors(
+    framework: FakeFramework, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A consumer that breaks out of its loop (a client gone) keeps no hook on, logs nothing.
+
+    Before, the hooks stayed on in the consumer's context, catching its later runs, and the
+    generator, closed later from another task, logged a traceback for each hook.
+    """
+    cap = capture()
+    closed: list[bool] = []
+
+    @cap
+    async def stream() -> AsyncGenerator[str, str | None]:
+        try:
+            for task in ("s0", "s1", "s2"):
+                yield framework.run(task)
+        finally:
+            closed.append(True)
+
+    async def main() -> tuple[str, str, list[str]]:
+        first = ""
+        async for item in stream():
+            first = item
+            break
+        after = framework.run("after the loop")
+        sent = stream()
+        second = [await sent.asend(None), await sent.asend("ignored")]
+        await sent.aclose()
+        return first, after, second
+
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse.integrations"):
+        first, _, second = run_fresh(main())
+    assert first == "done: s0"
+    assert second == ["done: s0", "done: s1"]
+    assert [trace.task.objective for trace in cap.traces] == ["s0", "s0", "s1"]
+    assert closed == [True, True]
+    assert caplog.records == []
+
+
 def test_with_and_async_with_capture_the_block(framework: FakeFramework) -> None:
     """The context manager forms capture the runs made in the block."""
     with kp.capture(domain="finance") as cap:
@@ -359,3 +398,11 @@ def test_a_misspelt_hook_is_refused_with_the_hooks_it_could_be() -> None:
     with pytest.raises(ScorerParameterError, match=r"hooks='langchian'.*'otel'.*'langchain'\?"):
         Capture(hooks=("langchian",))
     assert Capture(hooks=("otel",)) is not None
+
+
+@pytest.mark.parametrize("given", ["code", 0.9, ["code"]])
+def test_a_positional_that_is_no_function_is_refused_naming_the_keywords(given: object) -> None:
+    """``kp.capture("code")`` meant ``domain="code"``: refused at once, not when called."""
+    with pytest.raises(ScorerParameterError) as raised:
+        kp.capture(given)  # type: ignore[call-overload]
+    assert "domain='code'" in str(raised.value)

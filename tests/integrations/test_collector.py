@@ -6,6 +6,7 @@ import logging
 
 import pytest
 
+from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.integrations._collector import Collector
 from knowledgepulse.sources import StepBuilder, TraceOptions
 from knowledgepulse.sources._envelope import assemble
@@ -109,3 +110,12 @@ def test_a_domain_without_a_weight_profile_is_warned_once_at_set_up(
     assert "'custmer_service' names no weight profile" in warning.getMessage()
     assert "Did you mean 'customer_service'?" in warning.getMessage()
     assert "--" not in warning.getMessage()  # the library names no kp option
+
+
+@pytest.mark.parametrize("redact", ["aggregated", "yes", 1, ["secrets"]])
+def test_a_redact_that_is_no_bool_or_redactor_is_refused_at_set_up(redact: object) -> None:
+    """``redact="aggregated"`` names a level, not a redactor: refused, saying how to give one."""
+    with pytest.raises(SettingTypeError) as raised:
+        Collector(redact=redact)  # type: ignore[arg-type]
+    assert "redact" in str(raised.value)
+    assert "Redactor('aggregated')" in str(raised.value)

@@ -91,6 +91,25 @@ def test_the_saved_run_reads_back_to_the_same_trace(tmp_path: Path) -> None:
     assert item.trace.task == live.task
 
 
+def test_a_redacting_tracer_keeps_its_last_run_redacted_too(tmp_path: Path) -> None:
+    """``redact=True``: the run a user saves holds no secret, and reads back to the trace kept."""
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    tracer = lc.tracer(scorer=scorer(), redact=True)
+    graph = EXAMPLE_MODULE.build_graph()
+    task = f"{EXAMPLE_MODULE.TASK} My token is {secret}."
+    result = graph.invoke({"messages": [("user", task)]}, config={"callbacks": [tracer]})
+    assert secret in result["messages"][0].content  # the agent's own state is left as it was
+    saved = json.dumps(tracer.last_run)
+    assert secret not in saved
+    assert "[REDACTED:" in saved
+    path = tmp_path / "run.json"
+    path.write_text(saved, "utf-8")
+    (item,) = convert_file(path)
+    assert isinstance(item, TraceItem)
+    assert item.trace.task == tracer.traces[0].task
+    assert item.trace.steps == tracer.traces[0].steps
+
+
 def test_the_metadata_keys_set_domain_and_confidence() -> None:
     """``config={"metadata": {"kp.task_domain": ..., "kp.confidence": ...}}`` is read."""
     tracer = lc.tracer(scorer=scorer())
@@ -138,6 +157,47 @@ def test_a_run_that_raises_is_a_failed_trace_and_the_error_reaches_the_caller() 
     assert trace.outcome.confidence == 0.2
 
 
+def test_a_graph_stopped_by_its_recursion_limit_ends_in_that_error() -> None:
+    """GraphRecursionError reaches the caller; the trace's last step says why the run failed."""
+    from langchain_core.tools import tool
+    from langgraph.errors import GraphRecursionError
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+
+    call = {"name": "get_time", "args": {"city": "Oslo"}}
+    model = FakeMessagesListChatModel(
+        responses=[AIMessage(content="", tool_calls=[{**call, "id": f"c{n}"}]) for n in range(9)]
+    )
+
+    @tool
+    def get_time(city: str) -> str:
+        """The time in a city."""
+        return f"noon in {city}"
+
+    def agent(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("agent", agent)
+    graph.add_node("tools", ToolNode([get_time]))
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge("tools", "agent")
+    compiled: Any = graph.compile()
+    tracer = lc.tracer(scorer=scorer())
+    with pytest.raises(GraphRecursionError):
+        compiled.invoke(
+            {"messages": [("user", "Time?")]}, {"callbacks": [tracer], "recursion_limit": 5}
+        )
+    (trace,) = tracer.traces
+    last = trace.steps[-1]
+    assert last.type == "observation"
+    assert last.tool is None
+    assert "GraphRecursionError" in (last.content or "")
+    assert [step.type for step in trace.steps].count("error_recovery") == 0
+    assert trace.metadata.success is False
+
+
 def test_async_runs_are_traced_too() -> None:
     """``ainvoke`` gives the same steps (the tracer runs inline, in order)."""
     tracer = lc.tracer(scorer=scorer())
@@ -171,6 +231,51 @@ def test_kp_capture_records_a_langgraph_run_through_this_hook() -> None:
     assert trace.metadata.task_domain == "weather"
 
 
+def test_a_capture_entered_again_inside_itself_keeps_each_run_once() -> None:
+    """A decorated function calling another of the same capture, or ``with cap`` around one."""
+    from knowledgepulse.integrations.capture import capture
+
+    cap = capture(scorer=scorer())
+
+    @cap
+    def inner() -> dict[str, Any]:
+        return invoke()
+
+    @cap
+    def outer() -> dict[str, Any]:
+        return inner()
+
+    outer()
+    with cap:
+        inner()
+    with cap, cap:
+        invoke()
+    assert len(cap.traces) == 3
+    assert len({trace.id for trace in cap.traces}) == 3
+    invoke()  # every session closed: the hook is off again
+    assert len(cap.traces) == 3
+
+
+def test_a_run_in_a_thread_pool_is_named_when_nothing_is_caught(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A pool thread does not inherit the context: the warning says so and how to pass it."""
+    import contextvars
+    from concurrent.futures import ThreadPoolExecutor
+
+    from knowledgepulse.integrations.capture import capture
+
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse.integrations"):
+        with capture(scorer=scorer()) as lost, ThreadPoolExecutor(1) as pool:
+            pool.submit(invoke).result()
+        with capture(scorer=scorer()) as kept, ThreadPoolExecutor(1) as pool:
+            pool.submit(contextvars.copy_context().run, invoke).result()
+    assert lost.traces == []
+    assert "ThreadPoolExecutor" in caplog.text
+    assert "contextvars.copy_context().run" in caplog.text
+    assert len(kept.traces) == 1
+
+
 def test_nested_activations_give_each_collector_the_run() -> None:
     """An inner activation keeps the outer one: both collectors get the trace once."""
     outer, inner = Collector(scorer=scorer()), Collector(scorer=scorer())
@@ -202,10 +307,13 @@ def test_a_conversion_failure_is_logged_not_raised(caplog: pytest.LogCaptureFixt
     from langchain_core.runnables import RunnableLambda
 
     tracer = lc.tracer(scorer=scorer())
-    with caplog.at_level(logging.ERROR, logger="knowledgepulse.integrations"):
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse.integrations"):
         assert RunnableLambda(nothing).invoke(1, {"callbacks": [tracer]}) is None
     assert tracer.captured == []
-    assert "could not capture a trace" in caplog.text
+    (record,) = caplog.records
+    assert "could not capture a trace: the trace holds no step" in record.getMessage()
+    assert record.levelno == logging.WARNING
+    assert record.exc_info is None  # an expected outcome, said in one line: no traceback
 
 
 def test_a_root_run_left_open_too_long_is_dropped() -> None:

@@ -326,6 +326,32 @@ def test_running_out_of_turns_is_a_failed_trace_and_the_error_still_reaches_the_
     assert "Max turns" in captured.trace.outcome.result_summary
 
 
+def test_a_tripped_input_guardrail_is_a_failed_trace_that_says_so() -> None:
+    """Stopped before any model call: the trace is kept, its one step the guardrail's error."""
+    from agents import GuardrailFunctionOutput, InputGuardrailTripwireTriggered, input_guardrail
+
+    @input_guardrail
+    async def no_passwords(context: Any, agent: Any, given: Any) -> GuardrailFunctionOutput:
+        return GuardrailFunctionOutput(output_info=None, tripwire_triggered="password" in given)
+
+    processor = oa.processor()
+    agents.set_trace_processors([processor])
+    agent = Agent(
+        name="desk",
+        model=ResponsesModel([[assistant_message("Done.")]]),
+        input_guardrails=[no_passwords],
+    )
+    with pytest.raises(InputGuardrailTripwireTriggered):
+        Runner.run_sync(agent, "My password is hunter2, reset it.")
+    (captured,) = processor.captured
+    trace = captured.trace
+    assert [(step.type, step.content) for step in trace.steps] == [
+        ("observation", "guardrail no_passwords tripped")
+    ]
+    assert trace.metadata.success is False
+    assert trace.outcome.confidence == 0.2
+
+
 def test_metadata_on_the_run_config_gives_domain_and_confidence() -> None:
     """RunConfig(trace_metadata={"kp.task_domain": ..., "kp.confidence": ...})."""
     processor = oa.processor()

@@ -106,7 +106,7 @@ def test_spans_past_the_limit_are_dropped_and_said() -> None:
     """``max_spans_per_trace`` bounds memory; the trace says how many spans it lost."""
     tracer_provider, _ = provider()
     collector: Collector = Collector()
-    processor = KPSpanProcessor(lambda: collector, max_spans_per_trace=3)
+    processor = KPSpanProcessor(lambda: (collector,), max_spans_per_trace=3)
     tracer_provider.add_span_processor(processor)
     run_weather_agent(tracer_provider.get_tracer("test"))
     (captured,) = collector.captured
@@ -118,7 +118,9 @@ def test_unfinished_traces_are_dropped_after_the_age_limit() -> None:
     """A root that never ends does not hold its spans for ever, nor do too many open traces."""
     now = [0.0]
     tracer_provider, _ = provider()
-    processor = KPSpanProcessor(Collector, max_age_s=10, max_open_traces=2, clock=lambda: now[0])
+    processor = KPSpanProcessor(
+        lambda: (Collector(),), max_age_s=10, max_open_traces=2, clock=lambda: now[0]
+    )
     tracer_provider.add_span_processor(processor)
     tracer = tracer_provider.get_tracer("test")
     stuck = tracer.start_span("invoke_agent a")
@@ -179,6 +181,21 @@ def test_activate_captures_only_runs_started_inside() -> None:
     run_weather_agent(tracer)
     (captured,) = collector.captured
     assert step_shape(captured.trace) == RETRY_SHAPE
+
+
+def test_nested_activations_give_each_collector_the_run() -> None:
+    """An inner ``kp.capture`` keeps the outer one on: both get the run, as with LangChain."""
+    outer, inner = Collector(), Collector(domain="code")
+    with activate(outer):
+        tracer = trace_api.get_tracer("test")
+        run_weather_agent(tracer)
+        with activate(inner):
+            run_weather_agent(tracer)
+    assert len(outer.captured) == 2
+    (captured,) = inner.captured
+    assert captured.trace.id == outer.captured[1].trace.id
+    assert captured.trace.metadata.task_domain == "code"  # each its own options
+    assert outer.captured[1].trace.metadata.task_domain == "default"
 
 
 def test_install_without_the_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

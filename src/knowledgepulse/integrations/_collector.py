@@ -16,14 +16,18 @@ installed raises :class:`~knowledgepulse.errors.MissingDependencyError` from ``a
 
 from __future__ import annotations
 
+import importlib
 import logging
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, cast
+from types import ModuleType
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from knowledgepulse._util.settings import count_of, wrong_setting
+from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Record
 from knowledgepulse.sources._envelope import NO_TEXT, TraceOptions
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -35,12 +39,27 @@ if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only for a collect
 
 logger = logging.getLogger("knowledgepulse.integrations")
 
+T = TypeVar("T")
+
 DEFAULT_KEEP = 1000
 """How many finished traces a collector keeps (the oldest go first); ``on_trace`` sees all."""
 
 
 OnTrace = Callable[[ScoredItem], object]
 """Called with each captured run: its trace (scored), breakdown, warnings (``.item.warnings``)."""
+
+
+def live_module(name: str, framework: str) -> ModuleType:
+    """The live module ``name``, its ``framework`` imported first (``ImportError`` when missing).
+
+    When both are imported already they are looked up, not imported again: ``kp.capture`` makes
+    its hooks at each step of a generator, and an import's locks cost some 15 µs each.
+    """
+    module = sys.modules.get(name)
+    if module is not None and sys.modules.get(framework) is not None:
+        return module
+    importlib.import_module(framework)
+    return importlib.import_module(name)
 
 
 def checked_on_trace(on_trace: object) -> OnTrace | None:
@@ -79,7 +98,7 @@ class Collector:
 
     Raises:
         ScorerParameterError: a setting out of range or of the wrong type (an ``on_trace``
-            that is no function, a ``keep`` below 1).
+            that is no function, a ``keep`` below 1, a ``redact`` that is no bool or Redactor).
     """
 
     def __init__(
@@ -93,6 +112,16 @@ class Collector:
         redact: bool | Redactor = False,
     ) -> None:
         self.options = TraceOptions(domain=domain, confidence=confidence)
+        # Checked here: a level's name given as redact="aggregated" would otherwise fail, logged,
+        # at every trace, and nothing would be captured.
+        if not isinstance(redact, bool) and not callable(getattr(redact, "redact", None)):
+            raise wrong_setting(
+                "redact",
+                redact,
+                "True, False, or a Redactor (for a privacy level: "
+                "knowledgepulse.redact.items.Redactor('aggregated'))",
+                wrong_type=True,
+            )
         self.redact = redact
         self._redactor: Redactor | None = None if isinstance(redact, bool) else redact
         if scorer is not None and not callable(getattr(scorer, "score", None)):
@@ -132,6 +161,13 @@ class Collector:
         """Convert, score, keep and hand on one finished trace; log (never raise) any failure."""
         try:
             captured = self._score(build())
+        except ConversionError as error:
+            # A run that holds no step (a stream left before any output, a chain with no model):
+            # said in one line; a traceback is for what kp did not expect.
+            logger.warning(
+                "knowledgepulse could not capture a trace: %s; the agent run goes on", error
+            )
+            return
         except Exception:
             logger.exception("knowledgepulse could not capture a trace; the agent run goes on")
             return
@@ -162,13 +198,31 @@ class Collector:
         record = Record(item.location, document)
         return ScoredItem(replace(item, record=record, trace=trace), breakdown)
 
-    def _redacted(self, item: TraceItem) -> TraceItem:
-        """The item redacted, and counted in the redactor (``types``) under the lock."""
+    def kept_value(self, value: T) -> T:
+        """``value`` (a run as the framework gave it, kept to be saved) redacted as traces are.
+
+        A collector that does not redact gives it back as it is; one that does cleans it at its
+        redactor's level, else at ``private`` (secrets only), the level of a captured trace.
+        """
+        if self.redact is False:
+            return value
+        from knowledgepulse.redact.walk import redact_value  # noqa: PLC0415 - the rules load
+
+        redactor = self._made_redactor()
+        cleaned, _ = redact_value(value, redactor.level or "private", redactor.rules)
+        return cast(T, cleaned)
+
+    def _made_redactor(self) -> Redactor:
         if self._redactor is None:  # redact=True: by each trace's privacy level
             from knowledgepulse.redact.items import Redactor  # noqa: PLC0415 - the rules load
 
             self._redactor = Redactor()
-        cleaned, findings = self._redactor.redact(item, count=False)
+        return self._redactor
+
+    def _redacted(self, item: TraceItem) -> TraceItem:
+        """The item redacted, and counted in the redactor (``types``) under the lock."""
+        redactor = self._made_redactor()
+        cleaned, findings = redactor.redact(item, count=False)
         with self._lock:
-            self._redactor.count(item, findings)
+            redactor.count(item, findings)
         return cleaned

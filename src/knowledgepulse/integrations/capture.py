@@ -22,17 +22,19 @@ never invents steps.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import importlib
 import inspect
+import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Generator
+from collections.abc import AsyncGenerator, Callable, Generator, Iterator
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast, overload
 
-from knowledgepulse._util.settings import one_of
+from knowledgepulse._util.settings import one_of, wrong_setting
 from knowledgepulse.errors import MissingDependencyError, install_hint
 from knowledgepulse.integrations._collector import (
     DEFAULT_KEEP,
@@ -54,7 +56,10 @@ NOTHING_CAUGHT = (
     "into: LangChain / LangGraph (the langchain extra: " + install_hint("langchain") + "), the "
     "OpenAI Agents SDK (the openai-agents extra), or OpenTelemetry GenAI spans (the otel extra; "
     "Pydantic AI: Agent.instrument_all()). For smolagents or Pydantic "
-    "AI results, call kp.integrations.smolagents.to_trace / pydantic_ai.to_trace. Hooks active: %s"
+    "AI results, call kp.integrations.smolagents.to_trace / pydantic_ai.to_trace. A run started "
+    "in another thread (threading.Thread, a ThreadPoolExecutor) is not seen, since a thread does "
+    "not inherit the context: start it with contextvars.copy_context().run(fn, ...), or capture "
+    "inside the thread. Hooks active: %s"
 )
 
 P = ParamSpec("P")
@@ -97,6 +102,12 @@ class Capture(Collector):
         self._open: contextvars.ContextVar[tuple[_Session, ...]] = contextvars.ContextVar(
             f"kp_capture_{id(self)}", default=()
         )
+        # Whether a session of this capture has its hooks on in this context: one started inside
+        # it (a decorated function calling another, a recursive one, `with cap` around a call of
+        # a function `cap` decorates) leaves them to it, or each run would be kept twice.
+        self._hooked: contextvars.ContextVar[bool] = contextvars.ContextVar(
+            f"kp_capture_hooked_{id(self)}", default=False
+        )
 
     def _caught(self, captured: Any) -> None:
         with self._count_lock:
@@ -138,10 +149,25 @@ class Capture(Collector):
         wrapper: Callable[..., Any]
         if inspect.isasyncgenfunction(function):
 
-            async def agen_wrapper(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-                with _Session(self, label).running():
-                    async for item in function(*args, **kwargs):
-                        yield item
+            async def agen_wrapper(*args: Any, **kwargs: Any) -> AsyncGenerator[Any, Any]:
+                # The hooks are on while a step of the generator runs, not across its yields: a
+                # consumer that breaks out of its loop would otherwise keep them on in its own
+                # context, and the generator, closed later from another task, could not reset them.
+                session = _Session(self, label)
+                session.begin()
+                inner: AsyncGenerator[Any, Any] = function(*args, **kwargs)
+                try:
+                    sent: Any = None
+                    while True:
+                        with session.running_step():
+                            try:
+                                item = await inner.asend(sent)
+                            except StopAsyncIteration:
+                                return
+                        sent = yield item
+                finally:
+                    await inner.aclose()
+                    session.end()
 
             wrapper = agen_wrapper
         elif inspect.iscoroutinefunction(function):
@@ -184,9 +210,23 @@ class _Session:
         self._label = label
         self._entered: list[tuple[str, AbstractContextManager[Any]]] = []
         self._count_at_start = 0
+        self._inner = False
+        self._active: list[str] = []  # the hooks it switched on, for the nothing-caught warning
 
     def start(self) -> None:
+        self.begin()
+        self.hook()
+
+    def begin(self) -> None:
+        """Note how many traces were caught before the call."""
         self._count_at_start = self._capture._count
+
+    def hook(self) -> None:
+        """Switch the hooks on in this context."""
+        self._inner = self._capture._hooked.get()
+        if self._inner:
+            return  # the session around this one routes its runs here already
+        self._capture._hooked.set(True)
         for name in self._capture._hooks:
             manager = _activate(name, self._capture)
             if manager is None:
@@ -197,6 +237,8 @@ class _Session:
                 logger.exception("kp.capture: the %s hook failed to start; the call goes on", name)
                 continue
             self._entered.append((name, manager))
+            if name not in self._active:
+                self._active.append(name)
 
     def stop(
         self,
@@ -204,26 +246,49 @@ class _Session:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        self.unhook(kind, error, traceback)
+        self.end()
+
+    def unhook(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """Switch the hooks off, in the context that switched them on."""
         # Each hook is closed even if another fails; what a hook returns is ignored, so it can
         # never swallow the user's exception.
-        active = [name for name, _ in self._entered]
+        if self._inner:
+            return  # the outer session routes the runs
         for name, manager in reversed(self._entered):
             try:
                 manager.__exit__(kind, error, traceback)
             except Exception:
                 logger.exception("kp.capture: the %s hook failed to stop; the call goes on", name)
         self._entered.clear()
-        self._warn_if_nothing(active)
+        self._capture._hooked.set(False)
 
-    def _warn_if_nothing(self, active: list[str]) -> None:
+    def end(self) -> None:
+        """Say so (once per capture) if the call caught nothing."""
         capture = self._capture
-        if capture._count > self._count_at_start or capture._warned_nothing:
-            return
+        if self._inner or capture._count > self._count_at_start or capture._warned_nothing:
+            return  # an inner session: the outer one says what it caught
         capture._warned_nothing = True
-        logger.warning(NOTHING_CAUGHT, self._label, ", ".join(active) or "none")
+        logger.warning(NOTHING_CAUGHT, self._label, ", ".join(self._active) or "none")
 
     def running(self) -> _Running:
         return _Running(self)
+
+    @contextlib.contextmanager
+    def running_step(self) -> Iterator[None]:
+        """The hooks on for one step of a generator."""
+        self.hook()
+        try:
+            yield
+        except BaseException as error:
+            self.unhook(type(error), error, error.__traceback__)
+            raise
+        self.unhook(None, None, None)
 
 
 class _Running:
@@ -247,7 +312,8 @@ class _Running:
 def _activate(name: str, collector: Collector) -> AbstractContextManager[Any] | None:
     """The hook ``name`` switched on for ``collector``, or ``None`` when it cannot be."""
     try:
-        module = importlib.import_module(f"knowledgepulse.integrations.{name}")
+        qualified = f"knowledgepulse.integrations.{name}"
+        module = sys.modules.get(qualified) or importlib.import_module(qualified)
     except ImportError:
         return None  # this knowledgepulse has no such hook
     activate = getattr(module, "activate", None)
@@ -313,7 +379,19 @@ def capture(
             (``Redactor("aggregated")``): at its level, by its rules (see
             :mod:`knowledgepulse.redact`). Only novelty reads the text, so only novelty can
             change.
+
+    Raises:
+        SettingTypeError: ``function`` is not callable (``kp.capture("code")``: the domain is
+            ``domain="code"``), or a setting is of the wrong type or out of range.
     """
+    if function is not None and not callable(function):
+        # kp.capture("code") would wrap the text, and fail only when the "function" is called.
+        raise wrong_setting(
+            "function",
+            function,
+            "the function to wrap, or only keywords: @kp.capture(domain='code')",
+            wrong_type=True,
+        )
     made = Capture(
         domain=domain,
         confidence=confidence,

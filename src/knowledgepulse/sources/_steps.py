@@ -214,6 +214,11 @@ class StepBuilder:
         return self._answer
 
     @property
+    def told_errors(self) -> bool:
+        """Whether an error was told: an evident error, or a tool call's failed result."""
+        return any(event.error or (event.tool and event.tool.error) for event in self._events)
+
+    @property
     def saw_text(self) -> bool:
         """Whether any message text (not just names and timings) was recorded."""
         return self._seen_text

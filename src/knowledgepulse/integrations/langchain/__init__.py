@@ -20,13 +20,12 @@ Domain and confidence come from the argument, else the run metadata keys ``kp.ta
 
 from __future__ import annotations
 
-import importlib
 from contextlib import AbstractContextManager
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from knowledgepulse.errors import missing_extra
-from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
+from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace, live_module
 from knowledgepulse.sources.langchain import to_trace as to_trace
 from knowledgepulse.value import TraceValueScorer
 
@@ -37,10 +36,11 @@ if TYPE_CHECKING:
 
 def _live_module() -> ModuleType:
     try:
-        importlib.import_module("langchain_core.tracers.base")
+        return live_module(
+            "knowledgepulse.integrations.langchain._live", "langchain_core.tracers.base"
+        )
     except ImportError as error:
         raise missing_extra("langchain-core", "langchain", error) from error
-    return importlib.import_module("knowledgepulse.integrations.langchain._live")
 
 
 def tracer(

@@ -57,6 +57,10 @@ class _Recorder(BaseTracer):
     def _collectors(self) -> tuple[Collector, ...]:
         raise NotImplementedError
 
+    def _kept_run(self, dumped: dict[str, Any]) -> dict[str, Any]:
+        """The run as :attr:`last_run` keeps it."""
+        return dumped
+
     def _start_trace(self, run: Run) -> None:
         if run.parent_run_id is None:
             self._drop_stale(run.start_time)
@@ -83,10 +87,14 @@ class _Recorder(BaseTracer):
     def _persist_run(self, run: Run) -> None:
         try:
             dumped = dump_run(run, serialized=False)
-            self.last_run = dumped
         except Exception:
             logger.exception("knowledgepulse could not read a LangChain run; the run goes on")
             return
+        try:
+            self.last_run = self._kept_run(dumped)
+        except Exception:
+            self.last_run = None  # never the run unredacted
+            logger.exception("knowledgepulse could not keep a LangChain run; the run goes on")
         for collector in self._collectors():
             collector.finish(_builder(dumped, collector.options))
 
@@ -146,6 +154,10 @@ class KPTracer(Collector, _Recorder):
 
     def _collectors(self) -> tuple[Collector, ...]:
         return (self,)
+
+    def _kept_run(self, dumped: dict[str, Any]) -> dict[str, Any]:
+        # What redact= promises of the traces holds for the run a user saves (--save runs.json).
+        return self.kept_value(dumped)
 
 
 class _ContextTracer(_Recorder):

@@ -18,13 +18,12 @@ Reading results and exported files needs no dependency
 
 from __future__ import annotations
 
-import importlib
 from contextlib import AbstractContextManager
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from knowledgepulse.errors import missing_extra
-from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
+from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace, live_module
 from knowledgepulse.sources.openai_agents import convert_spans as convert_spans
 from knowledgepulse.sources.openai_agents import to_trace as to_trace
 from knowledgepulse.value import TraceValueScorer
@@ -36,10 +35,9 @@ if TYPE_CHECKING:
 
 def _load_live() -> ModuleType:
     try:
-        importlib.import_module("agents.tracing")
+        return live_module("knowledgepulse.integrations.openai_agents._live", "agents.tracing")
     except ImportError as error:
         raise missing_extra("openai-agents", "openai-agents", error) from error
-    return importlib.import_module("knowledgepulse.integrations.openai_agents._live")
 
 
 def processor(

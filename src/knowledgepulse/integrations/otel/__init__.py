@@ -18,13 +18,12 @@ need the ``otel`` extra (``opentelemetry-sdk``), imported only when used.
 
 from __future__ import annotations
 
-import importlib
 from contextlib import AbstractContextManager
 from types import ModuleType
 from typing import TYPE_CHECKING, cast
 
 from knowledgepulse.errors import missing_extra
-from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace
+from knowledgepulse.integrations._collector import DEFAULT_KEEP, Collector, OnTrace, live_module
 from knowledgepulse.sources.otel import to_trace as to_trace
 from knowledgepulse.sources.otel import to_traces as to_traces
 
@@ -91,6 +90,6 @@ def activate(collector: Collector) -> AbstractContextManager[None]:
 
 def _live() -> ModuleType:
     try:
-        return importlib.import_module("knowledgepulse.integrations.otel.live")
+        return live_module("knowledgepulse.integrations.otel.live", "opentelemetry.sdk.trace")
     except ImportError as error:
         raise missing_extra("opentelemetry-sdk", "otel", error) from error

@@ -43,14 +43,16 @@ DEFAULT_MAX_OPEN_TRACES = 1_000
 DEFAULT_MAX_AGE_S = 3_600.0
 """An unfinished trace older than this (seconds) is dropped: its root will never end here."""
 
-_ACTIVE: ContextVar[Collector | None] = ContextVar("knowledgepulse_otel_collector", default=None)
+_ACTIVE: ContextVar[tuple[Collector, ...]] = ContextVar(
+    "knowledgepulse_otel_collectors", default=()
+)
 _ROUTERS: dict[int, KPSpanProcessor] = {}
 _ROUTERS_LOCK = threading.Lock()
 
 
 @dataclass(slots=True)
 class _Open:
-    collector: Collector
+    collectors: tuple[Collector, ...]
     root_span_id: int
     started: float
     spans: list[ReadableSpan] = field(default_factory=list)
@@ -58,11 +60,11 @@ class _Open:
 
 
 class KPSpanProcessor(SpanProcessor):
-    """Follows the traces whose root starts while ``route()`` names a collector, and finishes them.
+    """Follows the traces whose root starts while ``route()`` names collectors, and finishes them.
 
     Args:
-        route: called when a local root span starts; the collector to give the trace to, or
-            ``None`` to leave the trace alone.
+        route: called when a local root span starts; the collectors to give the trace to (each
+            its own conversion, with its options), none to leave the trace alone.
         max_spans_per_trace: spans kept per trace.
         max_open_traces: unfinished traces followed at once.
         max_age_s: seconds after which an unfinished trace is dropped.
@@ -71,7 +73,7 @@ class KPSpanProcessor(SpanProcessor):
 
     def __init__(
         self,
-        route: Callable[[], Collector | None],
+        route: Callable[[], tuple[Collector, ...]],
         *,
         max_spans_per_trace: int = DEFAULT_MAX_SPANS_PER_TRACE,
         max_open_traces: int = DEFAULT_MAX_OPEN_TRACES,
@@ -94,19 +96,19 @@ class KPSpanProcessor(SpanProcessor):
             return len(self._open)
 
     def on_start(self, span: Any, parent_context: Context | None = None) -> None:
-        """Follow the trace when ``span`` is a local root and ``route`` names a collector."""
+        """Follow the trace when ``span`` is a local root and ``route`` names collectors."""
         try:
             parent = span.parent
             if not self.enabled or (parent is not None and not parent.is_remote):
                 return
-            collector = self._route()
-            if collector is None:
+            collectors = self._route()
+            if not collectors:
                 return
             context = span.get_span_context()
             now = self._clock()
             with self._lock:
                 self._sweep(now)
-                self._open[context.trace_id] = _Open(collector, context.span_id, now)
+                self._open[context.trace_id] = _Open(collectors, context.span_id, now)
                 while len(self._open) > self._max_open:
                     trace_id, _ = self._open.popitem(last=False)
                     logger.warning("knowledgepulse: dropped unfinished trace %032x", trace_id)
@@ -139,14 +141,20 @@ class KPSpanProcessor(SpanProcessor):
         if not has_genai(spans):
             return  # an HTTP request, a database job: not an agent run
 
+        for collector in entry.collectors:
+            collector.finish(self._builder(spans, collector, entry.dropped))
+
+    def _builder(
+        self, spans: list[Any], collector: Collector, dropped: int
+    ) -> Callable[[], TraceItem]:
         def build() -> TraceItem:
-            converted = convert_spans(spans, entry.collector.options)
-            if not entry.dropped:
+            converted = convert_spans(spans, collector.options)
+            if not dropped:
                 return converted
-            note = f"{entry.dropped} span(s) past the limit of {self._max_spans} were dropped"
+            note = f"{dropped} span(s) past the limit of {self._max_spans} were dropped"
             return dataclasses.replace(converted, warnings=(*converted.warnings, note))
 
-        entry.collector.finish(build)
+        return build
 
     def _sweep(self, now: float) -> None:
         while self._open:
@@ -216,7 +224,7 @@ def install(
         redact=redact,
     )
     collector.processor = KPSpanProcessor(
-        lambda: collector,
+        lambda: (collector,),
         max_spans_per_trace=max_spans_per_trace,
         max_open_traces=max_open_traces,
         max_age_s=max_age_s,
@@ -234,7 +242,9 @@ def activate(collector: Collector) -> Iterator[None]:
             router = KPSpanProcessor(_ACTIVE.get)
             provider.add_span_processor(router)
             _ROUTERS[id(provider)] = router
-    token = _ACTIVE.set(collector)
+    # Kept with the collectors already on (an outer kp.capture): each gets the trace, as the
+    # LangChain and Agents SDK hooks do.
+    token = _ACTIVE.set((*_ACTIVE.get(), collector))
     try:
         yield
     finally:

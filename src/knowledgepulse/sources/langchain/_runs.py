@@ -103,6 +103,12 @@ def convert_tree(root: RunNode, options: TraceOptions) -> TraceItem:
     if walk.answer is None and result:
         walk.builder.answer(result)
     error = run.get("error")
+    stopped = _error_text(error)
+    if stopped and not walk.builder.told_errors:
+        # The run was stopped by the graph itself (GraphRecursionError) or its caller, with no
+        # step inside failing: that error ends it, or the trace would not say why it failed.
+        end = run_time(run.get("end_time"))
+        walk.builder.error(f"{_name(run)}: {stopped}", at=end, terminal=True)
     source_id = _string(run.get("trace_id")) or _string(run.get("id")) or "langsmith-run"
     return assemble(
         walk.builder,

@@ -152,6 +152,11 @@ def convert_spans(
             tell(builder, entries, at=at, answer=answer)
         else:
             _tell_span(builder, span, started)
+    if walk.failures and not builder.told_errors:
+        # Stopped by the runner (a guardrail, the turn limit) with no step failing: that error
+        # ends the run, as the spec's rule says, or a run stopped before any step gives no trace.
+        ended = [at for s in spans if (at := parse_time(s.get("ended_at"))) is not None]
+        builder.error(walk.failures[0], at=max(ended) if ended else None, terminal=True)
     source_id = str(trace.get("id") or next((s.get("trace_id") for s in spans), "") or "")
     workflow = trace.get("workflow_name")
     metadata = trace.get("metadata")
