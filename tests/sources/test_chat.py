@@ -18,7 +18,7 @@ from knowledgepulse.records import Problem
 from knowledgepulse.sources import RowOptions, TraceOptions
 from knowledgepulse.sources._chat._text import tool_calls
 from knowledgepulse.trace import TraceItem
-from tests.sources.helpers import convert_file, source_of
+from tests.sources.helpers import convert_file, has_text, source_of
 
 DATA = Path(__file__).parent / "data" / "chat"
 
@@ -772,3 +772,30 @@ def test_a_task_column_holding_no_label_is_not_guessed() -> None:
     (item,) = sources.convert(rows)
     assert isinstance(item, TraceItem)
     assert source_of(item)["task"] == "p1"
+
+
+def test_a_row_whose_model_only_calls_a_tool_is_not_said_to_hold_no_text(tmp_path: Path) -> None:
+    """A function-calling SFT row (a question, then one call as the target) holds the user's
+    text: no warning sends the user to --messages-field, though no step holds text."""
+    row = {
+        "messages": [
+            {"role": "system", "content": "Don't make assumptions about values."},
+            {"role": "user", "content": "What was Bank of America's highest price last month?"},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "get_price", "arguments": '{"symbol": "BAC"}'},
+                    }
+                ],
+            },
+        ]
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert steps(traces[0]) == [("tool_call", "get_price")]
+    assert has_text(traces[0]), traces[0].warnings
