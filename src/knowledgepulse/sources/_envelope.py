@@ -138,9 +138,7 @@ def assemble(
     domain, domain_source = _domain(options, found.get(DOMAIN_KEY))
     confidence, confidence_source = _confidence(options, found.get(CONFIDENCE_KEY), success)
     task_objective = _first_text(objective, fallback_objective) or f"{framework or 'agent'} run"
-    summary_text = _first_text(result_summary, steps.final_answer) or (
-        "completed" if success else "failed"
-    )
+    summary_text = _first_text(result_summary, steps.final_answer) or no_answer(success)
     # Keys in the models' field order: the document is the trace's JSON as it is written
     # (``TraceItem.document``), so it must be what ``model_dump`` would give.
     described = {"agent_id": agent_id, "framework": framework}
@@ -177,6 +175,11 @@ def assemble(
         warnings = (*warnings, no_text(source, content_hint))
     record = Record(location or Location(f"<{source}>"), document)
     return TraceItem(record, trace, row, task, warnings, reward)
+
+
+def no_answer(success: bool) -> str:
+    """The ``result_summary`` of a run that gave no answer (its last act a tool call)."""
+    return "completed" if success else "failed"
 
 
 def no_text(source: str, content_hint: str) -> str:
