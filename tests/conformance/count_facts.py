@@ -131,6 +131,10 @@ _EXCEPTION = re.compile(r"[A-Z]\w*(?:Error|Exception): ")
 """A failed call's output that is the exception its tool raised (``ValueError: ...``)."""
 
 
+_XML_CALL = re.compile(r"<function=([^>\s]+)>.*?(?:</function>|$)", re.DOTALL)
+"""A call written in the text (SWE-agent's and OpenHands' XML function calling): its name."""
+
+
 def _legacy_call(timeline: _Timeline, call: dict[str, Any]) -> None:
     """A ``function_call``: a tool, or ToolBench's ``Finish`` (the answer, or giving up)."""
     arguments = json.loads(call["arguments"]) if call["name"] == "Finish" else {}
@@ -158,7 +162,9 @@ def openai_chat(path: Path) -> list[Run]:
     write it.
     tau-bench's rows hold the conversation in ``traj`` and the run's grade in ``reward``
     (1 when the task was done, 0 when not): the success label. ToolBench's rows use the legacy
-    ``function_call`` / ``function`` messages; a function's result is ``{"error", "response"}``
+    ``function_call`` / ``function`` messages; SWE-smith's write each call in the assistant's
+    text as ``<function=NAME><parameter=...>...</function>``; a function's result is
+    ``{"error", "response"}``
     (a failure when ``error`` is set), and its ``Finish`` call ends the run: its ``final_answer``
     is the answer (``give_answer``), or there is none (``give_up_and_restart``).
     """
@@ -176,7 +182,10 @@ def openai_chat(path: Path) -> list[Run]:
             if role == "function" and _toolbench_error(content):
                 timeline.error()
             if role == "assistant":
-                timeline.text(_text(content))
+                text = _text(content)
+                timeline.text(_XML_CALL.sub("", text) if text else text)
+                for name in _XML_CALL.findall(text or ""):  # SWE-smith's calls in the text
+                    timeline.tool(name)
                 for call in message.get("tool_calls") or []:
                     timeline.tool(call["function"]["name"], call["function"].get("arguments"))
                 if message.get("function_call"):  # the legacy single call (ToolBench)

@@ -799,3 +799,51 @@ def test_a_row_whose_model_only_calls_a_tool_is_not_said_to_hold_no_text(tmp_pat
     assert not problems
     assert steps(traces[0]) == [("tool_call", "get_price")]
     assert has_text(traces[0]), traces[0].warnings
+
+
+def test_xml_function_calls_in_assistant_text_are_tool_calls_and_the_next_user_turn_the_result(
+    tmp_path: Path,
+) -> None:
+    """SWE-smith's trajectories (SWE-agent's XML function calling) write each call in the text,
+    ``<function=NAME><parameter=KEY>VALUE</parameter></function>``, and the environment answers
+    as the user; Qwen3-Coder writes the same inside ``<tool_call>``."""
+    row = {
+        "messages": [
+            {"role": "system", "content": "You have access to the following functions: bash"},
+            {"role": "user", "content": "Fix the f-string formatting of Arrow objects."},
+            {
+                "role": "assistant",
+                "content": "Let's find the method:\n\n<function=bash>\n"
+                "<parameter=command>grep -n __format__ arrow.py</parameter>\n</function>",
+            },
+            {"role": "user", "content": "OBSERVATION:\n791:    def __format__(self, fmt):"},
+            {
+                "role": "assistant",
+                "content": "<tool_call>\n<function=str_replace_editor>\n<parameter=command>\n"
+                "view\n</parameter>\n<parameter=path>\narrow.py\n</parameter>\n</function>\n"
+                "</tool_call>",
+            },
+            {"role": "user", "content": "OBSERVATION:\n   791  def __format__(self, fmt):"},
+            {"role": "assistant", "content": "<function=submit>\n</function>"},
+        ],
+        "resolved": True,
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert steps(traces[0]) == [
+        ("thought", None),
+        ("tool_call", "bash"),
+        ("observation", "bash"),
+        ("tool_call", "str_replace_editor"),
+        ("observation", "str_replace_editor"),
+        ("tool_call", "submit"),
+    ]
+    called = [s.input for s in traces[0].trace.steps if s.type == "tool_call"]
+    assert called == [
+        {"command": "grep -n __format__ arrow.py"},
+        {"command": "view", "path": "arrow.py"},
+        {},
+    ]
+    assert traces[0].trace.steps[0].content == "Let's find the method:"

@@ -26,11 +26,13 @@ from knowledgepulse.sources._chat import _row
 from knowledgepulse.sources._chat._text import (
     content_text,
     has_tags,
+    has_xml_calls,
     one_of,
     python_calls,
     split_think,
     tool_calls,
     tool_responses,
+    xml_calls,
 )
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._steps import StepBuilder
@@ -71,6 +73,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
         default=-1,
     )
     answered = False
+    ran_xml_call = False
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
             raise PathError((index,), _not_a_message(message))
@@ -83,8 +86,12 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
                 tagged_results(calls, text or "")
             elif objective is None and text:
                 objective = text
+            elif ran_xml_call:  # the environment answering the call ("OBSERVATION: ...")
+                calls.result(None, text)
+            ran_xml_call = False
         elif role == "assistant":
             answered = _tell_assistant(calls, message, (index,), final=index == last)
+            ran_xml_call = has_xml_calls(content_text(message.get("content"), TEXT_KINDS))
         elif has_tags(text):
             tagged_results(calls, text or "")
         else:
@@ -157,7 +164,13 @@ def assistant_text(calls: _row.Calls, text: str) -> tuple[str, bool]:
             calls.request(call.name, call.arguments)
         return "", True
     if not has_tags(text):
-        return text, False
+        if not has_xml_calls(text):
+            return text, False
+        tagged, text = xml_calls(text)
+        calls.builder.thought(text)
+        for call in tagged:
+            calls.request(call.name, call.arguments)
+        return "", bool(tagged)
     tagged, text = tool_calls(text)
     calls.builder.thought(text)
     for call in tagged:
