@@ -26,6 +26,11 @@ def test_bare_definitions_of_sharegpt_rows_become_openai_definitions() -> None:
     assert row_tools({"conversations": [], "tools": json.dumps([WEATHER])}) == (OPENAI,)
 
 
+def test_toucan_rows_name_the_column_available_tools() -> None:
+    """Toucan-1.5M's rows: ``available_tools`` (and ``target_tools``, the names it should call)."""
+    assert row_tools({"available_tools": [OPENAI], "target_tools": ["get_weather"]}) == (OPENAI,)
+
+
 def test_a_verifiers_rollout_keeps_its_tools_in_info() -> None:
     """``info.oai_tools``, the info itself a JSON string in some rollouts."""
     assert row_tools({"info": {"oai_tools": [OPENAI]}}) == (OPENAI,)

@@ -3,9 +3,10 @@
 Tool-calling datasets keep them beside the conversation: a ``tools`` column of OpenAI
 definitions (``{"type": "function", "function": {...}}``: TRL, Azure AI Foundry, kp's own
 training rows) or of bare ``{"name", "description", "parameters"}`` objects (LLaMA-Factory's and
-Glaive's ShareGPT rows, xLAM), as a list or a JSON string; ``verifiers`` rollouts keep them in
-``info.oai_tools``. A training row written from the trace lists them as they were (descriptions,
-required arguments, tools never called), not as guessed from the calls.
+Glaive's ShareGPT rows, xLAM), as a list or a JSON string; Toucan-1.5M names the column
+``available_tools``; ``verifiers`` rollouts keep them in ``info.oai_tools``. A training row
+written from the trace lists them as they were (descriptions, required arguments, tools never
+called), not as guessed from the calls.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from typing import Any
 
 import orjson
 
-_COLUMN = "tools"
+_COLUMNS = ("tools", "available_tools")
 _ROLLOUT_INFO = ("info", "oai_tools")
 
 
 def row_tools(row: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
     """The row's tool definitions, each as OpenAI's; none when it has no readable list."""
-    found = row.get(_COLUMN)
+    found = next((row[name] for name in _COLUMNS if row.get(name) is not None), None)
     if found is None:
         info = _parsed(row.get(_ROLLOUT_INFO[0]))
         found = info.get(_ROLLOUT_INFO[1]) if isinstance(info, dict) else None
