@@ -135,6 +135,23 @@ _XML_CALL = re.compile(r"<function=([^>\s]+)>.*?(?:</function>|$)", re.DOTALL)
 """A call written in the text (SWE-agent's and OpenHands' XML function calling): its name."""
 
 
+_ACKNOWLEDGEMENTS = ("ok", "i've understood")
+
+
+def _priming(turns: list[tuple[Any, Any]]) -> set[int]:
+    """The turns that prime the model: AgentInstruct's and ETO's rows open with the task's
+    instructions as the user's turn and a short scripted "Ok." (or "I've understood your
+    instruction, start please."), and the task follows as the next user turn."""
+    talk = [(n, who, text) for n, (who, text) in enumerate(turns) if who != "system"]
+    if len(talk) < 3:
+        return set()
+    (first, asked, instructions), (_, replied, reply), (_, then, _) = talk[:3]
+    if (asked, replied, then) not in (("user", "assistant", "user"), ("human", "gpt", "human")):
+        return set()
+    short = isinstance(reply, str) and len(reply) < 80 and len(str(instructions)) >= 400
+    return {first, first + 1} if short and reply.lower().startswith(_ACKNOWLEDGEMENTS) else set()
+
+
 def _legacy_call(timeline: _Timeline, call: dict[str, Any]) -> None:
     """A ``function_call``: a tool, or ToolBench's ``Finish`` (the answer, or giving up)."""
     arguments = json.loads(call["arguments"]) if call["name"] == "Finish" else {}
@@ -160,18 +177,21 @@ def openai_chat(path: Path) -> list[Run]:
     The format has no error flag: a tool message that starts as ``_FAILED`` says is a failed
     call, as tau-bench's environment ("Error: ...") and crewAI ("Error executing tool: ...")
     write it.
-    tau-bench's rows hold the conversation in ``traj`` and the run's grade in ``reward``
-    (1 when the task was done, 0 when not): the success label. ToolBench's rows use the legacy
-    ``function_call`` / ``function`` messages; SWE-smith's write each call in the assistant's
-    text as ``<function=NAME><parameter=...>...</function>``; a function's result is
-    ``{"error", "response"}``
+    AgentInstruct's rows keep them in ``conversations`` and open by priming the model
+    (:func:`_priming`). tau-bench's rows hold the conversation in ``traj`` and the run's grade
+    in ``reward`` (1 when the task was done, 0 when not): the success label. ToolBench's rows
+    use the legacy ``function_call`` / ``function`` messages; SWE-smith's write each call in
+    the assistant's text as ``<function=NAME><parameter=...>...</function>``; a function's
+    result is ``{"error", "response"}``
     (a failure when ``error`` is set), and its ``Finish`` call ends the run: its ``final_answer``
     is the answer (``give_answer``), or there is none (``give_up_and_restart``).
     """
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        for message in row["messages"] if "messages" in row else row["traj"]:
+        messages = row.get("messages") or row.get("traj") or row["conversations"]
+        skip = _priming([(m.get("role"), m.get("content")) for m in messages])
+        for message in [m for n, m in enumerate(messages) if n not in skip]:
             role, content = message.get("role"), message.get("content")
             if role == "user" and objective is None:
                 objective = _text(content)
@@ -271,7 +291,9 @@ def sharegpt(path: Path) -> list[Run]:
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        for turn in row["conversations"]:
+        turns = row["conversations"]
+        skip = _priming([(t["from"], t["value"]) for t in turns])
+        for turn in [t for n, t in enumerate(turns) if n not in skip]:
             who, value = turn["from"], turn["value"]
             if who in ("human", "user") and objective is None:
                 objective = value

@@ -847,3 +847,41 @@ def test_xml_function_calls_in_assistant_text_are_tool_calls_and_the_next_user_t
         {},
     ]
     assert traces[0].trace.steps[0].content == "Let's find the method:"
+
+
+INSTRUCTIONS = "You are web shopping. I will give you instructions about what to do. " * 8
+
+
+@pytest.mark.parametrize(
+    ("turns", "said"),
+    [
+        ([("user", INSTRUCTIONS), ("assistant", "Ok."), ("user", "Find a red mug.")], "role"),
+        ([("human", INSTRUCTIONS), ("gpt", "OK"), ("human", "Find a red mug.")], "from"),
+    ],
+)
+def test_instructions_a_row_primes_the_model_with_are_its_system_prompt(
+    turns: list[tuple[str, str]], said: str
+) -> None:
+    """AgentInstruct's and ETO's rows open with the environment's instructions as the user's
+    turn and a scripted "Ok.": the task is the next user turn, the instructions the system."""
+    text = "content" if said == "role" else "value"
+    reply = ("assistant" if said == "role" else "gpt", "Thought: I search.\nAction: search[mug]")
+    row = {"conversations": [{said: who, text: words} for who, words in [*turns, reply]]}
+    (item,) = [i for i in sources.convert([row]) if isinstance(i, TraceItem)]
+    assert item.trace.task.objective == "Find a red mug."
+    assert item.system == INSTRUCTIONS
+    assert [step.content for step in item.trace.steps] == [reply[1]]
+
+
+def test_a_short_request_answered_ok_is_the_objective() -> None:
+    """A person's short first message acknowledged with "OK" is their request, not priming."""
+    row = {
+        "messages": [
+            {"role": "user", "content": "Can you help me with my order?"},
+            {"role": "assistant", "content": "OK"},
+            {"role": "user", "content": "It is order 123."},
+            {"role": "assistant", "content": "Order 123 ships tomorrow."},
+        ]
+    }
+    (item,) = [i for i in sources.convert([row]) if isinstance(i, TraceItem)]
+    assert item.trace.task.objective == "Can you help me with my order?"

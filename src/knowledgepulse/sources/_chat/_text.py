@@ -103,6 +103,37 @@ def split_think(text: str) -> tuple[list[str], str]:
     return thoughts, _THINK.sub("", text)
 
 
+_ACKNOWLEDGED = re.compile(
+    r"^\s*(?:ok(?:ay)?|understood|got it|i understand|i(?:'ve| have) understood)\b",
+    re.IGNORECASE,
+)
+_MAX_ACKNOWLEDGEMENT = 80
+"""An acknowledgement is a short reply ("Ok.", "I've understood your instruction, start
+please."); a longer one is the model's own work."""
+_MIN_INSTRUCTIONS = 400
+"""Priming instructions explain a whole environment (AgentInstruct's run to thousands of
+characters); a short first message acknowledged with "OK" is a person's request."""
+
+
+def primed(turns: list[tuple[str, str | None]]) -> int | None:
+    """The first user turn, when it is an instruction the model is primed with, else ``None``.
+
+    AgentInstruct (AgentTuning), ETO and the datasets built like them open with the task's
+    instructions as a user turn, the assistant's scripted "Ok.", then the task as the next user
+    turn: the instructions are the system prompt, the task the objective. ``turns`` are each
+    turn's kind (``system``, ``user``, ``assistant``; anything else, such as an assistant turn
+    that calls a tool, is ``other``) and text.
+    """
+    kinds = [kind for kind, _ in turns]
+    first = next((n for n, kind in enumerate(kinds) if kind != "system"), None)
+    if first is None or kinds[first : first + 3] != ["user", "assistant", "user"]:
+        return None
+    instructions, reply, task = (turns[first + n][1] or "" for n in range(3))
+    if len(instructions) < _MIN_INSTRUCTIONS or len(reply) > _MAX_ACKNOWLEDGEMENT:
+        return None
+    return first if _ACKNOWLEDGED.match(reply) and task.strip() else None
+
+
 def has_xml_calls(text: Any) -> bool:
     """Whether text holds ``<function=NAME>`` calls (see :func:`xml_calls`)."""
     return isinstance(text, str) and "<function=" in text

@@ -28,6 +28,7 @@ from knowledgepulse.sources._chat._text import (
     has_tags,
     has_xml_calls,
     one_of,
+    primed,
     python_calls,
     split_think,
     tool_calls,
@@ -74,12 +75,16 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     )
     answered = False
     ran_xml_call = False
+    priming = primed([_kind(message) for message in messages])
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
             raise PathError((index,), _not_a_message(message))
         role = message["role"]
         text = content_text(message.get("content"), TEXT_KINDS)
-        if role in ("system", "developer"):
+        if priming is not None and index in (priming, priming + 1):
+            # The instructions the model is primed with, and its "Ok.": the system prompt.
+            system = "\n\n".join(filter(None, (system, text))) if index == priming else system
+        elif role in ("system", "developer"):
             system = system or text
         elif role == "user":
             if has_tags(text):
@@ -97,6 +102,16 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
         else:
             _tell_result(calls, message, text)
     return _row.Told(objective, answered or calls.answered, system)
+
+
+def _kind(message: Any) -> tuple[str, str | None]:
+    """A message's kind and text, as :func:`primed` reads them."""
+    if not isinstance(message, dict):
+        return "other", None
+    role = "system" if message.get("role") == "developer" else message.get("role")
+    calls = message.get("tool_calls") or message.get("function_call")
+    kind = role if role in ("system", "user", "assistant") and not calls else "other"
+    return str(kind), content_text(message.get("content"), TEXT_KINDS)
 
 
 def _tell_result(calls: _row.Calls, message: Mapping[str, Any], text: str | None) -> None:
