@@ -286,22 +286,37 @@ def openai_responses(path: Path) -> list[Run]:
     return runs
 
 
+_FENCED = re.compile(r"```[^\n`]*\n(.+?)\n?```\s*$", re.DOTALL)
+"""An SWE-agent turn's command: the fenced block it ends with."""
+
+
 def sharegpt(path: Path) -> list[Run]:
-    """Rows with ShareGPT ``conversations`` (``function_call`` turns hold name + arguments)."""
+    """Rows with ShareGPT ``conversations`` (``function_call`` turns hold name + arguments).
+
+    nebius' SWE-agent trajectories keep ``role`` / ``text`` turns in ``trajectory``: an ``ai``
+    turn runs the command of the fenced block it ends with (a tool named by its first word;
+    ``submit`` ends the run), and ``target`` says whether the patch resolved the issue.
+    """
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        turns = row["conversations"]
-        skip = _priming([(t["from"], t["value"]) for t in turns])
-        for turn in [t for n, t in enumerate(turns) if n not in skip]:
-            who, value = turn["from"], turn["value"]
+        turns = [
+            (turn.get("from", turn.get("role")), turn.get("value", turn.get("text")))
+            for turn in row.get("conversations") or row["trajectory"]
+        ]
+        skip = _priming(turns)
+        for who, value in [turn for n, turn in enumerate(turns) if n not in skip]:
             if who in ("human", "user") and objective is None:
                 objective = value
-            if who in ("gpt", "assistant"):
+            command = _FENCED.search(value) if who == "ai" else None
+            if command is not None:
+                timeline.text(value[: command.start()])
+                timeline.tool(command.group(1).split()[0])
+            elif who in ("gpt", "assistant", "ai"):
                 timeline.text(value)
             if who == "function_call":
                 timeline.tool(json.loads(value)["name"])
-        runs.append(timeline.facts(objective))
+        runs.append(timeline.facts(objective, row.get("target")))
     return runs
 
 

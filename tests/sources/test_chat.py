@@ -222,7 +222,11 @@ def test_swe_agent_trajectory_commands_are_tool_calls_and_target_is_success() ->
     assert not problems
     (only,) = traces
     assert source_of(only)["format"] == "sharegpt"
-    assert [name for kind, name in steps(only) if kind == "tool_call"] == ["search_dir", "open"]
+    assert [name for kind, name in steps(only) if kind == "tool_call"] == [
+        "search_dir",
+        "open",
+        "submit",
+    ]
     assert only.trace.metadata.success is False
     assert source_of(only)["task"] == "acme__widgets-7"
 
@@ -885,3 +889,31 @@ def test_a_short_request_answered_ok_is_the_objective() -> None:
     }
     (item,) = [i for i in sources.convert([row]) if isinstance(i, TraceItem)]
     assert item.trace.task.objective == "Can you help me with my order?"
+
+
+def test_an_agent_trajectorys_last_command_is_a_tool_call_not_the_answer() -> None:
+    """nebius' SWE-agent trajectories end in ``submit``: a command like the others, so the run
+    gives no answer; a closing turn whose code block runs over lines stays the answer."""
+    submitted = "Done.\n\n```\nsubmit\n```"
+    shown = "The fix:\n\n```python\nx = 1\ny = 2\n```"
+    rows = [
+        {
+            "trajectory": [
+                {"role": "user", "text": "Fix the import error."},
+                {"role": "ai", "text": "Look first.\n\n```\nls\n```"},
+                {"role": "user", "text": "image.py"},
+                {"role": "ai", "text": closing},
+            ]
+        }
+        for closing in (submitted, shown)
+    ]
+    ended, answered = [i for i in sources.convert(rows) if isinstance(i, TraceItem)]
+    assert steps(ended) == [
+        ("thought", None),
+        ("tool_call", "ls"),
+        ("observation", "ls"),
+        ("thought", None),
+        ("tool_call", "submit"),
+    ]
+    assert ended.trace.outcome.result_summary != submitted
+    assert answered.trace.outcome.result_summary == shown

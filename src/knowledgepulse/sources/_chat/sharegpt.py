@@ -140,7 +140,9 @@ def _kind(speaker: str) -> str:
 def _tell_assistant(calls: _row.Calls, text: str, *, final: bool, agent: bool) -> str:
     """Tell an assistant turn; what it was: ``answer``, ``command`` (an agent's), or ``thought``."""
     rest, called = assistant_text(calls, text)
-    command = _COMMAND.search(rest) if agent and not final else None
+    command = _COMMAND.search(rest) if agent else None
+    if command is not None and final and "\n" in command.group(1).strip():
+        command = None  # a closing answer that ends in a block of code, not a command
     if command is not None:
         calls.builder.thought(rest[: command.start()])
         line = command.group(1).strip()
