@@ -85,7 +85,11 @@ def test_select_to_messages_writes_the_selected_traces_scored(kp: KpRunner, tmp_
     assert run.code == 0, run.err
     rows = rows_in(run.out)
     assert len(rows) == 2
-    assert all(row["messages"][0]["role"] == "user" for row in rows)
+    # The system prompt the source row had, then the user's turn.
+    assert all(
+        [m["role"] for m in row["messages"]][:2] in (["system", "user"], ["user", "assistant"])
+        for row in rows
+    )
     assert all(0 < row["kp_score"] <= 1 for row in rows)
 
 
@@ -153,4 +157,53 @@ def test_training_rows_of_parquet_input_go_to_standard_output_as_json_lines(
     assert run.code == 0, run.err
     rows = rows_in(run.out)
     assert rows
-    assert all(row["messages"][0]["role"] == "user" for row in rows)
+    # The system prompt where the source row had one, then the user's turn.
+    opening = [[m["role"] for m in row["messages"]][:2] for row in rows]
+    assert all(roles in (["system", "user"], ["user", "assistant"]) for roles in opening)
+
+
+@pytest.mark.parametrize("stored", ["nested", "json"])
+def test_a_rows_tools_and_system_prompt_stay_in_its_training_row(
+    kp: KpRunner, tmp_path: Path, stored: str
+) -> None:
+    """A function-calling row's ``tools`` (descriptions, required arguments, tools never
+    called; nested or a JSON string) and system prompt are its training row's, as given."""
+    offered = [
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": f"The {name} tool.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"symbol": {"type": "string"}},
+                    "required": ["symbol"],
+                },
+            },
+        }
+        for name in ("get_current_price", "get_last_prices")
+    ]
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "get_last_prices", "arguments": '{"symbol": "GS"}'},
+    }
+    row: dict[str, Any] = {
+        "messages": [
+            {"role": "system", "content": "Ask when the ticker is unclear."},
+            {"role": "user", "content": "What did GS trade at last week?"},
+            {"role": "assistant", "tool_calls": [call]},
+        ],
+        "tools": offered if stored == "nested" else json.dumps(offered),
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    run = kp("convert", "--to", "messages", str(path))
+    assert run.code == 0, run.err
+    (written,) = rows_in(run.out)
+    assert json.loads(written["tools"]) == offered
+    assert written["messages"] == [
+        row["messages"][0],
+        row["messages"][1],
+        {"role": "assistant", "tool_calls": [{**call, "id": "call_0"}]},
+    ]

@@ -131,6 +131,27 @@ _EXCEPTION = re.compile(r"[A-Z]\w*(?:Error|Exception): ")
 """A failed call's output that is the exception its tool raised (``ValueError: ...``)."""
 
 
+_XML_CALL = re.compile(r"<function=([^>\s]+)>.*?(?:</function>|$)", re.DOTALL)
+"""A call written in the text (SWE-agent's and OpenHands' XML function calling): its name."""
+
+
+_ACKNOWLEDGEMENTS = ("ok", "i've understood")
+
+
+def _priming(turns: list[tuple[Any, Any]]) -> set[int]:
+    """The turns that prime the model: AgentInstruct's and ETO's rows open with the task's
+    instructions as the user's turn and a short scripted "Ok." (or "I've understood your
+    instruction, start please."), and the task follows as the next user turn."""
+    talk = [(n, who, text) for n, (who, text) in enumerate(turns) if who != "system"]
+    if len(talk) < 3:
+        return set()
+    (first, asked, instructions), (_, replied, reply), (_, then, _) = talk[:3]
+    if (asked, replied, then) not in (("user", "assistant", "user"), ("human", "gpt", "human")):
+        return set()
+    short = isinstance(reply, str) and len(reply) < 80 and len(str(instructions)) >= 400
+    return {first, first + 1} if short and reply.lower().startswith(_ACKNOWLEDGEMENTS) else set()
+
+
 def _legacy_call(timeline: _Timeline, call: dict[str, Any]) -> None:
     """A ``function_call``: a tool, or ToolBench's ``Finish`` (the answer, or giving up)."""
     arguments = json.loads(call["arguments"]) if call["name"] == "Finish" else {}
@@ -156,16 +177,21 @@ def openai_chat(path: Path) -> list[Run]:
     The format has no error flag: a tool message that starts as ``_FAILED`` says is a failed
     call, as tau-bench's environment ("Error: ...") and crewAI ("Error executing tool: ...")
     write it.
-    tau-bench's rows hold the conversation in ``traj`` and the run's grade in ``reward``
-    (1 when the task was done, 0 when not): the success label. ToolBench's rows use the legacy
-    ``function_call`` / ``function`` messages; a function's result is ``{"error", "response"}``
+    AgentInstruct's rows keep them in ``conversations`` and open by priming the model
+    (:func:`_priming`). tau-bench's rows hold the conversation in ``traj`` and the run's grade
+    in ``reward`` (1 when the task was done, 0 when not): the success label. ToolBench's rows
+    use the legacy ``function_call`` / ``function`` messages; SWE-smith's write each call in
+    the assistant's text as ``<function=NAME><parameter=...>...</function>``; a function's
+    result is ``{"error", "response"}``
     (a failure when ``error`` is set), and its ``Finish`` call ends the run: its ``final_answer``
     is the answer (``give_answer``), or there is none (``give_up_and_restart``).
     """
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        for message in row["messages"] if "messages" in row else row["traj"]:
+        messages = row.get("messages") or row.get("traj") or row["conversations"]
+        skip = _priming([(m.get("role"), m.get("content")) for m in messages])
+        for message in [m for n, m in enumerate(messages) if n not in skip]:
             role, content = message.get("role"), message.get("content")
             if role == "user" and objective is None:
                 objective = _text(content)
@@ -176,7 +202,10 @@ def openai_chat(path: Path) -> list[Run]:
             if role == "function" and _toolbench_error(content):
                 timeline.error()
             if role == "assistant":
-                timeline.text(_text(content))
+                text = _text(content)
+                timeline.text(_XML_CALL.sub("", text) if text else text)
+                for name in _XML_CALL.findall(text or ""):  # SWE-smith's calls in the text
+                    timeline.tool(name)
                 for call in message.get("tool_calls") or []:
                     timeline.tool(call["function"]["name"], call["function"].get("arguments"))
                 if message.get("function_call"):  # the legacy single call (ToolBench)
@@ -257,20 +286,37 @@ def openai_responses(path: Path) -> list[Run]:
     return runs
 
 
+_FENCED = re.compile(r"```[^\n`]*\n(.+?)\n?```\s*$", re.DOTALL)
+"""An SWE-agent turn's command: the fenced block it ends with."""
+
+
 def sharegpt(path: Path) -> list[Run]:
-    """Rows with ShareGPT ``conversations`` (``function_call`` turns hold name + arguments)."""
+    """Rows with ShareGPT ``conversations`` (``function_call`` turns hold name + arguments).
+
+    nebius' SWE-agent trajectories keep ``role`` / ``text`` turns in ``trajectory``: an ``ai``
+    turn runs the command of the fenced block it ends with (a tool named by its first word;
+    ``submit`` ends the run), and ``target`` says whether the patch resolved the issue.
+    """
     runs = []
     for row in _rows(path):
         timeline, objective = _Timeline(), None
-        for turn in row["conversations"]:
-            who, value = turn["from"], turn["value"]
+        turns = [
+            (turn.get("from", turn.get("role")), turn.get("value", turn.get("text")))
+            for turn in row.get("conversations") or row["trajectory"]
+        ]
+        skip = _priming(turns)
+        for who, value in [turn for n, turn in enumerate(turns) if n not in skip]:
             if who in ("human", "user") and objective is None:
                 objective = value
-            if who in ("gpt", "assistant"):
+            command = _FENCED.search(value) if who == "ai" else None
+            if command is not None:
+                timeline.text(value[: command.start()])
+                timeline.tool(command.group(1).split()[0])
+            elif who in ("gpt", "assistant", "ai"):
                 timeline.text(value)
             if who == "function_call":
                 timeline.tool(json.loads(value)["name"])
-        runs.append(timeline.facts(objective))
+        runs.append(timeline.facts(objective, row.get("target")))
     return runs
 
 

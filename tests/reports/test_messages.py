@@ -110,7 +110,8 @@ def assert_trl_shape(row: dict[str, Any]) -> None:
             called.add(call["id"])
         if message["role"] == "tool":
             assert message["tool_call_id"] in called
-    assert row["messages"][-1]["role"] == "assistant"
+    # A run that gave no answer ends in its last call (an assistant turn) or that call's result.
+    assert row["messages"][-1]["role"] in ("assistant", "tool")
     tools = json.loads(row["tools"])
     assert all(tool["type"] == "function" and tool["function"]["name"] for tool in tools)
 
@@ -163,6 +164,31 @@ def test_a_trace_becomes_user_assistant_and_tool_turns_matched_by_call_id() -> N
         }
     ]
     assert row["id"] == "test-1"
+
+
+def test_a_run_without_an_answer_gets_no_made_up_answer_turn() -> None:
+    """A function-calling row whose target is a call ends in that call, as its source did: the
+    summary kp gives a run without an answer ("failed") is no assistant turn to train on."""
+    row = {
+        "messages": [
+            {"role": "user", "content": "What was Goldman Sachs' highest price today?"},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "get_price", "arguments": '{"symbol": "GS"}'},
+                    }
+                ],
+            },
+        ]
+    }
+    (item,) = [i for i in convert([row]) if not isinstance(i, Problem)]
+    written = chat_row(item.trace)
+    assert [m["role"] for m in written["messages"]] == ["user", "assistant"]
+    assert written["messages"][-1]["tool_calls"][0]["function"]["name"] == "get_price"
+    assert_same_outcome(item.trace, read_back(written))
 
 
 def test_a_tool_schema_the_trace_keeps_is_the_tools_column() -> None:

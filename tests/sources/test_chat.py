@@ -18,7 +18,7 @@ from knowledgepulse.records import Problem
 from knowledgepulse.sources import RowOptions, TraceOptions
 from knowledgepulse.sources._chat._text import tool_calls
 from knowledgepulse.trace import TraceItem
-from tests.sources.helpers import convert_file, source_of
+from tests.sources.helpers import convert_file, has_text, source_of
 
 DATA = Path(__file__).parent / "data" / "chat"
 
@@ -222,7 +222,11 @@ def test_swe_agent_trajectory_commands_are_tool_calls_and_target_is_success() ->
     assert not problems
     (only,) = traces
     assert source_of(only)["format"] == "sharegpt"
-    assert [name for kind, name in steps(only) if kind == "tool_call"] == ["search_dir", "open"]
+    assert [name for kind, name in steps(only) if kind == "tool_call"] == [
+        "search_dir",
+        "open",
+        "submit",
+    ]
     assert only.trace.metadata.success is False
     assert source_of(only)["task"] == "acme__widgets-7"
 
@@ -772,3 +776,144 @@ def test_a_task_column_holding_no_label_is_not_guessed() -> None:
     (item,) = sources.convert(rows)
     assert isinstance(item, TraceItem)
     assert source_of(item)["task"] == "p1"
+
+
+def test_a_row_whose_model_only_calls_a_tool_is_not_said_to_hold_no_text(tmp_path: Path) -> None:
+    """A function-calling SFT row (a question, then one call as the target) holds the user's
+    text: no warning sends the user to --messages-field, though no step holds text."""
+    row = {
+        "messages": [
+            {"role": "system", "content": "Don't make assumptions about values."},
+            {"role": "user", "content": "What was Bank of America's highest price last month?"},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "get_price", "arguments": '{"symbol": "BAC"}'},
+                    }
+                ],
+            },
+        ]
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert steps(traces[0]) == [("tool_call", "get_price")]
+    assert has_text(traces[0]), traces[0].warnings
+
+
+def test_xml_function_calls_in_assistant_text_are_tool_calls_and_the_next_user_turn_the_result(
+    tmp_path: Path,
+) -> None:
+    """SWE-smith's trajectories (SWE-agent's XML function calling) write each call in the text,
+    ``<function=NAME><parameter=KEY>VALUE</parameter></function>``, and the environment answers
+    as the user; Qwen3-Coder writes the same inside ``<tool_call>``."""
+    row = {
+        "messages": [
+            {"role": "system", "content": "You have access to the following functions: bash"},
+            {"role": "user", "content": "Fix the f-string formatting of Arrow objects."},
+            {
+                "role": "assistant",
+                "content": "Let's find the method:\n\n<function=bash>\n"
+                "<parameter=command>grep -n __format__ arrow.py</parameter>\n</function>",
+            },
+            {"role": "user", "content": "OBSERVATION:\n791:    def __format__(self, fmt):"},
+            {
+                "role": "assistant",
+                "content": "<tool_call>\n<function=str_replace_editor>\n<parameter=command>\n"
+                "view\n</parameter>\n<parameter=path>\narrow.py\n</parameter>\n</function>\n"
+                "</tool_call>",
+            },
+            {"role": "user", "content": "OBSERVATION:\n   791  def __format__(self, fmt):"},
+            {"role": "assistant", "content": "<function=submit>\n</function>"},
+        ],
+        "resolved": True,
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    traces, problems = converted(path)
+    assert not problems
+    assert steps(traces[0]) == [
+        ("thought", None),
+        ("tool_call", "bash"),
+        ("observation", "bash"),
+        ("tool_call", "str_replace_editor"),
+        ("observation", "str_replace_editor"),
+        ("tool_call", "submit"),
+    ]
+    called = [s.input for s in traces[0].trace.steps if s.type == "tool_call"]
+    assert called == [
+        {"command": "grep -n __format__ arrow.py"},
+        {"command": "view", "path": "arrow.py"},
+        {},
+    ]
+    assert traces[0].trace.steps[0].content == "Let's find the method:"
+
+
+INSTRUCTIONS = "You are web shopping. I will give you instructions about what to do. " * 8
+
+
+@pytest.mark.parametrize(
+    ("turns", "said"),
+    [
+        ([("user", INSTRUCTIONS), ("assistant", "Ok."), ("user", "Find a red mug.")], "role"),
+        ([("human", INSTRUCTIONS), ("gpt", "OK"), ("human", "Find a red mug.")], "from"),
+    ],
+)
+def test_instructions_a_row_primes_the_model_with_are_its_system_prompt(
+    turns: list[tuple[str, str]], said: str
+) -> None:
+    """AgentInstruct's and ETO's rows open with the environment's instructions as the user's
+    turn and a scripted "Ok.": the task is the next user turn, the instructions the system."""
+    text = "content" if said == "role" else "value"
+    reply = ("assistant" if said == "role" else "gpt", "Thought: I search.\nAction: search[mug]")
+    row = {"conversations": [{said: who, text: words} for who, words in [*turns, reply]]}
+    (item,) = [i for i in sources.convert([row]) if isinstance(i, TraceItem)]
+    assert item.trace.task.objective == "Find a red mug."
+    assert item.system == INSTRUCTIONS
+    assert [step.content for step in item.trace.steps] == [reply[1]]
+
+
+def test_a_short_request_answered_ok_is_the_objective() -> None:
+    """A person's short first message acknowledged with "OK" is their request, not priming."""
+    row = {
+        "messages": [
+            {"role": "user", "content": "Can you help me with my order?"},
+            {"role": "assistant", "content": "OK"},
+            {"role": "user", "content": "It is order 123."},
+            {"role": "assistant", "content": "Order 123 ships tomorrow."},
+        ]
+    }
+    (item,) = [i for i in sources.convert([row]) if isinstance(i, TraceItem)]
+    assert item.trace.task.objective == "Can you help me with my order?"
+
+
+def test_an_agent_trajectorys_last_command_is_a_tool_call_not_the_answer() -> None:
+    """nebius' SWE-agent trajectories end in ``submit``: a command like the others, so the run
+    gives no answer; a closing turn whose code block runs over lines stays the answer."""
+    submitted = "Done.\n\n```\nsubmit\n```"
+    shown = "The fix:\n\n```python\nx = 1\ny = 2\n```"
+    rows = [
+        {
+            "trajectory": [
+                {"role": "user", "text": "Fix the import error."},
+                {"role": "ai", "text": "Look first.\n\n```\nls\n```"},
+                {"role": "user", "text": "image.py"},
+                {"role": "ai", "text": closing},
+            ]
+        }
+        for closing in (submitted, shown)
+    ]
+    ended, answered = [i for i in sources.convert(rows) if isinstance(i, TraceItem)]
+    assert steps(ended) == [
+        ("thought", None),
+        ("tool_call", "ls"),
+        ("observation", "ls"),
+        ("thought", None),
+        ("tool_call", "submit"),
+    ]
+    assert ended.trace.outcome.result_summary != submitted
+    assert answered.trace.outcome.result_summary == shown

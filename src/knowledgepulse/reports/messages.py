@@ -4,22 +4,25 @@ The row's ``messages`` are the system prompt (when one is given), the objective 
 turn, each thought as an assistant turn, each tool call as an entry of an assistant turn's
 ``tool_calls`` (``arguments`` a JSON string), each observation as the ``tool`` turn answering
 the latest call still waiting (by ``tool_call_id``), and the outcome's ``result_summary`` as
-the last assistant turn. A call whose step text is not the call itself (it does not start with
-the tool's name: what the agent said with it, as tau-bench's ``respond`` message to the user)
-opens an assistant turn of its own with that text as ``content``, so a trainer sees it.
-``tools`` is a JSON string (as TRL and the trainers built on it settled on, since Arrow
-mangles mixed schemas): each tool's ``input_schema`` where the trace keeps one, else an object
-schema of the argument keys its calls used. The trace's id (less ``kp:trace:``), task, domain,
-success and time go beside them, in the columns the chat readers look for, and what the
-conversation cannot say in ``kp_`` columns: the outcome's confidence, the privacy level,
-whether the answer was also the trace's last thought step, which calls failed (the next action
-their ``error_recovery``) and which calls' turns' text is their own; so reading the row back
+the last assistant turn, unless the run gave no answer (a function-calling row whose target is
+a call): then the row ends in its call or result, as the source did. A call whose step text is
+not the call itself (it does not start with the tool's name: what the agent said with it, as
+tau-bench's ``respond`` message to the user) opens an assistant turn of its own with that text
+as ``content``, so a trainer sees it. ``tools`` is a JSON string (as TRL and the trainers built
+on it settled on, since Arrow mangles mixed schemas): the tools the source offered, as it gave
+them, then each other tool's ``input_schema`` where the trace keeps one, else an object schema
+of the argument keys its calls used. The trace's id (less ``kp:trace:``), task, domain, success
+and time go beside them, in the columns the chat readers look for, and what the conversation
+cannot say in ``kp_`` columns: the outcome's confidence, the privacy level, whether the answer
+was also the trace's last thought step, which calls failed (the next action their
+``error_recovery``) and which calls' turns' text is their own; so reading the row back
 (``--from auto``) gives the same trace.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from knowledgepulse.sources._chat._row import (
@@ -29,6 +32,7 @@ from knowledgepulse.sources._chat._row import (
     FAILED_CALLS_COLUMN,
     PRIVACY_COLUMN,
 )
+from knowledgepulse.sources._envelope import no_answer
 from knowledgepulse.trace.models import ReasoningTrace, Step
 
 MESSAGES_COLUMNS = (
@@ -51,12 +55,19 @@ ID_PREFIX = "kp:trace:"
 _JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"))
 
 
-def chat_row(trace: ReasoningTrace, *, system: str | None = None) -> dict[str, Any]:
+def chat_row(
+    trace: ReasoningTrace,
+    *,
+    system: str | None = None,
+    offered: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
     """The trace as one chat row: ``messages``, ``tools`` and the trace's own columns.
 
     Args:
         trace: any trace (every reader gives one).
         system: the system prompt to open the conversation with (traces keep none).
+        offered: the tools the source offered, as OpenAI function definitions: the ``tools``
+            column lists them as given, then any other tool the trace calls.
 
     An observation no call waits for (an error met outside a tool) is a ``user`` turn, as the
     environment speaking; a tool call with no tool named is assistant text.
@@ -90,7 +101,11 @@ def chat_row(trace: ReasoningTrace, *, system: str | None = None) -> dict[str, A
                 failed.append(messages[-1]["tool_call_id"])
         elif (step.content or "").strip():
             messages.append({"role": "assistant", "content": step.content})
-    messages.append({"role": "assistant", "content": answer})
+    # The summary a run that stopped at a call or its result is given is no turn of the model's:
+    # a training row must not teach it to say "failed". Read back, it gets the same summary.
+    stopped = messages[-1]["role"] == "tool" or "tool_calls" in messages[-1]
+    if answer_step or answer != no_answer(trace.metadata.success) or not stopped:
+        messages.append({"role": "assistant", "content": answer})
     source = (trace.metadata.model_extra or {}).get("source")
     task = source.get("task") if isinstance(source, dict) else None
     return {
@@ -105,7 +120,7 @@ def chat_row(trace: ReasoningTrace, *, system: str | None = None) -> dict[str, A
         FAILED_CALLS_COLUMN: failed,
         CALL_TEXTS_COLUMN: texts,
         "messages": messages,
-        "tools": json.dumps(_tool_list(tools), ensure_ascii=False),
+        "tools": json.dumps(_tool_list(tools, offered), ensure_ascii=False),
     }
 
 
@@ -225,11 +240,19 @@ def _learn_tool(tools: dict[str, dict[str, Any]], given: set[str], step: Step) -
             properties.setdefault(key, _json_type(value))
 
 
-def _tool_list(tools: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """The tools as TRL's ``tools`` column lists them (OpenAI function definitions)."""
-    return [
+def _tool_list(
+    tools: dict[str, dict[str, Any]], offered: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The tools as TRL's ``tools`` column lists them (OpenAI function definitions).
+
+    Those the source offered as it gave them, then those only the calls show.
+    """
+    listed = [dict(tool) for tool in offered]
+    named = {tool["function"]["name"] for tool in listed}
+    return listed + [
         {"type": "function", "function": {"name": name, "description": "", "parameters": schema}}
         for name, schema in tools.items()
+        if name not in named
     ]
 
 

@@ -436,7 +436,9 @@ class ItemWriter:
         """The row written for ``item`` (its dataset row, trace or training row), its columns."""
         row = item.row or item.record
         if self._messages:
-            row = Record(item.record.location, chat_row(item.trace))
+            row = Record(
+                item.record.location, chat_row(item.trace, system=item.system, offered=item.tools)
+            )
         if ERROR_COLUMN in self._added and ERROR_COLUMN not in columns:
             columns = {**columns, ERROR_COLUMN: None}
         return row, columns

@@ -91,6 +91,7 @@ def assemble(
     warnings: tuple[str, ...] = (),
     source_extra: Mapping[str, Any] | None = None,
     content_hint: str = "",
+    text_elsewhere: bool = False,
     location: Location | None = None,
     row: Record | None = None,
     task: str | None = None,
@@ -118,6 +119,8 @@ def assemble(
         source_extra: more facts about the source kept in ``metadata.source`` (a row's number).
         content_hint: how to make the source record message text: when the steps hold none
             (only names and timings), a warning says so with this hint.
+        text_elsewhere: the source held message text that is no step (a dataset row's user
+            message, when the model only called a tool): then there is no such warning.
         location: where the source trace starts; ``<source>`` when it was not read from a file.
         row: the dataset row the trace was made from.
         task: the task the trace is a run of, when the source says (a row's task column); it
@@ -135,9 +138,7 @@ def assemble(
     domain, domain_source = _domain(options, found.get(DOMAIN_KEY))
     confidence, confidence_source = _confidence(options, found.get(CONFIDENCE_KEY), success)
     task_objective = _first_text(objective, fallback_objective) or f"{framework or 'agent'} run"
-    summary_text = _first_text(result_summary, steps.final_answer) or (
-        "completed" if success else "failed"
-    )
+    summary_text = _first_text(result_summary, steps.final_answer) or no_answer(success)
     # Keys in the models' field order: the document is the trace's JSON as it is written
     # (``TraceItem.document``), so it must be what ``model_dump`` would give.
     described = {"agent_id": agent_id, "framework": framework}
@@ -170,10 +171,15 @@ def assemble(
         trace = parse_trace(document)
     except TraceValidationError as error:  # a reader bug, not the user's: say what it made
         raise ConversionError(f"the converted trace is not valid: {error}") from error
-    if not steps.saw_text:
+    if not steps.saw_text and not text_elsewhere:
         warnings = (*warnings, no_text(source, content_hint))
     record = Record(location or Location(f"<{source}>"), document)
     return TraceItem(record, trace, row, task, warnings, reward)
+
+
+def no_answer(success: bool) -> str:
+    """The ``result_summary`` of a run that gave no answer (its last act a tool call)."""
+    return "completed" if success else "failed"
 
 
 def no_text(source: str, content_hint: str) -> str:

@@ -31,6 +31,10 @@ class TraceItem:
         warnings: what reading lost or guessed, in words (each said once a file).
         reward: the run's reward, when the input gave its outcome as a number (a dataset's
             success column: ``metadata.success`` is whether it reaches the threshold).
+        tools: the tools the source offered the model, as OpenAI function definitions (a
+            dataset row's ``tools`` column): a training row written from the trace lists them.
+        system: the system prompt the source opened the conversation with: a training row
+            written from the trace opens with it too.
     """
 
     record: Record
@@ -39,6 +43,8 @@ class TraceItem:
     task: str | None = None
     warnings: tuple[str, ...] = ()
     reward: float | None = None
+    tools: tuple[dict[str, Any], ...] = ()
+    system: str | None = None
 
     @property
     def location(self) -> Location:

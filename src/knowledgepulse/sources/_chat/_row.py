@@ -25,6 +25,7 @@ from knowledgepulse._util.text import counted
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.sources._chat._text import error_text
+from knowledgepulse.sources._chat._tools import row_tools
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
     DOMAIN_KEY,
@@ -370,7 +371,7 @@ def _convert_row(
     task = _column_label(row, columns.task, "task")
     domain = _column_label(row, columns.domain, "domain")
     kept = {DOMAIN_KEY: domain, CONFIDENCE_KEY: row.get(CONFIDENCE_COLUMN)}
-    return assemble(
+    item = assemble(
         builder,
         source=family.name,
         source_id=_source_id(row, record, columns),
@@ -384,12 +385,17 @@ def _convert_row(
         metadata=kept,
         source_extra={"row": record.location.index},
         content_hint=family.content_hint,
+        # A row whose model only called a tool (a function-calling SFT row) still holds text.
+        text_elsewhere=told.objective is not None,
         location=record.location,
         row=record,
         task=task,
         reward=reward,
         privacy_level=_privacy_level(row.get(PRIVACY_COLUMN)),
     )
+    # What a training row of the trace opens with and lists, as the source row had them.
+    system = told.system if told.objective is not None else None
+    return dataclasses.replace(item, tools=row_tools(row), system=system)
 
 
 def _is_null(value: Any) -> bool:

@@ -1,4 +1,4 @@
-"""Text inside messages: content parts, tool results that say they failed, Hermes tags.
+"""Text inside messages: content parts, tool results that say they failed, calls in tags.
 
 Chat formats have no error flag on a tool result (Anthropic's ``is_error`` aside), so a result is
 an evident error when it says so first: an object with an ``error`` key, or text that starts with
@@ -27,6 +27,8 @@ _ERROR_START = re.compile(
 _TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _TOOL_RESPONSE = re.compile(r"<tool_response>\s*(.*?)\s*(?:</tool_response>|$)", re.DOTALL)
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+_XML_FUNCTION = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|$)", re.DOTALL)
+_XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>(.*?)</parameter>", re.DOTALL)
 _CALL_NAME = re.compile(r"(^\[|\),\s*)([A-Za-z_][\w .\-]*?)\(")
 _MAX_LITERAL = 100_000  # Python literals past this are not parsed (ast is recursive and slow)
 
@@ -101,10 +103,69 @@ def split_think(text: str) -> tuple[list[str], str]:
     return thoughts, _THINK.sub("", text)
 
 
+_ACKNOWLEDGED = re.compile(
+    r"^\s*(?:ok(?:ay)?|understood|got it|i understand|i(?:'ve| have) understood)\b",
+    re.IGNORECASE,
+)
+_MAX_ACKNOWLEDGEMENT = 80
+"""An acknowledgement is a short reply ("Ok.", "I've understood your instruction, start
+please."); a longer one is the model's own work."""
+_MIN_INSTRUCTIONS = 400
+"""Priming instructions explain a whole environment (AgentInstruct's run to thousands of
+characters); a short first message acknowledged with "OK" is a person's request."""
+
+
+def primed(turns: list[tuple[str, str | None]]) -> int | None:
+    """The first user turn, when it is an instruction the model is primed with, else ``None``.
+
+    AgentInstruct (AgentTuning), ETO and the datasets built like them open with the task's
+    instructions as a user turn, the assistant's scripted "Ok.", then the task as the next user
+    turn: the instructions are the system prompt, the task the objective. ``turns`` are each
+    turn's kind (``system``, ``user``, ``assistant``; anything else, such as an assistant turn
+    that calls a tool, is ``other``) and text.
+    """
+    kinds = [kind for kind, _ in turns]
+    first = next((n for n, kind in enumerate(kinds) if kind != "system"), None)
+    if first is None or kinds[first : first + 3] != ["user", "assistant", "user"]:
+        return None
+    instructions, reply, task = (turns[first + n][1] or "" for n in range(3))
+    if len(instructions) < _MIN_INSTRUCTIONS or len(reply) > _MAX_ACKNOWLEDGEMENT:
+        return None
+    return first if _ACKNOWLEDGED.match(reply) and task.strip() else None
+
+
+def has_xml_calls(text: Any) -> bool:
+    """Whether text holds ``<function=NAME>`` calls (see :func:`xml_calls`)."""
+    return isinstance(text, str) and "<function=" in text
+
+
+def xml_calls(text: str) -> tuple[list[TaggedCall], str]:
+    """The ``<function=NAME>`` calls of assistant text, and the text outside them.
+
+    Each is ``<function=NAME><parameter=KEY>VALUE</parameter>...</function>``: SWE-agent's and
+    OpenHands' function calling for models without native tools writes them
+    (SWE-smith's and SWE-Gym's trajectories), as Qwen3-Coder does inside ``<tool_call>``.
+    """
+    calls = [
+        TaggedCall(
+            name,
+            {
+                key: value.removeprefix("\n").removesuffix("\n")
+                for key, value in _XML_PARAMETER.findall(body)
+            },
+        )
+        for name, body in _XML_FUNCTION.findall(text)
+    ]
+    return calls, _XML_FUNCTION.sub("", text).strip()
+
+
 def tool_calls(text: str) -> tuple[list[TaggedCall], str]:
     """The ``<tool_call>`` blocks of assistant text, and the text outside them."""
     calls = []
     for body in _TOOL_CALL.findall(text):
+        if has_xml_calls(body):
+            calls.extend(xml_calls(body)[0])
+            continue
         call = _tagged_call(_json_or_python(_ESCAPED_ENDS.sub("", body)))
         if call is not None:
             calls.append(call)

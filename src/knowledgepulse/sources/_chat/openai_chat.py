@@ -26,11 +26,14 @@ from knowledgepulse.sources._chat import _row
 from knowledgepulse.sources._chat._text import (
     content_text,
     has_tags,
+    has_xml_calls,
     one_of,
+    primed,
     python_calls,
     split_think,
     tool_calls,
     tool_responses,
+    xml_calls,
 )
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._steps import StepBuilder
@@ -71,25 +74,44 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
         default=-1,
     )
     answered = False
+    ran_xml_call = False
+    priming = primed([_kind(message) for message in messages])
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
             raise PathError((index,), _not_a_message(message))
         role = message["role"]
         text = content_text(message.get("content"), TEXT_KINDS)
-        if role in ("system", "developer"):
+        if priming is not None and index in (priming, priming + 1):
+            # The instructions the model is primed with, and its "Ok.": the system prompt.
+            system = "\n\n".join(filter(None, (system, text))) if index == priming else system
+        elif role in ("system", "developer"):
             system = system or text
         elif role == "user":
             if has_tags(text):
                 tagged_results(calls, text or "")
             elif objective is None and text:
                 objective = text
+            elif ran_xml_call:  # the environment answering the call ("OBSERVATION: ...")
+                calls.result(None, text)
+            ran_xml_call = False
         elif role == "assistant":
             answered = _tell_assistant(calls, message, (index,), final=index == last)
+            ran_xml_call = has_xml_calls(content_text(message.get("content"), TEXT_KINDS))
         elif has_tags(text):
             tagged_results(calls, text or "")
         else:
             _tell_result(calls, message, text)
     return _row.Told(objective, answered or calls.answered, system)
+
+
+def _kind(message: Any) -> tuple[str, str | None]:
+    """A message's kind and text, as :func:`primed` reads them."""
+    if not isinstance(message, dict):
+        return "other", None
+    role = "system" if message.get("role") == "developer" else message.get("role")
+    calls = message.get("tool_calls") or message.get("function_call")
+    kind = role if role in ("system", "user", "assistant") and not calls else "other"
+    return str(kind), content_text(message.get("content"), TEXT_KINDS)
 
 
 def _tell_result(calls: _row.Calls, message: Mapping[str, Any], text: str | None) -> None:
@@ -157,7 +179,13 @@ def assistant_text(calls: _row.Calls, text: str) -> tuple[str, bool]:
             calls.request(call.name, call.arguments)
         return "", True
     if not has_tags(text):
-        return text, False
+        if not has_xml_calls(text):
+            return text, False
+        tagged, text = xml_calls(text)
+        calls.builder.thought(text)
+        for call in tagged:
+            calls.request(call.name, call.arguments)
+        return "", bool(tagged)
     tagged, text = tool_calls(text)
     calls.builder.thought(text)
     for call in tagged:

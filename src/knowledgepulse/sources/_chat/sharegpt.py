@@ -21,7 +21,7 @@ import orjson
 
 from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse.sources._chat import _row, openai_chat
-from knowledgepulse.sources._chat._text import has_tags, one_of
+from knowledgepulse.sources._chat._text import has_tags, one_of, primed
 from knowledgepulse.sources._chat.openai_chat import assistant_text, tagged_results
 from knowledgepulse.sources._envelope import PathError
 from knowledgepulse.sources._steps import StepBuilder
@@ -74,12 +74,13 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
         if found is None or found[0] not in SPEAKERS:
             raise PathError((index,), _not_a_turn(turn))
         parsed.append(found)
+    instructions = _unprimed(parsed)
     speakers = [speaker for speaker, _ in parsed]
     last = max((i for i, s in enumerate(speakers) if s in ASSISTANT), default=-1)
     agent = "ai" in speakers
     calls = _row.Calls(builder)
     objective: str | None = None
-    system: str | None = None
+    system = instructions
     answered = False
     ran_command = False
     for index, (speaker, value) in enumerate(parsed):
@@ -110,10 +111,38 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
     return _row.Told(objective, answered or calls.answered, system)
 
 
+def _unprimed(parsed: list[tuple[str, Any]]) -> str | None:
+    """The system prompt, when the turns open by priming the model (see :func:`primed`).
+
+    Its instructions and its "OK" become system turns that say nothing more.
+    """
+    priming = primed([(_kind(speaker), _text(value)) for speaker, value in parsed])
+    if priming is None:
+        return None
+    given = next((_text(value) for speaker, value in parsed if speaker in SYSTEM), None)
+    instructions = _text(parsed[priming][1])
+    parsed[priming] = parsed[priming + 1] = ("system", None)
+    return "\n\n".join(filter(None, (given, instructions)))
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _kind(speaker: str) -> str:
+    """A turn's kind, as :func:`primed` reads them."""
+    for kind, speakers in (("system", SYSTEM), ("user", HUMAN), ("assistant", ASSISTANT)):
+        if speaker in speakers:
+            return kind
+    return "other"
+
+
 def _tell_assistant(calls: _row.Calls, text: str, *, final: bool, agent: bool) -> str:
     """Tell an assistant turn; what it was: ``answer``, ``command`` (an agent's), or ``thought``."""
     rest, called = assistant_text(calls, text)
-    command = _COMMAND.search(rest) if agent and not final else None
+    command = _COMMAND.search(rest) if agent else None
+    if command is not None and final and "\n" in command.group(1).strip():
+        command = None  # a closing answer that ends in a block of code, not a command
     if command is not None:
         calls.builder.thought(rest[: command.start()])
         line = command.group(1).strip()

@@ -1,0 +1,53 @@
+"""The tools a dataset row offered the model, read in each shape datasets keep them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from knowledgepulse.sources._chat._tools import row_tools
+
+WEATHER: dict[str, Any] = {
+    "name": "get_weather",
+    "description": "The weather of a city.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+OPENAI = {"type": "function", "function": WEATHER}
+
+
+def test_openai_definitions_nested_or_as_a_json_string_are_kept_as_given() -> None:
+    """TRL's and Azure AI Foundry's ``tools`` column: a list, or its JSON string."""
+    assert row_tools({"tools": [OPENAI]}) == (OPENAI,)
+    assert row_tools({"tools": json.dumps([OPENAI])}) == (OPENAI,)
+
+
+def test_bare_definitions_of_sharegpt_rows_become_openai_definitions() -> None:
+    """LLaMA-Factory's and Glaive's ``tools``: a JSON string of ``{name, parameters}``."""
+    assert row_tools({"conversations": [], "tools": json.dumps([WEATHER])}) == (OPENAI,)
+
+
+def test_toucan_rows_name_the_column_available_tools() -> None:
+    """Toucan-1.5M's rows: ``available_tools`` (and ``target_tools``, the names it should call)."""
+    assert row_tools({"available_tools": [OPENAI], "target_tools": ["get_weather"]}) == (OPENAI,)
+
+
+def test_a_verifiers_rollout_keeps_its_tools_in_info() -> None:
+    """``info.oai_tools``, the info itself a JSON string in some rollouts."""
+    assert row_tools({"info": {"oai_tools": [OPENAI]}}) == (OPENAI,)
+    assert row_tools({"info": json.dumps({"oai_tools": [OPENAI]})}) == (OPENAI,)
+
+
+def test_the_keys_a_parquet_struct_adds_as_null_are_dropped() -> None:
+    """A Parquet struct column gives each definition every key of every row's."""
+    mangled = {
+        "type": "function",
+        "function": {**WEATHER, "parameters": {**WEATHER["parameters"], "required": None}},
+    }
+    assert row_tools({"tools": [mangled]}) == (OPENAI,)
+
+
+def test_a_list_with_a_definition_that_cannot_be_read_gives_none() -> None:
+    """No tools rather than some: the calls then say which tools there were."""
+    assert row_tools({"tools": [OPENAI, {"description": "no name"}]}) == ()
+    assert row_tools({"tools": "not json"}) == ()
+    assert row_tools({}) == ()
