@@ -394,8 +394,8 @@ def _convert_row(
         privacy_level=_privacy_level(row.get(PRIVACY_COLUMN)),
     )
     # What a training row of the trace opens with and lists, as the source row had them.
-    system = told.system if told.objective is not None else None
-    return dataclasses.replace(item, tools=row_tools(row), system=system)
+    tools, system = row_tools(row), told.system if told.objective is not None else None
+    return dataclasses.replace(item, tools=tools, system=system) if tools or system else item
 
 
 def _is_null(value: Any) -> bool:

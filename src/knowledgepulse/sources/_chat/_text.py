@@ -10,8 +10,9 @@ try again. Error: ...", its ``default_tool_error_function``).
 from __future__ import annotations
 
 import ast
+import itertools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,20 +116,26 @@ _MIN_INSTRUCTIONS = 400
 characters); a short first message acknowledged with "OK" is a person's request."""
 
 
-def primed(turns: list[tuple[str, str | None]]) -> int | None:
+def primed(turns: Iterable[tuple[str, str | None]]) -> int | None:
     """The first user turn, when it is an instruction the model is primed with, else ``None``.
 
     AgentInstruct (AgentTuning), ETO and the datasets built like them open with the task's
     instructions as a user turn, the assistant's scripted "Ok.", then the task as the next user
     turn: the instructions are the system prompt, the task the objective. ``turns`` are each
     turn's kind (``system``, ``user``, ``assistant``; anything else, such as an assistant turn
-    that calls a tool, is ``other``) and text.
+    that calls a tool, is ``other``) and text, read only as far as the opening needs (a
+    generator saves reading every turn's text).
     """
-    kinds = [kind for kind, _ in turns]
-    first = next((n for n, kind in enumerate(kinds) if kind != "system"), None)
-    if first is None or kinds[first : first + 3] != ["user", "assistant", "user"]:
+    rest = iter(turns)
+    turn, first = next(rest, None), 0
+    while turn is not None and turn[0] == "system":
+        turn, first = next(rest, None), first + 1
+    if turn is None:
         return None
-    instructions, reply, task = (turns[first + n][1] or "" for n in range(3))
+    opening = [turn, *itertools.islice(rest, 2)]
+    if [kind for kind, _ in opening] != ["user", "assistant", "user"]:
+        return None
+    instructions, reply, task = (text or "" for _, text in opening)
     if len(instructions) < _MIN_INSTRUCTIONS or len(reply) > _MAX_ACKNOWLEDGEMENT:
         return None
     return first if _ACKNOWLEDGED.match(reply) and task.strip() else None

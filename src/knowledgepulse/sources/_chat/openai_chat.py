@@ -75,7 +75,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
     )
     answered = False
     ran_xml_call = False
-    priming = primed([_kind(message) for message in messages])
+    priming = primed(_kind(message) for message in messages)
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or not one_of(message.get("role"), ROLES):
             raise PathError((index,), _not_a_message(message))
@@ -96,7 +96,7 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
             ran_xml_call = False
         elif role == "assistant":
             answered = _tell_assistant(calls, message, (index,), final=index == last)
-            ran_xml_call = has_xml_calls(content_text(message.get("content"), TEXT_KINDS))
+            ran_xml_call = has_xml_calls(text)
         elif has_tags(text):
             tagged_results(calls, text or "")
         else:

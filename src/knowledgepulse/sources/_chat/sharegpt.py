@@ -116,7 +116,7 @@ def _unprimed(parsed: list[tuple[str, Any]]) -> str | None:
 
     Its instructions and its "OK" become system turns that say nothing more.
     """
-    priming = primed([(_kind(speaker), _text(value)) for speaker, value in parsed])
+    priming = primed((_kind(speaker), _text(value)) for speaker, value in parsed)
     if priming is None:
         return None
     given = next((_text(value) for speaker, value in parsed if speaker in SYSTEM), None)
