@@ -21,6 +21,7 @@ requested, tool executions and their results, the final answer. The builder turn
 
 from __future__ import annotations
 
+import functools
 import heapq
 import json
 import re
@@ -148,6 +149,7 @@ _Waiting = dict[tuple[_Flag, str, bool], list[tuple[int, _Event]]]
 order."""
 
 
+@functools.lru_cache(maxsize=4096)  # a run's few tool names, asked at every request and result
 def name_key(name: str) -> str:
     """A tool's name as a request and its execution are matched by: letters and digits, casefolded.
 
