@@ -8,8 +8,6 @@ and the shapes issue 28 found missed). Fields the walker keeps whole by design (
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,24 +15,9 @@ import pytest
 from knowledgepulse.redact import redact_document
 from knowledgepulse.redact.detectors import default_rules
 from tests.builders import trace_json
+from tests.redact.examples import secret_examples
 
-DATA = Path(__file__).parent / "data"
-
-
-def _lines(name: str) -> list[dict[str, str]]:
-    with (DATA / name).open(encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines]
-
-
-def _examples() -> list[dict[str, str]]:
-    """gitleaks' first example of each of its rules, then every one of ours."""
-    first: dict[str, dict[str, str]] = {}
-    for row in _lines("gitleaks_tps.jsonl"):
-        first.setdefault(row["rule"], row)
-    return [*first.values(), *_lines("secret_examples.jsonl")]
-
-
-EXAMPLES = _examples()
+EXAMPLES = secret_examples()
 SECRET_RULES = [rule.name for rule in default_rules().rules if rule.secret]
 
 # Where a trace holds free text, as a path into the document that _planted builds.

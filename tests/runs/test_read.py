@@ -7,14 +7,14 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+import pytest
 
 from knowledgepulse.records import Problem
 from knowledgepulse.runs import items_of
 from knowledgepulse.runs.read import read_items
 from knowledgepulse.trace import TraceItem
 from tests.builders import trace_json
+from tests.redact.examples import secret_examples
 
 ROOT = Path(__file__).parents[2]
 TRACES = ROOT / "examples" / "traces" / "traces.jsonl"
@@ -65,18 +65,7 @@ def test_a_problem_never_quotes_a_secret(tmp_path: Path) -> None:
     assert not any("ghp_" in str(problem) for problem in problems)
 
 
-def _examples() -> list[dict[str, str]]:
-    data = ROOT / "tests" / "redact" / "data"
-    first: dict[str, dict[str, str]] = {}
-    for line in (data / "gitleaks_tps.jsonl").read_text("utf-8").splitlines():
-        row = json.loads(line)
-        first.setdefault(row["rule"], row)
-    ours = (data / "secret_examples.jsonl").read_text("utf-8").splitlines()
-    return [*first.values(), *map(json.loads, ours)]
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(example=st.sampled_from(_examples()))
+@pytest.mark.parametrize("example", secret_examples(), ids=lambda example: example["rule"])
 def test_a_problem_never_quotes_any_secret_shape(example: dict[str, str]) -> None:
     """Whatever secret a refused value holds: the message quotes it as JSON (its quotes
     escaped, "password: \\"...\\""), and no part of the secret is in it."""

@@ -18,17 +18,7 @@ import pytest
 
 from knowledgepulse.redact.items import Redactor
 from knowledgepulse.runs.convert import convert_files
-
-DATA = Path(__file__).parents[1] / "redact" / "data"
-
-
-def _examples() -> list[dict[str, str]]:
-    first: dict[str, dict[str, str]] = {}
-    for line in (DATA / "gitleaks_tps.jsonl").read_text("utf-8").splitlines():
-        row = json.loads(line)
-        first.setdefault(row["rule"], row)
-    ours = (DATA / "secret_examples.jsonl").read_text("utf-8").splitlines()
-    return [*first.values(), *map(json.loads, ours)]
+from tests.redact.examples import secret_examples
 
 
 def _row(
@@ -73,7 +63,7 @@ def test_no_planted_secret_leaves_any_writer_with_redaction_on(place: str, to: A
     leaked = []
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "rows.jsonl"
-        for example in _examples():
+        for example in secret_examples():
             out = io.StringIO()
             problems: list[str] = []
             path.write_text(json.dumps(PLACES[place](example["sample"])) + "\n")
