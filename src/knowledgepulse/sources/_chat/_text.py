@@ -141,6 +141,16 @@ def primed(turns: Iterable[tuple[str, str | None]]) -> int | None:
     return first if _ACKNOWLEDGED.match(reply) and task.strip() else None
 
 
+def json_or_value(value: Any) -> Any:
+    """A value kept as a JSON string (a Parquet string column) parsed; else as it is."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("[", "{"):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return value
+
+
 def has_xml_calls(text: Any) -> bool:
     """Whether text holds ``<function=NAME>`` calls (see :func:`xml_calls`)."""
     return isinstance(text, str) and "<function=" in text

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
+from knowledgepulse.sources._chat._text import json_or_value
 
 _COLUMNS = ("tools", "available_tools")
 _ROLLOUT_INFO = ("info", "oai_tools")
@@ -24,12 +24,12 @@ def row_tools(row: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
     """The row's tool definitions, each as OpenAI's; none when it has no readable list."""
     found = next((row[name] for name in _COLUMNS if row.get(name) is not None), None)
     if found is None:
-        info = _parsed(row.get(_ROLLOUT_INFO[0]))
+        info = json_or_value(row.get(_ROLLOUT_INFO[0]))
         found = info.get(_ROLLOUT_INFO[1]) if isinstance(info, dict) else None
-    listed = _parsed(found)
+    listed = json_or_value(found)
     if not isinstance(listed, list):
         return ()
-    tools = [_definition(_parsed(tool)) for tool in listed]
+    tools = [_definition(json_or_value(tool)) for tool in listed]
     # One definition that cannot be read makes the list unsure: none is kept, the calls decide.
     return tuple(tool for tool in tools if tool is not None) if all(tools) else ()
 
@@ -55,16 +55,6 @@ def _without_nulls(value: Any) -> Any:
         return {key: _without_nulls(item) for key, item in value.items() if item is not None}
     if isinstance(value, list):
         return [_without_nulls(item) for item in value]
-    return value
-
-
-def _parsed(value: Any) -> Any:
-    """A value kept as a JSON string (a Parquet string column) parsed; anything else as is."""
-    if isinstance(value, str) and value.lstrip()[:1] in ("[", "{"):
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return None
     return value
 
 

@@ -27,6 +27,7 @@ from knowledgepulse.sources._chat._text import (
     content_text,
     has_tags,
     has_xml_calls,
+    json_or_value,
     one_of,
     primed,
     python_calls,
@@ -209,12 +210,12 @@ def _tell_assistant(
     content = message.get("content")
     builder.thought(content_text(content, _REASONING_KINDS) if isinstance(content, list) else None)
     text, tagged = assistant_text(calls, content_text(content, TEXT_KINDS) or "")
-    requested = _json(message.get("tool_calls")) or []
+    requested = json_or_value(message.get("tool_calls")) or []
     if not isinstance(requested, list):
         raise PathError(
             (*path, "tool_calls"), f"expected a list, found {describe_value(requested)}"
         )
-    requested = [_json(call) for call in requested]
+    requested = [json_or_value(call) for call in requested]
     legacy = message.get("function_call")
     in_parts = _part_calls(content)
     if final and not requested and not tagged and not legacy and not in_parts and text.strip():
@@ -244,16 +245,6 @@ def _tell_assistant(
     for call in in_parts:
         calls.request(call["name"], call.get("arguments"))
     return False
-
-
-def _json(value: Any) -> Any:
-    """A value stored as a JSON string (a Parquet string column) parsed; anything else as is."""
-    if isinstance(value, str) and value.lstrip()[:1] in ("[", "{"):
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return value
-    return value
 
 
 def _not_a_message(value: Any) -> str:
