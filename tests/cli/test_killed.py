@@ -46,11 +46,10 @@ def _running(pid: int) -> bool:
 _SCORE = ("score", "--workers", "2", "--batch-size", "1", "-f", "jsonl")
 
 
-@pytest.fixture
-def scoring() -> Iterator[tuple[subprocess.Popen[bytes], list[int]]]:
-    """``kp score --workers 2`` that has scored one trace and waits for more; its workers."""
+def _scored_one(*args: str) -> subprocess.Popen[bytes]:
+    """``kp ARGS`` reading standard input, once it has scored the first example trace."""
     run = subprocess.Popen(
-        [sys.executable, "-m", "knowledgepulse.cli.main", *_SCORE],
+        [sys.executable, "-m", "knowledgepulse.cli.main", *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -61,6 +60,13 @@ def scoring() -> Iterator[tuple[subprocess.Popen[bytes], list[int]]]:
     run.stdin.flush()
     ready, _, _ = select.select([run.stdout], [], [], 60)
     assert ready, "no trace scored within 60 s"
+    return run
+
+
+@pytest.fixture
+def scoring() -> Iterator[tuple[subprocess.Popen[bytes], list[int]]]:
+    """``kp score --workers 2`` that has scored one trace and waits for more; its workers."""
+    run = _scored_one(*_SCORE)
     workers = _workers(run.pid)
     yield run, workers
     run.kill()
@@ -106,22 +112,12 @@ def test_an_interrupted_run_leaves_a_resized_cache_file_as_it_was(tmp_path: Path
     the file byte for byte as before, as the message says; before, the resize was written when
     the cache was opened, so the interrupted run had already dropped the oldest vectors."""
     cache = tmp_path / "seen.kpcache"
-    kp = [sys.executable, "-m", "knowledgepulse.cli.main", "score", "-f", "jsonl"]
+    score = ("score", "-f", "jsonl")
+    kp = [sys.executable, "-m", "knowledgepulse.cli.main", *score]
     made = subprocess.run([*kp, str(EXAMPLES / "traces.jsonl"), "--cache", str(cache)], check=False)
     assert made.returncode == 0
     before = cache.read_bytes()
-    run = subprocess.Popen(
-        [*kp, "-", "--cache", str(cache), "--cache-size", "3", "--batch-size", "1"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert run.stdin is not None
-    assert run.stdout is not None
-    run.stdin.write((EXAMPLES / "traces.jsonl").read_bytes().splitlines(keepends=True)[0])
-    run.stdin.flush()
-    ready, _, _ = select.select([run.stdout], [], [], 60)
-    assert ready, "no trace scored within 60 s"
+    run = _scored_one(*score, "-", "--cache", str(cache), "--cache-size", "3", "--batch-size", "1")
     run.terminate()
     _, err = run.communicate(timeout=30)
     assert run.returncode == 130, err.decode()
