@@ -10,7 +10,6 @@ imported unless the data is of its kind (pandas, pyarrow, datasets).
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -21,11 +20,10 @@ from knowledgepulse import sources
 from knowledgepulse._util.settings import instance_of, text_of, wrong_setting
 from knowledgepulse.errors import Setting, SettingTypeError
 from knowledgepulse.records import Problem
-from knowledgepulse.runs.read import read_items, with_task_column, with_tasks
+from knowledgepulse.runs.read import read_items, with_task, with_task_column, with_tasks
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
 from knowledgepulse.trace import ReasoningTrace, TraceItem
-from knowledgepulse.trace.item import task_at
 
 RunInput: TypeAlias = (
     "str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Iterable[Mapping[str, Any]] | Any"
@@ -121,12 +119,7 @@ def _given_items(rows: Iterable[Any], task_field: str | None) -> Iterator[TraceI
                 Setting(f"data[{index}]"),
                 f" is a {type(row).__name__} among trace items: give items only, or rows only",
             )
-        if item.task is None and task_field is not None:
-            task = task_at(item.row.value, task_field) if item.row is not None else None
-            task = task if task is not None else task_at(item.document, task_field)
-            if task is not None:
-                item = dataclasses.replace(item, task=task)
-        yield item
+        yield with_task(item, task_field)
 
 
 def paths_of(data: Any) -> list[str | Path] | None:

@@ -108,11 +108,16 @@ def with_tasks(
 ) -> Iterator[TraceItem | Problem]:
     """Each item with its task: the one it was read with, else the one at ``task_field``."""
     for item in items:
-        if isinstance(item, TraceItem) and item.task is None and task_field is not None:
-            task = task_at(item.document, task_field)
-            yield item if task is None else dataclasses.replace(item, task=task)
-        else:
-            yield item
+        yield with_task(item, task_field) if isinstance(item, TraceItem) else item
+
+
+def with_task(item: TraceItem, task_field: str | None) -> TraceItem:
+    """``item`` with its task: its own, else its row's ``task_field``, else its trace's JSON's."""
+    if item.task is not None or task_field is None:
+        return item
+    task = task_at(item.row.value, task_field) if item.row is not None else None
+    task = task if task is not None else task_at(item.document, task_field)
+    return item if task is None else dataclasses.replace(item, task=task)
 
 
 OnProblem = Callable[[Problem], object]
