@@ -7,7 +7,7 @@ import logging
 import sys
 import types
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -175,6 +175,52 @@ def test_generators_yield_and_return_as_before(framework: FakeFramework) -> None
     assert len(cap.traces) == 2
 
 
+def test_a_generator_catches_only_its_own_runs(framework: FakeFramework) -> None:
+    """The consumer's runs between items, and after it left the loop early, are not caught.
+
+    Before, the hooks stayed on from the first item until the generator was closed: a run the
+    consumer made while iterating (or after a ``break``, the generator not yet collected) was
+    recorded as the generator's.
+    """
+    cap = capture()
+
+    @cap
+    def stream() -> Generator[str, None, None]:
+        for task in ("s0", "s1", "s2"):
+            yield framework.run(task)
+
+    generator = stream()
+    for item in generator:
+        framework.run(f"consumer after {item}")
+        if item == "done: s1":
+            break
+    framework.run("after the loop")
+    assert [trace.task.objective for trace in cap.traces] == ["s0", "s1"]
+    generator.close()
+    assert framework.active.get() is None
+
+
+def test_what_is_thrown_into_a_generator_reaches_it(framework: FakeFramework) -> None:
+    """A captured generator under ``contextmanager`` still sees the block's exception."""
+    handled: list[str] = []
+
+    @contextmanager
+    @capture
+    def guarded(task: str) -> Iterator[str]:
+        try:
+            yield framework.run(task)
+        except ValueError as error:
+            handled.append(str(error))
+            framework.run("recovering")
+
+    with guarded("g") as value:
+        raise ValueError("inside the block")
+    assert value == "done: g"
+    assert handled == ["inside the block"]
+    with pytest.raises(KeyError), guarded("h"):
+        raise KeyError("not handled")
+
+
 def test_async_generators_are_not_broken(framework: FakeFramework) -> None:
     """An async generator still yields its items."""
     cap = capture()
@@ -227,6 +273,31 @@ def test_an_async_generator_left_early_switches_its_hooks_off_without_errors(
     assert [trace.task.objective for trace in cap.traces] == ["s0", "s0", "s1"]
     assert closed == [True, True]
     assert caplog.records == []
+
+
+def test_what_is_thrown_into_an_async_generator_reaches_it(framework: FakeFramework) -> None:
+    """A captured async generator under ``asynccontextmanager`` sees the block's exception.
+
+    Before, the exception stopped at the wrapper, which closed the generator: its ``except``
+    never ran, and the block's exception went on as if unhandled.
+    """
+    handled: list[str] = []
+
+    @asynccontextmanager
+    @capture
+    async def guarded(task: str) -> AsyncIterator[str]:
+        try:
+            yield framework.run(task)
+        except ValueError as error:
+            handled.append(str(error))
+
+    async def main() -> str:
+        async with guarded("g") as value:
+            raise ValueError("inside the block")
+        return value
+
+    assert run_fresh(main()) == "done: g"
+    assert handled == ["inside the block"]
 
 
 def test_with_and_async_with_capture_the_block(framework: FakeFramework) -> None:

@@ -29,7 +29,7 @@ import importlib
 import inspect
 import sys
 import threading
-from collections.abc import AsyncGenerator, Callable, Generator, Iterator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterator
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast, overload
@@ -148,28 +148,7 @@ class Capture(Collector):
         label = f"{getattr(function, '__qualname__', function)!s}()"
         wrapper: Callable[..., Any]
         if inspect.isasyncgenfunction(function):
-
-            async def agen_wrapper(*args: Any, **kwargs: Any) -> AsyncGenerator[Any, Any]:
-                # The hooks are on while a step of the generator runs, not across its yields: a
-                # consumer that breaks out of its loop would otherwise keep them on in its own
-                # context, and the generator, closed later from another task, could not reset them.
-                session = _Session(self, label)
-                session.begin()
-                inner: AsyncGenerator[Any, Any] = function(*args, **kwargs)
-                try:
-                    sent: Any = None
-                    while True:
-                        with session.running_step():
-                            try:
-                                item = await inner.asend(sent)
-                            except StopAsyncIteration:
-                                return
-                        sent = yield item
-                finally:
-                    await inner.aclose()
-                    session.end()
-
-            wrapper = agen_wrapper
+            wrapper = _async_generator_wrapper(self, function, label)
         elif inspect.iscoroutinefunction(function):
 
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -178,14 +157,7 @@ class Capture(Collector):
 
             wrapper = async_wrapper
         elif inspect.isgeneratorfunction(function):
-
-            def gen_wrapper(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
-                with _Session(self, label).running():
-                    inner: Generator[Any, Any, Any] = function(*args, **kwargs)
-                    result = yield from inner
-                    return result
-
-            wrapper = gen_wrapper
+            wrapper = _generator_wrapper(self, function, label)
         else:
 
             def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -200,6 +172,71 @@ class Capture(Collector):
     def wrap(self, function: Callable[P, R]) -> Callable[P, R]:
         """The TS SDK's ``KPCapture.wrap``: the same as decorating ``function``."""
         return self(function)
+
+
+def _async_generator_wrapper(
+    capture: Capture, function: Callable[..., AsyncGenerator[Any, Any]], label: str
+) -> Callable[..., AsyncGenerator[Any, Any]]:
+    """``function``'s wrapper: the hooks on while a step of the generator runs.
+
+    Not across its yields: a consumer that breaks out of its loop would otherwise keep them on
+    in its own context, catching its own later runs, and the generator, closed later from
+    another task, could not reset them. What the consumer sends or throws in goes on to it.
+    """
+
+    async def wrapper(*args: Any, **kwargs: Any) -> AsyncGenerator[Any, Any]:
+        session = _Session(capture, label)
+        session.begin()
+        inner = function(*args, **kwargs)
+        try:
+            step: Callable[[], Awaitable[Any]] = functools.partial(inner.asend, None)
+            while True:
+                with session.running_step():
+                    try:
+                        item = await step()
+                    except StopAsyncIteration:
+                        return
+                try:
+                    step = functools.partial(inner.asend, (yield item))
+                except GeneratorExit:
+                    raise
+                except BaseException as error:
+                    step = functools.partial(inner.athrow, error)
+        finally:
+            await inner.aclose()
+            session.end()
+
+    return wrapper
+
+
+def _generator_wrapper(
+    capture: Capture, function: Callable[..., Generator[Any, Any, Any]], label: str
+) -> Callable[..., Generator[Any, Any, Any]]:
+    """``function``'s wrapper: as :func:`_async_generator_wrapper`, for a generator."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+        session = _Session(capture, label)
+        session.begin()
+        inner = function(*args, **kwargs)
+        try:
+            step: Callable[[], Any] = functools.partial(inner.send, None)
+            while True:
+                with session.running_step():
+                    try:
+                        item = step()
+                    except StopIteration as stop:
+                        return stop.value
+                try:
+                    step = functools.partial(inner.send, (yield item))
+                except GeneratorExit:
+                    raise
+                except BaseException as error:
+                    step = functools.partial(inner.throw, error)
+        finally:
+            inner.close()
+            session.end()
+
+    return wrapper
 
 
 class _Session:
