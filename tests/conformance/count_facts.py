@@ -9,7 +9,11 @@ raw JSON and says, per run the file holds:
 * ``tools``: the names of the tools the run called, in order;
 * ``errors``: evident errors of the run (a failed tool result, an error span, an ``is_error``);
   ``recovered``: those that a later action (a tool call, or assistant text) follows;
-* ``final_answer``: the run's last assistant text, when nothing but the answer follows it;
+* ``final_answer``: the run's last assistant text, when nothing but the answer follows it (a
+  later user turn neither);
+* ``replies`` (only where there are some): the user's turns after the first, in order: what the
+  user said to the agent later on (not tool results carried as user turns, nor what the client
+  wrote itself);
 * ``success``: the file's own label (a span status, a run's error, an exit status), or ``None``.
 
 The functions are deliberately naive: they know each format, not kp.
@@ -49,6 +53,7 @@ def run(
     success: bool | None = None,
     trace_id: str | None = None,
     reward: float | None = None,
+    replies: list[str] | None = None,
 ) -> Run:
     """One run's facts, in the facts file's shape."""
     facts: Run = {
@@ -63,6 +68,8 @@ def run(
         facts["trace_id"] = trace_id
     if reward is not None:
         facts["reward"] = reward
+    if replies:
+        facts["replies"] = replies
     return facts
 
 
@@ -87,6 +94,7 @@ class _Timeline:
     def __init__(self) -> None:
         self.tools: list[str] = []
         self.events: list[tuple[str, str | None]] = []  # ("tool"|"text"|"error"|..., text)
+        self.replies: list[str] = []
 
     def tool(self, name: str, arguments: Any = None) -> None:
         if name == OUTPUT_TOOL:  # Pydantic AI's output tool: its arguments are the answer
@@ -101,6 +109,12 @@ class _Timeline:
 
     def error(self) -> None:
         self.events.append(("error", None))
+
+    def user(self, text: str | None) -> None:
+        """A user's turn after the first: the user speaking to the agent (no answer follows)."""
+        if text and text.strip():
+            self.events.append(("user", text))
+            self.replies.append(text)
 
     def facts(self, objective: str | None, success: bool | None = None, **extra: Any) -> Run:
         errors = sum(1 for kind, _ in self.events if kind == "error")
@@ -118,6 +132,7 @@ class _Timeline:
             recovered=recovered,
             final_answer=answer,
             success=success,
+            replies=self.replies,
             **extra,
         )
 
@@ -191,8 +206,11 @@ def openai_chat(path: Path) -> list[Run]:
         timeline, objective = _Timeline(), None
         messages = row.get("messages") or row.get("traj") or row["conversations"]
         skip = _priming([(m.get("role"), m.get("content")) for m in messages])
+        called_in_text = False  # the last assistant turn wrote a call: a user turn is its result
         for message in [m for n, m in enumerate(messages) if n not in skip]:
             role, content = message.get("role"), message.get("content")
+            if role == "user" and objective is not None and not called_in_text:
+                timeline.user(_text(content))
             if role == "user" and objective is None:
                 objective = _text(content)
             if role == "tool" and (
@@ -204,6 +222,7 @@ def openai_chat(path: Path) -> list[Run]:
             if role == "assistant":
                 text = _text(content)
                 timeline.text(_XML_CALL.sub("", text) if text else text)
+                called_in_text = bool(_XML_CALL.search(text or ""))
                 for name in _XML_CALL.findall(text or ""):  # SWE-smith's calls in the text
                     timeline.tool(name)
                 for call in message.get("tool_calls") or []:
@@ -229,6 +248,8 @@ def prompt_completion(path: Path) -> list[Run]:
         messages = [_json(row["prompt"]), _json(row["completion"])]
         for message in messages[0] + messages[1]:
             role, content = message.get("role"), message.get("content")
+            if role == "user" and objective is not None:
+                timeline.user(_text(content))
             if role == "user" and objective is None:
                 objective = _text(content)
             if role == "assistant":
@@ -255,6 +276,8 @@ def anthropic(path: Path) -> list[Run]:
             blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
             for block in blocks:
                 kind = block.get("type")
+                if message["role"] == "user" and kind == "text" and objective is not None:
+                    timeline.user(block["text"])
                 if message["role"] == "user" and kind == "text" and objective is None:
                     objective = block["text"]
                 if message["role"] == "assistant" and kind == "text":
@@ -274,6 +297,8 @@ def openai_responses(path: Path) -> list[Run]:
         timeline, objective = _Timeline(), None
         for item in row["input"]:
             kind = item.get("type", "message")
+            if kind == "message" and item.get("role") == "user" and objective is not None:
+                timeline.user(_text(item["content"]))
             if kind == "message" and item.get("role") == "user" and objective is None:
                 objective = _text(item["content"])
             if kind == "message" and item.get("role") == "assistant":
@@ -305,10 +330,15 @@ def sharegpt(path: Path) -> list[Run]:
             for turn in row.get("conversations") or row["trajectory"]
         ]
         skip = _priming(turns)
+        ran = False  # the last ``ai`` turn ran a command: the user turn after it is its output
         for who, value in [turn for n, turn in enumerate(turns) if n not in skip]:
+            if who in ("human", "user") and objective is not None and not ran:
+                timeline.user(value)
             if who in ("human", "user") and objective is None:
                 objective = value
             command = _FENCED.search(value) if who == "ai" else None
+            if who in ("gpt", "assistant", "ai", "human", "user"):
+                ran = command is not None
             if command is not None:
                 timeline.text(value[: command.start()])
                 timeline.tool(command.group(1).split()[0])
@@ -338,6 +368,8 @@ def hermes(path: Path) -> list[Run]:
         timeline, objective = _Timeline(), None
         for turn in row["conversations"]:
             who, value = turn["from"], turn["value"]
+            if who == "human" and objective is not None and "<tool_response>" not in value:
+                timeline.user(value)
             if who == "human" and objective is None:
                 objective = value
             if who == "gpt":
@@ -1017,6 +1049,27 @@ def _typed(text: str) -> str:
     return f"{name} {tags['args']}" if tags.get("args") else name
 
 
+_INTERRUPTED = re.compile(r"\[Request interrupted by user[^\]]*\]")
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+
+
+def _said_by_user(text: str) -> str:
+    """A later Claude Code user text less what Claude Code wrote into it ('' if nothing is left)."""
+    text = _REMINDER.sub("", text).strip()
+    return "" if _INTERRUPTED.fullmatch(text) else _typed(text)
+
+
+def _mark_local_commands(turns: list[dict[str, Any]]) -> None:
+    """Mark a local command (/clear) and what it printed ``local``: no turns."""
+    for n, r in enumerate(turns):
+        content = r["message"]["content"]
+        said = content if isinstance(content, str) else json.dumps(content)
+        if r["type"] == "user" and said.lstrip().startswith("<local-command-std"):
+            r["local"] = True
+            if n and "<command-name>" in str(turns[n - 1]["message"]["content"]):
+                turns[n - 1]["local"] = True
+
+
 def claude_code(path: Path) -> list[Run]:
     """A Claude Code session JSONL: a run per ``sessionId``; ``tool_use`` blocks are tools.
 
@@ -1026,7 +1079,9 @@ def claude_code(path: Path) -> list[Run]:
     interleaved: a run per chain of ``parentUuid`` links from a sidechain record whose parent is
     none, ``<sessionId>/sidechain-<its uuid>``. An ``isMeta`` record is text Claude Code wrote
     (a command's expansion, a caveat); a slash command is what the user typed, ``/name args``,
-    but a local one (``/clear``), which ``<local-command-stdout>`` follows, is no turn.
+    but a local one (``/clear``), which ``<local-command-stdout>`` follows, is no turn. Claude
+    Code's own words in a user turn (a ``<system-reminder>``, the note that the user interrupted
+    the model) are no reply of the user's.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     runs = []
@@ -1047,13 +1102,7 @@ def claude_code(path: Path) -> list[Run]:
         for r in records
         if isinstance(r, dict) and r.get("type") in ("user", "assistant") and not r.get("isMeta")
     ]
-    for n, r in enumerate(turns):  # a local command (/clear) and what it printed: no turns
-        content = r["message"]["content"]
-        said = content if isinstance(content, str) else json.dumps(content)
-        if r["type"] == "user" and said.lstrip().startswith("<local-command-std"):
-            r["local"] = True
-            if n and "<command-name>" in str(turns[n - 1]["message"]["content"]):
-                turns[n - 1]["local"] = True
+    _mark_local_commands(turns)
     sessions = _group([r for r in turns if not r.get("local")], run_of)
     for session, members in sessions.items():
         timeline, objective = _Timeline(), None
@@ -1062,6 +1111,8 @@ def claude_code(path: Path) -> list[Run]:
             blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
             for block in blocks:
                 kind = block.get("type")
+                if record["type"] == "user" and kind == "text" and objective is not None:
+                    timeline.user(_said_by_user(block["text"]))
                 if record["type"] == "user" and kind == "text" and objective is None:
                     objective = _typed(block["text"])
                 if record["type"] == "assistant" and kind == "text":
@@ -1131,6 +1182,8 @@ def codex(path: Path) -> list[Run]:
         if kind == "message":
             parts = [_text([part]) for part in payload["content"]]
             text = "\n".join(p for p in parts if p and not _codex_own(p)) or None
+            if payload["role"] == "user" and objective is not None and text:
+                timeline.user(text.split(_IDE_REQUEST, 1)[-1].strip())
             if payload["role"] == "user" and objective is None and text:
                 objective = text.split(_IDE_REQUEST, 1)[-1].strip()
             if payload["role"] == "assistant":

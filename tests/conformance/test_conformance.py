@@ -20,7 +20,8 @@ from typing import Any
 from knowledgepulse.records import Problem
 from knowledgepulse.sources import read
 from knowledgepulse.sources._invariants import check
-from knowledgepulse.trace.models import ReasoningTrace
+from knowledgepulse.sources._steps import RESPOND
+from knowledgepulse.trace.models import ReasoningTrace, Step
 
 sys.path.insert(0, str(Path(__file__).parent))
 from count_facts import corpus, name_of, origins, replayed  # type: ignore[import-not-found]
@@ -88,10 +89,26 @@ def _fold(text: str | None) -> str:
 
 
 def _tools(trace: ReasoningTrace) -> list[str]:
+    """The tools called, less the ``respond`` calls kp makes of what the agent said to the user."""
     return [
         step.tool.name
         for step in trace.steps
-        if step.type in ("tool_call", "error_recovery") and step.tool is not None
+        if step.type in ("tool_call", "error_recovery")
+        and step.tool is not None
+        and not _told_the_user(step)
+    ]
+
+
+def _told_the_user(step: Step) -> bool:
+    return step.tool is not None and step.tool.name == RESPOND and step.input is None
+
+
+def _replies(trace: ReasoningTrace) -> list[str]:
+    """The user's later turns kp kept: the observations of ``respond``, folded."""
+    return [
+        _fold(step.content)
+        for step in trace.steps
+        if step.type == "observation" and step.tool is not None and step.tool.name == RESPOND
     ]
 
 
@@ -120,6 +137,7 @@ def _failures(facts: dict[str, Any], traces: list[ReasoningTrace]) -> dict[str, 
         given = {
             "objective": (_fold(run["objective"]), _fold(trace.task.objective)),
             "tools": (run["tools"], _tools(trace)),
+            "replies": ([_fold(text) for text in run.get("replies", [])], _replies(trace)),
             "recovered": (
                 run["recovered"],
                 sum(step.type == "error_recovery" for step in trace.steps),

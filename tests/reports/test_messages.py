@@ -110,8 +110,12 @@ def assert_trl_shape(row: dict[str, Any]) -> None:
             called.add(call["id"])
         if message["role"] == "tool":
             assert message["tool_call_id"] in called
-    # A run that gave no answer ends in its last call (an assistant turn) or that call's result.
-    assert row["messages"][-1]["role"] in ("assistant", "tool")
+    # A run that gave no answer ends in its last call (an assistant turn), that call's result,
+    # or the user's reply to the agent (a user turn after the objective's).
+    users = [n for n, message in enumerate(row["messages"]) if message["role"] == "user"]
+    assert row["messages"][-1]["role"] in ("assistant", "tool") or users[1:][-1:] == [
+        len(row["messages"]) - 1
+    ]
     tools = json.loads(row["tools"])
     assert all(tool["type"] == "function" and tool["function"]["name"] for tool in tools)
 
@@ -351,3 +355,46 @@ def test_conformance_files_read_back_the_same(path: Path) -> None:
         if len(chat_steps(item.trace)) == len(item.trace.steps):
             # An observation no call waits for is a user turn: the user speaking, not a step.
             assert step_kinds(back) == step_kinds(item.trace)
+
+
+def replies(trace: ReasoningTrace) -> list[str]:
+    """The user's replies a trace keeps: the observations of ``respond``."""
+    return [
+        step.content or ""
+        for step in trace.steps
+        if step.type == "observation" and step.tool is not None and step.tool.name == "respond"
+    ]
+
+
+@pytest.mark.parametrize("corpus", CORPUS_FILES, ids=lambda path: path.stem)
+def test_the_users_replies_are_user_turns_of_the_row_and_read_back_as_replies(
+    corpus: Path,
+) -> None:
+    """tau-bench's user speaks through respond's observations: in the row each is a user turn
+    after the agent's message (no respond call), and reads back as the same reply."""
+    spoken = 0
+    for trace in traces_of(corpus):
+        row = chat_row(trace)
+        users = [m["content"] for m in row["messages"] if m["role"] == "user"]
+        assert users == [trace.task.objective, *replies(trace)]
+        back = read_back(row)
+        assert replies(back) == replies(trace)
+        assert step_kinds(back) == step_kinds(trace)
+        spoken += len(replies(trace))
+    assert spoken > 0 or "reflexion" in corpus.stem  # tau-bench's users answer the agent
+
+
+def test_an_error_met_outside_a_tool_reads_back_as_an_error_not_a_reply() -> None:
+    """A parse error after the agent's text is a user turn the row marks (kp_error_turns): read
+    back, it is the error again and the next action its recovery, not a reply to respond."""
+    document = trace_json(
+        step_list=[
+            {"step_id": 0, "type": "thought", "content": "I will run it"},
+            {"step_id": 1, "type": "observation", "content": "Error: no command found"},
+            {"step_id": 2, "type": "error_recovery", "tool": {"name": "bash"}, "input": {}},
+        ],
+    )
+    trace = ReasoningTrace.model_validate(document)
+    row = chat_row(trace)
+    assert row["kp_error_turns"] == [0]
+    assert step_kinds(read_back(row)) == step_kinds(trace)

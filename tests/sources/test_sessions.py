@@ -183,21 +183,29 @@ def test_swe_agent_turns_whose_call_ids_repeat_are_each_a_call() -> None:
 
 
 def test_a_claude_code_session_is_one_trace_of_its_turns() -> None:
-    """User and assistant records of one sessionId: first user text, tool uses, the last answer."""
+    """User and assistant records of one sessionId: the first user text the objective, each later
+    one the user's reply to the assistant text before it (a ``respond`` call and its
+    observation), tool uses; it ends in the user's words, so no answer."""
     trace = only(convert_file(CLAUDE / "representative_messages.jsonl")).trace
     assert trace.id == "kp:trace:test_session"
     assert trace.task.objective.startswith("Hello Claude! Can you help me understand")
     assert steps(trace) == [
-        ("thought", None),
+        ("tool_call", "respond"),
+        ("observation", "respond"),
         ("tool_call", "Edit"),
         ("observation", "Edit"),
-        ("thought", None),
+        ("tool_call", "respond"),
+        ("observation", "respond"),
         ("tool_call", "Bash"),
         ("observation", "Bash"),
-        ("thought", None),
+        ("tool_call", "respond"),
+        ("observation", "respond"),
     ]
-    assert trace.outcome.result_summary.startswith("Perfect! As you can see")
-    assert trace.metadata.success is True
+    assert (trace.steps[0].content or "").startswith("I'd be happy to help you understand")
+    assert (trace.steps[1].content or "").startswith("Great! Can you also show me")
+    assert (trace.steps[-1].content or "").startswith("This is really helpful!")
+    assert trace.outcome.result_summary == "failed"
+    assert trace.metadata.success is False
 
 
 def test_two_sessions_in_one_file_are_two_traces() -> None:
@@ -242,7 +250,7 @@ def test_meta_and_sidechain_records_are_not_turns_of_the_session() -> None:
         if isinstance(item, TraceItem)
     ]
     assert session.task.objective.startswith("This is from a different session file")
-    assert len(session.steps) == 1
+    assert steps(session) == [("tool_call", "respond"), ("observation", "respond")]
 
 
 def test_claude_code_1_sub_agents_interleaved_in_the_session_are_each_a_trace() -> None:

@@ -1,21 +1,24 @@
 """A trace as one training row in OpenAI chat form, as TRL's tool-calling format reads it.
 
-The row's ``messages`` are the system prompt (when one is given), the objective as the user's
-turn, each thought as an assistant turn, each tool call as an entry of an assistant turn's
-``tool_calls`` (``arguments`` a JSON string), each observation as the ``tool`` turn answering
-the latest call still waiting (by ``tool_call_id``), and the outcome's ``result_summary`` as
-the last assistant turn, unless the run gave no answer (a function-calling row whose target is
-a call): then the row ends in its call or result, as the source did. A call whose step text is
-not the call itself (it does not start with the tool's name: what the agent said with it, as
-tau-bench's ``respond`` message to the user) opens an assistant turn of its own with that text
-as ``content``, so a trainer sees it. ``tools`` is a JSON string (as TRL and the trainers built
-on it settled on, since Arrow mangles mixed schemas): the tools the source offered, as it gave
-them, then each other tool's ``input_schema`` where the trace keeps one, else an object schema
-of the argument keys its calls used. The trace's id (less ``kp:trace:``), task, domain, success
-and time go beside them, in the columns the chat readers look for, and what the conversation
-cannot say in ``kp_`` columns: the outcome's confidence, the privacy level, whether the answer
-was also the trace's last thought step, which calls failed (the next action their
-``error_recovery``) and which calls' turns' text is their own; so reading the row back
+The row's ``messages`` are the system prompt (when one is given), the objective as the user's turn,
+each thought as an assistant turn, each tool call as an entry of an assistant turn's ``tool_calls``
+(``arguments`` a JSON string), each observation as the ``tool`` turn answering the latest call still
+waiting (by ``tool_call_id``), and the outcome's ``result_summary`` as the last assistant turn,
+unless the run gave no answer (a function-calling row whose target is a call): then the row ends in
+its call or result, as the source did. A call whose step text is not the call itself (it does not
+start with the tool's name: what the agent said with it, as tau-bench's ``respond`` message to the
+user) opens an assistant turn of its own with that text as ``content``, so a trainer sees it. A
+``respond`` call with no arguments whose observation follows it is the agent speaking to the user
+and the user's reply (as the chat readers read a later user turn): an assistant turn of its text and
+a ``user`` turn of the reply, no call; an observation of ``respond`` no such call comes before is a
+``user`` turn too. ``tools`` is a JSON string (as TRL and the trainers built on it settled on, since
+Arrow mangles mixed schemas): the tools the source offered, as it gave them, then each other tool's
+``input_schema`` where the trace keeps one, else an object schema of the argument keys its calls
+used. The trace's id (less ``kp:trace:``), task, domain, success and time go beside them, in the
+columns the chat readers look for, and what the conversation cannot say in ``kp_`` columns: the
+outcome's confidence, the privacy level, whether the answer was also the trace's last thought step,
+which calls failed (the next action their ``error_recovery``), which calls' turns' text is their own
+and which user turns are errors met outside a tool (not the user's words); so reading the row back
 (``--from auto``) gives the same trace.
 """
 
@@ -23,16 +26,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from knowledgepulse.sources._chat._row import (
     ANSWER_STEP_COLUMN,
     CALL_TEXTS_COLUMN,
     CONFIDENCE_COLUMN,
+    ERROR_TURNS_COLUMN,
     FAILED_CALLS_COLUMN,
     PRIVACY_COLUMN,
 )
 from knowledgepulse.sources._envelope import no_answer
+from knowledgepulse.sources._steps import RESPOND
 from knowledgepulse.trace.models import ReasoningTrace, Step
 
 MESSAGES_COLUMNS = (
@@ -46,6 +52,7 @@ MESSAGES_COLUMNS = (
     ANSWER_STEP_COLUMN,
     FAILED_CALLS_COLUMN,
     CALL_TEXTS_COLUMN,
+    ERROR_TURNS_COLUMN,
     "messages",
     "tools",
 )
@@ -74,9 +81,6 @@ def chat_row(
     """
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     messages.append({"role": "user", "content": trace.task.objective})
-    waiting: list[tuple[str, str]] = []  # (call id, tool name) of calls not yet answered
-    tools: dict[str, dict[str, Any]] = {}  # each tool's parameters schema
-    given: set[str] = set()  # the tools whose schema the trace keeps
     answer = trace.outcome.result_summary
     steps = list(trace.steps)
     answer_step = (
@@ -84,26 +88,26 @@ def chat_row(
     )
     if answer_step:
         steps.pop()  # the answer, told once, last
-    failed: list[str] = []  # the calls whose result the next action recovers from
-    texts: list[str] = []  # the calls whose turn's content is their step's own text
+    row = _Row(messages)
+    replied = -1  # the observation of the respond call just written as turns
     for index, step in enumerate(steps):
-        if step.type in ("tool_call", "error_recovery") and step.tool is not None:
-            call_id = f"call_{sum(len(m.get('tool_calls', ())) for m in messages)}"
-            if _says_more(step):
-                messages.append({"role": "assistant", "content": step.content})
-                texts.append(call_id)
-            _call(messages, call_id, step)
-            waiting.append((call_id, step.tool.name))
-            _learn_tool(tools, given, step)
+        if index == replied:
+            continue
+        if _tells_the_user(step, steps[index + 1 : index + 2]):
+            messages.append({"role": "assistant", "content": step.content})
+            row.user(_text(steps[index + 1]))
+            replied = index + 1
+        elif step.type in ("tool_call", "error_recovery") and step.tool is not None:
+            row.call(step)
         elif step.type == "observation":
-            messages.append(_observation(step, waiting))
-            if messages[-1]["role"] == "tool" and _recovered(steps[index + 1 :]):
-                failed.append(messages[-1]["tool_call_id"])
+            row.observation(step, steps[index + 1 :])
         elif (step.content or "").strip():
             messages.append({"role": "assistant", "content": step.content})
     # The summary a run that stopped at a call or its result is given is no turn of the model's:
     # a training row must not teach it to say "failed". Read back, it gets the same summary.
+    # Nor one that ends in the user's reply: the agent's last word was to the user.
     stopped = messages[-1]["role"] == "tool" or "tool_calls" in messages[-1]
+    stopped = stopped or messages[-1] is row.reply
     if answer_step or answer != no_answer(trace.metadata.success) or not stopped:
         messages.append({"role": "assistant", "content": answer})
     source = (trace.metadata.model_extra or {}).get("source")
@@ -117,11 +121,69 @@ def chat_row(
         CONFIDENCE_COLUMN: trace.outcome.confidence,
         PRIVACY_COLUMN: trace.metadata.privacy_level,
         ANSWER_STEP_COLUMN: answer_step,
-        FAILED_CALLS_COLUMN: failed,
-        CALL_TEXTS_COLUMN: texts,
+        FAILED_CALLS_COLUMN: row.failed,
+        CALL_TEXTS_COLUMN: row.texts,
+        ERROR_TURNS_COLUMN: row.errors,
         "messages": messages,
-        "tools": json.dumps(_tool_list(tools, offered), ensure_ascii=False),
+        "tools": json.dumps(_tool_list(row.tools, offered), ensure_ascii=False),
     }
+
+
+@dataclass
+class _Row:
+    """The messages written so far, and what the ``kp_`` columns say of them."""
+
+    messages: list[dict[str, Any]]
+    waiting: list[tuple[str, str]] = field(default_factory=list)
+    """(call id, tool name) of the calls not yet answered."""
+    tools: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Each tool's parameters schema."""
+    given: set[str] = field(default_factory=set)
+    """The tools whose schema the trace keeps."""
+    failed: list[str] = field(default_factory=list)
+    """The calls whose result the next action recovers from."""
+    texts: list[str] = field(default_factory=list)
+    """The calls whose turn's content is their step's own text."""
+    errors: list[int] = field(default_factory=list)
+    """The user turns after the objective (by number) that are errors met outside a tool."""
+    turns: int = 0
+    """The user turns after the objective so far."""
+    reply: dict[str, Any] | None = None
+    """The user's last reply to the agent."""
+
+    def user(self, text: str, *, error: bool = False) -> None:
+        """A user turn after the objective: the user's reply, or an error met outside a tool."""
+        message = {"role": "user", "content": text}
+        if error:
+            self.errors.append(self.turns)
+        else:
+            self.reply = message
+        self.turns += 1
+        self.messages.append(message)
+
+    def call(self, step: Step) -> None:
+        """A tool call: an entry of an assistant turn's ``tool_calls``."""
+        assert step.tool is not None  # the caller passes tool calls only
+        call_id = f"call_{sum(len(m.get('tool_calls', ())) for m in self.messages)}"
+        if _says_more(step):
+            self.messages.append({"role": "assistant", "content": step.content})
+            self.texts.append(call_id)
+        _call(self.messages, call_id, step)
+        self.waiting.append((call_id, step.tool.name))
+        _learn_tool(self.tools, self.given, step)
+
+    def observation(self, step: Step, rest: list[Step]) -> None:
+        """The ``tool`` turn answering a waiting call; else a user turn (a reply, or an error)."""
+        if _is_reply(step):  # the user speaking after no text of the agent's
+            self.user(_text(step))
+            return
+        message = _observation(step, self.waiting)
+        if message["role"] == "user":  # no call waits for it
+            self.user(message["content"], error=step.tool is None)
+            return
+        self.messages.append(message)
+        if _recovered(rest):
+            self.failed.append(message["tool_call_id"])
 
 
 def messages_fields(pa: Any) -> list[Any]:
@@ -155,6 +217,7 @@ def messages_fields(pa: Any) -> list[Any]:
         ANSWER_STEP_COLUMN: pa.bool_(),
         FAILED_CALLS_COLUMN: pa.list_(pa.string()),
         CALL_TEXTS_COLUMN: pa.list_(pa.string()),
+        ERROR_TURNS_COLUMN: pa.list_(pa.int64()),
         "messages": pa.list_(message),
     }
     return [pa.field(name, types.get(name, pa.string())) for name in MESSAGES_COLUMNS]
@@ -187,6 +250,31 @@ def _says_more(step: Step) -> bool:
     return bool(text) and not text.startswith(step.tool.name)
 
 
+def _is_reply(step: Step) -> bool:
+    return step.tool is not None and step.tool.name == RESPOND
+
+
+def _tells_the_user(step: Step, after: list[Step]) -> bool:
+    """Whether a step is a ``respond`` call of the agent's text, answered by the next step.
+
+    A call with arguments keeps them (it is written as a call); a reply is what the readers
+    make of a later user turn after assistant text.
+    """
+    return (
+        step.type in ("tool_call", "error_recovery")
+        and _is_reply(step)
+        and not step.input
+        and bool((step.content or "").strip())
+        and bool(after)
+        and after[0].type == "observation"
+        and (after[0].tool is None or _is_reply(after[0]))
+    )
+
+
+def _text(step: Step) -> str:
+    return step.content if step.content is not None else step.output_summary or ""
+
+
 def _call(messages: list[dict[str, Any]], call_id: str, step: Step) -> None:
     """Add the step's call to the assistant turn just told, else to a new one."""
     assert step.tool is not None  # the caller passes tool calls only
@@ -213,7 +301,7 @@ def _observation(step: Step, waiting: list[tuple[str, str]]) -> dict[str, Any]:
 
     A trace tells each call's observation right after it; a call with none waits for ever.
     """
-    text = step.content if step.content is not None else step.output_summary or ""
+    text = _text(step)
     named = step.tool.name if step.tool is not None else None
     match = next((call for call in reversed(waiting) if named in (None, call[1])), None)
     if match is None:

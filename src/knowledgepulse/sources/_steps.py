@@ -15,6 +15,11 @@ requested, tool executions and their results, the final answer. The builder turn
 * a failed tool call's result is an ``observation`` carrying the error text, and the next tool
   call after it is an ``error_recovery`` (it keeps its tool). The failure itself is never typed
   ``error_recovery``: that would reward failing;
+* a user's turn after the objective is the user answering the agent: the assistant text told
+  just before it is a ``respond`` call (what the agent said to the user) and the turn its
+  ``observation``, as tau-bench records a conversation; with no such text (the user speaks after
+  a tool call, or again) the turn is an ``observation`` of ``respond`` on its own. An answer a
+  user turn follows was no final answer: it is that ``respond`` call;
 * step content is cut at 8 KB, ``output_summary`` at 500 characters; ``input`` is a JSON object
   when one can be read, else ``{"_raw": "<text>"}``.
 """
@@ -35,6 +40,8 @@ MAX_CONTENT_BYTES = 8192
 """Step content is cut to this many UTF-8 bytes (the corpora's bound)."""
 MAX_OUTPUT_SUMMARY = 500
 """``output_summary`` is cut to this many characters."""
+RESPOND = "respond"
+"""The tool a message to the user is a call of, the user's reply its observation (tau-bench's)."""
 _CUT_MARK = "…"
 
 Timestamp = datetime | float | None
@@ -141,6 +148,8 @@ class _Event:
     tool: _ToolEvent | None = None
     error: str | None = None
     terminal: bool = False
+    said: bool = False  # assistant text to the user (no reasoning): a user turn may answer it
+    user: str | None = None  # a user's turn that no assistant text came before
 
 
 _Flag = Literal["requested", "executed"]
@@ -168,6 +177,7 @@ class StepBuilder:
     _events: list[_Event] = field(default_factory=list)
     _answer: str | None = None
     _answer_at: float | None = None
+    _answer_said: bool = False  # whether the answer is assistant text (no output tool's)
     answer_is_step: bool = True
     """Whether the final answer is also the last ``thought`` step (a row kp wrote may say no)."""
     told_once: bool = False
@@ -177,26 +187,65 @@ class StepBuilder:
     result's text says whether it failed."""
     call_texts: frozenset[str] = frozenset()
     """The call ids whose assistant turn's text is the call's own step text (a row kp wrote)."""
+    error_turns: frozenset[int] = frozenset()
+    """The user turns after the objective (numbered from 0) that are errors, no words of the
+    user's (a row kp wrote)."""
+    _user_turns: int = 0
     _seen_text: bool = False
     # Indexes of the tool events, so that matching a call costs the same in a trace of 100,000.
     _by_call_id: dict[str, _Event] = field(default_factory=dict)
     _waiting: _Waiting = field(default_factory=dict)
     _unanswered_from: int = 0  # no event before this index is a tool call still unexecuted
 
-    def thought(self, text: str | None, *, at: Timestamp = None) -> None:
-        """Model reasoning, a plan, or assistant text that is not the final answer."""
-        if text and text.strip():
-            self._seen_text = True
-            self._events.append(_Event(_seconds(at), len(self._events), text=text))
+    def thought(self, text: str | None, *, at: Timestamp = None, said: bool = False) -> None:
+        """Model reasoning, a plan, or assistant text that is not the final answer.
 
-    def answer(self, text: str | None, *, at: Timestamp = None) -> None:
-        """The final answer: the last ``thought`` step and the outcome's ``result_summary``.
-
-        A later call replaces an earlier one (the last answer is the final one).
+        ``said``: the assistant's text to the user (not reasoning), which a user turn told next
+        answers (:meth:`user_turn`).
         """
         if text and text.strip():
             self._seen_text = True
-            self._answer, self._answer_at = text, _seconds(at)
+            self._events.append(_Event(_seconds(at), len(self._events), text=text, said=said))
+
+    def answer(self, text: str | None, *, at: Timestamp = None, said: bool = True) -> None:
+        """The final answer: the last ``thought`` step and the outcome's ``result_summary``.
+
+        A later call replaces an earlier one (the last answer is the final one); a user turn
+        told after it makes it no answer (:meth:`user_turn`). ``said``: assistant text (not an
+        output tool's arguments).
+        """
+        if text and text.strip():
+            self._seen_text = True
+            self._answer, self._answer_at, self._answer_said = text, _seconds(at), said
+
+    def user_turn(self, text: str | None, *, at: Timestamp = None) -> None:
+        """A user's turn after the objective: the user's words, answering the agent.
+
+        The assistant text told just before it (the answer too: an answer the user replies to
+        is none) becomes a ``respond`` call, what the agent said to the user, and this turn its
+        result; with no such text (the user speaks after a tool call, or again) the turn is an
+        observation of ``respond`` on its own. Never an error: the user's words are no tool's
+        (but in a row kp wrote of an error met outside a tool, :attr:`error_turns`).
+        """
+        number, self._user_turns = self._user_turns, self._user_turns + 1
+        if number in self.error_turns:
+            self.error(text)
+            return
+        if not (text and text.strip()):
+            return
+        self._seen_text = True
+        if self._answer is not None:
+            answer, said = self._answer, self._answer_said
+            self._answer = self._answer_at = None
+            self._events.append(_Event(None, len(self._events), text=answer, said=said))
+        last = self._events[-1] if self._events else None
+        if last is not None and last.said and last.tool is None:
+            last.tool = _ToolEvent(
+                RESPOND, None, requested=True, executed=True, output=text, text=last.text
+            )
+            last.text, last.said = None, False
+            return
+        self._events.append(_Event(_seconds(at), len(self._events), user=text))
 
     def error(self, text: str | None, *, at: Timestamp = None, terminal: bool = False) -> None:
         """An evident error that belongs to no tool call (a parse error, a rejected output).
@@ -369,6 +418,8 @@ class StepBuilder:
                     steps[reply]["type"] = "error_recovery"
                 steps.append(_error_observation(event.error))
                 after_error, reply = not event.terminal, None
+            elif event.user is not None:
+                steps.append(_user_observation(event.user))
             elif event.tool is None:
                 reply = len(steps) if after_error and reply is None else reply
                 steps.append({"type": "thought", "content": bounded(event.text or "")})
@@ -455,6 +506,12 @@ def _tool_step(tool: _ToolEvent, *, recovery: bool) -> dict[str, Any]:
     if tool.latency_ms is not None:
         step["latency_ms"] = float(tool.latency_ms)
     return step
+
+
+def _user_observation(text: str) -> dict[str, Any]:
+    """A user's turn that answers no message of the agent's: an observation of ``respond``."""
+    step = {"type": "observation", "content": bounded(text), "tool": {"name": RESPOND}}
+    return {**step, "output_summary": summary(text)}
 
 
 def _error_observation(text: str) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from knowledgepulse._util.jsonpath import describe_value
 from knowledgepulse._util.text import counted
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.records import Problem, Record
-from knowledgepulse.sources._chat._text import error_text
+from knowledgepulse.sources._chat._text import error_text, users_words
 from knowledgepulse.sources._chat._tools import row_tools
 from knowledgepulse.sources._envelope import (
     CONFIDENCE_KEY,
@@ -82,6 +82,9 @@ FAILED_CALLS_COLUMN = "kp_failed_calls"
 CALL_TEXTS_COLUMN = "kp_call_texts"
 """The ids of the calls whose step's text is their assistant turn's ``content`` (what the agent
 said with the call: tau-bench's ``respond``), not a thought before them."""
+ERROR_TURNS_COLUMN = "kp_error_turns"
+"""The user turns after the objective (numbered from 0) that are errors met outside a tool (a
+reply the agent's output could not be read in), not the user's words."""
 
 _MILLISECONDS_FROM = 1e11
 """A time number this large is milliseconds (1e11 seconds is past the year 5000)."""
@@ -344,17 +347,23 @@ def _convert_row(
     answer_step = row.get(ANSWER_STEP_COLUMN)
     failed = row.get(FAILED_CALLS_COLUMN)
     texts = row.get(CALL_TEXTS_COLUMN)
+    error_turns = row.get(ERROR_TURNS_COLUMN)
     builder = StepBuilder(
         answer_is_step=answer_step is not False,
         told_once=answer_step is not None,
         failed_calls=frozenset(map(str, failed)) if isinstance(failed, list) else None,
         call_texts=frozenset(map(str, texts)) if isinstance(texts, list) else frozenset(),
+        error_turns=(
+            frozenset(n for n in error_turns if isinstance(n, int))
+            if isinstance(error_turns, list)
+            else frozenset()
+        ),
     )
     try:
         told = family.tell(messages, builder)
     except PathError as error:
         raise PathError((columns.messages, *error.path), error.message) from error
-    success = told.answered
+    success = told.answered and builder.final_answer is not None  # no user turn came after it
     reward = None
     # A null (or a DataFrame's NaN) says no outcome, as a row without the column does: an
     # ungraded run, which ranks last by reward, not a row that cannot be read.
@@ -547,7 +556,7 @@ class Calls:
                 self.builder.error(as_text(finish), terminal=True)
             return
         if is_output_tool(name):
-            self.builder.answer(as_text(arguments))
+            self.builder.answer(as_text(arguments), said=False)
             self.answered = self.builder.final_answer is not None
             if call_id:
                 self.names[call_id] = name
@@ -556,6 +565,19 @@ class Calls:
             self.names[call_id] = name
         self.pending.append(name)
         self.builder.tool_request(name, arguments, call_id=call_id, text=text)
+
+    def said(self, text: str | None) -> None:
+        """The assistant's text to the user (not its reasoning): a user turn may answer it."""
+        self.builder.thought(text, said=True)
+
+    def user(self, text: str | None) -> None:
+        """A user's turn after the objective: their words, less what the client added.
+
+        The assistant text just before it is the ``respond`` call the turn answers (see
+        :meth:`StepBuilder.user_turn`); the system reminders a coding agent adds are no words of
+        the user's.
+        """
+        self.builder.user_turn(users_words(text))
 
     def result(
         self,

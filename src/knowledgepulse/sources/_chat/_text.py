@@ -31,12 +31,21 @@ _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 _XML_FUNCTION = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|$)", re.DOTALL)
 _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>(.*?)</parameter>", re.DOTALL)
 _CALL_NAME = re.compile(r"(^\[|\),\s*)([A-Za-z_][\w .\-]*?)\(")
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+"""What Claude Code adds to a user's turn for the model (a file changed, a todo list is empty)."""
 _MAX_LITERAL = 100_000  # Python literals past this are not parsed (ast is recursive and slow)
 
 
 def one_of(value: Any, names: frozenset[str]) -> bool:
     """Whether a parsed JSON value is one of ``names`` (a list or an object never is)."""
     return isinstance(value, str) and value in names
+
+
+def users_words(text: str | None) -> str | None:
+    """A user's turn less the system reminders a coding agent adds; ``None`` if nothing is left."""
+    if text is None or "<system-reminder>" not in text:
+        return text
+    return _REMINDER.sub("", text).strip() or None
 
 
 def content_text(content: Any, kinds: frozenset[str] = frozenset({"text"})) -> str | None:

@@ -1,10 +1,11 @@
 """Anthropic Messages conversations (``messages`` of content blocks) as traces.
 
-The first user ``text`` is the objective; assistant ``text`` and ``thinking`` blocks are
-thoughts, the last assistant message without a ``tool_use`` the answer; a ``tool_use`` block
-(``server_tool_use`` too) is a tool call, joined by ``tool_use_id`` with the ``tool_result``
-block that answers it (``web_search_tool_result`` and the other server results likewise); a
-result with ``is_error: true`` is an evident error.
+The first user ``text`` is the objective, a later one the user's reply to the assistant text before
+it (a ``respond`` call, see :meth:`StepBuilder.user_turn`); assistant ``text`` and ``thinking``
+blocks are thoughts, the last assistant message without a ``tool_use`` the answer; a ``tool_use``
+block (``server_tool_use`` too) is a tool call, joined by ``tool_use_id`` with the ``tool_result``
+block that answers it (``web_search_tool_result`` and the other server results likewise); a result
+with ``is_error: true`` is an evident error.
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
                 text = _user_block(calls, block, (index, "content", number))
                 if objective is None and text:
                     objective = text
+                elif text is not None:  # the user answering the agent
+                    calls.user(text)
             continue
         answered = _tell_assistant(calls, blocks, (index, "content"), last=index == last)
     return _row.Told(objective, answered or calls.answered)
@@ -91,7 +94,7 @@ def _tell_assistant(
             if final:
                 texts.append(block["text"])
             else:
-                builder.thought(block["text"])
+                calls.said(block["text"])
         elif one_of(kind, _CALLS):
             _request(calls, block, (*path, number))
         elif isinstance(kind, str) and kind.endswith("_tool_result"):

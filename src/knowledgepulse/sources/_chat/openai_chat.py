@@ -1,17 +1,18 @@
 """OpenAI Chat Completions conversations (a row's ``messages``) as traces.
 
-``system`` / ``developer`` messages are context; the first ``user`` message is the objective;
-assistant ``content`` (and ``reasoning_content``, ``<think>`` blocks) are thoughts, the last
-assistant message without a tool call the answer; each ``tool_calls[]`` entry (and the legacy
-``function_call``) is a tool call whose ``arguments`` string is parsed, joined by
-``tool_call_id`` with the ``tool`` message that answers it (``function`` messages by name).
-Hermes ``<tool_call>`` / ``<tool_response>`` tags in the text are read as calls and results.
-LLaMA-Factory writes content parts with a ``value``: ``reasoning`` parts are thoughts, a
-``tool_call`` part's value is a ``{"name", "arguments"}`` call, and one ``tool`` message may
-answer several calls with a JSON list of ``{"name", "content", "tool_call_id"}``.
-TRL's conversational prompt/completion rows and RL rollouts (``verifiers``) keep the ``prompt``
-messages and the ``completion`` messages in two columns, read one after the other; they may
-store ``tool_calls`` (the list, or each call) as JSON strings.
+``system`` / ``developer`` messages are context; the first ``user`` message is the objective, a
+later one the user's reply to the assistant text before it (a ``respond`` call, see
+:meth:`StepBuilder.user_turn`); assistant ``content`` (and ``reasoning_content``, ``<think>``
+blocks) are thoughts, the last assistant message without a tool call the answer; each
+``tool_calls[]`` entry (and the legacy ``function_call``) is a tool call whose ``arguments`` string
+is parsed, joined by ``tool_call_id`` with the ``tool`` message that answers it (``function``
+messages by name). Hermes ``<tool_call>`` / ``<tool_response>`` tags in the text are read as calls
+and results. LLaMA-Factory writes content parts with a ``value``: ``reasoning`` parts are thoughts,
+a ``tool_call`` part's value is a ``{"name", "arguments"}`` call, and one ``tool`` message may
+answer several calls with a JSON list of ``{"name", "content", "tool_call_id"}``. TRL's
+conversational prompt/completion rows and RL rollouts (``verifiers``) keep the ``prompt`` messages
+and the ``completion`` messages in two columns, read one after the other; they may store
+``tool_calls`` (the list, or each call) as JSON strings.
 """
 
 from __future__ import annotations
@@ -94,6 +95,8 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
                 objective = text
             elif ran_xml_call:  # the environment answering the call ("OBSERVATION: ...")
                 calls.result(None, text)
+            else:  # the user answering the agent
+                calls.user(text)
             ran_xml_call = False
         elif role == "assistant":
             answered = _tell_assistant(calls, message, (index,), final=index == last)
@@ -224,7 +227,7 @@ def _tell_assistant(
     first_id = requested[0].get("id") if requested and isinstance(requested[0], dict) else None
     own = text if isinstance(first_id, str) and first_id in builder.call_texts else None
     if own is None:  # the turn's text is a thought; in a row kp wrote, maybe the call's own
-        builder.thought(text)
+        calls.said(text)
     for number, call in enumerate(requested):
         function = call.get("function") if isinstance(call, dict) else None
         name = function.get("name") if isinstance(function, dict) else None

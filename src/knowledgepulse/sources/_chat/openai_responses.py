@@ -1,10 +1,11 @@
 """OpenAI Responses items (a row's ``input`` / ``output`` items) as traces.
 
-The first user ``message`` is the objective; ``reasoning`` items (their summary, else their
-content) and assistant messages are thoughts, the last assistant message after the last call the
-answer; ``function_call`` (and ``custom_tool_call``, ``mcp_call``, hosted ``*_call`` items) are
-tool calls, joined by ``call_id`` with their ``*_output`` items. A row with both ``input`` and
-``output`` lists is read as the input followed by the output.
+The first user ``message`` is the objective, a later one the user's reply to the assistant text
+before it (a ``respond`` call, see :meth:`StepBuilder.user_turn`); ``reasoning`` items (their
+summary, else their content) and assistant messages are thoughts, the last assistant message after
+the last call the answer; ``function_call`` (and ``custom_tool_call``, ``mcp_call``, hosted
+``*_call`` items) are tool calls, joined by ``call_id`` with their ``*_output`` items. A row with
+both ``input`` and ``output`` lists is read as the input followed by the output.
 """
 
 from __future__ import annotations
@@ -72,12 +73,14 @@ def tell(items: list[Any], builder: StepBuilder) -> _row.Told:
             role = item.get("role")
             if role in ("system", "developer"):
                 system = system or text
-            elif role == "user":
-                objective = objective or text
+            elif role == "user" and not objective:
+                objective = text
+            elif role == "user":  # the user answering the agent
+                calls.user(text)
             elif index == answer_at:
                 builder.answer(text)
             else:
-                builder.thought(text)
+                calls.said(text)
         elif kind == "reasoning":
             summary = content_text(item.get("summary"), frozenset({"summary_text"}))
             builder.thought(

@@ -1,6 +1,8 @@
 """ShareGPT conversations (``conversations`` of ``from`` / ``value`` turns) as traces.
 
-``system`` is context; the first ``human`` (``user``) turn is the objective; ``gpt``
+``system`` is context; the first ``human`` (``user``) turn is the objective, a later one the
+user's reply to the assistant text before it (a ``respond`` call, see
+:meth:`StepBuilder.user_turn`); ``gpt``
 (``assistant``, ``model``) text is a thought, the last one without a call the answer; a
 ``function_call`` turn (JSON with ``name`` and ``arguments``, or a list of them) is a tool call
 and the ``observation`` / ``tool`` / ``function_response`` turn after it its result. Hermes
@@ -88,12 +90,7 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
         if speaker in SYSTEM:
             system = system or text
         elif speaker in HUMAN:
-            if has_tags(text):
-                tagged_results(calls, text or "")
-            elif objective is None:
-                objective = text
-            elif ran_command:
-                calls.result(None, value)
+            objective = _tell_human(calls, value, objective, ran_command=ran_command)
             ran_command = False
         elif speaker in ASSISTANT:
             follows_call = index + 1 < len(parsed) and parsed[index + 1][0] in CALL
@@ -109,6 +106,26 @@ def tell(turns: list[Any], builder: StepBuilder) -> _row.Told:
         else:
             calls.result(None, value)
     return _row.Told(objective, answered or calls.answered, system)
+
+
+def _tell_human(
+    calls: _row.Calls, value: Any, objective: str | None, *, ran_command: bool
+) -> str | None:
+    """Tell a human turn; the objective, when it is the first.
+
+    A turn is tool responses in tags, the objective, the output of an agent's command, or else
+    the user's reply to the agent.
+    """
+    text = value if isinstance(value, str) else None
+    if has_tags(text):
+        tagged_results(calls, text or "")
+    elif objective is None:
+        return text
+    elif ran_command:
+        calls.result(None, value)
+    else:
+        calls.user(text)
+    return objective
 
 
 def _unprimed(parsed: list[tuple[str, Any]]) -> str | None:
@@ -151,7 +168,7 @@ def _tell_assistant(calls: _row.Calls, text: str, *, final: bool, agent: bool) -
     if final and not called and rest.strip():
         calls.builder.answer(rest)
         return "answer"
-    calls.builder.thought(rest)
+    calls.said(rest)
     return "thought"
 
 

@@ -13,8 +13,10 @@ chain of ``parentUuid`` links from its first record (the trace
 A trace's messages, in file order, are read by the Anthropic Messages reader, so the
 mapping is that of Anthropic rows (the first user text is the objective, the last assistant text
 that calls no tool the answer, a ``tool_result`` with ``is_error`` an evident error whose next
-action is its ``error_recovery``). Left out: ``isMeta`` user records (command caveats kp did not
-type). A slash command the user
+action is its ``error_recovery``, a later user text the user's reply to the assistant text
+before it: a ``respond`` call and its observation). Left out: ``isMeta`` user records (command
+caveats the user did not type), the ``<system-reminder>`` blocks Claude Code adds to a turn and
+its ``[Request interrupted by user]`` notes. A slash command the user
 typed is recorded as tags (``<command-message>init is analyzing…</command-message>``
 ``<command-name>/init</command-name>`` ``<command-args>...</command-args>``, its expansion an
 ``isMeta`` record): it is read as typed, ``/init ARGS``. A session file records no
@@ -138,9 +140,13 @@ def _tell(sessions: dict[str, _Session], chains: dict[str, str], record: Record)
         if session.messages and _is_command(session.messages[-1]):
             session.messages.pop()
         return
+    if _interrupted(message):
+        return  # Claude Code's note that the user stopped the model: no words of theirs
     session.messages.append(_typed(message))
 
 
+_INTERRUPTED = re.compile(r"\s*\[Request interrupted by user[^\]]*\]\s*")
+"""What Claude Code records when the user stops the model (``for tool use``: during a call)."""
 _LOCAL_OUTPUT = re.compile(r"\s*<local-command-(?:stdout|stderr)>")
 """How Claude Code records what a local command (``/clear``, ``/model``...) printed."""
 
@@ -150,6 +156,15 @@ def _text(content: Any) -> str:
         return content
     texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
     return "\n".join(text for text in texts if isinstance(text, str))
+
+
+def _interrupted(message: Mapping[str, Any]) -> bool:
+    """Whether a message is only Claude Code's note that the user stopped the model."""
+    content = message["content"]
+    texts_only = isinstance(content, str) or all(
+        isinstance(block, dict) and block.get("type") == "text" for block in content
+    )
+    return message["role"] == "user" and texts_only and bool(_INTERRUPTED.fullmatch(_text(content)))
 
 
 def _is_command(message: Mapping[str, Any]) -> bool:
@@ -206,7 +221,7 @@ def _finish(session_id: str, session: _Session, options: TraceOptions) -> TraceI
         builder,
         source="claude-code",
         source_id=session_id,
-        success=told.answered,
+        success=told.answered and builder.final_answer is not None,  # no user turn after it
         options=options,
         objective=told.objective,
         created_at=session.started,

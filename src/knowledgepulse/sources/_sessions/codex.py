@@ -202,7 +202,7 @@ def _finish(session: _Session, options: TraceOptions) -> TraceItem:
         builder,
         source="codex",
         source_id=session.id or Path(location.file).stem,
-        success=told.answered,
+        success=told.answered and builder.final_answer is not None,  # no user turn after it
         options=options,
         objective=told.objective or session.said,
         created_at=session.started,
