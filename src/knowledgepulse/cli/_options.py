@@ -168,15 +168,6 @@ class MinScoreType(click.ParamType):  # type: ignore[type-arg]
             self.fail(str(error), param, ctx)
 
 
-profiles_file_option = click.option(
-    "--profiles",
-    "profiles_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="YAML/JSON file of extra weight profiles: {domain: {complexity, novelty, tool_diversity, "
-    "outcome_confidence}}.",
-)
-
-
 similarity_histogram_option = click.option(
     "--similarity-histogram",
     is_flag=True,

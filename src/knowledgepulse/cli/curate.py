@@ -13,14 +13,13 @@ import click
 
 from knowledgepulse._util.atomic import check_destinations
 from knowledgepulse.cli._console import output_target, say
-from knowledgepulse.cli._embedder import model_options, novelty_text_option, scorer_from
+from knowledgepulse.cli._embedder import scorer_from, scorer_options
 from knowledgepulse.cli._options import (
     TO_MESSAGES_HELP,
     MinScoreType,
     command,
     given,
     output_option,
-    profiles_file_option,
     refuse_usage,
     report_option,
     similarity_histogram_option,
@@ -172,9 +171,7 @@ def _histogram(corpus: Corpus) -> None:
 )
 @to_option(("messages",), TO_MESSAGES_HELP)
 @report_option("Write every rejected trace with its reason here (JSONL).")
-@model_options
-@novelty_text_option
-@profiles_file_option
+@scorer_options
 @source_options(required=False, task_field=False)
 @redact_options
 def select_command(
@@ -294,9 +291,7 @@ def select_command(
     "JSONL or, for a .parquet name, Parquet."
 )
 @to_option(("messages",), "The kept traces only, each a training row: " + TO_MESSAGES_HELP)
-@model_options
-@novelty_text_option
-@profiles_file_option
+@scorer_options
 @source_options(required=False, task_field=False)
 @redact_options
 def dedupe_command(
