@@ -168,12 +168,15 @@ class MinScoreType(click.ParamType):  # type: ignore[type-arg]
             self.fail(str(error), param, ctx)
 
 
-similarity_histogram_option = click.option(
-    "--similarity-histogram",
-    is_flag=True,
-    help="Print on stderr the distribution of each trace's cosine with its nearest other "
-    "trace (percentiles and a histogram), to choose --max-similarity from your own data.",
-)
+def similarity_histogram_option(threshold: str) -> Callable[[Command], Command]:
+    """``--similarity-histogram``: the cosines to choose the command's ``threshold`` option by."""
+    return click.option(
+        "--similarity-histogram",
+        is_flag=True,
+        help="Print on stderr the distribution of each trace's cosine with its nearest other "
+        f"trace (percentiles and a histogram), to choose {threshold} from your own data.",
+    )
+
 
 task_field_option = click.option(
     "--task-field",

@@ -164,7 +164,7 @@ def _histogram(corpus: Corpus) -> None:
     metavar="X",
     help="Reject traces whose reward (or --rank-by FIELD) is below X or missing.",
 )
-@similarity_histogram_option
+@similarity_histogram_option("--max-similarity")
 @output_option(
     "Write the selected traces here (JSONL, atomically) instead of stdout; dataset rows "
     "go as JSONL or, for a .parquet name, Parquet."
@@ -282,7 +282,7 @@ def select_command(
     "With --against: write each removed trace here (JSONL), with the REF item it "
     "matched, the overlap and the cosine."
 )
-@similarity_histogram_option
+@similarity_histogram_option("--threshold")
 @output_option(
     "Write the groups here (JSONL, atomically) instead of stdout; dataset rows go as "
     "JSONL or, for a .parquet name, Parquet."
