@@ -178,7 +178,7 @@ def similarity_histogram_option(threshold: str) -> Callable[[Command], Command]:
     )
 
 
-task_field_option = click.option(
+_task_field_option = click.option(
     "--task-field",
     metavar="PATH",
     help="The task each trace is a run of: with --from, a dataset column; else the "
@@ -188,7 +188,7 @@ task_field_option = click.option(
 )
 
 
-def task_similarity_option(command: Command) -> Command:
+def _task_similarity_option(command: Command) -> Command:
     """``--task-similarity S``, for the commands that infer tasks (curation loads with them)."""
     from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY  # noqa: PLC0415 - numpy
 
@@ -201,3 +201,7 @@ def task_similarity_option(command: Command) -> Command:
         help="Without --task-field: a trace whose cosine with a task's best run "
         "reaches S is a run of that task (1 groups only equal objectives).",
     )(command)
+
+
+task_options = option_group(_task_field_option, _task_similarity_option)
+"""``--task-field`` and ``--task-similarity``: where a trace's task is read, else how inferred."""

@@ -23,8 +23,7 @@ from knowledgepulse.cli._options import (
     refuse_usage,
     report_option,
     similarity_histogram_option,
-    task_field_option,
-    task_similarity_option,
+    task_options,
     to_option,
     unless_given,
 )
@@ -140,8 +139,7 @@ def _histogram(corpus: Corpus) -> None:
     help="Reject a trace whose cosine with an already selected trace reaches S "
     "(see --similarity-histogram).",
 )
-@task_field_option
-@task_similarity_option
+@task_options
 @click.option(
     "--per-task",
     type=click.IntRange(min=1),
@@ -243,8 +241,7 @@ def select_command(
     callback=unless_given,
     help="Two traces are near-duplicates when their cosine reaches S (see --similarity-histogram).",
 )
-@task_field_option
-@task_similarity_option
+@task_options
 @click.option(
     "--against",
     "against",

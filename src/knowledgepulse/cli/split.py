@@ -9,12 +9,7 @@ import click
 
 from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import model_options, scorer_from
-from knowledgepulse.cli._options import (
-    command,
-    not_stdout,
-    task_field_option,
-    task_similarity_option,
-)
+from knowledgepulse.cli._options import command, not_stdout, task_options
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     ProblemSink,
@@ -70,8 +65,7 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
     "rows that give no trace go to unread, with kp_error; an earlier split's sets there "
     "are replaced.",
 )
-@task_field_option
-@task_similarity_option
+@task_options
 @model_options
 @source_options(required=False, task_field=False)
 @redact_options
