@@ -144,3 +144,27 @@ def test_split_says_which_part_is_empty_when_groups_are_too_few(
     assert run.code == 0, run.err
     assert "validation is empty: too few groups (3) for every share" in run.err
     assert (tmp_path / "parts" / "validation.jsonl").read_text("utf-8") == ""
+
+
+def test_split_help_says_task_field_reads_a_column_or_a_dotted_path(kp: KpRunner) -> None:
+    """kp split reads --task-field as kp select does (metadata.tier above): its help says so."""
+    text = " ".join(kp("split", "--help").out.split())
+    assert "--task-field PATH The task each trace is a run of" in text
+    assert "else the value at this dotted path of the trace's JSON" in text
+
+
+def test_split_keeps_the_rows_of_a_task_field_column_together(kp: KpRunner, tmp_path: Path) -> None:
+    """--task-field naming a dataset column groups the rows by it: each value on one side."""
+    rows = jsonl(DATASETS / "openai_chat.jsonl")
+    for number, row in enumerate(rows):
+        row["batch"] = f"b{number % 2}"
+    source = tmp_path / "rows.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    run = kp(
+        "split", str(source), "--task-field", "batch", "--test", "0.5", "--no-embedder",
+        "-o", str(tmp_path / "parts"),
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    sides = [jsonl(tmp_path / "parts" / f"{part}.jsonl") for part in ("train", "test")]
+    assert sorted(len(side) for side in sides) == [len(rows) // 2, len(rows) - len(rows) // 2]
+    assert all(len({row["batch"] for row in side}) == 1 for side in sides)

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 from knowledgepulse.records import Location, Record
 from knowledgepulse.redact.items import Redactor
 from knowledgepulse.redact.walk import Finding, hashed_id
-from knowledgepulse.runs.redaction import finding_entry, redact_items, redaction_report
+from knowledgepulse.runs.redaction import (
+    finding_entry,
+    inspect_redacted,
+    redact_items,
+    redaction_report,
+)
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.trace.load import validate_record
 from tests.builders import trace_json
@@ -99,3 +106,23 @@ def test_an_item_redacted_uncounted_is_counted_only_when_told() -> None:
     assert (redactor.redacted, dict(redactor.types)) == (0, {})
     redactor.count(read, findings)
     assert (redactor.redacted, dict(redactor.types)) == (1, {"email": 1})
+
+
+SECRET = "ghp_4fG7hJ2kL9mN3pQ6rS8tV1wX5yZ0aB2cD4eF"
+
+
+def test_an_inspection_never_shows_a_secret_and_shows_identifiers_until_asked(
+    tmp_path: Path,
+) -> None:
+    """``inspect_redacted``: secrets always go; an e-mail only with ``redact`` at its level."""
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(trace_json(objective=f"Mail dana@corp.io the key {SECRET}")) + "\n")
+
+    shown = repr(inspect_redacted(path))
+    asked = repr(inspect_redacted(path, redact=Redactor("aggregated")))
+
+    assert SECRET[:12] not in shown
+    assert SECRET[:12] not in asked
+    assert "dana@corp.io" in shown
+    assert "dana@corp.io" not in asked
+    assert "[REDACTED:email]" in asked

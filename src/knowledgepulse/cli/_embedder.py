@@ -48,6 +48,15 @@ novelty_text_option = click.option(
 )
 
 
+profiles_file_option = click.option(
+    "--profiles",
+    "profiles_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="YAML/JSON file of extra weight profiles: {domain: {complexity, novelty, tool_diversity, "
+    "outcome_confidence}}.",
+)
+
+
 model_options = option_group(
     click.option(
         "--no-embedder",
@@ -96,11 +105,14 @@ model_options = option_group(
 )
 """``--no-embedder``, ``--embedder``, ``--model``, ``--batch-size``, ``--workers``, ``--device``."""
 
+scorer_options = option_group(model_options, novelty_text_option, profiles_file_option)
+"""The model options, ``--novelty-text`` and ``--profiles``: all that makes the scorer."""
+
 MODEL_OPTIONS = (
     *("no_embedder", "kind", "model_path", "device", "workers", "batch_size"),
     *("novelty_text", "profiles_file"),
 )
-"""The options that choose the embedder and the scorer (:class:`ModelSettings`' names)."""
+"""The parameters of :data:`scorer_options`: the names of ``runs.embedder.ModelSettings``."""
 
 
 def scorer_from(paths: Sequence[str], options: dict[str, Any]) -> TraceValueScorer:

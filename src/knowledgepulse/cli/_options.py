@@ -168,23 +168,17 @@ class MinScoreType(click.ParamType):  # type: ignore[type-arg]
             self.fail(str(error), param, ctx)
 
 
-profiles_file_option = click.option(
-    "--profiles",
-    "profiles_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="YAML/JSON file of extra weight profiles: {domain: {complexity, novelty, tool_diversity, "
-    "outcome_confidence}}.",
-)
+def similarity_histogram_option(threshold: str) -> Callable[[Command], Command]:
+    """``--similarity-histogram``: the cosines to choose the command's ``threshold`` option by."""
+    return click.option(
+        "--similarity-histogram",
+        is_flag=True,
+        help="Print on stderr the distribution of each trace's cosine with its nearest other "
+        f"trace (percentiles and a histogram), to choose {threshold} from your own data.",
+    )
 
 
-similarity_histogram_option = click.option(
-    "--similarity-histogram",
-    is_flag=True,
-    help="Print on stderr the distribution of each trace's cosine with its nearest other "
-    "trace (percentiles and a histogram), to choose --max-similarity from your own data.",
-)
-
-task_field_option = click.option(
+_task_field_option = click.option(
     "--task-field",
     metavar="PATH",
     help="The task each trace is a run of: with --from, a dataset column; else the "
@@ -194,7 +188,7 @@ task_field_option = click.option(
 )
 
 
-def task_similarity_option(command: Command) -> Command:
+def _task_similarity_option(command: Command) -> Command:
     """``--task-similarity S``, for the commands that infer tasks (curation loads with them)."""
     from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY  # noqa: PLC0415 - numpy
 
@@ -207,3 +201,7 @@ def task_similarity_option(command: Command) -> Command:
         help="Without --task-field: a trace whose cosine with a task's best run "
         "reaches S is a run of that task (1 groups only equal objectives).",
     )(command)
+
+
+task_options = option_group(_task_field_option, _task_similarity_option)
+"""``--task-field`` and ``--task-similarity``: where a trace's task is read, else how inferred."""

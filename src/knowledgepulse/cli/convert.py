@@ -38,12 +38,10 @@ def convert_command(
 ) -> int:
     """Convert agent frameworks' files to ReasoningTrace JSON Lines, one trace per run.
 
-    The files: OpenTelemetry (OTLP JSON), LangSmith runs, OpenAI Agents SDK spans, smolagents
-    steps, Pydantic AI messages, an observability tool's export (Langfuse, Arize Phoenix,
-    Jaeger, Tempo, OTel JS spans) or datasets of conversation rows (see --from). Each file is
-    recognised by its content, and what it was read as is said on stderr. --redact cleans
-    the traces of secrets and personal data (see kp redact). --to messages writes training
-    rows instead (JSON Lines, or Parquet for a .parquet -o), which --from auto reads back.
+    The files: an agent framework's or observability tool's export, a coding agent's session
+    log, or a dataset of conversation rows, each format listed under --from. Each file is
+    recognised by its content, and what it was read as is said on stderr. --to messages
+    writes training rows instead, which --from auto reads back.
 
     PATH is a JSON, JSON Lines (.gz too) or Parquet file, or - for standard input. A record
     that cannot be read is reported on stderr as FILE:LINE: message and the others go on; exit

@@ -13,19 +13,17 @@ import click
 
 from knowledgepulse._util.atomic import check_destinations
 from knowledgepulse.cli._console import output_target, say
-from knowledgepulse.cli._embedder import model_options, novelty_text_option, scorer_from
+from knowledgepulse.cli._embedder import scorer_from, scorer_options
 from knowledgepulse.cli._options import (
     TO_MESSAGES_HELP,
     MinScoreType,
     command,
     given,
     output_option,
-    profiles_file_option,
     refuse_usage,
     report_option,
     similarity_histogram_option,
-    task_field_option,
-    task_similarity_option,
+    task_options,
     to_option,
     unless_given,
 )
@@ -141,8 +139,7 @@ def _histogram(corpus: Corpus) -> None:
     help="Reject a trace whose cosine with an already selected trace reaches S "
     "(see --similarity-histogram).",
 )
-@task_field_option
-@task_similarity_option
+@task_options
 @click.option(
     "--per-task",
     type=click.IntRange(min=1),
@@ -165,16 +162,14 @@ def _histogram(corpus: Corpus) -> None:
     metavar="X",
     help="Reject traces whose reward (or --rank-by FIELD) is below X or missing.",
 )
-@similarity_histogram_option
+@similarity_histogram_option("--max-similarity")
 @output_option(
     "Write the selected traces here (JSONL, atomically) instead of stdout; dataset rows "
     "go as JSONL or, for a .parquet name, Parquet."
 )
 @to_option(("messages",), TO_MESSAGES_HELP)
 @report_option("Write every rejected trace with its reason here (JSONL).")
-@model_options
-@novelty_text_option
-@profiles_file_option
+@scorer_options
 @source_options(required=False, task_field=False)
 @redact_options
 def select_command(
@@ -196,13 +191,11 @@ def select_command(
     first, then the successful runs left before any failed one, each time from a task with
     the fewest picks so far. A trace is rejected when it is below --min-score or --min-reward,
     when its cosine with a selected trace reaches --max-similarity, when its task has
-    --per-task picks, or when the budget is
-    spent. The selected traces are written as JSON Lines in the order they were picked (every
-    task's best before any task's second, so the first N are a selection of N), each with
-    metadata.quality_score set (and, with --redact, their secrets and personal data
-    redacted); --report lists the rejected ones with their reasons. Dataset
-    rows (--from) are written back as they were, with kp_ columns added, in the input's form
-    (JSON Lines or Parquet) or -o's; a row that cannot be read follows them, with kp_error.
+    --per-task picks, or when the budget is spent. The selected traces are written as JSON
+    Lines in the order they were picked (every task's best before any task's second, so the
+    first N are a selection of N), each with metadata.quality_score set. Dataset rows (--from)
+    are written back as they were, with kp_ columns added; a row that cannot be read follows
+    them, with kp_error.
     """
     sink = ProblemSink()
     run, redactor = run_arguments(
@@ -248,8 +241,7 @@ def select_command(
     callback=unless_given,
     help="Two traces are near-duplicates when their cosine reaches S (see --similarity-histogram).",
 )
-@task_field_option
-@task_similarity_option
+@task_options
 @click.option(
     "--against",
     "against",
@@ -258,9 +250,8 @@ def select_command(
     metavar="REF",
     help="Decontaminate instead: remove from the input the traces that copy a task of REF "
     "(an evaluation set in any form kp reads, or a .txt file of task texts, one a line), by "
-    "n-gram overlap of the task text and, with an embedder, by cosine (--threshold). The "
-    "traces kept are written as they came (with --redact, redacted). Repeatable. A REF that "
-    "gives no item exits 1, as an empty input does (--allow-empty: 0).",
+    "n-gram overlap of the task text and, with an embedder, by cosine (--threshold). "
+    "Repeatable; a REF that gives no item exits 1, as an empty input does.",
 )
 @click.option(
     "--against-field",
@@ -288,15 +279,13 @@ def select_command(
     "With --against: write each removed trace here (JSONL), with the REF item it "
     "matched, the overlap and the cosine."
 )
-@similarity_histogram_option
+@similarity_histogram_option("--threshold")
 @output_option(
     "Write the groups here (JSONL, atomically) instead of stdout; dataset rows go as "
     "JSONL or, for a .parquet name, Parquet."
 )
 @to_option(("messages",), "The kept traces only, each a training row: " + TO_MESSAGES_HELP)
-@model_options
-@novelty_text_option
-@profiles_file_option
+@scorer_options
 @source_options(required=False, task_field=False)
 @redact_options
 def dedupe_command(
@@ -318,15 +307,14 @@ def dedupe_command(
     Without an embedder (--no-embedder) inference groups equal objectives only.
 
     With --against REF, remove instead the traces whose task copies one of REF's
-    (decontamination, docs/curation.md): the kept traces (or rows) are written as they came,
-    and --report lists each removed one with the REF item it matched; --redact cleans both
-    (the traces are compared first, as read).
+    (decontamination, docs/curation.md) and write the others (or their rows) as they came;
+    --redact cleans them and the --report (the traces are compared first, as read).
 
     One JSON line per group of two or more traces: the representative (highest score, then
     smallest id) and each member with its cosine to the representative. Dataset rows (--from)
     are written back instead, every row in input order with its kp_ columns, kp_group (its
     group's number, or null) and kp_kept (false for a duplicate that would go), a row that
-    cannot be read with kp_error; --redact cleans them of secrets and personal data first.
+    cannot be read with kp_error.
     """
     if against:
         by, task_similarity = options.pop("by"), options.pop("task_similarity")  # one set's

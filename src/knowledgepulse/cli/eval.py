@@ -154,8 +154,9 @@ tolerance_option = click.option(
 @click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path(DEFAULT_CACHE_DIR),
-    help="With --task-version: where outputs are cached [default: .kp-cache/outputs].",
+    default=DEFAULT_CACHE_DIR,
+    show_default=True,
+    help="With --task-version: where outputs are cached.",
 )
 @click.option("--no-cache", is_flag=True, help="With --task: neither read nor write the cache.")
 @allow_empty_option("case")
@@ -179,13 +180,10 @@ def eval_command(
     FILE:LINE: PATH: message and count as failed; a part of a file that cannot be read (a
     syntax error) is reported with its line and counted as a file. Warnings (a case id used
     twice) are reported and counted but fail nothing. Exit code 0 when every case passes, 1
-    when any fails or is malformed or a file could not be read in full, or when the files hold no
-    case (unless --allow-empty: a gate over nothing is a mistake), 2 for usage or suite
-    errors (or a --baseline that is not a kp eval JSON report), 4 when a case that passed in
-    the --baseline fails now, or (with --fail-on regression, the default with --baseline) a
-    case not in it fails; then failures the baseline had too exit 0. --fail-on never exits 0
-    whatever the verdicts, to record a baseline: kp eval CASES -s SUITE --fail-on never -o
-    base.json.
+    when any fails or is malformed, a file could not be read in full or the files hold no case
+    (see --allow-empty), 2 for usage or suite errors (or a --baseline that is not a kp eval
+    JSON report), 4 when a case that passed in the --baseline fails now (see --fail-on; record
+    a baseline with kp eval CASES -s SUITE --fail-on never -o base.json).
 
     With --task, the cases' inputs (instruction, input, pages) go to the task and its outputs
     are scored; a call that raises or times out is that case's error. --plugin loads custom

@@ -12,6 +12,7 @@ from knowledgepulse.cli._options import command, format_option
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import source_options, trace_options_of
 from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK
+from knowledgepulse.runs.redaction import inspect_redacted
 
 
 @command("inspect")
@@ -37,15 +38,11 @@ def inspect_command(
     redacted, as in any message; --redact redacts personal data too, by the trace's privacy
     level (see kp redact), for an inspection to paste in a bug report.
     """
-    from knowledgepulse.redact.inspection import redact_inspection  # noqa: PLC0415
     from knowledgepulse.reports.inspection import inspection_json, inspection_text  # noqa: PLC0415
-    from knowledgepulse.sources import inspect_file  # noqa: PLC0415
 
-    redactor = redactor_from(options)
-    inspection = inspect_file(path, source=source, options=trace_options_of(options))
-    # Secrets always (the output is pasted in bug reports); identifiers only when asked.
-    inspection = redact_inspection(
-        inspection, *(("private", None) if redactor is None else (redactor.level, redactor.rules))
+    redact = redactor_from(options) or False
+    inspection = inspect_redacted(
+        path, source=source, options=trace_options_of(options), redact=redact
     )
     width = min(100, shutil.get_terminal_size((100, 50)).columns)
     with open_output(None, for_people=output_format == "text") as stream:

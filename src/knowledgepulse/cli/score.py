@@ -24,13 +24,12 @@ from knowledgepulse.cli._console import (
     report_format,
     say,
 )
-from knowledgepulse.cli._embedder import model_options, novelty_text_option
+from knowledgepulse.cli._embedder import profiles_file_option, scorer_options
 from knowledgepulse.cli._options import (
     MinScoreType,
     command,
     format_option,
     output_option,
-    profiles_file_option,
 )
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
@@ -67,7 +66,7 @@ def _milliseconds(seconds: float | None) -> float | None:
 @output_option(
     "Write here instead of stdout (atomically: the file appears when the run completes)."
 )
-@model_options
+@scorer_options
 @click.option(
     "--engine",
     type=click.Choice(("local", "ray")),
@@ -130,7 +129,6 @@ def _milliseconds(seconds: float | None) -> float | None:
     help="Embed at most the first N windows of 254 word pieces per trace with the MiniLM model "
     "(so it runs it); 'none' for no cap [default: 32].",
 )
-@novelty_text_option
 @click.option(
     "--order",
     type=click.Choice(["input", "time"]),
@@ -151,7 +149,6 @@ def _milliseconds(seconds: float | None) -> float | None:
     help="Explain every score in words: after the table, or in each row (explanation) of json "
     "and jsonl.",
 )
-@profiles_file_option
 @source_options(required=False)
 @redact_options
 def score_command(
@@ -169,9 +166,9 @@ def score_command(
     PATH is a JSON file (one trace or a list), a JSONL file (one trace a line), either of them
     gzipped (.gz), or - for standard input. Bad records are reported on stderr as
     FILE:LINE: PATH: message and skipped (--annotate writes a bad dataset row back, with
-    kp_error); exit code 1 when there were any. With --from, PATH is
-    an agent framework's file (see kp convert), converted as it is read. --redact (with
-    --annotate) writes the traces with their secrets and personal data redacted.
+    kp_error); exit code 1 when there were any. With --from, PATH is an agent framework's
+    file (see kp convert), converted as it is read. --redact (with --annotate) writes the
+    traces with their secrets and personal data redacted.
     """
     output_format = output_format or report_format(output, ("json", "csv", "html"), "jsonl")
     redactor = redactor_from(options)

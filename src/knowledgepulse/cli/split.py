@@ -9,7 +9,7 @@ import click
 
 from knowledgepulse.cli._console import say
 from knowledgepulse.cli._embedder import model_options, scorer_from
-from knowledgepulse.cli._options import command, not_stdout, task_similarity_option
+from knowledgepulse.cli._options import command, not_stdout, task_options
 from knowledgepulse.cli._redaction import redact_options, redactor_from
 from knowledgepulse.cli._traces import (
     ProblemSink,
@@ -65,14 +65,15 @@ _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
     "rows that give no trace go to unread, with kp_error; an earlier split's sets there "
     "are replaced.",
 )
-@task_similarity_option
+@task_options
 @model_options
-@source_options(required=False)
+@source_options(required=False, task_field=False)
 @redact_options
 def split_command(
     *,
     paths: list[str],
     validation: float | None,
+    task_field: str | None,
     directory: Path,
     allow_empty: bool,
     **options: Any,
@@ -87,7 +88,6 @@ def split_command(
     or Parquet), traces as JSON Lines; --redact cleans them of secrets and personal data (the
     groups are read first: the same split).
     """
-    task_field = options.get("task_field")
     convert_options = trace_options_of(options)
     sink = ProblemSink()
     redactor = redactor_from(options)

@@ -29,7 +29,7 @@ from knowledgepulse.trace import TraceItem
 if TYPE_CHECKING:  # the rules, regex and ahocorasick_rs load only to redact
     from knowledgepulse.redact.items import Redactor
     from knowledgepulse.redact.walk import Finding
-    from knowledgepulse.sources import TraceOptions
+    from knowledgepulse.sources import Inspection, TraceOptions
     from knowledgepulse.sources._read import Notes
 
 Found = Callable[[TraceItem, "list[Finding]"], object]
@@ -86,6 +86,29 @@ def redactor_for(
             )
         return None
     return _new_redactor(privacy_level, rules_file)
+
+
+def inspect_redacted(
+    path: str | Path,
+    *,
+    source: str = "auto",
+    options: TraceOptions | None = None,
+    redact: bool | Redactor = False,
+) -> Inspection:
+    """How ``path`` is read (:func:`~knowledgepulse.sources.inspect_file`), fit to be shared.
+
+    Its secrets are always redacted (an inspection is pasted in bug reports, as messages are);
+    its personal identifiers too with ``redact``, by the redactor's level and rules.
+    """
+    # Inspection's readers and the rules load only to inspect.
+    from knowledgepulse.redact.inspection import redact_inspection  # noqa: PLC0415
+    from knowledgepulse.sources import inspect_file  # noqa: PLC0415
+
+    inspection = inspect_file(path, source=source, options=options)
+    redactor = redactor_of(redact)
+    if redactor is None:
+        return redact_inspection(inspection, "private")
+    return redact_inspection(inspection, redactor.level, redactor.rules)
 
 
 def redact_items(
