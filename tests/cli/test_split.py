@@ -168,3 +168,22 @@ def test_split_keeps_the_rows_of_a_task_field_column_together(kp: KpRunner, tmp_
     sides = [jsonl(tmp_path / "parts" / f"{part}.jsonl") for part in ("train", "test")]
     assert sorted(len(side) for side in sides) == [len(rows) // 2, len(rows) - len(rows) // 2]
     assert all(len({row["batch"] for row in side}) == 1 for side in sides)
+
+
+def test_split_refuses_a_directory_it_cannot_make_before_reading(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """An -o under a file is refused first, with kp's message, nothing made.
+
+    Before, the whole split ran (read, scored, grouped) and only then failed to make it.
+    """
+    blocker = tmp_path / "taken"
+    blocker.write_text("a file, not a directory\n")
+    directory = blocker / "parts"
+    source = ROOT / "examples" / "traces" / "traces.jsonl"
+    run = kp("split", str(source), "--test", "0.5", "--no-embedder", "-o", str(directory))
+    assert run.code == 2, run.err
+    assert f"cannot write the split to {directory}" in run.err
+    assert "no group on two sides" not in run.err  # refused before the split was made
+    assert "Traceback" not in run.err
+    assert blocker.read_text() == "a file, not a directory\n"

@@ -22,7 +22,7 @@ from knowledgepulse.reports.curation import split_summary
 from knowledgepulse.reports.redaction import summary_tail
 from knowledgepulse.reports.rows import kept_tail
 from knowledgepulse.reports.terminal import ReadProgress
-from knowledgepulse.runs.splits import split, write_split
+from knowledgepulse.runs.splits import check_split_directory, split, write_split
 
 _share = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 
@@ -89,6 +89,7 @@ def split_command(
     groups are read first: the same split).
     """
     convert_options = trace_options_of(options)
+    check_split_directory(directory, paths)
     sink = ProblemSink()
     redactor = redactor_from(options)
     with ReadProgress.for_sources(paths) as progress:

@@ -12,7 +12,9 @@ read before, so the split is the same with and without it).
 
 from __future__ import annotations
 
+import errno
 import os
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -282,6 +284,44 @@ def _strata(
     return strata
 
 
+def check_split_directory(
+    directory: str | os.PathLike[str], inputs: Iterable[object] = ()
+) -> list[Path]:
+    """Every part's file a split may write in ``directory``, once it is known it can.
+
+    Call it before the work (``kp split`` does) to fail fast; :func:`write_split` calls it too.
+    Nothing is made: the nearest folder of ``directory`` that exists is tried with a scratch
+    folder made and removed (permissions alone do not tell root, nor a folder such as /proc).
+
+    Raises:
+        OutputError: the directory cannot be made or written (a file is in its place, no
+            permission), or one of ``inputs`` is a part's file there, which the split would
+            replace or remove.
+    """
+    directory = Path(directory)
+    parts = [directory / f"{part}.{ext}" for part in (*PARTS, "unread") for ext in _SUFFIXES]
+    sources = tuple(inputs)
+    for path in parts:
+        if any(is_same_file(path, source) for source in sources):
+            raise OutputError(
+                f"cannot write the split to {directory}: its input {path} is there, which the "
+                "split would replace; write to another directory"
+            )
+    existing = directory
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    try:
+        if not existing.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, f"{existing} is a file")
+        tempfile.TemporaryDirectory(dir=existing).cleanup()
+    except OSError as error:
+        raise OutputError(
+            f"cannot write the split to {directory}: {error.strerror or error}; give a directory "
+            "that can be made and written"
+        ) from None
+    return parts
+
+
 def write_split(
     result: SplitResult,
     directory: str | os.PathLike[str],
@@ -308,13 +348,7 @@ def write_split(
     if form is None:
         rows = any(item.row is not None for item in result.items)
         form = row_format(None, files) if rows else "jsonl"
-    parts = [directory / f"{part}.{ext}" for part in (*PARTS, "unread") for ext in _SUFFIXES]
-    for path in parts:
-        if any(is_same_file(path, source) for source in inputs):
-            raise OutputError(
-                f"cannot write the split to {directory}: its input {path} is there, which the "
-                "split would replace; write to another directory"
-            )
+    parts = check_split_directory(directory, inputs)
     directory.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     suffix = "parquet" if form == "parquet" else "jsonl"
