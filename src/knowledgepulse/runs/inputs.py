@@ -209,6 +209,8 @@ def rows_of(data: Any) -> Iterator[Any]:
         return (row for batch in data.to_batches() for row in batch.to_pylist())
     if kind == "pandas":
         return (_plain(row) for row in data.to_dict(orient="records"))
+    if kind == "datasets":  # as Python values, whatever format (numpy, torch...) it is shown in
+        return (_document(row) for row in data.with_format(None))
     if isinstance(data, Iterable):  # row dicts, ReasoningTrace models, a datasets.Dataset
         return (_document(row) for row in data)
     raise wrong_setting(

@@ -140,8 +140,6 @@ def _add_columns(
         for name, values in added.items():
             rows = rows.append_column(name, pa.array(values, type=COLUMN_TYPES[name]))
         return rows
-    # Made in memory: a dataset read from disk would otherwise get a cache file in its folder.
-    rows = rows.flatten_indices(keep_in_memory=True)
     for name, values in added.items():
         rows = rows.add_column(name, values)
     return rows
@@ -188,8 +186,22 @@ def _rows_at(data: Any, kind: str, positions: Sequence[int]) -> Any:
     if kind == "pandas":
         return data.iloc[positions]
     if kind == "arrow":
-        return data.take(positions)
-    return data.select(positions, keep_in_memory=True)
+        import pyarrow as pa  # noqa: PLC0415 - only for an Arrow table given
+
+        # Typed: an empty list is a null array, which ``take`` has no kernel for.
+        return data.take(pa.array(positions, type=pa.int64()))
+    # Taken as Arrow, as a table's are: a ``select`` would leave an indices mapping that
+    # ``add_column`` then flattens, drawing datasets' "Flattening the indices" bar each call.
+    # The rows are in memory: a dataset read from disk gets no cache file in its folder.
+    taken = data.with_format("arrow")[list(positions)]
+    rows = type(data)(taken, info=data.info.copy(), split=data.split)
+    shown = data.format  # the user's format (numpy, torch...) kept, as ``select`` keeps it
+    return rows.with_format(
+        shown["type"],
+        columns=shown["columns"],
+        output_all_columns=shown["output_all_columns"],
+        **shown["format_kwargs"],
+    )
 
 
 class UnreadRows:
