@@ -115,9 +115,14 @@ def with_task(item: TraceItem, task_field: str | None) -> TraceItem:
     """``item`` with its task: its own, else its row's ``task_field``, else its trace's JSON's."""
     if item.task is not None or task_field is None:
         return item
-    task = task_at(item.row.value, task_field) if item.row is not None else None
-    task = task if task is not None else task_at(item.document, task_field)
+    task = task_in(None if item.row is None else item.row.value, item.document, task_field)
     return item if task is None else dataclasses.replace(item, task=task)
+
+
+def task_in(row: Any, document: Any, task_field: str) -> str | None:
+    """The task at ``task_field``: the row's column (a dotted path), else the trace's JSON's."""
+    task = None if row is None else task_at(row, task_field)
+    return task if task is not None else task_at(document, task_field)
 
 
 OnProblem = Callable[[Problem], object]
