@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from knowledgepulse._util.collector import young_collections_only
-from knowledgepulse._util.settings import count_of, number_of, text_of, wrong_setting
+from knowledgepulse._util.settings import check_cosine, count_of, number_of, text_of, wrong_setting
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
     InputFileError,
@@ -27,7 +27,7 @@ from knowledgepulse.errors import (
 )
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
-from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, check_cosine, no_vectors
+from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
 from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, items_of, paths_of, rows_of
 from knowledgepulse.runs.read import OnProblem, valid_items
 from knowledgepulse.runs.redaction import redactor_of, unread_rows

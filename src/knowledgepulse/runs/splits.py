@@ -27,10 +27,10 @@ from knowledgepulse.curation.splits import BY_TASK, PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import row_format
-from knowledgepulse.runs.curate import inferred_tasks, similarity_of_tasks, tasks_read
 from knowledgepulse.runs.inputs import RunInput, files_of, items_of
 from knowledgepulse.runs.read import OnProblem
 from knowledgepulse.runs.redaction import redact_items, redactor_of, unread_rows
+from knowledgepulse.runs.tasks import inferred_tasks, similarity_of_tasks, tasks_read
 from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redacted_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
