@@ -187,3 +187,13 @@ def test_a_domain_without_a_profile_is_logged_once(caplog: pytest.LogCaptureFixt
     with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
         score(chat_rows(), scorer=scorer(), options=TraceOptions(domain="code"))
     assert "weight profile" not in caplog.text
+
+
+def test_a_redaction_prints_without_the_data_it_holds() -> None:
+    """repr(redact(rows)) names the items and findings, not every row whole (a notebook's cell)."""
+    rows = chat_rows()
+    result = redact(rows)
+    shown = repr(result)
+    assert "Redaction(" in shown
+    assert result.items[0].trace.id in shown
+    assert rows[0]["trajectory"][1]["content"] not in shown

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, Unpack, overload
@@ -169,7 +169,7 @@ class Redaction:
         problems: the records that gave no trace.
     """
 
-    data: Any
+    data: Any = field(repr=False)  # every record whole: printing the result would bury it
     items: list[TraceItem]
     findings: list[list[Finding]]
     counts: dict[str, int]
