@@ -118,6 +118,18 @@ class SplitResult:
         """
         return redacted_like(self.data, self.items_in(part))
 
+    def write_to(
+        self,
+        directory: str | os.PathLike[str],
+        form: WriteForm | None = None,
+        inputs: Iterable[object] | None = None,
+    ) -> dict[str, Path]:
+        """Each part to ``directory/<part>.<ext>`` in the input's form (``kp split``'s output).
+
+        As every other result writes itself: see :func:`write_split`.
+        """
+        return write_split(self, directory, form, inputs)
+
     @property
     def sizes(self) -> dict[str, int]:
         """How many items each part asked for holds."""
