@@ -197,3 +197,18 @@ def test_a_redaction_prints_without_the_data_it_holds() -> None:
     assert "Redaction(" in shown
     assert result.items[0].trace.id in shown
     assert rows[0]["trajectory"][1]["content"] not in shown
+
+
+def test_score_annotate_and_redact_tell_progress_as_select_does() -> None:
+    """``progress=`` is told each further count of a file's bytes, by every one-call function."""
+    size = CHAT.stat().st_size
+    for call in (
+        lambda told: score(CHAT, scorer=scorer(), progress=told),
+        lambda told: annotate(CHAT, scorer=scorer(), progress=told),
+        lambda told: redact(CHAT, progress=told),
+        lambda told: select(CHAT, scorer=scorer(), progress=told),
+    ):
+        told: list[int] = []
+        call(told.append)
+        assert told
+        assert sum(told) == size

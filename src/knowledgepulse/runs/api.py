@@ -10,7 +10,7 @@ the ``knowledgepulse`` logger), and the run goes on.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -87,6 +87,8 @@ class ScoreSettings(TypedDict, total=False):
             ``ReasoningTrace`` files (see :func:`~knowledgepulse.runs.items_of`).
         options: the domain, confidence and row columns of converted rows.
         notes: told what a reader says about a whole file.
+        progress: for files, told each further count of bytes read (``tqdm``'s ``update``
+            adds them up), as :func:`~knowledgepulse.runs.select` is.
         on_problem: told each record that gives no trace (default: a logged warning).
     """
 
@@ -103,6 +105,7 @@ class ScoreSettings(TypedDict, total=False):
     source: str | None
     options: TraceOptions | None
     notes: Notes | None
+    progress: Callable[[int], object] | None
     on_problem: OnProblem | None
 
 
@@ -184,6 +187,7 @@ def redact(
     source: str | None = "auto",
     options: TraceOptions | None = None,
     notes: Notes | None = None,
+    progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
 ) -> Redaction:
     """``data`` with its secrets and personal identifiers redacted, and what was redacted.
@@ -198,6 +202,7 @@ def redact(
         source: how ``data`` is read (see :func:`~knowledgepulse.runs.items_of`).
         options: the domain, confidence and row columns of converted rows.
         notes: told what a reader says about a whole file.
+        progress: for files, told each further count of bytes read.
         on_problem: told each record that gives no trace (default: a logged warning).
 
     Raises:
@@ -210,7 +215,7 @@ def redact(
     problems: list[Problem] = []
     unread = UnreadRows(partial(redacted_record, redactor=redactor))
     table = table_kind(data) is not None
-    read = items_of(data, source=source, options=options, notes=notes)
+    read = items_of(data, source=source, options=options, notes=notes, progress=progress)
     items: list[TraceItem] = []
     kept: list[TraceItem | Record] = []
     for count, item in enumerate(
@@ -256,6 +261,7 @@ def _scored(
             options=settings.get("options"),
             task_field=settings.get("task_field"),
             notes=settings.get("notes"),
+            progress=settings.get("progress"),
         ),
         [],
         told,

@@ -225,7 +225,7 @@ def decontaminate(
             for both sets.
         options: the domain, confidence and row columns of converted traces, for both sets.
         notes: told what a reader says about a whole file.
-        progress: for files of ``data``, told the bytes read so far.
+        progress: for files of ``data``, told each further count of bytes read.
         on_problem: told each record that cannot be read, as it is found.
         redact: clean what is given back of secrets and personal data (the items, kept and
             removed, the rows that gave no trace, a reference trace's id): ``True`` by each

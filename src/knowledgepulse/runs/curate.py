@@ -432,7 +432,7 @@ def select(
         source: a source's name, or ``None``: recognised from the content (see ``items_of``).
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
-        progress: for files, told the bytes read so far.
+        progress: for files, told each further count of bytes read.
         on_problem: told each record that cannot be read, as it is found.
         reread: for files (not standard input), hold of each item only what choosing needs
             (about 1 KB) and read the files again for the items written

@@ -56,7 +56,7 @@ def items_of(
         options: the domain, confidence and row columns of converted rows.
         task_field: where each item's task is read (a row's column, a trace's dotted path).
         notes: told what a source says about a whole file.
-        progress: for files, told the bytes read so far (as :func:`read_items` is).
+        progress: for files, told each further count of bytes read (as :func:`read_items` is).
 
     Raises:
         SettingTypeError: ``data`` is none of the kinds above (a single dict, say); ``options``

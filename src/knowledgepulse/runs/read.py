@@ -41,7 +41,7 @@ def read_items(
             names one), else a dotted path in the trace's JSON (``metadata.task_id``). ``None``:
             a dataset's task column when one is found, else no task (left to inference).
         notes: told what a source says about a whole file.
-        progress: told the bytes read so far.
+        progress: told each further count of bytes read.
 
     Raises:
         InputFileError: a file cannot be opened (every one checked before the first item).

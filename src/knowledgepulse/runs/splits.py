@@ -186,7 +186,7 @@ def split(
         source: a source's name, or ``None``: recognised from the content.
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
-        progress: for files, told the bytes read so far.
+        progress: for files, told each further count of bytes read.
         on_problem: told each record that cannot be read, as it is found.
         redact: clean the items (and the rows that gave no trace) of secrets and personal data:
             ``True`` by each trace's privacy level, or a configured ``Redactor``. The groups are
