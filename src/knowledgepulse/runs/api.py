@@ -9,7 +9,6 @@ the ``knowledgepulse`` logger), and the run goes on.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, Unpack, o
 from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.runs.inputs import RunInput, items_of, table_kind
-from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
+from knowledgepulse.runs.read import OnProblem, logged, tell_both, valid_items
 from knowledgepulse.runs.redaction import redact_items, redacted_record, redactor_of
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of, tell_unweighed_domain
 from knowledgepulse.runs.write import Kept, UnreadRows, kept_like, redacted_like
@@ -35,8 +34,6 @@ if TYPE_CHECKING:
     from knowledgepulse.sources import TraceOptions
     from knowledgepulse.sources._read import Notes
     from knowledgepulse.value.scorer import TraceValueScorer
-
-_log = logging.getLogger("knowledgepulse")
 
 Paths: TypeAlias = "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
 """Files to read: their records come back as dicts."""
@@ -220,7 +217,7 @@ def redact(
     kept: list[TraceItem | Record] = []
     for count, item in enumerate(
         redact_items(
-            unread.valid(read, problems, on_problem or _logged),
+            unread.valid(read, problems, on_problem or logged),
             redactor,
             found=lambda _, found: findings.append(found),
         )
@@ -251,7 +248,7 @@ def _scored(
             f"unexpected keyword argument {unknown[0]!r}; the settings are {taken}"
         )
     cache_path = settings.get("cache_path")
-    told = settings.get("on_problem") or _logged
+    told = settings.get("on_problem") or logged
     if unread is not None:
         told = tell_both(unread.add, told)
     items: Iterable[TraceItem] = valid_items(
@@ -287,7 +284,3 @@ def _scored(
             corpus=settings.get("corpus", False),
             min_score=min_score_of(settings.get("min_score")),
         )
-
-
-def _logged(problem: Problem) -> None:
-    _log.warning("%s", problem)

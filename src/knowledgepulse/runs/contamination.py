@@ -29,7 +29,7 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
 from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, items_of, paths_of, rows_of
-from knowledgepulse.runs.read import OnProblem, valid_items
+from knowledgepulse.runs.read import OnProblem, logged, valid_items
 from knowledgepulse.runs.redaction import redactor_of, unread_rows
 from knowledgepulse.runs.write import (
     UnreadRows,
@@ -226,7 +226,8 @@ def decontaminate(
         options: the domain, confidence and row columns of converted traces, for both sets.
         notes: told what a reader says about a whole file.
         progress: for files of ``data``, told each further count of bytes read.
-        on_problem: told each record that cannot be read, as it is found.
+        on_problem: told each record that cannot be read, as it is found (default: a
+            logged warning).
         redact: clean what is given back of secrets and personal data (the items, kept and
             removed, the rows that gave no trace, a reference trace's id): ``True`` by each
             trace's privacy level, or a configured ``Redactor``, which counts the kept items'.
@@ -255,6 +256,7 @@ def decontaminate(
             Setting("against_texts"),
         )
     problems: list[Problem] = []
+    on_problem = on_problem or logged
     redactor = redactor_of(redact)
     unread = unread_rows(redactor, in_place=False)  # not judged, not removed: after the kept
     read = items_of(data, source=source, options=options, notes=notes, progress=progress)

@@ -40,7 +40,7 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
-from knowledgepulse.runs.read import OnProblem, valid_items
+from knowledgepulse.runs.read import OnProblem, logged, valid_items
 from knowledgepulse.runs.redaction import redacted_record, redactor_of
 from knowledgepulse.runs.scoring import min_score_of, tell_unweighed_domain
 from knowledgepulse.runs.tasks import similarity_of_tasks, tasks_of
@@ -433,7 +433,8 @@ def select(
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
         progress: for files, told each further count of bytes read.
-        on_problem: told each record that cannot be read, as it is found.
+        on_problem: told each record that cannot be read, as it is found (default: a
+            logged warning).
         reread: for files (not standard input), hold of each item only what choosing needs
             (about 1 KB) and read the files again for the items written
             (:meth:`SelectionResult.to_write`): the result's items are then held apart
@@ -704,7 +705,7 @@ def _corpus(
     read = items_of(
         data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
     )
-    items = unread.valid(read, problems, on_problem)
+    items = unread.valid(read, problems, on_problem or logged)
     scorer = scorer or TraceValueScorer()
     tell_unweighed_domain(scorer, options, notes)
     paths = files_to_reread(data, reread)

@@ -8,6 +8,7 @@ input order beside the items, never raised: a bad record never stops a run.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,16 @@ def task_in(row: Any, document: Any, task_field: str) -> str | None:
 
 OnProblem = Callable[[Problem], object]
 """Told each record that gives no trace item, as it is read."""
+
+_log = logging.getLogger("knowledgepulse")
+
+
+def logged(problem: Problem) -> None:
+    """The ``on_problem`` of every one-call function given none: a logged warning.
+
+    On the ``knowledgepulse`` logger, so that a row a result leaves out is never left unsaid.
+    """
+    _log.warning("%s", problem)
 
 
 def tell_both(first: OnProblem, second: OnProblem) -> OnProblem:

@@ -28,7 +28,7 @@ from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import row_format
 from knowledgepulse.runs.inputs import RunInput, files_of, items_of
-from knowledgepulse.runs.read import OnProblem
+from knowledgepulse.runs.read import OnProblem, logged
 from knowledgepulse.runs.redaction import redact_items, redactor_of, unread_rows
 from knowledgepulse.runs.tasks import inferred_tasks, similarity_of_tasks, tasks_read
 from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redacted_like
@@ -187,7 +187,8 @@ def split(
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
         progress: for files, told each further count of bytes read.
-        on_problem: told each record that cannot be read, as it is found.
+        on_problem: told each record that cannot be read, as it is found (default: a
+            logged warning).
         redact: clean the items (and the rows that gave no trace) of secrets and personal data:
             ``True`` by each trace's privacy level, or a configured ``Redactor``. The groups are
             read first, so that redaction changes no part (an e-mail column as ``by`` would
@@ -222,7 +223,7 @@ def split(
     )
     redactor = redactor_of(redact)
     unread = unread_rows(redactor, in_place=False)
-    items = tuple(unread.valid(read, problems, on_problem))
+    items = tuple(unread.valid(read, problems, on_problem or logged))
     inferred = by == BY_TASK and tasks_read(items, task_field) is None
     if inferred:
         corpus = score_corpus(checked_scorer(scorer) or TraceValueScorer(), items)
