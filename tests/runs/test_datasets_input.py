@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from knowledgepulse.runs import annotate, dedupe, score, select
+from knowledgepulse.runs import annotate, decontaminate, dedupe, score, select
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.value import TraceValueScorer
 
@@ -69,3 +69,11 @@ def test_no_row_to_give_back_is_an_empty_table_of_the_input_kind(kind: str) -> N
     assert len(dropped) == 0
     assert type(dropped) is type(data)
     assert "kp_kept" in (dropped.columns if kind == "pandas" else dropped.column_names)
+
+
+def test_a_dataset_left_with_no_row_is_an_empty_dataset_of_its_columns() -> None:
+    """decontaminate against the set itself keeps nothing: kept_rows has its features, no rows."""
+    runs = Dataset.from_list(chat_rows())
+    kept = decontaminate(runs, against=chat_rows()).kept_rows
+    assert len(kept) == 0
+    assert kept.features == runs.features

@@ -159,8 +159,9 @@ def redacted_like(data: Any, items: Sequence[TraceItem | Record]) -> Any:
         return type(data)(records, index=index, columns=data.columns)
     if kind == "arrow":
         return type(data).from_pylist(records, schema=data.schema)
-    if kind == "datasets":
-        return type(data).from_list(records, features=data.features)
+    if kind == "datasets":  # by column: ``from_list`` of no records has no columns to type
+        columns = {name: [record.get(name) for record in records] for name in data.features}
+        return type(data).from_dict(columns, features=data.features)
     return records
 
 
