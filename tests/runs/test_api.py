@@ -190,16 +190,6 @@ def test_a_domain_without_a_profile_is_logged_once(caplog: pytest.LogCaptureFixt
     assert "weight profile" not in caplog.text
 
 
-def test_a_redaction_prints_without_the_data_it_holds() -> None:
-    """repr(redact(rows)) names the items and findings, not every row whole (a notebook's cell)."""
-    rows = chat_rows()
-    result = redact(rows)
-    shown = repr(result)
-    assert "Redaction(" in shown
-    assert result.items[0].trace.id in shown
-    assert rows[0]["trajectory"][1]["content"] not in shown
-
-
 def test_score_annotate_and_redact_tell_progress_as_select_does() -> None:
     """``progress=`` is told each further count of a file's bytes, by every one-call function."""
     size = CHAT.stat().st_size

@@ -10,7 +10,7 @@ the ``knowledgepulse`` logger), and the run goes on.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, Unpack, overload
@@ -153,7 +153,7 @@ def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
     return kept_like(data, kept, redacted=settings.get("redact", False) is not False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Redaction:
     """What :func:`redact` gives back.
 
@@ -169,11 +169,18 @@ class Redaction:
         problems: the records that gave no trace.
     """
 
-    data: Any = field(repr=False)  # every record whole: printing the result would bury it
+    data: Any
     items: list[TraceItem]
     findings: list[list[Finding]]
     counts: dict[str, int]
     problems: list[Problem]
+
+    def __repr__(self) -> str:
+        # Counts, not the data and every item: a notebook prints the result of a large call.
+        return (
+            f"<Redaction: {len(self.items)} items, redacted {self.counts}; "
+            f"{len(self.problems)} problems>"
+        )
 
 
 def redact(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -121,7 +122,7 @@ class Rejected:
         return row
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SelectionResult:
     """What :func:`select` chose, and why it left the rest.
 
@@ -166,6 +167,15 @@ class SelectionResult:
     def selected(self) -> list[ScoredItem]:
         """The selected items, in the order picked (held apart: see :meth:`to_write`)."""
         return [self.corpus.items[index] for index in self.picks]
+
+    def __repr__(self) -> str:
+        # Counts, not every item: a notebook prints the result of a call on 100,000 rows.
+        reasons = dict(Counter(rejected.reason for rejected in self.rejected).most_common())
+        tasks = _tasks_said(self.tasks, self.tasks_inferred)
+        return (
+            f"<SelectionResult: {len(self.picks)} of {len(self.corpus.items)} selected; "
+            f"rejected {reasons}; {tasks}; {len(self.problems)} problems>"
+        )
 
     def to_write(self, *, rows: bool = False) -> Iterator[tuple[int, ScoredItem]]:
         """Each selected item whole, with its place in the order picked (:meth:`Corpus.whole`).
@@ -241,7 +251,7 @@ class DedupeGroup:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class DedupeResult:
     """The near-duplicate groups :func:`dedupe` found.
 
@@ -285,6 +295,17 @@ class DedupeResult:
     def kept(self) -> list[ScoredItem]:
         """The items that stay, in input order."""
         return [s for i, s in enumerate(self.corpus.items) if self.is_kept(i)]
+
+    def __repr__(self) -> str:
+        # Counts, not every item (see SelectionResult's).
+        items, kept = len(self.corpus.items), len(self.kept)
+        how = f"threshold {self.threshold:g}" if self.by == DEDUPE_BY_SIMILARITY else "by task"
+        if self.by == DEDUPE_BY_TASK:
+            how += f", {_tasks_said(self.tasks, self.tasks_inferred)}"
+        return (
+            f"<DedupeResult: {kept} of {items} kept, {items - kept} near-duplicates in "
+            f"{len(self.groups)} groups ({how}); {len(self.problems)} problems>"
+        )
 
     @property
     def dropped(self) -> list[ScoredItem]:
@@ -368,6 +389,11 @@ class DedupeResult:
         columns = [every[i] for i in indexes]
         names = SCORE_COLUMNS + DEDUPE_COLUMNS
         return annotated_like(self.data, items, columns, names, redacted=self.redacted)
+
+
+def _tasks_said(tasks: Sequence[str | None], inferred: bool) -> str:
+    """How many tasks, and how they were known: ``12 tasks (inferred)``."""
+    return f"{len(set(tasks) - {None})} tasks ({'inferred' if inferred else 'read'})"
 
 
 def _gives_rows(corpus: Corpus) -> bool:

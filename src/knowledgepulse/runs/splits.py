@@ -58,7 +58,7 @@ def key_of(item: TraceItem, by: str) -> str | None:
     return task_at(item.document, by)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SplitResult:
     """What :func:`split` made of the input: each item's part and group.
 
@@ -96,6 +96,15 @@ class SplitResult:
     unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
     redactor: Redactor | None = field(default=None, repr=False, compare=False)
     task_field: str | None = None
+
+    def __repr__(self) -> str:
+        # Counts, not every item: a notebook prints the result of a call on 100,000 rows.
+        inferred = " (inferred)" if self.tasks_inferred else ""
+        return (
+            f"<SplitResult: {self.sizes} in {len(set(self.groups))} groups by {self.by}"
+            f"{inferred}, seed {self.seed}; {len(self.shared_groups)} groups on two sides; "
+            f"{len(self.problems)} problems>"
+        )
 
     def items_in(self, part: str) -> list[TraceItem]:
         """The items of one part, in input order.
