@@ -2,7 +2,7 @@
 could mend it.
 
 For each corpus (tasks known, see ``corpora/README.md``), scored once, tasks inferred as
-``kp select`` infers them (:func:`~knowledgepulse.runs.curate.inferred_tasks`):
+``kp select`` infers them (:func:`~knowledgepulse.runs.tasks.inferred_tasks`):
 
 - how many true tasks inference splits (runs of one task in two inferred tasks or more), and
   how many inferred tasks mix true tasks;
@@ -40,8 +40,8 @@ from knowledgepulse.curation import select as select_candidates
 from knowledgepulse.curation.corpus import Corpus
 from knowledgepulse.curation.select import INFERRED_TASK_SIMILARITY
 from knowledgepulse.novelty.settings import DEFAULT_EMBEDDER, EMBEDDERS
-from knowledgepulse.runs.curate import inferred_tasks
 from knowledgepulse.runs.embedder import run_embedder
+from knowledgepulse.runs.tasks import inferred_tasks
 from knowledgepulse.trace.models import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 import knowledgepulse
 from knowledgepulse.cli.main import main
 from knowledgepulse.records import Problem
-from knowledgepulse.runs import annotate, dedupe, redact, score, select
+from knowledgepulse.runs import annotate, decontaminate, dedupe, redact, score, select, split
 from knowledgepulse.testing import HashingEmbedder
 from knowledgepulse.trace import ReasoningTrace
 from knowledgepulse.value import TraceValueScorer
@@ -187,3 +188,39 @@ def test_a_domain_without_a_profile_is_logged_once(caplog: pytest.LogCaptureFixt
     with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
         score(chat_rows(), scorer=scorer(), options=TraceOptions(domain="code"))
     assert "weight profile" not in caplog.text
+
+
+def test_score_annotate_and_redact_tell_progress_as_select_does() -> None:
+    """``progress=`` is told each further count of a file's bytes, by every one-call function."""
+    size = CHAT.stat().st_size
+    for call in (
+        lambda told: score(CHAT, scorer=scorer(), progress=told),
+        lambda told: annotate(CHAT, scorer=scorer(), progress=told),
+        lambda told: redact(CHAT, progress=told),
+        lambda told: select(CHAT, scorer=scorer(), progress=told),
+    ):
+        told: list[int] = []
+        call(told.append)
+        assert told
+        assert sum(told) == size
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda rows: select(rows, scorer=scorer()),
+        lambda rows: dedupe(rows, scorer=scorer()),
+        lambda rows: split(rows, test=0.5),
+        lambda rows: decontaminate(rows, against_texts=["an unrelated task"]),
+    ],
+    ids=["select", "dedupe", "split", "decontaminate"],
+)
+def test_every_call_logs_a_row_it_leaves_out_without_on_problem(
+    call: Callable[[list[dict[str, Any]]], Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    """As score does: a row that gives no trace is in no result's rows, so it is said."""
+    rows = [*chat_rows(), {"trajectory": [{"role": "user"}]}]
+    with caplog.at_level(logging.WARNING, logger="knowledgepulse"):
+        result = call(rows)
+    assert [str(problem.location) for problem in result.problems] == ["rows:4"]
+    assert any(record.getMessage().startswith("rows:4") for record in caplog.records)

@@ -177,6 +177,17 @@ def test_write_split_gives_each_part_in_the_input_form(tmp_path: Path) -> None:
     assert all(row in rows for row in written)
 
 
+def test_a_split_writes_itself_as_write_split_writes_it(tmp_path: Path) -> None:
+    """``result.write_to(directory)``, as every other result's: write_split's files, bytes too."""
+    result = split(chat_rows([0, 0, 1, 2, 3]), test=0.4, seed=2)
+    mine = result.write_to(tmp_path / "mine")
+    theirs = write_split(result, tmp_path / "theirs")
+    assert {part: path.name for part, path in mine.items()} == {
+        part: path.name for part, path in theirs.items()
+    }
+    assert all(mine[part].read_bytes() == theirs[part].read_bytes() for part in theirs)
+
+
 def test_write_split_gives_parquet_rows_back_as_parquet(tmp_path: Path) -> None:
     """The parts of a Parquet file's split are Parquet by default, as kp split writes them."""
     pq = pytest.importorskip("pyarrow.parquet")

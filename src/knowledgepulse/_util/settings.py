@@ -109,3 +109,8 @@ def optional_duration_ms(value: object, name: str) -> float | None:
     raise ScorerParameterError(
         f"{name} must be a positive number of milliseconds, or None for no expiry; got {value!r}"
     )
+
+
+def check_cosine(name: str, value: float) -> None:
+    """Refuse a cosine setting out of [-1, 1] (or NaN), which would keep or drop everything."""
+    number_of(value, name, "a cosine, between -1 and 1", lambda cosine: -1.0 <= cosine <= 1.0)

@@ -9,8 +9,7 @@ the ``knowledgepulse`` logger), and the run goes on.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, Unpack, o
 from knowledgepulse.errors import SettingTypeError
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.runs.inputs import RunInput, items_of, table_kind
-from knowledgepulse.runs.read import OnProblem, tell_both, valid_items
+from knowledgepulse.runs.read import OnProblem, logged, tell_both, valid_items
 from knowledgepulse.runs.redaction import redact_items, redacted_record, redactor_of
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of, tell_unweighed_domain
 from knowledgepulse.runs.write import Kept, UnreadRows, kept_like, redacted_like
@@ -35,8 +34,6 @@ if TYPE_CHECKING:
     from knowledgepulse.sources import TraceOptions
     from knowledgepulse.sources._read import Notes
     from knowledgepulse.value.scorer import TraceValueScorer
-
-_log = logging.getLogger("knowledgepulse")
 
 Paths: TypeAlias = "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
 """Files to read: their records come back as dicts."""
@@ -87,6 +84,8 @@ class ScoreSettings(TypedDict, total=False):
             ``ReasoningTrace`` files (see :func:`~knowledgepulse.runs.items_of`).
         options: the domain, confidence and row columns of converted rows.
         notes: told what a reader says about a whole file.
+        progress: for files, told each further count of bytes read (``tqdm``'s ``update``
+            adds them up), as :func:`~knowledgepulse.runs.select` is.
         on_problem: told each record that gives no trace (default: a logged warning).
     """
 
@@ -103,6 +102,7 @@ class ScoreSettings(TypedDict, total=False):
     source: str | None
     options: TraceOptions | None
     notes: Notes | None
+    progress: Callable[[int], object] | None
     on_problem: OnProblem | None
 
 
@@ -153,7 +153,7 @@ def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
     return kept_like(data, kept, redacted=settings.get("redact", False) is not False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Redaction:
     """What :func:`redact` gives back.
 
@@ -175,6 +175,13 @@ class Redaction:
     counts: dict[str, int]
     problems: list[Problem]
 
+    def __repr__(self) -> str:
+        # Counts, not the data and every item: a notebook prints the result of a large call.
+        return (
+            f"<Redaction: {len(self.items)} items, redacted {self.counts}; "
+            f"{len(self.problems)} problems>"
+        )
+
 
 def redact(
     data: RunInput,
@@ -184,6 +191,7 @@ def redact(
     source: str | None = "auto",
     options: TraceOptions | None = None,
     notes: Notes | None = None,
+    progress: Callable[[int], object] | None = None,
     on_problem: OnProblem | None = None,
 ) -> Redaction:
     """``data`` with its secrets and personal identifiers redacted, and what was redacted.
@@ -198,6 +206,7 @@ def redact(
         source: how ``data`` is read (see :func:`~knowledgepulse.runs.items_of`).
         options: the domain, confidence and row columns of converted rows.
         notes: told what a reader says about a whole file.
+        progress: for files, told each further count of bytes read.
         on_problem: told each record that gives no trace (default: a logged warning).
 
     Raises:
@@ -210,12 +219,12 @@ def redact(
     problems: list[Problem] = []
     unread = UnreadRows(partial(redacted_record, redactor=redactor))
     table = table_kind(data) is not None
-    read = items_of(data, source=source, options=options, notes=notes)
+    read = items_of(data, source=source, options=options, notes=notes, progress=progress)
     items: list[TraceItem] = []
     kept: list[TraceItem | Record] = []
     for count, item in enumerate(
         redact_items(
-            unread.valid(read, problems, on_problem or _logged),
+            unread.valid(read, problems, on_problem or logged),
             redactor,
             found=lambda _, found: findings.append(found),
         )
@@ -246,7 +255,7 @@ def _scored(
             f"unexpected keyword argument {unknown[0]!r}; the settings are {taken}"
         )
     cache_path = settings.get("cache_path")
-    told = settings.get("on_problem") or _logged
+    told = settings.get("on_problem") or logged
     if unread is not None:
         told = tell_both(unread.add, told)
     items: Iterable[TraceItem] = valid_items(
@@ -256,6 +265,7 @@ def _scored(
             options=settings.get("options"),
             task_field=settings.get("task_field"),
             notes=settings.get("notes"),
+            progress=settings.get("progress"),
         ),
         [],
         told,
@@ -281,7 +291,3 @@ def _scored(
             corpus=settings.get("corpus", False),
             min_score=min_score_of(settings.get("min_score")),
         )
-
-
-def _logged(problem: Problem) -> None:
-    _log.warning("%s", problem)

@@ -10,6 +10,7 @@ back is redacted: the items are compared as read, so redaction changes no verdic
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from knowledgepulse._util.collector import young_collections_only
-from knowledgepulse._util.settings import count_of, number_of, text_of, wrong_setting
+from knowledgepulse._util.settings import check_cosine, count_of, number_of, text_of, wrong_setting
 from knowledgepulse.curation.overlap import MIN_OVERLAP, NGRAM, OverlapIndex
 from knowledgepulse.errors import (
     InputFileError,
@@ -27,9 +28,9 @@ from knowledgepulse.errors import (
 )
 from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
-from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, check_cosine, no_vectors
+from knowledgepulse.runs.curate import DEDUPE_THRESHOLD, no_vectors
 from knowledgepulse.runs.inputs import ROWS_NAME, RunInput, items_of, paths_of, rows_of
-from knowledgepulse.runs.read import OnProblem, valid_items
+from knowledgepulse.runs.read import OnProblem, logged, valid_items
 from knowledgepulse.runs.redaction import redactor_of, unread_rows
 from knowledgepulse.runs.write import (
     UnreadRows,
@@ -104,7 +105,7 @@ class Contaminated:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class DecontaminationResult:
     """What :func:`decontaminate` removed from its input, and what it kept.
 
@@ -133,6 +134,15 @@ class DecontaminationResult:
     data: Any = field(default=None, repr=False, compare=False)
     unread: UnreadRows = field(default_factory=UnreadRows, repr=False, compare=False)
     redactor: Redactor | None = field(default=None, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        # Counts, not every item: a notebook prints the result of a call on 100,000 rows.
+        reasons = Counter(found.reason for found in self.removed)
+        return (
+            f"<DecontaminationResult: {len(self.items) - len(self.removed)} of "
+            f"{len(self.items)} kept; removed {dict(reasons.most_common())} against "
+            f"{self.references} references; {len(self.problems)} problems>"
+        )
 
     @property
     def kept(self) -> list[TraceItem]:
@@ -225,8 +235,9 @@ def decontaminate(
             for both sets.
         options: the domain, confidence and row columns of converted traces, for both sets.
         notes: told what a reader says about a whole file.
-        progress: for files of ``data``, told the bytes read so far.
-        on_problem: told each record that cannot be read, as it is found.
+        progress: for files of ``data``, told each further count of bytes read.
+        on_problem: told each record that cannot be read, as it is found (default: a
+            logged warning).
         redact: clean what is given back of secrets and personal data (the items, kept and
             removed, the rows that gave no trace, a reference trace's id): ``True`` by each
             trace's privacy level, or a configured ``Redactor``, which counts the kept items'.
@@ -255,6 +266,7 @@ def decontaminate(
             Setting("against_texts"),
         )
     problems: list[Problem] = []
+    on_problem = on_problem or logged
     redactor = redactor_of(redact)
     unread = unread_rows(redactor, in_place=False)  # not judged, not removed: after the kept
     read = items_of(data, source=source, options=options, notes=notes, progress=progress)

@@ -5,8 +5,7 @@
 ``datasets.Dataset``), redact it when asked, and score it in corpus mode: each item's novelty
 against every other item, so no verdict depends on the input's order. Either also takes a
 :class:`~knowledgepulse.curation.Corpus` (a result's ``corpus``), to choose again without
-scoring again. :func:`decontaminate` removes from a set the items that copy a reference
-(evaluation) set's tasks, by n-gram overlap and, with an embedder, by cosine; it scores nothing.
+scoring again. Each item's task, which both group by, is read or inferred in ``runs.tasks``.
 The results are plain data: the items, why each was left out, and the rows in the input's own
 form. With ``reread``, files are held apart (about 1 KB an item and its vector) and read again
 for the items written (the results' ``to_write``).
@@ -16,23 +15,20 @@ from __future__ import annotations
 
 import math
 import os
+from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import IO, TYPE_CHECKING, Any, Final, Literal
 
 from knowledgepulse._util.collector import young_collections_only
-from knowledgepulse._util.settings import count_of, number_of, one_of, text_of
+from knowledgepulse._util.settings import check_cosine, count_of, number_of, one_of, text_of
 from knowledgepulse.curation import dedupe as dedupe_candidates
-from knowledgepulse.curation import infer_tasks, score_corpus
+from knowledgepulse.curation import score_corpus
 from knowledgepulse.curation import select as select_candidates
 from knowledgepulse.curation.corpus import CHANGED, Corpus, score_apart
 from knowledgepulse.curation.percentiles import MinScore
-from knowledgepulse.curation.select import (
-    INFERRED_TASK_SIMILARITY,
-    budget_for_top,
-    dedupe_by_task,
-)
+from knowledgepulse.curation.select import budget_for_top, dedupe_by_task
 from knowledgepulse.errors import (
     EmbedderUnavailableError,
     InputFileError,
@@ -45,9 +41,10 @@ from knowledgepulse.records import Problem, Record
 from knowledgepulse.records.readers import read_records
 from knowledgepulse.reports.rows import DEDUPE_COLUMNS, SCORE_COLUMNS, kp_columns
 from knowledgepulse.runs.inputs import RunInput, files_to_reread, items_of
-from knowledgepulse.runs.read import OnProblem, valid_items
+from knowledgepulse.runs.read import OnProblem, logged, valid_items
 from knowledgepulse.runs.redaction import redacted_record, redactor_of
 from knowledgepulse.runs.scoring import min_score_of, tell_unweighed_domain
+from knowledgepulse.runs.tasks import similarity_of_tasks, tasks_of
 from knowledgepulse.runs.write import (
     UnreadRows,
     annotated_like,
@@ -125,7 +122,7 @@ class Rejected:
         return row
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SelectionResult:
     """What :func:`select` chose, and why it left the rest.
 
@@ -170,6 +167,15 @@ class SelectionResult:
     def selected(self) -> list[ScoredItem]:
         """The selected items, in the order picked (held apart: see :meth:`to_write`)."""
         return [self.corpus.items[index] for index in self.picks]
+
+    def __repr__(self) -> str:
+        # Counts, not every item: a notebook prints the result of a call on 100,000 rows.
+        reasons = dict(Counter(rejected.reason for rejected in self.rejected).most_common())
+        tasks = _tasks_said(self.tasks, self.tasks_inferred)
+        return (
+            f"<SelectionResult: {len(self.picks)} of {len(self.corpus.items)} selected; "
+            f"rejected {reasons}; {tasks}; {len(self.problems)} problems>"
+        )
 
     def to_write(self, *, rows: bool = False) -> Iterator[tuple[int, ScoredItem]]:
         """Each selected item whole, with its place in the order picked (:meth:`Corpus.whole`).
@@ -245,7 +251,7 @@ class DedupeGroup:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class DedupeResult:
     """The near-duplicate groups :func:`dedupe` found.
 
@@ -289,6 +295,17 @@ class DedupeResult:
     def kept(self) -> list[ScoredItem]:
         """The items that stay, in input order."""
         return [s for i, s in enumerate(self.corpus.items) if self.is_kept(i)]
+
+    def __repr__(self) -> str:
+        # Counts, not every item (see SelectionResult's).
+        items, kept = len(self.corpus.items), len(self.kept)
+        how = f"threshold {self.threshold:g}" if self.by == DEDUPE_BY_SIMILARITY else "by task"
+        if self.by == DEDUPE_BY_TASK:
+            how += f", {_tasks_said(self.tasks, self.tasks_inferred)}"
+        return (
+            f"<DedupeResult: {kept} of {items} kept, {items - kept} near-duplicates in "
+            f"{len(self.groups)} groups ({how}); {len(self.problems)} problems>"
+        )
 
     @property
     def dropped(self) -> list[ScoredItem]:
@@ -374,6 +391,11 @@ class DedupeResult:
         return annotated_like(self.data, items, columns, names, redacted=self.redacted)
 
 
+def _tasks_said(tasks: Sequence[str | None], inferred: bool) -> str:
+    """How many tasks, and how they were known: ``12 tasks (inferred)``."""
+    return f"{len(set(tasks) - {None})} tasks ({'inferred' if inferred else 'read'})"
+
+
 def _gives_rows(corpus: Corpus) -> bool:
     """Whether the items are dataset rows, written back as rows (none: a Parquet file stays)."""
     return not corpus.items or corpus.items[0].item.row is not None
@@ -436,8 +458,9 @@ def select(
         source: a source's name, or ``None``: recognised from the content (see ``items_of``).
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
-        progress: for files, told the bytes read so far.
-        on_problem: told each record that cannot be read, as it is found.
+        progress: for files, told each further count of bytes read.
+        on_problem: told each record that cannot be read, as it is found (default: a
+            logged warning).
         reread: for files (not standard input), hold of each item only what choosing needs
             (about 1 KB) and read the files again for the items written
             (:meth:`SelectionResult.to_write`): the result's items are then held apart
@@ -493,7 +516,7 @@ def select(
     )
     if max_similarity is not None and corpus.vectors is None and corpus.items:
         raise no_vectors(Setting("max_similarity"))
-    tasks, inferred = _tasks(corpus, task_field, task_similarity)
+    tasks, inferred = tasks_of(corpus, task_field, task_similarity)
     if top is not None:
         budget = budget_for_top(top, len(corpus.items))
     scores = [scored.breakdown.score for scored in corpus.items]
@@ -621,7 +644,7 @@ def dedupe(
     tasks: list[str | None] = []
     inferred = False
     if by_task:
-        tasks, inferred = _tasks(corpus, task_field, task_similarity)
+        tasks, inferred = tasks_of(corpus, task_field, task_similarity)
         found = dedupe_by_task(corpus.candidates(tasks), corpus.vectors)
     elif corpus.vectors is None:
         if corpus.items:
@@ -663,43 +686,6 @@ def dedupe(
         redacted=redact is not False,
         task_field=task_field,
     )
-
-
-def check_cosine(name: str, value: float) -> None:
-    """Refuse a cosine setting out of [-1, 1] (or NaN), which would keep or drop everything."""
-    number_of(value, name, "a cosine, between -1 and 1", lambda cosine: -1.0 <= cosine <= 1.0)
-
-
-def similarity_of_tasks(
-    task_similarity: float | None, task_field: str | None, *, by_task: bool = True
-) -> float:
-    """``task_similarity`` checked, or ``INFERRED_TASK_SIMILARITY`` when it is ``None``.
-
-    Raises:
-        ParameterConflictError: given with ``task_field`` (the tasks are read, not inferred),
-            or without ``by_task`` (no task is asked for).
-        ScorerParameterError: outside [-1, 1]; an empty ``task_field``.
-    """
-    if task_field is not None and not task_field.strip():
-        raise ScorerParameterError(
-            Setting("task_field", task_field), ": give a column or a dotted path (metadata.task_id)"
-        )
-    if task_similarity is None:
-        return INFERRED_TASK_SIMILARITY
-    if task_field is not None:
-        raise ParameterConflictError(
-            Setting("task_similarity"),
-            " infers the tasks ",
-            Setting("task_field"),
-            " reads: give one of them",
-        )
-    if not by_task:
-        task = Setting("by", DEDUPE_BY_TASK)
-        raise ParameterConflictError(
-            Setting("task_similarity"), " infers the tasks of ", task, ": give ", task
-        )
-    check_cosine("task_similarity", task_similarity)
-    return task_similarity
 
 
 def _needs_embedder(scorer: TraceValueScorer | None, what: str, *other: str | Setting) -> None:
@@ -745,7 +731,7 @@ def _corpus(
     read = items_of(
         data, source=source, options=options, task_field=task_field, notes=notes, progress=progress
     )
-    items = unread.valid(read, problems, on_problem)
+    items = unread.valid(read, problems, on_problem or logged)
     scorer = scorer or TraceValueScorer()
     tell_unweighed_domain(scorer, options, notes)
     paths = files_to_reread(data, reread)
@@ -817,50 +803,6 @@ def _cleaned(item: TraceItem, redactor: Redactor | None, *, counted: bool) -> Tr
     if counted:
         redactor.count(item, findings)
     return cleaned
-
-
-def _tasks(
-    corpus: Corpus, task_field: str | None, similarity: float
-) -> tuple[list[str | None], bool]:
-    """Each item's task, and whether they were inferred (:func:`tasks_read`, else inferred)."""
-    read = tasks_read([scored.item for scored in corpus.items], task_field)
-    if read is not None:
-        return read, False
-    return list(inferred_tasks(corpus, similarity)), True
-
-
-def tasks_read(items: Sequence[TraceItem], task_field: str | None) -> list[str | None] | None:
-    """The tasks read with the items, or ``None``: there are none, and they are inferred.
-
-    They are read when the caller named a task field or any item has a task (a dataset's task
-    column); an item without one then has ``None``.
-
-    Raises:
-        ScorerParameterError: ``task_field`` is named and no item has it (misspelt): every
-            item would be of one task.
-    """
-    read = [item.task for item in items]
-    if task_field is not None and read and all(task is None for task in read):
-        raise ScorerParameterError(
-            Setting("task_field", task_field),
-            ": no trace has it (misspelt?); give a dataset's column, or a dotted path in the "
-            "trace's JSON (metadata.task_id)",
-        )
-    return read if task_field is not None or any(task is not None for task in read) else None
-
-
-def inferred_tasks(corpus: Corpus, similarity: float) -> list[str]:
-    """Each item's task inferred from the objectives and the vectors (:func:`infer_tasks`).
-
-    What :func:`select`, :func:`dedupe` and :func:`~knowledgepulse.runs.split` group by when
-    no task is read: the same objective, or a cosine with the task's best run reaching
-    ``similarity`` (on MiniLM's scale: :attr:`Corpus.cosine_of`); without vectors, the same
-    objective only.
-    """
-    objectives = [facts.objective_digest.hex() for facts in corpus.item_facts()]
-    return infer_tasks(
-        corpus.candidates(), objectives, corpus.vectors, threshold=corpus.cosine_of(similarity)
-    )
 
 
 def outcome_of(item: TraceItem, rank_by: str) -> float | None:

@@ -56,7 +56,7 @@ def items_of(
         options: the domain, confidence and row columns of converted rows.
         task_field: where each item's task is read (a row's column, a trace's dotted path).
         notes: told what a source says about a whole file.
-        progress: for files, told the bytes read so far (as :func:`read_items` is).
+        progress: for files, told each further count of bytes read (as :func:`read_items` is).
 
     Raises:
         SettingTypeError: ``data`` is none of the kinds above (a single dict, say); ``options``
@@ -209,6 +209,8 @@ def rows_of(data: Any) -> Iterator[Any]:
         return (row for batch in data.to_batches() for row in batch.to_pylist())
     if kind == "pandas":
         return (_plain(row) for row in data.to_dict(orient="records"))
+    if kind == "datasets":  # as Python values, whatever format (numpy, torch...) it is shown in
+        return (_document(row) for row in data.with_format(None))
     if isinstance(data, Iterable):  # row dicts, ReasoningTrace models, a datasets.Dataset
         return (_document(row) for row in data)
     raise wrong_setting(

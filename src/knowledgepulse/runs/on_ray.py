@@ -25,6 +25,7 @@ import numpy as np
 import orjson
 from numpy.typing import NDArray
 
+from knowledgepulse._util.settings import text_of
 from knowledgepulse.engines.ray_engine import (
     EmbedderFactory,
     MiniLMFactory,
@@ -40,7 +41,7 @@ from knowledgepulse.novelty.representation import novelty_text
 from knowledgepulse.novelty.settings import DEFAULT_BATCH_SIZE
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.runs.inputs import ROWS_NAME, items_of
-from knowledgepulse.runs.read import without_secrets
+from knowledgepulse.runs.read import task_in, without_secrets
 from knowledgepulse.runs.redaction import redactor_of
 from knowledgepulse.runs.write import annotated
 from knowledgepulse.trace import ReasoningTrace, TraceItem
@@ -99,10 +100,13 @@ class TraceColumn:
         column: the column holding the trace; a row without it is the trace, its columns the
             trace's keys (less ``order_by``).
         order_by: the column the rows are ordered by, which is not part of a trace.
+        task_field: where each row's task is read: its column (a dotted path), else the
+            trace's JSON's, as ``items_of`` reads it.
     """
 
     column: str = TRACE_COLUMN
     order_by: str | None = None
+    task_field: str | None = None
 
     def __call__(self, rows: list[dict[str, Any]]) -> list[RowRead]:
         """Each row's trace as parsed JSON, or ``None`` and why there is none."""
@@ -110,7 +114,8 @@ class TraceColumn:
 
     def _read(self, row: dict[str, Any]) -> RowRead:
         if self.column not in row:
-            return RowRead({key: value for key, value in row.items() if key != self.order_by}, [])
+            trace = {key: value for key, value in row.items() if key != self.order_by}
+            return RowRead(trace, [], self._task(None, trace))
         value, column = row[self.column], self.column
         if value is None:
             return RowRead(None, [("", f"the {column!r} column is null")])
@@ -123,7 +128,10 @@ class TraceColumn:
             return RowRead(None, [("", f"the {column!r} column is not UTF-8: {error}")])
         except json.JSONDecodeError as error:
             return RowRead(None, [("", f"the {column!r} column is not JSON: {error}")])
-        return RowRead(value, [])
+        return RowRead(value, [], self._task(row, value))
+
+    def _task(self, row: dict[str, Any] | None, document: Any) -> str | None:
+        return None if self.task_field is None else task_in(row, document, self.task_field)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,16 +144,19 @@ class ConversationRows:
     Attributes:
         source: the conversation format (``openai-chat``...), or ``auto`` for each batch's.
         options: the domain, confidence and row columns.
+        task_field: where each row's task is read (a column, else a dotted path in the trace).
     """
 
     source: str = "auto"
     options: TraceOptions | None = None
+    task_field: str | None = None
 
     def __call__(self, rows: list[dict[str, Any]]) -> list[RowRead]:
         """Each row's trace document and facts, or ``None`` and its problems."""
         read: list[RowRead | None] = [None] * len(rows)
         problems: list[list[tuple[str, str]]] = [[] for _ in rows]
-        for item in items_of(rows, source=self.source, options=self.options):
+        found = items_of(rows, source=self.source, options=self.options, task_field=self.task_field)
+        for item in found:
             if isinstance(item, Problem):
                 if not item.warning:
                     problems[item.location.index or 0].append((item.path, item.message))
@@ -344,6 +355,7 @@ def score_dataset(
     *,
     source: str | None = None,
     options: TraceOptions | None = None,
+    task_field: str | None = None,
     column: str = TRACE_COLUMN,
     order_by: str | None = None,
     redact: bool | Redactor = False,
@@ -359,6 +371,7 @@ def score_dataset(
         dataset,
         source=source,
         options=options,
+        task_field=task_field,
         column=column,
         order_by=order_by,
         redact=redact,
@@ -376,6 +389,7 @@ def iter_dataset_scores(
     *,
     source: str | None = None,
     options: TraceOptions | None = None,
+    task_field: str | None = None,
     column: str = TRACE_COLUMN,
     order_by: str | None = None,
     redact: bool | Redactor = False,
@@ -394,6 +408,9 @@ def iter_dataset_scores(
             format (``openai-chat``...) or ``auto`` (each batch's first row's): each row is a
             conversation, read as ``kp score --from`` reads dataset rows.
         options: with ``source``, the domain, confidence and row columns (``RowOptions``).
+        task_field: where each row's task is read (``item.item.task``, what ``select``'s
+            ``per_task`` and ``split`` group by): a row's column, else a dotted path in its
+            trace's JSON (``metadata.task_id``), as ``runs.score``'s ``task_field``.
         column: the column holding each trace (``source=None``).
         order_by: score in the order of this column instead of the dataset's order.
         redact: clean each trace and row of secrets and personal data before it is embedded
@@ -412,6 +429,8 @@ def iter_dataset_scores(
         ScorerParameterError: the scorer's embedder is not the factory's model.
         EmbedderUnavailableError: the model cannot be loaded on the cluster.
     """
+    if task_field is not None:
+        text_of(task_field, "task_field", "a column's name or a dotted path (metadata.task_id)")
     ray = import_ray()
     factory = factory or MiniLMFactory()
     # The driver may have no GPU: a factory with a ``naming_embedder`` (DeviceFactory) gives
@@ -427,7 +446,9 @@ def iter_dataset_scores(
                 "give the scorer the same model (its cache records it), or embedder=None"
             )
     reader: RowReader = (
-        TraceColumn(column, order_by) if source is None else ConversationRows(source, options)
+        TraceColumn(column, order_by, task_field)
+        if source is None
+        else ConversationRows(source, options, task_field)
     )
     redactor = redactor_of(redact)
     if not ray.is_initialized():

@@ -91,7 +91,7 @@ def validate_files(
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
         on_problem: told each record that gives no valid trace, as a line of text.
-        progress: told the bytes read so far.
+        progress: told each further count of bytes read.
         validated: told the valid traces so far.
     """
     sink = ProblemSink(keep=keep, show=on_problem)

@@ -8,6 +8,7 @@ input order beside the items, never raised: a bad record never stops a run.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ def read_items(
             names one), else a dotted path in the trace's JSON (``metadata.task_id``). ``None``:
             a dataset's task column when one is found, else no task (left to inference).
         notes: told what a source says about a whole file.
-        progress: told the bytes read so far.
+        progress: told each further count of bytes read.
 
     Raises:
         InputFileError: a file cannot be opened (every one checked before the first item).
@@ -115,13 +116,28 @@ def with_task(item: TraceItem, task_field: str | None) -> TraceItem:
     """``item`` with its task: its own, else its row's ``task_field``, else its trace's JSON's."""
     if item.task is not None or task_field is None:
         return item
-    task = task_at(item.row.value, task_field) if item.row is not None else None
-    task = task if task is not None else task_at(item.document, task_field)
+    task = task_in(None if item.row is None else item.row.value, item.document, task_field)
     return item if task is None else dataclasses.replace(item, task=task)
+
+
+def task_in(row: Any, document: Any, task_field: str) -> str | None:
+    """The task at ``task_field``: the row's column (a dotted path), else the trace's JSON's."""
+    task = None if row is None else task_at(row, task_field)
+    return task if task is not None else task_at(document, task_field)
 
 
 OnProblem = Callable[[Problem], object]
 """Told each record that gives no trace item, as it is read."""
+
+_log = logging.getLogger("knowledgepulse")
+
+
+def logged(problem: Problem) -> None:
+    """The ``on_problem`` of every one-call function given none: a logged warning.
+
+    On the ``knowledgepulse`` logger, so that a row a result leaves out is never left unsaid.
+    """
+    _log.warning("%s", problem)
 
 
 def tell_both(first: OnProblem, second: OnProblem) -> OnProblem:

@@ -222,7 +222,7 @@ def redact_files(
         notes: told what a reader says about a whole file.
         on_problem: told each record that gives no trace, as a line of text.
         on_finding: told each redaction as a line (``FILE:LINE: PATH: redacted ...``).
-        progress: told the bytes read so far.
+        progress: told each further count of bytes read.
 
     Raises:
         ParameterConflictError: Parquet rows to a stream.

@@ -123,7 +123,7 @@ def score_files(
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
         on_problem: told each record that gives no trace, as a line of text.
-        progress: told the bytes read so far.
+        progress: told each further count of bytes read.
         scored: told the items scored so far.
         **model: the embedder and scorer (:class:`~knowledgepulse.runs.embedder.ModelSettings`).
 

@@ -29,10 +29,10 @@ from knowledgepulse.curation.splits import BY_TASK, PARTS, assign_groups
 from knowledgepulse.errors import OutputError, ScorerParameterError, Setting
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.rows import row_format
-from knowledgepulse.runs.curate import inferred_tasks, similarity_of_tasks, tasks_read
 from knowledgepulse.runs.inputs import RunInput, files_of, items_of
-from knowledgepulse.runs.read import OnProblem
+from knowledgepulse.runs.read import OnProblem, logged
 from knowledgepulse.runs.redaction import redact_items, redactor_of, unread_rows
+from knowledgepulse.runs.tasks import inferred_tasks, similarity_of_tasks, tasks_read
 from knowledgepulse.runs.write import UnreadRows, WriteForm, item_writer, redacted_like
 from knowledgepulse.sources import TraceOptions
 from knowledgepulse.sources._read import Notes
@@ -60,7 +60,7 @@ def key_of(item: TraceItem, by: str) -> str | None:
     return task_at(item.document, by)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SplitResult:
     """What :func:`split` made of the input: each item's part and group.
 
@@ -99,6 +99,15 @@ class SplitResult:
     redactor: Redactor | None = field(default=None, repr=False, compare=False)
     task_field: str | None = None
 
+    def __repr__(self) -> str:
+        # Counts, not every item: a notebook prints the result of a call on 100,000 rows.
+        inferred = " (inferred)" if self.tasks_inferred else ""
+        return (
+            f"<SplitResult: {self.sizes} in {len(set(self.groups))} groups by {self.by}"
+            f"{inferred}, seed {self.seed}; {len(self.shared_groups)} groups on two sides; "
+            f"{len(self.problems)} problems>"
+        )
+
     def items_in(self, part: str) -> list[TraceItem]:
         """The items of one part, in input order.
 
@@ -119,6 +128,18 @@ class SplitResult:
             ValueError: ``part`` is not a part of this split.
         """
         return redacted_like(self.data, self.items_in(part))
+
+    def write_to(
+        self,
+        directory: str | os.PathLike[str],
+        form: WriteForm | None = None,
+        inputs: Iterable[object] | None = None,
+    ) -> dict[str, Path]:
+        """Each part to ``directory/<part>.<ext>`` in the input's form (``kp split``'s output).
+
+        As every other result writes itself: see :func:`write_split`.
+        """
+        return write_split(self, directory, form, inputs)
 
     @property
     def sizes(self) -> dict[str, int]:
@@ -176,8 +197,9 @@ def split(
         source: a source's name, or ``None``: recognised from the content.
         options: the domain, confidence and row columns of converted traces.
         notes: told what a reader says about a whole file.
-        progress: for files, told the bytes read so far.
-        on_problem: told each record that cannot be read, as it is found.
+        progress: for files, told each further count of bytes read.
+        on_problem: told each record that cannot be read, as it is found (default: a
+            logged warning).
         redact: clean the items (and the rows that gave no trace) of secrets and personal data:
             ``True`` by each trace's privacy level, or a configured ``Redactor``. The groups are
             read first, so that redaction changes no part (an e-mail column as ``by`` would
@@ -212,7 +234,7 @@ def split(
     )
     redactor = redactor_of(redact)
     unread = unread_rows(redactor, in_place=False)
-    items = tuple(unread.valid(read, problems, on_problem))
+    items = tuple(unread.valid(read, problems, on_problem or logged))
     inferred = by == BY_TASK and tasks_read(items, task_field) is None
     if inferred:
         corpus = score_corpus(checked_scorer(scorer) or TraceValueScorer(), items)

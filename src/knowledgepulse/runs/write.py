@@ -140,8 +140,6 @@ def _add_columns(
         for name, values in added.items():
             rows = rows.append_column(name, pa.array(values, type=COLUMN_TYPES[name]))
         return rows
-    # Made in memory: a dataset read from disk would otherwise get a cache file in its folder.
-    rows = rows.flatten_indices(keep_in_memory=True)
     for name, values in added.items():
         rows = rows.add_column(name, values)
     return rows
@@ -161,8 +159,9 @@ def redacted_like(data: Any, items: Sequence[TraceItem | Record]) -> Any:
         return type(data)(records, index=index, columns=data.columns)
     if kind == "arrow":
         return type(data).from_pylist(records, schema=data.schema)
-    if kind == "datasets":
-        return type(data).from_list(records, features=data.features)
+    if kind == "datasets":  # by column: ``from_list`` of no records has no columns to type
+        columns = {name: [record.get(name) for record in records] for name in data.features}
+        return type(data).from_dict(columns, features=data.features)
     return records
 
 
@@ -188,8 +187,22 @@ def _rows_at(data: Any, kind: str, positions: Sequence[int]) -> Any:
     if kind == "pandas":
         return data.iloc[positions]
     if kind == "arrow":
-        return data.take(positions)
-    return data.select(positions, keep_in_memory=True)
+        import pyarrow as pa  # noqa: PLC0415 - only for an Arrow table given
+
+        # Typed: an empty list is a null array, which ``take`` has no kernel for.
+        return data.take(pa.array(positions, type=pa.int64()))
+    # Taken as Arrow, as a table's are: a ``select`` would leave an indices mapping that
+    # ``add_column`` then flattens, drawing datasets' "Flattening the indices" bar each call.
+    # The rows are in memory: a dataset read from disk gets no cache file in its folder.
+    taken = data.with_format("arrow")[list(positions)]
+    rows = type(data)(taken, info=data.info.copy(), split=data.split)
+    shown = data.format  # the user's format (numpy, torch...) kept, as ``select`` keeps it
+    return rows.with_format(
+        shown["type"],
+        columns=shown["columns"],
+        output_all_columns=shown["output_all_columns"],
+        **shown["format_kwargs"],
+    )
 
 
 class UnreadRows:

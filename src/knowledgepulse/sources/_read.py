@@ -53,7 +53,7 @@ def read(
         options: the domain, confidence and row columns of converted traces (a
             ``ReasoningTrace`` keeps its own).
         notes: told what a source says about a whole file.
-        progress: told the bytes read so far.
+        progress: told each further count of bytes read.
 
     Raises:
         InputFileError: a file cannot be opened (every one checked before the first item, so

@@ -12,7 +12,7 @@ from knowledgepulse.records import Location, Record
 from knowledgepulse.trace.models import ReasoningTrace
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class TraceItem:
     """A valid trace and the facts about it that were known where it was read.
 
@@ -55,6 +55,10 @@ class TraceItem:
     def document(self) -> Any:
         """The trace as JSON: the value read, or the document a converter made."""
         return self.record.value
+
+    def __repr__(self) -> str:
+        # Short: a notebook shows a list of items, and the whole trace and row would bury them.
+        return f"TraceItem({self.trace.id!r}, at={str(self.location)!r}, task={self.task!r})"
 
 
 def value_at(document: Any, path: str) -> Any:

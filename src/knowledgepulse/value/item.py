@@ -9,7 +9,7 @@ from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.value.breakdown import ValueBreakdown
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ScoredItem:
     """A :class:`~knowledgepulse.trace.TraceItem` and its value breakdown.
 
@@ -30,3 +30,11 @@ class ScoredItem:
     def location(self) -> Location:
         """Where the trace was read from."""
         return self.item.location
+
+    def __repr__(self) -> str:
+        # Short, as TraceItem's: the breakdown is one attribute away (``item.breakdown``).
+        breakdown, item = self.breakdown, self.item
+        return (
+            f"ScoredItem({breakdown.trace_id!r}, score={breakdown.score:.4f}, "
+            f"shareable={breakdown.shareable}, at={str(item.location)!r}, task={item.task!r})"
+        )

@@ -1,0 +1,79 @@
+"""A ``datasets.Dataset`` given to a run: read as Python rows, given back quietly in its form."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from knowledgepulse.runs import annotate, decontaminate, dedupe, score, select
+from knowledgepulse.testing import HashingEmbedder
+from knowledgepulse.value import TraceValueScorer
+
+Dataset = pytest.importorskip("datasets").Dataset
+CHAT = Path(__file__).parents[2] / "examples" / "datasets" / "openai_chat.jsonl"
+
+
+def scorer() -> TraceValueScorer:
+    return TraceValueScorer(embedder=HashingEmbedder())
+
+
+def chat_rows() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in CHAT.read_text().splitlines()]
+
+
+def test_a_shuffled_dataset_gives_rows_back_without_a_progress_bar(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """annotate, select and dedupe on a shuffled Dataset print nothing (no flattening bar)."""
+    runs = Dataset.from_list(chat_rows()).shuffle(seed=7)
+    annotated = annotate(runs, scorer=scorer())
+    chosen = select(runs, budget=2, scorer=scorer()).rows
+    groups = dedupe(runs, scorer=scorer())
+    kept, dropped = groups.kept_rows, groups.dropped_rows
+    assert capfd.readouterr().err == ""
+    assert annotated["trajectory_id"] == runs["trajectory_id"]
+    assert len(chosen) == 2
+    assert len(kept) + len(dropped) == len(runs)
+
+
+def test_a_numpy_formatted_dataset_scores_as_a_plain_one() -> None:
+    """The format a Dataset is shown in (numpy here) changes no row read, and is kept."""
+    plain = Dataset.from_list(chat_rows())
+    shown = plain.with_format("numpy")
+    assert [s.breakdown.score for s in score(shown, scorer=scorer())] == [
+        s.breakdown.score for s in score(plain, scorer=scorer())
+    ]
+    annotated = annotate(shown, scorer=scorer())
+    assert annotated.format["type"] == "numpy"
+    assert list(annotated.with_format(None)["kp_score"]) == list(
+        annotate(plain, scorer=scorer())["kp_score"]
+    )
+
+
+@pytest.mark.parametrize("kind", ["arrow", "pandas", "datasets"])
+def test_no_row_to_give_back_is_an_empty_table_of_the_input_kind(kind: str) -> None:
+    """dedupe's dropped_rows with nothing dropped: an empty table of the same columns."""
+    rows = chat_rows()
+    data: Any = {
+        "arrow": pa.Table.from_pylist(rows),
+        "pandas": pd.DataFrame(rows),
+        "datasets": Dataset.from_list(rows),
+    }[kind]
+    groups = dedupe(data, threshold=1.0, scorer=scorer())
+    dropped = groups.dropped_rows
+    assert len(dropped) == 0
+    assert type(dropped) is type(data)
+    assert "kp_kept" in (dropped.columns if kind == "pandas" else dropped.column_names)
+
+
+def test_a_dataset_left_with_no_row_is_an_empty_dataset_of_its_columns() -> None:
+    """decontaminate against the set itself keeps nothing: kept_rows has its features, no rows."""
+    runs = Dataset.from_list(chat_rows())
+    kept = decontaminate(runs, against=chat_rows()).kept_rows
+    assert len(kept) == 0
+    assert kept.features == runs.features
