@@ -1236,8 +1236,8 @@ def openai_agents(path: Path) -> list[Run]:
 
     Spans in start order: a ``generation`` span's input holds the user's message and its output
     the model's messages (text; the calls it asks for are the ``function`` spans that follow);
-    a ``function`` span is a tool, a span with an ``error`` an error; an ``agent`` span's error
-    means the run failed (the success label).
+    a ``function`` span is a tool, a span with an ``error`` an error; an ``agent`` span's error,
+    or a ``guardrail`` span that ``triggered``, means the run failed (the success label).
     """
     objects = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     spans = [o for o in objects if o["object"] == "trace.span"]
@@ -1257,6 +1257,7 @@ def openai_agents(path: Path) -> list[Run]:
             if span.get("error"):
                 timeline.error()
                 failed = failed or data["type"] == "agent"
+            failed = failed or (data["type"] == "guardrail" and data.get("triggered") is True)
         runs.append(timeline.facts(objective, not failed))
     return runs
 

@@ -53,6 +53,7 @@ there.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import functools
 import json
@@ -324,12 +325,9 @@ def smolagents_runs(cassettes: Path) -> None:
 # --- the OpenAI Agents SDK -------------------------------------------------------------------
 
 
-def openai_agents_runs(cassettes: Path) -> None:
-    """The recordings through the Agents SDK's runner; the exported trace and spans kept."""
-    import agents
-    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+def _exported_processor() -> Any:
+    """A trace processor that keeps what the SDK's exporter would send (export() of each)."""
     from agents.tracing import TracingProcessor
-    from openai import AsyncOpenAI
 
     class Exported(TracingProcessor):
         """What the SDK's exporter would send: each ended trace's and span's export()."""
@@ -356,6 +354,15 @@ def openai_agents_runs(cassettes: Path) -> None:
 
         def force_flush(self) -> None:
             pass
+
+    return Exported()
+
+
+def openai_agents_runs(cassettes: Path) -> None:
+    """The recordings through the Agents SDK's runner; the exported trace and spans kept."""
+    import agents
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from openai import AsyncOpenAI
 
     def model(cassette: str, name: str) -> OpenAIChatCompletionsModel:
         client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / cassette)))
@@ -405,11 +412,51 @@ def openai_agents_runs(cassettes: Path) -> None:
         ),
     ]
     for name, agent, prompt in runs:
-        processor = Exported()
+        processor = _exported_processor()
         agents.set_trace_processors([processor])  # only ours: nothing is sent anywhere
         asyncio.run(Runner.run(agent, prompt))
         lines = "".join(json.dumps(line) + "\n" for line in processor.lines)
         _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
+
+
+def openai_agents_guardrail_run() -> None:
+    """An input guardrail's tripwire through the Agents SDK's runner; no model is asked.
+
+    The guardrail is the SDK documentation's ``math_guardrail`` (docs/guardrails.md) as a plain
+    function, blocking (``run_in_parallel=False``): it trips before the agent's model call, so
+    the run records an agent span and a guardrail span, and nothing of the user's words.
+    """
+    import agents
+    from agents import (
+        Agent,
+        GuardrailFunctionOutput,
+        InputGuardrailTripwireTriggered,
+        OpenAIChatCompletionsModel,
+        Runner,
+        input_guardrail,
+    )
+    from openai import AsyncOpenAI
+
+    @input_guardrail(run_in_parallel=False)
+    def math_guardrail(context: Any, agent: Any, user_input: Any) -> GuardrailFunctionOutput:
+        return GuardrailFunctionOutput({"is_math_homework": True}, tripwire_triggered=True)
+
+    def refuse(request: httpx2.Request) -> httpx2.Response:
+        raise AssertionError("the guardrail trips before any model call")
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(refuse))
+    agent = Agent(
+        name="Customer support agent",
+        instructions="You are a customer support agent. You help customers with their questions.",
+        input_guardrails=[math_guardrail],
+        model=OpenAIChatCompletionsModel("gpt-4o", AsyncOpenAI(api_key="-", http_client=client)),
+    )
+    processor = _exported_processor()
+    agents.set_trace_processors([processor])  # only ours: nothing is sent anywhere
+    with contextlib.suppress(InputGuardrailTripwireTriggered):
+        asyncio.run(Runner.run(agent, "Hello, can you help me solve for x: 2x + 3 = 11?"))
+    lines = "".join(json.dumps(line) + "\n" for line in processor.lines)
+    _write(OUT / "openai-agents" / "input_guardrail_tripwire.jsonl", lines)
 
 
 # --- OpenInference instrumentation ---------------------------------------------------------
@@ -1035,6 +1082,7 @@ def main() -> None:
     pydantic_ai_runs(cassettes)
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
+    openai_agents_guardrail_run()
     openinference_runs(cassettes)
     openinference_crewai_runs(cassettes)
     openinference_crewai_runs(cassettes, openllmetry=True)
