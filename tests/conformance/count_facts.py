@@ -510,8 +510,9 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
 
     The objective is the ``task`` of an AGENT span's input (smolagents' run arguments), or its
     ``messages`` text (crewAI's ``Agent.kickoff``), else the
-    first user message a model call (``LLM``) was sent; a ``TOOL`` span is
-    a tool, failed when its status is ERROR or its output a LangChain tool message with
+    first user message a model call (``LLM``) was sent; a ``RETRIEVER`` span is a tool of its
+    name (the retriever's); a ``TOOL`` span is a tool, failed when its status is ERROR or its
+    output a LangChain tool message with
     ``status: "error"``; a model call's output text is text, and its call of Pydantic AI's output
     tool the answer; a model call whose last input message is Pydantic AI's feedback on a
     rejected output (``_PYDANTIC_RETRY``) follows an error; the trace's first span failing fails
@@ -544,13 +545,13 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
             if call_id not in told:  # each model call is sent the whole history again
                 told.add(call_id)
                 timeline.error()
-        if kind == "TOOL":
-            if not crew:
-                timeline.tool(tags.get("tool.name") or name)
-            if tags.get("otel.status_code") == "ERROR" or _langchain_tool_failed(
-                tags.get("output.value")
-            ):
-                timeline.error()
+        if kind == "RETRIEVER" or (kind == "TOOL" and not crew):  # a retriever: its name
+            timeline.tool(tags.get("tool.name") or name)
+        if kind == "TOOL" and (
+            tags.get("otel.status_code") == "ERROR"
+            or _langchain_tool_failed(tags.get("output.value"))
+        ):
+            timeline.error()
         if kind == "LLM":
             timeline.text(_last_assistant(_oi_messages(tags, "llm.output_messages")))
             for called in _called_by_model(tags) if crew else []:
@@ -732,7 +733,8 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
 
     A model call is a ``chat`` operation, or a span of the older flattened attributes
     (``gen_ai.prompt.N.*``, ``gen_ai.completion.N.*``, ``llm.request.type``), which has no
-    operation name. Where no span is a tool execution (OpenLLMetry traces crewAI's model calls,
+    operation name. A ``retrieval`` is a tool, ``retrieve`` (the span names no retriever). Where
+    no span is a tool execution (OpenLLMetry traces crewAI's model calls,
     not its tools), the tools are those the model calls ask for, and a tool result a call is
     sent that says it failed (crewAI's ``Error executing tool: ...``) is an error; a crewAI
     crew asks what its tasks say (``crewai.crew.tasks``, as ``_crew_asked`` reads them).
@@ -763,8 +765,9 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
             objective = _first_user(_flattened(tags, "gen_ai.prompt"))
         if operation == "chat" and _rejected(tags.get("gen_ai.input.messages")):
             timeline.error()
-        if operation == "execute_tool":
-            timeline.tool(tags.get("gen_ai.tool.name") or name.removeprefix("execute_tool "))
+        if operation in ("execute_tool", "retrieval"):  # a retrieval names no retriever
+            tool = tags.get("gen_ai.tool.name") or name.removeprefix("execute_tool ")
+            timeline.tool("retrieve" if operation == "retrieval" else tool)
         if operation == "chat" and "gen_ai.output.messages" in tags:
             timeline.text(_last_assistant(tags["gen_ai.output.messages"]))
             for arguments in _output_tool_calls(tags["gen_ai.output.messages"]):

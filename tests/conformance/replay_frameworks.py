@@ -470,7 +470,12 @@ def _capital(country: str, failure: type[Exception]) -> str:
 
 
 def _traced(
-    name: str, instrumentor: Any, run: Callable[[], Any], *, pydantic_ai: bool = False
+    name: str,
+    instrumentor: Any,
+    run: Callable[[], Any],
+    *,
+    pydantic_ai: bool = False,
+    prefix: str = "openinference_",
 ) -> None:
     """Run ``run`` under ``instrumentor`` (Pydantic AI: its own instrumentation, which
     OpenInference's span processor maps) and write the spans it made as OTLP JSON."""
@@ -509,7 +514,79 @@ def _traced(
     # root, and from ``site-packages/`` on, as the corpus keeps recorded paths.
     document = document.replace(str(Path(__file__).parents[2]) + "/", "")
     document = re.sub(r'[^"\s]*/site-packages/', "site-packages/", document)
-    _write(OUT / "otlp" / f"openinference_{name}.json", document + "\n")
+    _write(OUT / "otlp" / f"{prefix}{name}.json", document + "\n")
+
+
+RETRIEVAL = (
+    "open-telemetry+opentelemetry-python-contrib/instrumentation-genai/"
+    "opentelemetry-instrumentation-langchain/tests/cassettes/test_langchain_call.yaml"
+)
+CAPITALS = (
+    "Paris is the capital and largest city of France.",
+    "Berlin is the capital of Germany.",
+    "Madrid is the capital of Spain.",
+)
+
+
+def retrieval_runs(cassettes: Path) -> None:
+    """A LangChain RAG chain (a vector store's retriever, then the model) traced twice: by
+    OpenInference (a ``RETRIEVER`` span) and by OpenTelemetry's own LangChain instrumentation
+    (``opentelemetry-instrumentation-genai-langchain`` 1.3b0: a GenAI ``retrieval`` span).
+
+    The store is langchain-core's ``InMemoryVectorStore`` over its deterministic fake
+    embeddings (no model is asked to embed); the model's reply is the recording's.
+    """
+    import os
+
+    from langchain_core.documents import Document
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+    from langchain_core.output_parsers import StrOutputParser
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_core.runnables import RunnablePassthrough
+    from langchain_core.vectorstores import InMemoryVectorStore
+    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
+    from openinference.instrumentation.langchain import (  # type: ignore[import-not-found]
+        LangChainInstrumentor,
+    )
+    from opentelemetry.instrumentation.genai.langchain import (  # type: ignore[import-not-found]
+        LangChainInstrumentor as GenAILangChainInstrumentor,
+    )
+
+    os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
+    os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "SPAN_ONLY"
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
+    store.add_documents([Document(page_content=text, id=str(n)) for n, text in enumerate(CAPITALS)])
+    prompt = ChatPromptTemplate.from_messages(
+        [
+            ("system", "You are a helpful assistant! Answer from this context:\n\n{context}"),
+            ("human", "{question}"),
+        ]
+    )
+
+    def chain() -> Any:
+        client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / RETRIEVAL)))
+        llm = ChatOpenAI(model="gpt-3.5-turbo", api_key="-", http_client=client)
+        retriever = store.as_retriever(search_kwargs={"k": 2})
+        context = retriever | (lambda docs: "\n".join(doc.page_content for doc in docs))
+        return (
+            {"context": context, "question": RunnablePassthrough()}
+            | prompt
+            | llm
+            | (StrOutputParser())
+        )
+
+    class WithoutLangchain(GenAILangChainInstrumentor):  # type: ignore[misc]
+        """OpenTelemetry's instrumentor, which checks for ``langchain`` (only core is here)."""
+
+        def instrument(self, **kwargs: Any) -> None:
+            super().instrument(skip_dep_check=True, **kwargs)
+
+    question = "What is the capital of France?"
+    for name, instrumentor in (
+        ("openinference_langchain_retriever", LangChainInstrumentor()),
+        ("otel_genai_langchain_retriever", WithoutLangchain()),
+    ):
+        _traced(name, instrumentor, functools.partial(chain().invoke, question), prefix="")
 
 
 def openinference_agents_run(cassettes: Path) -> None:
@@ -548,9 +625,9 @@ def openinference_agents_run(cassettes: Path) -> None:
 def openinference_langgraph_runs(cassettes: Path) -> None:
     """Two recordings through LangGraph's ReAct agent, traced by OpenInference."""
     from langchain_core.tools import ToolException, tool
-    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
+    from langchain_openai import ChatOpenAI
     from langgraph.prebuilt import create_react_agent
-    from openinference.instrumentation.langchain import (  # type: ignore[import-not-found]
+    from openinference.instrumentation.langchain import (
         LangChainInstrumentor,
     )
 
@@ -1083,6 +1160,7 @@ def main() -> None:
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
     openai_agents_guardrail_run()
+    retrieval_runs(cassettes)
     openinference_runs(cassettes)
     openinference_crewai_runs(cassettes)
     openinference_crewai_runs(cassettes, openllmetry=True)
