@@ -52,7 +52,7 @@ def run(
 ) -> Run:
     """One run's facts, in the facts file's shape."""
     facts: Run = {
-        "objective": objective,
+        "objective": _asked(objective),
         "tools": tools or [],
         "errors": errors,
         "recovered": recovered,
@@ -64,6 +64,20 @@ def run(
     if reward is not None:
         facts["reward"] = reward
     return facts
+
+
+_SMOLAGENTS_TASK = re.compile(
+    r"\ANew task:\n(.+)\Z|(?:Here is your task|You have been given the following task):\n```\n"
+    r"(.+?)\n```(?:\n|\Z)",
+    re.DOTALL,
+)
+"""The task inside smolagents' own prompts: its task step (``New task:``) and planning prompts."""
+
+
+def _asked(text: str | None) -> str | None:
+    """The user's request: the task itself where smolagents' prompt wraps it."""
+    found = _SMOLAGENTS_TASK.search(text or "")
+    return (found.group(1) or found.group(2)).strip() if found else text
 
 
 def _text(content: Any) -> str | None:
@@ -521,6 +535,9 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
     AutoGen hands a raised tool's text to the model as a result marked ``is_error`` (its TOOL span
     ends OK): the model call that is first sent it follows an error.
 
+    Where no span is a tool (a framework traced only through its model client), the tools are
+    those the model calls ask for.
+
     A crewAI crew (its kickoff span lists ``crew_tasks``) asks what its tasks' descriptions say,
     their ``{name}`` placeholders filled from ``crew_inputs`` as crewAI fills them (its agents
     are sent each inside crewAI's own prompt, ``Current Task: ...``); its tools are the calls
@@ -532,6 +549,7 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
         return []
     timeline, objective = _Timeline(), _crew_asked(tags for _, tags in spans)
     crew = objective is not None
+    asked = crew or not {"TOOL", "RETRIEVER"} & set(kinds)  # no tool traced: what was asked
     objective = objective or _run_task(spans)
     told: set[Any] = set()
     for name, tags in spans:
@@ -554,7 +572,7 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
             timeline.error()
         if kind == "LLM":
             timeline.text(_last_assistant(_oi_messages(tags, "llm.output_messages")))
-            for called in _called_by_model(tags) if crew else []:
+            for called in _called_by_model(tags) if asked else []:
                 timeline.tool(called)
             output_tool = "llm.output_messages.0.message.tool_calls.0.tool_call.function"
             if tags.get(f"{output_tool}.name") == OUTPUT_TOOL:

@@ -762,6 +762,52 @@ def openinference_smolagents_run(cassettes: Path) -> None:
     )
 
 
+def openinference_openai_smolagents_planning_run(cassettes: Path) -> None:
+    """smolagents with planning, traced only through its model client: OpenInference's OpenAI
+    instrumentor, no smolagents instrumentation (each model call an LLM span, nothing else).
+
+    ``planning_interval=1``: smolagents first asks for a plan, in its own prompt with the task
+    inside; the recording has no plan, so each planning request is answered with its text reply,
+    and the other requests with its replies in order (the call, then the text again for the
+    answer smolagents asks for when its one step is used).
+    """
+    from openinference.instrumentation.openai import (  # type: ignore[import-not-found]
+        OpenAIInstrumentor,
+    )
+    from smolagents import OpenAIModel, ToolCallingAgent, tool
+
+    @tool  # type: ignore[untyped-decorator]
+    def get_temperature(city: str) -> float:
+        """Get the temperature in a city.
+
+        Args:
+            city: The city.
+        """
+        return 20.0
+
+    recorded = replies(cassettes / TEMPERATURE)
+    text = next(r for r in recorded if not r["choices"][0]["message"].get("tool_calls"))
+    queue = [*recorded]
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        planning = "Here is your task:" in request.content.decode()
+        return httpx2.Response(200, json=text if planning else queue.pop(0))
+
+    client = httpx2.Client(transport=httpx2.MockTransport(answer))
+    agent = ToolCallingAgent(
+        tools=[get_temperature],
+        model=OpenAIModel("gpt-4.1-mini", api_key="-", client_kwargs={"http_client": client}),
+        max_steps=1,
+        planning_interval=1,
+        verbosity_level=-1,
+    )
+    _traced(
+        "openai_smolagents_planning",
+        OpenAIInstrumentor(),
+        lambda: agent.run("What is the temperature in Tokyo?"),
+    )
+
+
 def openinference_runs(cassettes: Path) -> None:
     """Recordings through the Agents SDK, LangGraph, Pydantic AI and smolagents, traced by
     OpenInference."""
@@ -838,7 +884,7 @@ def _crewai_traced(
         from openinference.instrumentation.crewai import (  # type: ignore[import-not-found]
             CrewAIInstrumentor,
         )
-        from openinference.instrumentation.openai import (  # type: ignore[import-not-found]
+        from openinference.instrumentation.openai import (
             OpenAIInstrumentor,
         )
 
@@ -1161,6 +1207,7 @@ def main() -> None:
     openai_agents_runs(cassettes)
     openai_agents_guardrail_run()
     retrieval_runs(cassettes)
+    openinference_openai_smolagents_planning_run(cassettes)
     openinference_runs(cassettes)
     openinference_crewai_runs(cassettes)
     openinference_crewai_runs(cassettes, openllmetry=True)
