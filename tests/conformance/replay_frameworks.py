@@ -41,6 +41,12 @@ the run itself:
   recording is served as the event stream it was (``as_recorded``). Its own environment too:
   ``openinference_autogen_runs(CASSETTES)``.
 
+* a LangChain RAG chain (langchain-core's in-memory vector store, then ``ChatOpenAI``) traced by
+  OpenInference and by OpenTelemetry's ``opentelemetry-instrumentation-genai-langchain`` 1.3b0
+  (``retrieval_runs``); smolagents with planning traced only by
+  ``openinference-instrumentation-openai`` 0.1.66; and an Agents SDK run its input guardrail
+  stops before any model call (``openai_agents_guardrail_run``, no recording needed).
+
 These packages are no dependency of knowledgepulse: install them beside it to replay (``pip
 install --no-deps --target DIR ...`` and ``PYTHONPATH=DIR``).
 
