@@ -57,7 +57,7 @@ def run(
 ) -> Run:
     """One run's facts, in the facts file's shape."""
     facts: Run = {
-        "objective": objective,
+        "objective": _asked(objective),
         "tools": tools or [],
         "errors": errors,
         "recovered": recovered,
@@ -71,6 +71,20 @@ def run(
     if replies:
         facts["replies"] = replies
     return facts
+
+
+_SMOLAGENTS_TASK = re.compile(
+    r"\ANew task:\n(.+)\Z|(?:Here is your task|You have been given the following task):\n```\n"
+    r"(.+?)\n```(?:\n|\Z)",
+    re.DOTALL,
+)
+"""The task inside smolagents' own prompts: its task step (``New task:``) and planning prompts."""
+
+
+def _asked(text: str | None) -> str | None:
+    """The user's request: the task itself where smolagents' prompt wraps it."""
+    found = _SMOLAGENTS_TASK.search(text or "")
+    return (found.group(1) or found.group(2)).strip() if found else text
 
 
 def _text(content: Any) -> str | None:
@@ -542,8 +556,9 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
 
     The objective is the ``task`` of an AGENT span's input (smolagents' run arguments), or its
     ``messages`` text (crewAI's ``Agent.kickoff``), else the
-    first user message a model call (``LLM``) was sent; a ``TOOL`` span is
-    a tool, failed when its status is ERROR or its output a LangChain tool message with
+    first user message a model call (``LLM``) was sent; a ``RETRIEVER`` span is a tool of its
+    name (the retriever's); a ``TOOL`` span is a tool, failed when its status is ERROR or its
+    output a LangChain tool message with
     ``status: "error"``; a model call's output text is text, and its call of Pydantic AI's output
     tool the answer; a model call whose last input message is Pydantic AI's feedback on a
     rejected output (``_PYDANTIC_RETRY``) follows an error; the trace's first span failing fails
@@ -551,6 +566,9 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
 
     AutoGen hands a raised tool's text to the model as a result marked ``is_error`` (its TOOL span
     ends OK): the model call that is first sent it follows an error.
+
+    Where no span is a tool (a framework traced only through its model client), the tools are
+    those the model calls ask for.
 
     A crewAI crew (its kickoff span lists ``crew_tasks``) asks what its tasks' descriptions say,
     their ``{name}`` placeholders filled from ``crew_inputs`` as crewAI fills them (its agents
@@ -563,6 +581,7 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
         return []
     timeline, objective = _Timeline(), _crew_asked(tags for _, tags in spans)
     crew = objective is not None
+    asked = crew or not {"TOOL", "RETRIEVER"} & set(kinds)  # no tool traced: what was asked
     objective = objective or _run_task(spans)
     told: set[Any] = set()
     for name, tags in spans:
@@ -576,16 +595,16 @@ def _openinference_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -
             if call_id not in told:  # each model call is sent the whole history again
                 told.add(call_id)
                 timeline.error()
-        if kind == "TOOL":
-            if not crew:
-                timeline.tool(tags.get("tool.name") or name)
-            if tags.get("otel.status_code") == "ERROR" or _langchain_tool_failed(
-                tags.get("output.value")
-            ):
-                timeline.error()
+        if kind == "RETRIEVER" or (kind == "TOOL" and not crew):  # a retriever: its name
+            timeline.tool(tags.get("tool.name") or name)
+        if kind == "TOOL" and (
+            tags.get("otel.status_code") == "ERROR"
+            or _langchain_tool_failed(tags.get("output.value"))
+        ):
+            timeline.error()
         if kind == "LLM":
             timeline.text(_last_assistant(_oi_messages(tags, "llm.output_messages")))
-            for called in _called_by_model(tags) if crew else []:
+            for called in _called_by_model(tags) if asked else []:
                 timeline.tool(called)
             output_tool = "llm.output_messages.0.message.tool_calls.0.tool_call.function"
             if tags.get(f"{output_tool}.name") == OUTPUT_TOOL:
@@ -764,7 +783,8 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
 
     A model call is a ``chat`` operation, or a span of the older flattened attributes
     (``gen_ai.prompt.N.*``, ``gen_ai.completion.N.*``, ``llm.request.type``), which has no
-    operation name. Where no span is a tool execution (OpenLLMetry traces crewAI's model calls,
+    operation name. A ``retrieval`` is a tool, ``retrieve`` (the span names no retriever). Where
+    no span is a tool execution (OpenLLMetry traces crewAI's model calls,
     not its tools), the tools are those the model calls ask for, and a tool result a call is
     sent that says it failed (crewAI's ``Error executing tool: ...``) is an error; a crewAI
     crew asks what its tasks say (``crewai.crew.tasks``, as ``_crew_asked`` reads them).
@@ -795,8 +815,9 @@ def _genai_run(trace_id: str, spans: list[tuple[str, dict[str, Any]]]) -> list[R
             objective = _first_user(_flattened(tags, "gen_ai.prompt"))
         if operation == "chat" and _rejected(tags.get("gen_ai.input.messages")):
             timeline.error()
-        if operation == "execute_tool":
-            timeline.tool(tags.get("gen_ai.tool.name") or name.removeprefix("execute_tool "))
+        if operation in ("execute_tool", "retrieval"):  # a retrieval names no retriever
+            tool = tags.get("gen_ai.tool.name") or name.removeprefix("execute_tool ")
+            timeline.tool("retrieve" if operation == "retrieval" else tool)
         if operation == "chat" and "gen_ai.output.messages" in tags:
             timeline.text(_last_assistant(tags["gen_ai.output.messages"]))
             for arguments in _output_tool_calls(tags["gen_ai.output.messages"]):
@@ -1289,8 +1310,8 @@ def openai_agents(path: Path) -> list[Run]:
 
     Spans in start order: a ``generation`` span's input holds the user's message and its output
     the model's messages (text; the calls it asks for are the ``function`` spans that follow);
-    a ``function`` span is a tool, a span with an ``error`` an error; an ``agent`` span's error
-    means the run failed (the success label).
+    a ``function`` span is a tool, a span with an ``error`` an error; an ``agent`` span's error,
+    or a ``guardrail`` span that ``triggered``, means the run failed (the success label).
     """
     objects = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     spans = [o for o in objects if o["object"] == "trace.span"]
@@ -1310,6 +1331,7 @@ def openai_agents(path: Path) -> list[Run]:
             if span.get("error"):
                 timeline.error()
                 failed = failed or data["type"] == "agent"
+            failed = failed or (data["type"] == "guardrail" and data.get("triggered") is True)
         runs.append(timeline.facts(objective, not failed))
     return runs
 

@@ -41,6 +41,12 @@ the run itself:
   recording is served as the event stream it was (``as_recorded``). Its own environment too:
   ``openinference_autogen_runs(CASSETTES)``.
 
+* a LangChain RAG chain (langchain-core's in-memory vector store, then ``ChatOpenAI``) traced by
+  OpenInference and by OpenTelemetry's ``opentelemetry-instrumentation-genai-langchain`` 1.3b0
+  (``retrieval_runs``); smolagents with planning traced only by
+  ``openinference-instrumentation-openai`` 0.1.66; and an Agents SDK run its input guardrail
+  stops before any model call (``openai_agents_guardrail_run``, no recording needed).
+
 These packages are no dependency of knowledgepulse: install them beside it to replay (``pip
 install --no-deps --target DIR ...`` and ``PYTHONPATH=DIR``).
 
@@ -53,6 +59,7 @@ there.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import functools
 import json
@@ -324,12 +331,9 @@ def smolagents_runs(cassettes: Path) -> None:
 # --- the OpenAI Agents SDK -------------------------------------------------------------------
 
 
-def openai_agents_runs(cassettes: Path) -> None:
-    """The recordings through the Agents SDK's runner; the exported trace and spans kept."""
-    import agents
-    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+def _exported_processor() -> Any:
+    """A trace processor that keeps what the SDK's exporter would send (export() of each)."""
     from agents.tracing import TracingProcessor
-    from openai import AsyncOpenAI
 
     class Exported(TracingProcessor):
         """What the SDK's exporter would send: each ended trace's and span's export()."""
@@ -356,6 +360,15 @@ def openai_agents_runs(cassettes: Path) -> None:
 
         def force_flush(self) -> None:
             pass
+
+    return Exported()
+
+
+def openai_agents_runs(cassettes: Path) -> None:
+    """The recordings through the Agents SDK's runner; the exported trace and spans kept."""
+    import agents
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from openai import AsyncOpenAI
 
     def model(cassette: str, name: str) -> OpenAIChatCompletionsModel:
         client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport(cassettes / cassette)))
@@ -405,11 +418,51 @@ def openai_agents_runs(cassettes: Path) -> None:
         ),
     ]
     for name, agent, prompt in runs:
-        processor = Exported()
+        processor = _exported_processor()
         agents.set_trace_processors([processor])  # only ours: nothing is sent anywhere
         asyncio.run(Runner.run(agent, prompt))
         lines = "".join(json.dumps(line) + "\n" for line in processor.lines)
         _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
+
+
+def openai_agents_guardrail_run() -> None:
+    """An input guardrail's tripwire through the Agents SDK's runner; no model is asked.
+
+    The guardrail is the SDK documentation's ``math_guardrail`` (docs/guardrails.md) as a plain
+    function, blocking (``run_in_parallel=False``): it trips before the agent's model call, so
+    the run records an agent span and a guardrail span, and nothing of the user's words.
+    """
+    import agents
+    from agents import (
+        Agent,
+        GuardrailFunctionOutput,
+        InputGuardrailTripwireTriggered,
+        OpenAIChatCompletionsModel,
+        Runner,
+        input_guardrail,
+    )
+    from openai import AsyncOpenAI
+
+    @input_guardrail(run_in_parallel=False)
+    def math_guardrail(context: Any, agent: Any, user_input: Any) -> GuardrailFunctionOutput:
+        return GuardrailFunctionOutput({"is_math_homework": True}, tripwire_triggered=True)
+
+    def refuse(request: httpx2.Request) -> httpx2.Response:
+        raise AssertionError("the guardrail trips before any model call")
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(refuse))
+    agent = Agent(
+        name="Customer support agent",
+        instructions="You are a customer support agent. You help customers with their questions.",
+        input_guardrails=[math_guardrail],
+        model=OpenAIChatCompletionsModel("gpt-4o", AsyncOpenAI(api_key="-", http_client=client)),
+    )
+    processor = _exported_processor()
+    agents.set_trace_processors([processor])  # only ours: nothing is sent anywhere
+    with contextlib.suppress(InputGuardrailTripwireTriggered):
+        asyncio.run(Runner.run(agent, "Hello, can you help me solve for x: 2x + 3 = 11?"))
+    lines = "".join(json.dumps(line) + "\n" for line in processor.lines)
+    _write(OUT / "openai-agents" / "input_guardrail_tripwire.jsonl", lines)
 
 
 # --- OpenInference instrumentation ---------------------------------------------------------
@@ -423,7 +476,12 @@ def _capital(country: str, failure: type[Exception]) -> str:
 
 
 def _traced(
-    name: str, instrumentor: Any, run: Callable[[], Any], *, pydantic_ai: bool = False
+    name: str,
+    instrumentor: Any,
+    run: Callable[[], Any],
+    *,
+    pydantic_ai: bool = False,
+    prefix: str = "openinference_",
 ) -> None:
     """Run ``run`` under ``instrumentor`` (Pydantic AI: its own instrumentation, which
     OpenInference's span processor maps) and write the spans it made as OTLP JSON."""
@@ -462,7 +520,79 @@ def _traced(
     # root, and from ``site-packages/`` on, as the corpus keeps recorded paths.
     document = document.replace(str(Path(__file__).parents[2]) + "/", "")
     document = re.sub(r'[^"\s]*/site-packages/', "site-packages/", document)
-    _write(OUT / "otlp" / f"openinference_{name}.json", document + "\n")
+    _write(OUT / "otlp" / f"{prefix}{name}.json", document + "\n")
+
+
+RETRIEVAL = (
+    "open-telemetry+opentelemetry-python-contrib/instrumentation-genai/"
+    "opentelemetry-instrumentation-langchain/tests/cassettes/test_langchain_call.yaml"
+)
+CAPITALS = (
+    "Paris is the capital and largest city of France.",
+    "Berlin is the capital of Germany.",
+    "Madrid is the capital of Spain.",
+)
+
+
+def retrieval_runs(cassettes: Path) -> None:
+    """A LangChain RAG chain (a vector store's retriever, then the model) traced twice: by
+    OpenInference (a ``RETRIEVER`` span) and by OpenTelemetry's own LangChain instrumentation
+    (``opentelemetry-instrumentation-genai-langchain`` 1.3b0: a GenAI ``retrieval`` span).
+
+    The store is langchain-core's ``InMemoryVectorStore`` over its deterministic fake
+    embeddings (no model is asked to embed); the model's reply is the recording's.
+    """
+    import os
+
+    from langchain_core.documents import Document
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+    from langchain_core.output_parsers import StrOutputParser
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_core.runnables import RunnablePassthrough
+    from langchain_core.vectorstores import InMemoryVectorStore
+    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
+    from openinference.instrumentation.langchain import (  # type: ignore[import-not-found]
+        LangChainInstrumentor,
+    )
+    from opentelemetry.instrumentation.genai.langchain import (  # type: ignore[import-not-found]
+        LangChainInstrumentor as GenAILangChainInstrumentor,
+    )
+
+    os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
+    os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "SPAN_ONLY"
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
+    store.add_documents([Document(page_content=text, id=str(n)) for n, text in enumerate(CAPITALS)])
+    prompt = ChatPromptTemplate.from_messages(
+        [
+            ("system", "You are a helpful assistant! Answer from this context:\n\n{context}"),
+            ("human", "{question}"),
+        ]
+    )
+
+    def chain() -> Any:
+        client = httpx2.Client(transport=httpx2.MockTransport(transport(cassettes / RETRIEVAL)))
+        llm = ChatOpenAI(model="gpt-3.5-turbo", api_key="-", http_client=client)
+        retriever = store.as_retriever(search_kwargs={"k": 2})
+        context = retriever | (lambda docs: "\n".join(doc.page_content for doc in docs))
+        return (
+            {"context": context, "question": RunnablePassthrough()}
+            | prompt
+            | llm
+            | (StrOutputParser())
+        )
+
+    class WithoutLangchain(GenAILangChainInstrumentor):  # type: ignore[misc]
+        """OpenTelemetry's instrumentor, which checks for ``langchain`` (only core is here)."""
+
+        def instrument(self, **kwargs: Any) -> None:
+            super().instrument(skip_dep_check=True, **kwargs)
+
+    question = "What is the capital of France?"
+    for name, instrumentor in (
+        ("openinference_langchain_retriever", LangChainInstrumentor()),
+        ("otel_genai_langchain_retriever", WithoutLangchain()),
+    ):
+        _traced(name, instrumentor, functools.partial(chain().invoke, question), prefix="")
 
 
 def openinference_agents_run(cassettes: Path) -> None:
@@ -501,9 +631,9 @@ def openinference_agents_run(cassettes: Path) -> None:
 def openinference_langgraph_runs(cassettes: Path) -> None:
     """Two recordings through LangGraph's ReAct agent, traced by OpenInference."""
     from langchain_core.tools import ToolException, tool
-    from langchain_openai import ChatOpenAI  # type: ignore[import-not-found]
+    from langchain_openai import ChatOpenAI
     from langgraph.prebuilt import create_react_agent
-    from openinference.instrumentation.langchain import (  # type: ignore[import-not-found]
+    from openinference.instrumentation.langchain import (
         LangChainInstrumentor,
     )
 
@@ -638,6 +768,52 @@ def openinference_smolagents_run(cassettes: Path) -> None:
     )
 
 
+def openinference_openai_smolagents_planning_run(cassettes: Path) -> None:
+    """smolagents with planning, traced only through its model client: OpenInference's OpenAI
+    instrumentor, no smolagents instrumentation (each model call an LLM span, nothing else).
+
+    ``planning_interval=1``: smolagents first asks for a plan, in its own prompt with the task
+    inside; the recording has no plan, so each planning request is answered with its text reply,
+    and the other requests with its replies in order (the call, then the text again for the
+    answer smolagents asks for when its one step is used).
+    """
+    from openinference.instrumentation.openai import (  # type: ignore[import-not-found]
+        OpenAIInstrumentor,
+    )
+    from smolagents import OpenAIModel, ToolCallingAgent, tool
+
+    @tool  # type: ignore[untyped-decorator]
+    def get_temperature(city: str) -> float:
+        """Get the temperature in a city.
+
+        Args:
+            city: The city.
+        """
+        return 20.0
+
+    recorded = replies(cassettes / TEMPERATURE)
+    text = next(r for r in recorded if not r["choices"][0]["message"].get("tool_calls"))
+    queue = [*recorded]
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        planning = "Here is your task:" in request.content.decode()
+        return httpx2.Response(200, json=text if planning else queue.pop(0))
+
+    client = httpx2.Client(transport=httpx2.MockTransport(answer))
+    agent = ToolCallingAgent(
+        tools=[get_temperature],
+        model=OpenAIModel("gpt-4.1-mini", api_key="-", client_kwargs={"http_client": client}),
+        max_steps=1,
+        planning_interval=1,
+        verbosity_level=-1,
+    )
+    _traced(
+        "openai_smolagents_planning",
+        OpenAIInstrumentor(),
+        lambda: agent.run("What is the temperature in Tokyo?"),
+    )
+
+
 def openinference_runs(cassettes: Path) -> None:
     """Recordings through the Agents SDK, LangGraph, Pydantic AI and smolagents, traced by
     OpenInference."""
@@ -714,7 +890,7 @@ def _crewai_traced(
         from openinference.instrumentation.crewai import (  # type: ignore[import-not-found]
             CrewAIInstrumentor,
         )
-        from openinference.instrumentation.openai import (  # type: ignore[import-not-found]
+        from openinference.instrumentation.openai import (
             OpenAIInstrumentor,
         )
 
@@ -1035,6 +1211,9 @@ def main() -> None:
     pydantic_ai_runs(cassettes)
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
+    openai_agents_guardrail_run()
+    retrieval_runs(cassettes)
+    openinference_openai_smolagents_planning_run(cassettes)
     openinference_runs(cassettes)
     openinference_crewai_runs(cassettes)
     openinference_crewai_runs(cassettes, openllmetry=True)

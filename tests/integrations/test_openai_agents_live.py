@@ -389,7 +389,7 @@ def test_without_sensitive_data_the_trace_has_no_text_and_the_switch_is_named(
         Runner.run_sync(agent, "Weather in Rome?", run_config=config)
     (captured,) = processor.captured
     assert [s.type for s in captured.trace.steps] == ["tool_call"]
-    assert captured.trace.task.objective == "Agent workflow"
+    assert captured.trace.task.objective == "openai-agents run"  # no input, a default name
     hints = [r for r in caplog.records if "trace_include_sensitive_data" in r.getMessage()]
     assert len(hints) == 1
 

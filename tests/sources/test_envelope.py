@@ -6,6 +6,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from knowledgepulse.errors import ConversionError, ScorerParameterError
 from knowledgepulse.sources import StepBuilder, TraceOptions
@@ -147,3 +149,33 @@ def test_a_converted_traces_document_is_its_model_dump_byte_for_byte(path: Path)
         if isinstance(item, TraceItem):
             dumped = item.trace.model_dump(mode="json", by_alias=True, exclude_none=True)
             assert orjson.dumps(item.document) == orjson.dumps(dumped)
+
+
+SMOLAGENTS_PLANNING = (
+    Path(__file__).parents[1] / "conformance" / "files" / "otlp"
+) / "openinference_openai_smolagents_planning.json"
+
+
+def test_smolagents_traced_only_through_its_model_client_has_the_task_as_objective() -> None:
+    """Each model call of a smolagents run seen only by the OpenAI instrumentor is a trace; the
+    first user message is smolagents' planning prompt, then its ``New task:`` step: the task
+    inside them is the objective, never the template."""
+    traces = [
+        item.trace for item in convert_file(SMOLAGENTS_PLANNING) if isinstance(item, TraceItem)
+    ]
+    assert len(traces) == 3
+    assert {trace.task.objective for trace in traces} == {"What is the temperature in Tokyo?"}
+
+
+@given(st.text(min_size=1).filter(lambda text: text.strip() and "```" not in text))
+def test_a_task_in_smolagents_framing_is_the_objective_as_the_person_wrote_it(task: str) -> None:
+    """Whatever the task, ``New task:`` and the planning prompt around it are taken off."""
+    planning = f"You are a world expert...\n---\nNow begin! Here is your task:\n```\n{task}\n```\n"
+    for framed in (f"New task:\n{task}", planning + "First in part 1, write the facts survey."):
+        assert convert(objective=framed).trace.task.objective == task.strip()
+
+
+def test_text_no_framework_framed_is_the_objective_as_written() -> None:
+    """A request that only mentions a task keeps its words."""
+    text = "Here is my new task: plan the sprint."
+    assert convert(objective=text).trace.task.objective == text

@@ -108,7 +108,8 @@ def test_the_sdk_tool_call_error_snapshot_gives_a_failed_call_and_its_error() ->
     ]
     trace = converted.trace
     assert trace.id == f"kp:trace:{TRACE_ID}"
-    assert trace.task.objective == "Agent workflow"  # no model text exported: the workflow name
+    # No model text exported, and "Agent workflow" is the SDK's default name: no task is known.
+    assert trace.task.objective == "openai-agents run"
     assert trace.metadata.success is True  # the tool failed, the run did not
     assert trace.metadata.agent_id == "test_agent"
     assert trace.metadata.framework == "openai-agents"
@@ -139,7 +140,9 @@ def test_the_sdk_mcp_snapshot_names_the_mcp_server_and_skips_the_listings() -> N
         },
     ]
     assert converted.trace.metadata.agent_id == "test"
-    assert converted.warnings == ()
+    assert converted.warnings == (
+        "no span holds the user's input: the objective is a placeholder, not the user's request",
+    )
 
 
 def span(
@@ -462,10 +465,43 @@ def test_the_order_of_objects_in_the_file_does_not_matter(order: list[int]) -> N
     expected = only_trace(values).trace.model_dump(mode="json")
     shuffled = only_trace([values[i] for i in order]).trace.model_dump(mode="json")
     assert shuffled == expected
+    # The second get was asked for with the failed one: the handoff after them recovers.
     assert [step["type"] for step in expected["steps"]] == [
         "tool_call",
         "observation",
-        "error_recovery",
-        "observation",
         "tool_call",
+        "observation",
+        "error_recovery",
     ]
+
+
+GUARDRAIL = Path(__file__).parents[1] / "conformance" / "files" / "openai-agents"
+
+
+def test_a_tripped_input_guardrail_gives_no_made_up_objective_and_says_so() -> None:
+    """The SDK's own export of a run its input guardrail stopped (the docs' math_guardrail,
+    blocking): no span holds the user's words and the workflow name is the SDK's default, so
+    the objective is the placeholder the invariants flag, and a warning says why."""
+    (item,) = [
+        item
+        for item in convert_file(GUARDRAIL / "input_guardrail_tripwire.jsonl")
+        if isinstance(item, TraceItem)
+    ]
+    assert item.trace.task.objective == "openai-agents run"
+    assert not item.trace.metadata.success
+    assert item.trace.outcome.result_summary == "guardrail math_guardrail tripped"
+    (warning,) = [text for text in item.warnings if "user's input" in text]
+    assert "guardrail math_guardrail tripped before any model call" in warning
+
+
+def test_a_workflow_name_the_user_gave_is_still_the_objective_of_last_resort() -> None:
+    """Only the SDK's default workflow name is dropped: a name the user chose stands in."""
+    spans = [
+        line
+        for line in map(
+            json.loads, (GUARDRAIL / "input_guardrail_tripwire.jsonl").read_text().split("\n")[:-1]
+        )
+        if line["object"] == "trace.span"
+    ]
+    head = {"object": "trace", "id": spans[0]["trace_id"], "workflow_name": "Homework triage"}
+    assert oa.convert_spans(head, spans).trace.task.objective == "Homework triage"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from itertools import count
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,8 +13,8 @@ import pytest
 from knowledgepulse.errors import ConversionError
 from knowledgepulse.sources.otel import to_trace
 from knowledgepulse.sources.otel.spans import Span, SpanEvent
-from knowledgepulse.trace import ReasoningTrace
-from tests.sources.helpers import source_of
+from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.sources.helpers import convert_file, source_of
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 _ids = count(1)
@@ -488,12 +489,18 @@ def test_pydantic_ai_output_tool_call_in_model_output_is_the_answer_not_a_tool()
     assert json.loads(trace.outcome.result_summary) == {"city": "Mexico City"}
 
 
-def test_a_genai_retrieval_span_is_read_through_not_a_tool_call() -> None:
-    """``retrieval`` (a vector search) gives no step; the ``execute_tool`` beside it does."""
+def test_a_genai_retrieval_span_is_a_tool_call_whose_documents_are_its_observation() -> None:
+    """``retrieval`` is an action with a result: a ``retrieve`` call of its query, the
+    documents its observation, as OpenInference's RETRIEVER; the execute_tool beside it too."""
     root = span("invoke_agent triage", {"gen_ai.operation.name": "invoke_agent"}, start=0)
     search = span(
         "retrieval vector-search",
-        {"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "docs"},
+        {
+            "gen_ai.operation.name": "retrieval",
+            "gen_ai.data_source.id": "docs",
+            "gen_ai.retrieval.query.text": "dashboards",
+            "gen_ai.retrieval.documents": '[{"id": "d1", "score": 0.9}]',
+        },
         start=1,
         parent=root,
     )
@@ -509,9 +516,32 @@ def test_a_genai_retrieval_span_is_read_through_not_a_tool_call() -> None:
     )
     trace = to_trace([root, search, tool]).trace
     assert [(kind, name) for kind, name, _ in steps(trace)] == [
+        ("tool_call", "retrieve"),
+        ("observation", "retrieve"),
         ("tool_call", "list_dashboards"),
         ("observation", "list_dashboards"),
     ]
+    assert trace.steps[0].input == {"query": "dashboards"}
+    assert json.loads(trace.steps[1].content or "") == [{"id": "d1", "score": 0.9}]
+
+
+def test_a_retrieval_inside_a_tool_is_that_tools_call_not_another() -> None:
+    """A retriever tool's search (its span under the tool's) is how the tool worked: one call."""
+    root = span("invoke_agent triage", {"gen_ai.operation.name": "invoke_agent"}, start=0)
+    tool = span(
+        "execute_tool search_docs",
+        {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search_docs"},
+        start=1,
+        parent=root,
+    )
+    inner = span(
+        "VectorStoreRetriever",
+        {"openinference.span.kind": "RETRIEVER", "input.value": "dashboards"},
+        start=2,
+        parent=tool,
+    )
+    trace = to_trace([root, tool, inner]).trace
+    assert [name for _, name, _ in steps(trace)] == ["search_docs"]
 
 
 def _agent_run(input_value: Any, output_value: Any, *children: Span) -> ReasoningTrace:
@@ -1107,3 +1137,29 @@ def test_a_model_call_two_instrumentations_recorded_is_read_once() -> None:
         ("observation", "search"),
         ("thought", None),
     ]
+
+
+OTLP_CORPUS = Path(__file__).parents[1] / "conformance" / "files" / "otlp"
+
+
+@pytest.mark.parametrize(
+    ("name", "tool"),
+    [
+        ("openinference_langchain_retriever.json", "VectorStoreRetriever"),
+        ("otel_genai_langchain_retriever.json", "retrieve"),
+    ],
+)
+def test_one_langchain_retrieval_reads_alike_in_both_conventions(name: str, tool: str) -> None:
+    """One RAG run traced by OpenInference (RETRIEVER) and by OpenTelemetry's own instrumentation
+    (GenAI ``retrieval``): the search is a call of its query, the documents its observation."""
+    (item,) = [item for item in convert_file(OTLP_CORPUS / name) if isinstance(item, TraceItem)]
+    trace = item.trace
+    assert [(kind, called) for kind, called, _ in steps(trace)] == [
+        ("tool_call", tool),
+        ("observation", tool),
+        ("thought", None),
+    ]
+    assert trace.steps[0].input == {"query": "What is the capital of France?"}
+    assert len(json.loads(trace.steps[1].content or "")) == 2  # the two documents retrieved
+    assert trace.task.objective == "What is the capital of France?"
+    assert trace.outcome.result_summary == "The capital of France is Paris."

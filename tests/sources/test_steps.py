@@ -93,6 +93,55 @@ def test_a_reply_that_fails_again_is_the_recovery_of_the_error_before_it() -> No
     ]
 
 
+def test_a_call_of_the_failed_calls_own_turn_is_no_recovery() -> None:
+    """Parallel siblings were asked for before the error was seen: the next turn's call
+    recovers it (spec rule 2's "next action" is the agent's, after it saw the error)."""
+    builder = StepBuilder()
+    builder.tool_request("read", {"path": "a"}, call_id="1")
+    builder.tool_request("bash", {"cmd": "ls"}, call_id="2")
+    builder.tool_result("read", error="no such file", call_id="1")
+    builder.tool_result("bash", output="a.txt", call_id="2")
+    builder.thought("The file is a.txt.")
+    builder.tool_request("read", {"path": "a.txt"}, call_id="3")
+    builder.tool_result("read", output="hello", call_id="3")
+    assert kinds(builder.steps()) == [
+        "tool_call",
+        "observation",
+        "tool_call",
+        "observation",
+        "thought",
+        "error_recovery",
+        "observation",
+    ]
+
+
+def test_with_siblings_only_after_the_error_the_answer_recovers_it() -> None:
+    """A failed call's siblings leave its error waiting: the reply after them recovers it."""
+    builder = StepBuilder()
+    builder.tool_request("a", call_id="1")
+    builder.tool_request("b", call_id="2")
+    builder.tool_result("a", error="boom", call_id="1")
+    builder.tool_result("b", output="ok", call_id="2")
+    builder.answer("b worked, a did not")
+    assert kinds(builder.steps()) == [
+        "tool_call",
+        "observation",
+        "tool_call",
+        "observation",
+        "error_recovery",
+    ]
+
+
+def test_the_next_turns_request_recovers_even_told_right_after_the_last() -> None:
+    """Requests of two turns split by a result are two turns, though no text came between."""
+    builder = StepBuilder()
+    builder.tool_request("a", call_id="1")
+    builder.tool_result("a", error="boom", call_id="1")
+    builder.tool_request("a", call_id="2")
+    builder.tool_result("a", output="ok", call_id="2")
+    assert kinds(builder.steps()) == ["tool_call", "observation", "error_recovery", "observation"]
+
+
 def test_requests_merge_with_executions_by_call_id_whatever_the_order() -> None:
     """A request and its execution are one tool_call; different ids never merge."""
     builder = StepBuilder()

@@ -21,6 +21,7 @@ from knowledgepulse.errors import (
     TraceValidationError,
 )
 from knowledgepulse.records import Location, Record
+from knowledgepulse.sources._framing import request
 from knowledgepulse.sources._rows import RowOptions
 from knowledgepulse.sources._steps import MAX_CONTENT_BYTES, StepBuilder, bounded
 from knowledgepulse.trace import TraceItem, parse_trace
@@ -107,7 +108,8 @@ def assemble(
             importing the same run twice gives the same id.
         success: whether the run succeeded (from the root's status).
         options: the user's domain and confidence.
-        objective: the first user message's text.
+        objective: the first user message's text (the request inside it, when a framework's
+            prompt wraps it: :func:`knowledgepulse.sources._framing.request`).
         fallback_objective: the agent's or workflow's name, when there is no user text.
         created_at: when the root started (a datetime or Unix seconds); :data:`UNDATED` when
             unknown.
@@ -137,7 +139,9 @@ def assemble(
     found = dict(metadata or {})
     domain, domain_source = _domain(options, found.get(DOMAIN_KEY))
     confidence, confidence_source = _confidence(options, found.get(CONFIDENCE_KEY), success)
-    task_objective = _first_text(objective, fallback_objective) or f"{framework or 'agent'} run"
+    task_objective = (
+        _first_text(request(objective), fallback_objective) or f"{framework or 'agent'} run"
+    )
     summary_text = _first_text(result_summary, steps.final_answer) or no_answer(success)
     # Keys in the models' field order: the document is the trace's JSON as it is written
     # (``TraceItem.document``), so it must be what ``model_dump`` would give.

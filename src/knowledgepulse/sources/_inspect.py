@@ -282,6 +282,14 @@ def _made_of(parts: tuple[Part, ...], kept: list[Record], start: int) -> tuple[S
     )[:2]
 
 
+def _objective(item: TraceItem, records: list[Record]) -> Part:
+    """The objective and where it was found; a warning says why when no record holds it."""
+    objective = item.trace.task.objective
+    origin = _find(objective, records)
+    why = next((text for text in item.warnings if "objective" in text), None)
+    return Part("objective", objective, origin=origin, note=why if origin is None else None)
+
+
 def _parts(
     item: TraceItem, fields: dict[str, str], kept: list[Record], start: int
 ) -> tuple[Part, ...]:
@@ -297,7 +305,7 @@ def _parts(
     }.get(str(source.get("domain_source")), "the trace's own task_domain")
     reward = None if item.reward is None else f"{item.reward:g}"
     return (
-        Part("objective", trace.task.objective, origin=_find(trace.task.objective, records)),
+        _objective(item, records),
         Part("steps", f"{len(trace.steps)} steps", field=fields.get("steps")),
         Part(
             "tool",

@@ -12,9 +12,12 @@ requested, tool executions and their results, the final answer. The builder turn
   already requested, or executed, is a new call), else by tool name in order, the names compared
   as a model API is given them (:func:`name_key`); a request that never ran is still a
   ``tool_call``;
-* a failed tool call's result is an ``observation`` carrying the error text, and the next tool
-  call after it is an ``error_recovery`` (it keeps its tool). The failure itself is never typed
-  ``error_recovery``: that would reward failing;
+* a failed tool call's result is an ``observation`` carrying the error text, and the agent's
+  next action after it is an ``error_recovery`` (it keeps its tool). The failure itself is never
+  typed ``error_recovery``: that would reward failing; nor is a call the model asked for in the
+  same turn as the failed one (a parallel sibling), which was issued before the error was seen.
+  Requests told one after another at one time (or all untimed), nothing else told between them,
+  are one model turn: every source tells a turn's calls together, at the turn's time;
 * a user's turn after the objective is the user answering the agent: the assistant text told
   just before it is a ``respond`` call (what the agent said to the user) and the turn its
   ``observation``, as tau-bench records a conversation; with no such text (the user speaks after
@@ -138,6 +141,7 @@ class _ToolEvent:
     requested: bool = False
     executed: bool = False
     text: str | None = None  # the step's text, when the source gave one (else name and input)
+    turn: int | None = None  # the model turn that asked for it (None: no request was told)
 
 
 @dataclass(slots=True)
@@ -196,6 +200,9 @@ class StepBuilder:
     _by_call_id: dict[str, _Event] = field(default_factory=dict)
     _waiting: _Waiting = field(default_factory=dict)
     _unanswered_from: int = 0  # no event before this index is a tool call still unexecuted
+    _turns: int = 0  # model turns told so far (see tool_request)
+    _in_turn: bool = False  # whether the last thing told was a request (its turn still open)
+    _turn_at: float | None = None  # the time of the open turn's requests
 
     def thought(self, text: str | None, *, at: Timestamp = None, said: bool = False) -> None:
         """Model reasoning, a plan, or assistant text that is not the final answer.
@@ -203,6 +210,7 @@ class StepBuilder:
         ``said``: the assistant's text to the user (not reasoning), which a user turn told next
         answers (:meth:`user_turn`).
         """
+        self._in_turn = False
         if text and text.strip():
             self._seen_text = True
             self._events.append(_Event(_seconds(at), len(self._events), text=text, said=said))
@@ -214,6 +222,7 @@ class StepBuilder:
         told after it makes it no answer (:meth:`user_turn`). ``said``: assistant text (not an
         output tool's arguments).
         """
+        self._in_turn = False
         if text and text.strip():
             self._seen_text = True
             self._answer, self._answer_at, self._answer_said = text, _seconds(at), said
@@ -228,6 +237,7 @@ class StepBuilder:
         (but in a row kp wrote of an error met outside a tool, :attr:`error_turns`).
         """
         number, self._user_turns = self._user_turns, self._user_turns + 1
+        self._in_turn = False
         if number in self.error_turns:
             self.error(text)
             return
@@ -254,6 +264,7 @@ class StepBuilder:
         ``error_recovery``. A ``terminal`` error (out of steps, say) ends the run: what follows
         it (a forced final answer) recovers nothing.
         """
+        self._in_turn = False
         if text and text.strip():
             self._seen_text = True
             event = _Event(_seconds(at), len(self._events), error=text, terminal=terminal)
@@ -288,10 +299,14 @@ class StepBuilder:
         ``text``: the step's own text (what the agent said with the call), where the source
         keeps one; else the step's text is the call's name and arguments.
         """
+        when = _seconds(at)
+        if not self._in_turn or when != self._turn_at:  # told after anything else, or later
+            self._turns, self._in_turn, self._turn_at = self._turns + 1, True, when
         event = self._matching(name, call_id, flag="requested")
         if event is None:
             event = self._new_tool(name, call_id, at)
         tool = _tool(event)
+        tool.turn = self._turns
         if call_id is not None and tool.call_id is None and call_id not in self._by_call_id:
             # An execution that named no call, joined by name: the call is known by the
             # request's id from now on (the tool result a later model call is given names it).
@@ -324,6 +339,7 @@ class StepBuilder:
         execution (a tool span of its own) never joins a call already executed: two executions
         that share a call id are two calls.
         """
+        self._in_turn = False
         if output is not None or error:
             self._seen_text = True
         event = self._matching(name, call_id, flag="executed", distinct=distinct)
@@ -406,18 +422,21 @@ class StepBuilder:
 
         The action after an evident error is its ``error_recovery``: the next tool call, or,
         when no tool call follows, the next thought (the final answer included); a thought that
-        another error follows is the recovery that failed. An error with nothing after it is
+        another error follows is the recovery that failed. A call of the failed call's own model
+        turn (a parallel sibling) was asked for before the error was seen: no recovery, and the
+        error still waits for the agent's next action. An error with nothing after it is
         terminal: no step is a recovery.
         """
         steps: list[dict[str, Any]] = []
         after_error = False
+        failed_turn: int | None = None  # the model turn of the failed call the error is from
         reply: int | None = None  # the first thought after the pending error
         for event in self._without_repeated_answer(self._ordered()):
             if event.error is not None:
                 if after_error and reply is not None:  # the reply tried, and failed again
                     steps[reply]["type"] = "error_recovery"
                 steps.append(_error_observation(event.error))
-                after_error, reply = not event.terminal, None
+                after_error, reply, failed_turn = not event.terminal, None, None
             elif event.user is not None:
                 steps.append(_user_observation(event.user))
             elif event.tool is None:
@@ -425,11 +444,14 @@ class StepBuilder:
                 steps.append({"type": "thought", "content": bounded(event.text or "")})
             else:
                 tool = event.tool
-                steps.append(_tool_step(tool, recovery=after_error))
-                after_error, reply = False, None
+                sibling = after_error and tool.turn is not None and tool.turn == failed_turn
+                steps.append(_tool_step(tool, recovery=after_error and not sibling))
+                if not sibling:
+                    after_error, reply, failed_turn = False, None, None
                 if tool.error or tool.output is not None:
                     steps.append(_observation(tool))
-                    after_error = bool(tool.error)
+                if tool.error:
+                    after_error, failed_turn = True, tool.turn
         if self._answer is not None and self.answer_is_step:
             reply = len(steps) if after_error and reply is None else reply
             steps.append({"type": "thought", "content": bounded(self._answer)})

@@ -167,8 +167,7 @@ def convert_spans(
         success=not walk.failures,
         options=options,
         objective=walk.objective,
-        fallback_objective=(workflow if isinstance(workflow, str) else None)
-        or (walk.agents[0] if walk.agents else None),
+        fallback_objective=_named_workflow(workflow),
         created_at=min(walk.started) if walk.started else None,
         result_summary=walk.failures[0] if walk.failures else None,
         agent_id=walk.agents[0] if walk.agents else None,
@@ -270,8 +269,32 @@ def _latency(started: datetime | None, ended: datetime | None) -> float | None:
     return max(0.0, (ended - started).total_seconds() * 1000.0)
 
 
+DEFAULT_WORKFLOW = "Agent workflow"
+"""The ``workflow_name`` the SDK gives a run its user named none (``RunConfig``): no task."""
+
+
+def _named_workflow(workflow: Any) -> str | None:
+    """The run's workflow name, when its user gave one: the spec's objective of last resort.
+
+    The SDK's default name says nothing of the task, nor does the agent's name: with neither
+    the user's words nor a workflow name, the envelope's placeholder (``openai-agents run``)
+    says plainly that the objective is unknown, and the invariants warn of it.
+    """
+    if not isinstance(workflow, str) or workflow.strip() in ("", DEFAULT_WORKFLOW):
+        return None
+    return workflow
+
+
 def _warnings(walk: _Walk) -> tuple[str, ...]:
     found: list[str] = []
+    if walk.objective is None:
+        # Only a model span holds the input: a run stopped before its first model call (an
+        # input guardrail that tripped) recorded nothing of what the user asked.
+        stopped = f" ({walk.failures[0]} before any model call)" if walk.failures else ""
+        found.append(
+            f"no span holds the user's input{stopped}: the objective is a placeholder, not "
+            "the user's request"
+        )
     if walk.textless_responses:
         found.append(
             f"{walk.textless_responses} model span(s) hold no model text (the SDK's export "

@@ -405,6 +405,8 @@ def _tell_tool(
     parent = ordered[item.parent].view if item.parent is not None else None
     if view.is_mcp and parent is not None and parent.role == "tool" and not parent.is_mcp:
         return  # the MCP client span of a tool already told: it gave its server to the parent
+    if view.retrieval and _inside_a_tool(ordered, item):
+        return  # how the tool did its work (a retriever tool's search): the tool's call tells it
     retried = not view.error and is_retry_prompt(view.result)
     if is_output_tool(view.tool_name or item.span.name):
         # Pydantic AI's output tool: the answer, not a call; a rejected output is an error.
@@ -422,6 +424,16 @@ def _tell_tool(
         mcp_server=view.mcp_server or servers.get(index),
         distinct=True,  # each tool span is a call, even where two share a call id
     )
+
+
+def _inside_a_tool(ordered: list[_Read], item: _Read) -> bool:
+    """Whether a tool's span holds this span, however deep (chains may sit between)."""
+    parent = item.parent
+    while parent is not None:
+        if ordered[parent].view.role == "tool":
+            return True
+        parent = ordered[parent].parent
+    return False
 
 
 def _mcp_servers(ordered: list[_Read]) -> dict[int, str]:

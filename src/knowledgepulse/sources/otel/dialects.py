@@ -39,10 +39,15 @@ _GENAI_ROLES: dict[str, Role] = {
     "text_completion": "inference",
     "generate_content": "inference",
     "execute_tool": "tool",
-    # A retrieval (a vector search the app runs) is no tool call unless an execute_tool span
-    # wraps it: read through, as the conventions keep the two operations apart.
-    "retrieval": "other",
+    "retrieval": "tool",  # see RETRIEVE
 }
+RETRIEVE = "retrieve"
+"""The tool name of a retrieval whose span names no retriever.
+
+A retrieval (OpenInference's ``RETRIEVER`` span, the GenAI conventions' ``retrieval``
+operation) is an action the run took that had a result, the documents: a tool call, its
+query the input and the documents its observation, in both conventions alike. Inside a tool's
+own span it is how that tool did its work, which the tool's call already tells (build.py)."""
 _TRACELOOP_ROLES: dict[str, Role] = {"workflow": "agent", "agent": "agent", "tool": "tool"}
 
 
@@ -62,6 +67,7 @@ class View:
     result: Any = None
     mcp_server: str | None = None
     is_mcp: bool = False
+    retrieval: bool = False
     error: str | None = None
     sources: list[str] = field(default_factory=list)
 
@@ -131,6 +137,16 @@ def _openinference(span: Span, attrs: Mapping[str, Any], view: View) -> None:
             input_messages=msg.openinference_messages(attrs, "llm.input_messages"),
             output_messages=msg.openinference_messages(attrs, "llm.output_messages")
             or _called(attrs.get("output.value")),
+        )
+    elif role == "tool" and kind.upper() == "RETRIEVER":
+        documents = msg.indexed(attrs, "retrieval.documents")
+        view.fill(
+            "openinference",
+            retrieval=True,
+            tool_name=_str(span.name) or RETRIEVE,  # the retriever's run name
+            arguments=_query(msg.input_text(attrs.get("input.value"))),
+            result=[_document(entry, "document.") for entry in documents]
+            or attrs.get("output.value"),
         )
     elif role == "tool":
         view.fill(
@@ -221,7 +237,15 @@ def _genai(span: Span, attrs: Mapping[str, Any], view: View) -> None:
     if "events" in attrs:  # the conventions' earlier message events, kept as one attribute
         inputs, outputs = msg.event_messages(attrs["events"])
         view.fill("genai-events", input_messages=inputs, output_messages=outputs)
-    if role == "tool":
+    if operation == "retrieval":
+        view.fill(
+            "genai",
+            retrieval=True,
+            tool_name=RETRIEVE,  # the conventions name the data source, not the retriever
+            arguments=_query(_str(attrs.get("gen_ai.retrieval.query.text"))),
+            result=msg.loads(attrs.get("gen_ai.retrieval.documents")),
+        )
+    elif role == "tool":
         name = _str(attrs.get("gen_ai.tool.name"))
         if not name and view.is_mcp:
             name = span.name.removeprefix("tools/call").strip() or span.name
@@ -476,6 +500,16 @@ def _as_written(text: str) -> str:
             break
         stripped = inner.strip()
     return stripped
+
+
+def _query(text: str | None) -> dict[str, str] | None:
+    """A retrieval's input: its query."""
+    return {"query": text} if text else None
+
+
+def _document(entry: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    """One retrieved document (``id``, ``content``, ``score``, ``metadata``) as recorded."""
+    return {key.removeprefix(prefix): value for key, value in entry.items()}
 
 
 def _server(attrs: Mapping[str, Any]) -> str | None:
