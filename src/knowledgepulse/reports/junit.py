@@ -16,7 +16,13 @@ from knowledgepulse._util.text import printable
 from knowledgepulse.evals.compare import Gate
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.evals import number, outcome_line, scorer_repeat, task_failure
+from knowledgepulse.reports.evals import (
+    failure_headline,
+    number,
+    outcome_line,
+    scorer_repeat,
+    task_failure,
+)
 
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
@@ -138,15 +144,9 @@ def _verdict(result: CaseResult, case_id: str) -> tuple[str, str, str, str] | No
         return "error", reason, result.task.error_type or "TaskError", said
     if not (failing := result.failing):
         return None
-    message = "; ".join(
-        f"{o.key}: {number(o.score)} < {number(o.threshold)}"
-        if o.score is not None
-        else f"{o.key}: no score"
-        for o in failing
-    )
     lines = [head]
     for outcome in failing:
         lines.append(f"{outcome.label}: {outcome_line(outcome)}")
         lines.extend(f"  {hint}" for hint in outcome.diagnosis)
-    summary = f"{len(failing)} scorer(s) below threshold: {message}"
-    return "failure", summary, "BelowThreshold", "\n".join(lines)
+    # The message is what pytest's -rf shows for the same case under the plugin.
+    return "failure", failure_headline(result) or "", "BelowThreshold", "\n".join(lines)
