@@ -117,3 +117,16 @@ def test_a_scorer_without_a_score_is_not_called_below_its_threshold() -> None:
     )
     case = CaseResult("c", Location("cases.jsonl", 1, 0), (outcome,))
     assert failure_message(case).splitlines()[0] == "1 scorer without a score: citations"
+
+
+def test_a_case_id_used_twice_is_two_junit_testcases_named_as_pytest_names_them() -> None:
+    """x and x[2], as the pytest plugin's node ids: a test-report action keyed by name keeps
+    both (before, two testcases named x, one of which a report could fold into the other)."""
+    suite = make_suite({"type": "response-time", "params": {"max_acceptable_ms": 10}})
+    cases = [make_case([], duration_ms=ms, case_id="x") for ms in (5, 50)]
+    located = [LoadedCase(case, Location("a.jsonl", n, n - 1)) for n, case in enumerate(cases, 1)]
+    other = LoadedCase(make_case([], duration_ms=5, case_id="x"), Location("b.jsonl", 1, 0))
+    run = run_suite(suite, [*located, other])
+    testcases = ET.fromstring(to_junit(run)).iter("testcase")
+    named = [(case.get("classname"), case.get("name")) for case in testcases]
+    assert named == [("a.jsonl", "x"), ("a.jsonl", "x[2]"), ("b.jsonl", "x")]
