@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -130,3 +131,41 @@ def test_a_case_id_used_twice_is_two_junit_testcases_named_as_pytest_names_them(
     testcases = ET.fromstring(to_junit(run)).iter("testcase")
     named = [(case.get("classname"), case.get("name")) for case in testcases]
     assert named == [("a.jsonl", "x"), ("a.jsonl", "x[2]"), ("b.jsonl", "x")]
+
+
+def two_scorer_run(*entries: dict[str, Any]) -> EvalRun:
+    """One case of 15 ms judged by the response-time entries given (it fails 'fast')."""
+    suite = make_suite(*entries)
+    case = make_case([], duration_ms=15, case_id="c")
+    return run_suite(suite, [LoadedCase(case, Location("cases.jsonl", 1, 0))])
+
+
+FAST: dict[str, Any] = {
+    "type": "response-time",
+    "name": "fast",
+    "params": {"max_acceptable_ms": 10},
+}
+LAX: dict[str, Any] = {
+    "type": "response-time",
+    "name": "lax",
+    "params": {"max_acceptable_ms": 1000},
+}
+
+
+def test_a_case_changed_by_a_scorer_leaving_the_suite_says_which() -> None:
+    """Its weighted score moved because 'lax' is gone: the comparison names it, not a dash."""
+    comparison = compare_runs(two_scorer_run(FAST, LAX), two_scorer_run(FAST))
+    assert (
+        comparison_to_markdown(comparison).count(
+            "| c | lax 1.000 → absent: no longer in the suite | 0.750 → 0.500 (-0.250) |"
+        )
+        == 1
+    )
+
+
+def test_a_case_changed_by_the_suite_s_weights_alone_says_so() -> None:
+    """No score moved and no scorer came or went: the weights moved the weighted score."""
+    comparison = compare_runs(two_scorer_run(FAST, LAX), two_scorer_run({**FAST, "weight": 3}, LAX))
+    assert "| c | scores held; the weighted score moved with the suite's weights |" in (
+        comparison_to_markdown(comparison)
+    )

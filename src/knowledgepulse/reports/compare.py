@@ -92,7 +92,30 @@ def case_detail(case: CaseComparison) -> str:
     if case.base is not None and case.new is not None and case.new.malformed != case.base.malformed:
         return "now malformed" if case.new.malformed else "no longer malformed"
     changes = [score_change(score) for score in case.changed_scores]
-    return "; ".join([*changes, *_one_sided_failures(case)]) or DASH
+    changes += _one_sided_failures(case) if case.change != "changed" else _one_sided(case)
+    if not changes and case.change == "changed":
+        # The shared scores held and no scorer came or went: only the weights can have moved it.
+        return "scores held; the weighted score moved with the suite's weights"
+    return "; ".join(changes) or DASH
+
+
+def _one_sided(case: CaseComparison) -> list[str]:
+    """The scores of scorers only one suite has, which move a case's weighted score alone."""
+    shared = {score.key for score in case.scores}
+    said = []
+    if case.base is not None:
+        said += [
+            f"{score.key} {_score(score)} {ARROW} absent: no longer in the suite"
+            for score in case.base.scorers
+            if score.key not in shared
+        ]
+    if case.new is not None:
+        said += [
+            f"{score.key} absent {ARROW} {_score(score)}: new in the suite"
+            for score in case.new.scorers
+            if score.key not in shared
+        ]
+    return said
 
 
 def _one_sided_failures(case: CaseComparison) -> list[str]:
