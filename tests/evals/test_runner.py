@@ -240,11 +240,11 @@ def test_a_scorer_past_the_timeout_is_an_error_row_naming_it_and_the_limit() -> 
 @pytest.mark.parametrize(
     ("returned", "reason"),
     [
-        (ScoreResult(1.5), "score 1.5, which is not a number in [0, 1]"),
+        (ScoreResult(1.5), "score 1.5, which is not a number in [0, 1]; scale it into"),
         (ScoreResult(math.nan), "score nan, which is not a number in [0, 1]"),
         (ScoreResult(True), "score True"),
-        (0.7, "returned float, not a ScoreResult"),
-        (ScoreResult(None), "no score and no error"),
+        (0.7, "returned float, not a ScoreResult; return ScoreResult(score, details)"),
+        (ScoreResult(None), "no score and no error; return ScoreResult.failed(reason)"),
         (ScoreResult(None, {}, ValueError("not text")), "not text"),  # type: ignore[arg-type]
     ],
 )

@@ -72,18 +72,28 @@ def _outcome(
 
 
 def _checked(result: Any) -> ScoreResult:
+    # Each message says what to return instead: the scorer is the user's code, to fix.
     if not isinstance(result, ScoreResult):
-        return ScoreResult.failed(f"the scorer returned {type(result).__name__}, not a ScoreResult")
+        return ScoreResult.failed(
+            f"the scorer returned {type(result).__name__}, not a ScoreResult; return "
+            "ScoreResult(score, details)"
+        )
     if result.error is not None and not isinstance(result.error, str):  # an exception, say
         result = ScoreResult(result.score, result.details, str(result.error))
     score = result.score
     if score is None:
         if result.error is None:
-            return ScoreResult(None, result.details, "the scorer returned no score and no error")
+            return ScoreResult(
+                None,
+                result.details,
+                "the scorer returned no score and no error; return ScoreResult.failed(reason) "
+                "when it cannot score",
+            )
         return result
     if isinstance(score, bool) or not isinstance(score, numbers.Real) or not 0 <= score <= 1:
         return ScoreResult.failed(
-            f"the scorer returned score {score!r}, which is not a number in [0, 1]",
+            f"the scorer returned score {score!r}, which is not a number in [0, 1]; scale it "
+            "into [0, 1], or return ScoreResult.failed(reason) when it cannot score",
             result.details,
         )
     return ScoreResult(float(score), result.details, result.error)
