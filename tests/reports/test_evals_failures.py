@@ -75,6 +75,14 @@ def test_every_failing_score_reads_below_its_threshold(
     assert shown_score < shown_limit
 
 
+def test_a_pass_within_the_tolerance_reads_at_three_decimals() -> None:
+    """0.99999999995 reaches 1.0 (the verdict's tolerance): no ten-decimal noise for a pass."""
+    run = timed_run(10_000.0000005, 10_000)
+    (outcome,) = run.cases[0].outcomes
+    assert outcome.passed
+    assert outcome_line(outcome) == "score 1.000 >= threshold 1.000 (margin +0.000)"
+
+
 def test_a_flip_by_a_hair_shows_two_different_scores() -> None:
     """1.0 → 0.9999, pass → fail: the comparison shows the difference it is about."""
     before, after = timed_run(10_000, 10_000), timed_run(10_001, 10_000)

@@ -105,7 +105,8 @@ def outcome_line(outcome: ScorerOutcome) -> str:
     if outcome.score is None:
         return f"no score: {outcome.error}"
     relation = ">=" if outcome.passed else "<"
-    digits = apart(outcome.score, outcome.threshold)
+    # Only a failure needs the digits: a pass within the tolerance (0.7999999999) reads 0.800.
+    digits = 3 if outcome.passed else apart(outcome.score, outcome.threshold)
     return (
         f"score {number(outcome.score, digits)} {relation} threshold "
         f"{number(outcome.threshold, digits)} (margin {outcome.margin or 0.0:+.{digits}f})"

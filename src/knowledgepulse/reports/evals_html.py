@@ -144,7 +144,7 @@ def _cell(outcome: ScorerOutcome | None) -> str:
         return f"<td>{DASH}</td>"
     css = "p" if outcome.passed else "e" if outcome.score is None else "f"
     # Two decimals fit a cell, unless they would show a failing 0.999 as its threshold's 1.00.
-    digits = apart(outcome.score, outcome.threshold, 2)
+    digits = 2 if outcome.passed else apart(outcome.score, outcome.threshold, 2)
     shown = "error" if outcome.score is None else number(outcome.score, digits)
     return f"<td class='{css}' title='{text(outcome_line(outcome))}'>{shown}</td>"
 
