@@ -137,6 +137,11 @@ class KnowledgePulseError(Exception):
             spell(part) if isinstance(part, Setting) else str(part) for part in self.parts
         )
 
+    @property
+    def also(self) -> tuple[str, ...]:
+        """The errors found together with this one, added to it as notes (:pep:`678`)."""
+        return tuple(getattr(self, "__notes__", ()))
+
 
 class InputFileError(KnowledgePulseError):
     """Raised when an input file cannot be read at all (missing, unreadable, unknown format)."""

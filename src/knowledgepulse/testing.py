@@ -12,7 +12,7 @@ import regex
 from numpy.typing import NDArray
 from rich.console import Console, Group
 
-from knowledgepulse._util.text import counted, printable
+from knowledgepulse._util.text import printable
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.reports import evals as report
 
@@ -79,16 +79,7 @@ def failure_message(result: CaseResult | EvalRun, *, width: int = 100) -> str:
     """
     if isinstance(result, CaseResult):
         failed, lost = [result], []
-        if result.malformed:
-            head = f"malformed case: {counted(len(result.problems), 'problem')}"
-        else:
-            shown = ", ".join(
-                f"{o.key} {report.number(o.score)} < {report.number(o.threshold)}"
-                if o.score is not None
-                else f"{o.key}: no score"
-                for o in result.failing
-            )
-            head = f"{counted(len(result.failing), 'scorer')} below threshold: {shown}"
+        head = report.failure_headline(result) or "passed"
     else:
         head = report.summary_line(result)
         failed = [case for case in result.cases if not case.passed]

@@ -118,7 +118,7 @@ def test_junit_marks_regressions_and_skips_old_failures(
     assert code == 4
     found = verdicts(root)
     assert found["multi-page-rename"][0] == "failure"
-    assert found["multi-page-rename"][1].startswith("regression: 1 scorer(s) below threshold")
+    assert found["multi-page-rename"][1].startswith("regression: 1 scorer below threshold")
     assert found[OLD_FAILURE][0] == "skipped"
     assert found[OLD_FAILURE][1].startswith("old failure: ")
     assert "translate-heading-slow" not in found
@@ -165,7 +165,7 @@ def test_junit_without_a_baseline_is_as_before(kp: KpRunner) -> None:
     assert code == 1
     messages = [message for _, message in verdicts(root).values()]
     assert len(messages) == 2
-    assert all(message.startswith("1 scorer(s) below threshold") for message in messages)
+    assert all(message.startswith("1 scorer below threshold") for message in messages)
 
 
 def test_a_baseline_with_no_passing_case_is_warned_loudly_on_the_comparison(

@@ -204,6 +204,24 @@ def test_a_bad_task_spec_is_a_one_line_usage_error(kp: KpRunner, spec: str, mess
     assert message in run.err
 
 
+def test_a_bad_task_a_missing_case_file_and_a_bad_suite_are_reported_in_one_run(
+    kp: KpRunner, tmp_path: Path
+) -> None:
+    """Each one a line of its own, the suite's problems first: one run shows all to fix
+    (before, the task's error alone, and the rest one run after another)."""
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("scorers:\n  - type: content-qualty\n")
+    missing = tmp_path / "missing.jsonl"
+    run = kp("eval", CASES, str(missing), "--suite", str(suite), "--task", f"{WORKFLOW}:summarize")
+    assert run.code == 2
+    lines = run.err.strip().splitlines()
+    assert lines[0].startswith(f"{suite}:2: scorers[0].type: unknown scorer type 'content-qualty'")
+    assert lines[1] == f"kp: error: {suite}: 1 problem in the suite; no case was run"
+    assert "has no attribute 'summarize'; did you mean 'summarise'?" in lines[2]
+    assert lines[3] == f"kp: error: {missing}: no such file"
+    assert len(lines) == 4
+
+
 def test_a_broken_plugin_is_a_one_line_usage_error(kp: KpRunner, tmp_path: Path) -> None:
     """A plugin that raises on import: exit 2, the exception's type and message."""
     plugin = tmp_path / "kp_broken_plugin.py"

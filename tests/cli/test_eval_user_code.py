@@ -140,7 +140,8 @@ def test_sys_exit_in_a_plugin_scorer_is_that_scorer_s_error(kp: KpRunner, tmp_pa
     document = json.loads(run.out)
     assert [len(case["scorers"]) for case in document["cases"]] == [2, 2]
     exits, content = document["cases"][1]["scorers"]
-    assert exits["error"] == "the scorer raised SystemExit: 3"
+    at = f"(at {os.path.realpath(plugin)}:7, in evaluate)"  # outside the working directory
+    assert exits["error"] == f"the scorer raised SystemExit: 3 {at}"
     assert content["score"] == 1.0
 
 
@@ -208,7 +209,8 @@ def test_keyboard_interrupt_in_a_scorer_is_that_scorer_s_error(
     assert run.code == 1
     cases = json.loads(run.out)["cases"]
     errors = [case["scorers"][0]["error"] for case in cases]
-    assert errors == ["the scorer raised KeyboardInterrupt: from the scorer"] * 2
+    at = f"(at {os.path.realpath(tmp_path / 'kp_own_scorer.py')}:7, in evaluate)"
+    assert errors == [f"the scorer raised KeyboardInterrupt: from the scorer {at}"] * 2
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from collections.abc import Sequence
 from fractions import Fraction
@@ -192,9 +193,22 @@ def test_a_raising_scorer_becomes_an_error_row_and_the_others_still_run() -> Non
     first, broken, last = result.outcomes
     assert (first.score, last.score) == (1.0, 1.0)
     assert broken.score is None
-    assert broken.error == "the scorer raised RuntimeError: boom"
+    assert broken.error is not None
+    assert broken.error.startswith("the scorer raised RuntimeError: boom (at ")
     assert not result.passed
     assert result.failing == (broken,)
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_raising_scorer_s_error_names_the_line_of_its_own_code_that_raised() -> None:
+    """'KeyError: x' alone leaves the user to guess which lookup failed: the error says where."""
+    register_scorer("kp-test-raises")(Raises)
+    result = evaluate_case(make_suite({"type": "kp-test-raises"}), cart_rename())
+    line = Raises.evaluate.__code__.co_firstlineno + 3  # its raise, below the signature
+    where = os.path.relpath(__file__)
+    assert result.outcomes[0].error == (
+        f"the scorer raised RuntimeError: boom (at {where}:{line}, in evaluate)"
+    )
 
 
 class Sleeps(Scorer):
@@ -226,11 +240,11 @@ def test_a_scorer_past_the_timeout_is_an_error_row_naming_it_and_the_limit() -> 
 @pytest.mark.parametrize(
     ("returned", "reason"),
     [
-        (ScoreResult(1.5), "score 1.5, which is not a number in [0, 1]"),
+        (ScoreResult(1.5), "score 1.5, which is not a number in [0, 1]; scale it into"),
         (ScoreResult(math.nan), "score nan, which is not a number in [0, 1]"),
         (ScoreResult(True), "score True"),
-        (0.7, "returned float, not a ScoreResult"),
-        (ScoreResult(None), "no score and no error"),
+        (0.7, "returned float, not a ScoreResult; return ScoreResult(score, details)"),
+        (ScoreResult(None), "no score and no error; return ScoreResult.failed(reason)"),
         (ScoreResult(None, {}, ValueError("not text")), "not text"),  # type: ignore[arg-type]
     ],
 )
@@ -359,7 +373,9 @@ def test_a_raising_diagnose_does_not_break_the_report() -> None:
     suite = make_suite({"type": "kp-test-broken-hint"}, {"type": "operation-accuracy"})
     broken, accuracy = evaluate_case(suite, cart_rename()).outcomes
     assert broken.score == 0.0
-    assert broken.diagnosis == ("kp-test-broken-hint.diagnose() raised KeyError: 'oops'",)
+    line = BrokenHint.diagnose.__code__.co_firstlineno + 1
+    at = f"(at {os.path.relpath(__file__)}:{line}, in diagnose)"
+    assert broken.diagnosis == (f"kp-test-broken-hint.diagnose() raised KeyError: 'oops' {at}",)
     assert accuracy.score == 1.0
 
 

@@ -178,6 +178,22 @@ def test_an_output_that_is_not_json_is_the_tasks_error(bad: Any) -> None:
     assert "not JSON data" in str(record.error_message)
 
 
+@pytest.mark.parametrize(
+    ("bad", "said"),
+    [
+        ({"answer": object(), "citations": []}, "answer is of type object"),
+        ({"answer": "x", "scores": [0.5, float("nan")]}, "scores[1] is nan"),
+        ([{"ok": 1}, {"when": (1, object())}], "[1].when[1] is of type object"),
+        ({"tags": {1, object()}}, "tags is a set holding a value of type object"),
+    ],
+)
+def test_a_value_that_is_not_json_is_named_by_its_path(bad: Any, said: str) -> None:
+    """In a dict of many fields, "Unable to serialize unknown type" says neither which nor
+    where: the error names the first value JSON cannot hold by its path."""
+    record = call(lambda task: bad).record
+    assert f"which is not JSON data: {said}; return a str" in str(record.error_message)
+
+
 def test_task_name_is_module_and_qualified_name() -> None:
     """What the cache keys outputs by, besides the version."""
     assert task_name(call) == f"{__name__}:call"

@@ -82,6 +82,25 @@ def test_the_suites_own_problems_are_reported_with_the_evaluation_files(tree: Pa
     assert found[1].startswith("evals/e.kp.yaml:2: cases[0]: data/missing.jsonl: no such file")
 
 
+def test_a_misspelt_key_does_not_hide_the_other_keys_problems(tree: Path) -> None:
+    """`timout` is one problem: the suite's and the case files' are reported with it."""
+    (tree / "suite.yaml").write_text("scorers:\n  - type: nope\n", encoding="utf-8")
+    found = problems("suite: ../suite.yaml\ncases: [../data/missing.jsonl]\ntimout: 3\n")
+    assert found[0].startswith("evals/e.kp.yaml:3: timout: unknown key; did you mean 'timeout'?")
+    assert found[1].startswith("suite.yaml:2: scorers[0].type: unknown scorer type 'nope'")
+    assert found[2].startswith("evals/e.kp.yaml:2: cases[0]: data/missing.jsonl: no such file")
+    assert len(found) == 3
+
+
+def test_a_refused_suite_or_task_is_not_reported_missing_as_well(tree: Path) -> None:
+    """`suite: 3` is wrong, not absent: no "give exactly one of" for it, nor for `retries`."""
+    found = problems("suite: 3\ncases: ../data/a.jsonl\nretries: 2\ntask: 5\n")
+    assert found == [
+        "evals/e.kp.yaml:1: suite: got 3; expected a valid string",
+        "evals/e.kp.yaml:4: task: got 5; expected a valid string",
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -360,6 +362,30 @@ def test_the_shipped_examples_run_as_the_docs_say(pytester: pytest.Pytester) -> 
             "*summaries.kp.yaml: 3 of 4 cases passed (75.0%)*",
         ]
     )
+
+
+def test_the_run_docs_evals_pytest_shows_is_what_pytest_prints(tmp_path: Path) -> None:
+    """ "What a run shows": its command, run beside the examples on a 100-column terminal,
+    prints the block's lines, from the failing case's heading to the short summary."""
+    repo = Path(__file__).parents[2]
+    page = (repo / "docs" / "evals-pytest.md").read_text("utf-8")
+    section = page.split("## What a run shows\n", 1)[1]
+    block = section.split("```console\n", 1)[1].split("```", 1)[0].splitlines()
+    command, shown = shlex.split(block[0].removeprefix("$ ")), block[1:]
+    assert command[0] == "pytest"
+    (tmp_path / "examples").symlink_to(repo / "examples", target_is_directory=True)
+    environment = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
+    printed = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *command[1:]],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.splitlines()
+    assert shown[0] in printed, "\n".join(printed)
+    start = printed.index(shown[0])
+    assert printed[start : start + len(shown)] == shown
 
 
 @pytest.mark.parametrize("given", [("evals.kp.yaml",), ("--kp-preset", "standard", "empty.jsonl")])

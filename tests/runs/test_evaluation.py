@@ -12,6 +12,7 @@ from knowledgepulse.cli.main import EXIT_FINDINGS, EXIT_OK, EXIT_REGRESSION, mai
 from knowledgepulse.errors import (
     OutputError,
     ParameterConflictError,
+    PluginLoadError,
     ScorerParameterError,
     SettingTypeError,
 )
@@ -228,6 +229,16 @@ def test_a_task_that_is_no_function_is_refused_before_any_case_runs() -> None:
     """task=5 raises at once, naming task, instead of failing every case with 'not callable'."""
     with pytest.raises(SettingTypeError, match="task=5: give a function or 'module:function'"):
         evaluate_cases("no-such-file.jsonl", preset="strict", task=5)  # type: ignore[arg-type]
+
+
+def test_a_task_that_cannot_be_imported_and_a_missing_case_file_are_raised_together(
+    tmp_path: Path,
+) -> None:
+    """The task's error is raised, the case file's a note on it (PEP 678): both in one run."""
+    missing = str(tmp_path / "missing.jsonl")
+    with pytest.raises(PluginLoadError, match="has no attribute 'renam'") as raised:
+        evaluate_cases([RENAME_CASES, missing], preset="strict", task=RENAME_TASK[:-1])
+    assert raised.value.__notes__ == [f"{missing}: no such file"]
 
 
 def test_an_unwritable_cache_names_cache_dir(tmp_path: Path) -> None:

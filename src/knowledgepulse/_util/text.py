@@ -21,6 +21,19 @@ def counted(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
+def unique(name: str, taken: set[str]) -> str:
+    """``name``, or ``name[2]``, ``name[3]``... when it is taken already; then taken too.
+
+    How pytest names a parametrized test's repeats, so a test report keeps each one.
+    """
+    shown, n = name, 1
+    while shown in taken:
+        n += 1
+        shown = f"{name}[{n}]"
+    taken.add(shown)
+    return shown
+
+
 def closest(
     name: str,
     known: Iterable[str],

@@ -182,10 +182,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE if isinstance(error, click.UsageError) else error.exit_code
     except SuiteError as error:  # every problem on a line of its own, then what they mean
         summary = str(error).split("\n", 1)[0]
-        _say("\n".join([*map(str, error.problems), f"kp: error: {summary}; no case was run"]))
+        said = [f"kp: error: {line}" for line in (f"{summary}; no case was run", *error.also)]
+        _say("\n".join([*map(str, error.problems), *said]))
         return EXIT_USAGE
-    except KnowledgePulseError as error:
-        _say(f"kp: error: {error.message_with(flag_of)}")
+    except KnowledgePulseError as error:  # with the errors found together with it
+        _say("\n".join(f"kp: error: {line}" for line in (error.message_with(flag_of), *error.also)))
         return EXIT_USAGE
     except _ReaderGoneError:
         # `kp score ... | head` closes our stdout early; that is not an error. Python flushes

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from knowledgepulse._util.raised import raised_in
 from knowledgepulse.evals.cases import (
     CaseInput,
     Cases,
@@ -59,7 +60,11 @@ def _outcome(
         try:
             lines.extend(str(hint) for hint in scorer.diagnose(result))
         except (Exception, SystemExit) as error:  # a broken hint must not break the report
-            lines.append(f"{scorer.type_name}.diagnose() raised {type(error).__name__}: {error}")
+            where = raised_in(error, type(scorer))
+            at = f" (at {where})" if where is not None else ""
+            lines.append(
+                f"{scorer.type_name}.diagnose() raised {type(error).__name__}: {error}{at}"
+            )
         diagnosis = tuple(lines)
     return ScorerOutcome(
         entry.key, entry.type, entry.name, entry.weight, entry.threshold, result, diagnosis
@@ -67,18 +72,28 @@ def _outcome(
 
 
 def _checked(result: Any) -> ScoreResult:
+    # Each message says what to return instead: the scorer is the user's code, to fix.
     if not isinstance(result, ScoreResult):
-        return ScoreResult.failed(f"the scorer returned {type(result).__name__}, not a ScoreResult")
+        return ScoreResult.failed(
+            f"the scorer returned {type(result).__name__}, not a ScoreResult; return "
+            "ScoreResult(score, details)"
+        )
     if result.error is not None and not isinstance(result.error, str):  # an exception, say
         result = ScoreResult(result.score, result.details, str(result.error))
     score = result.score
     if score is None:
         if result.error is None:
-            return ScoreResult(None, result.details, "the scorer returned no score and no error")
+            return ScoreResult(
+                None,
+                result.details,
+                "the scorer returned no score and no error; return ScoreResult.failed(reason) "
+                "when it cannot score",
+            )
         return result
     if isinstance(score, bool) or not isinstance(score, numbers.Real) or not 0 <= score <= 1:
         return ScoreResult.failed(
-            f"the scorer returned score {score!r}, which is not a number in [0, 1]",
+            f"the scorer returned score {score!r}, which is not a number in [0, 1]; scale it "
+            "into [0, 1], or return ScoreResult.failed(reason) when it cannot score",
             result.details,
         )
     return ScoreResult(float(score), result.details, result.error)
@@ -152,7 +167,9 @@ def _scored(entry: SuiteScorer, context: CaseContext, timeout: float | None) -> 
         return _checked(returned)
     # Scorers are independent: one failure is one row.
     _log.debug("scorer %r raised on case %r", entry.key, context.case.id, exc_info=failure)
-    return ScoreResult.failed(f"the scorer raised {type(failure).__name__}: {failure}")
+    where = raised_in(failure, type(scorer))
+    at = f" (at {where})" if where is not None else ""
+    return ScoreResult.failed(f"the scorer raised {type(failure).__name__}: {failure}{at}")
 
 
 def task_failed(suite: Suite, case: Case, location: Location, record: TaskRecord) -> CaseResult:

@@ -23,6 +23,7 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel, JsonValue
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
+from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse._util.settings import is_count, is_number, wrong_setting
 from knowledgepulse._util.text import closest
 from knowledgepulse._util.user_modules import import_user_module
@@ -120,14 +121,46 @@ def output_json(value: Any) -> JsonValue:
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
     try:
-        plain = to_jsonable_python(value)
-        json.dumps(plain, allow_nan=False)
+        plain = _json_data(value)
     except (PydanticSerializationError, ValueError, TypeError) as error:
+        # In a dict of a dozen fields, "Unable to serialize unknown type" says neither which one
+        # nor where: the first value that is not JSON is named by its path.
+        found = _not_json(value, ())
+        said = f"{format_path(found[0])} is {found[1]}" if found and found[0] else str(error)
         raise TypeError(
-            f"the task returned {type(value).__name__}, which is not JSON data: {error}; "
+            f"the task returned {type(value).__name__}, which is not JSON data: {said}; "
             "return a str, number, bool, None, list or dict (or a pydantic model)"
         ) from None
+    return plain
+
+
+def _json_data(value: Any) -> JsonValue:
+    plain = to_jsonable_python(value)
+    json.dumps(plain, allow_nan=False)
     return plain  # type: ignore[no-any-return]
+
+
+def _not_json(value: Any, loc: tuple[str | int, ...]) -> tuple[tuple[str | int, ...], str] | None:
+    """The path of the first value inside ``value`` that is not JSON data, and what it is."""
+    children: list[tuple[str | int, Any]] = []
+    if isinstance(value, Mapping):
+        children = [(str(key), item) for key, item in value.items()]
+    elif isinstance(value, list | tuple):
+        children = list(enumerate(value))
+    elif isinstance(value, set | frozenset):
+        # A set's order changes from run to run: its item is named by the set's path alone.
+        for item in value:
+            if (found := _not_json(item, ())) is not None:
+                return loc, f"a set holding a value {found[1]}"
+    for key, item in children:
+        if (found := _not_json(item, (*loc, key))) is not None:
+            return found
+    try:
+        _json_data(value)
+    except (PydanticSerializationError, ValueError, TypeError):
+        shown = repr(value) if isinstance(value, float) else f"of type {type(value).__name__}"
+        return loc, shown
+    return None
 
 
 async def call_task(

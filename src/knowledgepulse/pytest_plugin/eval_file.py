@@ -82,23 +82,41 @@ def load_eval_file(path: str | Path) -> EvalSpec:
     """
     name = str(path)
     record = read_document(path, "evaluation file", "not an evaluation file", _SHAPE, mapping=True)
-    try:
-        model = EvalFileModel.model_validate(record.value)
-    except ValidationError as error:
-        problems = [_model_problem(item, record) for item in error.errors()]
-        problems.sort(key=lambda problem: problem.location.line or 0)
-        raise SuiteError(f"{name}: {counted(len(problems), 'problem')}", problems) from None
+    model, problems, wrong = _validated(record)
+    if model is None:
+        raise SuiteError(f"{name}: {counted(len(problems), 'problem')}", problems)
     base = Path(name).parent
-    problems = []
     _plugins(model.plugins, base, record, problems)
-    suite = _suite(model, base, record, problems)
+    # A key refused already is not missing as well: its problem is said once.
+    suite = None if wrong & {"suite", "preset"} else _suite(model, base, record, problems)
     case_files = _case_files(model.cases, base, record, problems)
-    task = _task(model, base, record, problems)
+    task = None if "task" in wrong else _task(model, base, record, problems)
     if problems or suite is None:
         summary = f"{name}: {counted(len(problems), 'problem')} in the evaluation file or its suite"
         raise SuiteError(summary, problems)
     timeout = DEFAULT_TIMEOUT_S if model.timeout is None else model.timeout
     return EvalSpec(name, suite, case_files, task, timeout, model.retries, model.repeat)
+
+
+def _validated(record: Record) -> tuple[EvalFileModel | None, list[Problem], set[str]]:
+    """The file's model, its keys' problems and the keys refused (``None``: no model without them).
+
+    A misspelt key (``timout``) or a bad value is one problem: the other keys are still read
+    and checked, so their problems (a suite's, a task's) come in the same report.
+    """
+    try:
+        return EvalFileModel.model_validate(record.value), [], set()
+    except ValidationError as error:
+        problems = [_model_problem(item, record) for item in error.errors()]
+        problems.sort(key=lambda problem: problem.location.line or 0)
+        wrong = {str(item["loc"][0]) for item in error.errors() if item["loc"]}
+    if not isinstance(record.value, dict) or not wrong:
+        return None, problems, wrong
+    rest = {key: value for key, value in record.value.items() if key not in wrong}
+    try:
+        return EvalFileModel.model_validate(rest), problems, wrong
+    except ValidationError:
+        return None, problems, wrong
 
 
 _SHAPE = (

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from knowledgepulse._util.text import printable
+from knowledgepulse._util.text import printable, unique
 from knowledgepulse.errors import NO_VALUE, KnowledgePulseError, Setting, SuiteError
 from knowledgepulse.evals.cases import CaseInput, FileProblem, LoadedCase, MalformedCase, iter_cases
 from knowledgepulse.evals.evaluate import evaluate
@@ -196,7 +196,7 @@ def _items(
             if isinstance(entry, FileProblem) and entry.problem.warning:
                 _warn(entry.problem)
                 continue
-            name = _unique(_name(entry), names)
+            name = unique(_name(entry), names)
             yield CaseItem.from_parent(parent, name=name, entry=entry, spec=spec)
     except EvalWarning as warning:  # -W error made a warning an exception: the file fails
         raise parent.CollectError(str(warning)) from None
@@ -217,16 +217,6 @@ def _name(entry: CaseInput) -> str:
         return f"(not read in full) {where}"
     case_id = entry.case.id if isinstance(entry, LoadedCase) else entry.case_id
     return case_id if case_id is not None else f"(no id) {where}"
-
-
-def _unique(name: str, names: set[str]) -> str:
-    """``name``, or ``name[2]``, ``name[3]``... when a case id is used again."""
-    unique, n = name, 1
-    while unique in names:
-        n += 1
-        unique = f"{name}[{n}]"
-    names.add(unique)
-    return unique
 
 
 def _properties(result: CaseResult) -> list[tuple[str, object]]:

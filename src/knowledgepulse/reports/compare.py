@@ -30,6 +30,7 @@ from knowledgepulse.evals.report import EvalReport, ReportCase, ReportScore, Rep
 from knowledgepulse.reports.evals import (
     DASH,
     MARKDOWN_ROWS,
+    apart,
     escape,
     indented_json,
     number,
@@ -50,22 +51,31 @@ SECTIONS: tuple[tuple[CaseChange, str, str], ...] = (
 SCORER_HEAD = ("scorer", "base mean", "new mean", "change", "suite change")
 
 
-def signed(delta: float | None) -> str:
+def signed(delta: float | None, digits: int = 3) -> str:
     """``+0.100``, ``-0.250``, or a dash when there is no delta."""
-    return DASH if delta is None else f"{delta:+.3f}"
+    return DASH if delta is None else f"{delta:+.{digits}f}"
 
 
-def _score(score: ReportScore | None) -> str:
+def _score(score: ReportScore | None, digits: int = 3) -> str:
     if score is None:
         return "absent"
-    return "no score" if score.score is None else number(score.score)
+    return "no score" if score.score is None else number(score.score, digits)
+
+
+def _value(score: ReportScore | None) -> float | None:
+    return None if score is None else score.score
 
 
 def score_change(delta: ScoreDelta) -> str:
-    """``anti-hallucination 1.000 → 0.000 (-1.000), pass → fail``; errors say so."""
-    text = f"{delta.key} {_score(delta.base)} {ARROW} {_score(delta.new)}"
+    """``anti-hallucination 1.000 → 0.000 (-1.000), pass → fail``; errors say so.
+
+    Scores that differ show enough decimals to differ (``1.0000 → 0.9999``), never ``1.000 →
+    1.000, pass → fail``.
+    """
+    digits = apart(_value(delta.base), _value(delta.new))
+    text = f"{delta.key} {_score(delta.base, digits)} {ARROW} {_score(delta.new, digits)}"
     if delta.delta is not None:
-        text += f" ({signed(delta.delta)})"
+        text += f" ({signed(delta.delta, digits)})"
     if delta.flip is not None and delta.base is not None and delta.new is not None:
         text += f", {_verdict(delta.base.passed)} {ARROW} {_verdict(delta.new.passed)}"
     if delta.new is not None and delta.new.error is not None:
@@ -82,7 +92,30 @@ def case_detail(case: CaseComparison) -> str:
     if case.base is not None and case.new is not None and case.new.malformed != case.base.malformed:
         return "now malformed" if case.new.malformed else "no longer malformed"
     changes = [score_change(score) for score in case.changed_scores]
-    return "; ".join([*changes, *_one_sided_failures(case)]) or DASH
+    changes += _one_sided_failures(case) if case.change != "changed" else _one_sided(case)
+    if not changes and case.change == "changed":
+        # The shared scores held and no scorer came or went: only the weights can have moved it.
+        return "scores held; the weighted score moved with the suite's weights"
+    return "; ".join(changes) or DASH
+
+
+def _one_sided(case: CaseComparison) -> list[str]:
+    """The scores of scorers only one suite has, which move a case's weighted score alone."""
+    shared = {score.key for score in case.scores}
+    said = []
+    if case.base is not None:
+        said += [
+            f"{score.key} {_score(score)} {ARROW} absent: no longer in the suite"
+            for score in case.base.scorers
+            if score.key not in shared
+        ]
+    if case.new is not None:
+        said += [
+            f"{score.key} absent {ARROW} {_score(score)}: new in the suite"
+            for score in case.new.scorers
+            if score.key not in shared
+        ]
+    return said
 
 
 def _one_sided_failures(case: CaseComparison) -> list[str]:
@@ -188,9 +221,12 @@ def totals_rows(comparison: Comparison) -> list[list[str]]:
 
 def case_row(case: CaseComparison) -> list[str]:
     """A case's cells in every view: label, what changed, weighted ``0.950 → 0.600 (-0.350)``."""
-    base = number(case.base.weighted_score) if case.base is not None else DASH
-    new = number(case.new.weighted_score) if case.new is not None else DASH
-    suffix = f" ({signed(case.weighted_delta)})" if case.weighted_delta is not None else ""
+    before = case.base.weighted_score if case.base is not None else None
+    after = case.new.weighted_score if case.new is not None else None
+    digits = apart(before, after)
+    base = number(before, digits) if case.base is not None else DASH
+    new = number(after, digits) if case.new is not None else DASH
+    suffix = f" ({signed(case.weighted_delta, digits)})" if case.weighted_delta is not None else ""
     return [case.label, case_detail(case), f"{base} {ARROW} {new}{suffix}"]
 
 

@@ -76,6 +76,25 @@ def number(value: float | None, digits: int = 3) -> str:
     return DASH if value is None else f"{value:.{digits}f}"
 
 
+_MOST_DIGITS = 12
+"""Past this two scores are the same for every view (the comparison rounds deltas to it too)."""
+
+
+def apart(first: float | None, second: float | None, digits: int = 3) -> int:
+    """The fewest decimals, at least ``digits``, that show two different numbers as different.
+
+    A score of 0.9999 fails a threshold of 1.0, and read at three decimals the reason would be
+    ``1.000 < 1.000``; at four it is ``0.9999 < 1.0000``. Equal numbers (or a missing one) keep
+    ``digits``.
+    """
+    if first is None or second is None or first == second:
+        return digits
+    for shown in range(digits, _MOST_DIGITS + 1):
+        if f"{first:.{shown}f}" != f"{second:.{shown}f}":
+            return shown
+    return digits
+
+
 def percent(value: float | None) -> str:
     """A rate for people: ``42.9%``, or a dash."""
     return DASH if value is None else f"{value:.1%}"
@@ -86,10 +105,37 @@ def outcome_line(outcome: ScorerOutcome) -> str:
     if outcome.score is None:
         return f"no score: {outcome.error}"
     relation = ">=" if outcome.passed else "<"
+    # Only a failure needs the digits: a pass within the tolerance (0.7999999999) reads 0.800.
+    digits = 3 if outcome.passed else apart(outcome.score, outcome.threshold)
     return (
-        f"score {number(outcome.score)} {relation} threshold {number(outcome.threshold)} "
-        f"(margin {outcome.margin or 0.0:+.3f})"
+        f"score {number(outcome.score, digits)} {relation} threshold "
+        f"{number(outcome.threshold, digits)} (margin {outcome.margin or 0.0:+.{digits}f})"
     )
+
+
+def failure_headline(result: CaseResult) -> str | None:
+    """Why a case fails, on one line (pytest's ``-rf`` and a JUnit ``message`` show it).
+
+    ``2 scorers below threshold: accuracy 0.500 < 0.800, safety 0.000 < 1.000``; a scorer that
+    gave no score is not below anything, so it is named apart; a task that gave no output is
+    the one reason. ``None`` for a case that passed.
+    """
+    if result.malformed:
+        return f"malformed case: {counted(len(result.problems), 'problem')}"
+    if (reason := task_failure(result)) is not None:
+        return reason
+    below = [o for o in result.failing if o.score is not None]
+    unscored = [o.key for o in result.failing if o.score is None]
+    parts = []
+    if below:
+        shown = []
+        for o in below:
+            digits = apart(o.score, o.threshold)
+            shown.append(f"{o.key} {number(o.score, digits)} < {number(o.threshold, digits)}")
+        parts.append(f"{counted(len(below), 'scorer')} below threshold: {', '.join(shown)}")
+    if unscored:
+        parts.append(f"{counted(len(unscored), 'scorer')} without a score: {', '.join(unscored)}")
+    return "; ".join(parts) or None
 
 
 def task_failure(result: CaseResult) -> str | None:
@@ -97,9 +143,10 @@ def task_failure(result: CaseResult) -> str | None:
     record = result.task
     if record is None or not record.failed:
         return None
-    verb = "timed out" if record.timed_out else "raised"
     said = f": {record.error_message}" if record.error_message else ""
-    return f"the task {verb} {record.error_type}{said} ({counted(record.attempts, 'attempt')})"
+    # A timeout's type is always TimeoutError: "timed out TimeoutError" would say it twice.
+    what = "timed out" if record.timed_out else f"raised {record.error_type}"
+    return f"the task {what}{said} ({counted(record.attempts, 'attempt')})"
 
 
 def repeat_line(result: CaseResult) -> str | None:

@@ -25,6 +25,7 @@ from knowledgepulse.reports.compare import (
 from knowledgepulse.reports.evals import (
     DASH,
     SCORER_COLUMNS,
+    apart,
     duration,
     number,
     outcome_line,
@@ -142,7 +143,9 @@ def _cell(outcome: ScorerOutcome | None) -> str:
     if outcome is None:
         return f"<td>{DASH}</td>"
     css = "p" if outcome.passed else "e" if outcome.score is None else "f"
-    shown = "error" if outcome.score is None else number(outcome.score, 2)
+    # Two decimals fit a cell, unless they would show a failing 0.999 as its threshold's 1.00.
+    digits = 2 if outcome.passed else apart(outcome.score, outcome.threshold, 2)
+    shown = "error" if outcome.score is None else number(outcome.score, digits)
     return f"<td class='{css}' title='{text(outcome_line(outcome))}'>{shown}</td>"
 
 

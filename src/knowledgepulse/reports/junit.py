@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from knowledgepulse._util.text import printable
+from knowledgepulse._util.text import printable, unique
 from knowledgepulse.evals.compare import Gate
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.records import Problem
-from knowledgepulse.reports.evals import number, outcome_line, scorer_repeat, task_failure
+from knowledgepulse.reports.evals import (
+    failure_headline,
+    number,
+    outcome_line,
+    scorer_repeat,
+    task_failure,
+)
 
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
@@ -59,7 +65,8 @@ def to_junit(run: EvalRun, gate: Gate | None = None) -> str:
         named = {"classname": where.file, "name": f"(not read in full) {where}"}
         error = {"message": f"cannot be read at {where}", "type": "UnreadableFile"}
         ET.SubElement(ET.SubElement(suite, "testcase", named), "error", error).text = str(problem)
-    suite.extend(_testcase(result, gate, index) for index, result in enumerate(run.cases))
+    names: dict[str, set[str]] = {}  # per file, an id used twice is two tests, as pytest: x, x[2]
+    suite.extend(_testcase(result, gate, index, names) for index, result in enumerate(run.cases))
     _warnings(suite, [problem for problem in run.file_problems if problem.warning])
     counts = _counts(suite)
     root.attrib.update(counts)
@@ -97,9 +104,12 @@ def _properties(parent: ET.Element, shown: list[tuple[str, str]]) -> None:
         ET.SubElement(properties, "property", {"name": name, "value": value})
 
 
-def _testcase(result: CaseResult, gate: Gate | None, index: int) -> ET.Element:
+def _testcase(
+    result: CaseResult, gate: Gate | None, index: int, names: dict[str, set[str]]
+) -> ET.Element:
     case_id = result.case_id if result.case_id is not None else f"(no id) {result.location}"
-    attributes = {"classname": result.location.file, "name": case_id}
+    file = result.location.file
+    attributes = {"classname": file, "name": unique(case_id, names.setdefault(file, set()))}
     if result.duration_ms is not None:
         attributes["time"] = f"{result.duration_ms / 1000:.3f}"
     testcase = ET.Element("testcase", attributes)
@@ -138,15 +148,9 @@ def _verdict(result: CaseResult, case_id: str) -> tuple[str, str, str, str] | No
         return "error", reason, result.task.error_type or "TaskError", said
     if not (failing := result.failing):
         return None
-    message = "; ".join(
-        f"{o.key}: {number(o.score)} < {number(o.threshold)}"
-        if o.score is not None
-        else f"{o.key}: no score"
-        for o in failing
-    )
     lines = [head]
     for outcome in failing:
         lines.append(f"{outcome.label}: {outcome_line(outcome)}")
         lines.extend(f"  {hint}" for hint in outcome.diagnosis)
-    summary = f"{len(failing)} scorer(s) below threshold: {message}"
-    return "failure", summary, "BelowThreshold", "\n".join(lines)
+    # The message is what pytest's -rf shows for the same case under the plugin.
+    return "failure", failure_headline(result) or "", "BelowThreshold", "\n".join(lines)

@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import TypedDict, Unpack
 
 from knowledgepulse._util.settings import one_of, wrong_setting
-from knowledgepulse.errors import NO_VALUE, ParameterConflictError, Setting
+from knowledgepulse.errors import (
+    NO_VALUE,
+    InputFileError,
+    KnowledgePulseError,
+    ParameterConflictError,
+    PluginLoadError,
+    Setting,
+)
 from knowledgepulse.evals.cases import (
     CaseInput,
     Cases,
@@ -390,12 +397,20 @@ def _user_code(
     suite: object, preset: str | None, task: TaskFunction | str | None, plugins: Iterable[str]
 ) -> TaskFunction | None:
     """The plugins imported, then the task: first of all, so a bad name costs nothing."""
+    _plugins(suite, preset, plugins)
+    return _task(task)
+
+
+def _plugins(suite: object, preset: str | None, plugins: Iterable[str]) -> None:
     if (suite is None) == (preset is None):
         raise ParameterConflictError(
             "give exactly one of ", Setting("suite", "FILE"), " or ", Setting("preset", "NAME")
         )
     for plugin in plugins:
         load_plugin(plugin)
+
+
+def _task(task: TaskFunction | str | None) -> TaskFunction | None:
     if task is not None and not isinstance(task, str) and not callable(task):
         raise wrong_setting("task", task, "a function or 'module:function'", wrong_type=True)
     return load_task(task) if isinstance(task, str) else task
@@ -418,8 +433,20 @@ def _prepare(
     plugins: Iterable[str],
     baseline: Baseline | None,
 ) -> tuple[Suite, TaskFunction | None, EvalRun | EvalReport | None]:
-    """The task, then the suite and the baseline, each case file checked to open in between."""
-    loaded = _user_code(suite, preset, task, plugins)
+    """The task, then the suite and the baseline, each case file checked to open in between.
+
+    A task that cannot be imported, a case file that cannot be opened and a suite's errors are
+    raised together, so one run shows all there is to fix: the suite's error first (its
+    problems are the most), each other's message a note on it (:pep:`678`). The plugins come
+    first and alone: a suite naming a scorer of a plugin that failed fails because of it.
+    """
+    _plugins(suite, preset, plugins)
+    failures: list[KnowledgePulseError] = []
+    loaded = None
+    try:
+        loaded = _task(task)
+    except PluginLoadError as error:
+        failures.append(error)
     paths = (
         [cases]
         if isinstance(cases, str | Path)
@@ -429,8 +456,19 @@ def _prepare(
     )
     for path in paths:
         if isinstance(path, str | Path):
-            check_openable(path)
-    resolved = _suite(suite, preset)
+            try:
+                check_openable(path)
+            except InputFileError as error:
+                failures.append(error)
+    try:
+        resolved = _suite(suite, preset)
+    except KnowledgePulseError as error:
+        failures.insert(0, error)
+    if failures:
+        first, *others = failures
+        for other in others:
+            first.add_note(str(other))
+        raise first
     # Read before any case runs: a bad baseline should not cost a whole run.
     base = load_report(baseline) if isinstance(baseline, str | Path) else baseline
     return resolved, loaded, base
