@@ -114,6 +114,29 @@ def _cookies(text: str) -> Iterator[Span]:
             at += 1
 
 
+# What a setting holds rather than a secret, after a name that ends in a secret's (MAX_TOKEN=4096,
+# "USE_AUTH": "true", token: 1.2.3): a boolean word, a version, a date or a time; and a number,
+# unless the name is a password's (DB_PASSWORD=123456 is one). gitleaks' generic-api-key asks
+# 10 characters and an entropy of 3.5 of a value, which no such setting has.
+_SETTING = regex.compile(
+    r"(?i)true|false|yes|no|on|off|enabled?|disabled?|v?\d+(?:\.\d+){1,3}"
+    r"|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+\-]\d\d:?\d\d)?)?"
+)
+_NUMBER = regex.compile(r"[+\-]?\d{1,8}")
+_PASSWORD_NAME = regex.compile(r"(?i)pass(?:word|wd|phrase)?|pwd")
+
+
+def is_setting(value: str, name: str) -> bool:
+    """Whether ``value``, under a name ending in a secret's (``name``), is a setting's value."""
+    if _SETTING.fullmatch(value) is not None:
+        return True
+    return _NUMBER.fullmatch(value) is not None and _PASSWORD_NAME.search(name) is None
+
+
+def _not_a_setting(match: regex.Match[str], found: str) -> bool:
+    return not is_setting(found, match.group())
+
+
 def _luhn(digits: str) -> bool:
     doubled = (int(char) * (1 + index % 2) for index, char in enumerate(reversed(digits)))
     return sum(value - 9 if value > 9 else value for value in doubled) % 10 == 0
@@ -204,18 +227,42 @@ def _ipv6(text: str) -> Iterator[Span]:
         if groups <= 2 and _SUBSCRIPT.fullmatch(text, max(0, match.start() - 2), match.start()):
             continue  # a slice: out[1::6], arr[2::4]
         try:
-            ipaddress.IPv6Address(address)
+            parsed = ipaddress.IPv6Address(address)
         except ValueError:
             continue
-        yield match.span()
+        if _personal(parsed.ipv4_mapped or parsed):
+            yield match.span()
+
+
+def _personal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    # The loopback (127.0.0.1, ::1) and unspecified (0.0.0.0, ::) addresses name this machine
+    # or any address: no one's. Private ranges stay: they can name a machine in a network (and
+    # the reference SDK's cleanPii redacts them).
+    return not (address.is_loopback or address.is_unspecified)
+
+
+# What a dotted quad after it is the number of: a version (version 1.2.3.4, ==1.2.3.4).
+_VERSION_BEFORE = regex.compile(
+    r"(?i)(?:\bversion|\bver\.?|\brelease|\bbuild|[=<>~!]=|\^|~)[ \t:]*$"
+)
+
+
+def _ipv4(match: regex.Match[str], found: str) -> bool:
+    if _VERSION_BEFORE.search(match.string, max(0, match.start() - 12), match.start()):
+        return False
+    return _personal(ipaddress.IPv4Address(found))
 
 
 _DOTTED_QUAD = regex.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _SSN_SHAPE = regex.compile(r"\d{3}([\-. ])\d{2}\1\d{4}")
 _DECIMAL = regex.compile(r"\d+\.\d+")  # one point and no other separator: 0.049690183
 _ZIP_PLUS_4 = regex.compile(r"\d{5}-\d{4}")
-# A date, alone or opening a time (a log line's 2024-05-15 15:00:00 read as 2024-05-15 15).
-_DATE = regex.compile(r"(?:1[6-9]|2\d)\d\d([\-/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b")
+# A date, alone or opening a time (a log line's 2024-05-15 15:00:00 read as 2024-05-15 15), the
+# year first or last (15.05.2024 10:11:12, 05/15/2024 10:11: day or month first).
+_DATE = regex.compile(
+    r"(?:1[6-9]|2\d)\d\d([\-/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b"
+    r"|(?:0?[1-9]|[12]\d|3[01])([\-/.])(?:0?[1-9]|[12]\d|3[01])\2(?:1[6-9]|2\d)\d\d\b"
+)
 # A run of digits that may be a phone number: at least 7 digits, with the separators, brackets
 # and "+" numbers are written with. The library reads each run, not the whole text: a run is
 # short, and most texts with digits hold none.
@@ -468,6 +515,7 @@ def default_rules() -> RuleSet:
             True,
             _ASSIGNMENT,
             group="value",
+            accept=_not_a_setting,
             keywords=("pass", "pwd", "secret", "token", "key", "credential", "session"),
         ),
         Rule(
@@ -476,6 +524,7 @@ def default_rules() -> RuleSet:
             True,
             _OPTION,
             group="value",
+            accept=_not_a_setting,
             keywords=("--", *_NAME_STARTS),
         ),
         Rule(
@@ -546,9 +595,13 @@ def default_rules() -> RuleSet:
             "ipv4",
             "ip",
             False,
-            r"(?<![\w\]])(?:25[0-5]|2[0-4]\d|[01]?\d\d?)(?:\.(?:25[0-5]|2[0-4]\d|[01]?\d\d?)){3}\b",
+            # Not four of a longer run of dotted numbers: a version (10.0.19041.1.2), an OID, or a
+            # phone number written with dots (06.12.34.56.78), which the phone rules take whole.
+            r"(?<![\w\]])(?<!\d\.)(?:25[0-5]|2[0-4]\d|[01]?\d\d?)"
+            r"(?:\.(?:25[0-5]|2[0-4]\d|[01]?\d\d?)){3}\b(?!\.\d)",
             keywords=(".",),
             digits=True,
+            accept=_ipv4,
             escapes=True,
         ),
         Rule(

@@ -21,7 +21,7 @@ import regex
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.records.json_values import MAX_NESTING, JsonError, check_depth, repeated_key
 from knowledgepulse.redact.cleaner import candidate_rules, clean, marker
-from knowledgepulse.redact.detectors import default_rules
+from knowledgepulse.redact.detectors import default_rules, is_setting
 from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, check_level
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.models import PRIVACY_LEVELS, PrivacyLevel, ReasoningTrace
@@ -227,6 +227,11 @@ def _secrets_only(visit: Visit) -> Visit:
     return hide
 
 
+def _last_key(loc: Loc) -> str:
+    """The key nearest a value (a list's items are under their list's key)."""
+    return next((part for part in reversed(loc) if isinstance(part, str)), "")
+
+
 def _walk_trace(document: Mapping[str, Any], visit: Visit) -> Any:
     return _walk(document, (), visit, "text", ())
 
@@ -293,6 +298,8 @@ def _redact(
         if mode == "secret":
             if not text or (text.startswith("[REDACTED:") and text.endswith("]")):
                 return text  # nothing to hide, or hidden already
+            if is_setting(text, _last_key(loc)):
+                return text  # "MAX_TOKEN": "4096", "USE_AUTH": "true": a setting
             findings.append(Finding(format_path(loc), _KEY_RULE.type, _KEY_RULE.name, 1))
             return marker(_KEY_RULE.type)
         cleaned, found = clean(text, candidates) if candidates else (text, Counter[Rule]())
