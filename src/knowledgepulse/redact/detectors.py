@@ -27,11 +27,15 @@ from knowledgepulse.redact.rules import Rule, RuleSet, Span
 
 SECRET_NAMES = (
     r"pass(?:word|wd|phrase)|pwd|secret|token|credentials?|"
-    r"(?:api|access|secret|private|auth|client|encryption|signing|master)[ _.\-]?key|"
-    r"session[ _.\-]?id"
+    r"(?:api|access|secret|private|priv|auth|client|encryption|signing|master|app|application|"
+    r"service|account|subscription|db|database)[ _.\-]?key|"
+    r"session[ _.\-]?id|(?<=[A-Za-z0-9][_.\-])pass"
 )
 """What a name ends in whose value ``name=value``, ``name: value`` or ``"name": "value"`` hides:
-``password``, ``DB_PASSWORD``, ``clientSecret``, ``x-api-key``, ``API key``."""
+``password``, ``DB_PASSWORD``, ``clientSecret``, ``x-api-key``, ``API key``; detect-secrets'
+keyword list adds ``app_key``, ``accountKey``, ``privkey``, ``db_pass`` (``pass`` after a word
+and a separator only: not ``bypass:``, nor a test log's ``PASS:``), and Azure's header
+``Ocp-Apim-Subscription-Key``."""
 
 # Not a value: a marker, a URL (a link to the docs; credentials in one are url-credentials'),
 # a variable (${TOKEN}, $TOKEN, {{ secrets.TOKEN }}, %TOKEN%, <your-token>), or none at all
@@ -46,11 +50,11 @@ _NOT_A_VALUE = (
 # inside a text: \"password\": \"x\", which no JSON parse of the whole text reaches); the value
 # on the same line as its name, so that a line that only names a key (GITHUB_API_KEY=) does not
 # take the next line. An unquoted value ends before "&name=": the next parameter of a query
-# string (?api_key=X&page=2).
+# string (?api_key=X&page=2); it never opens with "{" (an object: secret-object's values).
 _ASSIGNMENT = (
     rf"(?i)(?:{SECRET_NAMES})(?:\\*['\"])?[ \t]*[=:][ \t]*"
     rf"(?:(?P<quote>\\*['\"]){_NOT_A_VALUE}(?P<value>[^'\"\n]*)(?P=quote)"
-    rf"|{_NOT_A_VALUE}(?P<value>(?:[^\s'\"`,;)}}\[\]&]|&(?!(?:amp;)?[\w.\-\[\]]+=)){{2,}}))"
+    rf"|{_NOT_A_VALUE}(?P<value>(?:[^\s'\"`,;){{}}\[\]&]|&(?!(?:amp;)?[\w.\-\[\]]+=)){{2,}}))"
 )
 
 # How a SECRET_NAMES name after "_" begins (aws_secret_access_key): the keywords of a rule
@@ -78,6 +82,27 @@ _OPTION = (
     rf"(?:(?P<quote>\\*['\"])(?P<value>[^'\"\n]+)(?P=quote)"
     rf"|(?!-){_NOT_A_WORD}(?P<value>[^\s'\"`;|&]{{2,}}))"
 )
+# A password given to a command by its short option (each command's manual): mysql's and
+# MariaDB's -pSECRET (written attached: "-p SECRET" asks for one and names a database), sshpass
+# -p, a registry login's -p (docker, podman, helm registry), redis-cli -a, sqlcmd -P, the LDAP
+# tools' -w, zip -P, 7z -p, openssl's -passin/-passout pass:SECRET, keytool's -storepass. The
+# option's case is the command's (mysql -P is a port), on the command's line.
+_COMMAND_LINE = r"[^\n|;&]*?[ \t]"
+_COMMAND_OPTION = (
+    r"(?<![\w.\-])(?:"
+    rf"(?:mysql\w*|mariadb[\w\-]*){_COMMAND_LINE}-p(?=\S)"
+    rf"|7za?{_COMMAND_LINE}-p(?=\S)"
+    rf"|(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)[ \t]+login)"
+    rf"{_COMMAND_LINE}-p[ \t]*"
+    rf"|redis-cli{_COMMAND_LINE}-a[ \t]*"
+    rf"|(?:sqlcmd|bcp){_COMMAND_LINE}-P[ \t]*"
+    rf"|ldap[a-z]+{_COMMAND_LINE}-w[ \t]*"
+    rf"|(?:zip|unzip){_COMMAND_LINE}-P[ \t]+"
+    r"|(?<=[ \t])-pass(?:in|out)[ \t]+pass:"
+    r"|(?<=[ \t])-(?:src|dest)?(?:store|key)pass[ \t]+"
+    r")(?:(?P<quote>['\"])"
+    rf"{_NOT_A_VALUE}(?P<value>[^'\"\n]+)(?P=quote)|{_NOT_A_VALUE}(?P<value>[^\s'\"`;|&]{{2,}}))"
+)
 # An Authorization header in a text (curl -H 'Authorization: token X', a logged request): its
 # credentials, whatever the scheme (Bearer and Basic have rules of their own, which run first).
 _AUTHORIZATION = (
@@ -98,6 +123,30 @@ _COOKIE_PAIR = regex.compile(
     r"[ \t]*[^=;,\s\"'`\\]+=(?:\"(?P<value>[^;,\s\"\\]*)\"|(?P<value>[^;,\s\"'`\\]*))"
 )
 _COOKIE_SETTING = regex.compile(r"[A-Za-z]{1,12}(?:[-_][A-Za-z]{1,12})?")
+
+
+# An object under a secret's name, in a text that is no JSON to walk (a log line's payload=...,
+# a Python dict printed): {"api_key": {"prod": "...", "dev": "..."}}, {'password': {'value':
+# '...'}}: each quoted value inside it, at any depth, as the walk hides a JSON object's.
+_SECRET_OBJECT = regex.compile(
+    rf"(?i)(?:{SECRET_NAMES})(?:\\*['\"])?[ \t]*[=:][ \t]*(?P<object>\{{(?:[^{{}}]|(?&object))*\}})"
+)
+_OBJECT_VALUE = regex.compile(r"[:=][ \t]*(?P<quote>\\*['\"])(?P<value>[^'\"\n]*)(?P=quote)")
+# A JSON Schema's property (a tool list's "session_id": {"type": "string", ...}): no values.
+_SCHEMA_TYPE = regex.compile(
+    r"""\\*["']type\\*["'][ \t]*:[ \t]*\\*["'](?:string|object|integer|number|boolean|array)"""
+)
+
+
+def _secret_objects(text: str) -> Iterator[Span]:
+    for found in _SECRET_OBJECT.finditer(text):
+        start, end = found.span("object")
+        if _SCHEMA_TYPE.search(text, start, end):
+            continue
+        for value in _OBJECT_VALUE.finditer(text, start, end):
+            inner = value.group("value")
+            if inner and not inner.startswith("[REDACTED") and not is_setting(inner, ""):
+                yield value.span("value")
 
 
 def _cookies(text: str) -> Iterator[Span]:
@@ -526,6 +575,24 @@ def default_rules() -> RuleSet:
             group="value",
             accept=_not_a_setting,
             keywords=("--", *_NAME_STARTS),
+        ),
+        Rule(
+            "secret-object",
+            "password",
+            True,
+            keywords=("pass", "pwd", "secret", "token", "key", "credential", "session"),
+            finder=_secret_objects,
+        ),
+        Rule(
+            "command-password-option",
+            "password",
+            True,
+            _COMMAND_OPTION,
+            group="value",
+            keywords=(
+                *("mysql", "mariadb", "7z", "sshpass", "login", "redis-cli", "sqlcmd", "bcp"),
+                *("ldap", "zip", "-passin", "-passout", "storepass", "keypass"),
+            ),
         ),
         Rule(
             "authorization-header",

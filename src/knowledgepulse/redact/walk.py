@@ -55,11 +55,17 @@ _TRACE_POLICY: dict[tuple[str, ...], Mode] = {
 }
 _POLICY_PREFIXES = frozenset(path[:end] for path in _TRACE_POLICY for end in range(len(path)))
 
+# What a key ends in, its case and separators dropped, and a number after it (password2,
+# api_key_1): SECRET_NAMES' names, and detect-secrets' keyword list (keypass, contrasena).
 _SECRET_KEY = regex.compile(
-    r"(?:password|passwd|passphrase|pwd|secret|token|apikey|accesskey|secretkey|privatekey|"
-    r"authorization|auth|credentials?|cookie|sessionid)$"
+    r"(?:password|passwd|passphrase|pwd|secret|token|credentials?|authorization|auth|cookie|"
+    r"sessionid|keypass|contrasena|contraseña|passwort|"
+    r"(?:api|access|secret|private|priv|auth|client|encryption|signing|master|app|application|"
+    r"service|account|subscription|db|database)key)\d*$"
 )
-_NOT_ALNUM = regex.compile(r"[^a-z0-9]")
+_NOT_ALNUM = regex.compile(r"[^a-zñ0-9]")
+# "pass" as a key's last word (db_pass, dbPass, DB-PASS, pass), not inside one (bypass).
+_PASS_WORD = regex.compile(r"(?:^|[^A-Za-z0-9]|(?<=[a-z0-9])(?=P))(?i:pass)[_\-]?\d*$")
 _JSON_START = regex.compile(r"\s*[\[{]")
 
 _KEY_RULE = Rule("secret-key", "password", True)  # what hides a value for its key's name
@@ -71,6 +77,8 @@ TRACE_PREFIX = "kp:trace:"
 @cache
 def names_secret(key: str) -> bool:
     """Whether ``key`` names a secret: ends in one (``X-Api-Key``), not holds one (``author``)."""
+    if _PASS_WORD.search(key.strip()) is not None:
+        return True
     return _SECRET_KEY.search(_NOT_ALNUM.sub("", key.lower())) is not None
 
 
