@@ -26,6 +26,7 @@ def _row(
     arguments: str = "deploy",
     result: str = "deployed",
     answer: str = "Done.",
+    system: str | None = None,
     **columns: Any,
 ) -> dict[str, Any]:
     call = {
@@ -39,7 +40,15 @@ def _row(
         {"role": "tool", "tool_call_id": "c1", "content": result},
         {"role": "assistant", "content": answer},
     ]  # fmt: skip
-    return {"id": "r1", "messages": messages, **columns}
+    opening = [{"role": "system", "content": system}] if system else []
+    return {"id": "r1", "messages": opening + messages, **columns}
+
+
+def _tools(text: str) -> list[dict[str, Any]]:
+    """A tools column (OpenAI function definitions) whose description holds ``text``."""
+    parameters = {"type": "object", "properties": {"command": {"type": "string"}}}
+    function = {"name": "shell", "description": f"Run {text}", "parameters": parameters}
+    return [{"type": "function", "function": function}]
 
 
 PLACES: dict[str, Callable[[str], dict[str, Any]]] = {
@@ -49,6 +58,9 @@ PLACES: dict[str, Callable[[str], dict[str, Any]]] = {
     "answer": lambda text: _row(answer=f"Done: {text}"),
     "a column kp does not read": lambda text: _row(notes=f"see {text}"),
     "a row kp cannot read": lambda text: {"id": "r2", "messages": f"lost {text}"},
+    # What a training row (--to messages) opens with and lists, carried from the source row.
+    "system prompt": lambda text: _row(system=f"You deploy services. {text}"),
+    "offered tools": lambda text: _row(tools=_tools(text)),
 }
 
 

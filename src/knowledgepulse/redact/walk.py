@@ -165,6 +165,15 @@ def _keyed(mode: Mode, key: object) -> Mode:
     return mode
 
 
+# A JSON Schema's type under a secret's name (a tool's "password": {"type": "string"}): a word
+# of the schema's, no value; a tool list whose schema lost its types is no tool list.
+_SCHEMA_TYPES = frozenset(("string", "object", "integer", "number", "boolean", "array", "null"))
+
+
+def _schema_type(loc: Loc, text: str) -> bool:
+    return bool(loc) and loc[-1] == "type" and text in _SCHEMA_TYPES
+
+
 def _string(text: str, loc: Loc, visit: Visit, mode: Mode) -> str:
     # A string holding JSON (a conversation kept as one string) is walked for the values under a
     # key naming a secret, at any depth: in its text the key's quotes are escaped
@@ -306,7 +315,7 @@ def _redact(
         if mode == "secret":
             if not text or (text.startswith("[REDACTED:") and text.endswith("]")):
                 return text  # nothing to hide, or hidden already
-            if is_setting(text, _last_key(loc)):
+            if is_setting(text, _last_key(loc)) or _schema_type(loc, text):
                 return text  # "MAX_TOKEN": "4096", "USE_AUTH": "true": a setting
             findings.append(Finding(format_path(loc), _KEY_RULE.type, _KEY_RULE.name, 1))
             return marker(_KEY_RULE.type)
