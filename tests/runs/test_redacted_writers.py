@@ -116,7 +116,7 @@ PERSONAL = ("jane.leakdoe@example.org", "(415) 555-0132", "4539 1488 0343 6467",
 def _planted_values() -> tuple[str, list[str]]:
     """The text planted (the first example of each of PLANTED_RULES, then PERSONAL), and every
     value that must not come out."""
-    first = {}
+    first: dict[str, dict[str, str]] = {}
     for example in secret_examples():
         first.setdefault(example["rule"], example)
     examples = [first[rule] for rule in PLANTED_RULES]
