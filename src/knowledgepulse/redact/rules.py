@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import cast
 
 import regex
@@ -71,10 +71,12 @@ class Rule:
             # kept as a string): <add key=\"Password\" value=\"...\" /> is matched as written
             # unescaped, and its spans taken back to the text's own offsets.
             yield from self._matches_in(*_quotes_unescaped(text))
-        if "%" in text and _PERCENT.search(text) is not None:
+        if "%" in text:
             # A URL's query kept percent-encoded in another's (a logged redirect, a callback:
-            # ?next=%2Fauth%3Ftoken%3D...%26x%3D1) is matched as its server reads it.
-            yield from self._matches_in(*_percent_decoded(text))
+            # ?next=%2Fauth%3Ftoken%3D...%26x%3D1) is matched as its server reads it: each run
+            # of the text without a space that holds an escape, decoded.
+            for at, view in _encoded_runs(text):
+                yield from ((at + start, at + end) for start, end in self._matches_in(*view))
 
     def _matches_in(self, plain: str, starts: list[int], ends: list[int]) -> Iterator[Span]:
         # The spans of a decoded view of a text, taken back to the text's own offsets.
@@ -110,6 +112,18 @@ def _quotes_unescaped(text: str) -> View:
 
 # An escape of a URL's, once or twice encoded (%3D, and %253D: a URL inside a URL's query).
 _PERCENT = regex.compile(r"%(?:25)?([0-9A-Fa-f]{2})")
+_ENCODED_RUN = regex.compile(r"(?<!\S)\S*%(?:25)?[0-9A-Fa-f]{2}\S*")  # a run without a space
+
+
+@lru_cache(maxsize=4)
+def _encoded_runs(text: str) -> tuple[tuple[int, View], ...]:
+    """Each run of ``text`` holding an escape, decoded, and where it starts.
+
+    Found once for a text, which every rule then reads.
+    """
+    return tuple(
+        (run.start(), _percent_decoded(run.group())) for run in _ENCODED_RUN.finditer(text)
+    )
 
 
 def _percent_decoded(text: str) -> View:
