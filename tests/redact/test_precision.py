@@ -273,3 +273,5 @@ def test_a_setting_under_a_secret_s_key_is_kept_and_a_password_of_digits_is_not(
     assert clean_text("DB_PASSWORD=123456 mysqld", "private").text == (
         "DB_PASSWORD=[REDACTED:password] mysqld"
     )
+    nested, _ = redact_value({"password": {"value": "123456"}}, "private")
+    assert nested == {"password": {"value": "[REDACTED:password]"}}  # the object's key decides

@@ -244,9 +244,11 @@ def _secrets_only(visit: Visit) -> Visit:
     return hide
 
 
-def _last_key(loc: Loc) -> str:
-    """The key nearest a value (a list's items are under their list's key)."""
-    return next((part for part in reversed(loc) if isinstance(part, str)), "")
+def _secret_key(loc: Loc) -> str:
+    """The key nearest a hidden value that names a secret (its own, or its object's)."""
+    return next(
+        (part for part in reversed(loc) if isinstance(part, str) and names_secret(part)), ""
+    )
 
 
 def _walk_trace(document: Mapping[str, Any], visit: Visit) -> Any:
@@ -315,7 +317,7 @@ def _redact(
         if mode == "secret":
             if not text or (text.startswith("[REDACTED:") and text.endswith("]")):
                 return text  # nothing to hide, or hidden already
-            if is_setting(text, _last_key(loc)) or _schema_type(loc, text):
+            if is_setting(text, _secret_key(loc)) or _schema_type(loc, text):
                 return text  # "MAX_TOKEN": "4096", "USE_AUTH": "true": a setting
             findings.append(Finding(format_path(loc), _KEY_RULE.type, _KEY_RULE.name, 1))
             return marker(_KEY_RULE.type)
