@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from knowledgepulse.redact import clean_text
+from knowledgepulse.redact.walk import redact_value
 
 SURVIVORS = [
     # order, payment and user ids (tau-bench)
@@ -235,3 +236,42 @@ def test_a_terraform_password_is_still_redacted_with_its_quotes_kept() -> None:
     assert clean_text(text, "private").text == (
         'administrator_login_password = "[REDACTED:password]"'
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "cleaned"),
+    [
+        ("Appelez-moi au 06.12.34.56.78.", "Appelez-moi au [REDACTED:phone]."),
+        ("Tel: 01.23.45.67.89", "Tel: [REDACTED:phone]"),
+        ("peer 203.0.113.7 from 10.0.0.7", "peer [REDACTED:ip] from [REDACTED:ip]"),
+        ("::ffff:10.0.0.1 and ::1", "[REDACTED:ip] and ::1"),
+    ],
+)
+def test_a_dotted_phone_is_redacted_whole_and_a_network_s_address_still_goes(
+    text: str, cleaned: str
+) -> None:
+    """The IPv4 rule took four of a French number's five groups and left two digits; a private
+    address (a machine in a network, as the reference SDK's cleanPii has it) is still redacted."""
+    assert clean_text(text, "aggregated").text == cleaned
+
+
+def test_a_setting_under_a_secret_s_key_is_kept_and_a_password_of_digits_is_not() -> None:
+    """A Claude Code Bash call's env, as its tool input holds it: counts, flags and dates under
+    names ending in a secret's are settings; a password of digits and a real token still go."""
+    env = {
+        "MAX_TOKEN": "4096",
+        "USE_AUTH": "1",
+        "DISABLE_AUTH": "true",
+        "TOKEN_VERSION": "1.2.3",
+        "SESSION_TOKEN": "2024-05-15T10:11:12Z",
+        "DB_PASSWORD": "123456",
+        "GITHUB_TOKEN": "q8Zr4Lm2Xv7Np3Kw9Ts6Yb1Hc5Jd0Fg",
+    }
+    redacted, _ = redact_value({"name": "Bash", "input": {"env": env}}, "aggregated")
+    kept = {key: value for key, value in redacted["input"]["env"].items() if value == env[key]}
+    assert set(kept) == {"MAX_TOKEN", "USE_AUTH", "DISABLE_AUTH", "TOKEN_VERSION", "SESSION_TOKEN"}
+    assert clean_text("DB_PASSWORD=123456 mysqld", "private").text == (
+        "DB_PASSWORD=[REDACTED:password] mysqld"
+    )
+    nested, _ = redact_value({"password": {"value": "123456"}}, "private")
+    assert nested == {"password": {"value": "[REDACTED:password]"}}  # the object's key decides

@@ -7,6 +7,7 @@ cases (``make_presidio_cases.py``). Both MIT, see THIRD_PARTY_NOTICES.md.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from pathlib import Path
 from typing import Any
@@ -41,12 +42,25 @@ def test_secrets_recall_on_gitleaks_true_positives_is_at_least_0_98() -> None:
     assert 1 - len(missed) / len(GITLEAKS) >= 0.98, missed
 
 
+def _no_one_s(part: str) -> bool:
+    # The loopback and unspecified addresses (::1, 0.0.0.0): presidio finds them, we keep them.
+    try:
+        address = ipaddress.ip_address(part.split("%", maxsplit=1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None) or address
+    return bool(mapped.is_loopback or mapped.is_unspecified)
+
+
 def test_pii_recall_on_presidio_cases_is_at_least_0_95() -> None:
-    """Each identifier presidio expects to find is gone at the aggregated level."""
-    expected = [(row["text"], part) for row in PRESIDIO for part in row["expected"]]
+    """Each identifier presidio expects to find is gone at the aggregated level (but the
+    loopback and unspecified addresses, which name no one: 11 of its 282)."""
+    expected = [
+        (row["text"], part) for row in PRESIDIO for part in row["expected"] if not _no_one_s(part)
+    ]
     missed = [(text, part) for text, part in expected if part in clean_text(text).text]
     assert len(expected) > 250
-    assert 1 - len(missed) / len(expected) >= 0.95, missed
+    assert 1 - len(missed) / len(expected) >= 0.98, missed
 
 
 def test_at_private_no_presidio_identifier_is_redacted() -> None:

@@ -178,3 +178,28 @@ def test_a_cookie_that_is_a_short_plain_word_is_kept(text: str) -> None:
 def test_the_word_cookie_without_a_pair_redacts_nothing(text: str) -> None:
     """Only name=value pairs after a Cookie header's colon are values."""
     assert clean_text(text, "private").text == text
+
+
+def test_a_percent_encoded_query_keeps_its_escapes_around_the_marker() -> None:
+    """A logged redirect's query is matched as its server decodes it; only the value goes, and
+    the escapes around it (%3D, %26page%3D2) are written as they were."""
+    url = "/start?next=https%3A%2F%2Fx.io%2Fcb%3Ftoken%3DS9wZ6lsorvrqibWG%26page%3D2"
+    assert clean_text(url, "private").text == (
+        "/start?next=https%3A%2F%2Fx.io%2Fcb%3Ftoken%3D[REDACTED:password]%26page%3D2"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mysql -u root -p orders",  # -p alone asks for the password; "orders" is the database
+        "mysql -h db -P 3306 -uroot -p$MYSQL_PWD",
+        "docker run -p 8080:80 nginx",
+        "ssh -p 2222 deploy@build-3",
+        "curl -u user:pass https://api.example.com",  # gitleaks' curl-auth-user allows it
+        'sshpass -p "$SSHPASS" ssh host',
+    ],
+)
+def test_a_short_option_that_is_no_password_is_kept(text: str) -> None:
+    """A port, a prompt, a variable, gitleaks' placeholder: command-password-option keeps them."""
+    assert clean_text(text, "private").text == text

@@ -313,3 +313,35 @@ def test_a_number_in_a_json_string_a_rule_finds_becomes_the_marker_as_text() -> 
         "note": "call [REDACTED:phone]",
     }
     assert [finding.path for finding in findings] == ["arguments.card", "arguments.note"]
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        *("db_pass", "dbPass", "DB-PASS", "pass", "keypass", "privkey", "appKey", "password2"),
+        *("api_key_1", "Ocp-Apim-Subscription-Key", "DD-APPLICATION-KEY", "contraseña"),
+    ],
+)
+def test_a_value_under_a_key_naming_a_secret_in_another_form_is_hidden(key: str) -> None:
+    """detect-secrets' keyword forms (db_pass, keypass, privkey, app_key), Azure's and
+    Datadog's headers, a numbered key: a bare value under one has no name beside it to find."""
+    redacted, _ = redact_value({"headers": {key: "Zx81kQ0pL2mN4bV6"}}, "private")
+    assert redacted == {"headers": {key: "[REDACTED:password]"}}
+
+
+@pytest.mark.parametrize("key", ["bypass", "compass", "passport", "passes", "token_count"])
+def test_a_key_that_only_holds_a_secret_s_name_keeps_its_value(key: str) -> None:
+    """ "pass" inside a word (bypass, passport) or a name before a count is no secret's key."""
+    assert redact_value({key: "Zx81"}, "private")[0] == {key: "Zx81"}
+
+
+def test_a_tool_s_password_parameter_keeps_its_schema_type_and_loses_its_default() -> None:
+    """A tools column's schema (Toucan, glaive rows): "password": {"type": "string"} names a
+    parameter, no value; its type stays a type, while a default or description under it goes."""
+    password = {"type": "string", "default": "Zx81kQ0pL2mN4bV6"}
+    properties = {"user": {"type": "string"}, "password": password}
+    tools = [{"type": "function", "function": {"name": "login", "parameters": {
+        "type": "object", "properties": properties}}}]  # fmt: skip
+    redacted, _ = redact_value({"tools": tools}, "private")
+    kept = redacted["tools"][0]["function"]["parameters"]["properties"]["password"]
+    assert kept == {"type": "string", "default": "[REDACTED:password]"}

@@ -21,6 +21,7 @@ from knowledgepulse.evals.tasks import TaskInput, load_task
 from knowledgepulse.records import Problem
 from knowledgepulse.runs import EvalOutcome, evaluate_cases
 from knowledgepulse.runs.evaluation import check_cases
+from tests.redact.examples import lines, secret_examples
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 YAML_CASES = str(EXAMPLES / "evals" / "cases.yaml")
@@ -312,3 +313,37 @@ def test_no_secret_a_case_or_a_task_holds_is_quoted_in_problems_or_reports(
     assert "[REDACTED:" in shown
     assert token[:12] not in shown
     assert key[:12] not in shown
+
+
+def test_no_planted_secret_of_any_shape_is_quoted_in_eval_problems_or_reports(
+    tmp_path: Path,
+) -> None:
+    """Every example the rules know (tests/redact/examples) as a refused case value, and ours
+    (the shapes leak hunts found) in a task's exception: none is quoted in a message or a
+    report. (All of gitleaks' in one exception cost a minute: a few of its rules are slow on a
+    long text of many lines.)"""
+    examples = secret_examples()
+    template = json.loads(Path(JSONL_CASES).read_text().splitlines()[0])
+    cases = []
+    for index, example in enumerate(examples):
+        case = json.loads(json.dumps(template))
+        case["id"] = f"case-{index}"
+        case["actual"]["durationMs"] = example["sample"]
+        cases.append(case)
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(map(json.dumps, cases)) + "\n")
+    told: list[Problem] = []
+    outcome = evaluate_cases(str(path), suite=SUITE, on_problem=told.append)
+
+    ours = lines("secret_examples.jsonl")
+
+    def leaky(task: TaskInput) -> object:
+        raise RuntimeError("\n".join(example["sample"] for example in ours))
+
+    failed = evaluate_cases(RENAME_CASES, preset="strict", task=leaky, cache_dir=None)
+    messages = [*told, *outcome.problems, *failed.task_failures]
+    shown = "\n".join(
+        [*map(str, messages), outcome.report.model_dump_json(), failed.report.model_dump_json()]
+    )
+    assert len(told) >= len(examples)  # every case was refused, its value quoted
+    assert [e["rule"] for e in [*examples, *ours] if e["secret"] in shown] == []

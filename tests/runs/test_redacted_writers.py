@@ -2,7 +2,9 @@
 
 A secret of every shape the rules know (gitleaks' first example of each rule, and ours) is
 planted in one place of a chat row, and the row is converted by every writer (traces, training
-messages, ATIF) with ``redact``: neither the output nor any problem holds the secret.
+messages, ATIF) with ``redact``: neither the output nor any problem holds the secret. Secrets
+and personal data planted after every free-text string of a real file of each newer format
+(``tests/conformance/files``) leave no writer either.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ def _row(
     arguments: str = "deploy",
     result: str = "deployed",
     answer: str = "Done.",
+    system: str | None = None,
     **columns: Any,
 ) -> dict[str, Any]:
     call = {
@@ -39,7 +42,15 @@ def _row(
         {"role": "tool", "tool_call_id": "c1", "content": result},
         {"role": "assistant", "content": answer},
     ]  # fmt: skip
-    return {"id": "r1", "messages": messages, **columns}
+    opening = [{"role": "system", "content": system}] if system else []
+    return {"id": "r1", "messages": opening + messages, **columns}
+
+
+def _tools(text: str) -> list[dict[str, Any]]:
+    """A tools column (OpenAI function definitions) whose description holds ``text``."""
+    parameters = {"type": "object", "properties": {"command": {"type": "string"}}}
+    function = {"name": "shell", "description": f"Run {text}", "parameters": parameters}
+    return [{"type": "function", "function": function}]
 
 
 PLACES: dict[str, Callable[[str], dict[str, Any]]] = {
@@ -49,6 +60,9 @@ PLACES: dict[str, Callable[[str], dict[str, Any]]] = {
     "answer": lambda text: _row(answer=f"Done: {text}"),
     "a column kp does not read": lambda text: _row(notes=f"see {text}"),
     "a row kp cannot read": lambda text: {"id": "r2", "messages": f"lost {text}"},
+    # What a training row (--to messages) opens with and lists, carried from the source row.
+    "system prompt": lambda text: _row(system=f"You deploy services. {text}"),
+    "offered tools": lambda text: _row(tools=_tools(text)),
 }
 
 
@@ -74,3 +88,96 @@ def test_no_planted_secret_leaves_any_writer_with_redaction_on(place: str, to: A
             if example["secret"] in out.getvalue() + "\n".join(problems):
                 leaked.append(example["rule"])
     assert leaked == []
+
+
+CONFORMANCE = Path(__file__).parents[1] / "conformance" / "files"
+# A real file of each newer format: CrewAI, AutoGen and Google ADK runs as OTLP (OpenInference,
+# OpenLLMetry, agentevals) and as a Langfuse export, Claude Code and Codex sessions, verifiers'
+# prompt/completion rows (their oai_tools), chat rows with a tools column (Parquet too).
+REAL_FILES = [
+    "otlp/openinference_crewai_calculator.jsonl",
+    "otlp/openllmetry_crewai_two_tasks.jsonl",
+    "otlp/openinference_autogen_round_robin_team.jsonl",
+    "otlp/agentevals_adk_v2_span_only_S5.json",
+    "langfuse/google-adk-2025-08-28.json",
+    "claude-code/codemie_claude_2.1.7_subagent.jsonl",
+    "codex/codemie_codex_desktop_0.128.jsonl",
+    "prompt-completion/mcp_env_gpt-4.1-mini.jsonl",
+    "openai-chat/foundry_stock_toolcall_validation.jsonl",
+    "openai-chat/foundry_stock_toolcall_validation.parquet",
+]
+# A secret of several providers (openai, github, aws, jwt, password-assignment), and personal
+# data: an e-mail address, a phone number, a card number, an IBAN.
+PLANTED_RULES = ("openai-key", "github-pat", "aws-access-token", "jwt", "password-assignment")
+PERSONAL = ("jane.leakdoe@example.org", "(415) 555-0132", "4539 1488 0343 6467",
+            "DE89 3704 0044 0532 0130 00")  # fmt: skip
+
+
+def _planted_values() -> tuple[str, list[str]]:
+    """The text planted (the first example of each of PLANTED_RULES, then PERSONAL), and every
+    value that must not come out."""
+    first: dict[str, dict[str, str]] = {}
+    for example in secret_examples():
+        first.setdefault(example["rule"], example)
+    examples = [first[rule] for rule in PLANTED_RULES]
+    text = " ".join([example["sample"] for example in examples] + list(PERSONAL))
+    return text, [example["secret"] for example in examples] + list(PERSONAL)
+
+
+def _plant(value: Any, text: str) -> Any:
+    """``value`` with ``text`` after each of its free-text strings (one holding a space), at any
+    depth, also inside a string that holds JSON (a span attribute, a tool call's arguments)."""
+    if isinstance(value, dict):
+        return {key: _plant(item, text) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plant(item, text) for item in value]
+    if not isinstance(value, str) or " " not in value:
+        return value
+    if value.lstrip()[:1] in ("{", "["):
+        try:
+            return json.dumps(_plant(json.loads(value), text))
+        except json.JSONDecodeError:
+            pass
+    return f"{value} {text}"
+
+
+def _planted_file(name: str, folder: Path, text: str) -> Path:
+    source = CONFORMANCE / name.replace(".parquet", ".jsonl")
+    raw = source.read_text(encoding="utf-8")
+    try:
+        records = [json.loads(raw)]
+        whole = True
+    except json.JSONDecodeError:
+        records = [json.loads(line) for line in raw.splitlines() if line.strip()]
+        whole = False
+    planted = [_plant(record, text) for record in records]
+    path = folder / Path(name).name
+    if name.endswith(".parquet"):
+        pa = pytest.importorskip("pyarrow")
+        pq = pytest.importorskip("pyarrow.parquet")
+        pq.write_table(pa.Table.from_pylist(planted), path)
+    elif whole:
+        path.write_text(json.dumps(planted[0]), encoding="utf-8")
+    else:
+        path.write_text("".join(json.dumps(record) + "\n" for record in planted))
+    return path
+
+
+@pytest.mark.parametrize("to", ["trace", "messages", "atif"])
+@pytest.mark.parametrize("name", REAL_FILES)
+def test_no_value_planted_in_a_real_file_of_a_newer_format_leaves_any_writer(
+    name: str, to: Any
+) -> None:
+    """Secrets and personal data after every free-text string of a real file: none is written
+    (at aggregated), nor told in a problem."""
+    text, values = _planted_values()
+    with tempfile.TemporaryDirectory() as folder:
+        path = _planted_file(name, Path(folder), text)
+        out = io.StringIO()
+        problems: list[str] = []
+        convert_files(
+            [str(path)], out, to=to, redact=Redactor("aggregated"), on_problem=problems.append
+        )
+    written = out.getvalue()
+    assert "[REDACTED:" in written  # the plants were read: the check checks something
+    assert [value for value in values if value in written + "\n".join(problems)] == []

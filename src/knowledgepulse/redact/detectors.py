@@ -27,11 +27,15 @@ from knowledgepulse.redact.rules import Rule, RuleSet, Span
 
 SECRET_NAMES = (
     r"pass(?:word|wd|phrase)|pwd|secret|token|credentials?|"
-    r"(?:api|access|secret|private|auth|client|encryption|signing|master)[ _.\-]?key|"
-    r"session[ _.\-]?id"
+    r"(?:api|access|secret|private|priv|auth|client|encryption|signing|master|app|application|"
+    r"service|account|subscription|db|database)[ _.\-]?key|"
+    r"session[ _.\-]?id|(?<=[A-Za-z0-9][_.\-])pass"
 )
 """What a name ends in whose value ``name=value``, ``name: value`` or ``"name": "value"`` hides:
-``password``, ``DB_PASSWORD``, ``clientSecret``, ``x-api-key``, ``API key``."""
+``password``, ``DB_PASSWORD``, ``clientSecret``, ``x-api-key``, ``API key``; detect-secrets'
+keyword list adds ``app_key``, ``accountKey``, ``privkey``, ``db_pass`` (``pass`` after a word
+and a separator only: not ``bypass:``, nor a test log's ``PASS:``), and Azure's header
+``Ocp-Apim-Subscription-Key``."""
 
 # Not a value: a marker, a URL (a link to the docs; credentials in one are url-credentials'),
 # a variable (${TOKEN}, $TOKEN, {{ secrets.TOKEN }}, %TOKEN%, <your-token>), or none at all
@@ -46,11 +50,11 @@ _NOT_A_VALUE = (
 # inside a text: \"password\": \"x\", which no JSON parse of the whole text reaches); the value
 # on the same line as its name, so that a line that only names a key (GITHUB_API_KEY=) does not
 # take the next line. An unquoted value ends before "&name=": the next parameter of a query
-# string (?api_key=X&page=2).
+# string (?api_key=X&page=2); it never opens with "{" (an object: secret-object's values).
 _ASSIGNMENT = (
     rf"(?i)(?:{SECRET_NAMES})(?:\\*['\"])?[ \t]*[=:][ \t]*"
     rf"(?:(?P<quote>\\*['\"]){_NOT_A_VALUE}(?P<value>[^'\"\n]*)(?P=quote)"
-    rf"|{_NOT_A_VALUE}(?P<value>(?:[^\s'\"`,;)}}\[\]&]|&(?!(?:amp;)?[\w.\-\[\]]+=)){{2,}}))"
+    rf"|{_NOT_A_VALUE}(?P<value>(?:[^\s'\"`,;){{}}\[\]&]|&(?!(?:amp;)?[\w.\-\[\]]+=)){{2,}}))"
 )
 
 # How a SECRET_NAMES name after "_" begins (aws_secret_access_key): the keywords of a rule
@@ -78,6 +82,27 @@ _OPTION = (
     rf"(?:(?P<quote>\\*['\"])(?P<value>[^'\"\n]+)(?P=quote)"
     rf"|(?!-){_NOT_A_WORD}(?P<value>[^\s'\"`;|&]{{2,}}))"
 )
+# A password given to a command by its short option (each command's manual): mysql's and
+# MariaDB's -pSECRET (written attached: "-p SECRET" asks for one and names a database), sshpass
+# -p, a registry login's -p (docker, podman, helm registry), redis-cli -a, sqlcmd -P, the LDAP
+# tools' -w, zip -P, 7z -p, openssl's -passin/-passout pass:SECRET, keytool's -storepass. The
+# option's case is the command's (mysql -P is a port), on the command's line.
+_COMMAND_LINE = r"[^\n|;&]*?[ \t]"
+_COMMAND_OPTION = (
+    r"(?<![\w.\-])(?:"
+    rf"(?:mysql\w*|mariadb[\w\-]*){_COMMAND_LINE}-p(?=\S)"
+    rf"|7za?{_COMMAND_LINE}-p(?=\S)"
+    rf"|(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)[ \t]+login)"
+    rf"{_COMMAND_LINE}-p[ \t]*"
+    rf"|redis-cli{_COMMAND_LINE}-a[ \t]*"
+    rf"|(?:sqlcmd|bcp){_COMMAND_LINE}-P[ \t]*"
+    rf"|ldap[a-z]+{_COMMAND_LINE}-w[ \t]*"
+    rf"|(?:zip|unzip){_COMMAND_LINE}-P[ \t]+"
+    r"|(?<=[ \t])-pass(?:in|out)[ \t]+pass:"
+    r"|(?<=[ \t])-(?:src|dest)?(?:store|key)pass[ \t]+"
+    r")(?:(?P<quote>['\"])"
+    rf"{_NOT_A_VALUE}(?P<value>[^'\"\n]+)(?P=quote)|{_NOT_A_VALUE}(?P<value>[^\s'\"`;|&]{{2,}}))"
+)
 # An Authorization header in a text (curl -H 'Authorization: token X', a logged request): its
 # credentials, whatever the scheme (Bearer and Basic have rules of their own, which run first).
 _AUTHORIZATION = (
@@ -100,6 +125,30 @@ _COOKIE_PAIR = regex.compile(
 _COOKIE_SETTING = regex.compile(r"[A-Za-z]{1,12}(?:[-_][A-Za-z]{1,12})?")
 
 
+# An object under a secret's name, in a text that is no JSON to walk (a log line's payload=...,
+# a Python dict printed): {"api_key": {"prod": "...", "dev": "..."}}, {'password': {'value':
+# '...'}}: each quoted value inside it, at any depth, as the walk hides a JSON object's.
+_SECRET_OBJECT = regex.compile(
+    rf"(?i)(?:{SECRET_NAMES})(?:\\*['\"])?[ \t]*[=:][ \t]*(?P<object>\{{(?:[^{{}}]|(?&object))*\}})"
+)
+_OBJECT_VALUE = regex.compile(r"[:=][ \t]*(?P<quote>\\*['\"])(?P<value>[^'\"\n]*)(?P=quote)")
+# A JSON Schema's property (a tool list's "session_id": {"type": "string", ...}): no values.
+_SCHEMA_TYPE = regex.compile(
+    r"""\\*["']type\\*["'][ \t]*:[ \t]*\\*["'](?:string|object|integer|number|boolean|array)"""
+)
+
+
+def _secret_objects(text: str) -> Iterator[Span]:
+    for found in _SECRET_OBJECT.finditer(text):
+        start, end = found.span("object")
+        if _SCHEMA_TYPE.search(text, start, end):
+            continue
+        for value in _OBJECT_VALUE.finditer(text, start, end):
+            inner = value.group("value")
+            if inner and not inner.startswith("[REDACTED") and not is_setting(inner, ""):
+                yield value.span("value")
+
+
 def _cookies(text: str) -> Iterator[Span]:
     for header in _COOKIE_HEADER.finditer(text):
         at = header.end()
@@ -112,6 +161,29 @@ def _cookies(text: str) -> Iterator[Span]:
             if header.group("set") or not text.startswith(";", at):
                 break
             at += 1
+
+
+# What a setting holds rather than a secret, after a name that ends in a secret's (MAX_TOKEN=4096,
+# "USE_AUTH": "true", token: 1.2.3): a boolean word, a version, a date or a time; and a number,
+# unless the name is a password's (DB_PASSWORD=123456 is one). gitleaks' generic-api-key asks
+# 10 characters and an entropy of 3.5 of a value, which no such setting has.
+_SETTING = regex.compile(
+    r"(?i)true|false|yes|no|on|off|enabled?|disabled?|v?\d+(?:\.\d+){1,3}"
+    r"|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+\-]\d\d:?\d\d)?)?"
+)
+_NUMBER = regex.compile(r"[+\-]?\d{1,8}")
+_PASSWORD_NAME = regex.compile(r"(?i)pass(?:word|wd|phrase)?|pwd")
+
+
+def is_setting(value: str, name: str) -> bool:
+    """Whether ``value``, under a name ending in a secret's (``name``), is a setting's value."""
+    if _SETTING.fullmatch(value) is not None:
+        return True
+    return _NUMBER.fullmatch(value) is not None and _PASSWORD_NAME.search(name) is None
+
+
+def _not_a_setting(match: regex.Match[str], found: str) -> bool:
+    return not is_setting(found, match.group())
 
 
 def _luhn(digits: str) -> bool:
@@ -204,18 +276,42 @@ def _ipv6(text: str) -> Iterator[Span]:
         if groups <= 2 and _SUBSCRIPT.fullmatch(text, max(0, match.start() - 2), match.start()):
             continue  # a slice: out[1::6], arr[2::4]
         try:
-            ipaddress.IPv6Address(address)
+            parsed = ipaddress.IPv6Address(address)
         except ValueError:
             continue
-        yield match.span()
+        if _personal(parsed.ipv4_mapped or parsed):
+            yield match.span()
+
+
+def _personal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    # The loopback (127.0.0.1, ::1) and unspecified (0.0.0.0, ::) addresses name this machine
+    # or any address: no one's. Private ranges stay: they can name a machine in a network (and
+    # the reference SDK's cleanPii redacts them).
+    return not (address.is_loopback or address.is_unspecified)
+
+
+# What a dotted quad after it is the number of: a version (version 1.2.3.4, ==1.2.3.4).
+_VERSION_BEFORE = regex.compile(
+    r"(?i)(?:\bversion|\bver\.?|\brelease|\bbuild|[=<>~!]=|\^|~)[ \t:]*$"
+)
+
+
+def _ipv4(match: regex.Match[str], found: str) -> bool:
+    if _VERSION_BEFORE.search(match.string, max(0, match.start() - 12), match.start()):
+        return False
+    return _personal(ipaddress.IPv4Address(found))
 
 
 _DOTTED_QUAD = regex.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _SSN_SHAPE = regex.compile(r"\d{3}([\-. ])\d{2}\1\d{4}")
 _DECIMAL = regex.compile(r"\d+\.\d+")  # one point and no other separator: 0.049690183
 _ZIP_PLUS_4 = regex.compile(r"\d{5}-\d{4}")
-# A date, alone or opening a time (a log line's 2024-05-15 15:00:00 read as 2024-05-15 15).
-_DATE = regex.compile(r"(?:1[6-9]|2\d)\d\d([\-/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b")
+# A date, alone or opening a time (a log line's 2024-05-15 15:00:00 read as 2024-05-15 15), the
+# year first or last (15.05.2024 10:11:12, 05/15/2024 10:11: day or month first).
+_DATE = regex.compile(
+    r"(?:1[6-9]|2\d)\d\d([\-/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b"
+    r"|(?:0?[1-9]|[12]\d|3[01])([\-/.])(?:0?[1-9]|[12]\d|3[01])\2(?:1[6-9]|2\d)\d\d\b"
+)
 # A run of digits that may be a phone number: at least 7 digits, with the separators, brackets
 # and "+" numbers are written with. The library reads each run, not the whole text: a run is
 # short, and most texts with digits hold none.
@@ -468,6 +564,7 @@ def default_rules() -> RuleSet:
             True,
             _ASSIGNMENT,
             group="value",
+            accept=_not_a_setting,
             keywords=("pass", "pwd", "secret", "token", "key", "credential", "session"),
         ),
         Rule(
@@ -476,7 +573,26 @@ def default_rules() -> RuleSet:
             True,
             _OPTION,
             group="value",
+            accept=_not_a_setting,
             keywords=("--", *_NAME_STARTS),
+        ),
+        Rule(
+            "secret-object",
+            "password",
+            True,
+            keywords=("pass", "pwd", "secret", "token", "key", "credential", "session"),
+            finder=_secret_objects,
+        ),
+        Rule(
+            "command-password-option",
+            "password",
+            True,
+            _COMMAND_OPTION,
+            group="value",
+            keywords=(
+                *("mysql", "mariadb", "7z", "sshpass", "login", "redis-cli", "sqlcmd", "bcp"),
+                *("ldap", "zip", "-passin", "-passout", "storepass", "keypass"),
+            ),
         ),
         Rule(
             "authorization-header",
@@ -546,9 +662,13 @@ def default_rules() -> RuleSet:
             "ipv4",
             "ip",
             False,
-            r"(?<![\w\]])(?:25[0-5]|2[0-4]\d|[01]?\d\d?)(?:\.(?:25[0-5]|2[0-4]\d|[01]?\d\d?)){3}\b",
+            # Not four of a longer run of dotted numbers: a version (10.0.19041.1.2), an OID, or a
+            # phone number written with dots (06.12.34.56.78), which the phone rules take whole.
+            r"(?<![\w\]])(?<!\d\.)(?:25[0-5]|2[0-4]\d|[01]?\d\d?)"
+            r"(?:\.(?:25[0-5]|2[0-4]\d|[01]?\d\d?)){3}\b(?!\.\d)",
             keywords=(".",),
             digits=True,
+            accept=_ipv4,
             escapes=True,
         ),
         Rule(

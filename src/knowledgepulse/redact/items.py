@@ -57,11 +57,13 @@ class Redactor:
         """How many items were at ``private``, which keeps personal identifiers."""
 
     def redact(self, item: TraceItem, *, count: bool = True) -> tuple[TraceItem, list[Finding]]:
-        """The item with its trace (and dataset row) redacted, and what was redacted in them.
+        """The item with its trace (and dataset row, system prompt, tools) redacted, and what.
 
-        An id that holds anything a rule finds is replaced by its hash (``redact.walk.hashed_id``):
-        the trace's, and the task the item is a run of (equal tasks stay equal). ``count=False``:
-        not counted yet (:meth:`count` it once it is written).
+        The system prompt and the tools are those a training row (``--to messages``) is written
+        with, as the source row had them. An id that holds anything a rule finds is replaced by
+        its hash (``redact.walk.hashed_id``): the trace's, and the task the item is a run of
+        (equal tasks stay equal). ``count=False``: not counted yet (:meth:`count` it once it is
+        written).
         """
         level = self.level or document_level(item.document)
         document, findings = redact_document(item.document, level, self.rules)
@@ -73,6 +75,11 @@ class Redactor:
                 findings = findings + [
                     replace(finding, path=f"row.{finding.path}") for finding in row_findings
                 ]
+        # What a training row opens with and lists (--to messages), as the source row had them.
+        carried, carried_findings = redact_value(
+            {"system": item.system, "tools": list(item.tools)}, level, self.rules
+        )
+        findings = findings + carried_findings
         # The task was read from the row or the trace, whose findings say what it held.
         task = item.task if item.task is None else redact_id(item.task, level, self.rules)[0]
         if count:
@@ -81,7 +88,10 @@ class Redactor:
             return item, findings
         record = replace(item.record, value=document, raw=None)
         trace = ReasoningTrace.model_validate(document)
-        return replace(item, record=record, trace=trace, row=row, task=task), findings
+        system, tools = carried["system"], tuple(carried["tools"])
+        return replace(
+            item, record=record, trace=trace, row=row, task=task, system=system, tools=tools
+        ), findings
 
     def count(self, item: TraceItem, findings: list[Finding]) -> None:
         """Count one item redacted (as read) with ``findings``: by type, and if it was private."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import cast
 
 import regex
@@ -70,8 +70,17 @@ class Rule:
             # Quotes escaped as JSON text inside a text (a tool call's arguments, a JSON body
             # kept as a string): <add key=\"Password\" value=\"...\" /> is matched as written
             # unescaped, and its spans taken back to the text's own offsets.
-            plain, at = _quotes_unescaped(text)
-            yield from ((at[start], at[end - 1] + 1) for start, end in self._matches(plain))
+            yield from self._matches_in(*_quotes_unescaped(text))
+        if "%" in text:
+            # A URL's query kept percent-encoded in another's (a logged redirect, a callback:
+            # ?next=%2Fauth%3Ftoken%3D...%26x%3D1) is matched as its server reads it: each run
+            # of the text without a space that holds an escape, decoded.
+            for at, view in _encoded_runs(text):
+                yield from ((at + start, at + end) for start, end in self._matches_in(*view))
+
+    def _matches_in(self, plain: str, starts: list[int], ends: list[int]) -> Iterator[Span]:
+        # The spans of a decoded view of a text, taken back to the text's own offsets.
+        yield from ((starts[start], ends[end - 1]) for start, end in self._matches(plain))
 
     def _matches(self, text: str) -> Iterator[Span]:
         for match in self.compiled.finditer(text):
@@ -83,7 +92,11 @@ class Rule:
             yield span
 
 
-def _quotes_unescaped(text: str) -> tuple[str, list[int]]:
+View = tuple[str, list[int], list[int]]
+"""A decoded text, and where each of its characters starts and ends in the text it came from."""
+
+
+def _quotes_unescaped(text: str) -> View:
     r"""``text`` with each ``\"`` as ``"``, and where each of its characters stands in ``text``."""
     pieces = text.split('\\"')
     at: list[int] = []
@@ -94,7 +107,43 @@ def _quotes_unescaped(text: str) -> tuple[str, list[int]]:
             position += 2
         at.extend(range(position, position + len(piece)))
         position += len(piece)
-    return '"'.join(pieces), at
+    return '"'.join(pieces), at, [start + 1 for start in at]
+
+
+# An escape of a URL's, once or twice encoded (%3D, and %253D: a URL inside a URL's query).
+_PERCENT = regex.compile(r"%(?:25)?([0-9A-Fa-f]{2})")
+_ENCODED_RUN = regex.compile(r"(?<!\S)\S*%(?:25)?[0-9A-Fa-f]{2}\S*")  # a run without a space
+
+
+@lru_cache(maxsize=4)
+def _encoded_runs(text: str) -> tuple[tuple[int, View], ...]:
+    """Each run of ``text`` holding an escape, decoded, and where it starts.
+
+    Found once for a text, which every rule then reads.
+    """
+    return tuple(
+        (run.start(), _percent_decoded(run.group())) for run in _ENCODED_RUN.finditer(text)
+    )
+
+
+def _percent_decoded(text: str) -> View:
+    """``text`` with each percent escape as its character (a byte: Latin-1, as an ASCII secret)."""
+    pieces: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    position = 0
+    for escape in _PERCENT.finditer(text):
+        pieces.append(text[position : escape.start()])
+        starts.extend(range(position, escape.start()))
+        pieces.append(chr(int(escape.group(1), 16)))
+        starts.append(escape.start())
+        ends.extend(range(position + 1, escape.start() + 1))
+        ends.append(escape.end())
+        position = escape.end()
+    pieces.append(text[position:])
+    starts.extend(range(position, len(text)))
+    ends.extend(range(position + 1, len(text) + 1))
+    return "".join(pieces), starts, ends
 
 
 def _secret_span(match: regex.Match[str], group: int | str | None) -> Span:

@@ -21,7 +21,7 @@ import regex
 from knowledgepulse._util.jsonpath import format_path
 from knowledgepulse.records.json_values import MAX_NESTING, JsonError, check_depth, repeated_key
 from knowledgepulse.redact.cleaner import candidate_rules, clean, marker
-from knowledgepulse.redact.detectors import default_rules
+from knowledgepulse.redact.detectors import default_rules, is_setting
 from knowledgepulse.redact.rules import DEFAULT_LEVEL, Rule, RuleSet, check_level
 from knowledgepulse.trace.load import parse_trace
 from knowledgepulse.trace.models import PRIVACY_LEVELS, PrivacyLevel, ReasoningTrace
@@ -55,11 +55,17 @@ _TRACE_POLICY: dict[tuple[str, ...], Mode] = {
 }
 _POLICY_PREFIXES = frozenset(path[:end] for path in _TRACE_POLICY for end in range(len(path)))
 
+# What a key ends in, its case and separators dropped, and a number after it (password2,
+# api_key_1): SECRET_NAMES' names, and detect-secrets' keyword list (keypass, contrasena).
 _SECRET_KEY = regex.compile(
-    r"(?:password|passwd|passphrase|pwd|secret|token|apikey|accesskey|secretkey|privatekey|"
-    r"authorization|auth|credentials?|cookie|sessionid)$"
+    r"(?:password|passwd|passphrase|pwd|secret|token|credentials?|authorization|auth|cookie|"
+    r"sessionid|keypass|contrasena|contraseña|passwort|"
+    r"(?:api|access|secret|private|priv|auth|client|encryption|signing|master|app|application|"
+    r"service|account|subscription|db|database)key)\d*$"
 )
-_NOT_ALNUM = regex.compile(r"[^a-z0-9]")
+_NOT_ALNUM = regex.compile(r"[^a-zñ0-9]")
+# "pass" as a key's last word (db_pass, dbPass, DB-PASS, pass), not inside one (bypass).
+_PASS_WORD = regex.compile(r"(?:^|[^A-Za-z0-9]|(?<=[a-z0-9])(?=P))(?i:pass)[_\-]?\d*$")
 _JSON_START = regex.compile(r"\s*[\[{]")
 
 _KEY_RULE = Rule("secret-key", "password", True)  # what hides a value for its key's name
@@ -71,6 +77,8 @@ TRACE_PREFIX = "kp:trace:"
 @cache
 def names_secret(key: str) -> bool:
     """Whether ``key`` names a secret: ends in one (``X-Api-Key``), not holds one (``author``)."""
+    if _PASS_WORD.search(key.strip()) is not None:
+        return True
     return _SECRET_KEY.search(_NOT_ALNUM.sub("", key.lower())) is not None
 
 
@@ -157,6 +165,15 @@ def _keyed(mode: Mode, key: object) -> Mode:
     return mode
 
 
+# A JSON Schema's type under a secret's name (a tool's "password": {"type": "string"}): a word
+# of the schema's, no value; a tool list whose schema lost its types is no tool list.
+_SCHEMA_TYPES = frozenset(("string", "object", "integer", "number", "boolean", "array", "null"))
+
+
+def _schema_type(loc: Loc, text: str) -> bool:
+    return bool(loc) and loc[-1] == "type" and text in _SCHEMA_TYPES
+
+
 def _string(text: str, loc: Loc, visit: Visit, mode: Mode) -> str:
     # A string holding JSON (a conversation kept as one string) is walked for the values under a
     # key naming a secret, at any depth: in its text the key's quotes are escaped
@@ -227,6 +244,13 @@ def _secrets_only(visit: Visit) -> Visit:
     return hide
 
 
+def _secret_key(loc: Loc) -> str:
+    """The key nearest a hidden value that names a secret (its own, or its object's)."""
+    return next(
+        (part for part in reversed(loc) if isinstance(part, str) and names_secret(part)), ""
+    )
+
+
 def _walk_trace(document: Mapping[str, Any], visit: Visit) -> Any:
     return _walk(document, (), visit, "text", ())
 
@@ -293,6 +317,8 @@ def _redact(
         if mode == "secret":
             if not text or (text.startswith("[REDACTED:") and text.endswith("]")):
                 return text  # nothing to hide, or hidden already
+            if is_setting(text, _secret_key(loc)) or _schema_type(loc, text):
+                return text  # "MAX_TOKEN": "4096", "USE_AUTH": "true": a setting
             findings.append(Finding(format_path(loc), _KEY_RULE.type, _KEY_RULE.name, 1))
             return marker(_KEY_RULE.type)
         cleaned, found = clean(text, candidates) if candidates else (text, Counter[Rule]())

@@ -9,7 +9,8 @@ examples ``make_gitleaks_tps.py`` cannot evaluate, written after them (gitleaks,
 ``cmd/generate/config/rules/*.go``, MIT; see THIRD_PARTY_NOTICES.md); and the shapes issue 28
 found leaking: in a sentence, in base64, after a secret's name (and later leak hunts: a Cookie
 header; a secret as a command's option, an Authorization header of any scheme, a name and value
-in JSON escaped inside a text).
+in JSON escaped inside a text; a query percent-encoded in a URL, a command's short option, an
+object under a secret's name).
 """
 
 from __future__ import annotations
@@ -220,6 +221,30 @@ def second_leak_hunt() -> None:
     add("option-secret", f"aws configure set aws_secret_access_key {secret}", secret)
 
 
+def third_leak_hunt() -> None:
+    """What the third leak hunt found missed: a query percent-encoded in a logged URL, a
+    password as a command's short option, a key named in detect-secrets' other forms, and an
+    object under a secret's name in a text."""
+    key = "sk-proj-" + draw(48, ALNUM + "-_")
+    callback = f"https%3A%2F%2Fapi.example.com%2Fv1%3Fapi_key%3D{key}%26page%3D2"
+    add("openai-key", f"GET /oauth/start?redirect={callback} HTTP/1.1", key)
+    token = draw(24) + "5"
+    add("password-assignment", f"302 Location: /login?next=%2Fauth%253Ftoken%253D{token}", token)
+    password = draw(12) + "4"
+    add("command-password-option", f"mysql -uroot -p{password} -h db.internal orders", password)
+    add("command-password-option", f"sshpass -p '{password}' ssh deploy@build-3", password)
+    add("command-password-option", f"docker login -u ci -p {password} registry.corp", password)
+    add("command-password-option", f"redis-cli -h cache -a {password} PING", password)
+    add("command-password-option", f"openssl pkcs12 -export -passout pass:{password}", password)
+    secret = draw(32, HEX)
+    headers = f'{{"headers": {{"Ocp-Apim-Subscription-Key": "{secret}"}}}}'
+    add("password-assignment", headers, secret)
+    add("password-assignment", f'DB_PASS="{password}" ./migrate.sh', password)
+    add("password-assignment", f"{{'appKey': '{password}', 'region': 'eu'}}", password)
+    add("secret-object", f'payload={{"api_key": {{"prod": "{secret}", "ttl": 3600}}}}', secret)
+    add("secret-object", f"{{'credentials': {{'user': 'ci', 'value': '{password}'}}}}", password)
+
+
 def main() -> None:
     ours()
     gitleaks()
@@ -228,6 +253,7 @@ def main() -> None:
     cut_keys()
     leak_hunt()
     second_leak_hunt()
+    third_leak_hunt()
     for row in ROWS:
         print(json.dumps(row, ensure_ascii=False))
 
