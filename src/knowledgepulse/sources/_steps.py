@@ -13,7 +13,8 @@ requested, tool executions and their results, the final answer. The builder turn
   as a model API is given them (:func:`name_key`); a request that never ran is still a
   ``tool_call``;
 * a failed tool call's result is an ``observation`` carrying the error text, and the next tool
-  call after it is an ``error_recovery`` (it keeps its tool). The failure itself is never typed
+  call after it is an ``error_recovery`` (it keeps its tool), but a call asked alongside the failed
+  one, before it failed, answers nothing. The failure itself is never typed
   ``error_recovery``: that would reward failing;
 * step content is cut at 8 KB, ``output_summary`` at 500 characters; ``input`` is a JSON object
   when one can be read, else ``{"_raw": "<text>"}``.
@@ -131,6 +132,9 @@ class _ToolEvent:
     requested: bool = False
     executed: bool = False
     text: str | None = None  # the step's text, when the source gave one (else name and input)
+    asked_at: int | None = None  # when the request was told (the builder's count of tells)
+    asked_time: float | None = None  # the request's own time, when the source gave one
+    failed_at: int | None = None  # when its failure was told
 
 
 @dataclass(slots=True)
@@ -182,6 +186,7 @@ class StepBuilder:
     _by_call_id: dict[str, _Event] = field(default_factory=dict)
     _waiting: _Waiting = field(default_factory=dict)
     _unanswered_from: int = 0  # no event before this index is a tool call still unexecuted
+    _told: int = 0  # how many requests and results were told: when each was, in told order
 
     def thought(self, text: str | None, *, at: Timestamp = None) -> None:
         """Model reasoning, a plan, or assistant text that is not the final answer."""
@@ -243,6 +248,9 @@ class StepBuilder:
         if event is None:
             event = self._new_tool(name, call_id, at)
         tool = _tool(event)
+        self._told += 1
+        if tool.asked_at is None:
+            tool.asked_at, tool.asked_time = self._told, _seconds(at)
         if call_id is not None and tool.call_id is None and call_id not in self._by_call_id:
             # An execution that named no call, joined by name: the call is known by the
             # request's id from now on (the tool result a later model call is given names it).
@@ -293,6 +301,9 @@ class StepBuilder:
             tool.output = output
         if error:
             tool.error = error
+            self._told += 1
+            if tool.failed_at is None:  # a result told again (a later model call's input)
+                tool.failed_at = self._told
         if latency_ms is not None:
             tool.latency_ms = max(0.0, latency_ms)
         if mcp_server:
@@ -358,27 +369,33 @@ class StepBuilder:
         The action after an evident error is its ``error_recovery``: the next tool call, or,
         when no tool call follows, the next thought (the final answer included); a thought that
         another error follows is the recovery that failed. An error with nothing after it is
-        terminal: no step is a recovery.
+        terminal: no step is a recovery. A call requested before a failed call's result was told
+        (the model asked for both at once) cannot answer that failure: it recovers nothing, and
+        the failure still waits for its recovery.
         """
         steps: list[dict[str, Any]] = []
         after_error = False
+        failed: _Event | None = None  # the failed call whose error is pending, if a call's
         reply: int | None = None  # the first thought after the pending error
         for event in self._without_repeated_answer(self._ordered()):
             if event.error is not None:
                 if after_error and reply is not None:  # the reply tried, and failed again
                     steps[reply]["type"] = "error_recovery"
                 steps.append(_error_observation(event.error))
-                after_error, reply = not event.terminal, None
+                after_error, reply, failed = not event.terminal, None, None
             elif event.tool is None:
                 reply = len(steps) if after_error and reply is None else reply
                 steps.append({"type": "thought", "content": bounded(event.text or "")})
             else:
                 tool = event.tool
-                steps.append(_tool_step(tool, recovery=after_error))
-                after_error, reply = False, None
+                alongside = failed is not None and _asked_before(tool, failed)
+                steps.append(_tool_step(tool, recovery=after_error and not alongside))
+                if not alongside:
+                    after_error, reply, failed = False, None, None
                 if tool.error or tool.output is not None:
                     steps.append(_observation(tool))
-                    after_error = bool(tool.error)
+                if tool.error:
+                    after_error, reply, failed = True, None, event
         if self._answer is not None and self.answer_is_step:
             reply = len(steps) if after_error and reply is None else reply
             steps.append({"type": "thought", "content": bounded(self._answer)})
@@ -427,6 +444,21 @@ def _joins(tool: _ToolEvent, flag: _Flag, *, distinct: bool) -> bool:
     if flag == "requested" or distinct:
         return not getattr(tool, flag)
     return True
+
+
+def _asked_before(tool: _ToolEvent, failed: _Event) -> bool:
+    """Whether a call was asked before another call failed: with it, so no answer to it.
+
+    Parallel calls of one model turn are asked together. By time where both have one (the
+    request's time, the failed call's start); by the order they were told where neither has;
+    never when only one has (the two cannot be compared).
+    """
+    if tool.asked_time is not None and failed.at is not None:
+        return tool.asked_time < failed.at
+    if tool.asked_time is not None or failed.at is not None:
+        return False
+    told = _tool(failed).failed_at
+    return tool.asked_at is not None and told is not None and tool.asked_at < told
 
 
 def _tool(event: _Event) -> _ToolEvent:
