@@ -181,6 +181,9 @@ class StepBuilder:
     result's text says whether it failed."""
     call_texts: frozenset[str] = frozenset()
     """The call ids whose assistant turn's text is the call's own step text (a row kp wrote)."""
+    user_errors: bool = False
+    """Whether a user turn after the objective is an error met outside a tool, as a row kp wrote
+    tells one (the environment speaking), not the user asking more."""
     _seen_text: bool = False
     # Indexes of the tool events, so that matching a call costs the same in a trace of 100,000.
     _by_call_id: dict[str, _Event] = field(default_factory=dict)

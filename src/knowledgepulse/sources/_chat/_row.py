@@ -349,6 +349,7 @@ def _convert_row(
         told_once=answer_step is not None,
         failed_calls=frozenset(map(str, failed)) if isinstance(failed, list) else None,
         call_texts=frozenset(map(str, texts)) if isinstance(texts, list) else frozenset(),
+        user_errors=answer_step is not None,
     )
     try:
         told = family.tell(messages, builder)

@@ -94,6 +94,8 @@ def tell(messages: list[Any], builder: StepBuilder) -> _row.Told:
                 objective = text
             elif ran_xml_call:  # the environment answering the call ("OBSERVATION: ...")
                 calls.result(None, text)
+            elif builder.user_errors:  # kp wrote an error met outside a tool as a user turn
+                builder.error(text)
             ran_xml_call = False
         elif role == "assistant":
             answered = _tell_assistant(calls, message, (index,), final=index == last)
