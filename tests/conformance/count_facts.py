@@ -1103,9 +1103,11 @@ def claude_code(path: Path) -> list[Run]:
     but a local one (``/clear``), which ``<local-command-stdout>`` follows, is no turn. Claude
     Code's own words in a user turn (a ``<system-reminder>``, the note that the user interrupted
     the model) are no reply of the user's.
+    The calls of one model turn (one ``message.id``, each block a record of its own) that fail
+    together, before any action (a call rejected, its sibling cancelled: ``Sibling tool call
+    errored``), are one error, which the next action answers.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    runs = []
     first: dict[str, str] = {}  # a 1.0 sidechain record's uuid -> the uuid its chain starts at
     for r in records:
         if isinstance(r, dict) and r.get("isSidechain") and not r.get("agentId"):
@@ -1125,25 +1127,36 @@ def claude_code(path: Path) -> list[Run]:
     ]
     _mark_local_commands(turns)
     sessions = _group([r for r in turns if not r.get("local")], run_of)
-    for session, members in sessions.items():
-        timeline, objective = _Timeline(), None
-        for record in members:
-            content = record.get("message", {}).get("content", [])
-            blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-            for block in blocks:
-                kind = block.get("type")
-                if record["type"] == "user" and kind == "text" and objective is not None:
-                    timeline.user(_said_by_user(block["text"]))
-                if record["type"] == "user" and kind == "text" and objective is None:
-                    objective = _typed(block["text"])
-                if record["type"] == "assistant" and kind == "text":
-                    timeline.text(block["text"])
-                if kind == "tool_use":
-                    timeline.tool(block["name"])
-                if kind == "tool_result" and block.get("is_error"):
+    return [_claude_code_run(members, session) for session, members in sessions.items()]
+
+
+def _claude_code_run(members: list[dict[str, Any]], session: str) -> Run:
+    """One Claude Code run's facts from its user and assistant records, in file order."""
+    timeline, objective = _Timeline(), None
+    turn_of: dict[str, Any] = {}  # a tool_use id -> the model turn (message id) that asked it
+    failed_turn = None  # the turn whose failed calls no action has answered yet
+    for record in members:
+        content = record.get("message", {}).get("content", [])
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        for block in blocks:
+            kind = block.get("type")
+            if record["type"] == "user" and kind == "text" and objective is not None:
+                timeline.user(_said_by_user(block["text"]))
+            if record["type"] == "user" and kind == "text" and objective is None:
+                objective = _typed(block["text"])
+            if record["type"] == "assistant" and kind == "text":
+                timeline.text(block["text"])
+            if kind == "tool_use":
+                timeline.tool(block["name"])
+                turn_of[block["id"]] = record["message"].get("id") or block["id"]
+            if record["type"] == "assistant" and kind in ("text", "tool_use"):
+                failed_turn = None
+            if kind == "tool_result" and block.get("is_error"):
+                turn = turn_of.get(block["tool_use_id"], block["tool_use_id"])
+                if turn != failed_turn:  # calls of one turn that fail together: one error
                     timeline.error()
-        runs.append(timeline.facts(objective, trace_id=session))
-    return runs
+                failed_turn = turn
+    return timeline.facts(objective, trace_id=session)
 
 
 _IDE_REQUEST = "## My request for Codex:"

@@ -195,6 +195,27 @@ def test_a_run_without_an_answer_gets_no_made_up_answer_turn() -> None:
     assert_same_outcome(item.trace, read_back(written))
 
 
+def test_an_error_met_outside_a_tool_reads_back_as_that_error() -> None:
+    """A run that failed before any reply (mini-SWE-agent's first model call raising) is one
+    error: written as the environment's user turn, it reads back as the same trace."""
+    document = trace_json(
+        step_list=[
+            {
+                "step_id": 0,
+                "type": "observation",
+                "content": "the run ended with exit status 'InternalServerError'",
+            }
+        ],
+        success=False,
+    )
+    document["outcome"]["result_summary"] = "failed"
+    trace = ReasoningTrace.model_validate(document)
+    back = read_back(chat_row(trace))
+    assert step_kinds(back) == [("observation", None)]
+    assert back.steps[0].content == trace.steps[0].content
+    assert_same_outcome(trace, back)
+
+
 def test_a_tool_schema_the_trace_keeps_is_the_tools_column() -> None:
     """A step's tool.input_schema is written as the tool's parameters, not the keys seen."""
     schema = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
@@ -357,7 +378,8 @@ def test_conformance_files_read_back_the_same(path: Path) -> None:
         back = read_back(row)
         assert_same_outcome(item.trace, back)
         if len(chat_steps(item.trace)) == len(item.trace.steps):
-            # An observation no call waits for is a user turn: the user speaking, not a step.
+            # An observation no call waits for is a user turn, read back as an error: the
+            # steps around it may be typed otherwise (a retry the source did not call one).
             assert step_kinds(back) == step_kinds(item.trace)
 
 

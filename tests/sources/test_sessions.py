@@ -20,6 +20,7 @@ from knowledgepulse.records.readers import read_records
 from knowledgepulse.sources import convert
 from knowledgepulse.sources._sessions.atif import to_atif
 from knowledgepulse.trace import ReasoningTrace, TraceItem
+from tests.builders import trace_json
 from tests.sources.helpers import convert_file, recognise, source_of
 
 CORPUS = Path(__file__).parents[1] / "conformance" / "files"
@@ -503,6 +504,20 @@ def test_atif_system_steps_are_not_steps_and_feedback_that_reports_an_error_is_o
         "thought",
         "error_recovery",
     ]
+
+
+def test_an_error_met_outside_a_tool_written_as_atif_reads_back_as_that_error() -> None:
+    """A run that failed before any reply (mini-SWE-agent's first model call raising) keeps its
+    one error through kp convert --to atif: a result without a call, read back as an error."""
+    ended = "the run ended with exit status 'InternalServerError'"
+    trace = ReasoningTrace.model_validate(
+        trace_json(step_list=[{"step_id": 0, "type": "observation", "content": ended}])
+    )
+    back = only(list(convert([to_atif(trace)], source="atif"))).trace
+    assert [(step.type, step.content) for step in back.steps] == [("observation", ended)]
+    written_by_harbor = to_atif(trace)
+    del written_by_harbor["extra"]["knowledgepulse"]  # no kp: feedback that says no error
+    assert [i for i in convert([written_by_harbor], source="atif") if isinstance(i, Problem)]
 
 
 def test_an_atif_step_of_an_unknown_source_is_left_out_with_a_warning() -> None:

@@ -142,6 +142,31 @@ def test_the_next_turns_request_recovers_even_told_right_after_the_last() -> Non
     assert kinds(builder.steps()) == ["tool_call", "observation", "error_recovery", "observation"]
 
 
+def test_a_call_asked_alongside_a_failed_one_is_no_recovery_of_it() -> None:
+    """Two calls of one model turn (Claude Code's Bash and Glob, the user rejecting both): the
+    second was asked before the first failed, so it recovers nothing; the next action does."""
+    builder = StepBuilder()
+    builder.tool_request("Bash", {"command": "mix phx.server"}, call_id="a")
+    builder.tool_request("Glob", {"pattern": "mix.exs"}, call_id="b")
+    builder.tool_result("Bash", error="The user doesn't want to proceed", call_id="a")
+    builder.tool_result("Glob", output="mix.exs", call_id="b")
+    assert kinds(builder.steps()) == ["tool_call", "observation", "tool_call", "observation"]
+    builder.thought("Then I will not run it.")
+    assert kinds(builder.steps())[-1] == "error_recovery"
+
+
+def test_a_failure_told_again_later_keeps_the_recovery_asked_after_it() -> None:
+    """A failed result each later model call is given again does not make the call that
+    answered it look asked before it."""
+    builder = StepBuilder()
+    builder.tool_request("get", call_id="a")
+    builder.tool_result("get", error="Error: no such city", call_id="a")
+    builder.tool_request("get", call_id="b")
+    builder.tool_result("get", error="Error: no such city", call_id="a")
+    builder.tool_result("get", output="Paris", call_id="b")
+    assert kinds(builder.steps()) == ["tool_call", "observation", "error_recovery", "observation"]
+
+
 def test_requests_merge_with_executions_by_call_id_whatever_the_order() -> None:
     """A request and its execution are one tool_call; different ids never merge."""
     builder = StepBuilder()
@@ -397,4 +422,22 @@ def test_a_result_naming_neither_tool_nor_call_answers_the_oldest_call_still_wai
         ("observation", "hello"),
         ("tool_call", "bye"),
         ("observation", "bye"),
+    ]
+
+
+def test_timed_calls_asked_by_one_model_call_recover_nothing_of_each_other() -> None:
+    """Spans: the model call at 1.0 asks for both; the first fails at 1.1, the second starts at
+    1.2 but was asked at 1.0, before the failure; the next model call's reply recovers."""
+    builder = StepBuilder()
+    builder.tool_request("get", call_id="a", at=1.0)
+    builder.tool_request("get", call_id="b", at=1.0)
+    builder.tool_result("get", error="Error: no such city", call_id="a", at=1.1)
+    builder.tool_result("get", output="Paris", call_id="b", at=1.2)
+    builder.thought("One city was not found.", at=2.0)
+    assert kinds(builder.steps()) == [
+        "tool_call",
+        "observation",
+        "tool_call",
+        "observation",
+        "error_recovery",
     ]

@@ -77,7 +77,8 @@ def chat_row(
             column lists them as given, then any other tool the trace calls.
 
     An observation no call waits for (an error met outside a tool) is a ``user`` turn, as the
-    environment speaking; a tool call with no tool named is assistant text.
+    environment speaking, which reads back as that error; a tool call with no tool named is
+    assistant text.
     """
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     messages.append({"role": "user", "content": trace.task.objective})

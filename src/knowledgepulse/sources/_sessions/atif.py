@@ -10,7 +10,8 @@ message of the last agent step that calls no tool the final answer; a step whose
 of these is left out with a warning that names it; each tool call is a
 ``tool_call`` joined with the result that names it (a result that names no call answers the
 step's calls in order). A result that answers no call is environment feedback: an evident
-error when it says so (``Error...``, as tool results are read), else left out. Without a user
+error when it says so (``Error...``, as tool results are read), or in a trajectory kp wrote
+(:func:`to_atif` writes an error met outside a tool so), else left out. Without a user
 step there is no objective: the envelope's placeholder stands in, as for the other sessions.
 
 ATIF records no outcome, so success is whether the trajectory ends on the agent's turn with its
@@ -78,6 +79,8 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         (n for n, step in enumerate(steps) if step.get("source") == "agent"), default=-1
     )
     warnings: list[str] = []
+    extra = document.get("extra")
+    kp_wrote = isinstance(extra, Mapping) and isinstance(extra.get("knowledgepulse"), Mapping)
     for number, step in enumerate(steps):
         if step.get("source") not in SOURCES:
             warnings.append(_unknown_source(number, step))
@@ -88,7 +91,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         if step.get("source") == "user" and objective is None:
             objective = text
         if step.get("source") == "agent":
-            _tell_agent(builder, step, text, at, final=number == last_agent)
+            _tell_agent(builder, step, text, at, final=number == last_agent, kp_wrote=kp_wrote)
     agent = document.get("agent")
     name = agent.get("name") if isinstance(agent, Mapping) else None
     name = name if isinstance(name, str) and name.strip() else None
@@ -104,7 +107,7 @@ def _convert(record: Record, options: TraceOptions) -> TraceItem:
         result_summary=builder.final_answer,
         agent_id=name,
         framework=name,
-        metadata=document.get("extra") if isinstance(document.get("extra"), Mapping) else None,
+        metadata=extra if isinstance(extra, Mapping) else None,
         warnings=tuple(warnings),
         source_extra={"schema_version": document["schema_version"]},
         content_hint=CONTENT_HINT,
@@ -119,7 +122,13 @@ def _tell_agent(
     at: datetime | None,
     *,
     final: bool,
+    kp_wrote: bool = False,
 ) -> None:
+    """Tell an agent step: its thoughts, calls and results.
+
+    ``kp_wrote``: :func:`to_atif` wrote the trajectory, so a result that answers no call is the
+    error the run reported.
+    """
     reasoning = step.get("reasoning_content")
     builder.thought(reasoning if isinstance(reasoning, str) else None, at=at)
     calls = [call for call in step.get("tool_calls") or () if _is_call(call)]
@@ -149,8 +158,9 @@ def _tell_agent(
             builder.tool_result(
                 call["function_name"], output=output, call_id=call["tool_call_id"], at=at
             )
-        else:  # feedback that answers no call: an error only when it says so
-            builder.error(error_text(as_text(output)) if output is not None else None, at=at)
+        else:  # feedback that answers no call: an error when it says so, or kp wrote it one
+            told = as_text(output) if output is not None else None
+            builder.error(told if kp_wrote else error_text(told), at=at)
 
 
 def _unknown_source(number: int, step: Mapping[str, Any]) -> str:
