@@ -142,19 +142,6 @@ def test_the_next_turns_request_recovers_even_told_right_after_the_last() -> Non
     assert kinds(builder.steps()) == ["tool_call", "observation", "error_recovery", "observation"]
 
 
-def test_a_call_asked_alongside_a_failed_one_is_no_recovery_of_it() -> None:
-    """Two calls of one model turn (Claude Code's Bash and Glob, the user rejecting both): the
-    second was asked before the first failed, so it recovers nothing; the next action does."""
-    builder = StepBuilder()
-    builder.tool_request("Bash", {"command": "mix phx.server"}, call_id="a")
-    builder.tool_request("Glob", {"pattern": "mix.exs"}, call_id="b")
-    builder.tool_result("Bash", error="The user doesn't want to proceed", call_id="a")
-    builder.tool_result("Glob", output="mix.exs", call_id="b")
-    assert kinds(builder.steps()) == ["tool_call", "observation", "tool_call", "observation"]
-    builder.thought("Then I will not run it.")
-    assert kinds(builder.steps())[-1] == "error_recovery"
-
-
 def test_a_failure_told_again_later_keeps_the_recovery_asked_after_it() -> None:
     """A failed result each later model call is given again does not make the call that
     answered it look asked before it."""
