@@ -6,6 +6,8 @@ import io
 import json
 import xml.etree.ElementTree as ET
 
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
 
 from knowledgepulse.evals import evaluate
@@ -18,8 +20,10 @@ from knowledgepulse.evals.tasks import TaskInput
 from knowledgepulse.records import Location
 from knowledgepulse.reports.compare import case_detail, comparison_to_json
 from knowledgepulse.reports.evals import (
+    MARKDOWN_OUTPUT_LIMIT,
     OUTPUT_LIMIT,
     failing_case,
+    shown_value,
     to_json,
     to_markdown,
 )
@@ -86,11 +90,11 @@ def test_every_view_shows_a_failing_cases_output_beside_the_expected_one() -> No
 
 
 def test_a_long_output_is_cut_in_the_views_saying_how_much_and_kept_whole_in_json() -> None:
-    """A 6,000-character answer: views show OUTPUT_LIMIT characters and the count of the rest."""
+    """A 6,000-character answer: views show their limit's worth and the count of the rest."""
     run = answered("x" * 6000)
-    rest = len("<b>beta</b>") + 6000 - OUTPUT_LIMIT
-    said = f"… ({rest:,} more characters)"
-    assert said in to_markdown(run)
+    answer = len("<b>beta</b>") + 6000
+    said = f"… ({answer - OUTPUT_LIMIT:,} more characters)"
+    assert f"… ({answer - MARKDOWN_OUTPUT_LIMIT:,} more characters)" in to_markdown(run)
     assert said in to_html(run)
     assert said in to_junit(run)
     assert said in " ".join(failure_message(run.cases[1]).split())  # wrapped at 100 columns
@@ -149,3 +153,27 @@ def test_a_scorer_error_heads_the_case_instead_of_a_weighted_score() -> None:
     for view in (console_text(result), to_markdown(run), to_html(run), failure_message(result)):
         assert "weighted 1.000" not in view
         assert "citations gave no score: raised KeyError" in view
+
+
+def test_a_repeated_case_shows_its_first_failing_runs_output() -> None:
+    """Run 1 passes, run 2 fails: the case shows run 2's answer, each run's is in the JSON."""
+
+    def task(given: TaskInput) -> str:
+        return "alpha" if given.run == 0 else "no match"
+
+    run = evaluate(task, [CASES[0]], SUITE, cache_dir=None, repeat=2)
+    assert "output (run 2):\n\n```\nno match\n```" in to_markdown(run)
+    runs = json.loads(to_json(run))["cases"][0]["runs"]
+    assert [each["output"] for each in runs] == ["alpha", "no match"]
+
+
+@given(text=st.text(max_size=60), limit=st.integers(1, 40))
+def test_a_shown_value_is_whole_or_its_first_characters_and_the_count_of_the_rest(
+    text: str, limit: int
+) -> None:
+    """Cut or not, nothing is lost silently: what is left out is counted."""
+    shown = shown_value(text, limit)
+    if len(text) <= limit:
+        assert shown == text
+    else:
+        assert shown == f"{text[:limit]}… ({len(text) - limit:,} more characters)"

@@ -31,6 +31,9 @@ host accepts (GitHub: 65,536 characters); the JSON report has every case."""
 OUTPUT_LIMIT = 2000
 """The most characters of a failing case's output (and of its expectation) a view shows; the
 rest is said as ``… (12,345 more characters)``. The JSON report keeps them whole."""
+MARKDOWN_OUTPUT_LIMIT = 500
+"""The same for Markdown: its :data:`MARKDOWN_ROWS` failing cases, each with an output and an
+expectation, stay within what a pull-request comment holds (50 · 2 · 500 = 50,000 characters)."""
 _BACKTICKS = re.compile("`+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$])")
@@ -169,7 +172,7 @@ def shown_value(value: JsonValue, limit: int = OUTPUT_LIMIT) -> str:
     return f"{whole[:limit]}… ({len(whole) - limit:,} more characters)"
 
 
-def answer_lines(result: CaseResult) -> list[tuple[str, str]]:
+def answer_lines(result: CaseResult, limit: int = OUTPUT_LIMIT) -> list[tuple[str, str]]:
     """``("output", text)`` and ``("expected", text)`` for a failing case, as views show them.
 
     A repeated case shows its first failing run's output (``output (run 2)``); a case whose task
@@ -180,9 +183,9 @@ def answer_lines(result: CaseResult) -> list[tuple[str, str]]:
         index, run = next(((i, r) for i, r in enumerate(result.runs) if not r.passed), (0, None))
         output = None if run is None else run.output
         label = f"output (run {index + 1})"
-    shown = [] if output is None else [(label, shown_value(output))]
+    shown = [] if output is None else [(label, shown_value(output, limit))]
     if result.expected is not None:
-        shown.append(("expected", shown_value(result.expected)))
+        shown.append(("expected", shown_value(result.expected, limit)))
     return shown
 
 
@@ -496,7 +499,7 @@ def _markdown_case(result: CaseResult) -> list[str]:
         lines.extend(f"  - {escape(hint)}" for hint in outcome.diagnosis)
     if result.repeat is not None and (shown := passed_scores(result)):
         lines.append(f"- passed: {escape(shown)}")
-    for label, value in answer_lines(result):
+    for label, value in answer_lines(result, MARKDOWN_OUTPUT_LIMIT):
         fence = "`" * max(3, _longest_backticks(value) + 1)  # a fence the text cannot close
         lines += ["", f"{label}:", "", fence, printable(value), fence]
     return lines
