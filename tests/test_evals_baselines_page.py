@@ -76,3 +76,22 @@ def test_the_recipe_records_a_baseline_then_gates_a_pull_request_on_it(
     assert (tmp_path / "new.json").is_file()
     summary = (tmp_path / "summary.md").read_text("utf-8")
     assert "0 regressions" in summary, summary
+
+
+def test_the_from_python_block_compares_a_run_with_a_baseline_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "From Python": on a copy of examples/evals with a baseline of the same run, the block
+    prints no regression, the comparison as Markdown, and writes report.html."""
+    (block,) = re.findall(
+        r"^```python\n(.*?)^```", PAGE.partition("## From Python")[2], re.S | re.M
+    )[:1]
+    shutil.copytree(REPO / "examples" / "evals", tmp_path / "examples" / "evals")
+    monkeypatch.chdir(tmp_path)
+    suite, cases = "examples/evals/suite.yaml", "examples/evals/cases.jsonl"
+    assert main(["eval", cases, "--suite", suite, "-f", "json", "-o", "baseline.json"]) in (0, 1)
+    capsys.readouterr()
+    exec(compile(block, "evals-baselines.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert printed.startswith("0 []\n## Comparison: ")
+    assert (tmp_path / "report.html").read_text("utf-8").startswith("<!DOCTYPE html>")

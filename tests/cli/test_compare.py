@@ -72,7 +72,10 @@ def test_compare_reports_the_regression_in_each_format(
     assert kp("compare", baseline, str(new), "-o", str(markdown)).code == 4
     text = markdown.read_text(encoding="utf-8")
     assert text.startswith("## Comparison: bulk-edit")
-    assert "| multi-page-rename | response-time 1.000 → 0.200 (-0.800), pass → fail |" in text
+    assert (
+        "| multi-page-rename | response-time 1.000 → 0.200 (-0.800), pass → fail; output changed |"
+        in text
+    )
     document: dict[str, Any] = json.loads(kp("compare", baseline, str(new), "-f", "json").out)
     assert document["summary"]["regressions"] == 1
 

@@ -94,3 +94,11 @@ def test_diagnosis_is_empty_within_the_limit() -> None:
     """Fast enough: nothing to say."""
     case = make_case(PAGES, duration_ms=10)
     assert diagnose("response-time", case, max_acceptable_ms=2000) == []
+
+
+def test_the_diagnosis_names_the_suite_parameter_as_the_yaml_spells_it() -> None:
+    """A user writes max_acceptable_ms in the suite: the hint names that, not maxAcceptableMs."""
+    from knowledgepulse.evals.scorers.response_time import ResponseTime
+
+    assert "max_acceptable_ms" in ResponseTime.diagnosis_check
+    assert "maxAcceptableMs" not in ResponseTime.diagnosis_check

@@ -43,7 +43,9 @@ def test_a_failing_case_raises_with_each_failing_scorer_and_its_diagnosis() -> N
     assert first == "1 scorer below threshold: content-quality 0.000 < 0.800"
     assert rest[0] == "FAIL rename  cases.yaml:7  weighted 0.800"
     assert any("Pattern 'Basket' not found in content: 'Your Cart'" in line for line in rest)
-    assert rest[-1].strip().startswith("✓ operation-accuracy 1.000")
+    assert any(line.strip().startswith("✓ operation-accuracy 1.000") for line in rest)
+    assert "  output:" in rest
+    assert "  expected:" in rest
 
 
 def test_a_run_raises_with_its_summary_every_failing_case_and_the_lost_files() -> None:

@@ -129,7 +129,8 @@ def test_markdown_shows_regressions_as_a_table_and_folds_the_rest() -> None:
     regressions = text.index("### Regressions (1)")
     first_fold = text.index("<details>")
     assert regressions < first_fold
-    assert "| worse | response-time 1.000 → 0.100 (-0.900), pass → fail |" in text
+    # Its answer's durationMs changed too.
+    assert "| worse | response-time 1.000 → 0.100 (-0.900), pass → fail; output changed |" in text
     for summary in ("Improvements (1)", "Added cases (1)", "Removed cases (1)", "Scorers"):
         assert f"<details>\n<summary>{summary}</summary>\n\n" in text
     assert text.count("<details>") == text.count("</details>") == 5

@@ -125,7 +125,9 @@ def test_a_scorer_without_a_score_is_not_called_below_its_threshold() -> None:
         "citations", "citations", None, 1.0, 1.0, ScoreResult.failed("the scorer raised KeyError")
     )
     case = CaseResult("c", Location("cases.jsonl", 1, 0), (outcome,))
-    assert failure_message(case).splitlines()[0] == "1 scorer without a score: citations"
+    assert failure_message(case).splitlines()[0] == (
+        "1 scorer without a score: citations (the scorer raised KeyError)"
+    )
 
 
 def test_a_case_id_used_twice_is_two_junit_testcases_named_as_pytest_names_them() -> None:

@@ -53,7 +53,8 @@ class CaseComparison:
     """One case, base against new (``None`` on the side it was added to or removed from).
 
     ``occurrence`` counts the cases with its id so far in its run; ``scores`` are those of the
-    scorers both suites have, in the new suite's order.
+    scorers both suites have, in the new suite's order. ``output_changed``: both reports kept the
+    case's output (older ones did not) and it differs.
     """
 
     case_id: str
@@ -63,6 +64,7 @@ class CaseComparison:
     new: ReportCase | None
     scores: tuple[ScoreDelta, ...]
     weighted_delta: float | None
+    output_changed: bool = False
 
     @property
     def label(self) -> str:
@@ -232,7 +234,8 @@ def _compare_case(
         change = "changed"
     else:
         change = "unchanged"
-    return CaseComparison(*key, change, base, new, scores, weighted)
+    output_changed = None not in (base.output, new.output) and base.output != new.output
+    return CaseComparison(*key, change, base, new, scores, weighted, output_changed)
 
 
 def _compare_score(

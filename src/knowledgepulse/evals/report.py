@@ -13,7 +13,7 @@ import operator
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field, JsonValue, ValidationError
 
 from knowledgepulse.errors import ReportFileError
 from knowledgepulse.evals.results import (
@@ -149,7 +149,9 @@ class ReportCase(ReportModel):
 
     ``error`` holds a malformed case's problems (``None`` for a valid case). A case a task
     answered has ``duration_ms`` and ``task``; a repeated one the means over its ``runs`` and
-    their ``repeat`` statistics, and no ``task``.
+    their ``repeat`` statistics, and no ``task``. ``output`` is what was scored (a task's
+    answer, or the case's ``actual``) and ``expected`` the case's expectation, both in full (a
+    repeated case's outputs are in its ``runs``); an older report, without them, reads ``None``.
     """
 
     id: str | None
@@ -164,6 +166,8 @@ class ReportCase(ReportModel):
     task: ReportTask | None = Field(default=None, exclude_if=absent)
     repeat: RepeatStats | None = Field(default=None, exclude_if=absent)
     runs: list[ReportCase] = Field(default_factory=list, exclude_if=operator.not_)
+    output: JsonValue = Field(default=None, exclude_if=absent)
+    expected: JsonValue = Field(default=None, exclude_if=absent)
 
     @property
     def malformed(self) -> bool:
@@ -186,6 +190,8 @@ class ReportCase(ReportModel):
             task=ReportTask.of(result.task) if result.task is not None else None,
             repeat=result.repeat,
             runs=[cls.of(run) for run in result.runs],
+            output=result.output,
+            expected=result.expected,
         )
 
 

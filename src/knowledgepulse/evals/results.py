@@ -13,7 +13,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from knowledgepulse.evals.scorer import ScoreResult
 from knowledgepulse.evals.suite import Suite, scorer_label
@@ -74,7 +74,9 @@ class CaseResult:
 
     ``duration_ms``: the task's time (the runs' mean when repeated); ``task``: how its call went
     (``None`` for recorded outputs and repeated cases); a repeated case's ``outcomes`` hold the
-    means over ``runs``, each run's own result, summed up in ``repeat``.
+    means over ``runs``, each run's own result, summed up in ``repeat``. ``output`` is what was
+    scored (the task's answer, or the case's ``actual``; ``None`` for a repeated case, whose runs
+    hold theirs), ``expected`` the case's expectation: reports show them beside a failure.
     """
 
     case_id: str | None
@@ -87,6 +89,8 @@ class CaseResult:
     task: TaskRecord | None = None
     repeat: RepeatStats | None = None
     runs: tuple[CaseResult, ...] = ()
+    output: JsonValue = None
+    expected: JsonValue = None
 
     @property
     def malformed(self) -> bool:

@@ -136,7 +136,14 @@ def score_context(
             result = _scored(entry, context, timeout)
         outcomes.append(_outcome(entry, result))
     case = context.case
-    return CaseResult(case.id, location, tuple(outcomes), description=case.description)
+    return CaseResult(
+        case.id,
+        location,
+        tuple(outcomes),
+        description=case.description,
+        output=case.actual,
+        expected=case.expected,
+    )
 
 
 def _scored(entry: SuiteScorer, context: CaseContext, timeout: float | None) -> ScoreResult:
@@ -181,7 +188,14 @@ def task_failed(suite: Suite, case: Case, location: Location, record: TaskRecord
     )
     result = ScoreResult.failed(f"no output to score: the task raised {record.error}{hint}")
     outcomes = tuple(_outcome(entry, result) for entry in suite.scorers)
-    return CaseResult(case.id, location, outcomes, description=case.description, task=record)
+    return CaseResult(
+        case.id,
+        location,
+        outcomes,
+        description=case.description,
+        task=record,
+        expected=case.expected,
+    )
 
 
 def combine_runs(suite: Suite, runs: Sequence[CaseResult]) -> CaseResult:
@@ -225,6 +239,7 @@ def combine_runs(suite: Suite, runs: Sequence[CaseResult]) -> CaseResult:
         duration_ms=statistics.fmean(durations) if durations else None,
         repeat=RepeatStats.of(len(runs), sum(run.passed for run in runs), per_scorer),
         runs=tuple(runs),
+        expected=first.expected,
     )
 
 

@@ -93,6 +93,8 @@ def case_detail(case: CaseComparison) -> str:
         return "now malformed" if case.new.malformed else "no longer malformed"
     changes = [score_change(score) for score in case.changed_scores]
     changes += _one_sided_failures(case) if case.change != "changed" else _one_sided(case)
+    if case.output_changed:
+        changes.append("output changed")
     if not changes and case.change == "changed":
         # The shared scores held and no scorer came or went: only the weights can have moved it.
         return "scores held; the weighted score moved with the suite's weights"
@@ -328,6 +330,7 @@ def _case_dict(case: CaseComparison) -> dict[str, Any]:
         "base": _side(case.base),
         "new": _side(case.new),
         "weighted_delta": case.weighted_delta,
+        "output_changed": case.output_changed,
         "scores": [
             {
                 "scorer": score.key,

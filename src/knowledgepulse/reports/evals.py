@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from pydantic import JsonValue
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.table import Table
@@ -27,6 +28,13 @@ DASH = "—"
 MARKDOWN_ROWS = 50
 """The most cases one Markdown section lists, so a pull-request comment stays within what a code
 host accepts (GitHub: 65,536 characters); the JSON report has every case."""
+OUTPUT_LIMIT = 2000
+"""The most characters of a failing case's output (and of its expectation) a view shows; the
+rest is said as ``… (12,345 more characters)``. The JSON report keeps them whole."""
+MARKDOWN_OUTPUT_LIMIT = 500
+"""The same for Markdown: its :data:`MARKDOWN_ROWS` failing cases, each with an output and an
+expectation, stay within what a pull-request comment holds (50 · 2 · 500 = 50,000 characters)."""
+_BACKTICKS = re.compile("`+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#~$])")
 
@@ -125,7 +133,7 @@ def failure_headline(result: CaseResult) -> str | None:
     if (reason := task_failure(result)) is not None:
         return reason
     below = [o for o in result.failing if o.score is not None]
-    unscored = [o.key for o in result.failing if o.score is None]
+    unscored = [f"{o.key} ({short(o.error or '', 80)})" for o in result.failing if o.score is None]
     parts = []
     if below:
         shown = []
@@ -136,6 +144,49 @@ def failure_headline(result: CaseResult) -> str | None:
     if unscored:
         parts.append(f"{counted(len(unscored), 'scorer')} without a score: {', '.join(unscored)}")
     return "; ".join(parts) or None
+
+
+def verdict_figure(result: CaseResult) -> str:
+    """What a case's heading says beside its verdict, the same in every view.
+
+    ``weighted 0.712``; but a scorer that gave no score is left out of that mean, so a case
+    failing on one reads ``accuracy: no score: the scorer raised ...`` (cut to one short line)
+    instead of a figure that hides why.
+    """
+    if task_failure(result) is not None:  # the reason itself is the case's first line
+        return "no output"
+    if errored := [o for o in result.outcomes if o.score is None]:
+        others = f" (and {counted(len(errored) - 1, 'other')})" if len(errored) > 1 else ""
+        return short(f"{errored[0].key} gave no score{others}: {errored[0].error}", 160)
+    return f"weighted {number(result.weighted_score)}"
+
+
+def shown_value(value: JsonValue, limit: int = OUTPUT_LIMIT) -> str:
+    """An output or expectation for people: a text as it is, other JSON indented; cut to ``limit``.
+
+    A cut value ends ``… (12,345 more characters)``.
+    """
+    whole = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
+    if len(whole) <= limit:
+        return whole
+    return f"{whole[:limit]}… ({len(whole) - limit:,} more characters)"
+
+
+def answer_lines(result: CaseResult, limit: int = OUTPUT_LIMIT) -> list[tuple[str, str]]:
+    """``("output", text)`` and ``("expected", text)`` for a failing case, as views show them.
+
+    A repeated case shows its first failing run's output (``output (run 2)``); a case whose task
+    gave no output, or that has no expectation, has no such line.
+    """
+    label, output = "output", result.output
+    if result.runs:
+        index, run = next(((i, r) for i, r in enumerate(result.runs) if not r.passed), (0, None))
+        output = None if run is None else run.output
+        label = f"output (run {index + 1})"
+    shown = [] if output is None else [(label, shown_value(output, limit))]
+    if result.expected is not None:
+        shown.append(("expected", shown_value(result.expected, limit)))
+    return shown
 
 
 def task_failure(result: CaseResult) -> str | None:
@@ -253,7 +304,7 @@ def _case_head(label: str, style: str, result: CaseResult) -> Text:
     head.append(short(result.case_id) if result.case_id is not None else "(no id)", "bold")
     head.append(f"  {printable(str(result.location))}", style="dim")
     if not result.malformed:
-        head.append(f"  weighted {number(result.weighted_score)}")
+        head.append(f"  {verdict_figure(result)}")
     if result.duration_ms is not None:
         head.append(f"  {duration(result.duration_ms)}", style="dim")
     return head
@@ -280,6 +331,9 @@ def failing_case(result: CaseResult) -> list[RenderableType]:
         )
     if scores := passed_scores(result):
         lines.append(_indented(Text(f"✓ {printable(scores)}", style="dim"), 2))
+    for label, shown in answer_lines(result):
+        lines.append(_indented(Text(f"{label}:", style="bold"), 2))
+        lines.append(_indented(Text(printable(shown)), 4))
     return lines
 
 
@@ -432,7 +486,7 @@ def _markdown_case(result: CaseResult) -> list[str]:
     took = f", {duration(result.duration_ms)}" if result.duration_ms is not None else ""
     lines = [
         f"#### {code(result.case_id or '')} ({code(str(result.location))}), "
-        f"weighted {number(result.weighted_score)}{took}",
+        f"{escape(verdict_figure(result))}{took}",
         "",
     ]
     if (reason := task_failure(result)) is not None:
@@ -445,7 +499,14 @@ def _markdown_case(result: CaseResult) -> list[str]:
         lines.extend(f"  - {escape(hint)}" for hint in outcome.diagnosis)
     if result.repeat is not None and (shown := passed_scores(result)):
         lines.append(f"- passed: {escape(shown)}")
+    for label, value in answer_lines(result, MARKDOWN_OUTPUT_LIMIT):
+        fence = "`" * max(3, _longest_backticks(value) + 1)  # a fence the text cannot close
+        lines += ["", f"{label}:", "", fence, printable(value), fence]
     return lines
+
+
+def _longest_backticks(text: str) -> int:
+    return max((len(run) for run in _BACKTICKS.findall(text)), default=0)
 
 
 def suite_to_markdown(suite: Suite) -> str:

@@ -25,6 +25,7 @@ from knowledgepulse.reports.compare import (
 from knowledgepulse.reports.evals import (
     DASH,
     SCORER_COLUMNS,
+    answer_lines,
     apart,
     duration,
     number,
@@ -35,6 +36,7 @@ from knowledgepulse.reports.evals import (
     scorer_cells,
     summary_line,
     task_failure,
+    verdict_figure,
     workflow_lines,
 )
 from knowledgepulse.reports.html import bullets, histogram, page, table, text
@@ -159,7 +161,7 @@ def _failing(run: EvalRun) -> str:
 def _failing_case(index: int, result: CaseResult) -> str:
     name = text(result.case_id) if result.case_id is not None else "(no id)"
     css, label = ("case malformed", "MALFORMED") if result.malformed else ("case", "FAIL")
-    weighted = "" if result.malformed else f", weighted {number(result.weighted_score)}"
+    weighted = "" if result.malformed else f", {text(verdict_figure(result))}"
     took = f", {duration(result.duration_ms)}" if result.duration_ms is not None else ""
     parts = [
         f"<section class='{css}' id='case-{index}'>",
@@ -183,6 +185,8 @@ def _failing_case(index: int, result: CaseResult) -> str:
             parts.append(input_output_diff(outcome.result.details))
     if passed := passed_scores(result):
         parts.append(f"<p class='where'>passed: {text(passed)}</p>")
+    for label, shown in answer_lines(result):
+        parts.append(f"<h4>{text(label)}</h4><pre class='diff answer'>{text(shown)}</pre>")
     parts.append("</section>")
     return "\n".join(parts)
 

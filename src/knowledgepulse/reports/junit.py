@@ -17,6 +17,7 @@ from knowledgepulse.evals.compare import Gate
 from knowledgepulse.evals.results import CaseResult, EvalRun
 from knowledgepulse.records import Problem
 from knowledgepulse.reports.evals import (
+    answer_lines,
     failure_headline,
     number,
     outcome_line,
@@ -152,5 +153,7 @@ def _verdict(result: CaseResult, case_id: str) -> tuple[str, str, str, str] | No
     for outcome in failing:
         lines.append(f"{outcome.label}: {outcome_line(outcome)}")
         lines.extend(f"  {hint}" for hint in outcome.diagnosis)
+    for label, shown in answer_lines(result):
+        lines += [f"{label}:", *(f"  {line}" for line in shown.splitlines())]
     # The message is what pytest's -rf shows for the same case under the plugin.
     return "failure", failure_headline(result) or "", "BelowThreshold", "\n".join(lines)

@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypedDict, Unpack
 
+from pydantic import JsonValue
+
 from knowledgepulse._util.settings import one_of, wrong_setting
 from knowledgepulse.errors import (
     NO_VALUE,
@@ -492,7 +494,8 @@ def secret_free_result(result: CaseResult) -> CaseResult:
     """A case's result with any secret in its messages redacted.
 
     Its problems and warnings (the suite fits a case, and a task's output, again), its task's
-    error and its scorers' errors (a task's exception may quote a key: ``?api_key=...``).
+    error and its scorers' errors (a task's exception may quote a key: ``?api_key=...``), and
+    its output and expectation (a workflow may echo a key it was given), every text in them.
     """
     task = result.task
     if task is not None and task.error_message:
@@ -510,6 +513,8 @@ def secret_free_result(result: CaseResult) -> CaseResult:
         warnings=tuple(map(secret_free, result.warnings)),
         runs=tuple(map(secret_free_result, result.runs)),
         task=task,
+        output=_secret_free_json(result.output),
+        expected=_secret_free_json(result.expected),
     )
 
 
@@ -517,6 +522,17 @@ def _secret_free_text(text: str) -> str:
     from knowledgepulse.redact import clean_text  # noqa: PLC0415 - the rules load here
 
     return clean_text(text, "private").text
+
+
+def _secret_free_json(value: JsonValue) -> JsonValue:
+    # Every text in a JSON value, keys too (a workflow may answer {"sk-...": ...}).
+    if isinstance(value, str):
+        return _secret_free_text(value)
+    if isinstance(value, list):
+        return [_secret_free_json(item) for item in value]
+    if isinstance(value, dict):
+        return {_secret_free_text(k): _secret_free_json(v) for k, v in value.items()}
+    return value
 
 
 def _secret_free_run(run: EvalRun) -> EvalRun:

@@ -41,7 +41,7 @@ class ResponseTime(Scorer):
     """Whether the workflow answered within ``max_acceptable_ms``."""
 
     default_threshold = 1.0
-    diagnosis_check = "check responseTimeMs against maxAcceptableMs"
+    diagnosis_check = "check the answer's durationMs against max_acceptable_ms (a suite parameter)"
     Params: ClassVar[type[BaseModel]] = ResponseTimeParams
     params: ResponseTimeParams
 

@@ -1,0 +1,179 @@
+"""Every view shows what a failing case's workflow answered beside what was expected."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.console import Console
+
+from knowledgepulse.evals import evaluate
+from knowledgepulse.evals.compare import compare_runs
+from knowledgepulse.evals.report import EvalReport, parse_report
+from knowledgepulse.evals.results import CaseResult, EvalRun, ScorerOutcome
+from knowledgepulse.evals.runner import run_suite, summarize
+from knowledgepulse.evals.scorer import ScoreResult
+from knowledgepulse.evals.tasks import TaskInput
+from knowledgepulse.records import Location
+from knowledgepulse.reports.compare import case_detail, comparison_to_json
+from knowledgepulse.reports.evals import (
+    MARKDOWN_OUTPUT_LIMIT,
+    OUTPUT_LIMIT,
+    failing_case,
+    shown_value,
+    to_json,
+    to_markdown,
+)
+from knowledgepulse.reports.evals_html import to_html
+from knowledgepulse.reports.junit import to_junit
+from knowledgepulse.runs.evaluation import secret_free_result
+from knowledgepulse.testing import failure_message
+from tests.evals.builders import make_suite
+from tests.evals.test_evaluate import text_case
+
+SUITE = make_suite({"type": "content-quality", "threshold": 0.9})
+CASES = [text_case("good", "alpha", "alpha"), text_case("bad", "<b>beta</b>", "alpha")]
+
+
+def answered(answer: str = "") -> EvalRun:
+    """The two cases answered by a task that echoes its input (plus ``answer``)."""
+
+    def task(given: TaskInput) -> str:
+        return str(given.input) + answer
+
+    return evaluate(task, CASES, SUITE, cache_dir=None)
+
+
+def console_text(result: CaseResult) -> str:
+    buffer = io.StringIO()
+    Console(file=buffer, width=100, color_system=None).print(*failing_case(result))
+    return buffer.getvalue()
+
+
+def test_the_json_report_keeps_each_cases_output_and_expected_and_reads_them_back() -> None:
+    """The task's answer and the expectation are in the JSON report and load as they were."""
+    run = answered()
+    report = parse_report(json.loads(to_json(run)), "r.json")
+    assert [case.output for case in report.cases] == ["alpha", "<b>beta</b>"]
+    assert report.cases[1].expected == {"contentPatterns": ["alpha"]}
+    assert report == EvalReport.of(run, "r.json")
+
+
+def test_a_report_written_before_outputs_were_kept_still_loads() -> None:
+    """An older report has no output or expected field: it reads them as None."""
+    document = json.loads(to_json(answered()))
+    for case in document["cases"]:
+        del case["output"], case["expected"]
+    report = parse_report(document, "old.json")
+    assert [case.output for case in report.cases] == [None, None]
+
+
+def test_every_view_shows_a_failing_cases_output_beside_the_expected_one() -> None:
+    """Markdown, HTML (escaped), JUnit, pytest: the failing case's answer, not a passing one's."""
+    run = answered()
+    bad = run.cases[1]
+    markdown = to_markdown(run)
+    assert "output:\n\n```\n<b>beta</b>\n```" in markdown
+    assert '"contentPatterns"' in markdown
+    page = to_html(run)
+    assert "&lt;b&gt;beta&lt;/b&gt;" in page
+    assert "<b>beta</b>" not in page
+    failure = ET.fromstring(to_junit(run)).find(".//testcase/failure")
+    assert failure is not None
+    assert "output:\n  <b>beta</b>" in (failure.text or "")
+    assert "<b>beta</b>" in failure_message(bad)
+    assert "output:" in console_text(bad)
+    assert "alpha\n```" not in markdown  # the passing case's answer is not shown
+
+
+def test_a_long_output_is_cut_in_the_views_saying_how_much_and_kept_whole_in_json() -> None:
+    """A 6,000-character answer: views show their limit's worth and the count of the rest."""
+    run = answered("x" * 6000)
+    answer = len("<b>beta</b>") + 6000
+    said = f"… ({answer - OUTPUT_LIMIT:,} more characters)"
+    assert f"… ({answer - MARKDOWN_OUTPUT_LIMIT:,} more characters)" in to_markdown(run)
+    assert said in to_html(run)
+    assert said in to_junit(run)
+    assert said in " ".join(failure_message(run.cases[1]).split())  # wrapped at 100 columns
+    assert json.loads(to_json(run))["cases"][1]["output"].endswith("x" * 6000)
+
+
+def test_a_markdown_output_holding_backticks_cannot_close_its_fence() -> None:
+    """An answer with a ``` run is fenced by a longer run of backticks."""
+    run = answered("\n```\n# heading")
+    assert "````\n<b>beta</b>\n```\n# heading\n````" in to_markdown(run)
+
+
+def test_a_secret_in_an_output_is_redacted_before_any_report() -> None:
+    """A workflow that echoes a key: the key is in no report (keys of objects too)."""
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    result = CaseResult(
+        "c", Location("c.jsonl", 1, 0), output={token: [token]}, expected=f"key {token}"
+    )
+    cleaned = secret_free_result(result)
+    assert token not in json.dumps([cleaned.output, cleaned.expected])
+
+
+def test_the_json_report_is_the_same_bytes_for_the_same_answers() -> None:
+    """Recorded outputs (no clock involved) give the same JSON report, byte for byte."""
+    recorded = [{**case, "actual": "an answer"} for case in CASES]
+    first = to_json(run_suite(SUITE, recorded))
+    assert first == to_json(run_suite(SUITE, recorded))
+    assert '"output": "an answer"' in first
+
+
+def test_compare_says_when_a_cases_output_changed() -> None:
+    """Same scores, another answer: the comparison says the output changed."""
+    comparison = compare_runs(answered(), answered(" gamma"))
+    bad = next(case for case in comparison.cases if case.case_id == "bad")
+    assert bad.output_changed
+    assert "output changed" in case_detail(bad)
+    assert json.loads(comparison_to_json(comparison))["cases"][1]["output_changed"] is True
+    same = compare_runs(answered(), answered())
+    assert not any(case.output_changed for case in same.cases)
+
+
+def test_a_scorer_error_heads_the_case_instead_of_a_weighted_score() -> None:
+    """One scorer raised, one scored 1.0: no view says "weighted 1.000" for the failing case."""
+    suite = make_suite(
+        {"type": "content-quality", "name": "ok", "threshold": 0.5},
+        {"type": "content-quality", "name": "citations", "threshold": 0.5},
+    )
+    outcomes = (
+        ScorerOutcome("ok", "content-quality", None, 1.0, 0.5, ScoreResult(1.0)),
+        ScorerOutcome(
+            "citations", "content-quality", None, 1.0, 0.5, ScoreResult.failed("raised KeyError")
+        ),
+    )
+    result = CaseResult("c", Location("c.jsonl", 1, 0), outcomes)
+    run = EvalRun(suite, (result,), summarize(suite, [result]))
+    for view in (console_text(result), to_markdown(run), to_html(run), failure_message(result)):
+        assert "weighted 1.000" not in view
+        assert "citations gave no score: raised KeyError" in view
+
+
+def test_a_repeated_case_shows_its_first_failing_runs_output() -> None:
+    """Run 1 passes, run 2 fails: the case shows run 2's answer, each run's is in the JSON."""
+
+    def task(given: TaskInput) -> str:
+        return "alpha" if given.run == 0 else "no match"
+
+    run = evaluate(task, [CASES[0]], SUITE, cache_dir=None, repeat=2)
+    assert "output (run 2):\n\n```\nno match\n```" in to_markdown(run)
+    runs = json.loads(to_json(run))["cases"][0]["runs"]
+    assert [each["output"] for each in runs] == ["alpha", "no match"]
+
+
+@given(text=st.text(max_size=60), limit=st.integers(1, 40))
+def test_a_shown_value_is_whole_or_its_first_characters_and_the_count_of_the_rest(
+    text: str, limit: int
+) -> None:
+    """Cut or not, nothing is lost silently: what is left out is counted."""
+    shown = shown_value(text, limit)
+    if len(text) <= limit:
+        assert shown == text
+    else:
+        assert shown == f"{text[:limit]}… ({len(text) - limit:,} more characters)"
