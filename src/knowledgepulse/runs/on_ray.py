@@ -383,6 +383,16 @@ class ActorOptions(TypedDict, total=False):
     batch_size: int
 
 
+def dataset_actors(resources: dict[str, float], num_cpus: float, num_gpus: float) -> int:
+    """The default actor pool for a dataset: as many as fit, less one CPU for its read.
+
+    Every actor holds its CPUs for the whole run; with all of them held, a read task that
+    needs one (``read_parquet``, ``read_text``) never runs and the run waits forever.
+    """
+    left = {**resources, "CPU": max(resources.get("CPU", 1) - 1, 0)}
+    return min(actors_allowed(resources, num_cpus, num_gpus), actors_allowed(left, num_cpus, 0))
+
+
 def score_dataset(
     dataset: Any,
     *,
@@ -468,7 +478,8 @@ def iter_dataset_scores(
         scorer: the scorer whose settings apply (default: a new one); its embedder only names
             the model, which must be the factory's: the actors do the embedding.
         factory: makes each actor's embedder (default: the bundled MiniLM, one thread each).
-        concurrency: how many embedding actors (default: as the cluster's CPUs or GPUs allow).
+        concurrency: how many embedding actors (default: as the cluster's CPUs or GPUs allow,
+            less one CPU for the dataset's read: :func:`dataset_actors`).
         num_cpus: CPUs per actor.
         num_gpus: GPUs per actor (give a factory of a GPU embedder with it).
         batch_size: rows per actor call and per novelty pass.
@@ -503,7 +514,7 @@ def iter_dataset_scores(
         finally:  # the read's resources are freed before the actors ask for theirs
             getattr(rows, "close", lambda: None)()
     if concurrency is None:
-        concurrency = actors_allowed(ray.cluster_resources(), num_cpus, num_gpus)
+        concurrency = dataset_actors(ray.cluster_resources(), num_cpus, num_gpus)
     mapped = dataset.map_batches(
         TraceBatchEmbedder,
         fn_constructor_args=(factory, scorer.novelty_text, reader, order_by, redactor),

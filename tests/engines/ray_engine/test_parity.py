@@ -25,6 +25,7 @@ from knowledgepulse.runs.on_ray import (
     ConversationRows,
     TraceBatchEmbedder,
     collected,
+    dataset_actors,
     dataset_lead,
     score_dataset,
 )
@@ -109,3 +110,12 @@ def test_a_parquet_file_on_ray_comes_back_as_annotate_gives_it(
     assert result.rows == local_rows(pq.read_table(path), redact, scorer)
     errors = [row["kp_error"] for row in result.rows if row["kp_error"] is not None]
     assert [f"{problem.path}: {problem.message}" for problem in result.problems] == errors != []
+
+
+def test_the_default_actor_pool_leaves_a_cpu_for_the_datasets_read() -> None:
+    """On 2 CPUs, 1 actor (2 held every CPU, and read_parquet waited forever); GPUs still count."""
+    assert dataset_actors({"CPU": 2.0}, 1, 0) == 1
+    assert dataset_actors({"CPU": 1.0}, 1, 0) == 1
+    assert dataset_actors({"CPU": 64.0}, 1, 0) == 63
+    assert dataset_actors({"CPU": 64.0, "GPU": 4.0}, 1, 1) == 4
+    assert dataset_actors({"CPU": 4.0, "GPU": 8.0}, 1, 1) == 3
