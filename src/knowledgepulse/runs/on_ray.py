@@ -18,7 +18,6 @@ import math
 import pickle
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, TypedDict, Unpack, cast
 
 import numpy as np
@@ -258,6 +257,9 @@ class TraceBatchEmbedder:
                 continue
             refused = found if result is None else [(item.path, item.message) for item in result]
             problems[position] = json.dumps(refused)
+            row = kept[position]
+            if self._redactor is not None and row is not None:  # it goes back with its error
+                kept[position] = redacted_record(Record(Location("row"), row), self._redactor).value
         for position, item in valid.items():
             if self._redactor is not None:
                 valid[position], kept[position], redacted[position] = self._redacted(
@@ -407,29 +409,25 @@ def score_dataset(
 
     Takes the arguments of :func:`iter_dataset_scores` and collects what it yields.
     """
-    redactor = redactor_of(redact)
     results = iter_dataset_scores(
         dataset,
         source=source,
         options=options,
         column=column,
         order_by=order_by,
-        redact=redactor or False,
+        redact=redact,
         **engine,
     )
-    return collected(results, redactor)
+    return collected(results)
 
 
-def collected(
-    results: Iterable[ScoredItem | Problem], redactor: Redactor | None = None
-) -> DatasetScores:
+def collected(results: Iterable[ScoredItem | Problem]) -> DatasetScores:
     """The scored items and problems of a run, and every row in its place.
 
-    A bad dataset row (its problems' ``record``) is kept with its error, cleaned by
-    ``redactor`` as a local run's is (:class:`~knowledgepulse.runs.write.UnreadRows`).
+    A bad dataset row (its problems' ``record``, redacted by the actor when redacting, as a
+    local run's is) is kept with its error (:class:`~.write.UnreadRows`).
     """
-    clean = None if redactor is None else partial(redacted_record, redactor=redactor)
-    unread = UnreadRows(clean)
+    unread = UnreadRows()
     items: list[ScoredItem] = []
     problems: list[Problem] = []
 

@@ -79,7 +79,7 @@ def test_rows_cut_into_any_batches_come_back_as_annotate_gives_them(
         batch = actor(table.slice(start, size))
         results += list(score_batch(scorer, batch, positions, redactor))
         start += size
-    on_ray = collected(results, redactor)
+    on_ray = collected(results)
     local = local_rows(table, redact, TraceValueScorer(embedder=HashingEmbedder()))
     assert len(on_ray.rows) == table.num_rows
     assert on_ray.rows == local
