@@ -21,7 +21,7 @@ from knowledgepulse.runs.inputs import RunInput, items_of, table_kind
 from knowledgepulse.runs.read import OnProblem, logged, tell_both, valid_items
 from knowledgepulse.runs.redaction import redact_items, redacted_record, redactor_of
 from knowledgepulse.runs.scoring import Order, ScoreRun, min_score_of, tell_unweighed_domain
-from knowledgepulse.runs.write import Kept, UnreadRows, kept_like, redacted_like
+from knowledgepulse.runs.write import UnreadRows, in_place, kept_like, redacted_like
 from knowledgepulse.trace import TraceItem
 from knowledgepulse.value.item import ScoredItem
 
@@ -144,12 +144,9 @@ def annotate(data: RunInput, **settings: Unpack[ScoreSettings]) -> Any:
     Takes the arguments of :func:`score` (:class:`ScoreSettings`).
     """
     unread = UnreadRows()
-    table = table_kind(data) is not None
-    kept: list[Kept] = []
-    for count, scored in enumerate(_scored(data, settings, unread)):
-        kept += unread.rows(count, every_file=table)
-        kept.append(scored)
-    kept += unread.rows(None, every_file=table)
+    kept = in_place(
+        _scored(data, settings, unread), unread, every_file=table_kind(data) is not None
+    )
     return kept_like(data, kept, redacted=settings.get("redact", False) is not False)
 
 

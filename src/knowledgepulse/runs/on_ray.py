@@ -12,17 +12,15 @@ as a local run redacts before it scores. Ray itself is imported on first use (``
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import math
 import pickle
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, TypedDict, Unpack, cast
 
 import numpy as np
-import orjson
 from numpy.typing import NDArray
 
 from knowledgepulse._util.settings import text_of
@@ -42,8 +40,8 @@ from knowledgepulse.novelty.settings import DEFAULT_BATCH_SIZE
 from knowledgepulse.records import Location, Problem, Record
 from knowledgepulse.runs.inputs import ROWS_NAME, items_of
 from knowledgepulse.runs.read import task_in, without_secrets
-from knowledgepulse.runs.redaction import redactor_of
-from knowledgepulse.runs.write import annotated
+from knowledgepulse.runs.redaction import redacted_record, redactor_of
+from knowledgepulse.runs.write import Kept, UnreadRows, in_place, kept_like
 from knowledgepulse.trace import ReasoningTrace, TraceItem
 from knowledgepulse.trace.load import validate_record
 from knowledgepulse.value.item import ScoredItem
@@ -69,6 +67,7 @@ _ROW = "_kp_row"
 _FOUND = "_kp_found"
 _TASK = "_kp_task"
 _REWARD = "_kp_reward"
+_NUMBERED = "_kp_numbered"
 
 
 class RowRead(NamedTuple):
@@ -79,12 +78,15 @@ class RowRead(NamedTuple):
         problems: why it gave none, as ``(path, message)`` pairs.
         task: the task the row says it is a run of (its task column), as a local read's item.
         reward: the row's reward (a number in its success column), as a local read's item.
+        numbered: the trace is named by the row's number in its batch (``rows:<n>``, no id
+            column), which the driver renames by its place in the whole dataset.
     """
 
     document: dict[str, Any] | None
     problems: list[tuple[str, str]]
     task: str | None = None
     reward: float | None = None
+    numbered: bool = False
 
 
 RowReader: TypeAlias = Callable[[list[dict[str, Any]]], list[RowRead]]
@@ -138,16 +140,19 @@ class TraceColumn:
 class ConversationRows:
     """Reads a batch of conversation rows into traces, as ``items_of`` reads row dicts.
 
-    No actor knows a row's place in the whole dataset, so a row without an id column is named
-    by a digest of its content (``kp:trace:rows:<digest>``), not by its number in the batch.
+    No actor knows a row's place in the whole dataset: a row without an id column is named by
+    its number in the batch and marked ``numbered``, for the driver to name it by its place.
 
     Attributes:
         source: the conversation format (``openai-chat``...), or ``auto`` for each batch's.
+        lead: the dataset's row that decides the source and columns, read first (and left
+            out) in every batch, as a local read's first row decides for the whole file.
         options: the domain, confidence and row columns.
         task_field: where each row's task is read (a column, else a dotted path in the trace).
     """
 
     source: str = "auto"
+    lead: dict[str, Any] | None = None
     options: TraceOptions | None = None
     task_field: str | None = None
 
@@ -155,16 +160,22 @@ class ConversationRows:
         """Each row's trace document and facts, or ``None`` and its problems."""
         read: list[RowRead | None] = [None] * len(rows)
         problems: list[list[tuple[str, str]]] = [[] for _ in rows]
-        found = items_of(rows, source=self.source, options=self.options, task_field=self.task_field)
+        skip = 0 if self.lead is None else 1
+        given = rows if self.lead is None else [self.lead, *rows]
+        found = items_of(
+            given, source=self.source, options=self.options, task_field=self.task_field
+        )
         for item in found:
             if isinstance(item, Problem):
-                if not item.warning:
-                    problems[item.location.index or 0].append((item.path, item.message))
+                index = item.location.index
+                at = 0 if index is None else index - skip  # -1: the lead's own
+                if not item.warning and at >= 0:
+                    problems[at].append((item.path, item.message))
                 continue
             index = (item.row or item.record).location.index
-            if index is not None:
-                document = _digest_named(item.document, rows[index], index)
-                read[index] = RowRead(document, [], item.task, item.reward)
+            if index is not None and index >= skip:
+                numbered = item.document["id"] == _row_id(index)
+                read[index - skip] = RowRead(item.document, [], item.task, item.reward, numbered)
         unread = [("", "not read: its batch's rows are claimed by more than one source")]
         return [
             found if found is not None else RowRead(None, problems[n] or unread)
@@ -172,15 +183,41 @@ class ConversationRows:
         ]
 
 
-def _digest_named(document: dict[str, Any], row: dict[str, Any], index: int) -> dict[str, Any]:
-    """The trace as JSON; a row-number id (``rows:<n>`` of its batch) becomes a content digest."""
-    if document["id"] != f"kp:trace:{ROWS_NAME}:{index}":
-        return document
-    raw = orjson.dumps(row, default=str, option=orjson.OPT_NON_STR_KEYS)
-    source_id = f"{ROWS_NAME}:{hashlib.sha256(raw).hexdigest()[:16]}"
+LEAD_ROWS = 1000
+"""How many of a dataset's first rows are looked in for its lead (:func:`dataset_lead`)."""
+
+
+def dataset_lead(rows: Iterable[dict[str, Any]], source: str) -> tuple[str, dict[str, Any] | None]:
+    """The source a dataset's rows are read by, and the row that decides how (its lead).
+
+    A local read decides a file's source and columns by its first record that a source
+    recognises (``source`` ``auto``), or the named source does; each actor reads its batch
+    after this row, so that a batch is read as the dataset is, not by its own first row (a bad
+    row there would be no source's, or name no column). Only the first :data:`LEAD_ROWS` are
+    looked at; without a lead, each batch decides for itself.
+    """
+    from knowledgepulse.sources._registry import detect, get_source  # noqa: PLC0415
+
+    named = None if source == "auto" else get_source(source)
+    for row in itertools.islice(rows, LEAD_ROWS):
+        candidates = detect(row) if named is None else [named] * named.recognises(row)
+        if len(candidates) == 1:
+            return candidates[0].name, row
+        if candidates:  # claimed by several: locally, the rest is no one's either
+            break
+    return source, None
+
+
+def _row_id(number: int) -> str:
+    """The id a row without an id column gets from its number (``items_of``'s naming)."""
+    return f"kp:trace:{ROWS_NAME}:{number}"
+
+
+def _renumbered(document: dict[str, Any], place: int) -> dict[str, Any]:
+    """A row-numbered trace named by its ``place`` in the dataset, as a local read names it."""
     metadata = document["metadata"]
-    source = {**metadata["source"], "trace_id": source_id}
-    return {**document, "id": f"kp:trace:{source_id}", "metadata": {**metadata, "source": source}}
+    source = {**metadata["source"], "trace_id": f"{ROWS_NAME}:{place}"}
+    return {**document, "id": _row_id(place), "metadata": {**metadata, "source": source}}
 
 
 class TraceBatchEmbedder:
@@ -189,8 +226,9 @@ class TraceBatchEmbedder:
     It gives, for every input row in its order, the trace id, the trace as JSON, its novelty
     vector (zeros for a bad row), the windows read (-1: not known), whether it was capped (-1:
     not known) and the row's problems as JSON (``""``: none), plus the ``order_by`` value, and
-    the row itself, pickled (so that its values come back exactly as read), unless the row is
-    the trace; and the task and reward read with it (JSON text, and NaN for none), so that the
+    the row itself, pickled (so that its values come back exactly as read; a bad row's too, to
+    be given back with its error), unless the row is the trace; and the task and reward read
+    with it (JSON text, and NaN for none) and whether it is named by its number, so that the
     driver's item is a local read's. With a ``redactor``, the trace and the row are redacted
     before they are embedded (an id as written: hashed when it held anything), and what was
     redacted in each is given too, as JSON (``Finding`` fields), for the driver to count.
@@ -219,18 +257,22 @@ class TraceBatchEmbedder:
         rewards = np.full(size, np.nan, dtype=np.float64)
         windows = np.full(size, -1, dtype=np.int32)
         capped = np.full(size, -1, dtype=np.int8)
+        numbered = np.zeros(size, dtype=np.bool_)
         valid: dict[int, TraceItem] = {}
         kept: list[dict[str, Any] | None] = [None if self._is_trace(row) else row for row in rows]
-        for position, (value, found, task, reward) in enumerate(self._reader(rows)):
+        for position, (value, found, task, reward, named) in enumerate(self._reader(rows)):
             if isinstance(value, dict) and isinstance(value.get("id"), str):
                 ids[position] = self._id(value)
+            numbered[position] = named
             result = None if found else validate_record(Record(Location("row"), value))
             if isinstance(result, TraceItem):
                 valid[position] = replace(result, task=task, reward=reward)
                 continue
             refused = found if result is None else [(item.path, item.message) for item in result]
             problems[position] = json.dumps(refused)
-            kept[position] = None  # the driver gives a bad row's problems only
+            row = kept[position]
+            if self._redactor is not None and row is not None:  # it goes back with its error
+                kept[position] = redacted_record(Record(Location("row"), row), self._redactor).value
         for position, item in valid.items():
             if self._redactor is not None:
                 valid[position], kept[position], redacted[position] = self._redacted(
@@ -268,6 +310,7 @@ class TraceBatchEmbedder:
             _FOUND: redacted,
             _TASK: tasks,
             _REWARD: rewards,
+            _NUMBERED: numbered,
             _ROW: np.asarray([pickle.dumps(row) for row in kept], dtype=object),
             **(
                 {_KEY: np.asarray(batch.column(self._order_by).to_pylist(), dtype=object)}
@@ -319,10 +362,13 @@ class DatasetScores:
             place in the order scored), its ``row`` the dataset's row as read (``None`` when
             the row is the trace itself).
         problems: the problems of the rows that gave none, located ``row N (id)``.
+        kept: every dataset row in order: each scored item, and each row that gave none with
+            its error (empty: the items only).
     """
 
     items: list[ScoredItem]
     problems: list[Problem]
+    kept: list[Kept] = field(default_factory=list)
 
     @property
     def breakdowns(self) -> list[ValueBreakdown]:
@@ -331,12 +377,14 @@ class DatasetScores:
 
     @property
     def rows(self) -> list[dict[str, Any]]:
-        """Each scored row in its own form, for ``ray.data.from_items``.
+        """Every row in its own form and its place, for ``ray.data.from_items``.
 
-        Its columns with the ``kp_`` ones added; a row that is a trace, with
-        ``metadata.quality_score``.
+        As :func:`~knowledgepulse.runs.annotate` gives row dicts back: a scored row with the
+        ``kp_`` columns added and an empty ``kp_error``; a dataset row that gave no trace with
+        ``kp_error`` saying why (redacted as a read row is), the other ``kp_`` columns empty; a
+        row that is a trace with ``metadata.quality_score`` (one that gave none is left out).
         """
-        return [annotated(item) for item in self.items]
+        return cast("list[dict[str, Any]]", kept_like(None, self.kept or self.items))
 
 
 class ActorOptions(TypedDict, total=False):
@@ -348,6 +396,16 @@ class ActorOptions(TypedDict, total=False):
     num_cpus: float
     num_gpus: float
     batch_size: int
+
+
+def dataset_actors(resources: dict[str, float], num_cpus: float, num_gpus: float) -> int:
+    """The default actor pool for a dataset: as many as fit, less one CPU for its read.
+
+    Every actor holds its CPUs for the whole run; with all of them held, a read task that
+    needs one (``read_parquet``, ``read_text``) never runs and the run waits forever.
+    """
+    left = {**resources, "CPU": max(resources.get("CPU", 1) - 1, 0)}
+    return min(actors_allowed(resources, num_cpus, num_gpus), actors_allowed(left, num_cpus, 0))
 
 
 def score_dataset(
@@ -365,9 +423,7 @@ def score_dataset(
 
     Takes the arguments of :func:`iter_dataset_scores` and collects what it yields.
     """
-    items: list[ScoredItem] = []
-    problems: list[Problem] = []
-    for result in iter_dataset_scores(
+    results = iter_dataset_scores(
         dataset,
         source=source,
         options=options,
@@ -376,12 +432,31 @@ def score_dataset(
         order_by=order_by,
         redact=redact,
         **engine,
-    ):
-        if isinstance(result, Problem):
-            problems.append(result)
-        else:
-            items.append(result)
-    return DatasetScores(items, problems)
+    )
+    return collected(results)
+
+
+def collected(results: Iterable[ScoredItem | Problem]) -> DatasetScores:
+    """The scored items and problems of a run, and every row in its place.
+
+    A bad dataset row (its problems' ``record``, redacted by the actor when redacting, as a
+    local run's is) is kept with its error (:class:`~.write.UnreadRows`).
+    """
+    unread = UnreadRows()
+    items: list[ScoredItem] = []
+    problems: list[Problem] = []
+
+    def scored() -> Iterator[ScoredItem]:
+        for result in results:
+            if isinstance(result, Problem):
+                problems.append(result)
+                unread.add(result)
+            else:
+                items.append(result)
+                yield result
+
+    kept = in_place(scored(), unread, every_file=True)
+    return DatasetScores(items, problems, kept)
 
 
 def iter_dataset_scores(
@@ -405,8 +480,9 @@ def iter_dataset_scores(
     Args:
         dataset: a ``ray.data.Dataset`` of traces or of conversation rows.
         source: ``None``: each row holds a trace in ``column``, or is one; a conversation
-            format (``openai-chat``...) or ``auto`` (each batch's first row's): each row is a
-            conversation, read as ``kp score --from`` reads dataset rows.
+            format (``openai-chat``...) or ``auto`` (the first row's that a source recognises,
+            as a local read's: :func:`dataset_lead`): each row is a conversation, read as
+            ``kp score --from`` reads dataset rows.
         options: with ``source``, the domain, confidence and row columns (``RowOptions``).
         task_field: where each row's task is read (``item.item.task``, what ``select``'s
             ``per_task`` and ``split`` group by): a row's column, else a dotted path in its
@@ -419,7 +495,8 @@ def iter_dataset_scores(
         scorer: the scorer whose settings apply (default: a new one); its embedder only names
             the model, which must be the factory's: the actors do the embedding.
         factory: makes each actor's embedder (default: the bundled MiniLM, one thread each).
-        concurrency: how many embedding actors (default: as the cluster's CPUs or GPUs allow).
+        concurrency: how many embedding actors (default: as the cluster's CPUs or GPUs allow,
+            less one CPU for the dataset's read: :func:`dataset_actors`).
         num_cpus: CPUs per actor.
         num_gpus: GPUs per actor (give a factory of a GPU embedder with it).
         batch_size: rows per actor call and per novelty pass.
@@ -445,16 +522,20 @@ def iter_dataset_scores(
                 f"the scorer's embedder is {found!r} but the actors embed with {expected!r}; "
                 "give the scorer the same model (its cache records it), or embedder=None"
             )
-    reader: RowReader = (
-        TraceColumn(column, order_by, task_field)
-        if source is None
-        else ConversationRows(source, options, task_field)
-    )
     redactor = redactor_of(redact)
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False)
+    reader: RowReader = TraceColumn(column, order_by, task_field)
+    if source is not None:
+        rows = iter(dataset.limit(LEAD_ROWS).iter_rows())
+        try:
+            reader = ConversationRows(
+                *dataset_lead(rows, source), options=options, task_field=task_field
+            )
+        finally:  # the read's resources are freed before the actors ask for theirs
+            getattr(rows, "close", lambda: None)()
     if concurrency is None:
-        concurrency = actors_allowed(ray.cluster_resources(), num_cpus, num_gpus)
+        concurrency = dataset_actors(ray.cluster_resources(), num_cpus, num_gpus)
     mapped = dataset.map_batches(
         TraceBatchEmbedder,
         fn_constructor_args=(factory, scorer.novelty_text, reader, order_by, redactor),
@@ -489,13 +570,19 @@ def _score_batch(
 ) -> Iterator[ScoredItem | Problem]:
     """One batch's rows, scored in order (novelty of the valid ones in one pass).
 
-    A problem's message is given with its secrets redacted, as a local run's; with a
-    ``redactor``, each row's redaction (found by the actor) is counted in it.
+    A problem's message is given with its secrets redacted, as a local run's, and a bad
+    dataset row on its problems (``record``, ``row``), to be given back with its error; with a
+    ``redactor``, each row's redaction (found by the actor) is counted in it. A trace named by
+    its row's number in its actor's batch is named by its place in the whole dataset instead.
     """
     size = len(batch[_ID])
+    places = [next(positions) for _ in range(size)]
     problems = [str(text) for text in batch[_PROBLEMS]]
     valid = [row for row in range(size) if not problems[row]]
     documents = {row: json.loads(str(batch[_TRACE_JSON][row])) for row in valid}
+    for row in valid:
+        if batch[_NUMBERED][row]:
+            documents[row] = _renumbered(documents[row], places[row])
     traces = {row: ReasoningTrace.model_validate(documents[row]) for row in valid}
     windows, capped = batch[_WINDOWS][valid], batch[_CAPPED][valid]
     known = bool((windows >= 0).all() and (capped >= 0).all())
@@ -509,16 +596,20 @@ def _score_batch(
         if valid
         else []
     )
-    for row in range(size):
-        position, trace_id = next(positions), str(batch[_ID][row]) or None
+    for row, position in enumerate(places):
+        trace_id = str(batch[_ID][row]) or None
+        # Only our own actors' rows (pickled there, see TraceBatchEmbedder) are unpickled.
+        original = pickle.loads(batch[_ROW][row])
         if problems[row]:
             where = Location(f"row {position}" + (f" ({trace_id})" if trace_id else ""))
-            found = (Problem(where, *each) for each in json.loads(problems[row]))
+            record = None if original is None else Record(where, original)
+            found = (
+                Problem(where, path, message, record=record, row=record is not None)
+                for path, message in json.loads(problems[row])
+            )
             yield from cast("Iterator[Problem]", without_secrets(found))
             continue
         where = Location(f"row {position}")
-        # Only our own actors' rows (pickled there, see TraceBatchEmbedder) are unpickled.
-        original = pickle.loads(batch[_ROW][row])
         reward = float(batch[_REWARD][row])
         item = TraceItem(
             Record(where, documents[row]),

@@ -127,6 +127,22 @@ def kept_like(data: Any, kept: Sequence[Kept], *, redacted: bool = False) -> Any
     return _add_columns(rows, kind, columns, ANNOTATED_COLUMNS)
 
 
+def in_place(
+    scored: Iterable[ScoredItem], unread: UnreadRows, *, every_file: bool = False
+) -> list[Kept]:
+    """Every row in its place: each scored item, after the rows read before it that gave none.
+
+    ``scored`` is read lazily, so a problem ``unread`` was given while the next item was being
+    read goes out before that item. ``every_file``: as :meth:`UnreadRows.rows`.
+    """
+    kept: list[Kept] = []
+    for count, item in enumerate(scored):
+        kept += unread.rows(count, every_file=every_file)
+        kept.append(item)
+    kept += unread.rows(None, every_file=every_file)
+    return kept
+
+
 def _add_columns(
     rows: Any, kind: str, columns: Sequence[Mapping[str, Any]], names: Sequence[str]
 ) -> Any:

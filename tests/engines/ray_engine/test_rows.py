@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from knowledgepulse.engines.ray_engine import MiniLMFactory
 from knowledgepulse.novelty.minilm import MiniLMEmbedder
-from knowledgepulse.reports.rows import SCORE_COLUMNS
+from knowledgepulse.reports.rows import ANNOTATED_COLUMNS
 from knowledgepulse.runs import items_of, score, select
 from knowledgepulse.runs.on_ray import ConversationRows, TraceBatchEmbedder, score_dataset
 from knowledgepulse.runs.on_ray import _score_batch as score_batch
@@ -29,15 +29,15 @@ FACTORY = MiniLMFactory(max_windows=2)
 
 
 def test_each_row_of_a_batch_gives_its_trace_or_its_located_problems() -> None:
-    """A bad row's problems carry their path; rows without an id get a digest of their content."""
+    """A bad row's problems carry their path; a row without an id is marked named by its number."""
     rows = [json.loads(line) for line in (EXAMPLES / "sharegpt.jsonl").read_text().splitlines()]
     rows.insert(1, {"conversations": [{"from": "human", "value": "hi"}, {"value": "no from"}]})
     first, bad, last = ConversationRows()(rows)
-    assert first[0] is not None
-    assert last[0] is not None
-    assert first[0]["id"].startswith("kp:trace:rows:")
-    assert first[0]["id"] != last[0]["id"]
-    assert first[0]["id"] == ConversationRows()([rows[0]])[0][0]["id"]  # type: ignore[index]
+    assert first.document is not None
+    assert last.document is not None
+    assert (first.document["id"], last.document["id"]) == ("kp:trace:rows:0", "kp:trace:rows:2")
+    assert first.numbered
+    assert last.numbered
     assert bad[0] is None
     assert [path for path, _ in bad[1]] == ["conversations[1]"]
 
@@ -82,7 +82,9 @@ def test_a_parquet_dataset_of_chat_rows_comes_back_as_its_rows_with_the_local_sc
     assert [{k: v for k, v in row.items() if not k.startswith("kp_")} for row in result.rows] == (
         originals
     )
-    assert all(list(row)[-len(SCORE_COLUMNS) :] == list(SCORE_COLUMNS) for row in result.rows)
+    assert all(
+        list(row)[-len(ANNOTATED_COLUMNS) :] == list(ANNOTATED_COLUMNS) for row in result.rows
+    )
     traces = [item.trace for item in convert_file(path) if isinstance(item, TraceItem)]
     local = TraceValueScorer(embedder=MiniLMEmbedder(max_windows=2)).score_many(traces)
     assert [row["kp_score"] for row in result.rows] == [round(b.score, 4) for b in local]
