@@ -494,6 +494,30 @@ def test_a_tripped_input_guardrail_gives_no_made_up_objective_and_says_so() -> N
     assert "guardrail math_guardrail tripped before any model call" in warning
 
 
+@pytest.mark.parametrize("to", ["messages", "atif"])
+def test_a_run_that_is_only_its_tripped_guardrail_reads_back_from_kp_convert(
+    to: str, tmp_path: Path
+) -> None:
+    """Rows in, rows out: the guardrail run written by ``kp convert --to messages`` or ``--to
+    atif`` reads back as the same trace (its placeholder objective, its one error observation,
+    failed), not as a file with no step."""
+    from click.testing import CliRunner
+
+    from knowledgepulse.cli.main import cli
+
+    source = GUARDRAIL / "input_guardrail_tripwire.jsonl"
+    (item,) = [item for item in convert_file(source) if isinstance(item, TraceItem)]
+    out = tmp_path / f"out.{to}.jsonl"
+    result = CliRunner().invoke(cli, ["convert", str(source), "--to", to, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    (back,) = [item for item in convert_file(out) if isinstance(item, TraceItem)]
+    assert back.trace.task.objective == item.trace.task.objective
+    assert [(step.type, step.content) for step in back.trace.steps] == [
+        (step.type, step.content) for step in item.trace.steps
+    ]
+    assert back.trace.metadata.success is item.trace.metadata.success is False
+
+
 def test_a_workflow_name_the_user_gave_is_still_the_objective_of_last_resort() -> None:
     """Only the SDK's default workflow name is dropped: a name the user chose stands in."""
     spans = [
