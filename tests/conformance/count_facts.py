@@ -121,6 +121,15 @@ class _Timeline:
         if text and text.strip():
             self.events.append(("text", text))
 
+    def beside(self, name: str) -> None:
+        """A call asked for in the same model turn as a failed one: no recovery from it."""
+        self.tools.append(name)
+        self.events.append(("beside", None))
+
+    def acted(self) -> None:
+        """A model turn whose text the file does not keep: the model acted (a recovery)."""
+        self.events.append(("acted", None))
+
     def error(self) -> None:
         self.events.append(("error", None))
 
@@ -135,7 +144,8 @@ class _Timeline:
         recovered = sum(
             1
             for n, (kind, _) in enumerate(self.events)
-            if kind == "error" and any(k in ("tool", "text") for k, _ in self.events[n + 1 :])
+            if kind == "error"
+            and any(k in ("tool", "text", "acted") for k, _ in self.events[n + 1 :])
         )
         last = self.events[-1] if self.events else None
         answer = last[1] if last is not None and last[0] == "text" else None
@@ -1324,7 +1334,9 @@ def openai_agents(path: Path) -> list[Run]:
     Spans in start order: a ``generation`` span's input holds the user's message and its output
     the model's messages (text; the calls it asks for are the ``function`` spans that follow);
     a ``function`` span is a tool, a span with an ``error`` an error; an ``agent`` span's error,
-    or a ``guardrail`` span that ``triggered``, means the run failed (the success label).
+    or a ``guardrail`` span that ``triggered``, means the run failed (the success label). An
+    exported ``response`` span keeps no text: the model acted, its words unknown. A function span
+    under the same parent (the SDK's ``turn`` span) as a failed one was asked for with it.
     """
     objects = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     spans = [o for o in objects if o["object"] == "trace.span"]
@@ -1332,6 +1344,7 @@ def openai_agents(path: Path) -> list[Run]:
     for members in _group(spans, lambda s: s["trace_id"]).values():
         members.sort(key=lambda s: s["started_at"])
         timeline, objective, failed = _Timeline(), None, False
+        failed_turns: set[str] = set()
         for span in members:
             data = span["span_data"]
             if data["type"] == "generation":
@@ -1339,10 +1352,17 @@ def openai_agents(path: Path) -> list[Run]:
                     objective = _first_user(data.get("input"))
                 for message in data.get("output") or []:
                     timeline.text(_text(message.get("content")))
+            if data["type"] == "response" and "output" not in data:
+                timeline.acted()
             if data["type"] == "function":
-                timeline.tool(data["name"])
+                if span["parent_id"] in failed_turns:
+                    timeline.beside(data["name"])
+                else:
+                    timeline.tool(data["name"])
             if span.get("error"):
                 timeline.error()
+                if data["type"] == "function":
+                    failed_turns.add(span["parent_id"])
                 failed = failed or data["type"] == "agent"
             failed = failed or (data["type"] == "guardrail" and data.get("triggered") is True)
         runs.append(timeline.facts(objective, not failed))

@@ -82,6 +82,7 @@ TEMPERATURE = (
     PYDANTIC_AI + "test_openai/test_openai_instructions_with_tool_calls_keep_instructions.yaml"
 )
 TOOL_OUTPUT = PYDANTIC_AI + "test_openai/test_openai_tool_output.yaml"
+RESPONSES_RETRY = PYDANTIC_AI + "test_openai_responses/test_openai_responses_model_retry.yaml"
 BEDROCK_OUTPUT = PYDANTIC_AI + "test_bedrock/test_bedrock_model_structured_output.yaml"
 LOGFIRE = "pydantic+logfire/tests/otel_integrations/cassettes/"
 AGENTS_CHAT = LOGFIRE + "test_openai_agents/test_chat_completions.yaml"
@@ -423,6 +424,50 @@ def openai_agents_runs(cassettes: Path) -> None:
         asyncio.run(Runner.run(agent, prompt))
         lines = "".join(json.dumps(line) + "\n" for line in processor.lines)
         _write(OUT / "openai-agents" / f"{name}.jsonl", lines)
+
+
+def responses_transport(cassette: Path) -> Callable[[httpx2.Request], httpx2.Response]:
+    """A handler that answers each Responses API request with the next recorded reply, as is."""
+    queue = [
+        interaction["response"].get("parsed_body") or _json(interaction["response"]["body"])
+        for interaction in yaml.safe_load(cassette.read_text())["interactions"]
+        if interaction["request"]["uri"].split("?")[0].endswith("/responses")
+    ]
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        assert request.url.path.endswith("/responses"), request.url
+        return httpx2.Response(200, json=queue.pop(0))
+
+    return answer
+
+
+def openai_agents_responses_run(cassettes: Path) -> None:
+    """The Agents SDK on its default model, the Responses API: gpt-4o calls ``get_location``
+    twice at once ("Londos", "London"), the first raises (the SDK hands the model its error
+    text), then the answer. Its ``response`` spans keep only the response's id and usage."""
+    import agents
+    from agents import Agent, OpenAIResponsesModel, Runner, function_tool
+    from openai import AsyncOpenAI
+
+    @function_tool
+    def get_location(loc_name: str) -> str:
+        """The recording's tool: only London is known."""
+        if loc_name != "London":
+            raise ValueError('Wrong location, I only know about "London".')
+        return json.dumps({"lat": 51, "lng": 0})
+
+    answer = responses_transport(cassettes / RESPONSES_RETRY)
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+    agent = Agent(
+        name="assistant",
+        tools=[get_location],
+        model=OpenAIResponsesModel("gpt-4o", AsyncOpenAI(api_key="-", http_client=client)),
+    )
+    processor = _exported_processor()
+    agents.set_trace_processors([processor])  # only ours: nothing is sent anywhere
+    asyncio.run(Runner.run(agent, "What is the location of Londos and London?"))
+    lines = "".join(json.dumps(line) + "\n" for line in processor.lines)
+    _write(OUT / "openai-agents" / "responses_model_retry.jsonl", lines)
 
 
 def openai_agents_guardrail_run() -> None:
@@ -1212,6 +1257,7 @@ def main() -> None:
     smolagents_runs(cassettes)
     openai_agents_runs(cassettes)
     openai_agents_guardrail_run()
+    openai_agents_responses_run(cassettes)
     retrieval_runs(cassettes)
     openinference_openai_smolagents_planning_run(cassettes)
     openinference_runs(cassettes)
